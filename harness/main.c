@@ -1,0 +1,46 @@
+/* The toolwire program: subcommand dispatch. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct cmd {
+    const char *name;
+    tw_cmd_fn fn;
+    const char *summary;
+} cmd;
+
+static const cmd commands[] = {
+    {"main", tw_cmd_main, "the main job: check every fixture, write reports/latest/"},
+    {"parse", tw_cmd_parse, "decode one input with a reference decoder, print the neutral result"},
+};
+
+static void usage(FILE *f)
+{
+    fputs("usage: toolwire COMMAND [options]\n\ncommands:\n", f);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fputs("\n'toolwire COMMAND --help' describes each command.\n", f);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return TW_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return TW_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("toolwire %s\n", TOOLWIRE_VERSION);
+        return TW_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "toolwire: unknown command '%s' (see toolwire --help)\n", argv[1]);
+    return TW_EXIT_USAGE;
+}

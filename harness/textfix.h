@@ -1,0 +1,31 @@
+/* Decode fixtures of the text formats (tests/data/text/): load and check. */
+#ifndef TOOLWIRE_TEXTFIX_H
+#define TOOLWIRE_TEXTFIX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "toolwire/neutral.h"
+
+enum { TW_FIX_PASS = 0, TW_FIX_MISMATCH = 1, TW_FIX_BAD = 2 };
+
+/* The chunk sizes every decode fixture is also checked at (0 = whole). */
+extern const size_t tw_fix_chunks[];
+extern const size_t tw_fix_nchunks;
+
+/*
+ * Check one decode fixture: batch, then streaming at every chunk size.
+ * Returns TW_FIX_*; `detail` says what differed or what is wrong with the
+ * file (with line and column for JSON errors).
+ */
+int tw_decode_fixture_check(const char *path, char *detail, size_t dlen);
+
+/* Compare a result with an expected neutral result (code+offset lists). */
+bool tw_result_matches(const tw_result *got, const cJSON *expect, char *detail, size_t dlen);
+
+/* Collect files ending in `suffix` under dir, sorted. Caller frees each and
+ * the array. Returns the count, or -1 if dir cannot be read. */
+long tw_list_files(const char *dir, const char *suffix, char ***out);
+void tw_free_list(char **list, long n);
+
+#endif

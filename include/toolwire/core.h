@@ -1,0 +1,196 @@
+/*
+ * toolwire core: status codes, diagnostics, limits and capped buffers.
+ *
+ * Every fallible function returns a tw_status. Decoders report what they
+ * dropped or refused as errors and what they repaired as warnings, each a
+ * tw_diag with a code from the same table and a byte offset into the input.
+ */
+#ifndef TOOLWIRE_CORE_H
+#define TOOLWIRE_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * The one table of codes: X(ENUM, "name", "message").
+ * The first block are call statuses; the rest are diagnostic codes whose
+ * names are the ones SEMANTICS.md uses and the neutral JSON prints.
+ */
+#define TW_CODE_LIST(X)                                                        \
+    X(TW_OK, "ok", "success")                                                  \
+    X(TW_ERR_NOMEM, "nomem", "out of memory")                                  \
+    X(TW_ERR_LIMIT, "limit", "a configured limit was exceeded")                \
+    X(TW_ERR_INVALID, "invalid", "invalid argument")                           \
+    X(TW_ERR_PARSE, "parse", "input could not be parsed")                      \
+    X(TW_ERR_STATE, "state", "call out of order")                              \
+    X(TW_ERR_IO, "io", "input/output error")                                   \
+    X(TW_ERR_UNSUPPORTED, "unsupported", "not supported by this format")       \
+    /* diagnostics: text formats */                                            \
+    X(TW_D_THINK_UNTERMINATED, "think_unterminated",                           \
+      "think block not closed at end of input")                                \
+    X(TW_D_THINK_IMPLICIT_END, "think_implicit_end",                           \
+      "reasoning ended at a tool call inside an unterminated think block")     \
+    X(TW_D_TOOL_CALL_JSON, "tool_call_json", "tool call payload is not valid JSON") \
+    X(TW_D_TOOL_CALL_UNTERMINATED, "tool_call_unterminated",                   \
+      "tool call block not closed at end of input")                            \
+    X(TW_D_ARGUMENTS_AS_STRING, "arguments_as_string",                         \
+      "arguments were a JSON string")                                          \
+    X(TW_D_ARGUMENTS_AS_OBJECT, "arguments_as_object",                         \
+      "arguments were an object, not a JSON string")                           \
+    X(TW_D_PARAMETERS_ALIAS, "parameters_alias",                               \
+      "'parameters' used for 'arguments'")                                     \
+    X(TW_D_ARGUMENTS_NOT_OBJECT, "arguments_not_object",                       \
+      "arguments are not a JSON object")                                       \
+    X(TW_D_MISSING_NAME, "missing_name", "tool call has no name")              \
+    X(TW_D_UNKNOWN_TOOL, "unknown_tool", "tool name not among declared tools") \
+    X(TW_D_DUPLICATE_ID, "duplicate_id", "duplicate tool call id rewritten")   \
+    X(TW_D_ARGS_TOO_LARGE, "args_too_large", "arguments exceed max_args_bytes") \
+    X(TW_D_TOO_MANY_CALLS, "too_many_calls", "more than max_calls tool calls") \
+    X(TW_D_JSON_TOO_DEEP, "json_too_deep", "JSON nested deeper than max_depth") \
+    X(TW_D_INPUT_TOO_LARGE, "input_too_large", "input exceeds max_input_bytes") \
+    X(TW_D_ARGS_SCHEMA, "args_schema", "arguments do not satisfy the tool schema") \
+    X(TW_D_BARE_JSON, "bare_json", "bare JSON response taken as a tool call")  \
+    X(TW_D_DIAGS_TRUNCATED, "diagnostics_truncated",                           \
+      "more diagnostics than max_diags; the rest were counted, not kept")      \
+    /* diagnostics: JSON wire formats and streams */                           \
+    X(TW_D_STREAM_ERROR, "stream_error", "error received inside the stream")   \
+    X(TW_D_STREAM_TRUNCATED, "stream_truncated", "stream ended without its terminator") \
+    X(TW_D_SSE_LINE_TOO_LONG, "sse_line_too_long", "SSE line exceeds max_line_bytes") \
+    X(TW_D_SSE_EVENT_TOO_LARGE, "sse_event_too_large",                         \
+      "SSE event exceeds max_event_bytes")                                     \
+    X(TW_D_CHUNK_JSON, "chunk_json", "stream event data is not valid JSON")    \
+    X(TW_D_RESPONSE_JSON, "response_json", "response body is not valid JSON")  \
+    X(TW_D_RESPONSE_SHAPE, "response_shape", "response does not have the expected shape") \
+    X(TW_D_ERROR_RESPONSE, "error_response", "the body is an error envelope")  \
+    X(TW_D_REASONING_FIELD, "reasoning_field", "reasoning field used")         \
+    X(TW_D_REFUSAL, "refusal", "the model refused")                            \
+    X(TW_D_LEGACY_FUNCTION_CALL, "legacy_function_call",                       \
+      "legacy function_call converted to a tool call")                         \
+    X(TW_D_DUPLICATE_KEY, "duplicate_key", "duplicate JSON object key")        \
+    X(TW_D_NOT_CARRIED, "not_carried", "a value the target format cannot carry was dropped")
+
+typedef enum tw_status {
+#define TW_X_ENUM(e, n, m) e,
+    TW_CODE_LIST(TW_X_ENUM)
+#undef TW_X_ENUM
+        TW_CODE_COUNT
+} tw_status;
+
+/* A code's name ("tool_call_json") and default message; never NULL. */
+const char *tw_code_name(tw_status code);
+const char *tw_code_message(tw_status code);
+/* Look a code up by name; returns false when unknown. */
+bool tw_code_from_name(const char *name, size_t len, tw_status *out);
+
+/*
+ * The one limits struct. Every decoder, encoder and loader takes it; nothing
+ * reads a global. Zero fields are filled with defaults by tw_limits_default
+ * (and by tw_limits_resolve, which every entry point calls).
+ */
+typedef struct tw_limits {
+    size_t max_input_bytes;  /* bytes decoded from one input (16 MiB) */
+    size_t max_args_bytes;   /* serialised arguments of one call (204800) */
+    size_t max_calls;        /* tool calls in one message (64) */
+    size_t max_depth;        /* JSON nesting (64; at most 1000) */
+    size_t max_output_bytes; /* bytes one encoder may produce (64 MiB) */
+    size_t max_line_bytes;   /* one SSE line (1 MiB) */
+    size_t max_event_bytes;  /* one SSE event's data (8 MiB) */
+    size_t max_diags;        /* errors + warnings kept per result (256) */
+    size_t max_messages;     /* messages in one request (4096) */
+    size_t max_tools;        /* tools in one request (1024) */
+} tw_limits;
+
+#define TW_DEPTH_HARD_MAX 1000u
+
+/* Fill every field with its default. */
+void tw_limits_default(tw_limits *l);
+/* Copy `in` (may be NULL) to `out`, replacing zero fields by defaults and
+ * clamping max_depth to TW_DEPTH_HARD_MAX. */
+void tw_limits_resolve(tw_limits *out, const tw_limits *in);
+
+/* ---- diagnostics ---- */
+
+typedef struct tw_diag {
+    tw_status code;
+    int64_t offset;   /* byte offset into the whole input, -1 when none */
+    char *message;    /* owned, NUL-terminated */
+} tw_diag;
+
+typedef struct tw_diag_list {
+    tw_diag *items;
+    size_t len;
+    size_t cap;
+    size_t max;       /* 0: unlimited until set by the owner */
+    size_t dropped;   /* diagnostics past `max`, counted only */
+} tw_diag_list;
+
+/*
+ * Append a diagnostic. `msg` may be NULL (the code's message is used). Past
+ * `max` the diagnostic is counted in `dropped` and TW_OK is returned: a
+ * flood of diagnostics is not a reason to fail a decode.
+ */
+tw_status tw_diag_add(tw_diag_list *l, tw_status code, int64_t offset, const char *msg);
+tw_status tw_diag_addf(tw_diag_list *l, tw_status code, int64_t offset, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+/* Deep copy `src` onto the end of `dst`. */
+tw_status tw_diag_extend(tw_diag_list *dst, const tw_diag_list *src);
+bool tw_diag_has(const tw_diag_list *l, tw_status code);
+void tw_diag_list_free(tw_diag_list *l);
+
+/* ---- capped growable buffer ---- */
+
+/*
+ * A byte buffer that never grows past `max` (0 means SIZE_MAX). Always kept
+ * NUL-terminated when data != NULL (the NUL is not counted in len).
+ * A zero-initialised tw_buf is an empty buffer with no cap.
+ */
+typedef struct tw_buf {
+    char *data;
+    size_t len;
+    size_t cap;
+    size_t max;
+} tw_buf;
+
+/* Returns TW_ERR_LIMIT (buffer unchanged) if len + n would exceed max. */
+tw_status tw_buf_append(tw_buf *b, const void *p, size_t n);
+tw_status tw_buf_putc(tw_buf *b, char c);
+tw_status tw_buf_puts(tw_buf *b, const char *s);
+tw_status tw_buf_printf(tw_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+tw_status tw_buf_reserve(tw_buf *b, size_t extra);
+/* Drop the first n bytes (memmove). */
+void tw_buf_consume(tw_buf *b, size_t n);
+void tw_buf_reset(tw_buf *b);
+/* Hand the data to the caller (free with free()); the buffer becomes empty.
+ * Returns an empty allocated string when the buffer has none. */
+char *tw_buf_take(tw_buf *b, size_t *len);
+void tw_buf_free(tw_buf *b);
+
+/* ---- small string helpers (length-bounded, no locale) ---- */
+
+bool tw_is_space(unsigned char c);
+/* Trim ASCII whitespace (space \t \n \r \f \v) from both ends of [*p, *p+*n). */
+void tw_trim(const char **p, size_t *n);
+/* malloc'd NUL-terminated copy of n bytes; NULL on allocation failure. */
+char *tw_strndup(const char *s, size_t n);
+char *tw_strdup(const char *s);
+/* memmem for portability. */
+const char *tw_memmem(const char *hay, size_t hlen, const char *needle, size_t nlen);
+/* Length of the longest suffix of buf that is a proper prefix of `tag`. */
+size_t tw_partial_suffix(const char *buf, size_t len, const char *tag, size_t tlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

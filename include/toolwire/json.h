@@ -1,0 +1,116 @@
+/*
+ * Bounded JSON helpers around cJSON, an incremental value scanner and a
+ * locale-independent writer.
+ */
+#ifndef TOOLWIRE_JSON_H
+#define TOOLWIRE_JSON_H
+
+#include "toolwire/core.h"
+
+#include <cjson/cJSON.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tw_json_error {
+    tw_status code;  /* TW_D_JSON_TOO_DEEP, TW_ERR_PARSE, TW_ERR_NOMEM, TW_ERR_LIMIT */
+    size_t offset;   /* byte offset into the parsed buffer */
+    char message[96];
+} tw_json_error;
+
+/*
+ * Parse exactly one JSON value from buf[0, len). Leading and trailing
+ * whitespace are allowed, anything else after the value is refused. Nesting
+ * deeper than max_depth is refused before cJSON sees the bytes.
+ * On success *out owns a tree (free with cJSON_Delete). On failure *out is
+ * NULL and err (optional) says where and why.
+ */
+tw_status tw_json_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
+                        tw_json_error *err);
+
+/*
+ * Deepest nesting of [ and { outside strings in buf, or max_depth + 1 as soon
+ * as it goes past max_depth (the scan stops there).
+ */
+size_t tw_json_depth(const char *buf, size_t len, size_t max_depth);
+
+/* ---- incremental scanner: where does one JSON value end? ---- */
+
+typedef enum tw_jscan_result {
+    TW_JSCAN_MORE = 0,  /* all bytes consumed, value not finished */
+    TW_JSCAN_DONE,      /* value finished; *used bytes of this feed belong to it */
+    TW_JSCAN_INVALID,   /* not JSON; *used is the offending byte */
+    TW_JSCAN_TOO_DEEP   /* nesting past max_depth; *used is the offending byte */
+} tw_jscan_result;
+
+/*
+ * Push scanner for one object or array value (leading whitespace allowed).
+ * Zero-initialise, set max_depth, then feed bytes. Strings and escapes are
+ * honoured; the structure (colons, commas) is checked; scalars are checked
+ * for their character set only (the parser judges them). Allocates nothing.
+ * After DONE/INVALID/TOO_DEEP further feeds return the same result with
+ * *used = 0.
+ */
+typedef struct tw_jscan {
+    size_t max_depth;
+    size_t depth;
+    size_t consumed;       /* total bytes consumed so far */
+    size_t max_seen;       /* deepest level reached */
+    unsigned char state;
+    unsigned char in_key;  /* the current string is an object key */
+    unsigned char uhex;    /* \u hex digits left */
+    unsigned char result;
+    unsigned char stack[(TW_DEPTH_HARD_MAX + 8) / 8]; /* 1 bit per level: object */
+} tw_jscan;
+
+tw_jscan_result tw_jscan_feed(tw_jscan *s, const char *p, size_t n, size_t *used);
+
+/*
+ * First balanced {…} or […] in buf: the value that starts at the first '{'
+ * or '[' (only that one), as far as the scanner accepts it. Returns false if
+ * there is no opener or it does not close.
+ */
+bool tw_json_first_balanced(const char *buf, size_t len, size_t max_depth, size_t *start,
+                            size_t *end);
+
+/* ---- writer ---- */
+
+enum {
+    TW_JSON_COMPACT = 0,
+    TW_JSON_SPACED = 1, /* ", " and ": " separators (Python json.dumps) */
+    TW_JSON_ASCII = 2,  /* escape non-ASCII as \uXXXX (Python ensure_ascii) */
+    TW_JSON_PRETTY = 4  /* two-space indentation */
+};
+
+/*
+ * Serialise a cJSON tree. Numbers are printed without the locale: integral
+ * values below 2^53 as integers, others in the shortest of %.15g/%.16g/%.17g
+ * that reads back equal. Invalid UTF-8 in strings is written as U+FFFD.
+ * Returns TW_ERR_LIMIT when the buffer's cap is hit (contents then partial).
+ */
+tw_status tw_json_write(tw_buf *out, const cJSON *v, int flags);
+/* Write one JSON string literal from n bytes. */
+tw_status tw_json_write_str(tw_buf *out, const char *s, size_t n, int flags);
+/* Write one number as tw_json_write does. */
+tw_status tw_json_write_num(tw_buf *out, double d);
+/* Compact serialisation into a new malloc'd string; NULL on failure. */
+char *tw_json_print(const cJSON *v, size_t *len);
+/* Compact serialised size, stopping early once past `cap` (returns cap + 1). */
+size_t tw_json_size(const cJSON *v, size_t cap);
+
+/* ---- small accessors ---- */
+
+/* Object member with exactly this key (case-sensitive), or NULL. */
+cJSON *tw_json_get(const cJSON *obj, const char *key);
+/* String value of a member, or NULL when absent or not a string. */
+const char *tw_json_get_str(const cJSON *obj, const char *key);
+/* Deep equality of two JSON values (object key order ignored). */
+bool tw_json_equal(const cJSON *a, const cJSON *b);
+/* Does obj hold the same key twice? Returns the second key or NULL. */
+const char *tw_json_duplicate_key(const cJSON *obj);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,184 @@
+/*
+ * The provider-neutral model (ARCHITECTURE.md, NEUTRAL.md): tool
+ * definitions, tool calls, messages, requests and decode results, with their
+ * neutral JSON form. Every string a struct holds is owned by it; free with
+ * the matching *_free function. Zero-initialised structs are valid and empty.
+ */
+#ifndef TOOLWIRE_NEUTRAL_H
+#define TOOLWIRE_NEUTRAL_H
+
+#include "toolwire/core.h"
+#include "toolwire/json.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tw_tool {
+    char *name;
+    char *description;   /* NULL when absent */
+    cJSON *parameters;   /* JSON Schema object; NULL when absent */
+} tw_tool;
+
+typedef struct tw_call {
+    char *id;
+    char *name;
+    cJSON *arguments;    /* always an object once accepted */
+    char *raw_args;      /* argument bytes as received when they came as text, else NULL */
+    size_t raw_args_len;
+    int64_t offset;      /* where the call started in the input, -1 when none */
+} tw_call;
+
+typedef enum tw_role { TW_ROLE_SYSTEM, TW_ROLE_USER, TW_ROLE_ASSISTANT, TW_ROLE_TOOL } tw_role;
+
+typedef struct tw_message {
+    tw_role role;
+    tw_buf content;            /* may hold NUL bytes; len is authoritative */
+    tw_buf thinking;
+    char *thinking_signature;  /* NULL when none */
+    tw_call *calls;
+    size_t ncalls;
+    size_t cap_calls;
+    char *tool_call_id;        /* role tool */
+    char *name;                /* role tool: the tool's name, optional */
+    bool is_error;             /* role tool */
+    bool has_redacted_thinking;
+    cJSON *redacted_thinking;  /* Anthropic redacted_thinking blocks (array), NULL when none */
+} tw_message;
+
+typedef enum tw_choice {
+    TW_CHOICE_UNSET = 0,
+    TW_CHOICE_AUTO,
+    TW_CHOICE_NONE,
+    TW_CHOICE_REQUIRED,
+    TW_CHOICE_NAMED
+} tw_choice;
+
+typedef struct tw_request {
+    char *model;
+    tw_message *messages;
+    size_t nmessages;
+    tw_tool *tools;
+    size_t ntools;
+    bool tools_present;        /* a "tools" key was given, even if empty */
+    tw_choice choice;
+    char *choice_name;         /* TW_CHOICE_NAMED */
+    int parallel_tool_calls;   /* -1 unset, 0 false, 1 true */
+    cJSON *options;            /* generation options object as given, or NULL */
+} tw_request;
+
+typedef struct tw_result {
+    tw_message msg;            /* role assistant */
+    char *finish_reason;       /* NULL prints as "" */
+    tw_diag_list errors;
+    tw_diag_list warnings;
+    const char *reasoning_field; /* static: "reasoning_content", "reasoning" or NULL */
+} tw_result;
+
+/* ---- decode options shared by every decoder ---- */
+
+typedef enum tw_unterminated { TW_UNTERM_SYNTHESIZE = 0, TW_UNTERM_DIRECT } tw_unterminated;
+typedef enum tw_finish { TW_FINISH_STOP = 0, TW_FINISH_LENGTH, TW_FINISH_STOP_SEQUENCE } tw_finish;
+
+enum { TW_TAG_THINK = 1, TW_TAG_THINKING = 2 };
+
+typedef struct tw_decode_opts {
+    tw_limits limits;          /* zero fields take defaults */
+    bool forced_open;
+    tw_unterminated unterminated;
+    tw_finish finish;
+    unsigned think_tags;       /* TW_TAG_* mask; 0 means both */
+    const tw_tool *tools;      /* declared tools (not owned) */
+    size_t ntools;
+    bool tools_declared;       /* refuse unknown names even when ntools == 0 */
+    bool allow_unknown_tool;
+    bool schema_warn;          /* keep schema failures with a warning */
+    bool bare_json;
+} tw_decode_opts;
+
+/* ---- streaming events ---- */
+
+typedef enum tw_event_kind {
+    TW_EV_CONTENT = 0,  /* text, len: a delta of content */
+    TW_EV_THINKING,     /* text, len: a delta of thinking */
+    TW_EV_TOOL_CALL,    /* call: a complete, accepted call */
+    TW_EV_ERROR,        /* diag */
+    TW_EV_WARNING       /* diag */
+} tw_event_kind;
+
+typedef struct tw_event {
+    tw_event_kind kind;
+    const char *text;
+    size_t len;
+    const tw_call *call;
+    const tw_diag *diag;
+} tw_event;
+
+/* Called synchronously from feed/finish; pointers are valid during the call only. */
+typedef void (*tw_event_fn)(void *user, const tw_event *ev);
+
+/* ---- lifecycle ---- */
+
+void tw_call_free(tw_call *c);
+void tw_message_free(tw_message *m);
+void tw_tool_free(tw_tool *t);
+void tw_tools_free(tw_tool *t, size_t n);
+void tw_request_free(tw_request *r);
+void tw_result_init(tw_result *r, const tw_limits *limits);
+void tw_result_free(tw_result *r);
+
+/* Append a call to the message, taking ownership of *c's members (c is
+ * zeroed). */
+tw_status tw_message_add_call(tw_message *m, tw_call *c);
+/* Deep copy. */
+tw_status tw_call_copy(tw_call *dst, const tw_call *src);
+tw_status tw_message_copy(tw_message *dst, const tw_message *src);
+tw_status tw_tool_copy(tw_tool *dst, const tw_tool *src);
+
+const char *tw_role_name(tw_role r);
+bool tw_role_from_name(const char *s, tw_role *out);
+
+/* ---- neutral JSON ---- */
+
+/*
+ * Print the neutral result exactly as NEUTRAL.md orders it: content,
+ * thinking, [thinking_signature], tool_calls, finish_reason, errors,
+ * warnings. flags: TW_JSON_* (PRETTY for humans).
+ */
+tw_status tw_result_write(tw_buf *out, const tw_result *r, int flags);
+/* Read a neutral result (used by fixtures and encoders of responses). */
+tw_status tw_result_read(const cJSON *j, const tw_limits *limits, tw_result *out,
+                         char *why, size_t whylen);
+
+/* One tool definition, in the neutral or the OpenAI form. */
+tw_status tw_tool_read(const cJSON *j, tw_tool *out, char *why, size_t whylen);
+/* A JSON array of tool definitions. */
+tw_status tw_tools_read(const cJSON *arr, const tw_limits *limits, tw_tool **out, size_t *n,
+                        char *why, size_t whylen);
+tw_status tw_tool_write(tw_buf *out, const tw_tool *t, int flags);
+
+tw_status tw_message_read(const cJSON *j, const tw_limits *limits, tw_message *out, char *why,
+                          size_t whylen);
+tw_status tw_message_write(tw_buf *out, const tw_message *m, int flags);
+
+tw_status tw_request_read(const cJSON *j, const tw_limits *limits, tw_request *out, char *why,
+                          size_t whylen);
+tw_status tw_request_write(tw_buf *out, const tw_request *r, int flags);
+
+/* ---- helpers used by several decoders ---- */
+
+/* Find a declared tool by name (NULL when none). */
+const tw_tool *tw_tools_find(const tw_tool *tools, size_t n, const char *name);
+/*
+ * Make `id` unique among the message's calls: returns a malloc'd id, either
+ * a copy or the id with the first free "__N" suffix (N >= 2); *rewritten
+ * says which.
+ */
+char *tw_unique_call_id(const tw_message *m, const char *id, bool *rewritten);
+/* The finish_reason of a text decode (SEMANTICS §2.14). */
+const char *tw_text_finish_reason(size_t ncalls, tw_finish finish);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,102 @@
+/*
+ * Text formats (SEMANTICS.md §1–2, docs/text-formats.md): think-tag
+ * splitting, Hermes <tool_call> blocks and fenced ```tool_call blocks.
+ *
+ * One push decoder serves all three; the batch functions feed the whole
+ * input at once through it, so batch and streaming give one result.
+ */
+#ifndef TOOLWIRE_TEXT_H
+#define TOOLWIRE_TEXT_H
+
+#include "toolwire/neutral.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum tw_text_kind {
+    TW_TEXT_THINK = 0,  /* split reasoning only */
+    TW_TEXT_HERMES,     /* think blocks, then <tool_call> blocks */
+    TW_TEXT_FENCED      /* think blocks, then ```tool_call blocks */
+} tw_text_kind;
+
+/*
+ * Caller-owned streaming state. Zero-initialise, then tw_text_init. Memory
+ * it holds is bounded by the limits: at most max_input_bytes of held text
+ * and 2 * max_args_bytes + 4096 bytes of one tool-call block.
+ */
+typedef struct tw_text_dec {
+    /* configuration */
+    tw_text_kind kind;
+    tw_decode_opts o;
+    tw_limits L;
+    tw_event_fn fn;
+    void *user;
+    tw_result res;
+    uint64_t fed;          /* bytes accepted so far: the offset of the next byte */
+    bool too_large;
+    bool finished;
+    bool in_replay;
+    /* think layer */
+    int t_state;           /* 0 outside, 1 inside a block */
+    int t_tag;             /* open block: 1 think, 2 thinking, 3 forced (either) */
+    bool t_forced_start;   /* forced-open: the opening of the input is undecided */
+    tw_buf t_hold;         /* raw bytes not yet passed on */
+    uint64_t t_hold_off;   /* offset of t_hold.data[0] */
+    size_t t_text_start;   /* inside: index in t_hold where block text starts */
+    size_t t_raw_start;    /* inside: index in t_hold where the block's raw bytes start */
+    size_t t_scan;         /* inside: closing tags searched up to here */
+    size_t t_call_at;      /* inside: first tool-call opener in t_hold, or SIZE_MAX */
+    int64_t t_open_off;    /* offset of the open block's opening tag */
+    bool th_any;           /* a non-empty thinking block was emitted */
+    bool th_block;         /* this block has emitted non-whitespace */
+    tw_buf th_ws;          /* held whitespace inside the current block */
+    /* call layer */
+    int c_state;           /* 0 outside, 1 inside a block */
+    tw_buf c_hold;         /* partial opener held back */
+    uint64_t c_hold_off;
+    int64_t c_block_off;   /* offset of the open block */
+    tw_buf c_blk;          /* block bytes after the opener */
+    bool c_oversize;
+    size_t c_cap;          /* block byte cap */
+    size_t c_lit;          /* first literal close in c_blk, or SIZE_MAX */
+    size_t c_lit_scan;     /* literal close searched up to here */
+    char c_tail[16];       /* last bytes when oversize, for the literal search */
+    size_t c_tail_len;
+    int c_jphase;          /* JSON-aware path: pre, json, post, done, failed */
+    size_t c_jpos;         /* bytes of c_blk the JSON-aware path has consumed */
+    size_t c_vstart, c_vend;
+    size_t c_post;         /* bytes of the close tag matched so far */
+    bool c_too_deep;
+    tw_jscan c_jscan;
+    size_t c_blocks;       /* blocks seen (any outcome) */
+    size_t c_accepted_total;
+    bool c_any;            /* content has emitted non-whitespace */
+    tw_buf c_ws;           /* held trailing whitespace of content */
+    bool c_bare_hold;      /* --bare-json: content held while it may be one JSON object */
+    tw_buf c_bare;
+    uint64_t c_bare_off;   /* offset of the first held byte */
+} tw_text_dec;
+
+tw_status tw_text_init(tw_text_dec *d, tw_text_kind kind, const tw_decode_opts *o,
+                       tw_event_fn fn, void *user);
+/* Push bytes; events fire from inside. Input past max_input_bytes is ignored
+ * (error input_too_large at finish). */
+tw_status tw_text_feed(tw_text_dec *d, const char *buf, size_t len);
+/* End of input: resolves held text, moves the result to *out (the caller
+ * frees it with tw_result_free) and releases the decoder's memory. */
+tw_status tw_text_finish(tw_text_dec *d, tw_result *out);
+/* Release without finishing (safe after finish too). */
+void tw_text_release(tw_text_dec *d);
+
+/* Batch: init, feed everything, finish. */
+tw_status tw_think_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out);
+tw_status tw_hermes_decode(const char *buf, size_t len, const tw_decode_opts *o,
+                           tw_result *out);
+tw_status tw_fenced_decode(const char *buf, size_t len, const tw_decode_opts *o,
+                           tw_result *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

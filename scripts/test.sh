@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Quick start 2: install what is missing, build, run every test:
+# a normal build with warnings as errors, then again under ASan+UBSan
+# with LeakSanitizer on.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+scripts/deps.sh
+export LC_ALL=C.UTF-8
+jobs=$(nproc)
+
+echo "== normal build =="
+scripts/build.sh build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOOLWIRE_WERROR=ON
+ctest --test-dir build --output-on-failure -j "$jobs"
+
+echo "== main job =="
+build/toolwire main --quiet
+
+echo "== ASan + UBSan build =="
+scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DTOOLWIRE_WERROR=ON -DTOOLWIRE_SANITIZE=ON
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
+UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-asan --output-on-failure -j "$jobs"

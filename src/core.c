@@ -1,0 +1,314 @@
+/* Core: code table, limits, diagnostics, capped buffers, string helpers. */
+#define _GNU_SOURCE
+#include "toolwire/core.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ===================== code table ===================== */
+
+static const char *const code_names[] = {
+#define TW_X_NAME(e, n, m) n,
+    TW_CODE_LIST(TW_X_NAME)
+#undef TW_X_NAME
+};
+
+static const char *const code_messages[] = {
+#define TW_X_MSG(e, n, m) m,
+    TW_CODE_LIST(TW_X_MSG)
+#undef TW_X_MSG
+};
+
+const char *tw_code_name(tw_status code)
+{
+    if ((unsigned)code >= (unsigned)TW_CODE_COUNT)
+        return "unknown";
+    return code_names[code];
+}
+
+const char *tw_code_message(tw_status code)
+{
+    if ((unsigned)code >= (unsigned)TW_CODE_COUNT)
+        return "unknown code";
+    return code_messages[code];
+}
+
+bool tw_code_from_name(const char *name, size_t len, tw_status *out)
+{
+    for (int i = 0; i < (int)TW_CODE_COUNT; i++) {
+        size_t n = strlen(code_names[i]);
+        if (n == len && memcmp(code_names[i], name, len) == 0) {
+            *out = (tw_status)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ===================== limits ===================== */
+
+void tw_limits_default(tw_limits *l)
+{
+    l->max_input_bytes = (size_t)16 << 20;
+    l->max_args_bytes = 204800;
+    l->max_calls = 64;
+    l->max_depth = 64;
+    l->max_output_bytes = (size_t)64 << 20;
+    l->max_line_bytes = (size_t)1 << 20;
+    l->max_event_bytes = (size_t)8 << 20;
+    l->max_diags = 256;
+    l->max_messages = 4096;
+    l->max_tools = 1024;
+}
+
+void tw_limits_resolve(tw_limits *out, const tw_limits *in)
+{
+    tw_limits d;
+    tw_limits_default(&d);
+    if (!in) {
+        *out = d;
+        return;
+    }
+    *out = *in;
+#define TW_FILL(f)                                                             \
+    if (out->f == 0)                                                           \
+        out->f = d.f;
+    TW_FILL(max_input_bytes)
+    TW_FILL(max_args_bytes)
+    TW_FILL(max_calls)
+    TW_FILL(max_depth)
+    TW_FILL(max_output_bytes)
+    TW_FILL(max_line_bytes)
+    TW_FILL(max_event_bytes)
+    TW_FILL(max_diags)
+    TW_FILL(max_messages)
+    TW_FILL(max_tools)
+#undef TW_FILL
+    if (out->max_depth > TW_DEPTH_HARD_MAX)
+        out->max_depth = TW_DEPTH_HARD_MAX;
+}
+
+/* ===================== diagnostics ===================== */
+
+tw_status tw_diag_add(tw_diag_list *l, tw_status code, int64_t offset, const char *msg)
+{
+    if (l->max && l->len >= l->max) {
+        l->dropped++;
+        return TW_OK;
+    }
+    if (l->len == l->cap) {
+        size_t ncap = l->cap ? l->cap * 2 : 8;
+        tw_diag *n = realloc(l->items, ncap * sizeof *n);
+        if (!n)
+            return TW_ERR_NOMEM;
+        l->items = n;
+        l->cap = ncap;
+    }
+    char *m = tw_strdup(msg ? msg : tw_code_message(code));
+    if (!m)
+        return TW_ERR_NOMEM;
+    l->items[l->len].code = code;
+    l->items[l->len].offset = offset;
+    l->items[l->len].message = m;
+    l->len++;
+    return TW_OK;
+}
+
+tw_status tw_diag_addf(tw_diag_list *l, tw_status code, int64_t offset, const char *fmt, ...)
+{
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    return tw_diag_add(l, code, offset, tmp);
+}
+
+tw_status tw_diag_extend(tw_diag_list *dst, const tw_diag_list *src)
+{
+    for (size_t i = 0; i < src->len; i++) {
+        tw_status st = tw_diag_add(dst, src->items[i].code, src->items[i].offset,
+                                   src->items[i].message);
+        if (st != TW_OK)
+            return st;
+    }
+    dst->dropped += src->dropped;
+    return TW_OK;
+}
+
+bool tw_diag_has(const tw_diag_list *l, tw_status code)
+{
+    for (size_t i = 0; i < l->len; i++)
+        if (l->items[i].code == code)
+            return true;
+    return false;
+}
+
+void tw_diag_list_free(tw_diag_list *l)
+{
+    for (size_t i = 0; i < l->len; i++)
+        free(l->items[i].message);
+    free(l->items);
+    l->items = NULL;
+    l->len = l->cap = 0;
+    l->dropped = 0;
+}
+
+/* ===================== buffers ===================== */
+
+tw_status tw_buf_reserve(tw_buf *b, size_t extra)
+{
+    size_t max = b->max ? b->max : SIZE_MAX - 1;
+    if (extra > max || b->len > max - extra)
+        return TW_ERR_LIMIT;
+    size_t need = b->len + extra + 1; /* room for the NUL */
+    if (need <= b->cap)
+        return TW_OK;
+    size_t ncap = b->cap ? b->cap : 64;
+    while (ncap < need) {
+        if (ncap > SIZE_MAX / 2) {
+            ncap = need;
+            break;
+        }
+        ncap *= 2;
+    }
+    char *n = realloc(b->data, ncap);
+    if (!n)
+        return TW_ERR_NOMEM;
+    b->data = n;
+    b->cap = ncap;
+    return TW_OK;
+}
+
+tw_status tw_buf_append(tw_buf *b, const void *p, size_t n)
+{
+    tw_status st = tw_buf_reserve(b, n);
+    if (st != TW_OK)
+        return st;
+    if (n)
+        memcpy(b->data + b->len, p, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+    return TW_OK;
+}
+
+tw_status tw_buf_putc(tw_buf *b, char c) { return tw_buf_append(b, &c, 1); }
+
+tw_status tw_buf_puts(tw_buf *b, const char *s) { return tw_buf_append(b, s, strlen(s)); }
+
+tw_status tw_buf_printf(tw_buf *b, const char *fmt, ...)
+{
+    char tmp[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return TW_ERR_INVALID;
+    if ((size_t)n < sizeof tmp)
+        return tw_buf_append(b, tmp, (size_t)n);
+    tw_status st = tw_buf_reserve(b, (size_t)n);
+    if (st != TW_OK)
+        return st;
+    va_start(ap, fmt);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+    return TW_OK;
+}
+
+void tw_buf_consume(tw_buf *b, size_t n)
+{
+    if (n >= b->len) {
+        b->len = 0;
+    } else {
+        memmove(b->data, b->data + n, b->len - n);
+        b->len -= n;
+    }
+    if (b->data)
+        b->data[b->len] = '\0';
+}
+
+void tw_buf_reset(tw_buf *b)
+{
+    b->len = 0;
+    if (b->data)
+        b->data[0] = '\0';
+}
+
+char *tw_buf_take(tw_buf *b, size_t *len)
+{
+    char *d = b->data;
+    if (!d) {
+        d = malloc(1);
+        if (d)
+            d[0] = '\0';
+    }
+    if (len)
+        *len = b->data ? b->len : 0;
+    b->data = NULL;
+    b->len = b->cap = 0;
+    return d;
+}
+
+void tw_buf_free(tw_buf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+/* ===================== strings ===================== */
+
+bool tw_is_space(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+void tw_trim(const char **p, size_t *n)
+{
+    const char *s = *p;
+    size_t len = *n;
+    while (len && tw_is_space((unsigned char)s[0])) {
+        s++;
+        len--;
+    }
+    while (len && tw_is_space((unsigned char)s[len - 1]))
+        len--;
+    *p = s;
+    *n = len;
+}
+
+char *tw_strndup(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (!d)
+        return NULL;
+    if (n)
+        memcpy(d, s, n);
+    d[n] = '\0';
+    return d;
+}
+
+char *tw_strdup(const char *s) { return tw_strndup(s, strlen(s)); }
+
+const char *tw_memmem(const char *hay, size_t hlen, const char *needle, size_t nlen)
+{
+    if (nlen == 0)
+        return hay;
+    if (hlen < nlen)
+        return NULL;
+    return memmem(hay, hlen, needle, nlen);
+}
+
+size_t tw_partial_suffix(const char *buf, size_t len, const char *tag, size_t tlen)
+{
+    size_t k = tlen - 1 < len ? tlen - 1 : len;
+    for (; k > 0; k--) {
+        if (memcmp(buf + len - k, tag, k) == 0)
+            return k;
+    }
+    return 0;
+}

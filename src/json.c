@@ -1,0 +1,582 @@
+/* Bounded JSON: parse with caps, scan value extents, write without locale. */
+#include "toolwire/json.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ===================== parse ===================== */
+
+size_t tw_json_depth(const char *buf, size_t len, size_t max_depth)
+{
+    size_t depth = 0, deepest = 0;
+    size_t i = 0;
+    while (i < len) {
+        unsigned char c = (unsigned char)buf[i];
+        if (c == '"') {
+            /* skip the string: find the closing quote not escaped */
+            i++;
+            for (;;) {
+                const char *q = memchr(buf + i, '"', len - i);
+                if (!q)
+                    return deepest;
+                const char *b = memchr(buf + i, '\\', (size_t)(q - (buf + i)));
+                if (b) {
+                    i = (size_t)(b - buf) + 2;
+                    if (i > len)
+                        return deepest;
+                    continue;
+                }
+                i = (size_t)(q - buf) + 1;
+                break;
+            }
+            continue;
+        }
+        if (c == '{' || c == '[') {
+            depth++;
+            if (depth > deepest) {
+                deepest = depth;
+                if (deepest > max_depth)
+                    return max_depth + 1;
+            }
+        } else if ((c == '}' || c == ']') && depth) {
+            depth--;
+        }
+        i++;
+    }
+    return deepest;
+}
+
+tw_status tw_json_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
+                        tw_json_error *err)
+{
+    *out = NULL;
+    if (max_depth == 0 || max_depth > TW_DEPTH_HARD_MAX)
+        max_depth = TW_DEPTH_HARD_MAX;
+    if (tw_json_depth(buf, len, max_depth) > max_depth) {
+        if (err) {
+            err->code = TW_D_JSON_TOO_DEEP;
+            err->offset = 0;
+            snprintf(err->message, sizeof err->message, "JSON nested deeper than %zu", max_depth);
+        }
+        return TW_D_JSON_TOO_DEEP;
+    }
+    const char *end = NULL;
+    cJSON *v = len ? cJSON_ParseWithLengthOpts(buf, len, &end, 0) : NULL;
+    if (!v) {
+        if (err) {
+            size_t off = end && end >= buf && end <= buf + len ? (size_t)(end - buf) : 0;
+            /* cJSON may point past trailing whitespace; report the first
+             * offending byte or the end */
+            err->code = TW_ERR_PARSE;
+            err->offset = off;
+            if (len == 0 || off >= len)
+                snprintf(err->message, sizeof err->message, "unexpected end of JSON");
+            else
+                snprintf(err->message, sizeof err->message, "invalid JSON at byte %zu", off);
+        }
+        return TW_ERR_PARSE;
+    }
+    size_t off = (size_t)(end - buf);
+    while (off < len && tw_is_space((unsigned char)buf[off]))
+        off++;
+    if (off < len) {
+        cJSON_Delete(v);
+        if (err) {
+            err->code = TW_ERR_PARSE;
+            err->offset = off;
+            snprintf(err->message, sizeof err->message,
+                     "unexpected bytes after the JSON value at byte %zu", off);
+        }
+        return TW_ERR_PARSE;
+    }
+    *out = v;
+    return TW_OK;
+}
+
+/* ===================== scanner ===================== */
+
+enum {
+    S_START = 0, /* before the top-level value */
+    S_VALUE,     /* a value is expected (after ':' or ',' in an array) */
+    S_OBJ_FIRST, /* after '{' */
+    S_OBJ_KEY,   /* after ',' in an object */
+    S_COLON,     /* after a key */
+    S_AFTER,     /* after a value inside a container */
+    S_ARR_FIRST, /* after '[' */
+    S_STRING,
+    S_ESC,
+    S_UHEX,
+    S_SCALAR,
+    S_END
+};
+
+static bool top_is_obj(const tw_jscan *s)
+{
+    size_t d = s->depth - 1;
+    return (s->stack[d / 8] >> (d % 8)) & 1u;
+}
+
+static bool scalar_char(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           c == '+' || c == '-' || c == '.';
+}
+
+tw_jscan_result tw_jscan_feed(tw_jscan *s, const char *p, size_t n, size_t *used)
+{
+    if (s->state == S_END) {
+        *used = 0;
+        return (tw_jscan_result)s->result;
+    }
+    size_t max_depth = s->max_depth && s->max_depth <= TW_DEPTH_HARD_MAX ? s->max_depth
+                                                                          : TW_DEPTH_HARD_MAX;
+    size_t i = 0;
+#define FINISH(r, at)                                                          \
+    do {                                                                       \
+        s->state = S_END;                                                      \
+        s->result = (unsigned char)(r);                                        \
+        *used = (at);                                                          \
+        s->consumed += (at);                                                   \
+        return (r);                                                            \
+    } while (0)
+
+    while (i < n) {
+        unsigned char c = (unsigned char)p[i];
+        switch (s->state) {
+        case S_STRING: {
+            const char *q = memchr(p + i, '"', n - i);
+            size_t lim = q ? (size_t)(q - p) : n;
+            const char *b = memchr(p + i, '\\', lim - i);
+            if (b) {
+                i = (size_t)(b - p) + 1;
+                s->state = S_ESC;
+                continue;
+            }
+            if (!q) {
+                i = n;
+                continue;
+            }
+            i = lim + 1;
+            if (s->in_key) {
+                s->in_key = 0;
+                s->state = S_COLON;
+            } else {
+                s->state = S_AFTER;
+            }
+            continue;
+        }
+        case S_ESC:
+            if (c == 'u') {
+                s->uhex = 4;
+                s->state = S_UHEX;
+            } else if (c == '"' || c == '\\' || c == '/' || c == 'b' || c == 'f' || c == 'n' ||
+                       c == 'r' || c == 't') {
+                s->state = S_STRING;
+            } else {
+                FINISH(TW_JSCAN_INVALID, i);
+            }
+            i++;
+            continue;
+        case S_UHEX:
+            if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')))
+                FINISH(TW_JSCAN_INVALID, i);
+            if (--s->uhex == 0)
+                s->state = S_STRING;
+            i++;
+            continue;
+        case S_SCALAR:
+            if (scalar_char(c)) {
+                i++;
+                continue;
+            }
+            s->state = S_AFTER;
+            continue; /* re-dispatch this byte */
+        default:
+            break;
+        }
+
+        if (tw_is_space(c)) {
+            i++;
+            continue;
+        }
+        switch (s->state) {
+        case S_START:
+        case S_VALUE:
+        case S_ARR_FIRST:
+            if (c == '{' || c == '[') {
+                if (s->depth >= max_depth)
+                    FINISH(TW_JSCAN_TOO_DEEP, i);
+                size_t d = s->depth++;
+                if (c == '{')
+                    s->stack[d / 8] = (unsigned char)(s->stack[d / 8] | (1u << (d % 8)));
+                else
+                    s->stack[d / 8] = (unsigned char)(s->stack[d / 8] & ~(1u << (d % 8)));
+                if (s->depth > s->max_seen)
+                    s->max_seen = s->depth;
+                s->state = c == '{' ? S_OBJ_FIRST : S_ARR_FIRST;
+                i++;
+                continue;
+            }
+            if (s->state == S_START)
+                FINISH(TW_JSCAN_INVALID, i);
+            if (s->state == S_ARR_FIRST && c == ']')
+                goto close;
+            if (c == '"') {
+                s->state = S_STRING;
+                s->in_key = 0;
+                i++;
+                continue;
+            }
+            if (scalar_char(c) && c != '+' && c != '.') {
+                s->state = S_SCALAR;
+                i++;
+                continue;
+            }
+            FINISH(TW_JSCAN_INVALID, i);
+        case S_OBJ_FIRST:
+        case S_OBJ_KEY:
+            if (c == '"') {
+                s->state = S_STRING;
+                s->in_key = 1;
+                i++;
+                continue;
+            }
+            if (s->state == S_OBJ_FIRST && c == '}')
+                goto close;
+            FINISH(TW_JSCAN_INVALID, i);
+        case S_COLON:
+            if (c != ':')
+                FINISH(TW_JSCAN_INVALID, i);
+            s->state = S_VALUE;
+            i++;
+            continue;
+        case S_AFTER:
+            if (c == ',') {
+                s->state = top_is_obj(s) ? S_OBJ_KEY : S_VALUE;
+                i++;
+                continue;
+            }
+            if (c == '}' || c == ']')
+                goto close;
+            FINISH(TW_JSCAN_INVALID, i);
+        default:
+            FINISH(TW_JSCAN_INVALID, i);
+        }
+    close:
+        if ((c == '}') != top_is_obj(s))
+            FINISH(TW_JSCAN_INVALID, i);
+        s->depth--;
+        i++;
+        if (s->depth == 0)
+            FINISH(TW_JSCAN_DONE, i);
+        s->state = S_AFTER;
+    }
+#undef FINISH
+    s->consumed += n;
+    *used = n;
+    return TW_JSCAN_MORE;
+}
+
+bool tw_json_first_balanced(const char *buf, size_t len, size_t max_depth, size_t *start,
+                            size_t *end)
+{
+    const char *o = memchr(buf, '{', len);
+    const char *a = memchr(buf, '[', len);
+    const char *f = o && a ? (o < a ? o : a) : (o ? o : a);
+    if (!f)
+        return false;
+    size_t st = (size_t)(f - buf);
+    tw_jscan sc;
+    memset(&sc, 0, sizeof sc);
+    sc.max_depth = max_depth;
+    size_t used = 0;
+    tw_jscan_result r = tw_jscan_feed(&sc, buf + st, len - st, &used);
+    if (r == TW_JSCAN_DONE) {
+        *start = st;
+        *end = st + used;
+        return true;
+    }
+    if (r == TW_JSCAN_TOO_DEEP) {
+        /* report the extent anyway; the caller's depth check refuses it */
+        *start = st;
+        *end = len;
+        return true;
+    }
+    return false;
+}
+
+/* ===================== writer ===================== */
+
+static const char hexd[] = "0123456789abcdef";
+
+/* Length of a valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        return n >= 2 && (s[1] & 0xC0) == 0x80 ? 2 : 0;
+    if (c >= 0xE0 && c <= 0xEF) {
+        if (n < 3 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80)
+            return 0;
+        if (c == 0xE0 && s[1] < 0xA0)
+            return 0;
+        if (c == 0xED && s[1] >= 0xA0)
+            return 0; /* surrogates */
+        return 3;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+        if (n < 4 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 || (s[3] & 0xC0) != 0x80)
+            return 0;
+        if (c == 0xF0 && s[1] < 0x90)
+            return 0;
+        if (c == 0xF4 && s[1] >= 0x90)
+            return 0;
+        return 4;
+    }
+    return 0;
+}
+
+static tw_status put_u16(tw_buf *out, unsigned v)
+{
+    char e[6] = {'\\', 'u', hexd[(v >> 12) & 15], hexd[(v >> 8) & 15], hexd[(v >> 4) & 15],
+                 hexd[v & 15]};
+    return tw_buf_append(out, e, 6);
+}
+
+tw_status tw_json_write_str(tw_buf *out, const char *s, size_t n, int flags)
+{
+    tw_status st = tw_buf_putc(out, '"');
+    size_t i = 0, run = 0;
+    const unsigned char *u = (const unsigned char *)s;
+    while (st == TW_OK && i < n) {
+        unsigned char c = u[i];
+        if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+            i++;
+            run++;
+            continue;
+        }
+        if (run) {
+            st = tw_buf_append(out, s + i - run, run);
+            run = 0;
+            if (st != TW_OK)
+                break;
+        }
+        if (c < 0x80) {
+            const char *e = NULL;
+            switch (c) {
+            case '"': e = "\\\""; break;
+            case '\\': e = "\\\\"; break;
+            case '\n': e = "\\n"; break;
+            case '\r': e = "\\r"; break;
+            case '\t': e = "\\t"; break;
+            case '\b': e = "\\b"; break;
+            case '\f': e = "\\f"; break;
+            default: break;
+            }
+            st = e ? tw_buf_append(out, e, 2) : put_u16(out, c);
+            i++;
+            continue;
+        }
+        size_t k = utf8_len(u + i, n - i);
+        if (k == 0) {
+            st = (flags & TW_JSON_ASCII) ? put_u16(out, 0xFFFD)
+                                         : tw_buf_append(out, "\xEF\xBF\xBD", 3);
+            i++;
+            continue;
+        }
+        if (flags & TW_JSON_ASCII) {
+            unsigned cp;
+            if (k == 2)
+                cp = ((unsigned)(c & 0x1F) << 6) | (u[i + 1] & 0x3Fu);
+            else if (k == 3)
+                cp = ((unsigned)(c & 0x0F) << 12) | ((u[i + 1] & 0x3Fu) << 6) | (u[i + 2] & 0x3Fu);
+            else
+                cp = ((unsigned)(c & 0x07) << 18) | ((u[i + 1] & 0x3Fu) << 12) |
+                     ((u[i + 2] & 0x3Fu) << 6) | (u[i + 3] & 0x3Fu);
+            if (cp >= 0x10000) {
+                cp -= 0x10000;
+                st = put_u16(out, 0xD800 + (cp >> 10));
+                if (st == TW_OK)
+                    st = put_u16(out, 0xDC00 + (cp & 0x3FF));
+            } else {
+                st = put_u16(out, cp);
+            }
+        } else {
+            st = tw_buf_append(out, s + i, k);
+        }
+        i += k;
+    }
+    if (st == TW_OK && run)
+        st = tw_buf_append(out, s + n - run, run);
+    if (st == TW_OK)
+        st = tw_buf_putc(out, '"');
+    return st;
+}
+
+tw_status tw_json_write_num(tw_buf *out, double d)
+{
+    char tmp[64];
+    if (!isfinite(d))
+        return tw_buf_puts(out, "null");
+    if (d == floor(d) && fabs(d) < 9007199254740992.0) {
+        snprintf(tmp, sizeof tmp, "%.0f", d);
+        if (strcmp(tmp, "-0") == 0)
+            strcpy(tmp, "0");
+        return tw_buf_puts(out, tmp);
+    }
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*g", prec, d);
+        if (prec == 17 || strtod(tmp, NULL) == d)
+            break;
+    }
+    /* whatever the locale's decimal point is, JSON's is '.' */
+    for (char *p = tmp; *p; p++)
+        if (!(*p >= '0' && *p <= '9') && *p != '-' && *p != '+' && *p != 'e' && *p != 'E')
+            *p = '.';
+    return tw_buf_puts(out, tmp);
+}
+
+static tw_status write_value(tw_buf *out, const cJSON *v, int flags, int level);
+
+static tw_status newline_indent(tw_buf *out, int flags, int level)
+{
+    if (!(flags & TW_JSON_PRETTY))
+        return TW_OK;
+    tw_status st = tw_buf_putc(out, '\n');
+    for (int i = 0; st == TW_OK && i < level; i++)
+        st = tw_buf_append(out, "  ", 2);
+    return st;
+}
+
+static tw_status write_value(tw_buf *out, const cJSON *v, int flags, int level)
+{
+    tw_status st = TW_OK;
+    const char *comma = (flags & (TW_JSON_SPACED)) && !(flags & TW_JSON_PRETTY) ? ", " : ",";
+    const char *colon = (flags & (TW_JSON_SPACED | TW_JSON_PRETTY)) ? ": " : ":";
+    switch (v->type & 0xFF) {
+    case cJSON_NULL: return tw_buf_puts(out, "null");
+    case cJSON_True: return tw_buf_puts(out, "true");
+    case cJSON_False: return tw_buf_puts(out, "false");
+    case cJSON_Number: return tw_json_write_num(out, v->valuedouble);
+    case cJSON_String:
+        return tw_json_write_str(out, v->valuestring ? v->valuestring : "",
+                                 v->valuestring ? strlen(v->valuestring) : 0, flags);
+    case cJSON_Raw: return tw_buf_puts(out, v->valuestring ? v->valuestring : "null");
+    case cJSON_Array:
+    case cJSON_Object: {
+        bool obj = (v->type & 0xFF) == cJSON_Object;
+        st = tw_buf_putc(out, obj ? '{' : '[');
+        const cJSON *c = v->child;
+        for (bool first = true; st == TW_OK && c; c = c->next, first = false) {
+            if (!first)
+                st = tw_buf_puts(out, comma);
+            if (st == TW_OK)
+                st = newline_indent(out, flags, level + 1);
+            if (st == TW_OK && obj) {
+                const char *k = c->string ? c->string : "";
+                st = tw_json_write_str(out, k, strlen(k), flags);
+                if (st == TW_OK)
+                    st = tw_buf_puts(out, colon);
+            }
+            if (st == TW_OK)
+                st = write_value(out, c, flags, level + 1);
+        }
+        if (st == TW_OK && v->child)
+            st = newline_indent(out, flags, level);
+        if (st == TW_OK)
+            st = tw_buf_putc(out, obj ? '}' : ']');
+        return st;
+    }
+    default: return tw_buf_puts(out, "null");
+    }
+}
+
+tw_status tw_json_write(tw_buf *out, const cJSON *v, int flags)
+{
+    if (!v)
+        return tw_buf_puts(out, "null");
+    return write_value(out, v, flags, 0);
+}
+
+char *tw_json_print(const cJSON *v, size_t *len)
+{
+    tw_buf b = {0};
+    if (tw_json_write(&b, v, TW_JSON_COMPACT) != TW_OK) {
+        tw_buf_free(&b);
+        return NULL;
+    }
+    return tw_buf_take(&b, len);
+}
+
+size_t tw_json_size(const cJSON *v, size_t cap)
+{
+    tw_buf b = {0};
+    b.max = cap + 1;
+    tw_status st = tw_json_write(&b, v, TW_JSON_COMPACT);
+    size_t n = st == TW_OK ? b.len : cap + 1;
+    tw_buf_free(&b);
+    return n;
+}
+
+/* ===================== accessors ===================== */
+
+cJSON *tw_json_get(const cJSON *obj, const char *key)
+{
+    if (!obj || !cJSON_IsObject(obj))
+        return NULL;
+    return cJSON_GetObjectItemCaseSensitive(obj, key);
+}
+
+const char *tw_json_get_str(const cJSON *obj, const char *key)
+{
+    cJSON *v = tw_json_get(obj, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+bool tw_json_equal(const cJSON *a, const cJSON *b)
+{
+    if (!a || !b)
+        return a == b;
+    int ta = a->type & 0xFF, tb = b->type & 0xFF;
+    if (ta != tb)
+        return false;
+    switch (ta) {
+    case cJSON_Number: return a->valuedouble == b->valuedouble;
+    case cJSON_String:
+        return strcmp(a->valuestring ? a->valuestring : "", b->valuestring ? b->valuestring : "") == 0;
+    case cJSON_Array: {
+        const cJSON *x = a->child, *y = b->child;
+        for (; x && y; x = x->next, y = y->next)
+            if (!tw_json_equal(x, y))
+                return false;
+        return !x && !y;
+    }
+    case cJSON_Object: {
+        int na = cJSON_GetArraySize(a), nb = cJSON_GetArraySize(b);
+        if (na != nb)
+            return false;
+        for (const cJSON *x = a->child; x; x = x->next) {
+            const cJSON *y = cJSON_GetObjectItemCaseSensitive(b, x->string);
+            if (!y || !tw_json_equal(x, y))
+                return false;
+        }
+        return true;
+    }
+    default: return true;
+    }
+}
+
+const char *tw_json_duplicate_key(const cJSON *obj)
+{
+    if (!cJSON_IsObject(obj))
+        return NULL;
+    for (const cJSON *x = obj->child; x; x = x->next)
+        for (const cJSON *y = x->next; y; y = y->next)
+            if (x->string && y->string && strcmp(x->string, y->string) == 0)
+                return y->string;
+    return NULL;
+}

@@ -1,0 +1,1426 @@
+/*
+ * Text formats: think-tag splitting and tool-call blocks, as one push
+ * decoder in two layers. The think layer reads raw bytes and passes public
+ * text on; the call layer reads public text and produces content and calls.
+ * Batch decoding is the same machine fed once, so both give one result.
+ * The rules are in docs/text-formats.md.
+ */
+#include "toolwire/text.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats.h"
+#include "toolwire/decode.h"
+#include "toolwire/schema.h"
+
+#define NPOS ((size_t)-1)
+
+static const char OPEN_THINK[] = "<think>";
+static const char OPEN_THINKING[] = "<thinking>";
+static const char CLOSE_THINK[] = "</think>";
+static const char CLOSE_THINKING[] = "</thinking>";
+static const char HERMES_OPEN[] = "<tool_call>";
+static const char HERMES_CLOSE[] = "</tool_call>";
+static const char FENCED_OPEN[] = "```tool_call";
+static const char FENCED_CLOSE[] = "```";
+
+#define SLEN(s) (sizeof(s) - 1)
+
+enum { JP_PRE = 0, JP_JSON, JP_POST, JP_DONE, JP_FAILED };
+
+/* ===================== small helpers ===================== */
+
+static void fire(tw_text_dec *d, tw_event_kind k, const char *t, size_t n, const tw_call *c,
+                 const tw_diag *g)
+{
+    if (!d->fn)
+        return;
+    tw_event ev = {k, t, n, c, g};
+    d->fn(d->user, &ev);
+}
+
+static tw_status add_diag(tw_text_dec *d, bool error, tw_status code, int64_t off, const char *msg)
+{
+    tw_diag_list *l = error ? &d->res.errors : &d->res.warnings;
+    size_t before = l->len;
+    tw_status st = tw_diag_add(l, code, off, msg);
+    if (st == TW_OK && l->len > before)
+        fire(d, error ? TW_EV_ERROR : TW_EV_WARNING, NULL, 0, NULL, &l->items[l->len - 1]);
+    return st;
+}
+
+static const char *opener(const tw_text_dec *d, size_t *n)
+{
+    if (d->kind == TW_TEXT_FENCED) {
+        *n = SLEN(FENCED_OPEN);
+        return FENCED_OPEN;
+    }
+    *n = SLEN(HERMES_OPEN);
+    return HERMES_OPEN;
+}
+
+static const char *closer(const tw_text_dec *d, size_t *n)
+{
+    if (d->kind == TW_TEXT_FENCED) {
+        *n = SLEN(FENCED_CLOSE);
+        return FENCED_CLOSE;
+    }
+    *n = SLEN(HERMES_CLOSE);
+    return HERMES_CLOSE;
+}
+
+static bool ident_char(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '-';
+}
+
+/* ===================== content and thinking emission ===================== */
+
+static tw_status content_out(tw_text_dec *d, const char *p, size_t n)
+{
+    tw_status st = tw_buf_append(&d->res.msg.content, p, n);
+    if (st == TW_OK)
+        fire(d, TW_EV_CONTENT, p, n, NULL, NULL);
+    return st;
+}
+
+/* Content is trimmed lazily: leading whitespace is dropped, trailing
+ * whitespace is held until something else follows it. */
+static tw_status emit_content(tw_text_dec *d, const char *p, size_t n, uint64_t off)
+{
+    tw_status st = TW_OK;
+    if (d->c_bare_hold) {
+        if (d->c_bare.len == 0)
+            d->c_bare_off = off;
+        return tw_buf_append(&d->c_bare, p, n);
+    }
+    while (n && st == TW_OK) {
+        if (!d->c_any) {
+            while (n && tw_is_space((unsigned char)*p)) {
+                p++;
+                n--;
+            }
+            if (!n)
+                break;
+        }
+        size_t end = n;
+        while (end && tw_is_space((unsigned char)p[end - 1]))
+            end--;
+        if (end == 0) {
+            st = tw_buf_append(&d->c_ws, p, n);
+            break;
+        }
+        if (d->c_ws.len) {
+            st = content_out(d, d->c_ws.data, d->c_ws.len);
+            tw_buf_reset(&d->c_ws);
+        }
+        if (st == TW_OK)
+            st = content_out(d, p, end);
+        d->c_any = true;
+        if (st == TW_OK && end < n)
+            st = tw_buf_append(&d->c_ws, p + end, n - end);
+        break;
+    }
+    return st;
+}
+
+static tw_status thinking_out(tw_text_dec *d, const char *p, size_t n)
+{
+    tw_status st = tw_buf_append(&d->res.msg.thinking, p, n);
+    if (st == TW_OK)
+        fire(d, TW_EV_THINKING, p, n, NULL, NULL);
+    return st;
+}
+
+/* Per block: leading whitespace dropped, trailing held; non-empty blocks
+ * are joined with "\n". */
+static tw_status emit_thinking(tw_text_dec *d, const char *p, size_t n)
+{
+    tw_status st = TW_OK;
+    if (!d->th_block) {
+        while (n && tw_is_space((unsigned char)*p)) {
+            p++;
+            n--;
+        }
+        if (!n)
+            return TW_OK;
+    }
+    size_t end = n;
+    while (end && tw_is_space((unsigned char)p[end - 1]))
+        end--;
+    if (end == 0)
+        return tw_buf_append(&d->th_ws, p, n);
+    if (!d->th_block) {
+        if (d->th_any)
+            st = thinking_out(d, "\n", 1);
+        d->th_block = true;
+        d->th_any = true;
+    } else if (d->th_ws.len) {
+        st = thinking_out(d, d->th_ws.data, d->th_ws.len);
+    }
+    tw_buf_reset(&d->th_ws);
+    if (st == TW_OK)
+        st = thinking_out(d, p, end);
+    if (st == TW_OK && end < n)
+        st = tw_buf_append(&d->th_ws, p + end, n - end);
+    return st;
+}
+
+static void end_thinking_block(tw_text_dec *d)
+{
+    d->th_block = false;
+    tw_buf_reset(&d->th_ws);
+}
+
+/* ===================== calls ===================== */
+
+typedef struct pending_diag {
+    tw_status code;
+    char msg[200];
+} pending_diag;
+
+/* Build and check one call from a parsed call object; accept or refuse. */
+static tw_status take_call(tw_text_dec *d, const cJSON *obj, int64_t off)
+{
+    char why[256];
+    pending_diag warns[3];
+    size_t nwarn = 0;
+    tw_status refuse = TW_OK;
+    why[0] = '\0';
+    cJSON *args = NULL;
+    const char *name = NULL;
+
+    if (!cJSON_IsObject(obj)) {
+        return add_diag(d, true, TW_D_TOOL_CALL_JSON, off, "tool call is not a JSON object");
+    }
+    const cJSON *jn = tw_json_get(obj, "name");
+    if (!cJSON_IsString(jn) || !jn->valuestring[0]) {
+        refuse = TW_D_MISSING_NAME;
+        snprintf(why, sizeof why, "tool call has no non-empty string 'name'");
+    } else {
+        name = jn->valuestring;
+    }
+    if (!refuse && (d->o.tools_declared || d->o.ntools) && !d->o.allow_unknown_tool &&
+        !tw_tools_find(d->o.tools, d->o.ntools, name)) {
+        refuse = TW_D_UNKNOWN_TOOL;
+        snprintf(why, sizeof why, "tool '%.120s' was not declared", name);
+    }
+    if (!refuse) {
+        const cJSON *ja = tw_json_get(obj, "arguments");
+        const cJSON *jp = tw_json_get(obj, "parameters");
+        if (!ja && jp) {
+            ja = jp;
+            warns[nwarn].code = TW_D_PARAMETERS_ALIAS;
+            snprintf(warns[nwarn++].msg, sizeof warns[0].msg, "'parameters' used for 'arguments'");
+        }
+        if (!ja || cJSON_IsNull(ja)) {
+            if (ja == jp && jp && !cJSON_IsNull(jp)) {
+                /* unreachable: alias handled above */
+            }
+            args = cJSON_CreateObject();
+            if (!args)
+                return TW_ERR_NOMEM;
+        } else if (cJSON_IsObject(ja)) {
+            args = cJSON_Duplicate(ja, 1);
+            if (!args)
+                return TW_ERR_NOMEM;
+        } else if (cJSON_IsString(ja)) {
+            tw_json_error e;
+            const char *s = ja->valuestring;
+            tw_status ps = tw_json_parse(s, strlen(s), d->L.max_depth, &args, &e);
+            if (ps == TW_D_JSON_TOO_DEEP) {
+                refuse = TW_D_JSON_TOO_DEEP;
+                snprintf(why, sizeof why, "arguments nested deeper than %zu", d->L.max_depth);
+            } else if (ps != TW_OK || !cJSON_IsObject(args)) {
+                refuse = TW_D_ARGUMENTS_NOT_OBJECT;
+                snprintf(why, sizeof why, "arguments string does not hold a JSON object");
+                cJSON_Delete(args);
+                args = NULL;
+            } else {
+                warns[nwarn].code = TW_D_ARGUMENTS_AS_STRING;
+                snprintf(warns[nwarn++].msg, sizeof warns[0].msg, "arguments were a JSON string");
+            }
+        } else {
+            refuse = TW_D_ARGUMENTS_NOT_OBJECT;
+            snprintf(why, sizeof why, "arguments are not a JSON object");
+        }
+    }
+    if (!refuse) {
+        size_t sz = tw_json_size(args, d->L.max_args_bytes);
+        if (sz > d->L.max_args_bytes) {
+            refuse = TW_D_ARGS_TOO_LARGE;
+            snprintf(why, sizeof why, "arguments exceed max_args_bytes (%zu)", d->L.max_args_bytes);
+        }
+    }
+    if (!refuse) {
+        const tw_tool *t = tw_tools_find(d->o.tools, d->o.ntools, name);
+        char sw[200];
+        if (t && t->parameters &&
+            !tw_schema_validate(t->parameters, args, d->L.max_depth, sw, sizeof sw)) {
+            if (d->o.schema_warn) {
+                warns[nwarn].code = TW_D_ARGS_SCHEMA;
+                snprintf(warns[nwarn++].msg, sizeof warns[0].msg, "%s", sw);
+            } else {
+                refuse = TW_D_ARGS_SCHEMA;
+                snprintf(why, sizeof why, "%s", sw);
+            }
+        }
+    }
+    if (!refuse && d->res.msg.ncalls >= d->L.max_calls) {
+        refuse = TW_D_TOO_MANY_CALLS;
+        snprintf(why, sizeof why, "more than max_calls (%zu) tool calls", d->L.max_calls);
+    }
+    if (refuse) {
+        cJSON_Delete(args);
+        return add_diag(d, true, refuse, off, why);
+    }
+
+    /* accepted: id, then commit warnings */
+    tw_call c;
+    memset(&c, 0, sizeof c);
+    c.offset = off;
+    c.arguments = args;
+    c.name = tw_strdup(name);
+    const char *jid = tw_json_get_str(obj, "id");
+    char gen[32];
+    if (!jid || !jid[0]) {
+        snprintf(gen, sizeof gen, "call_%zu", d->res.msg.ncalls + 1);
+        jid = gen;
+    }
+    bool rewritten = false;
+    c.id = tw_unique_call_id(&d->res.msg, jid, &rewritten);
+    if (!c.name || !c.id) {
+        tw_call_free(&c);
+        return TW_ERR_NOMEM;
+    }
+    if (rewritten) {
+        warns[nwarn].code = TW_D_DUPLICATE_ID;
+        snprintf(warns[nwarn++].msg, sizeof warns[0].msg, "duplicate id '%.80s' rewritten as '%.80s'",
+                 jid, c.id);
+    }
+    tw_status st = TW_OK;
+    for (size_t i = 0; st == TW_OK && i < nwarn; i++)
+        st = add_diag(d, false, warns[i].code, off, warns[i].msg);
+    if (st == TW_OK)
+        st = tw_message_add_call(&d->res.msg, &c);
+    if (st != TW_OK) {
+        tw_call_free(&c);
+        return st;
+    }
+    fire(d, TW_EV_TOOL_CALL, NULL, 0, &d->res.msg.calls[d->res.msg.ncalls - 1], NULL);
+    return TW_OK;
+}
+
+/* A parsed payload: an object is one call, an array several. */
+static tw_status take_payload(tw_text_dec *d, const cJSON *v, int64_t off)
+{
+    if (cJSON_IsObject(v))
+        return take_call(d, v, off);
+    if (cJSON_IsArray(v)) {
+        tw_status st = TW_OK;
+        for (const cJSON *e = v->child; st == TW_OK && e; e = e->next)
+            st = take_call(d, e, off);
+        return st;
+    }
+    return add_diag(d, true, TW_D_TOOL_CALL_JSON, off,
+                    "tool call payload is not a JSON object or array");
+}
+
+/* Strip whitespace and, for Hermes, one code fence around a payload. */
+static void strip_payload(const tw_text_dec *d, const char **p, size_t *n)
+{
+    tw_trim(p, n);
+    if (d->kind == TW_TEXT_FENCED)
+        return;
+    const char *s = *p;
+    size_t len = *n;
+    if (len >= 3 && memcmp(s, "```", 3) == 0) {
+        s += 3;
+        len -= 3;
+        if (len >= 4 && memcmp(s, "json", 4) == 0) {
+            s += 4;
+            len -= 4;
+        }
+        if (len >= 3 && memcmp(s + len - 3, "```", 3) == 0)
+            len -= 3;
+        tw_trim(&s, &len);
+        *p = s;
+        *n = len;
+    }
+}
+
+/*
+ * Parse a payload by rule 2: stripped, then the first balanced value.
+ * Returns the value or NULL; *deep tells whether depth was the reason.
+ */
+static cJSON *parse_payload(const tw_text_dec *d, const char *p, size_t n, bool retry, bool *deep,
+                            char *why, size_t whylen)
+{
+    tw_json_error e;
+    cJSON *v = NULL;
+    strip_payload(d, &p, &n);
+    tw_status st = tw_json_parse(p, n, d->L.max_depth, &v, &e);
+    if (st == TW_OK)
+        return v;
+    *deep = st == TW_D_JSON_TOO_DEEP;
+    snprintf(why, whylen, "%s", e.message);
+    if (!retry || *deep)
+        return NULL;
+    size_t a, b;
+    if (tw_json_first_balanced(p, n, d->L.max_depth, &a, &b)) {
+        st = tw_json_parse(p + a, b - a, d->L.max_depth, &v, &e);
+        if (st == TW_OK)
+            return v;
+        if (st == TW_D_JSON_TOO_DEEP)
+            *deep = true;
+    }
+    return NULL;
+}
+
+static tw_status decide_payload(tw_text_dec *d, const char *p, size_t n, bool retry,
+                                tw_status fail_code)
+{
+    bool deep = false;
+    char why[128] = "";
+    cJSON *v = parse_payload(d, p, n, retry, &deep, why, sizeof why);
+    if (!v) {
+        if (deep)
+            return add_diag(d, true, TW_D_JSON_TOO_DEEP, d->c_block_off,
+                            "tool call payload nested deeper than max_depth");
+        char m[200];
+        snprintf(m, sizeof m, "%s: %s", tw_code_message(fail_code), why);
+        return add_diag(d, true, fail_code, d->c_block_off, m);
+    }
+    tw_status st = take_payload(d, v, d->c_block_off);
+    cJSON_Delete(v);
+    return st;
+}
+
+/* ===================== the call layer ===================== */
+
+static tw_status calls_feed(tw_text_dec *d, const char *p, size_t n, uint64_t off);
+
+static void block_reset(tw_text_dec *d)
+{
+    d->c_state = 0;
+    tw_buf_reset(&d->c_blk);
+    d->c_oversize = false;
+    d->c_lit = NPOS;
+    d->c_lit_scan = 0;
+    d->c_tail_len = 0;
+    d->c_jphase = JP_PRE;
+    d->c_jpos = 0;
+    d->c_vstart = d->c_vend = 0;
+    d->c_post = 0;
+    d->c_too_deep = false;
+    memset(&d->c_jscan, 0, sizeof d->c_jscan);
+}
+
+static tw_jscan *jscan_of(tw_text_dec *d) { return &d->c_jscan; }
+
+/*
+ * Advance the JSON-aware path over c_blk[c_jpos, len). It ends in JP_DONE
+ * (value followed by the close tag) or JP_FAILED, or waits for more bytes.
+ */
+static void jpath_advance(tw_text_dec *d)
+{
+    const char *b = d->c_blk.data;
+    size_t len = d->c_blk.len;
+    size_t clen;
+    const char *close = closer(d, &clen);
+    while (d->c_jpos < len && d->c_jphase < JP_DONE) {
+        size_t i = d->c_jpos;
+        if (d->c_jphase == JP_PRE) {
+            while (i < len && tw_is_space((unsigned char)b[i]))
+                i++;
+            if (i == len) {
+                d->c_jpos = i;
+                return;
+            }
+            if (b[i] == '`' && d->kind != TW_TEXT_FENCED) {
+                /* optional opener fence: ``` or ```json, then whitespace */
+                size_t need = 3;
+                if (len - i < need) {
+                    if (memcmp(b + i, "```", len - i) != 0)
+                        d->c_jphase = JP_FAILED;
+                    d->c_jpos = i;
+                    return;
+                }
+                if (memcmp(b + i, "```", 3) != 0) {
+                    d->c_jphase = JP_FAILED;
+                    return;
+                }
+                size_t j = i + 3;
+                if (len - j < 4) {
+                    if (memcmp(b + j, "json", len - j) == 0) {
+                        d->c_jpos = i; /* undecided */
+                        return;
+                    }
+                } else if (memcmp(b + j, "json", 4) == 0) {
+                    j += 4;
+                }
+                d->c_jpos = j;
+                d->c_jphase = JP_JSON;
+                memset(&d->c_jscan, 0, sizeof d->c_jscan);
+                jscan_of(d)->max_depth = d->L.max_depth;
+                continue;
+            }
+            d->c_jpos = i;
+            d->c_jphase = JP_JSON;
+            memset(&d->c_jscan, 0, sizeof d->c_jscan);
+            jscan_of(d)->max_depth = d->L.max_depth;
+            continue;
+        }
+        if (d->c_jphase == JP_JSON) {
+            size_t used = 0;
+            tw_jscan *s = jscan_of(d);
+            size_t before = s->consumed;
+            if (before == 0) {
+                /* the value starts at the first non-space byte */
+                size_t k = i;
+                while (k < len && tw_is_space((unsigned char)b[k]))
+                    k++;
+                d->c_vstart = k;
+            }
+            tw_jscan_result r = tw_jscan_feed(s, b + i, len - i, &used);
+            d->c_jpos = i + used;
+            if (r == TW_JSCAN_MORE)
+                return;
+            if (r == TW_JSCAN_DONE) {
+                d->c_vend = d->c_jpos;
+                d->c_jphase = JP_POST;
+                d->c_post = 0;
+                continue;
+            }
+            if (r == TW_JSCAN_TOO_DEEP)
+                d->c_too_deep = true;
+            d->c_jphase = JP_FAILED;
+            return;
+        }
+        if (d->c_jphase == JP_POST) {
+            /* whitespace, an optional ``` (Hermes), whitespace, the close tag.
+             * c_post counts close-tag bytes matched; fences are skipped. */
+            while (i < len) {
+                unsigned char c = (unsigned char)b[i];
+                if (d->c_post == 0 && tw_is_space(c)) {
+                    i++;
+                    continue;
+                }
+                if (d->c_post == 0 && c == '`' && d->kind != TW_TEXT_FENCED) {
+                    if (len - i < 3) {
+                        if (memcmp(b + i, "```", len - i) != 0)
+                            d->c_jphase = JP_FAILED;
+                        d->c_jpos = i;
+                        return;
+                    }
+                    if (memcmp(b + i, "```", 3) != 0) {
+                        d->c_jphase = JP_FAILED;
+                        return;
+                    }
+                    i += 3;
+                    continue;
+                }
+                if (c != (unsigned char)close[d->c_post]) {
+                    d->c_jphase = JP_FAILED;
+                    d->c_jpos = i;
+                    return;
+                }
+                d->c_post++;
+                i++;
+                if (d->c_post == clen) {
+                    d->c_jphase = JP_DONE;
+                    d->c_jpos = i;
+                    return;
+                }
+            }
+            d->c_jpos = i;
+            return;
+        }
+    }
+}
+
+/* Search the first literal close tag in c_blk from c_lit_scan. */
+static void lit_advance(tw_text_dec *d)
+{
+    if (d->c_lit != NPOS)
+        return;
+    size_t clen;
+    const char *close = closer(d, &clen);
+    size_t from = d->c_lit_scan;
+    const char *f = tw_memmem(d->c_blk.data + from, d->c_blk.len - from, close, clen);
+    if (f) {
+        d->c_lit = (size_t)(f - d->c_blk.data);
+    } else {
+        d->c_lit_scan = d->c_blk.len >= clen - 1 ? d->c_blk.len - (clen - 1) : 0;
+        if (d->c_lit_scan < from)
+            d->c_lit_scan = from;
+    }
+}
+
+/* The block is decided: emit its outcome, replay bytes after its end. */
+static tw_status block_done(tw_text_dec *d, size_t end, bool via_json)
+{
+    tw_status st;
+    size_t clen;
+    closer(d, &clen);
+    if (via_json) {
+        tw_json_error e;
+        cJSON *v = NULL;
+        tw_status ps = tw_json_parse(d->c_blk.data + d->c_vstart, d->c_vend - d->c_vstart,
+                                     d->L.max_depth, &v, &e);
+        if (ps != TW_OK) {
+            /* the scanner accepted what the parser refuses: fall back */
+            lit_advance(d);
+            if (d->c_lit == NPOS || d->c_lit > end)
+                return TW_ERR_STATE; /* cannot happen: the close tag is literal */
+            return block_done(d, d->c_lit + clen, false);
+        }
+        st = take_payload(d, v, d->c_block_off);
+        cJSON_Delete(v);
+    } else {
+        st = decide_payload(d, d->c_blk.data, d->c_lit, true, TW_D_TOOL_CALL_JSON);
+    }
+    d->c_blocks++;
+    /* bytes after the block's end go back through the layer */
+    size_t rest = d->c_blk.len - end;
+    char *replay = NULL;
+    uint64_t roff = d->c_hold_off + end;
+    if (st == TW_OK && rest) {
+        replay = tw_strndup(d->c_blk.data + end, rest);
+        if (!replay)
+            st = TW_ERR_NOMEM;
+    }
+    block_reset(d);
+    if (st == TW_OK && replay)
+        st = calls_feed(d, replay, rest, roff);
+    free(replay);
+    return st;
+}
+
+/* Try to decide the open block with what is buffered. */
+static tw_status block_step(tw_text_dec *d)
+{
+    size_t clen;
+    closer(d, &clen);
+    jpath_advance(d);
+    if (d->c_jphase == JP_DONE)
+        return block_done(d, d->c_jpos, true);
+    if (d->c_jphase < JP_DONE && d->c_blk.len >= d->c_cap) {
+        d->c_jphase = JP_FAILED; /* too large to be a call by the JSON-aware rule */
+    }
+    if (d->c_jphase == JP_FAILED) {
+        lit_advance(d);
+        if (d->c_lit != NPOS && !(d->c_oversize))
+            return block_done(d, d->c_lit + clen, false);
+    }
+    return TW_OK;
+}
+
+/* Oversize block: bytes are no longer kept; look for the literal close only. */
+static tw_status oversize_feed(tw_text_dec *d, const char *p, size_t n, uint64_t off)
+{
+    size_t clen;
+    const char *close = closer(d, &clen);
+    /* the tail and the start of p may hold the close tag across the seam */
+    char seam[32];
+    size_t t = d->c_tail_len;
+    size_t k = n < clen - 1 ? n : clen - 1;
+    memcpy(seam, d->c_tail, t);
+    memcpy(seam + t, p, k);
+    const char *f = tw_memmem(seam, t + k, close, clen);
+    size_t end_in_p = NPOS;
+    if (f)
+        end_in_p = (size_t)(f - seam) + clen - t;
+    else {
+        f = tw_memmem(p, n, close, clen);
+        if (f)
+            end_in_p = (size_t)(f - p) + clen;
+    }
+    if (end_in_p == NPOS) {
+        /* keep the last clen-1 bytes */
+        char nt[32];
+        size_t total = t + n;
+        size_t keep = total < clen - 1 ? total : clen - 1;
+        for (size_t i = 0; i < keep; i++) {
+            size_t src = total - keep + i;
+            nt[i] = src < t ? d->c_tail[src] : p[src - t];
+        }
+        memcpy(d->c_tail, nt, keep);
+        d->c_tail_len = keep;
+        return TW_OK;
+    }
+    char m[128];
+    snprintf(m, sizeof m, "tool call block exceeds %zu bytes", d->c_cap);
+    tw_status st = add_diag(d, true, TW_D_ARGS_TOO_LARGE, d->c_block_off, m);
+    d->c_blocks++;
+    block_reset(d);
+    if (st == TW_OK && end_in_p < n)
+        st = calls_feed(d, p + end_in_p, n - end_in_p, off + end_in_p);
+    return st;
+}
+
+static tw_status block_feed(tw_text_dec *d, const char *p, size_t n, uint64_t off)
+{
+    if (d->c_oversize)
+        return oversize_feed(d, p, n, off);
+    if (d->c_blk.len + n > d->c_cap) {
+        /* keep up to the cap, decide with that if possible, else go oversize */
+        size_t room = d->c_cap - d->c_blk.len;
+        tw_status st = tw_buf_append(&d->c_blk, p, room);
+        if (st != TW_OK)
+            return st;
+        uint64_t blk_off = d->c_hold_off;
+        st = block_step(d);
+        if (st != TW_OK || d->c_state == 0) {
+            /* decided: the rest of p follows the replayed bytes */
+            if (st == TW_OK && room < n)
+                st = calls_feed(d, p + room, n - room, off + room);
+            return st;
+        }
+        (void)blk_off;
+        /* not decided within the cap: the JSON-aware path has failed and no
+         * literal close was seen; refuse once the close arrives */
+        lit_advance(d);
+        if (d->c_lit != NPOS) {
+            size_t clen;
+            closer(d, &clen);
+            st = block_done(d, d->c_lit + clen, false);
+            if (st == TW_OK && room < n)
+                st = calls_feed(d, p + room, n - room, off + room);
+            return st;
+        }
+        d->c_oversize = true;
+        size_t clen;
+        closer(d, &clen);
+        size_t keep = d->c_blk.len < clen - 1 ? d->c_blk.len : clen - 1;
+        memcpy(d->c_tail, d->c_blk.data + d->c_blk.len - keep, keep);
+        d->c_tail_len = keep;
+        tw_buf_reset(&d->c_blk);
+        return oversize_feed(d, p + room, n - room, off + room);
+    }
+    tw_status st = tw_buf_append(&d->c_blk, p, n);
+    if (st != TW_OK)
+        return st;
+    return block_step(d);
+}
+
+/* A block opened: --bare-json no longer applies; release held content. */
+static tw_status bare_release(tw_text_dec *d)
+{
+    if (!d->c_bare_hold)
+        return TW_OK;
+    d->c_bare_hold = false;
+    tw_status st = emit_content(d, d->c_bare.data ? d->c_bare.data : "", d->c_bare.len,
+                                d->c_bare_off);
+    tw_buf_free(&d->c_bare);
+    return st;
+}
+
+/* Public text into the call layer. `off` is the offset of p[0]. */
+static tw_status calls_feed(tw_text_dec *d, const char *p, size_t n, uint64_t off)
+{
+    if (d->kind == TW_TEXT_THINK)
+        return emit_content(d, p, n, off);
+    size_t olen;
+    const char *open = opener(d, &olen);
+    tw_status st = TW_OK;
+    while (n && st == TW_OK) {
+        if (d->c_state == 1) {
+            /* c_hold_off tracks the offset of c_blk.data[0] */
+            if (d->c_blk.len == 0 && !d->c_oversize)
+                d->c_hold_off = off;
+            return block_feed(d, p, n, off);
+        }
+        if (d->c_hold.len) {
+            /* a partial opener is held: extend it byte by byte (at most olen) */
+            size_t need = olen + (d->kind == TW_TEXT_FENCED ? 1 : 0);
+            size_t take = need - d->c_hold.len;
+            if (take > n)
+                take = n;
+            st = tw_buf_append(&d->c_hold, p, take);
+            if (st != TW_OK)
+                return st;
+            size_t h = d->c_hold.len;
+            size_t cmp = h < olen ? h : olen;
+            bool prefix = memcmp(d->c_hold.data, open, cmp) == 0;
+            if (prefix && h < need) {
+                return TW_OK; /* still undecided: all of p was taken */
+            }
+            if (prefix && (d->kind != TW_TEXT_FENCED || !ident_char((unsigned char)d->c_hold.data[olen]))) {
+                /* an opener */
+                d->c_block_off = (int64_t)d->c_hold_off;
+                block_reset(d);
+                d->c_state = 1;
+                st = bare_release(d);
+                if (st != TW_OK)
+                    return st;
+                uint64_t after = d->c_hold_off + olen;
+                size_t extra = h - olen; /* fenced: the lookahead byte */
+                char look[2];
+                memcpy(look, d->c_hold.data + olen, extra);
+                tw_buf_reset(&d->c_hold);
+                if (extra) {
+                    st = calls_feed(d, look, extra, after);
+                    if (st != TW_OK)
+                        return st;
+                }
+                p += take;
+                n -= take;
+                off += take;
+                continue;
+            }
+            /* not an opener: the first held byte is text, the rest is re-read */
+            char tmp[24];
+            size_t hl = h;
+            memcpy(tmp, d->c_hold.data, hl);
+            uint64_t hoff = d->c_hold_off;
+            tw_buf_reset(&d->c_hold);
+            /* undo the bytes taken from p: they are re-read after the held ones */
+            size_t back = take;
+            hl -= back;
+            st = emit_content(d, tmp, 1, hoff);
+            if (st == TW_OK && hl > 1)
+                st = calls_feed(d, tmp + 1, hl - 1, hoff + 1);
+            if (st != TW_OK)
+                return st;
+            continue; /* p unchanged: re-read */
+        }
+        const char *lt = memchr(p, open[0], n);
+        if (!lt) {
+            return emit_content(d, p, n, off);
+        }
+        size_t i = (size_t)(lt - p);
+        if (i) {
+            st = emit_content(d, p, i, off);
+            if (st != TW_OK)
+                return st;
+        }
+        size_t avail = n - i;
+        size_t need = olen + (d->kind == TW_TEXT_FENCED ? 1 : 0);
+        size_t cmp = avail < olen ? avail : olen;
+        if (memcmp(lt, open, cmp) != 0) {
+            st = emit_content(d, lt, 1, off + i);
+            p = lt + 1;
+            n = avail - 1;
+            off += i + 1;
+            continue;
+        }
+        if (avail < need) {
+            d->c_hold_off = off + i;
+            return tw_buf_append(&d->c_hold, lt, avail);
+        }
+        if (d->kind == TW_TEXT_FENCED && ident_char((unsigned char)lt[olen])) {
+            st = emit_content(d, lt, 1, off + i);
+            p = lt + 1;
+            n = avail - 1;
+            off += i + 1;
+            continue;
+        }
+        d->c_block_off = (int64_t)(off + i);
+        block_reset(d);
+        d->c_state = 1;
+        st = bare_release(d);
+        if (st != TW_OK)
+            return st;
+        p = lt + olen;
+        n = avail - olen;
+        off += i + olen;
+        d->c_hold_off = off;
+    }
+    return st;
+}
+
+/* End of public text: resolve a held opener and an open block. */
+static tw_status calls_finish(tw_text_dec *d)
+{
+    tw_status st = TW_OK;
+    if (d->kind == TW_TEXT_THINK)
+        return TW_OK;
+    if (d->c_hold.len) {
+        char tmp[24];
+        size_t hl = d->c_hold.len;
+        memcpy(tmp, d->c_hold.data, hl);
+        tw_buf_reset(&d->c_hold);
+        if (d->c_state == 0 && hl >= SLEN(FENCED_OPEN) && d->kind == TW_TEXT_FENCED &&
+            memcmp(tmp, FENCED_OPEN, SLEN(FENCED_OPEN)) == 0) {
+            /* "```tool_call" at the very end: an opener with nothing after it */
+            d->c_block_off = (int64_t)d->c_hold_off;
+            block_reset(d);
+            d->c_state = 1;
+        } else {
+            st = emit_content(d, tmp, hl, d->c_hold_off);
+        }
+    }
+    if (st != TW_OK || d->c_state == 0)
+        return st;
+    size_t clen;
+    closer(d, &clen);
+    if (d->c_oversize) {
+        d->c_blocks++;
+        block_reset(d);
+        if (d->o.finish == TW_FINISH_STOP)
+            return add_diag(d, true, TW_D_TOOL_CALL_UNTERMINATED, d->c_block_off, NULL);
+        return add_diag(d, true, TW_D_ARGS_TOO_LARGE, d->c_block_off,
+                        "unterminated tool call block exceeds the block cap");
+    }
+    lit_advance(d);
+    if (d->c_lit != NPOS)
+        return block_done(d, d->c_lit + clen, false);
+    /* unterminated */
+    const char *pl = d->c_blk.data ? d->c_blk.data : "";
+    size_t pn = d->c_blk.len;
+    if (d->c_jphase == JP_POST) {
+        pl = d->c_blk.data + d->c_vstart;
+        pn = d->c_vend - d->c_vstart;
+    }
+    d->c_blocks++;
+    switch (d->o.finish) {
+    case TW_FINISH_STOP_SEQUENCE:
+        st = decide_payload(d, pl, pn, true, TW_D_TOOL_CALL_JSON);
+        break;
+    case TW_FINISH_LENGTH: {
+        bool deep = false;
+        char why[128];
+        cJSON *v = parse_payload(d, pl, pn, false, &deep, why, sizeof why);
+        if (v) {
+            st = take_payload(d, v, d->c_block_off);
+            cJSON_Delete(v);
+        } else {
+            st = add_diag(d, true, deep ? TW_D_JSON_TOO_DEEP : TW_D_TOOL_CALL_UNTERMINATED,
+                          d->c_block_off,
+                          deep ? NULL : "tool call cut by the token limit before its JSON completed");
+        }
+        break;
+    }
+    default:
+        st = add_diag(d, true, TW_D_TOOL_CALL_UNTERMINATED, d->c_block_off, NULL);
+        break;
+    }
+    block_reset(d);
+    return st;
+}
+
+/* Is there a complete, valid block right after an opener at p? (§1.7) */
+static bool block_valid_at(const tw_text_dec *d, const char *p, size_t n)
+{
+    size_t olen, clen;
+    opener(d, &olen);
+    const char *close = closer(d, &clen);
+    p += olen;
+    n -= olen;
+    /* JSON-aware: scan the value and expect the close tag */
+    tw_text_dec t;
+    memset(&t, 0, sizeof t);
+    t.kind = d->kind;
+    t.L = d->L;
+    t.c_blk.data = (char *)(uintptr_t)p; /* read-only view */
+    t.c_blk.len = n;
+    t.c_jphase = JP_PRE;
+    jpath_advance(&t);
+    bool deep = false;
+    char why[128];
+    cJSON *v = NULL;
+    if (t.c_jphase == JP_DONE) {
+        tw_json_error e;
+        if (tw_json_parse(p + t.c_vstart, t.c_vend - t.c_vstart, d->L.max_depth, &v, &e) == TW_OK) {
+            bool ok = cJSON_IsObject(v) || cJSON_IsArray(v);
+            cJSON_Delete(v);
+            return ok;
+        }
+    }
+    const char *f = tw_memmem(p, n, close, clen);
+    if (!f)
+        return false;
+    v = parse_payload(d, p, (size_t)(f - p), true, &deep, why, sizeof why);
+    bool ok = v && (cJSON_IsObject(v) || cJSON_IsArray(v));
+    cJSON_Delete(v);
+    return ok;
+}
+
+/* ===================== the think layer ===================== */
+
+static bool tag_enabled(const tw_text_dec *d, int tag)
+{
+    unsigned m = d->o.think_tags ? d->o.think_tags : (TW_TAG_THINK | TW_TAG_THINKING);
+    return (m & (unsigned)tag) != 0;
+}
+
+static tw_status think_open(tw_text_dec *d, int tag, size_t raw_at, size_t text_at)
+{
+    d->t_state = 1;
+    d->t_tag = tag;
+    d->t_raw_start = raw_at;
+    d->t_text_start = text_at;
+    d->t_scan = text_at;
+    d->t_call_at = NPOS;
+    d->t_open_off = (int64_t)(d->t_hold_off + raw_at);
+    end_thinking_block(d);
+    return TW_OK;
+}
+
+/* Find the block's closing tag in t_hold from t_scan. Returns its index and
+ * length, or NPOS. */
+static size_t find_close(tw_text_dec *d, size_t *taglen)
+{
+    const char *h = d->t_hold.data;
+    size_t len = d->t_hold.len;
+    size_t from = d->t_scan;
+    for (;;) {
+        const char *f = tw_memmem(h + from, len - from, "</think", 7);
+        if (!f)
+            break;
+        size_t at = (size_t)(f - h);
+        size_t rest = len - at;
+        if ((d->t_tag & 1) && rest >= SLEN(CLOSE_THINK) &&
+            memcmp(f, CLOSE_THINK, SLEN(CLOSE_THINK)) == 0) {
+            *taglen = SLEN(CLOSE_THINK);
+            return at;
+        }
+        if ((d->t_tag & 2) && rest >= SLEN(CLOSE_THINKING) &&
+            memcmp(f, CLOSE_THINKING, SLEN(CLOSE_THINKING)) == 0) {
+            *taglen = SLEN(CLOSE_THINKING);
+            return at;
+        }
+        if (rest < SLEN(CLOSE_THINKING)) {
+            /* may still become a closing tag: rescan from here next time */
+            d->t_scan = at;
+            return NPOS;
+        }
+        from = at + 1;
+    }
+    d->t_scan = len >= 6 ? len - 6 : 0; /* "</thin" may straddle the next feed */
+    if (d->t_scan < d->t_text_start)
+        d->t_scan = d->t_text_start;
+    return NPOS;
+}
+
+/* Forced-open start: drop whitespace and one repeated opening tag. Returns
+ * false while the start is undecided. */
+static bool forced_start(tw_text_dec *d, bool final)
+{
+    const char *h = d->t_hold.data;
+    size_t len = d->t_hold.len;
+    size_t i = d->t_text_start;
+    while (i < len && tw_is_space((unsigned char)h[i]))
+        i++;
+    if (i == len && !final)
+        return false;
+    size_t rest = len - i;
+    const char *tags[2] = {OPEN_THINK, OPEN_THINKING};
+    int bits[2] = {TW_TAG_THINK, TW_TAG_THINKING};
+    for (int k = 0; k < 2; k++) {
+        size_t tl = strlen(tags[k]);
+        if (!tag_enabled(d, bits[k]))
+            continue;
+        if (rest >= tl && memcmp(h + i, tags[k], tl) == 0) {
+            d->t_text_start = i + tl;
+            d->t_scan = d->t_text_start;
+            d->t_forced_start = false;
+            return true;
+        }
+        if (rest < tl && memcmp(h + i, tags[k], rest) == 0 && !final)
+            return false;
+    }
+    d->t_forced_start = false;
+    return true;
+}
+
+static tw_status think_process(tw_text_dec *d, bool final);
+
+static tw_status think_feed(tw_text_dec *d, const char *p, size_t n)
+{
+    if (d->t_hold.len == 0)
+        d->t_hold_off = d->fed;
+    tw_status st = tw_buf_append(&d->t_hold, p, n);
+    if (st != TW_OK)
+        return st;
+    return think_process(d, false);
+}
+
+/* Drop t_hold[0, k) and shift the indexes. */
+static void hold_consume(tw_text_dec *d, size_t k)
+{
+    if (k == 0)
+        return;
+    tw_buf_consume(&d->t_hold, k);
+    d->t_hold_off += k;
+    d->t_text_start = d->t_text_start > k ? d->t_text_start - k : 0;
+    d->t_raw_start = d->t_raw_start > k ? d->t_raw_start - k : 0;
+    d->t_scan = d->t_scan > k ? d->t_scan - k : 0;
+    if (d->t_call_at != NPOS)
+        d->t_call_at = d->t_call_at > k ? d->t_call_at - k : 0;
+}
+
+static tw_status think_process(tw_text_dec *d, bool final)
+{
+    tw_status st = TW_OK;
+    size_t olen;
+    const char *open = opener(d, &olen);
+    while (st == TW_OK) {
+        const char *h = d->t_hold.data;
+        size_t len = d->t_hold.len;
+        if (d->t_state == 0) {
+            if (len == 0)
+                return TW_OK;
+            const char *lt = memchr(h, '<', len);
+            if (!lt) {
+                st = calls_feed(d, h, len, d->t_hold_off);
+                hold_consume(d, len);
+                return st;
+            }
+            size_t i = (size_t)(lt - h);
+            if (i) {
+                st = calls_feed(d, h, i, d->t_hold_off);
+                if (st != TW_OK)
+                    return st;
+                hold_consume(d, i);
+                continue;
+            }
+            /* h[0] == '<' */
+            int tag = 0;
+            size_t tl = 0;
+            bool maybe = false;
+            if (tag_enabled(d, TW_TAG_THINKING) && len >= SLEN(OPEN_THINKING) &&
+                memcmp(h, OPEN_THINKING, SLEN(OPEN_THINKING)) == 0) {
+                tag = 2;
+                tl = SLEN(OPEN_THINKING);
+            } else if (tag_enabled(d, TW_TAG_THINK) && len >= SLEN(OPEN_THINK) &&
+                       memcmp(h, OPEN_THINK, SLEN(OPEN_THINK)) == 0) {
+                tag = 1;
+                tl = SLEN(OPEN_THINK);
+            } else if (!final) {
+                if (len < SLEN(OPEN_THINKING) && memcmp(h, OPEN_THINKING, len) == 0 &&
+                    tag_enabled(d, TW_TAG_THINKING))
+                    maybe = true;
+                if (len < SLEN(OPEN_THINK) && memcmp(h, OPEN_THINK, len) == 0 &&
+                    tag_enabled(d, TW_TAG_THINK))
+                    maybe = true;
+            }
+            if (maybe)
+                return TW_OK; /* partial tag held back */
+            if (!tag) {
+                st = calls_feed(d, h, 1, d->t_hold_off);
+                hold_consume(d, 1);
+                continue;
+            }
+            think_open(d, tag, 0, tl);
+            continue;
+        }
+        /* inside a block */
+        if (d->t_forced_start && !forced_start(d, final))
+            return TW_OK;
+        size_t tagl = 0;
+        size_t c = find_close(d, &tagl);
+        if (c != NPOS) {
+            st = emit_thinking(d, h + d->t_text_start, c - d->t_text_start);
+            end_thinking_block(d);
+            d->t_state = 0;
+            hold_consume(d, c + tagl);
+            continue;
+        }
+        if (final)
+            return TW_OK; /* the unterminated block is resolved by the caller */
+        /* no close yet: pass thinking on, holding what may still matter */
+        if (d->o.unterminated == TW_UNTERM_DIRECT)
+            return TW_OK; /* direct: the block may become content; hold it */
+        if (d->t_call_at == NPOS) {
+            size_t from = d->t_text_start;
+            const char *f = tw_memmem(h + from, len - from, open, olen);
+            size_t upto;
+            if (f) {
+                d->t_call_at = (size_t)(f - h);
+                upto = d->t_call_at;
+            } else {
+                /* keep a suffix that may start a closing tag or an opener */
+                size_t keep = tw_partial_suffix(h + from, len - from, CLOSE_THINKING,
+                                                SLEN(CLOSE_THINKING));
+                size_t k2 = tw_partial_suffix(h + from, len - from, open, olen);
+                if (k2 > keep)
+                    keep = k2;
+                upto = len - keep;
+            }
+            if (upto > d->t_text_start) {
+                st = emit_thinking(d, h + d->t_text_start, upto - d->t_text_start);
+                if (st != TW_OK)
+                    return st;
+                /* drop what was emitted, but keep the raw start for nothing:
+                 * synthesize never needs the raw bytes back */
+                size_t k = upto;
+                d->t_raw_start = k;
+                d->t_text_start = k;
+                hold_consume(d, k);
+            }
+        }
+        return TW_OK;
+    }
+    return st;
+}
+
+/* End of input inside a block: implicit end, synthesize or direct. */
+static tw_status think_finish_block(tw_text_dec *d)
+{
+    size_t olen;
+    const char *open = opener(d, &olen);
+    const char *h = d->t_hold.data ? d->t_hold.data : "";
+    size_t len = d->t_hold.len;
+    tw_status st = TW_OK;
+    /* §1.7: the first opener that starts a complete, valid block */
+    size_t from = d->t_text_start;
+    for (int tries = 0; tries < 64 && from < len; tries++) {
+        const char *f = tw_memmem(h + from, len - from, open, olen);
+        if (!f)
+            break;
+        size_t at = (size_t)(f - h);
+        if (block_valid_at(d, f, len - at)) {
+            st = emit_thinking(d, h + d->t_text_start, at - d->t_text_start);
+            end_thinking_block(d);
+            if (st == TW_OK)
+                st = add_diag(d, false, TW_D_THINK_IMPLICIT_END, (int64_t)(d->t_hold_off + at),
+                              NULL);
+            d->t_state = 0;
+            hold_consume(d, at);
+            if (st == TW_OK)
+                st = think_process(d, true);
+            if (st == TW_OK && d->t_state == 1)
+                return think_finish_block(d);
+            if (st == TW_OK && d->t_hold.len) {
+                st = calls_feed(d, d->t_hold.data, d->t_hold.len, d->t_hold_off);
+                hold_consume(d, d->t_hold.len);
+            }
+            return st;
+        }
+        from = at + 1;
+    }
+    st = add_diag(d, true, TW_D_THINK_UNTERMINATED, d->t_open_off, NULL);
+    if (st != TW_OK)
+        return st;
+    if (d->o.unterminated == TW_UNTERM_DIRECT) {
+        /* the block's raw bytes, opening tag included, are public text */
+        end_thinking_block(d);
+        d->t_state = 0;
+        st = calls_feed(d, h + d->t_raw_start, len - d->t_raw_start,
+                        d->t_hold_off + d->t_raw_start);
+    } else {
+        st = emit_thinking(d, h + d->t_text_start, len - d->t_text_start);
+        end_thinking_block(d);
+        d->t_state = 0;
+    }
+    hold_consume(d, len);
+    return st;
+}
+
+/* ===================== public API ===================== */
+
+tw_status tw_text_init(tw_text_dec *d, tw_text_kind kind, const tw_decode_opts *o,
+                       tw_event_fn fn, void *user)
+{
+    memset(d, 0, sizeof *d);
+    d->kind = kind;
+    if (o)
+        d->o = *o;
+    tw_limits_resolve(&d->L, o ? &o->limits : NULL);
+    d->fn = fn;
+    d->user = user;
+    tw_result_init(&d->res, &d->L);
+    d->c_cap = 2 * d->L.max_args_bytes + 4096;
+    d->c_lit = NPOS;
+    d->t_call_at = NPOS;
+    d->c_bare_hold = d->o.bare_json && kind != TW_TEXT_THINK;
+    if (d->o.forced_open) {
+        d->t_state = 1;
+        d->t_tag = 3;
+        d->t_forced_start = true;
+        d->t_open_off = 0;
+    }
+    return TW_OK;
+}
+
+tw_status tw_text_feed(tw_text_dec *d, const char *buf, size_t len)
+{
+    if (d->finished)
+        return TW_ERR_STATE;
+    if (d->too_large || len == 0)
+        return TW_OK;
+    size_t room = d->L.max_input_bytes - (size_t)d->fed;
+    if (len > room) {
+        len = room;
+        d->too_large = true;
+    }
+    if (len == 0)
+        return TW_OK;
+    tw_status st = think_feed(d, buf, len);
+    d->fed += len;
+    return st;
+}
+
+static int diag_cmp(const void *a, const void *b)
+{
+    const tw_diag *x = a, *y = b;
+    if (x->code == TW_D_INPUT_TOO_LARGE || y->code == TW_D_INPUT_TOO_LARGE)
+        return (x->code == TW_D_INPUT_TOO_LARGE) - (y->code == TW_D_INPUT_TOO_LARGE);
+    if (x->offset != y->offset)
+        return x->offset < y->offset ? -1 : 1;
+    return 0;
+}
+
+/* A stable sort by offset: insertion sort (lists are short and capped). */
+static void diag_sort(tw_diag_list *l)
+{
+    for (size_t i = 1; i < l->len; i++) {
+        tw_diag t = l->items[i];
+        size_t j = i;
+        while (j > 0 && diag_cmp(&l->items[j - 1], &t) > 0) {
+            l->items[j] = l->items[j - 1];
+            j--;
+        }
+        l->items[j] = t;
+    }
+}
+
+static tw_status bare_json_finish(tw_text_dec *d)
+{
+    /* content was held; decide whether it is one call */
+    d->c_bare_hold = false;
+    const char *p = d->c_bare.data ? d->c_bare.data : "";
+    size_t n = d->c_bare.len;
+    const char *t = p;
+    size_t tn = n;
+    tw_trim(&t, &tn);
+    if (d->c_blocks == 0 && tn && t[0] == '{') {
+        tw_json_error e;
+        cJSON *v = NULL;
+        if (tw_json_parse(t, tn, d->L.max_depth, &v, &e) == TW_OK && cJSON_IsObject(v) &&
+            cJSON_IsString(tw_json_get(v, "name"))) {
+            /* offset: where the JSON starts in the input is not tracked
+             * through the layers; the bare text's first byte is */
+            int64_t off = (int64_t)(d->c_bare_off + (uint64_t)(t - p));
+            size_t before = d->res.msg.ncalls;
+            tw_status st = take_call(d, v, off);
+            cJSON_Delete(v);
+            if (st != TW_OK)
+                return st;
+            if (d->res.msg.ncalls > before)
+                st = add_diag(d, false, TW_D_BARE_JSON, off, NULL);
+            tw_buf_free(&d->c_bare);
+            return st;
+        }
+        cJSON_Delete(v);
+    }
+    tw_status st = emit_content(d, p, n, d->c_bare_off);
+    tw_buf_free(&d->c_bare);
+    return st;
+}
+
+tw_status tw_text_finish(tw_text_dec *d, tw_result *out)
+{
+    tw_status st = TW_OK;
+    if (d->finished)
+        return TW_ERR_STATE;
+    d->finished = true;
+    if (d->t_state == 1 && d->t_forced_start)
+        forced_start(d, true);
+    st = think_process(d, true);
+    if (st == TW_OK && d->t_state == 1)
+        st = think_finish_block(d);
+    if (st == TW_OK && d->t_hold.len) {
+        st = calls_feed(d, d->t_hold.data, d->t_hold.len, d->t_hold_off);
+        hold_consume(d, d->t_hold.len);
+    }
+    if (st == TW_OK)
+        st = calls_finish(d);
+    if (st == TW_OK && d->c_bare_hold)
+        st = bare_json_finish(d);
+    if (st == TW_OK && d->too_large)
+        st = add_diag(d, true, TW_D_INPUT_TOO_LARGE, (int64_t)d->L.max_input_bytes, NULL);
+    if (st == TW_OK) {
+        diag_sort(&d->res.errors);
+        diag_sort(&d->res.warnings);
+        const char *fr = d->kind == TW_TEXT_THINK
+                             ? (d->o.finish == TW_FINISH_LENGTH ? "length" : "stop")
+                             : tw_text_finish_reason(d->res.msg.ncalls, d->o.finish);
+        free(d->res.finish_reason);
+        d->res.finish_reason = tw_strdup(fr);
+        if (!d->res.finish_reason)
+            st = TW_ERR_NOMEM;
+        if (!d->res.msg.content.data)
+            st = st == TW_OK ? tw_buf_append(&d->res.msg.content, "", 0) : st;
+        if (!d->res.msg.thinking.data)
+            st = st == TW_OK ? tw_buf_append(&d->res.msg.thinking, "", 0) : st;
+    }
+    if (st == TW_OK) {
+        *out = d->res;
+        memset(&d->res, 0, sizeof d->res);
+    }
+    tw_text_release(d);
+    return st;
+}
+
+void tw_text_release(tw_text_dec *d)
+{
+    tw_result_free(&d->res);
+    tw_buf_free(&d->t_hold);
+    tw_buf_free(&d->th_ws);
+    tw_buf_free(&d->c_hold);
+    tw_buf_free(&d->c_blk);
+    tw_buf_free(&d->c_ws);
+    tw_buf_free(&d->c_bare);
+}
+
+static tw_status batch(tw_text_kind k, const char *buf, size_t len, const tw_decode_opts *o,
+                       tw_result *out)
+{
+    tw_text_dec d;
+    tw_status st = tw_text_init(&d, k, o, NULL, NULL);
+    if (st == TW_OK)
+        st = tw_text_feed(&d, buf, len);
+    if (st == TW_OK)
+        return tw_text_finish(&d, out);
+    tw_text_release(&d);
+    return st;
+}
+
+tw_status tw_think_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)
+{
+    return batch(TW_TEXT_THINK, buf, len, o, out);
+}
+
+tw_status tw_hermes_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)
+{
+    return batch(TW_TEXT_HERMES, buf, len, o, out);
+}
+
+tw_status tw_fenced_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)
+{
+    return batch(TW_TEXT_FENCED, buf, len, o, out);
+}
+
+/* ===================== registry glue ===================== */
+
+static tw_status think_init(void *s, const tw_decode_opts *o, tw_event_fn fn, void *u)
+{
+    return tw_text_init(s, TW_TEXT_THINK, o, fn, u);
+}
+static tw_status hermes_init(void *s, const tw_decode_opts *o, tw_event_fn fn, void *u)
+{
+    return tw_text_init(s, TW_TEXT_HERMES, o, fn, u);
+}
+static tw_status fenced_init(void *s, const tw_decode_opts *o, tw_event_fn fn, void *u)
+{
+    return tw_text_init(s, TW_TEXT_FENCED, o, fn, u);
+}
+static tw_status gen_feed(void *s, const char *b, size_t n) { return tw_text_feed(s, b, n); }
+static tw_status gen_finish(void *s, tw_result *out) { return tw_text_finish(s, out); }
+static void gen_release(void *s) { tw_text_release(s); }
+
+const tw_format_ops tw_format_think = {"think", "raw model text: <think>/<thinking> blocks",
+                                       tw_think_decode, sizeof(tw_text_dec), think_init,
+                                       gen_feed, gen_finish, gen_release};
+const tw_format_ops tw_format_hermes = {
+    "hermes", "raw model text: think blocks, then <tool_call> blocks (Hermes/Qwen)",
+    tw_hermes_decode, sizeof(tw_text_dec), hermes_init, gen_feed, gen_finish, gen_release};
+const tw_format_ops tw_format_fenced = {
+    "fenced", "raw model text: think blocks, then ```tool_call fenced blocks", tw_fenced_decode,
+    sizeof(tw_text_dec), fenced_init, gen_feed, gen_finish, gen_release};
