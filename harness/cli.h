@@ -18,6 +18,14 @@ typedef int (*tw_cmd_fn)(int argc, char **argv);
 
 int tw_cmd_parse(int argc, char **argv);
 int tw_cmd_main(int argc, char **argv);
+int tw_cmd_encode(int argc, char **argv);
+int tw_cmd_convert(int argc, char **argv);
+int tw_cmd_run(int argc, char **argv);
+int tw_cmd_serve(int argc, char **argv);
+int tw_cmd_record(int argc, char **argv);
+int tw_cmd_import(int argc, char **argv);
+int tw_cmd_compare(int argc, char **argv);
+int tw_cmd_gate(int argc, char **argv);
 
 /* Print "toolwire CMD: message" on stderr; returns TW_EXIT_USAGE. */
 int tw_cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -13,6 +13,14 @@ typedef struct cmd {
 static const cmd commands[] = {
     {"main", tw_cmd_main, "the main job: check every fixture, write reports/latest/"},
     {"parse", tw_cmd_parse, "decode one input with a reference decoder, print the neutral result"},
+    {"encode", tw_cmd_encode, "encode a neutral request or result into a wire format"},
+    {"convert", tw_cmd_convert, "convert a request or response between wire formats"},
+    {"run", tw_cmd_run, "replay fixtures against backends, write conformance reports"},
+    {"serve", tw_cmd_serve, "serve fixtures from the embedded mock backend"},
+    {"record", tw_cmd_record, "capture live exchanges as fixtures (secrets redacted)"},
+    {"import", tw_cmd_import, "turn vcrpy cassettes or HAR files into fixtures"},
+    {"compare", tw_cmd_compare, "put several reports side by side"},
+    {"gate", tw_cmd_gate, "exit 1 when a report regresses against a baseline"},
 };
 
 static void usage(FILE *f)
