@@ -18,7 +18,7 @@ int tw_cmd_main(int argc, char **argv)
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     bool quiet = false;
-    const char *dir = "tests/data/text";
+    const char *dir = "tests/data/decode";
     const char *outdir = "reports/latest";
     optind = 1;
     opterr = 0;
@@ -30,7 +30,7 @@ int tw_cmd_main(int argc, char **argv)
         case 'o': outdir = optarg; break;
         case 'h':
             puts("usage: toolwire main [--quiet] [--fixtures DIR] [--out DIR]\n\n"
-                 "Decode every fixture under DIR (default tests/data/text) in batch and at\n"
+                 "Decode every fixture under DIR (default tests/data/decode) in batch and at\n"
                  "chunk sizes 1, 2, 3, 7 and 64, compare with each fixture's expectation and\n"
                  "write DIR/decode-summary.md under --out (default reports/latest).\n"
                  "Exit status: 0 when every fixture matches, 1 otherwise, 2 on bad usage.");

@@ -1,4 +1,4 @@
-/* Decode fixtures of the text formats (tests/data/text/): load and check. */
+/* Decode fixtures of the text formats (tests/data/decode/): load and check. */
 #ifndef TOOLWIRE_TEXTFIX_H
 #define TOOLWIRE_TEXTFIX_H
 

@@ -1,4 +1,4 @@
-/* Every decode fixture of tests/data/text: batch and chunk sizes 1, 2, 3,
+/* Every decode fixture of tests/data/decode: batch and chunk sizes 1, 2, 3,
  * 7, 64 and whole must all give the fixture's expected neutral result. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -26,6 +26,6 @@ static void check_dir(const char *sub, long min_files)
     cr_expect_eq(failed, 0, "%ld of %ld fixtures in %s failed", failed, n, sub);
 }
 
-Test(text_fixtures, think) { check_dir("tests/data/text/think", 20); }
-Test(text_fixtures, hermes) { check_dir("tests/data/text/hermes", 40); }
-Test(text_fixtures, fenced) { check_dir("tests/data/text/fenced", 10); }
+Test(text_fixtures, think) { check_dir("tests/data/decode/think", 20); }
+Test(text_fixtures, hermes) { check_dir("tests/data/decode/hermes", 40); }
+Test(text_fixtures, fenced) { check_dir("tests/data/decode/fenced", 10); }

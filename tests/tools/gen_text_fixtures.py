@@ -3,7 +3,7 @@
 
 Usage:  python3 tests/tools/gen_text_fixtures.py [--check]
 
-Writes tests/data/text/{think,hermes,fenced}/NAME.json, one scenario per file, following
+Writes tests/data/decode/{think,hermes,fenced}/NAME.json, one scenario per file, following
 docs/text-formats.md. Every offset is a byte offset into the UTF-8 input and is computed
 here (never by hand). Expectations (content, thinking, calls) are written out by hand;
 offsets, codes and orderings are sanity-checked before anything is written.
