@@ -1,0 +1,96 @@
+/*
+ * Conformance fixtures (docs/fixtures.md, fixtures/fixture.schema.json):
+ * one JSON file is one scenario of one or more exchanges. The loader keeps
+ * the parsed tree (root) and gives typed views into it; every string below
+ * points into the tree or is owned by the fixture: free with tw_fixture_free.
+ */
+#ifndef TOOLWIRE_FIXTURE_H
+#define TOOLWIRE_FIXTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "toolwire/neutral.h"
+
+#define TW_FIXTURE_VERSION 1
+
+typedef struct tw_kv {
+    const char *name;          /* header names are kept as written */
+    const char *value;
+} tw_kv;
+
+typedef struct tw_fx_sse {
+    const char *event;         /* NULL: no event: line */
+    const char *data;          /* the event's data (may hold newlines) */
+    const char *id;            /* NULL when absent */
+    long delay_ms;             /* delay before this event when replaying with timing; 0 */
+} tw_fx_sse;
+
+typedef struct tw_fx_request {
+    const char *method;        /* "POST" */
+    const char *path;          /* "/v1/chat/completions", "/v1/messages", "/generate" */
+    tw_kv *headers;
+    size_t nheaders;
+    const cJSON *body;         /* JSON body, or NULL */
+} tw_fx_request;
+
+typedef struct tw_fx_response {
+    int status;
+    tw_kv *headers;
+    size_t nheaders;
+    const cJSON *body;         /* JSON body (non-streaming), or NULL */
+    const char *body_text;     /* a raw non-JSON body, or NULL */
+    tw_fx_sse *events;         /* SSE events (streaming), or NULL */
+    size_t nevents;
+    bool stream;               /* the response is an event stream */
+} tw_fx_response;
+
+typedef struct tw_fx_expect_fail {
+    const char *check;         /* check id, "OAI-R04" */
+    const char *reason;
+} tw_fx_expect_fail;
+
+typedef struct tw_fx_exchange {
+    tw_fx_request req;
+    bool has_response;         /* a recorded response to replay */
+    tw_fx_response resp;
+    /* text-protocol backends: the raw model output the reference server wraps */
+    const char *model_text;    /* single pass, or NULL */
+    const char *model_pass1;   /* vLLM-native two-pass: pass 1 and pass 2 text, or NULL */
+    const char *model_pass2;
+    const char *decode_format; /* which reference decoder judges this exchange, or NULL */
+    const cJSON *decode_options; /* fixture "options" object for it, or NULL */
+    const cJSON *expect_result;  /* the expected neutral result, or NULL */
+    tw_fx_expect_fail *expect_fail; /* checks expected to fail, with reasons */
+    size_t nexpect_fail;
+    const cJSON *faults;       /* fault injection for the mock backend, or NULL */
+} tw_fx_exchange;
+
+typedef struct tw_fixture {
+    char *path;                /* owned */
+    const char *name;
+    const char *description;
+    const char *backend;       /* "openai", "anthropic", "hermes", "vllm-native", "proxy" */
+    const char **tags;         /* owned array, strings point into root */
+    size_t ntags;
+    const cJSON *provenance;
+    tw_fx_exchange *exchanges; /* owned array */
+    size_t nexchanges;
+    cJSON *root;               /* owned tree */
+} tw_fixture;
+
+/*
+ * Load and validate one fixture file. On failure returns TW_ERR_PARSE or
+ * TW_ERR_INVALID and writes "FILE:LINE:COL: what was expected" into why.
+ */
+tw_status tw_fixture_load(const char *path, const tw_limits *limits, tw_fixture *out, char *why,
+                          size_t whylen);
+/* Same from memory; `path` names the source in messages. */
+tw_status tw_fixture_parse(const char *buf, size_t len, const char *path, const tw_limits *limits,
+                           tw_fixture *out, char *why, size_t whylen);
+void tw_fixture_free(tw_fixture *f);
+
+/* Header lookup, case-insensitive; NULL when absent. */
+const char *tw_kv_get(const tw_kv *kv, size_t n, const char *name);
+
+#endif
