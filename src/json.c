@@ -512,14 +512,72 @@ char *tw_json_print(const cJSON *v, size_t *len)
     return tw_buf_take(&b, len);
 }
 
+/* Bytes tw_json_write_str would produce in compact mode. */
+static size_t str_size(const unsigned char *u, size_t n)
+{
+    size_t total = 2;
+    for (size_t i = 0; i < n;) {
+        unsigned char c = u[i];
+        if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+            total++;
+            i++;
+        } else if (c < 0x80) {
+            bool short_esc = c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' ||
+                             c == '\b' || c == '\f';
+            total += short_esc ? 2 : 6;
+            i++;
+        } else {
+            size_t k = utf8_len(u + i, n - i);
+            total += k ? k : 3;
+            i += k ? k : 1;
+        }
+    }
+    return total;
+}
+
+static size_t size_rec(const cJSON *v, size_t cap, size_t acc)
+{
+    if (acc > cap)
+        return acc;
+    switch (v->type & 0xFF) {
+    case cJSON_NULL: return acc + 4;
+    case cJSON_True: return acc + 4;
+    case cJSON_False: return acc + 5;
+    case cJSON_Number: {
+        tw_buf b = {0};
+        char tmp[64];
+        b.data = tmp;
+        b.cap = sizeof tmp;
+        b.max = sizeof tmp - 1;
+        tw_json_write_num(&b, v->valuedouble);
+        return acc + b.len;
+    }
+    case cJSON_String:
+        return acc + (v->valuestring ? str_size((const unsigned char *)v->valuestring,
+                                                strlen(v->valuestring))
+                                     : 2);
+    case cJSON_Array:
+    case cJSON_Object: {
+        bool obj = (v->type & 0xFF) == cJSON_Object;
+        acc += 2;
+        for (const cJSON *c = v->child; c && acc <= cap; c = c->next) {
+            if (c != v->child)
+                acc++;
+            if (obj)
+                acc += 1 + str_size((const unsigned char *)(c->string ? c->string : ""),
+                                    c->string ? strlen(c->string) : 0);
+            acc = size_rec(c, cap, acc);
+        }
+        return acc;
+    }
+    default: return acc + 4;
+    }
+}
+
 size_t tw_json_size(const cJSON *v, size_t cap)
 {
-    tw_buf b = {0};
-    b.max = cap + 1;
-    tw_status st = tw_json_write(&b, v, TW_JSON_COMPACT);
-    size_t n = st == TW_OK ? b.len : cap + 1;
-    tw_buf_free(&b);
-    return n;
+    size_t n = v ? size_rec(v, cap, 0) : 4;
+    return n > cap ? cap + 1 : n;
 }
 
 /* ===================== accessors ===================== */

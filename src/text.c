@@ -662,7 +662,32 @@ static tw_status oversize_feed(tw_text_dec *d, const char *p, size_t n, uint64_t
     return st;
 }
 
+static tw_status block_feed_piece(tw_text_dec *d, const char *p, size_t n, uint64_t off);
+
+/*
+ * Bytes of an open block. They are taken in pieces no larger than the block
+ * so far (at least 256), so when the block ends inside a piece the bytes
+ * replayed after it are bounded by the block's own size: linear overall.
+ */
 static tw_status block_feed(tw_text_dec *d, const char *p, size_t n, uint64_t off)
+{
+    while (n) {
+        if (d->c_state != 1)
+            return calls_feed(d, p, n, off);
+        size_t piece = d->c_blk.len > 256 ? d->c_blk.len : 256;
+        if (d->c_oversize || piece > n)
+            piece = n;
+        tw_status st = block_feed_piece(d, p, piece, off);
+        if (st != TW_OK)
+            return st;
+        p += piece;
+        n -= piece;
+        off += piece;
+    }
+    return TW_OK;
+}
+
+static tw_status block_feed_piece(tw_text_dec *d, const char *p, size_t n, uint64_t off)
 {
     if (d->c_oversize)
         return oversize_feed(d, p, n, off);
@@ -942,6 +967,13 @@ static bool block_valid_at(const tw_text_dec *d, const char *p, size_t n)
 
 /* ===================== the think layer ===================== */
 
+/* The live part of t_hold starts at t_cur. */
+static const char *hdata(const tw_text_dec *d)
+{
+    return d->t_hold.data ? d->t_hold.data + d->t_cur : "";
+}
+static size_t hlen(const tw_text_dec *d) { return d->t_hold.len - d->t_cur; }
+
 static bool tag_enabled(const tw_text_dec *d, int tag)
 {
     unsigned m = d->o.think_tags ? d->o.think_tags : (TW_TAG_THINK | TW_TAG_THINKING);
@@ -965,8 +997,8 @@ static tw_status think_open(tw_text_dec *d, int tag, size_t raw_at, size_t text_
  * length, or NPOS. */
 static size_t find_close(tw_text_dec *d, size_t *taglen)
 {
-    const char *h = d->t_hold.data;
-    size_t len = d->t_hold.len;
+    const char *h = hdata(d);
+    size_t len = hlen(d);
     size_t from = d->t_scan;
     for (;;) {
         const char *f = tw_memmem(h + from, len - from, "</think", 7);
@@ -1001,8 +1033,8 @@ static size_t find_close(tw_text_dec *d, size_t *taglen)
  * false while the start is undecided. */
 static bool forced_start(tw_text_dec *d, bool final)
 {
-    const char *h = d->t_hold.data;
-    size_t len = d->t_hold.len;
+    const char *h = hdata(d);
+    size_t len = hlen(d);
     size_t i = d->t_text_start;
     while (i < len && tw_is_space((unsigned char)h[i]))
         i++;
@@ -1032,7 +1064,13 @@ static tw_status think_process(tw_text_dec *d, bool final);
 
 static tw_status think_feed(tw_text_dec *d, const char *p, size_t n)
 {
-    if (d->t_hold.len == 0)
+    /* drop consumed bytes once per feed: what stays held is short except
+     * inside a held block, where nothing is consumed until it closes */
+    if (d->t_cur) {
+        tw_buf_consume(&d->t_hold, d->t_cur);
+        d->t_cur = 0;
+    }
+    if (hlen(d) == 0)
         d->t_hold_off = d->fed;
     tw_status st = tw_buf_append(&d->t_hold, p, n);
     if (st != TW_OK)
@@ -1045,7 +1083,7 @@ static void hold_consume(tw_text_dec *d, size_t k)
 {
     if (k == 0)
         return;
-    tw_buf_consume(&d->t_hold, k);
+    d->t_cur += k; /* no memmove here: think_feed compacts once per feed */
     d->t_hold_off += k;
     d->t_text_start = d->t_text_start > k ? d->t_text_start - k : 0;
     d->t_raw_start = d->t_raw_start > k ? d->t_raw_start - k : 0;
@@ -1060,8 +1098,8 @@ static tw_status think_process(tw_text_dec *d, bool final)
     size_t olen;
     const char *open = opener(d, &olen);
     while (st == TW_OK) {
-        const char *h = d->t_hold.data;
-        size_t len = d->t_hold.len;
+        const char *h = hdata(d);
+        size_t len = hlen(d);
         if (d->t_state == 0) {
             if (len == 0)
                 return TW_OK;
@@ -1164,8 +1202,8 @@ static tw_status think_finish_block(tw_text_dec *d)
 {
     size_t olen;
     const char *open = opener(d, &olen);
-    const char *h = d->t_hold.data ? d->t_hold.data : "";
-    size_t len = d->t_hold.len;
+    const char *h = hdata(d);
+    size_t len = hlen(d);
     tw_status st = TW_OK;
     /* §1.7: the first opener that starts a complete, valid block */
     size_t from = d->t_text_start;
@@ -1186,9 +1224,9 @@ static tw_status think_finish_block(tw_text_dec *d)
                 st = think_process(d, true);
             if (st == TW_OK && d->t_state == 1)
                 return think_finish_block(d);
-            if (st == TW_OK && d->t_hold.len) {
-                st = calls_feed(d, d->t_hold.data, d->t_hold.len, d->t_hold_off);
-                hold_consume(d, d->t_hold.len);
+            if (st == TW_OK && hlen(d)) {
+                st = calls_feed(d, hdata(d), hlen(d), d->t_hold_off);
+                hold_consume(d, hlen(d));
             }
             return st;
         }
@@ -1325,9 +1363,9 @@ tw_status tw_text_finish(tw_text_dec *d, tw_result *out)
     st = think_process(d, true);
     if (st == TW_OK && d->t_state == 1)
         st = think_finish_block(d);
-    if (st == TW_OK && d->t_hold.len) {
-        st = calls_feed(d, d->t_hold.data, d->t_hold.len, d->t_hold_off);
-        hold_consume(d, d->t_hold.len);
+    if (st == TW_OK && hlen(d)) {
+        st = calls_feed(d, hdata(d), hlen(d), d->t_hold_off);
+        hold_consume(d, hlen(d));
     }
     if (st == TW_OK)
         st = calls_finish(d);

@@ -177,3 +177,19 @@ Test(schema, subset_rules)
     }
     cJSON_Delete(s);
 }
+
+Test(json, size_matches_writer)
+{
+    const char *docs[] = {"{}", "[]", "{\"a\":[1,2.5,-3e-9,true,false,null],\"b\":{\"c\":\"x\\\"y\\\\z\\n\\u0001\\u00e9\"}}",
+                          "[\"\\ud83d\\ude00\", 12345678901, 0.1]", "\"\""};
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+        cJSON *v = cJSON_Parse(docs[i]);
+        cr_assert_not_null(v);
+        tw_buf b = {0};
+        cr_assert_eq(tw_json_write(&b, v, TW_JSON_COMPACT), TW_OK);
+        cr_assert_eq(tw_json_size(v, 1 << 20), b.len, "%s", docs[i]);
+        cr_assert_eq(tw_json_size(v, 3), b.len > 3 ? 4 : b.len);
+        tw_buf_free(&b);
+        cJSON_Delete(v);
+    }
+}

@@ -41,7 +41,8 @@ typedef struct tw_text_dec {
     int t_state;           /* 0 outside, 1 inside a block */
     int t_tag;             /* open block: 1 think, 2 thinking, 3 forced (either) */
     bool t_forced_start;   /* forced-open: the opening of the input is undecided */
-    tw_buf t_hold;         /* raw bytes not yet passed on */
+    tw_buf t_hold;         /* raw bytes not yet passed on, from t_cur */
+    size_t t_cur;          /* consumed prefix of t_hold, dropped at the next feed */
     uint64_t t_hold_off;   /* offset of t_hold.data[0] */
     size_t t_text_start;   /* inside: index in t_hold where block text starts */
     size_t t_raw_start;    /* inside: index in t_hold where the block's raw bytes start */
