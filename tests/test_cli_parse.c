@@ -1,0 +1,165 @@
+/* The `toolwire parse` contract, through the real binary. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "toolwire/json.h"
+#include "twtest.h"
+
+typedef struct run {
+    int rc;
+    char out[65536];
+    char err[4096];
+} run;
+
+/* Run toolwire with args (a shell fragment) and stdin text; capture both streams. */
+static void tw_run(run *r, const char *args, const char *stdin_text)
+{
+    const char *bin = getenv("TOOLWIRE_BIN");
+    cr_assert_not_null(bin, "TOOLWIRE_BIN is not set");
+    char dir[] = "/tmp/twcliXXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char in[300], out[300], err[300], cmd[2048];
+    snprintf(in, sizeof in, "%s/in", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(err, sizeof err, "%s/err", dir);
+    FILE *f = fopen(in, "wb");
+    fputs(stdin_text ? stdin_text : "", f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "cd %s && '%s' %s < %s > %s 2> %s", dir, bin, args, in, out, err);
+    int st = system(cmd);
+    r->rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    memset(r->out, 0, sizeof r->out);
+    memset(r->err, 0, sizeof r->err);
+    f = fopen(out, "rb");
+    if (f) {
+        size_t n = fread(r->out, 1, sizeof r->out - 1, f);
+        (void)n;
+        fclose(f);
+    }
+    f = fopen(err, "rb");
+    if (f) {
+        size_t n = fread(r->err, 1, sizeof r->err - 1, f);
+        (void)n;
+        fclose(f);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        cr_log_warn("cannot remove %s", dir);
+}
+
+static int lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+Test(cli_parse, prints_neutral_result_in_contract_order)
+{
+    run r;
+    tw_run(&r, "parse --format hermes",
+           "<think>plan</think>Sure.<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}</tool_call>");
+    cr_assert_eq(r.rc, 0, "stderr: %s", r.err);
+    cr_assert_str_eq(r.out,
+                     "{\"content\":\"Sure.\",\"thinking\":\"plan\",\"tool_calls\":[{\"id\":\"call_1\","
+                     "\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}],\"finish_reason\":"
+                     "\"tool_calls\",\"errors\":[],\"warnings\":[]}\n");
+}
+
+Test(cli_parse, refused_calls_still_exit_zero)
+{
+    run r;
+    tw_run(&r, "parse --format hermes", "a<tool_call>{not json}</tool_call>b");
+    cr_assert_eq(r.rc, 0);
+    cJSON *v = cJSON_Parse(r.out);
+    cr_assert_not_null(v);
+    cJSON *e = cJSON_GetArrayItem(tw_json_get(v, "errors"), 0);
+    cr_assert_str_eq(tw_json_get_str(e, "code"), "tool_call_json");
+    cr_assert_eq(tw_json_get(e, "offset")->valueint, 1);
+    cr_assert_str_eq(tw_json_get_str(v, "content"), "ab");
+    cJSON_Delete(v);
+}
+
+Test(cli_parse, chunked_equals_batch)
+{
+    const char *in = "<think>a</think> x <tool_call>[{\"name\":\"f\"},{\"name\":\"g\",\"arguments\":\"{\\\"k\\\":1}\"}]</tool_call> y";
+    run a, b;
+    tw_run(&a, "parse --format hermes", in);
+    tw_run(&b, "parse --format hermes --chunk 3", in);
+    cr_assert_eq(a.rc, 0);
+    cr_assert_eq(b.rc, 0);
+    cr_assert_str_eq(a.out, b.out);
+}
+
+Test(cli_parse, bad_usage_is_one_line_exit_two)
+{
+    const char *cases[] = {"parse", "parse --format nope", "parse --format hermes --bogus",
+                           "parse --format hermes --chunk 0", "parse --format hermes --finish later",
+                           "parse --format hermes --max-calls x", "parse --format hermes /no/such/file",
+                           "parse --format hermes --tools /no/such/tools.json",
+                           "parse --format hermes --max-depth 5000"};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run r;
+        tw_run(&r, cases[i], "x");
+        cr_assert_eq(r.rc, 2, "%s -> %d", cases[i], r.rc);
+        cr_assert_eq(lines(r.err), 1, "%s: stderr was: %s", cases[i], r.err);
+        cr_assert_eq(r.out[0], '\0', "%s printed to stdout", cases[i]);
+        cr_assert(strstr(r.err, "toolwire parse:"), "%s", r.err);
+    }
+}
+
+Test(cli_parse, tools_file_in_openai_form_refuses_unknown_names)
+{
+    char path[] = "/tmp/twtoolsXXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    const char *tools = "[{\"type\": \"function\", \"function\": {\"name\": \"known\", \"parameters\": "
+                        "{\"type\": \"object\", \"properties\": {\"n\": {\"type\": \"integer\"}}, \"required\": [\"n\"]}}}]";
+    cr_assert_eq(write(fd, tools, strlen(tools)), (ssize_t)strlen(tools));
+    close(fd);
+    char args[512];
+    snprintf(args, sizeof args, "parse --format hermes --tools %s", path);
+    run r;
+    tw_run(&r, args,
+           "<tool_call>{\"name\": \"other\"}</tool_call><tool_call>{\"name\": \"known\", \"arguments\": {\"n\": 1.5}}</tool_call>"
+           "<tool_call>{\"name\": \"known\", \"arguments\": {\"n\": 2}}</tool_call>");
+    unlink(path);
+    cr_assert_eq(r.rc, 0, "%s", r.err);
+    cJSON *v = cJSON_Parse(r.out);
+    cr_assert_not_null(v);
+    cJSON *errs = tw_json_get(v, "errors");
+    cr_assert_eq(cJSON_GetArraySize(errs), 2);
+    cr_assert_str_eq(tw_json_get_str(cJSON_GetArrayItem(errs, 0), "code"), "unknown_tool");
+    cr_assert_str_eq(tw_json_get_str(cJSON_GetArrayItem(errs, 1), "code"), "args_schema");
+    cr_assert_eq(cJSON_GetArraySize(tw_json_get(v, "tool_calls")), 1);
+    cJSON_Delete(v);
+}
+
+Test(cli_parse, limits_from_options)
+{
+    run r;
+    tw_run(&r, "parse --format hermes --max-input-bytes 10", "0123456789abcdef");
+    cr_assert_eq(r.rc, 0);
+    cJSON *v = cJSON_Parse(r.out);
+    cr_assert_str_eq(tw_json_get_str(v, "content"), "0123456789");
+    cJSON *e = cJSON_GetArrayItem(tw_json_get(v, "errors"), 0);
+    cr_assert_str_eq(tw_json_get_str(e, "code"), "input_too_large");
+    cr_assert_eq(tw_json_get(e, "offset")->valueint, 10);
+    cJSON_Delete(v);
+}
+
+Test(cli_parse, help_lists_every_format)
+{
+    run r;
+    tw_run(&r, "parse --help", "");
+    cr_assert_eq(r.rc, 0);
+    const char *fmts[] = {"think", "hermes", "fenced", "openai-response", "openai-stream",
+                          "anthropic-response", "anthropic-stream", "vllm-generate", "proxy"};
+    for (size_t i = 0; i < sizeof fmts / sizeof fmts[0]; i++)
+        cr_assert(strstr(r.out, fmts[i]), "%s missing from --help", fmts[i]);
+}

@@ -1,0 +1,202 @@
+/*
+ * Streaming properties of the text decoders over every decode fixture:
+ * events are never retracted (their concatenation is the final content and
+ * thinking, calls arrive in order), random splits equal batch, and memory
+ * stays bounded by the limits whatever the input size.
+ */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/allocator_interface.h>
+#define HEAP_IN_USE() __sanitizer_get_current_allocated_bytes()
+#else
+#include <malloc.h>
+#define HEAP_IN_USE() (mallinfo2().uordblks)
+#endif
+
+#include "cli.h"
+#include "decode_opts.h"
+#include "textfix.h"
+#include "toolwire/decode.h"
+#include "toolwire/text.h"
+#include "twtest.h"
+
+typedef struct collect {
+    tw_buf content, thinking;
+    size_t ncalls;
+    char ids[64][64];
+    size_t nerrors;
+} collect;
+
+static void on_event(void *user, const tw_event *ev)
+{
+    collect *c = user;
+    switch (ev->kind) {
+    case TW_EV_CONTENT: tw_buf_append(&c->content, ev->text, ev->len); break;
+    case TW_EV_THINKING: tw_buf_append(&c->thinking, ev->text, ev->len); break;
+    case TW_EV_TOOL_CALL:
+        if (c->ncalls < 64)
+            snprintf(c->ids[c->ncalls], 64, "%s", ev->call->id);
+        c->ncalls++;
+        break;
+    case TW_EV_ERROR: c->nerrors++; break;
+    default: break;
+    }
+}
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static size_t rnd(size_t n)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (size_t)(rng_state % n);
+}
+
+static bool same_result(const tw_result *a, const tw_result *b)
+{
+    tw_buf x = {0}, y = {0};
+    tw_result_write(&x, a, 0);
+    tw_result_write(&y, b, 0);
+    bool same = x.len == y.len && memcmp(x.data, y.data, x.len) == 0;
+    if (!same)
+        cr_log_error("batch:  %s\nstream: %s", x.data, y.data);
+    tw_buf_free(&x);
+    tw_buf_free(&y);
+    return same;
+}
+
+static void run_dir(const char *sub)
+{
+    char **files = NULL;
+    long n = tw_list_files(tw_test_src(sub), ".json", &files);
+    cr_assert_gt(n, 0);
+    for (long i = 0; i < n; i++) {
+        char why[300];
+        cJSON *fx = tw_load_json_file(files[i], 1 << 26, 256, why, sizeof why);
+        cr_assert_not_null(fx, "%s", why);
+        tw_opts_holder h;
+        tw_opts_holder_init(&h);
+        cr_assert(tw_opts_from_json(&h, tw_json_get(fx, "options"), why, sizeof why), "%s", why);
+        const tw_format_ops *f = tw_format_find(tw_json_get_str(fx, "format"));
+        const char *in = tw_json_get_str(fx, "input");
+        size_t len = strlen(in);
+        char *copy = tw_test_exact(in, len);
+        tw_result batch;
+        cr_assert_eq(f->decode(copy, len, &h.o, &batch), TW_OK);
+
+        for (int round = 0; round < 20; round++) {
+            collect c;
+            memset(&c, 0, sizeof c);
+            tw_stream *s = tw_stream_new(f, &h.o, on_event, &c);
+            cr_assert_not_null(s);
+            size_t off = 0;
+            while (off < len) {
+                size_t k = 1 + rnd(round < 10 ? 5 : 40);
+                if (k > len - off)
+                    k = len - off;
+                char *piece = tw_test_exact(copy + off, k);
+                cr_assert_eq(tw_stream_feed(s, piece, k), TW_OK);
+                free(piece);
+                off += k;
+            }
+            tw_result r;
+            cr_assert_eq(tw_stream_finish(s, &r), TW_OK);
+            tw_stream_free(s);
+            cr_assert(same_result(&batch, &r), "%s: random split %d differs", files[i], round);
+            /* events: nothing retracted, nothing missing */
+            cr_assert_eq(c.content.len, r.msg.content.len, "%s: content events", files[i]);
+            cr_assert(c.content.len == 0 || memcmp(c.content.data, r.msg.content.data, c.content.len) == 0,
+                      "%s: content events differ", files[i]);
+            cr_assert_eq(c.thinking.len, r.msg.thinking.len, "%s: thinking events", files[i]);
+            cr_assert(c.thinking.len == 0 || memcmp(c.thinking.data, r.msg.thinking.data, c.thinking.len) == 0,
+                      "%s: thinking events differ", files[i]);
+            cr_assert_eq(c.ncalls, r.msg.ncalls, "%s: call events", files[i]);
+            for (size_t k = 0; k < c.ncalls && k < 64; k++)
+                cr_assert_str_eq(c.ids[k], r.msg.calls[k].id);
+            cr_assert_eq(c.nerrors, r.errors.len, "%s: error events", files[i]);
+            tw_buf_free(&c.content);
+            tw_buf_free(&c.thinking);
+            tw_result_free(&r);
+        }
+        tw_result_free(&batch);
+        free(copy);
+        tw_opts_holder_free(&h);
+        cJSON_Delete(fx);
+    }
+    tw_free_list(files, n);
+}
+
+Test(text_stream, think_random_splits_and_events) { run_dir("tests/data/decode/think"); }
+Test(text_stream, hermes_random_splits_and_events) { run_dir("tests/data/decode/hermes"); }
+Test(text_stream, fenced_random_splits_and_events) { run_dir("tests/data/decode/fenced"); }
+
+/* Feed far more than the caps in small pieces; the heap must stay bounded. */
+static void bounded_feed(const char *prefix, const char *unit, size_t total, tw_text_kind kind,
+                         bool forced, tw_unterminated unterm)
+{
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    o.limits.max_input_bytes = 1 << 20;
+    o.limits.max_args_bytes = 4096;
+    o.forced_open = forced;
+    o.unterminated = unterm;
+    size_t base = HEAP_IN_USE();
+    size_t peak = 0;
+    tw_text_dec d;
+    cr_assert_eq(tw_text_init(&d, kind, &o, NULL, NULL), TW_OK);
+    size_t ul = strlen(unit);
+    cr_assert_eq(tw_text_feed(&d, prefix, strlen(prefix)), TW_OK);
+    for (size_t fed = 0; fed < total; fed += ul) {
+        cr_assert_eq(tw_text_feed(&d, unit, ul), TW_OK);
+        size_t now = HEAP_IN_USE();
+        if (now > base && now - base > peak)
+            peak = now - base;
+    }
+    tw_result r;
+    cr_assert_eq(tw_text_finish(&d, &r), TW_OK);
+    cr_assert(tw_diag_has(&r.errors, TW_D_INPUT_TOO_LARGE));
+    /* held text is bounded by max_input_bytes; content/thinking too */
+    cr_assert_lt(peak, (size_t)8 << 20, "peak heap %zu bytes", peak);
+    tw_result_free(&r);
+}
+
+Test(text_stream, memory_bounded_prose) { bounded_feed("", "lorem ipsum dolor sit amet ", 32u << 20, TW_TEXT_HERMES, false, TW_UNTERM_SYNTHESIZE); }
+Test(text_stream, memory_bounded_open_call) { bounded_feed("<tool_call>{\"name\": \"f\", \"arguments\": {\"t\": \"", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", 32u << 20, TW_TEXT_HERMES, false, TW_UNTERM_SYNTHESIZE); }
+Test(text_stream, memory_bounded_held_think) { bounded_feed("<think>", "a <tool_call> inside reasoning ", 32u << 20, TW_TEXT_HERMES, false, TW_UNTERM_SYNTHESIZE); }
+Test(text_stream, memory_bounded_direct) { bounded_feed("", "<think>never closed ", 32u << 20, TW_TEXT_THINK, true, TW_UNTERM_DIRECT); }
+
+/* An endless tool-call block is never buffered past its cap (2 * max_args +
+ * 4096), however much input the caps allow. */
+Test(text_stream, open_block_not_buffered_past_cap)
+{
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    o.limits.max_input_bytes = (size_t)64 << 20;
+    o.limits.max_args_bytes = 4096;
+    size_t base = HEAP_IN_USE(), peak = 0;
+    tw_text_dec d;
+    cr_assert_eq(tw_text_init(&d, TW_TEXT_HERMES, &o, NULL, NULL), TW_OK);
+    const char *open = "<tool_call>{\"name\": \"f\", \"arguments\": {\"t\": \"";
+    cr_assert_eq(tw_text_feed(&d, open, strlen(open)), TW_OK);
+    char unit[4096];
+    memset(unit, 'x', sizeof unit);
+    for (int i = 0; i < 8192; i++) { /* 32 MiB */
+        cr_assert_eq(tw_text_feed(&d, unit, sizeof unit), TW_OK);
+        size_t now = HEAP_IN_USE();
+        if (now > base && now - base > peak)
+            peak = now - base;
+    }
+    const char *close = "\"}}</tool_call> done";
+    cr_assert_eq(tw_text_feed(&d, close, strlen(close)), TW_OK);
+    tw_result r;
+    cr_assert_eq(tw_text_finish(&d, &r), TW_OK);
+    cr_assert_eq(r.msg.ncalls, 0);
+    cr_assert(tw_diag_has(&r.errors, TW_D_ARGS_TOO_LARGE));
+    cr_assert_str_eq(r.msg.content.data, "done");
+    cr_assert_lt(peak, (size_t)256 << 10, "peak heap %zu bytes", peak);
+    tw_result_free(&r);
+}
