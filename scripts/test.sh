@@ -13,6 +13,9 @@ echo "== normal build =="
 scripts/build.sh build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOOLWIRE_WERROR=ON
 ctest --test-dir build --output-on-failure -j "$jobs"
 
+echo "== install rules =="
+scripts/install-check.sh build
+
 echo "== main job =="
 build/toolwire main --quiet
 
@@ -21,3 +24,6 @@ scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DTOOLWIRE_WERROR=ON -DTOOL
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs"
+echo "== main job under ASan + UBSan =="
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  build-asan/toolwire main --quiet --out build-asan/reports
