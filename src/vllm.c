@@ -1,5 +1,889 @@
-/* vLLM-native /generate (placeholder until implemented). */
+/*
+ * vLLM-native /generate (seed 000, SEMANTICS §5): the GenerateResponse
+ * decoder, the GenerateRequest / GenerateResponse encoders, the server's
+ * two-pass assembly and the client's AIMessage mapping.
+ * Rules: docs/formats/vllm-native.md.
+ */
+#include "toolwire/vllm.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "formats.h"
-TW_UNSUPPORTED_FORMAT(tw_format_vllm_generate, "vllm-generate");
-TW_UNSUPPORTED_ENCODER(tw_encoder_vllm_generate_request, "vllm-generate-request", TW_ENC_REQUEST);
-TW_UNSUPPORTED_ENCODER(tw_encoder_vllm_generate_response, "vllm-generate-response", TW_ENC_RESULT);
+#include "toolwire/hermes_encode.h"
+#include "toolwire/schema.h"
+#include "toolwire/text.h"
+
+#define TRY(x)                                                                 \
+    do {                                                                       \
+        tw_status st_ = (x);                                                   \
+        if (st_ != TW_OK)                                                      \
+            return st_;                                                        \
+    } while (0)
+
+#define PUTS(b, lit) tw_buf_append((b), (lit), sizeof(lit) - 1)
+
+static tw_status put_str(tw_buf *b, const char *s, size_t n)
+{
+    return tw_json_write_str(b, s ? s : "", s ? n : 0, TW_JSON_COMPACT);
+}
+
+static tw_status put_cstr(tw_buf *b, const char *s) { return put_str(b, s, s ? strlen(s) : 0); }
+
+/* ===================== parameters and tokens ===================== */
+
+static bool count_field(const cJSON *v, size_t *out)
+{
+    if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 1e15 ||
+        v->valuedouble != (double)(size_t)v->valuedouble)
+        return false;
+    *out = (size_t)v->valuedouble;
+    return true;
+}
+
+static tw_status bad(char *why, size_t whylen, const char *key)
+{
+    if (why && whylen)
+        snprintf(why, whylen, "option '%s' has a bad value", key);
+    return TW_ERR_INVALID;
+}
+
+tw_status tw_vllm_params_read(const cJSON *options, tw_vllm_params *out, char *why,
+                              size_t whylen)
+{
+    memset(out, 0, sizeof *out);
+    out->two_pass = true;
+    out->hermes = true;
+    const cJSON *v;
+    if ((v = tw_json_get(options, "two_pass")) && !cJSON_IsNull(v)) {
+        if (!cJSON_IsBool(v))
+            return bad(why, whylen, "two_pass");
+        out->two_pass = cJSON_IsTrue(v);
+    }
+    if ((v = tw_json_get(options, "think_tag")) && !cJSON_IsNull(v)) {
+        if (!cJSON_IsString(v) ||
+            (strcmp(v->valuestring, "think") != 0 && strcmp(v->valuestring, "thinking") != 0))
+            return bad(why, whylen, "think_tag");
+        out->thinking_tag = strcmp(v->valuestring, "thinking") == 0;
+    }
+    if ((v = tw_json_get(options, "max_thinking_tokens")) && !cJSON_IsNull(v) &&
+        !count_field(v, &out->max_thinking_tokens))
+        return bad(why, whylen, "max_thinking_tokens");
+    if ((v = tw_json_get(options, "max_response_tokens")) && !cJSON_IsNull(v) &&
+        !count_field(v, &out->max_response_tokens))
+        return bad(why, whylen, "max_response_tokens");
+    if ((v = tw_json_get(options, "tool_parser")) && !cJSON_IsNull(v)) {
+        if (!cJSON_IsString(v) ||
+            (strcmp(v->valuestring, "hermes") != 0 && strcmp(v->valuestring, "openai") != 0))
+            return bad(why, whylen, "tool_parser");
+        out->hermes = strcmp(v->valuestring, "hermes") == 0;
+    }
+    if ((v = tw_json_get(options, "temperature")) && !cJSON_IsNull(v) && !cJSON_IsNumber(v))
+        return bad(why, whylen, "temperature");
+    return TW_OK;
+}
+
+size_t tw_vllm_token_prefix(const char *buf, size_t len, size_t max_tokens, size_t *ntokens)
+{
+    size_t i = 0, tokens = 0, cut = len;
+    bool cut_set = false;
+    while (i < len) {
+        if (!cut_set && tokens == max_tokens) {
+            cut = i;
+            cut_set = true;
+            if (!ntokens)
+                break;
+        }
+        bool sp = tw_is_space((unsigned char)buf[i]);
+        while (i < len && tw_is_space((unsigned char)buf[i]) == sp)
+            i++;
+        tokens++;
+    }
+    if (ntokens)
+        *ntokens = tokens;
+    return cut;
+}
+
+/* ===================== the two-pass assembly ===================== */
+
+void tw_vllm_assembly_free(tw_vllm_assembly *a)
+{
+    tw_buf_free(&a->thinking_core);
+    tw_buf_free(&a->response_prefix);
+    tw_buf_free(&a->text2);
+    tw_buf_free(&a->combined);
+    tw_buf_free(&a->pre_tool_text);
+    tw_result_free(&a->result);
+    memset(a, 0, sizeof *a);
+}
+
+static tw_status put_trimmed(tw_buf *b, const char *p, size_t n)
+{
+    tw_trim(&p, &n);
+    return tw_buf_append(b, p ? p : "", n);
+}
+
+static tw_status pass1_split(tw_vllm_assembly *a, const tw_vllm_params *p, const char *t,
+                             size_t n)
+{
+    size_t cut = p->max_thinking_tokens ? tw_vllm_token_prefix(t, n, p->max_thinking_tokens, NULL)
+                                        : n;
+    const char *c1 = tw_memmem(t, n, "</think>", 8);
+    const char *c2 = tw_memmem(t, n, "</thinking>", 11);
+    const char *close = c1;
+    size_t clen = 8;
+    if (c2 && (!c1 || c2 < c1)) {
+        close = c2;
+        clen = 11;
+    }
+    size_t core_end = cut, pre_from = cut;
+    if (close && (size_t)(close - t) + clen <= cut) {
+        core_end = (size_t)(close - t);
+        pre_from = core_end + clen;
+        a->pass1_stop = TW_VLLM_STOP_TAG;
+    } else {
+        a->pass1_stop = cut < n ? TW_VLLM_TOKEN_CAP : TW_VLLM_END;
+    }
+    /* a repeated opening tag at the very start is dropped (SEMANTICS §1.4) */
+    const char *core = t;
+    size_t cn = core_end;
+    tw_trim(&core, &cn);
+    if (cn >= 7 && memcmp(core, "<think>", 7) == 0) {
+        core += 7;
+        cn -= 7;
+    } else if (cn >= 10 && memcmp(core, "<thinking>", 10) == 0) {
+        core += 10;
+        cn -= 10;
+    }
+    TRY(put_trimmed(&a->thinking_core, core, cn));
+    TRY(put_trimmed(&a->response_prefix, t + pre_from, cut - pre_from));
+    if (a->pass1_stop != TW_VLLM_STOP_TAG)
+        TRY(tw_diag_add(&a->result.errors, TW_D_THINK_UNTERMINATED, -1,
+                        a->pass1_stop == TW_VLLM_TOKEN_CAP
+                            ? "pass 1 hit max_thinking_tokens; the think block was closed"
+                            : "pass 1 ended without a closing tag; the think block was closed"));
+    return TW_OK;
+}
+
+static tw_status pass2_cut(tw_vllm_assembly *a, const tw_vllm_params *p, const char *t, size_t n,
+                           tw_finish *finish)
+{
+    size_t cut = p->max_response_tokens ? tw_vllm_token_prefix(t, n, p->max_response_tokens, NULL)
+                                        : n;
+    const char *stop = p->hermes ? tw_memmem(t, n, "</tool_call>", 12) : NULL;
+    size_t keep;
+    if (stop && (size_t)(stop - t) + 12 <= cut) {
+        keep = (size_t)(stop - t); /* the stop sequence is consumed */
+        a->pass2_stop = TW_VLLM_STOP_TAG;
+        *finish = TW_FINISH_STOP_SEQUENCE;
+    } else if (cut < n) {
+        keep = cut;
+        a->pass2_stop = TW_VLLM_TOKEN_CAP;
+        *finish = TW_FINISH_LENGTH;
+    } else {
+        keep = n;
+        a->pass2_stop = TW_VLLM_END;
+        *finish = TW_FINISH_STOP;
+    }
+    return tw_buf_append(&a->text2, t, keep);
+}
+
+tw_status tw_vllm_assemble(const tw_vllm_params *p, const char *pass1, size_t len1,
+                           const char *pass2, size_t len2, const tw_decode_opts *o,
+                           tw_vllm_assembly *out)
+{
+    memset(out, 0, sizeof *out);
+    tw_decode_opts dopt;
+    if (o)
+        dopt = *o;
+    else
+        memset(&dopt, 0, sizeof dopt);
+    tw_limits L;
+    tw_limits_resolve(&L, &dopt.limits);
+    tw_result_init(&out->result, &L);
+    tw_status st = TW_OK;
+    if (len1 > L.max_input_bytes || len2 > L.max_input_bytes) {
+        /* each pass is read up to the cap; the rest was never generated */
+        len1 = len1 > L.max_input_bytes ? L.max_input_bytes : len1;
+        len2 = len2 > L.max_input_bytes ? L.max_input_bytes : len2;
+        st = tw_diag_add(&out->result.errors, TW_D_INPUT_TOO_LARGE, -1,
+                         "a pass text exceeds max_input_bytes; the rest was not read");
+    }
+    if (p->two_pass)
+        st = pass1_split(out, p, pass1 ? pass1 : "", len1);
+    tw_finish fin = TW_FINISH_STOP;
+    if (st == TW_OK)
+        st = pass2_cut(out, p, pass2 ? pass2 : "", len2, &fin);
+    if (st == TW_OK) {
+        tw_buf joined = {0};
+        st = tw_buf_append(&joined, out->response_prefix.data ? out->response_prefix.data : "",
+                           out->response_prefix.len);
+        if (st == TW_OK && out->response_prefix.len && out->text2.len)
+            st = tw_buf_putc(&joined, ' ');
+        if (st == TW_OK)
+            st = tw_buf_append(&joined, out->text2.data ? out->text2.data : "", out->text2.len);
+        if (st == TW_OK)
+            st = put_trimmed(&out->combined, joined.data ? joined.data : "", joined.len);
+        tw_buf_free(&joined);
+    }
+    tw_result dec;
+    memset(&dec, 0, sizeof dec);
+    if (st == TW_OK) {
+        dopt.finish = fin;
+        dopt.forced_open = false;
+        dopt.bare_json = false;
+        st = p->hermes ? tw_hermes_decode(out->combined.data, out->combined.len, &dopt, &dec)
+                       : tw_think_decode(out->combined.data, out->combined.len, &dopt, &dec);
+    }
+    if (st == TW_OK) {
+        tw_result *r = &out->result;
+        st = tw_buf_append(&r->msg.thinking, out->thinking_core.data ? out->thinking_core.data : "",
+                           out->thinking_core.len);
+        /* the server numbers the calls itself: call_1, call_2, ... */
+        for (size_t i = 0; st == TW_OK && i < dec.msg.ncalls; i++) {
+            char id[32];
+            snprintf(id, sizeof id, "call_%zu", i + 1);
+            char *nid = tw_strdup(id);
+            if (!nid) {
+                st = TW_ERR_NOMEM;
+                break;
+            }
+            free(dec.msg.calls[i].id);
+            dec.msg.calls[i].id = nid;
+            st = tw_message_add_call(&r->msg, &dec.msg.calls[i]);
+        }
+        if (st == TW_OK && dec.msg.ncalls) {
+            out->has_pre_tool_text = true;
+            st = tw_buf_append(&out->pre_tool_text, dec.msg.content.data ? dec.msg.content.data : "",
+                               dec.msg.content.len);
+            if (st == TW_OK)
+                st = tw_buf_append(&r->msg.content, out->pre_tool_text.data, out->pre_tool_text.len);
+        } else if (st == TW_OK) {
+            st = tw_buf_append(&r->msg.content, out->combined.data, out->combined.len);
+        }
+        for (size_t i = 0; st == TW_OK && i < dec.errors.len; i++)
+            st = tw_diag_add(&r->errors, dec.errors.items[i].code, dec.errors.items[i].offset,
+                             dec.errors.items[i].message);
+        for (size_t i = 0; st == TW_OK && i < dec.warnings.len; i++)
+            if (dec.warnings.items[i].code != TW_D_DUPLICATE_ID) /* ids are reassigned */
+                st = tw_diag_add(&r->warnings, dec.warnings.items[i].code,
+                                 dec.warnings.items[i].offset, dec.warnings.items[i].message);
+        if (st == TW_OK) {
+            const char *fr = r->msg.ncalls                          ? "tool_calls"
+                             : out->pass2_stop == TW_VLLM_TOKEN_CAP ? "length"
+                                                                    : "stop";
+            r->finish_reason = tw_strdup(fr);
+            if (!r->finish_reason)
+                st = TW_ERR_NOMEM;
+        }
+    }
+    /* calls moved out of dec are zeroed; the rest is freed here */
+    tw_result_free(&dec);
+    if (st != TW_OK)
+        tw_vllm_assembly_free(out);
+    return st;
+}
+
+/* ===================== AIMessage ===================== */
+
+tw_status tw_vllm_aimessage_write(tw_buf *out, const tw_result *r, const char *think_tag,
+                                  int flags)
+{
+    (void)flags;
+    const char *tag = think_tag ? think_tag : "think";
+    tw_buf content = {0};
+    tw_status st = TW_OK;
+    if (r->msg.thinking.len) {
+        st = tw_buf_printf(&content, "<%s>", tag);
+        if (st == TW_OK)
+            st = tw_buf_append(&content, r->msg.thinking.data, r->msg.thinking.len);
+        if (st == TW_OK)
+            st = tw_buf_printf(&content, "</%s>\n", tag);
+    }
+    if (st == TW_OK)
+        st = tw_buf_append(&content, r->msg.content.data ? r->msg.content.data : "",
+                           r->msg.content.len);
+    if (st == TW_OK)
+        st = PUTS(out, "{\"content\":");
+    if (st == TW_OK)
+        st = put_str(out, content.data, content.len);
+    tw_buf_free(&content);
+    TRY(st);
+    TRY(PUTS(out, ",\"tool_calls\":["));
+    for (size_t i = 0; i < r->msg.ncalls; i++) {
+        const tw_call *c = &r->msg.calls[i];
+        TRY(tw_buf_puts(out, i ? ",{\"id\":" : "{\"id\":"));
+        TRY(put_cstr(out, c->id));
+        TRY(PUTS(out, ",\"name\":"));
+        TRY(put_cstr(out, c->name));
+        TRY(PUTS(out, ",\"args\":"));
+        if (c->arguments)
+            TRY(tw_json_write(out, c->arguments, TW_JSON_COMPACT));
+        else
+            TRY(PUTS(out, "{}"));
+        TRY(tw_buf_putc(out, '}'));
+    }
+    TRY(PUTS(out, "],\"additional_kwargs\":{\"thinking\":"));
+    TRY(put_str(out, r->msg.thinking.data, r->msg.thinking.len));
+    return PUTS(out, "}}");
+}
+
+/* ===================== encoders ===================== */
+
+static void warn(const tw_encode_opts *o, const char *msg)
+{
+    if (o && o->warnings)
+        tw_diag_add(o->warnings, TW_D_NOT_CARRIED, -1, msg);
+}
+
+/* History calls ride in the content as Hermes <tool_call> text, the way the
+ * Qwen3 template renders them. */
+static tw_status write_message(tw_buf *b, const tw_message *m, size_t max_depth)
+{
+    TRY(PUTS(b, "{\"role\":"));
+    TRY(put_cstr(b, tw_role_name(m->role)));
+    TRY(PUTS(b, ",\"content\":"));
+    if (!m->ncalls)
+        TRY(put_str(b, m->content.data, m->content.len));
+    else {
+        tw_buf c = {0};
+        tw_status st = tw_buf_append(&c, m->content.data ? m->content.data : "", m->content.len);
+        for (size_t i = 0; st == TW_OK && i < m->ncalls; i++) {
+            if (i || m->content.len)
+                st = tw_buf_putc(&c, '\n');
+            if (st == TW_OK)
+                st = PUTS(&c, "<tool_call>\n{\"name\": ");
+            if (st == TW_OK)
+                st = tw_json_write_str(&c, m->calls[i].name ? m->calls[i].name : "",
+                                       m->calls[i].name ? strlen(m->calls[i].name) : 0,
+                                       TW_JSON_SPACED);
+            if (st == TW_OK)
+                st = PUTS(&c, ", \"arguments\": ");
+            if (st == TW_OK)
+                st = m->calls[i].arguments ? tw_json_write_py(&c, m->calls[i].arguments, max_depth)
+                                           : PUTS(&c, "{}");
+            if (st == TW_OK)
+                st = PUTS(&c, "}\n</tool_call>");
+        }
+        if (st == TW_OK)
+            st = put_str(b, c.data, c.len);
+        tw_buf_free(&c);
+        TRY(st);
+    }
+    return tw_buf_putc(b, '}');
+}
+
+static tw_status write_num_opt(tw_buf *b, const cJSON *opts, const char *key)
+{
+    const cJSON *v = tw_json_get(opts, key);
+    if (!cJSON_IsNumber(v))
+        return TW_OK;
+    TRY(tw_buf_printf(b, ",\"%s\":", key));
+    return tw_json_write_num(b, v->valuedouble);
+}
+
+static tw_status render_request(tw_buf *b, const tw_request *r, const tw_encode_opts *o,
+                                size_t max_depth)
+{
+    bool thinking_dropped = false, ids_dropped = false, errs_dropped = false;
+    TRY(PUTS(b, "{\"messages\":["));
+    for (size_t i = 0; i < r->nmessages; i++) {
+        const tw_message *m = &r->messages[i];
+        thinking_dropped |= m->thinking.len > 0;
+        ids_dropped |= m->role == TW_ROLE_TOOL && m->tool_call_id;
+        errs_dropped |= m->is_error;
+        if (i)
+            TRY(tw_buf_putc(b, ','));
+        TRY(write_message(b, m, max_depth));
+    }
+    TRY(tw_buf_putc(b, ']'));
+    const cJSON *opts = r->options;
+    TRY(write_num_opt(b, opts, "temperature"));
+    const cJSON *v = tw_json_get(opts, "two_pass");
+    if (cJSON_IsBool(v))
+        TRY(tw_buf_puts(b, cJSON_IsTrue(v) ? ",\"two_pass\":true" : ",\"two_pass\":false"));
+    if ((v = tw_json_get(opts, "think_tag")) && cJSON_IsString(v)) {
+        TRY(PUTS(b, ",\"think_tag\":"));
+        TRY(put_cstr(b, v->valuestring));
+    }
+    TRY(write_num_opt(b, opts, "max_thinking_tokens"));
+    TRY(write_num_opt(b, opts, "max_response_tokens"));
+    if (r->tools_present || r->ntools) {
+        TRY(PUTS(b, ",\"tools\":["));
+        for (size_t i = 0; i < r->ntools; i++) {
+            if (i)
+                TRY(tw_buf_putc(b, ','));
+            TRY(tw_tool_write(b, &r->tools[i], TW_JSON_COMPACT));
+        }
+        TRY(tw_buf_putc(b, ']'));
+    }
+    switch (r->choice) {
+    case TW_CHOICE_AUTO: TRY(PUTS(b, ",\"tool_choice\":\"auto\"")); break;
+    case TW_CHOICE_NONE: TRY(PUTS(b, ",\"tool_choice\":\"none\"")); break;
+    case TW_CHOICE_REQUIRED: TRY(PUTS(b, ",\"tool_choice\":\"required\"")); break;
+    case TW_CHOICE_NAMED:
+        TRY(PUTS(b, ",\"tool_choice\":{\"name\":"));
+        TRY(put_cstr(b, r->choice_name));
+        TRY(tw_buf_putc(b, '}'));
+        break;
+    default: break;
+    }
+    if ((v = tw_json_get(opts, "tool_parser")) && cJSON_IsString(v)) {
+        TRY(PUTS(b, ",\"tool_parser\":"));
+        TRY(put_cstr(b, v->valuestring));
+    }
+    if (thinking_dropped)
+        warn(o, "vllm-generate-request: thinking of history messages not carried");
+    if (ids_dropped)
+        warn(o, "vllm-generate-request: tool_call_id of tool results not carried");
+    if (errs_dropped)
+        warn(o, "vllm-generate-request: is_error of tool results not carried");
+    return tw_buf_putc(b, '}');
+}
+
+tw_status tw_vllm_request_encode(const tw_request *r, const tw_encode_opts *o, tw_buf *out)
+{
+    if (!r || !out)
+        return TW_ERR_INVALID;
+    tw_vllm_params p;
+    TRY(tw_vllm_params_read(r->options, &p, NULL, 0));
+    tw_limits L;
+    tw_limits_resolve(&L, o ? &o->limits : NULL);
+    tw_buf b = {0};
+    b.max = L.max_output_bytes;
+    tw_status st = render_request(&b, r, o, L.max_depth);
+    if (st == TW_OK)
+        st = tw_buf_append(out, b.data ? b.data : "", b.len);
+    tw_buf_free(&b);
+    return st;
+}
+
+static tw_status render_response(tw_buf *b, const tw_result *r)
+{
+    TRY(PUTS(b, "{\"thinking\":"));
+    TRY(put_str(b, r->msg.thinking.data, r->msg.thinking.len));
+    TRY(PUTS(b, ",\"response\":"));
+    TRY(put_str(b, r->msg.content.data, r->msg.content.len));
+    TRY(PUTS(b, ",\"tool_calls\":["));
+    for (size_t i = 0; i < r->msg.ncalls; i++) {
+        const tw_call *c = &r->msg.calls[i];
+        TRY(tw_buf_puts(b, i ? ",{\"id\":" : "{\"id\":"));
+        TRY(put_cstr(b, c->id));
+        TRY(PUTS(b, ",\"name\":"));
+        TRY(put_cstr(b, c->name));
+        TRY(PUTS(b, ",\"arguments\":"));
+        if (c->arguments)
+            TRY(tw_json_write(b, c->arguments, TW_JSON_COMPACT));
+        else
+            TRY(PUTS(b, "{}"));
+        TRY(tw_buf_putc(b, '}'));
+    }
+    TRY(PUTS(b, "],\"pre_tool_text\":"));
+    if (r->msg.ncalls)
+        TRY(put_str(b, r->msg.content.data, r->msg.content.len));
+    else
+        TRY(PUTS(b, "null"));
+    return tw_buf_putc(b, '}');
+}
+
+tw_status tw_vllm_response_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out)
+{
+    if (!r || !out)
+        return TW_ERR_INVALID;
+    tw_limits L;
+    tw_limits_resolve(&L, o ? &o->limits : NULL);
+    tw_buf b = {0};
+    b.max = L.max_output_bytes;
+    tw_status st = render_response(&b, r);
+    if (st == TW_OK)
+        st = tw_buf_append(out, b.data ? b.data : "", b.len);
+    tw_buf_free(&b);
+    if (st == TW_OK) {
+        const char *fr = r->finish_reason ? r->finish_reason : "";
+        const char *derived = r->msg.ncalls ? "tool_calls" : "stop";
+        if (fr[0] && strcmp(fr, derived) != 0)
+            warn(o, "vllm-generate-response: finish_reason not carried");
+        if (r->msg.thinking_signature)
+            warn(o, "vllm-generate-response: thinking signature not carried");
+        if (r->errors.len || r->warnings.len)
+            warn(o, "vllm-generate-response: diagnostics not carried");
+    }
+    return st;
+}
+
+/* ===================== decoder ===================== */
+
+typedef struct positions {
+    const cJSON *root;
+    const cJSON *next_top;   /* next top-level member expected */
+    const cJSON *calls;      /* the tool_calls array */
+    const cJSON *next_call;
+    int64_t *call_off;
+    size_t ncall_off;
+    int64_t top_off[4];      /* thinking, response, tool_calls, pre_tool_text */
+} positions;
+
+static const char *const TOP_KEYS[4] = {"thinking", "response", "tool_calls", "pre_tool_text"};
+
+static tw_status note_pos(void *user, cJSON *node, size_t start, size_t end)
+{
+    (void)end;
+    positions *p = user;
+    if (p->next_call && node == p->next_call) {
+        p->call_off[p->ncall_off++] = (int64_t)start;
+        p->next_call = node->next;
+    }
+    if (p->next_top && node == p->next_top) {
+        for (int k = 0; k < 4; k++)
+            if (node->string && strcmp(node->string, TOP_KEYS[k]) == 0 && p->top_off[k] < 0)
+                p->top_off[k] = (int64_t)start;
+        p->next_top = node->next;
+    }
+    return TW_OK;
+}
+
+typedef struct pending {
+    tw_status code;
+    char msg[224];
+} pending;
+
+/* One element of tool_calls, checked in the order of docs/text-formats.md. */
+static tw_status take_call(tw_result *res, const tw_decode_opts *o, const tw_limits *L,
+                           const cJSON *obj, int64_t off)
+{
+    if (!cJSON_IsObject(obj))
+        return tw_diag_add(&res->errors, TW_D_TOOL_CALL_JSON, off, "tool call is not a JSON object");
+    char why[256] = "";
+    pending warns[2];
+    size_t nwarn = 0;
+    tw_status refuse = TW_OK;
+    cJSON *args = NULL;
+    const cJSON *jn = tw_json_get(obj, "name");
+    const char *name = cJSON_IsString(jn) && jn->valuestring[0] ? jn->valuestring : NULL;
+    if (!name) {
+        refuse = TW_D_MISSING_NAME;
+        snprintf(why, sizeof why, "tool call has no non-empty string 'name'");
+    } else if ((o->tools_declared || o->ntools) && !o->allow_unknown_tool &&
+               !tw_tools_find(o->tools, o->ntools, name)) {
+        refuse = TW_D_UNKNOWN_TOOL;
+        snprintf(why, sizeof why, "tool '%.120s' was not declared", name);
+    }
+    if (!refuse) {
+        const cJSON *ja = tw_json_get(obj, "arguments");
+        const cJSON *jp = tw_json_get(obj, "parameters");
+        if (!ja && jp) {
+            ja = jp;
+            warns[nwarn].code = TW_D_PARAMETERS_ALIAS;
+            snprintf(warns[nwarn++].msg, sizeof warns[0].msg, "'parameters' used for 'arguments'");
+        }
+        if (!ja || cJSON_IsNull(ja)) {
+            args = cJSON_CreateObject();
+        } else if (cJSON_IsObject(ja)) {
+            args = cJSON_Duplicate(ja, 1);
+        } else if (cJSON_IsString(ja)) {
+            tw_json_error e;
+            tw_status ps =
+                tw_json_parse(ja->valuestring, strlen(ja->valuestring), L->max_depth, &args, &e);
+            if (ps == TW_D_JSON_TOO_DEEP) {
+                refuse = TW_D_JSON_TOO_DEEP;
+                snprintf(why, sizeof why, "arguments nested deeper than %zu", L->max_depth);
+            } else if (ps != TW_OK || !cJSON_IsObject(args)) {
+                refuse = TW_D_ARGUMENTS_NOT_OBJECT;
+                snprintf(why, sizeof why, "arguments string does not hold a JSON object");
+            } else {
+                warns[nwarn].code = TW_D_ARGUMENTS_AS_STRING;
+                snprintf(warns[nwarn++].msg, sizeof warns[0].msg, "arguments were a JSON string");
+            }
+            if (refuse) {
+                cJSON_Delete(args);
+                args = NULL;
+            }
+        } else {
+            refuse = TW_D_ARGUMENTS_NOT_OBJECT;
+            snprintf(why, sizeof why, "arguments are not a JSON object");
+        }
+        if (!refuse && !args)
+            return TW_ERR_NOMEM;
+    }
+    if (!refuse && tw_json_size(args, L->max_args_bytes) > L->max_args_bytes) {
+        refuse = TW_D_ARGS_TOO_LARGE;
+        snprintf(why, sizeof why, "arguments exceed max_args_bytes (%zu)", L->max_args_bytes);
+    }
+    if (!refuse) {
+        const tw_tool *t = tw_tools_find(o->tools, o->ntools, name);
+        char sw[200];
+        if (t && t->parameters &&
+            !tw_schema_validate(t->parameters, args, L->max_depth, sw, sizeof sw)) {
+            if (o->schema_warn) {
+                warns[nwarn].code = TW_D_ARGS_SCHEMA;
+                snprintf(warns[nwarn++].msg, sizeof warns[0].msg, "%s", sw);
+            } else {
+                refuse = TW_D_ARGS_SCHEMA;
+                snprintf(why, sizeof why, "%s", sw);
+            }
+        }
+    }
+    if (!refuse && res->msg.ncalls >= L->max_calls) {
+        refuse = TW_D_TOO_MANY_CALLS;
+        snprintf(why, sizeof why, "more than max_calls (%zu) tool calls", L->max_calls);
+    }
+    if (refuse) {
+        cJSON_Delete(args);
+        return tw_diag_add(&res->errors, refuse, off, why);
+    }
+    tw_call c;
+    memset(&c, 0, sizeof c);
+    c.offset = off;
+    c.arguments = args;
+    c.name = tw_strdup(name);
+    const char *jid = tw_json_get_str(obj, "id");
+    char gen[32];
+    if (!jid || !jid[0]) {
+        snprintf(gen, sizeof gen, "call_%zu", res->msg.ncalls + 1);
+        jid = gen;
+    }
+    bool rewritten = false;
+    c.id = tw_unique_call_id(&res->msg, jid, &rewritten);
+    if (!c.name || !c.id) {
+        tw_call_free(&c);
+        return TW_ERR_NOMEM;
+    }
+    tw_status st = TW_OK;
+    if (rewritten && nwarn < 2) {
+        warns[nwarn].code = TW_D_DUPLICATE_ID;
+        snprintf(warns[nwarn++].msg, sizeof warns[0].msg, "duplicate id '%.60s' rewritten as '%.60s'",
+                 jid, c.id);
+    } else if (rewritten) {
+        st = tw_diag_add(&res->warnings, TW_D_DUPLICATE_ID, off, "duplicate id rewritten");
+    }
+    for (size_t i = 0; st == TW_OK && i < nwarn; i++)
+        st = tw_diag_add(&res->warnings, warns[i].code, off, warns[i].msg);
+    if (st == TW_OK)
+        st = tw_message_add_call(&res->msg, &c);
+    if (st != TW_OK)
+        tw_call_free(&c);
+    return st;
+}
+
+/* Optional string member: "" when absent or null; shape error otherwise. */
+static tw_status text_member(tw_result *res, const cJSON *root, int k, const positions *pos,
+                             const char **out)
+{
+    const cJSON *v = tw_json_get(root, TOP_KEYS[k]);
+    *out = NULL;
+    if (!v || cJSON_IsNull(v))
+        return TW_OK;
+    if (cJSON_IsString(v)) {
+        *out = v->valuestring;
+        return TW_OK;
+    }
+    return tw_diag_addf(&res->errors, TW_D_RESPONSE_SHAPE, pos->top_off[k],
+                        "'%s' is not a string; ignored", TOP_KEYS[k]);
+}
+
+static tw_status decode_body(const char *buf, size_t len, const tw_decode_opts *o,
+                             const tw_limits *L, tw_result *res)
+{
+    cJSON *root = NULL;
+    tw_json_error e;
+    tw_status ps = tw_json_parse(buf, len, L->max_depth, &root, &e);
+    if (ps == TW_ERR_NOMEM)
+        return ps;
+    if (ps != TW_OK)
+        return tw_diag_add(&res->errors, ps == TW_D_JSON_TOO_DEEP ? TW_D_JSON_TOO_DEEP
+                                                                   : TW_D_RESPONSE_JSON,
+                           (int64_t)e.offset, e.message[0] ? e.message : NULL);
+    tw_status st = TW_OK;
+    if (!cJSON_IsObject(root)) {
+        size_t i = 0;
+        while (i < len && tw_is_space((unsigned char)buf[i]))
+            i++;
+        st = tw_diag_add(&res->errors, TW_D_RESPONSE_SHAPE, (int64_t)i,
+                         "a GenerateResponse is a JSON object");
+        cJSON_Delete(root);
+        return st;
+    }
+    positions pos;
+    memset(&pos, 0, sizeof pos);
+    for (int k = 0; k < 4; k++)
+        pos.top_off[k] = -1;
+    pos.root = root;
+    pos.next_top = root->child;
+    const cJSON *calls = tw_json_get(root, "tool_calls");
+    size_t ncalls = cJSON_IsArray(calls) ? (size_t)cJSON_GetArraySize(calls) : 0;
+    if (ncalls) {
+        pos.calls = calls;
+        pos.next_call = calls->child;
+        pos.call_off = calloc(ncalls, sizeof *pos.call_off);
+        if (!pos.call_off) {
+            cJSON_Delete(root);
+            return TW_ERR_NOMEM;
+        }
+    }
+    st = tw_json_positions(buf, len, root, L->max_depth, note_pos, &pos);
+    if (st == TW_ERR_PARSE || st == TW_ERR_LIMIT)
+        st = TW_OK; /* offsets stay -1 where the walk did not reach */
+    const char *dk = st == TW_OK ? tw_json_duplicate_key(root) : NULL;
+    if (dk)
+        st = tw_diag_addf(&res->warnings, TW_D_DUPLICATE_KEY, -1,
+                          "key '%.60s' appears twice; the first was used", dk);
+    const char *thinking = NULL, *response = NULL, *pre = NULL;
+    if (st == TW_OK)
+        st = text_member(res, root, 0, &pos, &thinking);
+    if (st == TW_OK)
+        st = text_member(res, root, 1, &pos, &response);
+    if (st == TW_OK)
+        st = text_member(res, root, 3, &pos, &pre);
+    if (st == TW_OK && calls && !cJSON_IsNull(calls) && !cJSON_IsArray(calls))
+        st = tw_diag_add(&res->errors, TW_D_RESPONSE_SHAPE, pos.top_off[2],
+                         "'tool_calls' is not an array; ignored");
+    size_t i = 0;
+    for (const cJSON *c = ncalls ? calls->child : NULL; st == TW_OK && c; c = c->next, i++)
+        st = take_call(res, o, L, c, i < pos.ncall_off ? pos.call_off[i] : -1);
+    free(pos.call_off);
+    if (st == TW_OK && thinking)
+        st = tw_buf_puts(&res->msg.thinking, thinking);
+    if (st == TW_OK) {
+        const char *content = response && response[0] ? response : pre;
+        if (response && response[0] && pre && pre[0] && strcmp(response, pre) != 0)
+            st = tw_diag_add(&res->errors, TW_D_RESPONSE_SHAPE, pos.top_off[3],
+                             "'pre_tool_text' differs from 'response'; 'response' was kept");
+        if (st == TW_OK && content)
+            st = tw_buf_puts(&res->msg.content, content);
+    }
+    cJSON_Delete(root);
+    return st;
+}
+
+static int diag_cmp(const tw_diag *x, const tw_diag *y)
+{
+    if (x->code == TW_D_INPUT_TOO_LARGE || y->code == TW_D_INPUT_TOO_LARGE)
+        return (x->code == TW_D_INPUT_TOO_LARGE) - (y->code == TW_D_INPUT_TOO_LARGE);
+    return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static void diag_sort(tw_diag_list *l)
+{
+    for (size_t i = 1; i < l->len; i++) {
+        tw_diag t = l->items[i];
+        size_t j = i;
+        while (j > 0 && diag_cmp(&l->items[j - 1], &t) > 0) {
+            l->items[j] = l->items[j - 1];
+            j--;
+        }
+        l->items[j] = t;
+    }
+}
+
+static void fire(const tw_vllm_dec *d, tw_event_kind k, const char *t, size_t n,
+                 const tw_call *c, const tw_diag *g)
+{
+    if (!d->fn)
+        return;
+    tw_event ev = {k, t, n, c, g};
+    d->fn(d->user, &ev);
+}
+
+tw_status tw_vllm_init(tw_vllm_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user)
+{
+    memset(d, 0, sizeof *d);
+    if (o)
+        d->o = *o;
+    tw_limits_resolve(&d->L, o ? &o->limits : NULL);
+    d->fn = fn;
+    d->user = user;
+    d->body.max = d->L.max_input_bytes;
+    return TW_OK;
+}
+
+tw_status tw_vllm_feed(tw_vllm_dec *d, const char *buf, size_t len)
+{
+    if (d->finished)
+        return TW_ERR_STATE;
+    if (d->too_large || len == 0)
+        return TW_OK;
+    size_t room = d->L.max_input_bytes - d->body.len;
+    if (len > room) {
+        len = room;
+        d->too_large = true;
+    }
+    return len ? tw_buf_append(&d->body, buf, len) : TW_OK;
+}
+
+tw_status tw_vllm_finish(tw_vllm_dec *d, tw_result *out)
+{
+    if (d->finished)
+        return TW_ERR_STATE;
+    d->finished = true;
+    tw_result res;
+    tw_result_init(&res, &d->L);
+    tw_status st = TW_OK;
+    if (d->too_large)
+        /* a cut JSON document cannot be read: nothing is decoded */
+        st = tw_diag_add(&res.errors, TW_D_INPUT_TOO_LARGE, (int64_t)d->L.max_input_bytes, NULL);
+    else
+        st = decode_body(d->body.data ? d->body.data : "", d->body.len, &d->o, &d->L, &res);
+    if (st == TW_OK) {
+        diag_sort(&res.errors);
+        diag_sort(&res.warnings);
+        res.finish_reason = tw_strdup(res.msg.ncalls ? "tool_calls" : "stop");
+        if (!res.finish_reason)
+            st = TW_ERR_NOMEM;
+        if (st == TW_OK && !res.msg.content.data)
+            st = tw_buf_append(&res.msg.content, "", 0);
+        if (st == TW_OK && !res.msg.thinking.data)
+            st = tw_buf_append(&res.msg.thinking, "", 0);
+    }
+    if (st == TW_OK) {
+        if (res.msg.thinking.len)
+            fire(d, TW_EV_THINKING, res.msg.thinking.data, res.msg.thinking.len, NULL, NULL);
+        if (res.msg.content.len)
+            fire(d, TW_EV_CONTENT, res.msg.content.data, res.msg.content.len, NULL, NULL);
+        for (size_t i = 0; i < res.msg.ncalls; i++)
+            fire(d, TW_EV_TOOL_CALL, NULL, 0, &res.msg.calls[i], NULL);
+        for (size_t i = 0; i < res.errors.len; i++)
+            fire(d, TW_EV_ERROR, NULL, 0, NULL, &res.errors.items[i]);
+        for (size_t i = 0; i < res.warnings.len; i++)
+            fire(d, TW_EV_WARNING, NULL, 0, NULL, &res.warnings.items[i]);
+        *out = res;
+    } else {
+        tw_result_free(&res);
+    }
+    tw_vllm_release(d);
+    return st;
+}
+
+void tw_vllm_release(tw_vllm_dec *d) { tw_buf_free(&d->body); }
+
+tw_status tw_vllm_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)
+{
+    tw_vllm_dec d;
+    tw_status st = tw_vllm_init(&d, o, NULL, NULL);
+    if (st == TW_OK)
+        st = tw_vllm_feed(&d, buf, len);
+    if (st == TW_OK)
+        return tw_vllm_finish(&d, out);
+    tw_vllm_release(&d);
+    return st;
+}
+
+/* ===================== registry glue ===================== */
+
+static tw_status g_init(void *s, const tw_decode_opts *o, tw_event_fn fn, void *u)
+{
+    return tw_vllm_init(s, o, fn, u);
+}
+static tw_status g_feed(void *s, const char *b, size_t n) { return tw_vllm_feed(s, b, n); }
+static tw_status g_finish(void *s, tw_result *out) { return tw_vllm_finish(s, out); }
+static void g_release(void *s) { tw_vllm_release(s); }
+
+const tw_format_ops tw_format_vllm_generate = {
+    "vllm-generate", "vLLM-native /generate GenerateResponse JSON (two-pass contract)",
+    tw_vllm_decode, sizeof(tw_vllm_dec), g_init, g_feed, g_finish, g_release};
+const tw_encoder_ops tw_encoder_vllm_generate_request = {
+    "vllm-generate-request", "neutral request -> vLLM-native GenerateRequest JSON",
+    TW_ENC_REQUEST, tw_vllm_request_encode, tw_unsupported_encode_result};
+const tw_encoder_ops tw_encoder_vllm_generate_response = {
+    "vllm-generate-response", "neutral result -> vLLM-native GenerateResponse JSON",
+    TW_ENC_RESULT, tw_unsupported_encode_request, tw_vllm_response_encode};

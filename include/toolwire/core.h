@@ -72,7 +72,10 @@ extern "C" {
     X(TW_D_LEGACY_FUNCTION_CALL, "legacy_function_call",                       \
       "legacy function_call converted to a tool call")                         \
     X(TW_D_DUPLICATE_KEY, "duplicate_key", "duplicate JSON object key")        \
-    X(TW_D_NOT_CARRIED, "not_carried", "a value the target format cannot carry was dropped")
+    X(TW_D_NOT_CARRIED, "not_carried", "a value the target format cannot carry was dropped") \
+    X(TW_D_OUTPUT_TRUNCATED, "output_truncated", "tool output cut to max_tool_output_bytes") \
+    X(TW_D_TOOL_RESULT_IN_OUTPUT, "tool_result_in_output",                     \
+      "model output held a <tool_result> block; it was dropped")
 
 typedef enum tw_status {
 #define TW_X_ENUM(e, n, m) e,
