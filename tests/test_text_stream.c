@@ -10,7 +10,8 @@
 #include <string.h>
 
 #if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/allocator_interface.h>
+/* from the sanitizer runtime (gcc ships the function, not the header) */
+size_t __sanitizer_get_current_allocated_bytes(void);
 #define HEAP_IN_USE() __sanitizer_get_current_allocated_bytes()
 #else
 #include <malloc.h>
