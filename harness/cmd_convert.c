@@ -1,9 +1,224 @@
-/* toolwire convert (placeholder until implemented). */
+/* toolwire convert: one wire format to another through the neutral model. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
+#include "toolwire/encode.h"
+#include "toolwire/transcode.h"
+
+static void convert_help(FILE *f)
+{
+    fputs("usage: toolwire convert --from F --to G [options] [FILE|-]\n"
+          "\n"
+          "Read FILE (or standard input) in format F, convert it through the neutral\n"
+          "model and write it in format G (docs/cli-encode.md).\n"
+          "\n"
+          "sources (--from):\n"
+          "  openai-request           OpenAI chat completions request body\n"
+          "  anthropic-request        Anthropic messages request body\n"
+          "  neutral-request          neutral request JSON\n"
+          "  neutral-result           neutral result JSON\n"
+          "  neutral                  neutral JSON, request or result by its keys\n",
+          f);
+    for (const tw_format_ops *const *p = tw_formats(); *p; p++)
+        fprintf(f, "  %-24s %s (decoded to a result)\n", (*p)->name, (*p)->summary);
+    fputs("\ntargets (--to):\n"
+          "  neutral                  neutral JSON (request or result, as read)\n",
+          f);
+    for (const tw_encoder_ops *const *p = tw_encoders(); *p; p++)
+        fprintf(f, "  %-24s %s (takes a %s)\n", (*p)->name, (*p)->summary,
+                (*p)->input == TW_ENC_REQUEST ? "request" : "result");
+    fputs("\n"
+          "options:\n"
+          "  --from F, --to G           source and target formats (required)\n"
+          "  --model M, --id ID, --created N, --args-fragment N, --text-fragment N,\n"
+          "  --usage, --omit-done, --parallel-tool-calls true|false\n"
+          "                             encoder options, as for toolwire encode\n"
+          "  --max-input-bytes N        cap on the input (default 16M)\n"
+          "  --max-output-bytes N       cap on the output (default 64M)\n"
+          "  --pretty                   indent neutral JSON output\n"
+          "  -h, --help                 this text\n"
+          "\n"
+          "What the target cannot carry is reported on standard error, one line per\n"
+          "warning; a decoded result's own errors and warnings are reported the same way\n"
+          "when the target is a wire format. Exit status: 0 when the output was written,\n"
+          "1 when reading or writing failed (a decoder or encoder not implemented, an\n"
+          "invalid body, a request given to a result encoder), 2 on a bad option or\n"
+          "unreadable input.\n",
+          f);
+}
+
+enum {
+    O_FROM = 1000,
+    O_TO,
+    O_MODEL,
+    O_ID,
+    O_CREATED,
+    O_ARGS_FRAG,
+    O_TEXT_FRAG,
+    O_USAGE,
+    O_OMIT_DONE,
+    O_PTC,
+    O_MAX_OUT,
+    O_MAX_IN,
+    O_PRETTY
+};
+
+static void print_warnings(const tw_diag_list *w)
+{
+    for (size_t i = 0; i < w->len; i++) {
+        fprintf(stderr, "toolwire convert: warning: %s: ", tw_code_name(w->items[i].code));
+        for (const char *p = w->items[i].message; p && *p; p++)
+            fputc((unsigned char)*p < 0x20 ? ' ' : *p, stderr);
+        fputc('\n', stderr);
+    }
+    if (w->dropped)
+        fprintf(stderr, "toolwire convert: warning: %zu more warnings were not kept\n",
+                w->dropped);
+}
 
 int tw_cmd_convert(int argc, char **argv)
 {
-    (void)argc, (void)argv;
-    fprintf(stderr, "toolwire convert: not implemented yet\n");
-    return TW_EXIT_USAGE;
+    static const struct option longopts[] = {
+        {"from", required_argument, NULL, O_FROM},
+        {"to", required_argument, NULL, O_TO},
+        {"model", required_argument, NULL, O_MODEL},
+        {"id", required_argument, NULL, O_ID},
+        {"created", required_argument, NULL, O_CREATED},
+        {"args-fragment", required_argument, NULL, O_ARGS_FRAG},
+        {"text-fragment", required_argument, NULL, O_TEXT_FRAG},
+        {"usage", no_argument, NULL, O_USAGE},
+        {"omit-done", no_argument, NULL, O_OMIT_DONE},
+        {"parallel-tool-calls", required_argument, NULL, O_PTC},
+        {"max-output-bytes", required_argument, NULL, O_MAX_OUT},
+        {"max-input-bytes", required_argument, NULL, O_MAX_IN},
+        {"pretty", no_argument, NULL, O_PRETTY},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    const char *from = NULL, *to = NULL;
+    bool pretty = false;
+    tw_diag_list warnings = {0};
+    tw_encode_opts o;
+    memset(&o, 0, sizeof o);
+    o.parallel_tool_calls = -1;
+    o.warnings = &warnings;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        size_t n = 0;
+        switch (c) {
+        case O_FROM:
+            if (!tw_transcode_is_source(optarg))
+                return tw_cli_usage_error("convert", "unknown source format '%s' (see --help)",
+                                          optarg);
+            from = optarg;
+            break;
+        case O_TO:
+            if (!tw_transcode_is_target(optarg))
+                return tw_cli_usage_error("convert", "unknown target format '%s' (see --help)",
+                                          optarg);
+            to = optarg;
+            break;
+        case O_MODEL: o.model = optarg; break;
+        case O_ID: o.id = optarg; break;
+        case O_CREATED:
+            if (!tw_parse_size(optarg, &n) || n == 0 || n > (size_t)1 << 52)
+                return tw_cli_usage_error("convert",
+                                          "--created needs a positive integer, got '%s'", optarg);
+            o.created = (long long)n;
+            break;
+        case O_ARGS_FRAG:
+        case O_TEXT_FRAG:
+            if (!tw_parse_size(optarg, &n))
+                return tw_cli_usage_error("convert", "'%s' needs a size, got '%s'",
+                                          argv[optind - 2 >= 0 ? optind - 2 : 0], optarg);
+            if (c == O_ARGS_FRAG)
+                o.args_fragment = n;
+            else
+                o.text_fragment = n;
+            break;
+        case O_USAGE: o.include_usage = true; break;
+        case O_OMIT_DONE: o.omit_done = true; break;
+        case O_PTC:
+            if (strcmp(optarg, "true") == 0)
+                o.parallel_tool_calls = 1;
+            else if (strcmp(optarg, "false") == 0)
+                o.parallel_tool_calls = 0;
+            else
+                return tw_cli_usage_error(
+                    "convert", "--parallel-tool-calls expects true or false, got '%s'", optarg);
+            break;
+        case O_MAX_OUT:
+        case O_MAX_IN:
+            if (!tw_parse_size(optarg, &n) || n == 0)
+                return tw_cli_usage_error("convert", "'%s' needs a positive size, got '%s'",
+                                          argv[optind - 2 >= 0 ? optind - 2 : 0], optarg);
+            if (c == O_MAX_OUT)
+                o.limits.max_output_bytes = n;
+            else
+                o.limits.max_input_bytes = n;
+            break;
+        case O_PRETTY: pretty = true; break;
+        case 'h': convert_help(stdout); return TW_EXIT_OK;
+        case ':':
+            return tw_cli_usage_error("convert", "option '%s' needs a value", argv[optind - 1]);
+        default:
+            return tw_cli_usage_error("convert", "unknown option '%s' (see --help)",
+                                      argv[optind - 1]);
+        }
+    }
+    if (!from || !to)
+        return tw_cli_usage_error("convert", "--from and --to are required (see --help)");
+    if (argc - optind > 1)
+        return tw_cli_usage_error("convert", "expected one input file, got %d", argc - optind);
+    tw_limits lim;
+    tw_limits_resolve(&lim, &o.limits);
+    const char *path = optind < argc ? argv[optind] : "-";
+    char why[512] = "";
+    size_t len = 0;
+    char *input = tw_read_file(path, lim.max_input_bytes, &len, why, sizeof why);
+    if (!input)
+        return tw_cli_usage_error("convert", "%s", why);
+    tw_decode_opts d;
+    memset(&d, 0, sizeof d);
+    d.limits = o.limits;
+    tw_neutral_value v;
+    tw_status st = tw_transcode_read(from, input, len, &d, &v, &warnings, why, sizeof why);
+    free(input);
+    int rc = TW_EXIT_OK;
+    tw_buf out = {0};
+    if (st != TW_OK) {
+        print_warnings(&warnings);
+        fprintf(stderr, "toolwire convert: cannot read %s as %s: %s\n", path, from, why);
+        tw_diag_list_free(&warnings);
+        return TW_EXIT_FAIL;
+    }
+    bool neutral_out = strncmp(to, "neutral", 7) == 0;
+    if (neutral_out && pretty && (strcmp(to, "neutral") == 0 ||
+                                  (strcmp(to, "neutral-request") == 0) ==
+                                      (v.kind == TW_NEUTRAL_REQUEST))) {
+        out.max = lim.max_output_bytes;
+        st = v.kind == TW_NEUTRAL_REQUEST ? tw_request_write(&out, &v.req, TW_JSON_PRETTY)
+                                          : tw_result_write(&out, &v.res, TW_JSON_PRETTY);
+        if (st != TW_OK)
+            snprintf(why, sizeof why, "%s", tw_code_message(st));
+    } else {
+        st = tw_transcode_write(&v, to, &o, &out, why, sizeof why);
+    }
+    tw_neutral_value_free(&v);
+    if (st == TW_OK && neutral_out)
+        st = tw_buf_putc(&out, '\n');
+    print_warnings(&warnings);
+    if (st != TW_OK) {
+        fprintf(stderr, "toolwire convert: cannot write %s: %s\n", to, why);
+        rc = TW_EXIT_FAIL;
+    } else if (!tw_write_all(stdout, out.data ? out.data : "", out.len) || fflush(stdout) != 0) {
+        fprintf(stderr, "toolwire convert: cannot write the output\n");
+        rc = TW_EXIT_FAIL;
+    }
+    tw_buf_free(&out);
+    tw_diag_list_free(&warnings);
+    return rc;
 }

@@ -1,9 +1,211 @@
-/* toolwire encode (placeholder until implemented). */
+/* toolwire encode: neutral JSON in, wire bytes out, through the encoder
+ * registry. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
+#include "toolwire/encode.h"
+
+static void encode_help(FILE *f)
+{
+    fputs("usage: toolwire encode --format F [options] [FILE|-]\n"
+          "\n"
+          "Read a neutral request (request encoders) or a neutral result (response and\n"
+          "stream encoders) as JSON from FILE or standard input (docs/neutral.md) and\n"
+          "write the wire bytes of format F to standard output (docs/cli-encode.md).\n"
+          "\n"
+          "formats:\n",
+          f);
+    for (const tw_encoder_ops *const *p = tw_encoders(); *p; p++)
+        fprintf(f, "  %-24s %s (reads a %s)\n", (*p)->name, (*p)->summary,
+                (*p)->input == TW_ENC_REQUEST ? "request" : "result");
+    fputs("\n"
+          "options:\n"
+          "  --format F                 the encoder (required)\n"
+          "  --model M                  model name to write (overrides the request's)\n"
+          "  --id ID                    response id (default chatcmpl-toolwire / msg_toolwire)\n"
+          "  --created N                OpenAI 'created' (default 1700000000)\n"
+          "  --args-fragment N          streams: arguments in pieces of N bytes (0: whole)\n"
+          "  --text-fragment N          streams: content and thinking in pieces of N bytes\n"
+          "  --usage                    OpenAI streams: a usage chunk before [DONE]\n"
+          "  --omit-done                streams: leave out data: [DONE] / message_stop (fault)\n"
+          "  --parallel-tool-calls B    requests: true or false (default: the request's,\n"
+          "                             else false when tools are present)\n"
+          "  --max-output-bytes N       cap on the output (default 64M)\n"
+          "  --max-input-bytes N        cap on the input (default 16M)\n"
+          "  -h, --help                 this text\n"
+          "\n"
+          "What the format cannot carry is reported on standard error, one line per\n"
+          "warning (\"toolwire encode: warning: not_carried: FIELD: ...\"). Exit status: 0\n"
+          "when the bytes were written, 1 when encoding failed (format not implemented,\n"
+          "output cap, invalid value), 2 on a bad option or unreadable or invalid input.\n",
+          f);
+}
+
+enum {
+    O_FORMAT = 1000,
+    O_MODEL,
+    O_ID,
+    O_CREATED,
+    O_ARGS_FRAG,
+    O_TEXT_FRAG,
+    O_USAGE,
+    O_OMIT_DONE,
+    O_PTC,
+    O_MAX_OUT,
+    O_MAX_IN
+};
+
+/* One line per warning; control bytes become spaces so a line stays one. */
+static void print_warnings(const char *cmd, const tw_diag_list *w)
+{
+    for (size_t i = 0; i < w->len; i++) {
+        fprintf(stderr, "toolwire %s: warning: %s: ", cmd, tw_code_name(w->items[i].code));
+        for (const char *p = w->items[i].message; p && *p; p++)
+            fputc((unsigned char)*p < 0x20 ? ' ' : *p, stderr);
+        fputc('\n', stderr);
+    }
+    if (w->dropped)
+        fprintf(stderr, "toolwire %s: warning: %zu more warnings were not kept\n", cmd,
+                w->dropped);
+}
 
 int tw_cmd_encode(int argc, char **argv)
 {
-    (void)argc, (void)argv;
-    fprintf(stderr, "toolwire encode: not implemented yet\n");
-    return TW_EXIT_USAGE;
+    static const struct option longopts[] = {
+        {"format", required_argument, NULL, O_FORMAT},
+        {"model", required_argument, NULL, O_MODEL},
+        {"id", required_argument, NULL, O_ID},
+        {"created", required_argument, NULL, O_CREATED},
+        {"args-fragment", required_argument, NULL, O_ARGS_FRAG},
+        {"text-fragment", required_argument, NULL, O_TEXT_FRAG},
+        {"usage", no_argument, NULL, O_USAGE},
+        {"omit-done", no_argument, NULL, O_OMIT_DONE},
+        {"parallel-tool-calls", required_argument, NULL, O_PTC},
+        {"max-output-bytes", required_argument, NULL, O_MAX_OUT},
+        {"max-input-bytes", required_argument, NULL, O_MAX_IN},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    const tw_encoder_ops *enc = NULL;
+    tw_diag_list warnings = {0};
+    tw_encode_opts o;
+    memset(&o, 0, sizeof o);
+    o.parallel_tool_calls = -1;
+    o.warnings = &warnings;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        size_t n = 0;
+        switch (c) {
+        case O_FORMAT:
+            enc = tw_encoder_find(optarg);
+            if (!enc)
+                return tw_cli_usage_error("encode", "unknown format '%s' (see --help)", optarg);
+            break;
+        case O_MODEL: o.model = optarg; break;
+        case O_ID: o.id = optarg; break;
+        case O_CREATED:
+            if (!tw_parse_size(optarg, &n) || n == 0 || n > (size_t)1 << 52)
+                return tw_cli_usage_error("encode", "--created needs a positive integer, got '%s'",
+                                          optarg);
+            o.created = (long long)n;
+            break;
+        case O_ARGS_FRAG:
+        case O_TEXT_FRAG:
+            if (!tw_parse_size(optarg, &n))
+                return tw_cli_usage_error("encode", "'%s' needs a size, got '%s'",
+                                          argv[optind - 2 >= 0 ? optind - 2 : 0], optarg);
+            if (c == O_ARGS_FRAG)
+                o.args_fragment = n;
+            else
+                o.text_fragment = n;
+            break;
+        case O_USAGE: o.include_usage = true; break;
+        case O_OMIT_DONE: o.omit_done = true; break;
+        case O_PTC:
+            if (strcmp(optarg, "true") == 0)
+                o.parallel_tool_calls = 1;
+            else if (strcmp(optarg, "false") == 0)
+                o.parallel_tool_calls = 0;
+            else
+                return tw_cli_usage_error("encode",
+                                          "--parallel-tool-calls expects true or false, got '%s'",
+                                          optarg);
+            break;
+        case O_MAX_OUT:
+        case O_MAX_IN:
+            if (!tw_parse_size(optarg, &n) || n == 0)
+                return tw_cli_usage_error("encode", "'%s' needs a positive size, got '%s'",
+                                          argv[optind - 2 >= 0 ? optind - 2 : 0], optarg);
+            if (c == O_MAX_OUT)
+                o.limits.max_output_bytes = n;
+            else
+                o.limits.max_input_bytes = n;
+            break;
+        case 'h': encode_help(stdout); return TW_EXIT_OK;
+        case ':':
+            return tw_cli_usage_error("encode", "option '%s' needs a value", argv[optind - 1]);
+        default:
+            return tw_cli_usage_error("encode", "unknown option '%s' (see --help)",
+                                      argv[optind - 1]);
+        }
+    }
+    if (!enc)
+        return tw_cli_usage_error("encode", "--format is required (see --help)");
+    if (argc - optind > 1)
+        return tw_cli_usage_error("encode", "expected one input file, got %d", argc - optind);
+    tw_limits lim;
+    tw_limits_resolve(&lim, &o.limits);
+    const char *path = optind < argc ? argv[optind] : "-";
+    char why[512];
+    size_t len = 0;
+    char *input = tw_read_file(path, lim.max_input_bytes, &len, why, sizeof why);
+    if (!input)
+        return tw_cli_usage_error("encode", "%s", why);
+    cJSON *j = NULL;
+    tw_json_error je;
+    tw_status st = tw_json_parse(input, len, lim.max_depth, &j, &je);
+    if (st != TW_OK) {
+        size_t line, col;
+        tw_line_col(input, len, je.offset, &line, &col);
+        free(input);
+        return tw_cli_usage_error("encode", "%s:%zu:%zu: %s", path, line, col, je.message);
+    }
+    free(input);
+    tw_request req;
+    tw_result res;
+    bool is_req = enc->input == TW_ENC_REQUEST;
+    st = is_req ? tw_request_read(j, &lim, &req, why, sizeof why)
+                : tw_result_read(j, &lim, &res, why, sizeof why);
+    cJSON_Delete(j);
+    if (st != TW_OK)
+        return tw_cli_usage_error("encode", "%s: not a neutral %s: %s", path,
+                                  is_req ? "request" : "result", why);
+    tw_buf out = {0};
+    st = is_req ? enc->encode_request(&req, &o, &out) : enc->encode_result(&res, &o, &out);
+    if (is_req)
+        tw_request_free(&req);
+    else
+        tw_result_free(&res);
+    int rc = TW_EXIT_OK;
+    print_warnings("encode", &warnings);
+    if (st == TW_ERR_UNSUPPORTED) {
+        fprintf(stderr, "toolwire encode: format '%s' is not implemented yet\n", enc->name);
+        rc = TW_EXIT_FAIL;
+    } else if (st == TW_ERR_LIMIT) {
+        fprintf(stderr, "toolwire encode: the output exceeds --max-output-bytes (%zu) or a "
+                        "limit was exceeded\n", lim.max_output_bytes);
+        rc = TW_EXIT_FAIL;
+    } else if (st != TW_OK) {
+        fprintf(stderr, "toolwire encode: encoding failed: %s\n", tw_code_message(st));
+        rc = TW_EXIT_FAIL;
+    } else if (!tw_write_all(stdout, out.data ? out.data : "", out.len) || fflush(stdout) != 0) {
+        fprintf(stderr, "toolwire encode: cannot write the output\n");
+        rc = TW_EXIT_FAIL;
+    }
+    tw_buf_free(&out);
+    tw_diag_list_free(&warnings);
+    return rc;
 }

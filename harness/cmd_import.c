@@ -1,9 +1,137 @@
-/* toolwire import (placeholder until implemented). */
+/* toolwire import: vcrpy cassettes and HAR files into fixtures. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
 #include "cli.h"
+#include "import.h"
+
+static void import_help(FILE *f)
+{
+    fputs("usage: toolwire import --from vcr|har [options] FILE...\n"
+          "\n"
+          "Turn recorded traffic into fixtures (docs/fixtures.md): each FILE becomes one\n"
+          "fixture, OUT/PREFIXNAME.json, with one exchange per recorded interaction.\n"
+          "Streaming responses (text/event-stream) are split into events; the backend and\n"
+          "the decoder that judges each exchange are inferred from the request path.\n"
+          "\n"
+          "Secrets never reach the output: credential and account headers (authorization,\n"
+          "api-key, x-api-key, cookie, set-cookie, *organization*, *project*, …) are\n"
+          "dropped, and their values, bearer tokens, sk-… keys and key/api_key query\n"
+          "parameters are replaced by [REDACTED] wherever they appear.\n"
+          "\n"
+          "options:\n"
+          "  --from vcr|har          the input format (required)\n"
+          "  --redact-header NAME    drop this header too (repeatable)\n"
+          "  --out DIR               where to write (default: .; created if missing)\n"
+          "  --name PREFIX           prefix for fixture names and file names\n"
+          "  -h, --help              this text\n"
+          "\n"
+          "Exit status: 0 when every file was imported, 1 when one failed (the others are\n"
+          "still imported), 2 on a bad option.\n",
+          f);
+}
+
+enum { O_FROM = 1000, O_REDACT, O_OUT, O_NAME };
+
+/* mkdir -p */
+static bool make_dirs(const char *dir)
+{
+    char *p = tw_strdup(dir);
+    if (!p)
+        return false;
+    bool ok = true;
+    for (char *s = p + 1; ok; s++) {
+        if (*s == '/' || *s == '\0') {
+            char c = *s;
+            *s = '\0';
+            if (mkdir(p, 0777) != 0 && errno != EEXIST)
+                ok = false;
+            *s = c;
+            if (!c)
+                break;
+        }
+    }
+    free(p);
+    return ok;
+}
 
 int tw_cmd_import(int argc, char **argv)
 {
-    (void)argc, (void)argv;
-    fprintf(stderr, "toolwire import: not implemented yet\n");
-    return TW_EXIT_USAGE;
+    static const struct option longopts[] = {{"from", required_argument, NULL, O_FROM},
+                                              {"redact-header", required_argument, NULL, O_REDACT},
+                                              {"out", required_argument, NULL, O_OUT},
+                                              {"name", required_argument, NULL, O_NAME},
+                                              {"help", no_argument, NULL, 'h'},
+                                              {NULL, 0, NULL, 0}};
+    tw_import_opts o;
+    memset(&o, 0, sizeof o);
+    bool have_from = false;
+    tw_redactor red;
+    memset(&red, 0, sizeof red);
+    int rc = TW_EXIT_OK;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_FROM:
+            if (strcmp(optarg, "vcr") == 0)
+                o.kind = TW_IMPORT_VCR;
+            else if (strcmp(optarg, "har") == 0)
+                o.kind = TW_IMPORT_HAR;
+            else {
+                rc = tw_cli_usage_error("import", "--from expects vcr or har, got '%s'", optarg);
+                goto out;
+            }
+            have_from = true;
+            break;
+        case O_REDACT:
+            if (!*optarg || tw_redactor_add_name(&red, optarg) != TW_OK) {
+                rc = tw_cli_usage_error("import", "--redact-header needs a header name");
+                goto out;
+            }
+            break;
+        case O_OUT: o.out_dir = optarg; break;
+        case O_NAME: o.name_prefix = optarg; break;
+        case 'h': import_help(stdout); goto out;
+        case ':':
+            rc = tw_cli_usage_error("import", "option '%s' needs a value", argv[optind - 1]);
+            goto out;
+        default:
+            rc = tw_cli_usage_error("import", "unknown option '%s' (see --help)", argv[optind - 1]);
+            goto out;
+        }
+    }
+    if (!have_from) {
+        rc = tw_cli_usage_error("import", "--from is required (see --help)");
+        goto out;
+    }
+    if (optind >= argc) {
+        rc = tw_cli_usage_error("import", "expected at least one input file");
+        goto out;
+    }
+    if (o.out_dir && !make_dirs(o.out_dir)) {
+        fprintf(stderr, "toolwire import: cannot create '%s': %s\n", o.out_dir, strerror(errno));
+        rc = TW_EXIT_FAIL;
+        goto out;
+    }
+    for (int i = optind; i < argc; i++) {
+        char why[1024];
+        char *written = NULL;
+        size_t nx = 0;
+        if (tw_import_file(argv[i], &o, &red, &written, &nx, why, sizeof why) != TW_OK) {
+            fprintf(stderr, "toolwire import: %s\n", why);
+            rc = TW_EXIT_FAIL;
+            continue;
+        }
+        printf("%s: %zu exchange%s\n", written, nx, nx == 1 ? "" : "s");
+        free(written);
+    }
+    fflush(stdout);
+out:
+    tw_redactor_free(&red);
+    return rc;
 }

@@ -93,4 +93,12 @@ void tw_fixture_free(tw_fixture *f);
 /* Header lookup, case-insensitive; NULL when absent. */
 const char *tw_kv_get(const tw_kv *kv, size_t n, const char *name);
 
+/*
+ * Line and column (1-based) of the value at a JSON path ("exchanges[0].request",
+ * "" for the root) in the valid JSON text buf[0, len); with at_key, of the last
+ * member's key. Where the path cannot be followed, the deepest value reached.
+ */
+tw_status tw_json_locate(const char *buf, size_t len, const char *jpath, bool at_key,
+                         size_t *line, size_t *col);
+
 #endif

@@ -1,4 +1,1075 @@
-/* OpenAI chat completions decoders (placeholder until implemented). */
+/*
+ * OpenAI chat completions: the chat.completion body and the
+ * chat.completion.chunk stream, plus the call-acceptance rules shared with
+ * the Anthropic decoders. Both OpenAI decoders gather the same pieces
+ * (content, reasoning, refusal, calls as the wire gave them, finish_reason)
+ * and close them through the same functions, so the stream's result equals
+ * the response's. The rules are in docs/formats/openai.md.
+ */
+#include "toolwire/openai.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "formats.h"
-TW_UNSUPPORTED_FORMAT(tw_format_openai_response, "openai-response");
-TW_UNSUPPORTED_FORMAT(tw_format_openai_stream, "openai-stream");
+#include "toolwire/decode.h"
+#include "toolwire/schema.h"
+
+#define SLEN(s) (sizeof(s) - 1)
+
+/* ===================== wire calls (shared) ===================== */
+
+tw_status tw_wire_diag(tw_wire_sink *k, bool error, tw_status code, int64_t off, const char *msg)
+{
+    tw_diag_list *l = error ? &k->res->errors : &k->res->warnings;
+    size_t before = l->len;
+    tw_status st = tw_diag_add(l, code, off, msg);
+    if (st == TW_OK && l->len > before && k->fn) {
+        tw_event ev = {error ? TW_EV_ERROR : TW_EV_WARNING, NULL, 0, NULL, &l->items[l->len - 1]};
+        k->fn(k->user, &ev);
+    }
+    return st;
+}
+
+/* Trim whitespace and one ``` or ```json fence around argument text. */
+static void strip_fence(const char **p, size_t *n)
+{
+    tw_trim(p, n);
+    const char *s = *p;
+    size_t len = *n;
+    if (len >= 3 && memcmp(s, "```", 3) == 0) {
+        s += 3;
+        len -= 3;
+        if (len >= 4 && (memcmp(s, "json", 4) == 0 || memcmp(s, "JSON", 4) == 0)) {
+            s += 4;
+            len -= 4;
+        }
+        if (len >= 3 && memcmp(s + len - 3, "```", 3) == 0)
+            len -= 3;
+        tw_trim(&s, &len);
+        *p = s;
+        *n = len;
+    }
+}
+
+/* Nesting of a parsed tree (an object or array counts one level), stopping
+ * once past cap. */
+static size_t tree_depth(const cJSON *v, size_t level, size_t cap)
+{
+    if (!cJSON_IsObject(v) && !cJSON_IsArray(v))
+        return level - 1;
+    if (level > cap)
+        return level;
+    size_t best = level;
+    for (const cJSON *c = v->child; c && best <= cap; c = c->next) {
+        size_t d = tree_depth(c, level + 1, cap);
+        if (d > best)
+            best = d;
+    }
+    return best;
+}
+
+typedef struct pend {
+    tw_status code;
+    char msg[200];
+} pend;
+
+tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c)
+{
+    const tw_decode_opts *o = k->o;
+    const tw_limits *L = k->L;
+    char why[256] = "";
+    pend warns[4];
+    size_t nwarn = 0;
+    tw_status refuse = TW_OK;
+    cJSON *args = NULL;
+    const char *name = c->name;
+
+    if (!name || !name[0]) {
+        refuse = TW_D_MISSING_NAME;
+        snprintf(why, sizeof why, "tool call has no non-empty name");
+    } else if ((o->tools_declared || o->ntools) && !o->allow_unknown_tool &&
+               !tw_tools_find(o->tools, o->ntools, name)) {
+        refuse = TW_D_UNKNOWN_TOOL;
+        snprintf(why, sizeof why, "tool '%.120s' was not declared", name);
+    }
+    if (!refuse && c->has_args_str) {
+        const char *p = c->args_str ? c->args_str : "";
+        size_t n = c->args_len;
+        strip_fence(&p, &n);
+        tw_json_error e;
+        tw_status ps =
+            c->args_oversize ? TW_ERR_LIMIT : tw_json_parse(p, n, L->max_depth, &args, &e);
+        if (ps == TW_ERR_LIMIT) {
+            refuse = TW_D_ARGS_TOO_LARGE;
+            snprintf(why, sizeof why, "argument text exceeds 2 * max_args_bytes + 4096");
+        } else if (ps == TW_ERR_NOMEM) {
+            return TW_ERR_NOMEM;
+        } else if (ps == TW_D_JSON_TOO_DEEP) {
+            refuse = TW_D_JSON_TOO_DEEP;
+            snprintf(why, sizeof why, "arguments nested deeper than %zu", L->max_depth);
+        } else if (ps != TW_OK) {
+            refuse = TW_D_TOOL_CALL_JSON;
+            snprintf(why, sizeof why, "arguments string is not JSON: %s", e.message);
+        } else if (!cJSON_IsObject(args)) {
+            refuse = TW_D_ARGUMENTS_NOT_OBJECT;
+            snprintf(why, sizeof why, "arguments string does not hold a JSON object");
+            cJSON_Delete(args);
+            args = NULL;
+        }
+    } else if (!refuse && c->args_value && !cJSON_IsNull(c->args_value)) {
+        if (!cJSON_IsObject(c->args_value)) {
+            refuse = TW_D_ARGUMENTS_NOT_OBJECT;
+            snprintf(why, sizeof why, "arguments are not a JSON object");
+        } else if (tree_depth(c->args_value, 1, L->max_depth) > L->max_depth) {
+            refuse = TW_D_JSON_TOO_DEEP;
+            snprintf(why, sizeof why, "arguments nested deeper than %zu", L->max_depth);
+        } else {
+            args = cJSON_Duplicate(c->args_value, 1);
+            if (!args)
+                return TW_ERR_NOMEM;
+            if (!c->args_native) {
+                warns[nwarn].code = TW_D_ARGUMENTS_AS_OBJECT;
+                snprintf(warns[nwarn++].msg, sizeof warns[0].msg,
+                         "arguments were an object, not a JSON string");
+            }
+        }
+    } else if (!refuse) {
+        args = cJSON_CreateObject();
+        if (!args)
+            return TW_ERR_NOMEM;
+    }
+    if (!refuse && tw_json_size(args, L->max_args_bytes) > L->max_args_bytes) {
+        refuse = TW_D_ARGS_TOO_LARGE;
+        snprintf(why, sizeof why, "arguments exceed max_args_bytes (%zu)", L->max_args_bytes);
+    }
+    if (!refuse) {
+        const tw_tool *t = tw_tools_find(o->tools, o->ntools, name);
+        char sw[200];
+        if (t && t->parameters &&
+            !tw_schema_validate(t->parameters, args, L->max_depth, sw, sizeof sw)) {
+            if (o->schema_warn) {
+                warns[nwarn].code = TW_D_ARGS_SCHEMA;
+                snprintf(warns[nwarn++].msg, sizeof warns[0].msg, "%s", sw);
+            } else {
+                refuse = TW_D_ARGS_SCHEMA;
+                snprintf(why, sizeof why, "%s", sw);
+            }
+        }
+    }
+    if (!refuse && k->res->msg.ncalls >= L->max_calls) {
+        refuse = TW_D_TOO_MANY_CALLS;
+        snprintf(why, sizeof why, "more than max_calls (%zu) tool calls", L->max_calls);
+    }
+    if (refuse) {
+        cJSON_Delete(args);
+        return tw_wire_diag(k, true, refuse, c->offset, why);
+    }
+
+    tw_call call;
+    memset(&call, 0, sizeof call);
+    call.offset = c->offset;
+    call.arguments = args;
+    call.name = tw_strdup(name);
+    if (c->has_args_str && c->args_str) {
+        call.raw_args = tw_strndup(c->args_str, c->args_len);
+        call.raw_args_len = c->args_len;
+    }
+    const char *jid = c->id;
+    char gen[32];
+    if (!jid || !jid[0]) {
+        snprintf(gen, sizeof gen, "call_%zu", k->res->msg.ncalls + 1);
+        jid = gen;
+    }
+    bool rewritten = false;
+    call.id = tw_unique_call_id(&k->res->msg, jid, &rewritten);
+    if (!call.name || !call.id || (c->has_args_str && c->args_str && !call.raw_args)) {
+        tw_call_free(&call);
+        return TW_ERR_NOMEM;
+    }
+    if (c->legacy) {
+        warns[nwarn].code = TW_D_LEGACY_FUNCTION_CALL;
+        snprintf(warns[nwarn++].msg, sizeof warns[0].msg,
+                 "legacy function_call converted to tool call '%.80s'", call.id);
+    }
+    if (rewritten) {
+        warns[nwarn].code = TW_D_DUPLICATE_ID;
+        snprintf(warns[nwarn++].msg, sizeof warns[0].msg,
+                 "duplicate id '%.80s' rewritten as '%.80s'", jid, call.id);
+    }
+    tw_status st = TW_OK;
+    for (size_t i = 0; st == TW_OK && i < nwarn; i++)
+        st = tw_wire_diag(k, false, warns[i].code, c->offset, warns[i].msg);
+    if (st == TW_OK)
+        st = tw_message_add_call(&k->res->msg, &call);
+    if (st != TW_OK) {
+        tw_call_free(&call);
+        return st;
+    }
+    if (k->fn) {
+        tw_event ev = {TW_EV_TOOL_CALL, NULL, 0, &k->res->msg.calls[k->res->msg.ncalls - 1], NULL};
+        k->fn(k->user, &ev);
+    }
+    return TW_OK;
+}
+
+static int diag_cmp(const tw_diag *x, const tw_diag *y)
+{
+    if (x->code == TW_D_INPUT_TOO_LARGE || y->code == TW_D_INPUT_TOO_LARGE)
+        return (x->code == TW_D_INPUT_TOO_LARGE) - (y->code == TW_D_INPUT_TOO_LARGE);
+    if (x->offset != y->offset)
+        return x->offset < y->offset ? -1 : 1;
+    return 0;
+}
+
+static void sort_list(tw_diag_list *l)
+{
+    for (size_t i = 1; i < l->len; i++) {
+        tw_diag t = l->items[i];
+        size_t j = i;
+        while (j > 0 && diag_cmp(&l->items[j - 1], &t) > 0) {
+            l->items[j] = l->items[j - 1];
+            j--;
+        }
+        l->items[j] = t;
+    }
+}
+
+void tw_wire_sort_diags(tw_result *r)
+{
+    sort_list(&r->errors);
+    sort_list(&r->warnings);
+}
+
+tw_status tw_wire_error_body(tw_wire_sink *k, const char *buf, size_t len, bool *found)
+{
+    *found = false;
+    const char *p = buf;
+    size_t n = len;
+    tw_trim(&p, &n);
+    if (n == 0 || p[0] != '{')
+        return TW_OK;
+    cJSON *j = NULL;
+    tw_status st = tw_json_parse(buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH, &j, NULL);
+    if (st == TW_ERR_NOMEM)
+        return st;
+    const cJSON *err = tw_json_get(j, "error");
+    st = TW_OK;
+    if (err && !cJSON_IsNull(err)) {
+        tw_wire_step path[] = {{"error", 0}};
+        const char *t = tw_json_get_str(err, "type");
+        const char *m = tw_json_get_str(err, "message");
+        char msg[300];
+        snprintf(msg, sizeof msg, "%.60s: %.200s", t ? t : "error",
+                 m ? m : (cJSON_IsString(err) ? err->valuestring : "(no message)"));
+        *found = true;
+        st = tw_wire_diag(k, true, TW_D_ERROR_RESPONSE, tw_wire_locate(buf, len, path, 1), msg);
+    }
+    cJSON_Delete(j);
+    return st;
+}
+
+tw_status tw_wire_finish_result(tw_result *r)
+{
+    tw_status st = TW_OK;
+    if (!r->msg.content.data)
+        st = tw_buf_append(&r->msg.content, "", 0);
+    if (st == TW_OK && !r->msg.thinking.data)
+        st = tw_buf_append(&r->msg.thinking, "", 0);
+    return st;
+}
+
+/* ===================== JSON locator ===================== */
+
+static size_t skip_ws(const char *b, size_t n, size_t i)
+{
+    while (i < n && tw_is_space((unsigned char)b[i]))
+        i++;
+    return i;
+}
+
+/* b[i] is '"': index just past the closing quote (or n). */
+static size_t skip_string(const char *b, size_t n, size_t i)
+{
+    for (i++; i < n; i++) {
+        if (b[i] == '\\')
+            i++;
+        else if (b[i] == '"')
+            return i + 1;
+    }
+    return n;
+}
+
+static size_t skip_value(const char *b, size_t n, size_t i)
+{
+    if (i >= n)
+        return n;
+    if (b[i] == '"')
+        return skip_string(b, n, i);
+    if (b[i] == '{' || b[i] == '[') {
+        size_t depth = 0;
+        while (i < n) {
+            char c = b[i];
+            if (c == '"') {
+                i = skip_string(b, n, i);
+                continue;
+            }
+            if (c == '{' || c == '[')
+                depth++;
+            else if (c == '}' || c == ']') {
+                if (--depth == 0)
+                    return i + 1;
+            }
+            i++;
+        }
+        return n;
+    }
+    while (i < n && !strchr(",}] \t\r\n", b[i]))
+        i++;
+    return i;
+}
+
+int64_t tw_wire_locate(const char *b, size_t n, const tw_wire_step *path, size_t npath)
+{
+    size_t i = skip_ws(b, n, 0);
+    for (size_t s = 0; s < npath; s++) {
+        if (i >= n)
+            return -1;
+        if (path[s].key) {
+            if (b[i] != '{')
+                return -1;
+            size_t klen = strlen(path[s].key);
+            i = skip_ws(b, n, i + 1);
+            for (;;) {
+                if (i >= n || b[i] != '"')
+                    return -1;
+                size_t ks = i + 1, ke = skip_string(b, n, i);
+                bool match = ke - 1 - ks == klen && memcmp(b + ks, path[s].key, klen) == 0;
+                i = skip_ws(b, n, ke);
+                if (i >= n || b[i] != ':')
+                    return -1;
+                i = skip_ws(b, n, i + 1);
+                if (match)
+                    break;
+                i = skip_ws(b, n, skip_value(b, n, i));
+                if (i >= n || b[i] != ',')
+                    return -1;
+                i = skip_ws(b, n, i + 1);
+            }
+        } else {
+            if (b[i] != '[')
+                return -1;
+            i = skip_ws(b, n, i + 1);
+            for (size_t k = 0; k < path[s].index; k++) {
+                i = skip_ws(b, n, skip_value(b, n, i));
+                if (i >= n || b[i] != ',')
+                    return -1;
+                i = skip_ws(b, n, i + 1);
+            }
+            if (i >= n || b[i] == ']')
+                return -1;
+        }
+    }
+    return i < n ? (int64_t)i : -1;
+}
+
+/* ===================== pieces shared by response and stream ===================== */
+
+static tw_status fire_text(tw_wire_sink *k, tw_event_kind kind, tw_buf *b, size_t from)
+{
+    if (k->fn && b->len > from) {
+        tw_event ev = {kind, b->data + from, b->len - from, NULL, NULL};
+        k->fn(k->user, &ev);
+    }
+    return TW_OK;
+}
+
+/* content: a string, null, or an array of parts ({type: text} joined;
+ * {type: refusal} parts go to the refusal text). */
+static tw_status take_content(tw_wire_sink *k, const cJSON *c, tw_buf *refusal)
+{
+    tw_buf *out = &k->res->msg.content;
+    size_t from = out->len;
+    tw_status st = TW_OK;
+    if (cJSON_IsString(c)) {
+        st = tw_buf_puts(out, c->valuestring);
+    } else if (cJSON_IsArray(c)) {
+        for (const cJSON *p = c->child; st == TW_OK && p; p = p->next) {
+            const char *type = tw_json_get_str(p, "type");
+            const char *text = tw_json_get_str(p, "text");
+            const char *ref = tw_json_get_str(p, "refusal");
+            if (text && (!type || strcmp(type, "text") == 0))
+                st = tw_buf_puts(out, text);
+            else if (ref && type && strcmp(type, "refusal") == 0)
+                st = tw_buf_puts(refusal, ref);
+        }
+    }
+    if (st == TW_OK)
+        fire_text(k, TW_EV_CONTENT, out, from);
+    return st;
+}
+
+/* Reasoning: reasoning_content when it is a non-empty string, else
+ * reasoning. A different non-empty reasoning next to it is dropped (error
+ * reasoning_field). */
+static tw_status take_reasoning(tw_wire_sink *k, const cJSON *obj, int64_t off_rc, int64_t off_r)
+{
+    const char *rc = tw_json_get_str(obj, "reasoning_content");
+    const char *r = tw_json_get_str(obj, "reasoning");
+    const char *use = NULL;
+    const char *field = NULL;
+    tw_status st = TW_OK;
+    if (rc && rc[0]) {
+        use = rc;
+        field = "reasoning_content";
+        if (r && r[0] && strcmp(r, rc) != 0)
+            st = tw_wire_diag(k, true, TW_D_REASONING_FIELD, off_r >= 0 ? off_r : off_rc,
+                              "'reasoning' differs from 'reasoning_content' and was dropped");
+    } else if (r && r[0]) {
+        use = r;
+        field = "reasoning";
+    }
+    if (st != TW_OK || !use)
+        return st;
+    if (!k->res->reasoning_field)
+        k->res->reasoning_field = field;
+    tw_buf *out = &k->res->msg.thinking;
+    size_t from = out->len;
+    st = tw_buf_puts(out, use);
+    if (st == TW_OK)
+        fire_text(k, TW_EV_THINKING, out, from);
+    return st;
+}
+
+/* The refusal and finish_reason, once everything else is in. */
+static tw_status close_message(tw_wire_sink *k, tw_buf *refusal, int64_t refusal_off,
+                               const char *finish)
+{
+    tw_status st = TW_OK;
+    if (refusal->len) {
+        tw_buf *out = &k->res->msg.content;
+        size_t from = out->len;
+        st = tw_buf_append(out, refusal->data, refusal->len);
+        if (st == TW_OK)
+            fire_text(k, TW_EV_CONTENT, out, from);
+        if (st == TW_OK)
+            st = tw_wire_diag(k, false, TW_D_REFUSAL, refusal_off,
+                              "the model refused; the refusal text is the content");
+        finish = "content_filter";
+    }
+    free(k->res->finish_reason);
+    k->res->finish_reason = NULL;
+    if (st == TW_OK && finish && !(k->res->finish_reason = tw_strdup(finish)))
+        st = TW_ERR_NOMEM;
+    return st;
+}
+
+/* One tool_calls element of a message, or a legacy function_call object. */
+static tw_status take_call_object(tw_wire_sink *k, const cJSON *tc, int64_t off, bool legacy)
+{
+    if (!cJSON_IsObject(tc))
+        return tw_wire_diag(k, true, TW_D_TOOL_CALL_JSON, off, "tool call is not a JSON object");
+    const cJSON *fn = legacy ? tc : tw_json_get(tc, "function");
+    tw_wire_call c;
+    memset(&c, 0, sizeof c);
+    c.offset = off;
+    c.legacy = legacy;
+    c.id = legacy ? NULL : tw_json_get_str(tc, "id");
+    c.name = tw_json_get_str(fn, "name");
+    const cJSON *a = tw_json_get(fn, "arguments");
+    if (cJSON_IsString(a)) {
+        c.has_args_str = true;
+        c.args_str = a->valuestring;
+        c.args_len = strlen(a->valuestring);
+        c.args_oversize = c.args_len > 2 * k->L->max_args_bytes + 4096;
+    } else {
+        c.args_value = a;
+    }
+    return tw_wire_take_call(k, &c);
+}
+
+/* ===================== response ===================== */
+
+static tw_status oai_response(tw_wire_sink *k, const char *buf, size_t len)
+{
+    cJSON *root = NULL;
+    tw_json_error e;
+    tw_status st = tw_json_parse(buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH, &root, &e);
+    if (st == TW_ERR_NOMEM)
+        return st;
+    if (st != TW_OK)
+        return tw_wire_diag(k, true, TW_D_RESPONSE_JSON, (int64_t)e.offset, e.message);
+    const cJSON *err = tw_json_get(root, "error");
+    const cJSON *choices = tw_json_get(root, "choices");
+    if (err && !cJSON_IsNull(err) && !choices) {
+        tw_wire_step p[] = {{"error", 0}};
+        const char *m = tw_json_get_str(err, "message");
+        char msg[300];
+        snprintf(msg, sizeof msg, "%.60s: %.200s",
+                 tw_json_get_str(err, "type") ? tw_json_get_str(err, "type") : "error",
+                 m ? m : (cJSON_IsString(err) ? err->valuestring : "(no message)"));
+        st = tw_wire_diag(k, true, TW_D_ERROR_RESPONSE, tw_wire_locate(buf, len, p, 1), msg);
+        cJSON_Delete(root);
+        return st;
+    }
+    const cJSON *choice = NULL;
+    size_t ci = 0, i = 0;
+    for (const cJSON *c = cJSON_IsArray(choices) ? choices->child : NULL; c; c = c->next, i++) {
+        const cJSON *ix = tw_json_get(c, "index");
+        if (!ix || (cJSON_IsNumber(ix) && ix->valuedouble == 0)) {
+            choice = c;
+            ci = i;
+            break;
+        }
+    }
+    const cJSON *msg = tw_json_get(choice, "message");
+    if (!cJSON_IsObject(msg)) {
+        st = tw_wire_diag(k, true, TW_D_RESPONSE_SHAPE, 0,
+                          choice ? "choices[0].message is not an object"
+                                 : "no choice with index 0 in 'choices'");
+        cJSON_Delete(root);
+        return st;
+    }
+    tw_wire_step base[8] = {{"choices", 0}, {NULL, ci}, {"message", 0}};
+    tw_buf refusal = {0};
+    int64_t refusal_off = -1;
+    base[3].key = "reasoning_content";
+    int64_t off_rc = tw_wire_locate(buf, len, base, 4);
+    base[3].key = "reasoning";
+    int64_t off_r = tw_wire_locate(buf, len, base, 4);
+    st = take_reasoning(k, msg, off_rc, off_r);
+    if (st == TW_OK)
+        st = take_content(k, tw_json_get(msg, "content"), &refusal);
+    const char *ref = tw_json_get_str(msg, "refusal");
+    if (st == TW_OK && ref)
+        st = tw_buf_puts(&refusal, ref);
+    if (refusal.len) {
+        base[3].key = ref ? "refusal" : "content";
+        refusal_off = tw_wire_locate(buf, len, base, 4);
+    }
+    const cJSON *tcs = tw_json_get(msg, "tool_calls");
+    base[3].key = "tool_calls";
+    if (st == TW_OK && cJSON_IsArray(tcs)) {
+        size_t j = 0;
+        for (const cJSON *tc = tcs->child; st == TW_OK && tc; tc = tc->next, j++) {
+            base[4].key = NULL;
+            base[4].index = j;
+            st = take_call_object(k, tc, tw_wire_locate(buf, len, base, 5), false);
+        }
+    } else if (st == TW_OK && cJSON_IsObject(tcs)) {
+        for (const cJSON *tc = tcs->child; st == TW_OK && tc; tc = tc->next) {
+            base[4].key = tc->string;
+            st = take_call_object(k, tc, tw_wire_locate(buf, len, base, 5), false);
+        }
+    } else if (st == TW_OK && tcs && !cJSON_IsNull(tcs)) {
+        st = tw_wire_diag(k, true, TW_D_TOOL_CALL_JSON, tw_wire_locate(buf, len, base, 4),
+                          "tool_calls is neither an array nor an object");
+    }
+    const cJSON *fc = tw_json_get(msg, "function_call");
+    if (st == TW_OK && fc && !cJSON_IsNull(fc)) {
+        base[3].key = "function_call";
+        st = take_call_object(k, fc, tw_wire_locate(buf, len, base, 4), true);
+    }
+    if (st == TW_OK)
+        st = close_message(k, &refusal, refusal_off, tw_json_get_str(choice, "finish_reason"));
+    tw_buf_free(&refusal);
+    cJSON_Delete(root);
+    return st;
+}
+
+/*
+ * A body-buffering decoder: the response formats stream by holding the
+ * input (up to max_input_bytes) and decoding it at finish.
+ */
+typedef struct resp_state {
+    tw_decode_opts o;
+    tw_limits L;
+    tw_event_fn fn;
+    void *user;
+    tw_buf in;
+    bool too_large;
+} resp_state;
+
+static tw_status resp_init(void *s, const tw_decode_opts *o, tw_event_fn fn, void *u)
+{
+    resp_state *d = s;
+    memset(d, 0, sizeof *d);
+    if (o)
+        d->o = *o;
+    tw_limits_resolve(&d->L, o ? &o->limits : NULL);
+    d->fn = fn;
+    d->user = u;
+    return TW_OK;
+}
+
+static tw_status resp_feed(void *s, const char *b, size_t n)
+{
+    resp_state *d = s;
+    if (d->too_large)
+        return TW_OK;
+    size_t room = d->L.max_input_bytes - d->in.len;
+    if (n > room) {
+        n = room;
+        d->too_large = true;
+    }
+    return n ? tw_buf_append(&d->in, b, n) : TW_OK;
+}
+
+static void resp_release(void *s)
+{
+    resp_state *d = s;
+    tw_buf_free(&d->in);
+}
+
+static tw_status resp_finish(void *s, tw_result *out)
+{
+    resp_state *d = s;
+    tw_result_init(out, &d->L);
+    tw_wire_sink k = {out, &d->o, &d->L, d->fn, d->user};
+    tw_status st = oai_response(&k, d->in.data ? d->in.data : "", d->in.len);
+    if (st == TW_OK && d->too_large)
+        st = tw_wire_diag(&k, true, TW_D_INPUT_TOO_LARGE, (int64_t)d->L.max_input_bytes, NULL);
+    if (st == TW_OK) {
+        tw_wire_sort_diags(out);
+        st = tw_wire_finish_result(out);
+    }
+    if (st != TW_OK)
+        tw_result_free(out);
+    resp_release(d);
+    return st;
+}
+
+tw_status tw_openai_response_decode(const char *buf, size_t len, const tw_decode_opts *o,
+                                    tw_result *out)
+{
+    resp_state d;
+    tw_status st = resp_init(&d, o, NULL, NULL);
+    if (st == TW_OK)
+        st = resp_feed(&d, buf, len);
+    if (st != TW_OK) {
+        resp_release(&d);
+        return st;
+    }
+    return resp_finish(&d, out);
+}
+
+/* ===================== stream ===================== */
+
+struct tw_oai_slot {
+    int64_t index;
+    bool has_index;
+    bool legacy;
+    char *id;
+    char *name;
+    tw_buf args;
+    bool args_seen;
+    bool oversize;
+    cJSON *args_value;
+    int64_t offset;
+};
+
+static void slot_free(tw_oai_slot *s)
+{
+    free(s->id);
+    free(s->name);
+    tw_buf_free(&s->args);
+    cJSON_Delete(s->args_value);
+    memset(s, 0, sizeof *s);
+}
+
+static tw_wire_sink sink_of(tw_openai_stream *d)
+{
+    tw_wire_sink k = {&d->res, &d->o, &d->L, d->fn, d->user};
+    return k;
+}
+
+/* Close every open call: tool_calls slots in order, then the legacy one. */
+static tw_status close_calls(tw_openai_stream *d)
+{
+    tw_wire_sink k = sink_of(d);
+    tw_status st = TW_OK;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; st == TW_OK && i < d->nslots; i++) {
+            tw_oai_slot *s = &d->slots[i];
+            if (s->legacy != (pass == 1))
+                continue;
+            tw_wire_call c;
+            memset(&c, 0, sizeof c);
+            c.id = s->id;
+            c.name = s->name;
+            c.legacy = s->legacy;
+            c.offset = s->offset;
+            if (s->args_seen) {
+                c.has_args_str = true;
+                c.args_str = s->args.data ? s->args.data : "";
+                c.args_len = s->args.len;
+                c.args_oversize = s->oversize;
+            } else {
+                c.args_value = s->args_value;
+            }
+            st = tw_wire_take_call(&k, &c);
+        }
+    }
+    for (size_t i = 0; i < d->nslots; i++)
+        slot_free(&d->slots[i]);
+    d->nslots = 0;
+    d->slots_created = 0;
+    return st;
+}
+
+static tw_oai_slot *new_slot(tw_openai_stream *d, int64_t off, tw_status *st)
+{
+    size_t cap = 2 * d->L.max_calls + 16;
+    if (d->nslots >= cap) {
+        tw_wire_sink k = sink_of(d);
+        *st = tw_wire_diag(&k, true, TW_D_TOO_MANY_CALLS, off,
+                           "more open tool calls than 2 * max_calls + 16");
+        return NULL;
+    }
+    if (d->nslots == d->cap_slots) {
+        size_t nc = d->cap_slots ? d->cap_slots * 2 : TW_OAI_SLOTS_INIT;
+        if (nc > cap)
+            nc = cap;
+        tw_oai_slot *ns = realloc(d->slots, nc * sizeof *ns);
+        if (!ns) {
+            *st = TW_ERR_NOMEM;
+            return NULL;
+        }
+        d->slots = ns;
+        d->cap_slots = nc;
+    }
+    tw_oai_slot *s = &d->slots[d->nslots++];
+    memset(s, 0, sizeof *s);
+    s->offset = off;
+    s->args.max = 2 * d->L.max_args_bytes + 4096;
+    d->slots_created++;
+    return s;
+}
+
+/* Merge one delta's function fields into a slot. */
+static tw_status slot_apply(tw_oai_slot *s, const char *id, const cJSON *fn)
+{
+    if (id && id[0] && !s->id && !(s->id = tw_strdup(id)))
+        return TW_ERR_NOMEM;
+    const char *name = tw_json_get_str(fn, "name");
+    if (name && name[0] && !s->name && !(s->name = tw_strdup(name)))
+        return TW_ERR_NOMEM;
+    const cJSON *a = tw_json_get(fn, "arguments");
+    if (cJSON_IsString(a)) {
+        s->args_seen = true;
+        if (!s->oversize) {
+            tw_status st = tw_buf_puts(&s->args, a->valuestring);
+            if (st == TW_ERR_LIMIT) {
+                s->oversize = true;
+                tw_buf_free(&s->args);
+            } else if (st != TW_OK) {
+                return st;
+            }
+        }
+    } else if (a && !cJSON_IsNull(a) && !s->args_seen && !s->args_value) {
+        if (!(s->args_value = cJSON_Duplicate(a, 1)))
+            return TW_ERR_NOMEM;
+    }
+    return TW_OK;
+}
+
+static tw_status merge_tool_delta(tw_openai_stream *d, const cJSON *tc, int64_t off)
+{
+    tw_status st = TW_OK;
+    if (!cJSON_IsObject(tc)) {
+        tw_wire_sink k = sink_of(d);
+        return tw_wire_diag(&k, true, TW_D_TOOL_CALL_JSON, off, "tool call delta is not an object");
+    }
+    const cJSON *ix = tw_json_get(tc, "index");
+    const char *id = tw_json_get_str(tc, "id");
+    bool has_id = id && id[0];
+    tw_oai_slot *s = NULL;
+    if (cJSON_IsNumber(ix)) {
+        int64_t idx = (int64_t)ix->valuedouble;
+        for (size_t i = d->nslots; i-- > 0;) {
+            if (!d->slots[i].legacy && d->slots[i].has_index && d->slots[i].index == idx) {
+                s = &d->slots[i];
+                break;
+            }
+        }
+        if (s && has_id && s->id && strcmp(s->id, id) != 0)
+            s = NULL; /* one index reused by another call: split by id */
+        if (!s) {
+            if (!(s = new_slot(d, off, &st)))
+                return st;
+            s->has_index = true;
+            s->index = idx;
+        }
+    } else {
+        for (size_t i = d->nslots; i-- > 0;) {
+            tw_oai_slot *c = &d->slots[i];
+            if (c->legacy)
+                continue;
+            if (has_id ? (c->id && strcmp(c->id, id) == 0) : true) {
+                s = c;
+                break;
+            }
+        }
+        if (!s && !(s = new_slot(d, off, &st)))
+            return st;
+    }
+    return slot_apply(s, id, tw_json_get(tc, "function"));
+}
+
+static tw_status merge_legacy(tw_openai_stream *d, const cJSON *fc, int64_t off)
+{
+    tw_status st = TW_OK;
+    tw_oai_slot *s = NULL;
+    for (size_t i = 0; i < d->nslots; i++)
+        if (d->slots[i].legacy)
+            s = &d->slots[i];
+    if (!s) {
+        if (!(s = new_slot(d, off, &st)))
+            return st;
+        s->legacy = true;
+    }
+    return slot_apply(s, NULL, fc);
+}
+
+static tw_status stream_error(tw_openai_stream *d, const cJSON *err, const char *raw, size_t rawlen,
+                              int64_t off)
+{
+    char msg[300];
+    const char *m = tw_json_get_str(err, "message");
+    const char *code = tw_json_get_str(err, "code");
+    if (m)
+        snprintf(msg, sizeof msg, "%.60s%s%.220s", code ? code : "", code ? ": " : "", m);
+    else if (cJSON_IsString(err))
+        snprintf(msg, sizeof msg, "%.250s", err->valuestring);
+    else
+        snprintf(msg, sizeof msg, "error event: %.*s", (int)(rawlen > 200 ? 200 : rawlen), raw);
+    tw_wire_sink k = sink_of(d);
+    return tw_wire_diag(&k, true, TW_D_STREAM_ERROR, off, msg);
+}
+
+static tw_status on_chunk(tw_openai_stream *d, const cJSON *j, int64_t off)
+{
+    tw_wire_sink k = sink_of(d);
+    tw_status st = TW_OK;
+    const cJSON *choices = tw_json_get(j, "choices");
+    const cJSON *choice = NULL;
+    for (const cJSON *c = cJSON_IsArray(choices) ? choices->child : NULL; c; c = c->next) {
+        const cJSON *ix = tw_json_get(c, "index");
+        if (!ix || (cJSON_IsNumber(ix) && ix->valuedouble == 0)) {
+            choice = c;
+            break;
+        }
+    }
+    if (!choice)
+        return TW_OK; /* usage chunk, or another choice */
+    const cJSON *delta = tw_json_get(choice, "delta");
+    if (cJSON_IsObject(delta)) {
+        st = take_reasoning(&k, delta, off, off);
+        if (st == TW_OK)
+            st = take_content(&k, tw_json_get(delta, "content"), &d->refusal);
+        const char *ref = tw_json_get_str(delta, "refusal");
+        if (st == TW_OK && ref && ref[0])
+            st = tw_buf_puts(&d->refusal, ref);
+        if (d->refusal.len && d->refusal_off < 0)
+            d->refusal_off = off;
+        const cJSON *tcs = tw_json_get(delta, "tool_calls");
+        if (cJSON_IsArray(tcs)) {
+            for (const cJSON *tc = tcs->child; st == TW_OK && tc; tc = tc->next)
+                st = merge_tool_delta(d, tc, off);
+        } else if (st == TW_OK && tcs && !cJSON_IsNull(tcs)) {
+            st = tw_wire_diag(&k, true, TW_D_TOOL_CALL_JSON, off,
+                              "tool_calls delta is not an array");
+        }
+        const cJSON *fc = tw_json_get(delta, "function_call");
+        if (st == TW_OK && cJSON_IsObject(fc))
+            st = merge_legacy(d, fc, off);
+    }
+    const char *fr = tw_json_get_str(choice, "finish_reason");
+    if (st == TW_OK && fr) {
+        free(d->finish_reason);
+        if (!(d->finish_reason = tw_strdup(fr)))
+            return TW_ERR_NOMEM;
+        st = close_calls(d);
+    }
+    return st;
+}
+
+static tw_status on_sse_event(void *user, const tw_sse_event *ev)
+{
+    tw_openai_stream *d = user;
+    if (d->done)
+        return TW_OK; /* nothing after [DONE] is part of the completion */
+    d->any_event = true;
+    int64_t off = (int64_t)ev->offset;
+    const char *p = ev->data;
+    size_t n = ev->data_len;
+    tw_trim(&p, &n);
+    if (n == 6 && memcmp(p, "[DONE]", 6) == 0) {
+        d->done = true;
+        return TW_OK;
+    }
+    cJSON *j = NULL;
+    tw_json_error e;
+    tw_status st = tw_json_parse(p, n, d->L.max_depth + TW_WIRE_ENVELOPE_DEPTH, &j, &e);
+    if (st == TW_ERR_NOMEM)
+        return st;
+    bool is_error_event = ev->type_len == 5 && memcmp(ev->type, "error", 5) == 0;
+    if (is_error_event) {
+        st = stream_error(d, tw_json_get(j, "error") ? tw_json_get(j, "error") : j, p, n, off);
+    } else if (st != TW_OK || !cJSON_IsObject(j)) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "chunk data is not a JSON object: %s",
+                 st != TW_OK ? e.message : "another JSON value");
+        tw_wire_sink k = sink_of(d);
+        st = tw_wire_diag(&k, true, TW_D_CHUNK_JSON, off, msg);
+    } else if (tw_json_get(j, "error") && !cJSON_IsNull(tw_json_get(j, "error"))) {
+        st = stream_error(d, tw_json_get(j, "error"), p, n, off);
+    } else {
+        st = on_chunk(d, j, off);
+    }
+    cJSON_Delete(j);
+    return st;
+}
+
+static tw_status on_sse_diag(void *user, tw_status code, uint64_t off)
+{
+    tw_openai_stream *d = user;
+    tw_wire_sink k = sink_of(d);
+    return tw_wire_diag(&k, true, code, (int64_t)off, NULL);
+}
+
+tw_status tw_openai_stream_init(tw_openai_stream *d, const tw_decode_opts *o, tw_event_fn fn,
+                                void *user)
+{
+    memset(d, 0, sizeof *d);
+    if (o)
+        d->o = *o;
+    tw_limits_resolve(&d->L, o ? &o->limits : NULL);
+    d->fn = fn;
+    d->user = user;
+    d->refusal_off = -1;
+    d->head.max = d->L.max_event_bytes;
+    tw_result_init(&d->res, &d->L);
+    return tw_sse_init(&d->sse, &d->L, true, on_sse_event, on_sse_diag, d);
+}
+
+tw_status tw_openai_stream_feed(tw_openai_stream *d, const char *buf, size_t len)
+{
+    if (d->finished)
+        return TW_ERR_STATE;
+    if (d->too_large || len == 0)
+        return TW_OK;
+    size_t room = d->L.max_input_bytes - (size_t)d->fed;
+    if (len > room) {
+        len = room;
+        d->too_large = true;
+    }
+    d->fed += len;
+    if (!d->head_off && tw_buf_append(&d->head, buf, len) != TW_OK) {
+        d->head_off = true;
+        tw_buf_free(&d->head);
+    }
+    tw_status st = tw_sse_feed(&d->sse, buf, len);
+    if (d->sse.nevents && !d->head_off) {
+        d->head_off = true;
+        tw_buf_free(&d->head);
+    }
+    return st;
+}
+
+void tw_openai_stream_release(tw_openai_stream *d)
+{
+    tw_sse_release(&d->sse);
+    for (size_t i = 0; i < d->nslots; i++)
+        slot_free(&d->slots[i]);
+    free(d->slots);
+    d->slots = NULL;
+    d->nslots = d->cap_slots = 0;
+    tw_buf_free(&d->refusal);
+    tw_buf_free(&d->head);
+    free(d->finish_reason);
+    d->finish_reason = NULL;
+    tw_result_free(&d->res);
+}
+
+tw_status tw_openai_stream_finish(tw_openai_stream *d, tw_result *out)
+{
+    if (d->finished)
+        return TW_ERR_STATE;
+    d->finished = true;
+    tw_wire_sink k = sink_of(d);
+    tw_status st = tw_sse_finish(&d->sse);
+    if (st == TW_OK)
+        st = close_calls(d);
+    bool envelope = false;
+    if (st == TW_OK && !d->any_event && !d->head_off)
+        st = tw_wire_error_body(&k, d->head.data ? d->head.data : "", d->head.len, &envelope);
+    if (st == TW_OK && !d->done && !envelope)
+        st = tw_wire_diag(&k, true, TW_D_STREAM_TRUNCATED, (int64_t)d->fed,
+                          d->any_event ? "stream ended without data: [DONE]"
+                                       : "no event in the stream");
+    if (st == TW_OK)
+        st = close_message(&k, &d->refusal, d->refusal_off, d->finish_reason);
+    if (st == TW_OK && d->too_large)
+        st = tw_wire_diag(&k, true, TW_D_INPUT_TOO_LARGE, (int64_t)d->L.max_input_bytes, NULL);
+    if (st == TW_OK) {
+        tw_wire_sort_diags(&d->res);
+        st = tw_wire_finish_result(&d->res);
+    }
+    if (st == TW_OK) {
+        *out = d->res;
+        memset(&d->res, 0, sizeof d->res);
+    }
+    tw_openai_stream_release(d);
+    return st;
+}
+
+tw_status tw_openai_stream_decode(const char *buf, size_t len, const tw_decode_opts *o,
+                                  tw_result *out)
+{
+    tw_openai_stream d;
+    tw_status st = tw_openai_stream_init(&d, o, NULL, NULL);
+    if (st == TW_OK)
+        st = tw_openai_stream_feed(&d, buf, len);
+    if (st == TW_OK)
+        return tw_openai_stream_finish(&d, out);
+    tw_openai_stream_release(&d);
+    return st;
+}
+
+/* ===================== registry glue ===================== */
+
+static tw_status st_init(void *s, const tw_decode_opts *o, tw_event_fn fn, void *u)
+{
+    return tw_openai_stream_init(s, o, fn, u);
+}
+static tw_status st_feed(void *s, const char *b, size_t n)
+{
+    return tw_openai_stream_feed(s, b, n);
+}
+static tw_status st_finish(void *s, tw_result *out)
+{
+    return tw_openai_stream_finish(s, out);
+}
+static void st_release(void *s)
+{
+    tw_openai_stream_release(s);
+}
+
+const tw_format_ops tw_format_openai_response = {"openai-response",
+                                                 "OpenAI chat.completion body (or error envelope)",
+                                                 tw_openai_response_decode,
+                                                 sizeof(resp_state),
+                                                 resp_init,
+                                                 resp_feed,
+                                                 resp_finish,
+                                                 resp_release};
+const tw_format_ops tw_format_openai_stream = {"openai-stream",
+                                               "OpenAI chat.completion.chunk SSE stream",
+                                               tw_openai_stream_decode,
+                                               sizeof(tw_openai_stream),
+                                               st_init,
+                                               st_feed,
+                                               st_finish,
+                                               st_release};

@@ -1,0 +1,600 @@
+/* Importers: vcrpy cassettes and HAR files into fixtures (import.h). */
+#include "import.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cassette.h"
+#include "har.h"
+
+/* One recorded interaction, whatever file it came from. Pointers refer to
+ * the loaded cassette / HAR document. */
+typedef struct rawx {
+    const char *method;
+    const char *url;
+    tw_kv *rqh;
+    size_t nrqh;
+    const char *rq_body;
+    size_t rq_len;
+    const cJSON *rq_json;
+    int status;
+    tw_kv *rsh;
+    size_t nrsh;
+    const char *rs_body;
+    size_t rs_len;
+    const cJSON *rs_json;
+    size_t line, col;
+    const char *started;
+} rawx;
+
+/* ---- SSE splitting ---- */
+
+typedef struct sse_acc {
+    tw_buf data;
+    bool has_data;
+    const char *event;
+    const char *id;
+} sse_acc;
+
+static tw_status sse_push(tw_fx_arena *a, sse_acc *s, tw_fx_sse **ev, size_t *n, size_t *cap)
+{
+    if (!s->has_data) {
+        s->event = s->id = NULL;
+        return TW_OK;
+    }
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 16;
+        tw_fx_sse *g = tw_fx_arena_grow(a, *ev, *cap, nc, sizeof **ev);
+        if (!g)
+            return TW_ERR_NOMEM;
+        *ev = g;
+        *cap = nc;
+    }
+    tw_fx_sse *e = &(*ev)[(*n)++];
+    e->event = s->event;
+    e->id = s->id;
+    e->data = tw_fx_arena_strn(a, s->data.data ? s->data.data : "", s->data.len);
+    if (!e->data)
+        return TW_ERR_NOMEM;
+    tw_buf_reset(&s->data);
+    s->has_data = false;
+    s->event = s->id = NULL;
+    return TW_OK;
+}
+
+tw_status tw_sse_split(const char *buf, size_t len, tw_fx_arena *a, tw_fx_sse **events,
+                       size_t *nevents)
+{
+    *events = NULL;
+    *nevents = 0;
+    size_t cap = 0;
+    sse_acc s;
+    memset(&s, 0, sizeof s);
+    tw_status st = TW_OK;
+    size_t i = 0;
+    while (i < len && st == TW_OK) {
+        size_t e = i;
+        while (e < len && buf[e] != '\n' && buf[e] != '\r')
+            e++;
+        const char *line = buf + i;
+        size_t ll = e - i;
+        /* next line start */
+        size_t next = e;
+        if (next < len && buf[next] == '\r')
+            next++;
+        if (next < len && buf[next] == '\n' && (next == e || buf[e] == '\r'))
+            next++;
+        if (next == e && e < len)
+            next = e + 1;
+        i = next;
+        if (ll == 0) {
+            st = sse_push(a, &s, events, nevents, &cap);
+            continue;
+        }
+        if (line[0] == ':')
+            continue;
+        const char *colon = memchr(line, ':', ll);
+        size_t fl = colon ? (size_t)(colon - line) : ll;
+        const char *v = colon ? colon + 1 : line + ll;
+        size_t vl = colon ? ll - fl - 1 : 0;
+        if (vl && *v == ' ')
+            v++, vl--;
+        if (fl == 4 && memcmp(line, "data", 4) == 0) {
+            if (s.has_data)
+                st = tw_buf_putc(&s.data, '\n');
+            if (st == TW_OK)
+                st = tw_buf_append(&s.data, v, vl);
+            if (st == TW_OK && !s.data.data)
+                st = tw_buf_reserve(&s.data, 1);
+            s.has_data = true;
+        } else if (fl == 5 && memcmp(line, "event", 5) == 0) {
+            s.event = vl ? tw_fx_arena_strn(a, v, vl) : NULL;
+        } else if (fl == 2 && memcmp(line, "id", 2) == 0) {
+            s.id = tw_fx_arena_strn(a, v, vl);
+        }
+    }
+    if (st == TW_OK)
+        st = sse_push(a, &s, events, nevents, &cap);
+    tw_buf_free(&s.data);
+    return st;
+}
+
+/* ---- helpers ---- */
+
+static bool ci_contains(const char *hay, const char *needle)
+{
+    if (!hay)
+        return false;
+    size_t n = strlen(needle);
+    for (; *hay; hay++)
+        if (strncasecmp(hay, needle, n) == 0)
+            return true;
+    return false;
+}
+
+static bool ends_with(const char *s, size_t n, const char *suf)
+{
+    size_t k = strlen(suf);
+    return n >= k && memcmp(s + n - k, suf, k) == 0;
+}
+
+/* "/v1/chat/completions?x" from "https://host/v1/chat/completions?x". */
+static const char *url_path(const char *url)
+{
+    const char *p = strstr(url, "://");
+    if (!p)
+        return url[0] == '/' ? url : NULL;
+    p = strchr(p + 3, '/');
+    return p ? p : "/";
+}
+
+static bool looks_sse(const char *b, size_t n)
+{
+    while (n && (*b == ' ' || *b == '\n' || *b == '\r'))
+        b++, n--;
+    return (n >= 5 && memcmp(b, "data:", 5) == 0) || (n >= 6 && memcmp(b, "event:", 6) == 0) ||
+           (n >= 1 && b[0] == ':');
+}
+
+/* Headers that describe the recorded transfer, not the body we write. */
+static bool transfer_header(const char *name)
+{
+    return strcasecmp(name, "content-length") == 0 || strcasecmp(name, "content-encoding") == 0 ||
+           strcasecmp(name, "transfer-encoding") == 0;
+}
+
+static tw_status copy_headers(tw_fx_arena *a, tw_redactor *red, const tw_kv *in, size_t n,
+                              tw_kv **out, size_t *nout)
+{
+    *out = NULL;
+    *nout = 0;
+    if (!n)
+        return TW_OK;
+    tw_kv *kv = tw_fx_arena_calloc(a, n, sizeof *kv);
+    if (!kv)
+        return TW_ERR_NOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!in[i].name || !in[i].name[0] || tw_redact_header_dropped(red, in[i].name) ||
+            transfer_header(in[i].name) || strpbrk(in[i].name, " \t\r\n:"))
+            continue;
+        /* a header recorded with several values: keep the first */
+        bool seen = false;
+        for (size_t j = 0; j < k && !seen; j++)
+            seen = strcasecmp(kv[j].name, in[i].name) == 0;
+        if (seen)
+            continue;
+        char *v = tw_redact_str(red, in[i].value ? in[i].value : "");
+        if (!v)
+            return TW_ERR_NOMEM;
+        for (char *p = v; *p; p++)
+            if (*p == '\r' || *p == '\n')
+                *p = ' ';
+        kv[k].name = tw_fx_arena_str(a, in[i].name);
+        kv[k].value = tw_fx_arena_str(a, v);
+        free(v);
+        if (!kv[k].name || !kv[k].value)
+            return TW_ERR_NOMEM;
+        k++;
+    }
+    *out = kv;
+    *nout = k;
+    return TW_OK;
+}
+
+/* A JSON body from parsed JSON or bytes; non-JSON bytes become a JSON string. */
+static tw_status body_json(tw_fx_arena *a, tw_redactor *red, const tw_limits *lim,
+                           const cJSON *parsed, const char *b, size_t n, const cJSON **out)
+{
+    *out = NULL;
+    cJSON *v = NULL;
+    if (parsed)
+        v = cJSON_Duplicate(parsed, 1);
+    else if (b && n) {
+        if (tw_json_parse(b, n, lim->max_depth, &v, NULL) != TW_OK || !v) {
+            char *s = tw_strndup(b, n);
+            char *r = s ? tw_redact_str(red, s) : NULL;
+            free(s);
+            if (!r)
+                return TW_ERR_NOMEM;
+            v = cJSON_CreateString(r);
+            free(r);
+        }
+    } else
+        return TW_OK;
+    if (!v)
+        return TW_ERR_NOMEM;
+    tw_status st = tw_redact_json(red, v, lim->max_depth);
+    if (st != TW_OK) {
+        cJSON_Delete(v);
+        return st;
+    }
+    *out = tw_fx_arena_json(a, v);
+    return *out ? TW_OK : TW_ERR_NOMEM;
+}
+
+/* ---- building the fixture ---- */
+
+static tw_status build_exchange(tw_fx_arena *a, tw_redactor *red, const tw_limits *lim,
+                                const rawx *r, tw_fx_exchange *x, const char **fmt_out)
+{
+    tw_status st;
+    x->req.method = tw_fx_arena_str(a, r->method && *r->method ? r->method : "POST");
+    if (!x->req.method)
+        return TW_ERR_NOMEM;
+    for (char *m = (char *)x->req.method; *m; m++)
+        if (*m >= 'a' && *m <= 'z')
+            *m = (char)(*m - 'a' + 'A');
+    const char *p = r->url ? url_path(r->url) : NULL;
+    char *scrubbed = tw_redact_str(red, p && *p ? p : "/");
+    if (!scrubbed)
+        return TW_ERR_NOMEM;
+    x->req.path = tw_fx_arena_str(a, scrubbed);
+    free(scrubbed);
+    if (!x->req.path)
+        return TW_ERR_NOMEM;
+    if ((st = copy_headers(a, red, r->rqh, r->nrqh, &x->req.headers, &x->req.nheaders)) != TW_OK ||
+        (st = body_json(a, red, lim, r->rq_json, r->rq_body, r->rq_len, &x->req.body)) != TW_OK)
+        return st;
+    x->has_response = true;
+    x->resp.status = r->status;
+    if ((st = copy_headers(a, red, r->rsh, r->nrsh, &x->resp.headers, &x->resp.nheaders)) != TW_OK)
+        return st;
+    const char *ct = tw_kv_get(r->rsh, r->nrsh, "content-type");
+    bool sse = !r->rs_json && r->rs_body &&
+               (ci_contains(ct, "text/event-stream") || (!ct && looks_sse(r->rs_body, r->rs_len)));
+    if (sse) {
+        tw_buf clean = {0};
+        st = tw_redact_text(red, r->rs_body, r->rs_len, &clean);
+        if (st == TW_OK)
+            st = tw_sse_split(clean.data ? clean.data : "", clean.len, a, &x->resp.events,
+                              &x->resp.nevents);
+        tw_buf_free(&clean);
+        if (st != TW_OK)
+            return st;
+        x->resp.stream = true;
+    } else if (r->rs_json || (r->rs_body && r->rs_len)) {
+        cJSON *v = NULL;
+        if (!r->rs_json && tw_json_parse(r->rs_body, r->rs_len, lim->max_depth, &v, NULL) != TW_OK) {
+            char *s = tw_strndup(r->rs_body, r->rs_len);
+            char *c = s ? tw_redact_str(red, s) : NULL;
+            free(s);
+            if (!c)
+                return TW_ERR_NOMEM;
+            x->resp.body_text = tw_fx_arena_str(a, c);
+            free(c);
+            if (!x->resp.body_text)
+                return TW_ERR_NOMEM;
+        } else {
+            cJSON_Delete(v);
+            if ((st = body_json(a, red, lim, r->rs_json, r->rs_body, r->rs_len, &x->resp.body)) != TW_OK)
+                return st;
+        }
+    }
+    /* which reference decoder judges it, from the path */
+    size_t plen = strcspn(x->req.path, "?#");
+    const char *fmt = NULL;
+    if (ends_with(x->req.path, plen, "/chat/completions"))
+        fmt = sse ? "openai-stream" : "openai-response";
+    else if (ends_with(x->req.path, plen, "/messages"))
+        fmt = sse ? "anthropic-stream" : "anthropic-response";
+    else if (ends_with(x->req.path, plen, "/generate"))
+        fmt = "vllm-generate";
+    x->decode_format = fmt;
+    *fmt_out = fmt;
+    return TW_OK;
+}
+
+static const char *backend_of(const char *fmt)
+{
+    if (!fmt)
+        return NULL;
+    if (strncmp(fmt, "openai", 6) == 0)
+        return "openai";
+    if (strncmp(fmt, "anthropic", 9) == 0)
+        return "anthropic";
+    return "vllm-native";
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* PREFIX + base name without extension, restricted to [A-Za-z0-9._-]. */
+static char *fixture_stem(const char *path, const char *prefix)
+{
+    const char *b = base_name(path);
+    size_t n = strlen(b);
+    static const char *const exts[] = {".yaml", ".yml", ".har", ".json", NULL};
+    for (const char *const *e = exts; *e; e++)
+        if (ends_with(b, n, *e)) {
+            n -= strlen(*e);
+            break;
+        }
+    tw_buf s = {0};
+    if ((prefix && tw_buf_puts(&s, prefix) != TW_OK) || tw_buf_append(&s, b, n) != TW_OK) {
+        tw_buf_free(&s);
+        return NULL;
+    }
+    if (!s.len && tw_buf_puts(&s, "imported") != TW_OK) {
+        tw_buf_free(&s);
+        return NULL;
+    }
+    for (size_t i = 0; i < s.len; i++) {
+        char c = s.data[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '_' || c == '-'))
+            s.data[i] = '_';
+    }
+    return tw_buf_take(&s, NULL);
+}
+
+typedef struct source {
+    tw_cassette cas;
+    tw_har har;
+    rawx *x;
+    size_t n;
+} source;
+
+static void source_free(source *s)
+{
+    tw_cassette_free(&s->cas);
+    tw_har_free(&s->har);
+    free(s->x);
+}
+
+/* tw_kv views of the loaded headers live in the arena. */
+static tw_kv *kv_view(tw_fx_arena *a, size_t n, const void *src, size_t stride, size_t name_off,
+                      size_t value_off)
+{
+    tw_kv *kv = tw_fx_arena_calloc(a, n, sizeof *kv);
+    for (size_t i = 0; kv && i < n; i++) {
+        const char *base = (const char *)src + i * stride;
+        memcpy(&kv[i].name, base + name_off, sizeof(char *));
+        memcpy(&kv[i].value, base + value_off, sizeof(char *));
+    }
+    return kv;
+}
+
+static tw_status load_source(const char *path, const tw_import_opts *o, tw_fx_arena *a, source *s,
+                             char *why, size_t whylen)
+{
+    memset(s, 0, sizeof *s);
+    tw_status st;
+    if (o->kind == TW_IMPORT_VCR) {
+        st = tw_cassette_load(path, o->limits, &s->cas, why, whylen);
+        if (st != TW_OK)
+            return st;
+        s->n = s->cas.ninteractions;
+    } else {
+        st = tw_har_load(path, o->limits, &s->har, why, whylen);
+        if (st != TW_OK)
+            return st;
+        s->n = s->har.nentries;
+    }
+    if (s->n == 0) {
+        snprintf(why, whylen, "%s:1:1: no interactions to import", path);
+        return TW_ERR_INVALID;
+    }
+    s->x = calloc(s->n, sizeof *s->x);
+    if (!s->x)
+        return TW_ERR_NOMEM;
+    for (size_t i = 0; i < s->n; i++) {
+        rawx *r = &s->x[i];
+        if (o->kind == TW_IMPORT_VCR) {
+            const tw_cassette_interaction *ci = &s->cas.interactions[i];
+            r->method = ci->request.method;
+            r->url = ci->request.uri;
+            r->nrqh = ci->request.nheaders;
+            r->rqh = kv_view(a, r->nrqh, ci->request.headers, sizeof(tw_cassette_header),
+                             offsetof(tw_cassette_header, name), offsetof(tw_cassette_header, value));
+            r->rq_json = ci->request.body.json;
+            r->rq_body = ci->request.body.data;
+            r->rq_len = ci->request.body.len;
+            r->status = ci->response.status;
+            r->nrsh = ci->response.nheaders;
+            r->rsh = kv_view(a, r->nrsh, ci->response.headers, sizeof(tw_cassette_header),
+                             offsetof(tw_cassette_header, name), offsetof(tw_cassette_header, value));
+            r->rs_json = ci->response.body.json;
+            r->rs_body = ci->response.body.data;
+            r->rs_len = ci->response.body.len;
+            r->line = ci->line;
+            r->col = 1;
+        } else {
+            const tw_har_entry *e = &s->har.entries[i];
+            r->method = e->method;
+            r->url = e->url;
+            r->nrqh = e->request.nheaders;
+            r->rqh = kv_view(a, r->nrqh, e->request.headers, sizeof(tw_har_header),
+                             offsetof(tw_har_header, name), offsetof(tw_har_header, value));
+            r->rq_body = e->request.has_body ? e->request.body : NULL;
+            r->rq_len = e->request.body_len;
+            r->status = e->status;
+            r->nrsh = e->response.nheaders;
+            r->rsh = kv_view(a, r->nrsh, e->response.headers, sizeof(tw_har_header),
+                             offsetof(tw_har_header, name), offsetof(tw_har_header, value));
+            r->rs_body = e->response.has_body ? e->response.body : NULL;
+            r->rs_len = e->response.body_len;
+            r->line = e->line;
+            r->col = e->col;
+            r->started = e->started;
+        }
+        if ((r->nrqh && !r->rqh) || (r->nrsh && !r->rsh))
+            return TW_ERR_NOMEM;
+        if (!r->url || !r->url[0]) {
+            snprintf(why, whylen, "%s:%zu:%zu: interaction %zu: expected a request URI", path,
+                     r->line, r->col, i + 1);
+            return TW_ERR_INVALID;
+        }
+        if (r->status < 100 || r->status > 599) {
+            snprintf(why, whylen, "%s:%zu:%zu: interaction %zu: expected a response status from 100 to 599",
+                     path, r->line, r->col, i + 1);
+            return TW_ERR_INVALID;
+        }
+    }
+    return TW_OK;
+}
+
+tw_status tw_import_to_buf(const char *path, const tw_import_opts *o, tw_redactor *red,
+                           tw_buf *out, size_t *nexchanges, char *why, size_t whylen)
+{
+    tw_limits lim;
+    tw_limits_resolve(&lim, o->limits);
+    tw_fx_arena a;
+    memset(&a, 0, sizeof a);
+    source s;
+    tw_status st = load_source(path, o, &a, &s, why, whylen);
+    if (st != TW_OK) {
+        if (st == TW_ERR_NOMEM)
+            snprintf(why, whylen, "%s: out of memory", path);
+        source_free(&s);
+        tw_fx_arena_free(&a);
+        return st;
+    }
+    /* First every secret value of every dropped header, so that it is
+     * scrubbed wherever it appears, in any interaction. */
+    for (size_t i = 0; i < s.n && st == TW_OK; i++) {
+        const rawx *r = &s.x[i];
+        for (size_t k = 0; k < r->nrqh && st == TW_OK; k++)
+            if (r->rqh[k].name && r->rqh[k].value && tw_redact_header_dropped(red, r->rqh[k].name))
+                st = tw_redactor_add_value(red, r->rqh[k].value);
+        for (size_t k = 0; k < r->nrsh && st == TW_OK; k++)
+            if (r->rsh[k].name && r->rsh[k].value && tw_redact_header_dropped(red, r->rsh[k].name))
+                st = tw_redactor_add_value(red, r->rsh[k].value);
+    }
+    tw_fixture f;
+    memset(&f, 0, sizeof f);
+    char *stem = fixture_stem(path, o->name_prefix);
+    char desc[512];
+    snprintf(desc, sizeof desc, "Imported from the %s %s (%zu interaction%s).",
+             o->kind == TW_IMPORT_VCR ? "vcrpy cassette" : "HAR file", base_name(path), s.n,
+             s.n == 1 ? "" : "s");
+    char *name = NULL;
+    if (stem && (name = malloc(strlen(stem) + 10)))
+        sprintf(name, "imported/%s", stem);
+    f.name = name ? tw_fx_arena_str(&a, name) : NULL;
+    f.description = tw_fx_arena_str(&a, desc);
+    f.exchanges = tw_fx_arena_calloc(&a, s.n, sizeof *f.exchanges);
+    if (st == TW_OK && (!f.name || !f.description || !f.exchanges))
+        st = TW_ERR_NOMEM;
+    bool any_stream = false;
+    for (size_t i = 0; i < s.n && st == TW_OK; i++) {
+        const char *fmt = NULL;
+        st = build_exchange(&a, red, &lim, &s.x[i], &f.exchanges[i], &fmt);
+        f.nexchanges = i + 1;
+        if (!f.backend)
+            f.backend = backend_of(fmt);
+        any_stream = any_stream || f.exchanges[i].resp.stream;
+    }
+    if (!f.backend)
+        f.backend = "openai";
+    const char *tags[3] = {"imported", o->kind == TW_IMPORT_VCR ? "vcr" : "har", "stream"};
+    f.tags = tags;
+    f.ntags = any_stream ? 3 : 2;
+    cJSON *prov = cJSON_CreateObject();
+    char from[400];
+    snprintf(from, sizeof from, "%s %s", o->kind == TW_IMPORT_VCR ? "vcrpy cassette" : "HAR file",
+             base_name(path));
+    if (!prov || !cJSON_AddStringToObject(prov, "source", "imported") ||
+        !cJSON_AddStringToObject(prov, "from", from) ||
+        (s.x[0].started && !cJSON_AddStringToObject(prov, "recorded_at", s.x[0].started)))
+        st = st == TW_OK ? TW_ERR_NOMEM : st;
+    f.provenance = tw_fx_arena_json(&a, prov);
+    if (st == TW_OK && !f.provenance)
+        st = TW_ERR_NOMEM;
+    size_t start = out->len;
+    if (st == TW_OK)
+        st = tw_fixture_write(out, &f);
+    if (st == TW_OK) {
+        /* Last line of defence: no known secret value may be written. */
+        for (size_t v = 0; v < red->nvalues; v++)
+            if (tw_memmem(out->data + start, out->len - start, red->values[v],
+                          strlen(red->values[v]))) {
+                snprintf(why, whylen, "%s: a secret value survived redaction; nothing written",
+                         path);
+                st = TW_ERR_INVALID;
+                break;
+            }
+    } else if (st == TW_ERR_NOMEM || st == TW_ERR_LIMIT) {
+        snprintf(why, whylen, "%s: %s", path, tw_code_message(st));
+    }
+    if (st == TW_OK) {
+        /* What we write must load as a fixture. */
+        tw_fixture chk;
+        char inner[512];
+        if (tw_fixture_parse(out->data + start, out->len - start, stem ? stem : path, &lim, &chk,
+                             inner, sizeof inner) != TW_OK) {
+            snprintf(why, whylen, "%s: the imported fixture does not validate: %s", path, inner);
+            st = TW_ERR_INVALID;
+        }
+        tw_fixture_free(&chk);
+    }
+    if (st != TW_OK && out->len > start) {
+        out->len = start;
+        if (out->data)
+            out->data[start] = '\0';
+    }
+    if (nexchanges)
+        *nexchanges = st == TW_OK ? f.nexchanges : 0;
+    free(name);
+    free(stem);
+    source_free(&s);
+    tw_fx_arena_free(&a);
+    return st;
+}
+
+tw_status tw_import_file(const char *path, const tw_import_opts *o, tw_redactor *red,
+                         char **written, size_t *nexchanges, char *why, size_t whylen)
+{
+    if (written)
+        *written = NULL;
+    tw_buf b = {0};
+    tw_status st = tw_import_to_buf(path, o, red, &b, nexchanges, why, whylen);
+    if (st != TW_OK) {
+        tw_buf_free(&b);
+        return st;
+    }
+    char *stem = fixture_stem(path, o->name_prefix);
+    const char *dir = o->out_dir && *o->out_dir ? o->out_dir : ".";
+    char *dst = stem ? malloc(strlen(dir) + strlen(stem) + 8) : NULL;
+    if (!dst) {
+        snprintf(why, whylen, "%s: out of memory", path);
+        free(stem);
+        tw_buf_free(&b);
+        return TW_ERR_NOMEM;
+    }
+    sprintf(dst, "%s/%s.json", dir, stem);
+    free(stem);
+    st = tw_write_file_atomic(dst, b.data, b.len, why, whylen);
+    tw_buf_free(&b);
+    if (st == TW_OK && written)
+        *written = dst;
+    else
+        free(dst);
+    return st;
+}

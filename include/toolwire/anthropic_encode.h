@@ -1,0 +1,39 @@
+/*
+ * Anthropic messages encoders: requests, message responses and event
+ * streams (SSE bytes with event: lines). The same functions back the
+ * registry entries "anthropic-request", "anthropic-response" and
+ * "anthropic-stream" (encode.h). The rules are in docs/formats/encoding.md.
+ *
+ * Common contract as in openai_encode.h: `o` may be NULL; output appended to
+ * `out`, capped by o->limits.max_output_bytes; on failure `out` is restored
+ * and nothing leaks; not_carried warnings go to o->warnings.
+ */
+#ifndef TOOLWIRE_ANTHROPIC_ENCODE_H
+#define TOOLWIRE_ANTHROPIC_ENCODE_H
+
+#include "toolwire/encode.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TW_ANTHROPIC_DEFAULT_ID "msg_toolwire"
+/* max_tokens is required by the API; written when options give none. */
+#define TW_ANTHROPIC_DEFAULT_MAX_TOKENS 4096
+
+tw_status tw_anthropic_encode_request(const tw_request *r, const tw_encode_opts *o, tw_buf *out);
+tw_status tw_anthropic_encode_response(const tw_result *r, const tw_encode_opts *o, tw_buf *out);
+tw_status tw_anthropic_encode_stream(const tw_result *r, const tw_encode_opts *o, tw_buf *out);
+
+/*
+ * The stop_reason for a neutral finish_reason (SEMANTICS §4.2 read
+ * backwards): tool_calls -> tool_use, stop -> end_turn, length -> max_tokens,
+ * content_filter -> refusal; empty or NULL -> tool_use when ncalls, else
+ * end_turn; anything else passes through. Never NULL.
+ */
+const char *tw_anthropic_stop_reason(const char *finish_reason, size_t ncalls);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,86 @@
+/*
+ * The reliability shims of seed 001: repairs a tool loop needs to stay
+ * stable across imperfect model and tool output. Each shim is a pure
+ * function over the neutral model; what it repairs is recorded as a warning.
+ */
+#ifndef TOOLWIRE_SHIMS_H
+#define TOOLWIRE_SHIMS_H
+
+#include "toolwire/neutral.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Appended to a tool output cut by tw_shim_truncate. */
+#define TW_TRUNCATED_MARKER "\n[truncated]"
+/* Default cap on one tool output (seed 001: 200KB). */
+#define TW_DEFAULT_MAX_TOOL_OUTPUT_BYTES ((size_t)204800)
+
+/*
+ * Length of the longest prefix of s[0, n) that is at most `max` bytes and
+ * does not end inside a UTF-8 sequence. Bytes that are not valid UTF-8 count
+ * as one-byte characters.
+ */
+size_t tw_utf8_cut(const char *s, size_t n, size_t max);
+
+/*
+ * Parse tool-call argument bytes defensively: one JSON object, optionally
+ * wrapped in whitespace and a ``` or ```json fence. Empty (or whitespace
+ * only) input is {}. Refusals, each with a reason in `why` (optional):
+ *   TW_D_ARGS_TOO_LARGE        len > limits->max_args_bytes
+ *   TW_D_JSON_TOO_DEEP         nesting past limits->max_depth
+ *   TW_D_TOOL_CALL_JSON        not valid JSON
+ *   TW_D_ARGUMENTS_NOT_OBJECT  valid JSON but not an object
+ *   TW_ERR_NOMEM
+ * On TW_OK *out owns an object (cJSON_Delete); otherwise *out is NULL.
+ * *fenced (optional) says whether a fence was removed.
+ */
+tw_status tw_shim_parse_args(const char *buf, size_t len, const tw_limits *limits, cJSON **out,
+                             bool *fenced, char *why, size_t whylen);
+
+/*
+ * Tool-call ids of one message: a blank (NULL or "") id becomes "tc_N" (N
+ * the call's 1-based position, skipping values already taken); a duplicate
+ * gets the first free "__2", "__3", … suffix with warning duplicate_id.
+ * `warnings` may be NULL. On TW_ERR_NOMEM the message is unchanged or has
+ * some ids rewritten; it stays valid either way.
+ */
+tw_status tw_shim_normalize_ids(tw_message *m, tw_diag_list *warnings);
+
+/*
+ * The same over a whole request, with ids unique across every assistant
+ * message ("tc_N" counting over the request). A tool message that answered
+ * a rewritten call (the first unanswered call of the latest assistant
+ * message with the old id) gets the new id, so results stay paired.
+ */
+tw_status tw_shim_normalize_request_ids(tw_request *r, tw_diag_list *warnings);
+
+/*
+ * Omit `required: []` from a JSON Schema, at every level where a schema can
+ * nest (properties, patternProperties, items, prefixItems,
+ * additionalProperties, anyOf/oneOf/allOf, not, $defs, definitions), at
+ * most max_depth levels down. Returns how many were removed.
+ */
+size_t tw_shim_schema_normalize(cJSON *schema, size_t max_depth);
+
+/*
+ * Copy s[0, n) to `out`, cut to at most `max` bytes in all: when n > max the
+ * text is cut on a UTF-8 boundary and TW_TRUNCATED_MARKER is appended (the
+ * marker counts towards max). *truncated (optional) says whether it was cut.
+ * TW_ERR_INVALID when max is smaller than the marker; TW_ERR_LIMIT/NOMEM
+ * from the buffer.
+ */
+tw_status tw_shim_truncate(const char *s, size_t n, size_t max, tw_buf *out, bool *truncated);
+
+/*
+ * Truncate every tool message's content of the request to `max` bytes
+ * (0: TW_DEFAULT_MAX_TOOL_OUTPUT_BYTES), warning output_truncated naming the
+ * message.
+ */
+tw_status tw_shim_truncate_tool_outputs(tw_request *r, size_t max, tw_diag_list *warnings);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

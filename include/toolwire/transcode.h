@@ -1,0 +1,70 @@
+/*
+ * Transcoding between wire formats through the neutral model: a request or
+ * a result is read from one format and written in another. What the target
+ * cannot carry is reported as a not_carried warning naming the field, never
+ * dropped silently. Rules: docs/formats/encoding.md.
+ */
+#ifndef TOOLWIRE_TRANSCODE_H
+#define TOOLWIRE_TRANSCODE_H
+
+#include "toolwire/encode.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum tw_neutral_kind {
+    TW_NEUTRAL_NONE = 0,
+    TW_NEUTRAL_REQUEST,
+    TW_NEUTRAL_RESULT
+} tw_neutral_kind;
+
+/* A request or a result; zero-initialised is empty. */
+typedef struct tw_neutral_value {
+    tw_neutral_kind kind;
+    tw_request req; /* kind REQUEST */
+    tw_result res;  /* kind RESULT */
+} tw_neutral_value;
+
+void tw_neutral_value_free(tw_neutral_value *v);
+
+/*
+ * Source formats: "openai-request", "anthropic-request", "neutral-request",
+ * "neutral-result", "neutral" (a request when the object has "messages",
+ * else a result), or any decoder name of tw_format_find (decoded to a
+ * result). Target formats: any encoder name of tw_encoder_find, or
+ * "neutral" / "neutral-request" / "neutral-result" (neutral JSON).
+ */
+bool tw_transcode_is_source(const char *name);
+bool tw_transcode_is_target(const char *name);
+
+/*
+ * Read buf[0, len) in format `from`. `dopts` (may be NULL) configures
+ * decoders; its limits bound every reader. Warnings of the request readers
+ * go to `warnings` (may be NULL); a decoder's own errors and warnings stay
+ * in the result. On failure *out is empty and `why` says what went wrong
+ * (with the JSON path for request bodies). Returns TW_ERR_UNSUPPORTED when
+ * the source decoder is not available, TW_ERR_INVALID for an unknown name.
+ */
+tw_status tw_transcode_read(const char *from, const char *buf, size_t len,
+                            const tw_decode_opts *dopts, tw_neutral_value *out,
+                            tw_diag_list *warnings, char *why, size_t whylen);
+
+/*
+ * Write `v` in format `to`, appending to `out`. A result's decode errors
+ * and warnings cannot travel in a wire format: they are copied into
+ * o->warnings (same codes) when the target is not neutral. TW_ERR_INVALID
+ * when the target takes the other kind of value (why says so),
+ * TW_ERR_UNSUPPORTED when the encoder is not available.
+ */
+tw_status tw_transcode_write(const tw_neutral_value *v, const char *to, const tw_encode_opts *o,
+                             tw_buf *out, char *why, size_t whylen);
+
+/* Read then write; warnings of both steps go to o->warnings. */
+tw_status tw_transcode(const char *from, const char *to, const char *buf, size_t len,
+                       const tw_encode_opts *o, tw_buf *out, char *why, size_t whylen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

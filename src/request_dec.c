@@ -1,0 +1,806 @@
+/*
+ * Request decoders: OpenAI and Anthropic request bodies into tw_request.
+ * Every refusal names the JSON path of the value at fault; everything the
+ * neutral model cannot hold is reported as a not_carried warning.
+ */
+#include "toolwire/request.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "toolwire/shims.h"
+
+/* ===================== context ===================== */
+
+typedef struct rd {
+    tw_limits l;
+    tw_diag_list *warnings;
+    tw_request_error *err;
+    tw_request *req;
+    size_t cap_messages;
+} rd;
+
+static tw_status fail(rd *d, tw_status code, const char *path, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+static tw_status fail(rd *d, tw_status code, const char *path, const char *fmt, ...)
+{
+    if (d->err) {
+        char reason[192];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(reason, sizeof reason, fmt, ap);
+        va_end(ap);
+        d->err->code = code;
+        snprintf(d->err->path, sizeof d->err->path, "%s", path);
+        snprintf(d->err->message, sizeof d->err->message, "%s: %s", path[0] ? path : "(root)",
+                 reason);
+    }
+    return code;
+}
+
+static tw_status warn(rd *d, tw_status code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static tw_status warn(rd *d, tw_status code, const char *fmt, ...)
+{
+    if (!d->warnings)
+        return TW_OK;
+    char tmp[320];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    return tw_diag_add(d->warnings, code, -1, tmp);
+}
+
+#define TRY(x)                                                                 \
+    do {                                                                       \
+        tw_status st_ = (x);                                                   \
+        if (st_ != TW_OK)                                                      \
+            return st_;                                                        \
+    } while (0)
+
+/* A new message at the end of the request (zeroed). */
+static tw_status push_message(rd *d, const char *path, tw_message **out)
+{
+    tw_request *r = d->req;
+    if (r->nmessages >= d->l.max_messages)
+        return fail(d, TW_ERR_LIMIT, path, "more than max_messages (%zu) messages",
+                    d->l.max_messages);
+    if (r->nmessages == d->cap_messages) {
+        size_t ncap = d->cap_messages ? d->cap_messages * 2 : 8;
+        if (ncap > d->l.max_messages)
+            ncap = d->l.max_messages;
+        tw_message *n = realloc(r->messages, ncap * sizeof *n);
+        if (!n)
+            return TW_ERR_NOMEM;
+        r->messages = n;
+        d->cap_messages = ncap;
+    }
+    tw_message *m = &r->messages[r->nmessages++];
+    memset(m, 0, sizeof *m);
+    *out = m;
+    return TW_OK;
+}
+
+static tw_status dup_str(rd *d, char **dst, const cJSON *v, const char *path, bool required)
+{
+    if (!v || cJSON_IsNull(v)) {
+        if (required)
+            return fail(d, TW_ERR_INVALID, path, "missing; a string is required");
+        return TW_OK;
+    }
+    if (!cJSON_IsString(v))
+        return fail(d, TW_ERR_INVALID, path, "must be a string");
+    free(*dst);
+    *dst = tw_strdup(v->valuestring);
+    return *dst ? TW_OK : TW_ERR_NOMEM;
+}
+
+/* Copy a known generation option into r->options under `key`. */
+static tw_status put_option(rd *d, const char *key, const cJSON *v)
+{
+    tw_request *r = d->req;
+    if (!r->options && !(r->options = cJSON_CreateObject()))
+        return TW_ERR_NOMEM;
+    cJSON *c = cJSON_Duplicate(v, 1);
+    if (!c)
+        return TW_ERR_NOMEM;
+    cJSON_DeleteItemFromObjectCaseSensitive(r->options, key);
+    if (!cJSON_AddItemToObject(r->options, key, c)) {
+        cJSON_Delete(c);
+        return TW_ERR_NOMEM;
+    }
+    return TW_OK;
+}
+
+/* Tool messages carry the tool's name when an earlier call gives it. */
+static tw_status recover_tool_names(tw_request *r)
+{
+    for (size_t i = 0; i < r->nmessages; i++) {
+        tw_message *m = &r->messages[i];
+        if (m->role != TW_ROLE_TOOL || m->name || !m->tool_call_id)
+            continue;
+        for (size_t k = i; k-- > 0;) {
+            const tw_message *a = &r->messages[k];
+            if (a->role != TW_ROLE_ASSISTANT)
+                continue;
+            for (size_t c = 0; c < a->ncalls; c++)
+                if (a->calls[c].id && a->calls[c].name &&
+                    strcmp(a->calls[c].id, m->tool_call_id) == 0) {
+                    if (!(m->name = tw_strdup(a->calls[c].name)))
+                        return TW_ERR_NOMEM;
+                    break;
+                }
+            break;
+        }
+    }
+    return TW_OK;
+}
+
+static tw_status read_tools(rd *d, const cJSON *arr, bool openai)
+{
+    tw_request *r = d->req;
+    r->tools_present = true;
+    if (!cJSON_IsArray(arr))
+        return fail(d, TW_ERR_INVALID, "tools", "must be an array");
+    size_t cnt = (size_t)cJSON_GetArraySize(arr);
+    if (cnt > d->l.max_tools)
+        return fail(d, TW_ERR_LIMIT, "tools", "more than max_tools (%zu) tools", d->l.max_tools);
+    if (!cnt)
+        return TW_OK;
+    if (!(r->tools = calloc(cnt, sizeof *r->tools)))
+        return TW_ERR_NOMEM;
+    size_t i = 0;
+    for (const cJSON *t = arr->child; t; t = t->next, i++) {
+        char path[64];
+        snprintf(path, sizeof path, "tools[%zu]", i);
+        if (!cJSON_IsObject(t))
+            return fail(d, TW_ERR_INVALID, path, "must be an object");
+        const char *type = tw_json_get_str(t, "type");
+        if (openai) {
+            if (!type || strcmp(type, "function") != 0)
+                return fail(d, TW_ERR_INVALID, path, "only {\"type\": \"function\"} tools are "
+                                                     "supported");
+            if (!cJSON_IsObject(tw_json_get(t, "function")))
+                return fail(d, TW_ERR_INVALID, path, "'function' must be an object");
+            if (tw_json_get(tw_json_get(t, "function"), "strict"))
+                TRY(warn(d, TW_D_NOT_CARRIED, "%s.function.strict: not carried", path));
+        } else if (!tw_json_get(t, "input_schema") && type && strcmp(type, "custom") != 0) {
+            TRY(warn(d, TW_D_NOT_CARRIED,
+                     "%s: server tool of type '%s' has no input_schema; kept by name only", path,
+                     type));
+        }
+        char why[200] = "";
+        tw_status st = tw_tool_read(t, &r->tools[i], why, sizeof why);
+        if (st == TW_ERR_NOMEM)
+            return st;
+        if (st != TW_OK)
+            return fail(d, st, path, "%s", why);
+        r->ntools++;
+    }
+    return TW_OK;
+}
+
+/* Arguments given as a string: parsed defensively (shims). */
+static tw_status string_args(rd *d, const cJSON *a, const char *path, tw_call *c)
+{
+    size_t n = strlen(a->valuestring);
+    char why[160] = "";
+    tw_status st = tw_shim_parse_args(a->valuestring, n, &d->l, &c->arguments, NULL, why,
+                                      sizeof why);
+    if (st == TW_ERR_NOMEM)
+        return st;
+    if (st != TW_OK)
+        return fail(d, st, path, "%s (%s)", why, tw_code_name(st));
+    return TW_OK;
+}
+
+static tw_status add_call(rd *d, tw_message *m, tw_call *c, const char *path)
+{
+    if (m->ncalls >= d->l.max_calls) {
+        tw_call_free(c);
+        return fail(d, TW_ERR_LIMIT, path, "more than max_calls (%zu) tool calls",
+                    d->l.max_calls);
+    }
+    tw_status st = tw_message_add_call(m, c);
+    if (st != TW_OK)
+        tw_call_free(c);
+    return st;
+}
+
+/* ===================== OpenAI ===================== */
+
+static const char *const openai_option_keys[] = {
+    "temperature",      "top_p",           "max_tokens",       "stop",
+    "seed",             "n",               "presence_penalty", "frequency_penalty",
+    "logit_bias",       "user",            "stream",           "stream_options",
+    "response_format",  "reasoning_effort", NULL};
+
+/* content: string, null, or an array of parts whose text parts are joined. */
+static tw_status openai_content(rd *d, const cJSON *v, tw_buf *b, const char *path)
+{
+    if (!v || cJSON_IsNull(v))
+        return TW_OK;
+    if (cJSON_IsString(v))
+        return tw_buf_puts(b, v->valuestring);
+    if (!cJSON_IsArray(v))
+        return fail(d, TW_ERR_INVALID, path, "must be a string, null or an array of parts");
+    size_t j = 0;
+    for (const cJSON *p = v->child; p; p = p->next, j++) {
+        const char *type = tw_json_get_str(p, "type");
+        const char *text = tw_json_get_str(p, "text");
+        if (type && strcmp(type, "text") == 0 && text) {
+            TRY(tw_buf_puts(b, text));
+        } else if (type && strcmp(type, "refusal") == 0) {
+            TRY(warn(d, TW_D_NOT_CARRIED, "%s[%zu]: refusal part not carried", path, j));
+        } else {
+            TRY(warn(d, TW_D_NOT_CARRIED, "%s[%zu]: content part of type '%s' not carried",
+                     path, j, type ? type : "?"));
+        }
+    }
+    return TW_OK;
+}
+
+static tw_status openai_call(rd *d, tw_message *m, const cJSON *tc, const char *path)
+{
+    char p[200];
+    if (!cJSON_IsObject(tc))
+        return fail(d, TW_ERR_INVALID, path, "must be an object");
+    const char *type = tw_json_get_str(tc, "type");
+    if (type && strcmp(type, "function") != 0)
+        return fail(d, TW_ERR_INVALID, path, "only function tool calls are supported");
+    const cJSON *fn = tw_json_get(tc, "function");
+    snprintf(p, sizeof p, "%s.function", path);
+    if (!cJSON_IsObject(fn))
+        return fail(d, TW_ERR_INVALID, p, "must be an object");
+    tw_call c;
+    memset(&c, 0, sizeof c);
+    c.offset = -1;
+    snprintf(p, sizeof p, "%s.id", path);
+    tw_status st = dup_str(d, &c.id, tw_json_get(tc, "id"), p, false);
+    snprintf(p, sizeof p, "%s.function.name", path);
+    if (st == TW_OK)
+        st = dup_str(d, &c.name, tw_json_get(fn, "name"), p, true);
+    if (st == TW_OK && !c.name[0])
+        st = fail(d, TW_ERR_INVALID, p, "must not be empty");
+    const cJSON *a = tw_json_get(fn, "arguments");
+    snprintf(p, sizeof p, "%s.function.arguments", path);
+    if (st == TW_OK) {
+        if (!a || cJSON_IsNull(a)) {
+            if (!(c.arguments = cJSON_CreateObject()))
+                st = TW_ERR_NOMEM;
+        } else if (cJSON_IsString(a)) {
+            st = string_args(d, a, p, &c);
+        } else if (cJSON_IsObject(a)) {
+            if (!(c.arguments = cJSON_Duplicate(a, 1)))
+                st = TW_ERR_NOMEM;
+            else
+                st = warn(d, TW_D_ARGUMENTS_AS_OBJECT, "%s: an object, not a JSON string", p);
+        } else {
+            st = fail(d, TW_ERR_INVALID, p, "must be a string holding a JSON object");
+        }
+    }
+    if (st != TW_OK) {
+        tw_call_free(&c);
+        return st;
+    }
+    return add_call(d, m, &c, path);
+}
+
+static tw_status openai_message(rd *d, const cJSON *j, size_t i)
+{
+    char path[64], p[128];
+    snprintf(path, sizeof path, "messages[%zu]", i);
+    if (!cJSON_IsObject(j))
+        return fail(d, TW_ERR_INVALID, path, "must be an object");
+    const char *role = tw_json_get_str(j, "role");
+    snprintf(p, sizeof p, "%s.role", path);
+    if (!role)
+        return fail(d, TW_ERR_INVALID, p, "missing; a string is required");
+    tw_role rl;
+    if (!tw_role_from_name(role, &rl))
+        return fail(d, TW_ERR_INVALID, p, "unknown role '%s'", role);
+    tw_message *m;
+    TRY(push_message(d, path, &m));
+    m->role = rl;
+    snprintf(p, sizeof p, "%s.content", path);
+    TRY(openai_content(d, tw_json_get(j, "content"), &m->content, p));
+    if (rl == TW_ROLE_ASSISTANT) {
+        const cJSON *rc = tw_json_get(j, "reasoning_content");
+        const cJSON *rs = tw_json_get(j, "reasoning");
+        const cJSON *t = cJSON_IsString(rc) ? rc : rs;
+        if (cJSON_IsString(t))
+            TRY(tw_buf_puts(&m->thinking, t->valuestring));
+        const cJSON *tcs = tw_json_get(j, "tool_calls");
+        snprintf(p, sizeof p, "%s.tool_calls", path);
+        if (tcs && !cJSON_IsNull(tcs)) {
+            if (!cJSON_IsArray(tcs))
+                return fail(d, TW_ERR_INVALID, p, "must be an array");
+            size_t k = 0;
+            for (const cJSON *tc = tcs->child; tc; tc = tc->next, k++) {
+                char cp[160];
+                snprintf(cp, sizeof cp, "%s[%zu]", p, k);
+                TRY(openai_call(d, m, tc, cp));
+            }
+        }
+        const cJSON *fc = tw_json_get(j, "function_call");
+        if (cJSON_IsObject(fc)) {
+            /* legacy: one call with a generated id */
+            snprintf(p, sizeof p, "%s.function_call", path);
+            cJSON *wrap = cJSON_CreateObject();
+            cJSON *dup = cJSON_Duplicate(fc, 1);
+            if (!wrap || !dup || !cJSON_AddItemToObject(wrap, "function", dup)) {
+                cJSON_Delete(wrap);
+                cJSON_Delete(dup);
+                return TW_ERR_NOMEM;
+            }
+            char idbuf[32];
+            snprintf(idbuf, sizeof idbuf, "call_%zu", m->ncalls + 1);
+            tw_status st = cJSON_AddStringToObject(wrap, "id", idbuf) ? TW_OK : TW_ERR_NOMEM;
+            if (st == TW_OK)
+                st = openai_call(d, m, wrap, p);
+            cJSON_Delete(wrap);
+            TRY(st);
+            TRY(warn(d, TW_D_LEGACY_FUNCTION_CALL, "%s: converted to a tool call", p));
+        }
+        if (tw_json_get(j, "refusal") && !cJSON_IsNull(tw_json_get(j, "refusal")))
+            TRY(warn(d, TW_D_NOT_CARRIED, "%s.refusal: not carried", path));
+    }
+    if (rl == TW_ROLE_TOOL) {
+        snprintf(p, sizeof p, "%s.tool_call_id", path);
+        TRY(dup_str(d, &m->tool_call_id, tw_json_get(j, "tool_call_id"), p, true));
+        snprintf(p, sizeof p, "%s.name", path);
+        TRY(dup_str(d, &m->name, tw_json_get(j, "name"), p, false));
+    } else if (tw_json_get(j, "name")) {
+        TRY(warn(d, TW_D_NOT_CARRIED, "%s.name: participant names are not carried", path));
+    }
+    return TW_OK;
+}
+
+static tw_status openai_choice(rd *d, const cJSON *tc)
+{
+    tw_request *r = d->req;
+    if (cJSON_IsString(tc)) {
+        const char *s = tc->valuestring;
+        if (strcmp(s, "auto") == 0)
+            r->choice = TW_CHOICE_AUTO;
+        else if (strcmp(s, "none") == 0)
+            r->choice = TW_CHOICE_NONE;
+        else if (strcmp(s, "required") == 0)
+            r->choice = TW_CHOICE_REQUIRED;
+        else
+            return fail(d, TW_ERR_INVALID, "tool_choice", "unknown value '%s'", s);
+        return TW_OK;
+    }
+    if (!cJSON_IsObject(tc))
+        return fail(d, TW_ERR_INVALID, "tool_choice", "must be a string or an object");
+    const char *name = tw_json_get_str(tw_json_get(tc, "function"), "name");
+    if (!name)
+        return fail(d, TW_ERR_INVALID, "tool_choice.function.name",
+                    "missing; a string is required");
+    r->choice = TW_CHOICE_NAMED;
+    return (r->choice_name = tw_strdup(name)) ? TW_OK : TW_ERR_NOMEM;
+}
+
+static tw_status openai_body(rd *d, const cJSON *j)
+{
+    tw_request *r = d->req;
+    if (!cJSON_IsObject(j))
+        return fail(d, TW_ERR_INVALID, "", "a request must be a JSON object");
+    TRY(dup_str(d, &r->model, tw_json_get(j, "model"), "model", false));
+    const cJSON *msgs = tw_json_get(j, "messages");
+    if (!cJSON_IsArray(msgs))
+        return fail(d, TW_ERR_INVALID, "messages", "missing; an array is required");
+    size_t cnt = (size_t)cJSON_GetArraySize(msgs);
+    if (cnt > d->l.max_messages)
+        return fail(d, TW_ERR_LIMIT, "messages", "more than max_messages (%zu) messages",
+                    d->l.max_messages);
+    size_t i = 0;
+    for (const cJSON *m = msgs->child; m; m = m->next, i++)
+        TRY(openai_message(d, m, i));
+    for (const cJSON *c = j->child; c; c = c->next) {
+        const char *k = c->string ? c->string : "";
+        if (strcmp(k, "model") == 0 || strcmp(k, "messages") == 0)
+            continue;
+        if (strcmp(k, "tools") == 0) {
+            if (!cJSON_IsNull(c))
+                TRY(read_tools(d, c, true));
+        } else if (strcmp(k, "tool_choice") == 0) {
+            if (!cJSON_IsNull(c))
+                TRY(openai_choice(d, c));
+        } else if (strcmp(k, "parallel_tool_calls") == 0) {
+            if (cJSON_IsNull(c))
+                continue;
+            if (!cJSON_IsBool(c))
+                return fail(d, TW_ERR_INVALID, k, "must be a boolean");
+            r->parallel_tool_calls = cJSON_IsTrue(c) ? 1 : 0;
+        } else if (strcmp(k, "max_completion_tokens") == 0) {
+            TRY(put_option(d, "max_tokens", c));
+        } else {
+            bool known = false;
+            for (size_t o = 0; openai_option_keys[o] && !known; o++)
+                known = strcmp(openai_option_keys[o], k) == 0;
+            if (known)
+                TRY(put_option(d, k, c));
+            else
+                TRY(warn(d, TW_D_NOT_CARRIED, "%s: not carried by the neutral request", k));
+        }
+    }
+    return recover_tool_names(r);
+}
+
+/* ===================== Anthropic ===================== */
+
+static const char *const anthropic_option_keys[] = {"max_tokens", "temperature", "top_p",
+                                                     "top_k",      "metadata",    "stream",
+                                                     "thinking",   NULL};
+
+/* Text of a tool_result's content: a string or text blocks (joined). */
+static tw_status result_text(rd *d, const cJSON *v, tw_buf *b, const char *path)
+{
+    if (!v || cJSON_IsNull(v))
+        return TW_OK;
+    if (cJSON_IsString(v))
+        return tw_buf_puts(b, v->valuestring);
+    if (!cJSON_IsArray(v))
+        return fail(d, TW_ERR_INVALID, path, "must be a string or an array of blocks");
+    size_t k = 0;
+    for (const cJSON *x = v->child; x; x = x->next, k++) {
+        const char *type = tw_json_get_str(x, "type");
+        const char *text = tw_json_get_str(x, "text");
+        if (type && strcmp(type, "text") == 0 && text)
+            TRY(tw_buf_puts(b, text));
+        else
+            TRY(warn(d, TW_D_NOT_CARRIED, "%s[%zu]: block of type '%s' not carried", path, k,
+                     type ? type : "?"));
+    }
+    return TW_OK;
+}
+
+static tw_status anthropic_user(rd *d, const cJSON *content, const char *path)
+{
+    tw_message *m;
+    char p[200];
+    snprintf(p, sizeof p, "%s.content", path);
+    if (cJSON_IsString(content)) {
+        TRY(push_message(d, path, &m));
+        m->role = TW_ROLE_USER;
+        return tw_buf_puts(&m->content, content->valuestring);
+    }
+    if (!cJSON_IsArray(content))
+        return fail(d, TW_ERR_INVALID, p, "must be a string or an array of blocks");
+    tw_message *text = NULL; /* the user message collecting consecutive text */
+    bool any = false;
+    size_t k = 0;
+    for (const cJSON *b = content->child; b; b = b->next, k++) {
+        char bp[224];
+        snprintf(bp, sizeof bp, "%s[%zu]", p, k);
+        if (!cJSON_IsObject(b))
+            return fail(d, TW_ERR_INVALID, bp, "must be a content block object");
+        const char *type = tw_json_get_str(b, "type");
+        if (type && strcmp(type, "tool_result") == 0) {
+            text = NULL;
+            TRY(push_message(d, bp, &m));
+            any = true;
+            m->role = TW_ROLE_TOOL;
+            char fp[240];
+            snprintf(fp, sizeof fp, "%s.tool_use_id", bp);
+            TRY(dup_str(d, &m->tool_call_id, tw_json_get(b, "tool_use_id"), fp, true));
+            snprintf(fp, sizeof fp, "%s.content", bp);
+            TRY(result_text(d, tw_json_get(b, "content"), &m->content, fp));
+            const cJSON *e = tw_json_get(b, "is_error");
+            snprintf(fp, sizeof fp, "%s.is_error", bp);
+            if (e && !cJSON_IsNull(e) && !cJSON_IsBool(e))
+                return fail(d, TW_ERR_INVALID, fp, "must be a boolean");
+            m->is_error = cJSON_IsTrue(e);
+        } else if (type && strcmp(type, "text") == 0) {
+            const char *t = tw_json_get_str(b, "text");
+            if (!t)
+                return fail(d, TW_ERR_INVALID, bp, "a text block needs a string 'text'");
+            if (!text) {
+                TRY(push_message(d, bp, &text));
+                text->role = TW_ROLE_USER;
+                any = true;
+            }
+            TRY(tw_buf_puts(&text->content, t));
+        } else {
+            TRY(warn(d, TW_D_NOT_CARRIED, "%s: block of type '%s' not carried", bp,
+                     type ? type : "?"));
+        }
+    }
+    if (!any) {
+        TRY(push_message(d, path, &m));
+        m->role = TW_ROLE_USER;
+    }
+    return TW_OK;
+}
+
+static tw_status anthropic_assistant(rd *d, const cJSON *content, const char *path)
+{
+    tw_message *m;
+    char p[200];
+    snprintf(p, sizeof p, "%s.content", path);
+    TRY(push_message(d, path, &m));
+    m->role = TW_ROLE_ASSISTANT;
+    if (cJSON_IsString(content))
+        return tw_buf_puts(&m->content, content->valuestring);
+    if (!cJSON_IsArray(content))
+        return fail(d, TW_ERR_INVALID, p, "must be a string or an array of blocks");
+    size_t k = 0;
+    for (const cJSON *b = content->child; b; b = b->next, k++) {
+        char bp[224], fp[240];
+        snprintf(bp, sizeof bp, "%s[%zu]", p, k);
+        if (!cJSON_IsObject(b))
+            return fail(d, TW_ERR_INVALID, bp, "must be a content block object");
+        const char *type = tw_json_get_str(b, "type");
+        if (!type)
+            return fail(d, TW_ERR_INVALID, bp, "a block needs a string 'type'");
+        if (strcmp(type, "text") == 0) {
+            const char *t = tw_json_get_str(b, "text");
+            if (!t)
+                return fail(d, TW_ERR_INVALID, bp, "a text block needs a string 'text'");
+            TRY(tw_buf_puts(&m->content, t));
+        } else if (strcmp(type, "thinking") == 0) {
+            const char *t = tw_json_get_str(b, "thinking");
+            if (!t)
+                return fail(d, TW_ERR_INVALID, bp, "a thinking block needs a string 'thinking'");
+            if (m->thinking.len)
+                TRY(tw_buf_putc(&m->thinking, '\n'));
+            TRY(tw_buf_puts(&m->thinking, t));
+            const char *sig = tw_json_get_str(b, "signature");
+            if (sig && m->thinking_signature)
+                TRY(warn(d, TW_D_NOT_CARRIED, "%s.signature: only the first thinking "
+                                              "signature is kept", bp));
+            else if (sig && !(m->thinking_signature = tw_strdup(sig)))
+                return TW_ERR_NOMEM;
+        } else if (strcmp(type, "redacted_thinking") == 0) {
+            if (!m->redacted_thinking && !(m->redacted_thinking = cJSON_CreateArray()))
+                return TW_ERR_NOMEM;
+            cJSON *dup = cJSON_Duplicate(b, 1);
+            if (!dup || !cJSON_AddItemToArray(m->redacted_thinking, dup)) {
+                cJSON_Delete(dup);
+                return TW_ERR_NOMEM;
+            }
+            m->has_redacted_thinking = true;
+        } else if (strcmp(type, "tool_use") == 0) {
+            tw_call c;
+            memset(&c, 0, sizeof c);
+            c.offset = -1;
+            snprintf(fp, sizeof fp, "%s.id", bp);
+            tw_status st = dup_str(d, &c.id, tw_json_get(b, "id"), fp, true);
+            snprintf(fp, sizeof fp, "%s.name", bp);
+            if (st == TW_OK)
+                st = dup_str(d, &c.name, tw_json_get(b, "name"), fp, true);
+            if (st == TW_OK && !c.name[0])
+                st = fail(d, TW_ERR_INVALID, fp, "must not be empty");
+            const cJSON *in = tw_json_get(b, "input");
+            snprintf(fp, sizeof fp, "%s.input", bp);
+            if (st == TW_OK) {
+                if (!in || cJSON_IsNull(in))
+                    c.arguments = cJSON_CreateObject();
+                else if (cJSON_IsObject(in))
+                    c.arguments = cJSON_Duplicate(in, 1);
+                else
+                    st = fail(d, TW_ERR_INVALID, fp, "must be an object");
+                if (st == TW_OK && !c.arguments)
+                    st = TW_ERR_NOMEM;
+            }
+            if (st == TW_OK && tw_json_size(c.arguments, d->l.max_args_bytes) >
+                                   d->l.max_args_bytes)
+                st = fail(d, TW_D_ARGS_TOO_LARGE, fp, "more than max_args_bytes (%zu)",
+                          d->l.max_args_bytes);
+            if (st != TW_OK) {
+                tw_call_free(&c);
+                return st;
+            }
+            TRY(add_call(d, m, &c, bp));
+        } else {
+            TRY(warn(d, TW_D_NOT_CARRIED, "%s: block of type '%s' not carried", bp, type));
+        }
+    }
+    return TW_OK;
+}
+
+static tw_status anthropic_system(rd *d, const cJSON *s)
+{
+    tw_message *m;
+    TRY(push_message(d, "system", &m));
+    m->role = TW_ROLE_SYSTEM;
+    if (cJSON_IsString(s))
+        return tw_buf_puts(&m->content, s->valuestring);
+    if (!cJSON_IsArray(s))
+        return fail(d, TW_ERR_INVALID, "system", "must be a string or an array of text blocks");
+    size_t k = 0;
+    for (const cJSON *b = s->child; b; b = b->next, k++) {
+        const char *t = tw_json_get_str(b, "text");
+        if (!t) {
+            char p[48];
+            snprintf(p, sizeof p, "system[%zu]", k);
+            return fail(d, TW_ERR_INVALID, p, "must be a text block");
+        }
+        if (k)
+            TRY(tw_buf_append(&m->content, "\n\n", 2));
+        TRY(tw_buf_puts(&m->content, t));
+    }
+    return TW_OK;
+}
+
+static tw_status anthropic_choice(rd *d, const cJSON *tc)
+{
+    tw_request *r = d->req;
+    if (!cJSON_IsObject(tc))
+        return fail(d, TW_ERR_INVALID, "tool_choice", "must be an object");
+    const char *type = tw_json_get_str(tc, "type");
+    if (!type)
+        return fail(d, TW_ERR_INVALID, "tool_choice.type", "missing; a string is required");
+    if (strcmp(type, "auto") == 0) {
+        r->choice = TW_CHOICE_AUTO;
+    } else if (strcmp(type, "any") == 0) {
+        r->choice = TW_CHOICE_REQUIRED;
+    } else if (strcmp(type, "none") == 0) {
+        r->choice = TW_CHOICE_NONE;
+    } else if (strcmp(type, "tool") == 0) {
+        const char *name = tw_json_get_str(tc, "name");
+        if (!name)
+            return fail(d, TW_ERR_INVALID, "tool_choice.name", "missing; a string is required");
+        r->choice = TW_CHOICE_NAMED;
+        if (!(r->choice_name = tw_strdup(name)))
+            return TW_ERR_NOMEM;
+    } else {
+        return fail(d, TW_ERR_INVALID, "tool_choice.type", "unknown value '%s'", type);
+    }
+    const cJSON *dp = tw_json_get(tc, "disable_parallel_tool_use");
+    if (dp && !cJSON_IsNull(dp)) {
+        if (!cJSON_IsBool(dp))
+            return fail(d, TW_ERR_INVALID, "tool_choice.disable_parallel_tool_use",
+                        "must be a boolean");
+        r->parallel_tool_calls = cJSON_IsTrue(dp) ? 0 : 1;
+    }
+    return TW_OK;
+}
+
+static tw_status anthropic_body(rd *d, const cJSON *j)
+{
+    tw_request *r = d->req;
+    if (!cJSON_IsObject(j))
+        return fail(d, TW_ERR_INVALID, "", "a request must be a JSON object");
+    TRY(dup_str(d, &r->model, tw_json_get(j, "model"), "model", false));
+    const cJSON *sys = tw_json_get(j, "system");
+    if (sys && !cJSON_IsNull(sys))
+        TRY(anthropic_system(d, sys));
+    const cJSON *msgs = tw_json_get(j, "messages");
+    if (!cJSON_IsArray(msgs))
+        return fail(d, TW_ERR_INVALID, "messages", "missing; an array is required");
+    size_t i = 0;
+    for (const cJSON *m = msgs->child; m; m = m->next, i++) {
+        char path[64], p[80];
+        snprintf(path, sizeof path, "messages[%zu]", i);
+        if (!cJSON_IsObject(m))
+            return fail(d, TW_ERR_INVALID, path, "must be an object");
+        const char *role = tw_json_get_str(m, "role");
+        snprintf(p, sizeof p, "%s.role", path);
+        const cJSON *content = tw_json_get(m, "content");
+        if (!role)
+            return fail(d, TW_ERR_INVALID, p, "missing; a string is required");
+        if (strcmp(role, "user") == 0)
+            TRY(anthropic_user(d, content, path));
+        else if (strcmp(role, "assistant") == 0)
+            TRY(anthropic_assistant(d, content, path));
+        else
+            return fail(d, TW_ERR_INVALID, p, "must be user or assistant, got '%s'", role);
+    }
+    for (const cJSON *c = j->child; c; c = c->next) {
+        const char *k = c->string ? c->string : "";
+        if (strcmp(k, "model") == 0 || strcmp(k, "messages") == 0 || strcmp(k, "system") == 0)
+            continue;
+        if (strcmp(k, "tools") == 0) {
+            if (!cJSON_IsNull(c))
+                TRY(read_tools(d, c, false));
+        } else if (strcmp(k, "tool_choice") == 0) {
+            if (!cJSON_IsNull(c))
+                TRY(anthropic_choice(d, c));
+        } else if (strcmp(k, "stop_sequences") == 0) {
+            TRY(put_option(d, "stop", c));
+        } else {
+            bool known = false;
+            for (size_t o = 0; anthropic_option_keys[o] && !known; o++)
+                known = strcmp(anthropic_option_keys[o], k) == 0;
+            if (known)
+                TRY(put_option(d, k, c));
+            else
+                TRY(warn(d, TW_D_NOT_CARRIED, "%s: not carried by the neutral request", k));
+        }
+    }
+    return recover_tool_names(r);
+}
+
+/* ===================== entry points ===================== */
+
+static tw_status run(const cJSON *j, const tw_limits *limits, tw_request *out,
+                     tw_diag_list *warnings, tw_request_error *err,
+                     tw_status (*body)(rd *, const cJSON *))
+{
+    memset(out, 0, sizeof *out);
+    out->parallel_tool_calls = -1;
+    if (err)
+        memset(err, 0, sizeof *err);
+    rd d = {.warnings = warnings, .err = err, .req = out};
+    tw_limits_resolve(&d.l, limits);
+    tw_status st = body(&d, j);
+    if (st == TW_ERR_NOMEM && err && !err->message[0])
+        fail(&d, st, "", "out of memory");
+    if (st != TW_OK)
+        tw_request_free(out);
+    return st;
+}
+
+static tw_status decode(const char *buf, size_t len, const tw_limits *limits, tw_request *out,
+                        tw_diag_list *warnings, tw_request_error *err,
+                        tw_status (*body)(rd *, const cJSON *))
+{
+    tw_limits l;
+    tw_limits_resolve(&l, limits);
+    memset(out, 0, sizeof *out);
+    out->parallel_tool_calls = -1;
+    if (err)
+        memset(err, 0, sizeof *err);
+    if (len > l.max_input_bytes) {
+        if (err) {
+            err->code = TW_ERR_LIMIT;
+            snprintf(err->message, sizeof err->message,
+                     "(root): the body is %zu bytes, more than max_input_bytes (%zu)", len,
+                     l.max_input_bytes);
+        }
+        return TW_ERR_LIMIT;
+    }
+    cJSON *j = NULL;
+    tw_json_error je;
+    tw_status st = tw_json_parse(buf, len, l.max_depth, &j, &je);
+    if (st != TW_OK) {
+        if (err) {
+            err->code = st;
+            err->offset = je.offset;
+            snprintf(err->message, sizeof err->message, "(root): %s", je.message);
+        }
+        return st;
+    }
+    st = run(j, &l, out, warnings, err, body);
+    cJSON_Delete(j);
+    return st;
+}
+
+tw_status tw_openai_request_from_json(const cJSON *j, const tw_limits *limits, tw_request *out,
+                                      tw_diag_list *warnings, tw_request_error *err)
+{
+    return run(j, limits, out, warnings, err, openai_body);
+}
+
+tw_status tw_anthropic_request_from_json(const cJSON *j, const tw_limits *limits,
+                                         tw_request *out, tw_diag_list *warnings,
+                                         tw_request_error *err)
+{
+    return run(j, limits, out, warnings, err, anthropic_body);
+}
+
+tw_status tw_openai_request_decode(const char *buf, size_t len, const tw_limits *limits,
+                                   tw_request *out, tw_diag_list *warnings, tw_request_error *err)
+{
+    return decode(buf, len, limits, out, warnings, err, openai_body);
+}
+
+tw_status tw_anthropic_request_decode(const char *buf, size_t len, const tw_limits *limits,
+                                      tw_request *out, tw_diag_list *warnings,
+                                      tw_request_error *err)
+{
+    return decode(buf, len, limits, out, warnings, err, anthropic_body);
+}

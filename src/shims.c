@@ -1,0 +1,425 @@
+/*
+ * Reliability shims (seed 001): defensive argument parsing, id
+ * normalisation, schema normalisation and tool-output truncation.
+ */
+#include "toolwire/shims.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ===================== UTF-8 ===================== */
+
+/* Length of the UTF-8 sequence a lead byte announces (1 for anything else). */
+static size_t seq_len(unsigned char c)
+{
+    if (c >= 0xC2 && c <= 0xDF)
+        return 2;
+    if (c >= 0xE0 && c <= 0xEF)
+        return 3;
+    if (c >= 0xF0 && c <= 0xF4)
+        return 4;
+    return 1;
+}
+
+size_t tw_utf8_cut(const char *s, size_t n, size_t max)
+{
+    if (n <= max)
+        return n;
+    const unsigned char *u = (const unsigned char *)s;
+    /* walk back over at most 3 continuation bytes to the lead byte */
+    size_t i = max;
+    size_t back = 0;
+    while (i > 0 && back < 3 && (u[i] & 0xC0) == 0x80) {
+        i--;
+        back++;
+    }
+    if ((u[i] & 0xC0) == 0x80)
+        return max; /* not UTF-8 here: any cut is as good */
+    size_t k = seq_len(u[i]);
+    if (k > 1 && i + k > max) {
+        /* the sequence at i would straddle the cut: check it is a real one */
+        size_t j = 1;
+        while (j < k && i + j < n && (u[i + j] & 0xC0) == 0x80)
+            j++;
+        if (j == k)
+            return i;
+    }
+    return max;
+}
+
+/* ===================== arguments ===================== */
+
+static tw_status refuse(tw_status code, char *why, size_t whylen, const char *msg)
+{
+    if (why && whylen)
+        snprintf(why, whylen, "%s", msg);
+    return code;
+}
+
+tw_status tw_shim_parse_args(const char *buf, size_t len, const tw_limits *limits, cJSON **out,
+                             bool *fenced, char *why, size_t whylen)
+{
+    tw_limits l;
+    tw_limits_resolve(&l, limits);
+    *out = NULL;
+    if (fenced)
+        *fenced = false;
+    if (len > l.max_args_bytes) {
+        if (why && whylen)
+            snprintf(why, whylen, "arguments are %zu bytes, more than max_args_bytes (%zu)", len,
+                     l.max_args_bytes);
+        return TW_D_ARGS_TOO_LARGE;
+    }
+    const char *p = buf;
+    size_t n = len;
+    tw_trim(&p, &n);
+    if (n >= 6 && memcmp(p, "```", 3) == 0 && memcmp(p + n - 3, "```", 3) == 0) {
+        const char *nl = memchr(p, '\n', n - 3);
+        if (nl) {
+            /* the info string may only be a language tag such as json */
+            bool tag_ok = true;
+            for (const char *q = p + 3; q < nl; q++)
+                if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || *q == ' ' ||
+                      *q == '\r'))
+                    tag_ok = false;
+            if (tag_ok) {
+                n = (size_t)(p + n - 3 - (nl + 1));
+                p = nl + 1;
+                tw_trim(&p, &n);
+                if (fenced)
+                    *fenced = true;
+            }
+        }
+    }
+    if (n == 0) {
+        *out = cJSON_CreateObject();
+        return *out ? TW_OK : TW_ERR_NOMEM;
+    }
+    tw_json_error e;
+    tw_status st = tw_json_parse(p, n, l.max_depth, out, &e);
+    if (st == TW_D_JSON_TOO_DEEP)
+        return refuse(TW_D_JSON_TOO_DEEP, why, whylen, e.message);
+    if (st == TW_ERR_NOMEM)
+        return st;
+    if (st != TW_OK)
+        return refuse(TW_D_TOOL_CALL_JSON, why, whylen, e.message);
+    if (!cJSON_IsObject(*out)) {
+        cJSON_Delete(*out);
+        *out = NULL;
+        return refuse(TW_D_ARGUMENTS_NOT_OBJECT, why, whylen, "arguments are not a JSON object");
+    }
+    return TW_OK;
+}
+
+/* ===================== ids ===================== */
+
+/* A small open-addressing set of borrowed strings. */
+typedef struct idset {
+    const char **slots;
+    size_t cap;  /* power of two */
+    size_t len;
+} idset;
+
+static uint64_t fnv(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static bool idset_has(const idset *s, const char *id)
+{
+    if (!s->cap)
+        return false;
+    for (size_t i = (size_t)fnv(id) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+        if (!s->slots[i])
+            return false;
+        if (strcmp(s->slots[i], id) == 0)
+            return true;
+    }
+}
+
+static tw_status idset_add(idset *s, const char *id)
+{
+    if ((s->len + 1) * 2 > s->cap) {
+        size_t ncap = s->cap ? s->cap * 2 : 16;
+        const char **n = calloc(ncap, sizeof *n);
+        if (!n)
+            return TW_ERR_NOMEM;
+        for (size_t i = 0; i < s->cap; i++) {
+            if (!s->slots[i])
+                continue;
+            size_t j = (size_t)fnv(s->slots[i]) & (ncap - 1);
+            while (n[j])
+                j = (j + 1) & (ncap - 1);
+            n[j] = s->slots[i];
+        }
+        free(s->slots);
+        s->slots = n;
+        s->cap = ncap;
+    }
+    size_t i = (size_t)fnv(id) & (s->cap - 1);
+    while (s->slots[i])
+        i = (i + 1) & (s->cap - 1);
+    s->slots[i] = id;
+    s->len++;
+    return TW_OK;
+}
+
+/*
+ * Give calls[0, n) unique, non-blank ids against `seen` (which then holds
+ * them). *counter numbers the generated "tc_N" ids. When `pairs` is given,
+ * pairs[i] receives the call's old id (owned, NULL when blank) if it was
+ * rewritten.
+ */
+static tw_status normalize_calls(tw_call *calls, size_t n, idset *seen, size_t *counter,
+                                 char **old_ids, tw_diag_list *warnings)
+{
+    for (size_t i = 0; i < n; i++) {
+        tw_call *c = &calls[i];
+        char *nid = NULL;
+        if (!c->id || !c->id[0]) {
+            char tmp[32];
+            do
+                snprintf(tmp, sizeof tmp, "tc_%zu", ++*counter);
+            while (idset_has(seen, tmp));
+            if (!(nid = tw_strdup(tmp)))
+                return TW_ERR_NOMEM;
+        } else if (idset_has(seen, c->id)) {
+            size_t k = strlen(c->id);
+            if (!(nid = malloc(k + 24)))
+                return TW_ERR_NOMEM;
+            for (unsigned long s = 2;; s++) {
+                snprintf(nid, k + 24, "%s__%lu", c->id, s);
+                if (!idset_has(seen, nid))
+                    break;
+            }
+            tw_status st = warnings ? tw_diag_addf(warnings, TW_D_DUPLICATE_ID, c->offset,
+                                                   "duplicate tool call id '%s' rewritten as '%s'",
+                                                   c->id, nid)
+                                    : TW_OK;
+            if (st != TW_OK) {
+                free(nid);
+                return st;
+            }
+        }
+        if (nid) {
+            if (old_ids) {
+                old_ids[i] = c->id; /* may be NULL: a blank id */
+                if (!old_ids[i] && !(old_ids[i] = tw_strdup(""))) {
+                    free(nid);
+                    return TW_ERR_NOMEM;
+                }
+            } else {
+                free(c->id);
+            }
+            c->id = nid;
+        }
+        tw_status st = idset_add(seen, c->id);
+        if (st != TW_OK)
+            return st;
+    }
+    return TW_OK;
+}
+
+tw_status tw_shim_normalize_ids(tw_message *m, tw_diag_list *warnings)
+{
+    idset seen = {0};
+    size_t counter = 0;
+    /* generated ids must not take a value a later call already has */
+    tw_status st = TW_OK;
+    idset given = {0};
+    for (size_t i = 0; st == TW_OK && i < m->ncalls; i++)
+        if (m->calls[i].id && m->calls[i].id[0] && !idset_has(&given, m->calls[i].id))
+            st = idset_add(&given, m->calls[i].id);
+    for (size_t i = 0; st == TW_OK && i < m->ncalls; i++) {
+        tw_call *c = &m->calls[i];
+        if (!c->id || !c->id[0]) {
+            char tmp[32];
+            counter = i;
+            do
+                snprintf(tmp, sizeof tmp, "tc_%zu", ++counter);
+            while (idset_has(&seen, tmp) || idset_has(&given, tmp));
+            char *nid = tw_strdup(tmp);
+            if (!nid) {
+                st = TW_ERR_NOMEM;
+                break;
+            }
+            free(c->id);
+            c->id = nid;
+        }
+        size_t one_counter = 0;
+        st = normalize_calls(c, 1, &seen, &one_counter, NULL, warnings);
+    }
+    free(seen.slots);
+    free(given.slots);
+    return st;
+}
+
+tw_status tw_shim_normalize_request_ids(tw_request *r, tw_diag_list *warnings)
+{
+    idset seen = {0};
+    size_t counter = 0;
+    tw_status st = TW_OK;
+    /* the rewrites of the latest assistant message: old id -> call index */
+    char **old_ids = NULL;
+    bool *answered = NULL;
+    const tw_message *last = NULL;
+    for (size_t mi = 0; st == TW_OK && mi < r->nmessages; mi++) {
+        tw_message *m = &r->messages[mi];
+        if (m->role == TW_ROLE_ASSISTANT) {
+            if (last)
+                for (size_t i = 0; i < last->ncalls; i++)
+                    free(old_ids[i]);
+            free(old_ids);
+            free(answered);
+            old_ids = NULL;
+            answered = NULL;
+            last = NULL;
+            if (!m->ncalls)
+                continue;
+            old_ids = calloc(m->ncalls, sizeof *old_ids);
+            answered = calloc(m->ncalls, sizeof *answered);
+            if (!old_ids || !answered) {
+                st = TW_ERR_NOMEM;
+                break;
+            }
+            last = m;
+            st = normalize_calls(m->calls, m->ncalls, &seen, &counter, old_ids, warnings);
+        } else if (m->role == TW_ROLE_TOOL && last) {
+            const char *tid = m->tool_call_id ? m->tool_call_id : "";
+            for (size_t i = 0; i < last->ncalls; i++) {
+                const char *was = old_ids[i] ? old_ids[i] : last->calls[i].id;
+                if (answered[i] || strcmp(was, tid) != 0)
+                    continue;
+                answered[i] = true;
+                if (old_ids[i]) {
+                    char *nid = tw_strdup(last->calls[i].id);
+                    if (!nid) {
+                        st = TW_ERR_NOMEM;
+                        break;
+                    }
+                    free(m->tool_call_id);
+                    m->tool_call_id = nid;
+                }
+                break;
+            }
+        }
+    }
+    if (last)
+        for (size_t i = 0; i < last->ncalls; i++)
+            free(old_ids[i]);
+    free(old_ids);
+    free(answered);
+    free(seen.slots);
+    return st;
+}
+
+/* ===================== schemas ===================== */
+
+static size_t schema_walk(cJSON *s, size_t depth, size_t max_depth);
+
+static size_t walk_map(cJSON *obj, size_t depth, size_t max_depth)
+{
+    size_t n = 0;
+    if (cJSON_IsObject(obj))
+        for (cJSON *c = obj->child; c; c = c->next)
+            n += schema_walk(c, depth + 1, max_depth);
+    return n;
+}
+
+static size_t walk_list(cJSON *arr, size_t depth, size_t max_depth)
+{
+    size_t n = 0;
+    if (cJSON_IsArray(arr))
+        for (cJSON *c = arr->child; c; c = c->next)
+            n += schema_walk(c, depth + 1, max_depth);
+    return n;
+}
+
+static size_t schema_walk(cJSON *s, size_t depth, size_t max_depth)
+{
+    if (!cJSON_IsObject(s) || depth > max_depth)
+        return 0;
+    size_t n = 0;
+    cJSON *req = tw_json_get(s, "required");
+    if (cJSON_IsArray(req) && !req->child) {
+        cJSON_DeleteItemFromObjectCaseSensitive(s, "required");
+        n++;
+    }
+    static const char *const maps[] = {"properties", "patternProperties", "$defs", "definitions"};
+    static const char *const lists[] = {"anyOf", "oneOf", "allOf", "prefixItems"};
+    static const char *const single[] = {"additionalProperties", "not", "if", "then", "else",
+                                         "contains"};
+    for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
+        n += walk_map(tw_json_get(s, maps[i]), depth + 1, max_depth);
+    for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
+        n += walk_list(tw_json_get(s, lists[i]), depth + 1, max_depth);
+    for (size_t i = 0; i < sizeof single / sizeof *single; i++)
+        n += schema_walk(tw_json_get(s, single[i]), depth + 1, max_depth);
+    cJSON *items = tw_json_get(s, "items");
+    n += cJSON_IsArray(items) ? walk_list(items, depth + 1, max_depth)
+                              : schema_walk(items, depth + 1, max_depth);
+    return n;
+}
+
+size_t tw_shim_schema_normalize(cJSON *schema, size_t max_depth)
+{
+    if (max_depth == 0 || max_depth > TW_DEPTH_HARD_MAX)
+        max_depth = TW_DEPTH_HARD_MAX;
+    return schema_walk(schema, 0, max_depth);
+}
+
+/* ===================== tool output ===================== */
+
+tw_status tw_shim_truncate(const char *s, size_t n, size_t max, tw_buf *out, bool *truncated)
+{
+    size_t mlen = sizeof TW_TRUNCATED_MARKER - 1;
+    if (truncated)
+        *truncated = false;
+    if (n <= max)
+        return tw_buf_append(out, s, n);
+    if (max < mlen)
+        return TW_ERR_INVALID;
+    size_t keep = tw_utf8_cut(s, n, max - mlen);
+    tw_status st = tw_buf_reserve(out, keep + mlen);
+    if (st == TW_OK)
+        st = tw_buf_append(out, s, keep);
+    if (st == TW_OK)
+        st = tw_buf_append(out, TW_TRUNCATED_MARKER, mlen);
+    if (st == TW_OK && truncated)
+        *truncated = true;
+    return st;
+}
+
+tw_status tw_shim_truncate_tool_outputs(tw_request *r, size_t max, tw_diag_list *warnings)
+{
+    if (max == 0)
+        max = TW_DEFAULT_MAX_TOOL_OUTPUT_BYTES;
+    for (size_t i = 0; i < r->nmessages; i++) {
+        tw_message *m = &r->messages[i];
+        if (m->role != TW_ROLE_TOOL || m->content.len <= max)
+            continue;
+        tw_buf nb = {0};
+        nb.max = m->content.max;
+        bool cut = false;
+        tw_status st = tw_shim_truncate(m->content.data, m->content.len, max, &nb, &cut);
+        if (st != TW_OK) {
+            tw_buf_free(&nb);
+            return st;
+        }
+        size_t was = m->content.len;
+        tw_buf_free(&m->content);
+        m->content = nb;
+        if (warnings) {
+            st = tw_diag_addf(warnings, TW_D_OUTPUT_TRUNCATED, -1,
+                              "messages[%zu].content: tool output of %zu bytes cut to %zu", i,
+                              was, m->content.len);
+            if (st != TW_OK)
+                return st;
+        }
+    }
+    return TW_OK;
+}

@@ -1,0 +1,202 @@
+/*
+ * Transcoding through the neutral model: read a request or a result in one
+ * format, write it in another.
+ */
+#include "toolwire/transcode.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "toolwire/decode.h"
+#include "toolwire/request.h"
+
+void tw_neutral_value_free(tw_neutral_value *v)
+{
+    if (v->kind == TW_NEUTRAL_REQUEST)
+        tw_request_free(&v->req);
+    else if (v->kind == TW_NEUTRAL_RESULT)
+        tw_result_free(&v->res);
+    memset(v, 0, sizeof *v);
+}
+
+static bool is_neutral_name(const char *n)
+{
+    return strcmp(n, "neutral") == 0 || strcmp(n, "neutral-request") == 0 ||
+           strcmp(n, "neutral-result") == 0;
+}
+
+bool tw_transcode_is_source(const char *name)
+{
+    return is_neutral_name(name) || strcmp(name, "openai-request") == 0 ||
+           strcmp(name, "anthropic-request") == 0 || tw_format_find(name) != NULL;
+}
+
+bool tw_transcode_is_target(const char *name)
+{
+    return is_neutral_name(name) || tw_encoder_find(name) != NULL;
+}
+
+static tw_status say(char *why, size_t whylen, tw_status st, const char *msg)
+{
+    if (why && whylen)
+        snprintf(why, whylen, "%s", msg);
+    return st;
+}
+
+static tw_status read_neutral(const char *from, const char *buf, size_t len, const tw_limits *l,
+                              tw_neutral_value *out, char *why, size_t whylen)
+{
+    if (len > l->max_input_bytes)
+        return say(why, whylen, TW_ERR_LIMIT, "the input is larger than max_input_bytes");
+    cJSON *j = NULL;
+    tw_json_error je;
+    tw_status st = tw_json_parse(buf, len, l->max_depth, &j, &je);
+    if (st != TW_OK)
+        return say(why, whylen, st, je.message);
+    bool request = strcmp(from, "neutral-request") == 0 ||
+                   (strcmp(from, "neutral") == 0 && tw_json_get(j, "messages"));
+    if (request) {
+        st = tw_request_read(j, l, &out->req, why, whylen);
+        if (st == TW_OK)
+            out->kind = TW_NEUTRAL_REQUEST;
+    } else {
+        st = tw_result_read(j, l, &out->res, why, whylen);
+        if (st == TW_OK)
+            out->kind = TW_NEUTRAL_RESULT;
+    }
+    cJSON_Delete(j);
+    return st;
+}
+
+tw_status tw_transcode_read(const char *from, const char *buf, size_t len,
+                            const tw_decode_opts *dopts, tw_neutral_value *out,
+                            tw_diag_list *warnings, char *why, size_t whylen)
+{
+    memset(out, 0, sizeof *out);
+    tw_decode_opts dflt;
+    memset(&dflt, 0, sizeof dflt);
+    if (!dopts)
+        dopts = &dflt;
+    tw_limits l;
+    tw_limits_resolve(&l, &dopts->limits);
+    if (is_neutral_name(from))
+        return read_neutral(from, buf, len, &l, out, why, whylen);
+    bool oa = strcmp(from, "openai-request") == 0;
+    if (oa || strcmp(from, "anthropic-request") == 0) {
+        tw_request_error e;
+        tw_status st = oa ? tw_openai_request_decode(buf, len, &l, &out->req, warnings, &e)
+                          : tw_anthropic_request_decode(buf, len, &l, &out->req, warnings, &e);
+        if (st != TW_OK)
+            return say(why, whylen, st, e.message);
+        out->kind = TW_NEUTRAL_REQUEST;
+        return TW_OK;
+    }
+    const tw_format_ops *f = tw_format_find(from);
+    if (!f)
+        return say(why, whylen, TW_ERR_INVALID, "unknown source format");
+    tw_status st = f->decode(buf, len, dopts, &out->res);
+    if (st != TW_OK) {
+        if (why && whylen)
+            snprintf(why, whylen, "the %s decoder failed: %s", from,
+                     st == TW_ERR_UNSUPPORTED ? "not implemented yet" : tw_code_message(st));
+        memset(out, 0, sizeof *out);
+        return st;
+    }
+    out->kind = TW_NEUTRAL_RESULT;
+    return TW_OK;
+}
+
+/* Decode diagnostics have no place in a wire format: report them. */
+static tw_status carry_diags(const tw_result *r, const tw_encode_opts *o)
+{
+    if (!o || !o->warnings)
+        return TW_OK;
+    const tw_diag_list *lists[2] = {&r->errors, &r->warnings};
+    static const char *const names[2] = {"error", "warning"};
+    for (int k = 0; k < 2; k++) {
+        for (size_t i = 0; i < lists[k]->len; i++) {
+            const tw_diag *d = &lists[k]->items[i];
+            tw_status st = tw_diag_addf(o->warnings, d->code, d->offset, "decode %s: %s",
+                                        names[k], d->message ? d->message : "");
+            if (st != TW_OK)
+                return st;
+        }
+        if (lists[k]->dropped) {
+            tw_status st = tw_diag_addf(o->warnings, TW_D_DIAGS_TRUNCATED, -1,
+                                        "decode %s: %zu more were not kept", names[k],
+                                        lists[k]->dropped);
+            if (st != TW_OK)
+                return st;
+        }
+    }
+    return TW_OK;
+}
+
+tw_status tw_transcode_write(const tw_neutral_value *v, const char *to, const tw_encode_opts *o,
+                             tw_buf *out, char *why, size_t whylen)
+{
+    bool req = v->kind == TW_NEUTRAL_REQUEST;
+    if (v->kind == TW_NEUTRAL_NONE)
+        return say(why, whylen, TW_ERR_INVALID, "no value to write");
+    if (is_neutral_name(to)) {
+        if ((strcmp(to, "neutral-request") == 0 && !req) ||
+            (strcmp(to, "neutral-result") == 0 && req))
+            return say(why, whylen, TW_ERR_INVALID,
+                       req ? "the input is a request, not a result"
+                           : "the input is a result, not a request");
+        tw_limits l;
+        tw_limits_resolve(&l, o ? &o->limits : NULL);
+        size_t save = out->max;
+        if (out->max == 0 || out->max > out->len + l.max_output_bytes)
+            out->max = out->len + l.max_output_bytes;
+        size_t len0 = out->len;
+        tw_status st = req ? tw_request_write(out, &v->req, TW_JSON_COMPACT)
+                           : tw_result_write(out, &v->res, TW_JSON_COMPACT);
+        out->max = save;
+        if (st != TW_OK) {
+            out->len = len0;
+            if (out->data)
+                out->data[len0] = '\0';
+        }
+        return st;
+    }
+    const tw_encoder_ops *e = tw_encoder_find(to);
+    if (!e)
+        return say(why, whylen, TW_ERR_INVALID, "unknown target format");
+    if ((e->input == TW_ENC_REQUEST) != req) {
+        if (why && whylen)
+            snprintf(why, whylen, "%s encodes a %s, but the input is a %s", to,
+                     e->input == TW_ENC_REQUEST ? "request" : "result (a model's answer)",
+                     req ? "request" : "result");
+        return TW_ERR_INVALID;
+    }
+    tw_status st;
+    if (req) {
+        st = e->encode_request(&v->req, o, out);
+    } else {
+        st = carry_diags(&v->res, o);
+        if (st == TW_OK)
+            st = e->encode_result(&v->res, o, out);
+    }
+    if (st != TW_OK && why && whylen)
+        snprintf(why, whylen, "the %s encoder failed: %s", to,
+                 st == TW_ERR_UNSUPPORTED ? "not implemented yet" : tw_code_message(st));
+    return st;
+}
+
+tw_status tw_transcode(const char *from, const char *to, const char *buf, size_t len,
+                       const tw_encode_opts *o, tw_buf *out, char *why, size_t whylen)
+{
+    tw_decode_opts d;
+    memset(&d, 0, sizeof d);
+    if (o)
+        d.limits = o->limits;
+    tw_neutral_value v;
+    tw_status st = tw_transcode_read(from, buf, len, &d, &v, o ? o->warnings : NULL, why, whylen);
+    if (st != TW_OK)
+        return st;
+    st = tw_transcode_write(&v, to, o, out, why, whylen);
+    tw_neutral_value_free(&v);
+    return st;
+}

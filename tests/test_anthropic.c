@@ -1,0 +1,199 @@
+/*
+ * Anthropic decoders: the fixtures of tests/data/decode/anthropic-*, the
+ * stream result equal to the response result of the same message, the
+ * same result for every split of a stream, and events as they arrive.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "textfix.h"
+#include "toolwire/anthropic.h"
+#include "toolwire/decode.h"
+#include "twtest.h"
+
+static void check_dir(const char *sub, long min_files)
+{
+    char **files = NULL;
+    long n = tw_list_files(tw_test_src(sub), ".json", &files);
+    cr_assert_geq(n, min_files, "%s: expected at least %ld fixtures, found %ld", sub, min_files, n);
+    long failed = 0;
+    for (long i = 0; i < n; i++) {
+        char detail[1024] = "";
+        if (tw_decode_fixture_check(files[i], detail, sizeof detail) != TW_FIX_PASS) {
+            failed++;
+            cr_log_error("%s", detail);
+        }
+    }
+    tw_free_list(files, n);
+    cr_expect_eq(failed, 0, "%ld of %ld fixtures in %s failed", failed, n, sub);
+}
+
+Test(anthropic_fixtures, response) { check_dir("tests/data/decode/anthropic-response", 15); }
+Test(anthropic_fixtures, stream) { check_dir("tests/data/decode/anthropic-stream", 15); }
+
+static void decode(const char *fmt, const char *s, tw_result *r)
+{
+    size_t n = strlen(s);
+    char *copy = tw_test_exact(s, n);
+    cr_assert_eq(tw_format_find(fmt)->decode(copy, n, NULL, r), TW_OK);
+    free(copy);
+}
+
+static char *neutral(const tw_result *r)
+{
+    tw_buf b = {0};
+    cr_assert_eq(tw_result_write(&b, r, 0), TW_OK);
+    return b.data;
+}
+
+#define EV(type, json) "event: " type "\ndata: " json "\n\n"
+
+static const char RESPONSE[] =
+    "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":["
+    "{\"type\":\"thinking\",\"thinking\":\"First I plan.\",\"signature\":\"SIG1\"},"
+    "{\"type\":\"redacted_thinking\",\"data\":\"ABC\"},"
+    "{\"type\":\"text\",\"text\":\"Checking \\u00e9.\"},"
+    "{\"type\":\"tool_use\",\"id\":\"toolu_a\",\"name\":\"get_weather\",\"input\":{\"city\":\"Paris\"}},"
+    "{\"type\":\"tool_use\",\"id\":\"toolu_a\",\"name\":\"get_time\",\"input\":{}}],"
+    "\"stop_reason\":\"tool_use\"}";
+
+static const char STREAM[] =
+    EV("message_start", "{\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"content\":[]}}")
+    EV("content_block_start", "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\",\"signature\":\"\"}}")
+    EV("ping", "{\"type\":\"ping\"}")
+    EV("content_block_delta", "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"First \"}}")
+    EV("content_block_delta", "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"I plan.\"}}")
+    EV("content_block_delta", "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"signature_delta\",\"signature\":\"SIG1\"}}")
+    EV("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":0}")
+    EV("content_block_start", "{\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"redacted_thinking\",\"data\":\"ABC\"}}")
+    EV("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":1}")
+    EV("content_block_start", "{\"type\":\"content_block_start\",\"index\":2,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}")
+    EV("content_block_delta", "{\"type\":\"content_block_delta\",\"index\":2,\"delta\":{\"type\":\"text_delta\",\"text\":\"Checking \\u00e9.\"}}")
+    EV("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":2}")
+    EV("content_block_start", "{\"type\":\"content_block_start\",\"index\":3,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_a\",\"name\":\"get_weather\",\"input\":{}}}")
+    EV("content_block_delta", "{\"type\":\"content_block_delta\",\"index\":3,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"city\\\"\"}}")
+    EV("content_block_delta", "{\"type\":\"content_block_delta\",\"index\":3,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\": \\\"Paris\\\"}\"}}")
+    EV("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":3}")
+    EV("content_block_start", "{\"type\":\"content_block_start\",\"index\":4,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_a\",\"name\":\"get_time\",\"input\":{}}}")
+    EV("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":4}")
+    EV("message_delta", "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"}}")
+    EV("message_stop", "{\"type\":\"message_stop\"}");
+
+Test(anthropic, stream_equals_response)
+{
+    tw_result a, b;
+    decode("anthropic-response", RESPONSE, &a);
+    decode("anthropic-stream", STREAM, &b);
+    char *na = neutral(&a);
+    long off = (long)(strstr(RESPONSE, "{\"type\":\"tool_use\",\"id\":\"toolu_a\",\"name\":\"get_time\"") -
+                      RESPONSE);
+    char want[1024];
+    snprintf(want, sizeof want,
+             "{\"content\":\"Checking \xC3\xA9.\",\"thinking\":\"First I plan.\","
+             "\"thinking_signature\":\"SIG1\",\"tool_calls\":[{\"id\":\"toolu_a\","
+             "\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"}},{\"id\":"
+             "\"toolu_a__2\",\"name\":\"get_time\",\"arguments\":{}}],\"finish_reason\":"
+             "\"tool_calls\",\"errors\":[],\"warnings\":[{\"code\":\"duplicate_id\","
+             "\"offset\":%ld,\"message\":\"duplicate id 'toolu_a' rewritten as "
+             "'toolu_a__2'\"}]}",
+             off);
+    cr_assert_str_eq(na, want);
+    /* the same message; only the warning's offset differs (body vs stream) */
+    cr_assert_eq(b.warnings.len, 1);
+    b.warnings.items[0].offset = a.warnings.items[0].offset;
+    char *nb = neutral(&b);
+    cr_assert_str_eq(na, nb);
+    cr_assert(a.msg.has_redacted_thinking && b.msg.has_redacted_thinking);
+    cr_assert(tw_json_equal(a.msg.redacted_thinking, b.msg.redacted_thinking));
+    cr_assert_str_eq(tw_json_get_str(cJSON_GetArrayItem(b.msg.redacted_thinking, 0), "data"), "ABC");
+    free(na);
+    free(nb);
+    tw_result_free(&a);
+    tw_result_free(&b);
+}
+
+Test(anthropic, every_chunking_equals_batch)
+{
+    size_t n = sizeof STREAM - 1;
+    const tw_format_ops *f = tw_format_find("anthropic-stream");
+    tw_result r;
+    decode("anthropic-stream", STREAM, &r);
+    char *want = neutral(&r);
+    tw_result_free(&r);
+    char *copy = tw_test_exact(STREAM, n);
+    for (size_t chunk = 1; chunk <= n; chunk += (chunk < 64 ? 1 : 37)) {
+        cr_assert_eq(tw_decode_chunked(f, copy, n, chunk, NULL, &r), TW_OK);
+        char *got = neutral(&r);
+        cr_assert_str_eq(got, want, "chunk %zu", chunk);
+        free(got);
+        tw_result_free(&r);
+    }
+    for (size_t cut = 0; cut <= n; cut++) {
+        tw_anthropic_stream d;
+        cr_assert_eq(tw_anthropic_stream_init(&d, NULL, NULL, NULL), TW_OK);
+        tw_anthropic_stream_feed(&d, copy, cut);
+        tw_anthropic_stream_feed(&d, copy + cut, n - cut);
+        cr_assert_eq(tw_anthropic_stream_finish(&d, &r), TW_OK);
+        char *got = neutral(&r);
+        cr_assert_str_eq(got, want, "cut %zu", cut);
+        free(got);
+        tw_result_free(&r);
+    }
+    free(copy);
+    free(want);
+}
+
+typedef struct evlog {
+    tw_buf content, thinking;
+    size_t calls;
+} evlog;
+
+static void on_event(void *u, const tw_event *ev)
+{
+    evlog *l = u;
+    if (ev->kind == TW_EV_CONTENT)
+        tw_buf_append(&l->content, ev->text, ev->len);
+    else if (ev->kind == TW_EV_THINKING)
+        tw_buf_append(&l->thinking, ev->text, ev->len);
+    else if (ev->kind == TW_EV_TOOL_CALL)
+        l->calls++;
+}
+
+Test(anthropic, events_as_they_arrive)
+{
+    const char *stop3 = strstr(STREAM, "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":3}");
+    cr_assert(stop3);
+    size_t upto = (size_t)(stop3 - STREAM);
+    evlog l = {0};
+    tw_anthropic_stream d;
+    tw_anthropic_stream_init(&d, NULL, on_event, &l);
+    for (size_t i = 0; i < upto; i++)
+        tw_anthropic_stream_feed(&d, STREAM + i, 1);
+    cr_assert_str_eq(l.thinking.data, "First I plan.");
+    cr_assert_str_eq(l.content.data, "Checking \xC3\xA9.");
+    cr_assert_eq(l.calls, 0, "the tool_use block is still open");
+    const char *after = strstr(stop3, "\n\n") + 2;
+    tw_anthropic_stream_feed(&d, STREAM + upto, (size_t)(after - (STREAM + upto)));
+    cr_assert_eq(l.calls, 1, "content_block_stop completes the call");
+    tw_anthropic_stream_feed(&d, after, strlen(after));
+    tw_result r;
+    cr_assert_eq(tw_anthropic_stream_finish(&d, &r), TW_OK);
+    cr_assert_eq(l.calls, 2);
+    cr_assert_eq(r.msg.ncalls, 2);
+    tw_result_free(&r);
+    tw_buf_free(&l.content);
+    tw_buf_free(&l.thinking);
+}
+
+Test(anthropic, finish_reason_map)
+{
+    cr_assert_str_eq(tw_anthropic_finish_reason("tool_use"), "tool_calls");
+    cr_assert_str_eq(tw_anthropic_finish_reason("end_turn"), "stop");
+    cr_assert_str_eq(tw_anthropic_finish_reason("stop_sequence"), "stop");
+    cr_assert_str_eq(tw_anthropic_finish_reason("max_tokens"), "length");
+    cr_assert_str_eq(tw_anthropic_finish_reason("refusal"), "content_filter");
+    cr_assert_str_eq(tw_anthropic_finish_reason("pause_turn"), "pause_turn");
+    cr_assert_null(tw_anthropic_finish_reason(NULL));
+}
