@@ -1,9 +1,69 @@
-/* toolwire compare (placeholder until implemented). */
+/* toolwire compare: where backends differ, check by check. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
+#include "report.h"
 
 int tw_cmd_compare(int argc, char **argv)
 {
-    (void)argc, (void)argv;
-    fprintf(stderr, "toolwire compare: not implemented yet\n");
-    return TW_EXIT_USAGE;
+    static const struct option longopts[] = {{"html", required_argument, NULL, 'H'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    const char *html = NULL;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'H': html = optarg; break;
+        case 'h':
+            puts("usage: toolwire compare [--html FILE] REPORT.json REPORT.json …\n\n"
+                 "Put backend reports side by side: a summary per backend and, check by check,\n"
+                 "every verdict that differs between backends (Markdown on standard output;\n"
+                 "--html FILE writes a self-contained page too).\n"
+                 "Exit status: 0, or 2 on bad usage or an unreadable report.");
+            return TW_EXIT_OK;
+        default: return tw_cli_usage_error("compare", "unknown option '%s' (see --help)", argv[optind - 1]);
+        }
+    }
+    int n = argc - optind;
+    if (n < 1)
+        return tw_cli_usage_error("compare", "give at least one report (see --help)");
+    if (n > 64)
+        return tw_cli_usage_error("compare", "at most 64 reports");
+    tw_report *r = calloc((size_t)n, sizeof *r);
+    if (!r)
+        return TW_EXIT_FAIL;
+    int rc = TW_EXIT_OK;
+    int loaded = 0;
+    char why[600];
+    for (int i = 0; i < n; i++) {
+        if (tw_report_load(argv[optind + i], &r[i], why, sizeof why) != TW_OK) {
+            rc = tw_cli_usage_error("compare", "%s", why);
+            break;
+        }
+        loaded++;
+    }
+    if (rc == TW_EXIT_OK) {
+        tw_buf md = {0};
+        tw_compare_markdown(r, (size_t)n, &md);
+        if (!tw_write_all(stdout, md.data ? md.data : "", md.len))
+            rc = TW_EXIT_FAIL;
+        tw_buf_free(&md);
+        if (html) {
+            tw_buf h = {0};
+            tw_compare_html(r, (size_t)n, &h);
+            if (tw_write_atomic(html, h.data ? h.data : "", h.len, why, sizeof why) != TW_OK) {
+                fprintf(stderr, "toolwire compare: %s\n", why);
+                rc = TW_EXIT_FAIL;
+            }
+            tw_buf_free(&h);
+        }
+    }
+    for (int i = 0; i < loaded; i++)
+        tw_report_free(&r[i]);
+    free(r);
+    return rc;
 }

@@ -1,9 +1,66 @@
-/* toolwire gate (placeholder until implemented). */
+/* toolwire gate: exit 1 when a report regresses against a baseline. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
+#include "report.h"
 
 int tw_cmd_gate(int argc, char **argv)
 {
-    (void)argc, (void)argv;
-    fprintf(stderr, "toolwire gate: not implemented yet\n");
-    return TW_EXIT_USAGE;
+    static const struct option longopts[] = {{"baseline", required_argument, NULL, 'b'},
+                                             {"summary", required_argument, NULL, 's'},
+                                             {"quiet", no_argument, NULL, 'q'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    const char *baseline = NULL, *summary = NULL;
+    bool quiet = false;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "b:qh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'b': baseline = optarg; break;
+        case 's': summary = optarg; break;
+        case 'q': quiet = true; break;
+        case 'h':
+            puts("usage: toolwire gate --baseline BASELINE.json [--summary FILE] [--quiet] REPORT.json\n\n"
+                 "Compare a report with a committed baseline, check by check: a regression is a\n"
+                 "check that passed in the baseline and fails now. Every regression and every\n"
+                 "improvement is listed (Markdown on standard output; --summary FILE appends\n"
+                 "it to FILE, e.g. $GITHUB_STEP_SUMMARY).\n"
+                 "Exit status: 1 on any regression, 0 otherwise, 2 on bad usage or an\n"
+                 "unreadable report.");
+            return TW_EXIT_OK;
+        default: return tw_cli_usage_error("gate", "unknown option '%s' (see --help)", argv[optind - 1]);
+        }
+    }
+    if (!baseline)
+        return tw_cli_usage_error("gate", "--baseline is required (see --help)");
+    if (argc - optind != 1)
+        return tw_cli_usage_error("gate", "give exactly one report to judge (see --help)");
+    tw_report b, r;
+    char why[600];
+    if (tw_report_load(baseline, &b, why, sizeof why) != TW_OK)
+        return tw_cli_usage_error("gate", "%s", why);
+    if (tw_report_load(argv[optind], &r, why, sizeof why) != TW_OK) {
+        tw_report_free(&b);
+        return tw_cli_usage_error("gate", "%s", why);
+    }
+    tw_gate_result g;
+    tw_gate(&b, &r, &g);
+    if (!quiet || g.regressions)
+        tw_write_all(stdout, g.text.data ? g.text.data : "", g.text.len);
+    if (summary) {
+        FILE *f = fopen(summary, "ab");
+        if (!f || !tw_write_all(f, g.text.data ? g.text.data : "", g.text.len))
+            fprintf(stderr, "toolwire gate: cannot append to %s\n", summary);
+        if (f)
+            fclose(f);
+    }
+    int rc = g.regressions ? TW_EXIT_FAIL : TW_EXIT_OK;
+    tw_gate_result_free(&g);
+    tw_report_free(&b);
+    tw_report_free(&r);
+    return rc;
 }

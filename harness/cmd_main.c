@@ -1,6 +1,7 @@
-/* toolwire main: the quick-start job. Until the conformance run lands it
- * checks every decode fixture (batch and every chunking) and writes a
- * summary to reports/latest/decode-summary.md. */
+/* toolwire main: the quick-start job. Runs every conformance fixture against
+ * every embedded mock profile that fits it (reports and the comparison page
+ * under reports/latest/), and checks every decode fixture of
+ * tests/data/decode (batch and every chunking) into decode-summary.md. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -8,79 +9,112 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "report.h"
+#include "run.h"
 #include "textfix.h"
 
-int tw_cmd_main(int argc, char **argv)
+/* Decode fixtures: returns 0 when all match; counts into pass/fail/bad. */
+static int decode_fixtures(const char *dir, const char *outdir, bool quiet, long *pass, long *fail,
+                           long *bad)
 {
-    static const struct option longopts[] = {{"quiet", no_argument, NULL, 'q'},
-                                             {"fixtures", required_argument, NULL, 'f'},
-                                             {"out", required_argument, NULL, 'o'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
-    bool quiet = false;
-    const char *dir = "tests/data/decode";
-    const char *outdir = "reports/latest";
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "qhf:o:", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'q': quiet = true; break;
-        case 'f': dir = optarg; break;
-        case 'o': outdir = optarg; break;
-        case 'h':
-            puts("usage: toolwire main [--quiet] [--fixtures DIR] [--out DIR]\n\n"
-                 "Decode every fixture under DIR (default tests/data/decode) in batch and at\n"
-                 "chunk sizes 1, 2, 3, 7 and 64, compare with each fixture's expectation and\n"
-                 "write DIR/decode-summary.md under --out (default reports/latest).\n"
-                 "Exit status: 0 when every fixture matches, 1 otherwise, 2 on bad usage.");
-            return TW_EXIT_OK;
-        default:
-            return tw_cli_usage_error("main", "unknown option '%s' (see --help)", argv[optind - 1]);
-        }
-    }
     char **files = NULL;
     long n = tw_list_files(dir, ".json", &files);
     if (n < 0)
         return tw_cli_usage_error("main", "cannot read fixtures directory '%s'", dir);
     tw_buf md = {0};
     tw_buf_printf(&md, "# toolwire decode fixtures\n\n| fixture | verdict | detail |\n|---|---|---|\n");
-    long pass = 0, fail = 0, bad = 0;
+    *pass = *fail = *bad = 0;
     for (long i = 0; i < n; i++) {
         char detail[1024] = "";
         int rc = tw_decode_fixture_check(files[i], detail, sizeof detail);
         const char *v = rc == TW_FIX_PASS ? "pass" : rc == TW_FIX_MISMATCH ? "FAIL" : "BAD";
         if (rc == TW_FIX_PASS)
-            pass++;
+            (*pass)++;
         else if (rc == TW_FIX_MISMATCH)
-            fail++;
+            (*fail)++;
         else
-            bad++;
+            (*bad)++;
         if (rc != TW_FIX_PASS)
             fprintf(stderr, "%s: %s\n", v, detail);
         tw_buf_printf(&md, "| %s | %s | %s |\n", files[i], v, detail);
     }
-    tw_buf_printf(&md, "\n%ld passed, %ld failed, %ld bad fixtures\n", pass, fail, bad);
-    mkdir("reports", 0777);
-    if (mkdir(outdir, 0777) != 0 && errno != EEXIST) {
-        tw_buf_free(&md);
-        tw_free_list(files, n);
-        return tw_cli_usage_error("main", "cannot create '%s'", outdir);
-    }
-    char path[1024], tmp[1100];
+    tw_buf_printf(&md, "\n%ld passed, %ld failed, %ld bad fixtures\n", *pass, *fail, *bad);
+    char path[4200], why[600];
     snprintf(path, sizeof path, "%s/decode-summary.md", outdir);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    bool ok = f && tw_write_all(f, md.data, md.len);
-    if (f)
-        fclose(f);
-    if (ok)
-        ok = rename(tmp, path) == 0;
+    bool ok = tw_write_atomic(path, md.data, md.len, why, sizeof why) == TW_OK;
     if (!ok)
-        fprintf(stderr, "toolwire main: cannot write %s\n", path);
-    if (!quiet || fail || bad)
-        printf("decode fixtures: %ld passed, %ld failed, %ld bad (%s)\n", pass, fail, bad, path);
+        fprintf(stderr, "toolwire main: %s\n", why);
+    if (!quiet || *fail || *bad)
+        printf("decode fixtures: %ld passed, %ld failed, %ld bad (%s)\n", *pass, *fail, *bad, path);
     tw_buf_free(&md);
     tw_free_list(files, n);
-    return (fail || bad || !ok) ? TW_EXIT_FAIL : TW_EXIT_OK;
+    return (*fail || *bad || !ok) ? TW_EXIT_FAIL : TW_EXIT_OK;
+}
+
+int tw_cmd_main(int argc, char **argv)
+{
+    static const struct option longopts[] = {{"quiet", no_argument, NULL, 'q'},
+                                             {"fixtures", required_argument, NULL, 'f'},
+                                             {"conformance", required_argument, NULL, 'c'},
+                                             {"out", required_argument, NULL, 'o'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    bool quiet = false;
+    const char *dir = "tests/data/decode";
+    const char *conf = "fixtures";
+    const char *outdir = "reports/latest";
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "qhf:o:c:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'q': quiet = true; break;
+        case 'f': dir = optarg; break;
+        case 'c': conf = optarg; break;
+        case 'o': outdir = optarg; break;
+        case 'h':
+            puts("usage: toolwire main [--quiet] [--conformance DIR] [--fixtures DIR] [--out DIR]\n\n"
+                 "The main job:\n"
+                 "1. run every conformance fixture under --conformance (default fixtures/) against\n"
+                 "   every embedded mock profile that fits it (mock-replay, mock-hermes,\n"
+                 "   mock-anthropic, mock-vllm-native), write <backend>.json/.md/.junit.xml/.html\n"
+                 "   and comparison.md/.html under --out (default reports/latest);\n"
+                 "2. decode every fixture under --fixtures (default tests/data/decode) in batch\n"
+                 "   and at chunk sizes 1, 2, 3, 7 and 64, compare with each fixture's\n"
+                 "   expectation and write decode-summary.md under --out.\n"
+                 "Exit status: 0 when every verdict and every decode matches the fixtures'\n"
+                 "expectations, 1 otherwise, 2 on bad usage.");
+            return TW_EXIT_OK;
+        default:
+            return tw_cli_usage_error("main", "unknown option '%s' (see --help)", argv[optind - 1]);
+        }
+    }
+    if (!tw_mkdirs(outdir))
+        return tw_cli_usage_error("main", "cannot create '%s'", outdir);
+    /* 1: conformance */
+    static const tw_backend_spec backends[] = {{"mock-replay", NULL, "replay"},
+                                               {"mock-hermes", NULL, "hermes"},
+                                               {"mock-anthropic", NULL, "anthropic"},
+                                               {"mock-vllm-native", NULL, "vllm-native"}};
+    tw_run_opts o;
+    memset(&o, 0, sizeof o);
+    o.client.max_retries = 2;
+    o.client.max_wait_ms = 10000;
+    o.quiet = quiet;
+    o.progress = !quiet;
+    o.out = stdout;
+    char *paths[] = {(char *)conf};
+    size_t mism = 0;
+    int rc_conf = tw_run_all(backends, sizeof backends / sizeof backends[0], paths, 1, outdir, &o, &mism);
+    /* 2: decode fixtures */
+    long pass = 0, fail = 0, bad = 0;
+    int rc_dec = decode_fixtures(dir, outdir, quiet, &pass, &fail, &bad);
+    if (rc_dec == TW_EXIT_USAGE)
+        return rc_dec;
+    if (!quiet || rc_conf || rc_dec)
+        printf("main: conformance %s (%zu mismatches, reports in %s), decode fixtures %s\n",
+               rc_conf == 0 ? "ok" : "FAILED", mism, outdir, rc_dec == 0 ? "ok" : "FAILED");
+    if (rc_conf == TW_EXIT_USAGE)
+        return TW_EXIT_USAGE;
+    return (rc_conf || rc_dec) ? TW_EXIT_FAIL : TW_EXIT_OK;
 }

@@ -1,9 +1,249 @@
-/* toolwire record (placeholder until implemented). */
+/* toolwire record: capture live exchanges as fixtures, secrets redacted. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
 #include "cli.h"
+#include "client.h"
+#include "redact.h"
+#include "report.h"
+#include "run.h"
+#include "toolwire/sse.h"
+
+typedef struct ev_sink {
+    cJSON *arr;
+    size_t n, max;
+} ev_sink;
+
+static tw_status on_event(void *user, const tw_sse_event *ev)
+{
+    ev_sink *s = user;
+    if (s->n >= s->max)
+        return TW_ERR_LIMIT;
+    cJSON *e = cJSON_CreateObject();
+    if (!e)
+        return TW_ERR_NOMEM;
+    if (ev->type_len && !(ev->type_len == 7 && memcmp(ev->type, "message", 7) == 0)) {
+        char *t = tw_strndup(ev->type, ev->type_len);
+        cJSON_AddStringToObject(e, "event", t ? t : "");
+        free(t);
+    }
+    char *d = tw_strndup(ev->data, ev->data_len);
+    cJSON_AddStringToObject(e, "data", d ? d : "");
+    free(d);
+    cJSON_AddItemToArray(s->arr, e);
+    s->n++;
+    return TW_OK;
+}
+
+/* The live response as a fixture "response" object, redacted. */
+static cJSON *response_json(const tw_http_response *r, tw_redactor *red, const tw_limits *L)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "status", r->status);
+    cJSON *h = cJSON_AddObjectToObject(o, "headers");
+    bool sse = false;
+    for (size_t i = 0; i < r->nheaders; i++) {
+        const char *n = r->headers[i].name;
+        if (tw_redact_header_dropped(red, n)) {
+            tw_redactor_add_value(red, r->headers[i].value);
+            continue;
+        }
+        if (strcmp(n, "content-type") != 0 && strncmp(n, "x-ratelimit", 11) != 0 && strcmp(n, "retry-after") != 0)
+            continue; /* keep what the checks read; drop request ids, cookies, dates */
+        char *v = tw_redact_str(red, r->headers[i].value);
+        if (!tw_json_get(h, n))
+            cJSON_AddStringToObject(h, n, v ? v : "");
+        if (strcmp(n, "content-type") == 0 && v && strncmp(v, "text/event-stream", 17) == 0)
+            sse = true;
+        free(v);
+    }
+    tw_buf scrubbed = {0};
+    tw_redact_text(red, r->body.data ? r->body.data : "", r->body.len, &scrubbed);
+    const char *b = scrubbed.data ? scrubbed.data : "";
+    if (sse) {
+        ev_sink s = {cJSON_AddArrayToObject(o, "events"), 0, 100000};
+        tw_sse ps;
+        memset(&ps, 0, sizeof ps);
+        tw_sse_init(&ps, L, true, on_event, NULL, &s);
+        tw_sse_feed(&ps, b, scrubbed.len);
+        tw_sse_finish(&ps);
+        tw_sse_release(&ps);
+    } else {
+        cJSON *j = NULL;
+        if (scrubbed.len && tw_json_parse(b, scrubbed.len, L->max_depth, &j, NULL) == TW_OK) {
+            tw_redact_json(red, j, L->max_depth);
+            cJSON_AddItemToObject(o, "body", j);
+        } else {
+            cJSON_AddStringToObject(o, "body_text", b);
+        }
+    }
+    tw_buf_free(&scrubbed);
+    return o;
+}
 
 int tw_cmd_record(int argc, char **argv)
 {
-    (void)argc, (void)argv;
-    fprintf(stderr, "toolwire record: not implemented yet\n");
-    return TW_EXIT_USAGE;
+    static const struct option longopts[] = {{"backend", required_argument, NULL, 'b'},
+                                             {"key-env", required_argument, NULL, 'k'},
+                                             {"out", required_argument, NULL, 'o'},
+                                             {"timeout", required_argument, NULL, 't'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    const char *url = NULL, *key_env = NULL, *outdir = NULL;
+    long timeout = 0;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "b:k:o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'b': url = optarg; break;
+        case 'k': key_env = optarg; break;
+        case 'o': outdir = optarg; break;
+        case 't': timeout = strtol(optarg, NULL, 10); break;
+        case 'h':
+            puts("usage: toolwire record --backend URL [--key-env NAME] --out DIR [--timeout MS] FIXTURES…\n\n"
+                 "Replay the requests of the fixtures against a live server and write new\n"
+                 "fixtures (one per input, same file name, under DIR) holding the live\n"
+                 "responses. Credentials are never written: the key is read from $NAME at\n"
+                 "request time, credential headers are dropped and secrets are scrubbed from\n"
+                 "headers and bodies. The recorded fixtures carry no expectations: review them\n"
+                 "and add expect.failing_checks before committing.\n"
+                 "Exit status: 0 when every exchange got an HTTP response, 1 otherwise, 2 on bad usage.");
+            return TW_EXIT_OK;
+        default: return tw_cli_usage_error("record", "unknown option '%s' (see --help)", argv[optind - 1]);
+        }
+    }
+    if (!url || (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0))
+        return tw_cli_usage_error("record", "--backend wants the server's base URL (see --help)");
+    if (!outdir)
+        return tw_cli_usage_error("record", "--out DIR is required");
+    if (optind >= argc)
+        return tw_cli_usage_error("record", "give fixtures to record (see --help)");
+    if (key_env && (!getenv(key_env) || !*getenv(key_env)))
+        return tw_cli_usage_error("record", "environment variable %s is not set", key_env);
+    if (!tw_mkdirs(outdir))
+        return tw_cli_usage_error("record", "cannot create '%s'", outdir);
+    tw_limits L;
+    tw_limits_default(&L);
+    tw_fixture_set fs;
+    char why[800];
+    if (!tw_fixture_set_load(&fs, argv + optind, (size_t)(argc - optind), &L, why, sizeof why)) {
+        tw_fixture_set_free(&fs);
+        return tw_cli_usage_error("record", "%s", why);
+    }
+    for (size_t i = 0; i < fs.nbad; i++)
+        fprintf(stderr, "toolwire record: skipping %s: %s\n", fs.bad_files[i], fs.bad_why[i]);
+    tw_client_opts co;
+    memset(&co, 0, sizeof co);
+    co.base_url = url;
+    co.key_env = key_env;
+    co.max_retries = 2;
+    co.total_timeout_ms = timeout > 0 ? timeout : 0;
+    tw_client *cl = tw_client_new(&co);
+    if (!cl) {
+        tw_fixture_set_free(&fs);
+        return TW_EXIT_FAIL;
+    }
+    tw_redactor red;
+    memset(&red, 0, sizeof red);
+    char stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    char *from = tw_redact_str(&red, url);
+    int rc = TW_EXIT_OK;
+    size_t written = 0;
+    for (size_t i = 0; i < fs.n; i++) {
+        const tw_fixture *f = &fs.fx[i];
+        cJSON *root = cJSON_Duplicate(f->root, 1);
+        if (!root)
+            break;
+        char name[400];
+        snprintf(name, sizeof name, "recorded/%s", f->name);
+        cJSON_ReplaceItemInObject(root, "name", cJSON_CreateString(name));
+        cJSON *prov = cJSON_CreateObject();
+        cJSON_AddStringToObject(prov, "source", "recorded");
+        cJSON_AddStringToObject(prov, "from", from ? from : "live server");
+        cJSON_AddStringToObject(prov, "recorded_at", stamp);
+        if (tw_json_get(root, "provenance"))
+            cJSON_ReplaceItemInObject(root, "provenance", prov);
+        else
+            cJSON_AddItemToObject(root, "provenance", prov);
+        cJSON *exs = tw_json_get(root, "exchanges");
+        size_t k = 0;
+        bool ok = true;
+        for (cJSON *x = exs ? exs->child : NULL; x && k < f->nexchanges; x = x->next, k++) {
+            const tw_fx_exchange *fx = &f->exchanges[k];
+            char *body = fx->req.body ? tw_json_print(fx->req.body, NULL) : NULL;
+            tw_http_response r;
+            tw_client_send(cl, fx->req.method, fx->req.path, fx->req.headers, fx->req.nheaders, body,
+                           body ? strlen(body) : 0, &r);
+            free(body);
+            if (r.status == 0) {
+                fprintf(stderr, "toolwire record: %s#%zu: %s\n", f->name, k, r.transport_error);
+                ok = false;
+            }
+            /* request headers: drop credentials */
+            cJSON *req = tw_json_get(x, "request");
+            cJSON *rh = tw_json_get(req, "headers");
+            for (cJSON *h = rh ? rh->child : NULL; h;) {
+                cJSON *next = h->next;
+                if (h->string && tw_redact_header_dropped(&red, h->string))
+                    cJSON_Delete(cJSON_DetachItemViaPointer(rh, h));
+                h = next;
+            }
+            if (tw_json_get(req, "body"))
+                tw_redact_json(&red, tw_json_get(req, "body"), L.max_depth);
+            cJSON *resp = ok ? response_json(&r, &red, &L) : NULL;
+            tw_http_response_free(&r);
+            cJSON_DeleteItemFromObject(x, "expect");
+            cJSON_DeleteItemFromObject(x, "faults");
+            cJSON_DeleteItemFromObject(x, "model_text");
+            cJSON_DeleteItemFromObject(x, "model_passes");
+            if (resp) {
+                if (tw_json_get(x, "response"))
+                    cJSON_ReplaceItemInObject(x, "response", resp);
+                else
+                    cJSON_AddItemToObject(x, "response", resp);
+            }
+        }
+        if (!ok) {
+            rc = TW_EXIT_FAIL;
+            cJSON_Delete(root);
+            continue;
+        }
+        tw_buf out = {0};
+        tw_json_write(&out, root, TW_JSON_PRETTY);
+        tw_buf_putc(&out, '\n');
+        cJSON_Delete(root);
+        const char *base = strrchr(f->path, '/');
+        base = base ? base + 1 : f->path;
+        char path[4400];
+        snprintf(path, sizeof path, "%s/%s", outdir, base);
+        /* what is written must load back as a fixture */
+        tw_fixture check;
+        char fw[600];
+        if (tw_fixture_parse(out.data, out.len, path, &L, &check, fw, sizeof fw) != TW_OK) {
+            fprintf(stderr, "toolwire record: %s would not be a valid fixture: %s\n", path, fw);
+            rc = TW_EXIT_FAIL;
+        } else {
+            tw_fixture_free(&check);
+            if (tw_write_atomic(path, out.data, out.len, why, sizeof why) != TW_OK) {
+                fprintf(stderr, "toolwire record: %s\n", why);
+                rc = TW_EXIT_FAIL;
+            } else {
+                written++;
+            }
+        }
+        tw_buf_free(&out);
+    }
+    printf("recorded %zu fixture(s) into %s (%zu secret(s) scrubbed)\n", written, outdir, red.scrubbed);
+    free(from);
+    tw_redactor_free(&red);
+    tw_client_free(cl);
+    tw_fixture_set_free(&fs);
+    return rc;
 }

@@ -1,9 +1,157 @@
-/* toolwire run (placeholder until implemented). */
+/* toolwire run: replay fixtures against backends, write conformance reports. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cli.h"
+#include "run.h"
+
+static const char run_help[] =
+    "usage: toolwire run --backend NAME=URL|NAME=mock:PROFILE … [options] [FIXTURES…]\n"
+    "\n"
+    "Replay every exchange of the fixtures (files or directories; default fixtures/)\n"
+    "against each backend, apply the conformance checks, compare the verdicts with\n"
+    "each fixture's expectations and write reports under --out (default\n"
+    "reports/latest/): <backend>.json, .md, .junit.xml, .html and comparison.md/.html.\n"
+    "\n"
+    "  --backend NAME=URL         a live server (base URL, e.g. https://api.openai.com)\n"
+    "  --backend NAME=mock:P      the embedded mock backend with profile P\n"
+    "                             (replay, hermes, anthropic, vllm-native)\n"
+    "  --key-env NAME             live backends: read the API key from $NAME\n"
+    "  --out DIR                  report directory (default reports/latest)\n"
+    "  --match MODE               mock matching: normalised (default), exact, path\n"
+    "  --timing                   mock replay: keep the recorded delays between events\n"
+    "  --connect-timeout MS       (default 10000)\n"
+    "  --timeout MS               one attempt, whole transfer (default 120000)\n"
+    "  --retries N                retries after 429/5xx/connection errors (default 2)\n"
+    "  --max-wait MS              longest Retry-After or backoff honoured (default 10000)\n"
+    "  --max-bytes SIZE           cap on one response body (default 16M)\n"
+    "  --quiet                    no summary lines (mismatches are still listed)\n"
+    "\n"
+    "Exit status: 0 when every verdict matches the fixtures' expectations, 1 otherwise,\n"
+    "2 on bad usage.";
+
+enum { O_KEY = 256, O_MATCH, O_TIMING, O_CT, O_TO, O_RETRIES, O_WAIT, O_MAXB };
+
+bool tw_parse_match_mode(const char *s, tw_match_mode *m);
+bool tw_parse_match_mode(const char *s, tw_match_mode *m)
+{
+    if (strcmp(s, "normalised") == 0 || strcmp(s, "normalized") == 0)
+        *m = TW_MATCH_NORMALISED;
+    else if (strcmp(s, "exact") == 0)
+        *m = TW_MATCH_EXACT;
+    else if (strcmp(s, "path") == 0 || strcmp(s, "path-only") == 0)
+        *m = TW_MATCH_PATH;
+    else
+        return false;
+    return true;
+}
+
+static bool parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
 
 int tw_cmd_run(int argc, char **argv)
 {
-    (void)argc, (void)argv;
-    fprintf(stderr, "toolwire run: not implemented yet\n");
-    return TW_EXIT_USAGE;
+    static const struct option longopts[] = {
+        {"backend", required_argument, NULL, 'b'}, {"key-env", required_argument, NULL, O_KEY},
+        {"out", required_argument, NULL, 'o'},     {"quiet", no_argument, NULL, 'q'},
+        {"match", required_argument, NULL, O_MATCH}, {"timing", no_argument, NULL, O_TIMING},
+        {"connect-timeout", required_argument, NULL, O_CT}, {"timeout", required_argument, NULL, O_TO},
+        {"retries", required_argument, NULL, O_RETRIES}, {"max-wait", required_argument, NULL, O_WAIT},
+        {"max-bytes", required_argument, NULL, O_MAXB}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    tw_backend_spec specs[32];
+    char *stores[32];
+    size_t nb = 0;
+    tw_run_opts o;
+    memset(&o, 0, sizeof o);
+    o.client.max_retries = 2;
+    o.client.max_wait_ms = 10000;
+    o.out = stdout;
+    o.progress = true;
+    const char *outdir = "reports/latest";
+    int rc = -1;
+    optind = 1;
+    opterr = 0;
+    int c;
+    long v = 0;
+    char why[512];
+    while (rc < 0 && (c = getopt_long(argc, argv, "b:o:qh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'b':
+            if (nb == 32) {
+                rc = tw_cli_usage_error("run", "at most 32 backends");
+                break;
+            }
+            stores[nb] = malloc(strlen(optarg) + 1);
+            if (!stores[nb] || !tw_backend_spec_parse(optarg, stores[nb], &specs[nb], why, sizeof why)) {
+                free(stores[nb]);
+                rc = tw_cli_usage_error("run", "%s", stores[nb] ? why : "out of memory");
+                break;
+            }
+            nb++;
+            break;
+        case O_KEY: o.key_env = optarg; break;
+        case 'o': outdir = optarg; break;
+        case 'q': o.quiet = true; break;
+        case O_MATCH:
+            if (!tw_parse_match_mode(optarg, &o.match))
+                rc = tw_cli_usage_error("run", "--match wants normalised, exact or path");
+            break;
+        case O_TIMING: o.timing = true; break;
+        case O_CT:
+            if (!parse_long(optarg, 1, 3600000, &v))
+                rc = tw_cli_usage_error("run", "bad --connect-timeout '%s'", optarg);
+            o.client.connect_timeout_ms = v;
+            break;
+        case O_TO:
+            if (!parse_long(optarg, 1, 86400000, &v))
+                rc = tw_cli_usage_error("run", "bad --timeout '%s'", optarg);
+            o.client.total_timeout_ms = v;
+            break;
+        case O_RETRIES:
+            if (!parse_long(optarg, 0, TW_CLIENT_MAX_ATTEMPTS - 1, &v))
+                rc = tw_cli_usage_error("run", "--retries wants 0..%d", TW_CLIENT_MAX_ATTEMPTS - 1);
+            o.client.max_retries = (int)v;
+            break;
+        case O_WAIT:
+            if (!parse_long(optarg, 1, 3600000, &v))
+                rc = tw_cli_usage_error("run", "bad --max-wait '%s'", optarg);
+            o.client.max_wait_ms = v;
+            break;
+        case O_MAXB:
+            if (!tw_parse_size(optarg, &o.client.max_bytes) || !o.client.max_bytes)
+                rc = tw_cli_usage_error("run", "bad --max-bytes '%s'", optarg);
+            break;
+        case 'h': puts(run_help); rc = TW_EXIT_OK; break;
+        default: rc = tw_cli_usage_error("run", "unknown option '%s' (see --help)", argv[optind - 1]);
+        }
+    }
+    if (rc < 0 && nb == 0)
+        rc = tw_cli_usage_error("run", "at least one --backend is needed (see --help)");
+    for (size_t i = 0; rc < 0 && i < nb; i++) {
+        for (size_t k = 0; k < i; k++)
+            if (strcmp(specs[i].name, specs[k].name) == 0)
+                rc = tw_cli_usage_error("run", "backend name '%s' given twice", specs[i].name);
+        if (rc < 0 && specs[i].url && o.key_env && (!getenv(o.key_env) || !*getenv(o.key_env)))
+            rc = tw_cli_usage_error("run", "environment variable %s is not set", o.key_env);
+    }
+    if (rc < 0) {
+        char *dflt[] = {(char *)"fixtures"};
+        char **paths = optind < argc ? argv + optind : dflt;
+        size_t np = optind < argc ? (size_t)(argc - optind) : 1;
+        o.progress = !o.quiet;
+        rc = tw_run_all(specs, nb, paths, np, outdir, &o, NULL);
+    }
+    for (size_t i = 0; i < nb; i++)
+        free(stores[i]);
+    return rc;
 }

@@ -118,6 +118,25 @@ tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c)
             cJSON_Delete(args);
             args = NULL;
         }
+    } else if (!refuse && c->args_native && cJSON_IsString(c->args_value)) {
+        /* a format whose arguments are an object gave a string: parse it */
+        const char *p = c->args_value->valuestring;
+        tw_json_error e;
+        tw_status ps = tw_json_parse(p, strlen(p), L->max_depth, &args, &e);
+        if (ps == TW_ERR_NOMEM) {
+            return TW_ERR_NOMEM;
+        } else if (ps == TW_D_JSON_TOO_DEEP) {
+            refuse = TW_D_JSON_TOO_DEEP;
+            snprintf(why, sizeof why, "arguments nested deeper than %zu", L->max_depth);
+        } else if (ps != TW_OK || !cJSON_IsObject(args)) {
+            refuse = TW_D_ARGUMENTS_NOT_OBJECT;
+            snprintf(why, sizeof why, "arguments string does not hold a JSON object");
+            cJSON_Delete(args);
+            args = NULL;
+        } else {
+            warns[nwarn].code = TW_D_ARGUMENTS_AS_STRING;
+            snprintf(warns[nwarn++].msg, sizeof warns[0].msg, "arguments were a JSON string");
+        }
     } else if (!refuse && c->args_value && !cJSON_IsNull(c->args_value)) {
         if (!cJSON_IsObject(c->args_value)) {
             refuse = TW_D_ARGUMENTS_NOT_OBJECT;
@@ -458,6 +477,9 @@ static tw_status close_message(tw_wire_sink *k, tw_buf *refusal, int64_t refusal
                               "the model refused; the refusal text is the content");
         finish = "content_filter";
     }
+    /* the legacy finish reason of a function_call is tool_calls in the neutral model */
+    if (finish && strcmp(finish, "function_call") == 0)
+        finish = "tool_calls";
     free(k->res->finish_reason);
     k->res->finish_reason = NULL;
     if (st == TW_OK && finish && !(k->res->finish_reason = tw_strdup(finish)))
@@ -886,7 +908,8 @@ static tw_status on_chunk(tw_openai_stream *d, const cJSON *j, int64_t off)
             st = merge_legacy(d, fc, off);
     }
     const char *fr = tw_json_get_str(choice, "finish_reason");
-    if (st == TW_OK && fr) {
+    /* the first finish_reason wins; a second one is a violation (OAI-S06) */
+    if (st == TW_OK && fr && !d->finish_reason) {
         free(d->finish_reason);
         if (!(d->finish_reason = tw_strdup(fr)))
             return TW_ERR_NOMEM;

@@ -324,7 +324,7 @@ b = completion(msg(None, function_call={"name": "get_weather", "arguments": js({
                "function_call")
 case(R, "legacy_function_call", "legacy function_call becomes one call with a generated id",
      "openai 3 (legacy)", b, calls=[C("call_1", "get_weather", {"city": "Kyiv"})],
-     finish_reason="function_call",
+     finish_reason="tool_calls",
      warnings=[("legacy_function_call", loc(b, "choices", 0, "message", "function_call"))])
 
 b = completion(msg(None, tool_calls=[{"type": "function", "function": {"name": "get_time", "arguments": "{}"}},
@@ -601,7 +601,7 @@ s.ev(chunk({}, "function_call"))
 s.done()
 case(S, "legacy_function_call", "legacy function_call deltas become one call with a generated id",
      "openai 3 (legacy)", s.text, calls=[C("call_1", "get_weather", {"city": "Graz"})],
-     finish_reason="function_call", warnings=[("legacy_function_call", o)])
+     finish_reason="tool_calls", warnings=[("legacy_function_call", o)])
 
 s = Stream()
 o = s.ev(chunk({"tool_calls": [{"index": 0, "id": "call_o", "function": {"name": "get_weather",
@@ -776,8 +776,17 @@ b = amsg([ant("text", text="Paused")], "pause_turn")
 case(AR, "stop_reason_passthrough", "other stop reasons pass through", "anthropic 2", b, content="Paused",
      finish_reason="pause_turn")
 
-b = amsg([ant("tool_use", id="t1", name="get_time", input="{}")], "tool_use")
+b = amsg([ant("tool_use", id="t1", name="get_time", input=[1])], "tool_use")
 case(AR, "input_not_object", "an input that is not an object is refused", "calls (arguments_not_object)", b,
+     finish_reason="tool_calls", errors=[("arguments_not_object", blk(b, 0))])
+
+b = amsg([ant("tool_use", id="t1", name="get_time", input="{\"tz\": \"UTC\"}")], "tool_use")
+case(AR, "input_as_string", "an input given as a JSON string is parsed, with a warning", "calls (arguments_as_string)", b,
+     calls=[C("t1", "get_time", {"tz": "UTC"})], finish_reason="tool_calls",
+     warnings=[("arguments_as_string", blk(b, 0))])
+
+b = amsg([ant("tool_use", id="t1", name="get_time", input="not json")], "tool_use")
+case(AR, "input_string_not_json", "an input string that is not a JSON object is refused", "calls (arguments_not_object)", b,
      finish_reason="tool_calls", errors=[("arguments_not_object", blk(b, 0))])
 
 b = amsg([ant("tool_use", name="get_time", input={}), ant("tool_use", id="", name="get_time", input={})], "tool_use")

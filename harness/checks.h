@@ -1,0 +1,113 @@
+/*
+ * The conformance check catalog (docs/checks.md): every check has a stable
+ * id, a severity and a kind. Backend checks judge the bytes a backend sent
+ * back to the harness; client checks judge the requests a client sent to
+ * the mock backend. Each check gives a verdict per exchange (pass, fail,
+ * skip) with evidence: a byte offset (or -1) and the offending value.
+ */
+#ifndef TOOLWIRE_CHECKS_H
+#define TOOLWIRE_CHECKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fixture.h"
+#include "toolwire/neutral.h"
+
+typedef enum tw_severity { TW_SEV_ERROR = 0, TW_SEV_WARN, TW_SEV_INFO } tw_severity;
+typedef enum tw_verdict { TW_V_SKIP = 0, TW_V_PASS, TW_V_FAIL } tw_verdict;
+
+typedef struct tw_check_def {
+    const char *id;     /* "OAI-R01"; never renumbered */
+    tw_severity sev;
+    bool client;        /* judged by the mock backend on requests */
+    const char *rule;   /* one line */
+} tw_check_def;
+
+/* The catalog, in report order. */
+const tw_check_def *tw_checks_catalog(size_t *n);
+/* NULL when unknown. */
+const tw_check_def *tw_check_find(const char *id);
+/* Index of id in the catalog, or -1. */
+int tw_check_index(const char *id);
+const char *tw_severity_name(tw_severity s);
+const char *tw_verdict_name(tw_verdict v);
+bool tw_verdict_from_name(const char *s, tw_verdict *out);
+
+/* One verdict. `id` points at the catalog's static string. */
+typedef struct tw_check_result {
+    const char *id;
+    tw_verdict verdict;
+    int64_t offset;     /* byte offset into the judged bytes, -1 when none */
+    char *evidence;     /* owned, NUL-terminated; "" when none */
+} tw_check_result;
+
+/* Verdicts of one exchange, at most one per check id (a later set replaces). */
+typedef struct tw_check_set {
+    tw_check_result *items;
+    size_t len;
+    size_t cap;
+} tw_check_set;
+
+/* Record a verdict (evidence printf-style, capped at 512 bytes). */
+void tw_check_set_put(tw_check_set *s, const char *id, tw_verdict v, int64_t offset,
+                      const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+const tw_check_result *tw_check_set_get(const tw_check_set *s, const char *id);
+/* Copy every verdict of src into dst (replacing the same ids). */
+void tw_check_set_merge(tw_check_set *dst, const tw_check_set *src);
+/* Give every catalog check of the kind (client or backend) without a verdict a skip. */
+void tw_check_set_fill(tw_check_set *s, bool client, const char *why);
+/* Sort by catalog order. */
+void tw_check_set_sort(tw_check_set *s);
+void tw_check_set_free(tw_check_set *s);
+
+/* What the harness sent and what came back, for the backend checks. */
+typedef struct tw_judge_input {
+    const tw_fx_exchange *ex;   /* the fixture exchange (model text, options), or NULL */
+    const char *path;           /* request path */
+    const cJSON *req_body;      /* request JSON, or NULL */
+    const tw_kv *req_headers;
+    size_t nreq_headers;
+    int status;                 /* 0: no response */
+    const tw_kv *resp_headers;
+    size_t nresp_headers;
+    const char *body;           /* response bytes as received */
+    size_t body_len;
+    const char *transport_error; /* the transfer broke, or NULL */
+    /* the non-streamed response to the same request (OAI-S07), or NULL */
+    const char *pair_body;
+    size_t pair_len;
+    const tw_limits *limits;    /* NULL: defaults */
+    /* strict sessions: 1 an earlier exchange of this session paused with
+     * tool calls, -1 none did (SES-01/02 then skip), 0 unknown (judged
+     * from the request alone) */
+    int session_pending;
+} tw_judge_input;
+
+/* Apply every backend check; each gets a verdict (skip when it does not fit). */
+void tw_checks_backend(const tw_judge_input *in, tw_check_set *out);
+
+/*
+ * Client checks CLI-01..CLI-06 over one request (path selects the OpenAI or
+ * the Anthropic rules). CLI-07 needs timing and is decided by the mock
+ * backend or the live client; it is left out here.
+ */
+void tw_checks_client(const char *path, const cJSON *body, tw_check_set *out);
+
+/* API style of a path: 'o' OpenAI chat, 'a' Anthropic messages, 'g' /generate, 0 other. */
+char tw_path_kind(const char *path);
+
+/*
+ * Decode a response with the reference decoder that fits it (openai-response,
+ * openai-stream, anthropic-response, anthropic-stream, vllm-generate). Returns
+ * TW_ERR_UNSUPPORTED when no decoder fits or it is not available.
+ */
+tw_status tw_decode_response(const char *path, bool stream, const char *body, size_t len,
+                             const tw_decode_opts *o, tw_result *out);
+
+#endif

@@ -1,0 +1,915 @@
+/* The embedded mock backend (mock.h). */
+#include "mock.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "decode_opts.h"
+#include "toolwire/decode.h"
+#include "toolwire/encode.h"
+#include "toolwire/text.h"
+#include "toolwire/vllm.h"
+
+static const char *const profiles[] = {"replay", "hermes", "anthropic", "vllm-native", NULL};
+static const char *const default_ignore[] = {"stream", "stream_options", "model", "temperature",
+                                             "top_p", "max_tokens", "seed", "user", "n", NULL};
+
+const char *const *tw_mock_profiles(void) { return profiles; }
+
+bool tw_mock_profile_known(const char *p)
+{
+    for (size_t i = 0; profiles[i]; i++)
+        if (p && strcmp(p, profiles[i]) == 0)
+            return true;
+    return false;
+}
+
+static bool ex_fits(const char *profile, const tw_fx_exchange *x)
+{
+    char kind = tw_path_kind(x->req.path);
+    if (strcmp(profile, "replay") == 0)
+        return x->has_response;
+    if (x->has_response)
+        return false; /* a recorded answer is judged as recorded */
+    if (strcmp(profile, "hermes") == 0)
+        return x->model_text && kind == 'o';
+    if (strcmp(profile, "anthropic") == 0)
+        return x->model_text && kind == 'a';
+    if (strcmp(profile, "vllm-native") == 0)
+        return (x->model_pass1 || x->model_text) && kind == 'g';
+    return false;
+}
+
+bool tw_mock_profile_fits(const char *profile, const tw_fixture *f)
+{
+    if (!tw_mock_profile_known(profile) || !f->nexchanges)
+        return false;
+    for (size_t i = 0; i < f->nexchanges; i++)
+        if (!ex_fits(profile, &f->exchanges[i]))
+            return false;
+    return true;
+}
+
+/* ---- matching ---- */
+
+static bool ignored(const char *key, const char *const *ign)
+{
+    for (size_t i = 0; ign && ign[i]; i++)
+        if (strcmp(key, ign[i]) == 0)
+            return true;
+    return false;
+}
+
+bool tw_mock_body_matches(const cJSON *want, const cJSON *got, tw_match_mode mode,
+                          const char *const *ign)
+{
+    if (mode == TW_MATCH_PATH)
+        return true;
+    if (!want || !got)
+        return !want && !got;
+    if (mode == TW_MATCH_EXACT)
+        return tw_json_equal(want, got);
+    if (!ign)
+        ign = default_ignore;
+    if (!cJSON_IsObject(want) || !cJSON_IsObject(got))
+        return tw_json_equal(want, got);
+    /* top-level keys outside the ignore list must agree both ways */
+    for (const cJSON *w = want->child; w; w = w->next) {
+        if (ignored(w->string, ign))
+            continue;
+        const cJSON *g = tw_json_get(got, w->string);
+        if (!g || !tw_json_equal(w, g))
+            return false;
+    }
+    for (const cJSON *g = got->child; g; g = g->next)
+        if (!ignored(g->string, ign) && !tw_json_get(want, g->string))
+            return false;
+    return true;
+}
+
+/* ---- server state ---- */
+
+typedef struct ex_state {
+    bool faulted;            /* the last answer was the fault status */
+    long retry_due_ms;       /* Retry-After deadline after a fault status, 0 none */
+    long retry_asked_ms;
+} ex_state;
+
+struct tw_mock {
+    struct MHD_Daemon *d;
+    const tw_fixture *fx;
+    size_t nfx;
+    size_t *ex_base;         /* index of each fixture's first exchange in st */
+    ex_state *st;
+    bool *served;            /* fixture fits the profile */
+    tw_mock_opts o;
+    char profile[32];
+    char url[64];
+    unsigned short port;
+    pthread_mutex_t mu;
+    unsigned long seq;
+    tw_mock_record *log;
+    size_t nlog, caplog;
+    atomic_bool stopping;
+};
+
+static long mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Sleep in small steps so that stopping the server is not held up. */
+static void nap(tw_mock *m, long ms)
+{
+    if (ms > 600000)
+        ms = 600000;
+    long end = mono_ms() + ms;
+    while (!atomic_load(&m->stopping)) {
+        long left = end - mono_ms();
+        if (left <= 0)
+            break;
+        long step = left < 20 ? left : 20;
+        struct timespec ts = {0, step * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* ---- per request ---- */
+
+typedef struct req_ctx {
+    tw_buf body;
+    bool too_large;
+} req_ctx;
+
+/* A response being streamed: a list of chunks. */
+typedef struct chunk {
+    char *data;
+    size_t len;
+    long delay_ms;
+} chunk;
+
+typedef struct out_resp {
+    tw_mock *m;
+    chunk *c;
+    size_t n, cap;
+    size_t idx, pos;
+    bool delayed;
+    size_t drop_after;     /* chunks sent before the connection is dropped (SIZE_MAX: never) */
+    size_t byte_cap;       /* bytes sent before the stream ends (SIZE_MAX: all) */
+    size_t sent;
+} out_resp;
+
+static void out_free(out_resp *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n; i++)
+        free(r->c[i].data);
+    free(r->c);
+    free(r);
+}
+
+static bool out_add(out_resp *r, const char *p, size_t n, long delay)
+{
+    if (r->n == r->cap) {
+        size_t nc = r->cap ? r->cap * 2 : 16;
+        chunk *c = realloc(r->c, nc * sizeof *c);
+        if (!c)
+            return false;
+        r->c = c;
+        r->cap = nc;
+    }
+    char *d = malloc(n ? n : 1);
+    if (!d)
+        return false;
+    if (n)
+        memcpy(d, p, n);
+    r->c[r->n++] = (chunk){d, n, delay};
+    return true;
+}
+
+static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    out_resp *r = cls;
+    while (r->idx < r->n) {
+        if (r->pos == 0 && !r->delayed) {
+            if (r->idx >= r->drop_after)
+                return MHD_CONTENT_READER_END_WITH_ERROR;
+            r->delayed = true;
+            if (r->c[r->idx].delay_ms > 0)
+                nap(r->m, r->c[r->idx].delay_ms);
+        }
+        if (atomic_load(&r->m->stopping))
+            return MHD_CONTENT_READER_END_WITH_ERROR;
+        if (r->sent >= r->byte_cap)
+            return MHD_CONTENT_READER_END_OF_STREAM;
+        chunk *c = &r->c[r->idx];
+        size_t left = c->len - r->pos;
+        if (left == 0) {
+            r->idx++;
+            r->pos = 0;
+            r->delayed = false;
+            continue;
+        }
+        size_t n = left < max ? left : max;
+        if (r->byte_cap - r->sent < n)
+            n = r->byte_cap - r->sent;
+        memcpy(buf, c->data + r->pos, n);
+        r->pos += n;
+        r->sent += n;
+        if (r->pos == c->len) {
+            r->idx++;
+            r->pos = 0;
+            r->delayed = false;
+        }
+        return (ssize_t)n;
+    }
+    if (r->drop_after != SIZE_MAX)
+        return MHD_CONTENT_READER_END_WITH_ERROR; /* dropped after the last chunk */
+    return MHD_CONTENT_READER_END_OF_STREAM;
+}
+
+static void reader_free(void *cls) { out_free(cls); }
+
+/* ---- building answers ---- */
+
+static void error_body(tw_buf *b, char kind, const char *type, const char *msg, const char *code)
+{
+    tw_buf_reset(b);
+    if (kind == 'a') {
+        tw_buf_puts(b, "{\"type\":\"error\",\"error\":{\"type\":");
+        tw_json_write_str(b, type, strlen(type), 0);
+        tw_buf_puts(b, ",\"message\":");
+        tw_json_write_str(b, msg, strlen(msg), 0);
+        tw_buf_puts(b, "}}");
+        return;
+    }
+    tw_buf_puts(b, "{\"error\":{\"message\":");
+    tw_json_write_str(b, msg, strlen(msg), 0);
+    tw_buf_puts(b, ",\"type\":");
+    tw_json_write_str(b, type, strlen(type), 0);
+    tw_buf_puts(b, ",\"param\":null,\"code\":");
+    tw_json_write_str(b, code, strlen(code), 0);
+    tw_buf_puts(b, "}}");
+}
+
+/* Split an SSE byte stream into its events (each ends with a blank line). */
+static bool add_sse_split(out_resp *r, const char *p, size_t n)
+{
+    size_t start = 0;
+    for (size_t i = 0; i + 1 < n; i++) {
+        if (p[i] == '\n' && p[i + 1] == '\n') {
+            if (!out_add(r, p + start, i + 2 - start, 0))
+                return false;
+            start = i + 2;
+            i++;
+        }
+    }
+    if (start < n)
+        return out_add(r, p + start, n - start, 0);
+    return true;
+}
+
+static bool add_recorded_event(out_resp *r, const tw_fx_sse *e, bool timing)
+{
+    tw_buf b = {0};
+    if (e->event)
+        tw_buf_printf(&b, "event: %s\n", e->event);
+    if (e->id)
+        tw_buf_printf(&b, "id: %s\n", e->id);
+    const char *d = e->data ? e->data : "";
+    for (;;) {
+        const char *nl = strchr(d, '\n');
+        size_t len = nl ? (size_t)(nl - d) : strlen(d);
+        tw_buf_puts(&b, "data: ");
+        tw_buf_append(&b, d, len);
+        tw_buf_putc(&b, '\n');
+        if (!nl)
+            break;
+        d = nl + 1;
+    }
+    tw_buf_putc(&b, '\n');
+    bool ok = b.data && out_add(r, b.data, b.len, timing ? e->delay_ms : 0);
+    tw_buf_free(&b);
+    return ok;
+}
+
+static bool is_hop_header(const char *n)
+{
+    static const char *const hop[] = {"content-length", "transfer-encoding", "connection",
+                                      "content-encoding", "keep-alive", "date", "server", NULL};
+    for (size_t i = 0; hop[i]; i++)
+        if (strcasecmp(n, hop[i]) == 0)
+            return true;
+    return false;
+}
+
+typedef struct answer {
+    int status;
+    char ctype[64];
+    tw_kv *headers;        /* borrowed from the fixture (replay) */
+    size_t nheaders;
+    bool stream;
+    out_resp *out;
+    char why[200];
+} answer;
+
+static tw_status tools_from_request(const cJSON *body, const tw_limits *L, tw_opts_holder *h)
+{
+    const cJSON *tools = tw_json_get(body, "tools");
+    if (!cJSON_IsArray(tools))
+        return TW_OK;
+    tw_tool *t = NULL;
+    size_t n = 0;
+    char why[200];
+    if (tw_tools_read(tools, L, &t, &n, why, sizeof why) != TW_OK)
+        return TW_ERR_INVALID;
+    tw_opts_set_tools(h, t, n);
+    return TW_OK;
+}
+
+/* The reference servers: decode the model text, encode the answer. */
+static void answer_reference(tw_mock *m, const tw_fx_exchange *x, const cJSON *body, answer *a)
+{
+    bool stream = cJSON_IsTrue(tw_json_get(body, "stream"));
+    tw_opts_holder h;
+    tw_opts_holder_init(&h);
+    char why[256];
+    const char *fmt = x->decode_format;
+    bool text_fmt = fmt && (strcmp(fmt, "hermes") == 0 || strcmp(fmt, "think") == 0 ||
+                            strcmp(fmt, "fenced") == 0);
+    if (text_fmt && x->decode_options && !tw_opts_from_json(&h, x->decode_options, why, sizeof why))
+        tw_opts_holder_init(&h);
+    h.o.limits = m->o.limits;
+    if (tools_from_request(body, &m->o.limits, &h) != TW_OK) {
+        a->status = 400;
+        snprintf(a->why, sizeof a->why, "the request's tools cannot be read");
+        tw_opts_holder_free(&h);
+        return;
+    }
+    tw_result r;
+    tw_status st;
+    tw_vllm_assembly va;
+    bool have_va = false;
+    const char *enc_name;
+    if (strcmp(m->profile, "vllm-native") == 0) {
+        tw_vllm_params p;
+        if (tw_vllm_params_read(body, &p, why, sizeof why) != TW_OK) {
+            a->status = 400;
+            snprintf(a->why, sizeof a->why, "%.190s", why);
+            tw_opts_holder_free(&h);
+            return;
+        }
+        const char *p1 = x->model_pass1 ? x->model_pass1 : "";
+        const char *p2 = x->model_pass2 ? x->model_pass2 : x->model_text ? x->model_text : "";
+        if (!x->model_pass1)
+            p.two_pass = false;
+        st = tw_vllm_assemble(&p, p1, strlen(p1), p2, strlen(p2), &h.o, &va);
+        have_va = st == TW_OK;
+        enc_name = "vllm-generate-response";
+        stream = false;
+    } else {
+        const char *t = x->model_text ? x->model_text : "";
+        const tw_format_ops *f = tw_format_find(text_fmt ? fmt : "hermes");
+        st = f ? f->decode(t, strlen(t), &h.o, &r) : TW_ERR_UNSUPPORTED;
+        if (strcmp(m->profile, "anthropic") == 0)
+            enc_name = stream ? "anthropic-stream" : "anthropic-response";
+        else
+            enc_name = stream ? "openai-stream" : "openai-response";
+    }
+    tw_opts_holder_free(&h);
+    if (st != TW_OK) {
+        a->status = st == TW_ERR_UNSUPPORTED ? 501 : 500;
+        snprintf(a->why, sizeof a->why, "the reference decoder failed: %s", tw_code_message(st));
+        return;
+    }
+    const tw_result *res = have_va ? &va.result : &r;
+    const tw_encoder_ops *e = tw_encoder_find(enc_name);
+    tw_encode_opts eo;
+    memset(&eo, 0, sizeof eo);
+    eo.limits = m->o.limits;
+    eo.model = tw_json_get_str(body, "model");
+    eo.id = strcmp(m->profile, "anthropic") == 0 ? "msg_toolwire_mock" : "chatcmpl-toolwire-mock";
+    eo.created = 1700000000;
+    tw_buf out = {0};
+    out.max = m->o.limits.max_output_bytes;
+    st = e ? e->encode_result(res, &eo, &out) : TW_ERR_UNSUPPORTED;
+    if (have_va)
+        tw_vllm_assembly_free(&va);
+    else
+        tw_result_free(&r);
+    if (st != TW_OK) {
+        tw_buf_free(&out);
+        a->status = st == TW_ERR_UNSUPPORTED ? 501 : 500;
+        snprintf(a->why, sizeof a->why, "the %s encoder failed: %s", enc_name, tw_code_message(st));
+        return;
+    }
+    a->status = 200;
+    a->stream = stream;
+    snprintf(a->ctype, sizeof a->ctype, "%s", stream ? "text/event-stream" : "application/json");
+    bool ok = stream ? add_sse_split(a->out, out.data ? out.data : "", out.len)
+                     : out_add(a->out, out.data ? out.data : "", out.len, 0);
+    tw_buf_free(&out);
+    if (!ok) {
+        a->status = 500;
+        snprintf(a->why, sizeof a->why, "out of memory");
+    }
+}
+
+static void answer_replay(tw_mock *m, const tw_fx_exchange *x, answer *a)
+{
+    const tw_fx_response *r = &x->resp;
+    a->status = r->status;
+    a->headers = r->headers;
+    a->nheaders = r->nheaders;
+    a->stream = r->stream;
+    const char *ct = tw_kv_get(r->headers, r->nheaders, "Content-Type");
+    snprintf(a->ctype, sizeof a->ctype, "%s",
+             ct ? ct : r->stream ? "text/event-stream" : r->body_text ? "text/plain" : "application/json");
+    bool ok = true;
+    if (r->stream) {
+        for (size_t i = 0; ok && i < r->nevents; i++)
+            ok = add_recorded_event(a->out, &r->events[i], m->o.timing);
+    } else if (r->body) {
+        char *s = tw_json_print(r->body, NULL);
+        ok = s && out_add(a->out, s, strlen(s), 0);
+        free(s);
+    } else if (r->body_text) {
+        ok = out_add(a->out, r->body_text, strlen(r->body_text), 0);
+    }
+    if (!ok) {
+        a->status = 500;
+        a->headers = NULL;
+        a->nheaders = 0;
+        snprintf(a->why, sizeof a->why, "out of memory");
+    }
+}
+
+static long fault_int(const cJSON *f, const char *key, long dflt)
+{
+    const cJSON *v = tw_json_get(f, key);
+    return cJSON_IsNumber(v) ? (long)v->valuedouble : dflt;
+}
+
+/* Replace chunk k by one that is not valid JSON (an event cut inside a value). */
+static void make_malformed(out_resp *o, size_t k, bool stream)
+{
+    if (k >= o->n)
+        return;
+    static const char bad_sse[] = "data: {\"choices\": [{\"delta\": {\"content\": \"x\"\n\n";
+    static const char bad_json[] = "{\"choices\": [{\"message\": ";
+    const char *b = stream ? bad_sse : bad_json;
+    char *d = tw_strdup(b);
+    if (!d)
+        return;
+    free(o->c[k].data);
+    o->c[k].data = d;
+    o->c[k].len = strlen(d);
+}
+
+/* ---- the access handler ---- */
+
+static void request_headers(struct MHD_Connection *c, const char *name, char *dst, size_t n)
+{
+    const char *v = MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+    snprintf(dst, n, "%s", v ? v : "");
+}
+
+static enum MHD_Result send_simple(struct MHD_Connection *conn, int status, const char *ctype,
+                                   const char *body, size_t len, const char *retry_after)
+{
+    struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+    if (!r)
+        return MHD_NO;
+    MHD_add_response_header(r, "Content-Type", ctype);
+    if (retry_after)
+        MHD_add_response_header(r, "Retry-After", retry_after);
+    enum MHD_Result ret = MHD_queue_response(conn, (unsigned)status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static void log_record(tw_mock *m, tw_mock_record *rec)
+{
+    pthread_mutex_lock(&m->mu);
+    size_t cap = m->o.max_records ? m->o.max_records : 100000;
+    if (m->nlog >= cap) {
+        /* keep the newest: drop the oldest entry */
+        tw_check_set_free(&m->log[0].checks);
+        memmove(m->log, m->log + 1, (m->nlog - 1) * sizeof *m->log);
+        m->nlog--;
+    }
+    if (m->nlog == m->caplog) {
+        size_t nc = m->caplog ? m->caplog * 2 : 64;
+        tw_mock_record *nl = realloc(m->log, nc * sizeof *nl);
+        if (!nl) {
+            pthread_mutex_unlock(&m->mu);
+            tw_check_set_free(&rec->checks);
+            return;
+        }
+        m->log = nl;
+        m->caplog = nc;
+    }
+    m->log[m->nlog++] = *rec;
+    if (m->o.log) {
+        size_t fails = 0;
+        char ids[200] = "";
+        for (size_t i = 0; i < rec->checks.len; i++)
+            if (rec->checks.items[i].verdict == TW_V_FAIL) {
+                size_t l = strlen(ids);
+                snprintf(ids + l, sizeof ids - l, "%s%s", fails ? "," : "", rec->checks.items[i].id);
+                fails++;
+            }
+        fprintf(m->o.log, "#%lu %s -> %s%s%ld %d%s%s%s\n", rec->seq, rec->path,
+                rec->fixture[0] ? rec->fixture : "(no match)", rec->fixture[0] ? "#" : "",
+                rec->fixture[0] ? rec->exchange : 0L, rec->status, rec->fault ? " fault" : "",
+                fails ? " client checks failed: " : "", ids);
+        fflush(m->o.log);
+    }
+    pthread_mutex_unlock(&m->mu);
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
+                              const char *method, const char *version, const char *upload,
+                              size_t *upload_size, void **con_cls)
+{
+    (void)version;
+    tw_mock *m = cls;
+    req_ctx *rc = *con_cls;
+    if (!rc) {
+        rc = calloc(1, sizeof *rc);
+        if (!rc)
+            return MHD_NO;
+        rc->body.max = m->o.limits.max_input_bytes;
+        *con_cls = rc;
+        return MHD_YES;
+    }
+    if (*upload_size) {
+        if (!rc->too_large && tw_buf_append(&rc->body, upload, *upload_size) != TW_OK)
+            rc->too_large = true;
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    char kind = tw_path_kind(url);
+    tw_buf eb = {0};
+    tw_mock_record rec;
+    memset(&rec, 0, sizeof rec);
+    rec.exchange = -1;
+    snprintf(rec.path, sizeof rec.path, "%s", url);
+    pthread_mutex_lock(&m->mu);
+    rec.seq = ++m->seq;
+    pthread_mutex_unlock(&m->mu);
+
+    if (rc->too_large) {
+        error_body(&eb, kind, "invalid_request_error", "request body too large", "body_too_large");
+        rec.status = 413;
+        enum MHD_Result ret = send_simple(conn, 413, "application/json", eb.data, eb.len, NULL);
+        tw_check_set_fill(&rec.checks, true, "request body too large");
+        log_record(m, &rec);
+        tw_buf_free(&eb);
+        return ret;
+    }
+    cJSON *body = NULL;
+    if (rc->body.len)
+        tw_json_parse(rc->body.data, rc->body.len, m->o.limits.max_depth, &body, NULL);
+    /* the client checks, on every request */
+    tw_checks_client(url, body, &rec.checks);
+
+    /* match */
+    char hint[256];
+    request_headers(conn, TW_MOCK_EXCHANGE_HEADER, hint, sizeof hint);
+    const tw_fixture *mf = NULL;
+    size_t mfi = 0, mxi = 0;
+    bool req_stream = cJSON_IsTrue(tw_json_get(body, "stream"));
+    int best = -1;
+    for (size_t i = 0; i < m->nfx && best < 3; i++) {
+        if (!m->served[i])
+            continue;
+        const tw_fixture *f = &m->fx[i];
+        for (size_t k = 0; k < f->nexchanges; k++) {
+            const tw_fx_exchange *x = &f->exchanges[k];
+            int score;
+            if (hint[0]) {
+                char want[256];
+                snprintf(want, sizeof want, "%s#%zu", f->name, k);
+                if (strcmp(hint, want) != 0)
+                    continue;
+                score = 3;
+            } else {
+                if (strcmp(x->req.method, method) != 0 || strcmp(x->req.path, url) != 0)
+                    continue;
+                if (!tw_mock_body_matches(x->req.body, body, m->o.match, m->o.ignore_keys))
+                    continue;
+                score = tw_json_equal(x->req.body, body) ? 2
+                        : cJSON_IsTrue(tw_json_get(x->req.body, "stream")) == req_stream ? 1
+                                                                                         : 0;
+            }
+            if (score > best) {
+                best = score;
+                mf = f;
+                mfi = i;
+                mxi = k;
+            }
+        }
+    }
+    if (!mf) {
+        error_body(&eb, kind, "not_found_error", "no fixture exchange matches this request", "no_match");
+        rec.status = 404;
+        tw_check_set_put(&rec.checks, "CLI-07", TW_V_SKIP, -1, "no matching exchange");
+        tw_check_set_fill(&rec.checks, true, "");
+        enum MHD_Result ret = send_simple(conn, 404, "application/json", eb.data, eb.len, NULL);
+        log_record(m, &rec);
+        cJSON_Delete(body);
+        tw_buf_free(&eb);
+        return ret;
+    }
+    const tw_fx_exchange *x = &mf->exchanges[mxi];
+    snprintf(rec.fixture, sizeof rec.fixture, "%s", mf->name);
+    rec.exchange = (long)mxi;
+    const cJSON *faults = x->faults ? x->faults : m->o.faults;
+    long f_status = fault_int(faults, "status", 0);
+    long f_retry = fault_int(faults, "retry_after", -1);
+    bool send_fault = false;
+    /* CLI-07 and the fault toggle share the exchange state */
+    pthread_mutex_lock(&m->mu);
+    ex_state *es = &m->st[m->ex_base[mfi] + mxi];
+    long now = mono_ms();
+    if (es->retry_due_ms) {
+        long early = es->retry_due_ms - now;
+        if (early > 50)
+            tw_check_set_put(&rec.checks, "CLI-07", TW_V_FAIL, -1,
+                             "retried %ld ms early (Retry-After asked %ld ms)", early, es->retry_asked_ms);
+        else
+            tw_check_set_put(&rec.checks, "CLI-07", TW_V_PASS, -1, "retried after the %ld ms Retry-After asked",
+                             es->retry_asked_ms);
+        es->retry_due_ms = 0;
+    } else {
+        tw_check_set_put(&rec.checks, "CLI-07", TW_V_SKIP, -1, "no Retry-After pending");
+    }
+    if (f_status >= 400) {
+        send_fault = !es->faulted;
+        es->faulted = send_fault;
+        if (send_fault && f_retry >= 0 && (f_status == 429 || f_status == 503)) {
+            es->retry_due_ms = now + f_retry * 1000;
+            es->retry_asked_ms = f_retry * 1000;
+        }
+    }
+    pthread_mutex_unlock(&m->mu);
+    tw_check_set_fill(&rec.checks, true, "");
+    tw_check_set_sort(&rec.checks);
+
+    long delay = fault_int(faults, "delay_ms", 0);
+    if (delay > 0) {
+        nap(m, delay);
+        rec.fault = true;
+    }
+    if (send_fault) {
+        char ra[32];
+        snprintf(ra, sizeof ra, "%ld", f_retry);
+        error_body(&eb, kind, f_status == 429 ? "rate_limit_error" : "server_error",
+                   f_status == 429 ? "rate limited (injected fault)" : "unavailable (injected fault)",
+                   f_status == 429 ? "rate_limit_exceeded" : "server_error");
+        rec.status = (int)f_status;
+        rec.fault = true;
+        enum MHD_Result ret = send_simple(conn, (int)f_status, "application/json", eb.data, eb.len,
+                                          f_retry >= 0 ? ra : NULL);
+        log_record(m, &rec);
+        cJSON_Delete(body);
+        tw_buf_free(&eb);
+        return ret;
+    }
+
+    answer a;
+    memset(&a, 0, sizeof a);
+    a.out = calloc(1, sizeof *a.out);
+    if (!a.out) {
+        cJSON_Delete(body);
+        tw_check_set_free(&rec.checks);
+        return MHD_NO;
+    }
+    a.out->m = m;
+    a.out->drop_after = SIZE_MAX;
+    a.out->byte_cap = SIZE_MAX;
+    if (strcmp(m->profile, "replay") == 0)
+        answer_replay(m, x, &a);
+    else
+        answer_reference(m, x, body, &a);
+    cJSON_Delete(body);
+    if (a.status >= 500 && a.why[0] && a.out->n == 0) {
+        error_body(&eb, kind, "server_error", a.why, "mock_error");
+        out_add(a.out, eb.data, eb.len, 0);
+        snprintf(a.ctype, sizeof a.ctype, "application/json");
+    } else if (a.status == 400 && a.out->n == 0) {
+        error_body(&eb, kind, "invalid_request_error", a.why, "invalid_request");
+        out_add(a.out, eb.data, eb.len, 0);
+        snprintf(a.ctype, sizeof a.ctype, "application/json");
+    }
+    tw_buf_free(&eb);
+    /* stream faults */
+    long drop = fault_int(faults, "drop_after_events", -1);
+    long trunc = fault_int(faults, "truncate_sse_after_bytes", -1);
+    long bad = fault_int(faults, "malformed_chunk_at", -1);
+    if (bad >= 0) {
+        make_malformed(a.out, (size_t)bad, a.stream);
+        rec.fault = true;
+    }
+    if (drop >= 0) {
+        a.out->drop_after = (size_t)drop;
+        if (a.out->drop_after >= a.out->n)
+            a.out->drop_after = a.out->n; /* drop after everything: no clean end */
+        rec.fault = true;
+    }
+    if (trunc >= 0) {
+        a.out->byte_cap = (size_t)trunc;
+        rec.fault = true;
+    }
+    size_t total = 0;
+    for (size_t i = 0; i < a.out->n; i++)
+        total += a.out->c[i].len;
+    bool whole = !a.stream && drop < 0 && trunc < 0 && delay <= 0;
+    struct MHD_Response *resp;
+    if (whole) {
+        /* a plain body with its Content-Length */
+        tw_buf all = {0};
+        for (size_t i = 0; i < a.out->n; i++)
+            tw_buf_append(&all, a.out->c[i].data, a.out->c[i].len);
+        resp = MHD_create_response_from_buffer(all.len, all.data ? all.data : (void *)"",
+                                               MHD_RESPMEM_MUST_COPY);
+        tw_buf_free(&all);
+        out_free(a.out);
+    } else {
+        (void)total;
+        resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, reader, a.out, reader_free);
+        if (!resp)
+            out_free(a.out);
+    }
+    if (!resp) {
+        tw_check_set_free(&rec.checks);
+        return MHD_NO;
+    }
+    bool has_ct = false;
+    for (size_t i = 0; i < a.nheaders; i++) {
+        if (!a.headers[i].name || !a.headers[i].value || is_hop_header(a.headers[i].name))
+            continue;
+        if (strcasecmp(a.headers[i].name, "content-type") == 0)
+            has_ct = true;
+        MHD_add_response_header(resp, a.headers[i].name, a.headers[i].value);
+    }
+    if (!has_ct)
+        MHD_add_response_header(resp, "Content-Type", a.ctype);
+    if (a.stream)
+        MHD_add_response_header(resp, "Cache-Control", "no-cache");
+    rec.status = a.status;
+    log_record(m, &rec);
+    enum MHD_Result ret = MHD_queue_response(conn, (unsigned)a.status, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                      enum MHD_RequestTerminationCode toe)
+{
+    (void)cls, (void)c, (void)toe;
+    req_ctx *rc = *con_cls;
+    if (rc) {
+        tw_buf_free(&rc->body);
+        free(rc);
+        *con_cls = NULL;
+    }
+}
+
+tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o, tw_mock **out,
+                        char *why, size_t whylen)
+{
+    *out = NULL;
+    tw_mock_opts opts;
+    memset(&opts, 0, sizeof opts);
+    if (o)
+        opts = *o;
+    const char *profile = opts.profile ? opts.profile : "replay";
+    if (!tw_mock_profile_known(profile)) {
+        snprintf(why, whylen, "unknown profile '%s' (replay, hermes, anthropic, vllm-native)", profile);
+        return TW_ERR_INVALID;
+    }
+    tw_mock *m = calloc(1, sizeof *m);
+    if (!m)
+        return TW_ERR_NOMEM;
+    m->o = opts;
+    tw_limits_resolve(&m->o.limits, &opts.limits);
+    snprintf(m->profile, sizeof m->profile, "%s", profile);
+    m->fx = fx;
+    m->nfx = nfx;
+    m->ex_base = calloc(nfx + 1, sizeof *m->ex_base);
+    m->served = calloc(nfx + 1, sizeof *m->served);
+    size_t total = 0;
+    for (size_t i = 0; m->ex_base && m->served && i < nfx; i++) {
+        m->ex_base[i] = total;
+        total += fx[i].nexchanges;
+        m->served[i] = tw_mock_profile_fits(profile, &fx[i]);
+    }
+    m->st = calloc(total + 1, sizeof *m->st);
+    if (!m->ex_base || !m->served || !m->st) {
+        free(m->ex_base);
+        free(m->served);
+        free(m->st);
+        free(m);
+        return TW_ERR_NOMEM;
+    }
+    pthread_mutex_init(&m->mu, NULL);
+    atomic_init(&m->stopping, false);
+    struct sockaddr_in sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons(opts.port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    m->d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD,
+                            opts.port, NULL, NULL, handle, m, MHD_OPTION_SOCK_ADDR, &sa,
+                            MHD_OPTION_NOTIFY_COMPLETED, completed, m,
+                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
+                            MHD_OPTION_CONNECTION_LIMIT, (unsigned int)256, MHD_OPTION_END);
+    if (!m->d) {
+        snprintf(why, whylen, "cannot start the mock backend on 127.0.0.1:%u", opts.port);
+        pthread_mutex_destroy(&m->mu);
+        free(m->ex_base);
+        free(m->served);
+        free(m->st);
+        free(m);
+        return TW_ERR_IO;
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(m->d, MHD_DAEMON_INFO_BIND_PORT);
+    m->port = info ? info->port : opts.port;
+    snprintf(m->url, sizeof m->url, "http://127.0.0.1:%u", m->port);
+    *out = m;
+    return TW_OK;
+}
+
+unsigned short tw_mock_port(const tw_mock *m) { return m->port; }
+const char *tw_mock_url(const tw_mock *m) { return m->url; }
+
+unsigned long tw_mock_seq(tw_mock *m)
+{
+    pthread_mutex_lock(&m->mu);
+    unsigned long s = m->seq;
+    pthread_mutex_unlock(&m->mu);
+    return s;
+}
+
+tw_status tw_mock_records(tw_mock *m, unsigned long since, tw_mock_record **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    pthread_mutex_lock(&m->mu);
+    size_t cnt = 0;
+    for (size_t i = 0; i < m->nlog; i++)
+        if (m->log[i].seq > since)
+            cnt++;
+    tw_mock_record *r = cnt ? calloc(cnt, sizeof *r) : NULL;
+    if (cnt && !r) {
+        pthread_mutex_unlock(&m->mu);
+        return TW_ERR_NOMEM;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < m->nlog && k < cnt; i++) {
+        if (m->log[i].seq <= since)
+            continue;
+        r[k] = m->log[i];
+        memset(&r[k].checks, 0, sizeof r[k].checks);
+        tw_check_set_merge(&r[k].checks, &m->log[i].checks);
+        k++;
+    }
+    pthread_mutex_unlock(&m->mu);
+    *out = r;
+    *n = k;
+    return TW_OK;
+}
+
+void tw_mock_records_free(tw_mock_record *r, size_t n)
+{
+    for (size_t i = 0; r && i < n; i++)
+        tw_check_set_free(&r[i].checks);
+    free(r);
+}
+
+void tw_mock_stop(tw_mock *m)
+{
+    if (!m)
+        return;
+    atomic_store(&m->stopping, true);
+    MHD_stop_daemon(m->d);
+    tw_mock_records_free(m->log, m->nlog);
+    pthread_mutex_destroy(&m->mu);
+    free(m->ex_base);
+    free(m->served);
+    free(m->st);
+    free(m);
+}

@@ -1,0 +1,95 @@
+/*
+ * The embedded mock backend (libmicrohttpd, one thread per connection) that
+ * serves fixtures on a loopback address:
+ *
+ *   POST /v1/chat/completions, /v1/messages, /generate
+ *
+ * Profiles: "replay" answers with the recorded responses (JSON bodies, SSE
+ * events with their recorded chunking and, with timing, their delays);
+ * "hermes", "anthropic" and "vllm-native" are reference servers over the
+ * recorded raw model text (decode with the reference decoders, answer with
+ * the reference encoders). Requests are matched to fixture exchanges by
+ * method, path and a normalised body. Every request is judged with the client
+ * checks CLI-01..CLI-07; the verdicts are kept per request and can be read
+ * back while the server runs. Faults (delay, dropped connection, truncated
+ * stream, error status with Retry-After, malformed chunk) come from the
+ * exchange's "faults" or from the server options.
+ */
+#ifndef TOOLWIRE_MOCK_H
+#define TOOLWIRE_MOCK_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "checks.h"
+#include "fixture.h"
+
+typedef enum tw_match_mode {
+    TW_MATCH_NORMALISED = 0, /* body compared without the ignored keys */
+    TW_MATCH_EXACT,          /* body compared as a JSON value */
+    TW_MATCH_PATH            /* method and path only */
+} tw_match_mode;
+
+typedef struct tw_mock_opts {
+    const char *profile;           /* "replay" (NULL), "hermes", "anthropic", "vllm-native" */
+    tw_match_mode match;
+    const char *const *ignore_keys; /* NULL-terminated; NULL: stream, stream_options, model,
+                                       temperature, top_p, max_tokens, seed, user, n */
+    bool timing;                   /* replay the recorded delays between events */
+    const cJSON *faults;           /* faults for exchanges that have none (not owned) */
+    unsigned short port;           /* 0: any free port */
+    tw_limits limits;              /* max_input_bytes bounds request bodies */
+    size_t max_records;            /* verdict log entries kept; 0: 100000 */
+    FILE *log;                     /* one line per request, or NULL */
+} tw_mock_opts;
+
+/* One judged request. */
+typedef struct tw_mock_record {
+    unsigned long seq;             /* 1, 2, … in arrival order */
+    char path[128];
+    char fixture[160];             /* "" when no exchange matched */
+    long exchange;                 /* index in the fixture, -1 when none */
+    int status;                    /* what the mock answered */
+    bool fault;                    /* a fault was injected */
+    tw_check_set checks;           /* CLI-01..CLI-07 */
+} tw_mock_record;
+
+typedef struct tw_mock tw_mock;
+
+/*
+ * Start serving the fixtures (borrowed: keep them alive until tw_mock_stop)
+ * on 127.0.0.1. Fixtures that do not fit the profile are not served.
+ * TW_ERR_INVALID for an unknown profile, TW_ERR_IO when the server cannot
+ * start; why says which.
+ */
+tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o, tw_mock **out,
+                        char *why, size_t whylen);
+unsigned short tw_mock_port(const tw_mock *m);
+/* "http://127.0.0.1:PORT" (owned by the mock). */
+const char *tw_mock_url(const tw_mock *m);
+/* The last sequence number handed out (0 before any request). */
+unsigned long tw_mock_seq(tw_mock *m);
+/*
+ * Copy the records with seq > since into a new array (*out, *n); free with
+ * tw_mock_records_free. Returns TW_ERR_NOMEM on allocation failure.
+ */
+tw_status tw_mock_records(tw_mock *m, unsigned long since, tw_mock_record **out, size_t *n);
+void tw_mock_records_free(tw_mock_record *r, size_t n);
+/* Stop the server (waits for open connections) and free it. NULL is fine. */
+void tw_mock_stop(tw_mock *m);
+
+/* Does every exchange of the fixture fit the profile? */
+bool tw_mock_profile_fits(const char *profile, const tw_fixture *f);
+bool tw_mock_profile_known(const char *profile);
+/* NULL-terminated list of the profiles. */
+const char *const *tw_mock_profiles(void);
+
+/* Request header the harness sends to name the exchange it replays
+ * ("FIXTURE#INDEX"); other clients are matched by their request. */
+#define TW_MOCK_EXCHANGE_HEADER "X-Toolwire-Exchange"
+
+/* Does this request body match the exchange's under the mode? */
+bool tw_mock_body_matches(const cJSON *want, const cJSON *got, tw_match_mode mode,
+                          const char *const *ignore_keys);
+
+#endif

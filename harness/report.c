@@ -1,0 +1,1075 @@
+/* Conformance reports (report.h). */
+#include "report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* ================================================================ model */
+
+void tw_report_init(tw_report *r, const char *backend, const char *target)
+{
+    memset(r, 0, sizeof *r);
+    r->version = TW_REPORT_VERSION;
+    r->backend = tw_strdup(backend ? backend : "backend");
+    r->target = tw_strdup(target ? target : "");
+    char ts[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    r->generated = tw_strdup(ts);
+    r->toolwire = tw_strdup(TOOLWIRE_VERSION);
+}
+
+static void ex_free(tw_rep_exchange *e)
+{
+    free(e->method);
+    free(e->path);
+    free(e->error);
+    free(e->result_detail);
+    for (size_t i = 0; i < e->nchecks; i++)
+        free(e->checks[i].evidence);
+    free(e->checks);
+}
+
+void tw_report_free(tw_report *r)
+{
+    for (size_t i = 0; i < r->nfx; i++) {
+        tw_rep_fixture *f = &r->fx[i];
+        free(f->name);
+        free(f->file);
+        free(f->backend);
+        free(f->note);
+        for (size_t k = 0; k < f->nex; k++)
+            ex_free(&f->ex[k]);
+        free(f->ex);
+    }
+    free(r->fx);
+    free(r->backend);
+    free(r->target);
+    free(r->generated);
+    free(r->toolwire);
+    memset(r, 0, sizeof *r);
+}
+
+tw_rep_fixture *tw_report_add_fixture(tw_report *r, const char *name, const char *file,
+                                      const char *backend)
+{
+    tw_rep_fixture *nf = realloc(r->fx, (r->nfx + 1) * sizeof *nf);
+    if (!nf)
+        return NULL;
+    r->fx = nf;
+    tw_rep_fixture *f = &nf[r->nfx++];
+    memset(f, 0, sizeof *f);
+    f->name = tw_strdup(name ? name : "");
+    f->file = tw_strdup(file ? file : "");
+    f->backend = tw_strdup(backend ? backend : "");
+    f->match = true;
+    return f;
+}
+
+tw_rep_exchange *tw_report_add_exchange(tw_rep_fixture *f)
+{
+    tw_rep_exchange *ne = realloc(f->ex, (f->nex + 1) * sizeof *ne);
+    if (!ne)
+        return NULL;
+    f->ex = ne;
+    tw_rep_exchange *e = &ne[f->nex];
+    memset(e, 0, sizeof *e);
+    e->index = f->nex++;
+    e->match = true;
+    e->result = TW_V_SKIP;
+    return e;
+}
+
+tw_rep_check *tw_report_add_check(tw_rep_exchange *e, const char *id, tw_verdict v, tw_expect x,
+                                  int64_t offset, const char *evidence)
+{
+    tw_rep_check *nc = realloc(e->checks, (e->nchecks + 1) * sizeof *nc);
+    if (!nc)
+        return NULL;
+    e->checks = nc;
+    tw_rep_check *c = &nc[e->nchecks++];
+    memset(c, 0, sizeof *c);
+    snprintf(c->id, sizeof c->id, "%s", id);
+    c->verdict = v;
+    c->expected = x;
+    c->offset = offset;
+    c->evidence = tw_strdup(evidence ? evidence : "");
+    c->match = x == TW_EXPECT_ANY || (x == TW_EXPECT_FAIL ? v == TW_V_FAIL : v != TW_V_FAIL);
+    return c;
+}
+
+void tw_report_summarise(tw_report *r)
+{
+    r->n_fixtures = r->nfx;
+    r->n_skipped = r->n_exchanges = r->n_pass = r->n_fail = r->n_skip = r->n_mismatch = 0;
+    for (size_t i = 0; i < r->nfx; i++) {
+        tw_rep_fixture *f = &r->fx[i];
+        if (f->skipped) {
+            r->n_skipped++;
+            continue;
+        }
+        bool fm = true;
+        for (size_t k = 0; k < f->nex; k++) {
+            tw_rep_exchange *e = &f->ex[k];
+            r->n_exchanges++;
+            bool em = e->result != TW_V_FAIL && !(e->error && e->status == 0 && e->nchecks == 0);
+            for (size_t c = 0; c < e->nchecks; c++) {
+                tw_rep_check *ch = &e->checks[c];
+                if (ch->verdict == TW_V_PASS)
+                    r->n_pass++;
+                else if (ch->verdict == TW_V_FAIL)
+                    r->n_fail++;
+                else
+                    r->n_skip++;
+                if (!ch->match) {
+                    em = false;
+                    r->n_mismatch++;
+                }
+            }
+            if (e->result == TW_V_FAIL)
+                r->n_mismatch++;
+            e->match = em;
+            fm = fm && em;
+        }
+        if (f->note && !f->skipped && f->nex == 0)
+            fm = false;
+        f->match = fm;
+    }
+    r->ok = r->n_mismatch == 0;
+    for (size_t i = 0; i < r->nfx; i++)
+        if (!r->fx[i].skipped && !r->fx[i].match)
+            r->ok = false;
+}
+
+static const char *expect_name(tw_expect x)
+{
+    return x == TW_EXPECT_FAIL ? "fail" : x == TW_EXPECT_ANY ? "any" : "not-fail";
+}
+
+static bool expect_from_name(const char *s, tw_expect *out)
+{
+    if (!s)
+        return false;
+    if (strcmp(s, "fail") == 0)
+        *out = TW_EXPECT_FAIL;
+    else if (strcmp(s, "any") == 0)
+        *out = TW_EXPECT_ANY;
+    else if (strcmp(s, "not-fail") == 0)
+        *out = TW_EXPECT_NOT_FAIL;
+    else
+        return false;
+    return true;
+}
+
+/* ================================================================ JSON */
+
+static cJSON *str_or_null(const char *s) { return s ? cJSON_CreateString(s) : cJSON_CreateNull(); }
+
+tw_status tw_report_to_json(const tw_report *r, tw_buf *out)
+{
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return TW_ERR_NOMEM;
+    cJSON_AddStringToObject(root, "schema", TW_REPORT_SCHEMA);
+    cJSON_AddNumberToObject(root, "version", r->version);
+    cJSON_AddStringToObject(root, "toolwire", r->toolwire ? r->toolwire : "");
+    cJSON_AddStringToObject(root, "backend", r->backend ? r->backend : "");
+    cJSON_AddStringToObject(root, "target", r->target ? r->target : "");
+    cJSON_AddStringToObject(root, "generated", r->generated ? r->generated : "");
+    cJSON *s = cJSON_AddObjectToObject(root, "summary");
+    cJSON_AddNumberToObject(s, "fixtures", (double)r->n_fixtures);
+    cJSON_AddNumberToObject(s, "skipped_fixtures", (double)r->n_skipped);
+    cJSON_AddNumberToObject(s, "exchanges", (double)r->n_exchanges);
+    cJSON_AddNumberToObject(s, "pass", (double)r->n_pass);
+    cJSON_AddNumberToObject(s, "fail", (double)r->n_fail);
+    cJSON_AddNumberToObject(s, "skip", (double)r->n_skip);
+    cJSON_AddNumberToObject(s, "mismatches", (double)r->n_mismatch);
+    cJSON_AddBoolToObject(s, "ok", r->ok);
+    cJSON *cat = cJSON_AddArrayToObject(root, "checks");
+    size_t nc;
+    const tw_check_def *defs = tw_checks_catalog(&nc);
+    for (size_t i = 0; i < nc; i++) {
+        cJSON *d = cJSON_CreateObject();
+        cJSON_AddStringToObject(d, "id", defs[i].id);
+        cJSON_AddStringToObject(d, "severity", tw_severity_name(defs[i].sev));
+        cJSON_AddStringToObject(d, "kind", defs[i].client ? "client" : "backend");
+        cJSON_AddStringToObject(d, "rule", defs[i].rule);
+        cJSON_AddItemToArray(cat, d);
+    }
+    cJSON *fxs = cJSON_AddArrayToObject(root, "fixtures");
+    for (size_t i = 0; i < r->nfx; i++) {
+        const tw_rep_fixture *f = &r->fx[i];
+        cJSON *jf = cJSON_CreateObject();
+        cJSON_AddStringToObject(jf, "name", f->name);
+        cJSON_AddStringToObject(jf, "file", f->file);
+        cJSON_AddStringToObject(jf, "backend", f->backend);
+        cJSON_AddBoolToObject(jf, "skipped", f->skipped);
+        cJSON_AddItemToObject(jf, "note", str_or_null(f->note));
+        cJSON_AddBoolToObject(jf, "match", f->match);
+        cJSON *exs = cJSON_AddArrayToObject(jf, "exchanges");
+        for (size_t k = 0; k < f->nex; k++) {
+            const tw_rep_exchange *e = &f->ex[k];
+            cJSON *je = cJSON_CreateObject();
+            cJSON_AddNumberToObject(je, "index", (double)e->index);
+            cJSON_AddStringToObject(je, "method", e->method ? e->method : "");
+            cJSON_AddStringToObject(je, "path", e->path ? e->path : "");
+            cJSON_AddBoolToObject(je, "stream", e->stream);
+            cJSON_AddNumberToObject(je, "status", e->status);
+            cJSON_AddNumberToObject(je, "elapsed_ms", (double)e->elapsed_ms);
+            cJSON_AddNumberToObject(je, "attempts", e->attempts);
+            cJSON_AddItemToObject(je, "error", str_or_null(e->error));
+            cJSON *jr = cJSON_AddObjectToObject(je, "result");
+            cJSON_AddStringToObject(jr, "verdict", tw_verdict_name(e->result));
+            cJSON_AddItemToObject(jr, "detail", str_or_null(e->result_detail));
+            cJSON_AddBoolToObject(je, "match", e->match);
+            cJSON *jcs = cJSON_AddArrayToObject(je, "checks");
+            for (size_t c = 0; c < e->nchecks; c++) {
+                const tw_rep_check *ch = &e->checks[c];
+                cJSON *jc = cJSON_CreateObject();
+                cJSON_AddStringToObject(jc, "id", ch->id);
+                cJSON_AddStringToObject(jc, "verdict", tw_verdict_name(ch->verdict));
+                cJSON_AddStringToObject(jc, "expected", expect_name(ch->expected));
+                cJSON_AddBoolToObject(jc, "match", ch->match);
+                cJSON_AddNumberToObject(jc, "offset", (double)ch->offset);
+                cJSON_AddStringToObject(jc, "evidence", ch->evidence ? ch->evidence : "");
+                cJSON_AddItemToArray(jcs, jc);
+            }
+            cJSON_AddItemToArray(exs, je);
+        }
+        cJSON_AddItemToArray(fxs, jf);
+    }
+    tw_status st = tw_json_write(out, root, TW_JSON_PRETTY);
+    if (st == TW_OK)
+        st = tw_buf_putc(out, '\n');
+    cJSON_Delete(root);
+    return st;
+}
+
+static char *jstr(const cJSON *o, const char *k)
+{
+    const char *s = tw_json_get_str(o, k);
+    return s ? tw_strdup(s) : NULL;
+}
+
+tw_status tw_report_parse(const char *buf, size_t len, tw_report *out, char *why, size_t whylen)
+{
+    memset(out, 0, sizeof *out);
+    cJSON *root = NULL;
+    tw_json_error e;
+    if (tw_json_parse(buf, len, 64, &root, &e) != TW_OK) {
+        snprintf(why, whylen, "not JSON: %s", e.message);
+        return TW_ERR_PARSE;
+    }
+    const char *schema = tw_json_get_str(root, "schema");
+    const cJSON *ver = tw_json_get(root, "version");
+    const cJSON *fxs = tw_json_get(root, "fixtures");
+    if (!schema || strcmp(schema, TW_REPORT_SCHEMA) != 0 || !cJSON_IsNumber(ver) || !cJSON_IsArray(fxs)) {
+        snprintf(why, whylen, "not a toolwire report (schema, version, fixtures)");
+        cJSON_Delete(root);
+        return TW_ERR_INVALID;
+    }
+    if ((int)ver->valuedouble > TW_REPORT_VERSION) {
+        snprintf(why, whylen, "report version %d is newer than this program reads (%d)",
+                 (int)ver->valuedouble, TW_REPORT_VERSION);
+        cJSON_Delete(root);
+        return TW_ERR_INVALID;
+    }
+    out->version = (int)ver->valuedouble;
+    out->backend = jstr(root, "backend");
+    out->target = jstr(root, "target");
+    out->generated = jstr(root, "generated");
+    out->toolwire = jstr(root, "toolwire");
+    tw_status st = TW_OK;
+    for (const cJSON *jf = fxs->child; jf && st == TW_OK; jf = jf->next) {
+        tw_rep_fixture *f = tw_report_add_fixture(out, tw_json_get_str(jf, "name"),
+                                                  tw_json_get_str(jf, "file"),
+                                                  tw_json_get_str(jf, "backend"));
+        if (!f) {
+            st = TW_ERR_NOMEM;
+            break;
+        }
+        f->skipped = cJSON_IsTrue(tw_json_get(jf, "skipped"));
+        f->note = jstr(jf, "note");
+        f->match = !cJSON_IsFalse(tw_json_get(jf, "match"));
+        const cJSON *exs = tw_json_get(jf, "exchanges");
+        for (const cJSON *je = cJSON_IsArray(exs) ? exs->child : NULL; je; je = je->next) {
+            tw_rep_exchange *x = tw_report_add_exchange(f);
+            if (!x) {
+                st = TW_ERR_NOMEM;
+                break;
+            }
+            const cJSON *ix = tw_json_get(je, "index");
+            if (cJSON_IsNumber(ix))
+                x->index = (size_t)ix->valuedouble;
+            x->method = jstr(je, "method");
+            x->path = jstr(je, "path");
+            x->stream = cJSON_IsTrue(tw_json_get(je, "stream"));
+            const cJSON *v = tw_json_get(je, "status");
+            x->status = cJSON_IsNumber(v) ? (int)v->valuedouble : 0;
+            v = tw_json_get(je, "elapsed_ms");
+            x->elapsed_ms = cJSON_IsNumber(v) ? (long)v->valuedouble : 0;
+            v = tw_json_get(je, "attempts");
+            x->attempts = cJSON_IsNumber(v) ? (int)v->valuedouble : 0;
+            x->error = jstr(je, "error");
+            const cJSON *jr = tw_json_get(je, "result");
+            tw_verdict_from_name(tw_json_get_str(jr, "verdict"), &x->result);
+            x->result_detail = jstr(jr, "detail");
+            x->match = !cJSON_IsFalse(tw_json_get(je, "match"));
+            const cJSON *jcs = tw_json_get(je, "checks");
+            for (const cJSON *jc = cJSON_IsArray(jcs) ? jcs->child : NULL; jc; jc = jc->next) {
+                tw_verdict vd;
+                tw_expect xp = TW_EXPECT_ANY;
+                const char *id = tw_json_get_str(jc, "id");
+                if (!id || !tw_verdict_from_name(tw_json_get_str(jc, "verdict"), &vd)) {
+                    snprintf(why, whylen, "fixture %s: a check without id or verdict", f->name);
+                    st = TW_ERR_INVALID;
+                    break;
+                }
+                expect_from_name(tw_json_get_str(jc, "expected"), &xp);
+                const cJSON *off = tw_json_get(jc, "offset");
+                tw_rep_check *c = tw_report_add_check(
+                    x, id, vd, xp, cJSON_IsNumber(off) ? (int64_t)off->valuedouble : -1,
+                    tw_json_get_str(jc, "evidence"));
+                if (!c) {
+                    st = TW_ERR_NOMEM;
+                    break;
+                }
+                const cJSON *m = tw_json_get(jc, "match");
+                if (cJSON_IsBool(m))
+                    c->match = cJSON_IsTrue(m);
+            }
+        }
+    }
+    cJSON_Delete(root);
+    if (st != TW_OK) {
+        if (st == TW_ERR_NOMEM)
+            snprintf(why, whylen, "out of memory");
+        tw_report_free(out);
+        return st;
+    }
+    tw_report_summarise(out);
+    return TW_OK;
+}
+
+tw_status tw_report_load(const char *path, tw_report *out, char *why, size_t whylen)
+{
+    size_t len = 0;
+    char inner[300];
+    char *buf = tw_read_file(path, (size_t)256 << 20, &len, inner, sizeof inner);
+    if (!buf) {
+        memset(out, 0, sizeof *out);
+        snprintf(why, whylen, "%s", inner);
+        return TW_ERR_IO;
+    }
+    char w2[300] = "";
+    tw_status st = tw_report_parse(buf, len, out, w2, sizeof w2);
+    if (st != TW_OK)
+        snprintf(why, whylen, "%s: %s", path, w2);
+    free(buf);
+    return st;
+}
+
+/* ================================================================ Markdown */
+
+/* Table-cell-safe text: pipes escaped, newlines as spaces, capped. */
+static void md_cell(tw_buf *b, const char *s, size_t cap)
+{
+    size_t n = 0;
+    for (; s && *s && n < cap; s++, n++) {
+        if (*s == '|')
+            tw_buf_puts(b, "\\|");
+        else if (*s == '\n' || *s == '\r')
+            tw_buf_putc(b, ' ');
+        else if (*s == '<')
+            tw_buf_puts(b, "&lt;");
+        else if (*s == '>')
+            tw_buf_puts(b, "&gt;");
+        else if (*s == '`')
+            tw_buf_putc(b, '\'');
+        else
+            tw_buf_putc(b, *s);
+    }
+    if (s && *s)
+        tw_buf_puts(b, "…");
+}
+
+#define MD_MAX_ROWS 300
+
+tw_status tw_report_to_markdown(const tw_report *r, tw_buf *out)
+{
+    tw_buf_printf(out, "# toolwire conformance: %s\n\n", r->backend);
+    tw_buf_printf(out, "%s **%s** — target `%s`, %s, toolwire %s\n\n",
+                  r->ok ? "✅" : "❌",
+                  r->ok ? "every verdict matches the fixtures' expectations"
+                        : "some verdicts differ from the fixtures' expectations",
+                  r->target, r->generated, r->toolwire);
+    tw_buf_puts(out, "| fixtures | skipped | exchanges | pass | fail | skip | mismatches |\n"
+                     "|---:|---:|---:|---:|---:|---:|---:|\n");
+    tw_buf_printf(out, "| %zu | %zu | %zu | %zu | %zu | %zu | %zu |\n\n", r->n_fixtures, r->n_skipped,
+                  r->n_exchanges, r->n_pass, r->n_fail, r->n_skip, r->n_mismatch);
+    /* mismatches */
+    size_t rows = 0;
+    for (size_t i = 0; i < r->nfx; i++) {
+        const tw_rep_fixture *f = &r->fx[i];
+        if (f->skipped)
+            continue;
+        if (f->nex == 0 && f->note) {
+            if (!rows++)
+                tw_buf_puts(out, "## Mismatches\n\n| fixture | exchange | check | expected | got | evidence |\n|---|---:|---|---|---|---|\n");
+            tw_buf_puts(out, "| ");
+            md_cell(out, f->name, 120);
+            tw_buf_puts(out, " | | | | | ");
+            md_cell(out, f->note, 200);
+            tw_buf_puts(out, " |\n");
+        }
+        for (size_t k = 0; k < f->nex; k++) {
+            const tw_rep_exchange *e = &f->ex[k];
+            if (e->result == TW_V_FAIL && rows < MD_MAX_ROWS) {
+                if (!rows++)
+                    tw_buf_puts(out, "## Mismatches\n\n| fixture | exchange | check | expected | got | evidence |\n|---|---:|---|---|---|---|\n");
+                tw_buf_puts(out, "| ");
+                md_cell(out, f->name, 120);
+                tw_buf_printf(out, " | %zu | result | expected result | differs | ", e->index);
+                md_cell(out, e->result_detail, 200);
+                tw_buf_puts(out, " |\n");
+            }
+            for (size_t c = 0; c < e->nchecks; c++) {
+                const tw_rep_check *ch = &e->checks[c];
+                if (ch->match)
+                    continue;
+                if (rows++ >= MD_MAX_ROWS)
+                    continue;
+                if (rows == 1)
+                    tw_buf_puts(out, "## Mismatches\n\n| fixture | exchange | check | expected | got | evidence |\n|---|---:|---|---|---|---|\n");
+                tw_buf_puts(out, "| ");
+                md_cell(out, f->name, 120);
+                tw_buf_printf(out, " | %zu | %s | %s | %s | ", e->index, ch->id, expect_name(ch->expected),
+                              tw_verdict_name(ch->verdict));
+                md_cell(out, ch->evidence, 200);
+                tw_buf_puts(out, " |\n");
+            }
+        }
+    }
+    if (rows > MD_MAX_ROWS)
+        tw_buf_printf(out, "\n… and %zu more (see the JSON report)\n", rows - MD_MAX_ROWS);
+    if (rows)
+        tw_buf_putc(out, '\n');
+    /* per check */
+    size_t nc;
+    const tw_check_def *defs = tw_checks_catalog(&nc);
+    tw_buf_puts(out, "## Checks\n\n| check | severity | pass | fail | skip | rule |\n|---|---|---:|---:|---:|---|\n");
+    for (size_t d = 0; d < nc; d++) {
+        size_t p = 0, fl = 0, sk = 0;
+        for (size_t i = 0; i < r->nfx; i++)
+            for (size_t k = 0; k < r->fx[i].nex; k++)
+                for (size_t c = 0; c < r->fx[i].ex[k].nchecks; c++) {
+                    const tw_rep_check *ch = &r->fx[i].ex[k].checks[c];
+                    if (strcmp(ch->id, defs[d].id) != 0)
+                        continue;
+                    if (ch->verdict == TW_V_PASS)
+                        p++;
+                    else if (ch->verdict == TW_V_FAIL)
+                        fl++;
+                    else
+                        sk++;
+                }
+        tw_buf_printf(out, "| %s | %s | %zu | %zu | %zu | ", defs[d].id, tw_severity_name(defs[d].sev), p,
+                      fl, sk);
+        md_cell(out, defs[d].rule, 160);
+        tw_buf_puts(out, " |\n");
+    }
+    /* failures the fixtures expect, for the record */
+    size_t ef = 0;
+    for (size_t i = 0; i < r->nfx; i++)
+        for (size_t k = 0; k < r->fx[i].nex; k++)
+            for (size_t c = 0; c < r->fx[i].ex[k].nchecks; c++) {
+                const tw_rep_check *ch = &r->fx[i].ex[k].checks[c];
+                if (ch->verdict != TW_V_FAIL || !ch->match)
+                    continue;
+                if (ef++ >= MD_MAX_ROWS)
+                    continue;
+                if (ef == 1)
+                    tw_buf_puts(out, "\n## Failing checks (as the fixtures expect, or advisory)\n\n| fixture | exchange | check | evidence |\n|---|---:|---|---|\n");
+                tw_buf_puts(out, "| ");
+                md_cell(out, r->fx[i].name, 120);
+                tw_buf_printf(out, " | %zu | %s | ", r->fx[i].ex[k].index, ch->id);
+                md_cell(out, ch->evidence, 200);
+                tw_buf_puts(out, " |\n");
+            }
+    if (r->n_skipped) {
+        tw_buf_puts(out, "\n## Fixtures not run on this backend\n\n");
+        size_t shown = 0;
+        for (size_t i = 0; i < r->nfx && shown < MD_MAX_ROWS; i++)
+            if (r->fx[i].skipped) {
+                tw_buf_puts(out, "- ");
+                md_cell(out, r->fx[i].name, 120);
+                tw_buf_puts(out, ": ");
+                md_cell(out, r->fx[i].note ? r->fx[i].note : "", 200);
+                tw_buf_putc(out, '\n');
+                shown++;
+            }
+    }
+    return TW_OK;
+}
+
+/* ================================================================ JUnit */
+
+static void xml_text(tw_buf *b, const char *s)
+{
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        switch (c) {
+        case '<': tw_buf_puts(b, "&lt;"); break;
+        case '>': tw_buf_puts(b, "&gt;"); break;
+        case '&': tw_buf_puts(b, "&amp;"); break;
+        case '"': tw_buf_puts(b, "&quot;"); break;
+        case '\'': tw_buf_puts(b, "&apos;"); break;
+        default:
+            if (c < 0x20 && c != '\n' && c != '\t')
+                tw_buf_putc(b, '?'); /* not allowed in XML 1.0 */
+            else
+                tw_buf_putc(b, (char)c);
+        }
+    }
+}
+
+tw_status tw_report_to_junit(const tw_report *r, tw_buf *out)
+{
+    size_t tests = 0, failures = 0, skipped = 0;
+    for (size_t i = 0; i < r->nfx; i++) {
+        if (r->fx[i].skipped) {
+            tests++, skipped++;
+            continue;
+        }
+        if (r->fx[i].nex == 0)
+            tests++, failures++;
+        for (size_t k = 0; k < r->fx[i].nex; k++) {
+            tests++;
+            if (!r->fx[i].ex[k].match)
+                failures++;
+        }
+    }
+    tw_buf_puts(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"toolwire\">\n");
+    tw_buf_puts(out, "  <testsuite name=\"toolwire.");
+    xml_text(out, r->backend);
+    tw_buf_printf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" timestamp=\"", tests,
+                  failures, skipped);
+    xml_text(out, r->generated);
+    tw_buf_puts(out, "\">\n");
+    for (size_t i = 0; i < r->nfx; i++) {
+        const tw_rep_fixture *f = &r->fx[i];
+        if (f->skipped || f->nex == 0) {
+            tw_buf_puts(out, "    <testcase classname=\"");
+            xml_text(out, r->backend);
+            tw_buf_puts(out, "\" name=\"");
+            xml_text(out, f->name);
+            tw_buf_puts(out, f->skipped ? "\">\n      <skipped message=\"" : "\">\n      <failure message=\"");
+            xml_text(out, f->note ? f->note : "");
+            tw_buf_puts(out, f->skipped ? "\"/>\n    </testcase>\n" : "\"/>\n    </testcase>\n");
+            continue;
+        }
+        for (size_t k = 0; k < f->nex; k++) {
+            const tw_rep_exchange *e = &f->ex[k];
+            tw_buf_puts(out, "    <testcase classname=\"");
+            xml_text(out, r->backend);
+            tw_buf_puts(out, "\" name=\"");
+            xml_text(out, f->name);
+            tw_buf_printf(out, "#%zu\" time=\"%.3f\"", e->index, (double)e->elapsed_ms / 1000.0);
+            if (e->match) {
+                tw_buf_puts(out, "/>\n");
+                continue;
+            }
+            tw_buf_puts(out, ">\n      <failure message=\"verdicts differ from the fixture's expectations\">");
+            if (e->result == TW_V_FAIL) {
+                tw_buf_puts(out, "result: ");
+                xml_text(out, e->result_detail);
+                tw_buf_putc(out, '\n');
+            }
+            for (size_t c = 0; c < e->nchecks; c++) {
+                const tw_rep_check *ch = &e->checks[c];
+                if (ch->match)
+                    continue;
+                tw_buf_printf(out, "%s: expected %s, got %s: ", ch->id, expect_name(ch->expected),
+                              tw_verdict_name(ch->verdict));
+                xml_text(out, ch->evidence);
+                tw_buf_putc(out, '\n');
+            }
+            tw_buf_puts(out, "</failure>\n    </testcase>\n");
+        }
+    }
+    tw_buf_puts(out, "  </testsuite>\n</testsuites>\n");
+    return TW_OK;
+}
+
+/* ================================================================ HTML */
+
+/* JSON for a <script> element: "</" never appears raw. */
+static void script_json(tw_buf *out, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '<' && i + 1 < n && s[i + 1] == '/')
+            tw_buf_puts(out, "<\\/"), i++;
+        else if (s[i] == '<' && i + 3 < n && memcmp(s + i, "<!--", 4) == 0)
+            tw_buf_puts(out, "\\u003c!--"), i += 3;
+        else
+            tw_buf_putc(out, s[i]);
+    }
+}
+
+static const char html_style[] =
+    "<style>\n"
+    "body{font:14px/1.4 system-ui,-apple-system,Segoe UI,sans-serif;margin:1.5em;color:#1b1f24}\n"
+    "h1{font-size:1.4em}table{border-collapse:collapse}\n"
+    "th,td{border:1px solid #d0d7de;padding:2px 5px;text-align:center}\n"
+    "th.v{writing-mode:vertical-rl;transform:rotate(180deg);font-weight:normal;font-size:12px}\n"
+    "td.n{text-align:left;white-space:nowrap}\n"
+    "td.pass{background:#dafbe1}td.fail{background:#ffebe9}td.skip{color:#8c959f}\n"
+    "td.mm{outline:3px solid #cf222e;outline-offset:-3px;font-weight:bold}\n"
+    "td.c{cursor:pointer}\n"
+    "#detail{position:sticky;bottom:0;background:#f6f8fa;border-top:2px solid #d0d7de;"
+    "padding:.6em;max-height:40vh;overflow:auto;white-space:pre-wrap;font-family:ui-monospace,monospace;font-size:12px}\n"
+    ".ok{color:#1a7f37}.bad{color:#cf222e}\n"
+    "</style>\n";
+
+static const char html_script[] =
+    "<script>\n"
+    "(function(){\n"
+    "var R=JSON.parse(document.getElementById('data').textContent);\n"
+    "function agg(ex,id){var v='',mm=false,list=[];for(var i=0;i<ex.length;i++){var cs=ex[i].checks;"
+    "for(var k=0;k<cs.length;k++){var c=cs[k];if(c.id!==id)continue;list.push([ex[i].index,c]);"
+    "if(!c.match)mm=true;if(c.verdict==='fail')v='fail';else if(c.verdict==='pass'&&v!=='fail')v='pass';"
+    "else if(!v)v='skip';}}return {v:v||'skip',mm:mm,list:list};}\n"
+    "function esc(s){return String(s).replace(/[&<>\"]/g,function(c){return {'&':'&amp;','<':'&lt;','>':'&gt;','\"':'&quot;'}[c];});}\n"
+    "function render(){var f=document.getElementById('filter').value;var t=document.getElementById('m');"
+    "var h='<tr><th>fixture</th>';R.checks.forEach(function(c){h+='<th class=v title=\"'+esc(c.rule)+'\">'+esc(c.id)+'</th>';});"
+    "h+='</tr>';R.fixtures.forEach(function(fx,fi){if(fx.skipped&&f!=='all')return;var cells='',keep=(f==='all');"
+    "R.checks.forEach(function(c){var a=agg(fx.exchanges,c.id);if(f==='mismatch'&&a.mm)keep=true;"
+    "if(a.v===f)keep=true;cells+='<td class=\"c '+a.v+(a.mm?' mm':'')+'\" data-f='+fi+' data-c=\"'+esc(c.id)+'\">'+"
+    "(a.v==='pass'?'✓':a.v==='fail'?'✗':'·')+'</td>';});"
+    "if(!fx.match&&f==='mismatch')keep=true;if(!keep)return;"
+    "h+='<tr><td class=n>'+(fx.match?'':'<b class=bad>≠</b> ')+esc(fx.name)+(fx.skipped?' <i>(not run)</i>':'')+'</td>'+cells+'</tr>';});"
+    "t.innerHTML=h;}\n"
+    "document.getElementById('filter').addEventListener('change',render);\n"
+    "document.getElementById('m').addEventListener('click',function(ev){var td=ev.target.closest('td.c');if(!td)return;"
+    "var fx=R.fixtures[+td.getAttribute('data-f')];var id=td.getAttribute('data-c');var a=agg(fx.exchanges,id);"
+    "var s=fx.name+'  '+id+'\\n'+(fx.file?fx.file+'\\n':'')+(fx.note?'note: '+fx.note+'\\n':'');"
+    "a.list.forEach(function(p){var c=p[1];s+='\\n#'+p[0]+'  '+c.verdict+' (expected '+c.expected+(c.match?'':', MISMATCH')+')'"
+    "+(c.offset>=0?'  @'+c.offset:'')+'\\n  '+c.evidence;});"
+    "fx.exchanges.forEach(function(e){if(e.result&&e.result.verdict!=='skip')s+='\\n#'+e.index+' expected result: '+e.result.verdict+(e.result.detail?' — '+e.result.detail:'');"
+    "if(e.error)s+='\\n#'+e.index+' transport: '+e.error;});"
+    "document.getElementById('detail').textContent=s;});\n"
+    "render();})();\n"
+    "</script>\n";
+
+tw_status tw_report_to_html(const tw_report *r, tw_buf *out)
+{
+    tw_buf json = {0};
+    tw_status st = tw_report_to_json(r, &json);
+    if (st != TW_OK) {
+        tw_buf_free(&json);
+        return st;
+    }
+    tw_buf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>toolwire: ");
+    xml_text(out, r->backend);
+    tw_buf_puts(out, "</title>\n");
+    tw_buf_puts(out, html_style);
+    tw_buf_puts(out, "</head><body>\n<h1>toolwire conformance: ");
+    xml_text(out, r->backend);
+    tw_buf_puts(out, "</h1>\n<p>");
+    tw_buf_puts(out, r->ok ? "<b class=ok>every verdict matches the fixtures' expectations</b>"
+                           : "<b class=bad>some verdicts differ from the fixtures' expectations</b>");
+    tw_buf_puts(out, " — target <code>");
+    xml_text(out, r->target);
+    tw_buf_printf(out, "</code>, %s. %zu fixtures (%zu not run), %zu exchanges: %zu pass, %zu fail, %zu skip, "
+                       "%zu mismatches.</p>\n",
+                  r->generated ? r->generated : "", r->n_fixtures, r->n_skipped, r->n_exchanges, r->n_pass,
+                  r->n_fail, r->n_skip, r->n_mismatch);
+    tw_buf_puts(out, "<p><label>show <select id=filter><option value=all>all fixtures</option>"
+                     "<option value=mismatch>mismatches</option><option value=fail>with a failing check</option>"
+                     "<option value=pass>with a passing check</option><option value=skip>with a skipped check</option>"
+                     "</select></label> — click a cell for its evidence; a red outline marks a verdict the "
+                     "fixture did not expect.</p>\n<table id=m></table>\n<div id=detail>click a cell</div>\n");
+    tw_buf_puts(out, "<script type=\"application/json\" id=\"data\">");
+    script_json(out, json.data, json.len);
+    tw_buf_puts(out, "</script>\n");
+    tw_buf_puts(out, html_script);
+    tw_buf_puts(out, "</body></html>\n");
+    tw_buf_free(&json);
+    return TW_OK;
+}
+
+/* ================================================================ files */
+
+bool tw_mkdirs(const char *dir)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s", dir);
+    size_t n = strlen(p);
+    if (n == 0)
+        return false;
+    for (size_t i = 1; i <= n; i++) {
+        if (p[i] == '/' || p[i] == 0) {
+            char c = p[i];
+            p[i] = 0;
+            if (mkdir(p, 0777) != 0 && errno != EEXIST)
+                return false;
+            p[i] = c;
+        }
+    }
+    struct stat sb;
+    return stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+tw_status tw_write_atomic(const char *path, const char *data, size_t len, char *why, size_t whylen)
+{
+    size_t pl = strlen(path);
+    char *tmp = malloc(pl + 32);
+    if (!tmp)
+        return TW_ERR_NOMEM;
+    snprintf(tmp, pl + 32, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        snprintf(why, whylen, "cannot create a temporary file next to %s: %s", path, strerror(errno));
+        free(tmp);
+        return TW_ERR_IO;
+    }
+    fchmod(fd, 0644);
+    size_t off = 0;
+    bool ok = true;
+    while (off < len) {
+        ssize_t w = write(fd, data + off, len - off);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            ok = false;
+            break;
+        }
+        off += (size_t)w;
+    }
+    if (ok && fsync(fd) != 0)
+        ok = false;
+    if (close(fd) != 0)
+        ok = false;
+    if (ok && rename(tmp, path) != 0)
+        ok = false;
+    if (!ok) {
+        snprintf(why, whylen, "cannot write %s: %s", path, strerror(errno));
+        unlink(tmp);
+        free(tmp);
+        return TW_ERR_IO;
+    }
+    free(tmp);
+    return TW_OK;
+}
+
+void tw_safe_name(char *dst, size_t n, const char *src)
+{
+    size_t o = 0;
+    for (; src && *src && o + 1 < n; src++) {
+        char c = *src;
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                  c == '_' || c == '.';
+        dst[o++] = ok ? c : '_';
+    }
+    if (o == 0 && n > 1)
+        dst[o++] = '_';
+    if (n)
+        dst[o] = 0;
+    if (dst[0] == '.')
+        dst[0] = '_';
+}
+
+tw_status tw_report_write_all(const tw_report *r, const char *dir, char *why, size_t whylen)
+{
+    if (!tw_mkdirs(dir)) {
+        snprintf(why, whylen, "cannot create directory %s", dir);
+        return TW_ERR_IO;
+    }
+    char base[200];
+    tw_safe_name(base, sizeof base, r->backend);
+    static const char *const ext[] = {"json", "md", "junit.xml", "html"};
+    tw_status (*const fn[])(const tw_report *, tw_buf *) = {tw_report_to_json, tw_report_to_markdown,
+                                                            tw_report_to_junit, tw_report_to_html};
+    for (size_t i = 0; i < 4; i++) {
+        tw_buf b = {0};
+        tw_status st = fn[i](r, &b);
+        char path[4400];
+        snprintf(path, sizeof path, "%s/%s.%s", dir, base, ext[i]);
+        if (st == TW_OK)
+            st = tw_write_atomic(path, b.data ? b.data : "", b.len, why, whylen);
+        else
+            snprintf(why, whylen, "cannot render %s", path);
+        tw_buf_free(&b);
+        if (st != TW_OK)
+            return st;
+    }
+    return TW_OK;
+}
+
+/* ================================================================ compare */
+
+static const tw_rep_check *find_check(const tw_report *r, const char *fx, size_t ex, const char *id,
+                                      bool *fixture_run)
+{
+    *fixture_run = false;
+    for (size_t i = 0; i < r->nfx; i++) {
+        if (strcmp(r->fx[i].name, fx) != 0)
+            continue;
+        if (r->fx[i].skipped)
+            return NULL;
+        for (size_t k = 0; k < r->fx[i].nex; k++) {
+            if (r->fx[i].ex[k].index != ex)
+                continue;
+            *fixture_run = true;
+            for (size_t c = 0; c < r->fx[i].ex[k].nchecks; c++)
+                if (strcmp(r->fx[i].ex[k].checks[c].id, id) == 0)
+                    return &r->fx[i].ex[k].checks[c];
+        }
+    }
+    return NULL;
+}
+
+/* Every (fixture, exchange, check) key of any report, visited once. */
+typedef void (*key_fn)(void *u, const char *fx, size_t ex, const char *id);
+
+static void each_key(const tw_report *r, size_t n, key_fn fn, void *u)
+{
+    size_t nc;
+    const tw_check_def *defs = tw_checks_catalog(&nc);
+    for (size_t a = 0; a < n; a++)
+        for (size_t i = 0; i < r[a].nfx; i++) {
+            const tw_rep_fixture *f = &r[a].fx[i];
+            if (f->skipped)
+                continue;
+            /* first report that ran this fixture owns the key */
+            bool earlier = false;
+            for (size_t b = 0; b < a && !earlier; b++)
+                for (size_t j = 0; j < r[b].nfx; j++)
+                    if (!r[b].fx[j].skipped && strcmp(r[b].fx[j].name, f->name) == 0)
+                        earlier = true;
+            if (earlier)
+                continue;
+            for (size_t k = 0; k < f->nex; k++)
+                for (size_t d = 0; d < nc; d++)
+                    fn(u, f->name, f->ex[k].index, defs[d].id);
+        }
+}
+
+typedef struct cmp_ctx {
+    const tw_report *r;
+    size_t n;
+    tw_buf *out;
+    bool html;
+    size_t rows;
+} cmp_ctx;
+
+static void cmp_row(void *u, const char *fx, size_t ex, const char *id)
+{
+    cmp_ctx *c = u;
+    const char *v[64];
+    size_t n = c->n < 64 ? c->n : 64;
+    bool differ = false;
+    size_t present = 0;
+    for (size_t a = 0; a < n; a++) {
+        bool run;
+        const tw_rep_check *ch = find_check(&c->r[a], fx, ex, id, &run);
+        v[a] = ch ? tw_verdict_name(ch->verdict) : run ? "skip" : "—";
+        if (ch || run)
+            present++;
+    }
+    for (size_t a = 1; a < n; a++)
+        if (strcmp(v[a], v[0]) != 0)
+            differ = true;
+    if (!differ || present < 2)
+        return;
+    if (c->rows++ >= 2000)
+        return;
+    if (c->html) {
+        tw_buf_puts(c->out, "<tr><td class=n>");
+        xml_text(c->out, fx);
+        tw_buf_printf(c->out, "</td><td>%zu</td><td>%s</td>", ex, id);
+        for (size_t a = 0; a < n; a++)
+            tw_buf_printf(c->out, "<td class=\"%s\">%s</td>", strcmp(v[a], "—") == 0 ? "none" : v[a], v[a]);
+        tw_buf_puts(c->out, "</tr>\n");
+    } else {
+        tw_buf_puts(c->out, "| ");
+        md_cell(c->out, fx, 120);
+        tw_buf_printf(c->out, " | %zu | %s |", ex, id);
+        for (size_t a = 0; a < n; a++)
+            tw_buf_printf(c->out, " %s |", v[a]);
+        tw_buf_putc(c->out, '\n');
+    }
+}
+
+static void cmp_summary(const tw_report *r, size_t n, tw_buf *out, bool html)
+{
+    if (html)
+        tw_buf_puts(out, "<table><tr><th>backend</th><th>target</th><th>fixtures run</th><th>pass</th><th>fail</th>"
+                         "<th>skip</th><th>mismatches</th></tr>\n");
+    else
+        tw_buf_puts(out, "| backend | target | fixtures run | pass | fail | skip | mismatches |\n|---|---|---:|---:|---:|---:|---:|\n");
+    for (size_t a = 0; a < n; a++) {
+        if (html) {
+            tw_buf_puts(out, "<tr><td>");
+            xml_text(out, r[a].backend);
+            tw_buf_puts(out, "</td><td><code>");
+            xml_text(out, r[a].target);
+            tw_buf_printf(out, "</code></td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td></tr>\n",
+                          r[a].n_fixtures - r[a].n_skipped, r[a].n_pass, r[a].n_fail, r[a].n_skip, r[a].n_mismatch);
+        } else {
+            tw_buf_puts(out, "| ");
+            md_cell(out, r[a].backend, 80);
+            tw_buf_puts(out, " | `");
+            md_cell(out, r[a].target, 120);
+            tw_buf_printf(out, "` | %zu | %zu | %zu | %zu | %zu |\n", r[a].n_fixtures - r[a].n_skipped, r[a].n_pass,
+                          r[a].n_fail, r[a].n_skip, r[a].n_mismatch);
+        }
+    }
+    if (html)
+        tw_buf_puts(out, "</table>\n");
+}
+
+tw_status tw_compare_markdown(const tw_report *r, size_t n, tw_buf *out)
+{
+    tw_buf_puts(out, "# toolwire: backends compared\n\n");
+    cmp_summary(r, n, out, false);
+    tw_buf_puts(out, "\n## Where the backends differ\n\nOnly fixtures that at least two backends ran; `—` means "
+                     "the backend did not run the fixture.\n\n| fixture | exchange | check |");
+    for (size_t a = 0; a < n && a < 64; a++) {
+        tw_buf_putc(out, ' ');
+        md_cell(out, r[a].backend, 60);
+        tw_buf_puts(out, " |");
+    }
+    tw_buf_puts(out, "\n|---|---:|---|");
+    for (size_t a = 0; a < n && a < 64; a++)
+        tw_buf_puts(out, "---|");
+    tw_buf_putc(out, '\n');
+    cmp_ctx c = {r, n, out, false, 0};
+    each_key(r, n, cmp_row, &c);
+    if (c.rows == 0)
+        tw_buf_puts(out, "\nNo differences: every check gives the same verdict on every backend that ran it.\n");
+    else if (c.rows > 2000)
+        tw_buf_printf(out, "\n… %zu rows in all; the first 2000 are shown.\n", c.rows);
+    return TW_OK;
+}
+
+tw_status tw_compare_html(const tw_report *r, size_t n, tw_buf *out)
+{
+    tw_buf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+                     "<title>toolwire: backends compared</title>\n");
+    tw_buf_puts(out, html_style);
+    tw_buf_puts(out, "</head><body>\n<h1>toolwire: backends compared</h1>\n");
+    cmp_summary(r, n, out, true);
+    tw_buf_puts(out, "<h2>Where the backends differ</h2>\n<p>Only fixtures that at least two backends ran; — means "
+                     "the backend did not run the fixture. <label><input type=checkbox id=onlyfail> rows with a "
+                     "failure only</label></p>\n<table id=cmp><tr><th>fixture</th><th>exchange</th><th>check</th>");
+    for (size_t a = 0; a < n && a < 64; a++) {
+        tw_buf_puts(out, "<th>");
+        xml_text(out, r[a].backend);
+        tw_buf_puts(out, "</th>");
+    }
+    tw_buf_puts(out, "</tr>\n");
+    cmp_ctx c = {r, n, out, true, 0};
+    each_key(r, n, cmp_row, &c);
+    tw_buf_puts(out, "</table>\n");
+    if (c.rows == 0)
+        tw_buf_puts(out, "<p>No differences: every check gives the same verdict on every backend that ran it.</p>\n");
+    tw_buf_puts(out, "<script>\ndocument.getElementById('onlyfail').addEventListener('change',function(e){"
+                     "var rows=document.querySelectorAll('#cmp tr');for(var i=1;i<rows.length;i++){"
+                     "rows[i].style.display=(e.target.checked&&!rows[i].querySelector('td.fail'))?'none':'';}});\n"
+                     "</script>\n</body></html>\n");
+    return TW_OK;
+}
+
+/* ================================================================ gate */
+
+typedef struct gate_ctx {
+    const tw_report *base, *cur;
+    tw_gate_result *g;
+    tw_buf reg, imp, mis;
+} gate_ctx;
+
+static void gate_key(void *u, const char *fx, size_t ex, const char *id)
+{
+    gate_ctx *c = u;
+    bool brun, crun;
+    const tw_rep_check *b = find_check(c->base, fx, ex, id, &brun);
+    if (!b)
+        return;
+    const tw_rep_check *n = find_check(c->cur, fx, ex, id, &crun);
+    if (!n) {
+        if (b->verdict == TW_V_PASS) {
+            c->g->missing++;
+            tw_buf_puts(&c->mis, "- ");
+            md_cell(&c->mis, fx, 120);
+            tw_buf_printf(&c->mis, " #%zu %s: passed in the baseline, not run now\n", ex, id);
+        }
+        return;
+    }
+    if (b->verdict == TW_V_PASS && n->verdict == TW_V_FAIL) {
+        c->g->regressions++;
+        tw_buf_puts(&c->reg, "| ");
+        md_cell(&c->reg, fx, 120);
+        tw_buf_printf(&c->reg, " | %zu | %s | ", ex, id);
+        md_cell(&c->reg, n->evidence, 200);
+        tw_buf_puts(&c->reg, " |\n");
+    } else if (b->verdict == TW_V_FAIL && n->verdict == TW_V_PASS) {
+        c->g->improvements++;
+        tw_buf_puts(&c->imp, "| ");
+        md_cell(&c->imp, fx, 120);
+        tw_buf_printf(&c->imp, " | %zu | %s |\n", ex, id);
+    }
+}
+
+tw_status tw_gate(const tw_report *baseline, const tw_report *current, tw_gate_result *out)
+{
+    memset(out, 0, sizeof *out);
+    gate_ctx c;
+    memset(&c, 0, sizeof c);
+    c.base = baseline;
+    c.cur = current;
+    c.g = out;
+    each_key(baseline, 1, gate_key, &c);
+    tw_buf *t = &out->text;
+    tw_buf_printf(t, "# toolwire gate: %s against baseline %s\n\n", current->backend, baseline->backend);
+    if (out->regressions) {
+        tw_buf_printf(t, "❌ **%zu regression(s)**: checks that passed in the baseline fail now.\n\n"
+                         "| fixture | exchange | check | evidence |\n|---|---:|---|---|\n",
+                      out->regressions);
+        tw_buf_append(t, c.reg.data ? c.reg.data : "", c.reg.len);
+        tw_buf_putc(t, '\n');
+    } else {
+        tw_buf_puts(t, "✅ no regression: every check that passed in the baseline still passes.\n\n");
+    }
+    if (out->improvements) {
+        tw_buf_printf(t, "%zu improvement(s): checks that failed in the baseline pass now.\n\n"
+                         "| fixture | exchange | check |\n|---|---:|---|\n",
+                      out->improvements);
+        tw_buf_append(t, c.imp.data ? c.imp.data : "", c.imp.len);
+        tw_buf_putc(t, '\n');
+    }
+    if (out->missing) {
+        tw_buf_printf(t, "%zu passing baseline verdict(s) have no counterpart in this report:\n\n", out->missing);
+        tw_buf_append(t, c.mis.data ? c.mis.data : "", c.mis.len);
+    }
+    tw_buf_free(&c.reg);
+    tw_buf_free(&c.imp);
+    tw_buf_free(&c.mis);
+    return TW_OK;
+}
+
+void tw_gate_result_free(tw_gate_result *g)
+{
+    tw_buf_free(&g->text);
+    memset(g, 0, sizeof *g);
+}

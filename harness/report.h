@@ -1,0 +1,116 @@
+/*
+ * Conformance reports: one per backend, as JSON (versioned, described by
+ * reports/report.schema.json), Markdown (fits a CI job summary), JUnit XML
+ * and a self-contained HTML page; plus the comparison of several reports
+ * (Markdown and HTML) and the regression gate against a baseline.
+ *
+ * Every file is written atomically: into a temporary file in the same
+ * directory, then renamed over the target.
+ */
+#ifndef TOOLWIRE_REPORT_H
+#define TOOLWIRE_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "checks.h"
+
+#define TW_REPORT_SCHEMA "toolwire-report"
+#define TW_REPORT_VERSION 1
+
+/* What was expected of a check in one exchange. */
+typedef enum tw_expect { TW_EXPECT_NOT_FAIL = 0, TW_EXPECT_FAIL, TW_EXPECT_ANY } tw_expect;
+
+typedef struct tw_rep_check {
+    char id[16];
+    tw_verdict verdict;
+    tw_expect expected;
+    bool match;
+    int64_t offset;
+    char *evidence;            /* owned */
+} tw_rep_check;
+
+typedef struct tw_rep_exchange {
+    size_t index;
+    char *method, *path;       /* owned */
+    bool stream;
+    int status;
+    long elapsed_ms;
+    int attempts;
+    char *error;               /* transport error, or NULL */
+    tw_verdict result;         /* expected neutral result: pass, fail, skip */
+    char *result_detail;       /* owned, or NULL */
+    bool match;                /* every verdict as expected */
+    tw_rep_check *checks;
+    size_t nchecks;
+} tw_rep_exchange;
+
+typedef struct tw_rep_fixture {
+    char *name, *file, *backend; /* owned */
+    bool skipped;
+    char *note;                /* why skipped / what went wrong, or NULL */
+    bool match;
+    tw_rep_exchange *ex;
+    size_t nex;
+} tw_rep_fixture;
+
+typedef struct tw_report {
+    int version;
+    char *backend;             /* the name given with --backend */
+    char *target;              /* "mock:replay" or the base URL (never a key) */
+    char *generated;           /* UTC time, ISO 8601 */
+    char *toolwire;            /* program version */
+    tw_rep_fixture *fx;
+    size_t nfx;
+    /* summary (tw_report_summarise) */
+    size_t n_fixtures, n_skipped, n_exchanges, n_pass, n_fail, n_skip, n_mismatch;
+    bool ok;
+} tw_report;
+
+void tw_report_init(tw_report *r, const char *backend, const char *target);
+void tw_report_free(tw_report *r);
+/* Append a fixture (zeroed, owned by the report); NULL on allocation failure. */
+tw_rep_fixture *tw_report_add_fixture(tw_report *r, const char *name, const char *file,
+                                      const char *backend);
+tw_rep_exchange *tw_report_add_exchange(tw_rep_fixture *f);
+tw_rep_check *tw_report_add_check(tw_rep_exchange *e, const char *id, tw_verdict v, tw_expect x,
+                                  int64_t offset, const char *evidence);
+/* Recompute match flags upward and the summary counts. */
+void tw_report_summarise(tw_report *r);
+
+/* Serialise as the versioned JSON. */
+tw_status tw_report_to_json(const tw_report *r, tw_buf *out);
+/* Read a report JSON back (compare, gate). why says what is wrong. */
+tw_status tw_report_load(const char *path, tw_report *out, char *why, size_t whylen);
+tw_status tw_report_parse(const char *buf, size_t len, tw_report *out, char *why, size_t whylen);
+
+tw_status tw_report_to_markdown(const tw_report *r, tw_buf *out);
+tw_status tw_report_to_junit(const tw_report *r, tw_buf *out);
+tw_status tw_report_to_html(const tw_report *r, tw_buf *out);
+
+/* Write <dir>/<backend>.{json,md,junit.xml,html}; mkdir -p dir. */
+tw_status tw_report_write_all(const tw_report *r, const char *dir, char *why, size_t whylen);
+
+/* Comparison across reports: verdicts that differ, check by check. */
+tw_status tw_compare_markdown(const tw_report *r, size_t n, tw_buf *out);
+tw_status tw_compare_html(const tw_report *r, size_t n, tw_buf *out);
+
+/* Gate: regressions (baseline pass -> current fail) and improvements. */
+typedef struct tw_gate_result {
+    size_t regressions;
+    size_t improvements;
+    size_t missing;            /* baseline verdicts with no counterpart now */
+    tw_buf text;               /* Markdown listing each */
+} tw_gate_result;
+tw_status tw_gate(const tw_report *baseline, const tw_report *current, tw_gate_result *out);
+void tw_gate_result_free(tw_gate_result *g);
+
+/* Atomic write: temp file in the same directory, fsync, rename. */
+tw_status tw_write_atomic(const char *path, const char *data, size_t len, char *why, size_t whylen);
+/* mkdir -p */
+bool tw_mkdirs(const char *dir);
+
+/* A file-name-safe copy of a backend name ([A-Za-z0-9._-], others '_'). */
+void tw_safe_name(char *dst, size_t n, const char *src);
+
+#endif

@@ -1,0 +1,569 @@
+/* The conformance run (run.h). */
+#include "run.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "decode_opts.h"
+#include "textfix.h"
+#include "toolwire/decode.h"
+
+bool tw_backend_spec_parse(const char *arg, char *store, tw_backend_spec *out, char *why,
+                           size_t whylen)
+{
+    memset(out, 0, sizeof *out);
+    strcpy(store, arg);
+    char *eq = strchr(store, '=');
+    if (!eq || eq == store || !eq[1]) {
+        snprintf(why, whylen, "--backend wants NAME=URL or NAME=mock:PROFILE, got '%s'", arg);
+        return false;
+    }
+    *eq = 0;
+    out->name = store;
+    const char *v = eq + 1;
+    if (strncmp(v, "mock:", 5) == 0) {
+        out->profile = v + 5;
+        if (!tw_mock_profile_known(out->profile)) {
+            snprintf(why, whylen, "unknown mock profile '%s' (replay, hermes, anthropic, vllm-native)",
+                     out->profile);
+            return false;
+        }
+    } else if (strncmp(v, "http://", 7) == 0 || strncmp(v, "https://", 8) == 0) {
+        out->url = v;
+    } else {
+        snprintf(why, whylen, "backend '%s': the URL must start with http:// or https:// (or use mock:PROFILE)",
+                 store);
+        return false;
+    }
+    return true;
+}
+
+/* ---- fixture sets ---- */
+
+static bool push_bad(tw_fixture_set *s, const char *file, const char *why)
+{
+    char **nf = realloc(s->bad_files, (s->nbad + 1) * sizeof *nf);
+    if (!nf)
+        return false;
+    s->bad_files = nf;
+    char **nw = realloc(s->bad_why, (s->nbad + 1) * sizeof *nw);
+    if (!nw)
+        return false;
+    s->bad_why = nw;
+    s->bad_files[s->nbad] = tw_strdup(file);
+    s->bad_why[s->nbad] = tw_strdup(why);
+    s->nbad++;
+    return true;
+}
+
+bool tw_fixture_set_load(tw_fixture_set *s, char *const *paths, size_t npaths,
+                         const tw_limits *limits, char *why, size_t whylen)
+{
+    memset(s, 0, sizeof *s);
+    for (size_t p = 0; p < npaths; p++) {
+        char **files = NULL;
+        long n = tw_list_files(paths[p], ".json", &files);
+        if (n < 0) {
+            snprintf(why, whylen, "cannot read '%s'", paths[p]);
+            return false;
+        }
+        for (long i = 0; i < n; i++) {
+            size_t fl = strlen(files[i]);
+            if (fl >= 11 && strcmp(files[i] + fl - 11, "schema.json") == 0)
+                continue;
+            tw_fixture *nf = realloc(s->fx, (s->n + 1) * sizeof *nf);
+            if (!nf)
+                break;
+            s->fx = nf;
+            char fw[600] = "";
+            if (tw_fixture_load(files[i], limits, &s->fx[s->n], fw, sizeof fw) == TW_OK)
+                s->n++;
+            else
+                push_bad(s, files[i], fw);
+        }
+        tw_free_list(files, n);
+    }
+    return true;
+}
+
+void tw_fixture_set_free(tw_fixture_set *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        tw_fixture_free(&s->fx[i]);
+    free(s->fx);
+    for (size_t i = 0; i < s->nbad; i++) {
+        free(s->bad_files[i]);
+        free(s->bad_why[i]);
+    }
+    free(s->bad_files);
+    free(s->bad_why);
+    memset(s, 0, sizeof *s);
+}
+
+/* ---- one exchange ---- */
+
+static bool is_text_format(const char *f)
+{
+    return f && (strcmp(f, "hermes") == 0 || strcmp(f, "think") == 0 || strcmp(f, "fenced") == 0 ||
+                 strcmp(f, "proxy") == 0);
+}
+
+/* The expected neutral result: decode and compare. */
+static tw_verdict judge_result(const tw_fx_exchange *x, const tw_http_response *r, const tw_limits *L,
+                               char **detail)
+{
+    *detail = NULL;
+    if (!x->expect_result || !x->decode_format)
+        return TW_V_SKIP;
+    const tw_format_ops *f = tw_format_find(x->decode_format);
+    char d[800] = "";
+    if (!f) {
+        snprintf(d, sizeof d, "unknown decoder %s", x->decode_format);
+        *detail = tw_strdup(d);
+        return TW_V_FAIL;
+    }
+    const char *in = NULL;
+    size_t len = 0;
+    if (is_text_format(x->decode_format) && (x->model_text || x->model_pass2)) {
+        in = x->model_text ? x->model_text : x->model_pass2;
+        len = strlen(in);
+    } else {
+        if (r->status == 0) {
+            *detail = tw_strdup("no response to decode");
+            return TW_V_FAIL;
+        }
+        in = r->body.data ? r->body.data : "";
+        len = r->body.len;
+    }
+    tw_opts_holder h;
+    tw_opts_holder_init(&h);
+    if (x->decode_options && !tw_opts_from_json(&h, x->decode_options, d, sizeof d)) {
+        tw_opts_holder_free(&h);
+        char d2[900];
+        snprintf(d2, sizeof d2, "decode options: %s", d);
+        *detail = tw_strdup(d2);
+        return TW_V_FAIL;
+    }
+    if (!(x->decode_options && tw_json_get(x->decode_options, "tools"))) {
+        /* the decoder judges calls against the tools the request declared */
+        const cJSON *rt = x->req.body ? tw_json_get(x->req.body, "tools") : NULL;
+        tw_tool *t = NULL;
+        size_t nt = 0;
+        if (cJSON_IsArray(rt) && rt->child && tw_tools_read(rt, L, &t, &nt, d, sizeof d) == TW_OK)
+            tw_opts_set_tools(&h, t, nt);
+    }
+    h.o.limits = *L;
+    if (x->decode_options) {
+        /* the fixture's limits override the run's */
+        tw_opts_holder tmp;
+        tw_opts_holder_init(&tmp);
+        tw_opts_from_json(&tmp, x->decode_options, d, sizeof d);
+        if (tw_json_get(x->decode_options, "max_args_bytes"))
+            h.o.limits.max_args_bytes = tmp.o.limits.max_args_bytes;
+        if (tw_json_get(x->decode_options, "max_calls"))
+            h.o.limits.max_calls = tmp.o.limits.max_calls;
+        if (tw_json_get(x->decode_options, "max_depth"))
+            h.o.limits.max_depth = tmp.o.limits.max_depth;
+        if (tw_json_get(x->decode_options, "max_input_bytes"))
+            h.o.limits.max_input_bytes = tmp.o.limits.max_input_bytes;
+        tw_opts_holder_free(&tmp);
+    }
+    char *copy = malloc(len ? len : 1);
+    if (!copy) {
+        tw_opts_holder_free(&h);
+        return TW_V_SKIP;
+    }
+    if (len)
+        memcpy(copy, in, len);
+    tw_result res;
+    tw_status st = f->decode(copy, len, &h.o, &res);
+    free(copy);
+    tw_opts_holder_free(&h);
+    if (st == TW_ERR_UNSUPPORTED) {
+        snprintf(d, sizeof d, "the %s decoder is not available", x->decode_format);
+        *detail = tw_strdup(d);
+        return TW_V_SKIP;
+    }
+    if (st != TW_OK) {
+        snprintf(d, sizeof d, "the %s decoder failed: %s", x->decode_format, tw_code_message(st));
+        *detail = tw_strdup(d);
+        return TW_V_FAIL;
+    }
+    bool ok = tw_result_matches(&res, x->expect_result, d, sizeof d);
+    tw_result_free(&res);
+    if (!ok) {
+        char d2[900];
+        snprintf(d2, sizeof d2, "%s: %s", x->decode_format, d);
+        *detail = tw_strdup(d2);
+        return TW_V_FAIL;
+    }
+    return TW_V_PASS;
+}
+
+static bool expects_fail(const tw_fx_exchange *x, const char *id)
+{
+    for (size_t i = 0; i < x->nexpect_fail; i++)
+        if (x->expect_fail[i].check && strcmp(x->expect_fail[i].check, id) == 0)
+            return true;
+    return false;
+}
+
+static bool fixture_has_faults(const tw_fixture *f)
+{
+    for (size_t i = 0; i < f->nexchanges; i++)
+        if (f->exchanges[i].faults)
+            return true;
+    return false;
+}
+
+static bool fixture_streams(const tw_fx_exchange *x)
+{
+    return cJSON_IsTrue(tw_json_get(x->req.body, "stream"));
+}
+
+/* Strict sessions: did an earlier exchange of the same session pause with
+ * tool calls? 0 when the exchange names no session. */
+static int session_state(const tw_fixture *f, size_t k, const tw_http_response *resp)
+{
+    const tw_fx_exchange *x = &f->exchanges[k];
+    const char *sid = tw_kv_get(x->req.headers, x->req.nheaders, "X-Session-Id");
+    if (!sid)
+        return 0;
+    for (size_t j = k; j-- > 0;) {
+        const tw_fx_exchange *y = &f->exchanges[j];
+        const char *s2 = tw_kv_get(y->req.headers, y->req.nheaders, "X-Session-Id");
+        if (!s2 || strcmp(s2, sid) != 0)
+            continue;
+        const char *b = resp[j].body.data;
+        return resp[j].status == 200 && b && strstr(b, "\"tool_calls\"") ? 1 : -1;
+    }
+    return -1;
+}
+
+/* Faults that damage the response on purpose: the verdicts they cause are
+ * reported, but only the ones the fixture lists are compared. */
+static bool damaging_faults(const tw_fx_exchange *x)
+{
+    return x->faults && (tw_json_get(x->faults, "drop_after_events") ||
+                         tw_json_get(x->faults, "truncate_sse_after_bytes") ||
+                         tw_json_get(x->faults, "malformed_chunk_at"));
+}
+
+/* Client verdicts: from the mock's records for this exchange, or judged
+ * locally on a live backend (CLI-07 from the client's own retry log). */
+static void client_verdicts(tw_mock_record *recs, size_t nrec, const tw_fx_exchange *x,
+                            const tw_http_response *r, tw_check_set *out)
+{
+    if (recs && nrec) {
+        /* the last request carries CLI-01..06; CLI-07 from any retry */
+        tw_check_set_merge(out, &recs[nrec - 1].checks);
+        for (size_t i = 0; i < nrec; i++) {
+            const tw_check_result *c7 = tw_check_set_get(&recs[i].checks, "CLI-07");
+            if (c7 && c7->verdict != TW_V_SKIP)
+                tw_check_set_put(out, "CLI-07", c7->verdict, c7->offset, "%s", c7->evidence);
+        }
+        return;
+    }
+    tw_checks_client(x->req.path, x->req.body, out);
+    long asked = -1, waited = -1;
+    for (int i = 0; i + 1 < r->nattempts; i++)
+        if (r->attempts[i].retry_after_ms >= 0 &&
+            (r->attempts[i].status == 429 || r->attempts[i].status == 503)) {
+            asked = r->attempts[i].retry_after_ms;
+            waited = r->attempts[i].waited_ms;
+        }
+    if (asked < 0)
+        tw_check_set_put(out, "CLI-07", TW_V_SKIP, -1, "no retry after 429/503");
+    else
+        tw_check_set_put(out, "CLI-07", waited >= asked ? TW_V_PASS : TW_V_FAIL, -1,
+                         "waited %ld ms, Retry-After asked %ld ms", waited, asked);
+}
+
+tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, const tw_run_opts *o,
+                         tw_report *rep, char *why, size_t whylen)
+{
+    tw_limits L;
+    tw_limits_resolve(&L, &o->limits);
+    char target[512];
+    snprintf(target, sizeof target, "%s%s", b->profile ? "mock:" : "", b->profile ? b->profile : b->url);
+    tw_report_init(rep, b->name, target);
+    tw_mock *m = NULL;
+    if (b->profile) {
+        tw_mock_opts mo;
+        memset(&mo, 0, sizeof mo);
+        mo.profile = b->profile;
+        mo.match = o->match;
+        mo.timing = o->timing;
+        mo.limits = L;
+        if (tw_mock_start(fs->fx, fs->n, &mo, &m, why, whylen) != TW_OK)
+            return TW_ERR_IO;
+    }
+    tw_client_opts co = o->client;
+    co.base_url = m ? tw_mock_url(m) : b->url;
+    co.key_env = m ? NULL : o->key_env;
+    if (!co.max_bytes)
+        co.max_bytes = L.max_input_bytes;
+    tw_client *cl = tw_client_new(&co);
+    if (!cl) {
+        snprintf(why, whylen, "cannot create the HTTP client for %s", co.base_url);
+        tw_mock_stop(m);
+        return TW_ERR_IO;
+    }
+    for (size_t i = 0; i < fs->nbad; i++) {
+        tw_rep_fixture *rf = tw_report_add_fixture(rep, fs->bad_files[i], fs->bad_files[i], "");
+        if (rf) {
+            rf->note = tw_strdup(fs->bad_why[i]);
+            rf->match = false;
+        }
+    }
+    bool tty = o->progress && isatty(2);
+    for (size_t fi = 0; fi < fs->n; fi++) {
+        const tw_fixture *f = &fs->fx[fi];
+        tw_rep_fixture *rf = tw_report_add_fixture(rep, f->name, f->path, f->backend);
+        if (!rf)
+            break;
+        if (tty) {
+            fprintf(stderr, "\r\033[K[%s] %zu/%zu %s", b->name, fi + 1, fs->n, f->name);
+            fflush(stderr);
+        }
+        if (b->profile && !tw_mock_profile_fits(b->profile, f)) {
+            rf->skipped = true;
+            char note[200];
+            snprintf(note, sizeof note, "does not fit the %s profile", b->profile);
+            rf->note = tw_strdup(note);
+            continue;
+        }
+        if (!b->profile && fixture_has_faults(f)) {
+            rf->skipped = true;
+            rf->note = tw_strdup("fault injection needs the mock backend");
+            continue;
+        }
+        size_t nx = f->nexchanges;
+        tw_http_response *resp = calloc(nx ? nx : 1, sizeof *resp);
+        tw_check_set *client = calloc(nx ? nx : 1, sizeof *client);
+        if (!resp || !client) {
+            free(resp);
+            free(client);
+            break;
+        }
+        /* 1: send every exchange, in order (multi-turn fixtures are sequences) */
+        for (size_t k = 0; k < nx; k++) {
+            const tw_fx_exchange *x = &f->exchanges[k];
+            char *body = x->req.body ? tw_json_print(x->req.body, NULL) : NULL;
+            tw_kv *hv = calloc(x->req.nheaders + 1, sizeof *hv);
+            size_t nh = 0;
+            char hint[300];
+            for (size_t h = 0; hv && h < x->req.nheaders; h++)
+                hv[nh++] = x->req.headers[h];
+            if (hv && m) {
+                snprintf(hint, sizeof hint, "%s#%zu", f->name, k);
+                hv[nh++] = (tw_kv){TW_MOCK_EXCHANGE_HEADER, hint};
+            }
+            unsigned long since = m ? tw_mock_seq(m) : 0;
+            tw_client_send(cl, x->req.method, x->req.path, hv, nh, body, body ? strlen(body) : 0, &resp[k]);
+            free(hv);
+            free(body);
+            tw_mock_record *recs = NULL;
+            size_t nrec = 0;
+            if (m)
+                tw_mock_records(m, since, &recs, &nrec);
+            client_verdicts(recs, nrec, x, &resp[k], &client[k]);
+            tw_mock_records_free(recs, nrec);
+        }
+        /* 2: judge */
+        for (size_t k = 0; k < nx; k++) {
+            const tw_fx_exchange *x = &f->exchanges[k];
+            tw_http_response *r = &resp[k];
+            tw_judge_input in;
+            memset(&in, 0, sizeof in);
+            in.ex = x;
+            in.path = x->req.path;
+            in.req_body = x->req.body;
+            in.req_headers = x->req.headers;
+            in.nreq_headers = x->req.nheaders;
+            in.status = r->status;
+            in.resp_headers = r->headers;
+            in.nresp_headers = r->nheaders;
+            in.body = r->body.data ? r->body.data : "";
+            in.body_len = r->body.len;
+            in.transport_error = r->transport_error[0] ? r->transport_error : NULL;
+            in.limits = &L;
+            in.session_pending = session_state(f, k, resp);
+            if (fixture_streams(x))
+                for (size_t j = 0; j < nx; j++) {
+                    const tw_fx_exchange *y = &f->exchanges[j];
+                    if (j != k && !fixture_streams(y) && resp[j].status == 200 &&
+                        strcmp(y->req.path, x->req.path) == 0 &&
+                        tw_mock_body_matches(y->req.body, x->req.body, TW_MATCH_NORMALISED, NULL)) {
+                        in.pair_body = resp[j].body.data ? resp[j].body.data : "";
+                        in.pair_len = resp[j].body.len;
+                        break;
+                    }
+                }
+            tw_check_set set = {0};
+            tw_checks_backend(&in, &set);
+            tw_check_set_merge(&set, &client[k]);
+            tw_check_set_fill(&set, true, "no client verdict");
+            tw_check_set_sort(&set);
+            tw_rep_exchange *re = tw_report_add_exchange(rf);
+            if (re) {
+                re->method = tw_strdup(x->req.method);
+                re->path = tw_strdup(x->req.path);
+                re->stream = fixture_streams(x);
+                re->status = r->status;
+                re->elapsed_ms = r->elapsed_ms;
+                re->attempts = r->nattempts;
+                re->error = r->transport_error[0] ? tw_strdup(r->transport_error) : NULL;
+                bool damaged = m && damaging_faults(x);
+                re->result = judge_result(x, r, &L, &re->result_detail);
+                if (damaged && re->result == TW_V_FAIL) {
+                    free(re->result_detail);
+                    re->result_detail = tw_strdup("not compared: the mock damaged this response on purpose (faults)");
+                    re->result = TW_V_SKIP;
+                }
+                for (size_t c = 0; c < set.len; c++) {
+                    const tw_check_def *d = tw_check_find(set.items[c].id);
+                    tw_expect xp = expects_fail(x, set.items[c].id)  ? TW_EXPECT_FAIL
+                                   : (d && d->sev == TW_SEV_INFO) || (damaged && d && !d->client)
+                                       ? TW_EXPECT_ANY
+                                       : TW_EXPECT_NOT_FAIL;
+                    tw_report_add_check(re, set.items[c].id, set.items[c].verdict, xp, set.items[c].offset,
+                                        set.items[c].evidence);
+                }
+                /* a failing check the catalog does not know cannot be matched */
+                for (size_t e = 0; e < x->nexpect_fail; e++)
+                    if (!tw_check_find(x->expect_fail[e].check)) {
+                        char ev[200];
+                        snprintf(ev, sizeof ev, "unknown check id %.60s", x->expect_fail[e].check);
+                        free(re->result_detail);
+                        re->result_detail = tw_strdup(ev);
+                        re->result = TW_V_FAIL;
+                    }
+            }
+            tw_check_set_free(&set);
+        }
+        for (size_t k = 0; k < nx; k++) {
+            tw_http_response_free(&resp[k]);
+            tw_check_set_free(&client[k]);
+        }
+        free(resp);
+        free(client);
+    }
+    if (tty) {
+        fprintf(stderr, "\r\033[K");
+        fflush(stderr);
+    }
+    tw_client_free(cl);
+    tw_mock_stop(m);
+    tw_report_summarise(rep);
+    return TW_OK;
+}
+
+tw_status tw_write_comparison(const tw_report *r, size_t n, const char *dir, char *why, size_t whylen)
+{
+    if (!tw_mkdirs(dir)) {
+        snprintf(why, whylen, "cannot create directory %s", dir);
+        return TW_ERR_IO;
+    }
+    tw_buf md = {0}, html = {0};
+    tw_compare_markdown(r, n, &md);
+    tw_compare_html(r, n, &html);
+    char p1[4200], p2[4200];
+    snprintf(p1, sizeof p1, "%s/comparison.md", dir);
+    snprintf(p2, sizeof p2, "%s/comparison.html", dir);
+    tw_status st = tw_write_atomic(p1, md.data ? md.data : "", md.len, why, whylen);
+    if (st == TW_OK)
+        st = tw_write_atomic(p2, html.data ? html.data : "", html.len, why, whylen);
+    tw_buf_free(&md);
+    tw_buf_free(&html);
+    return st;
+}
+
+int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t npaths,
+               const char *outdir, const tw_run_opts *o, size_t *mismatches)
+{
+    tw_limits L;
+    tw_limits_resolve(&L, &o->limits);
+    tw_fixture_set fs;
+    char why[1024] = "";
+    if (mismatches)
+        *mismatches = 0;
+    if (!tw_fixture_set_load(&fs, paths, npaths, &L, why, sizeof why)) {
+        fprintf(stderr, "toolwire: %s\n", why);
+        tw_fixture_set_free(&fs);
+        return 2;
+    }
+    tw_report *reps = calloc(nb ? nb : 1, sizeof *reps);
+    if (!reps) {
+        tw_fixture_set_free(&fs);
+        return 1;
+    }
+    int rc = 0;
+    size_t done = 0, total_mm = 0;
+    for (size_t i = 0; i < nb; i++) {
+        if (tw_run_backend(&fs, &b[i], o, &reps[done], why, sizeof why) != TW_OK) {
+            fprintf(stderr, "toolwire: backend %s: %s\n", b[i].name, why);
+            tw_report_free(&reps[done]);
+            rc = 1;
+            continue;
+        }
+        tw_report *r = &reps[done++];
+        if (tw_report_write_all(r, outdir, why, sizeof why) != TW_OK) {
+            fprintf(stderr, "toolwire: %s\n", why);
+            rc = 1;
+        }
+        total_mm += r->n_mismatch;
+        if (!r->ok)
+            rc = 1;
+        if (o->out && !o->quiet) {
+            char base[200];
+            tw_safe_name(base, sizeof base, r->backend);
+            fprintf(o->out,
+                    "backend %s (%s): %s, %zu fixtures run, %zu not fitting, %zu exchanges, "
+                    "%zu pass, %zu fail, %zu skip, %zu mismatches -> %s/%s.json\n",
+                    r->backend, r->target, r->ok ? "ok" : "MISMATCH", r->n_fixtures - r->n_skipped,
+                    r->n_skipped, r->n_exchanges, r->n_pass, r->n_fail, r->n_skip, r->n_mismatch, outdir,
+                    base);
+        }
+        if (o->out && !r->ok) {
+            size_t shown = 0;
+            for (size_t f = 0; f < r->nfx && shown < 50; f++) {
+                const tw_rep_fixture *rf = &r->fx[f];
+                if (rf->skipped || rf->match)
+                    continue;
+                if (rf->nex == 0) {
+                    fprintf(o->out, "  mismatch %s: %s\n", rf->name, rf->note ? rf->note : "");
+                    shown++;
+                }
+                for (size_t k = 0; k < rf->nex && shown < 50; k++) {
+                    const tw_rep_exchange *e = &rf->ex[k];
+                    if (e->result == TW_V_FAIL) {
+                        fprintf(o->out, "  mismatch %s#%zu result: %s\n", rf->name, e->index,
+                                e->result_detail ? e->result_detail : "");
+                        shown++;
+                    }
+                    for (size_t c = 0; c < e->nchecks && shown < 50; c++)
+                        if (!e->checks[c].match) {
+                            fprintf(o->out, "  mismatch %s#%zu %s: expected %s, got %s: %s\n", rf->name,
+                                    e->index, e->checks[c].id,
+                                    e->checks[c].expected == TW_EXPECT_FAIL ? "fail" : "pass or skip",
+                                    tw_verdict_name(e->checks[c].verdict), e->checks[c].evidence);
+                            shown++;
+                        }
+                }
+            }
+        }
+    }
+    if (done && tw_write_comparison(reps, done, outdir, why, sizeof why) != TW_OK) {
+        fprintf(stderr, "toolwire: %s\n", why);
+        rc = 1;
+    }
+    for (size_t i = 0; i < done; i++)
+        tw_report_free(&reps[i]);
+    free(reps);
+    tw_fixture_set_free(&fs);
+    if (mismatches)
+        *mismatches = total_mm;
+    return rc;
+}

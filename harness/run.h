@@ -1,0 +1,75 @@
+/*
+ * The conformance run: replay every fixture exchange against each backend
+ * (a live base URL, or the embedded mock backend started in-process on a
+ * loopback port), apply the checks, compare the verdicts with the fixtures'
+ * expectations and write the reports.
+ */
+#ifndef TOOLWIRE_RUN_H
+#define TOOLWIRE_RUN_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "client.h"
+#include "mock.h"
+#include "report.h"
+
+typedef struct tw_backend_spec {
+    const char *name;          /* report name */
+    const char *url;           /* live base URL, or NULL for a mock */
+    const char *profile;       /* mock profile, or NULL for a live URL */
+} tw_backend_spec;
+
+/* Parse "NAME=URL" or "NAME=mock:PROFILE" (pointers into a copy owned by
+ * the caller-provided buffer `store`, of at least strlen(arg)+1 bytes). */
+bool tw_backend_spec_parse(const char *arg, char *store, tw_backend_spec *out, char *why,
+                           size_t whylen);
+
+/* A set of loaded fixtures; files that failed to load keep their reason. */
+typedef struct tw_fixture_set {
+    tw_fixture *fx;            /* loaded ones */
+    size_t n;
+    char **bad_files;          /* files that did not load */
+    char **bad_why;
+    size_t nbad;
+} tw_fixture_set;
+
+/* Load every *.json under the paths (files or directories; "*schema.json"
+ * files are not fixtures). Returns false only when a path cannot be read. */
+bool tw_fixture_set_load(tw_fixture_set *s, char *const *paths, size_t npaths,
+                         const tw_limits *limits, char *why, size_t whylen);
+void tw_fixture_set_free(tw_fixture_set *s);
+
+typedef struct tw_run_opts {
+    const char *key_env;       /* live backends: key from this variable */
+    tw_client_opts client;     /* timeouts, retries (base_url/key_env set per backend) */
+    tw_limits limits;
+    tw_match_mode match;
+    bool timing;               /* mock replay: recorded delays */
+    bool quiet;
+    bool progress;             /* progress line on stderr */
+    FILE *out;                 /* summary lines (stdout), or NULL */
+} tw_run_opts;
+
+/*
+ * Run one backend over the fixture set and fill *rep (tw_report_free).
+ * Returns TW_OK, or TW_ERR_IO when the backend could not be started.
+ */
+tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, const tw_run_opts *o,
+                         tw_report *rep, char *why, size_t whylen);
+
+/* Write comparison.md and comparison.html for reports into dir. */
+tw_status tw_write_comparison(const tw_report *r, size_t n, const char *dir, char *why, size_t whylen);
+
+/*
+ * The whole run of `toolwire run` and `toolwire main`: load the fixtures,
+ * run each backend, write <out>/<backend>.{json,md,junit.xml,html} and
+ * comparison.{md,html}, print one summary line per backend (unless quiet).
+ * Returns the exit status: 0 when every verdict matches the fixtures'
+ * expectations, 1 otherwise, 2 when the fixtures cannot be read.
+ * *mismatches (optional) gets the total number of mismatches.
+ */
+int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t npaths,
+               const char *outdir, const tw_run_opts *o, size_t *mismatches);
+
+#endif

@@ -1,0 +1,352 @@
+/* The check catalog and the checks, on crafted exchanges. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks.h"
+#include "cli.h"
+#include "twtest.h"
+
+static tw_kv json_ct[] = {{"content-type", "application/json"}};
+static tw_kv sse_ct[] = {{"content-type", "text/event-stream"}};
+
+static tw_verdict judge(const char *path, const char *req, int status, const char *body, bool sse,
+                        const char *id, char *ev, size_t evn)
+{
+    cJSON *rq = req ? cJSON_Parse(req) : NULL;
+    tw_judge_input in;
+    memset(&in, 0, sizeof in);
+    in.path = path;
+    in.req_body = rq;
+    in.status = status;
+    in.resp_headers = sse ? sse_ct : json_ct;
+    in.nresp_headers = 1;
+    char *exact = tw_test_exact(body, strlen(body));
+    in.body = exact;
+    in.body_len = strlen(body);
+    tw_check_set s = {0};
+    tw_checks_backend(&in, &s);
+    const tw_check_result *r = tw_check_set_get(&s, id);
+    cr_assert(r, "%s has a verdict", id);
+    tw_verdict v = r->verdict;
+    if (ev)
+        snprintf(ev, evn, "%s", r->evidence);
+    /* every backend check gets a verdict */
+    size_t n;
+    const tw_check_def *defs = tw_checks_catalog(&n);
+    for (size_t i = 0; i < n; i++)
+        if (!defs[i].client)
+            cr_assert(tw_check_set_get(&s, defs[i].id), "%s missing", defs[i].id);
+    tw_check_set_free(&s);
+    free(exact);
+    cJSON_Delete(rq);
+    return v;
+}
+
+#define OAI "/v1/chat/completions"
+#define REQ "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"integer\"}},\"required\":[\"x\"]}}}]}"
+#define MSG(tc, fr) "{\"object\":\"chat.completion\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":null" tc "},\"finish_reason\":\"" fr "\"}]}"
+#define CALL(id, name, args) "{\"id\":\"" id "\",\"type\":\"function\",\"function\":{\"name\":\"" name "\",\"arguments\":" args "}}"
+
+Test(checks, catalog_matches_design)
+{
+    size_t n;
+    const tw_check_def *d = tw_checks_catalog(&n);
+    cr_assert_eq(n, 37);
+    for (size_t i = 0; i < n; i++)
+        cr_assert_eq(tw_check_index(d[i].id), (int)i);
+    const char *design = tw_test_shared("design/CHECKS.md");
+    if (!design)
+        return;
+    char why[200];
+    size_t len;
+    char *text = tw_read_file(design, 1 << 20, &len, why, sizeof why);
+    cr_assert(text, "%s", why);
+    /* every "| ID |" row of the design has a catalog entry */
+    size_t rows = 0;
+    for (char *p = text; (p = strstr(p, "\n| ")); p++) {
+        char id[16];
+        if (sscanf(p, "\n| %15[A-Z0-9-] |", id) == 1 && id[0] >= 'A' && strchr(id, '-')) {
+            cr_assert(tw_check_find(id), "%s from CHECKS.md is in the catalog", id);
+            rows++;
+        }
+    }
+    cr_assert_eq(rows, n);
+    free(text);
+}
+
+Test(checks, openai_response_good)
+{
+    const char *b = MSG(",\"tool_calls\":[" CALL("a", "f", "\"{\\\"x\\\": 1}\"") "]", "tool_calls");
+    for (const char *const *id = (const char *const[]){"OAI-R01", "OAI-R02", "OAI-R03", "OAI-R04", "OAI-R05",
+                                                       "OAI-R06", "OAI-R07", NULL};
+         *id; id++)
+        cr_assert_eq(judge(OAI, REQ, 200, b, false, *id, NULL, 0), TW_V_PASS, "%s", *id);
+    cr_assert_eq(judge(OAI, REQ, 200, b, false, "OAI-S01", NULL, 0), TW_V_SKIP);
+    cr_assert_eq(judge(OAI, REQ, 200, b, false, "OAI-E01", NULL, 0), TW_V_SKIP);
+}
+
+Test(checks, openai_response_failures)
+{
+    char ev[600];
+    cr_assert_eq(judge(OAI, REQ, 200, "{\"object\":\"x\"}", false, "OAI-R01", NULL, 0), TW_V_FAIL);
+    cr_assert_eq(judge(OAI, REQ, 200, MSG(",\"tool_calls\":[" CALL("a", "f", "\"{}\"") "," CALL("a", "f", "\"{}\"") "]", "tool_calls"),
+                       false, "OAI-R02", ev, sizeof ev), TW_V_FAIL);
+    cr_assert(strstr(ev, "repeated"));
+    cr_assert_eq(judge(OAI, REQ, 200, MSG(",\"tool_calls\":[" CALL("a", "g", "\"{}\"") "]", "tool_calls"), false,
+                       "OAI-R03", NULL, 0), TW_V_FAIL);
+    cr_assert_eq(judge(OAI, REQ, 200, MSG(",\"tool_calls\":[" CALL("a", "f", "{\"x\":1}") "]", "tool_calls"), false,
+                       "OAI-R04", ev, sizeof ev), TW_V_FAIL);
+    cr_assert(strstr(ev, "not a string"));
+    cr_assert_eq(judge(OAI, REQ, 200, MSG(",\"tool_calls\":[" CALL("a", "f", "\"\\\"{\\\\\\\"x\\\\\\\": 1}\\\"\"") "]", "tool_calls"),
+                       false, "OAI-R04", ev, sizeof ev), TW_V_FAIL);
+    cr_assert(strstr(ev, "double-encoded"), "%s", ev);
+    cr_assert_eq(judge(OAI, REQ, 200, MSG(",\"tool_calls\":[" CALL("a", "f", "\"{\\\"x\\\": \\\"1\\\"}\"") "]", "tool_calls"),
+                       false, "OAI-R05", NULL, 0), TW_V_FAIL);
+    cr_assert_eq(judge(OAI, REQ, 200, MSG(",\"tool_calls\":[" CALL("a", "f", "\"{\\\"x\\\": 1}\"") "]", "stop"), false,
+                       "OAI-R06", NULL, 0), TW_V_FAIL);
+    cr_assert_eq(judge(OAI, REQ, 200,
+                       "{\"object\":\"chat.completion\",\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":\"ok <tool_call>{}</tool_call>\"},\"finish_reason\":\"stop\"}]}",
+                       false, "OAI-R07", ev, sizeof ev), TW_V_FAIL);
+    cr_assert(strstr(ev, "<tool_call>"));
+    cr_assert_eq(judge(OAI, REQ, 200,
+                       "{\"object\":\"chat.completion\",\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":\"ok\",\"reasoning_content\":\"r\"},\"finish_reason\":\"stop\"}]}",
+                       false, "OAI-R08", ev, sizeof ev), TW_V_PASS);
+    cr_assert(strstr(ev, "reasoning_content"));
+}
+
+Test(checks, openai_error_envelope)
+{
+    cr_assert_eq(judge(OAI, REQ, 400, "{\"error\":{\"message\":\"m\",\"type\":\"t\",\"param\":null,\"code\":null}}", false,
+                       "OAI-E01", NULL, 0), TW_V_PASS);
+    cr_assert_eq(judge(OAI, REQ, 500, "{\"detail\":\"boom\"}", false, "OAI-E01", NULL, 0), TW_V_FAIL);
+    cr_assert_eq(judge(OAI, REQ, 429, "{\"error\":{\"message\":\"m\"}}", false, "OAI-E01", NULL, 0), TW_V_FAIL);
+}
+
+#define CH(delta) "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":" delta "}]}\n\n"
+#define CHF(fr) "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"" fr "\"}]}\n\n"
+#define TC(i, id, name, args) "{\"tool_calls\":[{\"index\":" #i id name ",\"function\":{" args "}}]}"
+#define SREQ "{\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]}"
+
+static const char good_stream[] =
+    CH("{\"role\":\"assistant\"}")
+    CH("{\"tool_calls\":[{\"index\":0,\"id\":\"a\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"x\\\":\"}}]}")
+    CH("{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\" 1}\"}}]}")
+    CH("{\"tool_calls\":[{\"index\":1,\"id\":\"b\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"x\\\": 2}\"}}]}")
+    CHF("tool_calls")
+    "data: {\"object\":\"chat.completion.chunk\",\"choices\":[],\"usage\":{\"total_tokens\":3}}\n\n"
+    "data: [DONE]\n\n";
+
+Test(checks, openai_stream_good)
+{
+    for (const char *const *id = (const char *const[]){"OAI-S01", "OAI-S02", "OAI-S03", "OAI-S04", "OAI-S05",
+                                                       "OAI-S06", "OAI-S08", "OAI-R03", "OAI-R06", NULL};
+         *id; id++)
+        cr_assert_eq(judge(OAI, SREQ, 200, good_stream, true, *id, NULL, 0), TW_V_PASS, "%s", *id);
+    cr_assert_eq(judge(OAI, SREQ, 200, good_stream, true, "OAI-S07", NULL, 0), TW_V_SKIP);
+}
+
+Test(checks, openai_stream_failures)
+{
+    char ev[600];
+    cr_assert_eq(judge(OAI, SREQ, 200, good_stream, false, "OAI-S01", ev, sizeof ev), TW_V_FAIL, "content type");
+    cr_assert_eq(judge(OAI, SREQ, 200, CH("{\"role\":\"assistant\",\"content\":\"x\"}") CHF("stop"), true, "OAI-S01", ev,
+                       sizeof ev), TW_V_FAIL);
+    cr_assert(strstr(ev, "[DONE]"));
+    cr_assert_eq(judge(OAI, SREQ, 200, "data: {oops\n\n" CHF("stop") "data: [DONE]\n\n", true, "OAI-S01", NULL, 0),
+                 TW_V_FAIL);
+    cr_assert_eq(judge(OAI, SREQ, 200, CH("{\"content\":\"x\"}") CHF("stop") "data: [DONE]\n\n", true, "OAI-S02", NULL, 0),
+                 TW_V_FAIL);
+    cr_assert_eq(judge(OAI, SREQ, 200,
+                       CH("{\"tool_calls\":[{\"id\":\"a\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}")
+                           CHF("tool_calls") "data: [DONE]\n\n",
+                       true, "OAI-S03", ev, sizeof ev), TW_V_FAIL);
+    cr_assert(strstr(ev, "without index"));
+    cr_assert_eq(judge(OAI, SREQ, 200,
+                       CH("{\"tool_calls\":[{\"index\":0,\"id\":\"a\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"x\\\"\"}}]}")
+                           CHF("tool_calls") "data: [DONE]\n\n",
+                       true, "OAI-S04", NULL, 0), TW_V_FAIL);
+    const char *reuse =
+        CH("{\"tool_calls\":[{\"index\":0,\"id\":\"a\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}")
+        CH("{\"tool_calls\":[{\"index\":0,\"id\":\"b\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}")
+        CHF("tool_calls") "data: [DONE]\n\n";
+    cr_assert_eq(judge(OAI, SREQ, 200, reuse, true, "OAI-S05", NULL, 0), TW_V_FAIL);
+    cr_assert_eq(judge(OAI, SREQ, 200, reuse, true, "OAI-S04", NULL, 0), TW_V_PASS, "calls split by id");
+    cr_assert_eq(judge(OAI, SREQ, 200, CH("{\"content\":\"x\"}") CHF("stop") CHF("stop") "data: [DONE]\n\n", true,
+                       "OAI-S06", NULL, 0), TW_V_FAIL);
+    cr_assert_eq(judge(OAI, SREQ, 200, CH("{\"content\":\"x\"}") "data: {\"error\":{\"message\":\"boom\"}}\n\n", true,
+                       "OAI-S08", ev, sizeof ev), TW_V_FAIL);
+    cr_assert(strstr(ev, "boom"));
+}
+
+Test(checks, openai_stream_equals_nonstream)
+{
+    cJSON *rq = cJSON_Parse(SREQ);
+    const char *s = CH("{\"role\":\"assistant\",\"content\":\"He\"}") CH("{\"content\":\"llo\"}") CHF("stop") "data: [DONE]\n\n";
+    const char *same = "{\"object\":\"chat.completion\",\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":\"Hello\"},\"finish_reason\":\"stop\"}]}";
+    const char *diff = "{\"object\":\"chat.completion\",\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":\"Hi\"},\"finish_reason\":\"stop\"}]}";
+    for (int k = 0; k < 2; k++) {
+        tw_judge_input in;
+        memset(&in, 0, sizeof in);
+        in.path = OAI;
+        in.req_body = rq;
+        in.status = 200;
+        in.resp_headers = sse_ct;
+        in.nresp_headers = 1;
+        in.body = s;
+        in.body_len = strlen(s);
+        in.pair_body = k ? diff : same;
+        in.pair_len = strlen(in.pair_body);
+        tw_check_set set = {0};
+        tw_checks_backend(&in, &set);
+        cr_assert_eq(tw_check_set_get(&set, "OAI-S07")->verdict, k ? TW_V_FAIL : TW_V_PASS, "%s",
+                     tw_check_set_get(&set, "OAI-S07")->evidence);
+        tw_check_set_free(&set);
+    }
+    cJSON_Delete(rq);
+}
+
+#define ANT "/v1/messages"
+#define AEV(t, d) "event: " t "\ndata: " d "\n\n"
+
+Test(checks, anthropic)
+{
+    const char *ok = "{\"type\":\"message\",\"content\":[{\"type\":\"thinking\",\"thinking\":\"t\",\"signature\":\"s\"},"
+                     "{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"f\",\"input\":{\"x\":1}}],\"stop_reason\":\"tool_use\"}";
+    cr_assert_eq(judge(ANT, "{}", 200, ok, false, "ANT-R01", NULL, 0), TW_V_PASS);
+    cr_assert_eq(judge(ANT, "{}", 200, ok, false, "ANT-R02", NULL, 0), TW_V_PASS);
+    cr_assert_eq(judge(ANT, "{}", 200, ok, false, "ANT-S03", NULL, 0), TW_V_PASS);
+    const char *bad = "{\"type\":\"message\",\"content\":[{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"f\",\"input\":\"{}\"}],\"stop_reason\":\"end_turn\"}";
+    cr_assert_eq(judge(ANT, "{}", 200, bad, false, "ANT-R01", NULL, 0), TW_V_FAIL);
+    cr_assert_eq(judge(ANT, "{}", 200, bad, false, "ANT-R02", NULL, 0), TW_V_FAIL);
+    const char *stream =
+        AEV("message_start", "{\"type\":\"message_start\",\"message\":{}}")
+        AEV("content_block_start", "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\"}}")
+        AEV("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":0}")
+        AEV("ping", "{\"type\":\"ping\"}")
+        AEV("content_block_start", "{\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"f\",\"input\":{}}}")
+        AEV("content_block_delta", "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"x\\\":\"}}")
+        AEV("content_block_delta", "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\" 1}\"}}")
+        AEV("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":1}")
+        AEV("message_delta", "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"}}")
+        AEV("message_stop", "{\"type\":\"message_stop\"}");
+    cr_assert_eq(judge(ANT, "{\"stream\":true}", 200, stream, true, "ANT-S01", NULL, 0), TW_V_PASS);
+    cr_assert_eq(judge(ANT, "{\"stream\":true}", 200, stream, true, "ANT-S02", NULL, 0), TW_V_PASS);
+    cr_assert_eq(judge(ANT, "{\"stream\":true}", 200, stream, true, "ANT-S03", NULL, 0), TW_V_FAIL, "unsigned thinking");
+    cr_assert_eq(judge(ANT, "{\"stream\":true}", 200, stream, true, "ANT-R02", NULL, 0), TW_V_PASS);
+    /* without message_stop */
+    char *cut = strdup(stream);
+    *strstr(cut, "event: message_stop") = 0;
+    cr_assert_eq(judge(ANT, "{\"stream\":true}", 200, cut, true, "ANT-S01", NULL, 0), TW_V_FAIL);
+    free(cut);
+}
+
+Test(checks, vllm_generate)
+{
+    const char *req = "{\"max_thinking_tokens\":3,\"max_response_tokens\":100,\"tools\":[{\"name\":\"f\",\"parameters\":{\"type\":\"object\",\"required\":[\"x\"]}}]}";
+    cr_assert_eq(judge("/generate", req, 200, "{\"thinking\":\"a\",\"response\":\"b\",\"tool_calls\":[]}", false, "VLN-01", NULL, 0),
+                 TW_V_PASS);
+    cr_assert_eq(judge("/generate", req, 200,
+                       "{\"thinking\":\"a\",\"response\":\"\",\"tool_calls\":[{\"id\":\"call_1\",\"name\":\"f\",\"arguments\":{\"x\":1}}]}",
+                       false, "VLN-01", NULL, 0),
+                 TW_V_FAIL, "no pre_tool_text");
+    cr_assert_eq(judge("/generate", req, 200, "{\"thinking\":\"one two three four\",\"response\":\"b\",\"tool_calls\":[]}", false,
+                       "VLN-02", NULL, 0),
+                 TW_V_FAIL);
+    cr_assert_eq(judge("/generate", req, 200,
+                       "{\"thinking\":\"a\",\"response\":\"\",\"pre_tool_text\":\"\",\"tool_calls\":[{\"id\":\"call_1\",\"name\":\"f\",\"arguments\":{}}]}",
+                       false, "OAI-R05", NULL, 0),
+                 TW_V_FAIL);
+}
+
+Test(checks, sessions)
+{
+    tw_kv strict_nosess[] = {{"X-Tool-Event-Format", "openai"}};
+    tw_kv strict[] = {{"X-Tool-Event-Format", "openai"}, {"X-Session-Id", "s1"}};
+    const char *cont = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},{\"role\":\"assistant\",\"tool_calls\":[" CALL("c1", "f", "\"{}\"")
+                       "]},{\"role\":\"tool\",\"tool_call_id\":\"%s\",\"content\":\"r\"}]}";
+    const char *err = "{\"error\":{\"message\":\"bad\",\"type\":\"invalid_request_error\",\"param\":null,\"code\":null}}";
+    const char *final = "{\"object\":\"chat.completion\",\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":\"done\"},\"finish_reason\":\"stop\"}]}";
+    struct {
+        tw_kv *h;
+        size_t nh;
+        const char *id;
+        int status;
+        const char *body;
+        const char *check;
+        tw_verdict want;
+    } cases[] = {
+        {strict_nosess, 1, "c1", 400, err, "SES-03", TW_V_PASS},
+        {strict_nosess, 1, "c1", 200, final, "SES-03", TW_V_FAIL},
+        {strict, 2, "c1", 200, final, "SES-01", TW_V_PASS},
+        {strict, 2, "c1", 400, err, "SES-01", TW_V_FAIL},
+        {strict, 2, "zz", 400, err, "SES-02", TW_V_PASS},
+        {strict, 2, "zz", 200, final, "SES-02", TW_V_FAIL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char req[1024];
+        snprintf(req, sizeof req, cont, cases[i].id);
+        cJSON *rq = cJSON_Parse(req);
+        tw_judge_input in;
+        memset(&in, 0, sizeof in);
+        in.path = OAI;
+        in.req_body = rq;
+        in.req_headers = cases[i].h;
+        in.nreq_headers = cases[i].nh;
+        in.status = cases[i].status;
+        in.resp_headers = json_ct;
+        in.nresp_headers = 1;
+        in.body = cases[i].body;
+        in.body_len = strlen(cases[i].body);
+        tw_check_set s = {0};
+        tw_checks_backend(&in, &s);
+        cr_assert_eq(tw_check_set_get(&s, cases[i].check)->verdict, cases[i].want, "case %zu: %s", i,
+                     tw_check_set_get(&s, cases[i].check)->evidence);
+        tw_check_set_free(&s);
+        cJSON_Delete(rq);
+    }
+}
+
+static tw_verdict client(const char *path, const char *body, const char *id)
+{
+    cJSON *b = cJSON_Parse(body);
+    cr_assert(b, "bad test JSON");
+    tw_check_set s = {0};
+    tw_checks_client(path, b, &s);
+    const tw_check_result *r = tw_check_set_get(&s, id);
+    cr_assert(r, "%s", id);
+    tw_verdict v = r->verdict;
+    tw_check_set_free(&s);
+    cJSON_Delete(b);
+    return v;
+}
+
+Test(checks, client_openai)
+{
+    const char *good = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},{\"role\":\"assistant\",\"tool_calls\":[" CALL("c1", "f", "\"{}\"")
+                       "]},{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"r\"}],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":{\"type\":\"object\"}}}],\"parallel_tool_calls\":false}";
+    for (const char *const *id = (const char *const[]){"CLI-01", "CLI-02", "CLI-03", "CLI-04", "CLI-06", NULL}; *id; id++)
+        cr_assert_eq(client(OAI, good, *id), TW_V_PASS, "%s", *id);
+    cr_assert_eq(client(OAI, good, "CLI-05"), TW_V_SKIP);
+    cr_assert_eq(client(OAI, "{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[" CALL("c1", "f", "\"{}\"") "]},{\"role\":\"tool\",\"tool_call_id\":\"c9\",\"content\":\"r\"}]}", "CLI-01"),
+                 TW_V_FAIL);
+    cr_assert_eq(client(OAI, "{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[" CALL("c1", "f", "\"{}\"") "]},{\"role\":\"user\",\"content\":\"?\"}]}", "CLI-02"),
+                 TW_V_FAIL);
+    cr_assert_eq(client(OAI, "{\"messages\":[],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"bad name\"}}]}", "CLI-03"), TW_V_FAIL);
+    cr_assert_eq(client(OAI, "{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[" CALL("c1", "f", "{}") "]}]}", "CLI-04"), TW_V_FAIL);
+    cr_assert_eq(client(OAI, "{\"messages\":[],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]}", "CLI-06"), TW_V_FAIL);
+}
+
+Test(checks, client_anthropic)
+{
+    const char *good = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"f\",\"input\":{}}]},"
+                       "{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":\"r\"},{\"type\":\"text\",\"text\":\"go on\"}]}]}";
+    cr_assert_eq(client(ANT, good, "CLI-01"), TW_V_PASS);
+    cr_assert_eq(client(ANT, good, "CLI-02"), TW_V_PASS);
+    cr_assert_eq(client(ANT, good, "CLI-05"), TW_V_PASS);
+    const char *text_first = "{\"messages\":[{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"f\",\"input\":{}}]},"
+                             "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"here\"},{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":\"r\"}]}]}";
+    cr_assert_eq(client(ANT, text_first, "CLI-05"), TW_V_FAIL);
+    cr_assert_eq(client(ANT, text_first, "CLI-01"), TW_V_PASS);
+}

@@ -1,0 +1,121 @@
+/* The regression gate: a planted regression fails it; improvements do not. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "report.h"
+
+static void make(tw_report *r, const char *name, tw_verdict r04, tw_verdict s01)
+{
+    tw_report_init(r, name, "mock:replay");
+    tw_rep_fixture *f = tw_report_add_fixture(r, "openai/a", "a.json", "openai");
+    tw_rep_exchange *e = tw_report_add_exchange(f);
+    tw_report_add_check(e, "OAI-R01", TW_V_PASS, TW_EXPECT_NOT_FAIL, -1, "");
+    tw_report_add_check(e, "OAI-R04", r04, TW_EXPECT_ANY, -1, "arguments are an object");
+    tw_report_add_check(e, "OAI-S01", s01, TW_EXPECT_ANY, -1, "");
+    tw_report_summarise(r);
+}
+
+static char dir[64];
+
+static void write_report(const tw_report *r, const char *file)
+{
+    tw_buf b = {0};
+    cr_assert_eq(tw_report_to_json(r, &b), TW_OK);
+    char path[256], why[200];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    cr_assert_eq(tw_write_atomic(path, b.data, b.len, why, sizeof why), TW_OK);
+    tw_buf_free(&b);
+}
+
+static void setup(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/tw-gate-XXXXXX");
+    cr_assert(mkdtemp(dir));
+    tw_report base, regressed, improved;
+    make(&base, "baseline", TW_V_PASS, TW_V_FAIL);
+    make(&regressed, "now", TW_V_FAIL, TW_V_FAIL);
+    make(&improved, "now", TW_V_PASS, TW_V_PASS);
+    write_report(&base, "base.json");
+    write_report(&regressed, "regressed.json");
+    write_report(&improved, "improved.json");
+    tw_report_free(&base);
+    tw_report_free(&regressed);
+    tw_report_free(&improved);
+}
+
+static void teardown(void)
+{
+    char p[256];
+    const char *f[] = {"base.json", "regressed.json", "improved.json", "summary.md"};
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, f[i]);
+        unlink(p);
+    }
+    rmdir(dir);
+}
+
+TestSuite(gate, .init = setup, .fini = teardown);
+
+Test(gate, function)
+{
+    tw_report b, r;
+    make(&b, "baseline", TW_V_PASS, TW_V_FAIL);
+    make(&r, "now", TW_V_FAIL, TW_V_PASS);
+    tw_gate_result g;
+    cr_assert_eq(tw_gate(&b, &r, &g), TW_OK);
+    cr_assert_eq(g.regressions, 1);
+    cr_assert_eq(g.improvements, 1);
+    cr_assert(strstr(g.text.data, "OAI-R04"));
+    cr_assert(strstr(g.text.data, "arguments are an object"));
+    tw_gate_result_free(&g);
+    tw_report_free(&b);
+    tw_report_free(&r);
+}
+
+/* Run the toolwire binary; returns its exit status, output into out. */
+static int run_gate(const char *report, char *out, size_t outn, bool summary)
+{
+    const char *bin = getenv("TOOLWIRE_BIN");
+    cr_assert(bin, "TOOLWIRE_BIN is set by ctest");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "'%s' gate --baseline '%s/base.json' %s%s%s '%s/%s' 2>&1", bin, dir,
+             summary ? "--summary '" : "", summary ? dir : "", summary ? "/summary.md'" : "", dir, report);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    size_t n = fread(out, 1, outn - 1, p);
+    out[n] = 0;
+    int st = pclose(p);
+    cr_assert(WIFEXITED(st));
+    return WEXITSTATUS(st);
+}
+
+Test(gate, binary_exits_1_on_planted_regression)
+{
+    char out[8192];
+    cr_assert_eq(run_gate("regressed.json", out, sizeof out, true), 1, "%s", out);
+    cr_assert(strstr(out, "1 regression"), "%s", out);
+    cr_assert(strstr(out, "OAI-R04"));
+    char p[256];
+    snprintf(p, sizeof p, "%s/summary.md", dir);
+    FILE *f = fopen(p, "r");
+    cr_assert(f, "the summary file was written");
+    fclose(f);
+}
+
+Test(gate, binary_exits_0_and_reports_improvements)
+{
+    char out[8192];
+    cr_assert_eq(run_gate("improved.json", out, sizeof out, false), 0, "%s", out);
+    cr_assert(strstr(out, "no regression"));
+    cr_assert(strstr(out, "1 improvement"));
+}
+
+Test(gate, binary_usage_errors)
+{
+    char out[8192];
+    cr_assert_eq(run_gate("missing.json", out, sizeof out, false), 2, "%s", out);
+}
