@@ -93,8 +93,11 @@ static tw_status emit_content(tw_text_dec *d, const char *p, size_t n, uint64_t 
 {
     tw_status st = TW_OK;
     if (d->c_bare_hold) {
-        if (d->c_bare.len == 0)
-            d->c_bare_off = off;
+        for (size_t i = 0; !d->c_bare_nonws && i < n; i++)
+            if (!tw_is_space((unsigned char)p[i])) {
+                d->c_bare_off = off + i;
+                d->c_bare_nonws = true;
+            }
         return tw_buf_append(&d->c_bare, p, n);
     }
     while (n && st == TW_OK) {
@@ -407,6 +410,7 @@ static void block_reset(tw_text_dec *d)
 {
     d->c_state = 0;
     tw_buf_reset(&d->c_blk);
+    tw_buf_reset(&d->c_seg);
     d->c_oversize = false;
     d->c_lit = NPOS;
     d->c_lit_scan = 0;
@@ -420,6 +424,27 @@ static void block_reset(tw_text_dec *d)
 }
 
 static tw_jscan *jscan_of(tw_text_dec *d) { return &d->c_jscan; }
+
+/* Block bytes may come from public text with think blocks cut out of it, so
+ * c_blk keeps where each contiguous run starts in the input. */
+typedef struct blk_seg {
+    size_t idx;
+    uint64_t off;
+} blk_seg;
+
+/* Note that the next bytes appended to c_blk start at input offset off. */
+static tw_status seg_note(tw_text_dec *d, uint64_t off)
+{
+    size_t n = d->c_seg.len / sizeof(blk_seg);
+    if (n) {
+        blk_seg last;
+        memcpy(&last, d->c_seg.data + (n - 1) * sizeof last, sizeof last);
+        if (last.off + (d->c_blk.len - last.idx) == off)
+            return TW_OK;
+    }
+    blk_seg sg = {d->c_blk.len, off};
+    return tw_buf_append(&d->c_seg, &sg, sizeof sg);
+}
 
 /*
  * Advance the JSON-aware path over c_blk[c_jpos, len). It ends in JP_DONE
@@ -550,6 +575,8 @@ static void lit_advance(tw_text_dec *d)
     size_t clen;
     const char *close = closer(d, &clen);
     size_t from = d->c_lit_scan;
+    if (!d->c_blk.data)
+        return;
     const char *f = tw_memmem(d->c_blk.data + from, d->c_blk.len - from, close, clen);
     if (f) {
         d->c_lit = (size_t)(f - d->c_blk.data);
@@ -584,18 +611,31 @@ static tw_status block_done(tw_text_dec *d, size_t end, bool via_json)
         st = decide_payload(d, d->c_blk.data, d->c_lit, true, TW_D_TOOL_CALL_JSON);
     }
     d->c_blocks++;
-    /* bytes after the block's end go back through the layer */
+    /* bytes after the block's end go back through the layer, run by run,
+     * each with its own offset */
     size_t rest = d->c_blk.len - end;
     char *replay = NULL;
-    uint64_t roff = d->c_hold_off + end;
+    blk_seg *segs = NULL;
+    size_t nseg = d->c_seg.len / sizeof(blk_seg);
     if (st == TW_OK && rest) {
         replay = tw_strndup(d->c_blk.data + end, rest);
-        if (!replay)
+        segs = malloc(nseg * sizeof *segs);
+        if (!replay || !segs)
             st = TW_ERR_NOMEM;
+        else
+            memcpy(segs, d->c_seg.data, nseg * sizeof *segs);
     }
+    size_t total = d->c_blk.len;
     block_reset(d);
-    if (st == TW_OK && replay)
-        st = calls_feed(d, replay, rest, roff);
+    for (size_t k = 0; st == TW_OK && replay && k < nseg; k++) {
+        size_t a = segs[k].idx, b = k + 1 < nseg ? segs[k + 1].idx : total;
+        if (b <= end)
+            continue;
+        if (a < end)
+            a = end;
+        st = calls_feed(d, replay + (a - end), b - a, segs[k].off + (a - segs[k].idx));
+    }
+    free(segs);
     free(replay);
     return st;
 }
@@ -694,10 +734,11 @@ static tw_status block_feed_piece(tw_text_dec *d, const char *p, size_t n, uint6
     if (d->c_blk.len + n > d->c_cap) {
         /* keep up to the cap, decide with that if possible, else go oversize */
         size_t room = d->c_cap - d->c_blk.len;
-        tw_status st = tw_buf_append(&d->c_blk, p, room);
+        tw_status st = seg_note(d, off);
+        if (st == TW_OK)
+            st = tw_buf_append(&d->c_blk, p, room);
         if (st != TW_OK)
             return st;
-        uint64_t blk_off = d->c_hold_off;
         st = block_step(d);
         if (st != TW_OK || d->c_state == 0) {
             /* decided: the rest of p follows the replayed bytes */
@@ -705,7 +746,6 @@ static tw_status block_feed_piece(tw_text_dec *d, const char *p, size_t n, uint6
                 st = calls_feed(d, p + room, n - room, off + room);
             return st;
         }
-        (void)blk_off;
         /* not decided within the cap: the JSON-aware path has failed and no
          * literal close was seen; refuse once the close arrives */
         lit_advance(d);
@@ -726,7 +766,9 @@ static tw_status block_feed_piece(tw_text_dec *d, const char *p, size_t n, uint6
         tw_buf_reset(&d->c_blk);
         return oversize_feed(d, p + room, n - room, off + room);
     }
-    tw_status st = tw_buf_append(&d->c_blk, p, n);
+    tw_status st = seg_note(d, off);
+    if (st == TW_OK)
+        st = tw_buf_append(&d->c_blk, p, n);
     if (st != TW_OK)
         return st;
     return block_step(d);
@@ -744,6 +786,24 @@ static tw_status bare_release(tw_text_dec *d)
     return st;
 }
 
+/* Hold bytes of a possible opener, each with its own offset. */
+static tw_status hold_bytes(tw_text_dec *d, const char *p, size_t n, uint64_t off)
+{
+    size_t h = d->c_hold.len;
+    for (size_t i = 0; i < n && h + i < 16; i++)
+        d->c_hold_offs[h + i] = off + i;
+    return tw_buf_append(&d->c_hold, p, n);
+}
+
+/* An opener was recognised; the block starts after it. */
+static tw_status open_block(tw_text_dec *d, int64_t at)
+{
+    d->c_block_off = at;
+    block_reset(d);
+    d->c_state = 1;
+    return bare_release(d);
+}
+
 /* Public text into the call layer. `off` is the offset of p[0]. */
 static tw_status calls_feed(tw_text_dec *d, const char *p, size_t n, uint64_t off)
 {
@@ -751,72 +811,56 @@ static tw_status calls_feed(tw_text_dec *d, const char *p, size_t n, uint64_t of
         return emit_content(d, p, n, off);
     size_t olen;
     const char *open = opener(d, &olen);
+    /* fenced openers need one byte after them (not a name character) */
+    size_t need = olen + (d->kind == TW_TEXT_FENCED ? 1 : 0);
     tw_status st = TW_OK;
     while (n && st == TW_OK) {
-        if (d->c_state == 1) {
-            /* c_hold_off tracks the offset of c_blk.data[0] */
-            if (d->c_blk.len == 0 && !d->c_oversize)
-                d->c_hold_off = off;
+        if (d->c_state == 1)
             return block_feed(d, p, n, off);
-        }
         if (d->c_hold.len) {
-            /* a partial opener is held: extend it byte by byte (at most olen) */
-            size_t need = olen + (d->kind == TW_TEXT_FENCED ? 1 : 0);
+            /* a partial opener is held: extend it up to `need` bytes */
             size_t take = need - d->c_hold.len;
             if (take > n)
                 take = n;
-            st = tw_buf_append(&d->c_hold, p, take);
+            st = hold_bytes(d, p, take, off);
             if (st != TW_OK)
                 return st;
             size_t h = d->c_hold.len;
             size_t cmp = h < olen ? h : olen;
             bool prefix = memcmp(d->c_hold.data, open, cmp) == 0;
-            if (prefix && h < need) {
+            if (prefix && h < need)
                 return TW_OK; /* still undecided: all of p was taken */
-            }
-            if (prefix && (d->kind != TW_TEXT_FENCED || !ident_char((unsigned char)d->c_hold.data[olen]))) {
-                /* an opener */
-                d->c_block_off = (int64_t)d->c_hold_off;
-                block_reset(d);
-                d->c_state = 1;
-                st = bare_release(d);
-                if (st != TW_OK)
-                    return st;
-                uint64_t after = d->c_hold_off + olen;
-                size_t extra = h - olen; /* fenced: the lookahead byte */
+            if (prefix &&
+                (d->kind != TW_TEXT_FENCED || !ident_char((unsigned char)d->c_hold.data[olen]))) {
                 char look[2];
+                size_t extra = h - olen; /* fenced: the lookahead byte, part of the block */
                 memcpy(look, d->c_hold.data + olen, extra);
+                uint64_t look_off = extra ? d->c_hold_offs[olen] : 0;
                 tw_buf_reset(&d->c_hold);
-                if (extra) {
-                    st = calls_feed(d, look, extra, after);
-                    if (st != TW_OK)
-                        return st;
-                }
+                st = open_block(d, (int64_t)d->c_hold_offs[0]);
+                if (st == TW_OK && extra)
+                    st = calls_feed(d, look, extra, look_off);
                 p += take;
                 n -= take;
                 off += take;
                 continue;
             }
-            /* not an opener: the first held byte is text, the rest is re-read */
+            /* not an opener: the first held byte is text; the other held
+             * bytes are read again, each at its own offset, then p */
             char tmp[24];
-            size_t hl = h;
+            uint64_t toffs[16];
+            size_t hl = h - take; /* the bytes taken from p are re-read from p */
             memcpy(tmp, d->c_hold.data, hl);
-            uint64_t hoff = d->c_hold_off;
+            memcpy(toffs, d->c_hold_offs, hl * sizeof toffs[0]);
             tw_buf_reset(&d->c_hold);
-            /* undo the bytes taken from p: they are re-read after the held ones */
-            size_t back = take;
-            hl -= back;
-            st = emit_content(d, tmp, 1, hoff);
-            if (st == TW_OK && hl > 1)
-                st = calls_feed(d, tmp + 1, hl - 1, hoff + 1);
-            if (st != TW_OK)
-                return st;
-            continue; /* p unchanged: re-read */
+            st = emit_content(d, tmp, 1, toffs[0]);
+            for (size_t k = 1; st == TW_OK && k < hl; k++)
+                st = calls_feed(d, tmp + k, 1, toffs[k]);
+            continue; /* p unchanged */
         }
         const char *lt = memchr(p, open[0], n);
-        if (!lt) {
+        if (!lt)
             return emit_content(d, p, n, off);
-        }
         size_t i = (size_t)(lt - p);
         if (i) {
             st = emit_content(d, p, i, off);
@@ -824,36 +868,21 @@ static tw_status calls_feed(tw_text_dec *d, const char *p, size_t n, uint64_t of
                 return st;
         }
         size_t avail = n - i;
-        size_t need = olen + (d->kind == TW_TEXT_FENCED ? 1 : 0);
         size_t cmp = avail < olen ? avail : olen;
-        if (memcmp(lt, open, cmp) != 0) {
+        if (memcmp(lt, open, cmp) != 0 ||
+            (avail >= need && d->kind == TW_TEXT_FENCED && ident_char((unsigned char)lt[olen]))) {
             st = emit_content(d, lt, 1, off + i);
             p = lt + 1;
             n = avail - 1;
             off += i + 1;
             continue;
         }
-        if (avail < need) {
-            d->c_hold_off = off + i;
-            return tw_buf_append(&d->c_hold, lt, avail);
-        }
-        if (d->kind == TW_TEXT_FENCED && ident_char((unsigned char)lt[olen])) {
-            st = emit_content(d, lt, 1, off + i);
-            p = lt + 1;
-            n = avail - 1;
-            off += i + 1;
-            continue;
-        }
-        d->c_block_off = (int64_t)(off + i);
-        block_reset(d);
-        d->c_state = 1;
-        st = bare_release(d);
-        if (st != TW_OK)
-            return st;
+        if (avail < need)
+            return hold_bytes(d, lt, avail, off + i);
+        st = open_block(d, (int64_t)(off + i));
         p = lt + olen;
         n = avail - olen;
         off += i + olen;
-        d->c_hold_off = off;
     }
     return st;
 }
@@ -869,14 +898,12 @@ static tw_status calls_finish(tw_text_dec *d)
         size_t hl = d->c_hold.len;
         memcpy(tmp, d->c_hold.data, hl);
         tw_buf_reset(&d->c_hold);
-        if (d->c_state == 0 && hl >= SLEN(FENCED_OPEN) && d->kind == TW_TEXT_FENCED &&
+        if (d->kind == TW_TEXT_FENCED && hl >= SLEN(FENCED_OPEN) &&
             memcmp(tmp, FENCED_OPEN, SLEN(FENCED_OPEN)) == 0) {
             /* "```tool_call" at the very end: an opener with nothing after it */
-            d->c_block_off = (int64_t)d->c_hold_off;
-            block_reset(d);
-            d->c_state = 1;
+            st = open_block(d, (int64_t)d->c_hold_offs[0]);
         } else {
-            st = emit_content(d, tmp, hl, d->c_hold_off);
+            st = emit_content(d, tmp, hl, d->c_hold_offs[0]);
         }
     }
     if (st != TW_OK || d->c_state == 0)
@@ -1334,7 +1361,7 @@ static tw_status bare_json_finish(tw_text_dec *d)
             cJSON_IsString(tw_json_get(v, "name"))) {
             /* offset: where the JSON starts in the input is not tracked
              * through the layers; the bare text's first byte is */
-            int64_t off = (int64_t)(d->c_bare_off + (uint64_t)(t - p));
+            int64_t off = (int64_t)d->c_bare_off;
             size_t before = d->res.msg.ncalls;
             tw_status st = take_call(d, v, off);
             cJSON_Delete(v);

@@ -55,9 +55,10 @@ typedef struct tw_text_dec {
     /* call layer */
     int c_state;           /* 0 outside, 1 inside a block */
     tw_buf c_hold;         /* partial opener held back */
-    uint64_t c_hold_off;
+    uint64_t c_hold_offs[16]; /* offset of each held byte (think blocks may sit between them) */
     int64_t c_block_off;   /* offset of the open block */
     tw_buf c_blk;          /* block bytes after the opener */
+    tw_buf c_seg;          /* where runs of c_blk start in the input: {index, offset} pairs */
     bool c_oversize;
     size_t c_cap;          /* block byte cap */
     size_t c_lit;          /* first literal close in c_blk, or SIZE_MAX */
@@ -76,7 +77,8 @@ typedef struct tw_text_dec {
     tw_buf c_ws;           /* held trailing whitespace of content */
     bool c_bare_hold;      /* --bare-json: content held while it may be one JSON object */
     tw_buf c_bare;
-    uint64_t c_bare_off;   /* offset of the first held byte */
+    uint64_t c_bare_off;   /* offset of the first non-whitespace held byte */
+    bool c_bare_nonws;     /* c_bare_off is set */
 } tw_text_dec;
 
 tw_status tw_text_init(tw_text_dec *d, tw_text_kind kind, const tw_decode_opts *o,
