@@ -27,3 +27,6 @@ UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 echo "== main job under ASan + UBSan =="
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   build-asan/toolwire main --quiet --out build-asan/reports
+
+echo "== fuzzing (scripts/fuzz-ci.sh: replay corpora, then FUZZ_SECONDS per target) =="
+scripts/fuzz-ci.sh

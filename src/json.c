@@ -617,6 +617,17 @@ bool tw_json_equal(const cJSON *a, const cJSON *b)
         int na = cJSON_GetArraySize(a), nb = cJSON_GetArraySize(b);
         if (na != nb)
             return false;
+        /* same keys in the same order: equal member by member (this also
+         * covers objects that repeat a key) */
+        const cJSON *p = a->child, *q = b->child;
+        for (; p && q; p = p->next, q = q->next)
+            if (!p->string || !q->string || strcmp(p->string, q->string) != 0 ||
+                !tw_json_equal(p, q))
+                break;
+        if (!p && !q)
+            return true;
+        if (tw_json_duplicate_key(a) || tw_json_duplicate_key(b))
+            return false;
         for (const cJSON *x = a->child; x; x = x->next) {
             const cJSON *y = cJSON_GetObjectItemCaseSensitive(b, x->string);
             if (!y || !tw_json_equal(x, y))

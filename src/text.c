@@ -1430,6 +1430,7 @@ void tw_text_release(tw_text_dec *d)
     tw_buf_free(&d->th_ws);
     tw_buf_free(&d->c_hold);
     tw_buf_free(&d->c_blk);
+    tw_buf_free(&d->c_seg);
     tw_buf_free(&d->c_ws);
     tw_buf_free(&d->c_bare);
 }

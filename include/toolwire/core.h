@@ -103,7 +103,7 @@ typedef struct tw_limits {
     size_t max_output_bytes; /* bytes one encoder may produce (64 MiB) */
     size_t max_line_bytes;   /* one SSE line (1 MiB) */
     size_t max_event_bytes;  /* one SSE event's data (8 MiB) */
-    size_t max_diags;        /* errors + warnings kept per result (256) */
+    size_t max_diags;        /* diagnostics kept per list: errors, and warnings, each (256) */
     size_t max_messages;     /* messages in one request (4096) */
     size_t max_tools;        /* tools in one request (1024) */
 } tw_limits;

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Build every fuzz target the OSS-Fuzz / ClusterFuzzLite way: $CC, $CFLAGS,
+# $LIB_FUZZING_ENGINE and $OUT come from the environment (defaults below
+# are OSS-Fuzz's ASan+UBSan choice, for a local run); no CMake involved.
+# Writes $OUT/fuzz_<target> with its .dict, .options and _seed_corpus.zip.
+#
+# cJSON is compiled from source with the same flags: $TOOLWIRE_FUZZ_CJSON_DIR
+# (cJSON.c + include/cjson/cJSON.h), else scripts/cjson-fuzz.sh fetches
+# Debian's source package.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+: "${CC:=clang}"
+: "${CFLAGS:=-O1 -fno-omit-frame-pointer -gline-tables-only -fsanitize=address,undefined -fno-sanitize-recover=undefined -fsanitize-address-use-after-scope -fsanitize=fuzzer-no-link}"
+: "${LIB_FUZZING_ENGINE:=-fsanitize=fuzzer}"
+: "${OUT:=$root/build-fuzz-oss/out}"
+: "${WORK:=$root/build-fuzz-oss/work}"
+: "${LDFLAGS:=}"
+jobs=$(nproc 2>/dev/null || echo 2)
+mkdir -p "$OUT" "$WORK/obj"
+
+cjson=${TOOLWIRE_FUZZ_CJSON_DIR:-}
+if [ -z "$cjson" ]; then cjson=$("$root/scripts/cjson-fuzz.sh"); fi
+[ -f "$cjson/cJSON.c" ] || { echo "fuzz/build.sh: no cJSON source in '$cjson'" >&2; exit 1; }
+
+# optional modules: the same test as fuzz/detect.cmake
+defs=()
+extra=()
+targets=(think hermes hermes_stream fenced openai_response openai_stream anthropic_response
+         anthropic_stream vllm proxy schema)
+if grep -qsE 'tw_status[[:space:]]+tw_sse_init[[:space:]]*\(' "$root"/src/*.c; then
+  defs+=(-DTW_FZ_HAVE_SSE); extra+=("$root/fuzz/inv_sse.c"); targets+=(sse)
+fi
+if grep -qsE 'tw_status[[:space:]]+tw_fixture_parse[[:space:]]*\(' "$root"/harness/*.c; then
+  defs+=(-DTW_FZ_HAVE_FIXTURE); extra+=("$root/fuzz/inv_fixture.c"); targets+=(fixture)
+fi
+
+inc=(-I"$cjson/include" -I"$root/include" -I"$root/src" -I"$root/harness" -I"$root/fuzz")
+srcs=("$root"/src/*.c)
+for f in "$root"/harness/*.c; do [ "$(basename "$f")" = main.c ] || srcs+=("$f"); done
+srcs+=("$root/fuzz/invariants.c" "${extra[@]}" "$cjson/cJSON.c")
+
+# shellcheck disable=SC2086
+compile() { # src obj
+  $CC $CFLAGS -std=c11 -Wno-macro-redefined -D_GNU_SOURCE -DTOOLWIRE_VERSION=\"fuzz\" "${defs[@]}" "${inc[@]}" \
+    -c "$1" -o "$2"
+}
+export -f compile
+export CC CFLAGS
+objs=()
+pids=()
+for s in "${srcs[@]}"; do
+  o="$WORK/obj/$(basename "$(dirname "$s")")_$(basename "${s%.c}").o"
+  objs+=("$o")
+  compile "$s" "$o" &
+  pids+=($!)
+  if [ "${#pids[@]}" -ge "$jobs" ]; then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
+done
+for p in "${pids[@]}"; do wait "$p"; done
+rm -f "$WORK/libtoolwire_fuzz.a"
+ar rcs "$WORK/libtoolwire_fuzz.a" "${objs[@]}"
+
+libs=(-lcurl -lmicrohttpd -lyaml -lz -lpthread -lm)
+for t in "${targets[@]}"; do
+  # shellcheck disable=SC2086
+  $CC $CFLAGS -std=c11 -DTW_FZ_FN="tw_fz_$t" -I"$root/fuzz" -I"$root/include" -I"$cjson/include" \
+    -c "$root/fuzz/target.c" -o "$WORK/obj/target_$t.o"
+  # shellcheck disable=SC2086
+  $CC $CFLAGS $LDFLAGS "$WORK/obj/target_$t.o" "$WORK/libtoolwire_fuzz.a" $LIB_FUZZING_ENGINE \
+    "${libs[@]}" -o "$OUT/fuzz_$t"
+  cp "$root/fuzz/$t.dict" "$OUT/fuzz_$t.dict"
+  sed "s/^dict = .*/dict = fuzz_$t.dict/" "$root/fuzz/$t.options" >"$OUT/fuzz_$t.options"
+  if command -v zip >/dev/null 2>&1; then
+    rm -f "$OUT/fuzz_${t}_seed_corpus.zip"
+    files=()
+    for d in "$root/corpus/$t" "$root/fuzz/regressions/$t"; do
+      [ -d "$d" ] && while IFS= read -r -d '' f; do files+=("$f"); done < <(find "$d" -type f -print0)
+    done
+    [ "${#files[@]}" -eq 0 ] || zip -q -j "$OUT/fuzz_${t}_seed_corpus.zip" "${files[@]}"
+  fi
+done
+printf '%s\n' "${targets[@]}" >"$OUT/targets.txt"
+echo "fuzz/build.sh: ${#targets[@]} targets in $OUT"

@@ -1,0 +1,33 @@
+# Which optional modules exist yet: the sse, fixture and import targets are
+# built once the code they drive is in the tree. Sets TW_FZ_DEFS (compile
+# definitions for fuzz/invariants.c) and TW_FZ_EXTRA_SOURCES.
+function(tw_fz_defines_symbol out glob regex)
+  file(GLOB files CONFIGURE_DEPENDS ${glob})
+  set(found OFF)
+  foreach(f ${files})
+    file(READ ${f} text)
+    if(text MATCHES "${regex}")
+      set(found ON)
+      break()
+    endif()
+  endforeach()
+  set(${out} ${found} PARENT_SCOPE)
+endfunction()
+
+set(TW_FZ_DEFS "")
+set(TW_FZ_EXTRA_SOURCES "")
+set(TW_FZ_OPTIONAL_TARGETS "")
+tw_fz_defines_symbol(TW_FZ_HAVE_SSE "${CMAKE_SOURCE_DIR}/src/*.c"
+  "tw_status[ \t\n]+tw_sse_init[ \t\n]*\\(")
+tw_fz_defines_symbol(TW_FZ_HAVE_FIXTURE "${CMAKE_SOURCE_DIR}/harness/*.c"
+  "tw_status[ \t\n]+tw_fixture_parse[ \t\n]*\\(")
+if(TW_FZ_HAVE_SSE)
+  list(APPEND TW_FZ_DEFS TW_FZ_HAVE_SSE)
+  list(APPEND TW_FZ_EXTRA_SOURCES ${CMAKE_SOURCE_DIR}/fuzz/inv_sse.c)
+  list(APPEND TW_FZ_OPTIONAL_TARGETS sse)
+endif()
+if(TW_FZ_HAVE_FIXTURE)
+  list(APPEND TW_FZ_DEFS TW_FZ_HAVE_FIXTURE)
+  list(APPEND TW_FZ_EXTRA_SOURCES ${CMAKE_SOURCE_DIR}/fuzz/inv_fixture.c)
+  list(APPEND TW_FZ_OPTIONAL_TARGETS fixture)
+endif()

@@ -1,0 +1,129 @@
+/*
+ * The sse target: WHATWG event-stream framing (include/toolwire/sse.h).
+ * Header as for the decoder targets (invariants.h); byte 0 bit 0 chooses
+ * flush_at_end.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "invariants.h"
+#include "toolwire/sse.h"
+
+typedef struct sse_acc {
+    const tw_limits *L;
+    size_t len;
+    uint64_t h;
+    size_t nevents, ndiags;
+    uint64_t last_off;
+} sse_acc;
+
+static void mix(sse_acc *a, const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++) {
+        a->h ^= c[i];
+        a->h *= 1099511628211ull;
+    }
+    a->h ^= 0xff;
+    a->h *= 1099511628211ull;
+}
+
+static tw_status on_ev(void *user, const tw_sse_event *ev)
+{
+    sse_acc *a = user;
+    TW_FZ_CHECK(ev->type && ev->data && ev->id, "sse: event with a NULL field");
+    TW_FZ_CHECK(ev->data_len <= a->L->max_event_bytes,
+                "sse: event data of %zu bytes past max_event_bytes %zu", ev->data_len,
+                a->L->max_event_bytes);
+    TW_FZ_CHECK(ev->type_len <= a->L->max_line_bytes && ev->id_len <= a->L->max_line_bytes,
+                "sse: event type/id longer than max_line_bytes");
+    TW_FZ_CHECK(ev->offset <= a->len, "sse: event offset %llu past the input length %zu",
+                (unsigned long long)ev->offset, a->len);
+    TW_FZ_CHECK(a->nevents == 0 || ev->offset >= a->last_off,
+                "sse: event offsets go backwards (%llu after %llu)",
+                (unsigned long long)ev->offset, (unsigned long long)a->last_off);
+    a->last_off = ev->offset;
+    mix(a, ev->type, ev->type_len);
+    mix(a, ev->data, ev->data_len);
+    mix(a, ev->id, ev->id_len);
+    mix(a, &ev->offset, sizeof ev->offset);
+    mix(a, &ev->terminated, sizeof ev->terminated);
+    a->nevents++;
+    return TW_OK;
+}
+
+static tw_status on_diag(void *user, tw_status code, uint64_t offset)
+{
+    sse_acc *a = user;
+    TW_FZ_CHECK(code == TW_D_SSE_LINE_TOO_LONG || code == TW_D_SSE_EVENT_TOO_LARGE,
+                "sse: unexpected diagnostic %s", tw_code_name(code));
+    TW_FZ_CHECK(offset <= a->len, "sse: diagnostic offset %llu past the input length %zu",
+                (unsigned long long)offset, a->len);
+    mix(a, &code, sizeof code);
+    mix(a, &offset, sizeof offset);
+    a->ndiags++;
+    return TW_OK;
+}
+
+/* plan: 0 one feed, 1 the header's chunk plan, 2 one byte at a time */
+static void run(const tw_fz_setup *s, bool flush, int plan, sse_acc *a, int64_t bound)
+{
+    memset(a, 0, sizeof *a);
+    a->L = &s->L;
+    a->len = s->len;
+    a->h = 1469598103934665603ull;
+    bool mem = tw_fz_mem_enabled();
+    int64_t base = tw_fz_mem_live();
+    tw_sse p;
+    memset(&p, 0, sizeof p);
+    TW_FZ_CHECK(tw_sse_init(&p, &s->L, flush, on_ev, on_diag, a) == TW_OK, "sse: init failed");
+    unsigned state = plan == 1 ? s->seed : 0;
+    tw_status st = TW_OK;
+    for (size_t off = 0; st == TW_OK && off < s->len;) {
+        size_t n = plan == 0 ? s->len : tw_fz_next_chunk(&state, s->plan_max, s->len - off);
+        char *piece = tw_fz_copy(s->body + off, n);
+        tw_fz_mem_mark();
+        st = tw_sse_feed(&p, piece, n);
+        /* what the parser holds: the peak less the piece this harness owns */
+        int64_t held = tw_fz_mem_peak() - base - (int64_t)n;
+        TW_FZ_CHECK(!mem || held <= bound,
+                    "sse: the parser held %lld bytes, over the bound %lld (limits: line %zu, "
+                    "event %zu)",
+                    (long long)held, (long long)bound, s->L.max_line_bytes, s->L.max_event_bytes);
+        free(piece);
+        off += n;
+    }
+    TW_FZ_CHECK(st == TW_OK, "sse: feed returned %s", tw_code_name(st));
+    TW_FZ_CHECK(p.fed == s->len, "sse: fed %llu bytes of %zu", (unsigned long long)p.fed, s->len);
+    st = tw_sse_finish(&p);
+    TW_FZ_CHECK(st == TW_OK, "sse: finish returned %s", tw_code_name(st));
+    tw_sse_release(&p);
+    TW_FZ_CHECK(!mem || tw_fz_mem_live() == base, "sse: %lld bytes leaked",
+                (long long)(tw_fz_mem_live() - base));
+}
+
+int tw_fz_sse(const uint8_t *data, size_t size)
+{
+    tw_fz_setup s;
+    tw_fz_read_header(data, size, &s);
+    bool flush = s.o.forced_open;
+    /* a held line, the event's data, type and id, each at most twice its
+     * cap (buffers double), and never more than the input could fill */
+    int64_t caps = 2 * (3 * (int64_t)s.L.max_line_bytes + (int64_t)s.L.max_event_bytes);
+    int64_t fill = 8 * (int64_t)s.len;
+    int64_t bound = (caps < fill ? caps : fill) + 64 * 1024;
+    sse_acc a0, a1, a2;
+    run(&s, flush, 0, &a0, bound);
+    run(&s, flush, 1, &a1, bound);
+    TW_FZ_CHECK(a0.h == a1.h && a0.nevents == a1.nevents && a0.ndiags == a1.ndiags,
+                "sse: chunked (seed %u, max chunk %u) gives %zu events / %zu diagnostics, one "
+                "feed %zu / %zu (or different contents)",
+                s.seed, s.plan_max, a1.nevents, a1.ndiags, a0.nevents, a0.ndiags);
+    if (s.len <= 4096) {
+        run(&s, flush, 2, &a2, bound);
+        TW_FZ_CHECK(a0.h == a2.h && a0.nevents == a2.nevents,
+                    "sse: byte-at-a-time gives %zu events, one feed %zu (or different contents)",
+                    a2.nevents, a0.nevents);
+    }
+    return 0;
+}

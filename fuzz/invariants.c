@@ -1,0 +1,754 @@
+/*
+ * Invariant checks shared by the fuzz targets and the regression replay
+ * test. Statics here are harness state (memory counters, the test tools),
+ * never library state.
+ */
+#include "invariants.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "toolwire/decode.h"
+#include "toolwire/encode.h"
+#include "toolwire/schema.h"
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TW_FZ_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define TW_FZ_ASAN 1
+#endif
+
+#ifdef TW_FZ_ASAN
+#if defined(__has_include)
+#if __has_include(<sanitizer/allocator_interface.h>)
+#include <sanitizer/allocator_interface.h>
+#define TW_FZ_HAVE_ALLOC_IFACE 1
+#endif
+#endif
+#ifndef TW_FZ_HAVE_ALLOC_IFACE
+/* gcc ships libasan without this header; the functions are exported all the same */
+int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void *, size_t),
+                                              void (*free_hook)(const volatile void *));
+size_t __sanitizer_get_allocated_size(const volatile void *p);
+int __sanitizer_get_ownership(const volatile void *p);
+#endif
+#endif
+
+/* ===================== failure ===================== */
+
+static const char *input_name;
+
+void tw_fz_set_input_name(const char *name) { input_name = name; }
+
+void tw_fz_fail(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("toolwire fuzz invariant violated: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    if (input_name)
+        fprintf(stderr, " [input %s]", input_name);
+    fputc('\n', stderr);
+    fflush(stderr);
+    abort();
+}
+
+/* ===================== memory accounting ===================== */
+
+static int64_t mem_live, mem_peak;
+static int mem_state; /* 0 not tried, 1 on, -1 unavailable */
+/* Only the thread that runs the checks is counted: libFuzzer's own threads
+ * (the RSS watcher) allocate and free at any time. */
+#ifdef TW_FZ_ASAN
+static _Thread_local bool mem_counted_thread;
+
+static void on_malloc(const volatile void *p, size_t n)
+{
+    (void)p;
+    if (!mem_counted_thread)
+        return;
+    mem_live += (int64_t)n;
+    if (mem_live > mem_peak)
+        mem_peak = mem_live;
+}
+static void on_free(const volatile void *p)
+{
+    if (mem_counted_thread && p && __sanitizer_get_ownership((const void *)p))
+        mem_live -= (int64_t)__sanitizer_get_allocated_size((const void *)p);
+}
+#endif
+
+bool tw_fz_mem_enabled(void)
+{
+    if (mem_state == 0) {
+        mem_state = -1;
+#ifdef TW_FZ_ASAN
+        if (!getenv("TOOLWIRE_FUZZ_NO_MEM") &&
+            __sanitizer_install_malloc_and_free_hooks(on_malloc, on_free)) {
+            mem_state = 1;
+            mem_counted_thread = true;
+        }
+#endif
+    }
+    return mem_state == 1;
+}
+
+void tw_fz_mem_mark(void) { mem_peak = mem_live; }
+int64_t tw_fz_mem_live(void) { return mem_live; }
+int64_t tw_fz_mem_peak(void) { return mem_peak; }
+
+/*
+ * Why 64 per input byte: the densest JSON for cJSON is "[0,0,0,…": one
+ * 64-byte node per two input bytes (32x); a decoder may hold that tree, its
+ * compact print for the max_args_bytes check and the text it came from at
+ * once. The constant covers fixed-size state and the diagnostics (each kept
+ * diagnostic owns a short message).
+ */
+int64_t tw_fz_mem_bound(size_t len, const tw_limits *L)
+{
+    size_t eff = len < L->max_input_bytes ? len : L->max_input_bytes;
+    size_t diags = L->max_diags < 4096 ? L->max_diags : 4096;
+    return (int64_t)eff * 64 + 256 * 1024 + (int64_t)diags * 512;
+}
+
+char *tw_fz_copy(const void *p, size_t n)
+{
+    char *c = malloc(n ? n : 1);
+    if (!c)
+        tw_fz_fail("out of memory copying %zu bytes", n);
+    if (n)
+        memcpy(c, p, n);
+    return c;
+}
+
+/* ===================== header ===================== */
+
+static const char test_tools_json[] =
+    "[{\"name\":\"get_weather\",\"parameters\":{\"type\":\"object\",\"properties\":"
+    "{\"city\":{\"type\":\"string\"},\"unit\":{\"enum\":[\"c\",\"f\"]},\"days\":"
+    "{\"type\":\"integer\"}},\"required\":[\"city\"],\"additionalProperties\":false}},"
+    "{\"name\":\"search\",\"parameters\":{\"type\":\"object\",\"properties\":{\"query\":"
+    "{\"type\":\"string\"},\"n\":{\"type\":[\"integer\",\"null\"]},\"tags\":{\"type\":"
+    "\"array\",\"items\":{\"type\":\"string\"}}}}},{\"name\":\"noop\"}]";
+
+static tw_tool *test_tools;
+static size_t test_ntools;
+
+static void load_test_tools(void)
+{
+    if (test_tools)
+        return;
+    cJSON *j = NULL;
+    if (tw_json_parse(test_tools_json, sizeof test_tools_json - 1, 64, &j, NULL) != TW_OK)
+        tw_fz_fail("test tools do not parse");
+    char why[128];
+    if (tw_tools_read(j, NULL, &test_tools, &test_ntools, why, sizeof why) != TW_OK)
+        tw_fz_fail("test tools do not read: %s", why);
+    cJSON_Delete(j);
+}
+
+void tw_fz_read_header(const uint8_t *data, size_t size, tw_fz_setup *s)
+{
+    uint8_t h[TW_FZ_HDR] = {0};
+    memcpy(h, data, size < TW_FZ_HDR ? size : TW_FZ_HDR);
+    memset(s, 0, sizeof *s);
+    tw_decode_opts *o = &s->o;
+    o->forced_open = h[0] & 1;
+    o->unterminated = (h[0] & 2) ? TW_UNTERM_DIRECT : TW_UNTERM_SYNTHESIZE;
+    o->bare_json = (h[0] & 4) != 0;
+    o->allow_unknown_tool = (h[0] & 8) != 0;
+    o->schema_warn = (h[0] & 16) != 0;
+    if (h[0] & 32) {
+        load_test_tools();
+        o->tools = test_tools;
+        o->ntools = test_ntools;
+        o->tools_declared = true;
+    }
+    o->think_tags = (unsigned)(h[0] >> 6) & 3u;
+    switch (h[1] & 3) {
+    case 1: o->finish = TW_FINISH_LENGTH; break;
+    case 2: o->finish = TW_FINISH_STOP_SEQUENCE; break;
+    default: o->finish = TW_FINISH_STOP; break;
+    }
+    s->plan_max = 1u + 4u * (unsigned)(h[1] >> 2);
+    if (h[2] & 1)
+        o->limits.max_args_bytes = 1u + 8u * h[3];
+    if (h[2] & 2)
+        o->limits.max_calls = 1u + (h[4] & 7u);
+    if (h[2] & 4)
+        o->limits.max_depth = 1u + (unsigned)(h[4] >> 3);
+    if (h[2] & 8)
+        o->limits.max_input_bytes = 1u + 16u * h[5];
+    if (h[2] & 16)
+        o->limits.max_diags = 1u + (h[6] & 7u);
+    if (h[2] & 32) {
+        o->limits.max_line_bytes = 8u + 32u * (unsigned)(h[6] >> 3);
+        o->limits.max_event_bytes = 2u * o->limits.max_line_bytes;
+    }
+    tw_limits_resolve(&s->L, &o->limits);
+    s->seed = h[7];
+    s->body = size > TW_FZ_HDR ? data + TW_FZ_HDR : data + size;
+    s->len = size > TW_FZ_HDR ? size - TW_FZ_HDR : 0;
+}
+
+size_t tw_fz_next_chunk(unsigned *state, unsigned plan_max, size_t left)
+{
+    size_t n = 1;
+    if (*state != 0) {
+        /* xorshift32; the seed is never 0 here */
+        unsigned x = *state;
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        *state = x ? x : 1u;
+        n = 1 + x % plan_max;
+    }
+    return n < left ? n : left;
+}
+
+/* ===================== hashing ===================== */
+
+typedef struct fnv {
+    uint64_t h;
+    size_t n;
+} fnv;
+
+static void fnv_init(fnv *f) { f->h = 1469598103934665603ull, f->n = 0; }
+static void fnv_add(fnv *f, const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++) {
+        f->h ^= c[i];
+        f->h *= 1099511628211ull;
+    }
+    f->n += n;
+}
+static bool fnv_eq(const fnv *a, const fnv *b) { return a->h == b->h && a->n == b->n; }
+
+/* ===================== result checks ===================== */
+
+static void check_diags(const tw_diag_list *l, const char *what, size_t len, const char *pass)
+{
+    for (size_t i = 0; i < l->len; i++) {
+        const tw_diag *d = &l->items[i];
+        TW_FZ_CHECK(d->code > TW_ERR_UNSUPPORTED && d->code < TW_CODE_COUNT,
+                    "%s: %s[%zu] has code %d, not a diagnostic code", pass, what, i, (int)d->code);
+        TW_FZ_CHECK(d->offset >= -1 && d->offset <= (int64_t)len,
+                    "%s: %s[%zu] (%s) offset %lld outside [-1, %zu]", pass, what, i,
+                    tw_code_name(d->code), (long long)d->offset, len);
+        TW_FZ_CHECK(d->message != NULL, "%s: %s[%zu] has no message", pass, what, i);
+    }
+}
+
+static void check_call(const tw_call *c, const tw_limits *L, size_t len, const char *pass,
+                       size_t i)
+{
+    TW_FZ_CHECK(c->id && c->id[0], "%s: call %zu has an empty id", pass, i);
+    TW_FZ_CHECK(c->name && c->name[0], "%s: call %zu (%s) has an empty name", pass, i, c->id);
+    TW_FZ_CHECK(cJSON_IsObject(c->arguments), "%s: call %zu (%s) arguments are not an object",
+                pass, i, c->id);
+    size_t sz = tw_json_size(c->arguments, L->max_args_bytes);
+    TW_FZ_CHECK(sz <= L->max_args_bytes,
+                "%s: call %zu (%s) arguments serialise past max_args_bytes %zu", pass, i, c->id,
+                L->max_args_bytes);
+    TW_FZ_CHECK(c->offset >= -1 && c->offset <= (int64_t)len,
+                "%s: call %zu offset %lld outside [-1, %zu]", pass, i, (long long)c->offset, len);
+}
+
+static void check_result(const tw_result *r, const tw_limits *L, size_t len, const char *pass)
+{
+    const tw_message *m = &r->msg;
+    TW_FZ_CHECK(m->ncalls <= L->max_calls, "%s: %zu calls, max_calls is %zu", pass, m->ncalls,
+                L->max_calls);
+    for (size_t i = 0; i < m->ncalls; i++) {
+        check_call(&m->calls[i], L, len, pass, i);
+        for (size_t j = 0; j < i; j++)
+            TW_FZ_CHECK(strcmp(m->calls[i].id, m->calls[j].id) != 0,
+                        "%s: calls %zu and %zu share the id '%s'", pass, j, i, m->calls[i].id);
+    }
+    check_diags(&r->errors, "errors", len, pass);
+    check_diags(&r->warnings, "warnings", len, pass);
+    /* tw_result_init caps each list at max_diags */
+    TW_FZ_CHECK(r->errors.len <= L->max_diags && r->warnings.len <= L->max_diags,
+                "%s: %zu errors and %zu warnings kept, max_diags is %zu", pass, r->errors.len,
+                r->warnings.len, L->max_diags);
+}
+
+static char *result_json(const tw_result *r, size_t *n)
+{
+    tw_buf b = {0};
+    if (tw_result_write(&b, r, TW_JSON_COMPACT) != TW_OK)
+        tw_fz_fail("tw_result_write failed");
+    return tw_buf_take(&b, n);
+}
+
+static void hash_calls(const tw_message *m, fnv *f)
+{
+    fnv_init(f);
+    for (size_t i = 0; i < m->ncalls; i++) {
+        fnv_add(f, m->calls[i].id, strlen(m->calls[i].id) + 1);
+        fnv_add(f, m->calls[i].name, strlen(m->calls[i].name) + 1);
+    }
+}
+
+/* The printed neutral value reads back to the same printed value. */
+static void check_neutral_roundtrip(const char *js, size_t n, const tw_limits *L)
+{
+    if (tw_memmem(js, n, "\\u0000", 6))
+        return; /* cJSON strings stop at NUL: not representable after reading */
+    cJSON *j = NULL;
+    tw_json_error je;
+    tw_status st = tw_json_parse(js, n, TW_DEPTH_HARD_MAX, &j, &je);
+    TW_FZ_CHECK(st == TW_OK, "printed neutral result is not JSON (%s at %zu): %.*s",
+                je.message, je.offset, (int)(n > 2000 ? 2000 : n), js);
+    tw_result back;
+    char why[160];
+    /* read with room for every printed diagnostic, the "N more" entry too */
+    tw_limits rl = *L;
+    rl.max_diags = L->max_diags + 1;
+    st = tw_result_read(j, &rl, &back, why, sizeof why);
+    TW_FZ_CHECK(st == TW_OK, "printed neutral result does not read back: %s", why);
+    size_t n2;
+    char *js2 = result_json(&back, &n2);
+    TW_FZ_CHECK(n == n2 && memcmp(js, js2, n) == 0,
+                "neutral result changes when read back:\n  printed %.*s\n  reread  %.*s",
+                (int)(n > 2000 ? 2000 : n), js, (int)(n2 > 2000 ? 2000 : n2), js2);
+    free(js2);
+    tw_result_free(&back);
+    cJSON_Delete(j);
+}
+
+/* ===================== streaming ===================== */
+
+typedef struct ev_acc {
+    const tw_limits *L;
+    size_t len;
+    fnv content, thinking, calls;
+    size_t ncalls;
+} ev_acc;
+
+static void on_event(void *user, const tw_event *ev)
+{
+    ev_acc *a = user;
+    switch (ev->kind) {
+    case TW_EV_CONTENT:
+        TW_FZ_CHECK(ev->text || ev->len == 0, "content event without text");
+        fnv_add(&a->content, ev->text, ev->len);
+        break;
+    case TW_EV_THINKING:
+        TW_FZ_CHECK(ev->text || ev->len == 0, "thinking event without text");
+        fnv_add(&a->thinking, ev->text, ev->len);
+        break;
+    case TW_EV_TOOL_CALL:
+        TW_FZ_CHECK(ev->call != NULL, "tool-call event without a call");
+        check_call(ev->call, a->L, a->len, "stream event", a->ncalls);
+        fnv_add(&a->calls, ev->call->id, strlen(ev->call->id) + 1);
+        fnv_add(&a->calls, ev->call->name, strlen(ev->call->name) + 1);
+        a->ncalls++;
+        break;
+    case TW_EV_ERROR:
+    case TW_EV_WARNING:
+        TW_FZ_CHECK(ev->diag != NULL, "diagnostic event without a diagnostic");
+        TW_FZ_CHECK(ev->diag->offset >= -1 && ev->diag->offset <= (int64_t)a->len,
+                    "diagnostic event %s offset %lld outside [-1, %zu]",
+                    tw_code_name(ev->diag->code), (long long)ev->diag->offset, a->len);
+        break;
+    default:
+        tw_fz_fail("unknown event kind %d", (int)ev->kind);
+    }
+}
+
+/* Stream the body in pieces (exact-size heap copies); the chunk plan starts
+ * at `state` (0: one byte at a time). */
+static tw_status run_stream(const tw_format_ops *f, const tw_fz_setup *s, unsigned state,
+                            size_t whole, ev_acc *acc, tw_result *out)
+{
+    memset(out, 0, sizeof *out);
+    void *st_mem = calloc(1, f->state_size ? f->state_size : 1);
+    if (!st_mem)
+        tw_fz_fail("out of memory");
+    tw_status st = f->init(st_mem, &s->o, on_event, acc);
+    for (size_t off = 0; st == TW_OK && off < s->len;) {
+        size_t n = whole ? s->len : tw_fz_next_chunk(&state, s->plan_max, s->len - off);
+        char *piece = tw_fz_copy(s->body + off, n);
+        st = f->feed(st_mem, piece, n);
+        free(piece);
+        off += n;
+    }
+    if (st == TW_OK)
+        st = f->finish(st_mem, out);
+    f->release(st_mem);
+    free(st_mem);
+    return st;
+}
+
+/* ===================== encode, then decode ===================== */
+
+static const char *const enc_pairs[][2] = {
+    {"openai-response", "openai-response"},   {"openai-stream", "openai-stream"},
+    {"anthropic-response", "anthropic-response"}, {"anthropic-stream", "anthropic-stream"},
+    {"vllm-generate", "vllm-generate-response"},
+};
+
+/* The neutral value without errors and warnings, printed compactly. */
+static char *neutral_value(const tw_result *r, bool drop_finish, size_t *n)
+{
+    tw_result v = *r;
+    if (drop_finish)
+        v.finish_reason = NULL;
+    memset(&v.errors, 0, sizeof v.errors);
+    memset(&v.warnings, 0, sizeof v.warnings);
+    return result_json(&v, n);
+}
+
+static void check_encode_roundtrip(const tw_format_ops *f, const tw_fz_setup *s,
+                                   const tw_result *r)
+{
+    const tw_encoder_ops *e = NULL;
+    for (size_t i = 0; i < sizeof enc_pairs / sizeof enc_pairs[0]; i++)
+        if (strcmp(enc_pairs[i][0], f->name) == 0)
+            e = tw_encoder_find(enc_pairs[i][1]);
+    if (!e || e->input != TW_ENC_RESULT || r->errors.len > 0)
+        return; /* only a clean decode has a value every encoder must carry */
+    tw_diag_list warn = {0};
+    tw_encode_opts eo;
+    memset(&eo, 0, sizeof eo);
+    eo.warnings = &warn;
+    tw_buf wire = {0};
+    tw_status st = e->encode_result(r, &eo, &wire);
+    bool skip = st != TW_OK || warn.len > 0;
+    /* not implemented yet, over max_output_bytes, or a value the format
+     * cannot carry (not_carried): nothing to compare */
+    tw_diag_list_free(&warn);
+    if (skip) {
+        tw_buf_free(&wire);
+        return;
+    }
+    tw_decode_opts o2 = s->o;
+    memset(&o2.limits, 0, sizeof o2.limits);
+    o2.limits.max_diags = s->L.max_diags;
+    tw_result r2;
+    memset(&r2, 0, sizeof r2);
+    st = f->decode(wire.data ? wire.data : "", wire.len, &o2, &r2);
+    TW_FZ_CHECK(st == TW_OK, "%s: decoding the encoder's output failed (%s)", f->name,
+                tw_code_name(st));
+    /* no finish_reason decoded: the encoder writes its format's default */
+    bool no_finish = !r->finish_reason || !r->finish_reason[0];
+    size_t n1, n2;
+    char *a = neutral_value(r, no_finish, &n1), *b = neutral_value(&r2, no_finish, &n2);
+    TW_FZ_CHECK(n1 == n2 && memcmp(a, b, n1) == 0,
+                "%s: encode then decode changes the neutral value:\n  decoded   %.*s\n  "
+                "re-decoded %.*s\n  wire %.*s",
+                f->name, (int)(n1 > 2000 ? 2000 : n1), a, (int)(n2 > 2000 ? 2000 : n2), b,
+                (int)(wire.len > 2000 ? 2000 : wire.len), wire.data);
+    free(a);
+    free(b);
+    tw_result_free(&r2);
+    tw_buf_free(&wire);
+}
+
+/* ===================== decoder targets ===================== */
+
+enum { MODE_BATCH = 0, MODE_STREAM = 1 };
+
+static bool is_text_format(const char *name)
+{
+    return !strcmp(name, "hermes") || !strcmp(name, "fenced") || !strcmp(name, "think");
+}
+
+static int check_decoder(const char *name, const uint8_t *data, size_t size, int mode)
+{
+    const tw_format_ops *f = tw_format_find(name);
+    if (!f)
+        return 0; /* not registered in this build */
+    tw_fz_setup s;
+    tw_fz_read_header(data, size, &s);
+    const tw_limits *L = &s.L;
+    bool mem = tw_fz_mem_enabled();
+    int64_t base0 = tw_fz_mem_live();
+    char *in = tw_fz_copy(s.body, s.len);
+    int64_t bound = tw_fz_mem_bound(s.len, L);
+
+    /* batch, twice */
+    int64_t base = tw_fz_mem_live();
+    tw_fz_mem_mark();
+    tw_result r1;
+    memset(&r1, 0, sizeof r1);
+    tw_status st1 = f->decode(in, s.len, &s.o, &r1);
+    if (st1 == TW_ERR_UNSUPPORTED) {
+        tw_result_free(&r1);
+        free(in);
+        return 0; /* the decoder is not built yet */
+    }
+    int64_t peak = tw_fz_mem_peak() - base;
+    TW_FZ_CHECK(!mem || peak <= bound, "%s batch: peak memory %lld bytes over the bound %lld",
+                name, (long long)peak, (long long)bound);
+    TW_FZ_CHECK(st1 == TW_OK, "%s batch: decode returned %s", name, tw_code_name(st1));
+    check_result(&r1, L, s.len, "batch");
+    if (is_text_format(name)) {
+        const char *fr = r1.finish_reason ? r1.finish_reason : "";
+        TW_FZ_CHECK((r1.msg.ncalls > 0) == (strcmp(fr, "tool_calls") == 0),
+                    "%s: %zu calls but finish_reason '%s'", name, r1.msg.ncalls, fr);
+        TW_FZ_CHECK(strcmp(name, "think") != 0 || r1.msg.ncalls == 0,
+                    "think: the think format extracted a call");
+    }
+    size_t n1;
+    char *j1 = result_json(&r1, &n1);
+    check_neutral_roundtrip(j1, n1, L);
+
+    tw_result r2;
+    memset(&r2, 0, sizeof r2);
+    tw_status st2 = f->decode(in, s.len, &s.o, &r2);
+    size_t n2;
+    char *j2 = result_json(&r2, &n2);
+    TW_FZ_CHECK(st1 == st2 && n1 == n2 && memcmp(j1, j2, n1) == 0,
+                "%s: the same input twice gives two results:\n  first  %.*s\n  second %.*s",
+                name, (int)(n1 > 2000 ? 2000 : n1), j1, (int)(n2 > 2000 ? 2000 : n2), j2);
+    free(j2);
+    tw_result_free(&r2);
+
+    /* streaming: the plan from the header; the stream target adds one byte
+     * at a time (short inputs) and a single feed */
+    unsigned plans[3];
+    size_t wholes[3];
+    size_t nplans = 0;
+    plans[nplans] = s.seed, wholes[nplans++] = 0;
+    if (mode == MODE_STREAM) {
+        if (s.seed != 0 && s.len <= 4096)
+            plans[nplans] = 0, wholes[nplans++] = 0;
+        plans[nplans] = 0, wholes[nplans++] = 1;
+    }
+    fnv want_c, want_t, want_calls;
+    fnv_init(&want_c);
+    fnv_add(&want_c, r1.msg.content.data, r1.msg.content.len);
+    fnv_init(&want_t);
+    fnv_add(&want_t, r1.msg.thinking.data, r1.msg.thinking.len);
+    hash_calls(&r1.msg, &want_calls);
+    for (size_t p = 0; p < nplans; p++) {
+        ev_acc acc = {.L = L, .len = s.len};
+        fnv_init(&acc.content), fnv_init(&acc.thinking), fnv_init(&acc.calls);
+        base = tw_fz_mem_live();
+        tw_fz_mem_mark();
+        tw_result rs;
+        tw_status sts = run_stream(f, &s, plans[p], wholes[p], &acc, &rs);
+        peak = tw_fz_mem_peak() - base;
+        TW_FZ_CHECK(!mem || peak <= bound + (int64_t)s.len,
+                    "%s stream: peak memory %lld bytes over the bound %lld", name,
+                    (long long)peak, (long long)(bound + (int64_t)s.len));
+        TW_FZ_CHECK(sts == st1, "%s: stream returned %s, batch %s", name, tw_code_name(sts),
+                    tw_code_name(st1));
+        check_result(&rs, L, s.len, "stream");
+        size_t ns;
+        char *js = result_json(&rs, &ns);
+        TW_FZ_CHECK(ns == n1 && memcmp(js, j1, n1) == 0,
+                    "%s: streaming (plan seed %u, max chunk %u%s) differs from batch:\n  batch  "
+                    "%.*s\n  stream %.*s",
+                    name, plans[p], s.plan_max, wholes[p] ? ", one feed" : "",
+                    (int)(n1 > 2000 ? 2000 : n1), j1, (int)(ns > 2000 ? 2000 : ns), js);
+        free(js);
+        /* what was emitted is what the result holds: nothing retracted */
+        TW_FZ_CHECK(fnv_eq(&acc.content, &want_c),
+                    "%s: content events (%zu bytes) differ from the final content (%zu bytes)",
+                    name, acc.content.n, want_c.n);
+        TW_FZ_CHECK(fnv_eq(&acc.thinking, &want_t),
+                    "%s: thinking events (%zu bytes) differ from the final thinking (%zu bytes)",
+                    name, acc.thinking.n, want_t.n);
+        TW_FZ_CHECK(acc.ncalls == rs.msg.ncalls && fnv_eq(&acc.calls, &want_calls),
+                    "%s: %zu tool-call events, %zu calls in the result", name, acc.ncalls,
+                    rs.msg.ncalls);
+        tw_result_free(&rs);
+    }
+
+    check_encode_roundtrip(f, &s, &r1);
+    free(j1);
+    tw_result_free(&r1);
+    free(in);
+    TW_FZ_CHECK(!mem || tw_fz_mem_live() == base0, "%s: %lld bytes still allocated after "
+                "every result was freed (a leak)", name, (long long)(tw_fz_mem_live() - base0));
+    return 0;
+}
+
+int tw_fz_think(const uint8_t *d, size_t n) { return check_decoder("think", d, n, MODE_BATCH); }
+int tw_fz_hermes(const uint8_t *d, size_t n) { return check_decoder("hermes", d, n, MODE_BATCH); }
+int tw_fz_hermes_stream(const uint8_t *d, size_t n)
+{
+    return check_decoder("hermes", d, n, MODE_STREAM);
+}
+int tw_fz_fenced(const uint8_t *d, size_t n) { return check_decoder("fenced", d, n, MODE_BATCH); }
+int tw_fz_openai_response(const uint8_t *d, size_t n)
+{
+    return check_decoder("openai-response", d, n, MODE_BATCH);
+}
+int tw_fz_openai_stream(const uint8_t *d, size_t n)
+{
+    return check_decoder("openai-stream", d, n, MODE_STREAM);
+}
+int tw_fz_anthropic_response(const uint8_t *d, size_t n)
+{
+    return check_decoder("anthropic-response", d, n, MODE_BATCH);
+}
+int tw_fz_anthropic_stream(const uint8_t *d, size_t n)
+{
+    return check_decoder("anthropic-stream", d, n, MODE_STREAM);
+}
+int tw_fz_vllm(const uint8_t *d, size_t n) { return check_decoder("vllm-generate", d, n, MODE_BATCH); }
+int tw_fz_proxy(const uint8_t *d, size_t n) { return check_decoder("proxy", d, n, MODE_BATCH); }
+
+/* ===================== schema ===================== */
+
+static const char *json_type_name(const cJSON *v)
+{
+    if (cJSON_IsObject(v))
+        return "object";
+    if (cJSON_IsArray(v))
+        return "array";
+    if (cJSON_IsString(v))
+        return "string";
+    if (cJSON_IsBool(v))
+        return "boolean";
+    if (cJSON_IsNull(v))
+        return "null";
+    return "number";
+}
+
+static bool has_duplicate_key(const cJSON *v)
+{
+    if (cJSON_IsObject(v) && tw_json_duplicate_key(v))
+        return true;
+    for (const cJSON *c = v ? v->child : NULL; c; c = c->next)
+        if (has_duplicate_key(c))
+            return true;
+    return false;
+}
+
+/*
+ * Input: byte 0 chooses max_depth (1 + value % 72), byte 1 the size of the
+ * `why` buffer; then a schema JSON, one NUL byte, a value JSON.
+ */
+int tw_fz_schema(const uint8_t *data, size_t size)
+{
+    if (size < 2)
+        return 0;
+    size_t depth = 1 + data[0] % 72u;
+    size_t whylen = data[1];
+    const char *body = (const char *)data + 2;
+    size_t len = size - 2;
+    const char *nul = memchr(body, 0, len);
+    if (!nul)
+        return 0;
+    size_t slen = (size_t)(nul - body);
+    cJSON *schema = NULL, *value = NULL;
+    char *sbuf = tw_fz_copy(body, slen), *vbuf = tw_fz_copy(nul + 1, len - slen - 1);
+    bool ok = tw_json_parse(sbuf, slen, 200, &schema, NULL) == TW_OK &&
+              tw_json_parse(vbuf, len - slen - 1, 200, &value, NULL) == TW_OK;
+    free(sbuf);
+    free(vbuf);
+    if (!ok) {
+        cJSON_Delete(schema);
+        cJSON_Delete(value);
+        return 0;
+    }
+    bool mem = tw_fz_mem_enabled();
+    char *why1 = whylen ? malloc(whylen) : NULL, *why2 = whylen ? malloc(whylen) : NULL;
+    if (whylen && (!why1 || !why2))
+        tw_fz_fail("out of memory");
+    int64_t base = tw_fz_mem_live();
+    tw_fz_mem_mark();
+    bool r1 = tw_schema_validate(schema, value, depth, why1, whylen);
+    int64_t peak = tw_fz_mem_peak() - base;
+    int64_t bound = 64 * (int64_t)len + 64 * 1024;
+    TW_FZ_CHECK(!mem || peak <= bound, "schema: peak memory %lld over the bound %lld",
+                (long long)peak, (long long)bound);
+    TW_FZ_CHECK(!mem || tw_fz_mem_live() == base, "schema: validation leaked %lld bytes",
+                (long long)(tw_fz_mem_live() - base));
+    bool r2 = tw_schema_validate(schema, value, depth, why2, whylen);
+    bool r3 = tw_schema_validate(schema, value, depth, NULL, 0);
+    TW_FZ_CHECK(r1 == r2 && r1 == r3, "schema: one schema and value, results %d %d %d", r1, r2,
+                r3);
+    if (!r1 && whylen) {
+        TW_FZ_CHECK(memchr(why1, 0, whylen) != NULL, "schema: why is not NUL-terminated");
+        TW_FZ_CHECK(strcmp(why1, why2) == 0, "schema: why differs between runs: '%s' / '%s'",
+                    why1, why2);
+    }
+    TW_FZ_CHECK(tw_schema_validate(NULL, value, depth, NULL, 0), "schema: NULL schema refused");
+    cJSON *empty = cJSON_CreateObject();
+    TW_FZ_CHECK(tw_schema_validate(empty, value, depth, NULL, 0),
+                "schema: the empty schema {} refused a value");
+    size_t vdepth = tw_json_depth(nul + 1, len - slen - 1, 200);
+    /* tw_json_equal looks keys up by name, so a value with a duplicate key
+     * is not equal to itself: no enum identity for it */
+    if (vdepth + 2 <= depth && !has_duplicate_key(value)) {
+        /* a value is in an enum that lists it, and has its own type */
+        cJSON *en = cJSON_CreateObject(), *arr = cJSON_CreateArray();
+        cJSON_AddItemToArray(arr, cJSON_Duplicate(value, 1));
+        cJSON_AddItemToObject(en, "enum", arr);
+        TW_FZ_CHECK(tw_schema_validate(en, value, depth, NULL, 0),
+                    "schema: {\"enum\": [v]} refused v");
+        cJSON *ty = cJSON_CreateObject();
+        cJSON_AddStringToObject(ty, "type", json_type_name(value));
+        TW_FZ_CHECK(tw_schema_validate(ty, value, depth, NULL, 0),
+                    "schema: {\"type\": \"%s\"} refused a value of that type",
+                    json_type_name(value));
+        cJSON_Delete(en);
+        cJSON_Delete(ty);
+    }
+    cJSON_Delete(empty);
+    free(why1);
+    free(why2);
+    cJSON_Delete(schema);
+    cJSON_Delete(value);
+    return 0;
+}
+
+/* ===================== registry ===================== */
+
+static const struct {
+    const char *name;
+    tw_fz_fn fn;
+} targets[] = {
+    {"think", tw_fz_think},
+    {"hermes", tw_fz_hermes},
+    {"hermes_stream", tw_fz_hermes_stream},
+    {"fenced", tw_fz_fenced},
+    {"openai_response", tw_fz_openai_response},
+    {"openai_stream", tw_fz_openai_stream},
+    {"anthropic_response", tw_fz_anthropic_response},
+    {"anthropic_stream", tw_fz_anthropic_stream},
+    {"vllm", tw_fz_vllm},
+    {"proxy", tw_fz_proxy},
+    {"schema", tw_fz_schema},
+#ifdef TW_FZ_HAVE_SSE
+    {"sse", tw_fz_sse},
+#endif
+#ifdef TW_FZ_HAVE_FIXTURE
+    {"fixture", tw_fz_fixture},
+#endif
+#ifdef TW_FZ_HAVE_IMPORT
+    {"import", tw_fz_import},
+#endif
+};
+
+#define NTARGETS (sizeof targets / sizeof targets[0])
+
+tw_fz_fn tw_fz_target(const char *name)
+{
+    for (size_t i = 0; i < NTARGETS; i++)
+        if (strcmp(targets[i].name, name) == 0)
+            return targets[i].fn;
+    return NULL;
+}
+
+const char *const *tw_fz_target_names(void)
+{
+    static const char *names[NTARGETS + 1];
+    for (size_t i = 0; i < NTARGETS; i++)
+        names[i] = targets[i].name;
+    names[NTARGETS] = NULL;
+    return names;
+}

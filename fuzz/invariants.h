@@ -1,0 +1,118 @@
+/*
+ * The invariants every fuzz target asserts, shared by the libFuzzer targets
+ * (fuzz/fuzz_*.c) and the regression replay test (tests/test_fuzz_regressions.c).
+ * docs/fuzzing.md lists them with their reasons.
+ *
+ * Input layout of the decoder targets: TW_FZ_HDR header bytes that choose
+ * the decode options, the limits and the chunking, then the decoder's input.
+ * A shorter input is read as if padded with zero bytes (defaults, empty body).
+ *
+ *   byte 0  bit 0 forced_open       bit 1 unterminated=direct  bit 2 bare_json
+ *           bit 3 allow_unknown_tool bit 4 schema_warn          bit 5 declare the test tools
+ *           bits 6-7 think_tags (0 both, 1 think, 2 thinking, 3 both)
+ *   byte 1  bits 0-1 finish (0 stop, 1 length, 2 stop_sequence, 3 stop)
+ *           bits 2-7 largest chunk of the streaming pass, 1 + 4 * value bytes
+ *   byte 2  which limits are small: bit 0 max_args_bytes, bit 1 max_calls,
+ *           bit 2 max_depth, bit 3 max_input_bytes, bit 4 max_diags,
+ *           bit 5 max_line_bytes / max_event_bytes
+ *   byte 3  max_args_bytes = 1 + 8 * value
+ *   byte 4  max_calls = 1 + (value & 7), max_depth = 1 + (value >> 3)
+ *   byte 5  max_input_bytes = 1 + 16 * value
+ *   byte 6  max_diags = 1 + (value & 7), max_line_bytes = 8 + 32 * (value >> 3),
+ *           max_event_bytes = 2 * max_line_bytes
+ *   byte 7  seed of the chunk sizes (0: one byte at a time)
+ *
+ * Every check aborts the process with a message on stderr when it fails: a
+ * libFuzzer crash, a failed test.
+ */
+#ifndef TOOLWIRE_FUZZ_INVARIANTS_H
+#define TOOLWIRE_FUZZ_INVARIANTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "toolwire/neutral.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TW_FZ_HDR 8
+
+/* Fuzz targets, one per libFuzzer binary. Each returns 0 (libFuzzer's
+ * convention) or aborts on a violated invariant. */
+int tw_fz_think(const uint8_t *data, size_t size);
+int tw_fz_hermes(const uint8_t *data, size_t size);
+int tw_fz_hermes_stream(const uint8_t *data, size_t size);
+int tw_fz_fenced(const uint8_t *data, size_t size);
+int tw_fz_openai_response(const uint8_t *data, size_t size);
+int tw_fz_openai_stream(const uint8_t *data, size_t size);
+int tw_fz_anthropic_response(const uint8_t *data, size_t size);
+int tw_fz_anthropic_stream(const uint8_t *data, size_t size);
+int tw_fz_vllm(const uint8_t *data, size_t size);
+int tw_fz_proxy(const uint8_t *data, size_t size);
+int tw_fz_schema(const uint8_t *data, size_t size);
+/* These need modules that may not be built yet; they are defined in
+ * fuzz/inv_sse.c and fuzz/inv_harness.c (see fuzz/tests.cmake). */
+int tw_fz_sse(const uint8_t *data, size_t size);
+int tw_fz_fixture(const uint8_t *data, size_t size);
+int tw_fz_import(const uint8_t *data, size_t size);
+
+/* Target by name ("hermes_stream"); NULL when unknown or not built. */
+typedef int (*tw_fz_fn)(const uint8_t *data, size_t size);
+tw_fz_fn tw_fz_target(const char *name);
+/* NULL-terminated names of every target. */
+const char *const *tw_fz_target_names(void);
+
+/* Name of the input being replayed, printed with a violation (may be NULL). */
+void tw_fz_set_input_name(const char *name);
+
+/* ---- helpers shared by the target files ---- */
+
+/* Decoder options, limits and chunk plan read from the header. */
+typedef struct tw_fz_setup {
+    tw_decode_opts o;
+    tw_limits L;        /* resolved limits */
+    unsigned plan_max;  /* largest chunk, bytes */
+    unsigned seed;      /* 0: one byte at a time */
+    const uint8_t *body;
+    size_t len;
+} tw_fz_setup;
+
+void tw_fz_read_header(const uint8_t *data, size_t size, tw_fz_setup *s);
+/* Next chunk length for a plan (state starts at the seed). */
+size_t tw_fz_next_chunk(unsigned *state, unsigned plan_max, size_t left);
+
+/* Abort with a formatted message. */
+void tw_fz_fail(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2), noreturn))
+#endif
+    ;
+#define TW_FZ_CHECK(cond, ...)                                                 \
+    do {                                                                       \
+        if (!(cond))                                                           \
+            tw_fz_fail(__VA_ARGS__);                                           \
+    } while (0)
+
+/*
+ * Memory accounting through the sanitizer allocator hooks: live bytes and
+ * the peak since the last mark. Without a sanitizer (plain test build)
+ * tw_fz_mem_enabled() is false and the memory checks are skipped.
+ */
+bool tw_fz_mem_enabled(void);
+void tw_fz_mem_mark(void);            /* peak := live */
+int64_t tw_fz_mem_live(void);
+int64_t tw_fz_mem_peak(void);
+
+/* The memory bound of one decode (docs/fuzzing.md): 64 * input length plus a
+ * constant from the limits. */
+int64_t tw_fz_mem_bound(size_t len, const tw_limits *L);
+
+/* An exact-size heap copy (so a read one past the end is caught). */
+char *tw_fz_copy(const void *p, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Seed corpus/<target>/ from the decode fixtures' inputs (tests/data/decode),
+# the conformance fixtures (fixtures/**.json, for the fixture target) and the
+# hand-picked adversarial inputs of fuzz/seeds/. Idempotent: files are named
+# by content hash, so a rerun adds only what is new and never removes what
+# fuzzing merged in. Needs python3.
+#
+#   fuzz/seed-corpus.sh [--clean]     (--clean: empty corpus/ first)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+if [ "${1:-}" = "--clean" ]; then rm -rf corpus/*/; fi
+exec python3 - "$root" <<'PY'
+import hashlib, json, os, pathlib, sys
+
+root = pathlib.Path(sys.argv[1])
+corpus = root / "corpus"
+# decode fixture format -> targets it seeds
+TEXT = ["think", "hermes", "hermes_stream", "fenced"]
+FORMATS = {
+    "think": TEXT, "hermes": TEXT, "fenced": TEXT,
+    "openai-response": ["openai_response"],
+    "openai-stream": ["openai_stream", "sse"],
+    "anthropic-response": ["anthropic_response"],
+    "anthropic-stream": ["anthropic_stream", "sse"],
+    "vllm-generate": ["vllm"],
+    "proxy": ["proxy"],
+}
+
+def header(opts, seed):
+    """The 8 header bytes of fuzz/invariants.h for a fixture's options."""
+    h = [0] * 8
+    o = opts or {}
+    if o.get("forced_open"): h[0] |= 1
+    if o.get("unterminated") == "direct": h[0] |= 2
+    if o.get("bare_json"): h[0] |= 4
+    if o.get("allow_unknown_tool"): h[0] |= 8
+    if o.get("schema_warn"): h[0] |= 16
+    if o.get("tools") is not None: h[0] |= 32
+    h[0] |= {"think": 1, "thinking": 2}.get(o.get("think_tags"), 0) << 6
+    h[1] = {"length": 1, "stop_sequence": 2}.get(o.get("finish"), 0) | (15 << 2)
+    if "max_args_bytes" in o:
+        h[2] |= 1; h[3] = min(255, max(0, (int(o["max_args_bytes"]) - 1) // 8))
+    if "max_calls" in o:
+        h[2] |= 2; h[4] |= min(7, int(o["max_calls"]) - 1)
+    if "max_depth" in o:
+        h[2] |= 4; h[4] |= min(31, int(o["max_depth"]) - 1) << 3
+    if "max_input_bytes" in o:
+        h[2] |= 8; h[5] = min(255, max(0, (int(o["max_input_bytes"]) - 1) // 16))
+    h[7] = seed
+    return bytes(h)
+
+added = 0
+def put(target, data):
+    global added
+    d = corpus / target
+    d.mkdir(parents=True, exist_ok=True)
+    p = d / ("seed-" + hashlib.sha1(data).hexdigest()[:16])
+    if not p.exists():
+        p.write_bytes(data)
+        added += 1
+
+for f in sorted((root / "tests/data/decode").rglob("*.json")):
+    fx = json.loads(f.read_text())
+    targets = FORMATS.get(fx.get("format"), [])
+    text = fx.get("input")
+    if not isinstance(text, str):
+        continue
+    body = text.encode("utf-8", "surrogatepass")
+    seed = 1 + hashlib.sha1(f.name.encode()).digest()[0] % 255
+    for t in targets:
+        put(t, header(fx.get("options"), seed) + body)
+        if t == "hermes_stream":
+            put(t, header(fx.get("options"), 0) + body)  # one byte at a time
+        if t == "sse":
+            put(t, header({}, seed) + body)
+
+for f in sorted((root / "fixtures").rglob("*.json")):
+    put("fixture", bytes(8) + f.read_bytes())
+
+# hand-picked inputs: fuzz/seeds/<target>/<name> holds the body; a file
+# named *.hdr beside it gives its 8 header bytes as hex (default: zeros)
+for d in sorted((root / "fuzz/seeds").glob("*")):
+    if not d.is_dir():
+        continue
+    for f in sorted(d.iterdir()):
+        if f.suffix == ".hdr":
+            continue
+        hdr_file = f.with_name(f.name + ".hdr")
+        raw = f.read_bytes()
+        if d.name == "schema":
+            put(d.name, raw)  # its own layout: depth byte, why length, schema NUL value
+            continue
+        hdr = bytes.fromhex(hdr_file.read_text().strip()) if hdr_file.exists() else bytes(8)
+        put(d.name, hdr + raw)
+        if d.name in ("hermes", "think", "fenced"):
+            for t in TEXT:
+                put(t, hdr + raw)
+        if d.name in ("openai_stream", "anthropic_stream"):
+            put("sse", hdr + raw)
+
+print(f"seed-corpus: {added} new inputs")
+PY

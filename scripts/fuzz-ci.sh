@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# CI fuzzing: build the targets with fuzz/build.sh as OSS-Fuzz would (no
+# Docker; clang, ASan+UBSan), replay every corpus and regression input, then
+# fuzz each target for FUZZ_SECONDS (default 60) seconds, FUZZ_JOBS targets
+# at a time (default: the number of cores). FUZZ_SECONDS=0 replays only.
+# Exits non-zero on any crash, leak, timeout or violated invariant; crash
+# inputs are kept under build-fuzz-ci/crashes/<target>/. The tree is not
+# modified: new corpus entries go to build-fuzz-ci/corpus/<target>/.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+secs=${FUZZ_SECONDS:-60}
+jobs=${FUZZ_JOBS:-$(nproc)}
+ci=$root/build-fuzz-ci
+start=$(date +%s)
+
+export CC=clang
+export CFLAGS="-O1 -fno-omit-frame-pointer -gline-tables-only -fsanitize=address,undefined -fno-sanitize-recover=undefined -fsanitize-address-use-after-scope -fsanitize=fuzzer-no-link"
+export LIB_FUZZING_ENGINE="-fsanitize=fuzzer"
+export OUT=$ci/out WORK=$ci/work
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+echo "== fuzz: build (fuzz/build.sh) =="
+fuzz/build.sh
+mapfile -t targets <"$OUT/targets.txt"
+
+opt() { # target key default
+  local v
+  v=$(sed -n "s/^$2 = //p" "fuzz/$1.options" 2>/dev/null | head -n1)
+  echo "${v:-$3}"
+}
+
+fail=0
+echo "== fuzz: replay corpus/ and fuzz/regressions/ =="
+for t in "${targets[@]}"; do
+  dirs=()
+  for d in "corpus/$t" "fuzz/regressions/$t"; do [ -d "$d" ] && dirs+=("$d"); done
+  [ "${#dirs[@]}" -gt 0 ] || continue
+  mkdir -p "$ci/crashes/$t"
+  if ! "$OUT/fuzz_$t" -runs=0 -timeout=25 -rss_limit_mb=2560 \
+      -artifact_prefix="$ci/crashes/$t/" "${dirs[@]}" >"$ci/replay-$t.log" 2>&1; then
+    echo "FAIL replay $t (log: $ci/replay-$t.log)"; tail -n 30 "$ci/replay-$t.log"; fail=1
+  else
+    echo "ok   replay $t ($(grep -o 'Done [0-9]* runs' "$ci/replay-$t.log" || true))"
+  fi
+done
+
+if [ "$secs" -gt 0 ]; then
+  echo "== fuzz: ${secs}s per target, $jobs at a time =="
+  run_one() {
+    local t=$1
+    mkdir -p "$ci/corpus/$t" "$ci/crashes/$t"
+    # regressions were replayed above; a known one must not end the fuzzing at once
+    local dirs=("$ci/corpus/$t")
+    [ -d "corpus/$t" ] && dirs+=("corpus/$t")
+    "$OUT/fuzz_$t" -max_total_time="$secs" -dict="$OUT/fuzz_$t.dict" \
+      -max_len="$(opt "$t" max_len 16384)" -timeout=25 -rss_limit_mb=2560 \
+      -print_final_stats=1 -artifact_prefix="$ci/crashes/$t/" "${dirs[@]}" \
+      >"$ci/fuzz-$t.log" 2>&1
+  }
+  touch "$ci/fuzz-start"
+  declare -A pid_of=()
+  running=()
+  for t in "${targets[@]}"; do
+    run_one "$t" &
+    pid_of[$t]=$!
+    running+=("$t")
+    if [ "${#running[@]}" -ge "$jobs" ]; then
+      wait "${pid_of[${running[0]}]}" || true
+      running=("${running[@]:1}")
+    fi
+  done
+  wait || true
+  for t in "${targets[@]}"; do
+    log=$ci/fuzz-$t.log
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n1)
+    found=$(find "$ci/crashes/$t" -newer "$ci/fuzz-start" -type f \
+              \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
+    if [ "$found" -gt 0 ] || ! grep -q '^stat::number_of_executed_units' "$log"; then
+      echo "FAIL fuzz $t (log: $log)"; grep -E 'invariant violated|ERROR|runtime error|SUMMARY' "$log" | head -n 5
+      fail=1
+    else
+      echo "ok   fuzz $t (${execs:-?} execs)"
+    fi
+  done
+fi
+
+echo "fuzz-ci: $(( $(date +%s) - start ))s"
+if [ "$fail" -ne 0 ]; then
+  echo "fuzz-ci: FAILED; reproduce with $OUT/fuzz_<target> <crash file> (docs/fuzzing.md)"
+  exit 1
+fi
+echo "fuzz-ci: ${#targets[@]} passed, 0 failed"
