@@ -17,6 +17,9 @@ static void convert_help(FILE *f)
           "sources (--from):\n"
           "  openai-request           OpenAI chat completions request body\n"
           "  anthropic-request        Anthropic messages request body\n"
+          "  vllm-generate-request    vLLM-native GenerateRequest JSON\n"
+          "  hermes-prompt            Qwen3 ChatML prompt (tools, <tool_call>, <think>,\n"
+          "                           <tool_response> blocks, generation prompt)\n"
           "  neutral-request          neutral request JSON\n"
           "  neutral-result           neutral result JSON\n"
           "  neutral                  neutral JSON, request or result by its keys\n",

@@ -405,6 +405,67 @@ static void warn(const tw_encode_opts *o, const char *msg)
 
 /* ===================== hermes-prompt (Qwen3 template) ===================== */
 
+/* The name a ChatML reader gives tool message i: the name of the call it
+ * answers in order (the k-th result of a run answers the k-th call of the
+ * assistant message before the run), or NULL. */
+static const char *answered_name(const tw_request *r, size_t i)
+{
+    size_t s = i;
+    while (s > 0 && r->messages[s - 1].role == TW_ROLE_TOOL)
+        s--;
+    if (s == 0 || r->messages[s - 1].role != TW_ROLE_ASSISTANT)
+        return NULL;
+    const tw_message *a = &r->messages[s - 1];
+    return i - s < a->ncalls ? a->calls[i - s].name : NULL;
+}
+
+/* Report what the prompt does not carry (besides what render_prompt
+ * reports as it goes). */
+static void warn_prompt_losses(const tw_request *r, const tw_encode_opts *o, size_t last_query)
+{
+    if (!o || !o->warnings)
+        return;
+    if (r->model)
+        warn(o, "hermes-prompt: model not carried");
+    if (r->parallel_tool_calls >= 0)
+        warn(o, "hermes-prompt: parallel_tool_calls not carried");
+    if (r->choice == TW_CHOICE_NONE || r->choice == TW_CHOICE_REQUIRED ||
+        r->choice == TW_CHOICE_NAMED)
+        warn(o, "hermes-prompt: tool_choice not carried (the Qwen3 template has no place for "
+                "it; hermes-system writes the policy sentence)");
+    for (const cJSON *c = r->options ? r->options->child : NULL; c; c = c->next) {
+        const char *k = c->string ? c->string : "";
+        if (strcmp(k, "add_generation_prompt") != 0 && strcmp(k, "enable_thinking") != 0)
+            tw_diag_addf(o->warnings, TW_D_NOT_CARRIED, -1, "hermes-prompt: options.%s not carried",
+                         k);
+    }
+    bool ids = false, names = false, thinking = false, redacted = false;
+    for (size_t i = 0; i < r->nmessages; i++) {
+        const tw_message *m = &r->messages[i];
+        ids |= m->ncalls > 0 || m->role == TW_ROLE_TOOL;
+        redacted |= m->has_redacted_thinking || m->redacted_thinking != NULL;
+        if (m->role == TW_ROLE_TOOL && m->name) {
+            const char *want = answered_name(r, i);
+            names |= !want || strcmp(want, m->name) != 0;
+        }
+        if (m->role == TW_ROLE_ASSISTANT && i <= last_query &&
+            (m->thinking.len || tw_memmem(m->content.data ? m->content.data : "",
+                                          m->content.len, "</think>", 8)))
+            thinking = true;
+    }
+    if (ids)
+        warn(o, "hermes-prompt: tool call ids and tool_call_id not carried (each result "
+                "answers the previous assistant's calls in order)");
+    if (names)
+        warn(o, "hermes-prompt: name of a tool result not carried (it is not the name of the "
+                "call it answers in order)");
+    if (thinking)
+        warn(o, "hermes-prompt: thinking of assistant messages before the last user query not "
+                "carried (the template drops it)");
+    if (redacted)
+        warn(o, "hermes-prompt: redacted thinking not carried");
+}
+
 static tw_status render_assistant(tw_buf *b, const tw_message *m, bool after_query, bool last,
                                   size_t max_depth)
 {
@@ -482,6 +543,7 @@ static tw_status render_prompt(tw_buf *b, const tw_request *r, const tw_encode_o
             break;
         }
     }
+    warn_prompt_losses(r, o, last_query);
     for (size_t i = 0; i < n; i++) {
         const tw_message *m = &ms[i];
         switch (m->role) {

@@ -383,9 +383,62 @@ static tw_status write_num_opt(tw_buf *b, const cJSON *opts, const char *key)
     return tw_json_write_num(b, v->valuedouble);
 }
 
+/* Report what a GenerateRequest does not carry, besides history thinking,
+ * tool_call_id and is_error (render_request). */
+static void warn_request_losses(const tw_request *r, const tw_encode_opts *o)
+{
+    static const char *const keys[] = {"temperature",         "two_pass",
+                                       "think_tag",           "max_thinking_tokens",
+                                       "max_response_tokens", "tool_parser",
+                                       NULL};
+    if (!o || !o->warnings)
+        return;
+    if (r->model)
+        warn(o, "vllm-generate-request: model not carried");
+    if (r->parallel_tool_calls >= 0)
+        warn(o, "vllm-generate-request: parallel_tool_calls not carried");
+    for (const cJSON *c = r->options ? r->options->child : NULL; c; c = c->next) {
+        const char *k = c->string ? c->string : "";
+        bool known = false;
+        for (size_t i = 0; keys[i] && !known; i++)
+            known = strcmp(keys[i], k) == 0;
+        if (!known)
+            tw_diag_addf(o->warnings, TW_D_NOT_CARRIED, -1,
+                         "vllm-generate-request: options.%s not carried", k);
+    }
+    bool ids = false, names = false, sig = false, redacted = false;
+    for (size_t i = 0; i < r->nmessages; i++) {
+        const tw_message *m = &r->messages[i];
+        ids |= m->ncalls > 0;
+        sig |= m->thinking_signature != NULL;
+        redacted |= m->has_redacted_thinking || m->redacted_thinking != NULL;
+        if (m->role == TW_ROLE_TOOL && m->name) {
+            /* a reader names a result after the call it answers in order */
+            size_t s = i;
+            while (s > 0 && r->messages[s - 1].role == TW_ROLE_TOOL)
+                s--;
+            const tw_message *a = s > 0 && r->messages[s - 1].role == TW_ROLE_ASSISTANT
+                                      ? &r->messages[s - 1]
+                                      : NULL;
+            const char *want = a && i - s < a->ncalls ? a->calls[i - s].name : NULL;
+            names |= !want || strcmp(want, m->name) != 0;
+        }
+    }
+    if (ids)
+        warn(o, "vllm-generate-request: ids of history tool calls not carried");
+    if (names)
+        warn(o, "vllm-generate-request: name of a tool result not carried (it is not the name "
+                "of the call it answers in order)");
+    if (sig)
+        warn(o, "vllm-generate-request: thinking signatures not carried");
+    if (redacted)
+        warn(o, "vllm-generate-request: redacted thinking not carried");
+}
+
 static tw_status render_request(tw_buf *b, const tw_request *r, const tw_encode_opts *o,
                                 size_t max_depth)
 {
+    warn_request_losses(r, o);
     bool thinking_dropped = false, ids_dropped = false, errs_dropped = false;
     TRY(PUTS(b, "{\"messages\":["));
     for (size_t i = 0; i < r->nmessages; i++) {

@@ -1,0 +1,58 @@
+/* Internal: what the vLLM-native and ChatML request decoders share
+ * (request_hermes.c defines these). */
+#ifndef TOOLWIRE_REQUEST_MORE_INT_H
+#define TOOLWIRE_REQUEST_MORE_INT_H
+
+#include "toolwire/request_more.h"
+
+typedef struct tw_rq {
+    tw_limits l;
+    tw_diag_list *warnings;
+    tw_request_error *err;
+    tw_request *req;
+    size_t cap_messages;
+    size_t next_id; /* the last generated call id number */
+} tw_rq;
+
+/* Zero *out and *err and set up d. */
+void tw_rq_begin(tw_rq *d, const tw_limits *limits, tw_request *out, tw_diag_list *warnings,
+                 tw_request_error *err);
+
+/* Fill d->err (when set) and return code. offset < 0 leaves it 0. */
+tw_status tw_rq_fail(tw_rq *d, tw_status code, int64_t offset, const char *path,
+                     const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+/* Add a warning (offset -1) when d->warnings is set. */
+tw_status tw_rq_warn(tw_rq *d, tw_status code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* A new zeroed message at the end of the request (max_messages checked). */
+tw_status tw_rq_push(tw_rq *d, const char *path, tw_message **out);
+
+/*
+ * Take the <tool_call> blocks ending m's content off it as calls with
+ * generated ids: the content is TEXT followed by blocks
+ * "<tool_call>\n{\"name\": N, \"arguments\": {…}}\n</tool_call>", each
+ * preceded by "\n" unless it is the first and TEXT is empty. A block that
+ * does not hold such an object stays in the content (warning
+ * tool_call_json), and so does everything before it. max_calls and
+ * max_args_bytes refuse (TW_ERR_LIMIT).
+ */
+tw_status tw_rq_take_calls(tw_rq *d, tw_message *m, const char *path);
+
+/*
+ * Give every tool message without a tool_call_id the id (and name) of the
+ * call it answers: the k-th tool message of a run answers the k-th call of
+ * the assistant message before the run. A result with no such call gets a
+ * fresh id and a not_carried warning.
+ */
+tw_status tw_rq_link_results(tw_rq *d, const char *fmt);
+
+#endif

@@ -1,0 +1,205 @@
+/*
+ * Request decoder for the vLLM-native GenerateRequest JSON (the inverse of
+ * the vllm-generate-request encoder). Rules: docs/formats/vllm-native.md.
+ */
+#include "request_more_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "toolwire/hermes_encode.h"
+#include "toolwire/vllm.h"
+
+#define TRY(x)                                                                 \
+    do {                                                                       \
+        tw_status st_ = (x);                                                   \
+        if (st_ != TW_OK)                                                      \
+            return st_;                                                        \
+    } while (0)
+
+static const char *const option_keys[] = {"temperature",         "two_pass",
+                                          "think_tag",           "max_thinking_tokens",
+                                          "max_response_tokens", "tool_parser",
+                                          NULL};
+
+static tw_status put_option(tw_rq *d, const char *key, const cJSON *v)
+{
+    tw_request *r = d->req;
+    if (!r->options && !(r->options = cJSON_CreateObject()))
+        return TW_ERR_NOMEM;
+    cJSON *c = cJSON_Duplicate(v, 1);
+    if (!c)
+        return TW_ERR_NOMEM;
+    cJSON_DeleteItemFromObjectCaseSensitive(r->options, key);
+    if (!cJSON_AddItemToObject(r->options, key, c)) {
+        cJSON_Delete(c);
+        return TW_ERR_NOMEM;
+    }
+    return TW_OK;
+}
+
+static tw_status read_message(tw_rq *d, const cJSON *j, size_t i)
+{
+    char path[48], p[72];
+    snprintf(path, sizeof path, "messages[%zu]", i);
+    if (!cJSON_IsObject(j))
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, path, "must be an object");
+    const char *role = tw_json_get_str(j, "role");
+    snprintf(p, sizeof p, "%s.role", path);
+    if (!role)
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, p, "missing; a string is required");
+    tw_role rl;
+    if (!tw_role_from_name(role, &rl) || strcmp(tw_role_name(rl), role) != 0)
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, p,
+                          "unknown role '%s' (system, user, assistant or tool)", role);
+    const cJSON *c = tw_json_get(j, "content");
+    snprintf(p, sizeof p, "%s.content", path);
+    if (c && !cJSON_IsNull(c) && !cJSON_IsString(c))
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, p, "must be a string");
+    tw_message *m;
+    TRY(tw_rq_push(d, path, &m));
+    m->role = rl;
+    if (cJSON_IsString(c))
+        TRY(tw_buf_puts(&m->content, c->valuestring));
+    for (const cJSON *k = j->child; k; k = k->next) {
+        const char *key = k->string ? k->string : "";
+        if (strcmp(key, "role") != 0 && strcmp(key, "content") != 0)
+            TRY(tw_rq_warn(d, TW_D_NOT_CARRIED, "%s.%s: not carried by the neutral request",
+                           path, key));
+    }
+    if (rl == TW_ROLE_ASSISTANT)
+        return tw_rq_take_calls(d, m, path);
+    return TW_OK;
+}
+
+static tw_status read_tools(tw_rq *d, const cJSON *arr)
+{
+    tw_request *r = d->req;
+    r->tools_present = true;
+    if (!cJSON_IsArray(arr))
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, "tools", "must be an array");
+    size_t cnt = (size_t)cJSON_GetArraySize(arr);
+    if (cnt > d->l.max_tools)
+        return tw_rq_fail(d, TW_ERR_LIMIT, -1, "tools", "more than max_tools (%zu) tools",
+                          d->l.max_tools);
+    if (!cnt)
+        return TW_OK;
+    if (!(r->tools = calloc(cnt, sizeof *r->tools)))
+        return TW_ERR_NOMEM;
+    for (const cJSON *t = arr->child; t; t = t->next) {
+        char path[40], why[200] = "";
+        snprintf(path, sizeof path, "tools[%zu]", r->ntools);
+        tw_status st = tw_tool_read(t, &r->tools[r->ntools], why, sizeof why);
+        if (st == TW_ERR_NOMEM)
+            return st;
+        if (st != TW_OK)
+            return tw_rq_fail(d, st, -1, path, "%s", why);
+        r->ntools++;
+    }
+    return TW_OK;
+}
+
+static tw_status read_choice(tw_rq *d, const cJSON *tc)
+{
+    tw_request *r = d->req;
+    if (cJSON_IsString(tc)) {
+        const char *s = tc->valuestring;
+        if (strcmp(s, "auto") == 0)
+            r->choice = TW_CHOICE_AUTO;
+        else if (strcmp(s, "none") == 0)
+            r->choice = TW_CHOICE_NONE;
+        else if (strcmp(s, "required") == 0)
+            r->choice = TW_CHOICE_REQUIRED;
+        else
+            return tw_rq_fail(d, TW_ERR_INVALID, -1, "tool_choice", "unknown value '%s'", s);
+        return TW_OK;
+    }
+    const char *name = tw_json_get_str(tc, "name");
+    if (!cJSON_IsObject(tc) || !name || !name[0])
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, "tool_choice",
+                          "must be \"auto\", \"none\", \"required\" or {\"name\": X}");
+    r->choice = TW_CHOICE_NAMED;
+    return (r->choice_name = tw_strdup(name)) ? TW_OK : TW_ERR_NOMEM;
+}
+
+static tw_status body(tw_rq *d, const cJSON *j)
+{
+    if (!cJSON_IsObject(j))
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, "", "a request must be a JSON object");
+    const cJSON *msgs = tw_json_get(j, "messages");
+    if (!cJSON_IsArray(msgs))
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, "messages", "missing; an array is required");
+    size_t cnt = (size_t)cJSON_GetArraySize(msgs);
+    if (cnt > d->l.max_messages)
+        return tw_rq_fail(d, TW_ERR_LIMIT, -1, "messages",
+                          "more than max_messages (%zu) messages", d->l.max_messages);
+    size_t i = 0;
+    for (const cJSON *m = msgs->child; m; m = m->next, i++)
+        TRY(read_message(d, m, i));
+    for (const cJSON *c = j->child; c; c = c->next) {
+        const char *k = c->string ? c->string : "";
+        if (strcmp(k, "messages") == 0 || cJSON_IsNull(c))
+            continue;
+        if (strcmp(k, "tools") == 0) {
+            TRY(read_tools(d, c));
+        } else if (strcmp(k, "tool_choice") == 0) {
+            TRY(read_choice(d, c));
+        } else {
+            bool known = false;
+            for (size_t o = 0; option_keys[o] && !known; o++)
+                known = strcmp(option_keys[o], k) == 0;
+            if (known)
+                TRY(put_option(d, k, c));
+            else
+                TRY(tw_rq_warn(d, TW_D_NOT_CARRIED, "%s: not carried by the neutral request",
+                               k));
+        }
+    }
+    tw_vllm_params p;
+    char why[160] = "";
+    if (tw_vllm_params_read(d->req->options, &p, why, sizeof why) != TW_OK)
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, "", "%s", why);
+    return tw_rq_link_results(d, "vllm-generate-request");
+}
+
+static tw_status finish(tw_rq *d, tw_status st)
+{
+    if (st == TW_ERR_NOMEM && d->err && !d->err->message[0])
+        tw_rq_fail(d, st, -1, "", "out of memory");
+    if (st != TW_OK) {
+        tw_request_free(d->req);
+        d->req->parallel_tool_calls = -1;
+    }
+    return st;
+}
+
+tw_status tw_vllm_request_from_json(const cJSON *j, const tw_limits *limits, tw_request *out,
+                                    tw_diag_list *warnings, tw_request_error *err)
+{
+    tw_rq d;
+    tw_rq_begin(&d, limits, out, warnings, err);
+    return finish(&d, body(&d, j));
+}
+
+tw_status tw_vllm_request_decode(const char *buf, size_t len, const tw_limits *limits,
+                                 tw_request *out, tw_diag_list *warnings,
+                                 tw_request_error *err)
+{
+    tw_rq d;
+    tw_rq_begin(&d, limits, out, warnings, err);
+    if (len > d.l.max_input_bytes)
+        return tw_rq_fail(&d, TW_ERR_LIMIT, -1, "",
+                          "the body is %zu bytes, more than max_input_bytes (%zu)", len,
+                          d.l.max_input_bytes);
+    cJSON *j = NULL;
+    tw_json_error je;
+    tw_status st = tw_json_parse(buf, len, d.l.max_depth, &j, &je);
+    if (st != TW_OK)
+        return tw_rq_fail(&d, st, (int64_t)je.offset, "", "%s", je.message);
+    st = tw_json_keep_spellings(buf, len, j, d.l.max_depth);
+    if (st == TW_OK)
+        st = body(&d, j);
+    cJSON_Delete(j);
+    return finish(&d, st);
+}
