@@ -1470,8 +1470,12 @@ static void ant_stream(judge *j)
     for (size_t k = 0; k < nb; k++) {
         ablock *b = &blocks[k];
         cJSON *input = NULL;
-        if (b->has_json) {
+        /* the stream of a call without parameters sends partial_json "": the
+         * start block's input stands, as the anthropic-stream decoder reads it */
+        bool from_start = !b->has_json || b->json.len == 0;
+        if (b->has_json)
             njson++;
+        if (!from_start) {
             input = parse_json(b->json.data ? b->json.data : "", b->json.len, j->L.max_depth);
             if (!cJSON_IsObject(input) && !s02[0]) {
                 char ex[120];
@@ -1482,13 +1486,13 @@ static void ant_stream(judge *j)
         }
         if (b->tool) {
             ntool++;
-            const cJSON *inp = b->has_json ? input : b->start_input_own;
+            const cJSON *inp = from_start ? b->start_input_own : input;
             if (!bad[0]) {
                 if (!b->id[0])
                     snprintf(bad, sizeof bad, "tool_use block %ld has no id", b->index);
                 else if (!b->name[0])
                     snprintf(bad, sizeof bad, "tool_use block %ld has no name", b->index);
-                else if (!b->has_json && !cJSON_IsObject(inp))
+                else if (from_start && !cJSON_IsObject(inp))
                     snprintf(bad, sizeof bad, "tool_use block %ld input is not an object", b->index);
                 if (bad[0])
                     bad_off = (int64_t)b->off;
@@ -1970,7 +1974,9 @@ void tw_checks_backend(const tw_judge_input *in, tw_check_set *out)
     judge j = {in, out, {0}};
     tw_limits_resolve(&j.L, in->limits);
     char kind = tw_path_kind(in->path);
-    bool stream = request_streams(in->req_body) || ctype_is(in, "text/event-stream");
+    /* /generate has no streamed form: a "stream" key in its request changes
+     * nothing, only an event-stream answer is judged as a stream */
+    bool stream = (kind != 'g' && request_streams(in->req_body)) || ctype_is(in, "text/event-stream");
     if (in->status == 0) {
         tw_check_set_fill(out, false, in->transport_error ? in->transport_error : "no response");
         return;

@@ -10,7 +10,7 @@
 
 static void import_help(FILE *f)
 {
-    fputs("usage: toolwire import --from vcr|har [options] FILE...\n"
+    fputs("usage: toolwire import --from vcr|har [--expect] [options] FILE...\n"
           "\n"
           "Turn recorded traffic into fixtures (docs/fixtures.md): each FILE becomes one\n"
           "fixture, OUT/PREFIXNAME.json, with one exchange per recorded interaction.\n"
@@ -27,6 +27,11 @@ static void import_help(FILE *f)
           "  --redact-header NAME    drop this header too (repeatable)\n"
           "  --out DIR               where to write (default: .; created if missing)\n"
           "  --name PREFIX           prefix for fixture names and file names\n"
+          "  --expect                record what each recorded response shows: expect.result\n"
+          "                          is the reference decoder's neutral result for it, and\n"
+          "                          expect.failing_checks lists the checks that fail on it\n"
+          "                          (reason \"observed when imported: EVIDENCE\"), so that\n"
+          "                          `toolwire run --backend NAME=mock:replay` matches\n"
           "  -h, --help              this text\n"
           "\n"
           "Exit status: 0 when every file was imported, 1 when one failed (the others are\n"
@@ -34,7 +39,7 @@ static void import_help(FILE *f)
           f);
 }
 
-enum { O_FROM = 1000, O_REDACT, O_OUT, O_NAME };
+enum { O_FROM = 1000, O_REDACT, O_OUT, O_NAME, O_EXPECT };
 
 /* mkdir -p */
 static bool make_dirs(const char *dir)
@@ -64,6 +69,7 @@ int tw_cmd_import(int argc, char **argv)
                                               {"redact-header", required_argument, NULL, O_REDACT},
                                               {"out", required_argument, NULL, O_OUT},
                                               {"name", required_argument, NULL, O_NAME},
+                                              {"expect", no_argument, NULL, O_EXPECT},
                                               {"help", no_argument, NULL, 'h'},
                                               {NULL, 0, NULL, 0}};
     tw_import_opts o;
@@ -96,6 +102,7 @@ int tw_cmd_import(int argc, char **argv)
             break;
         case O_OUT: o.out_dir = optarg; break;
         case O_NAME: o.name_prefix = optarg; break;
+        case O_EXPECT: o.expect = true; break;
         case 'h': import_help(stdout); goto out;
         case ':':
             rc = tw_cli_usage_error("import", "option '%s' needs a value", argv[optind - 1]);

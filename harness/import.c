@@ -8,7 +8,11 @@
 #include <strings.h>
 
 #include "cassette.h"
+#include "checks.h"
+#include "decode_opts.h"
 #include "har.h"
+#include "mock.h"
+#include "toolwire/decode.h"
 
 /* One recorded interaction, whatever file it came from. Pointers refer to
  * the loaded cassette / HAR document. */
@@ -308,6 +312,232 @@ static tw_status build_exchange(tw_fx_arena *a, tw_redactor *red, const tw_limit
     return TW_OK;
 }
 
+/* ---- expectations (--expect) ---- */
+
+/* The bytes the mock backend's replay profile sends for a recorded response
+ * (mock.c, answer_replay): each SSE event with its event:/id: lines and one
+ * data: line per line of data, a JSON body compact, or the text body. */
+static tw_status replay_bytes(const tw_fx_response *r, tw_buf *out)
+{
+    tw_status st = tw_buf_reserve(out, 1);
+    if (st != TW_OK)
+        return st;
+    if (r->stream) {
+        for (size_t i = 0; st == TW_OK && i < r->nevents; i++) {
+            const tw_fx_sse *e = &r->events[i];
+            if (e->event)
+                st = tw_buf_printf(out, "event: %s\n", e->event);
+            if (st == TW_OK && e->id)
+                st = tw_buf_printf(out, "id: %s\n", e->id);
+            const char *d = e->data ? e->data : "";
+            size_t lines = strlen(d) + 1; /* at most one line per byte, plus the last */
+            for (size_t l = 0; st == TW_OK && l < lines; l++) {
+                const char *nl = strchr(d, '\n');
+                size_t len = nl ? (size_t)(nl - d) : strlen(d);
+                st = tw_buf_puts(out, "data: ");
+                if (st == TW_OK)
+                    st = tw_buf_append(out, d, len);
+                if (st == TW_OK)
+                    st = tw_buf_putc(out, '\n');
+                if (!nl)
+                    break;
+                d = nl + 1;
+            }
+            if (st == TW_OK)
+                st = tw_buf_putc(out, '\n');
+        }
+    } else if (r->body) {
+        char *j = tw_json_print(r->body, NULL);
+        st = j ? tw_buf_append(out, j, strlen(j)) : TW_ERR_NOMEM;
+        free(j);
+    } else if (r->body_text) {
+        st = tw_buf_puts(out, r->body_text);
+    }
+    return st;
+}
+
+/* The content type the replay sends: the recorded one, else the mock's default. */
+static const char *replay_ctype(const tw_fx_response *r)
+{
+    const char *ct = tw_kv_get(r->headers, r->nheaders, "content-type");
+    return ct ? ct : r->stream ? "text/event-stream" : r->body_text ? "text/plain" : "application/json";
+}
+
+/* As tw_run_backend's session rule: did an earlier exchange of the same
+ * strict session pause with tool calls? 0 when the exchange names none. */
+static int replay_session(const tw_fixture *f, size_t k, const tw_buf *bytes)
+{
+    const tw_fx_exchange *x = &f->exchanges[k];
+    const char *sid = tw_kv_get(x->req.headers, x->req.nheaders, "X-Session-Id");
+    if (!sid)
+        return 0;
+    for (size_t j = k; j-- > 0;) {
+        const tw_fx_exchange *y = &f->exchanges[j];
+        const char *s2 = tw_kv_get(y->req.headers, y->req.nheaders, "X-Session-Id");
+        if (!s2 || strcmp(s2, sid) != 0)
+            continue;
+        return y->resp.status == 200 && bytes[j].data && strstr(bytes[j].data, "\"tool_calls\"") ? 1 : -1;
+    }
+    return -1;
+}
+
+static bool req_streams(const tw_fx_exchange *x)
+{
+    return cJSON_IsTrue(tw_json_get(x->req.body, "stream"));
+}
+
+/* expect.result: the neutral result the reference decoder gives for the
+ * replayed bytes (tools from the request, as the run decodes them), without
+ * diagnostic offsets (they point into bytes, not into the recording). */
+static tw_status expect_result(tw_fx_arena *a, const tw_limits *L, tw_fx_exchange *x,
+                               const tw_buf *b)
+{
+    const tw_format_ops *f = x->decode_format ? tw_format_find(x->decode_format) : NULL;
+    if (!f)
+        return TW_OK;
+    tw_opts_holder h;
+    tw_opts_holder_init(&h);
+    h.o.limits = *L;
+    const cJSON *rt = tw_json_get(x->req.body, "tools");
+    char why[256];
+    tw_tool *t = NULL;
+    size_t nt = 0;
+    if (cJSON_IsArray(rt) && rt->child && tw_tools_read(rt, L, &t, &nt, why, sizeof why) == TW_OK)
+        tw_opts_set_tools(&h, t, nt);
+    char *copy = malloc(b->len ? b->len : 1);
+    if (!copy) {
+        tw_opts_holder_free(&h);
+        return TW_ERR_NOMEM;
+    }
+    if (b->len)
+        memcpy(copy, b->data, b->len);
+    tw_result r;
+    tw_status st = f->decode(copy, b->len, &h.o, &r);
+    free(copy);
+    tw_opts_holder_free(&h);
+    if (st == TW_ERR_NOMEM)
+        return st;
+    if (st != TW_OK)
+        return TW_OK; /* no decoder result: nothing to expect */
+    tw_buf out = {0};
+    st = tw_result_write(&out, &r, 0);
+    tw_result_free(&r);
+    cJSON *j = NULL;
+    if (st == TW_OK && tw_json_parse(out.data, out.len, L->max_depth + 8, &j, NULL) != TW_OK)
+        st = TW_ERR_NOMEM;
+    tw_buf_free(&out);
+    if (st != TW_OK) {
+        cJSON_Delete(j);
+        return st;
+    }
+    static const char *const lists[] = {"errors", "warnings"};
+    for (size_t i = 0; i < 2; i++) {
+        cJSON *l = cJSON_GetObjectItemCaseSensitive(j, lists[i]);
+        for (cJSON *d = cJSON_IsArray(l) ? l->child : NULL; d; d = d->next)
+            cJSON_DeleteItemFromObjectCaseSensitive(d, "offset");
+    }
+    x->expect_result = tw_fx_arena_json(a, j);
+    return x->expect_result ? TW_OK : TW_ERR_NOMEM;
+}
+
+/* expect.failing_checks: every check that fails on the replayed exchange,
+ * backend checks as tw_run_backend applies them, client checks as the mock
+ * judges the request. */
+static tw_status expect_checks(tw_fx_arena *a, const tw_limits *L, const tw_fixture *f, size_t k,
+                               const tw_buf *bytes)
+{
+    tw_fx_exchange *x = &f->exchanges[k];
+    const tw_fx_response *r = &x->resp;
+    tw_kv *rh = tw_fx_arena_calloc(a, r->nheaders + 1, sizeof *rh);
+    if (!rh)
+        return TW_ERR_NOMEM;
+    size_t nrh = 0;
+    for (size_t i = 0; i < r->nheaders; i++)
+        rh[nrh++] = r->headers[i];
+    if (!tw_kv_get(r->headers, r->nheaders, "content-type"))
+        rh[nrh++] = (tw_kv){"content-type", replay_ctype(r)};
+    tw_judge_input in;
+    memset(&in, 0, sizeof in);
+    in.ex = x;
+    in.path = x->req.path;
+    in.req_body = x->req.body;
+    in.req_headers = x->req.headers;
+    in.nreq_headers = x->req.nheaders;
+    in.status = r->status;
+    in.resp_headers = rh;
+    in.nresp_headers = nrh;
+    in.body = bytes[k].data ? bytes[k].data : "";
+    in.body_len = bytes[k].len;
+    in.limits = L;
+    in.session_pending = replay_session(f, k, bytes);
+    if (req_streams(x))
+        for (size_t j = 0; j < f->nexchanges; j++) {
+            const tw_fx_exchange *y = &f->exchanges[j];
+            if (j != k && !req_streams(y) && y->resp.status == 200 &&
+                strcmp(y->req.path, x->req.path) == 0 &&
+                tw_mock_body_matches(y->req.body, x->req.body, TW_MATCH_NORMALISED, NULL)) {
+                in.pair_body = bytes[j].data ? bytes[j].data : "";
+                in.pair_len = bytes[j].len;
+                break;
+            }
+        }
+    tw_check_set set = {0};
+    tw_checks_backend(&in, &set);
+    tw_check_set cl = {0};
+    tw_checks_client(x->req.path, x->req.body, &cl);
+    tw_check_set_merge(&set, &cl);
+    tw_check_set_free(&cl);
+    tw_check_set_sort(&set);
+    size_t nfail = 0;
+    for (size_t i = 0; i < set.len; i++)
+        nfail += set.items[i].verdict == TW_V_FAIL;
+    tw_status st = TW_OK;
+    if (nfail) {
+        x->expect_fail = tw_fx_arena_calloc(a, nfail, sizeof *x->expect_fail);
+        if (!x->expect_fail)
+            st = TW_ERR_NOMEM;
+    }
+    for (size_t i = 0; st == TW_OK && i < set.len; i++) {
+        const tw_check_result *c = &set.items[i];
+        if (c->verdict != TW_V_FAIL)
+            continue;
+        tw_buf reason = {0};
+        st = tw_buf_printf(&reason, "observed when imported: %s",
+                           c->evidence && c->evidence[0] ? c->evidence : "(no evidence)");
+        tw_fx_expect_fail *e = &x->expect_fail[x->nexpect_fail];
+        if (st == TW_OK) {
+            e->check = tw_fx_arena_str(a, c->id);
+            e->reason = tw_fx_arena_strn(a, reason.data, reason.len);
+            if (!e->check || !e->reason)
+                st = TW_ERR_NOMEM;
+            else
+                x->nexpect_fail++;
+        }
+        tw_buf_free(&reason);
+    }
+    tw_check_set_free(&set);
+    return st;
+}
+
+static tw_status add_expectations(tw_fx_arena *a, const tw_limits *L, const tw_fixture *f)
+{
+    tw_buf *bytes = calloc(f->nexchanges ? f->nexchanges : 1, sizeof *bytes);
+    if (!bytes)
+        return TW_ERR_NOMEM;
+    tw_status st = TW_OK;
+    for (size_t k = 0; st == TW_OK && k < f->nexchanges; k++)
+        st = replay_bytes(&f->exchanges[k].resp, &bytes[k]);
+    for (size_t k = 0; st == TW_OK && k < f->nexchanges; k++) {
+        st = expect_result(a, L, &f->exchanges[k], &bytes[k]);
+        if (st == TW_OK)
+            st = expect_checks(a, L, f, k, bytes);
+    }
+    for (size_t k = 0; k < f->nexchanges; k++)
+        tw_buf_free(&bytes[k]);
+    free(bytes);
+    return st;
+}
+
 static const char *backend_of(const char *fmt)
 {
     if (!fmt)
@@ -381,18 +611,22 @@ static tw_kv *kv_view(tw_fx_arena *a, size_t n, const void *src, size_t stride, 
     return kv;
 }
 
-static tw_status load_source(const char *path, const tw_import_opts *o, tw_fx_arena *a, source *s,
-                             char *why, size_t whylen)
+/* data NULL: read the file at path; otherwise parse len bytes of data. */
+static tw_status load_source(const char *path, const char *data, size_t len,
+                             const tw_import_opts *o, tw_fx_arena *a, source *s, char *why,
+                             size_t whylen)
 {
     memset(s, 0, sizeof *s);
     tw_status st;
     if (o->kind == TW_IMPORT_VCR) {
-        st = tw_cassette_load(path, o->limits, &s->cas, why, whylen);
+        st = data ? tw_cassette_parse(data, len, path, o->limits, &s->cas, why, whylen)
+                  : tw_cassette_load(path, o->limits, &s->cas, why, whylen);
         if (st != TW_OK)
             return st;
         s->n = s->cas.ninteractions;
     } else {
-        st = tw_har_load(path, o->limits, &s->har, why, whylen);
+        st = data ? tw_har_parse(data, len, path, o->limits, &s->har, why, whylen)
+                  : tw_har_load(path, o->limits, &s->har, why, whylen);
         if (st != TW_OK)
             return st;
         s->n = s->har.nentries;
@@ -460,15 +694,16 @@ static tw_status load_source(const char *path, const tw_import_opts *o, tw_fx_ar
     return TW_OK;
 }
 
-tw_status tw_import_to_buf(const char *path, const tw_import_opts *o, tw_redactor *red,
-                           tw_buf *out, size_t *nexchanges, char *why, size_t whylen)
+static tw_status import_any(const char *path, const char *data, size_t len,
+                            const tw_import_opts *o, tw_redactor *red, tw_buf *out,
+                            size_t *nexchanges, char *why, size_t whylen)
 {
     tw_limits lim;
     tw_limits_resolve(&lim, o->limits);
     tw_fx_arena a;
     memset(&a, 0, sizeof a);
     source s;
-    tw_status st = load_source(path, o, &a, &s, why, whylen);
+    tw_status st = load_source(path, data, len, o, &a, &s, why, whylen);
     if (st != TW_OK) {
         if (st == TW_ERR_NOMEM)
             snprintf(why, whylen, "%s: out of memory", path);
@@ -513,6 +748,8 @@ tw_status tw_import_to_buf(const char *path, const tw_import_opts *o, tw_redacto
     }
     if (!f.backend)
         f.backend = "openai";
+    if (st == TW_OK && o->expect)
+        st = add_expectations(&a, &lim, &f);
     const char *tags[3] = {"imported", o->kind == TW_IMPORT_VCR ? "vcr" : "har", "stream"};
     f.tags = tags;
     f.ntags = any_stream ? 3 : 2;
@@ -566,6 +803,20 @@ tw_status tw_import_to_buf(const char *path, const tw_import_opts *o, tw_redacto
     source_free(&s);
     tw_fx_arena_free(&a);
     return st;
+}
+
+tw_status tw_import_to_buf(const char *path, const tw_import_opts *o, tw_redactor *red,
+                           tw_buf *out, size_t *nexchanges, char *why, size_t whylen)
+{
+    return import_any(path, NULL, 0, o, red, out, nexchanges, why, whylen);
+}
+
+tw_status tw_import_mem_to_buf(const char *data, size_t len, const char *name,
+                               const tw_import_opts *o, tw_redactor *red, tw_buf *out,
+                               size_t *nexchanges, char *why, size_t whylen)
+{
+    return import_any(name ? name : "<memory>", data ? data : "", len, o, red, out, nexchanges,
+                      why, whylen);
 }
 
 tw_status tw_import_file(const char *path, const tw_import_opts *o, tw_redactor *red,

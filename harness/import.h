@@ -18,6 +18,10 @@ typedef struct tw_import_opts {
     const char *out_dir;      /* where fixtures are written ("." when NULL) */
     const char *name_prefix;  /* prefix for fixture and file names, or NULL */
     const tw_limits *limits;  /* may be NULL: defaults */
+    bool expect;              /* record what the recorded responses show: expect.result
+                                 (the reference decoder's result) and expect.failing_checks
+                                 (the checks that fail on them), as `toolwire run`
+                                 against mock:replay judges them */
 } tw_import_opts;
 
 /*
@@ -28,6 +32,15 @@ typedef struct tw_import_opts {
  */
 tw_status tw_import_to_buf(const char *path, const tw_import_opts *o, tw_redactor *red,
                            tw_buf *out, size_t *nexchanges, char *why, size_t whylen);
+
+/*
+ * The same from memory: len bytes of data are the file's content; name (may
+ * be NULL) stands for its path in messages, the fixture name and the
+ * provenance. Nothing is read or written on disk.
+ */
+tw_status tw_import_mem_to_buf(const char *data, size_t len, const char *name,
+                               const tw_import_opts *o, tw_redactor *red, tw_buf *out,
+                               size_t *nexchanges, char *why, size_t whylen);
 
 /*
  * Import one file and write OUT_DIR/PREFIXNAME.json atomically, NAME being

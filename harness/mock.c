@@ -338,6 +338,38 @@ static tw_status tools_from_request(const cJSON *body, const tw_limits *L, tw_op
     return TW_OK;
 }
 
+/* The generation parameters of a GenerateRequest: each key from the top
+ * level, else from its "options" object, else from "generation_config" (the
+ * places VLN-02 reads the budgets from). */
+static tw_status vllm_params(const cJSON *body, tw_vllm_params *p, char *why, size_t whylen)
+{
+    static const char *const keys[] = {"two_pass", "think_tag", "max_thinking_tokens",
+                                       "max_response_tokens", "tool_parser", "temperature"};
+    static const char *const nests[] = {"options", "generation_config"};
+    cJSON *m = cJSON_CreateObject();
+    if (!m) {
+        snprintf(why, whylen, "out of memory");
+        return TW_ERR_NOMEM;
+    }
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+        const cJSON *v = tw_json_get(body, keys[k]);
+        for (size_t n = 0; n < 2 && (!v || cJSON_IsNull(v)); n++)
+            v = tw_json_get(tw_json_get(body, nests[n]), keys[k]);
+        if (!v || cJSON_IsNull(v))
+            continue;
+        cJSON *c = cJSON_Duplicate(v, 1);
+        if (!c || !cJSON_AddItemToObject(m, keys[k], c)) {
+            cJSON_Delete(c);
+            cJSON_Delete(m);
+            snprintf(why, whylen, "out of memory");
+            return TW_ERR_NOMEM;
+        }
+    }
+    tw_status st = tw_vllm_params_read(m, p, why, whylen);
+    cJSON_Delete(m);
+    return st;
+}
+
 /* The reference servers: decode the model text, encode the answer. */
 static void answer_reference(tw_mock *m, const tw_fx_exchange *x, const cJSON *body, answer *a)
 {
@@ -364,8 +396,9 @@ static void answer_reference(tw_mock *m, const tw_fx_exchange *x, const cJSON *b
     const char *enc_name;
     if (strcmp(m->profile, "vllm-native") == 0) {
         tw_vllm_params p;
-        if (tw_vllm_params_read(body, &p, why, sizeof why) != TW_OK) {
-            a->status = 400;
+        tw_status pst = vllm_params(body, &p, why, sizeof why);
+        if (pst != TW_OK) {
+            a->status = pst == TW_ERR_NOMEM ? 500 : 400;
             snprintf(a->why, sizeof a->why, "%.190s", why);
             tw_opts_holder_free(&h);
             return;

@@ -259,6 +259,16 @@ tw_status tw_vllm_assemble(const tw_vllm_params *p, const char *pass1, size_t le
                                dec.msg.content.len);
             if (st == TW_OK)
                 st = tw_buf_append(&r->msg.content, out->pre_tool_text.data, out->pre_tool_text.len);
+        } else if (st == TW_OK && p->hermes && tw_diag_has(&dec.errors, TW_D_TOOL_CALL_UNTERMINATED)) {
+            /* seed 000: an incomplete call is not run and its markup is not
+             * shown; the response says so instead */
+            static const char msg[] = "[the tool call was incomplete and was not run]";
+            st = tw_buf_append(&r->msg.content, dec.msg.content.data ? dec.msg.content.data : "",
+                               dec.msg.content.len);
+            if (st == TW_OK && dec.msg.content.len)
+                st = tw_buf_append(&r->msg.content, "\n\n", 2);
+            if (st == TW_OK)
+                st = tw_buf_append(&r->msg.content, msg, sizeof msg - 1);
         } else if (st == TW_OK) {
             st = tw_buf_append(&r->msg.content, out->combined.data, out->combined.len);
         }

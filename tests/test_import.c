@@ -52,7 +52,7 @@ Test(import, real_cassettes_import_and_load)
     if (!tw_test_shared(cassettes[0]))
         cr_skip_test("../shared/real-traffic is absent");
     char *dir = tmpdir();
-    tw_import_opts o = {TW_IMPORT_VCR, dir, "rt_", NULL};
+    tw_import_opts o = {TW_IMPORT_VCR, dir, "rt_", NULL, false};
     static const char *const backends[] = {"openai", "anthropic", "openai", "openai"};
     static const char *const formats[] = {"openai-stream", "anthropic-stream", "openai-response",
                                           "openai-stream"};
@@ -171,7 +171,7 @@ Test(import, planted_secrets_never_written)
     char out[512];
     snprintf(out, sizeof out, "%s/out", dir);
     mkdir(out, 0755);
-    tw_import_opts o = {TW_IMPORT_VCR, out, NULL, NULL};
+    tw_import_opts o = {TW_IMPORT_VCR, out, NULL, NULL, false};
     char *written = NULL, why[1024];
     size_t nx = 0;
     tw_status st = tw_import_file(in, &o, &red, &written, &nx, why, sizeof why);
@@ -200,7 +200,7 @@ Test(import, planted_secrets_never_written)
 Test(import, har_file_imports)
 {
     char *dir = tmpdir();
-    tw_import_opts o = {TW_IMPORT_HAR, dir, "har_", NULL};
+    tw_import_opts o = {TW_IMPORT_HAR, dir, "har_", NULL, false};
     tw_redactor red = {0};
     char *written = NULL, why[1024];
     size_t nx = 0;
@@ -239,7 +239,7 @@ Test(import, har_file_imports)
 
 static void bad_input(tw_import_kind kind, const char *rel, const char *want)
 {
-    tw_import_opts o = {kind, "/nonexistent-dir-never-written", NULL, NULL};
+    tw_import_opts o = {kind, "/nonexistent-dir-never-written", NULL, NULL, false};
     tw_redactor red = {0};
     char why[1024] = "";
     tw_buf b = {0};

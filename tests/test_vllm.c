@@ -198,8 +198,9 @@ static const acase cases[] = {
      "tool_calls", TW_VLLM_STOP_TAG, TW_VLLM_STOP_TAG, 0},
     {"two_pass false: pass 1 ignored", "{\"two_pass\": false}", "ignored</think>", "Hi.", "",
      "", "Hi.", "Hi.", 0, "stop", TW_VLLM_END, TW_VLLM_END, 0},
-    {"unterminated call without the stop: response is combined, error", "{}", "t</think>",
-     "Sure <tool_call>{\"name\":", "t", "", "Sure <tool_call>{\"name\":", "Sure <tool_call>{\"name\":",
+    {"unterminated call without the stop: no call, a safe message, error", "{}", "t</think>",
+     "Sure <tool_call>{\"name\":", "t", "", "Sure <tool_call>{\"name\":",
+     "Sure\n\n[the tool call was incomplete and was not run]",
      0, "stop", TW_VLLM_STOP_TAG, TW_VLLM_END, 1},
 };
 
