@@ -33,6 +33,9 @@ fi
 if grep -qsE 'tw_status[[:space:]]+tw_fixture_parse[[:space:]]*\(' "$root"/harness/*.c; then
   defs+=(-DTW_FZ_HAVE_FIXTURE); extra+=("$root/fuzz/inv_fixture.c"); targets+=(fixture)
 fi
+if grep -qsE 'tw_status[[:space:]]+tw_import_mem_to_buf[[:space:]]*\(' "$root"/harness/*.c; then
+  defs+=(-DTW_FZ_HAVE_IMPORT); extra+=("$root/fuzz/inv_import.c"); targets+=(import)
+fi
 
 inc=(-I"$cjson/include" -I"$root/include" -I"$root/src" -I"$root/harness" -I"$root/fuzz")
 srcs=("$root"/src/*.c)

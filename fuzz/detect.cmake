@@ -21,6 +21,8 @@ tw_fz_defines_symbol(TW_FZ_HAVE_SSE "${CMAKE_SOURCE_DIR}/src/*.c"
   "tw_status[ \t\n]+tw_sse_init[ \t\n]*\\(")
 tw_fz_defines_symbol(TW_FZ_HAVE_FIXTURE "${CMAKE_SOURCE_DIR}/harness/*.c"
   "tw_status[ \t\n]+tw_fixture_parse[ \t\n]*\\(")
+tw_fz_defines_symbol(TW_FZ_HAVE_IMPORT "${CMAKE_SOURCE_DIR}/harness/*.c"
+  "tw_status[ \t\n]+tw_import_mem_to_buf[ \t\n]*\\(")
 if(TW_FZ_HAVE_SSE)
   list(APPEND TW_FZ_DEFS TW_FZ_HAVE_SSE)
   list(APPEND TW_FZ_EXTRA_SOURCES ${CMAKE_SOURCE_DIR}/fuzz/inv_sse.c)
@@ -30,4 +32,9 @@ if(TW_FZ_HAVE_FIXTURE)
   list(APPEND TW_FZ_DEFS TW_FZ_HAVE_FIXTURE)
   list(APPEND TW_FZ_EXTRA_SOURCES ${CMAKE_SOURCE_DIR}/fuzz/inv_fixture.c)
   list(APPEND TW_FZ_OPTIONAL_TARGETS fixture)
+endif()
+if(TW_FZ_HAVE_IMPORT)
+  list(APPEND TW_FZ_DEFS TW_FZ_HAVE_IMPORT)
+  list(APPEND TW_FZ_EXTRA_SOURCES ${CMAKE_SOURCE_DIR}/fuzz/inv_import.c)
+  list(APPEND TW_FZ_OPTIONAL_TARGETS import)
 endif()

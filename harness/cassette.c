@@ -2,8 +2,9 @@
  * vcrpy cassette reader: libyaml's document loader, then a walk that turns
  * the node graph into tw_cassette structs. Plain YAML scalars in parsed
  * bodies are resolved as YAML 1.1 does (null, booleans, numbers); quoted
- * and block scalars stay strings. Aliases are followed with a node budget,
- * so a small file cannot expand without bound.
+ * and block scalars stay strings. Aliases are followed with a node and a
+ * byte budget for the whole file, both proportional to its length, so a
+ * small file cannot expand without bound.
  */
 #include "cassette.h"
 
@@ -23,7 +24,8 @@ typedef struct ctx {
     tw_limits L;
     char *why;
     size_t whylen;
-    size_t budget; /* nodes left for parsed-body conversion */
+    size_t budget; /* nodes left for parsed-body conversion, for the whole file */
+    size_t bytes;  /* scalar bytes left to copy out of the document */
 } ctx;
 
 #if defined(__GNUC__)
@@ -82,6 +84,17 @@ static yaml_node_t *map_get(ctx *c, const yaml_node_t *m, const char *key)
         if (scalar_is(node(c, p->key), key))
             return node(c, p->value);
     return NULL;
+}
+
+/* Charge a scalar copied out of the document to the file's byte budget:
+ * without aliases every scalar is copied once, so only aliases exhaust it. */
+static tw_status take(ctx *c, const yaml_node_t *n)
+{
+    size_t k = is_scalar(n) ? n->data.scalar.length + 1 : 1;
+    if (k > c->bytes)
+        return fail(c, TW_ERR_LIMIT, n, "the cassette expands to too many bytes (aliases?)");
+    c->bytes -= k;
+    return TW_OK;
 }
 
 static char *scalar_dup(const yaml_node_t *n)
@@ -178,6 +191,8 @@ static tw_status to_json(ctx *c, const yaml_node_t *n, size_t depth, cJSON **out
         return (*out = cJSON_CreateNull()) ? TW_OK : TW_ERR_NOMEM;
     tw_status st = TW_OK;
     if (n->type == YAML_SCALAR_NODE) {
+        if ((st = take(c, n)) != TW_OK)
+            return st;
         *out = scalar_json(c, n);
         return *out ? TW_OK : TW_ERR_NOMEM;
     }
@@ -212,6 +227,8 @@ static tw_status to_json(ctx *c, const yaml_node_t *n, size_t depth, cJSON **out
                 st = fail(c, TW_ERR_INVALID, k, "a parsed body key must be a scalar");
                 break;
             }
+            if ((st = take(c, k)) != TW_OK)
+                break;
             char *key = scalar_dup(k);
             cJSON *v = NULL;
             st = key ? to_json(c, node(c, p->value), depth + 1, &v) : TW_ERR_NOMEM;
@@ -313,7 +330,6 @@ static tw_status read_body(ctx *c, const yaml_node_t *holder, const tw_cassette_
     buf.max = c->L.max_input_bytes;
     tw_status st = TW_OK;
     if (parsed && !is_null(parsed)) {
-        c->budget = 2 * c->L.max_input_bytes / 8 + 4096;
         st = to_json(c, parsed, 0, &out->json);
         if (st != TW_OK)
             return st;
@@ -327,6 +343,8 @@ static tw_status read_body(ctx *c, const yaml_node_t *holder, const tw_cassette_
         return TW_OK;
     if (!is_scalar(b))
         return fail(c, TW_ERR_INVALID, b, "body must be a string, {string: ...} or null");
+    if ((st = take(c, b)) != TW_OK)
+        return st;
     const char *s = (const char *)b->data.scalar.value;
     size_t n = b->data.scalar.length;
     if (b->tag && strcmp((const char *)b->tag, TAG_BINARY) == 0) {
@@ -372,9 +390,14 @@ static tw_status read_body(ctx *c, const yaml_node_t *holder, const tw_cassette_
     return TW_OK;
 }
 
-static tw_status add_header(tw_cassette_header **h, size_t *n, const yaml_node_t *k,
+static tw_status add_header(ctx *c, tw_cassette_header **h, size_t *n, const yaml_node_t *k,
                             const yaml_node_t *v)
 {
+    tw_status st = take(c, k);
+    if (st == TW_OK)
+        st = take(c, v);
+    if (st != TW_OK)
+        return st;
     tw_cassette_header *nh = realloc(*h, (*n + 1) * sizeof *nh);
     if (!nh)
         return TW_ERR_NOMEM;
@@ -399,14 +422,14 @@ static tw_status read_headers(ctx *c, const yaml_node_t *holder, tw_cassette_hea
         if (!is_scalar(k))
             return fail(c, TW_ERR_INVALID, k, "a header name must be a scalar");
         if (is_scalar(v)) {
-            st = add_header(h, n, k, v);
+            st = add_header(c, h, n, k, v);
         } else if (v && v->type == YAML_SEQUENCE_NODE) {
             for (yaml_node_item_t *it = v->data.sequence.items.start;
                  st == TW_OK && it < v->data.sequence.items.top; it++) {
                 yaml_node_t *e = node(c, *it);
                 if (!is_scalar(e))
                     return fail(c, TW_ERR_INVALID, e, "a header value must be a scalar");
-                st = add_header(h, n, k, e);
+                st = add_header(c, h, n, k, e);
             }
         } else {
             return fail(c, TW_ERR_INVALID, v, "header values must be a list of strings");
@@ -422,6 +445,9 @@ static tw_status opt_str(ctx *c, const yaml_node_t *holder, const char *key, cha
         return TW_OK;
     if (!is_scalar(v))
         return fail(c, TW_ERR_INVALID, v, "'%s' must be a string", key);
+    tw_status st = take(c, v);
+    if (st != TW_OK)
+        return st;
     return (*out = scalar_dup(v)) ? TW_OK : TW_ERR_NOMEM;
 }
 
@@ -527,6 +553,10 @@ tw_status tw_cassette_parse(const char *buf, size_t len, const char *name, const
     c.why = why;
     c.whylen = whylen;
     tw_limits_resolve(&c.L, limits);
+    /* a file without aliases has at most one node per byte, and its scalars
+     * hold fewer bytes than it does: aliases may double that, no more */
+    c.budget = 2 * len + 4096;
+    c.bytes = 2 * len + 4096;
     if (why && whylen)
         why[0] = '\0';
     if (len > c.L.max_input_bytes)
