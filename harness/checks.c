@@ -8,6 +8,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -965,7 +966,7 @@ static void oai_stream(judge *j, ostream *st)
                                 PUT(out, "OAI-S03", TW_V_FAIL, (int64_t)e->off, "tool-call delta without index");
                             s03 = false;
                         }
-                        long ix = cJSON_IsNumber(idx) ? (long)idx->valuedouble : 0;
+                        long ix = (long)tw_json_int(idx, -1, LONG_MAX, 0);
                         bool fresh = false;
                         sidx *x = ostream_idx(st, ix, e->off, &fresh);
                         if (x && !fresh && id && id[0] && x->id[0] && strcmp(id, x->id) != 0) {
@@ -1387,7 +1388,7 @@ static void ant_stream(judge *j)
                 S01_FAIL(e->off, "content_block_start outside the message");
             else if (open_idx >= 0)
                 S01_FAIL(e->off, "content_block_start while block %ld is open", open_idx);
-            open_idx = cJSON_IsNumber(ix) ? (long)ix->valuedouble : -1;
+            open_idx = (long)tw_json_int(ix, -1, LONG_MAX, -1);
             if (open_idx < 0)
                 S01_FAIL(e->off, "content_block_start without index");
             if (nb < 256) {
@@ -1407,7 +1408,7 @@ static void ant_stream(judge *j)
             }
         } else if (strcmp(t, "content_block_delta") == 0) {
             const cJSON *ix = tw_json_get(d, "index");
-            long idx = cJSON_IsNumber(ix) ? (long)ix->valuedouble : -1;
+            long idx = (long)tw_json_int(ix, -1, LONG_MAX, -1);
             if (phase != 1 || idx != open_idx || open_idx < 0)
                 S01_FAIL(e->off, "content_block_delta for index %ld while %ld is open", idx, open_idx);
             ablock *b = NULL;
@@ -1429,7 +1430,7 @@ static void ant_stream(judge *j)
             }
         } else if (strcmp(t, "content_block_stop") == 0) {
             const cJSON *ix = tw_json_get(d, "index");
-            long idx = cJSON_IsNumber(ix) ? (long)ix->valuedouble : -1;
+            long idx = (long)tw_json_int(ix, -1, LONG_MAX, -1);
             if (idx != open_idx || open_idx < 0)
                 S01_FAIL(e->off, "content_block_stop for index %ld while %ld is open", idx, open_idx);
             for (size_t k = nb; k-- > 0;)
@@ -1567,7 +1568,7 @@ static void response_view(judge *j, char kind, bool stream, rview *v)
             for (const cJSON *tc = cJSON_IsArray(tcs) ? tcs->child : NULL; tc; tc = tc->next) {
                 const cJSON *idx = tw_json_get(tc, "index");
                 bool fresh;
-                sidx *s = ostream_idx(&st, cJSON_IsNumber(idx) ? (long)idx->valuedouble : 0, 0, &fresh);
+                sidx *s = ostream_idx(&st, (long)tw_json_int(idx, -1, LONG_MAX, 0), 0, &fresh);
                 if (!s)
                     continue;
                 const cJSON *fn = tw_json_get(tc, "function");
@@ -1769,7 +1770,7 @@ static long req_long(const cJSON *req, const char *key)
         v = tw_json_get(tw_json_get(req, "options"), key);
     if (!cJSON_IsNumber(v))
         v = tw_json_get(tw_json_get(req, "generation_config"), key);
-    return cJSON_IsNumber(v) ? (long)v->valuedouble : -1;
+    return (long)tw_json_int(v, -1, LONG_MAX, -1);
 }
 
 static void vln_checks(judge *j, const cJSON *body)

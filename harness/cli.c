@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,4 +124,87 @@ cJSON *tw_load_json_file(const char *path, size_t max_bytes, size_t max_depth, c
 bool tw_write_all(FILE *f, const char *p, size_t n)
 {
     return fwrite(p, 1, n, f) == n && fflush(f) == 0;
+}
+
+void tw_cli_print_warnings(const char *cmd, const tw_diag_list *w)
+{
+    for (size_t i = 0; i < w->len; i++) {
+        fprintf(stderr, "toolwire %s: warning: %s: ", cmd, tw_code_name(w->items[i].code));
+        for (const char *p = w->items[i].message; p && *p; p++)
+            fputc((unsigned char)*p < 0x20 ? ' ' : *p, stderr);
+        fputc('\n', stderr);
+    }
+    if (w->dropped)
+        fprintf(stderr, "toolwire %s: warning: %zu more warnings were not kept\n", cmd, w->dropped);
+}
+
+char *tw_cli_read_operand(const char *cmd, int argc, char **argv, size_t max, const char **path,
+                          size_t *len, int *rc)
+{
+    if (argc - optind > 1) {
+        *rc = tw_cli_usage_error(cmd, "expected one input file, got %d", argc - optind);
+        return NULL;
+    }
+    *path = optind < argc ? argv[optind] : "-";
+    char why[512];
+    *len = 0;
+    char *input = tw_read_file(*path, max, len, why, sizeof why);
+    if (!input)
+        *rc = tw_cli_usage_error(cmd, "%s", why);
+    return input;
+}
+
+void tw_cli_encode_opts_init(tw_encode_opts *o, tw_diag_list *warnings)
+{
+    memset(o, 0, sizeof *o);
+    o->parallel_tool_calls = -1;
+    o->warnings = warnings;
+}
+
+int tw_cli_encode_opt(const char *cmd, int c, char **argv, tw_encode_opts *o)
+{
+    size_t n = 0;
+    switch (c) {
+    case TW_ENC_OPT_MODEL: o->model = optarg; break;
+    case TW_ENC_OPT_ID: o->id = optarg; break;
+    case TW_ENC_OPT_CREATED:
+        if (!tw_parse_size(optarg, &n) || n == 0 || n > (size_t)1 << 52)
+            return tw_cli_usage_error(cmd, "--created needs a positive integer, got '%s'", optarg);
+        o->created = (long long)n;
+        break;
+    case TW_ENC_OPT_ARGS_FRAG:
+    case TW_ENC_OPT_TEXT_FRAG:
+        if (!tw_parse_size(optarg, &n))
+            return tw_cli_usage_error(cmd, "'%s' needs a size, got '%s'",
+                                      argv[optind - 2 >= 0 ? optind - 2 : 0], optarg);
+        if (c == TW_ENC_OPT_ARGS_FRAG)
+            o->args_fragment = n;
+        else
+            o->text_fragment = n;
+        break;
+    case TW_ENC_OPT_USAGE: o->include_usage = true; break;
+    case TW_ENC_OPT_OMIT_DONE: o->omit_done = true; break;
+    case TW_ENC_OPT_PTC:
+        if (strcmp(optarg, "true") == 0)
+            o->parallel_tool_calls = 1;
+        else if (strcmp(optarg, "false") == 0)
+            o->parallel_tool_calls = 0;
+        else
+            return tw_cli_usage_error(cmd, "--parallel-tool-calls expects true or false, got '%s'",
+                                      optarg);
+        break;
+    case TW_ENC_OPT_MAX_OUT:
+    case TW_ENC_OPT_MAX_IN:
+        if (!tw_parse_size(optarg, &n) || n == 0)
+            return tw_cli_usage_error(cmd, "'%s' needs a positive size, got '%s'",
+                                      argv[optind - 2 >= 0 ? optind - 2 : 0], optarg);
+        if (c == TW_ENC_OPT_MAX_OUT)
+            o->limits.max_output_bytes = n;
+        else
+            o->limits.max_input_bytes = n;
+        break;
+    case ':': return tw_cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+    default: return tw_cli_usage_error(cmd, "unknown option '%s' (see --help)", argv[optind - 1]);
+    }
+    return TW_EXIT_OK;
 }

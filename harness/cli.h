@@ -8,6 +8,7 @@
 
 #include "toolwire/core.h"
 #include "toolwire/decode.h"
+#include "toolwire/encode.h"
 #include "toolwire/json.h"
 #include "toolwire/neutral.h"
 
@@ -53,5 +54,57 @@ void tw_line_col(const char *buf, size_t len, size_t off, size_t *line, size_t *
 
 /* Write bytes to a FILE fully; false on error. */
 bool tw_write_all(FILE *f, const char *p, size_t n);
+
+/* Warnings on stderr as "toolwire CMD: warning: CODE: message", one line
+ * each (control bytes become spaces), then a count of those not kept. */
+void tw_cli_print_warnings(const char *cmd, const tw_diag_list *w);
+
+/* getopt_long values of the encoder options shared by encode and convert. */
+enum {
+    TW_ENC_OPT_MODEL = 1100,
+    TW_ENC_OPT_ID,
+    TW_ENC_OPT_CREATED,
+    TW_ENC_OPT_ARGS_FRAG,
+    TW_ENC_OPT_TEXT_FRAG,
+    TW_ENC_OPT_USAGE,
+    TW_ENC_OPT_OMIT_DONE,
+    TW_ENC_OPT_PTC,
+    TW_ENC_OPT_MAX_OUT,
+    TW_ENC_OPT_MAX_IN
+};
+
+/* Their struct option entries (for a longopts table; needs <getopt.h>). */
+#define TW_ENC_LONGOPTS                                                                            \
+    {"model", required_argument, NULL, TW_ENC_OPT_MODEL},                                          \
+        {"id", required_argument, NULL, TW_ENC_OPT_ID},                                            \
+        {"created", required_argument, NULL, TW_ENC_OPT_CREATED},                                  \
+        {"args-fragment", required_argument, NULL, TW_ENC_OPT_ARGS_FRAG},                          \
+        {"text-fragment", required_argument, NULL, TW_ENC_OPT_TEXT_FRAG},                          \
+        {"usage", no_argument, NULL, TW_ENC_OPT_USAGE},                                            \
+        {"omit-done", no_argument, NULL, TW_ENC_OPT_OMIT_DONE},                                    \
+        {"parallel-tool-calls", required_argument, NULL, TW_ENC_OPT_PTC},                          \
+        {"max-output-bytes", required_argument, NULL, TW_ENC_OPT_MAX_OUT},                         \
+    {                                                                                              \
+        "max-input-bytes", required_argument, NULL, TW_ENC_OPT_MAX_IN                              \
+    }
+
+/*
+ * Read the one optional FILE operand after the options ("-" or none:
+ * standard input) whole, at most max bytes: the buffer (free it) with
+ * *path and *len set, or NULL after the usage error, its exit code in *rc.
+ */
+char *tw_cli_read_operand(const char *cmd, int argc, char **argv, size_t max, const char **path,
+                          size_t *len, int *rc);
+
+/* Zero *o, parallel_tool_calls unset (-1), warnings collected in *warnings. */
+void tw_cli_encode_opts_init(tw_encode_opts *o, tw_diag_list *warnings);
+
+/*
+ * Apply getopt_long's answer c (value in optarg) to *o, for the options a
+ * command does not handle itself: TW_EXIT_OK when c is an encoder option
+ * and its value is good, else the usage-error exit code (bad value, missing
+ * value ':', unknown option).
+ */
+int tw_cli_encode_opt(const char *cmd, int c, char **argv, tw_encode_opts *o);
 
 #endif

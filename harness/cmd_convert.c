@@ -52,65 +52,25 @@ static void convert_help(FILE *f)
           f);
 }
 
-enum {
-    O_FROM = 1000,
-    O_TO,
-    O_MODEL,
-    O_ID,
-    O_CREATED,
-    O_ARGS_FRAG,
-    O_TEXT_FRAG,
-    O_USAGE,
-    O_OMIT_DONE,
-    O_PTC,
-    O_MAX_OUT,
-    O_MAX_IN,
-    O_PRETTY
-};
-
-static void print_warnings(const tw_diag_list *w)
-{
-    for (size_t i = 0; i < w->len; i++) {
-        fprintf(stderr, "toolwire convert: warning: %s: ", tw_code_name(w->items[i].code));
-        for (const char *p = w->items[i].message; p && *p; p++)
-            fputc((unsigned char)*p < 0x20 ? ' ' : *p, stderr);
-        fputc('\n', stderr);
-    }
-    if (w->dropped)
-        fprintf(stderr, "toolwire convert: warning: %zu more warnings were not kept\n",
-                w->dropped);
-}
+enum { O_FROM = 1000, O_TO, O_PRETTY };
 
 int tw_cmd_convert(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"from", required_argument, NULL, O_FROM},
-        {"to", required_argument, NULL, O_TO},
-        {"model", required_argument, NULL, O_MODEL},
-        {"id", required_argument, NULL, O_ID},
-        {"created", required_argument, NULL, O_CREATED},
-        {"args-fragment", required_argument, NULL, O_ARGS_FRAG},
-        {"text-fragment", required_argument, NULL, O_TEXT_FRAG},
-        {"usage", no_argument, NULL, O_USAGE},
-        {"omit-done", no_argument, NULL, O_OMIT_DONE},
-        {"parallel-tool-calls", required_argument, NULL, O_PTC},
-        {"max-output-bytes", required_argument, NULL, O_MAX_OUT},
-        {"max-input-bytes", required_argument, NULL, O_MAX_IN},
-        {"pretty", no_argument, NULL, O_PRETTY},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {{"from", required_argument, NULL, O_FROM},
+                                             {"to", required_argument, NULL, O_TO},
+                                             TW_ENC_LONGOPTS,
+                                             {"pretty", no_argument, NULL, O_PRETTY},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
     const char *from = NULL, *to = NULL;
     bool pretty = false;
     tw_diag_list warnings = {0};
     tw_encode_opts o;
-    memset(&o, 0, sizeof o);
-    o.parallel_tool_calls = -1;
-    o.warnings = &warnings;
+    tw_cli_encode_opts_init(&o, &warnings);
     optind = 1;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        size_t n = 0;
         switch (c) {
         case O_FROM:
             if (!tw_transcode_is_source(optarg))
@@ -124,76 +84,37 @@ int tw_cmd_convert(int argc, char **argv)
                                           optarg);
             to = optarg;
             break;
-        case O_MODEL: o.model = optarg; break;
-        case O_ID: o.id = optarg; break;
-        case O_CREATED:
-            if (!tw_parse_size(optarg, &n) || n == 0 || n > (size_t)1 << 52)
-                return tw_cli_usage_error("convert",
-                                          "--created needs a positive integer, got '%s'", optarg);
-            o.created = (long long)n;
-            break;
-        case O_ARGS_FRAG:
-        case O_TEXT_FRAG:
-            if (!tw_parse_size(optarg, &n))
-                return tw_cli_usage_error("convert", "'%s' needs a size, got '%s'",
-                                          argv[optind - 2 >= 0 ? optind - 2 : 0], optarg);
-            if (c == O_ARGS_FRAG)
-                o.args_fragment = n;
-            else
-                o.text_fragment = n;
-            break;
-        case O_USAGE: o.include_usage = true; break;
-        case O_OMIT_DONE: o.omit_done = true; break;
-        case O_PTC:
-            if (strcmp(optarg, "true") == 0)
-                o.parallel_tool_calls = 1;
-            else if (strcmp(optarg, "false") == 0)
-                o.parallel_tool_calls = 0;
-            else
-                return tw_cli_usage_error(
-                    "convert", "--parallel-tool-calls expects true or false, got '%s'", optarg);
-            break;
-        case O_MAX_OUT:
-        case O_MAX_IN:
-            if (!tw_parse_size(optarg, &n) || n == 0)
-                return tw_cli_usage_error("convert", "'%s' needs a positive size, got '%s'",
-                                          argv[optind - 2 >= 0 ? optind - 2 : 0], optarg);
-            if (c == O_MAX_OUT)
-                o.limits.max_output_bytes = n;
-            else
-                o.limits.max_input_bytes = n;
-            break;
         case O_PRETTY: pretty = true; break;
         case 'h': convert_help(stdout); return TW_EXIT_OK;
-        case ':':
-            return tw_cli_usage_error("convert", "option '%s' needs a value", argv[optind - 1]);
-        default:
-            return tw_cli_usage_error("convert", "unknown option '%s' (see --help)",
-                                      argv[optind - 1]);
+        default: {
+            int rc = tw_cli_encode_opt("convert", c, argv, &o);
+            if (rc != TW_EXIT_OK)
+                return rc;
+            break;
+        }
         }
     }
     if (!from || !to)
         return tw_cli_usage_error("convert", "--from and --to are required (see --help)");
-    if (argc - optind > 1)
-        return tw_cli_usage_error("convert", "expected one input file, got %d", argc - optind);
     tw_limits lim;
     tw_limits_resolve(&lim, &o.limits);
-    const char *path = optind < argc ? argv[optind] : "-";
-    char why[512] = "";
-    size_t len = 0;
-    char *input = tw_read_file(path, lim.max_input_bytes, &len, why, sizeof why);
+    const char *path;
+    size_t len;
+    int rc;
+    char *input = tw_cli_read_operand("convert", argc, argv, lim.max_input_bytes, &path, &len, &rc);
     if (!input)
-        return tw_cli_usage_error("convert", "%s", why);
+        return rc;
+    char why[512] = "";
     tw_decode_opts d;
     memset(&d, 0, sizeof d);
     d.limits = o.limits;
     tw_neutral_value v;
     tw_status st = tw_transcode_read(from, input, len, &d, &v, &warnings, why, sizeof why);
     free(input);
-    int rc = TW_EXIT_OK;
+    rc = TW_EXIT_OK;
     tw_buf out = {0};
     if (st != TW_OK) {
-        print_warnings(&warnings);
+        tw_cli_print_warnings("convert", &warnings);
         fprintf(stderr, "toolwire convert: cannot read %s as %s: %s\n", path, from, why);
         tw_diag_list_free(&warnings);
         return TW_EXIT_FAIL;
@@ -213,7 +134,7 @@ int tw_cmd_convert(int argc, char **argv)
     tw_neutral_value_free(&v);
     if (st == TW_OK && neutral_out)
         st = tw_buf_putc(&out, '\n');
-    print_warnings(&warnings);
+    tw_cli_print_warnings("convert", &warnings);
     if (st != TW_OK) {
         fprintf(stderr, "toolwire convert: cannot write %s: %s\n", to, why);
         rc = TW_EXIT_FAIL;

@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -491,7 +492,7 @@ static void answer_replay(tw_mock *m, const tw_fx_exchange *x, answer *a)
 static long fault_int(const cJSON *f, const char *key, long dflt)
 {
     const cJSON *v = tw_json_get(f, key);
-    return cJSON_IsNumber(v) ? (long)v->valuedouble : dflt;
+    return (long)tw_json_int(v, LONG_MIN, LONG_MAX, dflt);
 }
 
 /* Replace chunk k by one that is not valid JSON (an event cut inside a value). */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -278,13 +279,13 @@ tw_status tw_report_parse(const char *buf, size_t len, tw_report *out, char *why
         cJSON_Delete(root);
         return TW_ERR_INVALID;
     }
-    if ((int)ver->valuedouble > TW_REPORT_VERSION) {
+    if (tw_json_int(ver, 0, INT_MAX, 0) > TW_REPORT_VERSION) {
         snprintf(why, whylen, "report version %d is newer than this program reads (%d)",
-                 (int)ver->valuedouble, TW_REPORT_VERSION);
+                 (int)tw_json_int(ver, 0, INT_MAX, 0), TW_REPORT_VERSION);
         cJSON_Delete(root);
         return TW_ERR_INVALID;
     }
-    out->version = (int)ver->valuedouble;
+    out->version = (int)tw_json_int(ver, 0, INT_MAX, 0);
     out->backend = jstr(root, "backend");
     out->target = jstr(root, "target");
     out->generated = jstr(root, "generated");
@@ -310,16 +311,16 @@ tw_status tw_report_parse(const char *buf, size_t len, tw_report *out, char *why
             }
             const cJSON *ix = tw_json_get(je, "index");
             if (cJSON_IsNumber(ix))
-                x->index = (size_t)ix->valuedouble;
+                x->index = (size_t)tw_json_int(ix, 0, INT64_MAX, 0);
             x->method = jstr(je, "method");
             x->path = jstr(je, "path");
             x->stream = cJSON_IsTrue(tw_json_get(je, "stream"));
             const cJSON *v = tw_json_get(je, "status");
-            x->status = cJSON_IsNumber(v) ? (int)v->valuedouble : 0;
+            x->status = (int)tw_json_int(v, 0, 999, 0);
             v = tw_json_get(je, "elapsed_ms");
-            x->elapsed_ms = cJSON_IsNumber(v) ? (long)v->valuedouble : 0;
+            x->elapsed_ms = (long)tw_json_int(v, 0, LONG_MAX, 0);
             v = tw_json_get(je, "attempts");
-            x->attempts = cJSON_IsNumber(v) ? (int)v->valuedouble : 0;
+            x->attempts = (int)tw_json_int(v, 0, INT_MAX, 0);
             x->error = jstr(je, "error");
             const cJSON *jr = tw_json_get(je, "result");
             tw_verdict_from_name(tw_json_get_str(jr, "verdict"), &x->result);
@@ -338,7 +339,7 @@ tw_status tw_report_parse(const char *buf, size_t len, tw_report *out, char *why
                 expect_from_name(tw_json_get_str(jc, "expected"), &xp);
                 const cJSON *off = tw_json_get(jc, "offset");
                 tw_rep_check *c = tw_report_add_check(
-                    x, id, vd, xp, cJSON_IsNumber(off) ? (int64_t)off->valuedouble : -1,
+                    x, id, vd, xp, tw_json_int(off, -1, INT64_MAX, -1),
                     tw_json_get_str(jc, "evidence"));
                 if (!c) {
                     st = TW_ERR_NOMEM;

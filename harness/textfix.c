@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -29,9 +30,9 @@ static bool diags_match(const tw_diag_list *l, const cJSON *arr, const char *wha
         const char *code = tw_json_get_str(e, "code");
         const cJSON *off = tw_json_get(e, "offset");
         if (!code || strcmp(code, tw_code_name(l->items[i].code)) != 0 ||
-            (cJSON_IsNumber(off) && (int64_t)off->valuedouble != l->items[i].offset)) {
+            (cJSON_IsNumber(off) && tw_json_int(off, INT64_MIN, INT64_MAX, -2) != l->items[i].offset)) {
             snprintf(detail, dlen, "%s[%zu]: expected %s@%lld, got %s@%lld (%s)", what, i,
-                     code ? code : "?", cJSON_IsNumber(off) ? (long long)off->valuedouble : -2LL,
+                     code ? code : "?", (long long)tw_json_int(off, INT64_MIN, INT64_MAX, -2),
                      tw_code_name(l->items[i].code), (long long)l->items[i].offset,
                      l->items[i].message);
             return false;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "formats.h"
+#include "wire_common.h"
 #include "toolwire/decode.h"
 #include "toolwire/openai.h"
 
@@ -160,76 +161,16 @@ static tw_status ant_response(tw_wire_sink *k, const char *buf, size_t len)
     return st;
 }
 
-typedef struct resp_state {
-    tw_decode_opts o;
-    tw_limits L;
-    tw_event_fn fn;
-    void *user;
-    tw_buf in;
-    bool too_large;
-} resp_state;
-
-static tw_status resp_init(void *s, const tw_decode_opts *o, tw_event_fn fn, void *u)
-{
-    resp_state *d = s;
-    memset(d, 0, sizeof *d);
-    if (o)
-        d->o = *o;
-    tw_limits_resolve(&d->L, o ? &o->limits : NULL);
-    d->fn = fn;
-    d->user = u;
-    return TW_OK;
-}
-
-static tw_status resp_feed(void *s, const char *b, size_t n)
-{
-    resp_state *d = s;
-    if (d->too_large)
-        return TW_OK;
-    size_t room = d->L.max_input_bytes - d->in.len;
-    if (n > room) {
-        n = room;
-        d->too_large = true;
-    }
-    return n ? tw_buf_append(&d->in, b, n) : TW_OK;
-}
-
-static void resp_release(void *s)
-{
-    resp_state *d = s;
-    tw_buf_free(&d->in);
-}
-
+/* The response format streams through the shared body-buffering decoder. */
 static tw_status resp_finish(void *s, tw_result *out)
 {
-    resp_state *d = s;
-    tw_result_init(out, &d->L);
-    tw_wire_sink k = {out, &d->o, &d->L, d->fn, d->user};
-    tw_status st = ant_response(&k, d->in.data ? d->in.data : "", d->in.len);
-    if (st == TW_OK && d->too_large)
-        st = tw_wire_diag(&k, true, TW_D_INPUT_TOO_LARGE, (int64_t)d->L.max_input_bytes, NULL);
-    if (st == TW_OK) {
-        tw_wire_sort_diags(out);
-        st = tw_wire_finish_result(out);
-    }
-    if (st != TW_OK)
-        tw_result_free(out);
-    resp_release(d);
-    return st;
+    return tw_body_finish(s, out, ant_response);
 }
 
 tw_status tw_anthropic_response_decode(const char *buf, size_t len, const tw_decode_opts *o,
                                        tw_result *out)
 {
-    resp_state d;
-    tw_status st = resp_init(&d, o, NULL, NULL);
-    if (st == TW_OK)
-        st = resp_feed(&d, buf, len);
-    if (st != TW_OK) {
-        resp_release(&d);
-        return st;
-    }
-    return resp_finish(&d, out);
+    return tw_body_decode(buf, len, o, out, ant_response);
 }
 
 /* ===================== stream ===================== */
@@ -340,7 +281,7 @@ static tw_ant_block *new_block(tw_anthropic_stream *d, int kind, int64_t index, 
 static int64_t index_of(const cJSON *j)
 {
     const cJSON *ix = tw_json_get(j, "index");
-    return cJSON_IsNumber(ix) ? (int64_t)ix->valuedouble : -1;
+    return tw_json_int(ix, -1, INT64_MAX, -1);
 }
 
 static tw_status block_start(tw_anthropic_stream *d, const cJSON *j, int64_t off)
@@ -494,12 +435,7 @@ static tw_status on_sse_diag(void *user, tw_status code, uint64_t off)
 tw_status tw_anthropic_stream_init(tw_anthropic_stream *d, const tw_decode_opts *o, tw_event_fn fn,
                                    void *user)
 {
-    memset(d, 0, sizeof *d);
-    if (o)
-        d->o = *o;
-    tw_limits_resolve(&d->L, o ? &o->limits : NULL);
-    d->fn = fn;
-    d->user = user;
+    TW_DECODER_SETUP(d, o, fn, user);
     d->head.max = d->L.max_event_bytes;
     tw_result_init(&d->res, &d->L);
     return tw_sse_init(&d->sse, &d->L, true, on_sse_event, on_sse_diag, d);
@@ -509,24 +445,8 @@ tw_status tw_anthropic_stream_feed(tw_anthropic_stream *d, const char *buf, size
 {
     if (d->finished)
         return TW_ERR_STATE;
-    if (d->too_large || len == 0)
-        return TW_OK;
-    size_t room = d->L.max_input_bytes - (size_t)d->fed;
-    if (len > room) {
-        len = room;
-        d->too_large = true;
-    }
-    d->fed += len;
-    if (!d->head_off && tw_buf_append(&d->head, buf, len) != TW_OK) {
-        d->head_off = true;
-        tw_buf_free(&d->head);
-    }
-    tw_status st = tw_sse_feed(&d->sse, buf, len);
-    if (d->sse.nevents && !d->head_off) {
-        d->head_off = true;
-        tw_buf_free(&d->head);
-    }
-    return st;
+    return tw_wire_sse_feed(&d->sse, &d->L, &d->fed, &d->too_large, &d->head, &d->head_off, buf,
+                            len);
 }
 
 void tw_anthropic_stream_release(tw_anthropic_stream *d)
@@ -561,12 +481,8 @@ tw_status tw_anthropic_stream_finish(tw_anthropic_stream *d, tw_result *out)
                                        : "no event in the stream");
     if (st == TW_OK)
         st = set_finish(&d->res, d->stop_reason);
-    if (st == TW_OK && d->too_large)
-        st = tw_wire_diag(&k, true, TW_D_INPUT_TOO_LARGE, (int64_t)d->L.max_input_bytes, NULL);
-    if (st == TW_OK) {
-        tw_wire_sort_diags(&d->res);
-        st = tw_wire_finish_result(&d->res);
-    }
+    if (st == TW_OK)
+        st = tw_wire_close(&k, d->too_large);
     if (st == TW_OK) {
         *out = d->res;
         memset(&d->res, 0, sizeof d->res);
@@ -575,47 +491,27 @@ tw_status tw_anthropic_stream_finish(tw_anthropic_stream *d, tw_result *out)
     return st;
 }
 
+TW_DECODER_ADAPTERS_INIT(st, tw_anthropic_stream, tw_anthropic_stream)
+
 tw_status tw_anthropic_stream_decode(const char *buf, size_t len, const tw_decode_opts *o,
                                      tw_result *out)
 {
     tw_anthropic_stream d;
-    tw_status st = tw_anthropic_stream_init(&d, o, NULL, NULL);
-    if (st == TW_OK)
-        st = tw_anthropic_stream_feed(&d, buf, len);
-    if (st == TW_OK)
-        return tw_anthropic_stream_finish(&d, out);
-    tw_anthropic_stream_release(&d);
-    return st;
+    return tw_decode_batch(&d, tw_anthropic_stream_init(&d, o, NULL, NULL), st_feed, st_finish,
+                           st_release, buf, len, out);
 }
 
 /* ===================== registry glue ===================== */
-
-static tw_status st_init(void *s, const tw_decode_opts *o, tw_event_fn fn, void *u)
-{
-    return tw_anthropic_stream_init(s, o, fn, u);
-}
-static tw_status st_feed(void *s, const char *b, size_t n)
-{
-    return tw_anthropic_stream_feed(s, b, n);
-}
-static tw_status st_finish(void *s, tw_result *out)
-{
-    return tw_anthropic_stream_finish(s, out);
-}
-static void st_release(void *s)
-{
-    tw_anthropic_stream_release(s);
-}
 
 const tw_format_ops tw_format_anthropic_response = {
     "anthropic-response",
     "Anthropic messages response body (or error envelope)",
     tw_anthropic_response_decode,
-    sizeof(resp_state),
-    resp_init,
-    resp_feed,
+    sizeof(tw_body_dec),
+    tw_body_init,
+    tw_body_feed,
     resp_finish,
-    resp_release};
+    tw_body_release};
 const tw_format_ops tw_format_anthropic_stream = {"anthropic-stream",
                                                   "Anthropic messages SSE event stream",
                                                   tw_anthropic_stream_decode,

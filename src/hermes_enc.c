@@ -10,16 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "enc_common.h"
 #include "formats.h"
-
-#define TRY(x)                                                                 \
-    do {                                                                       \
-        tw_status st_ = (x);                                                   \
-        if (st_ != TW_OK)                                                      \
-            return st_;                                                        \
-    } while (0)
-
-#define PUTS(b, lit) tw_buf_append((b), (lit), sizeof(lit) - 1)
+#include "qwen_text.h"
+#include "tw_macros.h"
 
 /* ===================== Python-style JSON ===================== */
 
@@ -289,14 +283,6 @@ tw_status tw_json_keep_spellings(const char *buf, size_t len, cJSON *tree, size_
 
 /* ===================== shared preamble ===================== */
 
-static const char TOOLS_HEAD[] =
-    "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
-    "You are provided with function signatures within <tools></tools> XML tags:\n<tools>";
-static const char TOOLS_TAIL[] =
-    "\n</tools>\n\nFor each function call, return a json object with function name and "
-    "arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": "
-    "<function-name>, \"arguments\": <args-json-object>}\n</tool_call>";
-
 /* One tool as the template's tojson prints it: the OpenAI form. */
 static tw_status write_tool(tw_buf *b, const tw_tool *t, size_t max_depth)
 {
@@ -316,12 +302,12 @@ static tw_status write_tool(tw_buf *b, const tw_tool *t, size_t max_depth)
 
 static tw_status write_tools_block(tw_buf *b, const tw_request *r, size_t max_depth)
 {
-    TRY(PUTS(b, TOOLS_HEAD));
+    TRY(PUTS(b, TW_QWEN_TOOLS_HEAD));
     for (size_t i = 0; i < r->ntools; i++) {
         TRY(tw_buf_putc(b, '\n'));
         TRY(write_tool(b, &r->tools[i], max_depth));
     }
-    return PUTS(b, TOOLS_TAIL);
+    return PUTS(b, TW_QWEN_TOOLS_TAIL);
 }
 
 /* ===================== byte-range helpers ===================== */
@@ -584,29 +570,11 @@ static tw_status render_prompt(tw_buf *b, const tw_request *r, const tw_encode_o
     return TW_OK;
 }
 
-/* Render into a capped scratch buffer, then append: out is untouched on failure. */
-typedef tw_status (*render_fn)(tw_buf *b, const tw_request *r, const tw_encode_opts *o,
-                               size_t max_depth);
-
-static tw_status encode_capped(const tw_request *r, const tw_encode_opts *o, tw_buf *out,
-                               render_fn fn)
-{
-    tw_limits L;
-    tw_limits_resolve(&L, o ? &o->limits : NULL);
-    tw_buf b = {0};
-    b.max = L.max_output_bytes;
-    tw_status st = fn(&b, r, o, L.max_depth);
-    if (st == TW_OK)
-        st = tw_buf_append(out, b.data ? b.data : "", b.len);
-    tw_buf_free(&b);
-    return st;
-}
-
 tw_status tw_hermes_prompt_encode(const tw_request *r, const tw_encode_opts *o, tw_buf *out)
 {
     if (!r || !out || r->nmessages == 0)
         return TW_ERR_INVALID;
-    return encode_capped(r, o, out, render_prompt);
+    return tw_encode_capped(r, o, out, render_prompt);
 }
 
 /* ===================== hermes-system (seed 000) ===================== */
@@ -656,7 +624,7 @@ tw_status tw_hermes_system_encode(const tw_request *r, const tw_encode_opts *o, 
 {
     if (!r || !out)
         return TW_ERR_INVALID;
-    return encode_capped(r, o, out, render_system);
+    return tw_encode_capped(r, o, out, render_system);
 }
 
 const tw_encoder_ops tw_encoder_hermes_prompt = {

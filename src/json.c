@@ -639,6 +639,19 @@ bool tw_json_equal(const cJSON *a, const cJSON *b)
     }
 }
 
+int64_t tw_json_int(const cJSON *v, int64_t lo, int64_t hi, int64_t dflt)
+{
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+        return dflt;
+    double d = v->valuedouble;
+    /* compare in double before converting: out-of-range casts are undefined */
+    if (d <= (double)lo)
+        return lo;
+    if (d >= (double)hi)
+        return hi;
+    return (int64_t)d;
+}
+
 const char *tw_json_duplicate_key(const cJSON *obj)
 {
     if (!cJSON_IsObject(obj))

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tw_macros.h"
+
 /* ===================== lifecycle ===================== */
 
 void tw_call_free(tw_call *c)
@@ -188,13 +190,6 @@ bool tw_role_from_name(const char *s, tw_role *out)
 }
 
 /* ===================== writing ===================== */
-
-#define TRY(x)                                                                 \
-    do {                                                                       \
-        tw_status st_ = (x);                                                   \
-        if (st_ != TW_OK)                                                      \
-            return st_;                                                        \
-    } while (0)
 
 typedef struct jw {
     tw_buf *out;
@@ -753,7 +748,7 @@ tw_status tw_result_read(const cJSON *j, const tw_limits *limits, tw_result *out
                 break;
             }
             const cJSON *off = tw_json_get(d, "offset");
-            int64_t o = cJSON_IsNumber(off) ? (int64_t)off->valuedouble : -1;
+            int64_t o = tw_json_int(off, -1, INT64_MAX, -1);
             st = tw_diag_add(lists[k], c, o, tw_json_get_str(d, "message"));
         }
     }

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "formats.h"
+#include "wire_common.h"
 #include "toolwire/decode.h"
-#include "toolwire/schema.h"
 
 #define SLEN(s) (sizeof(s) - 1)
 
@@ -70,17 +70,12 @@ static size_t tree_depth(const cJSON *v, size_t level, size_t cap)
     return best;
 }
 
-typedef struct pend {
-    tw_status code;
-    char msg[200];
-} pend;
-
 tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c)
 {
     const tw_decode_opts *o = k->o;
     const tw_limits *L = k->L;
     char why[256] = "";
-    pend warns[4];
+    tw_pending warns[4];
     size_t nwarn = 0;
     tw_status refuse = TW_OK;
     cJSON *args = NULL;
@@ -159,28 +154,9 @@ tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c)
         if (!args)
             return TW_ERR_NOMEM;
     }
-    if (!refuse && tw_json_size(args, L->max_args_bytes) > L->max_args_bytes) {
-        refuse = TW_D_ARGS_TOO_LARGE;
-        snprintf(why, sizeof why, "arguments exceed max_args_bytes (%zu)", L->max_args_bytes);
-    }
-    if (!refuse) {
-        const tw_tool *t = tw_tools_find(o->tools, o->ntools, name);
-        char sw[200];
-        if (t && t->parameters &&
-            !tw_schema_validate(t->parameters, args, L->max_depth, sw, sizeof sw)) {
-            if (o->schema_warn) {
-                warns[nwarn].code = TW_D_ARGS_SCHEMA;
-                snprintf(warns[nwarn++].msg, sizeof warns[0].msg, "%s", sw);
-            } else {
-                refuse = TW_D_ARGS_SCHEMA;
-                snprintf(why, sizeof why, "%s", sw);
-            }
-        }
-    }
-    if (!refuse && k->res->msg.ncalls >= L->max_calls) {
-        refuse = TW_D_TOO_MANY_CALLS;
-        snprintf(why, sizeof why, "more than max_calls (%zu) tool calls", L->max_calls);
-    }
+    if (!refuse)
+        refuse =
+            tw_call_check(o, L, k->res->msg.ncalls, name, args, why, sizeof why, warns, &nwarn);
     if (refuse) {
         cJSON_Delete(args);
         return tw_wire_diag(k, true, refuse, c->offset, why);
@@ -233,32 +209,10 @@ tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c)
     return TW_OK;
 }
 
-static int diag_cmp(const tw_diag *x, const tw_diag *y)
-{
-    if (x->code == TW_D_INPUT_TOO_LARGE || y->code == TW_D_INPUT_TOO_LARGE)
-        return (x->code == TW_D_INPUT_TOO_LARGE) - (y->code == TW_D_INPUT_TOO_LARGE);
-    if (x->offset != y->offset)
-        return x->offset < y->offset ? -1 : 1;
-    return 0;
-}
-
-static void sort_list(tw_diag_list *l)
-{
-    for (size_t i = 1; i < l->len; i++) {
-        tw_diag t = l->items[i];
-        size_t j = i;
-        while (j > 0 && diag_cmp(&l->items[j - 1], &t) > 0) {
-            l->items[j] = l->items[j - 1];
-            j--;
-        }
-        l->items[j] = t;
-    }
-}
-
 void tw_wire_sort_diags(tw_result *r)
 {
-    sort_list(&r->errors);
-    sort_list(&r->warnings);
+    tw_diag_sort(&r->errors);
+    tw_diag_sort(&r->warnings);
 }
 
 tw_status tw_wire_error_body(tw_wire_sink *k, const char *buf, size_t len, bool *found)
@@ -600,80 +554,16 @@ static tw_status oai_response(tw_wire_sink *k, const char *buf, size_t len)
     return st;
 }
 
-/*
- * A body-buffering decoder: the response formats stream by holding the
- * input (up to max_input_bytes) and decoding it at finish.
- */
-typedef struct resp_state {
-    tw_decode_opts o;
-    tw_limits L;
-    tw_event_fn fn;
-    void *user;
-    tw_buf in;
-    bool too_large;
-} resp_state;
-
-static tw_status resp_init(void *s, const tw_decode_opts *o, tw_event_fn fn, void *u)
-{
-    resp_state *d = s;
-    memset(d, 0, sizeof *d);
-    if (o)
-        d->o = *o;
-    tw_limits_resolve(&d->L, o ? &o->limits : NULL);
-    d->fn = fn;
-    d->user = u;
-    return TW_OK;
-}
-
-static tw_status resp_feed(void *s, const char *b, size_t n)
-{
-    resp_state *d = s;
-    if (d->too_large)
-        return TW_OK;
-    size_t room = d->L.max_input_bytes - d->in.len;
-    if (n > room) {
-        n = room;
-        d->too_large = true;
-    }
-    return n ? tw_buf_append(&d->in, b, n) : TW_OK;
-}
-
-static void resp_release(void *s)
-{
-    resp_state *d = s;
-    tw_buf_free(&d->in);
-}
-
+/* The response format streams through the shared body-buffering decoder. */
 static tw_status resp_finish(void *s, tw_result *out)
 {
-    resp_state *d = s;
-    tw_result_init(out, &d->L);
-    tw_wire_sink k = {out, &d->o, &d->L, d->fn, d->user};
-    tw_status st = oai_response(&k, d->in.data ? d->in.data : "", d->in.len);
-    if (st == TW_OK && d->too_large)
-        st = tw_wire_diag(&k, true, TW_D_INPUT_TOO_LARGE, (int64_t)d->L.max_input_bytes, NULL);
-    if (st == TW_OK) {
-        tw_wire_sort_diags(out);
-        st = tw_wire_finish_result(out);
-    }
-    if (st != TW_OK)
-        tw_result_free(out);
-    resp_release(d);
-    return st;
+    return tw_body_finish(s, out, oai_response);
 }
 
 tw_status tw_openai_response_decode(const char *buf, size_t len, const tw_decode_opts *o,
                                     tw_result *out)
 {
-    resp_state d;
-    tw_status st = resp_init(&d, o, NULL, NULL);
-    if (st == TW_OK)
-        st = resp_feed(&d, buf, len);
-    if (st != TW_OK) {
-        resp_release(&d);
-        return st;
-    }
-    return resp_finish(&d, out);
+    return tw_body_decode(buf, len, o, out, oai_response);
 }
 
 /* ===================== stream ===================== */
@@ -808,7 +698,7 @@ static tw_status merge_tool_delta(tw_openai_stream *d, const cJSON *tc, int64_t 
     bool has_id = id && id[0];
     tw_oai_slot *s = NULL;
     if (cJSON_IsNumber(ix)) {
-        int64_t idx = (int64_t)ix->valuedouble;
+        int64_t idx = tw_json_int(ix, INT64_MIN, INT64_MAX, 0);
         for (size_t i = d->nslots; i-- > 0;) {
             if (!d->slots[i].legacy && d->slots[i].has_index && d->slots[i].index == idx) {
                 s = &d->slots[i];
@@ -965,12 +855,7 @@ static tw_status on_sse_diag(void *user, tw_status code, uint64_t off)
 tw_status tw_openai_stream_init(tw_openai_stream *d, const tw_decode_opts *o, tw_event_fn fn,
                                 void *user)
 {
-    memset(d, 0, sizeof *d);
-    if (o)
-        d->o = *o;
-    tw_limits_resolve(&d->L, o ? &o->limits : NULL);
-    d->fn = fn;
-    d->user = user;
+    TW_DECODER_SETUP(d, o, fn, user);
     d->refusal_off = -1;
     d->head.max = d->L.max_event_bytes;
     tw_result_init(&d->res, &d->L);
@@ -981,24 +866,8 @@ tw_status tw_openai_stream_feed(tw_openai_stream *d, const char *buf, size_t len
 {
     if (d->finished)
         return TW_ERR_STATE;
-    if (d->too_large || len == 0)
-        return TW_OK;
-    size_t room = d->L.max_input_bytes - (size_t)d->fed;
-    if (len > room) {
-        len = room;
-        d->too_large = true;
-    }
-    d->fed += len;
-    if (!d->head_off && tw_buf_append(&d->head, buf, len) != TW_OK) {
-        d->head_off = true;
-        tw_buf_free(&d->head);
-    }
-    tw_status st = tw_sse_feed(&d->sse, buf, len);
-    if (d->sse.nevents && !d->head_off) {
-        d->head_off = true;
-        tw_buf_free(&d->head);
-    }
-    return st;
+    return tw_wire_sse_feed(&d->sse, &d->L, &d->fed, &d->too_large, &d->head, &d->head_off, buf,
+                            len);
 }
 
 void tw_openai_stream_release(tw_openai_stream *d)
@@ -1034,12 +903,8 @@ tw_status tw_openai_stream_finish(tw_openai_stream *d, tw_result *out)
                                        : "no event in the stream");
     if (st == TW_OK)
         st = close_message(&k, &d->refusal, d->refusal_off, d->finish_reason);
-    if (st == TW_OK && d->too_large)
-        st = tw_wire_diag(&k, true, TW_D_INPUT_TOO_LARGE, (int64_t)d->L.max_input_bytes, NULL);
-    if (st == TW_OK) {
-        tw_wire_sort_diags(&d->res);
-        st = tw_wire_finish_result(&d->res);
-    }
+    if (st == TW_OK)
+        st = tw_wire_close(&k, d->too_large);
     if (st == TW_OK) {
         *out = d->res;
         memset(&d->res, 0, sizeof d->res);
@@ -1048,46 +913,26 @@ tw_status tw_openai_stream_finish(tw_openai_stream *d, tw_result *out)
     return st;
 }
 
+TW_DECODER_ADAPTERS_INIT(st, tw_openai_stream, tw_openai_stream)
+
 tw_status tw_openai_stream_decode(const char *buf, size_t len, const tw_decode_opts *o,
                                   tw_result *out)
 {
     tw_openai_stream d;
-    tw_status st = tw_openai_stream_init(&d, o, NULL, NULL);
-    if (st == TW_OK)
-        st = tw_openai_stream_feed(&d, buf, len);
-    if (st == TW_OK)
-        return tw_openai_stream_finish(&d, out);
-    tw_openai_stream_release(&d);
-    return st;
+    return tw_decode_batch(&d, tw_openai_stream_init(&d, o, NULL, NULL), st_feed, st_finish,
+                           st_release, buf, len, out);
 }
 
 /* ===================== registry glue ===================== */
 
-static tw_status st_init(void *s, const tw_decode_opts *o, tw_event_fn fn, void *u)
-{
-    return tw_openai_stream_init(s, o, fn, u);
-}
-static tw_status st_feed(void *s, const char *b, size_t n)
-{
-    return tw_openai_stream_feed(s, b, n);
-}
-static tw_status st_finish(void *s, tw_result *out)
-{
-    return tw_openai_stream_finish(s, out);
-}
-static void st_release(void *s)
-{
-    tw_openai_stream_release(s);
-}
-
 const tw_format_ops tw_format_openai_response = {"openai-response",
                                                  "OpenAI chat.completion body (or error envelope)",
                                                  tw_openai_response_decode,
-                                                 sizeof(resp_state),
-                                                 resp_init,
-                                                 resp_feed,
+                                                 sizeof(tw_body_dec),
+                                                 tw_body_init,
+                                                 tw_body_feed,
                                                  resp_finish,
-                                                 resp_release};
+                                                 tw_body_release};
 const tw_format_ops tw_format_openai_stream = {"openai-stream",
                                                "OpenAI chat.completion.chunk SSE stream",
                                                tw_openai_stream_decode,

@@ -11,15 +11,8 @@
 #include <string.h>
 
 #include "formats.h"
-
-#define TRY(x)                                                                 \
-    do {                                                                       \
-        tw_status st_ = (x);                                                   \
-        if (st_ != TW_OK)                                                      \
-            return st_;                                                        \
-    } while (0)
-
-#define PUTS(b, lit) tw_buf_append((b), (lit), sizeof(lit) - 1)
+#include "wire_common.h"
+#include "tw_macros.h"
 
 static const char RES_OPEN[] = "<tool_result";    /* 12 bytes */
 static const char RES_CLOSE[] = "</tool_result>"; /* 14 bytes */
@@ -270,13 +263,7 @@ tw_status tw_proxy_feed(tw_proxy_dec *d, const char *buf, size_t len)
 {
     if (d->finished)
         return TW_ERR_STATE;
-    if (d->too_large || len == 0)
-        return TW_OK;
-    size_t room = d->L.max_input_bytes - (size_t)d->in;
-    if (len > room) {
-        len = room;
-        d->too_large = true;
-    }
+    len = tw_input_clip(&d->L, d->in, len, &d->too_large);
     if (len == 0)
         return TW_OK;
     char held[TW_PROXY_TAG_MAX];
@@ -293,13 +280,6 @@ tw_status tw_proxy_feed(tw_proxy_dec *d, const char *buf, size_t len)
     return run(d, &s);
 }
 
-static int diag_cmp(const tw_diag *x, const tw_diag *y)
-{
-    if (x->code == TW_D_INPUT_TOO_LARGE || y->code == TW_D_INPUT_TOO_LARGE)
-        return (x->code == TW_D_INPUT_TOO_LARGE) - (y->code == TW_D_INPUT_TOO_LARGE);
-    return x->offset < y->offset ? -1 : x->offset > y->offset;
-}
-
 /* Merge two offset-sorted lists into *a (stable: a's entries first on ties). */
 static tw_status merge(tw_diag_list *a, tw_diag_list *b)
 {
@@ -311,7 +291,7 @@ static tw_status merge(tw_diag_list *a, tw_diag_list *b)
     tw_status st = TW_OK;
     while (st == TW_OK && (i < a->len || j < b->len)) {
         const tw_diag *x;
-        if (j >= b->len || (i < a->len && diag_cmp(&a->items[i], &b->items[j]) <= 0))
+        if (j >= b->len || (i < a->len && tw_diag_cmp(&a->items[i], &b->items[j]) <= 0))
             x = &a->items[i++];
         else
             x = &b->items[j++];
@@ -382,16 +362,13 @@ void tw_proxy_release(tw_proxy_dec *d)
     tw_diag_list_free(&d->errors);
 }
 
+TW_DECODER_ADAPTERS_INIT(g, tw_proxy, tw_proxy_dec)
+
 tw_status tw_proxy_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)
 {
     tw_proxy_dec d;
-    tw_status st = tw_proxy_init(&d, o, NULL, NULL);
-    if (st == TW_OK)
-        st = tw_proxy_feed(&d, buf, len);
-    if (st == TW_OK)
-        return tw_proxy_finish(&d, out);
-    tw_proxy_release(&d);
-    return st;
+    return tw_decode_batch(&d, tw_proxy_init(&d, o, NULL, NULL), g_feed, g_finish, g_release, buf,
+                           len, out);
 }
 
 /* ===================== encoder: the Tool-Use Protocol prompt ===================== */
@@ -572,14 +549,6 @@ tw_status tw_proxy_prompt_encode(const tw_request *r, const tw_encode_opts *o, t
 }
 
 /* ===================== registry glue ===================== */
-
-static tw_status g_init(void *s, const tw_decode_opts *o, tw_event_fn fn, void *u)
-{
-    return tw_proxy_init(s, o, fn, u);
-}
-static tw_status g_feed(void *s, const char *b, size_t n) { return tw_proxy_feed(s, b, n); }
-static tw_status g_finish(void *s, tw_result *out) { return tw_proxy_finish(s, out); }
-static void g_release(void *s) { tw_proxy_release(s); }
 
 const tw_format_ops tw_format_proxy = {
     "proxy", "prompt-only proxy output: <tool_call> blocks; <tool_result> blocks cut out",

@@ -5,122 +5,28 @@
  */
 #include "toolwire/request.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "toolwire/shims.h"
+#include "request_more_int.h"
+#include "tw_macros.h"
 
 /* ===================== context ===================== */
 
-typedef struct rd {
-    tw_limits l;
-    tw_diag_list *warnings;
-    tw_request_error *err;
-    tw_request *req;
-    size_t cap_messages;
-} rd;
-
-static tw_status fail(rd *d, tw_status code, const char *path, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-
-static tw_status fail(rd *d, tw_status code, const char *path, const char *fmt, ...)
-{
-    if (d->err) {
-        char reason[192];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(reason, sizeof reason, fmt, ap);
-        va_end(ap);
-        d->err->code = code;
-        snprintf(d->err->path, sizeof d->err->path, "%s", path);
-        snprintf(d->err->message, sizeof d->err->message, "%s: %s", path[0] ? path : "(root)",
-                 reason);
-    }
-    return code;
-}
-
-static tw_status warn(rd *d, tw_status code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static tw_status warn(rd *d, tw_status code, const char *fmt, ...)
-{
-    if (!d->warnings)
-        return TW_OK;
-    char tmp[320];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    return tw_diag_add(d->warnings, code, -1, tmp);
-}
-
-#define TRY(x)                                                                 \
-    do {                                                                       \
-        tw_status st_ = (x);                                                   \
-        if (st_ != TW_OK)                                                      \
-            return st_;                                                        \
-    } while (0)
-
-/* A new message at the end of the request (zeroed). */
-static tw_status push_message(rd *d, const char *path, tw_message **out)
-{
-    tw_request *r = d->req;
-    if (r->nmessages >= d->l.max_messages)
-        return fail(d, TW_ERR_LIMIT, path, "more than max_messages (%zu) messages",
-                    d->l.max_messages);
-    if (r->nmessages == d->cap_messages) {
-        size_t ncap = d->cap_messages ? d->cap_messages * 2 : 8;
-        if (ncap > d->l.max_messages)
-            ncap = d->l.max_messages;
-        tw_message *n = realloc(r->messages, ncap * sizeof *n);
-        if (!n)
-            return TW_ERR_NOMEM;
-        r->messages = n;
-        d->cap_messages = ncap;
-    }
-    tw_message *m = &r->messages[r->nmessages++];
-    memset(m, 0, sizeof *m);
-    *out = m;
-    return TW_OK;
-}
-
-static tw_status dup_str(rd *d, char **dst, const cJSON *v, const char *path, bool required)
+static tw_status dup_str(tw_rq *d, char **dst, const cJSON *v, const char *path, bool required)
 {
     if (!v || cJSON_IsNull(v)) {
         if (required)
-            return fail(d, TW_ERR_INVALID, path, "missing; a string is required");
+            return tw_rq_fail(d, TW_ERR_INVALID, -1, path, "missing; a string is required");
         return TW_OK;
     }
     if (!cJSON_IsString(v))
-        return fail(d, TW_ERR_INVALID, path, "must be a string");
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, path, "must be a string");
     free(*dst);
     *dst = tw_strdup(v->valuestring);
     return *dst ? TW_OK : TW_ERR_NOMEM;
-}
-
-/* Copy a known generation option into r->options under `key`. */
-static tw_status put_option(rd *d, const char *key, const cJSON *v)
-{
-    tw_request *r = d->req;
-    if (!r->options && !(r->options = cJSON_CreateObject()))
-        return TW_ERR_NOMEM;
-    cJSON *c = cJSON_Duplicate(v, 1);
-    if (!c)
-        return TW_ERR_NOMEM;
-    cJSON_DeleteItemFromObjectCaseSensitive(r->options, key);
-    if (!cJSON_AddItemToObject(r->options, key, c)) {
-        cJSON_Delete(c);
-        return TW_ERR_NOMEM;
-    }
-    return TW_OK;
 }
 
 /* Tool messages carry the tool's name when an earlier call gives it. */
@@ -147,52 +53,38 @@ static tw_status recover_tool_names(tw_request *r)
     return TW_OK;
 }
 
-static tw_status read_tools(rd *d, const cJSON *arr, bool openai)
+static tw_status read_tools(tw_rq *d, const cJSON *arr, bool openai)
 {
-    tw_request *r = d->req;
-    r->tools_present = true;
-    if (!cJSON_IsArray(arr))
-        return fail(d, TW_ERR_INVALID, "tools", "must be an array");
-    size_t cnt = (size_t)cJSON_GetArraySize(arr);
-    if (cnt > d->l.max_tools)
-        return fail(d, TW_ERR_LIMIT, "tools", "more than max_tools (%zu) tools", d->l.max_tools);
-    if (!cnt)
-        return TW_OK;
-    if (!(r->tools = calloc(cnt, sizeof *r->tools)))
-        return TW_ERR_NOMEM;
+    size_t cnt;
+    TRY(tw_rq_tools_begin(d, arr, &cnt));
     size_t i = 0;
     for (const cJSON *t = arr->child; t; t = t->next, i++) {
         char path[64];
         snprintf(path, sizeof path, "tools[%zu]", i);
         if (!cJSON_IsObject(t))
-            return fail(d, TW_ERR_INVALID, path, "must be an object");
+            return tw_rq_fail(d, TW_ERR_INVALID, -1, path, "must be an object");
         const char *type = tw_json_get_str(t, "type");
         if (openai) {
             if (!type || strcmp(type, "function") != 0)
-                return fail(d, TW_ERR_INVALID, path, "only {\"type\": \"function\"} tools are "
-                                                     "supported");
+                return tw_rq_fail(d, TW_ERR_INVALID, -1, path,
+                                  "only {\"type\": \"function\"} tools are "
+                                  "supported");
             if (!cJSON_IsObject(tw_json_get(t, "function")))
-                return fail(d, TW_ERR_INVALID, path, "'function' must be an object");
+                return tw_rq_fail(d, TW_ERR_INVALID, -1, path, "'function' must be an object");
             if (tw_json_get(tw_json_get(t, "function"), "strict"))
-                TRY(warn(d, TW_D_NOT_CARRIED, "%s.function.strict: not carried", path));
+                TRY(tw_rq_warn(d, TW_D_NOT_CARRIED, "%s.function.strict: not carried", path));
         } else if (!tw_json_get(t, "input_schema") && type && strcmp(type, "custom") != 0) {
-            TRY(warn(d, TW_D_NOT_CARRIED,
-                     "%s: server tool of type '%s' has no input_schema; kept by name only", path,
-                     type));
+            TRY(tw_rq_warn(d, TW_D_NOT_CARRIED,
+                           "%s: server tool of type '%s' has no input_schema; kept by name only",
+                           path, type));
         }
-        char why[200] = "";
-        tw_status st = tw_tool_read(t, &r->tools[i], why, sizeof why);
-        if (st == TW_ERR_NOMEM)
-            return st;
-        if (st != TW_OK)
-            return fail(d, st, path, "%s", why);
-        r->ntools++;
+        TRY(tw_rq_read_tool(d, t, path));
     }
     return TW_OK;
 }
 
 /* Arguments given as a string: parsed defensively (shims). */
-static tw_status string_args(rd *d, const cJSON *a, const char *path, tw_call *c)
+static tw_status string_args(tw_rq *d, const cJSON *a, const char *path, tw_call *c)
 {
     size_t n = strlen(a->valuestring);
     char why[160] = "";
@@ -201,16 +93,16 @@ static tw_status string_args(rd *d, const cJSON *a, const char *path, tw_call *c
     if (st == TW_ERR_NOMEM)
         return st;
     if (st != TW_OK)
-        return fail(d, st, path, "%s (%s)", why, tw_code_name(st));
+        return tw_rq_fail(d, st, -1, path, "%s (%s)", why, tw_code_name(st));
     return TW_OK;
 }
 
-static tw_status add_call(rd *d, tw_message *m, tw_call *c, const char *path)
+static tw_status add_call(tw_rq *d, tw_message *m, tw_call *c, const char *path)
 {
     if (m->ncalls >= d->l.max_calls) {
         tw_call_free(c);
-        return fail(d, TW_ERR_LIMIT, path, "more than max_calls (%zu) tool calls",
-                    d->l.max_calls);
+        return tw_rq_fail(d, TW_ERR_LIMIT, -1, path, "more than max_calls (%zu) tool calls",
+                          d->l.max_calls);
     }
     tw_status st = tw_message_add_call(m, c);
     if (st != TW_OK)
@@ -227,14 +119,15 @@ static const char *const openai_option_keys[] = {
     "response_format",  "reasoning_effort", NULL};
 
 /* content: string, null, or an array of parts whose text parts are joined. */
-static tw_status openai_content(rd *d, const cJSON *v, tw_buf *b, const char *path)
+static tw_status openai_content(tw_rq *d, const cJSON *v, tw_buf *b, const char *path)
 {
     if (!v || cJSON_IsNull(v))
         return TW_OK;
     if (cJSON_IsString(v))
         return tw_buf_puts(b, v->valuestring);
     if (!cJSON_IsArray(v))
-        return fail(d, TW_ERR_INVALID, path, "must be a string, null or an array of parts");
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, path,
+                          "must be a string, null or an array of parts");
     size_t j = 0;
     for (const cJSON *p = v->child; p; p = p->next, j++) {
         const char *type = tw_json_get_str(p, "type");
@@ -242,27 +135,27 @@ static tw_status openai_content(rd *d, const cJSON *v, tw_buf *b, const char *pa
         if (type && strcmp(type, "text") == 0 && text) {
             TRY(tw_buf_puts(b, text));
         } else if (type && strcmp(type, "refusal") == 0) {
-            TRY(warn(d, TW_D_NOT_CARRIED, "%s[%zu]: refusal part not carried", path, j));
+            TRY(tw_rq_warn(d, TW_D_NOT_CARRIED, "%s[%zu]: refusal part not carried", path, j));
         } else {
-            TRY(warn(d, TW_D_NOT_CARRIED, "%s[%zu]: content part of type '%s' not carried",
-                     path, j, type ? type : "?"));
+            TRY(tw_rq_warn(d, TW_D_NOT_CARRIED, "%s[%zu]: content part of type '%s' not carried",
+                           path, j, type ? type : "?"));
         }
     }
     return TW_OK;
 }
 
-static tw_status openai_call(rd *d, tw_message *m, const cJSON *tc, const char *path)
+static tw_status openai_call(tw_rq *d, tw_message *m, const cJSON *tc, const char *path)
 {
     char p[200];
     if (!cJSON_IsObject(tc))
-        return fail(d, TW_ERR_INVALID, path, "must be an object");
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, path, "must be an object");
     const char *type = tw_json_get_str(tc, "type");
     if (type && strcmp(type, "function") != 0)
-        return fail(d, TW_ERR_INVALID, path, "only function tool calls are supported");
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, path, "only function tool calls are supported");
     const cJSON *fn = tw_json_get(tc, "function");
     snprintf(p, sizeof p, "%s.function", path);
     if (!cJSON_IsObject(fn))
-        return fail(d, TW_ERR_INVALID, p, "must be an object");
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, p, "must be an object");
     tw_call c;
     memset(&c, 0, sizeof c);
     c.offset = -1;
@@ -272,7 +165,7 @@ static tw_status openai_call(rd *d, tw_message *m, const cJSON *tc, const char *
     if (st == TW_OK)
         st = dup_str(d, &c.name, tw_json_get(fn, "name"), p, true);
     if (st == TW_OK && !c.name[0])
-        st = fail(d, TW_ERR_INVALID, p, "must not be empty");
+        st = tw_rq_fail(d, TW_ERR_INVALID, -1, p, "must not be empty");
     const cJSON *a = tw_json_get(fn, "arguments");
     snprintf(p, sizeof p, "%s.function.arguments", path);
     if (st == TW_OK) {
@@ -285,9 +178,9 @@ static tw_status openai_call(rd *d, tw_message *m, const cJSON *tc, const char *
             if (!(c.arguments = cJSON_Duplicate(a, 1)))
                 st = TW_ERR_NOMEM;
             else
-                st = warn(d, TW_D_ARGUMENTS_AS_OBJECT, "%s: an object, not a JSON string", p);
+                st = tw_rq_warn(d, TW_D_ARGUMENTS_AS_OBJECT, "%s: an object, not a JSON string", p);
         } else {
-            st = fail(d, TW_ERR_INVALID, p, "must be a string holding a JSON object");
+            st = tw_rq_fail(d, TW_ERR_INVALID, -1, p, "must be a string holding a JSON object");
         }
     }
     if (st != TW_OK) {
@@ -297,21 +190,16 @@ static tw_status openai_call(rd *d, tw_message *m, const cJSON *tc, const char *
     return add_call(d, m, &c, path);
 }
 
-static tw_status openai_message(rd *d, const cJSON *j, size_t i)
+static tw_status openai_message(tw_rq *d, const cJSON *j, size_t i)
 {
     char path[64], p[128];
-    snprintf(path, sizeof path, "messages[%zu]", i);
-    if (!cJSON_IsObject(j))
-        return fail(d, TW_ERR_INVALID, path, "must be an object");
-    const char *role = tw_json_get_str(j, "role");
-    snprintf(p, sizeof p, "%s.role", path);
-    if (!role)
-        return fail(d, TW_ERR_INVALID, p, "missing; a string is required");
+    const char *role;
+    TRY(tw_rq_message_head(d, j, i, path, sizeof path, p, sizeof p, &role));
     tw_role rl;
     if (!tw_role_from_name(role, &rl))
-        return fail(d, TW_ERR_INVALID, p, "unknown role '%s'", role);
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, p, "unknown role '%s'", role);
     tw_message *m;
-    TRY(push_message(d, path, &m));
+    TRY(tw_rq_push(d, path, &m));
     m->role = rl;
     snprintf(p, sizeof p, "%s.content", path);
     TRY(openai_content(d, tw_json_get(j, "content"), &m->content, p));
@@ -325,7 +213,7 @@ static tw_status openai_message(rd *d, const cJSON *j, size_t i)
         snprintf(p, sizeof p, "%s.tool_calls", path);
         if (tcs && !cJSON_IsNull(tcs)) {
             if (!cJSON_IsArray(tcs))
-                return fail(d, TW_ERR_INVALID, p, "must be an array");
+                return tw_rq_fail(d, TW_ERR_INVALID, -1, p, "must be an array");
             size_t k = 0;
             for (const cJSON *tc = tcs->child; tc; tc = tc->next, k++) {
                 char cp[160];
@@ -351,10 +239,10 @@ static tw_status openai_message(rd *d, const cJSON *j, size_t i)
                 st = openai_call(d, m, wrap, p);
             cJSON_Delete(wrap);
             TRY(st);
-            TRY(warn(d, TW_D_LEGACY_FUNCTION_CALL, "%s: converted to a tool call", p));
+            TRY(tw_rq_warn(d, TW_D_LEGACY_FUNCTION_CALL, "%s: converted to a tool call", p));
         }
         if (tw_json_get(j, "refusal") && !cJSON_IsNull(tw_json_get(j, "refusal")))
-            TRY(warn(d, TW_D_NOT_CARRIED, "%s.refusal: not carried", path));
+            TRY(tw_rq_warn(d, TW_D_NOT_CARRIED, "%s.refusal: not carried", path));
     }
     if (rl == TW_ROLE_TOOL) {
         snprintf(p, sizeof p, "%s.tool_call_id", path);
@@ -362,49 +250,39 @@ static tw_status openai_message(rd *d, const cJSON *j, size_t i)
         snprintf(p, sizeof p, "%s.name", path);
         TRY(dup_str(d, &m->name, tw_json_get(j, "name"), p, false));
     } else if (tw_json_get(j, "name")) {
-        TRY(warn(d, TW_D_NOT_CARRIED, "%s.name: participant names are not carried", path));
+        TRY(tw_rq_warn(d, TW_D_NOT_CARRIED, "%s.name: participant names are not carried", path));
     }
     return TW_OK;
 }
 
-static tw_status openai_choice(rd *d, const cJSON *tc)
+static tw_status openai_choice(tw_rq *d, const cJSON *tc)
 {
     tw_request *r = d->req;
-    if (cJSON_IsString(tc)) {
-        const char *s = tc->valuestring;
-        if (strcmp(s, "auto") == 0)
-            r->choice = TW_CHOICE_AUTO;
-        else if (strcmp(s, "none") == 0)
-            r->choice = TW_CHOICE_NONE;
-        else if (strcmp(s, "required") == 0)
-            r->choice = TW_CHOICE_REQUIRED;
-        else
-            return fail(d, TW_ERR_INVALID, "tool_choice", "unknown value '%s'", s);
-        return TW_OK;
-    }
+    if (cJSON_IsString(tc))
+        return tw_rq_choice_word(d, tc->valuestring);
     if (!cJSON_IsObject(tc))
-        return fail(d, TW_ERR_INVALID, "tool_choice", "must be a string or an object");
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, "tool_choice", "must be a string or an object");
     const char *name = tw_json_get_str(tw_json_get(tc, "function"), "name");
     if (!name)
-        return fail(d, TW_ERR_INVALID, "tool_choice.function.name",
-                    "missing; a string is required");
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, "tool_choice.function.name",
+                          "missing; a string is required");
     r->choice = TW_CHOICE_NAMED;
     return (r->choice_name = tw_strdup(name)) ? TW_OK : TW_ERR_NOMEM;
 }
 
-static tw_status openai_body(rd *d, const cJSON *j)
+static tw_status openai_body(tw_rq *d, const cJSON *j)
 {
     tw_request *r = d->req;
     if (!cJSON_IsObject(j))
-        return fail(d, TW_ERR_INVALID, "", "a request must be a JSON object");
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, "", "a request must be a JSON object");
     TRY(dup_str(d, &r->model, tw_json_get(j, "model"), "model", false));
     const cJSON *msgs = tw_json_get(j, "messages");
     if (!cJSON_IsArray(msgs))
-        return fail(d, TW_ERR_INVALID, "messages", "missing; an array is required");
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, "messages", "missing; an array is required");
     size_t cnt = (size_t)cJSON_GetArraySize(msgs);
     if (cnt > d->l.max_messages)
-        return fail(d, TW_ERR_LIMIT, "messages", "more than max_messages (%zu) messages",
-                    d->l.max_messages);
+        return tw_rq_fail(d, TW_ERR_LIMIT, -1, "messages", "more than max_messages (%zu) messages",
+                          d->l.max_messages);
     size_t i = 0;
     for (const cJSON *m = msgs->child; m; m = m->next, i++)
         TRY(openai_message(d, m, i));
@@ -422,18 +300,18 @@ static tw_status openai_body(rd *d, const cJSON *j)
             if (cJSON_IsNull(c))
                 continue;
             if (!cJSON_IsBool(c))
-                return fail(d, TW_ERR_INVALID, k, "must be a boolean");
+                return tw_rq_fail(d, TW_ERR_INVALID, -1, k, "must be a boolean");
             r->parallel_tool_calls = cJSON_IsTrue(c) ? 1 : 0;
         } else if (strcmp(k, "max_completion_tokens") == 0) {
-            TRY(put_option(d, "max_tokens", c));
+            TRY(tw_rq_put_option(d, "max_tokens", c));
         } else {
             bool known = false;
             for (size_t o = 0; openai_option_keys[o] && !known; o++)
                 known = strcmp(openai_option_keys[o], k) == 0;
             if (known)
-                TRY(put_option(d, k, c));
+                TRY(tw_rq_put_option(d, k, c));
             else
-                TRY(warn(d, TW_D_NOT_CARRIED, "%s: not carried by the neutral request", k));
+                TRY(tw_rq_warn(d, TW_D_NOT_CARRIED, "%s: not carried by the neutral request", k));
         }
     }
     return recover_tool_names(r);
@@ -446,14 +324,14 @@ static const char *const anthropic_option_keys[] = {"max_tokens", "temperature",
                                                      "thinking",   NULL};
 
 /* Text of a tool_result's content: a string or text blocks (joined). */
-static tw_status result_text(rd *d, const cJSON *v, tw_buf *b, const char *path)
+static tw_status result_text(tw_rq *d, const cJSON *v, tw_buf *b, const char *path)
 {
     if (!v || cJSON_IsNull(v))
         return TW_OK;
     if (cJSON_IsString(v))
         return tw_buf_puts(b, v->valuestring);
     if (!cJSON_IsArray(v))
-        return fail(d, TW_ERR_INVALID, path, "must be a string or an array of blocks");
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, path, "must be a string or an array of blocks");
     size_t k = 0;
     for (const cJSON *x = v->child; x; x = x->next, k++) {
         const char *type = tw_json_get_str(x, "type");
@@ -461,24 +339,24 @@ static tw_status result_text(rd *d, const cJSON *v, tw_buf *b, const char *path)
         if (type && strcmp(type, "text") == 0 && text)
             TRY(tw_buf_puts(b, text));
         else
-            TRY(warn(d, TW_D_NOT_CARRIED, "%s[%zu]: block of type '%s' not carried", path, k,
-                     type ? type : "?"));
+            TRY(tw_rq_warn(d, TW_D_NOT_CARRIED, "%s[%zu]: block of type '%s' not carried", path, k,
+                           type ? type : "?"));
     }
     return TW_OK;
 }
 
-static tw_status anthropic_user(rd *d, const cJSON *content, const char *path)
+static tw_status anthropic_user(tw_rq *d, const cJSON *content, const char *path)
 {
     tw_message *m;
     char p[200];
     snprintf(p, sizeof p, "%s.content", path);
     if (cJSON_IsString(content)) {
-        TRY(push_message(d, path, &m));
+        TRY(tw_rq_push(d, path, &m));
         m->role = TW_ROLE_USER;
         return tw_buf_puts(&m->content, content->valuestring);
     }
     if (!cJSON_IsArray(content))
-        return fail(d, TW_ERR_INVALID, p, "must be a string or an array of blocks");
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, p, "must be a string or an array of blocks");
     tw_message *text = NULL; /* the user message collecting consecutive text */
     bool any = false;
     size_t k = 0;
@@ -486,11 +364,11 @@ static tw_status anthropic_user(rd *d, const cJSON *content, const char *path)
         char bp[224];
         snprintf(bp, sizeof bp, "%s[%zu]", p, k);
         if (!cJSON_IsObject(b))
-            return fail(d, TW_ERR_INVALID, bp, "must be a content block object");
+            return tw_rq_fail(d, TW_ERR_INVALID, -1, bp, "must be a content block object");
         const char *type = tw_json_get_str(b, "type");
         if (type && strcmp(type, "tool_result") == 0) {
             text = NULL;
-            TRY(push_message(d, bp, &m));
+            TRY(tw_rq_push(d, bp, &m));
             any = true;
             m->role = TW_ROLE_TOOL;
             char fp[240];
@@ -501,66 +379,69 @@ static tw_status anthropic_user(rd *d, const cJSON *content, const char *path)
             const cJSON *e = tw_json_get(b, "is_error");
             snprintf(fp, sizeof fp, "%s.is_error", bp);
             if (e && !cJSON_IsNull(e) && !cJSON_IsBool(e))
-                return fail(d, TW_ERR_INVALID, fp, "must be a boolean");
+                return tw_rq_fail(d, TW_ERR_INVALID, -1, fp, "must be a boolean");
             m->is_error = cJSON_IsTrue(e);
         } else if (type && strcmp(type, "text") == 0) {
             const char *t = tw_json_get_str(b, "text");
             if (!t)
-                return fail(d, TW_ERR_INVALID, bp, "a text block needs a string 'text'");
+                return tw_rq_fail(d, TW_ERR_INVALID, -1, bp, "a text block needs a string 'text'");
             if (!text) {
-                TRY(push_message(d, bp, &text));
+                TRY(tw_rq_push(d, bp, &text));
                 text->role = TW_ROLE_USER;
                 any = true;
             }
             TRY(tw_buf_puts(&text->content, t));
         } else {
-            TRY(warn(d, TW_D_NOT_CARRIED, "%s: block of type '%s' not carried", bp,
-                     type ? type : "?"));
+            TRY(tw_rq_warn(d, TW_D_NOT_CARRIED, "%s: block of type '%s' not carried", bp,
+                           type ? type : "?"));
         }
     }
     if (!any) {
-        TRY(push_message(d, path, &m));
+        TRY(tw_rq_push(d, path, &m));
         m->role = TW_ROLE_USER;
     }
     return TW_OK;
 }
 
-static tw_status anthropic_assistant(rd *d, const cJSON *content, const char *path)
+static tw_status anthropic_assistant(tw_rq *d, const cJSON *content, const char *path)
 {
     tw_message *m;
     char p[200];
     snprintf(p, sizeof p, "%s.content", path);
-    TRY(push_message(d, path, &m));
+    TRY(tw_rq_push(d, path, &m));
     m->role = TW_ROLE_ASSISTANT;
     if (cJSON_IsString(content))
         return tw_buf_puts(&m->content, content->valuestring);
     if (!cJSON_IsArray(content))
-        return fail(d, TW_ERR_INVALID, p, "must be a string or an array of blocks");
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, p, "must be a string or an array of blocks");
     size_t k = 0;
     for (const cJSON *b = content->child; b; b = b->next, k++) {
         char bp[224], fp[240];
         snprintf(bp, sizeof bp, "%s[%zu]", p, k);
         if (!cJSON_IsObject(b))
-            return fail(d, TW_ERR_INVALID, bp, "must be a content block object");
+            return tw_rq_fail(d, TW_ERR_INVALID, -1, bp, "must be a content block object");
         const char *type = tw_json_get_str(b, "type");
         if (!type)
-            return fail(d, TW_ERR_INVALID, bp, "a block needs a string 'type'");
+            return tw_rq_fail(d, TW_ERR_INVALID, -1, bp, "a block needs a string 'type'");
         if (strcmp(type, "text") == 0) {
             const char *t = tw_json_get_str(b, "text");
             if (!t)
-                return fail(d, TW_ERR_INVALID, bp, "a text block needs a string 'text'");
+                return tw_rq_fail(d, TW_ERR_INVALID, -1, bp, "a text block needs a string 'text'");
             TRY(tw_buf_puts(&m->content, t));
         } else if (strcmp(type, "thinking") == 0) {
             const char *t = tw_json_get_str(b, "thinking");
             if (!t)
-                return fail(d, TW_ERR_INVALID, bp, "a thinking block needs a string 'thinking'");
+                return tw_rq_fail(d, TW_ERR_INVALID, -1, bp,
+                                  "a thinking block needs a string 'thinking'");
             if (m->thinking.len)
                 TRY(tw_buf_putc(&m->thinking, '\n'));
             TRY(tw_buf_puts(&m->thinking, t));
             const char *sig = tw_json_get_str(b, "signature");
             if (sig && m->thinking_signature)
-                TRY(warn(d, TW_D_NOT_CARRIED, "%s.signature: only the first thinking "
-                                              "signature is kept", bp));
+                TRY(tw_rq_warn(d, TW_D_NOT_CARRIED,
+                               "%s.signature: only the first thinking "
+                               "signature is kept",
+                               bp));
             else if (sig && !(m->thinking_signature = tw_strdup(sig)))
                 return TW_ERR_NOMEM;
         } else if (strcmp(type, "redacted_thinking") == 0) {
@@ -582,7 +463,7 @@ static tw_status anthropic_assistant(rd *d, const cJSON *content, const char *pa
             if (st == TW_OK)
                 st = dup_str(d, &c.name, tw_json_get(b, "name"), fp, true);
             if (st == TW_OK && !c.name[0])
-                st = fail(d, TW_ERR_INVALID, fp, "must not be empty");
+                st = tw_rq_fail(d, TW_ERR_INVALID, -1, fp, "must not be empty");
             const cJSON *in = tw_json_get(b, "input");
             snprintf(fp, sizeof fp, "%s.input", bp);
             if (st == TW_OK) {
@@ -591,42 +472,43 @@ static tw_status anthropic_assistant(rd *d, const cJSON *content, const char *pa
                 else if (cJSON_IsObject(in))
                     c.arguments = cJSON_Duplicate(in, 1);
                 else
-                    st = fail(d, TW_ERR_INVALID, fp, "must be an object");
+                    st = tw_rq_fail(d, TW_ERR_INVALID, -1, fp, "must be an object");
                 if (st == TW_OK && !c.arguments)
                     st = TW_ERR_NOMEM;
             }
             if (st == TW_OK && tw_json_size(c.arguments, d->l.max_args_bytes) >
                                    d->l.max_args_bytes)
-                st = fail(d, TW_D_ARGS_TOO_LARGE, fp, "more than max_args_bytes (%zu)",
-                          d->l.max_args_bytes);
+                st = tw_rq_fail(d, TW_D_ARGS_TOO_LARGE, -1, fp, "more than max_args_bytes (%zu)",
+                                d->l.max_args_bytes);
             if (st != TW_OK) {
                 tw_call_free(&c);
                 return st;
             }
             TRY(add_call(d, m, &c, bp));
         } else {
-            TRY(warn(d, TW_D_NOT_CARRIED, "%s: block of type '%s' not carried", bp, type));
+            TRY(tw_rq_warn(d, TW_D_NOT_CARRIED, "%s: block of type '%s' not carried", bp, type));
         }
     }
     return TW_OK;
 }
 
-static tw_status anthropic_system(rd *d, const cJSON *s)
+static tw_status anthropic_system(tw_rq *d, const cJSON *s)
 {
     tw_message *m;
-    TRY(push_message(d, "system", &m));
+    TRY(tw_rq_push(d, "system", &m));
     m->role = TW_ROLE_SYSTEM;
     if (cJSON_IsString(s))
         return tw_buf_puts(&m->content, s->valuestring);
     if (!cJSON_IsArray(s))
-        return fail(d, TW_ERR_INVALID, "system", "must be a string or an array of text blocks");
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, "system",
+                          "must be a string or an array of text blocks");
     size_t k = 0;
     for (const cJSON *b = s->child; b; b = b->next, k++) {
         const char *t = tw_json_get_str(b, "text");
         if (!t) {
             char p[48];
             snprintf(p, sizeof p, "system[%zu]", k);
-            return fail(d, TW_ERR_INVALID, p, "must be a text block");
+            return tw_rq_fail(d, TW_ERR_INVALID, -1, p, "must be a text block");
         }
         if (k)
             TRY(tw_buf_append(&m->content, "\n\n", 2));
@@ -635,14 +517,15 @@ static tw_status anthropic_system(rd *d, const cJSON *s)
     return TW_OK;
 }
 
-static tw_status anthropic_choice(rd *d, const cJSON *tc)
+static tw_status anthropic_choice(tw_rq *d, const cJSON *tc)
 {
     tw_request *r = d->req;
     if (!cJSON_IsObject(tc))
-        return fail(d, TW_ERR_INVALID, "tool_choice", "must be an object");
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, "tool_choice", "must be an object");
     const char *type = tw_json_get_str(tc, "type");
     if (!type)
-        return fail(d, TW_ERR_INVALID, "tool_choice.type", "missing; a string is required");
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, "tool_choice.type",
+                          "missing; a string is required");
     if (strcmp(type, "auto") == 0) {
         r->choice = TW_CHOICE_AUTO;
     } else if (strcmp(type, "any") == 0) {
@@ -652,52 +535,49 @@ static tw_status anthropic_choice(rd *d, const cJSON *tc)
     } else if (strcmp(type, "tool") == 0) {
         const char *name = tw_json_get_str(tc, "name");
         if (!name)
-            return fail(d, TW_ERR_INVALID, "tool_choice.name", "missing; a string is required");
+            return tw_rq_fail(d, TW_ERR_INVALID, -1, "tool_choice.name",
+                              "missing; a string is required");
         r->choice = TW_CHOICE_NAMED;
         if (!(r->choice_name = tw_strdup(name)))
             return TW_ERR_NOMEM;
     } else {
-        return fail(d, TW_ERR_INVALID, "tool_choice.type", "unknown value '%s'", type);
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, "tool_choice.type", "unknown value '%s'", type);
     }
     const cJSON *dp = tw_json_get(tc, "disable_parallel_tool_use");
     if (dp && !cJSON_IsNull(dp)) {
         if (!cJSON_IsBool(dp))
-            return fail(d, TW_ERR_INVALID, "tool_choice.disable_parallel_tool_use",
-                        "must be a boolean");
+            return tw_rq_fail(d, TW_ERR_INVALID, -1, "tool_choice.disable_parallel_tool_use",
+                              "must be a boolean");
         r->parallel_tool_calls = cJSON_IsTrue(dp) ? 0 : 1;
     }
     return TW_OK;
 }
 
-static tw_status anthropic_body(rd *d, const cJSON *j)
+static tw_status anthropic_body(tw_rq *d, const cJSON *j)
 {
     tw_request *r = d->req;
     if (!cJSON_IsObject(j))
-        return fail(d, TW_ERR_INVALID, "", "a request must be a JSON object");
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, "", "a request must be a JSON object");
     TRY(dup_str(d, &r->model, tw_json_get(j, "model"), "model", false));
     const cJSON *sys = tw_json_get(j, "system");
     if (sys && !cJSON_IsNull(sys))
         TRY(anthropic_system(d, sys));
     const cJSON *msgs = tw_json_get(j, "messages");
     if (!cJSON_IsArray(msgs))
-        return fail(d, TW_ERR_INVALID, "messages", "missing; an array is required");
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, "messages", "missing; an array is required");
     size_t i = 0;
     for (const cJSON *m = msgs->child; m; m = m->next, i++) {
         char path[64], p[80];
-        snprintf(path, sizeof path, "messages[%zu]", i);
-        if (!cJSON_IsObject(m))
-            return fail(d, TW_ERR_INVALID, path, "must be an object");
-        const char *role = tw_json_get_str(m, "role");
-        snprintf(p, sizeof p, "%s.role", path);
+        const char *role;
+        TRY(tw_rq_message_head(d, m, i, path, sizeof path, p, sizeof p, &role));
         const cJSON *content = tw_json_get(m, "content");
-        if (!role)
-            return fail(d, TW_ERR_INVALID, p, "missing; a string is required");
         if (strcmp(role, "user") == 0)
             TRY(anthropic_user(d, content, path));
         else if (strcmp(role, "assistant") == 0)
             TRY(anthropic_assistant(d, content, path));
         else
-            return fail(d, TW_ERR_INVALID, p, "must be user or assistant, got '%s'", role);
+            return tw_rq_fail(d, TW_ERR_INVALID, -1, p, "must be user or assistant, got '%s'",
+                              role);
     }
     for (const cJSON *c = j->child; c; c = c->next) {
         const char *k = c->string ? c->string : "";
@@ -710,15 +590,15 @@ static tw_status anthropic_body(rd *d, const cJSON *j)
             if (!cJSON_IsNull(c))
                 TRY(anthropic_choice(d, c));
         } else if (strcmp(k, "stop_sequences") == 0) {
-            TRY(put_option(d, "stop", c));
+            TRY(tw_rq_put_option(d, "stop", c));
         } else {
             bool known = false;
             for (size_t o = 0; anthropic_option_keys[o] && !known; o++)
                 known = strcmp(anthropic_option_keys[o], k) == 0;
             if (known)
-                TRY(put_option(d, k, c));
+                TRY(tw_rq_put_option(d, k, c));
             else
-                TRY(warn(d, TW_D_NOT_CARRIED, "%s: not carried by the neutral request", k));
+                TRY(tw_rq_warn(d, TW_D_NOT_CARRIED, "%s: not carried by the neutral request", k));
         }
     }
     return recover_tool_names(r);
@@ -728,17 +608,13 @@ static tw_status anthropic_body(rd *d, const cJSON *j)
 
 static tw_status run(const cJSON *j, const tw_limits *limits, tw_request *out,
                      tw_diag_list *warnings, tw_request_error *err,
-                     tw_status (*body)(rd *, const cJSON *))
+                     tw_status (*body)(tw_rq *, const cJSON *))
 {
-    memset(out, 0, sizeof *out);
-    out->parallel_tool_calls = -1;
-    if (err)
-        memset(err, 0, sizeof *err);
-    rd d = {.warnings = warnings, .err = err, .req = out};
-    tw_limits_resolve(&d.l, limits);
+    tw_rq d;
+    tw_rq_begin(&d, limits, out, warnings, err);
     tw_status st = body(&d, j);
     if (st == TW_ERR_NOMEM && err && !err->message[0])
-        fail(&d, st, "", "out of memory");
+        tw_rq_fail(&d, st, -1, "", "out of memory");
     if (st != TW_OK)
         tw_request_free(out);
     return st;
@@ -746,7 +622,7 @@ static tw_status run(const cJSON *j, const tw_limits *limits, tw_request *out,
 
 static tw_status decode(const char *buf, size_t len, const tw_limits *limits, tw_request *out,
                         tw_diag_list *warnings, tw_request_error *err,
-                        tw_status (*body)(rd *, const cJSON *))
+                        tw_status (*body)(tw_rq *, const cJSON *))
 {
     tw_limits l;
     tw_limits_resolve(&l, limits);

@@ -11,13 +11,8 @@
 #include <string.h>
 
 #include "toolwire/hermes_encode.h"
-
-#define TRY(x)                                                                 \
-    do {                                                                       \
-        tw_status st_ = (x);                                                   \
-        if (st_ != TW_OK)                                                      \
-            return st_;                                                        \
-    } while (0)
+#include "qwen_text.h"
+#include "tw_macros.h"
 
 #define LIT(s) (s), (sizeof(s) - 1)
 
@@ -65,6 +60,78 @@ tw_status tw_rq_warn(tw_rq *d, tw_status code, const char *fmt, ...)
     vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
     return tw_diag_add(d->warnings, code, -1, tmp);
+}
+
+tw_status tw_rq_choice_word(tw_rq *d, const char *s)
+{
+    tw_request *r = d->req;
+    if (strcmp(s, "auto") == 0)
+        r->choice = TW_CHOICE_AUTO;
+    else if (strcmp(s, "none") == 0)
+        r->choice = TW_CHOICE_NONE;
+    else if (strcmp(s, "required") == 0)
+        r->choice = TW_CHOICE_REQUIRED;
+    else
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, "tool_choice", "unknown value '%s'", s);
+    return TW_OK;
+}
+
+tw_status tw_rq_put_option(tw_rq *d, const char *key, const cJSON *v)
+{
+    tw_request *r = d->req;
+    if (!r->options && !(r->options = cJSON_CreateObject()))
+        return TW_ERR_NOMEM;
+    cJSON *c = cJSON_Duplicate(v, 1);
+    if (!c)
+        return TW_ERR_NOMEM;
+    cJSON_DeleteItemFromObjectCaseSensitive(r->options, key);
+    if (!cJSON_AddItemToObject(r->options, key, c)) {
+        cJSON_Delete(c);
+        return TW_ERR_NOMEM;
+    }
+    return TW_OK;
+}
+
+tw_status tw_rq_tools_begin(tw_rq *d, const cJSON *arr, size_t *cnt)
+{
+    tw_request *r = d->req;
+    r->tools_present = true;
+    *cnt = 0;
+    if (!cJSON_IsArray(arr))
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, "tools", "must be an array");
+    *cnt = (size_t)cJSON_GetArraySize(arr);
+    if (*cnt > d->l.max_tools)
+        return tw_rq_fail(d, TW_ERR_LIMIT, -1, "tools", "more than max_tools (%zu) tools",
+                          d->l.max_tools);
+    if (*cnt && !(r->tools = calloc(*cnt, sizeof *r->tools)))
+        return TW_ERR_NOMEM;
+    return TW_OK;
+}
+
+tw_status tw_rq_read_tool(tw_rq *d, const cJSON *t, const char *path)
+{
+    tw_request *r = d->req;
+    char why[200] = "";
+    tw_status st = tw_tool_read(t, &r->tools[r->ntools], why, sizeof why);
+    if (st == TW_ERR_NOMEM)
+        return st;
+    if (st != TW_OK)
+        return tw_rq_fail(d, st, -1, path, "%s", why);
+    r->ntools++;
+    return TW_OK;
+}
+
+tw_status tw_rq_message_head(tw_rq *d, const cJSON *j, size_t i, char *path, size_t pathlen,
+                             char *p, size_t plen, const char **role)
+{
+    snprintf(path, pathlen, "messages[%zu]", i);
+    if (!cJSON_IsObject(j))
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, path, "must be an object");
+    *role = tw_json_get_str(j, "role");
+    snprintf(p, plen, "%s.role", path);
+    if (!*role)
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, p, "missing; a string is required");
+    return TW_OK;
 }
 
 tw_status tw_rq_push(tw_rq *d, const char *path, tw_message **out)
@@ -278,15 +345,6 @@ tw_status tw_rq_link_results(tw_rq *d, const char *fmt)
 
 /* ===================== the ChatML prompt ===================== */
 
-/* The Qwen3 template's tools section (same bytes as hermes_enc.c writes). */
-static const char TOOLS_HEAD[] =
-    "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
-    "You are provided with function signatures within <tools></tools> XML tags:\n<tools>";
-static const char TOOLS_TAIL[] =
-    "\n</tools>\n\nFor each function call, return a json object with function name and "
-    "arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": "
-    "<function-name>, \"arguments\": <args-json-object>}\n</tool_call>";
-
 static const char IM_START[] = "<|im_start|>";
 static const char IM_END[] = "<|im_end|>\n";
 static const char EMPTY_THINK[] = "<think>\n\n</think>\n\n";
@@ -309,7 +367,7 @@ static tw_status put_bool_option(tw_request *r, const char *key, bool v)
     return cJSON_AddBoolToObject(r->options, key, v) ? TW_OK : TW_ERR_NOMEM;
 }
 
-/* The tool lines between TOOLS_HEAD and TOOLS_TAIL: "\n" + one JSON object
+/* The tool lines between TW_QWEN_TOOLS_HEAD and TW_QWEN_TOOLS_TAIL: "\n" + one JSON object
  * per tool. */
 static tw_status read_tools(hp *h, const char *p, size_t n, size_t at, const char *path)
 {
@@ -362,10 +420,10 @@ static tw_status read_tools(hp *h, const char *p, size_t n, size_t at, const cha
  * (no system message), or a plain system message. */
 static tw_status first_system(hp *h, const char *b, size_t n, size_t at, const char *path)
 {
-    const size_t kh = sizeof TOOLS_HEAD - 1, kt = sizeof TOOLS_TAIL - 1;
+    const size_t kh = sizeof TW_QWEN_TOOLS_HEAD - 1, kt = sizeof TW_QWEN_TOOLS_TAIL - 1;
     const char *head = NULL;
-    if (ends_with(b, n, TOOLS_TAIL, kt))
-        head = rfind(b, n - kt, TOOLS_HEAD, kh);
+    if (ends_with(b, n, TW_QWEN_TOOLS_TAIL, kt))
+        head = rfind(b, n - kt, TW_QWEN_TOOLS_HEAD, kh);
     size_t hq = head ? (size_t)(head - b) : 0;
     if (head && (hq == 0 || (hq >= 2 && b[hq - 2] == '\n' && b[hq - 1] == '\n'))) {
         if (hq) {

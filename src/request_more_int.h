@@ -19,8 +19,8 @@ void tw_rq_begin(tw_rq *d, const tw_limits *limits, tw_request *out, tw_diag_lis
                  tw_request_error *err);
 
 /* Fill d->err (when set) and return code. offset < 0 leaves it 0. */
-tw_status tw_rq_fail(tw_rq *d, tw_status code, int64_t offset, const char *path,
-                     const char *fmt, ...)
+tw_status tw_rq_fail(tw_rq *d, tw_status code, int64_t offset, const char *path, const char *fmt,
+                     ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))
 #endif
@@ -32,6 +32,29 @@ tw_status tw_rq_warn(tw_rq *d, tw_status code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+
+/* A tool_choice string: "auto", "none" or "required" into r->choice;
+ * any other word fails (tool_choice: unknown value). */
+tw_status tw_rq_choice_word(tw_rq *d, const char *s);
+
+/* Copy a generation option into r->options under `key` (replacing it). */
+tw_status tw_rq_put_option(tw_rq *d, const char *key, const cJSON *v);
+
+/*
+ * Start reading a JSON "tools" array: tools_present set, an array of at most
+ * max_tools required, r->tools allocated for its *cnt entries (none when 0).
+ */
+tw_status tw_rq_tools_begin(tw_rq *d, const cJSON *arr, size_t *cnt);
+
+/* Read tool t (at `path`) into the next r->tools entry. */
+tw_status tw_rq_read_tool(tw_rq *d, const cJSON *t, const char *path);
+
+/*
+ * The head of messages[i]: j must be an object with a string "role".
+ * path gets "messages[i]", p gets "messages[i].role", *role the role.
+ */
+tw_status tw_rq_message_head(tw_rq *d, const cJSON *j, size_t i, char *path, size_t pathlen,
+                             char *p, size_t plen, const char **role);
 
 /* A new zeroed message at the end of the request (max_messages checked). */
 tw_status tw_rq_push(tw_rq *d, const char *path, tw_message **out);

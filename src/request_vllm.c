@@ -10,45 +10,18 @@
 
 #include "toolwire/hermes_encode.h"
 #include "toolwire/vllm.h"
-
-#define TRY(x)                                                                 \
-    do {                                                                       \
-        tw_status st_ = (x);                                                   \
-        if (st_ != TW_OK)                                                      \
-            return st_;                                                        \
-    } while (0)
+#include "tw_macros.h"
 
 static const char *const option_keys[] = {"temperature",         "two_pass",
                                           "think_tag",           "max_thinking_tokens",
                                           "max_response_tokens", "tool_parser",
                                           NULL};
 
-static tw_status put_option(tw_rq *d, const char *key, const cJSON *v)
-{
-    tw_request *r = d->req;
-    if (!r->options && !(r->options = cJSON_CreateObject()))
-        return TW_ERR_NOMEM;
-    cJSON *c = cJSON_Duplicate(v, 1);
-    if (!c)
-        return TW_ERR_NOMEM;
-    cJSON_DeleteItemFromObjectCaseSensitive(r->options, key);
-    if (!cJSON_AddItemToObject(r->options, key, c)) {
-        cJSON_Delete(c);
-        return TW_ERR_NOMEM;
-    }
-    return TW_OK;
-}
-
 static tw_status read_message(tw_rq *d, const cJSON *j, size_t i)
 {
     char path[48], p[72];
-    snprintf(path, sizeof path, "messages[%zu]", i);
-    if (!cJSON_IsObject(j))
-        return tw_rq_fail(d, TW_ERR_INVALID, -1, path, "must be an object");
-    const char *role = tw_json_get_str(j, "role");
-    snprintf(p, sizeof p, "%s.role", path);
-    if (!role)
-        return tw_rq_fail(d, TW_ERR_INVALID, -1, p, "missing; a string is required");
+    const char *role;
+    TRY(tw_rq_message_head(d, j, i, path, sizeof path, p, sizeof p, &role));
     tw_role rl;
     if (!tw_role_from_name(role, &rl) || strcmp(tw_role_name(rl), role) != 0)
         return tw_rq_fail(d, TW_ERR_INVALID, -1, p,
@@ -75,27 +48,12 @@ static tw_status read_message(tw_rq *d, const cJSON *j, size_t i)
 
 static tw_status read_tools(tw_rq *d, const cJSON *arr)
 {
-    tw_request *r = d->req;
-    r->tools_present = true;
-    if (!cJSON_IsArray(arr))
-        return tw_rq_fail(d, TW_ERR_INVALID, -1, "tools", "must be an array");
-    size_t cnt = (size_t)cJSON_GetArraySize(arr);
-    if (cnt > d->l.max_tools)
-        return tw_rq_fail(d, TW_ERR_LIMIT, -1, "tools", "more than max_tools (%zu) tools",
-                          d->l.max_tools);
-    if (!cnt)
-        return TW_OK;
-    if (!(r->tools = calloc(cnt, sizeof *r->tools)))
-        return TW_ERR_NOMEM;
+    size_t cnt;
+    TRY(tw_rq_tools_begin(d, arr, &cnt));
     for (const cJSON *t = arr->child; t; t = t->next) {
-        char path[40], why[200] = "";
-        snprintf(path, sizeof path, "tools[%zu]", r->ntools);
-        tw_status st = tw_tool_read(t, &r->tools[r->ntools], why, sizeof why);
-        if (st == TW_ERR_NOMEM)
-            return st;
-        if (st != TW_OK)
-            return tw_rq_fail(d, st, -1, path, "%s", why);
-        r->ntools++;
+        char path[40];
+        snprintf(path, sizeof path, "tools[%zu]", d->req->ntools);
+        TRY(tw_rq_read_tool(d, t, path));
     }
     return TW_OK;
 }
@@ -103,18 +61,8 @@ static tw_status read_tools(tw_rq *d, const cJSON *arr)
 static tw_status read_choice(tw_rq *d, const cJSON *tc)
 {
     tw_request *r = d->req;
-    if (cJSON_IsString(tc)) {
-        const char *s = tc->valuestring;
-        if (strcmp(s, "auto") == 0)
-            r->choice = TW_CHOICE_AUTO;
-        else if (strcmp(s, "none") == 0)
-            r->choice = TW_CHOICE_NONE;
-        else if (strcmp(s, "required") == 0)
-            r->choice = TW_CHOICE_REQUIRED;
-        else
-            return tw_rq_fail(d, TW_ERR_INVALID, -1, "tool_choice", "unknown value '%s'", s);
-        return TW_OK;
-    }
+    if (cJSON_IsString(tc))
+        return tw_rq_choice_word(d, tc->valuestring);
     const char *name = tw_json_get_str(tc, "name");
     if (!cJSON_IsObject(tc) || !name || !name[0])
         return tw_rq_fail(d, TW_ERR_INVALID, -1, "tool_choice",
@@ -150,7 +98,7 @@ static tw_status body(tw_rq *d, const cJSON *j)
             for (size_t o = 0; option_keys[o] && !known; o++)
                 known = strcmp(option_keys[o], k) == 0;
             if (known)
-                TRY(put_option(d, k, c));
+                TRY(tw_rq_put_option(d, k, c));
             else
                 TRY(tw_rq_warn(d, TW_D_NOT_CARRIED, "%s: not carried by the neutral request",
                                k));

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "formats.h"
+#include "wire_common.h"
 #include "toolwire/decode.h"
-#include "toolwire/schema.h"
 
 #define NPOS ((size_t)-1)
 
@@ -180,16 +180,11 @@ static void end_thinking_block(tw_text_dec *d)
 
 /* ===================== calls ===================== */
 
-typedef struct pending_diag {
-    tw_status code;
-    char msg[200];
-} pending_diag;
-
 /* Build and check one call from a parsed call object; accept or refuse. */
 static tw_status take_call(tw_text_dec *d, const cJSON *obj, int64_t off)
 {
     char why[256];
-    pending_diag warns[3];
+    tw_pending warns[3];
     size_t nwarn = 0;
     tw_status refuse = TW_OK;
     why[0] = '\0';
@@ -251,31 +246,9 @@ static tw_status take_call(tw_text_dec *d, const cJSON *obj, int64_t off)
             snprintf(why, sizeof why, "arguments are not a JSON object");
         }
     }
-    if (!refuse) {
-        size_t sz = tw_json_size(args, d->L.max_args_bytes);
-        if (sz > d->L.max_args_bytes) {
-            refuse = TW_D_ARGS_TOO_LARGE;
-            snprintf(why, sizeof why, "arguments exceed max_args_bytes (%zu)", d->L.max_args_bytes);
-        }
-    }
-    if (!refuse) {
-        const tw_tool *t = tw_tools_find(d->o.tools, d->o.ntools, name);
-        char sw[200];
-        if (t && t->parameters &&
-            !tw_schema_validate(t->parameters, args, d->L.max_depth, sw, sizeof sw)) {
-            if (d->o.schema_warn) {
-                warns[nwarn].code = TW_D_ARGS_SCHEMA;
-                snprintf(warns[nwarn++].msg, sizeof warns[0].msg, "%s", sw);
-            } else {
-                refuse = TW_D_ARGS_SCHEMA;
-                snprintf(why, sizeof why, "%s", sw);
-            }
-        }
-    }
-    if (!refuse && d->res.msg.ncalls >= d->L.max_calls) {
-        refuse = TW_D_TOO_MANY_CALLS;
-        snprintf(why, sizeof why, "more than max_calls (%zu) tool calls", d->L.max_calls);
-    }
+    if (!refuse)
+        refuse = tw_call_check(&d->o, &d->L, d->res.msg.ncalls, name, args, why, sizeof why, warns,
+                               &nwarn);
     if (refuse) {
         cJSON_Delete(args);
         return add_diag(d, true, refuse, off, why);
@@ -1282,13 +1255,8 @@ static tw_status think_finish_block(tw_text_dec *d)
 tw_status tw_text_init(tw_text_dec *d, tw_text_kind kind, const tw_decode_opts *o,
                        tw_event_fn fn, void *user)
 {
-    memset(d, 0, sizeof *d);
+    TW_DECODER_SETUP(d, o, fn, user);
     d->kind = kind;
-    if (o)
-        d->o = *o;
-    tw_limits_resolve(&d->L, o ? &o->limits : NULL);
-    d->fn = fn;
-    d->user = user;
     tw_result_init(&d->res, &d->L);
     d->c_cap = 2 * d->L.max_args_bytes + 4096;
     d->c_lit = NPOS;
@@ -1307,42 +1275,12 @@ tw_status tw_text_feed(tw_text_dec *d, const char *buf, size_t len)
 {
     if (d->finished)
         return TW_ERR_STATE;
-    if (d->too_large || len == 0)
-        return TW_OK;
-    size_t room = d->L.max_input_bytes - (size_t)d->fed;
-    if (len > room) {
-        len = room;
-        d->too_large = true;
-    }
+    len = tw_input_clip(&d->L, d->fed, len, &d->too_large);
     if (len == 0)
         return TW_OK;
     tw_status st = think_feed(d, buf, len);
     d->fed += len;
     return st;
-}
-
-static int diag_cmp(const void *a, const void *b)
-{
-    const tw_diag *x = a, *y = b;
-    if (x->code == TW_D_INPUT_TOO_LARGE || y->code == TW_D_INPUT_TOO_LARGE)
-        return (x->code == TW_D_INPUT_TOO_LARGE) - (y->code == TW_D_INPUT_TOO_LARGE);
-    if (x->offset != y->offset)
-        return x->offset < y->offset ? -1 : 1;
-    return 0;
-}
-
-/* A stable sort by offset: insertion sort (lists are short and capped). */
-static void diag_sort(tw_diag_list *l)
-{
-    for (size_t i = 1; i < l->len; i++) {
-        tw_diag t = l->items[i];
-        size_t j = i;
-        while (j > 0 && diag_cmp(&l->items[j - 1], &t) > 0) {
-            l->items[j] = l->items[j - 1];
-            j--;
-        }
-        l->items[j] = t;
-    }
 }
 
 static tw_status bare_json_finish(tw_text_dec *d)
@@ -1401,8 +1339,7 @@ tw_status tw_text_finish(tw_text_dec *d, tw_result *out)
     if (st == TW_OK && d->too_large)
         st = add_diag(d, true, TW_D_INPUT_TOO_LARGE, (int64_t)d->L.max_input_bytes, NULL);
     if (st == TW_OK) {
-        diag_sort(&d->res.errors);
-        diag_sort(&d->res.warnings);
+        tw_wire_sort_diags(&d->res);
         const char *fr = d->kind == TW_TEXT_THINK
                              ? (d->o.finish == TW_FINISH_LENGTH ? "length" : "stop")
                              : tw_text_finish_reason(d->res.msg.ncalls, d->o.finish);
@@ -1435,17 +1372,14 @@ void tw_text_release(tw_text_dec *d)
     tw_buf_free(&d->c_bare);
 }
 
+TW_DECODER_ADAPTERS(gen, tw_text, tw_text_dec)
+
 static tw_status batch(tw_text_kind k, const char *buf, size_t len, const tw_decode_opts *o,
                        tw_result *out)
 {
     tw_text_dec d;
-    tw_status st = tw_text_init(&d, k, o, NULL, NULL);
-    if (st == TW_OK)
-        st = tw_text_feed(&d, buf, len);
-    if (st == TW_OK)
-        return tw_text_finish(&d, out);
-    tw_text_release(&d);
-    return st;
+    return tw_decode_batch(&d, tw_text_init(&d, k, o, NULL, NULL), gen_feed, gen_finish,
+                           gen_release, buf, len, out);
 }
 
 tw_status tw_think_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)
@@ -1477,9 +1411,6 @@ static tw_status fenced_init(void *s, const tw_decode_opts *o, tw_event_fn fn, v
 {
     return tw_text_init(s, TW_TEXT_FENCED, o, fn, u);
 }
-static tw_status gen_feed(void *s, const char *b, size_t n) { return tw_text_feed(s, b, n); }
-static tw_status gen_finish(void *s, tw_result *out) { return tw_text_finish(s, out); }
-static void gen_release(void *s) { tw_text_release(s); }
 
 const tw_format_ops tw_format_think = {"think", "raw model text: <think>/<thinking> blocks",
                                        tw_think_decode, sizeof(tw_text_dec), think_init,

@@ -10,19 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "enc_common.h"
 #include "formats.h"
+#include "wire_common.h"
 #include "toolwire/hermes_encode.h"
-#include "toolwire/schema.h"
 #include "toolwire/text.h"
-
-#define TRY(x)                                                                 \
-    do {                                                                       \
-        tw_status st_ = (x);                                                   \
-        if (st_ != TW_OK)                                                      \
-            return st_;                                                        \
-    } while (0)
-
-#define PUTS(b, lit) tw_buf_append((b), (lit), sizeof(lit) - 1)
+#include "tw_macros.h"
 
 static tw_status put_str(tw_buf *b, const char *s, size_t n)
 {
@@ -511,15 +504,7 @@ tw_status tw_vllm_request_encode(const tw_request *r, const tw_encode_opts *o, t
         return TW_ERR_INVALID;
     tw_vllm_params p;
     TRY(tw_vllm_params_read(r->options, &p, NULL, 0));
-    tw_limits L;
-    tw_limits_resolve(&L, o ? &o->limits : NULL);
-    tw_buf b = {0};
-    b.max = L.max_output_bytes;
-    tw_status st = render_request(&b, r, o, L.max_depth);
-    if (st == TW_OK)
-        st = tw_buf_append(out, b.data ? b.data : "", b.len);
-    tw_buf_free(&b);
-    return st;
+    return tw_encode_capped(r, o, out, render_request);
 }
 
 static tw_status render_response(tw_buf *b, const tw_result *r)
@@ -606,11 +591,6 @@ static tw_status note_pos(void *user, cJSON *node, size_t start, size_t end)
     return TW_OK;
 }
 
-typedef struct pending {
-    tw_status code;
-    char msg[224];
-} pending;
-
 /* One element of tool_calls, checked in the order of docs/text-formats.md. */
 static tw_status take_call(tw_result *res, const tw_decode_opts *o, const tw_limits *L,
                            const cJSON *obj, int64_t off)
@@ -618,7 +598,7 @@ static tw_status take_call(tw_result *res, const tw_decode_opts *o, const tw_lim
     if (!cJSON_IsObject(obj))
         return tw_diag_add(&res->errors, TW_D_TOOL_CALL_JSON, off, "tool call is not a JSON object");
     char why[256] = "";
-    pending warns[2];
+    tw_pending warns[4]; /* at most: alias, as-string, schema, duplicate id */
     size_t nwarn = 0;
     tw_status refuse = TW_OK;
     cJSON *args = NULL;
@@ -669,28 +649,8 @@ static tw_status take_call(tw_result *res, const tw_decode_opts *o, const tw_lim
         if (!refuse && !args)
             return TW_ERR_NOMEM;
     }
-    if (!refuse && tw_json_size(args, L->max_args_bytes) > L->max_args_bytes) {
-        refuse = TW_D_ARGS_TOO_LARGE;
-        snprintf(why, sizeof why, "arguments exceed max_args_bytes (%zu)", L->max_args_bytes);
-    }
-    if (!refuse) {
-        const tw_tool *t = tw_tools_find(o->tools, o->ntools, name);
-        char sw[200];
-        if (t && t->parameters &&
-            !tw_schema_validate(t->parameters, args, L->max_depth, sw, sizeof sw)) {
-            if (o->schema_warn) {
-                warns[nwarn].code = TW_D_ARGS_SCHEMA;
-                snprintf(warns[nwarn++].msg, sizeof warns[0].msg, "%s", sw);
-            } else {
-                refuse = TW_D_ARGS_SCHEMA;
-                snprintf(why, sizeof why, "%s", sw);
-            }
-        }
-    }
-    if (!refuse && res->msg.ncalls >= L->max_calls) {
-        refuse = TW_D_TOO_MANY_CALLS;
-        snprintf(why, sizeof why, "more than max_calls (%zu) tool calls", L->max_calls);
-    }
+    if (!refuse)
+        refuse = tw_call_check(o, L, res->msg.ncalls, name, args, why, sizeof why, warns, &nwarn);
     if (refuse) {
         cJSON_Delete(args);
         return tw_diag_add(&res->errors, refuse, off, why);
@@ -819,26 +779,6 @@ static tw_status decode_body(const char *buf, size_t len, const tw_decode_opts *
     return st;
 }
 
-static int diag_cmp(const tw_diag *x, const tw_diag *y)
-{
-    if (x->code == TW_D_INPUT_TOO_LARGE || y->code == TW_D_INPUT_TOO_LARGE)
-        return (x->code == TW_D_INPUT_TOO_LARGE) - (y->code == TW_D_INPUT_TOO_LARGE);
-    return x->offset < y->offset ? -1 : x->offset > y->offset;
-}
-
-static void diag_sort(tw_diag_list *l)
-{
-    for (size_t i = 1; i < l->len; i++) {
-        tw_diag t = l->items[i];
-        size_t j = i;
-        while (j > 0 && diag_cmp(&l->items[j - 1], &t) > 0) {
-            l->items[j] = l->items[j - 1];
-            j--;
-        }
-        l->items[j] = t;
-    }
-}
-
 static void fire(const tw_vllm_dec *d, tw_event_kind k, const char *t, size_t n,
                  const tw_call *c, const tw_diag *g)
 {
@@ -850,12 +790,7 @@ static void fire(const tw_vllm_dec *d, tw_event_kind k, const char *t, size_t n,
 
 tw_status tw_vllm_init(tw_vllm_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user)
 {
-    memset(d, 0, sizeof *d);
-    if (o)
-        d->o = *o;
-    tw_limits_resolve(&d->L, o ? &o->limits : NULL);
-    d->fn = fn;
-    d->user = user;
+    TW_DECODER_SETUP(d, o, fn, user);
     d->body.max = d->L.max_input_bytes;
     return TW_OK;
 }
@@ -864,13 +799,7 @@ tw_status tw_vllm_feed(tw_vllm_dec *d, const char *buf, size_t len)
 {
     if (d->finished)
         return TW_ERR_STATE;
-    if (d->too_large || len == 0)
-        return TW_OK;
-    size_t room = d->L.max_input_bytes - d->body.len;
-    if (len > room) {
-        len = room;
-        d->too_large = true;
-    }
+    len = tw_input_clip(&d->L, d->body.len, len, &d->too_large);
     return len ? tw_buf_append(&d->body, buf, len) : TW_OK;
 }
 
@@ -888,15 +817,12 @@ tw_status tw_vllm_finish(tw_vllm_dec *d, tw_result *out)
     else
         st = decode_body(d->body.data ? d->body.data : "", d->body.len, &d->o, &d->L, &res);
     if (st == TW_OK) {
-        diag_sort(&res.errors);
-        diag_sort(&res.warnings);
+        tw_wire_sort_diags(&res);
         res.finish_reason = tw_strdup(res.msg.ncalls ? "tool_calls" : "stop");
         if (!res.finish_reason)
             st = TW_ERR_NOMEM;
-        if (st == TW_OK && !res.msg.content.data)
-            st = tw_buf_append(&res.msg.content, "", 0);
-        if (st == TW_OK && !res.msg.thinking.data)
-            st = tw_buf_append(&res.msg.thinking, "", 0);
+        if (st == TW_OK)
+            st = tw_wire_finish_result(&res);
     }
     if (st == TW_OK) {
         if (res.msg.thinking.len)
@@ -919,27 +845,16 @@ tw_status tw_vllm_finish(tw_vllm_dec *d, tw_result *out)
 
 void tw_vllm_release(tw_vllm_dec *d) { tw_buf_free(&d->body); }
 
+TW_DECODER_ADAPTERS_INIT(g, tw_vllm, tw_vllm_dec)
+
 tw_status tw_vllm_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)
 {
     tw_vllm_dec d;
-    tw_status st = tw_vllm_init(&d, o, NULL, NULL);
-    if (st == TW_OK)
-        st = tw_vllm_feed(&d, buf, len);
-    if (st == TW_OK)
-        return tw_vllm_finish(&d, out);
-    tw_vllm_release(&d);
-    return st;
+    return tw_decode_batch(&d, tw_vllm_init(&d, o, NULL, NULL), g_feed, g_finish, g_release, buf,
+                           len, out);
 }
 
 /* ===================== registry glue ===================== */
-
-static tw_status g_init(void *s, const tw_decode_opts *o, tw_event_fn fn, void *u)
-{
-    return tw_vllm_init(s, o, fn, u);
-}
-static tw_status g_feed(void *s, const char *b, size_t n) { return tw_vllm_feed(s, b, n); }
-static tw_status g_finish(void *s, tw_result *out) { return tw_vllm_finish(s, out); }
-static void g_release(void *s) { tw_vllm_release(s); }
 
 const tw_format_ops tw_format_vllm_generate = {
     "vllm-generate", "vLLM-native /generate GenerateResponse JSON (two-pass contract)",

@@ -8,44 +8,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cases.h"
 #include "textfix.h"
 #include "toolwire/anthropic.h"
 #include "toolwire/decode.h"
 #include "twtest.h"
 
-static void check_dir(const char *sub, long min_files)
+Test(anthropic_fixtures, response)
 {
-    char **files = NULL;
-    long n = tw_list_files(tw_test_src(sub), ".json", &files);
-    cr_assert_geq(n, min_files, "%s: expected at least %ld fixtures, found %ld", sub, min_files, n);
-    long failed = 0;
-    for (long i = 0; i < n; i++) {
-        char detail[1024] = "";
-        if (tw_decode_fixture_check(files[i], detail, sizeof detail) != TW_FIX_PASS) {
-            failed++;
-            cr_log_error("%s", detail);
-        }
-    }
-    tw_free_list(files, n);
-    cr_expect_eq(failed, 0, "%ld of %ld fixtures in %s failed", failed, n, sub);
+    tw_test_decode_dir("tests/data/decode/anthropic-response", 15);
 }
-
-Test(anthropic_fixtures, response) { check_dir("tests/data/decode/anthropic-response", 15); }
-Test(anthropic_fixtures, stream) { check_dir("tests/data/decode/anthropic-stream", 15); }
-
-static void decode(const char *fmt, const char *s, tw_result *r)
+Test(anthropic_fixtures, stream)
 {
-    size_t n = strlen(s);
-    char *copy = tw_test_exact(s, n);
-    cr_assert_eq(tw_format_find(fmt)->decode(copy, n, NULL, r), TW_OK);
-    free(copy);
-}
-
-static char *neutral(const tw_result *r)
-{
-    tw_buf b = {0};
-    cr_assert_eq(tw_result_write(&b, r, 0), TW_OK);
-    return b.data;
+    tw_test_decode_dir("tests/data/decode/anthropic-stream", 15);
 }
 
 #define EV(type, json) "event: " type "\ndata: " json "\n\n"
@@ -84,9 +59,9 @@ static const char STREAM[] =
 Test(anthropic, stream_equals_response)
 {
     tw_result a, b;
-    decode("anthropic-response", RESPONSE, &a);
-    decode("anthropic-stream", STREAM, &b);
-    char *na = neutral(&a);
+    tw_test_decode("anthropic-response", RESPONSE, NULL, &a);
+    tw_test_decode("anthropic-stream", STREAM, NULL, &b);
+    char *na = tw_test_neutral(&a);
     long off = (long)(strstr(RESPONSE, "{\"type\":\"tool_use\",\"id\":\"toolu_a\",\"name\":\"get_time\"") -
                       RESPONSE);
     char want[1024];
@@ -103,7 +78,7 @@ Test(anthropic, stream_equals_response)
     /* the same message; only the warning's offset differs (body vs stream) */
     cr_assert_eq(b.warnings.len, 1);
     b.warnings.items[0].offset = a.warnings.items[0].offset;
-    char *nb = neutral(&b);
+    char *nb = tw_test_neutral(&b);
     cr_assert_str_eq(na, nb);
     cr_assert(a.msg.has_redacted_thinking && b.msg.has_redacted_thinking);
     cr_assert(tw_json_equal(a.msg.redacted_thinking, b.msg.redacted_thinking));
@@ -119,16 +94,13 @@ Test(anthropic, every_chunking_equals_batch)
     size_t n = sizeof STREAM - 1;
     const tw_format_ops *f = tw_format_find("anthropic-stream");
     tw_result r;
-    decode("anthropic-stream", STREAM, &r);
-    char *want = neutral(&r);
+    tw_test_decode("anthropic-stream", STREAM, NULL, &r);
+    char *want = tw_test_neutral(&r);
     tw_result_free(&r);
     char *copy = tw_test_exact(STREAM, n);
     for (size_t chunk = 1; chunk <= n; chunk += (chunk < 64 ? 1 : 37)) {
         cr_assert_eq(tw_decode_chunked(f, copy, n, chunk, NULL, &r), TW_OK);
-        char *got = neutral(&r);
-        cr_assert_str_eq(got, want, "chunk %zu", chunk);
-        free(got);
-        tw_result_free(&r);
+        tw_test_expect_neutral(&r, want, "chunk", chunk);
     }
     for (size_t cut = 0; cut <= n; cut++) {
         tw_anthropic_stream d;
@@ -136,10 +108,7 @@ Test(anthropic, every_chunking_equals_batch)
         tw_anthropic_stream_feed(&d, copy, cut);
         tw_anthropic_stream_feed(&d, copy + cut, n - cut);
         cr_assert_eq(tw_anthropic_stream_finish(&d, &r), TW_OK);
-        char *got = neutral(&r);
-        cr_assert_str_eq(got, want, "cut %zu", cut);
-        free(got);
-        tw_result_free(&r);
+        tw_test_expect_neutral(&r, want, "cut", cut);
     }
     free(copy);
     free(want);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cases.h"
 #include "textfix.h"
 #include "toolwire/hermes_encode.h"
 #include "twtest.h"
@@ -14,15 +15,9 @@
 /* Load a fixture file; spellings kept when asked. Returns the parsed tree. */
 static cJSON *load(const char *path, bool spellings)
 {
-    char why[256];
-    size_t len = 0;
-    char *text = tw_read_file(path, (size_t)16 << 20, &len, why, sizeof why);
-    cr_assert_not_null(text, "%s: %s", path, why);
-    char *copy = tw_test_exact(text, len);
-    free(text);
-    cJSON *j = NULL;
-    tw_json_error e;
-    cr_assert_eq(tw_json_parse(copy, len, 256, &j, &e), TW_OK, "%s: %s", path, e.message);
+    size_t len;
+    cJSON *j;
+    char *copy = tw_test_load_exact(path, &len, &j);
     if (spellings)
         cr_assert_eq(tw_json_keep_spellings(copy, len, j, 256), TW_OK, "%s: spellings", path);
     free(copy);

@@ -8,47 +8,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cases.h"
 #include "textfix.h"
 #include "toolwire/decode.h"
 #include "toolwire/openai.h"
 #include "twtest.h"
 
-static void check_dir(const char *sub, long min_files)
+Test(openai_fixtures, response)
 {
-    char **files = NULL;
-    long n = tw_list_files(tw_test_src(sub), ".json", &files);
-    cr_assert_geq(n, min_files, "%s: expected at least %ld fixtures, found %ld", sub, min_files, n);
-    long failed = 0;
-    for (long i = 0; i < n; i++) {
-        char detail[1024] = "";
-        if (tw_decode_fixture_check(files[i], detail, sizeof detail) != TW_FIX_PASS) {
-            failed++;
-            cr_log_error("%s", detail);
-        }
-    }
-    tw_free_list(files, n);
-    cr_expect_eq(failed, 0, "%ld of %ld fixtures in %s failed", failed, n, sub);
+    tw_test_decode_dir("tests/data/decode/openai-response", 25);
 }
-
-Test(openai_fixtures, response) { check_dir("tests/data/decode/openai-response", 25); }
-Test(openai_fixtures, stream) { check_dir("tests/data/decode/openai-stream", 25); }
+Test(openai_fixtures, stream)
+{
+    tw_test_decode_dir("tests/data/decode/openai-stream", 25);
+}
 
 /* ---- helpers ---- */
-
-static void decode(const char *fmt, const char *s, const tw_decode_opts *o, tw_result *r)
-{
-    size_t n = strlen(s);
-    char *copy = tw_test_exact(s, n);
-    cr_assert_eq(tw_format_find(fmt)->decode(copy, n, o, r), TW_OK);
-    free(copy);
-}
-
-static char *neutral(const tw_result *r)
-{
-    tw_buf b = {0};
-    cr_assert_eq(tw_result_write(&b, r, 0), TW_OK);
-    return b.data;
-}
 
 /* The message, finish_reason and diagnostic codes (offsets differ between
  * a body and a stream). */
@@ -124,8 +99,8 @@ Test(openai, stream_equals_response)
 {
     for (size_t i = 0; i < sizeof PAIRS / sizeof PAIRS[0]; i++) {
         tw_result a, b;
-        decode("openai-response", PAIRS[i].response, NULL, &a);
-        decode("openai-stream", PAIRS[i].stream, NULL, &b);
+        tw_test_decode("openai-response", PAIRS[i].response, NULL, &a);
+        tw_test_decode("openai-stream", PAIRS[i].stream, NULL, &b);
         assert_same_message(&a, &b);
         if (i == 0) {
             cr_assert_eq(a.msg.ncalls, 2);
@@ -151,18 +126,15 @@ Test(openai, every_chunking_equals_batch)
     size_t n = strlen(s);
     const tw_format_ops *f = tw_format_find("openai-stream");
     tw_result r;
-    decode("openai-stream", s, NULL, &r);
-    char *want = neutral(&r);
+    tw_test_decode("openai-stream", s, NULL, &r);
+    char *want = tw_test_neutral(&r);
     cr_assert_eq(r.msg.ncalls, 1);
     cr_assert_eq(r.errors.len, 2); /* chunk_json, stream_truncated */
     tw_result_free(&r);
     char *copy = tw_test_exact(s, n);
     for (size_t chunk = 1; chunk <= n; chunk++) {
         cr_assert_eq(tw_decode_chunked(f, copy, n, chunk, NULL, &r), TW_OK);
-        char *got = neutral(&r);
-        cr_assert_str_eq(got, want, "chunk %zu", chunk);
-        free(got);
-        tw_result_free(&r);
+        tw_test_expect_neutral(&r, want, "chunk", chunk);
     }
     for (size_t cut = 0; cut <= n; cut++) {
         tw_openai_stream d;
@@ -173,10 +145,7 @@ Test(openai, every_chunking_equals_batch)
         cr_assert_eq(tw_openai_stream_finish(&d, &r), TW_OK);
         free(a);
         free(b);
-        char *got = neutral(&r);
-        cr_assert_str_eq(got, want, "cut %zu", cut);
-        free(got);
-        tw_result_free(&r);
+        tw_test_expect_neutral(&r, want, "cut", cut);
     }
     free(copy);
     free(want);
@@ -252,7 +221,7 @@ Test(openai, sse_caps_through_the_decoder)
         "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"}}]}\n\n"
         "data: [DONE]\n\n";
     tw_result r;
-    decode("openai-stream", s, &o, &r);
+    tw_test_decode("openai-stream", s, &o, &r);
     cr_assert_str_eq(r.msg.content.data, "ok");
     cr_assert_eq(r.errors.len, 1);
     cr_assert_eq(r.errors.items[0].code, TW_D_SSE_LINE_TOO_LONG);

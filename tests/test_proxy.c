@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cases.h"
 #include "textfix.h"
 #include "toolwire/decode.h"
 #include "toolwire/proxy.h"
@@ -15,14 +16,7 @@ Test(proxy, decode_fixtures)
     char **files = NULL;
     long n = tw_list_files(tw_test_src("tests/data/decode/proxy"), ".json", &files);
     cr_assert_geq(n, 12, "found %ld fixtures", n);
-    long failed = 0;
-    for (long i = 0; i < n; i++) {
-        char detail[1024] = "";
-        if (tw_decode_fixture_check(files[i], detail, sizeof detail) != TW_FIX_PASS) {
-            failed++;
-            cr_log_error("%s", detail);
-        }
-    }
+    long failed = tw_test_check_fixtures(files, n);
     tw_free_list(files, n);
     cr_expect_eq(failed, 0, "%ld of %ld fixtures failed", failed, n);
 }

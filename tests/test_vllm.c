@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cases.h"
 #include "textfix.h"
 #include "toolwire/hermes_encode.h"
 #include "toolwire/vllm.h"
@@ -13,15 +14,9 @@
 
 static cJSON *load(const char *path)
 {
-    char why[256];
-    size_t len = 0;
-    char *text = tw_read_file(path, (size_t)16 << 20, &len, why, sizeof why);
-    cr_assert_not_null(text, "%s: %s", path, why);
-    char *copy = tw_test_exact(text, len);
-    free(text);
-    cJSON *j = NULL;
-    tw_json_error e;
-    cr_assert_eq(tw_json_parse(copy, len, 256, &j, &e), TW_OK, "%s: %s", path, e.message);
+    size_t len;
+    cJSON *j;
+    char *copy = tw_test_load_exact(path, &len, &j);
     cr_assert_eq(tw_json_keep_spellings(copy, len, j, 256), TW_OK);
     free(copy);
     return j;
@@ -32,14 +27,7 @@ Test(vllm, decode_fixtures)
     char **files = NULL;
     long n = tw_list_files(tw_test_src("tests/data/decode/vllm-generate"), ".json", &files);
     cr_assert_geq(n, 12, "found %ld fixtures", n);
-    long failed = 0;
-    for (long i = 0; i < n; i++) {
-        char detail[1024] = "";
-        if (tw_decode_fixture_check(files[i], detail, sizeof detail) != TW_FIX_PASS) {
-            failed++;
-            cr_log_error("%s", detail);
-        }
-    }
+    long failed = tw_test_check_fixtures(files, n);
     tw_free_list(files, n);
     cr_expect_eq(failed, 0, "%ld of %ld fixtures failed", failed, n);
 }

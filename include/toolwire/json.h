@@ -107,6 +107,12 @@ cJSON *tw_json_get(const cJSON *obj, const char *key);
 const char *tw_json_get_str(const cJSON *obj, const char *key);
 /* Deep equality of two JSON values (object key order ignored). */
 bool tw_json_equal(const cJSON *a, const cJSON *b);
+/*
+ * A JSON number as an integer without undefined behaviour: truncated toward
+ * zero and clamped to [lo, hi]; `dflt` when v is not a finite number.
+ */
+int64_t tw_json_int(const cJSON *v, int64_t lo, int64_t hi, int64_t dflt);
+
 /* Does obj hold the same key twice? Returns the second key or NULL. */
 const char *tw_json_duplicate_key(const cJSON *obj);
 

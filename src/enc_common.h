@@ -1,0 +1,74 @@
+/*
+ * Internal: plumbing shared by the JSON wire encoders (OpenAI, Anthropic)
+ * and the capped text renderers (Hermes, vLLM).
+ */
+#ifndef TOOLWIRE_ENC_COMMON_H
+#define TOOLWIRE_ENC_COMMON_H
+
+#include "toolwire/encode.h"
+#include "toolwire/json.h"
+#include "toolwire/neutral.h"
+
+/* ===================== a small compact JSON writer ===================== */
+
+#define TW_JW_MAX_DEPTH 16
+
+/* Sticky status: after the first failure every call is a no-op. */
+typedef struct tw_jw {
+    tw_buf *b;
+    tw_status st;
+    unsigned depth;
+    bool first[TW_JW_MAX_DEPTH + 1];
+} tw_jw;
+
+void tw_jw_put(tw_jw *w, const char *s, size_t n);
+void tw_jw_lit(tw_jw *w, const char *s);
+/* The separator, then the key when k is not NULL (array items have none). */
+void tw_jw_key(tw_jw *w, const char *k);
+void tw_jw_open(tw_jw *w, const char *k, char c);
+void tw_jw_close(tw_jw *w, char c);
+void tw_jw_strn(tw_jw *w, const char *k, const char *s, size_t n);
+void tw_jw_str(tw_jw *w, const char *k, const char *s);
+void tw_jw_raw(tw_jw *w, const char *k, const char *lit);
+void tw_jw_int(tw_jw *w, const char *k, long long v);
+void tw_jw_json(tw_jw *w, const char *k, const cJSON *v);
+
+/* ===================== shared helpers ===================== */
+
+/* The options used when the caller gives none. */
+extern const tw_encode_opts tw_enc_default_opts;
+
+typedef struct tw_capsave {
+    size_t len, max;
+} tw_capsave;
+
+/* Narrow out->max so that at most max_output_bytes are added. */
+void tw_cap_begin(tw_buf *out, const tw_encode_opts *o, tw_capsave *s);
+/* Restore out->max; on failure also cut out back to its length at begin. */
+tw_status tw_cap_end(tw_buf *out, const tw_capsave *s, tw_status st);
+
+/* Record a not_carried warning in o->warnings (when set). */
+tw_status tw_not_carried(const tw_encode_opts *o, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Compact JSON text of a call's arguments ({} when none). */
+tw_status tw_args_text(const tw_call *c, const tw_limits *l, tw_buf *t);
+/* Bytes of the next fragment of s[0, n): at most frag (0: all), never
+ * splitting a UTF-8 sequence, at least one character. */
+size_t tw_frag_len(const char *s, size_t n, size_t frag);
+/* Was a call with this id and name in an assistant message before index mi? */
+bool tw_name_recoverable(const tw_request *r, size_t mi, const char *id, const char *name);
+
+/*
+ * Render a request into a scratch buffer capped at max_output_bytes, then
+ * append it to out: out is untouched on failure.
+ */
+typedef tw_status (*tw_render_fn)(tw_buf *b, const tw_request *r, const tw_encode_opts *o,
+                                  size_t max_depth);
+tw_status tw_encode_capped(const tw_request *r, const tw_encode_opts *o, tw_buf *out,
+                           tw_render_fn fn);
+
+#endif

@@ -1,0 +1,139 @@
+/*
+ * Internal: plumbing shared by the decoders. The diagnostic sort, the
+ * batch-over-stream driver, the void* adapters a tw_format_ops needs, and
+ * the body-buffering decoder the JSON response formats stream with.
+ */
+#ifndef TOOLWIRE_WIRE_COMMON_H
+#define TOOLWIRE_WIRE_COMMON_H
+
+#include <string.h>
+
+#include "toolwire/decode.h"
+#include "toolwire/openai.h"
+
+/*
+ * The opening of a decoder's init: *d zeroed, the options copied, the
+ * limits resolved and the event sink kept (d has members o, L, fn, user).
+ */
+#define TW_DECODER_SETUP(d, opts, efn, euser)                                                      \
+    do {                                                                                           \
+        memset((d), 0, sizeof *(d));                                                               \
+        if (opts)                                                                                  \
+            (d)->o = *(opts);                                                                      \
+        tw_limits_resolve(&(d)->L, (opts) ? &(opts)->limits : NULL);                               \
+        (d)->fn = (efn);                                                                           \
+        (d)->user = (euser);                                                                       \
+    } while (0)
+
+/* Order of two diagnostics: by offset, input_too_large last. */
+int tw_diag_cmp(const tw_diag *x, const tw_diag *y);
+/* Stable sort of one diagnostic list by offset (input_too_large last). */
+void tw_diag_sort(tw_diag_list *l);
+
+/*
+ * Of len more bytes after `used`, how many fit under max_input_bytes: 0 once
+ * *too_large is set; sets *too_large when the bytes are cut.
+ */
+static inline size_t tw_input_clip(const tw_limits *L, uint64_t used, size_t len, bool *too_large)
+{
+    if (*too_large)
+        return 0;
+    size_t room = L->max_input_bytes - (size_t)used;
+    if (len > room) {
+        len = room;
+        *too_large = true;
+    }
+    return len;
+}
+
+/*
+ * The end of a wire decode into k->res: input_too_large when the input was
+ * cut, then both diagnostic lists sorted and empty content/thinking set to "".
+ */
+tw_status tw_wire_close(tw_wire_sink *k, bool too_large);
+
+/*
+ * Feed of an SSE wire stream (OpenAI, Anthropic) past its finished check:
+ * the bytes are clipped to max_input_bytes and counted in *fed, kept in
+ * head while no event came yet (an error envelope in place of a stream),
+ * and given to the SSE reader.
+ */
+tw_status tw_wire_sse_feed(tw_sse *sse, const tw_limits *L, uint64_t *fed, bool *too_large,
+                           tw_buf *head, bool *head_off, const char *buf, size_t len);
+
+/* A warning held back until its call is accepted. */
+typedef struct tw_pending {
+    tw_status code;
+    char msg[224];
+} tw_pending;
+
+/*
+ * The checks a call's parsed arguments pass last, in this order: size
+ * (max_args_bytes), the declared tool's schema, then max_calls (ncalls
+ * calls taken so far). Returns the refusal, its text in why, or TW_OK. A
+ * schema failure under o->schema_warn does not refuse: it is held as
+ * warns[(*nwarn)++].
+ */
+tw_status tw_call_check(const tw_decode_opts *o, const tw_limits *L, size_t ncalls,
+                        const char *name, const cJSON *args, char *why, size_t whylen,
+                        tw_pending *warns, size_t *nwarn);
+
+/*
+ * Batch decode through a streaming decoder whose init already ran into
+ * state s with status st: feed buf whole, then finish into *out; on any
+ * failure before finish, release s and return the failure.
+ */
+tw_status tw_decode_batch(void *s, tw_status st, tw_status (*feed)(void *, const char *, size_t),
+                          tw_status (*finish)(void *, tw_result *), void (*release)(void *),
+                          const char *buf, size_t len, tw_result *out);
+
+/* The void* feed/finish/release adapters pfx_feed, pfx_finish and
+ * pfx_release over the typed name##_feed/_finish/_release of state T. */
+#define TW_DECODER_ADAPTERS(pfx, name, T)                                                          \
+    static tw_status pfx##_feed(void *s, const char *b, size_t n)                                  \
+    {                                                                                              \
+        return name##_feed((T *)s, b, n);                                                          \
+    }                                                                                              \
+    static tw_status pfx##_finish(void *s, tw_result *out)                                         \
+    {                                                                                              \
+        return name##_finish((T *)s, out);                                                         \
+    }                                                                                              \
+    static void pfx##_release(void *s)                                                             \
+    {                                                                                              \
+        name##_release((T *)s);                                                                    \
+    }
+
+/* As TW_DECODER_ADAPTERS, plus pfx_init over name##_init. */
+#define TW_DECODER_ADAPTERS_INIT(pfx, name, T)                                                     \
+    static tw_status pfx##_init(void *s, const tw_decode_opts *o, tw_event_fn fn, void *u)         \
+    {                                                                                              \
+        return name##_init((T *)s, o, fn, u);                                                      \
+    }                                                                                              \
+    TW_DECODER_ADAPTERS(pfx, name, T)
+
+/*
+ * A body-buffering decoder: a response format streams by holding the
+ * input (up to max_input_bytes) and decoding it whole at finish.
+ */
+typedef tw_status (*tw_body_fn)(tw_wire_sink *k, const char *buf, size_t len);
+
+typedef struct tw_body_dec {
+    tw_decode_opts o;
+    tw_limits L;
+    tw_event_fn fn;
+    void *user;
+    tw_buf in;
+    bool too_large;
+} tw_body_dec;
+
+tw_status tw_body_init(void *s, const tw_decode_opts *o, tw_event_fn fn, void *u);
+tw_status tw_body_feed(void *s, const char *b, size_t n);
+void tw_body_release(void *s);
+/* Decode the held body with `decode`, then add input_too_large when the
+ * input was cut, sort the diagnostics and release s. */
+tw_status tw_body_finish(tw_body_dec *d, tw_result *out, tw_body_fn decode);
+/* Batch form: init, feed buf whole, finish with `decode`. */
+tw_status tw_body_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out,
+                         tw_body_fn decode);
+
+#endif
