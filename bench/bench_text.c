@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "toolwire/decode.h"
+#include "toolwire/encode.h"
 #include "toolwire/text.h"
 
 static double now(void)
@@ -186,6 +187,62 @@ int main(int argc, char **argv)
             else
                 snprintf(mode, sizeof mode, "batch");
             printf("%-32s %-10s %10.1f %8zu\n", g->name, mode, (double)g->len / best / 1e6, calls);
+        }
+    }
+    /* wire streams: a long answer with reasoning and a large call, encoded by
+     * the reference encoders in small fragments, then decoded */
+    {
+        const char *names[2][2] = {{"openai-stream", "openai-stream"},
+                                   {"anthropic-stream", "anthropic-stream"}};
+        for (int w = 0; w < 2; w++) {
+            tw_result r;
+            tw_result_init(&r, NULL);
+            gen prose = make_prose(target / 2);
+            tw_buf_append(&r.msg.content, prose.p, prose.len);
+            tw_buf_append(&r.msg.thinking, prose.p, prose.len / 4);
+            free(prose.p);
+            tw_call c;
+            memset(&c, 0, sizeof c);
+            c.id = strdup("call_1");
+            c.name = strdup("write_file");
+            c.arguments = cJSON_CreateObject();
+            gen big = make_prose(target / 4);
+            big.p[big.len] = '\0';
+            cJSON_AddStringToObject(c.arguments, "text", big.p);
+            free(big.p);
+            tw_message_add_call(&r.msg, &c);
+            r.finish_reason = strdup("tool_calls");
+            tw_encode_opts eo;
+            memset(&eo, 0, sizeof eo);
+            eo.limits.max_output_bytes = target * 8;
+            eo.text_fragment = 24;
+            eo.args_fragment = 64;
+            eo.parallel_tool_calls = -1;
+            tw_buf wire = {0};
+            const tw_encoder_ops *enc = tw_encoder_find(names[w][0]);
+            if (!enc || enc->encode_result(&r, &eo, &wire) != TW_OK) {
+                fprintf(stderr, "%s: cannot encode\n", names[w][0]);
+                return 1;
+            }
+            tw_result_free(&r);
+            gen g = {wire.data, wire.len, names[w][1], 0};
+            const tw_format_ops *dec = tw_format_find(names[w][1]);
+            tw_decode_opts so = o;
+            so.limits.max_input_bytes = wire.len + 1; /* fragments make the stream large */
+            size_t sc[] = {0, 4096, 64};
+            for (size_t ci = 0; ci < 3; ci++) {
+                double best = 1e9;
+                size_t calls = 0;
+                for (int rep = 0; rep < reps; rep++) {
+                    double t = run_decode(dec, &g, sc[ci], &so, &calls);
+                    if (t < best)
+                        best = t;
+                }
+                char mode[32];
+                snprintf(mode, sizeof mode, sc[ci] ? "stream/%zu" : "batch", sc[ci]);
+                printf("%-32s %-10s %10.1f %8zu\n", g.name, mode, (double)g.len / best / 1e6, calls);
+            }
+            tw_buf_free(&wire);
         }
     }
     /* cJSON on a JSON document of the same size, for scale */
