@@ -15,7 +15,7 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.normpath(os.path.join(HERE, "..", "data", "text"))
+OUT = os.path.normpath(os.path.join(HERE, "..", "data", "decode"))
 WS = " \t\n\r\f\v"  # the ASCII whitespace of docs/text-formats.md "Whitespace"
 
 TC_OPEN = "<tool_call>"

@@ -37,10 +37,14 @@ import json
 import os
 import sys
 
-import jinja2
-import jinja2.ext
-from jinja2.exceptions import TemplateError
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+try:
+    import jinja2
+    import jinja2.ext
+    from jinja2.exceptions import TemplateError
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+except ImportError:  # the renderings are checked only where jinja2 is installed
+    print("render_qwen3: jinja2 is not installed; skipped", file=sys.stderr)
+    sys.exit(77)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
