@@ -653,7 +653,7 @@ static const char html_script[] =
     "function esc(s){return String(s).replace(/[&<>\"]/g,function(c){return {'&':'&amp;','<':'&lt;','>':'&gt;','\"':'&quot;'}[c];});}\n"
     "function render(){var f=document.getElementById('filter').value;var t=document.getElementById('m');"
     "var h='<tr><th>fixture</th>';R.checks.forEach(function(c){h+='<th class=v title=\"'+esc(c.rule)+'\">'+esc(c.id)+'</th>';});"
-    "h+='</tr>';R.fixtures.forEach(function(fx,fi){if(fx.skipped&&f!=='all')return;var cells='',keep=(f==='all');"
+    "h+='</tr>';R.fixtures.forEach(function(fx,fi){if(fx.skipped&&f!=='all')return;var cells='',keep=(f==='all'||f==='run');"
     "R.checks.forEach(function(c){var a=agg(fx.exchanges,c.id);if(f==='mismatch'&&a.mm)keep=true;"
     "if(a.v===f)keep=true;cells+='<td class=\"c '+a.v+(a.mm?' mm':'')+'\" data-f='+fi+' data-c=\"'+esc(c.id)+'\">'+"
     "(a.v==='pass'?'✓':a.v==='fail'?'✗':'·')+'</td>';});"
@@ -695,7 +695,8 @@ tw_status tw_report_to_html(const tw_report *r, tw_buf *out)
                        "%zu mismatches.</p>\n",
                   r->generated ? r->generated : "", r->n_fixtures, r->n_skipped, r->n_exchanges, r->n_pass,
                   r->n_fail, r->n_skip, r->n_mismatch);
-    tw_buf_puts(out, "<p><label>show <select id=filter><option value=all>all fixtures</option>"
+    tw_buf_puts(out, "<p><label>show <select id=filter><option value=run selected>fixtures this backend ran</option>"
+                     "<option value=all>all fixtures</option>"
                      "<option value=mismatch>mismatches</option><option value=fail>with a failing check</option>"
                      "<option value=pass>with a passing check</option><option value=skip>with a skipped check</option>"
                      "</select></label> — click a cell for its evidence; a red outline marks a verdict the "
