@@ -2148,6 +2148,15 @@ static bool id_in_calls(const cJSON *calls, const char *id, const char *idkey)
     return false;
 }
 
+/* A client check that did not fail on the way: pass when it had something
+ * to judge, skip when not. */
+static void put_unfailed(tw_check_set *out, const char *id, bool unfailed, bool judged,
+                         const char *pass_why, const char *skip_why)
+{
+    if (unfailed)
+        PUT(out, id, judged ? TW_V_PASS : TW_V_SKIP, -1, "%s", judged ? pass_why : skip_why);
+}
+
 static void cli_openai(const cJSON *msgs, tw_check_set *out)
 {
     bool any_tool = false, any_calls = false, c01 = true, c02 = true, c04 = true;
@@ -2207,12 +2216,9 @@ static void cli_openai(const cJSON *msgs, tw_check_set *out)
             prev_asst = NULL;
         }
     }
-    if (c01)
-        PUT(out, "CLI-01", any_tool ? TW_V_PASS : TW_V_SKIP, -1, "%s", any_tool ? "every tool message answers a call" : "no tool messages");
-    if (c02)
-        PUT(out, "CLI-02", any_calls ? TW_V_PASS : TW_V_SKIP, -1, "%s", any_calls ? "every call answered in time" : "no tool calls in history");
-    if (c04)
-        PUT(out, "CLI-04", any_calls ? TW_V_PASS : TW_V_SKIP, -1, "%s", any_calls ? "arguments are JSON strings" : "no tool calls in history");
+    put_unfailed(out, "CLI-01", c01, any_tool, "every tool message answers a call", "no tool messages");
+    put_unfailed(out, "CLI-02", c02, any_calls, "every call answered in time", "no tool calls in history");
+    put_unfailed(out, "CLI-04", c04, any_calls, "arguments are JSON strings", "no tool calls in history");
     PUT(out, "CLI-05", TW_V_SKIP, -1, "OpenAI request");
 }
 
@@ -2305,12 +2311,9 @@ static void cli_anthropic(const cJSON *msgs, tw_check_set *out)
             }
         }
     }
-    if (c01)
-        PUT(out, "CLI-01", any_result ? TW_V_PASS : TW_V_SKIP, -1, "%s", any_result ? "every tool_result answers a tool_use" : "no tool results");
-    if (c02)
-        PUT(out, "CLI-02", any_use ? TW_V_PASS : TW_V_SKIP, -1, "%s", any_use ? "every tool_use answered" : "no tool_use in history");
-    if (c05)
-        PUT(out, "CLI-05", any_result ? TW_V_PASS : TW_V_SKIP, -1, "%s", any_result ? "tool_result blocks first, one message" : "no tool results");
+    put_unfailed(out, "CLI-01", c01, any_result, "every tool_result answers a tool_use", "no tool results");
+    put_unfailed(out, "CLI-02", c02, any_use, "every tool_use answered", "no tool_use in history");
+    put_unfailed(out, "CLI-05", c05, any_result, "tool_result blocks first, one message", "no tool results");
     PUT(out, "CLI-04", TW_V_SKIP, -1, "Anthropic request (input is an object)");
 }
 
