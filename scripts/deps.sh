@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # Install the Debian packages toolwire needs, only those missing. Idempotent.
+#   scripts/deps.sh           the build and the main job
+#   scripts/deps.sh --node    also Node.js and npm (the tests that drive real SDKs), from
+#                             Debian's packages when no node/npm is on the PATH yet
 set -euo pipefail
+with_node=0
+[ "${1:-}" = "--node" ] && with_node=1
 
 PKGS=(
   gcc make cmake pkg-config git ca-certificates
@@ -14,6 +19,11 @@ for p in "${PKGS[@]}"; do
     missing+=("$p")
   fi
 done
+
+if [ "$with_node" -eq 1 ]; then
+  command -v node >/dev/null 2>&1 || missing+=(nodejs)
+  command -v npm >/dev/null 2>&1 || missing+=(npm)
+fi
 
 if [ "${#missing[@]}" -eq 0 ]; then
   echo "deps: all ${#PKGS[@]} packages present"
