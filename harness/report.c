@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "fixture_write.h"
 
 /* ================================================================ model */
 
@@ -831,11 +832,9 @@ bool tw_mkdirs(const char *dir)
 
 tw_status tw_write_atomic(const char *path, const char *data, size_t len, char *why, size_t whylen)
 {
-    size_t pl = strlen(path);
-    char *tmp = malloc(pl + 32);
+    char *tmp = tw_temp_template(path);
     if (!tmp)
         return TW_ERR_NOMEM;
-    snprintf(tmp, pl + 32, "%s.tmp.XXXXXX", path);
     int fd = mkstemp(tmp);
     if (fd < 0) {
         snprintf(why, whylen, "cannot create a temporary file next to %s: %s", path, strerror(errno));

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "decode_opts.h"
+#include "fixture_write.h"
 #include "textfix.h"
 #include "toolwire/decode.h"
 
@@ -499,6 +500,10 @@ int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t n
         tw_fixture_set_free(&fs);
         return 2;
     }
+    /* temporaries of an earlier run that was killed while writing */
+    size_t stale = tw_clean_stale_temps(outdir);
+    if (stale)
+        fprintf(stderr, "toolwire: removed %zu stale temporary file(s) in %s\n", stale, outdir);
     tw_report *reps = calloc(nb ? nb : 1, sizeof *reps);
     if (!reps) {
         tw_fixture_set_free(&fs);
