@@ -1,5 +1,5 @@
 /*
- * The conformance checks (CHECKS.md, docs/checks.md). Structural checks read
+ * The conformance checks (docs/checks.md). Structural checks read
  * the received bytes directly (JSON bodies, SSE events, chunk by chunk) so
  * that they can say where a rule broke; result-level comparisons use the
  * reference decoders when they are available.
@@ -70,6 +70,9 @@ static const tw_check_def catalog[] = {
     {"SES-02", TW_SEV_ERROR, false,
      "a continuation with a missing or unknown tool_call_id is refused with 400 in the error envelope"},
     {"SES-03", TW_SEV_ERROR, false, "a strict-mode request without the session header is refused with 400"},
+    {"RSP-01", TW_SEV_ERROR, false,
+     "an HTTP response with a success status arrives where the fixture expects one (no error status, "
+     "no transport error)"},
     {"CLI-01", TW_SEV_ERROR, true,
      "every role: tool message answers a tool call of the previous assistant message, by id"},
     {"CLI-02", TW_SEV_ERROR, true, "every tool call is answered before the next user turn"},
@@ -1965,6 +1968,36 @@ static void ses_checks(judge *j, bool stream, const cJSON *body)
 
 /* ================================================================ entry points */
 
+/* RSP-01: the status the fixture expects (its recorded response's, or a
+ * success for exchanges the mock builds from model text) against the one
+ * that arrived. */
+static void http_status_check(const tw_judge_input *in, tw_check_set *out)
+{
+    if (!in->ex) {
+        PUT(out, "RSP-01", TW_V_SKIP, -1, "no fixture expectation");
+        return;
+    }
+    int want = in->ex->has_response ? in->ex->resp.status : 200;
+    if (want >= 400) {
+        PUT(out, "RSP-01", TW_V_SKIP, -1, "the fixture expects an error status (HTTP %d), got HTTP %d", want,
+            in->status);
+        return;
+    }
+    if (in->status == 0) {
+        PUT(out, "RSP-01", TW_V_FAIL, -1, "no response: %.300s",
+            in->transport_error ? in->transport_error : "the transfer failed");
+        return;
+    }
+    if (in->status >= 400) {
+        char ex[200];
+        excerpt(ex, sizeof ex, in->body ? in->body : "", in->body_len);
+        PUT(out, "RSP-01", TW_V_FAIL, 0, "HTTP %d where the fixture expects a success: %s", in->status, ex);
+        return;
+    }
+    PUT(out, "RSP-01", TW_V_PASS, -1, "HTTP %d%s%.200s", in->status, in->transport_error ? ", transfer broke: " : "",
+        in->transport_error ? in->transport_error : "");
+}
+
 static bool request_streams(const cJSON *req)
 {
     return cJSON_IsTrue(tw_json_get(req, "stream"));
@@ -1978,6 +2011,7 @@ void tw_checks_backend(const tw_judge_input *in, tw_check_set *out)
     /* /generate has no streamed form: a "stream" key in its request changes
      * nothing, only an event-stream answer is judged as a stream */
     bool stream = (kind != 'g' && request_streams(in->req_body)) || ctype_is(in, "text/event-stream");
+    http_status_check(in, out);
     if (in->status == 0) {
         tw_check_set_fill(out, false, in->transport_error ? in->transport_error : "no response");
         return;
@@ -2020,6 +2054,11 @@ void tw_checks_backend(const tw_judge_input *in, tw_check_set *out)
     if (in->status < 400)
         hermes_checks(&j, kind, stream);
     cJSON_Delete(body);
+    if (in->status >= 400) {
+        char why[64];
+        snprintf(why, sizeof why, "HTTP %d: an error response", in->status);
+        tw_check_set_fill(out, false, why);
+    }
     tw_check_set_fill(out, false, kind == 'o'   ? "does not apply to this exchange"
                                   : kind == 'a' ? "does not apply to an Anthropic exchange"
                                   : kind == 'g' ? "does not apply to a /generate exchange"

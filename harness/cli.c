@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixture.h"
+
 int tw_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
@@ -207,4 +209,61 @@ int tw_cli_encode_opt(const char *cmd, int c, char **argv, tw_encode_opts *o)
     default: return tw_cli_usage_error(cmd, "unknown option '%s' (see --help)", argv[optind - 1]);
     }
     return TW_EXIT_OK;
+}
+
+/* ---- neutral JSON shape ---- */
+
+static const char *const neutral_request_keys[] = {"model", "messages", "tools", "tool_choice",
+                                                   "parallel_tool_calls", "options", NULL};
+static const char *const neutral_result_keys[] = {"content", "thinking", "thinking_signature", "tool_calls",
+                                                  "finish_reason", "errors", "warnings", NULL};
+
+static bool key_in(const char *k, const char *const *keys)
+{
+    for (; *keys; keys++)
+        if (strcmp(k, *keys) == 0)
+            return true;
+    return false;
+}
+
+static void key_list(char *dst, size_t n, const char *const *keys)
+{
+    size_t o = 0;
+    dst[0] = 0;
+    for (size_t i = 0; keys[i] && o < n; i++) {
+        int w = snprintf(dst + o, n - o, "%s%s", i ? ", " : "", keys[i]);
+        if (w < 0)
+            break;
+        o += (size_t)w;
+    }
+}
+
+bool tw_cli_neutral_shape(const cJSON *j, char want, const char *buf, size_t len, const char *path,
+                          char *why, size_t whylen)
+{
+    bool req = want == 'q' || (want == 'n' && cJSON_IsObject(j) && tw_json_get(j, "messages"));
+    const char *kind = req ? "request" : "result";
+    if (!cJSON_IsObject(j)) {
+        snprintf(why, whylen, "%s:1:1: expected a neutral %s, a JSON object, got %s", path, kind,
+                 cJSON_IsArray(j) ? "an array" : cJSON_IsString(j) ? "a string" : "a scalar");
+        return false;
+    }
+    const char *const *keys = req ? neutral_request_keys : neutral_result_keys;
+    for (const cJSON *m = j->child; m; m = m->next) {
+        if (!m->string || key_in(m->string, keys))
+            continue;
+        size_t line = 1, col = 1;
+        /* the key's place, when its name can be followed as a path */
+        if (!strpbrk(m->string, ".[]\"") && strlen(m->string) < 200)
+            tw_json_locate(buf, len, m->string, true, &line, &col);
+        char list[200];
+        key_list(list, sizeof list, keys);
+        bool other = key_in(m->string, req ? neutral_result_keys : neutral_request_keys);
+        snprintf(why, whylen, "%s:%zu:%zu: unknown key '%.80s' in a neutral %s (expected only: %s)%s", path,
+                 line, col, m->string, kind, list,
+                 other ? (req ? "; it is a key of a neutral result" : "; it is a key of a neutral request")
+                       : "");
+        return false;
+    }
+    return true;
 }

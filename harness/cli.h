@@ -96,6 +96,16 @@ enum {
 char *tw_cli_read_operand(const char *cmd, int argc, char **argv, size_t max, const char **path,
                           size_t *len, int *rc);
 
+/*
+ * The shape of neutral JSON (docs/neutral.md, docs/cli-encode.md): j, parsed
+ * from buf[0, len) read from `path`, must be an object whose top-level keys
+ * are all keys of a neutral request (want 'q'), of a neutral result ('r'),
+ * or of the kind its keys select ('n': a request when it has "messages").
+ * false with "PATH:LINE:COL: unknown key 'K' …" (what was expected) in why.
+ */
+bool tw_cli_neutral_shape(const cJSON *j, char want, const char *buf, size_t len, const char *path,
+                          char *why, size_t whylen);
+
 /* Zero *o, parallel_tool_calls unset (-1), warnings collected in *warnings. */
 void tw_cli_encode_opts_init(tw_encode_opts *o, tw_diag_list *warnings);
 

@@ -332,7 +332,11 @@ tw_status tw_client_send(tw_client *c, const char *method, const char *path, con
          * mock on a loopback address is always reached directly */
         if (is_loopback_url(url))
             curl_easy_setopt(h, CURLOPT_NOPROXY, "127.0.0.1,localhost,::1");
+        char ebuf[CURL_ERROR_SIZE];
+        ebuf[0] = 0;
+        curl_easy_setopt(h, CURLOPT_ERRORBUFFER, ebuf);
         CURLcode rc = curl_easy_perform(h);
+        curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL);
         long status = 0;
         curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
         out->status = (int)status;
@@ -342,8 +346,19 @@ tw_status tw_client_send(tw_client *c, const char *method, const char *path, con
         a->waited_ms = 0;
         a->error[0] = 0;
         if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && out->truncated)) {
-            snprintf(out->transport_error, sizeof out->transport_error, "%s", curl_easy_strerror(rc));
-            snprintf(a->error, sizeof a->error, "%s", curl_easy_strerror(rc));
+            /* curl's words for the failure, then its detail (which names the
+             * cause: connection refused, timeout after N ms, reset by peer) */
+            size_t el = strlen(ebuf);
+            while (el && (ebuf[el - 1] == '\n' || ebuf[el - 1] == '\r'))
+                ebuf[--el] = 0;
+            long oserr = 0;
+            curl_easy_getinfo(h, CURLINFO_OS_ERRNO, &oserr);
+            const char *os = oserr ? strerror((int)oserr) : NULL;
+            const char *msg = el ? ebuf : curl_easy_strerror(rc);
+            bool add_os = os && !strstr(msg, os);
+            snprintf(out->transport_error, sizeof out->transport_error, "%s%s%s%s", msg, add_os ? " (" : "",
+                     add_os ? os : "", add_os ? ")" : "");
+            snprintf(a->error, sizeof a->error, "%.120s", out->transport_error);
         } else if (out->truncated) {
             snprintf(out->transport_error, sizeof out->transport_error,
                      "response larger than %zu bytes: read stopped", c->o.max_bytes);
@@ -367,6 +382,10 @@ tw_status tw_client_send(tw_client *c, const char *method, const char *path, con
         sleep_ms(wait);
     }
     out->elapsed_ms = now_ms() - t0;
+    if (out->transport_error[0] && out->nattempts > 1) {
+        size_t tl = strlen(out->transport_error);
+        snprintf(out->transport_error + tl, sizeof out->transport_error - tl, ", after %d attempts", out->nattempts);
+    }
     curl_slist_free_all(hl);
     if (auth_h) {
         volatile char *p = auth_h;

@@ -45,7 +45,9 @@ static void convert_help(FILE *f)
           "\n"
           "What the target cannot carry is reported on standard error, one line per\n"
           "warning; a decoded result's own errors and warnings are reported the same way\n"
-          "when the target is a wire format. Exit status: 0 when the output was written,\n"
+          "when the target is a wire format. A neutral source with a top-level key the\n"
+          "neutral model does not have is refused (FILE:LINE:COL, the keys expected).\n"
+          "Exit status: 0 when the output was written,\n"
           "1 when reading or writing failed (a decoder or encoder not implemented, an\n"
           "invalid body, a request given to a result encoder), 2 on a bad option or\n"
           "unreadable input.\n",
@@ -108,6 +110,24 @@ int tw_cmd_convert(int argc, char **argv)
     tw_decode_opts d;
     memset(&d, 0, sizeof d);
     d.limits = o.limits;
+    /* neutral sources: a key the neutral model does not have means the input
+     * is something else (a wrapper, another format), not an empty message */
+    if (strncmp(from, "neutral", 7) == 0) {
+        cJSON *j = NULL;
+        tw_limits lim2;
+        tw_limits_resolve(&lim2, &o.limits);
+        if (tw_json_parse(input, len, lim2.max_depth, &j, NULL) == TW_OK) {
+            char want = strcmp(from, "neutral-request") == 0 ? 'q' : strcmp(from, "neutral-result") == 0 ? 'r' : 'n';
+            bool shaped = tw_cli_neutral_shape(j, want, input, len, path, why, sizeof why);
+            cJSON_Delete(j);
+            if (!shaped) {
+                free(input);
+                fprintf(stderr, "toolwire convert: cannot read %s as %s: %s\n", path, from, why);
+                tw_diag_list_free(&warnings);
+                return TW_EXIT_FAIL;
+            }
+        }
+    }
     tw_neutral_value v;
     tw_status st = tw_transcode_read(from, input, len, &d, &v, &warnings, why, sizeof why);
     free(input);

@@ -37,9 +37,13 @@ static void encode_help(FILE *f)
           "  -h, --help                 this text\n"
           "\n"
           "What the format cannot carry is reported on standard error, one line per\n"
-          "warning (\"toolwire encode: warning: not_carried: FIELD: ...\"). Exit status: 0\n"
-          "when the bytes were written, 1 when encoding failed (format not implemented,\n"
-          "output cap, invalid value), 2 on a bad option or unreadable or invalid input.\n",
+          "warning (\"toolwire encode: warning: not_carried: FIELD: ...\"). Input of the\n"
+          "wrong shape is refused: a top-level key the neutral request (or result) does\n"
+          "not have, or JSON that is not an object, fails with FILE:LINE:COL and the keys\n"
+          "expected. Exit status: 0 when the bytes were written, 1 when the input is not\n"
+          "a neutral request/result (wrong shape, unknown key, invalid value) or encoding\n"
+          "failed (format not implemented, output cap), 2 on a bad option, unreadable\n"
+          "input or a JSON syntax error.\n",
           f);
 }
 
@@ -94,16 +98,27 @@ int tw_cmd_encode(int argc, char **argv)
         free(input);
         return tw_cli_usage_error("encode", "%s:%zu:%zu: %s", path, line, col, je.message);
     }
-    free(input);
     tw_request req;
     tw_result res;
     bool is_req = enc->input == TW_ENC_REQUEST;
+    /* wrong shape (another kind of JSON, a wrapper object): refused, never
+     * encoded as an empty message */
+    bool shaped = tw_cli_neutral_shape(j, is_req ? 'q' : 'r', input, len, path, why, sizeof why);
+    free(input);
+    if (!shaped) {
+        cJSON_Delete(j);
+        fprintf(stderr, "toolwire encode: %s (--format %s reads a neutral %s)\n", why, enc->name,
+                is_req ? "request" : "result");
+        return TW_EXIT_FAIL;
+    }
     st = is_req ? tw_request_read(j, &lim, &req, why, sizeof why)
                 : tw_result_read(j, &lim, &res, why, sizeof why);
     cJSON_Delete(j);
-    if (st != TW_OK)
-        return tw_cli_usage_error("encode", "%s: not a neutral %s: %s", path,
-                                  is_req ? "request" : "result", why);
+    if (st != TW_OK) {
+        fprintf(stderr, "toolwire encode: %s: not a neutral %s: %s\n", path, is_req ? "request" : "result",
+                why);
+        return TW_EXIT_FAIL;
+    }
     tw_buf out = {0};
     st = is_req ? enc->encode_request(&req, &o, &out) : enc->encode_result(&res, &o, &out);
     if (is_req)

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "fixture_write.h"
 #include "import.h"
 
 static void import_help(FILE *f)
@@ -125,6 +126,8 @@ int tw_cmd_import(int argc, char **argv)
         rc = TW_EXIT_FAIL;
         goto out;
     }
+    if (o.out_dir && *o.out_dir)
+        tw_clean_stale_temps(o.out_dir);
     for (int i = optind; i < argc; i++) {
         char why[1024];
         char *written = NULL;

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "client.h"
+#include "fixture_write.h"
 #include "redact.h"
 #include "report.h"
 #include "run.h"
@@ -89,10 +90,12 @@ int tw_cmd_record(int argc, char **argv)
                                              {"key-env", required_argument, NULL, 'k'},
                                              {"out", required_argument, NULL, 'o'},
                                              {"timeout", required_argument, NULL, 't'},
+                                             {"keep-errors", no_argument, NULL, 'E'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     const char *url = NULL, *key_env = NULL, *outdir = NULL;
     long timeout = 0;
+    bool keep_errors = false;
     optind = 1;
     opterr = 0;
     int c;
@@ -102,15 +105,22 @@ int tw_cmd_record(int argc, char **argv)
         case 'k': key_env = optarg; break;
         case 'o': outdir = optarg; break;
         case 't': timeout = strtol(optarg, NULL, 10); break;
+        case 'E': keep_errors = true; break;
         case 'h':
-            puts("usage: toolwire record --backend URL [--key-env NAME] --out DIR [--timeout MS] FIXTURES…\n\n"
+            puts("usage: toolwire record --backend URL [--key-env NAME] --out DIR [--timeout MS]\n"
+                 "                      [--keep-errors] FIXTURES…\n\n"
                  "Replay the requests of the fixtures against a live server and write new\n"
                  "fixtures (one per input, same file name, under DIR) holding the live\n"
                  "responses. Credentials are never written: the key is read from $NAME at\n"
                  "request time, credential headers are dropped and secrets are scrubbed from\n"
                  "headers and bodies. The recorded fixtures carry no expectations: review them\n"
-                 "and add expect.failing_checks before committing.\n"
-                 "Exit status: 0 when every exchange got an HTTP response, 1 otherwise, 2 on bad usage.");
+                 "and add expect.failing_checks before committing.\n\n"
+                 "An error status (400 or above, after the retries) where the input fixture\n"
+                 "expects a success is said on standard error and that fixture is not written,\n"
+                 "unless --keep-errors is given (then it is written and the exit status is 0).\n"
+                 "Exit status: 0 when every exchange got an HTTP response that was kept,\n"
+                 "1 otherwise (no response, an error status without --keep-errors, a write\n"
+                 "failure), 2 on bad usage.");
             return TW_EXIT_OK;
         default: return tw_cli_usage_error("record", "unknown option '%s' (see --help)", argv[optind - 1]);
         }
@@ -125,6 +135,9 @@ int tw_cmd_record(int argc, char **argv)
         return tw_cli_usage_error("record", "environment variable %s is not set", key_env);
     if (!tw_mkdirs(outdir))
         return tw_cli_usage_error("record", "cannot create '%s'", outdir);
+    size_t stale = tw_clean_stale_temps(outdir);
+    if (stale)
+        fprintf(stderr, "toolwire record: removed %zu stale temporary file(s) in %s\n", stale, outdir);
     tw_limits L;
     tw_limits_default(&L);
     tw_fixture_set fs;
@@ -183,8 +196,16 @@ int tw_cmd_record(int argc, char **argv)
                            body ? strlen(body) : 0, &r);
             free(body);
             if (r.status == 0) {
-                fprintf(stderr, "toolwire record: %s#%zu: %s\n", f->name, k, r.transport_error);
+                fprintf(stderr, "toolwire record: %s#%zu: no response: %s\n", f->name, k, r.transport_error);
                 ok = false;
+            } else if (r.status >= 400 && !(fx->has_response && fx->resp.status >= 400)) {
+                /* the fixture expects a success: an error is not what was meant to be recorded */
+                fprintf(stderr, "toolwire record: %s#%zu: HTTP %d after %d attempt(s)%s\n", f->name, k, r.status,
+                        r.nattempts,
+                        keep_errors ? "; kept (--keep-errors)"
+                                    : "; the fixture is not written (--keep-errors writes it)");
+                if (!keep_errors)
+                    ok = false;
             }
             /* request headers: drop credentials */
             cJSON *req = tw_json_get(x, "request");

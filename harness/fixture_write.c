@@ -1,11 +1,16 @@
 /* Writing fixtures back to JSON (fixture_write.h). */
 #include "fixture_write.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- arena ---- */
@@ -264,17 +269,100 @@ tw_status tw_fixture_write(tw_buf *out, const tw_fixture *f)
 
 /* ---- atomic file writes ---- */
 
+char *tw_temp_template(const char *path)
+{
+    size_t n = strlen(path) + 48;
+    char *t = malloc(n);
+    if (t)
+        snprintf(t, n, "%s.tmp.%ld.XXXXXX", path, (long)getpid());
+    return t;
+}
+
+/* mkstemp's six characters */
+static bool temp_suffix(const char *s)
+{
+    if (strlen(s) != 6)
+        return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')))
+            return false;
+    return true;
+}
+
+/* The pid of a "NAME.tmp.PID.XXXXXX" name, 0 for "NAME.tmp.XXXXXX", -1 for
+ * any other name. */
+static long temp_pid(const char *name)
+{
+    const char *t = NULL;
+    for (const char *p = name; (p = strstr(p, ".tmp.")); p++)
+        t = p;
+    if (!t || t == name)
+        return -1;
+    /* only temporaries of the files this program writes: reports, fixtures */
+    static const char *const exts[] = {".json", ".md", ".html", ".xml"};
+    bool own = false;
+    for (size_t i = 0; i < sizeof exts / sizeof *exts; i++) {
+        size_t el = strlen(exts[i]);
+        if ((size_t)(t - name) > el && memcmp(t - el, exts[i], el) == 0)
+            own = true;
+    }
+    if (!own)
+        return -1;
+    const char *rest = t + 5;
+    if (temp_suffix(rest))
+        return 0;
+    const char *dot = strchr(rest, '.');
+    if (!dot || dot == rest || dot - rest > 10 || !temp_suffix(dot + 1))
+        return -1;
+    long pid = 0;
+    for (const char *p = rest; p < dot; p++) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        pid = pid * 10 + (*p - '0');
+    }
+    return pid > 0 ? pid : -1;
+}
+
+size_t tw_clean_stale_temps(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    size_t removed = 0;
+    time_t now = time(NULL);
+    long self = (long)getpid();
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        long pid = temp_pid(e->d_name);
+        if (pid < 0 || pid == self)
+            continue;
+        char p[4400];
+        if ((size_t)snprintf(p, sizeof p, "%s/%s", dir, e->d_name) >= sizeof p)
+            continue;
+        struct stat sb;
+        if (lstat(p, &sb) != 0 || !S_ISREG(sb.st_mode))
+            continue;
+        double age = difftime(now, sb.st_mtime);
+        bool stale;
+        if (pid == 0)
+            stale = age >= TW_STALE_TEMP_OLD_FORM_S;
+        else
+            stale = (kill((pid_t)pid, 0) != 0 && errno == ESRCH) || age >= TW_STALE_TEMP_AGE_S;
+        if (stale && unlink(p) == 0)
+            removed++;
+    }
+    closedir(d);
+    return removed;
+}
+
 tw_status tw_write_file_atomic(const char *path, const char *data, size_t len, char *why,
                                size_t whylen)
 {
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + 16);
+    char *tmp = tw_temp_template(path);
     if (!tmp) {
         snprintf(why, whylen, "%s: out of memory", path);
         return TW_ERR_NOMEM;
     }
-    memcpy(tmp, path, plen);
-    memcpy(tmp + plen, ".tmp.XXXXXX", 12);
     int fd = mkstemp(tmp);
     if (fd < 0) {
         snprintf(why, whylen, "%s: cannot create a temporary file: %s", path, strerror(errno));

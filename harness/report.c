@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "fixture_write.h"
 
 /* ================================================================ model */
 
@@ -170,6 +171,53 @@ static bool expect_from_name(const char *s, tw_expect *out)
     else
         return false;
     return true;
+}
+
+void tw_rep_exchange_outcome(const tw_rep_exchange *e, char *dst, size_t n)
+{
+    if (!n)
+        return;
+    if (e->status == 0)
+        snprintf(dst, n, "no response: %s", e->error && *e->error ? e->error : "the transfer failed");
+    else if (e->error && *e->error)
+        snprintf(dst, n, "HTTP %d, transfer broke: %s", e->status, e->error);
+    else
+        snprintf(dst, n, "HTTP %d", e->status);
+}
+
+#define OUTCOME_KINDS 32
+
+/* Exchanges per outcome (status, or no response and why), in first-seen
+ * order; outcomes past OUTCOME_KINDS are counted under the last row. */
+typedef struct outcome_tally {
+    char what[OUTCOME_KINDS][200];
+    size_t count[OUTCOME_KINDS];
+    size_t n;
+} outcome_tally;
+
+static void tally_outcomes(const tw_report *r, outcome_tally *t)
+{
+    memset(t, 0, sizeof *t);
+    for (size_t i = 0; i < r->nfx; i++) {
+        if (r->fx[i].skipped)
+            continue;
+        for (size_t k = 0; k < r->fx[i].nex; k++) {
+            char o[200];
+            tw_rep_exchange_outcome(&r->fx[i].ex[k], o, sizeof o);
+            size_t j = 0;
+            while (j < t->n && strcmp(t->what[j], o) != 0)
+                j++;
+            if (j == t->n) {
+                if (t->n == OUTCOME_KINDS) {
+                    j = OUTCOME_KINDS - 1;
+                    snprintf(t->what[j], sizeof t->what[j], "%s", "other outcomes");
+                } else {
+                    snprintf(t->what[t->n++], sizeof t->what[j], "%s", o);
+                }
+            }
+            t->count[j]++;
+        }
+    }
 }
 
 /* ================================================================ JSON */
@@ -405,6 +453,9 @@ static void md_cell(tw_buf *b, const char *s, size_t cap)
 }
 
 #define MD_MAX_ROWS 300
+#define MD_MISMATCH_HEAD                                                                                  \
+    "## Mismatches\n\n| fixture | exchange | response | check | expected | got | evidence |\n"                 \
+    "|---|---:|---|---|---|---|---|\n"
 
 tw_status tw_report_to_markdown(const tw_report *r, tw_buf *out)
 {
@@ -426,21 +477,25 @@ tw_status tw_report_to_markdown(const tw_report *r, tw_buf *out)
             continue;
         if (f->nex == 0 && f->note) {
             if (!rows++)
-                tw_buf_puts(out, "## Mismatches\n\n| fixture | exchange | check | expected | got | evidence |\n|---|---:|---|---|---|---|\n");
+                tw_buf_puts(out, MD_MISMATCH_HEAD);
             tw_buf_puts(out, "| ");
             md_cell(out, f->name, 120);
-            tw_buf_puts(out, " | | | | | ");
+            tw_buf_puts(out, " | | | | | | ");
             md_cell(out, f->note, 200);
             tw_buf_puts(out, " |\n");
         }
         for (size_t k = 0; k < f->nex; k++) {
             const tw_rep_exchange *e = &f->ex[k];
+            char oc[200];
+            tw_rep_exchange_outcome(e, oc, sizeof oc);
             if (e->result == TW_V_FAIL && rows < MD_MAX_ROWS) {
                 if (!rows++)
-                    tw_buf_puts(out, "## Mismatches\n\n| fixture | exchange | check | expected | got | evidence |\n|---|---:|---|---|---|---|\n");
+                    tw_buf_puts(out, MD_MISMATCH_HEAD);
                 tw_buf_puts(out, "| ");
                 md_cell(out, f->name, 120);
-                tw_buf_printf(out, " | %zu | result | expected result | differs | ", e->index);
+                tw_buf_printf(out, " | %zu | ", e->index);
+                md_cell(out, oc, 160);
+                tw_buf_puts(out, " | result | expected result | differs | ");
                 md_cell(out, e->result_detail, 200);
                 tw_buf_puts(out, " |\n");
             }
@@ -451,10 +506,12 @@ tw_status tw_report_to_markdown(const tw_report *r, tw_buf *out)
                 if (rows++ >= MD_MAX_ROWS)
                     continue;
                 if (rows == 1)
-                    tw_buf_puts(out, "## Mismatches\n\n| fixture | exchange | check | expected | got | evidence |\n|---|---:|---|---|---|---|\n");
+                    tw_buf_puts(out, MD_MISMATCH_HEAD);
                 tw_buf_puts(out, "| ");
                 md_cell(out, f->name, 120);
-                tw_buf_printf(out, " | %zu | %s | %s | %s | ", e->index, ch->id, expect_name(ch->expected),
+                tw_buf_printf(out, " | %zu | ", e->index);
+                md_cell(out, oc, 160);
+                tw_buf_printf(out, " | %s | %s | %s | ", ch->id, expect_name(ch->expected),
                               tw_verdict_name(ch->verdict));
                 md_cell(out, ch->evidence, 200);
                 tw_buf_puts(out, " |\n");
@@ -465,6 +522,18 @@ tw_status tw_report_to_markdown(const tw_report *r, tw_buf *out)
         tw_buf_printf(out, "\n… and %zu more (see the JSON report)\n", rows - MD_MAX_ROWS);
     if (rows)
         tw_buf_putc(out, '\n');
+    /* what came back */
+    outcome_tally t;
+    tally_outcomes(r, &t);
+    if (t.n) {
+        tw_buf_puts(out, "## Responses\n\n| response | exchanges |\n|---|---:|\n");
+        for (size_t j = 0; j < t.n; j++) {
+            tw_buf_puts(out, "| ");
+            md_cell(out, t.what[j], 200);
+            tw_buf_printf(out, " | %zu |\n", t.count[j]);
+        }
+        tw_buf_putc(out, '\n');
+    }
     /* per check */
     size_t nc;
     const tw_check_def *defs = tw_checks_catalog(&nc);
@@ -585,12 +654,27 @@ tw_status tw_report_to_junit(const tw_report *r, tw_buf *out)
             xml_text(out, r->backend);
             tw_buf_puts(out, "\" name=\"");
             xml_text(out, f->name);
-            tw_buf_printf(out, "#%zu\" time=\"%.3f\"", e->index, (double)e->elapsed_ms / 1000.0);
+            tw_buf_printf(out, "#%zu\" time=\"%.3f\">\n", e->index, (double)e->elapsed_ms / 1000.0);
+            char oc[200];
+            tw_rep_exchange_outcome(e, oc, sizeof oc);
+            if (!e->match) {
+                tw_buf_puts(out, "      <failure message=\"");
+                xml_text(out, oc);
+                tw_buf_puts(out, ": verdicts differ from the fixture's expectations\">");
+            }
             if (e->match) {
-                tw_buf_puts(out, "/>\n");
+                tw_buf_puts(out, "      <system-out>");
+                xml_text(out, e->method);
+                tw_buf_putc(out, ' ');
+                xml_text(out, e->path);
+                tw_buf_puts(out, ": ");
+                xml_text(out, oc);
+                tw_buf_puts(out, "</system-out>\n    </testcase>\n");
                 continue;
             }
-            tw_buf_puts(out, ">\n      <failure message=\"verdicts differ from the fixture's expectations\">");
+            tw_buf_puts(out, "response: ");
+            xml_text(out, oc);
+            tw_buf_putc(out, '\n');
             if (e->result == TW_V_FAIL) {
                 tw_buf_puts(out, "result: ");
                 xml_text(out, e->result_detail);
@@ -666,8 +750,9 @@ static const char html_script[] =
     "var s=fx.name+'  '+id+'\\n'+(fx.file?fx.file+'\\n':'')+(fx.note?'note: '+fx.note+'\\n':'');"
     "a.list.forEach(function(p){var c=p[1];s+='\\n#'+p[0]+'  '+c.verdict+' (expected '+c.expected+(c.match?'':', MISMATCH')+')'"
     "+(c.offset>=0?'  @'+c.offset:'')+'\\n  '+c.evidence;});"
-    "fx.exchanges.forEach(function(e){if(e.result&&e.result.verdict!=='skip')s+='\\n#'+e.index+' expected result: '+e.result.verdict+(e.result.detail?' — '+e.result.detail:'');"
-    "if(e.error)s+='\\n#'+e.index+' transport: '+e.error;});"
+    "fx.exchanges.forEach(function(e){s+='\\n#'+e.index+' '+(e.status?'HTTP '+e.status:'no response')+(e.error?(e.status?', transfer broke: ':': ')+e.error:'');"
+    "if(e.result&&e.result.verdict!=='skip')s+='\\n#'+e.index+' expected result: '+e.result.verdict+(e.result.detail?' — '+e.result.detail:'');"
+    "});"
     "document.getElementById('detail').textContent=s;});\n"
     "render();})();\n"
     "</script>\n";
@@ -695,6 +780,19 @@ tw_status tw_report_to_html(const tw_report *r, tw_buf *out)
                        "%zu mismatches.</p>\n",
                   r->generated ? r->generated : "", r->n_fixtures, r->n_skipped, r->n_exchanges, r->n_pass,
                   r->n_fail, r->n_skip, r->n_mismatch);
+    outcome_tally t;
+    tally_outcomes(r, &t);
+    if (t.n) {
+        tw_buf_puts(out, "<table id=responses><tr><th>response</th><th>exchanges</th></tr>\n");
+        for (size_t j = 0; j < t.n; j++) {
+            bool bad = strncmp(t.what[j], "HTTP ", 5) != 0 || atoi(t.what[j] + 5) >= 400 ||
+                       strchr(t.what[j], ',') != NULL;
+            tw_buf_printf(out, "<tr><td class=\"n%s\">", bad ? " fail" : "");
+            xml_text(out, t.what[j]);
+            tw_buf_printf(out, "</td><td>%zu</td></tr>\n", t.count[j]);
+        }
+        tw_buf_puts(out, "</table>\n");
+    }
     tw_buf_puts(out, "<p><label>show <select id=filter><option value=run selected>fixtures this backend ran</option>"
                      "<option value=all>all fixtures</option>"
                      "<option value=mismatch>mismatches</option><option value=fail>with a failing check</option>"
@@ -734,11 +832,9 @@ bool tw_mkdirs(const char *dir)
 
 tw_status tw_write_atomic(const char *path, const char *data, size_t len, char *why, size_t whylen)
 {
-    size_t pl = strlen(path);
-    char *tmp = malloc(pl + 32);
+    char *tmp = tw_temp_template(path);
     if (!tmp)
         return TW_ERR_NOMEM;
-    snprintf(tmp, pl + 32, "%s.tmp.XXXXXX", path);
     int fd = mkstemp(tmp);
     if (fd < 0) {
         snprintf(why, whylen, "cannot create a temporary file next to %s: %s", path, strerror(errno));

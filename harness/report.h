@@ -75,6 +75,9 @@ tw_rep_fixture *tw_report_add_fixture(tw_report *r, const char *name, const char
 tw_rep_exchange *tw_report_add_exchange(tw_rep_fixture *f);
 tw_rep_check *tw_report_add_check(tw_rep_exchange *e, const char *id, tw_verdict v, tw_expect x,
                                   int64_t offset, const char *evidence);
+/* What came back, in one line: "HTTP 404", "no response: <transport error>",
+ * "HTTP 200, transfer broke: <transport error>". */
+void tw_rep_exchange_outcome(const tw_rep_exchange *e, char *dst, size_t n);
 /* Recompute match flags upward and the summary counts. */
 void tw_report_summarise(tw_report *r);
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "decode_opts.h"
+#include "fixture_write.h"
 #include "textfix.h"
 #include "toolwire/decode.h"
 
@@ -131,6 +132,11 @@ static tw_verdict judge_result(const tw_fx_exchange *x, const tw_http_response *
     } else {
         if (r->status == 0) {
             *detail = tw_strdup("no response to decode");
+            return TW_V_FAIL;
+        }
+        if (r->status >= 400 && !(x->has_response && x->resp.status >= 400)) {
+            snprintf(d, sizeof d, "HTTP %d where the fixture expects a success: nothing to decode", r->status);
+            *detail = tw_strdup(d);
             return TW_V_FAIL;
         }
         in = r->body.data ? r->body.data : "";
@@ -494,6 +500,10 @@ int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t n
         tw_fixture_set_free(&fs);
         return 2;
     }
+    /* temporaries of an earlier run that was killed while writing */
+    size_t stale = tw_clean_stale_temps(outdir);
+    if (stale)
+        fprintf(stderr, "toolwire: removed %zu stale temporary file(s) in %s\n", stale, outdir);
     tw_report *reps = calloc(nb ? nb : 1, sizeof *reps);
     if (!reps) {
         tw_fixture_set_free(&fs);
@@ -519,12 +529,19 @@ int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t n
         if (o->out && !o->quiet) {
             char base[200];
             tw_safe_name(base, sizeof base, r->backend);
+            size_t nerr = 0, nnone = 0;
+            for (size_t f = 0; f < r->nfx; f++)
+                for (size_t k = 0; !r->fx[f].skipped && k < r->fx[f].nex; k++) {
+                    nnone += r->fx[f].ex[k].status == 0;
+                    nerr += r->fx[f].ex[k].status >= 400;
+                }
             fprintf(o->out,
-                    "backend %s (%s): %s, %zu fixtures run, %zu not fitting, %zu exchanges, "
+                    "backend %s (%s): %s, %zu fixtures run, %zu not fitting, %zu exchanges "
+                    "(%zu error statuses, %zu without a response), "
                     "%zu pass, %zu fail, %zu skip, %zu mismatches -> %s/%s.json\n",
                     r->backend, r->target, r->ok ? "ok" : "MISMATCH", r->n_fixtures - r->n_skipped,
-                    r->n_skipped, r->n_exchanges, r->n_pass, r->n_fail, r->n_skip, r->n_mismatch, outdir,
-                    base);
+                    r->n_skipped, r->n_exchanges, nerr, nnone, r->n_pass, r->n_fail, r->n_skip, r->n_mismatch,
+                    outdir, base);
         }
         if (o->out && !r->ok) {
             size_t shown = 0;
@@ -538,15 +555,17 @@ int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t n
                 }
                 for (size_t k = 0; k < rf->nex && shown < 50; k++) {
                     const tw_rep_exchange *e = &rf->ex[k];
+                    char oc[300];
+                    tw_rep_exchange_outcome(e, oc, sizeof oc);
                     if (e->result == TW_V_FAIL) {
-                        fprintf(o->out, "  mismatch %s#%zu result: %s\n", rf->name, e->index,
+                        fprintf(o->out, "  mismatch %s#%zu [%s] result: %s\n", rf->name, e->index, oc,
                                 e->result_detail ? e->result_detail : "");
                         shown++;
                     }
                     for (size_t c = 0; c < e->nchecks && shown < 50; c++)
                         if (!e->checks[c].match) {
-                            fprintf(o->out, "  mismatch %s#%zu %s: expected %s, got %s: %s\n", rf->name,
-                                    e->index, e->checks[c].id,
+                            fprintf(o->out, "  mismatch %s#%zu [%s] %s: expected %s, got %s: %s\n", rf->name,
+                                    e->index, oc, e->checks[c].id,
                                     e->checks[c].expected == TW_EXPECT_FAIL ? "fail" : "pass or skip",
                                     tw_verdict_name(e->checks[c].verdict), e->checks[c].evidence);
                             shown++;

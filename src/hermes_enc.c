@@ -1,6 +1,6 @@
 /*
  * Hermes/Qwen prompt encoders: the Qwen3 ChatML prompt (hermes-prompt) and
- * the seed-000 system message (hermes-system), with a Python-json.dumps
+ * the two-pass server's system message (hermes-system), with a Python-json.dumps
  * style writer. Rules: docs/formats/hermes.md.
  */
 #include "toolwire/hermes_encode.h"
@@ -577,7 +577,7 @@ tw_status tw_hermes_prompt_encode(const tw_request *r, const tw_encode_opts *o, 
     return tw_encode_capped(r, o, out, render_prompt);
 }
 
-/* ===================== hermes-system (seed 000) ===================== */
+/* ===================== hermes-system (docs/formats/hermes.md) ===================== */
 
 static const char SINGLE_BLOCK[] =
     "Put every tool call of one reply in a single <tool_call></tool_call> block; for several "

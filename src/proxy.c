@@ -1,5 +1,5 @@
 /*
- * The prompt-only proxy of seed 002: the Tool-Use Protocol prompt encoder
+ * The prompt-only proxy (docs/formats/proxy.md): the Tool-Use Protocol prompt encoder
  * and the model-output decoder. The decoder is a thin layer in front of the
  * Hermes decoder (text.c) that cuts <tool_result> blocks out of the input;
  * everything else follows docs/text-formats.md. Rules: docs/formats/proxy.md.

@@ -1,5 +1,5 @@
 /*
- * Reliability shims (seed 001): defensive argument parsing, id
+ * Reliability shims (docs/formats/encoding.md, Shims): defensive argument parsing, id
  * normalisation, schema normalisation and tool-output truncation.
  */
 #include "toolwire/shims.h"

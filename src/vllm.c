@@ -1,5 +1,5 @@
 /*
- * vLLM-native /generate (seed 000, SEMANTICS §5): the GenerateResponse
+ * vLLM-native /generate (the two-pass contract): the GenerateResponse
  * decoder, the GenerateRequest / GenerateResponse encoders, the server's
  * two-pass assembly and the client's AIMessage mapping.
  * Rules: docs/formats/vllm-native.md.
@@ -138,7 +138,7 @@ static tw_status pass1_split(tw_vllm_assembly *a, const tw_vllm_params *p, const
     } else {
         a->pass1_stop = cut < n ? TW_VLLM_TOKEN_CAP : TW_VLLM_END;
     }
-    /* a repeated opening tag at the very start is dropped (SEMANTICS §1.4) */
+    /* a repeated opening tag at the very start is dropped (docs/formats/vllm-native.md, step 1) */
     const char *core = t;
     size_t cn = core_end;
     tw_trim(&core, &cn);
@@ -253,7 +253,7 @@ tw_status tw_vllm_assemble(const tw_vllm_params *p, const char *pass1, size_t le
             if (st == TW_OK)
                 st = tw_buf_append(&r->msg.content, out->pre_tool_text.data, out->pre_tool_text.len);
         } else if (st == TW_OK && p->hermes && tw_diag_has(&dec.errors, TW_D_TOOL_CALL_UNTERMINATED)) {
-            /* seed 000: an incomplete call is not run and its markup is not
+            /* the contract: an incomplete call is not run and its markup is not
              * shown; the response says so instead */
             static const char msg[] = "[the tool call was incomplete and was not run]";
             st = tw_buf_append(&r->msg.content, dec.msg.content.data ? dec.msg.content.data : "",

@@ -614,3 +614,38 @@ Test(cli, encode_and_convert)
     cr_expect(strstr(out, "[DONE]") == NULL);
     cr_expect(strstr(out, "\"finish_reason\":\"stop\"") != NULL);
 }
+
+/* Input of the wrong shape is refused with where and what was expected,
+ * never encoded as an empty message. */
+Test(cli, wrong_shape_refused)
+{
+    static char out[65536], err[8192];
+    cr_expect_eq(run_cli("encode --format openai-response", "{\"foo\":1}", out, sizeof out, err, sizeof err), 1);
+    cr_expect_str_eq(out, "");
+    cr_expect(strstr(err, "-:1:2: unknown key 'foo' in a neutral result") != NULL, "%s", err);
+    cr_expect(strstr(err, "content, thinking") != NULL, "the expected keys are listed: %s", err);
+    /* a fixture-style wrapper around the input */
+    const char *wrapped = "{\n  \"format\": \"openai-request\",\n  \"input\": {\"messages\": []}\n}";
+    cr_expect_eq(run_cli("encode --format openai-request", wrapped, out, sizeof out, err, sizeof err), 1);
+    cr_expect_str_eq(out, "");
+    cr_expect(strstr(err, "-:2:3: unknown key 'format' in a neutral request") != NULL, "%s", err);
+    static const char *const conv[] = {"convert --from neutral --to neutral",
+                                       "convert --from neutral-request --to neutral",
+                                       "convert --from neutral-result --to openai-response"};
+    for (size_t i = 0; i < sizeof conv / sizeof *conv; i++) {
+        cr_expect_eq(run_cli(conv[i], wrapped, out, sizeof out, err, sizeof err), 1, "%s", conv[i]);
+        cr_expect_str_eq(out, "", "%s", conv[i]);
+        cr_expect(strstr(err, "-:2:3: unknown key 'format'") != NULL, "%s: %s", conv[i], err);
+    }
+    /* a key of the other kind is named as such */
+    cr_expect_eq(run_cli("encode --format openai-response", "{\"messages\":[]}", out, sizeof out, err,
+                         sizeof err), 1);
+    cr_expect(strstr(err, "it is a key of a neutral request") != NULL, "%s", err);
+    /* not an object */
+    cr_expect_eq(run_cli("encode --format anthropic-response", "[1]", out, sizeof out, err, sizeof err), 1);
+    cr_expect(strstr(err, "expected a neutral result, a JSON object, got an array") != NULL, "%s", err);
+    /* a good result still encodes */
+    cr_expect_eq(run_cli("encode --format openai-response", "{\"content\":\"hi\",\"finish_reason\":\"stop\"}", out,
+                         sizeof out, err, sizeof err), 0, "%s", err);
+    cr_expect(strstr(out, "\"content\":\"hi\"") != NULL);
+}

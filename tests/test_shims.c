@@ -1,4 +1,4 @@
-/* Reliability shims (seed 001): argument parsing, id normalisation, schema
+/* Reliability shims: argument parsing, id normalisation, schema
  * normalisation, tool-output truncation. */
 #include <criterion/criterion.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * Anthropic messages decoders (SEMANTICS.md §4, docs/formats/anthropic.md):
+ * Anthropic messages decoders (docs/formats/anthropic.md):
  * a messages response body ("anthropic-response") and a messages event
  * stream ("anthropic-stream"). Calls go through the shared acceptance rules
  * of toolwire/openai.h (wire calls). The stream decoder is one push state

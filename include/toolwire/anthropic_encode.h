@@ -26,8 +26,8 @@ tw_status tw_anthropic_encode_response(const tw_result *r, const tw_encode_opts 
 tw_status tw_anthropic_encode_stream(const tw_result *r, const tw_encode_opts *o, tw_buf *out);
 
 /*
- * The stop_reason for a neutral finish_reason (SEMANTICS §4.2 read
- * backwards): tool_calls -> tool_use, stop -> end_turn, length -> max_tokens,
+ * The stop_reason for a neutral finish_reason (docs/formats/encoding.md,
+ * the stop_reason mapping): tool_calls -> tool_use, stop -> end_turn, length -> max_tokens,
  * content_filter -> refusal; empty or NULL -> tool_use when ncalls, else
  * end_turn; anything else passes through. Never NULL.
  */

@@ -19,7 +19,7 @@ extern "C" {
 /*
  * The one table of codes: X(ENUM, "name", "message").
  * The first block are call statuses; the rest are diagnostic codes whose
- * names are the ones SEMANTICS.md uses and the neutral JSON prints.
+ * names are the ones the neutral JSON prints (docs/neutral.md).
  */
 #define TW_CODE_LIST(X)                                                        \
     X(TW_OK, "ok", "success")                                                  \

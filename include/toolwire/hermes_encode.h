@@ -3,7 +3,7 @@
  *
  *   hermes-prompt  the full ChatML prompt, byte for byte what the Qwen3 chat
  *                  template renders for the same conversation;
- *   hermes-system  the system message of seed 000: base prompt, "# Tools"
+ *   hermes-system  the two-pass server's system message: base prompt, "# Tools"
  *                  preamble, <tools> JSON, <tool_call> instruction and the
  *                  tool_choice policy sentence.
  *

@@ -1,5 +1,5 @@
 /*
- * The provider-neutral model (ARCHITECTURE.md, NEUTRAL.md): tool
+ * The provider-neutral model (docs/neutral.md): tool
  * definitions, tool calls, messages, requests and decode results, with their
  * neutral JSON form. Every string a struct holds is owned by it; free with
  * the matching *_free function. Zero-initialised structs are valid and empty.
@@ -141,7 +141,7 @@ bool tw_role_from_name(const char *s, tw_role *out);
 /* ---- neutral JSON ---- */
 
 /*
- * Print the neutral result exactly as NEUTRAL.md orders it: content,
+ * Print the neutral result exactly as docs/neutral.md orders it: content,
  * thinking, [thinking_signature], tool_calls, finish_reason, errors,
  * warnings. flags: TW_JSON_* (PRETTY for humans).
  */
@@ -175,7 +175,7 @@ const tw_tool *tw_tools_find(const tw_tool *tools, size_t n, const char *name);
  * says which.
  */
 char *tw_unique_call_id(const tw_message *m, const char *id, bool *rewritten);
-/* The finish_reason of a text decode (SEMANTICS §2.14). */
+/* The finish_reason of a text decode (docs/text-formats.md, tool-call rule 13). */
 const char *tw_text_finish_reason(size_t ncalls, tw_finish finish);
 
 #ifdef __cplusplus

@@ -1,5 +1,5 @@
 /*
- * OpenAI chat completions decoders (SEMANTICS.md §3, docs/formats/openai.md):
+ * OpenAI chat completions decoders (docs/formats/openai.md):
  * a chat.completion body ("openai-response") and a chat.completion.chunk
  * event stream ("openai-stream"). Both are also reachable through the
  * registry (tw_format_find). The stream decoder is one push state machine;

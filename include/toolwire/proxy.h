@@ -1,5 +1,5 @@
 /*
- * The prompt-only proxy of seed 002 (docs/formats/proxy.md): a backend that
+ * The prompt-only proxy (docs/formats/proxy.md): a backend that
  * speaks plain text to its model, so tools travel in a "Tool-Use Protocol"
  * prompt and calls come back as <tool_call> blocks.
  *

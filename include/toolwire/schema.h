@@ -1,6 +1,6 @@
 /*
  * The JSON-Schema subset toolwire validates tool arguments against
- * (SEMANTICS.md §2.11): type (one or a list), enum, required, properties,
+ * (docs/text-formats.md, tool-call rule 11): type (one or a list), enum, required, properties,
  * items, additionalProperties: false; nested objects and arrays recursively.
  * Other keywords are ignored.
  */

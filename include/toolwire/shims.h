@@ -1,5 +1,5 @@
 /*
- * The reliability shims of seed 001: repairs a tool loop needs to stay
+ * The reliability shims (docs/formats/encoding.md, Shims): repairs a tool loop needs to stay
  * stable across imperfect model and tool output. Each shim is a pure
  * function over the neutral model; what it repairs is recorded as a warning.
  */
@@ -14,7 +14,7 @@ extern "C" {
 
 /* Appended to a tool output cut by tw_shim_truncate. */
 #define TW_TRUNCATED_MARKER "\n[truncated]"
-/* Default cap on one tool output (seed 001: 200KB). */
+/* Default cap on one tool output (200KB). */
 #define TW_DEFAULT_MAX_TOOL_OUTPUT_BYTES ((size_t)204800)
 
 /*

@@ -1,5 +1,5 @@
 /*
- * Text formats (SEMANTICS.md §1–2, docs/text-formats.md): think-tag
+ * Text formats (docs/text-formats.md): think-tag
  * splitting, Hermes <tool_call> blocks and fenced ```tool_call blocks.
  *
  * One push decoder serves all three; the batch functions feed the whole

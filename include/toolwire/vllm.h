@@ -1,6 +1,6 @@
 /*
- * vLLM-native /generate, the two-pass contract of seed 000
- * (SEMANTICS.md §5, docs/formats/vllm-native.md):
+ * vLLM-native /generate, the two-pass contract
+ * (docs/formats/vllm-native.md):
  *
  *   vllm-generate            decoder: GenerateResponse JSON -> neutral result
  *   vllm-generate-request    encoder: neutral request -> GenerateRequest

@@ -281,7 +281,7 @@ case(R, "reasoning_both_differ", "a different reasoning next to reasoning_conten
 
 tcs = {"0": otc("call_x", "get_time", "{}"), "1": otc("call_y", "get_weather", js({"city": "Oslo"}))}
 b = completion(msg(None, tool_calls=tcs), "tool_calls")
-case(R, "tool_calls_object", "tool_calls as an object keyed by index: calls in key order (seed 001)",
+case(R, "tool_calls_object", "tool_calls as an object keyed by index: calls in key order (a shim)",
      "openai 3 (object)", b, calls=[C("call_x", "get_time", {}), C("call_y", "get_weather", {"city": "Oslo"})],
      finish_reason="tool_calls")
 
@@ -335,7 +335,7 @@ case(R, "missing_ids", "missing and empty ids become call_N", "ids (generated)",
 
 b = completion(msg(None, tool_calls=[otc("dup", "get_time", "{}"), otc("dup", "get_time", "{\"tz\":\"UTC\"}")]),
                "tool_calls")
-case(R, "duplicate_ids", "a duplicate id is rewritten with __2 (seed 001)", "ids (duplicate)", b,
+case(R, "duplicate_ids", "a duplicate id is rewritten with __2 (a shim)", "ids (duplicate)", b,
      calls=[C("dup", "get_time", {}), C("dup__2", "get_time", {"tz": "UTC"})], finish_reason="tool_calls",
      warnings=[("duplicate_id", tc_off(b, 1))])
 

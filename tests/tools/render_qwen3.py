@@ -10,8 +10,8 @@ Usage:
   render_qwen3.py --check [--template PATH]       re-render every fixture in --out and
                                                   compare with its "expected"
 
-The template is read from ../shared/templates/qwen3.jinja (relative to the repo
-root, i.e. /work/shared/templates/qwen3.jinja); it is never copied into the project.
+The template is read from ../shared/templates/qwen3.jinja, relative to the
+repository root; it is never copied into the project.
 
 Environment, as in transformers' chat template utils:
   ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True,
