@@ -286,9 +286,9 @@ static void cut_overdue(tw_mock *m)
         if (e->answering || e->cut || now - e->start_ms < limit)
             continue;
         /* the fd stays open until notify_conn has unlinked the entry */
-        shutdown(e->fd, SHUT_RDWR);
         e->cut = true;
         atomic_fetch_add(&m->cuts, 1);
+        shutdown(e->fd, SHUT_RDWR);
     }
     pthread_mutex_unlock(&m->cmu);
 }
