@@ -535,3 +535,66 @@ Test(hostile, fault_delay_holds_no_thread)
 {
     delayed_does_not_block(LATE_BODY, "\"late-1\"");
 }
+
+Test(hostile, stop_while_answers_are_suspended)
+{
+    tw_mock_opts o;
+    memset(&o, 0, sizeof o);
+    o.timing = true;
+    start(&o);
+    bg_req b[2];
+    pthread_t t[2];
+    memset(b, 0, sizeof b);
+    b[0].body = SLOW_BODY; /* suspended between two events */
+    b[1].body = LATE_BODY; /* suspended before its answer */
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(pthread_create(&t[i], NULL, bg_post, &b[i]), 0);
+    long t0 = now_ms();
+    while (tw_mock_seq(mock) == 0 && now_ms() - t0 < 2000)
+        sleep_ms(5);
+    sleep_ms(200);
+    /* stopping resumes them (a daemon must not stop with suspended connections) */
+    stop();
+    for (int i = 0; i < 2; i++) {
+        pthread_join(t[i], NULL);
+        cr_assert(b[i].done_ms);
+    }
+    cr_assert_null(strstr(b[0].r.body.data ? b[0].r.body.data : "", "[DONE]"), "the stream was cut");
+    for (int i = 0; i < 2; i++)
+        tw_http_response_free(&b[i].r);
+}
+
+Test(hostile, deadline_covers_the_body_not_the_answer)
+{
+    tw_mock_opts o;
+    memset(&o, 0, sizeof o);
+    o.request_deadline_ms = 500;
+    o.timing = true;
+    start(&o);
+    /* whole headers, then a body one byte at a time */
+    int fd = raw_connect(NULL);
+    static const char head[] = "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
+                               "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n";
+    long t0 = now_ms();
+    send_all(fd, head, sizeof head - 1);
+    bool closed = false;
+    for (int i = 0; i < 40 && !closed; i++) {
+        send_all(fd, " ", 1);
+        closed = closed_by_server(fd, 100);
+    }
+    long after = now_ms() - t0;
+    close(fd);
+    cr_assert(closed, "a trickled body outlived the deadline");
+    cr_assert_geq(after, 400);
+    cr_assert_eq(tw_mock_deadline_cuts(mock), 1);
+    /* a stream that takes longer than the deadline to answer is not cut */
+    tw_client *c = client(10000);
+    tw_http_response r;
+    cr_assert_eq(post(c, "/v1/chat/completions", NULL, 0, SLOW_BODY, &r), TW_OK);
+    cr_assert_eq(r.status, 200);
+    cr_assert_str_eq(r.transport_error, "");
+    cr_assert(strstr(r.body.data, "[DONE]"), "%s", r.body.data);
+    tw_http_response_free(&r);
+    tw_client_free(c);
+    cr_assert_eq(tw_mock_deadline_cuts(mock), 1);
+}
