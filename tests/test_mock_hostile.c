@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "client.h"
 #include "mock.h"
 #include "mock_log.h"
@@ -597,4 +598,19 @@ Test(hostile, deadline_covers_the_body_not_the_answer)
     tw_http_response_free(&r);
     tw_client_free(c);
     cr_assert_eq(tw_mock_deadline_cuts(mock), 1);
+}
+
+Test(hostile, serve_limit_options_are_checked)
+{
+    static const char *const bad[][2] = {
+        {"--threads", "0"},          {"--threads", "257"},
+        {"--max-connections", "0"},  {"--max-per-ip", "-1"},
+        {"--max-per-ip", "1000001"}, {"--request-deadline", "99"},
+        {"--request-deadline", "5x"}, {"--inflight-budget", "1023"},
+        {"--inflight-budget", ""},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char *argv[] = {"serve", (char *)bad[i][0], (char *)bad[i][1], "fixtures", NULL};
+        cr_assert_eq(tw_cmd_serve(4, argv), TW_EXIT_USAGE, "%s %s", bad[i][0], bad[i][1]);
+    }
 }
