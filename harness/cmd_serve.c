@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "cli.h"
@@ -12,6 +13,36 @@
 #include "run.h"
 
 bool tw_parse_match_mode(const char *s, tw_match_mode *m);
+
+/* An unsigned option value in [lo, hi]. */
+static bool parse_count(const char *s, unsigned long long lo, unsigned long long hi,
+                        unsigned long long *out)
+{
+    char *end;
+    if (!s[0] || s[0] == '-')
+        return false;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* Room for every allowed connection's socket, as far as the hard limit lets. */
+static void raise_nofile(unsigned conns)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return;
+    rlim_t want = (rlim_t)conns + 64;
+    if (rl.rlim_max != RLIM_INFINITY && want > rl.rlim_max)
+        want = rl.rlim_max;
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
+        rl.rlim_cur = want;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
 
 int tw_cmd_serve(int argc, char **argv)
 {
@@ -21,6 +52,11 @@ int tw_cmd_serve(int argc, char **argv)
                                              {"timing", no_argument, NULL, 't'},
                                              {"fault", required_argument, NULL, 'f'},
                                              {"for", required_argument, NULL, 'F'},
+                                             {"threads", required_argument, NULL, 'T'},
+                                             {"max-connections", required_argument, NULL, 'C'},
+                                             {"max-per-ip", required_argument, NULL, 'I'},
+                                             {"request-deadline", required_argument, NULL, 'D'},
+                                             {"inflight-budget", required_argument, NULL, 'B'},
                                              {"quiet", no_argument, NULL, 'q'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
@@ -69,6 +105,39 @@ int tw_cmd_serve(int argc, char **argv)
                 return tw_cli_usage_error("serve", "bad --for '%s'", optarg);
             }
             break;
+        case 'T':
+        case 'C':
+        case 'I':
+        case 'D':
+        case 'B': {
+            unsigned long long v;
+            bool ok = c == 'T'   ? parse_count(optarg, 1, 256, &v)
+                      : c == 'C' ? parse_count(optarg, 1, 1000000, &v)
+                      : c == 'I' ? parse_count(optarg, 1, 1000000, &v)
+                      : c == 'D' ? parse_count(optarg, 100, 3600000, &v)
+                                 : parse_count(optarg, 1024, (unsigned long long)1 << 40, &v);
+            if (!ok) {
+                cJSON_Delete(fault);
+                return tw_cli_usage_error("serve", "bad --%s '%s' (see --help)",
+                                          c == 'T'   ? "threads"
+                                          : c == 'C' ? "max-connections"
+                                          : c == 'I' ? "max-per-ip"
+                                          : c == 'D' ? "request-deadline"
+                                                     : "inflight-budget",
+                                          optarg);
+            }
+            if (c == 'T')
+                mo.threads = (unsigned)v;
+            else if (c == 'C')
+                mo.max_connections = (unsigned)v;
+            else if (c == 'I')
+                mo.max_per_ip = (unsigned)v;
+            else if (c == 'D')
+                mo.request_deadline_ms = (unsigned)v;
+            else
+                mo.inflight_budget = (size_t)v;
+            break;
+        }
         case 'q': quiet = true; break;
         case 'h':
             puts("usage: toolwire serve [--port N] [--profile P] [options] FIXTURES…\n\n"
@@ -87,8 +156,22 @@ int tw_cmd_serve(int argc, char **argv)
                  "  --for SECONDS   stop after this long\n"
                  "  --quiet         no per-request log on standard error\n"
                  "\n"
+                 "Hostile clients:\n"
+                 "  --threads N               event-loop threads (default 4, at most 256)\n"
+                 "  --max-connections N       open connections in all (default 4096, at most 1000000)\n"
+                 "  --max-per-ip N            open connections from one address (default 128,\n"
+                 "                            at most 1000000)\n"
+                 "  --request-deadline MS     a request must arrive whole, headers and body,\n"
+                 "                            within MS of the connection opening or the previous\n"
+                 "                            answer ending, else the connection is closed\n"
+                 "                            (default 30000, 100 to 3600000)\n"
+                 "  --inflight-budget BYTES   request body bytes held across all connections;\n"
+                 "                            past it a request gets 503 with Retry-After: 1\n"
+                 "                            (default 67108864 = 64 MiB, 1024 to 2^40)\n"
+                 "\n"
                  "Each request is logged with the fixture exchange it matched and the client\n"
-                 "checks (CLI-01..CLI-07) it failed.");
+                 "checks (CLI-01..CLI-07) it failed; control bytes and bytes that are not UTF-8\n"
+                 "are written as \\xHH.");
             return TW_EXIT_OK;
         default:
             cJSON_Delete(fault);
@@ -112,8 +195,16 @@ int tw_cmd_serve(int argc, char **argv)
         tw_fixture_set_free(&fs);
         return tw_cli_usage_error("serve", "%s", why);
     }
-    for (size_t i = 0; i < fs.nbad; i++)
-        fprintf(stderr, "toolwire serve: skipping %s: %s\n", fs.bad_files[i], fs.bad_why[i]);
+    for (size_t i = 0; i < fs.nbad; i++) {
+        tw_buf line = {0};
+        tw_buf_puts(&line, "toolwire serve: skipping ");
+        tw_log_escape(&line, fs.bad_files[i], strlen(fs.bad_files[i]));
+        tw_buf_puts(&line, ": ");
+        tw_log_escape(&line, fs.bad_why[i], strlen(fs.bad_why[i]));
+        if (line.data)
+            fprintf(stderr, "%s\n", line.data);
+        tw_buf_free(&line);
+    }
     size_t fits = 0;
     for (size_t i = 0; i < fs.n; i++)
         fits += tw_mock_profile_fits(mo.profile, &fs.fx[i]);
@@ -123,6 +214,7 @@ int tw_cmd_serve(int argc, char **argv)
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
+    raise_nofile(mo.max_connections ? mo.max_connections : TW_MOCK_DEFAULT_MAX_CONNECTIONS);
     tw_mock *m = NULL;
     if (tw_mock_start(fs.fx, fs.n, &mo, &m, why, sizeof why) != TW_OK) {
         fprintf(stderr, "toolwire serve: %s\n", why);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include "decode_opts.h"
@@ -103,6 +104,21 @@ typedef struct ex_state {
     long retry_asked_ms;
 } ex_state;
 
+/* One open connection, for the request deadline. */
+typedef struct conn_ent {
+    struct conn_ent *prev, *next;
+    int fd;
+    long start_ms;           /* the request being received started here */
+    bool answering;          /* a response is queued or pending: no deadline */
+    bool cut;                /* shut down by the deadline */
+} conn_ent;
+
+/* A connection suspended for a delay, and when to resume it. */
+typedef struct pending {
+    struct MHD_Connection *c;
+    long due_ms;
+} pending;
+
 struct tw_mock {
     struct MHD_Daemon *d;
     const tw_fixture *fx;
@@ -114,11 +130,20 @@ struct tw_mock {
     char profile[32];
     char url[64];
     unsigned short port;
-    pthread_mutex_t mu;
+    pthread_mutex_t mu;      /* seq, log, st */
     unsigned long seq;
-    tw_mock_record *log;
-    size_t nlog, caplog;
+    tw_mock_ring log;
     atomic_bool stopping;
+    /* hostile clients */
+    pthread_mutex_t cmu;     /* conns and their entries */
+    conn_ent *conns;
+    pthread_mutex_t smu;     /* pend, suspending and resuming */
+    pending *pend;
+    size_t npend, cappend;
+    pthread_t timer;
+    bool timer_started;
+    atomic_size_t inflight;  /* request body bytes held */
+    atomic_ulong cuts;       /* connections closed by the deadline */
 };
 
 static long mono_ms(void)
@@ -144,11 +169,154 @@ static void nap(tw_mock *m, long ms)
     }
 }
 
+/*
+ * Suspend the connection for ms (the timer thread resumes it), so that a delay
+ * holds no event-loop thread. False when the server is stopping or out of
+ * memory: the caller then does not wait.
+ */
+static bool defer(tw_mock *m, struct MHD_Connection *c, long ms)
+{
+    if (ms > 600000)
+        ms = 600000;
+    pthread_mutex_lock(&m->smu);
+    if (atomic_load(&m->stopping)) {
+        pthread_mutex_unlock(&m->smu);
+        return false;
+    }
+    if (m->npend == m->cappend) {
+        size_t nc = m->cappend ? m->cappend * 2 : 64;
+        pending *np = realloc(m->pend, nc * sizeof *np);
+        if (!np) {
+            pthread_mutex_unlock(&m->smu);
+            return false;
+        }
+        m->pend = np;
+        m->cappend = nc;
+    }
+    m->pend[m->npend++] = (pending){c, mono_ms() + ms};
+    MHD_suspend_connection(c);
+    pthread_mutex_unlock(&m->smu);
+    return true;
+}
+
+/* Resume the suspended connections that are due (all of them when stopping). */
+static void resume_due(tw_mock *m, bool all)
+{
+    pthread_mutex_lock(&m->smu);
+    long now = mono_ms();
+    size_t k = 0;
+    for (size_t i = 0; i < m->npend; i++) {
+        if (all || m->pend[i].due_ms <= now)
+            MHD_resume_connection(m->pend[i].c);
+        else
+            m->pend[k++] = m->pend[i];
+    }
+    m->npend = k;
+    pthread_mutex_unlock(&m->smu);
+}
+
+static conn_ent *conn_of(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci ? ci->socket_context : NULL;
+}
+
+/* The request on c is being answered (no deadline) or is over (the next one starts now). */
+static void conn_answering(tw_mock *m, struct MHD_Connection *c, bool answering)
+{
+    pthread_mutex_lock(&m->cmu);
+    conn_ent *e = conn_of(c);
+    if (e) {
+        e->answering = answering;
+        if (!answering)
+            e->start_ms = mono_ms();
+    }
+    pthread_mutex_unlock(&m->cmu);
+}
+
+static void notify_conn(void *cls, struct MHD_Connection *c, void **ctx,
+                        enum MHD_ConnectionNotificationCode toe)
+{
+    tw_mock *m = cls;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        conn_ent *e = calloc(1, sizeof *e);
+        if (!e || !ci) {
+            /* untracked connections would escape the deadline: refuse them */
+            free(e);
+            if (ci)
+                shutdown(ci->connect_fd, SHUT_RDWR);
+            *ctx = NULL;
+            return;
+        }
+        e->fd = ci->connect_fd;
+        e->start_ms = mono_ms();
+        pthread_mutex_lock(&m->cmu);
+        e->next = m->conns;
+        if (m->conns)
+            m->conns->prev = e;
+        m->conns = e;
+        pthread_mutex_unlock(&m->cmu);
+        *ctx = e;
+        return;
+    }
+    /* closed: MHD closes the socket only after this returns */
+    conn_ent *e = *ctx;
+    if (!e)
+        return;
+    pthread_mutex_lock(&m->cmu);
+    if (e->prev)
+        e->prev->next = e->next;
+    else
+        m->conns = e->next;
+    if (e->next)
+        e->next->prev = e->prev;
+    *ctx = NULL;
+    pthread_mutex_unlock(&m->cmu);
+    free(e);
+}
+
+/* Shut down the connections whose request has not arrived whole in time. */
+static void cut_overdue(tw_mock *m)
+{
+    long now = mono_ms();
+    long limit = (long)m->o.request_deadline_ms;
+    pthread_mutex_lock(&m->cmu);
+    for (conn_ent *e = m->conns; e; e = e->next) {
+        if (e->answering || e->cut || now - e->start_ms < limit)
+            continue;
+        /* the fd stays open until notify_conn has unlinked the entry */
+        e->cut = true;
+        atomic_fetch_add(&m->cuts, 1);
+        shutdown(e->fd, SHUT_RDWR);
+    }
+    pthread_mutex_unlock(&m->cmu);
+}
+
+/* The timer thread: resumes delayed connections, enforces the deadline. */
+static void *timer_main(void *arg)
+{
+    tw_mock *m = arg;
+    unsigned tick = 0;
+    while (!atomic_load(&m->stopping)) {
+        struct timespec ts = {0, 10 * 1000000L};
+        nanosleep(&ts, NULL);
+        resume_due(m, false);
+        if (++tick % 10 == 0)
+            cut_overdue(m);
+    }
+    return NULL;
+}
+
 /* ---- per request ---- */
 
 typedef struct req_ctx {
     tw_buf body;
     bool too_large;
+    bool over_budget;        /* the in-flight budget was full: answer 503 */
+    size_t held;             /* bytes counted in tw_mock.inflight */
+    bool delayed;            /* the delay_ms fault has been waited */
+    long arrived_ms;         /* when the whole request had arrived */
 } req_ctx;
 
 /* A response being streamed: a list of chunks. */
@@ -160,6 +328,7 @@ typedef struct chunk {
 
 typedef struct out_resp {
     tw_mock *m;
+    struct MHD_Connection *conn;
     chunk *c;
     size_t n, cap;
     size_t idx, pos;
@@ -207,8 +376,11 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
             if (r->idx >= r->drop_after)
                 return MHD_CONTENT_READER_END_WITH_ERROR;
             r->delayed = true;
-            if (r->c[r->idx].delay_ms > 0)
+            if (r->c[r->idx].delay_ms > 0) {
+                if (r->conn && defer(r->m, r->conn, r->c[r->idx].delay_ms))
+                    return 0; /* called again once resumed */
                 nap(r->m, r->c[r->idx].delay_ms);
+            }
         }
         if (atomic_load(&r->m->stopping))
             return MHD_CONTENT_READER_END_WITH_ERROR;
@@ -535,42 +707,43 @@ static enum MHD_Result send_simple(struct MHD_Connection *conn, int status, cons
 
 static void log_record(tw_mock *m, tw_mock_record *rec)
 {
+    tw_buf line = {0};
     pthread_mutex_lock(&m->mu);
-    size_t cap = m->o.max_records ? m->o.max_records : 100000;
-    if (m->nlog >= cap) {
-        /* keep the newest: drop the oldest entry */
-        tw_check_set_free(&m->log[0].checks);
-        memmove(m->log, m->log + 1, (m->nlog - 1) * sizeof *m->log);
-        m->nlog--;
-    }
-    if (m->nlog == m->caplog) {
-        size_t nc = m->caplog ? m->caplog * 2 : 64;
-        tw_mock_record *nl = realloc(m->log, nc * sizeof *nl);
-        if (!nl) {
-            pthread_mutex_unlock(&m->mu);
-            tw_check_set_free(&rec->checks);
-            return;
-        }
-        m->log = nl;
-        m->caplog = nc;
-    }
-    m->log[m->nlog++] = *rec;
+    rec->seq = ++m->seq;
     if (m->o.log) {
         size_t fails = 0;
-        char ids[200] = "";
+        tw_buf_printf(&line, "#%lu ", rec->seq);
+        tw_log_escape(&line, rec->path, strlen(rec->path));
+        tw_buf_puts(&line, " -> ");
+        if (rec->fixture[0]) {
+            tw_log_escape(&line, rec->fixture, strlen(rec->fixture));
+            tw_buf_printf(&line, "#%ld", rec->exchange);
+        } else {
+            tw_buf_puts(&line, "(no match)");
+        }
+        tw_buf_printf(&line, " %d%s", rec->status, rec->fault ? " fault" : "");
         for (size_t i = 0; i < rec->checks.len; i++)
-            if (rec->checks.items[i].verdict == TW_V_FAIL) {
-                size_t l = strlen(ids);
-                snprintf(ids + l, sizeof ids - l, "%s%s", fails ? "," : "", rec->checks.items[i].id);
-                fails++;
-            }
-        fprintf(m->o.log, "#%lu %s -> %s%s%ld %d%s%s%s\n", rec->seq, rec->path,
-                rec->fixture[0] ? rec->fixture : "(no match)", rec->fixture[0] ? "#" : "",
-                rec->fixture[0] ? rec->exchange : 0L, rec->status, rec->fault ? " fault" : "",
-                fails ? " client checks failed: " : "", ids);
+            if (rec->checks.items[i].verdict == TW_V_FAIL)
+                tw_buf_printf(&line, "%s%s", fails++ ? "," : " client checks failed: ",
+                              rec->checks.items[i].id);
+        tw_buf_putc(&line, '\n');
+    }
+    tw_mock_ring_push(&m->log, rec);
+    if (m->o.log && line.data) {
+        fwrite(line.data, 1, line.len, m->o.log);
         fflush(m->o.log);
     }
     pthread_mutex_unlock(&m->mu);
+    tw_buf_free(&line);
+}
+
+/* Free the body and give its bytes back to the in-flight budget. */
+static void release_body(tw_mock *m, req_ctx *rc)
+{
+    if (rc->held)
+        atomic_fetch_sub(&m->inflight, rc->held);
+    rc->held = 0;
+    tw_buf_free(&rc->body);
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
@@ -589,9 +762,28 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         return MHD_YES;
     }
     if (*upload_size) {
-        if (!rc->too_large && tw_buf_append(&rc->body, upload, *upload_size) != TW_OK)
-            rc->too_large = true;
+        size_t n = *upload_size;
         *upload_size = 0;
+        if (rc->too_large || rc->over_budget)
+            return MHD_YES; /* the rest is read and dropped */
+        if (rc->body.max && rc->body.len + n > rc->body.max) {
+            rc->too_large = true;
+            release_body(m, rc);
+            return MHD_YES;
+        }
+        /* one budget for the body bytes held across all connections */
+        size_t before = atomic_fetch_add(&m->inflight, n);
+        if (before + n > m->o.inflight_budget || before + n < before) {
+            atomic_fetch_sub(&m->inflight, n);
+            rc->over_budget = true;
+            release_body(m, rc);
+            return MHD_YES;
+        }
+        rc->held += n;
+        if (tw_buf_append(&rc->body, upload, n) != TW_OK) {
+            rc->too_large = true;
+            release_body(m, rc);
+        }
         return MHD_YES;
     }
     char kind = tw_path_kind(url);
@@ -600,10 +792,20 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
     memset(&rec, 0, sizeof rec);
     rec.exchange = -1;
     snprintf(rec.path, sizeof rec.path, "%s", url);
-    pthread_mutex_lock(&m->mu);
-    rec.seq = ++m->seq;
-    pthread_mutex_unlock(&m->mu);
+    if (!rc->arrived_ms)
+        rc->arrived_ms = mono_ms();
+    conn_answering(m, conn, true);
 
+    if (rc->over_budget) {
+        error_body(&eb, kind, kind == 'a' ? "overloaded_error" : "server_error",
+                   "the server holds too many request bytes; retry later", "busy");
+        rec.status = 503;
+        enum MHD_Result ret = send_simple(conn, 503, "application/json", eb.data, eb.len, "1");
+        tw_check_set_fill(&rec.checks, true, "request refused: in-flight budget full");
+        log_record(m, &rec);
+        tw_buf_free(&eb);
+        return ret;
+    }
     if (rc->too_large) {
         error_body(&eb, kind, "invalid_request_error", "request body too large", "body_too_large");
         rec.status = 413;
@@ -626,6 +828,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
     size_t mfi = 0, mxi = 0;
     bool req_stream = cJSON_IsTrue(tw_json_get(body, "stream"));
     int best = -1;
+    bool hint_elsewhere = false; /* the header named an exchange of another method or path */
     for (size_t i = 0; i < m->nfx && best < 3; i++) {
         if (!m->served[i])
             continue;
@@ -638,6 +841,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
                 snprintf(want, sizeof want, "%s#%zu", f->name, k);
                 if (strcmp(hint, want) != 0)
                     continue;
+                if (strcmp(x->req.method, method) != 0 || strcmp(x->req.path, url) != 0) {
+                    hint_elsewhere = true;
+                    continue;
+                }
                 score = 3;
             } else {
                 if (strcmp(x->req.method, method) != 0 || strcmp(x->req.path, url) != 0)
@@ -657,7 +864,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         }
     }
     if (!mf) {
-        error_body(&eb, kind, "not_found_error", "no fixture exchange matches this request", "no_match");
+        error_body(&eb, kind, "not_found_error",
+                   hint_elsewhere ? "the exchange named by " TW_MOCK_EXCHANGE_HEADER
+                                    " has another method or path than this request"
+                                  : "no fixture exchange matches this request",
+                   "no_match");
         rec.status = 404;
         tw_check_set_put(&rec.checks, "CLI-07", TW_V_SKIP, -1, "no matching exchange");
         tw_check_set_fill(&rec.checks, true, "");
@@ -671,13 +882,26 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
     snprintf(rec.fixture, sizeof rec.fixture, "%s", mf->name);
     rec.exchange = (long)mxi;
     const cJSON *faults = x->faults ? x->faults : m->o.faults;
+    long delay = fault_int(faults, "delay_ms", 0);
+    if (delay > 0 && !rc->delayed) {
+        /* wait without holding a thread; the handler is called again once resumed */
+        rc->delayed = true;
+        if (defer(m, conn, delay)) {
+            cJSON_Delete(body);
+            tw_check_set_free(&rec.checks);
+            return MHD_YES;
+        }
+        nap(m, delay);
+    }
+    if (delay > 0)
+        rec.fault = true;
     long f_status = fault_int(faults, "status", 0);
     long f_retry = fault_int(faults, "retry_after", -1);
     bool send_fault = false;
     /* CLI-07 and the fault toggle share the exchange state */
     pthread_mutex_lock(&m->mu);
     ex_state *es = &m->st[m->ex_base[mfi] + mxi];
-    long now = mono_ms();
+    long now = rc->arrived_ms; /* the retry came when it arrived, not after a delay */
     if (es->retry_due_ms) {
         long early = es->retry_due_ms - now;
         if (early > 50)
@@ -702,11 +926,6 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
     tw_check_set_fill(&rec.checks, true, "");
     tw_check_set_sort(&rec.checks);
 
-    long delay = fault_int(faults, "delay_ms", 0);
-    if (delay > 0) {
-        nap(m, delay);
-        rec.fault = true;
-    }
     if (send_fault) {
         char ra[32];
         snprintf(ra, sizeof ra, "%ld", f_retry);
@@ -732,6 +951,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         return MHD_NO;
     }
     a.out->m = m;
+    a.out->conn = conn;
     a.out->drop_after = SIZE_MAX;
     a.out->byte_cap = SIZE_MAX;
     if (strcmp(m->profile, "replay") == 0)
@@ -770,7 +990,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
     size_t total = 0;
     for (size_t i = 0; i < a.out->n; i++)
         total += a.out->c[i].len;
-    bool whole = !a.stream && drop < 0 && trunc < 0 && delay <= 0;
+    bool whole = !a.stream && drop < 0 && trunc < 0;
     struct MHD_Response *resp;
     if (whole) {
         /* a plain body with its Content-Length */
@@ -813,13 +1033,15 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
                       enum MHD_RequestTerminationCode toe)
 {
-    (void)cls, (void)c, (void)toe;
+    (void)toe;
+    tw_mock *m = cls;
     req_ctx *rc = *con_cls;
     if (rc) {
-        tw_buf_free(&rc->body);
+        release_body(m, rc);
         free(rc);
         *con_cls = NULL;
     }
+    conn_answering(m, c, false);
 }
 
 tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o, tw_mock **out,
@@ -840,6 +1062,19 @@ tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o,
         return TW_ERR_NOMEM;
     m->o = opts;
     tw_limits_resolve(&m->o.limits, &opts.limits);
+    if (!m->o.threads)
+        m->o.threads = TW_MOCK_DEFAULT_THREADS;
+    if (!m->o.max_connections)
+        m->o.max_connections = TW_MOCK_DEFAULT_MAX_CONNECTIONS;
+    if (m->o.max_connections < m->o.threads)
+        m->o.max_connections = m->o.threads; /* each thread takes its share */
+    if (!m->o.max_per_ip)
+        m->o.max_per_ip = TW_MOCK_DEFAULT_MAX_PER_IP;
+    if (!m->o.request_deadline_ms)
+        m->o.request_deadline_ms = TW_MOCK_DEFAULT_DEADLINE_MS;
+    if (!m->o.inflight_budget)
+        m->o.inflight_budget = TW_MOCK_DEFAULT_INFLIGHT_BUDGET;
+    tw_mock_ring_init(&m->log, m->o.max_records ? m->o.max_records : 100000);
     snprintf(m->profile, sizeof m->profile, "%s", profile);
     m->fx = fx;
     m->nfx = nfx;
@@ -860,20 +1095,38 @@ tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o,
         return TW_ERR_NOMEM;
     }
     pthread_mutex_init(&m->mu, NULL);
+    pthread_mutex_init(&m->cmu, NULL);
+    pthread_mutex_init(&m->smu, NULL);
     atomic_init(&m->stopping, false);
+    atomic_init(&m->inflight, 0);
+    atomic_init(&m->cuts, 0);
     struct sockaddr_in sa;
     memset(&sa, 0, sizeof sa);
     sa.sin_family = AF_INET;
     sa.sin_port = htons(opts.port);
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    m->d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD,
-                            opts.port, NULL, NULL, handle, m, MHD_OPTION_SOCK_ADDR, &sa,
+    /* event loops (epoll) in a thread pool: a connection costs a socket and a
+     * little memory, not a thread; delays suspend the connection */
+    m->d = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME, opts.port, NULL,
+                            NULL, handle, m, MHD_OPTION_SOCK_ADDR, &sa,
+                            MHD_OPTION_THREAD_POOL_SIZE, m->o.threads,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, m,
+                            MHD_OPTION_NOTIFY_CONNECTION, notify_conn, m,
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
-                            MHD_OPTION_CONNECTION_LIMIT, (unsigned int)256, MHD_OPTION_END);
-    if (!m->d) {
+                            MHD_OPTION_CONNECTION_LIMIT, m->o.max_connections,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, m->o.max_per_ip,
+                            MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024, MHD_OPTION_END);
+    if (m->d && pthread_create(&m->timer, NULL, timer_main, m) == 0)
+        m->timer_started = true;
+    if (!m->d || !m->timer_started) {
         snprintf(why, whylen, "cannot start the mock backend on 127.0.0.1:%u", opts.port);
+        if (m->d) {
+            atomic_store(&m->stopping, true);
+            MHD_stop_daemon(m->d);
+        }
         pthread_mutex_destroy(&m->mu);
+        pthread_mutex_destroy(&m->cmu);
+        pthread_mutex_destroy(&m->smu);
         free(m->ex_base);
         free(m->served);
         free(m->st);
@@ -900,32 +1153,15 @@ unsigned long tw_mock_seq(tw_mock *m)
 
 tw_status tw_mock_records(tw_mock *m, unsigned long since, tw_mock_record **out, size_t *n)
 {
-    *out = NULL;
-    *n = 0;
     pthread_mutex_lock(&m->mu);
-    size_t cnt = 0;
-    for (size_t i = 0; i < m->nlog; i++)
-        if (m->log[i].seq > since)
-            cnt++;
-    tw_mock_record *r = cnt ? calloc(cnt, sizeof *r) : NULL;
-    if (cnt && !r) {
-        pthread_mutex_unlock(&m->mu);
-        return TW_ERR_NOMEM;
-    }
-    size_t k = 0;
-    for (size_t i = 0; i < m->nlog && k < cnt; i++) {
-        if (m->log[i].seq <= since)
-            continue;
-        r[k] = m->log[i];
-        memset(&r[k].checks, 0, sizeof r[k].checks);
-        tw_check_set_merge(&r[k].checks, &m->log[i].checks);
-        k++;
-    }
+    bool ok = tw_mock_ring_since(&m->log, since, out, n);
     pthread_mutex_unlock(&m->mu);
-    *out = r;
-    *n = k;
-    return TW_OK;
+    return ok ? TW_OK : TW_ERR_NOMEM;
 }
+
+unsigned long tw_mock_deadline_cuts(tw_mock *m) { return atomic_load(&m->cuts); }
+
+size_t tw_mock_inflight(tw_mock *m) { return atomic_load(&m->inflight); }
 
 void tw_mock_records_free(tw_mock_record *r, size_t n)
 {
@@ -939,9 +1175,15 @@ void tw_mock_stop(tw_mock *m)
     if (!m)
         return;
     atomic_store(&m->stopping, true);
+    pthread_join(m->timer, NULL);
+    /* no connection may stay suspended when the daemon stops; defer() refuses from now on */
+    resume_due(m, true);
     MHD_stop_daemon(m->d);
-    tw_mock_records_free(m->log, m->nlog);
+    tw_mock_ring_free(&m->log);
+    free(m->pend);
     pthread_mutex_destroy(&m->mu);
+    pthread_mutex_destroy(&m->cmu);
+    pthread_mutex_destroy(&m->smu);
     free(m->ex_base);
     free(m->served);
     free(m->st);

@@ -1,6 +1,7 @@
 /*
- * The embedded mock backend (libmicrohttpd, one thread per connection) that
- * serves fixtures on a loopback address:
+ * The embedded mock backend (libmicrohttpd: a pool of epoll event-loop threads;
+ * delays suspend the connection instead of holding a thread) that serves
+ * fixtures on a loopback address:
  *
  *   POST /v1/chat/completions, /v1/messages, /generate
  *
@@ -23,6 +24,7 @@
 
 #include "checks.h"
 #include "fixture.h"
+#include "mock_log.h"
 
 typedef enum tw_match_mode {
     TW_MATCH_NORMALISED = 0, /* body compared without the ignored keys */
@@ -41,18 +43,22 @@ typedef struct tw_mock_opts {
     tw_limits limits;              /* max_input_bytes bounds request bodies */
     size_t max_records;            /* verdict log entries kept; 0: 100000 */
     FILE *log;                     /* one line per request, or NULL */
+    /* hostile clients */
+    unsigned threads;              /* event-loop threads (epoll); 0: 4 */
+    unsigned max_connections;      /* open connections in all; 0: 4096 */
+    unsigned max_per_ip;           /* open connections from one address; 0: 128 */
+    unsigned request_deadline_ms;  /* a request must arrive whole (headers and body) within
+                                      this long of the connection opening or the previous
+                                      answer ending, else the connection is closed; 0: 30000 */
+    size_t inflight_budget;        /* request body bytes held across all connections; past it
+                                      a request is answered 503 with Retry-After; 0: 64 MiB */
 } tw_mock_opts;
 
-/* One judged request. */
-typedef struct tw_mock_record {
-    unsigned long seq;             /* 1, 2, … in arrival order */
-    char path[128];
-    char fixture[160];             /* "" when no exchange matched */
-    long exchange;                 /* index in the fixture, -1 when none */
-    int status;                    /* what the mock answered */
-    bool fault;                    /* a fault was injected */
-    tw_check_set checks;           /* CLI-01..CLI-07 */
-} tw_mock_record;
+#define TW_MOCK_DEFAULT_THREADS 4u
+#define TW_MOCK_DEFAULT_MAX_CONNECTIONS 4096u
+#define TW_MOCK_DEFAULT_MAX_PER_IP 128u
+#define TW_MOCK_DEFAULT_DEADLINE_MS 30000u
+#define TW_MOCK_DEFAULT_INFLIGHT_BUDGET ((size_t)64 << 20)
 
 typedef struct tw_mock tw_mock;
 
@@ -75,6 +81,11 @@ unsigned long tw_mock_seq(tw_mock *m);
  */
 tw_status tw_mock_records(tw_mock *m, unsigned long since, tw_mock_record **out, size_t *n);
 void tw_mock_records_free(tw_mock_record *r, size_t n);
+/* Connections closed so far because their request had not arrived whole
+ * within request_deadline_ms. */
+unsigned long tw_mock_deadline_cuts(tw_mock *m);
+/* Request body bytes held now (counted against inflight_budget). */
+size_t tw_mock_inflight(tw_mock *m);
 /* Stop the server (waits for open connections) and free it. NULL is fine. */
 void tw_mock_stop(tw_mock *m);
 
@@ -85,7 +96,9 @@ bool tw_mock_profile_known(const char *profile);
 const char *const *tw_mock_profiles(void);
 
 /* Request header the harness sends to name the exchange it replays
- * ("FIXTURE#INDEX"); other clients are matched by their request. */
+ * ("FIXTURE#INDEX"); other clients are matched by their request. It selects
+ * among the exchanges of the request's own method and path only: naming an
+ * exchange of another method or path is answered 404. */
 #define TW_MOCK_EXCHANGE_HEADER "X-Toolwire-Exchange"
 
 /* Does this request body match the exchange's under the mode? */

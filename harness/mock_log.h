@@ -1,0 +1,53 @@
+/*
+ * The mock backend's request log: a ring of the newest judged requests (O(1)
+ * per request, bounded memory) and the escaping of every byte a client
+ * controls before it reaches a log line.
+ */
+#ifndef TOOLWIRE_MOCK_LOG_H
+#define TOOLWIRE_MOCK_LOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "checks.h"
+
+/* One judged request. */
+typedef struct tw_mock_record {
+    unsigned long seq;             /* 1, 2, … in the order the answers were logged */
+    char path[128];
+    char fixture[160];             /* "" when no exchange matched */
+    long exchange;                 /* index in the fixture, -1 when none */
+    int status;                    /* what the mock answered */
+    bool fault;                    /* a fault was injected */
+    tw_check_set checks;           /* CLI-01..CLI-07 */
+} tw_mock_record;
+
+/* The newest `cap` records in seq order; the oldest is dropped (its checks
+ * freed) when a record arrives at a full ring. */
+typedef struct tw_mock_ring {
+    tw_mock_record *r;
+    size_t cap;                    /* records kept at most */
+    size_t alloc;                  /* slots allocated (grows up to cap) */
+    size_t head;                   /* slot of the oldest record */
+    size_t n;
+    unsigned long writes;          /* record slots written or moved, for tests: one per push
+                                      while the ring is full */
+} tw_mock_ring;
+
+void tw_mock_ring_init(tw_mock_ring *g, size_t cap);
+/* Take the record (and its checks). Records must come in increasing seq.
+ * On allocation failure the record's checks are freed and false returned. */
+bool tw_mock_ring_push(tw_mock_ring *g, tw_mock_record *rec);
+/* Copy the records with seq > since (checks deep-copied) into a new array. */
+bool tw_mock_ring_since(const tw_mock_ring *g, unsigned long since, tw_mock_record **out, size_t *n);
+void tw_mock_ring_free(tw_mock_ring *g);
+
+/*
+ * Append s[0..n) for a log line: printable ASCII and valid UTF-8 as is,
+ * control bytes (C0, DEL, the C1 controls), bytes that are not valid UTF-8
+ * and the backslash as \xHH (\\ for the backslash), so that no client byte
+ * can start a new line or reach the terminal as an escape sequence.
+ */
+void tw_log_escape(tw_buf *b, const char *s, size_t n);
+
+#endif
