@@ -1,12 +1,11 @@
 /* Writing fixtures back to JSON (fixture_write.h). */
 #include "fixture_write.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+
+#include "out.h"
 
 /* ---- arena ---- */
 
@@ -262,53 +261,6 @@ tw_status tw_fixture_write(tw_buf *out, const tw_fixture *f)
     return st == TW_OK ? tw_buf_putc(out, '\n') : st;
 }
 
-/* ---- atomic file writes ---- */
-
-tw_status tw_write_file_atomic(const char *path, const char *data, size_t len, char *why,
-                               size_t whylen)
-{
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + 16);
-    if (!tmp) {
-        snprintf(why, whylen, "%s: out of memory", path);
-        return TW_ERR_NOMEM;
-    }
-    memcpy(tmp, path, plen);
-    memcpy(tmp + plen, ".tmp.XXXXXX", 12);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        snprintf(why, whylen, "%s: cannot create a temporary file: %s", path, strerror(errno));
-        free(tmp);
-        return TW_ERR_IO;
-    }
-    /* mkstemp creates 0600; fixtures are ordinary readable files */
-    (void)fchmod(fd, 0644);
-    size_t done = 0;
-    while (done < len) {
-        ssize_t w = write(fd, data + done, len - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break;
-        done += (size_t)w;
-    }
-    int err = done == len ? 0 : (errno ? errno : EIO);
-    if (!err && fsync(fd) != 0)
-        err = errno;
-    if (close(fd) != 0 && !err)
-        err = errno;
-    if (!err && rename(tmp, path) != 0)
-        err = errno;
-    if (err) {
-        unlink(tmp);
-        snprintf(why, whylen, "%s: cannot write: %s", path, strerror(err));
-        free(tmp);
-        return TW_ERR_IO;
-    }
-    free(tmp);
-    return TW_OK;
-}
-
 tw_status tw_fixture_write_file(const char *path, const tw_fixture *f, char *why, size_t whylen)
 {
     tw_buf b = {0};
@@ -318,7 +270,7 @@ tw_status tw_fixture_write_file(const char *path, const tw_fixture *f, char *why
         tw_buf_free(&b);
         return st;
     }
-    st = tw_write_file_atomic(path, b.data, b.len, why, whylen);
+    st = tw_out_write_file(path, b.data, b.len, why, whylen);
     tw_buf_free(&b);
     return st;
 }

@@ -38,15 +38,7 @@ cJSON *tw_fixture_to_json(const tw_fixture *f);
 /* Pretty JSON text of the fixture, with a final newline, appended to out. */
 tw_status tw_fixture_write(tw_buf *out, const tw_fixture *f);
 
-/*
- * Write bytes to `path` atomically: a temporary file in the same directory,
- * flushed to disk, then renamed over `path`. Nothing is left behind on
- * failure; `why` says what failed.
- */
-tw_status tw_write_file_atomic(const char *path, const char *data, size_t len, char *why,
-                               size_t whylen);
-
-/* tw_fixture_write + tw_write_file_atomic. */
+/* tw_fixture_write + tw_out_write_file (out.h: atomic, redacted). */
 tw_status tw_fixture_write_file(const char *path, const tw_fixture *f, char *why, size_t whylen);
 
 #endif
