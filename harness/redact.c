@@ -2,6 +2,7 @@
 #include "redact.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -614,14 +615,17 @@ tw_status tw_redact_json(tw_redactor *r, cJSON *v, size_t max_depth)
 
 /*
  * A view of the text with one level of escapes undone (\", \\, \/, \b, \f,
- * \n, \r, \t, \uXXXX as UTF-8, %XX), each byte knowing the span [from, to)
- * of original bytes it stands for. The raw text is the view without maps.
+ * \n, \r, \t, \uXXXX as UTF-8, %XX), each byte knowing where the original
+ * bytes it stands for start. The spans partition the original text in
+ * order, so a span ends where the next different one starts. The raw text
+ * is the view without a map.
  */
 typedef struct view {
     const unsigned char *d;
     size_t n;
+    size_t raw_n; /* the original text's length */
     unsigned char *own;
-    size_t *from, *to;
+    uint32_t *from;
 } view;
 
 static size_t vfrom(const view *v, size_t i)
@@ -629,16 +633,21 @@ static size_t vfrom(const view *v, size_t i)
     return v->from ? v->from[i] : i;
 }
 
+/* End (exclusive) of the original bytes of view byte i. */
 static size_t vto(const view *v, size_t i)
 {
-    return v->to ? v->to[i] : i + 1;
+    if (!v->from)
+        return i + 1;
+    for (size_t k = i + 1; k < v->n; k++)
+        if (v->from[k] != v->from[i])
+            return v->from[k];
+    return v->raw_n;
 }
 
 static void view_free(view *v)
 {
     free(v->own);
     free(v->from);
-    free(v->to);
     memset(v, 0, sizeof *v);
 }
 
@@ -648,12 +657,13 @@ static tw_status view_decode(const view *s, view *d)
     static const char esc_in[] = "\"\\/bfnrt";
     static const char esc_out[] = "\"\\/\b\f\n\r\t";
     memset(d, 0, sizeof *d);
-    if (!s->n || (!memchr(s->d, '\\', s->n) && !memchr(s->d, '%', s->n)))
+    if (!s->n || s->raw_n > UINT32_MAX ||
+        (!memchr(s->d, '\\', s->n) && !memchr(s->d, '%', s->n)))
         return TW_OK;
+    d->raw_n = s->raw_n;
     d->own = malloc(s->n);
     d->from = malloc(s->n * sizeof *d->from);
-    d->to = malloc(s->n * sizeof *d->to);
-    if (!d->own || !d->from || !d->to) {
+    if (!d->own || !d->from) {
         view_free(d);
         return TW_ERR_NOMEM;
     }
@@ -693,8 +703,7 @@ static tw_status view_decode(const view *s, view *d)
         changed = changed || len > 1;
         for (size_t k = 0; k < nb; k++) {
             d->own[o] = b[k];
-            d->from[o] = vfrom(s, i);
-            d->to[o] = vto(s, i + len - 1);
+            d->from[o] = (uint32_t)vfrom(s, i);
             o++;
         }
         i += len;
@@ -728,7 +737,7 @@ tw_status tw_scrub_values(char *const *values, size_t nvalues, const char *s, si
     view v[3];
     memset(v, 0, sizeof v);
     v[0].d = (const unsigned char *)s;
-    v[0].n = n;
+    v[0].n = v[0].raw_n = n;
     span *sp = NULL;
     size_t nsp = 0, capsp = 0;
     tw_status st = view_decode(&v[0], &v[1]);
