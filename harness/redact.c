@@ -796,7 +796,8 @@ tw_status tw_scrub_values(char *const *values, size_t nvalues, const char *s, si
         }
     }
     if (st == TW_OK) {
-        qsort(sp, nsp, sizeof *sp, span_cmp);
+        if (nsp)
+            qsort(sp, nsp, sizeof *sp, span_cmp);
         size_t m = 0;
         for (size_t i = 0; i < nsp; i++) {
             if (m && sp[i].a <= sp[m - 1].b) {
