@@ -146,10 +146,15 @@ void tw_out_stdio_flush(void)
 {
     if (!g_installed)
         return;
-    fflush(stdout);
-    fflush(stderr);
+    FILE *o = stdout, *e = stderr;
+    flockfile(o);
+    fflush_unlocked(o);
     stream_drain(&g_streams[0], true);
+    funlockfile(o);
+    flockfile(e);
+    fflush_unlocked(e);
     stream_drain(&g_streams[1], true);
+    funlockfile(e);
 }
 
 static void at_exit(void)

@@ -778,6 +778,8 @@ tw_status tw_scrub_values(char *const *values, size_t nvalues, const char *s, si
                 continue;
             for (size_t j = 0; j < nvalues; j++) {
                 size_t vl = strlen(values[j]);
+                if (!vl)
+                    continue;
                 for (size_t m = vl - 1 < v[k].n ? vl - 1 : v[k].n; m > 0; m--)
                     if (memcmp(v[k].d + v[k].n - m, values[j], m) == 0) {
                         size_t at = vfrom(&v[k], v[k].n - m);

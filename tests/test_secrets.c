@@ -705,12 +705,13 @@ static void write_fixture(const char *path, bool secrets)
     if (secrets) {
         snprintf(hdrs, sizeof hdrs,
                  "\"content-type\": \"application/json\", \"x-custom-token\": \"%s\", "
-                 "\"x-api-token\": \"%s\", \"x-session-id\": \"%s\", \"cookie\": \"session=%s\"",
-                 S[K_XCUSTOMTOKEN], S[K_XAPITOKEN], S[K_XSESSION], S[K_COOKIE]);
+                 "\"x-api-token\": \"%s\", \"x-session-id\": \"%s\", \"cookie\": \"session=%s\", "
+                 "\"x-internal-ref\": \"%s\"",
+                 S[K_XCUSTOMTOKEN], S[K_XAPITOKEN], S[K_XSESSION], S[K_COOKIE], S[K_REDACTHEADER]);
         snprintf(extra, sizeof extra,
                  ", \"metadata\": {\"auth\": {\"token\": \"%s\"}}, \"user\": {\"password\": \"%s\"},"
-                 " \"client_secret\": \"%s\"",
-                 S[K_BTOKEN], S[K_BPASSWORD], S[K_BCLIENTSECRET]);
+                 " \"client_secret\": \"%s\", \"internal_ref\": \"%s\"",
+                 S[K_BTOKEN], S[K_BPASSWORD], S[K_BCLIENTSECRET], S[K_REDACTFIELD]);
         snprintf(query, sizeof query, "?key=%s", S[K_QKEY]);
     }
     int n = asprintf(
@@ -900,7 +901,8 @@ Test(secrets, no_output_of_any_command_holds_a_secret)
     }
     /* record against the echo server, with a key */
     cr_expect_eq(sh("cd '%s' && TW_SECRETS_KEY='%s' '%s' record --backend http://127.0.0.1:%u "
-                    "--key-env TW_SECRETS_KEY --out out/record in/rec/echo.json "
+                    "--key-env TW_SECRETS_KEY --redact-header X-Internal-Ref --redact-field "
+                    "internal_ref --out out/record in/rec/echo.json "
                     "> streams/record.out 2> streams/record.err",
                     dir, S[K_KEYENV], bin, port),
                  0);
