@@ -379,10 +379,16 @@ tw_status tw_redact_discover_text(tw_redactor *r, const char *s, size_t n)
         }
         size_t pre = auth_scheme(s, n, i);
         if (pre) {
+            /* a token, not prose ("the bearer instrument"): 12 bytes or
+             * more, not only letters */
             size_t j = i + pre;
-            while (j < n && is_token_char((unsigned char)s[j]))
+            bool letters = true;
+            while (j < n && is_token_char((unsigned char)s[j])) {
+                unsigned char c = (unsigned char)s[j] | 0x20;
+                letters = letters && c >= 'a' && c <= 'z';
                 j++;
-            if (j - i - pre >= 6)
+            }
+            if (j - i - pre >= 12 && !letters)
                 st = add_valuen(r, s + i + pre, j - i - pre);
             continue;
         }
