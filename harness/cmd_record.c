@@ -157,6 +157,8 @@ int tw_cmd_record(int argc, char **argv)
         tw_redactor_free(&red);
         return tw_cli_usage_error("record", "environment variable %s is not set", key_env);
     }
+    if (key_env)
+        tw_redactor_add_value(&red, getenv(key_env)); /* echoed back, it is scrubbed too */
     if (!tw_mkdirs(outdir)) {
         tw_redactor_free(&red);
         return tw_cli_usage_error("record", "cannot create '%s'", outdir);
