@@ -10,9 +10,11 @@
  * Invariants (docs/fuzzing.md): an import either succeeds with fixture JSON
  * that tw_fixture_parse loads, or refuses with a reason and appends nothing;
  * no dropped header (authorization, x-api-key, api-key, cookie, set-cookie,
- * …) is in the output; no value of a credential header of the input (6 bytes
- * or more, the token of "Bearer X" too) appears in the output bytes or in any
- * string of the output JSON; the same input twice gives the same bytes; peak
+ * …) is in the output; no value of a dropped header of the input and no
+ * value of a credential field of a JSON body (password, api_key, *_token, …
+ * as tw_redact_field_secret; 6 bytes or more, the token of "Bearer X" too)
+ * appears in the output bytes or in any string of the output JSON; the same
+ * input twice gives the same bytes; peak
  * memory stays under the bound; nothing leaks.
  */
 #include <stdio.h>
@@ -61,7 +63,7 @@ static void secret_add(secrets *s, const char *name, const char *value)
 {
     if (!name || !value)
         return;
-    bool cred = false;
+    bool cred = tw_redact_header_dropped(NULL, name);
     for (const char *const *c = cred_headers; *c && !cred; c++)
         cred = strcasecmp(*c, name) == 0;
     if (!cred)
@@ -80,7 +82,35 @@ static void secrets_free(secrets *s)
     free(s->v);
 }
 
-/* The input's credential header values, read by the loaders on their own. */
+/* The string values of credential fields at any depth of a JSON tree (a
+ * "token" beside a "logprob" is a model token). */
+static void field_secrets(secrets *s, const cJSON *v, size_t depth)
+{
+    if (!v || depth > 200)
+        return;
+    for (const cJSON *c = v->child; c; c = c->next) {
+        if (c->string && cJSON_IsString(c) && c->valuestring &&
+            tw_redact_field_secret(NULL, c->string) &&
+            !(strcasecmp(c->string, "token") == 0 && cJSON_GetObjectItemCaseSensitive(v, "logprob")))
+            secret_push(s, c->valuestring, strlen(c->valuestring));
+        field_secrets(s, c, depth + 1);
+    }
+}
+
+static void body_secrets(secrets *s, const char *b, size_t n, const cJSON *parsed,
+                         const tw_limits *lim)
+{
+    if (parsed) {
+        field_secrets(s, parsed, 0);
+        return;
+    }
+    cJSON *v = NULL;
+    if (b && n && tw_json_parse(b, n, lim->max_depth ? lim->max_depth : 64, &v, NULL) == TW_OK)
+        field_secrets(s, v, 0);
+    cJSON_Delete(v);
+}
+
+/* The input's credential header and field values, read by the loaders on their own. */
 static void collect_secrets(const char *in, size_t len, bool har, const tw_limits *lim,
                             secrets *s, size_t *decoded)
 {
@@ -96,6 +126,8 @@ static void collect_secrets(const char *in, size_t len, bool har, const tw_limit
                 secret_add(s, e->request.headers[k].name, e->request.headers[k].value);
             for (size_t k = 0; k < e->response.nheaders; k++)
                 secret_add(s, e->response.headers[k].name, e->response.headers[k].value);
+            body_secrets(s, e->request.body, e->request.body_len, NULL, lim);
+            body_secrets(s, e->response.body, e->response.body_len, NULL, lim);
         }
         tw_har_free(&h);
         return;
@@ -109,6 +141,8 @@ static void collect_secrets(const char *in, size_t len, bool har, const tw_limit
             secret_add(s, it->request.headers[k].name, it->request.headers[k].value);
         for (size_t k = 0; k < it->response.nheaders; k++)
             secret_add(s, it->response.headers[k].name, it->response.headers[k].value);
+        body_secrets(s, it->request.body.data, it->request.body.len, it->request.body.json, lim);
+        body_secrets(s, it->response.body.data, it->response.body.len, it->response.body.json, lim);
         /* gunzipped bodies are input the file did not spell out */
         if (it->request.body.gunzipped)
             *decoded += it->request.body.len;

@@ -1,5 +1,6 @@
 /* The live HTTP client on libcurl (client.h). */
 #include "client.h"
+#include "redact.h"
 
 #include <curl/curl.h>
 #include <pthread.h>
@@ -243,6 +244,8 @@ tw_status tw_client_send(tw_client *c, const char *method, const char *path, con
                      "environment variable %s is not set", c->o.key_env);
             return TW_ERR_INVALID;
         }
+        /* whatever echoes the key back, no output of the process shows it */
+        tw_secret_add(key);
     }
     tw_auth_style auth = c->o.auth;
     if (auth == TW_AUTH_AUTO) {

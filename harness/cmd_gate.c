@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "out.h"
 #include "report.h"
 
 int tw_cmd_gate(int argc, char **argv)
@@ -52,11 +53,8 @@ int tw_cmd_gate(int argc, char **argv)
     if (!quiet || g.regressions)
         tw_write_all(stdout, g.text.data ? g.text.data : "", g.text.len);
     if (summary) {
-        FILE *f = fopen(summary, "ab");
-        if (!f || !tw_write_all(f, g.text.data ? g.text.data : "", g.text.len))
-            fprintf(stderr, "toolwire gate: cannot append to %s\n", summary);
-        if (f)
-            fclose(f);
+        if (tw_out_append_file(summary, g.text.data, g.text.len, why, sizeof why) != TW_OK)
+            fprintf(stderr, "toolwire gate: %s\n", why);
     }
     int rc = g.regressions ? TW_EXIT_FAIL : TW_EXIT_OK;
     tw_gate_result_free(&g);

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "fixture_write.h"
+#include "out.h"
 #include "import.h"
 
 static void import_help(FILE *f)
@@ -19,13 +20,20 @@ static void import_help(FILE *f)
           "the decoder that judges each exchange are inferred from the request path.\n"
           "\n"
           "Secrets never reach the output: credential and account headers (authorization,\n"
-          "api-key, x-api-key, cookie, set-cookie, *organization*, *project*, …) are\n"
-          "dropped, and their values, bearer tokens, sk-… keys and key/api_key query\n"
-          "parameters are replaced by [REDACTED] wherever they appear.\n"
+          "cookie, set-cookie, any name containing token, secret, password, session,\n"
+          "auth, key, organization or project) are dropped; JSON fields named like\n"
+          "credentials (token, password, api_key, client_secret, *_token, *_secret, …)\n"
+          "at any depth, also inside JSON-encoded strings, and credential query\n"
+          "parameters (key, api_key, access_token, …) become [REDACTED]; and every value\n"
+          "found in any of them, every bearer token and sk-… key is replaced by\n"
+          "[REDACTED] wherever it appears in the file (JSON-escaped or percent-encoded\n"
+          "too), in requests and responses, headers, URLs, bodies and stream events.\n"
           "\n"
           "options:\n"
           "  --from vcr|har          the input format (required)\n"
-          "  --redact-header NAME    drop this header too (repeatable)\n"
+          "  --redact-header NAME    drop this header too and scrub its value (repeatable)\n"
+          "  --redact-field NAME     redact JSON fields and query parameters of this name\n"
+          "                          too and scrub their values (repeatable)\n"
           "  --out DIR               where to write (default: .; created if missing)\n"
           "  --name PREFIX           prefix for fixture names and file names\n"
           "  --expect                record what each recorded response shows: expect.result\n"
@@ -40,7 +48,7 @@ static void import_help(FILE *f)
           f);
 }
 
-enum { O_FROM = 1000, O_REDACT, O_OUT, O_NAME, O_EXPECT };
+enum { O_FROM = 1000, O_REDACT, O_FIELD, O_OUT, O_NAME, O_EXPECT };
 
 /* mkdir -p */
 static bool make_dirs(const char *dir)
@@ -68,6 +76,7 @@ int tw_cmd_import(int argc, char **argv)
 {
     static const struct option longopts[] = {{"from", required_argument, NULL, O_FROM},
                                               {"redact-header", required_argument, NULL, O_REDACT},
+                                              {"redact-field", required_argument, NULL, O_FIELD},
                                               {"out", required_argument, NULL, O_OUT},
                                               {"name", required_argument, NULL, O_NAME},
                                               {"expect", no_argument, NULL, O_EXPECT},
@@ -78,6 +87,7 @@ int tw_cmd_import(int argc, char **argv)
     bool have_from = false;
     tw_redactor red;
     memset(&red, 0, sizeof red);
+    red.publish = true; /* every secret found is scrubbed from every output too */
     int rc = TW_EXIT_OK;
     optind = 1;
     opterr = 0;
@@ -98,6 +108,12 @@ int tw_cmd_import(int argc, char **argv)
         case O_REDACT:
             if (!*optarg || tw_redactor_add_name(&red, optarg) != TW_OK) {
                 rc = tw_cli_usage_error("import", "--redact-header needs a header name");
+                goto out;
+            }
+            break;
+        case O_FIELD:
+            if (!*optarg || tw_redactor_add_field(&red, optarg) != TW_OK) {
+                rc = tw_cli_usage_error("import", "--redact-field needs a field name");
                 goto out;
             }
             break;

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "client.h"
 #include "fixture_write.h"
+#include "out.h"
 #include "redact.h"
 #include "report.h"
 #include "run.h"
@@ -45,12 +46,14 @@ static cJSON *response_json(const tw_http_response *r, tw_redactor *red, const t
     cJSON_AddNumberToObject(o, "status", r->status);
     cJSON *h = cJSON_AddObjectToObject(o, "headers");
     bool sse = false;
+    /* every secret of the response first, then scrub */
+    for (size_t i = 0; i < r->nheaders; i++)
+        tw_redact_discover_header(red, r->headers[i].name, r->headers[i].value);
+    tw_redact_discover_body(red, r->body.data, r->body.len, L->max_depth);
     for (size_t i = 0; i < r->nheaders; i++) {
         const char *n = r->headers[i].name;
-        if (tw_redact_header_dropped(red, n)) {
-            tw_redactor_add_value(red, r->headers[i].value);
+        if (tw_redact_header_dropped(red, n))
             continue;
-        }
         if (strcmp(n, "content-type") != 0 && strncmp(n, "x-ratelimit", 11) != 0 && strcmp(n, "retry-after") != 0)
             continue; /* keep what the checks read; drop request ids, cookies, dates */
         char *v = tw_redact_str(red, r->headers[i].value);
@@ -88,6 +91,8 @@ int tw_cmd_record(int argc, char **argv)
 {
     static const struct option longopts[] = {{"backend", required_argument, NULL, 'b'},
                                              {"key-env", required_argument, NULL, 'k'},
+                                             {"redact-header", required_argument, NULL, 'H'},
+                                             {"redact-field", required_argument, NULL, 'F'},
                                              {"out", required_argument, NULL, 'o'},
                                              {"timeout", required_argument, NULL, 't'},
                                              {"keep-errors", no_argument, NULL, 'E'},
@@ -96,6 +101,9 @@ int tw_cmd_record(int argc, char **argv)
     const char *url = NULL, *key_env = NULL, *outdir = NULL;
     long timeout = 0;
     bool keep_errors = false;
+    tw_redactor red;
+    memset(&red, 0, sizeof red);
+    red.publish = true; /* every secret found is scrubbed from every output too */
     optind = 1;
     opterr = 0;
     int c;
@@ -106,35 +114,66 @@ int tw_cmd_record(int argc, char **argv)
         case 'o': outdir = optarg; break;
         case 't': timeout = strtol(optarg, NULL, 10); break;
         case 'E': keep_errors = true; break;
+        case 'H':
+        case 'F':
+            if (!*optarg || (c == 'H' ? tw_redactor_add_name(&red, optarg)
+                                      : tw_redactor_add_field(&red, optarg)) != TW_OK) {
+                tw_redactor_free(&red);
+                return tw_cli_usage_error("record", "%s needs a name",
+                                          c == 'H' ? "--redact-header" : "--redact-field");
+            }
+            break;
         case 'h':
-            puts("usage: toolwire record --backend URL [--key-env NAME] --out DIR [--timeout MS]\n"
-                 "                      [--keep-errors] FIXTURES…\n\n"
+            puts("usage: toolwire record --backend URL [--key-env NAME] --out DIR [options] FIXTURES…\n\n"
                  "Replay the requests of the fixtures against a live server and write new\n"
                  "fixtures (one per input, same file name, under DIR) holding the live\n"
                  "responses. Credentials are never written: the key is read from $NAME at\n"
-                 "request time, credential headers are dropped and secrets are scrubbed from\n"
-                 "headers and bodies. The recorded fixtures carry no expectations: review them\n"
-                 "and add expect.failing_checks before committing.\n\n"
+                 "request time; credential headers (authorization, cookie, any name containing\n"
+                 "token, secret, password, session, auth, key, …) are dropped; JSON fields and\n"
+                 "query parameters named like credentials become [REDACTED]; and every value\n"
+                 "found in them, the key and bearer tokens are scrubbed wherever they appear\n"
+                 "(headers, URLs, bodies, stream events; JSON-escaped or percent-encoded too).\n"
+                 "The recorded fixtures carry no expectations: review them and add\n"
+                 "expect.failing_checks before committing.\n\n"
+                 "  --redact-header NAME   drop this header too and scrub its value (repeatable)\n"
+                 "  --redact-field NAME    redact JSON fields and query parameters of this name\n"
+                 "                         too and scrub their values (repeatable)\n"
+                 "  --timeout MS           one request, whole transfer\n"
+                 "  --keep-errors          write the fixture of an error response too\n\n"
                  "An error status (400 or above, after the retries) where the input fixture\n"
                  "expects a success is said on standard error and that fixture is not written,\n"
                  "unless --keep-errors is given (then it is written and the exit status is 0).\n"
                  "Exit status: 0 when every exchange got an HTTP response that was kept,\n"
                  "1 otherwise (no response, an error status without --keep-errors, a write\n"
                  "failure), 2 on bad usage.");
+            tw_redactor_free(&red);
             return TW_EXIT_OK;
-        default: return tw_cli_usage_error("record", "unknown option '%s' (see --help)", argv[optind - 1]);
+        default:
+            tw_redactor_free(&red);
+            return tw_cli_usage_error("record", "unknown option '%s' (see --help)", argv[optind - 1]);
         }
     }
+    const char *bad = NULL;
     if (!url || (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0))
-        return tw_cli_usage_error("record", "--backend wants the server's base URL (see --help)");
-    if (!outdir)
-        return tw_cli_usage_error("record", "--out DIR is required");
-    if (optind >= argc)
-        return tw_cli_usage_error("record", "give fixtures to record (see --help)");
-    if (key_env && (!getenv(key_env) || !*getenv(key_env)))
+        bad = "--backend wants the server's base URL (see --help)";
+    else if (!outdir)
+        bad = "--out DIR is required";
+    else if (optind >= argc)
+        bad = "give fixtures to record (see --help)";
+    if (bad) {
+        tw_redactor_free(&red);
+        return tw_cli_usage_error("record", "%s", bad);
+    }
+    if (key_env && (!getenv(key_env) || !*getenv(key_env))) {
+        tw_redactor_free(&red);
         return tw_cli_usage_error("record", "environment variable %s is not set", key_env);
-    if (!tw_mkdirs(outdir))
+    }
+    if (key_env)
+        tw_redactor_add_value(&red, getenv(key_env)); /* echoed back, it is scrubbed too */
+    if (!tw_mkdirs(outdir)) {
+        tw_redactor_free(&red);
         return tw_cli_usage_error("record", "cannot create '%s'", outdir);
+    }
     size_t stale = tw_clean_stale_temps(outdir);
     if (stale)
         fprintf(stderr, "toolwire record: removed %zu stale temporary file(s) in %s\n", stale, outdir);
@@ -144,8 +183,19 @@ int tw_cmd_record(int argc, char **argv)
     char why[800];
     if (!tw_fixture_set_load(&fs, argv + optind, (size_t)(argc - optind), &L, why, sizeof why)) {
         tw_fixture_set_free(&fs);
+        tw_redactor_free(&red);
         return tw_cli_usage_error("record", "%s", why);
     }
+    /* every secret of every request first, so that an echo is caught anywhere */
+    for (size_t i = 0; i < fs.n; i++)
+        for (size_t k = 0; k < fs.fx[i].nexchanges; k++) {
+            const tw_fx_request *q = &fs.fx[i].exchanges[k].req;
+            for (size_t j = 0; j < q->nheaders; j++)
+                tw_redact_discover_header(&red, q->headers[j].name, q->headers[j].value);
+            if (q->path)
+                tw_redact_discover_text(&red, q->path, strlen(q->path));
+            tw_redact_discover_json(&red, q->body, L.max_depth);
+        }
     for (size_t i = 0; i < fs.nbad; i++)
         fprintf(stderr, "toolwire record: skipping %s: %s\n", fs.bad_files[i], fs.bad_why[i]);
     tw_client_opts co;
@@ -157,10 +207,9 @@ int tw_cmd_record(int argc, char **argv)
     tw_client *cl = tw_client_new(&co);
     if (!cl) {
         tw_fixture_set_free(&fs);
+        tw_redactor_free(&red);
         return TW_EXIT_FAIL;
     }
-    tw_redactor red;
-    memset(&red, 0, sizeof red);
     char stamp[32];
     time_t now = time(NULL);
     struct tm tm;
@@ -207,7 +256,7 @@ int tw_cmd_record(int argc, char **argv)
                 if (!keep_errors)
                     ok = false;
             }
-            /* request headers: drop credentials */
+            /* request: drop credential headers, scrub the rest and the path */
             cJSON *req = tw_json_get(x, "request");
             cJSON *rh = tw_json_get(req, "headers");
             for (cJSON *h = rh ? rh->child : NULL; h;) {
@@ -216,6 +265,10 @@ int tw_cmd_record(int argc, char **argv)
                     cJSON_Delete(cJSON_DetachItemViaPointer(rh, h));
                 h = next;
             }
+            if (rh)
+                tw_redact_json(&red, rh, L.max_depth);
+            if (cJSON_IsString(tw_json_get(req, "path")))
+                tw_redact_json(&red, tw_json_get(req, "path"), L.max_depth);
             if (tw_json_get(req, "body"))
                 tw_redact_json(&red, tw_json_get(req, "body"), L.max_depth);
             cJSON *resp = ok ? response_json(&r, &red, &L) : NULL;

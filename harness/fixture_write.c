@@ -1,17 +1,11 @@
 /* Writing fixtures back to JSON (fixture_write.h). */
 #include "fixture_write.h"
 
-#include <dirent.h>
-#include <errno.h>
-#include <signal.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
-#include <time.h>
-#include <unistd.h>
+
+#include "out.h"
 
 /* ---- arena ---- */
 
@@ -267,136 +261,6 @@ tw_status tw_fixture_write(tw_buf *out, const tw_fixture *f)
     return st == TW_OK ? tw_buf_putc(out, '\n') : st;
 }
 
-/* ---- atomic file writes ---- */
-
-char *tw_temp_template(const char *path)
-{
-    size_t n = strlen(path) + 48;
-    char *t = malloc(n);
-    if (t)
-        snprintf(t, n, "%s.tmp.%ld.XXXXXX", path, (long)getpid());
-    return t;
-}
-
-/* mkstemp's six characters */
-static bool temp_suffix(const char *s)
-{
-    if (strlen(s) != 6)
-        return false;
-    for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')))
-            return false;
-    return true;
-}
-
-/* The pid of a "NAME.tmp.PID.XXXXXX" name, 0 for "NAME.tmp.XXXXXX", -1 for
- * any other name. */
-static long temp_pid(const char *name)
-{
-    const char *t = NULL;
-    for (const char *p = name; (p = strstr(p, ".tmp.")); p++)
-        t = p;
-    if (!t || t == name)
-        return -1;
-    /* only temporaries of the files this program writes: reports, fixtures */
-    static const char *const exts[] = {".json", ".md", ".html", ".xml"};
-    bool own = false;
-    for (size_t i = 0; i < sizeof exts / sizeof *exts; i++) {
-        size_t el = strlen(exts[i]);
-        if ((size_t)(t - name) > el && memcmp(t - el, exts[i], el) == 0)
-            own = true;
-    }
-    if (!own)
-        return -1;
-    const char *rest = t + 5;
-    if (temp_suffix(rest))
-        return 0;
-    const char *dot = strchr(rest, '.');
-    if (!dot || dot == rest || dot - rest > 10 || !temp_suffix(dot + 1))
-        return -1;
-    long pid = 0;
-    for (const char *p = rest; p < dot; p++) {
-        if (*p < '0' || *p > '9')
-            return -1;
-        pid = pid * 10 + (*p - '0');
-    }
-    return pid > 0 ? pid : -1;
-}
-
-size_t tw_clean_stale_temps(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0;
-    size_t removed = 0;
-    time_t now = time(NULL);
-    long self = (long)getpid();
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        long pid = temp_pid(e->d_name);
-        if (pid < 0 || pid == self)
-            continue;
-        char p[4400];
-        if ((size_t)snprintf(p, sizeof p, "%s/%s", dir, e->d_name) >= sizeof p)
-            continue;
-        struct stat sb;
-        if (lstat(p, &sb) != 0 || !S_ISREG(sb.st_mode))
-            continue;
-        double age = difftime(now, sb.st_mtime);
-        bool stale;
-        if (pid == 0)
-            stale = age >= TW_STALE_TEMP_OLD_FORM_S;
-        else
-            stale = (kill((pid_t)pid, 0) != 0 && errno == ESRCH) || age >= TW_STALE_TEMP_AGE_S;
-        if (stale && unlink(p) == 0)
-            removed++;
-    }
-    closedir(d);
-    return removed;
-}
-
-tw_status tw_write_file_atomic(const char *path, const char *data, size_t len, char *why,
-                               size_t whylen)
-{
-    char *tmp = tw_temp_template(path);
-    if (!tmp) {
-        snprintf(why, whylen, "%s: out of memory", path);
-        return TW_ERR_NOMEM;
-    }
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        snprintf(why, whylen, "%s: cannot create a temporary file: %s", path, strerror(errno));
-        free(tmp);
-        return TW_ERR_IO;
-    }
-    /* mkstemp creates 0600; fixtures are ordinary readable files */
-    (void)fchmod(fd, 0644);
-    size_t done = 0;
-    while (done < len) {
-        ssize_t w = write(fd, data + done, len - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break;
-        done += (size_t)w;
-    }
-    int err = done == len ? 0 : (errno ? errno : EIO);
-    if (!err && fsync(fd) != 0)
-        err = errno;
-    if (close(fd) != 0 && !err)
-        err = errno;
-    if (!err && rename(tmp, path) != 0)
-        err = errno;
-    if (err) {
-        unlink(tmp);
-        snprintf(why, whylen, "%s: cannot write: %s", path, strerror(err));
-        free(tmp);
-        return TW_ERR_IO;
-    }
-    free(tmp);
-    return TW_OK;
-}
-
 tw_status tw_fixture_write_file(const char *path, const tw_fixture *f, char *why, size_t whylen)
 {
     tw_buf b = {0};
@@ -406,7 +270,7 @@ tw_status tw_fixture_write_file(const char *path, const tw_fixture *f, char *why
         tw_buf_free(&b);
         return st;
     }
-    st = tw_write_file_atomic(path, b.data, b.len, why, whylen);
+    st = tw_out_write_file(path, b.data, b.len, why, whylen);
     tw_buf_free(&b);
     return st;
 }

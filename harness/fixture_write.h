@@ -38,40 +38,7 @@ cJSON *tw_fixture_to_json(const tw_fixture *f);
 /* Pretty JSON text of the fixture, with a final newline, appended to out. */
 tw_status tw_fixture_write(tw_buf *out, const tw_fixture *f);
 
-/*
- * Write bytes to `path` atomically: a temporary file in the same directory,
- * flushed to disk, then renamed over `path`. Nothing is left behind on
- * failure; `why` says what failed.
- */
-tw_status tw_write_file_atomic(const char *path, const char *data, size_t len, char *why,
-                               size_t whylen);
-
-/*
- * The temporary file next to `path` that an atomic write renames over it:
- * "PATH.tmp.PID.XXXXXX" (a mkstemp template; malloc'd, NULL on allocation
- * failure). The creating process's id in the name lets a later run tell a
- * temporary left by a killed writer from a concurrent run's live one.
- */
-char *tw_temp_template(const char *path);
-
-/* A temporary older than this (seconds) is stale even when a process with
- * its pid exists (the pid was reused); one of a gone pid is stale at once. */
-#define TW_STALE_TEMP_AGE_S 3600L
-/* Temporaries without a pid (the older "PATH.tmp.XXXXXX" form) are stale
- * after this many seconds. */
-#define TW_STALE_TEMP_OLD_FORM_S 60L
-
-/*
- * Remove this program's stale temporaries in dir (not below it): regular
- * files named "F.tmp.PID.XXXXXX", F ending in .json, .md, .html or .xml (the
- * files it writes), whose process is gone (or that are older
- * than TW_STALE_TEMP_AGE_S), and "F.tmp.XXXXXX" older than
- * TW_STALE_TEMP_OLD_FORM_S. Never this process's own, never another name.
- * Returns how many were removed; a missing dir removes nothing.
- */
-size_t tw_clean_stale_temps(const char *dir);
-
-/* tw_fixture_write + tw_write_file_atomic. */
+/* tw_fixture_write + tw_out_write_file (out.h: atomic, redacted). */
 tw_status tw_fixture_write_file(const char *path, const tw_fixture *f, char *why, size_t whylen);
 
 #endif

@@ -12,6 +12,7 @@
 #include "decode_opts.h"
 #include "har.h"
 #include "mock.h"
+#include "out.h"
 #include "toolwire/decode.h"
 
 /* One recorded interaction, whatever file it came from. Pointers refer to
@@ -711,16 +712,23 @@ static tw_status import_any(const char *path, const char *data, size_t len,
         tw_fx_arena_free(&a);
         return st;
     }
-    /* First every secret value of every dropped header, so that it is
-     * scrubbed wherever it appears, in any interaction. */
+    /* First every secret value anywhere in the file (credential headers,
+     * cookies, query parameters, body fields at any depth, bearer tokens),
+     * so that it is scrubbed wherever it appears, in any interaction. */
     for (size_t i = 0; i < s.n && st == TW_OK; i++) {
         const rawx *r = &s.x[i];
         for (size_t k = 0; k < r->nrqh && st == TW_OK; k++)
-            if (r->rqh[k].name && r->rqh[k].value && tw_redact_header_dropped(red, r->rqh[k].name))
-                st = tw_redactor_add_value(red, r->rqh[k].value);
+            st = tw_redact_discover_header(red, r->rqh[k].name, r->rqh[k].value);
         for (size_t k = 0; k < r->nrsh && st == TW_OK; k++)
-            if (r->rsh[k].name && r->rsh[k].value && tw_redact_header_dropped(red, r->rsh[k].name))
-                st = tw_redactor_add_value(red, r->rsh[k].value);
+            st = tw_redact_discover_header(red, r->rsh[k].name, r->rsh[k].value);
+        if (st == TW_OK && r->url)
+            st = tw_redact_discover_text(red, r->url, strlen(r->url));
+        if (st == TW_OK)
+            st = r->rq_json ? tw_redact_discover_json(red, r->rq_json, lim.max_depth)
+                            : tw_redact_discover_body(red, r->rq_body, r->rq_len, lim.max_depth);
+        if (st == TW_OK)
+            st = r->rs_json ? tw_redact_discover_json(red, r->rs_json, lim.max_depth)
+                            : tw_redact_discover_body(red, r->rs_body, r->rs_len, lim.max_depth);
     }
     tw_fixture f;
     memset(&f, 0, sizeof f);
@@ -841,7 +849,7 @@ tw_status tw_import_file(const char *path, const tw_import_opts *o, tw_redactor 
     }
     sprintf(dst, "%s/%s.json", dir, stem);
     free(stem);
-    st = tw_write_file_atomic(dst, b.data, b.len, why, whylen);
+    st = tw_out_write_file(dst, b.data, b.len, why, whylen);
     tw_buf_free(&b);
     if (st == TW_OK && written)
         *written = dst;

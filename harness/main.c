@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "out.h"
 
 typedef struct cmd {
     const char *name;
@@ -33,6 +34,8 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    /* every byte written from here on is redacted (out.h) */
+    tw_out_stdio_install();
     if (argc < 2) {
         usage(stderr);
         return TW_EXIT_USAGE;

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "decode_opts.h"
+#include "redact.h"
 #include "toolwire/decode.h"
 #include "toolwire/encode.h"
 #include "toolwire/text.h"
@@ -685,6 +686,18 @@ static void make_malformed(out_resp *o, size_t k, bool stream)
 
 /* ---- the access handler ---- */
 
+/* A credential header's or query parameter's value joins the secret set. */
+static enum MHD_Result learn_secret(void *cls, enum MHD_ValueKind kind, const char *name,
+                                    const char *value)
+{
+    (void)cls;
+    if (name && value &&
+        (kind == MHD_HEADER_KIND ? tw_redact_header_dropped(NULL, name)
+                                 : strcasecmp(name, "key") == 0 || tw_redact_field_secret(NULL, name)))
+        tw_secret_add(value);
+    return MHD_YES;
+}
+
 static void request_headers(struct MHD_Connection *c, const char *name, char *dst, size_t n)
 {
     const char *v = MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
@@ -786,6 +799,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         }
         return MHD_YES;
     }
+    /* a client's credentials never reach a log or report of this process */
+    MHD_get_connection_values(conn, MHD_HEADER_KIND, learn_secret, NULL);
+    MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, learn_secret, NULL);
     char kind = tw_path_kind(url);
     tw_buf eb = {0};
     tw_mock_record rec;

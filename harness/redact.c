@@ -1,6 +1,9 @@
 /* Secret redaction for recorded traffic (redact.h). */
 #include "redact.h"
 
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -9,19 +12,24 @@ static const char *const dropped_exact[] = {
     "authorization", "proxy-authorization", "api-key", "x-api-key", "cookie", "set-cookie",
     "openai-organization", "openai-project", "anthropic-organization-id", NULL};
 
-static const char *const dropped_parts[] = {"organization", "project", "api-key", "api_key",
-                                            "apikey",       "secret",  "cookie",  "session-token",
-                                            "auth",         NULL};
+static const char *const dropped_parts[] = {"organization", "project", "token",  "secret",
+                                            "password",     "session", "auth",   "key",
+                                            "cookie",       NULL};
 
-/* JSON members whose value is a credential whatever it looks like. */
-static const char *const secret_keys[] = {"api_key",      "apikey",        "api-key",
-                                          "x-api-key",    "password",      "secret",
-                                          "client_secret", "authorization", "access_token",
-                                          "refresh_token", NULL};
+/* JSON fields and query parameters whose value is a credential (names as
+ * normalised by norm_name), exactly or as a suffix. */
+static const char *const secret_fields[] = {
+    "token",       "secret",        "password",    "passwd",     "api_key",
+    "apikey",      "x_api_key",     "authorization", "auth",     "cookie",
+    "credential",  "credentials",   "private_key", "client_secret", NULL};
+static const char *const secret_suffixes[] = {"_token",       "_secret",     "_password",
+                                              "_passwd",      "_api_key",    "_apikey",
+                                              "_private_key", "_secret_key", "_access_key",
+                                              NULL};
 
-/* Query parameters whose value is a credential. */
-static const char *const secret_params[] = {"key",   "api_key", "api-key", "apikey",
-                                            "access_token", "token", "secret", NULL};
+/* Set-Cookie attributes: not secret values. */
+static const char *const cookie_attrs[] = {"path",     "expires",  "max-age", "domain",
+                                           "samesite", "priority", NULL};
 
 static bool contains_ci(const char *hay, const char *needle)
 {
@@ -50,59 +58,135 @@ tw_status tw_redactor_add_name(tw_redactor *r, const char *name)
     return push(&r->names, &r->nnames, name, strlen(name));
 }
 
-static bool have_value(const tw_redactor *r, const char *s, size_t n)
+tw_status tw_redactor_add_field(tw_redactor *r, const char *name)
 {
-    for (size_t i = 0; i < r->nvalues; i++)
-        if (strlen(r->values[i]) == n && memcmp(r->values[i], s, n) == 0)
+    return push(&r->fields, &r->nfields, name, strlen(name));
+}
+
+static bool have(char *const *vals, size_t nv, const char *s, size_t n)
+{
+    for (size_t i = 0; i < nv; i++)
+        if (strlen(vals[i]) == n && memcmp(vals[i], s, n) == 0)
             return true;
     return false;
 }
 
-tw_status tw_redactor_add_value(tw_redactor *r, const char *value)
+/* The value, trimmed, and for "Bearer X" / "Basic X" also X: each kept when
+ * it has 6 bytes or more and no NUL. */
+static tw_status add_value_to(char ***vals, size_t *nv, const char *p, size_t n)
 {
-    const char *p = value;
-    size_t n = strlen(p);
     tw_trim(&p, &n);
-    if (n >= 6 && !have_value(r, p, n)) {
-        tw_status st = push(&r->values, &r->nvalues, p, n);
+    if (n >= 6 && !memchr(p, '\0', n) && !have(*vals, *nv, p, n)) {
+        tw_status st = push(vals, nv, p, n);
         if (st != TW_OK)
             return st;
     }
-    /* "Bearer TOKEN": the token alone may appear elsewhere (a URL, a body). */
     const char *sp = memchr(p, ' ', n);
     if (sp) {
         const char *t = sp + 1;
         size_t tn = n - (size_t)(t - p);
         tw_trim(&t, &tn);
-        if (tn >= 6 && !have_value(r, t, tn))
-            return push(&r->values, &r->nvalues, t, tn);
+        if (tn >= 6 && !memchr(t, '\0', tn) && !have(*vals, *nv, t, tn))
+            return push(vals, nv, t, tn);
     }
     return TW_OK;
+}
+
+static tw_status add_valuen(tw_redactor *r, const char *p, size_t n)
+{
+    tw_status st = add_value_to(&r->values, &r->nvalues, p, n);
+    if (st == TW_OK && r->publish) {
+        char *c = tw_strndup(p, n);
+        st = c ? tw_secret_add(c) : TW_ERR_NOMEM;
+        free(c);
+    }
+    return st;
+}
+
+tw_status tw_redactor_add_value(tw_redactor *r, const char *value)
+{
+    return add_valuen(r, value, strlen(value));
 }
 
 void tw_redactor_free(tw_redactor *r)
 {
     for (size_t i = 0; i < r->nnames; i++)
         free(r->names[i]);
+    for (size_t i = 0; i < r->nfields; i++)
+        free(r->fields[i]);
     for (size_t i = 0; i < r->nvalues; i++)
         free(r->values[i]);
     free(r->names);
+    free(r->fields);
     free(r->values);
     memset(r, 0, sizeof *r);
 }
 
 bool tw_redact_header_dropped(const tw_redactor *r, const char *name)
 {
-    for (const char *const *p = dropped_exact; *p; p++)
-        if (strcasecmp(*p, name) == 0)
-            return true;
-    for (const char *const *p = dropped_parts; *p; p++)
-        if (contains_ci(name, *p))
-            return true;
     for (size_t i = 0; r && i < r->nnames; i++)
         if (strcasecmp(r->names[i], name) == 0)
             return true;
+    for (const char *const *p = dropped_exact; *p; p++)
+        if (strcasecmp(*p, name) == 0)
+            return true;
+    /* x-ratelimit-remaining-tokens and the like are counters, not secrets */
+    if (contains_ci(name, "ratelimit") || contains_ci(name, "rate-limit"))
+        return false;
+    for (const char *const *p = dropped_parts; *p; p++)
+        if (contains_ci(name, *p))
+            return true;
     return false;
+}
+
+/* Lower case, '-' ' ' '.' as '_', "accessToken" as "access_token". */
+static void norm_name(const char *s, size_t n, char *out, size_t outn)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n && o + 2 < outn; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 'A' && c <= 'Z') {
+            if (i > 0 && o > 0 && out[o - 1] != '_' &&
+                ((s[i - 1] >= 'a' && s[i - 1] <= 'z') || (s[i - 1] >= '0' && s[i - 1] <= '9')))
+                out[o++] = '_';
+            out[o++] = (char)(c - 'A' + 'a');
+        } else if (c == '-' || c == ' ' || c == '.') {
+            out[o++] = '_';
+        } else {
+            out[o++] = (char)c;
+        }
+    }
+    out[o] = '\0';
+}
+
+static bool field_secret_n(const tw_redactor *r, const char *name, size_t n)
+{
+    for (size_t i = 0; r && i < r->nfields; i++)
+        if (strlen(r->fields[i]) == n && strncasecmp(r->fields[i], name, n) == 0)
+            return true;
+    char k[128];
+    norm_name(name, n, k, sizeof k);
+    size_t kl = strlen(k);
+    for (const char *const *p = secret_fields; *p; p++)
+        if (strcmp(k, *p) == 0)
+            return true;
+    for (const char *const *p = secret_suffixes; *p; p++) {
+        size_t pl = strlen(*p);
+        if (kl > pl && strcmp(k + kl - pl, *p) == 0)
+            return true;
+    }
+    return false;
+}
+
+bool tw_redact_field_secret(const tw_redactor *r, const char *name)
+{
+    return name && field_secret_n(r, name, strlen(name));
+}
+
+/* A query parameter named like a credential ("key" too). */
+static bool param_secret(const tw_redactor *r, const char *name, size_t n)
+{
+    return (n == 3 && strncasecmp(name, "key", 3) == 0) || field_secret_n(r, name, n);
 }
 
 /* ---- scrubbing text ---- */
@@ -152,59 +236,74 @@ static size_t auth_scheme(const char *s, size_t n, size_t i)
     return 0;
 }
 
-/* "?key=" / "&api_key=" at s[i]: the length up to and including '='. */
-static size_t query_param(const char *s, size_t n, size_t i)
+/* "?key=" / "&api_key=" at s[i] (a credential parameter name, at most 64
+ * bytes): the length up to and including '='. */
+static size_t query_param(const tw_redactor *r, const char *s, size_t n, size_t i)
 {
     if (s[i] != '?' && s[i] != '&')
         return 0;
-    for (const char *const *p = secret_params; *p; p++) {
-        size_t pl = strlen(*p);
-        if (n - i > pl + 1 && strncasecmp(s + i + 1, *p, pl) == 0 && s[i + 1 + pl] == '=')
-            return pl + 2;
-    }
-    return 0;
+    size_t j = i + 1;
+    while (j < n && j - i <= 65 && (is_alnum((unsigned char)s[j]) || s[j] == '_' || s[j] == '-'))
+        j++;
+    if (j >= n || s[j] != '=' || j == i + 1 || j - i > 65)
+        return 0;
+    return param_secret(r, s + i + 1, j - i - 1) ? j - i + 1 : 0;
 }
 
-tw_status tw_redact_text(tw_redactor *r, const char *s, size_t n, tw_buf *out)
+/* End of a query parameter's value starting at s[j]. */
+static size_t param_end(const char *s, size_t n, size_t j)
 {
-    tw_status st = TW_OK;
+    while (j < n && (is_token_char((unsigned char)s[j]) || s[j] == '%'))
+        j++;
+    return j;
+}
+
+tw_status tw_redact_text(tw_redactor *r, const char *s0, size_t n0, tw_buf *out)
+{
+    /* first every remembered value, in any encoding */
+    tw_buf vb = {0};
+    size_t cnt = 0;
+    tw_status st = tw_scrub_values(r->values, r->nvalues, s0, n0, &vb, &cnt, NULL);
+    if (st != TW_OK) {
+        tw_buf_free(&vb);
+        return st;
+    }
+    r->scrubbed += cnt;
+    const char *s = vb.data ? vb.data : "";
+    size_t n = vb.len;
     size_t i = 0, plain = 0; /* s[plain, i) not yet copied */
-#define FLUSH()                                                                \
-    do {                                                                       \
+#define FLUSH()                                                                    \
+    do {                                                                           \
         if (i > plain && (st = tw_buf_append(out, s + plain, i - plain)) != TW_OK) \
-            return st;                                                         \
+            goto done;                                                             \
     } while (0)
     while (i < n) {
-        size_t k = 0;
-        for (size_t v = 0; v < r->nvalues && !k; v++) {
-            size_t vl = strlen(r->values[v]);
-            if (vl && n - i >= vl && memcmp(s + i, r->values[v], vl) == 0)
-                k = vl;
-        }
-        if (!k)
-            k = key_like(s, n, i);
+        size_t k = key_like(s, n, i);
         if (k) {
             FLUSH();
             if ((st = tw_buf_puts(out, TW_REDACTED)) != TW_OK)
-                return st;
+                goto done;
             r->scrubbed++;
             i += k;
             plain = i;
             continue;
         }
         size_t pre = auth_scheme(s, n, i);
-        if (!pre)
-            pre = query_param(s, n, i);
+        bool query = false;
+        if (!pre) {
+            pre = query_param(r, s, n, i);
+            query = pre != 0;
+        }
         if (pre) {
-            size_t j = i + pre;
-            bool query = s[i] == '?' || s[i] == '&';
-            while (j < n && (is_token_char((unsigned char)s[j]) || (query && s[j] == '%')))
-                j++;
+            size_t j = query ? param_end(s, n, i + pre) : i + pre;
+            if (!query)
+                while (j < n && is_token_char((unsigned char)s[j]))
+                    j++;
             if (j - i - pre >= (query ? 1u : 6u)) {
                 i += pre;
                 FLUSH();
                 if ((st = tw_buf_puts(out, TW_REDACTED)) != TW_OK)
-                    return st;
+                    goto done;
                 r->scrubbed++;
                 i = j;
                 plain = i;
@@ -215,7 +314,9 @@ tw_status tw_redact_text(tw_redactor *r, const char *s, size_t n, tw_buf *out)
     }
     FLUSH();
 #undef FLUSH
-    return TW_OK;
+done:
+    tw_buf_free(&vb);
+    return st;
 }
 
 char *tw_redact_str(tw_redactor *r, const char *s)
@@ -228,12 +329,216 @@ char *tw_redact_str(tw_redactor *r, const char *s)
     return tw_buf_take(&b, NULL);
 }
 
-static bool secret_key(const char *k)
+/* ---- discovery ---- */
+
+static int hexval(unsigned char c)
 {
-    for (const char *const *p = secret_keys; *p; p++)
-        if (strcasecmp(*p, k) == 0)
-            return true;
-    return false;
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* A query parameter's value, as written and percent-decoded. */
+static tw_status add_param_value(tw_redactor *r, const char *v, size_t n)
+{
+    tw_status st = add_valuen(r, v, n);
+    if (st != TW_OK || !memchr(v, '%', n))
+        return st;
+    char *d = malloc(n + 1);
+    if (!d)
+        return TW_ERR_NOMEM;
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        int h, l;
+        if (v[i] == '%' && i + 2 < n && (h = hexval((unsigned char)v[i + 1])) >= 0 &&
+            (l = hexval((unsigned char)v[i + 2])) >= 0) {
+            d[o++] = (char)(h * 16 + l);
+            i += 2;
+        } else {
+            d[o++] = v[i];
+        }
+    }
+    st = add_valuen(r, d, o);
+    free(d);
+    return st;
+}
+
+tw_status tw_redact_discover_text(tw_redactor *r, const char *s, size_t n)
+{
+    tw_status st = TW_OK;
+    for (size_t i = 0; i < n && st == TW_OK; i++) {
+        size_t k = key_like(s, n, i);
+        if (k) {
+            st = add_valuen(r, s + i, k);
+            i += k - 1;
+            continue;
+        }
+        size_t pre = auth_scheme(s, n, i);
+        if (pre) {
+            /* a token, not prose ("the bearer instrument"): 12 bytes or
+             * more, not only letters */
+            size_t j = i + pre;
+            bool letters = true;
+            while (j < n && is_token_char((unsigned char)s[j])) {
+                unsigned char c = (unsigned char)s[j] | 0x20;
+                letters = letters && c >= 'a' && c <= 'z';
+                j++;
+            }
+            if (j - i - pre >= 12 && !letters)
+                st = add_valuen(r, s + i + pre, j - i - pre);
+            continue;
+        }
+        pre = query_param(r, s, n, i);
+        if (pre) {
+            size_t j = param_end(s, n, i + pre);
+            if (j > i + pre)
+                st = add_param_value(r, s + i + pre, j - i - pre);
+        }
+    }
+    return st;
+}
+
+tw_status tw_redact_discover_header(tw_redactor *r, const char *name, const char *value)
+{
+    if (!name || !value)
+        return TW_OK;
+    tw_status st = TW_OK;
+    if (tw_redact_header_dropped(r, name)) {
+        if ((st = tw_redactor_add_value(r, value)) != TW_OK)
+            return st;
+        /* cookie pairs: "a=1; session=xyz" and Set-Cookie's first pair */
+        for (const char *p = value; *p && st == TW_OK;) {
+            size_t len = strcspn(p, ";");
+            const char *eq = memchr(p, '=', len);
+            if (eq) {
+                const char *nm = p;
+                size_t nl = (size_t)(eq - p);
+                tw_trim(&nm, &nl);
+                bool attr = false;
+                for (const char *const *a = cookie_attrs; *a && !attr; a++)
+                    attr = strlen(*a) == nl && strncasecmp(*a, nm, nl) == 0;
+                if (!attr)
+                    st = add_valuen(r, eq + 1, len - (size_t)(eq + 1 - p));
+            }
+            p += len;
+            if (*p == ';')
+                p++;
+        }
+    }
+    if (st == TW_OK)
+        st = tw_redact_discover_text(r, value, strlen(value));
+    return st;
+}
+
+static bool looks_container(const char *s)
+{
+    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+        s++;
+    return *s == '{' || *s == '[';
+}
+
+/* A "token" member beside a "logprob": a model token, not a credential. */
+static bool logprob_token(const cJSON *parent, const cJSON *c)
+{
+    return strcasecmp(c->string, "token") == 0 && parent &&
+           cJSON_GetObjectItemCaseSensitive(parent, "logprob") != NULL;
+}
+
+static bool secret_member(const tw_redactor *r, const cJSON *parent, const cJSON *c)
+{
+    return c->string && tw_redact_field_secret(r, c->string) && !logprob_token(parent, c);
+}
+
+static tw_status discover_json(tw_redactor *r, const cJSON *v, size_t depth, size_t max_depth)
+{
+    if (!v || depth > max_depth)
+        return TW_OK;
+    if (cJSON_IsString(v) && v->valuestring) {
+        const char *s = v->valuestring;
+        tw_status st = tw_redact_discover_text(r, s, strlen(s));
+        if (st == TW_OK && looks_container(s) && depth < max_depth) {
+            cJSON *inner = NULL;
+            if (tw_json_parse(s, strlen(s), max_depth - depth, &inner, NULL) == TW_OK && inner)
+                st = discover_json(r, inner, depth + 1, max_depth);
+            cJSON_Delete(inner);
+        }
+        return st;
+    }
+    for (const cJSON *c = v->child; c; c = c->next) {
+        tw_status st = TW_OK;
+        if (secret_member(r, v, c) && cJSON_IsString(c) && c->valuestring)
+            st = tw_redactor_add_value(r, c->valuestring);
+        else if (secret_member(r, v, c) && cJSON_IsNumber(c)) {
+            char num[64];
+            snprintf(num, sizeof num, "%.17g", c->valuedouble);
+            st = tw_redactor_add_value(r, num);
+        }
+        if (st == TW_OK)
+            st = discover_json(r, c, depth + 1, max_depth);
+        if (st != TW_OK)
+            return st;
+    }
+    return TW_OK;
+}
+
+tw_status tw_redact_discover_json(tw_redactor *r, const cJSON *v, size_t max_depth)
+{
+    return discover_json(r, v, 0, max_depth ? max_depth : 64);
+}
+
+tw_status tw_redact_discover_body(tw_redactor *r, const char *s, size_t n, size_t max_depth)
+{
+    if (!s || !n)
+        return TW_OK;
+    if (!max_depth)
+        max_depth = 64;
+    cJSON *v = NULL;
+    tw_status st = TW_OK;
+    if (tw_json_parse(s, n, max_depth, &v, NULL) == TW_OK && v) {
+        st = discover_json(r, v, 0, max_depth);
+        cJSON_Delete(v);
+        if (st != TW_OK)
+            return st;
+    } else {
+        /* an event stream: each "data:" line that is JSON */
+        for (size_t i = 0; i < n && st == TW_OK;) {
+            const char *nl = memchr(s + i, '\n', n - i);
+            size_t len = nl ? (size_t)(nl - (s + i)) : n - i;
+            const char *l = s + i;
+            size_t ll = len;
+            if (ll >= 5 && memcmp(l, "data:", 5) == 0) {
+                l += 5;
+                ll -= 5;
+            }
+            tw_trim(&l, &ll);
+            if (ll && (*l == '{' || *l == '[')) {
+                cJSON *e = NULL;
+                if (tw_json_parse(l, ll, max_depth, &e, NULL) == TW_OK && e)
+                    st = discover_json(r, e, 0, max_depth);
+                cJSON_Delete(e);
+            }
+            i += len + 1;
+        }
+    }
+    return st == TW_OK ? tw_redact_discover_text(r, s, n) : st;
+}
+
+/* ---- scrubbing JSON ---- */
+
+static tw_status swap_string(cJSON *v, char *s)
+{
+    if (strcmp(s, v->valuestring) != 0) {
+        /* cJSON owns valuestring: swap the allocation (cJSON_free is free here) */
+        cJSON_free(v->valuestring);
+        v->valuestring = s;
+    } else {
+        free(s);
+    }
+    return TW_OK;
 }
 
 static tw_status scrub_json(tw_redactor *r, cJSON *v, size_t depth, size_t max_depth)
@@ -241,27 +546,52 @@ static tw_status scrub_json(tw_redactor *r, cJSON *v, size_t depth, size_t max_d
     if (depth > max_depth)
         return TW_OK; /* the loaders refuse deeper trees before this point */
     if (cJSON_IsString(v) && v->valuestring) {
-        char *s = tw_redact_str(r, v->valuestring);
-        if (!s)
-            return TW_ERR_NOMEM;
-        if (strcmp(s, v->valuestring) != 0) {
-            /* cJSON owns valuestring: swap the allocation (cJSON_free is free here) */
-            cJSON_free(v->valuestring);
-            v->valuestring = s;
-        } else {
-            free(s);
+        if (looks_container(v->valuestring) && depth < max_depth) {
+            /* a JSON document inside a string (a tool call's arguments) */
+            cJSON *inner = NULL;
+            const char *s = v->valuestring;
+            if (tw_json_parse(s, strlen(s), max_depth - depth, &inner, NULL) == TW_OK && inner) {
+                size_t before = r->scrubbed;
+                tw_status st = scrub_json(r, inner, depth + 1, max_depth);
+                char *txt = st == TW_OK && r->scrubbed != before ? tw_json_print(inner, NULL) : NULL;
+                cJSON_Delete(inner);
+                if (st != TW_OK)
+                    return st;
+                if (r->scrubbed != before) {
+                    if (!txt)
+                        return TW_ERR_NOMEM;
+                    char *c = tw_strdup(txt);
+                    cJSON_free(txt);
+                    return c ? swap_string(v, c) : TW_ERR_NOMEM;
+                }
+                return TW_OK;
+            }
+            cJSON_Delete(inner);
         }
-        return TW_OK;
+        char *s = tw_redact_str(r, v->valuestring);
+        return s ? swap_string(v, s) : TW_ERR_NOMEM;
     }
     for (cJSON *c = v->child; c; c = c->next) {
-        if (c->string && secret_key(c->string) && cJSON_IsString(c) && c->valuestring[0] &&
-            strcmp(c->valuestring, TW_REDACTED) != 0) {
+        if (secret_member(r, v, c) &&
+            ((cJSON_IsString(c) && c->valuestring && c->valuestring[0] &&
+              strcmp(c->valuestring, TW_REDACTED) != 0) ||
+             cJSON_IsNumber(c))) {
             char *s = tw_strdup(TW_REDACTED);
             if (!s)
                 return TW_ERR_NOMEM;
-            cJSON_free(c->valuestring);
+            tw_status st = TW_OK;
+            if (cJSON_IsString(c)) {
+                st = tw_redactor_add_value(r, c->valuestring);
+                cJSON_free(c->valuestring);
+            } else {
+                c->type = cJSON_String | (c->type & cJSON_StringIsConst);
+                c->valueint = 0;
+                c->valuedouble = 0;
+            }
             c->valuestring = s;
             r->scrubbed++;
+            if (st != TW_OK)
+                return st;
             continue;
         }
         if (c->string && !(c->type & cJSON_StringIsConst)) {
@@ -285,4 +615,272 @@ static tw_status scrub_json(tw_redactor *r, cJSON *v, size_t depth, size_t max_d
 tw_status tw_redact_json(tw_redactor *r, cJSON *v, size_t max_depth)
 {
     return v ? scrub_json(r, v, 0, max_depth ? max_depth : 64) : TW_OK;
+}
+
+/* ---- the value scrubber ---- */
+
+/*
+ * A view of the text with one level of escapes undone (\", \\, \/, \b, \f,
+ * \n, \r, \t, \uXXXX as UTF-8, %XX), each byte knowing where the original
+ * bytes it stands for start. The spans partition the original text in
+ * order, so a span ends where the next different one starts. The raw text
+ * is the view without a map.
+ */
+typedef struct view {
+    const unsigned char *d;
+    size_t n;
+    size_t raw_n; /* the original text's length */
+    unsigned char *own;
+    uint32_t *from;
+} view;
+
+static size_t vfrom(const view *v, size_t i)
+{
+    return v->from ? v->from[i] : i;
+}
+
+/* End (exclusive) of the original bytes of view byte i. */
+static size_t vto(const view *v, size_t i)
+{
+    if (!v->from)
+        return i + 1;
+    for (size_t k = i + 1; k < v->n; k++)
+        if (v->from[k] != v->from[i])
+            return v->from[k];
+    return v->raw_n;
+}
+
+static void view_free(view *v)
+{
+    free(v->own);
+    free(v->from);
+    memset(v, 0, sizeof *v);
+}
+
+/* d: s with one level of escapes undone; d->d stays NULL when s has none. */
+static tw_status view_decode(const view *s, view *d)
+{
+    static const char esc_in[] = "\"\\/bfnrt";
+    static const char esc_out[] = "\"\\/\b\f\n\r\t";
+    memset(d, 0, sizeof *d);
+    if (!s->n || s->raw_n > UINT32_MAX ||
+        (!memchr(s->d, '\\', s->n) && !memchr(s->d, '%', s->n)))
+        return TW_OK;
+    d->raw_n = s->raw_n;
+    d->own = malloc(s->n);
+    d->from = malloc(s->n * sizeof *d->from);
+    if (!d->own || !d->from) {
+        view_free(d);
+        return TW_ERR_NOMEM;
+    }
+    bool changed = false;
+    size_t o = 0;
+    for (size_t i = 0; i < s->n;) {
+        unsigned char c = s->d[i], b[3];
+        size_t len = 1, nb = 1;
+        const char *e;
+        b[0] = c;
+        if (c == '\\' && i + 1 < s->n && s->d[i + 1] && (e = strchr(esc_in, s->d[i + 1]))) {
+            b[0] = (unsigned char)esc_out[e - esc_in];
+            len = 2;
+        } else if (c == '\\' && i + 5 < s->n && s->d[i + 1] == 'u' && hexval(s->d[i + 2]) >= 0 &&
+                   hexval(s->d[i + 3]) >= 0 && hexval(s->d[i + 4]) >= 0 &&
+                   hexval(s->d[i + 5]) >= 0) {
+            unsigned cp = (unsigned)(hexval(s->d[i + 2]) << 12 | hexval(s->d[i + 3]) << 8 |
+                                     hexval(s->d[i + 4]) << 4 | hexval(s->d[i + 5]));
+            len = 6;
+            if (cp < 0x80) {
+                b[0] = (unsigned char)cp;
+            } else if (cp < 0x800) {
+                b[0] = (unsigned char)(0xC0 | (cp >> 6));
+                b[1] = (unsigned char)(0x80 | (cp & 0x3F));
+                nb = 2;
+            } else {
+                b[0] = (unsigned char)(0xE0 | (cp >> 12));
+                b[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+                b[2] = (unsigned char)(0x80 | (cp & 0x3F));
+                nb = 3;
+            }
+        } else if (c == '%' && i + 2 < s->n && hexval(s->d[i + 1]) >= 0 &&
+                   hexval(s->d[i + 2]) >= 0) {
+            b[0] = (unsigned char)(hexval(s->d[i + 1]) * 16 + hexval(s->d[i + 2]));
+            len = 3;
+        }
+        changed = changed || len > 1;
+        for (size_t k = 0; k < nb; k++) {
+            d->own[o] = b[k];
+            d->from[o] = (uint32_t)vfrom(s, i);
+            o++;
+        }
+        i += len;
+    }
+    if (!changed) {
+        view_free(d);
+        return TW_OK;
+    }
+    d->d = d->own;
+    d->n = o;
+    return TW_OK;
+}
+
+typedef struct span {
+    size_t a, b;
+} span;
+
+static int span_cmp(const void *x, const void *y)
+{
+    const span *p = x, *q = y;
+    return p->a < q->a ? -1 : p->a > q->a ? 1 : p->b < q->b ? -1 : p->b > q->b;
+}
+
+tw_status tw_scrub_values(char *const *values, size_t nvalues, const char *s, size_t n,
+                          tw_buf *out, size_t *count, size_t *hold)
+{
+    if (hold)
+        *hold = 0;
+    if (!nvalues || !n)
+        return n ? tw_buf_append(out, s, n) : tw_buf_reserve(out, 1);
+    view v[3];
+    memset(v, 0, sizeof v);
+    v[0].d = (const unsigned char *)s;
+    v[0].n = v[0].raw_n = n;
+    span *sp = NULL;
+    size_t nsp = 0, capsp = 0;
+    tw_status st = view_decode(&v[0], &v[1]);
+    if (st == TW_OK && v[1].d)
+        st = view_decode(&v[1], &v[2]);
+    for (size_t k = 0; k < 3 && st == TW_OK; k++) {
+        if (!v[k].d)
+            continue;
+        for (size_t j = 0; j < nvalues && st == TW_OK; j++) {
+            size_t vl = strlen(values[j]);
+            const char *h = (const char *)v[k].d;
+            size_t pos = 0;
+            const char *m;
+            while (vl && pos + vl <= v[k].n && (m = tw_memmem(h + pos, v[k].n - pos, values[j], vl))) {
+                size_t at = (size_t)(m - h);
+                if (nsp == capsp) {
+                    size_t nc = capsp ? capsp * 2 : 16;
+                    span *ns = realloc(sp, nc * sizeof *ns);
+                    if (!ns) {
+                        st = TW_ERR_NOMEM;
+                        break;
+                    }
+                    sp = ns;
+                    capsp = nc;
+                }
+                sp[nsp].a = vfrom(&v[k], at);
+                sp[nsp].b = vto(&v[k], at + vl - 1);
+                nsp++;
+                pos = at + vl;
+            }
+        }
+    }
+    size_t cut = n;
+    if (st == TW_OK && hold) {
+        /* bytes at the end that may start a value the next bytes complete */
+        for (size_t k = 0; k < 3; k++) {
+            if (!v[k].d)
+                continue;
+            for (size_t j = 0; j < nvalues; j++) {
+                size_t vl = strlen(values[j]);
+                if (!vl)
+                    continue;
+                for (size_t m = vl - 1 < v[k].n ? vl - 1 : v[k].n; m > 0; m--)
+                    if (memcmp(v[k].d + v[k].n - m, values[j], m) == 0) {
+                        size_t at = vfrom(&v[k], v[k].n - m);
+                        cut = at < cut ? at : cut;
+                        break;
+                    }
+            }
+        }
+        /* an escape cut short: "\", "\u00", "%", "%4" */
+        for (size_t back = 1; back <= 5 && back <= n; back++) {
+            char c = s[n - back];
+            if ((c == '\\' && (back == 1 || s[n - back + 1] == 'u')) || (c == '%' && back <= 2)) {
+                cut = n - back < cut ? n - back : cut;
+                break;
+            }
+        }
+    }
+    if (st == TW_OK) {
+        if (nsp)
+            qsort(sp, nsp, sizeof *sp, span_cmp);
+        size_t m = 0;
+        for (size_t i = 0; i < nsp; i++) {
+            if (m && sp[i].a <= sp[m - 1].b) {
+                if (sp[i].b > sp[m - 1].b)
+                    sp[m - 1].b = sp[i].b;
+            } else {
+                sp[m++] = sp[i];
+            }
+        }
+        nsp = m;
+        /* never cut a match in two: hold all of it */
+        for (size_t i = 0; i < nsp; i++)
+            if (sp[i].a < cut && cut < sp[i].b)
+                cut = sp[i].a;
+        size_t at = 0;
+        st = tw_buf_reserve(out, 1);
+        for (size_t i = 0; i < nsp && st == TW_OK && sp[i].b <= cut; i++) {
+            if (sp[i].a > at)
+                st = tw_buf_append(out, s + at, sp[i].a - at);
+            if (st == TW_OK)
+                st = tw_buf_puts(out, TW_REDACTED);
+            if (count)
+                (*count)++;
+            at = sp[i].b;
+        }
+        if (st == TW_OK && cut > at)
+            st = tw_buf_append(out, s + at, cut - at);
+        if (hold)
+            *hold = n - cut;
+    }
+    free(sp);
+    view_free(&v[1]);
+    view_free(&v[2]);
+    return st;
+}
+
+/* ---- the process-wide set ---- */
+
+static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+static char **g_values;
+static size_t g_nvalues;
+
+tw_status tw_secret_add(const char *value)
+{
+    if (!value)
+        return TW_OK;
+    pthread_mutex_lock(&g_mu);
+    tw_status st = add_value_to(&g_values, &g_nvalues, value, strlen(value));
+    pthread_mutex_unlock(&g_mu);
+    return st;
+}
+
+size_t tw_secret_count(void)
+{
+    pthread_mutex_lock(&g_mu);
+    size_t n = g_nvalues;
+    pthread_mutex_unlock(&g_mu);
+    return n;
+}
+
+tw_status tw_secret_scrub(const char *s, size_t n, tw_buf *out, size_t *hold)
+{
+    pthread_mutex_lock(&g_mu);
+    tw_status st = tw_scrub_values(g_values, g_nvalues, s, n, out, NULL, hold);
+    pthread_mutex_unlock(&g_mu);
+    return st;
+}
+
+void tw_secret_reset(void)
+{
+    pthread_mutex_lock(&g_mu);
+    for (size_t i = 0; i < g_nvalues; i++)
+        free(g_values[i]);
+    free(g_values);
+    g_values = NULL;
+    g_nvalues = 0;
+    pthread_mutex_unlock(&g_mu);
 }

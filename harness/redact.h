@@ -1,8 +1,14 @@
 /*
- * Secret redaction for everything written from recorded traffic (import,
- * record): headers that carry credentials or account identity are dropped,
- * and credential-looking strings are scrubbed from header values, bodies,
- * stream data and URLs. Nothing here reads a global.
+ * Secret redaction. Two layers:
+ *
+ * - tw_redactor, for recorded traffic (import, record): headers that carry
+ *   credentials or account identity are dropped, fields and query
+ *   parameters named like credentials are blanked, and every secret value
+ *   found anywhere in the input is scrubbed wherever it appears.
+ * - the process-wide secret set (tw_secret_*), which every byte the
+ *   program writes passes through (out.h): files, standard output and
+ *   standard error. It is seeded with the API keys the program sends and
+ *   every value a tw_redactor with `publish` set discovers.
  */
 #ifndef TOOLWIRE_REDACT_H
 #define TOOLWIRE_REDACT_H
@@ -24,13 +30,18 @@
 typedef struct tw_redactor {
     char **names;
     size_t nnames;
+    char **fields;    /* extra JSON field / query parameter names */
+    size_t nfields;
     char **values;
     size_t nvalues;
     size_t scrubbed;  /* how many replacements were made so far */
+    bool publish;     /* also add every value to the process-wide set */
 } tw_redactor;
 
 /* Drop headers named `name` too (case-insensitive). */
 tw_status tw_redactor_add_name(tw_redactor *r, const char *name);
+/* Blank JSON fields and query parameters named `name` too (case-insensitive). */
+tw_status tw_redactor_add_field(tw_redactor *r, const char *name);
 /*
  * Remember a secret value (and, for "Bearer X" / "Basic X", the token X) so
  * later scrubbing replaces it. Values shorter than 6 bytes are not kept:
@@ -43,13 +54,39 @@ void tw_redactor_free(tw_redactor *r);
  * Is a header of this name dropped? The built-in list: authorization,
  * proxy-authorization, api-key, x-api-key, cookie, set-cookie,
  * openai-organization, openai-project, anthropic-organization-id, and any
- * name containing "organization", "project", "api-key", "api_key",
- * "apikey", "secret", "cookie", "session-token" or "auth"; then r's names.
+ * name containing "organization", "project", "token", "secret", "password",
+ * "session", "auth", "key" or "cookie" (rate-limit headers such as
+ * x-ratelimit-remaining-tokens excepted); then r's names (r may be NULL).
  */
 bool tw_redact_header_dropped(const tw_redactor *r, const char *name);
 
 /*
- * Scrub n bytes of text into out: every remembered secret value, every
+ * Is a JSON field or query parameter of this name a credential? Compared
+ * case-insensitively with '-' and camelCase read as '_': token, secret,
+ * password, passwd, api_key, apikey, authorization, auth, cookie,
+ * credential(s), private_key, client_secret, and any name ending in _token,
+ * _secret, _password, _api_key, _apikey, _private_key, _secret_key or
+ * _access_key; then r's fields (r may be NULL).
+ */
+bool tw_redact_field_secret(const tw_redactor *r, const char *name);
+
+/*
+ * Discovery: remember every secret value of a header (a dropped header's
+ * value, its "Bearer X" token and the values of its cookie pairs; any
+ * header's credential query parameters and bearer tokens), of a piece of
+ * text (credential query parameters, "Bearer X" tokens) and of a body
+ * (JSON or SSE "data:" lines: credential fields at any depth, also inside
+ * strings that are themselves JSON). Run discovery over a whole input
+ * before scrubbing any of it, so that an echo is caught wherever it is.
+ */
+tw_status tw_redact_discover_header(tw_redactor *r, const char *name, const char *value);
+tw_status tw_redact_discover_text(tw_redactor *r, const char *s, size_t n);
+tw_status tw_redact_discover_json(tw_redactor *r, const cJSON *v, size_t max_depth);
+tw_status tw_redact_discover_body(tw_redactor *r, const char *s, size_t n, size_t max_depth);
+
+/*
+ * Scrub n bytes of text into out: every remembered secret value (as is,
+ * JSON-escaped or percent-encoded, see tw_scrub_values), every
  * "Bearer <token>" (the token), every "sk-…" / "sk-ant-…" style key, and in
  * URL query strings the values of key, api_key, api-key, apikey,
  * access_token, token, secret. Returns TW_OK or TW_ERR_NOMEM / TW_ERR_LIMIT
@@ -61,11 +98,44 @@ tw_status tw_redact_text(tw_redactor *r, const char *s, size_t n, tw_buf *out);
 char *tw_redact_str(tw_redactor *r, const char *s);
 
 /*
- * Scrub every string in a JSON tree in place (object keys too), and drop
- * object members whose key names a secret (api_key, apiKey, password,
- * authorization, …) by replacing their value with TW_REDACTED. Depth is
- * capped at max_depth. Returns TW_OK or TW_ERR_NOMEM.
+ * Scrub every string in a JSON tree in place (object keys too), and blank
+ * object members whose key names a secret (tw_redact_field_secret; a
+ * "token" beside a "logprob" is a model token, not a credential) by
+ * replacing their string or number value with TW_REDACTED. A string that
+ * is itself a JSON object or array (a tool call's arguments) is scrubbed
+ * the same way and written back compact when anything in it changed.
+ * Depth is capped at max_depth. Returns TW_OK or TW_ERR_NOMEM.
  */
 tw_status tw_redact_json(tw_redactor *r, cJSON *v, size_t max_depth);
+
+/*
+ * The value scrubber both layers share: every occurrence in s of one of
+ * the nvalues values becomes TW_REDACTED, appended to out. A value is also
+ * found JSON-escaped (\/, \", \uXXXX, … one or two levels deep) and
+ * percent-encoded (%XX). Linear in n per value (memmem over at most three
+ * views of the text). *count (may be NULL) is increased by the number of
+ * replacements.
+ *
+ * With `hold` non-NULL the text is the start of a stream: *hold receives
+ * how many bytes at the end were left unwritten because they may be the
+ * start of a value (or of an escape) that the next bytes complete; feed
+ * them again in front of the next bytes.
+ */
+tw_status tw_scrub_values(char *const *values, size_t nvalues, const char *s, size_t n,
+                          tw_buf *out, size_t *count, size_t *hold);
+
+/* ---- the process-wide secret set (thread-safe) ---- */
+
+/*
+ * Remember a secret for every output of the process: as tw_redactor_add_value
+ * (6 bytes or more after trimming; "Bearer X" also adds X).
+ */
+tw_status tw_secret_add(const char *value);
+/* How many values the set holds. */
+size_t tw_secret_count(void);
+/* tw_scrub_values over the set. */
+tw_status tw_secret_scrub(const char *s, size_t n, tw_buf *out, size_t *hold);
+/* Forget every value (tests and fuzz targets). */
+void tw_secret_reset(void);
 
 #endif

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "fixture_write.h"
+#include "out.h"
 
 /* ================================================================ model */
 
@@ -832,42 +832,7 @@ bool tw_mkdirs(const char *dir)
 
 tw_status tw_write_atomic(const char *path, const char *data, size_t len, char *why, size_t whylen)
 {
-    char *tmp = tw_temp_template(path);
-    if (!tmp)
-        return TW_ERR_NOMEM;
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        snprintf(why, whylen, "cannot create a temporary file next to %s: %s", path, strerror(errno));
-        free(tmp);
-        return TW_ERR_IO;
-    }
-    fchmod(fd, 0644);
-    size_t off = 0;
-    bool ok = true;
-    while (off < len) {
-        ssize_t w = write(fd, data + off, len - off);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            ok = false;
-            break;
-        }
-        off += (size_t)w;
-    }
-    if (ok && fsync(fd) != 0)
-        ok = false;
-    if (close(fd) != 0)
-        ok = false;
-    if (ok && rename(tmp, path) != 0)
-        ok = false;
-    if (!ok) {
-        snprintf(why, whylen, "cannot write %s: %s", path, strerror(errno));
-        unlink(tmp);
-        free(tmp);
-        return TW_ERR_IO;
-    }
-    free(tmp);
-    return TW_OK;
+    return tw_out_write_file(path, data, len, why, whylen);
 }
 
 void tw_safe_name(char *dst, size_t n, const char *src)

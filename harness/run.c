@@ -7,6 +7,7 @@
 
 #include "decode_opts.h"
 #include "fixture_write.h"
+#include "out.h"
 #include "textfix.h"
 #include "toolwire/decode.h"
 

@@ -20,6 +20,7 @@
 
 #include "cli.h"
 #include "fixture_write.h"
+#include "out.h"
 #include "report.h"
 #include "run.h"
 #include "twtest.h"

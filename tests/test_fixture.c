@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "fixture.h"
 #include "fixture_write.h"
+#include "out.h"
 #include "textfix.h"
 #include "twtest.h"
 
@@ -215,8 +216,8 @@ Test(fixture, atomic_write_leaves_no_temp_files)
     char path[256];
     snprintf(path, sizeof path, "%s/out.json", dir);
     char why[256];
-    cr_assert_eq(tw_write_file_atomic(path, "{}\n", 3, why, sizeof why), TW_OK, "%s", why);
-    cr_assert_eq(tw_write_file_atomic(path, "[]\n", 3, why, sizeof why), TW_OK, "%s", why);
+    cr_assert_eq(tw_out_write_file(path, "{}\n", 3, why, sizeof why), TW_OK, "%s", why);
+    cr_assert_eq(tw_out_write_file(path, "[]\n", 3, why, sizeof why), TW_OK, "%s", why);
     size_t len = 0;
     char *b = slurp(path, &len);
     cr_expect(len == 3 && memcmp(b, "[]\n", 3) == 0);
@@ -230,7 +231,7 @@ Test(fixture, atomic_write_leaves_no_temp_files)
     closedir(d);
     cr_expect_eq(count, 1);
     snprintf(path, sizeof path, "%s/missing/out.json", dir);
-    cr_expect_eq(tw_write_file_atomic(path, "{}", 2, why, sizeof why), TW_ERR_IO);
+    cr_expect_eq(tw_out_write_file(path, "{}", 2, why, sizeof why), TW_ERR_IO);
     snprintf(path, sizeof path, "%s/out.json", dir);
     unlink(path);
     rmdir(dir);

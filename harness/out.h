@@ -1,0 +1,67 @@
+/*
+ * Everything the program writes leaves through here, redacted: every file
+ * (written atomically: a temporary file beside it, flushed, renamed) and
+ * standard output and standard error (replaced at start-up by streams that
+ * redact). Redaction replaces every value of the process-wide secret set
+ * (redact.h: tw_secret_add) with TW_REDACTED, as is, JSON-escaped or
+ * percent-encoded.
+ */
+#ifndef TOOLWIRE_OUT_H
+#define TOOLWIRE_OUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "toolwire/core.h"
+
+/*
+ * The temporary file next to `path` that an atomic write renames over it:
+ * "PATH.tmp.PID.XXXXXX" (a mkstemp template; malloc'd, NULL on allocation
+ * failure). The creating process's id in the name lets a later run tell a
+ * temporary left by a killed writer from a concurrent run's live one.
+ */
+char *tw_temp_template(const char *path);
+
+/* A temporary older than this (seconds) is stale even when a process with
+ * its pid exists (the pid was reused); one of a gone pid is stale at once. */
+#define TW_STALE_TEMP_AGE_S 3600L
+/* Temporaries without a pid (the older "PATH.tmp.XXXXXX" form) are stale
+ * after this many seconds. */
+#define TW_STALE_TEMP_OLD_FORM_S 60L
+
+/*
+ * Remove this program's stale temporaries in dir (not below it): regular
+ * files named "F.tmp.PID.XXXXXX", F ending in .json, .md, .html or .xml (the
+ * files it writes), whose process is gone (or that are older
+ * than TW_STALE_TEMP_AGE_S), and "F.tmp.XXXXXX" older than
+ * TW_STALE_TEMP_OLD_FORM_S. Never this process's own, never another name.
+ * Returns how many were removed; a missing dir removes nothing.
+ */
+size_t tw_clean_stale_temps(const char *dir);
+
+/*
+ * Write the redacted bytes to `path` atomically: a temporary file in the
+ * same directory, flushed to disk, then renamed over `path` (mode 0644).
+ * Nothing is left behind on failure; `why` says what failed.
+ */
+tw_status tw_out_write_file(const char *path, const char *data, size_t len, char *why,
+                            size_t whylen);
+
+/* Append the redacted bytes to `path` (created when missing). */
+tw_status tw_out_append_file(const char *path, const char *data, size_t len, char *why,
+                             size_t whylen);
+
+/*
+ * Replace stdout and stderr by redacting streams over file descriptors 1
+ * and 2. Bytes that may be the start of a secret the next write completes
+ * are held back (at most the longest secret's encoded length) until that
+ * write or the exit, when everything held is flushed redacted. Call once,
+ * first thing in main. Returns false (the streams unchanged) when the
+ * streams cannot be made.
+ */
+bool tw_out_stdio_install(void);
+
+/* Flush both streams and everything they hold back (also run at exit). */
+void tw_out_stdio_flush(void);
+
+#endif

@@ -1,0 +1,945 @@
+/* Secrets never leave the process: the value scrubber (escaped and
+ * percent-encoded forms, linear time), the redacting standard streams (a
+ * secret split across two writes), discovery in import and record, and an
+ * end-to-end run of import, record, run, serve and main against a local
+ * server that echoes what it is sent, with every file and stream they
+ * write searched for every planted secret. */
+#include <criterion/criterion.h>
+#include <curl/curl.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "import.h"
+#include "out.h"
+#include "redact.h"
+#include "twtest.h"
+
+/* ---------------------------------------------------------------- helpers */
+
+static char *slurp(const char *path, size_t *len)
+{
+    char why[256];
+    char *b = tw_read_file(path, (size_t)256 << 20, len, why, sizeof why);
+    cr_assert_not_null(b, "%s", why);
+    return b;
+}
+
+static void spit(const char *path, const char *s)
+{
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f, "%s", path);
+    fwrite(s, 1, strlen(s), f);
+    fclose(f);
+}
+
+static char *tmpdir(void)
+{
+    char t[] = "/tmp/tw_secrets_XXXXXX";
+    cr_assert_not_null(mkdtemp(t));
+    return strdup(t);
+}
+
+static void rm_tree(const char *dir)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+}
+
+static size_t count(const char *hay, size_t n, const char *needle)
+{
+    size_t k = 0, nl = strlen(needle);
+    for (const char *p = hay; (p = tw_memmem(p, n - (size_t)(p - hay), needle, nl)); p += nl)
+        k++;
+    return k;
+}
+
+/* ---------------------------------------------------------------- the scrubber */
+
+Test(secrets, scrubber_finds_escaped_and_encoded_forms)
+{
+    char *vals[] = {(char *)"ab/cd+ef9876", (char *)"Zyxw1234"};
+    const char *in = "plain ab/cd+ef9876 | slash ab\\/cd+ef9876 | "
+                     "u \\u0061\\u0062\\u002F\\u0063d+ef9876 | pct ab%2Fcd%2Bef9876 | "
+                     "twice ab\\\\/cd+ef9876 | twice-u \\\\u005A\\\\u0079xw1234 | "
+                     "near Zyxw123 ab/cd+ef987";
+    tw_buf out = {0};
+    size_t n = 0;
+    cr_assert_eq(tw_scrub_values(vals, 2, in, strlen(in), &out, &n, NULL), TW_OK);
+    cr_expect_eq(n, 6, "%zu replacements in: %s", n, out.data);
+    cr_expect_str_eq(out.data, "plain [REDACTED] | slash [REDACTED] | u [REDACTED] | "
+                               "pct [REDACTED] | twice [REDACTED] | twice-u [REDACTED] | "
+                               "near Zyxw123 ab/cd+ef987");
+    tw_buf_free(&out);
+}
+
+Test(secrets, scrubber_holds_back_a_possible_start)
+{
+    char *vals[] = {(char *)"SECRET-value-42"};
+    tw_buf out = {0};
+    size_t hold = 0;
+    const char *in = "line one\nnext SECRET-va";
+    cr_assert_eq(tw_scrub_values(vals, 1, in, strlen(in), &out, NULL, &hold), TW_OK);
+    cr_expect_eq(hold, strlen("SECRET-va"));
+    cr_expect_str_eq(out.data, "line one\nnext ");
+    tw_buf_reset(&out);
+    const char *esc = "tail \\u00";
+    cr_assert_eq(tw_scrub_values(vals, 1, esc, strlen(esc), &out, NULL, &hold), TW_OK);
+    cr_expect_eq(hold, 4);
+    tw_buf_reset(&out);
+    const char *done = "nothing to hold\n";
+    cr_assert_eq(tw_scrub_values(vals, 1, done, strlen(done), &out, NULL, &hold), TW_OK);
+    cr_expect_eq(hold, 0);
+    cr_expect_str_eq(out.data, done);
+    tw_buf_free(&out);
+}
+
+/* 16 MiB of near-misses for 16 values: work quadratic in the length could
+ * not finish within ctest's time limit. */
+Test(secrets, scrubber_is_linear)
+{
+    size_t n = (size_t)16 << 20;
+    char *big = malloc(n + 1);
+    cr_assert_not_null(big);
+    for (size_t i = 0; i < n; i++)
+        big[i] = (i % 97 == 96) ? '\\' : 'a';
+    memcpy(big + n / 2, "aaaaaaaaaaaaaaaaaaaaaaaaab", 26);
+    big[n] = '\0';
+    char *vals[16];
+    char store[16][40];
+    for (int v = 0; v < 16; v++) {
+        memset(store[v], 'a', 25);
+        store[v][25] = (char)(v == 0 ? 'b' : 'c' + v % 20);
+        store[v][26] = '\0';
+        vals[v] = store[v];
+    }
+    tw_buf out = {0};
+    size_t k = 0;
+    cr_assert_eq(tw_scrub_values(vals, 16, big, n, &out, &k, NULL), TW_OK);
+    cr_expect_eq(k, 1);
+    cr_expect_eq(out.len, n - 26 + strlen(TW_REDACTED));
+    tw_buf_free(&out);
+    free(big);
+}
+
+Test(secrets, process_set_keeps_bearer_token_and_long_values_only)
+{
+    tw_secret_reset();
+    cr_assert_eq(tw_secret_add("Bearer tok-123456789"), TW_OK);
+    cr_assert_eq(tw_secret_add("short"), TW_OK);
+    cr_expect_eq(tw_secret_count(), 2);
+    tw_buf out = {0};
+    const char *in = "a tok-123456789 b short";
+    cr_assert_eq(tw_secret_scrub(in, strlen(in), &out, NULL), TW_OK);
+    cr_expect_str_eq(out.data, "a [REDACTED] b short");
+    tw_buf_free(&out);
+    tw_secret_reset();
+    cr_expect_eq(tw_secret_count(), 0);
+}
+
+/* The standard streams: a secret written in two pieces, and files. */
+Test(secrets, stdio_and_files_are_redacted)
+{
+    char *dir = tmpdir();
+    char so[512], se[512], fp[512];
+    snprintf(so, sizeof so, "%s/stdout", dir);
+    snprintf(se, sizeof se, "%s/stderr", dir);
+    snprintf(fp, sizeof fp, "%s/file.txt", dir);
+    int fo = open(so, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int fe = open(se, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    cr_assert(fo >= 0 && fe >= 0);
+    fflush(stdout);
+    fflush(stderr);
+    int keep1 = dup(1), keep2 = dup(2);
+    dup2(fo, 1);
+    dup2(fe, 2);
+    cr_assert(tw_out_stdio_install());
+    tw_secret_add("Bearer split/Secret+Value-0042");
+    fputs("first half split/Sec", stdout);
+    fflush(stdout);
+    fputs("ret+Value-0042 second half\n", stdout);
+    fflush(stdout);
+    fprintf(stderr, "escaped split\\/Secret+Value-0042 and split%%2FSecret%%2BValue-0042\n");
+    fputs("held until the exit: split/Sec", stdout);
+    char why[256];
+    cr_assert_eq(tw_out_write_file(fp, "x split/Secret+Value-0042 y", 27, why, sizeof why), TW_OK);
+    cr_assert_eq(tw_out_append_file(fp, "\nsplit/Secret+Value-0042\n", 25, why, sizeof why), TW_OK);
+    tw_out_stdio_flush();
+    dup2(keep1, 1);
+    dup2(keep2, 2);
+    size_t n1, n2, n3;
+    char *o = slurp(so, &n1), *e = slurp(se, &n2), *f = slurp(fp, &n3);
+    cr_expect_eq(count(o, n1, "Secret"), 0, "%s", o);
+    cr_expect_eq(count(e, n2, "Secret"), 0, "%s", e);
+    cr_expect_eq(count(f, n3, "Secret"), 0, "%s", f);
+    cr_expect_str_eq(o, "first half [REDACTED] second half\nheld until the exit: split/Sec");
+    cr_expect_str_eq(e, "escaped [REDACTED] and [REDACTED]\n");
+    cr_expect_str_eq(f, "x [REDACTED] y\n[REDACTED]\n");
+    free(o);
+    free(e);
+    free(f);
+    tw_secret_reset();
+    if (!getenv("TW_KEEP"))
+        rm_tree(dir);
+    free(dir);
+}
+
+/* ---------------------------------------------------------------- discovery */
+
+Test(secrets, header_names_and_field_names)
+{
+    const char *dropped[] = {"X-Custom-Token", "X-Api-Token", "X-Session-Id", "X-Password",
+                             "X-Auth-Extra",   "Idempotency-Key", "Cookie", "Set-Cookie",
+                             "Proxy-Authorization", "X-Client-Secret"};
+    for (size_t i = 0; i < sizeof dropped / sizeof *dropped; i++)
+        cr_expect(tw_redact_header_dropped(NULL, dropped[i]), "%s kept", dropped[i]);
+    const char *kept[] = {"content-type", "x-ratelimit-remaining-tokens",
+                          "anthropic-ratelimit-input-tokens-reset", "retry-after", "x-request-id",
+                          "keep-alive"};
+    for (size_t i = 0; i < sizeof kept / sizeof *kept; i++)
+        cr_expect(!tw_redact_header_dropped(NULL, kept[i]), "%s dropped", kept[i]);
+    const char *fields[] = {"token",         "auth_token", "access_token", "refreshToken",
+                            "client_secret", "password",   "api_key",      "apiKey",
+                            "secret",        "private_key", "x-api-key",   "id_token",
+                            "aws_secret_key"};
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+        cr_expect(tw_redact_field_secret(NULL, fields[i]), "%s not a secret", fields[i]);
+    const char *plain[] = {"max_tokens", "input_tokens", "tokens", "keyword", "city", "model"};
+    for (size_t i = 0; i < sizeof plain / sizeof *plain; i++)
+        cr_expect(!tw_redact_field_secret(NULL, plain[i]), "%s is a secret", plain[i]);
+    tw_redactor r = {0};
+    cr_assert_eq(tw_redactor_add_field(&r, "internal_ref"), TW_OK);
+    cr_expect(tw_redact_field_secret(&r, "Internal_Ref"));
+    tw_redactor_free(&r);
+}
+
+Test(secrets, json_fields_nested_strings_and_logprobs)
+{
+    const char *body =
+        "{\"metadata\":{\"auth\":{\"token\":\"tokAAAA11\"},\"deep\":[{\"refresh_token\":\"rfBBBB22\"}]},"
+        "\"user\":{\"password\":\"pw\"},\"code\":42,\"pin\":{\"secret\":123456789},"
+        "\"tool_calls\":[{\"function\":{\"arguments\":\"{\\\"api_key\\\":\\\"akCCCC33\\\",\\\"city\\\":"
+        "\\\"Paris\\\",\\\"password\\\":\\\"pw\\\"}\"}}],"
+        "\"logprobs\":{\"content\":[{\"token\":\"Hello world\",\"logprob\":-0.1}]},"
+        "\"echo\":\"saw tokAAAA11 and rfBBBB22 and akCCCC33\"}";
+    cJSON *v = cJSON_Parse(body);
+    cr_assert_not_null(v);
+    tw_redactor r = {0};
+    cr_assert_eq(tw_redact_discover_json(&r, v, 64), TW_OK);
+    cr_assert_eq(tw_redact_json(&r, v, 64), TW_OK);
+    char *out = cJSON_PrintUnformatted(v);
+    cr_expect_null(strstr(out, "tokAAAA11"), "%s", out);
+    cr_expect_null(strstr(out, "rfBBBB22"), "%s", out);
+    cr_expect_null(strstr(out, "akCCCC33"), "%s", out);
+    cr_expect_null(strstr(out, "\"pw\""), "%s", out);
+    cr_expect_null(strstr(out, "123456789"), "%s", out);
+    cr_expect_not_null(strstr(out, "\\\"city\\\":\\\"Paris\\\""), "%s", out);
+    cr_expect_not_null(strstr(out, "\"token\":\"Hello world\""), "%s", out);
+    cr_expect_not_null(strstr(out, "\"code\":42"), "%s", out);
+    cr_expect_not_null(strstr(out, "saw [REDACTED] and [REDACTED] and [REDACTED]"), "%s", out);
+    cJSON_free(out);
+    cJSON_Delete(v);
+    tw_redactor_free(&r);
+}
+
+Test(secrets, discovery_from_text_headers_and_streams)
+{
+    tw_redactor r = {0};
+    cr_assert_eq(tw_redact_discover_text(&r, "/v1/x?model=m&access_token=ab%2Bcd%2Fefgh&key=k1k1k1k1", 54),
+                 TW_OK);
+    cr_assert_eq(tw_redact_discover_header(&r, "Cookie", "theme=dark; session=ck9ck9ck9"), TW_OK);
+    cr_assert_eq(tw_redact_discover_header(&r, "Set-Cookie", "sid=sc8sc8sc8; Path=/; HttpOnly"),
+                 TW_OK);
+    const char *sse = "data: {\"choices\":[{\"delta\":{\"secret\":\"ev7ev7ev7\"}}]}\n\ndata: [DONE]\n\n";
+    cr_assert_eq(tw_redact_discover_body(&r, sse, strlen(sse), 64), TW_OK);
+    const char *want[] = {"ab%2Bcd%2Fefgh", "ab+cd/efgh", "k1k1k1k1", "ck9ck9ck9", "sc8sc8sc8",
+                          "ev7ev7ev7"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        bool found = false;
+        for (size_t k = 0; k < r.nvalues; k++)
+            found = found || strcmp(r.values[k], want[i]) == 0;
+        cr_expect(found, "%s not remembered", want[i]);
+    }
+    for (size_t k = 0; k < r.nvalues; k++)
+        cr_expect(strcmp(r.values[k], "/") != 0 && strcmp(r.values[k], "HttpOnly") != 0);
+    char *s = tw_redact_str(&r, "echo ab+cd\\/efgh ck9ck9ck9 ev7ev7ev7");
+    cr_expect_str_eq(s, "echo [REDACTED] [REDACTED] [REDACTED]");
+    free(s);
+    tw_redactor_free(&r);
+}
+
+/* ---------------------------------------------------------------- end to end */
+
+/* Secrets planted in the inputs, made at run time (no file of the project
+ * holds one). Each is a distinct kind of place a secret hides. */
+enum {
+    K_BEARER, K_XAPIKEY, K_APIKEY, K_COOKIE, K_SETCOOKIE, K_XCUSTOMTOKEN, K_XAPITOKEN,
+    K_XSESSION, K_QKEY, K_QAPIKEY, K_QACCESS, K_BTOKEN, K_BAUTHTOKEN, K_BACCESS, K_BREFRESH,
+    K_BCLIENTSECRET, K_BPASSWORD, K_ARGS, K_PRIVATE, K_BSECRET, K_BAPIKEY, K_REDACTHEADER,
+    K_REDACTFIELD, K_KEYENV, K_SERVEAUTH, K_PROXYAUTH, K_SERVEQUERY, NKINDS
+};
+static const char *const kind_name[NKINDS] = {
+    "Authorization: Bearer", "x-api-key", "api-key", "cookie value", "set-cookie value",
+    "X-Custom-Token", "X-Api-Token", "X-Session-Id", "?key=", "&api_key=",
+    "&access_token= (percent-encoded)", "body token at depth", "body auth_token at depth",
+    "body access_token", "body refresh_token", "body client_secret",
+    "body password (JSON-escaped echo)", "api_key in a tool call's arguments string",
+    "body private_key (echoed in a response body)", "body secret (echoed in an SSE event)",
+    "body api_key (\\u-escaped echo)", "--redact-header", "--redact-field",
+    "--key-env value echoed by the backend", "serve: client Authorization",
+    "Proxy-Authorization: Basic", "serve: client ?key="};
+static char S[NKINDS][48];
+
+static void make_secrets(void)
+{
+    static const char al[] = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
+    for (int i = 0; i < NKINDS; i++) {
+        char t[20];
+        for (int k = 0; k < 16; k++)
+            t[k] = al[(i * 31 + k * 17 + (int)getpid()) % 57];
+        t[16] = '\0';
+        if (i == K_QACCESS || i == K_BPASSWORD || i == K_BAPIKEY || i == K_KEYENV)
+            snprintf(S[i], sizeof S[i], "zq%02dX%.5s+%.5s/%.5s", i, t, t + 5, t + 10);
+        else
+            snprintf(S[i], sizeof S[i], "zq%02dX%s", i, t);
+    }
+}
+
+/* "a/b" as "a\/b" */
+static void slash_escaped(const char *s, char *out, size_t n)
+{
+    size_t o = 0;
+    for (; *s && o + 3 < n; s++) {
+        if (*s == '/')
+            out[o++] = '\\';
+        out[o++] = *s;
+    }
+    out[o] = '\0';
+}
+
+/* every byte as \u00XX */
+static void u_escaped(const char *s, char *out, size_t n)
+{
+    size_t o = 0;
+    for (; *s && o + 7 < n; s++)
+        o += (size_t)snprintf(out + o, n - o, "\\u%04X", (unsigned char)*s);
+    out[o] = '\0';
+}
+
+/* '+' '/' ' ' ':' as %XX */
+static void pct(const char *s, char *out, size_t n)
+{
+    size_t o = 0;
+    for (; *s && o + 4 < n; s++) {
+        if (*s == '+' || *s == '/' || *s == ' ' || *s == ':')
+            o += (size_t)snprintf(out + o, n - o, "%%%02X", (unsigned char)*s);
+        else
+            out[o++] = *s;
+    }
+    out[o] = '\0';
+}
+
+/* ---- a server that echoes what it is sent (not toolwire) ---- */
+
+static enum MHD_Result collect(void *cls, enum MHD_ValueKind kind, const char *k, const char *v)
+{
+    tw_buf *b = cls;
+    (void)kind;
+    tw_buf_printf(b, "%s=%s; ", k, v ? v : "");
+    return MHD_YES;
+}
+
+static void json_str(tw_buf *b, const char *s)
+{
+    cJSON *j = cJSON_CreateString(s);
+    char *t = cJSON_PrintUnformatted(j);
+    tw_buf_append(b, t + 1, strlen(t) - 2); /* without the quotes */
+    cJSON_free(t);
+    cJSON_Delete(j);
+}
+
+static enum MHD_Result echo(void *cls, struct MHD_Connection *c, const char *url,
+                            const char *method, const char *version, const char *upload,
+                            size_t *upload_size, void **con_cls)
+{
+    (void)cls, (void)url, (void)method, (void)version;
+    tw_buf *body = *con_cls;
+    if (!body) {
+        *con_cls = calloc(1, sizeof(tw_buf));
+        return MHD_YES;
+    }
+    if (*upload_size) {
+        tw_buf_append(body, upload, *upload_size);
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    tw_buf seen = {0};
+    MHD_get_connection_values(c, MHD_HEADER_KIND, collect, &seen);
+    MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect, &seen);
+    tw_buf_printf(&seen, "body=%.*s", (int)body->len, body->data ? body->data : "");
+    const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+    char u[600], sl[200], pc[200];
+    u_escaped(auth ? auth : "", u, sizeof u);
+    slash_escaped(auth ? auth : "", sl, sizeof sl);
+    pct(auth ? auth : "", pc, sizeof pc);
+    bool stream = body->data && (strstr(body->data, "\"stream\":true") || strstr(body->data, "\"stream\": true"));
+    tw_buf content = {0};
+    /* markup first: the check that flags it quotes the content in its evidence */
+    tw_buf_puts(&content, "<tool_call>");
+    json_str(&content, auth ? auth : "");
+    tw_buf_printf(&content, " s=%s u=%s | you sent: ", sl, u);
+    json_str(&content, seen.data ? seen.data : "");
+    tw_buf out = {0};
+    if (stream) {
+        tw_buf_printf(&out,
+                      "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,"
+                      "\"model\":\"echo\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\","
+                      "\"content\":\"%s\"},\"finish_reason\":null}]}\n\n"
+                      "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,"
+                      "\"model\":\"echo\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":"
+                      "\"stop\"}]}\n\ndata: [DONE]\n\n",
+                      content.data);
+    } else {
+        tw_buf_printf(&out,
+                      "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"created\":1,"
+                      "\"model\":\"echo\",\"choices\":[{\"index\":0,\"message\":{\"role\":"
+                      "\"assistant\",\"content\":\"%s\"},\"finish_reason\":\"stop\"}]}",
+                      content.data);
+    }
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(out.len, out.data, MHD_RESPMEM_MUST_COPY);
+    MHD_add_response_header(r, "Content-Type", stream ? "text/event-stream" : "application/json");
+    char link[300];
+    snprintf(link, sizeof link, "<https://echo.test/?q=%s>", pc);
+    MHD_add_response_header(r, "Link", link);
+    enum MHD_Result ret = MHD_queue_response(c, 200, r);
+    MHD_destroy_response(r);
+    tw_buf_free(&out);
+    tw_buf_free(&content);
+    tw_buf_free(&seen);
+    return ret;
+}
+
+static void echo_done(void *cls, struct MHD_Connection *c, void **con_cls,
+                      enum MHD_RequestTerminationCode toe)
+{
+    (void)cls, (void)c, (void)toe;
+    tw_buf *b = *con_cls;
+    if (b) {
+        tw_buf_free(b);
+        free(b);
+    }
+    *con_cls = NULL;
+}
+
+/* ---- the inputs ---- */
+
+static char *request_body(bool stream)
+{
+    char s16[100], *b = NULL;
+    slash_escaped(S[K_BPASSWORD], s16, sizeof s16);
+    int n = asprintf(
+        &b,
+        "{\"model\":\"gpt-test\",%s\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},"
+        "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c0\",\"type\":"
+        "\"function\",\"function\":{\"name\":\"login\",\"arguments\":\"{\\\"api_key\\\":\\\"%s\\\","
+        "\\\"city\\\":\\\"Paris\\\"}\"}}]},{\"role\":\"tool\",\"tool_call_id\":\"c0\",\"content\":"
+        "\"ok\"}],\"metadata\":{\"auth\":{\"token\":\"%s\"},\"deep\":{\"x\":[{\"auth_token\":"
+        "\"%s\"}]}},\"access_token\":\"%s\",\"refresh_token\":\"%s\",\"client_secret\":\"%s\","
+        "\"user\":{\"password\":\"%s\"},\"private_key\":\"%s\",\"secret\":\"%s\",\"api_key\":"
+        "\"%s\",\"internal_ref\":\"%s\"}",
+        stream ? "\"stream\":true," : "", S[K_ARGS], S[K_BTOKEN], S[K_BAUTHTOKEN], S[K_BACCESS],
+        S[K_BREFRESH], S[K_BCLIENTSECRET], s16, S[K_PRIVATE], S[K_BSECRET], S[K_BAPIKEY],
+        S[K_REDACTFIELD]);
+    cr_assert(n > 0);
+    return b;
+}
+
+static char *response_json(void)
+{
+    char s16[100], u20[400], p10[100], *b = NULL;
+    slash_escaped(S[K_BPASSWORD], s16, sizeof s16);
+    u_escaped(S[K_BAPIKEY], u20, sizeof u20);
+    pct(S[K_QACCESS], p10, sizeof p10);
+    int n = asprintf(
+        &b,
+        "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"gpt-test\","
+        "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"you sent "
+        "Bearer %s key %s pk %s pw %s u=%s pct=%s ref %s hdr %s\",\"tool_calls\":[{\"id\":\"c1\","
+        "\"type\":\"function\",\"function\":{\"name\":\"login\",\"arguments\":\"{\\\"api_key\\\":"
+        "\\\"%s\\\",\\\"city\\\":\\\"Paris\\\"}\"}}]},\"finish_reason\":\"tool_calls\"}]}",
+        S[K_BEARER], S[K_QKEY], S[K_PRIVATE], s16, u20, p10, S[K_REDACTFIELD],
+        S[K_REDACTHEADER], S[K_ARGS]);
+    cr_assert(n > 0);
+    return b;
+}
+
+static char *response_sse(void)
+{
+    char s16[100], *b = NULL;
+    slash_escaped(S[K_BPASSWORD], s16, sizeof s16);
+    int n = asprintf(
+        &b,
+        "data: {\"id\":\"c2\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":"
+        "\"gpt-test\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":"
+        "\"echo %s %s %s %s %s %s %s %s %s %s %s %s %s %s\"},\"finish_reason\":null}]}\n\n"
+        "data: {\"id\":\"c2\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":"
+        "\"gpt-test\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":"
+        "\"c3\",\"type\":\"function\",\"function\":{\"name\":\"login\",\"arguments\":"
+        "\"{\\\"password\\\":\\\"%s\\\"}\"}}]},\"finish_reason\":null}]}\n\n"
+        "data: {\"id\":\"c2\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":"
+        "\"gpt-test\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}"
+        "\n\ndata: [DONE]\n\n",
+        S[K_BSECRET], S[K_XAPITOKEN], S[K_COOKIE], S[K_XAPIKEY], S[K_APIKEY], S[K_XCUSTOMTOKEN],
+        S[K_XSESSION], S[K_QAPIKEY], S[K_BTOKEN], S[K_BAUTHTOKEN], S[K_BACCESS], S[K_BREFRESH],
+        S[K_BCLIENTSECRET], S[K_PROXYAUTH], s16);
+    cr_assert(n > 0);
+    return b;
+}
+
+typedef struct hdr {
+    const char *name;
+    char value[160];
+} hdr;
+
+static size_t request_headers(hdr *h)
+{
+    size_t n = 0;
+    h[n].name = "Content-Type";
+    snprintf(h[n++].value, sizeof h->value, "application/json");
+    h[n].name = "Authorization";
+    snprintf(h[n++].value, sizeof h->value, "Bearer %s", S[K_BEARER]);
+    h[n].name = "x-api-key";
+    snprintf(h[n++].value, sizeof h->value, "%s", S[K_XAPIKEY]);
+    h[n].name = "api-key";
+    snprintf(h[n++].value, sizeof h->value, "%s", S[K_APIKEY]);
+    h[n].name = "Cookie";
+    snprintf(h[n++].value, sizeof h->value, "theme=dark; session=%s", S[K_COOKIE]);
+    h[n].name = "X-Custom-Token";
+    snprintf(h[n++].value, sizeof h->value, "%s", S[K_XCUSTOMTOKEN]);
+    h[n].name = "X-Api-Token";
+    snprintf(h[n++].value, sizeof h->value, "%s", S[K_XAPITOKEN]);
+    h[n].name = "X-Session-Id";
+    snprintf(h[n++].value, sizeof h->value, "%s", S[K_XSESSION]);
+    h[n].name = "Proxy-Authorization";
+    snprintf(h[n++].value, sizeof h->value, "Basic %s", S[K_PROXYAUTH]);
+    h[n].name = "X-Internal-Ref";
+    snprintf(h[n++].value, sizeof h->value, "%s", S[K_REDACTHEADER]);
+    return n;
+}
+
+static void url_with_query(char *u, size_t n)
+{
+    char p10[100];
+    pct(S[K_QACCESS], p10, sizeof p10);
+    snprintf(u, n, "https://api.example.test/v1/chat/completions?key=%s&api_key=%s&access_token=%s",
+             S[K_QKEY], S[K_QAPIKEY], p10);
+}
+
+static cJSON *har_headers(const hdr *h, size_t n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", h[i].name);
+        cJSON_AddStringToObject(o, "value", h[i].value);
+        cJSON_AddItemToArray(a, o);
+    }
+    return a;
+}
+
+static cJSON *har_entry(const char *url, const hdr *rq, size_t nrq, const char *body,
+                        const hdr *rs, size_t nrs, const char *mime, const char *text)
+{
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "startedDateTime", "2025-01-01T00:00:00.000Z");
+    cJSON_AddNumberToObject(e, "time", 1);
+    cJSON *q = cJSON_AddObjectToObject(e, "request");
+    cJSON_AddStringToObject(q, "method", "POST");
+    cJSON_AddStringToObject(q, "url", url);
+    cJSON_AddStringToObject(q, "httpVersion", "HTTP/1.1");
+    cJSON_AddItemToObject(q, "headers", har_headers(rq, nrq));
+    cJSON_AddItemToObject(q, "queryString", cJSON_CreateArray());
+    cJSON_AddItemToObject(q, "cookies", cJSON_CreateArray());
+    cJSON_AddNumberToObject(q, "headersSize", -1);
+    cJSON_AddNumberToObject(q, "bodySize", -1);
+    cJSON *pd = cJSON_AddObjectToObject(q, "postData");
+    cJSON_AddStringToObject(pd, "mimeType", "application/json");
+    cJSON_AddStringToObject(pd, "text", body);
+    cJSON *r = cJSON_AddObjectToObject(e, "response");
+    cJSON_AddNumberToObject(r, "status", 200);
+    cJSON_AddStringToObject(r, "statusText", "OK");
+    cJSON_AddStringToObject(r, "httpVersion", "HTTP/1.1");
+    cJSON_AddItemToObject(r, "headers", har_headers(rs, nrs));
+    cJSON_AddItemToObject(r, "cookies", cJSON_CreateArray());
+    cJSON *ct = cJSON_AddObjectToObject(r, "content");
+    cJSON_AddNumberToObject(ct, "size", (double)strlen(text));
+    cJSON_AddStringToObject(ct, "mimeType", mime);
+    cJSON_AddStringToObject(ct, "text", text);
+    cJSON_AddStringToObject(r, "redirectURL", "");
+    cJSON_AddNumberToObject(r, "headersSize", -1);
+    cJSON_AddNumberToObject(r, "bodySize", -1);
+    cJSON *t = cJSON_AddObjectToObject(e, "timings");
+    cJSON_AddNumberToObject(t, "send", 0);
+    cJSON_AddNumberToObject(t, "wait", 1);
+    cJSON_AddNumberToObject(t, "receive", 0);
+    return e;
+}
+
+static size_t response_headers(hdr *h, bool sse)
+{
+    size_t n = 0;
+    h[n].name = "Content-Type";
+    snprintf(h[n++].value, sizeof h->value, sse ? "text/event-stream" : "application/json");
+    h[n].name = "Set-Cookie";
+    snprintf(h[n++].value, sizeof h->value, "sid=%s; Path=/; HttpOnly", S[K_SETCOOKIE]);
+    h[n].name = "X-Echo";
+    snprintf(h[n++].value, sizeof h->value, "Bearer %s", S[K_BEARER]);
+    return n;
+}
+
+static void write_har(const char *path)
+{
+    hdr rq[16], rs[4];
+    size_t nrq = request_headers(rq);
+    char url[400];
+    url_with_query(url, sizeof url);
+    char *b1 = request_body(false), *b2 = request_body(true), *r1 = response_json(),
+         *r2 = response_sse();
+    cJSON *root = cJSON_CreateObject();
+    cJSON *log = cJSON_AddObjectToObject(root, "log");
+    cJSON_AddStringToObject(log, "version", "1.2");
+    cJSON *cr = cJSON_AddObjectToObject(log, "creator");
+    cJSON_AddStringToObject(cr, "name", "test");
+    cJSON_AddStringToObject(cr, "version", "1");
+    cJSON *es = cJSON_AddArrayToObject(log, "entries");
+    cJSON_AddItemToArray(es, har_entry(url, rq, nrq, b1, rs, response_headers(rs, false),
+                                       "application/json", r1));
+    cJSON_AddItemToArray(es, har_entry("https://api.example.test/v1/chat/completions", rq, 2, b2,
+                                       rs, response_headers(rs, true), "text/event-stream", r2));
+    char *t = cJSON_Print(root);
+    spit(path, t);
+    cJSON_free(t);
+    cJSON_Delete(root);
+    free(b1), free(b2), free(r1), free(r2);
+}
+
+/* A YAML double-quoted scalar. */
+static void yq(tw_buf *y, const char *s)
+{
+    tw_buf_putc(y, '"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            tw_buf_putc(y, '\\');
+        if (*s == '\n')
+            tw_buf_puts(y, "\\n");
+        else
+            tw_buf_putc(y, *s);
+    }
+    tw_buf_putc(y, '"');
+}
+
+static void vcr_interaction(tw_buf *y, const char *url, const hdr *rq, size_t nrq,
+                            const char *body, const hdr *rs, size_t nrs, const char *text)
+{
+    tw_buf_puts(y, "- request:\n    body: ");
+    yq(y, body);
+    tw_buf_puts(y, "\n    headers:\n");
+    for (size_t i = 0; i < nrq; i++) {
+        tw_buf_printf(y, "      %s:\n      - ", rq[i].name);
+        yq(y, rq[i].value);
+        tw_buf_putc(y, '\n');
+    }
+    tw_buf_puts(y, "    method: POST\n    uri: ");
+    yq(y, url);
+    tw_buf_puts(y, "\n  response:\n    body:\n      string: ");
+    yq(y, text);
+    tw_buf_puts(y, "\n    headers:\n");
+    for (size_t i = 0; i < nrs; i++) {
+        tw_buf_printf(y, "      %s:\n      - ", rs[i].name);
+        yq(y, rs[i].value);
+        tw_buf_putc(y, '\n');
+    }
+    tw_buf_puts(y, "    status:\n      code: 200\n      message: OK\n");
+}
+
+static void write_vcr(const char *path)
+{
+    hdr rq[16], rs[4];
+    size_t nrq = request_headers(rq);
+    char url[400];
+    url_with_query(url, sizeof url);
+    char *b1 = request_body(false), *b2 = request_body(true), *r1 = response_json(),
+         *r2 = response_sse();
+    tw_buf y = {0};
+    tw_buf_puts(&y, "interactions:\n");
+    vcr_interaction(&y, url, rq, nrq, b1, rs, response_headers(rs, false), r1);
+    vcr_interaction(&y, "https://api.example.test/v1/chat/completions", rq, 2, b2, rs,
+                    response_headers(rs, true), r2);
+    tw_buf_puts(&y, "version: 1\n");
+    spit(path, y.data);
+    tw_buf_free(&y);
+    free(b1), free(b2), free(r1), free(r2);
+}
+
+/* A fixture for record and run: a non-streaming and a streaming exchange.
+ * With secrets: credential headers, a query key and secret body fields. */
+static void write_fixture(const char *path, bool secrets)
+{
+    char *t = NULL;
+    char hdrs[600] = "\"content-type\": \"application/json\"";
+    char extra[600] = "";
+    char query[200] = "";
+    if (secrets) {
+        snprintf(hdrs, sizeof hdrs,
+                 "\"content-type\": \"application/json\", \"x-custom-token\": \"%s\", "
+                 "\"x-api-token\": \"%s\", \"x-session-id\": \"%s\", \"cookie\": \"session=%s\", "
+                 "\"x-internal-ref\": \"%s\"",
+                 S[K_XCUSTOMTOKEN], S[K_XAPITOKEN], S[K_XSESSION], S[K_COOKIE], S[K_REDACTHEADER]);
+        snprintf(extra, sizeof extra,
+                 ", \"metadata\": {\"auth\": {\"token\": \"%s\"}}, \"user\": {\"password\": \"%s\"},"
+                 " \"client_secret\": \"%s\", \"internal_ref\": \"%s\"",
+                 S[K_BTOKEN], S[K_BPASSWORD], S[K_BCLIENTSECRET], S[K_REDACTFIELD]);
+        snprintf(query, sizeof query, "?key=%s", S[K_QKEY]);
+    }
+    int n = asprintf(
+        &t,
+        "{\"fixture_version\": 1, \"name\": \"echo\", \"description\": \"echo server\","
+        " \"backend\": \"openai\", \"provenance\": {\"source\": \"hand-made\"}, \"exchanges\": ["
+        "{\"request\": {\"method\": \"POST\", \"path\": \"/v1/chat/completions%s\", \"headers\": {%s},"
+        " \"body\": {\"model\": \"gpt-test\", \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]%s}},"
+        " \"response\": {\"status\": 200, \"body\": {\"id\": \"x\", \"object\": \"chat.completion\","
+        " \"created\": 1, \"model\": \"gpt-test\", \"choices\": [{\"index\": 0, \"message\": {\"role\":"
+        " \"assistant\", \"content\": \"hello\"}, \"finish_reason\": \"stop\"}]}}},"
+        "{\"request\": {\"method\": \"POST\", \"path\": \"/v1/chat/completions\", \"headers\": {%s},"
+        " \"body\": {\"model\": \"gpt-test\", \"stream\": true, \"messages\": [{\"role\": \"user\","
+        " \"content\": \"hi\"}]%s}}, \"response\": {\"status\": 200, \"events\": [{\"data\":"
+        " \"{\\\"id\\\":\\\"x\\\",\\\"object\\\":\\\"chat.completion.chunk\\\",\\\"created\\\":1,"
+        "\\\"model\\\":\\\"gpt-test\\\",\\\"choices\\\":[{\\\"index\\\":0,\\\"delta\\\":{\\\"content\\\":"
+        "\\\"hello\\\"},\\\"finish_reason\\\":\\\"stop\\\"}]}\"}, {\"data\": \"[DONE]\"}]}}]}\n",
+        query, hdrs, extra, hdrs, extra);
+    cr_assert(n > 0);
+    spit(path, t);
+    free(t);
+}
+
+/* ---- running the program ---- */
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    int st = system(cmd);
+    cr_assert(WIFEXITED(st), "%s", cmd);
+    return WEXITSTATUS(st);
+}
+
+static size_t discard(char *p, size_t a, size_t b, void *u)
+{
+    (void)p, (void)u;
+    return a * b;
+}
+
+static void serve_and_call(const char *bin, const char *dir)
+{
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        char o[600], e[600], fx[600];
+        snprintf(o, sizeof o, "%s/streams/serve.out", dir);
+        snprintf(e, sizeof e, "%s/streams/serve.err", dir);
+        snprintf(fx, sizeof fx, "%s/in/run/echo.json", dir);
+        int fo = open(o, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int fe = open(e, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(fo, 1);
+        dup2(fe, 2);
+        execl(bin, bin, "serve", "--for", "60", fx, (char *)NULL);
+        _exit(127);
+    }
+    char o[600], url[300] = "";
+    snprintf(o, sizeof o, "%s/streams/serve.out", dir);
+    for (int i = 0; i < 600 && !url[0]; i++) {
+        usleep(50000);
+        FILE *f = fopen(o, "r");
+        char line[400];
+        if (f && fgets(line, sizeof line, f)) {
+            char *p = strstr(line, "http://");
+            if (p && strchr(p, '\n')) {
+                *strchr(p, '\n') = '\0';
+                snprintf(url, sizeof url, "%s", p);
+            }
+        }
+        if (f)
+            fclose(f);
+    }
+    cr_assert(url[0], "serve printed no URL");
+    CURL *c = curl_easy_init();
+    char full[600], auth[200], tok[200];
+    snprintf(full, sizeof full, "%s/v1/chat/completions?key=%s", url, S[K_SERVEQUERY]);
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", S[K_SERVEAUTH]);
+    snprintf(tok, sizeof tok, "X-Api-Token: %s", S[K_XAPITOKEN]);
+    struct curl_slist *h = curl_slist_append(NULL, auth);
+    h = curl_slist_append(h, tok);
+    h = curl_slist_append(h, "Content-Type: application/json");
+    curl_easy_setopt(c, CURLOPT_URL, full);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS,
+                     "{\"model\":\"gpt-test\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 20L);
+    cr_expect_eq(curl_easy_perform(c), CURLE_OK);
+    curl_slist_free_all(h);
+    curl_easy_cleanup(c);
+    kill(pid, SIGTERM);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "serve ended with %d", st);
+}
+
+/* Every file under dir (recursively): no form of any secret. */
+static size_t files_checked;
+static void check_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d, "%s", dir);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char p[1024];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        struct stat sb;
+        cr_assert_eq(stat(p, &sb), 0);
+        if (S_ISDIR(sb.st_mode)) {
+            check_tree(p);
+            continue;
+        }
+        size_t n = 0;
+        char *b = slurp(p, &n);
+        files_checked++;
+        for (int k = 0; k < NKINDS; k++) {
+            char sl[100], pc[100];
+            slash_escaped(S[k], sl, sizeof sl);
+            pct(S[k], pc, sizeof pc);
+            cr_expect_eq(count(b, n, S[k]), 0, "%s holds the %s secret", p, kind_name[k]);
+            cr_expect_eq(count(b, n, sl), 0, "%s holds the %s secret, \\/-escaped", p, kind_name[k]);
+            cr_expect_eq(count(b, n, pc), 0, "%s holds the %s secret, percent-encoded", p,
+                         kind_name[k]);
+        }
+        /* the sanitizer build: a child's report lands in its stderr file */
+        cr_expect(!tw_memmem(b, n, "Sanitizer", 9) && !tw_memmem(b, n, "runtime error:", 14),
+                  "%s: %.*s", p, (int)(n < 2000 ? n : 2000), b);
+        free(b);
+    }
+    closedir(d);
+}
+
+static bool file_has(const char *path, const char *needle)
+{
+    size_t n = 0;
+    char *b = slurp(path, &n);
+    bool r = tw_memmem(b, n, needle, strlen(needle)) != NULL;
+    free(b);
+    return r;
+}
+
+Test(secrets, no_output_of_any_command_holds_a_secret)
+{
+    const char *bin = getenv("TOOLWIRE_BIN");
+    cr_assert(bin, "TOOLWIRE_BIN is set by ctest");
+    make_secrets();
+    char *dir = tmpdir();
+    cr_assert_eq(sh("mkdir -p '%s/in/rec' '%s/in/run' '%s/out' '%s/streams'", dir, dir, dir, dir), 0);
+    char p[600];
+    snprintf(p, sizeof p, "%s/in/planted.har", dir);
+    write_har(p);
+    snprintf(p, sizeof p, "%s/in/planted.yaml", dir);
+    write_vcr(p);
+    snprintf(p, sizeof p, "%s/in/rec/echo.json", dir);
+    write_fixture(p, true);
+    snprintf(p, sizeof p, "%s/in/run/echo.json", dir);
+    write_fixture(p, false);
+
+    /* the echo server */
+    struct sockaddr_in sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    struct MHD_Daemon *d = MHD_start_daemon(
+        MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, echo, NULL, MHD_OPTION_SOCK_ADDR, &sa,
+        MHD_OPTION_NOTIFY_COMPLETED, echo_done, NULL, MHD_OPTION_END);
+    cr_assert_not_null(d);
+    unsigned port = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT)->port;
+
+    /* import, HAR and vcrpy */
+    for (int i = 0; i < 2; i++) {
+        const char *k = i ? "vcr" : "har";
+        cr_expect_eq(sh("cd '%s' && '%s' import --from %s --redact-header X-Internal-Ref "
+                        "--redact-field internal_ref --out out/import-%s in/planted.%s "
+                        "> streams/import-%s.out 2> streams/import-%s.err",
+                        dir, bin, k, k, i ? "yaml" : "har", k, k),
+                     0, "import --from %s failed", k);
+        snprintf(p, sizeof p, "%s/out/import-%s/planted.json", dir, k);
+        cr_expect(file_has(p, "[REDACTED]"));
+        cr_expect(file_has(p, "\\\"city\\\":\\\"Paris\\\""), "%s: the arguments lost more than the key", p);
+        cr_expect(file_has(p, "you sent [REDACTED] key [REDACTED] pk [REDACTED] pw [REDACTED] "
+                              "u=[REDACTED] pct=[REDACTED] ref [REDACTED] hdr [REDACTED]"),
+                  "%s", p);
+    }
+    /* record against the echo server, with a key */
+    cr_expect_eq(sh("cd '%s' && TW_SECRETS_KEY='%s' '%s' record --backend http://127.0.0.1:%u "
+                    "--key-env TW_SECRETS_KEY --redact-header X-Internal-Ref --redact-field "
+                    "internal_ref --out out/record in/rec/echo.json "
+                    "> streams/record.out 2> streams/record.err",
+                    dir, S[K_KEYENV], bin, port),
+                 0);
+    snprintf(p, sizeof p, "%s/out/record/echo.json", dir);
+    cr_expect(file_has(p, "you sent: "), "the echo was recorded");
+    cr_expect(file_has(p, "Bearer [REDACTED]"));
+    /* run against the echo server, reached by URL, with --key-env */
+    int rc = sh("cd '%s' && TW_SECRETS_KEY='%s' '%s' run --backend echo=http://127.0.0.1:%u "
+                "--key-env TW_SECRETS_KEY --retries 0 --out out/run in/run "
+                "> streams/run.out 2> streams/run.err",
+                dir, S[K_KEYENV], bin, port);
+    cr_expect(rc == 0 || rc == 1, "run exited %d", rc);
+    snprintf(p, sizeof p, "%s/out/run/echo.json", dir);
+    cr_expect(file_has(p, "Bearer [REDACTED] s=Bearer [REDACTED]"), "the echo reached the report");
+    snprintf(p, sizeof p, "%s/streams/run.out", dir);
+    cr_expect(file_has(p, "<tool_call>Bearer [REDACTED]"), "the echo reached standard output");
+    /* serve, while a client sends credentials */
+    serve_and_call(bin, dir);
+    snprintf(p, sizeof p, "%s/streams/serve.err", dir);
+    cr_expect(file_has(p, "request(s) served"));
+    /* main */
+    cr_expect_eq(sh("cd '%s' && TW_SECRETS_KEY='%s' '%s' main --quiet --out '%s/out/main' "
+                    "> '%s/streams/main.out' 2> '%s/streams/main.err'",
+                    getenv("TOOLWIRE_SOURCE_DIR"), S[K_KEYENV], bin, dir, dir, dir),
+                 0);
+    MHD_stop_daemon(d);
+
+    files_checked = 0;
+    snprintf(p, sizeof p, "%s/out", dir);
+    check_tree(p);
+    snprintf(p, sizeof p, "%s/streams", dir);
+    check_tree(p);
+    cr_expect_geq(files_checked, 20, "%zu files checked", files_checked);
+    if (!getenv("TW_KEEP"))
+        rm_tree(dir);
+    free(dir);
+}
