@@ -327,7 +327,7 @@ Test(issue3_hermes_prompt, decodes_every_part)
         "{\"messages\":[{\"role\":\"system\",\"content\":\"Be brief.\"},"
         "{\"role\":\"user\",\"content\":\"Go\"},"
         "{\"role\":\"assistant\",\"content\":\"Sure.\",\"thinking\":\"plan\",\"tool_calls\":["
-        "{\"id\":\"call_1\",\"name\":\"f\",\"arguments\":{\"x\":1}},"
+        "{\"id\":\"call_1\",\"name\":\"f\",\"arguments\":{\"x\":1.0}},"
         "{\"id\":\"call_2\",\"name\":\"f\",\"arguments\":{}}]},"
         "{\"role\":\"tool\",\"content\":\"one\",\"tool_call_id\":\"call_1\",\"name\":\"f\",\"is_error\":false},"
         "{\"role\":\"tool\",\"content\":\"two\",\"tool_call_id\":\"call_2\",\"name\":\"f\",\"is_error\":false},"
