@@ -36,8 +36,10 @@ static void encode_help(FILE *f)
           "  --max-input-bytes N        cap on the input (default 16M)\n"
           "  -h, --help                 this text\n"
           "\n"
-          "What the format cannot carry is reported on standard error, one line per\n"
-          "warning (\"toolwire encode: warning: not_carried: FIELD: ...\"). Exit status: 0\n"
+          "Numbers keep their input spelling; the Python-rendered prompts print them as\n"
+          "Python's json does. What the format cannot carry is reported on standard error,\n"
+          "one line per warning (\"toolwire encode: warning: not_carried: FIELD: ...\";\n"
+          "number_inexact for a number rendered as a different value). Exit status: 0\n"
           "when the bytes were written, 1 when encoding failed (format not implemented,\n"
           "output cap, invalid value), 2 on a bad option or unreadable or invalid input.\n",
           f);
