@@ -203,9 +203,10 @@ typedef struct dec {
     size_t z;            /* leading zeros of ip ++ fp */
     size_t m;            /* significant digits (0: the value is zero) */
     long long pexp;
+    bool big;            /* the exponent had more digits than are read */
 } dec;
 
-#define DEC_EXP_CAP 1000000000000000000LL
+#define DEC_EXP_CAP 1000000000000000000LL /* exponents read exactly below this */
 
 static char dec_digit(const dec *d, size_t k)
 {
@@ -237,9 +238,12 @@ static void dec_read(const char *s, size_t n, dec *d)
         bool eneg = false;
         if (i < n && (s[i] == '+' || s[i] == '-'))
             eneg = s[i++] == '-';
-        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
-            if (ex < DEC_EXP_CAP)
+        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+            if (ex < DEC_EXP_CAP / 10)
                 ex = ex * 10 + (s[i] - '0');
+            else
+                d->big = true;
+        }
         if (eneg)
             ex = -ex;
     }
@@ -262,6 +266,8 @@ bool tw_json_same_number(const char *a, size_t an, const char *b, size_t bn)
     dec_read(b, bn, &y);
     if (x.m == 0 || y.m == 0)
         return x.m == y.m; /* zero equals zero whatever its sign */
+    if (x.big || y.big) /* exponents past 10^18: equal only as the same text */
+        return an == bn && memcmp(a, b, an) == 0;
     if (x.neg != y.neg || x.m != y.m || x.pexp != y.pexp)
         return false;
     for (size_t k = 0; k < x.m; k++)

@@ -168,6 +168,10 @@ Test(numbers, exact_decimal_comparison)
         cr_assert_not(tw_json_same_number(differ[i][0], strlen(differ[i][0]), differ[i][1],
                                           strlen(differ[i][1])),
                       "%s != %s", differ[i][0], differ[i][1]);
+    /* exponents too long to read exactly never compare equal by accident */
+    cr_assert_not(tw_json_same_number("1e9999999999999999999", 21, "1e9999999999999999998", 21));
+    cr_assert(tw_json_same_number("1e9999999999999999999", 21, "1e9999999999999999999", 21));
+    cr_assert(tw_json_same_number("0e9999999999999999999", 21, "-0", 2));
     cr_assert(tw_json_number_is_integer("1.5e3", 5));
     cr_assert(tw_json_number_is_integer("1e400", 5));
     cr_assert_not(tw_json_number_is_integer("1.5", 3));

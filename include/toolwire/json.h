@@ -121,7 +121,8 @@ bool tw_json_number_is_integer(const char *s, size_t n);
 /*
  * Do two valid spellings denote the same decimal value, compared exactly
  * (no rounding to double: 9007199254740993 differs from 9007199254740992,
- * 1.5e3 equals 1500.0, -0 equals 0)? Exponents are read up to 10^18.
+ * 1.5e3 equals 1500.0, -0 equals 0)? A non-zero value whose exponent is
+ * 10^18 or more equals only the very same spelling.
  */
 bool tw_json_same_number(const char *a, size_t an, const char *b, size_t bn);
 /* Number nodes compared as tw_json_equal does: by spelled decimal value;
