@@ -324,6 +324,52 @@ static void check_neutral_roundtrip(const char *js, size_t n, const tw_limits *L
     cJSON_Delete(j);
 }
 
+/* ===================== numbers ===================== */
+
+/* Every number of v, in document order, as "spelling\n" (a number without
+ * a kept spelling as "?\n"). */
+static void collect_spellings(const cJSON *v, tw_buf *out)
+{
+    for (; v; v = v->next) {
+        if (cJSON_IsNumber(v)) {
+            const char *sp = v->valuestring;
+            tw_buf_puts(out, sp ? sp : "?");
+            tw_buf_putc(out, '\n');
+        }
+        collect_spellings(v->child, out);
+    }
+}
+
+static char *call_spellings(const tw_result *r, size_t *n)
+{
+    tw_buf b = {0};
+    for (size_t i = 0; i < r->msg.ncalls; i++) {
+        collect_spellings(r->msg.calls[i].arguments, &b);
+        tw_buf_puts(&b, "--\n");
+    }
+    return tw_buf_take(&b, n);
+}
+
+/* Every number of every decoded call keeps the text it was written as;
+ * a text format takes it straight from the input, so it occurs there. */
+static void check_number_spellings(const tw_result *r, const char *name, const char *in, size_t len,
+                                   bool text)
+{
+    size_t n;
+    char *sp = call_spellings(r, &n);
+    for (char *p = sp; p < sp + n;) {
+        char *nl = memchr(p, '\n', (size_t)(sp + n - p));
+        size_t k = (size_t)(nl - p);
+        TW_FZ_CHECK(!(k == 1 && p[0] == '?'), "%s: a number of the arguments lost its spelling",
+                    name);
+        TW_FZ_CHECK(!text || (k == 2 && memcmp(p, "--", 2) == 0) || tw_memmem(in, len, p, k) ||
+                        tw_memmem(in, len, "\\u", 2), /* escapes inside string arguments */
+                    "%s: number spelling %.*s is not in the input", name, (int)(k > 80 ? 80 : k), p);
+        p = nl + 1;
+    }
+    free(sp);
+}
+
 /* ===================== streaming ===================== */
 
 typedef struct ev_acc {
@@ -441,6 +487,14 @@ static void check_encode_roundtrip(const tw_format_ops *f, const tw_fz_setup *s,
     /* no finish_reason decoded: the encoder writes its format's default */
     bool no_finish = !r->finish_reason || !r->finish_reason[0];
     size_t n1, n2;
+    /* every number keeps its spelling through the wire format */
+    char *sa = call_spellings(r, &n1), *sb = call_spellings(&r2, &n2);
+    TW_FZ_CHECK(n1 == n2 && memcmp(sa, sb, n1) == 0,
+                "%s: encode then decode changes a number's spelling:\n  decoded   %.*s\n  "
+                "re-decoded %.*s",
+                f->name, (int)(n1 > 2000 ? 2000 : n1), sa, (int)(n2 > 2000 ? 2000 : n2), sb);
+    free(sa);
+    free(sb);
     char *a = neutral_value(r, no_finish, &n1), *b = neutral_value(&r2, no_finish, &n2);
     TW_FZ_CHECK(n1 == n2 && memcmp(a, b, n1) == 0,
                 "%s: encode then decode changes the neutral value:\n  decoded   %.*s\n  "
@@ -491,6 +545,7 @@ static int check_decoder(const char *name, const uint8_t *data, size_t size, int
                 name, (long long)peak, (long long)bound);
     TW_FZ_CHECK(st1 == TW_OK, "%s batch: decode returned %s", name, tw_code_name(st1));
     check_result(&r1, L, s.len, "batch");
+    check_number_spellings(&r1, name, in, s.len, is_text_format(name));
     if (is_text_format(name)) {
         const char *fr = r1.finish_reason ? r1.finish_reason : "";
         TW_FZ_CHECK((r1.msg.ncalls > 0) == (strcmp(fr, "tool_calls") == 0),

@@ -65,6 +65,11 @@ static const tw_check_def catalog[] = {
      "/generate responses carry thinking, response, tool_calls and, with calls, pre_tool_text"},
     {"VLN-02", TW_SEV_ERROR, false,
      "thinking respects max_thinking_tokens, the response max_response_tokens"},
+    {"NUM-01", TW_SEV_WARN, false,
+     "streamed and non-streamed tool-call arguments spell every number the same way"},
+    {"NUM-02", TW_SEV_ERROR, false,
+     "numbers in the response's tool-call arguments have exactly the values the model wrote "
+     "(compared as decimal text, not as doubles: no integer precision lost)"},
     {"SES-01", TW_SEV_ERROR, false,
      "a continuation with role: tool results for every pending call returns a final answer"},
     {"SES-02", TW_SEV_ERROR, false,
@@ -2003,6 +2008,161 @@ static bool request_streams(const cJSON *req)
     return cJSON_IsTrue(tw_json_get(req, "stream"));
 }
 
+/* ================================================================ number fidelity */
+
+/* The first number of `a` whose counterpart at the same place in `b` is a
+ * number spelled differently (by_value: of a different decimal value).
+ * Writes its path and both spellings into why; false when none. */
+static bool number_differs(const cJSON *a, const cJSON *b, bool by_value, char *path, size_t plen,
+                           size_t cap, char *why, size_t wn)
+{
+    if (cJSON_IsNumber(a)) {
+        if (!cJSON_IsNumber(b))
+            return false;
+        const char *sa = tw_json_spelling(a), *sb = tw_json_spelling(b);
+        bool same = by_value ? tw_json_number_equal(a, b) : (sa && sb && strcmp(sa, sb) == 0);
+        if (same)
+            return false;
+        char ta[48], tb[48];
+        if (!sa)
+            snprintf(ta, sizeof ta, "%.17g", a->valuedouble);
+        if (!sb)
+            snprintf(tb, sizeof tb, "%.17g", b->valuedouble);
+        snprintf(why, wn, "%s: %.60s vs %.60s", path[0] ? path : "/", sa ? sa : ta, sb ? sb : tb);
+        return true;
+    }
+    bool obj = cJSON_IsObject(a);
+    if (!(obj && cJSON_IsObject(b)) && !(cJSON_IsArray(a) && cJSON_IsArray(b)))
+        return false;
+    size_t i = 0;
+    const cJSON *y = b->child;
+    for (const cJSON *x = a->child; x; x = x->next, i++) {
+        const cJSON *other = obj ? tw_json_get(b, x->string ? x->string : "") : y;
+        if (!obj && y)
+            y = y->next;
+        if (!other)
+            continue;
+        if (obj)
+            snprintf(path + plen, cap - plen, "/%s", x->string ? x->string : "");
+        else
+            snprintf(path + plen, cap - plen, "/%zu", i);
+        bool d = number_differs(x, other, by_value, path, strlen(path), cap, why, wn);
+        path[plen] = '\0';
+        if (d)
+            return true;
+    }
+    return false;
+}
+
+/* Compare calls pairwise (same position, same name); false with why filled
+ * at the first differing number. *pairs counts the compared calls. */
+static bool calls_numbers_equal(const tw_call *a, size_t na, const vcall *vb, const tw_call *b,
+                                size_t nb, bool by_value, size_t *pairs, char *why, size_t wn)
+{
+    *pairs = 0;
+    for (size_t i = 0; i < na && i < nb; i++) {
+        const char *bn = vb ? vb[i].name : b[i].name;
+        const cJSON *ba = vb ? vb[i].args : b[i].arguments;
+        if (!a[i].arguments || !ba || strcmp(a[i].name ? a[i].name : "", bn ? bn : "") != 0)
+            continue;
+        (*pairs)++;
+        char path[256] = "", d[300];
+        if (number_differs(a[i].arguments, ba, by_value, path, 0, sizeof path, d, sizeof d)) {
+            snprintf(why, wn, "call %zu (%.64s) %s", i, a[i].name ? a[i].name : "", d);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* NUM-01: the streamed arguments against the non-streamed ones, spelling
+ * by spelling (OAI-S07 compares them as values). */
+static void num_stream_spelling(judge *j, bool stream)
+{
+    const tw_judge_input *in = j->in;
+    if (!stream || !in->pair_body) {
+        PUT(j->out, "NUM-01", TW_V_SKIP, -1, "no streamed and non-streamed pair to compare");
+        return;
+    }
+    tw_decode_opts o = {0};
+    o.limits = j->L;
+    o.allow_unknown_tool = true;
+    tw_result a, b;
+    if (tw_decode_response(in->path, true, in->body, in->body_len, &o, &a) != TW_OK) {
+        PUT(j->out, "NUM-01", TW_V_SKIP, -1, "no reference decoder for this stream");
+        return;
+    }
+    if (tw_decode_response(in->path, false, in->pair_body, in->pair_len, &o, &b) != TW_OK) {
+        tw_result_free(&a);
+        PUT(j->out, "NUM-01", TW_V_SKIP, -1, "no reference decoder for the non-streamed body");
+        return;
+    }
+    char why[400] = "";
+    size_t pairs = 0;
+    bool eq = calls_numbers_equal(a.msg.calls, a.msg.ncalls, NULL, b.msg.calls, b.msg.ncalls,
+                                  false, &pairs, why, sizeof why);
+    if (!eq)
+        PUT(j->out, "NUM-01", TW_V_FAIL, -1, "streamed vs non-streamed: %s", why);
+    else
+        PUT(j->out, "NUM-01", pairs ? TW_V_PASS : TW_V_SKIP, -1, "%s",
+            pairs ? "every number spelled the same" : "no call in both results");
+    tw_result_free(&a);
+    tw_result_free(&b);
+}
+
+/* NUM-02: the response's arguments against the model text's. */
+static void num_model_values(judge *j, char kind, bool stream)
+{
+    const tw_fx_exchange *ex = j->in->ex;
+    const char *text = ex ? ex->model_text : NULL;
+    bool two_pass = false;
+    if (!text && ex && ex->model_pass2) {
+        text = ex->model_pass2;
+        two_pass = true;
+    }
+    if (!text) {
+        PUT(j->out, "NUM-02", TW_V_SKIP, -1, "no model text in the fixture");
+        return;
+    }
+    if (j->in->status != 200) {
+        PUT(j->out, "NUM-02", TW_V_SKIP, -1, "no successful response to judge");
+        return;
+    }
+    tw_opts_holder h;
+    tw_opts_holder_init(&h);
+    char why[400] = "";
+    if (ex->decode_options && !tw_opts_from_json(&h, ex->decode_options, why, sizeof why)) {
+        tw_opts_holder_free(&h);
+        tw_opts_holder_init(&h);
+    }
+    h.o.limits = j->L;
+    h.o.allow_unknown_tool = true;
+    if (two_pass)
+        h.o.finish = TW_FINISH_STOP_SEQUENCE;
+    tw_result r;
+    if (tw_hermes_decode(text, strlen(text), &h.o, &r) != TW_OK) {
+        PUT(j->out, "NUM-02", TW_V_SKIP, -1, "the hermes decoder refused the model text");
+        tw_opts_holder_free(&h);
+        return;
+    }
+    rview got = {0};
+    response_view(j, kind, stream, &got);
+    size_t pairs = 0;
+    if (!got.ok) {
+        PUT(j->out, "NUM-02", TW_V_SKIP, -1, "the response's calls could not be read");
+    } else if (!calls_numbers_equal(r.msg.calls, r.msg.ncalls, got.calls, NULL, got.ncalls, true,
+                                    &pairs, why, sizeof why)) {
+        PUT(j->out, "NUM-02", TW_V_FAIL, -1, "model text vs response: %s", why);
+    } else {
+        PUT(j->out, "NUM-02", pairs ? TW_V_PASS : TW_V_SKIP, -1, "%s",
+            pairs ? "every number carries the value the model wrote"
+                  : "no call both in the model text and the response");
+    }
+    rview_free(&got);
+    tw_result_free(&r);
+    tw_opts_holder_free(&h);
+}
+
 void tw_checks_backend(const tw_judge_input *in, tw_check_set *out)
 {
     judge j = {in, out, {0}};
@@ -2053,6 +2213,10 @@ void tw_checks_backend(const tw_judge_input *in, tw_check_set *out)
     }
     if (in->status < 400)
         hermes_checks(&j, kind, stream);
+    if (in->status < 400 && kind) {
+        num_stream_spelling(&j, stream);
+        num_model_values(&j, kind, stream);
+    }
     cJSON_Delete(body);
     if (in->status >= 400) {
         char why[64];

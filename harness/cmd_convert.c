@@ -43,6 +43,8 @@ static void convert_help(FILE *f)
           "  --pretty                   indent neutral JSON output\n"
           "  -h, --help                 this text\n"
           "\n"
+          "Numbers keep their input spelling (a Python-rendered prompt prints them as\n"
+          "Python's json does and warns number_inexact where that changes a value).\n"
           "What the target cannot carry is reported on standard error, one line per\n"
           "warning; a decoded result's own errors and warnings are reported the same way\n"
           "when the target is a wire format. A neutral source with a top-level key the\n"

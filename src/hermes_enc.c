@@ -17,14 +17,6 @@
 
 /* ===================== Python-style JSON ===================== */
 
-static bool spelled_as_float(const char *s)
-{
-    for (; *s; s++)
-        if (*s == '.' || *s == 'e' || *s == 'E')
-            return true;
-    return false;
-}
-
 /* Python's repr(float): shortest round-trip digits, fixed notation when the
  * decimal exponent is in [-4, 16), else d.ddde+XX. */
 static tw_status write_py_float(tw_buf *out, double d)
@@ -96,17 +88,46 @@ static tw_status write_py_float(tw_buf *out, double d)
     return tw_buf_printf(out, "e%c%02ld", ex < 0 ? '-' : '+', ax);
 }
 
-static tw_status write_py_number(tw_buf *out, const cJSON *v)
+/* Python's json refuses integer texts longer than this (sys.int_info's
+ * default max_str_digits). */
+#define PY_INT_MAX_DIGITS 4300
+
+typedef struct py_ctx {
+    tw_diag_list *warnings; /* number_inexact warnings, or NULL */
+    const char *where;      /* what is being written, for the message */
+} py_ctx;
+
+static void py_warn(const py_ctx *cx, const char *spelled, const char *why, const char *as,
+                    size_t as_len)
 {
-    const char *s = v->valuestring;
-    if (s && s[0]) {
-        if (!spelled_as_float(s)) {
+    if (!cx || !cx->warnings)
+        return;
+    tw_diag_addf(cx->warnings, TW_D_NUMBER_INEXACT, -1, "%s: number %.40s%s %s %.*s",
+                 cx->where ? cx->where : "json", spelled, strlen(spelled) > 40 ? "..." : "",
+                 why, (int)(as_len > 40 ? 40 : as_len), as);
+}
+
+static tw_status write_py_number(tw_buf *out, const cJSON *v, const py_ctx *cx)
+{
+    const char *s = tw_json_spelling(v);
+    if (s) {
+        size_t n = strlen(s);
+        if (tw_json_spelled_integer(s)) {
             /* a Python int: printed exactly as written; -0 is 0 */
+            if (n - (s[0] == '-') > PY_INT_MAX_DIGITS)
+                py_warn(cx, s, "has more digits than Python's json reads (4300); written", "as is", 5);
             if (strcmp(s, "-0") == 0)
                 return tw_buf_putc(out, '0');
-            return tw_buf_puts(out, s);
+            return tw_buf_append(out, s, n);
         }
-        return write_py_float(out, v->valuedouble);
+        /* a Python float: the double cJSON read, in repr */
+        size_t at = out->len;
+        TRY(write_py_float(out, v->valuedouble));
+        const char *w = out->data + at;
+        size_t wn = out->len - at;
+        if (!tw_json_number_valid(w, wn) || !tw_json_same_number(s, n, w, wn))
+            py_warn(cx, s, "becomes the Python float", w, wn);
+        return TW_OK;
     }
     double d = v->valuedouble;
     if (isfinite(d) && d == floor(d) && fabs(d) < 9007199254740992.0)
@@ -114,13 +135,14 @@ static tw_status write_py_number(tw_buf *out, const cJSON *v)
     return write_py_float(out, d);
 }
 
-static tw_status write_py(tw_buf *out, const cJSON *v, size_t depth, size_t max_depth)
+static tw_status write_py(tw_buf *out, const cJSON *v, size_t depth, size_t max_depth,
+                          const py_ctx *cx)
 {
     switch (v->type & 0xFF) {
     case cJSON_NULL: return PUTS(out, "null");
     case cJSON_True: return PUTS(out, "true");
     case cJSON_False: return PUTS(out, "false");
-    case cJSON_Number: return write_py_number(out, v);
+    case cJSON_Number: return write_py_number(out, v, cx);
     case cJSON_String:
         return tw_json_write_str(out, v->valuestring ? v->valuestring : "",
                                  v->valuestring ? strlen(v->valuestring) : 0, TW_JSON_SPACED);
@@ -139,7 +161,7 @@ static tw_status write_py(tw_buf *out, const cJSON *v, size_t depth, size_t max_
                 TRY(tw_json_write_str(out, k, strlen(k), TW_JSON_SPACED));
                 TRY(PUTS(out, ": "));
             }
-            TRY(write_py(out, c, depth + 1, max_depth));
+            TRY(write_py(out, c, depth + 1, max_depth, cx));
         }
         return tw_buf_putc(out, obj ? '}' : ']');
     }
@@ -147,13 +169,20 @@ static tw_status write_py(tw_buf *out, const cJSON *v, size_t depth, size_t max_
     }
 }
 
-tw_status tw_json_write_py(tw_buf *out, const cJSON *v, size_t max_depth)
+tw_status tw_json_write_py_warn(tw_buf *out, const cJSON *v, size_t max_depth,
+                                tw_diag_list *warnings, const char *where)
 {
     if (!v)
         return PUTS(out, "null");
     if (max_depth == 0 || max_depth > TW_DEPTH_HARD_MAX)
         max_depth = TW_DEPTH_HARD_MAX;
-    return write_py(out, v, 0, max_depth);
+    py_ctx cx = {warnings, where};
+    return write_py(out, v, 0, max_depth, &cx);
+}
+
+tw_status tw_json_write_py(tw_buf *out, const cJSON *v, size_t max_depth)
+{
+    return tw_json_write_py_warn(out, v, max_depth, NULL, NULL);
 }
 
 /* ===================== text positions of a parsed tree ===================== */
@@ -284,7 +313,8 @@ tw_status tw_json_keep_spellings(const char *buf, size_t len, cJSON *tree, size_
 /* ===================== shared preamble ===================== */
 
 /* One tool as the template's tojson prints it: the OpenAI form. */
-static tw_status write_tool(tw_buf *b, const tw_tool *t, size_t max_depth)
+static tw_status write_tool(tw_buf *b, const tw_tool *t, size_t max_depth, tw_diag_list *w,
+                            const char *fmt)
 {
     TRY(PUTS(b, "{\"type\": \"function\", \"function\": {\"name\": "));
     TRY(tw_json_write_str(b, t->name ? t->name : "", t->name ? strlen(t->name) : 0,
@@ -295,17 +325,20 @@ static tw_status write_tool(tw_buf *b, const tw_tool *t, size_t max_depth)
     }
     if (t->parameters) {
         TRY(PUTS(b, ", \"parameters\": "));
-        TRY(tw_json_write_py(b, t->parameters, max_depth));
+        char where[160];
+        snprintf(where, sizeof where, "%s: tool %.64s parameters", fmt, t->name ? t->name : "");
+        TRY(tw_json_write_py_warn(b, t->parameters, max_depth, w, where));
     }
     return PUTS(b, "}}");
 }
 
-static tw_status write_tools_block(tw_buf *b, const tw_request *r, size_t max_depth)
+static tw_status write_tools_block(tw_buf *b, const tw_request *r, size_t max_depth,
+                                   const tw_encode_opts *o, const char *fmt)
 {
     TRY(PUTS(b, TW_QWEN_TOOLS_HEAD));
     for (size_t i = 0; i < r->ntools; i++) {
         TRY(tw_buf_putc(b, '\n'));
-        TRY(write_tool(b, &r->tools[i], max_depth));
+        TRY(write_tool(b, &r->tools[i], max_depth, o ? o->warnings : NULL, fmt));
     }
     return PUTS(b, TW_QWEN_TOOLS_TAIL);
 }
@@ -453,7 +486,7 @@ static void warn_prompt_losses(const tw_request *r, const tw_encode_opts *o, siz
 }
 
 static tw_status render_assistant(tw_buf *b, const tw_message *m, bool after_query, bool last,
-                                  size_t max_depth)
+                                  tw_diag_list *w, size_t max_depth)
 {
     span content = buf_span(&m->content);
     span reasoning = {"", 0};
@@ -491,8 +524,10 @@ static tw_status render_assistant(tw_buf *b, const tw_message *m, bool after_que
         TRY(PUTS(b, "<tool_call>\n{\"name\": \""));
         TRY(tw_buf_puts(b, c->name ? c->name : ""));
         TRY(PUTS(b, "\", \"arguments\": "));
+        char where[160];
+        snprintf(where, sizeof where, "hermes-prompt: call %.64s arguments", c->name ? c->name : "");
         if (c->arguments)
-            TRY(tw_json_write_py(b, c->arguments, max_depth));
+            TRY(tw_json_write_py_warn(b, c->arguments, max_depth, w, where));
         else
             TRY(PUTS(b, "{}"));
         TRY(PUTS(b, "}\n</tool_call>"));
@@ -512,7 +547,7 @@ static tw_status render_prompt(tw_buf *b, const tw_request *r, const tw_encode_o
             TRY(put_span(b, buf_span(&ms[0].content)));
             TRY(PUTS(b, "\n\n"));
         }
-        TRY(write_tools_block(b, r, max_depth));
+        TRY(write_tools_block(b, r, max_depth, o, "hermes-prompt"));
         TRY(PUTS(b, "<|im_end|>\n"));
     } else if (first_system) {
         TRY(PUTS(b, "<|im_start|>system\n"));
@@ -547,7 +582,8 @@ static tw_status render_prompt(tw_buf *b, const tw_request *r, const tw_encode_o
         case TW_ROLE_ASSISTANT:
             if (m->thinking_signature)
                 warn(o, "hermes-prompt: thinking signature not carried");
-            TRY(render_assistant(b, m, i > last_query, i == n - 1, max_depth));
+            TRY(render_assistant(b, m, i > last_query, i == n - 1, o ? o->warnings : NULL,
+                                 max_depth));
             break;
         case TW_ROLE_TOOL:
             if (m->is_error)
@@ -609,7 +645,7 @@ static tw_status render_system(tw_buf *b, const tw_request *r, const tw_encode_o
         return TW_OK;
     if (base)
         TRY(PUTS(b, "\n\n"));
-    TRY(write_tools_block(b, r, max_depth));
+    TRY(write_tools_block(b, r, max_depth, o, "hermes-system"));
     TRY(PUTS(b, "\n\n"));
     TRY(PUTS(b, SINGLE_BLOCK));
     if (r->choice == TW_CHOICE_NONE || r->choice == TW_CHOICE_REQUIRED ||

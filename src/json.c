@@ -48,6 +48,241 @@ size_t tw_json_depth(const char *buf, size_t len, size_t max_depth)
     return deepest;
 }
 
+/* ===================== number spellings ===================== */
+
+static bool num_char(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
+
+typedef struct spell_cursor {
+    const char *b;
+    size_t n;
+    size_t i;
+} spell_cursor;
+
+/* The next number token of the text outside strings (cJSON builds its tree
+ * in document order, so the k-th number node is the k-th token). */
+static bool next_number(spell_cursor *c, size_t *start, size_t *end)
+{
+    while (c->i < c->n) {
+        unsigned char ch = (unsigned char)c->b[c->i];
+        if (ch == '"') {
+            c->i++;
+            for (;;) {
+                const char *q = memchr(c->b + c->i, '"', c->n - c->i);
+                if (!q) {
+                    c->i = c->n;
+                    return false;
+                }
+                const char *bs = memchr(c->b + c->i, '\\', (size_t)(q - (c->b + c->i)));
+                if (bs) {
+                    c->i = (size_t)(bs - c->b) + 2;
+                    if (c->i > c->n) {
+                        c->i = c->n;
+                        return false;
+                    }
+                    continue;
+                }
+                c->i = (size_t)(q - c->b) + 1;
+                break;
+            }
+            continue;
+        }
+        if (ch == '-' || (ch >= '0' && ch <= '9')) {
+            *start = c->i;
+            while (c->i < c->n && num_char((unsigned char)c->b[c->i]))
+                c->i++;
+            *end = c->i;
+            return true;
+        }
+        c->i++;
+    }
+    return false;
+}
+
+static tw_status spell_rec(spell_cursor *c, cJSON *v)
+{
+    for (; v; v = v->next) {
+        int t = v->type & 0xFF;
+        if (t == cJSON_Number) {
+            size_t a, e;
+            if (!next_number(c, &a, &e))
+                return TW_OK; /* text and tree disagree: keep the doubles */
+            if (!v->valuestring) {
+                char *s = cJSON_malloc(e - a + 1);
+                if (!s)
+                    return TW_ERR_NOMEM;
+                memcpy(s, c->b + a, e - a);
+                s[e - a] = '\0';
+                v->valuestring = s;
+            }
+        } else if ((t == cJSON_Array || t == cJSON_Object) && v->child) {
+            tw_status st = spell_rec(c, v->child);
+            if (st != TW_OK)
+                return st;
+        }
+    }
+    return TW_OK;
+}
+
+/* Keep each number node's source spelling in its valuestring (one linear
+ * pass over the text; the tree's depth was bounded before parsing). */
+static tw_status spell_numbers(const char *buf, size_t len, cJSON *root)
+{
+    spell_cursor c = {buf, len, 0};
+    int t = root->type & 0xFF;
+    if (t == cJSON_Number || t == cJSON_Array || t == cJSON_Object) {
+        cJSON *next = root->next;
+        root->next = NULL; /* a root has no siblings; be safe */
+        tw_status st = spell_rec(&c, root);
+        root->next = next;
+        return st;
+    }
+    return TW_OK;
+}
+
+bool tw_json_number_valid(const char *s, size_t n)
+{
+    size_t i = 0;
+    if (i < n && s[i] == '-')
+        i++;
+    if (i >= n)
+        return false;
+    if (s[i] == '0') {
+        i++;
+    } else if (s[i] >= '1' && s[i] <= '9') {
+        while (i < n && s[i] >= '0' && s[i] <= '9')
+            i++;
+    } else {
+        return false;
+    }
+    if (i < n && s[i] == '.') {
+        i++;
+        size_t d = i;
+        while (i < n && s[i] >= '0' && s[i] <= '9')
+            i++;
+        if (i == d)
+            return false;
+    }
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-'))
+            i++;
+        size_t d = i;
+        while (i < n && s[i] >= '0' && s[i] <= '9')
+            i++;
+        if (i == d)
+            return false;
+    }
+    return i == n;
+}
+
+const char *tw_json_spelling(const cJSON *v)
+{
+    if (!cJSON_IsNumber(v) || !v->valuestring)
+        return NULL;
+    const char *s = v->valuestring;
+    return tw_json_number_valid(s, strlen(s)) ? s : NULL;
+}
+
+bool tw_json_spelled_integer(const char *s)
+{
+    for (; *s; s++)
+        if (*s == '.' || *s == 'e' || *s == 'E')
+            return false;
+    return true;
+}
+
+/* A valid number spelling as sign, significant digits and the decimal
+ * exponent of the first of them: value = 0.d1d2… × 10^pexp. */
+typedef struct dec {
+    bool neg;
+    const char *ip, *fp; /* integer and fraction digits */
+    size_t in, fn;
+    size_t z;            /* leading zeros of ip ++ fp */
+    size_t m;            /* significant digits (0: the value is zero) */
+    long long pexp;
+    bool big;            /* the exponent had more digits than are read */
+} dec;
+
+#define DEC_EXP_CAP 1000000000000000000LL /* exponents read exactly below this */
+
+static char dec_digit(const dec *d, size_t k)
+{
+    return k < d->in ? d->ip[k] : d->fp[k - d->in];
+}
+
+static void dec_read(const char *s, size_t n, dec *d)
+{
+    size_t i = 0;
+    memset(d, 0, sizeof *d);
+    if (i < n && s[i] == '-') {
+        d->neg = true;
+        i++;
+    }
+    d->ip = s + i;
+    while (i < n && s[i] >= '0' && s[i] <= '9')
+        i++;
+    d->in = (size_t)(s + i - d->ip);
+    d->fp = s + i;
+    if (i < n && s[i] == '.') {
+        d->fp = s + ++i;
+        while (i < n && s[i] >= '0' && s[i] <= '9')
+            i++;
+        d->fn = (size_t)(s + i - d->fp);
+    }
+    long long ex = 0;
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        bool eneg = false;
+        if (i < n && (s[i] == '+' || s[i] == '-'))
+            eneg = s[i++] == '-';
+        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+            if (ex < DEC_EXP_CAP / 10)
+                ex = ex * 10 + (s[i] - '0');
+            else
+                d->big = true;
+        }
+        if (eneg)
+            ex = -ex;
+    }
+    size_t len = d->in + d->fn, z = 0, t = 0;
+    while (z < len && dec_digit(d, z) == '0')
+        z++;
+    while (t < len - z && dec_digit(d, len - 1 - t) == '0')
+        t++;
+    d->z = z;
+    d->m = len - z - t;
+    /* first significant digit at position z of ip ++ fp: its decimal
+     * exponent is in - z - 1 (+ ex); as 0.d… that is one more */
+    d->pexp = ex + (long long)d->in - (long long)z;
+}
+
+bool tw_json_same_number(const char *a, size_t an, const char *b, size_t bn)
+{
+    dec x, y;
+    dec_read(a, an, &x);
+    dec_read(b, bn, &y);
+    if (x.m == 0 || y.m == 0)
+        return x.m == y.m; /* zero equals zero whatever its sign */
+    if (x.big || y.big) /* exponents past 10^18: equal only as the same text */
+        return an == bn && memcmp(a, b, an) == 0;
+    if (x.neg != y.neg || x.m != y.m || x.pexp != y.pexp)
+        return false;
+    for (size_t k = 0; k < x.m; k++)
+        if (dec_digit(&x, x.z + k) != dec_digit(&y, y.z + k))
+            return false;
+    return true;
+}
+
+bool tw_json_number_is_integer(const char *s, size_t n)
+{
+    dec d;
+    dec_read(s, n, &d);
+    return d.m == 0 || d.pexp >= (long long)d.m;
+}
+
 tw_status tw_json_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
                         tw_json_error *err)
 {
@@ -90,6 +325,16 @@ tw_status tw_json_parse(const char *buf, size_t len, size_t max_depth, cJSON **o
                      "unexpected bytes after the JSON value at byte %zu", off);
         }
         return TW_ERR_PARSE;
+    }
+    tw_status ks = spell_numbers(buf, len, v);
+    if (ks != TW_OK) {
+        cJSON_Delete(v);
+        if (err) {
+            err->code = ks;
+            err->offset = 0;
+            snprintf(err->message, sizeof err->message, "out of memory keeping number spellings");
+        }
+        return ks;
     }
     *out = v;
     return TW_OK;
@@ -440,6 +685,14 @@ tw_status tw_json_write_num(tw_buf *out, double d)
     return tw_buf_puts(out, tmp);
 }
 
+tw_status tw_json_write_number(tw_buf *out, const cJSON *v)
+{
+    const char *s = tw_json_spelling(v);
+    if (s)
+        return tw_buf_puts(out, s);
+    return tw_json_write_num(out, v ? v->valuedouble : 0);
+}
+
 static tw_status write_value(tw_buf *out, const cJSON *v, int flags, int level);
 
 static tw_status newline_indent(tw_buf *out, int flags, int level)
@@ -461,7 +714,7 @@ static tw_status write_value(tw_buf *out, const cJSON *v, int flags, int level)
     case cJSON_NULL: return tw_buf_puts(out, "null");
     case cJSON_True: return tw_buf_puts(out, "true");
     case cJSON_False: return tw_buf_puts(out, "false");
-    case cJSON_Number: return tw_json_write_num(out, v->valuedouble);
+    case cJSON_Number: return tw_json_write_number(out, v);
     case cJSON_String:
         return tw_json_write_str(out, v->valuestring ? v->valuestring : "",
                                  v->valuestring ? strlen(v->valuestring) : 0, flags);
@@ -544,6 +797,9 @@ static size_t size_rec(const cJSON *v, size_t cap, size_t acc)
     case cJSON_True: return acc + 4;
     case cJSON_False: return acc + 5;
     case cJSON_Number: {
+        const char *sp = tw_json_spelling(v);
+        if (sp)
+            return acc + strlen(sp);
         tw_buf b = {0};
         char tmp[64];
         b.data = tmp;
@@ -595,6 +851,39 @@ const char *tw_json_get_str(const cJSON *obj, const char *key)
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* The shortest spelling of a double that reads back equal, as
+ * tw_json_write_num prints it; NULL when it is not finite. */
+static const char *short_spelling(double d, char *tmp, size_t n)
+{
+    if (!isfinite(d))
+        return NULL;
+    tw_buf b = {0};
+    b.data = tmp;
+    b.cap = n;
+    b.max = n - 1;
+    if (tw_json_write_num(&b, d) != TW_OK)
+        return NULL;
+    tmp[b.len] = '\0';
+    return tmp;
+}
+
+bool tw_json_number_equal(const cJSON *a, const cJSON *b)
+{
+    const char *sa = tw_json_spelling(a), *sb = tw_json_spelling(b);
+    if (!sa && !sb)
+        return a->valuedouble == b->valuedouble;
+    /* compare decimal values exactly; a node without a spelling stands for
+     * its double's shortest round-trip spelling */
+    char ta[64], tb[64];
+    if (!sa)
+        sa = short_spelling(a->valuedouble, ta, sizeof ta);
+    if (!sb)
+        sb = short_spelling(b->valuedouble, tb, sizeof tb);
+    if (!sa || !sb)
+        return false;
+    return tw_json_same_number(sa, strlen(sa), sb, strlen(sb));
+}
+
 bool tw_json_equal(const cJSON *a, const cJSON *b)
 {
     if (!a || !b)
@@ -603,7 +892,7 @@ bool tw_json_equal(const cJSON *a, const cJSON *b)
     if (ta != tb)
         return false;
     switch (ta) {
-    case cJSON_Number: return a->valuedouble == b->valuedouble;
+    case cJSON_Number: return tw_json_number_equal(a, b);
     case cJSON_String:
         return strcmp(a->valuestring ? a->valuestring : "", b->valuestring ? b->valuestring : "") == 0;
     case cJSON_Array: {

@@ -197,11 +197,7 @@ static tw_status read_payload(const tw_limits *l, const char *p, size_t n, tw_ca
         *why = "is not valid JSON";
         return TW_ERR_PARSE;
     }
-    st = tw_json_keep_spellings(p, n, j, l->max_depth);
-    if (st == TW_ERR_NOMEM) {
-        cJSON_Delete(j);
-        return st;
-    }
+    /* number spellings kept by tw_json_parse */
     const char *name = tw_json_get_str(j, "name");
     cJSON *args = cJSON_GetObjectItemCaseSensitive(j, "arguments");
     if (!cJSON_IsObject(j) || cJSON_GetArraySize(j) != 2 || !name || !name[0] ||
@@ -400,10 +396,8 @@ static tw_status read_tools(hp *h, const char *p, size_t n, size_t at, const cha
             return st;
         if (st != TW_OK)
             return tw_rq_fail(&h->d, st, (int64_t)(at + s + je.offset), tp, "%s", je.message);
-        st = tw_json_keep_spellings(p + s, e - s, j, h->d.l.max_depth);
         char why[200] = "";
-        if (st == TW_OK)
-            st = tw_tool_read(j, &r->tools[r->ntools], why, sizeof why);
+        st = tw_tool_read(j, &r->tools[r->ntools], why, sizeof why);
         cJSON_Delete(j);
         if (st == TW_ERR_NOMEM)
             return st;

@@ -145,9 +145,7 @@ tw_status tw_vllm_request_decode(const char *buf, size_t len, const tw_limits *l
     tw_status st = tw_json_parse(buf, len, d.l.max_depth, &j, &je);
     if (st != TW_OK)
         return tw_rq_fail(&d, st, (int64_t)je.offset, "", "%s", je.message);
-    st = tw_json_keep_spellings(buf, len, j, d.l.max_depth);
-    if (st == TW_OK)
-        st = body(&d, j);
+    st = body(&d, j); /* number spellings kept by tw_json_parse */
     cJSON_Delete(j);
     return finish(&d, st);
 }

@@ -28,9 +28,15 @@ static bool type_is(const char *t, const cJSON *v)
         return cJSON_IsString(v);
     if (strcmp(t, "number") == 0)
         return cJSON_IsNumber(v);
-    if (strcmp(t, "integer") == 0)
+    if (strcmp(t, "integer") == 0) {
+        /* by the spelled value when there is one: 1e400 is an integer,
+         * 1.0000000000000000001 is not */
+        const char *sp = tw_json_spelling(v);
+        if (sp)
+            return tw_json_number_is_integer(sp, strlen(sp));
         return cJSON_IsNumber(v) && isfinite(v->valuedouble) &&
                v->valuedouble == floor(v->valuedouble);
+    }
     if (strcmp(t, "boolean") == 0)
         return cJSON_IsBool(v);
     if (strcmp(t, "object") == 0)

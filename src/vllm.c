@@ -342,7 +342,8 @@ static void warn(const tw_encode_opts *o, const char *msg)
 
 /* History calls ride in the content as Hermes <tool_call> text, the way the
  * Qwen3 template renders them. */
-static tw_status write_message(tw_buf *b, const tw_message *m, size_t max_depth)
+static tw_status write_message(tw_buf *b, const tw_message *m, size_t max_depth,
+                               tw_diag_list *w)
 {
     TRY(PUTS(b, "{\"role\":"));
     TRY(put_cstr(b, tw_role_name(m->role)));
@@ -363,9 +364,13 @@ static tw_status write_message(tw_buf *b, const tw_message *m, size_t max_depth)
                                        TW_JSON_SPACED);
             if (st == TW_OK)
                 st = PUTS(&c, ", \"arguments\": ");
+            char where[160];
+            snprintf(where, sizeof where, "vllm-generate-request: call %.64s arguments",
+                     m->calls[i].name ? m->calls[i].name : "");
             if (st == TW_OK)
-                st = m->calls[i].arguments ? tw_json_write_py(&c, m->calls[i].arguments, max_depth)
-                                           : PUTS(&c, "{}");
+                st = m->calls[i].arguments
+                         ? tw_json_write_py_warn(&c, m->calls[i].arguments, max_depth, w, where)
+                         : PUTS(&c, "{}");
             if (st == TW_OK)
                 st = PUTS(&c, "}\n</tool_call>");
         }
@@ -383,7 +388,7 @@ static tw_status write_num_opt(tw_buf *b, const cJSON *opts, const char *key)
     if (!cJSON_IsNumber(v))
         return TW_OK;
     TRY(tw_buf_printf(b, ",\"%s\":", key));
-    return tw_json_write_num(b, v->valuedouble);
+    return tw_json_write_number(b, v);
 }
 
 /* Report what a GenerateRequest does not carry, besides history thinking,
@@ -451,7 +456,7 @@ static tw_status render_request(tw_buf *b, const tw_request *r, const tw_encode_
         errs_dropped |= m->is_error;
         if (i)
             TRY(tw_buf_putc(b, ','));
-        TRY(write_message(b, m, max_depth));
+        TRY(write_message(b, m, max_depth, o ? o->warnings : NULL));
     }
     TRY(tw_buf_putc(b, ']'));
     const cJSON *opts = r->options;

@@ -6,6 +6,7 @@
 
 #include "checks.h"
 #include "cli.h"
+#include "fixture.h"
 #include "twtest.h"
 
 static tw_kv json_ct[] = {{"content-type", "application/json"}};
@@ -53,7 +54,7 @@ Test(checks, catalog_matches_docs)
 {
     size_t n;
     const tw_check_def *d = tw_checks_catalog(&n);
-    cr_assert_eq(n, 38);
+    cr_assert_eq(n, 40);
     for (size_t i = 0; i < n; i++)
         cr_assert_eq(tw_check_index(d[i].id), (int)i);
     char why[200];
@@ -70,6 +71,22 @@ Test(checks, catalog_matches_docs)
         }
     }
     cr_assert_eq(rows, n);
+    free(text);
+}
+
+Test(checks, catalog_documented)
+{
+    char why[200];
+    size_t len;
+    char *text = tw_read_file(tw_test_src("docs/checks.md"), 1 << 20, &len, why, sizeof why);
+    cr_assert(text, "%s", why);
+    size_t n;
+    const tw_check_def *d = tw_checks_catalog(&n);
+    for (size_t i = 0; i < n; i++) {
+        char row[32];
+        snprintf(row, sizeof row, "\n| %s |", d[i].id);
+        cr_assert(strstr(text, row), "%s has a row in docs/checks.md", d[i].id);
+    }
     free(text);
 }
 
@@ -199,6 +216,89 @@ Test(checks, openai_stream_equals_nonstream)
         tw_checks_backend(&in, &set);
         cr_assert_eq(tw_check_set_get(&set, "OAI-S07")->verdict, k ? TW_V_FAIL : TW_V_PASS, "%s",
                      tw_check_set_get(&set, "OAI-S07")->evidence);
+        tw_check_set_free(&set);
+    }
+    cJSON_Delete(rq);
+}
+
+/* NUM-01: streamed and non-streamed arguments spelled alike */
+Test(checks, number_spelling_stream_vs_nonstream)
+{
+    cJSON *rq = cJSON_Parse(SREQ);
+    const char *s = CH("{\"role\":\"assistant\",\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"v\\\": 9007199254740993, \\\"w\\\": 100}\"}}]}")
+        CHF("tool_calls") "data: [DONE]\n\n";
+    const char *same = MSG(",\"tool_calls\":[" CALL("c1", "f", "\"{\\\"v\\\":9007199254740993,\\\"w\\\":100}\"") "]", "tool_calls");
+    const char *respelled = MSG(",\"tool_calls\":[" CALL("c1", "f", "\"{\\\"v\\\":9007199254740993,\\\"w\\\":100.0}\"") "]", "tool_calls");
+    for (int k = 0; k < 2; k++) {
+        tw_judge_input in;
+        memset(&in, 0, sizeof in);
+        in.path = OAI;
+        in.req_body = rq;
+        in.status = 200;
+        in.resp_headers = sse_ct;
+        in.nresp_headers = 1;
+        in.body = s;
+        in.body_len = strlen(s);
+        in.pair_body = k ? respelled : same;
+        in.pair_len = strlen(in.pair_body);
+        tw_check_set set = {0};
+        tw_checks_backend(&in, &set);
+        const tw_check_result *r = tw_check_set_get(&set, "NUM-01");
+        cr_assert_eq(r->verdict, k ? TW_V_FAIL : TW_V_PASS, "%s", r->evidence);
+        if (k)
+            cr_assert(strstr(r->evidence, "/w: 100 vs 100.0"), "%s", r->evidence);
+        /* as values they are equal */
+        cr_assert_eq(tw_check_set_get(&set, "OAI-S07")->verdict, TW_V_PASS, "%s",
+                     tw_check_set_get(&set, "OAI-S07")->evidence);
+        tw_check_set_free(&set);
+    }
+    cr_assert_eq(judge(OAI, SREQ, 200, s, true, "NUM-01", NULL, 0), TW_V_SKIP, "no pair");
+    cJSON_Delete(rq);
+}
+
+/* NUM-02: the response's numbers against the model text's, by exact value */
+Test(checks, number_values_against_model_text)
+{
+    cJSON *rq = cJSON_Parse(REQ);
+    tw_fx_exchange ex;
+    memset(&ex, 0, sizeof ex);
+    ex.model_text = "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"x\": 9007199254740993, "
+                    "\"y\": [100.0, 1e400]}}\n</tool_call>";
+    static const struct {
+        const char *args;
+        tw_verdict v;
+        const char *ev;
+    } cases[] = {
+        {"\"{\\\"x\\\": 9007199254740993, \\\"y\\\": [100.0, 1e400]}\"", TW_V_PASS, ""},
+        {"\"{\\\"x\\\": 9.007199254740993e15, \\\"y\\\": [100, 10e399]}\"", TW_V_PASS, ""},
+        {"\"{\\\"x\\\": 9007199254740992, \\\"y\\\": [100.0, 1e400]}\"", TW_V_FAIL,
+         "/x: 9007199254740993 vs 9007199254740992"},
+        {"\"{\\\"x\\\": 9007199254740993, \\\"y\\\": [100.0, null]}\"", TW_V_PASS, ""},
+        {"\"{\\\"x\\\": 9007199254740993, \\\"y\\\": [100.0, 1.7976931348623157e308]}\"", TW_V_FAIL,
+         "/y/1: 1e400 vs 1.7976931348623157e308"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char body[512];
+        snprintf(body, sizeof body,
+                 "{\"object\":\"chat.completion\",\"choices\":[{\"index\":0,\"message\":{\"role\":"
+                 "\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\","
+                 "\"function\":{\"name\":\"f\",\"arguments\":%s}}]},\"finish_reason\":\"tool_calls\"}]}",
+                 cases[i].args);
+        tw_judge_input in;
+        memset(&in, 0, sizeof in);
+        in.ex = &ex;
+        in.path = OAI;
+        in.req_body = rq;
+        in.status = 200;
+        in.resp_headers = json_ct;
+        in.nresp_headers = 1;
+        in.body = body;
+        in.body_len = strlen(body);
+        tw_check_set set = {0};
+        tw_checks_backend(&in, &set);
+        const tw_check_result *r = tw_check_set_get(&set, "NUM-02");
+        cr_assert_eq(r->verdict, cases[i].v, "case %zu: %s", i, r->evidence);
+        cr_assert(strstr(r->evidence, cases[i].ev), "case %zu: %s", i, r->evidence);
         tw_check_set_free(&set);
     }
     cJSON_Delete(rq);

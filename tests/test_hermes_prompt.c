@@ -12,7 +12,20 @@
 #include "toolwire/hermes_encode.h"
 #include "twtest.h"
 
-/* Load a fixture file; spellings kept when asked. Returns the parsed tree. */
+/* Forget every number's spelling: what a plain cJSON tree holds. */
+static void drop_spellings(cJSON *v)
+{
+    for (; v; v = v->next) {
+        if (cJSON_IsNumber(v) && v->valuestring) {
+            cJSON_free(v->valuestring);
+            v->valuestring = NULL;
+        }
+        drop_spellings(v->child);
+    }
+}
+
+/* Load a fixture file; spellings kept (as tw_json_parse does) or dropped.
+ * Returns the parsed tree. */
 static cJSON *load(const char *path, bool spellings)
 {
     size_t len;
@@ -20,6 +33,8 @@ static cJSON *load(const char *path, bool spellings)
     char *copy = tw_test_load_exact(path, &len, &j);
     if (spellings)
         cr_assert_eq(tw_json_keep_spellings(copy, len, j, 256), TW_OK, "%s: spellings", path);
+    else
+        drop_spellings(j);
     free(copy);
     return j;
 }
@@ -93,14 +108,47 @@ Test(hermes_prompt, qwen3_byte_exact)
 }
 
 /* Without kept spellings, cJSON's doubles cannot tell 2.0 from 2: exactly
- * the number-forms fixture differs, every other one still matches. */
+ * the number fixtures differ, every other one still matches. */
 Test(hermes_prompt, without_spellings_only_number_forms_differs)
 {
     long n = 0;
     char names[2048] = "";
     long failed = check_dir("tests/data/qwen3", "hermes-prompt", false, &n, names, sizeof names);
-    cr_expect_eq(failed, 1, "differing: %s", names);
+    cr_expect_eq(failed, 3, "differing: %s", names);
     cr_expect(strstr(names, "number_forms") != NULL, "differing: %s", names);
+    cr_expect(strstr(names, "number_spellings") != NULL, "differing: %s", names);
+    cr_expect(strstr(names, "number_beyond_double") != NULL, "differing: %s", names);
+}
+
+/* The renderings that change a value say so, naming the number. */
+Test(hermes_prompt, number_beyond_double_warns)
+{
+    cJSON *fx = load(tw_test_src("tests/data/qwen3/26_number_beyond_double.json"), true);
+    tw_request r;
+    char why[256] = "";
+    cr_assert_eq(tw_request_read(tw_json_get(fx, "request"), NULL, &r, why, sizeof why), TW_OK, "%s", why);
+    tw_diag_list w = {0};
+    tw_encode_opts o = {0};
+    o.warnings = &w;
+    tw_buf out = {0};
+    cr_assert_eq(tw_hermes_prompt_encode(&r, &o, &out), TW_OK);
+    cr_assert_str_eq(out.data, tw_json_get_str(fx, "expected"));
+    static const char *const named[] = {"number 1e400 ", "number -1e400 ", "number 1e-400 ",
+                                        "number 0.10000000000000000001 "};
+    size_t inexact = 0;
+    for (size_t i = 0; i < w.len; i++)
+        inexact += w.items[i].code == TW_D_NUMBER_INEXACT;
+    cr_assert_eq(inexact, 5, "four arguments and the tool's maximum");
+    for (size_t k = 0; k < sizeof named / sizeof named[0]; k++) {
+        bool found = false;
+        for (size_t i = 0; i < w.len; i++)
+            found |= w.items[i].code == TW_D_NUMBER_INEXACT && strstr(w.items[i].message, named[k]);
+        cr_assert(found, "%s", named[k]);
+    }
+    tw_buf_free(&out);
+    tw_diag_list_free(&w);
+    tw_request_free(&r);
+    cJSON_Delete(fx);
 }
 
 Test(hermes_system, fixtures)

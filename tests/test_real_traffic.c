@@ -318,7 +318,7 @@ Test(cassette, parsed_body_scalars)
     cr_assert_eq(tw_cassette_parse(y, sizeof y - 1, "p.yaml", NULL, &c, why, sizeof why), TW_OK,
                  "%s", why);
     cr_assert_str_eq(c.interactions[0].request.body.data,
-                     "{\"a\":1,\"b\":\"1\",\"c\":null,\"d\":true,\"e\":-2500,\"f\":[\"x\",null],"
+                     "{\"a\":1,\"b\":\"1\",\"c\":null,\"d\":true,\"e\":-2.5e3,\"f\":[\"x\",null],"
                      "\"g\":\"two\\nlines\"}");
     tw_cassette_free(&c);
 }

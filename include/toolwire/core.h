@@ -75,7 +75,9 @@ extern "C" {
     X(TW_D_NOT_CARRIED, "not_carried", "a value the target format cannot carry was dropped") \
     X(TW_D_OUTPUT_TRUNCATED, "output_truncated", "tool output cut to max_tool_output_bytes") \
     X(TW_D_TOOL_RESULT_IN_OUTPUT, "tool_result_in_output",                     \
-      "model output held a <tool_result> block; it was dropped")
+      "model output held a <tool_result> block; it was dropped")                \
+    X(TW_D_NUMBER_INEXACT, "number_inexact",                                   \
+      "a number the target format cannot carry exactly was re-encoded")
 
 typedef enum tw_status {
 #define TW_X_ENUM(e, n, m) e,

@@ -44,15 +44,27 @@ tw_status tw_hermes_system_encode(const tw_request *r, const tw_encode_opts *o, 
 tw_status tw_hermes_policy_write(tw_buf *out, tw_choice choice, const char *name);
 
 /*
- * Serialise `v` as Python's json.dumps(v, ensure_ascii=False) does with the
- * default ", " / ": " separators. Numbers print as Python would print the
- * value the JSON text denotes: a number node that carries its source
- * spelling (see tw_json_keep_spellings) prints an integer spelling as
- * written and a fraction/exponent spelling as Python's float repr; a node
- * without one prints integral values below 2^53 as integers and others as
- * float repr. Nesting past max_depth (0: TW_DEPTH_HARD_MAX) is TW_ERR_LIMIT.
+ * Serialise `v` as Python's json.dumps(json.loads(text)) does with
+ * ensure_ascii=False and the default ", " / ": " separators. Numbers print
+ * as Python would print the value the JSON text denotes: a number node that
+ * carries its source spelling (every tree tw_json_parse returns) prints an
+ * integer spelling as written (-0 as 0) and a fraction/exponent spelling as
+ * Python's float repr (1.5e3 as 1500.0, 1e400 as Infinity); a node without
+ * one prints integral values below 2^53 as integers and others as float
+ * repr. Nesting past max_depth (0: TW_DEPTH_HARD_MAX) is TW_ERR_LIMIT.
  */
 tw_status tw_json_write_py(tw_buf *out, const cJSON *v, size_t max_depth);
+
+/*
+ * tw_json_write_py, adding a number_inexact warning to `warnings` (when not
+ * NULL) for each number whose Python value differs from the value its
+ * spelling denotes (a fraction/exponent spelling that is not exactly the
+ * printed float: 1e400, 1e-400, 0.10000000000000000001) and for each integer
+ * longer than the 4300 digits Python's json reads. `where` starts the
+ * message ("hermes-prompt: call f arguments").
+ */
+tw_status tw_json_write_py_warn(tw_buf *out, const cJSON *v, size_t max_depth,
+                                tw_diag_list *warnings, const char *where);
 
 /* Called for every node of a tree with the byte range [start, end) of its
  * text in the buffer it was parsed from. */
@@ -69,9 +81,9 @@ tw_status tw_json_positions(const char *buf, size_t len, cJSON *tree, size_t max
 
 /*
  * Store in every number node of `tree` a copy of its spelling in buf (the
- * text it was parsed from), in the node's valuestring, which cJSON leaves
- * unused for numbers: cJSON_Delete frees it and cJSON_Duplicate copies it,
- * so spellings survive tw_request_read. Other code ignores it.
+ * text it was parsed from), in the node's valuestring (see
+ * tw_json_spelling). tw_json_parse already does this; this is for trees
+ * parsed otherwise. Nodes that carry a spelling keep it.
  */
 tw_status tw_json_keep_spellings(const char *buf, size_t len, cJSON *tree, size_t max_depth);
 

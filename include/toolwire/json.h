@@ -23,7 +23,8 @@ typedef struct tw_json_error {
  * Parse exactly one JSON value from buf[0, len). Leading and trailing
  * whitespace are allowed, anything else after the value is refused. Nesting
  * deeper than max_depth is refused before cJSON sees the bytes.
- * On success *out owns a tree (free with cJSON_Delete). On failure *out is
+ * On success *out owns a tree (free with cJSON_Delete) whose number nodes
+ * carry their source spelling (see tw_json_spelling). On failure *out is
  * NULL and err (optional) says where and why.
  */
 tw_status tw_json_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
@@ -84,16 +85,49 @@ enum {
 };
 
 /*
- * Serialise a cJSON tree. Numbers are printed without the locale: integral
- * values below 2^53 as integers, others in the shortest of %.15g/%.16g/%.17g
- * that reads back equal. Invalid UTF-8 in strings is written as U+FFFD.
+ * Serialise a cJSON tree. A number node that carries its source spelling
+ * (every tree tw_json_parse returns does; see tw_json_spelling) is printed
+ * exactly as spelled. Other numbers are printed without the locale:
+ * integral values below 2^53 as integers, others in the shortest of
+ * %.15g/%.16g/%.17g that reads back equal, non-finite ones as null.
+ * Invalid UTF-8 in strings is written as U+FFFD.
  * Returns TW_ERR_LIMIT when the buffer's cap is hit (contents then partial).
  */
 tw_status tw_json_write(tw_buf *out, const cJSON *v, int flags);
 /* Write one JSON string literal from n bytes. */
 tw_status tw_json_write_str(tw_buf *out, const char *s, size_t n, int flags);
-/* Write one number as tw_json_write does. */
+/* Write one double as tw_json_write writes a number without a spelling. */
 tw_status tw_json_write_num(tw_buf *out, double d);
+/* Write one number node as tw_json_write does (its spelling when it has one). */
+tw_status tw_json_write_number(tw_buf *out, const cJSON *v);
+
+/* ---- number spellings ----
+ *
+ * cJSON keeps a number only as a double, which cannot hold integers past
+ * 2^53, 1e400, or the difference between 1.0 and 1. tw_json_parse therefore
+ * stores each number node's source text in the node's valuestring (cJSON
+ * leaves it unused for numbers; cJSON_Delete frees it and cJSON_Duplicate
+ * copies it). Code that changes a number node's value must drop it.
+ */
+
+/* Is s[0, n) a number as RFC 8259 spells it (-?int frac? exp?)? */
+bool tw_json_number_valid(const char *s, size_t n);
+/* The node's source spelling when it is a number that has a valid one, else NULL. */
+const char *tw_json_spelling(const cJSON *v);
+/* Does a number spelling have neither fraction nor exponent ("12", "-0")? */
+bool tw_json_spelled_integer(const char *s);
+/* Does a valid spelling denote an integer value ("1.5e3" does, "0.5" not)? */
+bool tw_json_number_is_integer(const char *s, size_t n);
+/*
+ * Do two valid spellings denote the same decimal value, compared exactly
+ * (no rounding to double: 9007199254740993 differs from 9007199254740992,
+ * 1.5e3 equals 1500.0, -0 equals 0)? A non-zero value whose exponent is
+ * 10^18 or more equals only the very same spelling.
+ */
+bool tw_json_same_number(const char *a, size_t an, const char *b, size_t bn);
+/* Number nodes compared as tw_json_equal does: by spelled decimal value;
+ * a node without a spelling stands for its double's shortest spelling. */
+bool tw_json_number_equal(const cJSON *a, const cJSON *b);
 /* Compact serialisation into a new malloc'd string; NULL on failure. */
 char *tw_json_print(const cJSON *v, size_t *len);
 /* Compact serialised size, stopping early once past `cap` (returns cap + 1). */
@@ -105,7 +139,8 @@ size_t tw_json_size(const cJSON *v, size_t cap);
 cJSON *tw_json_get(const cJSON *obj, const char *key);
 /* String value of a member, or NULL when absent or not a string. */
 const char *tw_json_get_str(const cJSON *obj, const char *key);
-/* Deep equality of two JSON values (object key order ignored). */
+/* Deep equality of two JSON values (object key order ignored; numbers by
+ * exact decimal value, see tw_json_number_equal). */
 bool tw_json_equal(const cJSON *a, const cJSON *b);
 /*
  * A JSON number as an integer without undefined behaviour: truncated toward

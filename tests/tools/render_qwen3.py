@@ -121,6 +121,34 @@ def render(template, request):
 
 # ---------------------------------------------------------------- fixtures
 
+class Raw:
+    """A number token written into the fixture file exactly as spelled
+    ("1E5", "1e400"); the template sees what Python's json reads from it."""
+
+    def __init__(self, text):
+        self.text = text
+
+
+def to_text(obj):
+    """json.dumps(obj, ensure_ascii=False, indent=2) with every Raw written verbatim."""
+    raws = []
+
+    def sub(x):
+        if isinstance(x, Raw):
+            raws.append(x.text)
+            return "\u0000raw%d\u0000" % (len(raws) - 1)
+        if isinstance(x, dict):
+            return {k: sub(v) for k, v in x.items()}
+        if isinstance(x, list):
+            return [sub(v) for v in x]
+        return x
+
+    text = json.dumps(sub(obj), ensure_ascii=False, indent=2)
+    for i, t in enumerate(raws):
+        text = text.replace(json.dumps("\u0000raw%d\u0000" % i), t)
+    return text
+
+
 WEATHER = {
     "name": "get_weather",
     "description": "Weather for a city",
@@ -408,14 +436,48 @@ def fixtures():
          "tools": [],
          "options": {"add_generation_prompt": True}})
 
+    big = "1234567890" * 30
+    add("number_spellings",
+        "Number tokens as a model or client may spell them, in arguments and in a tool's parameters: exponents in both cases and signs (1E5, 1e-5, 1e+5, 1.5e3), trailing zeros (2.50, 100.0), -0 and -0.0, the smallest and largest doubles, integers at and past 2^53 and 2^64, a 300-digit integer. json.loads then json.dumps: integer tokens print as written (-0 as 0), the others as float repr.",
+        {"messages": [{"role": "user", "content": "Record it."},
+                      {"role": "assistant", "content": "",
+                       "tool_calls": [{"id": "r1", "name": "record", "arguments": {
+                           "E5": Raw("1E5"), "e_minus5": Raw("1e-5"), "e_plus5": Raw("1e+5"), "e3": Raw("1.5e3"),
+                           "upper_minus": Raw("2.5E-3"), "trailing": Raw("2.50"), "hundred": Raw("100.0"),
+                           "one": Raw("1.0"), "neg_int_zero": Raw("-0"), "neg_zero": Raw("-0.0"),
+                           "min_double": Raw("5e-324"), "max_double": Raw("1.7976931348623157e308"),
+                           "p53": Raw("9007199254740992"), "p53_plus1": Raw("9007199254740993"),
+                           "p64_minus1": Raw("18446744073709551615"), "p64": Raw("18446744073709551616"),
+                           "neg_p63_minus1": Raw("-9223372036854775809"), "tenth": Raw("0.1"),
+                           "digits300": Raw(big), "neg_digits300": Raw("-" + big)}}]},
+                      {"role": "tool", "tool_call_id": "r1", "content": "ok"}],
+         "tools": [{"name": "record", "description": "Record values",
+                    "parameters": {"type": "object",
+                                   "properties": {"E5": {"type": "number", "maximum": Raw("1E5"),
+                                                         "multipleOf": Raw("0.50")},
+                                                  "p53_plus1": {"type": "integer",
+                                                                "default": Raw("9007199254740993")}}}}],
+         "options": {"add_generation_prompt": True}})
+
+    add("number_beyond_double",
+        "Number tokens no double holds: Python's json reads 1e400 as inf and 1e-400 as 0.0, so the template prints Infinity, -Infinity and 0.0 (the prompt is then no longer JSON inside <tool_call>); 0.10000000000000000001 prints as 0.1.",
+        {"messages": [{"role": "user", "content": "Record it."},
+                      {"role": "assistant", "content": "",
+                       "tool_calls": [{"id": "r1", "name": "record", "arguments": {
+                           "huge": Raw("1e400"), "neg_huge": Raw("-1e400"), "tiny": Raw("1e-400"),
+                           "long_tenth": Raw("0.10000000000000000001"), "ok": Raw("1.5e3")}}]},
+                      {"role": "tool", "tool_call_id": "r1", "content": "ok"}],
+         "tools": [{"name": "record", "description": "Record values",
+                    "parameters": {"type": "object", "maximum": Raw("1e400")}}],
+         "options": {"add_generation_prompt": True}})
+
     return F
 
 
 # ---------------------------------------------------------------- main
 
 def dump_fixture(description, request, expected):
-    return json.dumps({"description": description, "request": request, "expected": expected},
-                      ensure_ascii=False, indent=2) + "\n"
+    return to_text({"description": description, "request": request, "expected": expected}) + "\n"
 
 
 def main():
@@ -454,7 +516,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     for i, (name, description, request) in enumerate(fixtures(), 1):
         # Render from the JSON round trip, i.e. exactly what a reader of the file sees.
-        request_from_file = json.loads(json.dumps(request, ensure_ascii=False))
+        request_from_file = json.loads(to_text(request))
         expected = render(template, request_from_file)
         path = os.path.join(args.out, "%02d_%s.json" % (i, name))
         with open(path, "w", encoding="utf-8", newline="\n") as f:
