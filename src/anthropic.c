@@ -126,9 +126,11 @@ static tw_status ant_response(tw_wire_sink *k, const char *buf, size_t len)
         cJSON_Delete(root);
         return st;
     }
-    tw_wire_step path[2] = {{"content", 0}, {NULL, 0}};
-    size_t i = 0;
-    for (const cJSON *b = content->child; st == TW_OK && b; b = b->next, i++) {
+    tw_wire_step path[1] = {{"content", 0}};
+    tw_wire_cursor cur; /* the blocks' offsets, in document order */
+    tw_wire_cursor_open(&cur, buf, len, path, 1);
+    for (const cJSON *b = content->child; st == TW_OK && b; b = b->next) {
+        int64_t at = tw_wire_cursor_next(&cur);
         const char *bt = tw_json_get_str(b, "type");
         if (!bt)
             continue;
@@ -144,10 +146,9 @@ static tw_status ant_response(tw_wire_sink *k, const char *buf, size_t len)
         } else if (strcmp(bt, "redacted_thinking") == 0) {
             st = keep_redacted(k, b);
         } else if (strcmp(bt, "tool_use") == 0) {
-            path[1].index = i;
             tw_wire_call c;
             memset(&c, 0, sizeof c);
-            c.offset = tw_wire_locate(buf, len, path, 2);
+            c.offset = at;
             c.id = tw_json_get_str(b, "id");
             c.name = tw_json_get_str(b, "name");
             c.args_value = tw_json_get(b, "input");

@@ -1,5 +1,6 @@
 /* Bounded JSON: parse with caps, scan value extents, write without locale. */
 #include "toolwire/json.h"
+#include "work.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -139,6 +140,7 @@ tw_jscan_result tw_jscan_feed(tw_jscan *s, const char *p, size_t n, size_t *used
         s->result = (unsigned char)(r);                                        \
         *used = (at);                                                          \
         s->consumed += (at);                                                   \
+        TW_WORK(at);                                                           \
         return (r);                                                            \
     } while (0)
 
@@ -275,6 +277,7 @@ tw_jscan_result tw_jscan_feed(tw_jscan *s, const char *p, size_t n, size_t *used
     }
 #undef FINISH
     s->consumed += n;
+    TW_WORK(n);
     *used = n;
     return TW_JSCAN_MORE;
 }

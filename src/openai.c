@@ -14,6 +14,7 @@
 
 #include "formats.h"
 #include "wire_common.h"
+#include "work.h"
 #include "toolwire/decode.h"
 
 #define SLEN(s) (sizeof(s) - 1)
@@ -303,9 +304,11 @@ static size_t skip_value(const char *b, size_t n, size_t i)
     return i;
 }
 
-int64_t tw_wire_locate(const char *b, size_t n, const tw_wire_step *path, size_t npath)
+/* The walk of tw_wire_locate; *end is where it stopped (its work). */
+static int64_t locate(const char *b, size_t n, const tw_wire_step *path, size_t npath, size_t *end)
 {
     size_t i = skip_ws(b, n, 0);
+    *end = n;
     for (size_t s = 0; s < npath; s++) {
         if (i >= n)
             return -1;
@@ -344,7 +347,64 @@ int64_t tw_wire_locate(const char *b, size_t n, const tw_wire_step *path, size_t
                 return -1;
         }
     }
+    *end = i;
     return i < n ? (int64_t)i : -1;
+}
+
+int64_t tw_wire_locate(const char *b, size_t n, const tw_wire_step *path, size_t npath)
+{
+    size_t end;
+    int64_t off = locate(b, n, path, npath, &end);
+    TW_WORK(end);
+    return off;
+}
+
+bool tw_wire_cursor_open(tw_wire_cursor *c, const char *b, size_t n, const tw_wire_step *path,
+                         size_t npath)
+{
+    memset(c, 0, sizeof *c);
+    int64_t at = tw_wire_locate(b, n, path, npath);
+    if (at < 0 || (b[at] != '[' && b[at] != '{'))
+        return false;
+    c->b = b;
+    c->n = n;
+    c->object = b[at] == '{';
+    c->i = skip_ws(b, n, (size_t)at + 1);
+    c->open = true;
+    return true;
+}
+
+int64_t tw_wire_cursor_next(tw_wire_cursor *c)
+{
+    if (!c->open)
+        return -1;
+    const char *b = c->b;
+    size_t n = c->n, i = c->i, from = i;
+    int64_t off = -1;
+    if (c->started) {
+        i = skip_ws(b, n, skip_value(b, n, i));
+        if (i >= n || b[i] != ',')
+            goto out;
+        i = skip_ws(b, n, i + 1);
+    }
+    c->started = true;
+    if (c->object) {
+        if (i >= n || b[i] != '"')
+            goto out;
+        i = skip_ws(b, n, skip_string(b, n, i));
+        if (i >= n || b[i] != ':')
+            goto out;
+        i = skip_ws(b, n, i + 1);
+    } else if (i >= n || b[i] == ']') {
+        goto out;
+    }
+    if (i < n)
+        off = (int64_t)i;
+out:
+    TW_WORK(i - from);
+    c->i = i;
+    c->open = off >= 0;
+    return off;
 }
 
 /* ===================== pieces shared by response and stream ===================== */
@@ -526,18 +586,12 @@ static tw_status oai_response(tw_wire_sink *k, const char *buf, size_t len)
     }
     const cJSON *tcs = tw_json_get(msg, "tool_calls");
     base[3].key = "tool_calls";
-    if (st == TW_OK && cJSON_IsArray(tcs)) {
-        size_t j = 0;
-        for (const cJSON *tc = tcs->child; st == TW_OK && tc; tc = tc->next, j++) {
-            base[4].key = NULL;
-            base[4].index = j;
-            st = take_call_object(k, tc, tw_wire_locate(buf, len, base, 5), false);
-        }
-    } else if (st == TW_OK && cJSON_IsObject(tcs)) {
-        for (const cJSON *tc = tcs->child; st == TW_OK && tc; tc = tc->next) {
-            base[4].key = tc->string;
-            st = take_call_object(k, tc, tw_wire_locate(buf, len, base, 5), false);
-        }
+    if (st == TW_OK && (cJSON_IsArray(tcs) || cJSON_IsObject(tcs))) {
+        /* the elements (or members) in document order, as cJSON keeps them */
+        tw_wire_cursor cur;
+        tw_wire_cursor_open(&cur, buf, len, base, 4);
+        for (const cJSON *tc = tcs->child; st == TW_OK && tc; tc = tc->next)
+            st = take_call_object(k, tc, tw_wire_cursor_next(&cur), false);
     } else if (st == TW_OK && tcs && !cJSON_IsNull(tcs)) {
         st = tw_wire_diag(k, true, TW_D_TOOL_CALL_JSON, tw_wire_locate(buf, len, base, 4),
                           "tool_calls is neither an array nor an object");
