@@ -12,6 +12,7 @@
 
 #include "formats.h"
 #include "wire_common.h"
+#include "work.h"
 #include "toolwire/decode.h"
 #include "toolwire/openai.h"
 
@@ -208,6 +209,7 @@ static tw_wire_sink sink_of(tw_anthropic_stream *d)
 
 static tw_ant_block *find_block(tw_anthropic_stream *d, int64_t index)
 {
+    TW_WORK(d->nblocks); /* at most 2 * max_calls + 16 open blocks */
     for (size_t i = d->nblocks; i-- > 0;)
         if (d->blocks[i].index == index)
             return &d->blocks[i];

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "tw_macros.h"
+#include "work.h"
 
 /* ===================== lifecycle ===================== */
 
@@ -769,6 +770,7 @@ const tw_tool *tw_tools_find(const tw_tool *tools, size_t n, const char *name)
 
 static bool id_taken(const tw_message *m, const char *id)
 {
+    TW_WORK(m->ncalls);
     for (size_t i = 0; i < m->ncalls; i++)
         if (m->calls[i].id && strcmp(m->calls[i].id, id) == 0)
             return true;

@@ -753,6 +753,7 @@ static tw_status merge_tool_delta(tw_openai_stream *d, const cJSON *tc, int64_t 
     tw_oai_slot *s = NULL;
     if (cJSON_IsNumber(ix)) {
         int64_t idx = tw_json_int(ix, INT64_MIN, INT64_MAX, 0);
+        TW_WORK(d->nslots); /* at most 2 * max_calls + 16 slots */
         for (size_t i = d->nslots; i-- > 0;) {
             if (!d->slots[i].legacy && d->slots[i].has_index && d->slots[i].index == idx) {
                 s = &d->slots[i];
@@ -768,6 +769,7 @@ static tw_status merge_tool_delta(tw_openai_stream *d, const cJSON *tc, int64_t 
             s->index = idx;
         }
     } else {
+        TW_WORK(d->nslots);
         for (size_t i = d->nslots; i-- > 0;) {
             tw_oai_slot *c = &d->slots[i];
             if (c->legacy)
