@@ -216,8 +216,9 @@ static tw_ant_block *find_block(tw_anthropic_stream *d, int64_t index)
     return NULL;
 }
 
-/* A block is complete: its call goes through the rules, its signature is kept. */
-static tw_status close_block(tw_anthropic_stream *d, tw_ant_block *b)
+/* A block is complete: its call goes through the rules, its signature is
+ * kept; the block is freed but stays in the list. */
+static tw_status take_block(tw_anthropic_stream *d, tw_ant_block *b)
 {
     tw_wire_sink k = sink_of(d);
     tw_status st = TW_OK;
@@ -240,8 +241,15 @@ static tw_status close_block(tw_anthropic_stream *d, tw_ant_block *b)
         }
         st = tw_wire_take_call(&k, &c);
     }
-    size_t at = (size_t)(b - d->blocks);
     block_free(b);
+    return st;
+}
+
+/* take_block, then the block leaves the list. */
+static tw_status close_block(tw_anthropic_stream *d, tw_ant_block *b)
+{
+    tw_status st = take_block(d, b);
+    size_t at = (size_t)(b - d->blocks);
     memmove(&d->blocks[at], &d->blocks[at + 1], (d->nblocks - at - 1) * sizeof *d->blocks);
     d->nblocks--;
     return st;
@@ -473,8 +481,12 @@ tw_status tw_anthropic_stream_finish(tw_anthropic_stream *d, tw_result *out)
     d->finished = true;
     tw_wire_sink k = sink_of(d);
     tw_status st = tw_sse_finish(&d->sse);
-    while (st == TW_OK && d->nblocks)
-        st = close_block(d, &d->blocks[0]);
+    /* the blocks still open, in order (release frees the rest on a failure) */
+    size_t taken = 0;
+    for (; st == TW_OK && taken < d->nblocks; taken++)
+        st = take_block(d, &d->blocks[taken]);
+    if (st == TW_OK)
+        d->nblocks = 0;
     bool envelope = false;
     if (st == TW_OK && !d->any_event && !d->head_off)
         st = tw_wire_error_body(&k, d->head.data ? d->head.data : "", d->head.len, &envelope);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "formats.h"
+#include "hash.h"
 #include "wire_common.h"
 #include "work.h"
 #include "toolwire/decode.h"
@@ -179,7 +180,7 @@ tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c)
         jid = gen;
     }
     bool rewritten = false;
-    call.id = tw_unique_call_id(&k->res->msg, jid, &rewritten);
+    call.id = tw_result_unique_call_id(k->res, jid, &rewritten);
     if (!call.name || !call.id || (c->has_args_str && c->args_str && !call.raw_args)) {
         tw_call_free(&call);
         return TW_ERR_NOMEM;
@@ -681,7 +682,78 @@ static tw_status close_calls(tw_openai_stream *d)
         slot_free(&d->slots[i]);
     d->nslots = 0;
     d->slots_created = 0;
+    d->last_plain = 0;
+    if (d->ntab) {
+        memset(d->by_index, 0, d->ntab * sizeof *d->by_index);
+        memset(d->by_id, 0, d->ntab * sizeof *d->by_id);
+    }
     return st;
+}
+
+/* ---- slot lookup: open addressing over slot positions ---- */
+
+/* The by_index entry for delta index idx: its slot, or the empty one where it goes. */
+static size_t *tab_index(const tw_openai_stream *d, int64_t idx)
+{
+    size_t mask = d->ntab - 1, h = (size_t)tw_hash_mix((uint64_t)idx) & mask;
+    for (;; h = (h + 1) & mask) {
+        TW_WORK(1);
+        size_t v = d->by_index[h];
+        if (!v || d->slots[v - 1].index == idx)
+            return &d->by_index[h];
+    }
+}
+
+static size_t *tab_id(const tw_openai_stream *d, const char *id)
+{
+    size_t mask = d->ntab - 1, h = (size_t)tw_hash_str(id) & mask;
+    for (;; h = (h + 1) & mask) {
+        TW_WORK(1);
+        size_t v = d->by_id[h];
+        if (!v || strcmp(d->slots[v - 1].id, id) == 0)
+            return &d->by_id[h];
+    }
+}
+
+/* Slot pos is the latest with its index and id (a slot's index never
+ * changes; its id is set once). */
+static void tab_note(tw_openai_stream *d, size_t pos)
+{
+    tw_oai_slot *s = &d->slots[pos];
+    if (s->legacy)
+        return;
+    if (s->has_index) {
+        size_t *e = tab_index(d, s->index);
+        if (*e < pos + 1)
+            *e = pos + 1;
+    }
+    if (s->id) {
+        size_t *e = tab_id(d, s->id);
+        if (*e < pos + 1)
+            *e = pos + 1;
+    }
+}
+
+/* Room in the tables for one more slot. */
+static tw_status tab_grow(tw_openai_stream *d)
+{
+    if (2 * (d->nslots + 1) <= d->ntab)
+        return TW_OK;
+    size_t n = d->ntab ? d->ntab * 2 : 32;
+    size_t *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return TW_ERR_NOMEM;
+    }
+    free(d->by_index);
+    free(d->by_id);
+    d->by_index = a;
+    d->by_id = b;
+    d->ntab = n;
+    for (size_t i = 0; i < d->nslots; i++)
+        tab_note(d, i);
+    return TW_OK;
 }
 
 static tw_oai_slot *new_slot(tw_openai_stream *d, int64_t off, tw_status *st)
@@ -693,6 +765,8 @@ static tw_oai_slot *new_slot(tw_openai_stream *d, int64_t off, tw_status *st)
                            "more open tool calls than 2 * max_calls + 16");
         return NULL;
     }
+    if ((*st = tab_grow(d)) != TW_OK)
+        return NULL;
     if (d->nslots == d->cap_slots) {
         size_t nc = d->cap_slots ? d->cap_slots * 2 : TW_OAI_SLOTS_INIT;
         if (nc > cap)
@@ -751,15 +825,11 @@ static tw_status merge_tool_delta(tw_openai_stream *d, const cJSON *tc, int64_t 
     const char *id = tw_json_get_str(tc, "id");
     bool has_id = id && id[0];
     tw_oai_slot *s = NULL;
+    /* the latest open call with this index (or id, or the latest at all) */
     if (cJSON_IsNumber(ix)) {
         int64_t idx = tw_json_int(ix, INT64_MIN, INT64_MAX, 0);
-        TW_WORK(d->nslots); /* at most 2 * max_calls + 16 slots */
-        for (size_t i = d->nslots; i-- > 0;) {
-            if (!d->slots[i].legacy && d->slots[i].has_index && d->slots[i].index == idx) {
-                s = &d->slots[i];
-                break;
-            }
-        }
+        size_t at = d->ntab ? *tab_index(d, idx) : 0;
+        s = at ? &d->slots[at - 1] : NULL;
         if (s && has_id && s->id && strcmp(s->id, id) != 0)
             s = NULL; /* one index reused by another call: split by id */
         if (!s) {
@@ -769,20 +839,17 @@ static tw_status merge_tool_delta(tw_openai_stream *d, const cJSON *tc, int64_t 
             s->index = idx;
         }
     } else {
-        TW_WORK(d->nslots);
-        for (size_t i = d->nslots; i-- > 0;) {
-            tw_oai_slot *c = &d->slots[i];
-            if (c->legacy)
-                continue;
-            if (has_id ? (c->id && strcmp(c->id, id) == 0) : true) {
-                s = c;
-                break;
-            }
-        }
+        size_t at = !d->ntab ? 0 : has_id ? *tab_id(d, id) : d->last_plain;
+        s = at ? &d->slots[at - 1] : NULL;
         if (!s && !(s = new_slot(d, off, &st)))
             return st;
     }
-    return slot_apply(s, id, tw_json_get(tc, "function"));
+    size_t pos = (size_t)(s - d->slots);
+    d->last_plain = pos + 1 > d->last_plain ? pos + 1 : d->last_plain;
+    st = slot_apply(s, id, tw_json_get(tc, "function"));
+    if (st == TW_OK)
+        tab_note(d, pos);
+    return st;
 }
 
 static tw_status merge_legacy(tw_openai_stream *d, const cJSON *fc, int64_t off)
@@ -934,6 +1001,10 @@ void tw_openai_stream_release(tw_openai_stream *d)
     free(d->slots);
     d->slots = NULL;
     d->nslots = d->cap_slots = 0;
+    free(d->by_index);
+    free(d->by_id);
+    d->by_index = d->by_id = NULL;
+    d->ntab = 0;
     tw_buf_free(&d->refusal);
     tw_buf_free(&d->head);
     free(d->finish_reason);

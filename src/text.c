@@ -267,7 +267,7 @@ static tw_status take_call(tw_text_dec *d, const cJSON *obj, int64_t off)
         jid = gen;
     }
     bool rewritten = false;
-    c.id = tw_unique_call_id(&d->res.msg, jid, &rewritten);
+    c.id = tw_result_unique_call_id(&d->res, jid, &rewritten);
     if (!c.name || !c.id) {
         tw_call_free(&c);
         return TW_ERR_NOMEM;

@@ -667,7 +667,7 @@ static tw_status take_call(tw_result *res, const tw_decode_opts *o, const tw_lim
         jid = gen;
     }
     bool rewritten = false;
-    c.id = tw_unique_call_id(&res->msg, jid, &rewritten);
+    c.id = tw_result_unique_call_id(res, jid, &rewritten);
     if (!c.name || !c.id) {
         tw_call_free(&c);
         return TW_ERR_NOMEM;
