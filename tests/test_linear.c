@@ -128,6 +128,32 @@ Test(linear_work, duplicate_ids)
                   (unsigned long long)work, len);
 }
 
+/* Think blocks resolved at the end of input, one after another: each
+ * block's search for its closing tag must not cover the rest again. */
+Test(linear_work, unclosed_think_blocks)
+{
+    const char *formats[] = {"think", "hermes"};
+    for (size_t f = 0; f < 2; f++) {
+        for (size_t n = 500; n <= 2000; n *= 4) {
+            tw_buf b = {0};
+            cr_assert_eq(many_unclosed_thinks(&b, n), TW_OK);
+            tw_decode_opts o;
+            memset(&o, 0, sizeof o);
+            o.limits.max_calls = n;
+            tw_result r;
+            tw_work_reset();
+            cr_assert_eq(tw_format_find(formats[f])->decode(b.data, b.len, &o, &r), TW_OK);
+            uint64_t work = tw_work_count();
+            cr_assert_leq(work, (uint64_t)WORK_PER_BYTE * b.len, "%s, %zu blocks: %llu for %zu bytes",
+                          formats[f], n, (unsigned long long)work, b.len);
+            cr_assert(tw_diag_has(&r.warnings, TW_D_THINK_IMPLICIT_END), "%s", formats[f]);
+            cr_assert_eq(r.msg.ncalls, f == 1 ? n : 0, "%s: %zu calls", formats[f], r.msg.ncalls);
+            tw_result_free(&r);
+            tw_buf_free(&b);
+        }
+    }
+}
+
 /* ---- large inputs: a quadratic cost would not finish inside the timeout ---- */
 
 /* The shape: 200,000 empty {} calls, every one refused. */

@@ -106,6 +106,20 @@ static inline tw_status many_hermes(tw_buf *b, size_t n)
     return st;
 }
 
+/*
+ * Model text of n think blocks that never close ("</thinkX" is not a
+ * closing tag), each followed by a complete call: at the end of input each
+ * block ends at its call (think_implicit_end) and the next one opens.
+ */
+static inline tw_status many_unclosed_thinks(tw_buf *b, size_t n)
+{
+    tw_status st = TW_OK;
+    for (size_t i = 0; st == TW_OK && i < n; i++)
+        st = tw_buf_puts(b, "<think>a</thinkX <tool_call>\n{\"name\": \"f\", \"arguments\": "
+                            "{}}\n</tool_call>\n");
+    return st;
+}
+
 /* A /generate GenerateResponse with n tool_calls. */
 static inline tw_status many_vllm(tw_buf *b, size_t n)
 {
