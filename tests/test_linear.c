@@ -9,7 +9,8 @@
  * - large: one input per path so large that a quadratic cost could not
  *   finish inside the ctest timeout (200,000 calls for the JSON bodies,
  *   100,000 call/result pairs for the client checks), with its result
- *   checked in full.
+ *   checked in full; and the backend checks on a response and a stream of
+ *   50,000 calls.
  */
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
@@ -285,5 +286,59 @@ Test(linear_large, client_checks_find_the_unanswered_call)
     cr_assert(strstr(r2->evidence, "call_500 ") != NULL, "%s", r2->evidence);
     tw_check_set_free(&s);
     cJSON_Delete(body);
+    tw_buf_free(&b);
+}
+
+/* The backend checks of `toolwire run` on a response and a stream with many
+ * calls: ids indexed once (a repeat found at the last call), stream calls
+ * found by their index. */
+static const tw_check_result *judge_many(tw_check_set *s, const char *body, size_t len, bool sse,
+                                         const char *check)
+{
+    static tw_kv json_ct[] = {{"content-type", "application/json"}};
+    static tw_kv sse_ct[] = {{"content-type", "text/event-stream"}};
+    cJSON *rq = cJSON_Parse(sse ? "{\"model\":\"m\",\"stream\":true,\"messages\":[]}"
+                                : "{\"model\":\"m\",\"messages\":[]}");
+    tw_judge_input in;
+    memset(&in, 0, sizeof in);
+    in.path = "/v1/chat/completions";
+    in.req_body = rq;
+    in.status = 200;
+    in.resp_headers = sse ? sse_ct : json_ct;
+    in.nresp_headers = 1;
+    in.body = body;
+    in.body_len = len;
+    tw_checks_backend(&in, s);
+    cJSON_Delete(rq);
+    const tw_check_result *r = tw_check_set_get(s, check);
+    cr_assert(r, "%s", check);
+    return r;
+}
+
+Test(linear_large, backend_checks_many_calls)
+{
+    size_t n = 50000;
+    tw_buf b = {0};
+    cr_assert_eq(many_openai_response(&b, n, 0), TW_OK);
+    tw_check_set s = {0};
+    const tw_check_result *r = judge_many(&s, b.data, b.len, false, "OAI-R02");
+    cr_assert_eq(r->verdict, TW_V_PASS, "%s", r->evidence);
+    tw_check_set_free(&s);
+    /* call 200 takes the first call's id (the checks read the first 256 calls) */
+    char *c200 = strstr(b.data, "\"id\":\"call_200\"");
+    cr_assert(c200);
+    memcpy(c200 + 6, "call_0\"  ", 9);
+    r = judge_many(&s, b.data, b.len, false, "OAI-R02");
+    cr_assert_eq(r->verdict, TW_V_FAIL, "%s", r->evidence);
+    cr_assert(strstr(r->evidence, "id call_0 repeated at tool_calls[200]"), "%s", r->evidence);
+    tw_check_set_free(&s);
+    tw_buf_free(&b);
+
+    cr_assert_eq(many_openai_stream(&b, n), TW_OK);
+    r = judge_many(&s, b.data, b.len, true, "OAI-S03");
+    cr_assert_eq(r->verdict, TW_V_PASS, "%s", r->evidence);
+    r = tw_check_set_get(&s, "OAI-S05");
+    cr_assert_eq(r->verdict, TW_V_PASS, "%s", r->evidence);
+    tw_check_set_free(&s);
     tw_buf_free(&b);
 }
