@@ -766,6 +766,7 @@ tw_status tw_result_read(const cJSON *j, const tw_limits *limits, tw_result *out
 
 const tw_tool *tw_tools_find(const tw_tool *tools, size_t n, const char *name)
 {
+    TW_WORK(n);
     for (size_t i = 0; i < n; i++)
         if (tools[i].name && strcmp(tools[i].name, name) == 0)
             return &tools[i];
@@ -805,6 +806,11 @@ char *tw_unique_call_id(const tw_message *m, const char *id, bool *rewritten)
  * per rewritten id the lowest "__N" suffix not yet seen taken. Both only
  * grow with the calls, so every probe and every suffix tried is paid once.
  */
+typedef struct tw_named_tool {
+    const char *name; /* the tool's (not owned) */
+    size_t pos;
+} tw_named_tool;
+
 typedef struct id_memo {
     char *base;
     unsigned long next; /* every suffix below it was taken */
@@ -818,6 +824,11 @@ struct tw_id_index {
     size_t nmemo, cap_memo;
     size_t *mslot; /* 1 + memo position; 0 empty */
     size_t nmslot;
+    /* tw_result_find_tool: positions of the named tools sorted by (name, position) */
+    const tw_tool *tools;
+    size_t ntools;
+    tw_named_tool *by_name;
+    size_t nnamed;
 };
 
 static void id_index_free(struct tw_id_index *x)
@@ -829,6 +840,7 @@ static void id_index_free(struct tw_id_index *x)
     free(x->memo);
     free(x->mslot);
     free(x->slot);
+    free(x->by_name);
     free(x);
 }
 
@@ -941,6 +953,50 @@ char *tw_result_unique_call_id(tw_result *r, const char *id, bool *rewritten)
     }
     *rewritten = true;
     return cand;
+}
+
+static int tool_cmp(const void *a, const void *b)
+{
+    const tw_named_tool *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+const tw_tool *tw_result_find_tool(tw_result *r, const tw_tool *tools, size_t n, const char *name)
+{
+    if (n <= 8 || !name)
+        return name ? tw_tools_find(tools, n, name) : NULL;
+    if (!r->ids && !(r->ids = calloc(1, sizeof *r->ids)))
+        return tw_tools_find(tools, n, name);
+    struct tw_id_index *x = r->ids;
+    if (x->tools != tools || x->ntools != n || !x->by_name) {
+        tw_named_tool *v = malloc(n * sizeof *v);
+        if (!v)
+            return tw_tools_find(tools, n, name);
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (tools[i].name)
+                v[k++] = (tw_named_tool){tools[i].name, i};
+        qsort(v, k, sizeof *v, tool_cmp);
+        TW_WORK(n);
+        free(x->by_name);
+        x->by_name = v;
+        x->nnamed = k;
+        x->tools = tools;
+        x->ntools = n;
+    }
+    /* the first position with this name: the lowest bound */
+    size_t lo = 0, hi = x->nnamed;
+    while (lo < hi) {
+        TW_WORK(1);
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(x->by_name[mid].name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < x->nnamed && strcmp(x->by_name[lo].name, name) == 0 ? &tools[x->by_name[lo].pos]
+                                                                      : NULL;
 }
 
 const char *tw_text_finish_reason(size_t ncalls, tw_finish finish)

@@ -87,7 +87,7 @@ tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c)
         refuse = TW_D_MISSING_NAME;
         snprintf(why, sizeof why, "tool call has no non-empty name");
     } else if ((o->tools_declared || o->ntools) && !o->allow_unknown_tool &&
-               !tw_tools_find(o->tools, o->ntools, name)) {
+               !tw_result_find_tool(k->res, o->tools, o->ntools, name)) {
         refuse = TW_D_UNKNOWN_TOOL;
         snprintf(why, sizeof why, "tool '%.120s' was not declared", name);
     }
@@ -158,7 +158,7 @@ tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c)
     }
     if (!refuse)
         refuse =
-            tw_call_check(o, L, k->res->msg.ncalls, name, args, why, sizeof why, warns, &nwarn);
+            tw_call_check(o, L, k->res, name, args, why, sizeof why, warns, &nwarn);
     if (refuse) {
         cJSON_Delete(args);
         return tw_wire_diag(k, true, refuse, c->offset, why);

@@ -202,7 +202,7 @@ static tw_status take_call(tw_text_dec *d, const cJSON *obj, int64_t off)
         name = jn->valuestring;
     }
     if (!refuse && (d->o.tools_declared || d->o.ntools) && !d->o.allow_unknown_tool &&
-        !tw_tools_find(d->o.tools, d->o.ntools, name)) {
+        !tw_result_find_tool(&d->res, d->o.tools, d->o.ntools, name)) {
         refuse = TW_D_UNKNOWN_TOOL;
         snprintf(why, sizeof why, "tool '%.120s' was not declared", name);
     }
@@ -247,7 +247,7 @@ static tw_status take_call(tw_text_dec *d, const cJSON *obj, int64_t off)
         }
     }
     if (!refuse)
-        refuse = tw_call_check(&d->o, &d->L, d->res.msg.ncalls, name, args, why, sizeof why, warns,
+        refuse = tw_call_check(&d->o, &d->L, &d->res, name, args, why, sizeof why, warns,
                                &nwarn);
     if (refuse) {
         cJSON_Delete(args);

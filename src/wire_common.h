@@ -95,12 +95,12 @@ typedef struct tw_pending {
 
 /*
  * The checks a call's parsed arguments pass last, in this order: size
- * (max_args_bytes), the declared tool's schema, then max_calls (ncalls
- * calls taken so far). Returns the refusal, its text in why, or TW_OK. A
+ * (max_args_bytes), the declared tool's schema, then max_calls (the
+ * calls res holds so far). Returns the refusal, its text in why, or TW_OK. A
  * schema failure under o->schema_warn does not refuse: it is held as
  * warns[(*nwarn)++].
  */
-tw_status tw_call_check(const tw_decode_opts *o, const tw_limits *L, size_t ncalls,
+tw_status tw_call_check(const tw_decode_opts *o, const tw_limits *L, tw_result *res,
                         const char *name, const cJSON *args, char *why, size_t whylen,
                         tw_pending *warns, size_t *nwarn);
 

@@ -129,6 +129,55 @@ Test(linear_work, duplicate_ids)
                   (unsigned long long)work, len);
 }
 
+/* Many calls against many declared tools: each name is looked up in an
+ * index of the tools, not compared with every tool. */
+Test(linear_work, declared_tools)
+{
+    size_t ntools = 1000;
+    tw_tool *tools = calloc(ntools, sizeof *tools);
+    char name[32];
+    for (size_t i = 0; i < ntools; i++) {
+        snprintf(name, sizeof name, "tool_%zu", (i * 7919) % ntools);
+        tools[i].name = strdup(name);
+    }
+    free(tools[500].name); /* a repeated name: the first declaration is the one used */
+    tools[500].name = strdup("tool_0");
+    tools[500].parameters = cJSON_Parse("{\"type\": \"object\", \"required\": [\"never\"]}");
+    for (size_t n = 2000; n <= 8000; n *= 4) {
+        tw_buf b = {0};
+        cr_assert_eq(tw_buf_puts(&b, "{\"response\": \"\", \"tool_calls\": ["), TW_OK);
+        for (size_t i = 0; i < n; i++)
+            cr_assert_eq(tw_buf_printf(&b, "%s{\"name\": \"%s\", \"arguments\": {}}",
+                                       i ? ", " : "",
+                                       i % 3 == 0 ? "tool_999" : i % 3 == 1 ? "tool_0" : "nope"),
+                         TW_OK);
+        cr_assert_eq(tw_buf_puts(&b, "]}"), TW_OK);
+        tw_decode_opts o;
+        memset(&o, 0, sizeof o);
+        o.limits.max_calls = n;
+        o.tools = tools;
+        o.ntools = ntools;
+        tw_result r;
+        tw_work_reset();
+        cr_assert_eq(tw_format_find("vllm-generate")->decode(b.data, b.len, &o, &r), TW_OK);
+        uint64_t work = tw_work_count();
+        cr_assert_leq(work, (uint64_t)WORK_PER_BYTE * b.len, "%zu calls, %zu tools: %llu for %zu bytes",
+                      n, ntools, (unsigned long long)work, b.len);
+        /* tool_999 and tool_0 (its first, schema-free declaration) are taken; nope is refused */
+        size_t want = (n + 2) / 3 + (n + 1) / 3;
+        cr_assert_eq(r.msg.ncalls, want, "%zu calls of %zu", r.msg.ncalls, want);
+        cr_assert(tw_diag_has(&r.errors, TW_D_UNKNOWN_TOOL));
+        cr_assert(!tw_diag_has(&r.errors, TW_D_ARGS_SCHEMA));
+        tw_result_free(&r);
+        tw_buf_free(&b);
+    }
+    for (size_t i = 0; i < ntools; i++) {
+        free(tools[i].name);
+        cJSON_Delete(tools[i].parameters);
+    }
+    free(tools);
+}
+
 /* Think blocks resolved at the end of input, one after another: each
  * block's search for its closing tag must not cover the rest again. */
 Test(linear_work, unclosed_think_blocks)

@@ -73,7 +73,7 @@ typedef struct tw_result {
     tw_diag_list errors;
     tw_diag_list warnings;
     const char *reasoning_field; /* static: "reasoning_content", "reasoning" or NULL */
-    struct tw_id_index *ids;   /* internal: msg.calls' ids indexed (tw_result_unique_call_id) */
+    struct tw_id_index *ids;   /* internal: call ids and tool names indexed (tw_result_*) */
 } tw_result;
 
 /* ---- decode options shared by every decoder ---- */
@@ -183,6 +183,12 @@ char *tw_unique_call_id(const tw_message *m, const char *id, bool *rewritten);
  * however many repeat. NULL when memory runs out.
  */
 char *tw_result_unique_call_id(tw_result *r, const char *id, bool *rewritten);
+/*
+ * tw_tools_find through a sorted index of the tools that r keeps (built on
+ * first use, again when tools or n change): a decode of many calls looks
+ * each name up in O(log n). The same answer as tw_tools_find.
+ */
+const tw_tool *tw_result_find_tool(tw_result *r, const tw_tool *tools, size_t n, const char *name);
 /* The finish_reason of a text decode (SEMANTICS §2.14). */
 const char *tw_text_finish_reason(size_t ncalls, tw_finish finish);
 
