@@ -13,6 +13,7 @@
 #include "toolwire/decode.h"
 #include "toolwire/encode.h"
 #include "toolwire/schema.h"
+#include "toolwire/work.h"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -516,6 +517,11 @@ static bool is_text_format(const char *name)
     return !strcmp(name, "hermes") || !strcmp(name, "fenced") || !strcmp(name, "think");
 }
 
+/* Work counted per input byte (plus 64 bytes' worth) that a decode may do:
+ * a few passes over the body, constant work per call, and a few bytes
+ * searched again per feed when the input comes one byte at a time. */
+#define TW_FZ_WORK_PER_BYTE 64u
+
 static int check_decoder(const char *name, const uint8_t *data, size_t size, int mode)
 {
     const tw_format_ops *f = tw_format_find(name);
@@ -534,7 +540,9 @@ static int check_decoder(const char *name, const uint8_t *data, size_t size, int
     tw_fz_mem_mark();
     tw_result r1;
     memset(&r1, 0, sizeof r1);
+    tw_work_reset();
     tw_status st1 = f->decode(in, s.len, &s.o, &r1);
+    uint64_t work = tw_work_count();
     if (st1 == TW_ERR_UNSUPPORTED) {
         tw_result_free(&r1);
         free(in);
@@ -544,6 +552,9 @@ static int check_decoder(const char *name, const uint8_t *data, size_t size, int
     TW_FZ_CHECK(!mem || peak <= bound, "%s batch: peak memory %lld bytes over the bound %lld",
                 name, (long long)peak, (long long)bound);
     TW_FZ_CHECK(st1 == TW_OK, "%s batch: decode returned %s", name, tw_code_name(st1));
+    TW_FZ_CHECK(work <= TW_FZ_WORK_PER_BYTE * ((uint64_t)s.len + 64),
+                "%s batch: %llu units of work (toolwire/work.h) for %zu input bytes: a rescan",
+                name, (unsigned long long)work, s.len);
     check_result(&r1, L, s.len, "batch");
     check_number_spellings(&r1, name, in, s.len, is_text_format(name));
     if (is_text_format(name)) {
@@ -591,7 +602,12 @@ static int check_decoder(const char *name, const uint8_t *data, size_t size, int
         base = tw_fz_mem_live();
         tw_fz_mem_mark();
         tw_result rs;
+        tw_work_reset();
         tw_status sts = run_stream(f, &s, plans[p], wholes[p], &acc, &rs);
+        work = tw_work_count();
+        TW_FZ_CHECK(work <= TW_FZ_WORK_PER_BYTE * ((uint64_t)s.len + 64),
+                    "%s stream (plan seed %u): %llu units of work for %zu input bytes", name,
+                    plans[p], (unsigned long long)work, s.len);
         peak = tw_fz_mem_peak() - base;
         TW_FZ_CHECK(!mem || peak <= bound + (int64_t)s.len,
                     "%s stream: peak memory %lld bytes over the bound %lld", name,

@@ -304,6 +304,88 @@ static bool ctype_is(const tw_judge_input *in, const char *want)
 
 static bool str_nonempty(const cJSON *v) { return cJSON_IsString(v) && v->valuestring[0]; }
 
+/* ---- id index: one sorted build, then binary searches ---- */
+
+/*
+ * Pairing results to calls (and finding a repeated id) looks ids up in an
+ * index built once per list rather than comparing every pair, so a request
+ * with n calls and n results costs O(n log n), whatever the ids are.
+ */
+typedef struct idx_ent {
+    const char *id; /* not owned */
+    size_t pos;     /* order of addition */
+} idx_ent;
+
+typedef struct id_index {
+    idx_ent *v;
+    size_t n, cap;
+    bool nomem;
+} id_index;
+
+static void idx_add(id_index *x, const char *id)
+{
+    if (!id || x->nomem)
+        return;
+    if (x->n == x->cap) {
+        size_t nc = x->cap ? x->cap * 2 : 16;
+        idx_ent *nv = realloc(x->v, nc * sizeof *nv);
+        if (!nv) {
+            x->nomem = true;
+            return;
+        }
+        x->v = nv;
+        x->cap = nc;
+    }
+    x->v[x->n].id = id;
+    x->v[x->n].pos = x->n;
+    x->n++;
+}
+
+static int idx_cmp(const void *a, const void *b)
+{
+    const idx_ent *x = a, *y = b;
+    int c = strcmp(x->id, y->id);
+    return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* Sort the index: ids in order, equal ids by order of addition. */
+static void idx_seal(id_index *x)
+{
+    if (x->n > 1)
+        qsort(x->v, x->n, sizeof *x->v, idx_cmp);
+}
+
+static bool idx_has(const id_index *x, const char *id)
+{
+    size_t lo = 0, hi = x->n;
+    while (id && lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(x->v[mid].id, id);
+        if (c == 0)
+            return true;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
+static void idx_free(id_index *x)
+{
+    free(x->v);
+    memset(x, 0, sizeof *x);
+}
+
+/* The string member idkey of each element of list, sealed. */
+static void idx_of_list(id_index *x, const cJSON *list, const char *idkey)
+{
+    for (const cJSON *c = cJSON_IsArray(list) || cJSON_IsObject(list) ? list->child : NULL; c;
+         c = c->next)
+        idx_add(x, tw_json_get_str(c, idkey));
+    idx_seal(x);
+}
+
 /* ---- SSE framing (WHATWG: LF, CRLF or CR; data: joined with \n; comments) ---- */
 
 typedef struct sse_ev {
@@ -445,6 +527,7 @@ typedef struct rview {
     tw_buf content;
     vcall *calls;
     size_t ncalls;
+    size_t cap_calls;
     char *finish;
 } rview;
 
@@ -463,12 +546,17 @@ static void rview_free(rview *v)
 
 static void rview_add(rview *v, const char *id, const char *name, cJSON *args, size_t off)
 {
-    vcall *nc = realloc(v->calls, (v->ncalls + 1) * sizeof *nc);
-    if (!nc) {
-        cJSON_Delete(args);
-        return;
+    vcall *nc = v->calls;
+    if (v->ncalls == v->cap_calls) {
+        size_t cap = v->cap_calls ? v->cap_calls * 2 : 8;
+        nc = realloc(v->calls, cap * sizeof *nc);
+        if (!nc) {
+            cJSON_Delete(args);
+            return;
+        }
+        v->calls = nc;
+        v->cap_calls = cap;
     }
-    v->calls = nc;
     nc[v->ncalls++] = (vcall){tw_strdup(id ? id : ""), tw_strdup(name ? name : ""), args, off};
 }
 
@@ -577,6 +665,9 @@ typedef struct sidx {
 typedef struct ostream {
     sidx *v;
     size_t n;
+    size_t cap;
+    size_t *slot;  /* hash of index -> 1 + position of its latest call (0: empty) */
+    size_t nslot;  /* a power of two, at least twice n */
     tw_buf content;
     char *finish;
     bool role_first;
@@ -594,41 +685,76 @@ static void ostream_free(ostream *s)
         tw_buf_free(&s->v[i].args);
     }
     free(s->v);
+    free(s->slot);
     tw_buf_free(&s->content);
     free(s->finish);
     memset(s, 0, sizeof *s);
 }
 
+/* Slot of a stream index: a seeded mix, so chosen indexes cannot pile up in one chain. */
+static size_t ostream_hash(const ostream *s, long index)
+{
+    static const char seed_anchor = 0;
+    uint64_t x = (uint64_t)index ^ (uint64_t)(uintptr_t)&seed_anchor;
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9u;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebu;
+    x ^= x >> 31;
+    return (size_t)x & (s->nslot - 1);
+}
+
+/* Point the index's slot at position pos (its latest call). */
+static void ostream_link(ostream *s, size_t pos)
+{
+    size_t h = ostream_hash(s, s->v[pos].index);
+    while (s->slot[h] && s->v[s->slot[h] - 1].index != s->v[pos].index)
+        h = (h + 1) & (s->nslot - 1);
+    s->slot[h] = pos + 1;
+}
+
 static sidx *ostream_new(ostream *s, long index, size_t off)
 {
-    sidx *nv = realloc(s->v, (s->n + 1) * sizeof *nv);
-    if (!nv)
-        return NULL;
-    s->v = nv;
-    sidx *x = &nv[s->n++];
+    if (s->n == s->cap) {
+        size_t nc = s->cap ? s->cap * 2 : 8;
+        sidx *nv = realloc(s->v, nc * sizeof *nv);
+        if (!nv)
+            return NULL;
+        s->v = nv;
+        s->cap = nc;
+    }
+    if (2 * (s->n + 1) > s->nslot) {
+        size_t ns = s->nslot ? s->nslot * 2 : 16;
+        size_t *nt = calloc(ns, sizeof *nt);
+        if (!nt)
+            return NULL;
+        free(s->slot);
+        s->slot = nt;
+        s->nslot = ns;
+        for (size_t i = 0; i < s->n; i++)
+            ostream_link(s, i);
+    }
+    sidx *x = &s->v[s->n];
     memset(x, 0, sizeof *x);
     x->index = index;
     x->off = off;
+    ostream_link(s, s->n++);
     return x;
 }
 
+/* The latest call with this stream index, or a new one (*fresh). */
 static sidx *ostream_idx(ostream *s, long index, size_t off, bool *fresh)
 {
-    for (size_t i = s->n; i-- > 0;)
-        if (s->v[i].index == index) {
-            *fresh = false;
-            return &s->v[i];
-        }
-    sidx *nv = realloc(s->v, (s->n + 1) * sizeof *nv);
-    if (!nv)
-        return NULL;
-    s->v = nv;
-    sidx *x = &nv[s->n++];
-    memset(x, 0, sizeof *x);
-    x->index = index;
-    x->off = off;
+    if (s->nslot) {
+        size_t h = ostream_hash(s, index);
+        for (; s->slot[h]; h = (h + 1) & (s->nslot - 1))
+            if (s->v[s->slot[h] - 1].index == index) {
+                *fresh = false;
+                return &s->v[s->slot[h] - 1];
+            }
+    }
     *fresh = true;
-    return x;
+    return ostream_new(s, index, off);
 }
 
 /* The per-call checks shared by the streamed and the non-streamed forms:
@@ -660,6 +786,18 @@ static void ocall_checks(judge *j, const ocall *c, size_t n, const char *finish,
     char ex[200];
     /* R02 */
     int64_t bad = -1;
+    /* the first call whose id an earlier call already has, from one sorted index */
+    size_t first_repeat = SIZE_MAX;
+    id_index ids = {0};
+    for (size_t i = 0; i < n; i++)
+        idx_add(&ids, c[i].id && c[i].id[0] ? c[i].id : "");
+    idx_seal(&ids);
+    for (size_t i = 1; i < ids.n; i++)
+        if (ids.v[i].id[0] && strcmp(ids.v[i].id, ids.v[i - 1].id) == 0 &&
+            ids.v[i].pos < first_repeat)
+            first_repeat = ids.v[i].pos;
+    bool ids_nomem = ids.nomem;
+    idx_free(&ids);
     for (size_t i = 0; i < n && bad < 0; i++) {
         if (!c[i].id || !c[i].id[0])
             snprintf(why, sizeof why, "tool_calls[%zu] has no id", i), bad = (int64_t)c[i].off;
@@ -669,16 +807,15 @@ static void ocall_checks(judge *j, const ocall *c, size_t n, const char *finish,
                 bad = (int64_t)c[i].off;
         else if (!c[i].name || !c[i].name[0])
             snprintf(why, sizeof why, "tool_calls[%zu] has no name", i), bad = (int64_t)c[i].off;
-        else
-            for (size_t k = 0; k < i; k++)
-                if (c[k].id && strcmp(c[k].id, c[i].id) == 0) {
-                    snprintf(why, sizeof why, "id %.100s repeated at tool_calls[%zu]", c[i].id, i);
-                    bad = (int64_t)c[i].off;
-                    break;
-                }
+        else if (i == first_repeat) {
+            snprintf(why, sizeof why, "id %.100s repeated at tool_calls[%zu]", c[i].id, i);
+            bad = (int64_t)c[i].off;
+        }
     }
     if (shape_error)
         PUT(out, "OAI-R02", TW_V_FAIL, find_off(in, "\"tool_calls\""), "%s", shape_error);
+    else if (ids_nomem)
+        PUT(out, "OAI-R02", TW_V_SKIP, -1, "out of memory while indexing ids");
     else if (n == 0)
         PUT(out, "OAI-R02", TW_V_SKIP, -1, "no tool calls");
     else if (bad >= 0 || why[0])
@@ -1909,19 +2046,18 @@ static void ses_checks(judge *j, bool stream, const cJSON *body)
     }
     size_t ntool = 0, unknown = 0, answered = 0, pending = 0;
     char ex[200] = "";
+    id_index call_ids = {0};
     if (last_asst) {
         const cJSON *tcs = tw_json_get(last_asst, "tool_calls");
         pending = (size_t)cJSON_GetArraySize(tcs);
+        idx_of_list(&call_ids, tcs, "id");
         for (const cJSON *m = last_asst->next; m; m = m->next) {
             const char *role = tw_json_get_str(m, "role");
             if (!role || strcmp(role, "tool") != 0)
                 continue;
             ntool++;
             const char *id = tw_json_get_str(m, "tool_call_id");
-            bool ok = false;
-            for (const cJSON *c = tcs->child; c && id; c = c->next)
-                if (tw_json_get_str(c, "id") && strcmp(tw_json_get_str(c, "id"), id) == 0)
-                    ok = true;
+            bool ok = idx_has(&call_ids, id);
             if (ok)
                 answered++;
             else {
@@ -1930,6 +2066,13 @@ static void ses_checks(judge *j, bool stream, const cJSON *body)
                 unknown++;
             }
         }
+    }
+    bool nomem = call_ids.nomem;
+    idx_free(&call_ids);
+    if (nomem) {
+        PUT(out, "SES-01", TW_V_SKIP, -1, "out of memory while indexing ids");
+        PUT(out, "SES-02", TW_V_SKIP, -1, "out of memory while indexing ids");
+        return;
     }
     if (in->session_pending < 0 && last_asst && ntool) {
         PUT(out, "SES-01", TW_V_SKIP, -1, "no run of this session paused earlier");
@@ -2343,14 +2486,6 @@ par:
         PUT(out, "CLI-06", TW_V_FAIL, -1, "tools present, parallel_tool_calls not set");
 }
 
-static bool id_in_calls(const cJSON *calls, const char *id, const char *idkey)
-{
-    for (const cJSON *c = calls ? calls->child : NULL; c && id; c = c->next)
-        if (tw_json_get_str(c, idkey) && strcmp(tw_json_get_str(c, idkey), id) == 0)
-            return true;
-    return false;
-}
-
 /* A client check that did not fail on the way: pass when it had something
  * to judge, skip when not. */
 static void put_unfailed(tw_check_set *out, const char *id, bool unfailed, bool judged,
@@ -2360,10 +2495,19 @@ static void put_unfailed(tw_check_set *out, const char *id, bool unfailed, bool 
         PUT(out, id, judged ? TW_V_PASS : TW_V_SKIP, -1, "%s", judged ? pass_why : skip_why);
 }
 
+/* A client check that could not build its id index. */
+static void put_nomem(tw_check_set *out, const char *id, bool *unfailed)
+{
+    if (*unfailed)
+        PUT(out, id, TW_V_SKIP, -1, "out of memory while indexing ids");
+    *unfailed = false;
+}
+
 static void cli_openai(const cJSON *msgs, tw_check_set *out)
 {
     bool any_tool = false, any_calls = false, c01 = true, c02 = true, c04 = true;
     const cJSON *prev_asst = NULL; /* the assistant message the current tool run answers */
+    id_index asst_ids = {0};       /* ids of prev_asst's calls */
     size_t i = 0;
     for (const cJSON *m = msgs->child; m; m = m->next, i++) {
         const char *role = tw_json_get_str(m, "role");
@@ -2373,6 +2517,26 @@ static void cli_openai(const cJSON *msgs, tw_check_set *out)
             /* calls of the previous assistant message must be answered by now */
             prev_asst = m;
             const cJSON *tcs = tw_json_get(m, "tool_calls");
+            idx_free(&asst_ids);
+            idx_of_list(&asst_ids, tcs, "id");
+            if (asst_ids.nomem)
+                put_nomem(out, "CLI-01", &c01);
+            /* the run of tool messages that follows, read once for all the calls */
+            id_index run = {0};
+            bool moved_on = false, any_after = m->next != NULL;
+            if (cJSON_IsArray(tcs) && tcs->child) {
+                for (const cJSON *n = m->next; n; n = n->next) {
+                    const char *r = tw_json_get_str(n, "role");
+                    if (!r || strcmp(r, "tool") != 0) {
+                        moved_on = true;
+                        break;
+                    }
+                    idx_add(&run, tw_json_get_str(n, "tool_call_id"));
+                }
+                idx_seal(&run);
+                if (run.nomem)
+                    put_nomem(out, "CLI-02", &c02);
+            }
             size_t k = 0;
             for (const cJSON *c = cJSON_IsArray(tcs) ? tcs->child : NULL; c; c = c->next, k++) {
                 any_calls = true;
@@ -2388,37 +2552,28 @@ static void cli_openai(const cJSON *msgs, tw_check_set *out)
                 cJSON_Delete(v);
                 /* CLI-02: answered by the tool messages that follow, before the next turn */
                 const char *id = tw_json_get_str(c, "id");
-                bool answered = false, moved_on = false, any_after = false;
-                for (const cJSON *n = m->next; n; n = n->next) {
-                    const char *r = tw_json_get_str(n, "role");
-                    any_after = true;
-                    if (r && strcmp(r, "tool") == 0) {
-                        if (id && tw_json_get_str(n, "tool_call_id") &&
-                            strcmp(tw_json_get_str(n, "tool_call_id"), id) == 0)
-                            answered = true;
-                        continue;
-                    }
-                    moved_on = true;
-                    break;
-                }
+                bool answered = idx_has(&run, id);
                 if (!answered && any_after && c02) {
                     PUT(out, "CLI-02", TW_V_FAIL, -1, "tool call %.64s of messages[%zu] is not answered%s",
                         id ? id : "(no id)", i, moved_on ? " before the next turn" : "");
                     c02 = false;
                 }
             }
+            idx_free(&run);
         } else if (strcmp(role, "tool") == 0) {
             any_tool = true;
             const char *id = tw_json_get_str(m, "tool_call_id");
-            if (c01 && (!prev_asst || !id_in_calls(tw_json_get(prev_asst, "tool_calls"), id, "id"))) {
+            if (c01 && (!prev_asst || !idx_has(&asst_ids, id))) {
                 PUT(out, "CLI-01", TW_V_FAIL, -1, "messages[%zu] answers %.64s, not a call of the previous assistant message",
                     i, id ? id : "(no tool_call_id)");
                 c01 = false;
             }
         } else if (strcmp(role, "user") == 0) {
             prev_asst = NULL;
+            idx_free(&asst_ids);
         }
     }
+    idx_free(&asst_ids);
     put_unfailed(out, "CLI-01", c01, any_tool, "every tool message answers a call", "no tool messages");
     put_unfailed(out, "CLI-02", c02, any_calls, "every call answered in time", "no tool calls in history");
     put_unfailed(out, "CLI-04", c04, any_calls, "arguments are JSON strings", "no tool calls in history");
@@ -2428,15 +2583,24 @@ static void cli_openai(const cJSON *msgs, tw_check_set *out)
 static void cli_anthropic(const cJSON *msgs, tw_check_set *out)
 {
     bool any_use = false, any_result = false, c01 = true, c02 = true, c05 = true;
+    const cJSON *last_other = NULL; /* the last message before m whose role is not user */
+    const cJSON *indexed = NULL;    /* the message prev_ids indexes */
+    id_index prev_ids = {0};
     size_t i = 0;
     for (const cJSON *m = msgs->child; m; m = m->next, i++) {
         const char *role = tw_json_get_str(m, "role");
         const cJSON *content = tw_json_get(m, "content");
+        const cJSON *prev = last_other;
+        if (!role || strcmp(role, "user") != 0)
+            last_other = m;
         if (!role || !cJSON_IsArray(content))
             continue;
         if (strcmp(role, "assistant") == 0) {
             const cJSON *next = m->next;
-            const cJSON *ncontent = next ? tw_json_get(next, "content") : NULL;
+            /* results may sit in the user messages up to the next assistant turn:
+             * their ids are read once for all of this message's tool_use blocks */
+            id_index results = {0};
+            bool indexed_results = false;
             for (const cJSON *b = content->child; b; b = b->next) {
                 const char *t = tw_json_get_str(b, "type");
                 if (!t || strcmp(t, "tool_use") != 0)
@@ -2444,33 +2608,42 @@ static void cli_anthropic(const cJSON *msgs, tw_check_set *out)
                 any_use = true;
                 if (!next)
                     continue; /* pending: the request asks for this turn */
-                const char *id = tw_json_get_str(b, "id");
-                bool found = false;
-                /* results may sit in the user messages up to the next assistant turn */
-                for (const cJSON *u = next; u && !found; u = u->next) {
-                    const char *ur = tw_json_get_str(u, "role");
-                    if (!ur || strcmp(ur, "user") != 0)
-                        break;
-                    const cJSON *uc = tw_json_get(u, "content");
-                    for (const cJSON *r = cJSON_IsArray(uc) ? uc->child : NULL; r; r = r->next)
-                        if (tw_json_get_str(r, "type") && strcmp(tw_json_get_str(r, "type"), "tool_result") == 0 &&
-                            id && tw_json_get_str(r, "tool_use_id") && strcmp(tw_json_get_str(r, "tool_use_id"), id) == 0)
-                            found = true;
+                if (!indexed_results) {
+                    indexed_results = true;
+                    for (const cJSON *u = next; u; u = u->next) {
+                        const char *ur = tw_json_get_str(u, "role");
+                        if (!ur || strcmp(ur, "user") != 0)
+                            break;
+                        const cJSON *uc = tw_json_get(u, "content");
+                        for (const cJSON *r = cJSON_IsArray(uc) ? uc->child : NULL; r; r = r->next)
+                            if (tw_json_get_str(r, "type") && strcmp(tw_json_get_str(r, "type"), "tool_result") == 0)
+                                idx_add(&results, tw_json_get_str(r, "tool_use_id"));
+                    }
+                    idx_seal(&results);
+                    if (results.nomem)
+                        put_nomem(out, "CLI-02", &c02);
                 }
-                (void)ncontent;
+                const char *id = tw_json_get_str(b, "id");
+                bool found = idx_has(&results, id);
                 if (!found && c02) {
                     PUT(out, "CLI-02", TW_V_FAIL, -1, "tool_use %.64s of messages[%zu] is not answered before the next assistant turn",
                         id ? id : "(no id)", i);
                     c02 = false;
                 }
             }
+            idx_free(&results);
         } else if (strcmp(role, "user") == 0) {
             bool seen_other = false;
             size_t k = 0;
-            const cJSON *prev = m != msgs->child ? m->prev : NULL;
-            while (prev && tw_json_get_str(prev, "role") && strcmp(tw_json_get_str(prev, "role"), "user") == 0)
-                prev = prev != msgs->child ? prev->prev : NULL;
             const cJSON *pcontent = prev ? tw_json_get(prev, "content") : NULL;
+            if (prev != indexed) {
+                /* the ids of the assistant message these results answer, once */
+                indexed = prev;
+                idx_free(&prev_ids);
+                idx_of_list(&prev_ids, pcontent, "id");
+                if (prev_ids.nomem)
+                    put_nomem(out, "CLI-01", &c01);
+            }
             for (const cJSON *b = content->child; b; b = b->next, k++) {
                 const char *t = tw_json_get_str(b, "type");
                 bool is_res = t && strcmp(t, "tool_result") == 0;
@@ -2486,7 +2659,7 @@ static void cli_anthropic(const cJSON *msgs, tw_check_set *out)
                 const char *id = tw_json_get_str(b, "tool_use_id");
                 const char *prole = prev ? tw_json_get_str(prev, "role") : NULL;
                 if (c01 && (!prole || strcmp(prole, "assistant") != 0 || !cJSON_IsArray(pcontent) ||
-                            !id_in_calls(pcontent, id, "id"))) {
+                            !idx_has(&prev_ids, id))) {
                     PUT(out, "CLI-01", TW_V_FAIL, -1, "messages[%zu].content[%zu] answers %.64s, not a tool_use of the previous assistant message",
                         i, k, id ? id : "(no tool_use_id)");
                     c01 = false;
@@ -2494,6 +2667,7 @@ static void cli_anthropic(const cJSON *msgs, tw_check_set *out)
             }
         }
     }
+    idx_free(&prev_ids);
     /* results split over several user messages */
     if (c05) {
         const cJSON *prev_user_with_results = NULL;

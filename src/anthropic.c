@@ -12,6 +12,7 @@
 
 #include "formats.h"
 #include "wire_common.h"
+#include "work.h"
 #include "toolwire/decode.h"
 #include "toolwire/openai.h"
 
@@ -126,9 +127,11 @@ static tw_status ant_response(tw_wire_sink *k, const char *buf, size_t len)
         cJSON_Delete(root);
         return st;
     }
-    tw_wire_step path[2] = {{"content", 0}, {NULL, 0}};
-    size_t i = 0;
-    for (const cJSON *b = content->child; st == TW_OK && b; b = b->next, i++) {
+    tw_wire_step path[1] = {{"content", 0}};
+    tw_wire_cursor cur; /* the blocks' offsets, in document order */
+    tw_wire_cursor_open(&cur, buf, len, path, 1);
+    for (const cJSON *b = content->child; st == TW_OK && b; b = b->next) {
+        int64_t at = tw_wire_cursor_next(&cur);
         const char *bt = tw_json_get_str(b, "type");
         if (!bt)
             continue;
@@ -144,10 +147,9 @@ static tw_status ant_response(tw_wire_sink *k, const char *buf, size_t len)
         } else if (strcmp(bt, "redacted_thinking") == 0) {
             st = keep_redacted(k, b);
         } else if (strcmp(bt, "tool_use") == 0) {
-            path[1].index = i;
             tw_wire_call c;
             memset(&c, 0, sizeof c);
-            c.offset = tw_wire_locate(buf, len, path, 2);
+            c.offset = at;
             c.id = tw_json_get_str(b, "id");
             c.name = tw_json_get_str(b, "name");
             c.args_value = tw_json_get(b, "input");
@@ -207,14 +209,16 @@ static tw_wire_sink sink_of(tw_anthropic_stream *d)
 
 static tw_ant_block *find_block(tw_anthropic_stream *d, int64_t index)
 {
+    TW_WORK(d->nblocks); /* at most 2 * max_calls + 16 open blocks */
     for (size_t i = d->nblocks; i-- > 0;)
         if (d->blocks[i].index == index)
             return &d->blocks[i];
     return NULL;
 }
 
-/* A block is complete: its call goes through the rules, its signature is kept. */
-static tw_status close_block(tw_anthropic_stream *d, tw_ant_block *b)
+/* A block is complete: its call goes through the rules, its signature is
+ * kept; the block is freed but stays in the list. */
+static tw_status take_block(tw_anthropic_stream *d, tw_ant_block *b)
 {
     tw_wire_sink k = sink_of(d);
     tw_status st = TW_OK;
@@ -237,8 +241,15 @@ static tw_status close_block(tw_anthropic_stream *d, tw_ant_block *b)
         }
         st = tw_wire_take_call(&k, &c);
     }
-    size_t at = (size_t)(b - d->blocks);
     block_free(b);
+    return st;
+}
+
+/* take_block, then the block leaves the list. */
+static tw_status close_block(tw_anthropic_stream *d, tw_ant_block *b)
+{
+    tw_status st = take_block(d, b);
+    size_t at = (size_t)(b - d->blocks);
     memmove(&d->blocks[at], &d->blocks[at + 1], (d->nblocks - at - 1) * sizeof *d->blocks);
     d->nblocks--;
     return st;
@@ -470,8 +481,12 @@ tw_status tw_anthropic_stream_finish(tw_anthropic_stream *d, tw_result *out)
     d->finished = true;
     tw_wire_sink k = sink_of(d);
     tw_status st = tw_sse_finish(&d->sse);
-    while (st == TW_OK && d->nblocks)
-        st = close_block(d, &d->blocks[0]);
+    /* the blocks still open, in order (release frees the rest on a failure) */
+    size_t taken = 0;
+    for (; st == TW_OK && taken < d->nblocks; taken++)
+        st = take_block(d, &d->blocks[taken]);
+    if (st == TW_OK)
+        d->nblocks = 0;
     bool envelope = false;
     if (st == TW_OK && !d->any_event && !d->head_off)
         st = tw_wire_error_body(&k, d->head.data ? d->head.data : "", d->head.len, &envelope);

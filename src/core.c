@@ -1,6 +1,7 @@
 /* Core: code table, limits, diagnostics, capped buffers, string helpers. */
 #define _GNU_SOURCE
 #include "toolwire/core.h"
+#include "work.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -300,7 +301,9 @@ const char *tw_memmem(const char *hay, size_t hlen, const char *needle, size_t n
         return hay;
     if (hlen < nlen)
         return NULL;
-    return memmem(hay, hlen, needle, nlen);
+    const char *f = memmem(hay, hlen, needle, nlen);
+    TW_WORK(f ? (size_t)(f - hay) + nlen : hlen);
+    return f;
 }
 
 size_t tw_partial_suffix(const char *buf, size_t len, const char *tag, size_t tlen)

@@ -1,5 +1,6 @@
 /* Bounded JSON: parse with caps, scan value extents, write without locale. */
 #include "toolwire/json.h"
+#include "work.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -384,6 +385,7 @@ tw_jscan_result tw_jscan_feed(tw_jscan *s, const char *p, size_t n, size_t *used
         s->result = (unsigned char)(r);                                        \
         *used = (at);                                                          \
         s->consumed += (at);                                                   \
+        TW_WORK(at);                                                           \
         return (r);                                                            \
     } while (0)
 
@@ -520,6 +522,7 @@ tw_jscan_result tw_jscan_feed(tw_jscan *s, const char *p, size_t n, size_t *used
     }
 #undef FINISH
     s->consumed += n;
+    TW_WORK(n);
     *used = n;
     return TW_JSCAN_MORE;
 }
@@ -884,6 +887,56 @@ bool tw_json_number_equal(const cJSON *a, const cJSON *b)
     return tw_json_same_number(sa, strlen(sa), sb, strlen(sb));
 }
 
+/* Members of an object sorted by key, equal keys in document order. */
+typedef struct member_ref {
+    const cJSON *m;
+    size_t pos;
+} member_ref;
+
+static int member_cmp(const void *x, const void *y)
+{
+    const member_ref *a = x, *b = y;
+    int c = strcmp(a->m->string ? a->m->string : "", b->m->string ? b->m->string : "");
+    return c ? c : (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+/* The members of obj sorted (malloc'd; NULL when empty or out of memory). */
+static member_ref *sorted_members(const cJSON *obj, size_t *n)
+{
+    size_t k = 0;
+    for (const cJSON *c = obj->child; c; c = c->next)
+        k++;
+    *n = k;
+    member_ref *v = k ? malloc(k * sizeof *v) : NULL;
+    if (!v)
+        return NULL;
+    k = 0;
+    for (const cJSON *c = obj->child; c; c = c->next, k++) {
+        v[k].m = c;
+        v[k].pos = k;
+    }
+    qsort(v, k, sizeof *v, member_cmp);
+    TW_WORK(k);
+    return v;
+}
+
+/* The member of sorted v[0, n) with this key, or NULL. */
+static const cJSON *find_member(const member_ref *v, size_t n, const char *key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(v[mid].m->string ? v[mid].m->string : "", key);
+        if (c == 0)
+            return v[mid].m;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
 bool tw_json_equal(const cJSON *a, const cJSON *b)
 {
     if (!a || !b)
@@ -915,14 +968,24 @@ bool tw_json_equal(const cJSON *a, const cJSON *b)
                 break;
         if (!p && !q)
             return true;
+        /* the same key with another value: unequal whatever the order of the
+         * rest (and never compared twice, which nested would cost 2^depth) */
+        if (p->string && q->string && strcmp(p->string, q->string) == 0)
+            return false;
         if (tw_json_duplicate_key(a) || tw_json_duplicate_key(b))
             return false;
-        for (const cJSON *x = a->child; x; x = x->next) {
-            const cJSON *y = cJSON_GetObjectItemCaseSensitive(b, x->string);
-            if (!y || !tw_json_equal(x, y))
-                return false;
+        /* the rest of a, each member found in b by key; the matched prefix
+         * holds none of these keys (no key repeats) */
+        size_t n;
+        member_ref *sb = sorted_members(b, &n);
+        bool eq = true;
+        for (const cJSON *x = p; eq && x; x = x->next) {
+            const cJSON *y = sb ? find_member(sb, n, x->string)
+                                : cJSON_GetObjectItemCaseSensitive(b, x->string);
+            eq = y && tw_json_equal(x, y);
         }
-        return true;
+        free(sb);
+        return eq;
     }
     default: return true;
     }
@@ -945,6 +1008,23 @@ const char *tw_json_duplicate_key(const cJSON *obj)
 {
     if (!cJSON_IsObject(obj))
         return NULL;
+    size_t n;
+    member_ref *v = sorted_members(obj, &n);
+    if (v || n == 0) {
+        /* of the keys that repeat, the one whose first use comes first */
+        const char *dup = NULL;
+        size_t first = SIZE_MAX;
+        for (size_t i = 1; i < n; i++)
+            if (v[i].m->string && v[i - 1].m->string &&
+                strcmp(v[i].m->string, v[i - 1].m->string) == 0 && v[i - 1].pos < first &&
+                (i < 2 || !v[i - 2].m->string || strcmp(v[i - 2].m->string, v[i].m->string) != 0)) {
+                first = v[i - 1].pos;
+                dup = v[i].m->string;
+            }
+        free(v);
+        return dup;
+    }
+    /* out of memory for the index: compare the pairs */
     for (const cJSON *x = obj->child; x; x = x->next)
         for (const cJSON *y = x->next; y; y = y->next)
             if (x->string && y->string && strcmp(x->string, y->string) == 0)

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "tw_macros.h"
+#include "work.h"
 
 /* ===================== lifecycle ===================== */
 
@@ -70,8 +72,11 @@ void tw_result_init(tw_result *r, const tw_limits *limits)
     r->warnings.max = l.max_diags;
 }
 
+static void id_index_free(struct tw_id_index *x);
+
 void tw_result_free(tw_result *r)
 {
+    id_index_free(r->ids);
     tw_message_free(&r->msg);
     free(r->finish_reason);
     tw_diag_list_free(&r->errors);
@@ -761,6 +766,7 @@ tw_status tw_result_read(const cJSON *j, const tw_limits *limits, tw_result *out
 
 const tw_tool *tw_tools_find(const tw_tool *tools, size_t n, const char *name)
 {
+    TW_WORK(n);
     for (size_t i = 0; i < n; i++)
         if (tools[i].name && strcmp(tools[i].name, name) == 0)
             return &tools[i];
@@ -769,6 +775,7 @@ const tw_tool *tw_tools_find(const tw_tool *tools, size_t n, const char *name)
 
 static bool id_taken(const tw_message *m, const char *id)
 {
+    TW_WORK(m->ncalls);
     for (size_t i = 0; i < m->ncalls; i++)
         if (m->calls[i].id && strcmp(m->calls[i].id, id) == 0)
             return true;
@@ -791,6 +798,205 @@ char *tw_unique_call_id(const tw_message *m, const char *id, bool *rewritten)
     }
     *rewritten = true;
     return cand;
+}
+
+/*
+ * The index behind tw_result_unique_call_id: an open-addressing set of the
+ * positions of msg.calls (ids compared through the calls, never held), and
+ * per rewritten id the lowest "__N" suffix not yet seen taken. Both only
+ * grow with the calls, so every probe and every suffix tried is paid once.
+ */
+typedef struct tw_named_tool {
+    const char *name; /* the tool's (not owned) */
+    size_t pos;
+} tw_named_tool;
+
+typedef struct id_memo {
+    char *base;
+    unsigned long next; /* every suffix below it was taken */
+} id_memo;
+
+struct tw_id_index {
+    size_t *slot; /* 1 + call position; 0 empty */
+    size_t nslot; /* a power of two, at least twice synced */
+    size_t synced; /* msg.calls[0, synced) are in the set */
+    id_memo *memo;
+    size_t nmemo, cap_memo;
+    size_t *mslot; /* 1 + memo position; 0 empty */
+    size_t nmslot;
+    /* tw_result_find_tool: positions of the named tools sorted by (name, position) */
+    const tw_tool *tools;
+    size_t ntools;
+    tw_named_tool *by_name;
+    size_t nnamed;
+};
+
+static void id_index_free(struct tw_id_index *x)
+{
+    if (!x)
+        return;
+    for (size_t i = 0; i < x->nmemo; i++)
+        free(x->memo[i].base);
+    free(x->memo);
+    free(x->mslot);
+    free(x->slot);
+    free(x->by_name);
+    free(x);
+}
+
+static size_t id_hash(const char *s)
+{
+    return (size_t)tw_hash_str(s);
+}
+
+/* The slot holding `id` (a call's), or the empty slot where it would go. */
+static size_t *id_slot(const struct tw_id_index *x, const tw_message *m, const char *id)
+{
+    size_t mask = x->nslot - 1, h = id_hash(id) & mask;
+    for (;; h = (h + 1) & mask) {
+        TW_WORK(1);
+        size_t v = x->slot[h];
+        if (!v || (m->calls[v - 1].id && strcmp(m->calls[v - 1].id, id) == 0))
+            return &x->slot[h];
+    }
+}
+
+/* Add msg.calls[synced, ncalls) to the set (from scratch when calls went away). */
+static tw_status id_sync(struct tw_id_index *x, const tw_message *m)
+{
+    if (m->ncalls < x->synced) {
+        memset(x->slot, 0, x->nslot * sizeof *x->slot);
+        x->synced = 0;
+    }
+    if (2 * (m->ncalls + 1) > x->nslot) {
+        size_t ns = x->nslot ? x->nslot : 16;
+        while (2 * (m->ncalls + 1) > ns)
+            ns *= 2;
+        size_t *t = calloc(ns, sizeof *t);
+        if (!t)
+            return TW_ERR_NOMEM;
+        free(x->slot);
+        x->slot = t;
+        x->nslot = ns;
+        x->synced = 0;
+    }
+    for (; x->synced < m->ncalls; x->synced++) {
+        const char *id = m->calls[x->synced].id;
+        if (!id)
+            continue;
+        size_t *s = id_slot(x, m, id);
+        if (!*s)
+            *s = x->synced + 1;
+    }
+    return TW_OK;
+}
+
+/* The memo of a rewritten base id, made on first use (hashed like the ids). */
+static id_memo *id_memo_of(struct tw_id_index *x, const char *base)
+{
+    if (2 * (x->nmemo + 1) > x->nmslot) {
+        size_t ns = x->nmslot ? x->nmslot * 2 : 16;
+        size_t *t = calloc(ns, sizeof *t);
+        if (!t)
+            return NULL;
+        for (size_t i = 0; i < x->nmemo; i++) {
+            size_t h = id_hash(x->memo[i].base) & (ns - 1);
+            while (t[h])
+                h = (h + 1) & (ns - 1);
+            t[h] = i + 1;
+        }
+        free(x->mslot);
+        x->mslot = t;
+        x->nmslot = ns;
+    }
+    size_t mask = x->nmslot - 1, h = id_hash(base) & mask;
+    for (; x->mslot[h]; h = (h + 1) & mask) {
+        TW_WORK(1);
+        if (strcmp(x->memo[x->mslot[h] - 1].base, base) == 0)
+            return &x->memo[x->mslot[h] - 1];
+    }
+    if (x->nmemo == x->cap_memo) {
+        size_t nc = x->cap_memo ? x->cap_memo * 2 : 4;
+        id_memo *nm = realloc(x->memo, nc * sizeof *nm);
+        if (!nm)
+            return NULL;
+        x->memo = nm;
+        x->cap_memo = nc;
+    }
+    char *b = tw_strdup(base);
+    if (!b)
+        return NULL;
+    x->memo[x->nmemo] = (id_memo){b, 2};
+    x->mslot[h] = ++x->nmemo;
+    return &x->memo[x->nmemo - 1];
+}
+
+char *tw_result_unique_call_id(tw_result *r, const char *id, bool *rewritten)
+{
+    *rewritten = false;
+    if (!r->ids && !(r->ids = calloc(1, sizeof *r->ids)))
+        return NULL;
+    struct tw_id_index *x = r->ids;
+    if (id_sync(x, &r->msg) != TW_OK)
+        return NULL;
+    if (!*id_slot(x, &r->msg, id))
+        return tw_strdup(id);
+    id_memo *mo = id_memo_of(x, id);
+    size_t n = strlen(id);
+    char *cand = mo ? malloc(n + 24) : NULL;
+    if (!cand)
+        return NULL;
+    for (;; mo->next++) {
+        snprintf(cand, n + 24, "%s__%lu", id, mo->next);
+        if (!*id_slot(x, &r->msg, cand))
+            break;
+    }
+    *rewritten = true;
+    return cand;
+}
+
+static int tool_cmp(const void *a, const void *b)
+{
+    const tw_named_tool *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+const tw_tool *tw_result_find_tool(tw_result *r, const tw_tool *tools, size_t n, const char *name)
+{
+    if (n <= 8 || !name)
+        return name ? tw_tools_find(tools, n, name) : NULL;
+    if (!r->ids && !(r->ids = calloc(1, sizeof *r->ids)))
+        return tw_tools_find(tools, n, name);
+    struct tw_id_index *x = r->ids;
+    if (x->tools != tools || x->ntools != n || !x->by_name) {
+        tw_named_tool *v = malloc(n * sizeof *v);
+        if (!v)
+            return tw_tools_find(tools, n, name);
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (tools[i].name)
+                v[k++] = (tw_named_tool){tools[i].name, i};
+        qsort(v, k, sizeof *v, tool_cmp);
+        TW_WORK(n);
+        free(x->by_name);
+        x->by_name = v;
+        x->nnamed = k;
+        x->tools = tools;
+        x->ntools = n;
+    }
+    /* the first position with this name: the lowest bound */
+    size_t lo = 0, hi = x->nnamed;
+    while (lo < hi) {
+        TW_WORK(1);
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(x->by_name[mid].name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < x->nnamed && strcmp(x->by_name[lo].name, name) == 0 ? &tools[x->by_name[lo].pos]
+                                                                      : NULL;
 }
 
 const char *tw_text_finish_reason(size_t ncalls, tw_finish finish)

@@ -13,7 +13,9 @@
 #include <string.h>
 
 #include "formats.h"
+#include "hash.h"
 #include "wire_common.h"
+#include "work.h"
 #include "toolwire/decode.h"
 
 #define SLEN(s) (sizeof(s) - 1)
@@ -85,7 +87,7 @@ tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c)
         refuse = TW_D_MISSING_NAME;
         snprintf(why, sizeof why, "tool call has no non-empty name");
     } else if ((o->tools_declared || o->ntools) && !o->allow_unknown_tool &&
-               !tw_tools_find(o->tools, o->ntools, name)) {
+               !tw_result_find_tool(k->res, o->tools, o->ntools, name)) {
         refuse = TW_D_UNKNOWN_TOOL;
         snprintf(why, sizeof why, "tool '%.120s' was not declared", name);
     }
@@ -156,7 +158,7 @@ tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c)
     }
     if (!refuse)
         refuse =
-            tw_call_check(o, L, k->res->msg.ncalls, name, args, why, sizeof why, warns, &nwarn);
+            tw_call_check(o, L, k->res, name, args, why, sizeof why, warns, &nwarn);
     if (refuse) {
         cJSON_Delete(args);
         return tw_wire_diag(k, true, refuse, c->offset, why);
@@ -178,7 +180,7 @@ tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c)
         jid = gen;
     }
     bool rewritten = false;
-    call.id = tw_unique_call_id(&k->res->msg, jid, &rewritten);
+    call.id = tw_result_unique_call_id(k->res, jid, &rewritten);
     if (!call.name || !call.id || (c->has_args_str && c->args_str && !call.raw_args)) {
         tw_call_free(&call);
         return TW_ERR_NOMEM;
@@ -303,9 +305,11 @@ static size_t skip_value(const char *b, size_t n, size_t i)
     return i;
 }
 
-int64_t tw_wire_locate(const char *b, size_t n, const tw_wire_step *path, size_t npath)
+/* The walk of tw_wire_locate; *end is where it stopped (its work). */
+static int64_t locate(const char *b, size_t n, const tw_wire_step *path, size_t npath, size_t *end)
 {
     size_t i = skip_ws(b, n, 0);
+    *end = n;
     for (size_t s = 0; s < npath; s++) {
         if (i >= n)
             return -1;
@@ -344,7 +348,64 @@ int64_t tw_wire_locate(const char *b, size_t n, const tw_wire_step *path, size_t
                 return -1;
         }
     }
+    *end = i;
     return i < n ? (int64_t)i : -1;
+}
+
+int64_t tw_wire_locate(const char *b, size_t n, const tw_wire_step *path, size_t npath)
+{
+    size_t end;
+    int64_t off = locate(b, n, path, npath, &end);
+    TW_WORK(end);
+    return off;
+}
+
+bool tw_wire_cursor_open(tw_wire_cursor *c, const char *b, size_t n, const tw_wire_step *path,
+                         size_t npath)
+{
+    memset(c, 0, sizeof *c);
+    int64_t at = tw_wire_locate(b, n, path, npath);
+    if (at < 0 || (b[at] != '[' && b[at] != '{'))
+        return false;
+    c->b = b;
+    c->n = n;
+    c->object = b[at] == '{';
+    c->i = skip_ws(b, n, (size_t)at + 1);
+    c->open = true;
+    return true;
+}
+
+int64_t tw_wire_cursor_next(tw_wire_cursor *c)
+{
+    if (!c->open)
+        return -1;
+    const char *b = c->b;
+    size_t n = c->n, i = c->i, from = i;
+    int64_t off = -1;
+    if (c->started) {
+        i = skip_ws(b, n, skip_value(b, n, i));
+        if (i >= n || b[i] != ',')
+            goto out;
+        i = skip_ws(b, n, i + 1);
+    }
+    c->started = true;
+    if (c->object) {
+        if (i >= n || b[i] != '"')
+            goto out;
+        i = skip_ws(b, n, skip_string(b, n, i));
+        if (i >= n || b[i] != ':')
+            goto out;
+        i = skip_ws(b, n, i + 1);
+    } else if (i >= n || b[i] == ']') {
+        goto out;
+    }
+    if (i < n)
+        off = (int64_t)i;
+out:
+    TW_WORK(i - from);
+    c->i = i;
+    c->open = off >= 0;
+    return off;
 }
 
 /* ===================== pieces shared by response and stream ===================== */
@@ -526,18 +587,12 @@ static tw_status oai_response(tw_wire_sink *k, const char *buf, size_t len)
     }
     const cJSON *tcs = tw_json_get(msg, "tool_calls");
     base[3].key = "tool_calls";
-    if (st == TW_OK && cJSON_IsArray(tcs)) {
-        size_t j = 0;
-        for (const cJSON *tc = tcs->child; st == TW_OK && tc; tc = tc->next, j++) {
-            base[4].key = NULL;
-            base[4].index = j;
-            st = take_call_object(k, tc, tw_wire_locate(buf, len, base, 5), false);
-        }
-    } else if (st == TW_OK && cJSON_IsObject(tcs)) {
-        for (const cJSON *tc = tcs->child; st == TW_OK && tc; tc = tc->next) {
-            base[4].key = tc->string;
-            st = take_call_object(k, tc, tw_wire_locate(buf, len, base, 5), false);
-        }
+    if (st == TW_OK && (cJSON_IsArray(tcs) || cJSON_IsObject(tcs))) {
+        /* the elements (or members) in document order, as cJSON keeps them */
+        tw_wire_cursor cur;
+        tw_wire_cursor_open(&cur, buf, len, base, 4);
+        for (const cJSON *tc = tcs->child; st == TW_OK && tc; tc = tc->next)
+            st = take_call_object(k, tc, tw_wire_cursor_next(&cur), false);
     } else if (st == TW_OK && tcs && !cJSON_IsNull(tcs)) {
         st = tw_wire_diag(k, true, TW_D_TOOL_CALL_JSON, tw_wire_locate(buf, len, base, 4),
                           "tool_calls is neither an array nor an object");
@@ -627,7 +682,78 @@ static tw_status close_calls(tw_openai_stream *d)
         slot_free(&d->slots[i]);
     d->nslots = 0;
     d->slots_created = 0;
+    d->last_plain = 0;
+    if (d->ntab) {
+        memset(d->by_index, 0, d->ntab * sizeof *d->by_index);
+        memset(d->by_id, 0, d->ntab * sizeof *d->by_id);
+    }
     return st;
+}
+
+/* ---- slot lookup: open addressing over slot positions ---- */
+
+/* The by_index entry for delta index idx: its slot, or the empty one where it goes. */
+static size_t *tab_index(const tw_openai_stream *d, int64_t idx)
+{
+    size_t mask = d->ntab - 1, h = (size_t)tw_hash_mix((uint64_t)idx) & mask;
+    for (;; h = (h + 1) & mask) {
+        TW_WORK(1);
+        size_t v = d->by_index[h];
+        if (!v || d->slots[v - 1].index == idx)
+            return &d->by_index[h];
+    }
+}
+
+static size_t *tab_id(const tw_openai_stream *d, const char *id)
+{
+    size_t mask = d->ntab - 1, h = (size_t)tw_hash_str(id) & mask;
+    for (;; h = (h + 1) & mask) {
+        TW_WORK(1);
+        size_t v = d->by_id[h];
+        if (!v || strcmp(d->slots[v - 1].id, id) == 0)
+            return &d->by_id[h];
+    }
+}
+
+/* Slot pos is the latest with its index and id (a slot's index never
+ * changes; its id is set once). */
+static void tab_note(tw_openai_stream *d, size_t pos)
+{
+    tw_oai_slot *s = &d->slots[pos];
+    if (s->legacy)
+        return;
+    if (s->has_index) {
+        size_t *e = tab_index(d, s->index);
+        if (*e < pos + 1)
+            *e = pos + 1;
+    }
+    if (s->id) {
+        size_t *e = tab_id(d, s->id);
+        if (*e < pos + 1)
+            *e = pos + 1;
+    }
+}
+
+/* Room in the tables for one more slot. */
+static tw_status tab_grow(tw_openai_stream *d)
+{
+    if (2 * (d->nslots + 1) <= d->ntab)
+        return TW_OK;
+    size_t n = d->ntab ? d->ntab * 2 : 32;
+    size_t *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return TW_ERR_NOMEM;
+    }
+    free(d->by_index);
+    free(d->by_id);
+    d->by_index = a;
+    d->by_id = b;
+    d->ntab = n;
+    for (size_t i = 0; i < d->nslots; i++)
+        tab_note(d, i);
+    return TW_OK;
 }
 
 static tw_oai_slot *new_slot(tw_openai_stream *d, int64_t off, tw_status *st)
@@ -639,6 +765,8 @@ static tw_oai_slot *new_slot(tw_openai_stream *d, int64_t off, tw_status *st)
                            "more open tool calls than 2 * max_calls + 16");
         return NULL;
     }
+    if ((*st = tab_grow(d)) != TW_OK)
+        return NULL;
     if (d->nslots == d->cap_slots) {
         size_t nc = d->cap_slots ? d->cap_slots * 2 : TW_OAI_SLOTS_INIT;
         if (nc > cap)
@@ -697,14 +825,11 @@ static tw_status merge_tool_delta(tw_openai_stream *d, const cJSON *tc, int64_t 
     const char *id = tw_json_get_str(tc, "id");
     bool has_id = id && id[0];
     tw_oai_slot *s = NULL;
+    /* the latest open call with this index (or id, or the latest at all) */
     if (cJSON_IsNumber(ix)) {
         int64_t idx = tw_json_int(ix, INT64_MIN, INT64_MAX, 0);
-        for (size_t i = d->nslots; i-- > 0;) {
-            if (!d->slots[i].legacy && d->slots[i].has_index && d->slots[i].index == idx) {
-                s = &d->slots[i];
-                break;
-            }
-        }
+        size_t at = d->ntab ? *tab_index(d, idx) : 0;
+        s = at ? &d->slots[at - 1] : NULL;
         if (s && has_id && s->id && strcmp(s->id, id) != 0)
             s = NULL; /* one index reused by another call: split by id */
         if (!s) {
@@ -714,19 +839,17 @@ static tw_status merge_tool_delta(tw_openai_stream *d, const cJSON *tc, int64_t 
             s->index = idx;
         }
     } else {
-        for (size_t i = d->nslots; i-- > 0;) {
-            tw_oai_slot *c = &d->slots[i];
-            if (c->legacy)
-                continue;
-            if (has_id ? (c->id && strcmp(c->id, id) == 0) : true) {
-                s = c;
-                break;
-            }
-        }
+        size_t at = !d->ntab ? 0 : has_id ? *tab_id(d, id) : d->last_plain;
+        s = at ? &d->slots[at - 1] : NULL;
         if (!s && !(s = new_slot(d, off, &st)))
             return st;
     }
-    return slot_apply(s, id, tw_json_get(tc, "function"));
+    size_t pos = (size_t)(s - d->slots);
+    d->last_plain = pos + 1 > d->last_plain ? pos + 1 : d->last_plain;
+    st = slot_apply(s, id, tw_json_get(tc, "function"));
+    if (st == TW_OK)
+        tab_note(d, pos);
+    return st;
 }
 
 static tw_status merge_legacy(tw_openai_stream *d, const cJSON *fc, int64_t off)
@@ -878,6 +1001,10 @@ void tw_openai_stream_release(tw_openai_stream *d)
     free(d->slots);
     d->slots = NULL;
     d->nslots = d->cap_slots = 0;
+    free(d->by_index);
+    free(d->by_id);
+    d->by_index = d->by_id = NULL;
+    d->ntab = 0;
     tw_buf_free(&d->refusal);
     tw_buf_free(&d->head);
     free(d->finish_reason);

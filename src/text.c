@@ -202,7 +202,7 @@ static tw_status take_call(tw_text_dec *d, const cJSON *obj, int64_t off)
         name = jn->valuestring;
     }
     if (!refuse && (d->o.tools_declared || d->o.ntools) && !d->o.allow_unknown_tool &&
-        !tw_tools_find(d->o.tools, d->o.ntools, name)) {
+        !tw_result_find_tool(&d->res, d->o.tools, d->o.ntools, name)) {
         refuse = TW_D_UNKNOWN_TOOL;
         snprintf(why, sizeof why, "tool '%.120s' was not declared", name);
     }
@@ -247,7 +247,7 @@ static tw_status take_call(tw_text_dec *d, const cJSON *obj, int64_t off)
         }
     }
     if (!refuse)
-        refuse = tw_call_check(&d->o, &d->L, d->res.msg.ncalls, name, args, why, sizeof why, warns,
+        refuse = tw_call_check(&d->o, &d->L, &d->res, name, args, why, sizeof why, warns,
                                &nwarn);
     if (refuse) {
         cJSON_Delete(args);
@@ -267,7 +267,7 @@ static tw_status take_call(tw_text_dec *d, const cJSON *obj, int64_t off)
         jid = gen;
     }
     bool rewritten = false;
-    c.id = tw_unique_call_id(&d->res.msg, jid, &rewritten);
+    c.id = tw_result_unique_call_id(&d->res, jid, &rewritten);
     if (!c.name || !c.id) {
         tw_call_free(&c);
         return TW_ERR_NOMEM;
@@ -1000,19 +1000,36 @@ static size_t find_close(tw_text_dec *d, size_t *taglen)
     const char *h = hdata(d);
     size_t len = hlen(d);
     size_t from = d->t_scan;
+    /* bytes already searched to no avail (when a block opens inside them
+     * after another was resolved at the end of input) are not searched again */
+    uint64_t abs = d->t_hold_off + from;
+    if (abs >= d->t_clear_lo && abs < d->t_clear_hi)
+        from = (size_t)(d->t_clear_hi - d->t_hold_off);
+    size_t run = from; /* no closing tag of either kind starts in [run, from) */
     for (;;) {
         const char *f = tw_memmem(h + from, len - from, "</think", 7);
-        if (!f)
+        if (!f) {
+            uint64_t lo = d->t_hold_off + run, hi = d->t_hold_off + (len >= 6 ? len - 6 : 0);
+            if (hi > lo && lo <= d->t_clear_hi && hi >= d->t_clear_lo) {
+                /* overlapping or adjacent: one range */
+                d->t_clear_lo = lo < d->t_clear_lo ? lo : d->t_clear_lo;
+                d->t_clear_hi = hi > d->t_clear_hi ? hi : d->t_clear_hi;
+            } else if (hi > lo) {
+                d->t_clear_lo = lo;
+                d->t_clear_hi = hi;
+            }
             break;
+        }
         size_t at = (size_t)(f - h);
         size_t rest = len - at;
-        if ((d->t_tag & 1) && rest >= SLEN(CLOSE_THINK) &&
-            memcmp(f, CLOSE_THINK, SLEN(CLOSE_THINK)) == 0) {
+        bool is_think = rest >= SLEN(CLOSE_THINK) && memcmp(f, CLOSE_THINK, SLEN(CLOSE_THINK)) == 0;
+        bool is_thinking =
+            rest >= SLEN(CLOSE_THINKING) && memcmp(f, CLOSE_THINKING, SLEN(CLOSE_THINKING)) == 0;
+        if ((d->t_tag & 1) && is_think) {
             *taglen = SLEN(CLOSE_THINK);
             return at;
         }
-        if ((d->t_tag & 2) && rest >= SLEN(CLOSE_THINKING) &&
-            memcmp(f, CLOSE_THINKING, SLEN(CLOSE_THINKING)) == 0) {
+        if ((d->t_tag & 2) && is_thinking) {
             *taglen = SLEN(CLOSE_THINKING);
             return at;
         }
@@ -1021,6 +1038,8 @@ static size_t find_close(tw_text_dec *d, size_t *taglen)
             d->t_scan = at;
             return NPOS;
         }
+        if (is_think || is_thinking)
+            run = at + 1; /* the other kind's closing tag */
         from = at + 1;
     }
     d->t_scan = len >= 6 ? len - 6 : 0; /* "</thin" may straddle the next feed */

@@ -613,7 +613,7 @@ static tw_status take_call(tw_result *res, const tw_decode_opts *o, const tw_lim
         refuse = TW_D_MISSING_NAME;
         snprintf(why, sizeof why, "tool call has no non-empty string 'name'");
     } else if ((o->tools_declared || o->ntools) && !o->allow_unknown_tool &&
-               !tw_tools_find(o->tools, o->ntools, name)) {
+               !tw_result_find_tool(res, o->tools, o->ntools, name)) {
         refuse = TW_D_UNKNOWN_TOOL;
         snprintf(why, sizeof why, "tool '%.120s' was not declared", name);
     }
@@ -655,7 +655,7 @@ static tw_status take_call(tw_result *res, const tw_decode_opts *o, const tw_lim
             return TW_ERR_NOMEM;
     }
     if (!refuse)
-        refuse = tw_call_check(o, L, res->msg.ncalls, name, args, why, sizeof why, warns, &nwarn);
+        refuse = tw_call_check(o, L, res, name, args, why, sizeof why, warns, &nwarn);
     if (refuse) {
         cJSON_Delete(args);
         return tw_diag_add(&res->errors, refuse, off, why);
@@ -672,7 +672,7 @@ static tw_status take_call(tw_result *res, const tw_decode_opts *o, const tw_lim
         jid = gen;
     }
     bool rewritten = false;
-    c.id = tw_unique_call_id(&res->msg, jid, &rewritten);
+    c.id = tw_result_unique_call_id(res, jid, &rewritten);
     if (!c.name || !c.id) {
         tw_call_free(&c);
         return TW_ERR_NOMEM;

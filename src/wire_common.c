@@ -29,7 +29,7 @@ void tw_diag_sort(tw_diag_list *l)
     }
 }
 
-tw_status tw_call_check(const tw_decode_opts *o, const tw_limits *L, size_t ncalls,
+tw_status tw_call_check(const tw_decode_opts *o, const tw_limits *L, tw_result *res,
                         const char *name, const cJSON *args, char *why, size_t whylen,
                         tw_pending *warns, size_t *nwarn)
 {
@@ -37,7 +37,7 @@ tw_status tw_call_check(const tw_decode_opts *o, const tw_limits *L, size_t ncal
         snprintf(why, whylen, "arguments exceed max_args_bytes (%zu)", L->max_args_bytes);
         return TW_D_ARGS_TOO_LARGE;
     }
-    const tw_tool *t = tw_tools_find(o->tools, o->ntools, name);
+    const tw_tool *t = tw_result_find_tool(res, o->tools, o->ntools, name);
     char sw[200];
     if (t && t->parameters &&
         !tw_schema_validate(t->parameters, args, L->max_depth, sw, sizeof sw)) {
@@ -49,7 +49,7 @@ tw_status tw_call_check(const tw_decode_opts *o, const tw_limits *L, size_t ncal
             return TW_D_ARGS_SCHEMA;
         }
     }
-    if (ncalls >= L->max_calls) {
+    if (res->msg.ncalls >= L->max_calls) {
         snprintf(why, whylen, "more than max_calls (%zu) tool calls", L->max_calls);
         return TW_D_TOO_MANY_CALLS;
     }

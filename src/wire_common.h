@@ -61,6 +61,32 @@ tw_status tw_wire_close(tw_wire_sink *k, bool too_large);
 tw_status tw_wire_sse_feed(tw_sse *sse, const tw_limits *L, uint64_t *fed, bool *too_large,
                            tw_buf *head, bool *head_off, const char *buf, size_t len);
 
+/*
+ * The elements of the array, or the members of the object, at a path in a
+ * JSON text that is known to parse, visited in document order. Each step
+ * resumes where the previous one stopped, so visiting every element costs
+ * one pass over the container (tw_wire_locate per element would rescan the
+ * body from its first byte each time).
+ */
+typedef struct tw_wire_cursor {
+    const char *b;
+    size_t n;
+    size_t i;     /* the current element's value, or where the next one starts */
+    bool object;  /* members of an object (the offsets are of their values) */
+    bool started; /* an element was returned: the next step skips it first */
+    bool open;
+} tw_wire_cursor;
+
+/* Place c before the first element of the array or object at path; false
+ * (and every step -1) when there is none there. */
+bool tw_wire_cursor_open(tw_wire_cursor *c, const char *b, size_t n, const tw_wire_step *path,
+                         size_t npath);
+/*
+ * Byte offset of the next element (of a member's value in an object), the
+ * same offset tw_wire_locate gives for its index; -1 past the last one.
+ */
+int64_t tw_wire_cursor_next(tw_wire_cursor *c);
+
 /* A warning held back until its call is accepted. */
 typedef struct tw_pending {
     tw_status code;
@@ -69,12 +95,12 @@ typedef struct tw_pending {
 
 /*
  * The checks a call's parsed arguments pass last, in this order: size
- * (max_args_bytes), the declared tool's schema, then max_calls (ncalls
- * calls taken so far). Returns the refusal, its text in why, or TW_OK. A
+ * (max_args_bytes), the declared tool's schema, then max_calls (the
+ * calls res holds so far). Returns the refusal, its text in why, or TW_OK. A
  * schema failure under o->schema_warn does not refuse: it is held as
  * warns[(*nwarn)++].
  */
-tw_status tw_call_check(const tw_decode_opts *o, const tw_limits *L, size_t ncalls,
+tw_status tw_call_check(const tw_decode_opts *o, const tw_limits *L, tw_result *res,
                         const char *name, const cJSON *args, char *why, size_t whylen,
                         tw_pending *warns, size_t *nwarn);
 

@@ -73,6 +73,7 @@ typedef struct tw_result {
     tw_diag_list errors;
     tw_diag_list warnings;
     const char *reasoning_field; /* static: "reasoning_content", "reasoning" or NULL */
+    struct tw_id_index *ids;   /* internal: call ids and tool names indexed (tw_result_*) */
 } tw_result;
 
 /* ---- decode options shared by every decoder ---- */
@@ -175,6 +176,19 @@ const tw_tool *tw_tools_find(const tw_tool *tools, size_t n, const char *name);
  * says which.
  */
 char *tw_unique_call_id(const tw_message *m, const char *id, bool *rewritten);
+/*
+ * The same, among r->msg's calls, through an index of their ids that r keeps
+ * (r->ids, freed by tw_result_free) and brings up to date with the calls
+ * added since: a decode that takes n calls does O(n) work for their ids,
+ * however many repeat. NULL when memory runs out.
+ */
+char *tw_result_unique_call_id(tw_result *r, const char *id, bool *rewritten);
+/*
+ * tw_tools_find through a sorted index of the tools that r keeps (built on
+ * first use, again when tools or n change): a decode of many calls looks
+ * each name up in O(log n). The same answer as tw_tools_find.
+ */
+const tw_tool *tw_result_find_tool(tw_result *r, const tw_tool *tools, size_t n, const char *name);
 /* The finish_reason of a text decode (docs/text-formats.md, tool-call rule 13). */
 const char *tw_text_finish_reason(size_t ncalls, tw_finish finish);
 

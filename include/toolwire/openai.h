@@ -120,6 +120,12 @@ typedef struct tw_openai_stream {
     char *finish_reason;
     tw_buf head; /* the input while no event came yet (<= max_event_bytes) */
     bool head_off;
+    /* lookup of the open calls: 1 + slot position by delta index and by id
+     * (the latest slot of each), and the latest non-legacy slot */
+    size_t *by_index;
+    size_t *by_id;
+    size_t ntab; /* a power of two, at least twice nslots; 0 before the first slot */
+    size_t last_plain;
 } tw_openai_stream;
 
 tw_status tw_openai_stream_init(tw_openai_stream *d, const tw_decode_opts *o, tw_event_fn fn,

@@ -1,0 +1,119 @@
+/*
+ * Time against the number of tool calls: each decoder on an input with N
+ * and 2N calls, and the client checks on a request with N and 2N
+ * call/result pairs. Linear code shows a ratio near 2 on the doubled input;
+ * a per-call rescan shows 4. Prints figures (and the work counter of
+ * toolwire/work.h per input byte); asserts nothing.
+ *
+ * usage: bench_linear [N (default 50000)] [repetitions (default 3)]
+ */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../tests/support/many_calls.h"
+#include "checks.h"
+#include "toolwire/decode.h"
+#include "toolwire/work.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+typedef tw_status (*gen_fn)(tw_buf *b, size_t n);
+
+static tw_status gen_oai_bare(tw_buf *b, size_t n) { return many_openai_response(b, n, 1); }
+static tw_status gen_oai(tw_buf *b, size_t n) { return many_openai_response(b, n, 0); }
+static tw_status gen_pairs_oai(tw_buf *b, size_t n) { return many_pairs_request(b, n, 0); }
+static tw_status gen_pairs_ant(tw_buf *b, size_t n) { return many_pairs_request(b, n, 1); }
+
+typedef struct job {
+    const char *what;
+    const char *format; /* a decoder, or NULL for the client checks */
+    gen_fn gen;
+    bool accept_all;     /* max_calls raised to N: every call is taken */
+    const char *path;    /* the client checks' endpoint */
+} job;
+
+/* Best time of `reps` runs on n calls; *bytes and *work of the input. */
+static double run(const job *j, size_t n, int reps, size_t *bytes, double *work)
+{
+    tw_buf b = {0};
+    if (j->gen(&b, n) != TW_OK) {
+        fprintf(stderr, "out of memory\n");
+        exit(1);
+    }
+    *bytes = b.len;
+    double best = 1e30;
+    for (int r = 0; r < reps; r++) {
+        double t0 = now();
+        tw_work_reset();
+        if (j->format) {
+            tw_decode_opts o;
+            memset(&o, 0, sizeof o);
+            o.limits.max_input_bytes = b.len + 1;
+            if (j->accept_all)
+                o.limits.max_calls = n;
+            tw_result res;
+            if (tw_format_find(j->format)->decode(b.data, b.len, &o, &res) != TW_OK) {
+                fprintf(stderr, "%s: decode failed\n", j->what);
+                exit(1);
+            }
+            tw_result_free(&res);
+        } else {
+            cJSON *body = cJSON_ParseWithLength(b.data, b.len);
+            tw_check_set s = {0};
+            tw_checks_client(j->path, body, &s);
+            tw_check_set_free(&s);
+            cJSON_Delete(body);
+        }
+        double t = now() - t0;
+        if (t < best)
+            best = t;
+        *work = (double)tw_work_count() / (double)b.len;
+    }
+    tw_buf_free(&b);
+    return best;
+}
+
+int main(int argc, char **argv)
+{
+    size_t n = argc > 1 ? (size_t)strtoul(argv[1], NULL, 10) : 50000;
+    int reps = argc > 2 ? atoi(argv[2]) : 3;
+    if (n == 0 || reps <= 0) {
+        fprintf(stderr, "usage: bench_linear [N] [repetitions]\n");
+        return 2;
+    }
+    const job jobs[] = {
+        {"openai-response, {} calls (refused)", "openai-response", gen_oai_bare, false, NULL},
+        {"openai-response, calls (all taken)", "openai-response", gen_oai, true, NULL},
+        {"anthropic-response, tool_use blocks", "anthropic-response", many_anthropic_response,
+         true, NULL},
+        {"openai-stream, tool call deltas", "openai-stream", many_openai_stream, true, NULL},
+        {"anthropic-stream, tool_use blocks", "anthropic-stream", many_anthropic_stream, true,
+         NULL},
+        {"hermes, <tool_call> blocks", "hermes", many_hermes, true, NULL},
+        {"vllm-generate, tool_calls", "vllm-generate", many_vllm, true, NULL},
+        {"client checks, OpenAI call/result pairs", NULL, gen_pairs_oai, false,
+         "/v1/chat/completions"},
+        {"client checks, Anthropic call/result pairs", NULL, gen_pairs_ant, false,
+         "/v1/messages"},
+    };
+    printf("%-42s %9s %10s %9s %10s %6s %10s\n", "input", "N", "bytes", "time N", "time 2N",
+           "ratio", "work/byte");
+    for (size_t i = 0; i < sizeof jobs / sizeof jobs[0]; i++) {
+        size_t b1, b2;
+        double w1, w2;
+        double t1 = run(&jobs[i], n, reps, &b1, &w1);
+        double t2 = run(&jobs[i], 2 * n, reps, &b2, &w2);
+        printf("%-42s %9zu %10zu %8.3fs %9.3fs %6.2f %10.2f\n", jobs[i].what, n, b1, t1, t2,
+               t1 > 0 ? t2 / t1 : 0.0, w2);
+        fflush(stdout);
+    }
+    return 0;
+}

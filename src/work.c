@@ -1,0 +1,14 @@
+/* The per-thread work counter (include/toolwire/work.h). */
+#include "work.h"
+
+_Thread_local uint64_t tw_work_units;
+
+uint64_t tw_work_count(void)
+{
+    return tw_work_units;
+}
+
+void tw_work_reset(void)
+{
+    tw_work_units = 0;
+}

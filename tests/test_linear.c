@@ -1,0 +1,393 @@
+/*
+ * Linear time: the decoders and the client checks on inputs with many tool
+ * calls. Two kinds of test:
+ *
+ * - work: the library's work counter (toolwire/work.h) stays under
+ *   WORK_PER_BYTE units per input byte at two sizes, for every wire format
+ *   and text format with calls. A helper that rescans the input per call
+ *   makes the count grow with calls x bytes and fails here at once.
+ * - large: one input per path so large that a quadratic cost could not
+ *   finish inside the ctest timeout (200,000 calls for the JSON bodies,
+ *   100,000 call/result pairs for the client checks), with its result
+ *   checked in full; and the backend checks on a response and a stream of
+ *   50,000 calls.
+ */
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks.h"
+#include "many_calls.h"
+#include "toolwire/decode.h"
+#include "toolwire/work.h"
+#include "twtest.h"
+
+/* Units of work allowed per input byte: a handful of passes over the body
+ * (parse, locate the message, walk the calls) and the per-call checks. */
+#define WORK_PER_BYTE 8
+
+typedef tw_status (*gen_fn)(tw_buf *b, size_t n);
+
+static tw_status gen_openai_response(tw_buf *b, size_t n) { return many_openai_response(b, n, 0); }
+
+/* Decode n generated calls with format `name`, max_calls raised to n when
+ * `accept_all`; returns the work counted and checks the result. */
+static uint64_t decode_work(const char *name, gen_fn gen, size_t n, bool accept_all, size_t *len)
+{
+    tw_buf b = {0};
+    cr_assert_eq(gen(&b, n), TW_OK);
+    char *in = tw_test_exact(b.data, b.len);
+    *len = b.len;
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    o.limits.max_input_bytes = b.len + 1;
+    if (accept_all)
+        o.limits.max_calls = n;
+    const tw_format_ops *f = tw_format_find(name);
+    cr_assert(f, "%s", name);
+    tw_result r;
+    tw_work_reset();
+    cr_assert_eq(f->decode(in, b.len, &o, &r), TW_OK, "%s", name);
+    uint64_t work = tw_work_count();
+    size_t want = accept_all ? n : 64;
+    cr_assert_eq(r.msg.ncalls, want, "%s: %zu calls of %zu", name, r.msg.ncalls, want);
+    for (size_t i = 1; i < r.msg.ncalls; i++)
+        cr_assert_gt(r.msg.calls[i].offset, r.msg.calls[i - 1].offset, "%s: call %zu offset", name,
+                     i);
+    if (accept_all)
+        cr_assert_eq(r.errors.len, 0, "%s: %s", name,
+                     r.errors.len ? r.errors.items[0].message : "");
+    else
+        cr_assert(r.errors.len > 0 && r.errors.items[0].code == TW_D_TOO_MANY_CALLS, "%s", name);
+    tw_result_free(&r);
+    free(in);
+    tw_buf_free(&b);
+    return work;
+}
+
+static void assert_linear(const char *name, gen_fn gen, size_t n)
+{
+    for (int accept_all = 0; accept_all < 2; accept_all++) {
+        for (size_t k = n; k <= 4 * n; k *= 4) {
+            size_t len;
+            uint64_t work = decode_work(name, gen, k, accept_all, &len);
+            cr_assert_leq(work, (uint64_t)WORK_PER_BYTE * len,
+                          "%s, %zu calls%s: %llu units of work for %zu bytes", name, k,
+                          accept_all ? " (all accepted)" : "", (unsigned long long)work, len);
+        }
+    }
+}
+
+Test(linear_work, openai_response)
+{
+    assert_linear("openai-response", gen_openai_response, 2000);
+}
+
+Test(linear_work, anthropic_response)
+{
+    assert_linear("anthropic-response", many_anthropic_response, 2000);
+}
+
+Test(linear_work, openai_stream)
+{
+    assert_linear("openai-stream", many_openai_stream, 2000);
+}
+
+Test(linear_work, anthropic_stream)
+{
+    assert_linear("anthropic-stream", many_anthropic_stream, 2000);
+}
+
+Test(linear_work, hermes)
+{
+    assert_linear("hermes", many_hermes, 2000);
+}
+
+Test(linear_work, vllm_generate)
+{
+    assert_linear("vllm-generate", many_vllm, 2000);
+}
+
+/* Repeated ids are rewritten __2, __3, …: finding the next free suffix
+ * must not rescan the calls for every candidate. */
+static tw_status gen_same_ids(tw_buf *b, size_t n)
+{
+    tw_status st = tw_buf_puts(b, "{\"response\": \"\", \"tool_calls\": [");
+    for (size_t i = 0; st == TW_OK && i < n; i++)
+        st = tw_buf_printf(b, "%s{\"id\": \"x\", \"name\": \"f\", \"arguments\": {}}",
+                           i ? ", " : "");
+    return st == TW_OK ? tw_buf_puts(b, "]}") : st;
+}
+
+Test(linear_work, duplicate_ids)
+{
+    size_t len;
+    uint64_t work = decode_work("vllm-generate", gen_same_ids, 4000, true, &len);
+    cr_assert_leq(work, (uint64_t)WORK_PER_BYTE * len, "%llu units for %zu bytes",
+                  (unsigned long long)work, len);
+}
+
+/* Many calls against many declared tools: each name is looked up in an
+ * index of the tools, not compared with every tool. */
+Test(linear_work, declared_tools)
+{
+    size_t ntools = 1000;
+    tw_tool *tools = calloc(ntools, sizeof *tools);
+    char name[32];
+    for (size_t i = 0; i < ntools; i++) {
+        snprintf(name, sizeof name, "tool_%zu", (i * 7919) % ntools);
+        tools[i].name = strdup(name);
+    }
+    free(tools[500].name); /* a repeated name: the first declaration is the one used */
+    tools[500].name = strdup("tool_0");
+    tools[500].parameters = cJSON_Parse("{\"type\": \"object\", \"required\": [\"never\"]}");
+    for (size_t n = 2000; n <= 8000; n *= 4) {
+        tw_buf b = {0};
+        cr_assert_eq(tw_buf_puts(&b, "{\"response\": \"\", \"tool_calls\": ["), TW_OK);
+        for (size_t i = 0; i < n; i++)
+            cr_assert_eq(tw_buf_printf(&b, "%s{\"name\": \"%s\", \"arguments\": {}}",
+                                       i ? ", " : "",
+                                       i % 3 == 0 ? "tool_999" : i % 3 == 1 ? "tool_0" : "nope"),
+                         TW_OK);
+        cr_assert_eq(tw_buf_puts(&b, "]}"), TW_OK);
+        tw_decode_opts o;
+        memset(&o, 0, sizeof o);
+        o.limits.max_calls = n;
+        o.tools = tools;
+        o.ntools = ntools;
+        tw_result r;
+        tw_work_reset();
+        cr_assert_eq(tw_format_find("vllm-generate")->decode(b.data, b.len, &o, &r), TW_OK);
+        uint64_t work = tw_work_count();
+        cr_assert_leq(work, (uint64_t)WORK_PER_BYTE * b.len, "%zu calls, %zu tools: %llu for %zu bytes",
+                      n, ntools, (unsigned long long)work, b.len);
+        /* tool_999 and tool_0 (its first, schema-free declaration) are taken; nope is refused */
+        size_t want = (n + 2) / 3 + (n + 1) / 3;
+        cr_assert_eq(r.msg.ncalls, want, "%zu calls of %zu", r.msg.ncalls, want);
+        cr_assert(tw_diag_has(&r.errors, TW_D_UNKNOWN_TOOL));
+        cr_assert(!tw_diag_has(&r.errors, TW_D_ARGS_SCHEMA));
+        tw_result_free(&r);
+        tw_buf_free(&b);
+    }
+    for (size_t i = 0; i < ntools; i++) {
+        free(tools[i].name);
+        cJSON_Delete(tools[i].parameters);
+    }
+    free(tools);
+}
+
+/* Think blocks resolved at the end of input, one after another: each
+ * block's search for its closing tag must not cover the rest again. */
+Test(linear_work, unclosed_think_blocks)
+{
+    const char *formats[] = {"think", "hermes"};
+    for (size_t f = 0; f < 2; f++) {
+        for (size_t n = 500; n <= 2000; n *= 4) {
+            tw_buf b = {0};
+            cr_assert_eq(many_unclosed_thinks(&b, n), TW_OK);
+            tw_decode_opts o;
+            memset(&o, 0, sizeof o);
+            o.limits.max_calls = n;
+            tw_result r;
+            tw_work_reset();
+            cr_assert_eq(tw_format_find(formats[f])->decode(b.data, b.len, &o, &r), TW_OK);
+            uint64_t work = tw_work_count();
+            cr_assert_leq(work, (uint64_t)WORK_PER_BYTE * b.len, "%s, %zu blocks: %llu for %zu bytes",
+                          formats[f], n, (unsigned long long)work, b.len);
+            cr_assert(tw_diag_has(&r.warnings, TW_D_THINK_IMPLICIT_END), "%s", formats[f]);
+            cr_assert_eq(r.msg.ncalls, f == 1 ? n : 0, "%s: %zu calls", formats[f], r.msg.ncalls);
+            tw_result_free(&r);
+            tw_buf_free(&b);
+        }
+    }
+}
+
+/* ---- large inputs: a quadratic cost would not finish inside the timeout ---- */
+
+/* The issue's shape: 200,000 empty {} calls, every one refused. */
+Test(linear_large, openai_response_200k)
+{
+    size_t n = 200000;
+    tw_buf b = {0};
+    cr_assert_eq(many_openai_response(&b, n, 1), TW_OK);
+    const tw_format_ops *f = tw_format_find("openai-response");
+    tw_result r;
+    cr_assert_eq(f->decode(b.data, b.len, NULL, &r), TW_OK);
+    cr_assert_eq(r.msg.ncalls, 0);
+    cr_assert_eq(r.errors.len + r.errors.dropped, n);
+    /* the last kept refusal points at its own element */
+    const tw_diag *last = &r.errors.items[r.errors.len - 1];
+    cr_assert_eq(last->code, TW_D_MISSING_NAME);
+    cr_assert_eq(memcmp(b.data + last->offset, "{}", 2), 0);
+    size_t first = (size_t)(strstr(b.data, "[{}") - b.data) + 1;
+    cr_assert_eq((size_t)last->offset, first + 3 * (r.errors.len - 1));
+    tw_result_free(&r);
+    tw_buf_free(&b);
+}
+
+Test(linear_large, anthropic_response_200k)
+{
+    size_t n = 200000;
+    tw_buf b = {0};
+    cr_assert_eq(many_anthropic_response(&b, n), TW_OK);
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    o.limits.max_input_bytes = b.len;
+    o.limits.max_calls = n;
+    tw_result r;
+    cr_assert_eq(tw_format_find("anthropic-response")->decode(b.data, b.len, &o, &r), TW_OK);
+    cr_assert_eq(r.msg.ncalls, n);
+    cr_assert_eq(r.errors.len, 0);
+    const tw_call *c = &r.msg.calls[n - 1];
+    cr_assert_str_eq(c->id, "toolu_199999");
+    cr_assert_eq(memcmp(b.data + c->offset, "{\"type\":\"tool_use\",\"id\":\"toolu_199999\"", 38),
+                 0);
+    tw_result_free(&r);
+    tw_buf_free(&b);
+}
+
+static void large_decode(const char *name, gen_fn gen, size_t n)
+{
+    tw_buf b = {0};
+    cr_assert_eq(gen(&b, n), TW_OK);
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    o.limits.max_input_bytes = b.len;
+    o.limits.max_calls = n;
+    tw_result r;
+    cr_assert_eq(tw_format_find(name)->decode(b.data, b.len, &o, &r), TW_OK, "%s", name);
+    cr_assert_eq(r.msg.ncalls, n, "%s: %zu calls", name, r.msg.ncalls);
+    cr_assert_eq(r.errors.len, 0, "%s: %s", name, r.errors.len ? r.errors.items[0].message : "");
+    cr_assert(cJSON_IsObject(r.msg.calls[n - 1].arguments), "%s", name);
+    tw_result_free(&r);
+    tw_buf_free(&b);
+}
+
+Test(linear_large, openai_stream_50k)
+{
+    large_decode("openai-stream", many_openai_stream, 50000);
+}
+
+Test(linear_large, anthropic_stream_50k)
+{
+    large_decode("anthropic-stream", many_anthropic_stream, 50000);
+}
+
+Test(linear_large, hermes_100k)
+{
+    large_decode("hermes", many_hermes, 100000);
+}
+
+Test(linear_large, vllm_generate_100k)
+{
+    large_decode("vllm-generate", many_vllm, 100000);
+}
+
+/* The client checks of one request with n answered calls: all pass. */
+static void client_pairs(size_t n, bool anthropic)
+{
+    tw_buf b = {0};
+    cr_assert_eq(many_pairs_request(&b, n, anthropic), TW_OK);
+    cJSON *body = cJSON_ParseWithLength(b.data, b.len);
+    cr_assert(body);
+    tw_check_set s = {0};
+    tw_checks_client(anthropic ? "/v1/messages" : "/v1/chat/completions", body, &s);
+    const char *ids[] = {"CLI-01", "CLI-02", anthropic ? "CLI-05" : "CLI-04"};
+    for (size_t i = 0; i < 3; i++) {
+        const tw_check_result *r = tw_check_set_get(&s, ids[i]);
+        cr_assert(r, "%s", ids[i]);
+        cr_assert_eq(r->verdict, TW_V_PASS, "%s: %s", ids[i], r->evidence);
+    }
+    tw_check_set_free(&s);
+    cJSON_Delete(body);
+    tw_buf_free(&b);
+}
+
+Test(linear_large, client_checks_openai_100k_pairs)
+{
+    client_pairs(100000, false);
+}
+
+Test(linear_large, client_checks_anthropic_100k_pairs)
+{
+    client_pairs(100000, true);
+}
+
+/* One unanswered call among many is still found, at its message. */
+Test(linear_large, client_checks_find_the_unanswered_call)
+{
+    tw_buf b = {0};
+    cr_assert_eq(many_pairs_request(&b, 1000, 0), TW_OK);
+    /* drop the result of call_500 (messages[501]) by renaming its id */
+    char *p = strstr(b.data, "\"tool_call_id\":\"call_500\"");
+    cr_assert(p);
+    memcpy(p + strlen("\"tool_call_id\":\"call_"), "ABC", 3);
+    cJSON *body = cJSON_ParseWithLength(b.data, b.len);
+    tw_check_set s = {0};
+    tw_checks_client("/v1/chat/completions", body, &s);
+    const tw_check_result *r1 = tw_check_set_get(&s, "CLI-01");
+    const tw_check_result *r2 = tw_check_set_get(&s, "CLI-02");
+    cr_assert_eq(r1->verdict, TW_V_FAIL);
+    cr_assert(strstr(r1->evidence, "messages[501] answers call_ABC") != NULL, "%s", r1->evidence);
+    cr_assert_eq(r2->verdict, TW_V_FAIL);
+    cr_assert(strstr(r2->evidence, "call_500 ") != NULL, "%s", r2->evidence);
+    tw_check_set_free(&s);
+    cJSON_Delete(body);
+    tw_buf_free(&b);
+}
+
+/* The backend checks of `toolwire run` on a response and a stream with many
+ * calls: ids indexed once (a repeat found at the last call), stream calls
+ * found by their index. */
+static const tw_check_result *judge_many(tw_check_set *s, const char *body, size_t len, bool sse,
+                                         const char *check)
+{
+    static tw_kv json_ct[] = {{"content-type", "application/json"}};
+    static tw_kv sse_ct[] = {{"content-type", "text/event-stream"}};
+    cJSON *rq = cJSON_Parse(sse ? "{\"model\":\"m\",\"stream\":true,\"messages\":[]}"
+                                : "{\"model\":\"m\",\"messages\":[]}");
+    tw_judge_input in;
+    memset(&in, 0, sizeof in);
+    in.path = "/v1/chat/completions";
+    in.req_body = rq;
+    in.status = 200;
+    in.resp_headers = sse ? sse_ct : json_ct;
+    in.nresp_headers = 1;
+    in.body = body;
+    in.body_len = len;
+    tw_checks_backend(&in, s);
+    cJSON_Delete(rq);
+    const tw_check_result *r = tw_check_set_get(s, check);
+    cr_assert(r, "%s", check);
+    return r;
+}
+
+Test(linear_large, backend_checks_many_calls)
+{
+    size_t n = 50000;
+    tw_buf b = {0};
+    cr_assert_eq(many_openai_response(&b, n, 0), TW_OK);
+    tw_check_set s = {0};
+    const tw_check_result *r = judge_many(&s, b.data, b.len, false, "OAI-R02");
+    cr_assert_eq(r->verdict, TW_V_PASS, "%s", r->evidence);
+    tw_check_set_free(&s);
+    /* call 200 takes the first call's id (the checks read the first 256 calls) */
+    char *c200 = strstr(b.data, "\"id\":\"call_200\"");
+    cr_assert(c200);
+    memcpy(c200 + 6, "call_0\"  ", 9);
+    r = judge_many(&s, b.data, b.len, false, "OAI-R02");
+    cr_assert_eq(r->verdict, TW_V_FAIL, "%s", r->evidence);
+    cr_assert(strstr(r->evidence, "id call_0 repeated at tool_calls[200]"), "%s", r->evidence);
+    tw_check_set_free(&s);
+    tw_buf_free(&b);
+
+    cr_assert_eq(many_openai_stream(&b, n), TW_OK);
+    r = judge_many(&s, b.data, b.len, true, "OAI-S03");
+    cr_assert_eq(r->verdict, TW_V_PASS, "%s", r->evidence);
+    r = tw_check_set_get(&s, "OAI-S05");
+    cr_assert_eq(r->verdict, TW_V_PASS, "%s", r->evidence);
+    tw_check_set_free(&s);
+    tw_buf_free(&b);
+}
