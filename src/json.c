@@ -662,3 +662,255 @@ const char *tw_json_duplicate_key(const cJSON *obj)
                 return y->string;
     return NULL;
 }
+
+/* ===================== strings and keys: NUL, control bytes, repeats ===================== */
+
+#define TW_JSON_TAINT_BIT (1 << 13) /* above cJSON's type byte and its two flags */
+
+static void lint_nonstd(tw_json_lint *out, size_t at, const char *what)
+{
+    if (out->nonstd_offset < 0) {
+        out->nonstd_offset = (int64_t)at;
+        out->nonstd_what = what;
+    }
+}
+
+/*
+ * The scan; with `copy` (len bytes, a copy of buf) every U+0000 inside a
+ * string is turned into U+0001 of the same length: 0x00 into 0x01 and
+ * \u0000 into \u0001.
+ */
+static void lint_run(const char *buf, size_t len, tw_json_lint *out, char *copy)
+{
+    out->nul = false;
+    out->nul_offset = -1;
+    out->nonstd_offset = -1;
+    out->nonstd_what = NULL;
+    bool in_str = false;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)buf[i];
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        if (!in_str) {
+            if (c == '"')
+                in_str = true;
+            else if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+                lint_nonstd(out, i, c ? "a control character between tokens"
+                                      : "a NUL byte between tokens");
+            continue;
+        }
+        if (c == '"') {
+            in_str = false;
+        } else if (c == '\\') {
+            if (i + 5 < len && buf[i + 1] == 'u' && memcmp(buf + i + 2, "0000", 4) == 0) {
+                if (!out->nul)
+                    out->nul_offset = (int64_t)i;
+                out->nul = true;
+                if (copy)
+                    copy[i + 5] = '1';
+            }
+            i++; /* the escaped byte */
+        } else {
+            lint_nonstd(out, i, "a raw control character inside a string");
+            if (c == 0) {
+                if (!out->nul)
+                    out->nul_offset = (int64_t)i;
+                out->nul = true;
+                if (copy)
+                    copy[i] = 1;
+            }
+        }
+    }
+}
+
+void tw_json_lint_scan(const char *buf, size_t len, tw_json_lint *out)
+{
+    lint_run(buf, len, out, NULL);
+}
+
+bool tw_json_tainted(const cJSON *v)
+{
+    return v && (v->type & TW_JSON_TAINT_BIT);
+}
+
+static bool str_differs(const char *a, const char *b)
+{
+    if (!a || !b)
+        return a != b;
+    return strcmp(a, b) != 0;
+}
+
+/*
+ * Walk the tree a (parsed from the text) beside b (parsed from the copy in
+ * which every U+0000 became U+0001): the two have the same shape, and a
+ * key or string that differs is one cut at a NUL. Removes those from a and
+ * marks their containers; returns whether anything in a was removed.
+ */
+static bool nul_prune(cJSON *a, const cJSON *b)
+{
+    bool tainted = false;
+    cJSON *x = a->child;
+    const cJSON *y = b->child;
+    while (x && y) {
+        cJSON *nx = x->next;
+        bool cut = str_differs(x->string, y->string) ||
+                   (cJSON_IsString(x) && str_differs(x->valuestring, y->valuestring));
+        if (cut) {
+            cJSON_Delete(cJSON_DetachItemViaPointer(a, x));
+            tainted = true;
+        } else if ((cJSON_IsObject(x) || cJSON_IsArray(x)) && nul_prune(x, y)) {
+            tainted = true;
+        }
+        x = nx;
+        y = y->next;
+    }
+    if (tainted)
+        a->type |= TW_JSON_TAINT_BIT;
+    return tainted;
+}
+
+tw_status tw_json_parse_lint(const char *buf, size_t len, size_t max_depth, cJSON **out,
+                             tw_json_error *err, tw_json_lint *lint)
+{
+    tw_json_lint_scan(buf, len, lint);
+    tw_status st = tw_json_parse(buf, len, max_depth, out, err);
+    if (st != TW_OK || !lint->nul)
+        return st;
+    char *copy = malloc(len ? len : 1);
+    if (!copy) {
+        cJSON_Delete(*out);
+        *out = NULL;
+        return TW_ERR_NOMEM;
+    }
+    memcpy(copy, buf, len);
+    tw_json_lint again;
+    lint_run(buf, len, &again, copy);
+    cJSON *b = NULL;
+    st = tw_json_parse(copy, len, max_depth, &b, NULL);
+    free(copy);
+    if (st != TW_OK) {
+        /* same structure, same length: only allocation can fail here */
+        cJSON_Delete(*out);
+        *out = NULL;
+        return st == TW_ERR_PARSE ? TW_ERR_NOMEM : st;
+    }
+    cJSON *a = *out;
+    if (cJSON_IsString(a) && str_differs(a->valuestring, b->valuestring))
+        a->type |= TW_JSON_TAINT_BIT;
+    else if (cJSON_IsObject(a) || cJSON_IsArray(a))
+        nul_prune(a, b);
+    cJSON_Delete(b);
+    return TW_OK;
+}
+
+const char *tw_json_repeated_member(const cJSON *obj, const char *const *keys)
+{
+    if (!cJSON_IsObject(obj))
+        return NULL;
+    for (size_t k = 0; keys[k]; k++) {
+        int seen = 0;
+        for (const cJSON *c = obj->child; c; c = c->next)
+            if (c->string && strcmp(c->string, keys[k]) == 0 && ++seen > 1)
+                return keys[k];
+    }
+    return NULL;
+}
+
+typedef struct dedupe_key {
+    const cJSON *item;
+    size_t pos;
+} dedupe_key;
+
+static int dedupe_cmp(const void *pa, const void *pb)
+{
+    const dedupe_key *a = pa, *b = pb;
+    int c = strcmp(a->item->string ? a->item->string : "", b->item->string ? b->item->string : "");
+    if (c)
+        return c;
+    return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+/* Append "/key" to a JSON Pointer (RFC 6901 escapes), cut to fit. */
+static void pointer_push(char *path, size_t pathlen, const char *key)
+{
+    size_t n = strlen(path);
+    if (n + 1 >= pathlen)
+        return;
+    path[n++] = '/';
+    for (const char *k = key; *k && n + 2 < pathlen; k++) {
+        if (*k == '~' || *k == '/') {
+            path[n++] = '~';
+            path[n++] = *k == '~' ? '0' : '1';
+        } else {
+            path[n++] = *k;
+        }
+    }
+    path[n] = '\0';
+}
+
+static tw_status dedupe_rec(cJSON *v, char *cur, size_t curlen, char *path, size_t pathlen,
+                            size_t *removed)
+{
+    if (cJSON_IsObject(v)) {
+        size_t n = 0;
+        for (const cJSON *c = v->child; c; c = c->next)
+            n++;
+        if (n > 1) {
+            dedupe_key *ks = malloc(n * sizeof *ks);
+            if (!ks)
+                return TW_ERR_NOMEM;
+            size_t i = 0;
+            for (const cJSON *c = v->child; c; c = c->next, i++) {
+                ks[i].item = c;
+                ks[i].pos = i;
+            }
+            qsort(ks, n, sizeof *ks, dedupe_cmp);
+            /* mark first, remove after: a later member with the key of the
+             * one before it in key order (ties in document order) */
+            for (i = n - 1; i > 0; i--)
+                if (strcmp(ks[i - 1].item->string ? ks[i - 1].item->string : "",
+                           ks[i].item->string ? ks[i].item->string : "") == 0)
+                    ks[i].pos = SIZE_MAX;
+            for (i = 1; i < n; i++) {
+                if (ks[i].pos != SIZE_MAX)
+                    continue;
+                if (*removed == 0 && pathlen) {
+                    snprintf(path, pathlen, "%s", cur);
+                    pointer_push(path, pathlen, ks[i].item->string ? ks[i].item->string : "");
+                }
+                (*removed)++;
+                cJSON_Delete(cJSON_DetachItemViaPointer(v, (cJSON *)ks[i].item));
+            }
+            free(ks);
+        }
+    }
+    if (!cJSON_IsObject(v) && !cJSON_IsArray(v))
+        return TW_OK;
+    size_t mark = strlen(cur);
+    size_t idx = 0;
+    for (cJSON *c = v->child; c; c = c->next, idx++) {
+        if (!cJSON_IsObject(c) && !cJSON_IsArray(c))
+            continue;
+        if (cJSON_IsObject(v)) {
+            pointer_push(cur, curlen, c->string ? c->string : "");
+        } else {
+            char num[24];
+            snprintf(num, sizeof num, "%zu", idx);
+            pointer_push(cur, curlen, num);
+        }
+        tw_status st = dedupe_rec(c, cur, curlen, path, pathlen, removed);
+        cur[mark] = '\0';
+        if (st != TW_OK)
+            return st;
+    }
+    return TW_OK;
+}
+
+tw_status tw_json_dedupe(cJSON *v, char *path, size_t pathlen, size_t *removed)
+{
+    char cur[256] = "";
+    *removed = 0;
+    if (pathlen)
+        path[0] = '\0';
+    return v ? dedupe_rec(v, cur, sizeof cur, path, pathlen, removed) : TW_OK;
+}
