@@ -676,56 +676,60 @@ static void lint_nonstd(tw_json_lint *out, size_t at, const char *what)
 }
 
 /*
- * The scan; with `copy` (len bytes, a copy of buf) every U+0000 inside a
- * string is turned into U+0001 of the same length: 0x00 into 0x01 and
- * \u0000 into \u0001.
+ * The scan; with `ords`, the ordinal (in document order, from 0) of every
+ * string token, key or value, that holds U+0000 is appended as a size_t.
  */
-static void lint_run(const char *buf, size_t len, tw_json_lint *out, char *copy)
+static tw_status lint_run(const char *buf, size_t len, tw_json_lint *out, tw_buf *ords)
 {
     out->nul = false;
     out->nul_offset = -1;
     out->nonstd_offset = -1;
     out->nonstd_what = NULL;
-    bool in_str = false;
+    bool in_str = false, str_nul = false;
+    size_t nstr = 0;
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)buf[i];
         if (c >= 0x20 && c != '"' && c != '\\')
             continue;
         if (!in_str) {
-            if (c == '"')
+            if (c == '"') {
                 in_str = true;
-            else if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+                str_nul = false;
+            } else if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
                 lint_nonstd(out, i, c ? "a control character between tokens"
                                       : "a NUL byte between tokens");
+            }
             continue;
         }
+        bool nul = false;
         if (c == '"') {
             in_str = false;
+            nstr++;
         } else if (c == '\\') {
-            if (i + 5 < len && buf[i + 1] == 'u' && memcmp(buf + i + 2, "0000", 4) == 0) {
-                if (!out->nul)
-                    out->nul_offset = (int64_t)i;
-                out->nul = true;
-                if (copy)
-                    copy[i + 5] = '1';
-            }
+            nul = i + 5 < len && buf[i + 1] == 'u' && memcmp(buf + i + 2, "0000", 4) == 0;
             i++; /* the escaped byte */
         } else {
             lint_nonstd(out, i, "a raw control character inside a string");
-            if (c == 0) {
-                if (!out->nul)
-                    out->nul_offset = (int64_t)i;
-                out->nul = true;
-                if (copy)
-                    copy[i] = 1;
+            nul = c == 0;
+        }
+        if (nul) {
+            if (!out->nul)
+                out->nul_offset = (int64_t)(c == 0 ? i : i - 1);
+            out->nul = true;
+            if (ords && !str_nul) {
+                tw_status st = tw_buf_append(ords, &nstr, sizeof nstr);
+                if (st != TW_OK)
+                    return st;
             }
+            str_nul = true;
         }
     }
+    return TW_OK;
 }
 
 void tw_json_lint_scan(const char *buf, size_t len, tw_json_lint *out)
 {
-    lint_run(buf, len, out, NULL);
+    (void)lint_run(buf, len, out, NULL);
 }
 
 bool tw_json_tainted(const cJSON *v)
@@ -733,36 +737,47 @@ bool tw_json_tainted(const cJSON *v)
     return v && (v->type & TW_JSON_TAINT_BIT);
 }
 
-static bool str_differs(const char *a, const char *b)
+/* Walk state: string tokens seen so far and the sorted ordinals that hold U+0000. */
+typedef struct nul_walk {
+    size_t seen;
+    const size_t *ords;
+    size_t nords;
+    size_t next;
+} nul_walk;
+
+/* Is the next string token one that holds U+0000? */
+static bool nul_next(nul_walk *w)
 {
-    if (!a || !b)
-        return a != b;
-    return strcmp(a, b) != 0;
+    size_t at = w->seen++;
+    if (w->next < w->nords && w->ords[w->next] == at) {
+        w->next++;
+        return true;
+    }
+    return false;
 }
 
 /*
- * Walk the tree a (parsed from the text) beside b (parsed from the copy in
- * which every U+0000 became U+0001): the two have the same shape, and a
- * key or string that differs is one cut at a NUL. Removes those from a and
- * marks their containers; returns whether anything in a was removed.
+ * Visit a container's members in document order (cJSON keeps it), counting
+ * keys and string values as the scan counted their tokens; remove those
+ * that hold U+0000 and mark the containers above. Returns whether anything
+ * inside a was removed.
  */
-static bool nul_prune(cJSON *a, const cJSON *b)
+static bool nul_prune(cJSON *a, nul_walk *w)
 {
     bool tainted = false;
-    cJSON *x = a->child;
-    const cJSON *y = b->child;
-    while (x && y) {
+    bool obj = cJSON_IsObject(a);
+    for (cJSON *x = a->child; x && w->next < w->nords;) {
         cJSON *nx = x->next;
-        bool cut = str_differs(x->string, y->string) ||
-                   (cJSON_IsString(x) && str_differs(x->valuestring, y->valuestring));
+        bool cut = obj && nul_next(w);
+        if (cJSON_IsString(x))
+            cut = nul_next(w) || cut;
+        else if ((cJSON_IsObject(x) || cJSON_IsArray(x)) && nul_prune(x, w) && !cut)
+            tainted = true;
         if (cut) {
             cJSON_Delete(cJSON_DetachItemViaPointer(a, x));
             tainted = true;
-        } else if ((cJSON_IsObject(x) || cJSON_IsArray(x)) && nul_prune(x, y)) {
-            tainted = true;
         }
         x = nx;
-        y = y->next;
     }
     if (tainted)
         a->type |= TW_JSON_TAINT_BIT;
@@ -772,34 +787,23 @@ static bool nul_prune(cJSON *a, const cJSON *b)
 tw_status tw_json_parse_lint(const char *buf, size_t len, size_t max_depth, cJSON **out,
                              tw_json_error *err, tw_json_lint *lint)
 {
-    tw_json_lint_scan(buf, len, lint);
-    tw_status st = tw_json_parse(buf, len, max_depth, out, err);
-    if (st != TW_OK || !lint->nul)
+    tw_buf ords = {0};
+    tw_status st = lint_run(buf, len, lint, &ords);
+    if (st == TW_OK)
+        st = tw_json_parse(buf, len, max_depth, out, err);
+    else
+        *out = NULL;
+    if (st != TW_OK || !lint->nul) {
+        tw_buf_free(&ords);
         return st;
-    char *copy = malloc(len ? len : 1);
-    if (!copy) {
-        cJSON_Delete(*out);
-        *out = NULL;
-        return TW_ERR_NOMEM;
     }
-    memcpy(copy, buf, len);
-    tw_json_lint again;
-    lint_run(buf, len, &again, copy);
-    cJSON *b = NULL;
-    st = tw_json_parse(copy, len, max_depth, &b, NULL);
-    free(copy);
-    if (st != TW_OK) {
-        /* same structure, same length: only allocation can fail here */
-        cJSON_Delete(*out);
-        *out = NULL;
-        return st == TW_ERR_PARSE ? TW_ERR_NOMEM : st;
-    }
+    nul_walk w = {0, (const size_t *)(const void *)ords.data, ords.len / sizeof(size_t), 0};
     cJSON *a = *out;
-    if (cJSON_IsString(a) && str_differs(a->valuestring, b->valuestring))
+    if (cJSON_IsString(a) && nul_next(&w))
         a->type |= TW_JSON_TAINT_BIT;
     else if (cJSON_IsObject(a) || cJSON_IsArray(a))
-        nul_prune(a, b);
-    cJSON_Delete(b);
+        nul_prune(a, &w);
+    tw_buf_free(&ords);
     return TW_OK;
 }
 
