@@ -667,6 +667,40 @@ const char *tw_json_duplicate_key(const cJSON *obj)
 
 #define TW_JSON_TAINT_BIT (1 << 13) /* above cJSON's type byte and its two flags */
 
+/* -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? and nothing else */
+static bool rfc_number(const char *p, size_t n)
+{
+    size_t i = 0;
+#define DIGIT(k) ((k) < n && p[k] >= '0' && p[k] <= '9')
+    if (i < n && p[i] == '-')
+        i++;
+    if (i < n && p[i] == '0')
+        i++;
+    else if (DIGIT(i))
+        while (DIGIT(i))
+            i++;
+    else
+        return false;
+    if (i < n && p[i] == '.') {
+        i++;
+        if (!DIGIT(i))
+            return false;
+        while (DIGIT(i))
+            i++;
+    }
+    if (i < n && (p[i] == 'e' || p[i] == 'E')) {
+        i++;
+        if (i < n && (p[i] == '+' || p[i] == '-'))
+            i++;
+        if (!DIGIT(i))
+            return false;
+        while (DIGIT(i))
+            i++;
+    }
+#undef DIGIT
+    return i == n;
+}
+
 static void lint_nonstd(tw_json_lint *out, size_t at, const char *what)
 {
     if (out->nonstd_offset < 0) {
@@ -689,16 +723,33 @@ static tw_status lint_run(const char *buf, size_t len, tw_json_lint *out, tw_buf
     size_t nstr = 0;
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)buf[i];
-        if (c >= 0x20 && c != '"' && c != '\\')
-            continue;
         if (!in_str) {
             if (c == '"') {
                 in_str = true;
                 str_nul = false;
+            } else if (c == '-' || (c >= '0' && c <= '9')) {
+                size_t e = i;
+                while (e < len && ((buf[e] >= '0' && buf[e] <= '9') || buf[e] == '-' ||
+                                   buf[e] == '+' || buf[e] == '.' || buf[e] == 'e' ||
+                                   buf[e] == 'E'))
+                    e++;
+                if (!rfc_number(buf + i, e - i))
+                    lint_nonstd(out, i, "a number not in RFC 8259 form");
+                i = e - 1;
             } else if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
                 lint_nonstd(out, i, c ? "a control character between tokens"
                                       : "a NUL byte between tokens");
             }
+            continue;
+        }
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\')
+            continue;
+        if (c >= 0x80) {
+            size_t k = utf8_len((const unsigned char *)buf + i, len - i);
+            if (k == 0)
+                lint_nonstd(out, i, "invalid UTF-8 inside a string");
+            else
+                i += k - 1;
             continue;
         }
         bool nul = false;

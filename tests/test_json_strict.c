@@ -446,3 +446,27 @@ Test(pending_warnings, all_kinds_on_one_call)
     tw_tools_free(tools, ntools);
     cJSON_Delete(tj);
 }
+
+Test(rfc8259, numbers_and_utf8)
+{
+    static const char *const bad[] = {"{\"a\":01}", "{\"a\":1.}", "{\"a\":-.5}", "[1e]",
+                                      "{\"a\":\"\xff\"}", "{\"a\":\"\xed\xa0\x80\"}"};
+    static const char *const good[] = {"{\"a\":0}", "{\"a\":-0.5E-3}", "[1e+5,10,-7]",
+                                       "{\"a\":\"\xc3\xa9\xf0\x9f\x98\x80\"}"};
+    tw_json_lint l;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        tw_json_lint_scan(bad[i], strlen(bad[i]), &l);
+        cr_expect_geq(l.nonstd_offset, 0, "%s", bad[i]);
+    }
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        tw_json_lint_scan(good[i], strlen(good[i]), &l);
+        cr_expect_eq(l.nonstd_offset, -1, "%s: %s", good[i], l.nonstd_what);
+    }
+    tw_result r;
+    decode("hermes", "<tool_call>{\"name\":\"f\",\"arguments\":{\"n\":007}}</tool_call>", NULL, &r);
+    cr_expect_eq(r.msg.ncalls, 1);
+    const tw_diag *g = find_code(&r.warnings, TW_D_JSON_NOT_RFC8259);
+    cr_assert_not_null(g);
+    cr_expect(strstr(g->message, "number") != NULL, "%s", g->message);
+    tw_result_free(&r);
+}
