@@ -732,6 +732,9 @@ static const struct {
 #ifdef TW_FZ_HAVE_IMPORT
     {"import", tw_fz_import},
 #endif
+#ifdef TW_FZ_HAVE_JSON_DIFF
+    {"json_diff", tw_fz_json_diff},
+#endif
 };
 
 #define NTARGETS (sizeof targets / sizeof targets[0])

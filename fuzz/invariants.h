@@ -57,6 +57,8 @@ int tw_fz_schema(const uint8_t *data, size_t size);
 int tw_fz_sse(const uint8_t *data, size_t size);
 int tw_fz_fixture(const uint8_t *data, size_t size);
 int tw_fz_import(const uint8_t *data, size_t size);
+/* Needs jansson; fuzz/inv_json_diff.c (no header: the input is the arguments). */
+int tw_fz_json_diff(const uint8_t *data, size_t size);
 
 /* Target by name ("hermes_stream"); NULL when unknown or not built. */
 typedef int (*tw_fz_fn)(const uint8_t *data, size_t size);
