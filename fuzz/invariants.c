@@ -169,6 +169,8 @@ void tw_fz_read_header(const uint8_t *data, size_t size, tw_fz_setup *s)
         o->tools = test_tools;
         o->ntools = test_ntools;
         o->tools_declared = true;
+    } else if (h[2] & 64) {
+        o->tools_declared = true; /* declared, but none: every name is unknown */
     }
     o->think_tags = (unsigned)(h[0] >> 6) & 3u;
     switch (h[1] & 3) {

@@ -15,6 +15,7 @@
  *   byte 2  which limits are small: bit 0 max_args_bytes, bit 1 max_calls,
  *           bit 2 max_depth, bit 3 max_input_bytes, bit 4 max_diags,
  *           bit 5 max_line_bytes / max_event_bytes
+ *           bit 6 an empty declared tool list (when byte 0 bit 5 is clear)
  *   byte 3  max_args_bytes = 1 + 8 * value
  *   byte 4  max_calls = 1 + (value & 7), max_depth = 1 + (value >> 3)
  *   byte 5  max_input_bytes = 1 + 16 * value
