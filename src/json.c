@@ -757,7 +757,16 @@ static tw_status lint_run(const char *buf, size_t len, tw_json_lint *out, tw_buf
             in_str = false;
             nstr++;
         } else if (c == '\\') {
-            nul = i + 5 < len && buf[i + 1] == 'u' && memcmp(buf + i + 2, "0000", 4) == 0;
+            if (i + 5 < len && buf[i + 1] == 'u') {
+                /* cJSON reads a \u escape without four hex digits as U+0000 */
+                bool hex = true;
+                for (size_t k = 2; k < 6; k++)
+                    hex = hex && ((buf[i + k] >= '0' && buf[i + k] <= '9') ||
+                                  ((buf[i + k] | 0x20) >= 'a' && (buf[i + k] | 0x20) <= 'f'));
+                if (!hex)
+                    lint_nonstd(out, i, "a \\u escape without four hex digits");
+                nul = !hex || memcmp(buf + i + 2, "0000", 4) == 0;
+            }
             i++; /* the escaped byte */
         } else {
             lint_nonstd(out, i, "a raw control character inside a string");

@@ -222,6 +222,27 @@ Test(json_nul, vllm)
     tw_result_free(&r);
 }
 
+/* cJSON reads a \u escape whose four characters are not all hex as U+0000 */
+Test(json_nul, invalid_u_escape_is_a_nul)
+{
+    tw_result r;
+    decode("hermes",
+           "<tool_call>{\"name\":\"f\",\"arguments\":{\"cmd\":\"ls /tmp\\u00g0; rm\"}}</tool_call>",
+           NULL, &r);
+    cr_expect_eq(r.msg.ncalls, 0);
+    cr_expect_eq(count_code(&r.errors, TW_D_JSON_NUL), 1);
+    cr_expect_eq(count_code(&r.warnings, TW_D_JSON_NOT_RFC8259), 1);
+    expect_no_cut(&r, "\\u00g0");
+    tw_result_free(&r);
+    decode("openai-response",
+           "{\"choices\":[{\"index\":0,\"message\":{\"content\":\"cut\\uZZZZx\"},"
+           "\"finish_reason\":\"stop\"}]}",
+           NULL, &r);
+    cr_expect_eq(r.msg.content.len, 0);
+    cr_expect_eq(count_code(&r.errors, TW_D_JSON_NUL), 1);
+    tw_result_free(&r);
+}
+
 /* ---------- 2: repeated keys ---------- */
 
 Test(duplicate_keys, call_object_refused_everywhere)
