@@ -721,7 +721,13 @@ static tw_status lint_run(const char *buf, size_t len, tw_json_lint *out, tw_buf
     out->nonstd_what = NULL;
     bool in_str = false, str_nul = false;
     size_t nstr = 0;
-    for (size_t i = 0; i < len; i++) {
+    size_t i = 0;
+    if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) {
+        /* cJSON skips it; RFC 8259 texts have none (Python's json refuses it) */
+        lint_nonstd(out, 0, "a UTF-8 byte order mark");
+        i = 3;
+    }
+    for (; i < len; i++) {
         unsigned char c = (unsigned char)buf[i];
         if (!in_str) {
             if (c == '"') {

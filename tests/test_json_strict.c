@@ -471,7 +471,8 @@ Test(pending_warnings, all_kinds_on_one_call)
 Test(rfc8259, numbers_and_utf8)
 {
     static const char *const bad[] = {"{\"a\":01}", "{\"a\":1.}", "{\"a\":-.5}", "[1e]",
-                                      "{\"a\":\"\xff\"}", "{\"a\":\"\xed\xa0\x80\"}"};
+                                      "{\"a\":\"\xff\"}", "{\"a\":\"\xed\xa0\x80\"}",
+                                      "\xef\xbb\xbf{}"};
     static const char *const good[] = {"{\"a\":0}", "{\"a\":-0.5E-3}", "[1e+5,10,-7]",
                                        "{\"a\":\"\xc3\xa9\xf0\x9f\x98\x80\"}"};
     tw_json_lint l;
