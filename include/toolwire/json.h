@@ -120,11 +120,14 @@ const char *tw_json_duplicate_key(const cJSON *obj);
 
 /*
  * cJSON strings end at their first NUL, so a string or key holding U+0000
- * (a raw 0x00 byte or the escape \u0000) would be read cut short. The scan
- * finds such strings and the places where the text is not RFC 8259 JSON
- * (a raw byte below 0x20 inside a string; a byte below 0x20 other than tab,
- * LF and CR between tokens, which cJSON takes as whitespace). One linear
- * pass, no allocation.
+ * (a raw 0x00 byte, the escape \u0000, or a \u escape whose four characters
+ * are not all hex digits, which cJSON reads as U+0000) would be read cut
+ * short. The scan finds such strings and the first place where the text is
+ * not RFC 8259 JSON although cJSON accepts it: a raw byte below 0x20 inside
+ * a string; a byte below 0x20 other than tab, LF and CR between tokens
+ * (cJSON takes it as whitespace); invalid UTF-8 inside a string; a number
+ * such as 01, 1. or -.5; a leading UTF-8 byte order mark. One linear pass,
+ * no allocation.
  */
 typedef struct tw_json_lint {
     bool nul;              /* some string or key holds U+0000 */
@@ -136,7 +139,8 @@ typedef struct tw_json_lint {
 void tw_json_lint_scan(const char *buf, size_t len, tw_json_lint *out);
 
 /*
- * tw_json_parse plus the scan. When a string or key holds U+0000, every
+ * tw_json_parse plus the scan (allocates only when U+0000 is found: the
+ * ordinals of the strings that hold it). When a string or key holds U+0000, every
  * member whose key or string value holds it, and every such array element,
  * is removed from the tree, and the container it was in and all containers
  * above are marked (tw_json_tainted): no reader ever sees a cut string, and
