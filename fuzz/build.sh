@@ -37,6 +37,16 @@ if grep -qsE 'tw_status[[:space:]]+tw_import_mem_to_buf[[:space:]]*\(' "$root"/h
   defs+=(-DTW_FZ_HAVE_IMPORT); extra+=("$root/fuzz/inv_import.c"); targets+=(import)
 fi
 
+libs_extra=()
+if pkg-config --exists jansson 2>/dev/null; then
+  defs+=(-DTW_FZ_HAVE_JSON_DIFF); extra+=("$root/fuzz/inv_json_diff.c"); targets+=(json_diff)
+  read -r -a libs_extra <<<"$(pkg-config --libs jansson)"
+  read -r -a jinc <<<"$(pkg-config --cflags jansson)"
+  defs+=("${jinc[@]}")
+else
+  echo "fuzz/build.sh: jansson not found (scripts/deps.sh installs it); no json_diff target" >&2
+fi
+
 inc=(-I"$cjson/include" -I"$root/include" -I"$root/src" -I"$root/harness" -I"$root/fuzz")
 srcs=("$root"/src/*.c)
 for f in "$root"/harness/*.c; do [ "$(basename "$f")" = main.c ] || srcs+=("$f"); done
@@ -62,7 +72,7 @@ for p in "${pids[@]}"; do wait "$p"; done
 rm -f "$WORK/libtoolwire_fuzz.a"
 ar rcs "$WORK/libtoolwire_fuzz.a" "${objs[@]}"
 
-libs=(-lcurl -lmicrohttpd -lyaml -lz -lpthread -lm)
+libs=(-lcurl -lmicrohttpd -lyaml -lz "${libs_extra[@]}" -lpthread -lm)
 for t in "${targets[@]}"; do
   # shellcheck disable=SC2086
   $CC $CFLAGS -std=c11 -DTW_FZ_FN="tw_fz_$t" -I"$root/fuzz" -I"$root/include" -I"$cjson/include" \

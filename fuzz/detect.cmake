@@ -1,6 +1,7 @@
 # Which optional modules exist yet: the sse, fixture and import targets are
-# built once the code they drive is in the tree. Sets TW_FZ_DEFS (compile
-# definitions for fuzz/invariants.c) and TW_FZ_EXTRA_SOURCES.
+# built once the code they drive is in the tree, json_diff when jansson is
+# installed (scripts/deps.sh installs it). Sets TW_FZ_DEFS (compile
+# definitions for fuzz/invariants.c), TW_FZ_EXTRA_SOURCES and TW_FZ_LIBS.
 function(tw_fz_defines_symbol out glob regex)
   file(GLOB files CONFIGURE_DEPENDS ${glob})
   set(found OFF)
@@ -17,6 +18,7 @@ endfunction()
 set(TW_FZ_DEFS "")
 set(TW_FZ_EXTRA_SOURCES "")
 set(TW_FZ_OPTIONAL_TARGETS "")
+set(TW_FZ_LIBS "")
 tw_fz_defines_symbol(TW_FZ_HAVE_SSE "${CMAKE_SOURCE_DIR}/src/*.c"
   "tw_status[ \t\n]+tw_sse_init[ \t\n]*\\(")
 tw_fz_defines_symbol(TW_FZ_HAVE_FIXTURE "${CMAKE_SOURCE_DIR}/harness/*.c"
@@ -37,4 +39,14 @@ if(TW_FZ_HAVE_IMPORT)
   list(APPEND TW_FZ_DEFS TW_FZ_HAVE_IMPORT)
   list(APPEND TW_FZ_EXTRA_SOURCES ${CMAKE_SOURCE_DIR}/fuzz/inv_import.c)
   list(APPEND TW_FZ_OPTIONAL_TARGETS import)
+endif()
+pkg_check_modules(JANSSON IMPORTED_TARGET jansson)
+if(JANSSON_FOUND)
+  list(APPEND TW_FZ_DEFS TW_FZ_HAVE_JSON_DIFF)
+  list(APPEND TW_FZ_EXTRA_SOURCES ${CMAKE_SOURCE_DIR}/fuzz/inv_json_diff.c)
+  list(APPEND TW_FZ_OPTIONAL_TARGETS json_diff)
+  list(APPEND TW_FZ_LIBS PkgConfig::JANSSON)
+else()
+  message(WARNING "fuzz: jansson not found (scripts/deps.sh installs libjansson-dev); "
+                  "no json_diff target")
 endif()

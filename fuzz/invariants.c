@@ -170,6 +170,8 @@ void tw_fz_read_header(const uint8_t *data, size_t size, tw_fz_setup *s)
         o->tools = test_tools;
         o->ntools = test_ntools;
         o->tools_declared = true;
+    } else if (h[2] & 64) {
+        o->tools_declared = true; /* declared, but none: every name is unknown */
     }
     o->think_tags = (unsigned)(h[0] >> 6) & 3u;
     switch (h[1] & 3) {
@@ -260,6 +262,15 @@ static void check_call(const tw_call *c, const tw_limits *L, size_t len, const c
                 L->max_args_bytes);
     TW_FZ_CHECK(c->offset >= -1 && c->offset <= (int64_t)len,
                 "%s: call %zu offset %lld outside [-1, %zu]", pass, i, (long long)c->offset, len);
+    /* never a value that held U+0000, never a repeated key (docs/text-formats.md rule 14) */
+    TW_FZ_CHECK(!tw_json_tainted(c->arguments), "%s: call %zu (%s) arguments lost a NUL value",
+                pass, i, c->id);
+    cJSON *copy = cJSON_Duplicate(c->arguments, 1);
+    size_t removed = 0;
+    if (!copy || tw_json_dedupe(copy, NULL, 0, &removed) != TW_OK)
+        tw_fz_fail("out of memory");
+    cJSON_Delete(copy);
+    TW_FZ_CHECK(removed == 0, "%s: call %zu (%s) arguments repeat a key", pass, i, c->id);
 }
 
 static void check_result(const tw_result *r, const tw_limits *L, size_t len, const char *pass)
@@ -802,6 +813,9 @@ static const struct {
 #endif
 #ifdef TW_FZ_HAVE_IMPORT
     {"import", tw_fz_import},
+#endif
+#ifdef TW_FZ_HAVE_JSON_DIFF
+    {"json_diff", tw_fz_json_diff},
 #endif
 };
 

@@ -15,6 +15,7 @@
  *   byte 2  which limits are small: bit 0 max_args_bytes, bit 1 max_calls,
  *           bit 2 max_depth, bit 3 max_input_bytes, bit 4 max_diags,
  *           bit 5 max_line_bytes / max_event_bytes
+ *           bit 6 an empty declared tool list (when byte 0 bit 5 is clear)
  *   byte 3  max_args_bytes = 1 + 8 * value
  *   byte 4  max_calls = 1 + (value & 7), max_depth = 1 + (value >> 3)
  *   byte 5  max_input_bytes = 1 + 16 * value
@@ -57,6 +58,8 @@ int tw_fz_schema(const uint8_t *data, size_t size);
 int tw_fz_sse(const uint8_t *data, size_t size);
 int tw_fz_fixture(const uint8_t *data, size_t size);
 int tw_fz_import(const uint8_t *data, size_t size);
+/* Needs jansson; fuzz/inv_json_diff.c (no header: the input is the arguments). */
+int tw_fz_json_diff(const uint8_t *data, size_t size);
 
 /* Target by name ("hermes_stream"); NULL when unknown or not built. */
 typedef int (*tw_fz_fn)(const uint8_t *data, size_t size);

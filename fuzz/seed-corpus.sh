@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Seed corpus/<target>/ from the decode fixtures' inputs (tests/data/decode),
-# the conformance fixtures (fixtures/**.json, for the fixture target) and the
-# hand-picked adversarial inputs of fuzz/seeds/. Idempotent: files are named
+# the conformance fixtures (fixtures/**.json, for the fixture target), the
+# expected calls' arguments (json_diff) and the hand-picked adversarial
+# inputs of fuzz/seeds/. Idempotent: files are named
 # by content hash, so a rerun adds only what is new and never removes what
 # fuzzing merged in. Needs python3.
 #
@@ -75,6 +76,13 @@ for f in sorted((root / "tests/data/decode").rglob("*.json")):
         if t == "sse":
             put(t, header({}, seed) + body)
 
+# json_diff: the arguments of every call a decode fixture expects, as text
+for f in sorted((root / "tests/data/decode").rglob("*.json")):
+    fx = json.loads(f.read_text())
+    for c in ((fx.get("expect") or {}).get("tool_calls") or []):
+        if isinstance(c, dict) and "arguments" in c:
+            put("json_diff", json.dumps(c["arguments"], ensure_ascii=False).encode("utf-8", "surrogatepass"))
+
 for f in sorted((root / "fixtures").rglob("*.json")):
     put("fixture", bytes(8) + f.read_bytes())
 
@@ -88,8 +96,8 @@ for d in sorted((root / "fuzz/seeds").glob("*")):
             continue
         hdr_file = f.with_name(f.name + ".hdr")
         raw = f.read_bytes()
-        if d.name == "schema":
-            put(d.name, raw)  # its own layout: depth byte, why length, schema NUL value
+        if d.name in ("schema", "json_diff"):
+            put(d.name, raw)  # own layouts: schema's depth byte…; json_diff has no header
             continue
         hdr = bytes.fromhex(hdr_file.read_text().strip()) if hdr_file.exists() else bytes(8)
         put(d.name, hdr + raw)

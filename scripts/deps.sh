@@ -10,6 +10,7 @@ with_node=0
 PKGS=(
   gcc make cmake pkg-config git ca-certificates
   libcjson-dev libcriterion-dev libcurl4-openssl-dev libmicrohttpd-dev libyaml-dev zlib1g-dev
+  libjansson-dev
   clang libclang-rt-14-dev llvm
 )
 

@@ -105,11 +105,17 @@ static tw_status ant_response(tw_wire_sink *k, const char *buf, size_t len)
 {
     cJSON *root = NULL;
     tw_json_error e;
-    tw_status st = tw_json_parse(buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH, &root, &e);
+    tw_json_lint lint;
+    tw_status st = tw_json_parse_lint(buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH, &root,
+                                      &e, &lint);
     if (st == TW_ERR_NOMEM)
         return st;
     if (st != TW_OK)
         return tw_wire_diag(k, true, TW_D_RESPONSE_JSON, (int64_t)e.offset, e.message);
+    if ((st = tw_wire_lint_diags(k, &lint, 0, true, NULL)) != TW_OK) {
+        cJSON_Delete(root);
+        return st;
+    }
     const char *type = tw_json_get_str(root, "type");
     const cJSON *err = tw_json_get(root, "error");
     const cJSON *content = tw_json_get(root, "content");
@@ -150,6 +156,9 @@ static tw_status ant_response(tw_wire_sink *k, const char *buf, size_t len)
             tw_wire_call c;
             memset(&c, 0, sizeof c);
             c.offset = at;
+            char why[160];
+            c.refuse = tw_call_object_check(b, why, sizeof why);
+            c.refuse_why = why;
             c.id = tw_json_get_str(b, "id");
             c.name = tw_json_get_str(b, "name");
             c.args_value = tw_json_get(b, "input");
@@ -189,6 +198,8 @@ struct tw_ant_block {
     bool oversize;
     tw_buf sig;
     int64_t offset;
+    tw_status refuse; /* json_nul or call_duplicate_key seen in one of its events */
+    char why[160];
 };
 
 static void block_free(tw_ant_block *b)
@@ -228,6 +239,8 @@ static tw_status take_block(tw_anthropic_stream *d, tw_ant_block *b)
         tw_wire_call c;
         memset(&c, 0, sizeof c);
         c.offset = b->offset;
+        c.refuse = b->refuse;
+        c.refuse_why = b->why;
         c.id = b->id;
         c.name = b->name;
         if (b->json.len || b->oversize) {
@@ -324,6 +337,7 @@ static tw_status block_start(tw_anthropic_stream *d, const cJSON *j, int64_t off
         tw_ant_block *b = new_block(d, BLK_TOOL, index, off, &st);
         if (!b)
             return st;
+        b->refuse = tw_call_object_check(cb, b->why, sizeof b->why);
         const char *id = tw_json_get_str(cb, "id");
         const char *name = tw_json_get_str(cb, "name");
         const cJSON *in = tw_json_get(cb, "input");
@@ -353,6 +367,11 @@ static tw_status block_delta(tw_anthropic_stream *d, const cJSON *j)
         if (b && b->kind == BLK_THINK && s && tw_buf_puts(&b->sig, s) == TW_ERR_NOMEM)
             return TW_ERR_NOMEM;
     } else if (strcmp(dt, "input_json_delta") == 0) {
+        if (b && b->kind == BLK_TOOL && !b->refuse && (tw_json_tainted(j) || tw_json_tainted(delta))) {
+            b->refuse = TW_D_JSON_NUL;
+            snprintf(b->why, sizeof b->why,
+                     "an input_json_delta of the call held U+0000; cut strings are refused");
+        }
         const char *s = tw_json_get_str(delta, "partial_json");
         if (b && b->kind == BLK_TOOL && s && !b->oversize) {
             tw_status st = tw_buf_puts(&b->json, s);
@@ -403,10 +422,18 @@ static tw_status on_sse_event(void *user, const tw_sse_event *ev)
     tw_wire_sink k = sink_of(d);
     cJSON *j = NULL;
     tw_json_error e;
-    tw_status st =
-        tw_json_parse(ev->data, ev->data_len, d->L.max_depth + TW_WIRE_ENVELOPE_DEPTH, &j, &e);
+    tw_json_lint lint;
+    tw_status st = tw_json_parse_lint(ev->data, ev->data_len,
+                                      d->L.max_depth + TW_WIRE_ENVELOPE_DEPTH, &j, &e, &lint);
     if (st == TW_ERR_NOMEM)
         return st;
+    if (st == TW_OK) {
+        tw_status ls = tw_wire_lint_diags(&k, &lint, off, false, &d->nonstd_warned);
+        if (ls != TW_OK) {
+            cJSON_Delete(j);
+            return ls;
+        }
+    }
     const char *type = tw_json_get_str(j, "type");
     bool sse_error = ev->type_len == 5 && memcmp(ev->type, "error", 5) == 0;
     if (sse_error || (type && strcmp(type, "error") == 0)) {

@@ -1031,3 +1031,325 @@ const char *tw_json_duplicate_key(const cJSON *obj)
                 return y->string;
     return NULL;
 }
+
+/* ===================== strings and keys: NUL, control bytes, repeats ===================== */
+
+#define TW_JSON_TAINT_BIT (1 << 13) /* above cJSON's type byte and its two flags */
+
+/* -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? and nothing else */
+static bool rfc_number(const char *p, size_t n)
+{
+    size_t i = 0;
+#define DIGIT(k) ((k) < n && p[k] >= '0' && p[k] <= '9')
+    if (i < n && p[i] == '-')
+        i++;
+    if (i < n && p[i] == '0')
+        i++;
+    else if (DIGIT(i))
+        while (DIGIT(i))
+            i++;
+    else
+        return false;
+    if (i < n && p[i] == '.') {
+        i++;
+        if (!DIGIT(i))
+            return false;
+        while (DIGIT(i))
+            i++;
+    }
+    if (i < n && (p[i] == 'e' || p[i] == 'E')) {
+        i++;
+        if (i < n && (p[i] == '+' || p[i] == '-'))
+            i++;
+        if (!DIGIT(i))
+            return false;
+        while (DIGIT(i))
+            i++;
+    }
+#undef DIGIT
+    return i == n;
+}
+
+static void lint_nonstd(tw_json_lint *out, size_t at, const char *what)
+{
+    if (out->nonstd_offset < 0) {
+        out->nonstd_offset = (int64_t)at;
+        out->nonstd_what = what;
+    }
+}
+
+/*
+ * The scan; with `ords`, the ordinal (in document order, from 0) of every
+ * string token, key or value, that holds U+0000 is appended as a size_t.
+ */
+static tw_status lint_run(const char *buf, size_t len, tw_json_lint *out, tw_buf *ords)
+{
+    out->nul = false;
+    out->nul_offset = -1;
+    out->nonstd_offset = -1;
+    out->nonstd_what = NULL;
+    bool in_str = false, str_nul = false;
+    size_t nstr = 0;
+    size_t i = 0;
+    if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) {
+        /* cJSON skips it; RFC 8259 texts have none (Python's json refuses it) */
+        lint_nonstd(out, 0, "a UTF-8 byte order mark");
+        i = 3;
+    }
+    for (; i < len; i++) {
+        unsigned char c = (unsigned char)buf[i];
+        if (!in_str) {
+            if (c == '"') {
+                in_str = true;
+                str_nul = false;
+            } else if (c == '-' || (c >= '0' && c <= '9')) {
+                size_t e = i;
+                while (e < len && ((buf[e] >= '0' && buf[e] <= '9') || buf[e] == '-' ||
+                                   buf[e] == '+' || buf[e] == '.' || buf[e] == 'e' ||
+                                   buf[e] == 'E'))
+                    e++;
+                if (!rfc_number(buf + i, e - i))
+                    lint_nonstd(out, i, "a number not in RFC 8259 form");
+                i = e - 1;
+            } else if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+                lint_nonstd(out, i, c ? "a control character between tokens"
+                                      : "a NUL byte between tokens");
+            }
+            continue;
+        }
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\')
+            continue;
+        if (c >= 0x80) {
+            size_t k = utf8_len((const unsigned char *)buf + i, len - i);
+            if (k == 0)
+                lint_nonstd(out, i, "invalid UTF-8 inside a string");
+            else
+                i += k - 1;
+            continue;
+        }
+        bool nul = false;
+        if (c == '"') {
+            in_str = false;
+            nstr++;
+        } else if (c == '\\') {
+            if (i + 5 < len && buf[i + 1] == 'u') {
+                /* cJSON reads a \u escape without four hex digits as U+0000 */
+                bool hex = true;
+                for (size_t k = 2; k < 6; k++)
+                    hex = hex && ((buf[i + k] >= '0' && buf[i + k] <= '9') ||
+                                  ((buf[i + k] | 0x20) >= 'a' && (buf[i + k] | 0x20) <= 'f'));
+                if (!hex)
+                    lint_nonstd(out, i, "a \\u escape without four hex digits");
+                nul = !hex || memcmp(buf + i + 2, "0000", 4) == 0;
+            }
+            i++; /* the escaped byte */
+        } else {
+            lint_nonstd(out, i, "a raw control character inside a string");
+            nul = c == 0;
+        }
+        if (nul) {
+            if (!out->nul)
+                out->nul_offset = (int64_t)(c == 0 ? i : i - 1);
+            out->nul = true;
+            if (ords && !str_nul) {
+                tw_status st = tw_buf_append(ords, &nstr, sizeof nstr);
+                if (st != TW_OK)
+                    return st;
+            }
+            str_nul = true;
+        }
+    }
+    return TW_OK;
+}
+
+void tw_json_lint_scan(const char *buf, size_t len, tw_json_lint *out)
+{
+    (void)lint_run(buf, len, out, NULL);
+}
+
+bool tw_json_tainted(const cJSON *v)
+{
+    return v && (v->type & TW_JSON_TAINT_BIT);
+}
+
+/* Walk state: string tokens seen so far and the sorted ordinals that hold U+0000. */
+typedef struct nul_walk {
+    size_t seen;
+    const size_t *ords;
+    size_t nords;
+    size_t next;
+} nul_walk;
+
+/* Is the next string token one that holds U+0000? */
+static bool nul_next(nul_walk *w)
+{
+    size_t at = w->seen++;
+    if (w->next < w->nords && w->ords[w->next] == at) {
+        w->next++;
+        return true;
+    }
+    return false;
+}
+
+/*
+ * Visit a container's members in document order (cJSON keeps it), counting
+ * keys and string values as the scan counted their tokens; remove those
+ * that hold U+0000 and mark the containers above. Returns whether anything
+ * inside a was removed.
+ */
+static bool nul_prune(cJSON *a, nul_walk *w)
+{
+    bool tainted = false;
+    bool obj = cJSON_IsObject(a);
+    for (cJSON *x = a->child; x && w->next < w->nords;) {
+        cJSON *nx = x->next;
+        bool cut = obj && nul_next(w);
+        if (cJSON_IsString(x))
+            cut = nul_next(w) || cut;
+        else if ((cJSON_IsObject(x) || cJSON_IsArray(x)) && nul_prune(x, w) && !cut)
+            tainted = true;
+        if (cut) {
+            cJSON_Delete(cJSON_DetachItemViaPointer(a, x));
+            tainted = true;
+        }
+        x = nx;
+    }
+    if (tainted)
+        a->type |= TW_JSON_TAINT_BIT;
+    return tainted;
+}
+
+tw_status tw_json_parse_lint(const char *buf, size_t len, size_t max_depth, cJSON **out,
+                             tw_json_error *err, tw_json_lint *lint)
+{
+    tw_buf ords = {0};
+    tw_status st = lint_run(buf, len, lint, &ords);
+    if (st == TW_OK)
+        st = tw_json_parse(buf, len, max_depth, out, err);
+    else
+        *out = NULL;
+    if (st != TW_OK || !lint->nul) {
+        tw_buf_free(&ords);
+        return st;
+    }
+    nul_walk w = {0, (const size_t *)(const void *)ords.data, ords.len / sizeof(size_t), 0};
+    cJSON *a = *out;
+    if (cJSON_IsString(a) && nul_next(&w))
+        a->type |= TW_JSON_TAINT_BIT;
+    else if (cJSON_IsObject(a) || cJSON_IsArray(a))
+        nul_prune(a, &w);
+    tw_buf_free(&ords);
+    return TW_OK;
+}
+
+const char *tw_json_repeated_member(const cJSON *obj, const char *const *keys)
+{
+    if (!cJSON_IsObject(obj))
+        return NULL;
+    for (size_t k = 0; keys[k]; k++) {
+        int seen = 0;
+        for (const cJSON *c = obj->child; c; c = c->next)
+            if (c->string && strcmp(c->string, keys[k]) == 0 && ++seen > 1)
+                return keys[k];
+    }
+    return NULL;
+}
+
+typedef struct dedupe_key {
+    const cJSON *item;
+    size_t pos;
+} dedupe_key;
+
+static int dedupe_cmp(const void *pa, const void *pb)
+{
+    const dedupe_key *a = pa, *b = pb;
+    int c = strcmp(a->item->string ? a->item->string : "", b->item->string ? b->item->string : "");
+    if (c)
+        return c;
+    return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+/* Append "/key" to a JSON Pointer (RFC 6901 escapes), cut to fit. */
+static void pointer_push(char *path, size_t pathlen, const char *key)
+{
+    size_t n = strlen(path);
+    if (n + 1 >= pathlen)
+        return;
+    path[n++] = '/';
+    for (const char *k = key; *k && n + 2 < pathlen; k++) {
+        if (*k == '~' || *k == '/') {
+            path[n++] = '~';
+            path[n++] = *k == '~' ? '0' : '1';
+        } else {
+            path[n++] = *k;
+        }
+    }
+    path[n] = '\0';
+}
+
+static tw_status dedupe_rec(cJSON *v, char *cur, size_t curlen, char *path, size_t pathlen,
+                            size_t *removed)
+{
+    if (cJSON_IsObject(v)) {
+        size_t n = 0;
+        for (const cJSON *c = v->child; c; c = c->next)
+            n++;
+        if (n > 1) {
+            dedupe_key *ks = malloc(n * sizeof *ks);
+            if (!ks)
+                return TW_ERR_NOMEM;
+            size_t i = 0;
+            for (const cJSON *c = v->child; c; c = c->next, i++) {
+                ks[i].item = c;
+                ks[i].pos = i;
+            }
+            qsort(ks, n, sizeof *ks, dedupe_cmp);
+            /* mark first, remove after: a later member with the key of the
+             * one before it in key order (ties in document order) */
+            for (i = n - 1; i > 0; i--)
+                if (strcmp(ks[i - 1].item->string ? ks[i - 1].item->string : "",
+                           ks[i].item->string ? ks[i].item->string : "") == 0)
+                    ks[i].pos = SIZE_MAX;
+            for (i = 1; i < n; i++) {
+                if (ks[i].pos != SIZE_MAX)
+                    continue;
+                if (*removed == 0 && pathlen) {
+                    snprintf(path, pathlen, "%s", cur);
+                    pointer_push(path, pathlen, ks[i].item->string ? ks[i].item->string : "");
+                }
+                (*removed)++;
+                cJSON_Delete(cJSON_DetachItemViaPointer(v, (cJSON *)ks[i].item));
+            }
+            free(ks);
+        }
+    }
+    if (!cJSON_IsObject(v) && !cJSON_IsArray(v))
+        return TW_OK;
+    size_t mark = strlen(cur);
+    size_t idx = 0;
+    for (cJSON *c = v->child; c; c = c->next, idx++) {
+        if (!cJSON_IsObject(c) && !cJSON_IsArray(c))
+            continue;
+        if (cJSON_IsObject(v)) {
+            pointer_push(cur, curlen, c->string ? c->string : "");
+        } else {
+            char num[24];
+            snprintf(num, sizeof num, "%zu", idx);
+            pointer_push(cur, curlen, num);
+        }
+        tw_status st = dedupe_rec(c, cur, curlen, path, pathlen, removed);
+        cur[mark] = '\0';
+        if (st != TW_OK)
+            return st;
+    }
+    return TW_OK;
+}
+
+tw_status tw_json_dedupe(cJSON *v, char *path, size_t pathlen, size_t *removed)
+{
+    char cur[256] = "";
+    *removed = 0;
+    if (pathlen)
+        path[0] = '\0';
+    return v ? dedupe_rec(v, cur, sizeof cur, path, pathlen, removed) : TW_OK;
+}

@@ -77,13 +77,18 @@ tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c)
     const tw_decode_opts *o = k->o;
     const tw_limits *L = k->L;
     char why[256] = "";
-    tw_pending warns[4];
+    /* as-string or as-object, schema, legacy, duplicate id, duplicate key, not RFC 8259 */
+    tw_pending warns[TW_PENDING_MAX];
+    _Static_assert(sizeof warns / sizeof warns[0] >= 6, "a wire call holds six kinds of warning");
     size_t nwarn = 0;
     tw_status refuse = TW_OK;
     cJSON *args = NULL;
     const char *name = c->name;
 
-    if (!name || !name[0]) {
+    if (c->refuse) {
+        refuse = c->refuse;
+        snprintf(why, sizeof why, "%s", c->refuse_why ? c->refuse_why : tw_code_message(refuse));
+    } else if (!name || !name[0]) {
         refuse = TW_D_MISSING_NAME;
         snprintf(why, sizeof why, "tool call has no non-empty name");
     } else if ((o->tools_declared || o->ntools) && !o->allow_unknown_tool &&
@@ -96,9 +101,17 @@ tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c)
         size_t n = c->args_len;
         strip_fence(&p, &n);
         tw_json_error e;
-        tw_status ps =
-            c->args_oversize ? TW_ERR_LIMIT : tw_json_parse(p, n, L->max_depth, &args, &e);
-        if (ps == TW_ERR_LIMIT) {
+        tw_json_lint lint;
+        tw_status ps = c->args_oversize ? TW_ERR_LIMIT
+                                        : tw_json_parse_lint(p, n, L->max_depth, &args, &e, &lint);
+        if (ps == TW_OK && lint.nul) {
+            refuse = TW_D_JSON_NUL;
+            snprintf(why, sizeof why,
+                     "arguments text holds U+0000 at its byte %lld; cut strings are refused",
+                     (long long)lint.nul_offset);
+            cJSON_Delete(args);
+            args = NULL;
+        } else if (ps == TW_ERR_LIMIT) {
             refuse = TW_D_ARGS_TOO_LARGE;
             snprintf(why, sizeof why, "argument text exceeds 2 * max_args_bytes + 4096");
         } else if (ps == TW_ERR_NOMEM) {
@@ -114,14 +127,26 @@ tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c)
             snprintf(why, sizeof why, "arguments string does not hold a JSON object");
             cJSON_Delete(args);
             args = NULL;
+        } else if (lint.nonstd_offset >= 0) {
+            tw_pending_add(warns, &nwarn, TW_D_JSON_NOT_RFC8259,
+                           "arguments text is not RFC 8259 JSON: %s at its byte %lld",
+                           lint.nonstd_what, (long long)lint.nonstd_offset);
         }
     } else if (!refuse && c->args_native && cJSON_IsString(c->args_value)) {
         /* a format whose arguments are an object gave a string: parse it */
         const char *p = c->args_value->valuestring;
         tw_json_error e;
-        tw_status ps = tw_json_parse(p, strlen(p), L->max_depth, &args, &e);
+        tw_json_lint lint;
+        tw_status ps = tw_json_parse_lint(p, strlen(p), L->max_depth, &args, &e, &lint);
         if (ps == TW_ERR_NOMEM) {
             return TW_ERR_NOMEM;
+        } else if (ps == TW_OK && lint.nul) {
+            refuse = TW_D_JSON_NUL;
+            snprintf(why, sizeof why,
+                     "arguments string holds U+0000 at its byte %lld; cut strings are refused",
+                     (long long)lint.nul_offset);
+            cJSON_Delete(args);
+            args = NULL;
         } else if (ps == TW_D_JSON_TOO_DEEP) {
             refuse = TW_D_JSON_TOO_DEEP;
             snprintf(why, sizeof why, "arguments nested deeper than %zu", L->max_depth);
@@ -131,8 +156,11 @@ tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c)
             cJSON_Delete(args);
             args = NULL;
         } else {
-            warns[nwarn].code = TW_D_ARGUMENTS_AS_STRING;
-            snprintf(warns[nwarn++].msg, sizeof warns[0].msg, "arguments were a JSON string");
+            tw_pending_add(warns, &nwarn, TW_D_ARGUMENTS_AS_STRING, "arguments were a JSON string");
+            if (lint.nonstd_offset >= 0)
+                tw_pending_add(warns, &nwarn, TW_D_JSON_NOT_RFC8259,
+                               "arguments string is not RFC 8259 JSON: %s at its byte %lld",
+                               lint.nonstd_what, (long long)lint.nonstd_offset);
         }
     } else if (!refuse && c->args_value && !cJSON_IsNull(c->args_value)) {
         if (!cJSON_IsObject(c->args_value)) {
@@ -145,16 +173,18 @@ tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c)
             args = cJSON_Duplicate(c->args_value, 1);
             if (!args)
                 return TW_ERR_NOMEM;
-            if (!c->args_native) {
-                warns[nwarn].code = TW_D_ARGUMENTS_AS_OBJECT;
-                snprintf(warns[nwarn++].msg, sizeof warns[0].msg,
-                         "arguments were an object, not a JSON string");
-            }
+            if (!c->args_native)
+                tw_pending_add(warns, &nwarn, TW_D_ARGUMENTS_AS_OBJECT,
+                               "arguments were an object, not a JSON string");
         }
     } else if (!refuse) {
         args = cJSON_CreateObject();
         if (!args)
             return TW_ERR_NOMEM;
+    }
+    if (!refuse && tw_args_dedupe(args, warns, &nwarn) != TW_OK) {
+        cJSON_Delete(args);
+        return TW_ERR_NOMEM;
     }
     if (!refuse)
         refuse =
@@ -185,16 +215,12 @@ tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c)
         tw_call_free(&call);
         return TW_ERR_NOMEM;
     }
-    if (c->legacy) {
-        warns[nwarn].code = TW_D_LEGACY_FUNCTION_CALL;
-        snprintf(warns[nwarn++].msg, sizeof warns[0].msg,
-                 "legacy function_call converted to tool call '%.80s'", call.id);
-    }
-    if (rewritten) {
-        warns[nwarn].code = TW_D_DUPLICATE_ID;
-        snprintf(warns[nwarn++].msg, sizeof warns[0].msg,
-                 "duplicate id '%.80s' rewritten as '%.80s'", jid, call.id);
-    }
+    if (c->legacy)
+        tw_pending_add(warns, &nwarn, TW_D_LEGACY_FUNCTION_CALL,
+                       "legacy function_call converted to tool call '%.80s'", call.id);
+    if (rewritten)
+        tw_pending_add(warns, &nwarn, TW_D_DUPLICATE_ID,
+                       "duplicate id '%.80s' rewritten as '%.80s'", jid, call.id);
     tw_status st = TW_OK;
     for (size_t i = 0; st == TW_OK && i < nwarn; i++)
         st = tw_wire_diag(k, false, warns[i].code, c->offset, warns[i].msg);
@@ -209,6 +235,25 @@ tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c)
         k->fn(k->user, &ev);
     }
     return TW_OK;
+}
+
+tw_status tw_wire_lint_diags(tw_wire_sink *k, const tw_json_lint *lint, int64_t at, bool relative,
+                             bool *warned)
+{
+    int64_t base = relative ? at : 0;
+    tw_status st = TW_OK;
+    if (lint->nonstd_offset >= 0 && !(warned && *warned)) {
+        char m[160];
+        snprintf(m, sizeof m, "JSON is not RFC 8259: %s", lint->nonstd_what);
+        st = tw_wire_diag(k, false, TW_D_JSON_NOT_RFC8259,
+                          relative ? base + lint->nonstd_offset : at, m);
+        if (warned)
+            *warned = true;
+    }
+    if (st == TW_OK && lint->nul)
+        st = tw_wire_diag(k, true, TW_D_JSON_NUL, relative ? base + lint->nul_offset : at,
+                          "a string or key holds U+0000; the value it belongs to was refused");
+    return st;
 }
 
 void tw_wire_sort_diags(tw_result *r)
@@ -512,6 +557,11 @@ static tw_status take_call_object(tw_wire_sink *k, const cJSON *tc, int64_t off,
     memset(&c, 0, sizeof c);
     c.offset = off;
     c.legacy = legacy;
+    char why[160];
+    c.refuse = tw_call_object_check(tc, why, sizeof why);
+    if (!c.refuse && fn != tc)
+        c.refuse = tw_call_object_check(fn, why, sizeof why);
+    c.refuse_why = why;
     c.id = legacy ? NULL : tw_json_get_str(tc, "id");
     c.name = tw_json_get_str(fn, "name");
     const cJSON *a = tw_json_get(fn, "arguments");
@@ -532,11 +582,17 @@ static tw_status oai_response(tw_wire_sink *k, const char *buf, size_t len)
 {
     cJSON *root = NULL;
     tw_json_error e;
-    tw_status st = tw_json_parse(buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH, &root, &e);
+    tw_json_lint lint;
+    tw_status st = tw_json_parse_lint(buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH, &root,
+                                      &e, &lint);
     if (st == TW_ERR_NOMEM)
         return st;
     if (st != TW_OK)
         return tw_wire_diag(k, true, TW_D_RESPONSE_JSON, (int64_t)e.offset, e.message);
+    if ((st = tw_wire_lint_diags(k, &lint, 0, true, NULL)) != TW_OK) {
+        cJSON_Delete(root);
+        return st;
+    }
     const cJSON *err = tw_json_get(root, "error");
     const cJSON *choices = tw_json_get(root, "choices");
     if (err && !cJSON_IsNull(err) && !choices) {
@@ -634,6 +690,8 @@ struct tw_oai_slot {
     bool oversize;
     cJSON *args_value;
     int64_t offset;
+    tw_status refuse; /* json_nul or call_duplicate_key seen in one of its deltas */
+    char why[160];
 };
 
 static void slot_free(tw_oai_slot *s)
@@ -667,6 +725,8 @@ static tw_status close_calls(tw_openai_stream *d)
             c.name = s->name;
             c.legacy = s->legacy;
             c.offset = s->offset;
+            c.refuse = s->refuse;
+            c.refuse_why = s->why;
             if (s->args_seen) {
                 c.has_args_str = true;
                 c.args_str = s->args.data ? s->args.data : "";
@@ -787,9 +847,14 @@ static tw_oai_slot *new_slot(tw_openai_stream *d, int64_t off, tw_status *st)
     return s;
 }
 
-/* Merge one delta's function fields into a slot. */
-static tw_status slot_apply(tw_oai_slot *s, const char *id, const cJSON *fn)
+/* Merge one delta's function fields into a slot (delta: the element that holds them). */
+static tw_status slot_apply(tw_oai_slot *s, const char *id, const cJSON *delta, const cJSON *fn)
 {
+    if (!s->refuse) {
+        s->refuse = tw_call_object_check(delta, s->why, sizeof s->why);
+        if (!s->refuse && fn && fn != delta)
+            s->refuse = tw_call_object_check(fn, s->why, sizeof s->why);
+    }
     if (id && id[0] && !s->id && !(s->id = tw_strdup(id)))
         return TW_ERR_NOMEM;
     const char *name = tw_json_get_str(fn, "name");
@@ -846,7 +911,7 @@ static tw_status merge_tool_delta(tw_openai_stream *d, const cJSON *tc, int64_t 
     }
     size_t pos = (size_t)(s - d->slots);
     d->last_plain = pos + 1 > d->last_plain ? pos + 1 : d->last_plain;
-    st = slot_apply(s, id, tw_json_get(tc, "function"));
+    st = slot_apply(s, id, tc, tw_json_get(tc, "function"));
     if (st == TW_OK)
         tab_note(d, pos);
     return st;
@@ -864,7 +929,7 @@ static tw_status merge_legacy(tw_openai_stream *d, const cJSON *fc, int64_t off)
             return st;
         s->legacy = true;
     }
-    return slot_apply(s, NULL, fc);
+    return slot_apply(s, NULL, fc, fc);
 }
 
 static tw_status stream_error(tw_openai_stream *d, const cJSON *err, const char *raw, size_t rawlen,
@@ -947,9 +1012,19 @@ static tw_status on_sse_event(void *user, const tw_sse_event *ev)
     }
     cJSON *j = NULL;
     tw_json_error e;
-    tw_status st = tw_json_parse(p, n, d->L.max_depth + TW_WIRE_ENVELOPE_DEPTH, &j, &e);
+    tw_json_lint lint;
+    tw_status st =
+        tw_json_parse_lint(p, n, d->L.max_depth + TW_WIRE_ENVELOPE_DEPTH, &j, &e, &lint);
     if (st == TW_ERR_NOMEM)
         return st;
+    if (st == TW_OK) {
+        tw_wire_sink k = sink_of(d);
+        tw_status ls = tw_wire_lint_diags(&k, &lint, off, false, &d->nonstd_warned);
+        if (ls != TW_OK) {
+            cJSON_Delete(j);
+            return ls;
+        }
+    }
     bool is_error_event = ev->type_len == 5 && memcmp(ev->type, "error", 5) == 0;
     if (is_error_event) {
         st = stream_error(d, tw_json_get(j, "error") ? tw_json_get(j, "error") : j, p, n, off);

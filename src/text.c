@@ -184,7 +184,9 @@ static void end_thinking_block(tw_text_dec *d)
 static tw_status take_call(tw_text_dec *d, const cJSON *obj, int64_t off)
 {
     char why[256];
-    tw_pending warns[3];
+    /* alias, as-string, schema, duplicate id, duplicate key, not RFC 8259 */
+    tw_pending warns[TW_PENDING_MAX];
+    _Static_assert(sizeof warns / sizeof warns[0] >= 6, "take_call holds six kinds of warning");
     size_t nwarn = 0;
     tw_status refuse = TW_OK;
     why[0] = '\0';
@@ -194,6 +196,9 @@ static tw_status take_call(tw_text_dec *d, const cJSON *obj, int64_t off)
     if (!cJSON_IsObject(obj)) {
         return add_diag(d, true, TW_D_TOOL_CALL_JSON, off, "tool call is not a JSON object");
     }
+    refuse = tw_call_object_check(obj, why, sizeof why);
+    if (refuse)
+        return add_diag(d, true, refuse, off, why);
     const cJSON *jn = tw_json_get(obj, "name");
     if (!cJSON_IsString(jn) || !jn->valuestring[0]) {
         refuse = TW_D_MISSING_NAME;
@@ -211,13 +216,9 @@ static tw_status take_call(tw_text_dec *d, const cJSON *obj, int64_t off)
         const cJSON *jp = tw_json_get(obj, "parameters");
         if (!ja && jp) {
             ja = jp;
-            warns[nwarn].code = TW_D_PARAMETERS_ALIAS;
-            snprintf(warns[nwarn++].msg, sizeof warns[0].msg, "'parameters' used for 'arguments'");
+            tw_pending_add(warns, &nwarn, TW_D_PARAMETERS_ALIAS, "'parameters' used for 'arguments'");
         }
         if (!ja || cJSON_IsNull(ja)) {
-            if (ja == jp && jp && !cJSON_IsNull(jp)) {
-                /* unreachable: alias handled above */
-            }
             args = cJSON_CreateObject();
             if (!args)
                 return TW_ERR_NOMEM;
@@ -227,9 +228,19 @@ static tw_status take_call(tw_text_dec *d, const cJSON *obj, int64_t off)
                 return TW_ERR_NOMEM;
         } else if (cJSON_IsString(ja)) {
             tw_json_error e;
+            tw_json_lint lint;
             const char *s = ja->valuestring;
-            tw_status ps = tw_json_parse(s, strlen(s), d->L.max_depth, &args, &e);
-            if (ps == TW_D_JSON_TOO_DEEP) {
+            tw_status ps = tw_json_parse_lint(s, strlen(s), d->L.max_depth, &args, &e, &lint);
+            if (ps == TW_ERR_NOMEM)
+                return TW_ERR_NOMEM;
+            if (ps == TW_OK && lint.nul) {
+                refuse = TW_D_JSON_NUL;
+                snprintf(why, sizeof why,
+                         "arguments string holds U+0000 at its byte %lld; cut strings are refused",
+                         (long long)lint.nul_offset);
+                cJSON_Delete(args);
+                args = NULL;
+            } else if (ps == TW_D_JSON_TOO_DEEP) {
                 refuse = TW_D_JSON_TOO_DEEP;
                 snprintf(why, sizeof why, "arguments nested deeper than %zu", d->L.max_depth);
             } else if (ps != TW_OK || !cJSON_IsObject(args)) {
@@ -238,13 +249,21 @@ static tw_status take_call(tw_text_dec *d, const cJSON *obj, int64_t off)
                 cJSON_Delete(args);
                 args = NULL;
             } else {
-                warns[nwarn].code = TW_D_ARGUMENTS_AS_STRING;
-                snprintf(warns[nwarn++].msg, sizeof warns[0].msg, "arguments were a JSON string");
+                tw_pending_add(warns, &nwarn, TW_D_ARGUMENTS_AS_STRING,
+                               "arguments were a JSON string");
+                if (lint.nonstd_offset >= 0)
+                    tw_pending_add(warns, &nwarn, TW_D_JSON_NOT_RFC8259,
+                                   "arguments string is not RFC 8259 JSON: %s at its byte %lld",
+                                   lint.nonstd_what, (long long)lint.nonstd_offset);
             }
         } else {
             refuse = TW_D_ARGUMENTS_NOT_OBJECT;
             snprintf(why, sizeof why, "arguments are not a JSON object");
         }
+    }
+    if (!refuse && tw_args_dedupe(args, warns, &nwarn) != TW_OK) {
+        cJSON_Delete(args);
+        return TW_ERR_NOMEM;
     }
     if (!refuse)
         refuse = tw_call_check(&d->o, &d->L, &d->res, name, args, why, sizeof why, warns,
@@ -272,11 +291,9 @@ static tw_status take_call(tw_text_dec *d, const cJSON *obj, int64_t off)
         tw_call_free(&c);
         return TW_ERR_NOMEM;
     }
-    if (rewritten) {
-        warns[nwarn].code = TW_D_DUPLICATE_ID;
-        snprintf(warns[nwarn++].msg, sizeof warns[0].msg, "duplicate id '%.80s' rewritten as '%.80s'",
-                 jid, c.id);
-    }
+    if (rewritten)
+        tw_pending_add(warns, &nwarn, TW_D_DUPLICATE_ID, "duplicate id '%.80s' rewritten as '%.80s'",
+                       jid, c.id);
     tw_status st = TW_OK;
     for (size_t i = 0; st == TW_OK && i < nwarn; i++)
         st = add_diag(d, false, warns[i].code, off, warns[i].msg);
@@ -291,8 +308,23 @@ static tw_status take_call(tw_text_dec *d, const cJSON *obj, int64_t off)
 }
 
 /* A parsed payload: an object is one call, an array several. */
-static tw_status take_payload(tw_text_dec *d, const cJSON *v, int64_t off)
+static tw_status take_payload(tw_text_dec *d, const cJSON *v, int64_t off, const tw_json_lint *lint)
 {
+    if (lint->nonstd_offset >= 0) {
+        char m[160];
+        snprintf(m, sizeof m, "tool call payload is not RFC 8259 JSON: %s at its byte %lld",
+                 lint->nonstd_what, (long long)lint->nonstd_offset);
+        tw_status st = add_diag(d, false, TW_D_JSON_NOT_RFC8259, off, m);
+        if (st != TW_OK)
+            return st;
+    }
+    if (cJSON_IsArray(v) && tw_json_tainted(v)) {
+        /* an element that was a string with U+0000 was removed */
+        tw_status st = add_diag(d, true, TW_D_JSON_NUL, off,
+                                "tool call payload array held a string with U+0000; it was refused");
+        if (st != TW_OK)
+            return st;
+    }
     if (cJSON_IsObject(v))
         return take_call(d, v, off);
     if (cJSON_IsArray(v)) {
@@ -333,12 +365,12 @@ static void strip_payload(const tw_text_dec *d, const char **p, size_t *n)
  * Returns the value or NULL; *deep tells whether depth was the reason.
  */
 static cJSON *parse_payload(const tw_text_dec *d, const char *p, size_t n, bool retry, bool *deep,
-                            char *why, size_t whylen)
+                            char *why, size_t whylen, tw_json_lint *lint)
 {
     tw_json_error e;
     cJSON *v = NULL;
     strip_payload(d, &p, &n);
-    tw_status st = tw_json_parse(p, n, d->L.max_depth, &v, &e);
+    tw_status st = tw_json_parse_lint(p, n, d->L.max_depth, &v, &e, lint);
     if (st == TW_OK)
         return v;
     *deep = st == TW_D_JSON_TOO_DEEP;
@@ -347,7 +379,7 @@ static cJSON *parse_payload(const tw_text_dec *d, const char *p, size_t n, bool 
         return NULL;
     size_t a, b;
     if (tw_json_first_balanced(p, n, d->L.max_depth, &a, &b)) {
-        st = tw_json_parse(p + a, b - a, d->L.max_depth, &v, &e);
+        st = tw_json_parse_lint(p + a, b - a, d->L.max_depth, &v, &e, lint);
         if (st == TW_OK)
             return v;
         if (st == TW_D_JSON_TOO_DEEP)
@@ -361,7 +393,8 @@ static tw_status decide_payload(tw_text_dec *d, const char *p, size_t n, bool re
 {
     bool deep = false;
     char why[128] = "";
-    cJSON *v = parse_payload(d, p, n, retry, &deep, why, sizeof why);
+    tw_json_lint lint;
+    cJSON *v = parse_payload(d, p, n, retry, &deep, why, sizeof why, &lint);
     if (!v) {
         if (deep)
             return add_diag(d, true, TW_D_JSON_TOO_DEEP, d->c_block_off,
@@ -370,7 +403,7 @@ static tw_status decide_payload(tw_text_dec *d, const char *p, size_t n, bool re
         snprintf(m, sizeof m, "%s: %s", tw_code_message(fail_code), why);
         return add_diag(d, true, fail_code, d->c_block_off, m);
     }
-    tw_status st = take_payload(d, v, d->c_block_off);
+    tw_status st = take_payload(d, v, d->c_block_off, &lint);
     cJSON_Delete(v);
     return st;
 }
@@ -568,9 +601,12 @@ static tw_status block_done(tw_text_dec *d, size_t end, bool via_json)
     closer(d, &clen);
     if (via_json) {
         tw_json_error e;
+        tw_json_lint lint;
         cJSON *v = NULL;
-        tw_status ps = tw_json_parse(d->c_blk.data + d->c_vstart, d->c_vend - d->c_vstart,
-                                     d->L.max_depth, &v, &e);
+        tw_status ps = tw_json_parse_lint(d->c_blk.data + d->c_vstart, d->c_vend - d->c_vstart,
+                                          d->L.max_depth, &v, &e, &lint);
+        if (ps == TW_ERR_NOMEM)
+            return ps;
         if (ps != TW_OK) {
             /* the scanner accepted what the parser refuses: fall back */
             lit_advance(d);
@@ -578,7 +614,7 @@ static tw_status block_done(tw_text_dec *d, size_t end, bool via_json)
                 return TW_ERR_STATE; /* cannot happen: the close tag is literal */
             return block_done(d, d->c_lit + clen, false);
         }
-        st = take_payload(d, v, d->c_block_off);
+        st = take_payload(d, v, d->c_block_off, &lint);
         cJSON_Delete(v);
     } else {
         st = decide_payload(d, d->c_blk.data, d->c_lit, true, TW_D_TOOL_CALL_JSON);
@@ -909,9 +945,10 @@ static tw_status calls_finish(tw_text_dec *d)
     case TW_FINISH_LENGTH: {
         bool deep = false;
         char why[128];
-        cJSON *v = parse_payload(d, pl, pn, false, &deep, why, sizeof why);
+        tw_json_lint lint;
+        cJSON *v = parse_payload(d, pl, pn, false, &deep, why, sizeof why, &lint);
         if (v) {
-            st = take_payload(d, v, d->c_block_off);
+            st = take_payload(d, v, d->c_block_off, &lint);
             cJSON_Delete(v);
         } else {
             st = add_diag(d, true, deep ? TW_D_JSON_TOO_DEEP : TW_D_TOOL_CALL_UNTERMINATED,
@@ -959,7 +996,8 @@ static bool block_valid_at(const tw_text_dec *d, const char *p, size_t n)
     const char *f = tw_memmem(p, n, close, clen);
     if (!f)
         return false;
-    v = parse_payload(d, p, (size_t)(f - p), true, &deep, why, sizeof why);
+    tw_json_lint lint;
+    v = parse_payload(d, p, (size_t)(f - p), true, &deep, why, sizeof why, &lint);
     bool ok = v && (cJSON_IsObject(v) || cJSON_IsArray(v));
     cJSON_Delete(v);
     return ok;
@@ -1313,14 +1351,26 @@ static tw_status bare_json_finish(tw_text_dec *d)
     tw_trim(&t, &tn);
     if (d->c_blocks == 0 && tn && t[0] == '{') {
         tw_json_error e;
+        tw_json_lint lint;
         cJSON *v = NULL;
-        if (tw_json_parse(t, tn, d->L.max_depth, &v, &e) == TW_OK && cJSON_IsObject(v) &&
-            cJSON_IsString(tw_json_get(v, "name"))) {
+        tw_status ps = tw_json_parse_lint(t, tn, d->L.max_depth, &v, &e, &lint);
+        if (ps == TW_ERR_NOMEM)
+            return ps;
+        if (ps == TW_OK && cJSON_IsObject(v) &&
+            (cJSON_IsString(tw_json_get(v, "name")) || tw_json_tainted(v))) {
             /* offset: where the JSON starts in the input is not tracked
              * through the layers; the bare text's first byte is */
             int64_t off = (int64_t)d->c_bare_off;
             size_t before = d->res.msg.ncalls;
-            tw_status st = take_call(d, v, off);
+            tw_status st = TW_OK;
+            if (lint.nonstd_offset >= 0) {
+                char m[160];
+                snprintf(m, sizeof m, "bare JSON is not RFC 8259: %s at its byte %lld",
+                         lint.nonstd_what, (long long)lint.nonstd_offset);
+                st = add_diag(d, false, TW_D_JSON_NOT_RFC8259, off, m);
+            }
+            if (st == TW_OK)
+                st = take_call(d, v, off);
             cJSON_Delete(v);
             if (st != TW_OK)
                 return st;

@@ -603,13 +603,17 @@ static tw_status take_call(tw_result *res, const tw_decode_opts *o, const tw_lim
     if (!cJSON_IsObject(obj))
         return tw_diag_add(&res->errors, TW_D_TOOL_CALL_JSON, off, "tool call is not a JSON object");
     char why[256] = "";
-    tw_pending warns[4]; /* at most: alias, as-string, schema, duplicate id */
+    /* alias, as-string, schema, duplicate id, duplicate key, not RFC 8259 */
+    tw_pending warns[TW_PENDING_MAX];
+    _Static_assert(sizeof warns / sizeof warns[0] >= 6, "a vLLM call holds six kinds of warning");
     size_t nwarn = 0;
-    tw_status refuse = TW_OK;
+    tw_status refuse = tw_call_object_check(obj, why, sizeof why);
     cJSON *args = NULL;
     const cJSON *jn = tw_json_get(obj, "name");
     const char *name = cJSON_IsString(jn) && jn->valuestring[0] ? jn->valuestring : NULL;
-    if (!name) {
+    if (refuse) {
+        /* json_nul or call_duplicate_key: why is set */
+    } else if (!name) {
         refuse = TW_D_MISSING_NAME;
         snprintf(why, sizeof why, "tool call has no non-empty string 'name'");
     } else if ((o->tools_declared || o->ntools) && !o->allow_unknown_tool &&
@@ -622,8 +626,7 @@ static tw_status take_call(tw_result *res, const tw_decode_opts *o, const tw_lim
         const cJSON *jp = tw_json_get(obj, "parameters");
         if (!ja && jp) {
             ja = jp;
-            warns[nwarn].code = TW_D_PARAMETERS_ALIAS;
-            snprintf(warns[nwarn++].msg, sizeof warns[0].msg, "'parameters' used for 'arguments'");
+            tw_pending_add(warns, &nwarn, TW_D_PARAMETERS_ALIAS, "'parameters' used for 'arguments'");
         }
         if (!ja || cJSON_IsNull(ja)) {
             args = cJSON_CreateObject();
@@ -631,17 +634,29 @@ static tw_status take_call(tw_result *res, const tw_decode_opts *o, const tw_lim
             args = cJSON_Duplicate(ja, 1);
         } else if (cJSON_IsString(ja)) {
             tw_json_error e;
-            tw_status ps =
-                tw_json_parse(ja->valuestring, strlen(ja->valuestring), L->max_depth, &args, &e);
-            if (ps == TW_D_JSON_TOO_DEEP) {
+            tw_json_lint lint;
+            tw_status ps = tw_json_parse_lint(ja->valuestring, strlen(ja->valuestring),
+                                              L->max_depth, &args, &e, &lint);
+            if (ps == TW_ERR_NOMEM) {
+                return TW_ERR_NOMEM;
+            } else if (ps == TW_OK && lint.nul) {
+                refuse = TW_D_JSON_NUL;
+                snprintf(why, sizeof why,
+                         "arguments string holds U+0000 at its byte %lld; cut strings are refused",
+                         (long long)lint.nul_offset);
+            } else if (ps == TW_D_JSON_TOO_DEEP) {
                 refuse = TW_D_JSON_TOO_DEEP;
                 snprintf(why, sizeof why, "arguments nested deeper than %zu", L->max_depth);
             } else if (ps != TW_OK || !cJSON_IsObject(args)) {
                 refuse = TW_D_ARGUMENTS_NOT_OBJECT;
                 snprintf(why, sizeof why, "arguments string does not hold a JSON object");
             } else {
-                warns[nwarn].code = TW_D_ARGUMENTS_AS_STRING;
-                snprintf(warns[nwarn++].msg, sizeof warns[0].msg, "arguments were a JSON string");
+                tw_pending_add(warns, &nwarn, TW_D_ARGUMENTS_AS_STRING,
+                               "arguments were a JSON string");
+                if (lint.nonstd_offset >= 0)
+                    tw_pending_add(warns, &nwarn, TW_D_JSON_NOT_RFC8259,
+                                   "arguments string is not RFC 8259 JSON: %s at its byte %lld",
+                                   lint.nonstd_what, (long long)lint.nonstd_offset);
             }
             if (refuse) {
                 cJSON_Delete(args);
@@ -653,6 +668,10 @@ static tw_status take_call(tw_result *res, const tw_decode_opts *o, const tw_lim
         }
         if (!refuse && !args)
             return TW_ERR_NOMEM;
+    }
+    if (!refuse && tw_args_dedupe(args, warns, &nwarn) != TW_OK) {
+        cJSON_Delete(args);
+        return TW_ERR_NOMEM;
     }
     if (!refuse)
         refuse = tw_call_check(o, L, res, name, args, why, sizeof why, warns, &nwarn);
@@ -678,13 +697,9 @@ static tw_status take_call(tw_result *res, const tw_decode_opts *o, const tw_lim
         return TW_ERR_NOMEM;
     }
     tw_status st = TW_OK;
-    if (rewritten && nwarn < 2) {
-        warns[nwarn].code = TW_D_DUPLICATE_ID;
-        snprintf(warns[nwarn++].msg, sizeof warns[0].msg, "duplicate id '%.60s' rewritten as '%.60s'",
-                 jid, c.id);
-    } else if (rewritten) {
-        st = tw_diag_add(&res->warnings, TW_D_DUPLICATE_ID, off, "duplicate id rewritten");
-    }
+    if (rewritten)
+        tw_pending_add(warns, &nwarn, TW_D_DUPLICATE_ID, "duplicate id '%.60s' rewritten as '%.60s'",
+                       jid, c.id);
     for (size_t i = 0; st == TW_OK && i < nwarn; i++)
         st = tw_diag_add(&res->warnings, warns[i].code, off, warns[i].msg);
     if (st == TW_OK)
@@ -715,7 +730,8 @@ static tw_status decode_body(const char *buf, size_t len, const tw_decode_opts *
 {
     cJSON *root = NULL;
     tw_json_error e;
-    tw_status ps = tw_json_parse(buf, len, L->max_depth, &root, &e);
+    tw_json_lint lint;
+    tw_status ps = tw_json_parse_lint(buf, len, L->max_depth, &root, &e, &lint);
     if (ps == TW_ERR_NOMEM)
         return ps;
     if (ps != TW_OK)
@@ -723,6 +739,16 @@ static tw_status decode_body(const char *buf, size_t len, const tw_decode_opts *
                                                                    : TW_D_RESPONSE_JSON,
                            (int64_t)e.offset, e.message[0] ? e.message : NULL);
     tw_status st = TW_OK;
+    if (lint.nonstd_offset >= 0)
+        st = tw_diag_addf(&res->warnings, TW_D_JSON_NOT_RFC8259, lint.nonstd_offset,
+                          "JSON is not RFC 8259: %s", lint.nonstd_what);
+    if (st == TW_OK && lint.nul)
+        st = tw_diag_add(&res->errors, TW_D_JSON_NUL, lint.nul_offset,
+                         "a string or key holds U+0000; the value it belongs to was refused");
+    if (st != TW_OK) {
+        cJSON_Delete(root);
+        return st;
+    }
     if (!cJSON_IsObject(root)) {
         size_t i = 0;
         while (i < len && tw_is_space((unsigned char)buf[i]))
@@ -749,7 +775,9 @@ static tw_status decode_body(const char *buf, size_t len, const tw_decode_opts *
             return TW_ERR_NOMEM;
         }
     }
-    st = tw_json_positions(buf, len, root, L->max_depth, note_pos, &pos);
+    /* with values removed for U+0000 the tree no longer matches the text:
+     * offsets stay -1 */
+    st = lint.nul ? TW_OK : tw_json_positions(buf, len, root, L->max_depth, note_pos, &pos);
     if (st == TW_ERR_PARSE || st == TW_ERR_LIMIT)
         st = TW_OK; /* offsets stay -1 where the walk did not reach */
     const char *dk = st == TW_OK ? tw_json_duplicate_key(root) : NULL;

@@ -1,6 +1,7 @@
 /* Plumbing shared by the decoders (see wire_common.h). */
 #include "wire_common.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,6 +30,71 @@ void tw_diag_sort(tw_diag_list *l)
     }
 }
 
+static bool pending_kind(tw_status code)
+{
+#define TW_PENDING_IS(c) code == (c) ||
+    return TW_PENDING_CODES(TW_PENDING_IS) false;
+#undef TW_PENDING_IS
+}
+
+bool tw_pending_add(tw_pending *warns, size_t *nwarn, tw_status code, const char *fmt, ...)
+{
+    if (!pending_kind(code))
+        return false;
+    for (size_t i = 0; i < *nwarn; i++)
+        if (warns[i].code == code)
+            return false;
+    /* one slot per kind: a call never holds more than TW_PENDING_MAX */
+    if (*nwarn >= TW_PENDING_MAX)
+        return false;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(warns[*nwarn].msg, sizeof warns[0].msg, fmt, ap);
+    va_end(ap);
+    warns[(*nwarn)++].code = code;
+    return true;
+}
+
+/* The keys of a call object that may not repeat: which one counts is ambiguous. */
+static const char *const CALL_KEYS[] = {"name",     "arguments", "parameters", "id",
+                                        "type",     "function",  "input",      NULL};
+
+/*
+ * Refusals every decoder shares for a parsed call object: a string or key
+ * in it held U+0000 (removed by tw_json_parse_lint), or it repeats one of
+ * CALL_KEYS. Returns the refusal with its text in why, or TW_OK.
+ */
+tw_status tw_call_object_check(const cJSON *obj, char *why, size_t whylen)
+{
+    if (tw_json_tainted(obj)) {
+        snprintf(why, whylen, "tool call holds U+0000 in a string or key; cut strings are refused");
+        return TW_D_JSON_NUL;
+    }
+    const char *k = tw_json_repeated_member(obj, CALL_KEYS);
+    if (k) {
+        snprintf(why, whylen, "tool call repeats the key '%s'", k);
+        return TW_D_CALL_DUPLICATE_KEY;
+    }
+    return TW_OK;
+}
+
+/*
+ * Repeated keys inside accepted arguments: later members removed, the first
+ * value of each key kept, one warning held that names the path.
+ */
+tw_status tw_args_dedupe(cJSON *args, tw_pending *warns, size_t *nwarn)
+{
+    char path[200];
+    size_t removed = 0;
+    tw_status st = tw_json_dedupe(args, path, sizeof path, &removed);
+    if (st == TW_OK && removed)
+        tw_pending_add(warns, nwarn, TW_D_DUPLICATE_KEY,
+                       "arguments repeat the key at '%.160s' (%zu repeated member%s removed); "
+                       "the first value of each key was kept",
+                       path, removed, removed == 1 ? "" : "s");
+    return st;
+}
+
 tw_status tw_call_check(const tw_decode_opts *o, const tw_limits *L, tw_result *res,
                         const char *name, const cJSON *args, char *why, size_t whylen,
                         tw_pending *warns, size_t *nwarn)
@@ -42,8 +108,7 @@ tw_status tw_call_check(const tw_decode_opts *o, const tw_limits *L, tw_result *
     if (t && t->parameters &&
         !tw_schema_validate(t->parameters, args, L->max_depth, sw, sizeof sw)) {
         if (o->schema_warn) {
-            warns[*nwarn].code = TW_D_ARGS_SCHEMA;
-            snprintf(warns[(*nwarn)++].msg, sizeof warns[0].msg, "%s", sw);
+            tw_pending_add(warns, nwarn, TW_D_ARGS_SCHEMA, "%s", sw);
         } else {
             snprintf(why, whylen, "%s", sw);
             return TW_D_ARGS_SCHEMA;

@@ -94,6 +94,50 @@ typedef struct tw_pending {
 } tw_pending;
 
 /*
+ * Every kind of warning a call can hold back, each at most once per call:
+ * a decoder's array of pending warnings has TW_PENDING_MAX slots, and
+ * tw_pending_add keeps one warning per code, so it can never overflow.
+ */
+#define TW_PENDING_CODES(X)                                                                        \
+    X(TW_D_PARAMETERS_ALIAS)                                                                       \
+    X(TW_D_ARGUMENTS_AS_STRING)                                                                    \
+    X(TW_D_ARGUMENTS_AS_OBJECT)                                                                    \
+    X(TW_D_ARGS_SCHEMA)                                                                            \
+    X(TW_D_LEGACY_FUNCTION_CALL)                                                                   \
+    X(TW_D_DUPLICATE_ID)                                                                           \
+    X(TW_D_DUPLICATE_KEY)                                                                          \
+    X(TW_D_JSON_NOT_RFC8259)
+
+#define TW_PENDING_ONE(code) +1
+enum { TW_PENDING_MAX = 0 TW_PENDING_CODES(TW_PENDING_ONE) };
+#undef TW_PENDING_ONE
+
+/*
+ * Hold a warning: returns false (and holds nothing) when `code` is not one
+ * of TW_PENDING_CODES or is already held; warns has TW_PENDING_MAX slots.
+ */
+bool tw_pending_add(tw_pending *warns, size_t *nwarn, tw_status code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/*
+ * Refusals every decoder shares for a parsed call object: a string or key in
+ * it held U+0000 (removed by tw_json_parse_lint: json_nul), or it repeats
+ * one of name, arguments, parameters, id, type, function, input
+ * (call_duplicate_key). Returns the refusal with its text in why, or TW_OK.
+ */
+tw_status tw_call_object_check(const cJSON *obj, char *why, size_t whylen);
+
+/*
+ * Repeated keys at any depth of accepted arguments: the later members are
+ * removed, the first value of each key kept, and one duplicate_key warning
+ * naming the first path is held. TW_ERR_NOMEM possible.
+ */
+tw_status tw_args_dedupe(cJSON *args, tw_pending *warns, size_t *nwarn);
+
+/*
  * The checks a call's parsed arguments pass last, in this order: size
  * (max_args_bytes), the declared tool's schema, then max_calls (the
  * calls res holds so far). Returns the refusal, its text in why, or TW_OK. A

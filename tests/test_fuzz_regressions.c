@@ -103,7 +103,7 @@ ParameterizedTestParameters(fuzz, replay)
         {"fenced"},         {"openai_response"},  {"openai_stream"},
         {"anthropic_response"}, {"anthropic_stream"}, {"vllm"},
         {"proxy"},          {"schema"},           {"sse"},
-        {"fixture"},        {"import"},
+        {"fixture"},        {"import"},           {"json_diff"},
     };
     return cr_make_param_array(struct target_param, params, sizeof params / sizeof params[0]);
 }
@@ -129,7 +129,7 @@ Test(fuzz, every_target_is_replayed)
     static const char *listed[] = {"think", "hermes", "hermes_stream", "fenced",
                                    "openai_response", "openai_stream", "anthropic_response",
                                    "anthropic_stream", "vllm", "proxy", "schema", "sse",
-                                   "fixture", "import"};
+                                   "fixture", "import", "json_diff"};
     for (const char *const *n = tw_fz_target_names(); *n; n++) {
         bool found = false;
         for (size_t i = 0; i < sizeof listed / sizeof listed[0]; i++)

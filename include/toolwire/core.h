@@ -77,7 +77,13 @@ extern "C" {
     X(TW_D_TOOL_RESULT_IN_OUTPUT, "tool_result_in_output",                     \
       "model output held a <tool_result> block; it was dropped")                \
     X(TW_D_NUMBER_INEXACT, "number_inexact",                                   \
-      "a number the target format cannot carry exactly was re-encoded")
+      "a number the target format cannot carry exactly was re-encoded")        \
+    X(TW_D_JSON_NUL, "json_nul",                                               \
+      "a JSON string or key holds U+0000; the value was refused")              \
+    X(TW_D_CALL_DUPLICATE_KEY, "call_duplicate_key",                           \
+      "tool call object repeats a key; the call is ambiguous")                 \
+    X(TW_D_JSON_NOT_RFC8259, "json_not_rfc8259",                               \
+      "JSON is not RFC 8259: raw control character in a string or between tokens")
 
 typedef enum tw_status {
 #define TW_X_ENUM(e, n, m) e,

@@ -151,6 +151,56 @@ int64_t tw_json_int(const cJSON *v, int64_t lo, int64_t hi, int64_t dflt);
 /* Does obj hold the same key twice? Returns the second key or NULL. */
 const char *tw_json_duplicate_key(const cJSON *obj);
 
+/* ---- strings and keys: what a cJSON tree cannot show ---- */
+
+/*
+ * cJSON strings end at their first NUL, so a string or key holding U+0000
+ * (a raw 0x00 byte, the escape \u0000, or a \u escape whose four characters
+ * are not all hex digits, which cJSON reads as U+0000) would be read cut
+ * short. The scan finds such strings and the first place where the text is
+ * not RFC 8259 JSON although cJSON accepts it: a raw byte below 0x20 inside
+ * a string; a byte below 0x20 other than tab, LF and CR between tokens
+ * (cJSON takes it as whitespace); invalid UTF-8 inside a string; a number
+ * such as 01, 1. or -.5; a leading UTF-8 byte order mark. One linear pass,
+ * no allocation.
+ */
+typedef struct tw_json_lint {
+    bool nul;              /* some string or key holds U+0000 */
+    int64_t nul_offset;    /* its first byte (the 0x00 or the backslash), -1 when none */
+    int64_t nonstd_offset; /* first byte that is not RFC 8259, -1 when none */
+    const char *nonstd_what; /* static description of it, NULL when none */
+} tw_json_lint;
+
+void tw_json_lint_scan(const char *buf, size_t len, tw_json_lint *out);
+
+/*
+ * tw_json_parse plus the scan (allocates only when U+0000 is found: the
+ * ordinals of the strings that hold it). When a string or key holds U+0000, every
+ * member whose key or string value holds it, and every such array element,
+ * is removed from the tree, and the container it was in and all containers
+ * above are marked (tw_json_tainted): no reader ever sees a cut string, and
+ * a reader of a marked object knows something in it was refused.
+ */
+tw_status tw_json_parse_lint(const char *buf, size_t len, size_t max_depth, cJSON **out,
+                             tw_json_error *err, tw_json_lint *lint);
+
+/* Did tw_json_parse_lint remove a NUL-holding value inside v (or is v a
+ * top-level string that holds one)? Survives cJSON_Duplicate. */
+bool tw_json_tainted(const cJSON *v);
+
+/* Of the NULL-terminated list `keys`, the first that obj holds more than
+ * once, or NULL. */
+const char *tw_json_repeated_member(const cJSON *obj, const char *const *keys);
+
+/*
+ * Remove, in every object inside v (at any depth, v included), the members
+ * whose key an earlier member of the same object already has: the first
+ * value of a key is kept. *removed counts them; the JSON Pointer of the
+ * first one removed (its object's path and its key) is written to path
+ * ("" when none). Linear up to a log factor in the number of members.
+ */
+tw_status tw_json_dedupe(cJSON *v, char *path, size_t pathlen, size_t *removed);
+
 #ifdef __cplusplus
 }
 #endif

@@ -47,7 +47,18 @@ typedef struct tw_wire_call {
     bool args_oversize;      /* the text went past the 2 * max_args_bytes + 4096 buffer */
     bool legacy;             /* an OpenAI legacy function_call */
     int64_t offset;
+    tw_status refuse;        /* decided by the format before the shared rules (json_nul,
+                                call_duplicate_key), TW_OK when none */
+    const char *refuse_why;  /* its message, NULL for the code's own */
 } tw_wire_call;
+
+/*
+ * A wire body or event parsed with tw_json_parse_lint: json_not_rfc8259 as
+ * a warning (once when *warned is given, then set) and json_nul as an
+ * error, both at `at` plus, when `relative`, the scan's offset.
+ */
+tw_status tw_wire_lint_diags(tw_wire_sink *k, const tw_json_lint *lint, int64_t at, bool relative,
+                             bool *warned);
 
 /*
  * Apply the acceptance rules (docs/formats/openai.md "Calls") to one call:
@@ -126,6 +137,7 @@ typedef struct tw_openai_stream {
     size_t *by_id;
     size_t ntab; /* a power of two, at least twice nslots; 0 before the first slot */
     size_t last_plain;
+    bool nonstd_warned; /* json_not_rfc8259 given once per stream */
 } tw_openai_stream;
 
 tw_status tw_openai_stream_init(tw_openai_stream *d, const tw_decode_opts *o, tw_event_fn fn,

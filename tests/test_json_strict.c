@@ -1,0 +1,494 @@
+/* Never change a value silently: U+0000 in strings and keys, repeated keys,
+ * bytes that are not RFC 8259 JSON, and the pending warnings of one call,
+ * across every decoder. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "toolwire/decode.h"
+#include "toolwire/json.h"
+#include "toolwire/neutral.h"
+#include "toolwire/schema.h"
+#include "twtest.h"
+
+static size_t count_code(const tw_diag_list *l, tw_status code)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < l->len; i++)
+        n += l->items[i].code == code;
+    return n;
+}
+
+static const tw_diag *find_code(const tw_diag_list *l, tw_status code)
+{
+    for (size_t i = 0; i < l->len; i++)
+        if (l->items[i].code == code)
+            return &l->items[i];
+    return NULL;
+}
+
+/* Decode n bytes (may hold NUL) in one piece and in 7-byte pieces; both
+ * must agree, the batch result is returned. */
+static void decode_n(const char *fmt, const char *buf, size_t n, const tw_decode_opts *o,
+                     tw_result *out)
+{
+    const tw_format_ops *f = tw_format_find(fmt);
+    cr_assert_not_null(f, "%s", fmt);
+    char *copy = tw_test_exact(buf, n);
+    cr_assert_eq(f->decode(copy, n, o, out), TW_OK, "%s", fmt);
+    tw_result r2;
+    cr_assert_eq(tw_decode_chunked(f, copy, n, 7, o, &r2), TW_OK, "%s chunked", fmt);
+    tw_buf a = {0}, b = {0};
+    cr_assert_eq(tw_result_write(&a, out, 0), TW_OK);
+    cr_assert_eq(tw_result_write(&b, &r2, 0), TW_OK);
+    cr_expect_str_eq(a.data, b.data, "%s: batch and chunked differ", fmt);
+    tw_buf_free(&a);
+    tw_buf_free(&b);
+    tw_result_free(&r2);
+    free(copy);
+}
+
+static void decode(const char *fmt, const char *buf, const tw_decode_opts *o, tw_result *out)
+{
+    decode_n(fmt, buf, strlen(buf), o, out);
+}
+
+/* No accepted call and no content holds a prefix of the hostile value. */
+static void expect_no_cut(const tw_result *r, const char *what)
+{
+    for (size_t i = 0; i < r->msg.ncalls; i++) {
+        char *s = tw_json_print(r->msg.calls[i].arguments, NULL);
+        cr_expect(strstr(s, "ls /tmp") == NULL, "%s: a cut value was accepted: %s", what, s);
+        cr_expect(strcmp(r->msg.calls[i].name, "evil") != 0, "%s: cut key chose 'evil'", what);
+        free(s);
+    }
+    cr_expect(r->msg.content.len == 0 || memmem(r->msg.content.data, r->msg.content.len,
+                                                "cut", 3) == NULL,
+              "%s: content was cut: %s", what, r->msg.content.data);
+}
+
+/* ---------- 1: U+0000 in strings and keys ---------- */
+
+static const char HERMES_NUL[] =
+    "<tool_call>{\"name\\u0000x\":\"evil\",\"name\":\"safe\",\"arguments\":"
+    "{\"cmd\":\"ls /tmp\\u0000; rm -rf /\"}}</tool_call>";
+
+Test(json_nul, hermes_reproduction_refused)
+{
+    tw_result r;
+    decode("hermes", HERMES_NUL, NULL, &r);
+    cr_expect_eq(r.msg.ncalls, 0);
+    cr_expect_eq(count_code(&r.errors, TW_D_JSON_NUL), 1);
+    expect_no_cut(&r, "hermes");
+    tw_result_free(&r);
+}
+
+Test(json_nul, every_text_format)
+{
+    static const char *const fmts[] = {"hermes", "think", "proxy"};
+    const char *args_escaped = "<tool_call>{\"name\":\"f\",\"arguments\":{\"cmd\":\"ls /tmp\\u0000x\"}}"
+                               "</tool_call>";
+    for (size_t i = 0; i < 3; i++) {
+        tw_result r;
+        decode(fmts[i], args_escaped, NULL, &r);
+        if (strcmp(fmts[i], "think") != 0) {
+            cr_expect_eq(r.msg.ncalls, 0, "%s", fmts[i]);
+            cr_expect_eq(count_code(&r.errors, TW_D_JSON_NUL), 1, "%s", fmts[i]);
+        }
+        expect_no_cut(&r, fmts[i]);
+        tw_result_free(&r);
+    }
+    /* fenced, a raw NUL byte inside the name, arguments as a JSON string
+     * whose inner text escapes U+0000, and bare JSON */
+    tw_result r;
+    const char fenced[] = "```tool_call\n{\"name\":\"ev\0il\",\"arguments\":{}}\n```";
+    decode_n("fenced", fenced, sizeof fenced - 1, NULL, &r);
+    cr_expect_eq(r.msg.ncalls, 0);
+    cr_expect_eq(count_code(&r.errors, TW_D_JSON_NUL), 1);
+    tw_result_free(&r);
+    decode("hermes",
+           "<tool_call>{\"name\":\"f\",\"arguments\":\"{\\\"cmd\\\":\\\"ls /tmp\\\\u0000 x\\\"}\"}"
+           "</tool_call>",
+           NULL, &r);
+    cr_expect_eq(r.msg.ncalls, 0);
+    cr_expect_eq(count_code(&r.errors, TW_D_JSON_NUL), 1);
+    expect_no_cut(&r, "arguments string");
+    tw_result_free(&r);
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    o.bare_json = true;
+    decode("hermes", "{\"name\":\"f\",\"arguments\":{\"cmd\":\"ls /tmp\\u0000 x\"}}", &o, &r);
+    cr_expect_eq(r.msg.ncalls, 0);
+    cr_expect_eq(count_code(&r.errors, TW_D_JSON_NUL), 1);
+    tw_result_free(&r);
+}
+
+Test(json_nul, openai_response)
+{
+    tw_result r;
+    decode("openai-response",
+           "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
+           "\"content\":\"cut\\u0000here\",\"tool_calls\":["
+           "{\"id\":\"a\",\"type\":\"function\",\"function\":{\"name\":\"f\","
+           "\"arguments\":\"{\\\"cmd\\\":\\\"ls /tmp\\\\u0000; rm\\\"}\"}},"
+           "{\"id\":\"b\\u0000\",\"type\":\"function\",\"function\":{\"name\":\"g\",\"arguments\":\"{}\"}},"
+           "{\"id\":\"c\",\"type\":\"function\",\"function\":{\"name\":\"h\",\"arguments\":\"{}\"}}]},"
+           "\"finish_reason\":\"tool_calls\"}]}",
+           NULL, &r);
+    /* the clean call stays; the two others and the content are refused */
+    cr_assert_eq(r.msg.ncalls, 1);
+    cr_expect_str_eq(r.msg.calls[0].name, "h");
+    cr_expect_eq(r.msg.content.len, 0);
+    cr_expect_eq(count_code(&r.errors, TW_D_JSON_NUL), 3, "body + two calls");
+    expect_no_cut(&r, "openai-response");
+    tw_result_free(&r);
+}
+
+Test(json_nul, openai_stream)
+{
+    tw_result r;
+    decode("openai-stream",
+           "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"cut\\u0000x\"}}]}\n\n"
+           "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"cut\\u0000x\"}}]}\n\n"
+           "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"a\","
+           "\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"cmd\\\":\"}}]}}]}\n\n"
+           "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,"
+           "\"function\":{\"arguments\":\"\\\"ls /tmp\\u0000; rm\\\"}\"}}]}}]}\n\n"
+           "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,\"id\":\"b\","
+           "\"type\":\"function\",\"function\":{\"name\":\"g\",\"arguments\":\"{\\\"x\\\":\\\"\\\\u0000\\\"}\"}}]}}]}\n\n"
+           "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n"
+           "data: [DONE]\n\n",
+           NULL, &r);
+    cr_expect_eq(r.msg.ncalls, 0);
+    cr_expect_eq(r.msg.content.len, 0);
+    cr_expect_eq(r.msg.thinking.len, 0);
+    /* three chunks + two calls */
+    cr_expect_eq(count_code(&r.errors, TW_D_JSON_NUL), 5);
+    expect_no_cut(&r, "openai-stream");
+    tw_result_free(&r);
+}
+
+Test(json_nul, anthropic)
+{
+    tw_result r;
+    decode("anthropic-response",
+           "{\"type\":\"message\",\"content\":[{\"type\":\"text\",\"text\":\"cut\\u0000x\"},"
+           "{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"f\",\"input\":{\"cmd\":\"ls /tmp\\u0000 x\"}},"
+           "{\"type\":\"tool_use\",\"id\":\"t2\",\"name\":\"g\",\"input\":{}}],"
+           "\"stop_reason\":\"tool_use\"}",
+           NULL, &r);
+    cr_assert_eq(r.msg.ncalls, 1);
+    cr_expect_str_eq(r.msg.calls[0].name, "g");
+    cr_expect_eq(r.msg.content.len, 0);
+    cr_expect_eq(count_code(&r.errors, TW_D_JSON_NUL), 2);
+    tw_result_free(&r);
+    decode("anthropic-stream",
+           "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"
+           "\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"f\",\"input\":{}}}\n\n"
+           "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
+           "\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"cmd\\\":\\\"ls /tmp\\u0000\"}}\n\n"
+           "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
+           "\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"; rm\\\"}\"}}\n\n"
+           "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+           "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,"
+           "\"content_block\":{\"type\":\"tool_use\",\"id\":\"t2\",\"name\":\"g\",\"input\":{}}}\n\n"
+           "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,"
+           "\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"x\\\":\\\"\\\\u0000\\\"}\"}}\n\n"
+           "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n"
+           "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"}}\n\n"
+           "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+           NULL, &r);
+    cr_expect_eq(r.msg.ncalls, 0);
+    cr_expect_eq(count_code(&r.errors, TW_D_JSON_NUL), 3, "one event + two calls");
+    expect_no_cut(&r, "anthropic-stream");
+    tw_result_free(&r);
+}
+
+Test(json_nul, vllm)
+{
+    tw_result r;
+    decode("vllm-generate",
+           "{\"thinking\":\"cut\\u0000x\",\"response\":\"\",\"tool_calls\":["
+           "{\"name\":\"f\",\"arguments\":{\"cmd\":\"ls /tmp\\u0000 x\"}},"
+           "{\"name\":\"g\",\"arguments\":\"{\\\"cmd\\\":\\\"ls /tmp\\\\u0000 x\\\"}\"},"
+           "{\"name\":\"h\",\"arguments\":{}}]}",
+           NULL, &r);
+    cr_assert_eq(r.msg.ncalls, 1);
+    cr_expect_str_eq(r.msg.calls[0].name, "h");
+    cr_expect_eq(r.msg.thinking.len, 0);
+    cr_expect_eq(count_code(&r.errors, TW_D_JSON_NUL), 3);
+    expect_no_cut(&r, "vllm");
+    tw_result_free(&r);
+}
+
+/* cJSON reads a \u escape whose four characters are not all hex as U+0000 */
+Test(json_nul, invalid_u_escape_is_a_nul)
+{
+    tw_result r;
+    decode("hermes",
+           "<tool_call>{\"name\":\"f\",\"arguments\":{\"cmd\":\"ls /tmp\\u00g0; rm\"}}</tool_call>",
+           NULL, &r);
+    cr_expect_eq(r.msg.ncalls, 0);
+    cr_expect_eq(count_code(&r.errors, TW_D_JSON_NUL), 1);
+    cr_expect_eq(count_code(&r.warnings, TW_D_JSON_NOT_RFC8259), 1);
+    expect_no_cut(&r, "\\u00g0");
+    tw_result_free(&r);
+    decode("openai-response",
+           "{\"choices\":[{\"index\":0,\"message\":{\"content\":\"cut\\uZZZZx\"},"
+           "\"finish_reason\":\"stop\"}]}",
+           NULL, &r);
+    cr_expect_eq(r.msg.content.len, 0);
+    cr_expect_eq(count_code(&r.errors, TW_D_JSON_NUL), 1);
+    tw_result_free(&r);
+}
+
+/* ---------- 2: repeated keys ---------- */
+
+Test(duplicate_keys, call_object_refused_everywhere)
+{
+    static const char *const keys[] = {"name", "arguments", "parameters", "id", "type"};
+    for (size_t i = 0; i < 5; i++) {
+        char buf[300];
+        snprintf(buf, sizeof buf,
+                 "<tool_call>{\"name\":\"f\",\"arguments\":{},\"parameters\":{},\"id\":\"a\","
+                 "\"type\":\"function\",\"%s\":\"x\"}</tool_call>",
+                 keys[i]);
+        tw_result r;
+        decode("hermes", buf, NULL, &r);
+        cr_expect_eq(r.msg.ncalls, 0, "%s", keys[i]);
+        const tw_diag *g = find_code(&r.errors, TW_D_CALL_DUPLICATE_KEY);
+        cr_assert_not_null(g, "%s", keys[i]);
+        cr_expect(strstr(g->message, keys[i]) != NULL, "%s", g->message);
+        tw_result_free(&r);
+    }
+    tw_result r;
+    decode("openai-response",
+           "{\"choices\":[{\"index\":0,\"message\":{\"tool_calls\":[{\"id\":\"a\",\"type\":\"function\","
+           "\"function\":{\"name\":\"evil\",\"name\":\"safe\",\"arguments\":\"{}\"}}]},"
+           "\"finish_reason\":\"tool_calls\"}]}",
+           NULL, &r);
+    cr_expect_eq(r.msg.ncalls, 0);
+    cr_expect_eq(count_code(&r.errors, TW_D_CALL_DUPLICATE_KEY), 1);
+    tw_result_free(&r);
+    decode("openai-stream",
+           "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"a\","
+           "\"function\":{\"name\":\"f\",\"arguments\":\"{}\",\"arguments\":\"{\\\"x\\\":1}\"}}]}}]}\n\n"
+           "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n"
+           "data: [DONE]\n\n",
+           NULL, &r);
+    cr_expect_eq(r.msg.ncalls, 0);
+    cr_expect_eq(count_code(&r.errors, TW_D_CALL_DUPLICATE_KEY), 1);
+    tw_result_free(&r);
+    decode("anthropic-response",
+           "{\"type\":\"message\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"f\","
+           "\"input\":{\"a\":1},\"input\":{\"a\":2}}],\"stop_reason\":\"tool_use\"}",
+           NULL, &r);
+    cr_expect_eq(r.msg.ncalls, 0);
+    cr_expect_eq(count_code(&r.errors, TW_D_CALL_DUPLICATE_KEY), 1);
+    tw_result_free(&r);
+    decode("anthropic-stream",
+           "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"
+           "\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"id\":\"t2\",\"name\":\"f\",\"input\":{}}}\n\n"
+           "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+           "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+           NULL, &r);
+    cr_expect_eq(r.msg.ncalls, 0);
+    cr_expect_eq(count_code(&r.errors, TW_D_CALL_DUPLICATE_KEY), 1);
+    tw_result_free(&r);
+    decode("vllm-generate",
+           "{\"response\":\"\",\"tool_calls\":[{\"name\":\"f\",\"name\":\"g\",\"arguments\":{}}]}", NULL,
+           &r);
+    cr_expect_eq(r.msg.ncalls, 0);
+    cr_expect_eq(count_code(&r.errors, TW_D_CALL_DUPLICATE_KEY), 1);
+    tw_result_free(&r);
+}
+
+Test(duplicate_keys, arguments_warn_and_keep_first)
+{
+    tw_result r;
+    decode("hermes",
+           "<tool_call>{\"name\":\"f\",\"arguments\":{\"a\":1,\"b\":{\"c\":[{\"d\":\"first\",\"d\":\"second\"}]},"
+           "\"a\":2}}</tool_call>",
+           NULL, &r);
+    cr_assert_eq(r.msg.ncalls, 1);
+    char *s = tw_json_print(r.msg.calls[0].arguments, NULL);
+    cr_expect_str_eq(s, "{\"a\":1,\"b\":{\"c\":[{\"d\":\"first\"}]}}");
+    free(s);
+    const tw_diag *g = find_code(&r.warnings, TW_D_DUPLICATE_KEY);
+    cr_assert_not_null(g);
+    cr_expect(strstr(g->message, "'/a'") && strstr(g->message, "2 repeated") &&
+                  strstr(g->message, "first value"),
+              "%s", g->message);
+    tw_result_free(&r);
+    /* the same through a wire format's arguments text */
+    decode("openai-response",
+           "{\"choices\":[{\"index\":0,\"message\":{\"tool_calls\":[{\"id\":\"a\",\"type\":\"function\","
+           "\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"x\\\":{\\\"y\\\":1,\\\"y\\\":2}}\"}}]},"
+           "\"finish_reason\":\"tool_calls\"}]}",
+           NULL, &r);
+    cr_assert_eq(r.msg.ncalls, 1);
+    g = find_code(&r.warnings, TW_D_DUPLICATE_KEY);
+    cr_assert_not_null(g);
+    cr_expect(strstr(g->message, "'/x/y'") != NULL, "%s", g->message);
+    tw_result_free(&r);
+}
+
+/* Far too many members for a pairwise search to finish in the test's time. */
+Test(duplicate_keys, dedupe_is_not_quadratic, .timeout = 300)
+{
+    const size_t n = 1000000;
+    tw_buf b = {0};
+    cr_assert_eq(tw_buf_putc(&b, '{'), TW_OK);
+    for (size_t i = 0; i < n; i++)
+        cr_assert_eq(tw_buf_printf(&b, "%s\"k%zu\":%zu", i ? "," : "", i % (n - 1), i), TW_OK);
+    cr_assert_eq(tw_buf_putc(&b, '}'), TW_OK);
+    cJSON *v = NULL;
+    cr_assert_eq(tw_json_parse(b.data, b.len, 8, &v, NULL), TW_OK);
+    char path[64];
+    size_t removed = 0;
+    cr_assert_eq(tw_json_dedupe(v, path, sizeof path, &removed), TW_OK);
+    cr_expect_eq(removed, 1);
+    cr_expect_str_eq(path, "/k0");
+    cr_expect_eq(cJSON_GetArraySize(v), (int)(n - 1));
+    cr_expect_eq(tw_json_get(v, "k0")->valueint, 0, "the first value is kept");
+    cJSON_Delete(v);
+    tw_buf_free(&b);
+}
+
+/* ---------- 3: not RFC 8259 ---------- */
+
+Test(rfc8259, warnings_not_refusals)
+{
+    tw_result r;
+    const char tab[] = "<tool_call>{\"name\":\"f\",\"arguments\":{\"code\":\"a\tb\nc\"}}</tool_call>";
+    decode("hermes", tab, NULL, &r);
+    cr_expect_eq(r.msg.ncalls, 1);
+    cr_expect_eq(count_code(&r.warnings, TW_D_JSON_NOT_RFC8259), 1);
+    tw_result_free(&r);
+    const char between[] = "<tool_call>{\"name\":\"f\",\0\"arguments\":{}}</tool_call>";
+    decode_n("hermes", between, sizeof between - 1, NULL, &r);
+    cr_expect_eq(r.msg.ncalls, 1);
+    const tw_diag *g = find_code(&r.warnings, TW_D_JSON_NOT_RFC8259);
+    cr_assert_not_null(g);
+    cr_expect(strstr(g->message, "NUL byte between tokens") != NULL, "%s", g->message);
+    tw_result_free(&r);
+    /* clean JSON gets no such warning */
+    decode("hermes", "<tool_call>{\"name\":\"f\",\n\t\"arguments\":{}}</tool_call>", NULL, &r);
+    cr_expect_eq(count_code(&r.warnings, TW_D_JSON_NOT_RFC8259), 0);
+    tw_result_free(&r);
+    const char body[] = "{\"choices\":[{\"index\":0,\"message\":{\"content\":\"a\x01z\"},"
+                        "\"finish_reason\":\"stop\"}]}";
+    decode("openai-response", body, NULL, &r);
+    cr_expect_eq(count_code(&r.warnings, TW_D_JSON_NOT_RFC8259), 1);
+    cr_expect_str_eq(r.msg.content.data, "a\x01z");
+    tw_result_free(&r);
+    const char stream[] = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\x02\"}}]}\n\n"
+                          "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"b\x02\"}}]}\n\n"
+                          "data: [DONE]\n\n";
+    decode("openai-stream", stream, NULL, &r);
+    cr_expect_eq(count_code(&r.warnings, TW_D_JSON_NOT_RFC8259), 1, "once per stream");
+    tw_result_free(&r);
+    decode("vllm-generate", "{\"response\":\"x\x03\",\"tool_calls\":[]}", NULL, &r);
+    cr_expect_eq(count_code(&r.warnings, TW_D_JSON_NOT_RFC8259), 1);
+    tw_result_free(&r);
+    decode("anthropic-response",
+           "{\"type\":\"message\",\"content\":[{\"type\":\"text\",\"text\":\"x\x04\"}],"
+           "\"stop_reason\":\"end_turn\"}",
+           NULL, &r);
+    cr_expect_eq(count_code(&r.warnings, TW_D_JSON_NOT_RFC8259), 1);
+    tw_result_free(&r);
+}
+
+/* ---------- json.c units ---------- */
+
+Test(json_lint, scan_and_prune)
+{
+    tw_json_lint l;
+    tw_json_lint_scan("{\"a\":\"\\\\u0000\"}", 15, &l);
+    cr_expect(!l.nul, "an escaped backslash before u0000 is not U+0000");
+    cr_expect_eq(l.nonstd_offset, -1);
+    cJSON *v = NULL;
+    const char doc[] = "{\"k\\u0000\":1,\"k\":2,\"arr\":[\"x\\u0000y\",3],\"s\":\"ok\"}";
+    cr_assert_eq(tw_json_parse_lint(doc, sizeof doc - 1, 8, &v, NULL, &l), TW_OK);
+    cr_expect(l.nul);
+    cr_expect_eq(l.nul_offset, 3);
+    char *s = tw_json_print(v, NULL);
+    cr_expect_str_eq(s, "{\"k\":2,\"arr\":[3],\"s\":\"ok\"}");
+    free(s);
+    cr_expect(tw_json_tainted(v));
+    cr_expect(tw_json_tainted(tw_json_get(v, "arr")));
+    cr_expect(!tw_json_tainted(tw_json_get(v, "s")));
+    cJSON *dup = cJSON_Duplicate(v, 1);
+    cr_expect(tw_json_tainted(dup), "the mark survives a copy");
+    cJSON_Delete(dup);
+    cJSON_Delete(v);
+}
+
+/* ---------- 4: every pending warning of one call at once ---------- */
+
+Test(pending_warnings, all_kinds_on_one_call)
+{
+    /* alias + as-string + schema (warned) + duplicate id + duplicate key +
+     * not RFC 8259 on one call: more than the three slots take_call had */
+    cJSON *tj = cJSON_Parse("[{\"name\":\"f\",\"parameters\":{\"type\":\"object\",\"properties\":"
+                            "{\"n\":{\"type\":\"integer\"}},\"required\":[\"n\"]}}]");
+    cr_assert_not_null(tj);
+    tw_tool *tools = NULL;
+    size_t ntools = 0;
+    char why[200];
+    cr_assert_eq(tw_tools_read(tj, NULL, &tools, &ntools, why, sizeof why), TW_OK, "%s", why);
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    o.tools = tools;
+    o.ntools = ntools;
+    o.schema_warn = true;
+    const char *one = "{\"name\":\"f\",\"id\":\"x\",\"parameters\":\"{\\\"a\\\":1,\\\"a\\\":\\\"\\t\\\"}\"}";
+    char buf[600];
+    snprintf(buf, sizeof buf, "<tool_call>%s</tool_call><tool_call>%s</tool_call>", one, one);
+    tw_result r;
+    decode("hermes", buf, &o, &r);
+    cr_assert_eq(r.msg.ncalls, 2);
+    static const tw_status want[] = {TW_D_PARAMETERS_ALIAS, TW_D_ARGUMENTS_AS_STRING,
+                                     TW_D_ARGS_SCHEMA,      TW_D_DUPLICATE_KEY,
+                                     TW_D_JSON_NOT_RFC8259};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        cr_expect_eq(count_code(&r.warnings, want[i]), 2, "%s", tw_code_name(want[i]));
+    cr_expect_eq(count_code(&r.warnings, TW_D_DUPLICATE_ID), 1);
+    tw_result_free(&r);
+    /* vLLM's call acceptance: the same six on one call */
+    snprintf(buf, sizeof buf, "{\"response\":\"\",\"tool_calls\":[%s,%s]}", one, one);
+    decode("vllm-generate", buf, &o, &r);
+    cr_assert_eq(r.msg.ncalls, 2);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        cr_expect_eq(count_code(&r.warnings, want[i]), 2, "vllm %s", tw_code_name(want[i]));
+    cr_expect_eq(count_code(&r.warnings, TW_D_DUPLICATE_ID), 1);
+    tw_result_free(&r);
+    tw_tools_free(tools, ntools);
+    cJSON_Delete(tj);
+}
+
+Test(rfc8259, numbers_and_utf8)
+{
+    static const char *const bad[] = {"{\"a\":01}", "{\"a\":1.}", "{\"a\":-.5}", "[1e]",
+                                      "{\"a\":\"\xff\"}", "{\"a\":\"\xed\xa0\x80\"}",
+                                      "\xef\xbb\xbf{}"};
+    static const char *const good[] = {"{\"a\":0}", "{\"a\":-0.5E-3}", "[1e+5,10,-7]",
+                                       "{\"a\":\"\xc3\xa9\xf0\x9f\x98\x80\"}"};
+    tw_json_lint l;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        tw_json_lint_scan(bad[i], strlen(bad[i]), &l);
+        cr_expect_geq(l.nonstd_offset, 0, "%s", bad[i]);
+    }
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        tw_json_lint_scan(good[i], strlen(good[i]), &l);
+        cr_expect_eq(l.nonstd_offset, -1, "%s: %s", good[i], l.nonstd_what);
+    }
+    tw_result r;
+    decode("hermes", "<tool_call>{\"name\":\"f\",\"arguments\":{\"n\":007}}</tool_call>", NULL, &r);
+    cr_expect_eq(r.msg.ncalls, 1);
+    const tw_diag *g = find_code(&r.warnings, TW_D_JSON_NOT_RFC8259);
+    cr_assert_not_null(g);
+    cr_expect(strstr(g->message, "number") != NULL, "%s", g->message);
+    tw_result_free(&r);
+}
