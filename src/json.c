@@ -284,8 +284,43 @@ bool tw_json_number_is_integer(const char *s, size_t n)
     return d.m == 0 || d.pexp >= (long long)d.m;
 }
 
+static tw_status parse_plain(const char *buf, size_t len, size_t max_depth, cJSON **out,
+                             tw_json_error *err);
+
+/*
+ * Can buf hold a string with U+0000 (a raw 0x00, or a \u escape: \u0000,
+ * or one without four hex digits, which cJSON reads as U+0000)? A cheap
+ * filter before the exact scan.
+ */
+static bool may_hold_nul(const char *buf, size_t len)
+{
+    return memchr(buf, 0, len) || tw_memmem(buf, len, "\\u", 2);
+}
+
 tw_status tw_json_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
                         tw_json_error *err)
+{
+    *out = NULL;
+    if (len && may_hold_nul(buf, len)) {
+        tw_json_lint lint;
+        tw_json_lint_scan(buf, len, &lint);
+        if (lint.nul) {
+            /* cJSON's strings end at the first U+0000: refuse rather than cut */
+            if (err) {
+                err->code = TW_D_JSON_NUL;
+                err->offset = (size_t)lint.nul_offset;
+                snprintf(err->message, sizeof err->message,
+                         "a string holds U+0000 at byte %lld; it would be cut there",
+                         (long long)lint.nul_offset);
+            }
+            return TW_D_JSON_NUL;
+        }
+    }
+    return parse_plain(buf, len, max_depth, out, err);
+}
+
+static tw_status parse_plain(const char *buf, size_t len, size_t max_depth, cJSON **out,
+                             tw_json_error *err)
 {
     *out = NULL;
     if (max_depth == 0 || max_depth > TW_DEPTH_HARD_MAX)
@@ -1225,7 +1260,7 @@ tw_status tw_json_parse_lint(const char *buf, size_t len, size_t max_depth, cJSO
     tw_buf ords = {0};
     tw_status st = lint_run(buf, len, lint, &ords);
     if (st == TW_OK)
-        st = tw_json_parse(buf, len, max_depth, out, err);
+        st = parse_plain(buf, len, max_depth, out, err);
     else
         *out = NULL;
     if (st != TW_OK || !lint->nul) {

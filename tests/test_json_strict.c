@@ -492,3 +492,34 @@ Test(rfc8259, numbers_and_utf8)
     cr_expect(strstr(g->message, "number") != NULL, "%s", g->message);
     tw_result_free(&r);
 }
+
+/* tw_json_parse itself refuses a string cut at U+0000, so that no reader
+ * built on it (request decoders, the neutral reader, fixtures, convert)
+ * sees a shortened value; the offset names the string's escape or byte. */
+Test(json_nul, plain_parse_refuses_with_offset)
+{
+    static const struct {
+        const char *text;
+        size_t len;
+        size_t offset;
+    } cases[] = {
+        {"{\"content\":\"ls /tmp\\u0000; rm -rf /\"}", 36, 19},
+        {"{\"a\\u0000b\":1}", 14, 3},
+        {"[\"x\\u00g0y\"]", 12, 3},
+        {"[\"x\0y\"]", 7, 3},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        cJSON *v = (cJSON *)1;
+        tw_json_error e;
+        cr_expect_eq(tw_json_parse(cases[i].text, cases[i].len, 0, &v, &e), TW_D_JSON_NUL, "case %zu",
+                     i);
+        cr_expect_null(v, "case %zu", i);
+        cr_expect_eq(e.code, TW_D_JSON_NUL);
+        cr_expect_eq(e.offset, cases[i].offset, "case %zu: offset %zu", i, e.offset);
+    }
+    /* \u escapes of other characters still parse */
+    cJSON *v = NULL;
+    cr_assert_eq(tw_json_parse("[\"\\u00e9\\u0041\"]", 16, 0, &v, NULL), TW_OK);
+    cr_expect_str_eq(v->child->valuestring, "\xC3\xA9" "A");
+    cJSON_Delete(v);
+}

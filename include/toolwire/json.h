@@ -14,7 +14,7 @@ extern "C" {
 #endif
 
 typedef struct tw_json_error {
-    tw_status code;  /* TW_D_JSON_TOO_DEEP, TW_ERR_PARSE, TW_ERR_NOMEM, TW_ERR_LIMIT */
+    tw_status code;  /* TW_D_JSON_TOO_DEEP, TW_D_JSON_NUL, TW_ERR_PARSE, TW_ERR_NOMEM */
     size_t offset;   /* byte offset into the parsed buffer */
     char message[96];
 } tw_json_error;
@@ -25,7 +25,10 @@ typedef struct tw_json_error {
  * deeper than max_depth is refused before cJSON sees the bytes.
  * On success *out owns a tree (free with cJSON_Delete) whose number nodes
  * carry their source spelling (see tw_json_spelling). On failure *out is
- * NULL and err (optional) says where and why.
+ * NULL and err (optional) says where and why. A string or key holding
+ * U+0000 (raw, escaped, or a \u escape without four hex digits) is refused
+ * with TW_D_JSON_NUL and its offset: cJSON would cut the string there
+ * (tw_json_parse_lint instead removes such values and marks what held them).
  */
 tw_status tw_json_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
                         tw_json_error *err);
