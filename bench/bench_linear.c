@@ -3,7 +3,9 @@
  * and 2N calls, and the client checks on a request with N and 2N
  * call/result pairs. Linear code shows a ratio near 2 on the doubled input;
  * a per-call rescan shows 4. Prints figures (and the work counter of
- * toolwire/work.h per input byte); asserts nothing.
+ * toolwire/work.h per input byte); asserts nothing. Then the request log of
+ * a long-running `toolwire serve`: the time of each successive batch of
+ * 100,000 logged requests, which stays flat when logging is O(1).
  *
  * usage: bench_linear [N (default 50000)] [repetitions (default 3)]
  */
@@ -15,6 +17,7 @@
 
 #include "../tests/support/many_calls.h"
 #include "checks.h"
+#include "mock_log.h"
 #include "toolwire/decode.h"
 #include "toolwire/work.h"
 
@@ -115,5 +118,32 @@ int main(int argc, char **argv)
                t1 > 0 ? t2 / t1 : 0.0, w2);
         fflush(stdout);
     }
+
+    /* a long-running serve: the request log (a ring of the newest 100,000
+     * records, as the mock keeps) over 1,000,000 requests in batches */
+    tw_mock_ring g;
+    tw_mock_ring_init(&g, 100000);
+    printf("\n%-42s %12s %12s %12s\n", "serve request log, 100,000 requests per batch", "logged before",
+           "time", "requests/s");
+    unsigned long seq = 0;
+    for (int batch = 0; batch < 10; batch++) {
+        double t0 = now();
+        for (size_t i = 0; i < 100000; i++) {
+            tw_mock_record rec;
+            memset(&rec, 0, sizeof rec);
+            rec.seq = ++seq;
+            rec.exchange = -1;
+            rec.status = 200;
+            snprintf(rec.path, sizeof rec.path, "/v1/chat/completions");
+            if (!tw_mock_ring_push(&g, &rec)) {
+                fprintf(stderr, "out of memory\n");
+                return 1;
+            }
+        }
+        double t = now() - t0;
+        if (batch == 0 || batch == 1 || batch == 4 || batch == 9)
+            printf("%-42s %12lu %11.3fs %12.0f\n", "", seq - 100000, t, t > 0 ? 100000 / t : 0.0);
+    }
+    tw_mock_ring_free(&g);
     return 0;
 }
