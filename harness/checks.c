@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "decode_opts.h"
+#include "redact.h"
 #include "toolwire/decode.h"
 #include "toolwire/schema.h"
 #include "toolwire/text.h"
@@ -145,14 +146,34 @@ void tw_check_set_put(tw_check_set *s, const char *id, tw_verdict v, int64_t off
     const tw_check_def *d = tw_check_find(id);
     if (!d)
         return;
-    char ev[512] = "";
+    /* formatted whole, scrubbed, then cut to the evidence cap */
+    char small[512] = "";
+    char *ev = small;
     if (fmt) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(ev, sizeof ev, fmt, ap);
+        int need = vsnprintf(small, sizeof small, fmt, ap);
         va_end(ap);
+        if (need >= (int)sizeof small && (ev = malloc((size_t)need + 1)) != NULL) {
+            va_start(ap, fmt);
+            vsnprintf(ev, (size_t)need + 1, fmt, ap);
+            va_end(ap);
+        } else if (need >= (int)sizeof small) {
+            ev = small;
+        }
     }
-    char *copy = tw_strdup(ev);
+    tw_buf clean = {0};
+    tw_status sst = tw_secret_scrub(ev, strlen(ev), &clean, NULL);
+    if (ev != small)
+        free(ev);
+    if (sst != TW_OK) {
+        tw_buf_free(&clean);
+        return;
+    }
+    if (clean.len > sizeof small - 1)
+        clean.len = tw_redacted_cut(clean.data, sizeof small - 1);
+    char *copy = tw_strndup(clean.data ? clean.data : "", clean.len);
+    tw_buf_free(&clean);
     if (!copy)
         return;
     for (size_t i = 0; i < s->len; i++) {
@@ -249,9 +270,18 @@ static cJSON *parse_json(const char *p, size_t n, size_t depth)
     return v;
 }
 
-/* A short printable excerpt of a value for evidence. */
-static void excerpt(char *dst, size_t dn, const char *p, size_t n)
+/* A short printable excerpt of a value for evidence: scrubbed of every
+ * known secret first, cut after (never inside a [REDACTED] marker). */
+static void excerpt(char *dst, size_t dn, const char *p0, size_t n0)
 {
+    tw_buf clean = {0};
+    if (tw_secret_scrub(p0, n0, &clean, NULL) != TW_OK) {
+        tw_buf_free(&clean);
+        snprintf(dst, dn, "%s", TW_REDACTED);
+        return;
+    }
+    const char *p = clean.data ? clean.data : "";
+    size_t n = clean.len;
     size_t o = 0;
     for (size_t i = 0; i < n && o + 5 < dn; i++) {
         unsigned char c = (unsigned char)p[i];
@@ -264,12 +294,14 @@ static void excerpt(char *dst, size_t dn, const char *p, size_t n)
             dst[o++] = (char)c;
         }
         if (i + 1 < n && o + 5 >= dn) {
+            o = tw_redacted_cut(dst, o);
             memcpy(dst + o, "...", 3);
             o += 3;
             break;
         }
     }
     dst[o] = 0;
+    tw_buf_free(&clean);
 }
 
 static void excerpt_json(char *dst, size_t dn, const cJSON *v)

@@ -657,6 +657,64 @@ static void view_free(view *v)
     memset(v, 0, sizeof *v);
 }
 
+/* An HTML/XML character reference at p[0] == '&' (&amp; &lt; &gt; &quot;
+ * &apos; &#NN; &#xHH;): its length, 0 when none; *cp the code point. */
+static size_t entity(const unsigned char *p, size_t n, unsigned *cp)
+{
+    static const struct {
+        const char *name;
+        unsigned char c;
+    } named[] = {{"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}};
+    for (size_t k = 0; k < sizeof named / sizeof named[0]; k++) {
+        size_t l = strlen(named[k].name);
+        if (n >= l && strncasecmp((const char *)p, named[k].name, l) == 0) {
+            *cp = named[k].c;
+            return l;
+        }
+    }
+    if (n < 4 || p[1] != '#')
+        return 0;
+    bool hex = p[2] == 'x' || p[2] == 'X';
+    size_t i = hex ? 3 : 2;
+    unsigned v = 0;
+    size_t digits = 0;
+    for (; i < n && digits < 8; i++, digits++) {
+        int h = hexval(p[i]);
+        if (h < 0 || (!hex && h > 9))
+            break;
+        v = v * (hex ? 16u : 10u) + (unsigned)h;
+    }
+    if (!digits || i >= n || p[i] != ';' || v == 0 || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
+        return 0;
+    *cp = v;
+    return i + 1;
+}
+
+/* cp as UTF-8 into b (4 bytes): the length. */
+static size_t utf8_put(unsigned cp, unsigned char *b)
+{
+    if (cp < 0x80) {
+        b[0] = (unsigned char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        b[0] = (unsigned char)(0xC0 | (cp >> 6));
+        b[1] = (unsigned char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        b[0] = (unsigned char)(0xE0 | (cp >> 12));
+        b[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+        b[2] = (unsigned char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    b[0] = (unsigned char)(0xF0 | (cp >> 18));
+    b[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
+    b[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+    b[3] = (unsigned char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
 /* d: s with one level of escapes undone; d->d stays NULL when s has none. */
 static tw_status view_decode(const view *s, view *d)
 {
@@ -664,7 +722,7 @@ static tw_status view_decode(const view *s, view *d)
     static const char esc_out[] = "\"\\/\b\f\n\r\t";
     memset(d, 0, sizeof *d);
     if (!s->n || s->raw_n > UINT32_MAX ||
-        (!memchr(s->d, '\\', s->n) && !memchr(s->d, '%', s->n)))
+        (!memchr(s->d, '\\', s->n) && !memchr(s->d, '%', s->n) && !memchr(s->d, '&', s->n)))
         return TW_OK;
     d->raw_n = s->raw_n;
     d->own = malloc(s->n);
@@ -676,9 +734,10 @@ static tw_status view_decode(const view *s, view *d)
     bool changed = false;
     size_t o = 0;
     for (size_t i = 0; i < s->n;) {
-        unsigned char c = s->d[i], b[3];
+        unsigned char c = s->d[i], b[4];
         size_t len = 1, nb = 1;
         const char *e;
+        unsigned cp = 0;
         b[0] = c;
         if (c == '\\' && i + 1 < s->n && s->d[i + 1] && (e = strchr(esc_in, s->d[i + 1]))) {
             b[0] = (unsigned char)esc_out[e - esc_in];
@@ -686,25 +745,18 @@ static tw_status view_decode(const view *s, view *d)
         } else if (c == '\\' && i + 5 < s->n && s->d[i + 1] == 'u' && hexval(s->d[i + 2]) >= 0 &&
                    hexval(s->d[i + 3]) >= 0 && hexval(s->d[i + 4]) >= 0 &&
                    hexval(s->d[i + 5]) >= 0) {
-            unsigned cp = (unsigned)(hexval(s->d[i + 2]) << 12 | hexval(s->d[i + 3]) << 8 |
-                                     hexval(s->d[i + 4]) << 4 | hexval(s->d[i + 5]));
+            cp = (unsigned)(hexval(s->d[i + 2]) << 12 | hexval(s->d[i + 3]) << 8 |
+                            hexval(s->d[i + 4]) << 4 | hexval(s->d[i + 5]));
             len = 6;
-            if (cp < 0x80) {
-                b[0] = (unsigned char)cp;
-            } else if (cp < 0x800) {
-                b[0] = (unsigned char)(0xC0 | (cp >> 6));
-                b[1] = (unsigned char)(0x80 | (cp & 0x3F));
-                nb = 2;
-            } else {
-                b[0] = (unsigned char)(0xE0 | (cp >> 12));
-                b[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-                b[2] = (unsigned char)(0x80 | (cp & 0x3F));
-                nb = 3;
-            }
+            nb = utf8_put(cp, b);
         } else if (c == '%' && i + 2 < s->n && hexval(s->d[i + 1]) >= 0 &&
                    hexval(s->d[i + 2]) >= 0) {
             b[0] = (unsigned char)(hexval(s->d[i + 1]) * 16 + hexval(s->d[i + 2]));
             len = 3;
+        } else if (c == '&' && (len = entity(s->d + i, s->n - i, &cp)) > 0) {
+            nb = utf8_put(cp, b);
+        } else {
+            len = 1;
         }
         changed = changed || len > 1;
         for (size_t k = 0; k < nb; k++) {
@@ -726,6 +778,36 @@ static tw_status view_decode(const view *s, view *d)
 typedef struct span {
     size_t a, b;
 } span;
+
+/* Shortest prefix of a value that is scrubbed when an excerpt's ellipsis
+ * ("..." or "\u2026") follows it: a cut that kept this much of a secret. */
+#define CUT_PREFIX_MIN 8
+
+/* Length of an ellipsis at d[i], 0 when none. */
+static size_t ellipsis_at(const unsigned char *d, size_t n, size_t i)
+{
+    if (n - i >= 3 && memcmp(d + i, "...", 3) == 0)
+        return 3;
+    if (n - i >= 3 && memcmp(d + i, "\xe2\x80\xa6", 3) == 0)
+        return 3;
+    return 0;
+}
+
+/* The longest prefix of val (shorter than all of it, CUT_PREFIX_MIN bytes or
+ * more) that ends at d[end): KMP over the vl - 1 bytes before end, with the
+ * failure table fail (vl entries). 0 when none. */
+static size_t cut_prefix(const unsigned char *d, size_t end, const char *val, size_t vl,
+                         const size_t *fail)
+{
+    size_t from = end > vl - 1 ? end - (vl - 1) : 0, q = 0;
+    for (size_t i = from; i < end; i++) {
+        while (q && (q == vl || (unsigned char)val[q] != d[i]))
+            q = fail[q - 1];
+        if ((unsigned char)val[q] == d[i])
+            q++;
+    }
+    return q >= CUT_PREFIX_MIN && q < vl ? q : 0;
+}
 
 static int span_cmp(const void *x, const void *y)
 {
@@ -776,6 +858,52 @@ tw_status tw_scrub_values(char *const *values, size_t nvalues, const char *s, si
             }
         }
     }
+    /* a secret's start cut by an excerpt: a prefix right before "..." */
+    for (size_t j = 0; j < nvalues && st == TW_OK; j++) {
+        size_t vl = strlen(values[j]);
+        if (vl <= CUT_PREFIX_MIN)
+            continue;
+        size_t *fail = malloc(vl * sizeof *fail);
+        if (!fail) {
+            st = TW_ERR_NOMEM;
+            break;
+        }
+        fail[0] = 0;
+        for (size_t i = 1, q = 0; i < vl; i++) {
+            while (q && values[j][q] != values[j][i])
+                q = fail[q - 1];
+            if (values[j][q] == values[j][i])
+                q++;
+            fail[i] = q;
+        }
+        for (size_t k = 0; k < 3 && st == TW_OK; k++) {
+            if (!v[k].d)
+                continue;
+            for (size_t i = CUT_PREFIX_MIN; i < v[k].n && st == TW_OK; i++) {
+                size_t el = ellipsis_at(v[k].d, v[k].n, i);
+                if (!el)
+                    continue;
+                size_t m = cut_prefix(v[k].d, i, values[j], vl, fail);
+                if (m) {
+                    if (nsp == capsp) {
+                        size_t nc = capsp ? capsp * 2 : 16;
+                        span *ns = realloc(sp, nc * sizeof *ns);
+                        if (!ns) {
+                            st = TW_ERR_NOMEM;
+                            break;
+                        }
+                        sp = ns;
+                        capsp = nc;
+                    }
+                    sp[nsp].a = vfrom(&v[k], i - m);
+                    sp[nsp].b = vto(&v[k], i - 1);
+                    nsp++;
+                }
+                i += el - 1;
+            }
+        }
+        free(fail);
+    }
     size_t cut = n;
     if (st == TW_OK && hold) {
         /* bytes at the end that may start a value the next bytes complete */
@@ -792,6 +920,15 @@ tw_status tw_scrub_values(char *const *values, size_t nvalues, const char *s, si
                         cut = at < cut ? at : cut;
                         break;
                     }
+            }
+        }
+        /* an entity cut short: "&", "&am", "&#x4" */
+        for (size_t back = 1; back <= 9 && back <= n; back++) {
+            if (s[n - back] == ';')
+                break;
+            if (s[n - back] == '&') {
+                cut = n - back < cut ? n - back : cut;
+                break;
             }
         }
         /* an escape cut short: "\", "\u00", "%", "%4" */
@@ -872,6 +1009,38 @@ tw_status tw_secret_scrub(const char *s, size_t n, tw_buf *out, size_t *hold)
     tw_status st = tw_scrub_values(g_values, g_nvalues, s, n, out, NULL, hold);
     pthread_mutex_unlock(&g_mu);
     return st;
+}
+
+size_t tw_redacted_cut(const char *s, size_t n)
+{
+    static const size_t ml = sizeof TW_REDACTED - 1;
+    for (size_t k = ml - 1; k > 0; k--)
+        if (n >= k && memcmp(s + n - k, TW_REDACTED, k) == 0)
+            return n - k;
+    return n;
+}
+
+char *tw_secret_clip(const char *s, size_t max)
+{
+    tw_buf b = {0};
+    if (!s)
+        s = "";
+    if (tw_secret_scrub(s, strlen(s), &b, NULL) != TW_OK) {
+        tw_buf_free(&b);
+        return NULL;
+    }
+    if (b.len > max) {
+        /* not inside a marker nor a UTF-8 sequence */
+        size_t k = tw_redacted_cut(b.data, max);
+        while (k > 0 && ((unsigned char)b.data[k] & 0xC0) == 0x80)
+            k--;
+        b.len = k;
+        if (tw_buf_puts(&b, "...") != TW_OK) {
+            tw_buf_free(&b);
+            return NULL;
+        }
+    }
+    return tw_buf_take(&b, NULL);
 }
 
 void tw_secret_reset(void)

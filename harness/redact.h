@@ -133,6 +133,20 @@ tw_status tw_scrub_values(char *const *values, size_t nvalues, const char *s, si
 tw_status tw_secret_add(const char *value);
 /* How many values the set holds. */
 size_t tw_secret_count(void);
+/*
+ * Where to cut scrubbed text s[0, n) that is about to be cut at n: n, or
+ * less so that a TW_REDACTED marker is not left cut in two. Text for an
+ * excerpt is scrubbed first and cut after, with this.
+ */
+size_t tw_redacted_cut(const char *s, size_t n);
+
+/*
+ * s scrubbed by the process set, then cut to at most max bytes (not inside
+ * a marker nor a UTF-8 sequence) with "..." after a cut: a new string, NULL
+ * when out of memory. The excerpt helper for evidence and details.
+ */
+char *tw_secret_clip(const char *s, size_t max);
+
 /* tw_scrub_values over the set. */
 tw_status tw_secret_scrub(const char *s, size_t n, tw_buf *out, size_t *hold);
 /* Forget every value (tests and fuzz targets). */
