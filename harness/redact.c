@@ -504,7 +504,18 @@ tw_status tw_redact_discover_body(tw_redactor *r, const char *s, size_t n, size_
         if (st != TW_OK)
             return st;
     } else {
-        /* an event stream: each "data:" line that is JSON */
+        /* an event stream: each "data:" line that is JSON, and the
+         * arguments of each call assembled from its fragments */
+        size_t nl_count = 1;
+        for (size_t i = 0; i < n; i++)
+            nl_count += s[i] == '\n';
+        const char **lines = malloc(nl_count * sizeof *lines);
+        size_t *lens = malloc(nl_count * sizeof *lens), nlines = 0;
+        if (!lines || !lens) {
+            free(lines);
+            free(lens);
+            return TW_ERR_NOMEM;
+        }
         for (size_t i = 0; i < n && st == TW_OK;) {
             const char *nl = memchr(s + i, '\n', n - i);
             size_t len = nl ? (size_t)(nl - (s + i)) : n - i;
@@ -515,6 +526,10 @@ tw_status tw_redact_discover_body(tw_redactor *r, const char *s, size_t n, size_
                 ll -= 5;
             }
             tw_trim(&l, &ll);
+            if (ll && *l == '{') {
+                lines[nlines] = l;
+                lens[nlines++] = ll;
+            }
             if (ll && (*l == '{' || *l == '[')) {
                 cJSON *e = NULL;
                 if (tw_json_parse(l, ll, max_depth, &e, NULL) == TW_OK && e)
@@ -523,6 +538,10 @@ tw_status tw_redact_discover_body(tw_redactor *r, const char *s, size_t n, size_
             }
             i += len + 1;
         }
+        if (st == TW_OK)
+            st = tw_redact_discover_stream(r, lines, lens, nlines, max_depth);
+        free(lines);
+        free(lens);
     }
     return st == TW_OK ? tw_redact_discover_text(r, s, n) : st;
 }
@@ -976,6 +995,290 @@ tw_status tw_scrub_values(char *const *values, size_t nvalues, const char *s, si
     free(sp);
     view_free(&v[1]);
     view_free(&v[2]);
+    return st;
+}
+
+/* ---- tool-call arguments split across stream events ---- */
+
+/* Distinct calls followed in one stream. */
+#define STREAM_MAX_CALLS 4096u
+
+typedef struct frag {
+    cJSON *node; /* the string holding the fragment */
+    size_t ev;   /* its event */
+    size_t off;  /* where it starts in the call's arguments */
+} frag;
+
+typedef struct call_acc {
+    double choice, index; /* choice (-1: Anthropic) and call index */
+    frag *f;
+    size_t nf, capf;
+    tw_buf args; /* the fragments, decoded, end to end */
+} call_acc;
+
+typedef struct stream_calls {
+    cJSON **ev;
+    size_t nev;
+    call_acc *c;
+    size_t nc, capc;
+} stream_calls;
+
+static void stream_calls_free(stream_calls *sc)
+{
+    for (size_t i = 0; i < sc->nev; i++)
+        cJSON_Delete(sc->ev[i]);
+    for (size_t i = 0; i < sc->nc; i++) {
+        free(sc->c[i].f);
+        tw_buf_free(&sc->c[i].args);
+    }
+    free(sc->ev);
+    free(sc->c);
+    memset(sc, 0, sizeof *sc);
+}
+
+static tw_status add_frag(stream_calls *sc, double choice, double index, size_t ev, cJSON *node)
+{
+    call_acc *c = NULL;
+    for (size_t i = sc->nc; i-- > 0 && !c;)
+        if (sc->c[i].choice == choice && sc->c[i].index == index)
+            c = &sc->c[i];
+    if (!c) {
+        if (sc->nc >= STREAM_MAX_CALLS)
+            return TW_ERR_LIMIT;
+        if (sc->nc == sc->capc) {
+            size_t nc = sc->capc ? sc->capc * 2 : 8;
+            call_acc *n = realloc(sc->c, nc * sizeof *n);
+            if (!n)
+                return TW_ERR_NOMEM;
+            sc->c = n;
+            sc->capc = nc;
+        }
+        c = &sc->c[sc->nc++];
+        memset(c, 0, sizeof *c);
+        c->choice = choice;
+        c->index = index;
+    }
+    if (c->nf == c->capf) {
+        size_t nc = c->capf ? c->capf * 2 : 8;
+        frag *n = realloc(c->f, nc * sizeof *n);
+        if (!n)
+            return TW_ERR_NOMEM;
+        c->f = n;
+        c->capf = nc;
+    }
+    c->f[c->nf++] = (frag){node, ev, c->args.len};
+    return tw_buf_puts(&c->args, node->valuestring);
+}
+
+static double num_or(const cJSON *v, double dflt)
+{
+    return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+/* Every event's data parsed, and the argument fragments of each call:
+ * OpenAI choices[].delta.tool_calls[].function.arguments, Anthropic
+ * content_block_delta input_json_delta partial_json. */
+static tw_status stream_calls_load(stream_calls *sc, const char *const *data, const size_t *len,
+                                   size_t n, size_t max_depth)
+{
+    memset(sc, 0, sizeof *sc);
+    sc->ev = calloc(n ? n : 1, sizeof *sc->ev);
+    if (!sc->ev)
+        return TW_ERR_NOMEM;
+    sc->nev = n;
+    tw_status st = TW_OK;
+    for (size_t i = 0; i < n && st == TW_OK; i++) {
+        const char *d = data[i];
+        size_t dl = len[i];
+        tw_trim(&d, &dl);
+        if (!dl || *d != '{' || tw_json_parse(d, dl, max_depth, &sc->ev[i], NULL) != TW_OK) {
+            cJSON_Delete(sc->ev[i]);
+            sc->ev[i] = NULL;
+            continue;
+        }
+        cJSON *e = sc->ev[i];
+        const cJSON *ty = cJSON_GetObjectItemCaseSensitive(e, "type");
+        if (cJSON_IsString(ty) && strcmp(ty->valuestring, "content_block_delta") == 0) {
+            cJSON *delta = cJSON_GetObjectItemCaseSensitive(e, "delta");
+            cJSON *pj = cJSON_GetObjectItemCaseSensitive(delta, "partial_json");
+            if (cJSON_IsString(pj) && pj->valuestring)
+                st = add_frag(sc, -1, num_or(cJSON_GetObjectItemCaseSensitive(e, "index"), 0), i, pj);
+            continue;
+        }
+        const cJSON *choices = cJSON_GetObjectItemCaseSensitive(e, "choices");
+        double cpos = 0;
+        for (const cJSON *ch = cJSON_IsArray(choices) ? choices->child : NULL; ch && st == TW_OK;
+             ch = ch->next, cpos++) {
+            const cJSON *delta = cJSON_GetObjectItemCaseSensitive(ch, "delta");
+            const cJSON *tcs = cJSON_GetObjectItemCaseSensitive(delta, "tool_calls");
+            double ci = num_or(cJSON_GetObjectItemCaseSensitive(ch, "index"), cpos), tpos = 0;
+            for (const cJSON *tc = cJSON_IsArray(tcs) ? tcs->child : NULL; tc && st == TW_OK;
+                 tc = tc->next, tpos++) {
+                cJSON *fn = cJSON_GetObjectItemCaseSensitive(tc, "function");
+                cJSON *a = cJSON_GetObjectItemCaseSensitive(fn, "arguments");
+                if (cJSON_IsString(a) && a->valuestring)
+                    st = add_frag(sc, ci, num_or(cJSON_GetObjectItemCaseSensitive(tc, "index"), tpos),
+                                  i, a);
+            }
+        }
+    }
+    return st;
+}
+
+tw_status tw_redact_discover_stream(tw_redactor *r, const char *const *data, const size_t *len,
+                                    size_t n, size_t max_depth)
+{
+    if (!max_depth)
+        max_depth = 64;
+    stream_calls sc;
+    tw_status st = stream_calls_load(&sc, data, len, n, max_depth);
+    for (size_t i = 0; i < sc.nc && st == TW_OK; i++) {
+        const tw_buf *a = &sc.c[i].args;
+        if (sc.c[i].nf < 2 || !a->len)
+            continue; /* one fragment: discovery of the event itself finds it */
+        cJSON *v = NULL;
+        if (tw_json_parse(a->data, a->len, max_depth, &v, NULL) == TW_OK && v)
+            st = discover_json(r, v, 0, max_depth);
+        cJSON_Delete(v);
+        if (st == TW_OK)
+            st = tw_redact_discover_text(r, a->data, a->len);
+    }
+    stream_calls_free(&sc);
+    return st;
+}
+
+/* Spans of the remembered values in a call's arguments, as written and
+ * JSON-escaped, merged and in order. */
+static tw_status value_spans(const tw_redactor *r, const tw_buf *a, span **out, size_t *nout)
+{
+    span *sp = NULL;
+    size_t nsp = 0, cap = 0;
+    tw_status st = TW_OK;
+    for (size_t j = 0; j < r->nvalues && st == TW_OK; j++) {
+        char *esc = NULL;
+        cJSON *js = cJSON_CreateString(r->values[j]);
+        char *pr = js ? cJSON_PrintUnformatted(js) : NULL;
+        cJSON_Delete(js);
+        if (!pr) {
+            st = TW_ERR_NOMEM;
+            break;
+        }
+        pr[strlen(pr) - 1] = '\0';
+        esc = pr + 1;
+        const char *forms[2] = {r->values[j], strcmp(esc, r->values[j]) ? esc : NULL};
+        for (int f = 0; f < 2 && st == TW_OK; f++) {
+            if (!forms[f])
+                continue;
+            size_t vl = strlen(forms[f]), pos = 0;
+            const char *m;
+            while (vl && pos + vl <= a->len && (m = tw_memmem(a->data + pos, a->len - pos, forms[f], vl))) {
+                if (nsp == cap) {
+                    size_t nc = cap ? cap * 2 : 8;
+                    span *ns = realloc(sp, nc * sizeof *ns);
+                    if (!ns) {
+                        st = TW_ERR_NOMEM;
+                        break;
+                    }
+                    sp = ns;
+                    cap = nc;
+                }
+                size_t at = (size_t)(m - a->data);
+                sp[nsp++] = (span){at, at + vl};
+                pos = at + vl;
+            }
+        }
+        cJSON_free(pr);
+    }
+    if (st != TW_OK) {
+        free(sp);
+        return st;
+    }
+    if (nsp)
+        qsort(sp, nsp, sizeof *sp, span_cmp);
+    size_t m = 0;
+    for (size_t i = 0; i < nsp; i++) {
+        if (m && sp[i].a <= sp[m - 1].b) {
+            if (sp[i].b > sp[m - 1].b)
+                sp[m - 1].b = sp[i].b;
+        } else {
+            sp[m++] = sp[i];
+        }
+    }
+    *out = sp;
+    *nout = m;
+    return TW_OK;
+}
+
+tw_status tw_redact_stream(tw_redactor *r, const char *const *data, const size_t *len, size_t n,
+                           size_t max_depth, char **out)
+{
+    if (!max_depth)
+        max_depth = 64;
+    for (size_t i = 0; i < n; i++)
+        out[i] = NULL;
+    stream_calls sc;
+    tw_status st = stream_calls_load(&sc, data, len, n, max_depth);
+    bool *changed = st == TW_OK ? calloc(n ? n : 1, sizeof *changed) : NULL;
+    if (st == TW_OK && !changed)
+        st = TW_ERR_NOMEM;
+    for (size_t i = 0; i < sc.nc && st == TW_OK; i++) {
+        call_acc *c = &sc.c[i];
+        span *sp = NULL;
+        size_t nsp = 0;
+        if ((st = value_spans(r, &c->args, &sp, &nsp)) != TW_OK || !nsp) {
+            free(sp);
+            continue;
+        }
+        /* each fragment keeps its bytes outside every span; the marker goes
+         * where a span starts, the rest of the span is dropped */
+        size_t k = 0;
+        for (size_t f = 0; f < c->nf && st == TW_OK; f++) {
+            size_t a = c->f[f].off, b = f + 1 < c->nf ? c->f[f + 1].off : c->args.len;
+            while (k < nsp && sp[k].b <= a)
+                k++;
+            if (k == nsp || sp[k].a >= b)
+                continue;
+            tw_buf nb = {0};
+            st = tw_buf_reserve(&nb, 1);
+            size_t at = a;
+            for (size_t q = k; q < nsp && sp[q].a < b && st == TW_OK; q++) {
+                if (sp[q].a > at)
+                    st = tw_buf_append(&nb, c->args.data + at, sp[q].a - at);
+                if (st == TW_OK && sp[q].a >= a)
+                    st = tw_buf_puts(&nb, TW_REDACTED);
+                at = sp[q].b < b ? sp[q].b : b;
+            }
+            if (st == TW_OK && at < b)
+                st = tw_buf_append(&nb, c->args.data + at, b - at);
+            if (st != TW_OK) {
+                tw_buf_free(&nb);
+                break;
+            }
+            char *ns = tw_buf_take(&nb, NULL);
+            if (!ns) {
+                st = TW_ERR_NOMEM;
+                break;
+            }
+            swap_string(c->f[f].node, ns);
+            changed[c->f[f].ev] = true;
+            r->scrubbed++;
+        }
+        free(sp);
+    }
+    for (size_t i = 0; i < n && st == TW_OK; i++) {
+        if (!changed[i])
+            continue;
+        out[i] = tw_json_print(sc.ev[i], NULL);
+        if (!out[i])
+            st = TW_ERR_NOMEM;
+    }
+    if (st != TW_OK)
+        for (size_t i = 0; i < n; i++) {
+            free(out[i]);
+            out[i] = NULL;
+        }
+    free(changed);
+    stream_calls_free(&sc);
     return st;
 }
 

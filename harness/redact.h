@@ -85,6 +85,29 @@ tw_status tw_redact_discover_json(tw_redactor *r, const cJSON *v, size_t max_dep
 tw_status tw_redact_discover_body(tw_redactor *r, const char *s, size_t n, size_t max_depth);
 
 /*
+ * A stream's events (data[i], len[i] bytes each): the arguments of each
+ * tool call assembled from their fragments (OpenAI
+ * choices[].delta.tool_calls[].function.arguments, Anthropic
+ * input_json_delta partial_json), and the credentials in them remembered
+ * as by tw_redact_discover_json, so that a secret split across events is
+ * known whole. tw_redact_discover_body does this for an event stream.
+ * At most 4096 distinct calls (TW_ERR_LIMIT beyond).
+ */
+tw_status tw_redact_discover_stream(tw_redactor *r, const char *const *data, const size_t *len,
+                                    size_t n, size_t max_depth);
+
+/*
+ * The same events with every remembered value removed from the assembled
+ * arguments of each call: TW_REDACTED in the fragment where the value
+ * starts, its bytes dropped from the fragments that follow, so the
+ * fragments still join into the redacted arguments. out[i] (n entries)
+ * receives the event's data re-printed (numbers keep their spelling) when
+ * it changed, else NULL; the caller frees each.
+ */
+tw_status tw_redact_stream(tw_redactor *r, const char *const *data, const size_t *len, size_t n,
+                           size_t max_depth, char **out);
+
+/*
  * Scrub n bytes of text into out: every remembered secret value (as is,
  * JSON-escaped or percent-encoded, see tw_scrub_values), every
  * "Bearer <token>" (the token), every "sk-…" / "sk-ant-…" style key, and in
