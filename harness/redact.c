@@ -1239,7 +1239,8 @@ tw_status tw_redact_stream(tw_redactor *r, const char *const *data, const size_t
             if (k == nsp || sp[k].a >= b)
                 continue;
             tw_buf nb = {0};
-            st = tw_buf_reserve(&nb, 1);
+            if ((st = tw_buf_reserve(&nb, 1)) == TW_OK)
+                nb.data[0] = '\0';
             size_t at = a;
             for (size_t q = k; q < nsp && sp[q].a < b && st == TW_OK; q++) {
                 if (sp[q].a > at)

@@ -280,6 +280,139 @@ Test(secrets, discovery_from_text_headers_and_streams)
     tw_redactor_free(&r);
 }
 
+/* HTML/XML character references, named and numeric, in any mix with the
+ * JSON and percent escapes. */
+Test(secrets, scrubber_finds_entity_forms)
+{
+    char *vals[] = {(char *)"K3yAmp&Secr<Val>q'9xyzW\"e"};
+    const char *in[] = {
+        "md K3yAmp&amp;Secr&lt;Val&gt;q&apos;9xyzW&quot;e end",
+        "num K3yAmp&#38;Secr&#60;Val&#x3E;q&#39;9xyzW&#X22;e end",
+        "mix K3yAmp\\u0026Secr&lt;Val%3Eq&#039;9xyzW\\\"e end",
+        "twice K3yAmp&amp;amp;Secr&amp;lt;Val&gt;q'9xyzW\"e end",
+    };
+    for (size_t i = 0; i < sizeof in / sizeof *in; i++) {
+        tw_buf out = {0};
+        size_t n = 0;
+        cr_assert_eq(tw_scrub_values(vals, 1, in[i], strlen(in[i]), &out, &n, NULL), TW_OK);
+        cr_expect_eq(n, 1, "%s -> %s", in[i], out.data);
+        cr_expect(strstr(out.data, "[REDACTED] end") && !strstr(out.data, "K3yAmp"), "%s -> %s",
+                  in[i], out.data);
+        tw_buf_free(&out);
+    }
+    /* an entity cut at the end of a write is held for the next one */
+    tw_buf out = {0};
+    size_t hold = 0;
+    const char *tail = "some text &am";
+    cr_assert_eq(tw_scrub_values(vals, 1, tail, strlen(tail), &out, NULL, &hold), TW_OK);
+    cr_expect_eq(hold, 3);
+    tw_buf_free(&out);
+}
+
+/* A secret's start cut by an excerpt, right before its ellipsis, in any
+ * encoding; a start shorter than 8 bytes is left. */
+Test(secrets, scrubber_removes_a_cut_prefix_before_an_ellipsis)
+{
+    char *vals[] = {(char *)"twK3y_T3stSecr/AbC+dEf=Gh1jKq"};
+    const char *in = "a PPPPtwK3y_T3stSecr/AbC... b twK3y_T3stSecr\\/Ab\xe2\x80\xa6 c "
+                     "twK3y_T3stS%65cr... d twK3y_T... e twK3y_T3stSecr/AbC and more";
+    tw_buf out = {0};
+    size_t n = 0;
+    cr_assert_eq(tw_scrub_values(vals, 1, in, strlen(in), &out, &n, NULL), TW_OK);
+    cr_expect_eq(n, 3, "%s", out.data);
+    cr_expect_str_eq(out.data, "a PPPP[REDACTED]... b [REDACTED]\xe2\x80\xa6 c [REDACTED]... d "
+                               "twK3y_T... e twK3y_T3stSecr/AbC and more");
+    tw_buf_free(&out);
+}
+
+/* Excerpts are scrubbed first and cut after, never inside a marker. */
+Test(secrets, excerpts_are_scrubbed_before_the_cut)
+{
+    tw_secret_reset();
+    const char *key = "twK3y_T3stSecr/AbC+dEf=Gh1jKq";
+    cr_assert_eq(tw_secret_add(key), TW_OK);
+    for (size_t pad = 150; pad <= 205; pad++) {
+        char in[400];
+        memset(in, 'P', pad);
+        snprintf(in + pad, sizeof in - pad, "%s tail", key);
+        char *c = tw_secret_clip(in, 200);
+        cr_assert_not_null(c);
+        cr_expect(!strstr(c, "twK3y_T3"), "pad %zu: %s", pad, c);
+        const char *m = strchr(c, '[');
+        if (m)
+            cr_expect(strncmp(m, TW_REDACTED, strlen(TW_REDACTED)) == 0, "pad %zu: %s", pad, c);
+        cr_expect(strlen(c) <= 203);
+        free(c);
+    }
+    cr_expect_eq(tw_redacted_cut("ab[REDAC", 8), 2);
+    cr_expect_eq(tw_redacted_cut("ab[REDACTED]", 12), 12);
+    cr_expect_eq(tw_redacted_cut("abcd", 4), 4);
+    tw_secret_reset();
+}
+
+/* A password split across the argument fragments of a streamed call, in
+ * OpenAI and Anthropic events: found in the assembled arguments, and no
+ * fragment keeps a part of it; the fragments still join into JSON. */
+Test(secrets, stream_fragments_are_assembled_and_redacted)
+{
+    const char *ev[] = {
+        "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"function\":"
+        "{\"name\":\"login\",\"arguments\":\"{\\\"password\\\": \\\"pw_STR\"}}]}}]}",
+        "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":"
+        "{\"arguments\":\"EAM_16\"}}]}}]}",
+        "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":"
+        "{\"arguments\":\"16jjjj\\\", \\\"n\\\": 1.50}\"}}]}}]}",
+        "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\","
+        "\"partial_json\":\"{\\\"api_key\\\": \\\"ak_SPL\"}}",
+        "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\","
+        "\"partial_json\":\"IT_2020zzzz\\\"}\"}}",
+    };
+    size_t n = sizeof ev / sizeof *ev, len[5];
+    tw_buf body = {0};
+    for (size_t i = 0; i < n; i++) {
+        len[i] = strlen(ev[i]);
+        tw_buf_printf(&body, "data: %s\n\n", ev[i]);
+    }
+    tw_redactor r = {0};
+    cr_assert_eq(tw_redact_discover_body(&r, body.data, body.len, 64), TW_OK);
+    tw_buf_free(&body);
+    const char *want[] = {"pw_STREAM_1616jjjj", "ak_SPLIT_2020zzzz"};
+    for (size_t i = 0; i < 2; i++) {
+        bool found = false;
+        for (size_t k = 0; k < r.nvalues; k++)
+            found = found || strcmp(r.values[k], want[i]) == 0;
+        cr_expect(found, "%s not remembered", want[i]);
+    }
+    char *out[5];
+    cr_assert_eq(tw_redact_stream(&r, ev, len, n, 64, out), TW_OK);
+    tw_buf oa = {0}, an = {0};
+    for (size_t i = 0; i < n; i++) {
+        const char *d = out[i] ? out[i] : ev[i];
+        cr_expect(!strstr(d, "STR") && !strstr(d, "EAM_16") && !strstr(d, "16jjjj") &&
+                      !strstr(d, "SPL") && !strstr(d, "2020zzzz"),
+                  "event %zu: %s", i, d);
+        cJSON *e = cJSON_Parse(d);
+        cr_assert_not_null(e, "%s", d);
+        const cJSON *a = i < 3 ? cJSON_GetObjectItem(
+                                     cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(
+                                                                                cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(e, "choices"), 0), "delta"),
+                                                                                "tool_calls"),
+                                                                            0),
+                                                         "function"),
+                                     "arguments")
+                               : cJSON_GetObjectItem(cJSON_GetObjectItem(e, "delta"), "partial_json");
+        cr_assert(cJSON_IsString(a));
+        tw_buf_puts(i < 3 ? &oa : &an, a->valuestring);
+        cJSON_Delete(e);
+        free(out[i]);
+    }
+    cr_expect_str_eq(oa.data, "{\"password\": \"[REDACTED]\", \"n\": 1.50}");
+    cr_expect_str_eq(an.data, "{\"api_key\": \"[REDACTED]\"}");
+    tw_buf_free(&oa);
+    tw_buf_free(&an);
+    tw_redactor_free(&r);
+}
+
 /* ---------------------------------------------------------------- end to end */
 
 /* Secrets planted in the inputs, made at run time (no file of the project
