@@ -421,7 +421,8 @@ enum {
     K_BEARER, K_XAPIKEY, K_APIKEY, K_COOKIE, K_SETCOOKIE, K_XCUSTOMTOKEN, K_XAPITOKEN,
     K_XSESSION, K_QKEY, K_QAPIKEY, K_QACCESS, K_BTOKEN, K_BAUTHTOKEN, K_BACCESS, K_BREFRESH,
     K_BCLIENTSECRET, K_BPASSWORD, K_ARGS, K_PRIVATE, K_BSECRET, K_BAPIKEY, K_REDACTHEADER,
-    K_REDACTFIELD, K_KEYENV, K_SERVEAUTH, K_PROXYAUTH, K_SERVEQUERY, NKINDS
+    K_REDACTFIELD, K_KEYENV, K_SERVEAUTH, K_PROXYAUTH, K_SERVEQUERY, K_CUT, K_MARKUP, K_SPLIT,
+    NKINDS
 };
 static const char *const kind_name[NKINDS] = {
     "Authorization: Bearer", "x-api-key", "api-key", "cookie value", "set-cookie value",
@@ -432,7 +433,8 @@ static const char *const kind_name[NKINDS] = {
     "body private_key (echoed in a response body)", "body secret (echoed in an SSE event)",
     "body api_key (\\u-escaped echo)", "--redact-header", "--redact-field",
     "--key-env value echoed by the backend", "serve: client Authorization",
-    "Proxy-Authorization: Basic", "serve: client ?key="};
+    "Proxy-Authorization: Basic", "serve: client ?key=", "--key-env value cut by an excerpt",
+    "--key-env value with & < > ' \"", "password split across stream deltas"};
 static char S[NKINDS][48];
 
 static void make_secrets(void)
@@ -443,7 +445,10 @@ static void make_secrets(void)
         for (int k = 0; k < 16; k++)
             t[k] = al[(i * 31 + k * 17 + (int)getpid()) % 57];
         t[16] = '\0';
-        if (i == K_QACCESS || i == K_BPASSWORD || i == K_BAPIKEY || i == K_KEYENV)
+        if (i == K_MARKUP)
+            snprintf(S[i], sizeof S[i], "zq%02dX%.4s&%.4s<%.3s>%.3s'%.2s\"", i, t, t + 4, t + 8,
+                     t + 11, t + 14);
+        else if (i == K_QACCESS || i == K_BPASSWORD || i == K_BAPIKEY || i == K_KEYENV)
             snprintf(S[i], sizeof S[i], "zq%02dX%.5s+%.5s/%.5s", i, t, t + 5, t + 10);
         else
             snprintf(S[i], sizeof S[i], "zq%02dX%s", i, t);
@@ -478,6 +483,33 @@ static void pct(const char *s, char *out, size_t n)
     for (; *s && o + 4 < n; s++) {
         if (*s == '+' || *s == '/' || *s == ' ' || *s == ':')
             o += (size_t)snprintf(out + o, n - o, "%%%02X", (unsigned char)*s);
+        else
+            out[o++] = *s;
+    }
+    out[o] = '\0';
+}
+
+/* & < > ' " as named entities (numeric ones too when num) */
+static void entities(const char *s, char *out, size_t n, bool num)
+{
+    size_t o = 0;
+    for (; *s && o + 8 < n; s++) {
+        const char *e = NULL;
+        char nb[8];
+        switch (*s) {
+        case '&': e = "&amp;"; break;
+        case '<': e = "&lt;"; break;
+        case '>': e = "&gt;"; break;
+        case '\'': e = "&apos;"; break;
+        case '"': e = "&quot;"; break;
+        default: break;
+        }
+        if (e && num) {
+            snprintf(nb, sizeof nb, "&#%d;", (unsigned char)*s);
+            e = nb;
+        }
+        if (e)
+            o += (size_t)snprintf(out + o, n - o, "%s", e);
         else
             out[o++] = *s;
     }
@@ -529,6 +561,12 @@ static enum MHD_Result echo(void *cls, struct MHD_Connection *c, const char *url
     pct(auth ? auth : "", pc, sizeof pc);
     bool stream = body->data && (strstr(body->data, "\"stream\":true") || strstr(body->data, "\"stream\": true"));
     tw_buf content = {0};
+    if (auth && strstr(auth, S[K_CUT])) {
+        /* the key right where a 200-byte excerpt of the content is cut */
+        for (int i = 0; i < 190; i++)
+            tw_buf_putc(&content, 'P');
+        json_str(&content, S[K_CUT]);
+    }
     /* markup first: the check that flags it quotes the content in its evidence */
     tw_buf_puts(&content, "<tool_call>");
     json_str(&content, auth ? auth : "");
@@ -627,17 +665,25 @@ static char *response_sse(void)
         &b,
         "data: {\"id\":\"c2\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":"
         "\"gpt-test\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":"
-        "\"echo %s %s %s %s %s %s %s %s %s %s %s %s %s %s\"},\"finish_reason\":null}]}\n\n"
+        "\"echo %s %s %s %s %s %s %s %s %s %s %s %s %s %s split %s\"},\"finish_reason\":null}]}\n\n"
         "data: {\"id\":\"c2\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":"
         "\"gpt-test\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":"
         "\"c3\",\"type\":\"function\",\"function\":{\"name\":\"login\",\"arguments\":"
         "\"{\\\"password\\\":\\\"%s\\\"}\"}}]},\"finish_reason\":null}]}\n\n"
         "data: {\"id\":\"c2\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":"
+        "\"gpt-test\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,\"id\":"
+        "\"c4\",\"type\":\"function\",\"function\":{\"name\":\"login\",\"arguments\":"
+        "\"{\\\"password\\\": \\\"%.9s\"}}]},\"finish_reason\":null}]}\n\n"
+        "data: {\"id\":\"c2\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":"
+        "\"gpt-test\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,"
+        "\"function\":{\"arguments\":\"%s\\\", \\\"city\\\": \\\"Oslo\\\"}\"}}]},"
+        "\"finish_reason\":null}]}\n\n"
+        "data: {\"id\":\"c2\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":"
         "\"gpt-test\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}"
         "\n\ndata: [DONE]\n\n",
         S[K_BSECRET], S[K_XAPITOKEN], S[K_COOKIE], S[K_XAPIKEY], S[K_APIKEY], S[K_XCUSTOMTOKEN],
         S[K_XSESSION], S[K_QAPIKEY], S[K_BTOKEN], S[K_BAUTHTOKEN], S[K_BACCESS], S[K_BREFRESH],
-        S[K_BCLIENTSECRET], S[K_PROXYAUTH], s16);
+        S[K_BCLIENTSECRET], S[K_PROXYAUTH], S[K_SPLIT], s16, S[K_SPLIT], S[K_SPLIT] + 9);
     cr_assert(n > 0);
     return b;
 }
@@ -967,9 +1013,25 @@ static void check_tree(const char *dir)
         char *b = slurp(p, &n);
         files_checked++;
         for (int k = 0; k < NKINDS; k++) {
-            char sl[100], pc[100];
+            char sl[100], pc[100], en[200], ex[200], js[200], pre[9], pu[100];
             slash_escaped(S[k], sl, sizeof sl);
             pct(S[k], pc, sizeof pc);
+            entities(S[k], en, sizeof en, false);
+            entities(S[k], ex, sizeof ex, true);
+            cJSON *jv = cJSON_CreateString(S[k]);
+            char *jt = cJSON_PrintUnformatted(jv);
+            snprintf(js, sizeof js, "%.*s", (int)strlen(jt) - 2, jt + 1);
+            cJSON_free(jt);
+            cJSON_Delete(jv);
+            snprintf(pre, sizeof pre, "%.8s", S[k]);
+            u_escaped(pre, pu, sizeof pu);
+            cr_expect_eq(count(b, n, en), 0, "%s holds the %s secret, entity-escaped", p, kind_name[k]);
+            cr_expect_eq(count(b, n, ex), 0, "%s holds the %s secret, as numeric references", p,
+                         kind_name[k]);
+            cr_expect_eq(count(b, n, js), 0, "%s holds the %s secret, JSON-escaped", p, kind_name[k]);
+            cr_expect_eq(count(b, n, pre), 0, "%s holds 8 bytes of the %s secret", p, kind_name[k]);
+            cr_expect_eq(count(b, n, pu), 0, "%s holds 8 bytes of the %s secret, \\u-escaped", p,
+                         kind_name[k]);
             cr_expect_eq(count(b, n, S[k]), 0, "%s holds the %s secret", p, kind_name[k]);
             cr_expect_eq(count(b, n, sl), 0, "%s holds the %s secret, \\/-escaped", p, kind_name[k]);
             cr_expect_eq(count(b, n, pc), 0, "%s holds the %s secret, percent-encoded", p,
@@ -1055,6 +1117,22 @@ Test(secrets, no_output_of_any_command_holds_a_secret)
     cr_expect(file_has(p, "Bearer [REDACTED] s=Bearer [REDACTED]"), "the echo reached the report");
     snprintf(p, sizeof p, "%s/streams/run.out", dir);
     cr_expect(file_has(p, "<tool_call>Bearer [REDACTED]"), "the echo reached standard output");
+    /* keys the reports would cut in an excerpt, or escape as markup */
+    cr_assert_eq(setenv("TW_SECRETS_KEY_M", S[K_MARKUP], 1), 0);
+    cr_assert_eq(setenv("TW_SECRETS_KEY_C", S[K_CUT], 1), 0);
+    rc = sh("cd '%s' && '%s' run --backend echo=http://127.0.0.1:%u --key-env TW_SECRETS_KEY_M "
+            "--retries 0 --out out/run-markup in/run > streams/run-markup.out 2> streams/run-markup.err",
+            dir, bin, port);
+    cr_expect(rc == 0 || rc == 1, "run exited %d", rc);
+    snprintf(p, sizeof p, "%s/out/run-markup/echo.junit.xml", dir);
+    cr_expect(file_has(p, "Bearer [REDACTED]"), "the echo reached the JUnit report");
+    rc = sh("cd '%s' && '%s' run --backend echo=http://127.0.0.1:%u --key-env TW_SECRETS_KEY_C "
+            "--retries 0 --out '%s/out/run-cut' fixtures/openai/nonstream_text_only.json "
+            "> '%s/streams/run-cut.out' 2> '%s/streams/run-cut.err'",
+            getenv("TOOLWIRE_SOURCE_DIR"), bin, port, dir, dir, dir);
+    cr_expect(rc == 0 || rc == 1, "run exited %d", rc);
+    snprintf(p, sizeof p, "%s/streams/run-cut.out", dir);
+    cr_expect(file_has(p, "PPPP[REDACTED]"), "the padded echo reached standard output");
     /* serve, while a client sends credentials */
     serve_and_call(bin, dir);
     snprintf(p, sizeof p, "%s/streams/serve.err", dir);
