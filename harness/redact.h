@@ -109,7 +109,7 @@ tw_status tw_redact_stream(tw_redactor *r, const char *const *data, const size_t
 
 /*
  * Scrub n bytes of text into out: every remembered secret value (as is,
- * JSON-escaped or percent-encoded, see tw_scrub_values), every
+ * JSON-escaped, percent-encoded or entity-escaped, see tw_scrub_values), every
  * "Bearer <token>" (the token), every "sk-…" / "sk-ant-…" style key, and in
  * URL query strings the values of key, api_key, api-key, apikey,
  * access_token, token, secret. Returns TW_OK or TW_ERR_NOMEM / TW_ERR_LIMIT
@@ -134,10 +134,13 @@ tw_status tw_redact_json(tw_redactor *r, cJSON *v, size_t max_depth);
 /*
  * The value scrubber both layers share: every occurrence in s of one of
  * the nvalues values becomes TW_REDACTED, appended to out. A value is also
- * found JSON-escaped (\/, \", \uXXXX, … one or two levels deep) and
- * percent-encoded (%XX). Linear in n per value (memmem over at most three
- * views of the text). *count (may be NULL) is increased by the number of
- * replacements.
+ * found JSON-escaped (\/, \", \uXXXX, … one or two levels deep),
+ * percent-encoded (%XX) and as HTML/XML character references (&amp; &lt;
+ * &gt; &quot; &apos; &#NN; &#xHH;), in any mix. A value's first 8 bytes or
+ * more right before an ellipsis ("..." or U+2026), the start of a secret
+ * an excerpt cut, become TW_REDACTED too. Linear in n per value (memmem
+ * over at most three views of the text). *count (may be NULL) is increased
+ * by the number of replacements.
  *
  * With `hold` non-NULL the text is the start of a stream: *hold receives
  * how many bytes at the end were left unwritten because they may be the
