@@ -1333,6 +1333,8 @@ char *tw_secret_clip(const char *s, size_t max)
         tw_buf_free(&b);
         return NULL;
     }
+    if (b.data)
+        b.data[b.len] = '\0'; /* the scrubber may only reserve room for it */
     if (b.len > max) {
         /* not inside a marker nor a UTF-8 sequence */
         size_t k = tw_redacted_cut(b.data, max);

@@ -441,6 +441,8 @@ static void md_cell(tw_buf *b, const char *s0, size_t cap)
         tw_buf_puts(b, TW_REDACTED);
         return;
     }
+    if (clean.data)
+        clean.data[clean.len] = '\0'; /* the scrubber may only reserve room for it */
     const char *s = s0 ? (clean.data ? clean.data : "") : NULL;
     if (s && clean.len > cap)
         cap = tw_redacted_cut(s, cap);
