@@ -577,11 +577,25 @@ static enum MHD_Result echo(void *cls, struct MHD_Connection *c, const char *url
         tw_buf_printf(&out,
                       "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,"
                       "\"model\":\"echo\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\","
-                      "\"content\":\"%s\"},\"finish_reason\":null}]}\n\n"
+                      "\"content\":\"%s\"},\"finish_reason\":null}]}\n\n",
+                      content.data);
+        if (MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Internal-Ref"))
+            /* for record: a password split across two argument deltas */
+            tw_buf_printf(&out,
+                          "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,"
+                          "\"model\":\"echo\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":"
+                          "[{\"index\":0,\"id\":\"c9\",\"type\":\"function\",\"function\":{\"name\":"
+                          "\"login\",\"arguments\":\"{\\\"password\\\": \\\"%.10s\"}}]},"
+                          "\"finish_reason\":null}]}\n\n"
+                          "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,"
+                          "\"model\":\"echo\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":"
+                          "[{\"index\":0,\"function\":{\"arguments\":\"%s\\\"}\"}}]},"
+                          "\"finish_reason\":null}]}\n\n",
+                          S[K_SPLIT], S[K_SPLIT] + 10);
+        tw_buf_printf(&out,
                       "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,"
                       "\"model\":\"echo\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":"
-                      "\"stop\"}]}\n\ndata: [DONE]\n\n",
-                      content.data);
+                      "\"stop\"}]}\n\ndata: [DONE]\n\n");
     } else {
         tw_buf_printf(&out,
                       "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"created\":1,"
@@ -1107,6 +1121,8 @@ Test(secrets, no_output_of_any_command_holds_a_secret)
     snprintf(p, sizeof p, "%s/out/record/echo.json", dir);
     cr_expect(file_has(p, "you sent: "), "the echo was recorded");
     cr_expect(file_has(p, "Bearer [REDACTED]"));
+    cr_expect(file_has(p, "{\\\\\\\"password\\\\\\\": \\\\\\\"[REDACTED]"),
+              "the split password was recorded redacted");
     /* run against the echo server, reached by URL, with --key-env */
     int rc = sh("cd '%s' && TW_SECRETS_KEY='%s' '%s' run --backend echo=http://127.0.0.1:%u "
                 "--key-env TW_SECRETS_KEY --retries 0 --out out/run in/run "
