@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "decode_opts.h"
+#include "redact.h"
 #include "toolwire/decode.h"
 #include "toolwire/schema.h"
 #include "toolwire/text.h"
@@ -145,14 +146,34 @@ void tw_check_set_put(tw_check_set *s, const char *id, tw_verdict v, int64_t off
     const tw_check_def *d = tw_check_find(id);
     if (!d)
         return;
-    char ev[512] = "";
+    /* formatted whole, scrubbed, then cut to the evidence cap */
+    char small[512] = "";
+    char *ev = small;
     if (fmt) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(ev, sizeof ev, fmt, ap);
+        int need = vsnprintf(small, sizeof small, fmt, ap);
         va_end(ap);
+        if (need >= (int)sizeof small && (ev = malloc((size_t)need + 1)) != NULL) {
+            va_start(ap, fmt);
+            vsnprintf(ev, (size_t)need + 1, fmt, ap);
+            va_end(ap);
+        } else if (need >= (int)sizeof small) {
+            ev = small;
+        }
     }
-    char *copy = tw_strdup(ev);
+    tw_buf clean = {0};
+    tw_status sst = tw_secret_scrub(ev, strlen(ev), &clean, NULL);
+    if (ev != small)
+        free(ev);
+    if (sst != TW_OK) {
+        tw_buf_free(&clean);
+        return;
+    }
+    if (clean.len > sizeof small - 1)
+        clean.len = tw_redacted_cut(clean.data, sizeof small - 1);
+    char *copy = tw_strndup(clean.data ? clean.data : "", clean.len);
+    tw_buf_free(&clean);
     if (!copy)
         return;
     for (size_t i = 0; i < s->len; i++) {
@@ -249,9 +270,18 @@ static cJSON *parse_json(const char *p, size_t n, size_t depth)
     return v;
 }
 
-/* A short printable excerpt of a value for evidence. */
-static void excerpt(char *dst, size_t dn, const char *p, size_t n)
+/* A short printable excerpt of a value for evidence: scrubbed of every
+ * known secret first, cut after (never inside a [REDACTED] marker). */
+static void excerpt(char *dst, size_t dn, const char *p0, size_t n0)
 {
+    tw_buf clean = {0};
+    if (tw_secret_scrub(p0, n0, &clean, NULL) != TW_OK) {
+        tw_buf_free(&clean);
+        snprintf(dst, dn, "%s", TW_REDACTED);
+        return;
+    }
+    const char *p = clean.data ? clean.data : "";
+    size_t n = clean.len;
     size_t o = 0;
     for (size_t i = 0; i < n && o + 5 < dn; i++) {
         unsigned char c = (unsigned char)p[i];
@@ -264,12 +294,24 @@ static void excerpt(char *dst, size_t dn, const char *p, size_t n)
             dst[o++] = (char)c;
         }
         if (i + 1 < n && o + 5 >= dn) {
+            o = tw_redacted_cut(dst, o);
             memcpy(dst + o, "...", 3);
             o += 3;
             break;
         }
     }
     dst[o] = 0;
+    tw_buf_free(&clean);
+}
+
+/* s scrubbed of every known secret, then cut to max bytes ("..." after a
+ * cut), into buf (max + 4 bytes or more). */
+static const char *clip(char *buf, size_t bn, const char *s, size_t max)
+{
+    char *c = tw_secret_clip(s ? s : "", max);
+    snprintf(buf, bn, "%s", c ? c : TW_REDACTED);
+    free(c);
+    return buf;
 }
 
 static void excerpt_json(char *dst, size_t dn, const cJSON *v)
@@ -808,7 +850,8 @@ static void ocall_checks(judge *j, const ocall *c, size_t n, const char *finish,
         else if (!c[i].name || !c[i].name[0])
             snprintf(why, sizeof why, "tool_calls[%zu] has no name", i), bad = (int64_t)c[i].off;
         else if (i == first_repeat) {
-            snprintf(why, sizeof why, "id %.100s repeated at tool_calls[%zu]", c[i].id, i);
+            char cb[112];
+            snprintf(why, sizeof why, "id %s repeated at tool_calls[%zu]", clip(cb, sizeof cb, c[i].id, 100), i);
             bad = (int64_t)c[i].off;
         }
     }
@@ -851,8 +894,9 @@ static void ocall_checks(judge *j, const ocall *c, size_t n, const char *finish,
             }
             if (!found) {
                 ok = false;
-                PUT(out, "OAI-R03", TW_V_FAIL, (int64_t)c[i].off, "tool_calls[%zu].name %.100s is not declared",
-                    i, c[i].name ? c[i].name : "(absent)");
+                char cb[112];
+                PUT(out, "OAI-R03", TW_V_FAIL, (int64_t)c[i].off, "tool_calls[%zu].name %s is not declared",
+                    i, clip(cb, sizeof cb, c[i].name ? c[i].name : "(absent)", 100));
             }
         }
         if (ok)
@@ -1389,8 +1433,9 @@ static void oai_error(judge *j, const cJSON *body)
             PUT(j->out, "OAI-E01", TW_V_FAIL, find_off(j->in, "\"error\""), "error.%s is absent", keys[i]);
             return;
         }
-    PUT(j->out, "OAI-E01", TW_V_PASS, -1, "HTTP %d, error envelope: %.120s", j->in->status,
-        tw_json_get_str(e, "message"));
+    char cb[132];
+    PUT(j->out, "OAI-E01", TW_V_PASS, -1, "HTTP %d, error envelope: %s", j->in->status,
+        clip(cb, sizeof cb, tw_json_get_str(e, "message"), 120));
 }
 
 /* ================================================================ Anthropic */
@@ -1603,9 +1648,11 @@ static void ant_stream(judge *j)
         }
         cJSON_Delete(d);
     }
-    if (phase != 3)
-        S01_FAIL(in->body_len, "the stream ends without message_stop%s%.100s",
-                 in->transport_error ? ": " : "", in->transport_error ? in->transport_error : "");
+    if (phase != 3) {
+        char cb[112];
+        S01_FAIL(in->body_len, "the stream ends without message_stop%s%s",
+                 in->transport_error ? ": " : "", clip(cb, sizeof cb, in->transport_error, 100));
+    }
     if (s01[0])
         PUT(j->out, "ANT-S01", TW_V_FAIL, s01_off, "%s", s01);
     else
@@ -1830,9 +1877,10 @@ static void hermes_checks(judge *j, char kind, bool stream)
     size_t blocks = 0;
     for (const char *p = text; (p = tw_memmem(p, n - (size_t)(p - text), "<tool_call>", 11)); p += 11)
         blocks++;
+    char cb[212];
     if (bad)
-        PUT(j->out, "HER-01", TW_V_FAIL, bad->offset, "model text: %s: %.200s", tw_code_name(bad->code),
-            bad->message);
+        PUT(j->out, "HER-01", TW_V_FAIL, bad->offset, "model text: %s: %s", tw_code_name(bad->code),
+            clip(cb, sizeof cb, bad->message, 200));
     else
         PUT(j->out, "HER-01", blocks ? TW_V_PASS : TW_V_SKIP, -1, "%zu <tool_call> block(s) in the model text",
             blocks);
@@ -2062,7 +2110,10 @@ static void ses_checks(judge *j, bool stream, const cJSON *body)
                 answered++;
             else {
                 if (!unknown)
-                    snprintf(ex, sizeof ex, "tool_call_id %.100s", id ? id : "(missing)");
+                {
+                    char cb[112];
+                    snprintf(ex, sizeof ex, "tool_call_id %s", clip(cb, sizeof cb, id ? id : "(missing)", 100));
+                }
                 unknown++;
             }
         }
@@ -2126,14 +2177,15 @@ static void http_status_check(const tw_judge_input *in, tw_check_set *out)
         return;
     }
     int want = in->ex->has_response ? in->ex->resp.status : 200;
+    char cb[312];
     if (want >= 400) {
         PUT(out, "RSP-01", TW_V_SKIP, -1, "the fixture expects an error status (HTTP %d), got HTTP %d", want,
             in->status);
         return;
     }
     if (in->status == 0) {
-        PUT(out, "RSP-01", TW_V_FAIL, -1, "no response: %.300s",
-            in->transport_error ? in->transport_error : "the transfer failed");
+        PUT(out, "RSP-01", TW_V_FAIL, -1, "no response: %s",
+            clip(cb, sizeof cb, in->transport_error ? in->transport_error : "the transfer failed", 300));
         return;
     }
     if (in->status >= 400) {
@@ -2142,8 +2194,8 @@ static void http_status_check(const tw_judge_input *in, tw_check_set *out)
         PUT(out, "RSP-01", TW_V_FAIL, 0, "HTTP %d where the fixture expects a success: %s", in->status, ex);
         return;
     }
-    PUT(out, "RSP-01", TW_V_PASS, -1, "HTTP %d%s%.200s", in->status, in->transport_error ? ", transfer broke: " : "",
-        in->transport_error ? in->transport_error : "");
+    PUT(out, "RSP-01", TW_V_PASS, -1, "HTTP %d%s%s", in->status, in->transport_error ? ", transfer broke: " : "",
+        clip(cb, sizeof cb, in->transport_error, 200));
 }
 
 static bool request_streams(const cJSON *req)
@@ -2333,9 +2385,11 @@ void tw_checks_backend(const tw_judge_input *in, tw_check_set *out)
             oai_s07(&j, &st);
             ostream_free(&st);
         } else {
-            if (!body)
-                PUT(out, "OAI-R01", TW_V_FAIL, 0, "the body is not JSON%s%.100s",
-                    in->transport_error ? ": " : "", in->transport_error ? in->transport_error : "");
+            if (!body) {
+                char cb[112];
+                PUT(out, "OAI-R01", TW_V_FAIL, 0, "the body is not JSON%s%s",
+                    in->transport_error ? ": " : "", clip(cb, sizeof cb, in->transport_error, 100));
+            }
             oai_response(&j, body);
             skip_ids(out, OAI_S_IDS, 8, "not streamed");
         }

@@ -39,6 +39,51 @@ static tw_status on_event(void *user, const tw_sse_event *ev)
     return TW_OK;
 }
 
+/* A secret split across the events of a streamed tool call: redacted in
+ * the assembled arguments, fragment by fragment. */
+static tw_status redact_stream_events(tw_redactor *red, const tw_limits *L, cJSON *events)
+{
+    size_t n = (size_t)cJSON_GetArraySize(events);
+    if (!n)
+        return TW_OK;
+    const char **data = malloc(n * sizeof *data);
+    size_t *len = malloc(n * sizeof *len);
+    char **out = calloc(n, sizeof *out);
+    cJSON **node = malloc(n * sizeof *node);
+    tw_status st = data && len && out && node ? TW_OK : TW_ERR_NOMEM;
+    size_t i = 0;
+    for (cJSON *e = events->child; st == TW_OK && e && i < n; e = e->next, i++) {
+        node[i] = cJSON_GetObjectItemCaseSensitive(e, "data");
+        data[i] = cJSON_IsString(node[i]) && node[i]->valuestring ? node[i]->valuestring : "";
+        len[i] = strlen(data[i]);
+    }
+    if (st == TW_OK)
+        st = tw_redact_stream(red, data, len, n, L->max_depth, out);
+    for (i = 0; st != TW_OK && node && i < n; i++) {
+        /* not redacted as a whole: nothing of the events is kept */
+        char *r = tw_strdup(TW_REDACTED);
+        if (r && cJSON_IsString(node[i])) {
+            cJSON_free(node[i]->valuestring);
+            node[i]->valuestring = r;
+        } else {
+            free(r);
+        }
+    }
+    for (i = 0; out && i < n; i++) {
+        if (st == TW_OK && out[i]) {
+            cJSON_free(node[i]->valuestring);
+            node[i]->valuestring = out[i];
+            out[i] = NULL;
+        }
+        free(out[i]);
+    }
+    free(data);
+    free(len);
+    free(out);
+    free(node);
+    return st;
+}
+
 /* The live response as a fixture "response" object, redacted. */
 static cJSON *response_json(const tw_http_response *r, tw_redactor *red, const tw_limits *L)
 {
@@ -74,6 +119,7 @@ static cJSON *response_json(const tw_http_response *r, tw_redactor *red, const t
         tw_sse_feed(&ps, b, scrubbed.len);
         tw_sse_finish(&ps);
         tw_sse_release(&ps);
+        redact_stream_events(red, L, s.arr);
     } else {
         cJSON *j = NULL;
         if (scrubbed.len && tw_json_parse(b, scrubbed.len, L->max_depth, &j, NULL) == TW_OK) {
@@ -132,7 +178,9 @@ int tw_cmd_record(int argc, char **argv)
                  "token, secret, password, session, auth, key, …) are dropped; JSON fields and\n"
                  "query parameters named like credentials become [REDACTED]; and every value\n"
                  "found in them, the key and bearer tokens are scrubbed wherever they appear\n"
-                 "(headers, URLs, bodies, stream events; JSON-escaped or percent-encoded too).\n"
+                 "(headers, URLs, bodies, stream events; JSON-escaped, percent-encoded or as\n"
+                 "HTML/XML character references too); a credential split across the argument\n"
+                 "fragments of a streamed tool call is found and removed from every fragment.\n"
                  "The recorded fixtures carry no expectations: review them and add\n"
                  "expect.failing_checks before committing.\n\n"
                  "  --redact-header NAME   drop this header too and scrub its value (repeatable)\n"

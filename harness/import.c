@@ -243,6 +243,34 @@ static tw_status body_json(tw_fx_arena *a, tw_redactor *red, const tw_limits *li
 
 /* ---- building the fixture ---- */
 
+/* A secret split across the events of a streamed tool call: redacted in
+ * the assembled arguments, fragment by fragment. */
+static tw_status redact_stream_events(tw_fx_arena *a, tw_redactor *red, const tw_limits *lim,
+                                      tw_fx_sse *ev, size_t n)
+{
+    if (!n)
+        return TW_OK;
+    const char **data = malloc(n * sizeof *data);
+    size_t *len = malloc(n * sizeof *len);
+    char **out = calloc(n, sizeof *out);
+    tw_status st = data && len && out ? TW_OK : TW_ERR_NOMEM;
+    for (size_t i = 0; st == TW_OK && i < n; i++) {
+        data[i] = ev[i].data ? ev[i].data : "";
+        len[i] = strlen(data[i]);
+    }
+    if (st == TW_OK)
+        st = tw_redact_stream(red, data, len, n, lim->max_depth, out);
+    for (size_t i = 0; out && i < n; i++) {
+        if (st == TW_OK && out[i] && !(ev[i].data = tw_fx_arena_str(a, out[i])))
+            st = TW_ERR_NOMEM;
+        free(out[i]);
+    }
+    free(data);
+    free(len);
+    free(out);
+    return st;
+}
+
 static tw_status build_exchange(tw_fx_arena *a, tw_redactor *red, const tw_limits *lim,
                                 const rawx *r, tw_fx_exchange *x, const char **fmt_out)
 {
@@ -278,6 +306,8 @@ static tw_status build_exchange(tw_fx_arena *a, tw_redactor *red, const tw_limit
             st = tw_sse_split(clean.data ? clean.data : "", clean.len, a, &x->resp.events,
                               &x->resp.nevents);
         tw_buf_free(&clean);
+        if (st == TW_OK)
+            st = redact_stream_events(a, red, lim, x->resp.events, x->resp.nevents);
         if (st != TW_OK)
             return st;
         x->resp.stream = true;

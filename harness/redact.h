@@ -85,8 +85,31 @@ tw_status tw_redact_discover_json(tw_redactor *r, const cJSON *v, size_t max_dep
 tw_status tw_redact_discover_body(tw_redactor *r, const char *s, size_t n, size_t max_depth);
 
 /*
+ * A stream's events (data[i], len[i] bytes each): the arguments of each
+ * tool call assembled from their fragments (OpenAI
+ * choices[].delta.tool_calls[].function.arguments, Anthropic
+ * input_json_delta partial_json), and the credentials in them remembered
+ * as by tw_redact_discover_json, so that a secret split across events is
+ * known whole. tw_redact_discover_body does this for an event stream.
+ * At most 4096 distinct calls (TW_ERR_LIMIT beyond).
+ */
+tw_status tw_redact_discover_stream(tw_redactor *r, const char *const *data, const size_t *len,
+                                    size_t n, size_t max_depth);
+
+/*
+ * The same events with every remembered value removed from the assembled
+ * arguments of each call: TW_REDACTED in the fragment where the value
+ * starts, its bytes dropped from the fragments that follow, so the
+ * fragments still join into the redacted arguments. out[i] (n entries)
+ * receives the event's data re-printed (numbers keep their spelling) when
+ * it changed, else NULL; the caller frees each.
+ */
+tw_status tw_redact_stream(tw_redactor *r, const char *const *data, const size_t *len, size_t n,
+                           size_t max_depth, char **out);
+
+/*
  * Scrub n bytes of text into out: every remembered secret value (as is,
- * JSON-escaped or percent-encoded, see tw_scrub_values), every
+ * JSON-escaped, percent-encoded or entity-escaped, see tw_scrub_values), every
  * "Bearer <token>" (the token), every "sk-…" / "sk-ant-…" style key, and in
  * URL query strings the values of key, api_key, api-key, apikey,
  * access_token, token, secret. Returns TW_OK or TW_ERR_NOMEM / TW_ERR_LIMIT
@@ -111,10 +134,13 @@ tw_status tw_redact_json(tw_redactor *r, cJSON *v, size_t max_depth);
 /*
  * The value scrubber both layers share: every occurrence in s of one of
  * the nvalues values becomes TW_REDACTED, appended to out. A value is also
- * found JSON-escaped (\/, \", \uXXXX, … one or two levels deep) and
- * percent-encoded (%XX). Linear in n per value (memmem over at most three
- * views of the text). *count (may be NULL) is increased by the number of
- * replacements.
+ * found JSON-escaped (\/, \", \uXXXX, … one or two levels deep),
+ * percent-encoded (%XX) and as HTML/XML character references (&amp; &lt;
+ * &gt; &quot; &apos; &#NN; &#xHH;), in any mix. A value's first 8 bytes or
+ * more right before an ellipsis ("..." or U+2026), the start of a secret
+ * an excerpt cut, become TW_REDACTED too. Linear in n per value (memmem
+ * over at most three views of the text). *count (may be NULL) is increased
+ * by the number of replacements.
  *
  * With `hold` non-NULL the text is the start of a stream: *hold receives
  * how many bytes at the end were left unwritten because they may be the
@@ -133,6 +159,20 @@ tw_status tw_scrub_values(char *const *values, size_t nvalues, const char *s, si
 tw_status tw_secret_add(const char *value);
 /* How many values the set holds. */
 size_t tw_secret_count(void);
+/*
+ * Where to cut scrubbed text s[0, n) that is about to be cut at n: n, or
+ * less so that a TW_REDACTED marker is not left cut in two. Text for an
+ * excerpt is scrubbed first and cut after, with this.
+ */
+size_t tw_redacted_cut(const char *s, size_t n);
+
+/*
+ * s scrubbed by the process set, then cut to at most max bytes (not inside
+ * a marker nor a UTF-8 sequence) with "..." after a cut: a new string, NULL
+ * when out of memory. The excerpt helper for evidence and details.
+ */
+char *tw_secret_clip(const char *s, size_t max);
+
 /* tw_scrub_values over the set. */
 tw_status tw_secret_scrub(const char *s, size_t n, tw_buf *out, size_t *hold);
 /* Forget every value (tests and fuzz targets). */

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "out.h"
+#include "redact.h"
 
 /* ================================================================ model */
 
@@ -431,8 +432,20 @@ tw_status tw_report_load(const char *path, tw_report *out, char *why, size_t why
 /* ================================================================ Markdown */
 
 /* Table-cell-safe text: pipes escaped, newlines as spaces, capped. */
-static void md_cell(tw_buf *b, const char *s, size_t cap)
+static void md_cell(tw_buf *b, const char *s0, size_t cap)
 {
+    /* scrubbed first, cut after (never inside a [REDACTED] marker) */
+    tw_buf clean = {0};
+    if (s0 && tw_secret_scrub(s0, strlen(s0), &clean, NULL) != TW_OK) {
+        tw_buf_free(&clean);
+        tw_buf_puts(b, TW_REDACTED);
+        return;
+    }
+    if (clean.data)
+        clean.data[clean.len] = '\0'; /* the scrubber may only reserve room for it */
+    const char *s = s0 ? (clean.data ? clean.data : "") : NULL;
+    if (s && clean.len > cap)
+        cap = tw_redacted_cut(s, cap);
     size_t n = 0;
     for (; s && *s && n < cap; s++, n++) {
         if (*s == '|')
@@ -450,6 +463,7 @@ static void md_cell(tw_buf *b, const char *s, size_t cap)
     }
     if (s && *s)
         tw_buf_puts(b, "…");
+    tw_buf_free(&clean);
 }
 
 #define MD_MAX_ROWS 300

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "decode_opts.h"
+#include "redact.h"
 
 const size_t tw_fix_chunks[] = {1, 2, 3, 7, 64, 0};
 const size_t tw_fix_nchunks = sizeof tw_fix_chunks / sizeof tw_fix_chunks[0];
@@ -56,13 +57,17 @@ bool tw_result_matches(const tw_result *got, const cJSON *expect, char *detail, 
     const char *content = tw_json_get_str(expect, "content");
     const char *thinking = tw_json_get_str(expect, "thinking");
     if (content && !str_eq(&got->msg.content, content)) {
-        snprintf(detail, dlen, "content: expected \"%.200s\", got \"%.200s\"", content,
-                 got->msg.content.data ? got->msg.content.data : "");
+        char *x = tw_secret_clip(content, 200), *y = tw_secret_clip(got->msg.content.data, 200);
+        snprintf(detail, dlen, "content: expected \"%s\", got \"%s\"", x ? x : "?", y ? y : "?");
+        free(x);
+        free(y);
         return false;
     }
     if (thinking && !str_eq(&got->msg.thinking, thinking)) {
-        snprintf(detail, dlen, "thinking: expected \"%.200s\", got \"%.200s\"", thinking,
-                 got->msg.thinking.data ? got->msg.thinking.data : "");
+        char *x = tw_secret_clip(thinking, 200), *y = tw_secret_clip(got->msg.thinking.data, 200);
+        snprintf(detail, dlen, "thinking: expected \"%s\", got \"%s\"", x ? x : "?", y ? y : "?");
+        free(x);
+        free(y);
         return false;
     }
     const char *sig = tw_json_get_str(expect, "thinking_signature");
@@ -90,8 +95,9 @@ bool tw_result_matches(const tw_result *got, const cJSON *expect, char *detail, 
             const cJSON *a = tw_json_get(c, "arguments");
             if (a && !tw_json_equal(a, g->arguments)) {
                 char *s = tw_json_print(g->arguments, NULL);
-                snprintf(detail, dlen, "tool_calls[%zu].arguments differ: got %.300s", i,
-                         s ? s : "?");
+                char *x = s ? tw_secret_clip(s, 300) : NULL;
+                snprintf(detail, dlen, "tool_calls[%zu].arguments differ: got %s", i, x ? x : "?");
+                free(x);
                 free(s);
                 return false;
             }

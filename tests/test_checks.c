@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "checks.h"
+#include "redact.h"
 #include "cli.h"
 #include "fixture.h"
 #include "twtest.h"
@@ -128,6 +129,27 @@ Test(checks, openai_response_failures)
                        "{\"object\":\"chat.completion\",\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":\"ok\",\"reasoning_content\":\"r\"},\"finish_reason\":\"stop\"}]}",
                        false, "OAI-R08", ev, sizeof ev), TW_V_PASS);
     cr_assert(strstr(ev, "reasoning_content"));
+}
+
+/* Evidence quotes a backend's text scrubbed first and cut after: a key
+ * echoed across the 120-byte cut of an error message leaves no part. */
+Test(checks, evidence_is_scrubbed_before_the_cut)
+{
+    const char *key = "twK3y_T3stSecr/AbC+dEf=Gh1jKq";
+    tw_secret_reset();
+    cr_assert_eq(tw_secret_add(key), TW_OK);
+    for (size_t pad = 95; pad <= 125; pad += 5) {
+        char body[400], ev[600];
+        int o = snprintf(body, sizeof body, "{\"error\":{\"message\":\"");
+        memset(body + o, 'M', pad);
+        snprintf(body + o + pad, sizeof body - o - pad, "%s\",\"type\":\"t\",\"param\":null,\"code\":null}}", key);
+        cr_assert_eq(judge(OAI, REQ, 401, body, false, "OAI-E01", ev, sizeof ev), TW_V_PASS);
+        cr_expect(!strstr(ev, "twK3y_T3"), "pad %zu: %s", pad, ev);
+        const char *m = strchr(ev, '[');
+        if (m)
+            cr_expect(strncmp(m, "[REDACTED]", 10) == 0, "pad %zu: %s", pad, ev);
+    }
+    tw_secret_reset();
 }
 
 Test(checks, openai_error_envelope)

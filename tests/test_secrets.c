@@ -280,6 +280,139 @@ Test(secrets, discovery_from_text_headers_and_streams)
     tw_redactor_free(&r);
 }
 
+/* HTML/XML character references, named and numeric, in any mix with the
+ * JSON and percent escapes. */
+Test(secrets, scrubber_finds_entity_forms)
+{
+    char *vals[] = {(char *)"K3yAmp&Secr<Val>q'9xyzW\"e"};
+    const char *in[] = {
+        "md K3yAmp&amp;Secr&lt;Val&gt;q&apos;9xyzW&quot;e end",
+        "num K3yAmp&#38;Secr&#60;Val&#x3E;q&#39;9xyzW&#X22;e end",
+        "mix K3yAmp\\u0026Secr&lt;Val%3Eq&#039;9xyzW\\\"e end",
+        "twice K3yAmp&amp;amp;Secr&amp;lt;Val&gt;q'9xyzW\"e end",
+    };
+    for (size_t i = 0; i < sizeof in / sizeof *in; i++) {
+        tw_buf out = {0};
+        size_t n = 0;
+        cr_assert_eq(tw_scrub_values(vals, 1, in[i], strlen(in[i]), &out, &n, NULL), TW_OK);
+        cr_expect_eq(n, 1, "%s -> %s", in[i], out.data);
+        cr_expect(strstr(out.data, "[REDACTED] end") && !strstr(out.data, "K3yAmp"), "%s -> %s",
+                  in[i], out.data);
+        tw_buf_free(&out);
+    }
+    /* an entity cut at the end of a write is held for the next one */
+    tw_buf out = {0};
+    size_t hold = 0;
+    const char *tail = "some text &am";
+    cr_assert_eq(tw_scrub_values(vals, 1, tail, strlen(tail), &out, NULL, &hold), TW_OK);
+    cr_expect_eq(hold, 3);
+    tw_buf_free(&out);
+}
+
+/* A secret's start cut by an excerpt, right before its ellipsis, in any
+ * encoding; a start shorter than 8 bytes is left. */
+Test(secrets, scrubber_removes_a_cut_prefix_before_an_ellipsis)
+{
+    char *vals[] = {(char *)"twK3y_T3stSecr/AbC+dEf=Gh1jKq"};
+    const char *in = "a PPPPtwK3y_T3stSecr/AbC... b twK3y_T3stSecr\\/Ab\xe2\x80\xa6 c "
+                     "twK3y_T3stS%65cr... d twK3y_T... e twK3y_T3stSecr/AbC and more";
+    tw_buf out = {0};
+    size_t n = 0;
+    cr_assert_eq(tw_scrub_values(vals, 1, in, strlen(in), &out, &n, NULL), TW_OK);
+    cr_expect_eq(n, 3, "%s", out.data);
+    cr_expect_str_eq(out.data, "a PPPP[REDACTED]... b [REDACTED]\xe2\x80\xa6 c [REDACTED]... d "
+                               "twK3y_T... e twK3y_T3stSecr/AbC and more");
+    tw_buf_free(&out);
+}
+
+/* Excerpts are scrubbed first and cut after, never inside a marker. */
+Test(secrets, excerpts_are_scrubbed_before_the_cut)
+{
+    tw_secret_reset();
+    const char *key = "twK3y_T3stSecr/AbC+dEf=Gh1jKq";
+    cr_assert_eq(tw_secret_add(key), TW_OK);
+    for (size_t pad = 150; pad <= 205; pad++) {
+        char in[400];
+        memset(in, 'P', pad);
+        snprintf(in + pad, sizeof in - pad, "%s tail", key);
+        char *c = tw_secret_clip(in, 200);
+        cr_assert_not_null(c);
+        cr_expect(!strstr(c, "twK3y_T3"), "pad %zu: %s", pad, c);
+        const char *m = strchr(c, '[');
+        if (m)
+            cr_expect(strncmp(m, TW_REDACTED, strlen(TW_REDACTED)) == 0, "pad %zu: %s", pad, c);
+        cr_expect(strlen(c) <= 203);
+        free(c);
+    }
+    cr_expect_eq(tw_redacted_cut("ab[REDAC", 8), 2);
+    cr_expect_eq(tw_redacted_cut("ab[REDACTED]", 12), 12);
+    cr_expect_eq(tw_redacted_cut("abcd", 4), 4);
+    tw_secret_reset();
+}
+
+/* A password split across the argument fragments of a streamed call, in
+ * OpenAI and Anthropic events: found in the assembled arguments, and no
+ * fragment keeps a part of it; the fragments still join into JSON. */
+Test(secrets, stream_fragments_are_assembled_and_redacted)
+{
+    const char *ev[] = {
+        "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"function\":"
+        "{\"name\":\"login\",\"arguments\":\"{\\\"password\\\": \\\"pw_STR\"}}]}}]}",
+        "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":"
+        "{\"arguments\":\"EAM_16\"}}]}}]}",
+        "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":"
+        "{\"arguments\":\"16jjjj\\\", \\\"n\\\": 1.50}\"}}]}}]}",
+        "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\","
+        "\"partial_json\":\"{\\\"api_key\\\": \\\"ak_SPL\"}}",
+        "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\","
+        "\"partial_json\":\"IT_2020zzzz\\\"}\"}}",
+    };
+    size_t n = sizeof ev / sizeof *ev, len[5];
+    tw_buf body = {0};
+    for (size_t i = 0; i < n; i++) {
+        len[i] = strlen(ev[i]);
+        tw_buf_printf(&body, "data: %s\n\n", ev[i]);
+    }
+    tw_redactor r = {0};
+    cr_assert_eq(tw_redact_discover_body(&r, body.data, body.len, 64), TW_OK);
+    tw_buf_free(&body);
+    const char *want[] = {"pw_STREAM_1616jjjj", "ak_SPLIT_2020zzzz"};
+    for (size_t i = 0; i < 2; i++) {
+        bool found = false;
+        for (size_t k = 0; k < r.nvalues; k++)
+            found = found || strcmp(r.values[k], want[i]) == 0;
+        cr_expect(found, "%s not remembered", want[i]);
+    }
+    char *out[5];
+    cr_assert_eq(tw_redact_stream(&r, ev, len, n, 64, out), TW_OK);
+    tw_buf oa = {0}, an = {0};
+    for (size_t i = 0; i < n; i++) {
+        const char *d = out[i] ? out[i] : ev[i];
+        cr_expect(!strstr(d, "STR") && !strstr(d, "EAM_16") && !strstr(d, "16jjjj") &&
+                      !strstr(d, "SPL") && !strstr(d, "2020zzzz"),
+                  "event %zu: %s", i, d);
+        cJSON *e = cJSON_Parse(d);
+        cr_assert_not_null(e, "%s", d);
+        const cJSON *a = i < 3 ? cJSON_GetObjectItem(
+                                     cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(
+                                                                                cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(e, "choices"), 0), "delta"),
+                                                                                "tool_calls"),
+                                                                            0),
+                                                         "function"),
+                                     "arguments")
+                               : cJSON_GetObjectItem(cJSON_GetObjectItem(e, "delta"), "partial_json");
+        cr_assert(cJSON_IsString(a));
+        tw_buf_puts(i < 3 ? &oa : &an, a->valuestring);
+        cJSON_Delete(e);
+        free(out[i]);
+    }
+    cr_expect_str_eq(oa.data, "{\"password\": \"[REDACTED]\", \"n\": 1.50}");
+    cr_expect_str_eq(an.data, "{\"api_key\": \"[REDACTED]\"}");
+    tw_buf_free(&oa);
+    tw_buf_free(&an);
+    tw_redactor_free(&r);
+}
+
 /* ---------------------------------------------------------------- end to end */
 
 /* Secrets planted in the inputs, made at run time (no file of the project
@@ -288,7 +421,8 @@ enum {
     K_BEARER, K_XAPIKEY, K_APIKEY, K_COOKIE, K_SETCOOKIE, K_XCUSTOMTOKEN, K_XAPITOKEN,
     K_XSESSION, K_QKEY, K_QAPIKEY, K_QACCESS, K_BTOKEN, K_BAUTHTOKEN, K_BACCESS, K_BREFRESH,
     K_BCLIENTSECRET, K_BPASSWORD, K_ARGS, K_PRIVATE, K_BSECRET, K_BAPIKEY, K_REDACTHEADER,
-    K_REDACTFIELD, K_KEYENV, K_SERVEAUTH, K_PROXYAUTH, K_SERVEQUERY, NKINDS
+    K_REDACTFIELD, K_KEYENV, K_SERVEAUTH, K_PROXYAUTH, K_SERVEQUERY, K_CUT, K_MARKUP, K_SPLIT,
+    NKINDS
 };
 static const char *const kind_name[NKINDS] = {
     "Authorization: Bearer", "x-api-key", "api-key", "cookie value", "set-cookie value",
@@ -299,7 +433,8 @@ static const char *const kind_name[NKINDS] = {
     "body private_key (echoed in a response body)", "body secret (echoed in an SSE event)",
     "body api_key (\\u-escaped echo)", "--redact-header", "--redact-field",
     "--key-env value echoed by the backend", "serve: client Authorization",
-    "Proxy-Authorization: Basic", "serve: client ?key="};
+    "Proxy-Authorization: Basic", "serve: client ?key=", "--key-env value cut by an excerpt",
+    "--key-env value with & < > ' \"", "password split across stream deltas"};
 static char S[NKINDS][48];
 
 static void make_secrets(void)
@@ -310,7 +445,10 @@ static void make_secrets(void)
         for (int k = 0; k < 16; k++)
             t[k] = al[(i * 31 + k * 17 + (int)getpid()) % 57];
         t[16] = '\0';
-        if (i == K_QACCESS || i == K_BPASSWORD || i == K_BAPIKEY || i == K_KEYENV)
+        if (i == K_MARKUP)
+            snprintf(S[i], sizeof S[i], "zq%02dX%.4s&%.4s<%.3s>%.3s'%.2s\"", i, t, t + 4, t + 8,
+                     t + 11, t + 14);
+        else if (i == K_QACCESS || i == K_BPASSWORD || i == K_BAPIKEY || i == K_KEYENV)
             snprintf(S[i], sizeof S[i], "zq%02dX%.5s+%.5s/%.5s", i, t, t + 5, t + 10);
         else
             snprintf(S[i], sizeof S[i], "zq%02dX%s", i, t);
@@ -345,6 +483,33 @@ static void pct(const char *s, char *out, size_t n)
     for (; *s && o + 4 < n; s++) {
         if (*s == '+' || *s == '/' || *s == ' ' || *s == ':')
             o += (size_t)snprintf(out + o, n - o, "%%%02X", (unsigned char)*s);
+        else
+            out[o++] = *s;
+    }
+    out[o] = '\0';
+}
+
+/* & < > ' " as named entities (numeric ones too when num) */
+static void entities(const char *s, char *out, size_t n, bool num)
+{
+    size_t o = 0;
+    for (; *s && o + 8 < n; s++) {
+        const char *e = NULL;
+        char nb[8];
+        switch (*s) {
+        case '&': e = "&amp;"; break;
+        case '<': e = "&lt;"; break;
+        case '>': e = "&gt;"; break;
+        case '\'': e = "&apos;"; break;
+        case '"': e = "&quot;"; break;
+        default: break;
+        }
+        if (e && num) {
+            snprintf(nb, sizeof nb, "&#%d;", (unsigned char)*s);
+            e = nb;
+        }
+        if (e)
+            o += (size_t)snprintf(out + o, n - o, "%s", e);
         else
             out[o++] = *s;
     }
@@ -396,6 +561,12 @@ static enum MHD_Result echo(void *cls, struct MHD_Connection *c, const char *url
     pct(auth ? auth : "", pc, sizeof pc);
     bool stream = body->data && (strstr(body->data, "\"stream\":true") || strstr(body->data, "\"stream\": true"));
     tw_buf content = {0};
+    if (auth && strstr(auth, S[K_CUT])) {
+        /* the key right where a 200-byte excerpt of the content is cut */
+        for (int i = 0; i < 190; i++)
+            tw_buf_putc(&content, 'P');
+        json_str(&content, S[K_CUT]);
+    }
     /* markup first: the check that flags it quotes the content in its evidence */
     tw_buf_puts(&content, "<tool_call>");
     json_str(&content, auth ? auth : "");
@@ -406,11 +577,25 @@ static enum MHD_Result echo(void *cls, struct MHD_Connection *c, const char *url
         tw_buf_printf(&out,
                       "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,"
                       "\"model\":\"echo\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\","
-                      "\"content\":\"%s\"},\"finish_reason\":null}]}\n\n"
+                      "\"content\":\"%s\"},\"finish_reason\":null}]}\n\n",
+                      content.data);
+        if (MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Internal-Ref"))
+            /* for record: a password split across two argument deltas */
+            tw_buf_printf(&out,
+                          "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,"
+                          "\"model\":\"echo\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":"
+                          "[{\"index\":0,\"id\":\"c9\",\"type\":\"function\",\"function\":{\"name\":"
+                          "\"login\",\"arguments\":\"{\\\"password\\\": \\\"%.10s\"}}]},"
+                          "\"finish_reason\":null}]}\n\n"
+                          "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,"
+                          "\"model\":\"echo\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":"
+                          "[{\"index\":0,\"function\":{\"arguments\":\"%s\\\"}\"}}]},"
+                          "\"finish_reason\":null}]}\n\n",
+                          S[K_SPLIT], S[K_SPLIT] + 10);
+        tw_buf_printf(&out,
                       "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,"
                       "\"model\":\"echo\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":"
-                      "\"stop\"}]}\n\ndata: [DONE]\n\n",
-                      content.data);
+                      "\"stop\"}]}\n\ndata: [DONE]\n\n");
     } else {
         tw_buf_printf(&out,
                       "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"created\":1,"
@@ -494,17 +679,25 @@ static char *response_sse(void)
         &b,
         "data: {\"id\":\"c2\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":"
         "\"gpt-test\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":"
-        "\"echo %s %s %s %s %s %s %s %s %s %s %s %s %s %s\"},\"finish_reason\":null}]}\n\n"
+        "\"echo %s %s %s %s %s %s %s %s %s %s %s %s %s %s split %s\"},\"finish_reason\":null}]}\n\n"
         "data: {\"id\":\"c2\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":"
         "\"gpt-test\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":"
         "\"c3\",\"type\":\"function\",\"function\":{\"name\":\"login\",\"arguments\":"
         "\"{\\\"password\\\":\\\"%s\\\"}\"}}]},\"finish_reason\":null}]}\n\n"
         "data: {\"id\":\"c2\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":"
+        "\"gpt-test\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,\"id\":"
+        "\"c4\",\"type\":\"function\",\"function\":{\"name\":\"login\",\"arguments\":"
+        "\"{\\\"password\\\": \\\"%.9s\"}}]},\"finish_reason\":null}]}\n\n"
+        "data: {\"id\":\"c2\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":"
+        "\"gpt-test\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,"
+        "\"function\":{\"arguments\":\"%s\\\", \\\"city\\\": \\\"Oslo\\\"}\"}}]},"
+        "\"finish_reason\":null}]}\n\n"
+        "data: {\"id\":\"c2\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":"
         "\"gpt-test\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}"
         "\n\ndata: [DONE]\n\n",
         S[K_BSECRET], S[K_XAPITOKEN], S[K_COOKIE], S[K_XAPIKEY], S[K_APIKEY], S[K_XCUSTOMTOKEN],
         S[K_XSESSION], S[K_QAPIKEY], S[K_BTOKEN], S[K_BAUTHTOKEN], S[K_BACCESS], S[K_BREFRESH],
-        S[K_BCLIENTSECRET], S[K_PROXYAUTH], s16);
+        S[K_BCLIENTSECRET], S[K_PROXYAUTH], S[K_SPLIT], s16, S[K_SPLIT], S[K_SPLIT] + 9);
     cr_assert(n > 0);
     return b;
 }
@@ -834,9 +1027,25 @@ static void check_tree(const char *dir)
         char *b = slurp(p, &n);
         files_checked++;
         for (int k = 0; k < NKINDS; k++) {
-            char sl[100], pc[100];
+            char sl[100], pc[100], en[200], ex[200], js[200], pre[9], pu[100];
             slash_escaped(S[k], sl, sizeof sl);
             pct(S[k], pc, sizeof pc);
+            entities(S[k], en, sizeof en, false);
+            entities(S[k], ex, sizeof ex, true);
+            cJSON *jv = cJSON_CreateString(S[k]);
+            char *jt = cJSON_PrintUnformatted(jv);
+            snprintf(js, sizeof js, "%.*s", (int)strlen(jt) - 2, jt + 1);
+            cJSON_free(jt);
+            cJSON_Delete(jv);
+            snprintf(pre, sizeof pre, "%.8s", S[k]);
+            u_escaped(pre, pu, sizeof pu);
+            cr_expect_eq(count(b, n, en), 0, "%s holds the %s secret, entity-escaped", p, kind_name[k]);
+            cr_expect_eq(count(b, n, ex), 0, "%s holds the %s secret, as numeric references", p,
+                         kind_name[k]);
+            cr_expect_eq(count(b, n, js), 0, "%s holds the %s secret, JSON-escaped", p, kind_name[k]);
+            cr_expect_eq(count(b, n, pre), 0, "%s holds 8 bytes of the %s secret", p, kind_name[k]);
+            cr_expect_eq(count(b, n, pu), 0, "%s holds 8 bytes of the %s secret, \\u-escaped", p,
+                         kind_name[k]);
             cr_expect_eq(count(b, n, S[k]), 0, "%s holds the %s secret", p, kind_name[k]);
             cr_expect_eq(count(b, n, sl), 0, "%s holds the %s secret, \\/-escaped", p, kind_name[k]);
             cr_expect_eq(count(b, n, pc), 0, "%s holds the %s secret, percent-encoded", p,
@@ -912,6 +1121,8 @@ Test(secrets, no_output_of_any_command_holds_a_secret)
     snprintf(p, sizeof p, "%s/out/record/echo.json", dir);
     cr_expect(file_has(p, "you sent: "), "the echo was recorded");
     cr_expect(file_has(p, "Bearer [REDACTED]"));
+    cr_expect(file_has(p, "{\\\\\\\"password\\\\\\\": \\\\\\\"[REDACTED]"),
+              "the split password was recorded redacted");
     /* run against the echo server, reached by URL, with --key-env */
     int rc = sh("cd '%s' && TW_SECRETS_KEY='%s' '%s' run --backend echo=http://127.0.0.1:%u "
                 "--key-env TW_SECRETS_KEY --retries 0 --out out/run in/run "
@@ -922,6 +1133,22 @@ Test(secrets, no_output_of_any_command_holds_a_secret)
     cr_expect(file_has(p, "Bearer [REDACTED] s=Bearer [REDACTED]"), "the echo reached the report");
     snprintf(p, sizeof p, "%s/streams/run.out", dir);
     cr_expect(file_has(p, "<tool_call>Bearer [REDACTED]"), "the echo reached standard output");
+    /* keys the reports would cut in an excerpt, or escape as markup */
+    cr_assert_eq(setenv("TW_SECRETS_KEY_M", S[K_MARKUP], 1), 0);
+    cr_assert_eq(setenv("TW_SECRETS_KEY_C", S[K_CUT], 1), 0);
+    rc = sh("cd '%s' && '%s' run --backend echo=http://127.0.0.1:%u --key-env TW_SECRETS_KEY_M "
+            "--retries 0 --out out/run-markup in/run > streams/run-markup.out 2> streams/run-markup.err",
+            dir, bin, port);
+    cr_expect(rc == 0 || rc == 1, "run exited %d", rc);
+    snprintf(p, sizeof p, "%s/out/run-markup/echo.junit.xml", dir);
+    cr_expect(file_has(p, "Bearer [REDACTED]"), "the echo reached the JUnit report");
+    rc = sh("cd '%s' && '%s' run --backend echo=http://127.0.0.1:%u --key-env TW_SECRETS_KEY_C "
+            "--retries 0 --out '%s/out/run-cut' fixtures/openai/nonstream_text_only.json "
+            "> '%s/streams/run-cut.out' 2> '%s/streams/run-cut.err'",
+            getenv("TOOLWIRE_SOURCE_DIR"), bin, port, dir, dir, dir);
+    cr_expect(rc == 0 || rc == 1, "run exited %d", rc);
+    snprintf(p, sizeof p, "%s/streams/run-cut.out", dir);
+    cr_expect(file_has(p, "PPPP[REDACTED]"), "the padded echo reached standard output");
     /* serve, while a client sends credentials */
     serve_and_call(bin, dir);
     snprintf(p, sizeof p, "%s/streams/serve.err", dir);
