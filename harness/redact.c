@@ -798,35 +798,9 @@ typedef struct span {
     size_t a, b;
 } span;
 
-/* Shortest prefix of a value that is scrubbed when an excerpt's ellipsis
- * ("..." or "\u2026") follows it: a cut that kept this much of a secret. */
+/* Shortest beginning of a value that is scrubbed wherever it stands: what a
+ * cut (an excerpt, a short quote) may have kept of a secret. */
 #define CUT_PREFIX_MIN 8
-
-/* Length of an ellipsis at d[i], 0 when none. */
-static size_t ellipsis_at(const unsigned char *d, size_t n, size_t i)
-{
-    if (n - i >= 3 && memcmp(d + i, "...", 3) == 0)
-        return 3;
-    if (n - i >= 3 && memcmp(d + i, "\xe2\x80\xa6", 3) == 0)
-        return 3;
-    return 0;
-}
-
-/* The longest prefix of val (shorter than all of it, CUT_PREFIX_MIN bytes or
- * more) that ends at d[end): KMP over the vl - 1 bytes before end, with the
- * failure table fail (vl entries). 0 when none. */
-static size_t cut_prefix(const unsigned char *d, size_t end, const char *val, size_t vl,
-                         const size_t *fail)
-{
-    size_t from = end > vl - 1 ? end - (vl - 1) : 0, q = 0;
-    for (size_t i = from; i < end; i++) {
-        while (q && (q == vl || (unsigned char)val[q] != d[i]))
-            q = fail[q - 1];
-        if ((unsigned char)val[q] == d[i])
-            q++;
-    }
-    return q >= CUT_PREFIX_MIN && q < vl ? q : 0;
-}
 
 static int span_cmp(const void *x, const void *y)
 {
@@ -877,51 +851,40 @@ tw_status tw_scrub_values(char *const *values, size_t nvalues, const char *s, si
             }
         }
     }
-    /* a secret's start cut by an excerpt: a prefix right before "..." */
+    /* a secret's start kept by a cut (an excerpt, a %.40s quote): CUT_PREFIX_MIN
+     * bytes of its beginning or more, wherever they stand, extended as far as
+     * they match */
     for (size_t j = 0; j < nvalues && st == TW_OK; j++) {
         size_t vl = strlen(values[j]);
         if (vl <= CUT_PREFIX_MIN)
             continue;
-        size_t *fail = malloc(vl * sizeof *fail);
-        if (!fail) {
-            st = TW_ERR_NOMEM;
-            break;
-        }
-        fail[0] = 0;
-        for (size_t i = 1, q = 0; i < vl; i++) {
-            while (q && values[j][q] != values[j][i])
-                q = fail[q - 1];
-            if (values[j][q] == values[j][i])
-                q++;
-            fail[i] = q;
-        }
         for (size_t k = 0; k < 3 && st == TW_OK; k++) {
             if (!v[k].d)
                 continue;
-            for (size_t i = CUT_PREFIX_MIN; i < v[k].n && st == TW_OK; i++) {
-                size_t el = ellipsis_at(v[k].d, v[k].n, i);
-                if (!el)
-                    continue;
-                size_t m = cut_prefix(v[k].d, i, values[j], vl, fail);
-                if (m) {
-                    if (nsp == capsp) {
-                        size_t nc = capsp ? capsp * 2 : 16;
-                        span *ns = realloc(sp, nc * sizeof *ns);
-                        if (!ns) {
-                            st = TW_ERR_NOMEM;
-                            break;
-                        }
-                        sp = ns;
-                        capsp = nc;
+            const char *h = (const char *)v[k].d;
+            size_t pos = 0;
+            const char *m;
+            while (pos + CUT_PREFIX_MIN <= v[k].n &&
+                   (m = tw_memmem(h + pos, v[k].n - pos, values[j], CUT_PREFIX_MIN))) {
+                size_t at = (size_t)(m - h), q = CUT_PREFIX_MIN;
+                while (q < vl && at + q < v[k].n && h[at + q] == values[j][q])
+                    q++;
+                if (nsp == capsp) {
+                    size_t nc = capsp ? capsp * 2 : 16;
+                    span *ns = realloc(sp, nc * sizeof *ns);
+                    if (!ns) {
+                        st = TW_ERR_NOMEM;
+                        break;
                     }
-                    sp[nsp].a = vfrom(&v[k], i - m);
-                    sp[nsp].b = vto(&v[k], i - 1);
-                    nsp++;
+                    sp = ns;
+                    capsp = nc;
                 }
-                i += el - 1;
+                sp[nsp].a = vfrom(&v[k], at);
+                sp[nsp].b = vto(&v[k], at + q - 1);
+                nsp++;
+                pos = at + q;
             }
         }
-        free(fail);
     }
     size_t cut = n;
     if (st == TW_OK && hold) {
