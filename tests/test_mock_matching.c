@@ -144,7 +144,7 @@ Test(mock_matching, faults_object_is_validated)
         {"{\"status\":99}", "status: expected an integer from 100 to 599, got 99"},
         {"{\"delay_ms\":1.5}", "delay_ms: expected an integer from 0 to 600000, got a fraction"},
         {"[503]", "--fault:1:1: expected an object, got an array"},
-        {"{\"status\":", "--fault:1:10: "},
+        {"{\"status\":", "--fault:1:10: unexpected end of JSON inside an object"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cJSON *j = (cJSON *)1;
