@@ -238,6 +238,91 @@ static void key_list(char *dst, size_t n, const char *const *keys)
     }
 }
 
+static const char *const neutral_call_keys[] = {"id", "name", "arguments", "args", "type",
+                                                "function", NULL};
+static const char *const neutral_function_keys[] = {"name", "arguments", "args", NULL};
+static const char *const neutral_message_keys[] = {"role", "content", "thinking", "reasoning_content",
+                                                   "thinking_signature", "tool_calls", "tool_call_id",
+                                                   "name", "is_error", NULL};
+static const char *const neutral_tool_keys[] = {"name", "description", "parameters", "input_schema",
+                                                "type", "function", NULL};
+static const char *const neutral_tool_fn_keys[] = {"name", "description", "parameters", NULL};
+
+/* The first member of the object at jpath whose key is not in keys: "FILE:L:C:
+ * JPATH.KEY: unknown key in WHAT (expected only: …)". */
+static bool nested_keys(const cJSON *obj, const char *jpath, const char *const *keys, const char *what,
+                        const char *buf, size_t len, const char *path, char *why, size_t whylen)
+{
+    if (!cJSON_IsObject(obj))
+        return true; /* the reader says what is wrong with its type */
+    for (const cJSON *m = obj->child; m; m = m->next) {
+        if (!m->string || key_in(m->string, keys))
+            continue;
+        char kp[300];
+        snprintf(kp, sizeof kp, "%s.%.80s", jpath, m->string);
+        size_t line = 1, col = 1;
+        if (!strpbrk(m->string, ".[]\"") && strlen(kp) < sizeof kp - 1)
+            tw_json_locate(buf, len, kp, true, &line, &col);
+        char list[200];
+        key_list(list, sizeof list, keys);
+        snprintf(why, whylen, "%s:%zu:%zu: %s: unknown key in %s (expected only: %s)", path, line, col,
+                 kp, what, list);
+        return false;
+    }
+    return true;
+}
+
+static bool calls_keys(const cJSON *arr, const char *jpath, const char *buf, size_t len,
+                       const char *path, char *why, size_t whylen)
+{
+    size_t i = 0;
+    for (const cJSON *c = cJSON_IsArray(arr) ? arr->child : NULL; c; c = c->next, i++) {
+        char cp[200];
+        snprintf(cp, sizeof cp, "%s[%zu]", jpath, i);
+        if (!nested_keys(c, cp, neutral_call_keys, "a tool call", buf, len, path, why, whylen))
+            return false;
+        char fp[220];
+        snprintf(fp, sizeof fp, "%s.function", cp);
+        if (cJSON_IsObject(c) &&
+            !nested_keys(tw_json_get(c, "function"), fp, neutral_function_keys, "a call's function",
+                         buf, len, path, why, whylen))
+            return false;
+    }
+    return true;
+}
+
+tw_status tw_cli_fill_call_ids(const char *cmd, tw_message *m, const char *where)
+{
+    for (size_t i = 0; i < m->ncalls; i++) {
+        tw_call *c = &m->calls[i];
+        if (c->id && c->id[0])
+            continue;
+        char gen[32];
+        snprintf(gen, sizeof gen, "call_%zu", i + 1);
+        bool rewritten = false;
+        char *id = tw_unique_call_id(m, gen, &rewritten);
+        if (!id)
+            return TW_ERR_NOMEM;
+        free(c->id);
+        c->id = id;
+        fprintf(stderr, "toolwire %s: warning: %stool_calls[%zu] has no id; wrote %s\n", cmd, where, i,
+                id);
+    }
+    return TW_OK;
+}
+
+tw_status tw_cli_fill_request_ids(const char *cmd, tw_request *r)
+{
+    for (size_t i = 0; i < r->nmessages; i++) {
+        char where[48];
+        snprintf(where, sizeof where, "messages[%zu].", i);
+        tw_status st = tw_cli_fill_call_ids(cmd, &r->messages[i], where);
+        if (st != TW_OK)
+            return st;
+    }
+    return TW_OK;
+}
+
 bool tw_cli_neutral_shape(const cJSON *j, char want, const char *buf, size_t len, const char *path,
                           char *why, size_t whylen)
 {
@@ -264,6 +349,35 @@ bool tw_cli_neutral_shape(const cJSON *j, char want, const char *buf, size_t len
                  other ? (req ? "; it is a key of a neutral result" : "; it is a key of a neutral request")
                        : "");
         return false;
+    }
+    /* the same inside: tool calls, messages, tools */
+    if (!req)
+        return calls_keys(tw_json_get(j, "tool_calls"), "tool_calls", buf, len, path, why, whylen);
+    const cJSON *msgs = tw_json_get(j, "messages");
+    size_t i = 0;
+    for (const cJSON *m = cJSON_IsArray(msgs) ? msgs->child : NULL; m; m = m->next, i++) {
+        char mp[64];
+        snprintf(mp, sizeof mp, "messages[%zu]", i);
+        if (!nested_keys(m, mp, neutral_message_keys, "a message", buf, len, path, why, whylen))
+            return false;
+        char cp[80];
+        snprintf(cp, sizeof cp, "%s.tool_calls", mp);
+        if (cJSON_IsObject(m) &&
+            !calls_keys(tw_json_get(m, "tool_calls"), cp, buf, len, path, why, whylen))
+            return false;
+    }
+    const cJSON *tools = tw_json_get(j, "tools");
+    i = 0;
+    for (const cJSON *t = cJSON_IsArray(tools) ? tools->child : NULL; t; t = t->next, i++) {
+        char tp[64];
+        snprintf(tp, sizeof tp, "tools[%zu]", i);
+        if (!nested_keys(t, tp, neutral_tool_keys, "a tool", buf, len, path, why, whylen))
+            return false;
+        char fp[80];
+        snprintf(fp, sizeof fp, "%s.function", tp);
+        if (cJSON_IsObject(t) && !nested_keys(tw_json_get(t, "function"), fp, neutral_tool_fn_keys,
+                                              "a tool's function", buf, len, path, why, whylen))
+            return false;
     }
     return true;
 }

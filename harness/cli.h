@@ -102,7 +102,18 @@ char *tw_cli_read_operand(const char *cmd, int argc, char **argv, size_t max, co
  * are all keys of a neutral request (want 'q'), of a neutral result ('r'),
  * or of the kind its keys select ('n': a request when it has "messages").
  * false with "PATH:LINE:COL: unknown key 'K' …" (what was expected) in why.
+ * The keys of tool calls, messages and tools inside are checked the same way
+ * ("PATH:LINE:COL: tool_calls[0].argz: unknown key in a tool call …").
  */
+/*
+ * Give every call of m without an id (absent or "") the id "call_N" (N its
+ * place, 1-based, made unique among m's calls) as the decoders do, with a
+ * warning "toolwire CMD: warning: WHEREtool_calls[I] has no id; wrote ID".
+ */
+tw_status tw_cli_fill_call_ids(const char *cmd, tw_message *m, const char *where);
+/* The same for a neutral request's messages and a neutral result. */
+tw_status tw_cli_fill_request_ids(const char *cmd, tw_request *r);
+
 bool tw_cli_neutral_shape(const cJSON *j, char want, const char *buf, size_t len, const char *path,
                           char *why, size_t whylen);
 

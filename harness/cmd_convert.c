@@ -141,6 +141,16 @@ int tw_cmd_convert(int argc, char **argv)
         tw_diag_list_free(&warnings);
         return TW_EXIT_FAIL;
     }
+    /* a neutral call without an id gets one, as in `encode` */
+    if (strncmp(from, "neutral", 7) == 0)
+        st = v.kind == TW_NEUTRAL_REQUEST ? tw_cli_fill_request_ids("convert", &v.req)
+                                          : tw_cli_fill_call_ids("convert", &v.res.msg, "");
+    if (st != TW_OK) {
+        tw_neutral_value_free(&v);
+        fprintf(stderr, "toolwire convert: %s\n", tw_code_message(st));
+        tw_diag_list_free(&warnings);
+        return TW_EXIT_FAIL;
+    }
     bool neutral_out = strncmp(to, "neutral", 7) == 0;
     if (neutral_out && pretty && (strcmp(to, "neutral") == 0 ||
                                   (strcmp(to, "neutral-request") == 0) ==

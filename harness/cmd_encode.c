@@ -41,9 +41,10 @@ static void encode_help(FILE *f)
           "value).\n"
           "What the format cannot carry is reported on standard error, one line per\n"
           "warning (\"toolwire encode: warning: not_carried: FIELD: ...\"). Input of the\n"
-          "wrong shape is refused: a top-level key the neutral request (or result) does\n"
-          "not have, or JSON that is not an object, fails with FILE:LINE:COL and the keys\n"
-          "expected. Exit status: 0 when the bytes were written, 1 when the input is not\n"
+          "wrong shape is refused: a key the neutral request (or result), one of its\n"
+          "messages, tool calls or tools does not have, or JSON that is not an object,\n"
+          "fails with FILE:LINE:COL, the JSON path and the keys expected. A tool call\n"
+          "without an id gets call_N, with a warning. Exit status: 0 when the bytes were written, 1 when the input is not\n"
           "a neutral request/result (wrong shape, unknown key, invalid value) or encoding\n"
           "failed (format not implemented, output cap), 2 on a bad option, unreadable\n"
           "input or a JSON syntax error.\n",
@@ -120,6 +121,16 @@ int tw_cmd_encode(int argc, char **argv)
     if (st != TW_OK) {
         fprintf(stderr, "toolwire encode: %s: not a neutral %s: %s\n", path, is_req ? "request" : "result",
                 why);
+        return TW_EXIT_FAIL;
+    }
+    /* a call without an id gets one: never written as "id": "" */
+    st = is_req ? tw_cli_fill_request_ids("encode", &req) : tw_cli_fill_call_ids("encode", &res.msg, "");
+    if (st != TW_OK) {
+        if (is_req)
+            tw_request_free(&req);
+        else
+            tw_result_free(&res);
+        fprintf(stderr, "toolwire encode: %s\n", tw_code_message(st));
         return TW_EXIT_FAIL;
     }
     tw_buf out = {0};

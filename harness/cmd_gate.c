@@ -29,7 +29,8 @@ int tw_cmd_gate(int argc, char **argv)
                  "Compare a report with a committed baseline, check by check: a regression is a\n"
                  "check that passed in the baseline and fails now. Every regression and every\n"
                  "improvement is listed (Markdown on standard output; --summary FILE appends\n"
-                 "it to FILE, e.g. $GITHUB_STEP_SUMMARY).\n"
+                 "it to FILE, e.g. $GITHUB_STEP_SUMMARY); --quiet prints nothing on standard\n"
+                 "output unless there is a regression (--summary still gets everything).\n"
                  "Exit status: 1 on any regression, 0 otherwise, 2 on bad usage or an\n"
                  "unreadable report.");
             return TW_EXIT_OK;

@@ -82,6 +82,8 @@ int tw_cmd_main(int argc, char **argv)
                  "2. decode every fixture under --fixtures (default tests/data/decode) in batch\n"
                  "   and at chunk sizes 1, 2, 3, 7 and 64, compare with each fixture's\n"
                  "   expectation and write decode-summary.md under --out.\n"
+                 "Both inputs are checked before anything runs. --quiet prints only what went\n"
+                 "wrong (mismatch lines naming their backend, failing decode fixtures).\n"
                  "Exit status: 0 when every verdict and every decode matches the fixtures'\n"
                  "expectations, 1 otherwise, 2 on bad usage.");
             return TW_EXIT_OK;
@@ -89,6 +91,16 @@ int tw_cmd_main(int argc, char **argv)
             return tw_cli_usage_error("main", "unknown option '%s' (see --help)", argv[optind - 1]);
         }
     }
+    /* the arguments first: nothing is run or written for a path that is not there */
+    struct stat sb;
+    if (stat(conf, &sb) != 0)
+        return tw_cli_usage_error("main", "cannot read --conformance '%s': %s", conf, strerror(errno));
+    if (stat(dir, &sb) != 0)
+        return tw_cli_usage_error("main", "cannot read --fixtures '%s': %s", dir, strerror(errno));
+    if (!S_ISDIR(sb.st_mode))
+        return tw_cli_usage_error("main", "--fixtures '%s' is not a directory", dir);
+    if (optind < argc)
+        return tw_cli_usage_error("main", "unexpected argument '%s' (see --help)", argv[optind]);
     if (!tw_mkdirs(outdir))
         return tw_cli_usage_error("main", "cannot create '%s'", outdir);
     /* 1: conformance */
@@ -101,6 +113,7 @@ int tw_cmd_main(int argc, char **argv)
     o.client.max_retries = 2;
     o.client.max_wait_ms = 10000;
     o.quiet = quiet;
+    o.cmd = "main";
     o.progress = !quiet;
     o.out = stdout;
     char *paths[] = {(char *)conf};

@@ -27,7 +27,8 @@ static const char run_help[] =
     "  --retries N                retries after 429/5xx/connection errors (default 2)\n"
     "  --max-wait MS              longest Retry-After or backoff honoured (default 10000)\n"
     "  --max-bytes SIZE           cap on one response body (default 16M)\n"
-    "  --quiet                    no summary lines (mismatches are still listed)\n"
+    "  --quiet                    no progress or summary lines (mismatches are still\n"
+    "                             listed, each naming its backend)\n"
     "\n"
     "Exit status: 0 when every verdict matches the fixtures' expectations, 1 otherwise,\n"
     "2 on bad usage.";

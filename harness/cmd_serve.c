@@ -92,11 +92,12 @@ int tw_cmd_serve(int argc, char **argv)
         case 'f':
             cJSON_Delete(fault);
             fault = NULL;
-            if (tw_json_parse(optarg, strlen(optarg), 8, &fault, NULL) != TW_OK || !cJSON_IsObject(fault)) {
-                cJSON_Delete(fault);
-                return tw_cli_usage_error("serve", "--fault wants a JSON object such as "
-                                                   "'{\"status\": 429, \"retry_after\": 1}'");
-            }
+            char why[600];
+            if (tw_fixture_check_faults(optarg, strlen(optarg), "--fault", &fault, why,
+                                        sizeof why) != TW_OK)
+                return tw_cli_usage_error("serve", "%s (--fault wants a JSON object such as "
+                                                   "'{\"status\": 429, \"retry_after\": 1}')",
+                                          why);
             break;
         case 'F':
             seconds = strtol(optarg, &end, 10);
@@ -147,12 +148,13 @@ int tw_cmd_serve(int argc, char **argv)
                  "  --port N        port (default 0: any free port, printed on start)\n"
                  "  --profile P     replay (default), hermes, anthropic, vllm-native\n"
                  "  --match MODE    normalised (default: ignores stream, model, temperature, …),\n"
-                 "                  exact, path\n"
+                 "                  exact, path; the path is compared without its query; of\n"
+                 "                  equal matches the first 2xx exchange without faults answers\n"
                  "  --timing        replay the recorded delays between stream events\n"
                  "  --fault JSON    faults for every exchange that has none, e.g.\n"
                  "                  '{\"status\": 503, \"retry_after\": 2}', '{\"drop_after_events\": 3}',\n"
                  "                  '{\"truncate_sse_after_bytes\": 100}', '{\"malformed_chunk_at\": 1}',\n"
-                 "                  '{\"delay_ms\": 500}'\n"
+                 "                  '{\"delay_ms\": 500}' (only these keys, integers; status 100-599)\n"
                  "  --for SECONDS   stop after this long\n"
                  "  --quiet         no per-request log on standard error\n"
                  "\n"
@@ -222,6 +224,14 @@ int tw_cmd_serve(int argc, char **argv)
         tw_fixture_set_free(&fs);
         return TW_EXIT_FAIL;
     }
+    bool partial = false;
+    size_t shared = tw_mock_shared_bodies(fs.fx, fs.n, &mo, &partial);
+    if (shared)
+        fprintf(stderr,
+                "toolwire serve: %s%zu request bodies are shared by several exchanges; such a "
+                "request is answered by the first success exchange (else the first in file "
+                "order); name one with " TW_MOCK_EXCHANGE_HEADER ": FIXTURE#N\n",
+                partial ? "at least " : "", shared);
     printf("serving %zu fixture(s) with profile %s on %s\n", fits, mo.profile, tw_mock_url(m));
     fflush(stdout);
     if (seconds) {

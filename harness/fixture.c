@@ -853,6 +853,34 @@ const char *tw_kv_get(const tw_kv *kv, size_t n, const char *name)
     return NULL;
 }
 
+tw_status tw_fixture_check_faults(const char *text, size_t len, const char *name, cJSON **out,
+                                  char *why, size_t whylen)
+{
+    *out = NULL;
+    if (why && whylen)
+        why[0] = '\0';
+    vctx c = {text, len, name ? name : "faults", why, whylen, {0}};
+    tw_limits_resolve(&c.lim, NULL);
+    tw_json_error e;
+    cJSON *j = NULL;
+    if (tw_json_parse(text, len, 8, &j, &e) != TW_OK) {
+        if (why && whylen) {
+            size_t line, col;
+            tw_line_col(text, len, e.offset, &line, &col);
+            snprintf(why, whylen, "%s:%zu:%zu: %s", c.file, line, col, e.message);
+        }
+        return TW_ERR_PARSE;
+    }
+    tw_fx_exchange x;
+    memset(&x, 0, sizeof x);
+    if (read_faults(&c, j, "", &x) != TW_OK) {
+        cJSON_Delete(j);
+        return TW_ERR_INVALID;
+    }
+    *out = j;
+    return TW_OK;
+}
+
 tw_status tw_json_locate(const char *buf, size_t len, const char *jpath, bool at_key,
                          size_t *line, size_t *col)
 {

@@ -90,6 +90,16 @@ tw_status tw_fixture_parse(const char *buf, size_t len, const char *path, const 
                            tw_fixture *out, char *why, size_t whylen);
 void tw_fixture_free(tw_fixture *f);
 
+/*
+ * Parse and validate a faults object (the "faults" of an exchange, or
+ * `serve --fault`) by the fixture rules: only the known keys, each an integer
+ * in its range (status 100-599). On success *out owns the tree; on failure
+ * returns TW_ERR_PARSE or TW_ERR_INVALID and writes "NAME:LINE:COL: KEY:
+ * what was expected" into why.
+ */
+tw_status tw_fixture_check_faults(const char *text, size_t len, const char *name, cJSON **out,
+                                  char *why, size_t whylen);
+
 /* Header lookup, case-insensitive; NULL when absent. */
 const char *tw_kv_get(const tw_kv *kv, size_t n, const char *name);
 

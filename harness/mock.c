@@ -718,6 +718,20 @@ static enum MHD_Result send_simple(struct MHD_Connection *conn, int status, cons
     return ret;
 }
 
+/* A fixture's request path matches a request's path when they are equal once
+ * the fixture's query string ("?…") is set aside: the query is not matched. */
+static bool path_matches(const char *fx_path, const char *url)
+{
+    size_t n = strcspn(fx_path, "?#");
+    return strncmp(fx_path, url, n) == 0 && url[n] == '\0';
+}
+
+/* An exchange answered without an injected fault and with a 2xx status. */
+static bool exchange_succeeds(const tw_fx_exchange *x)
+{
+    return !x->faults && (!x->has_response || (x->resp.status >= 200 && x->resp.status < 300));
+}
+
 static void log_record(tw_mock *m, tw_mock_record *rec)
 {
     tw_buf line = {0};
@@ -735,6 +749,10 @@ static void log_record(tw_mock *m, tw_mock_record *rec)
             tw_buf_puts(&line, "(no match)");
         }
         tw_buf_printf(&line, " %d%s", rec->status, rec->fault ? " fault" : "");
+        if (rec->ambiguous > 1)
+            tw_buf_printf(&line, " ambiguous: %zu exchanges match; answered %s#%ld; name one with "
+                                 TW_MOCK_EXCHANGE_HEADER,
+                          rec->ambiguous, rec->fixture, rec->exchange);
         for (size_t i = 0; i < rec->checks.len; i++)
             if (rec->checks.items[i].verdict == TW_V_FAIL)
                 tw_buf_printf(&line, "%s%s", fails++ ? "," : " client checks failed: ",
@@ -844,6 +862,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
     size_t mfi = 0, mxi = 0;
     bool req_stream = cJSON_IsTrue(tw_json_get(body, "stream"));
     int best = -1;
+    bool best_ok = false;
+    size_t nbest = 0; /* exchanges matching as well as the chosen one */
     bool hint_elsewhere = false; /* the header named an exchange of another method or path */
     for (size_t i = 0; i < m->nfx && best < 3; i++) {
         if (!m->served[i])
@@ -857,13 +877,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
                 snprintf(want, sizeof want, "%s#%zu", f->name, k);
                 if (strcmp(hint, want) != 0)
                     continue;
-                if (strcmp(x->req.method, method) != 0 || strcmp(x->req.path, url) != 0) {
+                if (strcmp(x->req.method, method) != 0 || !path_matches(x->req.path, url)) {
                     hint_elsewhere = true;
                     continue;
                 }
                 score = 3;
             } else {
-                if (strcmp(x->req.method, method) != 0 || strcmp(x->req.path, url) != 0)
+                if (strcmp(x->req.method, method) != 0 || !path_matches(x->req.path, url))
                     continue;
                 if (!tw_mock_body_matches(x->req.body, body, m->o.match, m->o.ignore_keys))
                     continue;
@@ -871,8 +891,15 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
                         : cJSON_IsTrue(tw_json_get(x->req.body, "stream")) == req_stream ? 1
                                                                                          : 0;
             }
-            if (score > best) {
+            /* equal matches: the first success exchange, else the first in file order */
+            bool ok = exchange_succeeds(x);
+            if (score == best)
+                nbest++;
+            if (score > best || (score == best && ok && !best_ok)) {
+                if (score > best)
+                    nbest = 1;
                 best = score;
+                best_ok = ok;
                 mf = f;
                 mfi = i;
                 mxi = k;
@@ -897,6 +924,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
     const tw_fx_exchange *x = &mf->exchanges[mxi];
     snprintf(rec.fixture, sizeof rec.fixture, "%s", mf->name);
     rec.exchange = (long)mxi;
+    rec.ambiguous = hint[0] ? 0 : nbest;
     const cJSON *faults = x->faults ? x->faults : m->o.faults;
     long delay = fault_int(faults, "delay_ms", 0);
     if (delay > 0 && !rc->delayed) {
@@ -1058,6 +1086,52 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
         *con_cls = NULL;
     }
     conn_answering(m, c, false);
+}
+
+size_t tw_mock_shared_bodies(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o,
+                             bool *partial)
+{
+    const char *profile = o && o->profile ? o->profile : "replay";
+    tw_match_mode mode = o ? o->match : TW_MATCH_NORMALISED;
+    const char *const *ign = o ? o->ignore_keys : NULL;
+    *partial = false;
+    size_t total = 0;
+    for (size_t i = 0; i < nfx; i++)
+        total += fx[i].nexchanges;
+    /* one representative per distinct request; groups[g] counts its exchanges */
+    const tw_fx_exchange **rep = calloc(total + 1, sizeof *rep);
+    size_t *count = calloc(total + 1, sizeof *count);
+    size_t nrep = 0, shared = 0;
+    unsigned long budget = 1UL << 22; /* body comparisons at most */
+    for (size_t i = 0; rep && count && i < nfx && !*partial; i++) {
+        if (!tw_mock_profile_fits(profile, &fx[i]))
+            continue;
+        for (size_t k = 0; k < fx[i].nexchanges && !*partial; k++) {
+            const tw_fx_exchange *x = &fx[i].exchanges[k];
+            size_t g = 0;
+            for (; g < nrep; g++) {
+                if (!budget--) {
+                    *partial = true;
+                    break;
+                }
+                size_t n = strcspn(rep[g]->req.path, "?#");
+                if (strcmp(rep[g]->req.method, x->req.method) == 0 &&
+                    strncmp(rep[g]->req.path, x->req.path, n) == 0 &&
+                    strcspn(x->req.path, "?#") == n &&
+                    tw_mock_body_matches(rep[g]->req.body, x->req.body, mode, ign))
+                    break;
+            }
+            if (*partial)
+                break;
+            if (g == nrep)
+                rep[nrep++] = x;
+            if (++count[g] == 2)
+                shared++;
+        }
+    }
+    free(rep);
+    free(count);
+    return shared;
 }
 
 tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o, tw_mock **out,

@@ -102,6 +102,12 @@ const char *const *tw_mock_profiles(void);
 #define TW_MOCK_EXCHANGE_HEADER "X-Toolwire-Exchange"
 
 /* Does this request body match the exchange's under the mode? */
+/* How many distinct requests (method, path without query, body as --match
+ * compares it) are shared by several exchanges of the fixtures the profile
+ * serves. *partial: the count stopped at the comparison budget (a lower bound). */
+size_t tw_mock_shared_bodies(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o,
+                             bool *partial);
+
 bool tw_mock_body_matches(const cJSON *want, const cJSON *got, tw_match_mode mode,
                           const char *const *ignore_keys);
 

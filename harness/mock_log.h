@@ -19,6 +19,7 @@ typedef struct tw_mock_record {
     long exchange;                 /* index in the fixture, -1 when none */
     int status;                    /* what the mock answered */
     bool fault;                    /* a fault was injected */
+    size_t ambiguous;              /* > 1: this many exchanges matched equally */
     tw_check_set checks;           /* CLI-01..CLI-07 */
 } tw_mock_record;
 

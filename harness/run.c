@@ -1,6 +1,7 @@
 /* The conformance run (run.h). */
 #include "run.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -65,9 +66,12 @@ bool tw_fixture_set_load(tw_fixture_set *s, char *const *paths, size_t npaths,
     memset(s, 0, sizeof *s);
     for (size_t p = 0; p < npaths; p++) {
         char **files = NULL;
+        errno = 0;
         long n = tw_list_files(paths[p], ".json", &files);
         if (n < 0) {
-            snprintf(why, whylen, "cannot read '%s'", paths[p]);
+            int en = errno;
+            snprintf(why, whylen, "cannot read '%s': %s", paths[p],
+                     en ? strerror(en) : "not a readable file or directory");
             return false;
         }
         for (long i = 0; i < n; i++) {
@@ -490,6 +494,7 @@ tw_status tw_write_comparison(const tw_report *r, size_t n, const char *dir, cha
 int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t npaths,
                const char *outdir, const tw_run_opts *o, size_t *mismatches)
 {
+    const char *cmd = o->cmd ? o->cmd : "run";
     tw_limits L;
     tw_limits_resolve(&L, &o->limits);
     tw_fixture_set fs;
@@ -497,14 +502,15 @@ int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t n
     if (mismatches)
         *mismatches = 0;
     if (!tw_fixture_set_load(&fs, paths, npaths, &L, why, sizeof why)) {
-        fprintf(stderr, "toolwire: %s\n", why);
+        fprintf(stderr, "toolwire %s: %s\n", cmd, why);
         tw_fixture_set_free(&fs);
         return 2;
     }
     /* temporaries of an earlier run that was killed while writing */
     size_t stale = tw_clean_stale_temps(outdir);
     if (stale)
-        fprintf(stderr, "toolwire: removed %zu stale temporary file(s) in %s\n", stale, outdir);
+        fprintf(stderr, "toolwire %s: removed %zu stale temporary file(s) in %s\n", cmd, stale,
+                outdir);
     tw_report *reps = calloc(nb ? nb : 1, sizeof *reps);
     if (!reps) {
         tw_fixture_set_free(&fs);
@@ -514,14 +520,14 @@ int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t n
     size_t done = 0, total_mm = 0;
     for (size_t i = 0; i < nb; i++) {
         if (tw_run_backend(&fs, &b[i], o, &reps[done], why, sizeof why) != TW_OK) {
-            fprintf(stderr, "toolwire: backend %s: %s\n", b[i].name, why);
+            fprintf(stderr, "toolwire %s: backend %s: %s\n", cmd, b[i].name, why);
             tw_report_free(&reps[done]);
             rc = 1;
             continue;
         }
         tw_report *r = &reps[done++];
         if (tw_report_write_all(r, outdir, why, sizeof why) != TW_OK) {
-            fprintf(stderr, "toolwire: %s\n", why);
+            fprintf(stderr, "toolwire %s: %s\n", cmd, why);
             rc = 1;
         }
         total_mm += r->n_mismatch;
@@ -546,12 +552,16 @@ int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t n
         }
         if (o->out && !r->ok) {
             size_t shown = 0;
+            /* without the summary line above them, the lines name their backend */
+            char who[300] = "";
+            if (o->quiet)
+                snprintf(who, sizeof who, "backend %.200s: ", r->backend);
             for (size_t f = 0; f < r->nfx && shown < 50; f++) {
                 const tw_rep_fixture *rf = &r->fx[f];
                 if (rf->skipped || rf->match)
                     continue;
                 if (rf->nex == 0) {
-                    fprintf(o->out, "  mismatch %s: %s\n", rf->name, rf->note ? rf->note : "");
+                    fprintf(o->out, "  %smismatch %s: %s\n", who, rf->name, rf->note ? rf->note : "");
                     shown++;
                 }
                 for (size_t k = 0; k < rf->nex && shown < 50; k++) {
@@ -559,13 +569,13 @@ int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t n
                     char oc[300];
                     tw_rep_exchange_outcome(e, oc, sizeof oc);
                     if (e->result == TW_V_FAIL) {
-                        fprintf(o->out, "  mismatch %s#%zu [%s] result: %s\n", rf->name, e->index, oc,
+                        fprintf(o->out, "  %smismatch %s#%zu [%s] result: %s\n", who, rf->name, e->index, oc,
                                 e->result_detail ? e->result_detail : "");
                         shown++;
                     }
                     for (size_t c = 0; c < e->nchecks && shown < 50; c++)
                         if (!e->checks[c].match) {
-                            fprintf(o->out, "  mismatch %s#%zu [%s] %s: expected %s, got %s: %s\n", rf->name,
+                            fprintf(o->out, "  %smismatch %s#%zu [%s] %s: expected %s, got %s: %s\n", who, rf->name,
                                     e->index, oc, e->checks[c].id,
                                     e->checks[c].expected == TW_EXPECT_FAIL ? "fail" : "pass or skip",
                                     tw_verdict_name(e->checks[c].verdict), e->checks[c].evidence);
@@ -576,7 +586,7 @@ int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t n
         }
     }
     if (done && tw_write_comparison(reps, done, outdir, why, sizeof why) != TW_OK) {
-        fprintf(stderr, "toolwire: %s\n", why);
+        fprintf(stderr, "toolwire %s: %s\n", cmd, why);
         rc = 1;
     }
     for (size_t i = 0; i < done; i++)

@@ -49,6 +49,7 @@ typedef struct tw_run_opts {
     bool quiet;
     bool progress;             /* progress line on stderr */
     FILE *out;                 /* summary lines (stdout), or NULL */
+    const char *cmd;           /* the command in messages ("toolwire CMD: …"); NULL: "run" */
 } tw_run_opts;
 
 /*

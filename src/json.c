@@ -319,6 +319,148 @@ tw_status tw_json_parse(const char *buf, size_t len, size_t max_depth, cJSON **o
     return parse_plain(buf, len, max_depth, out, err);
 }
 
+/* The byte at p as the message shows it: 'c' when printable ASCII, else 0xNN. */
+static void found_byte(char *dst, size_t n, unsigned char c)
+{
+    if (c > 0x20 && c < 0x7f && c != '\'')
+        snprintf(dst, n, "'%c'", c);
+    else
+        snprintf(dst, n, "byte 0x%02X", c);
+}
+
+/*
+ * Say what a parser expected where the text stops being JSON: a small
+ * grammar walk over buf (containers on a stack of at most max_depth, which
+ * the depth check before has bounded). Sets *off and writes the reason
+ * ("expected ',' or '}' after an object member, found 'x'", "unexpected end
+ * of JSON inside a string"); false when the walk finds no fault (the caller
+ * keeps the plain message).
+ */
+static bool describe_error(const char *buf, size_t len, size_t max_depth, size_t *off, char *why,
+                           size_t n)
+{
+    enum { VALUE, OBJ_KEY_OR_END, OBJ_KEY, COLON, OBJ_NEXT, ARR_VALUE_OR_END, ARR_NEXT };
+    char stack[TW_DEPTH_HARD_MAX + 1];
+    size_t depth = 0, i = 0;
+    int state = VALUE;
+    char f[16];
+    for (;;) {
+        while (i < len && tw_is_space((unsigned char)buf[i]))
+            i++;
+        if (i >= len) {
+            *off = len;
+            if (depth == 0 && state != VALUE)
+                return false;
+            snprintf(why, n, "unexpected end of JSON%s",
+                     state == VALUE && depth == 0 ? ""
+                     : stack[depth - 1] == '{' ? " inside an object"
+                                               : " inside an array");
+            return true;
+        }
+        unsigned char c = (unsigned char)buf[i];
+        *off = i;
+        found_byte(f, sizeof f, c);
+        bool value = state == VALUE || state == ARR_VALUE_OR_END;
+        bool key = state == OBJ_KEY_OR_END || state == OBJ_KEY;
+        if (state == ARR_VALUE_OR_END && c == ']') {
+            depth--;
+            i++;
+            state = depth ? (stack[depth - 1] == '{' ? OBJ_NEXT : ARR_NEXT) : -1;
+        } else if (state == OBJ_KEY_OR_END && c == '}') {
+            depth--;
+            i++;
+            state = depth ? (stack[depth - 1] == '{' ? OBJ_NEXT : ARR_NEXT) : -1;
+        } else if ((value || key) && c == '"') {
+            size_t p = i + 1;
+            for (; p < len && buf[p] != '"'; p++) {
+                if (buf[p] != '\\')
+                    continue;
+                if (p + 1 >= len)
+                    break;
+                if (!strchr("\"\\/bfnrtu", buf[p + 1])) {
+                    *off = p;
+                    found_byte(f, sizeof f, (unsigned char)buf[p + 1]);
+                    snprintf(why, n, "invalid escape in a string: \\ followed by %s", f);
+                    return true;
+                }
+                p++;
+            }
+            if (p >= len) {
+                *off = len;
+                snprintf(why, n, "unexpected end of JSON inside a string");
+                return true;
+            }
+            i = p + 1;
+            if (key)
+                state = COLON;
+            else
+                state = depth ? (stack[depth - 1] == '{' ? OBJ_NEXT : ARR_NEXT) : -1;
+        } else if (key) {
+            snprintf(why, n, "expected a string key%s, found %s",
+                     state == OBJ_KEY_OR_END ? " or '}'" : " after ','", f);
+            return true;
+        } else if (state == COLON) {
+            if (c != ':') {
+                snprintf(why, n, "expected ':' after an object key, found %s", f);
+                return true;
+            }
+            i++;
+            state = VALUE;
+        } else if (state == OBJ_NEXT || state == ARR_NEXT) {
+            char close = state == OBJ_NEXT ? '}' : ']';
+            if (c == ',') {
+                i++;
+                state = state == OBJ_NEXT ? OBJ_KEY : VALUE;
+            } else if (c == (unsigned char)close) {
+                depth--;
+                i++;
+                state = depth ? (stack[depth - 1] == '{' ? OBJ_NEXT : ARR_NEXT) : -1;
+            } else {
+                snprintf(why, n, "expected ',' or '%c' after an %s, found %s", close,
+                         state == OBJ_NEXT ? "object member" : "array element", f);
+                return true;
+            }
+        } else if (state == -1) {
+            return false; /* trailing bytes: the caller says so */
+        } else if (c == '{' || c == '[') {
+            if (depth >= max_depth || depth >= TW_DEPTH_HARD_MAX)
+                return false;
+            stack[depth++] = (char)c;
+            i++;
+            state = c == '{' ? OBJ_KEY_OR_END : ARR_VALUE_OR_END;
+        } else if (c == '-' || (c >= '0' && c <= '9')) {
+            size_t p = i;
+            while (p < len && strchr("+-.eE0123456789", buf[p]))
+                p++;
+            i = p;
+            state = depth ? (stack[depth - 1] == '{' ? OBJ_NEXT : ARR_NEXT) : -1;
+        } else {
+            static const char *const lits[] = {"true", "false", "null"};
+            size_t k = 0;
+            for (; k < 3; k++) {
+                size_t ll = strlen(lits[k]);
+                if (len - i >= ll && memcmp(buf + i, lits[k], ll) == 0)
+                    break;
+            }
+            if (k == 3) {
+                snprintf(why, n, "expected a JSON value, found %s", f);
+                return true;
+            }
+            i += strlen(lits[k]);
+            state = depth ? (stack[depth - 1] == '{' ? OBJ_NEXT : ARR_NEXT) : -1;
+        }
+        if (state == -1 && depth == 0) {
+            /* one whole value: what follows is the caller's business */
+            while (i < len && tw_is_space((unsigned char)buf[i]))
+                i++;
+            if (i >= len)
+                return false;
+            *off = i;
+            return false;
+        }
+    }
+}
+
 static tw_status parse_plain(const char *buf, size_t len, size_t max_depth, cJSON **out,
                              tw_json_error *err)
 {
@@ -342,7 +484,19 @@ static tw_status parse_plain(const char *buf, size_t len, size_t max_depth, cJSO
              * offending byte or the end */
             err->code = TW_ERR_PARSE;
             err->offset = off;
-            if (len == 0 || off >= len)
+            char why[80];
+            size_t at = off;
+            if (describe_error(buf, len, max_depth, &at, why, sizeof why)) {
+                /* at the end of the input the offset stays the parser's (where
+                 * the unfinished value started to go wrong) */
+                if (at < len)
+                    err->offset = at;
+                if (at >= len)
+                    snprintf(err->message, sizeof err->message, "%s", why);
+                else
+                    snprintf(err->message, sizeof err->message, "invalid JSON at byte %zu: %s", at,
+                             why);
+            } else if (len == 0 || off >= len)
                 snprintf(err->message, sizeof err->message, "unexpected end of JSON");
             else
                 snprintf(err->message, sizeof err->message, "invalid JSON at byte %zu", off);

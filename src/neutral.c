@@ -525,11 +525,19 @@ static tw_status read_calls(const cJSON *arr, const tw_limits *l, tw_message *m,
         return TW_OK;
     if (!cJSON_IsArray(arr))
         return why_fail(why, whylen, "'tool_calls' must be an array%s", NULL);
-    for (const cJSON *x = arr->child; x; x = x->next) {
+    size_t i = 0;
+    for (const cJSON *x = arr->child; x; x = x->next, i++) {
         if (m->ncalls >= l->max_calls)
             return why_fail(why, whylen, "more tool calls than max_calls%s", NULL);
         tw_call c;
-        TRY(read_call(x, &c, why, whylen));
+        char inner[200] = "";
+        tw_status rst = read_call(x, &c, inner, sizeof inner);
+        if (rst != TW_OK) {
+            /* say which call */
+            if (why && whylen)
+                snprintf(why, whylen, "tool_calls[%zu]: %s", i, inner);
+            return rst;
+        }
         tw_status st = tw_message_add_call(m, &c);
         if (st != TW_OK) {
             tw_call_free(&c);
@@ -628,8 +636,11 @@ tw_status tw_tools_read(const cJSON *arr, const tw_limits *limits, tw_tool **out
         return TW_ERR_NOMEM;
     size_t i = 0;
     for (const cJSON *x = arr->child; x; x = x->next, i++) {
-        tw_status st = tw_tool_read(x, &t[i], why, whylen);
+        char inner[200] = "";
+        tw_status st = tw_tool_read(x, &t[i], inner, sizeof inner);
         if (st != TW_OK) {
+            if (why && whylen)
+                snprintf(why, whylen, "tools[%zu]: %s", i, inner);
             tw_tools_free(t, i);
             return st;
         }

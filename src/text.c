@@ -364,6 +364,8 @@ static void strip_payload(const tw_text_dec *d, const char **p, size_t *n)
  * Parse a payload by rule 2: stripped, then the first balanced value.
  * Returns the value or NULL; *deep tells whether depth was the reason.
  */
+static uint64_t blk_input_off(const tw_text_dec *d, size_t idx);
+
 static cJSON *parse_payload(const tw_text_dec *d, const char *p, size_t n, bool retry, bool *deep,
                             char *why, size_t whylen, tw_json_lint *lint)
 {
@@ -374,7 +376,19 @@ static cJSON *parse_payload(const tw_text_dec *d, const char *p, size_t n, bool 
     if (st == TW_OK)
         return v;
     *deep = st == TW_D_JSON_TOO_DEEP;
-    snprintf(why, whylen, "%s", e.message);
+    /* the parser counts inside the payload: say so, and where that is in the
+     * input when the payload lies in the block buffer */
+    char where[48] = "";
+    if (d->c_blk.data && p >= d->c_blk.data && p <= d->c_blk.data + d->c_blk.len)
+        snprintf(where, sizeof where, " (byte %llu of the input)",
+                 (unsigned long long)blk_input_off(d, (size_t)(p - d->c_blk.data) + e.offset));
+    static const char pre[] = "invalid JSON at byte ";
+    const char *rest = strncmp(e.message, pre, sizeof pre - 1) == 0 ? strstr(e.message, ": ") : NULL;
+    if (rest)
+        snprintf(why, whylen, "invalid JSON at byte %zu of the payload%s: %s", e.offset, where,
+                 rest + 2);
+    else
+        snprintf(why, whylen, "%s, at byte %zu of the payload%s", e.message, e.offset, where);
     if (!retry || *deep)
         return NULL;
     size_t a, b;
@@ -392,14 +406,14 @@ static tw_status decide_payload(tw_text_dec *d, const char *p, size_t n, bool re
                                 tw_status fail_code)
 {
     bool deep = false;
-    char why[128] = "";
+    char why[256] = "";
     tw_json_lint lint;
     cJSON *v = parse_payload(d, p, n, retry, &deep, why, sizeof why, &lint);
     if (!v) {
         if (deep)
             return add_diag(d, true, TW_D_JSON_TOO_DEEP, d->c_block_off,
                             "tool call payload nested deeper than max_depth");
-        char m[200];
+        char m[400];
         snprintf(m, sizeof m, "%s: %s", tw_code_message(fail_code), why);
         return add_diag(d, true, fail_code, d->c_block_off, m);
     }
@@ -450,6 +464,21 @@ static tw_status seg_note(tw_text_dec *d, uint64_t off)
     }
     blk_seg sg = {d->c_blk.len, off};
     return tw_buf_append(&d->c_seg, &sg, sizeof sg);
+}
+
+/* The input offset of c_blk[idx]. */
+static uint64_t blk_input_off(const tw_text_dec *d, size_t idx)
+{
+    size_t n = d->c_seg.len / sizeof(blk_seg);
+    blk_seg sg = {0, d->c_block_off};
+    for (size_t k = 0; k < n; k++) {
+        blk_seg x;
+        memcpy(&x, d->c_seg.data + k * sizeof x, sizeof x);
+        if (x.idx > idx)
+            break;
+        sg = x;
+    }
+    return sg.off + (idx - sg.idx);
 }
 
 /*
@@ -944,7 +973,7 @@ static tw_status calls_finish(tw_text_dec *d)
         break;
     case TW_FINISH_LENGTH: {
         bool deep = false;
-        char why[128];
+        char why[256];
         tw_json_lint lint;
         cJSON *v = parse_payload(d, pl, pn, false, &deep, why, sizeof why, &lint);
         if (v) {
@@ -983,7 +1012,7 @@ static bool block_valid_at(const tw_text_dec *d, const char *p, size_t n)
     t.c_jphase = JP_PRE;
     jpath_advance(&t);
     bool deep = false;
-    char why[128];
+    char why[256];
     cJSON *v = NULL;
     if (t.c_jphase == JP_DONE) {
         tw_json_error e;

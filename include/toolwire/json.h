@@ -16,7 +16,7 @@ extern "C" {
 typedef struct tw_json_error {
     tw_status code;  /* TW_D_JSON_TOO_DEEP, TW_D_JSON_NUL, TW_ERR_PARSE, TW_ERR_NOMEM */
     size_t offset;   /* byte offset into the parsed buffer */
-    char message[96];
+    char message[128];
 } tw_json_error;
 
 /*
