@@ -910,7 +910,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         error_body(&eb, kind, "not_found_error",
                    hint_elsewhere ? "the exchange named by " TW_MOCK_EXCHANGE_HEADER
                                     " has another method or path than this request"
-                                  : "no fixture exchange matches this request",
+                   : hint[0] ? "no served exchange has the name given in " TW_MOCK_EXCHANGE_HEADER
+                               " (expected FIXTURE#N: a fixture name as the fixture index lists"
+                               " it and an exchange number from 0)"
+                             : "no fixture exchange matches this request",
                    "no_match");
         rec.status = 404;
         tw_check_set_put(&rec.checks, "CLI-07", TW_V_SKIP, -1, "no matching exchange");

@@ -235,7 +235,9 @@ Test(failures, nobody_listening)
     char *json = slurp(dir, "b.json");
     cr_expect(strstr(json, "Connection refused"), "json names the transport error");
     char *md = slurp(dir, "b.md");
-    cr_expect(strstr(md, "| no response: ") && strstr(md, "(Connection refused) | 2 |"), "%s", md);
+    /* the responses table groups equal outcomes; curl's "after N ms" may differ
+     * between the two attempts, so the count may be split over two rows */
+    cr_expect(strstr(md, "| no response: ") && strstr(md, "(Connection refused) | "), "%s", md);
     cr_expect_null(strstr(md, "does not apply"), "no check claims it does not apply");
     char *junit = slurp(dir, "b.junit.xml");
     cr_expect_eq(count(junit, "<failure message=\"no response: "), 2, "%s", junit);

@@ -460,6 +460,12 @@ Test(hostile, exchange_header_stays_within_method_and_path)
     cr_assert(strstr(r.body.data, "another method or path"), "%s", r.body.data);
     cr_assert_null(strstr(r.body.data, "chat.completion"));
     tw_http_response_free(&r);
+    /* a name that no served exchange has says so, rather than "no match" */
+    tw_kv typo[] = {{TW_MOCK_EXCHANGE_HEADER, "t/hostile#7"}};
+    cr_assert_eq(post(c, "/v1/chat/completions", typo, 1, "{\"messages\":[]}", &r), TW_OK);
+    cr_assert_eq(r.status, 404);
+    cr_assert(strstr(r.body.data, "no served exchange has the name given in"), "%s", r.body.data);
+    tw_http_response_free(&r);
     /* from its own path the header still selects it, whatever the body */
     cr_assert_eq(post(c, "/v1/chat/completions", h, 1, "{\"messages\":[]}", &r), TW_OK);
     cr_assert_eq(r.status, 200);
@@ -469,10 +475,11 @@ Test(hostile, exchange_header_stays_within_method_and_path)
     tw_mock_record *rec;
     size_t n;
     cr_assert_eq(tw_mock_records(mock, 0, &rec, &n), TW_OK);
-    cr_assert_eq(n, 2);
+    cr_assert_eq(n, 3);
     cr_assert_eq(rec[0].status, 404);
     cr_assert_eq(rec[0].exchange, -1);
-    cr_assert_eq(rec[1].exchange, 0);
+    cr_assert_eq(rec[1].status, 404);
+    cr_assert_eq(rec[2].exchange, 0);
     tw_mock_records_free(rec, n);
 }
 
