@@ -366,12 +366,29 @@ static void strip_payload(const tw_text_dec *d, const char **p, size_t *n)
  */
 static uint64_t blk_input_off(const tw_text_dec *d, size_t idx);
 
+/*
+ * Control bytes around a payload's value (cJSON skips them as whitespace) lie
+ * outside the JSON: drop them before the value is parsed and judged, so a
+ * payload gets the same diagnostics whichever path decided its block (the
+ * scanner's value range, or the literal closing tag).
+ */
+static void trim_ctl(const char **p, size_t *n)
+{
+    while (*n && (unsigned char)(*p)[0] >= 1 && (unsigned char)(*p)[0] <= 0x20) {
+        (*p)++;
+        (*n)--;
+    }
+    while (*n && (unsigned char)(*p)[*n - 1] >= 1 && (unsigned char)(*p)[*n - 1] <= 0x20)
+        (*n)--;
+}
+
 static cJSON *parse_payload(const tw_text_dec *d, const char *p, size_t n, bool retry, bool *deep,
                             char *why, size_t whylen, tw_json_lint *lint)
 {
     tw_json_error e;
     cJSON *v = NULL;
     strip_payload(d, &p, &n);
+    trim_ctl(&p, &n);
     tw_status st = tw_json_parse_lint(p, n, d->L.max_depth, &v, &e, lint);
     if (st == TW_OK)
         return v;
@@ -632,8 +649,10 @@ static tw_status block_done(tw_text_dec *d, size_t end, bool via_json)
         tw_json_error e;
         tw_json_lint lint;
         cJSON *v = NULL;
-        tw_status ps = tw_json_parse_lint(d->c_blk.data + d->c_vstart, d->c_vend - d->c_vstart,
-                                          d->L.max_depth, &v, &e, &lint);
+        const char *vp = d->c_blk.data + d->c_vstart;
+        size_t vn = d->c_vend - d->c_vstart;
+        trim_ctl(&vp, &vn);
+        tw_status ps = tw_json_parse_lint(vp, vn, d->L.max_depth, &v, &e, &lint);
         if (ps == TW_ERR_NOMEM)
             return ps;
         if (ps != TW_OK) {
