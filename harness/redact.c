@@ -802,6 +802,20 @@ typedef struct span {
  * cut (an excerpt, a short quote) may have kept of a secret. */
 #define CUT_PREFIX_MIN 8
 
+/* Room for one more span in *sp (geometric growth). */
+static tw_status span_grow(span **sp, size_t nsp, size_t *cap)
+{
+    if (nsp < *cap)
+        return TW_OK;
+    size_t nc = *cap ? *cap * 2 : 16;
+    span *ns = realloc(*sp, nc * sizeof *ns);
+    if (!ns)
+        return TW_ERR_NOMEM;
+    *sp = ns;
+    *cap = nc;
+    return TW_OK;
+}
+
 static int span_cmp(const void *x, const void *y)
 {
     const span *p = x, *q = y;
@@ -834,16 +848,8 @@ tw_status tw_scrub_values(char *const *values, size_t nvalues, const char *s, si
             const char *m;
             while (vl && pos + vl <= v[k].n && (m = tw_memmem(h + pos, v[k].n - pos, values[j], vl))) {
                 size_t at = (size_t)(m - h);
-                if (nsp == capsp) {
-                    size_t nc = capsp ? capsp * 2 : 16;
-                    span *ns = realloc(sp, nc * sizeof *ns);
-                    if (!ns) {
-                        st = TW_ERR_NOMEM;
-                        break;
-                    }
-                    sp = ns;
-                    capsp = nc;
-                }
+                if ((st = span_grow(&sp, nsp, &capsp)) != TW_OK)
+                    break;
                 sp[nsp].a = vfrom(&v[k], at);
                 sp[nsp].b = vto(&v[k], at + vl - 1);
                 nsp++;
@@ -869,16 +875,8 @@ tw_status tw_scrub_values(char *const *values, size_t nvalues, const char *s, si
                 size_t at = (size_t)(m - h), q = CUT_PREFIX_MIN;
                 while (q < vl && at + q < v[k].n && h[at + q] == values[j][q])
                     q++;
-                if (nsp == capsp) {
-                    size_t nc = capsp ? capsp * 2 : 16;
-                    span *ns = realloc(sp, nc * sizeof *ns);
-                    if (!ns) {
-                        st = TW_ERR_NOMEM;
-                        break;
-                    }
-                    sp = ns;
-                    capsp = nc;
-                }
+                if ((st = span_grow(&sp, nsp, &capsp)) != TW_OK)
+                    break;
                 sp[nsp].a = vfrom(&v[k], at);
                 sp[nsp].b = vto(&v[k], at + q - 1);
                 nsp++;
