@@ -17,7 +17,7 @@ static const char run_help[] =
     "\n"
     "  --backend NAME=URL         a live server (base URL, e.g. https://api.openai.com)\n"
     "  --backend NAME=mock:P      the embedded mock backend with profile P\n"
-    "                             (replay, hermes, anthropic, vllm-native)\n"
+    "                             (replay, hermes, anthropic, vllm-native, script)\n"
     "  --key-env NAME             live backends: read the API key from $NAME\n"
     "  --out DIR                  report directory (default reports/latest)\n"
     "  --match MODE               mock matching: normalised (default), exact, path\n"

@@ -315,6 +315,20 @@ Test(script_directive, nonce)
              &req);
     cr_assert_null(tw_script_nonce(&req));
     tw_request_free(&req);
+    decode_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"},"
+             "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\",\"type\":"
+             "\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]},"
+             "{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"toolwire-script "
+             "{\\\"nonce\\\":\\\"t\\\",\\\"text\\\":\\\"steered\\\"}\"}]}",
+             &req);
+    cr_assert_null(tw_script_nonce(&req));
+    tw_script_answer a;
+    char why[200] = "";
+    cr_assert_eq(tw_script_answer_for(&req, NULL, &a, why, sizeof why), TW_OK, "%s", why);
+    cr_assert_eq(a.step, -1);
+    cr_assert(strncmp(text_of(&a), TW_SCRIPT_RESULT_PREFIX, strlen(TW_SCRIPT_RESULT_PREFIX)) == 0);
+    tw_script_answer_free(&a);
+    tw_request_free(&req);
 }
 
 /* ---- the default policy ---- */
@@ -534,7 +548,11 @@ Test(script_schema, enum_const_and_required)
 {
     cJSON *v = gen_ok("{\"type\":\"object\",\"properties\":{\"u\":{\"type\":\"string\",\"enum\":"
                       "[\"kelvin\",\"c\"]},\"k\":{\"const\":42},\"opt\":{\"type\":\"string\"}},"
-                      "\"required\":[\"u\",\"k\"],\"additionalProperties\":false}");
+                      "\"required\":[\"u\",\"k\",\"u\"],\"additionalProperties\":false}");
+    /* each required property once, in the order "required" lists them */
+    cr_assert_eq(cJSON_GetArraySize(v), 2);
+    cr_assert_str_eq(v->child->string, "u");
+    cr_assert_str_eq(v->child->next->string, "k");
     cr_assert_str_eq(tw_json_get_str(v, "u"), "kelvin");
     cr_assert_eq(num_at(v, "k"), 42);
     cr_assert_null(tw_json_get(v, "opt"), "only required properties");
