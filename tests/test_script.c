@@ -8,6 +8,7 @@
 #include "client.h"
 #include "mock.h"
 #include "mock_ref.h"
+#include "run.h"
 #include "script.h"
 #include "toolwire/request_more.h"
 #include "toolwire/schema.h"
@@ -898,4 +899,69 @@ Test(script_profile, answers_without_fixtures)
     cr_assert_eq(recs[1].status, 400);
     tw_mock_records_free(recs, n);
     tw_mock_stop(m);
+}
+
+/* run --backend NAME=mock:script sends a request-only exchange and gets the script's answer. */
+Test(script_profile, run_backend_mock_script)
+{
+    cJSON *body = cJSON_Parse("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":"
+                              "\"Time?\"}],\"tools\":" OAI_TOOLS ",\"tool_choice\":{\"type\":"
+                              "\"function\",\"function\":{\"name\":\"get_time\"}}}");
+    cr_assert_not_null(body);
+    tw_fx_exchange x;
+    memset(&x, 0, sizeof x);
+    x.req.method = "POST";
+    x.req.path = "/v1/chat/completions";
+    x.req.body = body;
+    tw_fixture f;
+    memset(&f, 0, sizeof f);
+    f.name = "t/live-named";
+    f.backend = "openai";
+    f.exchanges = &x;
+    f.nexchanges = 1;
+    tw_fixture_set fs;
+    memset(&fs, 0, sizeof fs);
+    fs.fx = &f;
+    fs.n = 1;
+    tw_backend_spec b = {"ref", NULL, "script"};
+    tw_run_opts o;
+    memset(&o, 0, sizeof o);
+    o.client.max_retries = 0;
+    o.client.total_timeout_ms = 10000;
+    tw_report rep;
+    char why[300] = "";
+    cr_assert_eq(tw_run_backend(&fs, &b, &o, &rep, why, sizeof why), TW_OK, "%s", why);
+    cr_assert_eq(rep.nfx, 1);
+    cr_assert_not(rep.fx[0].skipped, "%s", rep.fx[0].note ? rep.fx[0].note : "");
+    cr_assert_eq(rep.fx[0].nex, 1);
+    cr_assert_eq(rep.fx[0].ex[0].status, 200);
+    cr_assert_null(rep.fx[0].ex[0].error);
+    tw_report_free(&rep);
+    cJSON_Delete(body);
+}
+
+/* --fault applies to the script's answers as to an exchange without faults. */
+Test(script_profile, server_faults_apply)
+{
+    cJSON *faults = cJSON_Parse("{\"status\":503,\"retry_after\":0}");
+    tw_mock_opts o;
+    memset(&o, 0, sizeof o);
+    o.profile = "script";
+    o.faults = faults;
+    tw_mock *m = NULL;
+    char why[200] = "";
+    cr_assert_eq(tw_mock_start(NULL, 0, &o, &m, why, sizeof why), TW_OK, "%s", why);
+    const char *body = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}";
+    tw_http_response r;
+    memset(&r, 0, sizeof r);
+    send_to(m, "/v1/chat/completions", body, &r);
+    cr_assert_eq(r.status, 503);
+    tw_http_response_free(&r);
+    memset(&r, 0, sizeof r);
+    send_to(m, "/v1/chat/completions", body, &r);
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.body.data, TW_SCRIPT_DEFAULT_TEXT) != NULL, "%s", r.body.data);
+    tw_http_response_free(&r);
+    tw_mock_stop(m);
+    cJSON_Delete(faults);
 }

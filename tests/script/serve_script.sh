@@ -122,6 +122,16 @@ refused anthropic-bad /v1/messages '{"model":"c","max_tokens":5}' '"type":"error
 refused generate-bad /generate '{"messages":[{"role":"user","content":"Go"}],"tool_choice":"required"}' \
   '"error"' 'declares no tools'
 
+# only the three endpoints, by POST
+for probe in "GET /v1/chat/completions" "POST /v1/models" "PUT /v1/messages"; do
+  set -- $probe
+  code=$(curl -sS -m 20 -o "$out/probe.body" -w '%{http_code}' -X "$1" -H 'content-type: application/json' \
+    --data-binary '{"model":"m","messages":[]}' "$url$2")
+  [ "$code" = 404 ] || fail "$probe: status $code, want 404"
+  grep -qF 'the script profile answers POST' "$out/probe.body" || fail "$probe: $(cat "$out/probe.body")"
+done
+echo "ok   other methods and paths: 404"
+
 if [ "$fails" -ne 0 ]; then
   echo "== server log =="
   cat "$out/log"
