@@ -560,6 +560,7 @@ static tw_status gen_object(gen *g, const cJSON *s, size_t depth, cJSON **out)
         return gen_fail(g, TW_ERR_LIMIT, "the arguments grow past max_args_bytes");
     const cJSON *props = tw_json_get(s, "properties");
     const cJSON *req = tw_json_get(s, "required");
+    const cJSON *addl = tw_json_get(s, "additionalProperties");
     size_t nr = 0, np = 0;
     for (const cJSON *r = cJSON_IsArray(req) ? req->child : NULL; r; r = r->next)
         nr += cJSON_IsString(r);
@@ -588,6 +589,8 @@ static tw_status gen_object(gen *g, const cJSON *s, size_t depth, cJSON **out)
             if (i == 0 || strcmp(rq[i].name, rq[i - 1].name) != 0) {
                 rq[kept] = rq[i];
                 rq[kept].node = prop_schema(pr, np, rq[i].name);
+                if (!rq[kept].node && cJSON_IsObject(addl))
+                    rq[kept].node = addl; /* a required name the properties do not list */
                 kept++;
             }
         nr = kept;

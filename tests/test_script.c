@@ -615,6 +615,11 @@ Test(script_schema, strings_and_alternatives)
     cr_assert(cJSON_IsTrue(tw_json_get(v, "any")));
     cr_assert(cJSON_IsNull(tw_json_get(v, "n")));
     cJSON_Delete(v);
+    /* a required name that only additionalProperties describes */
+    v = gen_ok("{\"type\":\"object\",\"required\":[\"extra\"],\"properties\":{},"
+               "\"additionalProperties\":{\"type\":\"integer\",\"minimum\":4}}");
+    cr_assert_eq(num_at(v, "extra"), 4);
+    cJSON_Delete(v);
 }
 
 Test(script_schema, bounded)
