@@ -104,10 +104,19 @@ int tw_cmd_main(int argc, char **argv)
     if (!tw_mkdirs(outdir))
         return tw_cli_usage_error("main", "cannot create '%s'", outdir);
     /* 1: conformance */
-    static const tw_backend_spec backends[] = {{"mock-replay", NULL, "replay"},
-                                               {"mock-hermes", NULL, "hermes"},
-                                               {"mock-anthropic", NULL, "anthropic"},
-                                               {"mock-vllm-native", NULL, "vllm-native"}};
+    /* the live suites run only against the reference servers, each its own suite */
+    static const char *const not_live[] = {"live"};
+    static const char *const live_openai[] = {"live", "openai"};
+    static const char *const live_anthropic[] = {"live", "anthropic"};
+    static const char *const live_vllm[] = {"live", "vllm-native"};
+    static const tw_backend_spec backends[] = {
+        {.name = "mock-replay", .profile = "replay", .xtags = not_live, .nxtags = 1},
+        {.name = "mock-hermes", .profile = "hermes", .xtags = not_live, .nxtags = 1},
+        {.name = "mock-anthropic", .profile = "anthropic", .xtags = not_live, .nxtags = 1},
+        {.name = "mock-vllm-native", .profile = "vllm-native", .xtags = not_live, .nxtags = 1},
+        {.name = "ref-openai", .profile = "script", .tags = live_openai, .ntags = 2},
+        {.name = "ref-anthropic", .profile = "script", .tags = live_anthropic, .ntags = 2},
+        {.name = "ref-vllm-native", .profile = "script", .tags = live_vllm, .ntags = 2}};
     tw_run_opts o;
     memset(&o, 0, sizeof o);
     o.client.max_retries = 2;
@@ -118,7 +127,10 @@ int tw_cmd_main(int argc, char **argv)
     o.out = stdout;
     char *paths[] = {(char *)conf};
     size_t mism = 0;
-    int rc_conf = tw_run_all(backends, sizeof backends / sizeof backends[0], paths, 1, outdir, &o, &mism);
+    size_t nbk = sizeof backends / sizeof backends[0];
+    if (!tw_mock_profile_known("script"))
+        nbk = 4;
+    int rc_conf = tw_run_all(backends, nbk, paths, 1, outdir, &o, &mism);
     /* 2: decode fixtures */
     long pass = 0, fail = 0, bad = 0;
     int rc_dec = decode_fixtures(dir, outdir, quiet, &pass, &fail, &bad);
