@@ -86,10 +86,11 @@ static void subst_walk(cJSON *v, const tw_live_answer *answers, size_t nanswers,
             (*unresolved)++;
             continue;
         }
-        cJSON *s = cJSON_CreateString(id);
-        if (s)
-            cJSON_ReplaceItemViaPointer(v, m, s);
-        m = s ? s : m;
+        if (!cJSON_SetValuestring(m, id)) {
+            if (!*unresolved && why && whylen)
+                snprintf(why, whylen, "%.60s: out of memory", m->valuestring);
+            (*unresolved)++;
+        }
     }
 }
 
