@@ -1,6 +1,7 @@
 /* toolwire main: the quick-start job. Runs every conformance fixture against
- * every embedded mock profile that fits it (reports and the comparison page
- * under reports/latest/), and checks every decode fixture of
+ * every embedded mock profile that fits it, and the live suites against the
+ * script reference servers (reports and the comparison page under
+ * reports/latest/), and checks every decode fixture of
  * tests/data/decode (batch and every chunking) into decode-summary.md. */
 #include <errno.h>
 #include <getopt.h>
@@ -75,10 +76,13 @@ int tw_cmd_main(int argc, char **argv)
         case 'h':
             puts("usage: toolwire main [--quiet] [--conformance DIR] [--fixtures DIR] [--out DIR]\n\n"
                  "The main job:\n"
-                 "1. run every conformance fixture under --conformance (default fixtures/) against\n"
-                 "   every embedded mock profile that fits it (mock-replay, mock-hermes,\n"
-                 "   mock-anthropic, mock-vllm-native), write <backend>.json/.md/.junit.xml/.html\n"
-                 "   and comparison.md/.html under --out (default reports/latest);\n"
+                 "1. run every conformance fixture under --conformance (default fixtures/) not\n"
+                 "   tagged live against every embedded mock profile that fits it (mock-replay,\n"
+                 "   mock-hermes, mock-anthropic, mock-vllm-native), and each live suite against\n"
+                 "   the script reference server of its endpoint (ref-openai: tags live+openai,\n"
+                 "   ref-anthropic: live+anthropic, ref-vllm-native: live+vllm-native); write\n"
+                 "   <backend>.json/.md/.junit.xml/.html and comparison.md/.html under --out\n"
+                 "   (default reports/latest);\n"
                  "2. decode every fixture under --fixtures (default tests/data/decode) in batch\n"
                  "   and at chunk sizes 1, 2, 3, 7 and 64, compare with each fixture's\n"
                  "   expectation and write decode-summary.md under --out.\n"
@@ -127,10 +131,7 @@ int tw_cmd_main(int argc, char **argv)
     o.out = stdout;
     char *paths[] = {(char *)conf};
     size_t mism = 0;
-    size_t nbk = sizeof backends / sizeof backends[0];
-    if (!tw_mock_profile_known("script"))
-        nbk = 4;
-    int rc_conf = tw_run_all(backends, nbk, paths, 1, outdir, &o, &mism);
+    int rc_conf = tw_run_all(backends, sizeof backends / sizeof backends[0], paths, 1, outdir, &o, &mism);
     /* 2: decode fixtures */
     long pass = 0, fail = 0, bad = 0;
     int rc_dec = decode_fixtures(dir, outdir, quiet, &pass, &fail, &bad);

@@ -388,3 +388,44 @@ Test(live, tag_options)
     cr_expect(!tw_tag_option_add(list, &n, "--exclude-tag", "y", why, sizeof why));
     cr_expect(strstr(why, "at most 32 values of --exclude-tag"), "%s", why);
 }
+
+/* The live suites against the embedded script reference server: zero
+ * mismatches; a warn check that fails on a live exchange (the reference
+ * server's thinking blocks carry no signature: ANT-S03) is reported with no
+ * expectation, while the expectations themselves pass. */
+Test(live, suites_against_the_script_server)
+{
+    static const char *const eps[] = {"openai", "anthropic", "vllm-native"};
+    for (size_t e = 0; e < 3; e++) {
+        char rel[100], path[1024], why[600];
+        snprintf(rel, sizeof rel, "fixtures/live/%s", eps[e]);
+        snprintf(path, sizeof path, "%s", tw_test_src(rel));
+        char *paths[] = {path};
+        tw_fixture_set fs;
+        cr_assert(tw_fixture_set_load(&fs, paths, 1, NULL, why, sizeof why), "%s", why);
+        tw_backend_spec b = {.name = "ref", .profile = "script"};
+        tw_run_opts o;
+        memset(&o, 0, sizeof o);
+        tw_report rep;
+        cr_assert_eq(tw_run_backend(&fs, &b, &o, &rep, why, sizeof why), TW_OK, "%s", why);
+        cr_expect(rep.ok, "%s: %zu mismatches", eps[e], rep.n_mismatch);
+        cr_expect_eq(rep.n_skipped, 0);
+        size_t liv_pass = 0, ant_s03 = 0;
+        for (size_t f = 0; f < rep.nfx; f++)
+            for (size_t k = 0; k < rep.fx[f].nex; k++)
+                for (size_t c = 0; c < rep.fx[f].ex[k].nchecks; c++) {
+                    const tw_rep_check *ck = &rep.fx[f].ex[k].checks[c];
+                    liv_pass += strncmp(ck->id, "LIV-", 4) == 0 && ck->verdict == TW_V_PASS;
+                    if (strcmp(ck->id, "ANT-S03") == 0 && ck->verdict == TW_V_FAIL) {
+                        ant_s03++;
+                        cr_expect_eq(ck->expected, TW_EXPECT_ANY);
+                        cr_expect(ck->match);
+                    }
+                }
+        cr_expect_gt(liv_pass, 2 * fs.n, "%s: %zu LIV passes", eps[e], liv_pass);
+        if (strcmp(eps[e], "anthropic") == 0)
+            cr_expect_gt(ant_s03, 0);
+        tw_report_free(&rep);
+        tw_fixture_set_free(&fs);
+    }
+}
