@@ -219,8 +219,12 @@ int tw_cmd_serve(int argc, char **argv)
         tw_fixture_set_free(&fs);
         return tw_cli_usage_error("serve", "%s", why);
     }
-    if (ntags || nxtags)
-        tw_fixture_set_select(&fs, tags, ntags, xtags, nxtags);
+    if (!script && (ntags || nxtags) && !tw_fixture_set_select(&fs, tags, ntags, xtags, nxtags) &&
+        !fs.nbad) {
+        cJSON_Delete(fault);
+        tw_fixture_set_free(&fs);
+        return tw_cli_usage_error("serve", "no fixture is selected by the --tag/--exclude-tag options given");
+    }
     for (size_t i = 0; i < fs.nbad; i++) {
         tw_buf line = {0};
         tw_buf_puts(&line, "toolwire serve: skipping ");

@@ -44,4 +44,12 @@ for e in openai anthropic vllm-native; do
     grep -q "^backend ref-$e ($url): ok, $n fixtures run, 0 not fitting, [0-9]* exchanges (0 error statuses, 0 without a response), .*, 0 mismatches" \
         "$tmp/run-$e.out" || { echo "FAIL: fixtures/live/$e: expected $n fixtures run, no error status, 0 mismatches"; fail=1; }
 done
+
+# serve selects by tag too: the three fault fixtures of fixtures/openai, or none (exit 2)
+out=$("$BIN" serve --quiet --for 1 --tag faults --tag openai "$SRC/fixtures/openai" 2>&1) || true
+echo "$out" | grep -q "^serving 3 fixture(s) with profile replay" || { echo "FAIL: serve --tag faults: $out"; fail=1; }
+rc=0
+"$BIN" serve --quiet --for 1 --tag no-such-tag "$SRC/fixtures/openai" >"$tmp/none.out" 2>&1 || rc=$?
+[ "$rc" -eq 2 ] && grep -q "no fixture is selected" "$tmp/none.out" ||
+    { echo "FAIL: serve selecting nothing exited $rc"; cat "$tmp/none.out"; fail=1; }
 exit $fail
