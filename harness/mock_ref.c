@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "decode_opts.h"
@@ -65,6 +66,22 @@ void tw_ref_answer_free(tw_ref_answer *a)
         tw_buf_free(&a->body);
 }
 
+/* The reference Anthropic server signs every thinking block, as Anthropic's
+ * own API does (ANT-S03): a deterministic signature over the thinking text
+ * (FNV-1a, 64 bits). It authenticates nothing; a client only has to carry it
+ * back unchanged. NULL when out of memory (the block then goes unsigned). */
+static char *thinking_signature(const tw_buf *thinking)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < thinking->len; i++) {
+        h ^= (unsigned char)thinking->data[i];
+        h *= 1099511628211ull;
+    }
+    char sig[40];
+    snprintf(sig, sizeof sig, "toolwire-sig-%016llx", (unsigned long long)h);
+    return tw_strdup(sig);
+}
+
 void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *body,
                         const tw_limits *L, tw_ref_answer *a)
 {
@@ -111,8 +128,11 @@ void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *
         const char *mt = t->model_text ? t->model_text : "";
         const tw_format_ops *f = tw_format_find(text_fmt ? fmt : "hermes");
         st = f ? f->decode(mt, strlen(mt), &h.o, &r) : TW_ERR_UNSUPPORTED;
-        if (strcmp(profile, "anthropic") == 0)
+        if (strcmp(profile, "anthropic") == 0) {
             enc_name = stream ? "anthropic-stream" : "anthropic-response";
+            if (st == TW_OK && r.msg.thinking.len > 0 && !r.msg.thinking_signature)
+                r.msg.thinking_signature = thinking_signature(&r.msg.thinking);
+        }
         else
             enc_name = stream ? "openai-stream" : "openai-response";
     }

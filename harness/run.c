@@ -493,9 +493,6 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
                 re->attempts = r->nattempts;
                 re->error = r->transport_error[0] ? tw_strdup(r->transport_error) : NULL;
                 bool damaged = m && damaging_faults(x);
-                /* a live exchange holds for any conforming server: its warn checks
-                 * (choices such a server may make) are reported, not compared */
-                bool live_ex = !x->has_response && !x->model_text && !x->model_pass1;
                 re->result = judge_result(x, r, &L, &re->result_detail);
                 if (damaged && re->result == TW_V_FAIL) {
                     free(re->result_detail);
@@ -505,8 +502,7 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
                 for (size_t c = 0; c < set.len; c++) {
                     const tw_check_def *d = tw_check_find(set.items[c].id);
                     tw_expect xp = expects_fail(x, set.items[c].id)  ? TW_EXPECT_FAIL
-                                   : (d && d->sev == TW_SEV_INFO) || (damaged && d && !d->client) ||
-                                             (live_ex && d && d->sev == TW_SEV_WARN)
+                                   : (d && d->sev == TW_SEV_INFO) || (damaged && d && !d->client)
                                        ? TW_EXPECT_ANY
                                        : TW_EXPECT_NOT_FAIL;
                     tw_report_add_check(re, set.items[c].id, set.items[c].verdict, xp, set.items[c].offset,

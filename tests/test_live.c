@@ -416,11 +416,9 @@ Test(live, suites_against_the_script_server)
                 for (size_t c = 0; c < rep.fx[f].ex[k].nchecks; c++) {
                     const tw_rep_check *ck = &rep.fx[f].ex[k].checks[c];
                     liv_pass += strncmp(ck->id, "LIV-", 4) == 0 && ck->verdict == TW_V_PASS;
-                    if (strcmp(ck->id, "ANT-S03") == 0 && ck->verdict == TW_V_FAIL) {
+                    /* the reference server signs its thinking blocks */
+                    if (strcmp(ck->id, "ANT-S03") == 0 && ck->verdict == TW_V_PASS)
                         ant_s03++;
-                        cr_expect_eq(ck->expected, TW_EXPECT_ANY);
-                        cr_expect(ck->match);
-                    }
                 }
         cr_expect_gt(liv_pass, 2 * fs.n, "%s: %zu LIV passes", eps[e], liv_pass);
         if (strcmp(eps[e], "anthropic") == 0)

@@ -403,8 +403,9 @@ Test(mock_reference, anthropic_thinking_and_call_nonstream)
     expect_call(&r, 0, NULL, "get_weather", "{\"city\":\"Paris\"}");
     cr_expect_str_eq(r.res.finish_reason, "tool_calls");
     none_fail(&r, ANT_IDS, N(ANT_IDS));
-    /* thinking decoded from model text has no signature to give */
-    cr_expect_eq(verdict(&r, "ANT-S03"), TW_V_FAIL);
+    /* the reference server signs the thinking it decoded from model text */
+    cr_expect_eq(verdict(&r, "ANT-S03"), TW_V_PASS);
+    cr_expect(r.res.msg.thinking_signature && r.res.msg.thinking_signature[0]);
     cr_expect_eq(verdict(&r, "OAI-R01"), TW_V_SKIP, "OpenAI checks do not apply");
     reply_free(&r);
 }
