@@ -141,18 +141,20 @@ void tw_log_escape(tw_buf *b, const char *s, size_t n)
 
 void tw_mock_log_extra(tw_buf *line, const tw_mock_record *rec, size_t body_max, size_t max_depth)
 {
+    if (rec->body && (rec->note || body_max)) {
+        /* credential fields of the body join the secret set before any of it is written */
+        tw_redactor r;
+        memset(&r, 0, sizeof r);
+        r.publish = true;
+        tw_redact_discover_body(&r, rec->body, rec->body_len, max_depth);
+        tw_redactor_free(&r);
+    }
     if (rec->note) {
         tw_buf_puts(line, ": ");
         tw_log_escape(line, rec->note, strlen(rec->note));
     }
     if (!body_max || !rec->body)
         return;
-    /* credential fields of the body join the secret set before any of it is written */
-    tw_redactor r;
-    memset(&r, 0, sizeof r);
-    r.publish = true;
-    tw_redact_discover_body(&r, rec->body, rec->body_len, max_depth);
-    tw_redactor_free(&r);
     size_t n = rec->body_len;
     if (n > body_max) {
         n = body_max;

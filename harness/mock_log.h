@@ -59,9 +59,9 @@ void tw_log_escape(tw_buf *b, const char *s, size_t n);
  * The end of a request's log line: ": NOTE" when the request matched nothing,
  * and with body_max > 0 " body: BODY" (at most body_max bytes, cut at a UTF-8
  * boundary, then "… (N bytes)"), both escaped as tw_log_escape does. Before
- * the body is written, the credential fields it holds (api_key, token, … at
- * any depth, max_depth bounding the parse) join the process-wide secret set,
- * so the redaction every output passes through scrubs them.
+ * either is written, the credential fields the body holds (api_key, token, …
+ * at any depth, max_depth bounding the parse) join the process-wide secret
+ * set, so the redaction every output passes through scrubs them.
  */
 void tw_mock_log_extra(tw_buf *line, const tw_mock_record *rec, size_t body_max, size_t max_depth);
 
