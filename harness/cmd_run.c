@@ -17,7 +17,7 @@ static const char run_help[] =
     "\n"
     "  --backend NAME=URL         a live server (base URL, e.g. https://api.openai.com)\n"
     "  --backend NAME=mock:P      the embedded mock backend with profile P\n"
-    "                             (replay, hermes, anthropic, vllm-native)\n"
+    "                             (auto, replay, hermes, anthropic, vllm-native)\n"
     "  --key-env NAME             live backends: read the API key from $NAME\n"
     "  --out DIR                  report directory (default reports/latest)\n"
     "  --match MODE               mock matching: normalised (default), exact, path\n"
@@ -29,6 +29,9 @@ static const char run_help[] =
     "  --max-bytes SIZE           cap on one response body (default 16M)\n"
     "  --quiet                    no progress or summary lines (mismatches are still\n"
     "                             listed, each naming its backend)\n"
+    "\n"
+    "Every request names its exchange in the header X-Toolwire-Exchange: FIXTURE#N,\n"
+    "live servers included: a toolwire serve answers that exchange, others ignore it.\n"
     "\n"
     "Exit status: 0 when every verdict matches the fixtures' expectations, 1 otherwise,\n"
     "2 on bad usage.";
