@@ -201,6 +201,7 @@ void tw_mock_match(const tw_match_in *in, tw_match_out *out)
 
 typedef struct diff_ctx {
     size_t count;            /* differences found */
+    bool no_body;            /* the request has no JSON body */
     size_t stop;             /* stop looking once count reaches this */
     const char *const *ign;  /* top-level keys left out */
     tw_buf path;             /* "$.a[0].b" of the value being compared */
@@ -253,7 +254,10 @@ static void record(diff_ctx *d, const cJSON *want, const cJSON *got)
         return;
     tw_buf w = {0}, g = {0};
     excerpt(&w, want, want != NULL);
-    excerpt(&g, got, got != NULL);
+    if (!got && d->no_body)
+        tw_buf_puts(&g, "(no JSON body)");
+    else
+        excerpt(&g, got, got != NULL);
     tw_buf_printf(d->msg, "%s%s: expected %s, got %s", d->count > 1 ? "; " : "",
                   d->path.data ? d->path.data : "$", w.data ? w.data : "", g.data ? g.data : "");
     tw_buf_puts(d->diffs, d->count > 1 ? ",{\"path\":" : "{\"path\":");
@@ -388,6 +392,7 @@ static size_t count_diffs(const tw_match_in *in, const cJSON *want, const cJSON 
     d.diffs = diffs;
     tw_buf_puts(&d.path, "$");
     if (!want || !got) {
+        d.no_body = !got;
         if (want || got)
             record(&d, want, got);
     } else {

@@ -256,6 +256,16 @@ Test(mock_replay_server, no_match_names_the_nearest_exchange_and_the_differences
     cJSON_Delete(e);
     tw_http_response_free(&r3);
 
+    /* a body that is not JSON */
+    tw_http_response r5 = {0};
+    cr_assert_eq(post("/v1/messages", "not json", &r5), 404);
+    e = parse(r5.body.data);
+    err = tw_json_get(e, "error");
+    cr_assert_str_eq(tw_json_get_str(cJSON_GetArrayItem(tw_json_get(err, "differences"), 0), "got"),
+                     "(no JSON body)", "%s", r5.body.data);
+    cJSON_Delete(e);
+    tw_http_response_free(&r5);
+
     /* a path no exchange has: no nearest */
     tw_http_response r4 = {0};
     cr_assert_eq(post("/generate", "{}", &r4), 404);
