@@ -700,7 +700,10 @@ static enum MHD_Result send_simple(struct MHD_Connection *conn, int status, cons
 
 static void log_record(tw_mock *m, tw_mock_record *rec)
 {
-    tw_buf line = {0};
+    tw_buf line = {0}, extra = {0};
+    /* the note and the body (parsed for credentials) are prepared outside the lock */
+    if (m->o.log)
+        tw_mock_log_extra(&extra, rec, m->o.log_bodies ? m->o.log_body_max : 0, m->o.limits.max_depth);
     pthread_mutex_lock(&m->mu);
     rec->seq = ++m->seq;
     if (m->o.log) {
@@ -723,8 +726,8 @@ static void log_record(tw_mock *m, tw_mock_record *rec)
             if (rec->checks.items[i].verdict == TW_V_FAIL)
                 tw_buf_printf(&line, "%s%s", fails++ ? "," : " client checks failed: ",
                               rec->checks.items[i].id);
-        tw_mock_log_extra(&line, rec, m->o.log_bodies ? m->o.log_body_max : 0,
-                          m->o.limits.max_depth);
+        if (extra.len)
+            tw_buf_append(&line, extra.data, extra.len);
         tw_buf_putc(&line, '\n');
     }
     rec->note = NULL; /* borrowed for the line only */
@@ -736,6 +739,7 @@ static void log_record(tw_mock *m, tw_mock_record *rec)
     }
     pthread_mutex_unlock(&m->mu);
     tw_buf_free(&line);
+    tw_buf_free(&extra);
 }
 
 /* Free the body and give its bytes back to the in-flight budget. */
