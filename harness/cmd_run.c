@@ -17,7 +17,7 @@ static const char run_help[] =
     "\n"
     "  --backend NAME=URL         a live server (base URL, e.g. https://api.openai.com)\n"
     "  --backend NAME=mock:P      the embedded mock backend with profile P\n"
-    "                             (replay, hermes, anthropic, vllm-native, script)\n"
+    "                             (auto, replay, hermes, anthropic, vllm-native, script)\n"
     "  --key-env NAME             live backends: read the API key from $NAME\n"
     "  --out DIR                  report directory (default reports/latest)\n"
     "  --match MODE               mock matching: normalised (default), exact, path\n"
@@ -31,6 +31,9 @@ static const char run_help[] =
     "  --exclude-tag T            no fixture tagged T (repeatable: none of them)\n"
     "  --quiet                    no progress or summary lines (mismatches are still\n"
     "                             listed, each naming its backend)\n"
+    "\n"
+    "Every request names its exchange in the header X-Toolwire-Exchange: FIXTURE#N,\n"
+    "live servers included: a toolwire serve answers that exchange, others ignore it.\n"
     "\n"
     "Exit status: 0 when every verdict matches the fixtures' expectations, 1 otherwise,\n"
     "2 on bad usage or when --tag/--exclude-tag select no fixture.";

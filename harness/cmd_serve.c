@@ -57,6 +57,8 @@ int tw_cmd_serve(int argc, char **argv)
                                              {"max-per-ip", required_argument, NULL, 'I'},
                                              {"request-deadline", required_argument, NULL, 'D'},
                                              {"inflight-budget", required_argument, NULL, 'B'},
+                                             {"log-bodies", no_argument, NULL, 'L'},
+                                             {"log-body-max", required_argument, NULL, 'M'},
                                              {"quiet", no_argument, NULL, 'q'},
                                              {"tag", required_argument, NULL, 'g'},
                                              {"exclude-tag", required_argument, NULL, 'x'},
@@ -64,7 +66,7 @@ int tw_cmd_serve(int argc, char **argv)
                                              {NULL, 0, NULL, 0}};
     tw_mock_opts mo;
     memset(&mo, 0, sizeof mo);
-    mo.profile = "replay";
+    mo.profile = "auto";
     long seconds = 0;
     bool quiet = false;
     cJSON *fault = NULL;
@@ -143,6 +145,16 @@ int tw_cmd_serve(int argc, char **argv)
                 mo.inflight_budget = (size_t)v;
             break;
         }
+        case 'L': mo.log_bodies = true; break;
+        case 'M': {
+            unsigned long long v;
+            if (!parse_count(optarg, 1, (unsigned long long)1 << 30, &v)) {
+                cJSON_Delete(fault);
+                return tw_cli_usage_error("serve", "bad --log-body-max '%s' (1 to 2^30 bytes)", optarg);
+            }
+            mo.log_body_max = (size_t)v;
+            break;
+        }
         case 'q': quiet = true; break;
         case 'g':
         case 'x': {
@@ -161,11 +173,15 @@ int tw_cmd_serve(int argc, char **argv)
                  "127.0.0.1 until interrupted: POST /v1/chat/completions, /v1/messages, /generate.\n"
                  "\n"
                  "  --port N        port (default 0: any free port, printed on start)\n"
-                 "  --profile P     replay (default), hermes, anthropic, vllm-native, script;\n"
+                 "  --profile P     auto (default: each fixture with the first of the others that\n"
+                 "                  fits it), replay, hermes, anthropic, vllm-native, script;\n"
                  "                  script answers every request with the scripted reference\n"
                  "                  model (docs/script.md) and needs no FIXTURES\n"
-                 "  --match MODE    normalised (default: ignores stream, model, temperature, …),\n"
-                 "                  exact, path; the path is compared without its query; of\n"
+                 "  --match MODE    normalised (default: ignores stream, model, temperature, …,\n"
+                 "                  and what SDKs add without changing the request: $schema,\n"
+                 "                  additionalProperties false, strict false, tool_choice auto,\n"
+                 "                  parallel_tool_calls true), exact, path; the path is\n"
+                 "                  compared without its query; of\n"
                  "                  equal matches the first 2xx exchange without faults answers\n"
                  "  --timing        replay the recorded delays between stream events\n"
                  "  --fault JSON    faults for every exchange that has none, e.g.\n"
@@ -176,6 +192,9 @@ int tw_cmd_serve(int argc, char **argv)
                  "  --tag T         serve only fixtures tagged T (repeatable: every one given)\n"
                  "  --exclude-tag T serve no fixture tagged T (repeatable)\n"
                  "  --quiet         no per-request log on standard error\n"
+                 "  --log-bodies    each log line also holds the request body (credential fields\n"
+                 "                  redacted), cut after --log-body-max bytes\n"
+                 "  --log-body-max BYTES  (default 4096, 1 to 2^30)\n"
                  "\n"
                  "Hostile clients:\n"
                  "  --threads N               event-loop threads (default 4, at most 256)\n"
@@ -191,8 +210,9 @@ int tw_cmd_serve(int argc, char **argv)
                  "                            (default 67108864 = 64 MiB, 1024 to 2^40)\n"
                  "\n"
                  "Each request is logged with the fixture exchange it matched and the client\n"
-                 "checks (CLI-01..CLI-07) it failed; control bytes and bytes that are not UTF-8\n"
-                 "are written as \\xHH.");
+                 "checks (CLI-01..CLI-07) it failed; a request that matches nothing gets 404\n"
+                 "naming the nearest exchange of its method and path and the first differences.\n"
+                 "Control bytes and bytes that are not UTF-8 are written as \\xHH.");
             return TW_EXIT_OK;
         default:
             cJSON_Delete(fault);

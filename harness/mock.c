@@ -13,18 +13,19 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "mock_match.h"
 #include "mock_ref.h"
 #include "redact.h"
 
 static const char *const profiles[] = {"replay", "hermes", "anthropic", "vllm-native", "script",
                                         NULL};
-static const char *const default_ignore[] = {"stream", "stream_options", "model", "temperature",
-                                             "top_p", "max_tokens", "seed", "user", "n", NULL};
 
 const char *const *tw_mock_profiles(void) { return profiles; }
 
 bool tw_mock_profile_known(const char *p)
 {
+    if (p && strcmp(p, "auto") == 0)
+        return true;
     for (size_t i = 0; profiles[i]; i++)
         if (p && strcmp(p, profiles[i]) == 0)
             return true;
@@ -49,49 +50,24 @@ static bool ex_fits(const char *profile, const tw_fx_exchange *x)
     return false;
 }
 
+const char *tw_mock_profile_for(const char *profile, const tw_fixture *f)
+{
+    if (!profile || strcmp(profile, "auto") != 0)
+        return tw_mock_profile_fits(profile, f) ? profile : NULL;
+    for (size_t i = 0; profiles[i]; i++)
+        if (tw_mock_profile_fits(profiles[i], f))
+            return profiles[i];
+    return NULL;
+}
+
 bool tw_mock_profile_fits(const char *profile, const tw_fixture *f)
 {
+    if (profile && strcmp(profile, "auto") == 0)
+        return tw_mock_profile_for(profile, f) != NULL;
     if (!tw_mock_profile_known(profile) || !f->nexchanges)
         return false;
     for (size_t i = 0; i < f->nexchanges; i++)
         if (!ex_fits(profile, &f->exchanges[i]))
-            return false;
-    return true;
-}
-
-/* ---- matching ---- */
-
-static bool ignored(const char *key, const char *const *ign)
-{
-    for (size_t i = 0; ign && ign[i]; i++)
-        if (strcmp(key, ign[i]) == 0)
-            return true;
-    return false;
-}
-
-bool tw_mock_body_matches(const cJSON *want, const cJSON *got, tw_match_mode mode,
-                          const char *const *ign)
-{
-    if (mode == TW_MATCH_PATH)
-        return true;
-    if (!want || !got)
-        return !want && !got;
-    if (mode == TW_MATCH_EXACT)
-        return tw_json_equal(want, got);
-    if (!ign)
-        ign = default_ignore;
-    if (!cJSON_IsObject(want) || !cJSON_IsObject(got))
-        return tw_json_equal(want, got);
-    /* top-level keys outside the ignore list must agree both ways */
-    for (const cJSON *w = want->child; w; w = w->next) {
-        if (ignored(w->string, ign))
-            continue;
-        const cJSON *g = tw_json_get(got, w->string);
-        if (!g || !tw_json_equal(w, g))
-            return false;
-    }
-    for (const cJSON *g = got->child; g; g = g->next)
-        if (!ignored(g->string, ign) && !tw_json_get(want, g->string))
             return false;
     return true;
 }
@@ -126,6 +102,9 @@ struct tw_mock {
     size_t *ex_base;         /* index of each fixture's first exchange in st */
     ex_state *st;
     bool *served;            /* fixture fits the profile */
+    const char **fprof;      /* the profile that serves each fixture (differs under "auto") */
+    cJSON **norm;            /* per exchange, like st: the body normalised for matching */
+    size_t ntotal;           /* exchanges in all */
     tw_mock_opts o;
     char profile[32];
     bool script;             /* the script profile: every request answered by script.h */
@@ -502,16 +481,16 @@ typedef struct answer {
 
 /* The reference servers: the model text (the exchange's, or the script's),
  * decoded and encoded by mock_ref.c. */
-static void answer_reference(tw_mock *m, const tw_fx_exchange *x, const cJSON *body, char kind,
-                             bool post, answer *a)
+static void answer_reference(tw_mock *m, const char *profile, const tw_fx_exchange *x,
+                             const cJSON *body, char kind, bool post, answer *a)
 {
     tw_ref_answer r;
-    if (m->script) {
+    if (strcmp(profile, "script") == 0) {
         tw_ref_answer_script(post ? kind : 0, body, &m->o.limits, &r);
     } else {
         tw_ref_text t = {x->model_text, x->model_pass1, x->model_pass2, x->decode_format,
                          x->decode_options};
-        tw_ref_answer_text(m->profile, &t, body, &m->o.limits, &r);
+        tw_ref_answer_text(profile, &t, body, &m->o.limits, &r);
     }
     a->status = r.status;
     snprintf(a->why, sizeof a->why, "%.190s", r.why);
@@ -620,23 +599,12 @@ static enum MHD_Result send_simple(struct MHD_Connection *conn, int status, cons
     return ret;
 }
 
-/* A fixture's request path matches a request's path when they are equal once
- * the fixture's query string ("?…") is set aside: the query is not matched. */
-static bool path_matches(const char *fx_path, const char *url)
-{
-    size_t n = strcspn(fx_path, "?#");
-    return strncmp(fx_path, url, n) == 0 && url[n] == '\0';
-}
-
-/* An exchange answered without an injected fault and with a 2xx status. */
-static bool exchange_succeeds(const tw_fx_exchange *x)
-{
-    return !x->faults && (!x->has_response || (x->resp.status >= 200 && x->resp.status < 300));
-}
-
 static void log_record(tw_mock *m, tw_mock_record *rec)
 {
-    tw_buf line = {0};
+    tw_buf line = {0}, extra = {0};
+    /* the note and the body (parsed for credentials) are prepared outside the lock */
+    if (m->o.log)
+        tw_mock_log_extra(&extra, rec, m->o.log_bodies ? m->o.log_body_max : 0, m->o.limits.max_depth);
     pthread_mutex_lock(&m->mu);
     rec->seq = ++m->seq;
     if (m->o.log) {
@@ -659,8 +627,12 @@ static void log_record(tw_mock *m, tw_mock_record *rec)
             if (rec->checks.items[i].verdict == TW_V_FAIL)
                 tw_buf_printf(&line, "%s%s", fails++ ? "," : " client checks failed: ",
                               rec->checks.items[i].id);
+        if (extra.len)
+            tw_buf_append(&line, extra.data, extra.len);
         tw_buf_putc(&line, '\n');
     }
+    rec->note = NULL; /* borrowed for the line only */
+    rec->body = NULL;
     tw_mock_ring_push(&m->log, rec);
     if (m->o.log && line.data) {
         fwrite(line.data, 1, line.len, m->o.log);
@@ -668,6 +640,7 @@ static void log_record(tw_mock *m, tw_mock_record *rec)
     }
     pthread_mutex_unlock(&m->mu);
     tw_buf_free(&line);
+    tw_buf_free(&extra);
 }
 
 /* Free the body and give its bytes back to the in-flight budget. */
@@ -728,6 +701,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
     memset(&rec, 0, sizeof rec);
     rec.exchange = -1;
     snprintf(rec.path, sizeof rec.path, "%s", url);
+    rec.body = rc->body.data;
+    rec.body_len = rc->body.len;
     if (!rc->arrived_ms)
         rc->arrived_ms = mono_ms();
     conn_answering(m, conn, true);
@@ -760,77 +735,49 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
     /* match */
     char hint[256];
     request_headers(conn, TW_MOCK_EXCHANGE_HEADER, hint, sizeof hint);
-    const tw_fixture *mf = NULL;
-    size_t mfi = 0, mxi = 0;
-    bool req_stream = cJSON_IsTrue(tw_json_get(body, "stream"));
-    int best = -1;
-    bool best_ok = false;
-    size_t nbest = 0; /* exchanges matching as well as the chosen one */
-    bool hint_elsewhere = false; /* the header named an exchange of another method or path */
-    for (size_t i = 0; i < m->nfx && best < 3; i++) {
-        if (!m->served[i])
-            continue;
-        const tw_fixture *f = &m->fx[i];
-        for (size_t k = 0; k < f->nexchanges; k++) {
-            const tw_fx_exchange *x = &f->exchanges[k];
-            int score;
-            if (hint[0]) {
-                char want[256];
-                snprintf(want, sizeof want, "%s#%zu", f->name, k);
-                if (strcmp(hint, want) != 0)
-                    continue;
-                if (strcmp(x->req.method, method) != 0 || !path_matches(x->req.path, url)) {
-                    hint_elsewhere = true;
-                    continue;
-                }
-                score = 3;
-            } else {
-                if (strcmp(x->req.method, method) != 0 || !path_matches(x->req.path, url))
-                    continue;
-                if (!tw_mock_body_matches(x->req.body, body, m->o.match, m->o.ignore_keys))
-                    continue;
-                score = tw_json_equal(x->req.body, body) ? 2
-                        : cJSON_IsTrue(tw_json_get(x->req.body, "stream")) == req_stream ? 1
-                                                                                         : 0;
-            }
-            /* equal matches: the first success exchange, else the first in file order */
-            bool ok = exchange_succeeds(x);
-            if (score == best)
-                nbest++;
-            if (score > best || (score == best && ok && !best_ok)) {
-                if (score > best)
-                    nbest = 1;
-                best = score;
-                best_ok = ok;
-                mf = f;
-                mfi = i;
-                mxi = k;
-            }
-        }
-    }
-    if (!mf && m->script) {
+    bool nomem = false;
+    /* a named exchange is picked by its name: the body is not compared */
+    cJSON *norm = m->o.match == TW_MATCH_NORMALISED && !hint[0] ? tw_mock_normalise(body, &nomem) : NULL;
+    tw_match_in mi = {m->fx, m->nfx, m->served, (const cJSON *const *)m->norm, m->ex_base, method,
+                      url, body, norm, hint, m->o.match, m->o.ignore_keys};
+    tw_match_out mo;
+    tw_mock_match(&mi, &mo);
+    if (!mo.found && m->script) {
         /* the scripted model answers every request; faults come from the options */
-        mf = &m->script_fx;
-        mfi = m->nfx;
+        mo.found = true;
+        mo.fi = m->nfx;
+        mo.xi = 0;
+        mo.nbest = 0;
     }
-    if (!mf) {
-        error_body(&eb, kind, "not_found_error",
-                   hint_elsewhere ? "the exchange named by " TW_MOCK_EXCHANGE_HEADER
+    if (!mo.found) {
+        tw_buf msg = {0}, near = {0}, diffs = {0};
+        if (mo.hint_elsewhere || hint[0])
+            tw_buf_puts(&msg, mo.hint_elsewhere
+                                  ? "the exchange named by " TW_MOCK_EXCHANGE_HEADER
                                     " has another method or path than this request"
-                   : hint[0] ? "no served exchange has the name given in " TW_MOCK_EXCHANGE_HEADER
-                               " (expected FIXTURE#N: a fixture name as the fixture index lists"
-                               " it and an exchange number from 0)"
-                             : "no fixture exchange matches this request",
-                   "no_match");
+                                  : "no served exchange has the name given in " TW_MOCK_EXCHANGE_HEADER
+                                    " (expected FIXTURE#N: a fixture name as the fixture index lists"
+                                    " it and an exchange number from 0)");
+        else if (nomem || tw_mock_nearest(&mi, &msg, &near, &diffs) != TW_OK)
+            tw_buf_puts(&msg, "no fixture exchange matches this request");
+        tw_mock_not_found_body(&eb, kind, msg.data ? msg.data : "", near.data, diffs.data);
         rec.status = 404;
+        rec.note = msg.data;
         tw_check_set_put(&rec.checks, "CLI-07", TW_V_SKIP, -1, "no matching exchange");
         tw_check_set_fill(&rec.checks, true, "");
         enum MHD_Result ret = send_simple(conn, 404, "application/json", eb.data, eb.len, NULL);
         log_record(m, &rec);
         cJSON_Delete(body);
+        cJSON_Delete(norm);
         tw_buf_free(&eb);
+        tw_buf_free(&msg);
+        tw_buf_free(&near);
+        tw_buf_free(&diffs);
         return ret;
     }
+    cJSON_Delete(norm);
+    const tw_fixture *mf = mo.fi == m->nfx ? &m->script_fx : &m->fx[mo.fi];
+    size_t mfi = mo.fi, mxi = mo.xi, nbest = mo.nbest;
     const tw_fx_exchange *x = &mf->exchanges[mxi];
     snprintf(rec.fixture, sizeof rec.fixture, "%s", mf->name);
     rec.exchange = (long)mxi;
@@ -908,10 +855,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
     a.out->conn = conn;
     a.out->drop_after = SIZE_MAX;
     a.out->byte_cap = SIZE_MAX;
-    if (strcmp(m->profile, "replay") == 0)
+    if (strcmp(m->fprof[mfi], "replay") == 0)
         answer_replay(m, x, &a);
     else
-        answer_reference(m, x, body, kind, strcmp(method, "POST") == 0, &a);
+        answer_reference(m, m->fprof[mfi], x, body, kind, strcmp(method, "POST") == 0, &a);
     cJSON_Delete(body);
     if (a.status >= 500 && a.why[0] && a.out->n == 0) {
         error_body(&eb, kind, "server_error", a.why, "mock_error");
@@ -998,52 +945,15 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
     conn_answering(m, c, false);
 }
 
-size_t tw_mock_shared_bodies(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o,
-                             bool *partial)
+static void free_tables(tw_mock *m, size_t total)
 {
-    const char *profile = o && o->profile ? o->profile : "replay";
-    tw_match_mode mode = o ? o->match : TW_MATCH_NORMALISED;
-    const char *const *ign = o ? o->ignore_keys : NULL;
-    *partial = false;
-    if (strcmp(profile, "script") == 0)
-        return 0; /* no matching */
-    size_t total = 0;
-    for (size_t i = 0; i < nfx; i++)
-        total += fx[i].nexchanges;
-    /* one representative per distinct request; groups[g] counts its exchanges */
-    const tw_fx_exchange **rep = calloc(total + 1, sizeof *rep);
-    size_t *count = calloc(total + 1, sizeof *count);
-    size_t nrep = 0, shared = 0;
-    unsigned long budget = 1UL << 22; /* body comparisons at most */
-    for (size_t i = 0; rep && count && i < nfx && !*partial; i++) {
-        if (!tw_mock_profile_fits(profile, &fx[i]))
-            continue;
-        for (size_t k = 0; k < fx[i].nexchanges && !*partial; k++) {
-            const tw_fx_exchange *x = &fx[i].exchanges[k];
-            size_t g = 0;
-            for (; g < nrep; g++) {
-                if (!budget--) {
-                    *partial = true;
-                    break;
-                }
-                size_t n = strcspn(rep[g]->req.path, "?#");
-                if (strcmp(rep[g]->req.method, x->req.method) == 0 &&
-                    strncmp(rep[g]->req.path, x->req.path, n) == 0 &&
-                    strcspn(x->req.path, "?#") == n &&
-                    tw_mock_body_matches(rep[g]->req.body, x->req.body, mode, ign))
-                    break;
-            }
-            if (*partial)
-                break;
-            if (g == nrep)
-                rep[nrep++] = x;
-            if (++count[g] == 2)
-                shared++;
-        }
-    }
-    free(rep);
-    free(count);
-    return shared;
+    for (size_t i = 0; m->norm && i < total; i++)
+        cJSON_Delete(m->norm[i]);
+    free(m->norm);
+    free(m->fprof);
+    free(m->ex_base);
+    free(m->served);
+    free(m->st);
 }
 
 tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o, tw_mock **out,
@@ -1075,6 +985,8 @@ tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o,
         m->o.max_per_ip = TW_MOCK_DEFAULT_MAX_PER_IP;
     if (!m->o.request_deadline_ms)
         m->o.request_deadline_ms = TW_MOCK_DEFAULT_DEADLINE_MS;
+    if (!m->o.log_body_max)
+        m->o.log_body_max = TW_MOCK_DEFAULT_LOG_BODY_MAX;
     if (!m->o.inflight_budget)
         m->o.inflight_budget = TW_MOCK_DEFAULT_INFLIGHT_BUDGET;
     tw_mock_ring_init(&m->log, m->o.max_records ? m->o.max_records : 100000);
@@ -1087,19 +999,27 @@ tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o,
     m->nfx = nfx;
     m->ex_base = calloc(nfx + 1, sizeof *m->ex_base);
     m->served = calloc(nfx + 1, sizeof *m->served);
+    m->fprof = calloc(nfx + 1, sizeof *m->fprof);
     size_t total = 0;
-    for (size_t i = 0; m->ex_base && m->served && i < nfx; i++) {
+    for (size_t i = 0; m->ex_base && m->served && m->fprof && i < nfx; i++) {
         m->ex_base[i] = total;
         total += fx[i].nexchanges;
-        m->served[i] = !m->script && tw_mock_profile_fits(profile, &fx[i]);
+        m->fprof[i] = m->script ? NULL : tw_mock_profile_for(profile, &fx[i]);
+        m->served[i] = m->fprof[i] != NULL;
     }
     if (m->ex_base)
         m->ex_base[nfx] = total; /* the script's exchange state */
+    if (m->fprof)
+        m->fprof[nfx] = m->script ? "script" : NULL;
     m->st = calloc(total + 1, sizeof *m->st);
-    if (!m->ex_base || !m->served || !m->st) {
-        free(m->ex_base);
-        free(m->served);
-        free(m->st);
+    m->norm = calloc(total + 1, sizeof *m->norm);
+    m->ntotal = total;
+    bool nomem = !m->ex_base || !m->served || !m->fprof || !m->st || !m->norm;
+    for (size_t i = 0; !nomem && m->o.match == TW_MATCH_NORMALISED && i < nfx; i++)
+        for (size_t k = 0; m->served[i] && !nomem && k < fx[i].nexchanges; k++)
+            m->norm[m->ex_base[i] + k] = tw_mock_normalise(fx[i].exchanges[k].req.body, &nomem);
+    if (nomem) {
+        free_tables(m, total);
         free(m);
         return TW_ERR_NOMEM;
     }
@@ -1136,9 +1056,7 @@ tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o,
         pthread_mutex_destroy(&m->mu);
         pthread_mutex_destroy(&m->cmu);
         pthread_mutex_destroy(&m->smu);
-        free(m->ex_base);
-        free(m->served);
-        free(m->st);
+        free_tables(m, total);
         free(m);
         return TW_ERR_IO;
     }
@@ -1193,8 +1111,6 @@ void tw_mock_stop(tw_mock *m)
     pthread_mutex_destroy(&m->mu);
     pthread_mutex_destroy(&m->cmu);
     pthread_mutex_destroy(&m->smu);
-    free(m->ex_base);
-    free(m->served);
-    free(m->st);
+    free_tables(m, m->ntotal);
     free(m);
 }

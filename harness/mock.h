@@ -36,7 +36,7 @@ typedef enum tw_match_mode {
 
 typedef struct tw_mock_opts {
     const char *profile;           /* "replay" (NULL), "hermes", "anthropic", "vllm-native",
-                                      "script" */
+                                      "script", "auto": each fixture with the profile that fits it */
     tw_match_mode match;
     const char *const *ignore_keys; /* NULL-terminated; NULL: stream, stream_options, model,
                                        temperature, top_p, max_tokens, seed, user, n */
@@ -46,6 +46,8 @@ typedef struct tw_mock_opts {
     tw_limits limits;              /* max_input_bytes bounds request bodies */
     size_t max_records;            /* verdict log entries kept; 0: 100000 */
     FILE *log;                     /* one line per request, or NULL */
+    bool log_bodies;               /* the log line also holds the request body… */
+    size_t log_body_max;           /* …cut after this many bytes; 0: TW_MOCK_DEFAULT_LOG_BODY_MAX */
     /* hostile clients */
     unsigned threads;              /* event-loop threads (epoll); 0: 4 */
     unsigned max_connections;      /* open connections in all; 0: 4096 */
@@ -58,6 +60,7 @@ typedef struct tw_mock_opts {
 } tw_mock_opts;
 
 #define TW_MOCK_DEFAULT_THREADS 4u
+#define TW_MOCK_DEFAULT_LOG_BODY_MAX 4096u
 #define TW_MOCK_DEFAULT_MAX_CONNECTIONS 4096u
 #define TW_MOCK_DEFAULT_MAX_PER_IP 128u
 #define TW_MOCK_DEFAULT_DEADLINE_MS 30000u
@@ -92,8 +95,13 @@ size_t tw_mock_inflight(tw_mock *m);
 /* Stop the server (waits for open connections) and free it. NULL is fine. */
 void tw_mock_stop(tw_mock *m);
 
-/* Does every exchange of the fixture fit the profile? */
+/* Does every exchange of the fixture fit the profile? Under "auto": does one
+ * profile fit them all? */
 bool tw_mock_profile_fits(const char *profile, const tw_fixture *f);
+/* The profile that serves the fixture: the given one when it fits; under
+ * "auto" the first of replay, hermes, anthropic, vllm-native that fits; NULL
+ * when none does. */
+const char *tw_mock_profile_for(const char *profile, const tw_fixture *f);
 bool tw_mock_profile_known(const char *profile);
 /* NULL-terminated list of the profiles. */
 const char *const *tw_mock_profiles(void);

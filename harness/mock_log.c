@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "redact.h"
+
 void tw_mock_ring_init(tw_mock_ring *g, size_t cap)
 {
     memset(g, 0, sizeof *g);
@@ -135,4 +137,32 @@ void tw_log_escape(tw_buf *b, const char *s, size_t n)
         tw_buf_append(b, p + i, l);
         i += l;
     }
+}
+
+void tw_mock_log_extra(tw_buf *line, const tw_mock_record *rec, size_t body_max, size_t max_depth)
+{
+    if (rec->body && (rec->note || body_max)) {
+        /* credential fields of the body join the secret set before any of it is written */
+        tw_redactor r;
+        memset(&r, 0, sizeof r);
+        r.publish = true;
+        tw_redact_discover_body(&r, rec->body, rec->body_len, max_depth);
+        tw_redactor_free(&r);
+    }
+    if (rec->note) {
+        tw_buf_puts(line, ": ");
+        tw_log_escape(line, rec->note, strlen(rec->note));
+    }
+    if (!body_max || !rec->body)
+        return;
+    size_t n = rec->body_len;
+    if (n > body_max) {
+        n = body_max;
+        while (n > 0 && ((unsigned char)rec->body[n] & 0xC0) == 0x80)
+            n--;
+    }
+    tw_buf_puts(line, " body: ");
+    tw_log_escape(line, rec->body, n);
+    if (n < rec->body_len)
+        tw_buf_printf(line, "\xE2\x80\xA6 (%zu bytes)", rec->body_len);
 }

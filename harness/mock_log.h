@@ -21,6 +21,10 @@ typedef struct tw_mock_record {
     bool fault;                    /* a fault was injected */
     size_t ambiguous;              /* > 1: this many exchanges matched equally */
     tw_check_set checks;           /* CLI-01..CLI-07 */
+    /* borrowed while the record is logged, NULL in the ring */
+    const char *note;              /* why no exchange matched, or NULL */
+    const char *body;              /* the request body (body_len bytes), or NULL */
+    size_t body_len;
 } tw_mock_record;
 
 /* The newest `cap` records in seq order; the oldest is dropped (its checks
@@ -50,5 +54,15 @@ void tw_mock_ring_free(tw_mock_ring *g);
  * can start a new line or reach the terminal as an escape sequence.
  */
 void tw_log_escape(tw_buf *b, const char *s, size_t n);
+
+/*
+ * The end of a request's log line: ": NOTE" when the request matched nothing,
+ * and with body_max > 0 " body: BODY" (at most body_max bytes, cut at a UTF-8
+ * boundary, then "… (N bytes)"), both escaped as tw_log_escape does. Before
+ * either is written, the credential fields the body holds (api_key, token, …
+ * at any depth, max_depth bounding the parse) join the process-wide secret
+ * set, so the redaction every output passes through scrubs them.
+ */
+void tw_mock_log_extra(tw_buf *line, const tw_mock_record *rec, size_t body_max, size_t max_depth);
 
 #endif

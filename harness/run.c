@@ -429,7 +429,9 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
             char hint[300];
             for (size_t h = 0; hv && h < x->req.nheaders; h++)
                 hv[nh++] = x->req.headers[h];
-            if (hv && m) {
+            /* every backend is told the exchange: a toolwire serve picks it by name, a live
+             * server ignores an unknown header */
+            if (hv) {
                 snprintf(hint, sizeof hint, "%s#%zu", f->name, k);
                 hv[nh++] = (tw_kv){TW_MOCK_EXCHANGE_HEADER, hint};
             }

@@ -13,7 +13,8 @@ const SEVERITY = {
 };
 
 const [out, ...scripts] = process.argv.slice(2);
-const LINE = /^#(\d+) (\S+) -> (.+?)(?:#(\d+))? (\d+)( fault)?(?: client checks failed: (\S+))?$/;
+// (a 404 line goes on with ": WHY", and with --log-bodies " body: BODY")
+const LINE = /^#(\d+) (\S+) -> (.+?)(?:#(\d+))? (\d+)( fault)?(?: client checks failed: (\S+?))?(?:: .*)?(?: body: .*)?$/;
 
 const logs = {};
 for (const f of readdirSync(out).filter((f) => f.endsWith('.log'))) {

@@ -22,7 +22,8 @@ export function clone(v) {
 }
 
 // The mock's normalised matching (docs/harness.md): these top-level keys are left out.
-const IGNORED = ['stream', 'stream_options', 'model', 'temperature', 'top_p', 'max_tokens', 'seed', 'user', 'n'];
+const IGNORED = ['stream', 'stream_options', 'model', 'temperature', 'top_p', 'max_tokens', 'seed', 'user', 'n',
+  'max_completion_tokens', 'frequency_penalty', 'presence_penalty', 'top_k'];
 export function normalised(body) {
   const b = clone(body);
   for (const k of IGNORED) delete b[k];

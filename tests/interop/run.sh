@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Interop tests: the official OpenAI and Anthropic SDKs (npm, versions pinned in
-# package-lock.json) against `toolwire serve` on loopback. See docs/interop.md.
+# Interop tests: the official OpenAI and Anthropic SDKs, LangChain and the AI SDK (npm, versions
+# pinned in package-lock.json) against `toolwire serve` on loopback. See docs/interop.md.
 # Usage: tests/interop/run.sh BUILD_DIR      exit 0 pass, 1 fail, 77 skip (no node or npm)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -77,6 +77,35 @@ for script in openai anthropic; do
   echo "== $script SDK $(node -p "require('$here/node_modules/${script/anthropic/@anthropic-ai/sdk}/package.json').version") =="
   timeout 120 node "$here/$script.mjs" || status=1
 done
+
+# ---- SDK default requests (sdk-defaults.mjs) ----
+# openai, @anthropic-ai/sdk, @langchain/openai and ai + @ai-sdk/openai, each as its users call it,
+# against one `serve` (default profile, --log-bodies) reached by URL without X-Toolwire-Exchange.
+sdk_out=$out/sdk-defaults
+mkdir -p "$sdk_out"
+"$toolwire" serve --port 0 --log-bodies --for 240 fixtures/openai/nonstream_single_call.json \
+  fixtures/anthropic/response_tool_use.json >"$sdk_out/stdout" 2>"$sdk_out/serve.log" &
+pids+=($!)
+sdk_port=""
+for i in $(seq 100); do   # 10 s
+  sdk_port=$(sed -n 's|^serving .* on http://127\.0\.0\.1:\([0-9][0-9]*\)$|\1|p' "$sdk_out/stdout")
+  [ -n "$sdk_port" ] && break
+  kill -0 "${pids[-1]}" 2>/dev/null || break
+  sleep 0.1
+done
+if [ -z "$sdk_port" ]; then
+  echo "interop: toolwire serve for the SDK default requests did not start:"
+  cat "$sdk_out/stdout" "$sdk_out/serve.log"
+  status=1
+else
+  echo "== SDK default requests: openai, @anthropic-ai/sdk, @langchain/openai, ai + @ai-sdk/openai =="
+  if ! TW_PORT_SDKS=$sdk_port TW_SDKS_LOG=$sdk_out/serve.log timeout 120 node "$here/sdk-defaults.mjs"; then
+    status=1
+    echo "-- serve log of the SDK default requests"
+    cat "$sdk_out/serve.log"
+  fi
+fi
+# ---- end of the SDK default requests ----
 
 cleanup   # the servers flush their logs and exit
 echo "== client checks on the SDKs' requests =="

@@ -47,7 +47,7 @@ done
 
 # serve selects by tag too: the three fault fixtures of fixtures/openai, or none (exit 2)
 out=$("$BIN" serve --quiet --for 1 --tag faults --tag openai "$SRC/fixtures/openai" 2>&1) || true
-echo "$out" | grep -q "^serving 3 fixture(s) with profile replay" || { echo "FAIL: serve --tag faults: $out"; fail=1; }
+echo "$out" | grep -q "^serving 3 fixture(s) with profile auto" || { echo "FAIL: serve --tag faults: $out"; fail=1; }
 rc=0
 "$BIN" serve --quiet --for 1 --tag no-such-tag "$SRC/fixtures/openai" >"$tmp/none.out" 2>&1 || rc=$?
 [ "$rc" -eq 2 ] && grep -q "no fixture is selected" "$tmp/none.out" ||

@@ -1,0 +1,521 @@
+/* Matching requests to fixture exchanges (mock_match.h). */
+#include "mock_match.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const default_ignore[] = {
+    "stream", "stream_options", "model", "temperature", "top_p", "max_tokens", "seed", "user", "n",
+    /* generation options the SDKs send or the caller sets, none of which changes what is asked */
+    "max_completion_tokens", "frequency_penalty", "presence_penalty", "top_k", NULL};
+
+/* ---- the normalised comparison ---- */
+
+static bool ignored(const char *key, const char *const *ign)
+{
+    for (size_t i = 0; key && ign && ign[i]; i++)
+        if (strcmp(key, ign[i]) == 0)
+            return true;
+    return false;
+}
+
+bool tw_mock_body_matches(const cJSON *want, const cJSON *got, tw_match_mode mode,
+                          const char *const *ign)
+{
+    if (mode == TW_MATCH_PATH)
+        return true;
+    if (!want || !got)
+        return !want && !got;
+    if (mode == TW_MATCH_EXACT)
+        return tw_json_equal(want, got);
+    if (!ign)
+        ign = default_ignore;
+    if (!cJSON_IsObject(want) || !cJSON_IsObject(got))
+        return tw_json_equal(want, got);
+    /* top-level keys outside the ignore list must agree both ways */
+    for (const cJSON *w = want->child; w; w = w->next) {
+        if (ignored(w->string, ign))
+            continue;
+        const cJSON *g = tw_json_get(got, w->string);
+        if (!g || !tw_json_equal(w, g))
+            return false;
+    }
+    for (const cJSON *g = got->child; g; g = g->next)
+        if (!ignored(g->string, ign) && !tw_json_get(want, g->string))
+            return false;
+    return true;
+}
+
+bool tw_mock_path_matches(const char *fx_path, const char *url)
+{
+    size_t n = strcspn(fx_path, "?#");
+    return strncmp(fx_path, url, n) == 0 && url[n] == '\0';
+}
+
+bool tw_mock_exchange_succeeds(const tw_fx_exchange *x)
+{
+    return !x->faults && (!x->has_response || (x->resp.status >= 200 && x->resp.status < 300));
+}
+
+/* ---- what SDKs add ---- */
+
+static bool key_is(const cJSON *m, const char *k) { return m->string && strcmp(m->string, k) == 0; }
+
+/*
+ * Strip the decorations from a JSON Schema in place: "$schema" wherever a
+ * keyword may stand, "additionalProperties": false beside "properties". The
+ * member names of "properties" and its kin are property names, not keywords,
+ * and the values of "enum", "const", "default" and "examples" are data: both
+ * are kept as they are.
+ */
+static void strip_schema(cJSON *s)
+{
+    if (cJSON_IsArray(s)) {
+        for (cJSON *e = s->child; e; e = e->next)
+            strip_schema(e);
+        return;
+    }
+    if (!cJSON_IsObject(s))
+        return;
+    bool has_props = cJSON_IsObject(tw_json_get(s, "properties"));
+    cJSON *next;
+    for (cJSON *m = s->child; m; m = next) {
+        next = m->next;
+        if (key_is(m, "$schema") || (has_props && key_is(m, "additionalProperties") && cJSON_IsFalse(m))) {
+            cJSON_Delete(cJSON_DetachItemViaPointer(s, m));
+            continue;
+        }
+        if (key_is(m, "enum") || key_is(m, "const") || key_is(m, "default") || key_is(m, "examples"))
+            continue;
+        if ((key_is(m, "properties") || key_is(m, "patternProperties") || key_is(m, "$defs") ||
+             key_is(m, "definitions") || key_is(m, "dependentSchemas")) &&
+            cJSON_IsObject(m)) {
+            for (cJSON *p = m->child; p; p = p->next)
+                strip_schema(p);
+            continue;
+        }
+        strip_schema(m);
+    }
+}
+
+static void drop_key(cJSON *o, const char *key)
+{
+    cJSON_Delete(cJSON_DetachItemFromObjectCaseSensitive(o, key));
+}
+
+cJSON *tw_mock_normalise(const cJSON *body, bool *nomem)
+{
+    *nomem = false;
+    if (!body)
+        return NULL;
+    cJSON *c = cJSON_Duplicate(body, 1);
+    if (!c) {
+        *nomem = true;
+        return NULL;
+    }
+    if (!cJSON_IsObject(c))
+        return c;
+    cJSON *tools = tw_json_get(c, "tools");
+    bool has_tools = cJSON_IsArray(tools) && tools->child;
+    for (cJSON *t = cJSON_IsArray(tools) ? tools->child : NULL; t; t = t->next) {
+        cJSON *fn = tw_json_get(t, "function");
+        if (cJSON_IsFalse(tw_json_get(fn, "strict")))
+            drop_key(fn, "strict");
+        if (tw_json_get(fn, "parameters"))
+            strip_schema(tw_json_get(fn, "parameters"));
+        if (tw_json_get(t, "input_schema"))
+            strip_schema(tw_json_get(t, "input_schema"));
+    }
+    const cJSON *tc = tw_json_get(c, "tool_choice");
+    const char *tcs = cJSON_IsString(tc) ? tc->valuestring : NULL;
+    if (cJSON_IsObject(tc) && cJSON_GetArraySize(tc) == 1)
+        tcs = tw_json_get_str(tc, "type");
+    if (has_tools && tcs && strcmp(tcs, "auto") == 0)
+        drop_key(c, "tool_choice");
+    if (cJSON_IsTrue(tw_json_get(c, "parallel_tool_calls")))
+        drop_key(c, "parallel_tool_calls");
+    return c;
+}
+
+/* ---- choosing the exchange ---- */
+
+static const cJSON *norm_of(const tw_match_in *in, size_t fi, size_t k)
+{
+    const cJSON *n = in->norm ? in->norm[in->ex_base[fi] + k] : NULL;
+    return n ? n : in->fx[fi].exchanges[k].req.body;
+}
+
+void tw_mock_match(const tw_match_in *in, tw_match_out *out)
+{
+    memset(out, 0, sizeof *out);
+    const char *hint = in->hint ? in->hint : "";
+    bool req_stream = cJSON_IsTrue(tw_json_get(in->body, "stream"));
+    int best = -1;
+    bool best_ok = false;
+    const cJSON *got = in->mode == TW_MATCH_NORMALISED && in->body_norm ? in->body_norm : in->body;
+    for (size_t i = 0; i < in->nfx && best < 3; i++) {
+        if (!in->served[i])
+            continue;
+        const tw_fixture *f = &in->fx[i];
+        for (size_t k = 0; k < f->nexchanges; k++) {
+            const tw_fx_exchange *x = &f->exchanges[k];
+            int score;
+            if (hint[0]) {
+                char want[256];
+                snprintf(want, sizeof want, "%s#%zu", f->name, k);
+                if (strcmp(hint, want) != 0)
+                    continue;
+                if (strcmp(x->req.method, in->method) != 0 || !tw_mock_path_matches(x->req.path, in->url)) {
+                    out->hint_elsewhere = true;
+                    continue;
+                }
+                score = 3;
+            } else {
+                if (strcmp(x->req.method, in->method) != 0 || !tw_mock_path_matches(x->req.path, in->url))
+                    continue;
+                const cJSON *want = in->mode == TW_MATCH_NORMALISED ? norm_of(in, i, k) : x->req.body;
+                if (!tw_mock_body_matches(want, got, in->mode, in->ignore_keys))
+                    continue;
+                score = tw_json_equal(x->req.body, in->body) ? 2
+                        : cJSON_IsTrue(tw_json_get(x->req.body, "stream")) == req_stream ? 1
+                                                                                        : 0;
+            }
+            /* equal matches: the first success exchange, else the first in file order */
+            bool ok = tw_mock_exchange_succeeds(x);
+            if (score == best)
+                out->nbest++;
+            if (score > best || (score == best && ok && !best_ok)) {
+                if (score > best)
+                    out->nbest = 1;
+                best = score;
+                best_ok = ok;
+                out->found = true;
+                out->fi = i;
+                out->xi = k;
+            }
+        }
+    }
+}
+
+/* ---- the nearest exchange ---- */
+
+typedef struct diff_ctx {
+    size_t count;            /* differences found */
+    bool no_body;            /* the request has no JSON body */
+    size_t stop;             /* stop looking once count reaches this */
+    const char *const *ign;  /* top-level keys left out */
+    tw_buf path;             /* "$.a[0].b" of the value being compared */
+    tw_buf *msg, *diffs;     /* record the first differences here, or NULL */
+    tw_status st;
+} diff_ctx;
+
+static size_t utf8_cut(const char *s, size_t n, size_t max)
+{
+    if (n <= max)
+        return n;
+    size_t k = max;
+    while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80)
+        k--;
+    return k;
+}
+
+/* A value's excerpt: its compact JSON, at most TW_MOCK_EXCERPT_BYTES of it. */
+static void excerpt(tw_buf *out, const cJSON *v, bool present)
+{
+    if (!present) {
+        tw_buf_puts(out, "(absent)");
+        return;
+    }
+    tw_buf e = {0};
+    e.max = TW_MOCK_EXCERPT_BYTES * 4;
+    bool cut;
+    if (cJSON_IsString(v)) {
+        size_t n = strlen(v->valuestring);
+        size_t k = utf8_cut(v->valuestring, n, TW_MOCK_EXCERPT_BYTES);
+        tw_json_write_str(&e, v->valuestring, k, 0);
+        cut = k < n;
+    } else {
+        cut = tw_json_write(&e, v, 0) != TW_OK;
+        if (e.len > TW_MOCK_EXCERPT_BYTES) {
+            e.len = utf8_cut(e.data, e.len, TW_MOCK_EXCERPT_BYTES);
+            cut = true;
+        }
+    }
+    tw_buf_append(out, e.data ? e.data : "", e.len);
+    if (cut)
+        tw_buf_puts(out, "\xE2\x80\xA6");
+    tw_buf_free(&e);
+}
+
+static void record(diff_ctx *d, const cJSON *want, const cJSON *got)
+{
+    d->count++;
+    if (!d->msg || d->count > TW_MOCK_NEAREST_DIFFS)
+        return;
+    tw_buf w = {0}, g = {0};
+    excerpt(&w, want, want != NULL);
+    if (!got && d->no_body)
+        tw_buf_puts(&g, "(no JSON body)");
+    else
+        excerpt(&g, got, got != NULL);
+    tw_buf_printf(d->msg, "%s%s: expected %s, got %s", d->count > 1 ? "; " : "",
+                  d->path.data ? d->path.data : "$", w.data ? w.data : "", g.data ? g.data : "");
+    tw_buf_puts(d->diffs, d->count > 1 ? ",{\"path\":" : "{\"path\":");
+    tw_json_write_str(d->diffs, d->path.data ? d->path.data : "$", d->path.len, 0);
+    tw_buf_puts(d->diffs, ",\"expected\":");
+    tw_json_write_str(d->diffs, w.data ? w.data : "", w.len, 0);
+    tw_buf_puts(d->diffs, ",\"got\":");
+    tw_json_write_str(d->diffs, g.data ? g.data : "", g.len, 0);
+    tw_buf_putc(d->diffs, '}');
+    tw_buf_free(&w);
+    tw_buf_free(&g);
+}
+
+static bool plain_key(const char *k)
+{
+    if (!k[0] || (k[0] >= '0' && k[0] <= '9'))
+        return false;
+    for (const char *p = k; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '_' || *p == '$'))
+            return false;
+    return true;
+}
+
+static void path_key(tw_buf *p, const char *k)
+{
+    if (plain_key(k)) {
+        tw_buf_printf(p, ".%s", k);
+    } else {
+        tw_buf_putc(p, '[');
+        tw_json_write_str(p, k, strlen(k), 0);
+        tw_buf_putc(p, ']');
+    }
+}
+
+static void path_back(tw_buf *p, size_t len)
+{
+    p->len = len;
+    if (p->data)
+        p->data[len] = '\0';
+}
+
+static int cmp_member(const void *a, const void *b)
+{
+    const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+    return strcmp(x->string ? x->string : "", y->string ? y->string : "");
+}
+
+static void diff(diff_ctx *d, const cJSON *want, const cJSON *got, bool top);
+
+static void diff_objects(diff_ctx *d, const cJSON *want, const cJSON *got, bool top)
+{
+    /* got's members sorted by key: each of want's found in log time */
+    size_t n = (size_t)cJSON_GetArraySize(got);
+    const cJSON **idx = n ? malloc(n * sizeof *idx) : NULL;
+    bool *seen = n ? calloc(n, sizeof *seen) : NULL;
+    if (n && (!idx || !seen)) {
+        free(idx);
+        free(seen);
+        d->st = TW_ERR_NOMEM;
+        return;
+    }
+    size_t i = 0;
+    for (const cJSON *g = got->child; g; g = g->next)
+        idx[i++] = g;
+    if (n)
+        qsort(idx, n, sizeof *idx, cmp_member);
+    size_t base = d->path.len;
+    for (const cJSON *w = want->child; w && d->count < d->stop && d->st == TW_OK; w = w->next) {
+        if (!w->string || (top && ignored(w->string, d->ign)))
+            continue;
+        const cJSON **hit = n ? bsearch(&w, idx, n, sizeof *idx, cmp_member) : NULL;
+        path_key(&d->path, w->string);
+        if (hit) {
+            seen[hit - idx] = true;
+            diff(d, w, *hit, false);
+        } else {
+            record(d, w, NULL);
+        }
+        path_back(&d->path, base);
+    }
+    for (size_t k = 0; k < n && d->count < d->stop && d->st == TW_OK; k++) {
+        if (seen[k] || !idx[k]->string || (top && ignored(idx[k]->string, d->ign)))
+            continue;
+        /* a repeated key of got was looked up once: its twins are not extra */
+        if ((k > 0 && seen[k - 1] && cmp_member(&idx[k], &idx[k - 1]) == 0))
+            continue;
+        path_key(&d->path, idx[k]->string);
+        record(d, NULL, idx[k]);
+        path_back(&d->path, base);
+    }
+    free(idx);
+    free(seen);
+}
+
+static void diff(diff_ctx *d, const cJSON *want, const cJSON *got, bool top)
+{
+    if (d->count >= d->stop || d->st != TW_OK)
+        return;
+    if (cJSON_IsObject(want) && cJSON_IsObject(got)) {
+        diff_objects(d, want, got, top);
+        return;
+    }
+    if (cJSON_IsArray(want) && cJSON_IsArray(got)) {
+        size_t base = d->path.len, i = 0;
+        const cJSON *w = want->child, *g = got->child;
+        for (; (w || g) && d->count < d->stop; i++) {
+            tw_buf_printf(&d->path, "[%zu]", i);
+            if (w && g)
+                diff(d, w, g, false);
+            else
+                record(d, w, g);
+            path_back(&d->path, base);
+            w = w ? w->next : NULL;
+            g = g ? g->next : NULL;
+        }
+        return;
+    }
+    if (!tw_json_equal(want, got))
+        record(d, want, got);
+}
+
+/* The differences between an exchange's body and the request's, up to stop. */
+static size_t count_diffs(const tw_match_in *in, const cJSON *want, const cJSON *got, size_t stop,
+                          tw_buf *msg, tw_buf *diffs, tw_status *st)
+{
+    diff_ctx d;
+    memset(&d, 0, sizeof d);
+    d.stop = stop;
+    d.ign = in->mode == TW_MATCH_NORMALISED ? (in->ignore_keys ? in->ignore_keys : default_ignore) : NULL;
+    d.msg = msg;
+    d.diffs = diffs;
+    tw_buf_puts(&d.path, "$");
+    if (!want || !got) {
+        d.no_body = !got;
+        if (want || got)
+            record(&d, want, got);
+    } else {
+        diff(&d, want, got, true);
+    }
+    tw_buf_free(&d.path);
+    *st = d.st;
+    return d.count;
+}
+
+tw_status tw_mock_nearest(const tw_match_in *in, tw_buf *msg, tw_buf *nearest, tw_buf *diffs)
+{
+    const cJSON *got = in->mode == TW_MATCH_NORMALISED && in->body_norm ? in->body_norm : in->body;
+    size_t best = SIZE_MAX, bfi = 0, bxi = 0;
+    bool any = false;
+    tw_status st = TW_OK;
+    for (size_t i = 0; i < in->nfx && best && st == TW_OK; i++) {
+        if (!in->served[i])
+            continue;
+        const tw_fixture *f = &in->fx[i];
+        for (size_t k = 0; k < f->nexchanges && best && st == TW_OK; k++) {
+            const tw_fx_exchange *x = &f->exchanges[k];
+            if (strcmp(x->req.method, in->method) != 0 || !tw_mock_path_matches(x->req.path, in->url))
+                continue;
+            const cJSON *want = in->mode == TW_MATCH_NORMALISED ? norm_of(in, i, k) : x->req.body;
+            /* counting stops at the best so far: a worse exchange costs no more than it */
+            size_t n = count_diffs(in, want, got, best, NULL, NULL, &st);
+            if (!any || n < best) {
+                any = true;
+                best = n;
+                bfi = i;
+                bxi = k;
+            }
+        }
+    }
+    tw_buf_reset(msg);
+    tw_buf_reset(nearest);
+    tw_buf_reset(diffs);
+    if (st != TW_OK)
+        return st;
+    tw_buf_puts(msg, "no fixture exchange matches this request");
+    if (!any) {
+        tw_buf_printf(msg, "; no served exchange has method %s and this path", in->method);
+        return TW_OK;
+    }
+    const tw_fx_exchange *x = &in->fx[bfi].exchanges[bxi];
+    tw_buf_printf(nearest, "%s#%zu", in->fx[bfi].name, bxi);
+    const cJSON *want = in->mode == TW_MATCH_NORMALISED ? norm_of(in, bfi, bxi) : x->req.body;
+    tw_buf detail = {0};
+    tw_buf_putc(diffs, '[');
+    size_t n = count_diffs(in, want, got, SIZE_MAX, &detail, diffs, &st);
+    tw_buf_putc(diffs, ']');
+    tw_buf_printf(msg, "; nearest: %s, %zu difference%s", nearest->data, n, n == 1 ? "" : "s");
+    if (detail.len && n > TW_MOCK_NEAREST_DIFFS)
+        tw_buf_printf(msg, ", the first %d: %s", TW_MOCK_NEAREST_DIFFS, detail.data);
+    else if (detail.len)
+        tw_buf_printf(msg, ": %s", detail.data);
+    tw_buf_free(&detail);
+    return st;
+}
+
+void tw_mock_not_found_body(tw_buf *b, char kind, const char *msg, const char *nearest,
+                            const char *diffs)
+{
+    tw_buf_reset(b);
+    if (kind == 'a')
+        tw_buf_puts(b, "{\"type\":\"error\",\"error\":{\"type\":\"not_found_error\",\"message\":");
+    else
+        tw_buf_puts(b, "{\"error\":{\"message\":");
+    tw_json_write_str(b, msg, strlen(msg), 0);
+    if (kind != 'a')
+        tw_buf_puts(b, ",\"type\":\"not_found_error\",\"param\":null,\"code\":\"no_match\"");
+    if (nearest && nearest[0]) {
+        tw_buf_puts(b, ",\"nearest\":");
+        tw_json_write_str(b, nearest, strlen(nearest), 0);
+        tw_buf_puts(b, ",\"differences\":");
+        tw_buf_puts(b, diffs && diffs[0] ? diffs : "[]");
+    }
+    tw_buf_puts(b, "}}");
+}
+
+size_t tw_mock_shared_bodies(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o,
+                             bool *partial)
+{
+    const char *profile = o && o->profile ? o->profile : "replay";
+    tw_match_mode mode = o ? o->match : TW_MATCH_NORMALISED;
+    const char *const *ign = o ? o->ignore_keys : NULL;
+    *partial = false;
+    size_t total = 0;
+    for (size_t i = 0; i < nfx; i++)
+        total += fx[i].nexchanges;
+    /* one representative per distinct request; groups[g] counts its exchanges */
+    const tw_fx_exchange **rep = calloc(total + 1, sizeof *rep);
+    size_t *count = calloc(total + 1, sizeof *count);
+    size_t nrep = 0, shared = 0;
+    unsigned long budget = 1UL << 22; /* body comparisons at most */
+    for (size_t i = 0; rep && count && i < nfx && !*partial; i++) {
+        if (!tw_mock_profile_fits(profile, &fx[i]))
+            continue;
+        for (size_t k = 0; k < fx[i].nexchanges && !*partial; k++) {
+            const tw_fx_exchange *x = &fx[i].exchanges[k];
+            size_t g = 0;
+            for (; g < nrep; g++) {
+                if (!budget--) {
+                    *partial = true;
+                    break;
+                }
+                size_t n = strcspn(rep[g]->req.path, "?#");
+                if (strcmp(rep[g]->req.method, x->req.method) == 0 &&
+                    strncmp(rep[g]->req.path, x->req.path, n) == 0 &&
+                    strcspn(x->req.path, "?#") == n &&
+                    tw_mock_body_matches(rep[g]->req.body, x->req.body, mode, ign))
+                    break;
+            }
+            if (*partial)
+                break;
+            if (g == nrep)
+                rep[nrep++] = x;
+            if (++count[g] == 2)
+                shared++;
+        }
+    }
+    free(rep);
+    free(count);
+    return shared;
+}

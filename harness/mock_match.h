@@ -1,0 +1,80 @@
+/*
+ * Matching requests to fixture exchanges for the mock backend (mock.h): the
+ * normalised body comparison, what real SDKs add that is not compared, the
+ * choice among several matching exchanges, and for a request that matches
+ * nothing the nearest exchange and the first differences.
+ */
+#ifndef TOOLWIRE_MOCK_MATCH_H
+#define TOOLWIRE_MOCK_MATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "fixture.h"
+#include "mock.h"
+
+/* A fixture's request path matches a request's path when they are equal once
+ * the fixture's query string ("?…") is set aside: the query is not matched. */
+bool tw_mock_path_matches(const char *fx_path, const char *url);
+
+/* An exchange answered without an injected fault and with a 2xx status. */
+bool tw_mock_exchange_succeeds(const tw_fx_exchange *x);
+
+/*
+ * A copy of a request body without what SDKs add that does not change its
+ * meaning (docs/harness.md, Matching): "$schema" in a tool's schema at any
+ * depth, "additionalProperties": false in a schema object that lists its
+ * "properties", a function's "strict": false, "parallel_tool_calls": true,
+ * and "tool_choice" "auto" ({"type": "auto"}) when tools are given.
+ * NULL for NULL, or when out of memory (*nomem set).
+ */
+cJSON *tw_mock_normalise(const cJSON *body, bool *nomem);
+
+/* What a request is matched against. */
+typedef struct tw_match_in {
+    const tw_fixture *fx;
+    size_t nfx;
+    const bool *served;            /* per fixture: served at all */
+    const cJSON *const *norm;      /* per exchange (flat, fixture order): normalised body, or NULL */
+    const size_t *ex_base;         /* index of each fixture's first exchange in norm */
+    const char *method;
+    const char *url;
+    const cJSON *body;             /* the request body as sent (NULL when none or not JSON) */
+    const cJSON *body_norm;        /* tw_mock_normalise(body) */
+    const char *hint;              /* X-Toolwire-Exchange, "" when absent */
+    tw_match_mode mode;
+    const char *const *ignore_keys;
+} tw_match_in;
+
+typedef struct tw_match_out {
+    bool found;
+    size_t fi, xi;                 /* fixture and exchange that answer */
+    size_t nbest;                  /* exchanges matching as well as the chosen one */
+    bool hint_elsewhere;           /* the header named an exchange of another method or path */
+} tw_match_out;
+
+void tw_mock_match(const tw_match_in *in, tw_match_out *out);
+
+/* Differences listed in a 404 at most, and the bytes of each excerpt. */
+#define TW_MOCK_NEAREST_DIFFS 3
+#define TW_MOCK_EXCERPT_BYTES 80
+
+/*
+ * For a request that matched nothing: the served exchange of the same method
+ * and path with the fewest differences from the request (the first in load
+ * order of those), and its first differences. Writes the sentence for the
+ * log and the error message to *msg ("no fixture exchange matches this
+ * request; nearest: F#I, N difference(s): PATH: expected X, got Y; …") and,
+ * when an exchange of that method and path exists, the JSON array
+ * [{"path", "expected", "got"}…] to *diffs and its name to *nearest (empty
+ * otherwise). Linear in the body size times the exchanges of that path.
+ */
+tw_status tw_mock_nearest(const tw_match_in *in, tw_buf *msg, tw_buf *nearest, tw_buf *diffs);
+
+/* The 404 body in the endpoint's error envelope (kind as tw_path_kind: 'a'
+ * Anthropic, else OpenAI's), with "nearest" and "differences" beside the
+ * message when given. */
+void tw_mock_not_found_body(tw_buf *b, char kind, const char *msg, const char *nearest,
+                            const char *diffs);
+
+#endif
