@@ -12,14 +12,13 @@
 #include "report.h"
 #include "report_int.h"
 
-/* JSON for a <script> element: "</" never appears raw. */
+/* JSON for a <script> element: no '<' at all (JSON has it only inside strings, where
+ * \u003c reads the same), so the data can neither close its element nor open a comment. */
 static void script_json(tw_buf *out, const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        if (s[i] == '<' && i + 1 < n && s[i + 1] == '/')
-            tw_buf_puts(out, "<\\/"), i++;
-        else if (s[i] == '<' && i + 3 < n && memcmp(s + i, "<!--", 4) == 0)
-            tw_buf_puts(out, "\\u003c!--"), i += 3;
+        if (s[i] == '<')
+            tw_buf_puts(out, "\\u003c");
         else
             tw_buf_putc(out, s[i]);
     }
@@ -56,6 +55,7 @@ static const char html_style[] =
     "#m .fx{position:sticky;left:0;z-index:1;background:#fff;text-align:left;white-space:nowrap;"
     "max-width:300px;overflow:hidden;text-overflow:ellipsis}\n"
     "#m thead th.fx{z-index:3;background:#f6f8fa}\n"
+    "#cmp td.fx{text-align:left;white-space:nowrap}\n"
     ".err{color:#cf222e;font-size:12px}\n"
     ".pass{background:#dafbe1;color:#1a7f37}\n"
     ".xfail{background:#fff8c5;color:#7d4e00}\n"

@@ -145,8 +145,8 @@ Test(reports, renderings)
     cr_assert(data);
     const char *end = strstr(data, "</script>");
     cr_assert(end);
-    cr_assert(strstr(data, "<\\/script>"), "</script> in evidence is escaped");
-    cr_assert(end > strstr(data, "<\\/script>"));
+    cr_assert(strstr(data, "\\u003c/script>"), "</script> in evidence is escaped");
+    cr_assert(end > strstr(data, "\\u003c/script>"));
     tw_buf_free(&md);
     tw_buf_free(&x);
     tw_buf_free(&h);
@@ -351,4 +351,40 @@ Test(reports, html_comparison_marks_differences)
     tw_buf_free(&h);
     tw_report_free(&a);
     tw_report_free(&b);
+}
+
+Test(reports, html_escapes_hostile_text)
+{
+    const char *evil = "a\"><img src=x onerror=alert(1)>'";
+    tw_report r;
+    tw_report_init(&r, evil, evil);
+    tw_rep_fixture *f = tw_report_add_fixture(&r, evil, evil, "openai");
+    tw_rep_exchange *e = tw_report_add_exchange(f);
+    e->method = strdup("POST");
+    e->path = strdup(evil);
+    e->error = strdup(evil);
+    e->result = TW_V_FAIL;
+    e->result_detail = strdup("</script><script>alert(2)</script><!--");
+    tw_report_add_check(e, "OAI-R04", TW_V_FAIL, TW_EXPECT_NOT_FAIL, -1, evil);
+    tw_report_summarise(&r);
+    tw_report both[2] = {r, r};
+    tw_buf h = {0}, c = {0};
+    cr_assert_eq(tw_report_to_html(&r, &h), TW_OK);
+    cr_assert_eq(tw_compare_html(both, 2, &c), TW_OK);
+    const tw_buf *pages[] = {&h, &c};
+    for (size_t i = 0; i < 2; i++) {
+        const char *p = pages[i]->data;
+        cr_assert_null(strstr(p, "<img"), "page %zu: markup from a report is escaped", i);
+        cr_assert_null(strstr(p, "<script>alert"), "page %zu", i);
+        cr_assert_null(strstr(p, "<!--"), "page %zu: no comment opens", i);
+        cr_assert(strstr(p, "a&quot;&gt;&lt;img src=x onerror=alert(1)&gt;&apos;"), "page %zu", i);
+        cr_assert_null(strstr(p, "innerHTML"), "page %zu: the script writes text only", i);
+        size_t scripts = 0;
+        for (const char *s = p; (s = strstr(s, "</script>")); s++)
+            scripts++;
+        cr_assert_eq(scripts, i == 0 ? 2 : 1, "page %zu: only its own script elements close", i);
+    }
+    tw_buf_free(&h);
+    tw_buf_free(&c);
+    tw_report_free(&r);
 }

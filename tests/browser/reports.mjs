@@ -56,6 +56,11 @@ async function matrix(file, table, mayBeEmpty = false) {
     check(cells > 0 && visible, `${name}: ${cells} cells, the first row visible`);
   const widths = await page.evaluate(() => [document.documentElement.scrollWidth, document.body.scrollWidth]);
   check(widths[0] <= WIDTH && widths[1] <= WIDTH, `${name}: no horizontal overflow (scrollWidth ${widths})`);
+  const wrap = await page.evaluate((t) => {
+    const w = document.getElementById(t).closest('.wrap');
+    return [w.scrollWidth, w.clientWidth];
+  }, table);
+  check(wrap[0] <= wrap[1], `${name}: the table fits without scrolling (${wrap[0]} <= ${wrap[1]})`);
   const shot = join(out, name.replace(/[/.]/g, '_') + '.png');
   await page.screenshot({ path: shot });
   const png = readFileSync(shot);
