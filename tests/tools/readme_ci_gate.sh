@@ -19,12 +19,28 @@ trap 'stop; rm -rf "$work"' EXIT
 awk '/^<!-- ci-gate/ {m=1; next} m && /^```sh$/ {b=1; next} b && /^```$/ {exit} b {print}' \
   "$root/README.md" >"$work/block.sh"
 [ -s "$work/block.sh" ] || { echo "ci-gate: no block after the ci-gate marker in README.md"; exit 1; }
+# docs/ci-gate.md shows the same block
+awk '/^## Pointing it at a live server/ {m=1; next} m && /^```sh$/ {b=1; next} b && /^```$/ {exit} b {print}' \
+  "$root/docs/ci-gate.md" >"$work/doc-block.sh"
+if ! cmp -s "$work/block.sh" "$work/doc-block.sh"; then
+  echo "ci-gate: docs/ci-gate.md shows another block than README.md:"
+  diff "$work/block.sh" "$work/doc-block.sh"
+  exit 1
+fi
 
-# serve FAULT_ARGS…: the stand-in for the staging server, its base URL in STAGING_URL
+# The stand-in serves what the block runs: the live suites are answered by the scripted
+# reference model, replay fixtures by replaying themselves.
+if grep -q "fixtures/live" "$work/block.sh"; then
+  served=(--profile script)
+else
+  served=("$root/fixtures/openai" "$root/fixtures/session")
+fi
+
+# serve [FAULT_ARGS…]: the stand-in for the staging server, its base URL in STAGING_URL
 serve() {
   stop
   : >"$work/serve.out"
-  "$toolwire" serve --port 0 --for 120 --quiet "$@" "$root/fixtures/openai" "$root/fixtures/session" \
+  "$toolwire" serve --port 0 --for 120 --quiet "$@" "${served[@]}" \
     >"$work/serve.out" 2>"$work/serve.err" &
   pid=$!
   local port="" i
