@@ -599,7 +599,7 @@ tw_status tw_report_to_markdown(const tw_report *r, tw_buf *out)
 
 /* ================================================================ JUnit */
 
-void tw_xml_text(tw_buf *b, const char *s)
+static void xml_text(tw_buf *b, const char *s)
 {
     for (; s && *s; s++) {
         unsigned char c = (unsigned char)*s;
@@ -616,6 +616,11 @@ void tw_xml_text(tw_buf *b, const char *s)
                 tw_buf_putc(b, (char)c);
         }
     }
+}
+
+void tw_xml_text(tw_buf *b, const char *s)
+{
+    xml_text(b, s);
 }
 
 tw_status tw_report_to_junit(const tw_report *r, tw_buf *out)
@@ -636,53 +641,53 @@ tw_status tw_report_to_junit(const tw_report *r, tw_buf *out)
     }
     tw_buf_puts(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"toolwire\">\n");
     tw_buf_puts(out, "  <testsuite name=\"toolwire.");
-    tw_xml_text(out, r->backend);
+    xml_text(out, r->backend);
     tw_buf_printf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" timestamp=\"", tests,
                   failures, skipped);
-    tw_xml_text(out, r->generated);
+    xml_text(out, r->generated);
     tw_buf_puts(out, "\">\n");
     for (size_t i = 0; i < r->nfx; i++) {
         const tw_rep_fixture *f = &r->fx[i];
         if (f->skipped || f->nex == 0) {
             tw_buf_puts(out, "    <testcase classname=\"");
-            tw_xml_text(out, r->backend);
+            xml_text(out, r->backend);
             tw_buf_puts(out, "\" name=\"");
-            tw_xml_text(out, f->name);
+            xml_text(out, f->name);
             tw_buf_puts(out, f->skipped ? "\">\n      <skipped message=\"" : "\">\n      <failure message=\"");
-            tw_xml_text(out, f->note ? f->note : "");
+            xml_text(out, f->note ? f->note : "");
             tw_buf_puts(out, f->skipped ? "\"/>\n    </testcase>\n" : "\"/>\n    </testcase>\n");
             continue;
         }
         for (size_t k = 0; k < f->nex; k++) {
             const tw_rep_exchange *e = &f->ex[k];
             tw_buf_puts(out, "    <testcase classname=\"");
-            tw_xml_text(out, r->backend);
+            xml_text(out, r->backend);
             tw_buf_puts(out, "\" name=\"");
-            tw_xml_text(out, f->name);
+            xml_text(out, f->name);
             tw_buf_printf(out, "#%zu\" time=\"%.3f\">\n", e->index, (double)e->elapsed_ms / 1000.0);
             char oc[200];
             tw_rep_exchange_outcome(e, oc, sizeof oc);
             if (!e->match) {
                 tw_buf_puts(out, "      <failure message=\"");
-                tw_xml_text(out, oc);
+                xml_text(out, oc);
                 tw_buf_puts(out, ": verdicts differ from the fixture's expectations\">");
             }
             if (e->match) {
                 tw_buf_puts(out, "      <system-out>");
-                tw_xml_text(out, e->method);
+                xml_text(out, e->method);
                 tw_buf_putc(out, ' ');
-                tw_xml_text(out, e->path);
+                xml_text(out, e->path);
                 tw_buf_puts(out, ": ");
-                tw_xml_text(out, oc);
+                xml_text(out, oc);
                 tw_buf_puts(out, "</system-out>\n    </testcase>\n");
                 continue;
             }
             tw_buf_puts(out, "response: ");
-            tw_xml_text(out, oc);
+            xml_text(out, oc);
             tw_buf_putc(out, '\n');
             if (e->result == TW_V_FAIL) {
                 tw_buf_puts(out, "result: ");
-                tw_xml_text(out, e->result_detail);
+                xml_text(out, e->result_detail);
                 tw_buf_putc(out, '\n');
             }
             for (size_t c = 0; c < e->nchecks; c++) {
@@ -691,7 +696,7 @@ tw_status tw_report_to_junit(const tw_report *r, tw_buf *out)
                     continue;
                 tw_buf_printf(out, "%s: expected %s, got %s: ", ch->id, expect_name(ch->expected),
                               tw_verdict_name(ch->verdict));
-                tw_xml_text(out, ch->evidence);
+                xml_text(out, ch->evidence);
                 tw_buf_putc(out, '\n');
             }
             tw_buf_puts(out, "</failure>\n    </testcase>\n");
@@ -774,7 +779,7 @@ tw_status tw_report_write_all(const tw_report *r, const char *dir, char *why, si
 
 /* ================================================================ compare */
 
-const tw_rep_check *tw_rep_find_check(const tw_report *r, const char *fx, size_t ex, const char *id,
+static const tw_rep_check *find_check(const tw_report *r, const char *fx, size_t ex, const char *id,
                                       bool *fixture_run)
 {
     *fixture_run = false;
@@ -795,7 +800,10 @@ const tw_rep_check *tw_rep_find_check(const tw_report *r, const char *fx, size_t
     return NULL;
 }
 
-void tw_rep_each_key(const tw_report *r, size_t n, tw_rep_key_fn fn, void *u)
+/* Every (fixture, exchange, check) key of any report, visited once. */
+typedef void (*key_fn)(void *u, const char *fx, size_t ex, const char *id);
+
+static void each_key(const tw_report *r, size_t n, key_fn fn, void *u)
 {
     size_t nc;
     const tw_check_def *defs = tw_checks_catalog(&nc);
@@ -818,6 +826,17 @@ void tw_rep_each_key(const tw_report *r, size_t n, tw_rep_key_fn fn, void *u)
         }
 }
 
+const tw_rep_check *tw_rep_find_check(const tw_report *r, const char *fx, size_t ex, const char *id,
+                                      bool *fixture_run)
+{
+    return find_check(r, fx, ex, id, fixture_run);
+}
+
+void tw_rep_each_key(const tw_report *r, size_t n, tw_rep_key_fn fn, void *u)
+{
+    each_key(r, n, fn, u);
+}
+
 typedef struct cmp_ctx {
     const tw_report *r;
     size_t n;
@@ -834,7 +853,7 @@ static void cmp_row(void *u, const char *fx, size_t ex, const char *id)
     size_t present = 0;
     for (size_t a = 0; a < n; a++) {
         bool run;
-        const tw_rep_check *ch = tw_rep_find_check(&c->r[a], fx, ex, id, &run);
+        const tw_rep_check *ch = find_check(&c->r[a], fx, ex, id, &run);
         v[a] = ch ? tw_verdict_name(ch->verdict) : run ? "skip" : "—";
         if (ch || run)
             present++;
@@ -883,7 +902,7 @@ tw_status tw_compare_markdown(const tw_report *r, size_t n, tw_buf *out)
         tw_buf_puts(out, "---|");
     tw_buf_putc(out, '\n');
     cmp_ctx c = {r, n, out, 0};
-    tw_rep_each_key(r, n, cmp_row, &c);
+    each_key(r, n, cmp_row, &c);
     if (c.rows == 0)
         tw_buf_puts(out, "\nNo differences: every check gives the same verdict on every backend that ran it.\n");
     else if (c.rows > 2000)
@@ -903,10 +922,10 @@ static void gate_key(void *u, const char *fx, size_t ex, const char *id)
 {
     gate_ctx *c = u;
     bool brun, crun;
-    const tw_rep_check *b = tw_rep_find_check(c->base, fx, ex, id, &brun);
+    const tw_rep_check *b = find_check(c->base, fx, ex, id, &brun);
     if (!b)
         return;
-    const tw_rep_check *n = tw_rep_find_check(c->cur, fx, ex, id, &crun);
+    const tw_rep_check *n = find_check(c->cur, fx, ex, id, &crun);
     if (!n) {
         if (b->verdict == TW_V_PASS) {
             c->g->missing++;
@@ -939,7 +958,7 @@ tw_status tw_gate(const tw_report *baseline, const tw_report *current, tw_gate_r
     c.base = baseline;
     c.cur = current;
     c.g = out;
-    tw_rep_each_key(baseline, 1, gate_key, &c);
+    each_key(baseline, 1, gate_key, &c);
     tw_buf *t = &out->text;
     tw_buf_printf(t, "# toolwire gate: %s against baseline %s\n\n", current->backend, baseline->backend);
     if (out->regressions) {
