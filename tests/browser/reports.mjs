@@ -119,6 +119,11 @@ for (const b of mainPages) {
   check(fb !== xb, `${m.name}: and look different (${fb} vs ${xb})`);
   await fail.click();
   check(/MISMATCH/.test(await p.locator('#detail').textContent()), `${m.name}: the failure's evidence on click`);
+  await p.selectOption('#filter', 'mismatch');
+  const shown = await p.locator('#m tbody tr:visible td.fx').allTextContents();
+  check(shown.length === 2 && shown.every((t) => t.startsWith('≠')),
+        `${m.name}: the mismatch filter shows the two mismatching fixtures (${shown.length})`);
+  await p.selectOption('#filter', 'run');
   const drop = p.locator('tr:has(td.fx:has-text("stream_dropped")) td.http.terr');
   check(await drop.count() === 1 && /transfer broke/.test(await drop.getAttribute('title')),
         `${m.name}: the broken transfer shown in its row`);
