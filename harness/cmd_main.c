@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "datadir.h"
 #include "report.h"
 #include "run.h"
 #include "textfix.h"
@@ -86,7 +87,10 @@ int tw_cmd_main(int argc, char **argv)
                  "2. decode every fixture under --fixtures (default tests/data/decode) in batch\n"
                  "   and at chunk sizes 1, 2, 3, 7 and 64, compare with each fixture's\n"
                  "   expectation and write decode-summary.md under --out.\n"
-                 "Both inputs are checked before anything runs. --quiet prints only what went\n"
+                 "Both inputs are checked before anything runs; when a relative fixtures/ or\n"
+                 "tests/data/decode path is not there, it is looked up in $TOOLWIRE_DATA, the\n"
+                 "current directory, ../share/toolwire beside the program, then the installed\n"
+                 "data directory (docs/harness.md). --quiet prints only what went\n"
                  "wrong (mismatch lines naming their backend, failing decode fixtures).\n"
                  "Exit status: 0 when every verdict and every decode matches the fixtures'\n"
                  "expectations, 1 otherwise, 2 on bad usage.");
@@ -96,6 +100,11 @@ int tw_cmd_main(int argc, char **argv)
         }
     }
     /* the arguments first: nothing is run or written for a path that is not there */
+    char conf_buf[8400], dir_buf[8400];
+    tw_data_resolve(conf, conf_buf, sizeof conf_buf);
+    tw_data_resolve(dir, dir_buf, sizeof dir_buf);
+    conf = conf_buf;
+    dir = dir_buf;
     struct stat sb;
     if (stat(conf, &sb) != 0)
         return tw_cli_usage_error("main", "cannot read --conformance '%s': %s", conf, strerror(errno));

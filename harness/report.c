@@ -1,5 +1,6 @@
 /* Conformance reports (report.h). */
 #include "report.h"
+#include "report_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -186,17 +187,7 @@ void tw_rep_exchange_outcome(const tw_rep_exchange *e, char *dst, size_t n)
         snprintf(dst, n, "HTTP %d", e->status);
 }
 
-#define OUTCOME_KINDS 32
-
-/* Exchanges per outcome (status, or no response and why), in first-seen
- * order; outcomes past OUTCOME_KINDS are counted under the last row. */
-typedef struct outcome_tally {
-    char what[OUTCOME_KINDS][200];
-    size_t count[OUTCOME_KINDS];
-    size_t n;
-} outcome_tally;
-
-static void tally_outcomes(const tw_report *r, outcome_tally *t)
+void tw_rep_tally_outcomes(const tw_report *r, tw_outcome_tally *t)
 {
     memset(t, 0, sizeof *t);
     for (size_t i = 0; i < r->nfx; i++) {
@@ -209,8 +200,8 @@ static void tally_outcomes(const tw_report *r, outcome_tally *t)
             while (j < t->n && strcmp(t->what[j], o) != 0)
                 j++;
             if (j == t->n) {
-                if (t->n == OUTCOME_KINDS) {
-                    j = OUTCOME_KINDS - 1;
+                if (t->n == TW_OUTCOME_KINDS) {
+                    j = TW_OUTCOME_KINDS - 1;
                     snprintf(t->what[j], sizeof t->what[j], "%s", "other outcomes");
                 } else {
                     snprintf(t->what[t->n++], sizeof t->what[j], "%s", o);
@@ -537,8 +528,8 @@ tw_status tw_report_to_markdown(const tw_report *r, tw_buf *out)
     if (rows)
         tw_buf_putc(out, '\n');
     /* what came back */
-    outcome_tally t;
-    tally_outcomes(r, &t);
+    tw_outcome_tally t;
+    tw_rep_tally_outcomes(r, &t);
     if (t.n) {
         tw_buf_puts(out, "## Responses\n\n| response | exchanges |\n|---|---:|\n");
         for (size_t j = 0; j < t.n; j++) {
@@ -627,6 +618,11 @@ static void xml_text(tw_buf *b, const char *s)
     }
 }
 
+void tw_xml_text(tw_buf *b, const char *s)
+{
+    xml_text(b, s);
+}
+
 tw_status tw_report_to_junit(const tw_report *r, tw_buf *out)
 {
     size_t tests = 0, failures = 0, skipped = 0;
@@ -707,118 +703,6 @@ tw_status tw_report_to_junit(const tw_report *r, tw_buf *out)
         }
     }
     tw_buf_puts(out, "  </testsuite>\n</testsuites>\n");
-    return TW_OK;
-}
-
-/* ================================================================ HTML */
-
-/* JSON for a <script> element: "</" never appears raw. */
-static void script_json(tw_buf *out, const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '<' && i + 1 < n && s[i + 1] == '/')
-            tw_buf_puts(out, "<\\/"), i++;
-        else if (s[i] == '<' && i + 3 < n && memcmp(s + i, "<!--", 4) == 0)
-            tw_buf_puts(out, "\\u003c!--"), i += 3;
-        else
-            tw_buf_putc(out, s[i]);
-    }
-}
-
-static const char html_style[] =
-    "<style>\n"
-    "body{font:14px/1.4 system-ui,-apple-system,Segoe UI,sans-serif;margin:1.5em;color:#1b1f24}\n"
-    "h1{font-size:1.4em}table{border-collapse:collapse}\n"
-    "th,td{border:1px solid #d0d7de;padding:2px 5px;text-align:center}\n"
-    "th.v{writing-mode:vertical-rl;transform:rotate(180deg);font-weight:normal;font-size:12px}\n"
-    "td.n{text-align:left;white-space:nowrap}\n"
-    "td.pass{background:#dafbe1}td.fail{background:#ffebe9}td.skip{color:#8c959f}\n"
-    "td.mm{outline:3px solid #cf222e;outline-offset:-3px;font-weight:bold}\n"
-    "td.c{cursor:pointer}\n"
-    "#detail{position:sticky;bottom:0;background:#f6f8fa;border-top:2px solid #d0d7de;"
-    "padding:.6em;max-height:40vh;overflow:auto;white-space:pre-wrap;font-family:ui-monospace,monospace;font-size:12px}\n"
-    ".ok{color:#1a7f37}.bad{color:#cf222e}\n"
-    "</style>\n";
-
-static const char html_script[] =
-    "<script>\n"
-    "(function(){\n"
-    "var R=JSON.parse(document.getElementById('data').textContent);\n"
-    "function agg(ex,id){var v='',mm=false,list=[];for(var i=0;i<ex.length;i++){var cs=ex[i].checks;"
-    "for(var k=0;k<cs.length;k++){var c=cs[k];if(c.id!==id)continue;list.push([ex[i].index,c]);"
-    "if(!c.match)mm=true;if(c.verdict==='fail')v='fail';else if(c.verdict==='pass'&&v!=='fail')v='pass';"
-    "else if(!v)v='skip';}}return {v:v||'skip',mm:mm,list:list};}\n"
-    "function esc(s){return String(s).replace(/[&<>\"]/g,function(c){return {'&':'&amp;','<':'&lt;','>':'&gt;','\"':'&quot;'}[c];});}\n"
-    "function render(){var f=document.getElementById('filter').value;var t=document.getElementById('m');"
-    "var h='<tr><th>fixture</th>';R.checks.forEach(function(c){h+='<th class=v title=\"'+esc(c.rule)+'\">'+esc(c.id)+'</th>';});"
-    "h+='</tr>';R.fixtures.forEach(function(fx,fi){if(fx.skipped&&f!=='all')return;var cells='',keep=(f==='all'||f==='run');"
-    "R.checks.forEach(function(c){var a=agg(fx.exchanges,c.id);if(f==='mismatch'&&a.mm)keep=true;"
-    "if(a.v===f)keep=true;cells+='<td class=\"c '+a.v+(a.mm?' mm':'')+'\" data-f='+fi+' data-c=\"'+esc(c.id)+'\">'+"
-    "(a.v==='pass'?'✓':a.v==='fail'?'✗':'·')+'</td>';});"
-    "if(!fx.match&&f==='mismatch')keep=true;if(!keep)return;"
-    "h+='<tr><td class=n>'+(fx.match?'':'<b class=bad>≠</b> ')+esc(fx.name)+(fx.skipped?' <i>(not run)</i>':'')+'</td>'+cells+'</tr>';});"
-    "t.innerHTML=h;}\n"
-    "document.getElementById('filter').addEventListener('change',render);\n"
-    "document.getElementById('m').addEventListener('click',function(ev){var td=ev.target.closest('td.c');if(!td)return;"
-    "var fx=R.fixtures[+td.getAttribute('data-f')];var id=td.getAttribute('data-c');var a=agg(fx.exchanges,id);"
-    "var s=fx.name+'  '+id+'\\n'+(fx.file?fx.file+'\\n':'')+(fx.note?'note: '+fx.note+'\\n':'');"
-    "a.list.forEach(function(p){var c=p[1];s+='\\n#'+p[0]+'  '+c.verdict+' (expected '+c.expected+(c.match?'':', MISMATCH')+')'"
-    "+(c.offset>=0?'  @'+c.offset:'')+'\\n  '+c.evidence;});"
-    "fx.exchanges.forEach(function(e){s+='\\n#'+e.index+' '+(e.status?'HTTP '+e.status:'no response')+(e.error?(e.status?', transfer broke: ':': ')+e.error:'');"
-    "if(e.result&&e.result.verdict!=='skip')s+='\\n#'+e.index+' expected result: '+e.result.verdict+(e.result.detail?' — '+e.result.detail:'');"
-    "});"
-    "document.getElementById('detail').textContent=s;});\n"
-    "render();})();\n"
-    "</script>\n";
-
-tw_status tw_report_to_html(const tw_report *r, tw_buf *out)
-{
-    tw_buf json = {0};
-    tw_status st = tw_report_to_json(r, &json);
-    if (st != TW_OK) {
-        tw_buf_free(&json);
-        return st;
-    }
-    tw_buf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>toolwire: ");
-    xml_text(out, r->backend);
-    tw_buf_puts(out, "</title>\n");
-    tw_buf_puts(out, html_style);
-    tw_buf_puts(out, "</head><body>\n<h1>toolwire conformance: ");
-    xml_text(out, r->backend);
-    tw_buf_puts(out, "</h1>\n<p>");
-    tw_buf_puts(out, r->ok ? "<b class=ok>every verdict matches the fixtures' expectations</b>"
-                           : "<b class=bad>some verdicts differ from the fixtures' expectations</b>");
-    tw_buf_puts(out, " — target <code>");
-    xml_text(out, r->target);
-    tw_buf_printf(out, "</code>, %s. %zu fixtures (%zu not run), %zu exchanges: %zu pass, %zu fail, %zu skip, "
-                       "%zu mismatches.</p>\n",
-                  r->generated ? r->generated : "", r->n_fixtures, r->n_skipped, r->n_exchanges, r->n_pass,
-                  r->n_fail, r->n_skip, r->n_mismatch);
-    outcome_tally t;
-    tally_outcomes(r, &t);
-    if (t.n) {
-        tw_buf_puts(out, "<table id=responses><tr><th>response</th><th>exchanges</th></tr>\n");
-        for (size_t j = 0; j < t.n; j++) {
-            bool bad = strncmp(t.what[j], "HTTP ", 5) != 0 || atoi(t.what[j] + 5) >= 400 ||
-                       strchr(t.what[j], ',') != NULL;
-            tw_buf_printf(out, "<tr><td class=\"n%s\">", bad ? " fail" : "");
-            xml_text(out, t.what[j]);
-            tw_buf_printf(out, "</td><td>%zu</td></tr>\n", t.count[j]);
-        }
-        tw_buf_puts(out, "</table>\n");
-    }
-    tw_buf_puts(out, "<p><label>show <select id=filter><option value=run selected>fixtures this backend ran</option>"
-                     "<option value=all>all fixtures</option>"
-                     "<option value=mismatch>mismatches</option><option value=fail>with a failing check</option>"
-                     "<option value=pass>with a passing check</option><option value=skip>with a skipped check</option>"
-                     "</select></label> — click a cell for its evidence; a red outline marks a verdict the "
-                     "fixture did not expect.</p>\n<table id=m></table>\n<div id=detail>click a cell</div>\n");
-    tw_buf_puts(out, "<script type=\"application/json\" id=\"data\">");
-    script_json(out, json.data, json.len);
-    tw_buf_puts(out, "</script>\n");
-    tw_buf_puts(out, html_script);
-    tw_buf_puts(out, "</body></html>\n");
-    tw_buf_free(&json);
     return TW_OK;
 }
 
@@ -942,11 +826,21 @@ static void each_key(const tw_report *r, size_t n, key_fn fn, void *u)
         }
 }
 
+const tw_rep_check *tw_rep_find_check(const tw_report *r, const char *fx, size_t ex, const char *id,
+                                      bool *fixture_run)
+{
+    return find_check(r, fx, ex, id, fixture_run);
+}
+
+void tw_rep_each_key(const tw_report *r, size_t n, tw_rep_key_fn fn, void *u)
+{
+    each_key(r, n, fn, u);
+}
+
 typedef struct cmp_ctx {
     const tw_report *r;
     size_t n;
     tw_buf *out;
-    bool html;
     size_t rows;
 } cmp_ctx;
 
@@ -971,55 +865,31 @@ static void cmp_row(void *u, const char *fx, size_t ex, const char *id)
         return;
     if (c->rows++ >= 2000)
         return;
-    if (c->html) {
-        tw_buf_puts(c->out, "<tr><td class=n>");
-        xml_text(c->out, fx);
-        tw_buf_printf(c->out, "</td><td>%zu</td><td>%s</td>", ex, id);
-        for (size_t a = 0; a < n; a++)
-            tw_buf_printf(c->out, "<td class=\"%s\">%s</td>", strcmp(v[a], "—") == 0 ? "none" : v[a], v[a]);
-        tw_buf_puts(c->out, "</tr>\n");
-    } else {
-        tw_buf_puts(c->out, "| ");
-        md_cell(c->out, fx, 120);
-        tw_buf_printf(c->out, " | %zu | %s |", ex, id);
-        for (size_t a = 0; a < n; a++)
-            tw_buf_printf(c->out, " %s |", v[a]);
-        tw_buf_putc(c->out, '\n');
-    }
+    tw_buf_puts(c->out, "| ");
+    md_cell(c->out, fx, 120);
+    tw_buf_printf(c->out, " | %zu | %s |", ex, id);
+    for (size_t a = 0; a < n; a++)
+        tw_buf_printf(c->out, " %s |", v[a]);
+    tw_buf_putc(c->out, '\n');
 }
 
-static void cmp_summary(const tw_report *r, size_t n, tw_buf *out, bool html)
+static void cmp_summary(const tw_report *r, size_t n, tw_buf *out)
 {
-    if (html)
-        tw_buf_puts(out, "<table><tr><th>backend</th><th>target</th><th>fixtures run</th><th>pass</th><th>fail</th>"
-                         "<th>skip</th><th>mismatches</th></tr>\n");
-    else
-        tw_buf_puts(out, "| backend | target | fixtures run | pass | fail | skip | mismatches |\n|---|---|---:|---:|---:|---:|---:|\n");
+    tw_buf_puts(out, "| backend | target | fixtures run | pass | fail | skip | mismatches |\n|---|---|---:|---:|---:|---:|---:|\n");
     for (size_t a = 0; a < n; a++) {
-        if (html) {
-            tw_buf_puts(out, "<tr><td>");
-            xml_text(out, r[a].backend);
-            tw_buf_puts(out, "</td><td><code>");
-            xml_text(out, r[a].target);
-            tw_buf_printf(out, "</code></td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td></tr>\n",
-                          r[a].n_fixtures - r[a].n_skipped, r[a].n_pass, r[a].n_fail, r[a].n_skip, r[a].n_mismatch);
-        } else {
-            tw_buf_puts(out, "| ");
-            md_cell(out, r[a].backend, 80);
-            tw_buf_puts(out, " | `");
-            md_cell(out, r[a].target, 120);
-            tw_buf_printf(out, "` | %zu | %zu | %zu | %zu | %zu |\n", r[a].n_fixtures - r[a].n_skipped, r[a].n_pass,
-                          r[a].n_fail, r[a].n_skip, r[a].n_mismatch);
-        }
+        tw_buf_puts(out, "| ");
+        md_cell(out, r[a].backend, 80);
+        tw_buf_puts(out, " | `");
+        md_cell(out, r[a].target, 120);
+        tw_buf_printf(out, "` | %zu | %zu | %zu | %zu | %zu |\n", r[a].n_fixtures - r[a].n_skipped, r[a].n_pass,
+                      r[a].n_fail, r[a].n_skip, r[a].n_mismatch);
     }
-    if (html)
-        tw_buf_puts(out, "</table>\n");
 }
 
 tw_status tw_compare_markdown(const tw_report *r, size_t n, tw_buf *out)
 {
     tw_buf_puts(out, "# toolwire: backends compared\n\n");
-    cmp_summary(r, n, out, false);
+    cmp_summary(r, n, out);
     tw_buf_puts(out, "\n## Where the backends differ\n\nOnly fixtures that at least two backends ran; `—` means "
                      "the backend did not run the fixture.\n\n| fixture | exchange | check |");
     for (size_t a = 0; a < n && a < 64; a++) {
@@ -1031,40 +901,12 @@ tw_status tw_compare_markdown(const tw_report *r, size_t n, tw_buf *out)
     for (size_t a = 0; a < n && a < 64; a++)
         tw_buf_puts(out, "---|");
     tw_buf_putc(out, '\n');
-    cmp_ctx c = {r, n, out, false, 0};
+    cmp_ctx c = {r, n, out, 0};
     each_key(r, n, cmp_row, &c);
     if (c.rows == 0)
         tw_buf_puts(out, "\nNo differences: every check gives the same verdict on every backend that ran it.\n");
     else if (c.rows > 2000)
         tw_buf_printf(out, "\n… %zu rows in all; the first 2000 are shown.\n", c.rows);
-    return TW_OK;
-}
-
-tw_status tw_compare_html(const tw_report *r, size_t n, tw_buf *out)
-{
-    tw_buf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-                     "<title>toolwire: backends compared</title>\n");
-    tw_buf_puts(out, html_style);
-    tw_buf_puts(out, "</head><body>\n<h1>toolwire: backends compared</h1>\n");
-    cmp_summary(r, n, out, true);
-    tw_buf_puts(out, "<h2>Where the backends differ</h2>\n<p>Only fixtures that at least two backends ran; — means "
-                     "the backend did not run the fixture. <label><input type=checkbox id=onlyfail> rows with a "
-                     "failure only</label></p>\n<table id=cmp><tr><th>fixture</th><th>exchange</th><th>check</th>");
-    for (size_t a = 0; a < n && a < 64; a++) {
-        tw_buf_puts(out, "<th>");
-        xml_text(out, r[a].backend);
-        tw_buf_puts(out, "</th>");
-    }
-    tw_buf_puts(out, "</tr>\n");
-    cmp_ctx c = {r, n, out, true, 0};
-    each_key(r, n, cmp_row, &c);
-    tw_buf_puts(out, "</table>\n");
-    if (c.rows == 0)
-        tw_buf_puts(out, "<p>No differences: every check gives the same verdict on every backend that ran it.</p>\n");
-    tw_buf_puts(out, "<script>\ndocument.getElementById('onlyfail').addEventListener('change',function(e){"
-                     "var rows=document.querySelectorAll('#cmp tr');for(var i=1;i<rows.length;i++){"
-                     "rows[i].style.display=(e.target.checked&&!rows[i].querySelector('td.fail'))?'none':'';}});\n"
-                     "</script>\n</body></html>\n");
     return TW_OK;
 }
 

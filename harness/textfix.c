@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "datadir.h"
 #include "decode_opts.h"
 #include "redact.h"
 
@@ -242,6 +243,9 @@ long tw_list_files(const char *dir, const char *suffix, char ***out)
 {
     flist l = {0};
     struct stat sb;
+    char found[8400];
+    tw_data_resolve(dir, found, sizeof found); /* fixtures/… outside a checkout */
+    dir = found;
     if (stat(dir, &sb) == 0 && S_ISREG(sb.st_mode)) {
         l.v = malloc(sizeof *l.v);
         if (!l.v)

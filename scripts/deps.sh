@@ -3,9 +3,18 @@
 #   scripts/deps.sh           the build and the main job
 #   scripts/deps.sh --node    also Node.js and npm (the tests that drive real SDKs), from
 #                             Debian's packages when no node/npm is on the PATH yet
+#   scripts/deps.sh --browser also Debian's chromium (the tests that load the HTML reports)
+#                             (options combine: --node --browser)
 set -euo pipefail
 with_node=0
-[ "${1:-}" = "--node" ] && with_node=1
+with_browser=0
+for arg in "$@"; do
+  case "$arg" in
+    --node) with_node=1 ;;
+    --browser) with_browser=1 ;;
+    *) echo "usage: scripts/deps.sh [--node] [--browser]" >&2; exit 2 ;;
+  esac
+done
 
 PKGS=(
   gcc make cmake pkg-config git ca-certificates curl
@@ -24,6 +33,9 @@ done
 if [ "$with_node" -eq 1 ]; then
   command -v node >/dev/null 2>&1 || missing+=(nodejs)
   command -v npm >/dev/null 2>&1 || missing+=(npm)
+fi
+if [ "$with_browser" -eq 1 ] && ! dpkg-query -W -f='${Status}' chromium 2>/dev/null | grep -q "install ok installed"; then
+  missing+=(chromium)
 fi
 
 if [ "${#missing[@]}" -eq 0 ]; then

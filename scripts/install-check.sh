@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Install a build tree into a temporary prefix and build a small program
 # against it with pkg-config: the install rules, headers and .pc file work.
+# Then run the installed program from an unrelated directory: `toolwire main`
+# finds the installed fixtures, and $TOOLWIRE_DATA overrides them.
 set -euo pipefail
 build=${1:?usage: scripts/install-check.sh BUILD_DIR}
 prefix=$(mktemp -d)
@@ -27,4 +29,21 @@ cc -std=c11 "$prefix/consumer.c" $(pkg-config --cflags --libs toolwire) -Wl,-rpa
 "$prefix/consumer"
 test -x "$prefix/bin/toolwire"
 "$prefix/bin/toolwire" --version
+
+# the installed data, found from anywhere (the prefix moved after the build, too)
+test -d "$prefix/share/toolwire/fixtures/openai"
+test -d "$prefix/share/toolwire/decode"
+elsewhere=$(mktemp -d)
+trap 'rm -rf "$prefix" "$elsewhere"' EXIT
+(cd "$elsewhere" && env -u TOOLWIRE_DATA "$prefix/bin/toolwire" main --quiet --out "$elsewhere/reports")
+test -s "$elsewhere/reports/mock-replay.html"
+grep -q "share/toolwire/fixtures/" "$elsewhere/reports/mock-replay.json"
+
+# $TOOLWIRE_DATA comes first: a data root with one fixture gives a run of one fixture
+mkdir -p "$elsewhere/data/fixtures"
+first=$(ls "$prefix/share/toolwire/fixtures/openai/"*.json | head -n 1)
+cp "$first" "$elsewhere/data/fixtures/"
+(cd "$elsewhere" && TOOLWIRE_DATA="$elsewhere/data" "$prefix/bin/toolwire" run --quiet \
+    --backend one=mock:replay --out "$elsewhere/one")
+grep -q '"fixtures": 1,' "$elsewhere/one/one.json"
 echo "install check: ok"

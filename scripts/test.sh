@@ -5,7 +5,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-scripts/deps.sh --node
+scripts/deps.sh --node --browser
 export LC_ALL=C.UTF-8
 jobs=$(nproc)
 

@@ -210,7 +210,9 @@ Test(failures, error_status_everywhere)
     cr_expect(strstr(junit, "response: HTTP 404\n"), "%s", junit);
     char *html = slurp(dir, "b.html");
     cr_expect(strstr(html, "<table id=responses>"), "html: the responses table");
-    cr_expect(strstr(html, "<td class=\"n fail\">HTTP 404</td><td>2</td>"), "html: the status row");
+    cr_expect(strstr(html, "<td class=\"herr\">HTTP 404</td><td>2</td>"), "html: the status row");
+    cr_expect_eq(count(html, "<td class=\"http herr\" data-c=http title=\"HTTP 404\">404</td>"), 2,
+                 "html: the status in each fixture's row");
     free(json);
     free(md);
     free(junit);
@@ -243,7 +245,9 @@ Test(failures, nobody_listening)
     cr_expect_eq(count(junit, "<failure message=\"no response: "), 2, "%s", junit);
     cr_expect(strstr(junit, "Connection refused"), "%s", junit);
     char *html = slurp(dir, "b.html");
-    cr_expect(strstr(html, "<td class=\"n fail\">no response: "), "html: the responses table");
+    cr_expect(strstr(html, "<td class=\"herr\">no response: "), "html: the responses table");
+    cr_expect_eq(count(html, "<td class=\"http terr\" data-c=http title=\"no response: "), 2,
+                 "html: no response, in each fixture's row");
     free(json);
     free(md);
     free(junit);

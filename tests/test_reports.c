@@ -145,8 +145,8 @@ Test(reports, renderings)
     cr_assert(data);
     const char *end = strstr(data, "</script>");
     cr_assert(end);
-    cr_assert(strstr(data, "<\\/script>"), "</script> in evidence is escaped");
-    cr_assert(end > strstr(data, "<\\/script>"));
+    cr_assert(strstr(data, "\\u003c/script>"), "</script> in evidence is escaped");
+    cr_assert(end > strstr(data, "\\u003c/script>"));
     tw_buf_free(&md);
     tw_buf_free(&x);
     tw_buf_free(&h);
@@ -195,4 +195,196 @@ Test(reports, atomic_writes)
     tw_report_free(&r);
     rm_rf(d);
     free(d);
+}
+
+/* The td of check `id` in the row of fixture number fi of an HTML report. */
+static const char *cell(const char *html, size_t fi, const char *id, char *buf, size_t n)
+{
+    char row[64], key[64];
+    snprintf(row, sizeof row, "data-f=%zu>", fi);
+    const char *r = strstr(html, row);
+    cr_assert(r, "row %zu", fi);
+    const char *end = strstr(r, "</tr>");
+    snprintf(key, sizeof key, "data-c=%s%s%s", strcmp(id, "result") && strcmp(id, "http") ? "\"" : "", id,
+             strcmp(id, "result") && strcmp(id, "http") ? "\"" : "");
+    const char *k = strstr(r, key);
+    if (!k || k > end)
+        return NULL;
+    const char *td = k;
+    while (td > r && strncmp(td, "<td", 3) != 0)
+        td--;
+    const char *close = strstr(k, "</td>");
+    snprintf(buf, n, "%.*s", (int)(close - td), td);
+    return buf;
+}
+
+static void html_sample(tw_report *r)
+{
+    tw_report_init(r, "b", "http://127.0.0.1:9/v1");
+    /* 0: a pass, an unexpected failure, an expected (advisory) failure, an expected failure that
+     *    did not come, a check that only skipped, a result that differs */
+    tw_rep_fixture *f = tw_report_add_fixture(r, "openai/a", "fixtures/openai/a.json", "openai");
+    tw_rep_exchange *e = tw_report_add_exchange(f);
+    e->method = strdup("POST");
+    e->path = strdup("/v1/chat/completions");
+    e->status = 200;
+    e->result = TW_V_FAIL;
+    e->result_detail = strdup("content: expected \"hi\", got \"ho\"");
+    tw_report_add_check(e, "OAI-R01", TW_V_PASS, TW_EXPECT_NOT_FAIL, -1, "ok");
+    tw_report_add_check(e, "OAI-R04", TW_V_FAIL, TW_EXPECT_NOT_FAIL, 42, "arguments not a string");
+    tw_report_add_check(e, "CLI-06", TW_V_FAIL, TW_EXPECT_ANY, -1, "advisory");
+    tw_report_add_check(e, "OAI-R02", TW_V_PASS, TW_EXPECT_FAIL, -1, "passed");
+    tw_report_add_check(e, "ANT-R01", TW_V_SKIP, TW_EXPECT_NOT_FAIL, -1, "not an Anthropic answer");
+    /* 1: no response at all */
+    f = tw_report_add_fixture(r, "openai/b", "fixtures/openai/b.json", "openai");
+    e = tw_report_add_exchange(f);
+    e->method = strdup("POST");
+    e->path = strdup("/v1/chat/completions");
+    e->error = strdup("Connection refused");
+    /* 2: an error status, the expected result */
+    f = tw_report_add_fixture(r, "openai/c", "fixtures/openai/c.json", "openai");
+    e = tw_report_add_exchange(f);
+    e->method = strdup("POST");
+    e->path = strdup("/v1/chat/completions");
+    e->status = 404;
+    e->result = TW_V_PASS;
+    tw_report_add_check(e, "OAI-R01", TW_V_PASS, TW_EXPECT_NOT_FAIL, -1, "ok");
+    tw_report_summarise(r);
+}
+
+Test(reports, html_legend_cell_kinds_and_rows)
+{
+    tw_report r;
+    html_sample(&r);
+    tw_buf h = {0};
+    cr_assert_eq(tw_report_to_html(&r, &h), TW_OK);
+    char c[600];
+    cr_assert(strstr(h.data, "<p id=legend>"));
+    cr_assert(strstr(h.data, "failed as the fixture expects"));
+    cr_assert(strstr(h.data, "failed, not expected (mismatch)"));
+    /* the matrix is in the page itself, one kind of cell per meaning */
+    cr_assert(strstr(cell(h.data, 0, "OAI-R01", c, sizeof c), "class=\"c pass\""), "%s", c);
+    cr_assert(strstr(cell(h.data, 0, "OAI-R04", c, sizeof c), "class=\"c fail mm\""), "%s", c);
+    cr_assert(strstr(cell(h.data, 0, "CLI-06", c, sizeof c), "class=\"c xfail\""), "%s", c);
+    cr_assert(strstr(cell(h.data, 0, "OAI-R02", c, sizeof c), "class=\"c xpass mm\""), "%s", c);
+    cr_assert(strstr(cell(h.data, 2, "OAI-R04", c, sizeof c), "class=\"c na\""), "%s", c);
+    /* the result is a cell of its own */
+    cr_assert(strstr(cell(h.data, 0, "result", c, sizeof c), "class=\"c res fail mm\""), "%s", c);
+    cr_assert(strstr(c, "≠"));
+    cr_assert(strstr(cell(h.data, 2, "result", c, sizeof c), "class=\"c res pass\""), "%s", c);
+    cr_assert(strstr(h.data, "got \\\"ho\\\""), "the difference is in the page's data");
+    /* HTTP status and transport errors in their rows */
+    cr_assert(strstr(cell(h.data, 0, "http", c, sizeof c), "class=\"http hok\""), "%s", c);
+    cr_assert(strstr(c, "\">200"), "%s", c);
+    cr_assert(strstr(cell(h.data, 1, "http", c, sizeof c), "class=\"http terr\""), "%s", c);
+    cr_assert(strstr(c, "title=\"no response: Connection refused\""), "%s", c);
+    cr_assert(strstr(h.data, "openai/b <span class=err>Connection refused</span>"));
+    cr_assert(strstr(cell(h.data, 2, "http", c, sizeof c), "class=\"http herr\""), "%s", c);
+    cr_assert(strstr(c, "\">404"), "%s", c);
+    /* rows carry what the filter needs */
+    cr_assert(strstr(h.data, "<tr class=\"run mismatch hasfail haspass hasskip\" data-f=0>"));
+    tw_buf_free(&h);
+    tw_report_free(&r);
+}
+
+Test(reports, html_columns_only_for_checks_that_applied)
+{
+    tw_report r;
+    html_sample(&r);
+    tw_buf h = {0};
+    cr_assert_eq(tw_report_to_html(&r, &h), TW_OK);
+    const char *head = strstr(h.data, "<thead>");
+    const char *end = strstr(head, "</thead>");
+    cr_assert(head && end);
+    size_t cols = 0;
+    for (const char *p = head; (p = strstr(p, "<th class=v data-c=")) && p < end; p++)
+        cols++;
+    cr_assert_eq(cols, 4, "OAI-R01, OAI-R02, OAI-R04, CLI-06: %zu", cols);
+    char *hd = strndup(head, (size_t)(end - head));
+    cr_assert(strstr(hd, "data-c=\"OAI-R04\""));
+    cr_assert(strstr(hd, "data-c=\"OAI-R02\""), "a mismatch applies");
+    cr_assert_null(strstr(hd, "data-c=\"ANT-R01\""), "a check that only skipped gets no column");
+    cr_assert_null(strstr(hd, "data-c=\"HER-01\""), "nor one never judged");
+    cr_assert_null(strstr(h.data, "data-c=\"ANT-R01\""));
+    cr_assert(strstr(h.data, "4 of "));
+    free(hd);
+    /* a skipped fixture neither adds columns nor shows by default */
+    tw_rep_fixture *s = tw_report_add_fixture(&r, "hermes/x", "fixtures/hermes/x.json", "hermes");
+    s->skipped = true;
+    tw_rep_exchange *e = tw_report_add_exchange(s);
+    tw_report_add_check(e, "HER-01", TW_V_FAIL, TW_EXPECT_NOT_FAIL, -1, "not run");
+    tw_report_summarise(&r);
+    tw_buf h2 = {0};
+    cr_assert_eq(tw_report_to_html(&r, &h2), TW_OK);
+    cr_assert_null(strstr(h2.data, "<th class=v data-c=\"HER-01\""));
+    cr_assert(strstr(h2.data, "<tr class=\"notrun\" data-f=3>"));
+    tw_buf_free(&h2);
+    tw_buf_free(&h);
+    tw_report_free(&r);
+}
+
+Test(reports, html_comparison_marks_differences)
+{
+    tw_report a, b;
+    sample(&a, "one", TW_V_PASS);
+    sample(&b, "two", TW_V_FAIL);
+    b.fx[0].ex[0].result = TW_V_FAIL;
+    b.fx[0].ex[0].result_detail = strdup("finish_reason: expected stop, got length");
+    tw_report_summarise(&b);
+    tw_report both[2] = {a, b};
+    tw_buf h = {0};
+    cr_assert_eq(tw_compare_html(both, 2, &h), TW_OK);
+    cr_assert(strstr(h.data, "<p id=legend>"));
+    cr_assert(strstr(h.data, "<p id=common>1 fixtures ran on at least two backends (1 on every one)"));
+    const char *row = strstr(h.data, "<td>OAI-R04</td>");
+    cr_assert(row, "the differing check has a row");
+    const char *end = strstr(row, "</tr>");
+    char *r4 = strndup(row, (size_t)(end - row));
+    cr_assert(strstr(r4, "<td class=\"pass\""), "%s", r4);
+    cr_assert(strstr(r4, "<td class=\"fail mm diff\" title=\"MISMATCH: failed, not expected: arguments"), "%s", r4);
+    free(r4);
+    cr_assert_null(strstr(h.data, "<td>OAI-R01</td>"), "checks that agree are not listed");
+    row = strstr(h.data, "<td>result</td>");
+    cr_assert(row, "a differing result has a row");
+    cr_assert(strstr(row, "finish_reason: expected stop, got length"));
+    cr_assert_null(strstr(h.data, "id=nodiff"));
+    tw_buf_free(&h);
+    tw_report_free(&a);
+    tw_report_free(&b);
+}
+
+Test(reports, html_escapes_hostile_text)
+{
+    const char *evil = "a\"><img src=x onerror=alert(1)>'";
+    tw_report r;
+    tw_report_init(&r, evil, evil);
+    tw_rep_fixture *f = tw_report_add_fixture(&r, evil, evil, "openai");
+    tw_rep_exchange *e = tw_report_add_exchange(f);
+    e->method = strdup("POST");
+    e->path = strdup(evil);
+    e->error = strdup(evil);
+    e->result = TW_V_FAIL;
+    e->result_detail = strdup("</script><script>alert(2)</script><!--");
+    tw_report_add_check(e, "OAI-R04", TW_V_FAIL, TW_EXPECT_NOT_FAIL, -1, evil);
+    tw_report_summarise(&r);
+    tw_report both[2] = {r, r};
+    tw_buf h = {0}, c = {0};
+    cr_assert_eq(tw_report_to_html(&r, &h), TW_OK);
+    cr_assert_eq(tw_compare_html(both, 2, &c), TW_OK);
+    const tw_buf *pages[] = {&h, &c};
+    for (size_t i = 0; i < 2; i++) {
+        const char *p = pages[i]->data;
+        cr_assert_null(strstr(p, "<img"), "page %zu: markup from a report is escaped", i);
+        cr_assert_null(strstr(p, "<script>alert"), "page %zu", i);
+        cr_assert_null(strstr(p, "<!--"), "page %zu: no comment opens", i);
+        cr_assert(strstr(p, "a&quot;&gt;&lt;img src=x onerror=alert(1)&gt;&apos;"), "page %zu", i);
+        cr_assert_null(strstr(p, "innerHTML"), "page %zu: the script writes text only", i);
+        size_t scripts = 0;
+        for (const char *s = p; (s = strstr(s, "</script>")); s++)
+            scripts++;
+        cr_assert_eq(scripts, i == 0 ? 2 : 1, "page %zu: only its own script elements close", i);
+    }
+    tw_buf_free(&h);
+    tw_buf_free(&c);
+    tw_report_free(&r);
 }

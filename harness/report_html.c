@@ -1,0 +1,496 @@
+/*
+ * The HTML pages of the reports (report.h): one backend's matrix of checks
+ * and the comparison of several backends. Each page is self-contained (styles,
+ * script and data inline; nothing is fetched) and reads without its script:
+ * the matrix is rendered here, the script only filters rows and shows the
+ * evidence of a clicked cell.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "report_int.h"
+
+/* JSON for a <script> element: no '<' at all (JSON has it only inside strings, where
+ * \u003c reads the same), so the data can neither close its element nor open a comment. */
+static void script_json(tw_buf *out, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '<')
+            tw_buf_puts(out, "\\u003c");
+        else
+            tw_buf_putc(out, s[i]);
+    }
+}
+
+/* One cell of the matrix: what a check said over a fixture's exchanges,
+ * in increasing order of weight (the heaviest exchange names the cell). */
+typedef enum cell_kind { CELL_NA = 0, CELL_SKIP, CELL_PASS, CELL_XFAIL, CELL_XPASS, CELL_FAIL } cell_kind;
+
+static const char *const cell_class[] = {"na", "skip", "pass", "xfail", "xpass mm", "fail mm"};
+static const char *const cell_mark[] = {"", "·", "✓", "✗", "!", "✗"};
+static const char *const cell_title[] = {
+    "n/a: the check does not apply here", "skipped", "pass", "failed, as the fixture expects (or advisory)",
+    "MISMATCH: expected to fail, did not", "MISMATCH: failed, not expected"};
+
+static cell_kind check_kind(const tw_rep_check *c)
+{
+    if (!c->match)
+        return c->verdict == TW_V_FAIL ? CELL_FAIL : CELL_XPASS;
+    return c->verdict == TW_V_FAIL ? CELL_XFAIL : c->verdict == TW_V_PASS ? CELL_PASS : CELL_SKIP;
+}
+
+static const char html_style[] =
+    "<style>\n"
+    "body{font:14px/1.4 system-ui,-apple-system,Segoe UI,sans-serif;margin:1em 1.2em 12em;color:#1b1f24}\n"
+    "h1{font-size:1.4em;margin:.2em 0}h2{font-size:1.15em}table{border-collapse:collapse}\n"
+    "th,td{border:1px solid #d0d7de;padding:2px 5px;text-align:center}\n"
+    "code{word-break:break-all}\n"
+    ".wrap{max-width:100%;overflow-x:auto}\n"
+    "#m thead th,#cmp thead th{position:sticky;top:0;background:#f6f8fa;z-index:2}\n"
+    "#m th.v{writing-mode:vertical-rl;transform:rotate(180deg);font-weight:normal;font-size:11px;"
+    "padding:3px 1px;white-space:nowrap;max-height:7em}\n"
+    "#m td.c,#m td.http{padding:1px 2px;min-width:15px;font-size:12px;cursor:pointer}\n"
+    "#m .fx{position:sticky;left:0;z-index:1;background:#fff;text-align:left;white-space:nowrap;"
+    "max-width:300px;overflow:hidden;text-overflow:ellipsis}\n"
+    "#m thead th.fx{z-index:3;background:#f6f8fa}\n"
+    "#cmp td.fx{text-align:left;white-space:nowrap}\n"
+    ".err{color:#cf222e;font-size:12px}\n"
+    ".pass{background:#dafbe1;color:#1a7f37}\n"
+    ".xfail{background:#fff8c5;color:#7d4e00}\n"
+    ".fail{background:#cf222e;color:#fff;font-weight:bold}\n"
+    ".xpass{background:#fff;color:#cf222e;font-weight:bold;box-shadow:inset 0 0 0 2px #cf222e}\n"
+    ".skip{color:#8c959f}.na{background:#f6f8fa}\n"
+    ".hok{color:#57606a}.herr{background:#ffebe9;color:#cf222e;font-weight:bold}"
+    ".terr{background:#6e7781;color:#fff;font-weight:bold}\n"
+    ".diff{box-shadow:inset 0 0 0 2px #0969da}\n"
+    "#responses td:first-child{text-align:left}\n"
+    "#legend span.k{display:inline-block;min-width:1.4em;border:1px solid #d0d7de;text-align:center;margin:0 .2em 0 .8em}\n"
+    "#detail{position:fixed;left:0;right:0;bottom:0;background:#f6f8fa;border-top:2px solid #d0d7de;"
+    "padding:.5em 1em;max-height:35vh;overflow:auto;white-space:pre-wrap;font-family:ui-monospace,monospace;"
+    "font-size:12px;margin:0;z-index:5}\n"
+    ".ok{color:#1a7f37}.bad{color:#cf222e}\n"
+    "</style>\n";
+
+static const char html_legend[] =
+    "<p id=legend>"
+    "<span class=\"k pass\">✓</span>pass"
+    "<span class=\"k xfail\">✗</span>failed as the fixture expects (or advisory)"
+    "<span class=\"k fail mm\">✗</span>failed, not expected (mismatch)"
+    "<span class=\"k xpass mm\">!</span>expected to fail, did not (mismatch)"
+    "<span class=\"k skip\">·</span>skipped"
+    "<span class=\"k na\">&nbsp;</span>n/a"
+    "<br>result column: <span class=\"k pass\">=</span>the decoded result is the expected one"
+    "<span class=\"k fail mm\">≠</span>it differs (mismatch). HTTP column: "
+    "<span class=\"k hok\">200</span>status <span class=\"k herr\">404</span>error status "
+    "<span class=\"k terr\">✕</span>no response or the transfer broke. Click a cell for its evidence.</p>\n";
+
+static const char html_script[] =
+    "<script>\n"
+    "(function(){\n"
+    "var R=JSON.parse(document.getElementById('data').textContent);\n"
+    "var D=document.getElementById('detail');\n"
+    "function show(fi,id){var fx=R.fixtures[fi];if(!fx)return;"
+    "var s=fx.name+'  '+(id==='http'?'HTTP':id)+'\\n'+(fx.file?fx.file+'\\n':'')+(fx.note?'note: '+fx.note+'\\n':'');"
+    "fx.exchanges.forEach(function(e){var o=e.status?'HTTP '+e.status:'no response';"
+    "if(e.error)o+=(e.status?', transfer broke: ':': ')+e.error;"
+    "s+='\\n#'+e.index+' '+e.method+' '+e.path+(e.stream?' (stream)':'')+' -> '+o;"
+    "if(id==='result'){var r=e.result||{};if(r.verdict==='fail')s+='\\n  the result DIFFERS from the expected one:\\n  '+(r.detail||'');"
+    "else if(r.verdict==='pass')s+='\\n  the result is the expected one';else s+='\\n  no expected result';}"
+    "else if(id!=='http'){e.checks.forEach(function(c){if(c.id!==id)return;"
+    "s+='\\n  '+c.verdict+' (expected '+c.expected+(c.match?'':', MISMATCH')+')'+(c.offset>=0?'  @'+c.offset:'')"
+    "+'\\n  '+c.evidence;});}});"
+    "D.textContent=s;}\n"
+    "document.getElementById('m').addEventListener('click',function(ev){var td=ev.target.closest('td[data-c]');"
+    "if(!td)return;show(+td.parentNode.getAttribute('data-f'),td.getAttribute('data-c'));});\n"
+    "var F=document.getElementById('filter');\n"
+    "function filt(){var v=F.value,rows=document.querySelectorAll('#m tbody tr');for(var i=0;i<rows.length;i++){"
+    "var c=rows[i].classList;var keep=v==='all'||(!c.contains('notrun')&&(v==='run'||c.contains(v)));"
+    "rows[i].style.display=keep?'':'none';}}\n"
+    "F.addEventListener('change',filt);filt();\n"
+    "})();\n"
+    "</script>\n";
+
+/* The checks that said something in this run: a pass, a fail or a mismatch
+ * on a fixture that ran. applied[] follows the catalog. */
+static size_t applied_checks(const tw_report *r, bool *applied, size_t nc)
+{
+    memset(applied, 0, nc * sizeof *applied);
+    size_t n = 0;
+    for (size_t i = 0; i < r->nfx; i++) {
+        if (r->fx[i].skipped)
+            continue;
+        for (size_t k = 0; k < r->fx[i].nex; k++)
+            for (size_t c = 0; c < r->fx[i].ex[k].nchecks; c++) {
+                const tw_rep_check *ch = &r->fx[i].ex[k].checks[c];
+                int d = tw_check_index(ch->id);
+                if (d < 0 || (size_t)d >= nc || applied[d])
+                    continue;
+                if (ch->verdict != TW_V_SKIP || !ch->match) {
+                    applied[d] = true;
+                    n++;
+                }
+            }
+    }
+    return n;
+}
+
+/* The HTTP cell: the worst outcome of the fixture's exchanges. */
+static void http_cell(tw_buf *out, const tw_rep_fixture *f)
+{
+    if (f->skipped) {
+        tw_buf_puts(out, "<td class=\"http na\" data-c=http></td>");
+        return;
+    }
+    const tw_rep_exchange *worst = NULL;
+    int wrank = -1;
+    for (size_t k = 0; k < f->nex; k++) {
+        const tw_rep_exchange *e = &f->ex[k];
+        int rank = e->status == 0 ? 3 : (e->error && *e->error) ? 2 : e->status >= 400 ? 1 : 0;
+        if (rank > wrank)
+            worst = e, wrank = rank;
+    }
+    if (!worst) {
+        tw_buf_puts(out, "<td class=\"http terr\" data-c=http title=\"");
+        tw_xml_text(out, f->note ? f->note : "nothing was sent");
+        tw_buf_puts(out, "\">✕</td>");
+        return;
+    }
+    char oc[200];
+    tw_rep_exchange_outcome(worst, oc, sizeof oc);
+    tw_buf_printf(out, "<td class=\"http %s\" data-c=http title=\"", wrank >= 2 ? "terr" : wrank == 1 ? "herr" : "hok");
+    tw_xml_text(out, oc);
+    if (wrank == 3)
+        tw_buf_puts(out, "\">✕</td>");
+    else
+        tw_buf_printf(out, "\">%d%s</td>", worst->status, wrank == 2 ? "✕" : "");
+}
+
+static void matrix_row(tw_buf *out, const tw_rep_fixture *f, size_t fi, const bool *applied, cell_kind *cells,
+                       size_t nc)
+{
+    memset(cells, 0, nc * sizeof *cells);
+    cell_kind res = CELL_NA;
+    bool hf = false, hp = false, hs = false;
+    const char *transport = NULL;
+    for (size_t k = 0; k < f->nex; k++) {
+        const tw_rep_exchange *e = &f->ex[k];
+        if (e->result == TW_V_FAIL)
+            res = CELL_FAIL;
+        else if (e->result == TW_V_PASS && res == CELL_NA)
+            res = CELL_PASS;
+        if (e->error && *e->error && !transport)
+            transport = e->error;
+        for (size_t c = 0; c < e->nchecks; c++) {
+            const tw_rep_check *ch = &e->checks[c];
+            int d = tw_check_index(ch->id);
+            hf = hf || ch->verdict == TW_V_FAIL;
+            hp = hp || ch->verdict == TW_V_PASS;
+            hs = hs || ch->verdict == TW_V_SKIP;
+            cell_kind kd = check_kind(ch);
+            if (d >= 0 && (size_t)d < nc && kd > cells[d])
+                cells[d] = kd;
+        }
+    }
+    if (!f->skipped && f->nex == 0 && f->note)
+        transport = f->note;
+    tw_buf_printf(out, "<tr class=\"%s%s%s%s%s\" data-f=%zu><td class=fx title=\"", f->skipped ? "notrun" : "run",
+                  f->skipped || f->match ? "" : " mismatch", hf && !f->skipped ? " hasfail" : "",
+                  hp && !f->skipped ? " haspass" : "", hs && !f->skipped ? " hasskip" : "", fi);
+    tw_xml_text(out, f->file);
+    tw_buf_puts(out, "\">");
+    if (!f->skipped && !f->match)
+        tw_buf_puts(out, "<b class=bad>≠</b> ");
+    tw_xml_text(out, f->name);
+    if (f->skipped)
+        tw_buf_puts(out, " <i>(not run)</i>");
+    if (transport) {
+        tw_buf_puts(out, " <span class=err>");
+        tw_xml_text(out, transport);
+        tw_buf_puts(out, "</span>");
+    }
+    tw_buf_puts(out, "</td>");
+    http_cell(out, f);
+    if (res == CELL_NA)
+        tw_buf_puts(out, "<td class=\"c na\" data-c=result title=\"no expected result\"></td>");
+    else
+        tw_buf_printf(out, "<td class=\"c res %s\" data-c=result title=\"%s\">%s</td>", cell_class[res],
+                      res == CELL_FAIL ? "MISMATCH: the result differs from the expected one" : "the expected result",
+                      res == CELL_FAIL ? "≠" : "=");
+    size_t ncat;
+    const tw_check_def *defs = tw_checks_catalog(&ncat);
+    for (size_t d = 0; d < nc && d < ncat; d++) {
+        if (!applied[d])
+            continue;
+        tw_buf_printf(out, "<td class=\"c %s\" data-c=\"%s\" title=\"%s: %s\">%s</td>", cell_class[cells[d]],
+                      defs[d].id, defs[d].id, cell_title[cells[d]], cell_mark[cells[d]]);
+    }
+    tw_buf_puts(out, "</tr>\n");
+}
+
+tw_status tw_report_to_html(const tw_report *r, tw_buf *out)
+{
+    size_t nc;
+    const tw_check_def *defs = tw_checks_catalog(&nc);
+    bool *applied = calloc(nc ? nc : 1, sizeof *applied);
+    cell_kind *cells = calloc(nc ? nc : 1, sizeof *cells);
+    tw_buf json = {0};
+    tw_status st = applied && cells ? tw_report_to_json(r, &json) : TW_ERR_NOMEM;
+    if (st != TW_OK) {
+        free(applied);
+        free(cells);
+        tw_buf_free(&json);
+        return st;
+    }
+    size_t napplied = applied_checks(r, applied, nc);
+    tw_buf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+                     "<meta name=\"viewport\" content=\"width=device-width\">\n<title>toolwire: ");
+    tw_xml_text(out, r->backend);
+    tw_buf_puts(out, "</title>\n");
+    tw_buf_puts(out, html_style);
+    tw_buf_puts(out, "</head><body>\n<h1>toolwire conformance: ");
+    tw_xml_text(out, r->backend);
+    tw_buf_puts(out, "</h1>\n<p>");
+    tw_buf_puts(out, r->ok ? "<b class=ok>every verdict matches the fixtures' expectations</b>"
+                           : "<b class=bad>some verdicts differ from the fixtures' expectations</b>");
+    tw_buf_puts(out, " — target <code>");
+    tw_xml_text(out, r->target);
+    tw_buf_printf(out, "</code>, %s. %zu fixtures (%zu not run), %zu exchanges: %zu pass, %zu fail, %zu skip, "
+                       "%zu mismatches; %zu of %zu checks applied.</p>\n",
+                  r->generated ? r->generated : "", r->n_fixtures, r->n_skipped, r->n_exchanges, r->n_pass,
+                  r->n_fail, r->n_skip, r->n_mismatch, napplied, nc);
+    tw_outcome_tally t;
+    tw_rep_tally_outcomes(r, &t);
+    if (t.n) {
+        tw_buf_puts(out, "<table id=responses><tr><th>response</th><th>exchanges</th></tr>\n");
+        for (size_t j = 0; j < t.n; j++) {
+            bool bad = strncmp(t.what[j], "HTTP ", 5) != 0 || atoi(t.what[j] + 5) >= 400 ||
+                       strchr(t.what[j], ',') != NULL;
+            tw_buf_printf(out, "<tr><td class=\"%s\">", bad ? "herr" : "hok");
+            tw_xml_text(out, t.what[j]);
+            tw_buf_printf(out, "</td><td>%zu</td></tr>\n", t.count[j]);
+        }
+        tw_buf_puts(out, "</table>\n");
+    }
+    tw_buf_puts(out, html_legend);
+    tw_buf_puts(out, "<p><label>show <select id=filter><option value=run selected>fixtures this backend ran</option>"
+                     "<option value=all>all fixtures</option>"
+                     "<option value=mismatch>mismatches</option><option value=hasfail>with a failing check</option>"
+                     "<option value=haspass>with a passing check</option>"
+                     "<option value=hasskip>with a skipped check</option></select></label></p>\n");
+    tw_buf_puts(out, "<div class=wrap><table id=m>\n<thead><tr><th class=fx>fixture</th><th class=v>HTTP</th>"
+                     "<th class=v>result</th>");
+    for (size_t d = 0; d < nc; d++) {
+        if (!applied[d])
+            continue;
+        tw_buf_printf(out, "<th class=v data-c=\"%s\" title=\"%s (%s): ", defs[d].id, defs[d].id,
+                      tw_severity_name(defs[d].sev));
+        tw_xml_text(out, defs[d].rule);
+        tw_buf_printf(out, "\">%s</th>", defs[d].id);
+    }
+    tw_buf_puts(out, "</tr></thead>\n<tbody>\n");
+    for (size_t i = 0; i < r->nfx; i++)
+        matrix_row(out, &r->fx[i], i, applied, cells, nc);
+    tw_buf_puts(out, "</tbody></table></div>\n<pre id=detail>click a cell for its evidence</pre>\n");
+    tw_buf_puts(out, "<script type=\"application/json\" id=\"data\">");
+    script_json(out, json.data, json.len);
+    tw_buf_puts(out, "</script>\n");
+    tw_buf_puts(out, html_script);
+    tw_buf_puts(out, "</body></html>\n");
+    tw_buf_free(&json);
+    free(applied);
+    free(cells);
+    return TW_OK;
+}
+
+/* ================================================================ comparison */
+
+#define CMP_MAX_BACKENDS 64
+#define CMP_MAX_ROWS 2000
+
+typedef struct hcmp_ctx {
+    const tw_report *r;
+    size_t n;
+    tw_buf *out;
+    size_t rows;
+} hcmp_ctx;
+
+/* One exchange's expected-result verdict in a report; NULL when not run. */
+static const tw_rep_exchange *find_exchange(const tw_report *r, const char *fx, size_t ex)
+{
+    for (size_t i = 0; i < r->nfx; i++) {
+        if (r->fx[i].skipped || strcmp(r->fx[i].name, fx) != 0)
+            continue;
+        for (size_t k = 0; k < r->fx[i].nex; k++)
+            if (r->fx[i].ex[k].index == ex)
+                return &r->fx[i].ex[k];
+    }
+    return NULL;
+}
+
+static void cmp_cell(tw_buf *out, cell_kind kd, bool run, bool differs, const char *evidence, const char *label)
+{
+    tw_buf_printf(out, "<td class=\"%s%s\" title=\"", run ? cell_class[kd] : "na", differs ? " diff" : "");
+    tw_xml_text(out, run ? cell_title[kd] : "not run on this backend");
+    if (evidence && *evidence) {
+        tw_buf_puts(out, ": ");
+        tw_xml_text(out, evidence);
+    }
+    tw_buf_printf(out, "\">%s</td>", run ? label : "—");
+}
+
+static void hcmp_row(void *u, const char *fx, size_t ex, const char *id)
+{
+    hcmp_ctx *c = u;
+    size_t n = c->n < CMP_MAX_BACKENDS ? c->n : CMP_MAX_BACKENDS;
+    const tw_rep_check *ch[CMP_MAX_BACKENDS];
+    bool run[CMP_MAX_BACKENDS];
+    tw_verdict v[CMP_MAX_BACKENDS];
+    size_t present = 0, first = n;
+    bool differ = false;
+    for (size_t a = 0; a < n; a++) {
+        ch[a] = tw_rep_find_check(&c->r[a], fx, ex, id, &run[a]);
+        v[a] = ch[a] ? ch[a]->verdict : TW_V_SKIP;
+        if (!run[a])
+            continue;
+        present++;
+        if (first == n)
+            first = a;
+        else if (v[a] != v[first])
+            differ = true;
+    }
+    if (present >= 2 && differ && c->rows++ < CMP_MAX_ROWS) {
+        tw_buf_puts(c->out, "<tr><td class=fx>");
+        tw_xml_text(c->out, fx);
+        tw_buf_printf(c->out, "</td><td>%zu</td><td>%s</td>", ex, id);
+        for (size_t a = 0; a < n; a++) {
+            cell_kind kd = ch[a] ? check_kind(ch[a]) : CELL_SKIP;
+            const char *label = ch[a] ? tw_verdict_name(ch[a]->verdict) : "skip";
+            cmp_cell(c->out, kd, run[a], run[a] && a != first && v[a] != v[first], ch[a] ? ch[a]->evidence : NULL,
+                     label);
+        }
+        tw_buf_puts(c->out, "</tr>\n");
+    }
+    if (tw_check_index(id) != 0)
+        return;
+    /* once per exchange: the expected result */
+    const tw_rep_exchange *e[CMP_MAX_BACKENDS];
+    present = 0;
+    first = n;
+    differ = false;
+    for (size_t a = 0; a < n; a++) {
+        e[a] = find_exchange(&c->r[a], fx, ex);
+        if (!e[a])
+            continue;
+        present++;
+        if (first == n)
+            first = a;
+        else if (e[a]->result != e[first]->result || e[a]->status != e[first]->status)
+            differ = true;
+    }
+    if (present < 2 || !differ || c->rows++ >= CMP_MAX_ROWS)
+        return;
+    tw_buf_puts(c->out, "<tr><td class=fx>");
+    tw_xml_text(c->out, fx);
+    tw_buf_printf(c->out, "</td><td>%zu</td><td>result</td>", ex);
+    for (size_t a = 0; a < n; a++) {
+        char label[64] = "";
+        cell_kind kd = CELL_SKIP;
+        if (e[a]) {
+            kd = e[a]->result == TW_V_FAIL ? CELL_FAIL : e[a]->result == TW_V_PASS ? CELL_PASS : CELL_SKIP;
+            char oc[48];
+            tw_rep_exchange_outcome(e[a], oc, sizeof oc);
+            snprintf(label, sizeof label, "%s, %s", e[a]->result == TW_V_FAIL ? "≠" : "=", oc);
+        }
+        bool differs = e[a] && a != first &&
+                       (e[a]->result != e[first]->result || e[a]->status != e[first]->status);
+        cmp_cell(c->out, kd, e[a] != NULL, differs, e[a] ? e[a]->result_detail : NULL, label);
+    }
+    tw_buf_puts(c->out, "</tr>\n");
+}
+
+/* Fixtures that at least two reports ran, and that every report ran. */
+static void fixtures_in_common(const tw_report *r, size_t n, size_t *two, size_t *all)
+{
+    *two = *all = 0;
+    for (size_t a = 0; a < n; a++)
+        for (size_t i = 0; i < r[a].nfx; i++) {
+            const tw_rep_fixture *f = &r[a].fx[i];
+            if (f->skipped)
+                continue;
+            bool earlier = false;
+            size_t ran = 0;
+            for (size_t b = 0; b < n; b++)
+                for (size_t j = 0; j < r[b].nfx; j++)
+                    if (!r[b].fx[j].skipped && strcmp(r[b].fx[j].name, f->name) == 0) {
+                        earlier = earlier || b < a;
+                        ran++;
+                        break;
+                    }
+            if (earlier)
+                continue;
+            if (ran >= 2)
+                (*two)++;
+            if (ran == n)
+                (*all)++;
+        }
+}
+
+tw_status tw_compare_html(const tw_report *r, size_t n, tw_buf *out)
+{
+    size_t shown = n < CMP_MAX_BACKENDS ? n : CMP_MAX_BACKENDS;
+    tw_buf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+                     "<meta name=\"viewport\" content=\"width=device-width\">\n"
+                     "<title>toolwire: backends compared</title>\n");
+    tw_buf_puts(out, html_style);
+    tw_buf_puts(out, "</head><body>\n<h1>toolwire: backends compared</h1>\n");
+    tw_buf_puts(out, "<table id=backends><thead><tr><th>backend</th><th>target</th><th>fixtures run</th><th>pass</th>"
+                     "<th>fail</th><th>skip</th><th>mismatches</th></tr></thead>\n");
+    for (size_t a = 0; a < n; a++) {
+        tw_buf_puts(out, "<tr><td>");
+        tw_xml_text(out, r[a].backend);
+        tw_buf_puts(out, "</td><td><code>");
+        tw_xml_text(out, r[a].target);
+        tw_buf_printf(out, "</code></td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td><td class=\"%s\">%zu</td></tr>\n",
+                      r[a].n_fixtures - r[a].n_skipped, r[a].n_pass, r[a].n_fail, r[a].n_skip,
+                      r[a].n_mismatch ? "herr" : "hok", r[a].n_mismatch);
+    }
+    tw_buf_puts(out, "</table>\n");
+    size_t two, all;
+    fixtures_in_common(r, n, &two, &all);
+    tw_buf_printf(out, "<h2>Where the backends differ</h2>\n<p id=common>%zu fixtures ran on at least two backends "
+                       "(%zu on every one). Listed: each check, and each exchange's result and HTTP status, whose "
+                       "verdict differs between backends that ran it; a blue outline marks a cell that differs "
+                       "from the first backend of its row; — means the backend did not run the fixture. "
+                       "Hover or click a cell for its evidence. <label><input type=checkbox id=onlyfail> rows "
+                       "with a failure only</label></p>\n",
+                  two, all);
+    tw_buf_puts(out, html_legend);
+    tw_buf_puts(out, "<div class=wrap><table id=cmp><thead><tr><th>fixture</th><th>exchange</th><th>check</th>");
+    for (size_t a = 0; a < shown; a++) {
+        tw_buf_puts(out, "<th>");
+        tw_xml_text(out, r[a].backend);
+        tw_buf_puts(out, "</th>");
+    }
+    tw_buf_puts(out, "</tr></thead>\n<tbody>\n");
+    hcmp_ctx c = {r, n, out, 0};
+    tw_rep_each_key(r, n, hcmp_row, &c);
+    tw_buf_puts(out, "</tbody></table></div>\n");
+    if (c.rows == 0)
+        tw_buf_puts(out, "<p id=nodiff>No differences: every check gives the same verdict on every backend that "
+                         "ran it.</p>\n");
+    else if (c.rows > CMP_MAX_ROWS)
+        tw_buf_printf(out, "<p>… %zu rows in all; the first %d are shown.</p>\n", c.rows, CMP_MAX_ROWS);
+    tw_buf_puts(out, "<pre id=detail>click a cell for its evidence</pre>\n");
+    tw_buf_puts(out, "<script>\n(function(){\nvar D=document.getElementById('detail');\n"
+                     "document.getElementById('cmp').addEventListener('click',function(ev){"
+                     "var td=ev.target.closest('td[title]');if(!td)return;var tr=td.parentNode;"
+                     "D.textContent=tr.cells[0].textContent+' #'+tr.cells[1].textContent+' '+tr.cells[2].textContent"
+                     "+'\\n'+td.getAttribute('title');});\n"
+                     "document.getElementById('onlyfail').addEventListener('change',function(e){"
+                     "var rows=document.querySelectorAll('#cmp tbody tr');for(var i=0;i<rows.length;i++){"
+                     "rows[i].style.display=(e.target.checked&&!rows[i].querySelector('td.fail,td.xfail'))?'none':'';}});\n"
+                     "})();\n</script>\n</body></html>\n");
+    return TW_OK;
+}
