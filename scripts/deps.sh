@@ -3,9 +3,14 @@
 #   scripts/deps.sh           the build and the main job
 #   scripts/deps.sh --node    also Node.js and npm (the tests that drive real SDKs), from
 #                             Debian's packages when no node/npm is on the PATH yet
+#   scripts/deps.sh --bench   also wrk (the HTTP part of scripts/bench.sh)
 set -euo pipefail
 with_node=0
-[ "${1:-}" = "--node" ] && with_node=1
+with_bench=0
+for a in "$@"; do
+  [ "$a" = "--node" ] && with_node=1
+  [ "$a" = "--bench" ] && with_bench=1
+done
 
 PKGS=(
   gcc make cmake pkg-config git ca-certificates
@@ -24,6 +29,10 @@ done
 if [ "$with_node" -eq 1 ]; then
   command -v node >/dev/null 2>&1 || missing+=(nodejs)
   command -v npm >/dev/null 2>&1 || missing+=(npm)
+fi
+
+if [ "$with_bench" -eq 1 ]; then
+  command -v wrk >/dev/null 2>&1 || missing+=(wrk)
 fi
 
 if [ "${#missing[@]}" -eq 0 ]; then
