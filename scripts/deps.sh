@@ -4,15 +4,18 @@
 #   scripts/deps.sh --node    also Node.js and npm (the tests that drive real SDKs), from
 #                             Debian's packages when no node/npm is on the PATH yet
 #   scripts/deps.sh --browser also Debian's chromium (the tests that load the HTML reports)
+#   scripts/deps.sh --bench   also wrk (the HTTP part of scripts/bench.sh)
 #                             (options combine: --node --browser)
 set -euo pipefail
 with_node=0
 with_browser=0
+with_bench=0
 for arg in "$@"; do
   case "$arg" in
     --node) with_node=1 ;;
     --browser) with_browser=1 ;;
-    *) echo "usage: scripts/deps.sh [--node] [--browser]" >&2; exit 2 ;;
+    --bench) with_bench=1 ;;
+    *) echo "usage: scripts/deps.sh [--node] [--browser] [--bench]" >&2; exit 2 ;;
   esac
 done
 
@@ -36,6 +39,10 @@ if [ "$with_node" -eq 1 ]; then
 fi
 if [ "$with_browser" -eq 1 ] && ! dpkg-query -W -f='${Status}' chromium 2>/dev/null | grep -q "install ok installed"; then
   missing+=(chromium)
+fi
+
+if [ "$with_bench" -eq 1 ]; then
+  command -v wrk >/dev/null 2>&1 || missing+=(wrk)
 fi
 
 if [ "${#missing[@]}" -eq 0 ]; then

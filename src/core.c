@@ -309,7 +309,11 @@ const char *tw_memmem(const char *hay, size_t hlen, const char *needle, size_t n
 size_t tw_partial_suffix(const char *buf, size_t len, const char *tag, size_t tlen)
 {
     size_t k = tlen - 1 < len ? tlen - 1 : len;
-    for (; k > 0; k--) {
+    /* the longest candidate starts at the first tag[0] of the tail */
+    const char *first = k ? memchr(buf + len - k, tag[0], k) : NULL;
+    if (!first)
+        return 0;
+    for (k = (size_t)(buf + len - first); k > 0; k--) {
         if (memcmp(buf + len - k, tag, k) == 0)
             return k;
     }

@@ -13,13 +13,16 @@ size_t tw_json_depth(const char *buf, size_t len, size_t max_depth)
 {
     size_t depth = 0, deepest = 0;
     size_t i = 0;
+    const char *qnext = NULL; /* the next '"', kept across escapes */
     while (i < len) {
         unsigned char c = (unsigned char)buf[i];
         if (c == '"') {
             /* skip the string: find the closing quote not escaped */
             i++;
             for (;;) {
-                const char *q = memchr(buf + i, '"', len - i);
+                const char *q = qnext;
+                if (!q || q < buf + i)
+                    q = qnext = memchr(buf + i, '"', len - i);
                 if (!q)
                     return deepest;
                 const char *b = memchr(buf + i, '\\', (size_t)(q - (buf + i)));
@@ -60,18 +63,31 @@ typedef struct spell_cursor {
     const char *b;
     size_t n;
     size_t i;
+    const size_t *pos; /* when a scan recorded them: start and end of each number token */
+    size_t npos, k;
+    const char *q; /* the next '"' found, kept across escapes */
 } spell_cursor;
 
 /* The next number token of the text outside strings (cJSON builds its tree
  * in document order, so the k-th number node is the k-th token). */
 static bool next_number(spell_cursor *c, size_t *start, size_t *end)
 {
+    if (c->pos) {
+        if (c->k >= c->npos)
+            return false;
+        *start = c->pos[2 * c->k];
+        *end = c->pos[2 * c->k + 1];
+        c->k++;
+        return true;
+    }
     while (c->i < c->n) {
         unsigned char ch = (unsigned char)c->b[c->i];
         if (ch == '"') {
             c->i++;
             for (;;) {
-                const char *q = memchr(c->b + c->i, '"', c->n - c->i);
+                const char *q = c->q;
+                if (!q || q < c->b + c->i)
+                    q = c->q = memchr(c->b + c->i, '"', c->n - c->i);
                 if (!q) {
                     c->i = c->n;
                     return false;
@@ -128,10 +144,17 @@ static tw_status spell_rec(spell_cursor *c, cJSON *v)
 }
 
 /* Keep each number node's source spelling in its valuestring (one linear
- * pass over the text; the tree's depth was bounded before parsing). */
-static tw_status spell_numbers(const char *buf, size_t len, cJSON *root)
+ * pass over the text, or over the token positions the scan recorded in nums;
+ * the tree's depth was bounded before parsing). */
+static tw_status spell_numbers(const char *buf, size_t len, const tw_buf *nums, cJSON *root)
 {
-    spell_cursor c = {buf, len, 0};
+    spell_cursor c = {buf, len, 0, NULL, 0, 0, NULL};
+    if (nums) {
+        c.pos = nums->len ? (const size_t *)(const void *)nums->data : NULL;
+        c.npos = nums->len / (2 * sizeof(size_t));
+        if (!c.pos)
+            return TW_OK; /* no number in the text */
+    }
     int t = root->type & 0xFF;
     if (t == cJSON_Number || t == cJSON_Array || t == cJSON_Object) {
         cJSON *next = root->next;
@@ -284,8 +307,8 @@ bool tw_json_number_is_integer(const char *s, size_t n)
     return d.m == 0 || d.pexp >= (long long)d.m;
 }
 
-static tw_status parse_plain(const char *buf, size_t len, size_t max_depth, cJSON **out,
-                             tw_json_error *err);
+static tw_status parse_plain(const char *buf, size_t len, size_t max_depth, size_t deepest,
+                             const tw_buf *nums, cJSON **out, tw_json_error *err);
 
 /*
  * Can buf hold a string with U+0000 (a raw 0x00, or a \u escape: \u0000,
@@ -316,7 +339,7 @@ tw_status tw_json_parse(const char *buf, size_t len, size_t max_depth, cJSON **o
             return TW_D_JSON_NUL;
         }
     }
-    return parse_plain(buf, len, max_depth, out, err);
+    return parse_plain(buf, len, max_depth, SIZE_MAX, NULL, out, err);
 }
 
 /* The byte at p as the message shows it: 'c' when printable ASCII, else 0xNN. */
@@ -461,13 +484,17 @@ static bool describe_error(const char *buf, size_t len, size_t max_depth, size_t
     }
 }
 
-static tw_status parse_plain(const char *buf, size_t len, size_t max_depth, cJSON **out,
-                             tw_json_error *err)
+/* deepest: the text's nesting when a scan already measured it, else SIZE_MAX;
+ * nums: the number tokens that scan recorded, or NULL to find them again. */
+static tw_status parse_plain(const char *buf, size_t len, size_t max_depth, size_t deepest,
+                             const tw_buf *nums, cJSON **out, tw_json_error *err)
 {
     *out = NULL;
     if (max_depth == 0 || max_depth > TW_DEPTH_HARD_MAX)
         max_depth = TW_DEPTH_HARD_MAX;
-    if (tw_json_depth(buf, len, max_depth) > max_depth) {
+    if (deepest == SIZE_MAX)
+        deepest = tw_json_depth(buf, len, max_depth);
+    if (deepest > max_depth) {
         if (err) {
             err->code = TW_D_JSON_TOO_DEEP;
             err->offset = 0;
@@ -516,7 +543,7 @@ static tw_status parse_plain(const char *buf, size_t len, size_t max_depth, cJSO
         }
         return TW_ERR_PARSE;
     }
-    tw_status ks = spell_numbers(buf, len, v);
+    tw_status ks = spell_numbers(buf, len, nums, v);
     if (ks != TW_OK) {
         cJSON_Delete(v);
         if (err) {
@@ -578,11 +605,21 @@ tw_jscan_result tw_jscan_feed(tw_jscan *s, const char *p, size_t n, size_t *used
         return (r);                                                            \
     } while (0)
 
+    /* the next '"' from a string's position, found once per run of escapes:
+     * searching again after every escape would re-read the rest of a long
+     * string once per escape */
+    const char *qnext = NULL;
+    bool qnone = false;
     while (i < n) {
         unsigned char c = (unsigned char)p[i];
         switch (s->state) {
         case S_STRING: {
-            const char *q = memchr(p + i, '"', n - i);
+            const char *q = qnext;
+            if (!qnone && (!q || q < p + i)) {
+                q = memchr(p + i, '"', n - i);
+                qnext = q;
+                qnone = !q;
+            }
             size_t lim = q ? (size_t)(q - p) : n;
             const char *b = memchr(p + i, '\\', lim - i);
             if (b) {
@@ -1028,6 +1065,35 @@ size_t tw_json_size(const cJSON *v, size_t cap)
     return n > cap ? cap + 1 : n;
 }
 
+/*
+ * An upper bound of the compact size, from string lengths alone: a string
+ * byte is written as at most 6 bytes (\u00XX; an invalid UTF-8 byte as the
+ * 3 of U+FFFD), a number as its spelling or at most 32 bytes.
+ */
+static size_t bound_rec(const cJSON *v, size_t cap, size_t acc)
+{
+    if (acc > cap)
+        return acc;
+    switch (v->type & 0xFF) {
+    case cJSON_Number: return acc + 32 + (v->valuestring ? strlen(v->valuestring) : 0);
+    case cJSON_String: return acc + 2 + 6 * (v->valuestring ? strlen(v->valuestring) : 0);
+    case cJSON_Array:
+    case cJSON_Object:
+        acc += 2;
+        for (const cJSON *c = v->child; c && acc <= cap; c = c->next)
+            acc = bound_rec(c, cap, acc + 4 + (c->string ? 6 * strlen(c->string) : 0));
+        return acc;
+    default: return acc + 5;
+    }
+}
+
+bool tw_json_size_within(const cJSON *v, size_t cap)
+{
+    if (v && bound_rec(v, cap, 0) <= cap)
+        return true; /* the bound fits, so the size does */
+    return tw_json_size(v, cap) <= cap;
+}
+
 /* ===================== accessors ===================== */
 
 cJSON *tw_json_get(const cJSON *obj, const char *key)
@@ -1269,14 +1335,19 @@ static void lint_nonstd(tw_json_lint *out, size_t at, const char *what)
 
 /*
  * The scan; with `ords`, the ordinal (in document order, from 0) of every
- * string token, key or value, that holds U+0000 is appended as a size_t.
+ * string token, key or value, that holds U+0000 is appended as a size_t;
+ * with `nums`, the start and end of every number token outside strings
+ * (the spellings the parse keeps), two size_t each.
  */
-static tw_status lint_run(const char *buf, size_t len, tw_json_lint *out, tw_buf *ords)
+static tw_status lint_run(const char *buf, size_t len, tw_json_lint *out, tw_buf *ords,
+                          tw_buf *nums)
 {
     out->nul = false;
     out->nul_offset = -1;
     out->nonstd_offset = -1;
     out->nonstd_what = NULL;
+    out->depth = 0;
+    size_t depth = 0;
     bool in_str = false, str_nul = false;
     size_t nstr = 0;
     size_t i = 0;
@@ -1299,15 +1370,31 @@ static tw_status lint_run(const char *buf, size_t len, tw_json_lint *out, tw_buf
                     e++;
                 if (!rfc_number(buf + i, e - i))
                     lint_nonstd(out, i, "a number not in RFC 8259 form");
+                if (nums) {
+                    size_t se[2] = {i, e};
+                    tw_status st = tw_buf_append(nums, se, sizeof se);
+                    if (st != TW_OK)
+                        return st;
+                }
                 i = e - 1;
+            } else if (c == '{' || c == '[') {
+                if (++depth > out->depth)
+                    out->depth = depth;
+            } else if ((c == '}' || c == ']') && depth) {
+                depth--;
             } else if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
                 lint_nonstd(out, i, c ? "a control character between tokens"
                                       : "a NUL byte between tokens");
             }
             continue;
         }
-        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\')
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+            /* the run of plain bytes, in one tight loop */
+            while (i + 1 < len && (unsigned char)buf[i + 1] >= 0x20 &&
+                   (unsigned char)buf[i + 1] < 0x80 && buf[i + 1] != '"' && buf[i + 1] != '\\')
+                i++;
             continue;
+        }
         if (c >= 0x80) {
             size_t k = utf8_len((const unsigned char *)buf + i, len - i);
             if (k == 0)
@@ -1353,7 +1440,7 @@ static tw_status lint_run(const char *buf, size_t len, tw_json_lint *out, tw_buf
 
 void tw_json_lint_scan(const char *buf, size_t len, tw_json_lint *out)
 {
-    (void)lint_run(buf, len, out, NULL);
+    (void)lint_run(buf, len, out, NULL, NULL);
 }
 
 bool tw_json_tainted(const cJSON *v)
@@ -1412,11 +1499,13 @@ tw_status tw_json_parse_lint(const char *buf, size_t len, size_t max_depth, cJSO
                              tw_json_error *err, tw_json_lint *lint)
 {
     tw_buf ords = {0};
-    tw_status st = lint_run(buf, len, lint, &ords);
+    tw_buf nums = {0};
+    tw_status st = lint_run(buf, len, lint, &ords, &nums);
     if (st == TW_OK)
-        st = parse_plain(buf, len, max_depth, out, err);
+        st = parse_plain(buf, len, max_depth, lint->depth, &nums, out, err);
     else
         *out = NULL;
+    tw_buf_free(&nums);
     if (st != TW_OK || !lint->nul) {
         tw_buf_free(&ords);
         return st;

@@ -180,8 +180,9 @@ static void end_thinking_block(tw_text_dec *d)
 
 /* ===================== calls ===================== */
 
-/* Build and check one call from a parsed call object; accept or refuse. */
-static tw_status take_call(tw_text_dec *d, const cJSON *obj, int64_t off)
+/* Build and check one call from a parsed call object; accept or refuse. An
+ * object's arguments are moved out of it into the call, never copied. */
+static tw_status take_call(tw_text_dec *d, cJSON *obj, int64_t off)
 {
     char why[256];
     /* alias, as-string, schema, duplicate id, duplicate key, not RFC 8259 */
@@ -223,9 +224,7 @@ static tw_status take_call(tw_text_dec *d, const cJSON *obj, int64_t off)
             if (!args)
                 return TW_ERR_NOMEM;
         } else if (cJSON_IsObject(ja)) {
-            args = cJSON_Duplicate(ja, 1);
-            if (!args)
-                return TW_ERR_NOMEM;
+            args = cJSON_DetachItemViaPointer(obj, (cJSON *)ja);
         } else if (cJSON_IsString(ja)) {
             tw_json_error e;
             tw_json_lint lint;
@@ -308,7 +307,7 @@ static tw_status take_call(tw_text_dec *d, const cJSON *obj, int64_t off)
 }
 
 /* A parsed payload: an object is one call, an array several. */
-static tw_status take_payload(tw_text_dec *d, const cJSON *v, int64_t off, const tw_json_lint *lint)
+static tw_status take_payload(tw_text_dec *d, cJSON *v, int64_t off, const tw_json_lint *lint)
 {
     if (lint->nonstd_offset >= 0) {
         char m[160];
@@ -329,7 +328,7 @@ static tw_status take_payload(tw_text_dec *d, const cJSON *v, int64_t off, const
         return take_call(d, v, off);
     if (cJSON_IsArray(v)) {
         tw_status st = TW_OK;
-        for (const cJSON *e = v->child; st == TW_OK && e; e = e->next)
+        for (cJSON *e = v->child; st == TW_OK && e; e = e->next)
             st = take_call(d, e, off);
         return st;
     }
@@ -1053,12 +1052,19 @@ static bool block_valid_at(const tw_text_dec *d, const char *p, size_t n)
 
 /* ===================== the think layer ===================== */
 
-/* The live part of t_hold starts at t_cur. */
+/* The live part of the held input starts at t_cur: in t_hold, or in the
+ * caller's buffer (t_ext) while a feed that found nothing held is read in
+ * place. */
 static const char *hdata(const tw_text_dec *d)
 {
+    if (d->t_ext)
+        return d->t_ext + d->t_cur;
     return d->t_hold.data ? d->t_hold.data + d->t_cur : "";
 }
-static size_t hlen(const tw_text_dec *d) { return d->t_hold.len - d->t_cur; }
+static size_t hlen(const tw_text_dec *d)
+{
+    return (d->t_ext ? d->t_ext_len : d->t_hold.len) - d->t_cur;
+}
 
 static bool tag_enabled(const tw_text_dec *d, int tag)
 {
@@ -1175,8 +1181,22 @@ static tw_status think_feed(tw_text_dec *d, const char *p, size_t n)
         tw_buf_consume(&d->t_hold, d->t_cur);
         d->t_cur = 0;
     }
-    if (hlen(d) == 0)
+    if (hlen(d) == 0) {
+        /* nothing held: read the caller's bytes in place and keep only what
+         * stays undecided (a partial tag, an open block), so text passes
+         * through with one copy, into the result */
         d->t_hold_off = d->fed;
+        d->t_ext = p;
+        d->t_ext_len = n;
+        tw_status st = think_process(d, false);
+        size_t used = d->t_cur;
+        d->t_ext = NULL;
+        d->t_ext_len = 0;
+        d->t_cur = 0;
+        if (st == TW_OK && used < n)
+            st = tw_buf_append(&d->t_hold, p + used, n - used);
+        return st;
+    }
     tw_status st = tw_buf_append(&d->t_hold, p, n);
     if (st != TW_OK)
         return st;

@@ -99,7 +99,7 @@ tw_status tw_call_check(const tw_decode_opts *o, const tw_limits *L, tw_result *
                         const char *name, const cJSON *args, char *why, size_t whylen,
                         tw_pending *warns, size_t *nwarn)
 {
-    if (tw_json_size(args, L->max_args_bytes) > L->max_args_bytes) {
+    if (!tw_json_size_within(args, L->max_args_bytes)) {
         snprintf(why, whylen, "arguments exceed max_args_bytes (%zu)", L->max_args_bytes);
         return TW_D_ARGS_TOO_LARGE;
     }

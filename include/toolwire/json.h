@@ -135,6 +135,9 @@ bool tw_json_number_equal(const cJSON *a, const cJSON *b);
 char *tw_json_print(const cJSON *v, size_t *len);
 /* Compact serialised size, stopping early once past `cap` (returns cap + 1). */
 size_t tw_json_size(const cJSON *v, size_t cap);
+/* Does the compact serialisation fit in cap bytes? The same answer as
+ * tw_json_size(v, cap) <= cap, from string lengths alone when their bound fits. */
+bool tw_json_size_within(const cJSON *v, size_t cap);
 
 /* ---- small accessors ---- */
 
@@ -172,6 +175,7 @@ typedef struct tw_json_lint {
     int64_t nul_offset;    /* its first byte (the 0x00 or the backslash), -1 when none */
     int64_t nonstd_offset; /* first byte that is not RFC 8259, -1 when none */
     const char *nonstd_what; /* static description of it, NULL when none */
+    size_t depth;          /* deepest nesting of objects and arrays */
 } tw_json_lint;
 
 void tw_json_lint_scan(const char *buf, size_t len, tw_json_lint *out);

@@ -43,6 +43,8 @@ typedef struct tw_text_dec {
     bool t_forced_start;   /* forced-open: the opening of the input is undecided */
     tw_buf t_hold;         /* raw bytes not yet passed on, from t_cur */
     size_t t_cur;          /* consumed prefix of t_hold, dropped at the next feed */
+    const char *t_ext;     /* during a feed with nothing held: the caller's bytes, read in place */
+    size_t t_ext_len;
     uint64_t t_hold_off;   /* offset of t_hold.data[0] */
     size_t t_text_start;   /* inside: index in t_hold where block text starts */
     size_t t_raw_start;    /* inside: index in t_hold where the block's raw bytes start */

@@ -1,0 +1,754 @@
+/*
+ * The project's benchmark: every decoder on generated inputs, batch and
+ * streamed in 1-, 4-, 16- and 4096-byte pieces, beside memchr and cJSON on the
+ * same bytes in the same process (CPU time of the thread, rounds
+ * interleaved, medians kept, so a busy machine moves both sides alike); peak
+ * memory; then, when wrk is on
+ * the PATH, `toolwire serve` replaying a fixture beside bench_bare_mhd (a
+ * bare libmicrohttpd server, same threading mode) under the same wrk load.
+ * Prints a table and writes OUT/DATE.json and OUT/DATE.md. Asserts nothing.
+ *
+ * usage: bench_all [--out DIR] [--rounds N] [--http-seconds S] [--threads N]
+ *                  [--fixtures DIR] [--no-http]
+ */
+#include <cjson/cJSON.h>
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "toolwire/decode.h"
+#include "toolwire/encode.h"
+
+/* CPU time of this thread: on a shared machine, time spent waiting for a
+ * core is not counted against either side of a comparison. */
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "bench_all: ");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(1);
+}
+
+static void put(tw_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char tmp[8192];
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= sizeof tmp || tw_buf_append(b, tmp, (size_t)n) != TW_OK)
+        die("out of memory");
+}
+
+/* ===================== inputs ===================== */
+
+enum { REF_MEMCHR, REF_CJSON };
+enum { SPAN_TEXT, SPAN_FENCED, SPAN_BODY, SPAN_SSE };
+
+typedef struct span {
+    const char *p;
+    size_t n;
+} span;
+
+typedef struct work {
+    const char *name;
+    const char *format;
+    tw_buf in;
+    int ref;
+    span *spans; /* the JSON documents cJSON parses for the reference */
+    size_t nspans;
+} work;
+
+/* Arguments of about `size` bytes: strings, integers, decimals, a list. */
+static void args_json(tw_buf *b, size_t size, unsigned seed)
+{
+    put(b, "{\"path\": \"src/file_%u.c\", \"mode\": 420, \"ratio\": 0.75, \"lines\": [", seed);
+    for (unsigned i = 0; i < 12; i++)
+        put(b, "%s%u", i ? ", " : "", seed * 7 + i * 13);
+    put(b, "], \"text\": \"");
+    size_t start = b->len;
+    while (b->len - start + 40 < size)
+        put(b, "int x%u = %u; /* \\\"q\\\" */\\n", seed, (unsigned)(b->len % 1000));
+    put(b, "\"}");
+}
+
+static void text_call(tw_buf *b, size_t args, unsigned k, bool fenced)
+{
+    put(b, fenced ? "```tool_call\n" : "<tool_call>\n");
+    put(b, "{\"name\": \"%s\", \"arguments\": ", k % 2 ? "read_file" : "write_file");
+    args_json(b, args, k);
+    put(b, "}\n%s\n", fenced ? "```" : "</tool_call>");
+}
+
+static void prose(tw_buf *b, size_t size)
+{
+    static const char line[] = "The quick brown fox jumps over the lazy dog while the model "
+                               "explains, at length, why the answer is 42 and not 43.\n";
+    size_t end = b->len + size;
+    while (b->len + sizeof line - 1 <= end)
+        if (tw_buf_append(b, line, sizeof line - 1) != TW_OK)
+            die("out of memory");
+}
+
+static void find_spans(work *w, int kind)
+{
+    const char *p = w->in.data, *end = w->in.data + w->in.len;
+    size_t cap = 0;
+    for (;;) {
+        const char *a = NULL, *z = NULL;
+        if (kind == SPAN_BODY) {
+            if (w->nspans)
+                break;
+            a = p, z = end;
+        } else if (kind == SPAN_SSE) {
+            const char *d = tw_memmem(p, (size_t)(end - p), "data: ", 6);
+            if (!d)
+                break;
+            a = d + 6;
+            z = memchr(a, '\n', (size_t)(end - a));
+            if (!z)
+                z = end;
+            if ((size_t)(z - a) == 6 && memcmp(a, "[DONE]", 6) == 0) {
+                p = z;
+                continue;
+            }
+        } else {
+            const char *open = kind == SPAN_FENCED ? "```tool_call\n" : "<tool_call>\n";
+            const char *close = kind == SPAN_FENCED ? "\n```" : "\n</tool_call>";
+            const char *o = tw_memmem(p, (size_t)(end - p), open, strlen(open));
+            if (!o)
+                break;
+            a = o + strlen(open);
+            z = tw_memmem(a, (size_t)(end - a), close, strlen(close));
+            if (!z)
+                break;
+        }
+        if (w->nspans == cap) {
+            cap = cap ? cap * 2 : 16;
+            w->spans = realloc(w->spans, cap * sizeof *w->spans);
+            if (!w->spans)
+                die("out of memory");
+        }
+        w->spans[w->nspans++] = (span){a, (size_t)(z - a)};
+        p = z;
+    }
+}
+
+/* A result with calls of `args` bytes, encoded by a wire encoder. */
+static void wire_input(work *w, const char *encoder, size_t ncalls, size_t args, size_t content)
+{
+    tw_result r;
+    tw_result_init(&r, NULL);
+    prose(&r.msg.content, content);
+    for (size_t i = 0; i < ncalls; i++) {
+        tw_buf a = {0};
+        args_json(&a, args, (unsigned)i);
+        tw_call c;
+        memset(&c, 0, sizeof c);
+        char id[32];
+        snprintf(id, sizeof id, "call_%zu", i + 1);
+        c.id = strdup(id);
+        c.name = strdup(i % 2 ? "read_file" : "write_file");
+        c.arguments = cJSON_ParseWithLength(a.data, a.len);
+        tw_buf_free(&a);
+        if (!c.id || !c.name || !c.arguments || tw_message_add_call(&r.msg, &c) != TW_OK)
+            die("cannot build a call");
+    }
+    r.finish_reason = strdup(ncalls ? "tool_calls" : "stop");
+    tw_encode_opts eo;
+    memset(&eo, 0, sizeof eo);
+    eo.limits.max_output_bytes = 64u << 20;
+    eo.text_fragment = 24;
+    eo.args_fragment = 64;
+    eo.parallel_tool_calls = -1;
+    const tw_encoder_ops *enc = tw_encoder_find(encoder);
+    if (!enc || enc->encode_result(&r, &eo, &w->in) != TW_OK)
+        die("%s: cannot encode", encoder);
+    tw_result_free(&r);
+}
+
+static work *make_works(size_t *n)
+{
+    static work ws[24];
+    size_t k = 0;
+    /* text decoders */
+    ws[k] = (work){.name = "one call, 2 KB arguments", .format = "hermes", .ref = REF_CJSON};
+    text_call(&ws[k].in, 2048, 1, false);
+    find_spans(&ws[k++], SPAN_TEXT);
+    ws[k] = (work){.name = "50 calls of ~100 B", .format = "hermes", .ref = REF_CJSON};
+    for (unsigned i = 0; i < 50; i++)
+        text_call(&ws[k].in, 40, i, false);
+    find_spans(&ws[k++], SPAN_TEXT);
+    ws[k] = (work){.name = "2 KB think + text + 2 calls", .format = "hermes", .ref = REF_MEMCHR};
+    put(&ws[k].in, "<think>");
+    prose(&ws[k].in, 2048);
+    put(&ws[k].in, "</think>\n");
+    prose(&ws[k].in, 100);
+    text_call(&ws[k].in, 20, 1, false);
+    text_call(&ws[k].in, 20, 2, false);
+    k++;
+    ws[k] = (work){.name = "1 MB inside one <think>", .format = "hermes", .ref = REF_MEMCHR};
+    put(&ws[k].in, "<think>");
+    prose(&ws[k].in, 1u << 20);
+    put(&ws[k].in, "</think>\nDone.");
+    k++;
+    ws[k] = (work){.name = "8 MiB of plain content", .format = "hermes", .ref = REF_MEMCHR};
+    prose(&ws[k].in, 8u << 20);
+    k++;
+    ws[k] = (work){.name = "1 MB inside one <think>", .format = "think", .ref = REF_MEMCHR};
+    put(&ws[k].in, "<think>");
+    prose(&ws[k].in, 1u << 20);
+    put(&ws[k].in, "</think>\nDone.");
+    k++;
+    ws[k] = (work){.name = "one call, 2 KB arguments", .format = "fenced", .ref = REF_CJSON};
+    text_call(&ws[k].in, 2048, 1, true);
+    find_spans(&ws[k++], SPAN_FENCED);
+    ws[k] = (work){.name = "50 calls of ~100 B", .format = "proxy", .ref = REF_CJSON};
+    for (unsigned i = 0; i < 50; i++)
+        text_call(&ws[k].in, 40, i, false);
+    find_spans(&ws[k++], SPAN_TEXT);
+    /* wire decoders */
+    static const char *const wires[][2] = {{"openai-response", "openai-response"},
+                                           {"openai-stream", "openai-stream"},
+                                           {"anthropic-response", "anthropic-response"},
+                                           {"anthropic-stream", "anthropic-stream"},
+                                           {"vllm-generate-response", "vllm-generate"}};
+    for (size_t i = 0; i < sizeof wires / sizeof wires[0]; i++) {
+        bool sse = strstr(wires[i][1], "stream") != NULL;
+        ws[k] = (work){.name = "one call, 2 KB arguments", .format = wires[i][1], .ref = REF_CJSON};
+        wire_input(&ws[k], wires[i][0], 1, 2048, 0);
+        find_spans(&ws[k++], sse ? SPAN_SSE : SPAN_BODY);
+        ws[k] = (work){.name = "8 calls of 1 KB + 4 KB text", .format = wires[i][1], .ref = REF_CJSON};
+        wire_input(&ws[k], wires[i][0], 8, 1024, 4096);
+        find_spans(&ws[k++], sse ? SPAN_SSE : SPAN_BODY);
+    }
+    *n = k;
+    return ws;
+}
+
+/* ===================== timing ===================== */
+
+typedef struct job {
+    const work *w;
+    const tw_format_ops *f;
+    const tw_decode_opts *o;
+    size_t chunk; /* 0: batch */
+    size_t calls, errors;
+    tw_status st;
+    void *state; /* the streaming decoder's state, allocated once */
+} job;
+
+/* A streaming client: one state, fed the input in place, piece by piece. */
+static tw_status stream_decode(job *j, tw_result *out)
+{
+    const char *p = j->w->in.data;
+    size_t len = j->w->in.len;
+    memset(j->state, 0, j->f->state_size);
+    tw_status st = j->f->init(j->state, j->o, NULL, NULL);
+    for (size_t off = 0; st == TW_OK && off < len; off += j->chunk)
+        st = j->f->feed(j->state, p + off, len - off < j->chunk ? len - off : j->chunk);
+    if (st == TW_OK)
+        st = j->f->finish(j->state, out);
+    j->f->release(j->state); /* as tw_stream_free does after a finish */
+    return st;
+}
+
+static void op_decode(void *ctx)
+{
+    job *j = ctx;
+    tw_result r;
+    j->st = j->chunk ? stream_decode(j, &r) : j->f->decode(j->w->in.data, j->w->in.len, j->o, &r);
+    if (j->st != TW_OK)
+        return;
+    j->calls = r.msg.ncalls;
+    j->errors = r.errors.len;
+    tw_result_free(&r);
+}
+
+static volatile size_t sink;
+
+static void op_memchr(void *ctx)
+{
+    const work *w = ctx;
+    const char *p = w->in.data, *end = p + w->in.len;
+    size_t hits = 0;
+    while ((p = memchr(p, '<', (size_t)(end - p)))) {
+        hits++;
+        p++;
+    }
+    sink += hits;
+}
+
+static void op_cjson(void *ctx)
+{
+    const work *w = ctx;
+    for (size_t i = 0; i < w->nspans; i++) {
+        cJSON *v = cJSON_ParseWithLength(w->spans[i].p, w->spans[i].n);
+        if (!v)
+            die("%s: cJSON refused a reference payload", w->name);
+        cJSON_Delete(v);
+    }
+}
+
+/* Seconds per run of fn: repeated until min_total has passed. */
+static double time_op(void (*fn)(void *), void *ctx, double min_total)
+{
+    fn(ctx); /* warm */
+    for (size_t n = 1;; n *= 2) {
+        double t0 = now();
+        for (size_t i = 0; i < n; i++)
+            fn(ctx);
+        double t = now() - t0;
+        if (t >= min_total || n >= (1u << 24))
+            return t / (double)n;
+    }
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, dbl_cmp);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* ===================== HTTP ===================== */
+
+typedef struct server {
+    pid_t pid;
+    char url[1024];
+} server;
+
+/* Start argv with stdout on a pipe; the first line it prints is returned in line. */
+static bool spawn(char *const argv[], server *s, char *line, size_t n)
+{
+    int fd[2];
+    if (pipe(fd) != 0)
+        return false;
+    s->pid = fork();
+    if (s->pid < 0)
+        return false;
+    if (s->pid == 0) {
+        dup2(fd[1], 1);
+        close(fd[0]);
+        close(fd[1]);
+        int dn = open("/dev/null", O_WRONLY);
+        if (dn >= 0)
+            dup2(dn, 2);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    close(fd[1]);
+    FILE *f = fdopen(fd[0], "r");
+    bool ok = f && fgets(line, (int)n, f) != NULL;
+    if (f)
+        fclose(f);
+    line[strcspn(line, "\n")] = '\0';
+    return ok;
+}
+
+static void stop(server *s)
+{
+    if (s->pid > 0) {
+        kill(s->pid, SIGTERM);
+        waitpid(s->pid, NULL, 0);
+        s->pid = 0;
+    }
+}
+
+/* VmHWM and VmRSS of a process, in KiB. */
+static void proc_mem(pid_t pid, long *hwm, long *rss)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    *hwm = *rss = -1;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "VmHWM:", 6) == 0)
+            *hwm = atol(line + 6);
+        else if (strncmp(line, "VmRSS:", 6) == 0)
+            *rss = atol(line + 6);
+    }
+    fclose(f);
+}
+
+static size_t curl_sink(char *p, size_t sz, size_t n, void *u)
+{
+    return tw_buf_append(u, p, sz * n) == TW_OK ? sz * n : 0;
+}
+
+/* One request: the answer body and its content type. */
+static bool fetch(const char *url, const char *body, tw_buf *out, char *ctype, size_t clen)
+{
+    CURL *c = curl_easy_init();
+    if (!c)
+        return false;
+    struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, curl_sink);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
+    long code = 0;
+    bool ok = curl_easy_perform(c) == CURLE_OK &&
+              curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK && code == 200;
+    char *ct = NULL;
+    if (ok && curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &ct) == CURLE_OK && ct)
+        snprintf(ctype, clen, "%s", ct);
+    curl_slist_free_all(h);
+    curl_easy_cleanup(c);
+    return ok;
+}
+
+/* wrk's Requests/sec for one run, or -1. */
+static double run_wrk(const char *script, const char *url, int secs)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "wrk -t2 -c16 -d%ds -s '%s' '%s' 2>&1", secs, script, url);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    char line[512];
+    double rps = -1;
+    long errors = 0;
+    while (fgets(line, sizeof line, p)) {
+        if (strncmp(line, "Requests/sec:", 13) == 0)
+            rps = atof(line + 13);
+        if (strstr(line, "Non-2xx") || strstr(line, "Socket errors"))
+            errors++;
+    }
+    pclose(p);
+    return errors ? -1 : rps;
+}
+
+typedef struct http_opts {
+    const char *bindir, *fixtures;
+    int rounds, secs, threads;
+} http_opts;
+
+/* Replay one fixture with serve and the bare server, rounds interleaved. */
+static void http_case(const http_opts *ho, const char *label, const char *fixture, cJSON *arr,
+                      tw_buf *md)
+{
+    char path[1024], line[512], tw[1024], bare[1024], threads[16];
+    snprintf(path, sizeof path, "%s/%s", ho->fixtures, fixture);
+    snprintf(tw, sizeof tw, "%s/toolwire", ho->bindir);
+    snprintf(bare, sizeof bare, "%s/bench_bare_mhd", ho->bindir);
+    snprintf(threads, sizeof threads, "%d", ho->threads);
+    FILE *f = fopen(path, "rb");
+    tw_buf fx = {0};
+    char tmp[4096];
+    size_t got;
+    while (f && (got = fread(tmp, 1, sizeof tmp, f)) > 0)
+        tw_buf_append(&fx, tmp, got);
+    if (f)
+        fclose(f);
+    cJSON *doc = fx.len ? cJSON_ParseWithLength(fx.data, fx.len) : NULL;
+    tw_buf_free(&fx);
+    cJSON *req = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "exchanges"), 0),
+                                     "request");
+    const char *rpath = cJSON_GetStringValue(cJSON_GetObjectItem(req, "path"));
+    char *body = cJSON_PrintUnformatted(cJSON_GetObjectItem(req, "body"));
+    if (!rpath || !body) {
+        printf("%s: %s has no request to replay; skipped\n", label, path);
+        cJSON_Delete(doc);
+        free(body);
+        return;
+    }
+    char script[] = "/tmp/bench_all_XXXXXX";
+    int sfd = mkstemp(script);
+    FILE *sf = sfd >= 0 ? fdopen(sfd, "w") : NULL;
+    if (!sf)
+        die("cannot write the wrk script");
+    fprintf(sf, "wrk.method = \"POST\"\nwrk.headers[\"Content-Type\"] = \"application/json\"\n"
+                "wrk.body = [==[%s]==]\n", body);
+    fclose(sf);
+    server s_tw = {0}, s_bare = {0};
+    char *targv[] = {tw, "serve", "--port", "0", "--quiet", "--threads", threads, path, NULL};
+    const char *on = NULL;
+    if (!spawn(targv, &s_tw, line, sizeof line) || !(on = strstr(line, " on "))) {
+        printf("%s: toolwire serve did not start\n", label);
+        goto out;
+    }
+    snprintf(s_tw.url, sizeof s_tw.url, "%s%s", on + 4, rpath);
+    tw_buf answer = {0};
+    char ctype[128] = "application/json";
+    if (!fetch(s_tw.url, body, &answer, ctype, sizeof ctype)) {
+        printf("%s: toolwire serve did not answer 200\n", label);
+        tw_buf_free(&answer);
+        goto out;
+    }
+    char bodyfile[] = "/tmp/bench_all_XXXXXX";
+    int bfd = mkstemp(bodyfile);
+    if (bfd < 0 || write(bfd, answer.data, answer.len) != (ssize_t)answer.len)
+        die("cannot write the bare server's body");
+    close(bfd);
+    size_t answer_len = answer.len;
+    tw_buf_free(&answer);
+    char *bargv[] = {bare, threads, bodyfile, ctype, NULL};
+    if (!spawn(bargv, &s_bare, line, sizeof line) || atoi(line) <= 0) {
+        printf("%s: bench_bare_mhd did not start\n", label);
+        unlink(bodyfile);
+        goto out;
+    }
+    snprintf(s_bare.url, sizeof s_bare.url, "http://127.0.0.1:%d%s", atoi(line), rpath);
+    double rt[16], rb[16];
+    int n = ho->rounds < 16 ? ho->rounds : 16;
+    cJSON *jt = cJSON_CreateArray(), *jb = cJSON_CreateArray();
+    for (int r = 0; r < n; r++) {
+        rt[r] = run_wrk(script, s_tw.url, ho->secs);
+        rb[r] = run_wrk(script, s_bare.url, ho->secs);
+        cJSON_AddItemToArray(jt, cJSON_CreateNumber(rt[r]));
+        cJSON_AddItemToArray(jb, cJSON_CreateNumber(rb[r]));
+    }
+    long hwm, rss;
+    proc_mem(s_tw.pid, &hwm, &rss);
+    double mt = median(rt, n), mb = median(rb, n);
+    printf("%-44s %10.0f %10.0f %7.2f %9ld\n", label, mt, mb, mb > 0 ? mt / mb : 0, hwm);
+    put(md, "| %s | %zu | %.0f | %.0f | %.2f | %ld |\n", label, answer_len, mt, mb,
+        mb > 0 ? mt / mb : 0, hwm);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "case", label);
+    cJSON_AddStringToObject(o, "fixture", fixture);
+    cJSON_AddNumberToObject(o, "answer_bytes", (double)answer_len);
+    cJSON_AddNumberToObject(o, "serve_rps_median", mt);
+    cJSON_AddNumberToObject(o, "bare_rps_median", mb);
+    cJSON_AddNumberToObject(o, "ratio", mb > 0 ? mt / mb : 0);
+    cJSON_AddItemToObject(o, "serve_rps_rounds", jt);
+    cJSON_AddItemToObject(o, "bare_rps_rounds", jb);
+    cJSON_AddNumberToObject(o, "serve_peak_rss_kib", (double)hwm);
+    cJSON_AddNumberToObject(o, "serve_rss_kib", (double)rss);
+    cJSON_AddItemToArray(arr, o);
+    unlink(bodyfile);
+out:
+    stop(&s_tw);
+    stop(&s_bare);
+    unlink(script);
+    free(body);
+    cJSON_Delete(doc);
+}
+
+/* ===================== main ===================== */
+
+static const char *machine(char *buf, size_t n)
+{
+    char line[512], model[256] = "unknown CPU";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "model name", 10) == 0) {
+            const char *c = strchr(line, ':');
+            snprintf(model, sizeof model, "%.200s", c ? c + 2 : line);
+            model[strcspn(model, "\n")] = '\0';
+            break;
+        }
+    if (f)
+        fclose(f);
+    struct utsname u;
+    uname(&u);
+    double load[3] = {0, 0, 0};
+    f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3)
+            load[0] = -1;
+        fclose(f);
+    }
+    snprintf(buf, n, "%s, %ld CPUs, %s %s, load average %.2f at start", model,
+             sysconf(_SC_NPROCESSORS_ONLN), u.sysname, u.release, load[0]);
+    return buf;
+}
+
+int main(int argc, char **argv)
+{
+    const char *out = "reports/bench";
+    http_opts ho = {NULL, "fixtures", 3, 3, 2};
+    bool http = true;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--no-http") == 0)
+            http = false;
+        else if (v && strcmp(a, "--out") == 0)
+            out = v, i++;
+        else if (v && strcmp(a, "--fixtures") == 0)
+            ho.fixtures = v, i++;
+        else if (v && strcmp(a, "--rounds") == 0 && atoi(v) >= 1 && atoi(v) <= 15)
+            ho.rounds = atoi(v), i++;
+        else if (v && strcmp(a, "--http-seconds") == 0 && atoi(v) >= 1 && atoi(v) <= 600)
+            ho.secs = atoi(v), i++;
+        else if (v && strcmp(a, "--threads") == 0 && atoi(v) >= 1 && atoi(v) <= 256)
+            ho.threads = atoi(v), i++;
+        else {
+            fprintf(stderr, "usage: bench_all [--out DIR] [--rounds 1..15] [--http-seconds S] "
+                            "[--threads N] [--fixtures DIR] [--no-http]\n");
+            return 2;
+        }
+    }
+    char bindir[1024];
+    snprintf(bindir, sizeof bindir, "%s", argv[0]);
+    char *slash = strrchr(bindir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(bindir, sizeof bindir, ".");
+    ho.bindir = bindir;
+
+    char mach[768], date[32], stamp[64];
+    machine(mach, sizeof mach);
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(date, sizeof date, "%Y-%m-%d", &tm);
+    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+
+    size_t nw;
+    work *ws = make_works(&nw);
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    o.limits.max_input_bytes = 64u << 20;
+    o.limits.max_args_bytes = 64u << 20;
+    o.limits.max_diags = 1u << 20;
+
+    cJSON *rep = cJSON_CreateObject();
+    cJSON_AddStringToObject(rep, "date", stamp);
+    cJSON_AddStringToObject(rep, "machine", mach);
+    cJSON_AddStringToObject(rep, "command", "scripts/bench.sh");
+    cJSON_AddNumberToObject(rep, "rounds", ho.rounds);
+    cJSON *rows = cJSON_AddArrayToObject(rep, "decoders");
+    tw_buf md = {0};
+    put(&md, "# Benchmark %s\n\nMachine: %s.\n\nCommand: `scripts/bench.sh` (bench_all); "
+             "decoders: CPU time of the benchmark thread, medians of %d interleaved rounds.\n\n## Decoders\n\n"
+             "| decoder | input | bytes | mode | MB/s | reference | ref MB/s | time / ref | "
+             "time / batch | calls |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+        stamp, mach, ho.rounds);
+    printf("%s\n%-18s %-28s %-11s %9s %-7s %9s %7s %7s %5s\n", mach, "decoder", "input", "mode",
+           "MB/s", "ref", "ref MB/s", "x ref", "x batch", "calls");
+    static const size_t chunks[] = {0, 4096, 16, 4, 1};
+    enum { NM = sizeof chunks / sizeof chunks[0] };
+    for (size_t i = 0; i < nw; i++) {
+        work *w = &ws[i];
+        const tw_format_ops *f = tw_format_find(w->format);
+        if (!f)
+            die("no decoder %s", w->format);
+        double ref[16], dec[NM][16];
+        job jobs[NM];
+        void *state = malloc(f->state_size);
+        if (!state)
+            die("out of memory");
+        int rounds = ho.rounds;
+        for (int r = 0; r < rounds; r++) {
+            ref[r] = time_op(w->ref == REF_CJSON ? op_cjson : op_memchr, w, 0.01);
+            for (size_t m = 0; m < NM; m++) {
+                jobs[m] = (job){w, f, &o, chunks[m], 0, 0, TW_OK, state};
+                dec[m][r] = time_op(op_decode, &jobs[m], 0.01);
+                if (jobs[m].st != TW_OK)
+                    die("%s on %s: %s", w->format, w->name, tw_code_message(jobs[m].st));
+            }
+        }
+        free(state);
+        double mref = median(ref, rounds), mb = 0;
+        const char *rname = w->ref == REF_CJSON ? "cJSON" : "memchr";
+        for (size_t m = 0; m < NM; m++) {
+            double md_t = median(dec[m], rounds);
+            if (m == 0)
+                mb = md_t;
+            char mode[32];
+            snprintf(mode, sizeof mode, chunks[m] ? "stream/%zu" : "batch", chunks[m]);
+            double mbs = (double)w->in.len / md_t / 1e6, rbs = (double)w->in.len / mref / 1e6;
+            printf("%-18s %-28s %-11s %9.1f %-7s %9.1f %7.2f %7.2f %5zu\n", w->format, w->name,
+                   mode, mbs, rname, rbs, md_t / mref, md_t / mb, jobs[m].calls);
+            put(&md, "| %s | %s | %zu | %s | %.1f | %s | %.1f | %.2f | %.2f | %zu |\n", w->format,
+                w->name, w->in.len, mode, mbs, rname, rbs, md_t / mref, md_t / mb, jobs[m].calls);
+            cJSON *row = cJSON_CreateObject();
+            cJSON_AddStringToObject(row, "decoder", w->format);
+            cJSON_AddStringToObject(row, "input", w->name);
+            cJSON_AddNumberToObject(row, "bytes", (double)w->in.len);
+            cJSON_AddStringToObject(row, "mode", mode);
+            cJSON_AddNumberToObject(row, "seconds", md_t);
+            cJSON_AddNumberToObject(row, "mb_per_s", mbs);
+            cJSON_AddStringToObject(row, "reference", rname);
+            cJSON_AddNumberToObject(row, "reference_seconds", mref);
+            cJSON_AddNumberToObject(row, "reference_mb_per_s", rbs);
+            cJSON_AddNumberToObject(row, "time_over_reference", md_t / mref);
+            cJSON_AddNumberToObject(row, "time_over_batch", md_t / mb);
+            cJSON_AddNumberToObject(row, "calls", (double)jobs[m].calls);
+            cJSON_AddNumberToObject(row, "error_diagnostics", (double)jobs[m].errors);
+            cJSON_AddItemToArray(rows, row);
+        }
+    }
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("peak RSS of the decoder runs: %ld KiB\n", ru.ru_maxrss);
+    put(&md, "\nPeak RSS of the decoder runs (the process, inputs included): %ld KiB.\n",
+        ru.ru_maxrss);
+    cJSON_AddNumberToObject(rep, "decoder_peak_rss_kib", (double)ru.ru_maxrss);
+
+    cJSON *harr = cJSON_AddArrayToObject(rep, "http");
+    if (http && system("command -v wrk >/dev/null 2>&1") == 0) {
+        curl_global_init(CURL_GLOBAL_DEFAULT);
+        put(&md, "\n## HTTP: `toolwire serve` beside a bare libmicrohttpd server\n\n"
+                 "wrk -t2 -c16, %d s per run, %d interleaved rounds, %d server threads each "
+                 "(epoll thread pool).\n\n| case | answer bytes | serve req/s | bare req/s | "
+                 "serve / bare | serve peak RSS KiB |\n| --- | --- | --- | --- | --- | --- |\n",
+            ho.secs, ho.rounds, ho.threads);
+        printf("\n%-44s %10s %10s %7s %9s\n", "HTTP (wrk -t2 -c16)", "serve/s", "bare/s",
+               "ratio", "RSS KiB");
+        http_case(&ho, "replay, non-streaming (openai)", "openai/nonstream_arguments_object.json",
+                  harr, &md);
+        http_case(&ho, "replay, streaming (openai SSE)", "openai/stream_single_call.json", harr,
+                  &md);
+        curl_global_cleanup();
+    } else {
+        const char *why = http ? "wrk is not on the PATH" : "--no-http";
+        printf("\nHTTP: skipped (%s)\n", why);
+        put(&md, "\nHTTP: skipped (%s).\n", why);
+        cJSON_AddStringToObject(rep, "http_skipped", why);
+    }
+
+    mkdir(out, 0755);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s.json", out, date);
+    char *js = cJSON_Print(rep);
+    FILE *f = fopen(path, "w");
+    if (!f || !js || fputs(js, f) < 0 || fputc('\n', f) < 0 || fclose(f) != 0)
+        die("cannot write %s: %s", path, strerror(errno));
+    printf("wrote %s\n", path);
+    snprintf(path, sizeof path, "%s/%s.md", out, date);
+    f = fopen(path, "w");
+    if (!f || fwrite(md.data, 1, md.len, f) != md.len || fclose(f) != 0)
+        die("cannot write %s: %s", path, strerror(errno));
+    printf("wrote %s\n", path);
+    free(js);
+    tw_buf_free(&md);
+    cJSON_Delete(rep);
+    for (size_t i = 0; i < nw; i++) {
+        tw_buf_free(&ws[i].in);
+        free(ws[i].spans);
+    }
+    return 0;
+}

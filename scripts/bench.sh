@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The benchmark: builds the release tree and runs bench_all from the repository root, which
+# prints the table and writes reports/bench/DATE.json and DATE.md (docs/performance.md).
+#   scripts/bench.sh [bench_all options…]     e.g. --rounds 5 --http-seconds 5, --no-http
+# The HTTP part needs wrk on the PATH (scripts/deps.sh --bench); without it, it is skipped.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+dir=${TOOLWIRE_BENCH_BUILD:-build}
+"$root/scripts/build.sh" "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cd "$root"
+exec "$root/$dir/bench_all" "$@"

@@ -1,0 +1,220 @@
+/*
+ * One pass over the bytes; bytes and trees not copied more than the result
+ * needs:
+ *
+ * - text fed to a text decoder with nothing held is read in place: the
+ *   decoder's hold buffer stays unallocated (only the result holds a copy);
+ * - a tool call's arguments object is moved out of the parsed payload into
+ *   the call, not deep-copied (counted with cJSON's allocation hooks);
+ * - the JSON scan that runs before the parse measures the nesting, so the
+ *   parse needs no separate depth pass, and still refuses a deep payload;
+ * - a long string with many escapes is read once: the scanners find the
+ *   string's next quote once, not again after every escape (an input so
+ *   large that one search per escape could not finish in the test timeout);
+ * - the bound tw_json_size_within uses gives the answer tw_json_size does.
+ */
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "toolwire/decode.h"
+#include "toolwire/json.h"
+#include "toolwire/text.h"
+#include "twtest.h"
+
+static void fill_prose(tw_buf *b, size_t n)
+{
+    static const char line[] = "Plain answer text with no markup at all, line after line.\n";
+    while (b->len + sizeof line - 1 <= n)
+        cr_assert_eq(tw_buf_append(b, line, sizeof line - 1), TW_OK);
+}
+
+Test(one_pass, plain_text_is_not_held)
+{
+    static const tw_text_kind kinds[] = {TW_TEXT_THINK, TW_TEXT_HERMES, TW_TEXT_FENCED};
+    tw_buf in = {0};
+    fill_prose(&in, 1u << 20);
+    for (size_t k = 0; k < 3; k++) {
+        tw_text_dec d;
+        tw_decode_opts o;
+        memset(&o, 0, sizeof o);
+        o.limits.max_input_bytes = 4u << 20;
+        cr_assert_eq(tw_text_init(&d, kinds[k], &o, NULL, NULL), TW_OK);
+        /* four feeds of 256 KiB: each is passed on without a stay in t_hold */
+        for (size_t off = 0; off < in.len; off += 256u << 10) {
+            size_t n = in.len - off < (256u << 10) ? in.len - off : 256u << 10;
+            cr_assert_eq(tw_text_feed(&d, in.data + off, n), TW_OK);
+            cr_assert_lt(d.t_hold.cap, 4096, "kind %zu: %zu bytes of hold buffer", k,
+                         d.t_hold.cap);
+        }
+        tw_result r;
+        cr_assert_eq(tw_text_finish(&d, &r), TW_OK);
+        /* the content is the text without its trailing newline */
+        cr_assert_eq(r.msg.content.len, in.len - 1);
+        cr_assert_eq(memcmp(r.msg.content.data, in.data, in.len - 1), 0);
+        tw_result_free(&r);
+    }
+    tw_buf_free(&in);
+}
+
+Test(one_pass, partial_tag_is_held_across_feeds)
+{
+    /* what stays undecided at the end of a feed is kept: a split opener */
+    static const char *const parts[] = {"before <thi", "nk>inside</th", "ink> after <tool_",
+                                        "call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>"};
+    tw_text_dec d;
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    o.allow_unknown_tool = true;
+    cr_assert_eq(tw_text_init(&d, TW_TEXT_HERMES, &o, NULL, NULL), TW_OK);
+    for (size_t i = 0; i < 4; i++)
+        cr_assert_eq(tw_text_feed(&d, parts[i], strlen(parts[i])), TW_OK);
+    tw_result r;
+    cr_assert_eq(tw_text_finish(&d, &r), TW_OK);
+    cr_assert_str_eq(r.msg.thinking.data, "inside");
+    cr_assert_eq(r.msg.ncalls, 1);
+    cr_assert_str_eq(r.msg.calls[0].name, "f");
+    tw_result_free(&r);
+}
+
+static size_t nallocs;
+
+static void *counting_malloc(size_t n)
+{
+    nallocs++;
+    return malloc(n);
+}
+
+Test(one_pass, call_arguments_are_moved_not_copied)
+{
+    enum { MEMBERS = 2000 };
+    tw_buf in = {0};
+    cr_assert_eq(tw_buf_append(&in, "<tool_call>{\"name\": \"f\", \"arguments\": {", 39), TW_OK);
+    for (int i = 0; i < MEMBERS; i++) {
+        char m[48];
+        int n = snprintf(m, sizeof m, "%s\"k%d\": \"v%d\"", i ? ", " : "", i, i);
+        cr_assert_eq(tw_buf_append(&in, m, (size_t)n), TW_OK);
+    }
+    cr_assert_eq(tw_buf_append(&in, "}}</tool_call>", 14), TW_OK);
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    o.allow_unknown_tool = true;
+    cJSON_Hooks h = {counting_malloc, free};
+    cJSON_InitHooks(&h);
+    nallocs = 0;
+    tw_result r;
+    cr_assert_eq(tw_hermes_decode(in.data, in.len, &o, &r), TW_OK);
+    size_t used = nallocs;
+    cJSON_InitHooks(NULL);
+    cr_assert_eq(r.msg.ncalls, 1);
+    cr_assert_eq(cJSON_GetArraySize(r.msg.calls[0].arguments), MEMBERS);
+    cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(r.msg.calls[0].arguments, "k1999")),
+                     "v1999");
+    /* the parse allocates a node, a key and a value per member; a deep copy
+     * of the arguments would add as many again */
+    cr_assert_lt(used, (size_t)MEMBERS * 4, "%zu cJSON allocations for %d members", used,
+                 MEMBERS);
+    tw_result_free(&r);
+    tw_buf_free(&in);
+}
+
+Test(one_pass, lint_scan_measures_depth)
+{
+    tw_json_lint lint;
+    tw_json_lint_scan("[{\"a\": [1, {\"b\": \"]]]}}\"}]}, []]", 32, &lint);
+    cr_assert_eq(lint.depth, 4);
+    tw_json_lint_scan("\"[[[\"", 5, &lint);
+    cr_assert_eq(lint.depth, 0);
+    /* the parse trusts that measure: one level past the cap is refused */
+    char deep[80];
+    memset(deep, '[', 33);
+    memset(deep + 33, ']', 33);
+    cJSON *v = NULL;
+    tw_json_error e;
+    cr_assert_eq(tw_json_parse_lint(deep, 66, 32, &v, &e, &lint), TW_D_JSON_TOO_DEEP);
+    cr_assert_null(v);
+    cr_assert_eq(tw_json_parse_lint(deep + 1, 64, 32, &v, &e, &lint), TW_OK);
+    cr_assert_eq(lint.depth, 32);
+    cJSON_Delete(v);
+}
+
+Test(one_pass, size_within_agrees_with_size)
+{
+    /* strings that grow when written (controls, invalid UTF-8, escapes),
+     * numbers with and without spellings, every cap around the size */
+    static const char *const docs[] = {
+        "{}", "[]", "null", "{\"a\": \"\\u0001\\u0002\\n\\\"\"}", "{\"k\\u0000x\": 1}",
+        "[1.50, -0.0, 1e400, 12345678901234567890123]", "{\"s\": \"caf\\u00e9 \\ud83d\\ude00\"}",
+        "{\"a\": {\"b\": [true, false, null, \"x\"]}, \"c\": \"\\/\"}"};
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+        cJSON *v = cJSON_Parse(docs[i]);
+        cr_assert_not_null(v, "%s", docs[i]);
+        size_t exact = tw_json_size(v, 1u << 20);
+        for (size_t cap = 0; cap < exact + 80; cap++)
+            cr_assert_eq(tw_json_size_within(v, cap), exact <= cap, "%s cap %zu (size %zu)",
+                         docs[i], cap, exact);
+        cJSON_Delete(v);
+    }
+    /* raw bytes a parse keeps in strings: a control byte writes as 6, an
+     * invalid UTF-8 byte as 3 */
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "x", "\x01\x02\xff\xfe plain");
+    size_t exact = tw_json_size(o, 1u << 20);
+    cr_assert_eq(exact, strlen("{\"x\":\"\\u0001\\u0002\xef\xbf\xbd\xef\xbf\xbd plain\"}"));
+    for (size_t cap = 0; cap < exact + 80; cap++)
+        cr_assert_eq(tw_json_size_within(o, cap), exact <= cap, "cap %zu", cap);
+    cJSON_Delete(o);
+}
+
+/* 16 MiB of escapes: 8 million of them. One search to the string's end per
+ * escape would read 8M x 8 MiB on average, far past the test's timeout. */
+static void escaped_text(tw_buf *b)
+{
+    for (size_t i = 0; i < (8u << 20); i++)
+        cr_assert_eq(tw_buf_append(b, "\\n", 2), TW_OK);
+}
+
+Test(one_pass, long_escaped_string_is_read_once, .timeout = 300)
+{
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    o.allow_unknown_tool = true;
+    o.limits.max_input_bytes = 64u << 20;
+    o.limits.max_args_bytes = 64u << 20;
+    /* a text payload: the block scanner and the lint before the parse */
+    tw_buf in = {0};
+    const char *head = "<tool_call>{\"name\": \"w\", \"arguments\": {\"text\": \"";
+    cr_assert_eq(tw_buf_append(&in, head, strlen(head)), TW_OK);
+    escaped_text(&in);
+    cr_assert_eq(tw_buf_append(&in, "\"}}</tool_call>", 15), TW_OK);
+    tw_result r;
+    cr_assert_eq(tw_hermes_decode(in.data, in.len, &o, &r), TW_OK);
+    cr_assert_eq(r.msg.ncalls, 1);
+    const char *text = cJSON_GetStringValue(cJSON_GetObjectItem(r.msg.calls[0].arguments, "text"));
+    cr_assert_not_null(text);
+    cr_assert_eq(strlen(text), (size_t)8 << 20);
+    cr_assert_eq(text[0], '\n');
+    tw_result_free(&r);
+    /* an OpenAI body: the arguments string escaped once more inside the
+     * envelope, read by the depth scan before the parse */
+    tw_buf_reset(&in);
+    head = "{\"choices\": [{\"index\": 0, \"message\": {\"role\": \"assistant\", \"tool_calls\": "
+           "[{\"id\": \"c1\", \"type\": \"function\", \"function\": {\"name\": \"w\", "
+           "\"arguments\": \"{\\\"text\\\": \\\"";
+    cr_assert_eq(tw_buf_append(&in, head, strlen(head)), TW_OK);
+    for (size_t i = 0; i < (6u << 20); i++) /* 18 MiB, 6M escapes of the envelope */
+        cr_assert_eq(tw_buf_append(&in, "\\\\n", 3), TW_OK);
+    const char *tail = "\\\"}\"}}]}, \"finish_reason\": \"tool_calls\"}]}";
+    cr_assert_eq(tw_buf_append(&in, tail, strlen(tail)), TW_OK);
+    const tw_format_ops *f = tw_format_find("openai-response");
+    cr_assert_eq(f->decode(in.data, in.len, &o, &r), TW_OK);
+    cr_assert_eq(r.msg.ncalls, 1, "%s", r.errors.len ? r.errors.items[0].message : "");
+    text = cJSON_GetStringValue(cJSON_GetObjectItem(r.msg.calls[0].arguments, "text"));
+    cr_assert_not_null(text);
+    cr_assert_eq(strlen(text), (size_t)6 << 20);
+    cr_assert_eq(text[0], '\n');
+    tw_result_free(&r);
+    tw_buf_free(&in);
+}
