@@ -212,12 +212,15 @@ int tw_cmd_serve(int argc, char **argv)
         case 'U': upstream = optarg; break;
         case 'K': key_env = optarg; break;
         case 'h':
-            puts("usage: toolwire serve [--port N] [--profile P] [options] FIXTURES…\n\n"
+            puts("usage: toolwire serve [--port N] [--profile P] [options] FIXTURES…\n"
+                 "       toolwire serve --profile script [--port N] [options]\n\n"
                  "Serve the fixtures (files or directories) from the embedded mock backend on\n"
                  "127.0.0.1 until interrupted: POST /v1/chat/completions, /v1/messages, /generate.\n"
                  "\n"
                  "  --port N        port (default 0: any free port, printed on start)\n"
-                 "  --profile P     replay (default), hermes, anthropic, vllm-native\n"
+                 "  --profile P     replay (default), hermes, anthropic, vllm-native, script;\n"
+                 "                  script answers every request with the scripted reference\n"
+                 "                  model (docs/script.md) and needs no FIXTURES\n"
                  "  --match MODE    normalised (default: ignores stream, model, temperature, …),\n"
                  "                  exact, path; the path is compared without its query; of\n"
                  "                  equal matches the first 2xx exchange without faults answers\n"
@@ -267,7 +270,8 @@ int tw_cmd_serve(int argc, char **argv)
         cJSON_Delete(fault);
         return tw_cli_usage_error("serve", "unknown profile '%s'", mo.profile);
     }
-    if (optind >= argc) {
+    bool script = strcmp(mo.profile, "script") == 0;
+    if (optind >= argc && !script) {
         cJSON_Delete(fault);
         return tw_cli_usage_error("serve", "give fixtures to serve (see --help)");
     }
@@ -275,7 +279,9 @@ int tw_cmd_serve(int argc, char **argv)
     mo.log = quiet ? NULL : stderr;
     tw_fixture_set fs;
     char why[600];
-    if (!tw_fixture_set_load(&fs, argv + optind, (size_t)(argc - optind), NULL, why, sizeof why)) {
+    memset(&fs, 0, sizeof fs);
+    if (optind < argc &&
+        !tw_fixture_set_load(&fs, argv + optind, (size_t)(argc - optind), NULL, why, sizeof why)) {
         cJSON_Delete(fault);
         tw_fixture_set_free(&fs);
         return tw_cli_usage_error("serve", "%s", why);
@@ -315,7 +321,10 @@ int tw_cmd_serve(int argc, char **argv)
                 "request is answered by the first success exchange (else the first in file "
                 "order); name one with " TW_MOCK_EXCHANGE_HEADER ": FIXTURE#N\n",
                 partial ? "at least " : "", shared);
-    printf("serving %zu fixture(s) with profile %s on %s\n", fits, mo.profile, tw_mock_url(m));
+    if (script)
+        printf("serving the scripted model with profile script on %s\n", tw_mock_url(m));
+    else
+        printf("serving %zu fixture(s) with profile %s on %s\n", fits, mo.profile, tw_mock_url(m));
     fflush(stdout);
     if (seconds) {
         struct timespec ts = {seconds, 0};

@@ -13,14 +13,11 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "decode_opts.h"
+#include "mock_ref.h"
 #include "redact.h"
-#include "toolwire/decode.h"
-#include "toolwire/encode.h"
-#include "toolwire/text.h"
-#include "toolwire/vllm.h"
 
-static const char *const profiles[] = {"replay", "hermes", "anthropic", "vllm-native", NULL};
+static const char *const profiles[] = {"replay", "hermes", "anthropic", "vllm-native", "script",
+                                        NULL};
 static const char *const default_ignore[] = {"stream", "stream_options", "model", "temperature",
                                              "top_p", "max_tokens", "seed", "user", "n", NULL};
 
@@ -39,6 +36,8 @@ static bool ex_fits(const char *profile, const tw_fx_exchange *x)
     char kind = tw_path_kind(x->req.path);
     if (strcmp(profile, "replay") == 0)
         return x->has_response;
+    if (strcmp(profile, "script") == 0)
+        return !x->has_response && !x->model_text && !x->model_pass1 && !x->model_pass2;
     if (x->has_response)
         return false; /* a recorded answer is judged as recorded */
     if (strcmp(profile, "hermes") == 0)
@@ -129,6 +128,9 @@ struct tw_mock {
     bool *served;            /* fixture fits the profile */
     tw_mock_opts o;
     char profile[32];
+    bool script;             /* the script profile: every request answered by script.h */
+    tw_fixture script_fx;    /* its one exchange, named "script#0" in the records */
+    tw_fx_exchange script_ex;
     char url[64];
     unsigned short port;
     pthread_mutex_t mu;      /* seq, log, st */
@@ -498,139 +500,32 @@ typedef struct answer {
     char why[200];
 } answer;
 
-static tw_status tools_from_request(const cJSON *body, const tw_limits *L, tw_opts_holder *h)
+/* The reference servers: the model text (the exchange's, or the script's),
+ * decoded and encoded by mock_ref.c. */
+static void answer_reference(tw_mock *m, const tw_fx_exchange *x, const cJSON *body, char kind,
+                             answer *a)
 {
-    const cJSON *tools = tw_json_get(body, "tools");
-    if (!cJSON_IsArray(tools))
-        return TW_OK;
-    tw_tool *t = NULL;
-    size_t n = 0;
-    char why[200];
-    if (tw_tools_read(tools, L, &t, &n, why, sizeof why) != TW_OK)
-        return TW_ERR_INVALID;
-    tw_opts_set_tools(h, t, n);
-    return TW_OK;
-}
-
-/* The generation parameters of a GenerateRequest: each key from the top
- * level, else from its "options" object, else from "generation_config" (the
- * places VLN-02 reads the budgets from). */
-static tw_status vllm_params(const cJSON *body, tw_vllm_params *p, char *why, size_t whylen)
-{
-    static const char *const keys[] = {"two_pass", "think_tag", "max_thinking_tokens",
-                                       "max_response_tokens", "tool_parser", "temperature"};
-    static const char *const nests[] = {"options", "generation_config"};
-    cJSON *m = cJSON_CreateObject();
-    if (!m) {
-        snprintf(why, whylen, "out of memory");
-        return TW_ERR_NOMEM;
-    }
-    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
-        const cJSON *v = tw_json_get(body, keys[k]);
-        for (size_t n = 0; n < 2 && (!v || cJSON_IsNull(v)); n++)
-            v = tw_json_get(tw_json_get(body, nests[n]), keys[k]);
-        if (!v || cJSON_IsNull(v))
-            continue;
-        cJSON *c = cJSON_Duplicate(v, 1);
-        if (!c || !cJSON_AddItemToObject(m, keys[k], c)) {
-            cJSON_Delete(c);
-            cJSON_Delete(m);
-            snprintf(why, whylen, "out of memory");
-            return TW_ERR_NOMEM;
-        }
-    }
-    tw_status st = tw_vllm_params_read(m, p, why, whylen);
-    cJSON_Delete(m);
-    return st;
-}
-
-/* The reference servers: decode the model text, encode the answer. */
-static void answer_reference(tw_mock *m, const tw_fx_exchange *x, const cJSON *body, answer *a)
-{
-    bool stream = cJSON_IsTrue(tw_json_get(body, "stream"));
-    tw_opts_holder h;
-    tw_opts_holder_init(&h);
-    char why[256];
-    const char *fmt = x->decode_format;
-    bool text_fmt = fmt && (strcmp(fmt, "hermes") == 0 || strcmp(fmt, "think") == 0 ||
-                            strcmp(fmt, "fenced") == 0);
-    if (text_fmt && x->decode_options && !tw_opts_from_json(&h, x->decode_options, why, sizeof why))
-        tw_opts_holder_init(&h);
-    h.o.limits = m->o.limits;
-    if (tools_from_request(body, &m->o.limits, &h) != TW_OK) {
-        a->status = 400;
-        snprintf(a->why, sizeof a->why, "the request's tools cannot be read");
-        tw_opts_holder_free(&h);
-        return;
-    }
-    tw_result r;
-    tw_status st;
-    tw_vllm_assembly va;
-    bool have_va = false;
-    const char *enc_name;
-    if (strcmp(m->profile, "vllm-native") == 0) {
-        tw_vllm_params p;
-        tw_status pst = vllm_params(body, &p, why, sizeof why);
-        if (pst != TW_OK) {
-            a->status = pst == TW_ERR_NOMEM ? 500 : 400;
-            snprintf(a->why, sizeof a->why, "%.190s", why);
-            tw_opts_holder_free(&h);
-            return;
-        }
-        const char *p1 = x->model_pass1 ? x->model_pass1 : "";
-        const char *p2 = x->model_pass2 ? x->model_pass2 : x->model_text ? x->model_text : "";
-        if (!x->model_pass1)
-            p.two_pass = false;
-        st = tw_vllm_assemble(&p, p1, strlen(p1), p2, strlen(p2), &h.o, &va);
-        have_va = st == TW_OK;
-        enc_name = "vllm-generate-response";
-        stream = false;
+    tw_ref_answer r;
+    if (m->script) {
+        tw_ref_answer_script(kind, body, &m->o.limits, &r);
     } else {
-        const char *t = x->model_text ? x->model_text : "";
-        const tw_format_ops *f = tw_format_find(text_fmt ? fmt : "hermes");
-        st = f ? f->decode(t, strlen(t), &h.o, &r) : TW_ERR_UNSUPPORTED;
-        if (strcmp(m->profile, "anthropic") == 0)
-            enc_name = stream ? "anthropic-stream" : "anthropic-response";
-        else
-            enc_name = stream ? "openai-stream" : "openai-response";
+        tw_ref_text t = {x->model_text, x->model_pass1, x->model_pass2, x->decode_format,
+                         x->decode_options};
+        tw_ref_answer_text(m->profile, &t, body, &m->o.limits, &r);
     }
-    tw_opts_holder_free(&h);
-    if (st != TW_OK) {
-        a->status = st == TW_ERR_UNSUPPORTED ? 501 : 500;
-        snprintf(a->why, sizeof a->why, "the reference decoder failed: %s", tw_code_message(st));
-        return;
+    a->status = r.status;
+    snprintf(a->why, sizeof a->why, "%.190s", r.why);
+    if (r.status == 200) {
+        a->stream = r.stream;
+        snprintf(a->ctype, sizeof a->ctype, "%s", r.stream ? "text/event-stream" : "application/json");
+        bool ok = r.stream ? add_sse_split(a->out, r.body.data ? r.body.data : "", r.body.len)
+                           : out_add(a->out, r.body.data ? r.body.data : "", r.body.len, 0);
+        if (!ok) {
+            a->status = 500;
+            snprintf(a->why, sizeof a->why, "out of memory");
+        }
     }
-    const tw_result *res = have_va ? &va.result : &r;
-    const tw_encoder_ops *e = tw_encoder_find(enc_name);
-    tw_encode_opts eo;
-    memset(&eo, 0, sizeof eo);
-    eo.limits = m->o.limits;
-    eo.model = tw_json_get_str(body, "model");
-    eo.id = strcmp(m->profile, "anthropic") == 0 ? "msg_toolwire_mock" : "chatcmpl-toolwire-mock";
-    eo.created = 1700000000;
-    tw_buf out = {0};
-    out.max = m->o.limits.max_output_bytes;
-    st = e ? e->encode_result(res, &eo, &out) : TW_ERR_UNSUPPORTED;
-    if (have_va)
-        tw_vllm_assembly_free(&va);
-    else
-        tw_result_free(&r);
-    if (st != TW_OK) {
-        tw_buf_free(&out);
-        a->status = st == TW_ERR_UNSUPPORTED ? 501 : 500;
-        snprintf(a->why, sizeof a->why, "the %s encoder failed: %s", enc_name, tw_code_message(st));
-        return;
-    }
-    a->status = 200;
-    a->stream = stream;
-    snprintf(a->ctype, sizeof a->ctype, "%s", stream ? "text/event-stream" : "application/json");
-    bool ok = stream ? add_sse_split(a->out, out.data ? out.data : "", out.len)
-                     : out_add(a->out, out.data ? out.data : "", out.len, 0);
-    tw_buf_free(&out);
-    if (!ok) {
-        a->status = 500;
-        snprintf(a->why, sizeof a->why, "out of memory");
-    }
+    tw_ref_answer_free(&r);
 }
 
 static void answer_replay(tw_mock *m, const tw_fx_exchange *x, answer *a)
@@ -906,6 +801,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
             }
         }
     }
+    if (!mf && m->script) {
+        /* the scripted model answers every request; faults come from the options */
+        mf = &m->script_fx;
+        mfi = m->nfx;
+    }
     if (!mf) {
         error_body(&eb, kind, "not_found_error",
                    hint_elsewhere ? "the exchange named by " TW_MOCK_EXCHANGE_HEADER
@@ -1004,7 +904,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
     if (strcmp(m->profile, "replay") == 0)
         answer_replay(m, x, &a);
     else
-        answer_reference(m, x, body, &a);
+        answer_reference(m, x, body, kind, &a);
     cJSON_Delete(body);
     if (a.status >= 500 && a.why[0] && a.out->n == 0) {
         error_body(&eb, kind, "server_error", a.why, "mock_error");
@@ -1098,6 +998,8 @@ size_t tw_mock_shared_bodies(const tw_fixture *fx, size_t nfx, const tw_mock_opt
     tw_match_mode mode = o ? o->match : TW_MATCH_NORMALISED;
     const char *const *ign = o ? o->ignore_keys : NULL;
     *partial = false;
+    if (strcmp(profile, "script") == 0)
+        return 0; /* no matching */
     size_t total = 0;
     for (size_t i = 0; i < nfx; i++)
         total += fx[i].nexchanges;
@@ -1147,7 +1049,8 @@ tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o,
         opts = *o;
     const char *profile = opts.profile ? opts.profile : "replay";
     if (!tw_mock_profile_known(profile)) {
-        snprintf(why, whylen, "unknown profile '%s' (replay, hermes, anthropic, vllm-native)", profile);
+        snprintf(why, whylen, "unknown profile '%s' (replay, hermes, anthropic, vllm-native, script)",
+                 profile);
         return TW_ERR_INVALID;
     }
     tw_mock *m = calloc(1, sizeof *m);
@@ -1169,6 +1072,10 @@ tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o,
         m->o.inflight_budget = TW_MOCK_DEFAULT_INFLIGHT_BUDGET;
     tw_mock_ring_init(&m->log, m->o.max_records ? m->o.max_records : 100000);
     snprintf(m->profile, sizeof m->profile, "%s", profile);
+    m->script = strcmp(profile, "script") == 0;
+    m->script_fx.name = "script";
+    m->script_fx.exchanges = &m->script_ex;
+    m->script_fx.nexchanges = 1;
     m->fx = fx;
     m->nfx = nfx;
     m->ex_base = calloc(nfx + 1, sizeof *m->ex_base);
@@ -1177,8 +1084,10 @@ tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o,
     for (size_t i = 0; m->ex_base && m->served && i < nfx; i++) {
         m->ex_base[i] = total;
         total += fx[i].nexchanges;
-        m->served[i] = tw_mock_profile_fits(profile, &fx[i]);
+        m->served[i] = !m->script && tw_mock_profile_fits(profile, &fx[i]);
     }
+    if (m->ex_base)
+        m->ex_base[nfx] = total; /* the script's exchange state */
     m->st = calloc(total + 1, sizeof *m->st);
     if (!m->ex_base || !m->served || !m->st) {
         free(m->ex_base);

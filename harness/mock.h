@@ -9,7 +9,9 @@
  * events with their recorded chunking and, with timing, their delays);
  * "hermes", "anthropic" and "vllm-native" are reference servers over the
  * recorded raw model text (decode with the reference decoders, answer with
- * the reference encoders). Requests are matched to fixture exchanges by
+ * the reference encoders); "script" answers every request with the scripted
+ * reference model (script.h), without fixtures or matching (its records name
+ * the exchange "script#0"). Requests are matched to fixture exchanges by
  * method, path and a normalised body. Every request is judged with the client
  * checks CLI-01..CLI-07; the verdicts are kept per request and can be read
  * back while the server runs. Faults (delay, dropped connection, truncated
@@ -33,7 +35,8 @@ typedef enum tw_match_mode {
 } tw_match_mode;
 
 typedef struct tw_mock_opts {
-    const char *profile;           /* "replay" (NULL), "hermes", "anthropic", "vllm-native" */
+    const char *profile;           /* "replay" (NULL), "hermes", "anthropic", "vllm-native",
+                                      "script" */
     tw_match_mode match;
     const char *const *ignore_keys; /* NULL-terminated; NULL: stream, stream_options, model,
                                        temperature, top_p, max_tokens, seed, user, n */

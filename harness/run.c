@@ -29,7 +29,7 @@ bool tw_backend_spec_parse(const char *arg, char *store, tw_backend_spec *out, c
     if (strncmp(v, "mock:", 5) == 0) {
         out->profile = v + 5;
         if (!tw_mock_profile_known(out->profile)) {
-            snprintf(why, whylen, "unknown mock profile '%s' (replay, hermes, anthropic, vllm-native)",
+            snprintf(why, whylen, "unknown mock profile '%s' (replay, hermes, anthropic, vllm-native, script)",
                      out->profile);
             return false;
         }

@@ -1,0 +1,280 @@
+/* The reference servers' answers (mock_ref.h). */
+#include "mock_ref.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode_opts.h"
+#include "script.h"
+#include "toolwire/decode.h"
+#include "toolwire/encode.h"
+#include "toolwire/request_more.h"
+#include "toolwire/text.h"
+#include "toolwire/vllm.h"
+
+static tw_status tools_from_request(const cJSON *body, const tw_limits *L, tw_opts_holder *h)
+{
+    const cJSON *tools = tw_json_get(body, "tools");
+    if (!cJSON_IsArray(tools))
+        return TW_OK;
+    tw_tool *t = NULL;
+    size_t n = 0;
+    char why[200];
+    if (tw_tools_read(tools, L, &t, &n, why, sizeof why) != TW_OK)
+        return TW_ERR_INVALID;
+    tw_opts_set_tools(h, t, n);
+    return TW_OK;
+}
+
+/* The generation parameters of a GenerateRequest: each key from the top
+ * level, else from its "options" object, else from "generation_config" (the
+ * places VLN-02 reads the budgets from). */
+static tw_status vllm_params(const cJSON *body, tw_vllm_params *p, char *why, size_t whylen)
+{
+    static const char *const keys[] = {"two_pass", "think_tag", "max_thinking_tokens",
+                                       "max_response_tokens", "tool_parser", "temperature"};
+    static const char *const nests[] = {"options", "generation_config"};
+    cJSON *m = cJSON_CreateObject();
+    if (!m) {
+        snprintf(why, whylen, "out of memory");
+        return TW_ERR_NOMEM;
+    }
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+        const cJSON *v = tw_json_get(body, keys[k]);
+        for (size_t n = 0; n < 2 && (!v || cJSON_IsNull(v)); n++)
+            v = tw_json_get(tw_json_get(body, nests[n]), keys[k]);
+        if (!v || cJSON_IsNull(v))
+            continue;
+        cJSON *c = cJSON_Duplicate(v, 1);
+        if (!c || !cJSON_AddItemToObject(m, keys[k], c)) {
+            cJSON_Delete(c);
+            cJSON_Delete(m);
+            snprintf(why, whylen, "out of memory");
+            return TW_ERR_NOMEM;
+        }
+    }
+    tw_status st = tw_vllm_params_read(m, p, why, whylen);
+    cJSON_Delete(m);
+    return st;
+}
+
+void tw_ref_answer_free(tw_ref_answer *a)
+{
+    if (a)
+        tw_buf_free(&a->body);
+}
+
+void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *body,
+                        const tw_limits *L, tw_ref_answer *a)
+{
+    memset(a, 0, sizeof a[0]);
+    bool stream = cJSON_IsTrue(tw_json_get(body, "stream"));
+    tw_opts_holder h;
+    tw_opts_holder_init(&h);
+    char why[256];
+    const char *fmt = t->decode_format;
+    bool text_fmt = fmt && (strcmp(fmt, "hermes") == 0 || strcmp(fmt, "think") == 0 ||
+                            strcmp(fmt, "fenced") == 0);
+    if (text_fmt && t->decode_options && !tw_opts_from_json(&h, t->decode_options, why, sizeof why))
+        tw_opts_holder_init(&h);
+    h.o.limits = *L;
+    if (tools_from_request(body, L, &h) != TW_OK) {
+        a->status = 400;
+        snprintf(a->why, sizeof a->why, "the request's tools cannot be read");
+        tw_opts_holder_free(&h);
+        return;
+    }
+    tw_result r;
+    tw_status st;
+    tw_vllm_assembly va;
+    bool have_va = false;
+    const char *enc_name;
+    if (strcmp(profile, "vllm-native") == 0) {
+        tw_vllm_params p;
+        tw_status pst = vllm_params(body, &p, why, sizeof why);
+        if (pst != TW_OK) {
+            a->status = pst == TW_ERR_NOMEM ? 500 : 400;
+            snprintf(a->why, sizeof a->why, "%.190s", why);
+            tw_opts_holder_free(&h);
+            return;
+        }
+        const char *p1 = t->pass1 ? t->pass1 : "";
+        const char *p2 = t->pass2 ? t->pass2 : t->model_text ? t->model_text : "";
+        if (!t->pass1)
+            p.two_pass = false;
+        st = tw_vllm_assemble(&p, p1, strlen(p1), p2, strlen(p2), &h.o, &va);
+        have_va = st == TW_OK;
+        enc_name = "vllm-generate-response";
+        stream = false;
+    } else {
+        const char *mt = t->model_text ? t->model_text : "";
+        const tw_format_ops *f = tw_format_find(text_fmt ? fmt : "hermes");
+        st = f ? f->decode(mt, strlen(mt), &h.o, &r) : TW_ERR_UNSUPPORTED;
+        if (strcmp(profile, "anthropic") == 0)
+            enc_name = stream ? "anthropic-stream" : "anthropic-response";
+        else
+            enc_name = stream ? "openai-stream" : "openai-response";
+    }
+    tw_opts_holder_free(&h);
+    if (st != TW_OK) {
+        a->status = st == TW_ERR_UNSUPPORTED ? 501 : 500;
+        snprintf(a->why, sizeof a->why, "the reference decoder failed: %s", tw_code_message(st));
+        return;
+    }
+    const tw_result *res = have_va ? &va.result : &r;
+    const tw_encoder_ops *e = tw_encoder_find(enc_name);
+    tw_encode_opts eo;
+    memset(&eo, 0, sizeof eo);
+    eo.limits = *L;
+    eo.model = tw_json_get_str(body, "model");
+    eo.id = strcmp(profile, "anthropic") == 0 ? "msg_toolwire_mock" : "chatcmpl-toolwire-mock";
+    eo.created = 1700000000;
+    a->body.max = L->max_output_bytes;
+    st = e ? e->encode_result(res, &eo, &a->body) : TW_ERR_UNSUPPORTED;
+    if (have_va)
+        tw_vllm_assembly_free(&va);
+    else
+        tw_result_free(&r);
+    if (st != TW_OK) {
+        tw_buf_free(&a->body);
+        a->status = st == TW_ERR_UNSUPPORTED ? 501 : 500;
+        snprintf(a->why, sizeof a->why, "the %s encoder failed: %s", enc_name, tw_code_message(st));
+        return;
+    }
+    a->status = 200;
+    a->stream = stream;
+}
+
+/* A /generate body with a "prompt" string: the ChatML prompt it renders, or
+ * the text as one user message; tools from "tools". */
+static tw_status prompt_request(const cJSON *body, const tw_limits *L, tw_request *req,
+                                tw_request_error *err)
+{
+    const char *prompt = tw_json_get_str(body, "prompt");
+    memset(req, 0, sizeof *req);
+    req->parallel_tool_calls = -1;
+    if (tw_hermes_prompt_decode(prompt, strlen(prompt), L, req, NULL, err) == TW_OK &&
+        req->nmessages)
+        return TW_OK;
+    tw_request_free(req);
+    memset(req, 0, sizeof *req);
+    req->parallel_tool_calls = -1;
+    memset(err, 0, sizeof *err);
+    if (strlen(prompt) > L->max_input_bytes) {
+        snprintf(err->message, sizeof err->message, "prompt: longer than max_input_bytes (%zu)",
+                 L->max_input_bytes);
+        return TW_ERR_LIMIT;
+    }
+    req->messages = calloc(1, sizeof *req->messages);
+    if (!req->messages)
+        return TW_ERR_NOMEM;
+    req->nmessages = 1;
+    req->messages[0].role = TW_ROLE_USER;
+    if (tw_buf_puts(&req->messages[0].content, prompt) != TW_OK)
+        return TW_ERR_NOMEM;
+    const cJSON *tools = tw_json_get(body, "tools");
+    if (cJSON_IsArray(tools)) {
+        char why[200] = "";
+        tw_status st = tw_tools_read(tools, L, &req->tools, &req->ntools, why, sizeof why);
+        if (st != TW_OK) {
+            snprintf(err->message, sizeof err->message, "tools: %.200s", why);
+            return st;
+        }
+        req->tools_present = true;
+    }
+    return TW_OK;
+}
+
+/* Split the model text for the two-pass assembly: pass 1 is the thinking
+ * (the model starts inside the think block) closed by the request's tag,
+ * pass 2 what follows the block. */
+static tw_status two_pass_texts(const tw_script_answer *s, bool two_pass, bool thinking_tag,
+                                tw_buf *p1, const char **p2)
+{
+    const char *mt = s->model_text.data ? s->model_text.data : "";
+    const char *think = "", *end = NULL;
+    size_t tlen = 0;
+    if (strncmp(mt, "<think>", 7) == 0 && (end = strstr(mt + 7, "</think>")) != NULL) {
+        think = mt + 7;
+        tlen = (size_t)(end - think);
+        mt = end + 8;
+    }
+    *p2 = mt;
+    if (!two_pass)
+        return TW_OK;
+    tw_status st = tw_buf_append(p1, think, tlen);
+    if (st == TW_OK)
+        st = tw_buf_puts(p1, thinking_tag ? "</thinking>" : "</think>");
+    return st;
+}
+
+void tw_ref_answer_script(char kind, const cJSON *body, const tw_limits *L, tw_ref_answer *a)
+{
+    memset(a, 0, sizeof a[0]);
+    a->status = 400;
+    if (!cJSON_IsObject(body)) {
+        snprintf(a->why, sizeof a->why, "the request body is not a JSON object");
+        return;
+    }
+    tw_request req;
+    memset(&req, 0, sizeof req);
+    tw_request_error err;
+    memset(&err, 0, sizeof err);
+    tw_status st;
+    tw_vllm_params vp;
+    memset(&vp, 0, sizeof vp);
+    int reasoning = 0;
+    if (kind == 'g') {
+        char why[200] = "";
+        st = vllm_params(body, &vp, why, sizeof why);
+        if (st != TW_OK) {
+            a->status = st == TW_ERR_NOMEM ? 500 : 400;
+            snprintf(a->why, sizeof a->why, "%.200s", why);
+            return;
+        }
+        reasoning = vp.two_pass;
+        st = cJSON_IsString(tw_json_get(body, "prompt")) && !tw_json_get(body, "messages")
+                 ? prompt_request(body, L, &req, &err)
+                 : tw_vllm_request_from_json(body, L, &req, NULL, &err);
+    } else if (kind == 'a') {
+        reasoning = tw_script_options_reasoning(body);
+        st = tw_anthropic_request_from_json(body, L, &req, NULL, &err);
+    } else {
+        reasoning = tw_script_options_reasoning(body);
+        st = tw_openai_request_from_json(body, L, &req, NULL, &err);
+    }
+    if (st != TW_OK) {
+        a->status = st == TW_ERR_NOMEM ? 500 : 400;
+        snprintf(a->why, sizeof a->why, "%s", err.message[0] ? err.message : tw_code_message(st));
+        tw_request_free(&req);
+        return;
+    }
+    tw_script_answer s;
+    char why[240] = "";
+    st = tw_script_answer_with(&req, reasoning, L, &s, why, sizeof why);
+    tw_request_free(&req);
+    if (st != TW_OK) {
+        a->status = st == TW_ERR_NOMEM ? 500 : 400;
+        snprintf(a->why, sizeof a->why, "%s", why[0] ? why : tw_code_message(st));
+        return;
+    }
+    tw_ref_text t;
+    memset(&t, 0, sizeof t);
+    tw_buf p1 = {0};
+    const char *profile = kind == 'a' ? "anthropic" : kind == 'g' ? "vllm-native" : "hermes";
+    if (kind == 'g') {
+        st = two_pass_texts(&s, vp.two_pass, vp.thinking_tag, &p1, &t.pass2);
+        t.pass1 = vp.two_pass ? (p1.data ? p1.data : "") : NULL;
+    } else {
+        t.model_text = s.model_text.data ? s.model_text.data : "";
+    }
+    if (st == TW_OK) {
+        tw_ref_answer_text(profile, &t, body, L, a);
+    } else {
+        a->status = 500;
+        snprintf(a->why, sizeof a->why, "out of memory");
+    }
+    tw_buf_free(&p1);
+    tw_script_answer_free(&s);
+}

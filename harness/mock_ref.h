@@ -1,0 +1,53 @@
+/*
+ * The reference servers' answers (the mock profiles hermes, anthropic,
+ * vllm-native and script): raw model text decoded with the reference
+ * decoders, the result written with the endpoint's reference encoder.
+ * No I/O: the mock backend sends what these build.
+ */
+#ifndef TOOLWIRE_MOCK_REF_H
+#define TOOLWIRE_MOCK_REF_H
+
+#include <stdbool.h>
+
+#include "toolwire/neutral.h"
+
+/* What the model wrote for one request. */
+typedef struct tw_ref_text {
+    const char *model_text;      /* single pass; NULL: "" */
+    const char *pass1;           /* vLLM-native two-pass: pass 1 (NULL: one pass) and pass 2 */
+    const char *pass2;           /* NULL: model_text */
+    const char *decode_format;   /* hermes (NULL), think or fenced */
+    const cJSON *decode_options; /* the decoder options of a fixture, or NULL */
+} tw_ref_text;
+
+/* An answer: status 200 with the encoded body, or an error status with why. */
+typedef struct tw_ref_answer {
+    int status;     /* 200; 400 bad request, 500/501 the reference code failed */
+    bool stream;    /* body is an SSE stream */
+    tw_buf body;
+    char why[240];  /* what went wrong (status other than 200) */
+} tw_ref_answer;
+
+/*
+ * Answer a request body (parsed JSON) as the reference server of `profile`
+ * (hermes: OpenAI chat completions over Hermes text; anthropic; vllm-native:
+ * the two-pass assembly) from the model text t. Tools are the request's.
+ * Bounded by L. *out is always filled; free with tw_ref_answer_free.
+ */
+void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *body,
+                        const tw_limits *L, tw_ref_answer *out);
+
+/*
+ * Answer with the scripted reference model (script.h): kind is the
+ * endpoint ('o' chat completions, 'a' messages, 'g' /generate, as
+ * tw_path_kind says); body NULL means the request was not JSON. The request
+ * is read with that endpoint's request decoder (a /generate body with a
+ * "prompt" string instead of "messages" is read as a ChatML prompt, else as
+ * one user message); what the decoder or the script refuses is a 400 that
+ * says why.
+ */
+void tw_ref_answer_script(char kind, const cJSON *body, const tw_limits *L, tw_ref_answer *out);
+
+void tw_ref_answer_free(tw_ref_answer *a);
+
+#endif

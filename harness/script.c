@@ -1,0 +1,839 @@
+/* The scripted reference model (script.h). */
+#include "script.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "toolwire/schema.h"
+
+#define WORD_LEN (sizeof TW_SCRIPT_WORD - 1)
+
+static void say(char *why, size_t whylen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void say(char *why, size_t whylen, const char *fmt, ...)
+{
+    if (!why || !whylen)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, whylen, fmt, ap);
+    va_end(ap);
+}
+
+static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/* ---- finding the directive ---- */
+
+/* Where the JSON object of the last directive of a text starts (its '{'),
+ * or SIZE_MAX. An occurrence of the word not followed by whitespace and
+ * '{' is a mention, not a directive. */
+static size_t directive_start(const char *s, size_t n)
+{
+    size_t found = SIZE_MAX;
+    const char *p = s, *end = s + n;
+    while (p < end) {
+        const char *w = memmem(p, (size_t)(end - p), TW_SCRIPT_WORD, WORD_LEN);
+        if (!w)
+            break;
+        const char *q = w + WORD_LEN;
+        if (q < end && is_space(*q)) {
+            while (q < end && is_space(*q))
+                q++;
+            if (q < end && *q == '{')
+                found = (size_t)(q - s);
+        }
+        p = w + WORD_LEN;
+    }
+    return found;
+}
+
+/* The directive of the latest user or system message holding one: *obj
+ * (owned) and *msg its message index; TW_OK with *obj NULL when none. */
+static tw_status find_directive(const tw_request *req, const tw_limits *L, cJSON **obj,
+                                size_t *msg, char *why, size_t whylen)
+{
+    *obj = NULL;
+    for (size_t i = req->nmessages; i-- > 0;) {
+        const tw_message *m = &req->messages[i];
+        if ((m->role != TW_ROLE_USER && m->role != TW_ROLE_SYSTEM) || !m->content.data)
+            continue;
+        size_t at = directive_start(m->content.data, m->content.len);
+        if (at == SIZE_MAX)
+            continue;
+        *msg = i;
+        const char *p = m->content.data + at;
+        size_t left = m->content.len - at;
+        size_t cap = left < L->max_input_bytes ? left : L->max_input_bytes;
+        tw_jscan sc;
+        memset(&sc, 0, sizeof sc);
+        sc.max_depth = L->max_depth;
+        size_t used = 0;
+        tw_jscan_result r = tw_jscan_feed(&sc, p, cap, &used);
+        if (r == TW_JSCAN_TOO_DEEP) {
+            say(why, whylen, "messages[%zu]: the " TW_SCRIPT_WORD " directive at byte %zu nests "
+                "deeper than max_depth (%zu)", i, at, L->max_depth);
+            return TW_ERR_LIMIT;
+        }
+        if (r == TW_JSCAN_MORE && cap < left) {
+            say(why, whylen, "messages[%zu]: the " TW_SCRIPT_WORD " directive at byte %zu is "
+                "longer than max_input_bytes (%zu)", i, at, L->max_input_bytes);
+            return TW_ERR_LIMIT;
+        }
+        if (r != TW_JSCAN_DONE) {
+            say(why, whylen, "messages[%zu]: the " TW_SCRIPT_WORD " directive at byte %zu is not "
+                "one JSON object (%s at byte %zu)", i, at,
+                r == TW_JSCAN_MORE ? "the text ends inside it" : "unexpected character",
+                at + used);
+            return TW_ERR_PARSE;
+        }
+        tw_json_error je;
+        memset(&je, 0, sizeof je);
+        tw_status st = tw_json_parse(p, used, L->max_depth, obj, &je);
+        if (st == TW_ERR_NOMEM)
+            return st;
+        if (st != TW_OK) {
+            say(why, whylen, "messages[%zu]: the " TW_SCRIPT_WORD " directive at byte %zu is not "
+                "valid JSON: %s", i, at, je.message[0] ? je.message : tw_code_message(st));
+            return st == TW_ERR_LIMIT || st == TW_D_JSON_TOO_DEEP ? TW_ERR_LIMIT : TW_ERR_PARSE;
+        }
+        return TW_OK;
+    }
+    return TW_OK;
+}
+
+static bool nonce_ok(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > TW_SCRIPT_NONCE_MAX)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '_' || c == ':' || c == '-'))
+            return false;
+    }
+    return true;
+}
+
+char *tw_script_nonce(const tw_request *req)
+{
+    tw_limits L;
+    tw_limits_resolve(&L, NULL);
+    cJSON *obj = NULL;
+    size_t msg = 0;
+    if (!req || find_directive(req, &L, &obj, &msg, NULL, 0) != TW_OK || !obj)
+        return NULL;
+    const char *n = tw_json_get_str(obj, "nonce");
+    char *out = n && nonce_ok(n) ? tw_strdup(n) : NULL;
+    cJSON_Delete(obj);
+    return out;
+}
+
+/* ---- checking and rendering steps ---- */
+
+static bool is_step_key(const char *k)
+{
+    return strcmp(k, "reasoning") == 0 || strcmp(k, "text") == 0 || strcmp(k, "calls") == 0 ||
+           strcmp(k, "model_text") == 0;
+}
+
+static tw_status check_call(const cJSON *c, const char *where, const tw_limits *L, char *why,
+                            size_t whylen)
+{
+    if (!cJSON_IsObject(c)) {
+        say(why, whylen, "%s: a call must be an object {\"name\": …, \"arguments\": …}", where);
+        return TW_ERR_INVALID;
+    }
+    for (const cJSON *k = c->child; k; k = k->next)
+        if (strcmp(k->string, "name") != 0 && strcmp(k->string, "arguments") != 0) {
+            say(why, whylen, "%s: unknown key '%s' (name, arguments)", where, k->string);
+            return TW_ERR_INVALID;
+        }
+    const char *name = tw_json_get_str(c, "name");
+    if (!name || !name[0]) {
+        say(why, whylen, "%s.name: a non-empty string is required", where);
+        return TW_ERR_INVALID;
+    }
+    const cJSON *a = tw_json_get(c, "arguments");
+    if (a && !cJSON_IsObject(a) && !cJSON_IsString(a)) {
+        say(why, whylen, "%s.arguments: must be an object, or a string written as is", where);
+        return TW_ERR_INVALID;
+    }
+    size_t size = cJSON_IsString(a) ? strlen(a->valuestring)
+                  : a               ? tw_json_size(a, L->max_args_bytes + 1)
+                                    : 2;
+    if (size > L->max_args_bytes) {
+        say(why, whylen, "%s.arguments: longer than max_args_bytes (%zu)", where,
+            L->max_args_bytes);
+        return TW_ERR_LIMIT;
+    }
+    return TW_OK;
+}
+
+/* A step is an object of reasoning, text, calls, or of model_text alone. */
+static tw_status check_step(const cJSON *s, const char *where, bool top, const tw_limits *L,
+                            char *why, size_t whylen)
+{
+    if (!cJSON_IsObject(s)) {
+        say(why, whylen, "%s: a step must be an object", where);
+        return TW_ERR_INVALID;
+    }
+    bool raw = false, structured = false;
+    for (const cJSON *k = s->child; k; k = k->next) {
+        if (top && strcmp(k->string, "nonce") == 0)
+            continue; /* the directive is its one step */
+        if (!is_step_key(k->string)) {
+            say(why, whylen, "%s: unknown key '%s' (reasoning, text, calls, model_text)", where,
+                k->string);
+            return TW_ERR_INVALID;
+        }
+        if (strcmp(k->string, "calls") == 0) {
+            structured = true;
+            continue;
+        }
+        if (!cJSON_IsString(k)) {
+            say(why, whylen, "%s.%s: must be a string", where, k->string);
+            return TW_ERR_INVALID;
+        }
+        if (strcmp(k->string, "model_text") == 0)
+            raw = true;
+        else
+            structured = true;
+    }
+    if (raw && structured) {
+        say(why, whylen, "%s: model_text stands alone (no reasoning, text or calls beside it)",
+            where);
+        return TW_ERR_INVALID;
+    }
+    const cJSON *calls = tw_json_get(s, "calls");
+    if (calls && !cJSON_IsArray(calls)) {
+        say(why, whylen, "%s.calls: must be an array", where);
+        return TW_ERR_INVALID;
+    }
+    size_t n = (size_t)cJSON_GetArraySize(calls);
+    if (n > L->max_calls) {
+        say(why, whylen, "%s.calls: more than max_calls (%zu)", where, L->max_calls);
+        return TW_ERR_LIMIT;
+    }
+    size_t i = 0;
+    for (const cJSON *c = calls ? calls->child : NULL; c; c = c->next, i++) {
+        char w[96];
+        snprintf(w, sizeof w, "%s.calls[%zu]", where, i);
+        tw_status st = check_call(c, w, L, why, whylen);
+        if (st != TW_OK)
+            return st;
+    }
+    return TW_OK;
+}
+
+/* The directive's steps: *steps is its "steps" array, or the directive
+ * itself as one step (*one), or none. */
+static tw_status check_directive(const cJSON *d, size_t msg, const tw_limits *L,
+                                 const cJSON **steps, bool *one, char *why, size_t whylen)
+{
+    char where[64];
+    snprintf(where, sizeof where, "messages[%zu]: " TW_SCRIPT_WORD, msg);
+    *steps = NULL;
+    *one = false;
+    if (!cJSON_IsObject(d)) {
+        say(why, whylen, "%s: the directive must be a JSON object", where);
+        return TW_ERR_INVALID;
+    }
+    bool step_keys = false;
+    for (const cJSON *k = d->child; k; k = k->next) {
+        if (strcmp(k->string, "nonce") == 0 || strcmp(k->string, "steps") == 0)
+            continue;
+        if (!is_step_key(k->string)) {
+            say(why, whylen, "%s: unknown key '%s' (nonce, steps, or one step's reasoning, "
+                "text, calls, model_text)", where, k->string);
+            return TW_ERR_INVALID;
+        }
+        step_keys = true;
+    }
+    const cJSON *nonce = tw_json_get(d, "nonce");
+    if (nonce && !(cJSON_IsString(nonce) && nonce_ok(nonce->valuestring))) {
+        say(why, whylen, "%s.nonce: must be a string of 1 to %d characters A-Z a-z 0-9 . _ : -",
+            where, TW_SCRIPT_NONCE_MAX);
+        return TW_ERR_INVALID;
+    }
+    const cJSON *st = tw_json_get(d, "steps");
+    if (st && step_keys) {
+        say(why, whylen, "%s: give either \"steps\" or one step's keys, not both", where);
+        return TW_ERR_INVALID;
+    }
+    if (step_keys) {
+        *one = true;
+        return check_step(d, where, true, L, why, whylen);
+    }
+    if (!st)
+        return TW_OK;
+    if (!cJSON_IsArray(st)) {
+        say(why, whylen, "%s.steps: must be an array of steps", where);
+        return TW_ERR_INVALID;
+    }
+    size_t n = (size_t)cJSON_GetArraySize(st);
+    if (n > L->max_messages) {
+        say(why, whylen, "%s.steps: more than max_messages (%zu) steps", where, L->max_messages);
+        return TW_ERR_LIMIT;
+    }
+    size_t i = 0;
+    for (const cJSON *s = st->child; s; s = s->next, i++) {
+        char w[96];
+        snprintf(w, sizeof w, "%s.steps[%zu]", where, i);
+        tw_status r = check_step(s, w, false, L, why, whylen);
+        if (r != TW_OK)
+            return r;
+    }
+    *steps = st;
+    return TW_OK;
+}
+
+static tw_status put_call(tw_buf *b, const char *name, const cJSON *args)
+{
+    tw_status st = tw_buf_puts(b, "<tool_call>\n{\"name\": ");
+    if (st == TW_OK)
+        st = tw_json_write_str(b, name, strlen(name), 0);
+    if (st == TW_OK)
+        st = tw_buf_puts(b, ", \"arguments\": ");
+    if (st == TW_OK) {
+        if (cJSON_IsString(args))
+            st = tw_buf_puts(b, args->valuestring);
+        else if (args)
+            st = tw_json_write(b, args, TW_JSON_COMPACT);
+        else
+            st = tw_buf_puts(b, "{}");
+    }
+    if (st == TW_OK)
+        st = tw_buf_puts(b, "}\n</tool_call>");
+    return st;
+}
+
+static tw_status put_think(tw_buf *b, const char *r)
+{
+    tw_status st = tw_buf_puts(b, "<think>");
+    if (st == TW_OK)
+        st = tw_buf_puts(b, r);
+    if (st == TW_OK)
+        st = tw_buf_puts(b, "</think>");
+    return st;
+}
+
+/* A checked step as model text. */
+static tw_status render_step(const cJSON *s, tw_script_answer *a)
+{
+    const char *raw = tw_json_get_str(s, "model_text");
+    if (raw) {
+        a->reasoning = strstr(raw, "<think>") != NULL;
+        return tw_buf_puts(&a->model_text, raw);
+    }
+    const char *r = tw_json_get_str(s, "reasoning");
+    const char *t = tw_json_get_str(s, "text");
+    tw_status st = TW_OK;
+    if (r) {
+        a->reasoning = true;
+        st = put_think(&a->model_text, r);
+    }
+    if (st == TW_OK && t)
+        st = tw_buf_puts(&a->model_text, t);
+    const cJSON *calls = tw_json_get(s, "calls");
+    for (const cJSON *c = calls ? calls->child : NULL; st == TW_OK && c; c = c->next) {
+        if (a->model_text.len)
+            st = tw_buf_putc(&a->model_text, '\n');
+        if (st == TW_OK)
+            st = put_call(&a->model_text, tw_json_get_str(c, "name"), tw_json_get(c, "arguments"));
+    }
+    return st;
+}
+
+/* ---- schema-generated arguments ---- */
+
+typedef struct gen {
+    const tw_limits *L;
+    size_t budget;   /* bytes the arguments may still take (max_args_bytes) */
+    char path[200];
+    char *why;
+    size_t whylen;
+} gen;
+
+static tw_status gen_fail(gen *g, tw_status st, const char *rule)
+{
+    say(g->why, g->whylen, "%s: %s", g->path[0] ? g->path : "/", rule);
+    return st;
+}
+
+static bool spend(gen *g, size_t n)
+{
+    if (n > g->budget)
+        return false;
+    g->budget -= n;
+    return true;
+}
+
+static const char *pick_type(const cJSON *s)
+{
+    const cJSON *t = tw_json_get(s, "type");
+    if (cJSON_IsString(t))
+        return t->valuestring;
+    if (cJSON_IsArray(t)) {
+        const char *first = NULL;
+        for (const cJSON *e = t->child; e; e = e->next)
+            if (cJSON_IsString(e)) {
+                if (strcmp(e->valuestring, "null") != 0)
+                    return e->valuestring;
+                if (!first)
+                    first = e->valuestring;
+            }
+        if (first)
+            return first;
+    }
+    if (tw_json_get(s, "properties") || tw_json_get(s, "required"))
+        return "object";
+    if (tw_json_get(s, "items"))
+        return "array";
+    return "string";
+}
+
+static bool num_of(const cJSON *s, const char *k, double *v)
+{
+    const cJSON *x = tw_json_get(s, k);
+    if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble))
+        return false;
+    *v = x->valuedouble;
+    return true;
+}
+
+/* A number within the schema's bounds: 0 moved into [lo, hi], on multipleOf. */
+static tw_status gen_number(gen *g, const cJSON *s, bool integer, cJSON **out)
+{
+    double lo = -INFINITY, hi = INFINITY, e;
+    bool lo_ex = false, hi_ex = false;
+    if (num_of(s, "minimum", &e))
+        lo = e;
+    if (num_of(s, "maximum", &e))
+        hi = e;
+    /* draft 6+: exclusive bounds are numbers; draft 4: booleans on minimum/maximum */
+    if (num_of(s, "exclusiveMinimum", &e) && e >= lo) {
+        lo = e;
+        lo_ex = true;
+    } else if (cJSON_IsTrue(tw_json_get(s, "exclusiveMinimum"))) {
+        lo_ex = isfinite(lo);
+    }
+    if (num_of(s, "exclusiveMaximum", &e) && e <= hi) {
+        hi = e;
+        hi_ex = true;
+    } else if (cJSON_IsTrue(tw_json_get(s, "exclusiveMaximum"))) {
+        hi_ex = isfinite(hi);
+    }
+    double step = 0;
+    if (num_of(s, "multipleOf", &e) && e > 0)
+        step = e;
+    else if (integer)
+        step = 1;
+    double v = 0;
+    if (v < lo || (lo_ex && v <= lo))
+        v = lo;
+    if (v > hi || (hi_ex && v >= hi))
+        v = hi;
+    if (step > 0) {
+        double k = ceil(v / step);
+        v = k * step;
+        if ((lo_ex && v <= lo) || v < lo)
+            v += step;
+        if ((hi_ex && v >= hi) || v > hi) {
+            v = floor(hi / step) * step;
+            if (hi_ex && v >= hi)
+                v -= step;
+        }
+    } else if ((lo_ex && v <= lo) || (hi_ex && v >= hi)) {
+        /* a number strictly inside the open bound(s) */
+        v = isfinite(lo) && isfinite(hi) ? lo + (hi - lo) / 2 : isfinite(lo) ? lo + 1 : hi - 1;
+    }
+    if (!isfinite(v) || fabs(v) > 9007199254740992.0 || v < lo || v > hi ||
+        (lo_ex && v <= lo) || (hi_ex && v >= hi))
+        return gen_fail(g, TW_ERR_INVALID, integer ? "no integer satisfies the bounds"
+                                                   : "no number satisfies the bounds");
+    if (v == 0)
+        v = 0; /* no negative zero */
+    if (!spend(g, 24))
+        return gen_fail(g, TW_ERR_LIMIT, "the arguments grow past max_args_bytes");
+    *out = cJSON_CreateNumber(v);
+    return *out ? TW_OK : TW_ERR_NOMEM;
+}
+
+static tw_status gen_string(gen *g, const cJSON *s, cJSON **out)
+{
+    static const struct {
+        const char *format, *value;
+    } formats[] = {{"date-time", "2024-01-01T00:00:00Z"},
+                   {"date", "2024-01-01"},
+                   {"time", "00:00:00Z"},
+                   {"email", "user@example.com"},
+                   {"uri", "https://example.com/"},
+                   {"url", "https://example.com/"},
+                   {"uuid", "00000000-0000-4000-8000-000000000000"},
+                   {"ipv4", "192.0.2.1"},
+                   {"hostname", "example.com"}};
+    const char *base = "example";
+    const char *f = tw_json_get_str(s, "format");
+    for (size_t i = 0; f && i < sizeof formats / sizeof *formats; i++)
+        if (strcmp(f, formats[i].format) == 0)
+            base = formats[i].value;
+    size_t len = strlen(base);
+    int64_t mn = tw_json_int(tw_json_get(s, "minLength"), 0, INT64_MAX, 0);
+    int64_t mx = tw_json_int(tw_json_get(s, "maxLength"), 0, INT64_MAX, INT64_MAX);
+    if (mn > mx)
+        return gen_fail(g, TW_ERR_INVALID, "minLength is above maxLength");
+    if ((uint64_t)mn > g->budget || !spend(g, (size_t)mn > len ? (size_t)mn + 2 : len + 2))
+        return gen_fail(g, TW_ERR_LIMIT, "minLength asks for more than max_args_bytes");
+    size_t want = len;
+    if ((uint64_t)want > (uint64_t)mx)
+        want = (size_t)mx;
+    if ((uint64_t)want < (uint64_t)mn)
+        want = (size_t)mn;
+    char *v = malloc(want + 1);
+    if (!v)
+        return TW_ERR_NOMEM;
+    for (size_t i = 0; i < want; i++)
+        v[i] = i < len ? base[i] : 'x';
+    v[want] = 0;
+    *out = cJSON_CreateString(v);
+    free(v);
+    return *out ? TW_OK : TW_ERR_NOMEM;
+}
+
+static tw_status gen_value(gen *g, const cJSON *s, size_t depth, cJSON **out);
+
+/* Descend into a sub-schema under path + suffix. */
+static tw_status gen_sub(gen *g, const cJSON *s, size_t depth, const char *suffix, cJSON **out)
+{
+    size_t keep = strlen(g->path);
+    snprintf(g->path + keep, sizeof g->path - keep, "%s", suffix);
+    tw_status st = gen_value(g, s, depth + 1, out);
+    if (st == TW_OK)
+        g->path[keep] = 0;
+    return st;
+}
+
+static tw_status gen_object(gen *g, const cJSON *s, size_t depth, cJSON **out)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !spend(g, 2)) {
+        cJSON_Delete(o);
+        return o ? gen_fail(g, TW_ERR_LIMIT, "the arguments grow past max_args_bytes")
+                 : TW_ERR_NOMEM;
+    }
+    const cJSON *props = tw_json_get(s, "properties");
+    const cJSON *req = tw_json_get(s, "required");
+    for (const cJSON *r = cJSON_IsArray(req) ? req->child : NULL; r; r = r->next) {
+        if (!cJSON_IsString(r) || tw_json_get(o, r->valuestring))
+            continue;
+        char suffix[80];
+        snprintf(suffix, sizeof suffix, "/%.70s", r->valuestring);
+        cJSON *v = NULL;
+        tw_status st = !spend(g, strlen(r->valuestring) + 4)
+                           ? gen_fail(g, TW_ERR_LIMIT, "the arguments grow past max_args_bytes")
+                           : gen_sub(g, tw_json_get(props, r->valuestring), depth, suffix, &v);
+        if (st == TW_OK && !cJSON_AddItemToObject(o, r->valuestring, v)) {
+            cJSON_Delete(v);
+            st = TW_ERR_NOMEM;
+        }
+        if (st != TW_OK) {
+            cJSON_Delete(o);
+            return st;
+        }
+    }
+    *out = o;
+    return TW_OK;
+}
+
+static tw_status gen_array(gen *g, const cJSON *s, size_t depth, cJSON **out)
+{
+    int64_t mn = tw_json_int(tw_json_get(s, "minItems"), 0, INT64_MAX, 0);
+    int64_t mx = tw_json_int(tw_json_get(s, "maxItems"), 0, INT64_MAX, INT64_MAX);
+    if (mn > mx)
+        return gen_fail(g, TW_ERR_INVALID, "minItems is above maxItems");
+    int64_t n = mn > 1 ? mn : 1;
+    if (n > mx)
+        n = mx;
+    if ((uint64_t)n > g->budget / 2 || !spend(g, 2))
+        return gen_fail(g, TW_ERR_LIMIT, "minItems asks for more than max_args_bytes");
+    const cJSON *items = tw_json_get(s, "items");
+    cJSON *a = cJSON_CreateArray();
+    if (!a)
+        return TW_ERR_NOMEM;
+    for (int64_t i = 0; i < n; i++) {
+        const cJSON *is = cJSON_IsArray(items) ? cJSON_GetArrayItem(items, (int)i) : items;
+        char suffix[32];
+        snprintf(suffix, sizeof suffix, "/%lld", (long long)i);
+        cJSON *v = NULL;
+        tw_status st = !spend(g, 1) ? gen_fail(g, TW_ERR_LIMIT,
+                                               "the arguments grow past max_args_bytes")
+                                    : gen_sub(g, is, depth, suffix, &v);
+        if (st == TW_OK && !cJSON_AddItemToArray(a, v)) {
+            cJSON_Delete(v);
+            st = TW_ERR_NOMEM;
+        }
+        if (st != TW_OK) {
+            cJSON_Delete(a);
+            return st;
+        }
+    }
+    *out = a;
+    return TW_OK;
+}
+
+static tw_status gen_value(gen *g, const cJSON *s, size_t depth, cJSON **out)
+{
+    *out = NULL;
+    if (depth > g->L->max_depth)
+        return gen_fail(g, TW_ERR_LIMIT, "the schema nests deeper than max_depth");
+    if (!cJSON_IsObject(s))
+        s = NULL; /* no constraint: a string */
+    const cJSON *c = tw_json_get(s, "const");
+    const cJSON *en = tw_json_get(s, "enum");
+    if (!c && cJSON_IsArray(en) && en->child)
+        c = en->child;
+    if (c) {
+        if (!spend(g, tw_json_size(c, g->budget + 1)))
+            return gen_fail(g, TW_ERR_LIMIT, "the arguments grow past max_args_bytes");
+        *out = cJSON_Duplicate(c, 1);
+        return *out ? TW_OK : TW_ERR_NOMEM;
+    }
+    static const char *const firsts[] = {"anyOf", "oneOf", "allOf"};
+    for (size_t i = 0; i < 3; i++) {
+        const cJSON *alt = tw_json_get(s, firsts[i]);
+        if (cJSON_IsArray(alt) && alt->child && !tw_json_get(s, "type"))
+            return gen_value(g, alt->child, depth + 1, out);
+    }
+    const char *t = s ? pick_type(s) : "string";
+    if (strcmp(t, "object") == 0)
+        return gen_object(g, s, depth, out);
+    if (strcmp(t, "array") == 0)
+        return gen_array(g, s, depth, out);
+    if (strcmp(t, "integer") == 0 || strcmp(t, "number") == 0)
+        return gen_number(g, s, t[0] == 'i', out);
+    if (!spend(g, 5))
+        return gen_fail(g, TW_ERR_LIMIT, "the arguments grow past max_args_bytes");
+    if (strcmp(t, "boolean") == 0)
+        *out = cJSON_CreateTrue();
+    else if (strcmp(t, "null") == 0)
+        *out = cJSON_CreateNull();
+    else
+        return gen_string(g, s, out);
+    return *out ? TW_OK : TW_ERR_NOMEM;
+}
+
+tw_status tw_script_schema_args(const cJSON *schema, const tw_limits *lim, cJSON **out,
+                                char *why, size_t whylen)
+{
+    tw_limits L;
+    tw_limits_resolve(&L, lim);
+    *out = NULL;
+    gen g;
+    memset(&g, 0, sizeof g);
+    g.L = &L;
+    g.budget = L.max_args_bytes;
+    g.why = why;
+    g.whylen = whylen;
+    cJSON *v = NULL;
+    tw_status st;
+    if (!cJSON_IsObject(schema)) {
+        v = cJSON_CreateObject();
+        st = v ? TW_OK : TW_ERR_NOMEM;
+    } else {
+        st = gen_value(&g, schema, 0, &v);
+    }
+    if (st != TW_OK)
+        return st;
+    if (!cJSON_IsObject(v)) {
+        cJSON_Delete(v);
+        say(why, whylen, "/: the schema does not describe an object");
+        return TW_ERR_INVALID;
+    }
+    char vwhy[200] = "";
+    if (!tw_schema_validate(schema, v, L.max_depth, vwhy, sizeof vwhy)) {
+        cJSON_Delete(v);
+        say(why, whylen, "no generated value satisfies the schema: %s", vwhy);
+        return TW_ERR_INVALID;
+    }
+    *out = v;
+    return TW_OK;
+}
+
+/* ---- reasoning and the default policy ---- */
+
+static bool effort_on(const cJSON *e)
+{
+    return cJSON_IsString(e) && strcmp(e->valuestring, "none") != 0 &&
+           strcmp(e->valuestring, "minimal") != 0;
+}
+
+bool tw_script_options_reasoning(const cJSON *o)
+{
+    if (!cJSON_IsObject(o))
+        return false;
+    const cJSON *e = tw_json_get(o, "reasoning_effort");
+    if (e && !cJSON_IsNull(e))
+        return effort_on(e);
+    const cJSON *r = tw_json_get(o, "reasoning");
+    if (cJSON_IsObject(r)) {
+        const cJSON *en = tw_json_get(r, "enabled");
+        const cJSON *re = tw_json_get(r, "effort");
+        if (cJSON_IsBool(en))
+            return cJSON_IsTrue(en) && (!re || effort_on(re));
+        return !re || effort_on(re);
+    }
+    if (cJSON_IsTrue(tw_json_get(tw_json_get(o, "chat_template_kwargs"), "enable_thinking")))
+        return true;
+    const char *tt = tw_json_get_str(tw_json_get(o, "thinking"), "type");
+    if (tt && strcmp(tt, "enabled") == 0)
+        return true;
+    return cJSON_IsTrue(tw_json_get(o, "two_pass"));
+}
+
+/* The start of a tool result: its first line, up to the first '<' (no markup
+ * reaches the model text), at most TW_SCRIPT_QUOTE_MAX bytes, whole UTF-8
+ * characters only. */
+static size_t quote_len(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = (unsigned char)s[i];
+        size_t k = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3
+                                  : (c & 0xF8) == 0xF0 ? 4 : 0;
+        if (k == 0 || c < 0x20 || c == 0x7F || c == '<' || i + k > n || i + k > TW_SCRIPT_QUOTE_MAX)
+            break;
+        bool ok = true;
+        for (size_t j = 1; j < k; j++)
+            ok = ok && ((unsigned char)s[i + j] & 0xC0) == 0x80;
+        if (!ok || (k == 2 && c < 0xC2))
+            break;
+        i += k;
+    }
+    return i;
+}
+
+static tw_status default_answer(const tw_request *req, bool reasoning, const tw_limits *L,
+                                tw_script_answer *a, char *why, size_t whylen)
+{
+    a->step = -1;
+    a->reasoning = reasoning;
+    tw_buf *b = &a->model_text;
+    tw_status st = reasoning ? put_think(b, TW_SCRIPT_DEFAULT_REASONING) : TW_OK;
+    const tw_tool *tool = NULL;
+    if (req->choice == TW_CHOICE_NAMED) {
+        tool = tw_tools_find(req->tools, req->ntools, req->choice_name ? req->choice_name : "");
+        if (!tool) {
+            say(why, whylen, "tool_choice: names '%.100s', which is not a declared tool",
+                req->choice_name ? req->choice_name : "");
+            return TW_ERR_INVALID;
+        }
+    } else if (req->choice == TW_CHOICE_REQUIRED) {
+        if (!req->ntools) {
+            say(why, whylen, "tool_choice: a call is required but the request declares no tools");
+            return TW_ERR_INVALID;
+        }
+        tool = &req->tools[0];
+    }
+    if (st != TW_OK)
+        return st;
+    if (tool) {
+        cJSON *args = NULL;
+        char gw[240] = "";
+        st = tw_script_schema_args(tool->parameters, L, &args, gw, sizeof gw);
+        if (st != TW_OK) {
+            say(why, whylen, "tools['%.60s'].parameters: cannot generate arguments: %s",
+                tool->name, gw);
+            return st;
+        }
+        st = put_call(b, tool->name, args);
+        cJSON_Delete(args);
+        return st;
+    }
+    const tw_message *last = req->nmessages ? &req->messages[req->nmessages - 1] : NULL;
+    if (last && last->role == TW_ROLE_TOOL) {
+        const char *c = last->content.data ? last->content.data : "";
+        st = tw_buf_puts(b, TW_SCRIPT_RESULT_PREFIX "\"");
+        if (st == TW_OK)
+            st = tw_buf_append(b, c, quote_len(c, last->content.len));
+        if (st == TW_OK)
+            st = tw_buf_putc(b, '"');
+        return st;
+    }
+    return tw_buf_puts(b, TW_SCRIPT_DEFAULT_TEXT);
+}
+
+/* ---- the answer ---- */
+
+void tw_script_answer_free(tw_script_answer *a)
+{
+    if (!a)
+        return;
+    tw_buf_free(&a->model_text);
+    free(a->nonce);
+    memset(a, 0, sizeof *a);
+    a->step = -1;
+}
+
+tw_status tw_script_answer_with(const tw_request *req, int reasoning, const tw_limits *lim,
+                                tw_script_answer *out, char *why, size_t whylen)
+{
+    memset(out, 0, sizeof *out);
+    out->step = -1;
+    tw_limits L;
+    tw_limits_resolve(&L, lim);
+    out->model_text.max = L.max_input_bytes;
+    if (why && whylen)
+        why[0] = 0;
+    bool think = reasoning < 0 ? tw_script_options_reasoning(req->options) : reasoning > 0;
+    cJSON *d = NULL;
+    size_t msg = 0;
+    tw_status st = find_directive(req, &L, &d, &msg, why, whylen);
+    const cJSON *steps = NULL;
+    bool one = false;
+    if (st == TW_OK && d)
+        st = check_directive(d, msg, &L, &steps, &one, why, whylen);
+    if (st == TW_OK && d) {
+        const char *n = tw_json_get_str(d, "nonce");
+        if (n && !(out->nonce = tw_strdup(n)))
+            st = TW_ERR_NOMEM;
+    }
+    if (st == TW_OK) {
+        size_t turn = 0;
+        for (size_t i = msg + 1; d && i < req->nmessages; i++)
+            turn += req->messages[i].role == TW_ROLE_ASSISTANT;
+        const cJSON *step = NULL;
+        if (one && turn == 0)
+            step = d;
+        else if (steps && turn < (size_t)cJSON_GetArraySize(steps))
+            step = cJSON_GetArrayItem(steps, (int)turn);
+        if (step) {
+            out->step = (int)turn;
+            st = render_step(step, out);
+            if (st == TW_ERR_LIMIT)
+                say(why, whylen, "messages[%zu]: " TW_SCRIPT_WORD ": step %zu's model text is "
+                    "longer than max_input_bytes (%zu)", msg, turn, L.max_input_bytes);
+        } else {
+            st = default_answer(req, think, &L, out, why, whylen);
+            if (st == TW_ERR_LIMIT && why && !why[0])
+                say(why, whylen, "the answer is longer than max_input_bytes (%zu)",
+                    L.max_input_bytes);
+        }
+    }
+    cJSON_Delete(d);
+    if (st == TW_ERR_NOMEM && why && !why[0])
+        say(why, whylen, "out of memory");
+    if (st != TW_OK)
+        tw_script_answer_free(out);
+    return st;
+}
+
+tw_status tw_script_answer_for(const tw_request *req, const tw_limits *lim,
+                               tw_script_answer *out, char *why, size_t whylen)
+{
+    return tw_script_answer_with(req, -1, lim, out, why, whylen);
+}

@@ -1,0 +1,883 @@
+/* The scripted reference model (harness/script.c), the reference answers
+ * built from it (harness/mock_ref.c) and the mock backend's script profile. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks.h"
+#include "client.h"
+#include "mock.h"
+#include "mock_ref.h"
+#include "script.h"
+#include "toolwire/request_more.h"
+#include "toolwire/schema.h"
+
+#define SCHEMA_W                                                                                   \
+    "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"},\"unit\":{\"type\":"      \
+    "\"string\",\"enum\":[\"c\",\"f\"]}},\"required\":[\"city\",\"unit\"],"                       \
+    "\"additionalProperties\":false}"
+#define SCHEMA_T                                                                                   \
+    "{\"type\":\"object\",\"properties\":{\"tz\":{\"type\":\"string\",\"minLength\":3}},"         \
+    "\"required\":[\"tz\"]}"
+#define OAI_TOOLS                                                                                  \
+    "[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"parameters\":" SCHEMA_W "}}," \
+    "{\"type\":\"function\",\"function\":{\"name\":\"get_time\",\"parameters\":" SCHEMA_T "}}]"
+#define ANT_TOOLS                                                                                  \
+    "[{\"name\":\"get_weather\",\"input_schema\":" SCHEMA_W "},"                                   \
+    "{\"name\":\"get_time\",\"input_schema\":" SCHEMA_T "}]"
+#define GEN_TOOLS                                                                                  \
+    "[{\"name\":\"get_weather\",\"parameters\":" SCHEMA_W "},"                                     \
+    "{\"name\":\"get_time\",\"parameters\":" SCHEMA_T "}]"
+
+/* A directive as it sits in a JSON string (quotes escaped). */
+#define DIR_CALL                                                                                   \
+    "toolwire-script {\\\"nonce\\\":\\\"t-call-1\\\",\\\"steps\\\":[{\\\"reasoning\\\":\\\"Need "  \
+    "the weather.\\\",\\\"text\\\":\\\"Checking.\\\",\\\"calls\\\":[{\\\"name\\\":"               \
+    "\\\"get_weather\\\",\\\"arguments\\\":{\\\"city\\\":\\\"Paris\\\",\\\"unit\\\":\\\"c\\\"}}]},"  \
+    "{\\\"text\\\":\\\"It is 18 C in Paris.\\\"}]}"
+
+#define CALL_PARIS                                                                                 \
+    "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\":\"Paris\",\"unit\":\"c\"}}\n" \
+    "</tool_call>"
+
+static void decode_o(const char *body, tw_request *req)
+{
+    tw_request_error err;
+    memset(&err, 0, sizeof err);
+    tw_status st = tw_openai_request_decode(body, strlen(body), NULL, req, NULL, &err);
+    cr_assert_eq(st, TW_OK, "request: %s", err.message);
+}
+
+static void decode_a(const char *body, tw_request *req)
+{
+    tw_request_error err;
+    memset(&err, 0, sizeof err);
+    tw_status st = tw_anthropic_request_decode(body, strlen(body), NULL, req, NULL, &err);
+    cr_assert_eq(st, TW_OK, "request: %s", err.message);
+}
+
+/* The answer to an OpenAI request body; st is what the script must return. */
+static void answer_o(const char *body, tw_status want, tw_script_answer *a, char *why, size_t wl)
+{
+    tw_request req;
+    decode_o(body, &req);
+    tw_status st = tw_script_answer_for(&req, NULL, a, why, wl);
+    tw_request_free(&req);
+    cr_assert_eq(st, want, "got %s: %s", tw_code_name(st), why);
+}
+
+static const char *text_of(const tw_script_answer *a)
+{
+    return a->model_text.data ? a->model_text.data : "";
+}
+
+/* ---- directive parsing ---- */
+
+Test(script_directive, in_user_text_step_0)
+{
+    char why[300] = "";
+    tw_script_answer a;
+    answer_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"What is the weather "
+             "in Paris? " DIR_CALL " Thanks.\"}],\"tools\":" OAI_TOOLS "}",
+             TW_OK, &a, why, sizeof why);
+    cr_assert_eq(a.step, 0);
+    cr_assert_str_eq(a.nonce, "t-call-1");
+    cr_assert(a.reasoning);
+    cr_assert_str_eq(text_of(&a), "<think>Need the weather.</think>Checking.\n" CALL_PARIS);
+    tw_script_answer_free(&a);
+}
+
+Test(script_directive, in_system_text_parts)
+{
+    char why[300] = "";
+    tw_script_answer a;
+    answer_o("{\"model\":\"m\",\"messages\":[{\"role\":\"system\",\"content\":[{\"type\":\"text\","
+             "\"text\":\"You are helpful.\"},{\"type\":\"text\",\"text\":\"" DIR_CALL "\"}]},"
+             "{\"role\":\"user\",\"content\":\"Weather?\"}],\"tools\":" OAI_TOOLS "}",
+             TW_OK, &a, why, sizeof why);
+    cr_assert_eq(a.step, 0);
+    cr_assert_str_eq(a.nonce, "t-call-1");
+    tw_script_answer_free(&a);
+}
+
+Test(script_directive, anthropic_system_blocks)
+{
+    tw_request req;
+    decode_a("{\"model\":\"c\",\"max_tokens\":10,\"system\":[{\"type\":\"text\",\"text\":\"" DIR_CALL
+             "\"}],\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Hi\"}]}],"
+             "\"tools\":" ANT_TOOLS "}",
+             &req);
+    char *n = tw_script_nonce(&req);
+    cr_assert_str_eq(n, "t-call-1");
+    free(n);
+    tw_script_answer a;
+    char why[300] = "";
+    cr_assert_eq(tw_script_answer_for(&req, NULL, &a, why, sizeof why), TW_OK, "%s", why);
+    cr_assert_eq(a.step, 0);
+    tw_request_free(&req);
+    tw_script_answer_free(&a);
+}
+
+/* The latest message holding a directive counts; older ones are ignored. */
+Test(script_directive, latest_message_counts)
+{
+    char why[300] = "";
+    tw_script_answer a;
+    answer_o("{\"model\":\"m\",\"messages\":["
+             "{\"role\":\"user\",\"content\":\"toolwire-script {\\\"nonce\\\":\\\"old\\\",\\\"text\\\":"
+             "\\\"old answer\\\"}\"},"
+             "{\"role\":\"assistant\",\"content\":\"old answer\"},"
+             "{\"role\":\"user\",\"content\":\"again toolwire-script\\n{\\\"nonce\\\":\\\"new\\\","
+             "\\\"text\\\":\\\"new answer\\\"}\"}]}",
+             TW_OK, &a, why, sizeof why);
+    cr_assert_str_eq(a.nonce, "new");
+    cr_assert_eq(a.step, 0);
+    cr_assert_str_eq(text_of(&a), "new answer");
+    tw_script_answer_free(&a);
+}
+
+/* The step is the number of assistant messages after the directive. */
+Test(script_directive, steps_by_turn)
+{
+    const char *head = "{\"model\":\"m\",\"tools\":" OAI_TOOLS ",\"messages\":["
+                       "{\"role\":\"user\",\"content\":\"" DIR_CALL "\"}";
+    const char *turn1 = ",{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\","
+                        "\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":"
+                        "\"{\\\"city\\\":\\\"Paris\\\",\\\"unit\\\":\\\"c\\\"}\"}}]},"
+                        "{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"18 C\"}";
+    const char *turn2 = ",{\"role\":\"assistant\",\"content\":\"It is 18 C in Paris.\"},"
+                        "{\"role\":\"user\",\"content\":\"And tomorrow?\"}";
+    char body[4096];
+    char why[300] = "";
+    tw_script_answer a;
+    snprintf(body, sizeof body, "%s%s]}", head, turn1);
+    answer_o(body, TW_OK, &a, why, sizeof why);
+    cr_assert_eq(a.step, 1);
+    cr_assert_not(a.reasoning);
+    cr_assert_str_eq(text_of(&a), "It is 18 C in Paris.");
+    tw_script_answer_free(&a);
+    /* past the last step: the default policy, the nonce still known */
+    snprintf(body, sizeof body, "%s%s%s]}", head, turn1, turn2);
+    answer_o(body, TW_OK, &a, why, sizeof why);
+    cr_assert_eq(a.step, -1);
+    cr_assert_str_eq(a.nonce, "t-call-1");
+    cr_assert_str_eq(text_of(&a), TW_SCRIPT_DEFAULT_TEXT);
+    tw_script_answer_free(&a);
+}
+
+Test(script_directive, model_text_step_verbatim)
+{
+    char why[300] = "";
+    tw_script_answer a;
+    answer_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"toolwire-script "
+             "{\\\"steps\\\":[{\\\"model_text\\\":\\\"<tool_call>\\\\n{\\\\\\\"name\\\\\\\": "
+             "\\\\\\\"get_time\\\\\\\", \\\\\\\"arguments\\\\\\\": {\\\\\\\"tz\\\\\\\": \\\"}]}\"}]}",
+             TW_OK, &a, why, sizeof why);
+    cr_assert_eq(a.step, 0);
+    cr_assert_null(a.nonce);
+    cr_assert_str_eq(text_of(&a), "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"tz\": ");
+    tw_script_answer_free(&a);
+}
+
+/* A string as arguments is written as is: a malformed payload can be scripted. */
+Test(script_directive, string_arguments_as_is)
+{
+    char why[300] = "";
+    tw_script_answer a;
+    answer_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"toolwire-script "
+             "{\\\"calls\\\":[{\\\"name\\\":\\\"get_time\\\",\\\"arguments\\\":\\\"{tz: 1,}\\\"}]}\"}]}",
+             TW_OK, &a, why, sizeof why);
+    cr_assert_str_eq(text_of(&a),
+                     "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {tz: 1,}}\n</tool_call>");
+    tw_script_answer_free(&a);
+}
+
+/* The word without whitespace and an object after it is a mention. */
+Test(script_directive, mention_is_not_a_directive)
+{
+    char why[300] = "";
+    tw_script_answer a;
+    answer_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"What is "
+             "toolwire-script? And toolwire-script{\\\"text\\\":\\\"x\\\"}\"}]}",
+             TW_OK, &a, why, sizeof why);
+    cr_assert_eq(a.step, -1);
+    cr_assert_null(a.nonce);
+    cr_assert_str_eq(text_of(&a), TW_SCRIPT_DEFAULT_TEXT);
+    tw_script_answer_free(&a);
+}
+
+typedef struct bad_case {
+    const char *content; /* JSON string contents of the user message */
+    tw_status st;
+    const char *says;    /* part of why */
+} bad_case;
+
+Test(script_directive, malformed_is_a_clear_error)
+{
+    static const bad_case cases[] = {
+        {"toolwire-script {\\\"text\\\": \\\"x\\\"", TW_ERR_PARSE, "the text ends inside it"},
+        {"toolwire-script {\\\"text\\\" \\\"x\\\"}", TW_ERR_PARSE, "not one JSON object"},
+        {"toolwire-script {\\\"step\\\": []}", TW_ERR_INVALID, "unknown key 'step'"},
+        {"toolwire-script {\\\"steps\\\": [{\\\"calls\\\": [{\\\"name\\\": \\\"f\\\", "
+         "\\\"arguments\\\": 3}]}]}",
+         TW_ERR_INVALID, "steps[0].calls[0].arguments: must be an object"},
+        {"toolwire-script {\\\"steps\\\": [{\\\"text\\\": \\\"a\\\", \\\"model_text\\\": \\\"b\\\"}]}",
+         TW_ERR_INVALID, "model_text stands alone"},
+        {"toolwire-script {\\\"nonce\\\": \\\"has space\\\"}", TW_ERR_INVALID, "nonce"},
+        {"toolwire-script {\\\"calls\\\": [{\\\"arguments\\\": {}}]}", TW_ERR_INVALID,
+         "calls[0].name: a non-empty string is required"},
+        {"toolwire-script {\\\"steps\\\": [], \\\"text\\\": \\\"x\\\"}", TW_ERR_INVALID,
+         "not both"},
+        {"toolwire-script {\\\"text\\\": 5}", TW_ERR_INVALID, ".text: must be a string"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char body[1024];
+        snprintf(body, sizeof body,
+                 "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},"
+                 "{\"role\":\"assistant\",\"content\":\"hello\"},"
+                 "{\"role\":\"user\",\"content\":\"%s\"}]}",
+                 cases[i].content);
+        char why[300] = "";
+        tw_script_answer a;
+        answer_o(body, cases[i].st, &a, why, sizeof why);
+        cr_expect(strstr(why, "messages[2]") != NULL, "case %zu: %s", i, why);
+        cr_expect(strstr(why, cases[i].says) != NULL, "case %zu: want '%s' in: %s", i,
+                  cases[i].says, why);
+        cr_assert_eq(a.model_text.len, 0);
+        cr_assert_null(a.nonce);
+    }
+}
+
+/* Directive size, steps, calls, argument bytes and depth come from tw_limits. */
+Test(script_directive, bounded_by_limits)
+{
+    tw_request req;
+    decode_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"toolwire-script "
+             "{\\\"steps\\\":[{\\\"calls\\\":[{\\\"name\\\":\\\"a\\\",\\\"arguments\\\":{\\\"x\\\":"
+             "[[[1]]]}},{\\\"name\\\":\\\"b\\\"},{\\\"name\\\":\\\"c\\\"}]},{},{}]}\"}]}",
+             &req);
+    struct {
+        tw_limits L;
+        const char *says;
+    } cases[4];
+    memset(cases, 0, sizeof cases);
+    cases[0].L.max_calls = 2;
+    cases[0].says = "more than max_calls (2)";
+    cases[1].L.max_messages = 2;
+    cases[1].says = "more than max_messages (2) steps";
+    cases[2].L.max_args_bytes = 8;
+    cases[2].says = "longer than max_args_bytes (8)";
+    cases[3].L.max_depth = 4;
+    cases[3].says = "deeper than max_depth (4)";
+    for (size_t i = 0; i < 4; i++) {
+        char why[300] = "";
+        tw_script_answer a;
+        tw_status st = tw_script_answer_for(&req, &cases[i].L, &a, why, sizeof why);
+        cr_expect_eq(st, TW_ERR_LIMIT, "case %zu: %s", i, why);
+        cr_expect(strstr(why, cases[i].says) != NULL, "case %zu: %s", i, why);
+    }
+    /* within the limits */
+    char why[300] = "";
+    tw_script_answer a;
+    cr_assert_eq(tw_script_answer_for(&req, NULL, &a, why, sizeof why), TW_OK, "%s", why);
+    cr_assert_eq(a.step, 0);
+    tw_script_answer_free(&a);
+    tw_request_free(&req);
+    /* a directive longer than max_input_bytes */
+    decode_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"toolwire-script "
+             "{\\\"text\\\":\\\"0123456789012345678901234567890123456789\\\"}\"}]}",
+             &req);
+    tw_limits small;
+    memset(&small, 0, sizeof small);
+    small.max_input_bytes = 16;
+    cr_assert_eq(tw_script_answer_for(&req, &small, &a, why, sizeof why), TW_ERR_LIMIT);
+    cr_assert(strstr(why, "longer than max_input_bytes (16)") != NULL, "%s", why);
+    tw_request_free(&req);
+}
+
+Test(script_directive, nonce)
+{
+    tw_request req;
+    decode_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}", &req);
+    cr_assert_null(tw_script_nonce(&req));
+    tw_request_free(&req);
+    decode_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"toolwire-script "
+             "{\\\"nonce\\\":\\\"live-openai-required-1\\\"}\"},{\"role\":\"assistant\","
+             "\"content\":\"x\"},{\"role\":\"user\",\"content\":\"more\"}]}",
+             &req);
+    char *n = tw_script_nonce(&req);
+    cr_assert_str_eq(n, "live-openai-required-1");
+    free(n);
+    tw_request_free(&req);
+    /* a directive in a tool result or an assistant message is not read */
+    decode_o("{\"model\":\"m\",\"messages\":[{\"role\":\"assistant\",\"content\":\"toolwire-script "
+             "{\\\"nonce\\\":\\\"a\\\"}\"}]}",
+             &req);
+    cr_assert_null(tw_script_nonce(&req));
+    tw_request_free(&req);
+}
+
+/* ---- the default policy ---- */
+
+static void check_call(const tw_script_answer *a, const char *tool, const char *schema)
+{
+    const char *t = text_of(a);
+    const char *open = strstr(t, "<tool_call>\n");
+    cr_assert_not_null(open, "no call in: %s", t);
+    const char *close = strstr(open, "\n</tool_call>");
+    cr_assert_not_null(close);
+    open += strlen("<tool_call>\n");
+    cJSON *j = cJSON_ParseWithLength(open, (size_t)(close - open));
+    cr_assert_not_null(j, "call JSON: %s", t);
+    cr_assert_str_eq(tw_json_get_str(j, "name"), tool);
+    cJSON *s = cJSON_Parse(schema);
+    char why[200] = "";
+    cr_assert(tw_schema_validate(s, tw_json_get(j, "arguments"), 64, why, sizeof why), "%s", why);
+    cJSON_Delete(s);
+    cJSON_Delete(j);
+}
+
+Test(script_policy, named_choice_calls_that_tool)
+{
+    char why[300] = "";
+    tw_script_answer a;
+    answer_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Time?\"}],\"tools\":" OAI_TOOLS
+             ",\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"get_time\"}}}",
+             TW_OK, &a, why, sizeof why);
+    cr_assert_eq(a.step, -1);
+    cr_assert_not(a.reasoning);
+    check_call(&a, "get_time", SCHEMA_T);
+    cr_assert_str_eq(text_of(&a),
+                     "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"tz\":\"example\"}}\n</tool_call>");
+    tw_script_answer_free(&a);
+}
+
+Test(script_policy, required_calls_first_tool)
+{
+    char why[300] = "";
+    tw_script_answer a;
+    answer_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Go\"}],\"tools\":" OAI_TOOLS
+             ",\"tool_choice\":\"required\"}",
+             TW_OK, &a, why, sizeof why);
+    check_call(&a, "get_weather", SCHEMA_W);
+    cr_assert(strstr(text_of(&a), "{\"city\":\"example\",\"unit\":\"c\"}") != NULL, "%s", text_of(&a));
+    tw_script_answer_free(&a);
+}
+
+Test(script_policy, auto_and_none_give_text)
+{
+    static const char *const choices[] = {"\"auto\"", "\"none\"", NULL};
+    for (size_t i = 0; i < 3; i++) {
+        char body[2048];
+        snprintf(body, sizeof body,
+                 "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Go\"}],"
+                 "\"tools\":" OAI_TOOLS "%s%s}",
+                 choices[i] ? ",\"tool_choice\":" : "", choices[i] ? choices[i] : "");
+        char why[300] = "";
+        tw_script_answer a;
+        answer_o(body, TW_OK, &a, why, sizeof why);
+        cr_assert_str_eq(text_of(&a), TW_SCRIPT_DEFAULT_TEXT);
+        tw_script_answer_free(&a);
+    }
+}
+
+/* After a tool result: a text quoting its start (its first line, up to the
+ * first '<', whole UTF-8 characters, at most TW_SCRIPT_QUOTE_MAX bytes). */
+Test(script_policy, tool_result_quoted)
+{
+    const char *head = "{\"model\":\"m\",\"tools\":" OAI_TOOLS ",\"messages\":["
+                       "{\"role\":\"user\",\"content\":\"Weather?\"},"
+                       "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\","
+                       "\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":"
+                       "\"{}\"}}]},{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":";
+    struct {
+        const char *content, *quote;
+    } cases[] = {
+        {"\"18 C and sunny\\nmore lines\"", "18 C and sunny"},
+        {"\"ok <tool_call>{\\\"name\\\":\\\"x\\\"}</tool_call>\"", "ok "},
+        {"\"\\u00e9t\\u00e9 \\u00e9t\\u00e9 \\u00e9t\\u00e9 \\u00e9t\\u00e9 \\u00e9t\\u00e9 "
+         "\\u00e9t\\u00e9 \\u00e9t\\u00e9 \\u00e9t\\u00e9 \\u00e9t\\u00e9 \\u00e9t\\u00e9 \\u00e9t\\u00e9 "
+         "\\u00e9t\\u00e9 \\u00e9t\\u00e9 \\u00e9t\\u00e9\"",
+         /* 13 times "été " (6 bytes each) and one "é": 80 bytes */
+         "\xc3\xa9t\xc3\xa9 \xc3\xa9t\xc3\xa9 \xc3\xa9t\xc3\xa9 \xc3\xa9t\xc3\xa9 \xc3\xa9t\xc3\xa9 "
+         "\xc3\xa9t\xc3\xa9 \xc3\xa9t\xc3\xa9 \xc3\xa9t\xc3\xa9 \xc3\xa9t\xc3\xa9 \xc3\xa9t\xc3\xa9 "
+         "\xc3\xa9t\xc3\xa9 \xc3\xa9t\xc3\xa9 \xc3\xa9t\xc3\xa9 \xc3\xa9"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char body[4096];
+        snprintf(body, sizeof body, "%s%s}]}", head, cases[i].content);
+        char why[300] = "";
+        tw_script_answer a;
+        answer_o(body, TW_OK, &a, why, sizeof why);
+        char want[300];
+        snprintf(want, sizeof want, TW_SCRIPT_RESULT_PREFIX "\"%s\"", cases[i].quote);
+        cr_assert_str_eq(text_of(&a), want, "case %zu", i);
+        cr_assert_leq(strlen(cases[i].quote), TW_SCRIPT_QUOTE_MAX);
+        if (i == 2)
+            cr_assert_eq(strlen(cases[i].quote), TW_SCRIPT_QUOTE_MAX);
+        tw_script_answer_free(&a);
+    }
+}
+
+Test(script_policy, refusals)
+{
+    char why[300] = "";
+    tw_script_answer a;
+    answer_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Go\"}],"
+             "\"tool_choice\":\"required\"}",
+             TW_ERR_INVALID, &a, why, sizeof why);
+    cr_assert(strstr(why, "declares no tools") != NULL, "%s", why);
+    /* a schema no value satisfies */
+    answer_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Go\"}],\"tools\":[{"
+             "\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":{\"type\":\"object\","
+             "\"properties\":{\"n\":{\"type\":\"integer\",\"minimum\":10,\"maximum\":5}},"
+             "\"required\":[\"n\"]}}}],\"tool_choice\":\"required\"}",
+             TW_ERR_INVALID, &a, why, sizeof why);
+    cr_assert(strstr(why, "tools['f'].parameters") != NULL, "%s", why);
+    cr_assert(strstr(why, "/n: no integer satisfies the bounds") != NULL, "%s", why);
+}
+
+/* A named choice of an undeclared tool (the decoder may accept it). */
+Test(script_policy, named_tool_not_declared)
+{
+    tw_request req;
+    memset(&req, 0, sizeof req);
+    req.parallel_tool_calls = -1;
+    req.choice = TW_CHOICE_NAMED;
+    req.choice_name = strdup("missing");
+    char why[300] = "";
+    tw_script_answer a;
+    cr_assert_eq(tw_script_answer_for(&req, NULL, &a, why, sizeof why), TW_ERR_INVALID);
+    cr_assert(strstr(why, "'missing', which is not a declared tool") != NULL, "%s", why);
+    tw_request_free(&req);
+}
+
+Test(script_policy, reasoning_from_options)
+{
+    static const struct {
+        const char *extra;
+        bool on;
+    } cases[] = {
+        {"", false},
+        {",\"reasoning_effort\":\"high\"", true},
+        {",\"reasoning_effort\":\"low\"", true},
+        {",\"reasoning_effort\":\"none\"", false},
+        {",\"reasoning_effort\":\"minimal\"", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char body[512];
+        snprintf(body, sizeof body,
+                 "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]%s}",
+                 cases[i].extra);
+        char why[300] = "";
+        tw_script_answer a;
+        answer_o(body, TW_OK, &a, why, sizeof why);
+        cr_assert_eq(a.reasoning, cases[i].on, "case %zu", i);
+        cr_assert_eq(strncmp(text_of(&a), "<think>" TW_SCRIPT_DEFAULT_REASONING "</think>", 7) == 0,
+                     cases[i].on, "case %zu: %s", i, text_of(&a));
+        tw_script_answer_free(&a);
+    }
+}
+
+Test(script_policy, deterministic)
+{
+    const char *body = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Go\"}],"
+                       "\"tools\":" OAI_TOOLS ",\"tool_choice\":\"required\","
+                       "\"reasoning_effort\":\"high\"}";
+    char why[300] = "";
+    tw_script_answer a, b;
+    answer_o(body, TW_OK, &a, why, sizeof why);
+    answer_o(body, TW_OK, &b, why, sizeof why);
+    cr_assert_eq(a.model_text.len, b.model_text.len);
+    cr_assert(memcmp(a.model_text.data, b.model_text.data, a.model_text.len) == 0);
+    tw_script_answer_free(&a);
+    tw_script_answer_free(&b);
+    /* and the encoded answers */
+    tw_limits L;
+    tw_limits_resolve(&L, NULL);
+    cJSON *j = cJSON_Parse(body);
+    tw_ref_answer r1, r2;
+    tw_ref_answer_script('o', j, &L, &r1);
+    tw_ref_answer_script('o', j, &L, &r2);
+    cr_assert_eq(r1.status, 200, "%s", r1.why);
+    cr_assert_eq(r1.body.len, r2.body.len);
+    cr_assert(memcmp(r1.body.data, r2.body.data, r1.body.len) == 0);
+    tw_ref_answer_free(&r1);
+    tw_ref_answer_free(&r2);
+    cJSON_Delete(j);
+}
+
+/* ---- arguments generated from JSON Schemas ---- */
+
+static cJSON *gen_ok(const char *schema)
+{
+    cJSON *s = cJSON_Parse(schema);
+    cr_assert_not_null(s, "schema: %s", schema);
+    cJSON *v = NULL;
+    char why[300] = "";
+    tw_status st = tw_script_schema_args(s, NULL, &v, why, sizeof why);
+    cr_assert_eq(st, TW_OK, "%s: %s", schema, why);
+    char vwhy[200] = "";
+    cr_assert(tw_schema_validate(s, v, 64, vwhy, sizeof vwhy), "%s: %s", schema, vwhy);
+    cJSON_Delete(s);
+    return v;
+}
+
+static double num_at(const cJSON *v, const char *key)
+{
+    const cJSON *n = tw_json_get(v, key);
+    cr_assert(cJSON_IsNumber(n), "%s is not a number", key);
+    return n->valuedouble;
+}
+
+Test(script_schema, enum_const_and_required)
+{
+    cJSON *v = gen_ok("{\"type\":\"object\",\"properties\":{\"u\":{\"type\":\"string\",\"enum\":"
+                      "[\"kelvin\",\"c\"]},\"k\":{\"const\":42},\"opt\":{\"type\":\"string\"}},"
+                      "\"required\":[\"u\",\"k\"],\"additionalProperties\":false}");
+    cr_assert_str_eq(tw_json_get_str(v, "u"), "kelvin");
+    cr_assert_eq(num_at(v, "k"), 42);
+    cr_assert_null(tw_json_get(v, "opt"), "only required properties");
+    cJSON_Delete(v);
+}
+
+Test(script_schema, nested_object_and_array)
+{
+    cJSON *v = gen_ok("{\"type\":\"object\",\"required\":[\"who\",\"tags\"],\"properties\":{"
+                      "\"who\":{\"type\":\"object\",\"required\":[\"name\",\"age\"],\"properties\":{"
+                      "\"name\":{\"type\":\"string\"},\"age\":{\"type\":\"integer\"}},"
+                      "\"additionalProperties\":false},"
+                      "\"tags\":{\"type\":\"array\",\"minItems\":3,\"items\":{\"type\":\"object\","
+                      "\"required\":[\"id\"],\"properties\":{\"id\":{\"type\":[\"null\",\"integer\"],"
+                      "\"minimum\":7}}}}}}");
+    const cJSON *who = tw_json_get(v, "who");
+    cr_assert(cJSON_IsObject(who));
+    cr_assert(cJSON_IsString(tw_json_get(who, "name")));
+    cr_assert_eq(num_at(who, "age"), 0);
+    const cJSON *tags = tw_json_get(v, "tags");
+    cr_assert_eq(cJSON_GetArraySize(tags), 3);
+    cr_assert_eq(num_at(cJSON_GetArrayItem(tags, 2), "id"), 7);
+    cJSON_Delete(v);
+}
+
+Test(script_schema, integer_and_number_bounds)
+{
+    cJSON *v = gen_ok(
+        "{\"type\":\"object\",\"required\":[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\"],\"properties\":{"
+        "\"a\":{\"type\":\"integer\",\"minimum\":5,\"maximum\":10},"
+        "\"b\":{\"type\":\"integer\",\"exclusiveMinimum\":5},"
+        "\"c\":{\"type\":\"integer\",\"minimum\":10,\"maximum\":30,\"multipleOf\":7},"
+        "\"d\":{\"type\":\"integer\",\"maximum\":-3},"
+        "\"e\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"exclusiveMaximum\":1},"
+        "\"f\":{\"type\":\"integer\",\"minimum\":2,\"exclusiveMinimum\":true},"
+        "\"g\":{\"type\":\"number\",\"minimum\":-2.5}}}");
+    cr_assert_eq(num_at(v, "a"), 5);
+    cr_assert_eq(num_at(v, "b"), 6);
+    cr_assert_eq(num_at(v, "c"), 14);
+    cr_assert_eq(num_at(v, "d"), -3);
+    double e = num_at(v, "e");
+    cr_assert(e > 0 && e < 1, "e = %g", e);
+    cr_assert_eq(num_at(v, "f"), 3);
+    cr_assert_eq(num_at(v, "g"), 0);
+    cJSON_Delete(v);
+}
+
+Test(script_schema, strings_and_alternatives)
+{
+    cJSON *v = gen_ok("{\"type\":\"object\",\"required\":[\"s\",\"t\",\"d\",\"any\",\"b\",\"n\"],"
+                      "\"properties\":{\"s\":{\"type\":\"string\",\"minLength\":12},"
+                      "\"t\":{\"type\":\"string\",\"maxLength\":2},"
+                      "\"d\":{\"type\":\"string\",\"format\":\"date\"},"
+                      "\"any\":{\"anyOf\":[{\"type\":\"boolean\"},{\"type\":\"string\"}]},"
+                      "\"b\":{\"type\":\"boolean\"},\"n\":{\"type\":\"null\"}}}");
+    cr_assert_str_eq(tw_json_get_str(v, "s"), "examplexxxxx");
+    cr_assert_str_eq(tw_json_get_str(v, "t"), "ex");
+    cr_assert_str_eq(tw_json_get_str(v, "d"), "2024-01-01");
+    cr_assert(cJSON_IsTrue(tw_json_get(v, "any")));
+    cr_assert(cJSON_IsNull(tw_json_get(v, "n")));
+    cJSON_Delete(v);
+}
+
+Test(script_schema, bounded)
+{
+    char why[300] = "";
+    cJSON *v = NULL;
+    /* a string longer than max_args_bytes */
+    cJSON *s = cJSON_Parse("{\"type\":\"object\",\"required\":[\"s\"],\"properties\":{\"s\":"
+                           "{\"type\":\"string\",\"minLength\":1000000000}}}");
+    cr_assert_eq(tw_script_schema_args(s, NULL, &v, why, sizeof why), TW_ERR_LIMIT);
+    cr_assert(strstr(why, "/s: minLength") != NULL, "%s", why);
+    cJSON_Delete(s);
+    /* items multiplying past max_args_bytes: refused before they are made */
+    s = cJSON_Parse("{\"type\":\"object\",\"required\":[\"a\"],\"properties\":{\"a\":{\"type\":"
+                    "\"array\",\"minItems\":1000,\"items\":{\"type\":\"array\",\"minItems\":1000,"
+                    "\"items\":{\"type\":\"array\",\"minItems\":1000}}}}}");
+    cr_assert_eq(tw_script_schema_args(s, NULL, &v, why, sizeof why), TW_ERR_LIMIT);
+    cr_assert(strstr(why, "max_args_bytes") != NULL, "%s", why);
+    cJSON_Delete(s);
+    /* nesting deeper than max_depth */
+    tw_buf deep = {0};
+    for (int i = 0; i < 20; i++)
+        tw_buf_puts(&deep, "{\"type\":\"object\",\"required\":[\"x\"],\"properties\":{\"x\":");
+    tw_buf_puts(&deep, "{}");
+    for (int i = 0; i < 20; i++)
+        tw_buf_puts(&deep, "}}");
+    s = cJSON_Parse(deep.data);
+    tw_buf_free(&deep);
+    tw_limits L;
+    memset(&L, 0, sizeof L);
+    L.max_depth = 8;
+    cr_assert_eq(tw_script_schema_args(s, &L, &v, why, sizeof why), TW_ERR_LIMIT);
+    cr_assert(strstr(why, "deeper than max_depth") != NULL, "%s", why);
+    L.max_depth = 64;
+    cr_assert_eq(tw_script_schema_args(s, &L, &v, why, sizeof why), TW_OK, "%s", why);
+    cJSON_Delete(v);
+    cJSON_Delete(s);
+}
+
+/* ---- answers per endpoint (mock_ref.c) ---- */
+
+typedef struct ep_answer {
+    tw_ref_answer r;
+    tw_result res;
+} ep_answer;
+
+static void ep_ask(char kind, const char *path, const char *body, ep_answer *out)
+{
+    tw_limits L;
+    tw_limits_resolve(&L, NULL);
+    cJSON *j = cJSON_Parse(body);
+    cr_assert_not_null(j, "body: %s", body);
+    tw_ref_answer_script(kind, j, &L, &out->r);
+    cr_assert_eq(out->r.status, 200, "%s", out->r.why);
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    tw_status st = tw_decode_response(path, out->r.stream, out->r.body.data, out->r.body.len, &o,
+                                      &out->res);
+    cr_assert_eq(st, TW_OK);
+    cJSON_Delete(j);
+}
+
+static void ep_free(ep_answer *a)
+{
+    tw_ref_answer_free(&a->r);
+    tw_result_free(&a->res);
+}
+
+Test(script_endpoints, reasoning_on_and_off)
+{
+    static const struct {
+        char kind;
+        const char *path, *body;
+        bool on;
+    } cases[] = {
+        {'o', "/v1/chat/completions",
+         "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}", false},
+        {'o', "/v1/chat/completions",
+         "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],"
+         "\"reasoning_effort\":\"medium\"}",
+         true},
+        {'o', "/v1/chat/completions",
+         "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],"
+         "\"reasoning\":{\"effort\":\"high\"}}",
+         true},
+        {'o', "/v1/chat/completions",
+         "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],"
+         "\"chat_template_kwargs\":{\"enable_thinking\":true},\"stream\":true}",
+         true},
+        {'o', "/v1/chat/completions",
+         "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],"
+         "\"chat_template_kwargs\":{\"enable_thinking\":false}}",
+         false},
+        {'a', "/v1/messages",
+         "{\"model\":\"c\",\"max_tokens\":100,\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}",
+         false},
+        {'a', "/v1/messages",
+         "{\"model\":\"c\",\"max_tokens\":2000,\"thinking\":{\"type\":\"enabled\",\"budget_tokens\":"
+         "1024},\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"stream\":true}",
+         true},
+        {'g', "/generate", "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}", true},
+        {'g', "/generate",
+         "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"two_pass\":false}", false},
+        {'g', "/generate",
+         "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"options\":{\"two_pass\":false}}",
+         false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        ep_answer a;
+        ep_ask(cases[i].kind, cases[i].path, cases[i].body, &a);
+        if (cases[i].on)
+            cr_expect_str_eq(a.res.msg.thinking.data ? a.res.msg.thinking.data : "",
+                             TW_SCRIPT_DEFAULT_REASONING, "case %zu", i);
+        else
+            cr_expect_eq(a.res.msg.thinking.len, 0, "case %zu", i);
+        cr_expect_str_eq(a.res.msg.content.data ? a.res.msg.content.data : "",
+                         TW_SCRIPT_DEFAULT_TEXT, "case %zu", i);
+        ep_free(&a);
+    }
+}
+
+/* A directive's call comes back as a call with the scripted arguments on every endpoint. */
+Test(script_endpoints, directive_call_everywhere)
+{
+    static const struct {
+        char kind;
+        const char *path, *body;
+    } cases[] = {
+        {'o', "/v1/chat/completions",
+         "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"" DIR_CALL "\"}],"
+         "\"tools\":" OAI_TOOLS "}"},
+        {'o', "/v1/chat/completions",
+         "{\"model\":\"m\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"" DIR_CALL
+         "\"}],\"tools\":" OAI_TOOLS "}"},
+        {'a', "/v1/messages",
+         "{\"model\":\"c\",\"max_tokens\":100,\"messages\":[{\"role\":\"user\",\"content\":\"" DIR_CALL
+         "\"}],\"tools\":" ANT_TOOLS "}"},
+        {'a', "/v1/messages",
+         "{\"model\":\"c\",\"max_tokens\":100,\"stream\":true,\"messages\":[{\"role\":\"user\","
+         "\"content\":\"" DIR_CALL "\"}],\"tools\":" ANT_TOOLS "}"},
+        {'g', "/generate",
+         "{\"messages\":[{\"role\":\"user\",\"content\":\"" DIR_CALL "\"}],\"tools\":" GEN_TOOLS "}"},
+        {'g', "/generate", "{\"prompt\":\"" DIR_CALL "\",\"tools\":" GEN_TOOLS "}"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        ep_answer a;
+        ep_ask(cases[i].kind, cases[i].path, cases[i].body, &a);
+        cr_assert_eq(a.res.msg.ncalls, 1, "case %zu: %.*s", i, (int)a.r.body.len, a.r.body.data);
+        cr_expect_str_eq(a.res.msg.calls[0].name, "get_weather", "case %zu", i);
+        cJSON *want = cJSON_Parse("{\"city\":\"Paris\",\"unit\":\"c\"}");
+        cr_expect(tw_json_equal(a.res.msg.calls[0].arguments, want), "case %zu", i);
+        cJSON_Delete(want);
+        cr_expect_str_eq(a.res.msg.thinking.data ? a.res.msg.thinking.data : "", "Need the weather.",
+                         "case %zu", i);
+        cr_expect_str_eq(a.res.msg.content.data ? a.res.msg.content.data : "", "Checking.",
+                         "case %zu", i);
+        ep_free(&a);
+    }
+}
+
+Test(script_endpoints, bad_requests_say_why)
+{
+    tw_limits L;
+    tw_limits_resolve(&L, NULL);
+    tw_ref_answer r;
+    tw_ref_answer_script('o', NULL, &L, &r);
+    cr_assert_eq(r.status, 400);
+    cr_assert(strstr(r.why, "not a JSON object") != NULL, "%s", r.why);
+    tw_ref_answer_free(&r);
+    cJSON *j = cJSON_Parse("{\"model\":\"c\",\"max_tokens\":5}");
+    tw_ref_answer_script('a', j, &L, &r);
+    cr_assert_eq(r.status, 400);
+    cr_assert(strstr(r.why, "messages") != NULL, "%s", r.why);
+    tw_ref_answer_free(&r);
+    cJSON_Delete(j);
+    j = cJSON_Parse("{\"messages\":[{\"role\":\"user\",\"content\":\"toolwire-script {\"}]}");
+    tw_ref_answer_script('g', j, &L, &r);
+    cr_assert_eq(r.status, 400);
+    cr_assert(strstr(r.why, "toolwire-script directive") != NULL, "%s", r.why);
+    tw_ref_answer_free(&r);
+    cJSON_Delete(j);
+}
+
+/* ---- the mock backend's script profile ---- */
+
+Test(script_profile, fits_request_only_exchanges)
+{
+    cr_assert(tw_mock_profile_known("script"));
+    bool listed = false;
+    for (const char *const *p = tw_mock_profiles(); *p; p++)
+        listed = listed || strcmp(*p, "script") == 0;
+    cr_assert(listed);
+    /* a request-only exchange fits; one with an answer of its own does not */
+    tw_fx_exchange x;
+    memset(&x, 0, sizeof x);
+    x.req.method = "POST";
+    x.req.path = "/v1/chat/completions";
+    tw_fixture f;
+    memset(&f, 0, sizeof f);
+    f.name = "t/live";
+    f.exchanges = &x;
+    f.nexchanges = 1;
+    cr_assert(tw_mock_profile_fits("script", &f));
+    cr_assert_not(tw_mock_profile_fits("hermes", &f));
+    cr_assert_not(tw_mock_profile_fits("replay", &f));
+    x.model_text = "hi";
+    cr_assert_not(tw_mock_profile_fits("script", &f));
+    x.model_text = NULL;
+    x.model_pass1 = "a</think>";
+    cr_assert_not(tw_mock_profile_fits("script", &f));
+    x.model_pass1 = NULL;
+    x.has_response = true;
+    cr_assert_not(tw_mock_profile_fits("script", &f));
+}
+
+static tw_mock *start_script(void)
+{
+    tw_mock_opts o;
+    memset(&o, 0, sizeof o);
+    o.profile = "script";
+    tw_mock *m = NULL;
+    char why[200] = "";
+    cr_assert_eq(tw_mock_start(NULL, 0, &o, &m, why, sizeof why), TW_OK, "%s", why);
+    return m;
+}
+
+static void send_to(tw_mock *m, const char *path, const char *body, tw_http_response *r)
+{
+    tw_client_opts co;
+    memset(&co, 0, sizeof co);
+    co.base_url = tw_mock_url(m);
+    co.max_retries = 0;
+    co.total_timeout_ms = 10000;
+    tw_client *c = tw_client_new(&co);
+    cr_assert_not_null(c);
+    static const tw_kv hdr[] = {{"content-type", "application/json"},
+                                {"X-Toolwire-Exchange", "some/fixture#0"}};
+    tw_status st = tw_client_send(c, "POST", path, hdr, 2, body, strlen(body), r);
+    tw_client_free(c);
+    cr_assert_eq(st, TW_OK, "%s", r->transport_error);
+}
+
+Test(script_profile, answers_without_fixtures)
+{
+    tw_mock *m = start_script();
+    tw_http_response r;
+    memset(&r, 0, sizeof r);
+    send_to(m, "/v1/chat/completions",
+            "{\"model\":\"m\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"" DIR_CALL
+            "\"}],\"tools\":" OAI_TOOLS "}",
+            &r);
+    cr_assert_eq(r.status, 200, "%s", r.body.data);
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    tw_result res;
+    cr_assert_eq(tw_decode_response("/v1/chat/completions", true, r.body.data, r.body.len, &o, &res),
+                 TW_OK);
+    cr_assert_eq(res.msg.ncalls, 1);
+    cr_assert_str_eq(res.msg.calls[0].name, "get_weather");
+    tw_result_free(&res);
+    tw_http_response_free(&r);
+    /* a bad request: 400 in the endpoint's envelope, saying why */
+    memset(&r, 0, sizeof r);
+    send_to(m, "/v1/messages",
+            "{\"model\":\"c\",\"max_tokens\":9,\"messages\":[{\"role\":\"user\",\"content\":"
+            "\"toolwire-script {\\\"calls\\\": 1}\"}]}",
+            &r);
+    cr_assert_eq(r.status, 400);
+    cJSON *j = cJSON_Parse(r.body.data);
+    cr_assert_str_eq(tw_json_get_str(j, "type"), "error");
+    const char *msg = tw_json_get_str(tw_json_get(j, "error"), "message");
+    cr_assert(msg && strstr(msg, "toolwire-script.calls: must be an array"), "%s", r.body.data);
+    cJSON_Delete(j);
+    tw_http_response_free(&r);
+    /* the records name the script's exchange */
+    tw_mock_record *recs = NULL;
+    size_t n = 0;
+    cr_assert_eq(tw_mock_records(m, 0, &recs, &n), TW_OK);
+    cr_assert_eq(n, 2);
+    cr_assert_str_eq(recs[0].fixture, "script");
+    cr_assert_eq(recs[0].status, 200);
+    cr_assert_eq(recs[1].status, 400);
+    tw_mock_records_free(recs, n);
+    tw_mock_stop(m);
+}
