@@ -7,11 +7,11 @@
 #include <string.h>
 
 #include "loopback.h"
+#include "mock_ref.h"
 #include "script.h"
 #include "toolwire/decode.h"
 #include "toolwire/encode.h"
 #include "toolwire/transcode.h"
-#include "toolwire/vllm.h"
 
 struct tw_upstream {
     tw_loop *loop;
@@ -170,83 +170,35 @@ void tw_upstream_answer(const char *format, const char *path, const char *body, 
     memset(&v.req, 0, sizeof v.req);
     rec->decoded = true;
     rec->nonce = tw_script_nonce(&rec->req);
+    /* what the script writes (as the script profile decides it), for judging the answer */
+    int reasoning = kind == 'g' ? -1 : tw_script_options_reasoning(rec->body);
     tw_script_answer ans;
     memset(&ans, 0, sizeof ans);
-    st = tw_script_answer_for(&rec->req, &L, &ans, why, sizeof why);
-    if (st != TW_OK) {
-        char msg[400];
-        snprintf(msg, sizeof msg, "the scripted model cannot answer: %s", why);
-        error_reply(kind, st == TW_ERR_NOMEM ? 500 : 400, msg, rec, ctype, out);
-        tw_script_answer_free(&ans);
-        return;
+    st = tw_script_answer_with(&rec->req, reasoning, &L, &ans, why, sizeof why);
+    if (st == TW_OK) {
+        rec->step = ans.step;
+        rec->reasoning = ans.reasoning;
+        rec->model_text = tw_strndup(ans.model_text.data ? ans.model_text.data : "", ans.model_text.len);
     }
-    rec->step = ans.step;
-    rec->reasoning = ans.reasoning;
-    rec->model_text = tw_strndup(ans.model_text.data ? ans.model_text.data : "", ans.model_text.len);
     tw_script_answer_free(&ans);
-    if (!rec->model_text) {
+    /* the answer itself: the script profile's reference answer for the endpoint */
+    tw_ref_answer ra;
+    tw_ref_answer_script(kind, rec->body, &L, &ra);
+    if (ra.status != 200) {
+        free(rec->model_text);
+        rec->model_text = NULL;
+        error_reply(kind, ra.status, ra.why, rec, ctype, out);
+    } else if (!rec->model_text) {
         error_reply(kind, 500, "out of memory", rec, ctype, out);
-        return;
-    }
-    /* the model text through the reference decoders and encoders */
-    dopts.tools = rec->req.tools;
-    dopts.ntools = rec->req.ntools;
-    dopts.allow_unknown_tool = true;
-    dopts.schema_warn = true;
-    tw_result res;
-    tw_vllm_assembly va;
-    bool have_va = false;
-    const char *enc;
-    size_t tlen = strlen(rec->model_text);
-    if (kind == 'g') {
-        tw_vllm_params p;
-        st = tw_vllm_params_read(NULL, &p, why, sizeof why);
-        p.two_pass = false;
-        if (st == TW_OK)
-            st = tw_vllm_assemble(&p, "", 0, rec->model_text, tlen, &dopts, &va);
-        have_va = st == TW_OK;
-        enc = "vllm-generate-response";
-    } else {
-        const tw_format_ops *f = tw_format_find("hermes");
-        st = f ? f->decode(rec->model_text, tlen, &dopts, &res) : TW_ERR_UNSUPPORTED;
-        enc = kind == 'a' ? (rec->stream ? "anthropic-stream" : "anthropic-response")
-                          : (rec->stream ? "openai-stream" : "openai-response");
-    }
-    if (st != TW_OK) {
-        char msg[300];
-        snprintf(msg, sizeof msg, "the reference decoder failed on the script's text: %s",
-                 tw_code_message(st));
-        error_reply(kind, 500, msg, rec, ctype, out);
-        return;
-    }
-    const tw_encoder_ops *e = tw_encoder_find(enc);
-    tw_encode_opts eo;
-    memset(&eo, 0, sizeof eo);
-    eo.limits = L;
-    eo.model = rec->req.model ? rec->req.model : "toolwire-script";
-    eo.id = kind == 'a' ? "msg_toolwire_upstream" : "chatcmpl-toolwire-upstream";
-    eo.created = 1700000000;
-    tw_buf enc_out = {0};
-    enc_out.max = L.max_output_bytes;
-    st = e ? e->encode_result(have_va ? &va.result : &res, &eo, &enc_out) : TW_ERR_UNSUPPORTED;
-    if (have_va)
-        tw_vllm_assembly_free(&va);
-    else
-        tw_result_free(&res);
-    if (st != TW_OK) {
-        tw_buf_free(&enc_out);
-        char msg[300];
-        snprintf(msg, sizeof msg, "the %s encoder failed: %s", enc, tw_code_message(st));
-        error_reply(kind, 500, msg, rec, ctype, out);
-        return;
-    }
-    rec->status = 200;
-    *ctype = rec->stream ? "text/event-stream" : "application/json";
-    if (tw_buf_append(out, enc_out.data ? enc_out.data : "", enc_out.len) != TW_OK) {
+    } else if (tw_buf_append(out, ra.body.data ? ra.body.data : "", ra.body.len) != TW_OK) {
         tw_buf_reset(out);
-        error_reply(kind, 500, "out of memory", rec, ctype, out);
+        error_reply(kind, 500, "the answer is larger than max_output_bytes", rec, ctype, out);
+    } else {
+        rec->status = 200;
+        rec->stream = ra.stream;
+        *ctype = ra.stream ? "text/event-stream" : "application/json";
     }
-    tw_buf_free(&enc_out);
+    tw_ref_answer_free(&ra);
 }
 
 static void keep(tw_upstream *u, tw_upstream_record *rec)

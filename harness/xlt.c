@@ -103,29 +103,13 @@ static bool same_trimmed(const tw_buf *a, const tw_buf *b)
 
 int tw_xlt_reasoning_enabled(char kind, const cJSON *body)
 {
-    if (!cJSON_IsObject(body))
+    if (!cJSON_IsObject(body) || (kind != 'a' && kind != 'o'))
         return -1;
-    const cJSON *th = tw_json_get(body, "thinking");
-    const char *tt = tw_json_get_str(th, "type");
-    if (kind == 'a')
+    if (kind == 'a') {
+        const char *tt = tw_json_get_str(tw_json_get(body, "thinking"), "type");
         return tt && strcmp(tt, "enabled") == 0;
-    if (kind != 'o')
-        return -1;
-    if (tt && strcmp(tt, "enabled") == 0)
-        return 1;
-    const char *eff = tw_json_get_str(body, "reasoning_effort");
-    if (eff && strcmp(eff, "none") != 0 && strcmp(eff, "minimal") != 0)
-        return 1;
-    const cJSON *r = tw_json_get(body, "reasoning");
-    if (cJSON_IsObject(r)) {
-        const char *e = tw_json_get_str(r, "effort");
-        const cJSON *en = tw_json_get(r, "enabled");
-        if (!(e && (strcmp(e, "none") == 0 || strcmp(e, "minimal") == 0)) && !cJSON_IsFalse(en))
-            return 1;
     }
-    if (cJSON_IsTrue(tw_json_get(tw_json_get(body, "chat_template_kwargs"), "enable_thinking")))
-        return 1;
-    return 0;
+    return tw_script_options_reasoning(body);
 }
 
 static const char *choice_name(tw_choice c)
