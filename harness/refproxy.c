@@ -228,6 +228,15 @@ static void handle(void *user, const char *method, const char *url, const char *
         error_out(kind, 502, why, reply);
         goto log;
     }
+    if (res.errors.len) {
+        /* what the decoder could not read is not passed on as if it were whole */
+        snprintf(why, sizeof why, "the upstream's answer does not decode cleanly: %s: %.300s",
+                 tw_code_name(res.errors.items[0].code),
+                 res.errors.items[0].message ? res.errors.items[0].message : "");
+        tw_result_free(&res);
+        error_out(kind, 502, why, reply);
+        goto log;
+    }
     const char *enc = kind == 'a' ? (stream ? "anthropic-stream" : "anthropic-response")
                                   : (stream ? "openai-stream" : "openai-response");
     tw_encode_opts eo;

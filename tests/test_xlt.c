@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "loopback.h"
 #include "refproxy.h"
 #include "run.h"
 #include "script.h"
@@ -278,4 +279,103 @@ Test(xlt, run_through_the_reference_proxy)
     tw_fixture_set_free(&fs);
     unlink(path);
     rmdir(dir);
+}
+
+/* Hostile senders at the upstream: bodies past max_input_bytes get 413, and the
+ * records waiting to be taken are capped (the oldest go, counted). */
+Test(xlt, upstream_bounds)
+{
+    tw_upstream_opts uo;
+    memset(&uo, 0, sizeof uo);
+    uo.format = "openai";
+    uo.limits.max_input_bytes = 4096;
+    uo.max_records = 2;
+    tw_upstream *u = NULL;
+    char why[200];
+    cr_assert_eq(tw_upstream_start(&uo, &u, why, sizeof why), TW_OK, "%s", why);
+    tw_client_opts co;
+    memset(&co, 0, sizeof co);
+    co.base_url = tw_upstream_url(u);
+    co.max_retries = 0;
+    tw_client *cl = tw_client_new(&co);
+    const char *small = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+    for (int i = 0; i < 3; i++) {
+        tw_http_response r;
+        cr_assert_eq(tw_client_send(cl, "POST", "/v1/chat/completions", NULL, 0, small, strlen(small), &r), TW_OK);
+        cr_assert_eq(r.status, 200, "%s", r.body.data);
+        tw_http_response_free(&r);
+    }
+    char *big = malloc(8192);
+    memset(big, ' ', 8192);
+    big[0] = '{';
+    big[8191] = '}';
+    tw_http_response r;
+    cr_assert_eq(tw_client_send(cl, "POST", "/v1/chat/completions", NULL, 0, big, 8192, &r), TW_OK);
+    cr_assert_eq(r.status, 413);
+    tw_http_response_free(&r);
+    free(big);
+    tw_client_free(cl);
+    tw_upstream_record *recs;
+    size_t n;
+    cr_assert_eq(tw_upstream_take(u, 0, &recs, &n), TW_OK);
+    cr_assert_eq(n, 2);
+    cr_assert_eq(tw_upstream_dropped(u), 1);
+    cr_assert_eq(recs[1].seq, 3);
+    tw_upstream_records_free(recs, n);
+    tw_upstream_stop(u);
+}
+
+static void garbage(void *user, const char *method, const char *url, const char *header, const char *body,
+                    size_t len, tw_loop_reply *reply)
+{
+    (void)user, (void)method, (void)url, (void)header, (void)body, (void)len;
+    reply->status = 200;
+    tw_buf_puts(&reply->body, "{\"choices\": [{\"message\": ");
+}
+
+/* The reference proxy never passes on what it cannot read: an upstream answer that
+ * does not decode is a 502 in the client's envelope; a refused upstream too. */
+Test(xlt, reference_proxy_answers_502_for_a_broken_upstream)
+{
+    tw_loop_opts lo;
+    memset(&lo, 0, sizeof lo);
+    lo.fn = garbage;
+    tw_loop *l = NULL;
+    char why[300];
+    cr_assert_eq(tw_loop_start(&lo, &l, why, sizeof why), TW_OK, "%s", why);
+    tw_refproxy_opts po;
+    memset(&po, 0, sizeof po);
+    po.from = "anthropic";
+    po.to = "openai";
+    po.upstream = tw_loop_url(l);
+    tw_refproxy *p = NULL;
+    cr_assert_eq(tw_refproxy_start(&po, &p, why, sizeof why), TW_OK, "%s", why);
+    tw_client_opts co;
+    memset(&co, 0, sizeof co);
+    co.base_url = tw_refproxy_url(p);
+    co.max_retries = 0;
+    tw_client *cl = tw_client_new(&co);
+    const char *b = ANT_REQ("n-9", "");
+    tw_http_response r;
+    cr_assert_eq(tw_client_send(cl, "POST", "/v1/messages", NULL, 0, b, strlen(b), &r), TW_OK);
+    cr_assert_eq(r.status, 502, "%d %s", r.status, r.body.data);
+    cr_assert(strstr(r.body.data, "\"type\":\"error\""), "%s", r.body.data);
+    tw_http_response_free(&r);
+    tw_refproxy_stop(p);
+    /* nothing listens there any more */
+    po.upstream = "http://127.0.0.1:9";
+    cr_assert_eq(tw_refproxy_start(&po, &p, why, sizeof why), TW_OK, "%s", why);
+    tw_client_free(cl);
+    co.base_url = tw_refproxy_url(p);
+    cl = tw_client_new(&co);
+    cr_assert_eq(tw_client_send(cl, "POST", "/v1/messages", NULL, 0, b, strlen(b), &r), TW_OK);
+    cr_assert_eq(r.status, 502, "%d", r.status);
+    tw_http_response_free(&r);
+    /* a path it does not serve */
+    cr_assert_eq(tw_client_send(cl, "POST", "/v1/chat/completions", NULL, 0, b, strlen(b), &r), TW_OK);
+    cr_assert_eq(r.status, 404);
+    tw_http_response_free(&r);
+    tw_client_free(cl);
+    tw_refproxy_stop(p);
+    tw_loop_stop(l);
 }
