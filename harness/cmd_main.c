@@ -1,6 +1,7 @@
 /* toolwire main: the quick-start job. Runs every conformance fixture against
- * every embedded mock profile that fits it (reports and the comparison page
- * under reports/latest/), and checks every decode fixture of
+ * every embedded mock profile that fits it, and the live suites against the
+ * script reference servers (reports and the comparison page under
+ * reports/latest/), and checks every decode fixture of
  * tests/data/decode (batch and every chunking) into decode-summary.md. */
 #include <errno.h>
 #include <getopt.h>
@@ -75,10 +76,13 @@ int tw_cmd_main(int argc, char **argv)
         case 'h':
             puts("usage: toolwire main [--quiet] [--conformance DIR] [--fixtures DIR] [--out DIR]\n\n"
                  "The main job:\n"
-                 "1. run every conformance fixture under --conformance (default fixtures/) against\n"
-                 "   every embedded mock profile that fits it (mock-replay, mock-hermes,\n"
-                 "   mock-anthropic, mock-vllm-native), write <backend>.json/.md/.junit.xml/.html\n"
-                 "   and comparison.md/.html under --out (default reports/latest);\n"
+                 "1. run every conformance fixture under --conformance (default fixtures/) not\n"
+                 "   tagged live against every embedded mock profile that fits it (mock-replay,\n"
+                 "   mock-hermes, mock-anthropic, mock-vllm-native), and each live suite against\n"
+                 "   the script reference server of its endpoint (ref-openai: tags live+openai,\n"
+                 "   ref-anthropic: live+anthropic, ref-vllm-native: live+vllm-native); write\n"
+                 "   <backend>.json/.md/.junit.xml/.html and comparison.md/.html under --out\n"
+                 "   (default reports/latest);\n"
                  "2. decode every fixture under --fixtures (default tests/data/decode) in batch\n"
                  "   and at chunk sizes 1, 2, 3, 7 and 64, compare with each fixture's\n"
                  "   expectation and write decode-summary.md under --out.\n"
@@ -104,10 +108,19 @@ int tw_cmd_main(int argc, char **argv)
     if (!tw_mkdirs(outdir))
         return tw_cli_usage_error("main", "cannot create '%s'", outdir);
     /* 1: conformance */
-    static const tw_backend_spec backends[] = {{"mock-replay", NULL, "replay"},
-                                               {"mock-hermes", NULL, "hermes"},
-                                               {"mock-anthropic", NULL, "anthropic"},
-                                               {"mock-vllm-native", NULL, "vllm-native"}};
+    /* the live suites run only against the reference servers, each its own suite */
+    static const char *const not_live[] = {"live"};
+    static const char *const live_openai[] = {"live", "openai"};
+    static const char *const live_anthropic[] = {"live", "anthropic"};
+    static const char *const live_vllm[] = {"live", "vllm-native"};
+    static const tw_backend_spec backends[] = {
+        {.name = "mock-replay", .profile = "replay", .xtags = not_live, .nxtags = 1},
+        {.name = "mock-hermes", .profile = "hermes", .xtags = not_live, .nxtags = 1},
+        {.name = "mock-anthropic", .profile = "anthropic", .xtags = not_live, .nxtags = 1},
+        {.name = "mock-vllm-native", .profile = "vllm-native", .xtags = not_live, .nxtags = 1},
+        {.name = "ref-openai", .profile = "script", .tags = live_openai, .ntags = 2},
+        {.name = "ref-anthropic", .profile = "script", .tags = live_anthropic, .ntags = 2},
+        {.name = "ref-vllm-native", .profile = "script", .tags = live_vllm, .ntags = 2}};
     tw_run_opts o;
     memset(&o, 0, sizeof o);
     o.client.max_retries = 2;

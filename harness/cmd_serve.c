@@ -125,6 +125,8 @@ int tw_cmd_serve(int argc, char **argv)
                                              {"proxy", required_argument, NULL, 'X'},
                                              {"upstream", required_argument, NULL, 'U'},
                                              {"key-env", required_argument, NULL, 'K'},
+                                             {"tag", required_argument, NULL, 'g'},
+                                             {"exclude-tag", required_argument, NULL, 'x'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     tw_mock_opts mo;
@@ -134,6 +136,8 @@ int tw_cmd_serve(int argc, char **argv)
     bool quiet = false;
     cJSON *fault = NULL;
     const char *proxy = NULL, *upstream = NULL, *key_env = NULL;
+    const char *tags[TW_FIXTURE_MAX_TAGS], *xtags[TW_FIXTURE_MAX_TAGS];
+    size_t ntags = 0, nxtags = 0;
     optind = 1;
     opterr = 0;
     int c;
@@ -211,6 +215,16 @@ int tw_cmd_serve(int argc, char **argv)
         case 'X': proxy = optarg; break;
         case 'U': upstream = optarg; break;
         case 'K': key_env = optarg; break;
+        case 'g':
+        case 'x': {
+            char twhy[200];
+            if (!tw_tag_option_add(c == 'g' ? tags : xtags, c == 'g' ? &ntags : &nxtags,
+                                   c == 'g' ? "--tag" : "--exclude-tag", optarg, twhy, sizeof twhy)) {
+                cJSON_Delete(fault);
+                return tw_cli_usage_error("serve", "%s", twhy);
+            }
+            break;
+        }
         case 'h':
             puts("usage: toolwire serve [--port N] [--profile P] [options] FIXTURES…\n"
                  "       toolwire serve --profile script [--port N] [options]\n\n"
@@ -230,6 +244,8 @@ int tw_cmd_serve(int argc, char **argv)
                  "                  '{\"truncate_sse_after_bytes\": 100}', '{\"malformed_chunk_at\": 1}',\n"
                  "                  '{\"delay_ms\": 500}' (only these keys, integers; status 100-599)\n"
                  "  --for SECONDS   stop after this long\n"
+                 "  --tag T         serve only fixtures tagged T (repeatable: every one given)\n"
+                 "  --exclude-tag T serve no fixture tagged T (repeatable)\n"
                  "  --quiet         no per-request log on standard error\n"
                  "\n"
                  "Hostile clients:\n"
@@ -285,6 +301,12 @@ int tw_cmd_serve(int argc, char **argv)
         cJSON_Delete(fault);
         tw_fixture_set_free(&fs);
         return tw_cli_usage_error("serve", "%s", why);
+    }
+    if (!script && (ntags || nxtags) && !tw_fixture_set_select(&fs, tags, ntags, xtags, nxtags) &&
+        !fs.nbad) {
+        cJSON_Delete(fault);
+        tw_fixture_set_free(&fs);
+        return tw_cli_usage_error("serve", "no fixture is selected by the --tag/--exclude-tag options given");
     }
     for (size_t i = 0; i < fs.nbad; i++) {
         tw_buf line = {0};

@@ -542,11 +542,151 @@ static bool check_id_ok(const char *s)
     return s[n - 1] >= '0' && s[n - 1] <= '9';
 }
 
-static tw_status read_expect(vctx *c, const cJSON *j, const char *path, tw_fx_exchange *x)
+
+/* A boolean member: -1 when absent. */
+static tw_status get_bool(vctx *c, const cJSON *obj, const char *path, const char *key, int *out)
 {
-    static const char *const keys[] = {"result", "failing_checks", NULL};
+    *out = -1;
+    const cJSON *v = tw_json_get(obj, key);
+    if (!v)
+        return TW_OK;
+    if (!cJSON_IsBool(v)) {
+        char kp[TW_JP];
+        sub_key(kp, sizeof kp, path, key);
+        return fail_at(c, kp, false, "expected true or false, got %s", kind_of(v));
+    }
+    *out = cJSON_IsTrue(v) ? 1 : 0;
+    return TW_OK;
+}
+
+static tw_status read_live(vctx *c, const cJSON *j, const char *path, tw_fx_live *lv)
+{
+    static const char *const keys[] = {"tool_called", "calls", "arguments_valid", "text",
+                                       "reasoning", "agrees_with", NULL};
     if (want_object(c, j, path) != TW_OK || only_keys(c, j, path, keys) != TW_OK)
         return TW_ERR_INVALID;
+    lv->json = j;
+    lv->calls_min = lv->calls_max = lv->agrees_with = -1;
+    char kp[TW_JP];
+    const cJSON *tc = tw_json_get(j, "tool_called");
+    if (tc) {
+        sub_key(kp, sizeof kp, path, "tool_called");
+        size_t n = cJSON_IsString(tc) ? 1 : cJSON_IsArray(tc) ? (size_t)cJSON_GetArraySize(tc) : 0;
+        if (!n)
+            return fail_at(c, kp, false, "expected a tool name or a non-empty array of tool names, got %s",
+                           cJSON_IsArray(tc) ? "an empty array" : kind_of(tc));
+        if (n > c->lim.max_calls)
+            return fail_at(c, kp, false, "at most %zu names (max_calls), got %zu", c->lim.max_calls, n);
+        lv->tool_called = calloc(n, sizeof *lv->tool_called);
+        if (!lv->tool_called)
+            return fail_at(c, kp, false, "out of memory");
+        size_t i = 0;
+        for (const cJSON *t = cJSON_IsString(tc) ? tc : tc->child; t && i < n; t = t->next, i++) {
+            char ip[TW_JP];
+            if (cJSON_IsArray(tc))
+                sub_idx(ip, sizeof ip, kp, i);
+            else
+                snprintf(ip, sizeof ip, "%s", kp);
+            if (!cJSON_IsString(t) || !t->valuestring[0])
+                return fail_at(c, ip, false, "expected a non-empty tool name, got %s",
+                               cJSON_IsString(t) ? "\"\"" : kind_of(t));
+            lv->tool_called[i] = t->valuestring;
+            lv->ntool_called = i + 1;
+        }
+    }
+    const cJSON *calls = tw_json_get(j, "calls");
+    if (calls) {
+        static const char *const ckeys[] = {"min", "max", NULL};
+        sub_key(kp, sizeof kp, path, "calls");
+        if (want_object(c, calls, kp) != TW_OK || only_keys(c, calls, kp, ckeys) != TW_OK)
+            return TW_ERR_INVALID;
+        if (!calls->child)
+            return fail_at(c, kp, false, "expected 'min', 'max' or both");
+        long hi = (long)c->lim.max_calls;
+        bool has_min = false, has_max = false;
+        if (get_int(c, calls, kp, "min", 0, hi, false, &lv->calls_min, &has_min) != TW_OK ||
+            get_int(c, calls, kp, "max", 0, hi, false, &lv->calls_max, &has_max) != TW_OK)
+            return TW_ERR_INVALID;
+        if (!has_min)
+            lv->calls_min = -1;
+        if (!has_max)
+            lv->calls_max = -1;
+        if (has_min && has_max && lv->calls_min > lv->calls_max) {
+            char mp[TW_JP];
+            sub_key(mp, sizeof mp, kp, "max");
+            return fail_at(c, mp, false, "max %ld is below min %ld", lv->calls_max, lv->calls_min);
+        }
+    }
+    int av = -1;
+    if (get_bool(c, j, path, "arguments_valid", &av) != TW_OK ||
+        get_bool(c, j, path, "text", &lv->text) != TW_OK ||
+        get_bool(c, j, path, "reasoning", &lv->reasoning) != TW_OK)
+        return TW_ERR_INVALID;
+    if (av == 0) {
+        sub_key(kp, sizeof kp, path, "arguments_valid");
+        return fail_at(c, kp, false, "expected true (leave the key out to not judge arguments)");
+    }
+    lv->arguments_valid = av == 1;
+    bool has_aw = false;
+    if (get_int(c, j, path, "agrees_with", 0, (long)c->lim.max_messages, false, &lv->agrees_with,
+                &has_aw) != TW_OK)
+        return TW_ERR_INVALID;
+    if (!has_aw)
+        lv->agrees_with = -1;
+    return TW_OK;
+}
+
+/* Every "$call_id[…]" string of a request body: well formed and naming an
+ * earlier exchange. */
+static tw_status walk_placeholders(vctx *c, const cJSON *v, char *path, size_t k, size_t *count,
+                                   size_t depth)
+{
+    if (depth > c->lim.max_depth)
+        return TW_OK; /* the parser already capped the depth */
+    if (cJSON_IsString(v)) {
+        if (strncmp(v->valuestring, TW_CALL_ID_PLACEHOLDER, strlen(TW_CALL_ID_PLACEHOLDER)) != 0)
+            return TW_OK;
+        size_t e = 0, call = 0;
+        if (!tw_call_id_placeholder(v->valuestring, &e, &call))
+            return fail_at(c, path, false,
+                           "expected a placeholder \"$call_id[E]\" or \"$call_id[E][C]\", got \"%.80s\"",
+                           v->valuestring);
+        if (e >= k)
+            return fail_at(c, path, false,
+                           "\"%.80s\" names exchange %zu: a placeholder names an earlier exchange (below %zu)",
+                           v->valuestring, e, k);
+        if (call >= c->lim.max_calls)
+            return fail_at(c, path, false, "\"%.80s\": call index above max_calls (%zu)",
+                           v->valuestring, c->lim.max_calls);
+        (*count)++;
+        return TW_OK;
+    }
+    size_t len = strlen(path);
+    size_t i = 0;
+    for (const cJSON *m = v->child; m; m = m->next, i++) {
+        if (cJSON_IsArray(v))
+            snprintf(path + len, TW_JP - len, "[%zu]", i);
+        else
+            snprintf(path + len, TW_JP - len, ".%s", m->string);
+        if (walk_placeholders(c, m, path, k, count, depth + 1) != TW_OK)
+            return TW_ERR_INVALID;
+        path[len] = '\0';
+    }
+    return TW_OK;
+}
+
+static tw_status read_expect(vctx *c, const cJSON *j, const char *path, tw_fx_exchange *x)
+{
+    static const char *const keys[] = {"result", "failing_checks", "live", NULL};
+    if (want_object(c, j, path) != TW_OK || only_keys(c, j, path, keys) != TW_OK)
+        return TW_ERR_INVALID;
+    const cJSON *lv = tw_json_get(j, "live");
+    if (lv) {
+        char lp[TW_JP];
+        sub_key(lp, sizeof lp, path, "live");
+        if (read_live(c, lv, lp, &x->live) != TW_OK)
+            return TW_ERR_INVALID;
+    }
     const cJSON *res = tw_json_get(j, "result");
     if (res) {
         char rp[TW_JP];
@@ -651,9 +791,7 @@ static tw_status read_exchange(vctx *c, cJSON *j, const char *path, tw_fx_exchan
             get_str(c, mp, sp, "pass2", true, false, &x->model_pass2) != TW_OK)
             return TW_ERR_INVALID;
     }
-    if (!x->has_response && !x->model_text && !x->model_pass1)
-        return fail_at(c, path, false,
-                       "an exchange needs 'response', 'model_text' or 'model_passes'");
+    /* neither: a live exchange, answered by the server under test */
     const cJSON *d = tw_json_get(j, "decode");
     if (d) {
         sub_key(sp, sizeof sp, path, "decode");
@@ -727,6 +865,8 @@ static tw_status validate(vctx *c, tw_fixture *f)
         if (!cJSON_IsArray(tags))
             return fail_at(c, "tags", false, "expected an array of strings, got %s", kind_of(tags));
         size_t n = (size_t)cJSON_GetArraySize(tags);
+        if (n > TW_FIXTURE_MAX_TAGS)
+            return fail_at(c, "tags", false, "at most %d tags, got %zu", TW_FIXTURE_MAX_TAGS, n);
         if (n) {
             f->tags = calloc(n, sizeof *f->tags);
             if (!f->tags)
@@ -736,9 +876,16 @@ static tw_status validate(vctx *c, tw_fixture *f)
         for (const cJSON *t = tags->child; t; t = t->next, i++) {
             char tp[TW_JP];
             sub_idx(tp, sizeof tp, "tags", i);
-            if (!cJSON_IsString(t) || !t->valuestring[0])
-                return fail_at(c, tp, false, "expected a non-empty string, got %s",
-                               cJSON_IsString(t) ? "\"\"" : kind_of(t));
+            if (!cJSON_IsString(t))
+                return fail_at(c, tp, false, "expected a tag string, got %s", kind_of(t));
+            if (!tw_tag_valid(t->valuestring))
+                return fail_at(c, tp, false,
+                               "expected a tag of 1 to %d characters from [a-z0-9-], got \"%.80s\"",
+                               TW_FIXTURE_MAX_TAG_LEN, t->valuestring);
+            for (size_t k = 0; k < i; k++)
+                if (strcmp(f->tags[k], t->valuestring) == 0)
+                    return fail_at(c, tp, false, "tag \"%s\" is listed twice (first at tags[%zu])",
+                                   t->valuestring, k);
             f->tags[i] = t->valuestring;
             f->ntags = i + 1;
         }
@@ -769,6 +916,25 @@ static tw_status validate(vctx *c, tw_fixture *f)
         sub_idx(xp, sizeof xp, "exchanges", i);
         if (read_exchange(c, x, xp, &f->exchanges[i]) != TW_OK)
             return TW_ERR_INVALID;
+    }
+    /* what refers to other exchanges: agreement and call-id placeholders */
+    for (size_t k = 0; k < n; k++) {
+        tw_fx_exchange *x = &f->exchanges[k];
+        char jp[TW_JP];
+        long aw = x->live.json ? x->live.agrees_with : -1;
+        if (aw >= 0 && ((size_t)aw >= n || (size_t)aw == k)) {
+            snprintf(jp, sizeof jp, "exchanges[%zu].expect.live.agrees_with", k);
+            if (n == 1)
+                return fail_at(c, jp, false, "expected the index of another exchange, but the fixture "
+                                             "has only this one");
+            return fail_at(c, jp, false, "expected the index of another exchange of this fixture "
+                                         "(0 to %zu, not %zu), got %ld", n - 1, k, aw);
+        }
+        if (x->req.body) {
+            snprintf(jp, sizeof jp, "exchanges[%zu].request.body", k);
+            if (walk_placeholders(c, x->req.body, jp, k, &x->nplaceholders, 0) != TW_OK)
+                return TW_ERR_INVALID;
+        }
     }
     return TW_OK;
 }
@@ -837,12 +1003,63 @@ void tw_fixture_free(tw_fixture *f)
         free(x->resp.headers);
         free(x->resp.events);
         free(x->expect_fail);
+        free(x->live.tool_called);
     }
     free(f->exchanges);
     free(f->tags);
     free(f->path);
     cJSON_Delete(f->root);
     memset(f, 0, sizeof *f);
+}
+
+bool tw_fixture_has_tag(const tw_fixture *f, const char *tag)
+{
+    for (size_t i = 0; i < f->ntags; i++)
+        if (strcmp(f->tags[i], tag) == 0)
+            return true;
+    return false;
+}
+
+bool tw_tag_valid(const char *tag)
+{
+    size_t n = strlen(tag);
+    if (n < 1 || n > TW_FIXTURE_MAX_TAG_LEN)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((tag[i] >= 'a' && tag[i] <= 'z') || (tag[i] >= '0' && tag[i] <= '9') || tag[i] == '-'))
+            return false;
+    return true;
+}
+
+/* "[N]" at s: N (at most 6 digits) and the position after ']'. */
+static const char *bracket_index(const char *s, size_t *out)
+{
+    if (*s != '[')
+        return NULL;
+    size_t v = 0, d = 0;
+    for (s++; *s >= '0' && *s <= '9'; s++, d++) {
+        if (d == 6)
+            return NULL;
+        v = v * 10 + (size_t)(*s - '0');
+    }
+    if (!d || *s != ']')
+        return NULL;
+    *out = v;
+    return s + 1;
+}
+
+bool tw_call_id_placeholder(const char *s, size_t *exchange, size_t *call)
+{
+    size_t pl = strlen(TW_CALL_ID_PLACEHOLDER) - 1; /* "$call_id" */
+    if (!s || strncmp(s, TW_CALL_ID_PLACEHOLDER, pl + 1) != 0)
+        return false;
+    const char *p = bracket_index(s + pl, exchange);
+    if (!p)
+        return false;
+    *call = 0;
+    if (*p == '[')
+        p = bracket_index(p, call);
+    return p && !*p;
 }
 
 const char *tw_kv_get(const tw_kv *kv, size_t n, const char *name)

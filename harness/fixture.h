@@ -13,6 +13,11 @@
 #include "toolwire/neutral.h"
 
 #define TW_FIXTURE_VERSION 1
+/* At most this many tags per fixture, each at most TW_FIXTURE_MAX_TAG_LEN bytes of [a-z0-9-]. */
+#define TW_FIXTURE_MAX_TAGS 32
+#define TW_FIXTURE_MAX_TAG_LEN 64
+/* A run-time placeholder for a call id the server produced: "$call_id[E]" or "$call_id[E][C]". */
+#define TW_CALL_ID_PLACEHOLDER "$call_id["
 
 typedef struct tw_kv {
     const char *name;          /* header names are kept as written */
@@ -50,6 +55,18 @@ typedef struct tw_fx_expect_fail {
     const char *reason;
 } tw_fx_expect_fail;
 
+/* Expectations that hold for any conforming server ("expect.live", checks LIV-*). */
+typedef struct tw_fx_live {
+    const cJSON *json;         /* the "live" object as written, or NULL: nothing is judged */
+    const char **tool_called;  /* owned array, strings point into root; NULL when not judged */
+    size_t ntool_called;
+    long calls_min, calls_max; /* bounds on the number of calls, -1 when not given */
+    bool arguments_valid;      /* every call's arguments satisfy the declared tool's schema */
+    int text;                  /* -1 not judged, 1 non-empty text expected, 0 no text expected */
+    int reasoning;             /* -1 not judged, 1 reasoning expected, 0 no reasoning expected */
+    long agrees_with;          /* index of another exchange with the same calls, -1 when none */
+} tw_fx_live;
+
 typedef struct tw_fx_exchange {
     tw_fx_request req;
     bool has_response;         /* a recorded response to replay */
@@ -64,6 +81,8 @@ typedef struct tw_fx_exchange {
     tw_fx_expect_fail *expect_fail; /* checks expected to fail, with reasons */
     size_t nexpect_fail;
     const cJSON *faults;       /* fault injection for the mock backend, or NULL */
+    tw_fx_live live;           /* expect.live */
+    size_t nplaceholders;      /* "$call_id[…]" strings in the request body */
 } tw_fx_exchange;
 
 typedef struct tw_fixture {
@@ -99,6 +118,17 @@ void tw_fixture_free(tw_fixture *f);
  */
 tw_status tw_fixture_check_faults(const char *text, size_t len, const char *name, cJSON **out,
                                   char *why, size_t whylen);
+
+/* Does the fixture carry the tag? */
+bool tw_fixture_has_tag(const tw_fixture *f, const char *tag);
+/* Is the string a valid tag ([a-z0-9-]+, at most TW_FIXTURE_MAX_TAG_LEN bytes)? */
+bool tw_tag_valid(const char *tag);
+
+/*
+ * Read a call-id placeholder: "$call_id[E]" (the first call of exchange E) or
+ * "$call_id[E][C]" (call C, from 0). False when s is not exactly one.
+ */
+bool tw_call_id_placeholder(const char *s, size_t *exchange, size_t *call);
 
 /* Header lookup, case-insensitive; NULL when absent. */
 const char *tw_kv_get(const tw_kv *kv, size_t n, const char *name);

@@ -190,9 +190,9 @@ static bool add_exchange(cJSON *arr, const tw_fx_exchange *x)
             !add_copy(d, "options", x->decode_options))
             return false;
     }
-    if (x->expect_result || x->nexpect_fail) {
+    if (x->expect_result || x->nexpect_fail || x->live.json) {
         cJSON *e = cJSON_AddObjectToObject(o, "expect");
-        if (!e || !add_copy(e, "result", x->expect_result))
+        if (!e || !add_copy(e, "result", x->expect_result) || !add_copy(e, "live", x->live.json))
             return false;
         if (x->nexpect_fail) {
             cJSON *fc = cJSON_AddArrayToObject(e, "failing_checks");

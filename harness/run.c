@@ -8,6 +8,7 @@
 
 #include "decode_opts.h"
 #include "fixture_write.h"
+#include "live.h"
 #include "out.h"
 #include "textfix.h"
 #include "xlt.h"
@@ -106,6 +107,48 @@ void tw_fixture_set_free(tw_fixture_set *s)
     free(s->bad_files);
     free(s->bad_why);
     memset(s, 0, sizeof *s);
+}
+
+bool tw_fixture_selected(const tw_fixture *f, const char *const *tags, size_t ntags,
+                         const char *const *xtags, size_t nxtags)
+{
+    for (size_t i = 0; i < ntags; i++)
+        if (!tw_fixture_has_tag(f, tags[i]))
+            return false;
+    for (size_t i = 0; i < nxtags; i++)
+        if (tw_fixture_has_tag(f, xtags[i]))
+            return false;
+    return true;
+}
+
+bool tw_tag_option_add(const char **list, size_t *n, const char *opt, const char *arg, char *why,
+                       size_t whylen)
+{
+    if (!tw_tag_valid(arg)) {
+        snprintf(why, whylen, "%s wants a tag of 1 to %d characters from [a-z0-9-], got '%s'", opt,
+                 TW_FIXTURE_MAX_TAG_LEN, arg);
+        return false;
+    }
+    if (*n >= TW_FIXTURE_MAX_TAGS) {
+        snprintf(why, whylen, "at most %d values of %s", TW_FIXTURE_MAX_TAGS, opt);
+        return false;
+    }
+    list[(*n)++] = arg;
+    return true;
+}
+
+size_t tw_fixture_set_select(tw_fixture_set *s, const char *const *tags, size_t ntags,
+                             const char *const *xtags, size_t nxtags)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (tw_fixture_selected(&s->fx[i], tags, ntags, xtags, nxtags))
+            s->fx[kept++] = s->fx[i];
+        else
+            tw_fixture_free(&s->fx[i]);
+    }
+    s->n = kept;
+    return kept;
 }
 
 /* ---- one exchange ---- */
@@ -345,6 +388,8 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
     bool tty = o->progress && isatty(2);
     for (size_t fi = 0; fi < fs->n; fi++) {
         const tw_fixture *f = &fs->fx[fi];
+        if (!tw_fixture_selected(f, b->tags, b->ntags, b->xtags, b->nxtags))
+            continue; /* not this backend's suite */
         tw_rep_fixture *rf = tw_report_add_fixture(rep, f->name, f->path, f->backend);
         if (!rf)
             break;
@@ -368,16 +413,33 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
         tw_http_response *resp = calloc(nx ? nx : 1, sizeof *resp);
         tw_check_set *client = calloc(nx ? nx : 1, sizeof *client);
         tw_check_set *xlt = calloc(nx ? nx : 1, sizeof *xlt);
-        if (!resp || !client || !xlt) {
+        /* live expectations and call-id placeholders: each answer decoded once */
+        bool live = false;
+        for (size_t k = 0; k < nx; k++)
+            live = live || f->exchanges[k].live.json || f->exchanges[k].nplaceholders;
+        tw_live_answer *ans = live ? calloc(nx, sizeof *ans) : NULL;
+        size_t *unres = live ? calloc(nx, sizeof *unres) : NULL;
+        char(*subst_why)[240] = live ? calloc(nx, sizeof *subst_why) : NULL;
+        if (!resp || !client || !xlt || (live && (!ans || !unres || !subst_why))) {
             free(resp);
             free(client);
             free(xlt);
+            free(ans);
+            free(unres);
+            free(subst_why);
             break;
         }
         /* 1: send every exchange, in order (multi-turn fixtures are sequences) */
         for (size_t k = 0; k < nx; k++) {
             const tw_fx_exchange *x = &f->exchanges[k];
-            char *body = x->req.body ? tw_json_print(x->req.body, NULL) : NULL;
+            char *body = NULL;
+            if (x->req.body && x->nplaceholders && ans) {
+                cJSON *sub = tw_live_substitute(x->req.body, ans, k, &unres[k], subst_why[k],
+                                                sizeof subst_why[k]);
+                body = sub ? tw_json_print(sub, NULL) : NULL;
+                cJSON_Delete(sub);
+            } else if (x->req.body)
+                body = tw_json_print(x->req.body, NULL);
             tw_kv *hv = calloc(x->req.nheaders + 1, sizeof *hv);
             size_t nh = 0;
             char hint[300];
@@ -401,6 +463,8 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
             else
                 client_verdicts(recs, nrec, x, &resp[k], &client[k]);
             tw_mock_records_free(recs, nrec);
+            if (ans)
+                tw_live_decode(x, resp[k].status, resp[k].body.data, resp[k].body.len, &L, &ans[k]);
         }
         /* 2: judge */
         for (size_t k = 0; k < nx; k++) {
@@ -434,6 +498,8 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
                 }
             tw_check_set set = {0};
             tw_checks_backend(&in, &set);
+            if (ans)
+                tw_live_judge(f, k, ans, unres[k], subst_why[k], &L, &set);
             tw_check_set_merge(&set, &client[k]);
             tw_check_set_merge(&set, &xlt[k]);
             tw_check_set_fill(&set, true, "no client verdict");
@@ -448,6 +514,9 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
                 re->attempts = r->nattempts;
                 re->error = r->transport_error[0] ? tw_strdup(r->transport_error) : NULL;
                 bool damaged = m && damaging_faults(x);
+                /* a live exchange holds for any conforming server: its warn checks
+                 * (choices such a server may make) are reported, not compared */
+                bool live_ex = !x->has_response && !x->model_text && !x->model_pass1;
                 re->result = judge_result(x, r, &L, &re->result_detail);
                 if (damaged && re->result == TW_V_FAIL) {
                     free(re->result_detail);
@@ -457,7 +526,8 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
                 for (size_t c = 0; c < set.len; c++) {
                     const tw_check_def *d = tw_check_find(set.items[c].id);
                     tw_expect xp = expects_fail(x, set.items[c].id)  ? TW_EXPECT_FAIL
-                                   : (d && d->sev == TW_SEV_INFO) || (damaged && d && !d->client)
+                                   : (d && d->sev == TW_SEV_INFO) || (damaged && d && !d->client) ||
+                                             (live_ex && d && d->sev == TW_SEV_WARN)
                                        ? TW_EXPECT_ANY
                                        : TW_EXPECT_NOT_FAIL;
                     tw_report_add_check(re, set.items[c].id, set.items[c].verdict, xp, set.items[c].offset,
@@ -479,10 +549,15 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
             tw_http_response_free(&resp[k]);
             tw_check_set_free(&client[k]);
             tw_check_set_free(&xlt[k]);
+            if (ans)
+                tw_live_answer_free(&ans[k]);
         }
         free(resp);
         free(client);
         free(xlt);
+        free(ans);
+        free(unres);
+        free(subst_why);
     }
     if (tty) {
         fprintf(stderr, "\r\033[K");
@@ -527,6 +602,19 @@ int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t n
         *mismatches = 0;
     if (!tw_fixture_set_load(&fs, paths, npaths, &L, why, sizeof why)) {
         fprintf(stderr, "toolwire %s: %s\n", cmd, why);
+        tw_fixture_set_free(&fs);
+        return 2;
+    }
+    if ((o->ntags || o->nxtags) &&
+        !tw_fixture_set_select(&fs, o->tags, o->ntags, o->xtags, o->nxtags) && !fs.nbad) {
+        tw_buf sel = {0};
+        for (size_t i = 0; i < o->ntags; i++)
+            tw_buf_printf(&sel, " --tag %s", o->tags[i]);
+        for (size_t i = 0; i < o->nxtags; i++)
+            tw_buf_printf(&sel, " --exclude-tag %s", o->xtags[i]);
+        fprintf(stderr, "toolwire %s: no fixture is selected by%s (nothing run)\n", cmd,
+                sel.data ? sel.data : "");
+        tw_buf_free(&sel);
         tw_fixture_set_free(&fs);
         return 2;
     }

@@ -18,6 +18,11 @@ typedef struct tw_backend_spec {
     const char *name;          /* report name */
     const char *url;           /* live base URL, or NULL for a mock */
     const char *profile;       /* mock profile, or NULL for a live URL */
+    /* only the fixtures carrying every one of tags and none of xtags (may be NULL) */
+    const char *const *tags;
+    size_t ntags;
+    const char *const *xtags;
+    size_t nxtags;
 } tw_backend_spec;
 
 /* Proxies (docs/proxies.md): the upstream reference server started for a
@@ -50,6 +55,17 @@ bool tw_fixture_set_load(tw_fixture_set *s, char *const *paths, size_t npaths,
                          const tw_limits *limits, char *why, size_t whylen);
 void tw_fixture_set_free(tw_fixture_set *s);
 
+/* Does the fixture carry every one of tags and none of xtags? */
+bool tw_fixture_selected(const tw_fixture *f, const char *const *tags, size_t ntags,
+                         const char *const *xtags, size_t nxtags);
+/* Add one --tag / --exclude-tag value to list (at most TW_FIXTURE_MAX_TAGS): false with why
+ * when it is not a tag ([a-z0-9-]+) or the list is full. */
+bool tw_tag_option_add(const char **list, size_t *n, const char *opt, const char *arg, char *why,
+                       size_t whylen);
+/* Keep only the selected fixtures (files that did not load stay listed); returns how many. */
+size_t tw_fixture_set_select(tw_fixture_set *s, const char *const *tags, size_t ntags,
+                             const char *const *xtags, size_t nxtags);
+
 typedef struct tw_run_opts {
     const char *key_env;       /* live backends: key from this variable */
     tw_client_opts client;     /* timeouts, retries (base_url/key_env set per backend) */
@@ -62,6 +78,12 @@ typedef struct tw_run_opts {
     const char *cmd;           /* the command in messages ("toolwire CMD: …"); NULL: "run" */
     const tw_backend_upstream *upstreams; /* by backend name; NULL: none */
     size_t nupstreams;
+    /* --tag / --exclude-tag: run only the fixtures carrying every one of tags
+     * and none of xtags; a selection that keeps no fixture is exit status 2 */
+    const char *const *tags;
+    size_t ntags;
+    const char *const *xtags;
+    size_t nxtags;
 } tw_run_opts;
 
 /*
@@ -79,7 +101,8 @@ tw_status tw_write_comparison(const tw_report *r, size_t n, const char *dir, cha
  * run each backend, write <out>/<backend>.{json,md,junit.xml,html} and
  * comparison.{md,html}, print one summary line per backend (unless quiet).
  * Returns the exit status: 0 when every verdict matches the fixtures'
- * expectations, 1 otherwise, 2 when the fixtures cannot be read.
+ * expectations, 1 otherwise, 2 when the fixtures cannot be read or the tag
+ * selection keeps none of them.
  * *mismatches (optional) gets the total number of mismatches.
  */
 int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t npaths,

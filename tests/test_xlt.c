@@ -240,8 +240,8 @@ Test(xlt, run_through_the_reference_proxy)
     cr_assert(f);
     fprintf(f, "{\"fixture_version\":1,\"name\":\"xlt/one\",\"description\":\"d\",\"backend\":\"anthropic\","
                "\"tags\":[\"live\",\"anthropic\",\"stream\"],\"provenance\":{\"source\":\"hand-made\",\"license\":\"MIT\"},"
-               "\"exchanges\":[{\"request\":{\"method\":\"POST\",\"path\":\"/v1/messages\",\"body\":%s},\"model_text\":\"\"},"
-               "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/messages\",\"body\":%s},\"model_text\":\"\"}]}",
+               "\"exchanges\":[{\"request\":{\"method\":\"POST\",\"path\":\"/v1/messages\",\"body\":%s}},"
+               "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/messages\",\"body\":%s}}]}",
             ANT_REQ("n-7", ",\"stream\":true,\"thinking\":{\"type\":\"enabled\",\"budget_tokens\":1024}"),
             ANT_REQ("n-8", ""));
     fclose(f);
@@ -250,7 +250,7 @@ Test(xlt, run_through_the_reference_proxy)
     char *paths[] = {dir};
     cr_assert(tw_fixture_set_load(&fs, paths, 1, NULL, why, sizeof why), "%s", why);
     cr_assert_eq(fs.n, 1, "%s", fs.nbad ? fs.bad_why[0] : "");
-    tw_backend_spec b = {"ref-proxy", NULL, NULL};
+    tw_backend_spec b = {.name = "ref-proxy"};
     tw_backend_upstream up = {"ref-proxy", "openai", 0, "anthropic:openai"};
     tw_run_opts o;
     memset(&o, 0, sizeof o);

@@ -41,7 +41,7 @@ def main():
     new_sections = []
     for sec in sections:
         title, _, body = sec.partition("\n")
-        folder = title.split("/")[0].strip()
+        folder = re.sub(r"/ \(\d+\)$", "", title.strip()) if re.search(r"/ \(\d+\)$", title.strip()) else title.split("/")[0].strip()
         intro = body.split("\n| fixture |")[0].rstrip("\n")
         r = rows(folder)
         total += len(r)
