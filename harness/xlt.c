@@ -555,8 +555,7 @@ tw_status tw_proxied_start(const char *format, unsigned short port, const char *
             tw_proxied_stop(out);
             return st;
         }
-        snprintf(out->target, sizeof out->target, "reference proxy %s, upstream %s@%u", proxy, format,
-                 tw_upstream_port(out->up));
+        snprintf(out->target, sizeof out->target, "reference proxy %s, embedded %s upstream", proxy, format);
     } else {
         snprintf(out->target, sizeof out->target, "%.300s, upstream %s@%u", base_url ? base_url : "", format,
                  tw_upstream_port(out->up));
