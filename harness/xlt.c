@@ -620,6 +620,11 @@ void tw_xlt_exchange(tw_upstream *up, unsigned long since, const char *path, con
     for (size_t i = n; i-- > 0 && !pair;)
         if (nonce ? recs[i].nonce && strcmp(recs[i].nonce, nonce) == 0 : true)
             pair = &recs[i];
+    /* a request that did not decode upstream has no nonce: it is the exchange's when
+     * nothing else carried the nonce (XLT-01 then names why it did not decode) */
+    for (size_t i = n; i-- > 0 && !pair && nonce;)
+        if (!recs[i].decoded)
+            pair = &recs[i];
     if (pair) {
         for (size_t i = 0; i < pair->checks.len; i++) {
             const tw_check_result *c = &pair->checks.items[i];
