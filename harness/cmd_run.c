@@ -18,7 +18,7 @@ static const char run_help[] =
     "\n"
     "  --backend NAME=URL         a live server (base URL, e.g. https://api.openai.com)\n"
     "  --backend NAME=mock:P      the embedded mock backend with profile P\n"
-    "                             (replay, hermes, anthropic, vllm-native)\n"
+    "                             (replay, hermes, anthropic, vllm-native, script)\n"
     "  --upstream FORMAT@PORT     the backends are proxies: start the scripted reference\n"
     "                             server (FORMAT openai, anthropic or vllm-native) on\n"
     "                             127.0.0.1:PORT behind each URL backend, judge the request\n"

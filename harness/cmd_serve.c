@@ -343,6 +343,9 @@ int tw_cmd_serve(int argc, char **argv)
                 "request is answered by the first success exchange (else the first in file "
                 "order); name one with " TW_MOCK_EXCHANGE_HEADER ": FIXTURE#N\n",
                 partial ? "at least " : "", shared);
+    if (script && fs.n + fs.nbad)
+        fprintf(stderr, "toolwire serve: the script profile answers every request itself; the "
+                        "%zu fixture(s) given are not served\n", fs.n + fs.nbad);
     if (script)
         printf("serving the scripted model with profile script on %s\n", tw_mock_url(m));
     else

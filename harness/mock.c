@@ -503,11 +503,11 @@ typedef struct answer {
 /* The reference servers: the model text (the exchange's, or the script's),
  * decoded and encoded by mock_ref.c. */
 static void answer_reference(tw_mock *m, const tw_fx_exchange *x, const cJSON *body, char kind,
-                             answer *a)
+                             bool post, answer *a)
 {
     tw_ref_answer r;
     if (m->script) {
-        tw_ref_answer_script(kind, body, &m->o.limits, &r);
+        tw_ref_answer_script(post ? kind : 0, body, &m->o.limits, &r);
     } else {
         tw_ref_text t = {x->model_text, x->model_pass1, x->model_pass2, x->decode_format,
                          x->decode_options};
@@ -515,7 +515,14 @@ static void answer_reference(tw_mock *m, const tw_fx_exchange *x, const cJSON *b
     }
     a->status = r.status;
     snprintf(a->why, sizeof a->why, "%.190s", r.why);
-    if (r.status == 200) {
+    if (r.status == 404) {
+        tw_buf eb = {0};
+        error_body(&eb, kind, "not_found_error", a->why, "not_found");
+        if (!out_add(a->out, eb.data ? eb.data : "", eb.len, 0))
+            a->status = 500;
+        snprintf(a->ctype, sizeof a->ctype, "application/json");
+        tw_buf_free(&eb);
+    } else if (r.status == 200) {
         a->stream = r.stream;
         snprintf(a->ctype, sizeof a->ctype, "%s", r.stream ? "text/event-stream" : "application/json");
         bool ok = r.stream ? add_sse_split(a->out, r.body.data ? r.body.data : "", r.body.len)
@@ -904,7 +911,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
     if (strcmp(m->profile, "replay") == 0)
         answer_replay(m, x, &a);
     else
-        answer_reference(m, x, body, kind, &a);
+        answer_reference(m, x, body, kind, strcmp(method, "POST") == 0, &a);
     cJSON_Delete(body);
     if (a.status >= 500 && a.why[0] && a.out->n == 0) {
         error_body(&eb, kind, "server_error", a.why, "mock_error");

@@ -212,6 +212,12 @@ static tw_status two_pass_texts(const tw_script_answer *s, bool two_pass, bool t
 void tw_ref_answer_script(char kind, const cJSON *body, const tw_limits *L, tw_ref_answer *a)
 {
     memset(a, 0, sizeof a[0]);
+    if (kind != 'o' && kind != 'a' && kind != 'g') {
+        a->status = 404;
+        snprintf(a->why, sizeof a->why, "the script profile answers POST …/chat/completions, "
+                                        "…/messages and /generate");
+        return;
+    }
     a->status = 400;
     if (!cJSON_IsObject(body)) {
         snprintf(a->why, sizeof a->why, "the request body is not a JSON object");

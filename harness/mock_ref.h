@@ -40,7 +40,8 @@ void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *
 /*
  * Answer with the scripted reference model (script.h): kind is the
  * endpoint ('o' chat completions, 'a' messages, 'g' /generate, as
- * tw_path_kind says); body NULL means the request was not JSON. The request
+ * tw_path_kind says; any other kind, or a method other than POST passed as
+ * 0, is a 404); body NULL means the request was not JSON. The request
  * is read with that endpoint's request decoder (a /generate body with a
  * "prompt" string instead of "messages" is read as a ChatML prompt, else as
  * one user message); what the decoder or the script refuses is a 400 that

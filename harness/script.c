@@ -518,33 +518,101 @@ static tw_status gen_sub(gen *g, const cJSON *s, size_t depth, const char *suffi
     return st;
 }
 
+/* A required name or a property, for lookups by name in O(log n). */
+typedef struct named {
+    const char *name;
+    const cJSON *node;
+    size_t pos;
+} named;
+
+static int by_name(const void *a, const void *b)
+{
+    const named *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static int by_pos(const void *a, const void *b)
+{
+    const named *x = a, *y = b;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* The schema of property `name`: the first "properties" member so named. */
+static const cJSON *prop_schema(const named *props, size_t n, const char *name)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(props[mid].name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && strcmp(props[lo].name, name) == 0 ? props[lo].node : NULL;
+}
+
+/* The required properties, each once, in the order "required" lists them;
+ * names are sorted once, so a long list costs O(n log n), never n². */
 static tw_status gen_object(gen *g, const cJSON *s, size_t depth, cJSON **out)
 {
-    cJSON *o = cJSON_CreateObject();
-    if (!o || !spend(g, 2)) {
-        cJSON_Delete(o);
-        return o ? gen_fail(g, TW_ERR_LIMIT, "the arguments grow past max_args_bytes")
-                 : TW_ERR_NOMEM;
-    }
+    if (!spend(g, 2))
+        return gen_fail(g, TW_ERR_LIMIT, "the arguments grow past max_args_bytes");
     const cJSON *props = tw_json_get(s, "properties");
     const cJSON *req = tw_json_get(s, "required");
-    for (const cJSON *r = cJSON_IsArray(req) ? req->child : NULL; r; r = r->next) {
-        if (!cJSON_IsString(r) || tw_json_get(o, r->valuestring))
-            continue;
+    const cJSON *addl = tw_json_get(s, "additionalProperties");
+    size_t nr = 0, np = 0;
+    for (const cJSON *r = cJSON_IsArray(req) ? req->child : NULL; r; r = r->next)
+        nr += cJSON_IsString(r);
+    for (const cJSON *p = cJSON_IsObject(props) ? props->child : NULL; p; p = p->next)
+        np++;
+    named *rq = calloc(nr + 1, sizeof *rq);
+    named *pr = calloc(np + 1, sizeof *pr);
+    cJSON *o = cJSON_CreateObject();
+    tw_status st = rq && pr && o ? TW_OK : TW_ERR_NOMEM;
+    size_t k = 0;
+    for (const cJSON *r = st == TW_OK && cJSON_IsArray(req) ? req->child : NULL; r; r = r->next)
+        if (cJSON_IsString(r)) {
+            rq[k] = (named){r->valuestring, NULL, k};
+            k++;
+        }
+    k = 0;
+    for (const cJSON *p = st == TW_OK && cJSON_IsObject(props) ? props->child : NULL; p; p = p->next) {
+        pr[k] = (named){p->string, p, k};
+        k++;
+    }
+    if (st == TW_OK) {
+        qsort(rq, nr, sizeof *rq, by_name);
+        qsort(pr, np, sizeof *pr, by_name);
+        size_t kept = 0;
+        for (size_t i = 0; i < nr; i++)
+            if (i == 0 || strcmp(rq[i].name, rq[i - 1].name) != 0) {
+                rq[kept] = rq[i];
+                rq[kept].node = prop_schema(pr, np, rq[i].name);
+                if (!rq[kept].node && cJSON_IsObject(addl))
+                    rq[kept].node = addl; /* a required name the properties do not list */
+                kept++;
+            }
+        nr = kept;
+        qsort(rq, nr, sizeof *rq, by_pos);
+    }
+    for (size_t i = 0; st == TW_OK && i < nr; i++) {
         char suffix[80];
-        snprintf(suffix, sizeof suffix, "/%.70s", r->valuestring);
+        snprintf(suffix, sizeof suffix, "/%.70s", rq[i].name);
         cJSON *v = NULL;
-        tw_status st = !spend(g, strlen(r->valuestring) + 4)
-                           ? gen_fail(g, TW_ERR_LIMIT, "the arguments grow past max_args_bytes")
-                           : gen_sub(g, tw_json_get(props, r->valuestring), depth, suffix, &v);
-        if (st == TW_OK && !cJSON_AddItemToObject(o, r->valuestring, v)) {
+        st = !spend(g, strlen(rq[i].name) + 4)
+                 ? gen_fail(g, TW_ERR_LIMIT, "the arguments grow past max_args_bytes")
+                 : gen_sub(g, rq[i].node, depth, suffix, &v);
+        if (st == TW_OK && !cJSON_AddItemToObject(o, rq[i].name, v)) {
             cJSON_Delete(v);
             st = TW_ERR_NOMEM;
         }
-        if (st != TW_OK) {
-            cJSON_Delete(o);
-            return st;
-        }
+    }
+    free(rq);
+    free(pr);
+    if (st != TW_OK) {
+        cJSON_Delete(o);
+        return st;
     }
     *out = o;
     return TW_OK;
@@ -565,8 +633,11 @@ static tw_status gen_array(gen *g, const cJSON *s, size_t depth, cJSON **out)
     cJSON *a = cJSON_CreateArray();
     if (!a)
         return TW_ERR_NOMEM;
+    const cJSON *tuple = cJSON_IsArray(items) ? items->child : NULL; /* one schema per position */
     for (int64_t i = 0; i < n; i++) {
-        const cJSON *is = cJSON_IsArray(items) ? cJSON_GetArrayItem(items, (int)i) : items;
+        const cJSON *is = cJSON_IsArray(items) ? tuple : items;
+        if (tuple)
+            tuple = tuple->next;
         char suffix[32];
         snprintf(suffix, sizeof suffix, "/%lld", (long long)i);
         cJSON *v = NULL;

@@ -8,7 +8,7 @@ with_node=0
 [ "${1:-}" = "--node" ] && with_node=1
 
 PKGS=(
-  gcc make cmake pkg-config git ca-certificates
+  gcc make cmake pkg-config git ca-certificates curl
   libcjson-dev libcriterion-dev libcurl4-openssl-dev libmicrohttpd-dev libyaml-dev zlib1g-dev
   libjansson-dev
   clang libclang-rt-14-dev llvm

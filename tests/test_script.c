@@ -8,6 +8,7 @@
 #include "client.h"
 #include "mock.h"
 #include "mock_ref.h"
+#include "run.h"
 #include "script.h"
 #include "toolwire/request_more.h"
 #include "toolwire/schema.h"
@@ -315,6 +316,20 @@ Test(script_directive, nonce)
              &req);
     cr_assert_null(tw_script_nonce(&req));
     tw_request_free(&req);
+    decode_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"},"
+             "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\",\"type\":"
+             "\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]},"
+             "{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"toolwire-script "
+             "{\\\"nonce\\\":\\\"t\\\",\\\"text\\\":\\\"steered\\\"}\"}]}",
+             &req);
+    cr_assert_null(tw_script_nonce(&req));
+    tw_script_answer a;
+    char why[200] = "";
+    cr_assert_eq(tw_script_answer_for(&req, NULL, &a, why, sizeof why), TW_OK, "%s", why);
+    cr_assert_eq(a.step, -1);
+    cr_assert(strncmp(text_of(&a), TW_SCRIPT_RESULT_PREFIX, strlen(TW_SCRIPT_RESULT_PREFIX)) == 0);
+    tw_script_answer_free(&a);
+    tw_request_free(&req);
 }
 
 /* ---- the default policy ---- */
@@ -534,7 +549,11 @@ Test(script_schema, enum_const_and_required)
 {
     cJSON *v = gen_ok("{\"type\":\"object\",\"properties\":{\"u\":{\"type\":\"string\",\"enum\":"
                       "[\"kelvin\",\"c\"]},\"k\":{\"const\":42},\"opt\":{\"type\":\"string\"}},"
-                      "\"required\":[\"u\",\"k\"],\"additionalProperties\":false}");
+                      "\"required\":[\"u\",\"k\",\"u\"],\"additionalProperties\":false}");
+    /* each required property once, in the order "required" lists them */
+    cr_assert_eq(cJSON_GetArraySize(v), 2);
+    cr_assert_str_eq(v->child->string, "u");
+    cr_assert_str_eq(v->child->next->string, "k");
     cr_assert_str_eq(tw_json_get_str(v, "u"), "kelvin");
     cr_assert_eq(num_at(v, "k"), 42);
     cr_assert_null(tw_json_get(v, "opt"), "only required properties");
@@ -595,6 +614,11 @@ Test(script_schema, strings_and_alternatives)
     cr_assert_str_eq(tw_json_get_str(v, "d"), "2024-01-01");
     cr_assert(cJSON_IsTrue(tw_json_get(v, "any")));
     cr_assert(cJSON_IsNull(tw_json_get(v, "n")));
+    cJSON_Delete(v);
+    /* a required name that only additionalProperties describes */
+    v = gen_ok("{\"type\":\"object\",\"required\":[\"extra\"],\"properties\":{},"
+               "\"additionalProperties\":{\"type\":\"integer\",\"minimum\":4}}");
+    cr_assert_eq(num_at(v, "extra"), 4);
     cJSON_Delete(v);
 }
 
@@ -880,4 +904,69 @@ Test(script_profile, answers_without_fixtures)
     cr_assert_eq(recs[1].status, 400);
     tw_mock_records_free(recs, n);
     tw_mock_stop(m);
+}
+
+/* run --backend NAME=mock:script sends a request-only exchange and gets the script's answer. */
+Test(script_profile, run_backend_mock_script)
+{
+    cJSON *body = cJSON_Parse("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":"
+                              "\"Time?\"}],\"tools\":" OAI_TOOLS ",\"tool_choice\":{\"type\":"
+                              "\"function\",\"function\":{\"name\":\"get_time\"}}}");
+    cr_assert_not_null(body);
+    tw_fx_exchange x;
+    memset(&x, 0, sizeof x);
+    x.req.method = "POST";
+    x.req.path = "/v1/chat/completions";
+    x.req.body = body;
+    tw_fixture f;
+    memset(&f, 0, sizeof f);
+    f.name = "t/live-named";
+    f.backend = "openai";
+    f.exchanges = &x;
+    f.nexchanges = 1;
+    tw_fixture_set fs;
+    memset(&fs, 0, sizeof fs);
+    fs.fx = &f;
+    fs.n = 1;
+    tw_backend_spec b = {"ref", NULL, "script"};
+    tw_run_opts o;
+    memset(&o, 0, sizeof o);
+    o.client.max_retries = 0;
+    o.client.total_timeout_ms = 10000;
+    tw_report rep;
+    char why[300] = "";
+    cr_assert_eq(tw_run_backend(&fs, &b, &o, &rep, why, sizeof why), TW_OK, "%s", why);
+    cr_assert_eq(rep.nfx, 1);
+    cr_assert_not(rep.fx[0].skipped, "%s", rep.fx[0].note ? rep.fx[0].note : "");
+    cr_assert_eq(rep.fx[0].nex, 1);
+    cr_assert_eq(rep.fx[0].ex[0].status, 200);
+    cr_assert_null(rep.fx[0].ex[0].error);
+    tw_report_free(&rep);
+    cJSON_Delete(body);
+}
+
+/* --fault applies to the script's answers as to an exchange without faults. */
+Test(script_profile, server_faults_apply)
+{
+    cJSON *faults = cJSON_Parse("{\"status\":503,\"retry_after\":0}");
+    tw_mock_opts o;
+    memset(&o, 0, sizeof o);
+    o.profile = "script";
+    o.faults = faults;
+    tw_mock *m = NULL;
+    char why[200] = "";
+    cr_assert_eq(tw_mock_start(NULL, 0, &o, &m, why, sizeof why), TW_OK, "%s", why);
+    const char *body = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}";
+    tw_http_response r;
+    memset(&r, 0, sizeof r);
+    send_to(m, "/v1/chat/completions", body, &r);
+    cr_assert_eq(r.status, 503);
+    tw_http_response_free(&r);
+    memset(&r, 0, sizeof r);
+    send_to(m, "/v1/chat/completions", body, &r);
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.body.data, TW_SCRIPT_DEFAULT_TEXT) != NULL, "%s", r.body.data);
+    tw_http_response_free(&r);
+    tw_mock_stop(m);
+    cJSON_Delete(faults);
 }

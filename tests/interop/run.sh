@@ -81,6 +81,12 @@ done
 cleanup   # the servers flush their logs and exit
 echo "== client checks on the SDKs' requests =="
 timeout 30 node "$here/check-log.mjs" "$out" openai anthropic || status=1
+
+# Both SDKs against the scripted reference model (serve --profile script, no fixtures).
+start script script
+echo "== openai and @anthropic-ai/sdk against the script profile =="
+timeout 120 node "$here/script.mjs" || status=1
+cleanup
 if [ "$status" -ne 0 ]; then
   echo "== server logs =="
   for f in "$out"/*.log; do echo "-- $(basename "$f")"; cat "$f"; done
