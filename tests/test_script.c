@@ -928,7 +928,7 @@ Test(script_profile, run_backend_mock_script)
     memset(&fs, 0, sizeof fs);
     fs.fx = &f;
     fs.n = 1;
-    tw_backend_spec b = {"ref", NULL, "script"};
+    tw_backend_spec b = {.name = "ref", .profile = "script"};
     tw_run_opts o;
     memset(&o, 0, sizeof o);
     o.client.max_retries = 0;
