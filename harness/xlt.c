@@ -326,7 +326,8 @@ static void xlt_choice(const tw_request *s, const tw_request *a, tw_check_set *o
                          ca == TW_CHOICE_NAMED && a->choice_name ? a->choice_name : "");
         return;
     }
-    if (s->parallel_tool_calls >= 0 && a->parallel_tool_calls != s->parallel_tool_calls) {
+    /* under tool_choice none no call can be made: the parallel setting is moot */
+    if (cs != TW_CHOICE_NONE && s->parallel_tool_calls >= 0 && a->parallel_tool_calls != s->parallel_tool_calls) {
         tw_check_set_put(out, "XLT-05", TW_V_FAIL, -1, REQ "parallel tool calls sent %s, arrived %s",
                          s->parallel_tool_calls ? "allowed" : "disabled",
                          a->parallel_tool_calls < 0 ? "unset" : a->parallel_tool_calls ? "allowed" : "disabled");

@@ -379,3 +379,25 @@ Test(xlt, reference_proxy_answers_502_for_a_broken_upstream)
     tw_refproxy_stop(p);
     tw_loop_stop(l);
 }
+
+/* The parallel-calls setting is compared, except under tool_choice none. */
+Test(xlt, parallel_setting)
+{
+    const char *sent = "{\"model\":\"m\",\"max_tokens\":100,\"tools\":" TOOLS_A ",\"tool_choice\":{\"type\":\"auto\",\"disable_parallel_tool_use\":true},"
+                       "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-10") "\"}]}";
+    const char *arrived = "{\"model\":\"m\",\"tools\":" TOOLS_O ",\"tool_choice\":\"auto\",\"parallel_tool_calls\":true,"
+                          "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-10") "\"}]}";
+    tw_check_set s = {0};
+    judge_request(sent, arrived, &s);
+    cr_assert_eq(get(&s, "XLT-05")->verdict, TW_V_FAIL);
+    cr_assert(strstr(get(&s, "XLT-05")->evidence, "parallel tool calls sent disabled, arrived allowed"), "%s",
+              get(&s, "XLT-05")->evidence);
+    tw_check_set_free(&s);
+    const char *sent_none = "{\"model\":\"m\",\"max_tokens\":100,\"tools\":" TOOLS_A ",\"tool_choice\":{\"type\":\"none\",\"disable_parallel_tool_use\":true},"
+                            "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-10") "\"}]}";
+    const char *arrived_none = "{\"model\":\"m\",\"tools\":" TOOLS_O ",\"tool_choice\":\"none\","
+                               "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-10") "\"}]}";
+    judge_request(sent_none, arrived_none, &s);
+    cr_assert_eq(get(&s, "XLT-05")->verdict, TW_V_PASS, "%s", get(&s, "XLT-05")->evidence);
+    tw_check_set_free(&s);
+}
