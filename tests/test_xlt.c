@@ -401,3 +401,45 @@ Test(xlt, parallel_setting)
     cr_assert_eq(get(&s, "XLT-05")->verdict, TW_V_PASS, "%s", get(&s, "XLT-05")->evidence);
     tw_check_set_free(&s);
 }
+
+/* Each live suite through the reference proxy that reads its format: no translation loss,
+ * every exchange paired, the run matches its expectations. */
+static void live_suite_through(const char *suite, const char *proxy, const char *upstream)
+{
+    tw_fixture_set fs;
+    char why[300];
+    char *paths[] = {(char *)tw_test_src(suite)};
+    cr_assert(tw_fixture_set_load(&fs, paths, 1, NULL, why, sizeof why), "%s", why);
+    cr_assert_gt(fs.n, 5, "%s has its fixtures", suite);
+    cr_assert_eq(fs.nbad, 0);
+    tw_backend_spec b = {.name = "ref-proxy"};
+    tw_backend_upstream up = {"ref-proxy", upstream, 0, proxy};
+    tw_run_opts o;
+    memset(&o, 0, sizeof o);
+    o.upstreams = &up;
+    o.nupstreams = 1;
+    tw_report rep;
+    cr_assert_eq(tw_run_backend(&fs, &b, &o, &rep, why, sizeof why), TW_OK, "%s", why);
+    size_t paired = 0, nex = 0;
+    for (size_t f = 0; f < rep.nfx; f++)
+        for (size_t k = 0; k < rep.fx[f].nex; k++) {
+            const tw_rep_exchange *e = &rep.fx[f].ex[k];
+            nex++;
+            for (size_t c = 0; c < e->nchecks; c++) {
+                if (strncmp(e->checks[c].id, "XLT-", 4) == 0)
+                    cr_assert_neq(e->checks[c].verdict, TW_V_FAIL, "%s#%zu %s: %s", rep.fx[f].name, k,
+                                  e->checks[c].id, e->checks[c].evidence);
+                paired += strcmp(e->checks[c].id, "XLT-01") == 0 && e->checks[c].verdict == TW_V_PASS;
+            }
+        }
+    cr_assert_eq(paired, nex);
+    cr_assert(rep.ok, "%zu mismatches", rep.n_mismatch);
+    tw_report_free(&rep);
+    tw_fixture_set_free(&fs);
+}
+
+Test(xlt, live_suites_through_the_reference_proxy)
+{
+    live_suite_through("fixtures/live/anthropic", "anthropic:openai", "openai");
+    live_suite_through("fixtures/live/openai", "openai:anthropic", "anthropic");
+}
