@@ -15,6 +15,7 @@
 
 #include "decode_opts.h"
 #include "redact.h"
+#include "xlt.h"
 #include "toolwire/decode.h"
 #include "toolwire/schema.h"
 #include "toolwire/text.h"
@@ -99,6 +100,21 @@ static const tw_check_def catalog[] = {
      "Anthropic: tool results sit in one user message, tool_result blocks first"},
     {"CLI-06", TW_SEV_INFO, true, "parallel_tool_calls is set explicitly when tools are present"},
     {"CLI-07", TW_SEV_WARN, true, "a client retried after 429/503 honours Retry-After"},
+    {"XLT-01", TW_SEV_ERROR, false,
+     "proxied: the request reached the upstream, paired by the directive's nonce, and decodes there"},
+    {"XLT-02", TW_SEV_ERROR, false,
+     "proxied: every tool arrives upstream with its name, description and parameters schema"},
+    {"XLT-03", TW_SEV_ERROR, false, "proxied: the messages arrive upstream in order, with their roles and text"},
+    {"XLT-04", TW_SEV_ERROR, false,
+     "proxied: history tool calls (names, arguments) and tool results (text, error flag) arrive, "
+     "each result paired with its call by id"},
+    {"XLT-05", TW_SEV_ERROR, false, "proxied: tool_choice and parallel tool calls arrive unchanged"},
+    {"XLT-06", TW_SEV_WARN, false, "proxied: reasoning is enabled upstream exactly when the client enabled it"},
+    {"XLT-07", TW_SEV_ERROR, false,
+     "proxied: the answer carries the calls the model wrote (count, names, arguments)"},
+    {"XLT-08", TW_SEV_ERROR, false, "proxied: the answer carries the text the model wrote"},
+    {"XLT-09", TW_SEV_ERROR, false, "proxied: the answer carries the reasoning the model wrote"},
+    {"XLT-10", TW_SEV_ERROR, false, "proxied: the answer's finish reason maps the model's"},
 };
 #define NCHECKS (sizeof catalog / sizeof catalog[0])
 
@@ -2429,6 +2445,7 @@ void tw_checks_backend(const tw_judge_input *in, tw_check_set *out)
         snprintf(why, sizeof why, "HTTP %d: an error response", in->status);
         tw_check_set_fill(out, false, why);
     }
+    tw_xlt_skip(out, "not judged through an upstream (run --upstream)");
     tw_check_set_fill(out, false, kind == 'o'   ? "does not apply to this exchange"
                                   : kind == 'a' ? "does not apply to an Anthropic exchange"
                                   : kind == 'g' ? "does not apply to a /generate exchange"

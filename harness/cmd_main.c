@@ -81,7 +81,9 @@ int tw_cmd_main(int argc, char **argv)
                  "   tagged live against every embedded mock profile that fits it (mock-replay,\n"
                  "   mock-hermes, mock-anthropic, mock-vllm-native), and each live suite against\n"
                  "   the script reference server of its endpoint (ref-openai: tags live+openai,\n"
-                 "   ref-anthropic: live+anthropic, ref-vllm-native: live+vllm-native); write\n"
+                 "   ref-anthropic: live+anthropic, ref-vllm-native: live+vllm-native), and the\n"
+                 "   Anthropic live suite through the embedded reference proxy anthropic:openai\n"
+                 "   with a script upstream (ref-proxy, docs/proxies.md); write\n"
                  "   <backend>.json/.md/.junit.xml/.html and comparison.md/.html under --out\n"
                  "   (default reports/latest);\n"
                  "2. decode every fixture under --fixtures (default tests/data/decode) in batch\n"
@@ -129,7 +131,10 @@ int tw_cmd_main(int argc, char **argv)
         {.name = "mock-vllm-native", .profile = "vllm-native", .xtags = not_live, .nxtags = 1},
         {.name = "ref-openai", .profile = "script", .tags = live_openai, .ntags = 2},
         {.name = "ref-anthropic", .profile = "script", .tags = live_anthropic, .ntags = 2},
-        {.name = "ref-vllm-native", .profile = "script", .tags = live_vllm, .ntags = 2}};
+        {.name = "ref-vllm-native", .profile = "script", .tags = live_vllm, .ntags = 2},
+        /* the Anthropic live suite through the reference proxy (docs/proxies.md) */
+        {.name = "ref-proxy", .tags = live_anthropic, .ntags = 2}};
+    static const tw_backend_upstream proxied[] = {{"ref-proxy", "openai", 0, "anthropic:openai"}};
     tw_run_opts o;
     memset(&o, 0, sizeof o);
     o.client.max_retries = 2;
@@ -138,6 +143,8 @@ int tw_cmd_main(int argc, char **argv)
     o.cmd = "main";
     o.progress = !quiet;
     o.out = stdout;
+    o.upstreams = proxied;
+    o.nupstreams = 1;
     char *paths[] = {(char *)conf};
     size_t mism = 0;
     int rc_conf = tw_run_all(backends, sizeof backends / sizeof backends[0], paths, 1, outdir, &o, &mism);

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "run.h"
+#include "upstream.h"
 
 static const char run_help[] =
     "usage: toolwire run --backend NAME=URL|NAME=mock:PROFILE … [options] [FIXTURES…]\n"
@@ -18,6 +19,11 @@ static const char run_help[] =
     "  --backend NAME=URL         a live server (base URL, e.g. https://api.openai.com)\n"
     "  --backend NAME=mock:P      the embedded mock backend with profile P\n"
     "                             (auto, replay, hermes, anthropic, vllm-native, script)\n"
+    "  --upstream FORMAT@PORT     the backends are proxies: start the scripted reference\n"
+    "                             server (FORMAT openai, anthropic or vllm-native) on\n"
+    "                             127.0.0.1:PORT behind each URL backend, judge the request\n"
+    "                             that reaches it and the proxy's answer (XLT checks,\n"
+    "                             docs/proxies.md)\n"
     "  --key-env NAME             live backends: read the API key from $NAME\n"
     "  --out DIR                  report directory (default reports/latest)\n"
     "  --match MODE               mock matching: normalised (default), exact, path\n"
@@ -38,7 +44,7 @@ static const char run_help[] =
     "Exit status: 0 when every verdict matches the fixtures' expectations, 1 otherwise,\n"
     "2 on bad usage or when --tag/--exclude-tag select no fixture.";
 
-enum { O_KEY = 256, O_MATCH, O_TIMING, O_CT, O_TO, O_RETRIES, O_WAIT, O_MAXB, O_TAG, O_XTAG };
+enum { O_KEY = 256, O_MATCH, O_TIMING, O_CT, O_TO, O_RETRIES, O_WAIT, O_MAXB, O_TAG, O_XTAG, O_UPSTREAM };
 
 bool tw_parse_match_mode(const char *s, tw_match_mode *m);
 bool tw_parse_match_mode(const char *s, tw_match_mode *m)
@@ -73,6 +79,7 @@ int tw_cmd_run(int argc, char **argv)
         {"connect-timeout", required_argument, NULL, O_CT}, {"timeout", required_argument, NULL, O_TO},
         {"retries", required_argument, NULL, O_RETRIES}, {"max-wait", required_argument, NULL, O_WAIT},
         {"max-bytes", required_argument, NULL, O_MAXB}, {"help", no_argument, NULL, 'h'},
+        {"upstream", required_argument, NULL, O_UPSTREAM},
         {"tag", required_argument, NULL, O_TAG}, {"exclude-tag", required_argument, NULL, O_XTAG},
         {NULL, 0, NULL, 0}};
     const char *tags[TW_FIXTURE_MAX_TAGS], *xtags[TW_FIXTURE_MAX_TAGS];
@@ -86,6 +93,9 @@ int tw_cmd_run(int argc, char **argv)
     o.out = stdout;
     o.progress = true;
     const char *outdir = "reports/latest";
+    char up_format[16] = "";
+    unsigned short up_port = 0;
+    tw_backend_upstream ups[32];
     int rc = -1;
     optind = 1;
     opterr = 0;
@@ -108,6 +118,10 @@ int tw_cmd_run(int argc, char **argv)
             nb++;
             break;
         case O_KEY: o.key_env = optarg; break;
+        case O_UPSTREAM:
+            if (!tw_upstream_spec_parse(optarg, up_format, sizeof up_format, &up_port, why, sizeof why))
+                rc = tw_cli_usage_error("run", "%s", why);
+            break;
         case 'o': outdir = optarg; break;
         case 'q': o.quiet = true; break;
         case O_MATCH:
@@ -158,6 +172,15 @@ int tw_cmd_run(int argc, char **argv)
         if (rc < 0 && specs[i].url && o.key_env && (!getenv(o.key_env) || !*getenv(o.key_env)))
             rc = tw_cli_usage_error("run", "environment variable %s is not set", o.key_env);
     }
+    for (size_t i = 0; rc < 0 && up_format[0] && i < nb; i++) {
+        if (!specs[i].url) {
+            rc = tw_cli_usage_error("run", "--upstream: backend '%s' is a mock; a proxy under test is "
+                                           "given as NAME=URL", specs[i].name);
+            break;
+        }
+        ups[o.nupstreams++] = (tw_backend_upstream){specs[i].name, up_format, up_port, NULL};
+    }
+    o.upstreams = ups;
     if (rc < 0) {
         char *dflt[] = {(char *)"fixtures"};
         char **paths = optind < argc ? argv + optind : dflt;

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "mock.h"
+#include "refproxy.h"
 #include "run.h"
 
 bool tw_parse_match_mode(const char *s, tw_match_mode *m);
@@ -44,6 +45,69 @@ static void raise_nofile(unsigned conns)
     }
 }
 
+/* block SIGINT and SIGTERM (before any server thread starts: they inherit the
+ * mask) and wait for one of them, or for `seconds` when not 0 */
+static void wait_stop(long seconds, bool block_only)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    if (block_only) {
+        pthread_sigmask(SIG_BLOCK, &set, NULL);
+        return;
+    }
+    if (seconds) {
+        struct timespec ts = {seconds, 0};
+        while (sigtimedwait(&set, NULL, &ts) < 0 && errno == EINTR) {
+        }
+    } else {
+        int sig;
+        sigwait(&set, &sig);
+    }
+}
+
+static int serve_proxy(const char *proxy, const char *upstream, const char *key_env, unsigned short port,
+                       long seconds, bool quiet, bool operands, cJSON *fault)
+{
+    cJSON_Delete(fault);
+    char from[16], to[16], why[600];
+    if (!proxy || !upstream)
+        return tw_cli_usage_error("serve", "--proxy FROM:TO and --upstream URL go together (see --help)");
+    if (operands)
+        return tw_cli_usage_error("serve", "--proxy serves no fixtures");
+    if (!tw_refproxy_spec_parse(proxy, from, sizeof from, to, sizeof to, why, sizeof why))
+        return tw_cli_usage_error("serve", "%s", why);
+    if (strncmp(upstream, "http://", 7) != 0 && strncmp(upstream, "https://", 8) != 0)
+        return tw_cli_usage_error("serve", "--upstream must be an http:// or https:// URL");
+    if (key_env && (!getenv(key_env) || !*getenv(key_env)))
+        return tw_cli_usage_error("serve", "environment variable %s is not set", key_env);
+    tw_refproxy_opts po;
+    memset(&po, 0, sizeof po);
+    po.from = from;
+    po.to = to;
+    po.upstream = upstream;
+    po.port = port;
+    po.client.key_env = key_env;
+    po.client.max_retries = 2;
+    po.client.max_wait_ms = 10000;
+    po.log = quiet ? NULL : stderr;
+    wait_stop(0, true);
+    tw_refproxy *p = NULL;
+    if (tw_refproxy_start(&po, &p, why, sizeof why) != TW_OK) {
+        fprintf(stderr, "toolwire serve: %s\n", why);
+        return TW_EXIT_FAIL;
+    }
+    printf("serving the reference proxy %s on %s (upstream %s)\n", proxy, tw_refproxy_url(p), upstream);
+    fflush(stdout);
+    wait_stop(seconds, false);
+    unsigned long n = tw_refproxy_count(p);
+    tw_refproxy_stop(p);
+    if (!quiet)
+        fprintf(stderr, "toolwire serve: %lu request(s) proxied\n", n);
+    return TW_EXIT_OK;
+}
+
 int tw_cmd_serve(int argc, char **argv)
 {
     static const struct option longopts[] = {{"port", required_argument, NULL, 'p'},
@@ -60,6 +124,9 @@ int tw_cmd_serve(int argc, char **argv)
                                              {"log-bodies", no_argument, NULL, 'L'},
                                              {"log-body-max", required_argument, NULL, 'M'},
                                              {"quiet", no_argument, NULL, 'q'},
+                                             {"proxy", required_argument, NULL, 'X'},
+                                             {"upstream", required_argument, NULL, 'U'},
+                                             {"key-env", required_argument, NULL, 'K'},
                                              {"tag", required_argument, NULL, 'g'},
                                              {"exclude-tag", required_argument, NULL, 'x'},
                                              {"help", no_argument, NULL, 'h'},
@@ -70,6 +137,7 @@ int tw_cmd_serve(int argc, char **argv)
     long seconds = 0;
     bool quiet = false;
     cJSON *fault = NULL;
+    const char *proxy = NULL, *upstream = NULL, *key_env = NULL;
     const char *tags[TW_FIXTURE_MAX_TAGS], *xtags[TW_FIXTURE_MAX_TAGS];
     size_t ntags = 0, nxtags = 0;
     optind = 1;
@@ -156,6 +224,9 @@ int tw_cmd_serve(int argc, char **argv)
             break;
         }
         case 'q': quiet = true; break;
+        case 'X': proxy = optarg; break;
+        case 'U': upstream = optarg; break;
+        case 'K': key_env = optarg; break;
         case 'g':
         case 'x': {
             char twhy[200];
@@ -212,13 +283,25 @@ int tw_cmd_serve(int argc, char **argv)
                  "Each request is logged with the fixture exchange it matched and the client\n"
                  "checks (CLI-01..CLI-07) it failed; a request that matches nothing gets 404\n"
                  "naming the nearest exchange of its method and path and the first differences.\n"
-                 "Control bytes and bytes that are not UTF-8 are written as \\xHH.");
+                 "Control bytes and bytes that are not UTF-8 are written as \\xHH.\n"
+                 "\n"
+                 "usage: toolwire serve --proxy FROM:TO --upstream URL [--port N] [--key-env NAME]\n"
+                 "                      [--for SECONDS] [--quiet]\n"
+                 "\n"
+                 "The reference proxy (docs/proxies.md): answer FROM's requests (anthropic:\n"
+                 "POST /v1/messages, openai: POST /v1/chat/completions) by translating them with\n"
+                 "toolwire's request and response decoders and encoders to TO's format\n"
+                 "(anthropic:openai or openai:anthropic) and forwarding them to the upstream base\n"
+                 "URL; streaming requests are answered as a stream. --key-env NAME sends $NAME\n"
+                 "as the upstream's API key.");
             return TW_EXIT_OK;
         default:
             cJSON_Delete(fault);
             return tw_cli_usage_error("serve", "unknown option '%s' (see --help)", argv[optind - 1]);
         }
     }
+    if (proxy || upstream)
+        return serve_proxy(proxy, upstream, key_env, mo.port, seconds, quiet, optind < argc, fault);
     if (!tw_mock_profile_known(mo.profile)) {
         cJSON_Delete(fault);
         return tw_cli_usage_error("serve", "unknown profile '%s'", mo.profile);

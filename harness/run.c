@@ -11,6 +11,7 @@
 #include "live.h"
 #include "out.h"
 #include "textfix.h"
+#include "xlt.h"
 #include "toolwire/decode.h"
 
 bool tw_backend_spec_parse(const char *arg, char *store, tw_backend_spec *out, char *why,
@@ -340,9 +341,19 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
     tw_limits L;
     tw_limits_resolve(&L, &o->limits);
     char target[512];
-    snprintf(target, sizeof target, "%s%s", b->profile ? "mock:" : "", b->profile ? b->profile : b->url);
-    tw_report_init(rep, b->name, target);
+    snprintf(target, sizeof target, "%s%s", b->profile ? "mock:" : "", b->profile ? b->profile : b->url ? b->url : "");
     tw_mock *m = NULL;
+    tw_proxied px = {0};
+    const tw_backend_upstream *bu = NULL;
+    for (size_t i = 0; i < o->nupstreams && !bu; i++)
+        if (strcmp(o->upstreams[i].backend, b->name) == 0)
+            bu = &o->upstreams[i];
+    if (bu) {
+        if (tw_proxied_start(bu->format, bu->port, bu->proxy, b->url, &L, &px, why, whylen) != TW_OK)
+            return TW_ERR_IO;
+        snprintf(target, sizeof target, "%s", px.target);
+    }
+    tw_report_init(rep, b->name, target);
     if (b->profile) {
         tw_mock_opts mo;
         memset(&mo, 0, sizeof mo);
@@ -350,11 +361,13 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
         mo.match = o->match;
         mo.timing = o->timing;
         mo.limits = L;
-        if (tw_mock_start(fs->fx, fs->n, &mo, &m, why, whylen) != TW_OK)
+        if (tw_mock_start(fs->fx, fs->n, &mo, &m, why, whylen) != TW_OK) {
+            tw_proxied_stop(&px);
             return TW_ERR_IO;
+        }
     }
     tw_client_opts co = o->client;
-    co.base_url = m ? tw_mock_url(m) : b->url;
+    co.base_url = m ? tw_mock_url(m) : px.up ? tw_proxied_url(&px, b->url) : b->url;
     co.key_env = m ? NULL : o->key_env;
     if (!co.max_bytes)
         co.max_bytes = L.max_input_bytes;
@@ -362,6 +375,7 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
     if (!cl) {
         snprintf(why, whylen, "cannot create the HTTP client for %s", co.base_url);
         tw_mock_stop(m);
+        tw_proxied_stop(&px);
         return TW_ERR_IO;
     }
     for (size_t i = 0; i < fs->nbad; i++) {
@@ -398,6 +412,7 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
         size_t nx = f->nexchanges;
         tw_http_response *resp = calloc(nx ? nx : 1, sizeof *resp);
         tw_check_set *client = calloc(nx ? nx : 1, sizeof *client);
+        tw_check_set *xlt = calloc(nx ? nx : 1, sizeof *xlt);
         /* live expectations and call-id placeholders: each answer decoded once */
         bool live = false;
         for (size_t k = 0; k < nx; k++)
@@ -405,9 +420,10 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
         tw_live_answer *ans = live ? calloc(nx, sizeof *ans) : NULL;
         size_t *unres = live ? calloc(nx, sizeof *unres) : NULL;
         char(*subst_why)[240] = live ? calloc(nx, sizeof *subst_why) : NULL;
-        if (!resp || !client || (live && (!ans || !unres || !subst_why))) {
+        if (!resp || !client || !xlt || (live && (!ans || !unres || !subst_why))) {
             free(resp);
             free(client);
+            free(xlt);
             free(ans);
             free(unres);
             free(subst_why);
@@ -435,7 +451,7 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
                 snprintf(hint, sizeof hint, "%s#%zu", f->name, k);
                 hv[nh++] = (tw_kv){TW_MOCK_EXCHANGE_HEADER, hint};
             }
-            unsigned long since = m ? tw_mock_seq(m) : 0;
+            unsigned long since = m ? tw_mock_seq(m) : px.up ? tw_upstream_seq(px.up) : 0;
             tw_client_send(cl, x->req.method, x->req.path, hv, nh, body, body ? strlen(body) : 0, &resp[k]);
             free(hv);
             free(body);
@@ -443,7 +459,11 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
             size_t nrec = 0;
             if (m)
                 tw_mock_records(m, since, &recs, &nrec);
-            client_verdicts(recs, nrec, x, &resp[k], &client[k]);
+            if (px.up)
+                tw_xlt_exchange(px.up, since, x->req.path, x->req.body, fixture_streams(x), &resp[k], &L,
+                                &client[k], &xlt[k]);
+            else
+                client_verdicts(recs, nrec, x, &resp[k], &client[k]);
             tw_mock_records_free(recs, nrec);
             if (ans)
                 tw_live_decode(x, resp[k].status, resp[k].body.data, resp[k].body.len, &L, &ans[k]);
@@ -483,6 +503,7 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
             if (ans)
                 tw_live_judge(f, k, ans, unres[k], subst_why[k], &L, &set);
             tw_check_set_merge(&set, &client[k]);
+            tw_check_set_merge(&set, &xlt[k]);
             tw_check_set_fill(&set, true, "no client verdict");
             tw_check_set_sort(&set);
             tw_rep_exchange *re = tw_report_add_exchange(rf);
@@ -525,11 +546,13 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
         for (size_t k = 0; k < nx; k++) {
             tw_http_response_free(&resp[k]);
             tw_check_set_free(&client[k]);
+            tw_check_set_free(&xlt[k]);
             if (ans)
                 tw_live_answer_free(&ans[k]);
         }
         free(resp);
         free(client);
+        free(xlt);
         free(ans);
         free(unres);
         free(subst_why);
@@ -540,6 +563,7 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
     }
     tw_client_free(cl);
     tw_mock_stop(m);
+    tw_proxied_stop(&px);
     tw_report_summarise(rep);
     return TW_OK;
 }

@@ -25,6 +25,16 @@ typedef struct tw_backend_spec {
     size_t nxtags;
 } tw_backend_spec;
 
+/* Proxies (docs/proxies.md): the upstream reference server started for a
+ * backend's run, and optionally the embedded reference proxy as the backend
+ * (its spec then has neither url nor profile). */
+typedef struct tw_backend_upstream {
+    const char *backend;       /* the backend's name */
+    const char *format;        /* "openai", "anthropic", "vllm-native" */
+    unsigned short port;       /* 0: any free port */
+    const char *proxy;         /* "FROM:TO" for the embedded reference proxy, or NULL */
+} tw_backend_upstream;
+
 /* Parse "NAME=URL" or "NAME=mock:PROFILE" (pointers into a copy owned by
  * the caller-provided buffer `store`, of at least strlen(arg)+1 bytes). */
 bool tw_backend_spec_parse(const char *arg, char *store, tw_backend_spec *out, char *why,
@@ -66,6 +76,8 @@ typedef struct tw_run_opts {
     bool progress;             /* progress line on stderr */
     FILE *out;                 /* summary lines (stdout), or NULL */
     const char *cmd;           /* the command in messages ("toolwire CMD: …"); NULL: "run" */
+    const tw_backend_upstream *upstreams; /* by backend name; NULL: none */
+    size_t nupstreams;
     /* --tag / --exclude-tag: run only the fixtures carrying every one of tags
      * and none of xtags; a selection that keeps no fixture is exit status 2 */
     const char *const *tags;

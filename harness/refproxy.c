@@ -1,0 +1,341 @@
+/* The reference proxy (refproxy.h). */
+#include "refproxy.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks.h"
+#include "loopback.h"
+#include "mock_log.h"
+#include "toolwire/encode.h"
+#include "toolwire/transcode.h"
+
+struct tw_refproxy {
+    tw_loop *loop;
+    char from[16], to[16];
+    char upstream[512];
+    tw_limits limits;
+    tw_client_opts client;
+    FILE *log;
+    pthread_mutex_t mu;
+    unsigned long count;
+};
+
+static bool fmt_ok(const char *f) { return strcmp(f, "anthropic") == 0 || strcmp(f, "openai") == 0; }
+
+bool tw_refproxy_spec_parse(const char *arg, char *from, size_t flen, char *to, size_t tlen,
+                            char *why, size_t whylen)
+{
+    const char *c = strchr(arg, ':');
+    if (!c || (size_t)(c - arg) >= flen || strlen(c + 1) >= tlen) {
+        snprintf(why, whylen, "--proxy wants FROM:TO (anthropic:openai or openai:anthropic), got '%.80s'", arg);
+        return false;
+    }
+    memcpy(from, arg, (size_t)(c - arg));
+    from[c - arg] = 0;
+    snprintf(to, tlen, "%s", c + 1);
+    if (!fmt_ok(from) || !fmt_ok(to) || strcmp(from, to) == 0) {
+        snprintf(why, whylen, "--proxy: '%.80s' is not anthropic:openai or openai:anthropic", arg);
+        return false;
+    }
+    return true;
+}
+
+static const char *client_path(const char *f)
+{
+    return strcmp(f, "anthropic") == 0 ? "/v1/messages" : "/v1/chat/completions";
+}
+
+/* Anthropic thinking <-> OpenAI reasoning_effort, in the neutral options. */
+static tw_status map_reasoning(tw_request *r, const char *from, const char *to)
+{
+    if (!r->options)
+        return TW_OK;
+    if (strcmp(from, "anthropic") == 0 && strcmp(to, "openai") == 0) {
+        const cJSON *th = tw_json_get(r->options, "thinking");
+        const char *type = tw_json_get_str(th, "type");
+        if (th && type && strcmp(type, "enabled") == 0) {
+            int64_t budget = tw_json_int(tw_json_get(th, "budget_tokens"), 0, INT64_MAX, 0);
+            const char *eff = budget && budget < 2048 ? "low" : budget >= 16384 ? "high" : "medium";
+            if (!cJSON_GetObjectItemCaseSensitive(r->options, "reasoning_effort") &&
+                !cJSON_AddStringToObject(r->options, "reasoning_effort", eff))
+                return TW_ERR_NOMEM;
+        }
+        cJSON_DeleteItemFromObjectCaseSensitive(r->options, "thinking");
+        return TW_OK;
+    }
+    const char *eff = tw_json_get_str(r->options, "reasoning_effort");
+    if (eff && strcmp(eff, "none") != 0 && strcmp(eff, "minimal") != 0) {
+        int64_t budget = strcmp(eff, "low") == 0 ? 1024 : strcmp(eff, "high") == 0 ? 16384 : 4096;
+        cJSON *th = cJSON_CreateObject();
+        if (!th || !cJSON_AddStringToObject(th, "type", "enabled") ||
+            !cJSON_AddNumberToObject(th, "budget_tokens", (double)budget) ||
+            !cJSON_AddItemToObject(r->options, "thinking", th)) {
+            cJSON_Delete(th);
+            return TW_ERR_NOMEM;
+        }
+        /* Anthropic wants max_tokens above the thinking budget */
+        const cJSON *mt = tw_json_get(r->options, "max_tokens");
+        if (cJSON_IsNumber(mt) && mt->valuedouble <= (double)budget)
+            cJSON_ReplaceItemInObjectCaseSensitive(r->options, "max_tokens",
+                                                   cJSON_CreateNumber((double)budget + 1024));
+    }
+    cJSON_DeleteItemFromObjectCaseSensitive(r->options, "reasoning_effort");
+    return TW_OK;
+}
+
+int tw_refproxy_translate_request(const char *from, const char *to, const char *body, size_t len,
+                                  const tw_limits *limits, tw_buf *out, bool *stream, char *why,
+                                  size_t whylen)
+{
+    tw_limits L;
+    tw_limits_resolve(&L, limits);
+    *stream = false;
+    tw_decode_opts d;
+    memset(&d, 0, sizeof d);
+    d.limits = L;
+    tw_neutral_value v;
+    char w[300] = "";
+    tw_status st = tw_transcode_read(strcmp(from, "anthropic") == 0 ? "anthropic-request" : "openai-request",
+                                     body, len, &d, &v, NULL, w, sizeof w);
+    if (st != TW_OK) {
+        snprintf(why, whylen, "the request does not decode: %s", w);
+        return st == TW_ERR_LIMIT ? 413 : st == TW_ERR_NOMEM ? 500 : 400;
+    }
+    *stream = cJSON_IsTrue(tw_json_get(v.req.options, "stream"));
+    st = map_reasoning(&v.req, from, to);
+    tw_encode_opts eo;
+    memset(&eo, 0, sizeof eo);
+    eo.limits = L;
+    /* Anthropic allows parallel calls unless told otherwise */
+    eo.parallel_tool_calls = strcmp(from, "anthropic") == 0 && v.req.parallel_tool_calls < 0 ? 1 : -1;
+    tw_diag_list warn = {0};
+    eo.warnings = &warn;
+    if (st == TW_OK)
+        st = tw_transcode_write(&v, strcmp(to, "anthropic") == 0 ? "anthropic-request" : "openai-request",
+                                &eo, out, w, sizeof w);
+    tw_diag_list_free(&warn);
+    tw_neutral_value_free(&v);
+    if (st != TW_OK) {
+        snprintf(why, whylen, "the request cannot be written for the upstream: %s", w[0] ? w : tw_code_message(st));
+        return st == TW_ERR_LIMIT ? 413 : st == TW_ERR_NOMEM ? 500 : 400;
+    }
+    return 0;
+}
+
+static void error_out(char kind, int status, const char *msg, tw_loop_reply *r)
+{
+    r->status = status;
+    r->ctype = "application/json";
+    tw_buf_reset(&r->body);
+    const char *type = status == 404 ? "not_found_error" : status >= 500 ? "api_error"
+                                                                         : "invalid_request_error";
+    if (kind == 'a') {
+        tw_buf_puts(&r->body, "{\"type\":\"error\",\"error\":{\"type\":");
+        tw_json_write_str(&r->body, type, strlen(type), 0);
+        tw_buf_puts(&r->body, ",\"message\":");
+        tw_json_write_str(&r->body, msg, strlen(msg), 0);
+        tw_buf_puts(&r->body, "}}");
+        return;
+    }
+    tw_buf_puts(&r->body, "{\"error\":{\"message\":");
+    tw_json_write_str(&r->body, msg, strlen(msg), 0);
+    tw_buf_puts(&r->body, ",\"type\":");
+    tw_json_write_str(&r->body, type, strlen(type), 0);
+    tw_buf_printf(&r->body, ",\"param\":null,\"code\":\"%d\"}}", status);
+}
+
+/* The message of an upstream error body (either envelope), or an excerpt. */
+static void upstream_error_message(const tw_http_response *u, const tw_limits *L, char *dst, size_t n)
+{
+    cJSON *j = NULL;
+    const char *m = NULL;
+    if (u->body.len && tw_json_parse(u->body.data, u->body.len, L->max_depth, &j, NULL) == TW_OK)
+        m = tw_json_get_str(tw_json_get(j, "error"), "message");
+    if (m)
+        snprintf(dst, n, "upstream HTTP %d: %.300s", u->status, m);
+    else
+        snprintf(dst, n, "upstream HTTP %d: %.120s", u->status, u->body.data ? u->body.data : "");
+    cJSON_Delete(j);
+}
+
+static void handle(void *user, const char *method, const char *url, const char *header,
+                   const char *body, size_t len, tw_loop_reply *reply)
+{
+    (void)header;
+    tw_refproxy *p = user;
+    char kind = strcmp(p->from, "anthropic") == 0 ? 'a' : 'o';
+    char why[512];
+    pthread_mutex_lock(&p->mu);
+    p->count++;
+    pthread_mutex_unlock(&p->mu);
+    size_t n = strcspn(url, "?#");
+    const char *want = kind == 'a' ? "/messages" : "/chat/completions";
+    if (strcmp(method, "POST") != 0 || n < strlen(want) || strncmp(url + n - strlen(want), want, strlen(want)) != 0) {
+        snprintf(why, sizeof why, "this %s:%s proxy answers POST %s only", p->from, p->to, client_path(p->from));
+        error_out(kind, 404, why, reply);
+        goto log;
+    }
+    tw_buf req = {0};
+    req.max = p->limits.max_output_bytes;
+    bool stream = false;
+    int st = tw_refproxy_translate_request(p->from, p->to, body, len, &p->limits, &req, &stream, why, sizeof why);
+    if (st) {
+        tw_buf_free(&req);
+        error_out(kind, st, why, reply);
+        goto log;
+    }
+    tw_client_opts co = p->client;
+    co.base_url = p->upstream;
+    tw_client *cl = tw_client_new(&co);
+    tw_http_response ur;
+    memset(&ur, 0, sizeof ur);
+    const char *upath = client_path(p->to);
+    tw_kv hv[1] = {{"Content-Type", "application/json"}};
+    if (!cl) {
+        tw_buf_free(&req);
+        error_out(kind, 500, "cannot create the upstream client", reply);
+        goto log;
+    }
+    tw_client_send(cl, "POST", upath, hv, 1, req.data ? req.data : "", req.len, &ur);
+    tw_client_free(cl);
+    tw_buf_free(&req);
+    if (ur.status == 0) {
+        snprintf(why, sizeof why, "upstream %.200s: %.250s", p->upstream, ur.transport_error[0] ? ur.transport_error : "no response");
+        tw_http_response_free(&ur);
+        error_out(kind, 502, why, reply);
+        goto log;
+    }
+    if (ur.status >= 300) {
+        upstream_error_message(&ur, &p->limits, why, sizeof why);
+        int status = ur.status;
+        tw_http_response_free(&ur);
+        error_out(kind, status, why, reply);
+        goto log;
+    }
+    tw_decode_opts d;
+    memset(&d, 0, sizeof d);
+    d.limits = p->limits;
+    d.allow_unknown_tool = true;
+    d.schema_warn = true;
+    tw_result res;
+    tw_status ds = tw_decode_response(upath, stream, ur.body.data ? ur.body.data : "", ur.body.len, &d, &res);
+    tw_http_response_free(&ur);
+    if (ds != TW_OK) {
+        snprintf(why, sizeof why, "the upstream's answer does not decode as %s: %s",
+                 stream ? "a stream" : "a response", tw_code_message(ds));
+        error_out(kind, 502, why, reply);
+        goto log;
+    }
+    if (res.errors.len) {
+        /* what the decoder could not read is not passed on as if it were whole */
+        snprintf(why, sizeof why, "the upstream's answer does not decode cleanly: %s: %.300s",
+                 tw_code_name(res.errors.items[0].code),
+                 res.errors.items[0].message ? res.errors.items[0].message : "");
+        tw_result_free(&res);
+        error_out(kind, 502, why, reply);
+        goto log;
+    }
+    const char *enc = kind == 'a' ? (stream ? "anthropic-stream" : "anthropic-response")
+                                  : (stream ? "openai-stream" : "openai-response");
+    tw_encode_opts eo;
+    memset(&eo, 0, sizeof eo);
+    eo.limits = p->limits;
+    eo.id = kind == 'a' ? "msg_toolwire_proxy" : "chatcmpl-toolwire-proxy";
+    eo.created = 1700000000;
+    cJSON *j = NULL;
+    if (tw_json_parse(body, len, p->limits.max_depth, &j, NULL) == TW_OK)
+        eo.model = tw_json_get_str(j, "model");
+    /* OpenAI reasoning carries no signature: the proxy signs what it relays with a
+     * fixed opaque value, as Anthropic clients expect one on every thinking block */
+    if (kind == 'a' && res.msg.thinking.len && !res.msg.thinking_signature)
+        res.msg.thinking_signature = tw_strdup("toolwire-reference-proxy");
+    const tw_encoder_ops *e = tw_encoder_find(enc);
+    reply->body.max = p->limits.max_output_bytes;
+    tw_status es = e ? e->encode_result(&res, &eo, &reply->body) : TW_ERR_UNSUPPORTED;
+    cJSON_Delete(j);
+    tw_result_free(&res);
+    if (es != TW_OK) {
+        snprintf(why, sizeof why, "the %s encoder failed: %s", enc, tw_code_message(es));
+        error_out(kind, 500, why, reply);
+        goto log;
+    }
+    reply->status = 200;
+    reply->ctype = stream ? "text/event-stream" : "application/json";
+log:
+    if (p->log) {
+        tw_buf line = {0};
+        tw_buf_printf(&line, "proxy %s -> %s: %d ", p->from, p->to, reply->status);
+        tw_log_escape(&line, url, strlen(url));
+        if (reply->status >= 300) {
+            tw_buf_puts(&line, ": ");
+            tw_log_escape(&line, why, strlen(why));
+        }
+        if (line.data)
+            fprintf(p->log, "%s\n", line.data);
+        tw_buf_free(&line);
+    }
+}
+
+tw_status tw_refproxy_start(const tw_refproxy_opts *o, tw_refproxy **out, char *why, size_t whylen)
+{
+    *out = NULL;
+    if (!o->from || !o->to || !fmt_ok(o->from) || !fmt_ok(o->to) || strcmp(o->from, o->to) == 0) {
+        snprintf(why, whylen, "the reference proxy translates anthropic:openai or openai:anthropic");
+        return TW_ERR_INVALID;
+    }
+    if (!o->upstream || (strncmp(o->upstream, "http://", 7) != 0 && strncmp(o->upstream, "https://", 8) != 0) ||
+        strlen(o->upstream) >= 512) {
+        snprintf(why, whylen, "the upstream must be an http:// or https:// URL");
+        return TW_ERR_INVALID;
+    }
+    tw_refproxy *p = calloc(1, sizeof *p);
+    if (!p)
+        return TW_ERR_NOMEM;
+    snprintf(p->from, sizeof p->from, "%s", o->from);
+    snprintf(p->to, sizeof p->to, "%s", o->to);
+    snprintf(p->upstream, sizeof p->upstream, "%s", o->upstream);
+    tw_limits_resolve(&p->limits, &o->limits);
+    p->client = o->client;
+    p->client.auth = p->client.key_env ? TW_AUTH_AUTO : TW_AUTH_NONE;
+    if (!p->client.max_bytes)
+        p->client.max_bytes = p->limits.max_input_bytes;
+    p->log = o->log;
+    pthread_mutex_init(&p->mu, NULL);
+    tw_loop_opts lo;
+    memset(&lo, 0, sizeof lo);
+    lo.port = o->port;
+    lo.max_body = p->limits.max_input_bytes;
+    lo.max_connections = o->max_connections;
+    lo.fn = handle;
+    lo.user = p;
+    char w[200] = "";
+    if (tw_loop_start(&lo, &p->loop, w, sizeof w) != TW_OK) {
+        snprintf(why, whylen, "reference proxy: %s", w);
+        pthread_mutex_destroy(&p->mu);
+        free(p);
+        return TW_ERR_IO;
+    }
+    *out = p;
+    return TW_OK;
+}
+
+const char *tw_refproxy_url(const tw_refproxy *p) { return tw_loop_url(p->loop); }
+
+unsigned long tw_refproxy_count(tw_refproxy *p)
+{
+    pthread_mutex_lock(&p->mu);
+    unsigned long n = p->count;
+    pthread_mutex_unlock(&p->mu);
+    return n;
+}
+
+void tw_refproxy_stop(tw_refproxy *p)
+{
+    if (!p)
+        return;
+    tw_loop_stop(p->loop);
+    pthread_mutex_destroy(&p->mu);
+    free(p);
+}
