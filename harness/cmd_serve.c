@@ -360,8 +360,9 @@ int tw_cmd_serve(int argc, char **argv)
     if (shared)
         fprintf(stderr,
                 "toolwire serve: %s%zu request bodies are shared by several exchanges; such a "
-                "request is answered by the first success exchange (else the first in file "
-                "order); name one with " TW_MOCK_EXCHANGE_HEADER ": FIXTURE#N\n",
+                "request is answered by the first clean exchange (2xx, no faults, no check "
+                "expected to fail; else the first success, else the first in file order); "
+                "name one with " TW_MOCK_EXCHANGE_HEADER ": FIXTURE#N\n",
                 partial ? "at least " : "", shared);
     if (script && fs.n + fs.nbad)
         fprintf(stderr, "toolwire serve: the script profile answers every request itself; the "

@@ -623,10 +623,23 @@ static void log_record(tw_mock *m, tw_mock_record *rec)
             tw_buf_printf(&line, " ambiguous: %zu exchanges match; answered %s#%ld; name one with "
                                  TW_MOCK_EXCHANGE_HEADER,
                           rec->ambiguous, rec->fixture, rec->exchange);
-        for (size_t i = 0; i < rec->checks.len; i++)
-            if (rec->checks.items[i].verdict == TW_V_FAIL)
-                tw_buf_printf(&line, "%s%s", fails++ ? "," : " client checks failed: ",
-                              rec->checks.items[i].id);
+        /* error and warn checks as failures; info checks (advice) apart */
+        size_t infos = 0;
+        for (int pass = 0; pass < 2; pass++)
+            for (size_t i = 0; i < rec->checks.len; i++) {
+                if (rec->checks.items[i].verdict != TW_V_FAIL)
+                    continue;
+                const tw_check_def *d = tw_check_find(rec->checks.items[i].id);
+                bool info = d && d->sev == TW_SEV_INFO;
+                if (info != (pass == 1))
+                    continue;
+                if (info)
+                    tw_buf_printf(&line, "%s%s", infos++ ? "," : " client advice (info): ",
+                                  rec->checks.items[i].id);
+                else
+                    tw_buf_printf(&line, "%s%s", fails++ ? "," : " client checks failed: ",
+                                  rec->checks.items[i].id);
+            }
         if (extra.len)
             tw_buf_append(&line, extra.data, extra.len);
         tw_buf_putc(&line, '\n');
@@ -924,6 +937,14 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         MHD_add_response_header(resp, "Content-Type", a.ctype);
     if (a.stream)
         MHD_add_response_header(resp, "Cache-Control", "no-cache");
+    /* which exchange answered, for a client that sees no log (printable names only) */
+    char by[sizeof rec.fixture + 24];
+    snprintf(by, sizeof by, "%s#%ld", rec.fixture, rec.exchange);
+    bool printable = true;
+    for (const char *p = by; *p && printable; p++)
+        printable = *p >= 0x20 && *p < 0x7f;
+    if (printable)
+        MHD_add_response_header(resp, TW_MOCK_ANSWERED_HEADER, by);
     rec.status = a.status;
     log_record(m, &rec);
     enum MHD_Result ret = MHD_queue_response(conn, (unsigned)a.status, resp);

@@ -111,6 +111,8 @@ const char *const *tw_mock_profiles(void);
  * among the exchanges of the request's own method and path only: naming an
  * exchange of another method or path is answered 404. */
 #define TW_MOCK_EXCHANGE_HEADER "X-Toolwire-Exchange"
+/* On every answer the mock gives: the exchange that answered, FIXTURE#INDEX. */
+#define TW_MOCK_ANSWERED_HEADER "X-Toolwire-Answered-By"
 
 /* Does this request body match the exchange's under the mode? */
 /* How many distinct requests (method, path without query, body as --match

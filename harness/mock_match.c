@@ -57,6 +57,15 @@ bool tw_mock_exchange_succeeds(const tw_fx_exchange *x)
     return !x->faults && (!x->has_response || (x->resp.status >= 200 && x->resp.status < 300));
 }
 
+/* 2: a clean answer (2xx, no faults, no check expected to fail); 1: a 2xx
+ * without faults that a check is expected to fail on; 0: anything else. */
+static int exchange_rank(const tw_fx_exchange *x)
+{
+    if (!tw_mock_exchange_succeeds(x))
+        return 0;
+    return x->nexpect_fail == 0 ? 2 : 1;
+}
+
 /* ---- what SDKs add ---- */
 
 static bool key_is(const cJSON *m, const char *k) { return m->string && strcmp(m->string, k) == 0; }
@@ -145,13 +154,49 @@ static const cJSON *norm_of(const tw_match_in *in, size_t fi, size_t k)
     return n ? n : in->fx[fi].exchanges[k].req.body;
 }
 
+/* "; served: POST /v1/chat/completions, …": the distinct methods and paths
+ * (without the query) of the served exchanges, at most 8, in load order. */
+static void served_paths(const tw_match_in *in, tw_buf *msg)
+{
+    const tw_fx_exchange *seen[8];
+    size_t nseen = 0;
+    bool more = false;
+    for (size_t i = 0; i < in->nfx; i++) {
+        if (!in->served[i])
+            continue;
+        for (size_t k = 0; k < in->fx[i].nexchanges; k++) {
+            const tw_fx_exchange *x = &in->fx[i].exchanges[k];
+            size_t pl = strcspn(x->req.path, "?#");
+            bool dup = false;
+            for (size_t j = 0; j < nseen && !dup; j++)
+                dup = strcmp(seen[j]->req.method, x->req.method) == 0 &&
+                      strcspn(seen[j]->req.path, "?#") == pl && strncmp(seen[j]->req.path, x->req.path, pl) == 0;
+            if (dup)
+                continue;
+            if (nseen == 8) {
+                more = true;
+                break;
+            }
+            seen[nseen++] = x;
+        }
+        if (more)
+            break;
+    }
+    for (size_t j = 0; j < nseen; j++)
+        tw_buf_printf(msg, "%s %s %.*s", j ? "," : "; served:", seen[j]->req.method,
+                      (int)(strcspn(seen[j]->req.path, "?#") < 200 ? strcspn(seen[j]->req.path, "?#") : 200),
+                      seen[j]->req.path);
+    if (more)
+        tw_buf_puts(msg, ", …");
+}
+
 void tw_mock_match(const tw_match_in *in, tw_match_out *out)
 {
     memset(out, 0, sizeof *out);
     const char *hint = in->hint ? in->hint : "";
     bool req_stream = cJSON_IsTrue(tw_json_get(in->body, "stream"));
     int best = -1;
-    bool best_ok = false;
+    int best_rank = -1;
     const cJSON *got = in->mode == TW_MATCH_NORMALISED && in->body_norm ? in->body_norm : in->body;
     for (size_t i = 0; i < in->nfx && best < 3; i++) {
         if (!in->served[i])
@@ -180,15 +225,16 @@ void tw_mock_match(const tw_match_in *in, tw_match_out *out)
                         : cJSON_IsTrue(tw_json_get(x->req.body, "stream")) == req_stream ? 1
                                                                                         : 0;
             }
-            /* equal matches: the first success exchange, else the first in file order */
-            bool ok = tw_mock_exchange_succeeds(x);
+            /* equal matches: the first clean answer (2xx, no faults, no check expected
+             * to fail), else the first success, else the first in file order */
+            int rank = exchange_rank(x);
             if (score == best)
                 out->nbest++;
-            if (score > best || (score == best && ok && !best_ok)) {
+            if (score > best || (score == best && rank > best_rank)) {
                 if (score > best)
                     out->nbest = 1;
                 best = score;
-                best_ok = ok;
+                best_rank = rank;
                 out->found = true;
                 out->fi = i;
                 out->xi = k;
@@ -435,7 +481,10 @@ tw_status tw_mock_nearest(const tw_match_in *in, tw_buf *msg, tw_buf *nearest, t
         return st;
     tw_buf_puts(msg, "no fixture exchange matches this request");
     if (!any) {
-        tw_buf_printf(msg, "; no served exchange has method %s and this path", in->method);
+        size_t pl = strcspn(in->url, "?#");
+        tw_buf_printf(msg, "; no served exchange has method %s and path %.*s%s", in->method,
+                      (int)(pl < 200 ? pl : 200), in->url, pl > 200 ? "…" : "");
+        served_paths(in, msg);
         return TW_OK;
     }
     const tw_fx_exchange *x = &in->fx[bfi].exchanges[bxi];

@@ -858,9 +858,21 @@ static void cmp_row(void *u, const char *fx, size_t ex, const char *id)
         if (ch || run)
             present++;
     }
-    for (size_t a = 1; a < n; a++)
-        if (strcmp(v[a], v[0]) != 0)
+    /* among the backends that ran the fixture (one that did not is no difference), a
+     * failure beside a pass or a skip (a check that applies to one backend only, pass
+     * beside skip, is none) */
+    const char *first = NULL;
+    bool any_fail = false;
+    for (size_t a = 0; a < n; a++) {
+        if (strcmp(v[a], "—") == 0)
+            continue;
+        any_fail = any_fail || strcmp(v[a], "fail") == 0;
+        if (!first)
+            first = v[a];
+        else if (strcmp(v[a], first) != 0)
             differ = true;
+    }
+    differ = differ && any_fail;
     if (!differ || present < 2)
         return;
     if (c->rows++ >= 2000)
@@ -890,7 +902,7 @@ tw_status tw_compare_markdown(const tw_report *r, size_t n, tw_buf *out)
 {
     tw_buf_puts(out, "# toolwire: backends compared\n\n");
     cmp_summary(r, n, out);
-    tw_buf_puts(out, "\n## Where the backends differ\n\nOnly fixtures that at least two backends ran; `—` means "
+    tw_buf_puts(out, "\n## Where the backends differ\n\nOnly fixtures that at least two backends ran, and checks that fail on one of them; `—` means "
                      "the backend did not run the fixture.\n\n| fixture | exchange | check |");
     for (size_t a = 0; a < n && a < 64; a++) {
         tw_buf_putc(out, ' ');

@@ -348,19 +348,22 @@ static void hcmp_row(void *u, const char *fx, size_t ex, const char *id)
     bool run[CMP_MAX_BACKENDS];
     tw_verdict v[CMP_MAX_BACKENDS];
     size_t present = 0, first = n;
-    bool differ = false;
+    bool differ = false, any_fail = false;
     for (size_t a = 0; a < n; a++) {
         ch[a] = tw_rep_find_check(&c->r[a], fx, ex, id, &run[a]);
         v[a] = ch[a] ? ch[a]->verdict : TW_V_SKIP;
         if (!run[a])
             continue;
         present++;
+        any_fail = any_fail || v[a] == TW_V_FAIL;
         if (first == n)
             first = a;
         else if (v[a] != v[first])
             differ = true;
     }
-    if (present >= 2 && differ && c->rows++ < CMP_MAX_ROWS) {
+    /* a check that applies to one backend only (pass beside skip) is no difference;
+     * a failure beside a pass or a skip is */
+    if (present >= 2 && differ && any_fail && c->rows++ < CMP_MAX_ROWS) {
         tw_buf_puts(c->out, "<tr><td class=fx>");
         tw_xml_text(c->out, fx);
         tw_buf_printf(c->out, "</td><td>%zu</td><td>%s</td>", ex, id);
@@ -461,7 +464,8 @@ tw_status tw_compare_html(const tw_report *r, size_t n, tw_buf *out)
     fixtures_in_common(r, n, &two, &all);
     tw_buf_printf(out, "<h2>Where the backends differ</h2>\n<p id=common>%zu fixtures ran on at least two backends "
                        "(%zu on every one). Listed: each check, and each exchange's result and HTTP status, whose "
-                       "verdict differs between backends that ran it; a blue outline marks a cell that differs "
+                       "verdict differs between backends that ran it with a failure on one of them (a check that applies "
+                       "to one backend only, a pass beside a skip, is not listed); a blue outline marks a cell that differs "
                        "from the first backend of its row; — means the backend did not run the fixture. "
                        "Hover or click a cell for its evidence. <label><input type=checkbox id=onlyfail> rows "
                        "with a failure only</label></p>\n",

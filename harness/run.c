@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "datadir.h"
 #include "decode_opts.h"
 #include "fixture_write.h"
 #include "live.h"
@@ -68,12 +69,27 @@ bool tw_fixture_set_load(tw_fixture_set *s, char *const *paths, size_t npaths,
     memset(s, 0, sizeof *s);
     for (size_t p = 0; p < npaths; p++) {
         char **files = NULL;
+        /* fixtures/… is looked up in the data roots too (an installed toolwire) */
+        char found[4096];
+        bool resolved = tw_data_resolve(paths[p], found, sizeof found);
         errno = 0;
-        long n = tw_list_files(paths[p], ".json", &files);
+        long n = tw_list_files(resolved ? found : paths[p], ".json", &files);
         if (n < 0) {
             int en = errno;
-            snprintf(why, whylen, "cannot read '%s': %s", paths[p],
-                     en ? strerror(en) : "not a readable file or directory");
+            char looked[1024] = "";
+            if (strncmp(paths[p], "fixtures", 8) == 0 && (paths[p][8] == '\0' || paths[p][8] == '/')) {
+                char roots[4][4096];
+                size_t nr = tw_data_roots(roots, 4), used = 0;
+                used += (size_t)snprintf(looked, sizeof looked, " (looked in");
+                for (size_t i = 0; i < nr && used < sizeof looked; i++)
+                    used += (size_t)snprintf(looked + used, sizeof looked - used, "%s %s", i ? "," : "",
+                                             roots[i]);
+                if (used < sizeof looked)
+                    snprintf(looked + used, sizeof looked - used,
+                             "; set %s to a directory holding fixtures/)", TW_DATA_ENV);
+            }
+            snprintf(why, whylen, "cannot read '%s': %s%s", paths[p],
+                     en ? strerror(en) : "not a readable file or directory", looked);
             return false;
         }
         for (long i = 0; i < n; i++) {

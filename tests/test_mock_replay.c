@@ -183,6 +183,13 @@ Test(mock_replay_server, decorated_request_is_answered)
                        "\"string\"}}}},\"required\":[\"city\"]}}}]}";
     cr_assert_eq(post("/v1/chat/completions", body, &r), 200, "%s", r.body.data);
     cr_assert(strstr(log_text(), "-> plain#0 200"), "%s", log_text());
+    /* the answer names the exchange that gave it */
+    const char *by = NULL;
+    for (size_t i = 0; i < r.nheaders; i++)
+        if (strcmp(r.headers[i].name, "x-toolwire-answered-by") == 0)
+            by = r.headers[i].value;
+    cr_assert_not_null(by);
+    cr_assert_str_eq(by, "plain#0");
     tw_http_response_free(&r);
 }
 
@@ -271,8 +278,9 @@ Test(mock_replay_server, no_match_names_the_nearest_exchange_and_the_differences
     cr_assert_eq(post("/generate", "{}", &r4), 404);
     e = parse(r4.body.data);
     cr_assert_null(tw_json_get(tw_json_get(e, "error"), "nearest"));
-    cr_assert(strstr(tw_json_get_str(tw_json_get(e, "error"), "message"),
-                     "no served exchange has method POST and this path"));
+    const char *m4 = tw_json_get_str(tw_json_get(e, "error"), "message");
+    cr_assert(strstr(m4, "no served exchange has method POST and path /generate; served: POST "), "%s", m4);
+    cr_assert(strstr(m4, "/v1/chat/completions"), "the served paths are named: %s", m4);
     cJSON_Delete(e);
     tw_http_response_free(&r4);
 }
@@ -451,4 +459,19 @@ Test(mock_replay_server, bodies_not_logged_by_default)
     post("/v1/chat/completions", "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"one\"}]}", &r);
     tw_http_response_free(&r);
     cr_assert_null(strstr(log_text(), "body:"), "%s", log_text());
+}
+
+Test(mock_replay_server, equal_matches_prefer_a_clean_answer)
+{
+    /* the same request: a 200 a check is expected to fail on, then a clean one */
+    const char *f[] = {FX("broken", "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\","
+                                    "\"body\":" PLAIN "},\"response\":" OK_RESP ",\"expect\":{"
+                                    "\"failing_checks\":[{\"id\":\"OAI-R06\",\"reason\":\"r\"}]}}"),
+                       FX("clean", "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\","
+                                   "\"body\":" PLAIN "},\"response\":" OK_RESP "}")};
+    start(f, 2, NULL, false, 0);
+    tw_http_response r = {0};
+    cr_assert_eq(post("/v1/chat/completions", PLAIN, &r), 200, "%s", r.body.data);
+    cr_assert(strstr(log_text(), "-> clean#0 200"), "%s", log_text());
+    tw_http_response_free(&r);
 }

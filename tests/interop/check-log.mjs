@@ -14,14 +14,15 @@ const SEVERITY = {
 
 const [out, ...scripts] = process.argv.slice(2);
 // (a 404 line goes on with ": WHY", and with --log-bodies " body: BODY")
-const LINE = /^#(\d+) (\S+) -> (.+?)(?:#(\d+))? (\d+)( fault)?(?: client checks failed: (\S+?))?(?:: .*)?(?: body: .*)?$/;
+// (failed info checks come apart: " client advice (info): IDS")
+const LINE = /^#(\d+) (\S+) -> (.+?)(?:#(\d+))? (\d+)( fault)?(?: client checks failed: (\S+?))?(?: client advice \(info\): (\S+?))?(?:: .*)?(?: body: .*)?$/;
 
 const logs = {};
 for (const f of readdirSync(out).filter((f) => f.endsWith('.log'))) {
   logs[f.slice(0, -4)] = readFileSync(join(out, f), 'utf8').split('\n')
     .map((l) => l.match(LINE)).filter(Boolean)
     .map((m) => ({ seq: +m[1], path: m[2], exchange: m[4] === undefined ? m[3] : `${m[3]}#${m[4]}`,
-      status: +m[5], failed: m[7] ? m[7].split(',') : [] }));
+      status: +m[5], failed: [...(m[7] ? m[7].split(',') : []), ...(m[8] ? m[8].split(',') : [])] }));
 }
 
 let failures = 0;
