@@ -69,6 +69,11 @@ tw_status tw_proc_run(const char *cmd, const char *arg, const char *input, size_
         _exit(127);
     }
     setpgid(pid, pid); /* both sides: no race with the kill below */
+    /* a driver that exits before reading all of its input must not kill this process */
+    struct sigaction ign, old_pipe;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &ign, &old_pipe);
     close_fd(&pin[0]), close_fd(&pout[1]), close_fd(&perr[1]);
     fcntl(pin[1], F_SETFL, O_NONBLOCK);
     if (inlen == 0)
@@ -150,6 +155,7 @@ tw_status tw_proc_run(const char *cmd, const char *arg, const char *input, size_
             nanosleep(&ts, NULL);
         }
     }
+    sigaction(SIGPIPE, &old_pipe, NULL);
     if (!killed && WIFEXITED(status))
         r->exit_code = WEXITSTATUS(status);
     tw_buf_putc(&out, 0);
