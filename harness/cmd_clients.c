@@ -28,8 +28,9 @@ static const char clients_help[] =
     "  --client NAME=CMD          a driver: CMD is run by /bin/sh with --describe,\n"
     "                             then once per exchange and mode with --run\n"
     "                             (repeatable, at most 32)\n"
-    "  --drivers DIR              without --client: every DIR/NAME/driver.mjs, run\n"
-    "                             with node (default clients)\n"
+    "  --drivers DIR              without --client: every DIR/NAME/driver.mjs (but\n"
+    "                             DIR/lib, shared code), run with node (default\n"
+    "                             clients)\n"
     "  --out DIR                  report directory (default reports/clients)\n"
     "  --timeout MS               one driver run; killed past it (default 60000)\n"
     "  --client-timeout MS        the timeout_ms handed to the driver (default 20000)\n"
@@ -88,7 +89,9 @@ static int find_drivers(const char *dir, char **store, tw_client_spec *specs, si
         struct stat sb;
         size_t len = strlen(de->d_name);
         snprintf(p, sizeof p, "%s/%s/driver.mjs", dir, de->d_name);
-        if (de->d_name[0] != '.' && name_ok(de->d_name, len) && stat(p, &sb) == 0 && S_ISREG(sb.st_mode))
+        /* lib/ holds code the drivers share */
+        if (de->d_name[0] != '.' && strcmp(de->d_name, "lib") != 0 && name_ok(de->d_name, len) &&
+            stat(p, &sb) == 0 && S_ISREG(sb.st_mode))
             names[nn++] = tw_strdup(de->d_name);
     }
     closedir(d);
