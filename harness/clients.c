@@ -485,7 +485,8 @@ static void judge_from_records(const tw_fx_exchange *x, const tw_mock_record *re
                                tw_check_set *set)
 {
     /* CLT-06: the mock's CLI-07 verdict on the retry */
-    long fs = x->faults ? (long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(x->faults, "status")) : 0;
+    const cJSON *fsj = x->faults ? cJSON_GetObjectItemCaseSensitive(x->faults, "status") : NULL;
+    long fs = cJSON_IsNumber(fsj) ? (long)fsj->valuedouble : 0;
     bool asked = x->faults && cJSON_GetObjectItemCaseSensitive(x->faults, "retry_after") && (fs == 429 || fs == 503);
     const tw_check_result *cli07 = NULL;
     for (size_t i = 0; i < nrec; i++) {
@@ -534,6 +535,15 @@ void tw_clients_judge(const tw_fx_exchange *x, const cJSON *out, const tw_mock_r
     const cJSON *err = raised(out);
     tw_buf what = {0}, b = {0};
     tw_driver_output_summary(out, &what);
+    if (!what.data)
+        tw_buf_printf(&what, "%s", err ? "raised" : "returned");
+    if (!what.data) {
+        for (const char *const *k = (const char *const[]){"CLT-01", "CLT-02", "CLT-03", "CLT-04", "CLT-05",
+                                                          "CLT-06", "CLT-07", NULL};
+             *k; k++)
+            tw_check_set_put(set, *k, TW_V_SKIP, -1, "out of memory");
+        return;
+    }
     if (!want) {
         /* an error raised to the caller is the right answer */
         const char *id = has_stream_fault(x->faults) || !x->resp.stream ? "CLT-04" : "CLT-05";
