@@ -5,7 +5,7 @@
 // the SDK's default. The request is Anthropic-shape.
 import { generateText, jsonSchema, streamText, tool } from 'ai';
 import { createAnthropic } from '@ai-sdk/anthropic';
-import { DriverInputError, main, neutralError, packageVersion } from '../lib/driver.mjs';
+import { DriverInputError, main, neutralError, packageVersion } from '../lib/protocol.mjs';
 
 const DESCRIBE = {
   client: 'ai-sdk-anthropic', version: `ai@${packageVersion('ai')} @ai-sdk/anthropic@${packageVersion('@ai-sdk/anthropic')}`,
@@ -103,9 +103,9 @@ await main(DESCRIBE, async (input, ctx) => {
     };
   }
   // streamText hands errors to onError (the stream goes on to its end); the first one is the
-  // error the caller was given.
+  // error the caller was given. When the promises never settle, the watchdog names it.
   let streamError = null;
-  const r = streamText({ ...call, onError: ({ error }) => { streamError ??= error; } });
+  const r = streamText({ ...call, onError: ({ error }) => { streamError ??= error; ctx.reported ??= error; } });
   const [text, reasoning, toolCalls, finishReason] = await Promise.all([r.text, r.reasoningText, r.toolCalls, r.finishReason]);
   return {
     content: text, reasoning: reasoning ?? null, tool_calls: fromCalls(toolCalls), finish_reason: finishReason ?? null,

@@ -4,7 +4,7 @@
 // jsonSchema(…) without execute so that their calls are returned, retries as the SDK's default.
 import { generateText, jsonSchema, streamText, tool } from 'ai';
 import { createOpenAI } from '@ai-sdk/openai';
-import { DriverInputError, main, neutralError, packageVersion } from '../lib/driver.mjs';
+import { DriverInputError, main, neutralError, packageVersion } from '../lib/protocol.mjs';
 
 const DESCRIBE = {
   client: 'ai-sdk-openai', version: `ai@${packageVersion('ai')} @ai-sdk/openai@${packageVersion('@ai-sdk/openai')}`,
@@ -112,9 +112,9 @@ await main(DESCRIBE, async (input, ctx) => {
     };
   }
   // streamText hands errors to onError (the stream goes on to its end); the first one is the
-  // error the caller was given.
+  // error the caller was given. When the promises never settle, the watchdog names it.
   let streamError = null;
-  const r = streamText({ ...call, onError: ({ error }) => { streamError ??= error; } });
+  const r = streamText({ ...call, onError: ({ error }) => { streamError ??= error; ctx.reported ??= error; } });
   const [text, reasoning, toolCalls, finishReason] = await Promise.all([r.text, r.reasoningText, r.toolCalls, r.finishReason]);
   return {
     content: text, reasoning: reasoning ?? null, tool_calls: fromCalls(toolCalls), finish_reason: finishReason ?? null,

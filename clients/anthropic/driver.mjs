@@ -1,7 +1,7 @@
 // Driver for the official Anthropic SDK, `@anthropic-ai/sdk` (docs/clients.md): the request body
 // goes to messages.create (mode "create") or messages.stream(…).finalMessage() (mode "stream").
 import Anthropic from '@anthropic-ai/sdk';
-import { main, packageVersion } from '../lib/driver.mjs';
+import { main, packageVersion } from '../lib/protocol.mjs';
 
 const DESCRIBE = {
   client: 'anthropic', version: packageVersion('@anthropic-ai/sdk'), endpoint: 'anthropic', modes: ['create', 'stream'],

@@ -5,7 +5,7 @@
 // followed by its invalid_tool_calls, as LangChain hands them over.
 import { ChatAnthropic } from '@langchain/anthropic';
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
-import { DriverInputError, main, packageVersion } from '../lib/driver.mjs';
+import { DriverInputError, main, packageVersion } from '../lib/protocol.mjs';
 
 const DESCRIBE = {
   client: 'langchain-anthropic', version: packageVersion('@langchain/anthropic'), endpoint: 'anthropic', modes: ['invoke', 'stream'],

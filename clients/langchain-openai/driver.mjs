@@ -4,7 +4,7 @@
 // message's tool_calls followed by its invalid_tool_calls, as LangChain hands them over.
 import { ChatOpenAI } from '@langchain/openai';
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
-import { DriverInputError, main, packageVersion } from '../lib/driver.mjs';
+import { DriverInputError, main, packageVersion } from '../lib/protocol.mjs';
 
 const DESCRIBE = {
   client: 'langchain-openai', version: packageVersion('@langchain/openai'), endpoint: 'openai', modes: ['invoke', 'stream'],

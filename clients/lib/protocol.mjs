@@ -103,7 +103,8 @@ function neutral(r, requests) {
 
 // main(describe, run): describe is the --describe object less "protocol"; run(input, ctx) calls
 // the library and returns {content, reasoning, tool_calls, finish_reason, error}. ctx holds the
-// counting fetch, an AbortSignal for timeout_ms and the headers to send.
+// counting fetch, an AbortSignal for timeout_ms, the headers to send, and `reported`, where a
+// driver keeps an error the library handed to a callback (named in the result if it then hangs).
 export async function main(describe, run) {
   const arg = process.argv[2];
   if (arg === '--describe') {
@@ -130,7 +131,7 @@ export async function main(describe, run) {
   const timeoutMs = input.timeout_ms ?? 20000;
   const counter = countingFetch();
   const headers = Object.fromEntries(Object.entries(input.headers ?? {}).map(([k, v]) => [k, String(v)]));
-  const ctx = { fetch: counter.fetch, signal: AbortSignal.timeout(timeoutMs), headers, timeoutMs };
+  const ctx = { fetch: counter.fetch, signal: AbortSignal.timeout(timeoutMs), headers, timeoutMs, reported: null };
   let printed = false;
   const print = (r) => {
     if (printed) return;
@@ -140,9 +141,14 @@ export async function main(describe, run) {
 
   // A client that neither returns nor raises within timeout_ms (plus a grace for its own abort)
   // has hung: that is its answer.
-  const watchdog = setTimeout(() => print({
-    error: { type: 'DriverTimeout', message: `the client returned nothing within ${timeoutMs} ms`, status: null },
-  }), timeoutMs + 2000);
+  // ctx.reported holds an error the library passed to a callback before it hung, if any.
+  const watchdog = setTimeout(() => {
+    const seen = ctx.reported ? neutralError(ctx.reported) : null;
+    const after = seen ? ` after it reported ${seen.type}: ${seen.message}` : '';
+    print({
+      error: { type: 'DriverTimeout', message: `the client returned nothing within ${timeoutMs} ms${after}`, status: seen?.status ?? null },
+    });
+  }, timeoutMs + 2000);
 
   let r;
   try {
