@@ -691,7 +691,7 @@ static void run_one(const run_ctx *cx, const tw_fixture *f, size_t k, const char
     else if (tw_json_parse(pr.out, pr.out_len, cx->L.max_depth, &out, NULL) != TW_OK)
         snprintf(bad, sizeof bad, "the driver did not print one JSON object");
     else if (!tw_driver_output_valid(out, why, sizeof why))
-        snprintf(bad, sizeof bad, "the driver broke the protocol: %s", why);
+        snprintf(bad, sizeof bad, "the driver broke the protocol: %.200s", why);
     tw_check_set set = {0};
     if (bad[0]) {
         /* no verdict: the driver failed */
