@@ -83,7 +83,7 @@ for name in "${drivers[@]}"; do
 done
 
 # The known silent acceptance of a stream cut inside a call's arguments is a failure of CLT-04:
-# @langchain/openai hands on the call with arguments {}, the ai SDK with input "".
+# @langchain/openai and the ai SDK hand on the cut call (its partial arguments) as if whole.
 cut_o="clients/openai_stream_cut_in_arguments [stream]"
 for name in langchain-openai ai-sdk-openai; do
   [ -f "$clients/$name/driver.mjs" ] || continue
