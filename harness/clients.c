@@ -698,7 +698,7 @@ static void run_one(const run_ctx *cx, const tw_fixture *f, size_t k, const char
         e->result = TW_V_FAIL;
         tw_buf_printf(&det, "driver failure: %s", bad);
         for (size_t i = 0; i < 7; i++) {
-            char id[8];
+            char id[24];
             snprintf(id, sizeof id, "CLT-%02zu", i + 1);
             tw_check_set_put(&set, tw_check_find(id)->id, TW_V_SKIP, -1, "driver failure");
         }

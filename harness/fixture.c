@@ -712,8 +712,9 @@ static tw_status read_expect_client(vctx *c, const cJSON *j, const char *path)
     static const char *const ckeys[] = {"id", "name", "arguments", NULL};
     size_t i = 0;
     for (const cJSON *k = tc ? tc->child : NULL; k; k = k->next, i++) {
-        char kp[TW_JP];
-        snprintf(kp, sizeof kp, "%s.tool_calls[%zu]", sp, i);
+        char tp[TW_JP], kp[TW_JP];
+        sub_key(tp, sizeof tp, sp, "tool_calls");
+        sub_idx(kp, sizeof kp, tp, i);
         const cJSON *a = tw_json_get(k, "arguments");
         if (want_object(c, k, kp) != TW_OK || only_keys(c, k, kp, ckeys) != TW_OK)
             return TW_ERR_INVALID;
