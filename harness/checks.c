@@ -115,6 +115,15 @@ static const tw_check_def catalog[] = {
     {"XLT-08", TW_SEV_ERROR, false, "proxied: the answer carries the text the model wrote"},
     {"XLT-09", TW_SEV_ERROR, false, "proxied: the answer carries the reasoning the model wrote"},
     {"XLT-10", TW_SEV_ERROR, false, "proxied: the answer's finish reason maps the model's"},
+    /* client libraries, judged on what they hand to their caller (toolwire clients) */
+    {"CLT-01", TW_SEV_ERROR, true, "a client library surfaces every tool call with its id, name and exact arguments"},
+    {"CLT-02", TW_SEV_ERROR, true, "a client library hands on the answer's text unchanged"},
+    {"CLT-03", TW_SEV_WARN, true, "a client library keeps the reasoning the server sent"},
+    {"CLT-04", TW_SEV_ERROR, true,
+     "a client library raises on a truncated or malformed answer instead of handing on partial calls"},
+    {"CLT-05", TW_SEV_ERROR, true, "a client library raises on an error event inside a 200 stream"},
+    {"CLT-06", TW_SEV_WARN, true, "a client library retrying after 429/503 honours Retry-After"},
+    {"CLT-07", TW_SEV_ERROR, true, "a client library sends tool results back with the ids of their calls"},
 };
 #define NCHECKS (sizeof catalog / sizeof catalog[0])
 
@@ -241,7 +250,8 @@ void tw_check_set_merge(tw_check_set *dst, const tw_check_set *src)
 void tw_check_set_fill(tw_check_set *s, bool client, const char *why)
 {
     for (size_t i = 0; i < NCHECKS; i++)
-        if (catalog[i].client == client && !tw_check_set_get(s, catalog[i].id))
+        if (catalog[i].client == client && strncmp(catalog[i].id, "CLT-", 4) != 0 &&
+            !tw_check_set_get(s, catalog[i].id))
             tw_check_set_put(s, catalog[i].id, TW_V_SKIP, -1, "%s", why ? why : "");
 }
 

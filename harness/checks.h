@@ -60,7 +60,8 @@ void tw_check_set_put(tw_check_set *s, const char *id, tw_verdict v, int64_t off
 const tw_check_result *tw_check_set_get(const tw_check_set *s, const char *id);
 /* Copy every verdict of src into dst (replacing the same ids). */
 void tw_check_set_merge(tw_check_set *dst, const tw_check_set *src);
-/* Give every catalog check of the kind (client or backend) without a verdict a skip. */
+/* Give every catalog check of the kind (client or backend) without a verdict a skip
+ * (the client-library checks CLT-* are given by toolwire clients only). */
 void tw_check_set_fill(tw_check_set *s, bool client, const char *why);
 /* Sort by catalog order. */
 void tw_check_set_sort(tw_check_set *s);

@@ -78,12 +78,12 @@ int tw_cmd_main(int argc, char **argv)
             puts("usage: toolwire main [--quiet] [--conformance DIR] [--fixtures DIR] [--out DIR]\n\n"
                  "The main job:\n"
                  "1. run every conformance fixture under --conformance (default fixtures/) not\n"
-                 "   tagged live against every embedded mock profile that fits it (mock-replay,\n"
-                 "   mock-hermes, mock-anthropic, mock-vllm-native), and each live suite against\n"
-                 "   the script reference server of its endpoint (ref-openai: tags live+openai,\n"
-                 "   ref-anthropic: live+anthropic, ref-vllm-native: live+vllm-native), and the\n"
-                 "   Anthropic live suite through the embedded reference proxy anthropic:openai\n"
-                 "   with a script upstream (ref-proxy, docs/proxies.md); write\n"
+                 "   tagged live or clients against every embedded mock profile that fits it\n"
+                 "   (mock-replay, mock-hermes, mock-anthropic, mock-vllm-native), and each live\n"
+                 "   suite against the script reference server of its endpoint (ref-openai: tags\n"
+                 "   live+openai, ref-anthropic: live+anthropic, ref-vllm-native: live+vllm-native),\n"
+                 "   and the Anthropic live suite through the embedded reference proxy\n"
+                 "   anthropic:openai with a script upstream (ref-proxy, docs/proxies.md); write\n"
                  "   <backend>.json/.md/.junit.xml/.html and comparison.md/.html under --out\n"
                  "   (default reports/latest);\n"
                  "2. decode every fixture under --fixtures (default tests/data/decode) in batch\n"
@@ -120,15 +120,16 @@ int tw_cmd_main(int argc, char **argv)
         return tw_cli_usage_error("main", "cannot create '%s'", outdir);
     /* 1: conformance */
     /* the live suites run only against the reference servers, each its own suite */
-    static const char *const not_live[] = {"live"};
+    /* client scenarios are for toolwire clients */
+    static const char *const not_live[] = {"live", "clients"};
     static const char *const live_openai[] = {"live", "openai"};
     static const char *const live_anthropic[] = {"live", "anthropic"};
     static const char *const live_vllm[] = {"live", "vllm-native"};
     static const tw_backend_spec backends[] = {
-        {.name = "mock-replay", .profile = "replay", .xtags = not_live, .nxtags = 1},
-        {.name = "mock-hermes", .profile = "hermes", .xtags = not_live, .nxtags = 1},
-        {.name = "mock-anthropic", .profile = "anthropic", .xtags = not_live, .nxtags = 1},
-        {.name = "mock-vllm-native", .profile = "vllm-native", .xtags = not_live, .nxtags = 1},
+        {.name = "mock-replay", .profile = "replay", .xtags = not_live, .nxtags = 2},
+        {.name = "mock-hermes", .profile = "hermes", .xtags = not_live, .nxtags = 2},
+        {.name = "mock-anthropic", .profile = "anthropic", .xtags = not_live, .nxtags = 2},
+        {.name = "mock-vllm-native", .profile = "vllm-native", .xtags = not_live, .nxtags = 2},
         {.name = "ref-openai", .profile = "script", .tags = live_openai, .ntags = 2},
         {.name = "ref-anthropic", .profile = "script", .tags = live_anthropic, .ntags = 2},
         {.name = "ref-vllm-native", .profile = "script", .tags = live_vllm, .ntags = 2},

@@ -675,11 +675,70 @@ static tw_status walk_placeholders(vctx *c, const cJSON *v, char *path, size_t k
     return TW_OK;
 }
 
-static tw_status read_expect(vctx *c, const cJSON *j, const char *path, tw_fx_exchange *x)
+/* expect.client: {"result": NEUTRAL RESULT, "may_raise": bool} or {"raises": true} */
+static tw_status read_expect_client(vctx *c, const cJSON *j, const char *path)
 {
-    static const char *const keys[] = {"result", "failing_checks", "live", NULL};
+    static const char *const keys[] = {"result", "raises", "may_raise", NULL};
     if (want_object(c, j, path) != TW_OK || only_keys(c, j, path, keys) != TW_OK)
         return TW_ERR_INVALID;
+    const cJSON *res = tw_json_get(j, "result");
+    const cJSON *raises = tw_json_get(j, "raises");
+    const cJSON *may = tw_json_get(j, "may_raise");
+    char sp[TW_JP];
+    if ((raises && !cJSON_IsBool(raises)) || (may && !cJSON_IsBool(may))) {
+        sub_key(sp, sizeof sp, path, raises && !cJSON_IsBool(raises) ? "raises" : "may_raise");
+        return fail_at(c, sp, false, "expected true or false");
+    }
+    bool r = cJSON_IsTrue(raises);
+    if (r == (res != NULL))
+        return fail_at(c, path, false, "expected either \"result\" or \"raises\": true");
+    if (!res)
+        return TW_OK;
+    /* a neutral result, except that arguments may be a string that is not JSON (what a
+     * client hands on unparsed) */
+    sub_key(sp, sizeof sp, path, "result");
+    static const char *const rkeys[] = {"content", "thinking", "tool_calls", "finish_reason", NULL};
+    if (want_object(c, res, sp) != TW_OK || only_keys(c, res, sp, rkeys) != TW_OK)
+        return TW_ERR_INVALID;
+    for (size_t i = 0; i < 3; i++) {
+        static const char *const sk[] = {"content", "thinking", "finish_reason"};
+        const cJSON *v = tw_json_get(res, sk[i]);
+        if (v && !cJSON_IsString(v))
+            return fail_at(c, sp, false, "'%s' must be a string", sk[i]);
+    }
+    const cJSON *tc = tw_json_get(res, "tool_calls");
+    if (tc && (!cJSON_IsArray(tc) || (size_t)cJSON_GetArraySize(tc) > c->lim.max_calls))
+        return fail_at(c, sp, false, "'tool_calls' must be an array of at most %zu calls", c->lim.max_calls);
+    static const char *const ckeys[] = {"id", "name", "arguments", NULL};
+    size_t i = 0;
+    for (const cJSON *k = tc ? tc->child : NULL; k; k = k->next, i++) {
+        char tp[TW_JP], kp[TW_JP];
+        sub_key(tp, sizeof tp, sp, "tool_calls");
+        sub_idx(kp, sizeof kp, tp, i);
+        const cJSON *a = tw_json_get(k, "arguments");
+        if (want_object(c, k, kp) != TW_OK || only_keys(c, k, kp, ckeys) != TW_OK)
+            return TW_ERR_INVALID;
+        if (!cJSON_IsString(tw_json_get(k, "name")) || (tw_json_get(k, "id") && !cJSON_IsString(tw_json_get(k, "id"))))
+            return fail_at(c, kp, false, "a call needs a string 'name' (and 'id', when given, a string)");
+        if (!cJSON_IsObject(a) && !cJSON_IsString(a))
+            return fail_at(c, kp, false, "'arguments' must be an object or a string");
+    }
+    return TW_OK;
+}
+
+static tw_status read_expect(vctx *c, const cJSON *j, const char *path, tw_fx_exchange *x)
+{
+    static const char *const keys[] = {"result", "failing_checks", "live", "client", NULL};
+    if (want_object(c, j, path) != TW_OK || only_keys(c, j, path, keys) != TW_OK)
+        return TW_ERR_INVALID;
+    const cJSON *cl = tw_json_get(j, "client");
+    if (cl) {
+        char cp[TW_JP];
+        sub_key(cp, sizeof cp, path, "client");
+        if (read_expect_client(c, cl, cp) != TW_OK)
+            return TW_ERR_INVALID;
+        x->expect_client = cl;
+    }
     const cJSON *lv = tw_json_get(j, "live");
     if (lv) {
         char lp[TW_JP];

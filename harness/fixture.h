@@ -82,6 +82,7 @@ typedef struct tw_fx_exchange {
     size_t nexpect_fail;
     const cJSON *faults;       /* fault injection for the mock backend, or NULL */
     tw_fx_live live;           /* expect.live */
+    const cJSON *expect_client; /* expect.client (what a client library must hand on), or NULL */
     size_t nplaceholders;      /* "$call_id[…]" strings in the request body */
 } tw_fx_exchange;
 

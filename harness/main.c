@@ -22,6 +22,7 @@ static const cmd commands[] = {
     {"import", tw_cmd_import, "turn vcrpy cassettes or HAR files into fixtures"},
     {"compare", tw_cmd_compare, "put several reports side by side"},
     {"gate", tw_cmd_gate, "exit 1 when a report regresses against a baseline"},
+    {"clients", tw_cmd_clients, "judge client libraries through their drivers, write reports"},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,203 @@
+/* toolwire clients: judge client libraries through their drivers, write per-client reports. */
+#include <dirent.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "clients.h"
+#include "run.h"
+
+static const char clients_help[] =
+    "usage: toolwire clients [--client NAME=CMD …] [options] [SCENARIOS…]\n"
+    "\n"
+    "Judge client libraries (SDKs, agent frameworks) on what they hand to their\n"
+    "caller. Each client is run through a driver program (docs/clients.md): for\n"
+    "every scenario exchange (fixtures tagged clients, files or directories;\n"
+    "default fixtures/clients) of the driver's endpoint and every mode of the\n"
+    "driver, the embedded mock backend serves the scenario on 127.0.0.1, the\n"
+    "driver sends the exchange's request with its library and prints what the\n"
+    "library returned or raised; the client checks CLT-01..CLT-07 judge it\n"
+    "against the exchange's expect.client. Reports under --out (default\n"
+    "reports/clients): <client>.json, .md, .junit.xml, .html (one row per\n"
+    "exchange and mode) and comparison.md/.html; toolwire compare and toolwire\n"
+    "gate read them as they read backend reports.\n"
+    "\n"
+    "  --client NAME=CMD          a driver: CMD is run by /bin/sh with --describe,\n"
+    "                             then once per exchange and mode with --run\n"
+    "                             (repeatable, at most 32)\n"
+    "  --drivers DIR              without --client: every DIR/NAME/driver.mjs (but\n"
+    "                             DIR/lib, shared code), run with node (default\n"
+    "                             clients)\n"
+    "  --out DIR                  report directory (default reports/clients)\n"
+    "  --timeout MS               one driver run; killed past it (default 60000)\n"
+    "  --client-timeout MS        the timeout_ms handed to the driver (default 20000)\n"
+    "  --max-output SIZE          cap on a driver's stdout; killed past it (default 1M)\n"
+    "  --tag T                    only scenarios also tagged T (repeatable)\n"
+    "  --exclude-tag T            no scenario tagged T (repeatable)\n"
+    "  --quiet                    no summary lines (driver failures are still listed)\n"
+    "\n"
+    "Exit status: 0 when every client passes every check, 1 when a check fails or\n"
+    "a driver fails, 2 on bad usage, when no driver is found or when no scenario\n"
+    "is selected.";
+
+enum { O_DRIVERS = 256, O_TO, O_CTO, O_MAXO, O_TAG, O_XTAG };
+
+#define MAX_CLIENTS 32
+
+static bool parse_ms(const char *s, long *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || v < 1 || v > 86400000)
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool name_ok(const char *s, size_t n)
+{
+    if (n == 0 || n > 64)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
+              s[i] == '_' || s[i] == '-' || s[i] == '.' || s[i] == '@'))
+            return false;
+    return true;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every DIR/NAME/driver.mjs, sorted by name: "NAME=node 'DIR/NAME/driver.mjs'" into specs. */
+static int find_drivers(const char *dir, char **store, tw_client_spec *specs, size_t *n)
+{
+    if (strchr(dir, '\''))
+        return tw_cli_usage_error("clients", "--drivers: a quote in '%s'", dir);
+    DIR *d = opendir(dir);
+    if (!d)
+        return tw_cli_usage_error("clients", "cannot read --drivers '%s' (give --client NAME=CMD)", dir);
+    char *names[MAX_CLIENTS];
+    size_t nn = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) && nn < MAX_CLIENTS) {
+        char p[4400];
+        struct stat sb;
+        size_t len = strlen(de->d_name);
+        snprintf(p, sizeof p, "%s/%s/driver.mjs", dir, de->d_name);
+        /* lib/ holds code the drivers share */
+        if (de->d_name[0] != '.' && strcmp(de->d_name, "lib") != 0 && name_ok(de->d_name, len) &&
+            stat(p, &sb) == 0 && S_ISREG(sb.st_mode))
+            names[nn++] = tw_strdup(de->d_name);
+    }
+    closedir(d);
+    qsort(names, nn, sizeof *names, cmp_str);
+    for (size_t i = 0; i < nn; i++) {
+        size_t len = strlen(dir) * 2 + strlen(names[i]) * 2 + 32;
+        store[*n] = malloc(len);
+        if (!store[*n]) {
+            for (size_t k = i; k < nn; k++)
+                free(names[k]);
+            return tw_cli_usage_error("clients", "out of memory");
+        }
+        int nm = (int)strlen(names[i]);
+        snprintf(store[*n], len, "%s%cnode '%s/%s/driver.mjs'", names[i], 0, dir, names[i]);
+        specs[*n].name = store[*n];
+        specs[*n].cmd = store[*n] + nm + 1;
+        (*n)++;
+        free(names[i]);
+    }
+    if (*n == 0)
+        return tw_cli_usage_error("clients", "no driver found: no %s/*/driver.mjs (give --client NAME=CMD)", dir);
+    return -1;
+}
+
+int tw_cmd_clients(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"client", required_argument, NULL, 'c'},      {"drivers", required_argument, NULL, O_DRIVERS},
+        {"out", required_argument, NULL, 'o'},         {"timeout", required_argument, NULL, O_TO},
+        {"client-timeout", required_argument, NULL, O_CTO}, {"max-output", required_argument, NULL, O_MAXO},
+        {"tag", required_argument, NULL, O_TAG},       {"exclude-tag", required_argument, NULL, O_XTAG},
+        {"quiet", no_argument, NULL, 'q'},             {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    const char *tags[TW_FIXTURE_MAX_TAGS], *xtags[TW_FIXTURE_MAX_TAGS];
+    tw_client_spec specs[MAX_CLIENTS];
+    char *stores[MAX_CLIENTS];
+    size_t nc = 0;
+    tw_clients_opts o;
+    memset(&o, 0, sizeof o);
+    o.out = stdout;
+    const char *outdir = "reports/clients", *drivers = "clients";
+    int rc = -1;
+    optind = 1;
+    opterr = 0;
+    int c;
+    char why[512];
+    while (rc < 0 && (c = getopt_long(argc, argv, "c:o:qh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'c': {
+            const char *eq = strchr(optarg, '=');
+            if (nc == MAX_CLIENTS) {
+                rc = tw_cli_usage_error("clients", "at most %d clients", MAX_CLIENTS);
+            } else if (!eq || !name_ok(optarg, (size_t)(eq - optarg)) || !eq[1]) {
+                rc = tw_cli_usage_error("clients", "--client wants NAME=CMD (NAME of [A-Za-z0-9._@-]), got '%s'",
+                                        optarg);
+            } else if (!(stores[nc] = tw_strdup(optarg))) {
+                rc = tw_cli_usage_error("clients", "out of memory");
+            } else {
+                stores[nc][eq - optarg] = 0;
+                specs[nc].name = stores[nc];
+                specs[nc].cmd = stores[nc] + (eq - optarg) + 1;
+                for (size_t k = 0; k < nc; k++)
+                    if (strcmp(specs[k].name, specs[nc].name) == 0)
+                        rc = tw_cli_usage_error("clients", "client name '%s' given twice", specs[k].name);
+                nc++;
+            }
+            break;
+        }
+        case O_DRIVERS: drivers = optarg; break;
+        case 'o': outdir = optarg; break;
+        case 'q': o.quiet = true; break;
+        case O_TO:
+            if (!parse_ms(optarg, &o.timeout_ms))
+                rc = tw_cli_usage_error("clients", "bad --timeout '%s'", optarg);
+            break;
+        case O_CTO:
+            if (!parse_ms(optarg, &o.client_timeout_ms))
+                rc = tw_cli_usage_error("clients", "bad --client-timeout '%s'", optarg);
+            break;
+        case O_MAXO:
+            if (!tw_parse_size(optarg, &o.max_out) || !o.max_out)
+                rc = tw_cli_usage_error("clients", "bad --max-output '%s'", optarg);
+            break;
+        case O_TAG:
+        case O_XTAG:
+            if (!tw_tag_option_add(c == O_TAG ? tags : xtags, c == O_TAG ? &o.ntags : &o.nxtags,
+                                   c == O_TAG ? "--tag" : "--exclude-tag", optarg, why, sizeof why))
+                rc = tw_cli_usage_error("clients", "%s", why);
+            break;
+        case 'h': puts(clients_help); rc = TW_EXIT_OK; break;
+        default: rc = tw_cli_usage_error("clients", "unknown option '%s' (see --help)", argv[optind - 1]);
+        }
+    }
+    if (rc < 0 && nc == 0)
+        rc = find_drivers(drivers, stores, specs, &nc);
+    if (rc < 0) {
+        /* a driver that exits before reading its input must not kill toolwire */
+        signal(SIGPIPE, SIG_IGN);
+        char *dflt[] = {(char *)"fixtures/clients"};
+        char **paths = optind < argc ? argv + optind : dflt;
+        size_t np = optind < argc ? (size_t)(argc - optind) : 1;
+        o.tags = tags;
+        o.xtags = xtags;
+        rc = tw_clients_run_all(specs, nc, paths, np, outdir, &o);
+    }
+    for (size_t i = 0; i < nc; i++)
+        free(stores[i]);
+    return rc;
+}
