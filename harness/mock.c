@@ -792,6 +792,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
     const tw_fixture *mf = mo.fi == m->nfx ? &m->script_fx : &m->fx[mo.fi];
     size_t mfi = mo.fi, mxi = mo.xi, nbest = mo.nbest;
     const tw_fx_exchange *x = &mf->exchanges[mxi];
+    /* a replayed answer of the other kind than the request asks for: said in the log */
+    if (x->has_response && strcmp(m->fprof[mfi], "replay") == 0) {
+        bool want_stream = cJSON_IsTrue(tw_json_get(body, "stream")), is_stream = x->resp.nevents > 0;
+        if (want_stream != is_stream)
+            rec.note = want_stream ? "the request asks for a stream; this exchange's recorded answer is not one"
+                                   : "the request asks for no stream; this exchange's recorded answer is a stream";
+    }
     snprintf(rec.fixture, sizeof rec.fixture, "%s", mf->name);
     rec.exchange = (long)mxi;
     rec.ambiguous = hint[0] ? 0 : nbest;

@@ -475,3 +475,18 @@ Test(mock_replay_server, equal_matches_prefer_a_clean_answer)
     cr_assert(strstr(log_text(), "-> clean#0 200"), "%s", log_text());
     tw_http_response_free(&r);
 }
+
+Test(mock_replay_server, stream_asked_of_a_recorded_body_is_said)
+{
+    const char *f[] = {FX("plain", "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\","
+                                   "\"body\":" PLAIN "},\"response\":" OK_RESP "}")};
+    start(f, 1, NULL, false, 0);
+    tw_http_response r = {0};
+    const char *body = "{\"model\":\"m\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
+                       TOOLS_PLAIN "}";
+    cr_assert_eq(post("/v1/chat/completions", body, &r), 200, "%s", r.body.data);
+    cr_assert(strstr(log_text(), "-> plain#0 200") &&
+                  strstr(log_text(), ": the request asks for a stream; this exchange's recorded answer is not one"),
+              "%s", log_text());
+    tw_http_response_free(&r);
+}
