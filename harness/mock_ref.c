@@ -150,6 +150,8 @@ void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *
     eo.model = tw_json_get_str(body, "model");
     eo.id = strcmp(profile, "anthropic") == 0 ? "msg_toolwire_mock" : "chatcmpl-toolwire-mock";
     eo.created = 1700000000;
+    /* an OpenAI stream ends with a usage chunk when the request asks for one */
+    eo.include_usage = cJSON_IsTrue(tw_json_get(tw_json_get(body, "stream_options"), "include_usage"));
     a->body.max = L->max_output_bytes;
     st = e ? e->encode_result(res, &eo, &a->body) : TW_ERR_UNSUPPORTED;
     if (have_va)

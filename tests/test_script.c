@@ -780,6 +780,23 @@ Test(script_endpoints, directive_call_everywhere)
     }
 }
 
+Test(script_endpoints, usage_chunk_when_asked)
+{
+    ep_answer a;
+    ep_ask('o', "/v1/chat/completions",
+           "{\"model\":\"m\",\"stream\":true,\"stream_options\":{\"include_usage\":true},"
+           "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
+           &a);
+    cr_assert_eq(a.r.status, 200);
+    cr_expect(memmem(a.r.body.data, a.r.body.len, "\"usage\":{", 9), "%.*s", (int)a.r.body.len, a.r.body.data);
+    ep_free(&a);
+    ep_ask('o', "/v1/chat/completions",
+           "{\"model\":\"m\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}", &a);
+    cr_assert_eq(a.r.status, 200);
+    cr_expect(!memmem(a.r.body.data, a.r.body.len, "\"usage\"", 7), "no usage chunk unless asked");
+    ep_free(&a);
+}
+
 Test(script_endpoints, bad_requests_say_why)
 {
     tw_limits L;
