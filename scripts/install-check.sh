@@ -41,7 +41,9 @@ grep -q "share/toolwire/fixtures/" "$elsewhere/reports/mock-replay.json"
 
 # $TOOLWIRE_DATA comes first: a data root with one fixture gives a run of one fixture
 mkdir -p "$elsewhere/data/fixtures"
-first=$(ls "$prefix/share/toolwire/fixtures/openai/"*.json | head -n 1)
+# (a glob, not `ls | head`: under pipefail ls can die of SIGPIPE once head has its line)
+files=("$prefix/share/toolwire/fixtures/openai/"*.json)
+first=${files[0]}
 cp "$first" "$elsewhere/data/fixtures/"
 (cd "$elsewhere" && TOOLWIRE_DATA="$elsewhere/data" "$prefix/bin/toolwire" run --quiet \
     --backend one=mock:replay --out "$elsewhere/one")
