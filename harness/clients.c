@@ -548,8 +548,16 @@ void tw_clients_judge(const tw_fx_exchange *x, const cJSON *out, const tw_mock_r
         /* an error raised to the caller is the right answer */
         const char *id = has_stream_fault(x->faults) || !x->resp.stream ? "CLT-04" : "CLT-05";
         const char *other = strcmp(id, "CLT-04") == 0 ? "CLT-05" : "CLT-04";
+        /* the driver's own watchdog (error type DriverTimeout) is no raise: the
+         * library neither returned nor raised, it hung */
+        const char *et = err ? jstr(err, "type") : NULL;
+        bool hung = et && strcmp(et, "DriverTimeout") == 0;
+        if (hung)
+            err = NULL;
         tw_buf_printf(&b, "client %s; right: raise", what.data);
-        if (!err)
+        if (hung)
+            tw_buf_puts(&b, " (the library hung: neither an answer nor an error came back)");
+        else if (!err)
             tw_buf_printf(&b, x->resp.stream ? " (the stream %s)" : " (%s)",
                           has_stream_fault(x->faults) ? "was cut or damaged" : x->resp.stream ? "carried an error event"
                                                                                              : "the answer is broken");
@@ -627,7 +635,7 @@ static void log_tail(tw_buf *b, const tw_proc_result *pr)
 {
     if (!pr->err_len)
         return;
-    size_t n = pr->err_len > 300 ? 300 : pr->err_len;
+    size_t n = pr->err_len > 1000 ? 1000 : pr->err_len;
     const char *s = pr->err + pr->err_len - n;
     while (n && ((unsigned char)*s & 0xC0) == 0x80)
         s++, n--;
@@ -854,6 +862,23 @@ int tw_clients_run_all(const tw_client_spec *c, size_t nc, char *const *paths, s
         }
         if (!r->ok)
             rc = rc ? rc : 1;
+        if (r->n_fixtures == 0) {
+            fprintf(stderr, "toolwire clients: client %s (endpoint %s): no scenario of its endpoint is selected; "
+                            "nothing was judged\n", r->backend, info.endpoint);
+            rc = 1;
+        }
+        /* driver failures are listed, --quiet or not (at most 50 a client) */
+        size_t nfail = 0;
+        for (size_t f = 0; f < r->nfx; f++)
+            for (size_t k = 0; k < r->fx[f].nex; k++) {
+                const char *d = r->fx[f].ex[k].result_detail;
+                if (!d || strncmp(d, "driver failure: ", 16) != 0 || nfail++ >= 50)
+                    continue;
+                fprintf(stderr, "toolwire clients: client %s: %s#%zu: %.1200s\n", r->backend, r->fx[f].name,
+                        r->fx[f].ex[k].index, d);
+            }
+        if (nfail > 50)
+            fprintf(stderr, "toolwire clients: client %s: %zu driver failures in all\n", r->backend, nfail);
         if (o.out && !o.quiet) {
             char base[200];
             tw_safe_name(base, sizeof base, r->backend);

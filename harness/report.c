@@ -800,6 +800,18 @@ static const tw_rep_check *find_check(const tw_report *r, const char *fx, size_t
     return NULL;
 }
 
+const tw_rep_exchange *tw_rep_find_exchange(const tw_report *r, const char *fx, size_t ex)
+{
+    for (size_t i = 0; i < r->nfx; i++) {
+        if (r->fx[i].skipped || strcmp(r->fx[i].name, fx) != 0)
+            continue;
+        for (size_t k = 0; k < r->fx[i].nex; k++)
+            if (r->fx[i].ex[k].index == ex)
+                return &r->fx[i].ex[k];
+    }
+    return NULL;
+}
+
 /* Every (fixture, exchange, check) key of any report, visited once. */
 typedef void (*key_fn)(void *u, const char *fx, size_t ex, const char *id);
 
@@ -947,12 +959,26 @@ static void gate_key(void *u, const char *fx, size_t ex, const char *id)
         }
         return;
     }
-    if (b->verdict == TW_V_PASS && n->verdict == TW_V_FAIL) {
+    /* a check that passed and is a skip now because nothing came back to judge
+     * (no response, a driver that failed) is a regression too */
+    bool unjudged = false;
+    if (b->verdict == TW_V_PASS && n->verdict == TW_V_SKIP) {
+        const tw_rep_exchange *be = tw_rep_find_exchange(c->base, fx, ex);
+        const tw_rep_exchange *ce = tw_rep_find_exchange(c->cur, fx, ex);
+        unjudged = be && ce && be->status != 0 && ce->status == 0;
+    }
+    if (b->verdict == TW_V_PASS && (n->verdict == TW_V_FAIL || unjudged)) {
         c->g->regressions++;
         tw_buf_puts(&c->reg, "| ");
         md_cell(&c->reg, fx, 120);
         tw_buf_printf(&c->reg, " | %zu | %s | ", ex, id);
-        md_cell(&c->reg, n->evidence, 200);
+        if (unjudged) {
+            const tw_rep_exchange *ce = tw_rep_find_exchange(c->cur, fx, ex);
+            tw_buf_puts(&c->reg, "not judged: ");
+            md_cell(&c->reg, ce->error ? ce->error : ce->result_detail ? ce->result_detail : "no response", 200);
+        } else {
+            md_cell(&c->reg, n->evidence, 200);
+        }
         tw_buf_puts(&c->reg, " |\n");
     } else if (b->verdict == TW_V_FAIL && n->verdict == TW_V_PASS) {
         c->g->improvements++;
@@ -974,7 +1000,7 @@ tw_status tw_gate(const tw_report *baseline, const tw_report *current, tw_gate_r
     tw_buf *t = &out->text;
     tw_buf_printf(t, "# toolwire gate: %s against baseline %s\n\n", current->backend, baseline->backend);
     if (out->regressions) {
-        tw_buf_printf(t, "❌ **%zu regression(s)**: checks that passed in the baseline fail now.\n\n"
+        tw_buf_printf(t, "❌ **%zu regression(s)**: checks that passed in the baseline fail now, or could not be judged now (nothing came back).\n\n"
                          "| fixture | exchange | check | evidence |\n|---|---:|---|---|\n",
                       out->regressions);
         tw_buf_append(t, c.reg.data ? c.reg.data : "", c.reg.len);

@@ -316,18 +316,6 @@ typedef struct hcmp_ctx {
     size_t rows;
 } hcmp_ctx;
 
-/* One exchange's expected-result verdict in a report; NULL when not run. */
-static const tw_rep_exchange *find_exchange(const tw_report *r, const char *fx, size_t ex)
-{
-    for (size_t i = 0; i < r->nfx; i++) {
-        if (r->fx[i].skipped || strcmp(r->fx[i].name, fx) != 0)
-            continue;
-        for (size_t k = 0; k < r->fx[i].nex; k++)
-            if (r->fx[i].ex[k].index == ex)
-                return &r->fx[i].ex[k];
-    }
-    return NULL;
-}
 
 static void cmp_cell(tw_buf *out, cell_kind kd, bool run, bool differs, const char *evidence, const char *label)
 {
@@ -383,7 +371,7 @@ static void hcmp_row(void *u, const char *fx, size_t ex, const char *id)
     first = n;
     differ = false;
     for (size_t a = 0; a < n; a++) {
-        e[a] = find_exchange(&c->r[a], fx, ex);
+        e[a] = tw_rep_find_exchange(&c->r[a], fx, ex);
         if (!e[a])
             continue;
         present++;

@@ -21,6 +21,8 @@ void tw_xml_text(tw_buf *b, const char *s);
 
 /* The check `id` of exchange `ex` of fixture `fx`; *fixture_run says
  * whether the report ran that exchange at all. */
+/* One exchange of a report by fixture name and index; NULL when not run. */
+const tw_rep_exchange *tw_rep_find_exchange(const tw_report *r, const char *fx, size_t ex);
 const tw_rep_check *tw_rep_find_check(const tw_report *r, const char *fx, size_t ex, const char *id,
                                       bool *fixture_run);
 

@@ -88,6 +88,9 @@ TestSuite(clients, .fini = fini);
 #define AISDK_CUT                                                                                                      \
     "{\"content\":\"\",\"reasoning\":null,\"tool_calls\":[{\"id\":\"c1\",\"name\":\"get_weather\",\"arguments\":\"\"}],"  \
     "\"finish_reason\":\"other\",\"error\":null,\"requests\":1}"
+#define HUNG                                                                                                           \
+    "{\"content\":null,\"reasoning\":null,\"tool_calls\":[],\"finish_reason\":null,\"error\":{\"type\":\"DriverTimeout\"," \
+    "\"message\":\"the client returned nothing within 20000 ms\",\"status\":null},\"requests\":1}"
 #define RAISED                                                                                                         \
     "{\"content\":null,\"reasoning\":null,\"tool_calls\":[],\"finish_reason\":null,\"error\":{\"type\":\"APIError\","     \
     "\"message\":\"terminated\",\"status\":null},\"requests\":1}"
@@ -263,6 +266,9 @@ Test(clients, cut_stream_must_raise)
     cr_assert_eq(judge(x, AISDK_CUT, NULL, 0, "CLT-01", NULL, 0), TW_V_SKIP);
     cr_assert_eq(judge(x, RAISED, NULL, 0, "CLT-04", ev, sizeof ev), TW_V_PASS);
     cr_assert(strstr(ev, "raised APIError"), "%s", ev);
+    /* the driver's watchdog is no raise: a library that hung fails */
+    cr_assert_eq(judge(x, HUNG, NULL, 0, "CLT-04", ev, sizeof ev), TW_V_FAIL);
+    cr_assert(strstr(ev, "the library hung"), "%s", ev);
     tw_fixture_free(&fx);
     x = exchange(OREQ, STREAM_RESP, "{\"raises\":true}", "{\"malformed_chunk_at\":1}");
     cr_assert_eq(judge(x, GOOD, NULL, 0, "CLT-04", NULL, 0), TW_V_FAIL);

@@ -76,6 +76,30 @@ Test(gate, function)
     tw_report_free(&r);
 }
 
+Test(gate, nothing_came_back_is_a_regression)
+{
+    /* a check that passed, then a skip because the exchange got no response (a
+     * server down, a client driver that failed): a regression */
+    tw_report b, r;
+    make(&b, "baseline", TW_V_PASS, TW_V_FAIL);
+    b.fx[0].ex[0].status = 200;
+    make(&r, "now", TW_V_SKIP, TW_V_FAIL);
+    r.fx[0].ex[0].status = 0;
+    r.fx[0].ex[0].error = strdup("connection refused");
+    tw_gate_result g;
+    cr_assert_eq(tw_gate(&b, &r, &g), TW_OK);
+    cr_assert_eq(g.regressions, 1);
+    cr_assert(strstr(g.text.data, "not judged: connection refused"), "%s", g.text.data);
+    tw_gate_result_free(&g);
+    /* a skip beside a response is no regression (the check did not apply) */
+    r.fx[0].ex[0].status = 200;
+    cr_assert_eq(tw_gate(&b, &r, &g), TW_OK);
+    cr_assert_eq(g.regressions, 0);
+    tw_gate_result_free(&g);
+    tw_report_free(&b);
+    tw_report_free(&r);
+}
+
 /* Run the toolwire binary; returns its exit status, output into out. */
 static int run_gate(const char *report, char *out, size_t outn, bool summary)
 {
