@@ -341,12 +341,7 @@ int tw_cmd_serve(int argc, char **argv)
     size_t fits = 0;
     for (size_t i = 0; i < fs.n; i++)
         fits += tw_mock_profile_fits(mo.profile, &fs.fx[i]);
-    /* block the stop signals before the server threads start: they inherit the mask */
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    wait_stop(0, true); /* before the server threads start: they inherit the mask */
     raise_nofile(mo.max_connections ? mo.max_connections : TW_MOCK_DEFAULT_MAX_CONNECTIONS);
     tw_mock *m = NULL;
     if (tw_mock_start(fs.fx, fs.n, &mo, &m, why, sizeof why) != TW_OK) {
@@ -372,14 +367,7 @@ int tw_cmd_serve(int argc, char **argv)
     else
         printf("serving %zu fixture(s) with profile %s on %s\n", fits, mo.profile, tw_mock_url(m));
     fflush(stdout);
-    if (seconds) {
-        struct timespec ts = {seconds, 0};
-        while (sigtimedwait(&set, NULL, &ts) < 0 && errno == EINTR) {
-        }
-    } else {
-        int sig;
-        sigwait(&set, &sig);
-    }
+    wait_stop(seconds, false);
     unsigned long n = tw_mock_seq(m);
     tw_mock_stop(m);
     if (!quiet)

@@ -822,6 +822,23 @@ static int span_cmp(const void *x, const void *y)
     return p->a < q->a ? -1 : p->a > q->a ? 1 : p->b < q->b ? -1 : p->b > q->b;
 }
 
+/* Sort the spans and merge the overlapping ones in place; the count left. */
+static size_t merge_spans(span *sp, size_t nsp)
+{
+    if (nsp)
+        qsort(sp, nsp, sizeof *sp, span_cmp);
+    size_t m = 0;
+    for (size_t i = 0; i < nsp; i++) {
+        if (m && sp[i].a <= sp[m - 1].b) {
+            if (sp[i].b > sp[m - 1].b)
+                sp[m - 1].b = sp[i].b;
+        } else {
+            sp[m++] = sp[i];
+        }
+    }
+    return m;
+}
+
 tw_status tw_scrub_values(char *const *values, size_t nvalues, const char *s, size_t n,
                           tw_buf *out, size_t *count, size_t *hold)
 {
@@ -921,17 +938,7 @@ tw_status tw_scrub_values(char *const *values, size_t nvalues, const char *s, si
         }
     }
     if (st == TW_OK) {
-        if (nsp)
-            qsort(sp, nsp, sizeof *sp, span_cmp);
-        size_t m = 0;
-        for (size_t i = 0; i < nsp; i++) {
-            if (m && sp[i].a <= sp[m - 1].b) {
-                if (sp[i].b > sp[m - 1].b)
-                    sp[m - 1].b = sp[i].b;
-            } else {
-                sp[m++] = sp[i];
-            }
-        }
+        size_t m = merge_spans(sp, nsp);
         nsp = m;
         /* never cut a match in two: hold all of it */
         for (size_t i = 0; i < nsp; i++)
@@ -1154,17 +1161,7 @@ static tw_status value_spans(const tw_redactor *r, const tw_buf *a, span **out, 
         free(sp);
         return st;
     }
-    if (nsp)
-        qsort(sp, nsp, sizeof *sp, span_cmp);
-    size_t m = 0;
-    for (size_t i = 0; i < nsp; i++) {
-        if (m && sp[i].a <= sp[m - 1].b) {
-            if (sp[i].b > sp[m - 1].b)
-                sp[m - 1].b = sp[i].b;
-        } else {
-            sp[m++] = sp[i];
-        }
-    }
+    size_t m = merge_spans(sp, nsp);
     *out = sp;
     *nout = m;
     return TW_OK;
