@@ -8,17 +8,7 @@
  * found again from the JSON path with a small locator that walks the source
  * bytes (the tree came from those bytes, so they are valid JSON).
  */
-#include "fixture.h"
-
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <strings.h>
-
-#include "cli.h"
-#include "decode_opts.h"
-#include "toolwire/decode.h"
+#include "fixture_int.h"
 
 /* ===================== locating a JSON path in the source ===================== */
 
@@ -156,21 +146,10 @@ static size_t locate(const char *s, size_t len, const char *jpath, bool at_key)
 
 /* ===================== validation context ===================== */
 
-enum { TW_JP = 512 }; /* room for one JSON path */
-
-typedef struct vctx {
-    const char *src;
-    size_t len;
-    const char *file;
-    char *why;
-    size_t whylen;
-    tw_limits lim;
-} vctx;
-
 #if defined(__GNUC__)
 __attribute__((format(printf, 4, 5)))
 #endif
-static tw_status fail_at(vctx *c, const char *jpath, bool at_key, const char *fmt, ...)
+tw_status tw_fix_fail_at(vctx *c, const char *jpath, bool at_key, const char *fmt, ...)
 {
     if (!c->why || !c->whylen)
         return TW_ERR_INVALID;
@@ -189,7 +168,7 @@ static tw_status fail_at(vctx *c, const char *jpath, bool at_key, const char *fm
     return TW_ERR_INVALID;
 }
 
-static const char *kind_of(const cJSON *v)
+const char *tw_fix_kind_of(const cJSON *v)
 {
     if (cJSON_IsString(v))
         return "a string";
@@ -205,14 +184,14 @@ static const char *kind_of(const cJSON *v)
 }
 
 /* path + "." + key (or "[i]") into a fixed buffer. */
-static void sub_key(char *out, size_t n, const char *path, const char *key)
+void tw_fix_sub_key(char *out, size_t n, const char *path, const char *key)
 {
     int w = snprintf(out, n, "%s%s%s", path, *path ? "." : "", key);
     if (w < 0 && n)
         out[0] = '\0';
 }
 
-static void sub_idx(char *out, size_t n, const char *path, size_t i)
+void tw_fix_sub_idx(char *out, size_t n, const char *path, size_t i)
 {
     int w = snprintf(out, n, "%s[%zu]", path, i);
     if (w < 0 && n)
@@ -221,7 +200,7 @@ static void sub_idx(char *out, size_t n, const char *path, size_t i)
 
 /* Refuse members not in `allowed` (NULL-terminated). Keys starting with
  * "x-" are extensions and always allowed. */
-static tw_status only_keys(vctx *c, const cJSON *obj, const char *path, const char *const *allowed)
+tw_status tw_fix_only_keys(vctx *c, const cJSON *obj, const char *path, const char *const *allowed)
 {
     for (const cJSON *m = obj->child; m; m = m->next) {
         if (strncmp(m->string, "x-", 2) == 0)
@@ -239,48 +218,48 @@ static tw_status only_keys(vctx *c, const cJSON *obj, const char *path, const ch
                 used += (size_t)w;
             }
             char kp[TW_JP];
-            sub_key(kp, sizeof kp, path, m->string);
-            return fail_at(c, kp, true, "unknown key (expected one of: %s)", list);
+            tw_fix_sub_key(kp, sizeof kp, path, m->string);
+            return tw_fix_fail_at(c, kp, true, "unknown key (expected one of: %s)", list);
         }
     }
     const char *dup = tw_json_duplicate_key(obj);
     if (dup) {
         char kp[TW_JP];
-        sub_key(kp, sizeof kp, path, dup);
-        return fail_at(c, kp, true, "duplicate key");
+        tw_fix_sub_key(kp, sizeof kp, path, dup);
+        return tw_fix_fail_at(c, kp, true, "duplicate key");
     }
     return TW_OK;
 }
 
-static tw_status want_object(vctx *c, const cJSON *v, const char *path)
+tw_status tw_fix_want_object(vctx *c, const cJSON *v, const char *path)
 {
     if (!cJSON_IsObject(v))
-        return fail_at(c, path, false, "expected an object, got %s", kind_of(v));
+        return tw_fix_fail_at(c, path, false, "expected an object, got %s", tw_fix_kind_of(v));
     return TW_OK;
 }
 
 /* A string member. required: missing is an error; nonempty: "" is an error. */
-static tw_status get_str(vctx *c, const cJSON *obj, const char *path, const char *key,
+tw_status tw_fix_get_str(vctx *c, const cJSON *obj, const char *path, const char *key,
                          bool required, bool nonempty, const char **out)
 {
     *out = NULL;
     const cJSON *v = tw_json_get(obj, key);
     if (!v) {
         if (required)
-            return fail_at(c, path, false, "missing required key '%s'", key);
+            return tw_fix_fail_at(c, path, false, "missing required key '%s'", key);
         return TW_OK;
     }
     char kp[TW_JP];
-    sub_key(kp, sizeof kp, path, key);
+    tw_fix_sub_key(kp, sizeof kp, path, key);
     if (!cJSON_IsString(v))
-        return fail_at(c, kp, false, "expected a string, got %s", kind_of(v));
+        return tw_fix_fail_at(c, kp, false, "expected a string, got %s", tw_fix_kind_of(v));
     if (nonempty && !v->valuestring[0])
-        return fail_at(c, kp, false, "expected a non-empty string");
+        return tw_fix_fail_at(c, kp, false, "expected a non-empty string");
     *out = v->valuestring;
     return TW_OK;
 }
 
-static tw_status get_int(vctx *c, const cJSON *obj, const char *path, const char *key, long lo,
+tw_status tw_fix_get_int(vctx *c, const cJSON *obj, const char *path, const char *key, long lo,
                          long hi, bool required, long *out, bool *present)
 {
     const cJSON *v = tw_json_get(obj, key);
@@ -288,21 +267,21 @@ static tw_status get_int(vctx *c, const cJSON *obj, const char *path, const char
         *present = v != NULL;
     if (!v) {
         if (required)
-            return fail_at(c, path, false, "missing required key '%s'", key);
+            return tw_fix_fail_at(c, path, false, "missing required key '%s'", key);
         return TW_OK;
     }
     char kp[TW_JP];
-    sub_key(kp, sizeof kp, path, key);
+    tw_fix_sub_key(kp, sizeof kp, path, key);
     if (!cJSON_IsNumber(v))
-        return fail_at(c, kp, false, "expected an integer from %ld to %ld, got %s", lo, hi,
-                       kind_of(v));
+        return tw_fix_fail_at(c, kp, false, "expected an integer from %ld to %ld, got %s", lo, hi,
+                       tw_fix_kind_of(v));
     double d = v->valuedouble;
     bool integral = d > -9e15 && d < 9e15 && d == (double)(long long)d;
     if (!integral)
-        return fail_at(c, kp, false, "expected an integer from %ld to %ld, got a fraction or a huge number",
+        return tw_fix_fail_at(c, kp, false, "expected an integer from %ld to %ld, got a fraction or a huge number",
                        lo, hi);
     if (d < (double)lo || d > (double)hi)
-        return fail_at(c, kp, false, "expected an integer from %ld to %ld, got %lld", lo, hi,
+        return tw_fix_fail_at(c, kp, false, "expected an integer from %ld to %ld, got %lld", lo, hi,
                        (long long)d);
     *out = (long)v->valuedouble;
     return TW_OK;
@@ -329,32 +308,32 @@ static tw_status read_headers(vctx *c, const cJSON *obj, const char *path, tw_kv
     if (!h)
         return TW_OK;
     char hp[TW_JP];
-    sub_key(hp, sizeof hp, path, "headers");
-    if (want_object(c, h, hp) != TW_OK)
+    tw_fix_sub_key(hp, sizeof hp, path, "headers");
+    if (tw_fix_want_object(c, h, hp) != TW_OK)
         return TW_ERR_INVALID;
     size_t cnt = (size_t)cJSON_GetArraySize(h);
     if (cnt > 1024)
-        return fail_at(c, hp, false, "at most 1024 headers, got %zu", cnt);
+        return tw_fix_fail_at(c, hp, false, "at most 1024 headers, got %zu", cnt);
     if (cnt == 0)
         return TW_OK;
     tw_kv *kv = calloc(cnt, sizeof *kv);
     if (!kv)
-        return fail_at(c, hp, false, "out of memory");
+        return tw_fix_fail_at(c, hp, false, "out of memory");
     size_t i = 0;
     for (const cJSON *m = h->child; m; m = m->next, i++) {
         char kp[TW_JP];
-        sub_key(kp, sizeof kp, hp, m->string);
+        tw_fix_sub_key(kp, sizeof kp, hp, m->string);
         if (!m->string[0] || strpbrk(m->string, " \t\r\n:")) {
             free(kv);
-            return fail_at(c, kp, true, "a header name must be a non-empty token");
+            return tw_fix_fail_at(c, kp, true, "a header name must be a non-empty token");
         }
         if (!cJSON_IsString(m)) {
             free(kv);
-            return fail_at(c, kp, false, "expected a string, got %s", kind_of(m));
+            return tw_fix_fail_at(c, kp, false, "expected a string, got %s", tw_fix_kind_of(m));
         }
         if (strpbrk(m->valuestring, "\r\n")) {
             free(kv);
-            return fail_at(c, kp, false, "a header value must not hold CR or LF");
+            return tw_fix_fail_at(c, kp, false, "a header value must not hold CR or LF");
         }
         kv[i].name = m->string;
         kv[i].value = m->valuestring;
@@ -367,23 +346,23 @@ static tw_status read_headers(vctx *c, const cJSON *obj, const char *path, tw_kv
 static tw_status read_request(vctx *c, const cJSON *j, const char *path, tw_fx_request *r)
 {
     static const char *const keys[] = {"method", "path", "headers", "body", NULL};
-    if (want_object(c, j, path) != TW_OK || only_keys(c, j, path, keys) != TW_OK)
+    if (tw_fix_want_object(c, j, path) != TW_OK || tw_fix_only_keys(c, j, path, keys) != TW_OK)
         return TW_ERR_INVALID;
-    if (get_str(c, j, path, "method", true, true, &r->method) != TW_OK)
+    if (tw_fix_get_str(c, j, path, "method", true, true, &r->method) != TW_OK)
         return TW_ERR_INVALID;
     for (const char *m = r->method; *m; m++)
         if (*m < 'A' || *m > 'Z') {
             char kp[TW_JP];
-            sub_key(kp, sizeof kp, path, "method");
-            return fail_at(c, kp, false, "expected an upper-case HTTP method, got \"%s\"",
+            tw_fix_sub_key(kp, sizeof kp, path, "method");
+            return tw_fix_fail_at(c, kp, false, "expected an upper-case HTTP method, got \"%s\"",
                            r->method);
         }
-    if (get_str(c, j, path, "path", true, true, &r->path) != TW_OK)
+    if (tw_fix_get_str(c, j, path, "path", true, true, &r->path) != TW_OK)
         return TW_ERR_INVALID;
     if (r->path[0] != '/') {
         char kp[TW_JP];
-        sub_key(kp, sizeof kp, path, "path");
-        return fail_at(c, kp, false, "expected a path starting with '/', got \"%s\"", r->path);
+        tw_fix_sub_key(kp, sizeof kp, path, "path");
+        return tw_fix_fail_at(c, kp, false, "expected a path starting with '/', got \"%s\"", r->path);
     }
     if (read_headers(c, j, path, &r->headers, &r->nheaders) != TW_OK)
         return TW_ERR_INVALID;
@@ -397,48 +376,48 @@ static tw_status read_events(vctx *c, cJSON *arr, const char *path, tw_fx_respon
 {
     static const char *const keys[] = {"event", "data", "id", "delay_ms", NULL};
     if (!cJSON_IsArray(arr))
-        return fail_at(c, path, false, "expected an array, got %s", kind_of(arr));
+        return tw_fix_fail_at(c, path, false, "expected an array, got %s", tw_fix_kind_of(arr));
     size_t n = (size_t)cJSON_GetArraySize(arr);
     if (n == 0)
-        return fail_at(c, path, false, "expected at least one event");
+        return tw_fix_fail_at(c, path, false, "expected at least one event");
     r->events = calloc(n, sizeof *r->events);
     if (!r->events)
-        return fail_at(c, path, false, "out of memory");
+        return tw_fix_fail_at(c, path, false, "out of memory");
     r->nevents = n;
     size_t i = 0;
     for (cJSON *e = arr->child; e; e = e->next, i++) {
         char ep[TW_JP];
-        sub_idx(ep, sizeof ep, path, i);
-        if (want_object(c, e, ep) != TW_OK || only_keys(c, e, ep, keys) != TW_OK)
+        tw_fix_sub_idx(ep, sizeof ep, path, i);
+        if (tw_fix_want_object(c, e, ep) != TW_OK || tw_fix_only_keys(c, e, ep, keys) != TW_OK)
             return TW_ERR_INVALID;
         tw_fx_sse *ev = &r->events[i];
-        if (get_str(c, e, ep, "event", false, true, &ev->event) != TW_OK ||
-            get_str(c, e, ep, "id", false, false, &ev->id) != TW_OK)
+        if (tw_fix_get_str(c, e, ep, "event", false, true, &ev->event) != TW_OK ||
+            tw_fix_get_str(c, e, ep, "id", false, false, &ev->id) != TW_OK)
             return TW_ERR_INVALID;
         if (ev->event && strpbrk(ev->event, "\r\n")) {
             char kp[TW_JP];
-            sub_key(kp, sizeof kp, ep, "event");
-            return fail_at(c, kp, false, "an event name must not hold CR or LF");
+            tw_fix_sub_key(kp, sizeof kp, ep, "event");
+            return tw_fix_fail_at(c, kp, false, "an event name must not hold CR or LF");
         }
         cJSON *d = cJSON_GetObjectItemCaseSensitive(e, "data");
         if (!d)
-            return fail_at(c, ep, false, "missing required key 'data'");
+            return tw_fix_fail_at(c, ep, false, "missing required key 'data'");
         if (cJSON_IsObject(d) || cJSON_IsArray(d)) {
             char *s = tw_json_print(d, NULL);
             cJSON *str = s ? cJSON_CreateString(s) : NULL;
             free(s);
             if (!str)
-                return fail_at(c, ep, false, "out of memory");
+                return tw_fix_fail_at(c, ep, false, "out of memory");
             cJSON_ReplaceItemViaPointer(e, d, str);
             d = str;
         } else if (!cJSON_IsString(d)) {
             char kp[TW_JP];
-            sub_key(kp, sizeof kp, ep, "data");
-            return fail_at(c, kp, false, "expected a string, an object or an array, got %s",
-                           kind_of(d));
+            tw_fix_sub_key(kp, sizeof kp, ep, "data");
+            return tw_fix_fail_at(c, kp, false, "expected a string, an object or an array, got %s",
+                           tw_fix_kind_of(d));
         }
         ev->data = d->valuestring;
-        if (get_int(c, e, ep, "delay_ms", 0, 600000, false, &ev->delay_ms, NULL) != TW_OK)
+        if (tw_fix_get_int(c, e, ep, "delay_ms", 0, 600000, false, &ev->delay_ms, NULL) != TW_OK)
             return TW_ERR_INVALID;
     }
     return TW_OK;
@@ -447,28 +426,28 @@ static tw_status read_events(vctx *c, cJSON *arr, const char *path, tw_fx_respon
 static tw_status read_response(vctx *c, cJSON *j, const char *path, tw_fx_response *r)
 {
     static const char *const keys[] = {"status", "headers", "body", "body_text", "events", NULL};
-    if (want_object(c, j, path) != TW_OK || only_keys(c, j, path, keys) != TW_OK)
+    if (tw_fix_want_object(c, j, path) != TW_OK || tw_fix_only_keys(c, j, path, keys) != TW_OK)
         return TW_ERR_INVALID;
     long status = 0;
-    if (get_int(c, j, path, "status", 100, 599, true, &status, NULL) != TW_OK)
+    if (tw_fix_get_int(c, j, path, "status", 100, 599, true, &status, NULL) != TW_OK)
         return TW_ERR_INVALID;
     r->status = (int)status;
     if (read_headers(c, j, path, &r->headers, &r->nheaders) != TW_OK)
         return TW_ERR_INVALID;
     r->body = tw_json_get(j, "body");
-    if (get_str(c, j, path, "body_text", false, false, &r->body_text) != TW_OK)
+    if (tw_fix_get_str(c, j, path, "body_text", false, false, &r->body_text) != TW_OK)
         return TW_ERR_INVALID;
     cJSON *ev = cJSON_GetObjectItemCaseSensitive(j, "events");
     int kinds = (r->body != NULL) + (r->body_text != NULL) + (ev != NULL);
     if (kinds > 1) {
         const char *second = ev ? "events" : "body_text";
         char kp[TW_JP];
-        sub_key(kp, sizeof kp, path, second);
-        return fail_at(c, kp, true, "a response has at most one of 'body', 'body_text' and 'events'");
+        tw_fix_sub_key(kp, sizeof kp, path, second);
+        return tw_fix_fail_at(c, kp, true, "a response has at most one of 'body', 'body_text' and 'events'");
     }
     if (ev) {
         char kp[TW_JP];
-        sub_key(kp, sizeof kp, path, "events");
+        tw_fix_sub_key(kp, sizeof kp, path, "events");
         if (read_events(c, ev, kp, r) != TW_OK)
             return TW_ERR_INVALID;
         r->stream = true;
@@ -479,9 +458,9 @@ static tw_status read_response(vctx *c, cJSON *j, const char *path, tw_fx_respon
 static tw_status read_decode(vctx *c, const cJSON *j, const char *path, tw_fx_exchange *x)
 {
     static const char *const keys[] = {"format", "options", NULL};
-    if (want_object(c, j, path) != TW_OK || only_keys(c, j, path, keys) != TW_OK)
+    if (tw_fix_want_object(c, j, path) != TW_OK || tw_fix_only_keys(c, j, path, keys) != TW_OK)
         return TW_ERR_INVALID;
-    if (get_str(c, j, path, "format", true, true, &x->decode_format) != TW_OK)
+    if (tw_fix_get_str(c, j, path, "format", true, true, &x->decode_format) != TW_OK)
         return TW_ERR_INVALID;
     if (!tw_format_find(x->decode_format)) {
         char list[400] = "";
@@ -493,23 +472,23 @@ static tw_status read_decode(vctx *c, const cJSON *j, const char *path, tw_fx_ex
             used += (size_t)w;
         }
         char kp[TW_JP];
-        sub_key(kp, sizeof kp, path, "format");
-        return fail_at(c, kp, false, "unknown format \"%s\" (expected one of: %s)",
+        tw_fix_sub_key(kp, sizeof kp, path, "format");
+        return tw_fix_fail_at(c, kp, false, "unknown format \"%s\" (expected one of: %s)",
                        x->decode_format, list);
     }
     const cJSON *opts = tw_json_get(j, "options");
     if (!opts)
         return TW_OK;
     char op[TW_JP];
-    sub_key(op, sizeof op, path, "options");
-    if (want_object(c, opts, op) != TW_OK)
+    tw_fix_sub_key(op, sizeof op, path, "options");
+    if (tw_fix_want_object(c, opts, op) != TW_OK)
         return TW_ERR_INVALID;
     /* One option at a time, so the message can point at the bad one. */
     for (cJSON *m = opts->child; m; m = m->next) {
         cJSON *one = cJSON_CreateObject();
         if (!one || !cJSON_AddItemReferenceToObject(one, m->string, m)) {
             cJSON_Delete(one);
-            return fail_at(c, op, false, "out of memory");
+            return tw_fix_fail_at(c, op, false, "out of memory");
         }
         tw_opts_holder h;
         tw_opts_holder_init(&h);
@@ -519,301 +498,11 @@ static tw_status read_decode(vctx *c, const cJSON *j, const char *path, tw_fx_ex
         cJSON_Delete(one);
         if (!ok) {
             char kp[TW_JP];
-            sub_key(kp, sizeof kp, op, m->string);
-            return fail_at(c, kp, strncmp(inner, "unknown", 7) == 0, "%s", inner);
+            tw_fix_sub_key(kp, sizeof kp, op, m->string);
+            return tw_fix_fail_at(c, kp, strncmp(inner, "unknown", 7) == 0, "%s", inner);
         }
     }
     x->decode_options = opts;
-    return TW_OK;
-}
-
-static bool check_id_ok(const char *s)
-{
-    /* "OAI-R04", "SES-01", "CLI-07": 3 upper-case letters, '-', then letters/digits */
-    size_t n = strlen(s);
-    if (n < 5 || n > 16 || s[3] != '-')
-        return false;
-    for (size_t i = 0; i < 3; i++)
-        if (s[i] < 'A' || s[i] > 'Z')
-            return false;
-    for (size_t i = 4; i < n; i++)
-        if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9')))
-            return false;
-    return s[n - 1] >= '0' && s[n - 1] <= '9';
-}
-
-
-/* A boolean member: -1 when absent. */
-static tw_status get_bool(vctx *c, const cJSON *obj, const char *path, const char *key, int *out)
-{
-    *out = -1;
-    const cJSON *v = tw_json_get(obj, key);
-    if (!v)
-        return TW_OK;
-    if (!cJSON_IsBool(v)) {
-        char kp[TW_JP];
-        sub_key(kp, sizeof kp, path, key);
-        return fail_at(c, kp, false, "expected true or false, got %s", kind_of(v));
-    }
-    *out = cJSON_IsTrue(v) ? 1 : 0;
-    return TW_OK;
-}
-
-static tw_status read_live(vctx *c, const cJSON *j, const char *path, tw_fx_live *lv)
-{
-    static const char *const keys[] = {"tool_called", "calls", "arguments_valid", "text",
-                                       "reasoning", "agrees_with", NULL};
-    if (want_object(c, j, path) != TW_OK || only_keys(c, j, path, keys) != TW_OK)
-        return TW_ERR_INVALID;
-    lv->json = j;
-    lv->calls_min = lv->calls_max = lv->agrees_with = -1;
-    char kp[TW_JP];
-    const cJSON *tc = tw_json_get(j, "tool_called");
-    if (tc) {
-        sub_key(kp, sizeof kp, path, "tool_called");
-        size_t n = cJSON_IsString(tc) ? 1 : cJSON_IsArray(tc) ? (size_t)cJSON_GetArraySize(tc) : 0;
-        if (!n)
-            return fail_at(c, kp, false, "expected a tool name or a non-empty array of tool names, got %s",
-                           cJSON_IsArray(tc) ? "an empty array" : kind_of(tc));
-        if (n > c->lim.max_calls)
-            return fail_at(c, kp, false, "at most %zu names (max_calls), got %zu", c->lim.max_calls, n);
-        lv->tool_called = calloc(n, sizeof *lv->tool_called);
-        if (!lv->tool_called)
-            return fail_at(c, kp, false, "out of memory");
-        size_t i = 0;
-        for (const cJSON *t = cJSON_IsString(tc) ? tc : tc->child; t && i < n; t = t->next, i++) {
-            char ip[TW_JP];
-            if (cJSON_IsArray(tc))
-                sub_idx(ip, sizeof ip, kp, i);
-            else
-                snprintf(ip, sizeof ip, "%s", kp);
-            if (!cJSON_IsString(t) || !t->valuestring[0])
-                return fail_at(c, ip, false, "expected a non-empty tool name, got %s",
-                               cJSON_IsString(t) ? "\"\"" : kind_of(t));
-            lv->tool_called[i] = t->valuestring;
-            lv->ntool_called = i + 1;
-        }
-    }
-    const cJSON *calls = tw_json_get(j, "calls");
-    if (calls) {
-        static const char *const ckeys[] = {"min", "max", NULL};
-        sub_key(kp, sizeof kp, path, "calls");
-        if (want_object(c, calls, kp) != TW_OK || only_keys(c, calls, kp, ckeys) != TW_OK)
-            return TW_ERR_INVALID;
-        if (!calls->child)
-            return fail_at(c, kp, false, "expected 'min', 'max' or both");
-        long hi = (long)c->lim.max_calls;
-        bool has_min = false, has_max = false;
-        if (get_int(c, calls, kp, "min", 0, hi, false, &lv->calls_min, &has_min) != TW_OK ||
-            get_int(c, calls, kp, "max", 0, hi, false, &lv->calls_max, &has_max) != TW_OK)
-            return TW_ERR_INVALID;
-        if (!has_min)
-            lv->calls_min = -1;
-        if (!has_max)
-            lv->calls_max = -1;
-        if (has_min && has_max && lv->calls_min > lv->calls_max) {
-            char mp[TW_JP];
-            sub_key(mp, sizeof mp, kp, "max");
-            return fail_at(c, mp, false, "max %ld is below min %ld", lv->calls_max, lv->calls_min);
-        }
-    }
-    int av = -1;
-    if (get_bool(c, j, path, "arguments_valid", &av) != TW_OK ||
-        get_bool(c, j, path, "text", &lv->text) != TW_OK ||
-        get_bool(c, j, path, "reasoning", &lv->reasoning) != TW_OK)
-        return TW_ERR_INVALID;
-    if (av == 0) {
-        sub_key(kp, sizeof kp, path, "arguments_valid");
-        return fail_at(c, kp, false, "expected true (leave the key out to not judge arguments)");
-    }
-    lv->arguments_valid = av == 1;
-    bool has_aw = false;
-    if (get_int(c, j, path, "agrees_with", 0, (long)c->lim.max_messages, false, &lv->agrees_with,
-                &has_aw) != TW_OK)
-        return TW_ERR_INVALID;
-    if (!has_aw)
-        lv->agrees_with = -1;
-    return TW_OK;
-}
-
-/* Every "$call_id[…]" string of a request body: well formed and naming an
- * earlier exchange. */
-static tw_status walk_placeholders(vctx *c, const cJSON *v, char *path, size_t k, size_t *count,
-                                   size_t depth)
-{
-    if (depth > c->lim.max_depth)
-        return TW_OK; /* the parser already capped the depth */
-    if (cJSON_IsString(v)) {
-        if (strncmp(v->valuestring, TW_CALL_ID_PLACEHOLDER, strlen(TW_CALL_ID_PLACEHOLDER)) != 0)
-            return TW_OK;
-        size_t e = 0, call = 0;
-        if (!tw_call_id_placeholder(v->valuestring, &e, &call))
-            return fail_at(c, path, false,
-                           "expected a placeholder \"$call_id[E]\" or \"$call_id[E][C]\", got \"%.80s\"",
-                           v->valuestring);
-        if (e >= k)
-            return fail_at(c, path, false,
-                           "\"%.80s\" names exchange %zu: a placeholder names an earlier exchange (below %zu)",
-                           v->valuestring, e, k);
-        if (call >= c->lim.max_calls)
-            return fail_at(c, path, false, "\"%.80s\": call index above max_calls (%zu)",
-                           v->valuestring, c->lim.max_calls);
-        (*count)++;
-        return TW_OK;
-    }
-    size_t len = strlen(path);
-    size_t i = 0;
-    for (const cJSON *m = v->child; m; m = m->next, i++) {
-        if (cJSON_IsArray(v))
-            snprintf(path + len, TW_JP - len, "[%zu]", i);
-        else
-            snprintf(path + len, TW_JP - len, ".%s", m->string);
-        if (walk_placeholders(c, m, path, k, count, depth + 1) != TW_OK)
-            return TW_ERR_INVALID;
-        path[len] = '\0';
-    }
-    return TW_OK;
-}
-
-/* expect.client: {"result": NEUTRAL RESULT, "may_raise": bool} or {"raises": true} */
-static tw_status read_expect_client(vctx *c, const cJSON *j, const char *path)
-{
-    static const char *const keys[] = {"result", "raises", "may_raise", NULL};
-    if (want_object(c, j, path) != TW_OK || only_keys(c, j, path, keys) != TW_OK)
-        return TW_ERR_INVALID;
-    const cJSON *res = tw_json_get(j, "result");
-    const cJSON *raises = tw_json_get(j, "raises");
-    const cJSON *may = tw_json_get(j, "may_raise");
-    char sp[TW_JP];
-    if ((raises && !cJSON_IsBool(raises)) || (may && !cJSON_IsBool(may))) {
-        sub_key(sp, sizeof sp, path, raises && !cJSON_IsBool(raises) ? "raises" : "may_raise");
-        return fail_at(c, sp, false, "expected true or false");
-    }
-    bool r = cJSON_IsTrue(raises);
-    if (r == (res != NULL))
-        return fail_at(c, path, false, "expected either \"result\" or \"raises\": true");
-    if (!res)
-        return TW_OK;
-    /* a neutral result, except that arguments may be a string that is not JSON (what a
-     * client hands on unparsed) */
-    sub_key(sp, sizeof sp, path, "result");
-    static const char *const rkeys[] = {"content", "thinking", "tool_calls", "finish_reason", NULL};
-    if (want_object(c, res, sp) != TW_OK || only_keys(c, res, sp, rkeys) != TW_OK)
-        return TW_ERR_INVALID;
-    for (size_t i = 0; i < 3; i++) {
-        static const char *const sk[] = {"content", "thinking", "finish_reason"};
-        const cJSON *v = tw_json_get(res, sk[i]);
-        if (v && !cJSON_IsString(v))
-            return fail_at(c, sp, false, "'%s' must be a string", sk[i]);
-    }
-    const cJSON *tc = tw_json_get(res, "tool_calls");
-    if (tc && (!cJSON_IsArray(tc) || (size_t)cJSON_GetArraySize(tc) > c->lim.max_calls))
-        return fail_at(c, sp, false, "'tool_calls' must be an array of at most %zu calls", c->lim.max_calls);
-    static const char *const ckeys[] = {"id", "name", "arguments", NULL};
-    size_t i = 0;
-    for (const cJSON *k = tc ? tc->child : NULL; k; k = k->next, i++) {
-        char tp[TW_JP], kp[TW_JP];
-        sub_key(tp, sizeof tp, sp, "tool_calls");
-        sub_idx(kp, sizeof kp, tp, i);
-        const cJSON *a = tw_json_get(k, "arguments");
-        if (want_object(c, k, kp) != TW_OK || only_keys(c, k, kp, ckeys) != TW_OK)
-            return TW_ERR_INVALID;
-        if (!cJSON_IsString(tw_json_get(k, "name")) || (tw_json_get(k, "id") && !cJSON_IsString(tw_json_get(k, "id"))))
-            return fail_at(c, kp, false, "a call needs a string 'name' (and 'id', when given, a string)");
-        if (!cJSON_IsObject(a) && !cJSON_IsString(a))
-            return fail_at(c, kp, false, "'arguments' must be an object or a string");
-    }
-    return TW_OK;
-}
-
-static tw_status read_expect(vctx *c, const cJSON *j, const char *path, tw_fx_exchange *x)
-{
-    static const char *const keys[] = {"result", "failing_checks", "live", "client", NULL};
-    if (want_object(c, j, path) != TW_OK || only_keys(c, j, path, keys) != TW_OK)
-        return TW_ERR_INVALID;
-    const cJSON *cl = tw_json_get(j, "client");
-    if (cl) {
-        char cp[TW_JP];
-        sub_key(cp, sizeof cp, path, "client");
-        if (read_expect_client(c, cl, cp) != TW_OK)
-            return TW_ERR_INVALID;
-        x->expect_client = cl;
-    }
-    const cJSON *lv = tw_json_get(j, "live");
-    if (lv) {
-        char lp[TW_JP];
-        sub_key(lp, sizeof lp, path, "live");
-        if (read_live(c, lv, lp, &x->live) != TW_OK)
-            return TW_ERR_INVALID;
-    }
-    const cJSON *res = tw_json_get(j, "result");
-    if (res) {
-        char rp[TW_JP];
-        sub_key(rp, sizeof rp, path, "result");
-        static const char *const rkeys[] = {"content", "thinking", "thinking_signature",
-                                            "tool_calls", "finish_reason", "errors",
-                                            "warnings", NULL};
-        if (want_object(c, res, rp) != TW_OK || only_keys(c, res, rp, rkeys) != TW_OK)
-            return TW_ERR_INVALID;
-        tw_result tmp;
-        char inner[256] = "";
-        if (tw_result_read(res, &c->lim, &tmp, inner, sizeof inner) != TW_OK)
-            return fail_at(c, rp, false, "not a neutral result: %s", inner);
-        tw_result_free(&tmp);
-        x->expect_result = res;
-    }
-    const cJSON *fc = tw_json_get(j, "failing_checks");
-    if (!fc)
-        return TW_OK;
-    char fp[TW_JP];
-    sub_key(fp, sizeof fp, path, "failing_checks");
-    if (!cJSON_IsArray(fc))
-        return fail_at(c, fp, false, "expected an array, got %s", kind_of(fc));
-    size_t n = (size_t)cJSON_GetArraySize(fc);
-    if (n == 0)
-        return TW_OK;
-    x->expect_fail = calloc(n, sizeof *x->expect_fail);
-    if (!x->expect_fail)
-        return fail_at(c, fp, false, "out of memory");
-    x->nexpect_fail = n;
-    size_t i = 0;
-    static const char *const ckeys[] = {"id", "reason", NULL};
-    for (const cJSON *e = fc->child; e; e = e->next, i++) {
-        char ep[TW_JP];
-        sub_idx(ep, sizeof ep, fp, i);
-        if (want_object(c, e, ep) != TW_OK || only_keys(c, e, ep, ckeys) != TW_OK)
-            return TW_ERR_INVALID;
-        if (get_str(c, e, ep, "id", true, true, &x->expect_fail[i].check) != TW_OK ||
-            get_str(c, e, ep, "reason", true, true, &x->expect_fail[i].reason) != TW_OK)
-            return TW_ERR_INVALID;
-        char ip[TW_JP];
-        sub_key(ip, sizeof ip, ep, "id");
-        if (!check_id_ok(x->expect_fail[i].check))
-            return fail_at(c, ip, false, "expected a check id like \"OAI-R04\", got \"%s\"",
-                           x->expect_fail[i].check);
-        for (size_t k = 0; k < i; k++)
-            if (strcmp(x->expect_fail[k].check, x->expect_fail[i].check) == 0)
-                return fail_at(c, ip, false, "check \"%s\" is listed twice",
-                               x->expect_fail[i].check);
-    }
-    return TW_OK;
-}
-
-static tw_status read_faults(vctx *c, const cJSON *j, const char *path, tw_fx_exchange *x)
-{
-    static const char *const keys[] = {"delay_ms", "drop_after_events", "truncate_sse_after_bytes",
-                                       "status", "retry_after", "malformed_chunk_at", NULL};
-    if (want_object(c, j, path) != TW_OK || only_keys(c, j, path, keys) != TW_OK)
-        return TW_ERR_INVALID;
-    long v;
-    if (get_int(c, j, path, "delay_ms", 0, 600000, false, &v, NULL) != TW_OK ||
-        get_int(c, j, path, "drop_after_events", 0, 1L << 30, false, &v, NULL) != TW_OK ||
-        get_int(c, j, path, "truncate_sse_after_bytes", 0, 1L << 30, false, &v, NULL) != TW_OK ||
-        get_int(c, j, path, "status", 100, 599, false, &v, NULL) != TW_OK ||
-        get_int(c, j, path, "retry_after", 0, 86400, false, &v, NULL) != TW_OK ||
-        get_int(c, j, path, "malformed_chunk_at", 0, 1L << 30, false, &v, NULL) != TW_OK)
-        return TW_ERR_INVALID;
-    x->faults = j;
     return TW_OK;
 }
 
@@ -821,56 +510,56 @@ static tw_status read_exchange(vctx *c, cJSON *j, const char *path, tw_fx_exchan
 {
     static const char *const keys[] = {"request", "response", "model_text", "model_passes",
                                        "decode", "expect", "faults", NULL};
-    if (want_object(c, j, path) != TW_OK || only_keys(c, j, path, keys) != TW_OK)
+    if (tw_fix_want_object(c, j, path) != TW_OK || tw_fix_only_keys(c, j, path, keys) != TW_OK)
         return TW_ERR_INVALID;
     char sp[TW_JP];
     const cJSON *req = tw_json_get(j, "request");
     if (!req)
-        return fail_at(c, path, false, "missing required key 'request'");
-    sub_key(sp, sizeof sp, path, "request");
+        return tw_fix_fail_at(c, path, false, "missing required key 'request'");
+    tw_fix_sub_key(sp, sizeof sp, path, "request");
     if (read_request(c, req, sp, &x->req) != TW_OK)
         return TW_ERR_INVALID;
     cJSON *resp = cJSON_GetObjectItemCaseSensitive(j, "response");
     if (resp) {
-        sub_key(sp, sizeof sp, path, "response");
+        tw_fix_sub_key(sp, sizeof sp, path, "response");
         if (read_response(c, resp, sp, &x->resp) != TW_OK)
             return TW_ERR_INVALID;
         x->has_response = true;
     }
-    if (get_str(c, j, path, "model_text", false, false, &x->model_text) != TW_OK)
+    if (tw_fix_get_str(c, j, path, "model_text", false, false, &x->model_text) != TW_OK)
         return TW_ERR_INVALID;
     const cJSON *mp = tw_json_get(j, "model_passes");
     if (mp) {
-        sub_key(sp, sizeof sp, path, "model_passes");
+        tw_fix_sub_key(sp, sizeof sp, path, "model_passes");
         if (x->model_text)
-            return fail_at(c, sp, true, "an exchange has 'model_text' or 'model_passes', not both");
+            return tw_fix_fail_at(c, sp, true, "an exchange has 'model_text' or 'model_passes', not both");
         static const char *const pkeys[] = {"pass1", "pass2", NULL};
-        if (want_object(c, mp, sp) != TW_OK || only_keys(c, mp, sp, pkeys) != TW_OK ||
-            get_str(c, mp, sp, "pass1", true, false, &x->model_pass1) != TW_OK ||
-            get_str(c, mp, sp, "pass2", true, false, &x->model_pass2) != TW_OK)
+        if (tw_fix_want_object(c, mp, sp) != TW_OK || tw_fix_only_keys(c, mp, sp, pkeys) != TW_OK ||
+            tw_fix_get_str(c, mp, sp, "pass1", true, false, &x->model_pass1) != TW_OK ||
+            tw_fix_get_str(c, mp, sp, "pass2", true, false, &x->model_pass2) != TW_OK)
             return TW_ERR_INVALID;
     }
     /* neither: a live exchange, answered by the server under test */
     const cJSON *d = tw_json_get(j, "decode");
     if (d) {
-        sub_key(sp, sizeof sp, path, "decode");
+        tw_fix_sub_key(sp, sizeof sp, path, "decode");
         if (read_decode(c, d, sp, x) != TW_OK)
             return TW_ERR_INVALID;
     }
     const cJSON *e = tw_json_get(j, "expect");
     if (e) {
-        sub_key(sp, sizeof sp, path, "expect");
-        if (read_expect(c, e, sp, x) != TW_OK)
+        tw_fix_sub_key(sp, sizeof sp, path, "expect");
+        if (tw_fix_read_expect(c, e, sp, x) != TW_OK)
             return TW_ERR_INVALID;
         if (x->expect_result && !x->decode_format) {
-            sub_key(sp, sizeof sp, path, "expect.result");
-            return fail_at(c, sp, true, "an expected result needs 'decode' (which decoder judges it)");
+            tw_fix_sub_key(sp, sizeof sp, path, "expect.result");
+            return tw_fix_fail_at(c, sp, true, "an expected result needs 'decode' (which decoder judges it)");
         }
     }
     const cJSON *f = tw_json_get(j, "faults");
     if (f) {
-        sub_key(sp, sizeof sp, path, "faults");
-        if (read_faults(c, f, sp, x) != TW_OK)
+        tw_fix_sub_key(sp, sizeof sp, path, "faults");
+        if (tw_fix_read_faults(c, f, sp, x) != TW_OK)
             return TW_ERR_INVALID;
     }
     return TW_OK;
@@ -879,20 +568,20 @@ static tw_status read_exchange(vctx *c, cJSON *j, const char *path, tw_fx_exchan
 static tw_status read_provenance(vctx *c, const cJSON *j)
 {
     static const char *const keys[] = {"source", "from", "recorded_at", "license", NULL};
-    if (want_object(c, j, "provenance") != TW_OK || only_keys(c, j, "provenance", keys) != TW_OK)
+    if (tw_fix_want_object(c, j, "provenance") != TW_OK || tw_fix_only_keys(c, j, "provenance", keys) != TW_OK)
         return TW_ERR_INVALID;
     const char *src = NULL, *s = NULL;
-    if (get_str(c, j, "provenance", "source", true, true, &src) != TW_OK)
+    if (tw_fix_get_str(c, j, "provenance", "source", true, true, &src) != TW_OK)
         return TW_ERR_INVALID;
     if (!in_list(src, sources))
-        return fail_at(c, "provenance.source", false,
+        return tw_fix_fail_at(c, "provenance.source", false,
                        "expected \"hand-made\", \"recorded\" or \"imported\", got \"%s\"", src);
-    if (get_str(c, j, "provenance", "from", false, true, &s) != TW_OK ||
-        get_str(c, j, "provenance", "recorded_at", false, true, &s) != TW_OK ||
-        get_str(c, j, "provenance", "license", false, true, &s) != TW_OK)
+    if (tw_fix_get_str(c, j, "provenance", "from", false, true, &s) != TW_OK ||
+        tw_fix_get_str(c, j, "provenance", "recorded_at", false, true, &s) != TW_OK ||
+        tw_fix_get_str(c, j, "provenance", "license", false, true, &s) != TW_OK)
         return TW_ERR_INVALID;
     if (strcmp(src, "hand-made") != 0 && !tw_json_get(j, "from"))
-        return fail_at(c, "provenance", false,
+        return tw_fix_fail_at(c, "provenance", false,
                        "missing key 'from' (a fixture of source \"%s\" names its origin)", src);
     return TW_OK;
 }
@@ -902,48 +591,48 @@ static tw_status validate(vctx *c, tw_fixture *f)
     static const char *const keys[] = {"fixture_version", "name", "description", "backend", "tags",
                                        "provenance", "exchanges", NULL};
     cJSON *root = f->root;
-    if (want_object(c, root, "") != TW_OK || only_keys(c, root, "", keys) != TW_OK)
+    if (tw_fix_want_object(c, root, "") != TW_OK || tw_fix_only_keys(c, root, "", keys) != TW_OK)
         return TW_ERR_INVALID;
     long ver = 0;
-    if (get_int(c, root, "", "fixture_version", 1, 1000, true, &ver, NULL) != TW_OK)
+    if (tw_fix_get_int(c, root, "", "fixture_version", 1, 1000, true, &ver, NULL) != TW_OK)
         return TW_ERR_INVALID;
     if (ver != TW_FIXTURE_VERSION)
-        return fail_at(c, "fixture_version", false, "expected %d, got %ld (unsupported version)",
+        return tw_fix_fail_at(c, "fixture_version", false, "expected %d, got %ld (unsupported version)",
                        TW_FIXTURE_VERSION, ver);
-    if (get_str(c, root, "", "name", true, true, &f->name) != TW_OK ||
-        get_str(c, root, "", "description", true, true, &f->description) != TW_OK ||
-        get_str(c, root, "", "backend", true, true, &f->backend) != TW_OK)
+    if (tw_fix_get_str(c, root, "", "name", true, true, &f->name) != TW_OK ||
+        tw_fix_get_str(c, root, "", "description", true, true, &f->description) != TW_OK ||
+        tw_fix_get_str(c, root, "", "backend", true, true, &f->backend) != TW_OK)
         return TW_ERR_INVALID;
     if (!in_list(f->backend, backends))
-        return fail_at(c, "backend", false,
+        return tw_fix_fail_at(c, "backend", false,
                        "expected one of \"openai\", \"anthropic\", \"hermes\", \"vllm-native\", "
                        "\"proxy\", got \"%s\"",
                        f->backend);
     const cJSON *tags = tw_json_get(root, "tags");
     if (tags) {
         if (!cJSON_IsArray(tags))
-            return fail_at(c, "tags", false, "expected an array of strings, got %s", kind_of(tags));
+            return tw_fix_fail_at(c, "tags", false, "expected an array of strings, got %s", tw_fix_kind_of(tags));
         size_t n = (size_t)cJSON_GetArraySize(tags);
         if (n > TW_FIXTURE_MAX_TAGS)
-            return fail_at(c, "tags", false, "at most %d tags, got %zu", TW_FIXTURE_MAX_TAGS, n);
+            return tw_fix_fail_at(c, "tags", false, "at most %d tags, got %zu", TW_FIXTURE_MAX_TAGS, n);
         if (n) {
             f->tags = calloc(n, sizeof *f->tags);
             if (!f->tags)
-                return fail_at(c, "tags", false, "out of memory");
+                return tw_fix_fail_at(c, "tags", false, "out of memory");
         }
         size_t i = 0;
         for (const cJSON *t = tags->child; t; t = t->next, i++) {
             char tp[TW_JP];
-            sub_idx(tp, sizeof tp, "tags", i);
+            tw_fix_sub_idx(tp, sizeof tp, "tags", i);
             if (!cJSON_IsString(t))
-                return fail_at(c, tp, false, "expected a tag string, got %s", kind_of(t));
+                return tw_fix_fail_at(c, tp, false, "expected a tag string, got %s", tw_fix_kind_of(t));
             if (!tw_tag_valid(t->valuestring))
-                return fail_at(c, tp, false,
+                return tw_fix_fail_at(c, tp, false,
                                "expected a tag of 1 to %d characters from [a-z0-9-], got \"%.80s\"",
                                TW_FIXTURE_MAX_TAG_LEN, t->valuestring);
             for (size_t k = 0; k < i; k++)
                 if (strcmp(f->tags[k], t->valuestring) == 0)
-                    return fail_at(c, tp, false, "tag \"%s\" is listed twice (first at tags[%zu])",
+                    return tw_fix_fail_at(c, tp, false, "tag \"%s\" is listed twice (first at tags[%zu])",
                                    t->valuestring, k);
             f->tags[i] = t->valuestring;
             f->ntags = i + 1;
@@ -951,28 +640,28 @@ static tw_status validate(vctx *c, tw_fixture *f)
     }
     f->provenance = tw_json_get(root, "provenance");
     if (!f->provenance)
-        return fail_at(c, "", false, "missing required key 'provenance'");
+        return tw_fix_fail_at(c, "", false, "missing required key 'provenance'");
     if (read_provenance(c, f->provenance) != TW_OK)
         return TW_ERR_INVALID;
     cJSON *ex = cJSON_GetObjectItemCaseSensitive(root, "exchanges");
     if (!ex)
-        return fail_at(c, "", false, "missing required key 'exchanges'");
+        return tw_fix_fail_at(c, "", false, "missing required key 'exchanges'");
     if (!cJSON_IsArray(ex))
-        return fail_at(c, "exchanges", false, "expected an array, got %s", kind_of(ex));
+        return tw_fix_fail_at(c, "exchanges", false, "expected an array, got %s", tw_fix_kind_of(ex));
     size_t n = (size_t)cJSON_GetArraySize(ex);
     if (n == 0)
-        return fail_at(c, "exchanges", false, "expected at least one exchange");
+        return tw_fix_fail_at(c, "exchanges", false, "expected at least one exchange");
     if (n > c->lim.max_messages)
-        return fail_at(c, "exchanges", false, "at most %zu exchanges (max_messages), got %zu",
+        return tw_fix_fail_at(c, "exchanges", false, "at most %zu exchanges (max_messages), got %zu",
                        c->lim.max_messages, n);
     f->exchanges = calloc(n, sizeof *f->exchanges);
     if (!f->exchanges)
-        return fail_at(c, "exchanges", false, "out of memory");
+        return tw_fix_fail_at(c, "exchanges", false, "out of memory");
     f->nexchanges = n;
     size_t i = 0;
     for (cJSON *x = ex->child; x; x = x->next, i++) {
         char xp[TW_JP];
-        sub_idx(xp, sizeof xp, "exchanges", i);
+        tw_fix_sub_idx(xp, sizeof xp, "exchanges", i);
         if (read_exchange(c, x, xp, &f->exchanges[i]) != TW_OK)
             return TW_ERR_INVALID;
     }
@@ -984,14 +673,14 @@ static tw_status validate(vctx *c, tw_fixture *f)
         if (aw >= 0 && ((size_t)aw >= n || (size_t)aw == k)) {
             snprintf(jp, sizeof jp, "exchanges[%zu].expect.live.agrees_with", k);
             if (n == 1)
-                return fail_at(c, jp, false, "expected the index of another exchange, but the fixture "
+                return tw_fix_fail_at(c, jp, false, "expected the index of another exchange, but the fixture "
                                              "has only this one");
-            return fail_at(c, jp, false, "expected the index of another exchange of this fixture "
+            return tw_fix_fail_at(c, jp, false, "expected the index of another exchange of this fixture "
                                          "(0 to %zu, not %zu), got %ld", n - 1, k, aw);
         }
         if (x->req.body) {
             snprintf(jp, sizeof jp, "exchanges[%zu].request.body", k);
-            if (walk_placeholders(c, x->req.body, jp, k, &x->nplaceholders, 0) != TW_OK)
+            if (tw_fix_walk_placeholders(c, x->req.body, jp, k, &x->nplaceholders, 0) != TW_OK)
                 return TW_ERR_INVALID;
         }
     }
@@ -1149,7 +838,7 @@ tw_status tw_fixture_check_faults(const char *text, size_t len, const char *name
     }
     tw_fx_exchange x;
     memset(&x, 0, sizeof x);
-    if (read_faults(&c, j, "", &x) != TW_OK) {
+    if (tw_fix_read_faults(&c, j, "", &x) != TW_OK) {
         cJSON_Delete(j);
         return TW_ERR_INVALID;
     }

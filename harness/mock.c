@@ -1,21 +1,5 @@
 /* The embedded mock backend (mock.h). */
-#include "mock.h"
-
-#include <arpa/inet.h>
-#include <microhttpd.h>
-#include <netinet/in.h>
-#include <pthread.h>
-#include <stdatomic.h>
-#include <limits.h>
-#include <stdlib.h>
-#include <string.h>
-#include <strings.h>
-#include <sys/socket.h>
-#include <time.h>
-
-#include "mock_match.h"
-#include "mock_ref.h"
-#include "redact.h"
+#include "mock_int.h"
 
 static const char *const profiles[] = {"replay", "hermes", "anthropic", "vllm-native", "script",
                                         NULL};
@@ -74,61 +58,7 @@ bool tw_mock_profile_fits(const char *profile, const tw_fixture *f)
 
 /* ---- server state ---- */
 
-typedef struct ex_state {
-    bool faulted;            /* the last answer was the fault status */
-    long retry_due_ms;       /* Retry-After deadline after a fault status, 0 none */
-    long retry_asked_ms;
-} ex_state;
-
-/* One open connection, for the request deadline. */
-typedef struct conn_ent {
-    struct conn_ent *prev, *next;
-    int fd;
-    long start_ms;           /* the request being received started here */
-    bool answering;          /* a response is queued or pending: no deadline */
-    bool cut;                /* shut down by the deadline */
-} conn_ent;
-
-/* A connection suspended for a delay, and when to resume it. */
-typedef struct pending {
-    struct MHD_Connection *c;
-    long due_ms;
-} pending;
-
-struct tw_mock {
-    struct MHD_Daemon *d;
-    const tw_fixture *fx;
-    size_t nfx;
-    size_t *ex_base;         /* index of each fixture's first exchange in st */
-    ex_state *st;
-    bool *served;            /* fixture fits the profile */
-    const char **fprof;      /* the profile that serves each fixture (differs under "auto") */
-    cJSON **norm;            /* per exchange, like st: the body normalised for matching */
-    size_t ntotal;           /* exchanges in all */
-    tw_mock_opts o;
-    char profile[32];
-    bool script;             /* the script profile: every request answered by script.h */
-    tw_fixture script_fx;    /* its one exchange, named "script#0" in the records */
-    tw_fx_exchange script_ex;
-    char url[64];
-    unsigned short port;
-    pthread_mutex_t mu;      /* seq, log, st */
-    unsigned long seq;
-    tw_mock_ring log;
-    atomic_bool stopping;
-    /* hostile clients */
-    pthread_mutex_t cmu;     /* conns and their entries */
-    conn_ent *conns;
-    pthread_mutex_t smu;     /* pend, suspending and resuming */
-    pending *pend;
-    size_t npend, cappend;
-    pthread_t timer;
-    bool timer_started;
-    atomic_size_t inflight;  /* request body bytes held */
-    atomic_ulong cuts;       /* connections closed by the deadline */
-};
-
-static long mono_ms(void)
+long tw_mock_mono_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -136,13 +66,13 @@ static long mono_ms(void)
 }
 
 /* Sleep in small steps so that stopping the server is not held up. */
-static void nap(tw_mock *m, long ms)
+void tw_mock_nap(tw_mock *m, long ms)
 {
     if (ms > 600000)
         ms = 600000;
-    long end = mono_ms() + ms;
+    long end = tw_mock_mono_ms() + ms;
     while (!atomic_load(&m->stopping)) {
-        long left = end - mono_ms();
+        long left = end - tw_mock_mono_ms();
         if (left <= 0)
             break;
         long step = left < 20 ? left : 20;
@@ -156,7 +86,7 @@ static void nap(tw_mock *m, long ms)
  * holds no event-loop thread. False when the server is stopping or out of
  * memory: the caller then does not wait.
  */
-static bool defer(tw_mock *m, struct MHD_Connection *c, long ms)
+bool tw_mock_defer(tw_mock *m, struct MHD_Connection *c, long ms)
 {
     if (ms > 600000)
         ms = 600000;
@@ -175,7 +105,7 @@ static bool defer(tw_mock *m, struct MHD_Connection *c, long ms)
         m->pend = np;
         m->cappend = nc;
     }
-    m->pend[m->npend++] = (pending){c, mono_ms() + ms};
+    m->pend[m->npend++] = (pending){c, tw_mock_mono_ms() + ms};
     MHD_suspend_connection(c);
     pthread_mutex_unlock(&m->smu);
     return true;
@@ -185,7 +115,7 @@ static bool defer(tw_mock *m, struct MHD_Connection *c, long ms)
 static void resume_due(tw_mock *m, bool all)
 {
     pthread_mutex_lock(&m->smu);
-    long now = mono_ms();
+    long now = tw_mock_mono_ms();
     size_t k = 0;
     for (size_t i = 0; i < m->npend; i++) {
         if (all || m->pend[i].due_ms <= now)
@@ -204,14 +134,14 @@ static conn_ent *conn_of(struct MHD_Connection *c)
 }
 
 /* The request on c is being answered (no deadline) or is over (the next one starts now). */
-static void conn_answering(tw_mock *m, struct MHD_Connection *c, bool answering)
+void tw_mock_conn_answering(tw_mock *m, struct MHD_Connection *c, bool answering)
 {
     pthread_mutex_lock(&m->cmu);
     conn_ent *e = conn_of(c);
     if (e) {
         e->answering = answering;
         if (!answering)
-            e->start_ms = mono_ms();
+            e->start_ms = tw_mock_mono_ms();
     }
     pthread_mutex_unlock(&m->cmu);
 }
@@ -232,7 +162,7 @@ static void notify_conn(void *cls, struct MHD_Connection *c, void **ctx,
             return;
         }
         e->fd = ci->connect_fd;
-        e->start_ms = mono_ms();
+        e->start_ms = tw_mock_mono_ms();
         pthread_mutex_lock(&m->cmu);
         e->next = m->conns;
         if (m->conns)
@@ -261,7 +191,7 @@ static void notify_conn(void *cls, struct MHD_Connection *c, void **ctx,
 /* Shut down the connections whose request has not arrived whole in time. */
 static void cut_overdue(tw_mock *m)
 {
-    long now = mono_ms();
+    long now = tw_mock_mono_ms();
     long limit = (long)m->o.request_deadline_ms;
     pthread_mutex_lock(&m->cmu);
     for (conn_ent *e = m->conns; e; e = e->next) {
@@ -288,689 +218,6 @@ static void *timer_main(void *arg)
             cut_overdue(m);
     }
     return NULL;
-}
-
-/* ---- per request ---- */
-
-typedef struct req_ctx {
-    tw_buf body;
-    bool too_large;
-    bool over_budget;        /* the in-flight budget was full: answer 503 */
-    size_t held;             /* bytes counted in tw_mock.inflight */
-    bool delayed;            /* the delay_ms fault has been waited */
-    long arrived_ms;         /* when the whole request had arrived */
-} req_ctx;
-
-/* A response being streamed: a list of chunks. */
-typedef struct chunk {
-    char *data;
-    size_t len;
-    long delay_ms;
-} chunk;
-
-typedef struct out_resp {
-    tw_mock *m;
-    struct MHD_Connection *conn;
-    chunk *c;
-    size_t n, cap;
-    size_t idx, pos;
-    bool delayed;
-    size_t drop_after;     /* chunks sent before the connection is dropped (SIZE_MAX: never) */
-    size_t byte_cap;       /* bytes sent before the stream ends (SIZE_MAX: all) */
-    size_t sent;
-} out_resp;
-
-static void out_free(out_resp *r)
-{
-    if (!r)
-        return;
-    for (size_t i = 0; i < r->n; i++)
-        free(r->c[i].data);
-    free(r->c);
-    free(r);
-}
-
-static bool out_add(out_resp *r, const char *p, size_t n, long delay)
-{
-    if (r->n == r->cap) {
-        size_t nc = r->cap ? r->cap * 2 : 16;
-        chunk *c = realloc(r->c, nc * sizeof *c);
-        if (!c)
-            return false;
-        r->c = c;
-        r->cap = nc;
-    }
-    char *d = malloc(n ? n : 1);
-    if (!d)
-        return false;
-    if (n)
-        memcpy(d, p, n);
-    r->c[r->n++] = (chunk){d, n, delay};
-    return true;
-}
-
-static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
-{
-    (void)pos;
-    out_resp *r = cls;
-    while (r->idx < r->n) {
-        if (r->pos == 0 && !r->delayed) {
-            if (r->idx >= r->drop_after)
-                return MHD_CONTENT_READER_END_WITH_ERROR;
-            r->delayed = true;
-            if (r->c[r->idx].delay_ms > 0) {
-                if (r->conn && defer(r->m, r->conn, r->c[r->idx].delay_ms))
-                    return 0; /* called again once resumed */
-                nap(r->m, r->c[r->idx].delay_ms);
-            }
-        }
-        if (atomic_load(&r->m->stopping))
-            return MHD_CONTENT_READER_END_WITH_ERROR;
-        if (r->sent >= r->byte_cap)
-            return MHD_CONTENT_READER_END_OF_STREAM;
-        chunk *c = &r->c[r->idx];
-        size_t left = c->len - r->pos;
-        if (left == 0) {
-            r->idx++;
-            r->pos = 0;
-            r->delayed = false;
-            continue;
-        }
-        size_t n = left < max ? left : max;
-        if (r->byte_cap - r->sent < n)
-            n = r->byte_cap - r->sent;
-        memcpy(buf, c->data + r->pos, n);
-        r->pos += n;
-        r->sent += n;
-        if (r->pos == c->len) {
-            r->idx++;
-            r->pos = 0;
-            r->delayed = false;
-        }
-        return (ssize_t)n;
-    }
-    if (r->drop_after != SIZE_MAX)
-        return MHD_CONTENT_READER_END_WITH_ERROR; /* dropped after the last chunk */
-    return MHD_CONTENT_READER_END_OF_STREAM;
-}
-
-static void reader_free(void *cls) { out_free(cls); }
-
-/* ---- building answers ---- */
-
-static void error_body(tw_buf *b, char kind, const char *type, const char *msg, const char *code)
-{
-    tw_buf_reset(b);
-    if (kind == 'a') {
-        tw_buf_puts(b, "{\"type\":\"error\",\"error\":{\"type\":");
-        tw_json_write_str(b, type, strlen(type), 0);
-        tw_buf_puts(b, ",\"message\":");
-        tw_json_write_str(b, msg, strlen(msg), 0);
-        tw_buf_puts(b, "}}");
-        return;
-    }
-    tw_buf_puts(b, "{\"error\":{\"message\":");
-    tw_json_write_str(b, msg, strlen(msg), 0);
-    tw_buf_puts(b, ",\"type\":");
-    tw_json_write_str(b, type, strlen(type), 0);
-    tw_buf_puts(b, ",\"param\":null,\"code\":");
-    tw_json_write_str(b, code, strlen(code), 0);
-    tw_buf_puts(b, "}}");
-}
-
-/* Split an SSE byte stream into its events (each ends with a blank line). */
-static bool add_sse_split(out_resp *r, const char *p, size_t n)
-{
-    size_t start = 0;
-    for (size_t i = 0; i + 1 < n; i++) {
-        if (p[i] == '\n' && p[i + 1] == '\n') {
-            if (!out_add(r, p + start, i + 2 - start, 0))
-                return false;
-            start = i + 2;
-            i++;
-        }
-    }
-    if (start < n)
-        return out_add(r, p + start, n - start, 0);
-    return true;
-}
-
-static bool add_recorded_event(out_resp *r, const tw_fx_sse *e, bool timing)
-{
-    tw_buf b = {0};
-    if (e->event)
-        tw_buf_printf(&b, "event: %s\n", e->event);
-    if (e->id)
-        tw_buf_printf(&b, "id: %s\n", e->id);
-    const char *d = e->data ? e->data : "";
-    for (;;) {
-        const char *nl = strchr(d, '\n');
-        size_t len = nl ? (size_t)(nl - d) : strlen(d);
-        tw_buf_puts(&b, "data: ");
-        tw_buf_append(&b, d, len);
-        tw_buf_putc(&b, '\n');
-        if (!nl)
-            break;
-        d = nl + 1;
-    }
-    tw_buf_putc(&b, '\n');
-    bool ok = b.data && out_add(r, b.data, b.len, timing ? e->delay_ms : 0);
-    tw_buf_free(&b);
-    return ok;
-}
-
-static bool is_hop_header(const char *n)
-{
-    static const char *const hop[] = {"content-length", "transfer-encoding", "connection",
-                                      "content-encoding", "keep-alive", "date", "server", NULL};
-    for (size_t i = 0; hop[i]; i++)
-        if (strcasecmp(n, hop[i]) == 0)
-            return true;
-    return false;
-}
-
-typedef struct answer {
-    int status;
-    char ctype[64];
-    tw_kv *headers;        /* borrowed from the fixture (replay) */
-    size_t nheaders;
-    bool stream;
-    out_resp *out;
-    char why[200];
-} answer;
-
-/* The reference servers: the model text (the exchange's, or the script's),
- * decoded and encoded by mock_ref.c. */
-static void answer_reference(tw_mock *m, const char *profile, const tw_fx_exchange *x,
-                             const cJSON *body, char kind, bool post, answer *a)
-{
-    tw_ref_answer r;
-    if (strcmp(profile, "script") == 0) {
-        tw_ref_answer_script(post ? kind : 0, body, &m->o.limits, &r);
-    } else {
-        tw_ref_text t = {x->model_text, x->model_pass1, x->model_pass2, x->decode_format,
-                         x->decode_options};
-        tw_ref_answer_text(profile, &t, body, &m->o.limits, &r);
-    }
-    a->status = r.status;
-    snprintf(a->why, sizeof a->why, "%.190s", r.why);
-    if (r.status == 404) {
-        tw_buf eb = {0};
-        error_body(&eb, kind, "not_found_error", a->why, "not_found");
-        if (!out_add(a->out, eb.data ? eb.data : "", eb.len, 0))
-            a->status = 500;
-        snprintf(a->ctype, sizeof a->ctype, "application/json");
-        tw_buf_free(&eb);
-    } else if (r.status == 200) {
-        a->stream = r.stream;
-        snprintf(a->ctype, sizeof a->ctype, "%s", r.stream ? "text/event-stream" : "application/json");
-        bool ok = r.stream ? add_sse_split(a->out, r.body.data ? r.body.data : "", r.body.len)
-                           : out_add(a->out, r.body.data ? r.body.data : "", r.body.len, 0);
-        if (!ok) {
-            a->status = 500;
-            snprintf(a->why, sizeof a->why, "out of memory");
-        }
-    }
-    tw_ref_answer_free(&r);
-}
-
-static void answer_replay(tw_mock *m, const tw_fx_exchange *x, answer *a)
-{
-    const tw_fx_response *r = &x->resp;
-    a->status = r->status;
-    a->headers = r->headers;
-    a->nheaders = r->nheaders;
-    a->stream = r->stream;
-    const char *ct = tw_kv_get(r->headers, r->nheaders, "Content-Type");
-    snprintf(a->ctype, sizeof a->ctype, "%s",
-             ct ? ct : r->stream ? "text/event-stream" : r->body_text ? "text/plain" : "application/json");
-    bool ok = true;
-    if (r->stream) {
-        for (size_t i = 0; ok && i < r->nevents; i++)
-            ok = add_recorded_event(a->out, &r->events[i], m->o.timing);
-    } else if (r->body) {
-        char *s = tw_json_print(r->body, NULL);
-        ok = s && out_add(a->out, s, strlen(s), 0);
-        free(s);
-    } else if (r->body_text) {
-        ok = out_add(a->out, r->body_text, strlen(r->body_text), 0);
-    }
-    if (!ok) {
-        a->status = 500;
-        a->headers = NULL;
-        a->nheaders = 0;
-        snprintf(a->why, sizeof a->why, "out of memory");
-    }
-}
-
-static long fault_int(const cJSON *f, const char *key, long dflt)
-{
-    const cJSON *v = tw_json_get(f, key);
-    return (long)tw_json_int(v, LONG_MIN, LONG_MAX, dflt);
-}
-
-/* Replace chunk k by one that is not valid JSON (an event cut inside a value). */
-static void make_malformed(out_resp *o, size_t k, bool stream)
-{
-    if (k >= o->n)
-        return;
-    static const char bad_sse[] = "data: {\"choices\": [{\"delta\": {\"content\": \"x\"\n\n";
-    static const char bad_json[] = "{\"choices\": [{\"message\": ";
-    const char *b = stream ? bad_sse : bad_json;
-    char *d = tw_strdup(b);
-    if (!d)
-        return;
-    free(o->c[k].data);
-    o->c[k].data = d;
-    o->c[k].len = strlen(d);
-}
-
-/* ---- the access handler ---- */
-
-/* A credential header's or query parameter's value joins the secret set. */
-static enum MHD_Result learn_secret(void *cls, enum MHD_ValueKind kind, const char *name,
-                                    const char *value)
-{
-    (void)cls;
-    if (name && value &&
-        (kind == MHD_HEADER_KIND ? tw_redact_header_dropped(NULL, name)
-                                 : strcasecmp(name, "key") == 0 || tw_redact_field_secret(NULL, name)))
-        tw_secret_add(value);
-    return MHD_YES;
-}
-
-static void request_headers(struct MHD_Connection *c, const char *name, char *dst, size_t n)
-{
-    const char *v = MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
-    snprintf(dst, n, "%s", v ? v : "");
-}
-
-static enum MHD_Result send_simple(struct MHD_Connection *conn, int status, const char *ctype,
-                                   const char *body, size_t len, const char *retry_after)
-{
-    struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
-    if (!r)
-        return MHD_NO;
-    MHD_add_response_header(r, "Content-Type", ctype);
-    if (retry_after)
-        MHD_add_response_header(r, "Retry-After", retry_after);
-    enum MHD_Result ret = MHD_queue_response(conn, (unsigned)status, r);
-    MHD_destroy_response(r);
-    return ret;
-}
-
-static void log_record(tw_mock *m, tw_mock_record *rec)
-{
-    tw_buf line = {0}, extra = {0};
-    /* the note and the body (parsed for credentials) are prepared outside the lock */
-    if (m->o.log)
-        tw_mock_log_extra(&extra, rec, m->o.log_bodies ? m->o.log_body_max : 0, m->o.limits.max_depth);
-    pthread_mutex_lock(&m->mu);
-    rec->seq = ++m->seq;
-    if (m->o.log) {
-        size_t fails = 0;
-        tw_buf_printf(&line, "#%lu ", rec->seq);
-        tw_log_escape(&line, rec->path, strlen(rec->path));
-        tw_buf_puts(&line, " -> ");
-        if (rec->fixture[0]) {
-            tw_log_escape(&line, rec->fixture, strlen(rec->fixture));
-            tw_buf_printf(&line, "#%ld", rec->exchange);
-        } else {
-            tw_buf_puts(&line, "(no match)");
-        }
-        tw_buf_printf(&line, " %d%s", rec->status, rec->fault ? " fault" : "");
-        if (rec->ambiguous > 1)
-            tw_buf_printf(&line, " ambiguous: %zu exchanges match; answered %s#%ld; name one with "
-                                 TW_MOCK_EXCHANGE_HEADER,
-                          rec->ambiguous, rec->fixture, rec->exchange);
-        /* error and warn checks as failures; info checks (advice) apart */
-        size_t infos = 0;
-        for (int pass = 0; pass < 2; pass++)
-            for (size_t i = 0; i < rec->checks.len; i++) {
-                if (rec->checks.items[i].verdict != TW_V_FAIL)
-                    continue;
-                const tw_check_def *d = tw_check_find(rec->checks.items[i].id);
-                bool info = d && d->sev == TW_SEV_INFO;
-                if (info != (pass == 1))
-                    continue;
-                if (info)
-                    tw_buf_printf(&line, "%s%s", infos++ ? "," : " client advice (info): ",
-                                  rec->checks.items[i].id);
-                else
-                    tw_buf_printf(&line, "%s%s", fails++ ? "," : " client checks failed: ",
-                                  rec->checks.items[i].id);
-            }
-        if (extra.len)
-            tw_buf_append(&line, extra.data, extra.len);
-        tw_buf_putc(&line, '\n');
-    }
-    rec->note = NULL; /* borrowed for the line only */
-    rec->body = NULL;
-    tw_mock_ring_push(&m->log, rec);
-    if (m->o.log && line.data) {
-        fwrite(line.data, 1, line.len, m->o.log);
-        fflush(m->o.log);
-    }
-    pthread_mutex_unlock(&m->mu);
-    tw_buf_free(&line);
-    tw_buf_free(&extra);
-}
-
-/* Free the body and give its bytes back to the in-flight budget. */
-static void release_body(tw_mock *m, req_ctx *rc)
-{
-    if (rc->held)
-        atomic_fetch_sub(&m->inflight, rc->held);
-    rc->held = 0;
-    tw_buf_free(&rc->body);
-}
-
-static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
-                              const char *method, const char *version, const char *upload,
-                              size_t *upload_size, void **con_cls)
-{
-    (void)version;
-    tw_mock *m = cls;
-    req_ctx *rc = *con_cls;
-    if (!rc) {
-        rc = calloc(1, sizeof *rc);
-        if (!rc)
-            return MHD_NO;
-        rc->body.max = m->o.limits.max_input_bytes;
-        *con_cls = rc;
-        return MHD_YES;
-    }
-    if (*upload_size) {
-        size_t n = *upload_size;
-        *upload_size = 0;
-        if (rc->too_large || rc->over_budget)
-            return MHD_YES; /* the rest is read and dropped */
-        if (rc->body.max && rc->body.len + n > rc->body.max) {
-            rc->too_large = true;
-            release_body(m, rc);
-            return MHD_YES;
-        }
-        /* one budget for the body bytes held across all connections */
-        size_t before = atomic_fetch_add(&m->inflight, n);
-        if (before + n > m->o.inflight_budget || before + n < before) {
-            atomic_fetch_sub(&m->inflight, n);
-            rc->over_budget = true;
-            release_body(m, rc);
-            return MHD_YES;
-        }
-        rc->held += n;
-        if (tw_buf_append(&rc->body, upload, n) != TW_OK) {
-            rc->too_large = true;
-            release_body(m, rc);
-        }
-        return MHD_YES;
-    }
-    /* a client's credentials never reach a log or report of this process */
-    MHD_get_connection_values(conn, MHD_HEADER_KIND, learn_secret, NULL);
-    MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, learn_secret, NULL);
-    char kind = tw_path_kind(url);
-    tw_buf eb = {0};
-    tw_mock_record rec;
-    memset(&rec, 0, sizeof rec);
-    rec.exchange = -1;
-    snprintf(rec.path, sizeof rec.path, "%s", url);
-    rec.body = rc->body.data;
-    rec.body_len = rc->body.len;
-    if (!rc->arrived_ms)
-        rc->arrived_ms = mono_ms();
-    conn_answering(m, conn, true);
-
-    if (rc->over_budget) {
-        error_body(&eb, kind, kind == 'a' ? "overloaded_error" : "server_error",
-                   "the server holds too many request bytes; retry later", "busy");
-        rec.status = 503;
-        enum MHD_Result ret = send_simple(conn, 503, "application/json", eb.data, eb.len, "1");
-        tw_check_set_fill(&rec.checks, true, "request refused: in-flight budget full");
-        log_record(m, &rec);
-        tw_buf_free(&eb);
-        return ret;
-    }
-    if (rc->too_large) {
-        error_body(&eb, kind, "invalid_request_error", "request body too large", "body_too_large");
-        rec.status = 413;
-        enum MHD_Result ret = send_simple(conn, 413, "application/json", eb.data, eb.len, NULL);
-        tw_check_set_fill(&rec.checks, true, "request body too large");
-        log_record(m, &rec);
-        tw_buf_free(&eb);
-        return ret;
-    }
-    cJSON *body = NULL;
-    if (rc->body.len)
-        tw_json_parse(rc->body.data, rc->body.len, m->o.limits.max_depth, &body, NULL);
-    /* the client checks, on every request */
-    tw_checks_client(url, body, &rec.checks);
-
-    /* match */
-    char hint[256];
-    request_headers(conn, TW_MOCK_EXCHANGE_HEADER, hint, sizeof hint);
-    bool nomem = false;
-    /* a named exchange is picked by its name: the body is not compared */
-    cJSON *norm = m->o.match == TW_MATCH_NORMALISED && !hint[0] ? tw_mock_normalise(body, &nomem) : NULL;
-    tw_match_in mi = {m->fx, m->nfx, m->served, (const cJSON *const *)m->norm, m->ex_base, method,
-                      url, body, norm, hint, m->o.match, m->o.ignore_keys};
-    tw_match_out mo;
-    tw_mock_match(&mi, &mo);
-    if (!mo.found && m->script) {
-        /* the scripted model answers every request; faults come from the options */
-        mo.found = true;
-        mo.fi = m->nfx;
-        mo.xi = 0;
-        mo.nbest = 0;
-    }
-    if (!mo.found) {
-        tw_buf msg = {0}, near = {0}, diffs = {0};
-        if (mo.hint_elsewhere || hint[0])
-            tw_buf_puts(&msg, mo.hint_elsewhere
-                                  ? "the exchange named by " TW_MOCK_EXCHANGE_HEADER
-                                    " has another method or path than this request"
-                                  : "no served exchange has the name given in " TW_MOCK_EXCHANGE_HEADER
-                                    " (expected FIXTURE#N: a fixture name as the fixture index lists"
-                                    " it and an exchange number from 0)");
-        else if (nomem || tw_mock_nearest(&mi, &msg, &near, &diffs) != TW_OK)
-            tw_buf_puts(&msg, "no fixture exchange matches this request");
-        tw_mock_not_found_body(&eb, kind, msg.data ? msg.data : "", near.data, diffs.data);
-        rec.status = 404;
-        rec.note = msg.data;
-        tw_check_set_put(&rec.checks, "CLI-07", TW_V_SKIP, -1, "no matching exchange");
-        tw_check_set_fill(&rec.checks, true, "");
-        enum MHD_Result ret = send_simple(conn, 404, "application/json", eb.data, eb.len, NULL);
-        log_record(m, &rec);
-        cJSON_Delete(body);
-        cJSON_Delete(norm);
-        tw_buf_free(&eb);
-        tw_buf_free(&msg);
-        tw_buf_free(&near);
-        tw_buf_free(&diffs);
-        return ret;
-    }
-    cJSON_Delete(norm);
-    const tw_fixture *mf = mo.fi == m->nfx ? &m->script_fx : &m->fx[mo.fi];
-    size_t mfi = mo.fi, mxi = mo.xi, nbest = mo.nbest;
-    const tw_fx_exchange *x = &mf->exchanges[mxi];
-    /* a replayed answer of the other kind than the request asks for: said in the log */
-    if (x->has_response && strcmp(m->fprof[mfi], "replay") == 0) {
-        bool want_stream = cJSON_IsTrue(tw_json_get(body, "stream")), is_stream = x->resp.nevents > 0;
-        if (want_stream != is_stream)
-            rec.note = want_stream ? "the request asks for a stream; this exchange's recorded answer is not one"
-                                   : "the request asks for no stream; this exchange's recorded answer is a stream";
-    }
-    snprintf(rec.fixture, sizeof rec.fixture, "%s", mf->name);
-    rec.exchange = (long)mxi;
-    rec.ambiguous = hint[0] ? 0 : nbest;
-    const cJSON *faults = x->faults ? x->faults : m->o.faults;
-    long delay = fault_int(faults, "delay_ms", 0);
-    if (delay > 0 && !rc->delayed) {
-        /* wait without holding a thread; the handler is called again once resumed */
-        rc->delayed = true;
-        if (defer(m, conn, delay)) {
-            cJSON_Delete(body);
-            tw_check_set_free(&rec.checks);
-            return MHD_YES;
-        }
-        nap(m, delay);
-    }
-    if (delay > 0)
-        rec.fault = true;
-    long f_status = fault_int(faults, "status", 0);
-    long f_retry = fault_int(faults, "retry_after", -1);
-    bool send_fault = false;
-    /* CLI-07 and the fault toggle share the exchange state */
-    pthread_mutex_lock(&m->mu);
-    ex_state *es = &m->st[m->ex_base[mfi] + mxi];
-    long now = rc->arrived_ms; /* the retry came when it arrived, not after a delay */
-    if (es->retry_due_ms) {
-        long early = es->retry_due_ms - now;
-        if (early > 50)
-            tw_check_set_put(&rec.checks, "CLI-07", TW_V_FAIL, -1,
-                             "retried %ld ms early (Retry-After asked %ld ms)", early, es->retry_asked_ms);
-        else
-            tw_check_set_put(&rec.checks, "CLI-07", TW_V_PASS, -1, "retried after the %ld ms Retry-After asked",
-                             es->retry_asked_ms);
-        es->retry_due_ms = 0;
-    } else {
-        tw_check_set_put(&rec.checks, "CLI-07", TW_V_SKIP, -1, "no Retry-After pending");
-    }
-    if (f_status >= 400) {
-        send_fault = !es->faulted;
-        es->faulted = send_fault;
-        if (send_fault && f_retry >= 0 && (f_status == 429 || f_status == 503)) {
-            es->retry_due_ms = now + f_retry * 1000;
-            es->retry_asked_ms = f_retry * 1000;
-        }
-    }
-    pthread_mutex_unlock(&m->mu);
-    tw_check_set_fill(&rec.checks, true, "");
-    tw_check_set_sort(&rec.checks);
-
-    if (send_fault) {
-        char ra[32];
-        snprintf(ra, sizeof ra, "%ld", f_retry);
-        error_body(&eb, kind, f_status == 429 ? "rate_limit_error" : "server_error",
-                   f_status == 429 ? "rate limited (injected fault)" : "unavailable (injected fault)",
-                   f_status == 429 ? "rate_limit_exceeded" : "server_error");
-        rec.status = (int)f_status;
-        rec.fault = true;
-        enum MHD_Result ret = send_simple(conn, (int)f_status, "application/json", eb.data, eb.len,
-                                          f_retry >= 0 ? ra : NULL);
-        log_record(m, &rec);
-        cJSON_Delete(body);
-        tw_buf_free(&eb);
-        return ret;
-    }
-
-    answer a;
-    memset(&a, 0, sizeof a);
-    a.out = calloc(1, sizeof *a.out);
-    if (!a.out) {
-        cJSON_Delete(body);
-        tw_check_set_free(&rec.checks);
-        return MHD_NO;
-    }
-    a.out->m = m;
-    a.out->conn = conn;
-    a.out->drop_after = SIZE_MAX;
-    a.out->byte_cap = SIZE_MAX;
-    if (strcmp(m->fprof[mfi], "replay") == 0)
-        answer_replay(m, x, &a);
-    else
-        answer_reference(m, m->fprof[mfi], x, body, kind, strcmp(method, "POST") == 0, &a);
-    cJSON_Delete(body);
-    if (a.status >= 500 && a.why[0] && a.out->n == 0) {
-        error_body(&eb, kind, "server_error", a.why, "mock_error");
-        out_add(a.out, eb.data, eb.len, 0);
-        snprintf(a.ctype, sizeof a.ctype, "application/json");
-    } else if (a.status == 400 && a.out->n == 0) {
-        error_body(&eb, kind, "invalid_request_error", a.why, "invalid_request");
-        out_add(a.out, eb.data, eb.len, 0);
-        snprintf(a.ctype, sizeof a.ctype, "application/json");
-    }
-    tw_buf_free(&eb);
-    /* stream faults */
-    long drop = fault_int(faults, "drop_after_events", -1);
-    long trunc = fault_int(faults, "truncate_sse_after_bytes", -1);
-    long bad = fault_int(faults, "malformed_chunk_at", -1);
-    if (bad >= 0) {
-        make_malformed(a.out, (size_t)bad, a.stream);
-        rec.fault = true;
-    }
-    if (drop >= 0) {
-        a.out->drop_after = (size_t)drop;
-        if (a.out->drop_after >= a.out->n)
-            a.out->drop_after = a.out->n; /* drop after everything: no clean end */
-        rec.fault = true;
-    }
-    if (trunc >= 0) {
-        a.out->byte_cap = (size_t)trunc;
-        rec.fault = true;
-    }
-    size_t total = 0;
-    for (size_t i = 0; i < a.out->n; i++)
-        total += a.out->c[i].len;
-    bool whole = !a.stream && drop < 0 && trunc < 0;
-    struct MHD_Response *resp;
-    if (whole) {
-        /* a plain body with its Content-Length */
-        tw_buf all = {0};
-        for (size_t i = 0; i < a.out->n; i++)
-            tw_buf_append(&all, a.out->c[i].data, a.out->c[i].len);
-        resp = MHD_create_response_from_buffer(all.len, all.data ? all.data : (void *)"",
-                                               MHD_RESPMEM_MUST_COPY);
-        tw_buf_free(&all);
-        out_free(a.out);
-    } else {
-        (void)total;
-        resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, reader, a.out, reader_free);
-        if (!resp)
-            out_free(a.out);
-    }
-    if (!resp) {
-        tw_check_set_free(&rec.checks);
-        return MHD_NO;
-    }
-    bool has_ct = false;
-    for (size_t i = 0; i < a.nheaders; i++) {
-        if (!a.headers[i].name || !a.headers[i].value || is_hop_header(a.headers[i].name))
-            continue;
-        if (strcasecmp(a.headers[i].name, "content-type") == 0)
-            has_ct = true;
-        MHD_add_response_header(resp, a.headers[i].name, a.headers[i].value);
-    }
-    if (!has_ct)
-        MHD_add_response_header(resp, "Content-Type", a.ctype);
-    if (a.stream)
-        MHD_add_response_header(resp, "Cache-Control", "no-cache");
-    /* which exchange answered, for a client that sees no log (printable names only) */
-    char by[sizeof rec.fixture + 24];
-    snprintf(by, sizeof by, "%s#%ld", rec.fixture, rec.exchange);
-    bool printable = true;
-    for (const char *p = by; *p && printable; p++)
-        printable = *p >= 0x20 && *p < 0x7f;
-    if (printable)
-        MHD_add_response_header(resp, TW_MOCK_ANSWERED_HEADER, by);
-    rec.status = a.status;
-    log_record(m, &rec);
-    enum MHD_Result ret = MHD_queue_response(conn, (unsigned)a.status, resp);
-    MHD_destroy_response(resp);
-    return ret;
-}
-
-static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
-                      enum MHD_RequestTerminationCode toe)
-{
-    (void)toe;
-    tw_mock *m = cls;
-    req_ctx *rc = *con_cls;
-    if (rc) {
-        release_body(m, rc);
-        free(rc);
-        *con_cls = NULL;
-    }
-    conn_answering(m, c, false);
 }
 
 static void free_tables(tw_mock *m, size_t total)
@@ -1065,9 +312,9 @@ tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o,
     /* event loops (epoll) in a thread pool: a connection costs a socket and a
      * little memory, not a thread; delays suspend the connection */
     m->d = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME, opts.port, NULL,
-                            NULL, handle, m, MHD_OPTION_SOCK_ADDR, &sa,
+                            NULL, tw_mock_handle, m, MHD_OPTION_SOCK_ADDR, &sa,
                             MHD_OPTION_THREAD_POOL_SIZE, m->o.threads,
-                            MHD_OPTION_NOTIFY_COMPLETED, completed, m,
+                            MHD_OPTION_NOTIFY_COMPLETED, tw_mock_completed, m,
                             MHD_OPTION_NOTIFY_CONNECTION, notify_conn, m,
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
                             MHD_OPTION_CONNECTION_LIMIT, m->o.max_connections,

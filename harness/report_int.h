@@ -1,4 +1,5 @@
-/* What report.c shares with the HTML writer (report_html.c); not an API. */
+/* What report.c shares with the HTML writer (report_html.c) and the
+ * comparison (report_compare.c); not an API. */
 #ifndef TOOLWIRE_REPORT_INT_H
 #define TOOLWIRE_REPORT_INT_H
 
@@ -29,5 +30,8 @@ const tw_rep_check *tw_rep_find_check(const tw_report *r, const char *fx, size_t
 /* Every (fixture, exchange, check) key of any report, visited once. */
 typedef void (*tw_rep_key_fn)(void *u, const char *fx, size_t ex, const char *id);
 void tw_rep_each_key(const tw_report *r, size_t n, tw_rep_key_fn fn, void *u);
+
+/* s as one Markdown table cell: pipes and line breaks escaped, cut to cap bytes. */
+void tw_rep_md_cell(tw_buf *b, const char *s0, size_t cap);
 
 #endif

@@ -1,0 +1,320 @@
+/*
+ * The client checks (CLT-*): what a client library sends in its requests.
+ */
+#include "checks_int.h"
+
+/* ================================================================ client checks */
+
+static bool name_ok(const char *s)
+{
+    if (!s)
+        return false;
+    size_t n = strlen(s);
+    if (n < 1 || n > 64)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+              c == '-'))
+            return false;
+    }
+    return true;
+}
+
+static bool schema_object(const cJSON *p)
+{
+    const char *t = tw_json_get_str(p, "type");
+    return cJSON_IsObject(p) && (!t || strcmp(t, "object") == 0);
+}
+
+static void cli_tools(char kind, const cJSON *body, tw_check_set *out)
+{
+    const cJSON *tools = tw_json_get(body, "tools");
+    if (!cJSON_IsArray(tools) || !tools->child) {
+        PUT(out, "CLI-03", TW_V_SKIP, -1, "no tools");
+        PUT(out, "CLI-06", TW_V_SKIP, -1, "no tools");
+        return;
+    }
+    size_t i = 0;
+    for (const cJSON *t = tools->child; t; t = t->next, i++) {
+        char ex[120];
+        if (kind == 'g') {
+            const cJSON *fn = tw_json_get(t, "function");
+            const cJSON *def = fn ? fn : t;
+            if (!name_ok(tw_json_get_str(def, "name"))) {
+                tw_chk_excerpt_json(ex, sizeof ex, tw_json_get(def, "name"));
+                PUT(out, "CLI-03", TW_V_FAIL, -1, "tools[%zu].name %s", i, ex);
+                goto par;
+            }
+            const cJSON *p = tw_json_get(def, "parameters");
+            if (p && !schema_object(p)) {
+                PUT(out, "CLI-03", TW_V_FAIL, -1, "tools[%zu].parameters is not an object schema", i);
+                goto par;
+            }
+        } else if (kind == 'a') {
+            const char *ty = tw_json_get_str(t, "type");
+            if (ty && strcmp(ty, "custom") != 0)
+                continue; /* Anthropic server tools (web_search_…) have their own shape */
+            if (!name_ok(tw_json_get_str(t, "name"))) {
+                tw_chk_excerpt_json(ex, sizeof ex, tw_json_get(t, "name"));
+                PUT(out, "CLI-03", TW_V_FAIL, -1, "tools[%zu].name %s", i, ex);
+                goto par;
+            }
+            if (!schema_object(tw_json_get(t, "input_schema"))) {
+                PUT(out, "CLI-03", TW_V_FAIL, -1, "tools[%zu].input_schema is not an object schema", i);
+                goto par;
+            }
+        } else {
+            const char *ty = tw_json_get_str(t, "type");
+            const cJSON *fn = tw_json_get(t, "function");
+            if (!ty || strcmp(ty, "function") != 0) {
+                PUT(out, "CLI-03", TW_V_FAIL, -1, "tools[%zu].type is %.40s", i, ty ? ty : "(absent)");
+                goto par;
+            }
+            if (!name_ok(tw_json_get_str(fn, "name"))) {
+                tw_chk_excerpt_json(ex, sizeof ex, tw_json_get(fn, "name"));
+                PUT(out, "CLI-03", TW_V_FAIL, -1, "tools[%zu].function.name %s", i, ex);
+                goto par;
+            }
+            const cJSON *p = tw_json_get(fn, "parameters");
+            if (p && !schema_object(p)) {
+                PUT(out, "CLI-03", TW_V_FAIL, -1, "tools[%zu].function.parameters is not an object schema", i);
+                goto par;
+            }
+        }
+    }
+    PUT(out, "CLI-03", TW_V_PASS, -1, "%zu tool definition(s)", i);
+par:
+    if (kind == 'a' || kind == 'g')
+        PUT(out, "CLI-06", TW_V_SKIP, -1, "%s", kind == 'a' ? "Anthropic request" : "/generate request");
+    else if (tw_json_get(body, "parallel_tool_calls"))
+        PUT(out, "CLI-06", TW_V_PASS, -1, "parallel_tool_calls: %s",
+            cJSON_IsTrue(tw_json_get(body, "parallel_tool_calls")) ? "true" : "false");
+    else
+        PUT(out, "CLI-06", TW_V_FAIL, -1, "tools present, parallel_tool_calls not set");
+}
+
+/* A client check that did not fail on the way: pass when it had something
+ * to judge, skip when not. */
+static void put_unfailed(tw_check_set *out, const char *id, bool unfailed, bool judged,
+                         const char *pass_why, const char *skip_why)
+{
+    if (unfailed)
+        PUT(out, id, judged ? TW_V_PASS : TW_V_SKIP, -1, "%s", judged ? pass_why : skip_why);
+}
+
+/* A client check that could not build its id index. */
+static void put_nomem(tw_check_set *out, const char *id, bool *unfailed)
+{
+    if (*unfailed)
+        PUT(out, id, TW_V_SKIP, -1, "out of memory while indexing ids");
+    *unfailed = false;
+}
+
+static void cli_openai(const cJSON *msgs, tw_check_set *out)
+{
+    bool any_tool = false, any_calls = false, c01 = true, c02 = true, c04 = true;
+    const cJSON *prev_asst = NULL; /* the assistant message the current tool run answers */
+    id_index asst_ids = {0};       /* ids of prev_asst's calls */
+    size_t i = 0;
+    for (const cJSON *m = msgs->child; m; m = m->next, i++) {
+        const char *role = tw_json_get_str(m, "role");
+        if (!role)
+            continue;
+        if (strcmp(role, "assistant") == 0) {
+            /* calls of the previous assistant message must be answered by now */
+            prev_asst = m;
+            const cJSON *tcs = tw_json_get(m, "tool_calls");
+            tw_chk_idx_free(&asst_ids);
+            tw_chk_idx_of_list(&asst_ids, tcs, "id");
+            if (asst_ids.nomem)
+                put_nomem(out, "CLI-01", &c01);
+            /* the run of tool messages that follows, read once for all the calls */
+            id_index run = {0};
+            bool moved_on = false, any_after = m->next != NULL;
+            if (cJSON_IsArray(tcs) && tcs->child) {
+                for (const cJSON *n = m->next; n; n = n->next) {
+                    const char *r = tw_json_get_str(n, "role");
+                    if (!r || strcmp(r, "tool") != 0) {
+                        moved_on = true;
+                        break;
+                    }
+                    tw_chk_idx_add(&run, tw_json_get_str(n, "tool_call_id"));
+                }
+                tw_chk_idx_seal(&run);
+                if (run.nomem)
+                    put_nomem(out, "CLI-02", &c02);
+            }
+            size_t k = 0;
+            for (const cJSON *c = cJSON_IsArray(tcs) ? tcs->child : NULL; c; c = c->next, k++) {
+                any_calls = true;
+                const cJSON *a = tw_json_get(tw_json_get(c, "function"), "arguments");
+                cJSON *v = cJSON_IsString(a) ? tw_chk_parse_json(a->valuestring, strlen(a->valuestring), 64) : NULL;
+                if (c04 && !cJSON_IsObject(v)) {
+                    char ex[120];
+                    tw_chk_excerpt_json(ex, sizeof ex, a);
+                    PUT(out, "CLI-04", TW_V_FAIL, -1, "messages[%zu].tool_calls[%zu].function.arguments %s: %s", i,
+                        k, cJSON_IsString(a) ? "is not a JSON object string" : "is not a string", ex);
+                    c04 = false;
+                }
+                cJSON_Delete(v);
+                /* CLI-02: answered by the tool messages that follow, before the next turn */
+                const char *id = tw_json_get_str(c, "id");
+                bool answered = tw_chk_idx_has(&run, id);
+                if (!answered && any_after && c02) {
+                    PUT(out, "CLI-02", TW_V_FAIL, -1, "tool call %.64s of messages[%zu] is not answered%s",
+                        id ? id : "(no id)", i, moved_on ? " before the next turn" : "");
+                    c02 = false;
+                }
+            }
+            tw_chk_idx_free(&run);
+        } else if (strcmp(role, "tool") == 0) {
+            any_tool = true;
+            const char *id = tw_json_get_str(m, "tool_call_id");
+            if (c01 && (!prev_asst || !tw_chk_idx_has(&asst_ids, id))) {
+                PUT(out, "CLI-01", TW_V_FAIL, -1, "messages[%zu] answers %.64s, not a call of the previous assistant message",
+                    i, id ? id : "(no tool_call_id)");
+                c01 = false;
+            }
+        } else if (strcmp(role, "user") == 0) {
+            prev_asst = NULL;
+            tw_chk_idx_free(&asst_ids);
+        }
+    }
+    tw_chk_idx_free(&asst_ids);
+    put_unfailed(out, "CLI-01", c01, any_tool, "every tool message answers a call", "no tool messages");
+    put_unfailed(out, "CLI-02", c02, any_calls, "every call answered in time", "no tool calls in history");
+    put_unfailed(out, "CLI-04", c04, any_calls, "arguments are JSON strings", "no tool calls in history");
+    PUT(out, "CLI-05", TW_V_SKIP, -1, "OpenAI request");
+}
+
+static void cli_anthropic(const cJSON *msgs, tw_check_set *out)
+{
+    bool any_use = false, any_result = false, c01 = true, c02 = true, c05 = true;
+    const cJSON *last_other = NULL; /* the last message before m whose role is not user */
+    const cJSON *indexed = NULL;    /* the message prev_ids indexes */
+    id_index prev_ids = {0};
+    size_t i = 0;
+    for (const cJSON *m = msgs->child; m; m = m->next, i++) {
+        const char *role = tw_json_get_str(m, "role");
+        const cJSON *content = tw_json_get(m, "content");
+        const cJSON *prev = last_other;
+        if (!role || strcmp(role, "user") != 0)
+            last_other = m;
+        if (!role || !cJSON_IsArray(content))
+            continue;
+        if (strcmp(role, "assistant") == 0) {
+            const cJSON *next = m->next;
+            /* results may sit in the user messages up to the next assistant turn:
+             * their ids are read once for all of this message's tool_use blocks */
+            id_index results = {0};
+            bool indexed_results = false;
+            for (const cJSON *b = content->child; b; b = b->next) {
+                const char *t = tw_json_get_str(b, "type");
+                if (!t || strcmp(t, "tool_use") != 0)
+                    continue;
+                any_use = true;
+                if (!next)
+                    continue; /* pending: the request asks for this turn */
+                if (!indexed_results) {
+                    indexed_results = true;
+                    for (const cJSON *u = next; u; u = u->next) {
+                        const char *ur = tw_json_get_str(u, "role");
+                        if (!ur || strcmp(ur, "user") != 0)
+                            break;
+                        const cJSON *uc = tw_json_get(u, "content");
+                        for (const cJSON *r = cJSON_IsArray(uc) ? uc->child : NULL; r; r = r->next)
+                            if (tw_json_get_str(r, "type") && strcmp(tw_json_get_str(r, "type"), "tool_result") == 0)
+                                tw_chk_idx_add(&results, tw_json_get_str(r, "tool_use_id"));
+                    }
+                    tw_chk_idx_seal(&results);
+                    if (results.nomem)
+                        put_nomem(out, "CLI-02", &c02);
+                }
+                const char *id = tw_json_get_str(b, "id");
+                bool found = tw_chk_idx_has(&results, id);
+                if (!found && c02) {
+                    PUT(out, "CLI-02", TW_V_FAIL, -1, "tool_use %.64s of messages[%zu] is not answered before the next assistant turn",
+                        id ? id : "(no id)", i);
+                    c02 = false;
+                }
+            }
+            tw_chk_idx_free(&results);
+        } else if (strcmp(role, "user") == 0) {
+            bool seen_other = false;
+            size_t k = 0;
+            const cJSON *pcontent = prev ? tw_json_get(prev, "content") : NULL;
+            if (prev != indexed) {
+                /* the ids of the assistant message these results answer, once */
+                indexed = prev;
+                tw_chk_idx_free(&prev_ids);
+                tw_chk_idx_of_list(&prev_ids, pcontent, "id");
+                if (prev_ids.nomem)
+                    put_nomem(out, "CLI-01", &c01);
+            }
+            for (const cJSON *b = content->child; b; b = b->next, k++) {
+                const char *t = tw_json_get_str(b, "type");
+                bool is_res = t && strcmp(t, "tool_result") == 0;
+                if (!is_res) {
+                    seen_other = true;
+                    continue;
+                }
+                any_result = true;
+                if (seen_other && c05) {
+                    PUT(out, "CLI-05", TW_V_FAIL, -1, "messages[%zu].content[%zu]: tool_result after other blocks", i, k);
+                    c05 = false;
+                }
+                const char *id = tw_json_get_str(b, "tool_use_id");
+                const char *prole = prev ? tw_json_get_str(prev, "role") : NULL;
+                if (c01 && (!prole || strcmp(prole, "assistant") != 0 || !cJSON_IsArray(pcontent) ||
+                            !tw_chk_idx_has(&prev_ids, id))) {
+                    PUT(out, "CLI-01", TW_V_FAIL, -1, "messages[%zu].content[%zu] answers %.64s, not a tool_use of the previous assistant message",
+                        i, k, id ? id : "(no tool_use_id)");
+                    c01 = false;
+                }
+            }
+        }
+    }
+    tw_chk_idx_free(&prev_ids);
+    /* results split over several user messages */
+    if (c05) {
+        const cJSON *prev_user_with_results = NULL;
+        for (const cJSON *m = msgs->child; m; m = m->next) {
+            const char *role = tw_json_get_str(m, "role");
+            bool has_res = false;
+            const cJSON *content = tw_json_get(m, "content");
+            for (const cJSON *b = cJSON_IsArray(content) ? content->child : NULL; b; b = b->next)
+                if (tw_json_get_str(b, "type") && strcmp(tw_json_get_str(b, "type"), "tool_result") == 0)
+                    has_res = true;
+            if (role && strcmp(role, "user") == 0 && has_res) {
+                if (prev_user_with_results && prev_user_with_results->next == m) {
+                    PUT(out, "CLI-05", TW_V_FAIL, -1, "tool results split over consecutive user messages");
+                    c05 = false;
+                    break;
+                }
+                prev_user_with_results = m;
+            }
+        }
+    }
+    put_unfailed(out, "CLI-01", c01, any_result, "every tool_result answers a tool_use", "no tool results");
+    put_unfailed(out, "CLI-02", c02, any_use, "every tool_use answered", "no tool_use in history");
+    put_unfailed(out, "CLI-05", c05, any_result, "tool_result blocks first, one message", "no tool results");
+    PUT(out, "CLI-04", TW_V_SKIP, -1, "Anthropic request (input is an object)");
+}
+
+void tw_checks_client(const char *path, const cJSON *body, tw_check_set *out)
+{
+    char kind = tw_path_kind(path);
+    const cJSON *msgs = tw_json_get(body, "messages");
+    if (!cJSON_IsObject(body) || (kind != 'o' && kind != 'a') || !cJSON_IsArray(msgs)) {
+        static const char *const ids[] = {"CLI-01", "CLI-02", "CLI-03", "CLI-04", "CLI-05", "CLI-06"};
+        cli_tools(kind == 'a' || kind == 'g' ? kind : 'o', body, out);
+        tw_chk_skip_ids(out, ids, 6, kind == 'g' ? "/generate request" : "not a chat request");
+        return;
+    }
+    cli_tools(kind, body, out);
+    if (kind == 'a')
+        cli_anthropic(msgs, out);
+    else
+        cli_openai(msgs, out);
+}

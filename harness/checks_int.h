@@ -1,0 +1,174 @@
+/*
+ * Internal to the conformance checks (checks.c and checks_*.c): the types
+ * and helpers their files share.
+ */
+#ifndef TOOLWIRE_HARNESS_CHECKS_INT_H
+#define TOOLWIRE_HARNESS_CHECKS_INT_H
+
+#include "checks.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "decode_opts.h"
+#include "redact.h"
+#include "xlt.h"
+#include "toolwire/decode.h"
+#include "toolwire/schema.h"
+#include "toolwire/text.h"
+#include "toolwire/vllm.h"
+
+#define PUT tw_check_set_put
+
+/* ---- id index: one sorted build, then binary searches ---- */
+
+/*
+ * Pairing results to calls (and finding a repeated id) looks ids up in an
+ * index built once per list rather than comparing every pair, so a request
+ * with n calls and n results costs O(n log n), whatever the ids are.
+ */
+typedef struct idx_ent {
+    const char *id; /* not owned */
+    size_t pos;     /* order of addition */
+} idx_ent;
+
+typedef struct id_index {
+    idx_ent *v;
+    size_t n, cap;
+    bool nomem;
+} id_index;
+
+/* ---- SSE framing (WHATWG: LF, CRLF or CR; data: joined with \n; comments) ---- */
+
+typedef struct sse_ev {
+    char *type;     /* NULL when no event: field */
+    char *data;
+    size_t data_len;
+    size_t off;
+    bool has_data;
+    bool terminated;
+} sse_ev;
+
+typedef struct sse_list {
+    sse_ev *v;
+    size_t n, cap;
+    bool capped;
+} sse_list;
+
+/* ---- a light view of one response: what the checks compare ---- */
+
+typedef struct vcall {
+    char *id;
+    char *name;
+    cJSON *args;     /* parsed object, or NULL */
+    size_t off;
+} vcall;
+
+typedef struct rview {
+    bool ok;          /* the response could be read */
+    tw_buf content;
+    vcall *calls;
+    size_t ncalls;
+    size_t cap_calls;
+    char *finish;
+} rview;
+
+typedef struct sidx {
+    long index;
+    char *id;
+    char *type;
+    char *name;
+    tw_buf args;
+    size_t off;       /* offset of the first fragment's event */
+} sidx;
+
+typedef struct ostream {
+    sidx *v;
+    size_t n;
+    size_t cap;
+    size_t *slot;  /* hash of index -> 1 + position of its latest call (0: empty) */
+    size_t nslot;  /* a power of two, at least twice n */
+    tw_buf content;
+    char *finish;
+    bool role_first;
+    bool any_chunk;
+    size_t n_split;
+    const char *reasoning_field;
+} ostream;
+
+/* The per-call checks shared by the streamed and the non-streamed forms:
+ * R02 (ids, names), R03 (declared names), R04 (string arguments), R05
+ * (schema), R06 (finish_reason), R07 (markup), R08 (reasoning field). */
+typedef struct ocall {
+    const char *id;
+    const char *type;      /* NULL when absent */
+    const char *name;
+    const cJSON *args;     /* as sent: a string, or something else */
+    size_t off;
+} ocall;
+
+/* The set being written by the running check function (set per call, never shared). */
+typedef struct judge {
+    const tw_judge_input *in;
+    tw_check_set *out;
+    tw_limits L;
+} judge;
+
+/* checks.c */
+void tw_chk_skip_ids(tw_check_set *out, const char *const *ids, size_t n, const char *why);
+
+/* checks_util.c */
+cJSON *tw_chk_parse_json(const char *p, size_t n, size_t depth);
+void tw_chk_excerpt(char *dst, size_t dn, const char *p0, size_t n0);
+const char *tw_chk_clip(char *buf, size_t bn, const char *s, size_t max);
+void tw_chk_excerpt_json(char *dst, size_t dn, const cJSON *v);
+int64_t tw_chk_find_off(const tw_judge_input *in, const char *needle);
+const char *tw_chk_header(const tw_kv *kv, size_t n, const char *name);
+bool tw_chk_ctype_is(const tw_judge_input *in, const char *want);
+bool tw_chk_str_nonempty(const cJSON *v);
+void tw_chk_idx_add(id_index *x, const char *id);
+void tw_chk_idx_seal(id_index *x);
+bool tw_chk_idx_has(const id_index *x, const char *id);
+void tw_chk_idx_free(id_index *x);
+void tw_chk_idx_of_list(id_index *x, const cJSON *list, const char *idkey);
+void tw_chk_sse_free(sse_list *l);
+void tw_chk_sse_parse(const char *b, size_t n, size_t max_event, sse_list *out);
+void tw_chk_rview_free(rview *v);
+void tw_chk_rview_add(rview *v, const char *id, const char *name, cJSON *args, size_t off);
+cJSON *tw_chk_args_value(const cJSON *a, size_t depth);
+void tw_chk_content_text(const cJSON *c, tw_buf *out);
+const cJSON *tw_chk_oai_message(const cJSON *body);
+void tw_chk_view_openai(const cJSON *body, size_t depth, rview *v);
+void tw_chk_view_anthropic(const cJSON *body, rview *v);
+void tw_chk_view_generate(const cJSON *body, size_t depth, rview *v);
+
+/* checks_openai.c */
+void tw_chk_ostream_free(ostream *s);
+sidx *tw_chk_ostream_idx(ostream *s, long index, size_t off, bool *fresh);
+void tw_chk_ocall_checks(judge *j, const ocall *c, size_t n, const char *finish, int64_t fin_off,
+                         const char *content, size_t clen, int64_t content_off,
+                         const char *reasoning, bool streamed, size_t legacy_calls,
+                         const char *shape_error);
+void tw_chk_oai_response(judge *j, const cJSON *body);
+void tw_chk_oai_stream(judge *j, ostream *st);
+void tw_chk_oai_s07(judge *j, const ostream *st);
+void tw_chk_oai_error(judge *j, const cJSON *body);
+
+/* checks_anthropic.c */
+void tw_chk_ant_response(judge *j, const cJSON *body);
+void tw_chk_ant_stream(judge *j);
+
+/* checks_text.c */
+void tw_chk_hermes_checks(judge *j, char kind, bool stream);
+void tw_chk_vln_checks(judge *j, const cJSON *body);
+void tw_chk_num_stream_spelling(judge *j, bool stream);
+void tw_chk_num_model_values(judge *j, char kind, bool stream);
+
+/* checks_session.c */
+void tw_chk_ses_checks(judge *j, bool stream, const cJSON *body);
+
+#endif

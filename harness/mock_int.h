@@ -1,0 +1,90 @@
+/*
+ * Internal to the mock backend (mock.c, mock_handle.c): the server state and
+ * the helpers both files use.
+ */
+#ifndef TOOLWIRE_HARNESS_MOCK_INT_H
+#define TOOLWIRE_HARNESS_MOCK_INT_H
+
+#include "mock.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "mock_match.h"
+#include "mock_ref.h"
+#include "redact.h"
+
+typedef struct ex_state {
+    bool faulted;            /* the last answer was the fault status */
+    long retry_due_ms;       /* Retry-After deadline after a fault status, 0 none */
+    long retry_asked_ms;
+} ex_state;
+
+/* One open connection, for the request deadline. */
+typedef struct conn_ent {
+    struct conn_ent *prev, *next;
+    int fd;
+    long start_ms;           /* the request being received started here */
+    bool answering;          /* a response is queued or pending: no deadline */
+    bool cut;                /* shut down by the deadline */
+} conn_ent;
+
+/* A connection suspended for a delay, and when to resume it. */
+typedef struct pending {
+    struct MHD_Connection *c;
+    long due_ms;
+} pending;
+
+struct tw_mock {
+    struct MHD_Daemon *d;
+    const tw_fixture *fx;
+    size_t nfx;
+    size_t *ex_base;         /* index of each fixture's first exchange in st */
+    ex_state *st;
+    bool *served;            /* fixture fits the profile */
+    const char **fprof;      /* the profile that serves each fixture (differs under "auto") */
+    cJSON **norm;            /* per exchange, like st: the body normalised for matching */
+    size_t ntotal;           /* exchanges in all */
+    tw_mock_opts o;
+    char profile[32];
+    bool script;             /* the script profile: every request answered by script.h */
+    tw_fixture script_fx;    /* its one exchange, named "script#0" in the records */
+    tw_fx_exchange script_ex;
+    char url[64];
+    unsigned short port;
+    pthread_mutex_t mu;      /* seq, log, st */
+    unsigned long seq;
+    tw_mock_ring log;
+    atomic_bool stopping;
+    /* hostile clients */
+    pthread_mutex_t cmu;     /* conns and their entries */
+    conn_ent *conns;
+    pthread_mutex_t smu;     /* pend, suspending and resuming */
+    pending *pend;
+    size_t npend, cappend;
+    pthread_t timer;
+    bool timer_started;
+    atomic_size_t inflight;  /* request body bytes held */
+    atomic_ulong cuts;       /* connections closed by the deadline */
+};
+
+long tw_mock_mono_ms(void);
+void tw_mock_nap(tw_mock *m, long ms);
+bool tw_mock_defer(tw_mock *m, struct MHD_Connection *c, long ms);
+void tw_mock_conn_answering(tw_mock *m, struct MHD_Connection *c, bool answering);
+enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const char *url,
+                               const char *method, const char *version, const char *upload,
+                               size_t *upload_size, void **con_cls);
+void tw_mock_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                       enum MHD_RequestTerminationCode toe);
+
+#endif
