@@ -1,5 +1,6 @@
 /* Bounded JSON: parse with caps, scan value extents, write without locale. */
 #include "toolwire/json.h"
+#include "utf8.h"
 #include "work.h"
 
 #include <math.h>
@@ -819,6 +820,36 @@ static tw_status put_u16(tw_buf *out, unsigned v)
     char e[6] = {'\\', 'u', hexd[(v >> 12) & 15], hexd[(v >> 8) & 15], hexd[(v >> 4) & 15],
                  hexd[v & 15]};
     return tw_buf_append(out, e, 6);
+}
+
+char *tw_utf8_as_written(const char *s, size_t n, bool *changed)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t bad = 0;
+    for (size_t i = 0; i < n;) {
+        size_t k = utf8_len(u + i, n - i);
+        bad += k == 0;
+        i += k ? k : 1;
+    }
+    *changed = bad != 0;
+    char *o = malloc(n + 2 * bad + 1);
+    if (!o)
+        return NULL;
+    size_t w = 0;
+    for (size_t i = 0; i < n;) {
+        size_t k = utf8_len(u + i, n - i);
+        if (k) {
+            memcpy(o + w, s + i, k);
+            w += k;
+            i += k;
+        } else {
+            memcpy(o + w, "\xEF\xBF\xBD", 3);
+            w += 3;
+            i++;
+        }
+    }
+    o[w] = 0;
+    return o;
 }
 
 tw_status tw_json_write_str(tw_buf *out, const char *s, size_t n, int flags)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hash.h"
+#include "utf8.h"
 #include "tw_macros.h"
 #include "work.h"
 
@@ -942,7 +943,7 @@ static id_memo *id_memo_of(struct tw_id_index *x, const char *base)
     return &x->memo[x->nmemo - 1];
 }
 
-char *tw_result_unique_call_id(tw_result *r, const char *id, bool *rewritten)
+char *tw_result_unique_call_id(tw_result *r, const char *raw, bool *rewritten)
 {
     *rewritten = false;
     if (!r->ids && !(r->ids = calloc(1, sizeof *r->ids)))
@@ -950,18 +951,28 @@ char *tw_result_unique_call_id(tw_result *r, const char *id, bool *rewritten)
     struct tw_id_index *x = r->ids;
     if (id_sync(x, &r->msg) != TW_OK)
         return NULL;
+    /* ids are kept and compared as every writer prints them: two ids that
+     * differ only in invalid UTF-8 bytes are the same id once written (the
+     * decoders report the invalid bytes as json_not_rfc8259) */
+    bool changed;
+    char *id = tw_utf8_as_written(raw, strlen(raw), &changed);
+    if (!id)
+        return NULL;
     if (!*id_slot(x, &r->msg, id))
-        return tw_strdup(id);
+        return id;
     id_memo *mo = id_memo_of(x, id);
     size_t n = strlen(id);
     char *cand = mo ? malloc(n + 24) : NULL;
-    if (!cand)
+    if (!cand) {
+        free(id);
         return NULL;
+    }
     for (;; mo->next++) {
         snprintf(cand, n + 24, "%s__%lu", id, mo->next);
         if (!*id_slot(x, &r->msg, cand))
             break;
     }
+    free(id);
     *rewritten = true;
     return cand;
 }

@@ -263,3 +263,24 @@ Test(openai, locate)
     tw_wire_step p3[] = {{"a", 0}, {NULL, 2}};
     cr_assert_eq(tw_wire_locate(j, strlen(j), p3, 2), -1);
 }
+
+/* Ids are compared as they are written: two ids that differ only in invalid
+ * UTF-8 bytes print the same, so the second is made unique on the first
+ * decode, and decode -> encode -> decode keeps the value. */
+Test(openai, ids_differing_in_invalid_utf8_are_duplicates)
+{
+    const char *body = "{\"choices\":[{\"index\":0,\"message\":{\"tool_calls\":["
+                       "{\"id\":\"a\xff" "b\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}},"
+                       "{\"id\":\"a\xfe" "b\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]},"
+                       "\"finish_reason\":\"tool_calls\"}]}";
+    tw_result a;
+    tw_test_decode("openai-response", body, NULL, &a);
+    cr_assert_eq(a.msg.ncalls, 2);
+    cr_assert_str_eq(a.msg.calls[0].id, "a\xEF\xBF\xBD" "b");
+    cr_assert_str_eq(a.msg.calls[1].id, "a\xEF\xBF\xBD" "b__2");
+    bool flagged = false;
+    for (size_t i = 0; i < a.warnings.len; i++)
+        flagged |= a.warnings.items[i].code == TW_D_JSON_NOT_RFC8259;
+    cr_assert(flagged, "the invalid bytes are reported");
+    tw_result_free(&a);
+}

@@ -180,7 +180,9 @@ char *tw_unique_call_id(const tw_message *m, const char *id, bool *rewritten);
  * The same, among r->msg's calls, through an index of their ids that r keeps
  * (r->ids, freed by tw_result_free) and brings up to date with the calls
  * added since: a decode that takes n calls does O(n) work for their ids,
- * however many repeat. NULL when memory runs out.
+ * however many repeat. The id is taken as every JSON writer prints it
+ * (invalid UTF-8 bytes as U+FFFD), so ids that differ only in such bytes
+ * are duplicates. NULL when memory runs out.
  */
 char *tw_result_unique_call_id(tw_result *r, const char *id, bool *rewritten);
 /*
