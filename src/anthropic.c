@@ -271,7 +271,7 @@ static tw_status close_block(tw_anthropic_stream *d, tw_ant_block *b)
 static tw_ant_block *new_block(tw_anthropic_stream *d, int kind, int64_t index, int64_t off,
                                tw_status *st)
 {
-    size_t cap = 2 * d->L.max_calls + 16;
+    size_t cap = tw_open_calls_cap(&d->L);
     if (d->nblocks >= cap) {
         if (kind == BLK_TOOL) {
             tw_wire_sink k = sink_of(d);
@@ -297,7 +297,7 @@ static tw_ant_block *new_block(tw_anthropic_stream *d, int kind, int64_t index, 
     b->kind = kind;
     b->index = index;
     b->offset = off;
-    b->json.max = 2 * d->L.max_args_bytes + 4096;
+    b->json.max = tw_args_text_cap(&d->L);
     b->sig.max = d->L.max_event_bytes;
     return b;
 }

@@ -180,130 +180,12 @@ static void end_thinking_block(tw_text_dec *d)
 
 /* ===================== calls ===================== */
 
-/* Build and check one call from a parsed call object; accept or refuse. An
- * object's arguments are moved out of it into the call, never copied. */
+/* One parsed call object, accepted or refused by the rules every decoder
+ * shares (calls.h); its arguments are moved out of it, never copied. */
 static tw_status take_call(tw_text_dec *d, cJSON *obj, int64_t off)
 {
-    char why[256];
-    /* alias, as-string, schema, duplicate id, duplicate key, not RFC 8259 */
-    tw_pending warns[TW_PENDING_MAX];
-    _Static_assert(sizeof warns / sizeof warns[0] >= 6, "take_call holds six kinds of warning");
-    size_t nwarn = 0;
-    tw_status refuse = TW_OK;
-    why[0] = '\0';
-    cJSON *args = NULL;
-    const char *name = NULL;
-
-    if (!cJSON_IsObject(obj)) {
-        return add_diag(d, true, TW_D_TOOL_CALL_JSON, off, "tool call is not a JSON object");
-    }
-    refuse = tw_call_object_check(obj, why, sizeof why);
-    if (refuse)
-        return add_diag(d, true, refuse, off, why);
-    const cJSON *jn = tw_json_get(obj, "name");
-    if (!cJSON_IsString(jn) || !jn->valuestring[0]) {
-        refuse = TW_D_MISSING_NAME;
-        snprintf(why, sizeof why, "tool call has no non-empty string 'name'");
-    } else {
-        name = jn->valuestring;
-    }
-    if (!refuse && (d->o.tools_declared || d->o.ntools) && !d->o.allow_unknown_tool &&
-        !tw_result_find_tool(&d->res, d->o.tools, d->o.ntools, name)) {
-        refuse = TW_D_UNKNOWN_TOOL;
-        snprintf(why, sizeof why, "tool '%.120s' was not declared", name);
-    }
-    if (!refuse) {
-        const cJSON *ja = tw_json_get(obj, "arguments");
-        const cJSON *jp = tw_json_get(obj, "parameters");
-        if (!ja && jp) {
-            ja = jp;
-            tw_pending_add(warns, &nwarn, TW_D_PARAMETERS_ALIAS, "'parameters' used for 'arguments'");
-        }
-        if (!ja || cJSON_IsNull(ja)) {
-            args = cJSON_CreateObject();
-            if (!args)
-                return TW_ERR_NOMEM;
-        } else if (cJSON_IsObject(ja)) {
-            args = cJSON_DetachItemViaPointer(obj, (cJSON *)ja);
-        } else if (cJSON_IsString(ja)) {
-            tw_json_error e;
-            tw_json_lint lint;
-            const char *s = ja->valuestring;
-            tw_status ps = tw_json_parse_lint(s, strlen(s), d->L.max_depth, &args, &e, &lint);
-            if (ps == TW_ERR_NOMEM)
-                return TW_ERR_NOMEM;
-            if (ps == TW_OK && lint.nul) {
-                refuse = TW_D_JSON_NUL;
-                snprintf(why, sizeof why,
-                         "arguments string holds U+0000 at its byte %lld; cut strings are refused",
-                         (long long)lint.nul_offset);
-                cJSON_Delete(args);
-                args = NULL;
-            } else if (ps == TW_D_JSON_TOO_DEEP) {
-                refuse = TW_D_JSON_TOO_DEEP;
-                snprintf(why, sizeof why, "arguments nested deeper than %zu", d->L.max_depth);
-            } else if (ps != TW_OK || !cJSON_IsObject(args)) {
-                refuse = TW_D_ARGUMENTS_NOT_OBJECT;
-                snprintf(why, sizeof why, "arguments string does not hold a JSON object");
-                cJSON_Delete(args);
-                args = NULL;
-            } else {
-                tw_pending_add(warns, &nwarn, TW_D_ARGUMENTS_AS_STRING,
-                               "arguments were a JSON string");
-                if (lint.nonstd_offset >= 0)
-                    tw_pending_add(warns, &nwarn, TW_D_JSON_NOT_RFC8259,
-                                   "arguments string is not RFC 8259 JSON: %s at its byte %lld",
-                                   lint.nonstd_what, (long long)lint.nonstd_offset);
-            }
-        } else {
-            refuse = TW_D_ARGUMENTS_NOT_OBJECT;
-            snprintf(why, sizeof why, "arguments are not a JSON object");
-        }
-    }
-    if (!refuse && tw_args_dedupe(args, warns, &nwarn) != TW_OK) {
-        cJSON_Delete(args);
-        return TW_ERR_NOMEM;
-    }
-    if (!refuse)
-        refuse = tw_call_check(&d->o, &d->L, &d->res, name, args, why, sizeof why, warns,
-                               &nwarn);
-    if (refuse) {
-        cJSON_Delete(args);
-        return add_diag(d, true, refuse, off, why);
-    }
-
-    /* accepted: id, then commit warnings */
-    tw_call c;
-    memset(&c, 0, sizeof c);
-    c.offset = off;
-    c.arguments = args;
-    c.name = tw_strdup(name);
-    const char *jid = tw_json_get_str(obj, "id");
-    char gen[32];
-    if (!jid || !jid[0]) {
-        snprintf(gen, sizeof gen, "call_%zu", d->res.msg.ncalls + 1);
-        jid = gen;
-    }
-    bool rewritten = false;
-    c.id = tw_result_unique_call_id(&d->res, jid, &rewritten);
-    if (!c.name || !c.id) {
-        tw_call_free(&c);
-        return TW_ERR_NOMEM;
-    }
-    if (rewritten)
-        tw_pending_add(warns, &nwarn, TW_D_DUPLICATE_ID, "duplicate id '%.80s' rewritten as '%.80s'",
-                       jid, c.id);
-    tw_status st = TW_OK;
-    for (size_t i = 0; st == TW_OK && i < nwarn; i++)
-        st = add_diag(d, false, warns[i].code, off, warns[i].msg);
-    if (st == TW_OK)
-        st = tw_message_add_call(&d->res.msg, &c);
-    if (st != TW_OK) {
-        tw_call_free(&c);
-        return st;
-    }
-    fire(d, TW_EV_TOOL_CALL, NULL, 0, &d->res.msg.calls[d->res.msg.ncalls - 1], NULL);
-    return TW_OK;
+    tw_wire_sink k = {&d->res, &d->o, &d->L, d->fn, d->user};
+    return tw_call_take_object(&k, obj, off);
 }
 
 /* A parsed payload: an object is one call, an array several. */
@@ -1383,7 +1265,7 @@ tw_status tw_text_init(tw_text_dec *d, tw_text_kind kind, const tw_decode_opts *
     TW_DECODER_SETUP(d, o, fn, user);
     d->kind = kind;
     tw_result_init(&d->res, &d->L);
-    d->c_cap = 2 * d->L.max_args_bytes + 4096;
+    d->c_cap = tw_args_text_cap(&d->L);
     d->c_lit = NPOS;
     d->t_call_at = NPOS;
     d->c_bare_hold = d->o.bare_json && kind != TW_TEXT_THINK;

@@ -596,119 +596,6 @@ static tw_status note_pos(void *user, cJSON *node, size_t start, size_t end)
     return TW_OK;
 }
 
-/* One element of tool_calls, checked in the order of docs/text-formats.md. */
-static tw_status take_call(tw_result *res, const tw_decode_opts *o, const tw_limits *L,
-                           const cJSON *obj, int64_t off)
-{
-    if (!cJSON_IsObject(obj))
-        return tw_diag_add(&res->errors, TW_D_TOOL_CALL_JSON, off, "tool call is not a JSON object");
-    char why[256] = "";
-    /* alias, as-string, schema, duplicate id, duplicate key, not RFC 8259 */
-    tw_pending warns[TW_PENDING_MAX];
-    _Static_assert(sizeof warns / sizeof warns[0] >= 6, "a vLLM call holds six kinds of warning");
-    size_t nwarn = 0;
-    tw_status refuse = tw_call_object_check(obj, why, sizeof why);
-    cJSON *args = NULL;
-    const cJSON *jn = tw_json_get(obj, "name");
-    const char *name = cJSON_IsString(jn) && jn->valuestring[0] ? jn->valuestring : NULL;
-    if (refuse) {
-        /* json_nul or call_duplicate_key: why is set */
-    } else if (!name) {
-        refuse = TW_D_MISSING_NAME;
-        snprintf(why, sizeof why, "tool call has no non-empty string 'name'");
-    } else if ((o->tools_declared || o->ntools) && !o->allow_unknown_tool &&
-               !tw_result_find_tool(res, o->tools, o->ntools, name)) {
-        refuse = TW_D_UNKNOWN_TOOL;
-        snprintf(why, sizeof why, "tool '%.120s' was not declared", name);
-    }
-    if (!refuse) {
-        const cJSON *ja = tw_json_get(obj, "arguments");
-        const cJSON *jp = tw_json_get(obj, "parameters");
-        if (!ja && jp) {
-            ja = jp;
-            tw_pending_add(warns, &nwarn, TW_D_PARAMETERS_ALIAS, "'parameters' used for 'arguments'");
-        }
-        if (!ja || cJSON_IsNull(ja)) {
-            args = cJSON_CreateObject();
-        } else if (cJSON_IsObject(ja)) {
-            args = cJSON_Duplicate(ja, 1);
-        } else if (cJSON_IsString(ja)) {
-            tw_json_error e;
-            tw_json_lint lint;
-            tw_status ps = tw_json_parse_lint(ja->valuestring, strlen(ja->valuestring),
-                                              L->max_depth, &args, &e, &lint);
-            if (ps == TW_ERR_NOMEM) {
-                return TW_ERR_NOMEM;
-            } else if (ps == TW_OK && lint.nul) {
-                refuse = TW_D_JSON_NUL;
-                snprintf(why, sizeof why,
-                         "arguments string holds U+0000 at its byte %lld; cut strings are refused",
-                         (long long)lint.nul_offset);
-            } else if (ps == TW_D_JSON_TOO_DEEP) {
-                refuse = TW_D_JSON_TOO_DEEP;
-                snprintf(why, sizeof why, "arguments nested deeper than %zu", L->max_depth);
-            } else if (ps != TW_OK || !cJSON_IsObject(args)) {
-                refuse = TW_D_ARGUMENTS_NOT_OBJECT;
-                snprintf(why, sizeof why, "arguments string does not hold a JSON object");
-            } else {
-                tw_pending_add(warns, &nwarn, TW_D_ARGUMENTS_AS_STRING,
-                               "arguments were a JSON string");
-                if (lint.nonstd_offset >= 0)
-                    tw_pending_add(warns, &nwarn, TW_D_JSON_NOT_RFC8259,
-                                   "arguments string is not RFC 8259 JSON: %s at its byte %lld",
-                                   lint.nonstd_what, (long long)lint.nonstd_offset);
-            }
-            if (refuse) {
-                cJSON_Delete(args);
-                args = NULL;
-            }
-        } else {
-            refuse = TW_D_ARGUMENTS_NOT_OBJECT;
-            snprintf(why, sizeof why, "arguments are not a JSON object");
-        }
-        if (!refuse && !args)
-            return TW_ERR_NOMEM;
-    }
-    if (!refuse && tw_args_dedupe(args, warns, &nwarn) != TW_OK) {
-        cJSON_Delete(args);
-        return TW_ERR_NOMEM;
-    }
-    if (!refuse)
-        refuse = tw_call_check(o, L, res, name, args, why, sizeof why, warns, &nwarn);
-    if (refuse) {
-        cJSON_Delete(args);
-        return tw_diag_add(&res->errors, refuse, off, why);
-    }
-    tw_call c;
-    memset(&c, 0, sizeof c);
-    c.offset = off;
-    c.arguments = args;
-    c.name = tw_strdup(name);
-    const char *jid = tw_json_get_str(obj, "id");
-    char gen[32];
-    if (!jid || !jid[0]) {
-        snprintf(gen, sizeof gen, "call_%zu", res->msg.ncalls + 1);
-        jid = gen;
-    }
-    bool rewritten = false;
-    c.id = tw_result_unique_call_id(res, jid, &rewritten);
-    if (!c.name || !c.id) {
-        tw_call_free(&c);
-        return TW_ERR_NOMEM;
-    }
-    tw_status st = TW_OK;
-    if (rewritten)
-        tw_pending_add(warns, &nwarn, TW_D_DUPLICATE_ID, "duplicate id '%.60s' rewritten as '%.60s'",
-                       jid, c.id);
-    for (size_t i = 0; st == TW_OK && i < nwarn; i++)
-        st = tw_diag_add(&res->warnings, warns[i].code, off, warns[i].msg);
-    if (st == TW_OK)
-        st = tw_message_add_call(&res->msg, &c);
-    if (st != TW_OK)
-        tw_call_free(&c);
-    return st;
-}
-
 /* Optional string member: "" when absent or null; shape error otherwise. */
 static tw_status text_member(tw_result *res, const cJSON *root, int k, const positions *pos,
                              const char **out)
@@ -795,8 +682,9 @@ static tw_status decode_body(const char *buf, size_t len, const tw_decode_opts *
         st = tw_diag_add(&res->errors, TW_D_RESPONSE_SHAPE, pos.top_off[2],
                          "'tool_calls' is not an array; ignored");
     size_t i = 0;
-    for (const cJSON *c = ncalls ? calls->child : NULL; st == TW_OK && c; c = c->next, i++)
-        st = take_call(res, o, L, c, i < pos.ncall_off ? pos.call_off[i] : -1);
+    tw_wire_sink k = {res, o, L, NULL, NULL};
+    for (cJSON *c = ncalls ? calls->child : NULL; st == TW_OK && c; c = c->next, i++)
+        st = tw_call_take_object(&k, c, i < pos.ncall_off ? pos.call_off[i] : -1);
     free(pos.call_off);
     if (st == TW_OK && thinking)
         st = tw_buf_puts(&res->msg.thinking, thinking);

@@ -1,11 +1,10 @@
 /* Plumbing shared by the decoders (see wire_common.h). */
 #include "wire_common.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "toolwire/schema.h"
+#include "work.h"
 
 int tw_diag_cmp(const tw_diag *x, const tw_diag *y)
 {
@@ -28,97 +27,6 @@ void tw_diag_sort(tw_diag_list *l)
         }
         l->items[j] = t;
     }
-}
-
-static bool pending_kind(tw_status code)
-{
-#define TW_PENDING_IS(c) code == (c) ||
-    return TW_PENDING_CODES(TW_PENDING_IS) false;
-#undef TW_PENDING_IS
-}
-
-bool tw_pending_add(tw_pending *warns, size_t *nwarn, tw_status code, const char *fmt, ...)
-{
-    if (!pending_kind(code))
-        return false;
-    for (size_t i = 0; i < *nwarn; i++)
-        if (warns[i].code == code)
-            return false;
-    /* one slot per kind: a call never holds more than TW_PENDING_MAX */
-    if (*nwarn >= TW_PENDING_MAX)
-        return false;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(warns[*nwarn].msg, sizeof warns[0].msg, fmt, ap);
-    va_end(ap);
-    warns[(*nwarn)++].code = code;
-    return true;
-}
-
-/* The keys of a call object that may not repeat: which one counts is ambiguous. */
-static const char *const CALL_KEYS[] = {"name",     "arguments", "parameters", "id",
-                                        "type",     "function",  "input",      NULL};
-
-/*
- * Refusals every decoder shares for a parsed call object: a string or key
- * in it held U+0000 (removed by tw_json_parse_lint), or it repeats one of
- * CALL_KEYS. Returns the refusal with its text in why, or TW_OK.
- */
-tw_status tw_call_object_check(const cJSON *obj, char *why, size_t whylen)
-{
-    if (tw_json_tainted(obj)) {
-        snprintf(why, whylen, "tool call holds U+0000 in a string or key; cut strings are refused");
-        return TW_D_JSON_NUL;
-    }
-    const char *k = tw_json_repeated_member(obj, CALL_KEYS);
-    if (k) {
-        snprintf(why, whylen, "tool call repeats the key '%s'", k);
-        return TW_D_CALL_DUPLICATE_KEY;
-    }
-    return TW_OK;
-}
-
-/*
- * Repeated keys inside accepted arguments: later members removed, the first
- * value of each key kept, one warning held that names the path.
- */
-tw_status tw_args_dedupe(cJSON *args, tw_pending *warns, size_t *nwarn)
-{
-    char path[200];
-    size_t removed = 0;
-    tw_status st = tw_json_dedupe(args, path, sizeof path, &removed);
-    if (st == TW_OK && removed)
-        tw_pending_add(warns, nwarn, TW_D_DUPLICATE_KEY,
-                       "arguments repeat the key at '%.160s' (%zu repeated member%s removed); "
-                       "the first value of each key was kept",
-                       path, removed, removed == 1 ? "" : "s");
-    return st;
-}
-
-tw_status tw_call_check(const tw_decode_opts *o, const tw_limits *L, tw_result *res,
-                        const char *name, const cJSON *args, char *why, size_t whylen,
-                        tw_pending *warns, size_t *nwarn)
-{
-    if (!tw_json_size_within(args, L->max_args_bytes)) {
-        snprintf(why, whylen, "arguments exceed max_args_bytes (%zu)", L->max_args_bytes);
-        return TW_D_ARGS_TOO_LARGE;
-    }
-    const tw_tool *t = tw_result_find_tool(res, o->tools, o->ntools, name);
-    char sw[200];
-    if (t && t->parameters &&
-        !tw_schema_validate(t->parameters, args, L->max_depth, sw, sizeof sw)) {
-        if (o->schema_warn) {
-            tw_pending_add(warns, nwarn, TW_D_ARGS_SCHEMA, "%s", sw);
-        } else {
-            snprintf(why, whylen, "%s", sw);
-            return TW_D_ARGS_SCHEMA;
-        }
-    }
-    if (res->msg.ncalls >= L->max_calls) {
-        snprintf(why, whylen, "more than max_calls (%zu) tool calls", L->max_calls);
-        return TW_D_TOO_MANY_CALLS;
-    }
-    return TW_OK;
 }
 
 tw_status tw_wire_sse_feed(tw_sse *sse, const tw_limits *L, uint64_t *fed, bool *too_large,
@@ -211,4 +119,222 @@ tw_status tw_body_decode(const char *buf, size_t len, const tw_decode_opts *o, t
         return st;
     }
     return tw_body_finish(&d, out, decode);
+}
+
+/* ===================== JSON wire bodies ===================== */
+
+tw_status tw_wire_lint_diags(tw_wire_sink *k, const tw_json_lint *lint, int64_t at, bool relative,
+                             bool *warned)
+{
+    int64_t base = relative ? at : 0;
+    tw_status st = TW_OK;
+    if (lint->nonstd_offset >= 0 && !(warned && *warned)) {
+        char m[160];
+        snprintf(m, sizeof m, "JSON is not RFC 8259: %s", lint->nonstd_what);
+        st = tw_wire_diag(k, false, TW_D_JSON_NOT_RFC8259,
+                          relative ? base + lint->nonstd_offset : at, m);
+        if (warned)
+            *warned = true;
+    }
+    if (st == TW_OK && lint->nul)
+        st = tw_wire_diag(k, true, TW_D_JSON_NUL, relative ? base + lint->nul_offset : at,
+                          "a string or key holds U+0000; the value it belongs to was refused");
+    return st;
+}
+
+void tw_wire_sort_diags(tw_result *r)
+{
+    tw_diag_sort(&r->errors);
+    tw_diag_sort(&r->warnings);
+}
+
+tw_status tw_wire_error_body(tw_wire_sink *k, const char *buf, size_t len, bool *found)
+{
+    *found = false;
+    const char *p = buf;
+    size_t n = len;
+    tw_trim(&p, &n);
+    if (n == 0 || p[0] != '{')
+        return TW_OK;
+    cJSON *j = NULL;
+    tw_status st = tw_json_parse(buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH, &j, NULL);
+    if (st == TW_ERR_NOMEM)
+        return st;
+    const cJSON *err = tw_json_get(j, "error");
+    st = TW_OK;
+    if (err && !cJSON_IsNull(err)) {
+        tw_wire_step path[] = {{"error", 0}};
+        const char *t = tw_json_get_str(err, "type");
+        const char *m = tw_json_get_str(err, "message");
+        char msg[300];
+        snprintf(msg, sizeof msg, "%.60s: %.200s", t ? t : "error",
+                 m ? m : (cJSON_IsString(err) ? err->valuestring : "(no message)"));
+        *found = true;
+        st = tw_wire_diag(k, true, TW_D_ERROR_RESPONSE, tw_wire_locate(buf, len, path, 1), msg);
+    }
+    cJSON_Delete(j);
+    return st;
+}
+
+tw_status tw_wire_finish_result(tw_result *r)
+{
+    tw_status st = TW_OK;
+    if (!r->msg.content.data)
+        st = tw_buf_append(&r->msg.content, "", 0);
+    if (st == TW_OK && !r->msg.thinking.data)
+        st = tw_buf_append(&r->msg.thinking, "", 0);
+    return st;
+}
+
+/* ===================== JSON locator ===================== */
+
+static size_t skip_ws(const char *b, size_t n, size_t i)
+{
+    while (i < n && tw_is_space((unsigned char)b[i]))
+        i++;
+    return i;
+}
+
+/* b[i] is '"': index just past the closing quote (or n). */
+static size_t skip_string(const char *b, size_t n, size_t i)
+{
+    for (i++; i < n; i++) {
+        if (b[i] == '\\')
+            i++;
+        else if (b[i] == '"')
+            return i + 1;
+    }
+    return n;
+}
+
+static size_t skip_value(const char *b, size_t n, size_t i)
+{
+    if (i >= n)
+        return n;
+    if (b[i] == '"')
+        return skip_string(b, n, i);
+    if (b[i] == '{' || b[i] == '[') {
+        size_t depth = 0;
+        while (i < n) {
+            char c = b[i];
+            if (c == '"') {
+                i = skip_string(b, n, i);
+                continue;
+            }
+            if (c == '{' || c == '[')
+                depth++;
+            else if (c == '}' || c == ']') {
+                if (--depth == 0)
+                    return i + 1;
+            }
+            i++;
+        }
+        return n;
+    }
+    while (i < n && !strchr(",}] \t\r\n", b[i]))
+        i++;
+    return i;
+}
+
+/* The walk of tw_wire_locate; *end is where it stopped (its work). */
+static int64_t locate(const char *b, size_t n, const tw_wire_step *path, size_t npath, size_t *end)
+{
+    size_t i = skip_ws(b, n, 0);
+    *end = n;
+    for (size_t s = 0; s < npath; s++) {
+        if (i >= n)
+            return -1;
+        if (path[s].key) {
+            if (b[i] != '{')
+                return -1;
+            size_t klen = strlen(path[s].key);
+            i = skip_ws(b, n, i + 1);
+            for (;;) {
+                if (i >= n || b[i] != '"')
+                    return -1;
+                size_t ks = i + 1, ke = skip_string(b, n, i);
+                bool match = ke - 1 - ks == klen && memcmp(b + ks, path[s].key, klen) == 0;
+                i = skip_ws(b, n, ke);
+                if (i >= n || b[i] != ':')
+                    return -1;
+                i = skip_ws(b, n, i + 1);
+                if (match)
+                    break;
+                i = skip_ws(b, n, skip_value(b, n, i));
+                if (i >= n || b[i] != ',')
+                    return -1;
+                i = skip_ws(b, n, i + 1);
+            }
+        } else {
+            if (b[i] != '[')
+                return -1;
+            i = skip_ws(b, n, i + 1);
+            for (size_t k = 0; k < path[s].index; k++) {
+                i = skip_ws(b, n, skip_value(b, n, i));
+                if (i >= n || b[i] != ',')
+                    return -1;
+                i = skip_ws(b, n, i + 1);
+            }
+            if (i >= n || b[i] == ']')
+                return -1;
+        }
+    }
+    *end = i;
+    return i < n ? (int64_t)i : -1;
+}
+
+int64_t tw_wire_locate(const char *b, size_t n, const tw_wire_step *path, size_t npath)
+{
+    size_t end;
+    int64_t off = locate(b, n, path, npath, &end);
+    TW_WORK(end);
+    return off;
+}
+
+bool tw_wire_cursor_open(tw_wire_cursor *c, const char *b, size_t n, const tw_wire_step *path,
+                         size_t npath)
+{
+    memset(c, 0, sizeof *c);
+    int64_t at = tw_wire_locate(b, n, path, npath);
+    if (at < 0 || (b[at] != '[' && b[at] != '{'))
+        return false;
+    c->b = b;
+    c->n = n;
+    c->object = b[at] == '{';
+    c->i = skip_ws(b, n, (size_t)at + 1);
+    c->open = true;
+    return true;
+}
+
+int64_t tw_wire_cursor_next(tw_wire_cursor *c)
+{
+    if (!c->open)
+        return -1;
+    const char *b = c->b;
+    size_t n = c->n, i = c->i, from = i;
+    int64_t off = -1;
+    if (c->started) {
+        i = skip_ws(b, n, skip_value(b, n, i));
+        if (i >= n || b[i] != ',')
+            goto out;
+        i = skip_ws(b, n, i + 1);
+    }
+    c->started = true;
+    if (c->object) {
+        if (i >= n || b[i] != '"')
+            goto out;
+        i = skip_ws(b, n, skip_string(b, n, i));
+        if (i >= n || b[i] != ':')
+            goto out;
+        i = skip_ws(b, n, i + 1);
+    } else if (i >= n || b[i] == ']') {
+        goto out;
+    }
+    if (i < n)
+        off = (int64_t)i;
+out:
+    TW_WORK(i - from);
+    c->i = i;
+    c->open = off >= 0;
+    return off;
 }

@@ -1,15 +1,18 @@
 /*
  * Internal: plumbing shared by the decoders. The diagnostic sort, the
- * batch-over-stream driver, the void* adapters a tw_format_ops needs, and
- * the body-buffering decoder the JSON response formats stream with.
+ * batch-over-stream driver, the void* adapters a tw_format_ops needs, the
+ * body-buffering decoder the JSON response formats stream with, and the
+ * pieces of a JSON wire body (OpenAI, Anthropic): its lint diagnostics, an
+ * error envelope, and the locator that finds a value's byte offset.
  */
 #ifndef TOOLWIRE_WIRE_COMMON_H
 #define TOOLWIRE_WIRE_COMMON_H
 
 #include <string.h>
 
+#include "calls.h"
 #include "toolwire/decode.h"
-#include "toolwire/openai.h"
+#include "toolwire/sse.h"
 
 /*
  * The opening of a decoder's init: *d zeroed, the options copied, the
@@ -45,6 +48,44 @@ static inline size_t tw_input_clip(const tw_limits *L, uint64_t used, size_t len
     }
     return len;
 }
+
+/* ===================== JSON wire bodies ===================== */
+
+/* Levels of a body or chunk around the arguments (choices, message,
+ * tool_calls, …): a body is parsed with max_depth + this, so max_depth
+ * bounds the arguments as it does in the text formats. */
+#define TW_WIRE_ENVELOPE_DEPTH 8
+
+/*
+ * A wire body or event parsed with tw_json_parse_lint: json_not_rfc8259 as
+ * a warning (once when *warned is given, then set) and json_nul as an
+ * error, both at `at` plus, when `relative`, the scan's offset.
+ */
+tw_status tw_wire_lint_diags(tw_wire_sink *k, const tw_json_lint *lint, int64_t at, bool relative,
+                             bool *warned);
+/* Stable sort of both diagnostic lists by offset (input_too_large last). */
+void tw_wire_sort_diags(tw_result *r);
+/*
+ * A stream body that is not an event stream but one JSON object with an
+ * "error" member (a server answering a stream request with an error
+ * envelope): records error_response at the error value and sets *found.
+ */
+tw_status tw_wire_error_body(tw_wire_sink *k, const char *buf, size_t len, bool *found);
+/* Fill the empty content/thinking buffers so they print as "". */
+tw_status tw_wire_finish_result(tw_result *r);
+
+/* A step of a path into a JSON document: a key, or an array index when key is NULL. */
+typedef struct tw_wire_step {
+    const char *key;
+    size_t index;
+} tw_wire_step;
+
+/*
+ * Byte offset of the value at `path` in the JSON text buf[0, len) (which
+ * must already be known to parse), or -1 when the path is not there. With
+ * duplicate keys the first is taken, as cJSON does. Allocates nothing.
+ */
+int64_t tw_wire_locate(const char *buf, size_t len, const tw_wire_step *path, size_t npath);
 
 /*
  * The end of a wire decode into k->res: input_too_large when the input was
@@ -86,67 +127,6 @@ bool tw_wire_cursor_open(tw_wire_cursor *c, const char *b, size_t n, const tw_wi
  * same offset tw_wire_locate gives for its index; -1 past the last one.
  */
 int64_t tw_wire_cursor_next(tw_wire_cursor *c);
-
-/* A warning held back until its call is accepted. */
-typedef struct tw_pending {
-    tw_status code;
-    char msg[224];
-} tw_pending;
-
-/*
- * Every kind of warning a call can hold back, each at most once per call:
- * a decoder's array of pending warnings has TW_PENDING_MAX slots, and
- * tw_pending_add keeps one warning per code, so it can never overflow.
- */
-#define TW_PENDING_CODES(X)                                                                        \
-    X(TW_D_PARAMETERS_ALIAS)                                                                       \
-    X(TW_D_ARGUMENTS_AS_STRING)                                                                    \
-    X(TW_D_ARGUMENTS_AS_OBJECT)                                                                    \
-    X(TW_D_ARGS_SCHEMA)                                                                            \
-    X(TW_D_LEGACY_FUNCTION_CALL)                                                                   \
-    X(TW_D_DUPLICATE_ID)                                                                           \
-    X(TW_D_DUPLICATE_KEY)                                                                          \
-    X(TW_D_JSON_NOT_RFC8259)
-
-#define TW_PENDING_ONE(code) +1
-enum { TW_PENDING_MAX = 0 TW_PENDING_CODES(TW_PENDING_ONE) };
-#undef TW_PENDING_ONE
-
-/*
- * Hold a warning: returns false (and holds nothing) when `code` is not one
- * of TW_PENDING_CODES or is already held; warns has TW_PENDING_MAX slots.
- */
-bool tw_pending_add(tw_pending *warns, size_t *nwarn, tw_status code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-
-/*
- * Refusals every decoder shares for a parsed call object: a string or key in
- * it held U+0000 (removed by tw_json_parse_lint: json_nul), or it repeats
- * one of name, arguments, parameters, id, type, function, input
- * (call_duplicate_key). Returns the refusal with its text in why, or TW_OK.
- */
-tw_status tw_call_object_check(const cJSON *obj, char *why, size_t whylen);
-
-/*
- * Repeated keys at any depth of accepted arguments: the later members are
- * removed, the first value of each key kept, and one duplicate_key warning
- * naming the first path is held. TW_ERR_NOMEM possible.
- */
-tw_status tw_args_dedupe(cJSON *args, tw_pending *warns, size_t *nwarn);
-
-/*
- * The checks a call's parsed arguments pass last, in this order: size
- * (max_args_bytes), the declared tool's schema, then max_calls (the
- * calls res holds so far). Returns the refusal, its text in why, or TW_OK. A
- * schema failure under o->schema_warn does not refuse: it is held as
- * warns[(*nwarn)++].
- */
-tw_status tw_call_check(const tw_decode_opts *o, const tw_limits *L, tw_result *res,
-                        const char *name, const cJSON *args, char *why, size_t whylen,
-                        tw_pending *warns, size_t *nwarn);
 
 /*
  * Batch decode through a streaming decoder whose init already ran into

@@ -9,10 +9,11 @@
 #include <string.h>
 
 #include "cases.h"
-#include "textfix.h"
+#include "decode_fixtures.h"
 #include "toolwire/decode.h"
 #include "toolwire/openai.h"
 #include "twtest.h"
+#include "../src/wire_common.h" /* tw_wire_locate: internal to the library */
 
 Test(openai_fixtures, response)
 {

@@ -7,7 +7,7 @@
 
 #include "cli.h"
 #include "cases.h"
-#include "textfix.h"
+#include "decode_fixtures.h"
 #include "toolwire/hermes_encode.h"
 #include "toolwire/vllm.h"
 #include "twtest.h"
@@ -306,4 +306,40 @@ Test(vllm, assembly_feeds_the_response_encoder)
                                "\"pre_tool_text\":\"I'll update memory.\"}");
     tw_buf_free(&out);
     tw_vllm_assembly_free(&as);
+}
+
+/* The same calls read as vLLM tool_calls and as Hermes blocks: one
+ * acceptance, so the same calls and the same warnings, word for word (a
+ * duplicate id longer than 60 bytes is named whole in both). */
+Test(vllm, calls_accepted_as_in_the_text_formats)
+{
+    const char *id = "call_0123456789abcdef0123456789abcdef0123456789abcdef0123456789ab";
+    cr_assert_gt(strlen(id), 60);
+    char one[200], vbuf[600], hbuf[600];
+    snprintf(one, sizeof one, "{\"name\":\"f\",\"id\":\"%s\",\"parameters\":{\"a\":1}}", id);
+    snprintf(vbuf, sizeof vbuf, "{\"response\":\"\",\"tool_calls\":[%s,%s]}", one, one);
+    snprintf(hbuf, sizeof hbuf, "<tool_call>%s</tool_call><tool_call>%s</tool_call>", one, one);
+    tw_result v, h;
+    cr_assert_eq(tw_vllm_decode(vbuf, strlen(vbuf), NULL, &v), TW_OK);
+    cr_assert_eq(tw_format_find("hermes")->decode(hbuf, strlen(hbuf), NULL, &h), TW_OK);
+    cr_assert_eq(v.msg.ncalls, 2);
+    cr_assert_eq(h.msg.ncalls, 2);
+    for (size_t i = 0; i < 2; i++)
+        cr_expect_str_eq(v.msg.calls[i].id, h.msg.calls[i].id);
+    cr_assert_eq(v.warnings.len, h.warnings.len);
+    cr_assert_eq(v.errors.len, h.errors.len);
+    size_t dup = 0;
+    for (size_t i = 0; i < v.warnings.len; i++) {
+        cr_expect_eq(v.warnings.items[i].code, h.warnings.items[i].code);
+        cr_expect_str_eq(v.warnings.items[i].message, h.warnings.items[i].message);
+        if (v.warnings.items[i].code == TW_D_DUPLICATE_ID) {
+            dup++;
+            char want[300];
+            snprintf(want, sizeof want, "duplicate id '%s' rewritten as '%s__2'", id, id);
+            cr_expect_str_eq(v.warnings.items[i].message, want);
+        }
+    }
+    cr_expect_eq(dup, 1);
+    tw_result_free(&v);
+    tw_result_free(&h);
 }

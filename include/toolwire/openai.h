@@ -5,9 +5,6 @@
  * registry (tw_format_find). The stream decoder is one push state machine;
  * its batch form feeds the whole input at once, so both give one result,
  * and that result equals the response decode of the same completion.
- *
- * This header also holds the call-acceptance rules shared by the JSON wire
- * decoders (OpenAI and Anthropic), under "wire calls".
  */
 #ifndef TOOLWIRE_OPENAI_H
 #define TOOLWIRE_OPENAI_H
@@ -18,79 +15,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* ===================== wire calls (shared) ===================== */
-
-/* Levels of a body or chunk around the arguments (choices, message,
- * tool_calls, …): a body is parsed with max_depth + this, so max_depth
- * bounds the arguments as it does in the text formats. */
-#define TW_WIRE_ENVELOPE_DEPTH 8
-
-/* Where decoded values, diagnostics and events go. */
-typedef struct tw_wire_sink {
-    tw_result *res;
-    const tw_decode_opts *o;
-    const tw_limits *L;
-    tw_event_fn fn;
-    void *user;
-} tw_wire_sink;
-
-/* One call as the wire delivered it, before the rules are applied. */
-typedef struct tw_wire_call {
-    const char *id;       /* NUL-terminated or NULL */
-    const char *name;     /* NUL-terminated or NULL */
-    const char *args_str; /* arguments as text (has_args_str), any bytes */
-    size_t args_len;
-    bool has_args_str;
-    const cJSON *args_value; /* arguments as a JSON value (not text), or NULL */
-    bool args_native;        /* args_value is the format's own form (no arguments_as_object) */
-    bool args_oversize;      /* the text went past the 2 * max_args_bytes + 4096 buffer */
-    bool legacy;             /* an OpenAI legacy function_call */
-    int64_t offset;
-    tw_status refuse;        /* decided by the format before the shared rules (json_nul,
-                                call_duplicate_key), TW_OK when none */
-    const char *refuse_why;  /* its message, NULL for the code's own */
-} tw_wire_call;
-
-/*
- * A wire body or event parsed with tw_json_parse_lint: json_not_rfc8259 as
- * a warning (once when *warned is given, then set) and json_nul as an
- * error, both at `at` plus, when `relative`, the scan's offset.
- */
-tw_status tw_wire_lint_diags(tw_wire_sink *k, const tw_json_lint *lint, int64_t at, bool relative,
-                             bool *warned);
-
-/*
- * Apply the acceptance rules (docs/formats/openai.md "Calls") to one call:
- * accepted calls are appended to k->res->msg and fire TW_EV_TOOL_CALL;
- * refused ones add an error. Returns TW_OK unless memory ran out.
- */
-tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c);
-/* Add an error (error = true) or warning and fire its event. */
-tw_status tw_wire_diag(tw_wire_sink *k, bool error, tw_status code, int64_t off, const char *msg);
-/* Stable sort of both diagnostic lists by offset (input_too_large last). */
-void tw_wire_sort_diags(tw_result *r);
-/*
- * A stream body that is not an event stream but one JSON object with an
- * "error" member (a server answering a stream request with an error
- * envelope): records error_response at the error value and sets *found.
- */
-tw_status tw_wire_error_body(tw_wire_sink *k, const char *buf, size_t len, bool *found);
-/* Fill the empty content/thinking buffers so they print as "". */
-tw_status tw_wire_finish_result(tw_result *r);
-
-/* A step of a path into a JSON document: a key, or an array index when key is NULL. */
-typedef struct tw_wire_step {
-    const char *key;
-    size_t index;
-} tw_wire_step;
-
-/*
- * Byte offset of the value at `path` in the JSON text buf[0, len) (which
- * must already be known to parse), or -1 when the path is not there. With
- * duplicate keys the first is taken, as cJSON does. Allocates nothing.
- */
-int64_t tw_wire_locate(const char *buf, size_t len, const tw_wire_step *path, size_t npath);
 
 /* ===================== OpenAI ===================== */
 

@@ -1,0 +1,339 @@
+/*
+ * Call acceptance (see calls.h): the rules every decoder applies to a call
+ * it read, in one order, with the warnings a call holds back until it is
+ * accepted.
+ */
+#include "calls.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "toolwire/schema.h"
+
+static bool pending_kind(tw_status code)
+{
+#define TW_PENDING_IS(c) code == (c) ||
+    return TW_PENDING_CODES(TW_PENDING_IS) false;
+#undef TW_PENDING_IS
+}
+
+bool tw_pending_add(tw_pending *warns, size_t *nwarn, tw_status code, const char *fmt, ...)
+{
+    if (!pending_kind(code))
+        return false;
+    for (size_t i = 0; i < *nwarn; i++)
+        if (warns[i].code == code)
+            return false;
+    /* one slot per kind: a call never holds more than TW_PENDING_MAX */
+    if (*nwarn >= TW_PENDING_MAX)
+        return false;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(warns[*nwarn].msg, sizeof warns[0].msg, fmt, ap);
+    va_end(ap);
+    warns[(*nwarn)++].code = code;
+    return true;
+}
+
+/* The keys of a call object that may not repeat: which one counts is ambiguous. */
+static const char *const CALL_KEYS[] = {"name",     "arguments", "parameters", "id",
+                                        "type",     "function",  "input",      NULL};
+
+/*
+ * Refusals every decoder shares for a parsed call object: a string or key
+ * in it held U+0000 (removed by tw_json_parse_lint), or it repeats one of
+ * CALL_KEYS. Returns the refusal with its text in why, or TW_OK.
+ */
+tw_status tw_call_object_check(const cJSON *obj, char *why, size_t whylen)
+{
+    if (tw_json_tainted(obj)) {
+        snprintf(why, whylen, "tool call holds U+0000 in a string or key; cut strings are refused");
+        return TW_D_JSON_NUL;
+    }
+    const char *k = tw_json_repeated_member(obj, CALL_KEYS);
+    if (k) {
+        snprintf(why, whylen, "tool call repeats the key '%s'", k);
+        return TW_D_CALL_DUPLICATE_KEY;
+    }
+    return TW_OK;
+}
+
+/*
+ * Repeated keys inside accepted arguments: later members removed, the first
+ * value of each key kept, one warning held that names the path.
+ */
+tw_status tw_args_dedupe(cJSON *args, tw_pending *warns, size_t *nwarn)
+{
+    char path[200];
+    size_t removed = 0;
+    tw_status st = tw_json_dedupe(args, path, sizeof path, &removed);
+    if (st == TW_OK && removed)
+        tw_pending_add(warns, nwarn, TW_D_DUPLICATE_KEY,
+                       "arguments repeat the key at '%.160s' (%zu repeated member%s removed); "
+                       "the first value of each key was kept",
+                       path, removed, removed == 1 ? "" : "s");
+    return st;
+}
+
+tw_status tw_call_check(const tw_decode_opts *o, const tw_limits *L, tw_result *res,
+                        const char *name, const cJSON *args, char *why, size_t whylen,
+                        tw_pending *warns, size_t *nwarn)
+{
+    if (!tw_json_size_within(args, L->max_args_bytes)) {
+        snprintf(why, whylen, "arguments exceed max_args_bytes (%zu)", L->max_args_bytes);
+        return TW_D_ARGS_TOO_LARGE;
+    }
+    const tw_tool *t = tw_result_find_tool(res, o->tools, o->ntools, name);
+    char sw[200];
+    if (t && t->parameters &&
+        !tw_schema_validate(t->parameters, args, L->max_depth, sw, sizeof sw)) {
+        if (o->schema_warn) {
+            tw_pending_add(warns, nwarn, TW_D_ARGS_SCHEMA, "%s", sw);
+        } else {
+            snprintf(why, whylen, "%s", sw);
+            return TW_D_ARGS_SCHEMA;
+        }
+    }
+    if (res->msg.ncalls >= L->max_calls) {
+        snprintf(why, whylen, "more than max_calls (%zu) tool calls", L->max_calls);
+        return TW_D_TOO_MANY_CALLS;
+    }
+    return TW_OK;
+}
+
+tw_status tw_wire_diag(tw_wire_sink *k, bool error, tw_status code, int64_t off, const char *msg)
+{
+    tw_diag_list *l = error ? &k->res->errors : &k->res->warnings;
+    size_t before = l->len;
+    tw_status st = tw_diag_add(l, code, off, msg);
+    if (st == TW_OK && l->len > before && k->fn) {
+        tw_event ev = {error ? TW_EV_ERROR : TW_EV_WARNING, NULL, 0, NULL, &l->items[l->len - 1]};
+        k->fn(k->user, &ev);
+    }
+    return st;
+}
+
+/* Trim whitespace and one ``` or ```json fence around argument text. */
+static void strip_fence(const char **p, size_t *n)
+{
+    tw_trim(p, n);
+    const char *s = *p;
+    size_t len = *n;
+    if (len >= 3 && memcmp(s, "```", 3) == 0) {
+        s += 3;
+        len -= 3;
+        if (len >= 4 && (memcmp(s, "json", 4) == 0 || memcmp(s, "JSON", 4) == 0)) {
+            s += 4;
+            len -= 4;
+        }
+        if (len >= 3 && memcmp(s + len - 3, "```", 3) == 0)
+            len -= 3;
+        tw_trim(&s, &len);
+        *p = s;
+        *n = len;
+    }
+}
+
+/* Nesting of a parsed tree (an object or array counts one level), stopping
+ * once past cap. */
+static size_t tree_depth(const cJSON *v, size_t level, size_t cap)
+{
+    if (!cJSON_IsObject(v) && !cJSON_IsArray(v))
+        return level - 1;
+    if (level > cap)
+        return level;
+    size_t best = level;
+    for (const cJSON *c = v->child; c && best <= cap; c = c->next) {
+        size_t d = tree_depth(c, level + 1, cap);
+        if (d > best)
+            best = d;
+    }
+    return best;
+}
+
+/*
+ * Arguments given as text: the wire's own form (wire_text, an OpenAI
+ * arguments string, cut at tw_args_text_cap when oversize) or a JSON string
+ * where the format holds an object (arguments_as_string). Sets *args, or
+ * *refuse with its text in why; TW_ERR_NOMEM is the only failure.
+ */
+static tw_status parse_args(const tw_limits *L, const char *p, size_t n, bool wire_text,
+                            bool oversize, cJSON **args, tw_status *refuse, char *why,
+                            size_t whylen, tw_pending *warns, size_t *nwarn)
+{
+    const char *what = wire_text ? "text" : "string";
+    tw_json_error e;
+    tw_json_lint lint;
+    tw_status ps = oversize ? TW_ERR_LIMIT : tw_json_parse_lint(p, n, L->max_depth, args, &e, &lint);
+    if (ps == TW_OK && lint.nul) {
+        *refuse = TW_D_JSON_NUL;
+        snprintf(why, whylen, "arguments %s holds U+0000 at its byte %lld; cut strings are refused",
+                 what, (long long)lint.nul_offset);
+    } else if (wire_text && ps == TW_ERR_LIMIT) {
+        *refuse = TW_D_ARGS_TOO_LARGE;
+        snprintf(why, whylen, "argument text exceeds 2 * max_args_bytes + 4096");
+    } else if (ps == TW_ERR_NOMEM) {
+        return TW_ERR_NOMEM;
+    } else if (ps == TW_D_JSON_TOO_DEEP) {
+        *refuse = TW_D_JSON_TOO_DEEP;
+        snprintf(why, whylen, "arguments nested deeper than %zu", L->max_depth);
+    } else if (wire_text && ps != TW_OK) {
+        *refuse = TW_D_TOOL_CALL_JSON;
+        snprintf(why, whylen, "arguments string is not JSON: %s", e.message);
+    } else if (ps != TW_OK || !cJSON_IsObject(*args)) {
+        *refuse = TW_D_ARGUMENTS_NOT_OBJECT;
+        snprintf(why, whylen, "arguments string does not hold a JSON object");
+    } else {
+        if (!wire_text)
+            tw_pending_add(warns, nwarn, TW_D_ARGUMENTS_AS_STRING, "arguments were a JSON string");
+        if (lint.nonstd_offset >= 0)
+            tw_pending_add(warns, nwarn, TW_D_JSON_NOT_RFC8259,
+                           "arguments %s is not RFC 8259 JSON: %s at its byte %lld", what,
+                           lint.nonstd_what, (long long)lint.nonstd_offset);
+    }
+    if (*refuse) {
+        cJSON_Delete(*args);
+        *args = NULL;
+    }
+    return TW_OK;
+}
+
+tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c)
+{
+    const tw_decode_opts *o = k->o;
+    const tw_limits *L = k->L;
+    char why[256] = "";
+    /* alias, as-string or as-object, schema, legacy, duplicate id, duplicate key, not
+     * RFC 8259: one slot for each kind there is */
+    tw_pending warns[TW_PENDING_MAX];
+    size_t nwarn = 0;
+    tw_status refuse = TW_OK;
+    cJSON *args = NULL;
+    const char *name = c->name;
+
+    if (c->params_alias)
+        tw_pending_add(warns, &nwarn, TW_D_PARAMETERS_ALIAS, "'parameters' used for 'arguments'");
+    if (c->refuse) {
+        refuse = c->refuse;
+        snprintf(why, sizeof why, "%s", c->refuse_why ? c->refuse_why : tw_code_message(refuse));
+    } else if (!name || !name[0]) {
+        refuse = TW_D_MISSING_NAME;
+        snprintf(why, sizeof why, "tool call has no non-empty name");
+    } else if ((o->tools_declared || o->ntools) && !o->allow_unknown_tool &&
+               !tw_result_find_tool(k->res, o->tools, o->ntools, name)) {
+        refuse = TW_D_UNKNOWN_TOOL;
+        snprintf(why, sizeof why, "tool '%.120s' was not declared", name);
+    }
+    if (!refuse && c->has_args_str) {
+        const char *p = c->args_str ? c->args_str : "";
+        size_t n = c->args_len;
+        strip_fence(&p, &n);
+        if (parse_args(L, p, n, true, c->args_oversize, &args, &refuse, why, sizeof why, warns,
+                       &nwarn) != TW_OK)
+            return TW_ERR_NOMEM;
+    } else if (!refuse && c->args_native && cJSON_IsString(c->args_value)) {
+        /* a format whose arguments are an object gave a string: parse it */
+        const char *p = c->args_value->valuestring;
+        if (parse_args(L, p, strlen(p), false, false, &args, &refuse, why, sizeof why, warns,
+                       &nwarn) != TW_OK)
+            return TW_ERR_NOMEM;
+    } else if (!refuse && c->args_value && !cJSON_IsNull(c->args_value)) {
+        if (!cJSON_IsObject(c->args_value)) {
+            refuse = TW_D_ARGUMENTS_NOT_OBJECT;
+            snprintf(why, sizeof why, "arguments are not a JSON object");
+        } else if (tree_depth(c->args_value, 1, L->max_depth) > L->max_depth) {
+            refuse = TW_D_JSON_TOO_DEEP;
+            snprintf(why, sizeof why, "arguments nested deeper than %zu", L->max_depth);
+        } else {
+            args = c->args_owner ? cJSON_DetachItemViaPointer(c->args_owner, (cJSON *)c->args_value)
+                                 : cJSON_Duplicate(c->args_value, 1);
+            if (!args)
+                return TW_ERR_NOMEM;
+            if (!c->args_native)
+                tw_pending_add(warns, &nwarn, TW_D_ARGUMENTS_AS_OBJECT,
+                               "arguments were an object, not a JSON string");
+        }
+    } else if (!refuse) {
+        args = cJSON_CreateObject();
+        if (!args)
+            return TW_ERR_NOMEM;
+    }
+    if (!refuse && tw_args_dedupe(args, warns, &nwarn) != TW_OK) {
+        cJSON_Delete(args);
+        return TW_ERR_NOMEM;
+    }
+    if (!refuse)
+        refuse =
+            tw_call_check(o, L, k->res, name, args, why, sizeof why, warns, &nwarn);
+    if (refuse) {
+        cJSON_Delete(args);
+        return tw_wire_diag(k, true, refuse, c->offset, why);
+    }
+
+    tw_call call;
+    memset(&call, 0, sizeof call);
+    call.offset = c->offset;
+    call.arguments = args;
+    call.name = tw_strdup(name);
+    if (c->has_args_str && c->args_str) {
+        call.raw_args = tw_strndup(c->args_str, c->args_len);
+        call.raw_args_len = c->args_len;
+    }
+    const char *jid = c->id;
+    char gen[32];
+    if (!jid || !jid[0]) {
+        snprintf(gen, sizeof gen, "call_%zu", k->res->msg.ncalls + 1);
+        jid = gen;
+    }
+    bool rewritten = false;
+    call.id = tw_result_unique_call_id(k->res, jid, &rewritten);
+    if (!call.name || !call.id || (c->has_args_str && c->args_str && !call.raw_args)) {
+        tw_call_free(&call);
+        return TW_ERR_NOMEM;
+    }
+    if (c->legacy)
+        tw_pending_add(warns, &nwarn, TW_D_LEGACY_FUNCTION_CALL,
+                       "legacy function_call converted to tool call '%.80s'", call.id);
+    if (rewritten)
+        tw_pending_add(warns, &nwarn, TW_D_DUPLICATE_ID,
+                       "duplicate id '%.80s' rewritten as '%.80s'", jid, call.id);
+    tw_status st = TW_OK;
+    for (size_t i = 0; st == TW_OK && i < nwarn; i++)
+        st = tw_wire_diag(k, false, warns[i].code, c->offset, warns[i].msg);
+    if (st == TW_OK)
+        st = tw_message_add_call(&k->res->msg, &call);
+    if (st != TW_OK) {
+        tw_call_free(&call);
+        return st;
+    }
+    if (k->fn) {
+        tw_event ev = {TW_EV_TOOL_CALL, NULL, 0, &k->res->msg.calls[k->res->msg.ncalls - 1], NULL};
+        k->fn(k->user, &ev);
+    }
+    return TW_OK;
+}
+
+tw_status tw_call_take_object(tw_wire_sink *k, cJSON *obj, int64_t off)
+{
+    if (!cJSON_IsObject(obj))
+        return tw_wire_diag(k, true, TW_D_TOOL_CALL_JSON, off, "tool call is not a JSON object");
+    char why[256] = "";
+    tw_wire_call c;
+    memset(&c, 0, sizeof c);
+    c.offset = off;
+    c.refuse = tw_call_object_check(obj, why, sizeof why);
+    c.refuse_why = why;
+    const cJSON *jn = tw_json_get(obj, "name");
+    c.name = cJSON_IsString(jn) ? jn->valuestring : NULL;
+    c.id = tw_json_get_str(obj, "id");
+    const cJSON *ja = tw_json_get(obj, "arguments");
+    if (!ja) {
+        ja = tw_json_get(obj, "parameters");
+        c.params_alias = ja != NULL;
+    }
+    c.args_value = ja;
+    c.args_native = true;
+    c.args_owner = obj;
+    return tw_wire_take_call(k, &c);
+}
