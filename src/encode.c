@@ -20,3 +20,15 @@ const tw_encoder_ops *tw_encoder_find(const char *name)
             return all_encoders[i];
     return NULL;
 }
+
+tw_status tw_unsupported_encode_request(const tw_request *r, const tw_encode_opts *o, tw_buf *out)
+{
+    (void)r, (void)o, (void)out;
+    return TW_ERR_UNSUPPORTED;
+}
+
+tw_status tw_unsupported_encode_result(const tw_result *r, const tw_encode_opts *o, tw_buf *out)
+{
+    (void)r, (void)o, (void)out;
+    return TW_ERR_UNSUPPORTED;
+}

@@ -37,23 +37,9 @@ TW_FORMAT_LIST(TW_X_DECLARE_FORMAT)
 TW_ENCODER_LIST(TW_X_DECLARE_ENCODER)
 #undef TW_X_DECLARE_ENCODER
 
-/* A decoder not built yet: every entry point answers TW_ERR_UNSUPPORTED. */
-tw_status tw_unsupported_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                tw_result *out);
-tw_status tw_unsupported_init(void *s, const tw_decode_opts *o, tw_event_fn fn, void *u);
-tw_status tw_unsupported_feed(void *s, const char *b, size_t n);
-tw_status tw_unsupported_finish(void *s, tw_result *out);
-void tw_unsupported_release(void *s);
+/* The side an encoder does not write (a request encoder asked for a result,
+ * or the other way round): TW_ERR_UNSUPPORTED, *out untouched. */
 tw_status tw_unsupported_encode_request(const tw_request *r, const tw_encode_opts *o, tw_buf *out);
 tw_status tw_unsupported_encode_result(const tw_result *r, const tw_encode_opts *o, tw_buf *out);
-
-#define TW_UNSUPPORTED_FORMAT(sym, nm)                                         \
-    const tw_format_ops sym = {nm, "(not implemented yet)", tw_unsupported_decode, 1,       \
-                               tw_unsupported_init, tw_unsupported_feed,       \
-                               tw_unsupported_finish, tw_unsupported_release}
-#define TW_UNSUPPORTED_ENCODER(sym, nm, kind)                                  \
-    const tw_encoder_ops sym = {nm, "(not implemented yet)", kind,             \
-                                tw_unsupported_encode_request,                 \
-                                tw_unsupported_encode_result}
 
 #endif
