@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "toolwire/shims.h"
-#include "request_more_int.h"
+#include "request_read.h"
 #include "tw_macros.h"
 
 /* ===================== context ===================== */

@@ -2,7 +2,7 @@
  * Request decoder for the vLLM-native GenerateRequest JSON (the inverse of
  * the vllm-generate-request encoder). Rules: docs/formats/vllm-native.md.
  */
-#include "request_more_int.h"
+#include "request_read.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * hermes-prompt encoder), plus the helpers the vLLM-native request decoder
  * shares with it. Rules: docs/formats/hermes.md.
  */
-#include "request_more_int.h"
+#include "request_read.h"
 
 #include <stdarg.h>
 #include <stdio.h>

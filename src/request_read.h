@@ -1,7 +1,7 @@
 /* Internal: what the vLLM-native and ChatML request decoders share
- * (request_hermes.c defines these). */
-#ifndef TOOLWIRE_REQUEST_MORE_INT_H
-#define TOOLWIRE_REQUEST_MORE_INT_H
+ * (request_read.c defines these). */
+#ifndef TOOLWIRE_REQUEST_READ_H
+#define TOOLWIRE_REQUEST_READ_H
 
 #include "toolwire/request_more.h"
 
