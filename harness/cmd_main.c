@@ -13,7 +13,7 @@
 #include "datadir.h"
 #include "report.h"
 #include "run.h"
-#include "textfix.h"
+#include "decode_fixtures.h"
 
 /* Decode fixtures: returns 0 when all match; counts into pass/fail/bad. */
 static int decode_fixtures(const char *dir, const char *outdir, bool quiet, long *pass, long *fail,

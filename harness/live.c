@@ -8,7 +8,7 @@
 #include "cli.h"
 #include "decode_opts.h"
 #include "toolwire/request.h"
-#include "toolwire/request_more.h"
+#include "toolwire/request_vllm.h"
 #include "toolwire/schema.h"
 
 /* ---- decoding an answer ---- */

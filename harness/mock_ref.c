@@ -10,7 +10,8 @@
 #include "script.h"
 #include "toolwire/decode.h"
 #include "toolwire/encode.h"
-#include "toolwire/request_more.h"
+#include "toolwire/request_chatml.h"
+#include "toolwire/request_vllm.h"
 #include "toolwire/text.h"
 #include "toolwire/vllm.h"
 

@@ -11,7 +11,7 @@
 #include "fixture_write.h"
 #include "live.h"
 #include "out.h"
-#include "textfix.h"
+#include "decode_fixtures.h"
 #include "xlt.h"
 #include "toolwire/decode.h"
 

@@ -1,5 +1,5 @@
 /* Internal: the fixed text around the tools of the Qwen3 chat template,
- * written by hermes_enc.c and recognised by request_hermes.c. */
+ * written by hermes_enc.c and recognised by request_chatml.c. */
 #ifndef TOOLWIRE_QWEN_TEXT_H
 #define TOOLWIRE_QWEN_TEXT_H
 

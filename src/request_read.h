@@ -1,9 +1,12 @@
-/* Internal: what the vLLM-native and ChatML request decoders share
- * (request_read.c defines these). */
+/* Internal: what the request readers share (the OpenAI and Anthropic
+ * request decoders, the vLLM-native GenerateRequest and the ChatML prompt);
+ * request_read.c defines these. */
 #ifndef TOOLWIRE_REQUEST_READ_H
 #define TOOLWIRE_REQUEST_READ_H
 
-#include "toolwire/request_more.h"
+#include <string.h>
+
+#include "toolwire/request.h"
 
 typedef struct tw_rq {
     tw_limits l;
@@ -77,5 +80,28 @@ tw_status tw_rq_take_calls(tw_rq *d, tw_message *m, const char *path);
  * fresh id and a not_carried warning.
  */
 tw_status tw_rq_link_results(tw_rq *d, const char *fmt);
+
+/* ===================== byte search ===================== */
+
+/* Last occurrence of lit[0, k) in p[0, n), or NULL. */
+static inline const char *rfind(const char *p, size_t n, const char *lit, size_t k)
+{
+    if (n < k)
+        return NULL;
+    for (size_t i = n - k + 1; i-- > 0;)
+        if (p[i] == lit[0] && memcmp(p + i, lit, k) == 0)
+            return p + i;
+    return NULL;
+}
+
+static inline bool ends_with(const char *p, size_t n, const char *lit, size_t k)
+{
+    return n >= k && memcmp(p + n - k, lit, k) == 0;
+}
+
+static inline bool starts_with(const char *p, size_t n, const char *lit, size_t k)
+{
+    return n >= k && memcmp(p, lit, k) == 0;
+}
 
 #endif

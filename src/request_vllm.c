@@ -2,13 +2,15 @@
  * Request decoder for the vLLM-native GenerateRequest JSON (the inverse of
  * the vllm-generate-request encoder). Rules: docs/formats/vllm-native.md.
  */
+#include "toolwire/request_vllm.h"
+
 #include "request_read.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "toolwire/hermes_encode.h"
+#include "toolwire/json.h"
 #include "toolwire/vllm.h"
 #include "tw_macros.h"
 

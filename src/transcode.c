@@ -10,7 +10,8 @@
 
 #include "toolwire/decode.h"
 #include "toolwire/request.h"
-#include "toolwire/request_more.h"
+#include "toolwire/request_chatml.h"
+#include "toolwire/request_vllm.h"
 
 void tw_neutral_value_free(tw_neutral_value *v)
 {

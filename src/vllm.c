@@ -13,7 +13,7 @@
 #include "enc_common.h"
 #include "formats.h"
 #include "wire_common.h"
-#include "toolwire/hermes_encode.h"
+#include "toolwire/json.h"
 #include "toolwire/text.h"
 #include "tw_macros.h"
 

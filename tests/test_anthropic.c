@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cases.h"
-#include "textfix.h"
+#include "decode_fixtures.h"
 #include "toolwire/anthropic.h"
 #include "toolwire/decode.h"
 #include "twtest.h"

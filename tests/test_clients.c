@@ -10,7 +10,7 @@
 #include "cli.h"
 #include "clients.h"
 #include "report.h"
-#include "textfix.h"
+#include "decode_fixtures.h"
 #include "twtest.h"
 
 /* ---- helpers ---- */

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "datadir.h"
-#include "textfix.h"
+#include "decode_fixtures.h"
 
 static char base[64];
 

@@ -12,7 +12,7 @@
 #include "fixture.h"
 #include "fixture_write.h"
 #include "out.h"
-#include "textfix.h"
+#include "decode_fixtures.h"
 #include "twtest.h"
 
 static char *slurp(const char *path, size_t *len)

@@ -8,7 +8,7 @@
 
 #include "cli.h"
 #include "cases.h"
-#include "textfix.h"
+#include "decode_fixtures.h"
 #include "toolwire/hermes_encode.h"
 #include "twtest.h"
 

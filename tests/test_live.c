@@ -9,7 +9,7 @@
 #include "fixture.h"
 #include "live.h"
 #include "run.h"
-#include "textfix.h"
+#include "decode_fixtures.h"
 #include "twtest.h"
 
 /* Run one fixture of tests/data/live against mock:replay. */

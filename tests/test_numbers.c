@@ -11,9 +11,8 @@
 
 #include "toolwire/decode.h"
 #include "toolwire/encode.h"
-#include "toolwire/hermes_encode.h"
+#include "toolwire/json.h"
 #include "toolwire/request.h"
-#include "toolwire/request_more.h"
 #include "toolwire/transcode.h"
 #include "twtest.h"
 

@@ -6,7 +6,7 @@
 
 #include "cli.h"
 #include "cases.h"
-#include "textfix.h"
+#include "decode_fixtures.h"
 #include "toolwire/decode.h"
 #include "toolwire/proxy.h"
 #include "twtest.h"

@@ -10,7 +10,7 @@
 #include "mock_ref.h"
 #include "run.h"
 #include "script.h"
-#include "toolwire/request_more.h"
+#include "toolwire/request.h"
 #include "toolwire/schema.h"
 
 #define SCHEMA_W                                                                                   \

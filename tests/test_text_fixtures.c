@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cases.h"
-#include "textfix.h"
+#include "decode_fixtures.h"
 #include "twtest.h"
 
 Test(text_fixtures, think)

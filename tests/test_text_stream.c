@@ -20,7 +20,7 @@ size_t __sanitizer_get_current_allocated_bytes(void);
 
 #include "cli.h"
 #include "decode_opts.h"
-#include "textfix.h"
+#include "decode_fixtures.h"
 #include "toolwire/decode.h"
 #include "toolwire/text.h"
 #include "twtest.h"

@@ -8,7 +8,7 @@
 #include "cli.h"
 #include "cases.h"
 #include "decode_fixtures.h"
-#include "toolwire/hermes_encode.h"
+#include "toolwire/json.h"
 #include "toolwire/vllm.h"
 #include "twtest.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "textfix.h"
+#include "decode_fixtures.h"
 #include "toolwire/decode.h"
 #include "toolwire/encode.h"
 #include "twtest.h"

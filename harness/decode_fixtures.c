@@ -1,5 +1,5 @@
 /* Decode fixtures: one input, options and the expected neutral result. */
-#include "textfix.h"
+#include "decode_fixtures.h"
 
 #include <dirent.h>
 #include <stdio.h>

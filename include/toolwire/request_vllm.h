@@ -1,10 +1,9 @@
 /*
- * Request decoders for the text-protocol request formats: the vLLM-native
- * GenerateRequest JSON (the inverse of the vllm-generate-request encoder)
- * and the Hermes/Qwen3 ChatML prompt (the inverse of hermes-prompt).
- * Rules: docs/formats/vllm-native.md and docs/formats/hermes.md.
+ * Request decoder for the vLLM-native GenerateRequest JSON (the inverse of
+ * the vllm-generate-request encoder). Rules: docs/formats/vllm-native.md.
+ * The ChatML prompt's decoder is in toolwire/request_chatml.h.
  *
- * Both follow the contract of request.h: input buf[0, len) (no terminator
+ * It follows the contract of request.h: input buf[0, len) (no terminator
  * needed), bounded by `limits` (may be NULL: max_input_bytes, max_depth,
  * max_messages, max_tools, max_calls, max_args_bytes); on TW_OK *out owns
  * the request (tw_request_free); on failure *out is empty and `err` (may be
@@ -15,8 +14,8 @@
  * tool_call_id and name are those of the call). Warnings go to `warnings`
  * (may be NULL).
  */
-#ifndef TOOLWIRE_REQUEST_MORE_H
-#define TOOLWIRE_REQUEST_MORE_H
+#ifndef TOOLWIRE_REQUEST_VLLM_H
+#define TOOLWIRE_REQUEST_VLLM_H
 
 #include "toolwire/request.h"
 
@@ -38,20 +37,6 @@ tw_status tw_vllm_request_decode(const char *buf, size_t len, const tw_limits *l
 /* The same over an already parsed body (j is not modified or kept). */
 tw_status tw_vllm_request_from_json(const cJSON *j, const tw_limits *limits, tw_request *out,
                                     tw_diag_list *warnings, tw_request_error *err);
-
-/*
- * A ChatML prompt as the Qwen3 chat template renders it: turns
- * "<|im_start|>ROLE\n…<|im_end|>\n"; the tools of the "# Tools" section of
- * the first system turn; <think> and <tool_call> blocks of assistant turns;
- * <tool_response> blocks of user turns as tool messages; a trailing
- * "<|im_start|>assistant\n" (optionally with the empty think block) as the
- * options add_generation_prompt (and enable_thinking false). err->path
- * names the turn ("turns[3]") and err->offset is the byte offset of the
- * fault in buf.
- */
-tw_status tw_hermes_prompt_decode(const char *buf, size_t len, const tw_limits *limits,
-                                  tw_request *out, tw_diag_list *warnings,
-                                  tw_request_error *err);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,6 @@
-/* Decode fixtures of the text formats (tests/data/decode/): load and check. */
-#ifndef TOOLWIRE_TEXTFIX_H
-#define TOOLWIRE_TEXTFIX_H
+/* Decode fixtures (tests/data/decode/, every format): load and check. */
+#ifndef TOOLWIRE_DECODE_FIXTURES_H
+#define TOOLWIRE_DECODE_FIXTURES_H
 
 #include <stdbool.h>
 #include <stddef.h>

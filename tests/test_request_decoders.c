@@ -1,4 +1,4 @@
-/* The request decoders of request_more.h: the Hermes/Qwen3 ChatML prompt and
+/* The request decoders of request_chatml.h and request_vllm.h: the Hermes/Qwen3 ChatML prompt and
  * the vLLM-native GenerateRequest. Round trips over every Qwen3 fixture
  * (encode, decode, encode gives the same bytes; decode gives the request back
  * up to what the format cannot carry), refusals with their path, limits,
@@ -11,9 +11,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "textfix.h"
-#include "toolwire/hermes_encode.h"
-#include "toolwire/request_more.h"
+#include "decode_fixtures.h"
+#include "toolwire/json.h"
+#include "toolwire/request_chatml.h"
+#include "toolwire/request_vllm.h"
 #include "toolwire/transcode.h"
 #include "toolwire/vllm.h"
 #include "twtest.h"
