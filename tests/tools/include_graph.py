@@ -9,6 +9,8 @@ harness/: headers without code of their own (core types, macros) join no
 cycle. A cycle is named with the files whose includes make it.
 
 Usage: include_graph.py [SOURCE_DIR]   (default: the tree this file is in)
+       include_graph.py --self-test     (the checker finds a planted cycle and
+                                         a planted src/ -> harness/ include)
 Exit status 0 when the graph is clean, 1 with the problems on stderr.
 """
 import os
@@ -35,9 +37,8 @@ def includes(path):
         return INCLUDE.findall(f.read())
 
 
-def main():
-    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
-    root = os.path.abspath(root)
+def check(root):
+    """The problems of the tree at root (empty when clean) and a summary line."""
     problems = []
 
     # modules with code of their own
@@ -45,8 +46,7 @@ def main():
     for layer in LAYERS:
         coded |= {module(f) for f in sources(root, layer) if f.endswith(".c")}
     if not coded:
-        print("include_graph: no sources under %s" % root, file=sys.stderr)
-        return 1
+        return ["no sources under %s" % root], ""
 
     # src/ may include its own files and the installed headers, nothing of harness/ or fuzz/
     for f in sources(root, "src"):
@@ -141,12 +141,57 @@ def main():
         problems.append("include cycle: %s -> %s   [modules in it: %s]"
                         % (" -> ".join(steps), start, ", ".join(sorted(comp))))
 
+    nedges = sum(len(v) for v in edges.values())
+    return problems, "%d modules, %d dependencies, no cycle" % (len(coded), nedges)
+
+
+def self_test():
+    import shutil
+    import tempfile
+
+    def tree(files):
+        d = tempfile.mkdtemp(prefix="include_graph.")
+        for name, text in files.items():
+            os.makedirs(os.path.dirname(os.path.join(d, name)), exist_ok=True)
+            with open(os.path.join(d, name), "w") as f:
+                f.write(text)
+        return d
+
+    clean = {"src/a.c": '#include "a.h"\n#include "b.h"\n', "src/a.h": '#include "toolwire/core.h"\n',
+             "src/b.c": '#include "b.h"\n#include "macros.h"\n', "src/b.h": "",
+             "src/macros.h": '#include "a.h"\n', "include/toolwire/core.h": "",
+             "harness/h.c": '#include "a.h"\n'}
+    cycle = dict(clean)
+    cycle["src/b.c"] = '#include "b.h"\n#include "toolwire/a.h"\n'
+    cycle["include/toolwire/a.h"] = ""
+    upward = dict(clean)
+    upward["src/b.c"] = '#include "b.h"\n#include "h.h"\n'
+    upward["harness/h.h"] = ""
+    failed = 0
+    for name, files, want in (("clean", clean, None), ("cycle", cycle, "include cycle: a (src/a.c) -> b"),
+                              ("src uses harness", upward, 'src/b.c includes "h.h"')):
+        d = tree(files)
+        problems, _ = check(d)
+        shutil.rmtree(d)
+        ok = not problems if want is None else any(want in p for p in problems)
+        if not ok:
+            failed += 1
+            print("include_graph self-test %s: got %r" % (name, problems), file=sys.stderr)
+        else:
+            print("include_graph self-test %s: %s" % (name, problems[0] if problems else "clean"))
+    return 1 if failed else 0
+
+
+def main():
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
+    problems, summary = check(os.path.abspath(root))
     for p in problems:
         print("include_graph: " + p, file=sys.stderr)
     if problems:
         return 1
-    nedges = sum(len(v) for v in edges.values())
-    print("include_graph: %d modules, %d dependencies, no cycle" % (len(coded), nedges))
+    print("include_graph: " + summary)
     return 0
 
 
