@@ -21,7 +21,7 @@ static bool exists(const char *p)
     return stat(p, &sb) == 0;
 }
 
-size_t tw_data_roots(char (*roots)[4096], size_t max)
+size_t tw_data_roots(char (*roots)[TW_DATA_PATH_MAX], size_t max)
 {
     size_t n = 0;
     const char *env = getenv(TW_DATA_ENV);
@@ -29,7 +29,7 @@ size_t tw_data_roots(char (*roots)[4096], size_t max)
         snprintf(roots[n++], sizeof roots[0], "%s", env);
     if (n < max)
         snprintf(roots[n++], sizeof roots[0], "%s", ".");
-    char exe[4096];
+    char exe[TW_DATA_PATH_MAX];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n < max && len > 0 && (size_t)len < sizeof exe - 1) {
         exe[len] = '\0';
@@ -67,8 +67,8 @@ bool tw_data_resolve(const char *path, char *dst, size_t n)
     bool dec = !fix && under(p, "tests/data/decode", &rest);
     if (*path == '/' || (!fix && !dec))
         return exists(path);
-    char roots[4][4096];
-    size_t nr = tw_data_roots(roots, 4);
+    char roots[TW_DATA_MAX_ROOTS][TW_DATA_PATH_MAX];
+    size_t nr = tw_data_roots(roots, TW_DATA_MAX_ROOTS);
     char cand[8400];
     for (size_t i = 0; i < nr; i++) {
         if (strcmp(roots[i], ".") == 0 && exists(path)) { /* a checkout: the path as given */

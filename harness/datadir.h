@@ -25,9 +25,14 @@
 
 #define TW_DATA_ENV "TOOLWIRE_DATA"
 
+/* Room for one path (a data root, a resolved file, the program's own
+ * path), and how many data roots there can be (the four above). */
+#define TW_DATA_PATH_MAX 4096
+#define TW_DATA_MAX_ROOTS 4
+
 /* The data roots in search order (see above); `roots` gets up to `max`
  * entries. Returns how many were written. */
-size_t tw_data_roots(char (*roots)[4096], size_t max);
+size_t tw_data_roots(char (*roots)[TW_DATA_PATH_MAX], size_t max);
 
 /* Resolve one path as described above into dst. Returns true when dst
  * names something that exists; false leaves dst = path (the caller reports

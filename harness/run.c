@@ -70,7 +70,7 @@ bool tw_fixture_set_load(tw_fixture_set *s, char *const *paths, size_t npaths,
     for (size_t p = 0; p < npaths; p++) {
         char **files = NULL;
         /* fixtures/… is looked up in the data roots too (an installed toolwire) */
-        char found[4096];
+        char found[TW_DATA_PATH_MAX];
         bool resolved = tw_data_resolve(paths[p], found, sizeof found);
         errno = 0;
         long n = tw_list_files(resolved ? found : paths[p], ".json", &files);
@@ -78,8 +78,8 @@ bool tw_fixture_set_load(tw_fixture_set *s, char *const *paths, size_t npaths,
             int en = errno;
             char looked[1024] = "";
             if (strncmp(paths[p], "fixtures", 8) == 0 && (paths[p][8] == '\0' || paths[p][8] == '/')) {
-                char roots[4][4096];
-                size_t nr = tw_data_roots(roots, 4), used = 0;
+                char roots[TW_DATA_MAX_ROOTS][TW_DATA_PATH_MAX];
+                size_t nr = tw_data_roots(roots, TW_DATA_MAX_ROOTS), used = 0;
                 used += (size_t)snprintf(looked, sizeof looked, " (looked in");
                 for (size_t i = 0; i < nr && used < sizeof looked; i++)
                     used += (size_t)snprintf(looked + used, sizeof looked - used, "%s %s", i ? "," : "",

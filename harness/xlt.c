@@ -26,6 +26,9 @@ void tw_xlt_skip(tw_check_set *out, const char *why)
 
 /* ---- helpers ---- */
 
+/* The comparisons json_where makes at most to name one difference. */
+#define WHERE_BUDGET (1L << 20)
+
 /* The first place where a and b differ as JSON values, as a JSON pointer
  * (path holds the prefix on entry). Comparisons are bounded by *budget. */
 static void json_where(const cJSON *a, const cJSON *b, char *path, size_t plen, long *budget)
@@ -160,7 +163,7 @@ static void xlt_tools(const tw_request *s, const tw_request *a, tw_check_set *ou
         }
         if (!tw_json_equal(t->parameters, u->parameters)) {
             char where[200] = "";
-            long budget = 1L << 20;
+            long budget = WHERE_BUDGET;
             if (!t->parameters || !u->parameters)
                 snprintf(where, sizeof where, " (%s)", t->parameters ? "lost" : "added");
             else
@@ -265,7 +268,7 @@ static void xlt_calls(const tw_request *s, const tw_request *a, tw_check_set *ou
         }
         if (!tw_json_equal(x->arguments, y->arguments)) {
             char where[200] = "";
-            long budget = 1L << 20;
+            long budget = WHERE_BUDGET;
             json_where(x->arguments, y->arguments, where, sizeof where, &budget);
             tw_check_set_put(out, "XLT-04", TW_V_FAIL, -1, REQ "history call %zu (%.64s): arguments differ at %s", k,
                              x->name ? x->name : "", where[0] ? where : "/");
@@ -465,7 +468,7 @@ void tw_xlt_answer(const tw_upstream_record *arrived, const char *client_path, b
             calls_ok = false;
         } else if (!tw_json_equal(x->arguments, y->arguments)) {
             char where[200] = "";
-            long budget = 1L << 20;
+            long budget = WHERE_BUDGET;
             json_where(x->arguments, y->arguments, where, sizeof where, &budget);
             tw_check_set_put(out, "XLT-07", TW_V_FAIL, -1, ANS "call %zu (%.64s): arguments differ at %s", i,
                              x->name ? x->name : "", where[0] ? where : "/");

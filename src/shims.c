@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
+
 /* ===================== UTF-8 ===================== */
 
 /* Length of the UTF-8 sequence a lead byte announces (1 for anything else). */
@@ -121,19 +123,11 @@ typedef struct idset {
     size_t len;
 } idset;
 
-static uint64_t fnv(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
 static bool idset_has(const idset *s, const char *id)
 {
     if (!s->cap)
         return false;
-    for (size_t i = (size_t)fnv(id) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+    for (size_t i = (size_t)tw_hash_str(id) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
         if (!s->slots[i])
             return false;
         if (strcmp(s->slots[i], id) == 0)
@@ -151,7 +145,7 @@ static tw_status idset_add(idset *s, const char *id)
         for (size_t i = 0; i < s->cap; i++) {
             if (!s->slots[i])
                 continue;
-            size_t j = (size_t)fnv(s->slots[i]) & (ncap - 1);
+            size_t j = (size_t)tw_hash_str(s->slots[i]) & (ncap - 1);
             while (n[j])
                 j = (j + 1) & (ncap - 1);
             n[j] = s->slots[i];
@@ -160,7 +154,7 @@ static tw_status idset_add(idset *s, const char *id)
         s->slots = n;
         s->cap = ncap;
     }
-    size_t i = (size_t)fnv(id) & (s->cap - 1);
+    size_t i = (size_t)tw_hash_str(id) & (s->cap - 1);
     while (s->slots[i])
         i = (i + 1) & (s->cap - 1);
     s->slots[i] = id;

@@ -113,15 +113,15 @@ Test(datadir, other_paths_are_used_as_given)
 
 Test(datadir, roots_in_order)
 {
-    char roots[4][4096];
+    char roots[TW_DATA_MAX_ROOTS][TW_DATA_PATH_MAX];
     setenv(TW_DATA_ENV, "/x", 1);
-    size_t n = tw_data_roots(roots, 4);
+    size_t n = tw_data_roots(roots, TW_DATA_MAX_ROOTS);
     cr_assert_eq(n, 4);
     cr_assert_str_eq(roots[0], "/x");
     cr_assert_str_eq(roots[1], ".");
     cr_assert(strstr(roots[2], "share/toolwire"), "%s", roots[2]);
     cr_assert(strstr(roots[3], "/share/toolwire"), "%s", roots[3]);
     unsetenv(TW_DATA_ENV);
-    cr_assert_eq(tw_data_roots(roots, 4), 3);
+    cr_assert_eq(tw_data_roots(roots, TW_DATA_MAX_ROOTS), 3);
     cr_assert_str_eq(roots[0], ".");
 }
