@@ -9,113 +9,29 @@
 /* ================================================================ catalog */
 
 static const tw_check_def catalog[] = {
-    {"OAI-R01", TW_SEV_ERROR, false,
-     "non-streaming body is a chat.completion with at least one choice and an assistant message"},
-    {"OAI-R02", TW_SEV_ERROR, false,
-     "every tool call has a non-empty id, unique in the message, type \"function\", a non-empty name"},
-    {"OAI-R03", TW_SEV_ERROR, false, "the name is one of the request's tools"},
-    {"OAI-R04", TW_SEV_ERROR, false,
-     "function.arguments is a string holding one JSON object (not an object, not double-encoded)"},
-    {"OAI-R05", TW_SEV_ERROR, false, "arguments satisfy the tool's JSON Schema"},
-    {"OAI-R06", TW_SEV_ERROR, false,
-     "finish_reason is tool_calls when calls are present, and not when none are"},
-    {"OAI-R07", TW_SEV_ERROR, false,
-     "no tool-call or think markup (<tool_call>, <think>) is left in content"},
-    {"OAI-R08", TW_SEV_INFO, false, "the reasoning field's name (reasoning_content / reasoning)"},
-    {"OAI-S01", TW_SEV_ERROR, false,
-     "Content-Type: text/event-stream, every event's data is JSON or [DONE], the stream ends with [DONE]"},
-    {"OAI-S02", TW_SEV_WARN, false, "the first chunk's delta carries role: \"assistant\""},
-    {"OAI-S03", TW_SEV_ERROR, false,
-     "every tool-call delta has an index; the first fragment of an index carries id, type and name; "
-     "later fragments never change them"},
-    {"OAI-S04", TW_SEV_ERROR, false,
-     "per index, the concatenated argument fragments parse as one JSON object"},
-    {"OAI-S05", TW_SEV_ERROR, false, "parallel calls use distinct indexes"},
-    {"OAI-S06", TW_SEV_ERROR, false,
-     "exactly one choice chunk carries a finish_reason; only a usage chunk may follow it"},
-    {"OAI-S07", TW_SEV_ERROR, false,
-     "the streamed result equals the non-streamed result of the same request (compared as JSON values)"},
-    {"OAI-S08", TW_SEV_ERROR, false, "no error arrives inside a 200 stream"},
-    {"OAI-E01", TW_SEV_ERROR, false,
-     "an error response uses the OpenAI error envelope {error: {message, type, param, code}}"},
-    {"ANT-R01", TW_SEV_ERROR, false, "tool_use blocks have an id, a name and an object input"},
-    {"ANT-R02", TW_SEV_ERROR, false, "stop_reason is tool_use exactly when tool_use blocks are present"},
-    {"ANT-S01", TW_SEV_ERROR, false,
-     "event order: message_start, blocks (content_block_start, deltas, content_block_stop), "
-     "message_delta, message_stop; ping anywhere"},
-    {"ANT-S02", TW_SEV_ERROR, false, "per block, concatenated partial_json parses as one JSON object"},
-    {"ANT-S03", TW_SEV_WARN, false, "every thinking block carries a signature"},
-    {"HER-01", TW_SEV_ERROR, false, "every <tool_call> block is closed and its payload parses"},
-    {"HER-02", TW_SEV_ERROR, false, "no tool call was emitted from inside a closed think block"},
-    {"HER-03", TW_SEV_WARN, false, "every think block is closed"},
-    {"VLN-01", TW_SEV_ERROR, false,
-     "/generate responses carry thinking, response, tool_calls and, with calls, pre_tool_text"},
-    {"VLN-02", TW_SEV_ERROR, false,
-     "thinking respects max_thinking_tokens, the response max_response_tokens"},
-    {"NUM-01", TW_SEV_WARN, false,
-     "streamed and non-streamed tool-call arguments spell every number the same way"},
-    {"NUM-02", TW_SEV_ERROR, false,
-     "numbers in the response's tool-call arguments have exactly the values the model wrote "
-     "(compared as decimal text, not as doubles: no integer precision lost)"},
-    {"SES-01", TW_SEV_ERROR, false,
-     "a continuation with role: tool results for every pending call returns a final answer"},
-    {"SES-02", TW_SEV_ERROR, false,
-     "a continuation with a missing or unknown tool_call_id is refused with 400 in the error envelope"},
-    {"SES-03", TW_SEV_ERROR, false, "a strict-mode request without the session header is refused with 400"},
-    {"RSP-01", TW_SEV_ERROR, false,
-     "an HTTP response with a success status arrives where the fixture expects one (no error status, "
-     "no transport error)"},
-    {"LIV-01", TW_SEV_ERROR, false, "live: the expected tools were called, and no other"},
-    {"LIV-02", TW_SEV_ERROR, false, "live: the number of tool calls is within the expected bounds"},
-    {"LIV-03", TW_SEV_ERROR, false, "live: every call's arguments satisfy the declared tool's JSON Schema"},
-    {"LIV-04", TW_SEV_ERROR, false, "live: the answer carries text, or none, as expected"},
-    {"LIV-05", TW_SEV_ERROR, false, "live: the answer carries reasoning, or none, as expected"},
-    {"LIV-06", TW_SEV_ERROR, false,
-     "live: the same tool calls (names and argument values) as another exchange of the fixture"},
-    {"LIV-07", TW_SEV_ERROR, false,
-     "live: every call-id placeholder of the request names a call the server made earlier"},
-    {"CLI-01", TW_SEV_ERROR, true,
-     "every role: tool message answers a tool call of the previous assistant message, by id"},
-    {"CLI-02", TW_SEV_ERROR, true, "every tool call is answered before the next user turn"},
-    {"CLI-03", TW_SEV_ERROR, true,
-     "tool definitions are well formed: type \"function\", name matching ^[a-zA-Z0-9_-]{1,64}$, "
-     "parameters an object schema"},
-    {"CLI-04", TW_SEV_ERROR, true, "assistant tool calls in history carry arguments as a JSON string"},
-    {"CLI-05", TW_SEV_ERROR, true,
-     "Anthropic: tool results sit in one user message, tool_result blocks first"},
-    {"CLI-06", TW_SEV_INFO, true, "parallel_tool_calls is set explicitly when tools are present"},
-    {"CLI-07", TW_SEV_WARN, true, "a client retried after 429/503 honours Retry-After"},
-    {"XLT-01", TW_SEV_ERROR, false,
-     "proxied: the request reached the upstream, paired by the directive's nonce, and decodes there"},
-    {"XLT-02", TW_SEV_ERROR, false,
-     "proxied: every tool arrives upstream with its name, description and parameters schema"},
-    {"XLT-03", TW_SEV_ERROR, false, "proxied: the messages arrive upstream in order, with their roles and text"},
-    {"XLT-04", TW_SEV_ERROR, false,
-     "proxied: history tool calls (names, arguments) and tool results (text, error flag) arrive, "
-     "each result paired with its call by id"},
-    {"XLT-05", TW_SEV_ERROR, false, "proxied: tool_choice and parallel tool calls arrive unchanged"},
-    {"XLT-06", TW_SEV_WARN, false, "proxied: reasoning is enabled upstream exactly when the client enabled it"},
-    {"XLT-07", TW_SEV_ERROR, false,
-     "proxied: the answer carries the calls the model wrote (count, names, arguments)"},
-    {"XLT-08", TW_SEV_ERROR, false, "proxied: the answer carries the text the model wrote"},
-    {"XLT-09", TW_SEV_ERROR, false, "proxied: the answer carries the reasoning the model wrote"},
-    {"XLT-10", TW_SEV_ERROR, false, "proxied: the answer's finish reason maps the model's"},
-    /* client libraries, judged on what they hand to their caller (toolwire clients) */
-    {"CLT-01", TW_SEV_ERROR, true, "a client library surfaces every tool call with its id, name and exact arguments"},
-    {"CLT-02", TW_SEV_ERROR, true, "a client library hands on the answer's text unchanged"},
-    {"CLT-03", TW_SEV_WARN, true, "a client library keeps the reasoning the server sent"},
-    {"CLT-04", TW_SEV_ERROR, true,
-     "a client library raises on a truncated or malformed answer instead of handing on partial calls"},
-    {"CLT-05", TW_SEV_ERROR, true, "a client library raises on an error event inside a 200 stream"},
-    {"CLT-06", TW_SEV_WARN, true, "a client library retrying after 429/503 honours Retry-After"},
-    {"CLT-07", TW_SEV_ERROR, true, "a client library sends tool results back with the ids of their calls"},
+#define TW_CHECK_DEF_(name, id, sev, fam, rule)                                                    \
+    {TW_CHK_##name, id, TW_SEV_##sev, TW_CHF_##fam,                                                \
+     TW_CHF_##fam == TW_CHF_CLIENT || TW_CHF_##fam == TW_CHF_CLIENT_LIB, rule},
+    TW_CHECK_CATALOG(TW_CHECK_DEF_)
+#undef TW_CHECK_DEF_
 };
 #define NCHECKS (sizeof catalog / sizeof catalog[0])
+_Static_assert(NCHECKS == TW_CHK_COUNT, "one catalog entry per check id");
 
 const tw_check_def *tw_checks_catalog(size_t *n)
 {
     *n = NCHECKS;
     return catalog;
+}
+
+const tw_check_def *tw_check_def_of(tw_check_id c)
+{
+    return (size_t)c < NCHECKS ? &catalog[c] : NULL;
+}
+
+const char *tw_check_name(tw_check_id c)
+{
+    return (size_t)c < NCHECKS ? catalog[c].id : "";
 }
 
 int tw_check_index(const char *id)
@@ -124,6 +40,15 @@ int tw_check_index(const char *id)
         if (strcmp(catalog[i].id, id) == 0)
             return (int)i;
     return -1;
+}
+
+bool tw_check_from_name(const char *id, tw_check_id *out)
+{
+    int i = tw_check_index(id);
+    if (i < 0)
+        return false;
+    *out = (tw_check_id)i;
+    return true;
 }
 
 const tw_check_def *tw_check_find(const char *id)
@@ -159,10 +84,10 @@ bool tw_verdict_from_name(const char *s, tw_verdict *out)
 
 /* ================================================================ check sets */
 
-void tw_check_set_put(tw_check_set *s, const char *id, tw_verdict v, int64_t offset,
+void tw_check_set_put(tw_check_set *s, tw_check_id id, tw_verdict v, int64_t offset,
                       const char *fmt, ...)
 {
-    const tw_check_def *d = tw_check_find(id);
+    const tw_check_def *d = tw_check_def_of(id);
     if (!d)
         return;
     /* formatted whole, scrubbed, then cut to the evidence cap */
@@ -196,7 +121,7 @@ void tw_check_set_put(tw_check_set *s, const char *id, tw_verdict v, int64_t off
     if (!copy)
         return;
     for (size_t i = 0; i < s->len; i++) {
-        if (s->items[i].id == d->id) {
+        if (s->items[i].check == id) {
             free(s->items[i].evidence);
             s->items[i].verdict = v;
             s->items[i].offset = offset;
@@ -214,13 +139,13 @@ void tw_check_set_put(tw_check_set *s, const char *id, tw_verdict v, int64_t off
         s->items = ni;
         s->cap = nc;
     }
-    s->items[s->len++] = (tw_check_result){d->id, v, offset, copy};
+    s->items[s->len++] = (tw_check_result){d->id, id, v, offset, copy};
 }
 
-const tw_check_result *tw_check_set_get(const tw_check_set *s, const char *id)
+const tw_check_result *tw_check_set_get(const tw_check_set *s, tw_check_id id)
 {
     for (size_t i = 0; i < s->len; i++)
-        if (strcmp(s->items[i].id, id) == 0)
+        if (s->items[i].check == id)
             return &s->items[i];
     return NULL;
 }
@@ -228,22 +153,22 @@ const tw_check_result *tw_check_set_get(const tw_check_set *s, const char *id)
 void tw_check_set_merge(tw_check_set *dst, const tw_check_set *src)
 {
     for (size_t i = 0; i < src->len; i++)
-        tw_check_set_put(dst, src->items[i].id, src->items[i].verdict, src->items[i].offset, "%s",
+        tw_check_set_put(dst, src->items[i].check, src->items[i].verdict, src->items[i].offset, "%s",
                          src->items[i].evidence);
 }
 
 void tw_check_set_fill(tw_check_set *s, bool client, const char *why)
 {
     for (size_t i = 0; i < NCHECKS; i++)
-        if (catalog[i].client == client && strncmp(catalog[i].id, "CLT-", 4) != 0 &&
-            !tw_check_set_get(s, catalog[i].id))
-            tw_check_set_put(s, catalog[i].id, TW_V_SKIP, -1, "%s", why ? why : "");
+        if (catalog[i].client == client && catalog[i].family != TW_CHF_CLIENT_LIB &&
+            !tw_check_set_get(s, catalog[i].chk))
+            tw_check_set_put(s, catalog[i].chk, TW_V_SKIP, -1, "%s", why ? why : "");
 }
 
 static int cmp_result(const void *a, const void *b)
 {
-    int ia = tw_check_index(((const tw_check_result *)a)->id);
-    int ib = tw_check_index(((const tw_check_result *)b)->id);
+    tw_check_id ia = ((const tw_check_result *)a)->check;
+    tw_check_id ib = ((const tw_check_result *)b)->check;
     return (ia > ib) - (ia < ib);
 }
 
@@ -261,17 +186,19 @@ void tw_check_set_free(tw_check_set *s)
     memset(s, 0, sizeof *s);
 }
 
-void tw_chk_skip_ids(tw_check_set *out, const char *const *ids, size_t n, const char *why)
+void tw_chk_skip_ids(tw_check_set *out, const tw_check_id *ids, size_t n, const char *why)
 {
     for (size_t i = 0; i < n; i++)
         if (!tw_check_set_get(out, ids[i]))
             PUT(out, ids[i], TW_V_SKIP, -1, "%s", why);
 }
 
-static const char *const OAI_S_IDS[] = {"OAI-S01", "OAI-S02", "OAI-S03", "OAI-S04",
-                                        "OAI-S05", "OAI-S06", "OAI-S07", "OAI-S08"};
-static const char *const OAI_R_IDS[] = {"OAI-R01", "OAI-R02", "OAI-R03", "OAI-R04",
-                                        "OAI-R05", "OAI-R06", "OAI-R07", "OAI-R08"};
+static const tw_check_id OAI_S_IDS[] = {TW_CHK_OAI_S01, TW_CHK_OAI_S02, TW_CHK_OAI_S03,
+                                        TW_CHK_OAI_S04, TW_CHK_OAI_S05, TW_CHK_OAI_S06,
+                                        TW_CHK_OAI_S07, TW_CHK_OAI_S08};
+static const tw_check_id OAI_R_IDS[] = {TW_CHK_OAI_R01, TW_CHK_OAI_R02, TW_CHK_OAI_R03,
+                                        TW_CHK_OAI_R04, TW_CHK_OAI_R05, TW_CHK_OAI_R06,
+                                        TW_CHK_OAI_R07, TW_CHK_OAI_R08};
 
 /* ================================================================ entry points */
 
@@ -281,28 +208,28 @@ static const char *const OAI_R_IDS[] = {"OAI-R01", "OAI-R02", "OAI-R03", "OAI-R0
 static void http_status_check(const tw_judge_input *in, tw_check_set *out)
 {
     if (!in->ex) {
-        PUT(out, "RSP-01", TW_V_SKIP, -1, "no fixture expectation");
+        PUT(out, TW_CHK_RSP_01, TW_V_SKIP, -1, "no fixture expectation");
         return;
     }
     int want = in->ex->has_response ? in->ex->resp.status : 200;
     char cb[312];
     if (want >= 400) {
-        PUT(out, "RSP-01", TW_V_SKIP, -1, "the fixture expects an error status (HTTP %d), got HTTP %d", want,
+        PUT(out, TW_CHK_RSP_01, TW_V_SKIP, -1, "the fixture expects an error status (HTTP %d), got HTTP %d", want,
             in->status);
         return;
     }
     if (in->status == 0) {
-        PUT(out, "RSP-01", TW_V_FAIL, -1, "no response: %s",
+        PUT(out, TW_CHK_RSP_01, TW_V_FAIL, -1, "no response: %s",
             tw_chk_clip(cb, sizeof cb, in->transport_error ? in->transport_error : "the transfer failed", 300));
         return;
     }
     if (in->status >= 400) {
         char ex[200];
         tw_chk_excerpt(ex, sizeof ex, in->body ? in->body : "", in->body_len);
-        PUT(out, "RSP-01", TW_V_FAIL, 0, "HTTP %d where the fixture expects a success: %s", in->status, ex);
+        PUT(out, TW_CHK_RSP_01, TW_V_FAIL, 0, "HTTP %d where the fixture expects a success: %s", in->status, ex);
         return;
     }
-    PUT(out, "RSP-01", TW_V_PASS, -1, "HTTP %d%s%s", in->status, in->transport_error ? ", transfer broke: " : "",
+    PUT(out, TW_CHK_RSP_01, TW_V_PASS, -1, "HTTP %d%s%s", in->status, in->transport_error ? ", transfer broke: " : "",
         tw_chk_clip(cb, sizeof cb, in->transport_error, 200));
 }
 
@@ -340,14 +267,14 @@ void tw_checks_backend(const tw_judge_input *in, tw_check_set *out)
         } else {
             if (!body) {
                 char cb[112];
-                PUT(out, "OAI-R01", TW_V_FAIL, 0, "the body is not JSON%s%s",
+                PUT(out, TW_CHK_OAI_R01, TW_V_FAIL, 0, "the body is not JSON%s%s",
                     in->transport_error ? ": " : "", tw_chk_clip(cb, sizeof cb, in->transport_error, 100));
             }
             tw_chk_oai_response(&j, body);
             tw_chk_skip_ids(out, OAI_S_IDS, 8, "not streamed");
         }
         if (in->status < 400)
-            PUT(out, "OAI-E01", TW_V_SKIP, -1, "not an error response");
+            PUT(out, TW_CHK_OAI_E01, TW_V_SKIP, -1, "not an error response");
     }
     if (kind == 'a' && in->status < 400) {
         if (stream)

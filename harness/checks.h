@@ -1,9 +1,12 @@
 /*
- * The conformance check catalog (docs/checks.md): every check has a stable
- * id, a severity and a kind. Backend checks judge the bytes a backend sent
- * back to the harness; client checks judge the requests a client sent to
- * the mock backend. Each check gives a verdict per exchange (pass, fail,
- * skip) with evidence: a byte offset (or -1) and the offending value.
+ * The conformance check catalog (docs/checks.md, written once in
+ * check_ids.h): every check has a stable id, a severity and a family. C code
+ * names a check by its enumerator (TW_CHK_OAI_R04); ids as strings come in
+ * only through tw_check_from_name / tw_check_find. Backend checks judge the
+ * bytes a backend sent back to the harness; client checks judge the
+ * requests a client sent to the mock backend. Each check gives a verdict
+ * per exchange (pass, fail, skip) with evidence: a byte offset (or -1) and
+ * the offending value.
  */
 #ifndef TOOLWIRE_CHECKS_H
 #define TOOLWIRE_CHECKS_H
@@ -12,21 +15,31 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "check_ids.h"
 #include "fixture.h"
 #include "toolwire/neutral.h"
 
 typedef enum tw_severity { TW_SEV_ERROR = 0, TW_SEV_WARN, TW_SEV_INFO } tw_severity;
 typedef enum tw_verdict { TW_V_SKIP = 0, TW_V_PASS, TW_V_FAIL } tw_verdict;
 
+/* One entry of the catalog (check_ids.h). */
 typedef struct tw_check_def {
+    tw_check_id chk;    /* TW_CHK_OAI_R01 */
     const char *id;     /* "OAI-R01"; never renumbered */
     tw_severity sev;
-    bool client;        /* judged by the mock backend on requests */
+    tw_check_family family;
+    bool client;        /* judges what a client sent or handed on (CLI-*, CLT-*) */
     const char *rule;   /* one line */
 } tw_check_def;
 
-/* The catalog, in report order. */
+/* The catalog, in report order: *n is TW_CHK_COUNT, entry i has chk == i. */
 const tw_check_def *tw_checks_catalog(size_t *n);
+/* The entry of a check id (never NULL for a tw_check_id below TW_CHK_COUNT). */
+const tw_check_def *tw_check_def_of(tw_check_id c);
+/* The stable id string of a check, "OAI-R01". */
+const char *tw_check_name(tw_check_id c);
+/* The strings' way in (fixtures, reports, options): false for an unknown id or NULL. */
+bool tw_check_from_name(const char *id, tw_check_id *out);
 /* NULL when unknown. */
 const tw_check_def *tw_check_find(const char *id);
 /* Index of id in the catalog, or -1. */
@@ -35,9 +48,10 @@ const char *tw_severity_name(tw_severity s);
 const char *tw_verdict_name(tw_verdict v);
 bool tw_verdict_from_name(const char *s, tw_verdict *out);
 
-/* One verdict. `id` points at the catalog's static string. */
+/* One verdict. `id` points at the catalog's static string of `check`. */
 typedef struct tw_check_result {
     const char *id;
+    tw_check_id check;
     tw_verdict verdict;
     int64_t offset;     /* byte offset into the judged bytes, -1 when none */
     char *evidence;     /* owned, NUL-terminated; "" when none */
@@ -51,13 +65,14 @@ typedef struct tw_check_set {
 } tw_check_set;
 
 /* Record a verdict (evidence printf-style, capped at 512 bytes). */
-void tw_check_set_put(tw_check_set *s, const char *id, tw_verdict v, int64_t offset,
+void tw_check_set_put(tw_check_set *s, tw_check_id id, tw_verdict v, int64_t offset,
                       const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))
 #endif
     ;
-const tw_check_result *tw_check_set_get(const tw_check_set *s, const char *id);
+/* NULL when the set has no verdict of the check. */
+const tw_check_result *tw_check_set_get(const tw_check_set *s, tw_check_id id);
 /* Copy every verdict of src into dst (replacing the same ids). */
 void tw_check_set_merge(tw_check_set *dst, const tw_check_set *src);
 /* Give every catalog check of the kind (client or backend) without a verdict a skip
@@ -95,10 +110,25 @@ void tw_checks_backend(const tw_judge_input *in, tw_check_set *out);
 
 /*
  * Client checks CLI-01..CLI-06 over one request (path selects the OpenAI or
- * the Anthropic rules). CLI-07 needs timing and is decided by the mock
- * backend or the live client; it is left out here.
+ * the Anthropic rules). CLI-07 needs the timing of the exchange and is
+ * judged by the two functions below.
  */
 void tw_checks_client(const char *path, const cJSON *body, tw_check_set *out);
+
+/*
+ * CLI-07 on a request the mock backend answered. due_ms: when a retry of the
+ * exchange is due (a 429/503 asked to wait until then), 0 when no
+ * Retry-After is pending; asked_ms: the wait asked; now_ms: when the request
+ * arrived, on the clock of due_ms. Early by more than a small slack: fail.
+ */
+void tw_checks_client_retry(long due_ms, long asked_ms, long now_ms, tw_check_set *out);
+
+/*
+ * CLI-07 from the harness's own retry log against a live backend: asked_ms
+ * the Retry-After of the last 429/503 retried after (-1: none), waited_ms the
+ * wait before the retry.
+ */
+void tw_checks_client_retry_waited(long asked_ms, long waited_ms, tw_check_set *out);
 
 /* API style of a path: 'o' OpenAI chat, 'a' Anthropic messages, 'g' /generate, 0 other. */
 char tw_path_kind(const char *path);

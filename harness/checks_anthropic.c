@@ -28,29 +28,29 @@ static void ant_common(judge *j, size_t ntool, const char *bad_tool, int64_t bad
 {
     tw_check_set *out = j->out;
     if (bad_tool)
-        PUT(out, "ANT-R01", TW_V_FAIL, bad_off, "%s", bad_tool);
+        PUT(out, TW_CHK_ANT_R01, TW_V_FAIL, bad_off, "%s", bad_tool);
     else
-        PUT(out, "ANT-R01", ntool ? TW_V_PASS : TW_V_SKIP, -1, "%zu tool_use block(s)", ntool);
+        PUT(out, TW_CHK_ANT_R01, ntool ? TW_V_PASS : TW_V_SKIP, -1, "%zu tool_use block(s)", ntool);
     bool want = ntool > 0, is = stop && strcmp(stop, "tool_use") == 0;
     if (want != is)
-        PUT(out, "ANT-R02", TW_V_FAIL, stop_off, "%zu tool_use block(s), stop_reason %.40s", ntool,
+        PUT(out, TW_CHK_ANT_R02, TW_V_FAIL, stop_off, "%zu tool_use block(s), stop_reason %.40s", ntool,
             stop ? stop : "(absent)");
     else
-        PUT(out, "ANT-R02", TW_V_PASS, -1, "stop_reason %.40s", stop ? stop : "(absent)");
+        PUT(out, TW_CHK_ANT_R02, TW_V_PASS, -1, "stop_reason %.40s", stop ? stop : "(absent)");
     if (unsigned_think)
-        PUT(out, "ANT-S03", TW_V_FAIL, think_off, "%zu of %zu thinking block(s) without a signature",
+        PUT(out, TW_CHK_ANT_S03, TW_V_FAIL, think_off, "%zu of %zu thinking block(s) without a signature",
             unsigned_think, nthink);
     else
-        PUT(out, "ANT-S03", nthink ? TW_V_PASS : TW_V_SKIP, -1, "%zu thinking block(s)", nthink);
+        PUT(out, TW_CHK_ANT_S03, nthink ? TW_V_PASS : TW_V_SKIP, -1, "%zu thinking block(s)", nthink);
 }
 
 void tw_chk_ant_response(judge *j, const cJSON *body)
 {
     const cJSON *content = tw_json_get(body, "content");
     if (!cJSON_IsArray(content)) {
-        PUT(j->out, "ANT-R01", TW_V_FAIL, 0, "the body has no content array");
-        PUT(j->out, "ANT-R02", TW_V_SKIP, -1, "no content");
-        PUT(j->out, "ANT-S03", TW_V_SKIP, -1, "no content");
+        PUT(j->out, TW_CHK_ANT_R01, TW_V_FAIL, 0, "the body has no content array");
+        PUT(j->out, TW_CHK_ANT_R02, TW_V_SKIP, -1, "no content");
+        PUT(j->out, TW_CHK_ANT_S03, TW_V_SKIP, -1, "no content");
         return;
     }
     size_t ntool = 0, nthink = 0, unsig = 0;
@@ -92,7 +92,7 @@ void tw_chk_ant_stream(judge *j)
 {
     const tw_judge_input *in = j->in;
     sse_list ev;
-    tw_chk_sse_parse(in->body, in->body_len, j->L.max_event_bytes, &ev);
+    tw_chk_sse_parse(in->body, in->body_len, &j->L, &ev);
     ablock blocks[256];
     size_t nb = 0;
     int phase = 0; /* 0 before message_start, 1 in message, 2 after message_delta, 3 stopped */
@@ -112,8 +112,10 @@ void tw_chk_ant_stream(judge *j)
     } while (0)
     for (size_t i = 0; i < ev.n; i++) {
         sse_ev *e = &ev.v[i];
-        if (!e->has_data)
+        if (e->over_cap) {
+            S01_FAIL(e->off, "event dropped: %s", tw_code_message(e->over_cap));
             continue;
+        }
         cJSON *d = tw_chk_parse_json(e->data, e->data_len, j->L.max_depth);
         const char *t = tw_json_get_str(d, "type");
         if (!t)
@@ -220,9 +222,9 @@ void tw_chk_ant_stream(judge *j)
                  in->transport_error ? ": " : "", tw_chk_clip(cb, sizeof cb, in->transport_error, 100));
     }
     if (s01[0])
-        PUT(j->out, "ANT-S01", TW_V_FAIL, s01_off, "%s", s01);
+        PUT(j->out, TW_CHK_ANT_S01, TW_V_FAIL, s01_off, "%s", s01);
     else
-        PUT(j->out, "ANT-S01", TW_V_PASS, -1, "%zu events in order", ev.n);
+        PUT(j->out, TW_CHK_ANT_S01, TW_V_PASS, -1, "%zu events in order", ev.n);
     size_t ntool = 0, nthink = 0, unsig = 0, njson = 0;
     char bad[300] = "";
     int64_t bad_off = -1, think_off = -1;
@@ -272,9 +274,9 @@ void tw_chk_ant_stream(judge *j)
         tw_buf_free(&b->json);
     }
     if (s02[0])
-        PUT(j->out, "ANT-S02", TW_V_FAIL, s02_off, "%s", s02);
+        PUT(j->out, TW_CHK_ANT_S02, TW_V_FAIL, s02_off, "%s", s02);
     else
-        PUT(j->out, "ANT-S02", njson ? TW_V_PASS : TW_V_SKIP, -1, "%zu block(s) with partial_json", njson);
+        PUT(j->out, TW_CHK_ANT_S02, njson ? TW_V_PASS : TW_V_SKIP, -1, "%zu block(s) with partial_json", njson);
     ant_common(j, ntool, bad[0] ? bad : NULL, bad_off, stop, stop_off, nthink, unsig, think_off);
     free(stop);
     tw_chk_sse_free(&ev);

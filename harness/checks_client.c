@@ -1,5 +1,6 @@
 /*
- * The client checks (CLT-*): what a client library sends in its requests.
+ * The client checks (CLI-*): what a client sends in its requests, and how
+ * it retries.
  */
 #include "checks_int.h"
 
@@ -31,8 +32,8 @@ static void cli_tools(char kind, const cJSON *body, tw_check_set *out)
 {
     const cJSON *tools = tw_json_get(body, "tools");
     if (!cJSON_IsArray(tools) || !tools->child) {
-        PUT(out, "CLI-03", TW_V_SKIP, -1, "no tools");
-        PUT(out, "CLI-06", TW_V_SKIP, -1, "no tools");
+        PUT(out, TW_CHK_CLI_03, TW_V_SKIP, -1, "no tools");
+        PUT(out, TW_CHK_CLI_06, TW_V_SKIP, -1, "no tools");
         return;
     }
     size_t i = 0;
@@ -43,12 +44,12 @@ static void cli_tools(char kind, const cJSON *body, tw_check_set *out)
             const cJSON *def = fn ? fn : t;
             if (!name_ok(tw_json_get_str(def, "name"))) {
                 tw_chk_excerpt_json(ex, sizeof ex, tw_json_get(def, "name"));
-                PUT(out, "CLI-03", TW_V_FAIL, -1, "tools[%zu].name %s", i, ex);
+                PUT(out, TW_CHK_CLI_03, TW_V_FAIL, -1, "tools[%zu].name %s", i, ex);
                 goto par;
             }
             const cJSON *p = tw_json_get(def, "parameters");
             if (p && !schema_object(p)) {
-                PUT(out, "CLI-03", TW_V_FAIL, -1, "tools[%zu].parameters is not an object schema", i);
+                PUT(out, TW_CHK_CLI_03, TW_V_FAIL, -1, "tools[%zu].parameters is not an object schema", i);
                 goto par;
             }
         } else if (kind == 'a') {
@@ -57,46 +58,46 @@ static void cli_tools(char kind, const cJSON *body, tw_check_set *out)
                 continue; /* Anthropic server tools (web_search_…) have their own shape */
             if (!name_ok(tw_json_get_str(t, "name"))) {
                 tw_chk_excerpt_json(ex, sizeof ex, tw_json_get(t, "name"));
-                PUT(out, "CLI-03", TW_V_FAIL, -1, "tools[%zu].name %s", i, ex);
+                PUT(out, TW_CHK_CLI_03, TW_V_FAIL, -1, "tools[%zu].name %s", i, ex);
                 goto par;
             }
             if (!schema_object(tw_json_get(t, "input_schema"))) {
-                PUT(out, "CLI-03", TW_V_FAIL, -1, "tools[%zu].input_schema is not an object schema", i);
+                PUT(out, TW_CHK_CLI_03, TW_V_FAIL, -1, "tools[%zu].input_schema is not an object schema", i);
                 goto par;
             }
         } else {
             const char *ty = tw_json_get_str(t, "type");
             const cJSON *fn = tw_json_get(t, "function");
             if (!ty || strcmp(ty, "function") != 0) {
-                PUT(out, "CLI-03", TW_V_FAIL, -1, "tools[%zu].type is %.40s", i, ty ? ty : "(absent)");
+                PUT(out, TW_CHK_CLI_03, TW_V_FAIL, -1, "tools[%zu].type is %.40s", i, ty ? ty : "(absent)");
                 goto par;
             }
             if (!name_ok(tw_json_get_str(fn, "name"))) {
                 tw_chk_excerpt_json(ex, sizeof ex, tw_json_get(fn, "name"));
-                PUT(out, "CLI-03", TW_V_FAIL, -1, "tools[%zu].function.name %s", i, ex);
+                PUT(out, TW_CHK_CLI_03, TW_V_FAIL, -1, "tools[%zu].function.name %s", i, ex);
                 goto par;
             }
             const cJSON *p = tw_json_get(fn, "parameters");
             if (p && !schema_object(p)) {
-                PUT(out, "CLI-03", TW_V_FAIL, -1, "tools[%zu].function.parameters is not an object schema", i);
+                PUT(out, TW_CHK_CLI_03, TW_V_FAIL, -1, "tools[%zu].function.parameters is not an object schema", i);
                 goto par;
             }
         }
     }
-    PUT(out, "CLI-03", TW_V_PASS, -1, "%zu tool definition(s)", i);
+    PUT(out, TW_CHK_CLI_03, TW_V_PASS, -1, "%zu tool definition(s)", i);
 par:
     if (kind == 'a' || kind == 'g')
-        PUT(out, "CLI-06", TW_V_SKIP, -1, "%s", kind == 'a' ? "Anthropic request" : "/generate request");
+        PUT(out, TW_CHK_CLI_06, TW_V_SKIP, -1, "%s", kind == 'a' ? "Anthropic request" : "/generate request");
     else if (tw_json_get(body, "parallel_tool_calls"))
-        PUT(out, "CLI-06", TW_V_PASS, -1, "parallel_tool_calls: %s",
+        PUT(out, TW_CHK_CLI_06, TW_V_PASS, -1, "parallel_tool_calls: %s",
             cJSON_IsTrue(tw_json_get(body, "parallel_tool_calls")) ? "true" : "false");
     else
-        PUT(out, "CLI-06", TW_V_FAIL, -1, "tools present, parallel_tool_calls not set");
+        PUT(out, TW_CHK_CLI_06, TW_V_FAIL, -1, "tools present, parallel_tool_calls not set");
 }
 
 /* A client check that did not fail on the way: pass when it had something
  * to judge, skip when not. */
-static void put_unfailed(tw_check_set *out, const char *id, bool unfailed, bool judged,
+static void put_unfailed(tw_check_set *out, tw_check_id id, bool unfailed, bool judged,
                          const char *pass_why, const char *skip_why)
 {
     if (unfailed)
@@ -104,7 +105,7 @@ static void put_unfailed(tw_check_set *out, const char *id, bool unfailed, bool 
 }
 
 /* A client check that could not build its id index. */
-static void put_nomem(tw_check_set *out, const char *id, bool *unfailed)
+static void put_nomem(tw_check_set *out, tw_check_id id, bool *unfailed)
 {
     if (*unfailed)
         PUT(out, id, TW_V_SKIP, -1, "out of memory while indexing ids");
@@ -128,7 +129,7 @@ static void cli_openai(const cJSON *msgs, tw_check_set *out)
             tw_chk_idx_free(&asst_ids);
             tw_chk_idx_of_list(&asst_ids, tcs, "id");
             if (asst_ids.nomem)
-                put_nomem(out, "CLI-01", &c01);
+                put_nomem(out, TW_CHK_CLI_01, &c01);
             /* the run of tool messages that follows, read once for all the calls */
             id_index run = {0};
             bool moved_on = false, any_after = m->next != NULL;
@@ -143,7 +144,7 @@ static void cli_openai(const cJSON *msgs, tw_check_set *out)
                 }
                 tw_chk_idx_seal(&run);
                 if (run.nomem)
-                    put_nomem(out, "CLI-02", &c02);
+                    put_nomem(out, TW_CHK_CLI_02, &c02);
             }
             size_t k = 0;
             for (const cJSON *c = cJSON_IsArray(tcs) ? tcs->child : NULL; c; c = c->next, k++) {
@@ -153,7 +154,7 @@ static void cli_openai(const cJSON *msgs, tw_check_set *out)
                 if (c04 && !cJSON_IsObject(v)) {
                     char ex[120];
                     tw_chk_excerpt_json(ex, sizeof ex, a);
-                    PUT(out, "CLI-04", TW_V_FAIL, -1, "messages[%zu].tool_calls[%zu].function.arguments %s: %s", i,
+                    PUT(out, TW_CHK_CLI_04, TW_V_FAIL, -1, "messages[%zu].tool_calls[%zu].function.arguments %s: %s", i,
                         k, cJSON_IsString(a) ? "is not a JSON object string" : "is not a string", ex);
                     c04 = false;
                 }
@@ -162,7 +163,7 @@ static void cli_openai(const cJSON *msgs, tw_check_set *out)
                 const char *id = tw_json_get_str(c, "id");
                 bool answered = tw_chk_idx_has(&run, id);
                 if (!answered && any_after && c02) {
-                    PUT(out, "CLI-02", TW_V_FAIL, -1, "tool call %.64s of messages[%zu] is not answered%s",
+                    PUT(out, TW_CHK_CLI_02, TW_V_FAIL, -1, "tool call %.64s of messages[%zu] is not answered%s",
                         id ? id : "(no id)", i, moved_on ? " before the next turn" : "");
                     c02 = false;
                 }
@@ -172,7 +173,7 @@ static void cli_openai(const cJSON *msgs, tw_check_set *out)
             any_tool = true;
             const char *id = tw_json_get_str(m, "tool_call_id");
             if (c01 && (!prev_asst || !tw_chk_idx_has(&asst_ids, id))) {
-                PUT(out, "CLI-01", TW_V_FAIL, -1, "messages[%zu] answers %.64s, not a call of the previous assistant message",
+                PUT(out, TW_CHK_CLI_01, TW_V_FAIL, -1, "messages[%zu] answers %.64s, not a call of the previous assistant message",
                     i, id ? id : "(no tool_call_id)");
                 c01 = false;
             }
@@ -182,10 +183,10 @@ static void cli_openai(const cJSON *msgs, tw_check_set *out)
         }
     }
     tw_chk_idx_free(&asst_ids);
-    put_unfailed(out, "CLI-01", c01, any_tool, "every tool message answers a call", "no tool messages");
-    put_unfailed(out, "CLI-02", c02, any_calls, "every call answered in time", "no tool calls in history");
-    put_unfailed(out, "CLI-04", c04, any_calls, "arguments are JSON strings", "no tool calls in history");
-    PUT(out, "CLI-05", TW_V_SKIP, -1, "OpenAI request");
+    put_unfailed(out, TW_CHK_CLI_01, c01, any_tool, "every tool message answers a call", "no tool messages");
+    put_unfailed(out, TW_CHK_CLI_02, c02, any_calls, "every call answered in time", "no tool calls in history");
+    put_unfailed(out, TW_CHK_CLI_04, c04, any_calls, "arguments are JSON strings", "no tool calls in history");
+    PUT(out, TW_CHK_CLI_05, TW_V_SKIP, -1, "OpenAI request");
 }
 
 static void cli_anthropic(const cJSON *msgs, tw_check_set *out)
@@ -229,12 +230,12 @@ static void cli_anthropic(const cJSON *msgs, tw_check_set *out)
                     }
                     tw_chk_idx_seal(&results);
                     if (results.nomem)
-                        put_nomem(out, "CLI-02", &c02);
+                        put_nomem(out, TW_CHK_CLI_02, &c02);
                 }
                 const char *id = tw_json_get_str(b, "id");
                 bool found = tw_chk_idx_has(&results, id);
                 if (!found && c02) {
-                    PUT(out, "CLI-02", TW_V_FAIL, -1, "tool_use %.64s of messages[%zu] is not answered before the next assistant turn",
+                    PUT(out, TW_CHK_CLI_02, TW_V_FAIL, -1, "tool_use %.64s of messages[%zu] is not answered before the next assistant turn",
                         id ? id : "(no id)", i);
                     c02 = false;
                 }
@@ -250,7 +251,7 @@ static void cli_anthropic(const cJSON *msgs, tw_check_set *out)
                 tw_chk_idx_free(&prev_ids);
                 tw_chk_idx_of_list(&prev_ids, pcontent, "id");
                 if (prev_ids.nomem)
-                    put_nomem(out, "CLI-01", &c01);
+                    put_nomem(out, TW_CHK_CLI_01, &c01);
             }
             for (const cJSON *b = content->child; b; b = b->next, k++) {
                 const char *t = tw_json_get_str(b, "type");
@@ -261,14 +262,14 @@ static void cli_anthropic(const cJSON *msgs, tw_check_set *out)
                 }
                 any_result = true;
                 if (seen_other && c05) {
-                    PUT(out, "CLI-05", TW_V_FAIL, -1, "messages[%zu].content[%zu]: tool_result after other blocks", i, k);
+                    PUT(out, TW_CHK_CLI_05, TW_V_FAIL, -1, "messages[%zu].content[%zu]: tool_result after other blocks", i, k);
                     c05 = false;
                 }
                 const char *id = tw_json_get_str(b, "tool_use_id");
                 const char *prole = prev ? tw_json_get_str(prev, "role") : NULL;
                 if (c01 && (!prole || strcmp(prole, "assistant") != 0 || !cJSON_IsArray(pcontent) ||
                             !tw_chk_idx_has(&prev_ids, id))) {
-                    PUT(out, "CLI-01", TW_V_FAIL, -1, "messages[%zu].content[%zu] answers %.64s, not a tool_use of the previous assistant message",
+                    PUT(out, TW_CHK_CLI_01, TW_V_FAIL, -1, "messages[%zu].content[%zu] answers %.64s, not a tool_use of the previous assistant message",
                         i, k, id ? id : "(no tool_use_id)");
                     c01 = false;
                 }
@@ -288,7 +289,7 @@ static void cli_anthropic(const cJSON *msgs, tw_check_set *out)
                     has_res = true;
             if (role && strcmp(role, "user") == 0 && has_res) {
                 if (prev_user_with_results && prev_user_with_results->next == m) {
-                    PUT(out, "CLI-05", TW_V_FAIL, -1, "tool results split over consecutive user messages");
+                    PUT(out, TW_CHK_CLI_05, TW_V_FAIL, -1, "tool results split over consecutive user messages");
                     c05 = false;
                     break;
                 }
@@ -296,10 +297,10 @@ static void cli_anthropic(const cJSON *msgs, tw_check_set *out)
             }
         }
     }
-    put_unfailed(out, "CLI-01", c01, any_result, "every tool_result answers a tool_use", "no tool results");
-    put_unfailed(out, "CLI-02", c02, any_use, "every tool_use answered", "no tool_use in history");
-    put_unfailed(out, "CLI-05", c05, any_result, "tool_result blocks first, one message", "no tool results");
-    PUT(out, "CLI-04", TW_V_SKIP, -1, "Anthropic request (input is an object)");
+    put_unfailed(out, TW_CHK_CLI_01, c01, any_result, "every tool_result answers a tool_use", "no tool results");
+    put_unfailed(out, TW_CHK_CLI_02, c02, any_use, "every tool_use answered", "no tool_use in history");
+    put_unfailed(out, TW_CHK_CLI_05, c05, any_result, "tool_result blocks first, one message", "no tool results");
+    PUT(out, TW_CHK_CLI_04, TW_V_SKIP, -1, "Anthropic request (input is an object)");
 }
 
 void tw_checks_client(const char *path, const cJSON *body, tw_check_set *out)
@@ -307,7 +308,8 @@ void tw_checks_client(const char *path, const cJSON *body, tw_check_set *out)
     char kind = tw_path_kind(path);
     const cJSON *msgs = tw_json_get(body, "messages");
     if (!cJSON_IsObject(body) || (kind != 'o' && kind != 'a') || !cJSON_IsArray(msgs)) {
-        static const char *const ids[] = {"CLI-01", "CLI-02", "CLI-03", "CLI-04", "CLI-05", "CLI-06"};
+        static const tw_check_id ids[] = {TW_CHK_CLI_01, TW_CHK_CLI_02, TW_CHK_CLI_03,
+                                          TW_CHK_CLI_04, TW_CHK_CLI_05, TW_CHK_CLI_06};
         cli_tools(kind == 'a' || kind == 'g' ? kind : 'o', body, out);
         tw_chk_skip_ids(out, ids, 6, kind == 'g' ? "/generate request" : "not a chat request");
         return;
@@ -317,4 +319,31 @@ void tw_checks_client(const char *path, const cJSON *body, tw_check_set *out)
         cli_anthropic(msgs, out);
     else
         cli_openai(msgs, out);
+}
+
+/* A retry this much before the Retry-After ran out still honours it (clock
+ * granularity and scheduling on the mock's side). */
+#define TW_RETRY_SLACK_MS 50
+
+void tw_checks_client_retry(long due_ms, long asked_ms, long now_ms, tw_check_set *out)
+{
+    if (!due_ms) {
+        PUT(out, TW_CHK_CLI_07, TW_V_SKIP, -1, "no Retry-After pending");
+        return;
+    }
+    long early = due_ms - now_ms;
+    if (early > TW_RETRY_SLACK_MS)
+        PUT(out, TW_CHK_CLI_07, TW_V_FAIL, -1, "retried %ld ms early (Retry-After asked %ld ms)", early,
+            asked_ms);
+    else
+        PUT(out, TW_CHK_CLI_07, TW_V_PASS, -1, "retried after the %ld ms Retry-After asked", asked_ms);
+}
+
+void tw_checks_client_retry_waited(long asked_ms, long waited_ms, tw_check_set *out)
+{
+    if (asked_ms < 0)
+        PUT(out, TW_CHK_CLI_07, TW_V_SKIP, -1, "no retry after 429/503");
+    else
+        PUT(out, TW_CHK_CLI_07, waited_ms >= asked_ms ? TW_V_PASS : TW_V_FAIL, -1,
+            "waited %ld ms, Retry-After asked %ld ms", waited_ms, asked_ms);
 }

@@ -19,6 +19,7 @@
 #include "xlt.h"
 #include "toolwire/decode.h"
 #include "toolwire/schema.h"
+#include "toolwire/sse.h"
 #include "toolwire/text.h"
 #include "toolwire/vllm.h"
 
@@ -42,21 +43,22 @@ typedef struct id_index {
     bool nomem;
 } id_index;
 
-/* ---- SSE framing (WHATWG: LF, CRLF or CR; data: joined with \n; comments) ---- */
+/* ---- SSE events of a judged body, framed by toolwire/sse.h ---- */
 
 typedef struct sse_ev {
-    char *type;     /* NULL when no event: field */
-    char *data;
+    char *type;       /* the event: field, "message" when none was given */
+    char *data;       /* data lines joined with \n */
     size_t data_len;
-    size_t off;
-    bool has_data;
-    bool terminated;
+    size_t off;       /* offset of the event's first field line in the body */
+    tw_status over_cap; /* TW_OK, or the parser dropped the event: TW_D_SSE_LINE_TOO_LONG or
+                         * TW_D_SSE_EVENT_TOO_LARGE (data "") */
+    bool terminated;  /* false for a last event no blank line ended */
 } sse_ev;
 
 typedef struct sse_list {
     sse_ev *v;
     size_t n, cap;
-    bool capped;
+    bool capped;      /* events past the list's cap were dropped */
 } sse_list;
 
 /* ---- a light view of one response: what the checks compare ---- */
@@ -119,7 +121,7 @@ typedef struct judge {
 } judge;
 
 /* checks.c */
-void tw_chk_skip_ids(tw_check_set *out, const char *const *ids, size_t n, const char *why);
+void tw_chk_skip_ids(tw_check_set *out, const tw_check_id *ids, size_t n, const char *why);
 
 /* checks_util.c */
 cJSON *tw_chk_parse_json(const char *p, size_t n, size_t depth);
@@ -136,7 +138,11 @@ bool tw_chk_idx_has(const id_index *x, const char *id);
 void tw_chk_idx_free(id_index *x);
 void tw_chk_idx_of_list(id_index *x, const cJSON *list, const char *idkey);
 void tw_chk_sse_free(sse_list *l);
-void tw_chk_sse_parse(const char *b, size_t n, size_t max_event, sse_list *out);
+/* Frame b[0, n) as SSE with the library's parser under limits' line and
+ * event caps (a line may be as long as an event). Events without a data
+ * line are none (the SSE rules); an event the parser drops over a cap is
+ * kept with over_cap set. */
+void tw_chk_sse_parse(const char *b, size_t n, const tw_limits *limits, sse_list *out);
 void tw_chk_rview_free(rview *v);
 void tw_chk_rview_add(rview *v, const char *id, const char *name, cJSON *args, size_t off);
 cJSON *tw_chk_args_value(const cJSON *a, size_t depth);

@@ -127,15 +127,15 @@ void tw_chk_ocall_checks(judge *j, const ocall *c, size_t n, const char *finish,
         }
     }
     if (shape_error)
-        PUT(out, "OAI-R02", TW_V_FAIL, tw_chk_find_off(in, "\"tool_calls\""), "%s", shape_error);
+        PUT(out, TW_CHK_OAI_R02, TW_V_FAIL, tw_chk_find_off(in, "\"tool_calls\""), "%s", shape_error);
     else if (ids_nomem)
-        PUT(out, "OAI-R02", TW_V_SKIP, -1, "out of memory while indexing ids");
+        PUT(out, TW_CHK_OAI_R02, TW_V_SKIP, -1, "out of memory while indexing ids");
     else if (n == 0)
-        PUT(out, "OAI-R02", TW_V_SKIP, -1, "no tool calls");
+        PUT(out, TW_CHK_OAI_R02, TW_V_SKIP, -1, "no tool calls");
     else if (bad >= 0 || why[0])
-        PUT(out, "OAI-R02", TW_V_FAIL, bad, "%s", why);
+        PUT(out, TW_CHK_OAI_R02, TW_V_FAIL, bad, "%s", why);
     else
-        PUT(out, "OAI-R02", TW_V_PASS, -1, "%zu call(s)", n);
+        PUT(out, TW_CHK_OAI_R02, TW_V_PASS, -1, "%zu call(s)", n);
 
     /* R03: names among the request's tools */
     const cJSON *tools = tw_json_get(in->req_body, "tools");
@@ -144,15 +144,15 @@ void tw_chk_ocall_checks(judge *j, const ocall *c, size_t n, const char *finish,
     if (!only)
         only = tw_json_get_str(choice, "name");
     if (n == 0)
-        PUT(out, "OAI-R03", TW_V_SKIP, -1, "no tool calls");
+        PUT(out, TW_CHK_OAI_R03, TW_V_SKIP, -1, "no tool calls");
     else if (cJSON_IsString(choice) && strcmp(choice->valuestring, "none") == 0)
-        PUT(out, "OAI-R03", TW_V_FAIL, (int64_t)c[0].off, "tool_choice is none, yet %zu call(s) (%.64s)", n,
+        PUT(out, TW_CHK_OAI_R03, TW_V_FAIL, (int64_t)c[0].off, "tool_choice is none, yet %zu call(s) (%.64s)", n,
             c[0].name ? c[0].name : "");
     else if (only && c[0].name && strcmp(only, c[0].name) != 0)
-        PUT(out, "OAI-R03", TW_V_FAIL, (int64_t)c[0].off, "tool_choice names %.64s, the call is %.64s", only,
+        PUT(out, TW_CHK_OAI_R03, TW_V_FAIL, (int64_t)c[0].off, "tool_choice names %.64s, the call is %.64s", only,
             c[0].name);
     else if (!cJSON_IsArray(tools))
-        PUT(out, "OAI-R03", TW_V_SKIP, -1, "the request declares no tools");
+        PUT(out, TW_CHK_OAI_R03, TW_V_SKIP, -1, "the request declares no tools");
     else {
         bool ok = true;
         for (size_t i = 0; i < n && ok; i++) {
@@ -166,12 +166,12 @@ void tw_chk_ocall_checks(judge *j, const ocall *c, size_t n, const char *finish,
             if (!found) {
                 ok = false;
                 char cb[112];
-                PUT(out, "OAI-R03", TW_V_FAIL, (int64_t)c[i].off, "tool_calls[%zu].name %s is not declared",
+                PUT(out, TW_CHK_OAI_R03, TW_V_FAIL, (int64_t)c[i].off, "tool_calls[%zu].name %s is not declared",
                     i, tw_chk_clip(cb, sizeof cb, c[i].name ? c[i].name : "(absent)", 100));
             }
         }
         if (ok)
-            PUT(out, "OAI-R03", TW_V_PASS, -1, "every name declared");
+            PUT(out, TW_CHK_OAI_R03, TW_V_PASS, -1, "every name declared");
     }
 
     /* R04 + R05 */
@@ -181,7 +181,7 @@ void tw_chk_ocall_checks(judge *j, const ocall *c, size_t n, const char *finish,
         if (!cJSON_IsString(a)) {
             tw_chk_excerpt_json(ex, sizeof ex, a);
             if (r04 && !streamed)
-                PUT(out, "OAI-R04", TW_V_FAIL, (int64_t)c[i].off,
+                PUT(out, TW_CHK_OAI_R04, TW_V_FAIL, (int64_t)c[i].off,
                     "tool_calls[%zu].arguments is not a string: %s", i, ex);
             r04 = false;
             continue;
@@ -190,7 +190,7 @@ void tw_chk_ocall_checks(judge *j, const ocall *c, size_t n, const char *finish,
         if (!cJSON_IsObject(v)) {
             tw_chk_excerpt(ex, sizeof ex, a->valuestring, strlen(a->valuestring));
             if (r04 && !streamed)
-                PUT(out, "OAI-R04", TW_V_FAIL, (int64_t)c[i].off, "tool_calls[%zu].arguments %s: %s", i,
+                PUT(out, TW_CHK_OAI_R04, TW_V_FAIL, (int64_t)c[i].off, "tool_calls[%zu].arguments %s: %s", i,
                     !v                 ? "is not JSON"
                     : cJSON_IsString(v) ? "is double-encoded"
                                         : "is not an object",
@@ -212,7 +212,7 @@ void tw_chk_ocall_checks(judge *j, const ocall *c, size_t n, const char *finish,
                 r05_any = true;
                 char sw[256] = "";
                 if (r05 && !tw_schema_validate(schema, v, j->L.max_depth, sw, sizeof sw)) {
-                    PUT(out, "OAI-R05", TW_V_FAIL, (int64_t)c[i].off, "tool_calls[%zu] (%.64s): %s", i,
+                    PUT(out, TW_CHK_OAI_R05, TW_V_FAIL, (int64_t)c[i].off, "tool_calls[%zu] (%.64s): %s", i,
                         c[i].name, sw);
                     r05 = false;
                 }
@@ -221,28 +221,28 @@ void tw_chk_ocall_checks(judge *j, const ocall *c, size_t n, const char *finish,
         cJSON_Delete(v);
     }
     if (streamed && n > 0)
-        PUT(out, "OAI-R04", TW_V_SKIP, -1, "streamed: the argument fragments are judged by OAI-S04");
+        PUT(out, TW_CHK_OAI_R04, TW_V_SKIP, -1, "streamed: the argument fragments are judged by OAI-S04");
     if (n == 0) {
-        PUT(out, "OAI-R04", TW_V_SKIP, -1, "no tool calls");
-        PUT(out, "OAI-R05", TW_V_SKIP, -1, "no tool calls");
+        PUT(out, TW_CHK_OAI_R04, TW_V_SKIP, -1, "no tool calls");
+        PUT(out, TW_CHK_OAI_R05, TW_V_SKIP, -1, "no tool calls");
     } else {
         if (r04 && !streamed)
-            PUT(out, "OAI-R04", TW_V_PASS, -1, "every arguments value is a JSON object string");
+            PUT(out, TW_CHK_OAI_R04, TW_V_PASS, -1, "every arguments value is a JSON object string");
         if (r05 && r05_any)
-            PUT(out, "OAI-R05", TW_V_PASS, -1, "arguments satisfy the declared schemas");
+            PUT(out, TW_CHK_OAI_R05, TW_V_PASS, -1, "arguments satisfy the declared schemas");
         else if (r05)
-            PUT(out, "OAI-R05", TW_V_SKIP, -1, "no schema to check against");
+            PUT(out, TW_CHK_OAI_R05, TW_V_SKIP, -1, "no schema to check against");
     }
 
     /* R06 (a legacy function_call is a call too) */
     n += legacy_calls;
     if (n > 0 && (!finish || strcmp(finish, "tool_calls") != 0))
-        PUT(out, "OAI-R06", TW_V_FAIL, fin_off, "%zu call(s) but finish_reason %.64s", n,
+        PUT(out, TW_CHK_OAI_R06, TW_V_FAIL, fin_off, "%zu call(s) but finish_reason %.64s", n,
             finish ? finish : "(absent)");
     else if (n == 0 && finish && strcmp(finish, "tool_calls") == 0)
-        PUT(out, "OAI-R06", TW_V_FAIL, fin_off, "finish_reason tool_calls without calls");
+        PUT(out, TW_CHK_OAI_R06, TW_V_FAIL, fin_off, "finish_reason tool_calls without calls");
     else
-        PUT(out, "OAI-R06", TW_V_PASS, -1, "finish_reason %.64s", finish ? finish : "(absent)");
+        PUT(out, TW_CHK_OAI_R06, TW_V_PASS, -1, "finish_reason %.64s", finish ? finish : "(absent)");
 
     /* R07 */
     static const char *const marks[] = {"<tool_call>", "</tool_call>", "<think>", "</think>",
@@ -259,16 +259,16 @@ void tw_chk_ocall_checks(judge *j, const ocall *c, size_t n, const char *finish,
     if (hit) {
         tw_chk_excerpt(ex, sizeof ex, content + hit_at, clen - hit_at < 80 ? clen - hit_at : 80);
         int64_t off = content_off >= 0 ? content_off : tw_chk_find_off(in, hit);
-        PUT(out, "OAI-R07", TW_V_FAIL, off, "%s at content offset %zu: %s", hit, hit_at, ex);
+        PUT(out, TW_CHK_OAI_R07, TW_V_FAIL, off, "%s at content offset %zu: %s", hit, hit_at, ex);
     } else {
-        PUT(out, "OAI-R07", TW_V_PASS, -1, "no markup in %zu bytes of content", clen);
+        PUT(out, TW_CHK_OAI_R07, TW_V_PASS, -1, "no markup in %zu bytes of content", clen);
     }
 
     /* R08 */
     if (reasoning)
-        PUT(out, "OAI-R08", TW_V_PASS, tw_chk_find_off(in, reasoning), "reasoning field: %s", reasoning);
+        PUT(out, TW_CHK_OAI_R08, TW_V_PASS, tw_chk_find_off(in, reasoning), "reasoning field: %s", reasoning);
     else
-        PUT(out, "OAI-R08", TW_V_SKIP, -1, "no reasoning field");
+        PUT(out, TW_CHK_OAI_R08, TW_V_SKIP, -1, "no reasoning field");
 }
 
 void tw_chk_oai_response(judge *j, const cJSON *body)
@@ -277,20 +277,21 @@ void tw_chk_oai_response(judge *j, const cJSON *body)
     const cJSON *m = tw_chk_oai_message(body);
     const char *obj = tw_json_get_str(body, "object");
     if (!cJSON_IsObject(body))
-        PUT(out, "OAI-R01", TW_V_FAIL, 0, "the body is not a JSON object");
+        PUT(out, TW_CHK_OAI_R01, TW_V_FAIL, 0, "the body is not a JSON object");
     else if (!obj || strcmp(obj, "chat.completion") != 0)
-        PUT(out, "OAI-R01", TW_V_FAIL, tw_chk_find_off(j->in, "\"object\""), "object is %.80s",
+        PUT(out, TW_CHK_OAI_R01, TW_V_FAIL, tw_chk_find_off(j->in, "\"object\""), "object is %.80s",
             obj ? obj : "(absent)");
     else if (!m)
-        PUT(out, "OAI-R01", TW_V_FAIL, tw_chk_find_off(j->in, "\"choices\""), "no choice with a message");
+        PUT(out, TW_CHK_OAI_R01, TW_V_FAIL, tw_chk_find_off(j->in, "\"choices\""), "no choice with a message");
     else if (!tw_json_get_str(m, "role") || strcmp(tw_json_get_str(m, "role"), "assistant") != 0)
-        PUT(out, "OAI-R01", TW_V_FAIL, tw_chk_find_off(j->in, "\"role\""), "message role is %.40s",
+        PUT(out, TW_CHK_OAI_R01, TW_V_FAIL, tw_chk_find_off(j->in, "\"role\""), "message role is %.40s",
             tw_json_get_str(m, "role") ? tw_json_get_str(m, "role") : "(absent)");
     else
-        PUT(out, "OAI-R01", TW_V_PASS, -1, "chat.completion with an assistant message");
+        PUT(out, TW_CHK_OAI_R01, TW_V_PASS, -1, "chat.completion with an assistant message");
     if (!m) {
-        static const char *const ids[] = {"OAI-R02", "OAI-R03", "OAI-R04", "OAI-R05",
-                                          "OAI-R06", "OAI-R07", "OAI-R08"};
+        static const tw_check_id ids[] = {TW_CHK_OAI_R02, TW_CHK_OAI_R03, TW_CHK_OAI_R04,
+                                          TW_CHK_OAI_R05, TW_CHK_OAI_R06, TW_CHK_OAI_R07,
+                                          TW_CHK_OAI_R08};
         for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
             PUT(out, ids[i], TW_V_SKIP, -1, "no message to judge");
         return;
@@ -325,12 +326,12 @@ void tw_chk_oai_stream(judge *j, ostream *st)
     const tw_judge_input *in = j->in;
     tw_check_set *out = j->out;
     sse_list ev;
-    tw_chk_sse_parse(in->body, in->body_len, j->L.max_event_bytes, &ev);
+    tw_chk_sse_parse(in->body, in->body_len, &j->L, &ev);
     /* S01 */
     bool s01 = true;
     if (!tw_chk_ctype_is(in, "text/event-stream")) {
         const char *ct = tw_chk_header(in->resp_headers, in->nresp_headers, "Content-Type");
-        PUT(out, "OAI-S01", TW_V_FAIL, -1, "Content-Type is %.80s", ct ? ct : "(absent)");
+        PUT(out, TW_CHK_OAI_S01, TW_V_FAIL, -1, "Content-Type is %.80s", ct ? ct : "(absent)");
         s01 = false;
     }
     bool done = false;
@@ -344,11 +345,17 @@ void tw_chk_oai_stream(judge *j, ostream *st)
         sse_ev *e = &ev.v[i];
         if (e->type && strcmp(e->type, "error") == 0 && s08) {
             tw_chk_excerpt(ex, sizeof ex, e->data, e->data_len);
-            PUT(out, "OAI-S08", TW_V_FAIL, (int64_t)e->off, "error event: %s", ex);
+            PUT(out, TW_CHK_OAI_S08, TW_V_FAIL, (int64_t)e->off, "error event: %s", ex);
             s08 = false;
         }
-        if (!e->has_data)
+        if (e->over_cap) {
+            if (s01) {
+                PUT(out, TW_CHK_OAI_S01, TW_V_FAIL, (int64_t)e->off, "event dropped: %s",
+                    tw_code_message(e->over_cap));
+                s01 = false;
+            }
             continue;
+        }
         if (e->data_len == 6 && memcmp(e->data, "[DONE]", 6) == 0) {
             if (!done)
                 done_at = i;
@@ -356,28 +363,28 @@ void tw_chk_oai_stream(judge *j, ostream *st)
             continue;
         }
         if (done && s01) {
-            PUT(out, "OAI-S01", TW_V_FAIL, (int64_t)e->off, "data after [DONE]");
+            PUT(out, TW_CHK_OAI_S01, TW_V_FAIL, (int64_t)e->off, "data after [DONE]");
             s01 = false;
         }
         cJSON *c = tw_chk_parse_json(e->data, e->data_len, j->L.max_depth);
         if (!c) {
             if (s01) {
                 tw_chk_excerpt(ex, sizeof ex, e->data, e->data_len);
-                PUT(out, "OAI-S01", TW_V_FAIL, (int64_t)e->off, "event data is not JSON: %s", ex);
+                PUT(out, TW_CHK_OAI_S01, TW_V_FAIL, (int64_t)e->off, "event data is not JSON: %s", ex);
                 s01 = false;
             }
             continue;
         }
         if (tw_json_get(c, "error") && s08) {
             tw_chk_excerpt_json(ex, sizeof ex, tw_json_get(c, "error"));
-            PUT(out, "OAI-S08", TW_V_FAIL, (int64_t)e->off, "error object in the stream: %s", ex);
+            PUT(out, TW_CHK_OAI_S08, TW_V_FAIL, (int64_t)e->off, "error object in the stream: %s", ex);
             s08 = false;
         }
         const cJSON *choices = tw_json_get(c, "choices");
         const cJSON *ch0 = cJSON_IsArray(choices) ? choices->child : NULL;
         if (after_finish && ch0) {
             if (!after_finish_bad++ && s06)
-                PUT(out, "OAI-S06", TW_V_FAIL, (int64_t)e->off, "a choice chunk follows the finish_reason chunk");
+                PUT(out, TW_CHK_OAI_S06, TW_V_FAIL, (int64_t)e->off, "a choice chunk follows the finish_reason chunk");
             s06 = false;
         }
         for (const cJSON *ch = ch0; ch; ch = ch->next) {
@@ -387,9 +394,9 @@ void tw_chk_oai_stream(judge *j, ostream *st)
                 const char *role = tw_json_get_str(delta, "role");
                 st->role_first = role && strcmp(role, "assistant") == 0;
                 if (st->role_first)
-                    PUT(out, "OAI-S02", TW_V_PASS, -1, "first delta carries role assistant");
+                    PUT(out, TW_CHK_OAI_S02, TW_V_PASS, -1, "first delta carries role assistant");
                 else
-                    PUT(out, "OAI-S02", TW_V_FAIL, (int64_t)e->off, "first delta role is %.40s",
+                    PUT(out, TW_CHK_OAI_S02, TW_V_FAIL, (int64_t)e->off, "first delta role is %.40s",
                         role ? role : "(absent)");
             }
             if (cJSON_IsObject(delta)) {
@@ -411,7 +418,7 @@ void tw_chk_oai_stream(judge *j, ostream *st)
                         const cJSON *args = tw_json_get(fn, "arguments");
                         if (!cJSON_IsNumber(idx)) {
                             if (s03)
-                                PUT(out, "OAI-S03", TW_V_FAIL, (int64_t)e->off, "tool-call delta without index");
+                                PUT(out, TW_CHK_OAI_S03, TW_V_FAIL, (int64_t)e->off, "tool-call delta without index");
                             s03 = false;
                         }
                         long ix = (long)tw_json_int(idx, -1, LONG_MAX, 0);
@@ -420,11 +427,11 @@ void tw_chk_oai_stream(judge *j, ostream *st)
                         if (x && !fresh && id && id[0] && x->id[0] && strcmp(id, x->id) != 0) {
                             /* a different call reusing the index: kept apart (split by id) */
                             if (s05)
-                                PUT(out, "OAI-S05", TW_V_FAIL, (int64_t)e->off,
+                                PUT(out, TW_CHK_OAI_S05, TW_V_FAIL, (int64_t)e->off,
                                     "index %ld reused by id %.64s after %.64s", ix, id, x->id);
                             s05 = false;
                             if (s03)
-                                PUT(out, "OAI-S03", TW_V_FAIL, (int64_t)e->off,
+                                PUT(out, TW_CHK_OAI_S03, TW_V_FAIL, (int64_t)e->off,
                                     "index %ld changes id from %.64s to %.64s", ix, x->id, id);
                             s03 = false;
                             st->n_split++;
@@ -443,7 +450,7 @@ void tw_chk_oai_stream(judge *j, ostream *st)
                         if (fresh) {
                             if (s03 && (!id || !id[0] || !type || strcmp(type, "function") != 0 ||
                                         !name || !name[0])) {
-                                PUT(out, "OAI-S03", TW_V_FAIL, (int64_t)e->off,
+                                PUT(out, TW_CHK_OAI_S03, TW_V_FAIL, (int64_t)e->off,
                                     "first fragment of index %ld lacks %s", x->index,
                                     !id || !id[0] ? "id" : !type || strcmp(type, "function") ? "type function" : "name");
                                 s03 = false;
@@ -453,15 +460,15 @@ void tw_chk_oai_stream(judge *j, ostream *st)
                             x->name = tw_strdup(name ? name : "");
                         } else {
                             if (id && strcmp(id, x->id) != 0 && s03) {
-                                PUT(out, "OAI-S03", TW_V_FAIL, (int64_t)e->off,
+                                PUT(out, TW_CHK_OAI_S03, TW_V_FAIL, (int64_t)e->off,
                                     "index %ld changes id from \"%.64s\" to \"%.64s\"", x->index, x->id, id);
                                 s03 = false;
                             } else if (name && strcmp(name, x->name) != 0 && s03) {
-                                PUT(out, "OAI-S03", TW_V_FAIL, (int64_t)e->off,
+                                PUT(out, TW_CHK_OAI_S03, TW_V_FAIL, (int64_t)e->off,
                                     "index %ld changes name from \"%.64s\" to \"%.64s\"", x->index, x->name, name);
                                 s03 = false;
                             } else if (type && strcmp(type, "function") != 0 && s03) {
-                                PUT(out, "OAI-S03", TW_V_FAIL, (int64_t)e->off,
+                                PUT(out, TW_CHK_OAI_S03, TW_V_FAIL, (int64_t)e->off,
                                     "index %ld changes type to %.64s", x->index, type);
                                 s03 = false;
                             }
@@ -485,7 +492,7 @@ void tw_chk_oai_stream(judge *j, ostream *st)
                     free(st->finish);
                     st->finish = tw_strdup(fr->valuestring);
                 } else if (s06) {
-                    PUT(out, "OAI-S06", TW_V_FAIL, (int64_t)e->off, "a second finish_reason: %.40s",
+                    PUT(out, TW_CHK_OAI_S06, TW_V_FAIL, (int64_t)e->off, "a second finish_reason: %.40s",
                         fr->valuestring);
                     s06 = false;
                 }
@@ -498,16 +505,16 @@ void tw_chk_oai_stream(judge *j, ostream *st)
     (void)done_at;
     if (s01 && !done) {
         int64_t off = (int64_t)in->body_len;
-        PUT(out, "OAI-S01", TW_V_FAIL, off, "the stream ends without data: [DONE]%s%s",
+        PUT(out, TW_CHK_OAI_S01, TW_V_FAIL, off, "the stream ends without data: [DONE]%s%s",
             in->transport_error ? " (" : "", in->transport_error ? in->transport_error : "");
         s01 = false;
     }
     if (s01)
-        PUT(out, "OAI-S01", TW_V_PASS, -1, "%zu events, ends with [DONE]", ev.n);
+        PUT(out, TW_CHK_OAI_S01, TW_V_PASS, -1, "%zu events, ends with [DONE]", ev.n);
     if (!s02_decided)
-        PUT(out, "OAI-S02", TW_V_SKIP, -1, "no choice delta");
+        PUT(out, TW_CHK_OAI_S02, TW_V_SKIP, -1, "no choice delta");
     if (s03)
-        PUT(out, "OAI-S03", st->n ? TW_V_PASS : TW_V_SKIP, -1, "%zu tool-call index(es)", st->n);
+        PUT(out, TW_CHK_OAI_S03, st->n ? TW_V_PASS : TW_V_SKIP, -1, "%zu tool-call index(es)", st->n);
     /* S04 */
     bool s04 = true;
     for (size_t i = 0; i < st->n && s04; i++) {
@@ -515,29 +522,29 @@ void tw_chk_oai_stream(judge *j, ostream *st)
                               j->L.max_depth);
         if (!cJSON_IsObject(v)) {
             tw_chk_excerpt(ex, sizeof ex, st->v[i].args.data ? st->v[i].args.data : "", st->v[i].args.len);
-            PUT(out, "OAI-S04", TW_V_FAIL, (int64_t)st->v[i].off,
+            PUT(out, TW_CHK_OAI_S04, TW_V_FAIL, (int64_t)st->v[i].off,
                 "index %ld arguments are not one JSON object: %s", st->v[i].index, ex);
             s04 = false;
         }
         cJSON_Delete(v);
     }
     if (s04)
-        PUT(out, "OAI-S04", st->n ? TW_V_PASS : TW_V_SKIP, -1, "%zu argument string(s)", st->n);
+        PUT(out, TW_CHK_OAI_S04, st->n ? TW_V_PASS : TW_V_SKIP, -1, "%zu argument string(s)", st->n);
     if (s05)
-        PUT(out, "OAI-S05", st->n > 1 ? TW_V_PASS : TW_V_SKIP, -1, "%zu call(s) on distinct indexes",
+        PUT(out, TW_CHK_OAI_S05, st->n > 1 ? TW_V_PASS : TW_V_SKIP, -1, "%zu call(s) on distinct indexes",
             st->n);
     bool cut = !done || in->transport_error;
     if (s06 && finish_chunks == 0 && (!s08 || cut)) {
-        PUT(out, "OAI-S06", TW_V_SKIP, -1, "%s", !s08 ? "the stream carried an error (see OAI-S08)"
+        PUT(out, TW_CHK_OAI_S06, TW_V_SKIP, -1, "%s", !s08 ? "the stream carried an error (see OAI-S08)"
                                                     : "the stream was cut before its end (see OAI-S01)");
     } else if (s06) {
         if (finish_chunks == 0)
-            PUT(out, "OAI-S06", TW_V_FAIL, (int64_t)in->body_len, "no chunk carries a finish_reason");
+            PUT(out, TW_CHK_OAI_S06, TW_V_FAIL, (int64_t)in->body_len, "no chunk carries a finish_reason");
         else
-            PUT(out, "OAI-S06", TW_V_PASS, -1, "one finish_reason: %.40s", st->finish);
+            PUT(out, TW_CHK_OAI_S06, TW_V_PASS, -1, "one finish_reason: %.40s", st->finish);
     }
     if (s08)
-        PUT(out, "OAI-S08", TW_V_PASS, -1, "no error in the stream");
+        PUT(out, TW_CHK_OAI_S08, TW_V_PASS, -1, "no error in the stream");
     /* the call-level checks over the assembled message */
     ocall calls[256] = {{0}};
     size_t n = 0;
@@ -546,7 +553,7 @@ void tw_chk_oai_stream(judge *j, ostream *st)
         argstr[n] = cJSON_CreateString(st->v[i].args.data ? st->v[i].args.data : "");
         calls[n] = (ocall){st->v[i].id, st->v[i].type, st->v[i].name, argstr[n], st->v[i].off};
     }
-    PUT(out, "OAI-R01", TW_V_SKIP, -1, "streamed response (see OAI-S01)");
+    PUT(out, TW_CHK_OAI_R01, TW_V_SKIP, -1, "streamed response (see OAI-S01)");
     tw_chk_ocall_checks(j, calls, n, st->finish, -1, st->content.data, st->content.len, -1,
                  st->reasoning_field, true, 0, NULL);
     for (size_t i = 0; i < n; i++)
@@ -617,7 +624,7 @@ void tw_chk_oai_s07(judge *j, const ostream *st)
 {
     const tw_judge_input *in = j->in;
     if (!in->pair_body) {
-        PUT(j->out, "OAI-S07", TW_V_SKIP, -1, "the fixture gives no non-streamed counterpart");
+        PUT(j->out, TW_CHK_OAI_S07, TW_V_SKIP, -1, "the fixture gives no non-streamed counterpart");
         return;
     }
     char why[300] = "";
@@ -630,7 +637,7 @@ void tw_chk_oai_s07(judge *j, const ostream *st)
                                : TW_ERR_UNSUPPORTED;
     if (sa == TW_OK && sb == TW_OK) {
         bool eq = results_equal(&a, &b, why, sizeof why);
-        PUT(j->out, "OAI-S07", eq ? TW_V_PASS : TW_V_FAIL, -1, "%s",
+        PUT(j->out, TW_CHK_OAI_S07, eq ? TW_V_PASS : TW_V_FAIL, -1, "%s",
             eq ? "reference decoders give equal results" : why);
         tw_result_free(&a);
         tw_result_free(&b);
@@ -652,7 +659,7 @@ void tw_chk_oai_s07(judge *j, const ostream *st)
     tw_chk_view_openai(pb, j->L.max_depth, &p);
     cJSON_Delete(pb);
     if (!p.ok) {
-        PUT(j->out, "OAI-S07", TW_V_SKIP, -1, "the non-streamed counterpart has no message");
+        PUT(j->out, TW_CHK_OAI_S07, TW_V_SKIP, -1, "the non-streamed counterpart has no message");
     } else {
         bool eq = true;
         if (s.content.len != p.content.len ||
@@ -666,7 +673,7 @@ void tw_chk_oai_s07(judge *j, const ostream *st)
                      p.finish ? p.finish : "");
             eq = false;
         }
-        PUT(j->out, "OAI-S07", eq ? TW_V_PASS : TW_V_FAIL, -1, "%s", eq ? "streamed equals non-streamed" : why);
+        PUT(j->out, TW_CHK_OAI_S07, eq ? TW_V_PASS : TW_V_FAIL, -1, "%s", eq ? "streamed equals non-streamed" : why);
     }
     tw_chk_rview_free(&s);
     tw_chk_rview_free(&p);
@@ -679,20 +686,20 @@ void tw_chk_oai_error(judge *j, const cJSON *body)
     char ex[200];
     if (!cJSON_IsObject(e)) {
         tw_chk_excerpt(ex, sizeof ex, j->in->body ? j->in->body : "", j->in->body_len);
-        PUT(j->out, "OAI-E01", TW_V_FAIL, 0, "HTTP %d without an error object: %s", j->in->status, ex);
+        PUT(j->out, TW_CHK_OAI_E01, TW_V_FAIL, 0, "HTTP %d without an error object: %s", j->in->status, ex);
         return;
     }
     if (!cJSON_IsString(tw_json_get(e, "message"))) {
-        PUT(j->out, "OAI-E01", TW_V_FAIL, tw_chk_find_off(j->in, "\"error\""), "error.message is not a string");
+        PUT(j->out, TW_CHK_OAI_E01, TW_V_FAIL, tw_chk_find_off(j->in, "\"error\""), "error.message is not a string");
         return;
     }
     static const char *const keys[] = {"type", "param", "code"};
     for (size_t i = 0; i < 3; i++)
         if (!tw_json_get(e, keys[i])) {
-            PUT(j->out, "OAI-E01", TW_V_FAIL, tw_chk_find_off(j->in, "\"error\""), "error.%s is absent", keys[i]);
+            PUT(j->out, TW_CHK_OAI_E01, TW_V_FAIL, tw_chk_find_off(j->in, "\"error\""), "error.%s is absent", keys[i]);
             return;
         }
     char cb[132];
-    PUT(j->out, "OAI-E01", TW_V_PASS, -1, "HTTP %d, error envelope: %s", j->in->status,
+    PUT(j->out, TW_CHK_OAI_E01, TW_V_PASS, -1, "HTTP %d, error envelope: %s", j->in->status,
         tw_chk_clip(cb, sizeof cb, tw_json_get_str(e, "message"), 120));
 }

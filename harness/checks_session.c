@@ -9,7 +9,9 @@
 static bool stream_has_answer(const char *b, size_t n, size_t depth)
 {
     sse_list ev;
-    tw_chk_sse_parse(b, n, n + 1, &ev);
+    tw_limits L = {0};
+    L.max_line_bytes = L.max_event_bytes = n + 1; /* the whole body may be one event */
+    tw_chk_sse_parse(b, n, &L, &ev);
     bool any = false;
     for (size_t i = 0; i < ev.n && !any; i++) {
         cJSON *c = tw_chk_parse_json(ev.v[i].data, ev.v[i].data_len, depth);
@@ -36,7 +38,7 @@ void tw_chk_ses_checks(judge *j, bool stream, const cJSON *body)
 {
     const tw_judge_input *in = j->in;
     tw_check_set *out = j->out;
-    static const char *const ids[] = {"SES-01", "SES-02", "SES-03"};
+    static const tw_check_id ids[] = {TW_CHK_SES_01, TW_CHK_SES_02, TW_CHK_SES_03};
     bool strict = header_is(in, "X-Tool-Event-Format", "openai");
     const char *sid = tw_chk_header(in->req_headers, in->nreq_headers, "X-Session-Id");
     if (!strict && !sid) {
@@ -47,12 +49,12 @@ void tw_chk_ses_checks(judge *j, bool stream, const cJSON *body)
                     cJSON_IsString(tw_json_get(tw_json_get(body, "error"), "message"));
     if (strict && (!sid || !sid[0])) {
         if (in->status == 400 && envelope)
-            PUT(out, "SES-03", TW_V_PASS, -1, "refused with 400");
+            PUT(out, TW_CHK_SES_03, TW_V_PASS, -1, "refused with 400");
         else
-            PUT(out, "SES-03", TW_V_FAIL, -1, "HTTP %d%s without X-Session-Id", in->status,
+            PUT(out, TW_CHK_SES_03, TW_V_FAIL, -1, "HTTP %d%s without X-Session-Id", in->status,
                 in->status == 400 ? " (no error envelope)" : "");
     } else {
-        PUT(out, "SES-03", TW_V_SKIP, -1, "the session header is present");
+        PUT(out, TW_CHK_SES_03, TW_V_SKIP, -1, "the session header is present");
     }
     /* continuation: tool messages after the last assistant message with calls */
     const cJSON *msgs = tw_json_get(in->req_body, "messages");
@@ -91,23 +93,23 @@ void tw_chk_ses_checks(judge *j, bool stream, const cJSON *body)
     bool nomem = call_ids.nomem;
     tw_chk_idx_free(&call_ids);
     if (nomem) {
-        PUT(out, "SES-01", TW_V_SKIP, -1, "out of memory while indexing ids");
-        PUT(out, "SES-02", TW_V_SKIP, -1, "out of memory while indexing ids");
+        PUT(out, TW_CHK_SES_01, TW_V_SKIP, -1, "out of memory while indexing ids");
+        PUT(out, TW_CHK_SES_02, TW_V_SKIP, -1, "out of memory while indexing ids");
         return;
     }
     if (in->session_pending < 0 && last_asst && ntool) {
-        PUT(out, "SES-01", TW_V_SKIP, -1, "no run of this session paused earlier");
-        PUT(out, "SES-02", TW_V_SKIP, -1, "no run of this session paused earlier");
+        PUT(out, TW_CHK_SES_01, TW_V_SKIP, -1, "no run of this session paused earlier");
+        PUT(out, TW_CHK_SES_02, TW_V_SKIP, -1, "no run of this session paused earlier");
         return;
     }
     if (!last_asst || ntool == 0 || (strict && (!sid || !sid[0]))) {
-        PUT(out, "SES-01", TW_V_SKIP, -1, "not a continuation");
-        PUT(out, "SES-02", TW_V_SKIP, -1, "not a continuation");
+        PUT(out, TW_CHK_SES_01, TW_V_SKIP, -1, "not a continuation");
+        PUT(out, TW_CHK_SES_02, TW_V_SKIP, -1, "not a continuation");
         return;
     }
     bool complete = unknown == 0 && answered >= pending;
     if (complete) {
-        PUT(out, "SES-02", TW_V_SKIP, -1, "every pending call answered");
+        PUT(out, TW_CHK_SES_02, TW_V_SKIP, -1, "every pending call answered");
         bool ok = in->status == 200;
         if (ok && !stream) {
             const cJSON *m = tw_chk_oai_message(body);
@@ -121,16 +123,16 @@ void tw_chk_ses_checks(judge *j, bool stream, const cJSON *body)
                  !in->transport_error && stream_has_answer(in->body, in->body_len, 64);
         }
         if (ok)
-            PUT(out, "SES-01", TW_V_PASS, -1, "%zu result(s) accepted, HTTP 200 with an answer", answered);
+            PUT(out, TW_CHK_SES_01, TW_V_PASS, -1, "%zu result(s) accepted, HTTP 200 with an answer", answered);
         else
-            PUT(out, "SES-01", TW_V_FAIL, -1, "continuation with %zu result(s) got HTTP %d%s", answered,
+            PUT(out, TW_CHK_SES_01, TW_V_FAIL, -1, "continuation with %zu result(s) got HTTP %d%s", answered,
                 in->status, in->status == 200 ? " without a final answer (no content, no tool call)" : "");
     } else {
-        PUT(out, "SES-01", TW_V_SKIP, -1, "a pending call is not answered");
+        PUT(out, TW_CHK_SES_01, TW_V_SKIP, -1, "a pending call is not answered");
         if (in->status == 400 && envelope)
-            PUT(out, "SES-02", TW_V_PASS, -1, "refused with 400 (%s)", ex[0] ? ex : "missing result");
+            PUT(out, TW_CHK_SES_02, TW_V_PASS, -1, "refused with 400 (%s)", ex[0] ? ex : "missing result");
         else
-            PUT(out, "SES-02", TW_V_FAIL, -1, "HTTP %d for a continuation with %s", in->status,
+            PUT(out, TW_CHK_SES_02, TW_V_FAIL, -1, "HTTP %d for a continuation with %s", in->status,
                 ex[0] ? ex : "a missing result");
     }
 }

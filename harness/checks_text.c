@@ -39,7 +39,7 @@ static void response_view(judge *j, char kind, bool stream, rview *v)
     if (kind != 'o')
         return;
     sse_list ev;
-    tw_chk_sse_parse(in->body, in->body_len, j->L.max_event_bytes, &ev);
+    tw_chk_sse_parse(in->body, in->body_len, &j->L, &ev);
     ostream st = {0};
     for (size_t i = 0; i < ev.n; i++) {
         cJSON *c = tw_chk_parse_json(ev.v[i].data, ev.v[i].data_len, j->L.max_depth);
@@ -128,7 +128,7 @@ static size_t closed_think_calls(const char *t, size_t n, size_t depth, rview *o
 void tw_chk_hermes_checks(judge *j, char kind, bool stream)
 {
     const tw_fx_exchange *ex = j->in->ex;
-    static const char *const ids[] = {"HER-01", "HER-02", "HER-03"};
+    static const tw_check_id ids[] = {TW_CHK_HER_01, TW_CHK_HER_02, TW_CHK_HER_03};
     const char *text = ex ? ex->model_text : NULL;
     bool two_pass = false;
     if (!text && ex && ex->model_pass2) {
@@ -168,14 +168,14 @@ void tw_chk_hermes_checks(judge *j, char kind, bool stream)
         blocks++;
     char cb[212];
     if (bad)
-        PUT(j->out, "HER-01", TW_V_FAIL, bad->offset, "model text: %s: %s", tw_code_name(bad->code),
+        PUT(j->out, TW_CHK_HER_01, TW_V_FAIL, bad->offset, "model text: %s: %s", tw_code_name(bad->code),
             tw_chk_clip(cb, sizeof cb, bad->message, 200));
     else
-        PUT(j->out, "HER-01", blocks ? TW_V_PASS : TW_V_SKIP, -1, "%zu <tool_call> block(s) in the model text",
+        PUT(j->out, TW_CHK_HER_01, blocks ? TW_V_PASS : TW_V_SKIP, -1, "%zu <tool_call> block(s) in the model text",
             blocks);
     /* HER-03 */
     if (two_pass)
-        PUT(j->out, "HER-03", TW_V_SKIP, -1, "two-pass: the server closes the think block");
+        PUT(j->out, TW_CHK_HER_03, TW_V_SKIP, -1, "two-pass: the server closes the think block");
     else if (tw_diag_has(&r.errors, TW_D_THINK_UNTERMINATED) ||
              tw_diag_has(&r.warnings, TW_D_THINK_IMPLICIT_END) ||
              tw_diag_has(&r.errors, TW_D_THINK_IMPLICIT_END)) {
@@ -187,20 +187,20 @@ void tw_chk_hermes_checks(judge *j, char kind, bool stream)
         for (size_t i = 0; off < 0 && i < r.warnings.len; i++)
             if (r.warnings.items[i].code == TW_D_THINK_IMPLICIT_END)
                 off = r.warnings.items[i].offset;
-        PUT(j->out, "HER-03", TW_V_FAIL, off, "think block not closed in the model text%s",
+        PUT(j->out, TW_CHK_HER_03, TW_V_FAIL, off, "think block not closed in the model text%s",
             tw_diag_has(&r.errors, TW_D_THINK_UNTERMINATED) ? "" : " (a tool call ended it)");
     } else {
         bool any = tw_memmem(text, n, "<think", 6) != NULL;
-        PUT(j->out, "HER-03", any ? TW_V_PASS : TW_V_SKIP, -1, "%s",
+        PUT(j->out, TW_CHK_HER_03, any ? TW_V_PASS : TW_V_SKIP, -1, "%s",
             any ? "every think block closed" : "no think block");
     }
     /* HER-02 */
     rview hidden = {0};
     size_t nh = closed_think_calls(text, n, j->L.max_depth, &hidden);
     if (nh == 0) {
-        PUT(j->out, "HER-02", TW_V_PASS, -1, "no tool call inside a closed think block");
+        PUT(j->out, TW_CHK_HER_02, TW_V_PASS, -1, "no tool call inside a closed think block");
     } else if (j->in->status != 200) {
-        PUT(j->out, "HER-02", TW_V_SKIP, -1, "no successful response to judge");
+        PUT(j->out, TW_CHK_HER_02, TW_V_SKIP, -1, "no successful response to judge");
     } else {
         rview got = {0};
         response_view(j, kind, stream, &got);
@@ -220,13 +220,13 @@ void tw_chk_hermes_checks(judge *j, char kind, bool stream)
                     leak = &hidden.calls[i];
         }
         if (!got.ok)
-            PUT(j->out, "HER-02", TW_V_SKIP, -1, "the response's calls could not be read");
+            PUT(j->out, TW_CHK_HER_02, TW_V_SKIP, -1, "the response's calls could not be read");
         else if (leak)
-            PUT(j->out, "HER-02", TW_V_FAIL, (int64_t)leak->off,
+            PUT(j->out, TW_CHK_HER_02, TW_V_FAIL, (int64_t)leak->off,
                 "call %.64s from inside a closed think block (model text offset %zu) was emitted",
                 leak->name, leak->off);
         else
-            PUT(j->out, "HER-02", TW_V_PASS, -1, "%zu call(s) inside closed think blocks, none emitted", nh);
+            PUT(j->out, TW_CHK_HER_02, TW_V_PASS, -1, "%zu call(s) inside closed think blocks, none emitted", nh);
         tw_chk_rview_free(&got);
     }
     tw_chk_rview_free(&hidden);
@@ -259,24 +259,24 @@ void tw_chk_vln_checks(judge *j, const cJSON *body)
 {
     tw_check_set *out = j->out;
     if (!cJSON_IsObject(body)) {
-        PUT(out, "VLN-01", TW_V_FAIL, 0, "the body is not a JSON object");
-        PUT(out, "VLN-02", TW_V_SKIP, -1, "no body");
+        PUT(out, TW_CHK_VLN_01, TW_V_FAIL, 0, "the body is not a JSON object");
+        PUT(out, TW_CHK_VLN_02, TW_V_SKIP, -1, "no body");
         return;
     }
     const cJSON *th = tw_json_get(body, "thinking"), *rs = tw_json_get(body, "response"),
                 *tc = tw_json_get(body, "tool_calls"), *pre = tw_json_get(body, "pre_tool_text");
     if (!cJSON_IsString(th))
-        PUT(out, "VLN-01", TW_V_FAIL, tw_chk_find_off(j->in, "\"thinking\""), "thinking is not a string");
+        PUT(out, TW_CHK_VLN_01, TW_V_FAIL, tw_chk_find_off(j->in, "\"thinking\""), "thinking is not a string");
     else if (!cJSON_IsString(rs))
-        PUT(out, "VLN-01", TW_V_FAIL, tw_chk_find_off(j->in, "\"response\""), "response is not a string");
+        PUT(out, TW_CHK_VLN_01, TW_V_FAIL, tw_chk_find_off(j->in, "\"response\""), "response is not a string");
     else if (!cJSON_IsArray(tc) && !cJSON_IsNull(tc))
-        PUT(out, "VLN-01", TW_V_FAIL, tw_chk_find_off(j->in, "\"tool_calls\""), "tool_calls is %s",
+        PUT(out, TW_CHK_VLN_01, TW_V_FAIL, tw_chk_find_off(j->in, "\"tool_calls\""), "tool_calls is %s",
             tc ? "not an array" : "absent");
     else if (cJSON_GetArraySize(tc) > 0 && !cJSON_IsString(pre))
-        PUT(out, "VLN-01", TW_V_FAIL, tw_chk_find_off(j->in, "\"tool_calls\""),
+        PUT(out, TW_CHK_VLN_01, TW_V_FAIL, tw_chk_find_off(j->in, "\"tool_calls\""),
             "%d call(s) without pre_tool_text", cJSON_GetArraySize(tc));
     else
-        PUT(out, "VLN-01", TW_V_PASS, -1, "thinking, response, tool_calls%s present",
+        PUT(out, TW_CHK_VLN_01, TW_V_PASS, -1, "thinking, response, tool_calls%s present",
             cJSON_GetArraySize(tc) > 0 ? ", pre_tool_text" : "");
     /* the declared-name and schema rules hold for /generate calls as well */
     ocall calls[256] = {{0}};
@@ -294,7 +294,7 @@ void tw_chk_vln_checks(judge *j, const cJSON *body)
         judge j2 = *j;
         j2.out = &tmp;
         tw_chk_ocall_checks(&j2, calls, n, NULL, -1, NULL, 0, -1, NULL, false, 0, NULL);
-        const char *keep[] = {"OAI-R03", "OAI-R05"};
+        const tw_check_id keep[] = {TW_CHK_OAI_R03, TW_CHK_OAI_R05};
         for (size_t k = 0; k < 2; k++) {
             const tw_check_result *r = tw_check_set_get(&tmp, keep[k]);
             if (r)
@@ -307,19 +307,19 @@ void tw_chk_vln_checks(judge *j, const cJSON *body)
     long mt = req_long(j->in->req_body, "max_thinking_tokens");
     long mr = req_long(j->in->req_body, "max_response_tokens");
     if (mt < 0 && mr < 0) {
-        PUT(out, "VLN-02", TW_V_SKIP, -1, "the request sets no token budget");
+        PUT(out, TW_CHK_VLN_02, TW_V_SKIP, -1, "the request sets no token budget");
         return;
     }
     size_t nt = cJSON_IsString(th) ? count_tokens(th->valuestring) : 0;
     size_t nr = cJSON_IsString(rs) ? count_tokens(rs->valuestring) : 0;
     if (mt >= 0 && nt > (size_t)mt)
-        PUT(out, "VLN-02", TW_V_FAIL, tw_chk_find_off(j->in, "\"thinking\""), "thinking has %zu tokens, max_thinking_tokens %ld",
+        PUT(out, TW_CHK_VLN_02, TW_V_FAIL, tw_chk_find_off(j->in, "\"thinking\""), "thinking has %zu tokens, max_thinking_tokens %ld",
             nt, mt);
     else if (mr >= 0 && nr > (size_t)mr)
-        PUT(out, "VLN-02", TW_V_FAIL, tw_chk_find_off(j->in, "\"response\""), "response has %zu tokens, max_response_tokens %ld",
+        PUT(out, TW_CHK_VLN_02, TW_V_FAIL, tw_chk_find_off(j->in, "\"response\""), "response has %zu tokens, max_response_tokens %ld",
             nr, mr);
     else
-        PUT(out, "VLN-02", TW_V_PASS, -1, "thinking %zu/%ld, response %zu/%ld tokens", nt, mt, nr, mr);
+        PUT(out, TW_CHK_VLN_02, TW_V_PASS, -1, "thinking %zu/%ld, response %zu/%ld tokens", nt, mt, nr, mr);
 }
 
 /* ================================================================ number fidelity */
@@ -395,7 +395,7 @@ void tw_chk_num_stream_spelling(judge *j, bool stream)
 {
     const tw_judge_input *in = j->in;
     if (!stream || !in->pair_body) {
-        PUT(j->out, "NUM-01", TW_V_SKIP, -1, "no streamed and non-streamed pair to compare");
+        PUT(j->out, TW_CHK_NUM_01, TW_V_SKIP, -1, "no streamed and non-streamed pair to compare");
         return;
     }
     tw_decode_opts o = {0};
@@ -403,12 +403,12 @@ void tw_chk_num_stream_spelling(judge *j, bool stream)
     o.allow_unknown_tool = true;
     tw_result a, b;
     if (tw_decode_response(in->path, true, in->body, in->body_len, &o, &a) != TW_OK) {
-        PUT(j->out, "NUM-01", TW_V_SKIP, -1, "no reference decoder for this stream");
+        PUT(j->out, TW_CHK_NUM_01, TW_V_SKIP, -1, "no reference decoder for this stream");
         return;
     }
     if (tw_decode_response(in->path, false, in->pair_body, in->pair_len, &o, &b) != TW_OK) {
         tw_result_free(&a);
-        PUT(j->out, "NUM-01", TW_V_SKIP, -1, "no reference decoder for the non-streamed body");
+        PUT(j->out, TW_CHK_NUM_01, TW_V_SKIP, -1, "no reference decoder for the non-streamed body");
         return;
     }
     char why[400] = "";
@@ -416,9 +416,9 @@ void tw_chk_num_stream_spelling(judge *j, bool stream)
     bool eq = calls_numbers_equal(a.msg.calls, a.msg.ncalls, NULL, b.msg.calls, b.msg.ncalls,
                                   false, &pairs, why, sizeof why);
     if (!eq)
-        PUT(j->out, "NUM-01", TW_V_FAIL, -1, "streamed vs non-streamed: %s", why);
+        PUT(j->out, TW_CHK_NUM_01, TW_V_FAIL, -1, "streamed vs non-streamed: %s", why);
     else
-        PUT(j->out, "NUM-01", pairs ? TW_V_PASS : TW_V_SKIP, -1, "%s",
+        PUT(j->out, TW_CHK_NUM_01, pairs ? TW_V_PASS : TW_V_SKIP, -1, "%s",
             pairs ? "every number spelled the same" : "no call in both results");
     tw_result_free(&a);
     tw_result_free(&b);
@@ -435,11 +435,11 @@ void tw_chk_num_model_values(judge *j, char kind, bool stream)
         two_pass = true;
     }
     if (!text) {
-        PUT(j->out, "NUM-02", TW_V_SKIP, -1, "no model text in the fixture");
+        PUT(j->out, TW_CHK_NUM_02, TW_V_SKIP, -1, "no model text in the fixture");
         return;
     }
     if (j->in->status != 200) {
-        PUT(j->out, "NUM-02", TW_V_SKIP, -1, "no successful response to judge");
+        PUT(j->out, TW_CHK_NUM_02, TW_V_SKIP, -1, "no successful response to judge");
         return;
     }
     tw_opts_holder h;
@@ -455,7 +455,7 @@ void tw_chk_num_model_values(judge *j, char kind, bool stream)
         h.o.finish = TW_FINISH_STOP_SEQUENCE;
     tw_result r;
     if (tw_hermes_decode(text, strlen(text), &h.o, &r) != TW_OK) {
-        PUT(j->out, "NUM-02", TW_V_SKIP, -1, "the hermes decoder refused the model text");
+        PUT(j->out, TW_CHK_NUM_02, TW_V_SKIP, -1, "the hermes decoder refused the model text");
         tw_opts_holder_free(&h);
         return;
     }
@@ -463,12 +463,12 @@ void tw_chk_num_model_values(judge *j, char kind, bool stream)
     response_view(j, kind, stream, &got);
     size_t pairs = 0;
     if (!got.ok) {
-        PUT(j->out, "NUM-02", TW_V_SKIP, -1, "the response's calls could not be read");
+        PUT(j->out, TW_CHK_NUM_02, TW_V_SKIP, -1, "the response's calls could not be read");
     } else if (!calls_numbers_equal(r.msg.calls, r.msg.ncalls, got.calls, NULL, got.ncalls, true,
                                     &pairs, why, sizeof why)) {
-        PUT(j->out, "NUM-02", TW_V_FAIL, -1, "model text vs response: %s", why);
+        PUT(j->out, TW_CHK_NUM_02, TW_V_FAIL, -1, "model text vs response: %s", why);
     } else {
-        PUT(j->out, "NUM-02", pairs ? TW_V_PASS : TW_V_SKIP, -1, "%s",
+        PUT(j->out, TW_CHK_NUM_02, pairs ? TW_V_PASS : TW_V_SKIP, -1, "%s",
             pairs ? "every number carries the value the model wrote"
                   : "no call both in the model text and the response");
     }

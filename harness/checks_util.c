@@ -1,6 +1,7 @@
 /*
  * Helpers shared by the conformance checks: evidence excerpts, header
- * lookups, the id index, SSE framing and the light views of a response.
+ * lookups, the id index, the SSE events of a body (framed by the library's
+ * parser, toolwire/sse.h) and the light views of a response.
  */
 #include "checks_int.h"
 
@@ -171,6 +172,7 @@ void tw_chk_idx_of_list(id_index *x, const cJSON *list, const char *idkey)
     tw_chk_idx_seal(x);
 }
 
+/* Events kept per judged stream; later ones are dropped (sse_list.capped). */
 #define SSE_MAX_EVENTS 200000u
 
 void tw_chk_sse_free(sse_list *l)
@@ -183,102 +185,82 @@ void tw_chk_sse_free(sse_list *l)
     memset(l, 0, sizeof *l);
 }
 
-void tw_chk_sse_parse(const char *b, size_t n, size_t max_event, sse_list *out)
+static sse_ev *sse_push(sse_list *l)
+{
+    if (l->n >= SSE_MAX_EVENTS) {
+        l->capped = true;
+        return NULL;
+    }
+    if (l->n == l->cap) {
+        size_t nc = l->cap ? l->cap * 2 : 32;
+        sse_ev *nv = realloc(l->v, nc * sizeof *nv);
+        if (!nv)
+            return NULL;
+        l->v = nv;
+        l->cap = nc;
+    }
+    sse_ev *e = &l->v[l->n++];
+    memset(e, 0, sizeof *e);
+    return e;
+}
+
+static tw_status sse_on_event(void *user, const tw_sse_event *ev)
+{
+    sse_list *l = user;
+    if (l->n >= SSE_MAX_EVENTS) {
+        l->capped = true;
+        return TW_OK;
+    }
+    sse_ev *e = sse_push(l);
+    if (!e)
+        return TW_ERR_NOMEM;
+    e->type = tw_strndup(ev->type, ev->type_len);
+    e->data = tw_strndup(ev->data, ev->data_len);
+    e->data_len = ev->data_len;
+    e->off = (size_t)ev->offset;
+    e->terminated = ev->terminated;
+    if (!e->type || !e->data)
+        return TW_ERR_NOMEM;
+    return TW_OK;
+}
+
+/* An event the parser dropped (a line or the event over its cap) stays in
+ * the list, flagged, so that the checks can say where the stream broke. */
+static tw_status sse_on_diag(void *user, tw_status code, uint64_t offset)
+{
+    sse_list *l = user;
+    if (l->n && l->v[l->n - 1].over_cap && l->v[l->n - 1].off == (size_t)offset)
+        return TW_OK; /* another long line of the same dropped event */
+    if (l->n >= SSE_MAX_EVENTS) {
+        l->capped = true;
+        return TW_OK;
+    }
+    sse_ev *e = sse_push(l);
+    if (!e)
+        return TW_ERR_NOMEM;
+    e->type = tw_strdup("message");
+    e->data = tw_strdup("");
+    e->off = (size_t)offset;
+    e->over_cap = code;
+    e->terminated = true;
+    return e->type && e->data ? TW_OK : TW_ERR_NOMEM;
+}
+
+void tw_chk_sse_parse(const char *b, size_t n, const tw_limits *limits, sse_list *out)
 {
     memset(out, 0, sizeof *out);
-    tw_buf data = {0}, type = {0};
-    data.max = max_event;
-    bool open = false, has_data = false, has_type = false;
-    size_t ev_off = 0, i = 0;
-    if (n >= 3 && memcmp(b, "\xEF\xBB\xBF", 3) == 0)
-        i = 3;
-    while (i <= n) {
-        size_t ls = i;
-        while (i < n && b[i] != '\n' && b[i] != '\r')
-            i++;
-        bool at_end = i >= n;
-        size_t le = i;
-        if (!at_end) {
-            if (b[i] == '\r' && i + 1 < n && b[i + 1] == '\n')
-                i += 2;
-            else
-                i++;
-        }
-        if (le == ls && !at_end) {
-            /* blank line: dispatch */
-            if (open && out->n < SSE_MAX_EVENTS) {
-                if (out->n == out->cap) {
-                    size_t nc = out->cap ? out->cap * 2 : 32;
-                    sse_ev *nv = realloc(out->v, nc * sizeof *nv);
-                    if (!nv)
-                        break;
-                    out->v = nv;
-                    out->cap = nc;
-                }
-                sse_ev *e = &out->v[out->n++];
-                e->type = has_type ? tw_strndup(type.data ? type.data : "", type.len) : NULL;
-                e->data = tw_strndup(data.data ? data.data : "", data.len);
-                e->data_len = data.len;
-                e->off = ev_off;
-                e->has_data = has_data;
-                e->terminated = true;
-            } else if (open) {
-                out->capped = true;
-            }
-            tw_buf_reset(&data);
-            tw_buf_reset(&type);
-            open = has_data = has_type = false;
-            continue;
-        }
-        if (at_end && le == ls)
-            break;
-        if (b[ls] == ':') {
-            if (at_end)
-                break;
-            continue;
-        }
-        if (!open) {
-            open = true;
-            ev_off = ls;
-        }
-        size_t colon = ls;
-        while (colon < le && b[colon] != ':')
-            colon++;
-        size_t fl = colon - ls;
-        size_t vs = colon < le ? colon + 1 : le;
-        if (vs < le && b[vs] == ' ')
-            vs++;
-        if (fl == 4 && memcmp(b + ls, "data", 4) == 0) {
-            if (has_data)
-                tw_buf_putc(&data, '\n');
-            tw_buf_append(&data, b + vs, le - vs);
-            has_data = true;
-        } else if (fl == 5 && memcmp(b + ls, "event", 5) == 0) {
-            tw_buf_reset(&type);
-            tw_buf_append(&type, b + vs, le - vs);
-            has_type = true;
-        }
-        if (at_end)
-            break;
-    }
-    if (open && out->n < SSE_MAX_EVENTS) {
-        /* an event the stream never ended with a blank line */
-        sse_ev *nv = out->n == out->cap ? realloc(out->v, (out->cap + 1) * sizeof *nv) : out->v;
-        if (nv) {
-            if (out->n == out->cap)
-                out->cap++;
-            out->v = nv;
-            sse_ev *e = &out->v[out->n++];
-            e->type = has_type ? tw_strndup(type.data ? type.data : "", type.len) : NULL;
-            e->data = tw_strndup(data.data ? data.data : "", data.len);
-            e->data_len = data.len;
-            e->off = ev_off;
-            e->has_data = has_data;
-            e->terminated = false;
-        }
-    }
-    tw_buf_free(&data);
-    tw_buf_free(&type);
+    tw_limits L;
+    tw_limits_resolve(&L, limits);
+    /* one line is capped by the event cap: a long data line is no fault of
+     * its own, only an event over max_event_bytes is */
+    if (L.max_line_bytes < L.max_event_bytes)
+        L.max_line_bytes = L.max_event_bytes;
+    tw_sse p;
+    /* the last event stays even when no blank line ends it (terminated = false) */
+    tw_sse_init(&p, &L, true, sse_on_event, sse_on_diag, out);
+    if (tw_sse_feed(&p, b ? b : "", n) == TW_OK)
+        tw_sse_finish(&p);
+    tw_sse_release(&p);
 }
 
 void tw_chk_rview_free(rview *v)

@@ -387,7 +387,7 @@ static cJSON *args_value(const cJSON *a)
     return a ? cJSON_Duplicate(a, true) : cJSON_CreateNull();
 }
 
-static void put_buf(tw_check_set *s, const char *id, tw_verdict v, tw_buf *b)
+static void put_buf(tw_check_set *s, tw_check_id id, tw_verdict v, tw_buf *b)
 {
     tw_check_set_put(s, id, v, -1, "%s", b->data ? b->data : "");
     tw_buf_reset(b);
@@ -424,7 +424,7 @@ static void judge_calls(const cJSON *want, const cJSON *got, tw_check_set *set)
     if (!bad) {
         tw_buf_printf(&b, "every call as sent: ");
         calls_summary(&b, gc);
-        put_buf(set, "CLT-01", TW_V_PASS, &b);
+        put_buf(set, TW_CHK_CLT_01, TW_V_PASS, &b);
     } else {
         if (strcmp(bad, "count") == 0)
             tw_buf_printf(&b, "%d calls handed on, %d sent; ", ng, nw);
@@ -434,12 +434,12 @@ static void judge_calls(const cJSON *want, const cJSON *got, tw_check_set *set)
         calls_summary(&b, gc);
         tw_buf_printf(&b, "; right ");
         calls_summary(&b, wc);
-        put_buf(set, "CLT-01", TW_V_FAIL, &b);
+        put_buf(set, TW_CHK_CLT_01, TW_V_FAIL, &b);
     }
     tw_buf_free(&b);
 }
 
-static void judge_text(const char *id, const char *what, const char *want, const char *got, bool skip_empty,
+static void judge_text(tw_check_id id, const char *what, const char *want, const char *got, bool skip_empty,
                        tw_check_set *set)
 {
     tw_buf b = {0};
@@ -490,28 +490,28 @@ static void judge_from_records(const tw_fx_exchange *x, const tw_mock_record *re
     bool asked = x->faults && cJSON_GetObjectItemCaseSensitive(x->faults, "retry_after") && (fs == 429 || fs == 503);
     const tw_check_result *cli07 = NULL;
     for (size_t i = 0; i < nrec; i++) {
-        const tw_check_result *r = tw_check_set_get(&recs[i].checks, "CLI-07");
+        const tw_check_result *r = tw_check_set_get(&recs[i].checks, TW_CHK_CLI_07);
         if (r && r->verdict != TW_V_SKIP && (!cli07 || r->verdict == TW_V_FAIL))
             cli07 = r;
     }
     if (!asked)
-        tw_check_set_put(set, "CLT-06", TW_V_SKIP, -1, "no 429/503 with Retry-After in this scenario");
+        tw_check_set_put(set, TW_CHK_CLT_06, TW_V_SKIP, -1, "no 429/503 with Retry-After in this scenario");
     else if (!cli07)
-        tw_check_set_put(set, "CLT-06", TW_V_SKIP, -1, "the client did not retry (%zu request%s)", nrec,
+        tw_check_set_put(set, TW_CHK_CLT_06, TW_V_SKIP, -1, "the client did not retry (%zu request%s)", nrec,
                          nrec == 1 ? "" : "s");
     else
-        tw_check_set_put(set, "CLT-06", cli07->verdict, -1, "HTTP %ld, Retry-After honoured? mock CLI-07: %s", fs,
+        tw_check_set_put(set, TW_CHK_CLT_06, cli07->verdict, -1, "HTTP %ld, Retry-After honoured? mock CLI-07: %s", fs,
                          cli07->evidence);
     /* CLT-07: the mock's CLI-01/02 verdicts on the requests that carried the results */
     if (!has_tool_results(x->req.body)) {
-        tw_check_set_put(set, "CLT-07", TW_V_SKIP, -1, "the request hands no tool results back");
+        tw_check_set_put(set, TW_CHK_CLT_07, TW_V_SKIP, -1, "the request hands no tool results back");
         return;
     }
     const tw_check_result *bad = NULL;
     size_t judged = 0;
     for (size_t i = 0; i < nrec && !bad; i++)
-        for (const char *const *id = (const char *const[]){"CLI-01", "CLI-02", NULL}; *id; id++) {
-            const tw_check_result *r = tw_check_set_get(&recs[i].checks, *id);
+        for (tw_check_id id = TW_CHK_CLI_01; id <= TW_CHK_CLI_02; id++) {
+            const tw_check_result *r = tw_check_set_get(&recs[i].checks, id);
             if (r && r->verdict == TW_V_FAIL) {
                 bad = r;
                 break;
@@ -519,12 +519,12 @@ static void judge_from_records(const tw_fx_exchange *x, const tw_mock_record *re
             judged += r && r->verdict == TW_V_PASS;
         }
     if (bad)
-        tw_check_set_put(set, "CLT-07", TW_V_FAIL, -1, "mock %s: %s", bad->id, bad->evidence);
+        tw_check_set_put(set, TW_CHK_CLT_07, TW_V_FAIL, -1, "mock %s: %s", bad->id, bad->evidence);
     else if (judged)
-        tw_check_set_put(set, "CLT-07", TW_V_PASS, -1, "every tool result names its call (mock CLI-01/02, %zu request%s)",
+        tw_check_set_put(set, TW_CHK_CLT_07, TW_V_PASS, -1, "every tool result names its call (mock CLI-01/02, %zu request%s)",
                          nrec, nrec == 1 ? "" : "s");
     else
-        tw_check_set_put(set, "CLT-07", TW_V_SKIP, -1, "no request of the client reached the mock");
+        tw_check_set_put(set, TW_CHK_CLT_07, TW_V_SKIP, -1, "no request of the client reached the mock");
 }
 
 void tw_clients_judge(const tw_fx_exchange *x, const cJSON *out, const tw_mock_record *recs,
@@ -538,16 +538,14 @@ void tw_clients_judge(const tw_fx_exchange *x, const cJSON *out, const tw_mock_r
     if (!what.data)
         tw_buf_printf(&what, "%s", err ? "raised" : "returned");
     if (!what.data) {
-        for (const char *const *k = (const char *const[]){"CLT-01", "CLT-02", "CLT-03", "CLT-04", "CLT-05",
-                                                          "CLT-06", "CLT-07", NULL};
-             *k; k++)
-            tw_check_set_put(set, *k, TW_V_SKIP, -1, "out of memory");
+        for (tw_check_id k = TW_CHK_CLT_01; k <= TW_CHK_CLT_07; k++)
+            tw_check_set_put(set, k, TW_V_SKIP, -1, "out of memory");
         return;
     }
     if (!want) {
         /* an error raised to the caller is the right answer */
-        const char *id = has_stream_fault(x->faults) || !x->resp.stream ? "CLT-04" : "CLT-05";
-        const char *other = strcmp(id, "CLT-04") == 0 ? "CLT-05" : "CLT-04";
+        tw_check_id id = has_stream_fault(x->faults) || !x->resp.stream ? TW_CHK_CLT_04 : TW_CHK_CLT_05;
+        tw_check_id other = id == TW_CHK_CLT_04 ? TW_CHK_CLT_05 : TW_CHK_CLT_04;
         /* the driver's own watchdog (error type DriverTimeout) is no raise: the
          * library neither returned nor raised, it hung */
         const char *et = err ? jstr(err, "type") : NULL;
@@ -563,29 +561,29 @@ void tw_clients_judge(const tw_fx_exchange *x, const cJSON *out, const tw_mock_r
                                                                                              : "the answer is broken");
         put_buf(set, id, err ? TW_V_PASS : TW_V_FAIL, &b);
         tw_check_set_put(set, other, TW_V_SKIP, -1, "not this fault");
-        for (const char *const *k = (const char *const[]){"CLT-01", "CLT-02", "CLT-03", NULL}; *k; k++)
-            tw_check_set_put(set, *k, TW_V_SKIP, -1, "an error is the right answer");
+        for (tw_check_id k = TW_CHK_CLT_01; k <= TW_CHK_CLT_03; k++)
+            tw_check_set_put(set, k, TW_V_SKIP, -1, "an error is the right answer");
     } else {
-        tw_check_set_put(set, "CLT-04", TW_V_SKIP, -1, "the answer is whole");
-        tw_check_set_put(set, "CLT-05", TW_V_SKIP, -1, "no error event");
+        tw_check_set_put(set, TW_CHK_CLT_04, TW_V_SKIP, -1, "the answer is whole");
+        tw_check_set_put(set, TW_CHK_CLT_05, TW_V_SKIP, -1, "no error event");
         bool may = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ec, "may_raise"));
         const char *wt = jstr(want, "thinking");
         if (err && may) {
-            for (const char *const *k = (const char *const[]){"CLT-01", "CLT-02", "CLT-03", NULL}; *k; k++)
-                tw_check_set_put(set, *k, TW_V_SKIP, -1, "client %s (raising is right here too)", what.data);
+            for (tw_check_id k = TW_CHK_CLT_01; k <= TW_CHK_CLT_03; k++)
+                tw_check_set_put(set, k, TW_V_SKIP, -1, "client %s (raising is right here too)", what.data);
         } else if (err) {
             tw_buf_printf(&b, "client %s; right: ", what.data);
             calls_summary(&b, cJSON_GetObjectItemCaseSensitive(want, "tool_calls"));
-            put_buf(set, "CLT-01", TW_V_FAIL, &b);
-            tw_check_set_put(set, "CLT-02", TW_V_FAIL, -1, "client %s; nothing handed on", what.data);
+            put_buf(set, TW_CHK_CLT_01, TW_V_FAIL, &b);
+            tw_check_set_put(set, TW_CHK_CLT_02, TW_V_FAIL, -1, "client %s; nothing handed on", what.data);
             if (wt && *wt)
-                tw_check_set_put(set, "CLT-03", TW_V_FAIL, -1, "client %s; the reasoning was lost", what.data);
+                tw_check_set_put(set, TW_CHK_CLT_03, TW_V_FAIL, -1, "client %s; the reasoning was lost", what.data);
             else
-                tw_check_set_put(set, "CLT-03", TW_V_SKIP, -1, "the server sent no reasoning");
+                tw_check_set_put(set, TW_CHK_CLT_03, TW_V_SKIP, -1, "the server sent no reasoning");
         } else {
             judge_calls(want, out, set);
-            judge_text("CLT-02", "content", jstr(want, "content"), jstr(out, "content"), false, set);
-            judge_text("CLT-03", "reasoning", wt, jstr(out, "reasoning"), true, set);
+            judge_text(TW_CHK_CLT_02, "content", jstr(want, "content"), jstr(out, "content"), false, set);
+            judge_text(TW_CHK_CLT_03, "reasoning", wt, jstr(out, "reasoning"), true, set);
         }
     }
     judge_from_records(x, recs, nrec, set);
@@ -705,11 +703,8 @@ static void run_one(const run_ctx *cx, const tw_fixture *f, size_t k, const char
         /* no verdict: the driver failed */
         e->result = TW_V_FAIL;
         tw_buf_printf(&det, "driver failure: %s", bad);
-        for (size_t i = 0; i < 7; i++) {
-            char id[24];
-            snprintf(id, sizeof id, "CLT-%02zu", i + 1);
-            tw_check_set_put(&set, tw_check_find(id)->id, TW_V_SKIP, -1, "driver failure");
-        }
+        for (tw_check_id c = TW_CHK_CLT_01; c <= TW_CHK_CLT_07; c++)
+            tw_check_set_put(&set, c, TW_V_SKIP, -1, "driver failure");
     } else {
         e->result = TW_V_SKIP;
         tw_buf_printf(&det, "%s: client ", mode);
@@ -722,7 +717,7 @@ static void run_one(const run_ctx *cx, const tw_fixture *f, size_t k, const char
     if (st == TW_OK)
         log_tail(&det, &pr);
     for (size_t i = 0; i < set.len; i++) {
-        const tw_check_def *d = tw_check_find(set.items[i].id);
+        const tw_check_def *d = tw_check_def_of(set.items[i].check);
         tw_report_add_check(e, set.items[i].id, set.items[i].verdict,
                             d && d->sev == TW_SEV_INFO ? TW_EXPECT_ANY : TW_EXPECT_NOT_FAIL, -1,
                             set.items[i].evidence);

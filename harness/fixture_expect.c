@@ -5,6 +5,8 @@
  */
 #include "fixture_int.h"
 
+#include "checks.h"
+
 static bool check_id_ok(const char *s)
 {
     /* "OAI-R04", "SES-01", "CLI-07": 3 upper-case letters, '-', then letters/digits */
@@ -268,6 +270,10 @@ tw_status tw_fix_read_expect(vctx *c, const cJSON *j, const char *path, tw_fx_ex
         if (!check_id_ok(x->expect_fail[i].check))
             return tw_fix_fail_at(c, ip, false, "expected a check id like \"OAI-R04\", got \"%s\"",
                            x->expect_fail[i].check);
+        /* a misspelt id would never match a verdict: refused, not skipped */
+        if (!tw_check_find(x->expect_fail[i].check))
+            return tw_fix_fail_at(c, ip, false, "unknown check id \"%s\" (not in the check catalog)",
+                                  x->expect_fail[i].check);
         for (size_t k = 0; k < i; k++)
             if (strcmp(x->expect_fail[k].check, x->expect_fail[i].check) == 0)
                 return tw_fix_fail_at(c, ip, false, "check \"%s\" is listed twice",

@@ -171,7 +171,7 @@ static void judge_tool_called(const tw_fx_live *lv, const tw_result *r, tw_check
         for (size_t c = 0; c < r->msg.ncalls && !found; c++)
             found = r->msg.calls[c].name && strcmp(r->msg.calls[c].name, lv->tool_called[i]) == 0;
         if (!found) {
-            tw_check_set_put(out, "LIV-01", TW_V_FAIL, -1, "expected a call of %s; got %s",
+            tw_check_set_put(out, TW_CHK_LIV_01, TW_V_FAIL, -1, "expected a call of %s; got %s",
                              lv->tool_called[i], got);
             return;
         }
@@ -181,13 +181,13 @@ static void judge_tool_called(const tw_fx_live *lv, const tw_result *r, tw_check
         for (size_t i = 0; i < lv->ntool_called && !listed; i++)
             listed = r->msg.calls[c].name && strcmp(r->msg.calls[c].name, lv->tool_called[i]) == 0;
         if (!listed) {
-            tw_check_set_put(out, "LIV-01", TW_V_FAIL, -1,
+            tw_check_set_put(out, TW_CHK_LIV_01, TW_V_FAIL, -1,
                              "expected calls of %s only; call %zu names %s (got %s)", want, c,
                              r->msg.calls[c].name ? r->msg.calls[c].name : "(no name)", got);
             return;
         }
     }
-    tw_check_set_put(out, "LIV-01", TW_V_PASS, -1, "expected %s; got %s", want, got);
+    tw_check_set_put(out, TW_CHK_LIV_01, TW_V_PASS, -1, "expected %s; got %s", want, got);
 }
 
 static void judge_calls(const tw_fx_live *lv, const tw_result *r, tw_check_set *out)
@@ -203,7 +203,7 @@ static void judge_calls(const tw_fx_live *lv, const tw_result *r, tw_check_set *
     bool ok = (lv->calls_min < 0 || n >= lv->calls_min) && (lv->calls_max < 0 || n <= lv->calls_max);
     char got[300];
     call_names(r, got, sizeof got);
-    tw_check_set_put(out, "LIV-02", ok ? TW_V_PASS : TW_V_FAIL, -1, "expected %s; got %ld (%s)", want, n,
+    tw_check_set_put(out, TW_CHK_LIV_02, ok ? TW_V_PASS : TW_V_FAIL, -1, "expected %s; got %ld (%s)", want, n,
                      got);
 }
 
@@ -226,13 +226,13 @@ static void judge_arguments(const tw_fx_exchange *x, const tw_result *r, const t
                             tw_check_set *out)
 {
     if (!r->msg.ncalls) {
-        tw_check_set_put(out, "LIV-03", TW_V_SKIP, -1, "no call to judge");
+        tw_check_set_put(out, TW_CHK_LIV_03, TW_V_SKIP, -1, "no call to judge");
         return;
     }
     tw_request rq;
     char why[300] = "";
     if (request_tools(x, L, &rq, why, sizeof why) != TW_OK) {
-        tw_check_set_put(out, "LIV-03", TW_V_FAIL, -1, "the request's tools cannot be read: %s", why);
+        tw_check_set_put(out, TW_CHK_LIV_03, TW_V_FAIL, -1, "the request's tools cannot be read: %s", why);
         return;
     }
     for (size_t c = 0; c < r->msg.ncalls; c++) {
@@ -242,7 +242,7 @@ static void judge_arguments(const tw_fx_exchange *x, const tw_result *r, const t
             if (call->name && rq.tools[i].name && strcmp(call->name, rq.tools[i].name) == 0)
                 t = &rq.tools[i];
         if (!t) {
-            tw_check_set_put(out, "LIV-03", TW_V_FAIL, -1,
+            tw_check_set_put(out, TW_CHK_LIV_03, TW_V_FAIL, -1,
                              "expected arguments valid for a declared tool; call %zu names %s, which the "
                              "request does not declare",
                              c, call->name ? call->name : "(no name)");
@@ -250,19 +250,19 @@ static void judge_arguments(const tw_fx_exchange *x, const tw_result *r, const t
             return;
         }
         if (!call->arguments) {
-            tw_check_set_put(out, "LIV-03", TW_V_FAIL, -1,
+            tw_check_set_put(out, TW_CHK_LIV_03, TW_V_FAIL, -1,
                              "expected arguments valid against %s's schema; call %zu has none", call->name, c);
             tw_request_free(&rq);
             return;
         }
         if (!tw_schema_validate(t->parameters, call->arguments, L->max_depth, why, sizeof why)) {
-            tw_check_set_put(out, "LIV-03", TW_V_FAIL, -1,
+            tw_check_set_put(out, TW_CHK_LIV_03, TW_V_FAIL, -1,
                              "expected arguments valid against %s's schema; call %zu: %s", call->name, c, why);
             tw_request_free(&rq);
             return;
         }
     }
-    tw_check_set_put(out, "LIV-03", TW_V_PASS, -1, "%zu call(s), arguments valid against the declared schemas",
+    tw_check_set_put(out, TW_CHK_LIV_03, TW_V_PASS, -1, "%zu call(s), arguments valid against the declared schemas",
                      r->msg.ncalls);
     tw_request_free(&rq);
 }
@@ -314,12 +314,12 @@ void tw_live_judge(const tw_fixture *f, size_t k, const tw_live_answer *answers,
     const tw_fx_exchange *x = &f->exchanges[k];
     if (x->nplaceholders) {
         if (unresolved)
-            tw_check_set_put(out, "LIV-07", TW_V_FAIL, -1,
+            tw_check_set_put(out, TW_CHK_LIV_07, TW_V_FAIL, -1,
                              "expected every call-id placeholder to name a call the server made; %zu of %zu "
                              "did not: %s",
                              unresolved, x->nplaceholders, subst_why ? subst_why : "");
         else
-            tw_check_set_put(out, "LIV-07", TW_V_PASS, -1,
+            tw_check_set_put(out, TW_CHK_LIV_07, TW_V_PASS, -1,
                              "%zu call-id placeholder(s) replaced by the ids the server produced",
                              x->nplaceholders);
     }
@@ -327,7 +327,8 @@ void tw_live_judge(const tw_fixture *f, size_t k, const tw_live_answer *answers,
     if (!lv->json)
         return;
     const tw_live_answer *a = &answers[k];
-    static const char *const ids[] = {"LIV-01", "LIV-02", "LIV-03", "LIV-04", "LIV-05", "LIV-06"};
+    static const tw_check_id ids[] = {TW_CHK_LIV_01, TW_CHK_LIV_02, TW_CHK_LIV_03,
+                                      TW_CHK_LIV_04, TW_CHK_LIV_05, TW_CHK_LIV_06};
     bool wanted[6] = {lv->ntool_called > 0, lv->calls_min >= 0 || lv->calls_max >= 0,
                       lv->arguments_valid, lv->text >= 0, lv->reasoning >= 0, lv->agrees_with >= 0};
     if (!a->decoded) {
@@ -347,14 +348,14 @@ void tw_live_judge(const tw_fixture *f, size_t k, const tw_live_answer *answers,
         bool got = has_text(&r->msg.content);
         bool ok = got == (lv->text == 1);
         int shown = got ? (int)(r->msg.content.len < 80 ? r->msg.content.len : 80) : 0;
-        tw_check_set_put(out, "LIV-04", ok ? TW_V_PASS : TW_V_FAIL, -1, "expected %s; got %s%.*s%s",
+        tw_check_set_put(out, TW_CHK_LIV_04, ok ? TW_V_PASS : TW_V_FAIL, -1, "expected %s; got %s%.*s%s",
                          lv->text == 1 ? "text" : "no text", got ? "text: \"" : "no text", shown,
                          got ? r->msg.content.data : "", got ? "\"" : "");
     }
     if (wanted[4]) {
         bool got = has_text(&r->msg.thinking) || r->msg.has_redacted_thinking;
         bool ok = got == (lv->reasoning == 1);
-        tw_check_set_put(out, "LIV-05", ok ? TW_V_PASS : TW_V_FAIL, -1, "expected %s; got %s (%zu bytes)",
+        tw_check_set_put(out, TW_CHK_LIV_05, ok ? TW_V_PASS : TW_V_FAIL, -1, "expected %s; got %s (%zu bytes)",
                          lv->reasoning == 1 ? "reasoning" : "no reasoning",
                          got ? "reasoning" : "no reasoning", r->msg.thinking.len);
     }
@@ -362,14 +363,14 @@ void tw_live_judge(const tw_fixture *f, size_t k, const tw_live_answer *answers,
         size_t o = (size_t)lv->agrees_with;
         char why[400] = "";
         if (o >= f->nexchanges || !answers[o].decoded)
-            tw_check_set_put(out, "LIV-06", TW_V_FAIL, -1,
+            tw_check_set_put(out, TW_CHK_LIV_06, TW_V_FAIL, -1,
                              "expected the same calls as exchange %zu; it has no answer to compare: %s", o,
                              o < f->nexchanges ? answers[o].why : "no such exchange");
         else if (!calls_agree(r, &answers[o].res, why, sizeof why))
-            tw_check_set_put(out, "LIV-06", TW_V_FAIL, -1, "expected the same calls as exchange %zu; got %s",
+            tw_check_set_put(out, TW_CHK_LIV_06, TW_V_FAIL, -1, "expected the same calls as exchange %zu; got %s",
                              o, why);
         else
-            tw_check_set_put(out, "LIV-06", TW_V_PASS, -1,
+            tw_check_set_put(out, TW_CHK_LIV_06, TW_V_PASS, -1,
                              "the same %zu call(s) as exchange %zu (names and argument values)",
                              r->msg.ncalls, o);
     }

@@ -491,7 +491,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         tw_mock_not_found_body(&eb, kind, msg.data ? msg.data : "", near.data, diffs.data);
         rec.status = 404;
         rec.note = msg.data;
-        tw_check_set_put(&rec.checks, "CLI-07", TW_V_SKIP, -1, "no matching exchange");
+        tw_check_set_put(&rec.checks, TW_CHK_CLI_07, TW_V_SKIP, -1, "no matching exchange");
         tw_check_set_fill(&rec.checks, true, "");
         enum MHD_Result ret = send_simple(conn, 404, "application/json", eb.data, eb.len, NULL);
         log_record(m, &rec);
@@ -538,18 +538,8 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     pthread_mutex_lock(&m->mu);
     ex_state *es = &m->st[m->ex_base[mfi] + mxi];
     long now = rc->arrived_ms; /* the retry came when it arrived, not after a delay */
-    if (es->retry_due_ms) {
-        long early = es->retry_due_ms - now;
-        if (early > 50)
-            tw_check_set_put(&rec.checks, "CLI-07", TW_V_FAIL, -1,
-                             "retried %ld ms early (Retry-After asked %ld ms)", early, es->retry_asked_ms);
-        else
-            tw_check_set_put(&rec.checks, "CLI-07", TW_V_PASS, -1, "retried after the %ld ms Retry-After asked",
-                             es->retry_asked_ms);
-        es->retry_due_ms = 0;
-    } else {
-        tw_check_set_put(&rec.checks, "CLI-07", TW_V_SKIP, -1, "no Retry-After pending");
-    }
+    tw_checks_client_retry(es->retry_due_ms, es->retry_asked_ms, now, &rec.checks);
+    es->retry_due_ms = 0;
     if (f_status >= 400) {
         send_fault = !es->faulted;
         es->faulted = send_fault;

@@ -330,9 +330,9 @@ static void client_verdicts(tw_mock_record *recs, size_t nrec, const tw_fx_excha
         /* the last request carries CLI-01..06; CLI-07 from any retry */
         tw_check_set_merge(out, &recs[nrec - 1].checks);
         for (size_t i = 0; i < nrec; i++) {
-            const tw_check_result *c7 = tw_check_set_get(&recs[i].checks, "CLI-07");
+            const tw_check_result *c7 = tw_check_set_get(&recs[i].checks, TW_CHK_CLI_07);
             if (c7 && c7->verdict != TW_V_SKIP)
-                tw_check_set_put(out, "CLI-07", c7->verdict, c7->offset, "%s", c7->evidence);
+                tw_check_set_put(out, TW_CHK_CLI_07, c7->verdict, c7->offset, "%s", c7->evidence);
         }
         return;
     }
@@ -344,11 +344,7 @@ static void client_verdicts(tw_mock_record *recs, size_t nrec, const tw_fx_excha
             asked = r->attempts[i].retry_after_ms;
             waited = r->attempts[i].waited_ms;
         }
-    if (asked < 0)
-        tw_check_set_put(out, "CLI-07", TW_V_SKIP, -1, "no retry after 429/503");
-    else
-        tw_check_set_put(out, "CLI-07", waited >= asked ? TW_V_PASS : TW_V_FAIL, -1,
-                         "waited %ld ms, Retry-After asked %ld ms", waited, asked);
+    tw_checks_client_retry_waited(asked, waited, out);
 }
 
 tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, const tw_run_opts *o,
@@ -539,7 +535,7 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
                     re->result = TW_V_SKIP;
                 }
                 for (size_t c = 0; c < set.len; c++) {
-                    const tw_check_def *d = tw_check_find(set.items[c].id);
+                    const tw_check_def *d = tw_check_def_of(set.items[c].check);
                     tw_expect xp = expects_fail(x, set.items[c].id)  ? TW_EXPECT_FAIL
                                    : (d && d->sev == TW_SEV_INFO) || (damaged && d && !d->client)
                                        ? TW_EXPECT_ANY

@@ -144,7 +144,7 @@ void tw_upstream_answer(const char *format, const char *path, const char *body, 
     if (tw_json_parse(body, len, L.max_depth, &rec->body, NULL) != TW_OK)
         rec->body = NULL;
     tw_checks_client(path, rec->body, &rec->checks);
-    tw_check_set_put(&rec->checks, "CLI-07", TW_V_SKIP, -1, "the upstream asks for no retry");
+    tw_check_set_put(&rec->checks, TW_CHK_CLI_07, TW_V_SKIP, -1, "the upstream asks for no retry");
     if (!cJSON_IsObject(rec->body)) {
         error_reply(kind, 400, "the request body is not a JSON object", rec, ctype, out);
         return;

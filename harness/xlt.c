@@ -10,8 +10,9 @@
 #include "toolwire/request.h"
 #include "toolwire/transcode.h"
 
-static const char *const XLT_IDS[] = {"XLT-01", "XLT-02", "XLT-03", "XLT-04", "XLT-05",
-                                      "XLT-06", "XLT-07", "XLT-08", "XLT-09", "XLT-10"};
+static const tw_check_id XLT_IDS[] = {TW_CHK_XLT_01, TW_CHK_XLT_02, TW_CHK_XLT_03, TW_CHK_XLT_04,
+                                      TW_CHK_XLT_05, TW_CHK_XLT_06, TW_CHK_XLT_07, TW_CHK_XLT_08,
+                                      TW_CHK_XLT_09, TW_CHK_XLT_10};
 #define NXLT (sizeof XLT_IDS / sizeof XLT_IDS[0])
 
 #define REQ "upstream request: "
@@ -131,7 +132,7 @@ static const char *choice_name(tw_choice c)
 static void xlt_tools(const tw_request *s, const tw_request *a, tw_check_set *out)
 {
     if (!s->ntools && !a->ntools) {
-        tw_check_set_put(out, "XLT-02", TW_V_SKIP, -1, REQ "no tools sent or arrived");
+        tw_check_set_put(out, TW_CHK_XLT_02, TW_V_SKIP, -1, REQ "no tools sent or arrived");
         return;
     }
     for (size_t i = 0; i < s->ntools; i++) {
@@ -140,14 +141,14 @@ static void xlt_tools(const tw_request *s, const tw_request *a, tw_check_set *ou
         if (!u || strcmp(u->name ? u->name : "", t->name ? t->name : "") != 0) {
             const tw_tool *any = tw_tools_find(a->tools, a->ntools, t->name ? t->name : "");
             if (!any) {
-                tw_check_set_put(out, "XLT-02", TW_V_FAIL, -1, REQ "tool %.64s was sent, not forwarded (%zu of %zu arrived)",
+                tw_check_set_put(out, TW_CHK_XLT_02, TW_V_FAIL, -1, REQ "tool %.64s was sent, not forwarded (%zu of %zu arrived)",
                                  t->name ? t->name : "", a->ntools, s->ntools);
                 return;
             }
             if (!u) {
                 u = any;
             } else {
-                tw_check_set_put(out, "XLT-02", TW_V_FAIL, -1, REQ "tools[%zu] is %.64s, sent %.64s (order changed)", i,
+                tw_check_set_put(out, TW_CHK_XLT_02, TW_V_FAIL, -1, REQ "tools[%zu] is %.64s, sent %.64s (order changed)", i,
                                  u->name ? u->name : "", t->name ? t->name : "");
                 return;
             }
@@ -157,7 +158,7 @@ static void xlt_tools(const tw_request *s, const tw_request *a, tw_check_set *ou
             char e1[80], e2[80];
             excerpt(e1, sizeof e1, d1, strlen(d1));
             excerpt(e2, sizeof e2, d2, strlen(d2));
-            tw_check_set_put(out, "XLT-02", TW_V_FAIL, -1, REQ "tool %.64s: description sent %s, arrived %s",
+            tw_check_set_put(out, TW_CHK_XLT_02, TW_V_FAIL, -1, REQ "tool %.64s: description sent %s, arrived %s",
                              t->name, e1, e2);
             return;
         }
@@ -168,18 +169,18 @@ static void xlt_tools(const tw_request *s, const tw_request *a, tw_check_set *ou
                 snprintf(where, sizeof where, " (%s)", t->parameters ? "lost" : "added");
             else
                 json_where(t->parameters, u->parameters, where, sizeof where, &budget);
-            tw_check_set_put(out, "XLT-02", TW_V_FAIL, -1, REQ "tool %.64s: parameters schema differs at %s",
+            tw_check_set_put(out, TW_CHK_XLT_02, TW_V_FAIL, -1, REQ "tool %.64s: parameters schema differs at %s",
                              t->name, where[0] ? where : "/");
             return;
         }
     }
     if (a->ntools > s->ntools) {
-        tw_check_set_put(out, "XLT-02", TW_V_FAIL, -1, REQ "%zu tool(s) arrived, %zu sent (tools[%zu] %.64s added)",
+        tw_check_set_put(out, TW_CHK_XLT_02, TW_V_FAIL, -1, REQ "%zu tool(s) arrived, %zu sent (tools[%zu] %.64s added)",
                          a->ntools, s->ntools, s->ntools,
                          a->tools[s->ntools].name ? a->tools[s->ntools].name : "");
         return;
     }
-    tw_check_set_put(out, "XLT-02", TW_V_PASS, -1, REQ "%zu tool(s) with names, descriptions and schemas intact",
+    tw_check_set_put(out, TW_CHK_XLT_02, TW_V_PASS, -1, REQ "%zu tool(s) with names, descriptions and schemas intact",
                      s->ntools);
 }
 
@@ -201,7 +202,7 @@ static void xlt_messages(const tw_request *s, const tw_request *a, tw_check_set 
             break;
         const tw_message *m = &s->messages[i], *u = &a->messages[j];
         if (m->role != u->role) {
-            tw_check_set_put(out, "XLT-03", TW_V_FAIL, -1, REQ "message %zu: sent role %s, arrived role %s", n,
+            tw_check_set_put(out, TW_CHK_XLT_03, TW_V_FAIL, -1, REQ "message %zu: sent role %s, arrived role %s", n,
                              tw_role_name(m->role), tw_role_name(u->role));
             return;
         }
@@ -209,7 +210,7 @@ static void xlt_messages(const tw_request *s, const tw_request *a, tw_check_set 
             char e1[80], e2[80];
             excerpt(e1, sizeof e1, m->content.data, m->content.len);
             excerpt(e2, sizeof e2, u->content.data, u->content.len);
-            tw_check_set_put(out, "XLT-03", TW_V_FAIL, -1, REQ "%s message %zu: text sent %s (%zu bytes), arrived %s (%zu bytes)",
+            tw_check_set_put(out, TW_CHK_XLT_03, TW_V_FAIL, -1, REQ "%s message %zu: text sent %s (%zu bytes), arrived %s (%zu bytes)",
                              tw_role_name(m->role), n, e1, m->content.len, e2, u->content.len);
             return;
         }
@@ -217,11 +218,11 @@ static void xlt_messages(const tw_request *s, const tw_request *a, tw_check_set 
     }
     if (i < s->nmessages || j < a->nmessages) {
         const tw_message *x = i < s->nmessages ? &s->messages[i] : &a->messages[j];
-        tw_check_set_put(out, "XLT-03", TW_V_FAIL, -1, REQ "%s message %zu %s", tw_role_name(x->role), n,
+        tw_check_set_put(out, TW_CHK_XLT_03, TW_V_FAIL, -1, REQ "%s message %zu %s", tw_role_name(x->role), n,
                          i < s->nmessages ? "was sent, not forwarded" : "arrived, never sent");
         return;
     }
-    tw_check_set_put(out, "XLT-03", TW_V_PASS, -1, REQ "%zu message(s) with roles and text intact", n);
+    tw_check_set_put(out, TW_CHK_XLT_03, TW_V_PASS, -1, REQ "%zu message(s) with roles and text intact", n);
 }
 
 /* Tool calls of the history and their results (XLT-04). */
@@ -239,11 +240,11 @@ static void xlt_calls(const tw_request *s, const tw_request *a, tw_check_set *ou
         ares += a->messages[j].role == TW_ROLE_TOOL;
     }
     if (!ncalls && !nres && !acalls && !ares) {
-        tw_check_set_put(out, "XLT-04", TW_V_SKIP, -1, REQ "no tool calls or results in the history");
+        tw_check_set_put(out, TW_CHK_XLT_04, TW_V_SKIP, -1, REQ "no tool calls or results in the history");
         return;
     }
     if (ncalls != acalls || nres != ares) {
-        tw_check_set_put(out, "XLT-04", TW_V_FAIL, -1, REQ "sent %zu call(s) and %zu result(s), arrived %zu and %zu",
+        tw_check_set_put(out, TW_CHK_XLT_04, TW_V_FAIL, -1, REQ "sent %zu call(s) and %zu result(s), arrived %zu and %zu",
                          ncalls, nres, acalls, ares);
         return;
     }
@@ -262,7 +263,7 @@ static void xlt_calls(const tw_request *s, const tw_request *a, tw_check_set *ou
             break;
         const tw_call *x = &s->messages[i].calls[ci++], *y = &a->messages[j].calls[cj++];
         if (strcmp(x->name ? x->name : "", y->name ? y->name : "") != 0) {
-            tw_check_set_put(out, "XLT-04", TW_V_FAIL, -1, REQ "history call %zu: sent %.64s, arrived %.64s", k,
+            tw_check_set_put(out, TW_CHK_XLT_04, TW_V_FAIL, -1, REQ "history call %zu: sent %.64s, arrived %.64s", k,
                              x->name ? x->name : "", y->name ? y->name : "");
             return;
         }
@@ -270,7 +271,7 @@ static void xlt_calls(const tw_request *s, const tw_request *a, tw_check_set *ou
             char where[200] = "";
             long budget = WHERE_BUDGET;
             json_where(x->arguments, y->arguments, where, sizeof where, &budget);
-            tw_check_set_put(out, "XLT-04", TW_V_FAIL, -1, REQ "history call %zu (%.64s): arguments differ at %s", k,
+            tw_check_set_put(out, TW_CHK_XLT_04, TW_V_FAIL, -1, REQ "history call %zu (%.64s): arguments differ at %s", k,
                              x->name ? x->name : "", where[0] ? where : "/");
             return;
         }
@@ -285,7 +286,7 @@ static void xlt_calls(const tw_request *s, const tw_request *a, tw_check_set *ou
                 strcmp(a->messages[m].tool_call_id, y->id) == 0)
                 ry = &a->messages[m];
         if (rx && !ry) {
-            tw_check_set_put(out, "XLT-04", TW_V_FAIL, -1,
+            tw_check_set_put(out, TW_CHK_XLT_04, TW_V_FAIL, -1,
                              REQ "history call %zu (%.64s, id %.64s upstream): no tool result carries its id", k,
                              y->name ? y->name : "", y->id ? y->id : "(none)");
             return;
@@ -295,12 +296,12 @@ static void xlt_calls(const tw_request *s, const tw_request *a, tw_check_set *ou
                 char e1[80], e2[80];
                 excerpt(e1, sizeof e1, rx->content.data, rx->content.len);
                 excerpt(e2, sizeof e2, ry->content.data, ry->content.len);
-                tw_check_set_put(out, "XLT-04", TW_V_FAIL, -1, REQ "result of call %zu (%.64s): sent %s, arrived %s", k,
+                tw_check_set_put(out, TW_CHK_XLT_04, TW_V_FAIL, -1, REQ "result of call %zu (%.64s): sent %s, arrived %s", k,
                                  x->name ? x->name : "", e1, e2);
                 return;
             }
             if (rx->is_error != ry->is_error) {
-                tw_check_set_put(out, "XLT-04", TW_V_FAIL, -1, REQ "result of call %zu (%.64s): error flag sent %s, arrived %s",
+                tw_check_set_put(out, TW_CHK_XLT_04, TW_V_FAIL, -1, REQ "result of call %zu (%.64s): error flag sent %s, arrived %s",
                                  k, x->name ? x->name : "", rx->is_error ? "true" : "false",
                                  ry->is_error ? "true" : "false");
                 return;
@@ -308,21 +309,21 @@ static void xlt_calls(const tw_request *s, const tw_request *a, tw_check_set *ou
         }
         k++;
     }
-    tw_check_set_put(out, "XLT-04", TW_V_PASS, -1, REQ "%zu history call(s) and %zu result(s) intact, results paired by id",
+    tw_check_set_put(out, TW_CHK_XLT_04, TW_V_PASS, -1, REQ "%zu history call(s) and %zu result(s) intact, results paired by id",
                      ncalls, nres);
 }
 
 static void xlt_choice(const tw_request *s, const tw_request *a, tw_check_set *out)
 {
     if (!s->ntools && !a->ntools && s->choice == TW_CHOICE_UNSET) {
-        tw_check_set_put(out, "XLT-05", TW_V_SKIP, -1, REQ "no tools and no tool_choice");
+        tw_check_set_put(out, TW_CHK_XLT_05, TW_V_SKIP, -1, REQ "no tools and no tool_choice");
         return;
     }
     tw_choice cs = s->choice == TW_CHOICE_UNSET ? TW_CHOICE_AUTO : s->choice;
     tw_choice ca = a->choice == TW_CHOICE_UNSET ? TW_CHOICE_AUTO : a->choice;
     if (cs != ca || (cs == TW_CHOICE_NAMED && strcmp(s->choice_name ? s->choice_name : "",
                                                      a->choice_name ? a->choice_name : "") != 0)) {
-        tw_check_set_put(out, "XLT-05", TW_V_FAIL, -1, REQ "tool_choice sent %s%s%.64s, arrived %s%s%.64s",
+        tw_check_set_put(out, TW_CHK_XLT_05, TW_V_FAIL, -1, REQ "tool_choice sent %s%s%.64s, arrived %s%s%.64s",
                          choice_name(s->choice), cs == TW_CHOICE_NAMED ? " " : "",
                          cs == TW_CHOICE_NAMED && s->choice_name ? s->choice_name : "", choice_name(a->choice),
                          ca == TW_CHOICE_NAMED ? " " : "",
@@ -331,12 +332,12 @@ static void xlt_choice(const tw_request *s, const tw_request *a, tw_check_set *o
     }
     /* under tool_choice none no call can be made: the parallel setting is moot */
     if (cs != TW_CHOICE_NONE && s->parallel_tool_calls >= 0 && a->parallel_tool_calls != s->parallel_tool_calls) {
-        tw_check_set_put(out, "XLT-05", TW_V_FAIL, -1, REQ "parallel tool calls sent %s, arrived %s",
+        tw_check_set_put(out, TW_CHK_XLT_05, TW_V_FAIL, -1, REQ "parallel tool calls sent %s, arrived %s",
                          s->parallel_tool_calls ? "allowed" : "disabled",
                          a->parallel_tool_calls < 0 ? "unset" : a->parallel_tool_calls ? "allowed" : "disabled");
         return;
     }
-    tw_check_set_put(out, "XLT-05", TW_V_PASS, -1, REQ "tool_choice %s%s%.64s", choice_name(cs),
+    tw_check_set_put(out, TW_CHK_XLT_05, TW_V_PASS, -1, REQ "tool_choice %s%s%.64s", choice_name(cs),
                      cs == TW_CHOICE_NAMED ? " " : "", cs == TW_CHOICE_NAMED && s->choice_name ? s->choice_name : "");
 }
 
@@ -347,16 +348,16 @@ static void xlt_reasoning(const cJSON *sent_body, char sent_kind, const tw_upstr
     int s = tw_xlt_reasoning_enabled(sent_kind, sent_body);
     int a = tw_xlt_reasoning_enabled(akind, r->body);
     if (s < 0 || a < 0) {
-        tw_check_set_put(out, "XLT-06", TW_V_SKIP, -1, REQ "no reasoning setting read for %s",
+        tw_check_set_put(out, TW_CHK_XLT_06, TW_V_SKIP, -1, REQ "no reasoning setting read for %s",
                          s < 0 ? "the sent request's format" : "the upstream's format");
         return;
     }
     if (s != a) {
-        tw_check_set_put(out, "XLT-06", TW_V_FAIL, -1, REQ "reasoning %s in the sent request, %s upstream",
+        tw_check_set_put(out, TW_CHK_XLT_06, TW_V_FAIL, -1, REQ "reasoning %s in the sent request, %s upstream",
                          s ? "enabled" : "not enabled", a ? "enabled" : "not enabled");
         return;
     }
-    tw_check_set_put(out, "XLT-06", TW_V_PASS, -1, REQ "reasoning %s on both sides", s ? "enabled" : "not enabled");
+    tw_check_set_put(out, TW_CHK_XLT_06, TW_V_PASS, -1, REQ "reasoning %s on both sides", s ? "enabled" : "not enabled");
 }
 
 void tw_xlt_request(const tw_request *sent, const cJSON *sent_body, char sent_kind,
@@ -365,22 +366,22 @@ void tw_xlt_request(const tw_request *sent, const cJSON *sent_body, char sent_ki
 {
     if (!arrived) {
         if (nonce)
-            tw_check_set_put(out, "XLT-01", TW_V_FAIL, -1,
+            tw_check_set_put(out, TW_CHK_XLT_01, TW_V_FAIL, -1,
                              REQ "none carrying nonce %.80s arrived (%zu other upstream request(s))", nonce,
                              narrived);
         else
-            tw_check_set_put(out, "XLT-01", TW_V_FAIL, -1,
+            tw_check_set_put(out, TW_CHK_XLT_01, TW_V_FAIL, -1,
                              REQ "none arrived during the exchange (%zu upstream request(s))", narrived);
         tw_xlt_skip(out, "nothing arrived upstream to compare (XLT-01)");
         return;
     }
     if (!arrived->decoded) {
-        tw_check_set_put(out, "XLT-01", TW_V_FAIL, -1, REQ "%s %.200s: %.200s", "arrived at", arrived->path,
+        tw_check_set_put(out, TW_CHK_XLT_01, TW_V_FAIL, -1, REQ "%s %.200s: %.200s", "arrived at", arrived->path,
                          arrived->why);
         tw_xlt_skip(out, "the upstream request did not decode (XLT-01)");
         return;
     }
-    tw_check_set_put(out, "XLT-01", TW_V_PASS, -1, REQ "arrived at %.100s%s%.80s (%zu upstream request(s))",
+    tw_check_set_put(out, TW_CHK_XLT_01, TW_V_PASS, -1, REQ "arrived at %.100s%s%.80s (%zu upstream request(s))",
                      arrived->path, nonce ? " with nonce " : "", nonce ? nonce : "", narrived);
     if (!sent) {
         for (size_t i = 1; i < 6; i++)
@@ -420,7 +421,7 @@ void tw_xlt_answer(const tw_upstream_record *arrived, const char *client_path, b
         return;
     }
     if (status < 200 || status >= 300) {
-        tw_check_set_put(out, "XLT-07", TW_V_FAIL, -1, ANS "HTTP %d where the upstream answered 200", status);
+        tw_check_set_put(out, TW_CHK_XLT_07, TW_V_FAIL, -1, ANS "HTTP %d where the upstream answered 200", status);
         for (size_t i = 7; i < NXLT; i++)
             tw_check_set_put(out, XLT_IDS[i], TW_V_SKIP, -1, ANS "no answer to compare (XLT-07)");
         return;
@@ -446,7 +447,7 @@ void tw_xlt_answer(const tw_upstream_record *arrived, const char *client_path, b
     }
     st = tw_decode_response(client_path, stream, body, len, &o, &got);
     if (st != TW_OK) {
-        tw_check_set_put(out, "XLT-07", TW_V_FAIL, -1, ANS "the answer does not decode (%s): %s",
+        tw_check_set_put(out, TW_CHK_XLT_07, TW_V_FAIL, -1, ANS "the answer does not decode (%s): %s",
                          stream ? "stream" : "body", tw_code_message(st));
         for (size_t i = 7; i < NXLT; i++)
             tw_check_set_put(out, XLT_IDS[i], TW_V_SKIP, -1, ANS "no answer to compare (XLT-07)");
@@ -457,30 +458,30 @@ void tw_xlt_answer(const tw_upstream_record *arrived, const char *client_path, b
     const tw_message *w = &want.msg, *g = &got.msg;
     bool calls_ok = true;
     if (w->ncalls != g->ncalls) {
-        tw_check_set_put(out, "XLT-07", TW_V_FAIL, -1, ANS "%zu call(s), the script wrote %zu", g->ncalls, w->ncalls);
+        tw_check_set_put(out, TW_CHK_XLT_07, TW_V_FAIL, -1, ANS "%zu call(s), the script wrote %zu", g->ncalls, w->ncalls);
         calls_ok = false;
     }
     for (size_t i = 0; calls_ok && i < w->ncalls; i++) {
         const tw_call *x = &w->calls[i], *y = &g->calls[i];
         if (strcmp(x->name ? x->name : "", y->name ? y->name : "") != 0) {
-            tw_check_set_put(out, "XLT-07", TW_V_FAIL, -1, ANS "call %zu is %.64s, the script wrote %.64s", i,
+            tw_check_set_put(out, TW_CHK_XLT_07, TW_V_FAIL, -1, ANS "call %zu is %.64s, the script wrote %.64s", i,
                              y->name ? y->name : "", x->name ? x->name : "");
             calls_ok = false;
         } else if (!tw_json_equal(x->arguments, y->arguments)) {
             char where[200] = "";
             long budget = WHERE_BUDGET;
             json_where(x->arguments, y->arguments, where, sizeof where, &budget);
-            tw_check_set_put(out, "XLT-07", TW_V_FAIL, -1, ANS "call %zu (%.64s): arguments differ at %s", i,
+            tw_check_set_put(out, TW_CHK_XLT_07, TW_V_FAIL, -1, ANS "call %zu (%.64s): arguments differ at %s", i,
                              x->name ? x->name : "", where[0] ? where : "/");
             calls_ok = false;
         }
     }
     if (calls_ok)
-        tw_check_set_put(out, "XLT-07", TW_V_PASS, -1,
+        tw_check_set_put(out, TW_CHK_XLT_07, TW_V_PASS, -1,
                          ANS "%zu call(s) as the script wrote them", w->ncalls);
     /* XLT-08: text */
     if (same_trimmed(&w->content, &g->content)) {
-        tw_check_set_put(out, "XLT-08", TW_V_PASS, -1, ANS "text as the script wrote it (%zu bytes)", w->content.len);
+        tw_check_set_put(out, TW_CHK_XLT_08, TW_V_PASS, -1, ANS "text as the script wrote it (%zu bytes)", w->content.len);
     } else {
         char e1[80], e2[80];
         const char *p, *q;
@@ -489,17 +490,17 @@ void tw_xlt_answer(const tw_upstream_record *arrived, const char *client_path, b
         trimmed(&g->content, &q, &m);
         excerpt(e1, sizeof e1, p, n);
         excerpt(e2, sizeof e2, q, m);
-        tw_check_set_put(out, "XLT-08", TW_V_FAIL, -1, ANS "text %s (%zu bytes), the script wrote %s (%zu bytes)", e2, m,
+        tw_check_set_put(out, TW_CHK_XLT_08, TW_V_FAIL, -1, ANS "text %s (%zu bytes), the script wrote %s (%zu bytes)", e2, m,
                          e1, n);
     }
     /* XLT-09: reasoning */
     if (!w->thinking.len && !g->thinking.len)
-        tw_check_set_put(out, "XLT-09", TW_V_SKIP, -1, ANS "the script wrote no reasoning, none arrived");
+        tw_check_set_put(out, TW_CHK_XLT_09, TW_V_SKIP, -1, ANS "the script wrote no reasoning, none arrived");
     else if (same_trimmed(&w->thinking, &g->thinking))
-        tw_check_set_put(out, "XLT-09", TW_V_PASS, -1, ANS "reasoning as the script wrote it (%zu bytes)",
+        tw_check_set_put(out, TW_CHK_XLT_09, TW_V_PASS, -1, ANS "reasoning as the script wrote it (%zu bytes)",
                          w->thinking.len);
     else if (!g->thinking.len)
-        tw_check_set_put(out, "XLT-09", TW_V_FAIL, -1, ANS "no reasoning, the script wrote %zu bytes", w->thinking.len);
+        tw_check_set_put(out, TW_CHK_XLT_09, TW_V_FAIL, -1, ANS "no reasoning, the script wrote %zu bytes", w->thinking.len);
     else {
         char e1[80], e2[80];
         const char *p, *q;
@@ -508,14 +509,14 @@ void tw_xlt_answer(const tw_upstream_record *arrived, const char *client_path, b
         trimmed(&g->thinking, &q, &m);
         excerpt(e1, sizeof e1, p, n);
         excerpt(e2, sizeof e2, q, m);
-        tw_check_set_put(out, "XLT-09", TW_V_FAIL, -1, ANS "reasoning %s, the script wrote %s", e2, e1);
+        tw_check_set_put(out, TW_CHK_XLT_09, TW_V_FAIL, -1, ANS "reasoning %s, the script wrote %s", e2, e1);
     }
     /* XLT-10: finish reason */
     const char *fw = norm_finish(want.finish_reason), *fg = norm_finish(got.finish_reason);
     if (strcmp(fw, fg) == 0)
-        tw_check_set_put(out, "XLT-10", TW_V_PASS, -1, ANS "finish reason %s", got.finish_reason ? got.finish_reason : "");
+        tw_check_set_put(out, TW_CHK_XLT_10, TW_V_PASS, -1, ANS "finish reason %s", got.finish_reason ? got.finish_reason : "");
     else
-        tw_check_set_put(out, "XLT-10", TW_V_FAIL, -1, ANS "finish reason %.40s, the script's answer ends with %s",
+        tw_check_set_put(out, TW_CHK_XLT_10, TW_V_FAIL, -1, ANS "finish reason %.40s, the script's answer ends with %s",
                          got.finish_reason ? got.finish_reason : "(none)", fw);
     tw_result_free(&want);
     tw_result_free(&got);
@@ -632,7 +633,7 @@ void tw_xlt_exchange(tw_upstream *up, unsigned long since, const char *path, con
     if (pair) {
         for (size_t i = 0; i < pair->checks.len; i++) {
             const tw_check_result *c = &pair->checks.items[i];
-            tw_check_set_put(client, c->id, c->verdict, c->offset, REQ "%s", c->evidence);
+            tw_check_set_put(client, c->check, c->verdict, c->offset, REQ "%s", c->evidence);
         }
     }
     tw_check_set_fill(client, true, REQ "none arrived to judge");

@@ -14,7 +14,7 @@ static tw_kv json_ct[] = {{"content-type", "application/json"}};
 static tw_kv sse_ct[] = {{"content-type", "text/event-stream"}};
 
 static tw_verdict judge(const char *path, const char *req, int status, const char *body, bool sse,
-                        const char *id, char *ev, size_t evn)
+                        tw_check_id id, char *ev, size_t evn)
 {
     cJSON *rq = req ? cJSON_Parse(req) : NULL;
     tw_judge_input in;
@@ -30,7 +30,7 @@ static tw_verdict judge(const char *path, const char *req, int status, const cha
     tw_check_set s = {0};
     tw_checks_backend(&in, &s);
     const tw_check_result *r = tw_check_set_get(&s, id);
-    cr_assert(r, "%s has a verdict", id);
+    cr_assert(r, "%s has a verdict", tw_check_name(id));
     tw_verdict v = r->verdict;
     if (ev)
         snprintf(ev, evn, "%s", r->evidence);
@@ -39,7 +39,7 @@ static tw_verdict judge(const char *path, const char *req, int status, const cha
     const tw_check_def *defs = tw_checks_catalog(&n);
     for (size_t i = 0; i < n; i++)
         if (!defs[i].client)
-            cr_assert(tw_check_set_get(&s, defs[i].id), "%s missing", defs[i].id);
+            cr_assert(tw_check_set_get(&s, defs[i].chk), "%s missing", defs[i].id);
     tw_check_set_free(&s);
     free(exact);
     cJSON_Delete(rq);
@@ -55,9 +55,23 @@ Test(checks, catalog_matches_docs)
 {
     size_t n;
     const tw_check_def *d = tw_checks_catalog(&n);
-    cr_assert_eq(n, 64);
-    for (size_t i = 0; i < n; i++)
-        cr_assert_eq(tw_check_index(d[i].id), (int)i);
+    cr_assert_eq(n, (size_t)TW_CHK_COUNT);
+    cr_assert_geq(n, 64, "no check leaves the catalog (ids are never reused)");
+    for (size_t i = 0; i < n; i++) {
+        /* entry i is the enumerator i, found by its string, once */
+        cr_assert_eq((size_t)d[i].chk, i);
+        cr_assert_eq(tw_check_def_of(d[i].chk), &d[i]);
+        cr_assert_str_eq(tw_check_name(d[i].chk), d[i].id);
+        cr_assert_eq(tw_check_index(d[i].id), (int)i, "%s is listed once", d[i].id);
+        tw_check_id back;
+        cr_assert(tw_check_from_name(d[i].id, &back) && back == d[i].chk);
+        /* the client flag follows the family */
+        cr_assert_eq(d[i].client, d[i].family == TW_CHF_CLIENT || d[i].family == TW_CHF_CLIENT_LIB,
+                     "%s", d[i].id);
+    }
+    tw_check_id none;
+    cr_assert_not(tw_check_from_name("OAI-R40", &none));
+    cr_assert_not(tw_check_from_name(NULL, &none));
     char why[200];
     size_t len;
     char *text = tw_read_file(tw_test_src("docs/checks.md"), 1 << 20, &len, why, sizeof why);
@@ -94,40 +108,38 @@ Test(checks, catalog_documented)
 Test(checks, openai_response_good)
 {
     const char *b = MSG(",\"tool_calls\":[" CALL("a", "f", "\"{\\\"x\\\": 1}\"") "]", "tool_calls");
-    for (const char *const *id = (const char *const[]){"OAI-R01", "OAI-R02", "OAI-R03", "OAI-R04", "OAI-R05",
-                                                       "OAI-R06", "OAI-R07", NULL};
-         *id; id++)
-        cr_assert_eq(judge(OAI, REQ, 200, b, false, *id, NULL, 0), TW_V_PASS, "%s", *id);
-    cr_assert_eq(judge(OAI, REQ, 200, b, false, "OAI-S01", NULL, 0), TW_V_SKIP);
-    cr_assert_eq(judge(OAI, REQ, 200, b, false, "OAI-E01", NULL, 0), TW_V_SKIP);
+    for (tw_check_id id = TW_CHK_OAI_R01; id <= TW_CHK_OAI_R07; id++)
+        cr_assert_eq(judge(OAI, REQ, 200, b, false, id, NULL, 0), TW_V_PASS, "%s", tw_check_name(id));
+    cr_assert_eq(judge(OAI, REQ, 200, b, false, TW_CHK_OAI_S01, NULL, 0), TW_V_SKIP);
+    cr_assert_eq(judge(OAI, REQ, 200, b, false, TW_CHK_OAI_E01, NULL, 0), TW_V_SKIP);
 }
 
 Test(checks, openai_response_failures)
 {
     char ev[600];
-    cr_assert_eq(judge(OAI, REQ, 200, "{\"object\":\"x\"}", false, "OAI-R01", NULL, 0), TW_V_FAIL);
+    cr_assert_eq(judge(OAI, REQ, 200, "{\"object\":\"x\"}", false, TW_CHK_OAI_R01, NULL, 0), TW_V_FAIL);
     cr_assert_eq(judge(OAI, REQ, 200, MSG(",\"tool_calls\":[" CALL("a", "f", "\"{}\"") "," CALL("a", "f", "\"{}\"") "]", "tool_calls"),
-                       false, "OAI-R02", ev, sizeof ev), TW_V_FAIL);
+                       false, TW_CHK_OAI_R02, ev, sizeof ev), TW_V_FAIL);
     cr_assert(strstr(ev, "repeated"));
     cr_assert_eq(judge(OAI, REQ, 200, MSG(",\"tool_calls\":[" CALL("a", "g", "\"{}\"") "]", "tool_calls"), false,
-                       "OAI-R03", NULL, 0), TW_V_FAIL);
+                       TW_CHK_OAI_R03, NULL, 0), TW_V_FAIL);
     cr_assert_eq(judge(OAI, REQ, 200, MSG(",\"tool_calls\":[" CALL("a", "f", "{\"x\":1}") "]", "tool_calls"), false,
-                       "OAI-R04", ev, sizeof ev), TW_V_FAIL);
+                       TW_CHK_OAI_R04, ev, sizeof ev), TW_V_FAIL);
     cr_assert(strstr(ev, "not a string"));
     cr_assert_eq(judge(OAI, REQ, 200, MSG(",\"tool_calls\":[" CALL("a", "f", "\"\\\"{\\\\\\\"x\\\\\\\": 1}\\\"\"") "]", "tool_calls"),
-                       false, "OAI-R04", ev, sizeof ev), TW_V_FAIL);
+                       false, TW_CHK_OAI_R04, ev, sizeof ev), TW_V_FAIL);
     cr_assert(strstr(ev, "double-encoded"), "%s", ev);
     cr_assert_eq(judge(OAI, REQ, 200, MSG(",\"tool_calls\":[" CALL("a", "f", "\"{\\\"x\\\": \\\"1\\\"}\"") "]", "tool_calls"),
-                       false, "OAI-R05", NULL, 0), TW_V_FAIL);
+                       false, TW_CHK_OAI_R05, NULL, 0), TW_V_FAIL);
     cr_assert_eq(judge(OAI, REQ, 200, MSG(",\"tool_calls\":[" CALL("a", "f", "\"{\\\"x\\\": 1}\"") "]", "stop"), false,
-                       "OAI-R06", NULL, 0), TW_V_FAIL);
+                       TW_CHK_OAI_R06, NULL, 0), TW_V_FAIL);
     cr_assert_eq(judge(OAI, REQ, 200,
                        "{\"object\":\"chat.completion\",\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":\"ok <tool_call>{}</tool_call>\"},\"finish_reason\":\"stop\"}]}",
-                       false, "OAI-R07", ev, sizeof ev), TW_V_FAIL);
+                       false, TW_CHK_OAI_R07, ev, sizeof ev), TW_V_FAIL);
     cr_assert(strstr(ev, "<tool_call>"));
     cr_assert_eq(judge(OAI, REQ, 200,
                        "{\"object\":\"chat.completion\",\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":\"ok\",\"reasoning_content\":\"r\"},\"finish_reason\":\"stop\"}]}",
-                       false, "OAI-R08", ev, sizeof ev), TW_V_PASS);
+                       false, TW_CHK_OAI_R08, ev, sizeof ev), TW_V_PASS);
     cr_assert(strstr(ev, "reasoning_content"));
 }
 
@@ -143,7 +155,7 @@ Test(checks, evidence_is_scrubbed_before_the_cut)
         int o = snprintf(body, sizeof body, "{\"error\":{\"message\":\"");
         memset(body + o, 'M', pad);
         snprintf(body + o + pad, sizeof body - o - pad, "%s\",\"type\":\"t\",\"param\":null,\"code\":null}}", key);
-        cr_assert_eq(judge(OAI, REQ, 401, body, false, "OAI-E01", ev, sizeof ev), TW_V_PASS);
+        cr_assert_eq(judge(OAI, REQ, 401, body, false, TW_CHK_OAI_E01, ev, sizeof ev), TW_V_PASS);
         cr_expect(!strstr(ev, "twK3y_T3"), "pad %zu: %s", pad, ev);
         const char *m = strchr(ev, '[');
         if (m)
@@ -155,9 +167,9 @@ Test(checks, evidence_is_scrubbed_before_the_cut)
 Test(checks, openai_error_envelope)
 {
     cr_assert_eq(judge(OAI, REQ, 400, "{\"error\":{\"message\":\"m\",\"type\":\"t\",\"param\":null,\"code\":null}}", false,
-                       "OAI-E01", NULL, 0), TW_V_PASS);
-    cr_assert_eq(judge(OAI, REQ, 500, "{\"detail\":\"boom\"}", false, "OAI-E01", NULL, 0), TW_V_FAIL);
-    cr_assert_eq(judge(OAI, REQ, 429, "{\"error\":{\"message\":\"m\"}}", false, "OAI-E01", NULL, 0), TW_V_FAIL);
+                       TW_CHK_OAI_E01, NULL, 0), TW_V_PASS);
+    cr_assert_eq(judge(OAI, REQ, 500, "{\"detail\":\"boom\"}", false, TW_CHK_OAI_E01, NULL, 0), TW_V_FAIL);
+    cr_assert_eq(judge(OAI, REQ, 429, "{\"error\":{\"message\":\"m\"}}", false, TW_CHK_OAI_E01, NULL, 0), TW_V_FAIL);
 }
 
 #define CH(delta) "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":" delta "}]}\n\n"
@@ -176,43 +188,45 @@ static const char good_stream[] =
 
 Test(checks, openai_stream_good)
 {
-    for (const char *const *id = (const char *const[]){"OAI-S01", "OAI-S02", "OAI-S03", "OAI-S04", "OAI-S05",
-                                                       "OAI-S06", "OAI-S08", "OAI-R03", "OAI-R06", NULL};
-         *id; id++)
-        cr_assert_eq(judge(OAI, SREQ, 200, good_stream, true, *id, NULL, 0), TW_V_PASS, "%s", *id);
-    cr_assert_eq(judge(OAI, SREQ, 200, good_stream, true, "OAI-S07", NULL, 0), TW_V_SKIP);
+    static const tw_check_id pass[] = {TW_CHK_OAI_S01, TW_CHK_OAI_S02, TW_CHK_OAI_S03,
+                                       TW_CHK_OAI_S04, TW_CHK_OAI_S05, TW_CHK_OAI_S06,
+                                       TW_CHK_OAI_S08, TW_CHK_OAI_R03, TW_CHK_OAI_R06};
+    for (size_t i = 0; i < sizeof pass / sizeof pass[0]; i++)
+        cr_assert_eq(judge(OAI, SREQ, 200, good_stream, true, pass[i], NULL, 0), TW_V_PASS, "%s",
+                     tw_check_name(pass[i]));
+    cr_assert_eq(judge(OAI, SREQ, 200, good_stream, true, TW_CHK_OAI_S07, NULL, 0), TW_V_SKIP);
 }
 
 Test(checks, openai_stream_failures)
 {
     char ev[600];
-    cr_assert_eq(judge(OAI, SREQ, 200, good_stream, false, "OAI-S01", ev, sizeof ev), TW_V_FAIL, "content type");
-    cr_assert_eq(judge(OAI, SREQ, 200, CH("{\"role\":\"assistant\",\"content\":\"x\"}") CHF("stop"), true, "OAI-S01", ev,
+    cr_assert_eq(judge(OAI, SREQ, 200, good_stream, false, TW_CHK_OAI_S01, ev, sizeof ev), TW_V_FAIL, "content type");
+    cr_assert_eq(judge(OAI, SREQ, 200, CH("{\"role\":\"assistant\",\"content\":\"x\"}") CHF("stop"), true, TW_CHK_OAI_S01, ev,
                        sizeof ev), TW_V_FAIL);
     cr_assert(strstr(ev, "[DONE]"));
-    cr_assert_eq(judge(OAI, SREQ, 200, "data: {oops\n\n" CHF("stop") "data: [DONE]\n\n", true, "OAI-S01", NULL, 0),
+    cr_assert_eq(judge(OAI, SREQ, 200, "data: {oops\n\n" CHF("stop") "data: [DONE]\n\n", true, TW_CHK_OAI_S01, NULL, 0),
                  TW_V_FAIL);
-    cr_assert_eq(judge(OAI, SREQ, 200, CH("{\"content\":\"x\"}") CHF("stop") "data: [DONE]\n\n", true, "OAI-S02", NULL, 0),
+    cr_assert_eq(judge(OAI, SREQ, 200, CH("{\"content\":\"x\"}") CHF("stop") "data: [DONE]\n\n", true, TW_CHK_OAI_S02, NULL, 0),
                  TW_V_FAIL);
     cr_assert_eq(judge(OAI, SREQ, 200,
                        CH("{\"tool_calls\":[{\"id\":\"a\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}")
                            CHF("tool_calls") "data: [DONE]\n\n",
-                       true, "OAI-S03", ev, sizeof ev), TW_V_FAIL);
+                       true, TW_CHK_OAI_S03, ev, sizeof ev), TW_V_FAIL);
     cr_assert(strstr(ev, "without index"));
     cr_assert_eq(judge(OAI, SREQ, 200,
                        CH("{\"tool_calls\":[{\"index\":0,\"id\":\"a\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"x\\\"\"}}]}")
                            CHF("tool_calls") "data: [DONE]\n\n",
-                       true, "OAI-S04", NULL, 0), TW_V_FAIL);
+                       true, TW_CHK_OAI_S04, NULL, 0), TW_V_FAIL);
     const char *reuse =
         CH("{\"tool_calls\":[{\"index\":0,\"id\":\"a\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}")
         CH("{\"tool_calls\":[{\"index\":0,\"id\":\"b\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}")
         CHF("tool_calls") "data: [DONE]\n\n";
-    cr_assert_eq(judge(OAI, SREQ, 200, reuse, true, "OAI-S05", NULL, 0), TW_V_FAIL);
-    cr_assert_eq(judge(OAI, SREQ, 200, reuse, true, "OAI-S04", NULL, 0), TW_V_PASS, "calls split by id");
+    cr_assert_eq(judge(OAI, SREQ, 200, reuse, true, TW_CHK_OAI_S05, NULL, 0), TW_V_FAIL);
+    cr_assert_eq(judge(OAI, SREQ, 200, reuse, true, TW_CHK_OAI_S04, NULL, 0), TW_V_PASS, "calls split by id");
     cr_assert_eq(judge(OAI, SREQ, 200, CH("{\"content\":\"x\"}") CHF("stop") CHF("stop") "data: [DONE]\n\n", true,
-                       "OAI-S06", NULL, 0), TW_V_FAIL);
+                       TW_CHK_OAI_S06, NULL, 0), TW_V_FAIL);
     cr_assert_eq(judge(OAI, SREQ, 200, CH("{\"content\":\"x\"}") "data: {\"error\":{\"message\":\"boom\"}}\n\n", true,
-                       "OAI-S08", ev, sizeof ev), TW_V_FAIL);
+                       TW_CHK_OAI_S08, ev, sizeof ev), TW_V_FAIL);
     cr_assert(strstr(ev, "boom"));
 }
 
@@ -236,8 +250,8 @@ Test(checks, openai_stream_equals_nonstream)
         in.pair_len = strlen(in.pair_body);
         tw_check_set set = {0};
         tw_checks_backend(&in, &set);
-        cr_assert_eq(tw_check_set_get(&set, "OAI-S07")->verdict, k ? TW_V_FAIL : TW_V_PASS, "%s",
-                     tw_check_set_get(&set, "OAI-S07")->evidence);
+        cr_assert_eq(tw_check_set_get(&set, TW_CHK_OAI_S07)->verdict, k ? TW_V_FAIL : TW_V_PASS, "%s",
+                     tw_check_set_get(&set, TW_CHK_OAI_S07)->evidence);
         tw_check_set_free(&set);
     }
     cJSON_Delete(rq);
@@ -265,16 +279,16 @@ Test(checks, number_spelling_stream_vs_nonstream)
         in.pair_len = strlen(in.pair_body);
         tw_check_set set = {0};
         tw_checks_backend(&in, &set);
-        const tw_check_result *r = tw_check_set_get(&set, "NUM-01");
+        const tw_check_result *r = tw_check_set_get(&set, TW_CHK_NUM_01);
         cr_assert_eq(r->verdict, k ? TW_V_FAIL : TW_V_PASS, "%s", r->evidence);
         if (k)
             cr_assert(strstr(r->evidence, "/w: 100 vs 100.0"), "%s", r->evidence);
         /* as values they are equal */
-        cr_assert_eq(tw_check_set_get(&set, "OAI-S07")->verdict, TW_V_PASS, "%s",
-                     tw_check_set_get(&set, "OAI-S07")->evidence);
+        cr_assert_eq(tw_check_set_get(&set, TW_CHK_OAI_S07)->verdict, TW_V_PASS, "%s",
+                     tw_check_set_get(&set, TW_CHK_OAI_S07)->evidence);
         tw_check_set_free(&set);
     }
-    cr_assert_eq(judge(OAI, SREQ, 200, s, true, "NUM-01", NULL, 0), TW_V_SKIP, "no pair");
+    cr_assert_eq(judge(OAI, SREQ, 200, s, true, TW_CHK_NUM_01, NULL, 0), TW_V_SKIP, "no pair");
     cJSON_Delete(rq);
 }
 
@@ -318,7 +332,7 @@ Test(checks, number_values_against_model_text)
         in.body_len = strlen(body);
         tw_check_set set = {0};
         tw_checks_backend(&in, &set);
-        const tw_check_result *r = tw_check_set_get(&set, "NUM-02");
+        const tw_check_result *r = tw_check_set_get(&set, TW_CHK_NUM_02);
         cr_assert_eq(r->verdict, cases[i].v, "case %zu: %s", i, r->evidence);
         cr_assert(strstr(r->evidence, cases[i].ev), "case %zu: %s", i, r->evidence);
         tw_check_set_free(&set);
@@ -333,12 +347,12 @@ Test(checks, anthropic)
 {
     const char *ok = "{\"type\":\"message\",\"content\":[{\"type\":\"thinking\",\"thinking\":\"t\",\"signature\":\"s\"},"
                      "{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"f\",\"input\":{\"x\":1}}],\"stop_reason\":\"tool_use\"}";
-    cr_assert_eq(judge(ANT, "{}", 200, ok, false, "ANT-R01", NULL, 0), TW_V_PASS);
-    cr_assert_eq(judge(ANT, "{}", 200, ok, false, "ANT-R02", NULL, 0), TW_V_PASS);
-    cr_assert_eq(judge(ANT, "{}", 200, ok, false, "ANT-S03", NULL, 0), TW_V_PASS);
+    cr_assert_eq(judge(ANT, "{}", 200, ok, false, TW_CHK_ANT_R01, NULL, 0), TW_V_PASS);
+    cr_assert_eq(judge(ANT, "{}", 200, ok, false, TW_CHK_ANT_R02, NULL, 0), TW_V_PASS);
+    cr_assert_eq(judge(ANT, "{}", 200, ok, false, TW_CHK_ANT_S03, NULL, 0), TW_V_PASS);
     const char *bad = "{\"type\":\"message\",\"content\":[{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"f\",\"input\":\"{}\"}],\"stop_reason\":\"end_turn\"}";
-    cr_assert_eq(judge(ANT, "{}", 200, bad, false, "ANT-R01", NULL, 0), TW_V_FAIL);
-    cr_assert_eq(judge(ANT, "{}", 200, bad, false, "ANT-R02", NULL, 0), TW_V_FAIL);
+    cr_assert_eq(judge(ANT, "{}", 200, bad, false, TW_CHK_ANT_R01, NULL, 0), TW_V_FAIL);
+    cr_assert_eq(judge(ANT, "{}", 200, bad, false, TW_CHK_ANT_R02, NULL, 0), TW_V_FAIL);
     const char *stream =
         AEV("message_start", "{\"type\":\"message_start\",\"message\":{}}")
         AEV("content_block_start", "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\"}}")
@@ -350,32 +364,32 @@ Test(checks, anthropic)
         AEV("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":1}")
         AEV("message_delta", "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"}}")
         AEV("message_stop", "{\"type\":\"message_stop\"}");
-    cr_assert_eq(judge(ANT, "{\"stream\":true}", 200, stream, true, "ANT-S01", NULL, 0), TW_V_PASS);
-    cr_assert_eq(judge(ANT, "{\"stream\":true}", 200, stream, true, "ANT-S02", NULL, 0), TW_V_PASS);
-    cr_assert_eq(judge(ANT, "{\"stream\":true}", 200, stream, true, "ANT-S03", NULL, 0), TW_V_FAIL, "unsigned thinking");
-    cr_assert_eq(judge(ANT, "{\"stream\":true}", 200, stream, true, "ANT-R02", NULL, 0), TW_V_PASS);
+    cr_assert_eq(judge(ANT, "{\"stream\":true}", 200, stream, true, TW_CHK_ANT_S01, NULL, 0), TW_V_PASS);
+    cr_assert_eq(judge(ANT, "{\"stream\":true}", 200, stream, true, TW_CHK_ANT_S02, NULL, 0), TW_V_PASS);
+    cr_assert_eq(judge(ANT, "{\"stream\":true}", 200, stream, true, TW_CHK_ANT_S03, NULL, 0), TW_V_FAIL, "unsigned thinking");
+    cr_assert_eq(judge(ANT, "{\"stream\":true}", 200, stream, true, TW_CHK_ANT_R02, NULL, 0), TW_V_PASS);
     /* without message_stop */
     char *cut = strdup(stream);
     *strstr(cut, "event: message_stop") = 0;
-    cr_assert_eq(judge(ANT, "{\"stream\":true}", 200, cut, true, "ANT-S01", NULL, 0), TW_V_FAIL);
+    cr_assert_eq(judge(ANT, "{\"stream\":true}", 200, cut, true, TW_CHK_ANT_S01, NULL, 0), TW_V_FAIL);
     free(cut);
 }
 
 Test(checks, vllm_generate)
 {
     const char *req = "{\"max_thinking_tokens\":3,\"max_response_tokens\":100,\"tools\":[{\"name\":\"f\",\"parameters\":{\"type\":\"object\",\"required\":[\"x\"]}}]}";
-    cr_assert_eq(judge("/generate", req, 200, "{\"thinking\":\"a\",\"response\":\"b\",\"tool_calls\":[]}", false, "VLN-01", NULL, 0),
+    cr_assert_eq(judge("/generate", req, 200, "{\"thinking\":\"a\",\"response\":\"b\",\"tool_calls\":[]}", false, TW_CHK_VLN_01, NULL, 0),
                  TW_V_PASS);
     cr_assert_eq(judge("/generate", req, 200,
                        "{\"thinking\":\"a\",\"response\":\"\",\"tool_calls\":[{\"id\":\"call_1\",\"name\":\"f\",\"arguments\":{\"x\":1}}]}",
-                       false, "VLN-01", NULL, 0),
+                       false, TW_CHK_VLN_01, NULL, 0),
                  TW_V_FAIL, "no pre_tool_text");
     cr_assert_eq(judge("/generate", req, 200, "{\"thinking\":\"one two three four\",\"response\":\"b\",\"tool_calls\":[]}", false,
-                       "VLN-02", NULL, 0),
+                       TW_CHK_VLN_02, NULL, 0),
                  TW_V_FAIL);
     cr_assert_eq(judge("/generate", req, 200,
                        "{\"thinking\":\"a\",\"response\":\"\",\"pre_tool_text\":\"\",\"tool_calls\":[{\"id\":\"call_1\",\"name\":\"f\",\"arguments\":{}}]}",
-                       false, "OAI-R05", NULL, 0),
+                       false, TW_CHK_OAI_R05, NULL, 0),
                  TW_V_FAIL);
 }
 
@@ -393,15 +407,15 @@ Test(checks, sessions)
         const char *id;
         int status;
         const char *body;
-        const char *check;
+        tw_check_id check;
         tw_verdict want;
     } cases[] = {
-        {strict_nosess, 1, "c1", 400, err, "SES-03", TW_V_PASS},
-        {strict_nosess, 1, "c1", 200, final, "SES-03", TW_V_FAIL},
-        {strict, 2, "c1", 200, final, "SES-01", TW_V_PASS},
-        {strict, 2, "c1", 400, err, "SES-01", TW_V_FAIL},
-        {strict, 2, "zz", 400, err, "SES-02", TW_V_PASS},
-        {strict, 2, "zz", 200, final, "SES-02", TW_V_FAIL},
+        {strict_nosess, 1, "c1", 400, err, TW_CHK_SES_03, TW_V_PASS},
+        {strict_nosess, 1, "c1", 200, final, TW_CHK_SES_03, TW_V_FAIL},
+        {strict, 2, "c1", 200, final, TW_CHK_SES_01, TW_V_PASS},
+        {strict, 2, "c1", 400, err, TW_CHK_SES_01, TW_V_FAIL},
+        {strict, 2, "zz", 400, err, TW_CHK_SES_02, TW_V_PASS},
+        {strict, 2, "zz", 200, final, TW_CHK_SES_02, TW_V_FAIL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char req[1024];
@@ -427,14 +441,14 @@ Test(checks, sessions)
     }
 }
 
-static tw_verdict client(const char *path, const char *body, const char *id)
+static tw_verdict client(const char *path, const char *body, tw_check_id id)
 {
     cJSON *b = cJSON_Parse(body);
     cr_assert(b, "bad test JSON");
     tw_check_set s = {0};
     tw_checks_client(path, b, &s);
     const tw_check_result *r = tw_check_set_get(&s, id);
-    cr_assert(r, "%s", id);
+    cr_assert(r, "%s", tw_check_name(id));
     tw_verdict v = r->verdict;
     tw_check_set_free(&s);
     cJSON_Delete(b);
@@ -445,27 +459,132 @@ Test(checks, client_openai)
 {
     const char *good = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},{\"role\":\"assistant\",\"tool_calls\":[" CALL("c1", "f", "\"{}\"")
                        "]},{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"r\"}],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":{\"type\":\"object\"}}}],\"parallel_tool_calls\":false}";
-    for (const char *const *id = (const char *const[]){"CLI-01", "CLI-02", "CLI-03", "CLI-04", "CLI-06", NULL}; *id; id++)
-        cr_assert_eq(client(OAI, good, *id), TW_V_PASS, "%s", *id);
-    cr_assert_eq(client(OAI, good, "CLI-05"), TW_V_SKIP);
-    cr_assert_eq(client(OAI, "{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[" CALL("c1", "f", "\"{}\"") "]},{\"role\":\"tool\",\"tool_call_id\":\"c9\",\"content\":\"r\"}]}", "CLI-01"),
+    static const tw_check_id pass[] = {TW_CHK_CLI_01, TW_CHK_CLI_02, TW_CHK_CLI_03, TW_CHK_CLI_04,
+                                       TW_CHK_CLI_06};
+    for (size_t i = 0; i < sizeof pass / sizeof pass[0]; i++)
+        cr_assert_eq(client(OAI, good, pass[i]), TW_V_PASS, "%s", tw_check_name(pass[i]));
+    cr_assert_eq(client(OAI, good, TW_CHK_CLI_05), TW_V_SKIP);
+    cr_assert_eq(client(OAI, "{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[" CALL("c1", "f", "\"{}\"") "]},{\"role\":\"tool\",\"tool_call_id\":\"c9\",\"content\":\"r\"}]}", TW_CHK_CLI_01),
                  TW_V_FAIL);
-    cr_assert_eq(client(OAI, "{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[" CALL("c1", "f", "\"{}\"") "]},{\"role\":\"user\",\"content\":\"?\"}]}", "CLI-02"),
+    cr_assert_eq(client(OAI, "{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[" CALL("c1", "f", "\"{}\"") "]},{\"role\":\"user\",\"content\":\"?\"}]}", TW_CHK_CLI_02),
                  TW_V_FAIL);
-    cr_assert_eq(client(OAI, "{\"messages\":[],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"bad name\"}}]}", "CLI-03"), TW_V_FAIL);
-    cr_assert_eq(client(OAI, "{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[" CALL("c1", "f", "{}") "]}]}", "CLI-04"), TW_V_FAIL);
-    cr_assert_eq(client(OAI, "{\"messages\":[],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]}", "CLI-06"), TW_V_FAIL);
+    cr_assert_eq(client(OAI, "{\"messages\":[],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"bad name\"}}]}", TW_CHK_CLI_03), TW_V_FAIL);
+    cr_assert_eq(client(OAI, "{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[" CALL("c1", "f", "{}") "]}]}", TW_CHK_CLI_04), TW_V_FAIL);
+    cr_assert_eq(client(OAI, "{\"messages\":[],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]}", TW_CHK_CLI_06), TW_V_FAIL);
 }
 
 Test(checks, client_anthropic)
 {
     const char *good = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"f\",\"input\":{}}]},"
                        "{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":\"r\"},{\"type\":\"text\",\"text\":\"go on\"}]}]}";
-    cr_assert_eq(client(ANT, good, "CLI-01"), TW_V_PASS);
-    cr_assert_eq(client(ANT, good, "CLI-02"), TW_V_PASS);
-    cr_assert_eq(client(ANT, good, "CLI-05"), TW_V_PASS);
+    cr_assert_eq(client(ANT, good, TW_CHK_CLI_01), TW_V_PASS);
+    cr_assert_eq(client(ANT, good, TW_CHK_CLI_02), TW_V_PASS);
+    cr_assert_eq(client(ANT, good, TW_CHK_CLI_05), TW_V_PASS);
     const char *text_first = "{\"messages\":[{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"f\",\"input\":{}}]},"
                              "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"here\"},{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":\"r\"}]}]}";
-    cr_assert_eq(client(ANT, text_first, "CLI-05"), TW_V_FAIL);
-    cr_assert_eq(client(ANT, text_first, "CLI-01"), TW_V_PASS);
+    cr_assert_eq(client(ANT, text_first, TW_CHK_CLI_05), TW_V_FAIL);
+    cr_assert_eq(client(ANT, text_first, TW_CHK_CLI_01), TW_V_PASS);
+}
+
+/* CLI-07 is judged with the client checks: the mock hands over when the
+ * retry was due and when it came, the live run its own retry log. */
+Test(checks, client_retry_after)
+{
+    tw_check_set s = {0};
+    tw_checks_client_retry(0, 0, 5000, &s);
+    const tw_check_result *r = tw_check_set_get(&s, TW_CHK_CLI_07);
+    cr_assert(r);
+    cr_assert_eq(r->verdict, TW_V_SKIP);
+    cr_assert_str_eq(r->evidence, "no Retry-After pending");
+    /* due at 6000 after asking 1000 ms: at 5020 it is 980 ms early */
+    tw_checks_client_retry(6000, 1000, 5020, &s);
+    r = tw_check_set_get(&s, TW_CHK_CLI_07);
+    cr_assert_eq(r->verdict, TW_V_FAIL);
+    cr_assert_str_eq(r->evidence, "retried 980 ms early (Retry-After asked 1000 ms)");
+    /* a few ms early is the clock's slack, late is fine */
+    tw_checks_client_retry(6000, 1000, 5960, &s);
+    cr_assert_eq(tw_check_set_get(&s, TW_CHK_CLI_07)->verdict, TW_V_PASS);
+    tw_checks_client_retry(6000, 1000, 7000, &s);
+    r = tw_check_set_get(&s, TW_CHK_CLI_07);
+    cr_assert_eq(r->verdict, TW_V_PASS);
+    cr_assert_str_eq(r->evidence, "retried after the 1000 ms Retry-After asked");
+    cr_assert_eq(s.len, 1, "one verdict per check");
+    tw_checks_client_retry_waited(-1, -1, &s);
+    cr_assert_eq(tw_check_set_get(&s, TW_CHK_CLI_07)->verdict, TW_V_SKIP);
+    tw_checks_client_retry_waited(2000, 1500, &s);
+    r = tw_check_set_get(&s, TW_CHK_CLI_07);
+    cr_assert_eq(r->verdict, TW_V_FAIL);
+    cr_assert_str_eq(r->evidence, "waited 1500 ms, Retry-After asked 2000 ms");
+    tw_checks_client_retry_waited(2000, 2000, &s);
+    cr_assert_eq(tw_check_set_get(&s, TW_CHK_CLI_07)->verdict, TW_V_PASS);
+    tw_check_set_free(&s);
+}
+
+/* Streams are framed by the library's SSE parser under the limits' caps:
+ * CR line ends, a last event without its blank line, and a block without a
+ * data line (no event); an event over max_event_bytes is dropped and fails
+ * OAI-S01 / ANT-S01 at its offset. */
+static tw_verdict judge_capped(const char *path, const char *req, const char *body, size_t max_event,
+                               tw_check_id id, char *ev, size_t evn, int64_t *off)
+{
+    cJSON *rq = cJSON_Parse(req);
+    tw_limits L = {0};
+    L.max_event_bytes = max_event;
+    tw_judge_input in;
+    memset(&in, 0, sizeof in);
+    in.path = path;
+    in.req_body = rq;
+    in.status = 200;
+    in.resp_headers = sse_ct;
+    in.nresp_headers = 1;
+    char *exact = tw_test_exact(body, strlen(body));
+    in.body = exact;
+    in.body_len = strlen(body);
+    in.limits = &L;
+    tw_check_set s = {0};
+    tw_checks_backend(&in, &s);
+    const tw_check_result *r = tw_check_set_get(&s, id);
+    cr_assert(r, "%s has a verdict", tw_check_name(id));
+    tw_verdict v = r->verdict;
+    snprintf(ev, evn, "%s", r->evidence);
+    *off = r->offset;
+    tw_check_set_free(&s);
+    free(exact);
+    cJSON_Delete(rq);
+    return v;
+}
+
+Test(checks, streams_framed_by_the_sse_parser)
+{
+    char ev[600];
+    int64_t off;
+    /* CR line ends and a final [DONE] without its blank line */
+    const char *cr = "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":"
+                     "{\"role\":\"assistant\",\"content\":\"x\"}}]}\r\r"
+                     "event: error\r\r" /* no data line: no event */
+                     "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},"
+                     "\"finish_reason\":\"stop\"}]}\r\rdata: [DONE]";
+    cr_assert_eq(judge_capped(OAI, SREQ, cr, 0, TW_CHK_OAI_S01, ev, sizeof ev, &off), TW_V_PASS, "%s", ev);
+    cr_assert_eq(judge_capped(OAI, SREQ, cr, 0, TW_CHK_OAI_S08, ev, sizeof ev, &off), TW_V_PASS, "%s", ev);
+    /* the second event is over a 200-byte cap: dropped, and S01 says where */
+    char big[1024];
+    snprintf(big, sizeof big, "%s%s%s", CH("{\"role\":\"assistant\"}"),
+             CH("{\"content\":\"" "0123456789012345678901234567890123456789012345678901234567890123456789"
+                "0123456789012345678901234567890123456789012345678901234567890123456789\"}"),
+             CHF("stop") "data: [DONE]\n\n");
+    size_t first = strlen(CH("{\"role\":\"assistant\"}"));
+    cr_assert_eq(judge_capped(OAI, SREQ, big, 0, TW_CHK_OAI_S01, ev, sizeof ev, &off), TW_V_PASS, "%s", ev);
+    cr_assert_eq(judge_capped(OAI, SREQ, big, 200, TW_CHK_OAI_S01, ev, sizeof ev, &off), TW_V_FAIL);
+    cr_assert_eq(off, (int64_t)first);
+    cr_assert_str_eq(ev, "event dropped: SSE event exceeds max_event_bytes");
+    const char *ant = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{}}\n\n"
+                      "event: ping\ndata: {\"type\":\"ping\",\"pad\":\"01234567890123456789012345678901234567890123456789012345678901234567890123456789\"}\n\n"
+                      "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"}}\n\n"
+                      "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+    cr_assert_eq(judge_capped(ANT, "{\"stream\":true}", ant, 0, TW_CHK_ANT_S01, ev, sizeof ev, &off), TW_V_PASS,
+                 "%s", ev);
+    cr_assert_str_eq(ev, "4 events in order");
+    cr_assert_eq(judge_capped(ANT, "{\"stream\":true}", ant, 70, TW_CHK_ANT_S01, ev, sizeof ev, &off), TW_V_FAIL);
+    cr_assert_eq(off, (int64_t)strlen("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{}}\n\n"));
+    cr_assert_str_eq(ev, "event dropped: SSE event exceeds max_event_bytes");
 }

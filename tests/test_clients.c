@@ -48,7 +48,7 @@ static tw_check_set judged;
 
 /* Judge a canned driver output; returns the verdict of id, evidence into ev. */
 static tw_verdict judge(const tw_fx_exchange *x, const char *out, const tw_mock_record *recs, size_t nrec,
-                        const char *id, char *ev, size_t evn)
+                        tw_check_id id, char *ev, size_t evn)
 {
     cJSON *o = cJSON_Parse(out);
     cr_assert(o, "canned output parses");
@@ -58,11 +58,8 @@ static tw_verdict judge(const tw_fx_exchange *x, const char *out, const tw_mock_
     tw_clients_judge(x, o, recs, nrec, &judged);
     cJSON_Delete(o);
     /* every client-library check has a verdict */
-    for (int i = 1; i <= 7; i++) {
-        char k[8];
-        snprintf(k, sizeof k, "CLT-%02d", i);
-        cr_assert(tw_check_set_get(&judged, k), "%s has a verdict", k);
-    }
+    for (tw_check_id k = TW_CHK_CLT_01; k <= TW_CHK_CLT_07; k++)
+        cr_assert(tw_check_set_get(&judged, k), "%s has a verdict", tw_check_name(k));
     const tw_check_result *r = tw_check_set_get(&judged, id);
     if (ev)
         snprintf(ev, evn, "%s", r->evidence);
@@ -193,14 +190,14 @@ Test(clients, result_surfaced_whole)
 {
     const tw_fx_exchange *x = exchange(OREQ, WHOLE_RESP, RESULT, NULL);
     char ev[600];
-    cr_assert_eq(judge(x, GOOD, NULL, 0, "CLT-01", ev, sizeof ev), TW_V_PASS, "%s", ev);
-    cr_assert_eq(judge(x, GOOD, NULL, 0, "CLT-02", NULL, 0), TW_V_PASS);
-    cr_assert_eq(judge(x, GOOD, NULL, 0, "CLT-03", NULL, 0), TW_V_PASS);
-    cr_assert_eq(judge(x, GOOD, NULL, 0, "CLT-04", NULL, 0), TW_V_SKIP);
+    cr_assert_eq(judge(x, GOOD, NULL, 0, TW_CHK_CLT_01, ev, sizeof ev), TW_V_PASS, "%s", ev);
+    cr_assert_eq(judge(x, GOOD, NULL, 0, TW_CHK_CLT_02, NULL, 0), TW_V_PASS);
+    cr_assert_eq(judge(x, GOOD, NULL, 0, TW_CHK_CLT_03, NULL, 0), TW_V_PASS);
+    cr_assert_eq(judge(x, GOOD, NULL, 0, TW_CHK_CLT_04, NULL, 0), TW_V_SKIP);
     /* arguments as the JSON string the SDK hands on are the same arguments */
     const char *str = "{\"content\":\"Let me check.\",\"reasoning\":\"I think.\",\"tool_calls\":[{\"id\":\"c1\","
                       "\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\": \\\"Paris\\\"}\"}],\"error\":null}";
-    cr_assert_eq(judge(x, str, NULL, 0, "CLT-01", ev, sizeof ev), TW_V_PASS, "%s", ev);
+    cr_assert_eq(judge(x, str, NULL, 0, TW_CHK_CLT_01, ev, sizeof ev), TW_V_PASS, "%s", ev);
 }
 
 Test(clients, result_calls_wrong)
@@ -208,28 +205,28 @@ Test(clients, result_calls_wrong)
     const tw_fx_exchange *x = exchange(OREQ, WHOLE_RESP, RESULT, NULL);
     char ev[600];
     /* arguments replaced by {} */
-    cr_assert_eq(judge(x, LANGCHAIN_CUT, NULL, 0, "CLT-01", ev, sizeof ev), TW_V_FAIL);
+    cr_assert_eq(judge(x, LANGCHAIN_CUT, NULL, 0, TW_CHK_CLT_01, ev, sizeof ev), TW_V_FAIL);
     cr_assert(strstr(ev, "wrong arguments"), "%s", ev);
     cr_assert(strstr(ev, "{\"city\":\"Paris\"}"), "the right arguments are in the evidence: %s", ev);
     /* another id, another name, a missing call, an extra call */
     const char *id = "{\"content\":\"Let me check.\",\"tool_calls\":[{\"id\":\"zz\",\"name\":\"get_weather\","
                      "\"arguments\":{\"city\":\"Paris\"}}]}";
-    cr_assert_eq(judge(x, id, NULL, 0, "CLT-01", ev, sizeof ev), TW_V_FAIL);
+    cr_assert_eq(judge(x, id, NULL, 0, TW_CHK_CLT_01, ev, sizeof ev), TW_V_FAIL);
     cr_assert(strstr(ev, "wrong id"), "%s", ev);
     const char *name = "{\"tool_calls\":[{\"id\":\"c1\",\"name\":\"get_time\",\"arguments\":{\"city\":\"Paris\"}}]}";
-    cr_assert_eq(judge(x, name, NULL, 0, "CLT-01", ev, sizeof ev), TW_V_FAIL);
+    cr_assert_eq(judge(x, name, NULL, 0, TW_CHK_CLT_01, ev, sizeof ev), TW_V_FAIL);
     cr_assert(strstr(ev, "wrong name"), "%s", ev);
-    cr_assert_eq(judge(x, "{\"content\":\"Let me check.\",\"tool_calls\":[]}", NULL, 0, "CLT-01", ev, sizeof ev),
+    cr_assert_eq(judge(x, "{\"content\":\"Let me check.\",\"tool_calls\":[]}", NULL, 0, TW_CHK_CLT_01, ev, sizeof ev),
                  TW_V_FAIL);
     cr_assert(strstr(ev, "0 calls handed on, 1 sent"), "%s", ev);
     const char *two = "{\"tool_calls\":[{\"id\":\"c1\",\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"}},"
                       "{\"id\":\"c2\",\"name\":\"f\",\"arguments\":{}}]}";
-    cr_assert_eq(judge(x, two, NULL, 0, "CLT-01", NULL, 0), TW_V_FAIL);
+    cr_assert_eq(judge(x, two, NULL, 0, TW_CHK_CLT_01, NULL, 0), TW_V_FAIL);
     /* raising where a result is right fails the result checks */
-    cr_assert_eq(judge(x, RAISED, NULL, 0, "CLT-01", ev, sizeof ev), TW_V_FAIL);
+    cr_assert_eq(judge(x, RAISED, NULL, 0, TW_CHK_CLT_01, ev, sizeof ev), TW_V_FAIL);
     cr_assert(strstr(ev, "raised APIError"), "%s", ev);
-    cr_assert_eq(judge(x, RAISED, NULL, 0, "CLT-02", NULL, 0), TW_V_FAIL);
-    cr_assert_eq(judge(x, RAISED, NULL, 0, "CLT-03", NULL, 0), TW_V_FAIL);
+    cr_assert_eq(judge(x, RAISED, NULL, 0, TW_CHK_CLT_02, NULL, 0), TW_V_FAIL);
+    cr_assert_eq(judge(x, RAISED, NULL, 0, TW_CHK_CLT_03, NULL, 0), TW_V_FAIL);
 }
 
 Test(clients, content_and_reasoning)
@@ -238,19 +235,19 @@ Test(clients, content_and_reasoning)
     char ev[600];
     const char *changed = "{\"content\":\"Let me\",\"reasoning\":\"k.\",\"tool_calls\":[{\"id\":\"c1\",\"name\":"
                           "\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}]}";
-    cr_assert_eq(judge(x, changed, NULL, 0, "CLT-02", ev, sizeof ev), TW_V_FAIL);
+    cr_assert_eq(judge(x, changed, NULL, 0, TW_CHK_CLT_02, ev, sizeof ev), TW_V_FAIL);
     cr_assert(strstr(ev, "\"Let me\"") && strstr(ev, "\"Let me check.\""), "%s", ev);
-    cr_assert_eq(judge(x, changed, NULL, 0, "CLT-03", ev, sizeof ev), TW_V_FAIL);
+    cr_assert_eq(judge(x, changed, NULL, 0, TW_CHK_CLT_03, ev, sizeof ev), TW_V_FAIL);
     cr_assert(strstr(ev, "\"k.\""), "%s", ev);
     const char *dropped = "{\"content\":\"Let me check.\",\"reasoning\":null,\"tool_calls\":[{\"id\":\"c1\",\"name\":"
                           "\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}]}";
-    cr_assert_eq(judge(x, dropped, NULL, 0, "CLT-03", NULL, 0), TW_V_FAIL);
-    cr_assert_eq(judge(x, dropped, NULL, 0, "CLT-01", NULL, 0), TW_V_PASS);
+    cr_assert_eq(judge(x, dropped, NULL, 0, TW_CHK_CLT_03, NULL, 0), TW_V_FAIL);
+    cr_assert_eq(judge(x, dropped, NULL, 0, TW_CHK_CLT_01, NULL, 0), TW_V_PASS);
     tw_fixture_free(&fx);
     /* no reasoning sent: nothing to keep */
     x = exchange(OREQ, WHOLE_RESP, "{\"result\":{\"content\":\"hi\"}}", NULL);
-    cr_assert_eq(judge(x, "{\"content\":\"hi\"}", NULL, 0, "CLT-03", NULL, 0), TW_V_SKIP);
-    cr_assert_eq(judge(x, "{\"content\":\"hi\"}", NULL, 0, "CLT-01", NULL, 0), TW_V_PASS);
+    cr_assert_eq(judge(x, "{\"content\":\"hi\"}", NULL, 0, TW_CHK_CLT_03, NULL, 0), TW_V_SKIP);
+    cr_assert_eq(judge(x, "{\"content\":\"hi\"}", NULL, 0, TW_CHK_CLT_01, NULL, 0), TW_V_PASS);
 }
 
 Test(clients, cut_stream_must_raise)
@@ -258,31 +255,31 @@ Test(clients, cut_stream_must_raise)
     const tw_fx_exchange *x = exchange(OREQ, STREAM_RESP, "{\"raises\":true}", "{\"truncate_sse_after_bytes\":600}");
     char ev[600];
     /* the silent acceptance of a truncated call: {} arguments, or "" input with finish "other" */
-    cr_assert_eq(judge(x, LANGCHAIN_CUT, NULL, 0, "CLT-04", ev, sizeof ev), TW_V_FAIL);
+    cr_assert_eq(judge(x, LANGCHAIN_CUT, NULL, 0, TW_CHK_CLT_04, ev, sizeof ev), TW_V_FAIL);
     cr_assert(strstr(ev, "returned 1 call: c1 get_weather({})"), "%s", ev);
-    cr_assert_eq(judge(x, AISDK_CUT, NULL, 0, "CLT-04", ev, sizeof ev), TW_V_FAIL);
+    cr_assert_eq(judge(x, AISDK_CUT, NULL, 0, TW_CHK_CLT_04, ev, sizeof ev), TW_V_FAIL);
     cr_assert(strstr(ev, "get_weather(\"\")") && strstr(ev, "finish \"other\""), "%s", ev);
-    cr_assert_eq(judge(x, AISDK_CUT, NULL, 0, "CLT-05", NULL, 0), TW_V_SKIP);
-    cr_assert_eq(judge(x, AISDK_CUT, NULL, 0, "CLT-01", NULL, 0), TW_V_SKIP);
-    cr_assert_eq(judge(x, RAISED, NULL, 0, "CLT-04", ev, sizeof ev), TW_V_PASS);
+    cr_assert_eq(judge(x, AISDK_CUT, NULL, 0, TW_CHK_CLT_05, NULL, 0), TW_V_SKIP);
+    cr_assert_eq(judge(x, AISDK_CUT, NULL, 0, TW_CHK_CLT_01, NULL, 0), TW_V_SKIP);
+    cr_assert_eq(judge(x, RAISED, NULL, 0, TW_CHK_CLT_04, ev, sizeof ev), TW_V_PASS);
     cr_assert(strstr(ev, "raised APIError"), "%s", ev);
     /* the driver's watchdog is no raise: a library that hung fails */
-    cr_assert_eq(judge(x, HUNG, NULL, 0, "CLT-04", ev, sizeof ev), TW_V_FAIL);
+    cr_assert_eq(judge(x, HUNG, NULL, 0, TW_CHK_CLT_04, ev, sizeof ev), TW_V_FAIL);
     cr_assert(strstr(ev, "the library hung"), "%s", ev);
     tw_fixture_free(&fx);
     x = exchange(OREQ, STREAM_RESP, "{\"raises\":true}", "{\"malformed_chunk_at\":1}");
-    cr_assert_eq(judge(x, GOOD, NULL, 0, "CLT-04", NULL, 0), TW_V_FAIL);
-    cr_assert_eq(judge(x, RAISED, NULL, 0, "CLT-04", NULL, 0), TW_V_PASS);
+    cr_assert_eq(judge(x, GOOD, NULL, 0, TW_CHK_CLT_04, NULL, 0), TW_V_FAIL);
+    cr_assert_eq(judge(x, RAISED, NULL, 0, TW_CHK_CLT_04, NULL, 0), TW_V_PASS);
 }
 
 Test(clients, error_event_must_raise)
 {
     const tw_fx_exchange *x = exchange(OREQ, STREAM_RESP, "{\"raises\":true}", NULL);
     char ev[600];
-    cr_assert_eq(judge(x, LANGCHAIN_CUT, NULL, 0, "CLT-05", ev, sizeof ev), TW_V_FAIL);
+    cr_assert_eq(judge(x, LANGCHAIN_CUT, NULL, 0, TW_CHK_CLT_05, ev, sizeof ev), TW_V_FAIL);
     cr_assert(strstr(ev, "error event"), "%s", ev);
-    cr_assert_eq(judge(x, LANGCHAIN_CUT, NULL, 0, "CLT-04", NULL, 0), TW_V_SKIP);
-    cr_assert_eq(judge(x, RAISED, NULL, 0, "CLT-05", NULL, 0), TW_V_PASS);
+    cr_assert_eq(judge(x, LANGCHAIN_CUT, NULL, 0, TW_CHK_CLT_04, NULL, 0), TW_V_SKIP);
+    cr_assert_eq(judge(x, RAISED, NULL, 0, TW_CHK_CLT_05, NULL, 0), TW_V_PASS);
 }
 
 Test(clients, may_raise)
@@ -291,14 +288,14 @@ Test(clients, may_raise)
         OREQ, WHOLE_RESP,
         "{\"may_raise\":true,\"result\":{\"tool_calls\":[{\"id\":\"c1\",\"name\":\"f\",\"arguments\":\"{a: 1\"}]}}",
         NULL);
-    cr_assert_eq(judge(x, RAISED, NULL, 0, "CLT-01", NULL, 0), TW_V_SKIP);
+    cr_assert_eq(judge(x, RAISED, NULL, 0, TW_CHK_CLT_01, NULL, 0), TW_V_SKIP);
     const char *raw = "{\"tool_calls\":[{\"id\":\"c1\",\"name\":\"f\",\"arguments\":\"{a: 1\"}]}";
-    cr_assert_eq(judge(x, raw, NULL, 0, "CLT-01", NULL, 0), TW_V_PASS);
+    cr_assert_eq(judge(x, raw, NULL, 0, TW_CHK_CLT_01, NULL, 0), TW_V_PASS);
     const char *empty = "{\"tool_calls\":[{\"id\":\"c1\",\"name\":\"f\",\"arguments\":{}}]}";
-    cr_assert_eq(judge(x, empty, NULL, 0, "CLT-01", NULL, 0), TW_V_FAIL);
+    cr_assert_eq(judge(x, empty, NULL, 0, TW_CHK_CLT_01, NULL, 0), TW_V_FAIL);
 }
 
-static tw_mock_record rec(const char *id, tw_verdict v, const char *ev)
+static tw_mock_record rec(tw_check_id id, tw_verdict v, const char *ev)
 {
     tw_mock_record r;
     memset(&r, 0, sizeof r);
@@ -311,40 +308,40 @@ Test(clients, retry_after_from_the_mock)
 {
     const tw_fx_exchange *x = exchange(OREQ, WHOLE_RESP, RESULT, "{\"status\":429,\"retry_after\":1}");
     char ev[600];
-    tw_mock_record r[2] = {rec("CLI-07", TW_V_SKIP, "no Retry-After pending"),
-                           rec("CLI-07", TW_V_PASS, "retried after the 1000 ms Retry-After asked")};
-    cr_assert_eq(judge(x, GOOD, r, 2, "CLT-06", ev, sizeof ev), TW_V_PASS);
+    tw_mock_record r[2] = {rec(TW_CHK_CLI_07, TW_V_SKIP, "no Retry-After pending"),
+                           rec(TW_CHK_CLI_07, TW_V_PASS, "retried after the 1000 ms Retry-After asked")};
+    cr_assert_eq(judge(x, GOOD, r, 2, TW_CHK_CLT_06, ev, sizeof ev), TW_V_PASS);
     cr_assert(strstr(ev, "1000 ms"), "%s", ev);
     tw_check_set_free(&r[1].checks);
-    r[1] = rec("CLI-07", TW_V_FAIL, "retried 980 ms early (Retry-After asked 1000 ms)");
-    cr_assert_eq(judge(x, GOOD, r, 2, "CLT-06", ev, sizeof ev), TW_V_FAIL);
+    r[1] = rec(TW_CHK_CLI_07, TW_V_FAIL, "retried 980 ms early (Retry-After asked 1000 ms)");
+    cr_assert_eq(judge(x, GOOD, r, 2, TW_CHK_CLT_06, ev, sizeof ev), TW_V_FAIL);
     cr_assert(strstr(ev, "980 ms early"), "%s", ev);
     /* no retry: nothing to honour */
-    cr_assert_eq(judge(x, RAISED, r, 1, "CLT-06", NULL, 0), TW_V_SKIP);
+    cr_assert_eq(judge(x, RAISED, r, 1, TW_CHK_CLT_06, NULL, 0), TW_V_SKIP);
     tw_check_set_free(&r[0].checks);
     tw_check_set_free(&r[1].checks);
     tw_fixture_free(&fx);
     x = exchange(OREQ, WHOLE_RESP, RESULT, NULL);
-    cr_assert_eq(judge(x, GOOD, NULL, 0, "CLT-06", NULL, 0), TW_V_SKIP);
+    cr_assert_eq(judge(x, GOOD, NULL, 0, TW_CHK_CLT_06, NULL, 0), TW_V_SKIP);
 }
 
 Test(clients, tool_results_ids_from_the_mock)
 {
     const tw_fx_exchange *x = exchange(OREQ_RESULTS, WHOLE_RESP, "{\"result\":{\"content\":\"done\"}}", NULL);
     char ev[600];
-    tw_mock_record r = rec("CLI-01", TW_V_PASS, "");
-    tw_check_set_put(&r.checks, "CLI-02", TW_V_PASS, -1, "%s", "answered");
-    cr_assert_eq(judge(x, "{\"content\":\"done\"}", &r, 1, "CLT-07", ev, sizeof ev), TW_V_PASS, "%s", ev);
-    tw_check_set_put(&r.checks, "CLI-01", TW_V_FAIL, -1, "messages[2].tool_call_id \"c9\" names no call");
-    cr_assert_eq(judge(x, "{\"content\":\"done\"}", &r, 1, "CLT-07", ev, sizeof ev), TW_V_FAIL);
+    tw_mock_record r = rec(TW_CHK_CLI_01, TW_V_PASS, "");
+    tw_check_set_put(&r.checks, TW_CHK_CLI_02, TW_V_PASS, -1, "%s", "answered");
+    cr_assert_eq(judge(x, "{\"content\":\"done\"}", &r, 1, TW_CHK_CLT_07, ev, sizeof ev), TW_V_PASS, "%s", ev);
+    tw_check_set_put(&r.checks, TW_CHK_CLI_01, TW_V_FAIL, -1, "messages[2].tool_call_id \"c9\" names no call");
+    cr_assert_eq(judge(x, "{\"content\":\"done\"}", &r, 1, TW_CHK_CLT_07, ev, sizeof ev), TW_V_FAIL);
     cr_assert(strstr(ev, "CLI-01") && strstr(ev, "c9"), "%s", ev);
     /* nothing reached the mock */
-    cr_assert_eq(judge(x, RAISED, NULL, 0, "CLT-07", NULL, 0), TW_V_SKIP);
+    cr_assert_eq(judge(x, RAISED, NULL, 0, TW_CHK_CLT_07, NULL, 0), TW_V_SKIP);
     tw_check_set_free(&r.checks);
     tw_fixture_free(&fx);
     /* no results in the request */
     x = exchange(OREQ, WHOLE_RESP, "{\"result\":{\"content\":\"done\"}}", NULL);
-    cr_assert_eq(judge(x, "{\"content\":\"done\"}", NULL, 0, "CLT-07", NULL, 0), TW_V_SKIP);
+    cr_assert_eq(judge(x, "{\"content\":\"done\"}", NULL, 0, TW_CHK_CLT_07, NULL, 0), TW_V_SKIP);
 }
 
 /* ---- the driver process ---- */

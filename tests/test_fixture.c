@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "checks.h"
 #include "cli.h"
 #include "fixture.h"
 #include "fixture_write.h"
@@ -194,6 +195,42 @@ Test(fixture, limits_are_enforced)
     lim.max_depth = 0;
     lim.max_messages = 0;
     cr_expect_eq(tw_fixture_load("/nonexistent/x.json", NULL, &f, why, sizeof why), TW_ERR_IO);
+}
+
+/* A failing_checks id is resolved through the check catalog when the fixture
+ * loads: every catalog id is taken, an unknown one is a load error naming the
+ * file, the JSON path and the id (it would otherwise never match a verdict). */
+Test(fixture, failing_check_ids_come_from_the_catalog)
+{
+    size_t len = 0;
+    char *buf = slurp(tw_test_src("tests/data/fixtures-bad/bad_check_id.json"), &len);
+    char *at = strstr(buf, "\"r04\"");
+    cr_assert(at);
+    size_t head = (size_t)(at - buf), tail = len - head - 5;
+    size_t n;
+    const tw_check_def *d = tw_checks_catalog(&n);
+    for (size_t i = 0; i <= n; i++) {
+        const char *id = i < n ? d[i].id : "OAI-R40";
+        tw_buf t = {0};
+        cr_assert_eq(tw_buf_printf(&t, "%.*s\"%s\"%.*s", (int)head, buf, id, (int)tail, at + 5), TW_OK);
+        char *exact = tw_test_exact(t.data, t.len);
+        tw_fixture f;
+        char why[1024] = "";
+        tw_status st = tw_fixture_parse(exact, t.len, "typo.json", NULL, &f, why, sizeof why);
+        if (i < n) {
+            cr_expect_eq(st, TW_OK, "%s: %s", id, why);
+            cr_expect_str_eq(f.exchanges[0].expect_fail[0].check, id);
+        } else {
+            cr_expect_eq(st, TW_ERR_INVALID);
+            cr_expect(strncmp(why, "typo.json:", 10) == 0, "%s", why);
+            cr_expect(strstr(why, "exchanges[0].expect.failing_checks[0].id"), "%s", why);
+            cr_expect(strstr(why, "unknown check id \"OAI-R40\""), "%s", why);
+        }
+        tw_fixture_free(&f);
+        free(exact);
+        tw_buf_free(&t);
+    }
+    free(buf);
 }
 
 Test(fixture, locate_paths)

@@ -294,11 +294,11 @@ static void client_pairs(size_t n, bool anthropic)
     cr_assert(body);
     tw_check_set s = {0};
     tw_checks_client(anthropic ? "/v1/messages" : "/v1/chat/completions", body, &s);
-    const char *ids[] = {"CLI-01", "CLI-02", anthropic ? "CLI-05" : "CLI-04"};
+    const tw_check_id ids[] = {TW_CHK_CLI_01, TW_CHK_CLI_02, anthropic ? TW_CHK_CLI_05 : TW_CHK_CLI_04};
     for (size_t i = 0; i < 3; i++) {
         const tw_check_result *r = tw_check_set_get(&s, ids[i]);
-        cr_assert(r, "%s", ids[i]);
-        cr_assert_eq(r->verdict, TW_V_PASS, "%s: %s", ids[i], r->evidence);
+        cr_assert(r, "%s", tw_check_name(ids[i]));
+        cr_assert_eq(r->verdict, TW_V_PASS, "%s: %s", tw_check_name(ids[i]), r->evidence);
     }
     tw_check_set_free(&s);
     cJSON_Delete(body);
@@ -327,8 +327,8 @@ Test(linear_large, client_checks_find_the_unanswered_call)
     cJSON *body = cJSON_ParseWithLength(b.data, b.len);
     tw_check_set s = {0};
     tw_checks_client("/v1/chat/completions", body, &s);
-    const tw_check_result *r1 = tw_check_set_get(&s, "CLI-01");
-    const tw_check_result *r2 = tw_check_set_get(&s, "CLI-02");
+    const tw_check_result *r1 = tw_check_set_get(&s, TW_CHK_CLI_01);
+    const tw_check_result *r2 = tw_check_set_get(&s, TW_CHK_CLI_02);
     cr_assert_eq(r1->verdict, TW_V_FAIL);
     cr_assert(strstr(r1->evidence, "messages[501] answers call_ABC") != NULL, "%s", r1->evidence);
     cr_assert_eq(r2->verdict, TW_V_FAIL);
@@ -342,7 +342,7 @@ Test(linear_large, client_checks_find_the_unanswered_call)
  * calls: ids indexed once (a repeat found at the last call), stream calls
  * found by their index. */
 static const tw_check_result *judge_many(tw_check_set *s, const char *body, size_t len, bool sse,
-                                         const char *check)
+                                         tw_check_id check)
 {
     static tw_kv json_ct[] = {{"content-type", "application/json"}};
     static tw_kv sse_ct[] = {{"content-type", "text/event-stream"}};
@@ -360,7 +360,7 @@ static const tw_check_result *judge_many(tw_check_set *s, const char *body, size
     tw_checks_backend(&in, s);
     cJSON_Delete(rq);
     const tw_check_result *r = tw_check_set_get(s, check);
-    cr_assert(r, "%s", check);
+    cr_assert(r, "%s", tw_check_name(check));
     return r;
 }
 
@@ -370,23 +370,23 @@ Test(linear_large, backend_checks_many_calls)
     tw_buf b = {0};
     cr_assert_eq(many_openai_response(&b, n, 0), TW_OK);
     tw_check_set s = {0};
-    const tw_check_result *r = judge_many(&s, b.data, b.len, false, "OAI-R02");
+    const tw_check_result *r = judge_many(&s, b.data, b.len, false, TW_CHK_OAI_R02);
     cr_assert_eq(r->verdict, TW_V_PASS, "%s", r->evidence);
     tw_check_set_free(&s);
     /* call 200 takes the first call's id (the checks read the first 256 calls) */
     char *c200 = strstr(b.data, "\"id\":\"call_200\"");
     cr_assert(c200);
     memcpy(c200 + 6, "call_0\"  ", 9);
-    r = judge_many(&s, b.data, b.len, false, "OAI-R02");
+    r = judge_many(&s, b.data, b.len, false, TW_CHK_OAI_R02);
     cr_assert_eq(r->verdict, TW_V_FAIL, "%s", r->evidence);
     cr_assert(strstr(r->evidence, "id call_0 repeated at tool_calls[200]"), "%s", r->evidence);
     tw_check_set_free(&s);
     tw_buf_free(&b);
 
     cr_assert_eq(many_openai_stream(&b, n), TW_OK);
-    r = judge_many(&s, b.data, b.len, true, "OAI-S03");
+    r = judge_many(&s, b.data, b.len, true, TW_CHK_OAI_S03);
     cr_assert_eq(r->verdict, TW_V_PASS, "%s", r->evidence);
-    r = tw_check_set_get(&s, "OAI-S05");
+    r = tw_check_set_get(&s, TW_CHK_OAI_S05);
     cr_assert_eq(r->verdict, TW_V_PASS, "%s", r->evidence);
     tw_check_set_free(&s);
     tw_buf_free(&b);

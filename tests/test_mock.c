@@ -130,8 +130,8 @@ Test(mock, nonstreaming_replay)
     cr_assert_eq(n, 1);
     cr_assert_str_eq(rec[0].fixture, "t/loop");
     cr_assert_eq(rec[0].exchange, 0);
-    cr_assert_eq(tw_check_set_get(&rec[0].checks, "CLI-03")->verdict, TW_V_PASS);
-    cr_assert_eq(tw_check_set_get(&rec[0].checks, "CLI-06")->verdict, TW_V_PASS);
+    cr_assert_eq(tw_check_set_get(&rec[0].checks, TW_CHK_CLI_03)->verdict, TW_V_PASS);
+    cr_assert_eq(tw_check_set_get(&rec[0].checks, TW_CHK_CLI_06)->verdict, TW_V_PASS);
     tw_mock_records_free(rec, n);
     tw_http_response_free(&r);
     tw_client_free(c);
@@ -176,9 +176,9 @@ Test(mock, multi_turn_matched_by_body)
     tw_mock_records(mock, 1, &rec, &n);
     cr_assert_eq(n, 1);
     cr_assert_eq(rec[0].exchange, 2);
-    cr_assert_eq(tw_check_set_get(&rec[0].checks, "CLI-01")->verdict, TW_V_PASS);
-    cr_assert_eq(tw_check_set_get(&rec[0].checks, "CLI-02")->verdict, TW_V_PASS);
-    cr_assert_eq(tw_check_set_get(&rec[0].checks, "CLI-04")->verdict, TW_V_PASS);
+    cr_assert_eq(tw_check_set_get(&rec[0].checks, TW_CHK_CLI_01)->verdict, TW_V_PASS);
+    cr_assert_eq(tw_check_set_get(&rec[0].checks, TW_CHK_CLI_02)->verdict, TW_V_PASS);
+    cr_assert_eq(tw_check_set_get(&rec[0].checks, TW_CHK_CLI_04)->verdict, TW_V_PASS);
     tw_mock_records_free(rec, n);
     tw_http_response_free(&r1);
     tw_http_response_free(&r2);
@@ -280,7 +280,7 @@ Test(mock, fault_429_retry_after_honoured)
     cr_assert_eq(n, 2);
     cr_assert_eq(rec[0].status, 429);
     cr_assert(rec[0].fault);
-    cr_assert_eq(tw_check_set_get(&rec[1].checks, "CLI-07")->verdict, TW_V_PASS);
+    cr_assert_eq(tw_check_set_get(&rec[1].checks, TW_CHK_CLI_07)->verdict, TW_V_PASS);
     tw_mock_records_free(rec, n);
     tw_http_response_free(&r);
     tw_client_free(c);
@@ -303,7 +303,7 @@ Test(mock, fault_503_from_server_option_and_early_retry)
     size_t n;
     tw_mock_records(mock, 1, &rec, &n);
     cr_assert_eq(n, 1);
-    const tw_check_result *c7 = tw_check_set_get(&rec[0].checks, "CLI-07");
+    const tw_check_result *c7 = tw_check_set_get(&rec[0].checks, TW_CHK_CLI_07);
     cr_assert_eq(c7->verdict, TW_V_FAIL, "%s", c7->evidence);
     tw_mock_records_free(rec, n);
     tw_http_response_free(&r);

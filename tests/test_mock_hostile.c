@@ -394,7 +394,7 @@ Test(hostile, request_log_ring_is_constant_work_per_request)
         rec.seq = s;
         rec.status = 200;
         if (s % 1000 == 0)
-            tw_check_set_put(&rec.checks, "CLI-01", TW_V_FAIL, -1, "request %lu", s);
+            tw_check_set_put(&rec.checks, TW_CHK_CLI_01, TW_V_FAIL, -1, "request %lu", s);
         cr_assert(tw_mock_ring_push(&g, &rec));
     }
     cr_assert_eq(g.writes, 200000);

@@ -241,20 +241,20 @@ static const char *ctype(const reply *r)
     return ct ? ct : "";
 }
 
-static tw_verdict verdict(const reply *r, const char *id)
+static tw_verdict verdict(const reply *r, tw_check_id id)
 {
     const tw_check_result *c = tw_check_set_get(&r->checks, id);
-    cr_assert_not_null(c, "no verdict for %s", id);
+    cr_assert_not_null(c, "no verdict for %s", tw_check_name(id));
     return c->verdict;
 }
 
 /* No check of the listed ones fails. */
-static void none_fail(const reply *r, const char *const *ids, size_t n)
+static void none_fail(const reply *r, const tw_check_id *ids, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         const tw_check_result *c = tw_check_set_get(&r->checks, ids[i]);
-        cr_assert_not_null(c, "no verdict for %s", ids[i]);
-        cr_expect_neq(c->verdict, TW_V_FAIL, "%s failed: %s", ids[i], c->evidence);
+        cr_assert_not_null(c, "no verdict for %s", tw_check_name(ids[i]));
+        cr_expect_neq(c->verdict, TW_V_FAIL, "%s failed: %s", c->id, c->evidence);
     }
 }
 
@@ -278,11 +278,11 @@ static void expect_text(const tw_buf *b, const char *want)
               want, (int)b->len, b->data ? b->data : "");
 }
 
-static const char *const OAI_IDS[] = {"OAI-R01", "OAI-R02", "OAI-R03", "OAI-R04", "OAI-R05",
-                                      "OAI-R06", "OAI-R07", "OAI-S01", "OAI-S02", "OAI-S03",
-                                      "OAI-S04", "OAI-S05", "OAI-S06", "OAI-S08"};
-static const char *const ANT_IDS[] = {"ANT-R01", "ANT-R02", "ANT-S01", "ANT-S02"};
-static const char *const VLN_IDS[] = {"VLN-01", "VLN-02", "OAI-R03", "OAI-R05"};
+static const tw_check_id OAI_IDS[] = {TW_CHK_OAI_R01, TW_CHK_OAI_R02, TW_CHK_OAI_R03, TW_CHK_OAI_R04, TW_CHK_OAI_R05,
+                                      TW_CHK_OAI_R06, TW_CHK_OAI_R07, TW_CHK_OAI_S01, TW_CHK_OAI_S02, TW_CHK_OAI_S03,
+                                      TW_CHK_OAI_S04, TW_CHK_OAI_S05, TW_CHK_OAI_S06, TW_CHK_OAI_S08};
+static const tw_check_id ANT_IDS[] = {TW_CHK_ANT_R01, TW_CHK_ANT_R02, TW_CHK_ANT_S01, TW_CHK_ANT_S02};
+static const tw_check_id VLN_IDS[] = {TW_CHK_VLN_01, TW_CHK_VLN_02, TW_CHK_OAI_R03, TW_CHK_OAI_R05};
 #define N(a) (sizeof a / sizeof a[0])
 
 /* ---------------- hermes ---------------- */
@@ -301,7 +301,7 @@ Test(mock_reference, hermes_call_nonstream_and_stream)
     cr_expect_str_eq(r.res.finish_reason, "tool_calls");
     cr_expect_null(strstr(body_of(&r), "<tool_call>"), "no markup reaches the client");
     none_fail(&r, OAI_IDS, N(OAI_IDS));
-    cr_expect_eq(verdict(&r, "HER-01"), TW_V_PASS);
+    cr_expect_eq(verdict(&r, TW_CHK_HER_01), TW_V_PASS);
     char *id = strdup(r.res.msg.calls[0].id);
     reply_free(&r);
 
@@ -316,7 +316,7 @@ Test(mock_reference, hermes_call_nonstream_and_stream)
     expect_call(&r, 0, id, "get_weather", "{\"city\":\"Paris\"}");
     cr_expect_str_eq(r.res.finish_reason, "tool_calls");
     none_fail(&r, OAI_IDS, N(OAI_IDS));
-    cr_expect_eq(verdict(&r, "OAI-S01"), TW_V_PASS);
+    cr_expect_eq(verdict(&r, TW_CHK_OAI_S01), TW_V_PASS);
     free(id);
     reply_free(&r);
 }
@@ -336,7 +336,7 @@ Test(mock_reference, hermes_thinking_and_two_calls)
         cr_expect_str_neq(r.res.msg.calls[0].id, r.res.msg.calls[1].id);
         cr_expect_null(strstr(body_of(&r), "<think>"), "think markup stays out of the answer");
         none_fail(&r, OAI_IDS, N(OAI_IDS));
-        cr_expect_eq(verdict(&r, "HER-03"), TW_V_PASS);
+        cr_expect_eq(verdict(&r, TW_CHK_HER_03), TW_V_PASS);
         reply_free(&r);
     }
 }
@@ -351,7 +351,7 @@ Test(mock_reference, hermes_unterminated_and_unknown_tool_give_no_call)
     cr_expect_eq(r.res.msg.ncalls, 0);
     cr_expect_str_eq(r.res.finish_reason, "stop");
     cr_expect_null(strstr(body_of(&r), "<tool_call"), "no markup is sent");
-    cr_expect_eq(verdict(&r, "HER-01"), TW_V_FAIL, "the model text is judged");
+    cr_expect_eq(verdict(&r, TW_CHK_HER_01), TW_V_FAIL, "the model text is judged");
     none_fail(&r, OAI_IDS, N(OAI_IDS));
     reply_free(&r);
 
@@ -404,9 +404,9 @@ Test(mock_reference, anthropic_thinking_and_call_nonstream)
     cr_expect_str_eq(r.res.finish_reason, "tool_calls");
     none_fail(&r, ANT_IDS, N(ANT_IDS));
     /* the reference server signs the thinking it decoded from model text */
-    cr_expect_eq(verdict(&r, "ANT-S03"), TW_V_PASS);
+    cr_expect_eq(verdict(&r, TW_CHK_ANT_S03), TW_V_PASS);
     cr_expect(r.res.msg.thinking_signature && r.res.msg.thinking_signature[0]);
-    cr_expect_eq(verdict(&r, "OAI-R01"), TW_V_SKIP, "OpenAI checks do not apply");
+    cr_expect_eq(verdict(&r, TW_CHK_OAI_R01), TW_V_SKIP, "OpenAI checks do not apply");
     reply_free(&r);
 }
 
@@ -434,9 +434,9 @@ Test(mock_reference, anthropic_parallel_calls_stream)
     expect_call(&r, 0, NULL, "get_weather", "{\"city\":\"Paris\"}");
     expect_call(&r, 1, NULL, "get_time", "{\"tz\":\"Europe/Paris\"}");
     none_fail(&r, ANT_IDS, N(ANT_IDS));
-    cr_expect_eq(verdict(&r, "ANT-S01"), TW_V_PASS);
-    cr_expect_eq(verdict(&r, "ANT-S02"), TW_V_PASS);
-    cr_expect_eq(verdict(&r, "ANT-S03"), TW_V_SKIP, "no thinking block");
+    cr_expect_eq(verdict(&r, TW_CHK_ANT_S01), TW_V_PASS);
+    cr_expect_eq(verdict(&r, TW_CHK_ANT_S02), TW_V_PASS);
+    cr_expect_eq(verdict(&r, TW_CHK_ANT_S03), TW_V_SKIP, "no thinking block");
     reply_free(&r);
     /* the same exchange, not streamed: the same calls */
     ask("t/a_parallel", false, &r);
@@ -456,8 +456,8 @@ Test(mock_reference, anthropic_call_inside_closed_think_not_emitted)
     expect_text(&r.res.msg.content, "Paris is mild.");
     cr_expect(r.res.msg.thinking.len && strstr(r.res.msg.thinking.data, "<tool_call>"),
               "the call stays in the reasoning");
-    cr_expect_eq(verdict(&r, "HER-02"), TW_V_PASS);
-    cr_expect_eq(verdict(&r, "ANT-R02"), TW_V_PASS);
+    cr_expect_eq(verdict(&r, TW_CHK_HER_02), TW_V_PASS);
+    cr_expect_eq(verdict(&r, TW_CHK_ANT_R02), TW_V_PASS);
     none_fail(&r, ANT_IDS, N(ANT_IDS));
     reply_free(&r);
 }
@@ -482,8 +482,8 @@ Test(mock_reference, vllm_two_pass_budget_and_stop_sequence)
     cr_assert_eq(r.res.msg.ncalls, 1);
     expect_call(&r, 0, "call_1", "get_weather", "{\"city\":\"Paris\"}");
     none_fail(&r, VLN_IDS, N(VLN_IDS));
-    cr_expect_eq(verdict(&r, "VLN-02"), TW_V_PASS);
-    cr_expect_eq(verdict(&r, "HER-01"), TW_V_PASS);
+    cr_expect_eq(verdict(&r, TW_CHK_VLN_02), TW_V_PASS);
+    cr_expect_eq(verdict(&r, TW_CHK_HER_01), TW_V_PASS);
     reply_free(&r);
 }
 
@@ -501,7 +501,7 @@ Test(mock_reference, vllm_budget_in_generation_config)
     cJSON_Delete(b);
     cr_expect_eq(r.res.msg.ncalls, 0);
     /* the budget the check reads is the one the server applied */
-    cr_expect_eq(verdict(&r, "VLN-02"), TW_V_PASS);
+    cr_expect_eq(verdict(&r, TW_CHK_VLN_02), TW_V_PASS);
     none_fail(&r, VLN_IDS, N(VLN_IDS));
     reply_free(&r);
 }
@@ -518,7 +518,7 @@ Test(mock_reference, vllm_array_block_and_unterminated_pass1)
     cr_assert_eq(r.res.msg.ncalls, 2);
     expect_call(&r, 0, "call_1", "get_weather", "{\"city\":\"Paris\"}");
     expect_call(&r, 1, "call_2", "get_time", "{\"tz\":\"Europe/Paris\"}");
-    cr_expect_eq(verdict(&r, "VLN-02"), TW_V_SKIP, "no budget asked");
+    cr_expect_eq(verdict(&r, TW_CHK_VLN_02), TW_V_SKIP, "no budget asked");
     none_fail(&r, VLN_IDS, N(VLN_IDS));
     reply_free(&r);
 }
@@ -542,6 +542,6 @@ Test(mock_reference, vllm_bad_parameter_is_400)
     cr_assert_eq(n, 1);
     cr_expect_str_eq(rec[0].fixture, "t/g_bad_param");
     cr_expect_eq(rec[0].status, 400);
-    cr_expect_eq(tw_check_set_get(&rec[0].checks, "CLI-03")->verdict, TW_V_PASS);
+    cr_expect_eq(tw_check_set_get(&rec[0].checks, TW_CHK_CLI_03)->verdict, TW_V_PASS);
     tw_mock_records_free(rec, n);
 }

@@ -34,10 +34,10 @@ static void upstream_o(const char *body, tw_upstream_record *rec, tw_buf *out)
     tw_upstream_answer("openai", "/v1/chat/completions", body, strlen(body), NULL, rec, &ct, out);
 }
 
-static const tw_check_result *get(const tw_check_set *s, const char *id)
+static const tw_check_result *get(const tw_check_set *s, tw_check_id id)
 {
     const tw_check_result *c = tw_check_set_get(s, id);
-    cr_assert(c, "%s has a verdict", id);
+    cr_assert(c, "%s has a verdict", tw_check_name(id));
     return c;
 }
 
@@ -53,7 +53,7 @@ Test(xlt, upstream_answers_from_the_script_and_keeps_the_nonce)
     cr_assert_eq(rec.step, 0);
     cr_assert(strstr(rec.model_text, "<tool_call>"), "%s", rec.model_text);
     cr_assert(strstr(out.data, "\"get_weather\""), "%s", out.data);
-    cr_assert_eq(get(&rec.checks, "CLI-03")->verdict, TW_V_PASS);
+    cr_assert_eq(get(&rec.checks, TW_CHK_CLI_03)->verdict, TW_V_PASS);
     tw_upstream_record_free(&rec);
     tw_buf_free(&out);
     /* another format's path: 404 in the upstream's envelope */
@@ -111,15 +111,13 @@ Test(xlt, reference_translation_passes_every_request_check)
     cr_assert(strstr(t, "\"reasoning_effort\""), "%s", t);
     tw_check_set s = {0};
     judge_request(b, t, &s);
-    for (int i = 1; i <= 6; i++) {
-        char id[8];
-        snprintf(id, sizeof id, "XLT-0%d", i);
+    for (tw_check_id id = TW_CHK_XLT_01; id <= TW_CHK_XLT_06; id++) {
         const tw_check_result *c = get(&s, id);
-        cr_assert_neq(c->verdict, TW_V_FAIL, "%s: %s", id, c->evidence);
+        cr_assert_neq(c->verdict, TW_V_FAIL, "%s: %s", c->id, c->evidence);
         cr_assert(strncmp(c->evidence, "upstream request:", 17) == 0, "%s", c->evidence);
     }
-    cr_assert_eq(get(&s, "XLT-05")->verdict, TW_V_PASS);
-    cr_assert_eq(get(&s, "XLT-06")->verdict, TW_V_PASS);
+    cr_assert_eq(get(&s, TW_CHK_XLT_05)->verdict, TW_V_PASS);
+    cr_assert_eq(get(&s, TW_CHK_XLT_06)->verdict, TW_V_PASS);
     tw_check_set_free(&s);
     free(t);
 }
@@ -130,15 +128,17 @@ Test(xlt, request_losses_fail_their_checks)
     const char *b = ANT_REQ("n-3", ",\"thinking\":{\"type\":\"enabled\",\"budget_tokens\":1024},\"tool_choice\":{\"type\":\"any\"}");
     const char *msg = ",\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-3") "\"}]}";
     struct {
-        const char *arrived, *id, *needle;
+        const char *arrived;
+        tw_check_id id;
+        const char *needle;
     } cases[] = {
-        {"{\"model\":\"m\",\"tools\":[],\"tool_choice\":\"required\",\"reasoning_effort\":\"low\"" "%s", "XLT-02", "not forwarded"},
+        {"{\"model\":\"m\",\"tools\":[],\"tool_choice\":\"required\",\"reasoning_effort\":\"low\"" "%s", TW_CHK_XLT_02, "not forwarded"},
         {"{\"model\":\"m\",\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"description\":\"Weather\",\"parameters\":{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"integer\"}},\"required\":[\"city\"]}}}],\"tool_choice\":\"required\",\"reasoning_effort\":\"low\"%s",
-         "XLT-02", "/properties/city/type"},
-        {"{\"model\":\"m\",\"tools\":" TOOLS_O ",\"tool_choice\":\"auto\",\"reasoning_effort\":\"low\"%s", "XLT-05", "sent required, arrived auto"},
-        {"{\"model\":\"m\",\"tools\":" TOOLS_O ",\"tool_choice\":\"required\"%s", "XLT-06", "enabled in the sent request, not enabled upstream"},
+         TW_CHK_XLT_02, "/properties/city/type"},
+        {"{\"model\":\"m\",\"tools\":" TOOLS_O ",\"tool_choice\":\"auto\",\"reasoning_effort\":\"low\"%s", TW_CHK_XLT_05, "sent required, arrived auto"},
+        {"{\"model\":\"m\",\"tools\":" TOOLS_O ",\"tool_choice\":\"required\"%s", TW_CHK_XLT_06, "enabled in the sent request, not enabled upstream"},
         {"{\"model\":\"m\",\"tools\":" TOOLS_O ",\"tool_choice\":\"required\",\"reasoning_effort\":\"low\",\"messages\":[{\"role\":\"system\",\"content\":\"You are a router.\"},{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-3") "\"}]}",
-         "XLT-03", "arrived role system"},
+         TW_CHK_XLT_03, "arrived role system"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char arrived[4096];
@@ -146,7 +146,7 @@ Test(xlt, request_losses_fail_their_checks)
         tw_check_set s = {0};
         judge_request(b, arrived, &s);
         const tw_check_result *c = get(&s, cases[i].id);
-        cr_assert_eq(c->verdict, TW_V_FAIL, "case %zu %s: %s", i, cases[i].id, c->evidence);
+        cr_assert_eq(c->verdict, TW_V_FAIL, "case %zu %s: %s", i, c->id, c->evidence);
         cr_assert(strstr(c->evidence, cases[i].needle), "case %zu: %s", i, c->evidence);
         tw_check_set_free(&s);
     }
@@ -162,7 +162,7 @@ Test(xlt, tool_result_pairing_lost)
     char *good = translated(sent);
     tw_check_set s = {0};
     judge_request(sent, good, &s);
-    cr_assert_eq(get(&s, "XLT-04")->verdict, TW_V_PASS, "%s", get(&s, "XLT-04")->evidence);
+    cr_assert_eq(get(&s, TW_CHK_XLT_04)->verdict, TW_V_PASS, "%s", get(&s, TW_CHK_XLT_04)->evidence);
     tw_check_set_free(&s);
     free(good);
     /* the result arrives with another id than its call's */
@@ -170,7 +170,7 @@ Test(xlt, tool_result_pairing_lost)
                       "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\":\\\"Paris\\\"}\"}}]},"
                       "{\"role\":\"tool\",\"tool_call_id\":\"call_2\",\"content\":\"18 C\"}]}";
     judge_request(sent, bad, &s);
-    const tw_check_result *c = get(&s, "XLT-04");
+    const tw_check_result *c = get(&s, TW_CHK_XLT_04);
     cr_assert_eq(c->verdict, TW_V_FAIL);
     cr_assert(strstr(c->evidence, "no tool result carries its id"), "%s", c->evidence);
     tw_check_set_free(&s);
@@ -190,10 +190,8 @@ Test(xlt, answer_checks)
                        "\"stop_reason\":\"tool_use\",\"stop_sequence\":null,\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}";
     tw_check_set s = {0};
     tw_xlt_answer(&rec, "/v1/messages", false, 200, good, strlen(good), NULL, &s);
-    for (int i = 7; i <= 10; i++) {
-        char id[8];
-        snprintf(id, sizeof id, "XLT-%02d", i);
-        cr_assert_eq(get(&s, id)->verdict, TW_V_PASS, "%s: %s", id, get(&s, id)->evidence);
+    for (tw_check_id id = TW_CHK_XLT_07; id <= TW_CHK_XLT_10; id++) {
+        cr_assert_eq(get(&s, id)->verdict, TW_V_PASS, "%s: %s", tw_check_name(id), get(&s, id)->evidence);
         cr_assert(strncmp(get(&s, id)->evidence, "answer to the client:", 21) == 0);
     }
     tw_check_set_free(&s);
@@ -202,15 +200,15 @@ Test(xlt, answer_checks)
                       "{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"get_weather\",\"input\":{\"city\":\"Lyon\"}}],"
                       "\"stop_reason\":\"end_turn\",\"stop_sequence\":null,\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}";
     tw_xlt_answer(&rec, "/v1/messages", false, 200, bad, strlen(bad), NULL, &s);
-    cr_assert(strstr(get(&s, "XLT-07")->evidence, "/city"), "%s", get(&s, "XLT-07")->evidence);
-    cr_assert_eq(get(&s, "XLT-07")->verdict, TW_V_FAIL);
-    cr_assert_eq(get(&s, "XLT-08")->verdict, TW_V_FAIL);
-    cr_assert_eq(get(&s, "XLT-09")->verdict, TW_V_FAIL);
-    cr_assert_eq(get(&s, "XLT-10")->verdict, TW_V_FAIL);
+    cr_assert(strstr(get(&s, TW_CHK_XLT_07)->evidence, "/city"), "%s", get(&s, TW_CHK_XLT_07)->evidence);
+    cr_assert_eq(get(&s, TW_CHK_XLT_07)->verdict, TW_V_FAIL);
+    cr_assert_eq(get(&s, TW_CHK_XLT_08)->verdict, TW_V_FAIL);
+    cr_assert_eq(get(&s, TW_CHK_XLT_09)->verdict, TW_V_FAIL);
+    cr_assert_eq(get(&s, TW_CHK_XLT_10)->verdict, TW_V_FAIL);
     tw_check_set_free(&s);
     /* an error status where the upstream answered */
     tw_xlt_answer(&rec, "/v1/messages", false, 502, "{}", 2, NULL, &s);
-    cr_assert_eq(get(&s, "XLT-07")->verdict, TW_V_FAIL);
+    cr_assert_eq(get(&s, TW_CHK_XLT_07)->verdict, TW_V_FAIL);
     tw_check_set_free(&s);
     tw_upstream_record_free(&rec);
     tw_buf_free(&up);
@@ -222,9 +220,9 @@ Test(xlt, nothing_arrived)
     tw_request sent = decode_a(ANT_REQ("n-6", ""));
     tw_check_set s = {0};
     tw_xlt_request(&sent, NULL, 'a', NULL, 2, "n-6", &s);
-    cr_assert_eq(get(&s, "XLT-01")->verdict, TW_V_FAIL);
-    cr_assert(strstr(get(&s, "XLT-01")->evidence, "n-6"));
-    cr_assert_eq(get(&s, "XLT-02")->verdict, TW_V_SKIP);
+    cr_assert_eq(get(&s, TW_CHK_XLT_01)->verdict, TW_V_FAIL);
+    cr_assert(strstr(get(&s, TW_CHK_XLT_01)->evidence, "n-6"));
+    cr_assert_eq(get(&s, TW_CHK_XLT_02)->verdict, TW_V_SKIP);
     tw_check_set_free(&s);
     tw_request_free(&sent);
 }
@@ -389,16 +387,16 @@ Test(xlt, parallel_setting)
                           "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-10") "\"}]}";
     tw_check_set s = {0};
     judge_request(sent, arrived, &s);
-    cr_assert_eq(get(&s, "XLT-05")->verdict, TW_V_FAIL);
-    cr_assert(strstr(get(&s, "XLT-05")->evidence, "parallel tool calls sent disabled, arrived allowed"), "%s",
-              get(&s, "XLT-05")->evidence);
+    cr_assert_eq(get(&s, TW_CHK_XLT_05)->verdict, TW_V_FAIL);
+    cr_assert(strstr(get(&s, TW_CHK_XLT_05)->evidence, "parallel tool calls sent disabled, arrived allowed"), "%s",
+              get(&s, TW_CHK_XLT_05)->evidence);
     tw_check_set_free(&s);
     const char *sent_none = "{\"model\":\"m\",\"max_tokens\":100,\"tools\":" TOOLS_A ",\"tool_choice\":{\"type\":\"none\",\"disable_parallel_tool_use\":true},"
                             "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-10") "\"}]}";
     const char *arrived_none = "{\"model\":\"m\",\"tools\":" TOOLS_O ",\"tool_choice\":\"none\","
                                "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-10") "\"}]}";
     judge_request(sent_none, arrived_none, &s);
-    cr_assert_eq(get(&s, "XLT-05")->verdict, TW_V_PASS, "%s", get(&s, "XLT-05")->evidence);
+    cr_assert_eq(get(&s, TW_CHK_XLT_05)->verdict, TW_V_PASS, "%s", get(&s, TW_CHK_XLT_05)->evidence);
     tw_check_set_free(&s);
 }
 

@@ -1,0 +1,168 @@
+/*
+ * The conformance check catalog, written once (docs/checks.md). Each entry
+ * is X(NAME, "ID", SEVERITY, FAMILY, "rule"):
+ *   NAME      the enum name after TW_CHK_ (TW_CHK_OAI_R04): C code names a
+ *             check only by it, so a misspelled check does not build;
+ *   "ID"      the stable id the reports, fixtures and options spell
+ *             ("OAI-R04"); never renumbered, never reused;
+ *   SEVERITY  ERROR, WARN or INFO (tw_severity without TW_SEV_);
+ *   FAMILY    who judges it (tw_check_family without TW_CHF_);
+ *   "rule"    one line, as the reports print it.
+ * The order is the report order. Strings become ids only through the
+ * catalog (tw_check_from_name): an unknown id is refused where it enters.
+ */
+#ifndef TOOLWIRE_HARNESS_CHECK_IDS_H
+#define TOOLWIRE_HARNESS_CHECK_IDS_H
+
+/* clang-format off */
+#define TW_CHECK_CATALOG(X) \
+    X(OAI_R01, "OAI-R01", ERROR, OPENAI, \
+      "non-streaming body is a chat.completion with at least one choice and an assistant " \
+      "message") \
+    X(OAI_R02, "OAI-R02", ERROR, OPENAI, \
+      "every tool call has a non-empty id, unique in the message, type \"function\", a " \
+      "non-empty name") \
+    X(OAI_R03, "OAI-R03", ERROR, OPENAI, "the name is one of the request's tools") \
+    X(OAI_R04, "OAI-R04", ERROR, OPENAI, \
+      "function.arguments is a string holding one JSON object (not an object, not " \
+      "double-encoded)") \
+    X(OAI_R05, "OAI-R05", ERROR, OPENAI, "arguments satisfy the tool's JSON Schema") \
+    X(OAI_R06, "OAI-R06", ERROR, OPENAI, \
+      "finish_reason is tool_calls when calls are present, and not when none are") \
+    X(OAI_R07, "OAI-R07", ERROR, OPENAI, \
+      "no tool-call or think markup (<tool_call>, <think>) is left in content") \
+    X(OAI_R08, "OAI-R08", INFO, OPENAI, \
+      "the reasoning field's name (reasoning_content / reasoning)") \
+    X(OAI_S01, "OAI-S01", ERROR, OPENAI, \
+      "Content-Type: text/event-stream, every event's data is JSON or [DONE], the stream ends " \
+      "with [DONE]") \
+    X(OAI_S02, "OAI-S02", WARN, OPENAI, "the first chunk's delta carries role: \"assistant\"") \
+    X(OAI_S03, "OAI-S03", ERROR, OPENAI, \
+      "every tool-call delta has an index; the first fragment of an index carries id, type " \
+      "and name; later fragments never change them") \
+    X(OAI_S04, "OAI-S04", ERROR, OPENAI, \
+      "per index, the concatenated argument fragments parse as one JSON object") \
+    X(OAI_S05, "OAI-S05", ERROR, OPENAI, "parallel calls use distinct indexes") \
+    X(OAI_S06, "OAI-S06", ERROR, OPENAI, \
+      "exactly one choice chunk carries a finish_reason; only a usage chunk may follow it") \
+    X(OAI_S07, "OAI-S07", ERROR, OPENAI, \
+      "the streamed result equals the non-streamed result of the same request (compared as " \
+      "JSON values)") \
+    X(OAI_S08, "OAI-S08", ERROR, OPENAI, "no error arrives inside a 200 stream") \
+    X(OAI_E01, "OAI-E01", ERROR, OPENAI, \
+      "an error response uses the OpenAI error envelope {error: {message, type, param, code}}") \
+    X(ANT_R01, "ANT-R01", ERROR, ANTHROPIC, \
+      "tool_use blocks have an id, a name and an object input") \
+    X(ANT_R02, "ANT-R02", ERROR, ANTHROPIC, \
+      "stop_reason is tool_use exactly when tool_use blocks are present") \
+    X(ANT_S01, "ANT-S01", ERROR, ANTHROPIC, \
+      "event order: message_start, blocks (content_block_start, deltas, content_block_stop), " \
+      "message_delta, message_stop; ping anywhere") \
+    X(ANT_S02, "ANT-S02", ERROR, ANTHROPIC, \
+      "per block, concatenated partial_json parses as one JSON object") \
+    X(ANT_S03, "ANT-S03", WARN, ANTHROPIC, "every thinking block carries a signature") \
+    X(HER_01, "HER-01", ERROR, TEXT, "every <tool_call> block is closed and its payload parses") \
+    X(HER_02, "HER-02", ERROR, TEXT, "no tool call was emitted from inside a closed think block") \
+    X(HER_03, "HER-03", WARN, TEXT, "every think block is closed") \
+    X(VLN_01, "VLN-01", ERROR, TEXT, \
+      "/generate responses carry thinking, response, tool_calls and, with calls, " \
+      "pre_tool_text") \
+    X(VLN_02, "VLN-02", ERROR, TEXT, \
+      "thinking respects max_thinking_tokens, the response max_response_tokens") \
+    X(NUM_01, "NUM-01", WARN, TEXT, \
+      "streamed and non-streamed tool-call arguments spell every number the same way") \
+    X(NUM_02, "NUM-02", ERROR, TEXT, \
+      "numbers in the response's tool-call arguments have exactly the values the model wrote " \
+      "(compared as decimal text, not as doubles: no integer precision lost)") \
+    X(SES_01, "SES-01", ERROR, SESSION, \
+      "a continuation with role: tool results for every pending call returns a final answer") \
+    X(SES_02, "SES-02", ERROR, SESSION, \
+      "a continuation with a missing or unknown tool_call_id is refused with 400 in the error " \
+      "envelope") \
+    X(SES_03, "SES-03", ERROR, SESSION, \
+      "a strict-mode request without the session header is refused with 400") \
+    X(RSP_01, "RSP-01", ERROR, RESPONSE, \
+      "an HTTP response with a success status arrives where the fixture expects one (no error " \
+      "status, no transport error)") \
+    X(LIV_01, "LIV-01", ERROR, LIVE, "live: the expected tools were called, and no other") \
+    X(LIV_02, "LIV-02", ERROR, LIVE, \
+      "live: the number of tool calls is within the expected bounds") \
+    X(LIV_03, "LIV-03", ERROR, LIVE, \
+      "live: every call's arguments satisfy the declared tool's JSON Schema") \
+    X(LIV_04, "LIV-04", ERROR, LIVE, "live: the answer carries text, or none, as expected") \
+    X(LIV_05, "LIV-05", ERROR, LIVE, "live: the answer carries reasoning, or none, as expected") \
+    X(LIV_06, "LIV-06", ERROR, LIVE, \
+      "live: the same tool calls (names and argument values) as another exchange of the " \
+      "fixture") \
+    X(LIV_07, "LIV-07", ERROR, LIVE, \
+      "live: every call-id placeholder of the request names a call the server made earlier") \
+    X(CLI_01, "CLI-01", ERROR, CLIENT, \
+      "every role: tool message answers a tool call of the previous assistant message, by id") \
+    X(CLI_02, "CLI-02", ERROR, CLIENT, "every tool call is answered before the next user turn") \
+    X(CLI_03, "CLI-03", ERROR, CLIENT, \
+      "tool definitions are well formed: type \"function\", name matching " \
+      "^[a-zA-Z0-9_-]{1,64}$, parameters an object schema") \
+    X(CLI_04, "CLI-04", ERROR, CLIENT, \
+      "assistant tool calls in history carry arguments as a JSON string") \
+    X(CLI_05, "CLI-05", ERROR, CLIENT, \
+      "Anthropic: tool results sit in one user message, tool_result blocks first") \
+    X(CLI_06, "CLI-06", INFO, CLIENT, \
+      "parallel_tool_calls is set explicitly when tools are present") \
+    X(CLI_07, "CLI-07", WARN, CLIENT, "a client retried after 429/503 honours Retry-After") \
+    X(XLT_01, "XLT-01", ERROR, PROXY, \
+      "proxied: the request reached the upstream, paired by the directive's nonce, and " \
+      "decodes there") \
+    X(XLT_02, "XLT-02", ERROR, PROXY, \
+      "proxied: every tool arrives upstream with its name, description and parameters schema") \
+    X(XLT_03, "XLT-03", ERROR, PROXY, \
+      "proxied: the messages arrive upstream in order, with their roles and text") \
+    X(XLT_04, "XLT-04", ERROR, PROXY, \
+      "proxied: history tool calls (names, arguments) and tool results (text, error flag) " \
+      "arrive, each result paired with its call by id") \
+    X(XLT_05, "XLT-05", ERROR, PROXY, \
+      "proxied: tool_choice and parallel tool calls arrive unchanged") \
+    X(XLT_06, "XLT-06", WARN, PROXY, \
+      "proxied: reasoning is enabled upstream exactly when the client enabled it") \
+    X(XLT_07, "XLT-07", ERROR, PROXY, \
+      "proxied: the answer carries the calls the model wrote (count, names, arguments)") \
+    X(XLT_08, "XLT-08", ERROR, PROXY, "proxied: the answer carries the text the model wrote") \
+    X(XLT_09, "XLT-09", ERROR, PROXY, "proxied: the answer carries the reasoning the model wrote") \
+    X(XLT_10, "XLT-10", ERROR, PROXY, "proxied: the answer's finish reason maps the model's") \
+    X(CLT_01, "CLT-01", ERROR, CLIENT_LIB, \
+      "a client library surfaces every tool call with its id, name and exact arguments") \
+    X(CLT_02, "CLT-02", ERROR, CLIENT_LIB, \
+      "a client library hands on the answer's text unchanged") \
+    X(CLT_03, "CLT-03", WARN, CLIENT_LIB, "a client library keeps the reasoning the server sent") \
+    X(CLT_04, "CLT-04", ERROR, CLIENT_LIB, \
+      "a client library raises on a truncated or malformed answer instead of handing on " \
+      "partial calls") \
+    X(CLT_05, "CLT-05", ERROR, CLIENT_LIB, \
+      "a client library raises on an error event inside a 200 stream") \
+    X(CLT_06, "CLT-06", WARN, CLIENT_LIB, \
+      "a client library retrying after 429/503 honours Retry-After") \
+    X(CLT_07, "CLT-07", ERROR, CLIENT_LIB, \
+      "a client library sends tool results back with the ids of their calls")
+/* clang-format on */
+
+/* Who judges a check, and on what. */
+typedef enum tw_check_family {
+    TW_CHF_OPENAI = 0, /* checks_openai.c: OpenAI chat bodies and streams */
+    TW_CHF_ANTHROPIC,  /* checks_anthropic.c: Anthropic messages and streams */
+    TW_CHF_TEXT,       /* checks_text.c: tool-call text, /generate, numbers */
+    TW_CHF_SESSION,    /* checks_session.c: strict sessions */
+    TW_CHF_RESPONSE,   /* checks.c: the HTTP status */
+    TW_CHF_LIVE,       /* live.c: expectations for any conforming server */
+    TW_CHF_PROXY,      /* xlt.c: what a proxy forwarded upstream and back */
+    TW_CHF_CLIENT,     /* checks_client.c: requests a client sent to the mock */
+    TW_CHF_CLIENT_LIB, /* clients.c: what a client library handed its caller */
+} tw_check_family;
+
+/* One enumerator per catalog entry, in catalog order; TW_CHK_COUNT last. */
+typedef enum tw_check_id {
+#define TW_CHECK_ENUM_(name, id, sev, fam, rule) TW_CHK_##name,
+    TW_CHECK_CATALOG(TW_CHECK_ENUM_)
+#undef TW_CHECK_ENUM_
+    TW_CHK_COUNT
+} tw_check_id;
+
+#endif
