@@ -22,7 +22,8 @@ int tw_cmd_compare(int argc, char **argv)
             puts("usage: toolwire compare [--html FILE] REPORT.json REPORT.json …\n\n"
                  "Put backend reports side by side: a summary per backend and, check by check,\n"
                  "every verdict that differs between backends (Markdown on standard output;\n"
-                 "--html FILE writes a self-contained page too).\n"
+                 "--html FILE writes a self-contained page too). Reports of toolwire clients\n"
+                 "are compared the same way, as client libraries.\n"
                  "Exit status: 0; 1 when the comparison cannot be written (standard output or\n"
                  "FILE); 2 on bad usage or an unreadable report.");
             return TW_EXIT_OK;
@@ -32,8 +33,8 @@ int tw_cmd_compare(int argc, char **argv)
     int n = argc - optind;
     if (n < 1)
         return tw_cli_usage_error("compare", "give at least one report (see --help)");
-    if (n > 64)
-        return tw_cli_usage_error("compare", "at most 64 reports");
+    if (n > TW_CMP_MAX_REPORTS)
+        return tw_cli_usage_error("compare", "at most %d reports", TW_CMP_MAX_REPORTS);
     tw_report *r = calloc((size_t)n, sizeof *r);
     if (!r)
         return TW_EXIT_FAIL;

@@ -6,9 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CMP_MAX_REPORTS 64
-#define CMP_MAX_ROWS 2000
-
 typedef struct cmp_ctx {
     const tw_report *r;
     const tw_rep_index *ix;
@@ -20,8 +17,8 @@ typedef struct cmp_ctx {
 static void cmp_row(void *u, const char *fx, size_t ex, const char *id)
 {
     cmp_ctx *c = u;
-    const char *v[CMP_MAX_REPORTS];
-    size_t n = c->n < CMP_MAX_REPORTS ? c->n : CMP_MAX_REPORTS;
+    const char *v[TW_CMP_MAX_REPORTS];
+    size_t n = c->n < TW_CMP_MAX_REPORTS ? c->n : TW_CMP_MAX_REPORTS;
     bool differ = false;
     size_t present = 0;
     for (size_t a = 0; a < n; a++) {
@@ -48,7 +45,7 @@ static void cmp_row(void *u, const char *fx, size_t ex, const char *id)
     differ = differ && any_fail;
     if (!differ || present < 2)
         return;
-    if (c->rows++ >= CMP_MAX_ROWS)
+    if (c->rows++ >= TW_CMP_MAX_ROWS)
         return;
     tw_rw_puts(c->out, "| ");
     tw_rep_md_cell(c->out, fx, 120);
@@ -86,21 +83,21 @@ tw_status tw_compare_markdown(const tw_report *r, size_t n, tw_buf *buf)
     tw_rw_printf(out, "\n## Where the %s differ\n\nOnly fixtures that at least two %s ran, and checks that fail on "
                       "one of them; `—` means the %s did not run the fixture.\n\n| fixture | exchange | check |",
                  w.many, w.many, w.one);
-    for (size_t a = 0; a < n && a < CMP_MAX_REPORTS; a++) {
+    for (size_t a = 0; a < n && a < TW_CMP_MAX_REPORTS; a++) {
         tw_rw_putc(out, ' ');
         tw_rep_md_cell(out, r[a].backend, 60);
         tw_rw_puts(out, " |");
     }
     tw_rw_puts(out, "\n|---|---:|---|");
-    for (size_t a = 0; a < n && a < CMP_MAX_REPORTS; a++)
+    for (size_t a = 0; a < n && a < TW_CMP_MAX_REPORTS; a++)
         tw_rw_puts(out, "---|");
     tw_rw_putc(out, '\n');
     cmp_ctx c = {r, ix, n, out, 0};
     tw_rep_each_key(r, ix, n, cmp_row, &c);
     if (c.rows == 0)
         tw_rw_printf(out, "\nNo differences: every check gives the same verdict on every %s that ran it.\n", w.one);
-    else if (c.rows > CMP_MAX_ROWS)
-        tw_rw_printf(out, "\n… %zu rows in all; the first %d are shown.\n", c.rows, CMP_MAX_ROWS);
+    else if (c.rows > TW_CMP_MAX_ROWS)
+        tw_rw_printf(out, "\n… %zu rows in all; the first %d are shown.\n", c.rows, TW_CMP_MAX_ROWS);
     tw_rep_index_all_free(ix, n);
     return wr.st;
 }

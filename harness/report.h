@@ -23,6 +23,9 @@
 
 #define TW_REPORT_SCHEMA "toolwire-report"
 #define TW_REPORT_VERSION 1
+/* A report read back (compare, gate) is at most this large and this deep. */
+#define TW_REPORT_MAX_BYTES ((size_t)256 << 20)
+#define TW_REPORT_MAX_DEPTH 64
 
 /* What was expected of a check in one exchange. */
 typedef enum tw_expect { TW_EXPECT_NOT_FAIL = 0, TW_EXPECT_FAIL, TW_EXPECT_ANY } tw_expect;
@@ -100,6 +103,9 @@ tw_status tw_report_to_html(const tw_report *r, tw_buf *out);
 /* Write <dir>/<backend>.{json,md,junit.xml,html}; mkdir -p dir. On
  * failure why says which file and what failed. */
 tw_status tw_report_write_all(const tw_report *r, const char *dir, char *why, size_t whylen);
+
+/* A comparison puts at most this many reports side by side. */
+#define TW_CMP_MAX_REPORTS 64
 
 /* Comparison across reports: verdicts that differ, check by check. The
  * words follow the reports: "backends", or "client libraries" when every

@@ -307,9 +307,6 @@ tw_status tw_report_to_html(const tw_report *r, tw_buf *buf)
 
 /* ================================================================ comparison */
 
-#define CMP_MAX_BACKENDS 64
-#define CMP_MAX_ROWS 2000
-
 typedef struct hcmp_ctx {
     const tw_report *r;
     const tw_rep_index *ix;
@@ -338,10 +335,10 @@ static void cmp_cell(tw_rw *out, const tw_rep_words *w, cell_kind kd, bool run, 
 static void hcmp_row(void *u, const char *fx, size_t ex, const char *id)
 {
     hcmp_ctx *c = u;
-    size_t n = c->n < CMP_MAX_BACKENDS ? c->n : CMP_MAX_BACKENDS;
-    const tw_rep_check *ch[CMP_MAX_BACKENDS];
-    bool run[CMP_MAX_BACKENDS];
-    tw_verdict v[CMP_MAX_BACKENDS];
+    size_t n = c->n < TW_CMP_MAX_REPORTS ? c->n : TW_CMP_MAX_REPORTS;
+    const tw_rep_check *ch[TW_CMP_MAX_REPORTS];
+    bool run[TW_CMP_MAX_REPORTS];
+    tw_verdict v[TW_CMP_MAX_REPORTS];
     size_t present = 0, first = n;
     bool differ = false, any_fail = false;
     for (size_t a = 0; a < n; a++) {
@@ -358,7 +355,7 @@ static void hcmp_row(void *u, const char *fx, size_t ex, const char *id)
     }
     /* a check that applies to one backend only (pass beside skip) is no difference;
      * a failure beside a pass or a skip is */
-    if (present >= 2 && differ && any_fail && c->rows++ < CMP_MAX_ROWS) {
+    if (present >= 2 && differ && any_fail && c->rows++ < TW_CMP_MAX_ROWS) {
         tw_rw_puts(c->out, "<tr><td class=fx>");
         tw_xml_text(c->out, fx);
         tw_rw_printf(c->out, "</td><td>%zu</td><td>%s</td>", ex, id);
@@ -373,7 +370,7 @@ static void hcmp_row(void *u, const char *fx, size_t ex, const char *id)
     if (tw_check_index(id) != 0)
         return;
     /* once per exchange: the expected result */
-    const tw_rep_exchange *e[CMP_MAX_BACKENDS];
+    const tw_rep_exchange *e[TW_CMP_MAX_REPORTS];
     present = 0;
     first = n;
     differ = false;
@@ -387,7 +384,7 @@ static void hcmp_row(void *u, const char *fx, size_t ex, const char *id)
         else if (e[a]->result != e[first]->result || e[a]->status != e[first]->status)
             differ = true;
     }
-    if (present < 2 || !differ || c->rows++ >= CMP_MAX_ROWS)
+    if (present < 2 || !differ || c->rows++ >= TW_CMP_MAX_ROWS)
         return;
     tw_rw_puts(c->out, "<tr><td class=fx>");
     tw_xml_text(c->out, fx);
@@ -441,7 +438,7 @@ tw_status tw_compare_html(const tw_report *r, size_t n, tw_buf *buf)
     tw_rep_words w;
     tw_rep_words_of(r, n, &w);
     tw_rw wr = {buf, TW_OK}, *out = &wr;
-    size_t shown = n < CMP_MAX_BACKENDS ? n : CMP_MAX_BACKENDS;
+    size_t shown = n < TW_CMP_MAX_REPORTS ? n : TW_CMP_MAX_REPORTS;
     tw_rw_printf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
                       "<meta name=\"viewport\" content=\"width=device-width\">\n"
                       "<title>toolwire: %s compared</title>\n",
@@ -486,8 +483,8 @@ tw_status tw_compare_html(const tw_report *r, size_t n, tw_buf *buf)
         tw_rw_printf(out, "<p id=nodiff>No differences: every check gives the same verdict on every %s that "
                           "ran it.</p>\n",
                      w.one);
-    else if (c.rows > CMP_MAX_ROWS)
-        tw_rw_printf(out, "<p>… %zu rows in all; the first %d are shown.</p>\n", c.rows, CMP_MAX_ROWS);
+    else if (c.rows > TW_CMP_MAX_ROWS)
+        tw_rw_printf(out, "<p>… %zu rows in all; the first %d are shown.</p>\n", c.rows, TW_CMP_MAX_ROWS);
     tw_rw_puts(out, "<pre id=detail>click a cell for its evidence</pre>\n");
     tw_rw_puts(out, "<script>\n(function(){\nvar D=document.getElementById('detail');\n"
                      "document.getElementById('cmp').addEventListener('click',function(ev){"

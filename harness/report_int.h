@@ -7,6 +7,9 @@
 
 #define TW_OUTCOME_KINDS 32
 
+/* A comparison shows at most this many rows (TW_CMP_MAX_REPORTS: report.h). */
+#define TW_CMP_MAX_ROWS 2000
+
 /* ---- a writer whose first failure sticks ---- */
 
 /*

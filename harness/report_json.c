@@ -133,7 +133,7 @@ tw_status tw_report_parse(const char *buf, size_t len, tw_report *out, char *why
     memset(out, 0, sizeof *out);
     cJSON *root = NULL;
     tw_json_error e;
-    if (tw_json_parse(buf, len, 64, &root, &e) != TW_OK) {
+    if (tw_json_parse(buf, len, TW_REPORT_MAX_DEPTH, &root, &e) != TW_OK) {
         snprintf(why, whylen, "not JSON: %s", e.message);
         return TW_ERR_PARSE;
     }
@@ -232,7 +232,7 @@ tw_status tw_report_load(const char *path, tw_report *out, char *why, size_t why
 {
     size_t len = 0;
     char inner[300];
-    char *buf = tw_read_file(path, (size_t)256 << 20, &len, inner, sizeof inner);
+    char *buf = tw_read_file(path, TW_REPORT_MAX_BYTES, &len, inner, sizeof inner);
     if (!buf) {
         memset(out, 0, sizeof *out);
         snprintf(why, whylen, "%s", inner);
