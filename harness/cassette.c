@@ -16,6 +16,8 @@
 #include <yaml.h>
 #include <zlib.h>
 
+#include "files.h"
+
 #define TAG_BINARY "tag:yaml.org,2002:binary"
 
 typedef struct ctx {
@@ -616,29 +618,20 @@ tw_status tw_cassette_load(const char *path, const tw_limits *limits, tw_cassett
     memset(out, 0, sizeof *out);
     tw_limits L;
     tw_limits_resolve(&L, limits);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        if (why && whylen)
-            snprintf(why, whylen, "%s: cannot open", path);
-        return TW_ERR_IO;
+    char *data = NULL;
+    size_t len = 0;
+    char inner[300];
+    tw_status st = tw_file_read(path, L.max_input_bytes, &data, &len, inner, sizeof inner);
+    if (st != TW_OK) {
+        if (why && whylen) {
+            if (st == TW_ERR_LIMIT)
+                snprintf(why, whylen, "%s: file exceeds max_input_bytes", path);
+            else
+                snprintf(why, whylen, "%s", inner);
+        }
+        return st;
     }
-    tw_buf b = {0};
-    b.max = L.max_input_bytes;
-    char chunk[65536];
-    size_t n;
-    tw_status st = TW_OK;
-    while (st == TW_OK && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        st = tw_buf_append(&b, chunk, n);
-    bool err = ferror(f) != 0;
-    fclose(f);
-    if (st != TW_OK || err) {
-        tw_buf_free(&b);
-        if (why && whylen)
-            snprintf(why, whylen, "%s: %s", path,
-                     st == TW_ERR_LIMIT ? "file exceeds max_input_bytes" : "read error");
-        return st != TW_OK ? st : TW_ERR_IO;
-    }
-    st = tw_cassette_parse(b.data ? b.data : "", b.len, path, &L, out, why, whylen);
-    tw_buf_free(&b);
+    st = tw_cassette_parse(data, len, path, &L, out, why, whylen);
+    free(data);
     return st;
 }

@@ -20,41 +20,6 @@ int tw_cli_usage_error(const char *cmd, const char *fmt, ...)
     return TW_EXIT_USAGE;
 }
 
-char *tw_read_file(const char *path, size_t max, size_t *len, char *why, size_t whylen)
-{
-    bool is_stdin = !path || strcmp(path, "-") == 0;
-    FILE *f = is_stdin ? stdin : fopen(path, "rb");
-    if (!f) {
-        snprintf(why, whylen, "cannot open '%s': %s", path, strerror(errno));
-        return NULL;
-    }
-    tw_buf b = {0};
-    b.max = max;
-    char tmp[65536];
-    size_t n;
-    tw_status st = TW_OK;
-    while ((n = fread(tmp, 1, sizeof tmp, f)) > 0) {
-        st = tw_buf_append(&b, tmp, n);
-        if (st != TW_OK)
-            break;
-    }
-    bool err = ferror(f);
-    if (!is_stdin)
-        fclose(f);
-    if (st == TW_ERR_LIMIT) {
-        snprintf(why, whylen, "'%s' is larger than %zu bytes", is_stdin ? "-" : path, max);
-        tw_buf_free(&b);
-        return NULL;
-    }
-    if (st != TW_OK || err) {
-        snprintf(why, whylen, "cannot read '%s'%s", is_stdin ? "-" : path,
-                 st == TW_ERR_NOMEM ? ": out of memory" : "");
-        tw_buf_free(&b);
-        return NULL;
-    }
-    return tw_buf_take(&b, len);
-}
-
 bool tw_parse_size(const char *s, size_t *out)
 {
     if (!s || !*s)
@@ -121,11 +86,6 @@ cJSON *tw_load_json_file(const char *path, size_t max_bytes, size_t max_depth, c
     }
     free(buf);
     return v;
-}
-
-bool tw_write_all(FILE *f, const char *p, size_t n)
-{
-    return fwrite(p, 1, n, f) == n && fflush(f) == 0;
 }
 
 void tw_cli_print_warnings(const char *cmd, const tw_diag_list *w)

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "files.h"
 #include "toolwire/core.h"
 #include "toolwire/decode.h"
 #include "toolwire/encode.h"
@@ -36,13 +37,6 @@ int tw_cli_usage_error(const char *cmd, const char *fmt, ...)
 #endif
     ;
 
-/*
- * Read a whole file ("-" or NULL: standard input) into a malloc'd buffer of
- * exactly *len bytes (plus a NUL not counted). Refuses more than max bytes.
- * On failure returns NULL and writes a reason into why.
- */
-char *tw_read_file(const char *path, size_t max, size_t *len, char *why, size_t whylen);
-
 /* Parse a size option ("123", "16M", "200K"); false on a bad value. */
 bool tw_parse_size(const char *s, size_t *out);
 
@@ -52,9 +46,6 @@ cJSON *tw_load_json_file(const char *path, size_t max_bytes, size_t max_depth, c
 
 /* Line and column (1-based) of a byte offset. */
 void tw_line_col(const char *buf, size_t len, size_t off, size_t *line, size_t *col);
-
-/* Write bytes to a FILE fully; false on error. */
-bool tw_write_all(FILE *f, const char *p, size_t n);
 
 /* Warnings on stderr as "toolwire CMD: warning: CODE: message", one line
  * each (control bytes become spaces), then a count of those not kept. */

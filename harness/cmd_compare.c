@@ -22,8 +22,10 @@ int tw_cmd_compare(int argc, char **argv)
             puts("usage: toolwire compare [--html FILE] REPORT.json REPORT.json …\n\n"
                  "Put backend reports side by side: a summary per backend and, check by check,\n"
                  "every verdict that differs between backends (Markdown on standard output;\n"
-                 "--html FILE writes a self-contained page too).\n"
-                 "Exit status: 0, or 2 on bad usage or an unreadable report.");
+                 "--html FILE writes a self-contained page too). Reports of toolwire clients\n"
+                 "are compared the same way, as client libraries.\n"
+                 "Exit status: 0; 1 when the comparison cannot be written (standard output or\n"
+                 "FILE); 2 on bad usage or an unreadable report.");
             return TW_EXIT_OK;
         default: return tw_cli_usage_error("compare", "unknown option '%s' (see --help)", argv[optind - 1]);
         }
@@ -31,8 +33,8 @@ int tw_cmd_compare(int argc, char **argv)
     int n = argc - optind;
     if (n < 1)
         return tw_cli_usage_error("compare", "give at least one report (see --help)");
-    if (n > 64)
-        return tw_cli_usage_error("compare", "at most 64 reports");
+    if (n > TW_CMP_MAX_REPORTS)
+        return tw_cli_usage_error("compare", "at most %d reports", TW_CMP_MAX_REPORTS);
     tw_report *r = calloc((size_t)n, sizeof *r);
     if (!r)
         return TW_EXIT_FAIL;
@@ -48,14 +50,23 @@ int tw_cmd_compare(int argc, char **argv)
     }
     if (rc == TW_EXIT_OK) {
         tw_buf md = {0};
-        tw_compare_markdown(r, (size_t)n, &md);
-        if (!tw_write_all(stdout, md.data ? md.data : "", md.len))
+        tw_status st = tw_compare_markdown(r, (size_t)n, &md);
+        if (st != TW_OK) {
+            fprintf(stderr, "toolwire compare: cannot render the comparison: %s\n", tw_code_name(st));
             rc = TW_EXIT_FAIL;
+        } else if (!tw_write_all(stdout, md.data ? md.data : "", md.len)) {
+            fprintf(stderr, "toolwire compare: cannot write to standard output\n");
+            rc = TW_EXIT_FAIL;
+        }
         tw_buf_free(&md);
-        if (html) {
+        if (html && rc == TW_EXIT_OK) {
             tw_buf h = {0};
-            tw_compare_html(r, (size_t)n, &h);
-            if (tw_write_atomic(html, h.data ? h.data : "", h.len, why, sizeof why) != TW_OK) {
+            st = tw_compare_html(r, (size_t)n, &h);
+            if (st != TW_OK)
+                snprintf(why, sizeof why, "cannot render %s: %s", html, tw_code_name(st));
+            else
+                st = tw_write_atomic(html, h.data ? h.data : "", h.len, why, sizeof why);
+            if (st != TW_OK) {
                 fprintf(stderr, "toolwire compare: %s\n", why);
                 rc = TW_EXIT_FAIL;
             }

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "out.h"
 #include "report.h"
 
 int tw_cmd_gate(int argc, char **argv)
@@ -31,8 +30,9 @@ int tw_cmd_gate(int argc, char **argv)
                  "improvement is listed (Markdown on standard output; --summary FILE appends\n"
                  "it to FILE, e.g. $GITHUB_STEP_SUMMARY); --quiet prints nothing on standard\n"
                  "output unless there is a regression (--summary still gets everything).\n"
-                 "Exit status: 1 on any regression, 0 otherwise, 2 on bad usage or an\n"
-                 "unreadable report.");
+                 "Exit status: 1 on any regression, 0 otherwise, 2 on bad usage, an\n"
+                 "unreadable report, or a listing that cannot be written (standard output or\n"
+                 "--summary FILE).");
             return TW_EXIT_OK;
         default: return tw_cli_usage_error("gate", "unknown option '%s' (see --help)", argv[optind - 1]);
         }
@@ -50,14 +50,21 @@ int tw_cmd_gate(int argc, char **argv)
         return tw_cli_usage_error("gate", "%s", why);
     }
     tw_gate_result g;
-    tw_gate(&b, &r, &g);
-    if (!quiet || g.regressions)
-        tw_write_all(stdout, g.text.data ? g.text.data : "", g.text.len);
-    if (summary) {
-        if (tw_out_append_file(summary, g.text.data, g.text.len, why, sizeof why) != TW_OK)
-            fprintf(stderr, "toolwire gate: %s\n", why);
-    }
+    tw_status st = tw_gate(&b, &r, 0, &g);
     int rc = g.regressions ? TW_EXIT_FAIL : TW_EXIT_OK;
+    if (st != TW_OK) {
+        fprintf(stderr, "toolwire gate: cannot render the verdicts: %s\n", tw_code_name(st));
+        rc = TW_EXIT_USAGE;
+    } else {
+        if ((!quiet || g.regressions) && !tw_write_all(stdout, g.text.data ? g.text.data : "", g.text.len)) {
+            fprintf(stderr, "toolwire gate: cannot write to standard output\n");
+            rc = TW_EXIT_USAGE;
+        }
+        if (summary && tw_append_file(summary, g.text.data, g.text.len, why, sizeof why) != TW_OK) {
+            fprintf(stderr, "toolwire gate: %s\n", why);
+            rc = TW_EXIT_USAGE;
+        }
+    }
     tw_gate_result_free(&g);
     tw_report_free(&b);
     tw_report_free(&r);

@@ -53,28 +53,6 @@ static void import_help(FILE *f)
 
 enum { O_FROM = 1000, O_REDACT, O_FIELD, O_OUT, O_NAME, O_EXPECT };
 
-/* mkdir -p */
-static bool make_dirs(const char *dir)
-{
-    char *p = tw_strdup(dir);
-    if (!p)
-        return false;
-    bool ok = true;
-    for (char *s = p + 1; ok; s++) {
-        if (*s == '/' || *s == '\0') {
-            char c = *s;
-            *s = '\0';
-            if (mkdir(p, 0777) != 0 && errno != EEXIST)
-                ok = false;
-            *s = c;
-            if (!c)
-                break;
-        }
-    }
-    free(p);
-    return ok;
-}
-
 int tw_cmd_import(int argc, char **argv)
 {
     static const struct option longopts[] = {{"from", required_argument, NULL, O_FROM},
@@ -140,7 +118,7 @@ int tw_cmd_import(int argc, char **argv)
         rc = tw_cli_usage_error("import", "expected at least one input file");
         goto out;
     }
-    if (o.out_dir && !make_dirs(o.out_dir)) {
+    if (o.out_dir && *o.out_dir && !tw_mkdirs(o.out_dir)) {
         fprintf(stderr, "toolwire import: cannot create '%s': %s\n", o.out_dir, strerror(errno));
         rc = TW_EXIT_FAIL;
         goto out;

@@ -24,7 +24,7 @@ static int decode_fixtures(const char *dir, const char *outdir, bool quiet, long
     if (n < 0)
         return tw_cli_usage_error("main", "cannot read fixtures directory '%s'", dir);
     tw_buf md = {0};
-    tw_buf_printf(&md, "# toolwire decode fixtures\n\n| fixture | verdict | detail |\n|---|---|---|\n");
+    tw_status st = tw_buf_printf(&md, "# toolwire decode fixtures\n\n| fixture | verdict | detail |\n|---|---|---|\n");
     *pass = *fail = *bad = 0;
     for (long i = 0; i < n; i++) {
         char detail[1024] = "";
@@ -38,12 +38,19 @@ static int decode_fixtures(const char *dir, const char *outdir, bool quiet, long
             (*bad)++;
         if (rc != TW_FIX_PASS)
             fprintf(stderr, "%s: %s\n", v, detail);
-        tw_buf_printf(&md, "| %s | %s | %s |\n", files[i], v, detail);
+        if (st == TW_OK)
+            st = tw_buf_printf(&md, "| %s | %s | %s |\n", files[i], v, detail);
     }
-    tw_buf_printf(&md, "\n%ld passed, %ld failed, %ld bad fixtures\n", *pass, *fail, *bad);
+    if (st == TW_OK)
+        st = tw_buf_printf(&md, "\n%ld passed, %ld failed, %ld bad fixtures\n", *pass, *fail, *bad);
     char path[4200], why[600];
-    snprintf(path, sizeof path, "%s/decode-summary.md", outdir);
-    bool ok = tw_write_atomic(path, md.data, md.len, why, sizeof why) == TW_OK;
+    if (!tw_path_join(path, sizeof path, outdir, "decode-summary.md")) {
+        snprintf(why, sizeof why, "%.400s: the path is too long", outdir);
+        st = TW_ERR_LIMIT;
+    } else if (st != TW_OK) {
+        snprintf(why, sizeof why, "cannot render %.400s: %s", path, tw_code_name(st));
+    }
+    bool ok = st == TW_OK && tw_write_atomic(path, md.data, md.len, why, sizeof why) == TW_OK;
     if (!ok)
         fprintf(stderr, "toolwire main: %s\n", why);
     if (!quiet || *fail || *bad)

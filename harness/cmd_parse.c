@@ -63,45 +63,7 @@ enum {
 /* Read at most cap + 1 bytes: the decoder reports input past its cap. */
 static char *read_capped(const char *path, size_t cap, size_t *len, char *why, size_t whylen)
 {
-    size_t max = cap < (size_t)-2 ? cap + 1 : cap;
-    bool is_stdin = !path || strcmp(path, "-") == 0;
-    FILE *f = is_stdin ? stdin : fopen(path, "rb");
-    if (!f) {
-        snprintf(why, whylen, "cannot open '%s'", path);
-        return NULL;
-    }
-    tw_buf b = {0};
-    char tmp[65536];
-    tw_status st = TW_OK;
-    while (b.len < max) {
-        size_t want = max - b.len < sizeof tmp ? max - b.len : sizeof tmp;
-        size_t n = fread(tmp, 1, want, f);
-        if (n == 0)
-            break;
-        st = tw_buf_append(&b, tmp, n);
-        if (st != TW_OK)
-            break;
-    }
-    bool err = ferror(f);
-    if (!is_stdin)
-        fclose(f);
-    if (st != TW_OK || err) {
-        snprintf(why, whylen, "cannot read '%s'", is_stdin ? "-" : path);
-        tw_buf_free(&b);
-        return NULL;
-    }
-    /* exact-size copy */
-    char *out = malloc(b.len ? b.len : 1);
-    if (!out) {
-        tw_buf_free(&b);
-        snprintf(why, whylen, "out of memory");
-        return NULL;
-    }
-    if (b.len)
-        memcpy(out, b.data, b.len);
-    *len = b.len;
-    tw_buf_free(&b);
-    return out;
+    return tw_read_file_head(path, cap < (size_t)-2 ? cap + 1 : cap, len, why, whylen);
 }
 
 int tw_cmd_parse(int argc, char **argv)

@@ -1,11 +1,16 @@
 /*
- * Conformance reports: one per backend, as JSON (versioned, described by
- * reports/report.schema.json), Markdown (fits a CI job summary), JUnit XML
- * and a self-contained HTML page; plus the comparison of several reports
- * (Markdown and HTML) and the regression gate against a baseline.
+ * Conformance reports: one per backend (or client library), as JSON
+ * (versioned, described by reports/report.schema.json), Markdown (fits a CI
+ * job summary), JUnit XML and a self-contained HTML page; plus the
+ * comparison of several reports (Markdown and HTML) and the regression gate
+ * against a baseline.
  *
- * Every file is written atomically: into a temporary file in the same
- * directory, then renamed over the target.
+ * The model is report.c, its forms report_json.c, report_md.c,
+ * report_junit.c and report_html.c, the comparison compare.c (its page in
+ * report_html.c), the gate gate.c. Every renderer returns the real status:
+ * TW_ERR_LIMIT when the output buffer's max is reached, TW_ERR_NOMEM when
+ * memory runs out; the buffer then holds a cut document that must not be
+ * used. Every file is written atomically (files.h).
  */
 #ifndef TOOLWIRE_REPORT_H
 #define TOOLWIRE_REPORT_H
@@ -14,9 +19,13 @@
 #include <stddef.h>
 
 #include "checks.h"
+#include "files.h"
 
 #define TW_REPORT_SCHEMA "toolwire-report"
 #define TW_REPORT_VERSION 1
+/* A report read back (compare, gate) is at most this large and this deep. */
+#define TW_REPORT_MAX_BYTES ((size_t)256 << 20)
+#define TW_REPORT_MAX_DEPTH 64
 
 /* What was expected of a check in one exchange. */
 typedef enum tw_expect { TW_EXPECT_NOT_FAIL = 0, TW_EXPECT_FAIL, TW_EXPECT_ANY } tw_expect;
@@ -42,7 +51,7 @@ typedef struct tw_rep_exchange {
     char *result_detail;       /* owned, or NULL */
     bool match;                /* every verdict as expected */
     tw_rep_check *checks;
-    size_t nchecks;
+    size_t nchecks, checks_cap;
 } tw_rep_exchange;
 
 typedef struct tw_rep_fixture {
@@ -51,7 +60,7 @@ typedef struct tw_rep_fixture {
     char *note;                /* why skipped / what went wrong, or NULL */
     bool match;
     tw_rep_exchange *ex;
-    size_t nex;
+    size_t nex, ex_cap;
 } tw_rep_fixture;
 
 typedef struct tw_report {
@@ -61,7 +70,7 @@ typedef struct tw_report {
     char *generated;           /* UTC time, ISO 8601 */
     char *toolwire;            /* program version */
     tw_rep_fixture *fx;
-    size_t nfx;
+    size_t nfx, fx_cap;
     /* summary (tw_report_summarise) */
     size_t n_fixtures, n_skipped, n_exchanges, n_pass, n_fail, n_skip, n_mismatch;
     bool ok;
@@ -91,10 +100,16 @@ tw_status tw_report_to_markdown(const tw_report *r, tw_buf *out);
 tw_status tw_report_to_junit(const tw_report *r, tw_buf *out);
 tw_status tw_report_to_html(const tw_report *r, tw_buf *out);
 
-/* Write <dir>/<backend>.{json,md,junit.xml,html}; mkdir -p dir. */
+/* Write <dir>/<backend>.{json,md,junit.xml,html}; mkdir -p dir. On
+ * failure why says which file and what failed. */
 tw_status tw_report_write_all(const tw_report *r, const char *dir, char *why, size_t whylen);
 
-/* Comparison across reports: verdicts that differ, check by check. */
+/* A comparison puts at most this many reports side by side. */
+#define TW_CMP_MAX_REPORTS 64
+
+/* Comparison across reports: verdicts that differ, check by check. The
+ * words follow the reports: "backends", or "client libraries" when every
+ * report that holds a check holds a client-library (CLT) check. */
 tw_status tw_compare_markdown(const tw_report *r, size_t n, tw_buf *out);
 tw_status tw_compare_html(const tw_report *r, size_t n, tw_buf *out);
 
@@ -105,15 +120,10 @@ typedef struct tw_gate_result {
     size_t missing;            /* baseline verdicts with no counterpart now */
     tw_buf text;               /* Markdown listing each */
 } tw_gate_result;
-tw_status tw_gate(const tw_report *baseline, const tw_report *current, tw_gate_result *out);
+/* out is overwritten; its text is capped at max_text bytes (0: no cap), past
+ * which TW_ERR_LIMIT is returned (the counts stand). */
+tw_status tw_gate(const tw_report *baseline, const tw_report *current, size_t max_text,
+                  tw_gate_result *out);
 void tw_gate_result_free(tw_gate_result *g);
-
-/* Atomic write: temp file in the same directory, fsync, rename. */
-tw_status tw_write_atomic(const char *path, const char *data, size_t len, char *why, size_t whylen);
-/* mkdir -p */
-bool tw_mkdirs(const char *dir);
-
-/* A file-name-safe copy of a backend name ([A-Za-z0-9._-], others '_'). */
-void tw_safe_name(char *dst, size_t n, const char *src);
 
 #endif

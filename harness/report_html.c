@@ -14,13 +14,13 @@
 
 /* JSON for a <script> element: no '<' at all (JSON has it only inside strings, where
  * \u003c reads the same), so the data can neither close its element nor open a comment. */
-static void script_json(tw_buf *out, const char *s, size_t n)
+static void script_json(tw_rw *out, const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         if (s[i] == '<')
-            tw_buf_puts(out, "\\u003c");
+            tw_rw_puts(out, "\\u003c");
         else
-            tw_buf_putc(out, s[i]);
+            tw_rw_putc(out, s[i]);
     }
 }
 
@@ -137,10 +137,10 @@ static size_t applied_checks(const tw_report *r, bool *applied, size_t nc)
 }
 
 /* The HTTP cell: the worst outcome of the fixture's exchanges. */
-static void http_cell(tw_buf *out, const tw_rep_fixture *f)
+static void http_cell(tw_rw *out, const tw_rep_fixture *f)
 {
     if (f->skipped) {
-        tw_buf_puts(out, "<td class=\"http na\" data-c=http></td>");
+        tw_rw_puts(out, "<td class=\"http na\" data-c=http></td>");
         return;
     }
     const tw_rep_exchange *worst = NULL;
@@ -152,22 +152,22 @@ static void http_cell(tw_buf *out, const tw_rep_fixture *f)
             worst = e, wrank = rank;
     }
     if (!worst) {
-        tw_buf_puts(out, "<td class=\"http terr\" data-c=http title=\"");
+        tw_rw_puts(out, "<td class=\"http terr\" data-c=http title=\"");
         tw_xml_text(out, f->note ? f->note : "nothing was sent");
-        tw_buf_puts(out, "\">✕</td>");
+        tw_rw_puts(out, "\">✕</td>");
         return;
     }
     char oc[200];
     tw_rep_exchange_outcome(worst, oc, sizeof oc);
-    tw_buf_printf(out, "<td class=\"http %s\" data-c=http title=\"", wrank >= 2 ? "terr" : wrank == 1 ? "herr" : "hok");
+    tw_rw_printf(out, "<td class=\"http %s\" data-c=http title=\"", wrank >= 2 ? "terr" : wrank == 1 ? "herr" : "hok");
     tw_xml_text(out, oc);
     if (wrank == 3)
-        tw_buf_puts(out, "\">✕</td>");
+        tw_rw_puts(out, "\">✕</td>");
     else
-        tw_buf_printf(out, "\">%d%s</td>", worst->status, wrank == 2 ? "✕" : "");
+        tw_rw_printf(out, "\">%d%s</td>", worst->status, wrank == 2 ? "✕" : "");
 }
 
-static void matrix_row(tw_buf *out, const tw_rep_fixture *f, size_t fi, const bool *applied, cell_kind *cells,
+static void matrix_row(tw_rw *out, const tw_rep_fixture *f, size_t fi, const bool *applied, cell_kind *cells,
                        size_t nc)
 {
     memset(cells, 0, nc * sizeof *cells);
@@ -195,27 +195,27 @@ static void matrix_row(tw_buf *out, const tw_rep_fixture *f, size_t fi, const bo
     }
     if (!f->skipped && f->nex == 0 && f->note)
         transport = f->note;
-    tw_buf_printf(out, "<tr class=\"%s%s%s%s%s\" data-f=%zu><td class=fx title=\"", f->skipped ? "notrun" : "run",
+    tw_rw_printf(out, "<tr class=\"%s%s%s%s%s\" data-f=%zu><td class=fx title=\"", f->skipped ? "notrun" : "run",
                   f->skipped || f->match ? "" : " mismatch", hf && !f->skipped ? " hasfail" : "",
                   hp && !f->skipped ? " haspass" : "", hs && !f->skipped ? " hasskip" : "", fi);
     tw_xml_text(out, f->file);
-    tw_buf_puts(out, "\">");
+    tw_rw_puts(out, "\">");
     if (!f->skipped && !f->match)
-        tw_buf_puts(out, "<b class=bad>≠</b> ");
+        tw_rw_puts(out, "<b class=bad>≠</b> ");
     tw_xml_text(out, f->name);
     if (f->skipped)
-        tw_buf_puts(out, " <i>(not run)</i>");
+        tw_rw_puts(out, " <i>(not run)</i>");
     if (transport) {
-        tw_buf_puts(out, " <span class=err>");
+        tw_rw_puts(out, " <span class=err>");
         tw_xml_text(out, transport);
-        tw_buf_puts(out, "</span>");
+        tw_rw_puts(out, "</span>");
     }
-    tw_buf_puts(out, "</td>");
+    tw_rw_puts(out, "</td>");
     http_cell(out, f);
     if (res == CELL_NA)
-        tw_buf_puts(out, "<td class=\"c na\" data-c=result title=\"no expected result\"></td>");
+        tw_rw_puts(out, "<td class=\"c na\" data-c=result title=\"no expected result\"></td>");
     else
-        tw_buf_printf(out, "<td class=\"c res %s\" data-c=result title=\"%s\">%s</td>", cell_class[res],
+        tw_rw_printf(out, "<td class=\"c res %s\" data-c=result title=\"%s\">%s</td>", cell_class[res],
                       res == CELL_FAIL ? "MISMATCH: the result differs from the expected one" : "the expected result",
                       res == CELL_FAIL ? "≠" : "=");
     size_t ncat;
@@ -223,14 +223,15 @@ static void matrix_row(tw_buf *out, const tw_rep_fixture *f, size_t fi, const bo
     for (size_t d = 0; d < nc && d < ncat; d++) {
         if (!applied[d])
             continue;
-        tw_buf_printf(out, "<td class=\"c %s\" data-c=\"%s\" title=\"%s: %s\">%s</td>", cell_class[cells[d]],
+        tw_rw_printf(out, "<td class=\"c %s\" data-c=\"%s\" title=\"%s: %s\">%s</td>", cell_class[cells[d]],
                       defs[d].id, defs[d].id, cell_title[cells[d]], cell_mark[cells[d]]);
     }
-    tw_buf_puts(out, "</tr>\n");
+    tw_rw_puts(out, "</tr>\n");
 }
 
-tw_status tw_report_to_html(const tw_report *r, tw_buf *out)
+tw_status tw_report_to_html(const tw_report *r, tw_buf *buf)
 {
+    tw_rw wr = {buf, TW_OK}, *out = &wr;
     size_t nc;
     const tw_check_def *defs = tw_checks_catalog(&nc);
     bool *applied = calloc(nc ? nc : 1, sizeof *applied);
@@ -244,101 +245,104 @@ tw_status tw_report_to_html(const tw_report *r, tw_buf *out)
         return st;
     }
     size_t napplied = applied_checks(r, applied, nc);
-    tw_buf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+    tw_rw_puts(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
                      "<meta name=\"viewport\" content=\"width=device-width\">\n<title>toolwire: ");
     tw_xml_text(out, r->backend);
-    tw_buf_puts(out, "</title>\n");
-    tw_buf_puts(out, html_style);
-    tw_buf_puts(out, "</head><body>\n<h1>toolwire conformance: ");
+    tw_rw_puts(out, "</title>\n");
+    tw_rw_puts(out, html_style);
+    tw_rw_puts(out, "</head><body>\n<h1>toolwire conformance: ");
     tw_xml_text(out, r->backend);
-    tw_buf_puts(out, "</h1>\n<p>");
-    tw_buf_puts(out, r->ok ? "<b class=ok>every verdict matches the fixtures' expectations</b>"
+    tw_rw_puts(out, "</h1>\n<p>");
+    tw_rw_puts(out, r->ok ? "<b class=ok>every verdict matches the fixtures' expectations</b>"
                            : "<b class=bad>some verdicts differ from the fixtures' expectations</b>");
-    tw_buf_puts(out, " — target <code>");
+    tw_rw_puts(out, " — target <code>");
     tw_xml_text(out, r->target);
-    tw_buf_printf(out, "</code>, %s. %zu fixtures (%zu not run), %zu exchanges: %zu pass, %zu fail, %zu skip, "
+    tw_rw_printf(out, "</code>, %s. %zu fixtures (%zu not run), %zu exchanges: %zu pass, %zu fail, %zu skip, "
                        "%zu mismatches; %zu of %zu checks applied.</p>\n",
                   r->generated ? r->generated : "", r->n_fixtures, r->n_skipped, r->n_exchanges, r->n_pass,
                   r->n_fail, r->n_skip, r->n_mismatch, napplied, nc);
     tw_outcome_tally t;
     tw_rep_tally_outcomes(r, &t);
     if (t.n) {
-        tw_buf_puts(out, "<table id=responses><tr><th>response</th><th>exchanges</th></tr>\n");
+        tw_rw_puts(out, "<table id=responses><tr><th>response</th><th>exchanges</th></tr>\n");
         for (size_t j = 0; j < t.n; j++) {
             bool bad = strncmp(t.what[j], "HTTP ", 5) != 0 || atoi(t.what[j] + 5) >= 400 ||
                        strchr(t.what[j], ',') != NULL;
-            tw_buf_printf(out, "<tr><td class=\"%s\">", bad ? "herr" : "hok");
+            tw_rw_printf(out, "<tr><td class=\"%s\">", bad ? "herr" : "hok");
             tw_xml_text(out, t.what[j]);
-            tw_buf_printf(out, "</td><td>%zu</td></tr>\n", t.count[j]);
+            tw_rw_printf(out, "</td><td>%zu</td></tr>\n", t.count[j]);
         }
-        tw_buf_puts(out, "</table>\n");
+        tw_rw_puts(out, "</table>\n");
     }
-    tw_buf_puts(out, html_legend);
-    tw_buf_puts(out, "<p><label>show <select id=filter><option value=run selected>fixtures this backend ran</option>"
+    tw_rw_puts(out, html_legend);
+    tw_rw_puts(out, "<p><label>show <select id=filter><option value=run selected>fixtures this backend ran</option>"
                      "<option value=all>all fixtures</option>"
                      "<option value=mismatch>mismatches</option><option value=hasfail>with a failing check</option>"
                      "<option value=haspass>with a passing check</option>"
                      "<option value=hasskip>with a skipped check</option></select></label></p>\n");
-    tw_buf_puts(out, "<div class=wrap><table id=m>\n<thead><tr><th class=fx>fixture</th><th class=v>HTTP</th>"
+    tw_rw_puts(out, "<div class=wrap><table id=m>\n<thead><tr><th class=fx>fixture</th><th class=v>HTTP</th>"
                      "<th class=v>result</th>");
     for (size_t d = 0; d < nc; d++) {
         if (!applied[d])
             continue;
-        tw_buf_printf(out, "<th class=v data-c=\"%s\" title=\"%s (%s): ", defs[d].id, defs[d].id,
+        tw_rw_printf(out, "<th class=v data-c=\"%s\" title=\"%s (%s): ", defs[d].id, defs[d].id,
                       tw_severity_name(defs[d].sev));
         tw_xml_text(out, defs[d].rule);
-        tw_buf_printf(out, "\">%s</th>", defs[d].id);
+        tw_rw_printf(out, "\">%s</th>", defs[d].id);
     }
-    tw_buf_puts(out, "</tr></thead>\n<tbody>\n");
+    tw_rw_puts(out, "</tr></thead>\n<tbody>\n");
     for (size_t i = 0; i < r->nfx; i++)
         matrix_row(out, &r->fx[i], i, applied, cells, nc);
-    tw_buf_puts(out, "</tbody></table></div>\n<pre id=detail>click a cell for its evidence</pre>\n");
-    tw_buf_puts(out, "<script type=\"application/json\" id=\"data\">");
+    tw_rw_puts(out, "</tbody></table></div>\n<pre id=detail>click a cell for its evidence</pre>\n");
+    tw_rw_puts(out, "<script type=\"application/json\" id=\"data\">");
     script_json(out, json.data, json.len);
-    tw_buf_puts(out, "</script>\n");
-    tw_buf_puts(out, html_script);
-    tw_buf_puts(out, "</body></html>\n");
+    tw_rw_puts(out, "</script>\n");
+    tw_rw_puts(out, html_script);
+    tw_rw_puts(out, "</body></html>\n");
     tw_buf_free(&json);
     free(applied);
     free(cells);
-    return TW_OK;
+    return wr.st;
 }
 
 /* ================================================================ comparison */
 
-#define CMP_MAX_BACKENDS 64
-#define CMP_MAX_ROWS 2000
-
 typedef struct hcmp_ctx {
     const tw_report *r;
+    const tw_rep_index *ix;
     size_t n;
-    tw_buf *out;
+    tw_rw *out;
     size_t rows;
+    tw_rep_words w;
 } hcmp_ctx;
 
 
-static void cmp_cell(tw_buf *out, cell_kind kd, bool run, bool differs, const char *evidence, const char *label)
+static void cmp_cell(tw_rw *out, const tw_rep_words *w, cell_kind kd, bool run, bool differs, const char *evidence,
+                     const char *label)
 {
-    tw_buf_printf(out, "<td class=\"%s%s\" title=\"", run ? cell_class[kd] : "na", differs ? " diff" : "");
-    tw_xml_text(out, run ? cell_title[kd] : "not run on this backend");
+    tw_rw_printf(out, "<td class=\"%s%s\" title=\"", run ? cell_class[kd] : "na", differs ? " diff" : "");
+    if (run)
+        tw_xml_text(out, cell_title[kd]);
+    else
+        tw_rw_printf(out, "not run on this %s", w->one);
     if (evidence && *evidence) {
-        tw_buf_puts(out, ": ");
+        tw_rw_puts(out, ": ");
         tw_xml_text(out, evidence);
     }
-    tw_buf_printf(out, "\">%s</td>", run ? label : "—");
+    tw_rw_printf(out, "\">%s</td>", run ? label : "—");
 }
 
 static void hcmp_row(void *u, const char *fx, size_t ex, const char *id)
 {
     hcmp_ctx *c = u;
-    size_t n = c->n < CMP_MAX_BACKENDS ? c->n : CMP_MAX_BACKENDS;
-    const tw_rep_check *ch[CMP_MAX_BACKENDS];
-    bool run[CMP_MAX_BACKENDS];
-    tw_verdict v[CMP_MAX_BACKENDS];
+    size_t n = c->n < TW_CMP_MAX_REPORTS ? c->n : TW_CMP_MAX_REPORTS;
+    const tw_rep_check *ch[TW_CMP_MAX_REPORTS];
+    bool run[TW_CMP_MAX_REPORTS];
+    tw_verdict v[TW_CMP_MAX_REPORTS];
     size_t present = 0, first = n;
     bool differ = false, any_fail = false;
     for (size_t a = 0; a < n; a++) {
-        ch[a] = tw_rep_find_check(&c->r[a], fx, ex, id, &run[a]);
+        ch[a] = tw_rep_find_check(&c->ix[a], fx, ex, id, &run[a]);
         v[a] = ch[a] ? ch[a]->verdict : TW_V_SKIP;
         if (!run[a])
             continue;
@@ -351,27 +355,27 @@ static void hcmp_row(void *u, const char *fx, size_t ex, const char *id)
     }
     /* a check that applies to one backend only (pass beside skip) is no difference;
      * a failure beside a pass or a skip is */
-    if (present >= 2 && differ && any_fail && c->rows++ < CMP_MAX_ROWS) {
-        tw_buf_puts(c->out, "<tr><td class=fx>");
+    if (present >= 2 && differ && any_fail && c->rows++ < TW_CMP_MAX_ROWS) {
+        tw_rw_puts(c->out, "<tr><td class=fx>");
         tw_xml_text(c->out, fx);
-        tw_buf_printf(c->out, "</td><td>%zu</td><td>%s</td>", ex, id);
+        tw_rw_printf(c->out, "</td><td>%zu</td><td>%s</td>", ex, id);
         for (size_t a = 0; a < n; a++) {
             cell_kind kd = ch[a] ? check_kind(ch[a]) : CELL_SKIP;
             const char *label = ch[a] ? tw_verdict_name(ch[a]->verdict) : "skip";
-            cmp_cell(c->out, kd, run[a], run[a] && a != first && v[a] != v[first], ch[a] ? ch[a]->evidence : NULL,
+            cmp_cell(c->out, &c->w, kd, run[a], run[a] && a != first && v[a] != v[first], ch[a] ? ch[a]->evidence : NULL,
                      label);
         }
-        tw_buf_puts(c->out, "</tr>\n");
+        tw_rw_puts(c->out, "</tr>\n");
     }
     if (tw_check_index(id) != 0)
         return;
     /* once per exchange: the expected result */
-    const tw_rep_exchange *e[CMP_MAX_BACKENDS];
+    const tw_rep_exchange *e[TW_CMP_MAX_REPORTS];
     present = 0;
     first = n;
     differ = false;
     for (size_t a = 0; a < n; a++) {
-        e[a] = tw_rep_find_exchange(&c->r[a], fx, ex);
+        e[a] = tw_rep_find_exchange(&c->ix[a], fx, ex);
         if (!e[a])
             continue;
         present++;
@@ -380,11 +384,11 @@ static void hcmp_row(void *u, const char *fx, size_t ex, const char *id)
         else if (e[a]->result != e[first]->result || e[a]->status != e[first]->status)
             differ = true;
     }
-    if (present < 2 || !differ || c->rows++ >= CMP_MAX_ROWS)
+    if (present < 2 || !differ || c->rows++ >= TW_CMP_MAX_ROWS)
         return;
-    tw_buf_puts(c->out, "<tr><td class=fx>");
+    tw_rw_puts(c->out, "<tr><td class=fx>");
     tw_xml_text(c->out, fx);
-    tw_buf_printf(c->out, "</td><td>%zu</td><td>result</td>", ex);
+    tw_rw_printf(c->out, "</td><td>%zu</td><td>result</td>", ex);
     for (size_t a = 0; a < n; a++) {
         char label[64] = "";
         cell_kind kd = CELL_SKIP;
@@ -396,13 +400,13 @@ static void hcmp_row(void *u, const char *fx, size_t ex, const char *id)
         }
         bool differs = e[a] && a != first &&
                        (e[a]->result != e[first]->result || e[a]->status != e[first]->status);
-        cmp_cell(c->out, kd, e[a] != NULL, differs, e[a] ? e[a]->result_detail : NULL, label);
+        cmp_cell(c->out, &c->w, kd, e[a] != NULL, differs, e[a] ? e[a]->result_detail : NULL, label);
     }
-    tw_buf_puts(c->out, "</tr>\n");
+    tw_rw_puts(c->out, "</tr>\n");
 }
 
 /* Fixtures that at least two reports ran, and that every report ran. */
-static void fixtures_in_common(const tw_report *r, size_t n, size_t *two, size_t *all)
+static void fixtures_in_common(const tw_report *r, const tw_rep_index *ix, size_t n, size_t *two, size_t *all)
 {
     *two = *all = 0;
     for (size_t a = 0; a < n; a++)
@@ -413,12 +417,10 @@ static void fixtures_in_common(const tw_report *r, size_t n, size_t *two, size_t
             bool earlier = false;
             size_t ran = 0;
             for (size_t b = 0; b < n; b++)
-                for (size_t j = 0; j < r[b].nfx; j++)
-                    if (!r[b].fx[j].skipped && strcmp(r[b].fx[j].name, f->name) == 0) {
-                        earlier = earlier || b < a;
-                        ran++;
-                        break;
-                    }
+                if (tw_rep_ran_fixture(&ix[b], f->name)) {
+                    earlier = earlier || b < a;
+                    ran++;
+                }
             if (earlier)
                 continue;
             if (ran >= 2)
@@ -428,54 +430,63 @@ static void fixtures_in_common(const tw_report *r, size_t n, size_t *two, size_t
         }
 }
 
-tw_status tw_compare_html(const tw_report *r, size_t n, tw_buf *out)
+tw_status tw_compare_html(const tw_report *r, size_t n, tw_buf *buf)
 {
-    size_t shown = n < CMP_MAX_BACKENDS ? n : CMP_MAX_BACKENDS;
-    tw_buf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-                     "<meta name=\"viewport\" content=\"width=device-width\">\n"
-                     "<title>toolwire: backends compared</title>\n");
-    tw_buf_puts(out, html_style);
-    tw_buf_puts(out, "</head><body>\n<h1>toolwire: backends compared</h1>\n");
-    tw_buf_puts(out, "<table id=backends><thead><tr><th>backend</th><th>target</th><th>fixtures run</th><th>pass</th>"
-                     "<th>fail</th><th>skip</th><th>mismatches</th></tr></thead>\n");
+    tw_rep_index *ix = tw_rep_index_all(r, n);
+    if (!ix)
+        return TW_ERR_NOMEM;
+    tw_rep_words w;
+    tw_rep_words_of(r, n, &w);
+    tw_rw wr = {buf, TW_OK}, *out = &wr;
+    size_t shown = n < TW_CMP_MAX_REPORTS ? n : TW_CMP_MAX_REPORTS;
+    tw_rw_printf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+                      "<meta name=\"viewport\" content=\"width=device-width\">\n"
+                      "<title>toolwire: %s compared</title>\n",
+                 w.many);
+    tw_rw_puts(out, html_style);
+    tw_rw_printf(out, "</head><body>\n<h1>toolwire: %s compared</h1>\n", w.many);
+    tw_rw_printf(out, "<table id=backends><thead><tr><th>%s</th><th>target</th><th>fixtures run</th><th>pass</th>"
+                      "<th>fail</th><th>skip</th><th>mismatches</th></tr></thead>\n",
+                 w.one);
     for (size_t a = 0; a < n; a++) {
-        tw_buf_puts(out, "<tr><td>");
+        tw_rw_puts(out, "<tr><td>");
         tw_xml_text(out, r[a].backend);
-        tw_buf_puts(out, "</td><td><code>");
+        tw_rw_puts(out, "</td><td><code>");
         tw_xml_text(out, r[a].target);
-        tw_buf_printf(out, "</code></td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td><td class=\"%s\">%zu</td></tr>\n",
+        tw_rw_printf(out, "</code></td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td><td class=\"%s\">%zu</td></tr>\n",
                       r[a].n_fixtures - r[a].n_skipped, r[a].n_pass, r[a].n_fail, r[a].n_skip,
                       r[a].n_mismatch ? "herr" : "hok", r[a].n_mismatch);
     }
-    tw_buf_puts(out, "</table>\n");
+    tw_rw_puts(out, "</table>\n");
     size_t two, all;
-    fixtures_in_common(r, n, &two, &all);
-    tw_buf_printf(out, "<h2>Where the backends differ</h2>\n<p id=common>%zu fixtures ran on at least two backends "
-                       "(%zu on every one). Listed: each check, and each exchange's result and HTTP status, whose "
-                       "verdict differs between backends that ran it with a failure on one of them (a check that applies "
-                       "to one backend only, a pass beside a skip, is not listed); a blue outline marks a cell that differs "
-                       "from the first backend of its row; — means the backend did not run the fixture. "
-                       "Hover or click a cell for its evidence. <label><input type=checkbox id=onlyfail> rows "
-                       "with a failure only</label></p>\n",
-                  two, all);
-    tw_buf_puts(out, html_legend);
-    tw_buf_puts(out, "<div class=wrap><table id=cmp><thead><tr><th>fixture</th><th>exchange</th><th>check</th>");
+    fixtures_in_common(r, ix, n, &two, &all);
+    tw_rw_printf(out, "<h2>Where the %s differ</h2>\n<p id=common>%zu fixtures ran on at least two %s "
+                      "(%zu on every one). Listed: each check, and each exchange's result and HTTP status, whose "
+                      "verdict differs between %s that ran it with a failure on one of them (a check that applies "
+                      "to one %s only, a pass beside a skip, is not listed); a blue outline marks a cell that differs "
+                      "from the first %s of its row; — means the %s did not run the fixture. "
+                      "Hover or click a cell for its evidence. <label><input type=checkbox id=onlyfail> rows "
+                      "with a failure only</label></p>\n",
+                 w.many, two, w.many, all, w.many, w.one, w.one, w.one);
+    tw_rw_puts(out, html_legend);
+    tw_rw_puts(out, "<div class=wrap><table id=cmp><thead><tr><th>fixture</th><th>exchange</th><th>check</th>");
     for (size_t a = 0; a < shown; a++) {
-        tw_buf_puts(out, "<th>");
+        tw_rw_puts(out, "<th>");
         tw_xml_text(out, r[a].backend);
-        tw_buf_puts(out, "</th>");
+        tw_rw_puts(out, "</th>");
     }
-    tw_buf_puts(out, "</tr></thead>\n<tbody>\n");
-    hcmp_ctx c = {r, n, out, 0};
-    tw_rep_each_key(r, n, hcmp_row, &c);
-    tw_buf_puts(out, "</tbody></table></div>\n");
+    tw_rw_puts(out, "</tr></thead>\n<tbody>\n");
+    hcmp_ctx c = {r, ix, n, out, 0, w};
+    tw_rep_each_key(r, ix, n, hcmp_row, &c);
+    tw_rw_puts(out, "</tbody></table></div>\n");
     if (c.rows == 0)
-        tw_buf_puts(out, "<p id=nodiff>No differences: every check gives the same verdict on every backend that "
-                         "ran it.</p>\n");
-    else if (c.rows > CMP_MAX_ROWS)
-        tw_buf_printf(out, "<p>… %zu rows in all; the first %d are shown.</p>\n", c.rows, CMP_MAX_ROWS);
-    tw_buf_puts(out, "<pre id=detail>click a cell for its evidence</pre>\n");
-    tw_buf_puts(out, "<script>\n(function(){\nvar D=document.getElementById('detail');\n"
+        tw_rw_printf(out, "<p id=nodiff>No differences: every check gives the same verdict on every %s that "
+                          "ran it.</p>\n",
+                     w.one);
+    else if (c.rows > TW_CMP_MAX_ROWS)
+        tw_rw_printf(out, "<p>… %zu rows in all; the first %d are shown.</p>\n", c.rows, TW_CMP_MAX_ROWS);
+    tw_rw_puts(out, "<pre id=detail>click a cell for its evidence</pre>\n");
+    tw_rw_puts(out, "<script>\n(function(){\nvar D=document.getElementById('detail');\n"
                      "document.getElementById('cmp').addEventListener('click',function(ev){"
                      "var td=ev.target.closest('td[title]');if(!td)return;var tr=td.parentNode;"
                      "D.textContent=tr.cells[0].textContent+' #'+tr.cells[1].textContent+' '+tr.cells[2].textContent"
@@ -484,5 +495,6 @@ tw_status tw_compare_html(const tw_report *r, size_t n, tw_buf *out)
                      "var rows=document.querySelectorAll('#cmp tbody tr');for(var i=0;i<rows.length;i++){"
                      "rows[i].style.display=(e.target.checked&&!rows[i].querySelector('td.fail,td.xfail'))?'none':'';}});\n"
                      "})();\n</script>\n</body></html>\n");
-    return TW_OK;
+    tw_rep_index_all_free(ix, n);
+    return wr.st;
 }

@@ -1,11 +1,40 @@
-/* What report.c shares with the HTML writer (report_html.c) and the
- * comparison (report_compare.c); not an API. */
+/* What the report files share (the model in report.c, its renderers, the
+ * index, compare and gate); not an API. */
 #ifndef TOOLWIRE_REPORT_INT_H
 #define TOOLWIRE_REPORT_INT_H
 
 #include "report.h"
 
 #define TW_OUTCOME_KINDS 32
+
+/* A comparison shows at most this many rows (TW_CMP_MAX_REPORTS: report.h). */
+#define TW_CMP_MAX_ROWS 2000
+
+/* ---- a writer whose first failure sticks ---- */
+
+/*
+ * Text appended to a tw_buf; the first failed append (TW_ERR_LIMIT past the
+ * buffer's max, TW_ERR_NOMEM) is kept in st and every later append is
+ * skipped, so a renderer writes on and returns st at the end: never a
+ * document with a piece missing in its middle reported as whole.
+ */
+typedef struct tw_rw {
+    tw_buf *b;
+    tw_status st;
+} tw_rw;
+
+void tw_rw_append(tw_rw *w, const void *p, size_t n);
+void tw_rw_puts(tw_rw *w, const char *s);
+void tw_rw_putc(tw_rw *w, char c);
+void tw_rw_printf(tw_rw *w, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Record a failure of the writer's own making (the first one sticks). */
+void tw_rw_fail(tw_rw *w, tw_status st);
+
+/* ---- the model ---- */
 
 /* Exchanges per outcome (status, or no response and why), in first-seen
  * order; outcomes past TW_OUTCOME_KINDS are counted under the last row. */
@@ -17,21 +46,62 @@ typedef struct tw_outcome_tally {
 
 void tw_rep_tally_outcomes(const tw_report *r, tw_outcome_tally *t);
 
+/* "fail", "any", "not-fail" and back. */
+const char *tw_expect_name(tw_expect x);
+bool tw_expect_from_name(const char *s, tw_expect *out);
+
+/* What a set of reports judged, in words: backends, or client libraries
+ * (the reports of `toolwire clients`, the ones holding CLT checks). */
+typedef struct tw_rep_words {
+    const char *one;  /* "backend" / "client library" */
+    const char *many; /* "backends" / "client libraries" */
+} tw_rep_words;
+void tw_rep_words_of(const tw_report *r, size_t n, tw_rep_words *w);
+
+/* ---- renderers' pieces ---- */
+
 /* Text for XML and HTML: markup characters escaped, control bytes as '?'. */
-void tw_xml_text(tw_buf *b, const char *s);
+void tw_xml_text(tw_rw *w, const char *s);
 
-/* The check `id` of exchange `ex` of fixture `fx`; *fixture_run says
+/* s as one Markdown table cell: scrubbed of secrets, pipes and line breaks
+ * escaped, cut to cap bytes. */
+void tw_rep_md_cell(tw_rw *w, const char *s0, size_t cap);
+
+/* ---- lookups by key, in constant time (report_index.c) ---- */
+
+/*
+ * An index of one report: its checks by (fixture name, exchange index,
+ * check id), its exchanges by (fixture name, exchange index) and its
+ * fixture names. Built in one pass; it points into the report, which must
+ * outlive it and stay unchanged.
+ */
+typedef struct tw_rep_slot tw_rep_slot;
+typedef struct tw_rep_index {
+    tw_rep_slot *slots;
+    size_t cap; /* a power of two, or 0 */
+    size_t used;
+} tw_rep_index;
+
+tw_status tw_rep_index_build(tw_rep_index *ix, const tw_report *r);
+void tw_rep_index_free(tw_rep_index *ix);
+
+/* The check `id` of exchange `ex` of fixture `fx` (the first in report
+ * order; none past a skipped fixture of that name); *fixture_run says
  * whether the report ran that exchange at all. */
-/* One exchange of a report by fixture name and index; NULL when not run. */
-const tw_rep_exchange *tw_rep_find_exchange(const tw_report *r, const char *fx, size_t ex);
-const tw_rep_check *tw_rep_find_check(const tw_report *r, const char *fx, size_t ex, const char *id,
+const tw_rep_check *tw_rep_find_check(const tw_rep_index *ix, const char *fx, size_t ex, const char *id,
                                       bool *fixture_run);
+/* One exchange by fixture name and index (fixtures not skipped); NULL when not run. */
+const tw_rep_exchange *tw_rep_find_exchange(const tw_rep_index *ix, const char *fx, size_t ex);
+/* Whether the report ran a fixture of that name (one not skipped). */
+bool tw_rep_ran_fixture(const tw_rep_index *ix, const char *fx);
 
-/* Every (fixture, exchange, check) key of any report, visited once. */
+/* The indexes of n reports, in order; NULL (nothing to free) on failure. */
+tw_rep_index *tw_rep_index_all(const tw_report *r, size_t n);
+void tw_rep_index_all_free(tw_rep_index *ix, size_t n);
+
+/* Every (fixture, exchange, check) key of any report: a fixture is visited
+ * in the first report that ran it (ix: the reports' indexes). */
 typedef void (*tw_rep_key_fn)(void *u, const char *fx, size_t ex, const char *id);
-void tw_rep_each_key(const tw_report *r, size_t n, tw_rep_key_fn fn, void *u);
-
-/* s as one Markdown table cell: pipes and line breaks escaped, cut to cap bytes. */
-void tw_rep_md_cell(tw_buf *b, const char *s0, size_t cap);
+void tw_rep_each_key(const tw_report *r, const tw_rep_index *ix, size_t n, tw_rep_key_fn fn, void *u);
 
 #endif

@@ -586,13 +586,19 @@ tw_status tw_write_comparison(const tw_report *r, size_t n, const char *dir, cha
         snprintf(why, whylen, "cannot create directory %s", dir);
         return TW_ERR_IO;
     }
-    tw_buf md = {0}, html = {0};
-    tw_compare_markdown(r, n, &md);
-    tw_compare_html(r, n, &html);
     char p1[4200], p2[4200];
-    snprintf(p1, sizeof p1, "%s/comparison.md", dir);
-    snprintf(p2, sizeof p2, "%s/comparison.html", dir);
-    tw_status st = tw_write_atomic(p1, md.data ? md.data : "", md.len, why, whylen);
+    if (!tw_path_join(p1, sizeof p1, dir, "comparison.md") || !tw_path_join(p2, sizeof p2, dir, "comparison.html")) {
+        snprintf(why, whylen, "%s: the path is too long", dir);
+        return TW_ERR_LIMIT;
+    }
+    tw_buf md = {0}, html = {0};
+    tw_status st = tw_compare_markdown(r, n, &md);
+    if (st != TW_OK)
+        snprintf(why, whylen, "cannot render %s: %s", p1, tw_code_name(st));
+    if (st == TW_OK && (st = tw_compare_html(r, n, &html)) != TW_OK)
+        snprintf(why, whylen, "cannot render %s: %s", p2, tw_code_name(st));
+    if (st == TW_OK)
+        st = tw_write_atomic(p1, md.data ? md.data : "", md.len, why, whylen);
     if (st == TW_OK)
         st = tw_write_atomic(p2, html.data ? html.data : "", html.len, why, whylen);
     tw_buf_free(&md);

@@ -66,7 +66,7 @@ Test(gate, function)
     make(&b, "baseline", TW_V_PASS, TW_V_FAIL);
     make(&r, "now", TW_V_FAIL, TW_V_PASS);
     tw_gate_result g;
-    cr_assert_eq(tw_gate(&b, &r, &g), TW_OK);
+    cr_assert_eq(tw_gate(&b, &r, 0, &g), TW_OK);
     cr_assert_eq(g.regressions, 1);
     cr_assert_eq(g.improvements, 1);
     cr_assert(strstr(g.text.data, "OAI-R04"));
@@ -87,13 +87,13 @@ Test(gate, nothing_came_back_is_a_regression)
     r.fx[0].ex[0].status = 0;
     r.fx[0].ex[0].error = strdup("connection refused");
     tw_gate_result g;
-    cr_assert_eq(tw_gate(&b, &r, &g), TW_OK);
+    cr_assert_eq(tw_gate(&b, &r, 0, &g), TW_OK);
     cr_assert_eq(g.regressions, 1);
     cr_assert(strstr(g.text.data, "not judged: connection refused"), "%s", g.text.data);
     tw_gate_result_free(&g);
     /* a skip beside a response is no regression (the check did not apply) */
     r.fx[0].ex[0].status = 200;
-    cr_assert_eq(tw_gate(&b, &r, &g), TW_OK);
+    cr_assert_eq(tw_gate(&b, &r, 0, &g), TW_OK);
     cr_assert_eq(g.regressions, 0);
     tw_gate_result_free(&g);
     tw_report_free(&b);

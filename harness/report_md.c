@@ -1,0 +1,188 @@
+/* The report's Markdown form (report.h), sized for a CI job summary. */
+#include "report.h"
+#include "report_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "redact.h"
+
+/* Table-cell-safe text: pipes escaped, newlines as spaces, capped. */
+void tw_rep_md_cell(tw_rw *b, const char *s0, size_t cap)
+{
+    if (b->st != TW_OK)
+        return;
+    /* scrubbed first, cut after (never inside a [REDACTED] marker) */
+    tw_buf clean = {0};
+    tw_status st = s0 ? tw_secret_scrub(s0, strlen(s0), &clean, NULL) : TW_OK;
+    if (st != TW_OK) {
+        tw_buf_free(&clean);
+        tw_rw_fail(b, st); /* nothing unscrubbed is written */
+        return;
+    }
+    if (clean.data)
+        clean.data[clean.len] = '\0'; /* the scrubber may only reserve room for it */
+    const char *s = s0 ? (clean.data ? clean.data : "") : NULL;
+    if (s && clean.len > cap)
+        cap = tw_redacted_cut(s, cap);
+    size_t n = 0;
+    for (; s && *s && n < cap; s++, n++) {
+        if (*s == '|')
+            tw_rw_puts(b, "\\|");
+        else if (*s == '\n' || *s == '\r')
+            tw_rw_putc(b, ' ');
+        else if (*s == '<')
+            tw_rw_puts(b, "&lt;");
+        else if (*s == '>')
+            tw_rw_puts(b, "&gt;");
+        else if (*s == '`')
+            tw_rw_putc(b, '\'');
+        else
+            tw_rw_putc(b, *s);
+    }
+    if (s && *s)
+        tw_rw_puts(b, "…");
+    tw_buf_free(&clean);
+}
+
+#define MD_MAX_ROWS 300
+#define MD_MISMATCH_HEAD                                                                                  \
+    "## Mismatches\n\n| fixture | exchange | response | check | expected | got | evidence |\n"                 \
+    "|---|---:|---|---|---|---|---|\n"
+
+tw_status tw_report_to_markdown(const tw_report *r, tw_buf *buf)
+{
+    tw_rw wr = {buf, TW_OK}, *out = &wr;
+    tw_rw_printf(out, "# toolwire conformance: %s\n\n", r->backend);
+    tw_rw_printf(out, "%s **%s** — target `%s`, %s, toolwire %s\n\n",
+                  r->ok ? "✅" : "❌",
+                  r->ok ? "every verdict matches the fixtures' expectations"
+                        : "some verdicts differ from the fixtures' expectations",
+                  r->target, r->generated, r->toolwire);
+    tw_rw_puts(out, "| fixtures | skipped | exchanges | pass | fail | skip | mismatches |\n"
+                     "|---:|---:|---:|---:|---:|---:|---:|\n");
+    tw_rw_printf(out, "| %zu | %zu | %zu | %zu | %zu | %zu | %zu |\n\n", r->n_fixtures, r->n_skipped,
+                  r->n_exchanges, r->n_pass, r->n_fail, r->n_skip, r->n_mismatch);
+    /* mismatches */
+    size_t rows = 0;
+    for (size_t i = 0; i < r->nfx; i++) {
+        const tw_rep_fixture *f = &r->fx[i];
+        if (f->skipped)
+            continue;
+        if (f->nex == 0 && f->note) {
+            if (!rows++)
+                tw_rw_puts(out, MD_MISMATCH_HEAD);
+            tw_rw_puts(out, "| ");
+            tw_rep_md_cell(out, f->name, 120);
+            tw_rw_puts(out, " | | | | | | ");
+            tw_rep_md_cell(out, f->note, 200);
+            tw_rw_puts(out, " |\n");
+        }
+        for (size_t k = 0; k < f->nex; k++) {
+            const tw_rep_exchange *e = &f->ex[k];
+            char oc[200];
+            tw_rep_exchange_outcome(e, oc, sizeof oc);
+            if (e->result == TW_V_FAIL && rows < MD_MAX_ROWS) {
+                if (!rows++)
+                    tw_rw_puts(out, MD_MISMATCH_HEAD);
+                tw_rw_puts(out, "| ");
+                tw_rep_md_cell(out, f->name, 120);
+                tw_rw_printf(out, " | %zu | ", e->index);
+                tw_rep_md_cell(out, oc, 160);
+                tw_rw_puts(out, " | result | expected result | differs | ");
+                tw_rep_md_cell(out, e->result_detail, 200);
+                tw_rw_puts(out, " |\n");
+            }
+            for (size_t c = 0; c < e->nchecks; c++) {
+                const tw_rep_check *ch = &e->checks[c];
+                if (ch->match)
+                    continue;
+                if (rows++ >= MD_MAX_ROWS)
+                    continue;
+                if (rows == 1)
+                    tw_rw_puts(out, MD_MISMATCH_HEAD);
+                tw_rw_puts(out, "| ");
+                tw_rep_md_cell(out, f->name, 120);
+                tw_rw_printf(out, " | %zu | ", e->index);
+                tw_rep_md_cell(out, oc, 160);
+                tw_rw_printf(out, " | %s | %s | %s | ", ch->id, tw_expect_name(ch->expected),
+                              tw_verdict_name(ch->verdict));
+                tw_rep_md_cell(out, ch->evidence, 200);
+                tw_rw_puts(out, " |\n");
+            }
+        }
+    }
+    if (rows > MD_MAX_ROWS)
+        tw_rw_printf(out, "\n… and %zu more (see the JSON report)\n", rows - MD_MAX_ROWS);
+    if (rows)
+        tw_rw_putc(out, '\n');
+    /* what came back */
+    tw_outcome_tally t;
+    tw_rep_tally_outcomes(r, &t);
+    if (t.n) {
+        tw_rw_puts(out, "## Responses\n\n| response | exchanges |\n|---|---:|\n");
+        for (size_t j = 0; j < t.n; j++) {
+            tw_rw_puts(out, "| ");
+            tw_rep_md_cell(out, t.what[j], 200);
+            tw_rw_printf(out, " | %zu |\n", t.count[j]);
+        }
+        tw_rw_putc(out, '\n');
+    }
+    /* per check */
+    size_t nc;
+    const tw_check_def *defs = tw_checks_catalog(&nc);
+    tw_rw_puts(out, "## Checks\n\n| check | severity | pass | fail | skip | rule |\n|---|---|---:|---:|---:|---|\n");
+    for (size_t d = 0; d < nc; d++) {
+        size_t p = 0, fl = 0, sk = 0;
+        for (size_t i = 0; i < r->nfx; i++)
+            for (size_t k = 0; k < r->fx[i].nex; k++)
+                for (size_t c = 0; c < r->fx[i].ex[k].nchecks; c++) {
+                    const tw_rep_check *ch = &r->fx[i].ex[k].checks[c];
+                    if (strcmp(ch->id, defs[d].id) != 0)
+                        continue;
+                    if (ch->verdict == TW_V_PASS)
+                        p++;
+                    else if (ch->verdict == TW_V_FAIL)
+                        fl++;
+                    else
+                        sk++;
+                }
+        tw_rw_printf(out, "| %s | %s | %zu | %zu | %zu | ", defs[d].id, tw_severity_name(defs[d].sev), p,
+                      fl, sk);
+        tw_rep_md_cell(out, defs[d].rule, 160);
+        tw_rw_puts(out, " |\n");
+    }
+    /* failures the fixtures expect, for the record */
+    size_t ef = 0;
+    for (size_t i = 0; i < r->nfx; i++)
+        for (size_t k = 0; k < r->fx[i].nex; k++)
+            for (size_t c = 0; c < r->fx[i].ex[k].nchecks; c++) {
+                const tw_rep_check *ch = &r->fx[i].ex[k].checks[c];
+                if (ch->verdict != TW_V_FAIL || !ch->match)
+                    continue;
+                if (ef++ >= MD_MAX_ROWS)
+                    continue;
+                if (ef == 1)
+                    tw_rw_puts(out, "\n## Failing checks (as the fixtures expect, or advisory)\n\n| fixture | exchange | check | evidence |\n|---|---:|---|---|\n");
+                tw_rw_puts(out, "| ");
+                tw_rep_md_cell(out, r->fx[i].name, 120);
+                tw_rw_printf(out, " | %zu | %s | ", r->fx[i].ex[k].index, ch->id);
+                tw_rep_md_cell(out, ch->evidence, 200);
+                tw_rw_puts(out, " |\n");
+            }
+    if (r->n_skipped) {
+        tw_rw_puts(out, "\n## Fixtures not run on this backend\n\n");
+        size_t shown = 0;
+        for (size_t i = 0; i < r->nfx && shown < MD_MAX_ROWS; i++)
+            if (r->fx[i].skipped) {
+                tw_rw_puts(out, "- ");
+                tw_rep_md_cell(out, r->fx[i].name, 120);
+                tw_rw_puts(out, ": ");
+                tw_rep_md_cell(out, r->fx[i].note ? r->fx[i].note : "", 200);
+                tw_rw_putc(out, '\n');
+                shown++;
+            }
+    }
+    return wr.st;
+}
+

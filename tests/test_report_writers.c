@@ -1,0 +1,367 @@
+/*
+ * The report writers return the real status: every renderer (JSON,
+ * Markdown, JUnit, HTML, the comparison in Markdown and HTML, the gate)
+ * fails with TW_ERR_LIMIT when its output buffer's max is reached, and the
+ * commands turn a write that fails into a message and a non-zero exit. The
+ * file utilities (files.h). Compare, gate and the comparison page in time
+ * linear in fixtures: reports so large that a lookup per key over all
+ * fixtures could not finish inside the ctest timeout.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "files.h"
+#include "report.h"
+
+static void sample(tw_report *r, const char *backend, tw_verdict r04)
+{
+    tw_report_init(r, backend, "mock:replay");
+    for (int i = 0; i < 3; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "openai/f%d", i);
+        tw_rep_fixture *f = tw_report_add_fixture(r, name, "fixtures/openai/f.json", "openai");
+        cr_assert_not_null(f);
+        tw_rep_exchange *e = tw_report_add_exchange(f);
+        cr_assert_not_null(e);
+        e->method = strdup("POST");
+        e->path = strdup("/v1/chat/completions");
+        e->status = 200;
+        cr_assert_not_null(tw_report_add_check(e, "OAI-R01", TW_V_PASS, TW_EXPECT_NOT_FAIL, -1, "ok"));
+        cr_assert_not_null(tw_report_add_check(e, "OAI-R04", r04, TW_EXPECT_NOT_FAIL, 42, "arguments <b>\"bad\"</b> |"));
+        cr_assert_not_null(tw_report_add_check(e, "CLI-06", TW_V_FAIL, TW_EXPECT_ANY, -1, "advisory"));
+    }
+    tw_rep_fixture *s = tw_report_add_fixture(r, "hermes/b", "fixtures/hermes/b.json", "hermes");
+    s->skipped = true;
+    s->note = strdup("does not fit the replay profile");
+    tw_report_summarise(r);
+}
+
+typedef tw_status (*render_fn)(const tw_report *r, size_t n, tw_buf *out);
+
+static tw_status one_json(const tw_report *r, size_t n, tw_buf *o) { (void)n; return tw_report_to_json(r, o); }
+static tw_status one_md(const tw_report *r, size_t n, tw_buf *o) { (void)n; return tw_report_to_markdown(r, o); }
+static tw_status one_junit(const tw_report *r, size_t n, tw_buf *o) { (void)n; return tw_report_to_junit(r, o); }
+static tw_status one_html(const tw_report *r, size_t n, tw_buf *o) { (void)n; return tw_report_to_html(r, o); }
+
+/* Whole, the rendering fits a buffer of exactly its length; one byte less,
+ * or a cut anywhere, is TW_ERR_LIMIT, never OK. */
+static void assert_status(const char *what, render_fn fn, const tw_report *r, size_t n)
+{
+    tw_buf whole = {0};
+    cr_assert_eq(fn(r, n, &whole), TW_OK, "%s", what);
+    cr_assert_gt(whole.len, 100, "%s", what);
+    tw_buf exact = {0};
+    exact.max = whole.len;
+    cr_assert_eq(fn(r, n, &exact), TW_OK, "%s: a buffer of exactly its length", what);
+    cr_assert_eq(exact.len, whole.len, "%s", what);
+    cr_assert(memcmp(exact.data, whole.data, whole.len) == 0, "%s", what);
+    tw_buf_free(&exact);
+    size_t cuts[] = {whole.len - 1, whole.len - 2, whole.len * 3 / 4, whole.len / 2, 40, 1};
+    for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
+        tw_buf b = {0};
+        b.max = cuts[i];
+        tw_status st = fn(r, n, &b);
+        cr_assert_eq(st, TW_ERR_LIMIT, "%s: capped at %zu of %zu bytes: %s", what, cuts[i], whole.len,
+                     tw_code_name(st));
+        cr_assert_leq(b.len, cuts[i]);
+        tw_buf_free(&b);
+    }
+    tw_buf_free(&whole);
+}
+
+Test(writers, every_renderer_returns_limit_when_its_buffer_is_full)
+{
+    tw_report r[2];
+    sample(&r[0], "a", TW_V_PASS);
+    sample(&r[1], "b", TW_V_FAIL);
+    assert_status("json", one_json, &r[1], 1);
+    assert_status("markdown", one_md, &r[1], 1);
+    assert_status("junit", one_junit, &r[1], 1);
+    assert_status("html", one_html, &r[1], 1);
+    assert_status("compare markdown", tw_compare_markdown, r, 2);
+    assert_status("compare html", tw_compare_html, r, 2);
+    tw_report_free(&r[0]);
+    tw_report_free(&r[1]);
+}
+
+Test(writers, gate_returns_limit_and_keeps_its_counts)
+{
+    tw_report b, r;
+    sample(&b, "base", TW_V_PASS);
+    sample(&r, "now", TW_V_FAIL);
+    tw_gate_result g;
+    cr_assert_eq(tw_gate(&b, &r, 0, &g), TW_OK);
+    size_t len = g.text.len;
+    cr_assert_eq(g.regressions, 3);
+    tw_gate_result_free(&g);
+    cr_assert_eq(tw_gate(&b, &r, len, &g), TW_OK, "a cap of exactly the text's length");
+    cr_assert_eq(g.text.len, len);
+    tw_gate_result_free(&g);
+    size_t cuts[] = {len - 1, len / 2, 10};
+    for (size_t i = 0; i < 3; i++) {
+        cr_assert_eq(tw_gate(&b, &r, cuts[i], &g), TW_ERR_LIMIT, "capped at %zu of %zu", cuts[i], len);
+        cr_assert_eq(g.regressions, 3, "the counts stand");
+        cr_assert_leq(g.text.len, cuts[i]);
+        tw_gate_result_free(&g);
+    }
+    tw_report_free(&b);
+    tw_report_free(&r);
+}
+
+/* ---- writing files ---- */
+
+static char dir[64];
+
+static void mkdir_tmp(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/tw-writers-XXXXXX");
+    cr_assert(mkdtemp(dir));
+}
+
+static void rm_rf(const char *d)
+{
+    DIR *dd = opendir(d);
+    if (!dd)
+        return;
+    struct dirent *e;
+    while ((e = readdir(dd))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char p[512];
+        snprintf(p, sizeof p, "%s/%s", d, e->d_name);
+        struct stat sb;
+        if (lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode))
+            rm_rf(p);
+        else
+            unlink(p);
+    }
+    closedir(dd);
+    rmdir(d);
+}
+
+static void rm_tmp(void) { rm_rf(dir); }
+
+static void put_file(const char *name, const char *text)
+{
+    char p[256], why[300];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    cr_assert_eq(tw_write_atomic(p, text, strlen(text), why, sizeof why), TW_OK, "%s", why);
+}
+
+static void put_report(const tw_report *r, const char *name)
+{
+    tw_buf b = {0};
+    cr_assert_eq(tw_report_to_json(r, &b), TW_OK);
+    put_file(name, b.data);
+    tw_buf_free(&b);
+}
+
+TestSuite(files, .init = mkdir_tmp, .fini = rm_tmp);
+
+Test(files, write_all_into_an_unwritable_dir_says_why)
+{
+    tw_report r;
+    sample(&r, "b", TW_V_FAIL);
+    put_file("plain", "x");
+    char out[256], why[300] = "";
+    snprintf(out, sizeof out, "%s/plain/reports", dir); /* below a regular file */
+    cr_assert_eq(tw_report_write_all(&r, out, why, sizeof why), TW_ERR_IO);
+    cr_assert(strstr(why, "cannot create directory") && strstr(why, "plain/reports"), "%s", why);
+    /* a directory whose files cannot be created: a directory in place of the file */
+    snprintf(out, sizeof out, "%s/rep", dir);
+    cr_assert(tw_mkdirs(out));
+    char p[300];
+    snprintf(p, sizeof p, "%s/b.md", out);
+    cr_assert_eq(mkdir(p, 0777), 0);
+    why[0] = 0;
+    cr_assert_eq(tw_report_write_all(&r, out, why, sizeof why), TW_ERR_IO);
+    cr_assert(strstr(why, "b.md: cannot write"), "%s", why);
+    tw_report_free(&r);
+}
+
+Test(files, read_write_mkdirs_join)
+{
+    put_file("ten", "0123456789");
+    char p[256], why[300];
+    snprintf(p, sizeof p, "%s/ten", dir);
+    char *d = NULL;
+    size_t len = 0;
+    cr_assert_eq(tw_file_read(p, 10, &d, &len, why, sizeof why), TW_OK, "%s", why);
+    cr_assert_eq(len, 10);
+    cr_assert_str_eq(d, "0123456789");
+    free(d);
+    cr_assert_eq(tw_file_read(p, 9, &d, &len, why, sizeof why), TW_ERR_LIMIT);
+    cr_assert_null(d);
+    cr_assert(strstr(why, "is larger than 9 bytes"), "%s", why);
+    cr_assert_null(tw_read_file(p, 9, &len, why, sizeof why));
+    d = tw_read_file_head(p, 4, &len, why, sizeof why);
+    cr_assert_not_null(d, "%s", why);
+    cr_assert_eq(len, 4);
+    cr_assert(memcmp(d, "0123", 4) == 0);
+    free(d);
+    snprintf(p, sizeof p, "%s/missing", dir);
+    cr_assert_eq(tw_file_read(p, 0, &d, &len, why, sizeof why), TW_ERR_IO);
+    cr_assert(strstr(why, "cannot open"), "%s", why);
+    /* mkdir -p, and not over a file */
+    snprintf(p, sizeof p, "%s/a/b/c", dir);
+    cr_assert(tw_mkdirs(p));
+    cr_assert(tw_mkdirs(p), "an existing directory is fine");
+    snprintf(p, sizeof p, "%s/ten", dir);
+    cr_assert_not(tw_mkdirs(p));
+    cr_assert_eq(errno, ENOTDIR);
+    cr_assert_not(tw_mkdirs(""));
+    /* appending */
+    snprintf(p, sizeof p, "%s/log", dir);
+    cr_assert_eq(tw_append_file(p, "ab", 2, why, sizeof why), TW_OK);
+    cr_assert_eq(tw_append_file(p, "cd", 2, why, sizeof why), TW_OK);
+    d = tw_read_file(p, 0, &len, why, sizeof why);
+    cr_assert_str_eq(d, "abcd");
+    free(d);
+    snprintf(p, sizeof p, "%s/ten/log", dir);
+    cr_assert_eq(tw_append_file(p, "ab", 2, why, sizeof why), TW_ERR_IO);
+    cr_assert(strstr(why, "cannot append"), "%s", why);
+    /* joining */
+    char j[8];
+    cr_assert(tw_path_join(j, sizeof j, "ab", "cd"));
+    cr_assert_str_eq(j, "ab/cd");
+    cr_assert_not(tw_path_join(j, sizeof j, "abcd", "efgh"));
+    char s[8];
+    tw_safe_name(s, sizeof s, ".a b/c");
+    cr_assert_str_eq(s, "_a_b_c");
+}
+
+/* Run the toolwire binary with a shell redirection; its exit status, stderr into err. */
+static int run(const char *args, char *err, size_t errn)
+{
+    const char *bin = getenv("TOOLWIRE_BIN");
+    cr_assert(bin, "TOOLWIRE_BIN is set by ctest");
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cd '%s' && { '%s' %s; } 2>&1", dir, bin, args);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    size_t n = fread(err, 1, errn - 1, p);
+    err[n] = 0;
+    int st = pclose(p);
+    cr_assert(WIFEXITED(st));
+    return WEXITSTATUS(st);
+}
+
+Test(files, compare_and_gate_fail_when_they_cannot_write)
+{
+    tw_report b, r;
+    sample(&b, "base", TW_V_PASS);
+    sample(&r, "now", TW_V_FAIL);
+    put_report(&b, "base.json");
+    put_report(&r, "now.json");
+    put_file("plain", "x");
+    char out[8192];
+    /* gate: the --summary file cannot be opened */
+    cr_assert_eq(run("gate --baseline base.json --summary plain/summary.md base.json", out, sizeof out), 2, "%s", out);
+    cr_assert(strstr(out, "toolwire gate: plain/summary.md: cannot append"), "%s", out);
+    /* gate: standard output is full */
+    cr_assert_eq(run("gate --baseline base.json now.json 2>&1 >/dev/full", out, sizeof out), 2, "%s", out);
+    cr_assert(strstr(out, "toolwire gate: cannot write to standard output"), "%s", out);
+    /* compare: standard output is full; the --html page cannot be written */
+    cr_assert_eq(run("compare base.json now.json 2>&1 >/dev/full", out, sizeof out), 1, "%s", out);
+    cr_assert(strstr(out, "toolwire compare: cannot write to standard output"), "%s", out);
+    cr_assert_eq(run("compare --html plain/c.html base.json now.json >/dev/null", out, sizeof out), 1, "%s", out);
+    cr_assert(strstr(out, "toolwire compare: plain/c.html: cannot create a temporary file"), "%s", out);
+    /* and when all is well */
+    cr_assert_eq(run("gate --baseline base.json --summary s.md base.json >/dev/null", out, sizeof out), 0, "%s", out);
+    cr_assert_eq(run("compare --html c.html base.json now.json >/dev/null", out, sizeof out), 0, "%s", out);
+    tw_report_free(&b);
+    tw_report_free(&r);
+}
+
+/* ---- client reports, in the words of clients ---- */
+
+Test(writers, compare_of_client_reports_speaks_of_client_libraries)
+{
+    tw_report r[2];
+    for (int i = 0; i < 2; i++) {
+        tw_report_init(&r[i], i ? "sdk-b" : "sdk-a", "sdk 1.0 (openai) via node driver.mjs");
+        tw_rep_fixture *f = tw_report_add_fixture(&r[i], "clients/a [whole]", "a.json", r[i].backend);
+        tw_rep_exchange *e = tw_report_add_exchange(f);
+        e->status = 200;
+        tw_report_add_check(e, "CLT-01", i ? TW_V_FAIL : TW_V_PASS, TW_EXPECT_ANY, -1, "");
+        tw_report_summarise(&r[i]);
+    }
+    tw_buf md = {0}, html = {0};
+    cr_assert_eq(tw_compare_markdown(r, 2, &md), TW_OK);
+    cr_assert_eq(tw_compare_html(r, 2, &html), TW_OK);
+    cr_assert(strstr(md.data, "# toolwire: client libraries compared"), "%s", md.data);
+    cr_assert(strstr(md.data, "## Where the client libraries differ"), "%s", md.data);
+    cr_assert(strstr(md.data, "| client library | target |"), "%s", md.data);
+    cr_assert(strstr(md.data, "| clients/a [whole] | 0 | CLT-01 | pass | fail |"), "%s", md.data);
+    cr_assert_null(strstr(md.data, "backend"), "%s", md.data);
+    cr_assert(strstr(html.data, "<h1>toolwire: client libraries compared</h1>"));
+    cr_assert_null(strstr(html.data, "Where the backends"));
+    cr_assert_null(strstr(html.data, "not run on this backend"));
+    tw_buf_free(&md);
+    tw_buf_free(&html);
+    /* beside a backend report the words stay "backends" */
+    tw_report_free(&r[1]);
+    tw_report_init(&r[1], "mock", "mock:replay");
+    tw_rep_fixture *f = tw_report_add_fixture(&r[1], "openai/a", "a.json", "openai");
+    tw_report_add_check(tw_report_add_exchange(f), "OAI-R01", TW_V_PASS, TW_EXPECT_ANY, -1, "");
+    tw_report_summarise(&r[1]);
+    cr_assert_eq(tw_compare_markdown(r, 2, &md), TW_OK);
+    cr_assert(strstr(md.data, "# toolwire: backends compared"), "%s", md.data);
+    tw_buf_free(&md);
+    tw_report_free(&r[0]);
+    tw_report_free(&r[1]);
+}
+
+/* ---- linear time ---- */
+
+#define MANY 30000
+
+/* MANY fixtures with long names that share a prefix (a comparison of two
+ * names costs their length), one exchange and one check each. */
+static void many(tw_report *r, const char *name, tw_verdict v)
+{
+    tw_report_init(r, name, "mock:replay");
+    for (size_t i = 0; i < MANY; i++) {
+        char fx[96];
+        snprintf(fx, sizeof fx, "openai/a-fixture-name-with-a-long-common-prefix-%08zu", i);
+        tw_rep_fixture *f = tw_report_add_fixture(r, fx, "f.json", "openai");
+        cr_assert_not_null(f);
+        tw_rep_exchange *e = tw_report_add_exchange(f);
+        cr_assert_not_null(e);
+        e->status = 200;
+        cr_assert_not_null(tw_report_add_check(e, "OAI-R04", v, TW_EXPECT_ANY, -1, "evidence"));
+    }
+    tw_report_summarise(r);
+}
+
+Test(linear, compare_and_gate_of_large_reports, .timeout = 500)
+{
+    tw_report r[2];
+    many(&r[0], "a", TW_V_PASS);
+    many(&r[1], "b", TW_V_FAIL);
+    tw_buf md = {0};
+    cr_assert_eq(tw_compare_markdown(r, 2, &md), TW_OK);
+    char want[128];
+    snprintf(want, sizeof want, "… %d rows in all; the first 2000 are shown.", MANY);
+    cr_assert(strstr(md.data, want), "every key was compared");
+    tw_buf_free(&md);
+    tw_buf html = {0};
+    cr_assert_eq(tw_compare_html(r, 2, &html), TW_OK);
+    snprintf(want, sizeof want, "%d fixtures ran on at least two backends (%d on every one)", MANY, MANY);
+    cr_assert(strstr(html.data, want), "every fixture was found in common");
+    tw_buf_free(&html);
+    tw_gate_result g;
+    cr_assert_eq(tw_gate(&r[0], &r[1], 0, &g), TW_OK);
+    cr_assert_eq(g.regressions, MANY);
+    cr_assert_eq(g.missing, 0);
+    tw_gate_result_free(&g);
+    tw_report_free(&r[0]);
+    tw_report_free(&r[1]);
+}
