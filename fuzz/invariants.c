@@ -563,7 +563,7 @@ void tw_fz_set_every_stream(bool on) { every_stream = on; }
 
 /*
  * The streams of one input: the plan from the header; the stream targets
- * add one more, chosen by the seed's low bit so that across inputs both
+ * add one more, chosen by the low bit of the seed byte so that across inputs both
  * run: one byte at a time (odd seed, bodies of at most 4 KiB) or the whole
  * body in a single feed (even seed; seed 0's plan is already one byte at a
  * time). With tw_fz_set_every_stream(true) the stream targets run all of
