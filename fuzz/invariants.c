@@ -139,6 +139,9 @@ char *tw_fz_copy(const void *p, size_t n)
     return c;
 }
 
+void tw_fz_poison(const void *p, size_t n) { TW_FZ_POISON(p, n); }
+void tw_fz_unpoison(const void *p, size_t n) { TW_FZ_UNPOISON(p, n); }
+
 /* ===================== header ===================== */
 
 static const char test_tools_json[] =
@@ -531,7 +534,7 @@ static void on_event(void *user, const tw_event *ev)
  * caught as if the piece were a heap block of its own, with no allocation
  * per piece. */
 static tw_status run_stream(const tw_format_ops *f, const tw_fz_setup *s, char *in,
-                            unsigned state, size_t whole, ev_acc *acc, tw_result *out)
+                            unsigned state, bool whole, ev_acc *acc, tw_result *out)
 {
     memset(out, 0, sizeof *out);
     void *st_mem = calloc(1, f->state_size ? f->state_size : 1);
@@ -552,6 +555,38 @@ static tw_status run_stream(const tw_format_ops *f, const tw_fz_setup *s, char *
     f->release(st_mem);
     free(st_mem);
     return st;
+}
+
+static bool every_stream;
+
+void tw_fz_set_every_stream(bool on) { every_stream = on; }
+
+/*
+ * The streams of one input: the plan from the header; the stream targets
+ * add one more, chosen by the low bit of the seed byte so that across inputs both
+ * run: one byte at a time (odd seed, bodies of at most 4 KiB) or the whole
+ * body in a single feed (even seed; seed 0's plan is already one byte at a
+ * time). With tw_fz_set_every_stream(true) the stream targets run all of
+ * them.
+ */
+size_t tw_fz_stream_plans(const tw_fz_setup *s, bool stream_target, unsigned plans[3],
+                          bool wholes[3])
+{
+    size_t n = 0;
+    plans[n] = s->seed, wholes[n++] = false;
+    if (!stream_target)
+        return n;
+    bool bytewise = s->seed != 0 && s->len <= 4096;
+    if (every_stream) {
+        if (bytewise)
+            plans[n] = 0, wholes[n++] = false;
+        plans[n] = 0, wholes[n++] = true;
+    } else if (bytewise && (s->seed & 1)) {
+        plans[n] = 0, wholes[n++] = false;
+    } else {
+        plans[n] = 0, wholes[n++] = true;
+    }
+    return n;
 }
 
 /* ===================== encode, then decode ===================== */
@@ -698,17 +733,9 @@ static int check_decoder(const char *name, const uint8_t *data, size_t size, int
     }
     tw_result_free(&r2);
 
-    /* streaming: the plan from the header; the stream target adds one byte
-     * at a time (short inputs) and a single feed */
     unsigned plans[3];
-    size_t wholes[3];
-    size_t nplans = 0;
-    plans[nplans] = s.seed, wholes[nplans++] = 0;
-    if (mode == MODE_STREAM) {
-        if (s.seed != 0 && s.len <= 4096)
-            plans[nplans] = 0, wholes[nplans++] = 0;
-        plans[nplans] = 0, wholes[nplans++] = 1;
-    }
+    bool wholes[3];
+    size_t nplans = tw_fz_stream_plans(&s, mode == MODE_STREAM, plans, wholes);
     fnv want_c, want_t, want_calls;
     fnv_init(&want_c);
     fnv_add(&want_c, r1.msg.content.data, r1.msg.content.len);

@@ -21,7 +21,9 @@
  *   byte 5  max_input_bytes = 1 + 16 * value
  *   byte 6  max_diags = 1 + (value & 7), max_line_bytes = 8 + 32 * (value >> 3),
  *           max_event_bytes = 2 * max_line_bytes
- *   byte 7  seed of the chunk sizes (0: one byte at a time)
+ *   byte 7  seed of the chunk sizes (0: one byte at a time); in the stream
+ *           targets its low bit also picks the second stream: one byte at a
+ *           time (odd, bodies of at most 4 KiB) or one feed (even)
  *
  * Every check aborts the process with a message on stderr when it fails: a
  * libFuzzer crash, a failed test.
@@ -86,6 +88,16 @@ void tw_fz_read_header(const uint8_t *data, size_t size, tw_fz_setup *s);
 /* Next chunk length for a plan (state starts at the seed). */
 size_t tw_fz_next_chunk(unsigned *state, unsigned plan_max, size_t left);
 
+/* The streams one decoder input gets (docs/fuzzing.md): plans[i] is a chunk
+ * plan's seed (0: one byte at a time), wholes[i] true for the whole body in
+ * one feed; returns how many (1 for a batch target, 2 for a stream target,
+ * 3 for a stream target under tw_fz_set_every_stream). */
+size_t tw_fz_stream_plans(const tw_fz_setup *s, bool stream_target, unsigned plans[3],
+                          bool wholes[3]);
+/* Stream targets run every stream kind for each input (the regression replay
+ * of fuzz/regressions/ does), not the one the seed picks. */
+void tw_fz_set_every_stream(bool on);
+
 /* Abort with a formatted message. */
 void tw_fz_fail(const char *fmt, ...)
 #if defined(__GNUC__)
@@ -114,6 +126,12 @@ int64_t tw_fz_mem_bound(size_t len, const tw_limits *L);
 
 /* An exact-size heap copy (so a read one past the end is caught). */
 char *tw_fz_copy(const void *p, size_t n);
+
+/* Under ASan, mark bytes of such a copy unreadable / readable again (a
+ * streamed piece is fed from the copy with the rest poisoned); no-ops
+ * without ASan. */
+void tw_fz_poison(const void *p, size_t n);
+void tw_fz_unpoison(const void *p, size_t n);
 
 #ifdef __cplusplus
 }

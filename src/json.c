@@ -1364,6 +1364,20 @@ static void lint_nonstd(tw_json_lint *out, size_t at, const char *what)
     }
 }
 
+/* Does the 8-byte word at p hold a byte that ends a run of plain string
+ * bytes ('"', '\\', below 0x20, or 0x80 and above)? Exact: the zero-byte
+ * test ((x - 0x01..) & ~x & 0x80..) is nonzero exactly when some byte of x
+ * is zero, and (x - 0x20..) & ~x & 0x80.. when some byte is below 0x20. */
+static bool lint_word_special(const char *p)
+{
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    uint64_t w;
+    memcpy(&w, p, sizeof w);
+    uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+    return ((w & high) | ((w - ones * 0x20) & ~w & high) | ((q - ones) & ~q & high) |
+            ((b - ones) & ~b & high)) != 0;
+}
+
 /*
  * The scan; with `ords`, the ordinal (in document order, from 0) of every
  * string token, key or value, that holds U+0000 is appended as a size_t;
@@ -1420,10 +1434,16 @@ static tw_status lint_run(const char *buf, size_t len, tw_json_lint *out, tw_buf
             continue;
         }
         if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-            /* the run of plain bytes, in one tight loop */
-            while (i + 1 < len && (unsigned char)buf[i + 1] >= 0x20 &&
-                   (unsigned char)buf[i + 1] < 0x80 && buf[i + 1] != '"' && buf[i + 1] != '\\')
+            /* the run of plain bytes: eight at a time while a word holds
+             * none of '"', '\\', a control byte or a byte >= 0x80, then one
+             * by one; i ends on the run's last byte */
+            i++;
+            while (i + 8 <= len && !lint_word_special(buf + i))
+                i += 8;
+            while (i < len && (unsigned char)buf[i] >= 0x20 && (unsigned char)buf[i] < 0x80 &&
+                   buf[i] != '"' && buf[i] != '\\')
                 i++;
+            i--;
             continue;
         }
         if (c >= 0x80) {

@@ -114,8 +114,11 @@ ParameterizedTest(struct target_param *p, fuzz, replay)
     if (!fn)
         cr_skip_test("target %s is not built yet", p->name);
     char rel[128];
+    /* a known regression gets every stream kind, whatever its seed picks */
     snprintf(rel, sizeof rel, "fuzz/regressions/%s", p->name);
+    tw_fz_set_every_stream(true);
     size_t regressions = replay_dir(fn, tw_test_src(rel));
+    tw_fz_set_every_stream(false);
     snprintf(rel, sizeof rel, "corpus/%s", p->name);
     size_t corpus = replay_dir(fn, tw_test_src(rel));
     cr_log_info("%s: %zu regression and %zu corpus inputs replayed", p->name, regressions,
@@ -136,4 +139,49 @@ Test(fuzz, every_target_is_replayed)
             found = found || strcmp(listed[i], *n) == 0;
         cr_expect(found, "target %s is not replayed by this test", *n);
     }
+}
+
+/* Which streams an input gets follows its seed byte: a batch target streams
+ * once with the plan; a stream target adds one byte at a time (odd seed,
+ * bodies of at most 4 KiB) or one feed (even seed), so across the 256 seeds
+ * both occur; the regression replay runs all three. */
+Test(fuzz, stream_plans_follow_the_seed)
+{
+    unsigned plans[3];
+    bool wholes[3];
+    size_t bytewise = 0, whole = 0;
+    for (unsigned seed = 0; seed < 256; seed++) {
+        unsigned char in[TW_FZ_HDR + 16] = {0};
+        in[7] = (unsigned char)seed;
+        tw_fz_setup s;
+        tw_fz_read_header(in, sizeof in, &s);
+        cr_assert_eq(tw_fz_stream_plans(&s, false, plans, wholes), 1);
+        cr_expect(plans[0] == seed && !wholes[0]);
+        cr_assert_eq(tw_fz_stream_plans(&s, true, plans, wholes), 2, "seed %u", seed);
+        cr_expect(plans[0] == seed && !wholes[0]);
+        if (seed & 1) {
+            cr_expect(plans[1] == 0 && !wholes[1], "odd seed %u: one byte at a time", seed);
+            bytewise++;
+        } else {
+            cr_expect(wholes[1], "even seed %u: one feed", seed);
+            whole++;
+        }
+        tw_fz_set_every_stream(true);
+        size_t n = tw_fz_stream_plans(&s, true, plans, wholes);
+        tw_fz_set_every_stream(false);
+        cr_expect_eq(n, seed ? 3u : 2u, "seed %u", seed);
+        cr_expect(wholes[n - 1], "seed %u: the last stream is one feed", seed);
+    }
+    cr_expect_eq(bytewise, 128);
+    cr_expect_eq(whole, 128);
+    /* a body over 4 KiB is never fed one byte at a time beside the plan */
+    size_t big = TW_FZ_HDR + 4097;
+    unsigned char *in = calloc(1, big);
+    cr_assert_not_null(in);
+    in[7] = 3;
+    tw_fz_setup s;
+    tw_fz_read_header(in, big, &s);
+    cr_assert_eq(tw_fz_stream_plans(&s, true, plans, wholes), 2);
+    cr_expect(wholes[1]);
+    free(in);
 }

@@ -425,6 +425,43 @@ Test(json_lint, scan_and_prune)
     cJSON_Delete(v);
 }
 
+/* The scan steps over plain string bytes eight at a time: a byte that ends
+ * such a run is found at every position of a word, and in the tail. */
+Test(json_lint, run_ends_at_every_position)
+{
+    char doc[64];
+    tw_json_lint l;
+    for (size_t p = 0; p < 40; p++) {
+        /* a raw control byte, a raw NUL, a byte that is not UTF-8 */
+        static const char bad[] = {'\x01', '\0', '\xff'};
+        for (size_t b = 0; b < sizeof bad; b++) {
+            memset(doc, 'a', 42);
+            doc[0] = '"';
+            doc[1 + p] = bad[b];
+            doc[41] = '"';
+            tw_json_lint_scan(doc, 42, &l);
+            cr_expect_eq(l.nonstd_offset, (int64_t)(1 + p), "byte %02x at %zu: %lld",
+                         (unsigned char)bad[b], p, (long long)l.nonstd_offset);
+            cr_expect_eq(l.nul, bad[b] == 0, "byte %02x at %zu", (unsigned char)bad[b], p);
+        }
+        /* a backslash: the \u0000 escape it starts is seen */
+        memset(doc, 'a', 48);
+        doc[0] = '"';
+        memcpy(doc + 1 + p, "\\u0000", 6);
+        doc[47] = '"';
+        tw_json_lint_scan(doc, 48, &l);
+        cr_expect(l.nul, "escape at %zu", p);
+        cr_expect_eq(l.nul_offset, (int64_t)(1 + p), "escape at %zu", p);
+        /* a closing quote: what follows is read as tokens again */
+        memset(doc, 'a', 64);
+        doc[0] = '"';
+        memcpy(doc + 1 + p, "\",\"\\u0000\"", 10);
+        tw_json_lint_scan(doc, 11 + p, &l);
+        cr_expect(l.nul, "string closed at %zu", p);
+        cr_expect_eq(l.nul_offset, (int64_t)(4 + p), "string closed at %zu", p);
+    }
+}
+
 /* ---------- 4: every pending warning of one call at once ---------- */
 
 Test(pending_warnings, all_kinds_on_one_call)
