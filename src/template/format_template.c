@@ -161,7 +161,7 @@ static tw_status lines_finish(void *s, tw_result *out)
 }
 
 /* Batch: the push decoder over the whole input (one code path for both). */
-tw_status tw_lines_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)
+tw_status tw_lines_output_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)
 {
     tw_lines_dec d;
     return tw_decode_batch(&d, lines_init(&d, o, NULL, NULL), lines_feed, lines_finish,
@@ -172,6 +172,6 @@ tw_status tw_lines_decode(const char *buf, size_t len, const tw_decode_opts *o, 
  * to TW_MODULE_LIST in src/formats.h and drops `static`. */
 static const tw_format_ops tw_format_lines = {
     "lines",       "template: CALL <name> <JSON object> lines, the rest content",
-    tw_lines_decode, sizeof(tw_lines_dec),
+    tw_lines_output_decode, sizeof(tw_lines_dec),
     lines_init,    lines_feed,
     lines_finish,  lines_release};
