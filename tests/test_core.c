@@ -82,8 +82,18 @@ Test(core, code_numbers_are_pinned)
         cr_assert_eq(pinned[i].number, (int)i, "%s: numbers are consecutive", pinned[i].name);
         cr_assert_str_eq(tw_code_name((tw_status)pinned[i].number), pinned[i].name);
     }
-    /* only appended: the table above is a prefix of the codes */
+    /* only appended: the table above is a prefix of the codes, and
+     * TW_CODE_LIST itself lists them in number order, so a code inserted
+     * mid-list fails even when it takes the next free number */
     cr_assert_geq((size_t)TW_CODE_COUNT, n);
+    static const int listed[] = {
+#define TW_X_NUMBER(e, v, nm, m) v,
+        TW_CODE_LIST(TW_X_NUMBER)
+#undef TW_X_NUMBER
+    };
+    cr_assert_eq(sizeof listed / sizeof listed[0], (size_t)TW_CODE_COUNT);
+    for (size_t i = 0; i < sizeof listed / sizeof listed[0]; i++)
+        cr_assert_eq(listed[i], (int)i, "TW_CODE_LIST entry %zu has number %d", i, listed[i]);
     cr_assert_eq(TW_STATUS_LAST, TW_ERR_UNSUPPORTED);
     for (int i = 0; i < (int)TW_CODE_COUNT; i++) {
         cr_assert_eq(tw_code_is_status((tw_status)i), i <= (int)TW_STATUS_LAST, "%d", i);
