@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "toolwire/decode.h"
+#include "toolwire/registry.h"
 #include "toolwire/encode.h"
 #include "toolwire/schema.h"
 #include "toolwire/work.h"
@@ -666,11 +667,6 @@ static void check_encode_roundtrip(const tw_format_ops *f, const tw_fz_setup *s,
 
 enum { MODE_BATCH = 0, MODE_STREAM = 1 };
 
-static bool is_text_format(const char *name)
-{
-    return !strcmp(name, "hermes") || !strcmp(name, "fenced") || !strcmp(name, "think");
-}
-
 /* Work counted per input byte (plus 64 bytes' worth) that a decode may do:
  * a few passes over the body, constant work per call, and a few bytes
  * searched again per feed when the input comes one byte at a time. */
@@ -710,8 +706,8 @@ static int check_decoder(const char *name, const uint8_t *data, size_t size, int
                 "%s batch: %llu units of work (toolwire/work.h) for %zu input bytes: a rescan",
                 name, (unsigned long long)work, s.len);
     check_result(&r1, L, s.len, "batch");
-    check_number_spellings(&r1, name, in, s.len, is_text_format(name));
-    if (is_text_format(name)) {
+    check_number_spellings(&r1, name, in, s.len, tw_decoder_is_text(name));
+    if (tw_decoder_is_text(name)) {
         const char *fr = r1.finish_reason ? r1.finish_reason : "";
         TW_FZ_CHECK((r1.msg.ncalls > 0) == (strcmp(fr, "tool_calls") == 0),
                     "%s: %zu calls but finish_reason '%s'", name, r1.msg.ncalls, fr);

@@ -9,6 +9,7 @@
 #include "decode_opts.h"
 #include "script.h"
 #include "toolwire/decode.h"
+#include "toolwire/registry.h"
 #include "toolwire/encode.h"
 #include "toolwire/request_chatml.h"
 #include "toolwire/request_vllm.h"
@@ -92,8 +93,7 @@ void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *
     tw_opts_holder_init(&h);
     char why[256];
     const char *fmt = t->decode_format;
-    bool text_fmt = fmt && (strcmp(fmt, "hermes") == 0 || strcmp(fmt, "think") == 0 ||
-                            strcmp(fmt, "fenced") == 0);
+    bool text_fmt = tw_decoder_is_text(fmt);
     if (text_fmt && t->decode_options && !tw_opts_from_json(&h, t->decode_options, why, sizeof why))
         tw_opts_holder_init(&h);
     h.o.limits = *L;

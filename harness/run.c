@@ -13,7 +13,7 @@
 #include "out.h"
 #include "decode_fixtures.h"
 #include "xlt.h"
-#include "toolwire/decode.h"
+#include "toolwire/registry.h"
 
 bool tw_backend_spec_parse(const char *arg, char *store, tw_backend_spec *out, char *why,
                            size_t whylen)
@@ -169,12 +169,6 @@ size_t tw_fixture_set_select(tw_fixture_set *s, const char *const *tags, size_t 
 
 /* ---- one exchange ---- */
 
-static bool is_text_format(const char *f)
-{
-    return f && (strcmp(f, "hermes") == 0 || strcmp(f, "think") == 0 || strcmp(f, "fenced") == 0 ||
-                 strcmp(f, "proxy") == 0);
-}
-
 /* The expected neutral result: decode and compare. */
 static tw_verdict judge_result(const tw_fx_exchange *x, const tw_http_response *r, const tw_limits *L,
                                char **detail)
@@ -191,7 +185,7 @@ static tw_verdict judge_result(const tw_fx_exchange *x, const tw_http_response *
     }
     const char *in = NULL;
     size_t len = 0;
-    if (is_text_format(x->decode_format) && (x->model_text || x->model_pass2)) {
+    if (tw_decoder_is_text(x->decode_format) && (x->model_text || x->model_pass2)) {
         in = x->model_text ? x->model_text : x->model_pass2;
         len = strlen(in);
     } else {

@@ -503,8 +503,10 @@ void tw_anthropic_stream_release(tw_anthropic_stream *d)
 
 tw_status tw_anthropic_stream_finish(tw_anthropic_stream *d, tw_result *out)
 {
-    if (d->finished)
+    if (d->finished) {
+        tw_result_init(out, &d->L); /* *out is empty on every failure */
         return TW_ERR_STATE;
+    }
     d->finished = true;
     tw_wire_sink k = sink_of(d);
     tw_status st = tw_sse_finish(&d->sse);
@@ -528,6 +530,8 @@ tw_status tw_anthropic_stream_finish(tw_anthropic_stream *d, tw_result *out)
     if (st == TW_OK) {
         *out = d->res;
         memset(&d->res, 0, sizeof d->res);
+    } else {
+        tw_result_init(out, &d->L);
     }
     tw_anthropic_stream_release(d);
     return st;

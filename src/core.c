@@ -10,17 +10,33 @@
 
 /* ===================== code table ===================== */
 
+/* Indexed by number: a gap or a repeat in the table's numbers would leave a
+ * NULL or fail to build (the designated initialiser is overridden, which
+ * -Woverride-init reports, and the size check below catches a gap). */
 static const char *const code_names[] = {
-#define TW_X_NAME(e, n, m) n,
+#define TW_X_NAME(e, v, n, m) [v] = n,
     TW_CODE_LIST(TW_X_NAME)
 #undef TW_X_NAME
 };
 
 static const char *const code_messages[] = {
-#define TW_X_MSG(e, n, m) m,
+#define TW_X_MSG(e, v, n, m) [v] = m,
     TW_CODE_LIST(TW_X_MSG)
 #undef TW_X_MSG
 };
+
+_Static_assert(sizeof code_names / sizeof code_names[0] == TW_CODE_COUNT,
+               "code numbers must be consecutive from 0");
+
+bool tw_code_is_status(tw_status code)
+{
+    return (unsigned)code <= (unsigned)TW_STATUS_LAST;
+}
+
+bool tw_code_is_diag(tw_status code)
+{
+    return (unsigned)code > (unsigned)TW_STATUS_LAST && (unsigned)code < (unsigned)TW_CODE_COUNT;
+}
 
 const char *tw_code_name(tw_status code)
 {

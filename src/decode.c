@@ -1,30 +1,15 @@
-/* The format registry and the generic stream wrapper. */
+/* The generic stream wrapper over any registered decoder (the registry is
+ * in registry.c). */
 #include "toolwire/decode.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats.h"
-
-static const tw_format_ops *const all_formats[] = {
-#define TW_X_FORMAT(sym) &sym,
-    TW_FORMAT_LIST(TW_X_FORMAT)
-#undef TW_X_FORMAT
-        NULL};
-
-const tw_format_ops *const *tw_formats(void) { return all_formats; }
-
-const tw_format_ops *tw_format_find(const char *name)
-{
-    for (size_t i = 0; all_formats[i]; i++)
-        if (strcmp(all_formats[i]->name, name) == 0)
-            return all_formats[i];
-    return NULL;
-}
 
 struct tw_stream {
     const tw_format_ops *f;
     bool live;
+    tw_limits limits; /* for an empty *out when finish cannot run */
     max_align_t state[];
 };
 
@@ -35,6 +20,7 @@ tw_stream *tw_stream_new(const tw_format_ops *f, const tw_decode_opts *o, tw_eve
     if (!s)
         return NULL;
     s->f = f;
+    tw_limits_resolve(&s->limits, o ? &o->limits : NULL);
     if (f->init(s->state, o, fn, user) != TW_OK) {
         f->release(s->state);
         free(s);
@@ -53,8 +39,10 @@ tw_status tw_stream_feed(tw_stream *s, const char *buf, size_t len)
 
 tw_status tw_stream_finish(tw_stream *s, tw_result *out)
 {
-    if (!s->live)
+    if (!s->live) {
+        tw_result_init(out, &s->limits);
         return TW_ERR_STATE;
+    }
     s->live = false;
     return s->f->finish(s->state, out);
 }
@@ -71,8 +59,10 @@ tw_status tw_decode_chunked(const tw_format_ops *f, const char *buf, size_t len,
                             const tw_decode_opts *o, tw_result *out)
 {
     tw_stream *s = tw_stream_new(f, o, NULL, NULL);
-    if (!s)
+    if (!s) {
+        tw_result_init(out, o ? &o->limits : NULL);
         return TW_ERR_NOMEM;
+    }
     if (chunk == 0)
         chunk = len ? len : 1;
     tw_status st = TW_OK;
@@ -90,6 +80,8 @@ tw_status tw_decode_chunked(const tw_format_ops *f, const char *buf, size_t len,
     }
     if (st == TW_OK)
         st = tw_stream_finish(s, out);
+    else
+        tw_result_init(out, &s->limits); /* *out is empty on every failure */
     tw_stream_free(s);
     return st;
 }

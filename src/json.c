@@ -485,6 +485,205 @@ static bool describe_error(const char *buf, size_t len, size_t max_depth, size_t
     }
 }
 
+/* ---- does cJSON read this text? ----
+ *
+ * cJSON returns NULL both when the text is not JSON and when an allocation
+ * fails. To tell the two apart, cjson_reads walks the text as cJSON 1.7's
+ * parser does, allocating nothing: bytes up to 0x20 are whitespace, a
+ * leading UTF-8 byte order mark is skipped, a number is the longest prefix
+ * strtod takes of the run of [0-9+-.eE] characters, a \u escape must
+ * have four characters before the closing quote and pair its surrogates
+ * (hex digits are not checked: cJSON reads bad ones as U+0000), other
+ * escapes are the eight of RFC 8259. It is never looser than cJSON: when it
+ * says the first value reads and cJSON failed, an allocation failed. */
+
+static bool cj_space(const char *buf, size_t len, size_t *i)
+{
+    while (*i < len && (unsigned char)buf[*i] <= 32)
+        (*i)++;
+    return *i < len;
+}
+
+static bool cj_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* Length strtod would take from t[0, n), 0 when none (decimal forms only:
+ * hex, inf and nan cannot occur among the characters cJSON collects). */
+static size_t cj_strtod_len(const char *t, size_t n)
+{
+    size_t i = 0;
+    if (i < n && (t[i] == '+' || t[i] == '-'))
+        i++;
+    size_t d0 = i;
+    while (i < n && cj_digit(t[i]))
+        i++;
+    size_t intd = i - d0, fracd = 0;
+    if (i < n && t[i] == '.') {
+        size_t j = i + 1;
+        while (j < n && cj_digit(t[j]))
+            j++;
+        fracd = j - i - 1;
+        if (intd || fracd)
+            i = j;
+    }
+    if (!intd && !fracd)
+        return 0;
+    if (i < n && (t[i] == 'e' || t[i] == 'E')) {
+        size_t j = i + 1;
+        if (j < n && (t[j] == '+' || t[j] == '-'))
+            j++;
+        size_t k = j;
+        while (k < n && cj_digit(t[k]))
+            k++;
+        if (k > j)
+            i = k;
+    }
+    return i;
+}
+
+static unsigned cj_hex4(const char *p)
+{
+    unsigned v = 0;
+    for (int k = 0; k < 4; k++) {
+        char c = p[k];
+        unsigned d;
+        if (c >= '0' && c <= '9')
+            d = (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            d = (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            d = (unsigned)(c - 'A' + 10);
+        else
+            return 0;
+        v = v * 16 + d;
+    }
+    return v;
+}
+
+/* A string at buf[*i] == '"'; moves *i past its closing quote. */
+static bool cj_string(const char *buf, size_t len, size_t *i)
+{
+    if (*i >= len || buf[*i] != '"')
+        return false;
+    size_t end = *i + 1;
+    while (end < len && buf[end] != '"') {
+        if (buf[end] == '\\') {
+            if (end + 1 >= len)
+                return false;
+            end++;
+        }
+        end++;
+    }
+    if (end >= len)
+        return false;
+    for (size_t p = *i + 1; p < end; p++) {
+        if (buf[p] != '\\')
+            continue;
+        char e = buf[p + 1];
+        if (e == 'u') {
+            if (end - p < 6)
+                return false;
+            unsigned c1 = cj_hex4(buf + p + 2);
+            if (c1 >= 0xDC00 && c1 <= 0xDFFF)
+                return false;
+            if (c1 >= 0xD800 && c1 <= 0xDBFF) {
+                size_t q = p + 6;
+                if (end - q < 6 || buf[q] != '\\' || buf[q + 1] != 'u')
+                    return false;
+                unsigned c2 = cj_hex4(buf + q + 2);
+                if (c2 < 0xDC00 || c2 > 0xDFFF)
+                    return false;
+                p = q + 5;
+            } else {
+                p += 5;
+            }
+        } else if (strchr("bfnrt\"\\/", e) && e != '\0') {
+            p++;
+        } else {
+            return false;
+        }
+    }
+    *i = end + 1;
+    return true;
+}
+
+static bool cjson_reads(const char *buf, size_t len)
+{
+    char stack[TW_DEPTH_HARD_MAX + 1];
+    size_t depth = 0, i = 0;
+    if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
+        i = 3;
+    for (;;) {
+        /* a value at buf[i] (after whitespace) */
+        if (!cj_space(buf, len, &i))
+            return false;
+        char c = buf[i];
+        if (c == '[' || c == '{') {
+            if (depth >= TW_DEPTH_HARD_MAX)
+                return false;
+            stack[depth++] = c;
+            i++;
+            if (!cj_space(buf, len, &i))
+                return false;
+            if (buf[i] == (c == '[' ? ']' : '}')) {
+                i++;
+                depth--;
+            } else if (c == '{') {
+                if (!cj_string(buf, len, &i) || !cj_space(buf, len, &i) || buf[i] != ':')
+                    return false;
+                i++;
+                continue;
+            } else {
+                continue;
+            }
+        } else if (c == '"') {
+            if (!cj_string(buf, len, &i))
+                return false;
+        } else if (c == '-' || cj_digit(c)) {
+            size_t n = 0;
+            while (i + n < len && buf[i + n] != '\0' && strchr("0123456789+-eE.", buf[i + n]))
+                n++;
+            size_t k = cj_strtod_len(buf + i, n);
+            if (k == 0)
+                return false;
+            i += k;
+        } else {
+            static const char *const lits[] = {"null", "false", "true"};
+            size_t k = 0;
+            for (; k < 3; k++) {
+                size_t ll = strlen(lits[k]);
+                if (len - i >= ll && memcmp(buf + i, lits[k], ll) == 0) {
+                    i += ll;
+                    break;
+                }
+            }
+            if (k == 3)
+                return false;
+        }
+        /* a value ended: close containers until one takes a next member */
+        for (;;) {
+            if (depth == 0)
+                return true;
+            if (!cj_space(buf, len, &i))
+                return false;
+            char open = stack[depth - 1];
+            if (buf[i] == ',') {
+                i++;
+                if (open == '{') {
+                    if (!cj_space(buf, len, &i) || !cj_string(buf, len, &i) ||
+                        !cj_space(buf, len, &i) || buf[i] != ':')
+                        return false;
+                    i++;
+                }
+                break;
+            }
+            if (buf[i] != (open == '[' ? ']' : '}'))
+                return false;
+            i++;
+            depth--;
+        }
+    }
+}
+
 /* deepest: the text's nesting when a scan already measured it, else SIZE_MAX;
  * nums: the number tokens that scan recorded, or NULL to find them again. */
 static tw_status parse_plain(const char *buf, size_t len, size_t max_depth, size_t deepest,
@@ -505,6 +704,15 @@ static tw_status parse_plain(const char *buf, size_t len, size_t max_depth, size
     }
     const char *end = NULL;
     cJSON *v = len ? cJSON_ParseWithLengthOpts(buf, len, &end, 0) : NULL;
+    if (!v && len && cjson_reads(buf, len)) {
+        /* the text reads: what failed was an allocation, not the JSON */
+        if (err) {
+            err->code = TW_ERR_NOMEM;
+            err->offset = 0;
+            snprintf(err->message, sizeof err->message, "out of memory parsing JSON");
+        }
+        return TW_ERR_NOMEM;
+    }
     if (!v) {
         if (err) {
             size_t off = end && end >= buf && end <= buf + len ? (size_t)(end - buf) : 0;

@@ -656,8 +656,10 @@ void tw_openai_stream_release(tw_openai_stream *d)
 
 tw_status tw_openai_stream_finish(tw_openai_stream *d, tw_result *out)
 {
-    if (d->finished)
+    if (d->finished) {
+        tw_result_init(out, &d->L); /* *out is empty on every failure */
         return TW_ERR_STATE;
+    }
     d->finished = true;
     tw_wire_sink k = sink_of(d);
     tw_status st = tw_sse_finish(&d->sse);
@@ -677,6 +679,8 @@ tw_status tw_openai_stream_finish(tw_openai_stream *d, tw_result *out)
     if (st == TW_OK) {
         *out = d->res;
         memset(&d->res, 0, sizeof d->res);
+    } else {
+        tw_result_init(out, &d->L);
     }
     tw_openai_stream_release(d);
     return st;

@@ -308,8 +308,10 @@ static tw_status merge(tw_diag_list *a, tw_diag_list *b)
 
 tw_status tw_proxy_finish(tw_proxy_dec *d, tw_result *out)
 {
-    if (d->finished)
+    if (d->finished) {
+        tw_result_init(out, &d->L); /* *out is empty on every failure */
         return TW_ERR_STATE;
+    }
     d->finished = true;
     tw_status st = TW_OK;
     if (d->state == P_TAG) /* an undecided tag at the end is text */
@@ -345,10 +347,12 @@ tw_status tw_proxy_finish(tw_proxy_dec *d, tw_result *out)
             fire(d, &ev);
         }
     }
-    if (st == TW_OK)
+    if (st == TW_OK) {
         *out = res;
-    else
+    } else {
         tw_result_free(&res);
+        tw_result_init(out, &d->L);
+    }
     tw_proxy_release(d);
     return st;
 }

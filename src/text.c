@@ -1339,8 +1339,10 @@ static tw_status bare_json_finish(tw_text_dec *d)
 tw_status tw_text_finish(tw_text_dec *d, tw_result *out)
 {
     tw_status st = TW_OK;
-    if (d->finished)
+    if (d->finished) {
+        tw_result_init(out, &d->L); /* *out is empty on every failure */
         return TW_ERR_STATE;
+    }
     d->finished = true;
     if (d->t_state == 1 && d->t_forced_start)
         forced_start(d, true);
@@ -1374,6 +1376,8 @@ tw_status tw_text_finish(tw_text_dec *d, tw_result *out)
     if (st == TW_OK) {
         *out = d->res;
         memset(&d->res, 0, sizeof d->res);
+    } else {
+        tw_result_init(out, &d->L);
     }
     tw_text_release(d);
     return st;

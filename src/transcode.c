@@ -12,6 +12,7 @@
 #include "toolwire/request.h"
 #include "toolwire/request_chatml.h"
 #include "toolwire/request_vllm.h"
+#include "toolwire/registry.h"
 
 void tw_neutral_value_free(tw_neutral_value *v)
 {
@@ -30,9 +31,8 @@ static bool is_neutral_name(const char *n)
 
 bool tw_transcode_is_source(const char *name)
 {
-    return is_neutral_name(name) || strcmp(name, "openai-request") == 0 ||
-           strcmp(name, "anthropic-request") == 0 || strcmp(name, "vllm-generate-request") == 0 ||
-           strcmp(name, "hermes-prompt") == 0 || tw_format_find(name) != NULL;
+    return is_neutral_name(name) || tw_request_reader_find(name) != NULL ||
+           tw_format_find(name) != NULL;
 }
 
 bool tw_transcode_is_target(const char *name)
@@ -85,19 +85,10 @@ tw_status tw_transcode_read(const char *from, const char *buf, size_t len,
     tw_limits_resolve(&l, &dopts->limits);
     if (is_neutral_name(from))
         return read_neutral(from, buf, len, &l, out, why, whylen);
-    static const struct {
-        const char *name;
-        tw_status (*decode)(const char *, size_t, const tw_limits *, tw_request *,
-                            tw_diag_list *, tw_request_error *);
-    } request_readers[] = {{"openai-request", tw_openai_request_decode},
-                           {"anthropic-request", tw_anthropic_request_decode},
-                           {"vllm-generate-request", tw_vllm_request_decode},
-                           {"hermes-prompt", tw_hermes_prompt_decode}};
-    for (size_t i = 0; i < sizeof request_readers / sizeof request_readers[0]; i++) {
-        if (strcmp(from, request_readers[i].name) != 0)
-            continue;
+    const tw_request_reader_ops *rd = tw_request_reader_find(from);
+    if (rd) {
         tw_request_error e;
-        tw_status st = request_readers[i].decode(buf, len, &l, &out->req, warnings, &e);
+        tw_status st = rd->decode(buf, len, &l, &out->req, warnings, &e);
         if (st != TW_OK)
             return say(why, whylen, st, e.message);
         out->kind = TW_NEUTRAL_REQUEST;

@@ -726,8 +726,10 @@ tw_status tw_vllm_feed(tw_vllm_dec *d, const char *buf, size_t len)
 
 tw_status tw_vllm_finish(tw_vllm_dec *d, tw_result *out)
 {
-    if (d->finished)
+    if (d->finished) {
+        tw_result_init(out, &d->L); /* *out is empty on every failure */
         return TW_ERR_STATE;
+    }
     d->finished = true;
     tw_result res;
     tw_result_init(&res, &d->L);
@@ -759,6 +761,7 @@ tw_status tw_vllm_finish(tw_vllm_dec *d, tw_result *out)
         *out = res;
     } else {
         tw_result_free(&res);
+        tw_result_init(out, &d->L);
     }
     tw_vllm_release(d);
     return st;

@@ -57,6 +57,7 @@ tw_status tw_decode_batch(void *s, tw_status st, tw_status (*feed)(void *, const
     if (st == TW_OK)
         return finish(s, out);
     release(s);
+    tw_result_init(out, NULL); /* *out is empty on every failure */
     return st;
 }
 
@@ -101,8 +102,10 @@ tw_status tw_body_finish(tw_body_dec *d, tw_result *out, tw_body_fn decode)
     tw_status st = decode(&k, d->in.data ? d->in.data : "", d->in.len);
     if (st == TW_OK)
         st = tw_wire_close(&k, d->too_large);
-    if (st != TW_OK)
+    if (st != TW_OK) {
         tw_result_free(out);
+        tw_result_init(out, &d->L);
+    }
     tw_body_release(d);
     return st;
 }
@@ -116,6 +119,7 @@ tw_status tw_body_decode(const char *buf, size_t len, const tw_decode_opts *o, t
         st = tw_body_feed(&d, buf, len);
     if (st != TW_OK) {
         tw_body_release(&d);
+        tw_result_init(out, o ? &o->limits : NULL);
         return st;
     }
     return tw_body_finish(&d, out, decode);

@@ -131,7 +131,8 @@ int64_t tw_wire_cursor_next(tw_wire_cursor *c);
 /*
  * Batch decode through a streaming decoder whose init already ran into
  * state s with status st: feed buf whole, then finish into *out; on any
- * failure before finish, release s and return the failure.
+ * failure before finish, release s, leave *out empty and return the
+ * failure.
  */
 tw_status tw_decode_batch(void *s, tw_status st, tw_status (*feed)(void *, const char *, size_t),
                           tw_status (*finish)(void *, tw_result *), void (*release)(void *),

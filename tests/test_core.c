@@ -20,6 +20,89 @@ Test(core, code_names_round_trip)
     cr_assert_str_eq(tw_code_name(TW_CODE_COUNT), "unknown");
 }
 
+/* Every code's number and name, as released. Codes are appended only: a new
+ * code is added at the end of TW_CODE_LIST and of this table; a code
+ * inserted mid-list, renumbered or renamed fails here. */
+Test(core, code_numbers_are_pinned)
+{
+    static const struct {
+        tw_status code;
+        int number;
+        const char *name;
+    } pinned[] = {
+        {TW_OK, 0, "ok"},
+        {TW_ERR_NOMEM, 1, "nomem"},
+        {TW_ERR_LIMIT, 2, "limit"},
+        {TW_ERR_INVALID, 3, "invalid"},
+        {TW_ERR_PARSE, 4, "parse"},
+        {TW_ERR_STATE, 5, "state"},
+        {TW_ERR_IO, 6, "io"},
+        {TW_ERR_UNSUPPORTED, 7, "unsupported"},
+        {TW_D_THINK_UNTERMINATED, 8, "think_unterminated"},
+        {TW_D_THINK_IMPLICIT_END, 9, "think_implicit_end"},
+        {TW_D_TOOL_CALL_JSON, 10, "tool_call_json"},
+        {TW_D_TOOL_CALL_UNTERMINATED, 11, "tool_call_unterminated"},
+        {TW_D_ARGUMENTS_AS_STRING, 12, "arguments_as_string"},
+        {TW_D_ARGUMENTS_AS_OBJECT, 13, "arguments_as_object"},
+        {TW_D_PARAMETERS_ALIAS, 14, "parameters_alias"},
+        {TW_D_ARGUMENTS_NOT_OBJECT, 15, "arguments_not_object"},
+        {TW_D_MISSING_NAME, 16, "missing_name"},
+        {TW_D_UNKNOWN_TOOL, 17, "unknown_tool"},
+        {TW_D_DUPLICATE_ID, 18, "duplicate_id"},
+        {TW_D_ARGS_TOO_LARGE, 19, "args_too_large"},
+        {TW_D_TOO_MANY_CALLS, 20, "too_many_calls"},
+        {TW_D_JSON_TOO_DEEP, 21, "json_too_deep"},
+        {TW_D_INPUT_TOO_LARGE, 22, "input_too_large"},
+        {TW_D_ARGS_SCHEMA, 23, "args_schema"},
+        {TW_D_BARE_JSON, 24, "bare_json"},
+        {TW_D_DIAGS_TRUNCATED, 25, "diagnostics_truncated"},
+        {TW_D_STREAM_ERROR, 26, "stream_error"},
+        {TW_D_STREAM_TRUNCATED, 27, "stream_truncated"},
+        {TW_D_SSE_LINE_TOO_LONG, 28, "sse_line_too_long"},
+        {TW_D_SSE_EVENT_TOO_LARGE, 29, "sse_event_too_large"},
+        {TW_D_CHUNK_JSON, 30, "chunk_json"},
+        {TW_D_RESPONSE_JSON, 31, "response_json"},
+        {TW_D_RESPONSE_SHAPE, 32, "response_shape"},
+        {TW_D_ERROR_RESPONSE, 33, "error_response"},
+        {TW_D_REASONING_FIELD, 34, "reasoning_field"},
+        {TW_D_REFUSAL, 35, "refusal"},
+        {TW_D_LEGACY_FUNCTION_CALL, 36, "legacy_function_call"},
+        {TW_D_DUPLICATE_KEY, 37, "duplicate_key"},
+        {TW_D_NOT_CARRIED, 38, "not_carried"},
+        {TW_D_OUTPUT_TRUNCATED, 39, "output_truncated"},
+        {TW_D_TOOL_RESULT_IN_OUTPUT, 40, "tool_result_in_output"},
+        {TW_D_NUMBER_INEXACT, 41, "number_inexact"},
+        {TW_D_JSON_NUL, 42, "json_nul"},
+        {TW_D_CALL_DUPLICATE_KEY, 43, "call_duplicate_key"},
+        {TW_D_JSON_NOT_RFC8259, 44, "json_not_rfc8259"},
+    };
+    size_t n = sizeof pinned / sizeof pinned[0];
+    for (size_t i = 0; i < n; i++) {
+        cr_assert_eq((int)pinned[i].code, pinned[i].number, "%s moved", pinned[i].name);
+        cr_assert_eq(pinned[i].number, (int)i, "%s: numbers are consecutive", pinned[i].name);
+        cr_assert_str_eq(tw_code_name((tw_status)pinned[i].number), pinned[i].name);
+    }
+    /* only appended: the table above is a prefix of the codes, and
+     * TW_CODE_LIST itself lists them in number order, so a code inserted
+     * mid-list fails even when it takes the next free number */
+    cr_assert_geq((size_t)TW_CODE_COUNT, n);
+    static const int listed[] = {
+#define TW_X_NUMBER(e, v, nm, m) v,
+        TW_CODE_LIST(TW_X_NUMBER)
+#undef TW_X_NUMBER
+    };
+    cr_assert_eq(sizeof listed / sizeof listed[0], (size_t)TW_CODE_COUNT);
+    for (size_t i = 0; i < sizeof listed / sizeof listed[0]; i++)
+        cr_assert_eq(listed[i], (int)i, "TW_CODE_LIST entry %zu has number %d", i, listed[i]);
+    cr_assert_eq(TW_STATUS_LAST, TW_ERR_UNSUPPORTED);
+    for (int i = 0; i < (int)TW_CODE_COUNT; i++) {
+        cr_assert_eq(tw_code_is_status((tw_status)i), i <= (int)TW_STATUS_LAST, "%d", i);
+        cr_assert_eq(tw_code_is_diag((tw_status)i), i > (int)TW_STATUS_LAST, "%d", i);
+    }
+    cr_assert_not(tw_code_is_diag(TW_CODE_COUNT));
+    cr_assert_not(tw_code_is_status(TW_CODE_COUNT));
+}
+
 Test(core, buffer_cap_is_hard)
 {
     tw_buf b = {0};

@@ -15,7 +15,10 @@
 extern "C" {
 #endif
 
-/* Batch decode of one messages response body (or an error envelope). */
+/* Batch decode of one messages response body (or an error envelope)
+ * (the contract of decode.h: buf[0, len) is
+ * not kept, `o` may be NULL, *out need not be initialised and is valid and
+ * empty on every failure; a bad body is a diagnostic, not a failure). */
 tw_status tw_anthropic_response_decode(const char *buf, size_t len, const tw_decode_opts *o,
                                        tw_result *out);
 
@@ -55,9 +58,15 @@ tw_status tw_anthropic_stream_init(tw_anthropic_stream *d, const tw_decode_opts 
 /* Push bytes of the SSE body; events fire from inside. */
 tw_status tw_anthropic_stream_feed(tw_anthropic_stream *d, const char *buf, size_t len);
 /* End of input: closes open blocks, moves the result to *out (free with
- * tw_result_free) and releases the decoder's memory. */
+ * tw_result_free) and releases the decoder's memory. On
+ * failure (TW_ERR_NOMEM; TW_ERR_STATE for a second finish) *out is valid
+ * and empty. */
 tw_status tw_anthropic_stream_finish(tw_anthropic_stream *d, tw_result *out);
+/* Release without finishing (safe after finish too). */
 void tw_anthropic_stream_release(tw_anthropic_stream *d);
+/* Batch: init, feed everything, finish (the contract of decode.h: buf[0, len) is
+ * not kept, `o` may be NULL, *out need not be initialised and is valid and
+ * empty on every failure; a bad body is a diagnostic, not a failure). */
 tw_status tw_anthropic_stream_decode(const char *buf, size_t len, const tw_decode_opts *o,
                                      tw_result *out);
 

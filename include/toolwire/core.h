@@ -1,9 +1,28 @@
 /*
- * toolwire core: status codes, diagnostics, limits and capped buffers.
+ * toolwire core: status codes, diagnostic codes, the one error struct,
+ * limits and capped buffers.
  *
- * Every fallible function returns a tw_status. Decoders report what they
- * dropped or refused as errors and what they repaired as warnings, each a
- * tw_diag with a code from the same table and a byte offset into the input.
+ * Two kinds of code share one numbering (so that one name table serves
+ * both and the neutral JSON can print either):
+ *
+ *   - statuses (TW_OK … TW_ERR_UNSUPPORTED, tw_code_is_status): what a call
+ *     returns. `st != TW_OK` means one thing everywhere: the call did not
+ *     do its job and its outputs hold no result (they are left valid and
+ *     empty, ready to free). NOMEM: an allocation failed; LIMIT: a tw_limits
+ *     cap (or an output buffer's cap) was reached; INVALID: the caller's
+ *     arguments, or an input the function refuses as a whole; PARSE: the
+ *     input is not the syntax it should be; STATE: a call out of order;
+ *     IO: reading or writing failed; UNSUPPORTED: not offered by this
+ *     format.
+ *   - diagnostic codes (TW_D_*, tw_code_is_diag): what a decoder kept,
+ *     repaired or dropped while it succeeded, reported as tw_diag entries
+ *     of a result's errors and warnings lists. A decoder that meets a bad
+ *     input returns TW_OK and says so in its diagnostics; a diagnostic code
+ *     is never the return value of a decoder registered in decode.h.
+ *
+ * Every code has a fixed number. Codes are only ever appended: a number is
+ * never reused or moved, so a program built against one version reads the
+ * codes of a later one (tests/test_core.c pins the table).
  */
 #ifndef TOOLWIRE_CORE_H
 #define TOOLWIRE_CORE_H
@@ -17,85 +36,96 @@ extern "C" {
 #endif
 
 /*
- * The one table of codes: X(ENUM, "name", "message").
- * The first block are call statuses; the rest are diagnostic codes whose
- * names are the ones the neutral JSON prints (docs/neutral.md).
+ * The one table of codes: X(ENUM, number, "name", "message"), numbers
+ * consecutive from 0. New codes go at the end, with the next number.
+ * The first block are statuses; the rest are diagnostic codes whose names
+ * are the ones the neutral JSON prints (docs/neutral.md).
  */
 #define TW_CODE_LIST(X)                                                        \
-    X(TW_OK, "ok", "success")                                                  \
-    X(TW_ERR_NOMEM, "nomem", "out of memory")                                  \
-    X(TW_ERR_LIMIT, "limit", "a configured limit was exceeded")                \
-    X(TW_ERR_INVALID, "invalid", "invalid argument")                           \
-    X(TW_ERR_PARSE, "parse", "input could not be parsed")                      \
-    X(TW_ERR_STATE, "state", "call out of order")                              \
-    X(TW_ERR_IO, "io", "input/output error")                                   \
-    X(TW_ERR_UNSUPPORTED, "unsupported", "not supported by this format")       \
+    X(TW_OK, 0, "ok", "success")                                               \
+    X(TW_ERR_NOMEM, 1, "nomem", "out of memory")                               \
+    X(TW_ERR_LIMIT, 2, "limit", "a configured limit was exceeded")             \
+    X(TW_ERR_INVALID, 3, "invalid", "invalid argument")                        \
+    X(TW_ERR_PARSE, 4, "parse", "input could not be parsed")                   \
+    X(TW_ERR_STATE, 5, "state", "call out of order")                           \
+    X(TW_ERR_IO, 6, "io", "input/output error")                                \
+    X(TW_ERR_UNSUPPORTED, 7, "unsupported", "not supported by this format")    \
     /* diagnostics: text formats */                                            \
-    X(TW_D_THINK_UNTERMINATED, "think_unterminated",                           \
+    X(TW_D_THINK_UNTERMINATED, 8, "think_unterminated",                        \
       "think block not closed at end of input")                                \
-    X(TW_D_THINK_IMPLICIT_END, "think_implicit_end",                           \
+    X(TW_D_THINK_IMPLICIT_END, 9, "think_implicit_end",                        \
       "reasoning ended at a tool call inside an unterminated think block")     \
-    X(TW_D_TOOL_CALL_JSON, "tool_call_json", "tool call payload is not valid JSON") \
-    X(TW_D_TOOL_CALL_UNTERMINATED, "tool_call_unterminated",                   \
+    X(TW_D_TOOL_CALL_JSON, 10, "tool_call_json", "tool call payload is not valid JSON") \
+    X(TW_D_TOOL_CALL_UNTERMINATED, 11, "tool_call_unterminated",               \
       "tool call block not closed at end of input")                            \
-    X(TW_D_ARGUMENTS_AS_STRING, "arguments_as_string",                         \
+    X(TW_D_ARGUMENTS_AS_STRING, 12, "arguments_as_string",                     \
       "arguments were a JSON string")                                          \
-    X(TW_D_ARGUMENTS_AS_OBJECT, "arguments_as_object",                         \
+    X(TW_D_ARGUMENTS_AS_OBJECT, 13, "arguments_as_object",                     \
       "arguments were an object, not a JSON string")                           \
-    X(TW_D_PARAMETERS_ALIAS, "parameters_alias",                               \
+    X(TW_D_PARAMETERS_ALIAS, 14, "parameters_alias",                           \
       "'parameters' used for 'arguments'")                                     \
-    X(TW_D_ARGUMENTS_NOT_OBJECT, "arguments_not_object",                       \
+    X(TW_D_ARGUMENTS_NOT_OBJECT, 15, "arguments_not_object",                   \
       "arguments are not a JSON object")                                       \
-    X(TW_D_MISSING_NAME, "missing_name", "tool call has no name")              \
-    X(TW_D_UNKNOWN_TOOL, "unknown_tool", "tool name not among declared tools") \
-    X(TW_D_DUPLICATE_ID, "duplicate_id", "duplicate tool call id rewritten")   \
-    X(TW_D_ARGS_TOO_LARGE, "args_too_large", "arguments exceed max_args_bytes") \
-    X(TW_D_TOO_MANY_CALLS, "too_many_calls", "more than max_calls tool calls") \
-    X(TW_D_JSON_TOO_DEEP, "json_too_deep", "JSON nested deeper than max_depth") \
-    X(TW_D_INPUT_TOO_LARGE, "input_too_large", "input exceeds max_input_bytes") \
-    X(TW_D_ARGS_SCHEMA, "args_schema", "arguments do not satisfy the tool schema") \
-    X(TW_D_BARE_JSON, "bare_json", "bare JSON response taken as a tool call")  \
-    X(TW_D_DIAGS_TRUNCATED, "diagnostics_truncated",                           \
+    X(TW_D_MISSING_NAME, 16, "missing_name", "tool call has no name")          \
+    X(TW_D_UNKNOWN_TOOL, 17, "unknown_tool", "tool name not among declared tools") \
+    X(TW_D_DUPLICATE_ID, 18, "duplicate_id", "duplicate tool call id rewritten") \
+    X(TW_D_ARGS_TOO_LARGE, 19, "args_too_large", "arguments exceed max_args_bytes") \
+    X(TW_D_TOO_MANY_CALLS, 20, "too_many_calls", "more than max_calls tool calls") \
+    X(TW_D_JSON_TOO_DEEP, 21, "json_too_deep", "JSON nested deeper than max_depth") \
+    X(TW_D_INPUT_TOO_LARGE, 22, "input_too_large", "input exceeds max_input_bytes") \
+    X(TW_D_ARGS_SCHEMA, 23, "args_schema", "arguments do not satisfy the tool schema") \
+    X(TW_D_BARE_JSON, 24, "bare_json", "bare JSON response taken as a tool call") \
+    X(TW_D_DIAGS_TRUNCATED, 25, "diagnostics_truncated",                       \
       "more diagnostics than max_diags; the rest were counted, not kept")      \
     /* diagnostics: JSON wire formats and streams */                           \
-    X(TW_D_STREAM_ERROR, "stream_error", "error received inside the stream")   \
-    X(TW_D_STREAM_TRUNCATED, "stream_truncated", "stream ended without its terminator") \
-    X(TW_D_SSE_LINE_TOO_LONG, "sse_line_too_long", "SSE line exceeds max_line_bytes") \
-    X(TW_D_SSE_EVENT_TOO_LARGE, "sse_event_too_large",                         \
+    X(TW_D_STREAM_ERROR, 26, "stream_error", "error received inside the stream") \
+    X(TW_D_STREAM_TRUNCATED, 27, "stream_truncated", "stream ended without its terminator") \
+    X(TW_D_SSE_LINE_TOO_LONG, 28, "sse_line_too_long", "SSE line exceeds max_line_bytes") \
+    X(TW_D_SSE_EVENT_TOO_LARGE, 29, "sse_event_too_large",                     \
       "SSE event exceeds max_event_bytes")                                     \
-    X(TW_D_CHUNK_JSON, "chunk_json", "stream event data is not valid JSON")    \
-    X(TW_D_RESPONSE_JSON, "response_json", "response body is not valid JSON")  \
-    X(TW_D_RESPONSE_SHAPE, "response_shape", "response does not have the expected shape") \
-    X(TW_D_ERROR_RESPONSE, "error_response", "the body is an error envelope")  \
-    X(TW_D_REASONING_FIELD, "reasoning_field", "reasoning field used")         \
-    X(TW_D_REFUSAL, "refusal", "the model refused")                            \
-    X(TW_D_LEGACY_FUNCTION_CALL, "legacy_function_call",                       \
+    X(TW_D_CHUNK_JSON, 30, "chunk_json", "stream event data is not valid JSON") \
+    X(TW_D_RESPONSE_JSON, 31, "response_json", "response body is not valid JSON") \
+    X(TW_D_RESPONSE_SHAPE, 32, "response_shape", "response does not have the expected shape") \
+    X(TW_D_ERROR_RESPONSE, 33, "error_response", "the body is an error envelope") \
+    X(TW_D_REASONING_FIELD, 34, "reasoning_field", "reasoning field used")     \
+    X(TW_D_REFUSAL, 35, "refusal", "the model refused")                        \
+    X(TW_D_LEGACY_FUNCTION_CALL, 36, "legacy_function_call",                   \
       "legacy function_call converted to a tool call")                         \
-    X(TW_D_DUPLICATE_KEY, "duplicate_key", "duplicate JSON object key")        \
-    X(TW_D_NOT_CARRIED, "not_carried", "a value the target format cannot carry was dropped") \
-    X(TW_D_OUTPUT_TRUNCATED, "output_truncated", "tool output cut to max_tool_output_bytes") \
-    X(TW_D_TOOL_RESULT_IN_OUTPUT, "tool_result_in_output",                     \
-      "model output held a <tool_result> block; it was dropped")                \
-    X(TW_D_NUMBER_INEXACT, "number_inexact",                                   \
+    X(TW_D_DUPLICATE_KEY, 37, "duplicate_key", "duplicate JSON object key")    \
+    X(TW_D_NOT_CARRIED, 38, "not_carried", "a value the target format cannot carry was dropped") \
+    X(TW_D_OUTPUT_TRUNCATED, 39, "output_truncated", "tool output cut to max_tool_output_bytes") \
+    X(TW_D_TOOL_RESULT_IN_OUTPUT, 40, "tool_result_in_output",                 \
+      "model output held a <tool_result> block; it was dropped")               \
+    X(TW_D_NUMBER_INEXACT, 41, "number_inexact",                               \
       "a number the target format cannot carry exactly was re-encoded")        \
-    X(TW_D_JSON_NUL, "json_nul",                                               \
+    X(TW_D_JSON_NUL, 42, "json_nul",                                           \
       "a JSON string or key holds U+0000; the value was refused")              \
-    X(TW_D_CALL_DUPLICATE_KEY, "call_duplicate_key",                           \
+    X(TW_D_CALL_DUPLICATE_KEY, 43, "call_duplicate_key",                       \
       "tool call object repeats a key; the call is ambiguous")                 \
-    X(TW_D_JSON_NOT_RFC8259, "json_not_rfc8259",                               \
+    X(TW_D_JSON_NOT_RFC8259, 44, "json_not_rfc8259",                           \
       "JSON is not RFC 8259: raw control character in a string or between tokens")
 
 typedef enum tw_status {
-#define TW_X_ENUM(e, n, m) e,
+#define TW_X_ENUM(e, v, n, m) e = v,
     TW_CODE_LIST(TW_X_ENUM)
 #undef TW_X_ENUM
         TW_CODE_COUNT
 } tw_status;
 
-/* A code's name ("tool_call_json") and default message; never NULL. */
+/* The last status; every code after it is a diagnostic code. */
+#define TW_STATUS_LAST TW_ERR_UNSUPPORTED
+
+/* True for TW_OK … TW_STATUS_LAST. */
+bool tw_code_is_status(tw_status code);
+/* True for the diagnostic codes (TW_STATUS_LAST < code < TW_CODE_COUNT). */
+bool tw_code_is_diag(tw_status code);
+
+/* A code's name ("tool_call_json") and default message; never NULL
+ * ("unknown" and "unknown code" for a number outside the table). */
 const char *tw_code_name(tw_status code);
 const char *tw_code_message(tw_status code);
-/* Look a code up by name; returns false when unknown. */
+/* Look a code up by name (name[0, len), no terminator needed); returns
+ * false when unknown and leaves *out alone. */
 bool tw_code_from_name(const char *name, size_t len, tw_status *out);
 
 /*

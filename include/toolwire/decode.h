@@ -1,6 +1,26 @@
 /*
- * The format registry: every decoder behind one interface, so the CLI, the
- * tests and the fuzz targets can drive any format in batch or streaming.
+ * Decoders: wire bytes in one format -> the neutral tw_result. Every decoder
+ * offers the same two ways in, batch and push (streaming), behind
+ * tw_format_ops; the list of decoders is the module registry
+ * (toolwire/registry.h), of which tw_formats() is the decoders' view.
+ *
+ * The contract every decoder keeps:
+ *   - Input: bytes buf[0, len) (not NULL), no terminator needed, never
+ *     modified or kept.
+ *   - Options: a tw_decode_opts (neutral.h), NULL meaning all defaults; its
+ *     limits bound everything the decoder keeps. The options and the tools
+ *     they point at are read during the call (batch) or until finish
+ *     (push), never kept after.
+ *   - A bad input is not a failure. What the decoder dropped, refused or
+ *     found past a cap is reported in out->errors, what it repaired in
+ *     out->warnings (diagnostic codes, core.h), and the call returns TW_OK.
+ *   - A failure (st != TW_OK) is one of the statuses of core.h: NOMEM when
+ *     an allocation failed, STATE for a call out of order. On every
+ *     failure *out is a valid, empty result (tw_result_init) that the
+ *     caller may free with tw_result_free or drop: nothing partial.
+ *   - On TW_OK *out owns everything it holds; free it with tw_result_free.
+ *     *out need not be initialised before the call: the callee overwrites
+ *     it without reading it.
  */
 #ifndef TOOLWIRE_DECODE_H
 #define TOOLWIRE_DECODE_H
@@ -12,25 +32,40 @@ extern "C" {
 #endif
 
 typedef struct tw_format_ops {
-    const char *name;        /* "hermes", "openai-stream", … */
-    const char *summary;     /* one line for --help */
-    /* Batch decode of a whole input into *out (initialised by the callee). */
+    const char *name;        /* "hermes", "openai-stream", … (static) */
+    const char *summary;     /* one line for --help (static) */
+    /* Batch: decode buf[0, len) whole into *out (see the contract above). */
     tw_status (*decode)(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out);
-    /* Streaming: state of state_size bytes, zeroed by the caller. */
+    /* Push: a state of state_size bytes, owned by the caller (any alignment
+     * of max_align_t), zeroed or not. init reads `o` (may be NULL) and
+     * keeps a copy; `fn` (may be NULL) is called synchronously from feed
+     * and finish with each event, `user` passed through. On init failure
+     * the state holds nothing to release, but release is harmless. */
     size_t state_size;
     tw_status (*init)(void *state, const tw_decode_opts *o, tw_event_fn fn, void *user);
+    /* Feed the next bytes (any split: the result does not depend on where
+     * the input is cut). A failure ends the decode: call release. */
     tw_status (*feed)(void *state, const char *buf, size_t len);
-    /* Ends the input and moves the result into *out; init() again to reuse. */
+    /* End the input and move the result into *out; the state is released
+     * (init again to reuse it). On every failure *out is valid and
+     * empty. */
     tw_status (*finish)(void *state, tw_result *out);
+    /* Free what the state holds; safe after finish and after a failure. */
     void (*release)(void *state);
 } tw_format_ops;
 
-/* NULL when unknown. */
+/* The decoder of that name, NULL when unknown (name must not be NULL). */
 const tw_format_ops *tw_format_find(const char *name);
-/* NULL-terminated list of every format. */
+/* NULL-terminated list of every decoder, in registry order. */
 const tw_format_ops *const *tw_formats(void);
 
-/* A heap-allocated stream over any format (convenience for callers). */
+/*
+ * A heap-allocated push decode over any decoder (convenience for callers).
+ * tw_stream_new returns NULL when memory runs out or init fails. feed and
+ * finish follow the ops' contract; after finish (or a failed feed's
+ * finish) the stream only answers TW_ERR_STATE, with *out left empty.
+ * tw_stream_free(NULL) does nothing.
+ */
 typedef struct tw_stream tw_stream;
 tw_stream *tw_stream_new(const tw_format_ops *f, const tw_decode_opts *o, tw_event_fn fn,
                          void *user);
@@ -39,8 +74,10 @@ tw_status tw_stream_finish(tw_stream *s, tw_result *out);
 void tw_stream_free(tw_stream *s);
 
 /*
- * Decode through the streaming decoder in `chunk`-byte pieces (chunk 0 =
- * one piece). Used by `parse --chunk` and by the equivalence tests.
+ * Decode through the push decoder in `chunk`-byte pieces (chunk 0 = one
+ * piece), each piece an exact-size copy so that sanitizers catch a read
+ * past it. Used by `parse --chunk` and by the equivalence tests. The same
+ * contract as a batch decode: on failure *out is valid and empty.
  */
 tw_status tw_decode_chunked(const tw_format_ops *f, const char *buf, size_t len, size_t chunk,
                             const tw_decode_opts *o, tw_result *out);

@@ -67,6 +67,9 @@ typedef struct tw_request {
     cJSON *options;            /* generation options object as given, or NULL */
 } tw_request;
 
+/* A decoder's result. Zero-initialised or set by tw_result_init, it is
+ * valid and empty; every decoder leaves *out so on failure. Owns all it
+ * holds: free with tw_result_free. */
 typedef struct tw_result {
     tw_message msg;            /* role assistant */
     char *finish_reason;       /* NULL prints as "" */
@@ -76,7 +79,12 @@ typedef struct tw_result {
     struct tw_id_index *ids;   /* internal: call ids and tool names indexed (tw_result_*) */
 } tw_result;
 
-/* ---- decode options shared by every decoder ---- */
+/* ---- decode options shared by every decoder ----
+ *
+ * The one options struct of every decoder (decode.h). Zero-initialised (or
+ * a NULL pointer in its place) is the default for every field. The decoder
+ * copies the struct at init; `tools` (and what it points at) must stay
+ * valid until the decode ends and is never freed or modified by it. */
 
 typedef enum tw_unterminated { TW_UNTERM_SYNTHESIZE = 0, TW_UNTERM_DIRECT } tw_unterminated;
 typedef enum tw_finish { TW_FINISH_STOP = 0, TW_FINISH_LENGTH, TW_FINISH_STOP_SEQUENCE } tw_finish;
@@ -115,7 +123,10 @@ typedef struct tw_event {
     const tw_diag *diag;
 } tw_event;
 
-/* Called synchronously from feed/finish; pointers are valid during the call only. */
+/* The push decoders' event callback: called synchronously from feed and
+ * finish, in input order, with the `user` pointer given at init. The
+ * pointers in `ev` are valid during the call only (copy what is kept). The
+ * callback must not call back into the same decoder. */
 typedef void (*tw_event_fn)(void *user, const tw_event *ev);
 
 /* ---- lifecycle ---- */
@@ -125,7 +136,10 @@ void tw_message_free(tw_message *m);
 void tw_tool_free(tw_tool *t);
 void tw_tools_free(tw_tool *t, size_t n);
 void tw_request_free(tw_request *r);
+/* An empty result whose diagnostic lists keep at most limits->max_diags
+ * each (limits may be NULL: defaults). Does not free what *r held. */
 void tw_result_init(tw_result *r, const tw_limits *limits);
+/* Free everything r holds and zero it; r may be zeroed or initialised. */
 void tw_result_free(tw_result *r);
 
 /* Append a call to the message, taking ownership of *c's members (c is

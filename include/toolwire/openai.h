@@ -18,7 +18,10 @@ extern "C" {
 
 /* ===================== OpenAI ===================== */
 
-/* Batch decode of one chat.completion body (or an error envelope). */
+/* Batch decode of one chat.completion body (or an error envelope)
+ * (the contract of decode.h: buf[0, len) is
+ * not kept, `o` may be NULL, *out need not be initialised and is valid and
+ * empty on every failure; a bad body is a diagnostic, not a failure). */
 tw_status tw_openai_response_decode(const char *buf, size_t len, const tw_decode_opts *o,
                                     tw_result *out);
 
@@ -70,11 +73,15 @@ tw_status tw_openai_stream_init(tw_openai_stream *d, const tw_decode_opts *o, tw
  * max_input_bytes is ignored (error input_too_large at finish). */
 tw_status tw_openai_stream_feed(tw_openai_stream *d, const char *buf, size_t len);
 /* End of input: closes open calls, moves the result to *out (free with
- * tw_result_free) and releases the decoder's memory. */
+ * tw_result_free) and releases the decoder's memory. On
+ * failure (TW_ERR_NOMEM; TW_ERR_STATE for a second finish) *out is valid
+ * and empty. */
 tw_status tw_openai_stream_finish(tw_openai_stream *d, tw_result *out);
 /* Release without finishing (safe after finish too). */
 void tw_openai_stream_release(tw_openai_stream *d);
-/* Batch: init, feed everything, finish. */
+/* Batch: init, feed everything, finish (the contract of decode.h: buf[0, len) is
+ * not kept, `o` may be NULL, *out need not be initialised and is valid and
+ * empty on every failure; a bad body is a diagnostic, not a failure). */
 tw_status tw_openai_stream_decode(const char *buf, size_t len, const tw_decode_opts *o,
                                   tw_result *out);
 

@@ -84,18 +84,28 @@ typedef struct tw_text_dec {
     bool c_bare_nonws;     /* c_bare_off is set */
 } tw_text_dec;
 
+/*
+ * Prepare *d (any previous content is overwritten, not freed) for `kind`.
+ * `o` may be NULL (defaults) and is copied; the tools it points at must
+ * stay valid until finish. `fn` may be NULL (no events); `user` is passed
+ * to it as is.
+ */
 tw_status tw_text_init(tw_text_dec *d, tw_text_kind kind, const tw_decode_opts *o,
                        tw_event_fn fn, void *user);
 /* Push bytes; events fire from inside. Input past max_input_bytes is ignored
  * (error input_too_large at finish). */
 tw_status tw_text_feed(tw_text_dec *d, const char *buf, size_t len);
 /* End of input: resolves held text, moves the result to *out (the caller
- * frees it with tw_result_free) and releases the decoder's memory. */
+ * frees it with tw_result_free) and releases the decoder's memory. On
+ * failure (TW_ERR_NOMEM; TW_ERR_STATE for a second finish) *out is valid
+ * and empty. */
 tw_status tw_text_finish(tw_text_dec *d, tw_result *out);
 /* Release without finishing (safe after finish too). */
 void tw_text_release(tw_text_dec *d);
 
-/* Batch: init, feed everything, finish. */
+/* Batch: init, feed everything, finish (the contract of decode.h: buf[0,
+ * len) is not kept, `o` may be NULL, *out need not be initialised and is
+ * valid and empty on every failure). */
 tw_status tw_think_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out);
 tw_status tw_hermes_decode(const char *buf, size_t len, const tw_decode_opts *o,
                            tw_result *out);

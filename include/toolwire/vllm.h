@@ -18,7 +18,10 @@
 extern "C" {
 #endif
 
-/* Batch decode of a GenerateResponse body (the registry's "vllm-generate"). */
+/* Batch decode of a GenerateResponse body (the registry's "vllm-generate")
+ * (the contract of decode.h: buf[0, len) is
+ * not kept, `o` may be NULL, *out need not be initialised and is valid and
+ * empty on every failure; a bad body is a diagnostic, not a failure). */
 tw_status tw_vllm_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out);
 
 /* Streaming: the body is buffered (up to max_input_bytes) and decoded at

@@ -1,0 +1,177 @@
+/*
+ * The template a new format module copies (docs/architecture.md, "Adding a
+ * format"). It is not part of the library: tests/test_template.c builds it
+ * and drives it through the same contract checks as every registered
+ * decoder, so the template stays correct as the library changes.
+ *
+ * The example format, "lines": the input is lines of text; a line
+ *     CALL <name> <JSON object>
+ * is a tool call, every other line is content. Bad call lines are kept out
+ * of the result and reported as errors; nothing in the input makes the
+ * decode fail (a failure is an allocation failure only).
+ *
+ * To make a real module from it: copy it to src/<format>.c, rename
+ * "template"/"lines" to the format's name, put the state struct's
+ * declaration in the module (never in an installed header), add the
+ * format's line to TW_MODULE_LIST in src/formats.h, declare the batch
+ * function in include/toolwire/<format>.h with a contract comment, add
+ * decode fixtures under tests/data/decode/<format>/ and a page under
+ * docs/formats/.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../wire_common.h"
+#include "toolwire/decode.h"
+#include "toolwire/json.h"
+
+/* The decoder's state: private to the module. The push interface hands it
+ * around as void * (tw_format_ops.state_size bytes). */
+typedef struct tw_lines_dec {
+    tw_decode_opts o; /* the options, copied by init */
+    tw_limits L;      /* resolved limits: every cap comes from here */
+    tw_event_fn fn;   /* event sink (may be NULL) and its user pointer */
+    void *user;
+    tw_buf in;        /* the input so far, capped at max_input_bytes */
+    bool too_large;   /* bytes past max_input_bytes were dropped */
+    bool finished;
+} tw_lines_dec;
+
+static tw_status lines_init(void *s, const tw_decode_opts *o, tw_event_fn fn, void *user)
+{
+    tw_lines_dec *d = s;
+    TW_DECODER_SETUP(d, o, fn, user); /* zero, copy options, resolve limits */
+    d->in.max = d->L.max_input_bytes;
+    return TW_OK;
+}
+
+static tw_status lines_feed(void *s, const char *buf, size_t len)
+{
+    tw_lines_dec *d = s;
+    if (d->finished)
+        return TW_ERR_STATE;
+    /* over a cap: keep what fits, say so at finish (a diagnostic, not a failure) */
+    len = tw_input_clip(&d->L, d->in.len, len, &d->too_large);
+    return len ? tw_buf_append(&d->in, buf, len) : TW_OK;
+}
+
+static void fire(const tw_lines_dec *d, tw_event_kind k, const char *text, size_t len,
+                 const tw_call *call, const tw_diag *diag)
+{
+    if (!d->fn)
+        return;
+    tw_event ev = {k, text, len, call, diag};
+    d->fn(d->user, &ev);
+}
+
+/* One "CALL name {…}" line at input offset `off` into res. */
+static tw_status take_call(tw_lines_dec *d, tw_result *res, const char *p, size_t n, size_t off)
+{
+    const char *sp = memchr(p, ' ', n);
+    if (!sp || sp == p)
+        return tw_diag_add(&res->errors, TW_D_MISSING_NAME, (int64_t)off, NULL);
+    if (res->msg.ncalls >= d->L.max_calls)
+        return tw_diag_add(&res->errors, TW_D_TOO_MANY_CALLS, (int64_t)off, NULL);
+    size_t nlen = (size_t)(sp - p);
+    const char *a = sp + 1;
+    size_t alen = n - nlen - 1;
+    if (alen > d->L.max_args_bytes)
+        return tw_diag_add(&res->errors, TW_D_ARGS_TOO_LARGE, (int64_t)off, NULL);
+    cJSON *args = NULL;
+    tw_json_error je;
+    tw_status st = tw_json_parse(a, alen, d->L.max_depth, &args, &je);
+    if (st == TW_ERR_NOMEM)
+        return st; /* an allocation failure is a failure, never bad JSON */
+    if (st != TW_OK)
+        return tw_diag_add(&res->errors, TW_D_TOOL_CALL_JSON, (int64_t)off, je.message);
+    if (!cJSON_IsObject(args)) {
+        cJSON_Delete(args);
+        return tw_diag_add(&res->errors, TW_D_ARGUMENTS_NOT_OBJECT, (int64_t)off, NULL);
+    }
+    tw_call c;
+    memset(&c, 0, sizeof c);
+    c.arguments = args;
+    c.offset = (int64_t)off;
+    c.name = tw_strndup(p, nlen);
+    bool rewritten = false;
+    char id[32];
+    snprintf(id, sizeof id, "call_%zu", res->msg.ncalls + 1);
+    c.id = c.name ? tw_result_unique_call_id(res, id, &rewritten) : NULL;
+    if (!c.name || !c.id) {
+        tw_call_free(&c);
+        return TW_ERR_NOMEM;
+    }
+    st = tw_message_add_call(&res->msg, &c); /* takes c's members */
+    tw_call_free(&c);
+    if (st == TW_OK)
+        fire(d, TW_EV_TOOL_CALL, NULL, 0, &res->msg.calls[res->msg.ncalls - 1], NULL);
+    return st;
+}
+
+static tw_status lines_decode_all(tw_lines_dec *d, tw_result *res)
+{
+    const char *b = d->in.data ? d->in.data : "";
+    size_t n = d->in.len;
+    tw_status st = TW_OK;
+    for (size_t i = 0; st == TW_OK && i < n;) {
+        const char *nl = memchr(b + i, '\n', n - i);
+        size_t end = nl ? (size_t)(nl - b) : n;
+        size_t next = nl ? end + 1 : n;
+        if (end - i >= 5 && memcmp(b + i, "CALL ", 5) == 0) {
+            st = take_call(d, res, b + i + 5, end - i - 5, i);
+        } else {
+            st = tw_buf_append(&res->msg.content, b + i, next - i);
+            if (st == TW_OK)
+                fire(d, TW_EV_CONTENT, b + i, next - i, NULL, NULL);
+        }
+        i = next;
+    }
+    if (st == TW_OK && d->too_large)
+        st = tw_diag_add(&res->errors, TW_D_INPUT_TOO_LARGE, (int64_t)d->L.max_input_bytes, NULL);
+    if (st == TW_OK)
+        st = tw_buf_append(&res->msg.content, "", 0); /* content is "" rather than absent */
+    if (st == TW_OK)
+        res->finish_reason = tw_strdup(res->msg.ncalls ? "tool_calls" : "stop");
+    if (st == TW_OK && !res->finish_reason)
+        st = TW_ERR_NOMEM;
+    return st;
+}
+
+static void lines_release(void *s)
+{
+    tw_lines_dec *d = s;
+    tw_buf_free(&d->in);
+}
+
+static tw_status lines_finish(void *s, tw_result *out)
+{
+    tw_lines_dec *d = s;
+    tw_result_init(out, &d->L); /* *out is valid and empty from here on */
+    if (d->finished)
+        return TW_ERR_STATE;
+    d->finished = true;
+    tw_status st = lines_decode_all(d, out);
+    if (st != TW_OK) {
+        tw_result_free(out); /* nothing partial on failure */
+        tw_result_init(out, &d->L);
+    }
+    lines_release(d);
+    return st;
+}
+
+/* Batch: the push decoder over the whole input (one code path for both). */
+tw_status tw_lines_output_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)
+{
+    tw_lines_dec d;
+    return tw_decode_batch(&d, lines_init(&d, o, NULL, NULL), lines_feed, lines_finish,
+                           lines_release, buf, len, out);
+}
+
+/* The registry object. A real module adds D(tw_format_lines, "lines", TEXT)
+ * to TW_MODULE_LIST in src/formats.h and drops `static`. */
+static const tw_format_ops tw_format_lines = {
+    "lines",       "template: CALL <name> <JSON object> lines, the rest content",
+    tw_lines_output_decode, sizeof(tw_lines_dec),
+    lines_init,    lines_feed,
+    lines_finish,  lines_release};

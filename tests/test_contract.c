@@ -1,0 +1,455 @@
+/*
+ * The format-module contract (docs/architecture.md): one registry of
+ * decoders, encoders and request readers with their families; on every
+ * failure `*out` is valid and empty; statuses are not diagnostics; an
+ * allocation failure while parsing JSON reads as TW_ERR_NOMEM, not as bad
+ * JSON.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "toolwire/json.h"
+#include "toolwire/registry.h"
+#include "twtest.h"
+
+/* ---- a cJSON allocator that fails from the n-th allocation on ---- */
+
+static long fail_from = -1; /* -1: never */
+static long nallocs;
+
+static void *failing_malloc(size_t n)
+{
+    if (fail_from >= 0 && nallocs++ >= fail_from)
+        return NULL;
+    return malloc(n);
+}
+
+static void fail_cjson_from(long n)
+{
+    fail_from = n;
+    nallocs = 0;
+    cJSON_Hooks h = {failing_malloc, free};
+    cJSON_InitHooks(&h);
+}
+
+static void cjson_normal(void)
+{
+    fail_from = -1;
+    cJSON_InitHooks(NULL);
+}
+
+/* ---- the registry ---- */
+
+Test(contract, registry_lists_every_module_once)
+{
+    size_t n = 0;
+    const tw_module *m = tw_modules(&n);
+    size_t ndec = 0, nenc = 0, nread = 0;
+    for (size_t i = 0; i < n; i++) {
+        cr_assert_not_null(m[i].name);
+        switch (m[i].kind) {
+        case TW_MODULE_DECODER:
+            cr_assert_not_null(m[i].decoder, "%s", m[i].name);
+            cr_assert_null(m[i].encoder);
+            cr_assert_null(m[i].reader);
+            cr_assert_str_eq(m[i].decoder->name, m[i].name);
+            cr_assert_eq(m[i].takes, TW_VALUE_BYTES);
+            cr_assert_eq(m[i].yields, TW_VALUE_RESULT);
+            cr_assert_eq(tw_formats()[ndec], m[i].decoder, "%s: tw_formats order", m[i].name);
+            cr_assert_eq(tw_format_find(m[i].name), m[i].decoder);
+            ndec++;
+            break;
+        case TW_MODULE_ENCODER:
+            cr_assert_not_null(m[i].encoder, "%s", m[i].name);
+            cr_assert_null(m[i].decoder);
+            cr_assert_null(m[i].reader);
+            cr_assert_str_eq(m[i].encoder->name, m[i].name);
+            cr_assert_eq(m[i].takes, m[i].encoder->input == TW_ENC_REQUEST ? TW_VALUE_REQUEST
+                                                                           : TW_VALUE_RESULT,
+                         "%s", m[i].name);
+            cr_assert_eq(m[i].yields, TW_VALUE_BYTES);
+            cr_assert_eq(tw_encoders()[nenc], m[i].encoder, "%s: tw_encoders order", m[i].name);
+            cr_assert_eq(tw_encoder_find(m[i].name), m[i].encoder);
+            nenc++;
+            break;
+        case TW_MODULE_REQUEST_READER:
+            cr_assert_not_null(m[i].reader, "%s", m[i].name);
+            cr_assert_null(m[i].decoder);
+            cr_assert_null(m[i].encoder);
+            cr_assert_str_eq(m[i].reader->name, m[i].name);
+            cr_assert_not_null(m[i].reader->decode);
+            cr_assert_eq(m[i].takes, TW_VALUE_BYTES);
+            cr_assert_eq(m[i].yields, TW_VALUE_REQUEST);
+            cr_assert_eq(tw_request_reader_find(m[i].name), m[i].reader);
+            nread++;
+            break;
+        default:
+            cr_assert_fail("module %s has kind %d", m[i].name, (int)m[i].kind);
+        }
+        cr_assert(m[i].family == TW_FAMILY_TEXT || m[i].family == TW_FAMILY_JSON ||
+                      m[i].family == TW_FAMILY_SSE,
+                  "%s", m[i].name);
+        for (size_t j = 0; j < i; j++)
+            cr_assert(m[j].kind != m[i].kind || strcmp(m[j].name, m[i].name) != 0,
+                      "%s listed twice", m[i].name);
+    }
+    cr_assert_null(tw_formats()[ndec]);
+    cr_assert_null(tw_encoders()[nenc]);
+    cr_assert_eq(ndec, 9);
+    cr_assert_eq(nenc, 11);
+    cr_assert_eq(nread, 4);
+    cr_assert_null(tw_module_find(TW_MODULE_DECODER, "no-such-format"));
+    cr_assert_null(tw_module_find(TW_MODULE_DECODER, NULL));
+    cr_assert_null(tw_request_reader_find("openai-response"));
+}
+
+Test(contract, registry_families)
+{
+    static const struct {
+        tw_module_kind kind;
+        const char *name;
+        tw_family family;
+    } want[] = {
+        {TW_MODULE_DECODER, "think", TW_FAMILY_TEXT},
+        {TW_MODULE_DECODER, "hermes", TW_FAMILY_TEXT},
+        {TW_MODULE_DECODER, "fenced", TW_FAMILY_TEXT},
+        {TW_MODULE_DECODER, "proxy", TW_FAMILY_TEXT},
+        {TW_MODULE_DECODER, "openai-response", TW_FAMILY_JSON},
+        {TW_MODULE_DECODER, "anthropic-response", TW_FAMILY_JSON},
+        {TW_MODULE_DECODER, "vllm-generate", TW_FAMILY_JSON},
+        {TW_MODULE_DECODER, "openai-stream", TW_FAMILY_SSE},
+        {TW_MODULE_DECODER, "anthropic-stream", TW_FAMILY_SSE},
+        {TW_MODULE_ENCODER, "openai-stream", TW_FAMILY_SSE},
+        {TW_MODULE_ENCODER, "hermes-prompt", TW_FAMILY_TEXT},
+        {TW_MODULE_ENCODER, "vllm-generate-request", TW_FAMILY_JSON},
+        {TW_MODULE_REQUEST_READER, "hermes-prompt", TW_FAMILY_TEXT},
+        {TW_MODULE_REQUEST_READER, "anthropic-request", TW_FAMILY_JSON},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const tw_module *m = tw_module_find(want[i].kind, want[i].name);
+        cr_assert_not_null(m, "%s", want[i].name);
+        cr_assert_eq(m->family, want[i].family, "%s is %s", want[i].name,
+                     tw_family_name(m->family));
+        if (want[i].kind == TW_MODULE_DECODER)
+            cr_assert_eq(tw_decoder_is_text(want[i].name), want[i].family == TW_FAMILY_TEXT);
+    }
+    cr_assert_not(tw_decoder_is_text(NULL));
+    cr_assert_not(tw_decoder_is_text("hermes-prompt")); /* an encoder, not a decoder */
+    cr_assert_str_eq(tw_family_name(TW_FAMILY_SSE), "sse");
+    cr_assert_str_eq(tw_family_name((tw_family)99), "unknown");
+}
+
+/* ---- *out valid and empty on failure ---- */
+
+static void assert_result_empty(tw_result *r, const char *what, tw_status st)
+{
+    cr_assert_eq(r->msg.content.len, 0, "%s (%s): content kept", what, tw_code_name(st));
+    cr_assert_eq(r->msg.thinking.len, 0, "%s (%s): thinking kept", what, tw_code_name(st));
+    cr_assert_eq(r->msg.ncalls, 0, "%s (%s): calls kept", what, tw_code_name(st));
+    cr_assert_null(r->msg.calls, "%s (%s)", what, tw_code_name(st));
+    cr_assert_null(r->msg.thinking_signature, "%s (%s)", what, tw_code_name(st));
+    cr_assert_null(r->msg.redacted_thinking, "%s (%s)", what, tw_code_name(st));
+    cr_assert_null(r->finish_reason, "%s (%s)", what, tw_code_name(st));
+    cr_assert_eq(r->errors.len, 0, "%s (%s)", what, tw_code_name(st));
+    cr_assert_eq(r->warnings.len, 0, "%s (%s)", what, tw_code_name(st));
+    cr_assert_null(r->ids, "%s (%s)", what, tw_code_name(st));
+    tw_result_free(r); /* and freeable: the sanitizers see a bad pointer */
+}
+
+static void assert_request_empty(tw_request *q, const char *what, tw_status st)
+{
+    cr_assert_null(q->model, "%s (%s)", what, tw_code_name(st));
+    cr_assert_null(q->messages, "%s (%s)", what, tw_code_name(st));
+    cr_assert_eq(q->nmessages, 0, "%s (%s)", what, tw_code_name(st));
+    cr_assert_null(q->tools, "%s (%s)", what, tw_code_name(st));
+    cr_assert_eq(q->ntools, 0, "%s (%s)", what, tw_code_name(st));
+    cr_assert_null(q->choice_name, "%s (%s)", what, tw_code_name(st));
+    cr_assert_null(q->options, "%s (%s)", what, tw_code_name(st));
+    cr_assert_eq(q->parallel_tool_calls, -1, "%s (%s)", what, tw_code_name(st));
+    tw_request_free(q);
+}
+
+/* The "input" of up to `max` decode fixtures of a format that expect tool
+ * calls (any fixtures when none does: think), each malloc'd; returns how
+ * many. */
+static size_t fixture_inputs_of(const char *format, char **out, size_t max, bool with_calls)
+{
+    char rel[128];
+    snprintf(rel, sizeof rel, "tests/data/decode/%s", format);
+    const char *dir = tw_test_src(rel);
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d, "%s", dir);
+    char *names[512];
+    size_t nn = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && nn < 512)
+        if (strstr(e->d_name, ".json"))
+            names[nn++] = strdup(e->d_name);
+    closedir(d);
+    /* readdir's order is the file system's: sort for a repeatable choice */
+    for (size_t i = 1; i < nn; i++)
+        for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+            char *t = names[j];
+            names[j] = names[j - 1];
+            names[j - 1] = t;
+        }
+    size_t n = 0;
+    for (size_t i = 0; i < nn; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        free(names[i]);
+        if (n >= max)
+            continue;
+        FILE *f = fopen(path, "rb");
+        cr_assert_not_null(f, "%s", path);
+        tw_buf b = {0};
+        char chunk[4096];
+        size_t k;
+        while ((k = fread(chunk, 1, sizeof chunk, f)) > 0)
+            cr_assert_eq(tw_buf_append(&b, chunk, k), TW_OK);
+        fclose(f);
+        cJSON *j = cJSON_ParseWithLength(b.data, b.len);
+        tw_buf_free(&b);
+        cr_assert_not_null(j, "%s", path);
+        const cJSON *calls = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "expect"), "tool_calls");
+        const char *in = cJSON_GetStringValue(cJSON_GetObjectItem(j, "input"));
+        if (in && (!with_calls || cJSON_GetArraySize(calls) > 0))
+            out[n++] = strdup(in);
+        cJSON_Delete(j);
+    }
+    return n;
+}
+
+static size_t fixture_inputs(const char *format, char **out, size_t max)
+{
+    size_t n = fixture_inputs_of(format, out, max, true);
+    return n ? n : fixture_inputs_of(format, out, max, false);
+}
+
+enum { MAX_FAIL_POINTS = 400, INPUTS_PER_FORMAT = 3 };
+
+/* Decode `in` with cJSON allocations failing from the k-th on, for every k
+ * until a decode succeeds; every failure leaves *out valid and empty.
+ * Returns the number of failed decodes. `chunk` 0: batch, else streamed in
+ * pieces of that many bytes. */
+static size_t drive_decoder(const tw_format_ops *f, const char *in, size_t chunk)
+{
+    size_t failures = 0;
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    o.allow_unknown_tool = true;
+    for (long k = 0; k < MAX_FAIL_POINTS; k++) {
+        tw_result r;
+        memset(&r, 0xA5, sizeof r); /* the callee initialises *out */
+        fail_cjson_from(k);
+        tw_status st = chunk ? tw_decode_chunked(f, in, strlen(in), chunk, &o, &r)
+                             : f->decode(in, strlen(in), &o, &r);
+        cjson_normal();
+        if (st == TW_OK) {
+            tw_result_free(&r);
+            return failures;
+        }
+        cr_assert(tw_code_is_status(st), "%s: returned the diagnostic code %s", f->name,
+                  tw_code_name(st));
+        cr_assert_eq(st, TW_ERR_NOMEM, "%s: %s with allocation %ld failing", f->name,
+                     tw_code_name(st), k);
+        assert_result_empty(&r, f->name, st);
+        failures++;
+    }
+    cr_assert_fail("%s: still failing after %d failed allocations", f->name, MAX_FAIL_POINTS);
+    return failures;
+}
+
+Test(contract, decoders_leave_out_empty_on_failure)
+{
+    size_t failures = 0;
+    for (const tw_format_ops *const *f = tw_formats(); *f; f++) {
+        char *ins[INPUTS_PER_FORMAT];
+        size_t n = fixture_inputs((*f)->name, ins, INPUTS_PER_FORMAT);
+        cr_assert_gt(n, 0, "%s: no decode fixture", (*f)->name);
+        for (size_t i = 0; i < n; i++) {
+            failures += drive_decoder(*f, ins[i], 0);
+            failures += drive_decoder(*f, ins[i], 7);
+            free(ins[i]);
+        }
+    }
+    /* the JSON and SSE decoders hold their calls in cJSON trees: their
+     * allocation failures must have been seen */
+    cr_assert_gt(failures, 0);
+}
+
+Test(contract, decoders_refuse_with_diagnostics_not_statuses)
+{
+    /* over a cap, a decoder succeeds and says so in its errors */
+    for (const tw_format_ops *const *f = tw_formats(); *f; f++) {
+        char *ins[1];
+        size_t n = fixture_inputs((*f)->name, ins, 1);
+        cr_assert_eq(n, 1, "%s", (*f)->name);
+        tw_decode_opts o;
+        memset(&o, 0, sizeof o);
+        o.limits.max_input_bytes = 4;
+        tw_result r;
+        tw_status st = (*f)->decode(ins[0], strlen(ins[0]), &o, &r);
+        cr_assert_eq(st, TW_OK, "%s: %s", (*f)->name, tw_code_name(st));
+        cr_assert(tw_diag_has(&r.errors, TW_D_INPUT_TOO_LARGE), "%s", (*f)->name);
+        for (size_t i = 0; i < r.errors.len; i++)
+            cr_assert(tw_code_is_diag(r.errors.items[i].code), "%s", (*f)->name);
+        tw_result_free(&r);
+        free(ins[0]);
+    }
+}
+
+/* A valid request of each reader's format, with two messages. */
+static const char *request_sample(const char *reader)
+{
+    if (strcmp(reader, "openai-request") == 0 || strcmp(reader, "vllm-generate-request") == 0)
+        return "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},"
+               "{\"role\":\"assistant\",\"content\":\"ok\"}]}";
+    if (strcmp(reader, "anthropic-request") == 0)
+        return "{\"model\":\"m\",\"max_tokens\":8,\"messages\":[{\"role\":\"user\",\"content\":"
+               "\"hi\"},{\"role\":\"assistant\",\"content\":\"ok\"}]}";
+    if (strcmp(reader, "hermes-prompt") == 0)
+        return "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\nok<|im_end|>\n";
+    return NULL;
+}
+
+static tw_status read_request(const tw_request_reader_ops *rd, const char *in, size_t len,
+                              const tw_limits *l, tw_request *q, tw_request_error *e)
+{
+    memset(q, 0xA5, sizeof *q); /* the callee initialises *out */
+    tw_diag_list w = {0};
+    tw_status st = rd->decode(in, len, l, q, &w, e);
+    tw_diag_list_free(&w);
+    return st;
+}
+
+Test(contract, request_readers_leave_out_empty_on_failure)
+{
+    size_t n = 0;
+    const tw_module *m = tw_modules(&n);
+    size_t nreaders = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m[i].kind != TW_MODULE_REQUEST_READER)
+            continue;
+        nreaders++;
+        const tw_request_reader_ops *rd = m[i].reader;
+        const char *ok = request_sample(rd->name);
+        cr_assert_not_null(ok, "%s: no sample request in this test", rd->name);
+        tw_request q;
+        tw_request_error e;
+        tw_status st = read_request(rd, ok, strlen(ok), NULL, &q, &e);
+        cr_assert_eq(st, TW_OK, "%s: %s", rd->name, e.message);
+        cr_assert_eq(q.nmessages, 2, "%s", rd->name);
+        tw_request_free(&q);
+
+        /* over max_input_bytes */
+        tw_limits l;
+        memset(&l, 0, sizeof l);
+        l.max_input_bytes = 8;
+        st = read_request(rd, ok, strlen(ok), &l, &q, &e);
+        cr_assert_eq(st, TW_ERR_LIMIT, "%s: %s", rd->name, tw_code_name(st));
+        assert_request_empty(&q, rd->name, st);
+
+        /* over max_messages */
+        memset(&l, 0, sizeof l);
+        l.max_messages = 1;
+        st = read_request(rd, ok, strlen(ok), &l, &q, &e);
+        cr_assert_neq(st, TW_OK, "%s: two messages past max_messages 1", rd->name);
+        assert_request_empty(&q, rd->name, st);
+
+        /* bad input: cut in the middle */
+        st = read_request(rd, ok, strlen(ok) / 2, NULL, &q, &e);
+        cr_assert_neq(st, TW_OK, "%s: half a request", rd->name);
+        assert_request_empty(&q, rd->name, st);
+
+        /* allocation failures inside cJSON */
+        size_t failures = 0;
+        for (long k = 0; k < MAX_FAIL_POINTS; k++) {
+            fail_cjson_from(k);
+            st = read_request(rd, ok, strlen(ok), NULL, &q, &e);
+            cjson_normal();
+            if (st == TW_OK) {
+                tw_request_free(&q);
+                break;
+            }
+            cr_assert_eq(st, TW_ERR_NOMEM, "%s: %s (%s) with allocation %ld failing", rd->name,
+                         tw_code_name(st), e.message, k);
+            assert_request_empty(&q, rd->name, st);
+            failures++;
+        }
+        cr_assert_eq(st, TW_OK, "%s: still failing after %d failed allocations", rd->name,
+                     MAX_FAIL_POINTS);
+        if (m[i].family == TW_FAMILY_JSON)
+            cr_assert_gt(failures, 0, "%s", rd->name);
+    }
+    cr_assert_eq(nreaders, 4);
+}
+
+/* ---- json.c: an allocation failure is not bad JSON ---- */
+
+Test(contract, json_parse_nomem_is_not_parse_error)
+{
+    static const char text[] = "\xEF\xBB\xBF {\"a\": [1, -2.5e3, {\"b\": \"x\\u00e9\\ud83d\\ude00\"}],"
+                               " \"c\": null, \"d\": true, \"e\": {}, \"f\": []} ";
+    size_t len = sizeof text - 1;
+    size_t nomem = 0;
+    long k = 0;
+    for (; k < MAX_FAIL_POINTS; k++) {
+        cJSON *v = (cJSON *)1;
+        tw_json_error e;
+        memset(&e, 0, sizeof e);
+        fail_cjson_from(k);
+        tw_status st = tw_json_parse(text, len, 64, &v, &e);
+        cjson_normal();
+        if (st == TW_OK) {
+            cr_assert_not_null(v);
+            cJSON_Delete(v);
+            break;
+        }
+        cr_assert_eq(st, TW_ERR_NOMEM, "allocation %ld failing: %s (%s)", k, tw_code_name(st),
+                     e.message);
+        cr_assert_eq(e.code, TW_ERR_NOMEM);
+        cr_assert_null(v);
+        nomem++;
+    }
+    cr_assert_lt(k, MAX_FAIL_POINTS);
+    cr_assert_gt(nomem, 5);
+}
+
+Test(contract, json_parse_bad_json_stays_parse_error)
+{
+    /* texts cJSON refuses: with allocations failing or not, they read as bad
+     * JSON, never as an allocation failure */
+    static const char *const bad[] = {
+        "[1, x]",
+        "{\"a\" 1}",
+        "[1,]",
+        "{\"a\":1,}",
+        "\"\\ud800\"",          /* a lone high surrogate */
+        "\"\\udc00\"",          /* a lone low surrogate */
+        "\"\\ud800\\u0041\"",   /* a high surrogate without its low half */
+        "\"\\q\"",              /* not an escape */
+        "[-]",
+        "[1e]",
+        "[1.2.3]",
+        "tru",
+        "{\"a\":",
+        "[\"unterminated",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        for (long k = -1; k < 3; k++) {
+            cJSON *v = NULL;
+            tw_json_error e;
+            if (k >= 0)
+                fail_cjson_from(k);
+            tw_status st = tw_json_parse(bad[i], strlen(bad[i]), 64, &v, &e);
+            cjson_normal();
+            cr_assert_eq(st, TW_ERR_PARSE, "%s (allocation %ld failing): %s", bad[i], k,
+                         tw_code_name(st));
+            cr_assert_null(v);
+        }
+    }
+}
