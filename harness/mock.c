@@ -222,6 +222,8 @@ static void *timer_main(void *arg)
 
 static void free_tables(tw_mock *m, size_t total)
 {
+    tw_mock_prep_free(m);
+    tw_match_index_free(m->index);
     for (size_t i = 0; m->norm && i < total; i++)
         cJSON_Delete(m->norm[i]);
     free(m->norm);
@@ -293,6 +295,11 @@ tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o,
     for (size_t i = 0; !nomem && m->o.match == TW_MATCH_NORMALISED && i < nfx; i++)
         for (size_t k = 0; m->served[i] && !nomem && k < fx[i].nexchanges; k++)
             m->norm[m->ex_base[i] + k] = tw_mock_normalise(fx[i].exchanges[k].req.body, &nomem);
+    if (!nomem) {
+        tw_match_in mi = {fx, nfx, m->served, (const cJSON *const *)m->norm, m->ex_base, "", "", NULL,
+                          NULL, "", m->o.match, m->o.ignore_keys, NULL};
+        nomem = tw_match_index_build(&mi, &m->index) != TW_OK || !tw_mock_prepare(m);
+    }
     if (nomem) {
         free_tables(m, total);
         free(m);
