@@ -462,6 +462,19 @@ static void log_record(tw_mock *m, tw_mock_record *rec)
     tw_buf_free(&extra);
 }
 
+/* The verdicts in catalog order without a search of the catalog per
+ * comparison: the client checks' ids (CLI-01 … CLI-07) sort in catalog order. */
+static void sort_client_checks(tw_check_set *s)
+{
+    for (size_t i = 1; i < s->len; i++) {
+        tw_check_result v = s->items[i];
+        size_t j = i;
+        for (; j > 0 && strcmp(s->items[j - 1].id, v.id) > 0; j--)
+            s->items[j] = s->items[j - 1];
+        s->items[j] = v;
+    }
+}
+
 /* Free the body and give its bytes back to the in-flight budget. */
 static void release_body(tw_mock *m, req_ctx *rc)
 {
@@ -651,7 +664,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     }
     pthread_mutex_unlock(&m->mu);
     tw_check_set_fill(&rec.checks, true, "");
-    tw_check_set_sort(&rec.checks);
+    sort_client_checks(&rec.checks);
 
     if (send_fault) {
         char ra[32];
