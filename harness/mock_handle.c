@@ -484,6 +484,43 @@ static void release_body(tw_mock *m, req_ctx *rc)
     tw_buf_free(&rc->body);
 }
 
+/* The plain mode: the whole body to the handler, its reply sent. */
+static enum MHD_Result answer_handler(tw_mock *m, struct MHD_Connection *conn, const char *url,
+                                      const char *method, req_ctx *rc)
+{
+    tw_mock_conn_answering(m, conn, true);
+    tw_mock_reply r;
+    memset(&r, 0, sizeof r);
+    if (rc->too_large || rc->over_budget) {
+        r.status = rc->too_large ? 413 : 503;
+        if (rc->too_large)
+            tw_buf_printf(&r.body, "{\"error\":{\"message\":\"request body larger than %zu bytes\","
+                                   "\"type\":\"invalid_request_error\",\"param\":null,\"code\":\"too_large\"}}",
+                          m->o.limits.max_input_bytes);
+        else
+            error_body(&r.body, 'o', "server_error", "the server holds too many request bytes; retry later",
+                       "busy");
+    } else {
+        const char *hv = m->o.handler_header
+                             ? MHD_lookup_connection_value(conn, MHD_HEADER_KIND, m->o.handler_header)
+                             : NULL;
+        m->o.handler(m->o.handler_user, method, url, hv, rc->body.data ? rc->body.data : "", rc->body.len, &r);
+    }
+    struct MHD_Response *resp = MHD_create_response_from_buffer(
+        r.body.len, r.body.data ? (void *)r.body.data : (void *)"", MHD_RESPMEM_MUST_COPY);
+    tw_buf_free(&r.body);
+    if (!resp)
+        return MHD_NO;
+    MHD_add_response_header(resp, "Content-Type", r.ctype ? r.ctype : "application/json");
+    if (r.ctype && strcmp(r.ctype, "text/event-stream") == 0)
+        MHD_add_response_header(resp, "Cache-Control", "no-cache");
+    if (rc->over_budget)
+        MHD_add_response_header(resp, "Retry-After", "1");
+    enum MHD_Result ret = MHD_queue_response(conn, (unsigned)(r.status ? r.status : 200), resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
 enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const char *url,
                                const char *method, const char *version, const char *upload,
                                size_t *upload_size, void **con_cls)
@@ -524,6 +561,8 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         }
         return MHD_YES;
     }
+    if (m->o.handler)
+        return answer_handler(m, conn, url, method, rc);
     /* a client's credentials never reach a log or report of this process */
     MHD_get_connection_values(conn, MHD_HEADER_KIND, learn_secret, NULL);
     MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, learn_secret, NULL);
