@@ -118,13 +118,43 @@ cJSON *tw_mock_normalise(const cJSON *body, bool *nomem)
     *nomem = false;
     if (!body)
         return NULL;
-    cJSON *c = cJSON_Duplicate(body, 1);
+    if (!cJSON_IsObject(body)) {
+        cJSON *d = cJSON_Duplicate(body, 1);
+        *nomem = d == NULL;
+        return d;
+    }
+    /* only "tools" is changed below its top level: the other members are
+     * references to the body's (not copied, not freed with the copy) */
+    cJSON *c = cJSON_CreateObject();
+    for (const cJSON *m = body->child; c && m; m = m->next) {
+        bool deep = m->string && strcmp(m->string, "tools") == 0;
+        cJSON *v = deep                 ? cJSON_Duplicate(m, 1)
+                   : cJSON_IsObject(m) ? cJSON_CreateObjectReference(m->child)
+                   : cJSON_IsArray(m)  ? cJSON_CreateArrayReference(m->child)
+                                       : cJSON_Duplicate(m, 0);
+        if (!v) {
+            cJSON_Delete(c);
+            c = NULL;
+            break;
+        }
+        /* the key is the body's too (a duplicate keeps a copy of its own) */
+        if (v->string && !(v->type & cJSON_StringIsConst))
+            cJSON_free(v->string);
+        v->string = m->string;
+        v->type |= cJSON_StringIsConst;
+        if (!c->child) {
+            c->child = v;
+            v->prev = v;
+        } else {
+            v->prev = c->child->prev;
+            c->child->prev->next = v;
+            c->child->prev = v;
+        }
+    }
     if (!c) {
         *nomem = true;
         return NULL;
     }
-    if (!cJSON_IsObject(c))
-        return c;
     cJSON *tools = tw_json_get(c, "tools");
     bool has_tools = cJSON_IsArray(tools) && tools->child;
     for (cJSON *t = cJSON_IsArray(tools) ? tools->child : NULL; t; t = t->next) {

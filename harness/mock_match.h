@@ -26,7 +26,9 @@ bool tw_mock_exchange_succeeds(const tw_fx_exchange *x);
  * depth, "additionalProperties": false in a schema object that lists its
  * "properties", a function's "strict": false, "parallel_tool_calls": true,
  * and "tool_choice" "auto" ({"type": "auto"}) when tools are given.
- * NULL for NULL, or when out of memory (*nomem set).
+ * NULL for NULL, or when out of memory (*nomem set). The copy shares every
+ * top-level member but "tools" with body (references): keep body alive and
+ * unchanged while the copy is used.
  */
 cJSON *tw_mock_normalise(const cJSON *body, bool *nomem);
 
