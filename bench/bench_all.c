@@ -399,6 +399,37 @@ static void proc_mem(pid_t pid, long *hwm, long *rss)
     fclose(f);
 }
 
+static double run_wrk_n(const char *script, const char *url, int secs, long *requests);
+
+/* CPU time (user + system) a process has used, in seconds; -1 when unknown. */
+static double proc_cpu(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')'); /* the command name may hold spaces */
+    unsigned long ut = 0, st = 0;
+    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+        return -1;
+    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* One wrk run against a server: req/s, and the server's CPU microseconds per request. */
+static double run_wrk_cpu(const char *script, const server *s, int secs, double *us_per_req)
+{
+    long n = 0;
+    double c0 = proc_cpu(s->pid);
+    double rps = run_wrk_n(script, s->url, secs, &n);
+    double c1 = proc_cpu(s->pid);
+    *us_per_req = rps > 0 && n > 0 && c0 >= 0 && c1 >= c0 ? (c1 - c0) * 1e6 / (double)n : -1;
+    return rps;
+}
+
 static size_t curl_sink(char *p, size_t sz, size_t n, void *u)
 {
     return tw_buf_append(u, p, sz * n) == TW_OK ? sz * n : 0;
@@ -451,16 +482,12 @@ static double run_wrk_n(const char *script, const char *url, int secs, long *req
     return errors ? -1 : rps;
 }
 
-static double run_wrk(const char *script, const char *url, int secs)
-{
-    long n;
-    return run_wrk_n(script, url, secs, &n);
-}
 
 typedef struct http_opts {
     const char *bindir, *fixtures;
     int rounds, secs, threads;
     long soak;                /* requests of the soak run (0: none) */
+    tw_buf *after;            /* markdown written after the HTTP table (the soak's) */
 } http_opts;
 
 /* The soak: one serve answering `total` requests in windows of about 100,000,
@@ -581,21 +608,23 @@ static void http_case(const http_opts *ho, const char *label, const char *fixtur
         goto out;
     }
     snprintf(s_bare.url, sizeof s_bare.url, "http://127.0.0.1:%d%s", atoi(line), rpath);
-    double rt[16], rb[16];
+    double rt[16], rb[16], ct[16], cb[16];
     int n = ho->rounds < 16 ? ho->rounds : 16;
     cJSON *jt = cJSON_CreateArray(), *jb = cJSON_CreateArray();
     for (int r = 0; r < n; r++) {
-        rt[r] = run_wrk(script, s_tw.url, ho->secs);
-        rb[r] = run_wrk(script, s_bare.url, ho->secs);
+        rt[r] = run_wrk_cpu(script, &s_tw, ho->secs, &ct[r]);
+        rb[r] = run_wrk_cpu(script, &s_bare, ho->secs, &cb[r]);
         cJSON_AddItemToArray(jt, cJSON_CreateNumber(rt[r]));
         cJSON_AddItemToArray(jb, cJSON_CreateNumber(rb[r]));
     }
+    double mct = median(ct, n), mcb = median(cb, n);
     long hwm, rss;
     proc_mem(s_tw.pid, &hwm, &rss);
     double mt = median(rt, n), mb = median(rb, n);
-    printf("%-44s %10.0f %10.0f %7.2f %9ld\n", label, mt, mb, mb > 0 ? mt / mb : 0, hwm);
-    put(md, "| %s | %zu | %.0f | %.0f | %.2f | %ld |\n", label, answer_len, mt, mb,
-        mb > 0 ? mt / mb : 0, hwm);
+    printf("%-44s %10.0f %10.0f %7.2f %9ld %8.1f %8.1f %7.2f\n", label, mt, mb, mb > 0 ? mt / mb : 0,
+           hwm, mct, mcb, mct > 0 ? mcb / mct : 0);
+    put(md, "| %s | %zu | %.0f | %.0f | %.2f | %ld | %.1f | %.1f | %.2f |\n", label, answer_len, mt, mb,
+        mb > 0 ? mt / mb : 0, hwm, mct, mcb, mct > 0 ? mcb / mct : 0);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "case", label);
     cJSON_AddStringToObject(o, "fixture", fixture);
@@ -607,9 +636,12 @@ static void http_case(const http_opts *ho, const char *label, const char *fixtur
     cJSON_AddItemToObject(o, "bare_rps_rounds", jb);
     cJSON_AddNumberToObject(o, "serve_peak_rss_kib", (double)hwm);
     cJSON_AddNumberToObject(o, "serve_rss_kib", (double)rss);
+    cJSON_AddNumberToObject(o, "serve_cpu_us_per_request_median", mct);
+    cJSON_AddNumberToObject(o, "bare_cpu_us_per_request_median", mcb);
+    cJSON_AddNumberToObject(o, "cpu_ratio", mct > 0 ? mcb / mct : 0);
     cJSON_AddItemToArray(arr, o);
     if (ho->soak > 0 && strstr(label, "non-streaming"))
-        soak(ho, &s_tw, script, o, md);
+        soak(ho, &s_tw, script, o, ho->after);
     unlink(bodyfile);
 out:
     stop(&s_tw);
@@ -731,7 +763,8 @@ static const char *machine(char *buf, size_t n)
 int main(int argc, char **argv)
 {
     const char *out = "reports/bench";
-    http_opts ho = {NULL, "fixtures", 3, 3, 2, 0};
+    tw_buf after = {0};
+    http_opts ho = {NULL, "fixtures", 3, 3, 2, 0, &after};
     bool http = true, decoders = true;
     long run_n = 0;
     for (int i = 1; i < argc; i++) {
@@ -796,11 +829,13 @@ int main(int argc, char **argv)
     cJSON_AddNumberToObject(rep, "rounds", ho.rounds);
     cJSON *rows = cJSON_AddArrayToObject(rep, "decoders");
     tw_buf md = {0};
-    put(&md, "# Benchmark %s\n\nMachine: %s.\n\nCommand: `scripts/bench.sh` (bench_all); "
-             "decoders: CPU time of the benchmark thread, medians of %d interleaved rounds.\n\n## Decoders\n\n"
-             "| decoder | input | bytes | mode | MB/s | reference | ref MB/s | time / ref | "
-             "time / batch | calls |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
-        stamp, mach, ho.rounds);
+    put(&md, "# Benchmark %s\n\nMachine: %s.\n\nCommand: `%s` (bench_all).\n", stamp, mach, command);
+    if (decoders)
+        put(&md, "\nDecoders: CPU time of the benchmark thread, medians of %d interleaved rounds.\n\n"
+                 "## Decoders\n\n"
+                 "| decoder | input | bytes | mode | MB/s | reference | ref MB/s | time / ref | "
+                 "time / batch | calls |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+            ho.rounds);
     printf("%s\n%-18s %-28s %-11s %9s %-7s %9s %7s %7s %5s\n", mach, "decoder", "input", "mode",
            "MB/s", "ref", "ref MB/s", "x ref", "x batch", "calls");
     static const size_t chunks[] = {0, 4096, 16, 4, 1};
@@ -870,15 +905,21 @@ int main(int argc, char **argv)
         curl_global_init(CURL_GLOBAL_DEFAULT);
         put(&md, "\n## HTTP: `toolwire serve` beside a bare libmicrohttpd server\n\n"
                  "wrk -t2 -c16, %d s per run, %d interleaved rounds, %d server threads each "
-                 "(epoll thread pool).\n\n| case | answer bytes | serve req/s | bare req/s | "
-                 "serve / bare | serve peak RSS KiB |\n| --- | --- | --- | --- | --- | --- |\n",
+                 "(epoll thread pool). CPU µs/request: the server process's user + system time over "
+                 "the requests wrk completed (counts no time spent waiting for a core); cpu ratio: "
+                 "bare's over serve's.\n\n| case | answer bytes | serve req/s | bare req/s | "
+                 "serve / bare | serve peak RSS KiB | serve CPU µs/req | bare CPU µs/req | cpu ratio |\n"
+                 "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
             ho.secs, ho.rounds, ho.threads);
-        printf("\n%-44s %10s %10s %7s %9s\n", "HTTP (wrk -t2 -c16)", "serve/s", "bare/s",
-               "ratio", "RSS KiB");
+        printf("\n%-44s %10s %10s %7s %9s %8s %8s %7s\n", "HTTP (wrk -t2 -c16)", "serve/s", "bare/s",
+               "ratio", "RSS KiB", "us/req", "bare", "cpu");
         http_case(&ho, "replay, non-streaming (openai)", "openai/nonstream_arguments_object.json",
                   harr, &md);
         http_case(&ho, "replay, streaming (openai SSE)", "openai/stream_single_call.json", harr,
                   &md);
+        if (after.len)
+            tw_buf_append(&md, after.data, after.len);
+        tw_buf_free(&after);
         curl_global_cleanup();
     } else {
         const char *why = http ? "wrk is not on the PATH" : "--no-http";
