@@ -399,6 +399,37 @@ static void proc_mem(pid_t pid, long *hwm, long *rss)
     fclose(f);
 }
 
+static double run_wrk_n(const char *script, const char *url, int secs, long *requests);
+
+/* CPU time (user + system) a process has used, in seconds; -1 when unknown. */
+static double proc_cpu(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')'); /* the command name may hold spaces */
+    unsigned long ut = 0, st = 0;
+    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+        return -1;
+    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* One wrk run against a server: req/s, and the server's CPU microseconds per request. */
+static double run_wrk_cpu(const char *script, const server *s, int secs, double *us_per_req)
+{
+    long n = 0;
+    double c0 = proc_cpu(s->pid);
+    double rps = run_wrk_n(script, s->url, secs, &n);
+    double c1 = proc_cpu(s->pid);
+    *us_per_req = rps > 0 && n > 0 && c0 >= 0 && c1 >= c0 ? (c1 - c0) * 1e6 / (double)n : -1;
+    return rps;
+}
+
 static size_t curl_sink(char *p, size_t sz, size_t n, void *u)
 {
     return tw_buf_append(u, p, sz * n) == TW_OK ? sz * n : 0;
@@ -427,11 +458,12 @@ static bool fetch(const char *url, const char *body, tw_buf *out, char *ctype, s
     return ok;
 }
 
-/* wrk's Requests/sec for one run, or -1. */
-static double run_wrk(const char *script, const char *url, int secs)
+/* wrk's Requests/sec for one run, or -1; *requests: the requests it completed. */
+static double run_wrk_n(const char *script, const char *url, int secs, long *requests)
 {
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "wrk -t2 -c16 -d%ds -s '%s' '%s' 2>&1", secs, script, url);
+    *requests = 0;
     FILE *p = popen(cmd, "r");
     if (!p)
         return -1;
@@ -441,6 +473,8 @@ static double run_wrk(const char *script, const char *url, int secs)
     while (fgets(line, sizeof line, p)) {
         if (strncmp(line, "Requests/sec:", 13) == 0)
             rps = atof(line + 13);
+        if (strstr(line, " requests in "))
+            *requests = atol(line);
         if (strstr(line, "Non-2xx") || strstr(line, "Socket errors"))
             errors++;
     }
@@ -448,10 +482,65 @@ static double run_wrk(const char *script, const char *url, int secs)
     return errors ? -1 : rps;
 }
 
+
 typedef struct http_opts {
     const char *bindir, *fixtures;
     int rounds, secs, threads;
+    long soak;                /* requests of the soak run (0: none) */
+    tw_buf *after;            /* markdown written after the HTTP table (the soak's) */
 } http_opts;
+
+/* The soak: one serve answering `total` requests in windows of about 100,000,
+ * each window's throughput and the serve's RSS after it. */
+static void soak(const http_opts *ho, const server *s_tw, const char *script, cJSON *o, tw_buf *md)
+{
+    cJSON *wins = cJSON_AddArrayToObject(o, "soak_windows");
+    put(md, "\nSoak: %ld requests to one `toolwire serve` (the non-streaming case), windows of about "
+            "100,000 requests:\n\n| window | requests so far | req/s | serve RSS KiB | serve peak RSS KiB |\n"
+            "| --- | --- | --- | --- | --- |\n", ho->soak);
+    printf("soak: %ld requests, windows of about 100,000\n", ho->soak);
+    long done = 0;
+    int secs = 5, w = 0;
+    double lo = -1, hi = -1;
+    while (done < ho->soak && w < 200) {
+        long n = 0;
+        double rps = run_wrk_n(script, s_tw->url, secs, &n);
+        if (rps <= 0 || n <= 0) {
+            printf("soak: window %d failed\n", w + 1);
+            cJSON_AddBoolToObject(o, "soak_failed", true);
+            break;
+        }
+        done += n;
+        w++;
+        long hwm, rss;
+        proc_mem(s_tw->pid, &hwm, &rss);
+        printf("  window %3d  %9ld requests  %9.0f req/s  RSS %7ld KiB  peak %7ld KiB\n", w, done,
+               rps, rss, hwm);
+        put(md, "| %d | %ld | %.0f | %ld | %ld |\n", w, done, rps, rss, hwm);
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddNumberToObject(j, "requests_total", (double)done);
+        cJSON_AddNumberToObject(j, "requests", (double)n);
+        cJSON_AddNumberToObject(j, "rps", rps);
+        cJSON_AddNumberToObject(j, "rss_kib", (double)rss);
+        cJSON_AddNumberToObject(j, "peak_rss_kib", (double)hwm);
+        cJSON_AddItemToArray(wins, j);
+        lo = lo < 0 || rps < lo ? rps : lo;
+        hi = rps > hi ? rps : hi;
+        /* the next window about 100,000 requests long at this rate */
+        secs = (int)(100000.0 / rps + 0.5);
+        secs = secs < 1 ? 1 : secs > 60 ? 60 : secs;
+    }
+    long hwm, rss;
+    proc_mem(s_tw->pid, &hwm, &rss);
+    cJSON_AddNumberToObject(o, "soak_requests", (double)done);
+    cJSON_AddNumberToObject(o, "soak_peak_rss_kib", (double)hwm);
+    cJSON_AddNumberToObject(o, "soak_min_rps", lo);
+    cJSON_AddNumberToObject(o, "soak_max_rps", hi);
+    printf("soak: %ld requests, req/s from %.0f to %.0f per window, peak RSS %ld KiB\n", done, lo, hi,
+           hwm);
+    put(md, "\n%ld requests; req/s per window from %.0f to %.0f; serve peak RSS %ld KiB.\n", done, lo,
+        hi, hwm);
+}
 
 /* Replay one fixture with serve and the bare server, rounds interleaved. */
 static void http_case(const http_opts *ho, const char *label, const char *fixture, cJSON *arr,
@@ -519,21 +608,23 @@ static void http_case(const http_opts *ho, const char *label, const char *fixtur
         goto out;
     }
     snprintf(s_bare.url, sizeof s_bare.url, "http://127.0.0.1:%d%s", atoi(line), rpath);
-    double rt[16], rb[16];
+    double rt[16], rb[16], ct[16], cb[16];
     int n = ho->rounds < 16 ? ho->rounds : 16;
     cJSON *jt = cJSON_CreateArray(), *jb = cJSON_CreateArray();
     for (int r = 0; r < n; r++) {
-        rt[r] = run_wrk(script, s_tw.url, ho->secs);
-        rb[r] = run_wrk(script, s_bare.url, ho->secs);
+        rt[r] = run_wrk_cpu(script, &s_tw, ho->secs, &ct[r]);
+        rb[r] = run_wrk_cpu(script, &s_bare, ho->secs, &cb[r]);
         cJSON_AddItemToArray(jt, cJSON_CreateNumber(rt[r]));
         cJSON_AddItemToArray(jb, cJSON_CreateNumber(rb[r]));
     }
+    double mct = median(ct, n), mcb = median(cb, n);
     long hwm, rss;
     proc_mem(s_tw.pid, &hwm, &rss);
     double mt = median(rt, n), mb = median(rb, n);
-    printf("%-44s %10.0f %10.0f %7.2f %9ld\n", label, mt, mb, mb > 0 ? mt / mb : 0, hwm);
-    put(md, "| %s | %zu | %.0f | %.0f | %.2f | %ld |\n", label, answer_len, mt, mb,
-        mb > 0 ? mt / mb : 0, hwm);
+    printf("%-44s %10.0f %10.0f %7.2f %9ld %8.1f %8.1f %7.2f\n", label, mt, mb, mb > 0 ? mt / mb : 0,
+           hwm, mct, mcb, mct > 0 ? mcb / mct : 0);
+    put(md, "| %s | %zu | %.0f | %.0f | %.2f | %ld | %.1f | %.1f | %.2f |\n", label, answer_len, mt, mb,
+        mb > 0 ? mt / mb : 0, hwm, mct, mcb, mct > 0 ? mcb / mct : 0);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "case", label);
     cJSON_AddStringToObject(o, "fixture", fixture);
@@ -545,7 +636,12 @@ static void http_case(const http_opts *ho, const char *label, const char *fixtur
     cJSON_AddItemToObject(o, "bare_rps_rounds", jb);
     cJSON_AddNumberToObject(o, "serve_peak_rss_kib", (double)hwm);
     cJSON_AddNumberToObject(o, "serve_rss_kib", (double)rss);
+    cJSON_AddNumberToObject(o, "serve_cpu_us_per_request_median", mct);
+    cJSON_AddNumberToObject(o, "bare_cpu_us_per_request_median", mcb);
+    cJSON_AddNumberToObject(o, "cpu_ratio", mct > 0 ? mcb / mct : 0);
     cJSON_AddItemToArray(arr, o);
+    if (ho->soak > 0 && strstr(label, "non-streaming"))
+        soak(ho, &s_tw, script, o, ho->after);
     unlink(bodyfile);
 out:
     stop(&s_tw);
@@ -553,6 +649,86 @@ out:
     unlink(script);
     free(body);
     cJSON_Delete(doc);
+}
+
+/* ===================== run against the embedded mock ===================== */
+
+/* `toolwire run` of n generated exchanges (fixtures of 1,000) against the
+ * embedded mock: wall time and the CPU time of the run process. */
+static void run_timing(const http_opts *ho, long n, cJSON *rep, tw_buf *md)
+{
+    char dir[] = "/tmp/bench_run_XXXXXX";
+    if (!mkdtemp(dir))
+        die("cannot make a temporary directory");
+    char fxdir[256], outdir[256], tw[1100];
+    snprintf(fxdir, sizeof fxdir, "%s/fixtures", dir);
+    snprintf(outdir, sizeof outdir, "%s/out", dir);
+    snprintf(tw, sizeof tw, "%s/toolwire", ho->bindir);
+    mkdir(fxdir, 0755);
+    long per = 1000, nfx = (n + per - 1) / per;
+    for (long fi = 0; fi < nfx; fi++) {
+        char path[300];
+        snprintf(path, sizeof path, "%s/gen-%05ld.json", fxdir, fi);
+        FILE *f = fopen(path, "w");
+        if (!f)
+            die("cannot write %s", path);
+        fprintf(f, "{\"fixture_version\":1,\"name\":\"gen-%05ld\",\"description\":\"generated\","
+                   "\"backend\":\"openai\",\"provenance\":{\"source\":\"hand-made\"},\"exchanges\":[",
+                fi);
+        for (long k = 0; k < per && fi * per + k < n; k++) {
+            long x = fi * per + k;
+            fprintf(f, "%s{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\","
+                       "\"body\":{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":"
+                       "\"question %ld\"}]}},\"response\":{\"status\":200,\"body\":{\"id\":\"c%ld\","
+                       "\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\",\"choices\":"
+                       "[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"answer %ld\"},"
+                       "\"finish_reason\":\"stop\"}]}}}",
+                    k ? "," : "", x, x, x);
+        }
+        fputs("]}\n", f);
+        if (fclose(f) != 0)
+            die("cannot write %s", path);
+    }
+    char *argv[] = {tw, "run", "--backend", "mock=mock:replay", "--out", outdir, "--quiet", fxdir, NULL};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int dn = open("/dev/null", O_WRONLY);
+        if (dn >= 0) {
+            dup2(dn, 1);
+            dup2(dn, 2);
+        }
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    int st = 0;
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    if (pid < 0 || wait4(pid, &st, 0, &ru) != pid)
+        die("cannot run %s", tw);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double wall = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+                 (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+    int code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    printf("\ntoolwire run, %ld exchanges (%ld fixtures) against mock:replay: %.1f s wall, %.1f s CPU, "
+           "exit %d, peak RSS %ld KiB\n", n, nfx, wall, cpu, code, ru.ru_maxrss);
+    put(md, "\n## `toolwire run` against the embedded mock\n\n%ld generated exchanges in %ld fixtures, "
+            "`--backend mock=mock:replay --quiet`, reports written: %.1f s wall, %.1f s CPU (user + "
+            "system of the run process), exit status %d, peak RSS %ld KiB.\n",
+        n, nfx, wall, cpu, code, ru.ru_maxrss);
+    cJSON *o = cJSON_AddObjectToObject(rep, "run_embedded_mock");
+    cJSON_AddNumberToObject(o, "exchanges", (double)n);
+    cJSON_AddNumberToObject(o, "fixtures", (double)nfx);
+    cJSON_AddNumberToObject(o, "wall_seconds", wall);
+    cJSON_AddNumberToObject(o, "cpu_seconds", cpu);
+    cJSON_AddNumberToObject(o, "exit_status", code);
+    cJSON_AddNumberToObject(o, "peak_rss_kib", (double)ru.ru_maxrss);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        printf("could not remove %s\n", dir);
 }
 
 /* ===================== main ===================== */
@@ -587,12 +763,20 @@ static const char *machine(char *buf, size_t n)
 int main(int argc, char **argv)
 {
     const char *out = "reports/bench";
-    http_opts ho = {NULL, "fixtures", 3, 3, 2};
-    bool http = true;
+    tw_buf after = {0};
+    http_opts ho = {NULL, "fixtures", 3, 3, 2, 0, &after};
+    bool http = true, decoders = true;
+    long run_n = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--no-http") == 0)
             http = false;
+        else if (strcmp(a, "--http-only") == 0)
+            decoders = false;
+        else if (v && strcmp(a, "--soak") == 0 && atol(v) >= 1 && atol(v) <= 100000000)
+            ho.soak = atol(v), i++;
+        else if (v && strcmp(a, "--run-exchanges") == 0 && atol(v) >= 1 && atol(v) <= 1000000)
+            run_n = atol(v), i++;
         else if (v && strcmp(a, "--out") == 0)
             out = v, i++;
         else if (v && strcmp(a, "--fixtures") == 0)
@@ -605,7 +789,8 @@ int main(int argc, char **argv)
             ho.threads = atoi(v), i++;
         else {
             fprintf(stderr, "usage: bench_all [--out DIR] [--rounds 1..15] [--http-seconds S] "
-                            "[--threads N] [--fixtures DIR] [--no-http]\n");
+                            "[--threads N] [--fixtures DIR] [--no-http] [--http-only] "
+                            "[--soak REQUESTS] [--run-exchanges N]\n");
             return 2;
         }
     }
@@ -626,8 +811,8 @@ int main(int argc, char **argv)
     strftime(date, sizeof date, "%Y-%m-%d", &tm);
     strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
 
-    size_t nw;
-    work *ws = make_works(&nw);
+    size_t nw = 0;
+    work *ws = decoders ? make_works(&nw) : NULL;
     tw_decode_opts o;
     memset(&o, 0, sizeof o);
     o.limits.max_input_bytes = 64u << 20;
@@ -637,15 +822,20 @@ int main(int argc, char **argv)
     cJSON *rep = cJSON_CreateObject();
     cJSON_AddStringToObject(rep, "date", stamp);
     cJSON_AddStringToObject(rep, "machine", mach);
-    cJSON_AddStringToObject(rep, "command", "scripts/bench.sh");
+    char command[512] = "scripts/bench.sh";
+    for (int i = 1; i < argc && strlen(command) + strlen(argv[i]) + 2 < sizeof command; i++)
+        strcat(strcat(command, " "), argv[i]);
+    cJSON_AddStringToObject(rep, "command", command);
     cJSON_AddNumberToObject(rep, "rounds", ho.rounds);
     cJSON *rows = cJSON_AddArrayToObject(rep, "decoders");
     tw_buf md = {0};
-    put(&md, "# Benchmark %s\n\nMachine: %s.\n\nCommand: `scripts/bench.sh` (bench_all); "
-             "decoders: CPU time of the benchmark thread, medians of %d interleaved rounds.\n\n## Decoders\n\n"
-             "| decoder | input | bytes | mode | MB/s | reference | ref MB/s | time / ref | "
-             "time / batch | calls |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
-        stamp, mach, ho.rounds);
+    put(&md, "# Benchmark %s\n\nMachine: %s.\n\nCommand: `%s` (bench_all).\n", stamp, mach, command);
+    if (decoders)
+        put(&md, "\nDecoders: CPU time of the benchmark thread, medians of %d interleaved rounds.\n\n"
+                 "## Decoders\n\n"
+                 "| decoder | input | bytes | mode | MB/s | reference | ref MB/s | time / ref | "
+                 "time / batch | calls |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+            ho.rounds);
     printf("%s\n%-18s %-28s %-11s %9s %-7s %9s %7s %7s %5s\n", mach, "decoder", "input", "mode",
            "MB/s", "ref", "ref MB/s", "x ref", "x batch", "calls");
     static const size_t chunks[] = {0, 4096, 16, 4, 1};
@@ -701,27 +891,35 @@ int main(int argc, char **argv)
             cJSON_AddItemToArray(rows, row);
         }
     }
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    printf("peak RSS of the decoder runs: %ld KiB\n", ru.ru_maxrss);
-    put(&md, "\nPeak RSS of the decoder runs (the process, inputs included): %ld KiB.\n",
-        ru.ru_maxrss);
-    cJSON_AddNumberToObject(rep, "decoder_peak_rss_kib", (double)ru.ru_maxrss);
+    if (decoders) {
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        printf("peak RSS of the decoder runs: %ld KiB\n", ru.ru_maxrss);
+        put(&md, "\nPeak RSS of the decoder runs (the process, inputs included): %ld KiB.\n",
+            ru.ru_maxrss);
+        cJSON_AddNumberToObject(rep, "decoder_peak_rss_kib", (double)ru.ru_maxrss);
+    }
 
     cJSON *harr = cJSON_AddArrayToObject(rep, "http");
     if (http && system("command -v wrk >/dev/null 2>&1") == 0) {
         curl_global_init(CURL_GLOBAL_DEFAULT);
         put(&md, "\n## HTTP: `toolwire serve` beside a bare libmicrohttpd server\n\n"
                  "wrk -t2 -c16, %d s per run, %d interleaved rounds, %d server threads each "
-                 "(epoll thread pool).\n\n| case | answer bytes | serve req/s | bare req/s | "
-                 "serve / bare | serve peak RSS KiB |\n| --- | --- | --- | --- | --- | --- |\n",
+                 "(epoll thread pool). CPU µs/request: the server process's user + system time over "
+                 "the requests wrk completed (counts no time spent waiting for a core); cpu ratio: "
+                 "bare's over serve's.\n\n| case | answer bytes | serve req/s | bare req/s | "
+                 "serve / bare | serve peak RSS KiB | serve CPU µs/req | bare CPU µs/req | cpu ratio |\n"
+                 "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
             ho.secs, ho.rounds, ho.threads);
-        printf("\n%-44s %10s %10s %7s %9s\n", "HTTP (wrk -t2 -c16)", "serve/s", "bare/s",
-               "ratio", "RSS KiB");
+        printf("\n%-44s %10s %10s %7s %9s %8s %8s %7s\n", "HTTP (wrk -t2 -c16)", "serve/s", "bare/s",
+               "ratio", "RSS KiB", "us/req", "bare", "cpu");
         http_case(&ho, "replay, non-streaming (openai)", "openai/nonstream_arguments_object.json",
                   harr, &md);
         http_case(&ho, "replay, streaming (openai SSE)", "openai/stream_single_call.json", harr,
                   &md);
+        if (after.len)
+            tw_buf_append(&md, after.data, after.len);
+        tw_buf_free(&after);
         curl_global_cleanup();
     } else {
         const char *why = http ? "wrk is not on the PATH" : "--no-http";
@@ -729,16 +927,19 @@ int main(int argc, char **argv)
         put(&md, "\nHTTP: skipped (%s).\n", why);
         cJSON_AddStringToObject(rep, "http_skipped", why);
     }
+    if (run_n > 0)
+        run_timing(&ho, run_n, rep, &md);
 
     mkdir(out, 0755);
     char path[1200];
-    snprintf(path, sizeof path, "%s/%s.json", out, date);
+    const char *suffix = decoders ? "" : "-http";
+    snprintf(path, sizeof path, "%s/%s%s.json", out, date, suffix);
     char *js = cJSON_Print(rep);
     FILE *f = fopen(path, "w");
     if (!f || !js || fputs(js, f) < 0 || fputc('\n', f) < 0 || fclose(f) != 0)
         die("cannot write %s: %s", path, strerror(errno));
     printf("wrote %s\n", path);
-    snprintf(path, sizeof path, "%s/%s.md", out, date);
+    snprintf(path, sizeof path, "%s/%s%s.md", out, date, suffix);
     f = fopen(path, "w");
     if (!f || fwrite(md.data, 1, md.len, f) != md.len || fclose(f) != 0)
         die("cannot write %s: %s", path, strerror(errno));

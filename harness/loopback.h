@@ -1,10 +1,11 @@
 /*
- * A small HTTP server on 127.0.0.1 (libmicrohttpd, one thread per
- * connection) that hands each whole POST body to a callback and sends the
- * answer it fills in. Used by the upstream reference server of
+ * A small HTTP server on 127.0.0.1 that hands each whole POST body to a
+ * callback and sends the answer it fills in: the mock backend's server in its
+ * plain mode (mock.h, tw_mock_opts.handler: one thread per connection, since
+ * a callback may block). Used by the upstream reference server of
  * `run --upstream` and by the reference proxy. Bounded: request bodies by
  * max_body (413 past it), open connections by max_connections, a request's
- * arrival by a per-connection timeout.
+ * arrival by the mock's request deadline, an idle connection by timeout_s.
  */
 #ifndef TOOLWIRE_LOOPBACK_H
 #define TOOLWIRE_LOOPBACK_H
@@ -12,18 +13,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "toolwire/core.h"
+#include "mock.h"
 
-typedef struct tw_loop_reply {
-    int status;               /* 200 unless set */
-    const char *ctype;        /* static; "application/json" unless set */
-    tw_buf body;              /* owned by the server after the callback */
-} tw_loop_reply;
+typedef tw_mock_reply tw_loop_reply;
 
 /* Called once per request with its whole body (not NUL-terminated) and the
  * value of the named request header the server was asked to pass (or NULL). */
-typedef void (*tw_loop_fn)(void *user, const char *method, const char *url, const char *header,
-                           const char *body, size_t len, tw_loop_reply *reply);
+typedef tw_mock_handler tw_loop_fn;
 
 typedef struct tw_loop_opts {
     unsigned short port;         /* 0: any free port */

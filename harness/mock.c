@@ -222,6 +222,8 @@ static void *timer_main(void *arg)
 
 static void free_tables(tw_mock *m, size_t total)
 {
+    tw_mock_prep_free(m);
+    tw_match_index_free(m->index);
     for (size_t i = 0; m->norm && i < total; i++)
         cJSON_Delete(m->norm[i]);
     free(m->norm);
@@ -293,6 +295,11 @@ tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o,
     for (size_t i = 0; !nomem && m->o.match == TW_MATCH_NORMALISED && i < nfx; i++)
         for (size_t k = 0; m->served[i] && !nomem && k < fx[i].nexchanges; k++)
             m->norm[m->ex_base[i] + k] = tw_mock_normalise(fx[i].exchanges[k].req.body, &nomem);
+    if (!nomem) {
+        tw_match_in mi = {fx, nfx, m->served, (const cJSON *const *)m->norm, m->ex_base, "", "", NULL,
+                          NULL, "", m->o.match, m->o.ignore_keys, NULL};
+        nomem = tw_match_index_build(&mi, &m->index) != TW_OK || !tw_mock_prepare(m);
+    }
     if (nomem) {
         free_tables(m, total);
         free(m);
@@ -309,17 +316,27 @@ tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o,
     sa.sin_family = AF_INET;
     sa.sin_port = htons(opts.port);
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    /* event loops (epoll) in a thread pool: a connection costs a socket and a
-     * little memory, not a thread; delays suspend the connection */
-    m->d = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME, opts.port, NULL,
-                            NULL, tw_mock_handle, m, MHD_OPTION_SOCK_ADDR, &sa,
-                            MHD_OPTION_THREAD_POOL_SIZE, m->o.threads,
-                            MHD_OPTION_NOTIFY_COMPLETED, tw_mock_completed, m,
-                            MHD_OPTION_NOTIFY_CONNECTION, notify_conn, m,
-                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
-                            MHD_OPTION_CONNECTION_LIMIT, m->o.max_connections,
-                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, m->o.max_per_ip,
-                            MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024, MHD_OPTION_END);
+    unsigned idle = m->o.idle_timeout_s ? m->o.idle_timeout_s : 120;
+    if (m->o.handler)
+        /* the plain mode: a thread per connection, since a handler may block */
+        m->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, opts.port,
+                                NULL, NULL, tw_mock_handle, m, MHD_OPTION_SOCK_ADDR, &sa,
+                                MHD_OPTION_NOTIFY_COMPLETED, tw_mock_completed, m,
+                                MHD_OPTION_NOTIFY_CONNECTION, notify_conn, m,
+                                MHD_OPTION_CONNECTION_TIMEOUT, idle,
+                                MHD_OPTION_CONNECTION_LIMIT, m->o.max_connections, MHD_OPTION_END);
+    else
+        /* event loops (epoll) in a thread pool: a connection costs a socket and a
+         * little memory, not a thread; delays suspend the connection */
+        m->d = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME, opts.port, NULL,
+                                NULL, tw_mock_handle, m, MHD_OPTION_SOCK_ADDR, &sa,
+                                MHD_OPTION_THREAD_POOL_SIZE, m->o.threads,
+                                MHD_OPTION_NOTIFY_COMPLETED, tw_mock_completed, m,
+                                MHD_OPTION_NOTIFY_CONNECTION, notify_conn, m,
+                                MHD_OPTION_CONNECTION_TIMEOUT, idle,
+                                MHD_OPTION_CONNECTION_LIMIT, m->o.max_connections,
+                                MHD_OPTION_PER_IP_CONNECTION_LIMIT, m->o.max_per_ip,
+                                MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024, MHD_OPTION_END);
     if (m->d && pthread_create(&m->timer, NULL, timer_main, m) == 0)
         m->timer_started = true;
     if (!m->d || !m->timer_started) {

@@ -34,6 +34,18 @@ typedef enum tw_match_mode {
     TW_MATCH_PATH            /* method and path only */
 } tw_match_mode;
 
+/* The answer a handler fills in (see tw_mock_opts.handler). */
+typedef struct tw_mock_reply {
+    int status;               /* 200 unless set */
+    const char *ctype;        /* static; "application/json" unless set */
+    tw_buf body;              /* owned by the server after the callback */
+} tw_mock_reply;
+
+/* Called once per request with its whole body (not NUL-terminated) and the
+ * value of the request header named by handler_header (or NULL). */
+typedef void (*tw_mock_handler)(void *user, const char *method, const char *url, const char *header,
+                                const char *body, size_t len, tw_mock_reply *reply);
+
 typedef struct tw_mock_opts {
     const char *profile;           /* "replay" (NULL), "hermes", "anthropic", "vllm-native",
                                       "script", "auto": each fixture with the profile that fits it */
@@ -57,6 +69,13 @@ typedef struct tw_mock_opts {
                                       answer ending, else the connection is closed; 0: 30000 */
     size_t inflight_budget;        /* request body bytes held across all connections; past it
                                       a request is answered 503 with Retry-After; 0: 64 MiB */
+    /* the plain mode (loopback.h): no fixtures, no matching, no checks and no
+     * records; every request's whole body (limits.max_input_bytes, 413 past
+     * it) goes to handler, one thread per connection (a handler may block) */
+    tw_mock_handler handler;
+    void *handler_user;
+    const char *handler_header;    /* request header passed to the handler, or NULL */
+    unsigned idle_timeout_s;       /* idle connection timeout; 0: 120 */
 } tw_mock_opts;
 
 #define TW_MOCK_DEFAULT_THREADS 4u

@@ -16,18 +16,15 @@ typedef struct req_ctx {
     long arrived_ms;         /* when the whole request had arrived */
 } req_ctx;
 
-/* A response being streamed: a list of chunks. */
-typedef struct chunk {
-    char *data;
-    size_t len;
-    long delay_ms;
-} chunk;
+typedef tw_mock_chunk chunk;
 
+/* A response being streamed: a list of chunks. */
 typedef struct out_resp {
     tw_mock *m;
     struct MHD_Connection *conn;
     chunk *c;
     size_t n, cap;
+    bool borrowed;         /* c is a prepared answer's (tw_mock_prep): not freed here */
     size_t idx, pos;
     bool delayed;
     size_t drop_after;     /* chunks sent before the connection is dropped (SIZE_MAX: never) */
@@ -39,9 +36,11 @@ static void out_free(out_resp *r)
 {
     if (!r)
         return;
-    for (size_t i = 0; i < r->n; i++)
-        free(r->c[i].data);
-    free(r->c);
+    if (!r->borrowed) {
+        for (size_t i = 0; i < r->n; i++)
+            free(r->c[i].data);
+        free(r->c);
+    }
     free(r);
 }
 
@@ -64,14 +63,19 @@ static bool out_add(out_resp *r, const char *p, size_t n, long delay)
     return true;
 }
 
+/* As many bytes as fit, across chunks: a chunk's delay (and a drop) comes
+ * only after what is before it has been handed over. */
 static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
 {
     (void)pos;
     out_resp *r = cls;
+    size_t done = 0;
     while (r->idx < r->n) {
         if (r->pos == 0 && !r->delayed) {
             if (r->idx >= r->drop_after)
-                return MHD_CONTENT_READER_END_WITH_ERROR;
+                return done ? (ssize_t)done : MHD_CONTENT_READER_END_WITH_ERROR;
+            if (r->c[r->idx].delay_ms > 0 && done)
+                return (ssize_t)done;
             r->delayed = true;
             if (r->c[r->idx].delay_ms > 0) {
                 if (r->conn && tw_mock_defer(r->m, r->conn, r->c[r->idx].delay_ms))
@@ -82,19 +86,15 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
         if (atomic_load(&r->m->stopping))
             return MHD_CONTENT_READER_END_WITH_ERROR;
         if (r->sent >= r->byte_cap)
-            return MHD_CONTENT_READER_END_OF_STREAM;
+            return done ? (ssize_t)done : MHD_CONTENT_READER_END_OF_STREAM;
         chunk *c = &r->c[r->idx];
-        size_t left = c->len - r->pos;
-        if (left == 0) {
-            r->idx++;
-            r->pos = 0;
-            r->delayed = false;
-            continue;
-        }
-        size_t n = left < max ? left : max;
+        size_t n = c->len - r->pos;
+        if (n > max - done)
+            n = max - done;
         if (r->byte_cap - r->sent < n)
             n = r->byte_cap - r->sent;
-        memcpy(buf, c->data + r->pos, n);
+        memcpy(buf + done, c->data + r->pos, n);
+        done += n;
         r->pos += n;
         r->sent += n;
         if (r->pos == c->len) {
@@ -102,8 +102,11 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
             r->pos = 0;
             r->delayed = false;
         }
-        return (ssize_t)n;
+        if (done == max)
+            return (ssize_t)done;
     }
+    if (done)
+        return (ssize_t)done;
     if (r->drop_after != SIZE_MAX)
         return MHD_CONTENT_READER_END_WITH_ERROR; /* dropped after the last chunk */
     return MHD_CONTENT_READER_END_OF_STREAM;
@@ -229,7 +232,97 @@ static void answer_reference(tw_mock *m, const char *profile, const tw_fx_exchan
     tw_ref_answer_free(&r);
 }
 
-static void answer_replay(tw_mock *m, const tw_fx_exchange *x, answer *a)
+/* The recorded answer's bytes, as chunks (an event each for a stream). */
+static bool replay_chunks(tw_mock *m, const tw_fx_exchange *x, out_resp *o)
+{
+    const tw_fx_response *r = &x->resp;
+    bool ok = true;
+    if (r->stream) {
+        for (size_t i = 0; ok && i < r->nevents; i++)
+            ok = add_recorded_event(o, &r->events[i], m->o.timing);
+    } else if (r->body) {
+        char *s = tw_json_print(r->body, NULL);
+        ok = s && out_add(o, s, strlen(s), 0);
+        free(s);
+    } else if (r->body_text) {
+        ok = out_add(o, r->body_text, strlen(r->body_text), 0);
+    }
+    return ok;
+}
+
+void tw_mock_prep_free(tw_mock *m)
+{
+    for (size_t i = 0; m->prep && i < m->ntotal; i++) {
+        free(m->prep[i].bytes);
+        free(m->prep[i].ev);
+    }
+    free(m->prep);
+    m->prep = NULL;
+}
+
+bool tw_mock_prepare(tw_mock *m)
+{
+    m->prep = calloc(m->ntotal + 1, sizeof *m->prep);
+    if (!m->prep)
+        return false;
+    for (size_t i = 0; i < m->nfx; i++) {
+        if (!m->served[i] || strcmp(m->fprof[i], "replay") != 0)
+            continue;
+        for (size_t k = 0; k < m->fx[i].nexchanges; k++) {
+            out_resp o;
+            memset(&o, 0, sizeof o);
+            tw_mock_prep *p = &m->prep[m->ex_base[i] + k];
+            size_t len = 0;
+            bool ok = replay_chunks(m, &m->fx[i].exchanges[k], &o);
+            for (size_t j = 0; ok && j < o.n; j++)
+                len += o.c[j].len;
+            p->bytes = ok ? malloc(len + 1) : NULL;
+            p->ev = ok ? calloc(o.n + 1, sizeof *p->ev) : NULL;
+            ok = p->bytes && p->ev;
+            for (size_t j = 0; ok && j < o.n; j++) {
+                memcpy(p->bytes + p->len, o.c[j].data, o.c[j].len);
+                p->ev[j] = (chunk){p->bytes + p->len, o.c[j].len, o.c[j].delay_ms};
+                p->len += o.c[j].len;
+            }
+            if (ok)
+                p->nev = o.n;
+            for (size_t j = 0; j < o.n; j++)
+                free(o.c[j].data);
+            free(o.c);
+            if (!ok)
+                return false;
+        }
+    }
+    return true;
+}
+
+/* The answer's chunks owned by the response (to be changed by a fault). */
+static bool own_chunks(out_resp *o)
+{
+    if (!o->borrowed)
+        return true;
+    chunk *c = calloc(o->n + 1, sizeof *c);
+    for (size_t i = 0; c && i < o->n; i++) {
+        c[i] = o->c[i];
+        c[i].data = malloc(o->c[i].len + 1);
+        if (!c[i].data) {
+            while (i--)
+                free(c[i].data);
+            free(c);
+            c = NULL;
+            break;
+        }
+        memcpy(c[i].data, o->c[i].data, o->c[i].len);
+    }
+    if (!c)
+        return false;
+    o->c = c;
+    o->cap = o->n;
+    o->borrowed = false;
+    return true;
+}
+
+static void answer_replay(tw_mock *m, const tw_fx_exchange *x, const tw_mock_prep *p, answer *a)
 {
     const tw_fx_response *r = &x->resp;
     a->status = r->status;
@@ -240,15 +333,13 @@ static void answer_replay(tw_mock *m, const tw_fx_exchange *x, answer *a)
     snprintf(a->ctype, sizeof a->ctype, "%s",
              ct ? ct : r->stream ? "text/event-stream" : r->body_text ? "text/plain" : "application/json");
     bool ok = true;
-    if (r->stream) {
-        for (size_t i = 0; ok && i < r->nevents; i++)
-            ok = add_recorded_event(a->out, &r->events[i], m->o.timing);
-    } else if (r->body) {
-        char *s = tw_json_print(r->body, NULL);
-        ok = s && out_add(a->out, s, strlen(s), 0);
-        free(s);
-    } else if (r->body_text) {
-        ok = out_add(a->out, r->body_text, strlen(r->body_text), 0);
+    if (p && p->bytes) {
+        /* prepared when the server started: borrowed, not copied */
+        a->out->c = p->ev;
+        a->out->n = a->out->cap = p->nev;
+        a->out->borrowed = true;
+    } else {
+        ok = replay_chunks(m, x, a->out);
     }
     if (!ok) {
         a->status = 500;
@@ -267,7 +358,7 @@ static long fault_int(const cJSON *f, const char *key, long dflt)
 /* Replace chunk k by one that is not valid JSON (an event cut inside a value). */
 static void make_malformed(out_resp *o, size_t k, bool stream)
 {
-    if (k >= o->n)
+    if (k >= o->n || !own_chunks(o))
         return;
     static const char bad_sse[] = "data: {\"choices\": [{\"delta\": {\"content\": \"x\"\n\n";
     static const char bad_json[] = "{\"choices\": [{\"message\": ";
@@ -371,6 +462,19 @@ static void log_record(tw_mock *m, tw_mock_record *rec)
     tw_buf_free(&extra);
 }
 
+/* The verdicts in catalog order without a search of the catalog per
+ * comparison: the client checks' ids (CLI-01 … CLI-07) sort in catalog order. */
+static void sort_client_checks(tw_check_set *s)
+{
+    for (size_t i = 1; i < s->len; i++) {
+        tw_check_result v = s->items[i];
+        size_t j = i;
+        for (; j > 0 && strcmp(s->items[j - 1].id, v.id) > 0; j--)
+            s->items[j] = s->items[j - 1];
+        s->items[j] = v;
+    }
+}
+
 /* Free the body and give its bytes back to the in-flight budget. */
 static void release_body(tw_mock *m, req_ctx *rc)
 {
@@ -378,6 +482,43 @@ static void release_body(tw_mock *m, req_ctx *rc)
         atomic_fetch_sub(&m->inflight, rc->held);
     rc->held = 0;
     tw_buf_free(&rc->body);
+}
+
+/* The plain mode: the whole body to the handler, its reply sent. */
+static enum MHD_Result answer_handler(tw_mock *m, struct MHD_Connection *conn, const char *url,
+                                      const char *method, req_ctx *rc)
+{
+    tw_mock_conn_answering(m, conn, true);
+    tw_mock_reply r;
+    memset(&r, 0, sizeof r);
+    if (rc->too_large || rc->over_budget) {
+        r.status = rc->too_large ? 413 : 503;
+        if (rc->too_large)
+            tw_buf_printf(&r.body, "{\"error\":{\"message\":\"request body larger than %zu bytes\","
+                                   "\"type\":\"invalid_request_error\",\"param\":null,\"code\":\"too_large\"}}",
+                          m->o.limits.max_input_bytes);
+        else
+            error_body(&r.body, 'o', "server_error", "the server holds too many request bytes; retry later",
+                       "busy");
+    } else {
+        const char *hv = m->o.handler_header
+                             ? MHD_lookup_connection_value(conn, MHD_HEADER_KIND, m->o.handler_header)
+                             : NULL;
+        m->o.handler(m->o.handler_user, method, url, hv, rc->body.data ? rc->body.data : "", rc->body.len, &r);
+    }
+    struct MHD_Response *resp = MHD_create_response_from_buffer(
+        r.body.len, r.body.data ? (void *)r.body.data : (void *)"", MHD_RESPMEM_MUST_COPY);
+    tw_buf_free(&r.body);
+    if (!resp)
+        return MHD_NO;
+    MHD_add_response_header(resp, "Content-Type", r.ctype ? r.ctype : "application/json");
+    if (r.ctype && strcmp(r.ctype, "text/event-stream") == 0)
+        MHD_add_response_header(resp, "Cache-Control", "no-cache");
+    if (rc->over_budget)
+        MHD_add_response_header(resp, "Retry-After", "1");
+    enum MHD_Result ret = MHD_queue_response(conn, (unsigned)(r.status ? r.status : 200), resp);
+    MHD_destroy_response(resp);
+    return ret;
 }
 
 enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const char *url,
@@ -420,6 +561,8 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         }
         return MHD_YES;
     }
+    if (m->o.handler)
+        return answer_handler(m, conn, url, method, rc);
     /* a client's credentials never reach a log or report of this process */
     MHD_get_connection_values(conn, MHD_HEADER_KIND, learn_secret, NULL);
     MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, learn_secret, NULL);
@@ -467,7 +610,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     /* a named exchange is picked by its name: the body is not compared */
     cJSON *norm = m->o.match == TW_MATCH_NORMALISED && !hint[0] ? tw_mock_normalise(body, &nomem) : NULL;
     tw_match_in mi = {m->fx, m->nfx, m->served, (const cJSON *const *)m->norm, m->ex_base, method,
-                      url, body, norm, hint, m->o.match, m->o.ignore_keys};
+                      url, body, norm, hint, m->o.match, m->o.ignore_keys, m->index};
     tw_match_out mo;
     tw_mock_match(&mi, &mo);
     if (!mo.found && m->script) {
@@ -550,7 +693,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     }
     pthread_mutex_unlock(&m->mu);
     tw_check_set_fill(&rec.checks, true, "");
-    tw_check_set_sort(&rec.checks);
+    sort_client_checks(&rec.checks);
 
     if (send_fault) {
         char ra[32];
@@ -581,10 +724,16 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     a.out->drop_after = SIZE_MAX;
     a.out->byte_cap = SIZE_MAX;
     if (strcmp(m->fprof[mfi], "replay") == 0)
-        answer_replay(m, x, &a);
+        answer_replay(m, x, mfi < m->nfx ? &m->prep[m->ex_base[mfi] + mxi] : NULL, &a);
     else
         answer_reference(m, m->fprof[mfi], x, body, kind, strcmp(method, "POST") == 0, &a);
     cJSON_Delete(body);
+    if (a.out->borrowed && a.out->n == 0) {
+        /* nothing borrowed: an error body may be added */
+        a.out->c = NULL;
+        a.out->cap = 0;
+        a.out->borrowed = false;
+    }
     if (a.status >= 500 && a.why[0] && a.out->n == 0) {
         error_body(&eb, kind, "server_error", a.why, "mock_error");
         out_add(a.out, eb.data, eb.len, 0);
@@ -618,7 +767,13 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         total += a.out->c[i].len;
     bool whole = !a.stream && drop < 0 && trunc < 0;
     struct MHD_Response *resp;
-    if (whole) {
+    if (whole && a.out->borrowed) {
+        /* a prepared body with its Content-Length, sent from where it lies */
+        resp = MHD_create_response_from_buffer(mfi < m->nfx ? m->prep[m->ex_base[mfi] + mxi].len : 0,
+                                               mfi < m->nfx ? m->prep[m->ex_base[mfi] + mxi].bytes : (void *)"",
+                                               MHD_RESPMEM_PERSISTENT);
+        out_free(a.out);
+    } else if (whole) {
         /* a plain body with its Content-Length */
         tw_buf all = {0};
         for (size_t i = 0; i < a.out->n; i++)

@@ -44,6 +44,22 @@ typedef struct pending {
     long due_ms;
 } pending;
 
+/* A piece of an answer, sent after its delay. */
+typedef struct tw_mock_chunk {
+    char *data;
+    size_t len;
+    long delay_ms;
+} tw_mock_chunk;
+
+/* A replayed answer prepared once when the server starts: its bytes and, for
+ * a stream, its events (pointing into bytes). */
+typedef struct tw_mock_prep {
+    char *bytes;
+    size_t len;
+    tw_mock_chunk *ev;
+    size_t nev;
+} tw_mock_prep;
+
 struct tw_mock {
     struct MHD_Daemon *d;
     const tw_fixture *fx;
@@ -54,6 +70,8 @@ struct tw_mock {
     const char **fprof;      /* the profile that serves each fixture (differs under "auto") */
     cJSON **norm;            /* per exchange, like st: the body normalised for matching */
     size_t ntotal;           /* exchanges in all */
+    tw_match_index *index;   /* the served exchanges by method, path and body */
+    tw_mock_prep *prep;      /* per exchange, like st: the replayed answer, or empty */
     tw_mock_opts o;
     char profile[32];
     bool script;             /* the script profile: every request answered by script.h */
@@ -77,6 +95,9 @@ struct tw_mock {
     atomic_ulong cuts;       /* connections closed by the deadline */
 };
 
+/* Prepare the replayed answers (m->prep); false when out of memory. */
+bool tw_mock_prepare(tw_mock *m);
+void tw_mock_prep_free(tw_mock *m);
 long tw_mock_mono_ms(void);
 void tw_mock_nap(tw_mock *m, long ms);
 bool tw_mock_defer(tw_mock *m, struct MHD_Connection *c, long ms);

@@ -1,10 +1,100 @@
 /* The mock backend's request log (mock_log.h). */
 #include "mock_log.h"
 
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "redact.h"
+
+/* One verdict of a packed record; its evidence lies in the record's strings. */
+typedef struct packed_check {
+    const char *id;                /* the catalog's */
+    int64_t offset;
+    uint32_t evidence;             /* offset in the strings */
+    uint8_t verdict;
+} packed_check;
+
+struct tw_mock_packed {
+    unsigned long seq;
+    long exchange;
+    size_t ambiguous;
+    size_t size;                   /* bytes of this allocation */
+    int status;
+    bool fault;
+    uint32_t nchecks;
+    uint32_t fixture;              /* offset of the fixture name in the strings (the path is first) */
+    packed_check checks[];         /* then the strings, each NUL-terminated */
+};
+
+static char *strings_of(tw_mock_packed *p) { return (char *)(p->checks + p->nchecks); }
+
+static tw_mock_packed *pack(const tw_mock_record *rec)
+{
+    size_t lp = strnlen(rec->path, sizeof rec->path - 1) + 1;
+    size_t lf = strnlen(rec->fixture, sizeof rec->fixture - 1) + 1;
+    size_t n = rec->checks.len, le = 0;
+    for (size_t i = 0; i < n; i++)
+        le += strlen(rec->checks.items[i].evidence ? rec->checks.items[i].evidence : "") + 1;
+    if (n > UINT32_MAX || lp + lf + le > UINT32_MAX)
+        return NULL;
+    size_t size = sizeof(tw_mock_packed) + n * sizeof(packed_check) + lp + lf + le;
+    tw_mock_packed *p = malloc(size);
+    if (!p)
+        return NULL;
+    p->seq = rec->seq;
+    p->exchange = rec->exchange;
+    p->ambiguous = rec->ambiguous;
+    p->size = size;
+    p->status = rec->status;
+    p->fault = rec->fault;
+    p->nchecks = (uint32_t)n;
+    char *s = strings_of(p);
+    memcpy(s, rec->path, lp - 1);
+    s[lp - 1] = '\0';
+    memcpy(s + lp, rec->fixture, lf - 1);
+    s[lp + lf - 1] = '\0';
+    p->fixture = (uint32_t)lp;
+    size_t at = lp + lf;
+    for (size_t i = 0; i < n; i++) {
+        const tw_check_result *c = &rec->checks.items[i];
+        const char *ev = c->evidence ? c->evidence : "";
+        size_t l = strlen(ev) + 1;
+        memcpy(s + at, ev, l);
+        p->checks[i] = (packed_check){c->id, c->offset, (uint32_t)at, (uint8_t)c->verdict};
+        at += l;
+    }
+    return p;
+}
+
+/* The record back from its packed form (checks in a new set). */
+static bool unpack(tw_mock_packed *p, tw_mock_record *r)
+{
+    memset(r, 0, sizeof *r);
+    r->seq = p->seq;
+    r->exchange = p->exchange;
+    r->ambiguous = p->ambiguous;
+    r->status = p->status;
+    r->fault = p->fault;
+    const char *s = strings_of(p);
+    snprintf(r->path, sizeof r->path, "%s", s);
+    snprintf(r->fixture, sizeof r->fixture, "%s", s + p->fixture);
+    if (!p->nchecks)
+        return true;
+    r->checks.items = calloc(p->nchecks, sizeof *r->checks.items);
+    if (!r->checks.items)
+        return false;
+    r->checks.cap = p->nchecks;
+    for (size_t i = 0; i < p->nchecks; i++) {
+        char *ev = tw_strdup(s + p->checks[i].evidence);
+        if (!ev)
+            return false;
+        r->checks.items[r->checks.len++] =
+            (tw_check_result){p->checks[i].id, (tw_verdict)p->checks[i].verdict, p->checks[i].offset, ev};
+    }
+    return true;
+}
 
 void tw_mock_ring_init(tw_mock_ring *g, size_t cap)
 {
@@ -14,11 +104,17 @@ void tw_mock_ring_init(tw_mock_ring *g, size_t cap)
 
 bool tw_mock_ring_push(tw_mock_ring *g, tw_mock_record *rec)
 {
+    tw_mock_packed *p = pack(rec);
+    tw_check_set_free(&rec->checks);
+    if (!p)
+        return false;
     if (g->n == g->cap) {
         /* full: the oldest slot takes the new record */
-        tw_mock_record *old = &g->r[g->head];
-        tw_check_set_free(&old->checks);
-        *old = *rec;
+        tw_mock_packed **old = &g->r[g->head];
+        g->bytes -= (*old)->size;
+        free(*old);
+        *old = p;
+        g->bytes += p->size;
         g->head = (g->head + 1) % g->alloc;
         g->writes++;
         return true;
@@ -28,23 +124,24 @@ bool tw_mock_ring_push(tw_mock_ring *g, tw_mock_record *rec)
         size_t na = g->alloc ? g->alloc * 2 : 64;
         if (na > g->cap)
             na = g->cap;
-        tw_mock_record *nr = realloc(g->r, na * sizeof *nr);
+        tw_mock_packed **nr = realloc(g->r, na * sizeof *nr);
         if (!nr) {
-            tw_check_set_free(&rec->checks);
+            free(p);
             return false;
         }
         g->r = nr;
         g->alloc = na;
     }
-    g->r[(g->head + g->n) % g->alloc] = *rec;
+    g->r[(g->head + g->n) % g->alloc] = p;
+    g->bytes += p->size;
     g->n++;
     g->writes++;
     return true;
 }
 
-static const tw_mock_record *at(const tw_mock_ring *g, size_t i)
+static tw_mock_packed *at(const tw_mock_ring *g, size_t i)
 {
-    return &g->r[(g->head + i) % g->alloc];
+    return g->r[(g->head + i) % g->alloc];
 }
 
 bool tw_mock_ring_since(const tw_mock_ring *g, unsigned long since, tw_mock_record **out, size_t *n)
@@ -67,9 +164,12 @@ bool tw_mock_ring_since(const tw_mock_ring *g, unsigned long since, tw_mock_reco
     if (!r)
         return false;
     for (size_t k = 0; k < cnt; k++) {
-        r[k] = *at(g, lo + k);
-        memset(&r[k].checks, 0, sizeof r[k].checks);
-        tw_check_set_merge(&r[k].checks, &at(g, lo + k)->checks);
+        if (!unpack(at(g, lo + k), &r[k])) {
+            for (size_t j = 0; j <= k; j++)
+                tw_check_set_free(&r[j].checks);
+            free(r);
+            return false;
+        }
     }
     *out = r;
     *n = cnt;
@@ -79,7 +179,7 @@ bool tw_mock_ring_since(const tw_mock_ring *g, unsigned long since, tw_mock_reco
 void tw_mock_ring_free(tw_mock_ring *g)
 {
     for (size_t i = 0; i < g->n; i++)
-        tw_check_set_free(&g->r[(g->head + i) % g->alloc].checks);
+        free(g->r[(g->head + i) % g->alloc]);
     free(g->r);
     memset(g, 0, sizeof *g);
 }

@@ -27,21 +27,26 @@ typedef struct tw_mock_record {
     size_t body_len;
 } tw_mock_record;
 
-/* The newest `cap` records in seq order; the oldest is dropped (its checks
- * freed) when a record arrives at a full ring. */
+/* The newest `cap` records in seq order; the oldest is dropped when a record
+ * arrives at a full ring. Each record is kept packed in one allocation (its
+ * path, fixture name, verdicts and evidence, no fixed-size buffers), so the
+ * ring holds about the bytes its records hold. */
+typedef struct tw_mock_packed tw_mock_packed;
 typedef struct tw_mock_ring {
-    tw_mock_record *r;
+    tw_mock_packed **r;
     size_t cap;                    /* records kept at most */
     size_t alloc;                  /* slots allocated (grows up to cap) */
     size_t head;                   /* slot of the oldest record */
     size_t n;
     unsigned long writes;          /* record slots written or moved, for tests: one per push
                                       while the ring is full */
+    size_t bytes;                  /* bytes of the packed records held now */
 } tw_mock_ring;
 
 void tw_mock_ring_init(tw_mock_ring *g, size_t cap);
-/* Take the record (and its checks). Records must come in increasing seq.
- * On allocation failure the record's checks are freed and false returned. */
+/* Take the record (its checks are freed: the ring keeps a packed copy).
+ * Records must come in increasing seq. On allocation failure the record's
+ * checks are freed and false returned. */
 bool tw_mock_ring_push(tw_mock_ring *g, tw_mock_record *rec);
 /* Copy the records with seq > since (checks deep-copied) into a new array. */
 bool tw_mock_ring_since(const tw_mock_ring *g, unsigned long since, tw_mock_record **out, size_t *n);

@@ -1,6 +1,7 @@
 /* Matching requests to fixture exchanges (mock_match.h). */
 #include "mock_match.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,13 +118,43 @@ cJSON *tw_mock_normalise(const cJSON *body, bool *nomem)
     *nomem = false;
     if (!body)
         return NULL;
-    cJSON *c = cJSON_Duplicate(body, 1);
+    if (!cJSON_IsObject(body)) {
+        cJSON *d = cJSON_Duplicate(body, 1);
+        *nomem = d == NULL;
+        return d;
+    }
+    /* only "tools" is changed below its top level: the other members are
+     * references to the body's (not copied, not freed with the copy) */
+    cJSON *c = cJSON_CreateObject();
+    for (const cJSON *m = body->child; c && m; m = m->next) {
+        bool deep = m->string && strcmp(m->string, "tools") == 0;
+        cJSON *v = deep                 ? cJSON_Duplicate(m, 1)
+                   : cJSON_IsObject(m) ? cJSON_CreateObjectReference(m->child)
+                   : cJSON_IsArray(m)  ? cJSON_CreateArrayReference(m->child)
+                                       : cJSON_Duplicate(m, 0);
+        if (!v) {
+            cJSON_Delete(c);
+            c = NULL;
+            break;
+        }
+        /* the key is the body's too (a duplicate keeps a copy of its own) */
+        if (v->string && !(v->type & cJSON_StringIsConst))
+            cJSON_free(v->string);
+        v->string = m->string;
+        v->type |= cJSON_StringIsConst;
+        if (!c->child) {
+            c->child = v;
+            v->prev = v;
+        } else {
+            v->prev = c->child->prev;
+            c->child->prev->next = v;
+            c->child->prev = v;
+        }
+    }
     if (!c) {
         *nomem = true;
         return NULL;
     }
-    if (!cJSON_IsObject(c))
-        return c;
     cJSON *tools = tw_json_get(c, "tools");
     bool has_tools = cJSON_IsArray(tools) && tools->child;
     for (cJSON *t = cJSON_IsArray(tools) ? tools->child : NULL; t; t = t->next) {
@@ -190,55 +221,336 @@ static void served_paths(const tw_match_in *in, tw_buf *msg)
         tw_buf_puts(msg, ", …");
 }
 
+/* The state of one choice: the best score and rank so far. */
+typedef struct match_run {
+    const tw_match_in *in;
+    tw_match_out *out;
+    const cJSON *got;              /* the body as the mode compares it */
+    bool req_stream;
+    int best, best_rank;
+} match_run;
+
+/* Weigh exchange k of fixture i against the request (the hint compared by the caller). */
+static void consider(match_run *r, size_t i, size_t k, bool named)
+{
+    const tw_match_in *in = r->in;
+    const tw_fx_exchange *x = &in->fx[i].exchanges[k];
+    int score;
+    r->out->compared++;
+    if (named) {
+        if (strcmp(x->req.method, in->method) != 0 || !tw_mock_path_matches(x->req.path, in->url)) {
+            r->out->hint_elsewhere = true;
+            return;
+        }
+        score = 3;
+    } else {
+        if (strcmp(x->req.method, in->method) != 0 || !tw_mock_path_matches(x->req.path, in->url))
+            return;
+        const cJSON *want = in->mode == TW_MATCH_NORMALISED ? norm_of(in, i, k) : x->req.body;
+        if (!tw_mock_body_matches(want, r->got, in->mode, in->ignore_keys))
+            return;
+        score = tw_json_equal(x->req.body, in->body) ? 2
+                : cJSON_IsTrue(tw_json_get(x->req.body, "stream")) == r->req_stream ? 1
+                                                                                  : 0;
+    }
+    /* equal matches: the first clean answer (2xx, no faults, no check expected
+     * to fail), else the first success, else the first in file order */
+    int rank = exchange_rank(x);
+    if (score == r->best)
+        r->out->nbest++;
+    if (score > r->best || (score == r->best && rank > r->best_rank)) {
+        if (score > r->best)
+            r->out->nbest = 1;
+        r->best = score;
+        r->best_rank = rank;
+        r->out->found = true;
+        r->out->fi = i;
+        r->out->xi = k;
+    }
+}
+
+/* ---- the index ---- */
+
+typedef struct ix_slot {
+    uint64_t key;
+    size_t head, tail;             /* a chain through next[], in load order; SIZE_MAX: empty */
+} ix_slot;
+
+struct tw_match_index {
+    size_t ntotal;
+    size_t *fi_of;                 /* per flat exchange: its fixture */
+    size_t *next;                  /* per flat exchange: the next one of its slot */
+    ix_slot *slots;                /* exchanges by method, path and body */
+    size_t mask;
+    size_t *always;                /* exchanges compared with every request (a body that
+                                      repeats a top-level key cannot be hashed as compared) */
+    size_t nalways;
+    size_t *fnext;                 /* per fixture: the next fixture of its name's slot */
+    ix_slot *names;
+    size_t nmask;
+};
+
+static uint64_t mix64(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
+}
+
+static uint64_t hash_bytes(const char *p, size_t n, uint64_t h)
+{
+    h ^= 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)p[i];
+        h *= 0x100000001b3ULL;
+    }
+    return mix64(h ^ n);
+}
+
+/*
+ * A hash of a JSON value that tw_json_equal values share: object members are
+ * added up (their order does not count), array elements chained in order,
+ * numbers only by their type (tw_json_number_equal decides number equality).
+ */
+static uint64_t hash_value(const cJSON *v)
+{
+    if (!v)
+        return 0x9e3779b97f4a7c15ULL;
+    int t = v->type & 0xFF;
+    uint64_t h = mix64((uint64_t)t + 1);
+    switch (t) {
+    case cJSON_String: {
+        const char *s = v->valuestring ? v->valuestring : "";
+        return hash_bytes(s, strlen(s), h);
+    }
+    case cJSON_Array:
+        for (const cJSON *c = v->child; c; c = c->next)
+            h = mix64(h * 31 + hash_value(c));
+        return h;
+    case cJSON_Object: {
+        uint64_t sum = 0;
+        for (const cJSON *c = v->child; c; c = c->next) {
+            const char *k = c->string ? c->string : "";
+            sum += mix64(hash_bytes(k, strlen(k), 7) ^ hash_value(c));
+        }
+        return mix64(h ^ sum);
+    }
+    default: return h;
+    }
+}
+
+/* The hash of a body as the mode compares it; false when it cannot be had
+ * (a top-level key repeated: the comparison then depends on member order). */
+static bool body_hash(const cJSON *b, tw_match_mode mode, const char *const *ign, uint64_t *h)
+{
+    *h = 0;
+    if (mode == TW_MATCH_PATH)
+        return true;
+    if (mode == TW_MATCH_NORMALISED && cJSON_IsObject(b)) {
+        if (tw_json_duplicate_key(b))
+            return false;
+        if (!ign)
+            ign = default_ignore;
+        uint64_t sum = 0;
+        for (const cJSON *c = b->child; c; c = c->next) {
+            if (ignored(c->string, ign))
+                continue;
+            const char *k = c->string ? c->string : "";
+            sum += mix64(hash_bytes(k, strlen(k), 7) ^ hash_value(c));
+        }
+        *h = mix64(sum ^ 0x51ed270b27ULL);
+        return true;
+    }
+    *h = hash_value(b);
+    return true;
+}
+
+static uint64_t route_key(const char *method, const char *path, size_t plen, uint64_t body)
+{
+    return mix64(hash_bytes(method, strlen(method), 1) ^ (hash_bytes(path, plen, 2) * 3) ^ body);
+}
+
+static size_t pow2_at_least(size_t n)
+{
+    size_t c = 16;
+    while (c < n * 2)
+        c <<= 1;
+    return c;
+}
+
+/* The slot of key in a table of mask + 1 slots (open addressing): its own or an empty one. */
+static ix_slot *slot_of(ix_slot *t, size_t mask, uint64_t key)
+{
+    for (size_t i = (size_t)key & mask;; i = (i + 1) & mask)
+        if (t[i].head == SIZE_MAX || t[i].key == key)
+            return &t[i];
+}
+
+static void chain_add(ix_slot *s, uint64_t key, size_t *next, size_t g)
+{
+    next[g] = SIZE_MAX;
+    if (s->head == SIZE_MAX) {
+        s->key = key;
+        s->head = s->tail = g;
+    } else {
+        next[s->tail] = g;
+        s->tail = g;
+    }
+}
+
+void tw_match_index_free(tw_match_index *ix)
+{
+    if (!ix)
+        return;
+    free(ix->fi_of);
+    free(ix->next);
+    free(ix->slots);
+    free(ix->always);
+    free(ix->fnext);
+    free(ix->names);
+    free(ix);
+}
+
+tw_status tw_match_index_build(const tw_match_in *in, tw_match_index **out)
+{
+    *out = NULL;
+    tw_match_index *ix = calloc(1, sizeof *ix);
+    if (!ix)
+        return TW_ERR_NOMEM;
+    size_t total = 0;
+    for (size_t i = 0; i < in->nfx; i++)
+        total += in->fx[i].nexchanges;
+    ix->ntotal = total;
+    size_t cap = pow2_at_least(total), ncap = pow2_at_least(in->nfx);
+    ix->mask = cap - 1;
+    ix->nmask = ncap - 1;
+    ix->fi_of = calloc(total + 1, sizeof *ix->fi_of);
+    ix->next = calloc(total + 1, sizeof *ix->next);
+    ix->always = calloc(total + 1, sizeof *ix->always);
+    ix->slots = malloc(cap * sizeof *ix->slots);
+    ix->fnext = calloc(in->nfx + 1, sizeof *ix->fnext);
+    ix->names = malloc(ncap * sizeof *ix->names);
+    if (!ix->fi_of || !ix->next || !ix->always || !ix->slots || !ix->fnext || !ix->names) {
+        tw_match_index_free(ix);
+        return TW_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < cap; i++)
+        ix->slots[i] = (ix_slot){0, SIZE_MAX, SIZE_MAX};
+    for (size_t i = 0; i < ncap; i++)
+        ix->names[i] = (ix_slot){0, SIZE_MAX, SIZE_MAX};
+    for (size_t i = 0; i < in->nfx; i++) {
+        const tw_fixture *f = &in->fx[i];
+        const char *name = f->name ? f->name : "";
+        uint64_t nk = hash_bytes(name, strlen(name), 3);
+        chain_add(slot_of(ix->names, ix->nmask, nk), nk, ix->fnext, i);
+        for (size_t k = 0; k < f->nexchanges; k++)
+            ix->fi_of[in->ex_base[i] + k] = i;
+        if (!in->served[i])
+            continue;
+        for (size_t k = 0; k < f->nexchanges; k++) {
+            size_t g = in->ex_base[i] + k;
+            const tw_fx_exchange *x = &f->exchanges[k];
+            const cJSON *want = in->mode == TW_MATCH_NORMALISED ? norm_of(in, i, k) : x->req.body;
+            uint64_t bh;
+            if (!body_hash(want, in->mode, in->ignore_keys, &bh)) {
+                ix->always[ix->nalways++] = g;
+                continue;
+            }
+            uint64_t key = route_key(x->req.method, x->req.path, strcspn(x->req.path, "?#"), bh);
+            chain_add(slot_of(ix->slots, ix->mask, key), key, ix->next, g);
+        }
+    }
+    *out = ix;
+    return TW_OK;
+}
+
+/* The hint as FIXTURE#INDEX with INDEX written as %zu writes it. */
+static bool split_hint(const char *hint, size_t *namelen, size_t *k)
+{
+    const char *h = strrchr(hint, '#');
+    if (!h || !h[1] || (h[1] == '0' && h[2]))
+        return false;
+    size_t v = 0;
+    for (const char *p = h + 1; *p; p++) {
+        if (*p < '0' || *p > '9' || v > (SIZE_MAX - 9) / 10)
+            return false;
+        v = v * 10 + (size_t)(*p - '0');
+    }
+    *namelen = (size_t)(h - hint);
+    *k = v;
+    return true;
+}
+
+static void match_indexed(match_run *r, const char *hint)
+{
+    const tw_match_in *in = r->in;
+    const tw_match_index *ix = in->index;
+    if (hint[0]) {
+        size_t nl, k;
+        if (!split_hint(hint, &nl, &k))
+            return;
+        uint64_t nk = hash_bytes(hint, nl, 3);
+        const ix_slot *s = slot_of(ix->names, ix->nmask, nk);
+        for (size_t i = s->head; i != SIZE_MAX && r->best < 3; i = ix->fnext[i]) {
+            const tw_fixture *f = &in->fx[i];
+            const char *name = f->name ? f->name : "";
+            if (!in->served[i] || k >= f->nexchanges || strlen(name) != nl || memcmp(name, hint, nl) != 0)
+                continue;
+            consider(r, i, k, true);
+        }
+        return;
+    }
+    uint64_t bh;
+    if (!body_hash(r->got, in->mode, in->ignore_keys, &bh)) {
+        /* compared as every exchange is: a body that repeats a top-level key */
+        for (size_t g = 0; g < ix->ntotal; g++)
+            if (in->served[ix->fi_of[g]])
+                consider(r, ix->fi_of[g], g - in->ex_base[ix->fi_of[g]], false);
+        return;
+    }
+    const ix_slot *s = slot_of(ix->slots, ix->mask, route_key(in->method, in->url, strlen(in->url), bh));
+    /* the slot's chain and the exchanges compared always, merged in load order */
+    size_t a = s->head, b = 0;
+    while (a != SIZE_MAX || b < ix->nalways) {
+        size_t g;
+        if (b >= ix->nalways || (a != SIZE_MAX && a < ix->always[b])) {
+            g = a;
+            a = ix->next[a];
+        } else {
+            g = ix->always[b++];
+        }
+        size_t i = ix->fi_of[g];
+        consider(r, i, g - in->ex_base[i], false);
+    }
+}
+
 void tw_mock_match(const tw_match_in *in, tw_match_out *out)
 {
     memset(out, 0, sizeof *out);
     const char *hint = in->hint ? in->hint : "";
-    bool req_stream = cJSON_IsTrue(tw_json_get(in->body, "stream"));
-    int best = -1;
-    int best_rank = -1;
-    const cJSON *got = in->mode == TW_MATCH_NORMALISED && in->body_norm ? in->body_norm : in->body;
-    for (size_t i = 0; i < in->nfx && best < 3; i++) {
+    match_run r = {in, out, NULL, false, -1, -1};
+    r.req_stream = cJSON_IsTrue(tw_json_get(in->body, "stream"));
+    r.got = in->mode == TW_MATCH_NORMALISED && in->body_norm ? in->body_norm : in->body;
+    /* a hint as long as the header buffer may have been cut: compared the long way */
+    if (in->index && strlen(hint) < 255) {
+        match_indexed(&r, hint);
+        return;
+    }
+    for (size_t i = 0; i < in->nfx && r.best < 3; i++) {
         if (!in->served[i])
             continue;
         const tw_fixture *f = &in->fx[i];
         for (size_t k = 0; k < f->nexchanges; k++) {
-            const tw_fx_exchange *x = &f->exchanges[k];
-            int score;
             if (hint[0]) {
                 char want[256];
                 snprintf(want, sizeof want, "%s#%zu", f->name, k);
                 if (strcmp(hint, want) != 0)
                     continue;
-                if (strcmp(x->req.method, in->method) != 0 || !tw_mock_path_matches(x->req.path, in->url)) {
-                    out->hint_elsewhere = true;
-                    continue;
-                }
-                score = 3;
-            } else {
-                if (strcmp(x->req.method, in->method) != 0 || !tw_mock_path_matches(x->req.path, in->url))
-                    continue;
-                const cJSON *want = in->mode == TW_MATCH_NORMALISED ? norm_of(in, i, k) : x->req.body;
-                if (!tw_mock_body_matches(want, got, in->mode, in->ignore_keys))
-                    continue;
-                score = tw_json_equal(x->req.body, in->body) ? 2
-                        : cJSON_IsTrue(tw_json_get(x->req.body, "stream")) == req_stream ? 1
-                                                                                        : 0;
             }
-            /* equal matches: the first clean answer (2xx, no faults, no check expected
-             * to fail), else the first success, else the first in file order */
-            int rank = exchange_rank(x);
-            if (score == best)
-                out->nbest++;
-            if (score > best || (score == best && rank > best_rank)) {
-                if (score > best)
-                    out->nbest = 1;
-                best = score;
-                best_rank = rank;
-                out->found = true;
-                out->fi = i;
-                out->xi = k;
-            }
+            consider(&r, i, k, hint[0] != 0);
         }
     }
 }

@@ -26,7 +26,9 @@ bool tw_mock_exchange_succeeds(const tw_fx_exchange *x);
  * depth, "additionalProperties": false in a schema object that lists its
  * "properties", a function's "strict": false, "parallel_tool_calls": true,
  * and "tool_choice" "auto" ({"type": "auto"}) when tools are given.
- * NULL for NULL, or when out of memory (*nomem set).
+ * NULL for NULL, or when out of memory (*nomem set). The copy shares every
+ * top-level member but "tools" with body (references): keep body alive and
+ * unchanged while the copy is used.
  */
 cJSON *tw_mock_normalise(const cJSON *body, bool *nomem);
 
@@ -44,6 +46,8 @@ typedef struct tw_match_in {
     const char *hint;              /* X-Toolwire-Exchange, "" when absent */
     tw_match_mode mode;
     const char *const *ignore_keys;
+    const struct tw_match_index *index; /* tw_match_index_build over the same fields, or NULL:
+                                           every served exchange is compared */
 } tw_match_in;
 
 typedef struct tw_match_out {
@@ -51,9 +55,29 @@ typedef struct tw_match_out {
     size_t fi, xi;                 /* fixture and exchange that answer */
     size_t nbest;                  /* exchanges matching as well as the chosen one */
     bool hint_elsewhere;           /* the header named an exchange of another method or path */
+    size_t compared;               /* exchanges looked at for this request */
 } tw_match_out;
 
+/*
+ * Choose the exchange that answers the request: the one named by the hint
+ * (X-Toolwire-Exchange), else among those whose method, path and body match
+ * the best scored (the body as sent equal, then the same "stream"), ties to
+ * the first clean answer, then the first success, then the first in load
+ * order. With an index the same exchange is chosen, looking only at the
+ * exchanges of the request's method, path and body (or at the named one).
+ */
 void tw_mock_match(const tw_match_in *in, tw_match_out *out);
+
+/*
+ * An index of the served exchanges of in (fx, nfx, served, norm, ex_base,
+ * mode, ignore_keys; the request fields are not read) by method, path
+ * without the query and a hash of the body as the mode compares it, and of
+ * the fixtures by name. Building it is linear in the fixtures' size; it
+ * borrows the fixtures and norm. TW_ERR_NOMEM when out of memory.
+ */
+typedef struct tw_match_index tw_match_index;
+tw_status tw_match_index_build(const tw_match_in *in, tw_match_index **out);
+void tw_match_index_free(tw_match_index *ix);
 
 /* Differences listed in a 404 at most, and the bytes of each excerpt. */
 #define TW_MOCK_NEAREST_DIFFS 3

@@ -388,15 +388,24 @@ Test(hostile, request_log_ring_is_constant_work_per_request)
      * (moving the whole log each time would copy ~3 TB here) */
     tw_mock_ring g;
     tw_mock_ring_init(&g, 100000);
+    size_t bytes_full = 0;
     for (unsigned long s = 1; s <= 200000; s++) {
         tw_mock_record rec;
         memset(&rec, 0, sizeof rec);
         rec.seq = s;
         rec.status = 200;
+        snprintf(rec.path, sizeof rec.path, "/v1/chat/completions");
         if (s % 1000 == 0)
-            tw_check_set_put(&rec.checks, TW_CHK_CLI_01, TW_V_FAIL, -1, "request %lu", s);
+            tw_check_set_put(&rec.checks, TW_CHK_CLI_01, TW_V_FAIL, -1, "request %06lu", s);
         cr_assert(tw_mock_ring_push(&g, &rec));
+        if (s == 100000)
+            bytes_full = g.bytes;
     }
+    /* memory: the bytes held stay where they were once the ring was full, and
+     * a record holds its strings, not the fixed-size buffers of tw_mock_record */
+    cr_assert_eq(g.bytes, bytes_full);
+    cr_assert_lt(g.bytes, (size_t)100000 * 128, "bytes held: %zu", g.bytes);
+    cr_assert_lt(g.bytes, (size_t)100000 * sizeof(tw_mock_record) / 2);
     cr_assert_eq(g.writes, 200000);
     cr_assert_eq(g.n, 100000);
     cr_assert_eq(g.alloc, 100000, "memory stays at the cap");

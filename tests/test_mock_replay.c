@@ -361,7 +361,7 @@ Test(mock_replay, nearest_is_linear_in_the_body, .timeout = 120)
     bool served = true;
     size_t base = 0;
     tw_match_in in = {&f, 1, &served, NULL, &base, "POST", "/v1/chat/completions", body, NULL, "",
-                      TW_MATCH_NORMALISED, NULL};
+                      TW_MATCH_NORMALISED, NULL, NULL};
     tw_buf msg = {0}, near = {0}, diffs = {0};
     cr_assert_eq(tw_mock_nearest(&in, &msg, &near, &diffs), TW_OK);
     cr_assert_str_eq(near.data, "wide#0");

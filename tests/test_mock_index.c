@@ -1,0 +1,294 @@
+/* The mock's index of fixture exchanges: it chooses the exchange the walk
+ * over every exchange chooses, on every fixture of the repository, and it
+ * compares a request with a bounded number of exchanges however many there are. */
+#include <criterion/criterion.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mock.h"
+#include "mock_match.h"
+#include "twtest.h"
+
+typedef struct fx_set {
+    tw_fixture *fx;
+    size_t n;
+    bool *served;
+    size_t *base;
+    cJSON **norm;
+    size_t total;
+} fx_set;
+
+static void load_glob(fx_set *s, const char *pattern)
+{
+    glob_t g;
+    if (glob(tw_test_src(pattern), 0, NULL, &g) != 0)
+        return;
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        tw_fixture f;
+        char why[600];
+        if (tw_fixture_load(g.gl_pathv[i], NULL, &f, why, sizeof why) != TW_OK)
+            continue; /* the schema, indexes and other JSON that is no fixture */
+        s->fx = realloc(s->fx, (s->n + 1) * sizeof *s->fx);
+        cr_assert(s->fx);
+        s->fx[s->n++] = f;
+    }
+    globfree(&g);
+}
+
+static void set_tables(fx_set *s, tw_match_mode mode)
+{
+    s->served = calloc(s->n + 1, sizeof *s->served);
+    s->base = calloc(s->n + 1, sizeof *s->base);
+    cr_assert(s->served && s->base);
+    s->total = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        s->base[i] = s->total;
+        s->total += s->fx[i].nexchanges;
+        /* every other fixture left out under "auto" too, so that unserved ones are skipped alike */
+        s->served[i] = tw_mock_profile_for("auto", &s->fx[i]) != NULL && i % 7 != 3;
+    }
+    s->norm = calloc(s->total + 1, sizeof *s->norm);
+    cr_assert(s->norm);
+    for (size_t i = 0; mode == TW_MATCH_NORMALISED && i < s->n; i++)
+        for (size_t k = 0; k < s->fx[i].nexchanges; k++) {
+            bool nomem = false;
+            s->norm[s->base[i] + k] = tw_mock_normalise(s->fx[i].exchanges[k].req.body, &nomem);
+            cr_assert(!nomem);
+        }
+}
+
+static void free_tables(fx_set *s)
+{
+    for (size_t i = 0; s->norm && i < s->total; i++)
+        cJSON_Delete(s->norm[i]);
+    free(s->norm);
+    free(s->served);
+    free(s->base);
+    s->norm = NULL;
+    s->served = NULL;
+    s->base = NULL;
+}
+
+static void free_set(fx_set *s)
+{
+    free_tables(s);
+    for (size_t i = 0; i < s->n; i++)
+        tw_fixture_free(&s->fx[i]);
+    free(s->fx);
+}
+
+/* The request path as the server sees it: without the query. */
+static void req_path(const char *p, char *out, size_t n)
+{
+    snprintf(out, n, "%.*s", (int)strcspn(p, "?#"), p);
+}
+
+/* Match with and without the index; both must choose the same. */
+static void same_choice(const fx_set *s, const tw_match_index *ix, tw_match_mode mode,
+                        const char *method, const char *url, const cJSON *body, const char *hint,
+                        size_t *looked_linear, size_t *looked_indexed)
+{
+    bool nomem = false;
+    cJSON *norm = mode == TW_MATCH_NORMALISED && !hint[0] ? tw_mock_normalise(body, &nomem) : NULL;
+    cr_assert(!nomem);
+    tw_match_in in = {s->fx, s->n, s->served, (const cJSON *const *)s->norm, s->base, method, url,
+                      body, norm, hint, mode, NULL, NULL};
+    tw_match_out a, b;
+    tw_mock_match(&in, &a);
+    in.index = ix;
+    tw_mock_match(&in, &b);
+    cr_assert_eq(a.found, b.found, "%s %s hint '%s' mode %d: found %d vs %d", method, url, hint,
+                 (int)mode, a.found, b.found);
+    if (a.found) {
+        cr_assert_eq(a.fi, b.fi, "%s %s hint '%s' mode %d: fixture %zu vs %zu", method, url, hint,
+                     (int)mode, a.fi, b.fi);
+        cr_assert_eq(a.xi, b.xi, "%s %s hint '%s': exchange %zu vs %zu", method, url, hint, a.xi, b.xi);
+        cr_assert_eq(a.nbest, b.nbest, "%s %s hint '%s' mode %d: nbest %zu vs %zu", method, url, hint,
+                     (int)mode, a.nbest, b.nbest);
+    }
+    cr_assert_eq(a.hint_elsewhere, b.hint_elsewhere, "hint '%s'", hint);
+    *looked_linear += a.compared;
+    *looked_indexed += b.compared;
+    cJSON_Delete(norm);
+}
+
+/* The body with its top-level members in reverse order. */
+static cJSON *reversed(const cJSON *body)
+{
+    if (!cJSON_IsObject(body) || !body->child)
+        return cJSON_Duplicate(body, 1);
+    cJSON *r = cJSON_CreateObject();
+    cr_assert(r);
+    size_t n = 0;
+    for (const cJSON *m = body->child; m; m = m->next)
+        n++;
+    const cJSON **v = calloc(n, sizeof *v);
+    cr_assert(v);
+    n = 0;
+    for (const cJSON *m = body->child; m; m = m->next)
+        v[n++] = m;
+    while (n--)
+        cJSON_AddItemToObject(r, v[n]->string ? v[n]->string : "", cJSON_Duplicate(v[n], 1));
+    free(v);
+    return r;
+}
+
+Test(mock_index, chooses_as_the_walk_does_on_every_fixture)
+{
+    fx_set s;
+    memset(&s, 0, sizeof s);
+    load_glob(&s, "fixtures/*/*.json");
+    load_glob(&s, "fixtures/*/*/*.json");
+    cr_assert_gt(s.n, 50, "fixtures loaded: %zu", s.n);
+    const tw_match_mode modes[] = {TW_MATCH_NORMALISED, TW_MATCH_EXACT, TW_MATCH_PATH};
+    size_t requests = 0;
+    for (size_t m = 0; m < 3; m++) {
+        set_tables(&s, modes[m]);
+        tw_match_in bi = {s.fx, s.n, s.served, (const cJSON *const *)s.norm, s.base, "", "", NULL,
+                          NULL, "", modes[m], NULL, NULL};
+        tw_match_index *ix = NULL;
+        cr_assert_eq(tw_match_index_build(&bi, &ix), TW_OK);
+        size_t lin = 0, idx = 0;
+        for (size_t i = 0; i < s.n; i++)
+            for (size_t k = 0; k < s.fx[i].nexchanges; k++) {
+                const tw_fx_exchange *x = &s.fx[i].exchanges[k];
+                char url[512], hint[300];
+                req_path(x->req.path, url, sizeof url);
+                /* the body as recorded, with "stream" turned over, reordered, none */
+                cJSON *flip = cJSON_Duplicate(x->req.body, 1);
+                if (cJSON_IsObject(flip)) {
+                    bool st = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(flip, "stream"));
+                    cJSON_DeleteItemFromObjectCaseSensitive(flip, "stream");
+                    cJSON_AddBoolToObject(flip, "stream", !st);
+                }
+                cJSON *rev = x->req.body ? reversed(x->req.body) : NULL;
+                const cJSON *bodies[] = {x->req.body, flip, rev, NULL};
+                for (size_t b = 0; b < 4; b++) {
+                    same_choice(&s, ix, modes[m], x->req.method, url, bodies[b], "", &lin, &idx);
+                    requests++;
+                }
+                same_choice(&s, ix, modes[m], "GET", url, x->req.body, "", &lin, &idx);
+                /* named: this exchange, one past the last, this one from another path */
+                snprintf(hint, sizeof hint, "%s#%zu", s.fx[i].name, k);
+                same_choice(&s, ix, modes[m], x->req.method, url, NULL, hint, &lin, &idx);
+                same_choice(&s, ix, modes[m], x->req.method, "/elsewhere", NULL, hint, &lin, &idx);
+                snprintf(hint, sizeof hint, "%s#%zu", s.fx[i].name, s.fx[i].nexchanges);
+                same_choice(&s, ix, modes[m], x->req.method, url, NULL, hint, &lin, &idx);
+                snprintf(hint, sizeof hint, "%s#0%zu", s.fx[i].name, k);
+                same_choice(&s, ix, modes[m], x->req.method, url, NULL, hint, &lin, &idx);
+                requests += 5;
+                cJSON_Delete(flip);
+                cJSON_Delete(rev);
+            }
+        /* the index looks at fewer exchanges than the walk; by method and path only
+         * (--match path) all of a path's exchanges are candidates */
+        if (modes[m] == TW_MATCH_PATH)
+            cr_assert_lt(idx, lin, "indexed %zu, walk %zu", idx, lin);
+        else
+            cr_assert_lt(idx * 4, lin, "mode %d: indexed %zu, walk %zu", (int)modes[m], idx, lin);
+        tw_match_index_free(ix);
+        free_tables(&s);
+    }
+    cr_assert_gt(requests, 1000);
+    free_set(&s);
+}
+
+#define EXCHANGE                                                                                   \
+    "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\",\"body\":{\"model\":\"m\"," \
+    "\"messages\":[{\"role\":\"user\",\"content\":\"question %zu\"}]%s}},\"response\":{\"status\":"  \
+    "200,\"body\":{\"id\":\"c%zu\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\","     \
+    "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"answer\"},"        \
+    "\"finish_reason\":\"stop\"}]}}}"
+
+/* One fixture of n exchanges with distinct bodies; every fifth repeats a top-level key. */
+static void many(size_t n, size_t dup_every, tw_fixture *f)
+{
+    tw_buf b = {0};
+    tw_buf_puts(&b, "{\"fixture_version\":1,\"name\":\"many\",\"description\":\"d\",\"backend\":"
+                    "\"openai\",\"provenance\":{\"source\":\"hand-made\"},\"exchanges\":[");
+    for (size_t i = 0; i < n; i++)
+        tw_buf_printf(&b, EXCHANGE "%s", i,
+                      dup_every && i % dup_every == 1 ? ",\"model\":\"again\"" : "", i,
+                      i + 1 < n ? "," : "");
+    tw_buf_puts(&b, "]}");
+    char why[600] = "";
+    tw_limits lim;
+    memset(&lim, 0, sizeof lim);
+    lim.max_input_bytes = (size_t)64 << 20;
+    lim.max_messages = 20000; /* the exchanges of a fixture are capped by it */
+    cr_assert_eq(tw_fixture_parse(b.data, b.len, "many.json", &lim, f, why, sizeof why), TW_OK, "%s", why);
+    tw_buf_free(&b);
+}
+
+Test(mock_index, looks_at_one_exchange_per_request_among_ten_thousand)
+{
+    fx_set s;
+    memset(&s, 0, sizeof s);
+    s.fx = calloc(1, sizeof *s.fx);
+    s.n = 1;
+    many(10000, 0, &s.fx[0]);
+    set_tables(&s, TW_MATCH_NORMALISED);
+    s.served[0] = true;
+    tw_match_in bi = {s.fx, 1, s.served, (const cJSON *const *)s.norm, s.base, "", "", NULL, NULL, "",
+                      TW_MATCH_NORMALISED, NULL, NULL};
+    tw_match_index *ix = NULL;
+    cr_assert_eq(tw_match_index_build(&bi, &ix), TW_OK);
+    size_t looked = 0;
+    for (size_t k = 0; k < s.fx[0].nexchanges; k++) {
+        const tw_fx_exchange *x = &s.fx[0].exchanges[k];
+        char hint[64];
+        snprintf(hint, sizeof hint, "many#%zu", k);
+        for (int named = 0; named < 2; named++) {
+            bool nomem = false;
+            cJSON *norm = named ? NULL : tw_mock_normalise(x->req.body, &nomem);
+            tw_match_in in = {s.fx, 1, s.served, (const cJSON *const *)s.norm, s.base, "POST",
+                              "/v1/chat/completions", x->req.body, norm, named ? hint : "",
+                              TW_MATCH_NORMALISED, NULL, ix};
+            tw_match_out o;
+            tw_mock_match(&in, &o);
+            cr_assert(o.found && o.xi == k, "exchange %zu: found %d at %zu", k, o.found, o.xi);
+            cr_assert_eq(o.compared, 1, "exchange %zu: %zu compared", k, o.compared);
+            looked += o.compared;
+            cJSON_Delete(norm);
+        }
+    }
+    cr_assert_eq(looked, 20000);
+    /* the walk, for one request, looks at all of them */
+    tw_match_in in = {s.fx, 1, s.served, (const cJSON *const *)s.norm, s.base, "POST",
+                      "/v1/chat/completions", s.fx[0].exchanges[9999].req.body,
+                      s.norm[9999], "", TW_MATCH_NORMALISED, NULL, NULL};
+    tw_match_out o;
+    tw_mock_match(&in, &o);
+    cr_assert(o.found && o.xi == 9999);
+    cr_assert_eq(o.compared, 10000);
+    tw_match_index_free(ix);
+    free_set(&s);
+}
+
+Test(mock_index, bodies_that_repeat_a_key_are_compared_with_every_request)
+{
+    fx_set s;
+    memset(&s, 0, sizeof s);
+    s.fx = calloc(1, sizeof *s.fx);
+    s.n = 1;
+    many(200, 5, &s.fx[0]);
+    set_tables(&s, TW_MATCH_NORMALISED);
+    s.served[0] = true;
+    tw_match_in bi = {s.fx, 1, s.served, (const cJSON *const *)s.norm, s.base, "", "", NULL, NULL, "",
+                      TW_MATCH_NORMALISED, NULL, NULL};
+    tw_match_index *ix = NULL;
+    cr_assert_eq(tw_match_index_build(&bi, &ix), TW_OK);
+    size_t lin = 0, idx = 0;
+    for (size_t k = 0; k < s.fx[0].nexchanges; k++) {
+        const cJSON *b = s.fx[0].exchanges[k].req.body;
+        same_choice(&s, ix, TW_MATCH_NORMALISED, "POST", "/v1/chat/completions", b, "", &lin, &idx);
+    }
+    /* 40 of the 200 repeat a key: those 40 are looked at for each request besides its
+     * own, and a request that repeats a key is compared with all 200 */
+    cr_assert_eq(idx, 40 * 200 + 160 * 41, "looked at %zu", idx);
+    cr_assert_eq(lin, 200 * 200);
+    tw_match_index_free(ix);
+    free_set(&s);
+}
