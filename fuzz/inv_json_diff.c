@@ -5,7 +5,7 @@
  *
  * The reference reads the input twice: tw_json_parse_lint alone, and as the
  * arguments of a Hermes call, <tool_call>{"name":"f","arguments":INPUT}
- * </tool_call>, through tw_hermes_decode with default options. A document
+ * </tool_call>, through tw_hermes_output_decode with default options. A document
  * is compared only where the reference accepted it WITHOUT a diagnostic (no
  * lint finding, one call, no error, no warning). Then jansson (any value,
  * integers read as reals, duplicates rejected) must accept it too, and the
@@ -137,7 +137,7 @@ int tw_fz_json_diff(const uint8_t *data, size_t size)
     memcpy(doc + sizeof pre - 1, in, size);
     memcpy(doc + sizeof pre - 1 + size, post, sizeof post - 1);
     tw_result r;
-    if (tw_hermes_decode(doc, n, NULL, &r) != TW_OK)
+    if (tw_hermes_output_decode(doc, n, NULL, &r) != TW_OK)
         tw_fz_fail("json_diff: hermes decode failed");
     /* the input alone must be one clean value: else the wrapper's own
      * bytes may have made another call object */

@@ -152,7 +152,7 @@ void tw_chk_hermes_checks(judge *j, char kind, bool stream)
     if (two_pass)
         h.o.finish = TW_FINISH_STOP_SEQUENCE;
     tw_result r;
-    if (tw_hermes_decode(text, n, &h.o, &r) != TW_OK) {
+    if (tw_hermes_output_decode(text, n, &h.o, &r) != TW_OK) {
         tw_chk_skip_ids(j->out, ids, 3, "the hermes decoder refused the model text");
         tw_opts_holder_free(&h);
         return;
@@ -454,7 +454,7 @@ void tw_chk_num_model_values(judge *j, char kind, bool stream)
     if (two_pass)
         h.o.finish = TW_FINISH_STOP_SEQUENCE;
     tw_result r;
-    if (tw_hermes_decode(text, strlen(text), &h.o, &r) != TW_OK) {
+    if (tw_hermes_output_decode(text, strlen(text), &h.o, &r) != TW_OK) {
         PUT(j->out, TW_CHK_NUM_02, TW_V_SKIP, -1, "the hermes decoder refused the model text");
         tw_opts_holder_free(&h);
         return;

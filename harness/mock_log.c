@@ -11,6 +11,7 @@
 /* One verdict of a packed record; its evidence lies in the record's strings. */
 typedef struct packed_check {
     const char *id;                /* the catalog's */
+    tw_check_id check;
     int64_t offset;
     uint32_t evidence;             /* offset in the strings */
     uint8_t verdict;
@@ -62,7 +63,7 @@ static tw_mock_packed *pack(const tw_mock_record *rec)
         const char *ev = c->evidence ? c->evidence : "";
         size_t l = strlen(ev) + 1;
         memcpy(s + at, ev, l);
-        p->checks[i] = (packed_check){c->id, c->offset, (uint32_t)at, (uint8_t)c->verdict};
+        p->checks[i] = (packed_check){c->id, c->check, c->offset, (uint32_t)at, (uint8_t)c->verdict};
         at += l;
     }
     return p;
@@ -91,7 +92,8 @@ static bool unpack(tw_mock_packed *p, tw_mock_record *r)
         if (!ev)
             return false;
         r->checks.items[r->checks.len++] =
-            (tw_check_result){p->checks[i].id, (tw_verdict)p->checks[i].verdict, p->checks[i].offset, ev};
+            (tw_check_result){p->checks[i].id, p->checks[i].check, (tw_verdict)p->checks[i].verdict,
+                              p->checks[i].offset, ev};
     }
     return true;
 }

@@ -230,7 +230,7 @@ static void write_messages(tw_jw *w, const tw_request *r)
     tw_jw_close(w, ']');
 }
 
-tw_status tw_anthropic_encode_request(const tw_request *r, const tw_encode_opts *o, tw_buf *out)
+tw_status tw_anthropic_request_encode(const tw_request *r, const tw_encode_opts *o, tw_buf *out)
 {
     if (!o)
         o = &tw_enc_default_opts;
@@ -358,7 +358,7 @@ static void message_head(tw_jw *w, const tw_encode_opts *o)
     tw_jw_str(w, "model", o->model ? o->model : TW_DEFAULT_MODEL);
 }
 
-tw_status tw_anthropic_encode_response(const tw_result *r, const tw_encode_opts *o, tw_buf *out)
+tw_status tw_anthropic_response_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out)
 {
     if (!o)
         o = &tw_enc_default_opts;
@@ -435,7 +435,7 @@ static void deltas(tw_jw *w, size_t index, const char *type, const char *key, co
     }
 }
 
-tw_status tw_anthropic_encode_stream(const tw_result *r, const tw_encode_opts *o, tw_buf *out)
+tw_status tw_anthropic_stream_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out)
 {
     if (!o)
         o = &tw_enc_default_opts;
@@ -536,10 +536,10 @@ tw_status tw_anthropic_encode_stream(const tw_result *r, const tw_encode_opts *o
 
 const tw_encoder_ops tw_encoder_anthropic_request = {
     "anthropic-request", "Anthropic messages request body", TW_ENC_REQUEST,
-    tw_anthropic_encode_request, tw_unsupported_encode_result};
+    tw_anthropic_request_encode, tw_unsupported_encode_result};
 const tw_encoder_ops tw_encoder_anthropic_response = {
     "anthropic-response", "Anthropic message response body", TW_ENC_RESULT,
-    tw_unsupported_encode_request, tw_anthropic_encode_response};
+    tw_unsupported_encode_request, tw_anthropic_response_encode};
 const tw_encoder_ops tw_encoder_anthropic_stream = {
     "anthropic-stream", "Anthropic messages event stream (SSE)", TW_ENC_RESULT,
-    tw_unsupported_encode_request, tw_anthropic_encode_stream};
+    tw_unsupported_encode_request, tw_anthropic_stream_encode};

@@ -110,7 +110,7 @@ static tw_status write_message(tw_jw *w, const tw_request *r, size_t mi, const t
     return w->st;
 }
 
-tw_status tw_openai_encode_request(const tw_request *r, const tw_encode_opts *o, tw_buf *out)
+tw_status tw_openai_request_encode(const tw_request *r, const tw_encode_opts *o, tw_buf *out)
 {
     if (!o)
         o = &tw_enc_default_opts;
@@ -217,7 +217,7 @@ static void write_usage(tw_jw *w)
     tw_jw_close(w, '}');
 }
 
-tw_status tw_openai_encode_response(const tw_result *r, const tw_encode_opts *o, tw_buf *out)
+tw_status tw_openai_response_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out)
 {
     if (!o)
         o = &tw_enc_default_opts;
@@ -328,7 +328,7 @@ static void call_chunk(chunker *c, size_t index, const tw_call *call, const char
     chunk_end(c, NULL);
 }
 
-tw_status tw_openai_encode_stream(const tw_result *r, const tw_encode_opts *o, tw_buf *out)
+tw_status tw_openai_stream_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out)
 {
     if (!o)
         o = &tw_enc_default_opts;
@@ -400,10 +400,10 @@ tw_status tw_openai_encode_stream(const tw_result *r, const tw_encode_opts *o, t
 
 const tw_encoder_ops tw_encoder_openai_request = {
     "openai-request", "OpenAI chat completions request body", TW_ENC_REQUEST,
-    tw_openai_encode_request, tw_unsupported_encode_result};
+    tw_openai_request_encode, tw_unsupported_encode_result};
 const tw_encoder_ops tw_encoder_openai_response = {
     "openai-response", "OpenAI chat.completion response body", TW_ENC_RESULT,
-    tw_unsupported_encode_request, tw_openai_encode_response};
+    tw_unsupported_encode_request, tw_openai_response_encode};
 const tw_encoder_ops tw_encoder_openai_stream = {
     "openai-stream", "OpenAI chat.completion.chunk SSE stream", TW_ENC_RESULT,
-    tw_unsupported_encode_request, tw_openai_encode_stream};
+    tw_unsupported_encode_request, tw_openai_stream_encode};

@@ -368,7 +368,7 @@ void tw_proxy_release(tw_proxy_dec *d)
 
 TW_DECODER_ADAPTERS_INIT(g, tw_proxy, tw_proxy_dec)
 
-tw_status tw_proxy_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)
+tw_status tw_proxy_output_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)
 {
     tw_proxy_dec d;
     return tw_decode_batch(&d, tw_proxy_init(&d, o, NULL, NULL), g_feed, g_finish, g_release, buf,
@@ -556,7 +556,7 @@ tw_status tw_proxy_prompt_encode(const tw_request *r, const tw_encode_opts *o, t
 
 const tw_format_ops tw_format_proxy = {
     "proxy", "prompt-only proxy output: <tool_call> blocks; <tool_result> blocks cut out",
-    tw_proxy_decode, sizeof(tw_proxy_dec), g_init, g_feed, g_finish, g_release};
+    tw_proxy_output_decode, sizeof(tw_proxy_dec), g_init, g_feed, g_finish, g_release};
 const tw_encoder_ops tw_encoder_proxy_prompt = {
     "proxy-prompt", "neutral request -> the proxy's Tool-Use Protocol prompt", TW_ENC_REQUEST,
     tw_proxy_prompt_encode, tw_unsupported_encode_result};

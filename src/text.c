@@ -1405,17 +1405,17 @@ static tw_status batch(tw_text_kind k, const char *buf, size_t len, const tw_dec
                            gen_release, buf, len, out);
 }
 
-tw_status tw_think_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)
+tw_status tw_think_output_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)
 {
     return batch(TW_TEXT_THINK, buf, len, o, out);
 }
 
-tw_status tw_hermes_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)
+tw_status tw_hermes_output_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)
 {
     return batch(TW_TEXT_HERMES, buf, len, o, out);
 }
 
-tw_status tw_fenced_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)
+tw_status tw_fenced_output_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)
 {
     return batch(TW_TEXT_FENCED, buf, len, o, out);
 }
@@ -1436,11 +1436,11 @@ static tw_status fenced_init(void *s, const tw_decode_opts *o, tw_event_fn fn, v
 }
 
 const tw_format_ops tw_format_think = {"think", "raw model text: <think>/<thinking> blocks",
-                                       tw_think_decode, sizeof(tw_text_dec), think_init,
+                                       tw_think_output_decode, sizeof(tw_text_dec), think_init,
                                        gen_feed, gen_finish, gen_release};
 const tw_format_ops tw_format_hermes = {
     "hermes", "raw model text: think blocks, then <tool_call> blocks (Hermes/Qwen)",
-    tw_hermes_decode, sizeof(tw_text_dec), hermes_init, gen_feed, gen_finish, gen_release};
+    tw_hermes_output_decode, sizeof(tw_text_dec), hermes_init, gen_feed, gen_finish, gen_release};
 const tw_format_ops tw_format_fenced = {
-    "fenced", "raw model text: think blocks, then ```tool_call fenced blocks", tw_fenced_decode,
+    "fenced", "raw model text: think blocks, then ```tool_call fenced blocks", tw_fenced_output_decode,
     sizeof(tw_text_dec), fenced_init, gen_feed, gen_finish, gen_release};

@@ -226,8 +226,8 @@ tw_status tw_vllm_assemble(const tw_vllm_params *p, const char *pass1, size_t le
         dopt.finish = fin;
         dopt.forced_open = false;
         dopt.bare_json = false;
-        st = p->hermes ? tw_hermes_decode(out->combined.data, out->combined.len, &dopt, &dec)
-                       : tw_think_decode(out->combined.data, out->combined.len, &dopt, &dec);
+        st = p->hermes ? tw_hermes_output_decode(out->combined.data, out->combined.len, &dopt, &dec)
+                       : tw_think_output_decode(out->combined.data, out->combined.len, &dopt, &dec);
     }
     if (st == TW_OK) {
         tw_result *r = &out->result;
@@ -771,7 +771,7 @@ void tw_vllm_release(tw_vllm_dec *d) { tw_buf_free(&d->body); }
 
 TW_DECODER_ADAPTERS_INIT(g, tw_vllm, tw_vllm_dec)
 
-tw_status tw_vllm_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)
+tw_status tw_vllm_response_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)
 {
     tw_vllm_dec d;
     return tw_decode_batch(&d, tw_vllm_init(&d, o, NULL, NULL), g_feed, g_finish, g_release, buf,
@@ -782,7 +782,7 @@ tw_status tw_vllm_decode(const char *buf, size_t len, const tw_decode_opts *o, t
 
 const tw_format_ops tw_format_vllm_generate = {
     "vllm-generate", "vLLM-native /generate GenerateResponse JSON (two-pass contract)",
-    tw_vllm_decode, sizeof(tw_vllm_dec), g_init, g_feed, g_finish, g_release};
+    tw_vllm_response_decode, sizeof(tw_vllm_dec), g_init, g_feed, g_finish, g_release};
 const tw_encoder_ops tw_encoder_vllm_generate_request = {
     "vllm-generate-request", "neutral request -> vLLM-native GenerateRequest JSON",
     TW_ENC_REQUEST, tw_vllm_request_encode, tw_unsupported_encode_result};

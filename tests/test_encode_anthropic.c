@@ -42,7 +42,7 @@ Test(encode_anthropic, redacted_thinking_response)
     tw_result res;
     redacted_result(&res);
     tw_buf out = {0};
-    cr_assert_eq(tw_anthropic_encode_response(&res, NULL, &out), TW_OK);
+    cr_assert_eq(tw_anthropic_response_encode(&res, NULL, &out), TW_OK);
     cr_expect(strstr(out.data, "\"content\":[{\"type\":\"redacted_thinking\",\"data\":\"EncryptedBlob==\"},"
                                "{\"type\":\"redacted_thinking\",\"data\":\"Other==\"},"
                                "{\"type\":\"text\",\"text\":\"ok\"}]") != NULL,
@@ -56,7 +56,7 @@ Test(encode_anthropic, redacted_thinking_stream)
     tw_result res;
     redacted_result(&res);
     tw_buf out = {0};
-    cr_assert_eq(tw_anthropic_encode_stream(&res, NULL, &out), TW_OK);
+    cr_assert_eq(tw_anthropic_stream_encode(&res, NULL, &out), TW_OK);
     cr_expect(strstr(out.data, "event: content_block_start\ndata: {\"type\":\"content_block_start\","
                                "\"index\":1,\"content_block\":{\"type\":\"redacted_thinking\","
                                "\"data\":\"Other==\"}}\n\nevent: content_block_stop\n") != NULL,
@@ -76,7 +76,7 @@ Test(encode_anthropic, redacted_flag_without_data_warns)
     memset(&o, 0, sizeof o);
     o.warnings = &w;
     tw_buf out = {0};
-    cr_assert_eq(tw_anthropic_encode_response(&res, &o, &out), TW_OK);
+    cr_assert_eq(tw_anthropic_response_encode(&res, &o, &out), TW_OK);
     cr_assert_eq(w.len, 1);
     cr_expect_eq(w.items[0].code, TW_D_NOT_CARRIED);
     cr_expect(strstr(w.items[0].message, "redacted_thinking") != NULL);
@@ -96,7 +96,7 @@ Test(encode_anthropic, redacted_thinking_in_request_history)
     r.messages[1].has_redacted_thinking = true;
     r.messages[1].redacted_thinking = cJSON_Parse("[\"Blob==\"]");
     tw_buf out = {0};
-    cr_assert_eq(tw_anthropic_encode_request(&r, NULL, &out), TW_OK);
+    cr_assert_eq(tw_anthropic_request_encode(&r, NULL, &out), TW_OK);
     cr_expect(strstr(out.data, "{\"role\":\"assistant\",\"content\":[{\"type\":\"redacted_thinking\","
                                "\"data\":\"Blob==\"},{\"type\":\"text\",\"text\":\"Hello.\"}]}") != NULL,
               "%s", out.data);
@@ -113,7 +113,7 @@ Test(encode_anthropic, failure_restores_output)
     tw_encode_opts o;
     memset(&o, 0, sizeof o);
     o.limits.max_output_bytes = 50;
-    cr_expect_eq(tw_anthropic_encode_stream(&res, &o, &out), TW_ERR_LIMIT);
+    cr_expect_eq(tw_anthropic_stream_encode(&res, &o, &out), TW_ERR_LIMIT);
     cr_expect_eq(out.len, 4);
     cr_expect_str_eq(out.data, "keep");
     tw_buf_free(&out);

@@ -31,7 +31,7 @@ Test(encode_openai, null_opts_defaults_parallel_false)
     tw_request r;
     simple_request(&r, true);
     tw_buf out = {0};
-    cr_assert_eq(tw_openai_encode_request(&r, NULL, &out), TW_OK);
+    cr_assert_eq(tw_openai_request_encode(&r, NULL, &out), TW_OK);
     cr_expect(strstr(out.data, "\"parallel_tool_calls\":false") != NULL, "%s", out.data);
     tw_buf_free(&out);
     tw_request_free(&r);
@@ -46,11 +46,11 @@ Test(encode_openai, zeroed_opts_override_request)
     tw_encode_opts o;
     memset(&o, 0, sizeof o);
     tw_buf out = {0};
-    cr_assert_eq(tw_openai_encode_request(&r, &o, &out), TW_OK);
+    cr_assert_eq(tw_openai_request_encode(&r, &o, &out), TW_OK);
     cr_expect(strstr(out.data, "\"parallel_tool_calls\":false") != NULL, "%s", out.data);
     o.parallel_tool_calls = -1;
     tw_buf_reset(&out);
-    cr_assert_eq(tw_openai_encode_request(&r, &o, &out), TW_OK);
+    cr_assert_eq(tw_openai_request_encode(&r, &o, &out), TW_OK);
     cr_expect(strstr(out.data, "\"parallel_tool_calls\":true") != NULL, "%s", out.data);
     tw_buf_free(&out);
     tw_request_free(&r);
@@ -66,13 +66,13 @@ Test(encode_openai, failure_restores_output)
     memset(&o, 0, sizeof o);
     o.parallel_tool_calls = -1;
     o.limits.max_output_bytes = 20;
-    cr_expect_eq(tw_openai_encode_request(&r, &o, &out), TW_ERR_LIMIT);
+    cr_expect_eq(tw_openai_request_encode(&r, &o, &out), TW_ERR_LIMIT);
     cr_expect_eq(out.len, 6);
     cr_expect_str_eq(out.data, "PREFIX");
     cr_expect_eq(out.max, 0, "the caller's cap is restored");
     /* appending after existing bytes works and counts only the new ones */
     o.limits.max_output_bytes = 0;
-    cr_expect_eq(tw_openai_encode_request(&r, &o, &out), TW_OK);
+    cr_expect_eq(tw_openai_request_encode(&r, &o, &out), TW_OK);
     cr_expect_eq(strncmp(out.data, "PREFIX{\"messages\"", 17), 0, "%s", out.data);
     tw_buf_free(&out);
     tw_request_free(&r);
@@ -87,7 +87,7 @@ Test(encode_openai, limits_on_counts)
     o.parallel_tool_calls = -1;
     o.limits.max_messages = 1;
     tw_buf out = {0};
-    cr_expect_eq(tw_openai_encode_request(&r, &o, &out), TW_OK);
+    cr_expect_eq(tw_openai_request_encode(&r, &o, &out), TW_OK);
     tw_request_free(&r);
     cJSON *j = cJSON_Parse("{\"messages\":[{\"role\":\"user\",\"content\":\"a\"},"
                            "{\"role\":\"user\",\"content\":\"b\"}]}");
@@ -95,7 +95,7 @@ Test(encode_openai, limits_on_counts)
     cr_assert_eq(tw_request_read(j, NULL, &r, why, sizeof why), TW_OK);
     cJSON_Delete(j);
     tw_buf_reset(&out);
-    cr_expect_eq(tw_openai_encode_request(&r, &o, &out), TW_ERR_LIMIT);
+    cr_expect_eq(tw_openai_request_encode(&r, &o, &out), TW_ERR_LIMIT);
     tw_buf_free(&out);
     tw_request_free(&r);
 }
@@ -109,8 +109,8 @@ Test(encode_openai, call_without_name_is_invalid)
     c.arguments = cJSON_CreateObject();
     tw_message_add_call(&res.msg, &c);
     tw_buf out = {0};
-    cr_expect_eq(tw_openai_encode_response(&res, NULL, &out), TW_ERR_INVALID);
-    cr_expect_eq(tw_openai_encode_stream(&res, NULL, &out), TW_ERR_INVALID);
+    cr_expect_eq(tw_openai_response_encode(&res, NULL, &out), TW_ERR_INVALID);
+    cr_expect_eq(tw_openai_stream_encode(&res, NULL, &out), TW_ERR_INVALID);
     cr_expect_eq(out.len, 0);
     tw_buf_free(&out);
     tw_result_free(&res);
@@ -133,7 +133,7 @@ Test(encode_openai, argument_fragments_reassemble)
         memset(&o, 0, sizeof o);
         o.args_fragment = frag;
         tw_buf out = {0};
-        cr_assert_eq(tw_openai_encode_stream(&res, &o, &out), TW_OK);
+        cr_assert_eq(tw_openai_stream_encode(&res, &o, &out), TW_OK);
         tw_buf joined = {0};
         size_t pieces = 0;
         for (char *line = strtok(out.data, "\n"); line; line = strtok(NULL, "\n")) {

@@ -105,7 +105,7 @@ Test(one_pass, call_arguments_are_moved_not_copied)
     cJSON_InitHooks(&h);
     nallocs = 0;
     tw_result r;
-    cr_assert_eq(tw_hermes_decode(in.data, in.len, &o, &r), TW_OK);
+    cr_assert_eq(tw_hermes_output_decode(in.data, in.len, &o, &r), TW_OK);
     size_t used = nallocs;
     cJSON_InitHooks(NULL);
     cr_assert_eq(r.msg.ncalls, 1);
@@ -190,7 +190,7 @@ Test(one_pass, long_escaped_string_is_read_once, .timeout = 300)
     escaped_text(&in);
     cr_assert_eq(tw_buf_append(&in, "\"}}</tool_call>", 15), TW_OK);
     tw_result r;
-    cr_assert_eq(tw_hermes_decode(in.data, in.len, &o, &r), TW_OK);
+    cr_assert_eq(tw_hermes_output_decode(in.data, in.len, &o, &r), TW_OK);
     cr_assert_eq(r.msg.ncalls, 1);
     const char *text = cJSON_GetStringValue(cJSON_GetObjectItem(r.msg.calls[0].arguments, "text"));
     cr_assert_not_null(text);

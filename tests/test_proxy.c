@@ -57,7 +57,7 @@ Test(proxy, own_prompt_results_never_become_calls)
     const char *prompt = tw_json_get_str(fx, "expected");
     char *copy = tw_test_exact(prompt, strlen(prompt));
     tw_result r;
-    cr_assert_eq(tw_proxy_decode(copy, strlen(prompt), NULL, &r), TW_OK);
+    cr_assert_eq(tw_proxy_output_decode(copy, strlen(prompt), NULL, &r), TW_OK);
     free(copy);
     /* the two echoed history calls are calls; the two results and the
      * example in the protocol's rules are cut out */

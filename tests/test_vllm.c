@@ -75,7 +75,7 @@ static void round_trip(const tw_result *r, const char *what)
     cr_assert_eq(tw_vllm_response_encode(r, NULL, &wire), TW_OK);
     char *copy = tw_test_exact(wire.data, wire.len);
     tw_result back;
-    cr_assert_eq(tw_vllm_decode(copy, wire.len, NULL, &back), TW_OK);
+    cr_assert_eq(tw_vllm_response_decode(copy, wire.len, NULL, &back), TW_OK);
     free(copy);
     tw_buf a = {0}, b = {0};
     tw_result_write(&a, r, 0);
@@ -114,7 +114,7 @@ Test(vllm, round_trip_decode_fixtures)
         const char *in = tw_json_get_str(fx, "input");
         tw_result r;
         if (!tw_json_get(fx, "options") &&
-            tw_vllm_decode(in, strlen(in), NULL, &r) == TW_OK) {
+            tw_vllm_response_decode(in, strlen(in), NULL, &r) == TW_OK) {
             if (r.errors.len == 0 && r.warnings.len == 0) {
                 round_trip(&r, files[i]);
                 done++;
@@ -253,7 +253,7 @@ Test(vllm, aimessage_mapping)
                      "\"tool_calls\": [{\"id\": \"call_1\", \"name\": \"overwrite_memory\", "
                      "\"arguments\": {\"new_memory\": \"tea\"}}]}";
     tw_result r;
-    cr_assert_eq(tw_vllm_decode(in, strlen(in), NULL, &r), TW_OK);
+    cr_assert_eq(tw_vllm_response_decode(in, strlen(in), NULL, &r), TW_OK);
     tw_buf out = {0};
     cr_assert_eq(tw_vllm_aimessage_write(&out, &r, NULL, 0), TW_OK);
     cr_expect_str_eq(out.data,
@@ -264,7 +264,7 @@ Test(vllm, aimessage_mapping)
     tw_buf_reset(&out);
     tw_result_free(&r);
     const char *plain = "{\"thinking\": \"\", \"response\": \"Hi\"}";
-    cr_assert_eq(tw_vllm_decode(plain, strlen(plain), NULL, &r), TW_OK);
+    cr_assert_eq(tw_vllm_response_decode(plain, strlen(plain), NULL, &r), TW_OK);
     cr_assert_eq(tw_vllm_aimessage_write(&out, &r, "thinking", 0), TW_OK);
     cr_expect_str_eq(out.data, "{\"content\":\"Hi\",\"tool_calls\":[],\"additional_kwargs\":{\"thinking\":\"\"}}");
     tw_buf_free(&out);
@@ -320,7 +320,7 @@ Test(vllm, calls_accepted_as_in_the_text_formats)
     snprintf(vbuf, sizeof vbuf, "{\"response\":\"\",\"tool_calls\":[%s,%s]}", one, one);
     snprintf(hbuf, sizeof hbuf, "<tool_call>%s</tool_call><tool_call>%s</tool_call>", one, one);
     tw_result v, h;
-    cr_assert_eq(tw_vllm_decode(vbuf, strlen(vbuf), NULL, &v), TW_OK);
+    cr_assert_eq(tw_vllm_response_decode(vbuf, strlen(vbuf), NULL, &v), TW_OK);
     cr_assert_eq(tw_format_find("hermes")->decode(hbuf, strlen(hbuf), NULL, &h), TW_OK);
     cr_assert_eq(v.msg.ncalls, 2);
     cr_assert_eq(h.msg.ncalls, 2);

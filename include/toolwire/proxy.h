@@ -60,7 +60,7 @@ tw_status tw_proxy_feed(tw_proxy_dec *d, const char *buf, size_t len);
 tw_status tw_proxy_finish(tw_proxy_dec *d, tw_result *out);
 void tw_proxy_release(tw_proxy_dec *d);
 /* Batch: init, feed everything, finish. */
-tw_status tw_proxy_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out);
+tw_status tw_proxy_output_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out);
 
 /*
  * The proxy's prompt for `r` (see docs/formats/proxy.md for the exact

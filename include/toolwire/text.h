@@ -106,10 +106,10 @@ void tw_text_release(tw_text_dec *d);
 /* Batch: init, feed everything, finish (the contract of decode.h: buf[0,
  * len) is not kept, `o` may be NULL, *out need not be initialised and is
  * valid and empty on every failure). */
-tw_status tw_think_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out);
-tw_status tw_hermes_decode(const char *buf, size_t len, const tw_decode_opts *o,
+tw_status tw_think_output_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out);
+tw_status tw_hermes_output_decode(const char *buf, size_t len, const tw_decode_opts *o,
                            tw_result *out);
-tw_status tw_fenced_decode(const char *buf, size_t len, const tw_decode_opts *o,
+tw_status tw_fenced_output_decode(const char *buf, size_t len, const tw_decode_opts *o,
                            tw_result *out);
 
 #ifdef __cplusplus

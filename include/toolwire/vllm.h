@@ -22,7 +22,7 @@ extern "C" {
  * (the contract of decode.h: buf[0, len) is
  * not kept, `o` may be NULL, *out need not be initialised and is valid and
  * empty on every failure; a bad body is a diagnostic, not a failure). */
-tw_status tw_vllm_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out);
+tw_status tw_vllm_response_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out);
 
 /* Streaming: the body is buffered (up to max_input_bytes) and decoded at
  * finish; events fire from finish. Zero-initialise, then init. */
