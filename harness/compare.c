@@ -77,7 +77,7 @@ tw_status tw_compare_markdown(const tw_report *r, size_t n, tw_buf *buf)
         return TW_ERR_NOMEM;
     tw_rep_words w;
     tw_rep_words_of(r, n, &w);
-    tw_rw wr = {buf, TW_OK}, *out = &wr;
+    tw_rw wr = {.b = buf, .st = TW_OK}, *out = &wr;
     tw_rw_printf(out, "# toolwire: %s compared\n\n", w.many);
     cmp_summary(r, n, &w, out);
     tw_rw_printf(out, "\n## Where the %s differ\n\nOnly fixtures that at least two %s ran, and checks that fail on "

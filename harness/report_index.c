@@ -41,9 +41,15 @@ static uint64_t key_hash(slot_kind k, const char *fx, size_t ex, const char *id)
     h = mix_str(h, fx);
     if (id)
         h = mix_str(h, id);
-    h ^= (uint64_t)ex;
-    h *= 0x9e3779b97f4a7c15ULL;
-    return h ^ (h >> 29);
+    /* the exchange index is mixed into every bit: keys that differ only in
+     * it (a fixture's exchanges, check by check) must not share low bits,
+     * or the table's probes run long */
+    h ^= (uint64_t)ex * 0x9e3779b97f4a7c15ULL;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    return h ^ (h >> 33);
 }
 
 static bool key_eq(const tw_rep_slot *s, uint64_t h, slot_kind k, const char *fx, size_t ex, const char *id)
