@@ -114,7 +114,10 @@ const tw_rep_exchange *tw_rep_find_exchange(const tw_rep_index *ix, const char *
 /* Whether the report ran a fixture of that name (one not skipped). */
 bool tw_rep_ran_fixture(const tw_rep_index *ix, const char *fx);
 
-/* The indexes of n reports, in order; NULL (nothing to free) on failure. */
+/* The indexes of n reports, in order; NULL (nothing to free) on failure.
+ * With fewer than two reports nothing can differ between them: only the
+ * fixture names are indexed (tw_rep_ran_fixture), and a comparison does not
+ * walk the keys. */
 tw_rep_index *tw_rep_index_all(const tw_report *r, size_t n);
 void tw_rep_index_all_free(tw_rep_index *ix, size_t n);
 
