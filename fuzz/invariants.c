@@ -415,8 +415,10 @@ static void hash_calls(const tw_message *m, fnv *f)
     }
 }
 
-/* The printed neutral value reads back to the same printed value. */
-static void check_neutral_roundtrip(const char *js, size_t n, const tw_limits *L)
+/* The printed neutral value (js, the print of orig) reads back to the same
+ * printed value. */
+static void check_neutral_roundtrip(const tw_result *orig, const char *js, size_t n,
+                                    const tw_limits *L)
 {
     if (tw_memmem(js, n, "\\u0000", 6))
         return; /* cJSON strings stop at NUL: not representable after reading */
@@ -432,12 +434,17 @@ static void check_neutral_roundtrip(const char *js, size_t n, const tw_limits *L
     rl.max_diags = L->max_diags + 1;
     st = tw_result_read(j, &rl, &back, why, sizeof why);
     TW_FZ_CHECK(st == TW_OK, "printed neutral result does not read back: %s", why);
-    size_t n2;
-    char *js2 = result_json(&back, &n2);
-    TW_FZ_CHECK(n == n2 && memcmp(js, js2, n) == 0,
-                "neutral result changes when read back:\n  printed %.*s\n  reread  %.*s",
-                (int)(n > 2000 ? 2000 : n), js, (int)(n2 > 2000 ? 2000 : n2), js2);
-    free(js2);
+    /* equal in place means equal prints (same_result is never looser); only
+     * where they differ (an "N more" entry read back as a diagnostic, bytes
+     * printed as U+FFFD) is the value printed again and compared as text */
+    if (!orig || !same_result(orig, &back)) {
+        size_t n2;
+        char *js2 = result_json(&back, &n2);
+        TW_FZ_CHECK(n == n2 && memcmp(js, js2, n) == 0,
+                    "neutral result changes when read back:\n  printed %.*s\n  reread  %.*s",
+                    (int)(n > 2000 ? 2000 : n), js, (int)(n2 > 2000 ? 2000 : n2), js2);
+        free(js2);
+    }
     tw_result_free(&back);
     cJSON_Delete(j);
 }
@@ -561,6 +568,18 @@ static tw_status run_stream(const tw_format_ops *f, const tw_fz_setup *s, char *
 static bool every_stream;
 
 void tw_fz_set_every_stream(bool on) { every_stream = on; }
+
+/*
+ * The second batch decode (the same input twice gives the same result) runs
+ * for a quarter of the inputs: those whose seed byte has bits 1 and 2 clear,
+ * a choice independent of the low bit that picks the stream targets' second
+ * stream, so across a corpus every target and both stream kinds get it.
+ * Under tw_fz_set_every_stream(true) every input gets it.
+ */
+bool tw_fz_check_twice(const tw_fz_setup *s)
+{
+    return every_stream || (s->seed & 6u) == 0;
+}
 
 /*
  * The streams of one input: the plan from the header; the stream targets
@@ -716,18 +735,20 @@ static int check_decoder(const char *name, const uint8_t *data, size_t size, int
     }
     size_t n1;
     char *j1 = result_json(&r1, &n1);
-    check_neutral_roundtrip(j1, n1, L);
+    check_neutral_roundtrip(&r1, j1, n1, L);
 
-    tw_result r2;
-    memset(&r2, 0, sizeof r2);
-    tw_status st2 = f->decode(in, s.len, &s.o, &r2);
-    if (st1 != st2 || !same_result(&r1, &r2)) {
-        size_t n2;
-        char *j2 = result_json(&r2, &n2);
-        tw_fz_fail("%s: the same input twice gives two results:\n  first  %.*s\n  second %.*s",
-                   name, (int)(n1 > 2000 ? 2000 : n1), j1, (int)(n2 > 2000 ? 2000 : n2), j2);
+    if (tw_fz_check_twice(&s)) {
+        tw_result r2;
+        memset(&r2, 0, sizeof r2);
+        tw_status st2 = f->decode(in, s.len, &s.o, &r2);
+        if (st1 != st2 || !same_result(&r1, &r2)) {
+            size_t n2;
+            char *j2 = result_json(&r2, &n2);
+            tw_fz_fail("%s: the same input twice gives two results:\n  first  %.*s\n  second %.*s",
+                       name, (int)(n1 > 2000 ? 2000 : n1), j1, (int)(n2 > 2000 ? 2000 : n2), j2);
+        }
+        tw_result_free(&r2);
     }
-    tw_result_free(&r2);
 
     unsigned plans[3];
     bool wholes[3];

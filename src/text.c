@@ -13,6 +13,7 @@
 
 #include "formats.h"
 #include "wire_common.h"
+#include "work.h"
 #include "toolwire/decode.h"
 
 #define NPOS ((size_t)-1)
@@ -894,12 +895,18 @@ static tw_status calls_finish(tw_text_dec *d)
     return st;
 }
 
-/* Is there a complete, valid block right after an opener at p? (§1.7) */
-static bool block_valid_at(const tw_text_dec *d, const char *p, size_t n)
+/*
+ * Is there a complete, valid block right after an opener at p (n bytes to the
+ * end of the input)? (§1.7) lit is the first closing tag at or after the
+ * payload's start. The literal path yields an object or array, directly or
+ * by the first-balanced retry, only when the payload holds a '{' or '['
+ * (bracket): without one it is not parsed at all.
+ */
+static bool block_valid_at(const tw_text_dec *d, const char *p, size_t n, const char *lit,
+                           bool bracket)
 {
-    size_t olen, clen;
+    size_t olen;
     opener(d, &olen);
-    const char *close = closer(d, &clen);
     p += olen;
     n -= olen;
     /* JSON-aware: scan the value and expect the close tag */
@@ -922,11 +929,12 @@ static bool block_valid_at(const tw_text_dec *d, const char *p, size_t n)
             return ok;
         }
     }
-    const char *f = tw_memmem(p, n, close, clen);
-    if (!f)
+    if (!bracket)
         return false;
+    size_t pn = (size_t)(lit - p);
+    TW_WORK(pn); /* the literal payload is read in full */
     tw_json_lint lint;
-    v = parse_payload(d, p, (size_t)(f - p), true, &deep, why, sizeof why, &lint);
+    v = parse_payload(d, p, pn, true, &deep, why, sizeof why, &lint);
     bool ok = v && (cJSON_IsObject(v) || cJSON_IsArray(v));
     cJSON_Delete(v);
     return ok;
@@ -1212,14 +1220,37 @@ static tw_status think_finish_block(tw_text_dec *d)
     const char *h = hdata(d);
     size_t len = hlen(d);
     tw_status st = TW_OK;
-    /* §1.7: the first opener that starts a complete, valid block */
+    /* §1.7: the first opener that starts a complete, valid block. One pass:
+     * the closing tag and the bracket each opener needs are found by
+     * searches that only move forward, and once no closing tag follows,
+     * no later opener can start a block. */
+    size_t clen;
+    const char *close = closer(d, &clen);
     size_t from = d->t_text_start;
+    /* lit: the first closing tag at or after the current payload; brace,
+     * brack: the first '{' and '[' there (len when none). 0: not searched. */
+    size_t lit = 0, brace = 0, brack = 0;
     for (int tries = 0; tries < 64 && from < len; tries++) {
         const char *f = tw_memmem(h + from, len - from, open, olen);
         if (!f)
             break;
-        size_t at = (size_t)(f - h);
-        if (block_valid_at(d, f, len - at)) {
+        size_t at = (size_t)(f - h), pay = at + olen;
+        if (lit < pay) {
+            const char *c = tw_memmem(h + pay, len - pay, close, clen);
+            if (!c)
+                break; /* no closing tag from here on */
+            lit = (size_t)(c - h);
+        }
+        if (brace < pay) {
+            const char *b = memchr(h + pay, '{', len - pay);
+            brace = b ? (size_t)(b - h) : len;
+        }
+        if (brack < pay) {
+            const char *b = memchr(h + pay, '[', len - pay);
+            brack = b ? (size_t)(b - h) : len;
+        }
+        size_t br = brace < brack ? brace : brack;
+        if (block_valid_at(d, f, len - at, h + lit, br < lit)) {
             st = emit_thinking(d, h + d->t_text_start, at - d->t_text_start);
             end_thinking_block(d);
             if (st == TW_OK)
