@@ -810,6 +810,12 @@ static bool scalar_char(unsigned char c)
            c == '+' || c == '-' || c == '.';
 }
 
+/* tw_is_space, inlined for the scanner's loop */
+static inline bool jscan_space(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
 tw_jscan_result tw_jscan_feed(tw_jscan *s, const char *p, size_t n, size_t *used)
 {
     if (s->state == S_END) {
@@ -894,7 +900,7 @@ tw_jscan_result tw_jscan_feed(tw_jscan *s, const char *p, size_t n, size_t *used
             break;
         }
 
-        if (tw_is_space(c)) {
+        if (jscan_space(c)) {
             i++;
             continue;
         }
