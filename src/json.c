@@ -19,6 +19,7 @@ enum { FAST_OK = 0, FAST_BAIL, FAST_NOMEM };
 #define TW_JSON_UNIQUE_BIT (1 << 14) /* above cJSON's flags and the taint bit */
 static int fast_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
                       size_t *deepest);
+static inline bool word_has(const char *p, unsigned char c);
 
 size_t tw_json_depth(const char *buf, size_t len, size_t max_depth)
 {
@@ -835,33 +836,25 @@ tw_jscan_result tw_jscan_feed(tw_jscan *s, const char *p, size_t n, size_t *used
         return (r);                                                            \
     } while (0)
 
-    /* the next '"' from a string's position, found once per run of escapes:
-     * searching again after every escape would re-read the rest of a long
-     * string once per escape */
-    const char *qnext = NULL;
-    bool qnone = false;
     while (i < n) {
         unsigned char c = (unsigned char)p[i];
         switch (s->state) {
         case S_STRING: {
-            const char *q = qnext;
-            if (!qnone && (!q || q < p + i)) {
-                q = memchr(p + i, '"', n - i);
-                qnext = q;
-                qnone = !q;
-            }
-            size_t lim = q ? (size_t)(q - p) : n;
-            const char *b = memchr(p + i, '\\', lim - i);
-            if (b) {
-                i = (size_t)(b - p) + 1;
+            /* to the next '"' or backslash: eight bytes at a time while a
+             * word holds neither, then byte by byte (each byte read once,
+             * however many escapes the string holds) */
+            while (i + 8 <= n && !word_has(p + i, '"') && !word_has(p + i, '\\'))
+                i += 8;
+            while (i < n && p[i] != '"' && p[i] != '\\')
+                i++;
+            if (i >= n)
+                continue;
+            if (p[i] == '\\') {
+                i++;
                 s->state = S_ESC;
                 continue;
             }
-            if (!q) {
-                i = n;
-                continue;
-            }
-            i = lim + 1;
+            i++;
             if (s->in_key) {
                 s->in_key = 0;
                 s->state = S_COLON;
@@ -2003,6 +1996,17 @@ static char *put_utf8(char *o, unsigned u)
     return o;
 }
 
+/* Does the 8-byte word at p hold the byte c? (the zero-byte test of
+ * lint_word_special on p XOR c) */
+static inline bool word_has(const char *p, unsigned char c)
+{
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    uint64_t w;
+    memcpy(&w, p, sizeof w);
+    w ^= ones * c;
+    return ((w - ones) & ~w & high) != 0;
+}
+
 /* The string at b[i] == '"': checked in one scan (plain bytes eight at a
  * time), then copied in one piece or decoded escape by escape into a buffer
  * of cJSON's allocator. NULL with p->fail set when it gives up. */
@@ -2064,12 +2068,15 @@ static char *fast_string(fast_parser *p)
     } else {
         char *o = dst;
         for (size_t k = s; k < i;) {
-            const char *bs = memchr(b + k, '\\', i - k);
-            size_t run = bs ? (size_t)(bs - (b + k)) : i - k;
-            memcpy(o, b + k, run);
-            o += run;
-            k += run;
-            if (!bs)
+            /* plain bytes eight at a time up to the next backslash */
+            while (k + 8 <= i && !word_has(b + k, '\\')) {
+                memcpy(o, b + k, 8);
+                o += 8;
+                k += 8;
+            }
+            while (k < i && b[k] != '\\')
+                *o++ = b[k++];
+            if (k >= i)
                 break;
             char e = b[k + 1];
             k += 2;
