@@ -22,7 +22,9 @@ typedef struct tw_json_error {
 /*
  * Parse exactly one JSON value from buf[0, len). Leading and trailing
  * whitespace are allowed, anything else after the value is refused. Nesting
- * deeper than max_depth is refused before cJSON sees the bytes.
+ * deeper than max_depth is refused. RFC 8259 text is read in one pass that
+ * builds the tree cJSON would build; other text cJSON accepts (and every
+ * error) goes through cJSON itself, so trees, errors and offsets are cJSON's.
  * On success *out owns a tree (free with cJSON_Delete) whose number nodes
  * carry their source spelling (see tw_json_spelling). On failure *out is
  * NULL and err (optional) says where and why. A string or key holding
@@ -181,7 +183,8 @@ typedef struct tw_json_lint {
 void tw_json_lint_scan(const char *buf, size_t len, tw_json_lint *out);
 
 /*
- * tw_json_parse plus the scan (allocates only when U+0000 is found: the
+ * tw_json_parse plus the scan (the one pass of tw_json_parse finds nothing
+ * for it on RFC 8259 text without U+0000; allocates only when U+0000 is found: the
  * ordinals of the strings that hold it). When a string or key holds U+0000, every
  * member whose key or string value holds it, and every such array element,
  * is removed from the tree, and the container it was in and all containers
@@ -205,6 +208,8 @@ const char *tw_json_repeated_member(const cJSON *obj, const char *const *keys);
  * value of a key is kept. *removed counts them; the JSON Pointer of the
  * first one removed (its object's path and its key) is written to path
  * ("" when none). Linear up to a log factor in the number of members.
+ * Containers that tw_json_parse or tw_json_parse_lint marked as holding no
+ * repeated key (a mark cJSON_Duplicate copies) are not walked again.
  */
 tw_status tw_json_dedupe(cJSON *v, char *path, size_t pathlen, size_t *removed);
 
