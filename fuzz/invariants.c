@@ -497,7 +497,7 @@ typedef struct ev_acc {
     size_t ncalls;
 } ev_acc;
 
-static void on_event(void *user, const tw_event *ev)
+static tw_status on_event(void *user, const tw_event *ev)
 {
     ev_acc *a = user;
     switch (ev->kind) {
@@ -526,6 +526,7 @@ static void on_event(void *user, const tw_event *ev)
     default:
         tw_fz_fail("unknown event kind %d", (int)ev->kind);
     }
+    return TW_OK;
 }
 
 /* Stream the body in pieces from one exact-size copy (`in`); the chunk

@@ -41,7 +41,7 @@ static tw_status append_fire(tw_wire_sink *k, tw_event_kind kind, const char *s,
     tw_status st = tw_buf_append(b, s, n);
     if (st == TW_OK && k->fn) {
         tw_event ev = {kind, b->data + b->len - n, n, NULL, NULL};
-        k->fn(k->user, &ev);
+        tw_event_deliver(k->fn, k->user, k->stop, &ev);
     }
     return st;
 }
@@ -214,7 +214,7 @@ static void block_free(tw_ant_block *b)
 
 static tw_wire_sink sink_of(tw_anthropic_stream *d)
 {
-    tw_wire_sink k = {&d->res, &d->o, &d->L, d->fn, d->user};
+    tw_wire_sink k = {&d->res, &d->o, &d->L, d->fn, d->user, &d->stop};
     return k;
 }
 
@@ -415,6 +415,8 @@ static tw_status on_message(tw_anthropic_stream *d, const cJSON *j, const char *
 static tw_status on_sse_event(void *user, const tw_sse_event *ev)
 {
     tw_anthropic_stream *d = user;
+    if (d->stop != TW_OK)
+        return d->stop; /* a callback stopped the decode */
     if (d->stopped)
         return TW_OK; /* nothing after message_stop belongs to the message */
     d->any_event = true;
@@ -483,8 +485,11 @@ tw_status tw_anthropic_stream_feed(tw_anthropic_stream *d, const char *buf, size
 {
     if (d->finished)
         return TW_ERR_STATE;
-    return tw_wire_sse_feed(&d->sse, &d->L, &d->fed, &d->too_large, &d->head, &d->head_off, buf,
-                            len);
+    if (d->stop != TW_OK)
+        return d->stop;
+    tw_status st = tw_wire_sse_feed(&d->sse, &d->L, &d->fed, &d->too_large, &d->head,
+                                    &d->head_off, buf, len);
+    return st == TW_OK ? d->stop : st;
 }
 
 void tw_anthropic_stream_release(tw_anthropic_stream *d)
@@ -509,7 +514,7 @@ tw_status tw_anthropic_stream_finish(tw_anthropic_stream *d, tw_result *out)
     }
     d->finished = true;
     tw_wire_sink k = sink_of(d);
-    tw_status st = tw_sse_finish(&d->sse);
+    tw_status st = d->stop != TW_OK ? d->stop : tw_sse_finish(&d->sse);
     /* the blocks still open, in order (release frees the rest on a failure) */
     size_t taken = 0;
     for (; st == TW_OK && taken < d->nblocks; taken++)
@@ -527,6 +532,8 @@ tw_status tw_anthropic_stream_finish(tw_anthropic_stream *d, tw_result *out)
         st = set_finish(&d->res, d->stop_reason);
     if (st == TW_OK)
         st = tw_wire_close(&k, d->too_large);
+    if (st == TW_OK)
+        st = d->stop; /* a callback stopped the decode */
     if (st == TW_OK) {
         *out = d->res;
         memset(&d->res, 0, sizeof d->res);

@@ -26,7 +26,7 @@ static tw_status fire_text(tw_wire_sink *k, tw_event_kind kind, tw_buf *b, size_
 {
     if (k->fn && b->len > from) {
         tw_event ev = {kind, b->data + from, b->len - from, NULL, NULL};
-        k->fn(k->user, &ev);
+        tw_event_deliver(k->fn, k->user, k->stop, &ev);
     }
     return TW_OK;
 }
@@ -272,7 +272,7 @@ static void slot_free(tw_oai_slot *s)
 
 static tw_wire_sink sink_of(tw_openai_stream *d)
 {
-    tw_wire_sink k = {&d->res, &d->o, &d->L, d->fn, d->user};
+    tw_wire_sink k = {&d->res, &d->o, &d->L, d->fn, d->user, &d->stop};
     return k;
 }
 
@@ -566,6 +566,8 @@ static tw_status on_chunk(tw_openai_stream *d, const cJSON *j, int64_t off)
 static tw_status on_sse_event(void *user, const tw_sse_event *ev)
 {
     tw_openai_stream *d = user;
+    if (d->stop != TW_OK)
+        return d->stop; /* a callback stopped the decode */
     if (d->done)
         return TW_OK; /* nothing after [DONE] is part of the completion */
     d->any_event = true;
@@ -631,8 +633,11 @@ tw_status tw_openai_stream_feed(tw_openai_stream *d, const char *buf, size_t len
 {
     if (d->finished)
         return TW_ERR_STATE;
-    return tw_wire_sse_feed(&d->sse, &d->L, &d->fed, &d->too_large, &d->head, &d->head_off, buf,
-                            len);
+    if (d->stop != TW_OK)
+        return d->stop;
+    tw_status st = tw_wire_sse_feed(&d->sse, &d->L, &d->fed, &d->too_large, &d->head,
+                                    &d->head_off, buf, len);
+    return st == TW_OK ? d->stop : st;
 }
 
 void tw_openai_stream_release(tw_openai_stream *d)
@@ -662,7 +667,7 @@ tw_status tw_openai_stream_finish(tw_openai_stream *d, tw_result *out)
     }
     d->finished = true;
     tw_wire_sink k = sink_of(d);
-    tw_status st = tw_sse_finish(&d->sse);
+    tw_status st = d->stop != TW_OK ? d->stop : tw_sse_finish(&d->sse);
     if (st == TW_OK)
         st = close_calls(d);
     bool envelope = false;
@@ -676,6 +681,8 @@ tw_status tw_openai_stream_finish(tw_openai_stream *d, tw_result *out)
         st = close_message(&k, &d->refusal, d->refusal_off, d->finish_reason);
     if (st == TW_OK)
         st = tw_wire_close(&k, d->too_large);
+    if (st == TW_OK)
+        st = d->stop; /* a callback stopped the decode */
     if (st == TW_OK) {
         *out = d->res;
         memset(&d->res, 0, sizeof d->res);

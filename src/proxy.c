@@ -41,12 +41,12 @@ static int64_t map_off(const tw_proxy_dec *d, int64_t x)
 
 static void fire(tw_proxy_dec *d, const tw_event *ev)
 {
-    if (d->fn)
-        d->fn(d->user, ev);
+    tw_event_deliver(d->fn, d->user, &d->stop, ev);
 }
 
-/* Events of the Hermes decoder, with offsets into the raw input. */
-static void relay(void *user, const tw_event *ev)
+/* Events of the Hermes decoder, with offsets into the raw input; a stop
+ * stops both layers. */
+static tw_status relay(void *user, const tw_event *ev)
 {
     tw_proxy_dec *d = user;
     tw_event e = *ev;
@@ -63,6 +63,7 @@ static void relay(void *user, const tw_event *ev)
         e.call = &c;
     }
     fire(d, &e);
+    return d->stop;
 }
 
 static tw_status text_out(tw_proxy_dec *d, const char *p, size_t n)
@@ -263,6 +264,8 @@ tw_status tw_proxy_feed(tw_proxy_dec *d, const char *buf, size_t len)
 {
     if (d->finished)
         return TW_ERR_STATE;
+    if (d->stop != TW_OK)
+        return d->stop;
     len = tw_input_clip(&d->L, d->in, len, &d->too_large);
     if (len == 0)
         return TW_OK;
@@ -277,7 +280,8 @@ tw_status tw_proxy_feed(tw_proxy_dec *d, const char *buf, size_t len)
         d->state = P_OUT;
     }
     d->in += len;
-    return run(d, &s);
+    tw_status st = run(d, &s);
+    return st == TW_OK ? d->stop : st;
 }
 
 /* Merge two offset-sorted lists into *a (stable: a's entries first on ties). */
@@ -313,10 +317,10 @@ tw_status tw_proxy_finish(tw_proxy_dec *d, tw_result *out)
         return TW_ERR_STATE;
     }
     d->finished = true;
-    tw_status st = TW_OK;
-    if (d->state == P_TAG) /* an undecided tag at the end is text */
+    tw_status st = d->stop; /* a callback stopped the decode */
+    if (st == TW_OK && d->state == P_TAG) /* an undecided tag at the end is text */
         st = text_out(d, d->tag, d->tag_len);
-    else if (d->state == P_IN) {
+    else if (st == TW_OK && d->state == P_IN) {
         char m[220];
         snprintf(m, sizeof m,
                  "unterminated <tool_result> block (id \"%.100s\"); the rest of the input was "
@@ -347,6 +351,8 @@ tw_status tw_proxy_finish(tw_proxy_dec *d, tw_result *out)
             fire(d, &ev);
         }
     }
+    if (st == TW_OK)
+        st = d->stop;
     if (st == TW_OK) {
         *out = res;
     } else {

@@ -35,10 +35,8 @@ enum { JP_PRE = 0, JP_JSON, JP_POST, JP_DONE, JP_FAILED };
 static void fire(tw_text_dec *d, tw_event_kind k, const char *t, size_t n, const tw_call *c,
                  const tw_diag *g)
 {
-    if (!d->fn)
-        return;
     tw_event ev = {k, t, n, c, g};
-    d->fn(d->user, &ev);
+    tw_event_deliver(d->fn, d->user, &d->stop, &ev);
 }
 
 static tw_status add_diag(tw_text_dec *d, bool error, tw_status code, int64_t off, const char *msg)
@@ -184,7 +182,7 @@ static void end_thinking_block(tw_text_dec *d)
  * shares (calls.h); its arguments are moved out of it, never copied. */
 static tw_status take_call(tw_text_dec *d, cJSON *obj, int64_t off)
 {
-    tw_wire_sink k = {&d->res, &d->o, &d->L, d->fn, d->user};
+    tw_wire_sink k = {&d->res, &d->o, &d->L, d->fn, d->user, &d->stop};
     return tw_call_take_object(&k, obj, off);
 }
 
@@ -1282,12 +1280,14 @@ tw_status tw_text_feed(tw_text_dec *d, const char *buf, size_t len)
 {
     if (d->finished)
         return TW_ERR_STATE;
+    if (d->stop != TW_OK)
+        return d->stop;
     len = tw_input_clip(&d->L, d->fed, len, &d->too_large);
     if (len == 0)
         return TW_OK;
     tw_status st = think_feed(d, buf, len);
     d->fed += len;
-    return st;
+    return st == TW_OK ? d->stop : st;
 }
 
 static tw_status bare_json_finish(tw_text_dec *d)
@@ -1344,9 +1344,11 @@ tw_status tw_text_finish(tw_text_dec *d, tw_result *out)
         return TW_ERR_STATE;
     }
     d->finished = true;
-    if (d->t_state == 1 && d->t_forced_start)
+    st = d->stop; /* a callback stopped the decode */
+    if (st == TW_OK && d->t_state == 1 && d->t_forced_start)
         forced_start(d, true);
-    st = think_process(d, true);
+    if (st == TW_OK)
+        st = think_process(d, true);
     if (st == TW_OK && d->t_state == 1)
         st = think_finish_block(d);
     if (st == TW_OK && hlen(d)) {
@@ -1373,6 +1375,8 @@ tw_status tw_text_finish(tw_text_dec *d, tw_result *out)
         if (!d->res.msg.thinking.data)
             st = st == TW_OK ? tw_buf_append(&d->res.msg.thinking, "", 0) : st;
     }
+    if (st == TW_OK)
+        st = d->stop; /* a callback stopped the decode */
     if (st == TW_OK) {
         *out = d->res;
         memset(&d->res, 0, sizeof d->res);

@@ -682,7 +682,7 @@ static tw_status decode_body(const char *buf, size_t len, const tw_decode_opts *
         st = tw_diag_add(&res->errors, TW_D_RESPONSE_SHAPE, pos.top_off[2],
                          "'tool_calls' is not an array; ignored");
     size_t i = 0;
-    tw_wire_sink k = {res, o, L, NULL, NULL};
+    tw_wire_sink k = {res, o, L, NULL, NULL, NULL};
     for (cJSON *c = ncalls ? calls->child : NULL; st == TW_OK && c; c = c->next, i++)
         st = tw_call_take_object(&k, c, i < pos.ncall_off ? pos.call_off[i] : -1);
     free(pos.call_off);
@@ -700,13 +700,11 @@ static tw_status decode_body(const char *buf, size_t len, const tw_decode_opts *
     return st;
 }
 
-static void fire(const tw_vllm_dec *d, tw_event_kind k, const char *t, size_t n,
-                 const tw_call *c, const tw_diag *g)
+static void fire(tw_vllm_dec *d, tw_event_kind k, const char *t, size_t n, const tw_call *c,
+                 const tw_diag *g)
 {
-    if (!d->fn)
-        return;
     tw_event ev = {k, t, n, c, g};
-    d->fn(d->user, &ev);
+    tw_event_deliver(d->fn, d->user, &d->stop, &ev);
 }
 
 tw_status tw_vllm_init(tw_vllm_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user)
@@ -758,6 +756,9 @@ tw_status tw_vllm_finish(tw_vllm_dec *d, tw_result *out)
             fire(d, TW_EV_ERROR, NULL, 0, NULL, &res.errors.items[i]);
         for (size_t i = 0; i < res.warnings.len; i++)
             fire(d, TW_EV_WARNING, NULL, 0, NULL, &res.warnings.items[i]);
+        st = d->stop; /* a callback stopped the decode */
+    }
+    if (st == TW_OK) {
         *out = res;
     } else {
         tw_result_free(&res);

@@ -98,10 +98,12 @@ void tw_body_release(void *s)
 tw_status tw_body_finish(tw_body_dec *d, tw_result *out, tw_body_fn decode)
 {
     tw_result_init(out, &d->L);
-    tw_wire_sink k = {out, &d->o, &d->L, d->fn, d->user};
+    tw_wire_sink k = {out, &d->o, &d->L, d->fn, d->user, &d->stop};
     tw_status st = decode(&k, d->in.data ? d->in.data : "", d->in.len);
     if (st == TW_OK)
         st = tw_wire_close(&k, d->too_large);
+    if (st == TW_OK)
+        st = d->stop; /* a callback stopped the decode */
     if (st != TW_OK) {
         tw_result_free(out);
         tw_result_init(out, &d->L);

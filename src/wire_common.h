@@ -175,6 +175,7 @@ typedef struct tw_body_dec {
     void *user;
     tw_buf in;
     bool too_large;
+    tw_status stop;       /* a callback's status that stopped the decode; TW_OK while none */
 } tw_body_dec;
 
 tw_status tw_body_init(void *s, const tw_decode_opts *o, tw_event_fn fn, void *u);

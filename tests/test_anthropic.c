@@ -119,7 +119,7 @@ typedef struct evlog {
     size_t calls;
 } evlog;
 
-static void on_event(void *u, const tw_event *ev)
+static tw_status on_event(void *u, const tw_event *ev)
 {
     evlog *l = u;
     if (ev->kind == TW_EV_CONTENT)
@@ -128,6 +128,7 @@ static void on_event(void *u, const tw_event *ev)
         tw_buf_append(&l->thinking, ev->text, ev->len);
     else if (ev->kind == TW_EV_TOOL_CALL)
         l->calls++;
+    return TW_OK;
 }
 
 Test(anthropic, events_as_they_arrive)

@@ -158,7 +158,7 @@ typedef struct evlog {
     char ids[8][32];
 } evlog;
 
-static void on_event(void *u, const tw_event *ev)
+static tw_status on_event(void *u, const tw_event *ev)
 {
     evlog *l = u;
     switch (ev->kind) {
@@ -172,6 +172,7 @@ static void on_event(void *u, const tw_event *ev)
     case TW_EV_ERROR: l->errors++; break;
     case TW_EV_WARNING: l->warnings++; break;
     }
+    return TW_OK;
 }
 
 Test(openai, events_as_they_arrive)

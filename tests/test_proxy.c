@@ -77,7 +77,7 @@ typedef struct seen {
     int64_t call_off;
 } seen;
 
-static void on_event(void *user, const tw_event *ev)
+static tw_status on_event(void *user, const tw_event *ev)
 {
     seen *s = user;
     if (ev->kind == TW_EV_TOOL_CALL) {
@@ -87,6 +87,7 @@ static void on_event(void *user, const tw_event *ev)
         s->errors++;
         s->last_err_off = ev->diag->offset;
     }
+    return TW_OK;
 }
 
 Test(proxy, streaming_events_carry_raw_offsets)

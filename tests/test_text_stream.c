@@ -32,7 +32,7 @@ typedef struct collect {
     size_t nerrors;
 } collect;
 
-static void on_event(void *user, const tw_event *ev)
+static tw_status on_event(void *user, const tw_event *ev)
 {
     collect *c = user;
     switch (ev->kind) {
@@ -46,6 +46,7 @@ static void on_event(void *user, const tw_event *ev)
     case TW_EV_ERROR: c->nerrors++; break;
     default: break;
     }
+    return TW_OK;
 }
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;

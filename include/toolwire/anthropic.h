@@ -51,6 +51,7 @@ typedef struct tw_anthropic_stream {
     tw_buf head; /* the input while no event came yet (<= max_event_bytes) */
     bool head_off;
     bool nonstd_warned; /* json_not_rfc8259 given once per stream */
+    tw_status stop;       /* a callback's status that stopped the decode; TW_OK while none */
 } tw_anthropic_stream;
 
 tw_status tw_anthropic_stream_init(tw_anthropic_stream *d, const tw_decode_opts *o, tw_event_fn fn,

@@ -65,6 +65,7 @@ typedef struct tw_openai_stream {
     size_t ntab; /* a power of two, at least twice nslots; 0 before the first slot */
     size_t last_plain;
     bool nonstd_warned; /* json_not_rfc8259 given once per stream */
+    tw_status stop;       /* a callback's status that stopped the decode; TW_OK while none */
 } tw_openai_stream;
 
 tw_status tw_openai_stream_init(tw_openai_stream *d, const tw_decode_opts *o, tw_event_fn fn,

@@ -52,6 +52,7 @@ typedef struct tw_proxy_dec {
     tw_diag_list errors;  /* tool_result_in_output, merged at finish */
     bool too_large;
     bool finished;
+    tw_status stop;       /* a callback's status that stopped the decode; TW_OK while none */
 } tw_proxy_dec;
 
 tw_status tw_proxy_init(tw_proxy_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user);

@@ -82,6 +82,7 @@ typedef struct tw_text_dec {
     tw_buf c_bare;
     uint64_t c_bare_off;   /* offset of the first non-whitespace held byte */
     bool c_bare_nonws;     /* c_bare_off is set */
+    tw_status stop;       /* a callback's status that stopped the decode; TW_OK while none */
 } tw_text_dec;
 
 /*

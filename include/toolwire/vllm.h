@@ -34,6 +34,7 @@ typedef struct tw_vllm_dec {
     tw_buf body;
     bool too_large;
     bool finished;
+    tw_status stop;       /* a callback's status that stopped the decode; TW_OK while none */
 } tw_vllm_dec;
 
 tw_status tw_vllm_init(tw_vllm_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user);

@@ -36,6 +36,7 @@ typedef struct tw_lines_dec {
     tw_buf in;        /* the input so far, capped at max_input_bytes */
     bool too_large;   /* bytes past max_input_bytes were dropped */
     bool finished;
+    tw_status stop;   /* what a callback returned to stop the decode; TW_OK while none */
 } tw_lines_dec;
 
 static tw_status lines_init(void *s, const tw_decode_opts *o, tw_event_fn fn, void *user)
@@ -56,13 +57,13 @@ static tw_status lines_feed(void *s, const char *buf, size_t len)
     return len ? tw_buf_append(&d->in, buf, len) : TW_OK;
 }
 
-static void fire(const tw_lines_dec *d, tw_event_kind k, const char *text, size_t len,
+/* An event to the callback; a callback that returns anything but TW_OK
+ * stops the decode (tw_event_deliver keeps its status in d->stop). */
+static void fire(tw_lines_dec *d, tw_event_kind k, const char *text, size_t len,
                  const tw_call *call, const tw_diag *diag)
 {
-    if (!d->fn)
-        return;
     tw_event ev = {k, text, len, call, diag};
-    d->fn(d->user, &ev);
+    tw_event_deliver(d->fn, d->user, &d->stop, &ev);
 }
 
 /* One "CALL name {…}" line at input offset `off` into res. */
@@ -114,7 +115,7 @@ static tw_status lines_decode_all(tw_lines_dec *d, tw_result *res)
     const char *b = d->in.data ? d->in.data : "";
     size_t n = d->in.len;
     tw_status st = TW_OK;
-    for (size_t i = 0; st == TW_OK && i < n;) {
+    for (size_t i = 0; st == TW_OK && d->stop == TW_OK && i < n;) {
         const char *nl = memchr(b + i, '\n', n - i);
         size_t end = nl ? (size_t)(nl - b) : n;
         size_t next = nl ? end + 1 : n;
@@ -152,6 +153,8 @@ static tw_status lines_finish(void *s, tw_result *out)
         return TW_ERR_STATE;
     d->finished = true;
     tw_status st = lines_decode_all(d, out);
+    if (st == TW_OK)
+        st = d->stop; /* a callback stopped the decode: it fails with that status */
     if (st != TW_OK) {
         tw_result_free(out); /* nothing partial on failure */
         tw_result_init(out, &d->L);
