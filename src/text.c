@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "formats.h"
+#include "text_int.h"
 #include "wire_common.h"
 #include "toolwire/decode.h"
 
@@ -1383,7 +1384,6 @@ tw_status tw_text_finish(tw_text_dec *d, tw_result *out)
     } else {
         tw_result_init(out, &d->L);
     }
-    tw_text_release(d);
     return st;
 }
 
@@ -1397,6 +1397,23 @@ void tw_text_release(tw_text_dec *d)
     tw_buf_free(&d->c_seg);
     tw_buf_free(&d->c_ws);
     tw_buf_free(&d->c_bare);
+}
+
+void tw_text_bufs(tw_text_dec *d, tw_buf *b[TEXT_NBUFS])
+{
+    b[0] = &d->t_hold, b[1] = &d->th_ws, b[2] = &d->c_hold, b[3] = &d->c_blk;
+    b[4] = &d->c_seg, b[5] = &d->c_ws, b[6] = &d->c_bare;
+}
+
+tw_status tw_text_reset(tw_text_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user)
+{
+    tw_buf *b[TEXT_NBUFS], keep[TEXT_NBUFS];
+    tw_text_bufs(d, b);
+    tw_bufs_detach(b, keep, TEXT_NBUFS);
+    tw_text_release(d);
+    tw_status st = tw_text_init(d, d->kind, o, fn, user);
+    tw_bufs_attach(b, keep, TEXT_NBUFS);
+    return st;
 }
 
 TW_DECODER_ADAPTERS(gen, tw_text, tw_text_dec)
@@ -1424,27 +1441,68 @@ tw_status tw_fenced_output_decode(const char *buf, size_t len, const tw_decode_o
     return batch(TW_TEXT_FENCED, buf, len, o, out);
 }
 
+/* ===================== the opaque decoder ===================== */
+
+tw_text_dec *tw_text_dec_new(tw_text_kind kind, const tw_decode_opts *o, tw_event_fn fn,
+                             void *user)
+{
+    tw_text_dec *d = malloc(sizeof *d);
+    if (d && tw_text_init(d, kind, o, fn, user) != TW_OK) {
+        tw_text_dec_free(d);
+        d = NULL;
+    }
+    return d;
+}
+
+tw_status tw_text_dec_feed(tw_text_dec *d, const char *buf, size_t len)
+{
+    return tw_text_feed(d, buf, len);
+}
+
+tw_status tw_text_dec_finish(tw_text_dec *d, tw_result *out)
+{
+    return tw_text_finish(d, out);
+}
+
+tw_status tw_text_dec_reset(tw_text_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user)
+{
+    return tw_text_reset(d, o, fn, user);
+}
+
+void tw_text_dec_free(tw_text_dec *d)
+{
+    if (!d)
+        return;
+    tw_text_release(d);
+    free(d);
+}
+
 /* ===================== registry glue ===================== */
 
-static tw_status think_init(void *s, const tw_decode_opts *o, tw_event_fn fn, void *u)
+static void *think_new(const tw_decode_opts *o, tw_event_fn fn, void *u)
 {
-    return tw_text_init(s, TW_TEXT_THINK, o, fn, u);
+    return tw_text_dec_new(TW_TEXT_THINK, o, fn, u);
 }
-static tw_status hermes_init(void *s, const tw_decode_opts *o, tw_event_fn fn, void *u)
+static void *hermes_new(const tw_decode_opts *o, tw_event_fn fn, void *u)
 {
-    return tw_text_init(s, TW_TEXT_HERMES, o, fn, u);
+    return tw_text_dec_new(TW_TEXT_HERMES, o, fn, u);
 }
-static tw_status fenced_init(void *s, const tw_decode_opts *o, tw_event_fn fn, void *u)
+static void *fenced_new(const tw_decode_opts *o, tw_event_fn fn, void *u)
 {
-    return tw_text_init(s, TW_TEXT_FENCED, o, fn, u);
+    return tw_text_dec_new(TW_TEXT_FENCED, o, fn, u);
 }
+static tw_status gen_reset(void *d, const tw_decode_opts *o, tw_event_fn fn, void *u)
+{
+    return tw_text_reset(d, o, fn, u);
+}
+static void gen_free(void *d) { tw_text_dec_free(d); }
 
 const tw_format_ops tw_format_think = {"think", "raw model text: <think>/<thinking> blocks",
-                                       tw_think_output_decode, sizeof(tw_text_dec), think_init,
-                                       gen_feed, gen_finish, gen_release};
+                                       tw_think_output_decode, think_new, gen_feed, gen_finish,
+                                       gen_reset, gen_free};
 const tw_format_ops tw_format_hermes = {
     "hermes", "raw model text: think blocks, then <tool_call> blocks (Hermes/Qwen)",
-    tw_hermes_output_decode, sizeof(tw_text_dec), hermes_init, gen_feed, gen_finish, gen_release};
+    tw_hermes_output_decode, hermes_new, gen_feed, gen_finish, gen_reset, gen_free};
 const tw_format_ops tw_format_fenced = {
     "fenced", "raw model text: think blocks, then ```tool_call fenced blocks", tw_fenced_output_decode,
-    sizeof(tw_text_dec), fenced_init, gen_feed, gen_finish, gen_release};
+    fenced_new, gen_feed, gen_finish, gen_reset, gen_free};
