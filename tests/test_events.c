@@ -129,10 +129,32 @@ static void run_format(const tw_format_ops *f)
         cr_assert_eq(push(f, in[i], n, 0, &s, &got), TW_OK, "%s", f->name);
         char *jw = neutral(&want), *jg = neutral(&got);
         cr_assert_str_eq(jg, jw, "%s: fixture %zu", f->name, i);
-        free(jw);
         free(jg);
         tw_result_free(&want);
         tw_result_free(&got);
+        if (s.seen) {
+            /* a stopped decoder, reset, decodes again from the start */
+            stopper t = {1, 0, TW_ERR_STATE}, u = {0, 0, TW_OK};
+            tw_stream *ts = tw_stream_new(f, NULL, on_event, &t);
+            cr_assert_not_null(ts);
+            tw_status st = tw_stream_feed(ts, in[i], n);
+            if (st == TW_OK)
+                st = tw_stream_finish(ts, &got);
+            else
+                cr_assert_eq(tw_stream_finish(ts, &got), st);
+            cr_assert_eq(st, TW_ERR_STATE, "%s: fixture %zu", f->name, i);
+            tw_result_free(&got);
+            cr_assert_eq(tw_stream_reset(ts, NULL, on_event, &u), TW_OK);
+            cr_assert_eq(tw_stream_feed(ts, in[i], n), TW_OK);
+            cr_assert_eq(tw_stream_finish(ts, &got), TW_OK);
+            cr_assert_eq(u.seen, s.seen, "%s: fixture %zu, events after the reset", f->name, i);
+            jg = neutral(&got);
+            cr_assert_str_eq(jg, jw, "%s: fixture %zu, after a stop and a reset", f->name, i);
+            free(jg);
+            tw_result_free(&got);
+            tw_stream_free(ts);
+        }
+        free(jw);
         size_t nev = s.seen;
         if (nev == 0)
             continue;
