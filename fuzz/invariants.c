@@ -504,7 +504,7 @@ typedef struct ev_acc {
     size_t ncalls;
 } ev_acc;
 
-static void on_event(void *user, const tw_event *ev)
+static tw_status on_event(void *user, const tw_event *ev)
 {
     ev_acc *a = user;
     switch (ev->kind) {
@@ -533,6 +533,7 @@ static void on_event(void *user, const tw_event *ev)
     default:
         tw_fz_fail("unknown event kind %d", (int)ev->kind);
     }
+    return TW_OK;
 }
 
 /* Stream the body in pieces from one exact-size copy (`in`); the chunk
@@ -545,10 +546,10 @@ static tw_status run_stream(const tw_format_ops *f, const tw_fz_setup *s, char *
                             unsigned state, bool whole, ev_acc *acc, tw_result *out)
 {
     memset(out, 0, sizeof *out);
-    void *st_mem = calloc(1, f->state_size ? f->state_size : 1);
+    void *st_mem = f->new_dec(&s->o, on_event, acc);
     if (!st_mem)
         tw_fz_fail("out of memory");
-    tw_status st = f->init(st_mem, &s->o, on_event, acc);
+    tw_status st = TW_OK;
     TW_FZ_POISON(in, s->len);
     for (size_t off = 0; st == TW_OK && off < s->len;) {
         size_t n = whole ? s->len : tw_fz_next_chunk(&state, s->plan_max, s->len - off);
@@ -560,8 +561,7 @@ static tw_status run_stream(const tw_format_ops *f, const tw_fz_setup *s, char *
     TW_FZ_UNPOISON(in, s->len);
     if (st == TW_OK)
         st = f->finish(st_mem, out);
-    f->release(st_mem);
-    free(st_mem);
+    f->free_dec(st_mem);
     return st;
 }
 

@@ -109,7 +109,7 @@ tw_status tw_wire_diag(tw_wire_sink *k, bool error, tw_status code, int64_t off,
     tw_status st = tw_diag_add(l, code, off, msg);
     if (st == TW_OK && l->len > before && k->fn) {
         tw_event ev = {error ? TW_EV_ERROR : TW_EV_WARNING, NULL, 0, NULL, &l->items[l->len - 1]};
-        k->fn(k->user, &ev);
+        tw_event_deliver(k->fn, k->user, k->stop, &ev);
     }
     return st;
 }
@@ -309,7 +309,7 @@ tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c)
     }
     if (k->fn) {
         tw_event ev = {TW_EV_TOOL_CALL, NULL, 0, &k->res->msg.calls[k->res->msg.ncalls - 1], NULL};
-        k->fn(k->user, &ev);
+        tw_event_deliver(k->fn, k->user, k->stop, &ev);
     }
     return TW_OK;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "formats.h"
+#include "text_int.h"
 #include "wire_common.h"
 #include "work.h"
 #include "toolwire/decode.h"
@@ -36,10 +37,8 @@ enum { JP_PRE = 0, JP_JSON, JP_POST, JP_DONE, JP_FAILED };
 static void fire(tw_text_dec *d, tw_event_kind k, const char *t, size_t n, const tw_call *c,
                  const tw_diag *g)
 {
-    if (!d->fn)
-        return;
     tw_event ev = {k, t, n, c, g};
-    d->fn(d->user, &ev);
+    tw_event_deliver(d->fn, d->user, &d->stop, &ev);
 }
 
 static tw_status add_diag(tw_text_dec *d, bool error, tw_status code, int64_t off, const char *msg)
@@ -185,7 +184,7 @@ static void end_thinking_block(tw_text_dec *d)
  * shares (calls.h); its arguments are moved out of it, never copied. */
 static tw_status take_call(tw_text_dec *d, cJSON *obj, int64_t off)
 {
-    tw_wire_sink k = {&d->res, &d->o, &d->L, d->fn, d->user};
+    tw_wire_sink k = {&d->res, &d->o, &d->L, d->fn, d->user, &d->stop};
     return tw_call_take_object(&k, obj, off);
 }
 
@@ -1313,12 +1312,14 @@ tw_status tw_text_feed(tw_text_dec *d, const char *buf, size_t len)
 {
     if (d->finished)
         return TW_ERR_STATE;
+    if (d->stop != TW_OK)
+        return d->stop;
     len = tw_input_clip(&d->L, d->fed, len, &d->too_large);
     if (len == 0)
         return TW_OK;
     tw_status st = think_feed(d, buf, len);
     d->fed += len;
-    return st;
+    return st == TW_OK ? d->stop : st;
 }
 
 static tw_status bare_json_finish(tw_text_dec *d)
@@ -1375,9 +1376,11 @@ tw_status tw_text_finish(tw_text_dec *d, tw_result *out)
         return TW_ERR_STATE;
     }
     d->finished = true;
-    if (d->t_state == 1 && d->t_forced_start)
+    st = d->stop; /* a callback stopped the decode */
+    if (st == TW_OK && d->t_state == 1 && d->t_forced_start)
         forced_start(d, true);
-    st = think_process(d, true);
+    if (st == TW_OK)
+        st = think_process(d, true);
     if (st == TW_OK && d->t_state == 1)
         st = think_finish_block(d);
     if (st == TW_OK && hlen(d)) {
@@ -1404,13 +1407,14 @@ tw_status tw_text_finish(tw_text_dec *d, tw_result *out)
         if (!d->res.msg.thinking.data)
             st = st == TW_OK ? tw_buf_append(&d->res.msg.thinking, "", 0) : st;
     }
+    if (st == TW_OK)
+        st = d->stop; /* a callback stopped the decode */
     if (st == TW_OK) {
         *out = d->res;
         memset(&d->res, 0, sizeof d->res);
     } else {
         tw_result_init(out, &d->L);
     }
-    tw_text_release(d);
     return st;
 }
 
@@ -1424,6 +1428,23 @@ void tw_text_release(tw_text_dec *d)
     tw_buf_free(&d->c_seg);
     tw_buf_free(&d->c_ws);
     tw_buf_free(&d->c_bare);
+}
+
+void tw_text_bufs(tw_text_dec *d, tw_buf *b[TEXT_NBUFS])
+{
+    b[0] = &d->t_hold, b[1] = &d->th_ws, b[2] = &d->c_hold, b[3] = &d->c_blk;
+    b[4] = &d->c_seg, b[5] = &d->c_ws, b[6] = &d->c_bare;
+}
+
+tw_status tw_text_reset(tw_text_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user)
+{
+    tw_buf *b[TEXT_NBUFS], keep[TEXT_NBUFS];
+    tw_text_bufs(d, b);
+    tw_bufs_detach(b, keep, TEXT_NBUFS);
+    tw_text_release(d);
+    tw_status st = tw_text_init(d, d->kind, o, fn, user);
+    tw_bufs_attach(b, keep, TEXT_NBUFS);
+    return st;
 }
 
 TW_DECODER_ADAPTERS(gen, tw_text, tw_text_dec)
@@ -1451,27 +1472,68 @@ tw_status tw_fenced_output_decode(const char *buf, size_t len, const tw_decode_o
     return batch(TW_TEXT_FENCED, buf, len, o, out);
 }
 
+/* ===================== the opaque decoder ===================== */
+
+tw_text_dec *tw_text_dec_new(tw_text_kind kind, const tw_decode_opts *o, tw_event_fn fn,
+                             void *user)
+{
+    tw_text_dec *d = malloc(sizeof *d);
+    if (d && tw_text_init(d, kind, o, fn, user) != TW_OK) {
+        tw_text_dec_free(d);
+        d = NULL;
+    }
+    return d;
+}
+
+tw_status tw_text_dec_feed(tw_text_dec *d, const char *buf, size_t len)
+{
+    return tw_text_feed(d, buf, len);
+}
+
+tw_status tw_text_dec_finish(tw_text_dec *d, tw_result *out)
+{
+    return tw_text_finish(d, out);
+}
+
+tw_status tw_text_dec_reset(tw_text_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user)
+{
+    return tw_text_reset(d, o, fn, user);
+}
+
+void tw_text_dec_free(tw_text_dec *d)
+{
+    if (!d)
+        return;
+    tw_text_release(d);
+    free(d);
+}
+
 /* ===================== registry glue ===================== */
 
-static tw_status think_init(void *s, const tw_decode_opts *o, tw_event_fn fn, void *u)
+static void *think_new(const tw_decode_opts *o, tw_event_fn fn, void *u)
 {
-    return tw_text_init(s, TW_TEXT_THINK, o, fn, u);
+    return tw_text_dec_new(TW_TEXT_THINK, o, fn, u);
 }
-static tw_status hermes_init(void *s, const tw_decode_opts *o, tw_event_fn fn, void *u)
+static void *hermes_new(const tw_decode_opts *o, tw_event_fn fn, void *u)
 {
-    return tw_text_init(s, TW_TEXT_HERMES, o, fn, u);
+    return tw_text_dec_new(TW_TEXT_HERMES, o, fn, u);
 }
-static tw_status fenced_init(void *s, const tw_decode_opts *o, tw_event_fn fn, void *u)
+static void *fenced_new(const tw_decode_opts *o, tw_event_fn fn, void *u)
 {
-    return tw_text_init(s, TW_TEXT_FENCED, o, fn, u);
+    return tw_text_dec_new(TW_TEXT_FENCED, o, fn, u);
 }
+static tw_status gen_reset(void *d, const tw_decode_opts *o, tw_event_fn fn, void *u)
+{
+    return tw_text_reset(d, o, fn, u);
+}
+static void gen_free(void *d) { tw_text_dec_free(d); }
 
 const tw_format_ops tw_format_think = {"think", "raw model text: <think>/<thinking> blocks",
-                                       tw_think_output_decode, sizeof(tw_text_dec), think_init,
-                                       gen_feed, gen_finish, gen_release};
+                                       tw_think_output_decode, think_new, gen_feed, gen_finish,
+                                       gen_reset, gen_free};
 const tw_format_ops tw_format_hermes = {
     "hermes", "raw model text: think blocks, then <tool_call> blocks (Hermes/Qwen)",
-    tw_hermes_output_decode, sizeof(tw_text_dec), hermes_init, gen_feed, gen_finish, gen_release};
+    tw_hermes_output_decode, hermes_new, gen_feed, gen_finish, gen_reset, gen_free};
 const tw_format_ops tw_format_fenced = {
     "fenced", "raw model text: think blocks, then ```tool_call fenced blocks", tw_fenced_output_decode,
-    sizeof(tw_text_dec), fenced_init, gen_feed, gen_finish, gen_release};
+    fenced_new, gen_feed, gen_finish, gen_reset, gen_free};

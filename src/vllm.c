@@ -17,6 +17,19 @@
 #include "toolwire/text.h"
 #include "tw_macros.h"
 
+/* The streaming state (opaque in toolwire/vllm.h): the body is buffered
+ * (up to max_input_bytes) and decoded at finish; events fire from finish. */
+struct tw_vllm_dec {
+    tw_decode_opts o;
+    tw_limits L;
+    tw_event_fn fn;
+    void *user;
+    tw_buf body;
+    bool too_large;
+    bool finished;
+    tw_status stop;       /* a callback's status that stopped the decode; TW_OK while none */
+};
+
 static tw_status put_str(tw_buf *b, const char *s, size_t n)
 {
     return tw_json_write_str(b, s ? s : "", s ? n : 0, TW_JSON_COMPACT);
@@ -682,7 +695,7 @@ static tw_status decode_body(const char *buf, size_t len, const tw_decode_opts *
         st = tw_diag_add(&res->errors, TW_D_RESPONSE_SHAPE, pos.top_off[2],
                          "'tool_calls' is not an array; ignored");
     size_t i = 0;
-    tw_wire_sink k = {res, o, L, NULL, NULL};
+    tw_wire_sink k = {res, o, L, NULL, NULL, NULL};
     for (cJSON *c = ncalls ? calls->child : NULL; st == TW_OK && c; c = c->next, i++)
         st = tw_call_take_object(&k, c, i < pos.ncall_off ? pos.call_off[i] : -1);
     free(pos.call_off);
@@ -700,23 +713,21 @@ static tw_status decode_body(const char *buf, size_t len, const tw_decode_opts *
     return st;
 }
 
-static void fire(const tw_vllm_dec *d, tw_event_kind k, const char *t, size_t n,
-                 const tw_call *c, const tw_diag *g)
+static void fire(tw_vllm_dec *d, tw_event_kind k, const char *t, size_t n, const tw_call *c,
+                 const tw_diag *g)
 {
-    if (!d->fn)
-        return;
     tw_event ev = {k, t, n, c, g};
-    d->fn(d->user, &ev);
+    tw_event_deliver(d->fn, d->user, &d->stop, &ev);
 }
 
-tw_status tw_vllm_init(tw_vllm_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user)
+static tw_status vllm_init(tw_vllm_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user)
 {
     TW_DECODER_SETUP(d, o, fn, user);
     d->body.max = d->L.max_input_bytes;
     return TW_OK;
 }
 
-tw_status tw_vllm_feed(tw_vllm_dec *d, const char *buf, size_t len)
+tw_status tw_vllm_dec_feed(tw_vllm_dec *d, const char *buf, size_t len)
 {
     if (d->finished)
         return TW_ERR_STATE;
@@ -724,7 +735,7 @@ tw_status tw_vllm_feed(tw_vllm_dec *d, const char *buf, size_t len)
     return len ? tw_buf_append(&d->body, buf, len) : TW_OK;
 }
 
-tw_status tw_vllm_finish(tw_vllm_dec *d, tw_result *out)
+tw_status tw_vllm_dec_finish(tw_vllm_dec *d, tw_result *out)
 {
     if (d->finished) {
         tw_result_init(out, &d->L); /* *out is empty on every failure */
@@ -758,31 +769,71 @@ tw_status tw_vllm_finish(tw_vllm_dec *d, tw_result *out)
             fire(d, TW_EV_ERROR, NULL, 0, NULL, &res.errors.items[i]);
         for (size_t i = 0; i < res.warnings.len; i++)
             fire(d, TW_EV_WARNING, NULL, 0, NULL, &res.warnings.items[i]);
+        st = d->stop; /* a callback stopped the decode */
+    }
+    if (st == TW_OK) {
         *out = res;
     } else {
         tw_result_free(&res);
         tw_result_init(out, &d->L);
     }
-    tw_vllm_release(d);
     return st;
 }
 
-void tw_vllm_release(tw_vllm_dec *d) { tw_buf_free(&d->body); }
+static void vllm_release(tw_vllm_dec *d) { tw_buf_free(&d->body); }
 
-TW_DECODER_ADAPTERS_INIT(g, tw_vllm, tw_vllm_dec)
+/* ===================== the opaque decoder ===================== */
+
+tw_vllm_dec *tw_vllm_dec_new(const tw_decode_opts *o, tw_event_fn fn, void *user)
+{
+    tw_vllm_dec *d = malloc(sizeof *d);
+    if (d && vllm_init(d, o, fn, user) != TW_OK) {
+        tw_vllm_dec_free(d);
+        d = NULL;
+    }
+    return d;
+}
+
+tw_status tw_vllm_dec_reset(tw_vllm_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user)
+{
+    tw_buf *const b[] = {&d->body}; /* kept: the allocation of the body buffer */
+    tw_buf keep[1];
+    tw_bufs_detach(b, keep, 1);
+    vllm_release(d);
+    tw_status st = vllm_init(d, o, fn, user);
+    tw_bufs_attach(b, keep, 1);
+    return st;
+}
+
+void tw_vllm_dec_free(tw_vllm_dec *d)
+{
+    if (!d)
+        return;
+    vllm_release(d);
+    free(d);
+}
 
 tw_status tw_vllm_response_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)
 {
     tw_vllm_dec d;
-    return tw_decode_batch(&d, tw_vllm_init(&d, o, NULL, NULL), g_feed, g_finish, g_release, buf,
-                           len, out);
+    tw_status st = vllm_init(&d, o, NULL, NULL);
+    if (st == TW_OK)
+        st = tw_vllm_dec_feed(&d, buf, len);
+    if (st == TW_OK)
+        st = tw_vllm_dec_finish(&d, out);
+    else
+        tw_result_init(out, o ? &o->limits : NULL); /* *out is empty on every failure */
+    vllm_release(&d);
+    return st;
 }
+
+TW_DECODER_OPS(g, tw_vllm_dec, tw_vllm_dec)
 
 /* ===================== registry glue ===================== */
 
 const tw_format_ops tw_format_vllm_generate = {
     "vllm-generate", "vLLM-native /generate GenerateResponse JSON (two-pass contract)",
-    tw_vllm_response_decode, sizeof(tw_vllm_dec), g_init, g_feed, g_finish, g_release};
+    tw_vllm_response_decode, g_new, g_feed, g_finish, g_reset, g_free};
 const tw_encoder_ops tw_encoder_vllm_generate_request = {
     "vllm-generate-request", "neutral request -> vLLM-native GenerateRequest JSON",
     TW_ENC_REQUEST, tw_vllm_request_encode, tw_unsupported_encode_result};

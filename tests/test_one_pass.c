@@ -24,6 +24,7 @@
 #include "toolwire/decode.h"
 #include "toolwire/json.h"
 #include "toolwire/text.h"
+#include "../src/text_int.h" /* the state, for its buffer sizes */
 #include "twtest.h"
 
 static void fill_prose(tw_buf *b, size_t n)
@@ -39,24 +40,25 @@ Test(one_pass, plain_text_is_not_held)
     tw_buf in = {0};
     fill_prose(&in, 1u << 20);
     for (size_t k = 0; k < 3; k++) {
-        tw_text_dec d;
         tw_decode_opts o;
         memset(&o, 0, sizeof o);
         o.limits.max_input_bytes = 4u << 20;
-        cr_assert_eq(tw_text_init(&d, kinds[k], &o, NULL, NULL), TW_OK);
+        tw_text_dec *d = tw_text_dec_new(kinds[k], &o, NULL, NULL);
+        cr_assert_not_null(d);
         /* four feeds of 256 KiB: each is passed on without a stay in t_hold */
         for (size_t off = 0; off < in.len; off += 256u << 10) {
             size_t n = in.len - off < (256u << 10) ? in.len - off : 256u << 10;
-            cr_assert_eq(tw_text_feed(&d, in.data + off, n), TW_OK);
-            cr_assert_lt(d.t_hold.cap, 4096, "kind %zu: %zu bytes of hold buffer", k,
-                         d.t_hold.cap);
+            cr_assert_eq(tw_text_dec_feed(d, in.data + off, n), TW_OK);
+            cr_assert_lt(d->t_hold.cap, 4096, "kind %zu: %zu bytes of hold buffer", k,
+                         d->t_hold.cap);
         }
         tw_result r;
-        cr_assert_eq(tw_text_finish(&d, &r), TW_OK);
+        cr_assert_eq(tw_text_dec_finish(d, &r), TW_OK);
         /* the content is the text without its trailing newline */
         cr_assert_eq(r.msg.content.len, in.len - 1);
         cr_assert_eq(memcmp(r.msg.content.data, in.data, in.len - 1), 0);
         tw_result_free(&r);
+        tw_text_dec_free(d);
     }
     tw_buf_free(&in);
 }
@@ -66,19 +68,20 @@ Test(one_pass, partial_tag_is_held_across_feeds)
     /* what stays undecided at the end of a feed is kept: a split opener */
     static const char *const parts[] = {"before <thi", "nk>inside</th", "ink> after <tool_",
                                         "call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>"};
-    tw_text_dec d;
     tw_decode_opts o;
     memset(&o, 0, sizeof o);
     o.allow_unknown_tool = true;
-    cr_assert_eq(tw_text_init(&d, TW_TEXT_HERMES, &o, NULL, NULL), TW_OK);
+    tw_text_dec *d = tw_text_dec_new(TW_TEXT_HERMES, &o, NULL, NULL);
+    cr_assert_not_null(d);
     for (size_t i = 0; i < 4; i++)
-        cr_assert_eq(tw_text_feed(&d, parts[i], strlen(parts[i])), TW_OK);
+        cr_assert_eq(tw_text_dec_feed(d, parts[i], strlen(parts[i])), TW_OK);
     tw_result r;
-    cr_assert_eq(tw_text_finish(&d, &r), TW_OK);
+    cr_assert_eq(tw_text_dec_finish(d, &r), TW_OK);
     cr_assert_str_eq(r.msg.thinking.data, "inside");
     cr_assert_eq(r.msg.ncalls, 1);
     cr_assert_str_eq(r.msg.calls[0].name, "f");
     tw_result_free(&r);
+    tw_text_dec_free(d);
 }
 
 static size_t nallocs;

@@ -123,11 +123,20 @@ typedef struct tw_event {
     const tw_diag *diag;
 } tw_event;
 
-/* The push decoders' event callback: called synchronously from feed and
- * finish, in input order, with the `user` pointer given at init. The
- * pointers in `ev` are valid during the call only (copy what is kept). The
- * callback must not call back into the same decoder. */
-typedef void (*tw_event_fn)(void *user, const tw_event *ev);
+/*
+ * The push decoders' event callback: called synchronously from feed and
+ * finish, in input order, with the `user` pointer given when the decoder
+ * was set up. The pointers in `ev` are valid during the call only (copy
+ * what is kept). The callback must not call back into the same decoder.
+ *
+ * Return TW_OK to go on. Any other status (usually one of the failures of
+ * core.h, e.g. TW_ERR_STATE or TW_ERR_LIMIT, but any value but TW_OK) stops
+ * the decode: no event is delivered after it, the feed or finish that made
+ * the call returns that status as is, and the decoder is failed: every
+ * later feed returns the same status, finish returns it too and leaves
+ * *out valid and empty, and release (or free) is still safe and needed.
+ */
+typedef tw_status (*tw_event_fn)(void *user, const tw_event *ev);
 
 /* ---- lifecycle ---- */
 
