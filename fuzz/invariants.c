@@ -421,10 +421,10 @@ static void check_neutral_roundtrip(const char *js, size_t n, const tw_limits *L
     if (tw_memmem(js, n, "\\u0000", 6))
         return; /* cJSON strings stop at NUL: not representable after reading */
     cJSON *j = NULL;
-    tw_json_error je;
+    tw_error je;
     tw_status st = tw_json_parse(js, n, TW_DEPTH_HARD_MAX, &j, &je);
-    TW_FZ_CHECK(st == TW_OK, "printed neutral result is not JSON (%s at %zu): %.*s",
-                je.message, je.offset, (int)(n > 2000 ? 2000 : n), js);
+    TW_FZ_CHECK(st == TW_OK, "printed neutral result is not JSON (%s at %lld): %.*s",
+                je.message, (long long)je.offset, (int)(n > 2000 ? 2000 : n), js);
     tw_result back;
     char why[160];
     /* read with room for every printed diagnostic, the "N more" entry too */

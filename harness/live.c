@@ -210,7 +210,7 @@ static void judge_calls(const tw_fx_live *lv, const tw_result *r, tw_check_set *
 static tw_status request_tools(const tw_fx_exchange *x, const tw_limits *L, tw_request *rq, char *why,
                                size_t whylen)
 {
-    tw_request_error err;
+    tw_error err;
     memset(&err, 0, sizeof err);
     char kind = tw_path_kind(x->req.path);
     tw_status st = kind == 'o'   ? tw_openai_request_from_json(x->req.body, L, rq, NULL, &err)

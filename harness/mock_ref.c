@@ -172,7 +172,7 @@ void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *
 /* A /generate body with a "prompt" string: the ChatML prompt it renders, or
  * the text as one user message; tools from "tools". */
 static tw_status prompt_request(const cJSON *body, const tw_limits *L, tw_request *req,
-                                tw_request_error *err)
+                                tw_error *err)
 {
     const char *prompt = tw_json_get_str(body, "prompt");
     memset(req, 0, sizeof *req);
@@ -248,7 +248,7 @@ void tw_ref_answer_script(char kind, const cJSON *body, const tw_limits *L, tw_r
     }
     tw_request req;
     memset(&req, 0, sizeof req);
-    tw_request_error err;
+    tw_error err;
     memset(&err, 0, sizeof err);
     tw_status st;
     tw_vllm_params vp;

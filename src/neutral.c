@@ -500,7 +500,7 @@ static tw_status read_call(const cJSON *j, tw_call *c, char *why, size_t whylen)
         } else if (cJSON_IsObject(a)) {
             c->arguments = cJSON_Duplicate(a, 1);
         } else if (cJSON_IsString(a)) {
-            tw_json_error e;
+            tw_error e;
             if (tw_json_parse(a->valuestring, strlen(a->valuestring), TW_DEPTH_HARD_MAX,
                               &c->arguments, &e) != TW_OK ||
                 !cJSON_IsObject(c->arguments)) {

@@ -98,9 +98,9 @@ tw_status tw_shim_parse_args(const char *buf, size_t len, const tw_limits *limit
         *out = cJSON_CreateObject();
         return *out ? TW_OK : TW_ERR_NOMEM;
     }
-    tw_json_error e;
+    tw_error e;
     tw_status st = tw_json_parse(p, n, l.max_depth, out, &e);
-    if (st == TW_D_JSON_TOO_DEEP)
+    if (st != TW_OK && e.code == TW_D_JSON_TOO_DEEP)
         return refuse(TW_D_JSON_TOO_DEEP, why, whylen, e.message);
     if (st == TW_ERR_NOMEM)
         return st;

@@ -53,7 +53,7 @@ static tw_status read_neutral(const char *from, const char *buf, size_t len, con
     if (len > l->max_input_bytes)
         return say(why, whylen, TW_ERR_LIMIT, "the input is larger than max_input_bytes");
     cJSON *j = NULL;
-    tw_json_error je;
+    tw_error je;
     tw_status st = tw_json_parse(buf, len, l->max_depth, &j, &je);
     if (st != TW_OK)
         return say(why, whylen, st, je.message);
@@ -87,7 +87,7 @@ tw_status tw_transcode_read(const char *from, const char *buf, size_t len,
         return read_neutral(from, buf, len, &l, out, why, whylen);
     const tw_request_reader_ops *rd = tw_request_reader_find(from);
     if (rd) {
-        tw_request_error e;
+        tw_error e;
         tw_status st = rd->decode(buf, len, &l, &out->req, warnings, &e);
         if (st != TW_OK)
             return say(why, whylen, st, e.message);

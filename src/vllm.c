@@ -616,15 +616,15 @@ static tw_status decode_body(const char *buf, size_t len, const tw_decode_opts *
                              const tw_limits *L, tw_result *res)
 {
     cJSON *root = NULL;
-    tw_json_error e;
+    tw_error e;
     tw_json_lint lint;
     tw_status ps = tw_json_parse_lint(buf, len, L->max_depth, &root, &e, &lint);
     if (ps == TW_ERR_NOMEM)
         return ps;
     if (ps != TW_OK)
-        return tw_diag_add(&res->errors, ps == TW_D_JSON_TOO_DEEP ? TW_D_JSON_TOO_DEEP
-                                                                   : TW_D_RESPONSE_JSON,
-                           (int64_t)e.offset, e.message[0] ? e.message : NULL);
+        return tw_diag_add(&res->errors, e.code == TW_D_JSON_TOO_DEEP ? TW_D_JSON_TOO_DEEP
+                                                                       : TW_D_RESPONSE_JSON,
+                           e.offset >= 0 ? e.offset : 0, e.message[0] ? e.message : NULL);
     tw_status st = TW_OK;
     if (lint.nonstd_offset >= 0)
         st = tw_diag_addf(&res->warnings, TW_D_JSON_NOT_RFC8259, lint.nonstd_offset,

@@ -41,7 +41,7 @@ static bool has_warning(const tw_diag_list *w, tw_status code, const char *needl
 }
 
 static tw_status decode_openai(const char *js, const tw_limits *l, tw_request *r,
-                               tw_diag_list *w, tw_request_error *e)
+                               tw_diag_list *w, tw_error *e)
 {
     size_t n = strlen(js);
     char *copy = tw_test_exact(js, n);
@@ -51,7 +51,7 @@ static tw_status decode_openai(const char *js, const tw_limits *l, tw_request *r
 }
 
 static tw_status decode_anthropic(const char *js, const tw_limits *l, tw_request *r,
-                                  tw_diag_list *w, tw_request_error *e)
+                                  tw_diag_list *w, tw_error *e)
 {
     size_t n = strlen(js);
     char *copy = tw_test_exact(js, n);
@@ -78,7 +78,7 @@ Test(request_decode, openai_body)
         "\"parallel_tool_calls\":true,\"max_completion_tokens\":9,\"temperature\":0.5,\"logprobs\":true}";
     tw_request r;
     tw_diag_list w = {0};
-    tw_request_error e;
+    tw_error e;
     cr_assert_eq(decode_openai(js, NULL, &r, &w, &e), TW_OK, "%s", e.message);
     char *got = neutral_request_json(&r);
     cr_expect_str_eq(got,
@@ -126,7 +126,7 @@ Test(request_decode, openai_errors_name_the_path)
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         tw_request r;
-        tw_request_error e;
+        tw_error e;
         tw_status st = decode_openai(cases[i].js, NULL, &r, NULL, &e);
         cr_expect_eq(st, cases[i].code, "case %zu: %s -> %s (%s)", i, cases[i].js, tw_code_name(st),
                      e.message);
@@ -144,7 +144,7 @@ Test(request_decode, limits)
     l.max_tools = 1;
     l.max_calls = 1;
     tw_request r;
-    tw_request_error e;
+    tw_error e;
     cr_expect_eq(decode_openai("{\"messages\":[{\"role\":\"user\"},{\"role\":\"user\"},{\"role\":\"user\"}]}",
                                &l, &r, NULL, &e), TW_ERR_LIMIT);
     cr_expect_str_eq(e.path, "messages");
@@ -157,7 +157,8 @@ Test(request_decode, limits)
     cr_expect_str_eq(e.path, "messages[0].tool_calls[1]");
     l.max_depth = 4;
     cr_expect_eq(decode_openai("{\"messages\":[{\"role\":\"user\",\"content\":[[[[[1]]]]]}]}", &l, &r, NULL, &e),
-                 TW_D_JSON_TOO_DEEP);
+                 TW_ERR_LIMIT);
+    cr_expect_eq(e.code, TW_D_JSON_TOO_DEEP);
     l.max_depth = 0;
     /* an Anthropic user turn expands into several messages: still capped */
     cr_expect_eq(decode_anthropic("{\"messages\":[{\"role\":\"user\",\"content\":["
@@ -187,7 +188,7 @@ Test(request_decode, anthropic_body)
         "\"stop_sequences\":[\"X\"],\"top_k\":3,\"service_tier\":\"auto\"}";
     tw_request r;
     tw_diag_list w = {0};
-    tw_request_error e;
+    tw_error e;
     cr_assert_eq(decode_anthropic(js, NULL, &r, &w, &e), TW_OK, "%s", e.message);
     char *got = neutral_request_json(&r);
     cr_expect_str_eq(got,
@@ -227,7 +228,7 @@ Test(request_decode, anthropic_errors_name_the_path)
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         tw_request r;
-        tw_request_error e;
+        tw_error e;
         cr_expect_eq(decode_anthropic(cases[i].js, NULL, &r, NULL, &e), TW_ERR_INVALID, "case %zu", i);
         cr_expect_str_eq(e.path, cases[i].path, "case %zu: %s", i, e.message);
     }
@@ -253,7 +254,7 @@ static const char *conversation =
 
 static void request_round_trip(const char *enc_name, const char *neutral,
                                tw_status (*dec)(const char *, const tw_limits *, tw_request *,
-                                                tw_diag_list *, tw_request_error *))
+                                                tw_diag_list *, tw_error *))
 {
     tw_request r;
     read_neutral_request(neutral, &r);
@@ -267,7 +268,7 @@ static void request_round_trip(const char *enc_name, const char *neutral,
     cr_assert_eq(tw_encoder_find(enc_name)->encode_request(&r, &o, &wire), TW_OK);
     cr_expect_eq(w.len, 0, "%s: %s", enc_name, w.len ? w.items[0].message : "");
     tw_request back;
-    tw_request_error e;
+    tw_error e;
     tw_diag_list w2 = {0};
     cr_assert_eq(dec(wire.data, &(tw_limits){0}, &back, &w2, &e), TW_OK, "%s", e.message);
     cr_expect_eq(w2.len, 0, "%s decode: %s", enc_name, w2.len ? w2.items[0].message : "");

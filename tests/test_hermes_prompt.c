@@ -162,7 +162,7 @@ Test(hermes_system, fixtures)
 static char *py(const char *json)
 {
     cJSON *j = NULL;
-    tw_json_error e;
+    tw_error e;
     size_t n = strlen(json);
     char *copy = tw_test_exact(json, n);
     cr_assert_eq(tw_json_parse(copy, n, 64, &j, &e), TW_OK);

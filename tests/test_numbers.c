@@ -475,7 +475,7 @@ Test(numbers, json_request_encoders_round_trip)
     tw_diag_list w = {0};
     char *o = encode_request("openai-request", &r, &w);
     tw_request back;
-    tw_request_error e;
+    tw_error e;
     tw_diag_list w2 = {0};
     cr_assert_eq(tw_openai_request_decode(o, strlen(o), NULL, &back, &w2, &e), TW_OK, "%s", e.message);
     check_request_args(&back, a, "openai-request");

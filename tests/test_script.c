@@ -43,7 +43,7 @@
 
 static void decode_o(const char *body, tw_request *req)
 {
-    tw_request_error err;
+    tw_error err;
     memset(&err, 0, sizeof err);
     tw_status st = tw_openai_request_decode(body, strlen(body), NULL, req, NULL, &err);
     cr_assert_eq(st, TW_OK, "request: %s", err.message);
@@ -51,7 +51,7 @@ static void decode_o(const char *body, tw_request *req)
 
 static void decode_a(const char *body, tw_request *req)
 {
-    tw_request_error err;
+    tw_error err;
     memset(&err, 0, sizeof err);
     tw_status st = tw_anthropic_request_decode(body, strlen(body), NULL, req, NULL, &err);
     cr_assert_eq(st, TW_OK, "request: %s", err.message);

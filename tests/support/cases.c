@@ -200,7 +200,7 @@ char *tw_test_load_exact(const char *path, size_t *len, cJSON **j)
     char *copy = tw_test_exact(text, *len);
     free(text);
     *j = NULL;
-    tw_json_error e;
+    tw_error e;
     cr_assert_eq(tw_json_parse(copy, *len, 256, j, &e), TW_OK, "%s: %s", path, e.message);
     return copy;
 }
