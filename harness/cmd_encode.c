@@ -115,12 +115,12 @@ int tw_cmd_encode(int argc, char **argv)
                 is_req ? "request" : "result");
         return TW_EXIT_FAIL;
     }
-    st = is_req ? tw_request_read(j, &lim, &req, why, sizeof why)
-                : tw_result_read(j, &lim, &res, why, sizeof why);
+    tw_error re;
+    st = is_req ? tw_request_read(j, &lim, &req, &re) : tw_result_read(j, &lim, &res, &re);
     cJSON_Delete(j);
     if (st != TW_OK) {
         fprintf(stderr, "toolwire encode: %s: not a neutral %s: %s\n", path, is_req ? "request" : "result",
-                why);
+                re.message);
         return TW_EXIT_FAIL;
     }
     /* a call without an id gets one: never written as "id": "" */

@@ -255,9 +255,11 @@ static void judge_arguments(const tw_fx_exchange *x, const tw_result *r, const t
             tw_request_free(&rq);
             return;
         }
-        if (!tw_schema_validate(t->parameters, call->arguments, L->max_depth, why, sizeof why)) {
+        tw_error se;
+        if (!tw_schema_validate(t->parameters, call->arguments, L->max_depth, &se)) {
             tw_check_set_put(out, TW_CHK_LIV_03, TW_V_FAIL, -1,
-                             "expected arguments valid against %s's schema; call %zu: %s", call->name, c, why);
+                             "expected arguments valid against %s's schema; call %zu: %s", call->name, c,
+                             se.message);
             tw_request_free(&rq);
             return;
         }

@@ -725,10 +725,10 @@ tw_status tw_script_schema_args(const cJSON *schema, const tw_limits *lim, cJSON
         say(why, whylen, "/: the schema does not describe an object");
         return TW_ERR_INVALID;
     }
-    char vwhy[200] = "";
-    if (!tw_schema_validate(schema, v, L.max_depth, vwhy, sizeof vwhy)) {
+    tw_error ve;
+    if (!tw_schema_validate(schema, v, L.max_depth, &ve)) {
         cJSON_Delete(v);
-        say(why, whylen, "no generated value satisfies the schema: %s", vwhy);
+        say(why, whylen, "no generated value satisfies the schema: %s", ve.message);
         return TW_ERR_INVALID;
     }
     *out = v;

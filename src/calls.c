@@ -85,9 +85,9 @@ tw_status tw_call_check(const tw_decode_opts *o, const tw_limits *L, tw_result *
         return TW_D_ARGS_TOO_LARGE;
     }
     const tw_tool *t = tw_result_find_tool(res, o->tools, o->ntools, name);
-    char sw[200];
-    if (t && t->parameters &&
-        !tw_schema_validate(t->parameters, args, L->max_depth, sw, sizeof sw)) {
+    tw_error se;
+    if (t && t->parameters && !tw_schema_validate(t->parameters, args, L->max_depth, &se)) {
+        const char *sw = se.message;
         if (o->schema_warn) {
             tw_pending_add(warns, nwarn, TW_D_ARGS_SCHEMA, "%s", sw);
         } else {

@@ -70,14 +70,15 @@ static tw_status read_tools(hp *h, const char *p, size_t n, size_t at, const cha
             return st;
         if (st != TW_OK)
             return tw_rq_fail_json(&h->d, st, &je, (int64_t)(at + s), tp);
-        char why[200] = "";
-        st = tw_tool_read(j, &r->tools[r->ntools], why, sizeof why);
+        tw_error te;
+        tw_error_clear(&te);
+        st = tw_tool_read(j, &r->tools[r->ntools], &te);
         cJSON_Delete(j);
         if (st == TW_ERR_NOMEM)
             return st;
         if (st != TW_OK)
             return tw_rq_fail(&h->d, st, (int64_t)(at + s), tp, "%s",
-                              why[0] ? why : tw_code_message(st));
+                              te.message[0] ? te.message : tw_code_message(st));
         r->ntools++;
         i = e;
     }

@@ -87,13 +87,12 @@ static tw_status read_tools(tw_rq *d, const cJSON *arr, bool openai)
 static tw_status string_args(tw_rq *d, const cJSON *a, const char *path, tw_call *c)
 {
     size_t n = strlen(a->valuestring);
-    char why[160] = "";
-    tw_status st = tw_shim_parse_args(a->valuestring, n, &d->l, &c->arguments, NULL, why,
-                                      sizeof why);
+    tw_error se;
+    tw_status st = tw_shim_parse_args(a->valuestring, n, &d->l, &c->arguments, NULL, &se);
     if (st == TW_ERR_NOMEM)
         return st;
     if (st != TW_OK)
-        return tw_rq_fail(d, st, -1, path, "%s (%s)", why, tw_code_name(st));
+        return tw_rq_fail(d, se.code, -1, path, "%.150s (%s)", se.message, tw_code_name(se.code));
     return TW_OK;
 }
 

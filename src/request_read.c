@@ -111,12 +111,12 @@ tw_status tw_rq_tools_begin(tw_rq *d, const cJSON *arr, size_t *cnt)
 tw_status tw_rq_read_tool(tw_rq *d, const cJSON *t, const char *path)
 {
     tw_request *r = d->req;
-    char why[200] = "";
-    tw_status st = tw_tool_read(t, &r->tools[r->ntools], why, sizeof why);
+    tw_error te;
+    tw_status st = tw_tool_read(t, &r->tools[r->ntools], &te);
     if (st == TW_ERR_NOMEM)
         return st;
     if (st != TW_OK)
-        return tw_rq_fail(d, st, -1, path, "%s", why);
+        return tw_rq_fail(d, st, -1, path, "%.180s", te.message);
     r->ntools++;
     return TW_OK;
 }

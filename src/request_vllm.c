@@ -107,9 +107,9 @@ static tw_status body(tw_rq *d, const cJSON *j)
         }
     }
     tw_vllm_params p;
-    char why[160] = "";
-    if (tw_vllm_params_read(d->req->options, &p, why, sizeof why) != TW_OK)
-        return tw_rq_fail(d, TW_ERR_INVALID, -1, "", "%s", why);
+    tw_error pe;
+    if (tw_vllm_params_read(d->req->options, &p, &pe) != TW_OK)
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, "", "%.180s", pe.message);
     return tw_rq_link_results(d, "vllm-generate-request");
 }
 

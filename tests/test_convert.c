@@ -27,8 +27,8 @@ static void read_neutral_request(const char *js, tw_request *r)
 {
     cJSON *j = cJSON_Parse(js);
     cr_assert_not_null(j, "test JSON: %s", js);
-    char why[256];
-    cr_assert_eq(tw_request_read(j, NULL, r, why, sizeof why), TW_OK, "%s", why);
+    tw_error why_e = {0};
+    cr_assert_eq(tw_request_read(j, NULL, r, &why_e), TW_OK, "%s", why_e.message);
     cJSON_Delete(j);
 }
 
@@ -354,8 +354,8 @@ static void result_round_trip(const char *fmt, bool signature)
     for (size_t k = 0; k < sizeof results / sizeof *results; k++) {
         cJSON *j = cJSON_Parse(results[k]);
         tw_result want;
-        char why[200];
-        cr_assert_eq(tw_result_read(j, NULL, &want, why, sizeof why), TW_OK, "%s", why);
+        tw_error why_e = {0};
+        cr_assert_eq(tw_result_read(j, NULL, &want, &why_e), TW_OK, "%s", why_e.message);
         cJSON_Delete(j);
         size_t frags[][2] = {{0, 0}, {1, 1}, {3, 7}};
         for (size_t f = 0; f < 3; f++) {
@@ -394,8 +394,8 @@ Test(round_trip, openai_stream_without_done_is_truncated)
 {
     tw_result want;
     cJSON *j = cJSON_Parse(results[1]);
-    char why[200];
-    cr_assert_eq(tw_result_read(j, NULL, &want, why, sizeof why), TW_OK);
+    tw_error why_e = {0};
+    cr_assert_eq(tw_result_read(j, NULL, &want, &why_e), TW_OK);
     cJSON_Delete(j);
     tw_encode_opts o;
     memset(&o, 0, sizeof o);
@@ -429,9 +429,8 @@ Test(transcode, anthropic_to_openai_reports_what_is_not_carried)
     o.parallel_tool_calls = -1;
     o.warnings = &w;
     tw_buf out = {0};
-    char why[256] = "";
-    cr_assert_eq(tw_transcode("anthropic-request", "openai-request", js, strlen(js), &o, &out, why,
-                              sizeof why), TW_OK, "%s", why);
+    tw_error why_e = {0};
+    cr_assert_eq(tw_transcode("anthropic-request", "openai-request", js, strlen(js), &o, &out, &why_e), TW_OK, "%s", why_e.message);
     cr_expect_str_eq(out.data,
         "{\"model\":\"claude\",\"messages\":[{\"role\":\"user\",\"content\":\"q\"},"
         "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"tu1\",\"type\":\"function\","
@@ -459,9 +458,9 @@ Test(transcode, result_signature_into_openai_and_decode_diagnostics)
     memset(&o, 0, sizeof o);
     o.warnings = &w;
     tw_buf out = {0};
-    char why[256] = "";
-    cr_assert_eq(tw_transcode("neutral", "openai-response", js, strlen(js), &o, &out, why, sizeof why),
-                 TW_OK, "%s", why);
+    tw_error why_e = {0};
+    cr_assert_eq(tw_transcode("neutral", "openai-response", js, strlen(js), &o, &out, &why_e),
+                 TW_OK, "%s", why_e.message);
     cr_expect(has_warning(&w, TW_D_NOT_CARRIED, "thinking_signature"));
     cr_expect(has_warning(&w, TW_D_TOOL_CALL_JSON, "decode error: bad call"));
     cr_expect_eq(w.len, 2);
@@ -473,17 +472,16 @@ Test(transcode, neutral_and_kind_mismatch)
 {
     const char *js = "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"tools\":[]}";
     tw_buf out = {0};
-    char why[256] = "";
-    cr_assert_eq(tw_transcode("neutral-request", "neutral", js, strlen(js), NULL, &out, why, sizeof why),
-                 TW_OK, "%s", why);
+    tw_error why_e = {0};
+    cr_assert_eq(tw_transcode("neutral-request", "neutral", js, strlen(js), NULL, &out, &why_e),
+                 TW_OK, "%s", why_e.message);
     cr_expect_str_eq(out.data, "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"tools\":[]}");
     tw_buf_reset(&out);
-    cr_expect_eq(tw_transcode("neutral", "anthropic-stream", js, strlen(js), NULL, &out, why, sizeof why),
+    cr_expect_eq(tw_transcode("neutral", "anthropic-stream", js, strlen(js), NULL, &out, &why_e),
                  TW_ERR_INVALID);
-    cr_expect_str_eq(why, "anthropic-stream encodes a result (a model's answer), but the input is a request");
-    cr_expect_eq(tw_transcode("neutral-request", "neutral-result", js, strlen(js), NULL, &out, why,
-                              sizeof why), TW_ERR_INVALID);
-    cr_expect_eq(tw_transcode("no-such", "neutral", js, strlen(js), NULL, &out, why, sizeof why),
+    cr_expect_str_eq(why_e.message, "anthropic-stream encodes a result (a model's answer), but the input is a request");
+    cr_expect_eq(tw_transcode("neutral-request", "neutral-result", js, strlen(js), NULL, &out, &why_e), TW_ERR_INVALID);
+    cr_expect_eq(tw_transcode("no-such", "neutral", js, strlen(js), NULL, &out, &why_e),
                  TW_ERR_INVALID);
     cr_expect_eq(out.len, 0);
     cr_expect(tw_transcode_is_source("openai-stream"));
@@ -499,8 +497,8 @@ Test(transcode, stream_to_anthropic_response)
     /* a decoded OpenAI stream becomes an Anthropic message */
     tw_result r;
     cJSON *j = cJSON_Parse(results[0]);
-    char why[256];
-    cr_assert_eq(tw_result_read(j, NULL, &r, why, sizeof why), TW_OK);
+    tw_error why_e = {0};
+    cr_assert_eq(tw_result_read(j, NULL, &r, &why_e), TW_OK);
     cJSON_Delete(j);
     tw_buf wire = {0};
     cr_assert_eq(tw_encoder_find("openai-stream")->encode_result(&r, NULL, &wire), TW_OK);
@@ -510,8 +508,7 @@ Test(transcode, stream_to_anthropic_response)
     memset(&o, 0, sizeof o);
     o.warnings = &w;
     tw_buf out = {0};
-    cr_assert_eq(tw_transcode("openai-stream", "anthropic-response", wire.data, wire.len, &o, &out, why,
-                              sizeof why), TW_OK, "%s", why);
+    cr_assert_eq(tw_transcode("openai-stream", "anthropic-response", wire.data, wire.len, &o, &out, &why_e), TW_OK, "%s", why_e.message);
     cr_expect(strstr(out.data, "{\"type\":\"thinking\",\"thinking\":\"The user wants weather.\"},"
                                "{\"type\":\"text\",\"text\":\"Let me check \xC3\xA9\xE2\x9C\x93.\"},"
                                "{\"type\":\"tool_use\",\"id\":\"call_1\"") != NULL, "%s", out.data);

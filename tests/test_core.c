@@ -289,9 +289,9 @@ Test(schema, subset_rules)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cJSON *v = cJSON_Parse(cases[i].v);
-        char why[200] = "";
-        cr_assert_eq(tw_schema_validate(s, v, 64, why, sizeof why), cases[i].ok, "%s: %s",
-                     cases[i].v, why);
+        tw_error why_e = {0};
+        cr_assert_eq(tw_schema_validate(s, v, 64, &why_e), cases[i].ok, "%s: %s",
+                     cases[i].v, why_e.message);
         cJSON_Delete(v);
     }
     cJSON_Delete(s);

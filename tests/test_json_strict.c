@@ -473,8 +473,8 @@ Test(pending_warnings, all_kinds_on_one_call)
     cr_assert_not_null(tj);
     tw_tool *tools = NULL;
     size_t ntools = 0;
-    char why[200];
-    cr_assert_eq(tw_tools_read(tj, NULL, &tools, &ntools, why, sizeof why), TW_OK, "%s", why);
+    tw_error why_e = {0};
+    cr_assert_eq(tw_tools_read(tj, NULL, &tools, &ntools, &why_e), TW_OK, "%s", why_e.message);
     tw_decode_opts o;
     memset(&o, 0, sizeof o);
     o.tools = tools;

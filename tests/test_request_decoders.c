@@ -26,10 +26,10 @@ typedef tw_status (*req_decoder)(const char *, size_t, const tw_limits *, tw_req
 
 static cJSON *load(const char *path)
 {
-    char why[256];
+    tw_error why_e = {0};
     size_t len = 0;
-    char *text = tw_read_file(path, (size_t)16 << 20, &len, why, sizeof why);
-    cr_assert_not_null(text, "%s: %s", path, why);
+    char *text = tw_read_file(path, (size_t)16 << 20, &len, why_e.message, sizeof why_e.message);
+    cr_assert_not_null(text, "%s: %s", path, why_e.message);
     cJSON *j = NULL;
     tw_error e;
     cr_assert_eq(tw_json_parse(text, len, 256, &j, &e), TW_OK, "%s: %s", path, e.message);
@@ -40,8 +40,8 @@ static cJSON *load(const char *path)
 
 static void read_req(const cJSON *j, tw_request *r, const char *what)
 {
-    char why[256] = "";
-    cr_assert_eq(tw_request_read(j, NULL, r, why, sizeof why), TW_OK, "%s: %s", what, why);
+    tw_error why_e = {0};
+    cr_assert_eq(tw_request_read(j, NULL, r, &why_e), TW_OK, "%s: %s", what, why_e.message);
 }
 
 static void read_req_text(const char *js, tw_request *r)
@@ -610,17 +610,15 @@ Test(issue3_convert, sources)
     o.parallel_tool_calls = -1;
     o.warnings = &w;
     tw_buf out = {0};
-    char why[256] = "";
-    cr_assert_eq(tw_transcode("hermes-prompt", "openai-request", PROMPT, strlen(PROMPT), &o, &out,
-                              why, sizeof why),
-                 TW_OK, "%s", why);
+    tw_error why_e = {0};
+    cr_assert_eq(tw_transcode("hermes-prompt", "openai-request", PROMPT, strlen(PROMPT), &o, &out, &why_e),
+                 TW_OK, "%s", why_e.message);
     cr_expect(strstr(out.data, "\"tool_call_id\":\"call_2\"") != NULL, "%s", out.data);
     tw_buf_reset(&out);
     const char *bad = "<|im_start|>user\nhi";
-    cr_expect_eq(tw_transcode("hermes-prompt", "neutral", bad, strlen(bad), &o, &out, why,
-                              sizeof why),
+    cr_expect_eq(tw_transcode("hermes-prompt", "neutral", bad, strlen(bad), &o, &out, &why_e),
                  TW_ERR_INVALID);
-    cr_expect(strstr(why, "turns[0]") != NULL, "%s", why);
+    cr_expect(strstr(why_e.message, "turns[0]") != NULL, "%s", why_e.message);
     tw_buf_free(&out);
     tw_diag_list_free(&w);
 }
