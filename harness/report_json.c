@@ -195,7 +195,7 @@ tw_status tw_report_parse(const char *buf, size_t len, tw_report *out, char *why
 {
     memset(out, 0, sizeof *out);
     cJSON *root = NULL;
-    tw_json_error e;
+    tw_error e;
     if (tw_json_parse(buf, len, TW_REPORT_MAX_DEPTH, &root, &e) != TW_OK) {
         snprintf(why, whylen, "not JSON: %s", e.message);
         return TW_ERR_PARSE;

@@ -215,7 +215,7 @@ static tw_verdict judge_result(const tw_fx_exchange *x, const tw_http_response *
         const cJSON *rt = x->req.body ? tw_json_get(x->req.body, "tools") : NULL;
         tw_tool *t = NULL;
         size_t nt = 0;
-        if (cJSON_IsArray(rt) && rt->child && tw_tools_read(rt, L, &t, &nt, d, sizeof d) == TW_OK)
+        if (cJSON_IsArray(rt) && rt->child && tw_tools_read(rt, L, &t, &nt, NULL) == TW_OK)
             tw_opts_set_tools(&h, t, nt);
     }
     h.o.limits = *L;

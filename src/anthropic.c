@@ -136,14 +136,14 @@ static void error_message(const cJSON *err, char *msg, size_t n)
 static tw_status ant_response(tw_wire_sink *k, const char *buf, size_t len)
 {
     cJSON *root = NULL;
-    tw_json_error e;
+    tw_error e;
     tw_json_lint lint;
     tw_status st = tw_json_parse_lint(buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH, &root,
                                       &e, &lint);
     if (st == TW_ERR_NOMEM)
         return st;
     if (st != TW_OK)
-        return tw_wire_diag(k, true, TW_D_RESPONSE_JSON, (int64_t)e.offset, e.message);
+        return tw_wire_diag(k, true, TW_D_RESPONSE_JSON, e.offset >= 0 ? e.offset : 0, e.message);
     if ((st = tw_wire_lint_diags(k, &lint, 0, true, NULL)) != TW_OK) {
         cJSON_Delete(root);
         return st;
@@ -455,7 +455,7 @@ static tw_status on_sse_event(void *user, const tw_sse_event *ev)
     int64_t off = (int64_t)ev->offset;
     tw_wire_sink k = sink_of(d);
     cJSON *j = NULL;
-    tw_json_error e;
+    tw_error e;
     tw_json_lint lint;
     tw_status st = tw_json_parse_lint(ev->data, ev->data_len,
                                       d->L.max_depth + TW_WIRE_ENVELOPE_DEPTH, &j, &e, &lint);
@@ -480,7 +480,7 @@ static tw_status on_sse_event(void *user, const tw_sse_event *ev)
         st = tw_wire_diag(&k, true, TW_D_STREAM_ERROR, off, msg);
     } else if (st != TW_OK || !cJSON_IsObject(j)) {
         char msg[200];
-        snprintf(msg, sizeof msg, "event data is not a JSON object: %s",
+        snprintf(msg, sizeof msg, "event data is not a JSON object: %.150s",
                  st != TW_OK ? e.message : "another JSON value");
         st = tw_wire_diag(&k, true, TW_D_CHUNK_JSON, off, msg);
     } else {

@@ -85,9 +85,9 @@ tw_status tw_call_check(const tw_decode_opts *o, const tw_limits *L, tw_result *
         return TW_D_ARGS_TOO_LARGE;
     }
     const tw_tool *t = tw_result_find_tool(res, o->tools, o->ntools, name);
-    char sw[200];
-    if (t && t->parameters &&
-        !tw_schema_validate(t->parameters, args, L->max_depth, sw, sizeof sw)) {
+    tw_error se;
+    if (t && t->parameters && !tw_schema_validate(t->parameters, args, L->max_depth, &se)) {
+        const char *sw = se.message;
         if (o->schema_warn) {
             tw_pending_add(warns, nwarn, TW_D_ARGS_SCHEMA, "%s", sw);
         } else {
@@ -163,19 +163,20 @@ static tw_status parse_args(const tw_limits *L, const char *p, size_t n, bool wi
                             size_t whylen, tw_pending *warns, size_t *nwarn)
 {
     const char *what = wire_text ? "text" : "string";
-    tw_json_error e;
+    tw_error e;
     tw_json_lint lint;
     tw_status ps = oversize ? TW_ERR_LIMIT : tw_json_parse_lint(p, n, L->max_depth, args, &e, &lint);
+    bool deep = !oversize && ps != TW_OK && e.code == TW_D_JSON_TOO_DEEP;
     if (ps == TW_OK && lint.nul) {
         *refuse = TW_D_JSON_NUL;
         snprintf(why, whylen, "arguments %s holds U+0000 at its byte %lld; cut strings are refused",
                  what, (long long)lint.nul_offset);
-    } else if (wire_text && ps == TW_ERR_LIMIT) {
+    } else if (wire_text && ps == TW_ERR_LIMIT && !deep) {
         *refuse = TW_D_ARGS_TOO_LARGE;
         snprintf(why, whylen, "argument text exceeds 2 * max_args_bytes + 4096");
     } else if (ps == TW_ERR_NOMEM) {
         return TW_ERR_NOMEM;
-    } else if (ps == TW_D_JSON_TOO_DEEP) {
+    } else if (deep) {
         *refuse = TW_D_JSON_TOO_DEEP;
         snprintf(why, whylen, "arguments nested deeper than %zu", L->max_depth);
     } else if (wire_text && ps != TW_OK) {

@@ -320,7 +320,7 @@ bool tw_json_number_is_integer(const char *s, size_t n)
 }
 
 static tw_status parse_plain(const char *buf, size_t len, size_t max_depth, size_t deepest,
-                             const tw_buf *nums, cJSON **out, tw_json_error *err);
+                             const tw_buf *nums, cJSON **out, tw_error *err);
 
 /*
  * Can buf hold a string with U+0000 (a raw 0x00, or a \u escape: \u0000,
@@ -333,7 +333,7 @@ static bool may_hold_nul(const char *buf, size_t len)
 }
 
 tw_status tw_json_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
-                        tw_json_error *err)
+                        tw_error *err)
 {
     size_t deepest;
     int fs = fast_parse(buf, len, max_depth, out, &deepest);
@@ -346,14 +346,10 @@ tw_status tw_json_parse(const char *buf, size_t len, size_t max_depth, cJSON **o
         tw_json_lint_scan(buf, len, &lint);
         if (lint.nul) {
             /* cJSON's strings end at the first U+0000: refuse rather than cut */
-            if (err) {
-                err->code = TW_D_JSON_NUL;
-                err->offset = (size_t)lint.nul_offset;
-                snprintf(err->message, sizeof err->message,
+            tw_error_set(err, TW_D_JSON_NUL, lint.nul_offset, NULL,
                          "a string holds U+0000 at byte %lld; it would be cut there",
                          (long long)lint.nul_offset);
-            }
-            return TW_D_JSON_NUL;
+            return TW_ERR_INVALID;
         }
     }
     return parse_plain(buf, len, max_depth, SIZE_MAX, NULL, out, err);
@@ -703,7 +699,7 @@ static bool cjson_reads(const char *buf, size_t len)
 /* deepest: the text's nesting when a scan already measured it, else SIZE_MAX;
  * nums: the number tokens that scan recorded, or NULL to find them again. */
 static tw_status parse_plain(const char *buf, size_t len, size_t max_depth, size_t deepest,
-                             const tw_buf *nums, cJSON **out, tw_json_error *err)
+                             const tw_buf *nums, cJSON **out, tw_error *err)
 {
     *out = NULL;
     if (max_depth == 0 || max_depth > TW_DEPTH_HARD_MAX)
@@ -711,22 +707,14 @@ static tw_status parse_plain(const char *buf, size_t len, size_t max_depth, size
     if (deepest == SIZE_MAX)
         deepest = tw_json_depth(buf, len, max_depth);
     if (deepest > max_depth) {
-        if (err) {
-            err->code = TW_D_JSON_TOO_DEEP;
-            err->offset = 0;
-            snprintf(err->message, sizeof err->message, "JSON nested deeper than %zu", max_depth);
-        }
-        return TW_D_JSON_TOO_DEEP;
+        tw_error_set(err, TW_D_JSON_TOO_DEEP, -1, NULL, "JSON nested deeper than %zu", max_depth);
+        return TW_ERR_LIMIT;
     }
     const char *end = NULL;
     cJSON *v = len ? cJSON_ParseWithLengthOpts(buf, len, &end, 0) : NULL;
     if (!v && len && cjson_reads(buf, len)) {
         /* the text reads: what failed was an allocation, not the JSON */
-        if (err) {
-            err->code = TW_ERR_NOMEM;
-            err->offset = 0;
-            snprintf(err->message, sizeof err->message, "out of memory parsing JSON");
-        }
+        tw_error_set(err, TW_ERR_NOMEM, -1, NULL, "out of memory parsing JSON");
         return TW_ERR_NOMEM;
     }
     if (!v) {
@@ -734,24 +722,21 @@ static tw_status parse_plain(const char *buf, size_t len, size_t max_depth, size
             size_t off = end && end >= buf && end <= buf + len ? (size_t)(end - buf) : 0;
             /* cJSON may point past trailing whitespace; report the first
              * offending byte or the end */
-            err->code = TW_ERR_PARSE;
-            err->offset = off;
             char why[80];
             size_t at = off;
             if (describe_error(buf, len, max_depth, &at, why, sizeof why)) {
                 /* at the end of the input the offset stays the parser's (where
                  * the unfinished value started to go wrong) */
-                if (at < len)
-                    err->offset = at;
                 if (at >= len)
-                    snprintf(err->message, sizeof err->message, "%s", why);
+                    tw_error_set(err, TW_ERR_PARSE, (int64_t)off, NULL, "%s", why);
                 else
-                    snprintf(err->message, sizeof err->message, "invalid JSON at byte %zu: %s", at,
-                             why);
+                    tw_error_set(err, TW_ERR_PARSE, (int64_t)at, NULL,
+                                 "invalid JSON at byte %zu: %s", at, why);
             } else if (len == 0 || off >= len)
-                snprintf(err->message, sizeof err->message, "unexpected end of JSON");
+                tw_error_set(err, TW_ERR_PARSE, (int64_t)off, NULL, "unexpected end of JSON");
             else
-                snprintf(err->message, sizeof err->message, "invalid JSON at byte %zu", off);
+                tw_error_set(err, TW_ERR_PARSE, (int64_t)off, NULL, "invalid JSON at byte %zu",
+                             off);
         }
         return TW_ERR_PARSE;
     }
@@ -760,22 +745,14 @@ static tw_status parse_plain(const char *buf, size_t len, size_t max_depth, size
         off++;
     if (off < len) {
         cJSON_Delete(v);
-        if (err) {
-            err->code = TW_ERR_PARSE;
-            err->offset = off;
-            snprintf(err->message, sizeof err->message,
+        tw_error_set(err, TW_ERR_PARSE, (int64_t)off, NULL,
                      "unexpected bytes after the JSON value at byte %zu", off);
-        }
         return TW_ERR_PARSE;
     }
     tw_status ks = spell_numbers(buf, len, nums, v);
     if (ks != TW_OK) {
         cJSON_Delete(v);
-        if (err) {
-            err->code = ks;
-            err->offset = 0;
-            snprintf(err->message, sizeof err->message, "out of memory keeping number spellings");
-        }
+        tw_error_set(err, ks, -1, NULL, "out of memory keeping number spellings");
         return ks;
     }
     *out = v;
@@ -1769,7 +1746,7 @@ static bool nul_prune(cJSON *a, nul_walk *w)
 }
 
 tw_status tw_json_parse_lint(const char *buf, size_t len, size_t max_depth, cJSON **out,
-                             tw_json_error *err, tw_json_lint *lint)
+                             tw_error *err, tw_json_lint *lint)
 {
     size_t deepest;
     int fs = fast_parse(buf, len, max_depth, out, &deepest);
@@ -1787,8 +1764,10 @@ tw_status tw_json_parse_lint(const char *buf, size_t len, size_t max_depth, cJSO
     tw_status st = lint_run(buf, len, lint, &ords, &nums);
     if (st == TW_OK)
         st = parse_plain(buf, len, max_depth, lint->depth, &nums, out, err);
-    else
+    else {
         *out = NULL;
+        tw_error_set(err, st, -1, NULL, "out of memory scanning JSON");
+    }
     tw_buf_free(&nums);
     if (st != TW_OK || !lint->nul) {
         tw_buf_free(&ords);

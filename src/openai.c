@@ -191,14 +191,14 @@ static tw_status take_call_object(tw_wire_sink *k, const cJSON *tc, int64_t off,
 static tw_status oai_response(tw_wire_sink *k, const char *buf, size_t len)
 {
     cJSON *root = NULL;
-    tw_json_error e;
+    tw_error e;
     tw_json_lint lint;
     tw_status st = tw_json_parse_lint(buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH, &root,
                                       &e, &lint);
     if (st == TW_ERR_NOMEM)
         return st;
     if (st != TW_OK)
-        return tw_wire_diag(k, true, TW_D_RESPONSE_JSON, (int64_t)e.offset, e.message);
+        return tw_wire_diag(k, true, TW_D_RESPONSE_JSON, e.offset >= 0 ? e.offset : 0, e.message);
     if ((st = tw_wire_lint_diags(k, &lint, 0, true, NULL)) != TW_OK) {
         cJSON_Delete(root);
         return st;
@@ -623,7 +623,7 @@ static tw_status on_sse_event(void *user, const tw_sse_event *ev)
         return TW_OK;
     }
     cJSON *j = NULL;
-    tw_json_error e;
+    tw_error e;
     tw_json_lint lint;
     tw_status st =
         tw_json_parse_lint(p, n, d->L.max_depth + TW_WIRE_ENVELOPE_DEPTH, &j, &e, &lint);
@@ -642,7 +642,7 @@ static tw_status on_sse_event(void *user, const tw_sse_event *ev)
         st = stream_error(d, tw_json_get(j, "error") ? tw_json_get(j, "error") : j, p, n, off);
     } else if (st != TW_OK || !cJSON_IsObject(j)) {
         char msg[200];
-        snprintf(msg, sizeof msg, "chunk data is not a JSON object: %s",
+        snprintf(msg, sizeof msg, "chunk data is not a JSON object: %.150s",
                  st != TW_OK ? e.message : "another JSON value");
         tw_wire_sink k = sink_of(d);
         st = tw_wire_diag(&k, true, TW_D_CHUNK_JSON, off, msg);

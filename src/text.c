@@ -266,27 +266,28 @@ static void trim_ctl(const char **p, size_t *n)
 static cJSON *parse_payload(const tw_text_dec *d, const char *p, size_t n, bool retry, bool *deep,
                             char *why, size_t whylen, tw_json_lint *lint)
 {
-    tw_json_error e;
+    tw_error e;
     cJSON *v = NULL;
     strip_payload(d, &p, &n);
     trim_ctl(&p, &n);
     tw_status st = tw_json_parse_lint(p, n, d->L.max_depth, &v, &e, lint);
     if (st == TW_OK)
         return v;
-    *deep = st == TW_D_JSON_TOO_DEEP;
+    *deep = e.code == TW_D_JSON_TOO_DEEP;
+    size_t eo = e.offset >= 0 ? (size_t)e.offset : 0;
     /* the parser counts inside the payload: say so, and where that is in the
      * input when the payload lies in the block buffer */
     char where[48] = "";
     if (d->c_blk.data && p >= d->c_blk.data && p <= d->c_blk.data + d->c_blk.len)
         snprintf(where, sizeof where, " (byte %llu of the input)",
-                 (unsigned long long)blk_input_off(d, (size_t)(p - d->c_blk.data) + e.offset));
+                 (unsigned long long)blk_input_off(d, (size_t)(p - d->c_blk.data) + eo));
     static const char pre[] = "invalid JSON at byte ";
     const char *rest = strncmp(e.message, pre, sizeof pre - 1) == 0 ? strstr(e.message, ": ") : NULL;
     if (rest)
-        snprintf(why, whylen, "invalid JSON at byte %zu of the payload%s: %s", e.offset, where,
+        snprintf(why, whylen, "invalid JSON at byte %zu of the payload%s: %s", eo, where,
                  rest + 2);
     else
-        snprintf(why, whylen, "%s, at byte %zu of the payload%s", e.message, e.offset, where);
+        snprintf(why, whylen, "%.127s, at byte %zu of the payload%s", e.message, eo, where);
     if (!retry || *deep)
         return NULL;
     size_t a, b;
@@ -294,7 +295,7 @@ static cJSON *parse_payload(const tw_text_dec *d, const char *p, size_t n, bool 
         st = tw_json_parse_lint(p + a, b - a, d->L.max_depth, &v, &e, lint);
         if (st == TW_OK)
             return v;
-        if (st == TW_D_JSON_TOO_DEEP)
+        if (st != TW_OK && e.code == TW_D_JSON_TOO_DEEP)
             *deep = true;
     }
     return NULL;
@@ -527,7 +528,7 @@ static tw_status block_done(tw_text_dec *d, size_t end, bool via_json)
     size_t clen;
     closer(d, &clen);
     if (via_json) {
-        tw_json_error e;
+        tw_error e;
         tw_json_lint lint;
         cJSON *v = NULL;
         const char *vp = d->c_blk.data + d->c_vstart;
@@ -921,7 +922,7 @@ static bool block_valid_at(const tw_text_dec *d, const char *p, size_t n, const 
     char why[256];
     cJSON *v = NULL;
     if (t.c_jphase == JP_DONE) {
-        tw_json_error e;
+        tw_error e;
         if (tw_json_parse(p + t.c_vstart, t.c_vend - t.c_vstart, d->L.max_depth, &v, &e) == TW_OK) {
             bool ok = cJSON_IsObject(v) || cJSON_IsArray(v);
             cJSON_Delete(v);
@@ -1332,7 +1333,7 @@ static tw_status bare_json_finish(tw_text_dec *d)
     size_t tn = n;
     tw_trim(&t, &tn);
     if (d->c_blocks == 0 && tn && t[0] == '{') {
-        tw_json_error e;
+        tw_error e;
         tw_json_lint lint;
         cJSON *v = NULL;
         tw_status ps = tw_json_parse_lint(t, tn, d->L.max_depth, &v, &e, &lint);

@@ -48,15 +48,13 @@ static bool count_field(const cJSON *v, size_t *out)
     return true;
 }
 
-static tw_status bad(char *why, size_t whylen, const char *key)
+static tw_status bad(tw_error *err, const char *key)
 {
-    if (why && whylen)
-        snprintf(why, whylen, "option '%s' has a bad value", key);
+    tw_error_set(err, TW_ERR_INVALID, -1, NULL, "option '%s' has a bad value", key);
     return TW_ERR_INVALID;
 }
 
-tw_status tw_vllm_params_read(const cJSON *options, tw_vllm_params *out, char *why,
-                              size_t whylen)
+tw_status tw_vllm_params_read(const cJSON *options, tw_vllm_params *out, tw_error *err)
 {
     memset(out, 0, sizeof *out);
     out->two_pass = true;
@@ -64,29 +62,29 @@ tw_status tw_vllm_params_read(const cJSON *options, tw_vllm_params *out, char *w
     const cJSON *v;
     if ((v = tw_json_get(options, "two_pass")) && !cJSON_IsNull(v)) {
         if (!cJSON_IsBool(v))
-            return bad(why, whylen, "two_pass");
+            return bad(err, "two_pass");
         out->two_pass = cJSON_IsTrue(v);
     }
     if ((v = tw_json_get(options, "think_tag")) && !cJSON_IsNull(v)) {
         if (!cJSON_IsString(v) ||
             (strcmp(v->valuestring, "think") != 0 && strcmp(v->valuestring, "thinking") != 0))
-            return bad(why, whylen, "think_tag");
+            return bad(err, "think_tag");
         out->thinking_tag = strcmp(v->valuestring, "thinking") == 0;
     }
     if ((v = tw_json_get(options, "max_thinking_tokens")) && !cJSON_IsNull(v) &&
         !count_field(v, &out->max_thinking_tokens))
-        return bad(why, whylen, "max_thinking_tokens");
+        return bad(err, "max_thinking_tokens");
     if ((v = tw_json_get(options, "max_response_tokens")) && !cJSON_IsNull(v) &&
         !count_field(v, &out->max_response_tokens))
-        return bad(why, whylen, "max_response_tokens");
+        return bad(err, "max_response_tokens");
     if ((v = tw_json_get(options, "tool_parser")) && !cJSON_IsNull(v)) {
         if (!cJSON_IsString(v) ||
             (strcmp(v->valuestring, "hermes") != 0 && strcmp(v->valuestring, "openai") != 0))
-            return bad(why, whylen, "tool_parser");
+            return bad(err, "tool_parser");
         out->hermes = strcmp(v->valuestring, "hermes") == 0;
     }
     if ((v = tw_json_get(options, "temperature")) && !cJSON_IsNull(v) && !cJSON_IsNumber(v))
-        return bad(why, whylen, "temperature");
+        return bad(err, "temperature");
     return TW_OK;
 }
 
@@ -521,7 +519,7 @@ tw_status tw_vllm_request_encode(const tw_request *r, const tw_encode_opts *o, t
     if (!r || !out)
         return TW_ERR_INVALID;
     tw_vllm_params p;
-    TRY(tw_vllm_params_read(r->options, &p, NULL, 0));
+    TRY(tw_vllm_params_read(r->options, &p, NULL));
     return tw_encode_capped(r, o, out, render_request);
 }
 
@@ -629,15 +627,15 @@ static tw_status decode_body(const char *buf, size_t len, const tw_decode_opts *
                              const tw_limits *L, tw_result *res)
 {
     cJSON *root = NULL;
-    tw_json_error e;
+    tw_error e;
     tw_json_lint lint;
     tw_status ps = tw_json_parse_lint(buf, len, L->max_depth, &root, &e, &lint);
     if (ps == TW_ERR_NOMEM)
         return ps;
     if (ps != TW_OK)
-        return tw_diag_add(&res->errors, ps == TW_D_JSON_TOO_DEEP ? TW_D_JSON_TOO_DEEP
-                                                                   : TW_D_RESPONSE_JSON,
-                           (int64_t)e.offset, e.message[0] ? e.message : NULL);
+        return tw_diag_add(&res->errors, e.code == TW_D_JSON_TOO_DEEP ? TW_D_JSON_TOO_DEEP
+                                                                       : TW_D_RESPONSE_JSON,
+                           e.offset >= 0 ? e.offset : 0, e.message[0] ? e.message : NULL);
     tw_status st = TW_OK;
     if (lint.nonstd_offset >= 0)
         st = tw_diag_addf(&res->warnings, TW_D_JSON_NOT_RFC8259, lint.nonstd_offset,

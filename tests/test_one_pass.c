@@ -137,8 +137,9 @@ Test(one_pass, lint_scan_measures_depth)
     memset(deep, '[', 33);
     memset(deep + 33, ']', 33);
     cJSON *v = NULL;
-    tw_json_error e;
-    cr_assert_eq(tw_json_parse_lint(deep, 66, 32, &v, &e, &lint), TW_D_JSON_TOO_DEEP);
+    tw_error e;
+    cr_assert_eq(tw_json_parse_lint(deep, 66, 32, &v, &e, &lint), TW_ERR_LIMIT);
+    cr_assert_eq(e.code, TW_D_JSON_TOO_DEEP);
     cr_assert_null(v);
     cr_assert_eq(tw_json_parse_lint(deep + 1, 64, 32, &v, &e, &lint), TW_OK);
     cr_assert_eq(lint.depth, 32);

@@ -29,12 +29,12 @@ Test(proxy, prompt_outputs)
     const tw_encoder_ops *enc = tw_encoder_find("proxy-prompt");
     cr_assert_not_null(enc);
     for (long i = 0; i < n; i++) {
-        char why[256] = "";
-        cJSON *fx = tw_load_json_file(files[i], (size_t)1 << 20, 64, why, sizeof why);
-        cr_assert_not_null(fx, "%s", why);
+        tw_error why_e = {0};
+        cJSON *fx = tw_load_json_file(files[i], (size_t)1 << 20, 64, why_e.message, sizeof why_e.message);
+        cr_assert_not_null(fx, "%s", why_e.message);
         tw_request r;
-        cr_assert_eq(tw_request_read(tw_json_get(fx, "request"), NULL, &r, why, sizeof why),
-                     TW_OK, "%s: %s", files[i], why);
+        cr_assert_eq(tw_request_read(tw_json_get(fx, "request"), NULL, &r, &why_e),
+                     TW_OK, "%s: %s", files[i], why_e.message);
         tw_buf out = {0};
         cr_expect_eq(enc->encode_request(&r, NULL, &out), TW_OK);
         cr_expect_str_eq(out.data ? out.data : "", tw_json_get_str(fx, "expected"), "%s",
@@ -50,10 +50,10 @@ Test(proxy, prompt_outputs)
  * without executing anything from the tool results it contains. */
 Test(proxy, own_prompt_results_never_become_calls)
 {
-    char why[256] = "";
+    tw_error why_e = {0};
     cJSON *fx = tw_load_json_file(tw_test_src("tests/data/proxy/05_multi_turn.json"),
-                                  (size_t)1 << 20, 64, why, sizeof why);
-    cr_assert_not_null(fx, "%s", why);
+                                  (size_t)1 << 20, 64, why_e.message, sizeof why_e.message);
+    cr_assert_not_null(fx, "%s", why_e.message);
     const char *prompt = tw_json_get_str(fx, "expected");
     char *copy = tw_test_exact(prompt, strlen(prompt));
     tw_result r;

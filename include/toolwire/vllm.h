@@ -73,10 +73,11 @@ typedef struct tw_vllm_params {
 /*
  * Read the parameters from a request's options (two_pass, think_tag,
  * max_thinking_tokens, max_response_tokens, tool_parser); absent keys take
- * the defaults above. TW_ERR_INVALID (why filled) on a bad value.
+ * the defaults above. options may be NULL (all defaults). On a bad value
+ * returns TW_ERR_INVALID and err (may be NULL) names the option (code
+ * TW_ERR_INVALID, offset -1, path "").
  */
-tw_status tw_vllm_params_read(const cJSON *options, tw_vllm_params *out, char *why,
-                              size_t whylen);
+tw_status tw_vllm_params_read(const cJSON *options, tw_vllm_params *out, tw_error *err);
 
 /*
  * The token rule of the mock backend: a token is a maximal run of ASCII

@@ -100,7 +100,7 @@ static tw_status take_call(tw_lines_dec *d, tw_result *res, const char *p, size_
     if (alen > d->L.max_args_bytes)
         return tw_diag_add(&res->errors, TW_D_ARGS_TOO_LARGE, (int64_t)off, NULL);
     cJSON *args = NULL;
-    tw_json_error je;
+    tw_error je;
     tw_status st = tw_json_parse(a, alen, d->L.max_depth, &args, &je);
     if (st == TW_ERR_NOMEM)
         return st; /* an allocation failure is a failure, never bad JSON */
