@@ -65,6 +65,10 @@ typedef struct tw_request {
     char *choice_name;         /* TW_CHOICE_NAMED */
     int parallel_tool_calls;   /* -1 unset, 0 false, 1 true */
     cJSON *options;            /* generation options object as given, or NULL */
+    /* What a request reader could not carry or repaired (not_carried,
+     * arguments_as_object, …), capped at limits.max_diags; freed by
+     * tw_request_free. Empty when the request was not read from a wire. */
+    tw_diag_list warnings;
 } tw_request;
 
 /* A decoder's result. Zero-initialised or set by tw_result_init, it is
