@@ -162,6 +162,8 @@ tw_status tw_transcode_write(const tw_neutral_value *v, const char *to, const tw
                            : tw_result_write(out, &v->res, TW_JSON_COMPACT);
         out->max = save;
         if (st != TW_OK) {
+            tw_error_set(err, st, -1, NULL, "writing the neutral %s failed: %s",
+                         req ? "request" : "result", tw_code_message(st));
             out->len = len0;
             if (out->data)
                 out->data[len0] = '\0';
