@@ -211,11 +211,14 @@ static tw_status request_tools(const tw_fx_exchange *x, const tw_limits *L, tw_r
                                size_t whylen)
 {
     tw_error err;
-    memset(&err, 0, sizeof err);
+    tw_error_clear(&err);
+    tw_decode_opts ro;
+    memset(&ro, 0, sizeof ro);
+    ro.limits = *L;
     char kind = tw_path_kind(x->req.path);
-    tw_status st = kind == 'o'   ? tw_openai_request_from_json(x->req.body, L, rq, NULL, &err)
-                   : kind == 'a' ? tw_anthropic_request_from_json(x->req.body, L, rq, NULL, &err)
-                   : kind == 'g' ? tw_vllm_request_from_json(x->req.body, L, rq, NULL, &err)
+    tw_status st = kind == 'o'   ? tw_openai_request_from_json(x->req.body, &ro, rq, &err)
+                   : kind == 'a' ? tw_anthropic_request_from_json(x->req.body, &ro, rq, &err)
+                   : kind == 'g' ? tw_vllm_request_from_json(x->req.body, &ro, rq, &err)
                                  : TW_ERR_UNSUPPORTED;
     if (st != TW_OK)
         snprintf(why, whylen, "%s", kind ? err.message : "no request decoder for this path");

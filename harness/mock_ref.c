@@ -179,13 +179,16 @@ static tw_status prompt_request(const cJSON *body, const tw_limits *L, tw_reques
     const char *prompt = tw_json_get_str(body, "prompt");
     memset(req, 0, sizeof *req);
     req->parallel_tool_calls = -1;
-    if (tw_hermes_prompt_decode(prompt, strlen(prompt), L, req, NULL, err) == TW_OK &&
+    tw_decode_opts ro;
+    memset(&ro, 0, sizeof ro);
+    ro.limits = *L;
+    if (tw_hermes_prompt_decode(prompt, strlen(prompt), &ro, req, err) == TW_OK &&
         req->nmessages)
         return TW_OK;
     tw_request_free(req);
     memset(req, 0, sizeof *req);
     req->parallel_tool_calls = -1;
-    memset(err, 0, sizeof *err);
+    tw_error_clear(err);
     if (strlen(prompt) > L->max_input_bytes) {
         snprintf(err->message, sizeof err->message, "prompt: longer than max_input_bytes (%zu)",
                  L->max_input_bytes);
@@ -251,7 +254,10 @@ void tw_ref_answer_script(char kind, const cJSON *body, const tw_limits *L, tw_r
     tw_request req;
     memset(&req, 0, sizeof req);
     tw_error err;
-    memset(&err, 0, sizeof err);
+    tw_error_clear(&err);
+    tw_decode_opts ro;
+    memset(&ro, 0, sizeof ro);
+    ro.limits = *L;
     tw_status st;
     tw_vllm_params vp;
     memset(&vp, 0, sizeof vp);
@@ -267,13 +273,13 @@ void tw_ref_answer_script(char kind, const cJSON *body, const tw_limits *L, tw_r
         reasoning = vp.two_pass;
         st = cJSON_IsString(tw_json_get(body, "prompt")) && !tw_json_get(body, "messages")
                  ? prompt_request(body, L, &req, &err)
-                 : tw_vllm_request_from_json(body, L, &req, NULL, &err);
+                 : tw_vllm_request_from_json(body, &ro, &req, &err);
     } else if (kind == 'a') {
         reasoning = tw_script_options_reasoning(body);
-        st = tw_anthropic_request_from_json(body, L, &req, NULL, &err);
+        st = tw_anthropic_request_from_json(body, &ro, &req, &err);
     } else {
         reasoning = tw_script_options_reasoning(body);
-        st = tw_openai_request_from_json(body, L, &req, NULL, &err);
+        st = tw_openai_request_from_json(body, &ro, &req, &err);
     }
     if (st != TW_OK) {
         a->status = st == TW_ERR_NOMEM ? 500 : 400;

@@ -586,10 +586,13 @@ static tw_status sent_request(char kind, const cJSON *body, const tw_limits *L, 
     out->parallel_tool_calls = -1;
     if (!cJSON_IsObject(body))
         return TW_ERR_INVALID;
+    tw_decode_opts ro;
+    memset(&ro, 0, sizeof ro);
+    ro.limits = *L;
     if (kind == 'a')
-        return tw_anthropic_request_from_json(body, L, out, NULL, NULL);
+        return tw_anthropic_request_from_json(body, &ro, out, NULL);
     if (kind == 'o')
-        return tw_openai_request_from_json(body, L, out, NULL, NULL);
+        return tw_openai_request_from_json(body, &ro, out, NULL);
     size_t len = 0;
     char *text = tw_json_print(body, &len);
     if (!text)

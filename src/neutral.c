@@ -59,6 +59,7 @@ void tw_request_free(tw_request *r)
     tw_tools_free(r->tools, r->ntools);
     free(r->choice_name);
     cJSON_Delete(r->options);
+    tw_diag_list_free(&r->warnings);
     memset(r, 0, sizeof *r);
     r->parallel_tool_calls = -1;
 }

@@ -257,12 +257,11 @@ static tw_status prompt_body(hp *h)
     return tw_rq_link_results(&h->d, "hermes-prompt");
 }
 
-tw_status tw_hermes_prompt_decode(const char *buf, size_t len, const tw_limits *limits,
-                                  tw_request *out, tw_diag_list *warnings,
-                                  tw_error *err)
+tw_status tw_hermes_prompt_decode(const char *buf, size_t len, const tw_decode_opts *o,
+                                  tw_request *out, tw_error *err)
 {
     hp h;
-    tw_rq_begin(&h.d, limits, out, warnings, err);
+    tw_rq_begin(&h.d, o, out, err);
     h.buf = buf;
     h.len = len;
     if (len > h.d.l.max_input_bytes)

@@ -605,12 +605,11 @@ static tw_status anthropic_body(tw_rq *d, const cJSON *j)
 
 /* ===================== entry points ===================== */
 
-static tw_status run(const cJSON *j, const tw_limits *limits, tw_request *out,
-                     tw_diag_list *warnings, tw_error *err,
+static tw_status run(const cJSON *j, const tw_decode_opts *o, tw_request *out, tw_error *err,
                      tw_status (*body)(tw_rq *, const cJSON *))
 {
     tw_rq d;
-    tw_rq_begin(&d, limits, out, warnings, err);
+    tw_rq_begin(&d, o, out, err);
     tw_status st = body(&d, j);
     if (st == TW_ERR_NOMEM && err && !err->message[0])
         tw_rq_fail(&d, st, -1, "", "out of memory");
@@ -619,12 +618,11 @@ static tw_status run(const cJSON *j, const tw_limits *limits, tw_request *out,
     return st;
 }
 
-static tw_status decode(const char *buf, size_t len, const tw_limits *limits, tw_request *out,
-                        tw_diag_list *warnings, tw_error *err,
-                        tw_status (*body)(tw_rq *, const cJSON *))
+static tw_status decode(const char *buf, size_t len, const tw_decode_opts *o, tw_request *out,
+                        tw_error *err, tw_status (*body)(tw_rq *, const cJSON *))
 {
     tw_limits l;
-    tw_limits_resolve(&l, limits);
+    tw_limits_resolve(&l, o ? &o->limits : NULL);
     memset(out, 0, sizeof *out);
     out->parallel_tool_calls = -1;
     tw_error_clear(err);
@@ -641,33 +639,31 @@ static tw_status decode(const char *buf, size_t len, const tw_limits *limits, tw
         tw_error_set(err, je.code, je.offset, "", "%s", je.message);
         return st;
     }
-    st = run(j, &l, out, warnings, err, body);
+    st = run(j, o, out, err, body);
     cJSON_Delete(j);
     return st;
 }
 
-tw_status tw_openai_request_from_json(const cJSON *j, const tw_limits *limits, tw_request *out,
-                                      tw_diag_list *warnings, tw_error *err)
-{
-    return run(j, limits, out, warnings, err, openai_body);
-}
-
-tw_status tw_anthropic_request_from_json(const cJSON *j, const tw_limits *limits,
-                                         tw_request *out, tw_diag_list *warnings,
-                                         tw_error *err)
-{
-    return run(j, limits, out, warnings, err, anthropic_body);
-}
-
-tw_status tw_openai_request_decode(const char *buf, size_t len, const tw_limits *limits,
-                                   tw_request *out, tw_diag_list *warnings, tw_error *err)
-{
-    return decode(buf, len, limits, out, warnings, err, openai_body);
-}
-
-tw_status tw_anthropic_request_decode(const char *buf, size_t len, const tw_limits *limits,
-                                      tw_request *out, tw_diag_list *warnings,
+tw_status tw_openai_request_from_json(const cJSON *j, const tw_decode_opts *o, tw_request *out,
                                       tw_error *err)
 {
-    return decode(buf, len, limits, out, warnings, err, anthropic_body);
+    return run(j, o, out, err, openai_body);
+}
+
+tw_status tw_anthropic_request_from_json(const cJSON *j, const tw_decode_opts *o,
+                                         tw_request *out, tw_error *err)
+{
+    return run(j, o, out, err, anthropic_body);
+}
+
+tw_status tw_openai_request_decode(const char *buf, size_t len, const tw_decode_opts *o,
+                                   tw_request *out, tw_error *err)
+{
+    return decode(buf, len, o, out, err, openai_body);
+}
+
+tw_status tw_anthropic_request_decode(const char *buf, size_t len, const tw_decode_opts *o,
+                                      tw_request *out, tw_error *err)
+{
+    return decode(buf, len, o, out, err, anthropic_body);
 }

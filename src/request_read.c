@@ -15,15 +15,15 @@
 
 #define LIT(s) (s), (sizeof(s) - 1)
 
-void tw_rq_begin(tw_rq *d, const tw_limits *limits, tw_request *out, tw_diag_list *warnings,
-                 tw_error *err)
+void tw_rq_begin(tw_rq *d, const tw_decode_opts *o, tw_request *out, tw_error *err)
 {
     memset(d, 0, sizeof *d);
     memset(out, 0, sizeof *out);
     out->parallel_tool_calls = -1;
     tw_error_clear(err);
-    tw_limits_resolve(&d->l, limits);
-    d->warnings = warnings;
+    tw_limits_resolve(&d->l, o ? &o->limits : NULL);
+    out->warnings.max = d->l.max_diags;
+    d->warnings = &out->warnings;
     d->err = err;
     d->req = out;
 }

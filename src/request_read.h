@@ -17,9 +17,9 @@ typedef struct tw_rq {
     size_t next_id; /* the last generated call id number */
 } tw_rq;
 
-/* Zero *out and *err and set up d. */
-void tw_rq_begin(tw_rq *d, const tw_limits *limits, tw_request *out, tw_diag_list *warnings,
-                 tw_error *err);
+/* Empty *out and *err and set up d: limits from o (NULL: defaults),
+ * warnings into out->warnings (max_diags). */
+void tw_rq_begin(tw_rq *d, const tw_decode_opts *o, tw_request *out, tw_error *err);
 
 /* Fill d->err (when set) with code and return code. offset < 0: none. */
 tw_status tw_rq_fail(tw_rq *d, tw_status code, int64_t offset, const char *path, const char *fmt,

@@ -124,20 +124,19 @@ static tw_status finish(tw_rq *d, tw_status st)
     return st;
 }
 
-tw_status tw_vllm_request_from_json(const cJSON *j, const tw_limits *limits, tw_request *out,
-                                    tw_diag_list *warnings, tw_error *err)
+tw_status tw_vllm_request_from_json(const cJSON *j, const tw_decode_opts *o, tw_request *out,
+                                    tw_error *err)
 {
     tw_rq d;
-    tw_rq_begin(&d, limits, out, warnings, err);
+    tw_rq_begin(&d, o, out, err);
     return finish(&d, body(&d, j));
 }
 
-tw_status tw_vllm_request_decode(const char *buf, size_t len, const tw_limits *limits,
-                                 tw_request *out, tw_diag_list *warnings,
-                                 tw_error *err)
+tw_status tw_vllm_request_decode(const char *buf, size_t len, const tw_decode_opts *o,
+                                 tw_request *out, tw_error *err)
 {
     tw_rq d;
-    tw_rq_begin(&d, limits, out, warnings, err);
+    tw_rq_begin(&d, o, out, err);
     if (len > d.l.max_input_bytes)
         return tw_rq_fail(&d, TW_ERR_LIMIT, -1, "",
                           "the body is %zu bytes, more than max_input_bytes (%zu)", len,

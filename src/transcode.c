@@ -89,9 +89,14 @@ tw_status tw_transcode_read(const char *from, const char *buf, size_t len,
         return read_neutral(from, buf, len, &l, out, err);
     const tw_request_reader_ops *rd = tw_request_reader_find(from);
     if (rd) {
-        tw_status st = rd->decode(buf, len, &l, &out->req, warnings, err);
-        if (st != TW_OK)
+        tw_status st = rd->decode(buf, len, dopts, &out->req, err);
+        if (st == TW_OK && warnings)
+            st = tw_diag_extend(warnings, &out->req.warnings);
+        if (st != TW_OK) {
+            tw_request_free(&out->req);
+            memset(out, 0, sizeof *out);
             return st;
+        }
         out->kind = TW_NEUTRAL_REQUEST;
         return TW_OK;
     }
@@ -157,6 +162,8 @@ tw_status tw_transcode_write(const tw_neutral_value *v, const char *to, const tw
                            : tw_result_write(out, &v->res, TW_JSON_COMPACT);
         out->max = save;
         if (st != TW_OK) {
+            tw_error_set(err, st, -1, NULL, "writing the neutral %s failed: %s",
+                         req ? "request" : "result", tw_code_message(st));
             out->len = len0;
             if (out->data)
                 out->data[len0] = '\0';

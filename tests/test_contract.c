@@ -169,6 +169,9 @@ static void assert_request_empty(tw_request *q, const char *what, tw_status st)
     cr_assert_null(q->choice_name, "%s (%s)", what, tw_code_name(st));
     cr_assert_null(q->options, "%s (%s)", what, tw_code_name(st));
     cr_assert_eq(q->parallel_tool_calls, -1, "%s (%s)", what, tw_code_name(st));
+    cr_assert_eq(q->warnings.len, 0, "%s (%s): no warnings on failure", what, tw_code_name(st));
+    cr_assert_null(q->warnings.items, "%s (%s)", what, tw_code_name(st));
+    cr_assert_eq(q->warnings.dropped, 0, "%s (%s)", what, tw_code_name(st));
     tw_request_free(q);
 }
 
@@ -316,13 +319,39 @@ static const char *request_sample(const char *reader)
     return NULL;
 }
 
+/* A sample with a key the neutral request cannot carry (a warning), or
+ * NULL for a reader whose input has no such place. */
+static const char *request_sample_warn(const char *reader)
+{
+    if (strcmp(reader, "openai-request") == 0 || strcmp(reader, "vllm-generate-request") == 0)
+        return "{\"model\":\"m\",\"x_unknown\":1,\"messages\":[{\"role\":\"user\",\"content\":"
+               "\"hi\"}]}";
+    if (strcmp(reader, "anthropic-request") == 0)
+        return "{\"model\":\"m\",\"max_tokens\":8,\"x_unknown\":1,\"messages\":[{\"role\":"
+               "\"user\",\"content\":\"hi\"}]}";
+    return NULL;
+}
+
 static tw_status read_request(const tw_request_reader_ops *rd, const char *in, size_t len,
                               const tw_limits *l, tw_request *q, tw_error *e)
 {
     memset(q, 0xA5, sizeof *q); /* the callee initialises *out */
-    tw_diag_list w = {0};
-    tw_status st = rd->decode(in, len, l, q, &w, e);
-    tw_diag_list_free(&w);
+    memset(e, 0xA5, sizeof *e);
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    if (l)
+        o.limits = *l;
+    tw_status st = rd->decode(in, len, &o, q, e);
+    cr_assert(tw_code_is_status(st), "%s: returned %s", rd->name, tw_code_name(st));
+    if (st == TW_OK) {
+        cr_assert_eq(e->code, TW_OK, "%s: err cleared on success", rd->name);
+        cr_assert_eq(e->offset, -1, "%s", rd->name);
+    } else {
+        cr_assert_neq(e->code, TW_OK, "%s: err filled on failure", rd->name);
+        cr_assert(e->offset >= -1 && e->offset <= (int64_t)len, "%s: offset %lld", rd->name,
+                  (long long)e->offset);
+        cr_assert_lt(strlen(e->message), sizeof e->message, "%s", rd->name);
+    }
     return st;
 }
 
@@ -343,7 +372,36 @@ Test(contract, request_readers_leave_out_empty_on_failure)
         tw_status st = read_request(rd, ok, strlen(ok), NULL, &q, &e);
         cr_assert_eq(st, TW_OK, "%s: %s", rd->name, e.message);
         cr_assert_eq(q.nmessages, 2, "%s", rd->name);
+        /* (a GenerateRequest has no "model": the vLLM reader reports it) */
+        if (strcmp(rd->name, "vllm-generate-request") != 0)
+            cr_assert_eq(q.warnings.len, 0, "%s: no warnings for a plain request", rd->name);
+        else
+            cr_assert(tw_diag_has(&q.warnings, TW_D_NOT_CARRIED), "%s", rd->name);
         tw_request_free(&q);
+
+        /* warnings are in the result, capped by max_diags */
+        const char *warn = request_sample_warn(rd->name);
+        if (warn) {
+            st = read_request(rd, warn, strlen(warn), NULL, &q, &e);
+            cr_assert_eq(st, TW_OK, "%s: %s", rd->name, e.message);
+            cr_assert_geq(q.warnings.len, 1, "%s: the unknown key is reported", rd->name);
+            cr_assert(tw_diag_has(&q.warnings, TW_D_NOT_CARRIED), "%s", rd->name);
+            tw_request_free(&q);
+            tw_limits wl;
+            memset(&wl, 0, sizeof wl);
+            wl.max_diags = 1;
+            const char *two = strcmp(rd->name, "anthropic-request") == 0
+                                  ? "{\"model\":\"m\",\"max_tokens\":8,\"x_a\":1,\"x_b\":2,"
+                                    "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"
+                                  : "{\"model\":\"m\",\"x_a\":1,\"x_b\":2,\"messages\":[{\"role\":"
+                                    "\"user\",\"content\":\"hi\"}]}";
+            st = read_request(rd, two, strlen(two), &wl, &q, &e);
+            cr_assert_eq(st, TW_OK, "%s: %s", rd->name, e.message);
+            cr_assert_eq(q.warnings.len, 1, "%s: max_diags 1", rd->name);
+            cr_assert_geq(q.warnings.dropped, 1, "%s: the rest counted", rd->name);
+            tw_request_free(&q);
+            cr_assert_eq(q.warnings.len, 0, "%s: freed", rd->name);
+        }
 
         /* over max_input_bytes */
         tw_limits l;

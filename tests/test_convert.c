@@ -10,6 +10,7 @@
 
 #include "toolwire/decode.h"
 #include "toolwire/encode.h"
+#include "toolwire/registry.h"
 #include "toolwire/request.h"
 #include "toolwire/transcode.h"
 #include "twtest.h"
@@ -40,24 +41,36 @@ static bool has_warning(const tw_diag_list *w, tw_status code, const char *needl
     return false;
 }
 
-static tw_status decode_openai(const char *js, const tw_limits *l, tw_request *r,
-                               tw_diag_list *w, tw_error *e)
+/* Decode from an exact-size copy with limits l (NULL: defaults); the
+ * request's warnings are also copied to w (when not NULL). */
+static tw_status decode_with(tw_request_decode_fn fn, const char *js, const tw_limits *l,
+                             tw_request *r, tw_diag_list *w, tw_error *e)
 {
     size_t n = strlen(js);
     char *copy = tw_test_exact(js, n);
-    tw_status st = tw_openai_request_decode(copy, n, l, r, w, e);
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    if (l)
+        o.limits = *l;
+    tw_status st = fn(copy, n, &o, r, e);
     free(copy);
+    if (st != TW_OK)
+        cr_expect_eq(r->warnings.len, 0, "no warnings after a failure");
+    if (w)
+        cr_assert_eq(tw_diag_extend(w, &r->warnings), TW_OK);
     return st;
+}
+
+static tw_status decode_openai(const char *js, const tw_limits *l, tw_request *r,
+                               tw_diag_list *w, tw_error *e)
+{
+    return decode_with(tw_openai_request_decode, js, l, r, w, e);
 }
 
 static tw_status decode_anthropic(const char *js, const tw_limits *l, tw_request *r,
                                   tw_diag_list *w, tw_error *e)
 {
-    size_t n = strlen(js);
-    char *copy = tw_test_exact(js, n);
-    tw_status st = tw_anthropic_request_decode(copy, n, l, r, w, e);
-    free(copy);
-    return st;
+    return decode_with(tw_anthropic_request_decode, js, l, r, w, e);
 }
 
 /* ---- request decoders ---- */

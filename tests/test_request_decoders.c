@@ -13,14 +13,14 @@
 #include "cli.h"
 #include "decode_fixtures.h"
 #include "toolwire/json.h"
+#include "toolwire/registry.h"
 #include "toolwire/request_chatml.h"
 #include "toolwire/request_vllm.h"
 #include "toolwire/transcode.h"
 #include "toolwire/vllm.h"
 #include "twtest.h"
 
-typedef tw_status (*req_decoder)(const char *, size_t, const tw_limits *, tw_request *,
-                                 tw_diag_list *, tw_error *);
+typedef tw_request_decode_fn req_decoder;
 
 /* ---- helpers ---- */
 
@@ -72,8 +72,17 @@ static tw_status dec(req_decoder f, const char *s, size_t n, const tw_limits *l,
                      tw_diag_list *w, tw_error *e)
 {
     char *copy = tw_test_exact(s, n);
-    tw_status st = f(copy, n, l, r, w, e);
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    if (l)
+        o.limits = *l;
+    tw_status st = f(copy, n, &o, r, e);
     free(copy);
+    if (st != TW_OK)
+        cr_expect_eq(r->warnings.len, 0, "no warnings after a failure");
+    /* the request's warnings, also in w for the checks below */
+    if (w)
+        cr_assert_eq(tw_diag_extend(w, &r->warnings), TW_OK);
     return st;
 }
 

@@ -45,7 +45,7 @@ static void decode_o(const char *body, tw_request *req)
 {
     tw_error err;
     memset(&err, 0, sizeof err);
-    tw_status st = tw_openai_request_decode(body, strlen(body), NULL, req, NULL, &err);
+    tw_status st = tw_openai_request_decode(body, strlen(body), NULL, req, &err);
     cr_assert_eq(st, TW_OK, "request: %s", err.message);
 }
 
@@ -53,7 +53,7 @@ static void decode_a(const char *body, tw_request *req)
 {
     tw_error err;
     memset(&err, 0, sizeof err);
-    tw_status st = tw_anthropic_request_decode(body, strlen(body), NULL, req, NULL, &err);
+    tw_status st = tw_anthropic_request_decode(body, strlen(body), NULL, req, &err);
     cr_assert_eq(st, TW_OK, "request: %s", err.message);
 }
 

@@ -23,7 +23,7 @@
 static tw_request decode_a(const char *body)
 {
     tw_request r;
-    cr_assert_eq(tw_anthropic_request_decode(body, strlen(body), NULL, &r, NULL, NULL), TW_OK, "%s", body);
+    cr_assert_eq(tw_anthropic_request_decode(body, strlen(body), NULL, &r, NULL), TW_OK, "%s", body);
     return r;
 }
 

@@ -65,6 +65,10 @@ typedef struct tw_request {
     char *choice_name;         /* TW_CHOICE_NAMED */
     int parallel_tool_calls;   /* -1 unset, 0 false, 1 true */
     cJSON *options;            /* generation options object as given, or NULL */
+    /* What a request reader could not carry or repaired (not_carried,
+     * arguments_as_object, …), capped at limits.max_diags; freed by
+     * tw_request_free. Empty when the request was not read from a wire. */
+    tw_diag_list warnings;
 } tw_request;
 
 /* A decoder's result. Zero-initialised or set by tw_result_init, it is
@@ -173,10 +177,11 @@ tw_status tw_result_write(tw_buf *out, const tw_result *r, int flags);
 /*
  * The readers of the neutral JSON (docs/neutral.md). j is not modified or
  * kept; limits may be NULL (the defaults). On TW_OK *out owns what was read
- * (free with the matching *_free). On failure *out is empty and err (may be
- * NULL) says why: err->code the status (TW_ERR_INVALID for a value of the
- * wrong shape, TW_ERR_NOMEM), err->offset -1, err->path "", err->message the
- * reason, prefixed with the part that failed ("messages[2]: …").
+ * (free with the matching *_free). On failure *out is empty. On
+ * TW_ERR_INVALID (a value of the wrong shape) err (may be NULL) says why:
+ * err->code TW_ERR_INVALID, err->offset -1, err->path "", err->message the
+ * reason, prefixed with the part that failed ("messages[2]: …"). On
+ * TW_ERR_NOMEM err may be left as it was.
  */
 /* A neutral result (used by fixtures and encoders of responses). */
 tw_status tw_result_read(const cJSON *j, const tw_limits *limits, tw_result *out, tw_error *err);

@@ -42,15 +42,15 @@ typedef enum tw_value_kind {
 
 /*
  * A request reader: request wire bytes buf[0, len) (no terminator needed)
- * into the neutral request. `limits` may be NULL (defaults). On TW_OK *out
- * owns the request (tw_request_free). On failure *out is a valid, empty
- * request (safe to free, parallel_tool_calls -1) and `err` (may be NULL)
- * says where and why. `warnings` (may be NULL) receives what the neutral
- * model cannot carry; warnings already added stay on failure.
+ * into the neutral request, with the contract of request.h. `o` may be NULL
+ * (defaults; only o->limits is read). On TW_OK *out owns the request
+ * (tw_request_free) and out->warnings holds what the neutral model cannot
+ * carry. On failure *out is a valid, empty request (safe to free,
+ * parallel_tool_calls -1, no warnings) and `err` (may be NULL) says where
+ * and why.
  */
-typedef tw_status (*tw_request_decode_fn)(const char *buf, size_t len, const tw_limits *limits,
-                                          tw_request *out, tw_diag_list *warnings,
-                                          tw_error *err);
+typedef tw_status (*tw_request_decode_fn)(const char *buf, size_t len, const tw_decode_opts *o,
+                                          tw_request *out, tw_error *err);
 
 typedef struct tw_request_reader_ops {
     const char *name;    /* "openai-request", "hermes-prompt", … */

@@ -3,15 +3,15 @@
  * hermes-prompt encoder). Rules: docs/formats/hermes.md.
  *
  * It follows the contract of request.h: input buf[0, len) (no terminator
- * needed), bounded by `limits` (may be NULL: max_input_bytes, max_depth,
- * max_messages, max_tools, max_calls, max_args_bytes); on TW_OK *out owns
- * the request (tw_request_free); on failure *out is empty and `err` (may be
- * NULL) says where and why. What the prompt does not hold is never
+ * needed), bounded by o->limits (o may be NULL: max_input_bytes, max_depth,
+ * max_messages, max_tools, max_calls, max_args_bytes, max_diags); on TW_OK
+ * *out owns the request (tw_request_free) with its warnings in
+ * out->warnings; on failure *out is empty (no warnings either) and `err`
+ * (may be NULL) says where and why. What the prompt does not hold is never
  * invented: tool calls written as <tool_call> text get generated ids
  * call_1, call_2, … (numbered across the whole request), and each tool
  * result answers the previous assistant message's calls in order (its
- * tool_call_id and name are those of the call). Warnings go to `warnings`
- * (may be NULL).
+ * tool_call_id and name are those of the call).
  */
 #ifndef TOOLWIRE_REQUEST_CHATML_H
 #define TOOLWIRE_REQUEST_CHATML_H
@@ -32,9 +32,8 @@ extern "C" {
  * names the turn ("turns[3]") and err->offset is the byte offset of the
  * fault in buf.
  */
-tw_status tw_hermes_prompt_decode(const char *buf, size_t len, const tw_limits *limits,
-                                  tw_request *out, tw_diag_list *warnings,
-                                  tw_error *err);
+tw_status tw_hermes_prompt_decode(const char *buf, size_t len, const tw_decode_opts *o,
+                                  tw_request *out, tw_error *err);
 
 #ifdef __cplusplus
 }
