@@ -31,6 +31,7 @@ tw_status tw_anthropic_response_decode(const char *buf, size_t len, const tw_dec
  * line and event, each open tool_use block's partial_json (2 *
  * max_args_bytes + 4096), at most 2 * max_calls + 16 open blocks, and the
  * decoded text, bounded by max_input_bytes.
+ * Every function but _free takes a decoder from _new (never NULL).
  */
 typedef struct tw_anthropic_stream tw_anthropic_stream;
 

@@ -15,7 +15,9 @@
  *     found past a cap is reported in out->errors, what it repaired in
  *     out->warnings (diagnostic codes, core.h), and the call returns TW_OK.
  *   - A failure (st != TW_OK) is one of the statuses of core.h: NOMEM when
- *     an allocation failed, STATE for a call out of order. On every
+ *     an allocation failed, STATE for a call out of order; or, in a push
+ *     decode, the status an event callback returned to stop it
+ *     (tw_event_fn, neutral.h), passed back as is. On every
  *     failure *out is a valid, empty result (tw_result_init) that the
  *     caller may free with tw_result_free or drop: nothing partial.
  *   - On TW_OK *out owns everything it holds; free it with tw_result_free.

@@ -136,9 +136,11 @@ typedef struct tw_event {
  * Return TW_OK to go on. Any other status (usually one of the failures of
  * core.h, e.g. TW_ERR_STATE or TW_ERR_LIMIT, but any value but TW_OK) stops
  * the decode: no event is delivered after it, the feed or finish that made
- * the call returns that status as is, and the decoder is failed: every
- * later feed returns the same status, finish returns it too and leaves
- * *out valid and empty, and release (or free) is still safe and needed.
+ * the call returns that status as is, and the decoder is failed: a later
+ * feed returns the same status (TW_ERR_STATE once finish was called), a
+ * finish that follows returns it too and leaves *out valid and empty, and
+ * freeing (or resetting) the decoder is still safe, freeing it still
+ * needed.
  */
 typedef tw_status (*tw_event_fn)(void *user, const tw_event *ev);
 

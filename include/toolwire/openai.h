@@ -34,6 +34,7 @@ tw_status tw_openai_response_decode(const char *buf, size_t len, const tw_decode
  * (max_line_bytes, max_event_bytes), each open call's argument text
  * (2 * max_args_bytes + 4096) and the decoded text, which the
  * max_input_bytes cap on the input bounds.
+ * Every function but _free takes a decoder from _new (never NULL).
  */
 typedef struct tw_openai_stream tw_openai_stream;
 

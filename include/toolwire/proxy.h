@@ -27,6 +27,7 @@ extern "C" {
  * the Hermes decoder. Memory: the Hermes decoder's bounds, one opening tag
  * (TW_PROXY_TAG_MAX) and 16 bytes per removed block. After finish (or a
  * failure) tw_proxy_dec_reset starts the next decode on the same buffers.
+ * Every function but _free takes a decoder from _new (never NULL).
  */
 typedef struct tw_proxy_dec tw_proxy_dec;
 

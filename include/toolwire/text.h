@@ -27,6 +27,7 @@ typedef enum tw_text_kind {
  * allocations. Memory it holds is bounded by the limits: at most
  * max_input_bytes of held text and 2 * max_args_bytes + 4096 bytes of one
  * tool-call block.
+ * Every function but _free takes a decoder from _new (never NULL).
  */
 typedef struct tw_text_dec tw_text_dec;
 

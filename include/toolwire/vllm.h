@@ -29,6 +29,7 @@ tw_status tw_vllm_response_decode(const char *buf, size_t len, const tw_decode_o
  * tw_vllm_dec_free. The body is buffered (up to max_input_bytes) and
  * decoded at finish; events fire from finish. After finish (or a failure)
  * tw_vllm_dec_reset starts the next decode on the same body buffer.
+ * Every function but _free takes a decoder from _new (never NULL).
  */
 typedef struct tw_vllm_dec tw_vllm_dec;
 
