@@ -15,6 +15,7 @@
 
 #include "formats.h"
 #include "wire_common.h"
+#include "work.h"
 #include "toolwire/decode.h"
 
 const char *tw_gemini_finish_reason(const char *reason, bool has_calls)
@@ -253,6 +254,7 @@ static tw_status place(gem_acc *a, const char *path, cJSON *val)
     int r = text[0] == '$' ? next_step(&p, &pending, &s) : -1;
     const char *bad = r == 0 ? "jsonPath names the arguments object itself" : NULL;
     size_t depth = 1;
+    TW_WORK(strlen(path)); /* the path is read once; each step below costs O(1) */
     while (!bad && r == 1) {
         int rn = next_step(&p, &pending, &nx);
         if (rn < 0)

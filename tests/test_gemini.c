@@ -480,3 +480,125 @@ Test(gemini, input_cap)
     cr_assert_eq(r.msg.content.len, 0);
     tw_result_free(&r);
 }
+
+/* ===================== linear work ===================== */
+
+#include "toolwire/work.h"
+
+/* Units of work allowed per input byte, as in tests/test_linear.c. */
+#define WORK_PER_BYTE 8
+
+/* n whole calls in one body. */
+static void gen_body(tw_buf *b, size_t n)
+{
+    cr_assert_eq(tw_buf_puts(b, "{\"candidates\":[{\"content\":{\"parts\":["), TW_OK);
+    for (size_t i = 0; i < n; i++)
+        cr_assert_eq(tw_buf_printf(b, "%s{\"functionCall\":{\"name\":\"f\",\"args\":{\"i\":%zu}}}",
+                                   i ? "," : "", i),
+                     TW_OK);
+    cr_assert_eq(tw_buf_puts(b, "]},\"finishReason\":\"STOP\"}]}"), TW_OK);
+}
+
+/* n calls, each streamed as name, one piece, end. */
+static void gen_stream(tw_buf *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        cr_assert_eq(tw_buf_printf(b,
+                                   EV("{\"functionCall\":{\"name\":\"f\",\"willContinue\":true}}", "")
+                                   EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.i\","
+                                      "\"numberValue\":%zu}],\"willContinue\":true}}", "")
+                                   EV("{\"functionCall\":{}}", ""), i),
+                     TW_OK);
+    cr_assert_eq(tw_buf_puts(b, EV("{\"text\":\"\"}", ",\"finishReason\":\"STOP\"")), TW_OK);
+}
+
+/* One call whose arguments arrive as n pieces: n keys, or one string in n parts. */
+static void gen_pieces(tw_buf *b, size_t n, bool one_string)
+{
+    cr_assert_eq(tw_buf_puts(b, EV("{\"functionCall\":{\"name\":\"f\",\"willContinue\":true}}", "")), TW_OK);
+    for (size_t i = 0; i < n; i++) {
+        if (one_string)
+            cr_assert_eq(tw_buf_printf(b, EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.s\","
+                                             "\"stringValue\":\"abcdefgh\",\"willContinue\":%s}],"
+                                             "\"willContinue\":true}}", ""),
+                                       i + 1 < n ? "true" : "false"),
+                         TW_OK);
+        else
+            cr_assert_eq(tw_buf_printf(b, EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":"
+                                             "\"$.list[%zu].k%zu\",\"numberValue\":1}],"
+                                             "\"willContinue\":true}}", ""), i, i),
+                         TW_OK);
+    }
+    cr_assert_eq(tw_buf_puts(b, EV("{\"functionCall\":{}}", ",\"finishReason\":\"STOP\"")), TW_OK);
+}
+
+static uint64_t work_of(const char *fmt, const tw_buf *b, size_t max_calls, size_t want_calls)
+{
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    o.limits.max_input_bytes = b->len + 1;
+    o.limits.max_calls = max_calls;
+    o.limits.max_args_bytes = b->len + 1;
+    char *in = tw_test_exact(b->data, b->len);
+    tw_result r;
+    tw_work_reset();
+    cr_assert_eq(tw_format_find(fmt)->decode(in, b->len, &o, &r), TW_OK);
+    uint64_t w = tw_work_count();
+    cr_assert_eq(r.msg.ncalls, want_calls, "%s: %zu calls", fmt, r.msg.ncalls);
+    cr_assert_eq(r.errors.len, 0, "%s: %s", fmt, r.errors.len ? r.errors.items[0].message : "");
+    tw_result_free(&r);
+    free(in);
+    return w;
+}
+
+Test(gemini, linear_work)
+{
+    for (size_t n = 2000; n <= 8000; n *= 4) {
+        tw_buf b = {0};
+        gen_body(&b, n);
+        uint64_t w = work_of("gemini", &b, n, n);
+        cr_assert_leq(w, (uint64_t)WORK_PER_BYTE * b.len, "body, %zu calls: %llu for %zu bytes", n,
+                      (unsigned long long)w, b.len);
+        tw_buf_free(&b);
+
+        gen_stream(&b, n);
+        w = work_of("gemini-stream", &b, n, n);
+        cr_assert_leq(w, (uint64_t)WORK_PER_BYTE * b.len, "stream, %zu calls: %llu for %zu bytes",
+                      n, (unsigned long long)w, b.len);
+        tw_buf_free(&b);
+
+        for (int s = 0; s < 2; s++) {
+            gen_pieces(&b, n, s);
+            w = work_of("gemini-stream", &b, 64, 1);
+            cr_assert_leq(w, (uint64_t)WORK_PER_BYTE * b.len, "%zu pieces: %llu for %zu bytes", n,
+                          (unsigned long long)w, b.len);
+            tw_buf_free(&b);
+        }
+    }
+}
+
+/* The assembled values are exactly the pieces (checked at one size). */
+Test(gemini, many_pieces_assembled)
+{
+    tw_buf b = {0};
+    gen_pieces(&b, 300, true);
+    tw_result r;
+    decode("gemini-stream", b.data, b.len, NULL, &r);
+    cr_assert_eq(r.msg.ncalls, 1);
+    const char *s = tw_json_get_str(r.msg.calls[0].arguments, "s");
+    cr_assert_not_null(s);
+    cr_assert_eq(strlen(s), 300 * 8);
+    for (size_t i = 0; i < 300; i++)
+        cr_assert_eq(memcmp(s + 8 * i, "abcdefgh", 8), 0);
+    tw_result_free(&r);
+    tw_buf_free(&b);
+
+    gen_pieces(&b, 300, false);
+    decode("gemini-stream", b.data, b.len, NULL, &r);
+    cr_assert_eq(r.msg.ncalls, 1);
+    const cJSON *list = tw_json_get(r.msg.calls[0].arguments, "list");
+    cr_assert_eq(cJSON_GetArraySize(list), 300);
+    cr_assert_not_null(tw_json_get(cJSON_GetArrayItem(list, 299), "k299"));
+    tw_result_free(&r);
+    tw_buf_free(&b);
+}
