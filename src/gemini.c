@@ -86,8 +86,7 @@ static void call_reset(gem_acc *a)
     free(a->id);
     cJSON_Delete(a->holder);
     free(a->spath);
-    tw_buf_free(&a->sbuf);
-    size_t smax = a->sbuf.max;
+    tw_buf_free(&a->sbuf); /* keeps its cap */
     a->open = a->sopen = false;
     a->name = a->id = a->spath = NULL;
     a->holder = NULL;
@@ -95,7 +94,6 @@ static void call_reset(gem_acc *a)
     a->refuse = TW_OK;
     a->why[0] = '\0';
     a->arg_bytes = 0;
-    a->sbuf.max = smax;
 }
 
 static void acc_release(gem_acc *a)

@@ -602,3 +602,52 @@ Test(gemini, many_pieces_assembled)
     tw_result_free(&r);
     tw_buf_free(&b);
 }
+
+/* Every split of a stream into two pieces (and three, at a stride) equals its batch. */
+static void every_split(const char *fixture)
+{
+    char why[300];
+    cJSON *fx = tw_load_json_file(tw_test_src(fixture), 1 << 20, 64, why, sizeof why);
+    cr_assert_not_null(fx, "%s", why);
+    const tw_format_ops *f = tw_format_find(tw_json_get_str(fx, "format"));
+    const char *in = tw_json_get_str(fx, "input");
+    size_t len = strlen(in);
+    tw_result batch;
+    cr_assert_eq(f->decode(in, len, NULL, &batch), TW_OK);
+    char *want = result_json(&batch);
+    for (size_t i = 0; i <= len; i++) {
+        for (size_t j = i; j <= len; j += (j == i ? 1 : 37)) {
+            tw_stream *s = tw_stream_new(f, NULL, NULL, NULL);
+            cr_assert_not_null(s);
+            char *a = tw_test_exact(in, i), *b = tw_test_exact(in + i, j - i),
+                 *c = tw_test_exact(in + j, len - j);
+            cr_assert_eq(tw_stream_feed(s, a, i), TW_OK);
+            cr_assert_eq(tw_stream_feed(s, b, j - i), TW_OK);
+            cr_assert_eq(tw_stream_feed(s, c, len - j), TW_OK);
+            free(a);
+            free(b);
+            free(c);
+            tw_result r;
+            cr_assert_eq(tw_stream_finish(s, &r), TW_OK);
+            tw_stream_free(s);
+            char *got = result_json(&r);
+            cr_assert_str_eq(got, want, "%s split at %zu, %zu", fixture, i, j);
+            free(got);
+            tw_result_free(&r);
+        }
+    }
+    free(want);
+    tw_result_free(&batch);
+    cJSON_Delete(fx);
+}
+
+Test(gemini, every_split_partial_args, .timeout = 120)
+{
+    every_split("tests/data/decode/gemini-stream/partial_args.json");
+}
+
+Test(gemini, every_split_nested_and_open, .timeout = 120)
+{
+    every_split("tests/data/decode/gemini-stream/partial_args_nested.json");
+    every_split("tests/data/decode/gemini-stream/open_call_at_end.json");
+}
