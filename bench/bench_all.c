@@ -256,21 +256,22 @@ typedef struct job {
     size_t chunk; /* 0: batch */
     size_t calls, errors;
     tw_status st;
-    void *state; /* the streaming decoder's state, allocated once */
+    void *state; /* the streaming decoder, allocated once and reset for each decode */
 } job;
 
-/* A streaming client: one state, fed the input in place, piece by piece. */
+/* A streaming client: one decoder, reset for each input (keeping its
+ * buffers), fed the input in place, piece by piece. */
 static tw_status stream_decode(job *j, tw_result *out)
 {
     const char *p = j->w->in.data;
     size_t len = j->w->in.len;
-    memset(j->state, 0, j->f->state_size);
-    tw_status st = j->f->init(j->state, j->o, NULL, NULL);
+    tw_status st = j->f->reset(j->state, j->o, NULL, NULL);
     for (size_t off = 0; st == TW_OK && off < len; off += j->chunk)
         st = j->f->feed(j->state, p + off, len - off < j->chunk ? len - off : j->chunk);
     if (st == TW_OK)
         st = j->f->finish(j->state, out);
-    j->f->release(j->state); /* as tw_stream_free does after a finish */
+    else
+        tw_result_init(out, &j->o->limits);
     return st;
 }
 
@@ -847,7 +848,7 @@ int main(int argc, char **argv)
             die("no decoder %s", w->format);
         double ref[16], dec[NM][16];
         job jobs[NM];
-        void *state = malloc(f->state_size);
+        void *state = f->new_dec(&o, NULL, NULL);
         if (!state)
             die("out of memory");
         int rounds = ho.rounds;
@@ -860,7 +861,7 @@ int main(int argc, char **argv)
                     die("%s on %s: %s", w->format, w->name, tw_code_message(jobs[m].st));
             }
         }
-        free(state);
+        f->free_dec(state);
         double mref = median(ref, rounds), mb = 0;
         const char *rname = w->ref == REF_CJSON ? "cJSON" : "memchr";
         for (size_t m = 0; m < NM; m++) {

@@ -3,7 +3,9 @@
  * and by an independent JSON parser (jansson) must agree. No header: the
  * whole input is the arguments text.
  *
- * The reference reads the input twice: tw_json_parse_lint alone, and as the
+ * The reference reads the input twice: tw_json_parse_lint alone (whose tree,
+ * for a clean document, must also be cJSON_Parse's own, node for node, with
+ * the same repeated keys), and as the
  * arguments of a Hermes call, <tool_call>{"name":"f","arguments":INPUT}
  * </tool_call>, through tw_hermes_output_decode with default options. A document
  * is compared only where the reference accepted it WITHOUT a diagnostic (no
@@ -82,6 +84,44 @@ static void same(const cJSON *c, const json_t *j, const char *where, unsigned de
     }
 }
 
+/* The tree tw_json_parse_lint built is the one cJSON_Parse builds, node for
+ * node: types, keys and strings byte for byte, numbers to the bit (valueint
+ * too), members in order, each list's head pointing back at its last. */
+static void same_cjson(const cJSON *a, const cJSON *b, unsigned depth)
+{
+    TW_FZ_CHECK(depth <= TW_DEPTH_HARD_MAX + 2, "json_diff: recursion past the depth cap");
+    TW_FZ_CHECK((a->type & 0xFF) == (b->type & 0xFF), "json_diff: type %d here, %d in cJSON",
+                a->type & 0xFF, b->type & 0xFF);
+    TW_FZ_CHECK((a->string == NULL) == (b->string == NULL) &&
+                    (!a->string || strcmp(a->string, b->string) == 0),
+                "json_diff: a key differs from cJSON's");
+    switch (a->type & 0xFF) {
+    case cJSON_Number:
+        TW_FZ_CHECK(memcmp(&a->valuedouble, &b->valuedouble, sizeof a->valuedouble) == 0 &&
+                        a->valueint == b->valueint,
+                    "json_diff: number %.17g here, %.17g in cJSON", a->valuedouble, b->valuedouble);
+        return;
+    case cJSON_String:
+        TW_FZ_CHECK(strcmp(a->valuestring, b->valuestring) == 0,
+                    "json_diff: a string differs from cJSON's");
+        return;
+    case cJSON_Array:
+    case cJSON_Object: {
+        const cJSON *x = a->child, *y = b->child, *last = NULL;
+        for (; x && y; x = x->next, y = y->next) {
+            same_cjson(x, y, depth + 1);
+            last = x;
+        }
+        TW_FZ_CHECK(!x && !y, "json_diff: %s members than cJSON", x ? "more" : "fewer");
+        TW_FZ_CHECK(!a->child || a->child->prev == last, "json_diff: a list's head does not "
+                                                         "point back at its last member");
+        return;
+    }
+    default:
+        return;
+    }
+}
+
 /* Does some object in v repeat a key? (on a copy: tw_json_dedupe removes) */
 static bool has_dup(const cJSON *v)
 {
@@ -115,6 +155,17 @@ int tw_fz_json_diff(const uint8_t *data, size_t size)
     tw_json_lint lint;
     tw_status st = tw_json_parse_lint(in, size, L.max_depth, &v, NULL, &lint);
     bool clean = st == TW_OK && !lint.nul && lint.nonstd_offset < 0;
+    if (clean) {
+        /* the same tree as cJSON's own parse, and the same repeated keys
+         * (cJSON's tree carries no mark from the parser to trust) */
+        const char *end = NULL;
+        cJSON *cj = cJSON_ParseWithLengthOpts(in, size, &end, 0);
+        TW_FZ_CHECK(cj != NULL, "json_diff: the reference accepted, cJSON_Parse refused");
+        same_cjson(v, cj, 0);
+        TW_FZ_CHECK(has_dup(v) == has_dup(cj),
+                    "json_diff: repeated keys here and in cJSON's tree disagree");
+        cJSON_Delete(cj);
+    }
     if (clean && !overflow) {
         if (has_dup(v)) {
             TW_FZ_CHECK(j_dup, "json_diff: the reference sees a repeated key, jansson %s",

@@ -1,6 +1,6 @@
 /*
  * The invariants every fuzz target asserts, shared by the libFuzzer targets
- * (fuzz/fuzz_*.c) and the regression replay test (tests/test_fuzz_regressions.c).
+ * (fuzz/target.c, built once per target) and the regression replay test (tests/test_fuzz_regressions.c).
  * docs/fuzzing.md lists them with their reasons.
  *
  * Input layout of the decoder targets: TW_FZ_HDR header bytes that choose
@@ -23,7 +23,8 @@
  *           max_event_bytes = 2 * max_line_bytes
  *   byte 7  seed of the chunk sizes (0: one byte at a time); in the stream
  *           targets its low bit also picks the second stream: one byte at a
- *           time (odd, bodies of at most 4 KiB) or one feed (even)
+ *           time (odd, bodies of at most 4 KiB) or one feed (even); bits 1
+ *           and 2 both clear: the batch decode runs twice (determinism)
  *
  * Every check aborts the process with a message on stderr when it fails: a
  * libFuzzer crash, a failed test.
@@ -99,6 +100,10 @@ size_t tw_fz_stream_plans(const tw_fz_setup *s, bool stream_target, unsigned pla
 /* Stream targets run every stream kind for each input (the regression replay
  * of fuzz/regressions/ does), not the one the seed picks. */
 void tw_fz_set_every_stream(bool on);
+/* Does this input get the second batch decode (the same input twice gives
+ * the same result)? Those whose seed byte has bits 1 and 2 clear, a quarter;
+ * every input under tw_fz_set_every_stream(true). */
+bool tw_fz_check_twice(const tw_fz_setup *s);
 
 /* Abort with a formatted message. */
 void tw_fz_fail(const char *fmt, ...)

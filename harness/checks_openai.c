@@ -210,10 +210,10 @@ void tw_chk_ocall_checks(judge *j, const ocall *c, size_t n, const char *finish,
                 if (!tn || !c[i].name || strcmp(tn, c[i].name) != 0 || !cJSON_IsObject(schema))
                     continue;
                 r05_any = true;
-                char sw[256] = "";
-                if (r05 && !tw_schema_validate(schema, v, j->L.max_depth, sw, sizeof sw)) {
+                tw_error se;
+                if (r05 && !tw_schema_validate(schema, v, j->L.max_depth, &se)) {
                     PUT(out, TW_CHK_OAI_R05, TW_V_FAIL, (int64_t)c[i].off, "tool_calls[%zu] (%.64s): %s", i,
-                        c[i].name, sw);
+                        c[i].name, se.message);
                     r05 = false;
                 }
                 break;

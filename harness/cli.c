@@ -76,10 +76,10 @@ cJSON *tw_load_json_file(const char *path, size_t max_bytes, size_t max_depth, c
         return NULL;
     }
     cJSON *v = NULL;
-    tw_json_error e;
+    tw_error e;
     if (tw_json_parse(buf, len, max_depth, &v, &e) != TW_OK) {
         size_t line, col;
-        tw_line_col(buf, len, e.offset, &line, &col);
+        tw_line_col(buf, len, e.offset >= 0 ? (size_t)e.offset : 0, &line, &col);
         snprintf(why, whylen, "%s:%zu:%zu: %s", path, line, col, e.message);
         free(buf);
         return NULL;

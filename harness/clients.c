@@ -649,7 +649,8 @@ typedef struct run_ctx {
 } run_ctx;
 
 /* Run one exchange in one mode into the report row e. */
-static void run_one(const run_ctx *cx, const tw_fixture *f, size_t k, const char *mode, tw_rep_exchange *e)
+/* One exchange through the driver into e; TW_ERR_NOMEM when a verdict could not be recorded. */
+static tw_status run_one(const run_ctx *cx, const tw_fixture *f, size_t k, const char *mode, tw_rep_exchange *e)
 {
     const tw_fx_exchange *x = &f->exchanges[k];
     e->index = k;
@@ -668,7 +669,7 @@ static void run_one(const run_ctx *cx, const tw_fixture *f, size_t k, const char
         e->result = TW_V_FAIL;
         tw_buf_printf(&det, "mock backend did not start: %s", why);
         e->result_detail = det.data;
-        return;
+        return TW_OK;
     }
     char *in = run_input(f, k, mode, tw_mock_url(m), cx->o->client_timeout_ms);
     tw_proc_result pr;
@@ -716,11 +717,13 @@ static void run_one(const run_ctx *cx, const tw_fixture *f, size_t k, const char
     }
     if (st == TW_OK)
         log_tail(&det, &pr);
-    for (size_t i = 0; i < set.len; i++) {
+    tw_status rec = TW_OK;
+    for (size_t i = 0; i < set.len && rec == TW_OK; i++) {
         const tw_check_def *d = tw_check_def_of(set.items[i].check);
-        tw_report_add_check(e, set.items[i].id, set.items[i].verdict,
-                            d && d->sev == TW_SEV_INFO ? TW_EXPECT_ANY : TW_EXPECT_NOT_FAIL, -1,
-                            set.items[i].evidence);
+        if (!tw_report_add_check(e, set.items[i].id, set.items[i].verdict,
+                                 d && d->sev == TW_SEV_INFO ? TW_EXPECT_ANY : TW_EXPECT_NOT_FAIL, -1,
+                                 set.items[i].evidence))
+            rec = TW_ERR_NOMEM;
     }
     e->result_detail = det.data;
     tw_check_set_free(&set);
@@ -728,6 +731,7 @@ static void run_one(const run_ctx *cx, const tw_fixture *f, size_t k, const char
     tw_mock_records_free(recs, nrec);
     if (st == TW_OK)
         tw_proc_result_free(&pr);
+    return rec;
 }
 
 /* Ask the driver what it is. */
@@ -783,7 +787,8 @@ static tw_status run_client(const tw_fixture_set *fs, const run_ctx *cx, tw_repo
                 tw_rep_exchange *e = tw_report_add_exchange(rf);
                 if (!e)
                     return TW_ERR_NOMEM;
-                run_one(cx, f, k, mode, e);
+                if (run_one(cx, f, k, mode, e) != TW_OK)
+                    return TW_ERR_NOMEM;
                 if (!cx->o->quiet && cx->o->out && e->result == TW_V_FAIL)
                     fprintf(cx->o->out, "client %s: %s#%zu %s: %s\n", cx->c->name, f->name, k, mode,
                             e->result_detail ? e->result_detail : "");

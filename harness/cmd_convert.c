@@ -131,7 +131,10 @@ int tw_cmd_convert(int argc, char **argv)
         }
     }
     tw_neutral_value v;
-    tw_status st = tw_transcode_read(from, input, len, &d, &v, &warnings, why, sizeof why);
+    tw_error te;
+    tw_error_clear(&te);
+    tw_status st = tw_transcode_read(from, input, len, &d, &v, &warnings, &te);
+    snprintf(why, sizeof why, "%s", te.message);
     free(input);
     rc = TW_EXIT_OK;
     tw_buf out = {0};
@@ -161,7 +164,9 @@ int tw_cmd_convert(int argc, char **argv)
         if (st != TW_OK)
             snprintf(why, sizeof why, "%s", tw_code_message(st));
     } else {
-        st = tw_transcode_write(&v, to, &o, &out, why, sizeof why);
+        tw_error_clear(&te);
+        st = tw_transcode_write(&v, to, &o, &out, &te);
+        snprintf(why, sizeof why, "%s", te.message);
     }
     tw_neutral_value_free(&v);
     if (st == TW_OK && neutral_out)

@@ -94,11 +94,11 @@ int tw_cmd_encode(int argc, char **argv)
         return rc;
     char why[512];
     cJSON *j = NULL;
-    tw_json_error je;
+    tw_error je;
     tw_status st = tw_json_parse(input, len, lim.max_depth, &j, &je);
     if (st != TW_OK) {
         size_t line, col;
-        tw_line_col(input, len, je.offset, &line, &col);
+        tw_line_col(input, len, je.offset >= 0 ? (size_t)je.offset : 0, &line, &col);
         free(input);
         return tw_cli_usage_error("encode", "%s:%zu:%zu: %s", path, line, col, je.message);
     }
@@ -115,12 +115,12 @@ int tw_cmd_encode(int argc, char **argv)
                 is_req ? "request" : "result");
         return TW_EXIT_FAIL;
     }
-    st = is_req ? tw_request_read(j, &lim, &req, why, sizeof why)
-                : tw_result_read(j, &lim, &res, why, sizeof why);
+    tw_error re;
+    st = is_req ? tw_request_read(j, &lim, &req, &re) : tw_result_read(j, &lim, &res, &re);
     cJSON_Delete(j);
     if (st != TW_OK) {
         fprintf(stderr, "toolwire encode: %s: not a neutral %s: %s\n", path, is_req ? "request" : "result",
-                why);
+                re.message);
         return TW_EXIT_FAIL;
     }
     /* a call without an id gets one: never written as "id": "" */

@@ -177,10 +177,11 @@ int tw_cmd_parse(int argc, char **argv)
         }
         tw_tool *t = NULL;
         size_t n = 0;
-        tw_status st = tw_tools_read(tj, &h.o.limits, &t, &n, why, sizeof why);
+        tw_error te;
+        tw_status st = tw_tools_read(tj, &h.o.limits, &t, &n, &te);
         cJSON_Delete(tj);
         if (st != TW_OK) {
-            rc = tw_cli_usage_error("parse", "--tools %s: %s", tools_path, why);
+            rc = tw_cli_usage_error("parse", "--tools %s: %s", tools_path, te.message);
             goto out;
         }
         tw_opts_set_tools(&h, t, n);

@@ -77,7 +77,7 @@ tw_status tw_compare_markdown(const tw_report *r, size_t n, tw_buf *buf)
         return TW_ERR_NOMEM;
     tw_rep_words w;
     tw_rep_words_of(r, n, &w);
-    tw_rw wr = {buf, TW_OK}, *out = &wr;
+    tw_rw wr = {.b = buf, .st = TW_OK}, *out = &wr;
     tw_rw_printf(out, "# toolwire: %s compared\n\n", w.many);
     cmp_summary(r, n, &w, out);
     tw_rw_printf(out, "\n## Where the %s differ\n\nOnly fixtures that at least two %s ran, and checks that fail on "
@@ -93,7 +93,8 @@ tw_status tw_compare_markdown(const tw_report *r, size_t n, tw_buf *buf)
         tw_rw_puts(out, "---|");
     tw_rw_putc(out, '\n');
     cmp_ctx c = {r, ix, n, out, 0};
-    tw_rep_each_key(r, ix, n, cmp_row, &c);
+    if (n >= 2) /* a row needs two reports that ran its fixture */
+        tw_rep_each_key(r, ix, n, cmp_row, &c);
     if (c.rows == 0)
         tw_rw_printf(out, "\nNo differences: every check gives the same verdict on every %s that ran it.\n", w.one);
     else if (c.rows > TW_CMP_MAX_ROWS)

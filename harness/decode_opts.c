@@ -104,9 +104,9 @@ bool tw_opts_from_json(tw_opts_holder *h, const cJSON *j, char *why, size_t whyl
         else if (strcmp(k, "tools") == 0) {
             tw_tool *t = NULL;
             size_t n = 0;
-            char inner[200];
-            if (tw_tools_read(m, &h->o.limits, &t, &n, inner, sizeof inner) != TW_OK) {
-                snprintf(why, whylen, "options.tools: %s", inner);
+            tw_error inner;
+            if (tw_tools_read(m, &h->o.limits, &t, &n, &inner) != TW_OK) {
+                snprintf(why, whylen, "options.tools: %s", inner.message);
                 return false;
             }
             tw_opts_set_tools(h, t, n);

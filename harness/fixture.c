@@ -706,11 +706,11 @@ tw_status tw_fixture_parse(const char *buf, size_t len, const char *path, const 
     out->path = tw_strdup(c.file);
     if (!out->path)
         return TW_ERR_NOMEM;
-    tw_json_error e;
+    tw_error e;
     if (tw_json_parse(buf, len, c.lim.max_depth, &out->root, &e) != TW_OK) {
         if (why && whylen) {
             size_t line, col;
-            tw_line_col(buf, len, e.offset, &line, &col);
+            tw_line_col(buf, len, e.offset >= 0 ? (size_t)e.offset : 0, &line, &col);
             snprintf(why, whylen, "%s:%zu:%zu: %s", c.file, line, col, e.message);
         }
         tw_fixture_free(out);
@@ -826,12 +826,12 @@ tw_status tw_fixture_check_faults(const char *text, size_t len, const char *name
         why[0] = '\0';
     vctx c = {text, len, name ? name : "faults", why, whylen, {0}};
     tw_limits_resolve(&c.lim, NULL);
-    tw_json_error e;
+    tw_error e;
     cJSON *j = NULL;
     if (tw_json_parse(text, len, 8, &j, &e) != TW_OK) {
         if (why && whylen) {
             size_t line, col;
-            tw_line_col(text, len, e.offset, &line, &col);
+            tw_line_col(text, len, e.offset >= 0 ? (size_t)e.offset : 0, &line, &col);
             snprintf(why, whylen, "%s:%zu:%zu: %s", c.file, line, col, e.message);
         }
         return TW_ERR_PARSE;

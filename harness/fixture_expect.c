@@ -235,9 +235,9 @@ tw_status tw_fix_read_expect(vctx *c, const cJSON *j, const char *path, tw_fx_ex
         if (tw_fix_want_object(c, res, rp) != TW_OK || tw_fix_only_keys(c, res, rp, rkeys) != TW_OK)
             return TW_ERR_INVALID;
         tw_result tmp;
-        char inner[256] = "";
-        if (tw_result_read(res, &c->lim, &tmp, inner, sizeof inner) != TW_OK)
-            return tw_fix_fail_at(c, rp, false, "not a neutral result: %s", inner);
+        tw_error inner;
+        if (tw_result_read(res, &c->lim, &tmp, &inner) != TW_OK)
+            return tw_fix_fail_at(c, rp, false, "not a neutral result: %s", inner.message);
         tw_result_free(&tmp);
         x->expect_result = res;
     }

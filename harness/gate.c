@@ -79,11 +79,11 @@ tw_status tw_gate(const tw_report *baseline, const tw_report *current, size_t ma
     c.g = out;
     /* each listing is capped by the text's own cap */
     c.regb.max = c.impb.max = c.misb.max = max;
-    c.reg = (tw_rw){&c.regb, TW_OK};
-    c.imp = (tw_rw){&c.impb, TW_OK};
-    c.mis = (tw_rw){&c.misb, TW_OK};
+    c.reg = (tw_rw){.b = &c.regb, .st = TW_OK};
+    c.imp = (tw_rw){.b = &c.impb, .st = TW_OK};
+    c.mis = (tw_rw){.b = &c.misb, .st = TW_OK};
     tw_rep_each_key(baseline, &ix[0], 1, gate_key, &c);
-    tw_rw wr = {&out->text, TW_OK}, *t = &wr;
+    tw_rw wr = {.b = &out->text, .st = TW_OK}, *t = &wr;
     tw_rw_fail(t, c.reg.st);
     tw_rw_fail(t, c.imp.st);
     tw_rw_fail(t, c.mis.st);

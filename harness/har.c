@@ -256,10 +256,10 @@ tw_status tw_har_parse(const char *buf, size_t len, const char *name, const tw_l
         return TW_ERR_LIMIT;
     }
     cJSON *root = NULL;
-    tw_json_error je;
+    tw_error je;
     if (tw_json_parse(buf, len, c.lim.max_depth, &root, &je) != TW_OK) {
         size_t line, col;
-        tw_line_col(buf, len, je.offset, &line, &col);
+        tw_line_col(buf, len, je.offset >= 0 ? (size_t)je.offset : 0, &line, &col);
         snprintf(why, whylen, "%s:%zu:%zu: %s", c.name, line, col, je.message);
         return TW_ERR_PARSE;
     }

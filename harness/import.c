@@ -430,10 +430,9 @@ static tw_status expect_result(tw_fx_arena *a, const tw_limits *L, tw_fx_exchang
     tw_opts_holder_init(&h);
     h.o.limits = *L;
     const cJSON *rt = tw_json_get(x->req.body, "tools");
-    char why[256];
     tw_tool *t = NULL;
     size_t nt = 0;
-    if (cJSON_IsArray(rt) && rt->child && tw_tools_read(rt, L, &t, &nt, why, sizeof why) == TW_OK)
+    if (cJSON_IsArray(rt) && rt->child && tw_tools_read(rt, L, &t, &nt, NULL) == TW_OK)
         tw_opts_set_tools(&h, t, nt);
     char *copy = malloc(b->len ? b->len : 1);
     if (!copy) {

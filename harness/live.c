@@ -210,7 +210,7 @@ static void judge_calls(const tw_fx_live *lv, const tw_result *r, tw_check_set *
 static tw_status request_tools(const tw_fx_exchange *x, const tw_limits *L, tw_request *rq, char *why,
                                size_t whylen)
 {
-    tw_request_error err;
+    tw_error err;
     memset(&err, 0, sizeof err);
     char kind = tw_path_kind(x->req.path);
     tw_status st = kind == 'o'   ? tw_openai_request_from_json(x->req.body, L, rq, NULL, &err)
@@ -255,9 +255,11 @@ static void judge_arguments(const tw_fx_exchange *x, const tw_result *r, const t
             tw_request_free(&rq);
             return;
         }
-        if (!tw_schema_validate(t->parameters, call->arguments, L->max_depth, why, sizeof why)) {
+        tw_error se;
+        if (!tw_schema_validate(t->parameters, call->arguments, L->max_depth, &se)) {
             tw_check_set_put(out, TW_CHK_LIV_03, TW_V_FAIL, -1,
-                             "expected arguments valid against %s's schema; call %zu: %s", call->name, c, why);
+                             "expected arguments valid against %s's schema; call %zu: %s", call->name, c,
+                             se.message);
             tw_request_free(&rq);
             return;
         }

@@ -435,7 +435,7 @@ static void log_record(tw_mock *m, tw_mock_record *rec)
             for (size_t i = 0; i < rec->checks.len; i++) {
                 if (rec->checks.items[i].verdict != TW_V_FAIL)
                     continue;
-                const tw_check_def *d = tw_check_find(rec->checks.items[i].id);
+                const tw_check_def *d = tw_check_def_of(rec->checks.items[i].check);
                 bool info = d && d->sev == TW_SEV_INFO;
                 if (info != (pass == 1))
                     continue;
@@ -462,14 +462,14 @@ static void log_record(tw_mock *m, tw_mock_record *rec)
     tw_buf_free(&extra);
 }
 
-/* The verdicts in catalog order without a search of the catalog per
- * comparison: the client checks' ids (CLI-01 … CLI-07) sort in catalog order. */
+/* The verdicts in catalog order, by their ids' enum (check_ids.h follows
+ * the catalog): no search of the catalog, no string compared. */
 static void sort_client_checks(tw_check_set *s)
 {
     for (size_t i = 1; i < s->len; i++) {
         tw_check_result v = s->items[i];
         size_t j = i;
-        for (; j > 0 && strcmp(s->items[j - 1].id, v.id) > 0; j--)
+        for (; j > 0 && s->items[j - 1].check > v.check; j--)
             s->items[j] = s->items[j - 1];
         s->items[j] = v;
     }
@@ -766,6 +766,14 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     for (size_t i = 0; i < a.out->n; i++)
         total += a.out->c[i].len;
     bool whole = !a.stream && drop < 0 && trunc < 0;
+    /* a prepared stream with no pacing and no fault goes as one body with its
+     * Content-Length: every event at once, as a chunked reader would send them
+     * back to back (paced or faulted streams keep the reader below) */
+    bool paced = false;
+    for (size_t i = 0; i < a.out->n && !paced; i++)
+        paced = a.out->c[i].delay_ms > 0;
+    if (a.stream && a.out->borrowed && !paced && drop < 0 && trunc < 0 && bad < 0)
+        whole = true;
     struct MHD_Response *resp;
     if (whole && a.out->borrowed) {
         /* a prepared body with its Content-Length, sent from where it lies */

@@ -23,8 +23,7 @@ static tw_status tools_from_request(const cJSON *body, const tw_limits *L, tw_op
         return TW_OK;
     tw_tool *t = NULL;
     size_t n = 0;
-    char why[200];
-    if (tw_tools_read(tools, L, &t, &n, why, sizeof why) != TW_OK)
+    if (tw_tools_read(tools, L, &t, &n, NULL) != TW_OK)
         return TW_ERR_INVALID;
     tw_opts_set_tools(h, t, n);
     return TW_OK;
@@ -57,8 +56,11 @@ static tw_status vllm_params(const cJSON *body, tw_vllm_params *p, char *why, si
             return TW_ERR_NOMEM;
         }
     }
-    tw_status st = tw_vllm_params_read(m, p, why, whylen);
+    tw_error pe;
+    tw_status st = tw_vllm_params_read(m, p, &pe);
     cJSON_Delete(m);
+    if (st != TW_OK && why && whylen)
+        snprintf(why, whylen, "%s", pe.message);
     return st;
 }
 
@@ -172,7 +174,7 @@ void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *
 /* A /generate body with a "prompt" string: the ChatML prompt it renders, or
  * the text as one user message; tools from "tools". */
 static tw_status prompt_request(const cJSON *body, const tw_limits *L, tw_request *req,
-                                tw_request_error *err)
+                                tw_error *err)
 {
     const char *prompt = tw_json_get_str(body, "prompt");
     memset(req, 0, sizeof *req);
@@ -198,10 +200,10 @@ static tw_status prompt_request(const cJSON *body, const tw_limits *L, tw_reques
         return TW_ERR_NOMEM;
     const cJSON *tools = tw_json_get(body, "tools");
     if (cJSON_IsArray(tools)) {
-        char why[200] = "";
-        tw_status st = tw_tools_read(tools, L, &req->tools, &req->ntools, why, sizeof why);
+        tw_error te;
+        tw_status st = tw_tools_read(tools, L, &req->tools, &req->ntools, &te);
         if (st != TW_OK) {
-            snprintf(err->message, sizeof err->message, "tools: %.200s", why);
+            tw_error_set(err, st, -1, NULL, "tools: %.200s", te.message);
             return st;
         }
         req->tools_present = true;
@@ -248,7 +250,7 @@ void tw_ref_answer_script(char kind, const cJSON *body, const tw_limits *L, tw_r
     }
     tw_request req;
     memset(&req, 0, sizeof req);
-    tw_request_error err;
+    tw_error err;
     memset(&err, 0, sizeof err);
     tw_status st;
     tw_vllm_params vp;

@@ -168,6 +168,114 @@ tw_status tw_out_write_file(const char *path, const char *data, size_t len, char
     return TW_OK;
 }
 
+/* ---- a file written in pieces ---- */
+
+static void out_file_release(tw_out_file *f)
+{
+    free(f->path);
+    free(f->tmp);
+    tw_buf_free(&f->held);
+    tw_buf_free(&f->clean);
+    f->path = f->tmp = NULL;
+    f->fd = -1;
+}
+
+tw_status tw_out_file_open(tw_out_file *f, const char *path, char *why, size_t whylen)
+{
+    memset(f, 0, sizeof *f);
+    f->fd = -1;
+    f->path = tw_strdup(path);
+    f->tmp = tw_temp_template(path);
+    if (!f->path || !f->tmp) {
+        snprintf(why, whylen, "%s: out of memory", path);
+        out_file_release(f);
+        return TW_ERR_NOMEM;
+    }
+    f->fd = mkstemp(f->tmp);
+    if (f->fd < 0) {
+        snprintf(why, whylen, "%s: cannot create a temporary file: %s", path, strerror(errno));
+        out_file_release(f);
+        return TW_ERR_IO;
+    }
+    /* mkstemp creates 0600; reports and fixtures are ordinary readable files */
+    (void)fchmod(f->fd, 0644);
+    return TW_OK;
+}
+
+/* Redact and write s[0, n); the last *hold bytes (when hold is not NULL) are
+ * left unwritten because the next bytes may complete a secret in them. */
+static void out_file_put(tw_out_file *f, const char *s, size_t n, size_t *hold)
+{
+    f->clean.len = 0;
+    tw_status st = tw_secret_scrub(s, n, &f->clean, hold);
+    if (st != TW_OK) {
+        f->st = st; /* nothing unredacted is written */
+        return;
+    }
+    if (!write_fd(f->fd, f->clean.data ? f->clean.data : "", f->clean.len)) {
+        f->err = errno ? errno : EIO;
+        f->st = TW_ERR_IO;
+    }
+}
+
+tw_status tw_out_file_write(tw_out_file *f, const char *p, size_t n)
+{
+    if (f->st != TW_OK || !n)
+        return f->st;
+    size_t hold = 0;
+    if (!f->held.len) {
+        /* nothing held back: redact the piece where it lies */
+        out_file_put(f, p, n, &hold);
+        if (f->st == TW_OK && hold && (f->st = tw_buf_append(&f->held, p + n - hold, hold)) != TW_OK)
+            return f->st;
+        return f->st;
+    }
+    if ((f->st = tw_buf_append(&f->held, p, n)) != TW_OK)
+        return f->st;
+    out_file_put(f, f->held.data, f->held.len, &hold);
+    if (f->st == TW_OK)
+        tw_buf_consume(&f->held, f->held.len - hold);
+    return f->st;
+}
+
+tw_status tw_out_file_commit(tw_out_file *f, char *why, size_t whylen)
+{
+    if (f->st == TW_OK && f->held.len)
+        out_file_put(f, f->held.data, f->held.len, NULL);
+    if (f->st == TW_OK && fsync(f->fd) != 0) {
+        f->err = errno;
+        f->st = TW_ERR_IO;
+    }
+    if (close(f->fd) != 0 && f->st == TW_OK) {
+        f->err = errno;
+        f->st = TW_ERR_IO;
+    }
+    f->fd = -1;
+    if (f->st == TW_OK && rename(f->tmp, f->path) != 0) {
+        f->err = errno;
+        f->st = TW_ERR_IO;
+    }
+    tw_status st = f->st;
+    if (st != TW_OK) {
+        unlink(f->tmp);
+        if (st == TW_ERR_IO)
+            snprintf(why, whylen, "%s: cannot write: %s", f->path, strerror(f->err ? f->err : EIO));
+        else
+            snprintf(why, whylen, "%s: cannot write: %s", f->path, tw_code_name(st));
+    }
+    out_file_release(f);
+    return st;
+}
+
+void tw_out_file_abort(tw_out_file *f)
+{
+    if (f->fd >= 0) {
+        close(f->fd);
+        unlink(f->tmp);
+    }
+    out_file_release(f);
+}
+
 tw_status tw_out_append_file(const char *path, const char *data, size_t len, char *why,
                              size_t whylen)
 {

@@ -47,6 +47,28 @@ size_t tw_clean_stale_temps(const char *dir);
 tw_status tw_out_write_file(const char *path, const char *data, size_t len, char *why,
                             size_t whylen);
 
+/*
+ * A file written atomically in pieces, for documents too large to hold
+ * whole: open makes the temporary file beside `path`, every write is
+ * redacted as it goes (bytes that may start a secret the next write
+ * completes are held back, as on the standard streams), commit writes what
+ * is held, flushes and renames over `path`, abort removes the temporary.
+ * The first failure sticks: later writes do nothing and commit reports it.
+ */
+typedef struct tw_out_file {
+    char *path, *tmp; /* owned */
+    int fd;
+    int err;          /* the first errno, or 0 */
+    tw_status st;     /* the first failure, or TW_OK */
+    tw_buf held;      /* written to us, not yet redacted */
+    tw_buf clean;     /* scratch for the redacted bytes */
+} tw_out_file;
+
+tw_status tw_out_file_open(tw_out_file *f, const char *path, char *why, size_t whylen);
+tw_status tw_out_file_write(tw_out_file *f, const char *p, size_t n);
+tw_status tw_out_file_commit(tw_out_file *f, char *why, size_t whylen);
+void tw_out_file_abort(tw_out_file *f);
+
 /* Append the redacted bytes to `path` (created when missing). */
 tw_status tw_out_append_file(const char *path, const char *data, size_t len, char *why,
                              size_t whylen);

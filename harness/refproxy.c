@@ -96,9 +96,11 @@ int tw_refproxy_translate_request(const char *from, const char *to, const char *
     memset(&d, 0, sizeof d);
     d.limits = L;
     tw_neutral_value v;
-    char w[300] = "";
+    tw_error we;
+    tw_error_clear(&we);
+    const char *w = we.message;
     tw_status st = tw_transcode_read(strcmp(from, "anthropic") == 0 ? "anthropic-request" : "openai-request",
-                                     body, len, &d, &v, NULL, w, sizeof w);
+                                     body, len, &d, &v, NULL, &we);
     if (st != TW_OK) {
         snprintf(why, whylen, "the request does not decode: %s", w);
         return st == TW_ERR_LIMIT ? 413 : st == TW_ERR_NOMEM ? 500 : 400;
@@ -114,7 +116,7 @@ int tw_refproxy_translate_request(const char *from, const char *to, const char *
     eo.warnings = &warn;
     if (st == TW_OK)
         st = tw_transcode_write(&v, strcmp(to, "anthropic") == 0 ? "anthropic-request" : "openai-request",
-                                &eo, out, w, sizeof w);
+                                &eo, out, &we);
     tw_diag_list_free(&warn);
     tw_neutral_value_free(&v);
     if (st != TW_OK) {

@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "files.h"
+#include "out.h"
 
 /* ================================================================ writer */
 
@@ -22,6 +23,15 @@ void tw_rw_fail(tw_rw *w, tw_status st)
 {
     if (w->st == TW_OK)
         w->st = st;
+}
+
+void tw_rw_flush(tw_rw *w, bool all)
+{
+    if (!w->sink || w->st != TW_OK || !w->b->len || (!all && w->b->len < TW_RW_CHUNK))
+        return;
+    w->st = w->sink(w->sink_u, w->b->data, w->b->len);
+    w->b->len = 0;
+    w->b->data[0] = '\0';
 }
 
 void tw_rw_append(tw_rw *w, const void *p, size_t n)
@@ -315,6 +325,8 @@ void tw_rep_words_of(const tw_report *r, size_t n, tw_rep_words *w)
 
 /* ================================================================ files */
 
+static tw_status out_file_sink(void *u, const char *p, size_t n) { return tw_out_file_write(u, p, n); }
+
 tw_status tw_report_write_all(const tw_report *r, const char *dir, char *why, size_t whylen)
 {
     if (!tw_mkdirs(dir)) {
@@ -324,24 +336,41 @@ tw_status tw_report_write_all(const tw_report *r, const char *dir, char *why, si
     char base[200];
     tw_safe_name(base, sizeof base, r->backend);
     static const char *const ext[] = {"json", "md", "junit.xml", "html"};
-    tw_status (*const fn[])(const tw_report *, tw_buf *) = {tw_report_to_json, tw_report_to_markdown,
-                                                            tw_report_to_junit, tw_report_to_html};
+    void (*const fn[])(const tw_report *, tw_rw *) = {tw_report_json_emit, tw_report_markdown_emit,
+                                                      tw_report_junit_emit, tw_report_html_emit};
+    tw_buf b = {0};
     for (size_t i = 0; i < 4; i++) {
-        tw_buf b = {0};
         char name[220], path[4400];
         snprintf(name, sizeof name, "%s.%s", base, ext[i]);
         if (!tw_path_join(path, sizeof path, dir, name)) {
             snprintf(why, whylen, "%s/%s: the path is too long", dir, name);
+            tw_buf_free(&b);
             return TW_ERR_LIMIT;
         }
-        tw_status st = fn[i](r, &b);
-        if (st == TW_OK)
-            st = tw_write_atomic(path, b.data ? b.data : "", b.len, why, whylen);
-        else
-            snprintf(why, whylen, "cannot render %s: %s", path, tw_code_name(st));
-        tw_buf_free(&b);
-        if (st != TW_OK)
+        /* each document goes to its file in pieces, never held whole */
+        tw_out_file f;
+        tw_status st = tw_out_file_open(&f, path, why, whylen);
+        if (st != TW_OK) {
+            tw_buf_free(&b);
             return st;
+        }
+        b.len = 0;
+        tw_rw w = {.b = &b, .st = TW_OK, .sink = out_file_sink, .sink_u = &f};
+        fn[i](r, &w);
+        tw_rw_flush(&w, true);
+        if (w.st != TW_OK && f.st == TW_OK) {
+            /* the renderer failed, not the file */
+            snprintf(why, whylen, "cannot render %s: %s", path, tw_code_name(w.st));
+            tw_out_file_abort(&f);
+            tw_buf_free(&b);
+            return w.st;
+        }
+        st = tw_out_file_commit(&f, why, whylen);
+        if (st != TW_OK) {
+            tw_buf_free(&b);
+            return st;
+        }
     }
+    tw_buf_free(&b);
     return TW_OK;
 }

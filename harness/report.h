@@ -10,7 +10,9 @@
  * report_html.c), the gate gate.c. Every renderer returns the real status:
  * TW_ERR_LIMIT when the output buffer's max is reached, TW_ERR_NOMEM when
  * memory runs out; the buffer then holds a cut document that must not be
- * used. Every file is written atomically (files.h).
+ * used. Every file is written atomically (files.h); tw_report_write_all
+ * hands each document to its file in pieces as it is rendered (out.h's
+ * tw_out_file), so a report of any size is never held whole.
  */
 #ifndef TOOLWIRE_REPORT_H
 #define TOOLWIRE_REPORT_H

@@ -41,9 +41,15 @@ static uint64_t key_hash(slot_kind k, const char *fx, size_t ex, const char *id)
     h = mix_str(h, fx);
     if (id)
         h = mix_str(h, id);
-    h ^= (uint64_t)ex;
-    h *= 0x9e3779b97f4a7c15ULL;
-    return h ^ (h >> 29);
+    /* the exchange index is mixed into every bit: keys that differ only in
+     * it (a fixture's exchanges, check by check) must not share low bits,
+     * or the table's probes run long */
+    h ^= (uint64_t)ex * 0x9e3779b97f4a7c15ULL;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    return h ^ (h >> 33);
 }
 
 static bool key_eq(const tw_rep_slot *s, uint64_t h, slot_kind k, const char *fx, size_t ex, const char *id)
@@ -83,12 +89,16 @@ static void put(tw_rep_index *ix, slot_kind k, const char *fx, size_t ex, const 
     }
 }
 
-tw_status tw_rep_index_build(tw_rep_index *ix, const tw_report *r)
+/* With fixtures_only, only the fixtures' names (tw_rep_ran_fixture). */
+static tw_status index_build(tw_rep_index *ix, const tw_report *r, bool fixtures_only)
 {
     memset(ix, 0, sizeof *ix);
     size_t most = 0; /* entries at most: two per fixture, two per exchange, one per check */
     for (size_t i = 0; i < r->nfx; i++) {
-        most += 2 + 2 * r->fx[i].nex;
+        most += 2;
+        if (fixtures_only)
+            continue;
+        most += 2 * r->fx[i].nex;
         for (size_t k = 0; k < r->fx[i].nex; k++)
             most += r->fx[i].ex[k].nchecks;
     }
@@ -110,6 +120,8 @@ tw_status tw_rep_index_build(tw_rep_index *ix, const tw_report *r)
             continue;
         }
         put(ix, K_RAN, fx, 0, NULL, f);
+        if (fixtures_only)
+            continue;
         bool closed = lookup(ix, K_CLOSED, fx, 0, NULL) != NULL;
         for (size_t k = 0; k < f->nex; k++) {
             const tw_rep_exchange *e = &f->ex[k];
@@ -123,6 +135,8 @@ tw_status tw_rep_index_build(tw_rep_index *ix, const tw_report *r)
     }
     return TW_OK;
 }
+
+tw_status tw_rep_index_build(tw_rep_index *ix, const tw_report *r) { return index_build(ix, r, false); }
 
 void tw_rep_index_free(tw_rep_index *ix)
 {
@@ -155,7 +169,7 @@ tw_rep_index *tw_rep_index_all(const tw_report *r, size_t n)
     if (!ix)
         return NULL;
     for (size_t a = 0; a < n; a++)
-        if (tw_rep_index_build(&ix[a], &r[a]) != TW_OK) {
+        if (index_build(&ix[a], &r[a], n < 2) != TW_OK) {
             tw_rep_index_all_free(ix, a);
             return NULL;
         }

@@ -18,10 +18,22 @@
  * skipped, so a renderer writes on and returns st at the end: never a
  * document with a piece missing in its middle reported as whole.
  */
+typedef tw_status (*tw_rw_sink_fn)(void *u, const char *p, size_t n);
 typedef struct tw_rw {
     tw_buf *b;
     tw_status st;
+    tw_rw_sink_fn sink; /* NULL: the whole document stays in b */
+    void *sink_u;
 } tw_rw;
+
+/* A writer with a sink hands its bytes on in pieces of about this size. */
+#define TW_RW_CHUNK ((size_t)64 << 10)
+
+/* With a sink: once b holds TW_RW_CHUNK bytes or more (or anything, with
+ * all), hand them to the sink and empty b; without one, nothing. A
+ * renderer calls it between the pieces of a document (each exchange), so
+ * a document written to a file is never held whole. */
+void tw_rw_flush(tw_rw *w, bool all);
 
 void tw_rw_append(tw_rw *w, const void *p, size_t n);
 void tw_rw_puts(tw_rw *w, const char *s);
@@ -33,6 +45,13 @@ void tw_rw_printf(tw_rw *w, const char *fmt, ...)
     ;
 /* Record a failure of the writer's own making (the first one sticks). */
 void tw_rw_fail(tw_rw *w, tw_status st);
+
+/* The renderers over a writer (report.h's tw_report_to_* are these over a
+ * buffer); each flushes between exchanges and at its end. */
+void tw_report_json_emit(const tw_report *r, tw_rw *w);
+void tw_report_markdown_emit(const tw_report *r, tw_rw *w);
+void tw_report_junit_emit(const tw_report *r, tw_rw *w);
+void tw_report_html_emit(const tw_report *r, tw_rw *w);
 
 /* ---- the model ---- */
 
@@ -95,7 +114,10 @@ const tw_rep_exchange *tw_rep_find_exchange(const tw_rep_index *ix, const char *
 /* Whether the report ran a fixture of that name (one not skipped). */
 bool tw_rep_ran_fixture(const tw_rep_index *ix, const char *fx);
 
-/* The indexes of n reports, in order; NULL (nothing to free) on failure. */
+/* The indexes of n reports, in order; NULL (nothing to free) on failure.
+ * With fewer than two reports nothing can differ between them: only the
+ * fixture names are indexed (tw_rep_ran_fixture), and a comparison does not
+ * walk the keys. */
 tw_rep_index *tw_rep_index_all(const tw_report *r, size_t n);
 void tw_rep_index_all_free(tw_rep_index *ix, size_t n);
 

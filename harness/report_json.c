@@ -9,117 +9,180 @@
 
 #include "files.h"
 
-static cJSON *str_or_null(const char *s) { return s ? cJSON_CreateString(s) : cJSON_CreateNull(); }
+/*
+ * The JSON is written as it is walked, never built as a tree: the same
+ * bytes as tw_json_write(TW_JSON_PRETTY) of the document (two-space
+ * indentation, ": " after a key, an empty array as []), produced piece by
+ * piece so that a report of any size goes to its file in chunks.
+ */
+typedef struct jw {
+    tw_rw *w;
+    int level;
+    bool first; /* no member yet in the innermost open value */
+} jw;
 
-/* Add an item; on failure (no memory: a NULL item or container) it is freed. */
-static bool add_item(cJSON *arr, cJSON *item)
+static void j_put(jw *j, tw_status st)
 {
-    if (arr && item && cJSON_AddItemToArray(arr, item))
-        return true;
-    cJSON_Delete(item);
-    return false;
+    if (st != TW_OK)
+        tw_rw_fail(j->w, st);
 }
 
-static bool add_field(cJSON *obj, const char *key, cJSON *item)
+static void j_indent(jw *j)
 {
-    if (obj && item && cJSON_AddItemToObject(obj, key, item))
-        return true;
-    cJSON_Delete(item);
-    return false;
+    static const char spaces[] = "                                                                ";
+    tw_rw_putc(j->w, '\n');
+    for (size_t n = (size_t)j->level * 2; n;) {
+        size_t k = n < sizeof spaces - 1 ? n : sizeof spaces - 1;
+        tw_rw_append(j->w, spaces, k);
+        n -= k;
+    }
 }
 
-/* Every cJSON call that can fail for want of memory is checked. */
-#define NEED(x)                                                                                              \
-    do {                                                                                                     \
-        if (!(x))                                                                                            \
-            ok = false;                                                                                      \
-    } while (0)
-
-tw_status tw_report_to_json(const tw_report *r, tw_buf *out)
+/* The separator and indentation before the next member; its key when not NULL. */
+static void j_next(jw *j, const char *key)
 {
-    cJSON *root = cJSON_CreateObject();
-    if (!root)
-        return TW_ERR_NOMEM;
-    bool ok = true;
-    NEED(cJSON_AddStringToObject(root, "schema", TW_REPORT_SCHEMA));
-    NEED(cJSON_AddNumberToObject(root, "version", r->version));
-    NEED(cJSON_AddStringToObject(root, "toolwire", r->toolwire ? r->toolwire : ""));
-    NEED(cJSON_AddStringToObject(root, "backend", r->backend ? r->backend : ""));
-    NEED(cJSON_AddStringToObject(root, "target", r->target ? r->target : ""));
-    NEED(cJSON_AddStringToObject(root, "generated", r->generated ? r->generated : ""));
-    cJSON *s = cJSON_AddObjectToObject(root, "summary");
-    NEED(s);
-    NEED(cJSON_AddNumberToObject(s, "fixtures", (double)r->n_fixtures));
-    NEED(cJSON_AddNumberToObject(s, "skipped_fixtures", (double)r->n_skipped));
-    NEED(cJSON_AddNumberToObject(s, "exchanges", (double)r->n_exchanges));
-    NEED(cJSON_AddNumberToObject(s, "pass", (double)r->n_pass));
-    NEED(cJSON_AddNumberToObject(s, "fail", (double)r->n_fail));
-    NEED(cJSON_AddNumberToObject(s, "skip", (double)r->n_skip));
-    NEED(cJSON_AddNumberToObject(s, "mismatches", (double)r->n_mismatch));
-    NEED(cJSON_AddBoolToObject(s, "ok", r->ok));
-    cJSON *cat = cJSON_AddArrayToObject(root, "checks");
-    NEED(cat);
+    if (!j->first)
+        tw_rw_putc(j->w, ',');
+    j->first = false;
+    j_indent(j);
+    if (key) {
+        tw_rw_putc(j->w, '"');
+        tw_rw_puts(j->w, key);
+        tw_rw_puts(j->w, "\": ");
+    }
+}
+
+static void j_open(jw *j, const char *key, char c)
+{
+    j_next(j, key);
+    tw_rw_putc(j->w, c);
+    j->level++;
+    j->first = true;
+}
+
+static void j_close(jw *j, char c)
+{
+    j->level--;
+    if (!j->first)
+        j_indent(j);
+    tw_rw_putc(j->w, c);
+    j->first = false;
+}
+
+static void j_str(jw *j, const char *key, const char *v)
+{
+    j_next(j, key);
+    if (j->w->st != TW_OK)
+        return;
+    if (!v)
+        tw_rw_puts(j->w, "null");
+    else
+        j_put(j, tw_json_write_str(j->w->b, v, strlen(v), TW_JSON_PRETTY));
+}
+
+static void j_num(jw *j, const char *key, double v)
+{
+    j_next(j, key);
+    if (j->w->st == TW_OK)
+        j_put(j, tw_json_write_num(j->w->b, v));
+}
+
+static void j_bool(jw *j, const char *key, bool v)
+{
+    j_next(j, key);
+    tw_rw_puts(j->w, v ? "true" : "false");
+}
+
+void tw_report_json_emit(const tw_report *r, tw_rw *w)
+{
+    jw jj = {w, 0, true}, *j = &jj;
+    tw_rw_putc(w, '{');
+    j->level = 1;
+    j_str(j, "schema", TW_REPORT_SCHEMA);
+    j_num(j, "version", r->version);
+    j_str(j, "toolwire", r->toolwire ? r->toolwire : "");
+    j_str(j, "backend", r->backend ? r->backend : "");
+    j_str(j, "target", r->target ? r->target : "");
+    j_str(j, "generated", r->generated ? r->generated : "");
+    j_open(j, "summary", '{');
+    j_num(j, "fixtures", (double)r->n_fixtures);
+    j_num(j, "skipped_fixtures", (double)r->n_skipped);
+    j_num(j, "exchanges", (double)r->n_exchanges);
+    j_num(j, "pass", (double)r->n_pass);
+    j_num(j, "fail", (double)r->n_fail);
+    j_num(j, "skip", (double)r->n_skip);
+    j_num(j, "mismatches", (double)r->n_mismatch);
+    j_bool(j, "ok", r->ok);
+    j_close(j, '}');
+    j_open(j, "checks", '[');
     size_t nc;
     const tw_check_def *defs = tw_checks_catalog(&nc);
     for (size_t i = 0; i < nc; i++) {
-        cJSON *d = cJSON_CreateObject();
-        NEED(cJSON_AddStringToObject(d, "id", defs[i].id));
-        NEED(cJSON_AddStringToObject(d, "severity", tw_severity_name(defs[i].sev)));
-        NEED(cJSON_AddStringToObject(d, "kind", defs[i].client ? "client" : "backend"));
-        NEED(cJSON_AddStringToObject(d, "rule", defs[i].rule));
-        NEED(add_item(cat, d));
+        j_open(j, NULL, '{');
+        j_str(j, "id", defs[i].id);
+        j_str(j, "severity", tw_severity_name(defs[i].sev));
+        j_str(j, "kind", defs[i].client ? "client" : "backend");
+        j_str(j, "rule", defs[i].rule);
+        j_close(j, '}');
     }
-    cJSON *fxs = cJSON_AddArrayToObject(root, "fixtures");
-    NEED(fxs);
+    j_close(j, ']');
+    j_open(j, "fixtures", '[');
     for (size_t i = 0; i < r->nfx; i++) {
         const tw_rep_fixture *f = &r->fx[i];
-        cJSON *jf = cJSON_CreateObject();
-        NEED(cJSON_AddStringToObject(jf, "name", f->name));
-        NEED(cJSON_AddStringToObject(jf, "file", f->file));
-        NEED(cJSON_AddStringToObject(jf, "backend", f->backend));
-        NEED(cJSON_AddBoolToObject(jf, "skipped", f->skipped));
-        NEED(add_field(jf, "note", str_or_null(f->note)));
-        NEED(cJSON_AddBoolToObject(jf, "match", f->match));
-        cJSON *exs = cJSON_AddArrayToObject(jf, "exchanges");
-        NEED(exs);
+        j_open(j, NULL, '{');
+        j_str(j, "name", f->name ? f->name : "");
+        j_str(j, "file", f->file ? f->file : "");
+        j_str(j, "backend", f->backend ? f->backend : "");
+        j_bool(j, "skipped", f->skipped);
+        j_str(j, "note", f->note);
+        j_bool(j, "match", f->match);
+        j_open(j, "exchanges", '[');
         for (size_t k = 0; k < f->nex; k++) {
             const tw_rep_exchange *e = &f->ex[k];
-            cJSON *je = cJSON_CreateObject();
-            NEED(cJSON_AddNumberToObject(je, "index", (double)e->index));
-            NEED(cJSON_AddStringToObject(je, "method", e->method ? e->method : ""));
-            NEED(cJSON_AddStringToObject(je, "path", e->path ? e->path : ""));
-            NEED(cJSON_AddBoolToObject(je, "stream", e->stream));
-            NEED(cJSON_AddNumberToObject(je, "status", e->status));
-            NEED(cJSON_AddNumberToObject(je, "elapsed_ms", (double)e->elapsed_ms));
-            NEED(cJSON_AddNumberToObject(je, "attempts", e->attempts));
-            NEED(add_field(je, "error", str_or_null(e->error)));
-            cJSON *jr = cJSON_AddObjectToObject(je, "result");
-            NEED(jr);
-            NEED(cJSON_AddStringToObject(jr, "verdict", tw_verdict_name(e->result)));
-            NEED(add_field(jr, "detail", str_or_null(e->result_detail)));
-            NEED(cJSON_AddBoolToObject(je, "match", e->match));
-            cJSON *jcs = cJSON_AddArrayToObject(je, "checks");
-            NEED(jcs);
+            j_open(j, NULL, '{');
+            j_num(j, "index", (double)e->index);
+            j_str(j, "method", e->method ? e->method : "");
+            j_str(j, "path", e->path ? e->path : "");
+            j_bool(j, "stream", e->stream);
+            j_num(j, "status", e->status);
+            j_num(j, "elapsed_ms", (double)e->elapsed_ms);
+            j_num(j, "attempts", e->attempts);
+            j_str(j, "error", e->error);
+            j_open(j, "result", '{');
+            j_str(j, "verdict", tw_verdict_name(e->result));
+            j_str(j, "detail", e->result_detail);
+            j_close(j, '}');
+            j_bool(j, "match", e->match);
+            j_open(j, "checks", '[');
             for (size_t c = 0; c < e->nchecks; c++) {
                 const tw_rep_check *ch = &e->checks[c];
-                cJSON *jc = cJSON_CreateObject();
-                NEED(cJSON_AddStringToObject(jc, "id", ch->id));
-                NEED(cJSON_AddStringToObject(jc, "verdict", tw_verdict_name(ch->verdict)));
-                NEED(cJSON_AddStringToObject(jc, "expected", tw_expect_name(ch->expected)));
-                NEED(cJSON_AddBoolToObject(jc, "match", ch->match));
-                NEED(cJSON_AddNumberToObject(jc, "offset", (double)ch->offset));
-                NEED(cJSON_AddStringToObject(jc, "evidence", ch->evidence ? ch->evidence : ""));
-                NEED(add_item(jcs, jc));
+                j_open(j, NULL, '{');
+                j_str(j, "id", ch->id);
+                j_str(j, "verdict", tw_verdict_name(ch->verdict));
+                j_str(j, "expected", tw_expect_name(ch->expected));
+                j_bool(j, "match", ch->match);
+                j_num(j, "offset", (double)ch->offset);
+                j_str(j, "evidence", ch->evidence ? ch->evidence : "");
+                j_close(j, '}');
             }
-            NEED(add_item(exs, je));
+            j_close(j, ']');
+            j_close(j, '}');
+            tw_rw_flush(w, false);
         }
-        NEED(add_item(fxs, jf));
+        j_close(j, ']');
+        j_close(j, '}');
     }
-    tw_status st = ok ? tw_json_write(out, root, TW_JSON_PRETTY) : TW_ERR_NOMEM;
-    if (st == TW_OK)
-        st = tw_buf_putc(out, '\n');
-    cJSON_Delete(root);
-    return st;
+    j_close(j, ']');
+    j_close(j, '}');
+    tw_rw_putc(w, '\n');
+    tw_rw_flush(w, true);
+}
+
+tw_status tw_report_to_json(const tw_report *r, tw_buf *out)
+{
+    tw_rw w = {.b = out, .st = TW_OK};
+    tw_report_json_emit(r, &w);
+    return w.st;
 }
 
 static char *jstr(const cJSON *o, const char *k)
@@ -132,7 +195,7 @@ tw_status tw_report_parse(const char *buf, size_t len, tw_report *out, char *why
 {
     memset(out, 0, sizeof *out);
     cJSON *root = NULL;
-    tw_json_error e;
+    tw_error e;
     if (tw_json_parse(buf, len, TW_REPORT_MAX_DEPTH, &root, &e) != TW_OK) {
         snprintf(why, whylen, "not JSON: %s", e.message);
         return TW_ERR_PARSE;

@@ -6,26 +6,32 @@
 
 void tw_xml_text(tw_rw *b, const char *s)
 {
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        switch (c) {
+    if (!s)
+        return;
+    for (;;) {
+        /* a run of bytes written as they are */
+        size_t run = 0;
+        for (unsigned char c; (c = (unsigned char)s[run]) != '\0'; run++)
+            if (c == '<' || c == '>' || c == '&' || c == '"' || c == '\'' || (c < 0x20 && c != '\n' && c != '\t'))
+                break;
+        tw_rw_append(b, s, run);
+        s += run;
+        if (!*s)
+            return;
+        switch (*s) {
         case '<': tw_rw_puts(b, "&lt;"); break;
         case '>': tw_rw_puts(b, "&gt;"); break;
         case '&': tw_rw_puts(b, "&amp;"); break;
         case '"': tw_rw_puts(b, "&quot;"); break;
         case '\'': tw_rw_puts(b, "&apos;"); break;
-        default:
-            if (c < 0x20 && c != '\n' && c != '\t')
-                tw_rw_putc(b, '?'); /* not allowed in XML 1.0 */
-            else
-                tw_rw_putc(b, (char)c);
+        default: tw_rw_putc(b, '?'); /* a control byte: not allowed in XML 1.0 */
         }
+        s++;
     }
 }
 
-tw_status tw_report_to_junit(const tw_report *r, tw_buf *buf)
+void tw_report_junit_emit(const tw_report *r, tw_rw *out)
 {
-    tw_rw wr = {buf, TW_OK}, *out = &wr;
     size_t tests = 0, failures = 0, skipped = 0;
     for (size_t i = 0; i < r->nfx; i++) {
         if (r->fx[i].skipped) {
@@ -81,6 +87,7 @@ tw_status tw_report_to_junit(const tw_report *r, tw_buf *buf)
                 tw_rw_puts(out, ": ");
                 tw_xml_text(out, oc);
                 tw_rw_puts(out, "</system-out>\n    </testcase>\n");
+                tw_rw_flush(out, false);
                 continue;
             }
             tw_rw_puts(out, "response: ");
@@ -101,9 +108,17 @@ tw_status tw_report_to_junit(const tw_report *r, tw_buf *buf)
                 tw_rw_putc(out, '\n');
             }
             tw_rw_puts(out, "</failure>\n    </testcase>\n");
+            tw_rw_flush(out, false);
         }
     }
     tw_rw_puts(out, "  </testsuite>\n</testsuites>\n");
-    return wr.st;
+    tw_rw_flush(out, true);
+}
+
+tw_status tw_report_to_junit(const tw_report *r, tw_buf *buf)
+{
+    tw_rw w = {.b = buf, .st = TW_OK};
+    tw_report_junit_emit(r, &w);
+    return w.st;
 }
 

@@ -3,6 +3,7 @@
 #include "report_int.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "redact.h"
@@ -50,9 +51,8 @@ void tw_rep_md_cell(tw_rw *b, const char *s0, size_t cap)
     "## Mismatches\n\n| fixture | exchange | response | check | expected | got | evidence |\n"                 \
     "|---|---:|---|---|---|---|---|\n"
 
-tw_status tw_report_to_markdown(const tw_report *r, tw_buf *buf)
+void tw_report_markdown_emit(const tw_report *r, tw_rw *out)
 {
-    tw_rw wr = {buf, TW_OK}, *out = &wr;
     tw_rw_printf(out, "# toolwire conformance: %s\n\n", r->backend);
     tw_rw_printf(out, "%s **%s** — target `%s`, %s, toolwire %s\n\n",
                   r->ok ? "✅" : "❌",
@@ -132,26 +132,28 @@ tw_status tw_report_to_markdown(const tw_report *r, tw_buf *buf)
     size_t nc;
     const tw_check_def *defs = tw_checks_catalog(&nc);
     tw_rw_puts(out, "## Checks\n\n| check | severity | pass | fail | skip | rule |\n|---|---|---:|---:|---:|---|\n");
+    /* pass, fail and skip counts per catalog entry, in one pass over the verdicts */
+    size_t *counts = calloc(nc ? 3 * nc : 1, sizeof *counts);
+    if (!counts) {
+        tw_rw_fail(out, TW_ERR_NOMEM);
+        return;
+    }
+    for (size_t i = 0; i < r->nfx; i++)
+        for (size_t k = 0; k < r->fx[i].nex; k++)
+            for (size_t c = 0; c < r->fx[i].ex[k].nchecks; c++) {
+                const tw_rep_check *ch = &r->fx[i].ex[k].checks[c];
+                int d = tw_check_index(ch->id);
+                if (d >= 0 && (size_t)d < nc)
+                    counts[3 * (size_t)d + (ch->verdict == TW_V_PASS ? 0 : ch->verdict == TW_V_FAIL ? 1 : 2)]++;
+            }
     for (size_t d = 0; d < nc; d++) {
-        size_t p = 0, fl = 0, sk = 0;
-        for (size_t i = 0; i < r->nfx; i++)
-            for (size_t k = 0; k < r->fx[i].nex; k++)
-                for (size_t c = 0; c < r->fx[i].ex[k].nchecks; c++) {
-                    const tw_rep_check *ch = &r->fx[i].ex[k].checks[c];
-                    if (strcmp(ch->id, defs[d].id) != 0)
-                        continue;
-                    if (ch->verdict == TW_V_PASS)
-                        p++;
-                    else if (ch->verdict == TW_V_FAIL)
-                        fl++;
-                    else
-                        sk++;
-                }
+        size_t p = counts[3 * d], fl = counts[3 * d + 1], sk = counts[3 * d + 2];
         tw_rw_printf(out, "| %s | %s | %zu | %zu | %zu | ", defs[d].id, tw_severity_name(defs[d].sev), p,
                       fl, sk);
         tw_rep_md_cell(out, defs[d].rule, 160);
         tw_rw_puts(out, " |\n");
     }
+    free(counts);
     /* failures the fixtures expect, for the record */
     size_t ef = 0;
     for (size_t i = 0; i < r->nfx; i++)
@@ -183,6 +185,12 @@ tw_status tw_report_to_markdown(const tw_report *r, tw_buf *buf)
                 shown++;
             }
     }
-    return wr.st;
+    tw_rw_flush(out, true);
 }
 
+tw_status tw_report_to_markdown(const tw_report *r, tw_buf *buf)
+{
+    tw_rw w = {.b = buf, .st = TW_OK};
+    tw_report_markdown_emit(r, &w);
+    return w.st;
+}

@@ -215,7 +215,7 @@ static tw_verdict judge_result(const tw_fx_exchange *x, const tw_http_response *
         const cJSON *rt = x->req.body ? tw_json_get(x->req.body, "tools") : NULL;
         tw_tool *t = NULL;
         size_t nt = 0;
-        if (cJSON_IsArray(rt) && rt->child && tw_tools_read(rt, L, &t, &nt, d, sizeof d) == TW_OK)
+        if (cJSON_IsArray(rt) && rt->child && tw_tools_read(rt, L, &t, &nt, NULL) == TW_OK)
             tw_opts_set_tools(&h, t, nt);
     }
     h.o.limits = *L;
@@ -392,6 +392,7 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
         }
     }
     bool tty = o->progress && isatty(2);
+    bool nomem = false; /* a verdict could not be recorded: the report is not whole */
     for (size_t fi = 0; fi < fs->n; fi++) {
         const tw_fixture *f = &fs->fx[fi];
         if (!tw_fixture_selected(f, b->tags, b->ntags, b->xtags, b->nxtags))
@@ -513,6 +514,10 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
             tw_check_set_fill(&set, true, "no client verdict");
             tw_check_set_sort(&set);
             tw_rep_exchange *re = tw_report_add_exchange(rf);
+            if (!re && !nomem) {
+                nomem = true;
+                snprintf(why, whylen, "out of memory recording %s#%zu", f->name, k);
+            }
             if (re) {
                 re->method = tw_strdup(x->req.method);
                 re->path = tw_strdup(x->req.path);
@@ -534,8 +539,12 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
                                    : (d && d->sev == TW_SEV_INFO) || (damaged && d && !d->client)
                                        ? TW_EXPECT_ANY
                                        : TW_EXPECT_NOT_FAIL;
-                    tw_report_add_check(re, set.items[c].id, set.items[c].verdict, xp, set.items[c].offset,
-                                        set.items[c].evidence);
+                    if (!tw_report_add_check(re, set.items[c].id, set.items[c].verdict, xp, set.items[c].offset,
+                                             set.items[c].evidence) &&
+                        !nomem) {
+                        nomem = true;
+                        snprintf(why, whylen, "out of memory recording the verdicts of %s#%zu", f->name, k);
+                    }
                 }
                 /* a failing check the catalog does not know cannot be matched */
                 for (size_t e = 0; e < x->nexpect_fail; e++)
@@ -571,7 +580,7 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
     tw_mock_stop(m);
     tw_proxied_stop(&px);
     tw_report_summarise(rep);
-    return TW_OK;
+    return nomem ? TW_ERR_NOMEM : TW_OK;
 }
 
 tw_status tw_write_comparison(const tw_report *r, size_t n, const char *dir, char *why, size_t whylen)

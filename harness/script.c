@@ -90,7 +90,7 @@ static tw_status find_directive(const tw_request *req, const tw_limits *L, cJSON
                 at + used);
             return TW_ERR_PARSE;
         }
-        tw_json_error je;
+        tw_error je;
         memset(&je, 0, sizeof je);
         tw_status st = tw_json_parse(p, used, L->max_depth, obj, &je);
         if (st == TW_ERR_NOMEM)
@@ -98,7 +98,7 @@ static tw_status find_directive(const tw_request *req, const tw_limits *L, cJSON
         if (st != TW_OK) {
             say(why, whylen, "messages[%zu]: the " TW_SCRIPT_WORD " directive at byte %zu is not "
                 "valid JSON: %s", i, at, je.message[0] ? je.message : tw_code_message(st));
-            return st == TW_ERR_LIMIT || st == TW_D_JSON_TOO_DEEP ? TW_ERR_LIMIT : TW_ERR_PARSE;
+            return st == TW_ERR_LIMIT ? TW_ERR_LIMIT : TW_ERR_PARSE;
         }
         return TW_OK;
     }
@@ -725,10 +725,10 @@ tw_status tw_script_schema_args(const cJSON *schema, const tw_limits *lim, cJSON
         say(why, whylen, "/: the schema does not describe an object");
         return TW_ERR_INVALID;
     }
-    char vwhy[200] = "";
-    if (!tw_schema_validate(schema, v, L.max_depth, vwhy, sizeof vwhy)) {
+    tw_error ve;
+    if (!tw_schema_validate(schema, v, L.max_depth, &ve)) {
         cJSON_Delete(v);
-        say(why, whylen, "no generated value satisfies the schema: %s", vwhy);
+        say(why, whylen, "no generated value satisfies the schema: %s", ve.message);
         return TW_ERR_INVALID;
     }
     *out = v;

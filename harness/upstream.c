@@ -156,8 +156,10 @@ void tw_upstream_answer(const char *format, const char *path, const char *body, 
     memset(&dopts, 0, sizeof dopts);
     dopts.limits = L;
     tw_neutral_value v;
-    char why[256] = "";
-    tw_status st = tw_transcode_read(dec, body, len, &dopts, &v, NULL, why, sizeof why);
+    tw_error te;
+    tw_error_clear(&te);
+    char *why = te.message;
+    tw_status st = tw_transcode_read(dec, body, len, &dopts, &v, NULL, &te);
     if (st != TW_OK || v.kind != TW_NEUTRAL_REQUEST) {
         if (st == TW_OK)
             tw_neutral_value_free(&v);
@@ -174,7 +176,7 @@ void tw_upstream_answer(const char *format, const char *path, const char *body, 
     int reasoning = kind == 'g' ? -1 : tw_script_options_reasoning(rec->body);
     tw_script_answer ans;
     memset(&ans, 0, sizeof ans);
-    st = tw_script_answer_with(&rec->req, reasoning, &L, &ans, why, sizeof why);
+    st = tw_script_answer_with(&rec->req, reasoning, &L, &ans, why, sizeof te.message);
     if (st == TW_OK) {
         rec->step = ans.step;
         rec->reasoning = ans.reasoning;

@@ -598,8 +598,7 @@ static tw_status sent_request(char kind, const cJSON *body, const tw_limits *L, 
     memset(&d, 0, sizeof d);
     d.limits = *L;
     tw_neutral_value v;
-    char why[200];
-    tw_status st = tw_transcode_read("vllm-generate-request", text, len, &d, &v, NULL, why, sizeof why);
+    tw_status st = tw_transcode_read("vllm-generate-request", text, len, &d, &v, NULL, NULL);
     free(text);
     if (st != TW_OK)
         return st;

@@ -16,6 +16,38 @@
 #include "toolwire/decode.h"
 #include "toolwire/openai.h"
 
+typedef struct tw_ant_block tw_ant_block;
+
+/*
+ * The state of a messages event stream decoder (opaque in
+ * toolwire/anthropic.h). Memory is bounded like the OpenAI stream: one
+ * SSE line and event, each open tool_use block's partial_json (2 *
+ * max_args_bytes + 4096), at most 2 * max_calls + 16 open blocks, and the
+ * decoded text, bounded by max_input_bytes.
+ */
+struct tw_anthropic_stream {
+    tw_decode_opts o;
+    tw_limits L;
+    tw_event_fn fn;
+    void *user;
+    tw_result res;
+    tw_sse sse;
+    uint64_t fed;
+    bool too_large;
+    bool finished;
+    bool stopped; /* message_stop seen */
+    bool any_event;
+    bool thinking_block;  /* inside a thinking block that has not emitted yet */
+    tw_ant_block *blocks; /* open tool_use and thinking blocks */
+    size_t nblocks;
+    size_t cap_blocks;
+    char *stop_reason;
+    tw_buf head; /* the input while no event came yet (<= max_event_bytes) */
+    bool head_off;
+    bool nonstd_warned; /* json_not_rfc8259 given once per stream */
+    tw_status stop;       /* a callback's status that stopped the decode; TW_OK while none */
+};
+
 const char *tw_anthropic_finish_reason(const char *stop_reason)
 {
     if (!stop_reason)
@@ -41,7 +73,7 @@ static tw_status append_fire(tw_wire_sink *k, tw_event_kind kind, const char *s,
     tw_status st = tw_buf_append(b, s, n);
     if (st == TW_OK && k->fn) {
         tw_event ev = {kind, b->data + b->len - n, n, NULL, NULL};
-        k->fn(k->user, &ev);
+        tw_event_deliver(k->fn, k->user, k->stop, &ev);
     }
     return st;
 }
@@ -104,14 +136,14 @@ static void error_message(const cJSON *err, char *msg, size_t n)
 static tw_status ant_response(tw_wire_sink *k, const char *buf, size_t len)
 {
     cJSON *root = NULL;
-    tw_json_error e;
+    tw_error e;
     tw_json_lint lint;
     tw_status st = tw_json_parse_lint(buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH, &root,
                                       &e, &lint);
     if (st == TW_ERR_NOMEM)
         return st;
     if (st != TW_OK)
-        return tw_wire_diag(k, true, TW_D_RESPONSE_JSON, (int64_t)e.offset, e.message);
+        return tw_wire_diag(k, true, TW_D_RESPONSE_JSON, e.offset >= 0 ? e.offset : 0, e.message);
     if ((st = tw_wire_lint_diags(k, &lint, 0, true, NULL)) != TW_OK) {
         cJSON_Delete(root);
         return st;
@@ -214,7 +246,7 @@ static void block_free(tw_ant_block *b)
 
 static tw_wire_sink sink_of(tw_anthropic_stream *d)
 {
-    tw_wire_sink k = {&d->res, &d->o, &d->L, d->fn, d->user};
+    tw_wire_sink k = {&d->res, &d->o, &d->L, d->fn, d->user, &d->stop};
     return k;
 }
 
@@ -415,13 +447,15 @@ static tw_status on_message(tw_anthropic_stream *d, const cJSON *j, const char *
 static tw_status on_sse_event(void *user, const tw_sse_event *ev)
 {
     tw_anthropic_stream *d = user;
+    if (d->stop != TW_OK)
+        return d->stop; /* a callback stopped the decode */
     if (d->stopped)
         return TW_OK; /* nothing after message_stop belongs to the message */
     d->any_event = true;
     int64_t off = (int64_t)ev->offset;
     tw_wire_sink k = sink_of(d);
     cJSON *j = NULL;
-    tw_json_error e;
+    tw_error e;
     tw_json_lint lint;
     tw_status st = tw_json_parse_lint(ev->data, ev->data_len,
                                       d->L.max_depth + TW_WIRE_ENVELOPE_DEPTH, &j, &e, &lint);
@@ -446,7 +480,7 @@ static tw_status on_sse_event(void *user, const tw_sse_event *ev)
         st = tw_wire_diag(&k, true, TW_D_STREAM_ERROR, off, msg);
     } else if (st != TW_OK || !cJSON_IsObject(j)) {
         char msg[200];
-        snprintf(msg, sizeof msg, "event data is not a JSON object: %s",
+        snprintf(msg, sizeof msg, "event data is not a JSON object: %.150s",
                  st != TW_OK ? e.message : "another JSON value");
         st = tw_wire_diag(&k, true, TW_D_CHUNK_JSON, off, msg);
     } else {
@@ -470,7 +504,7 @@ static tw_status on_sse_diag(void *user, tw_status code, uint64_t off)
     return tw_wire_diag(&k, true, code, (int64_t)off, NULL);
 }
 
-tw_status tw_anthropic_stream_init(tw_anthropic_stream *d, const tw_decode_opts *o, tw_event_fn fn,
+static tw_status stream_init(tw_anthropic_stream *d, const tw_decode_opts *o, tw_event_fn fn,
                                    void *user)
 {
     TW_DECODER_SETUP(d, o, fn, user);
@@ -483,11 +517,14 @@ tw_status tw_anthropic_stream_feed(tw_anthropic_stream *d, const char *buf, size
 {
     if (d->finished)
         return TW_ERR_STATE;
-    return tw_wire_sse_feed(&d->sse, &d->L, &d->fed, &d->too_large, &d->head, &d->head_off, buf,
-                            len);
+    if (d->stop != TW_OK)
+        return d->stop;
+    tw_status st = tw_wire_sse_feed(&d->sse, &d->L, &d->fed, &d->too_large, &d->head,
+                                    &d->head_off, buf, len);
+    return st == TW_OK ? d->stop : st;
 }
 
-void tw_anthropic_stream_release(tw_anthropic_stream *d)
+static void stream_release(tw_anthropic_stream *d)
 {
     tw_sse_release(&d->sse);
     for (size_t i = 0; i < d->nblocks; i++)
@@ -509,7 +546,7 @@ tw_status tw_anthropic_stream_finish(tw_anthropic_stream *d, tw_result *out)
     }
     d->finished = true;
     tw_wire_sink k = sink_of(d);
-    tw_status st = tw_sse_finish(&d->sse);
+    tw_status st = d->stop != TW_OK ? d->stop : tw_sse_finish(&d->sse);
     /* the blocks still open, in order (release frees the rest on a failure) */
     size_t taken = 0;
     for (; st == TW_OK && taken < d->nblocks; taken++)
@@ -527,25 +564,65 @@ tw_status tw_anthropic_stream_finish(tw_anthropic_stream *d, tw_result *out)
         st = set_finish(&d->res, d->stop_reason);
     if (st == TW_OK)
         st = tw_wire_close(&k, d->too_large);
+    if (st == TW_OK)
+        st = d->stop; /* a callback stopped the decode */
     if (st == TW_OK) {
         *out = d->res;
         memset(&d->res, 0, sizeof d->res);
     } else {
         tw_result_init(out, &d->L);
     }
-    tw_anthropic_stream_release(d);
     return st;
 }
 
-TW_DECODER_ADAPTERS_INIT(st, tw_anthropic_stream, tw_anthropic_stream)
+/* ===================== the opaque decoder ===================== */
+
+tw_anthropic_stream *tw_anthropic_stream_new(const tw_decode_opts *o, tw_event_fn fn, void *user)
+{
+    tw_anthropic_stream *d = malloc(sizeof *d);
+    if (d && stream_init(d, o, fn, user) != TW_OK) {
+        tw_anthropic_stream_free(d);
+        d = NULL;
+    }
+    return d;
+}
+
+tw_status tw_anthropic_stream_reset(tw_anthropic_stream *d, const tw_decode_opts *o, tw_event_fn fn,
+                                    void *user)
+{
+    tw_buf *const b[] = {&d->head}; /* kept: the allocations of the buffers */
+    tw_buf keep[1];
+    tw_bufs_detach(b, keep, 1);
+    stream_release(d);
+    tw_status st = stream_init(d, o, fn, user);
+    tw_bufs_attach(b, keep, 1);
+    return st;
+}
+
+void tw_anthropic_stream_free(tw_anthropic_stream *d)
+{
+    if (!d)
+        return;
+    stream_release(d);
+    free(d);
+}
 
 tw_status tw_anthropic_stream_decode(const char *buf, size_t len, const tw_decode_opts *o,
                                      tw_result *out)
 {
     tw_anthropic_stream d;
-    return tw_decode_batch(&d, tw_anthropic_stream_init(&d, o, NULL, NULL), st_feed, st_finish,
-                           st_release, buf, len, out);
+    tw_status st = stream_init(&d, o, NULL, NULL);
+    if (st == TW_OK)
+        st = tw_anthropic_stream_feed(&d, buf, len);
+    if (st == TW_OK)
+        st = tw_anthropic_stream_finish(&d, out);
+    else
+        tw_result_init(out, o ? &o->limits : NULL); /* *out is empty on every failure */
+    stream_release(&d);
+    return st;
 }
+
+TW_DECODER_OPS(st, tw_anthropic_stream, tw_anthropic_stream)
 
 /* ===================== registry glue ===================== */
 
@@ -553,16 +630,16 @@ const tw_format_ops tw_format_anthropic_response = {
     "anthropic-response",
     "Anthropic messages response body (or error envelope)",
     tw_anthropic_response_decode,
-    sizeof(tw_body_dec),
-    tw_body_init,
+    tw_body_new,
     tw_body_feed,
     resp_finish,
-    tw_body_release};
+    tw_body_reset,
+    tw_body_free};
 const tw_format_ops tw_format_anthropic_stream = {"anthropic-stream",
                                                   "Anthropic messages SSE event stream",
                                                   tw_anthropic_stream_decode,
-                                                  sizeof(tw_anthropic_stream),
-                                                  st_init,
+                                                  st_new,
                                                   st_feed,
                                                   st_finish,
-                                                  st_release};
+                                                  st_reset,
+                                                  st_free};

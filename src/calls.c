@@ -85,9 +85,9 @@ tw_status tw_call_check(const tw_decode_opts *o, const tw_limits *L, tw_result *
         return TW_D_ARGS_TOO_LARGE;
     }
     const tw_tool *t = tw_result_find_tool(res, o->tools, o->ntools, name);
-    char sw[200];
-    if (t && t->parameters &&
-        !tw_schema_validate(t->parameters, args, L->max_depth, sw, sizeof sw)) {
+    tw_error se;
+    if (t && t->parameters && !tw_schema_validate(t->parameters, args, L->max_depth, &se)) {
+        const char *sw = se.message;
         if (o->schema_warn) {
             tw_pending_add(warns, nwarn, TW_D_ARGS_SCHEMA, "%s", sw);
         } else {
@@ -109,7 +109,7 @@ tw_status tw_wire_diag(tw_wire_sink *k, bool error, tw_status code, int64_t off,
     tw_status st = tw_diag_add(l, code, off, msg);
     if (st == TW_OK && l->len > before && k->fn) {
         tw_event ev = {error ? TW_EV_ERROR : TW_EV_WARNING, NULL, 0, NULL, &l->items[l->len - 1]};
-        k->fn(k->user, &ev);
+        tw_event_deliver(k->fn, k->user, k->stop, &ev);
     }
     return st;
 }
@@ -163,19 +163,20 @@ static tw_status parse_args(const tw_limits *L, const char *p, size_t n, bool wi
                             size_t whylen, tw_pending *warns, size_t *nwarn)
 {
     const char *what = wire_text ? "text" : "string";
-    tw_json_error e;
+    tw_error e;
     tw_json_lint lint;
     tw_status ps = oversize ? TW_ERR_LIMIT : tw_json_parse_lint(p, n, L->max_depth, args, &e, &lint);
+    bool deep = !oversize && ps != TW_OK && e.code == TW_D_JSON_TOO_DEEP;
     if (ps == TW_OK && lint.nul) {
         *refuse = TW_D_JSON_NUL;
         snprintf(why, whylen, "arguments %s holds U+0000 at its byte %lld; cut strings are refused",
                  what, (long long)lint.nul_offset);
-    } else if (wire_text && ps == TW_ERR_LIMIT) {
+    } else if (wire_text && ps == TW_ERR_LIMIT && !deep) {
         *refuse = TW_D_ARGS_TOO_LARGE;
         snprintf(why, whylen, "argument text exceeds 2 * max_args_bytes + 4096");
     } else if (ps == TW_ERR_NOMEM) {
         return TW_ERR_NOMEM;
-    } else if (ps == TW_D_JSON_TOO_DEEP) {
+    } else if (deep) {
         *refuse = TW_D_JSON_TOO_DEEP;
         snprintf(why, whylen, "arguments nested deeper than %zu", L->max_depth);
     } else if (wire_text && ps != TW_OK) {
@@ -309,7 +310,7 @@ tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c)
     }
     if (k->fn) {
         tw_event ev = {TW_EV_TOOL_CALL, NULL, 0, &k->res->msg.calls[k->res->msg.ncalls - 1], NULL};
-        k->fn(k->user, &ev);
+        tw_event_deliver(k->fn, k->user, k->stop, &ev);
     }
     return TW_OK;
 }

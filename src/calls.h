@@ -51,7 +51,23 @@ typedef struct tw_wire_sink {
     const tw_limits *L;
     tw_event_fn fn; /* NULL: no events */
     void *user;
+    tw_status *stop; /* the decoder's stop status (tw_event_deliver) */
 } tw_wire_sink;
+
+/*
+ * Deliver one event to fn (NULL: no events). A callback that returns
+ * anything but TW_OK stops the decoder: its status is kept in *stop, no
+ * event is delivered after it, and the decoder's feed or finish returns it.
+ */
+static inline void tw_event_deliver(tw_event_fn fn, void *user, tw_status *stop,
+                                    const tw_event *ev)
+{
+    if (!fn || *stop != TW_OK)
+        return;
+    tw_status st = fn(user, ev);
+    if (st != TW_OK)
+        *stop = st;
+}
 
 /* Add an error (error = true) or warning and fire its event. */
 tw_status tw_wire_diag(tw_wire_sink *k, bool error, tw_status code, int64_t off, const char *msg);

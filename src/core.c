@@ -107,6 +107,54 @@ void tw_limits_resolve(tw_limits *out, const tw_limits *in)
         out->max_depth = TW_DEPTH_HARD_MAX;
 }
 
+/* ===================== the error struct ===================== */
+
+void tw_error_clear(tw_error *err)
+{
+    if (!err)
+        return;
+    err->code = TW_OK;
+    err->offset = -1;
+    err->path[0] = '\0';
+    err->message[0] = '\0';
+}
+
+/* Append s to dst[0, *n) within cap bytes (the terminator included), cut to fit. */
+static void error_cat(char *dst, size_t cap, size_t *n, const char *s)
+{
+    size_t k = strlen(s);
+    if (k > cap - 1 - *n)
+        k = cap - 1 - *n;
+    memcpy(dst + *n, s, k);
+    *n += k;
+    dst[*n] = '\0';
+}
+
+void tw_error_set(tw_error *err, tw_status code, int64_t offset, const char *path,
+                  const char *fmt, ...)
+{
+    if (!err)
+        return;
+    char reason[sizeof err->message];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    va_end(ap);
+    err->code = code;
+    err->offset = offset < 0 ? -1 : offset;
+    size_t n = 0;
+    err->path[0] = '\0';
+    if (path)
+        error_cat(err->path, sizeof err->path, &n, path);
+    n = 0;
+    err->message[0] = '\0';
+    if (path) {
+        error_cat(err->message, sizeof err->message, &n, path[0] ? path : "(root)");
+        error_cat(err->message, sizeof err->message, &n, ": ");
+    }
+    error_cat(err->message, sizeof err->message, &n, reason);
+}
+
 /* ===================== diagnostics ===================== */
 
 tw_status tw_diag_add(tw_diag_list *l, tw_status code, int64_t offset, const char *msg)

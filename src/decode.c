@@ -8,21 +8,21 @@
 
 struct tw_stream {
     const tw_format_ops *f;
-    bool live;
+    void *d;          /* the decoder (f->new_dec) */
+    bool live;        /* between new or reset and finish */
     tw_limits limits; /* for an empty *out when finish cannot run */
-    max_align_t state[];
 };
 
 tw_stream *tw_stream_new(const tw_format_ops *f, const tw_decode_opts *o, tw_event_fn fn,
                          void *user)
 {
-    tw_stream *s = calloc(1, sizeof *s + f->state_size);
+    tw_stream *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
     s->f = f;
     tw_limits_resolve(&s->limits, o ? &o->limits : NULL);
-    if (f->init(s->state, o, fn, user) != TW_OK) {
-        f->release(s->state);
+    s->d = f->new_dec(o, fn, user);
+    if (!s->d) {
         free(s);
         return NULL;
     }
@@ -34,7 +34,7 @@ tw_status tw_stream_feed(tw_stream *s, const char *buf, size_t len)
 {
     if (!s->live)
         return TW_ERR_STATE;
-    return s->f->feed(s->state, buf, len);
+    return s->f->feed(s->d, buf, len);
 }
 
 tw_status tw_stream_finish(tw_stream *s, tw_result *out)
@@ -44,14 +44,22 @@ tw_status tw_stream_finish(tw_stream *s, tw_result *out)
         return TW_ERR_STATE;
     }
     s->live = false;
-    return s->f->finish(s->state, out);
+    return s->f->finish(s->d, out);
+}
+
+tw_status tw_stream_reset(tw_stream *s, const tw_decode_opts *o, tw_event_fn fn, void *user)
+{
+    tw_limits_resolve(&s->limits, o ? &o->limits : NULL);
+    tw_status st = s->f->reset(s->d, o, fn, user);
+    s->live = st == TW_OK;
+    return st;
 }
 
 void tw_stream_free(tw_stream *s)
 {
     if (!s)
         return;
-    s->f->release(s->state);
+    s->f->free_dec(s->d);
     free(s);
 }
 

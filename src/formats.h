@@ -3,7 +3,7 @@
  * their own modules (text.c, openai.c, openai_enc.c, anthropic.c,
  * anthropic_enc.c, hermes_enc.c, vllm.c, gemini.c, proxy.c); the request readers'
  * objects are in registry.c. One line per module, its name the object's own
- * (tests/test_registry.c checks):
+ * (tests/test_contract.c checks):
  *   D(symbol, name, family)        a decoder (tw_format_ops): bytes -> tw_result
  *   E(symbol, name, family, takes) an encoder (tw_encoder_ops): a neutral
  *                                  REQUEST or RESULT -> bytes

@@ -3,12 +3,23 @@
 #include "utf8.h"
 #include "work.h"
 
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ===================== parse ===================== */
+
+/* The one-pass parser (at the end of this file): its outcomes, and the mark
+ * it leaves on a container in which no object (it included) repeats a key,
+ * so that tw_json_dedupe has nothing to remove there. Removing members keeps
+ * the mark true; code that adds a member to such an object must clear it. */
+enum { FAST_OK = 0, FAST_BAIL, FAST_NOMEM };
+#define TW_JSON_UNIQUE_BIT (1 << 14) /* above cJSON's flags and the taint bit */
+static int fast_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
+                      size_t *deepest);
+static inline bool word_has(const char *p, unsigned char c);
 
 size_t tw_json_depth(const char *buf, size_t len, size_t max_depth)
 {
@@ -309,7 +320,7 @@ bool tw_json_number_is_integer(const char *s, size_t n)
 }
 
 static tw_status parse_plain(const char *buf, size_t len, size_t max_depth, size_t deepest,
-                             const tw_buf *nums, cJSON **out, tw_json_error *err);
+                             const tw_buf *nums, cJSON **out, tw_error *err);
 
 /*
  * Can buf hold a string with U+0000 (a raw 0x00, or a \u escape: \u0000,
@@ -322,22 +333,23 @@ static bool may_hold_nul(const char *buf, size_t len)
 }
 
 tw_status tw_json_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
-                        tw_json_error *err)
+                        tw_error *err)
 {
-    *out = NULL;
+    size_t deepest;
+    int fs = fast_parse(buf, len, max_depth, out, &deepest);
+    if (fs == FAST_OK)
+        return TW_OK;
+    /* else the reading below: on an allocation failure it also tells a text
+     * that reads from one that does not */
     if (len && may_hold_nul(buf, len)) {
         tw_json_lint lint;
         tw_json_lint_scan(buf, len, &lint);
         if (lint.nul) {
             /* cJSON's strings end at the first U+0000: refuse rather than cut */
-            if (err) {
-                err->code = TW_D_JSON_NUL;
-                err->offset = (size_t)lint.nul_offset;
-                snprintf(err->message, sizeof err->message,
+            tw_error_set(err, TW_D_JSON_NUL, lint.nul_offset, NULL,
                          "a string holds U+0000 at byte %lld; it would be cut there",
                          (long long)lint.nul_offset);
-            }
-            return TW_D_JSON_NUL;
+            return TW_ERR_INVALID;
         }
     }
     return parse_plain(buf, len, max_depth, SIZE_MAX, NULL, out, err);
@@ -687,7 +699,7 @@ static bool cjson_reads(const char *buf, size_t len)
 /* deepest: the text's nesting when a scan already measured it, else SIZE_MAX;
  * nums: the number tokens that scan recorded, or NULL to find them again. */
 static tw_status parse_plain(const char *buf, size_t len, size_t max_depth, size_t deepest,
-                             const tw_buf *nums, cJSON **out, tw_json_error *err)
+                             const tw_buf *nums, cJSON **out, tw_error *err)
 {
     *out = NULL;
     if (max_depth == 0 || max_depth > TW_DEPTH_HARD_MAX)
@@ -695,22 +707,14 @@ static tw_status parse_plain(const char *buf, size_t len, size_t max_depth, size
     if (deepest == SIZE_MAX)
         deepest = tw_json_depth(buf, len, max_depth);
     if (deepest > max_depth) {
-        if (err) {
-            err->code = TW_D_JSON_TOO_DEEP;
-            err->offset = 0;
-            snprintf(err->message, sizeof err->message, "JSON nested deeper than %zu", max_depth);
-        }
-        return TW_D_JSON_TOO_DEEP;
+        tw_error_set(err, TW_D_JSON_TOO_DEEP, -1, NULL, "JSON nested deeper than %zu", max_depth);
+        return TW_ERR_LIMIT;
     }
     const char *end = NULL;
     cJSON *v = len ? cJSON_ParseWithLengthOpts(buf, len, &end, 0) : NULL;
     if (!v && len && cjson_reads(buf, len)) {
         /* the text reads: what failed was an allocation, not the JSON */
-        if (err) {
-            err->code = TW_ERR_NOMEM;
-            err->offset = 0;
-            snprintf(err->message, sizeof err->message, "out of memory parsing JSON");
-        }
+        tw_error_set(err, TW_ERR_NOMEM, -1, NULL, "out of memory parsing JSON");
         return TW_ERR_NOMEM;
     }
     if (!v) {
@@ -718,24 +722,21 @@ static tw_status parse_plain(const char *buf, size_t len, size_t max_depth, size
             size_t off = end && end >= buf && end <= buf + len ? (size_t)(end - buf) : 0;
             /* cJSON may point past trailing whitespace; report the first
              * offending byte or the end */
-            err->code = TW_ERR_PARSE;
-            err->offset = off;
             char why[80];
             size_t at = off;
             if (describe_error(buf, len, max_depth, &at, why, sizeof why)) {
                 /* at the end of the input the offset stays the parser's (where
                  * the unfinished value started to go wrong) */
-                if (at < len)
-                    err->offset = at;
                 if (at >= len)
-                    snprintf(err->message, sizeof err->message, "%s", why);
+                    tw_error_set(err, TW_ERR_PARSE, (int64_t)off, NULL, "%s", why);
                 else
-                    snprintf(err->message, sizeof err->message, "invalid JSON at byte %zu: %s", at,
-                             why);
+                    tw_error_set(err, TW_ERR_PARSE, (int64_t)at, NULL,
+                                 "invalid JSON at byte %zu: %s", at, why);
             } else if (len == 0 || off >= len)
-                snprintf(err->message, sizeof err->message, "unexpected end of JSON");
+                tw_error_set(err, TW_ERR_PARSE, (int64_t)off, NULL, "unexpected end of JSON");
             else
-                snprintf(err->message, sizeof err->message, "invalid JSON at byte %zu", off);
+                tw_error_set(err, TW_ERR_PARSE, (int64_t)off, NULL, "invalid JSON at byte %zu",
+                             off);
         }
         return TW_ERR_PARSE;
     }
@@ -744,22 +745,14 @@ static tw_status parse_plain(const char *buf, size_t len, size_t max_depth, size
         off++;
     if (off < len) {
         cJSON_Delete(v);
-        if (err) {
-            err->code = TW_ERR_PARSE;
-            err->offset = off;
-            snprintf(err->message, sizeof err->message,
+        tw_error_set(err, TW_ERR_PARSE, (int64_t)off, NULL,
                      "unexpected bytes after the JSON value at byte %zu", off);
-        }
         return TW_ERR_PARSE;
     }
     tw_status ks = spell_numbers(buf, len, nums, v);
     if (ks != TW_OK) {
         cJSON_Delete(v);
-        if (err) {
-            err->code = ks;
-            err->offset = 0;
-            snprintf(err->message, sizeof err->message, "out of memory keeping number spellings");
-        }
+        tw_error_set(err, ks, -1, NULL, "out of memory keeping number spellings");
         return ks;
     }
     *out = v;
@@ -795,6 +788,12 @@ static bool scalar_char(unsigned char c)
            c == '+' || c == '-' || c == '.';
 }
 
+/* tw_is_space, inlined for the scanner's loop */
+static inline bool jscan_space(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
 tw_jscan_result tw_jscan_feed(tw_jscan *s, const char *p, size_t n, size_t *used)
 {
     if (s->state == S_END) {
@@ -814,33 +813,25 @@ tw_jscan_result tw_jscan_feed(tw_jscan *s, const char *p, size_t n, size_t *used
         return (r);                                                            \
     } while (0)
 
-    /* the next '"' from a string's position, found once per run of escapes:
-     * searching again after every escape would re-read the rest of a long
-     * string once per escape */
-    const char *qnext = NULL;
-    bool qnone = false;
     while (i < n) {
         unsigned char c = (unsigned char)p[i];
         switch (s->state) {
         case S_STRING: {
-            const char *q = qnext;
-            if (!qnone && (!q || q < p + i)) {
-                q = memchr(p + i, '"', n - i);
-                qnext = q;
-                qnone = !q;
-            }
-            size_t lim = q ? (size_t)(q - p) : n;
-            const char *b = memchr(p + i, '\\', lim - i);
-            if (b) {
-                i = (size_t)(b - p) + 1;
+            /* to the next '"' or backslash: eight bytes at a time while a
+             * word holds neither, then byte by byte (each byte read once,
+             * however many escapes the string holds) */
+            while (i + 8 <= n && !word_has(p + i, '"') && !word_has(p + i, '\\'))
+                i += 8;
+            while (i < n && p[i] != '"' && p[i] != '\\')
+                i++;
+            if (i >= n)
+                continue;
+            if (p[i] == '\\') {
+                i++;
                 s->state = S_ESC;
                 continue;
             }
-            if (!q) {
-                i = n;
-                continue;
-            }
-            i = lim + 1;
+            i++;
             if (s->in_key) {
                 s->in_key = 0;
                 s->state = S_COLON;
@@ -879,7 +870,7 @@ tw_jscan_result tw_jscan_feed(tw_jscan *s, const char *p, size_t n, size_t *used
             break;
         }
 
-        if (tw_is_space(c)) {
+        if (jscan_space(c)) {
             i++;
             continue;
         }
@@ -1755,15 +1746,28 @@ static bool nul_prune(cJSON *a, nul_walk *w)
 }
 
 tw_status tw_json_parse_lint(const char *buf, size_t len, size_t max_depth, cJSON **out,
-                             tw_json_error *err, tw_json_lint *lint)
+                             tw_error *err, tw_json_lint *lint)
 {
+    size_t deepest;
+    int fs = fast_parse(buf, len, max_depth, out, &deepest);
+    if (fs == FAST_OK) {
+        /* RFC 8259 text without U+0000: nothing for the scan to find */
+        lint->nul = false;
+        lint->nul_offset = -1;
+        lint->nonstd_offset = -1;
+        lint->nonstd_what = NULL;
+        lint->depth = deepest;
+        return TW_OK;
+    }
     tw_buf ords = {0};
     tw_buf nums = {0};
     tw_status st = lint_run(buf, len, lint, &ords, &nums);
     if (st == TW_OK)
         st = parse_plain(buf, len, max_depth, lint->depth, &nums, out, err);
-    else
+    else {
         *out = NULL;
+        tw_error_set(err, st, -1, NULL, "out of memory scanning JSON");
+    }
     tw_buf_free(&nums);
     if (st != TW_OK || !lint->nul) {
         tw_buf_free(&ords);
@@ -1827,6 +1831,8 @@ static void pointer_push(char *path, size_t pathlen, const char *key)
 static tw_status dedupe_rec(cJSON *v, char *cur, size_t curlen, char *path, size_t pathlen,
                             size_t *removed)
 {
+    if (v->type & TW_JSON_UNIQUE_BIT)
+        return TW_OK; /* the parser found no repeated key in it */
     if (cJSON_IsObject(v)) {
         size_t n = 0;
         for (const cJSON *c = v->child; c; c = c->next)
@@ -1889,4 +1895,491 @@ tw_status tw_json_dedupe(cJSON *v, char *path, size_t pathlen, size_t *removed)
     if (pathlen)
         path[0] = '\0';
     return v ? dedupe_rec(v, cur, sizeof cur, path, pathlen, removed) : TW_OK;
+}
+
+/* ===================== the one-pass parser =====================
+ *
+ * tw_json_parse and tw_json_parse_lint first read the text in one pass that
+ * builds the tree cJSON would build, keeps each number's spelling, measures
+ * the depth and marks each container whose objects repeat no key. It takes
+ * only what is RFC 8259 JSON and reads the same under cJSON: whitespace of
+ * the four RFC bytes, strings without control bytes, with valid UTF-8 and
+ * escapes that decode to neither U+0000 nor a lone surrogate, numbers in RFC
+ * form of at most 63 bytes not followed by another number character, and
+ * nesting within the cap. On anything else it gives up, and the reading
+ * before it (the lint scan, cJSON, the error walk) runs as it always has:
+ * the same tree, the same findings, the same errors at the same offsets. */
+
+
+typedef struct fast_parser {
+    const char *b;
+    size_t n, i;
+    size_t max_depth, depth, deepest;
+    int fail;
+} fast_parser;
+
+static bool fast_space(unsigned char c)
+{
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+static void fast_skip(fast_parser *p)
+{
+    while (p->i < p->n && fast_space((unsigned char)p->b[p->i]))
+        p->i++;
+}
+
+static int hex_val(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = (char)(c | 0x20);
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
+/* Four hex digits at s (n bytes left) into *u; false when not four. */
+static bool fast_hex4(const char *s, size_t n, unsigned *u)
+{
+    if (n < 4)
+        return false;
+    unsigned v = 0;
+    for (int k = 0; k < 4; k++) {
+        int d = hex_val(s[k]);
+        if (d < 0)
+            return false;
+        v = v * 16 + (unsigned)d;
+    }
+    *u = v;
+    return true;
+}
+
+static char *put_utf8(char *o, unsigned u)
+{
+    if (u < 0x80) {
+        *o++ = (char)u;
+    } else if (u < 0x800) {
+        *o++ = (char)(0xC0 | (u >> 6));
+        *o++ = (char)(0x80 | (u & 0x3F));
+    } else if (u < 0x10000) {
+        *o++ = (char)(0xE0 | (u >> 12));
+        *o++ = (char)(0x80 | ((u >> 6) & 0x3F));
+        *o++ = (char)(0x80 | (u & 0x3F));
+    } else {
+        *o++ = (char)(0xF0 | (u >> 18));
+        *o++ = (char)(0x80 | ((u >> 12) & 0x3F));
+        *o++ = (char)(0x80 | ((u >> 6) & 0x3F));
+        *o++ = (char)(0x80 | (u & 0x3F));
+    }
+    return o;
+}
+
+/* Does the 8-byte word at p hold the byte c? (the zero-byte test of
+ * lint_word_special on p XOR c) */
+static inline bool word_has(const char *p, unsigned char c)
+{
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    uint64_t w;
+    memcpy(&w, p, sizeof w);
+    w ^= ones * c;
+    return ((w - ones) & ~w & high) != 0;
+}
+
+/* The string at b[i] == '"': checked in one scan (plain bytes eight at a
+ * time), then copied in one piece or decoded escape by escape into a buffer
+ * of cJSON's allocator. NULL with p->fail set when it gives up. */
+static char *fast_string(fast_parser *p)
+{
+    const char *b = p->b;
+    size_t n = p->n, s = p->i + 1, i = s;
+    bool esc = false;
+    for (;;) {
+        while (i + 8 <= n && !lint_word_special(b + i))
+            i += 8;
+        if (i >= n)
+            goto bail;
+        unsigned char c = (unsigned char)b[i];
+        if (c == '"')
+            break;
+        if (c >= 0x20 && c < 0x80 && c != '\\') {
+            i++;
+        } else if (c >= 0x80) {
+            size_t k = utf8_len((const unsigned char *)b + i, n - i);
+            if (!k)
+                goto bail;
+            i += k;
+        } else if (c == '\\') {
+            esc = true;
+            if (i + 1 >= n)
+                goto bail;
+            char e = b[i + 1];
+            if (e == 'u') {
+                unsigned u, l;
+                if (!fast_hex4(b + i + 2, n - i - 2, &u) || u == 0 || (u >= 0xDC00 && u <= 0xDFFF))
+                    goto bail;
+                if (u >= 0xD800 && u <= 0xDBFF) {
+                    if (i + 12 > n || b[i + 6] != '\\' || b[i + 7] != 'u' ||
+                        !fast_hex4(b + i + 8, n - i - 8, &l) || l < 0xDC00 || l > 0xDFFF)
+                        goto bail;
+                    i += 12;
+                } else {
+                    i += 6;
+                }
+            } else if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' ||
+                       e == 'r' || e == 't') {
+                i += 2;
+            } else {
+                goto bail;
+            }
+        } else {
+            goto bail; /* a control byte */
+        }
+    }
+    char *dst = cJSON_malloc(i - s + 1);
+    if (!dst) {
+        p->fail = FAST_NOMEM;
+        return NULL;
+    }
+    if (!esc) {
+        memcpy(dst, b + s, i - s);
+        dst[i - s] = '\0';
+    } else {
+        char *o = dst;
+        for (size_t k = s; k < i;) {
+            /* plain bytes eight at a time up to the next backslash */
+            while (k + 8 <= i && !word_has(b + k, '\\')) {
+                memcpy(o, b + k, 8);
+                o += 8;
+                k += 8;
+            }
+            while (k < i && b[k] != '\\')
+                *o++ = b[k++];
+            if (k >= i)
+                break;
+            char e = b[k + 1];
+            k += 2;
+            switch (e) {
+            case 'b': *o++ = '\b'; break;
+            case 'f': *o++ = '\f'; break;
+            case 'n': *o++ = '\n'; break;
+            case 'r': *o++ = '\r'; break;
+            case 't': *o++ = '\t'; break;
+            case 'u': {
+                unsigned u = 0, l = 0;
+                (void)fast_hex4(b + k, 4, &u);
+                k += 4;
+                if (u >= 0xD800 && u <= 0xDBFF) {
+                    (void)fast_hex4(b + k + 2, 4, &l);
+                    k += 6;
+                    u = 0x10000 + ((u - 0xD800) << 10) + (l - 0xDC00);
+                }
+                o = put_utf8(o, u);
+                break;
+            }
+            default: *o++ = e; break;
+            }
+        }
+        *o = '\0';
+    }
+    p->i = i + 1;
+    return dst;
+bail:
+    p->fail = FAST_BAIL;
+    return NULL;
+}
+
+static bool fast_digit(const char *b, size_t n, size_t i)
+{
+    return i < n && b[i] >= '0' && b[i] <= '9';
+}
+
+/* A number in RFC form; its value as cJSON reads it (strtod on the token,
+ * with the locale's decimal point as cJSON does, or the integer itself when
+ * it has at most 15 digits, which a double holds exactly) and its spelling. */
+static cJSON *fast_number(fast_parser *p)
+{
+    const char *b = p->b;
+    size_t n = p->n, s = p->i, i = s;
+    bool neg = false, integral = true;
+    uint64_t m = 0;
+    size_t nd = 0;
+    if (b[i] == '-') {
+        neg = true;
+        i++;
+    }
+    if (i < n && b[i] == '0') {
+        i++;
+        nd = 1;
+    } else if (fast_digit(b, n, i)) {
+        for (; fast_digit(b, n, i); i++, nd++)
+            m = m * 10 + (uint64_t)(b[i] - '0');
+    } else {
+        goto bail;
+    }
+    if (i < n && b[i] == '.') {
+        i++;
+        if (!fast_digit(b, n, i))
+            goto bail;
+        while (fast_digit(b, n, i))
+            i++;
+        integral = false;
+    }
+    if (i < n && (b[i] == 'e' || b[i] == 'E')) {
+        i++;
+        if (i < n && (b[i] == '+' || b[i] == '-'))
+            i++;
+        if (!fast_digit(b, n, i))
+            goto bail;
+        while (fast_digit(b, n, i))
+            i++;
+        integral = false;
+    }
+    size_t len = i - s;
+    if ((i < n && num_char((unsigned char)b[i])) || len > 63)
+        goto bail; /* 01, 1.2.3, or longer than cJSON reads a number */
+    double d;
+    if (integral && nd <= 15) {
+        d = neg ? -(double)m : (double)m;
+    } else {
+        char tmp[64], *end = NULL;
+        char dp = *localeconv()->decimal_point;
+        memcpy(tmp, b + s, len);
+        tmp[len] = '\0';
+        for (size_t k = 0; k < len; k++)
+            if (tmp[k] == '.')
+                tmp[k] = dp;
+        d = strtod(tmp, &end);
+        if (end != tmp + len)
+            goto bail;
+    }
+    cJSON *v = cJSON_CreateNumber(d);
+    char *sp = v ? cJSON_malloc(len + 1) : NULL;
+    if (!sp) {
+        cJSON_Delete(v);
+        p->fail = FAST_NOMEM;
+        return NULL;
+    }
+    memcpy(sp, b + s, len);
+    sp[len] = '\0';
+    v->valuestring = sp;
+    p->i = i;
+    return v;
+bail:
+    p->fail = FAST_BAIL;
+    return NULL;
+}
+
+static uint64_t key_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h ^ (h >> 29);
+}
+
+/*
+ * Does an object's member list (n > 1 members) repeat a key? Pairwise up to
+ * 8 members, an open-addressing table past that. 1 also when the probes pass
+ * 8 per member (keys made to collide: the caller then leaves the object to
+ * tw_json_dedupe's sort), -1 when the table cannot be allocated.
+ */
+static int repeats_key(const cJSON *head, size_t n)
+{
+    if (n <= 8) {
+        for (const cJSON *a = head; a; a = a->next)
+            for (const cJSON *c = a->next; c; c = c->next)
+                if (strcmp(a->string, c->string) == 0)
+                    return 1;
+        return 0;
+    }
+    size_t cap = 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    const cJSON **t = calloc(cap, sizeof *t);
+    if (!t)
+        return -1;
+    size_t probes = 0;
+    int r = 0;
+    for (const cJSON *a = head; a && !r; a = a->next) {
+        size_t h = (size_t)key_hash(a->string) & (cap - 1);
+        while (t[h] && !r) {
+            if (strcmp(t[h]->string, a->string) == 0 || ++probes > 8 * n)
+                r = 1;
+            h = (h + 1) & (cap - 1);
+        }
+        t[h] = a;
+    }
+    free(t);
+    return r;
+}
+
+static cJSON *fast_value(fast_parser *p);
+
+static cJSON *fast_container(fast_parser *p, bool obj)
+{
+    if (++p->depth > p->max_depth) {
+        p->fail = FAST_BAIL;
+        return NULL;
+    }
+    if (p->depth > p->deepest)
+        p->deepest = p->depth;
+    cJSON *v = obj ? cJSON_CreateObject() : cJSON_CreateArray();
+    if (!v) {
+        p->fail = FAST_NOMEM;
+        return NULL;
+    }
+    char close = obj ? '}' : ']';
+    cJSON *tail = NULL;
+    size_t count = 0;
+    bool unique = true;
+    p->i++;
+    fast_skip(p);
+    if (p->i < p->n && p->b[p->i] == close) {
+        p->i++;
+    } else {
+        for (;;) {
+            char *key = NULL;
+            if (obj) {
+                if (p->i >= p->n || p->b[p->i] != '"')
+                    goto bail;
+                if (!(key = fast_string(p)))
+                    goto fail;
+                fast_skip(p);
+                if (p->i >= p->n || p->b[p->i] != ':') {
+                    cJSON_free(key);
+                    goto bail;
+                }
+                p->i++;
+                fast_skip(p);
+            }
+            cJSON *c = p->i < p->n ? fast_value(p) : NULL;
+            if (!c) {
+                cJSON_free(key);
+                if (!p->fail)
+                    p->fail = FAST_BAIL;
+                goto fail;
+            }
+            c->string = key;
+            if (tail) {
+                tail->next = c;
+                c->prev = tail;
+            } else {
+                v->child = c;
+            }
+            tail = c;
+            count++;
+            if ((c->type & (cJSON_Object | cJSON_Array)) && !(c->type & TW_JSON_UNIQUE_BIT))
+                unique = false;
+            fast_skip(p);
+            if (p->i >= p->n)
+                goto bail;
+            char ch = p->b[p->i++];
+            if (ch == close)
+                break;
+            if (ch != ',')
+                goto bail;
+            fast_skip(p);
+        }
+        v->child->prev = tail; /* cJSON's lists: the head's prev is the last */
+    }
+    p->depth--;
+    if (obj && unique && count > 1) {
+        int r = repeats_key(v->child, count);
+        if (r < 0) {
+            p->fail = FAST_NOMEM;
+            goto fail;
+        }
+        unique = r == 0;
+    }
+    if (unique)
+        v->type |= TW_JSON_UNIQUE_BIT;
+    return v;
+bail:
+    p->fail = FAST_BAIL;
+fail:
+    cJSON_Delete(v);
+    return NULL;
+}
+
+static cJSON *fast_value(fast_parser *p)
+{
+    const char *b = p->b + p->i;
+    size_t left = p->n - p->i;
+    cJSON *v;
+    switch (*b) {
+    case '{':
+        return fast_container(p, true);
+    case '[':
+        return fast_container(p, false);
+    case '"': {
+        char *s = fast_string(p);
+        if (!s)
+            return NULL;
+        v = cJSON_CreateNull();
+        if (!v) {
+            cJSON_free(s);
+            p->fail = FAST_NOMEM;
+            return NULL;
+        }
+        v->type = cJSON_String;
+        v->valuestring = s;
+        return v;
+    }
+    case 't':
+        if (left < 4 || memcmp(b, "true", 4) != 0)
+            goto bail;
+        p->i += 4;
+        v = cJSON_CreateTrue();
+        break;
+    case 'f':
+        if (left < 5 || memcmp(b, "false", 5) != 0)
+            goto bail;
+        p->i += 5;
+        v = cJSON_CreateFalse();
+        break;
+    case 'n':
+        if (left < 4 || memcmp(b, "null", 4) != 0)
+            goto bail;
+        p->i += 4;
+        v = cJSON_CreateNull();
+        break;
+    default:
+        if (*b == '-' || (*b >= '0' && *b <= '9'))
+            return fast_number(p);
+        goto bail;
+    }
+    if (!v)
+        p->fail = FAST_NOMEM;
+    return v;
+bail:
+    p->fail = FAST_BAIL;
+    return NULL;
+}
+
+/* One pass over buf: FAST_OK with *out and *deepest; FAST_BAIL when the
+ * text needs the reading described above, FAST_NOMEM when an allocation
+ * failed (the callers then read it that way too, which tells a text that
+ * reads from one that does not). */
+static int fast_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
+                      size_t *deepest)
+{
+    *out = NULL;
+    if (max_depth == 0 || max_depth > TW_DEPTH_HARD_MAX)
+        max_depth = TW_DEPTH_HARD_MAX;
+    fast_parser p = {buf, len, 0, max_depth, 0, 0, FAST_OK};
+    fast_skip(&p);
+    if (p.i >= len)
+        return FAST_BAIL;
+    cJSON *v = fast_value(&p);
+    if (!v)
+        return p.fail ? p.fail : FAST_BAIL;
+    fast_skip(&p);
+    if (p.i < len) {
+        cJSON_Delete(v);
+        return FAST_BAIL;
+    }
+    *out = v;
+    *deepest = p.deepest;
+    return FAST_OK;
 }

@@ -440,14 +440,25 @@ tw_status tw_request_write(tw_buf *out, const tw_request *r, int flags)
 
 /* ===================== reading ===================== */
 
-static tw_status why_fail(char *why, size_t whylen, const char *fmt, const char *arg)
+static tw_status why_fail(tw_error *err, const char *fmt, const char *arg)
 {
-    if (why && whylen)
-        snprintf(why, whylen, fmt, arg ? arg : "");
+    if (err) {
+        char m[sizeof err->message];
+        snprintf(m, sizeof m, fmt, arg ? arg : "");
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%s", m);
+    }
     return TW_ERR_INVALID;
 }
 
-static tw_status set_text(tw_buf *b, const cJSON *v, const char *key, char *why, size_t whylen)
+/* A part (tool_calls[i], tools[i], messages[i]) failed with st: say which. */
+static void why_part(tw_error *err, tw_status st, const char *what, size_t i,
+                     const tw_error *inner)
+{
+    tw_error_set(err, inner->code != TW_OK ? inner->code : st, -1, NULL, "%s[%zu]: %s", what, i,
+                 inner->message);
+}
+
+static tw_status set_text(tw_buf *b, const cJSON *v, const char *key, tw_error *err)
 {
     if (!v || cJSON_IsNull(v))
         return TW_OK;
@@ -458,39 +469,38 @@ static tw_status set_text(tw_buf *b, const cJSON *v, const char *key, char *why,
         for (const cJSON *p = v->child; p; p = p->next) {
             const char *t = cJSON_IsString(p) ? p->valuestring : tw_json_get_str(p, "text");
             if (!t)
-                return why_fail(why, whylen, "'%s' parts must carry text", key);
+                return why_fail(err, "'%s' parts must carry text", key);
             TRY(tw_buf_puts(b, t));
         }
         return TW_OK;
     }
-    return why_fail(why, whylen, "'%s' must be a string", key);
+    return why_fail(err, "'%s' must be a string", key);
 }
 
-static tw_status dup_opt_str(char **dst, const cJSON *obj, const char *key, char *why,
-                             size_t whylen)
+static tw_status dup_opt_str(char **dst, const cJSON *obj, const char *key, tw_error *err)
 {
     const cJSON *v = tw_json_get(obj, key);
     if (!v || cJSON_IsNull(v))
         return TW_OK;
     if (!cJSON_IsString(v))
-        return why_fail(why, whylen, "'%s' must be a string", key);
+        return why_fail(err, "'%s' must be a string", key);
     *dst = tw_strdup(v->valuestring);
     return *dst ? TW_OK : TW_ERR_NOMEM;
 }
 
-static tw_status read_call(const cJSON *j, tw_call *c, char *why, size_t whylen)
+static tw_status read_call(const cJSON *j, tw_call *c, tw_error *err)
 {
     memset(c, 0, sizeof *c);
     c->offset = -1;
     if (!cJSON_IsObject(j))
-        return why_fail(why, whylen, "a tool call must be an object%s", NULL);
+        return why_fail(err, "a tool call must be an object%s", NULL);
     const cJSON *fn = tw_json_get(j, "function");
     const cJSON *src = cJSON_IsObject(fn) ? fn : j;
-    tw_status st = dup_opt_str(&c->id, j, "id", why, whylen);
+    tw_status st = dup_opt_str(&c->id, j, "id", err);
     if (st == TW_OK)
-        st = dup_opt_str(&c->name, src, "name", why, whylen);
+        st = dup_opt_str(&c->name, src, "name", err);
     if (st == TW_OK && !c->name)
-        st = why_fail(why, whylen, "a tool call needs a string 'name'%s", NULL);
+        st = why_fail(err, "a tool call needs a string 'name'%s", NULL);
     const cJSON *a = tw_json_get(src, "arguments");
     if (st == TW_OK && !a)
         a = tw_json_get(src, "args");
@@ -500,16 +510,16 @@ static tw_status read_call(const cJSON *j, tw_call *c, char *why, size_t whylen)
         } else if (cJSON_IsObject(a)) {
             c->arguments = cJSON_Duplicate(a, 1);
         } else if (cJSON_IsString(a)) {
-            tw_json_error e;
+            tw_error e;
             if (tw_json_parse(a->valuestring, strlen(a->valuestring), TW_DEPTH_HARD_MAX,
                               &c->arguments, &e) != TW_OK ||
                 !cJSON_IsObject(c->arguments)) {
                 cJSON_Delete(c->arguments);
                 c->arguments = NULL;
-                st = why_fail(why, whylen, "tool call arguments must be a JSON object%s", NULL);
+                st = why_fail(err, "tool call arguments must be a JSON object%s", NULL);
             }
         } else {
-            st = why_fail(why, whylen, "tool call arguments must be an object%s", NULL);
+            st = why_fail(err, "tool call arguments must be an object%s", NULL);
         }
         if (st == TW_OK && !c->arguments)
             st = TW_ERR_NOMEM;
@@ -519,24 +529,23 @@ static tw_status read_call(const cJSON *j, tw_call *c, char *why, size_t whylen)
     return st;
 }
 
-static tw_status read_calls(const cJSON *arr, const tw_limits *l, tw_message *m, char *why,
-                            size_t whylen)
+static tw_status read_calls(const cJSON *arr, const tw_limits *l, tw_message *m, tw_error *err)
 {
     if (!arr || cJSON_IsNull(arr))
         return TW_OK;
     if (!cJSON_IsArray(arr))
-        return why_fail(why, whylen, "'tool_calls' must be an array%s", NULL);
+        return why_fail(err, "'tool_calls' must be an array%s", NULL);
     size_t i = 0;
     for (const cJSON *x = arr->child; x; x = x->next, i++) {
         if (m->ncalls >= l->max_calls)
-            return why_fail(why, whylen, "more tool calls than max_calls%s", NULL);
+            return why_fail(err, "more tool calls than max_calls%s", NULL);
         tw_call c;
-        char inner[200] = "";
-        tw_status rst = read_call(x, &c, inner, sizeof inner);
+        tw_error inner;
+        tw_error_clear(&inner);
+        tw_status rst = read_call(x, &c, &inner);
         if (rst != TW_OK) {
             /* say which call */
-            if (why && whylen)
-                snprintf(why, whylen, "tool_calls[%zu]: %s", i, inner);
+            why_part(err, rst, "tool_calls", i, &inner);
             return rst;
         }
         tw_status st = tw_message_add_call(m, &c);
@@ -548,66 +557,65 @@ static tw_status read_calls(const cJSON *arr, const tw_limits *l, tw_message *m,
     return TW_OK;
 }
 
-tw_status tw_message_read(const cJSON *j, const tw_limits *limits, tw_message *out, char *why,
-                          size_t whylen)
+tw_status tw_message_read(const cJSON *j, const tw_limits *limits, tw_message *out, tw_error *err)
 {
     tw_limits l;
     tw_limits_resolve(&l, limits);
     memset(out, 0, sizeof *out);
     if (!cJSON_IsObject(j))
-        return why_fail(why, whylen, "a message must be an object%s", NULL);
+        return why_fail(err, "a message must be an object%s", NULL);
     const char *role = tw_json_get_str(j, "role");
     if (!role)
-        return why_fail(why, whylen, "a message needs a string 'role'%s", NULL);
+        return why_fail(err, "a message needs a string 'role'%s", NULL);
     if (!tw_role_from_name(role, &out->role))
-        return why_fail(why, whylen, "unknown role '%s'", role);
-    tw_status st = set_text(&out->content, tw_json_get(j, "content"), "content", why, whylen);
+        return why_fail(err, "unknown role '%s'", role);
+    tw_status st = set_text(&out->content, tw_json_get(j, "content"), "content", err);
     if (st == TW_OK) {
         const cJSON *t = tw_json_get(j, "thinking");
         if (!t)
             t = tw_json_get(j, "reasoning_content");
-        st = set_text(&out->thinking, t, "thinking", why, whylen);
+        st = set_text(&out->thinking, t, "thinking", err);
     }
     if (st == TW_OK)
-        st = dup_opt_str(&out->thinking_signature, j, "thinking_signature", why, whylen);
+        st = dup_opt_str(&out->thinking_signature, j, "thinking_signature", err);
     if (st == TW_OK)
-        st = read_calls(tw_json_get(j, "tool_calls"), &l, out, why, whylen);
+        st = read_calls(tw_json_get(j, "tool_calls"), &l, out, err);
     if (st == TW_OK)
-        st = dup_opt_str(&out->tool_call_id, j, "tool_call_id", why, whylen);
+        st = dup_opt_str(&out->tool_call_id, j, "tool_call_id", err);
     if (st == TW_OK)
-        st = dup_opt_str(&out->name, j, "name", why, whylen);
+        st = dup_opt_str(&out->name, j, "name", err);
     if (st == TW_OK) {
         const cJSON *e = tw_json_get(j, "is_error");
         if (e && !cJSON_IsBool(e) && !cJSON_IsNull(e))
-            st = why_fail(why, whylen, "'is_error' must be a boolean%s", NULL);
+            st = why_fail(err, "'is_error' must be a boolean%s", NULL);
         out->is_error = cJSON_IsTrue(e);
     }
     if (st == TW_OK && out->role == TW_ROLE_TOOL && !out->tool_call_id)
-        st = why_fail(why, whylen, "a tool message needs 'tool_call_id'%s", NULL);
+        st = why_fail(err, "a tool message needs 'tool_call_id'%s", NULL);
     if (st != TW_OK)
         tw_message_free(out);
     return st;
 }
 
-tw_status tw_tool_read(const cJSON *j, tw_tool *out, char *why, size_t whylen)
+tw_status tw_tool_read(const cJSON *j, tw_tool *out, tw_error *err)
 {
     memset(out, 0, sizeof *out);
     if (!cJSON_IsObject(j))
-        return why_fail(why, whylen, "a tool must be an object%s", NULL);
+        return why_fail(err, "a tool must be an object%s", NULL);
     const cJSON *fn = tw_json_get(j, "function");
     const cJSON *src = cJSON_IsObject(fn) ? fn : j;
-    tw_status st = dup_opt_str(&out->name, src, "name", why, whylen);
+    tw_status st = dup_opt_str(&out->name, src, "name", err);
     if (st == TW_OK && (!out->name || !out->name[0]))
-        st = why_fail(why, whylen, "a tool needs a non-empty string 'name'%s", NULL);
+        st = why_fail(err, "a tool needs a non-empty string 'name'%s", NULL);
     if (st == TW_OK)
-        st = dup_opt_str(&out->description, src, "description", why, whylen);
+        st = dup_opt_str(&out->description, src, "description", err);
     if (st == TW_OK) {
         const cJSON *p = tw_json_get(src, "parameters");
         if (!p)
             p = tw_json_get(src, "input_schema");
         if (p && !cJSON_IsNull(p)) {
             if (!cJSON_IsObject(p))
-                st = why_fail(why, whylen, "tool '%s': 'parameters' must be an object",
+                st = why_fail(err, "tool '%s': 'parameters' must be an object",
                               out->name);
             else if (!(out->parameters = cJSON_Duplicate(p, 1)))
                 st = TW_ERR_NOMEM;
@@ -619,17 +627,17 @@ tw_status tw_tool_read(const cJSON *j, tw_tool *out, char *why, size_t whylen)
 }
 
 tw_status tw_tools_read(const cJSON *arr, const tw_limits *limits, tw_tool **out, size_t *n,
-                        char *why, size_t whylen)
+                        tw_error *err)
 {
     tw_limits l;
     tw_limits_resolve(&l, limits);
     *out = NULL;
     *n = 0;
     if (!cJSON_IsArray(arr))
-        return why_fail(why, whylen, "tools must be a JSON array%s", NULL);
+        return why_fail(err, "tools must be a JSON array%s", NULL);
     size_t cnt = (size_t)cJSON_GetArraySize(arr);
     if (cnt > l.max_tools)
-        return why_fail(why, whylen, "more tools than max_tools%s", NULL);
+        return why_fail(err, "more tools than max_tools%s", NULL);
     if (cnt == 0)
         return TW_OK;
     tw_tool *t = calloc(cnt, sizeof *t);
@@ -637,11 +645,11 @@ tw_status tw_tools_read(const cJSON *arr, const tw_limits *limits, tw_tool **out
         return TW_ERR_NOMEM;
     size_t i = 0;
     for (const cJSON *x = arr->child; x; x = x->next, i++) {
-        char inner[200] = "";
-        tw_status st = tw_tool_read(x, &t[i], inner, sizeof inner);
+        tw_error inner;
+        tw_error_clear(&inner);
+        tw_status st = tw_tool_read(x, &t[i], &inner);
         if (st != TW_OK) {
-            if (why && whylen)
-                snprintf(why, whylen, "tools[%zu]: %s", i, inner);
+            why_part(err, st, "tools", i, &inner);
             tw_tools_free(t, i);
             return st;
         }
@@ -651,39 +659,39 @@ tw_status tw_tools_read(const cJSON *arr, const tw_limits *limits, tw_tool **out
     return TW_OK;
 }
 
-tw_status tw_request_read(const cJSON *j, const tw_limits *limits, tw_request *out, char *why,
-                          size_t whylen)
+tw_status tw_request_read(const cJSON *j, const tw_limits *limits, tw_request *out, tw_error *err)
 {
     tw_limits l;
     tw_limits_resolve(&l, limits);
     memset(out, 0, sizeof *out);
     out->parallel_tool_calls = -1;
     if (!cJSON_IsObject(j))
-        return why_fail(why, whylen, "a request must be a JSON object%s", NULL);
-    tw_status st = dup_opt_str(&out->model, j, "model", why, whylen);
+        return why_fail(err, "a request must be a JSON object%s", NULL);
+    tw_status st = dup_opt_str(&out->model, j, "model", err);
     const cJSON *msgs = tw_json_get(j, "messages");
     if (st == TW_OK && msgs && !cJSON_IsArray(msgs))
-        st = why_fail(why, whylen, "'messages' must be an array%s", NULL);
+        st = why_fail(err, "'messages' must be an array%s", NULL);
     if (st == TW_OK && msgs) {
         size_t cnt = (size_t)cJSON_GetArraySize(msgs);
         if (cnt > l.max_messages)
-            st = why_fail(why, whylen, "more messages than max_messages%s", NULL);
+            st = why_fail(err, "more messages than max_messages%s", NULL);
         else if (cnt && !(out->messages = calloc(cnt, sizeof *out->messages)))
             st = TW_ERR_NOMEM;
         size_t i = 0;
         for (const cJSON *m = msgs->child; st == TW_OK && m; m = m->next, i++) {
-            char inner[200] = "";
-            st = tw_message_read(m, &l, &out->messages[i], inner, sizeof inner);
+            tw_error inner;
+            tw_error_clear(&inner);
+            st = tw_message_read(m, &l, &out->messages[i], &inner);
             if (st == TW_OK)
                 out->nmessages++;
-            else if (why && whylen)
-                snprintf(why, whylen, "messages[%zu]: %s", i, inner);
+            else
+                why_part(err, st, "messages", i, &inner);
         }
     }
     const cJSON *tools = tw_json_get(j, "tools");
     if (st == TW_OK && tools && !cJSON_IsNull(tools)) {
         out->tools_present = true;
-        st = tw_tools_read(tools, &l, &out->tools, &out->ntools, why, whylen);
+        st = tw_tools_read(tools, &l, &out->tools, &out->ntools, err);
     }
     const cJSON *tc = tw_json_get(j, "tool_choice");
     if (st == TW_OK && tc && !cJSON_IsNull(tc)) {
@@ -696,32 +704,32 @@ tw_status tw_request_read(const cJSON *j, const tw_limits *limits, tw_request *o
             else if (strcmp(s, "required") == 0 || strcmp(s, "any") == 0)
                 out->choice = TW_CHOICE_REQUIRED;
             else
-                st = why_fail(why, whylen, "unknown tool_choice '%s'", s);
+                st = why_fail(err, "unknown tool_choice '%s'", s);
         } else if (cJSON_IsObject(tc)) {
             const cJSON *fn = tw_json_get(tc, "function");
             const char *name = tw_json_get_str(cJSON_IsObject(fn) ? fn : tc, "name");
             if (!name)
-                st = why_fail(why, whylen, "tool_choice object needs a 'name'%s", NULL);
+                st = why_fail(err, "tool_choice object needs a 'name'%s", NULL);
             else {
                 out->choice = TW_CHOICE_NAMED;
                 if (!(out->choice_name = tw_strdup(name)))
                     st = TW_ERR_NOMEM;
             }
         } else {
-            st = why_fail(why, whylen, "'tool_choice' must be a string or an object%s", NULL);
+            st = why_fail(err, "'tool_choice' must be a string or an object%s", NULL);
         }
     }
     const cJSON *ptc = tw_json_get(j, "parallel_tool_calls");
     if (st == TW_OK && ptc && !cJSON_IsNull(ptc)) {
         if (!cJSON_IsBool(ptc))
-            st = why_fail(why, whylen, "'parallel_tool_calls' must be a boolean%s", NULL);
+            st = why_fail(err, "'parallel_tool_calls' must be a boolean%s", NULL);
         else
             out->parallel_tool_calls = cJSON_IsTrue(ptc) ? 1 : 0;
     }
     const cJSON *opt = tw_json_get(j, "options");
     if (st == TW_OK && opt && !cJSON_IsNull(opt)) {
         if (!cJSON_IsObject(opt))
-            st = why_fail(why, whylen, "'options' must be an object%s", NULL);
+            st = why_fail(err, "'options' must be an object%s", NULL);
         else if (!(out->options = cJSON_Duplicate(opt, 1)))
             st = TW_ERR_NOMEM;
     }
@@ -730,23 +738,22 @@ tw_status tw_request_read(const cJSON *j, const tw_limits *limits, tw_request *o
     return st;
 }
 
-tw_status tw_result_read(const cJSON *j, const tw_limits *limits, tw_result *out, char *why,
-                         size_t whylen)
+tw_status tw_result_read(const cJSON *j, const tw_limits *limits, tw_result *out, tw_error *err)
 {
     tw_limits l;
     tw_limits_resolve(&l, limits);
     tw_result_init(out, &l);
     if (!cJSON_IsObject(j))
-        return why_fail(why, whylen, "a result must be a JSON object%s", NULL);
-    tw_status st = set_text(&out->msg.content, tw_json_get(j, "content"), "content", why, whylen);
+        return why_fail(err, "a result must be a JSON object%s", NULL);
+    tw_status st = set_text(&out->msg.content, tw_json_get(j, "content"), "content", err);
     if (st == TW_OK)
-        st = set_text(&out->msg.thinking, tw_json_get(j, "thinking"), "thinking", why, whylen);
+        st = set_text(&out->msg.thinking, tw_json_get(j, "thinking"), "thinking", err);
     if (st == TW_OK)
-        st = dup_opt_str(&out->msg.thinking_signature, j, "thinking_signature", why, whylen);
+        st = dup_opt_str(&out->msg.thinking_signature, j, "thinking_signature", err);
     if (st == TW_OK)
-        st = read_calls(tw_json_get(j, "tool_calls"), &l, &out->msg, why, whylen);
+        st = read_calls(tw_json_get(j, "tool_calls"), &l, &out->msg, err);
     if (st == TW_OK)
-        st = dup_opt_str(&out->finish_reason, j, "finish_reason", why, whylen);
+        st = dup_opt_str(&out->finish_reason, j, "finish_reason", err);
     const char *keys[2] = {"errors", "warnings"};
     tw_diag_list *lists[2] = {&out->errors, &out->warnings};
     for (int k = 0; st == TW_OK && k < 2; k++) {
@@ -754,14 +761,14 @@ tw_status tw_result_read(const cJSON *j, const tw_limits *limits, tw_result *out
         if (!arr || cJSON_IsNull(arr))
             continue;
         if (!cJSON_IsArray(arr)) {
-            st = why_fail(why, whylen, "'%s' must be an array", keys[k]);
+            st = why_fail(err, "'%s' must be an array", keys[k]);
             break;
         }
         for (const cJSON *d = arr->child; st == TW_OK && d; d = d->next) {
             const char *code = tw_json_get_str(d, "code");
             tw_status c;
             if (!code || !tw_code_from_name(code, strlen(code), &c)) {
-                st = why_fail(why, whylen, "unknown diagnostic code '%s'", code ? code : "");
+                st = why_fail(err, "unknown diagnostic code '%s'", code ? code : "");
                 break;
             }
             const cJSON *off = tw_json_get(d, "offset");

@@ -18,6 +18,49 @@
 #include "work.h"
 #include "toolwire/decode.h"
 
+/* Initial capacity of the per-stream call table; it grows up to 2 * max_calls + 16. */
+#define TW_OAI_SLOTS_INIT 8
+
+typedef struct tw_oai_slot tw_oai_slot;
+
+/*
+ * The state of a chat.completion.chunk stream decoder (opaque in
+ * toolwire/openai.h). Memory it holds is bounded:
+ * one SSE line and event (max_line_bytes, max_event_bytes), each open call's
+ * argument text (2 * max_args_bytes + 4096) and the decoded text, which the
+ * max_input_bytes cap on the input bounds.
+ */
+struct tw_openai_stream {
+    tw_decode_opts o;
+    tw_limits L;
+    tw_event_fn fn;
+    void *user;
+    tw_result res;
+    tw_sse sse;
+    uint64_t fed;
+    bool too_large;
+    bool finished;
+    bool done; /* data: [DONE] seen */
+    bool any_event;
+    tw_oai_slot *slots; /* open calls, in order of their first delta */
+    size_t nslots;
+    size_t cap_slots;
+    size_t slots_created; /* since the last time calls were closed */
+    tw_buf refusal;
+    int64_t refusal_off;
+    char *finish_reason;
+    tw_buf head; /* the input while no event came yet (<= max_event_bytes) */
+    bool head_off;
+    /* lookup of the open calls: 1 + slot position by delta index and by id
+     * (the latest slot of each), and the latest non-legacy slot */
+    size_t *by_index;
+    size_t *by_id;
+    size_t ntab; /* a power of two, at least twice nslots; 0 before the first slot */
+    size_t last_plain;
+    bool nonstd_warned; /* json_not_rfc8259 given once per stream */
+    tw_status stop;       /* a callback's status that stopped the decode; TW_OK while none */
+};
+
 #define SLEN(s) (sizeof(s) - 1)
 
 /* ===================== pieces shared by response and stream ===================== */
@@ -26,7 +69,7 @@ static tw_status fire_text(tw_wire_sink *k, tw_event_kind kind, tw_buf *b, size_
 {
     if (k->fn && b->len > from) {
         tw_event ev = {kind, b->data + from, b->len - from, NULL, NULL};
-        k->fn(k->user, &ev);
+        tw_event_deliver(k->fn, k->user, k->stop, &ev);
     }
     return TW_OK;
 }
@@ -148,14 +191,14 @@ static tw_status take_call_object(tw_wire_sink *k, const cJSON *tc, int64_t off,
 static tw_status oai_response(tw_wire_sink *k, const char *buf, size_t len)
 {
     cJSON *root = NULL;
-    tw_json_error e;
+    tw_error e;
     tw_json_lint lint;
     tw_status st = tw_json_parse_lint(buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH, &root,
                                       &e, &lint);
     if (st == TW_ERR_NOMEM)
         return st;
     if (st != TW_OK)
-        return tw_wire_diag(k, true, TW_D_RESPONSE_JSON, (int64_t)e.offset, e.message);
+        return tw_wire_diag(k, true, TW_D_RESPONSE_JSON, e.offset >= 0 ? e.offset : 0, e.message);
     if ((st = tw_wire_lint_diags(k, &lint, 0, true, NULL)) != TW_OK) {
         cJSON_Delete(root);
         return st;
@@ -272,7 +315,7 @@ static void slot_free(tw_oai_slot *s)
 
 static tw_wire_sink sink_of(tw_openai_stream *d)
 {
-    tw_wire_sink k = {&d->res, &d->o, &d->L, d->fn, d->user};
+    tw_wire_sink k = {&d->res, &d->o, &d->L, d->fn, d->user, &d->stop};
     return k;
 }
 
@@ -566,6 +609,8 @@ static tw_status on_chunk(tw_openai_stream *d, const cJSON *j, int64_t off)
 static tw_status on_sse_event(void *user, const tw_sse_event *ev)
 {
     tw_openai_stream *d = user;
+    if (d->stop != TW_OK)
+        return d->stop; /* a callback stopped the decode */
     if (d->done)
         return TW_OK; /* nothing after [DONE] is part of the completion */
     d->any_event = true;
@@ -578,7 +623,7 @@ static tw_status on_sse_event(void *user, const tw_sse_event *ev)
         return TW_OK;
     }
     cJSON *j = NULL;
-    tw_json_error e;
+    tw_error e;
     tw_json_lint lint;
     tw_status st =
         tw_json_parse_lint(p, n, d->L.max_depth + TW_WIRE_ENVELOPE_DEPTH, &j, &e, &lint);
@@ -597,7 +642,7 @@ static tw_status on_sse_event(void *user, const tw_sse_event *ev)
         st = stream_error(d, tw_json_get(j, "error") ? tw_json_get(j, "error") : j, p, n, off);
     } else if (st != TW_OK || !cJSON_IsObject(j)) {
         char msg[200];
-        snprintf(msg, sizeof msg, "chunk data is not a JSON object: %s",
+        snprintf(msg, sizeof msg, "chunk data is not a JSON object: %.150s",
                  st != TW_OK ? e.message : "another JSON value");
         tw_wire_sink k = sink_of(d);
         st = tw_wire_diag(&k, true, TW_D_CHUNK_JSON, off, msg);
@@ -617,7 +662,7 @@ static tw_status on_sse_diag(void *user, tw_status code, uint64_t off)
     return tw_wire_diag(&k, true, code, (int64_t)off, NULL);
 }
 
-tw_status tw_openai_stream_init(tw_openai_stream *d, const tw_decode_opts *o, tw_event_fn fn,
+static tw_status stream_init(tw_openai_stream *d, const tw_decode_opts *o, tw_event_fn fn,
                                 void *user)
 {
     TW_DECODER_SETUP(d, o, fn, user);
@@ -631,11 +676,14 @@ tw_status tw_openai_stream_feed(tw_openai_stream *d, const char *buf, size_t len
 {
     if (d->finished)
         return TW_ERR_STATE;
-    return tw_wire_sse_feed(&d->sse, &d->L, &d->fed, &d->too_large, &d->head, &d->head_off, buf,
-                            len);
+    if (d->stop != TW_OK)
+        return d->stop;
+    tw_status st = tw_wire_sse_feed(&d->sse, &d->L, &d->fed, &d->too_large, &d->head,
+                                    &d->head_off, buf, len);
+    return st == TW_OK ? d->stop : st;
 }
 
-void tw_openai_stream_release(tw_openai_stream *d)
+static void stream_release(tw_openai_stream *d)
 {
     tw_sse_release(&d->sse);
     for (size_t i = 0; i < d->nslots; i++)
@@ -662,7 +710,7 @@ tw_status tw_openai_stream_finish(tw_openai_stream *d, tw_result *out)
     }
     d->finished = true;
     tw_wire_sink k = sink_of(d);
-    tw_status st = tw_sse_finish(&d->sse);
+    tw_status st = d->stop != TW_OK ? d->stop : tw_sse_finish(&d->sse);
     if (st == TW_OK)
         st = close_calls(d);
     bool envelope = false;
@@ -676,41 +724,81 @@ tw_status tw_openai_stream_finish(tw_openai_stream *d, tw_result *out)
         st = close_message(&k, &d->refusal, d->refusal_off, d->finish_reason);
     if (st == TW_OK)
         st = tw_wire_close(&k, d->too_large);
+    if (st == TW_OK)
+        st = d->stop; /* a callback stopped the decode */
     if (st == TW_OK) {
         *out = d->res;
         memset(&d->res, 0, sizeof d->res);
     } else {
         tw_result_init(out, &d->L);
     }
-    tw_openai_stream_release(d);
     return st;
 }
 
-TW_DECODER_ADAPTERS_INIT(st, tw_openai_stream, tw_openai_stream)
+/* ===================== the opaque decoder ===================== */
+
+tw_openai_stream *tw_openai_stream_new(const tw_decode_opts *o, tw_event_fn fn, void *user)
+{
+    tw_openai_stream *d = malloc(sizeof *d);
+    if (d && stream_init(d, o, fn, user) != TW_OK) {
+        tw_openai_stream_free(d);
+        d = NULL;
+    }
+    return d;
+}
+
+tw_status tw_openai_stream_reset(tw_openai_stream *d, const tw_decode_opts *o, tw_event_fn fn,
+                                 void *user)
+{
+    tw_buf *const b[] = {&d->refusal, &d->head}; /* kept: the allocations of the buffers */
+    tw_buf keep[2];
+    tw_bufs_detach(b, keep, 2);
+    stream_release(d);
+    tw_status st = stream_init(d, o, fn, user);
+    tw_bufs_attach(b, keep, 2);
+    return st;
+}
+
+void tw_openai_stream_free(tw_openai_stream *d)
+{
+    if (!d)
+        return;
+    stream_release(d);
+    free(d);
+}
 
 tw_status tw_openai_stream_decode(const char *buf, size_t len, const tw_decode_opts *o,
                                   tw_result *out)
 {
     tw_openai_stream d;
-    return tw_decode_batch(&d, tw_openai_stream_init(&d, o, NULL, NULL), st_feed, st_finish,
-                           st_release, buf, len, out);
+    tw_status st = stream_init(&d, o, NULL, NULL);
+    if (st == TW_OK)
+        st = tw_openai_stream_feed(&d, buf, len);
+    if (st == TW_OK)
+        st = tw_openai_stream_finish(&d, out);
+    else
+        tw_result_init(out, o ? &o->limits : NULL); /* *out is empty on every failure */
+    stream_release(&d);
+    return st;
 }
+
+TW_DECODER_OPS(st, tw_openai_stream, tw_openai_stream)
 
 /* ===================== registry glue ===================== */
 
 const tw_format_ops tw_format_openai_response = {"openai-response",
                                                  "OpenAI chat.completion body (or error envelope)",
                                                  tw_openai_response_decode,
-                                                 sizeof(tw_body_dec),
-                                                 tw_body_init,
+                                                 tw_body_new,
                                                  tw_body_feed,
                                                  resp_finish,
-                                                 tw_body_release};
+                                                 tw_body_reset,
+                                                 tw_body_free};
 const tw_format_ops tw_format_openai_stream = {"openai-stream",
                                                "OpenAI chat.completion.chunk SSE stream",
                                                tw_openai_stream_decode,
-                                               sizeof(tw_openai_stream),
-                                               st_init,
+                                               st_new,
                                                st_feed,
                                                st_finish,
-                                               st_release};
+                                               st_reset,
+                                               st_free};

@@ -11,8 +11,43 @@
 #include <string.h>
 
 #include "formats.h"
+#include "text_int.h"
 #include "wire_common.h"
 #include "tw_macros.h"
+
+typedef struct tw_proxy_cut {
+    uint64_t fed_pos;     /* bytes given to the Hermes decoder before the cut */
+    uint64_t removed;     /* bytes removed up to and including this cut */
+} tw_proxy_cut;
+
+/*
+ * The streaming state (opaque in toolwire/proxy.h): a layer that removes
+ * <tool_result> blocks, in front of the Hermes decoder (tw_text_dec).
+ * Memory: the Hermes decoder's bounds, one opening tag (TW_PROXY_TAG_MAX)
+ * and 16 bytes per removed block.
+ */
+struct tw_proxy_dec {
+    tw_text_dec text;
+    tw_limits L;
+    tw_event_fn fn;
+    void *user;
+    uint64_t in;          /* raw bytes accepted: the offset of the next byte */
+    uint64_t fed;         /* bytes given to the Hermes decoder */
+    int state;            /* outside, in an opening tag, inside a block */
+    char tag[TW_PROXY_TAG_MAX];
+    size_t tag_len;
+    uint64_t tag_off;     /* offset of tag[0] */
+    size_t close_match;   /* bytes of </tool_result> matched inside a block */
+    uint64_t block_off;   /* offset of the open block's '<' */
+    char id[128];         /* the open block's id attribute (cut to fit) */
+    tw_proxy_cut *cuts;
+    size_t ncuts, cap_cuts;
+    uint64_t removed;
+    tw_diag_list errors;  /* tool_result_in_output, merged at finish */
+    bool too_large;
+    bool finished;
+    tw_status stop;       /* a callback's status that stopped the decode; TW_OK while none */
+};
 
 static const char RES_OPEN[] = "<tool_result";    /* 12 bytes */
 static const char RES_CLOSE[] = "</tool_result>"; /* 14 bytes */
@@ -41,12 +76,12 @@ static int64_t map_off(const tw_proxy_dec *d, int64_t x)
 
 static void fire(tw_proxy_dec *d, const tw_event *ev)
 {
-    if (d->fn)
-        d->fn(d->user, ev);
+    tw_event_deliver(d->fn, d->user, &d->stop, ev);
 }
 
-/* Events of the Hermes decoder, with offsets into the raw input. */
-static void relay(void *user, const tw_event *ev)
+/* Events of the Hermes decoder, with offsets into the raw input; a stop
+ * stops both layers. */
+static tw_status relay(void *user, const tw_event *ev)
 {
     tw_proxy_dec *d = user;
     tw_event e = *ev;
@@ -63,6 +98,7 @@ static void relay(void *user, const tw_event *ev)
         e.call = &c;
     }
     fire(d, &e);
+    return d->stop;
 }
 
 static tw_status text_out(tw_proxy_dec *d, const char *p, size_t n)
@@ -249,7 +285,7 @@ static tw_status run(tw_proxy_dec *d, const source *s)
     return TW_OK;
 }
 
-tw_status tw_proxy_init(tw_proxy_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user)
+static tw_status proxy_init(tw_proxy_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user)
 {
     memset(d, 0, sizeof *d);
     tw_limits_resolve(&d->L, o ? &o->limits : NULL);
@@ -259,10 +295,12 @@ tw_status tw_proxy_init(tw_proxy_dec *d, const tw_decode_opts *o, tw_event_fn fn
     return tw_text_init(&d->text, TW_TEXT_HERMES, o, fn ? relay : NULL, d);
 }
 
-tw_status tw_proxy_feed(tw_proxy_dec *d, const char *buf, size_t len)
+tw_status tw_proxy_dec_feed(tw_proxy_dec *d, const char *buf, size_t len)
 {
     if (d->finished)
         return TW_ERR_STATE;
+    if (d->stop != TW_OK)
+        return d->stop;
     len = tw_input_clip(&d->L, d->in, len, &d->too_large);
     if (len == 0)
         return TW_OK;
@@ -277,7 +315,8 @@ tw_status tw_proxy_feed(tw_proxy_dec *d, const char *buf, size_t len)
         d->state = P_OUT;
     }
     d->in += len;
-    return run(d, &s);
+    tw_status st = run(d, &s);
+    return st == TW_OK ? d->stop : st;
 }
 
 /* Merge two offset-sorted lists into *a (stable: a's entries first on ties). */
@@ -306,17 +345,17 @@ static tw_status merge(tw_diag_list *a, tw_diag_list *b)
     return TW_OK;
 }
 
-tw_status tw_proxy_finish(tw_proxy_dec *d, tw_result *out)
+tw_status tw_proxy_dec_finish(tw_proxy_dec *d, tw_result *out)
 {
     if (d->finished) {
         tw_result_init(out, &d->L); /* *out is empty on every failure */
         return TW_ERR_STATE;
     }
     d->finished = true;
-    tw_status st = TW_OK;
-    if (d->state == P_TAG) /* an undecided tag at the end is text */
+    tw_status st = d->stop; /* a callback stopped the decode */
+    if (st == TW_OK && d->state == P_TAG) /* an undecided tag at the end is text */
         st = text_out(d, d->tag, d->tag_len);
-    else if (d->state == P_IN) {
+    else if (st == TW_OK && d->state == P_IN) {
         char m[220];
         snprintf(m, sizeof m,
                  "unterminated <tool_result> block (id \"%.100s\"); the rest of the input was "
@@ -347,17 +386,18 @@ tw_status tw_proxy_finish(tw_proxy_dec *d, tw_result *out)
             fire(d, &ev);
         }
     }
+    if (st == TW_OK)
+        st = d->stop;
     if (st == TW_OK) {
         *out = res;
     } else {
         tw_result_free(&res);
         tw_result_init(out, &d->L);
     }
-    tw_proxy_release(d);
     return st;
 }
 
-void tw_proxy_release(tw_proxy_dec *d)
+static void proxy_release(tw_proxy_dec *d)
 {
     tw_text_release(&d->text);
     free(d->cuts);
@@ -366,14 +406,52 @@ void tw_proxy_release(tw_proxy_dec *d)
     tw_diag_list_free(&d->errors);
 }
 
-TW_DECODER_ADAPTERS_INIT(g, tw_proxy, tw_proxy_dec)
+/* ===================== the opaque decoder ===================== */
+
+tw_proxy_dec *tw_proxy_dec_new(const tw_decode_opts *o, tw_event_fn fn, void *user)
+{
+    tw_proxy_dec *d = malloc(sizeof *d);
+    if (d && proxy_init(d, o, fn, user) != TW_OK) {
+        tw_proxy_dec_free(d);
+        d = NULL;
+    }
+    return d;
+}
+
+tw_status tw_proxy_dec_reset(tw_proxy_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user)
+{
+    tw_buf *b[TEXT_NBUFS], keep[TEXT_NBUFS]; /* kept: the Hermes decoder's buffers */
+    tw_text_bufs(&d->text, b);
+    tw_bufs_detach(b, keep, TEXT_NBUFS);
+    proxy_release(d);
+    tw_status st = proxy_init(d, o, fn, user);
+    tw_bufs_attach(b, keep, TEXT_NBUFS);
+    return st;
+}
+
+void tw_proxy_dec_free(tw_proxy_dec *d)
+{
+    if (!d)
+        return;
+    proxy_release(d);
+    free(d);
+}
 
 tw_status tw_proxy_output_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)
 {
     tw_proxy_dec d;
-    return tw_decode_batch(&d, tw_proxy_init(&d, o, NULL, NULL), g_feed, g_finish, g_release, buf,
-                           len, out);
+    tw_status st = proxy_init(&d, o, NULL, NULL);
+    if (st == TW_OK)
+        st = tw_proxy_dec_feed(&d, buf, len);
+    if (st == TW_OK)
+        st = tw_proxy_dec_finish(&d, out);
+    else
+        tw_result_init(out, o ? &o->limits : NULL); /* *out is empty on every failure */
+    proxy_release(&d);
+    return st;
 }
+
+TW_DECODER_OPS(g, tw_proxy_dec, tw_proxy_dec)
 
 /* ===================== encoder: the Tool-Use Protocol prompt ===================== */
 
@@ -556,7 +634,7 @@ tw_status tw_proxy_prompt_encode(const tw_request *r, const tw_encode_opts *o, t
 
 const tw_format_ops tw_format_proxy = {
     "proxy", "prompt-only proxy output: <tool_call> blocks; <tool_result> blocks cut out",
-    tw_proxy_output_decode, sizeof(tw_proxy_dec), g_init, g_feed, g_finish, g_release};
+    tw_proxy_output_decode, g_new, g_feed, g_finish, g_reset, g_free};
 const tw_encoder_ops tw_encoder_proxy_prompt = {
     "proxy-prompt", "neutral request -> the proxy's Tool-Use Protocol prompt", TW_ENC_REQUEST,
     tw_proxy_prompt_encode, tw_unsupported_encode_result};

@@ -64,20 +64,21 @@ static tw_status read_tools(hp *h, const char *p, size_t n, size_t at, const cha
         char tp[64];
         snprintf(tp, sizeof tp, "%s.tools[%zu]", path, r->ntools);
         cJSON *j = NULL;
-        tw_json_error je;
+        tw_error je;
         tw_status st = tw_json_parse(p + s, e - s, h->d.l.max_depth, &j, &je);
         if (st == TW_ERR_NOMEM)
             return st;
         if (st != TW_OK)
-            return tw_rq_fail(&h->d, st, (int64_t)(at + s + je.offset), tp, "%s", je.message);
-        char why[200] = "";
-        st = tw_tool_read(j, &r->tools[r->ntools], why, sizeof why);
+            return tw_rq_fail_json(&h->d, st, &je, (int64_t)(at + s), tp);
+        tw_error te;
+        tw_error_clear(&te);
+        st = tw_tool_read(j, &r->tools[r->ntools], &te);
         cJSON_Delete(j);
         if (st == TW_ERR_NOMEM)
             return st;
         if (st != TW_OK)
             return tw_rq_fail(&h->d, st, (int64_t)(at + s), tp, "%s",
-                              why[0] ? why : tw_code_message(st));
+                              te.message[0] ? te.message : tw_code_message(st));
         r->ntools++;
         i = e;
     }
@@ -258,7 +259,7 @@ static tw_status prompt_body(hp *h)
 
 tw_status tw_hermes_prompt_decode(const char *buf, size_t len, const tw_limits *limits,
                                   tw_request *out, tw_diag_list *warnings,
-                                  tw_request_error *err)
+                                  tw_error *err)
 {
     hp h;
     tw_rq_begin(&h.d, limits, out, warnings, err);

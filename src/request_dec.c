@@ -87,13 +87,12 @@ static tw_status read_tools(tw_rq *d, const cJSON *arr, bool openai)
 static tw_status string_args(tw_rq *d, const cJSON *a, const char *path, tw_call *c)
 {
     size_t n = strlen(a->valuestring);
-    char why[160] = "";
-    tw_status st = tw_shim_parse_args(a->valuestring, n, &d->l, &c->arguments, NULL, why,
-                                      sizeof why);
+    tw_error se;
+    tw_status st = tw_shim_parse_args(a->valuestring, n, &d->l, &c->arguments, NULL, &se);
     if (st == TW_ERR_NOMEM)
         return st;
     if (st != TW_OK)
-        return tw_rq_fail(d, st, -1, path, "%s (%s)", why, tw_code_name(st));
+        return tw_rq_fail(d, se.code, -1, path, "%.150s (%s)", se.message, tw_code_name(se.code));
     return TW_OK;
 }
 
@@ -607,7 +606,7 @@ static tw_status anthropic_body(tw_rq *d, const cJSON *j)
 /* ===================== entry points ===================== */
 
 static tw_status run(const cJSON *j, const tw_limits *limits, tw_request *out,
-                     tw_diag_list *warnings, tw_request_error *err,
+                     tw_diag_list *warnings, tw_error *err,
                      tw_status (*body)(tw_rq *, const cJSON *))
 {
     tw_rq d;
@@ -621,33 +620,25 @@ static tw_status run(const cJSON *j, const tw_limits *limits, tw_request *out,
 }
 
 static tw_status decode(const char *buf, size_t len, const tw_limits *limits, tw_request *out,
-                        tw_diag_list *warnings, tw_request_error *err,
+                        tw_diag_list *warnings, tw_error *err,
                         tw_status (*body)(tw_rq *, const cJSON *))
 {
     tw_limits l;
     tw_limits_resolve(&l, limits);
     memset(out, 0, sizeof *out);
     out->parallel_tool_calls = -1;
-    if (err)
-        memset(err, 0, sizeof *err);
+    tw_error_clear(err);
     if (len > l.max_input_bytes) {
-        if (err) {
-            err->code = TW_ERR_LIMIT;
-            snprintf(err->message, sizeof err->message,
-                     "(root): the body is %zu bytes, more than max_input_bytes (%zu)", len,
+        tw_error_set(err, TW_ERR_LIMIT, -1, "",
+                     "the body is %zu bytes, more than max_input_bytes (%zu)", len,
                      l.max_input_bytes);
-        }
         return TW_ERR_LIMIT;
     }
     cJSON *j = NULL;
-    tw_json_error je;
+    tw_error je;
     tw_status st = tw_json_parse(buf, len, l.max_depth, &j, &je);
     if (st != TW_OK) {
-        if (err) {
-            err->code = st;
-            err->offset = je.offset;
-            snprintf(err->message, sizeof err->message, "(root): %s", je.message);
-        }
+        tw_error_set(err, je.code, je.offset, "", "%s", je.message);
         return st;
     }
     st = run(j, &l, out, warnings, err, body);
@@ -656,27 +647,27 @@ static tw_status decode(const char *buf, size_t len, const tw_limits *limits, tw
 }
 
 tw_status tw_openai_request_from_json(const cJSON *j, const tw_limits *limits, tw_request *out,
-                                      tw_diag_list *warnings, tw_request_error *err)
+                                      tw_diag_list *warnings, tw_error *err)
 {
     return run(j, limits, out, warnings, err, openai_body);
 }
 
 tw_status tw_anthropic_request_from_json(const cJSON *j, const tw_limits *limits,
                                          tw_request *out, tw_diag_list *warnings,
-                                         tw_request_error *err)
+                                         tw_error *err)
 {
     return run(j, limits, out, warnings, err, anthropic_body);
 }
 
 tw_status tw_openai_request_decode(const char *buf, size_t len, const tw_limits *limits,
-                                   tw_request *out, tw_diag_list *warnings, tw_request_error *err)
+                                   tw_request *out, tw_diag_list *warnings, tw_error *err)
 {
     return decode(buf, len, limits, out, warnings, err, openai_body);
 }
 
 tw_status tw_anthropic_request_decode(const char *buf, size_t len, const tw_limits *limits,
                                       tw_request *out, tw_diag_list *warnings,
-                                      tw_request_error *err)
+                                      tw_error *err)
 {
     return decode(buf, len, limits, out, warnings, err, anthropic_body);
 }

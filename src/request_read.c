@@ -16,13 +16,12 @@
 #define LIT(s) (s), (sizeof(s) - 1)
 
 void tw_rq_begin(tw_rq *d, const tw_limits *limits, tw_request *out, tw_diag_list *warnings,
-                 tw_request_error *err)
+                 tw_error *err)
 {
     memset(d, 0, sizeof *d);
     memset(out, 0, sizeof *out);
     out->parallel_tool_calls = -1;
-    if (err)
-        memset(err, 0, sizeof *err);
+    tw_error_clear(err);
     tw_limits_resolve(&d->l, limits);
     d->warnings = warnings;
     d->err = err;
@@ -38,13 +37,17 @@ tw_status tw_rq_fail(tw_rq *d, tw_status code, int64_t offset, const char *path,
         va_start(ap, fmt);
         vsnprintf(reason, sizeof reason, fmt, ap);
         va_end(ap);
-        d->err->code = code;
-        d->err->offset = offset > 0 ? (size_t)offset : 0;
-        snprintf(d->err->path, sizeof d->err->path, "%s", path);
-        snprintf(d->err->message, sizeof d->err->message, "%s: %s", path[0] ? path : "(root)",
-                 reason);
+        tw_error_set(d->err, code, offset, path, "%s", reason);
     }
     return code;
+}
+
+tw_status tw_rq_fail_json(tw_rq *d, tw_status st, const tw_error *je, int64_t base,
+                          const char *path)
+{
+    int64_t off = je->offset >= 0 ? base + je->offset : -1;
+    tw_error_set(d->err, je->code, off, path, "%s", je->message);
+    return st;
 }
 
 tw_status tw_rq_warn(tw_rq *d, tw_status code, const char *fmt, ...)
@@ -108,12 +111,12 @@ tw_status tw_rq_tools_begin(tw_rq *d, const cJSON *arr, size_t *cnt)
 tw_status tw_rq_read_tool(tw_rq *d, const cJSON *t, const char *path)
 {
     tw_request *r = d->req;
-    char why[200] = "";
-    tw_status st = tw_tool_read(t, &r->tools[r->ntools], why, sizeof why);
+    tw_error te;
+    tw_status st = tw_tool_read(t, &r->tools[r->ntools], &te);
     if (st == TW_ERR_NOMEM)
         return st;
     if (st != TW_OK)
-        return tw_rq_fail(d, st, -1, path, "%s", why);
+        return tw_rq_fail(d, st, -1, path, "%.180s", te.message);
     r->ntools++;
     return TW_OK;
 }
@@ -163,7 +166,7 @@ static tw_status read_payload(const tw_limits *l, const char *p, size_t n, tw_ca
     c->offset = -1;
     *code = TW_D_TOOL_CALL_JSON;
     cJSON *j = NULL;
-    tw_json_error je;
+    tw_error je;
     tw_status st = tw_json_parse(p, n, l->max_depth, &j, &je);
     if (st == TW_ERR_NOMEM)
         return st;

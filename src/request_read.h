@@ -11,7 +11,7 @@
 typedef struct tw_rq {
     tw_limits l;
     tw_diag_list *warnings;
-    tw_request_error *err;
+    tw_error *err;
     tw_request *req;
     size_t cap_messages;
     size_t next_id; /* the last generated call id number */
@@ -19,15 +19,24 @@ typedef struct tw_rq {
 
 /* Zero *out and *err and set up d. */
 void tw_rq_begin(tw_rq *d, const tw_limits *limits, tw_request *out, tw_diag_list *warnings,
-                 tw_request_error *err);
+                 tw_error *err);
 
-/* Fill d->err (when set) and return code. offset < 0 leaves it 0. */
+/* Fill d->err (when set) with code and return code. offset < 0: none. */
 tw_status tw_rq_fail(tw_rq *d, tw_status code, int64_t offset, const char *path, const char *fmt,
                      ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))
 #endif
     ;
+
+/*
+ * A JSON text inside the request failed to parse (tw_json_parse returned st
+ * and filled *je): fill d->err with je's code (json_too_deep, json_nul or
+ * the status), its offset moved by base (where the text starts in the
+ * input; -1 stays -1) and its reason at path, and return st.
+ */
+tw_status tw_rq_fail_json(tw_rq *d, tw_status st, const tw_error *je, int64_t base,
+                          const char *path);
 
 /* Add a warning (offset -1) when d->warnings is set. */
 tw_status tw_rq_warn(tw_rq *d, tw_status code, const char *fmt, ...)

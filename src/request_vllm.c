@@ -107,9 +107,9 @@ static tw_status body(tw_rq *d, const cJSON *j)
         }
     }
     tw_vllm_params p;
-    char why[160] = "";
-    if (tw_vllm_params_read(d->req->options, &p, why, sizeof why) != TW_OK)
-        return tw_rq_fail(d, TW_ERR_INVALID, -1, "", "%s", why);
+    tw_error pe;
+    if (tw_vllm_params_read(d->req->options, &p, &pe) != TW_OK)
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, "", "%.180s", pe.message);
     return tw_rq_link_results(d, "vllm-generate-request");
 }
 
@@ -125,7 +125,7 @@ static tw_status finish(tw_rq *d, tw_status st)
 }
 
 tw_status tw_vllm_request_from_json(const cJSON *j, const tw_limits *limits, tw_request *out,
-                                    tw_diag_list *warnings, tw_request_error *err)
+                                    tw_diag_list *warnings, tw_error *err)
 {
     tw_rq d;
     tw_rq_begin(&d, limits, out, warnings, err);
@@ -134,7 +134,7 @@ tw_status tw_vllm_request_from_json(const cJSON *j, const tw_limits *limits, tw_
 
 tw_status tw_vllm_request_decode(const char *buf, size_t len, const tw_limits *limits,
                                  tw_request *out, tw_diag_list *warnings,
-                                 tw_request_error *err)
+                                 tw_error *err)
 {
     tw_rq d;
     tw_rq_begin(&d, limits, out, warnings, err);
@@ -143,10 +143,10 @@ tw_status tw_vllm_request_decode(const char *buf, size_t len, const tw_limits *l
                           "the body is %zu bytes, more than max_input_bytes (%zu)", len,
                           d.l.max_input_bytes);
     cJSON *j = NULL;
-    tw_json_error je;
+    tw_error je;
     tw_status st = tw_json_parse(buf, len, d.l.max_depth, &j, &je);
     if (st != TW_OK)
-        return tw_rq_fail(&d, st, (int64_t)je.offset, "", "%s", je.message);
+        return tw_rq_fail_json(&d, st, &je, 0, "");
     st = body(&d, j); /* number spellings kept by tw_json_parse */
     cJSON_Delete(j);
     return finish(&d, st);

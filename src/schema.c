@@ -6,18 +6,19 @@
 #include <string.h>
 
 typedef struct sctx {
-    char *why;
-    size_t whylen;
+    tw_error *err;
     size_t max_depth;
     char path[256];
 } sctx;
 
 static bool fail(sctx *c, const char *fmt, const char *a)
 {
-    if (c->why && c->whylen) {
+    if (c->err) {
         char rule[160];
         snprintf(rule, sizeof rule, fmt, a ? a : "");
-        snprintf(c->why, c->whylen, "%s: %s", c->path[0] ? c->path : "/", rule);
+        tw_error_set(c->err, TW_D_ARGS_SCHEMA, -1, NULL, "%s: %s", c->path[0] ? c->path : "/",
+                     rule);
+        snprintf(c->err->path, sizeof c->err->path, "%.159s", c->path);
     }
     return false;
 }
@@ -115,9 +116,9 @@ static bool validate(sctx *c, const cJSON *s, const cJSON *v, size_t depth)
     return true;
 }
 
-bool tw_schema_validate(const cJSON *schema, const cJSON *value, size_t max_depth, char *why,
-                        size_t whylen)
+bool tw_schema_validate(const cJSON *schema, const cJSON *value, size_t max_depth,
+                        tw_error *err)
 {
-    sctx c = {why, whylen, max_depth ? max_depth : 64, ""};
+    sctx c = {err, max_depth ? max_depth : 64, ""};
     return validate(&c, schema, value, 0);
 }

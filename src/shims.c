@@ -52,15 +52,15 @@ size_t tw_utf8_cut(const char *s, size_t n, size_t max)
 
 /* ===================== arguments ===================== */
 
-static tw_status refuse(tw_status code, char *why, size_t whylen, const char *msg)
+/* Refuse with the status st; err->code is the diagnostic code. */
+static tw_status refuse(tw_status st, tw_status code, tw_error *err, const char *msg)
 {
-    if (why && whylen)
-        snprintf(why, whylen, "%s", msg);
-    return code;
+    tw_error_set(err, code, -1, NULL, "%s", msg);
+    return st;
 }
 
 tw_status tw_shim_parse_args(const char *buf, size_t len, const tw_limits *limits, cJSON **out,
-                             bool *fenced, char *why, size_t whylen)
+                             bool *fenced, tw_error *err)
 {
     tw_limits l;
     tw_limits_resolve(&l, limits);
@@ -68,10 +68,10 @@ tw_status tw_shim_parse_args(const char *buf, size_t len, const tw_limits *limit
     if (fenced)
         *fenced = false;
     if (len > l.max_args_bytes) {
-        if (why && whylen)
-            snprintf(why, whylen, "arguments are %zu bytes, more than max_args_bytes (%zu)", len,
+        tw_error_set(err, TW_D_ARGS_TOO_LARGE, -1, NULL,
+                     "arguments are %zu bytes, more than max_args_bytes (%zu)", len,
                      l.max_args_bytes);
-        return TW_D_ARGS_TOO_LARGE;
+        return TW_ERR_LIMIT;
     }
     const char *p = buf;
     size_t n = len;
@@ -98,18 +98,19 @@ tw_status tw_shim_parse_args(const char *buf, size_t len, const tw_limits *limit
         *out = cJSON_CreateObject();
         return *out ? TW_OK : TW_ERR_NOMEM;
     }
-    tw_json_error e;
+    tw_error e;
     tw_status st = tw_json_parse(p, n, l.max_depth, out, &e);
-    if (st == TW_D_JSON_TOO_DEEP)
-        return refuse(TW_D_JSON_TOO_DEEP, why, whylen, e.message);
+    if (st != TW_OK && e.code == TW_D_JSON_TOO_DEEP)
+        return refuse(TW_ERR_LIMIT, TW_D_JSON_TOO_DEEP, err, e.message);
     if (st == TW_ERR_NOMEM)
-        return st;
+        return refuse(st, st, err, e.message);
     if (st != TW_OK)
-        return refuse(TW_D_TOOL_CALL_JSON, why, whylen, e.message);
+        return refuse(TW_ERR_PARSE, TW_D_TOOL_CALL_JSON, err, e.message);
     if (!cJSON_IsObject(*out)) {
         cJSON_Delete(*out);
         *out = NULL;
-        return refuse(TW_D_ARGUMENTS_NOT_OBJECT, why, whylen, "arguments are not a JSON object");
+        return refuse(TW_ERR_INVALID, TW_D_ARGUMENTS_NOT_OBJECT, err,
+                      "arguments are not a JSON object");
     }
     return TW_OK;
 }

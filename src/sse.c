@@ -199,6 +199,8 @@ static tw_status end_line(tw_sse *s, const char *p, size_t n, uint64_t off)
 
 tw_status tw_sse_feed(tw_sse *s, const char *buf, size_t len)
 {
+    if (s->done)
+        return TW_ERR_STATE;
     uint64_t base = s->fed;
     size_t pos = 0, lf_at = 0, cr_at = 0;
     bool lf_known = false, cr_known = false;
@@ -233,12 +235,19 @@ tw_status tw_sse_feed(tw_sse *s, const char *buf, size_t len)
         pos = e + 1;
     }
     s->fed = base + len;
+    if (st != TW_OK)
+        s->done = true;
     return st;
 }
 
 tw_status tw_sse_finish(tw_sse *s)
 {
+    if (s->done) {
+        tw_sse_release(s);
+        return TW_ERR_STATE;
+    }
     tw_status st = TW_OK;
+    s->done = true;
     if (s->flush_at_end) {
         if (s->line_held)
             st = end_line(s, "", 0, s->fed);

@@ -12,7 +12,9 @@
 #include <string.h>
 
 #include "formats.h"
+#include "text_int.h"
 #include "wire_common.h"
+#include "work.h"
 #include "toolwire/decode.h"
 
 #define NPOS ((size_t)-1)
@@ -35,10 +37,8 @@ enum { JP_PRE = 0, JP_JSON, JP_POST, JP_DONE, JP_FAILED };
 static void fire(tw_text_dec *d, tw_event_kind k, const char *t, size_t n, const tw_call *c,
                  const tw_diag *g)
 {
-    if (!d->fn)
-        return;
     tw_event ev = {k, t, n, c, g};
-    d->fn(d->user, &ev);
+    tw_event_deliver(d->fn, d->user, &d->stop, &ev);
 }
 
 static tw_status add_diag(tw_text_dec *d, bool error, tw_status code, int64_t off, const char *msg)
@@ -184,7 +184,7 @@ static void end_thinking_block(tw_text_dec *d)
  * shares (calls.h); its arguments are moved out of it, never copied. */
 static tw_status take_call(tw_text_dec *d, cJSON *obj, int64_t off)
 {
-    tw_wire_sink k = {&d->res, &d->o, &d->L, d->fn, d->user};
+    tw_wire_sink k = {&d->res, &d->o, &d->L, d->fn, d->user, &d->stop};
     return tw_call_take_object(&k, obj, off);
 }
 
@@ -266,27 +266,28 @@ static void trim_ctl(const char **p, size_t *n)
 static cJSON *parse_payload(const tw_text_dec *d, const char *p, size_t n, bool retry, bool *deep,
                             char *why, size_t whylen, tw_json_lint *lint)
 {
-    tw_json_error e;
+    tw_error e;
     cJSON *v = NULL;
     strip_payload(d, &p, &n);
     trim_ctl(&p, &n);
     tw_status st = tw_json_parse_lint(p, n, d->L.max_depth, &v, &e, lint);
     if (st == TW_OK)
         return v;
-    *deep = st == TW_D_JSON_TOO_DEEP;
+    *deep = e.code == TW_D_JSON_TOO_DEEP;
+    size_t eo = e.offset >= 0 ? (size_t)e.offset : 0;
     /* the parser counts inside the payload: say so, and where that is in the
      * input when the payload lies in the block buffer */
     char where[48] = "";
     if (d->c_blk.data && p >= d->c_blk.data && p <= d->c_blk.data + d->c_blk.len)
         snprintf(where, sizeof where, " (byte %llu of the input)",
-                 (unsigned long long)blk_input_off(d, (size_t)(p - d->c_blk.data) + e.offset));
+                 (unsigned long long)blk_input_off(d, (size_t)(p - d->c_blk.data) + eo));
     static const char pre[] = "invalid JSON at byte ";
     const char *rest = strncmp(e.message, pre, sizeof pre - 1) == 0 ? strstr(e.message, ": ") : NULL;
     if (rest)
-        snprintf(why, whylen, "invalid JSON at byte %zu of the payload%s: %s", e.offset, where,
+        snprintf(why, whylen, "invalid JSON at byte %zu of the payload%s: %s", eo, where,
                  rest + 2);
     else
-        snprintf(why, whylen, "%s, at byte %zu of the payload%s", e.message, e.offset, where);
+        snprintf(why, whylen, "%.127s, at byte %zu of the payload%s", e.message, eo, where);
     if (!retry || *deep)
         return NULL;
     size_t a, b;
@@ -294,7 +295,7 @@ static cJSON *parse_payload(const tw_text_dec *d, const char *p, size_t n, bool 
         st = tw_json_parse_lint(p + a, b - a, d->L.max_depth, &v, &e, lint);
         if (st == TW_OK)
             return v;
-        if (st == TW_D_JSON_TOO_DEEP)
+        if (st != TW_OK && e.code == TW_D_JSON_TOO_DEEP)
             *deep = true;
     }
     return NULL;
@@ -527,7 +528,7 @@ static tw_status block_done(tw_text_dec *d, size_t end, bool via_json)
     size_t clen;
     closer(d, &clen);
     if (via_json) {
-        tw_json_error e;
+        tw_error e;
         tw_json_lint lint;
         cJSON *v = NULL;
         const char *vp = d->c_blk.data + d->c_vstart;
@@ -894,12 +895,18 @@ static tw_status calls_finish(tw_text_dec *d)
     return st;
 }
 
-/* Is there a complete, valid block right after an opener at p? (§1.7) */
-static bool block_valid_at(const tw_text_dec *d, const char *p, size_t n)
+/*
+ * Is there a complete, valid block right after an opener at p (n bytes to the
+ * end of the input)? (§1.7) lit is the first closing tag at or after the
+ * payload's start. The literal path yields an object or array, directly or
+ * by the first-balanced retry, only when the payload holds a '{' or '['
+ * (bracket): without one it is not parsed at all.
+ */
+static bool block_valid_at(const tw_text_dec *d, const char *p, size_t n, const char *lit,
+                           bool bracket)
 {
-    size_t olen, clen;
+    size_t olen;
     opener(d, &olen);
-    const char *close = closer(d, &clen);
     p += olen;
     n -= olen;
     /* JSON-aware: scan the value and expect the close tag */
@@ -915,18 +922,19 @@ static bool block_valid_at(const tw_text_dec *d, const char *p, size_t n)
     char why[256];
     cJSON *v = NULL;
     if (t.c_jphase == JP_DONE) {
-        tw_json_error e;
+        tw_error e;
         if (tw_json_parse(p + t.c_vstart, t.c_vend - t.c_vstart, d->L.max_depth, &v, &e) == TW_OK) {
             bool ok = cJSON_IsObject(v) || cJSON_IsArray(v);
             cJSON_Delete(v);
             return ok;
         }
     }
-    const char *f = tw_memmem(p, n, close, clen);
-    if (!f)
+    if (!bracket)
         return false;
+    size_t pn = (size_t)(lit - p);
+    TW_WORK(pn); /* the literal payload is read in full */
     tw_json_lint lint;
-    v = parse_payload(d, p, (size_t)(f - p), true, &deep, why, sizeof why, &lint);
+    v = parse_payload(d, p, pn, true, &deep, why, sizeof why, &lint);
     bool ok = v && (cJSON_IsObject(v) || cJSON_IsArray(v));
     cJSON_Delete(v);
     return ok;
@@ -1212,14 +1220,37 @@ static tw_status think_finish_block(tw_text_dec *d)
     const char *h = hdata(d);
     size_t len = hlen(d);
     tw_status st = TW_OK;
-    /* §1.7: the first opener that starts a complete, valid block */
+    /* §1.7: the first opener that starts a complete, valid block. One pass:
+     * the closing tag and the bracket each opener needs are found by
+     * searches that only move forward, and once no closing tag follows,
+     * no later opener can start a block. */
+    size_t clen;
+    const char *close = closer(d, &clen);
     size_t from = d->t_text_start;
+    /* lit: the first closing tag at or after the current payload; brace,
+     * brack: the first '{' and '[' there (len when none). 0: not searched. */
+    size_t lit = 0, brace = 0, brack = 0;
     for (int tries = 0; tries < 64 && from < len; tries++) {
         const char *f = tw_memmem(h + from, len - from, open, olen);
         if (!f)
             break;
-        size_t at = (size_t)(f - h);
-        if (block_valid_at(d, f, len - at)) {
+        size_t at = (size_t)(f - h), pay = at + olen;
+        if (lit < pay) {
+            const char *c = tw_memmem(h + pay, len - pay, close, clen);
+            if (!c)
+                break; /* no closing tag from here on */
+            lit = (size_t)(c - h);
+        }
+        if (brace < pay) {
+            const char *b = memchr(h + pay, '{', len - pay);
+            brace = b ? (size_t)(b - h) : len;
+        }
+        if (brack < pay) {
+            const char *b = memchr(h + pay, '[', len - pay);
+            brack = b ? (size_t)(b - h) : len;
+        }
+        size_t br = brace < brack ? brace : brack;
+        if (block_valid_at(d, f, len - at, h + lit, br < lit)) {
             st = emit_thinking(d, h + d->t_text_start, at - d->t_text_start);
             end_thinking_block(d);
             if (st == TW_OK)
@@ -1282,12 +1313,14 @@ tw_status tw_text_feed(tw_text_dec *d, const char *buf, size_t len)
 {
     if (d->finished)
         return TW_ERR_STATE;
+    if (d->stop != TW_OK)
+        return d->stop;
     len = tw_input_clip(&d->L, d->fed, len, &d->too_large);
     if (len == 0)
         return TW_OK;
     tw_status st = think_feed(d, buf, len);
     d->fed += len;
-    return st;
+    return st == TW_OK ? d->stop : st;
 }
 
 static tw_status bare_json_finish(tw_text_dec *d)
@@ -1300,7 +1333,7 @@ static tw_status bare_json_finish(tw_text_dec *d)
     size_t tn = n;
     tw_trim(&t, &tn);
     if (d->c_blocks == 0 && tn && t[0] == '{') {
-        tw_json_error e;
+        tw_error e;
         tw_json_lint lint;
         cJSON *v = NULL;
         tw_status ps = tw_json_parse_lint(t, tn, d->L.max_depth, &v, &e, &lint);
@@ -1344,9 +1377,11 @@ tw_status tw_text_finish(tw_text_dec *d, tw_result *out)
         return TW_ERR_STATE;
     }
     d->finished = true;
-    if (d->t_state == 1 && d->t_forced_start)
+    st = d->stop; /* a callback stopped the decode */
+    if (st == TW_OK && d->t_state == 1 && d->t_forced_start)
         forced_start(d, true);
-    st = think_process(d, true);
+    if (st == TW_OK)
+        st = think_process(d, true);
     if (st == TW_OK && d->t_state == 1)
         st = think_finish_block(d);
     if (st == TW_OK && hlen(d)) {
@@ -1373,13 +1408,14 @@ tw_status tw_text_finish(tw_text_dec *d, tw_result *out)
         if (!d->res.msg.thinking.data)
             st = st == TW_OK ? tw_buf_append(&d->res.msg.thinking, "", 0) : st;
     }
+    if (st == TW_OK)
+        st = d->stop; /* a callback stopped the decode */
     if (st == TW_OK) {
         *out = d->res;
         memset(&d->res, 0, sizeof d->res);
     } else {
         tw_result_init(out, &d->L);
     }
-    tw_text_release(d);
     return st;
 }
 
@@ -1393,6 +1429,23 @@ void tw_text_release(tw_text_dec *d)
     tw_buf_free(&d->c_seg);
     tw_buf_free(&d->c_ws);
     tw_buf_free(&d->c_bare);
+}
+
+void tw_text_bufs(tw_text_dec *d, tw_buf *b[TEXT_NBUFS])
+{
+    b[0] = &d->t_hold, b[1] = &d->th_ws, b[2] = &d->c_hold, b[3] = &d->c_blk;
+    b[4] = &d->c_seg, b[5] = &d->c_ws, b[6] = &d->c_bare;
+}
+
+tw_status tw_text_reset(tw_text_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user)
+{
+    tw_buf *b[TEXT_NBUFS], keep[TEXT_NBUFS];
+    tw_text_bufs(d, b);
+    tw_bufs_detach(b, keep, TEXT_NBUFS);
+    tw_text_release(d);
+    tw_status st = tw_text_init(d, d->kind, o, fn, user);
+    tw_bufs_attach(b, keep, TEXT_NBUFS);
+    return st;
 }
 
 TW_DECODER_ADAPTERS(gen, tw_text, tw_text_dec)
@@ -1420,27 +1473,68 @@ tw_status tw_fenced_output_decode(const char *buf, size_t len, const tw_decode_o
     return batch(TW_TEXT_FENCED, buf, len, o, out);
 }
 
+/* ===================== the opaque decoder ===================== */
+
+tw_text_dec *tw_text_dec_new(tw_text_kind kind, const tw_decode_opts *o, tw_event_fn fn,
+                             void *user)
+{
+    tw_text_dec *d = malloc(sizeof *d);
+    if (d && tw_text_init(d, kind, o, fn, user) != TW_OK) {
+        tw_text_dec_free(d);
+        d = NULL;
+    }
+    return d;
+}
+
+tw_status tw_text_dec_feed(tw_text_dec *d, const char *buf, size_t len)
+{
+    return tw_text_feed(d, buf, len);
+}
+
+tw_status tw_text_dec_finish(tw_text_dec *d, tw_result *out)
+{
+    return tw_text_finish(d, out);
+}
+
+tw_status tw_text_dec_reset(tw_text_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user)
+{
+    return tw_text_reset(d, o, fn, user);
+}
+
+void tw_text_dec_free(tw_text_dec *d)
+{
+    if (!d)
+        return;
+    tw_text_release(d);
+    free(d);
+}
+
 /* ===================== registry glue ===================== */
 
-static tw_status think_init(void *s, const tw_decode_opts *o, tw_event_fn fn, void *u)
+static void *think_new(const tw_decode_opts *o, tw_event_fn fn, void *u)
 {
-    return tw_text_init(s, TW_TEXT_THINK, o, fn, u);
+    return tw_text_dec_new(TW_TEXT_THINK, o, fn, u);
 }
-static tw_status hermes_init(void *s, const tw_decode_opts *o, tw_event_fn fn, void *u)
+static void *hermes_new(const tw_decode_opts *o, tw_event_fn fn, void *u)
 {
-    return tw_text_init(s, TW_TEXT_HERMES, o, fn, u);
+    return tw_text_dec_new(TW_TEXT_HERMES, o, fn, u);
 }
-static tw_status fenced_init(void *s, const tw_decode_opts *o, tw_event_fn fn, void *u)
+static void *fenced_new(const tw_decode_opts *o, tw_event_fn fn, void *u)
 {
-    return tw_text_init(s, TW_TEXT_FENCED, o, fn, u);
+    return tw_text_dec_new(TW_TEXT_FENCED, o, fn, u);
 }
+static tw_status gen_reset(void *d, const tw_decode_opts *o, tw_event_fn fn, void *u)
+{
+    return tw_text_reset(d, o, fn, u);
+}
+static void gen_free(void *d) { tw_text_dec_free(d); }
 
 const tw_format_ops tw_format_think = {"think", "raw model text: <think>/<thinking> blocks",
-                                       tw_think_output_decode, sizeof(tw_text_dec), think_init,
-                                       gen_feed, gen_finish, gen_release};
+                                       tw_think_output_decode, think_new, gen_feed, gen_finish,
+                                       gen_reset, gen_free};
 const tw_format_ops tw_format_hermes = {
     "hermes", "raw model text: think blocks, then <tool_call> blocks (Hermes/Qwen)",
-    tw_hermes_output_decode, sizeof(tw_text_dec), hermes_init, gen_feed, gen_finish, gen_release};
+    tw_hermes_output_decode, hermes_new, gen_feed, gen_finish, gen_reset, gen_free};
 const tw_format_ops tw_format_fenced = {
     "fenced", "raw model text: think blocks, then ```tool_call fenced blocks", tw_fenced_output_decode,
-    sizeof(tw_text_dec), fenced_init, gen_feed, gen_finish, gen_release};
+    fenced_new, gen_feed, gen_finish, gen_reset, gen_free};

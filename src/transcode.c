@@ -40,31 +40,33 @@ bool tw_transcode_is_target(const char *name)
     return is_neutral_name(name) || tw_encoder_find(name) != NULL;
 }
 
-static tw_status say(char *why, size_t whylen, tw_status st, const char *msg)
+static tw_status say(tw_error *err, tw_status st, const char *msg)
 {
-    if (why && whylen)
-        snprintf(why, whylen, "%s", msg);
+    tw_error_set(err, st, -1, NULL, "%s", msg);
     return st;
 }
 
 static tw_status read_neutral(const char *from, const char *buf, size_t len, const tw_limits *l,
-                              tw_neutral_value *out, char *why, size_t whylen)
+                              tw_neutral_value *out, tw_error *err)
 {
     if (len > l->max_input_bytes)
-        return say(why, whylen, TW_ERR_LIMIT, "the input is larger than max_input_bytes");
+        return say(err, TW_ERR_LIMIT, "the input is larger than max_input_bytes");
     cJSON *j = NULL;
-    tw_json_error je;
+    tw_error je;
     tw_status st = tw_json_parse(buf, len, l->max_depth, &j, &je);
-    if (st != TW_OK)
-        return say(why, whylen, st, je.message);
+    if (st != TW_OK) {
+        if (err)
+            *err = je;
+        return st;
+    }
     bool request = strcmp(from, "neutral-request") == 0 ||
                    (strcmp(from, "neutral") == 0 && tw_json_get(j, "messages"));
     if (request) {
-        st = tw_request_read(j, l, &out->req, why, whylen);
+        st = tw_request_read(j, l, &out->req, err);
         if (st == TW_OK)
             out->kind = TW_NEUTRAL_REQUEST;
     } else {
-        st = tw_result_read(j, l, &out->res, why, whylen);
+        st = tw_result_read(j, l, &out->res, err);
         if (st == TW_OK)
             out->kind = TW_NEUTRAL_RESULT;
     }
@@ -74,7 +76,7 @@ static tw_status read_neutral(const char *from, const char *buf, size_t len, con
 
 tw_status tw_transcode_read(const char *from, const char *buf, size_t len,
                             const tw_decode_opts *dopts, tw_neutral_value *out,
-                            tw_diag_list *warnings, char *why, size_t whylen)
+                            tw_diag_list *warnings, tw_error *err)
 {
     memset(out, 0, sizeof *out);
     tw_decode_opts dflt;
@@ -84,23 +86,21 @@ tw_status tw_transcode_read(const char *from, const char *buf, size_t len,
     tw_limits l;
     tw_limits_resolve(&l, &dopts->limits);
     if (is_neutral_name(from))
-        return read_neutral(from, buf, len, &l, out, why, whylen);
+        return read_neutral(from, buf, len, &l, out, err);
     const tw_request_reader_ops *rd = tw_request_reader_find(from);
     if (rd) {
-        tw_request_error e;
-        tw_status st = rd->decode(buf, len, &l, &out->req, warnings, &e);
+        tw_status st = rd->decode(buf, len, &l, &out->req, warnings, err);
         if (st != TW_OK)
-            return say(why, whylen, st, e.message);
+            return st;
         out->kind = TW_NEUTRAL_REQUEST;
         return TW_OK;
     }
     const tw_format_ops *f = tw_format_find(from);
     if (!f)
-        return say(why, whylen, TW_ERR_INVALID, "unknown source format");
+        return say(err, TW_ERR_INVALID, "unknown source format");
     tw_status st = f->decode(buf, len, dopts, &out->res);
     if (st != TW_OK) {
-        if (why && whylen)
-            snprintf(why, whylen, "the %s decoder failed: %s", from,
+        tw_error_set(err, st, -1, NULL, "the %s decoder failed: %s", from,
                      st == TW_ERR_UNSUPPORTED ? "not implemented yet" : tw_code_message(st));
         memset(out, 0, sizeof *out);
         return st;
@@ -136,15 +136,15 @@ static tw_status carry_diags(const tw_result *r, const tw_encode_opts *o)
 }
 
 tw_status tw_transcode_write(const tw_neutral_value *v, const char *to, const tw_encode_opts *o,
-                             tw_buf *out, char *why, size_t whylen)
+                             tw_buf *out, tw_error *err)
 {
     bool req = v->kind == TW_NEUTRAL_REQUEST;
     if (v->kind == TW_NEUTRAL_NONE)
-        return say(why, whylen, TW_ERR_INVALID, "no value to write");
+        return say(err, TW_ERR_INVALID, "no value to write");
     if (is_neutral_name(to)) {
         if ((strcmp(to, "neutral-request") == 0 && !req) ||
             (strcmp(to, "neutral-result") == 0 && req))
-            return say(why, whylen, TW_ERR_INVALID,
+            return say(err, TW_ERR_INVALID,
                        req ? "the input is a request, not a result"
                            : "the input is a result, not a request");
         tw_limits l;
@@ -165,10 +165,9 @@ tw_status tw_transcode_write(const tw_neutral_value *v, const char *to, const tw
     }
     const tw_encoder_ops *e = tw_encoder_find(to);
     if (!e)
-        return say(why, whylen, TW_ERR_INVALID, "unknown target format");
+        return say(err, TW_ERR_INVALID, "unknown target format");
     if ((e->input == TW_ENC_REQUEST) != req) {
-        if (why && whylen)
-            snprintf(why, whylen, "%s encodes a %s, but the input is a %s", to,
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%s encodes a %s, but the input is a %s", to,
                      e->input == TW_ENC_REQUEST ? "request" : "result (a model's answer)",
                      req ? "request" : "result");
         return TW_ERR_INVALID;
@@ -181,24 +180,24 @@ tw_status tw_transcode_write(const tw_neutral_value *v, const char *to, const tw
         if (st == TW_OK)
             st = e->encode_result(&v->res, o, out);
     }
-    if (st != TW_OK && why && whylen)
-        snprintf(why, whylen, "the %s encoder failed: %s", to,
-                 st == TW_ERR_UNSUPPORTED ? "not implemented yet" : tw_code_message(st));
+    if (st != TW_OK)
+        tw_error_set(err, st, -1, NULL, "the %s encoder failed: %s", to,
+                     st == TW_ERR_UNSUPPORTED ? "not implemented yet" : tw_code_message(st));
     return st;
 }
 
 tw_status tw_transcode(const char *from, const char *to, const char *buf, size_t len,
-                       const tw_encode_opts *o, tw_buf *out, char *why, size_t whylen)
+                       const tw_encode_opts *o, tw_buf *out, tw_error *err)
 {
     tw_decode_opts d;
     memset(&d, 0, sizeof d);
     if (o)
         d.limits = o->limits;
     tw_neutral_value v;
-    tw_status st = tw_transcode_read(from, buf, len, &d, &v, o ? o->warnings : NULL, why, whylen);
+    tw_status st = tw_transcode_read(from, buf, len, &d, &v, o ? o->warnings : NULL, err);
     if (st != TW_OK)
         return st;
-    st = tw_transcode_write(&v, to, o, out, why, whylen);
+    st = tw_transcode_write(&v, to, o, out, err);
     tw_neutral_value_free(&v);
     return st;
 }

@@ -17,6 +17,19 @@
 #include "toolwire/text.h"
 #include "tw_macros.h"
 
+/* The streaming state (opaque in toolwire/vllm.h): the body is buffered
+ * (up to max_input_bytes) and decoded at finish; events fire from finish. */
+struct tw_vllm_dec {
+    tw_decode_opts o;
+    tw_limits L;
+    tw_event_fn fn;
+    void *user;
+    tw_buf body;
+    bool too_large;
+    bool finished;
+    tw_status stop;       /* a callback's status that stopped the decode; TW_OK while none */
+};
+
 static tw_status put_str(tw_buf *b, const char *s, size_t n)
 {
     return tw_json_write_str(b, s ? s : "", s ? n : 0, TW_JSON_COMPACT);
@@ -35,15 +48,13 @@ static bool count_field(const cJSON *v, size_t *out)
     return true;
 }
 
-static tw_status bad(char *why, size_t whylen, const char *key)
+static tw_status bad(tw_error *err, const char *key)
 {
-    if (why && whylen)
-        snprintf(why, whylen, "option '%s' has a bad value", key);
+    tw_error_set(err, TW_ERR_INVALID, -1, NULL, "option '%s' has a bad value", key);
     return TW_ERR_INVALID;
 }
 
-tw_status tw_vllm_params_read(const cJSON *options, tw_vllm_params *out, char *why,
-                              size_t whylen)
+tw_status tw_vllm_params_read(const cJSON *options, tw_vllm_params *out, tw_error *err)
 {
     memset(out, 0, sizeof *out);
     out->two_pass = true;
@@ -51,29 +62,29 @@ tw_status tw_vllm_params_read(const cJSON *options, tw_vllm_params *out, char *w
     const cJSON *v;
     if ((v = tw_json_get(options, "two_pass")) && !cJSON_IsNull(v)) {
         if (!cJSON_IsBool(v))
-            return bad(why, whylen, "two_pass");
+            return bad(err, "two_pass");
         out->two_pass = cJSON_IsTrue(v);
     }
     if ((v = tw_json_get(options, "think_tag")) && !cJSON_IsNull(v)) {
         if (!cJSON_IsString(v) ||
             (strcmp(v->valuestring, "think") != 0 && strcmp(v->valuestring, "thinking") != 0))
-            return bad(why, whylen, "think_tag");
+            return bad(err, "think_tag");
         out->thinking_tag = strcmp(v->valuestring, "thinking") == 0;
     }
     if ((v = tw_json_get(options, "max_thinking_tokens")) && !cJSON_IsNull(v) &&
         !count_field(v, &out->max_thinking_tokens))
-        return bad(why, whylen, "max_thinking_tokens");
+        return bad(err, "max_thinking_tokens");
     if ((v = tw_json_get(options, "max_response_tokens")) && !cJSON_IsNull(v) &&
         !count_field(v, &out->max_response_tokens))
-        return bad(why, whylen, "max_response_tokens");
+        return bad(err, "max_response_tokens");
     if ((v = tw_json_get(options, "tool_parser")) && !cJSON_IsNull(v)) {
         if (!cJSON_IsString(v) ||
             (strcmp(v->valuestring, "hermes") != 0 && strcmp(v->valuestring, "openai") != 0))
-            return bad(why, whylen, "tool_parser");
+            return bad(err, "tool_parser");
         out->hermes = strcmp(v->valuestring, "hermes") == 0;
     }
     if ((v = tw_json_get(options, "temperature")) && !cJSON_IsNull(v) && !cJSON_IsNumber(v))
-        return bad(why, whylen, "temperature");
+        return bad(err, "temperature");
     return TW_OK;
 }
 
@@ -508,7 +519,7 @@ tw_status tw_vllm_request_encode(const tw_request *r, const tw_encode_opts *o, t
     if (!r || !out)
         return TW_ERR_INVALID;
     tw_vllm_params p;
-    TRY(tw_vllm_params_read(r->options, &p, NULL, 0));
+    TRY(tw_vllm_params_read(r->options, &p, NULL));
     return tw_encode_capped(r, o, out, render_request);
 }
 
@@ -616,15 +627,15 @@ static tw_status decode_body(const char *buf, size_t len, const tw_decode_opts *
                              const tw_limits *L, tw_result *res)
 {
     cJSON *root = NULL;
-    tw_json_error e;
+    tw_error e;
     tw_json_lint lint;
     tw_status ps = tw_json_parse_lint(buf, len, L->max_depth, &root, &e, &lint);
     if (ps == TW_ERR_NOMEM)
         return ps;
     if (ps != TW_OK)
-        return tw_diag_add(&res->errors, ps == TW_D_JSON_TOO_DEEP ? TW_D_JSON_TOO_DEEP
-                                                                   : TW_D_RESPONSE_JSON,
-                           (int64_t)e.offset, e.message[0] ? e.message : NULL);
+        return tw_diag_add(&res->errors, e.code == TW_D_JSON_TOO_DEEP ? TW_D_JSON_TOO_DEEP
+                                                                       : TW_D_RESPONSE_JSON,
+                           e.offset >= 0 ? e.offset : 0, e.message[0] ? e.message : NULL);
     tw_status st = TW_OK;
     if (lint.nonstd_offset >= 0)
         st = tw_diag_addf(&res->warnings, TW_D_JSON_NOT_RFC8259, lint.nonstd_offset,
@@ -682,7 +693,7 @@ static tw_status decode_body(const char *buf, size_t len, const tw_decode_opts *
         st = tw_diag_add(&res->errors, TW_D_RESPONSE_SHAPE, pos.top_off[2],
                          "'tool_calls' is not an array; ignored");
     size_t i = 0;
-    tw_wire_sink k = {res, o, L, NULL, NULL};
+    tw_wire_sink k = {res, o, L, NULL, NULL, NULL};
     for (cJSON *c = ncalls ? calls->child : NULL; st == TW_OK && c; c = c->next, i++)
         st = tw_call_take_object(&k, c, i < pos.ncall_off ? pos.call_off[i] : -1);
     free(pos.call_off);
@@ -700,23 +711,21 @@ static tw_status decode_body(const char *buf, size_t len, const tw_decode_opts *
     return st;
 }
 
-static void fire(const tw_vllm_dec *d, tw_event_kind k, const char *t, size_t n,
-                 const tw_call *c, const tw_diag *g)
+static void fire(tw_vllm_dec *d, tw_event_kind k, const char *t, size_t n, const tw_call *c,
+                 const tw_diag *g)
 {
-    if (!d->fn)
-        return;
     tw_event ev = {k, t, n, c, g};
-    d->fn(d->user, &ev);
+    tw_event_deliver(d->fn, d->user, &d->stop, &ev);
 }
 
-tw_status tw_vllm_init(tw_vllm_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user)
+static tw_status vllm_init(tw_vllm_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user)
 {
     TW_DECODER_SETUP(d, o, fn, user);
     d->body.max = d->L.max_input_bytes;
     return TW_OK;
 }
 
-tw_status tw_vllm_feed(tw_vllm_dec *d, const char *buf, size_t len)
+tw_status tw_vllm_dec_feed(tw_vllm_dec *d, const char *buf, size_t len)
 {
     if (d->finished)
         return TW_ERR_STATE;
@@ -724,7 +733,7 @@ tw_status tw_vllm_feed(tw_vllm_dec *d, const char *buf, size_t len)
     return len ? tw_buf_append(&d->body, buf, len) : TW_OK;
 }
 
-tw_status tw_vllm_finish(tw_vllm_dec *d, tw_result *out)
+tw_status tw_vllm_dec_finish(tw_vllm_dec *d, tw_result *out)
 {
     if (d->finished) {
         tw_result_init(out, &d->L); /* *out is empty on every failure */
@@ -758,31 +767,71 @@ tw_status tw_vllm_finish(tw_vllm_dec *d, tw_result *out)
             fire(d, TW_EV_ERROR, NULL, 0, NULL, &res.errors.items[i]);
         for (size_t i = 0; i < res.warnings.len; i++)
             fire(d, TW_EV_WARNING, NULL, 0, NULL, &res.warnings.items[i]);
+        st = d->stop; /* a callback stopped the decode */
+    }
+    if (st == TW_OK) {
         *out = res;
     } else {
         tw_result_free(&res);
         tw_result_init(out, &d->L);
     }
-    tw_vllm_release(d);
     return st;
 }
 
-void tw_vllm_release(tw_vllm_dec *d) { tw_buf_free(&d->body); }
+static void vllm_release(tw_vllm_dec *d) { tw_buf_free(&d->body); }
 
-TW_DECODER_ADAPTERS_INIT(g, tw_vllm, tw_vllm_dec)
+/* ===================== the opaque decoder ===================== */
+
+tw_vllm_dec *tw_vllm_dec_new(const tw_decode_opts *o, tw_event_fn fn, void *user)
+{
+    tw_vllm_dec *d = malloc(sizeof *d);
+    if (d && vllm_init(d, o, fn, user) != TW_OK) {
+        tw_vllm_dec_free(d);
+        d = NULL;
+    }
+    return d;
+}
+
+tw_status tw_vllm_dec_reset(tw_vllm_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user)
+{
+    tw_buf *const b[] = {&d->body}; /* kept: the allocation of the body buffer */
+    tw_buf keep[1];
+    tw_bufs_detach(b, keep, 1);
+    vllm_release(d);
+    tw_status st = vllm_init(d, o, fn, user);
+    tw_bufs_attach(b, keep, 1);
+    return st;
+}
+
+void tw_vllm_dec_free(tw_vllm_dec *d)
+{
+    if (!d)
+        return;
+    vllm_release(d);
+    free(d);
+}
 
 tw_status tw_vllm_response_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)
 {
     tw_vllm_dec d;
-    return tw_decode_batch(&d, tw_vllm_init(&d, o, NULL, NULL), g_feed, g_finish, g_release, buf,
-                           len, out);
+    tw_status st = vllm_init(&d, o, NULL, NULL);
+    if (st == TW_OK)
+        st = tw_vllm_dec_feed(&d, buf, len);
+    if (st == TW_OK)
+        st = tw_vllm_dec_finish(&d, out);
+    else
+        tw_result_init(out, o ? &o->limits : NULL); /* *out is empty on every failure */
+    vllm_release(&d);
+    return st;
 }
+
+TW_DECODER_OPS(g, tw_vllm_dec, tw_vllm_dec)
 
 /* ===================== registry glue ===================== */
 
 const tw_format_ops tw_format_vllm_generate = {
     "vllm-generate", "vLLM-native /generate GenerateResponse JSON (two-pass contract)",
-    tw_vllm_response_decode, sizeof(tw_vllm_dec), g_init, g_feed, g_finish, g_release};
+    tw_vllm_response_decode, g_new, g_feed, g_finish, g_reset, g_free};
 const tw_encoder_ops tw_encoder_vllm_generate_request = {
     "vllm-generate-request", "neutral request -> vLLM-native GenerateRequest JSON",
     TW_ENC_REQUEST, tw_vllm_request_encode, tw_unsupported_encode_result};

@@ -2,6 +2,7 @@
 #include "wire_common.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "work.h"
@@ -55,9 +56,10 @@ tw_status tw_decode_batch(void *s, tw_status st, tw_status (*feed)(void *, const
     if (st == TW_OK)
         st = feed(s, buf, len);
     if (st == TW_OK)
-        return finish(s, out);
+        st = finish(s, out);
+    else
+        tw_result_init(out, NULL); /* *out is empty on every failure */
     release(s);
-    tw_result_init(out, NULL); /* *out is empty on every failure */
     return st;
 }
 
@@ -75,38 +77,64 @@ tw_status tw_wire_close(tw_wire_sink *k, bool too_large)
 
 /* ===================== body-buffering decoder ===================== */
 
-tw_status tw_body_init(void *s, const tw_decode_opts *o, tw_event_fn fn, void *u)
+static void body_setup(tw_body_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *u)
 {
-    tw_body_dec *d = s;
     TW_DECODER_SETUP(d, o, fn, u);
-    return TW_OK;
+}
+
+void *tw_body_new(const tw_decode_opts *o, tw_event_fn fn, void *u)
+{
+    tw_body_dec *d = malloc(sizeof *d);
+    if (d)
+        body_setup(d, o, fn, u);
+    return d;
 }
 
 tw_status tw_body_feed(void *s, const char *b, size_t n)
 {
     tw_body_dec *d = s;
+    if (d->finished)
+        return TW_ERR_STATE;
     n = tw_input_clip(&d->L, d->in.len, n, &d->too_large);
     return n ? tw_buf_append(&d->in, b, n) : TW_OK;
 }
 
-void tw_body_release(void *s)
+tw_status tw_body_reset(void *s, const tw_decode_opts *o, tw_event_fn fn, void *u)
 {
     tw_body_dec *d = s;
+    tw_buf *const bufs[] = {&d->in};
+    tw_buf keep[1];
+    tw_bufs_detach(bufs, keep, 1);
+    body_setup(d, o, fn, u);
+    tw_bufs_attach(bufs, keep, 1);
+    return TW_OK;
+}
+
+void tw_body_free(void *s)
+{
+    tw_body_dec *d = s;
+    if (!d)
+        return;
     tw_buf_free(&d->in);
+    free(d);
 }
 
 tw_status tw_body_finish(tw_body_dec *d, tw_result *out, tw_body_fn decode)
 {
     tw_result_init(out, &d->L);
-    tw_wire_sink k = {out, &d->o, &d->L, d->fn, d->user};
+    if (d->finished)
+        return TW_ERR_STATE;
+    d->finished = true;
+    tw_wire_sink k = {out, &d->o, &d->L, d->fn, d->user, &d->stop};
     tw_status st = decode(&k, d->in.data ? d->in.data : "", d->in.len);
     if (st == TW_OK)
         st = tw_wire_close(&k, d->too_large);
+    if (st == TW_OK)
+        st = d->stop; /* a callback stopped the decode */
     if (st != TW_OK) {
         tw_result_free(out);
         tw_result_init(out, &d->L);
     }
-    tw_body_release(d);
     return st;
 }
 
@@ -114,15 +142,14 @@ tw_status tw_body_decode(const char *buf, size_t len, const tw_decode_opts *o, t
                          tw_body_fn decode)
 {
     tw_body_dec d;
-    tw_status st = tw_body_init(&d, o, NULL, NULL);
+    body_setup(&d, o, NULL, NULL);
+    tw_status st = tw_body_feed(&d, buf, len);
     if (st == TW_OK)
-        st = tw_body_feed(&d, buf, len);
-    if (st != TW_OK) {
-        tw_body_release(&d);
+        st = tw_body_finish(&d, out, decode);
+    else
         tw_result_init(out, o ? &o->limits : NULL);
-        return st;
-    }
-    return tw_body_finish(&d, out, decode);
+    tw_buf_free(&d.in);
+    return st;
 }
 
 /* ===================== JSON wire bodies ===================== */

@@ -130,8 +130,8 @@ int64_t tw_wire_cursor_next(tw_wire_cursor *c);
 
 /*
  * Batch decode through a streaming decoder whose init already ran into
- * state s with status st: feed buf whole, then finish into *out; on any
- * failure before finish, release s, leave *out empty and return the
+ * state s with status st: feed buf whole, then finish into *out, then
+ * release s; on any failure before finish, leave *out empty and return the
  * failure.
  */
 tw_status tw_decode_batch(void *s, tw_status st, tw_status (*feed)(void *, const char *, size_t),
@@ -154,13 +154,55 @@ tw_status tw_decode_batch(void *s, tw_status st, tw_status (*feed)(void *, const
         name##_release((T *)s);                                                                    \
     }
 
-/* As TW_DECODER_ADAPTERS, plus pfx_init over name##_init. */
-#define TW_DECODER_ADAPTERS_INIT(pfx, name, T)                                                     \
-    static tw_status pfx##_init(void *s, const tw_decode_opts *o, tw_event_fn fn, void *u)         \
+/*
+ * The void* steps of a tw_format_ops (pfx_new, pfx_feed, pfx_finish,
+ * pfx_reset, pfx_free) over a module's public pub##_new, _feed, _finish,
+ * _reset and _free on its opaque type T.
+ */
+#define TW_DECODER_OPS(pfx, pub, T)                                                                \
+    static void *pfx##_new(const tw_decode_opts *o, tw_event_fn fn, void *u)                       \
     {                                                                                              \
-        return name##_init((T *)s, o, fn, u);                                                      \
+        return pub##_new(o, fn, u);                                                                \
     }                                                                                              \
-    TW_DECODER_ADAPTERS(pfx, name, T)
+    static tw_status pfx##_feed(void *d, const char *b, size_t n)                                  \
+    {                                                                                              \
+        return pub##_feed((T *)d, b, n);                                                           \
+    }                                                                                              \
+    static tw_status pfx##_finish(void *d, tw_result *out)                                         \
+    {                                                                                              \
+        return pub##_finish((T *)d, out);                                                          \
+    }                                                                                              \
+    static tw_status pfx##_reset(void *d, const tw_decode_opts *o, tw_event_fn fn, void *u)        \
+    {                                                                                              \
+        return pub##_reset((T *)d, o, fn, u);                                                      \
+    }                                                                                              \
+    static void pfx##_free(void *d)                                                                \
+    {                                                                                              \
+        pub##_free((T *)d);                                                                        \
+    }
+
+/*
+ * A reset keeps the allocations of a decoder's buffers: tw_bufs_detach
+ * moves the n buffers *b[i] out into keep[i] (each left empty, so a release
+ * does not free them); after the state is set up again, tw_bufs_attach
+ * gives each its allocation back, empty (len 0; max as the setup set it).
+ */
+static inline void tw_bufs_detach(tw_buf *const *b, tw_buf *keep, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        keep[i] = *b[i];
+        memset(b[i], 0, sizeof *b[i]);
+    }
+}
+
+static inline void tw_bufs_attach(tw_buf *const *b, const tw_buf *keep, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        b[i]->data = keep[i].data;
+        b[i]->cap = keep[i].cap;
+        b[i]->len = 0;
+    }
+}
 
 /*
  * A body-buffering decoder: a response format streams by holding the
@@ -175,13 +217,19 @@ typedef struct tw_body_dec {
     void *user;
     tw_buf in;
     bool too_large;
+    bool finished;
+    tw_status stop;       /* a callback's status that stopped the decode; TW_OK while none */
 } tw_body_dec;
 
-tw_status tw_body_init(void *s, const tw_decode_opts *o, tw_event_fn fn, void *u);
+/* The steps of tw_format_ops: new, feed, reset, free (finish is the
+ * format's own, over tw_body_finish). */
+void *tw_body_new(const tw_decode_opts *o, tw_event_fn fn, void *u);
 tw_status tw_body_feed(void *s, const char *b, size_t n);
-void tw_body_release(void *s);
+tw_status tw_body_reset(void *s, const tw_decode_opts *o, tw_event_fn fn, void *u);
+void tw_body_free(void *s);
 /* Decode the held body with `decode`, then add input_too_large when the
- * input was cut, sort the diagnostics and release s. */
+ * input was cut and sort the diagnostics; the held body's buffer is kept
+ * for a reset. TW_ERR_STATE for a second finish. */
 tw_status tw_body_finish(tw_body_dec *d, tw_result *out, tw_body_fn decode);
 /* Batch form: init, feed buf whole, finish with `decode`. */
 tw_status tw_body_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out,

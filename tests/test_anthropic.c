@@ -103,12 +103,13 @@ Test(anthropic, every_chunking_equals_batch)
         tw_test_expect_neutral(&r, want, "chunk", chunk);
     }
     for (size_t cut = 0; cut <= n; cut++) {
-        tw_anthropic_stream d;
-        cr_assert_eq(tw_anthropic_stream_init(&d, NULL, NULL, NULL), TW_OK);
-        tw_anthropic_stream_feed(&d, copy, cut);
-        tw_anthropic_stream_feed(&d, copy + cut, n - cut);
-        cr_assert_eq(tw_anthropic_stream_finish(&d, &r), TW_OK);
+        tw_anthropic_stream *d = tw_anthropic_stream_new(NULL, NULL, NULL);
+        cr_assert_not_null(d);
+        tw_anthropic_stream_feed(d, copy, cut);
+        tw_anthropic_stream_feed(d, copy + cut, n - cut);
+        cr_assert_eq(tw_anthropic_stream_finish(d, &r), TW_OK);
         tw_test_expect_neutral(&r, want, "cut", cut);
+        tw_anthropic_stream_free(d);
     }
     free(copy);
     free(want);
@@ -119,7 +120,7 @@ typedef struct evlog {
     size_t calls;
 } evlog;
 
-static void on_event(void *u, const tw_event *ev)
+static tw_status on_event(void *u, const tw_event *ev)
 {
     evlog *l = u;
     if (ev->kind == TW_EV_CONTENT)
@@ -128,6 +129,7 @@ static void on_event(void *u, const tw_event *ev)
         tw_buf_append(&l->thinking, ev->text, ev->len);
     else if (ev->kind == TW_EV_TOOL_CALL)
         l->calls++;
+    return TW_OK;
 }
 
 Test(anthropic, events_as_they_arrive)
@@ -136,24 +138,25 @@ Test(anthropic, events_as_they_arrive)
     cr_assert(stop3);
     size_t upto = (size_t)(stop3 - STREAM);
     evlog l = {0};
-    tw_anthropic_stream d;
-    tw_anthropic_stream_init(&d, NULL, on_event, &l);
+    tw_anthropic_stream *d = tw_anthropic_stream_new(NULL, on_event, &l);
+    cr_assert_not_null(d);
     for (size_t i = 0; i < upto; i++)
-        tw_anthropic_stream_feed(&d, STREAM + i, 1);
+        tw_anthropic_stream_feed(d, STREAM + i, 1);
     cr_assert_str_eq(l.thinking.data, "First I plan.");
     cr_assert_str_eq(l.content.data, "Checking \xC3\xA9.");
     cr_assert_eq(l.calls, 0, "the tool_use block is still open");
     const char *after = strstr(stop3, "\n\n") + 2;
-    tw_anthropic_stream_feed(&d, STREAM + upto, (size_t)(after - (STREAM + upto)));
+    tw_anthropic_stream_feed(d, STREAM + upto, (size_t)(after - (STREAM + upto)));
     cr_assert_eq(l.calls, 1, "content_block_stop completes the call");
-    tw_anthropic_stream_feed(&d, after, strlen(after));
+    tw_anthropic_stream_feed(d, after, strlen(after));
     tw_result r;
-    cr_assert_eq(tw_anthropic_stream_finish(&d, &r), TW_OK);
+    cr_assert_eq(tw_anthropic_stream_finish(d, &r), TW_OK);
     cr_assert_eq(l.calls, 2);
     cr_assert_eq(r.msg.ncalls, 2);
     tw_result_free(&r);
     tw_buf_free(&l.content);
     tw_buf_free(&l.thinking);
+    tw_anthropic_stream_free(d);
 }
 
 Test(anthropic, finish_reason_map)

@@ -319,7 +319,7 @@ static const char *request_sample(const char *reader)
 }
 
 static tw_status read_request(const tw_request_reader_ops *rd, const char *in, size_t len,
-                              const tw_limits *l, tw_request *q, tw_request_error *e)
+                              const tw_limits *l, tw_request *q, tw_error *e)
 {
     memset(q, 0xA5, sizeof *q); /* the callee initialises *out */
     tw_diag_list w = {0};
@@ -341,7 +341,7 @@ Test(contract, request_readers_leave_out_empty_on_failure)
         const char *ok = request_sample(rd->name);
         cr_assert_not_null(ok, "%s: no sample request in this test", rd->name);
         tw_request q;
-        tw_request_error e;
+        tw_error e;
         tw_status st = read_request(rd, ok, strlen(ok), NULL, &q, &e);
         cr_assert_eq(st, TW_OK, "%s: %s", rd->name, e.message);
         cr_assert_eq(q.nmessages, 2, "%s", rd->name);
@@ -401,7 +401,7 @@ Test(contract, json_parse_nomem_is_not_parse_error)
     long k = 0;
     for (; k < MAX_FAIL_POINTS; k++) {
         cJSON *v = (cJSON *)1;
-        tw_json_error e;
+        tw_error e;
         memset(&e, 0, sizeof e);
         fail_cjson_from(k);
         tw_status st = tw_json_parse(text, len, 64, &v, &e);
@@ -444,7 +444,7 @@ Test(contract, json_parse_bad_json_stays_parse_error)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         for (long k = -1; k < 3; k++) {
             cJSON *v = NULL;
-            tw_json_error e;
+            tw_error e;
             if (k >= 0)
                 fail_cjson_from(k);
             tw_status st = tw_json_parse(bad[i], strlen(bad[i]), 64, &v, &e);

@@ -27,8 +27,8 @@ static void read_neutral_request(const char *js, tw_request *r)
 {
     cJSON *j = cJSON_Parse(js);
     cr_assert_not_null(j, "test JSON: %s", js);
-    char why[256];
-    cr_assert_eq(tw_request_read(j, NULL, r, why, sizeof why), TW_OK, "%s", why);
+    tw_error why_e = {0};
+    cr_assert_eq(tw_request_read(j, NULL, r, &why_e), TW_OK, "%s", why_e.message);
     cJSON_Delete(j);
 }
 
@@ -41,7 +41,7 @@ static bool has_warning(const tw_diag_list *w, tw_status code, const char *needl
 }
 
 static tw_status decode_openai(const char *js, const tw_limits *l, tw_request *r,
-                               tw_diag_list *w, tw_request_error *e)
+                               tw_diag_list *w, tw_error *e)
 {
     size_t n = strlen(js);
     char *copy = tw_test_exact(js, n);
@@ -51,7 +51,7 @@ static tw_status decode_openai(const char *js, const tw_limits *l, tw_request *r
 }
 
 static tw_status decode_anthropic(const char *js, const tw_limits *l, tw_request *r,
-                                  tw_diag_list *w, tw_request_error *e)
+                                  tw_diag_list *w, tw_error *e)
 {
     size_t n = strlen(js);
     char *copy = tw_test_exact(js, n);
@@ -78,7 +78,7 @@ Test(request_decode, openai_body)
         "\"parallel_tool_calls\":true,\"max_completion_tokens\":9,\"temperature\":0.5,\"logprobs\":true}";
     tw_request r;
     tw_diag_list w = {0};
-    tw_request_error e;
+    tw_error e;
     cr_assert_eq(decode_openai(js, NULL, &r, &w, &e), TW_OK, "%s", e.message);
     char *got = neutral_request_json(&r);
     cr_expect_str_eq(got,
@@ -126,7 +126,7 @@ Test(request_decode, openai_errors_name_the_path)
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         tw_request r;
-        tw_request_error e;
+        tw_error e;
         tw_status st = decode_openai(cases[i].js, NULL, &r, NULL, &e);
         cr_expect_eq(st, cases[i].code, "case %zu: %s -> %s (%s)", i, cases[i].js, tw_code_name(st),
                      e.message);
@@ -144,7 +144,7 @@ Test(request_decode, limits)
     l.max_tools = 1;
     l.max_calls = 1;
     tw_request r;
-    tw_request_error e;
+    tw_error e;
     cr_expect_eq(decode_openai("{\"messages\":[{\"role\":\"user\"},{\"role\":\"user\"},{\"role\":\"user\"}]}",
                                &l, &r, NULL, &e), TW_ERR_LIMIT);
     cr_expect_str_eq(e.path, "messages");
@@ -157,7 +157,8 @@ Test(request_decode, limits)
     cr_expect_str_eq(e.path, "messages[0].tool_calls[1]");
     l.max_depth = 4;
     cr_expect_eq(decode_openai("{\"messages\":[{\"role\":\"user\",\"content\":[[[[[1]]]]]}]}", &l, &r, NULL, &e),
-                 TW_D_JSON_TOO_DEEP);
+                 TW_ERR_LIMIT);
+    cr_expect_eq(e.code, TW_D_JSON_TOO_DEEP);
     l.max_depth = 0;
     /* an Anthropic user turn expands into several messages: still capped */
     cr_expect_eq(decode_anthropic("{\"messages\":[{\"role\":\"user\",\"content\":["
@@ -187,7 +188,7 @@ Test(request_decode, anthropic_body)
         "\"stop_sequences\":[\"X\"],\"top_k\":3,\"service_tier\":\"auto\"}";
     tw_request r;
     tw_diag_list w = {0};
-    tw_request_error e;
+    tw_error e;
     cr_assert_eq(decode_anthropic(js, NULL, &r, &w, &e), TW_OK, "%s", e.message);
     char *got = neutral_request_json(&r);
     cr_expect_str_eq(got,
@@ -227,7 +228,7 @@ Test(request_decode, anthropic_errors_name_the_path)
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         tw_request r;
-        tw_request_error e;
+        tw_error e;
         cr_expect_eq(decode_anthropic(cases[i].js, NULL, &r, NULL, &e), TW_ERR_INVALID, "case %zu", i);
         cr_expect_str_eq(e.path, cases[i].path, "case %zu: %s", i, e.message);
     }
@@ -253,7 +254,7 @@ static const char *conversation =
 
 static void request_round_trip(const char *enc_name, const char *neutral,
                                tw_status (*dec)(const char *, const tw_limits *, tw_request *,
-                                                tw_diag_list *, tw_request_error *))
+                                                tw_diag_list *, tw_error *))
 {
     tw_request r;
     read_neutral_request(neutral, &r);
@@ -267,7 +268,7 @@ static void request_round_trip(const char *enc_name, const char *neutral,
     cr_assert_eq(tw_encoder_find(enc_name)->encode_request(&r, &o, &wire), TW_OK);
     cr_expect_eq(w.len, 0, "%s: %s", enc_name, w.len ? w.items[0].message : "");
     tw_request back;
-    tw_request_error e;
+    tw_error e;
     tw_diag_list w2 = {0};
     cr_assert_eq(dec(wire.data, &(tw_limits){0}, &back, &w2, &e), TW_OK, "%s", e.message);
     cr_expect_eq(w2.len, 0, "%s decode: %s", enc_name, w2.len ? w2.items[0].message : "");
@@ -353,8 +354,8 @@ static void result_round_trip(const char *fmt, bool signature)
     for (size_t k = 0; k < sizeof results / sizeof *results; k++) {
         cJSON *j = cJSON_Parse(results[k]);
         tw_result want;
-        char why[200];
-        cr_assert_eq(tw_result_read(j, NULL, &want, why, sizeof why), TW_OK, "%s", why);
+        tw_error why_e = {0};
+        cr_assert_eq(tw_result_read(j, NULL, &want, &why_e), TW_OK, "%s", why_e.message);
         cJSON_Delete(j);
         size_t frags[][2] = {{0, 0}, {1, 1}, {3, 7}};
         for (size_t f = 0; f < 3; f++) {
@@ -393,8 +394,8 @@ Test(round_trip, openai_stream_without_done_is_truncated)
 {
     tw_result want;
     cJSON *j = cJSON_Parse(results[1]);
-    char why[200];
-    cr_assert_eq(tw_result_read(j, NULL, &want, why, sizeof why), TW_OK);
+    tw_error why_e = {0};
+    cr_assert_eq(tw_result_read(j, NULL, &want, &why_e), TW_OK);
     cJSON_Delete(j);
     tw_encode_opts o;
     memset(&o, 0, sizeof o);
@@ -428,9 +429,8 @@ Test(transcode, anthropic_to_openai_reports_what_is_not_carried)
     o.parallel_tool_calls = -1;
     o.warnings = &w;
     tw_buf out = {0};
-    char why[256] = "";
-    cr_assert_eq(tw_transcode("anthropic-request", "openai-request", js, strlen(js), &o, &out, why,
-                              sizeof why), TW_OK, "%s", why);
+    tw_error why_e = {0};
+    cr_assert_eq(tw_transcode("anthropic-request", "openai-request", js, strlen(js), &o, &out, &why_e), TW_OK, "%s", why_e.message);
     cr_expect_str_eq(out.data,
         "{\"model\":\"claude\",\"messages\":[{\"role\":\"user\",\"content\":\"q\"},"
         "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"tu1\",\"type\":\"function\","
@@ -458,9 +458,9 @@ Test(transcode, result_signature_into_openai_and_decode_diagnostics)
     memset(&o, 0, sizeof o);
     o.warnings = &w;
     tw_buf out = {0};
-    char why[256] = "";
-    cr_assert_eq(tw_transcode("neutral", "openai-response", js, strlen(js), &o, &out, why, sizeof why),
-                 TW_OK, "%s", why);
+    tw_error why_e = {0};
+    cr_assert_eq(tw_transcode("neutral", "openai-response", js, strlen(js), &o, &out, &why_e),
+                 TW_OK, "%s", why_e.message);
     cr_expect(has_warning(&w, TW_D_NOT_CARRIED, "thinking_signature"));
     cr_expect(has_warning(&w, TW_D_TOOL_CALL_JSON, "decode error: bad call"));
     cr_expect_eq(w.len, 2);
@@ -472,17 +472,16 @@ Test(transcode, neutral_and_kind_mismatch)
 {
     const char *js = "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"tools\":[]}";
     tw_buf out = {0};
-    char why[256] = "";
-    cr_assert_eq(tw_transcode("neutral-request", "neutral", js, strlen(js), NULL, &out, why, sizeof why),
-                 TW_OK, "%s", why);
+    tw_error why_e = {0};
+    cr_assert_eq(tw_transcode("neutral-request", "neutral", js, strlen(js), NULL, &out, &why_e),
+                 TW_OK, "%s", why_e.message);
     cr_expect_str_eq(out.data, "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"tools\":[]}");
     tw_buf_reset(&out);
-    cr_expect_eq(tw_transcode("neutral", "anthropic-stream", js, strlen(js), NULL, &out, why, sizeof why),
+    cr_expect_eq(tw_transcode("neutral", "anthropic-stream", js, strlen(js), NULL, &out, &why_e),
                  TW_ERR_INVALID);
-    cr_expect_str_eq(why, "anthropic-stream encodes a result (a model's answer), but the input is a request");
-    cr_expect_eq(tw_transcode("neutral-request", "neutral-result", js, strlen(js), NULL, &out, why,
-                              sizeof why), TW_ERR_INVALID);
-    cr_expect_eq(tw_transcode("no-such", "neutral", js, strlen(js), NULL, &out, why, sizeof why),
+    cr_expect_str_eq(why_e.message, "anthropic-stream encodes a result (a model's answer), but the input is a request");
+    cr_expect_eq(tw_transcode("neutral-request", "neutral-result", js, strlen(js), NULL, &out, &why_e), TW_ERR_INVALID);
+    cr_expect_eq(tw_transcode("no-such", "neutral", js, strlen(js), NULL, &out, &why_e),
                  TW_ERR_INVALID);
     cr_expect_eq(out.len, 0);
     cr_expect(tw_transcode_is_source("openai-stream"));
@@ -498,8 +497,8 @@ Test(transcode, stream_to_anthropic_response)
     /* a decoded OpenAI stream becomes an Anthropic message */
     tw_result r;
     cJSON *j = cJSON_Parse(results[0]);
-    char why[256];
-    cr_assert_eq(tw_result_read(j, NULL, &r, why, sizeof why), TW_OK);
+    tw_error why_e = {0};
+    cr_assert_eq(tw_result_read(j, NULL, &r, &why_e), TW_OK);
     cJSON_Delete(j);
     tw_buf wire = {0};
     cr_assert_eq(tw_encoder_find("openai-stream")->encode_result(&r, NULL, &wire), TW_OK);
@@ -509,8 +508,7 @@ Test(transcode, stream_to_anthropic_response)
     memset(&o, 0, sizeof o);
     o.warnings = &w;
     tw_buf out = {0};
-    cr_assert_eq(tw_transcode("openai-stream", "anthropic-response", wire.data, wire.len, &o, &out, why,
-                              sizeof why), TW_OK, "%s", why);
+    cr_assert_eq(tw_transcode("openai-stream", "anthropic-response", wire.data, wire.len, &o, &out, &why_e), TW_OK, "%s", why_e.message);
     cr_expect(strstr(out.data, "{\"type\":\"thinking\",\"thinking\":\"The user wants weather.\"},"
                                "{\"type\":\"text\",\"text\":\"Let me check \xC3\xA9\xE2\x9C\x93.\"},"
                                "{\"type\":\"tool_use\",\"id\":\"call_1\"") != NULL, "%s", out.data);

@@ -103,6 +103,40 @@ Test(core, code_numbers_are_pinned)
     cr_assert_not(tw_code_is_status(TW_CODE_COUNT));
 }
 
+Test(core, error_clear_and_set)
+{
+    tw_error e;
+    memset(&e, 'x', sizeof e);
+    tw_error_clear(&e);
+    cr_assert_eq(e.code, TW_OK);
+    cr_assert_eq(e.offset, -1);
+    cr_assert_str_empty(e.path);
+    cr_assert_str_empty(e.message);
+    tw_error_set(&e, TW_ERR_INVALID, 12, "messages[2].role", "unknown role '%s'", "robot");
+    cr_assert_eq(e.code, TW_ERR_INVALID);
+    cr_assert_eq(e.offset, 12);
+    cr_assert_str_eq(e.path, "messages[2].role");
+    cr_assert_str_eq(e.message, "messages[2].role: unknown role 'robot'");
+    tw_error_set(&e, TW_ERR_LIMIT, -7, "", "too many");
+    cr_assert_eq(e.offset, -1, "any negative offset is none");
+    cr_assert_str_empty(e.path);
+    cr_assert_str_eq(e.message, "(root): too many");
+    tw_error_set(&e, TW_D_JSON_NUL, 3, NULL, "no path");
+    cr_assert_eq(e.code, TW_D_JSON_NUL);
+    cr_assert_str_empty(e.path);
+    cr_assert_str_eq(e.message, "no path");
+    /* long strings are cut, still terminated */
+    char lng[600];
+    memset(lng, 'p', sizeof lng - 1);
+    lng[sizeof lng - 1] = '\0';
+    tw_error_set(&e, TW_ERR_PARSE, 0, lng, "%s", lng);
+    cr_assert_eq(strlen(e.path), sizeof e.path - 1);
+    cr_assert_eq(strlen(e.message), sizeof e.message - 1);
+    /* NULL is allowed */
+    tw_error_clear(NULL);
+    tw_error_set(NULL, TW_ERR_PARSE, 0, "", "ignored");
+}
+
 Test(core, buffer_cap_is_hard)
 {
     tw_buf b = {0};
@@ -145,7 +179,7 @@ Test(json, parse_refuses_trailing_bytes_and_reports_offset)
     const char s[] = "{\"a\": 1} x";
     char *b = tw_test_exact(s, sizeof s - 1);
     cJSON *v = NULL;
-    tw_json_error e;
+    tw_error e;
     cr_assert_eq(tw_json_parse(b, sizeof s - 1, 64, &v, &e), TW_ERR_PARSE);
     cr_assert_null(v);
     cr_assert_eq(e.offset, 9);
@@ -161,8 +195,9 @@ Test(json, depth_is_checked_before_parsing)
     memset(deep, '[', 150);
     memset(deep + 150, ']', 150);
     cJSON *v = NULL;
-    tw_json_error e;
-    cr_assert_eq(tw_json_parse(deep, 300, 64, &v, &e), TW_D_JSON_TOO_DEEP);
+    tw_error e;
+    cr_assert_eq(tw_json_parse(deep, 300, 64, &v, &e), TW_ERR_LIMIT);
+    cr_assert_eq(e.code, TW_D_JSON_TOO_DEEP);
     cr_assert_eq(tw_json_parse(deep, 300, 200, &v, &e), TW_OK);
     cJSON_Delete(v);
     /* brackets inside strings do not count */
@@ -210,7 +245,7 @@ Test(json, scanner_rejects_bad_structure)
 Test(json, writer_python_style_and_numbers)
 {
     cJSON *v = NULL;
-    tw_json_error e;
+    tw_error e;
     const char s[] = "{\"a\": [1, 2.5, -0.25, 1e-7, true, null], \"\xc3\xa9\": \"x\\n\\u0001\"}";
     cr_assert_eq(tw_json_parse(s, sizeof s - 1, 64, &v, &e), TW_OK);
     tw_buf b = {0};
@@ -254,9 +289,9 @@ Test(schema, subset_rules)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cJSON *v = cJSON_Parse(cases[i].v);
-        char why[200] = "";
-        cr_assert_eq(tw_schema_validate(s, v, 64, why, sizeof why), cases[i].ok, "%s: %s",
-                     cases[i].v, why);
+        tw_error why_e = {0};
+        cr_assert_eq(tw_schema_validate(s, v, 64, &why_e), cases[i].ok, "%s: %s",
+                     cases[i].v, why_e.message);
         cJSON_Delete(v);
     }
     cJSON_Delete(s);

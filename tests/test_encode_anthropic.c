@@ -90,8 +90,8 @@ Test(encode_anthropic, redacted_thinking_in_request_history)
     tw_request r;
     cJSON *j = cJSON_Parse("{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},"
                            "{\"role\":\"assistant\",\"content\":\"Hello.\"}]}");
-    char why[200];
-    cr_assert_eq(tw_request_read(j, NULL, &r, why, sizeof why), TW_OK);
+    tw_error why_e = {0};
+    cr_assert_eq(tw_request_read(j, NULL, &r, &why_e), TW_OK);
     cJSON_Delete(j);
     r.messages[1].has_redacted_thinking = true;
     r.messages[1].redacted_thinking = cJSON_Parse("[\"Blob==\"]");

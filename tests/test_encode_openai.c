@@ -21,8 +21,8 @@ static void simple_request(tw_request *r, bool tools)
     cJSON *j = cJSON_Parse(tools ? "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
                                    "\"tools\":[{\"name\":\"f\",\"parameters\":{\"type\":\"object\"}}]}"
                                  : "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
-    char why[200];
-    cr_assert_eq(tw_request_read(j, NULL, r, why, sizeof why), TW_OK, "%s", why);
+    tw_error why_e = {0};
+    cr_assert_eq(tw_request_read(j, NULL, r, &why_e), TW_OK, "%s", why_e.message);
     cJSON_Delete(j);
 }
 
@@ -91,8 +91,8 @@ Test(encode_openai, limits_on_counts)
     tw_request_free(&r);
     cJSON *j = cJSON_Parse("{\"messages\":[{\"role\":\"user\",\"content\":\"a\"},"
                            "{\"role\":\"user\",\"content\":\"b\"}]}");
-    char why[200];
-    cr_assert_eq(tw_request_read(j, NULL, &r, why, sizeof why), TW_OK);
+    tw_error why_e = {0};
+    cr_assert_eq(tw_request_read(j, NULL, &r, &why_e), TW_OK);
     cJSON_Delete(j);
     tw_buf_reset(&out);
     cr_expect_eq(tw_openai_request_encode(&r, &o, &out), TW_ERR_LIMIT);
@@ -124,8 +124,8 @@ Test(encode_openai, argument_fragments_reassemble)
                      "\"arguments\":{\"q\":\"h\\u00e9llo \\u2713 \\ud83d\\ude00 z\"}}]}";
     cJSON *j = cJSON_Parse(js);
     tw_result res;
-    char why[200];
-    cr_assert_eq(tw_result_read(j, NULL, &res, why, sizeof why), TW_OK, "%s", why);
+    tw_error why_e = {0};
+    cr_assert_eq(tw_result_read(j, NULL, &res, &why_e), TW_OK, "%s", why_e.message);
     cJSON_Delete(j);
     char *whole = tw_json_print(res.msg.calls[0].arguments, NULL);
     for (size_t frag = 1; frag <= 9; frag++) {

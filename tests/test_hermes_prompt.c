@@ -43,9 +43,9 @@ static cJSON *load(const char *path, bool spellings)
 static char *encode(const char *enc, const cJSON *fx, const char *path, size_t *len)
 {
     tw_request r;
-    char why[256] = "";
-    cr_assert_eq(tw_request_read(tw_json_get(fx, "request"), NULL, &r, why, sizeof why), TW_OK,
-                 "%s: %s", path, why);
+    tw_error why_e = {0};
+    cr_assert_eq(tw_request_read(tw_json_get(fx, "request"), NULL, &r, &why_e), TW_OK,
+                 "%s: %s", path, why_e.message);
     const tw_encoder_ops *e = tw_encoder_find(enc);
     cr_assert_not_null(e);
     tw_buf out = {0};
@@ -125,8 +125,8 @@ Test(hermes_prompt, number_beyond_double_warns)
 {
     cJSON *fx = load(tw_test_src("tests/data/qwen3/26_number_beyond_double.json"), true);
     tw_request r;
-    char why[256] = "";
-    cr_assert_eq(tw_request_read(tw_json_get(fx, "request"), NULL, &r, why, sizeof why), TW_OK, "%s", why);
+    tw_error why_e = {0};
+    cr_assert_eq(tw_request_read(tw_json_get(fx, "request"), NULL, &r, &why_e), TW_OK, "%s", why_e.message);
     tw_diag_list w = {0};
     tw_encode_opts o = {0};
     o.warnings = &w;
@@ -162,7 +162,7 @@ Test(hermes_system, fixtures)
 static char *py(const char *json)
 {
     cJSON *j = NULL;
-    tw_json_error e;
+    tw_error e;
     size_t n = strlen(json);
     char *copy = tw_test_exact(json, n);
     cr_assert_eq(tw_json_parse(copy, n, 64, &j, &e), TW_OK);
@@ -208,7 +208,7 @@ Test(hermes_prompt, output_cap)
 {
     cJSON *fx = load(tw_test_src("tests/data/qwen3/05_several_tools_nested_unicode.json"), true);
     tw_request r;
-    cr_assert_eq(tw_request_read(tw_json_get(fx, "request"), NULL, &r, NULL, 0), TW_OK);
+    cr_assert_eq(tw_request_read(tw_json_get(fx, "request"), NULL, &r, NULL), TW_OK);
     tw_encode_opts o;
     memset(&o, 0, sizeof o);
     o.limits.max_output_bytes = 100;

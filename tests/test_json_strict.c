@@ -473,8 +473,8 @@ Test(pending_warnings, all_kinds_on_one_call)
     cr_assert_not_null(tj);
     tw_tool *tools = NULL;
     size_t ntools = 0;
-    char why[200];
-    cr_assert_eq(tw_tools_read(tj, NULL, &tools, &ntools, why, sizeof why), TW_OK, "%s", why);
+    tw_error why_e = {0};
+    cr_assert_eq(tw_tools_read(tj, NULL, &tools, &ntools, &why_e), TW_OK, "%s", why_e.message);
     tw_decode_opts o;
     memset(&o, 0, sizeof o);
     o.tools = tools;
@@ -547,16 +547,93 @@ Test(json_nul, plain_parse_refuses_with_offset)
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         cJSON *v = (cJSON *)1;
-        tw_json_error e;
-        cr_expect_eq(tw_json_parse(cases[i].text, cases[i].len, 0, &v, &e), TW_D_JSON_NUL, "case %zu",
-                     i);
+        tw_error e;
+        cr_expect_eq(tw_json_parse(cases[i].text, cases[i].len, 0, &v, &e), TW_ERR_INVALID,
+                     "case %zu", i);
         cr_expect_null(v, "case %zu", i);
         cr_expect_eq(e.code, TW_D_JSON_NUL);
-        cr_expect_eq(e.offset, cases[i].offset, "case %zu: offset %zu", i, e.offset);
+        cr_expect_eq(e.offset, (int64_t)cases[i].offset, "case %zu: offset %lld", i,
+                     (long long)e.offset);
     }
     /* \u escapes of other characters still parse */
     cJSON *v = NULL;
     cr_assert_eq(tw_json_parse("[\"\\u00e9\\u0041\"]", 16, 0, &v, NULL), TW_OK);
     cr_expect_str_eq(v->child->valuestring, "\xC3\xA9" "A");
     cJSON_Delete(v);
+}
+
+/* ---- tw_json_parse returns statuses; the diagnostic is in err->code ---- */
+
+static void *no_malloc(size_t n)
+{
+    (void)n;
+    return NULL;
+}
+
+Test(json_strict, parse_returns_statuses_with_the_diagnostic_in_err)
+{
+    char deep[80];
+    memset(deep, '[', 40);
+    memset(deep + 40, ']', 40);
+    const struct {
+        const char *text;
+        size_t len;
+        size_t max_depth;
+        tw_status st;   /* the return */
+        tw_status code; /* err->code */
+        int64_t offset;
+    } cases[] = {
+        {"{\"a\": }", 7, 0, TW_ERR_PARSE, TW_ERR_PARSE, 6},
+        {"[1, 2] x", 8, 0, TW_ERR_PARSE, TW_ERR_PARSE, 7},
+        {"", 0, 0, TW_ERR_PARSE, TW_ERR_PARSE, 0},
+        {deep, sizeof deep, 16, TW_ERR_LIMIT, TW_D_JSON_TOO_DEEP, -1},
+        {"[\"a\\u0000\"]", 11, 0, TW_ERR_INVALID, TW_D_JSON_NUL, 3},
+        {"{\"k\": \"x\0y\"}", 12, 0, TW_ERR_INVALID, TW_D_JSON_NUL, 8},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *b = tw_test_exact(cases[i].text, cases[i].len);
+        cJSON *v = (cJSON *)1;
+        tw_error e;
+        memset(&e, 0x55, sizeof e);
+        tw_status st = tw_json_parse(b, cases[i].len, cases[i].max_depth, &v, &e);
+        cr_expect_eq(st, cases[i].st, "case %zu: %s", i, tw_code_name(st));
+        cr_expect(tw_code_is_status(st), "case %zu", i);
+        cr_expect_null(v, "case %zu", i);
+        cr_expect_eq(e.code, cases[i].code, "case %zu: %s", i, tw_code_name(e.code));
+        cr_expect_eq(e.offset, cases[i].offset, "case %zu: offset %lld", i, (long long)e.offset);
+        cr_expect_str_empty(e.path, "case %zu", i);
+        cr_expect_neq(e.message[0], '\0', "case %zu", i);
+        cr_expect_lt(strlen(e.message), sizeof e.message, "case %zu", i);
+        /* the same through the lint parse, except U+0000 (removed there) */
+        if (cases[i].code != TW_D_JSON_NUL) {
+            tw_json_lint lint;
+            tw_error le;
+            st = tw_json_parse_lint(b, cases[i].len, cases[i].max_depth, &v, &le, &lint);
+            cr_expect_eq(st, cases[i].st, "case %zu (lint)", i);
+            cr_expect_eq(le.code, cases[i].code, "case %zu (lint)", i);
+            cr_expect_eq(le.offset, cases[i].offset, "case %zu (lint)", i);
+            cr_expect_null(v);
+        }
+        free(b);
+    }
+    /* an allocation that fails: NOMEM, offset none */
+    cJSON_Hooks h = {no_malloc, free};
+    cJSON_InitHooks(&h);
+    cJSON *v = (cJSON *)1;
+    tw_error e;
+    tw_status st = tw_json_parse("{\"a\": [1, 2]}", 13, 0, &v, &e);
+    cJSON_InitHooks(NULL);
+    cr_expect_eq(st, TW_ERR_NOMEM);
+    cr_expect_null(v);
+    cr_expect_eq(e.code, TW_ERR_NOMEM);
+    cr_expect_eq(e.offset, -1);
+    /* success leaves err alone; NULL err is allowed on every path */
+    tw_error_set(&e, TW_ERR_IO, 5, NULL, "kept");
+    cr_assert_eq(tw_json_parse("[1]", 3, 0, &v, &e), TW_OK);
+    cJSON_Delete(v);
+    cr_expect_eq(e.code, TW_ERR_IO);
+    cr_expect_str_eq(e.message, "kept");
+    cr_expect_eq(tw_json_parse("[", 1, 0, &v, NULL), TW_ERR_PARSE);
+    cr_expect_eq(tw_json_parse(deep, sizeof deep, 4, &v, NULL), TW_ERR_LIMIT);
+    cr_expect_eq(tw_json_parse("\"\\u0000\"", 8, 0, &v, NULL), TW_ERR_INVALID);
 }

@@ -204,6 +204,75 @@ Test(linear_work, unclosed_think_blocks)
     }
 }
 
+/* An unterminated think block holding many tool-call openers, none of which
+ * starts a valid block, then a long rest (with a closing tag at its end, or
+ * none): the search for the implicit end (think rule 7) tries the openers in
+ * one forward pass, not once per opener over the rest. */
+Test(linear_work, think_openers_long_rest)
+{
+    const char *formats[] = {"think", "hermes", "fenced"};
+    const char *openers[] = {"<tool_call>", "<tool_call>", "```tool_call"};
+    const char *closers[] = {"</tool_call>", "</tool_call>", "```"};
+    for (size_t f = 0; f < 3; f++) {
+        for (int closed = 0; closed < 2; closed++) {
+            for (size_t rest = 8000; rest <= 32000; rest *= 4) {
+                tw_buf b = {0};
+                cr_assert_eq(tw_buf_puts(&b, "<think>plan"), TW_OK);
+                for (size_t i = 0; i < 200; i++)
+                    cr_assert_eq(tw_buf_printf(&b, "%s x ", openers[f]), TW_OK);
+                for (size_t i = 0; i < rest; i++)
+                    cr_assert_eq(tw_buf_putc(&b, "reasoning-"[i % 10]), TW_OK);
+                if (closed)
+                    cr_assert_eq(tw_buf_puts(&b, closers[f]), TW_OK);
+                tw_result r;
+                tw_work_reset();
+                cr_assert_eq(tw_format_find(formats[f])->decode(b.data, b.len, NULL, &r), TW_OK);
+                uint64_t work = tw_work_count();
+                cr_assert_leq(work, (uint64_t)WORK_PER_BYTE * b.len,
+                              "%s, closed %d, rest %zu: %llu for %zu bytes", formats[f], closed,
+                              rest, (unsigned long long)work, b.len);
+                /* no opener starts a valid block: the block stays unterminated */
+                cr_assert(tw_diag_has(&r.errors, TW_D_THINK_UNTERMINATED), "%s", formats[f]);
+                cr_assert(!tw_diag_has(&r.warnings, TW_D_THINK_IMPLICIT_END), "%s", formats[f]);
+                cr_assert_eq(r.msg.ncalls, 0);
+                cr_assert_eq(r.msg.thinking.len, b.len - 7, "%s: %zu thinking bytes of %zu",
+                             formats[f], r.msg.thinking.len, b.len - 7);
+                tw_result_free(&r);
+                tw_buf_free(&b);
+            }
+        }
+    }
+}
+
+/* The same search still finds the first opener that starts a valid block
+ * when it comes after many that do not, and after a long rest. */
+Test(linear_work, think_opener_found_after_many)
+{
+    tw_buf b = {0};
+    cr_assert_eq(tw_buf_puts(&b, "<think>plan"), TW_OK);
+    for (size_t i = 0; i < 40; i++)
+        cr_assert_eq(tw_buf_puts(&b, "<tool_call> x "), TW_OK);
+    for (size_t i = 0; i < 20000; i++)
+        cr_assert_eq(tw_buf_putc(&b, "reasoning-"[i % 10]), TW_OK);
+    /* a bracket before the first closing tag: these payloads are parsed */
+    cr_assert_eq(tw_buf_puts(&b, "<tool_call> [oops </tool_call>"), TW_OK);
+    size_t at = b.len;
+    cr_assert_eq(tw_buf_puts(&b, "<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>"),
+                 TW_OK);
+    tw_result r;
+    cr_assert_eq(tw_format_find("hermes")->decode(b.data, b.len, NULL, &r), TW_OK);
+    cr_assert(!tw_diag_has(&r.errors, TW_D_THINK_UNTERMINATED));
+    cr_assert(tw_diag_has(&r.warnings, TW_D_THINK_IMPLICIT_END));
+    size_t w = 0;
+    while (r.warnings.items[w].code != TW_D_THINK_IMPLICIT_END)
+        w++;
+    cr_assert_eq(r.warnings.items[w].offset, (int64_t)at);
+    cr_assert_eq(r.msg.ncalls, 1);
+    cr_assert_str_eq(r.msg.calls[0].name, "f");
+    tw_result_free(&r);
+    tw_buf_free(&b);
+}
+
 /* ---- large inputs: a quadratic cost would not finish inside the timeout ---- */
 
 /* The shape: 200,000 empty {} calls, every one refused. */

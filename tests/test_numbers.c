@@ -336,8 +336,8 @@ static void read_result(const char *js, tw_result *r)
 {
     cJSON *j = NULL;
     cr_assert_eq(tw_json_parse(js, strlen(js), 64, &j, NULL), TW_OK);
-    char why[256];
-    cr_assert_eq(tw_result_read(j, NULL, r, why, sizeof why), TW_OK, "%s", why);
+    tw_error why_e = {0};
+    cr_assert_eq(tw_result_read(j, NULL, r, &why_e), TW_OK, "%s", why_e.message);
     cJSON_Delete(j);
 }
 
@@ -410,8 +410,8 @@ static void read_request(const char *js, tw_request *r)
 {
     cJSON *j = NULL;
     cr_assert_eq(tw_json_parse(js, strlen(js), 64, &j, NULL), TW_OK);
-    char why[256];
-    cr_assert_eq(tw_request_read(j, NULL, r, why, sizeof why), TW_OK, "%s", why);
+    tw_error why_e = {0};
+    cr_assert_eq(tw_request_read(j, NULL, r, &why_e), TW_OK, "%s", why_e.message);
     cJSON_Delete(j);
 }
 
@@ -475,7 +475,7 @@ Test(numbers, json_request_encoders_round_trip)
     tw_diag_list w = {0};
     char *o = encode_request("openai-request", &r, &w);
     tw_request back;
-    tw_request_error e;
+    tw_error e;
     tw_diag_list w2 = {0};
     cr_assert_eq(tw_openai_request_decode(o, strlen(o), NULL, &back, &w2, &e), TW_OK, "%s", e.message);
     check_request_args(&back, a, "openai-request");
@@ -570,9 +570,9 @@ static char *transcode(const char *from, const char *to, const char *in, tw_diag
     tw_encode_opts o = {0};
     o.warnings = w;
     tw_buf out = {0};
-    char why[256] = "";
-    cr_assert_eq(tw_transcode(from, to, in, strlen(in), &o, &out, why, sizeof why), TW_OK,
-                 "%s -> %s: %s", from, to, why);
+    tw_error why_e = {0};
+    cr_assert_eq(tw_transcode(from, to, in, strlen(in), &o, &out, &why_e), TW_OK,
+                 "%s -> %s: %s", from, to, why_e.message);
     return tw_buf_take(&out, NULL);
 }
 

@@ -11,7 +11,9 @@
  * - a long string with many escapes is read once: the scanners find the
  *   string's next quote once, not again after every escape (an input so
  *   large that one search per escape could not finish in the test timeout);
- * - the bound tw_json_size_within uses gives the answer tw_json_size does.
+ * - the bound tw_json_size_within uses gives the answer tw_json_size does;
+ * - the one-pass parse builds the tree cJSON builds, and the objects it
+ *   marks as repeating no key are the ones tw_json_dedupe leaves alone.
  */
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
@@ -22,6 +24,7 @@
 #include "toolwire/decode.h"
 #include "toolwire/json.h"
 #include "toolwire/text.h"
+#include "../src/text_int.h" /* the state, for its buffer sizes */
 #include "twtest.h"
 
 static void fill_prose(tw_buf *b, size_t n)
@@ -37,24 +40,25 @@ Test(one_pass, plain_text_is_not_held)
     tw_buf in = {0};
     fill_prose(&in, 1u << 20);
     for (size_t k = 0; k < 3; k++) {
-        tw_text_dec d;
         tw_decode_opts o;
         memset(&o, 0, sizeof o);
         o.limits.max_input_bytes = 4u << 20;
-        cr_assert_eq(tw_text_init(&d, kinds[k], &o, NULL, NULL), TW_OK);
+        tw_text_dec *d = tw_text_dec_new(kinds[k], &o, NULL, NULL);
+        cr_assert_not_null(d);
         /* four feeds of 256 KiB: each is passed on without a stay in t_hold */
         for (size_t off = 0; off < in.len; off += 256u << 10) {
             size_t n = in.len - off < (256u << 10) ? in.len - off : 256u << 10;
-            cr_assert_eq(tw_text_feed(&d, in.data + off, n), TW_OK);
-            cr_assert_lt(d.t_hold.cap, 4096, "kind %zu: %zu bytes of hold buffer", k,
-                         d.t_hold.cap);
+            cr_assert_eq(tw_text_dec_feed(d, in.data + off, n), TW_OK);
+            cr_assert_lt(d->t_hold.cap, 4096, "kind %zu: %zu bytes of hold buffer", k,
+                         d->t_hold.cap);
         }
         tw_result r;
-        cr_assert_eq(tw_text_finish(&d, &r), TW_OK);
+        cr_assert_eq(tw_text_dec_finish(d, &r), TW_OK);
         /* the content is the text without its trailing newline */
         cr_assert_eq(r.msg.content.len, in.len - 1);
         cr_assert_eq(memcmp(r.msg.content.data, in.data, in.len - 1), 0);
         tw_result_free(&r);
+        tw_text_dec_free(d);
     }
     tw_buf_free(&in);
 }
@@ -64,19 +68,20 @@ Test(one_pass, partial_tag_is_held_across_feeds)
     /* what stays undecided at the end of a feed is kept: a split opener */
     static const char *const parts[] = {"before <thi", "nk>inside</th", "ink> after <tool_",
                                         "call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>"};
-    tw_text_dec d;
     tw_decode_opts o;
     memset(&o, 0, sizeof o);
     o.allow_unknown_tool = true;
-    cr_assert_eq(tw_text_init(&d, TW_TEXT_HERMES, &o, NULL, NULL), TW_OK);
+    tw_text_dec *d = tw_text_dec_new(TW_TEXT_HERMES, &o, NULL, NULL);
+    cr_assert_not_null(d);
     for (size_t i = 0; i < 4; i++)
-        cr_assert_eq(tw_text_feed(&d, parts[i], strlen(parts[i])), TW_OK);
+        cr_assert_eq(tw_text_dec_feed(d, parts[i], strlen(parts[i])), TW_OK);
     tw_result r;
-    cr_assert_eq(tw_text_finish(&d, &r), TW_OK);
+    cr_assert_eq(tw_text_dec_finish(d, &r), TW_OK);
     cr_assert_str_eq(r.msg.thinking.data, "inside");
     cr_assert_eq(r.msg.ncalls, 1);
     cr_assert_str_eq(r.msg.calls[0].name, "f");
     tw_result_free(&r);
+    tw_text_dec_free(d);
 }
 
 static size_t nallocs;
@@ -132,8 +137,9 @@ Test(one_pass, lint_scan_measures_depth)
     memset(deep, '[', 33);
     memset(deep + 33, ']', 33);
     cJSON *v = NULL;
-    tw_json_error e;
-    cr_assert_eq(tw_json_parse_lint(deep, 66, 32, &v, &e, &lint), TW_D_JSON_TOO_DEEP);
+    tw_error e;
+    cr_assert_eq(tw_json_parse_lint(deep, 66, 32, &v, &e, &lint), TW_ERR_LIMIT);
+    cr_assert_eq(e.code, TW_D_JSON_TOO_DEEP);
     cr_assert_null(v);
     cr_assert_eq(tw_json_parse_lint(deep + 1, 64, 32, &v, &e, &lint), TW_OK);
     cr_assert_eq(lint.depth, 32);
@@ -216,5 +222,101 @@ Test(one_pass, long_escaped_string_is_read_once, .timeout = 300)
     cr_assert_eq(strlen(text), (size_t)6 << 20);
     cr_assert_eq(text[0], '\n');
     tw_result_free(&r);
+    tw_buf_free(&in);
+}
+
+/* The one-pass parse builds cJSON's own tree: the same types, keys,
+ * strings, doubles (to the bit) and valueint, in order, with cJSON's list
+ * links; each number keeps its spelling. */
+static void same_as_cjson(const cJSON *a, const cJSON *b)
+{
+    cr_assert_eq(a->type & 0xFF, b->type & 0xFF);
+    cr_assert_eq(a->string == NULL, b->string == NULL);
+    if (a->string)
+        cr_assert_str_eq(a->string, b->string);
+    if (cJSON_IsString(a))
+        cr_assert_str_eq(a->valuestring, b->valuestring);
+    if (cJSON_IsNumber(a)) {
+        cr_assert_eq(memcmp(&a->valuedouble, &b->valuedouble, sizeof(double)), 0,
+                     "%.17g vs %.17g", a->valuedouble, b->valuedouble);
+        cr_assert_eq(a->valueint, b->valueint);
+        cr_assert_not_null(tw_json_spelling(a));
+    }
+    const cJSON *x = a->child, *y = b->child, *last = NULL;
+    for (; x && y; x = x->next, y = y->next) {
+        same_as_cjson(x, y);
+        last = x;
+    }
+    cr_assert(!x && !y, "member counts differ");
+    if (a->child)
+        cr_assert_eq(a->child->prev, last);
+}
+
+Test(one_pass, parse_builds_cjsons_tree)
+{
+    static const char *const texts[] = {
+        "{\"a\": [1, -0, 0.5, 1e400, -1.5E-3, 9007199254740993, 2147483648, -2147483649],"
+        " \"b\\u00e9\\n\": \"x\\ty\\\"z\\\\\\/\\b\\f\\r\", \"c\": {\"d\": [true, false, null, {}]}}",
+        "[\"\\ud83d\\ude00 \\u20ac \\u0041\", \"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\", []]",
+        " \r\n\t\"only a string\" ",
+        "123456789012345678",
+        "{\"k\": \"0123456789abcdef0123456789abcdef\\\\0123456789abcdef\"}",
+    };
+    for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++) {
+        cJSON *v = NULL, *c = cJSON_Parse(texts[k]);
+        tw_json_lint lint;
+        cr_assert_not_null(c);
+        cr_assert_eq(tw_json_parse_lint(texts[k], strlen(texts[k]), 0, &v, NULL, &lint), TW_OK);
+        cr_assert_eq(lint.nonstd_offset, -1);
+        cr_assert(!lint.nul);
+        same_as_cjson(v, c);
+        cJSON_Delete(v);
+        cr_assert_eq(tw_json_parse(texts[k], strlen(texts[k]), 0, &v, NULL), TW_OK);
+        same_as_cjson(v, c);
+        cJSON_Delete(v);
+        cJSON_Delete(c);
+    }
+    /* the spelling is the text's, never a formatted double */
+    cJSON *v = NULL;
+    cr_assert_eq(tw_json_parse("[1.50, 1e400]", 13, 0, &v, NULL), TW_OK);
+    cr_assert_str_eq(tw_json_spelling(cJSON_GetArrayItem(v, 0)), "1.50");
+    cr_assert_str_eq(tw_json_spelling(cJSON_GetArrayItem(v, 1)), "1e400");
+    cJSON_Delete(v);
+}
+
+Test(one_pass, repeated_keys_found_at_any_depth_and_size)
+{
+    /* small and large objects (past the pairwise check), nested in clean ones */
+    tw_buf in = {0};
+    static const char head[] = "{\"x\": [{\"ok\": 1}, {";
+    cr_assert_eq(tw_buf_append(&in, head, strlen(head)), TW_OK);
+    for (int i = 0; i < 40; i++) {
+        char m[32];
+        int n = snprintf(m, sizeof m, "%s\"k%d\": %d", i ? ", " : "", i % 39, i);
+        cr_assert_eq(tw_buf_append(&in, m, (size_t)n), TW_OK);
+    }
+    cr_assert_eq(tw_buf_append(&in, "}], \"y\": {\"a\": 1, \"b\": 2, \"a\": 3}}",
+                               strlen("}], \"y\": {\"a\": 1, \"b\": 2, \"a\": 3}}")), TW_OK);
+    cJSON *v = NULL;
+    cr_assert_eq(tw_json_parse(in.data, in.len, 0, &v, NULL), TW_OK);
+    cJSON *copy = cJSON_Duplicate(v, 1);
+    cr_assert_not_null(copy);
+    char path[64];
+    size_t removed = 0;
+    cr_assert_eq(tw_json_dedupe(v, path, sizeof path, &removed), TW_OK);
+    cr_assert_eq(removed, 2);
+    cr_assert_str_eq(path, "/x/1/k0");
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetArrayItem(cJSON_GetObjectItem(v, "x"), 1)), 39);
+    cr_assert_eq(tw_json_dedupe(copy, path, sizeof path, &removed), TW_OK);
+    cr_assert_eq(removed, 2);
+    cJSON_Delete(copy);
+    cJSON_Delete(v);
+    /* a clean tree: nothing removed */
+    static const char clean[] = "{\"a\": {\"b\": [1, {\"c\": 2, \"d\": 3}]}}";
+    cr_assert_eq(tw_json_parse(clean, strlen(clean), 0, &v, NULL), TW_OK);
+    cr_assert_eq(tw_json_dedupe(v, path, sizeof path, &removed), TW_OK);
+    cr_assert_eq(removed, 0);
+    cr_assert_str_eq(path, "");
+    cJSON_Delete(v);
     tw_buf_free(&in);
 }

@@ -138,15 +138,16 @@ Test(openai, every_chunking_equals_batch)
         tw_test_expect_neutral(&r, want, "chunk", chunk);
     }
     for (size_t cut = 0; cut <= n; cut++) {
-        tw_openai_stream d;
-        cr_assert_eq(tw_openai_stream_init(&d, NULL, NULL, NULL), TW_OK);
+        tw_openai_stream *d = tw_openai_stream_new(NULL, NULL, NULL);
+        cr_assert_not_null(d);
         char *a = tw_test_exact(s, cut), *b = tw_test_exact(s + cut, n - cut);
-        tw_openai_stream_feed(&d, a, cut);
-        tw_openai_stream_feed(&d, b, n - cut);
-        cr_assert_eq(tw_openai_stream_finish(&d, &r), TW_OK);
+        tw_openai_stream_feed(d, a, cut);
+        tw_openai_stream_feed(d, b, n - cut);
+        cr_assert_eq(tw_openai_stream_finish(d, &r), TW_OK);
         free(a);
         free(b);
         tw_test_expect_neutral(&r, want, "cut", cut);
+        tw_openai_stream_free(d);
     }
     free(copy);
     free(want);
@@ -158,7 +159,7 @@ typedef struct evlog {
     char ids[8][32];
 } evlog;
 
-static void on_event(void *u, const tw_event *ev)
+static tw_status on_event(void *u, const tw_event *ev)
 {
     evlog *l = u;
     switch (ev->kind) {
@@ -172,6 +173,7 @@ static void on_event(void *u, const tw_event *ev)
     case TW_EV_ERROR: l->errors++; break;
     case TW_EV_WARNING: l->warnings++; break;
     }
+    return TW_OK;
 }
 
 Test(openai, events_as_they_arrive)
@@ -181,19 +183,19 @@ Test(openai, events_as_they_arrive)
     const char *fin = CH("{}", "\"tool_calls\"");
     const char *tail = "data: [DONE]\n\n";
     evlog l = {0};
-    tw_openai_stream d;
-    tw_openai_stream_init(&d, NULL, on_event, &l);
+    tw_openai_stream *d = tw_openai_stream_new(NULL, on_event, &l);
+    cr_assert_not_null(d);
     for (const char *p = head; *p; p++) /* byte by byte */
-        tw_openai_stream_feed(&d, p, 1);
+        tw_openai_stream_feed(d, p, 1);
     cr_assert_str_eq(l.thinking.data, "Plan");
     cr_assert_str_eq(l.content.data, "Hi");
     cr_assert_eq(l.calls, 0, "a call is emitted only once complete");
-    tw_openai_stream_feed(&d, fin, strlen(fin));
+    tw_openai_stream_feed(d, fin, strlen(fin));
     cr_assert_eq(l.calls, 1, "the finish_reason chunk completes the call");
     cr_assert_str_eq(l.ids[0], "a");
-    tw_openai_stream_feed(&d, tail, strlen(tail));
+    tw_openai_stream_feed(d, tail, strlen(tail));
     tw_result r;
-    cr_assert_eq(tw_openai_stream_finish(&d, &r), TW_OK);
+    cr_assert_eq(tw_openai_stream_finish(d, &r), TW_OK);
     cr_assert_eq(l.calls, r.msg.ncalls);
     cr_assert_eq(l.errors, 0);
     tw_result_free(&r);
@@ -202,16 +204,17 @@ Test(openai, events_as_they_arrive)
 
     /* a stream that ends without finish_reason: calls emitted at finish, errors as events */
     evlog m = {0};
-    tw_openai_stream_init(&d, NULL, on_event, &m);
-    tw_openai_stream_feed(&d, head, strlen(head));
+    cr_assert_eq(tw_openai_stream_reset(d, NULL, on_event, &m), TW_OK);
+    tw_openai_stream_feed(d, head, strlen(head));
     cr_assert_eq(m.calls, 0);
-    cr_assert_eq(tw_openai_stream_finish(&d, &r), TW_OK);
+    cr_assert_eq(tw_openai_stream_finish(d, &r), TW_OK);
     cr_assert_eq(m.calls, 1);
     cr_assert_eq(m.errors, 1);
     cr_assert_eq(r.errors.items[0].code, TW_D_STREAM_TRUNCATED);
     tw_result_free(&r);
     tw_buf_free(&m.content);
     tw_buf_free(&m.thinking);
+    tw_openai_stream_free(d);
 }
 
 Test(openai, sse_caps_through_the_decoder)
@@ -234,24 +237,25 @@ Test(openai, huge_arguments_stay_bounded)
 {
     tw_decode_opts o = {0};
     o.limits.max_args_bytes = 1000;
-    tw_openai_stream d;
-    tw_openai_stream_init(&d, &o, NULL, NULL);
+    tw_openai_stream *d = tw_openai_stream_new(&o, NULL, NULL);
+    cr_assert_not_null(d);
     const char *first = "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,"
                         "\"id\":\"big\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"k\\\":\\\"\"}}]}}]}\n\n";
-    tw_openai_stream_feed(&d, first, strlen(first));
+    tw_openai_stream_feed(d, first, strlen(first));
     char frag[600];
     int k = snprintf(frag, sizeof frag, "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":"
                                         "[{\"index\":0,\"function\":{\"arguments\":\"%0400d\"}}]}}]}\n\n", 0);
     for (int i = 0; i < 5000; i++) /* 2 MB of argument text */
-        tw_openai_stream_feed(&d, frag, (size_t)k);
+        tw_openai_stream_feed(d, frag, (size_t)k);
     tw_result r;
-    cr_assert_eq(tw_openai_stream_finish(&d, &r), TW_OK);
+    cr_assert_eq(tw_openai_stream_finish(d, &r), TW_OK);
     cr_assert_eq(r.msg.ncalls, 0);
     cr_assert_eq(r.errors.len, 2);
     cr_assert_eq(r.errors.items[0].code, TW_D_ARGS_TOO_LARGE);
     cr_assert_eq(r.errors.items[0].offset, 0);
     cr_assert_eq(r.errors.items[1].code, TW_D_STREAM_TRUNCATED);
     tw_result_free(&r);
+    tw_openai_stream_free(d);
 }
 
 Test(openai, locate)

@@ -29,12 +29,12 @@ Test(proxy, prompt_outputs)
     const tw_encoder_ops *enc = tw_encoder_find("proxy-prompt");
     cr_assert_not_null(enc);
     for (long i = 0; i < n; i++) {
-        char why[256] = "";
-        cJSON *fx = tw_load_json_file(files[i], (size_t)1 << 20, 64, why, sizeof why);
-        cr_assert_not_null(fx, "%s", why);
+        tw_error why_e = {0};
+        cJSON *fx = tw_load_json_file(files[i], (size_t)1 << 20, 64, why_e.message, sizeof why_e.message);
+        cr_assert_not_null(fx, "%s", why_e.message);
         tw_request r;
-        cr_assert_eq(tw_request_read(tw_json_get(fx, "request"), NULL, &r, why, sizeof why),
-                     TW_OK, "%s: %s", files[i], why);
+        cr_assert_eq(tw_request_read(tw_json_get(fx, "request"), NULL, &r, &why_e),
+                     TW_OK, "%s: %s", files[i], why_e.message);
         tw_buf out = {0};
         cr_expect_eq(enc->encode_request(&r, NULL, &out), TW_OK);
         cr_expect_str_eq(out.data ? out.data : "", tw_json_get_str(fx, "expected"), "%s",
@@ -50,10 +50,10 @@ Test(proxy, prompt_outputs)
  * without executing anything from the tool results it contains. */
 Test(proxy, own_prompt_results_never_become_calls)
 {
-    char why[256] = "";
+    tw_error why_e = {0};
     cJSON *fx = tw_load_json_file(tw_test_src("tests/data/proxy/05_multi_turn.json"),
-                                  (size_t)1 << 20, 64, why, sizeof why);
-    cr_assert_not_null(fx, "%s", why);
+                                  (size_t)1 << 20, 64, why_e.message, sizeof why_e.message);
+    cr_assert_not_null(fx, "%s", why_e.message);
     const char *prompt = tw_json_get_str(fx, "expected");
     char *copy = tw_test_exact(prompt, strlen(prompt));
     tw_result r;
@@ -77,7 +77,7 @@ typedef struct seen {
     int64_t call_off;
 } seen;
 
-static void on_event(void *user, const tw_event *ev)
+static tw_status on_event(void *user, const tw_event *ev)
 {
     seen *s = user;
     if (ev->kind == TW_EV_TOOL_CALL) {
@@ -87,6 +87,7 @@ static void on_event(void *user, const tw_event *ev)
         s->errors++;
         s->last_err_off = ev->diag->offset;
     }
+    return TW_OK;
 }
 
 Test(proxy, streaming_events_carry_raw_offsets)
@@ -94,35 +95,36 @@ Test(proxy, streaming_events_carry_raw_offsets)
     const char *in = "a<tool_result id=\"1\">xx</tool_result>b<tool_call>{\"name\": \"f\"}</tool_call>";
     size_t n = strlen(in);
     for (size_t chunk = 1; chunk <= n; chunk++) {
-        tw_proxy_dec d;
         seen s = {0, 0, -2, -2};
-        cr_assert_eq(tw_proxy_init(&d, NULL, on_event, &s), TW_OK);
+        tw_proxy_dec *d = tw_proxy_dec_new(NULL, on_event, &s);
+        cr_assert_not_null(d);
         for (size_t off = 0; off < n; off += chunk) {
             size_t k = n - off < chunk ? n - off : chunk;
             char *piece = tw_test_exact(in + off, k);
-            cr_assert_eq(tw_proxy_feed(&d, piece, k), TW_OK);
+            cr_assert_eq(tw_proxy_dec_feed(d, piece, k), TW_OK);
             free(piece);
         }
         tw_result r;
-        cr_assert_eq(tw_proxy_finish(&d, &r), TW_OK);
+        cr_assert_eq(tw_proxy_dec_finish(d, &r), TW_OK);
         cr_expect_eq(s.calls, 1, "chunk %zu", chunk);
         cr_expect_eq(s.call_off, (int64_t)(strstr(in, "<tool_call>") - in), "chunk %zu", chunk);
         cr_expect_eq(s.errors, 1, "chunk %zu", chunk);
         cr_expect_eq(s.last_err_off, 1, "chunk %zu", chunk);
         cr_expect_str_eq(r.msg.content.data, "ab");
         tw_result_free(&r);
+        tw_proxy_dec_free(d);
     }
 }
 
 Test(proxy, feed_after_finish_is_state_error)
 {
-    tw_proxy_dec d;
-    tw_proxy_init(&d, NULL, NULL, NULL);
+    tw_proxy_dec *d = tw_proxy_dec_new(NULL, NULL, NULL);
+    cr_assert_not_null(d);
     tw_result r;
-    cr_assert_eq(tw_proxy_finish(&d, &r), TW_OK);
-    cr_expect_eq(tw_proxy_feed(&d, "x", 1), TW_ERR_STATE);
+    cr_assert_eq(tw_proxy_dec_finish(d, &r), TW_OK);
+    cr_expect_eq(tw_proxy_dec_feed(d, "x", 1), TW_ERR_STATE);
     tw_result_free(&r);
-    tw_proxy_release(&d);
+    tw_proxy_dec_free(d);
 }
 
 Test(proxy, policy_sentences)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "files.h"
+#include "redact.h"
 #include "report.h"
 
 static void sample(tw_report *r, const char *backend, tw_verdict r04)
@@ -184,6 +185,65 @@ Test(files, write_all_into_an_unwritable_dir_says_why)
     cr_assert_eq(tw_report_write_all(&r, out, why, sizeof why), TW_ERR_IO);
     cr_assert(strstr(why, "b.md: cannot write"), "%s", why);
     tw_report_free(&r);
+}
+
+/* The files tw_report_write_all writes in pieces are the renderings the
+ * buffers hold, redacted as a whole: a secret that straddles two pieces is
+ * caught as well as one inside a piece. */
+Test(files, write_all_in_pieces_equals_the_whole_renderings)
+{
+    static const char secret[] = "sk-live-0123456789abcdefSECRET";
+    tw_secret_reset();
+    cr_assert_eq(tw_secret_add(secret), TW_OK);
+    tw_report r;
+    tw_report_init(&r, "big", "mock:replay");
+    tw_rep_fixture *f = tw_report_add_fixture(&r, "openai/big", "fixtures/openai/big.json", "openai");
+    cr_assert_not_null(f);
+    char ev[300];
+    for (int k = 0; k < 3000; k++) {
+        tw_rep_exchange *e = tw_report_add_exchange(f);
+        cr_assert_not_null(e);
+        e->method = strdup("POST");
+        e->path = strdup("/v1/chat/completions");
+        e->status = 200;
+        /* the secret lands at every offset modulo a piece over the exchanges */
+        snprintf(ev, sizeof ev, "%.*s key %s <tail>", k % 97, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", secret);
+        cr_assert_not_null(tw_report_add_check(e, "OAI-R01", TW_V_PASS, TW_EXPECT_NOT_FAIL, -1, ev));
+        cr_assert_not_null(tw_report_add_check(e, "OAI-R04", k % 5 ? TW_V_PASS : TW_V_FAIL, TW_EXPECT_NOT_FAIL, k, ev));
+    }
+    tw_report_summarise(&r);
+    char out[256], why[300] = "";
+    snprintf(out, sizeof out, "%s/big", dir);
+    cr_assert_eq(tw_report_write_all(&r, out, why, sizeof why), TW_OK, "%s", why);
+    static const char *const ext[] = {"json", "md", "junit.xml", "html"};
+    tw_status (*const fn[])(const tw_report *, tw_buf *) = {tw_report_to_json, tw_report_to_markdown,
+                                                            tw_report_to_junit, tw_report_to_html};
+    for (int i = 0; i < 4; i++) {
+        tw_buf whole = {0}, clean = {0};
+        cr_assert_eq(fn[i](&r, &whole), TW_OK);
+        cr_assert_eq(tw_secret_scrub(whole.data, whole.len, &clean, NULL), TW_OK);
+        char p[400];
+        snprintf(p, sizeof p, "%s/big.%s", out, ext[i]);
+        size_t len = 0;
+        char *d = tw_read_file(p, 0, &len, why, sizeof why);
+        cr_assert_not_null(d, "%s", why);
+        cr_assert_eq(len, clean.len, "%s: %zu bytes written, %zu rendered", ext[i], len, clean.len);
+        cr_assert(memcmp(d, clean.data, len) == 0, "%s differs from its rendering", ext[i]);
+        cr_assert_null(strstr(d, secret), "%s holds the secret", ext[i]);
+        if (i != 1) /* the Markdown lists failures only */
+            cr_assert_not_null(strstr(d, TW_REDACTED), "%s", ext[i]);
+        free(d);
+        tw_buf_free(&whole);
+        tw_buf_free(&clean);
+    }
+    /* large enough to be written in many pieces */
+    struct stat st;
+    char p[400];
+    snprintf(p, sizeof p, "%s/big.json", out);
+    cr_assert_eq(stat(p, &st), 0);
+    cr_assert_gt((long long)st.st_size, 8LL * 64 * 1024);
+    tw_report_free(&r);
+    tw_secret_reset();
 }
 
 Test(files, read_write_mkdirs_join)

@@ -20,18 +20,18 @@
 #include "twtest.h"
 
 typedef tw_status (*req_decoder)(const char *, size_t, const tw_limits *, tw_request *,
-                                 tw_diag_list *, tw_request_error *);
+                                 tw_diag_list *, tw_error *);
 
 /* ---- helpers ---- */
 
 static cJSON *load(const char *path)
 {
-    char why[256];
+    tw_error why_e = {0};
     size_t len = 0;
-    char *text = tw_read_file(path, (size_t)16 << 20, &len, why, sizeof why);
-    cr_assert_not_null(text, "%s: %s", path, why);
+    char *text = tw_read_file(path, (size_t)16 << 20, &len, why_e.message, sizeof why_e.message);
+    cr_assert_not_null(text, "%s: %s", path, why_e.message);
     cJSON *j = NULL;
-    tw_json_error e;
+    tw_error e;
     cr_assert_eq(tw_json_parse(text, len, 256, &j, &e), TW_OK, "%s: %s", path, e.message);
     cr_assert_eq(tw_json_keep_spellings(text, len, j, 256), TW_OK);
     free(text);
@@ -40,15 +40,15 @@ static cJSON *load(const char *path)
 
 static void read_req(const cJSON *j, tw_request *r, const char *what)
 {
-    char why[256] = "";
-    cr_assert_eq(tw_request_read(j, NULL, r, why, sizeof why), TW_OK, "%s: %s", what, why);
+    tw_error why_e = {0};
+    cr_assert_eq(tw_request_read(j, NULL, r, &why_e), TW_OK, "%s: %s", what, why_e.message);
 }
 
 static void read_req_text(const char *js, tw_request *r)
 {
     size_t n = strlen(js);
     cJSON *j = NULL;
-    tw_json_error e;
+    tw_error e;
     cr_assert_eq(tw_json_parse(js, n, 64, &j, &e), TW_OK, "%s", e.message);
     cr_assert_eq(tw_json_keep_spellings(js, n, j, 64), TW_OK);
     read_req(j, r, js);
@@ -69,7 +69,7 @@ static char *enc(const char *name, const tw_request *r, tw_diag_list *w, size_t 
 
 /* Decode from an exact-size copy (no terminator to lean on). */
 static tw_status dec(req_decoder f, const char *s, size_t n, const tw_limits *l, tw_request *r,
-                     tw_diag_list *w, tw_request_error *e)
+                     tw_diag_list *w, tw_error *e)
 {
     char *copy = tw_test_exact(s, n);
     tw_status st = f(copy, n, l, r, w, e);
@@ -258,7 +258,7 @@ Test(issue3_hermes_prompt, qwen3_round_trips)
         char *p1 = enc("hermes-prompt", &orig, NULL, &len1);
         cr_assert_str_eq(p1, tw_json_get_str(fx, "expected"), "%s", name);
         tw_diag_list w = {0};
-        tw_request_error e;
+        tw_error e;
         cr_assert_eq(dec(tw_hermes_prompt_decode, p1, len1, NULL, &back, &w, &e), TW_OK, "%s: %s",
                      name, e.message);
         char *p2 = enc("hermes-prompt", &back, NULL, &len2);
@@ -326,7 +326,7 @@ Test(issue3_hermes_prompt, decodes_every_part)
 {
     tw_request r;
     tw_diag_list w = {0};
-    tw_request_error e;
+    tw_error e;
     cr_assert_eq(dec(tw_hermes_prompt_decode, PROMPT, strlen(PROMPT), NULL, &r, &w, &e), TW_OK,
                  "%s", e.message);
     char *got = neutral(&r);
@@ -382,7 +382,7 @@ Test(issue3_hermes_prompt, refusals_name_the_turn)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         tw_request r;
-        tw_request_error e;
+        tw_error e;
         tw_status st = dec(tw_hermes_prompt_decode, cases[i].in, strlen(cases[i].in), NULL, &r,
                            NULL, &e);
         cr_expect_eq(st, cases[i].code, "case %zu: %s", i, tw_code_name(st));
@@ -398,7 +398,7 @@ Test(issue3_hermes_prompt, limits)
     tw_limits l;
     memset(&l, 0, sizeof l);
     tw_request r;
-    tw_request_error e;
+    tw_error e;
     l.max_input_bytes = strlen(PROMPT) - 1;
     cr_expect_eq(dec(tw_hermes_prompt_decode, PROMPT, strlen(PROMPT), &l, &r, NULL, &e), TW_ERR_LIMIT);
     memset(&l, 0, sizeof l);
@@ -496,7 +496,7 @@ static void vllm_round_trip_dir(const char *dir, long min)
         size_t len1 = 0, len2 = 0;
         char *b1 = enc("vllm-generate-request", &orig, NULL, &len1);
         tw_diag_list w = {0};
-        tw_request_error e;
+        tw_error e;
         cr_assert_eq(dec(tw_vllm_request_decode, b1, len1, NULL, &back, &w, &e), TW_OK, "%s: %s",
                      name, e.message);
         cr_expect_eq(w.len, 0, "%s: %s", name, w.len ? w.items[0].message : "");
@@ -539,7 +539,7 @@ Test(issue3_vllm_request, refusals_and_warnings)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         tw_request r;
-        tw_request_error e;
+        tw_error e;
         tw_status st = dec(tw_vllm_request_decode, cases[i].in, strlen(cases[i].in), NULL, &r,
                            NULL, &e);
         cr_expect_eq(st, cases[i].code, "case %zu: %s", i, tw_code_name(st));
@@ -552,7 +552,7 @@ Test(issue3_vllm_request, refusals_and_warnings)
                      "{\"role\":\"tool\",\"content\":\"r\"}],\"stream\":false,\"tool_choice\":{\"name\":\"f\"}}";
     tw_request r;
     tw_diag_list w = {0};
-    tw_request_error e;
+    tw_error e;
     cr_assert_eq(dec(tw_vllm_request_decode, js, strlen(js), NULL, &r, &w, &e), TW_OK, "%s", e.message);
     cr_expect(has_warning(&w, TW_D_NOT_CARRIED, "model"));
     cr_expect(has_warning(&w, TW_D_NOT_CARRIED, "stream"));
@@ -610,17 +610,15 @@ Test(issue3_convert, sources)
     o.parallel_tool_calls = -1;
     o.warnings = &w;
     tw_buf out = {0};
-    char why[256] = "";
-    cr_assert_eq(tw_transcode("hermes-prompt", "openai-request", PROMPT, strlen(PROMPT), &o, &out,
-                              why, sizeof why),
-                 TW_OK, "%s", why);
+    tw_error why_e = {0};
+    cr_assert_eq(tw_transcode("hermes-prompt", "openai-request", PROMPT, strlen(PROMPT), &o, &out, &why_e),
+                 TW_OK, "%s", why_e.message);
     cr_expect(strstr(out.data, "\"tool_call_id\":\"call_2\"") != NULL, "%s", out.data);
     tw_buf_reset(&out);
     const char *bad = "<|im_start|>user\nhi";
-    cr_expect_eq(tw_transcode("hermes-prompt", "neutral", bad, strlen(bad), &o, &out, why,
-                              sizeof why),
+    cr_expect_eq(tw_transcode("hermes-prompt", "neutral", bad, strlen(bad), &o, &out, &why_e),
                  TW_ERR_INVALID);
-    cr_expect(strstr(why, "turns[0]") != NULL, "%s", why);
+    cr_expect(strstr(why_e.message, "turns[0]") != NULL, "%s", why_e.message);
     tw_buf_free(&out);
     tw_diag_list_free(&w);
 }

@@ -43,7 +43,7 @@
 
 static void decode_o(const char *body, tw_request *req)
 {
-    tw_request_error err;
+    tw_error err;
     memset(&err, 0, sizeof err);
     tw_status st = tw_openai_request_decode(body, strlen(body), NULL, req, NULL, &err);
     cr_assert_eq(st, TW_OK, "request: %s", err.message);
@@ -51,7 +51,7 @@ static void decode_o(const char *body, tw_request *req)
 
 static void decode_a(const char *body, tw_request *req)
 {
-    tw_request_error err;
+    tw_error err;
     memset(&err, 0, sizeof err);
     tw_status st = tw_anthropic_request_decode(body, strlen(body), NULL, req, NULL, &err);
     cr_assert_eq(st, TW_OK, "request: %s", err.message);
@@ -346,8 +346,8 @@ static void check_call(const tw_script_answer *a, const char *tool, const char *
     cr_assert_not_null(j, "call JSON: %s", t);
     cr_assert_str_eq(tw_json_get_str(j, "name"), tool);
     cJSON *s = cJSON_Parse(schema);
-    char why[200] = "";
-    cr_assert(tw_schema_validate(s, tw_json_get(j, "arguments"), 64, why, sizeof why), "%s", why);
+    tw_error se;
+    cr_assert(tw_schema_validate(s, tw_json_get(j, "arguments"), 64, &se), "%s", se.message);
     cJSON_Delete(s);
     cJSON_Delete(j);
 }
@@ -532,8 +532,8 @@ static cJSON *gen_ok(const char *schema)
     char why[300] = "";
     tw_status st = tw_script_schema_args(s, NULL, &v, why, sizeof why);
     cr_assert_eq(st, TW_OK, "%s: %s", schema, why);
-    char vwhy[200] = "";
-    cr_assert(tw_schema_validate(s, v, 64, vwhy, sizeof vwhy), "%s: %s", schema, vwhy);
+    tw_error ve;
+    cr_assert(tw_schema_validate(s, v, 64, &ve), "%s: %s", schema, ve.message);
     cJSON_Delete(s);
     return v;
 }

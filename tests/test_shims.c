@@ -31,14 +31,27 @@ Test(shims, utf8_cut)
 
 /* ---- arguments ---- */
 
+/* The refusal's code: TW_OK, or err->code after a failure, checked to come
+ * with the status it belongs to. */
 static tw_status parse(const char *text, const tw_limits *l, cJSON **out, bool *fenced)
 {
     size_t n = strlen(text);
     char *copy = tw_test_exact(text, n);
-    char why[160];
-    tw_status st = tw_shim_parse_args(copy, n, l, out, fenced, why, sizeof why);
+    tw_error e;
+    tw_error_clear(&e);
+    tw_status st = tw_shim_parse_args(copy, n, l, out, fenced, &e);
     free(copy);
-    return st;
+    if (st == TW_OK)
+        return st;
+    cr_expect(tw_code_is_status(st), "%s", tw_code_name(st));
+    cr_expect_neq(e.message[0], '\0');
+    cr_expect_eq(e.offset, -1);
+    tw_status want = e.code == TW_D_ARGS_TOO_LARGE || e.code == TW_D_JSON_TOO_DEEP ? TW_ERR_LIMIT
+                     : e.code == TW_D_TOOL_CALL_JSON                              ? TW_ERR_PARSE
+                     : e.code == TW_D_ARGUMENTS_NOT_OBJECT                        ? TW_ERR_INVALID
+                                                                                  : e.code;
+    cr_expect_eq(st, want, "%s returned %s", tw_code_name(e.code), tw_code_name(st));
+    return e.code;
 }
 
 Test(shims, parse_args_object_and_fences)

@@ -227,3 +227,42 @@ Test(sse, every_split_gives_the_same_events)
     }
     free(want);
 }
+
+/* A callback's status stops the parser; afterwards feed and finish answer
+ * TW_ERR_STATE and nothing leaks. */
+static tw_status stop_at_second(void *u, const tw_sse_event *ev)
+{
+    (void)ev;
+    size_t *n = u;
+    return ++*n == 2 ? TW_ERR_INVALID : TW_OK;
+}
+
+Test(sse, callback_status_stops_the_parser)
+{
+    static const char in[] = "data: a\n\ndata: b\n\ndata: c\n\n";
+    size_t n = 0;
+    tw_sse p;
+    cr_assert_eq(tw_sse_init(&p, NULL, false, stop_at_second, NULL, &n), TW_OK);
+    cr_assert_eq(tw_sse_feed(&p, in, sizeof in - 1), TW_ERR_INVALID);
+    cr_assert_eq(n, 2, "no event after the one that stopped the parser");
+    cr_assert_eq(tw_sse_feed(&p, "data: d\n\n", 9), TW_ERR_STATE);
+    cr_assert_eq(n, 2);
+    cr_assert_eq(tw_sse_finish(&p), TW_ERR_STATE);
+    tw_sse_release(&p);
+}
+
+Test(sse, nothing_after_finish)
+{
+    rec r = {0};
+    tw_sse p;
+    cr_assert_eq(tw_sse_init(&p, NULL, true, on_ev, on_diag, &r), TW_OK);
+    cr_assert_eq(tw_sse_feed(&p, "data: a", 7), TW_OK);
+    cr_assert_eq(tw_sse_finish(&p), TW_OK);
+    cr_assert_eq(r.events, 1);
+    cr_assert_eq(tw_sse_feed(&p, "\n\ndata: b\n\n", 11), TW_ERR_STATE);
+    cr_assert_eq(tw_sse_finish(&p), TW_ERR_STATE);
+    cr_assert_eq(r.events, 1);
+    tw_sse_release(&p);
+    tw_sse_release(&p);
+    tw_buf_free(&r.log);
+}

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../src/template/format_template.c"
+#include "cases.h"
 
 static const char sample[] = "hello\n"
                              "CALL get_weather {\"city\": \"Paris\", \"days\": 2}\n"
@@ -106,4 +107,42 @@ Test(template, failures_leave_out_empty)
     cr_assert_eq(r.msg.content.len, 0);
     tw_result_free(&r);
     tw_stream_free(s);
+}
+
+/* The opaque decoder a module publishes: new, feed, finish, reset, free. */
+Test(template, opaque_decoder_reused)
+{
+    tw_result a, b;
+    cr_assert_eq(tw_format_lines.decode(sample, strlen(sample), NULL, &a), TW_OK);
+    tw_lines_dec *d = tw_lines_dec_new(NULL, NULL, NULL);
+    cr_assert_not_null(d);
+    for (int round = 0; round < 3; round++) {
+        if (round)
+            cr_assert_eq(tw_lines_dec_reset(d, NULL, NULL, NULL), TW_OK);
+        cr_assert_eq(tw_lines_dec_feed(d, sample, 7), TW_OK);
+        cr_assert_eq(tw_lines_dec_feed(d, sample + 7, strlen(sample) - 7), TW_OK);
+        cr_assert_eq(tw_lines_dec_finish(d, &b), TW_OK);
+        char *ja = tw_test_neutral(&a), *jb = tw_test_neutral(&b);
+        cr_assert_str_eq(jb, ja, "round %d", round);
+        free(jb);
+        tw_result_free(&b);
+        cr_assert_eq(tw_lines_dec_finish(d, &b), TW_ERR_STATE, "a second finish");
+        cr_assert_eq(b.msg.ncalls, 0);
+        cr_assert_eq(tw_lines_dec_feed(d, "x", 1), TW_ERR_STATE, "a feed after finish");
+        tw_result_free(&b); /* the empty result of the second finish */
+        /* a reset in the middle of a decode drops what it held */
+        cr_assert_eq(tw_lines_dec_reset(d, NULL, NULL, NULL), TW_OK);
+        cr_assert_eq(tw_lines_dec_feed(d, "CALL x {}\npartial", 17), TW_OK);
+        cr_assert_eq(tw_lines_dec_reset(d, NULL, NULL, NULL), TW_OK);
+        cr_assert_eq(tw_lines_dec_feed(d, sample, strlen(sample)), TW_OK);
+        cr_assert_eq(tw_lines_dec_finish(d, &b), TW_OK);
+        jb = tw_test_neutral(&b);
+        cr_assert_str_eq(jb, ja, "round %d, after a reset mid-decode", round);
+        free(ja);
+        free(jb);
+        tw_result_free(&b);
+    }
+    tw_lines_dec_free(d);
+    tw_lines_dec_free(NULL);
+    tw_result_free(&a);
 }

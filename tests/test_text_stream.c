@@ -32,7 +32,7 @@ typedef struct collect {
     size_t nerrors;
 } collect;
 
-static void on_event(void *user, const tw_event *ev)
+static tw_status on_event(void *user, const tw_event *ev)
 {
     collect *c = user;
     switch (ev->kind) {
@@ -46,6 +46,7 @@ static void on_event(void *user, const tw_event *ev)
     case TW_EV_ERROR: c->nerrors++; break;
     default: break;
     }
+    return TW_OK;
 }
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
@@ -147,22 +148,23 @@ static void bounded_feed(const char *prefix, const char *unit, size_t total, tw_
     o.unterminated = unterm;
     size_t base = HEAP_IN_USE();
     size_t peak = 0;
-    tw_text_dec d;
-    cr_assert_eq(tw_text_init(&d, kind, &o, NULL, NULL), TW_OK);
+    tw_text_dec *d = tw_text_dec_new(kind, &o, NULL, NULL);
+    cr_assert_not_null(d);
     size_t ul = strlen(unit);
-    cr_assert_eq(tw_text_feed(&d, prefix, strlen(prefix)), TW_OK);
+    cr_assert_eq(tw_text_dec_feed(d, prefix, strlen(prefix)), TW_OK);
     for (size_t fed = 0; fed < total; fed += ul) {
-        cr_assert_eq(tw_text_feed(&d, unit, ul), TW_OK);
+        cr_assert_eq(tw_text_dec_feed(d, unit, ul), TW_OK);
         size_t now = HEAP_IN_USE();
         if (now > base && now - base > peak)
             peak = now - base;
     }
     tw_result r;
-    cr_assert_eq(tw_text_finish(&d, &r), TW_OK);
+    cr_assert_eq(tw_text_dec_finish(d, &r), TW_OK);
     cr_assert(tw_diag_has(&r.errors, TW_D_INPUT_TOO_LARGE));
     /* held text is bounded by max_input_bytes; content/thinking too */
     cr_assert_lt(peak, (size_t)8 << 20, "peak heap %zu bytes", peak);
     tw_result_free(&r);
+    tw_text_dec_free(d);
 }
 
 Test(text_stream, memory_bounded_prose) { bounded_feed("", "lorem ipsum dolor sit amet ", 32u << 20, TW_TEXT_HERMES, false, TW_UNTERM_SYNTHESIZE); }
@@ -179,25 +181,26 @@ Test(text_stream, open_block_not_buffered_past_cap)
     o.limits.max_input_bytes = (size_t)64 << 20;
     o.limits.max_args_bytes = 4096;
     size_t base = HEAP_IN_USE(), peak = 0;
-    tw_text_dec d;
-    cr_assert_eq(tw_text_init(&d, TW_TEXT_HERMES, &o, NULL, NULL), TW_OK);
+    tw_text_dec *d = tw_text_dec_new(TW_TEXT_HERMES, &o, NULL, NULL);
+    cr_assert_not_null(d);
     const char *open = "<tool_call>{\"name\": \"f\", \"arguments\": {\"t\": \"";
-    cr_assert_eq(tw_text_feed(&d, open, strlen(open)), TW_OK);
+    cr_assert_eq(tw_text_dec_feed(d, open, strlen(open)), TW_OK);
     char unit[4096];
     memset(unit, 'x', sizeof unit);
     for (int i = 0; i < 8192; i++) { /* 32 MiB */
-        cr_assert_eq(tw_text_feed(&d, unit, sizeof unit), TW_OK);
+        cr_assert_eq(tw_text_dec_feed(d, unit, sizeof unit), TW_OK);
         size_t now = HEAP_IN_USE();
         if (now > base && now - base > peak)
             peak = now - base;
     }
     const char *close = "\"}}</tool_call> done";
-    cr_assert_eq(tw_text_feed(&d, close, strlen(close)), TW_OK);
+    cr_assert_eq(tw_text_dec_feed(d, close, strlen(close)), TW_OK);
     tw_result r;
-    cr_assert_eq(tw_text_finish(&d, &r), TW_OK);
+    cr_assert_eq(tw_text_dec_finish(d, &r), TW_OK);
     cr_assert_eq(r.msg.ncalls, 0);
     cr_assert(tw_diag_has(&r.errors, TW_D_ARGS_TOO_LARGE));
     cr_assert_str_eq(r.msg.content.data, "done");
     cr_assert_lt(peak, (size_t)256 << 10, "peak heap %zu bytes", peak);
     tw_result_free(&r);
+    tw_text_dec_free(d);
 }

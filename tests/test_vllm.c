@@ -41,19 +41,19 @@ static void check_outputs(const char *dir, const char *enc_name, bool result)
     cr_assert_not_null(enc);
     for (long i = 0; i < n; i++) {
         cJSON *fx = load(files[i]);
-        char why[256] = "";
+        tw_error why_e = {0};
         tw_buf out = {0};
         tw_status st;
         if (result) {
             tw_result r;
-            cr_assert_eq(tw_result_read(tw_json_get(fx, "result"), NULL, &r, why, sizeof why),
-                         TW_OK, "%s: %s", files[i], why);
+            cr_assert_eq(tw_result_read(tw_json_get(fx, "result"), NULL, &r, &why_e),
+                         TW_OK, "%s: %s", files[i], why_e.message);
             st = enc->encode_result(&r, NULL, &out);
             tw_result_free(&r);
         } else {
             tw_request r;
-            cr_assert_eq(tw_request_read(tw_json_get(fx, "request"), NULL, &r, why, sizeof why),
-                         TW_OK, "%s: %s", files[i], why);
+            cr_assert_eq(tw_request_read(tw_json_get(fx, "request"), NULL, &r, &why_e),
+                         TW_OK, "%s: %s", files[i], why_e.message);
             st = enc->encode_request(&r, NULL, &out);
             tw_request_free(&r);
         }
@@ -95,7 +95,7 @@ Test(vllm, round_trip_response_fixtures)
     for (long i = 0; i < n; i++) {
         cJSON *fx = load(files[i]);
         tw_result r;
-        cr_assert_eq(tw_result_read(tw_json_get(fx, "result"), NULL, &r, NULL, 0), TW_OK);
+        cr_assert_eq(tw_result_read(tw_json_get(fx, "result"), NULL, &r, NULL), TW_OK);
         round_trip(&r, files[i]);
         tw_result_free(&r);
         cJSON_Delete(fx);
@@ -196,7 +196,7 @@ static void check_case(const acase *c)
 {
     cJSON *opts = cJSON_Parse(c->options);
     tw_vllm_params p;
-    cr_assert_eq(tw_vllm_params_read(opts, &p, NULL, 0), TW_OK, "%s", c->what);
+    cr_assert_eq(tw_vllm_params_read(opts, &p, NULL), TW_OK, "%s", c->what);
     cJSON_Delete(opts);
     char *a = tw_test_exact(c->pass1, strlen(c->pass1));
     char *b = tw_test_exact(c->pass2, strlen(c->pass2));
@@ -237,12 +237,12 @@ Test(vllm, params_refuse_bad_values)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cJSON *o = cJSON_Parse(bad[i]);
         tw_vllm_params p;
-        char why[100];
-        cr_expect_eq(tw_vllm_params_read(o, &p, why, sizeof why), TW_ERR_INVALID, "%s", bad[i]);
+        tw_error why_e = {0};
+        cr_expect_eq(tw_vllm_params_read(o, &p, &why_e), TW_ERR_INVALID, "%s", bad[i]);
         cJSON_Delete(o);
     }
     tw_vllm_params p;
-    cr_expect_eq(tw_vllm_params_read(NULL, &p, NULL, 0), TW_OK);
+    cr_expect_eq(tw_vllm_params_read(NULL, &p, NULL), TW_OK);
     cr_expect(p.two_pass && p.hermes && !p.thinking_tag);
     cr_expect_eq(p.max_thinking_tokens, 0);
 }
@@ -292,7 +292,7 @@ Test(vllm, response_encoder_warns_what_it_drops)
 Test(vllm, assembly_feeds_the_response_encoder)
 {
     tw_vllm_params p;
-    tw_vllm_params_read(NULL, &p, NULL, 0);
+    tw_vllm_params_read(NULL, &p, NULL);
     tw_vllm_assembly as;
     const char *p1 = "Use the tool.</think>";
     const char *p2 = "I'll update memory.\n<tool_call>\n{\"name\": \"overwrite_memory\", "

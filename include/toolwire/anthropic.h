@@ -22,48 +22,39 @@ extern "C" {
 tw_status tw_anthropic_response_decode(const char *buf, size_t len, const tw_decode_opts *o,
                                        tw_result *out);
 
-typedef struct tw_ant_block tw_ant_block;
 
 /*
- * Caller-owned streaming state. Zero-initialise, then
- * tw_anthropic_stream_init. Memory is bounded like the OpenAI stream: one
- * SSE line and event, each open tool_use block's partial_json (2 *
+ * A messages event stream decoder: opaque, allocated by
+ * tw_anthropic_stream_new and freed by tw_anthropic_stream_free; after
+ * finish (or a failure) tw_anthropic_stream_reset starts the next decode on
+ * the same allocations. Memory is bounded like the OpenAI stream: one SSE
+ * line and event, each open tool_use block's partial_json (2 *
  * max_args_bytes + 4096), at most 2 * max_calls + 16 open blocks, and the
  * decoded text, bounded by max_input_bytes.
  */
-typedef struct tw_anthropic_stream {
-    tw_decode_opts o;
-    tw_limits L;
-    tw_event_fn fn;
-    void *user;
-    tw_result res;
-    tw_sse sse;
-    uint64_t fed;
-    bool too_large;
-    bool finished;
-    bool stopped; /* message_stop seen */
-    bool any_event;
-    bool thinking_block;  /* inside a thinking block that has not emitted yet */
-    tw_ant_block *blocks; /* open tool_use and thinking blocks */
-    size_t nblocks;
-    size_t cap_blocks;
-    char *stop_reason;
-    tw_buf head; /* the input while no event came yet (<= max_event_bytes) */
-    bool head_off;
-    bool nonstd_warned; /* json_not_rfc8259 given once per stream */
-} tw_anthropic_stream;
+typedef struct tw_anthropic_stream tw_anthropic_stream;
 
-tw_status tw_anthropic_stream_init(tw_anthropic_stream *d, const tw_decode_opts *o, tw_event_fn fn,
-                                   void *user);
-/* Push bytes of the SSE body; events fire from inside. */
+/* A decoder; `o` may be NULL (defaults) and is copied (the tools it points
+ * at must stay valid until finish); `fn` may be NULL (no events), `user` is
+ * passed to it (tw_event_fn: a status other than TW_OK stops the decode).
+ * NULL when memory runs out. */
+tw_anthropic_stream *tw_anthropic_stream_new(const tw_decode_opts *o, tw_event_fn fn,
+                                             void *user);
+/* Push bytes of the SSE body (not kept; any split); events fire from
+ * inside. TW_OK, TW_ERR_NOMEM, TW_ERR_STATE after finish, or the status a
+ * callback stopped the decode with; after a failure the decode is over. */
 tw_status tw_anthropic_stream_feed(tw_anthropic_stream *d, const char *buf, size_t len);
-/* End of input: closes open blocks, moves the result to *out (free with
- * tw_result_free) and releases the decoder's memory. On
- * failure (TW_ERR_NOMEM; TW_ERR_STATE for a second finish) *out is valid
- * and empty. */
+/* End of input: closes open blocks and moves the result to *out (need not
+ * be initialised; free with tw_result_free). On failure (TW_ERR_NOMEM;
+ * TW_ERR_STATE for a second finish; a callback's status) *out is valid and
+ * empty. The decoder keeps its buffers for a reset. */
 tw_status tw_anthropic_stream_finish(tw_anthropic_stream *d, tw_result *out);
-/* Release without finishing (safe after finish too). */
-void tw_anthropic_stream_release(tw_anthropic_stream *d);
+/* Start a new decode with `o`, `fn`, `user` (as for new), whatever state d
+ * is in; the buffers' allocations are kept. Returns TW_OK. */
+tw_status tw_anthropic_stream_reset(tw_anthropic_stream *d, const tw_decode_opts *o,
+                                    tw_event_fn fn, void *user);
+/* Free the decoder and everything it holds; NULL does nothing. */
+void tw_anthropic_stream_free(tw_anthropic_stream *d);
 /* Batch: init, feed everything, finish (the contract of decode.h: buf[0, len) is
  * not kept, `o` may be NULL, *out need not be initialised and is valid and
  * empty on every failure; a bad body is a diagnostic, not a failure). */

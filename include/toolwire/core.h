@@ -154,6 +154,45 @@ void tw_limits_default(tw_limits *l);
  * clamping max_depth to TW_DEPTH_HARD_MAX. */
 void tw_limits_resolve(tw_limits *out, const tw_limits *in);
 
+/* ---- the one error struct ----
+ *
+ * Why a call failed, for every function of the library that can say more
+ * than its status. The caller owns the struct (usually on the stack) and
+ * passes its address; every function that takes a `tw_error *err` accepts
+ * NULL (nothing is recorded) and, when it fails, fills every field. On
+ * success the struct is left as it was. Fixed-size, no allocation: nothing
+ * to free.
+ */
+typedef struct tw_error {
+    /* The most specific code: a diagnostic code when one names the cause
+     * (TW_D_JSON_TOO_DEEP, TW_D_JSON_NUL, …), else the status the call
+     * returned. The return value itself is always a status. */
+    tw_status code;
+    /* Byte offset into the input of the call, -1 when none applies. */
+    int64_t offset;
+    /* JSON path of the offending value ("messages[2].tool_calls[0].id");
+     * "" for the root or when the input is not JSON. NUL-terminated. */
+    char path[160];
+    /* NUL-terminated, cut to fit: "path: reason" ("(root): reason" for the
+     * root) when the failure has a path, else the reason alone. */
+    char message[224];
+} tw_error;
+
+/* Empty err: code TW_OK, offset -1, path and message "". NULL is allowed. */
+void tw_error_clear(tw_error *err);
+/*
+ * Fill err (NULL allowed: nothing is done) with code, offset (-1 when none),
+ * path and the reason printf'd from fmt. path NULL: no path ("" in err->path,
+ * the message is the reason alone); path "" is the root ("(root): reason").
+ * Strings longer than their field are cut.
+ */
+void tw_error_set(tw_error *err, tw_status code, int64_t offset, const char *path,
+                  const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
 /* ---- diagnostics ---- */
 
 typedef struct tw_diag {

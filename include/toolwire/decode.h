@@ -36,22 +36,32 @@ typedef struct tw_format_ops {
     const char *summary;     /* one line for --help (static) */
     /* Batch: decode buf[0, len) whole into *out (see the contract above). */
     tw_status (*decode)(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out);
-    /* Push: a state of state_size bytes, owned by the caller (any alignment
-     * of max_align_t), zeroed or not. init reads `o` (may be NULL) and
-     * keeps a copy; `fn` (may be NULL) is called synchronously from feed
-     * and finish with each event, `user` passed through. On init failure
-     * the state holds nothing to release, but release is harmless. */
-    size_t state_size;
-    tw_status (*init)(void *state, const tw_decode_opts *o, tw_event_fn fn, void *user);
+    /*
+     * Push: the same shape as every module's own push API
+     * (tw_<type>_new, _feed, _finish, _reset, _free), over an opaque
+     * decoder `d` of the module's type.
+     *
+     * new_dec: a decoder on the heap, NULL when memory runs out. It reads
+     * `o` (may be NULL: defaults) and keeps a copy (the tools it points at
+     * must stay valid until finish); `fn` (may be NULL) is called
+     * synchronously from feed and finish with each event, `user` passed
+     * through; a status other than TW_OK from fn stops the decode
+     * (tw_event_fn, neutral.h).
+     */
+    void *(*new_dec)(const tw_decode_opts *o, tw_event_fn fn, void *user);
     /* Feed the next bytes (any split: the result does not depend on where
-     * the input is cut). A failure ends the decode: call release. */
-    tw_status (*feed)(void *state, const char *buf, size_t len);
-    /* End the input and move the result into *out; the state is released
-     * (init again to reuse it). On every failure *out is valid and
-     * empty. */
-    tw_status (*finish)(void *state, tw_result *out);
-    /* Free what the state holds; safe after finish and after a failure. */
-    void (*release)(void *state);
+     * the input is cut). A failure ends the decode: later feeds and finish
+     * fail too. */
+    tw_status (*feed)(void *d, const char *buf, size_t len);
+    /* End the input and move the result into *out. On every failure *out
+     * is valid and empty; a second finish is TW_ERR_STATE. */
+    tw_status (*finish)(void *d, tw_result *out);
+    /* Start a new decode on d, whatever state it is in, with the options
+     * and events of new_dec; the decoder keeps its buffers' allocations.
+     * TW_OK (a failure would leave d failed, still safe to free). */
+    tw_status (*reset)(void *d, const tw_decode_opts *o, tw_event_fn fn, void *user);
+    /* Free d and everything it holds; NULL does nothing. */
+    void (*free_dec)(void *d);
 } tw_format_ops;
 
 /* The decoder of that name, NULL when unknown (name must not be NULL). */
@@ -60,10 +70,13 @@ const tw_format_ops *tw_format_find(const char *name);
 const tw_format_ops *const *tw_formats(void);
 
 /*
- * A heap-allocated push decode over any decoder (convenience for callers).
- * tw_stream_new returns NULL when memory runs out or init fails. feed and
- * finish follow the ops' contract; after finish (or a failed feed's
- * finish) the stream only answers TW_ERR_STATE, with *out left empty.
+ * A push decode over any decoder of the registry, in the same shape as the
+ * modules' own (convenience for callers that pick the decoder by name).
+ * tw_stream_new returns NULL when memory runs out (`f` must not be NULL;
+ * `o`, `fn`, `user` as for new_dec). feed and finish follow the ops'
+ * contract; after finish the stream only answers TW_ERR_STATE, with *out
+ * left empty, until tw_stream_reset starts a new decode on the same
+ * decoder and buffers (TW_OK, or the failure of the decoder's reset).
  * tw_stream_free(NULL) does nothing.
  */
 typedef struct tw_stream tw_stream;
@@ -71,6 +84,7 @@ tw_stream *tw_stream_new(const tw_format_ops *f, const tw_decode_opts *o, tw_eve
                          void *user);
 tw_status tw_stream_feed(tw_stream *s, const char *buf, size_t len);
 tw_status tw_stream_finish(tw_stream *s, tw_result *out);
+tw_status tw_stream_reset(tw_stream *s, const tw_decode_opts *o, tw_event_fn fn, void *user);
 void tw_stream_free(tw_stream *s);
 
 /*

@@ -13,25 +13,40 @@
 extern "C" {
 #endif
 
-typedef struct tw_json_error {
-    tw_status code;  /* TW_D_JSON_TOO_DEEP, TW_D_JSON_NUL, TW_ERR_PARSE, TW_ERR_NOMEM */
-    size_t offset;   /* byte offset into the parsed buffer */
-    char message[128];
-} tw_json_error;
-
 /*
- * Parse exactly one JSON value from buf[0, len). Leading and trailing
- * whitespace are allowed, anything else after the value is refused. Nesting
- * deeper than max_depth is refused before cJSON sees the bytes.
- * On success *out owns a tree (free with cJSON_Delete) whose number nodes
- * carry their source spelling (see tw_json_spelling). On failure *out is
- * NULL and err (optional) says where and why. A string or key holding
- * U+0000 (raw, escaped, or a \u escape without four hex digits) is refused
- * with TW_D_JSON_NUL and its offset: cJSON would cut the string there
- * (tw_json_parse_lint instead removes such values and marks what held them).
+ * Parse exactly one JSON value from buf[0, len) (no terminator needed).
+ *
+ * buf:       the text; may be NULL only when len is 0.
+ * max_depth: nesting cap for objects and arrays (0 or past TW_DEPTH_HARD_MAX:
+ *            TW_DEPTH_HARD_MAX).
+ * out:       must not be NULL. On TW_OK *out owns a tree (free with
+ *            cJSON_Delete) whose number nodes carry their source spelling
+ *            (see tw_json_spelling); on failure *out is NULL.
+ * err:       may be NULL. On failure it says why (see tw_error in core.h);
+ *            on success it is left as it was.
+ *
+ * Leading and trailing whitespace are allowed, anything else after the
+ * value is refused. RFC 8259 text is read in one pass that builds the tree
+ * cJSON would build; other text cJSON accepts (and every error) goes through
+ * cJSON itself, so trees, errors and offsets are cJSON's. The return value is
+ * always a status:
+ *
+ *   TW_ERR_PARSE    not JSON; err->code TW_ERR_PARSE, err->offset the first
+ *                   offending byte (or where an unfinished value went wrong).
+ *   TW_ERR_LIMIT    nested deeper than max_depth; err->code
+ *                   TW_D_JSON_TOO_DEEP, err->offset -1.
+ *   TW_ERR_INVALID  well-formed JSON refused as a whole: a string or key
+ *                   holds U+0000 (raw, escaped, or a \u escape without four
+ *                   hex digits), which cJSON would cut there; err->code
+ *                   TW_D_JSON_NUL, err->offset its first byte
+ *                   (tw_json_parse_lint instead removes such values and
+ *                   marks what held them).
+ *   TW_ERR_NOMEM    an allocation failed; err->code TW_ERR_NOMEM, offset -1.
+ *
+ * err->path is always "" and err->message the reason alone.
  */
 tw_status tw_json_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
-                        tw_json_error *err);
+                        tw_error *err);
 
 /*
  * Deepest nesting of [ and { outside strings in buf, or max_depth + 1 as soon
@@ -181,15 +196,18 @@ typedef struct tw_json_lint {
 void tw_json_lint_scan(const char *buf, size_t len, tw_json_lint *out);
 
 /*
- * tw_json_parse plus the scan (allocates only when U+0000 is found: the
- * ordinals of the strings that hold it). When a string or key holds U+0000, every
+ * tw_json_parse plus the scan (the one pass of tw_json_parse finds nothing
+ * for it on RFC 8259 text without U+0000; allocates only when U+0000 is found: the
+ * ordinals of the strings that hold it). Returns and fills err as
+ * tw_json_parse does, except that U+0000 is not a failure: `lint` (must not
+ * be NULL) is filled on TW_OK and whenever the scan ran. When a string or key holds U+0000, every
  * member whose key or string value holds it, and every such array element,
  * is removed from the tree, and the container it was in and all containers
  * above are marked (tw_json_tainted): no reader ever sees a cut string, and
  * a reader of a marked object knows something in it was refused.
  */
 tw_status tw_json_parse_lint(const char *buf, size_t len, size_t max_depth, cJSON **out,
-                             tw_json_error *err, tw_json_lint *lint);
+                             tw_error *err, tw_json_lint *lint);
 
 /* Did tw_json_parse_lint remove a NUL-holding value inside v (or is v a
  * top-level string that holds one)? Survives cJSON_Duplicate. */
@@ -205,6 +223,8 @@ const char *tw_json_repeated_member(const cJSON *obj, const char *const *keys);
  * value of a key is kept. *removed counts them; the JSON Pointer of the
  * first one removed (its object's path and its key) is written to path
  * ("" when none). Linear up to a log factor in the number of members.
+ * Containers that tw_json_parse or tw_json_parse_lint marked as holding no
+ * repeated key (a mark cJSON_Duplicate copies) are not walked again.
  */
 tw_status tw_json_dedupe(cJSON *v, char *path, size_t pathlen, size_t *removed);
 

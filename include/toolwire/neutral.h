@@ -123,11 +123,20 @@ typedef struct tw_event {
     const tw_diag *diag;
 } tw_event;
 
-/* The push decoders' event callback: called synchronously from feed and
- * finish, in input order, with the `user` pointer given at init. The
- * pointers in `ev` are valid during the call only (copy what is kept). The
- * callback must not call back into the same decoder. */
-typedef void (*tw_event_fn)(void *user, const tw_event *ev);
+/*
+ * The push decoders' event callback: called synchronously from feed and
+ * finish, in input order, with the `user` pointer given when the decoder
+ * was set up. The pointers in `ev` are valid during the call only (copy
+ * what is kept). The callback must not call back into the same decoder.
+ *
+ * Return TW_OK to go on. Any other status (usually one of the failures of
+ * core.h, e.g. TW_ERR_STATE or TW_ERR_LIMIT, but any value but TW_OK) stops
+ * the decode: no event is delivered after it, the feed or finish that made
+ * the call returns that status as is, and the decoder is failed: every
+ * later feed returns the same status, finish returns it too and leaves
+ * *out valid and empty, and release (or free) is still safe and needed.
+ */
+typedef tw_status (*tw_event_fn)(void *user, const tw_event *ev);
 
 /* ---- lifecycle ---- */
 
@@ -161,23 +170,30 @@ bool tw_role_from_name(const char *s, tw_role *out);
  * warnings. flags: TW_JSON_* (PRETTY for humans).
  */
 tw_status tw_result_write(tw_buf *out, const tw_result *r, int flags);
-/* Read a neutral result (used by fixtures and encoders of responses). */
-tw_status tw_result_read(const cJSON *j, const tw_limits *limits, tw_result *out,
-                         char *why, size_t whylen);
+/*
+ * The readers of the neutral JSON (docs/neutral.md). j is not modified or
+ * kept; limits may be NULL (the defaults). On TW_OK *out owns what was read
+ * (free with the matching *_free). On failure *out is empty and err (may be
+ * NULL) says why: err->code the status (TW_ERR_INVALID for a value of the
+ * wrong shape, TW_ERR_NOMEM), err->offset -1, err->path "", err->message the
+ * reason, prefixed with the part that failed ("messages[2]: …").
+ */
+/* A neutral result (used by fixtures and encoders of responses). */
+tw_status tw_result_read(const cJSON *j, const tw_limits *limits, tw_result *out, tw_error *err);
 
 /* One tool definition, in the neutral or the OpenAI form. */
-tw_status tw_tool_read(const cJSON *j, tw_tool *out, char *why, size_t whylen);
+tw_status tw_tool_read(const cJSON *j, tw_tool *out, tw_error *err);
 /* A JSON array of tool definitions. */
 tw_status tw_tools_read(const cJSON *arr, const tw_limits *limits, tw_tool **out, size_t *n,
-                        char *why, size_t whylen);
+                        tw_error *err);
 tw_status tw_tool_write(tw_buf *out, const tw_tool *t, int flags);
 
-tw_status tw_message_read(const cJSON *j, const tw_limits *limits, tw_message *out, char *why,
-                          size_t whylen);
+tw_status tw_message_read(const cJSON *j, const tw_limits *limits, tw_message *out,
+                          tw_error *err);
 tw_status tw_message_write(tw_buf *out, const tw_message *m, int flags);
 
-tw_status tw_request_read(const cJSON *j, const tw_limits *limits, tw_request *out, char *why,
-                          size_t whylen);
+tw_status tw_request_read(const cJSON *j, const tw_limits *limits, tw_request *out,
+                          tw_error *err);
 tw_status tw_request_write(tw_buf *out, const tw_request *r, int flags);
 
 /* ---- helpers used by several decoders ---- */

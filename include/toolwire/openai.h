@@ -25,60 +25,39 @@ extern "C" {
 tw_status tw_openai_response_decode(const char *buf, size_t len, const tw_decode_opts *o,
                                     tw_result *out);
 
-/* Initial capacity of the per-stream call table; it grows up to 2 * max_calls + 16. */
-#define TW_OAI_SLOTS_INIT 8
-
-typedef struct tw_oai_slot tw_oai_slot;
 
 /*
- * Caller-owned streaming state for a chat.completion.chunk stream.
- * Zero-initialise, then tw_openai_stream_init. Memory it holds is bounded:
- * one SSE line and event (max_line_bytes, max_event_bytes), each open call's
- * argument text (2 * max_args_bytes + 4096) and the decoded text, which the
+ * A chat.completion.chunk stream decoder: opaque, allocated by
+ * tw_openai_stream_new and freed by tw_openai_stream_free; after finish
+ * (or a failure) tw_openai_stream_reset starts the next decode on the same
+ * allocations. Memory it holds is bounded: one SSE line and event
+ * (max_line_bytes, max_event_bytes), each open call's argument text
+ * (2 * max_args_bytes + 4096) and the decoded text, which the
  * max_input_bytes cap on the input bounds.
  */
-typedef struct tw_openai_stream {
-    tw_decode_opts o;
-    tw_limits L;
-    tw_event_fn fn;
-    void *user;
-    tw_result res;
-    tw_sse sse;
-    uint64_t fed;
-    bool too_large;
-    bool finished;
-    bool done; /* data: [DONE] seen */
-    bool any_event;
-    tw_oai_slot *slots; /* open calls, in order of their first delta */
-    size_t nslots;
-    size_t cap_slots;
-    size_t slots_created; /* since the last time calls were closed */
-    tw_buf refusal;
-    int64_t refusal_off;
-    char *finish_reason;
-    tw_buf head; /* the input while no event came yet (<= max_event_bytes) */
-    bool head_off;
-    /* lookup of the open calls: 1 + slot position by delta index and by id
-     * (the latest slot of each), and the latest non-legacy slot */
-    size_t *by_index;
-    size_t *by_id;
-    size_t ntab; /* a power of two, at least twice nslots; 0 before the first slot */
-    size_t last_plain;
-    bool nonstd_warned; /* json_not_rfc8259 given once per stream */
-} tw_openai_stream;
+typedef struct tw_openai_stream tw_openai_stream;
 
-tw_status tw_openai_stream_init(tw_openai_stream *d, const tw_decode_opts *o, tw_event_fn fn,
-                                void *user);
-/* Push bytes of the SSE body; events fire from inside. Input past
- * max_input_bytes is ignored (error input_too_large at finish). */
+/* A decoder; `o` may be NULL (defaults) and is copied (the tools it points
+ * at must stay valid until finish); `fn` may be NULL (no events), `user` is
+ * passed to it (tw_event_fn: a status other than TW_OK stops the decode).
+ * NULL when memory runs out. */
+tw_openai_stream *tw_openai_stream_new(const tw_decode_opts *o, tw_event_fn fn, void *user);
+/* Push bytes of the SSE body (not kept; any split); events fire from
+ * inside. Input past max_input_bytes is ignored (error input_too_large at
+ * finish). TW_OK, TW_ERR_NOMEM, TW_ERR_STATE after finish, or the status a
+ * callback stopped the decode with; after a failure the decode is over. */
 tw_status tw_openai_stream_feed(tw_openai_stream *d, const char *buf, size_t len);
-/* End of input: closes open calls, moves the result to *out (free with
- * tw_result_free) and releases the decoder's memory. On
- * failure (TW_ERR_NOMEM; TW_ERR_STATE for a second finish) *out is valid
- * and empty. */
+/* End of input: closes open calls and moves the result to *out (need not
+ * be initialised; free with tw_result_free). On failure (TW_ERR_NOMEM;
+ * TW_ERR_STATE for a second finish; a callback's status) *out is valid and
+ * empty. The decoder keeps its buffers for a reset. */
 tw_status tw_openai_stream_finish(tw_openai_stream *d, tw_result *out);
-/* Release without finishing (safe after finish too). */
-void tw_openai_stream_release(tw_openai_stream *d);
+/* Start a new decode with `o`, `fn`, `user` (as for new), whatever state d
+ * is in; the buffers' allocations are kept. Returns TW_OK. */
+tw_status tw_openai_stream_reset(tw_openai_stream *d, const tw_decode_opts *o, tw_event_fn fn,
+                                 void *user);
+/* Free the decoder and everything it holds; NULL does nothing. */
+void tw_openai_stream_free(tw_openai_stream *d);
 /* Batch: init, feed everything, finish (the contract of decode.h: buf[0, len) is
  * not kept, `o` may be NULL, *out need not be initialised and is valid and
  * empty on every failure; a bad body is a diagnostic, not a failure). */

@@ -21,45 +21,35 @@ extern "C" {
 /* Longest <tool_result ...> opening tag recognised (bytes, with < and >). */
 #define TW_PROXY_TAG_MAX 512
 
-typedef struct tw_proxy_cut {
-    uint64_t fed_pos;     /* bytes given to the Hermes decoder before the cut */
-    uint64_t removed;     /* bytes removed up to and including this cut */
-} tw_proxy_cut;
-
 /*
- * Caller-owned streaming state: a layer that removes <tool_result> blocks,
- * in front of the Hermes decoder (tw_text_dec). Zero-initialise, then init.
- * Memory: the Hermes decoder's bounds, one opening tag (TW_PROXY_TAG_MAX)
- * and 16 bytes per removed block.
+ * The streaming decoder: opaque, allocated by tw_proxy_dec_new and freed by
+ * tw_proxy_dec_free; a layer that removes <tool_result> blocks in front of
+ * the Hermes decoder. Memory: the Hermes decoder's bounds, one opening tag
+ * (TW_PROXY_TAG_MAX) and 16 bytes per removed block. After finish (or a
+ * failure) tw_proxy_dec_reset starts the next decode on the same buffers.
  */
-typedef struct tw_proxy_dec {
-    tw_text_dec text;
-    tw_limits L;
-    tw_event_fn fn;
-    void *user;
-    uint64_t in;          /* raw bytes accepted: the offset of the next byte */
-    uint64_t fed;         /* bytes given to the Hermes decoder */
-    int state;            /* outside, in an opening tag, inside a block */
-    char tag[TW_PROXY_TAG_MAX];
-    size_t tag_len;
-    uint64_t tag_off;     /* offset of tag[0] */
-    size_t close_match;   /* bytes of </tool_result> matched inside a block */
-    uint64_t block_off;   /* offset of the open block's '<' */
-    char id[128];         /* the open block's id attribute (cut to fit) */
-    tw_proxy_cut *cuts;
-    size_t ncuts, cap_cuts;
-    uint64_t removed;
-    tw_diag_list errors;  /* tool_result_in_output, merged at finish */
-    bool too_large;
-    bool finished;
-} tw_proxy_dec;
+typedef struct tw_proxy_dec tw_proxy_dec;
 
-tw_status tw_proxy_init(tw_proxy_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user);
-tw_status tw_proxy_feed(tw_proxy_dec *d, const char *buf, size_t len);
-/* Moves the result to *out (free with tw_result_free) and releases d. */
-tw_status tw_proxy_finish(tw_proxy_dec *d, tw_result *out);
-void tw_proxy_release(tw_proxy_dec *d);
-/* Batch: init, feed everything, finish. */
+/* A decoder; `o` may be NULL (defaults) and is copied (the tools it points
+ * at must stay valid until finish); `fn` may be NULL (no events), `user` is
+ * passed to it (tw_event_fn: a status other than TW_OK stops the decode).
+ * NULL when memory runs out. */
+tw_proxy_dec *tw_proxy_dec_new(const tw_decode_opts *o, tw_event_fn fn, void *user);
+/* Push bytes (not kept; any split). TW_OK, TW_ERR_NOMEM, TW_ERR_STATE
+ * after finish, or the status a callback stopped the decode with; after a
+ * failure the decode is over. */
+tw_status tw_proxy_dec_feed(tw_proxy_dec *d, const char *buf, size_t len);
+/* End of input: moves the result to *out (need not be initialised; free
+ * with tw_result_free). On failure (TW_ERR_NOMEM; TW_ERR_STATE for a second
+ * finish; a callback's status) *out is valid and empty. The decoder keeps
+ * its buffers for a reset. */
+tw_status tw_proxy_dec_finish(tw_proxy_dec *d, tw_result *out);
+/* Start a new decode with `o`, `fn`, `user` (as for new), whatever state d
+ * is in; the buffers' allocations are kept. Returns TW_OK. */
+tw_status tw_proxy_dec_reset(tw_proxy_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user);
+/* Free the decoder and everything it holds; NULL does nothing. */
+void tw_proxy_dec_free(tw_proxy_dec *d);
+/* Batch: the push decoder over the whole input (the contract of decode.h). */
 tw_status tw_proxy_output_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out);
 
 /*

@@ -50,7 +50,7 @@ typedef enum tw_value_kind {
  */
 typedef tw_status (*tw_request_decode_fn)(const char *buf, size_t len, const tw_limits *limits,
                                           tw_request *out, tw_diag_list *warnings,
-                                          tw_request_error *err);
+                                          tw_error *err);
 
 typedef struct tw_request_reader_ops {
     const char *name;    /* "openai-request", "hermes-prompt", … */

@@ -12,14 +12,6 @@
 extern "C" {
 #endif
 
-/* Why a request was refused, with the JSON path of the offending value. */
-typedef struct tw_request_error {
-    tw_status code;    /* TW_ERR_PARSE, TW_ERR_INVALID, TW_ERR_LIMIT, TW_D_JSON_TOO_DEEP, … */
-    size_t offset;     /* byte offset of a JSON syntax error, else 0 */
-    char path[160];    /* "messages[2].tool_calls[0].function.arguments", "" for the root */
-    char message[224]; /* "path: reason", NUL-terminated */
-} tw_request_error;
-
 /*
  * Decode a request body from buf[0, len) (no terminator needed). Bounded by
  * `limits` (may be NULL): max_input_bytes, max_depth, max_messages,
@@ -31,17 +23,17 @@ typedef struct tw_request_error {
  * warnings already added stay.
  */
 tw_status tw_openai_request_decode(const char *buf, size_t len, const tw_limits *limits,
-                                   tw_request *out, tw_diag_list *warnings, tw_request_error *err);
+                                   tw_request *out, tw_diag_list *warnings, tw_error *err);
 tw_status tw_anthropic_request_decode(const char *buf, size_t len, const tw_limits *limits,
                                       tw_request *out, tw_diag_list *warnings,
-                                      tw_request_error *err);
+                                      tw_error *err);
 
 /* The same over an already parsed body (j is not modified or kept). */
 tw_status tw_openai_request_from_json(const cJSON *j, const tw_limits *limits, tw_request *out,
-                                      tw_diag_list *warnings, tw_request_error *err);
+                                      tw_diag_list *warnings, tw_error *err);
 tw_status tw_anthropic_request_from_json(const cJSON *j, const tw_limits *limits,
                                          tw_request *out, tw_diag_list *warnings,
-                                         tw_request_error *err);
+                                         tw_error *err);
 
 #ifdef __cplusplus
 }

@@ -34,7 +34,7 @@ extern "C" {
  */
 tw_status tw_hermes_prompt_decode(const char *buf, size_t len, const tw_limits *limits,
                                   tw_request *out, tw_diag_list *warnings,
-                                  tw_request_error *err);
+                                  tw_error *err);
 
 #ifdef __cplusplus
 }

@@ -32,11 +32,11 @@ extern "C" {
  */
 tw_status tw_vllm_request_decode(const char *buf, size_t len, const tw_limits *limits,
                                  tw_request *out, tw_diag_list *warnings,
-                                 tw_request_error *err);
+                                 tw_error *err);
 
 /* The same over an already parsed body (j is not modified or kept). */
 tw_status tw_vllm_request_from_json(const cJSON *j, const tw_limits *limits, tw_request *out,
-                                    tw_diag_list *warnings, tw_request_error *err);
+                                    tw_diag_list *warnings, tw_error *err);
 
 #ifdef __cplusplus
 }

@@ -15,11 +15,13 @@ extern "C" {
 
 /*
  * Returns true when `value` satisfies `schema` (NULL or non-object schema:
- * always true). On failure `why` (optional) holds a JSON-pointer-like path
- * and the rule that failed. Recursion is capped at max_depth.
+ * always true). Recursion is capped at max_depth (0: 64). On false, err
+ * (may be NULL) says why: err->code TW_D_ARGS_SCHEMA, err->offset -1,
+ * err->path the JSON-pointer-like path of the value at fault ("" for the
+ * root), err->message "path: rule" ("/" for the root).
  */
-bool tw_schema_validate(const cJSON *schema, const cJSON *value, size_t max_depth, char *why,
-                        size_t whylen);
+bool tw_schema_validate(const cJSON *schema, const cJSON *value, size_t max_depth,
+                        tw_error *err);
 
 #ifdef __cplusplus
 }

@@ -27,17 +27,19 @@ size_t tw_utf8_cut(const char *s, size_t n, size_t max);
 /*
  * Parse tool-call argument bytes defensively: one JSON object, optionally
  * wrapped in whitespace and a ``` or ```json fence. Empty (or whitespace
- * only) input is {}. Refusals, each with a reason in `why` (optional):
- *   TW_D_ARGS_TOO_LARGE        len > limits->max_args_bytes
- *   TW_D_JSON_TOO_DEEP         nesting past limits->max_depth
- *   TW_D_TOOL_CALL_JSON        not valid JSON
- *   TW_D_ARGUMENTS_NOT_OBJECT  valid JSON but not an object
- *   TW_ERR_NOMEM
+ * only) input is {}. limits may be NULL (the defaults). Refusals return a
+ * status; err (may be NULL) gets the diagnostic code that names the cause
+ * in err->code, offset -1, path "" and the reason:
+ *   TW_ERR_LIMIT    TW_D_ARGS_TOO_LARGE        len > limits->max_args_bytes
+ *   TW_ERR_LIMIT    TW_D_JSON_TOO_DEEP         nesting past limits->max_depth
+ *   TW_ERR_PARSE    TW_D_TOOL_CALL_JSON        not valid JSON (U+0000 included)
+ *   TW_ERR_INVALID  TW_D_ARGUMENTS_NOT_OBJECT  valid JSON but not an object
+ *   TW_ERR_NOMEM    TW_ERR_NOMEM
  * On TW_OK *out owns an object (cJSON_Delete); otherwise *out is NULL.
  * *fenced (optional) says whether a fence was removed.
  */
 tw_status tw_shim_parse_args(const char *buf, size_t len, const tw_limits *limits, cJSON **out,
-                             bool *fenced, char *why, size_t whylen);
+                             bool *fenced, tw_error *err);
 
 /*
  * Tool-call ids of one message: a blank (NULL or "") id becomes "tc_N" (N

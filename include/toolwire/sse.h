@@ -16,7 +16,12 @@
 extern "C" {
 #endif
 
-/* One dispatched event. Pointers are valid during the callback only. */
+/*
+ * One dispatched event. Every pointer points into the parser's own buffers
+ * and is valid during the callback only: copy what is kept. None is NULL
+ * (an absent field is an empty string of length 0); the strings are not
+ * NUL-terminated, use the lengths.
+ */
 typedef struct tw_sse_event {
     const char *type; /* the event: field, "message" when none was given */
     size_t type_len;
@@ -28,10 +33,19 @@ typedef struct tw_sse_event {
     bool terminated; /* false only for the event flushed by finish() */
 } tw_sse_event;
 
-/* Event callback; a status other than TW_OK stops feed/finish and is returned. */
+/*
+ * Event callback, called synchronously from tw_sse_feed and tw_sse_finish
+ * with the `user` pointer given to tw_sse_init. Return TW_OK to go on; any
+ * other status stops the parser: the feed or finish that called it returns
+ * that status and the parser only answers TW_ERR_STATE afterwards (release
+ * it). The callback must not call back into the same parser.
+ */
 typedef tw_status (*tw_sse_event_fn)(void *user, const tw_sse_event *ev);
-/* Diagnostic callback: TW_D_SSE_LINE_TOO_LONG (offset: the line's first byte)
- * or TW_D_SSE_EVENT_TOO_LARGE (offset: the event's first field line). */
+/*
+ * Diagnostic callback, same calling rules: `code` is TW_D_SSE_LINE_TOO_LONG
+ * (offset: the line's first byte) or TW_D_SSE_EVENT_TOO_LARGE (offset: the
+ * event's first field line); offsets count from the first byte ever fed.
+ */
 typedef tw_status (*tw_sse_diag_fn)(void *user, tw_status code, uint64_t offset);
 
 /*
@@ -64,25 +78,44 @@ typedef struct tw_sse {
     bool has_data;
     uint64_t ev_off;
     uint64_t nevents; /* events dispatched */
+    bool done;        /* finished or failed: feed and finish answer TW_ERR_STATE */
 } tw_sse;
 
 /*
- * Prepare `s`. limits may be NULL (defaults). on_diag may be NULL. With
- * flush_at_end false, finish() follows the standard and discards an event
- * not ended by a blank line; with true it dispatches it (terminated = false).
+ * Prepare `s` (not NULL; its previous contents are overwritten, not freed).
+ *   limits        max_line_bytes and max_event_bytes are read; NULL means
+ *                 the defaults. Not kept after the call.
+ *   flush_at_end  false: finish follows the standard and discards an event
+ *                 not ended by a blank line; true: finish dispatches it
+ *                 (terminated = false).
+ *   on_event      called with each event; NULL drops events (the parser
+ *                 still frames and counts them).
+ *   on_diag       called with each cap diagnostic; NULL ignores them.
+ *   user          passed to both callbacks, never dereferenced.
+ * Returns TW_OK; nothing is allocated until the first feed.
  */
 tw_status tw_sse_init(tw_sse *s, const tw_limits *limits, bool flush_at_end,
                       tw_sse_event_fn on_event, tw_sse_diag_fn on_diag, void *user);
-/* Push bytes. Events and diagnostics fire from inside. Linear in len. */
+/*
+ * Push buf[0, len) (buf may be NULL when len is 0; any split of the input
+ * gives the same events). Events and diagnostics fire from inside, in input
+ * order. Linear in len; at most max_line_bytes + max_event_bytes are held.
+ * Returns TW_OK, TW_ERR_NOMEM (the parser is then failed: release it), a
+ * callback's status, or TW_ERR_STATE after finish or a failure.
+ */
 tw_status tw_sse_feed(tw_sse *s, const char *buf, size_t len);
-/* End of input: an unterminated last line ends there; see init about the
- * last event. Releases the parser's memory (tw_sse_init again to reuse). */
+/*
+ * End of input: an unterminated last line ends there; see init about the
+ * last event. Releases the parser's memory whatever it returns (the same
+ * statuses as feed); tw_sse_init again to reuse the struct.
+ */
 tw_status tw_sse_finish(tw_sse *s);
-/* Release without finishing (safe after finish, and on a zeroed struct). */
+/* Release without finishing: safe after finish, after a failure, on a
+ * zeroed struct, and more than once. */
 void tw_sse_release(tw_sse *s);
 
-/* Bytes of an event that have not been dispatched yet (a held line or an
- * open event): true when the input so far does not end on an event boundary. */
+/* True when the input so far does not end on an event boundary: a line is
+ * held, or an event has fields but was not dispatched yet. `s` not NULL. */
 bool tw_sse_pending(const tw_sse *s);
 
 #ifdef __cplusplus

@@ -43,27 +43,29 @@ bool tw_transcode_is_target(const char *name);
  * Read buf[0, len) in format `from`. `dopts` (may be NULL) configures
  * decoders; its limits bound every reader. Warnings of the request readers
  * go to `warnings` (may be NULL); a decoder's own errors and warnings stay
- * in the result. On failure *out is empty and `why` says what went wrong
- * (with the JSON path for request bodies). Returns TW_ERR_UNSUPPORTED when
+ * in the result. On failure *out is empty and `err` (may be NULL) says what
+ * went wrong (see tw_error: the code that names the cause, the offset and
+ * the JSON path for request bodies). Returns TW_ERR_UNSUPPORTED when
  * the source decoder is not available, TW_ERR_INVALID for an unknown name.
  */
 tw_status tw_transcode_read(const char *from, const char *buf, size_t len,
                             const tw_decode_opts *dopts, tw_neutral_value *out,
-                            tw_diag_list *warnings, char *why, size_t whylen);
+                            tw_diag_list *warnings, tw_error *err);
 
 /*
  * Write `v` in format `to`, appending to `out`. A result's decode errors
  * and warnings cannot travel in a wire format: they are copied into
  * o->warnings (same codes) when the target is not neutral. TW_ERR_INVALID
- * when the target takes the other kind of value (why says so),
+ * when the target takes the other kind of value, TW_ERR_LIMIT past
+ * max_output_bytes (err, may be NULL, says why in each case),
  * TW_ERR_UNSUPPORTED when the encoder is not available.
  */
 tw_status tw_transcode_write(const tw_neutral_value *v, const char *to, const tw_encode_opts *o,
-                             tw_buf *out, char *why, size_t whylen);
+                             tw_buf *out, tw_error *err);
 
 /* Read then write; warnings of both steps go to o->warnings. */
 tw_status tw_transcode(const char *from, const char *to, const char *buf, size_t len,
-                       const tw_encode_opts *o, tw_buf *out, char *why, size_t whylen);
+                       const tw_encode_opts *o, tw_buf *out, tw_error *err);
 
 #ifdef __cplusplus
 }

@@ -24,23 +24,34 @@ extern "C" {
  * empty on every failure; a bad body is a diagnostic, not a failure). */
 tw_status tw_vllm_response_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out);
 
-/* Streaming: the body is buffered (up to max_input_bytes) and decoded at
- * finish; events fire from finish. Zero-initialise, then init. */
-typedef struct tw_vllm_dec {
-    tw_decode_opts o;
-    tw_limits L;
-    tw_event_fn fn;
-    void *user;
-    tw_buf body;
-    bool too_large;
-    bool finished;
-} tw_vllm_dec;
+/*
+ * The streaming decoder: opaque, allocated by tw_vllm_dec_new and freed by
+ * tw_vllm_dec_free. The body is buffered (up to max_input_bytes) and
+ * decoded at finish; events fire from finish. After finish (or a failure)
+ * tw_vllm_dec_reset starts the next decode on the same body buffer.
+ */
+typedef struct tw_vllm_dec tw_vllm_dec;
 
-tw_status tw_vllm_init(tw_vllm_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user);
-tw_status tw_vllm_feed(tw_vllm_dec *d, const char *buf, size_t len);
-/* Moves the result to *out (free with tw_result_free) and releases d. */
-tw_status tw_vllm_finish(tw_vllm_dec *d, tw_result *out);
-void tw_vllm_release(tw_vllm_dec *d);
+/* A decoder; `o` may be NULL (defaults) and is copied (the tools it points
+ * at must stay valid until finish); `fn` may be NULL (no events), `user` is
+ * passed to it (tw_event_fn: a status other than TW_OK stops the decode).
+ * NULL when memory runs out. */
+tw_vllm_dec *tw_vllm_dec_new(const tw_decode_opts *o, tw_event_fn fn, void *user);
+/* Push bytes (not kept; any split). TW_OK, TW_ERR_NOMEM, TW_ERR_STATE
+ * after finish, or the status a callback stopped the decode with; after a
+ * failure the decode is over. */
+tw_status tw_vllm_dec_feed(tw_vllm_dec *d, const char *buf, size_t len);
+/* End of input: moves the result to *out (need not be initialised; free
+ * with tw_result_free). On failure (TW_ERR_NOMEM; TW_ERR_STATE for a second
+ * finish; a callback's status) *out is valid and empty. The decoder keeps
+ * its buffers for a reset. */
+tw_status tw_vllm_dec_finish(tw_vllm_dec *d, tw_result *out);
+/* Start a new decode with `o`, `fn`, `user` (as for new), whatever state d
+ * is in; the buffers' allocations are kept. Returns TW_OK. */
+tw_status tw_vllm_dec_reset(tw_vllm_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user);
+/* Free the decoder and everything it holds; NULL does nothing. */
+void tw_vllm_dec_free(tw_vllm_dec *d);
+
 
 /* Encoders (also in the registry). Both append to out; out is unchanged
  * on failure; TW_ERR_INVALID for a bad option value, TW_ERR_LIMIT past
@@ -62,10 +73,11 @@ typedef struct tw_vllm_params {
 /*
  * Read the parameters from a request's options (two_pass, think_tag,
  * max_thinking_tokens, max_response_tokens, tool_parser); absent keys take
- * the defaults above. TW_ERR_INVALID (why filled) on a bad value.
+ * the defaults above. options may be NULL (all defaults). On a bad value
+ * returns TW_ERR_INVALID and err (may be NULL) names the option (code
+ * TW_ERR_INVALID, offset -1, path "").
  */
-tw_status tw_vllm_params_read(const cJSON *options, tw_vllm_params *out, char *why,
-                              size_t whylen);
+tw_status tw_vllm_params_read(const cJSON *options, tw_vllm_params *out, tw_error *err);
 
 /*
  * The token rule of the mock backend: a token is a maximal run of ASCII

@@ -11,11 +11,13 @@
  * decode fail (a failure is an allocation failure only).
  *
  * To make a real module from it: copy it to src/<format>.c, rename
- * "template"/"lines" to the format's name, put the state struct's
- * declaration in the module (never in an installed header), add the
- * format's line to TW_MODULE_LIST in src/formats.h, declare the batch
- * function in include/toolwire/<format>.h with a contract comment, add
- * decode fixtures under tests/data/decode/<format>/ and a page under
+ * "template"/"lines" to the format's name, keep the state struct's
+ * definition in the module (the installed header has only
+ * `typedef struct tw_<format>_dec tw_<format>_dec;`), add the format's
+ * line to TW_MODULE_LIST in src/formats.h, declare the batch function and
+ * the opaque decoder's tw_<format>_dec_new, _feed, _finish, _reset and
+ * _free in include/toolwire/<format>.h with contract comments, add decode
+ * fixtures under tests/data/decode/<format>/ and a page under
  * docs/formats/.
  */
 #include <stdio.h>
@@ -26,8 +28,9 @@
 #include "toolwire/decode.h"
 #include "toolwire/json.h"
 
-/* The decoder's state: private to the module. The push interface hands it
- * around as void * (tw_format_ops.state_size bytes). */
+/* The decoder's state: private to the module. The installed header only
+ * names the type (typedef struct tw_lines_dec tw_lines_dec;); callers hold
+ * a pointer from tw_lines_dec_new, the registry hands it around as void *. */
 typedef struct tw_lines_dec {
     tw_decode_opts o; /* the options, copied by init */
     tw_limits L;      /* resolved limits: every cap comes from here */
@@ -36,33 +39,51 @@ typedef struct tw_lines_dec {
     tw_buf in;        /* the input so far, capped at max_input_bytes */
     bool too_large;   /* bytes past max_input_bytes were dropped */
     bool finished;
+    tw_status stop;   /* what a callback returned to stop the decode; TW_OK while none */
 } tw_lines_dec;
 
-static tw_status lines_init(void *s, const tw_decode_opts *o, tw_event_fn fn, void *user)
+/* The public functions, as include/toolwire/<format>.h declares them (with
+ * contract comments: each parameter, ownership, what NULL means). */
+tw_lines_dec *tw_lines_dec_new(const tw_decode_opts *o, tw_event_fn fn, void *user);
+tw_status tw_lines_dec_feed(tw_lines_dec *d, const char *buf, size_t len);
+tw_status tw_lines_dec_finish(tw_lines_dec *d, tw_result *out);
+tw_status tw_lines_dec_reset(tw_lines_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user);
+void tw_lines_dec_free(tw_lines_dec *d);
+tw_status tw_lines_output_decode(const char *buf, size_t len, const tw_decode_opts *o,
+                                 tw_result *out);
+
+/* Set up a new decode on *d (what it held is overwritten, not freed). */
+static tw_status lines_init(tw_lines_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user)
 {
-    tw_lines_dec *d = s;
     TW_DECODER_SETUP(d, o, fn, user); /* zero, copy options, resolve limits */
     d->in.max = d->L.max_input_bytes;
     return TW_OK;
 }
 
-static tw_status lines_feed(void *s, const char *buf, size_t len)
+/* Free what *d holds (safe after finish and after a failure). */
+static void lines_release(tw_lines_dec *d)
 {
-    tw_lines_dec *d = s;
+    tw_buf_free(&d->in);
+}
+
+tw_status tw_lines_dec_feed(tw_lines_dec *d, const char *buf, size_t len)
+{
     if (d->finished)
         return TW_ERR_STATE;
+    if (d->stop != TW_OK)
+        return d->stop; /* a callback stopped the decode: it stays failed */
     /* over a cap: keep what fits, say so at finish (a diagnostic, not a failure) */
     len = tw_input_clip(&d->L, d->in.len, len, &d->too_large);
     return len ? tw_buf_append(&d->in, buf, len) : TW_OK;
 }
 
-static void fire(const tw_lines_dec *d, tw_event_kind k, const char *text, size_t len,
+/* An event to the callback; a callback that returns anything but TW_OK
+ * stops the decode (tw_event_deliver keeps its status in d->stop). */
+static void fire(tw_lines_dec *d, tw_event_kind k, const char *text, size_t len,
                  const tw_call *call, const tw_diag *diag)
 {
-    if (!d->fn)
-        return;
     tw_event ev = {k, text, len, call, diag};
-    d->fn(d->user, &ev);
+    tw_event_deliver(d->fn, d->user, &d->stop, &ev);
 }
 
 /* One "CALL name {…}" line at input offset `off` into res. */
@@ -79,7 +100,7 @@ static tw_status take_call(tw_lines_dec *d, tw_result *res, const char *p, size_
     if (alen > d->L.max_args_bytes)
         return tw_diag_add(&res->errors, TW_D_ARGS_TOO_LARGE, (int64_t)off, NULL);
     cJSON *args = NULL;
-    tw_json_error je;
+    tw_error je;
     tw_status st = tw_json_parse(a, alen, d->L.max_depth, &args, &je);
     if (st == TW_ERR_NOMEM)
         return st; /* an allocation failure is a failure, never bad JSON */
@@ -114,7 +135,7 @@ static tw_status lines_decode_all(tw_lines_dec *d, tw_result *res)
     const char *b = d->in.data ? d->in.data : "";
     size_t n = d->in.len;
     tw_status st = TW_OK;
-    for (size_t i = 0; st == TW_OK && i < n;) {
+    for (size_t i = 0; st == TW_OK && d->stop == TW_OK && i < n;) {
         const char *nl = memchr(b + i, '\n', n - i);
         size_t end = nl ? (size_t)(nl - b) : n;
         size_t next = nl ? end + 1 : n;
@@ -138,40 +159,79 @@ static tw_status lines_decode_all(tw_lines_dec *d, tw_result *res)
     return st;
 }
 
-static void lines_release(void *s)
+/* End of input: the result into *out; the buffers stay for a reset. */
+tw_status tw_lines_dec_finish(tw_lines_dec *d, tw_result *out)
 {
-    tw_lines_dec *d = s;
-    tw_buf_free(&d->in);
-}
-
-static tw_status lines_finish(void *s, tw_result *out)
-{
-    tw_lines_dec *d = s;
     tw_result_init(out, &d->L); /* *out is valid and empty from here on */
     if (d->finished)
         return TW_ERR_STATE;
     d->finished = true;
-    tw_status st = lines_decode_all(d, out);
+    tw_status st = d->stop;
+    if (st == TW_OK)
+        st = lines_decode_all(d, out);
+    if (st == TW_OK)
+        st = d->stop; /* a callback stopped the decode: it fails with that status */
     if (st != TW_OK) {
         tw_result_free(out); /* nothing partial on failure */
         tw_result_init(out, &d->L);
     }
-    lines_release(d);
     return st;
+}
+
+/* ---- the opaque decoder: new, reset (keeping the buffers), free ---- */
+
+tw_lines_dec *tw_lines_dec_new(const tw_decode_opts *o, tw_event_fn fn, void *user)
+{
+    tw_lines_dec *d = malloc(sizeof *d);
+    if (d && lines_init(d, o, fn, user) != TW_OK) {
+        tw_lines_dec_free(d);
+        d = NULL;
+    }
+    return d;
+}
+
+tw_status tw_lines_dec_reset(tw_lines_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user)
+{
+    tw_buf *const b[] = {&d->in}; /* every tw_buf of the state that a reset keeps */
+    tw_buf keep[1];
+    tw_bufs_detach(b, keep, 1);
+    lines_release(d); /* what is not kept */
+    tw_status st = lines_init(d, o, fn, user);
+    tw_bufs_attach(b, keep, 1);
+    return st;
+}
+
+void tw_lines_dec_free(tw_lines_dec *d)
+{
+    if (!d)
+        return;
+    lines_release(d);
+    free(d);
 }
 
 /* Batch: the push decoder over the whole input (one code path for both). */
 tw_status tw_lines_output_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)
 {
-    tw_lines_dec d;
-    return tw_decode_batch(&d, lines_init(&d, o, NULL, NULL), lines_feed, lines_finish,
-                           lines_release, buf, len, out);
+    tw_lines_dec d; /* inside the module the state may live on the stack */
+    tw_status st = lines_init(&d, o, NULL, NULL);
+    if (st == TW_OK)
+        st = tw_lines_dec_feed(&d, buf, len);
+    if (st == TW_OK)
+        st = tw_lines_dec_finish(&d, out);
+    else
+        tw_result_init(out, o ? &o->limits : NULL); /* *out is empty on every failure */
+    lines_release(&d);
+    return st;
 }
+
+/* The registry's void * steps over the typed ones. */
+TW_DECODER_OPS(lines, tw_lines_dec, tw_lines_dec)
 
 /* The registry object. A real module adds D(tw_format_lines, "lines", TEXT)
  * to TW_MODULE_LIST in src/formats.h and drops `static`. */
 static const tw_format_ops tw_format_lines = {
-    "lines",       "template: CALL <name> <JSON object> lines, the rest content",
-    tw_lines_output_decode, sizeof(tw_lines_dec),
-    lines_init,    lines_feed,
-    lines_finish,  lines_release};
+    "lines",     "template: CALL <name> <JSON object> lines, the rest content",
+    tw_lines_output_decode,
+    lines_new,   lines_feed,
+    lines_finish, lines_reset,
+    lines_free};

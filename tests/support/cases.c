@@ -25,8 +25,8 @@ static size_t opt_size(const cJSON *o, const char *k)
 
 static char *slurp(const char *path, size_t *len)
 {
-    char why[256];
-    return tw_read_file(path, (size_t)64 << 20, len, why, sizeof why);
+    tw_error why_e = {0};
+    return tw_read_file(path, (size_t)64 << 20, len, why_e.message, sizeof why_e.message);
 }
 
 static bool spill(const char *path, const char *p, size_t n)
@@ -41,11 +41,11 @@ static bool spill(const char *path, const char *p, size_t n)
 /* Returns NULL when the case passes, else a malloc'd reason. */
 static char *run_case(const char *path)
 {
-    char why[512] = "";
+    tw_error why_e = {0};
     char *fail = calloc(1, 1024);
-    cJSON *c = tw_load_json_file(path, (size_t)16 << 20, 256, why, sizeof why);
+    cJSON *c = tw_load_json_file(path, (size_t)16 << 20, 256, why_e.message, sizeof why_e.message);
     if (!c) {
-        snprintf(fail, 1024, "%s: %s", path, why);
+        snprintf(fail, 1024, "%s: %s", path, why_e.message);
         return fail;
     }
     const char *fmt = tw_json_get_str(c, "format");
@@ -76,16 +76,16 @@ static char *run_case(const char *path)
     }
     if (e->input == TW_ENC_REQUEST) {
         tw_request r;
-        if (tw_request_read(tw_json_get(c, "input"), NULL, &r, why, sizeof why) != TW_OK) {
-            snprintf(fail, 1024, "%s: bad input: %s", path, why);
+        if (tw_request_read(tw_json_get(c, "input"), NULL, &r, &why_e) != TW_OK) {
+            snprintf(fail, 1024, "%s: bad input: %s", path, why_e.message);
             goto done;
         }
         st = e->encode_request(&r, &o, &out);
         tw_request_free(&r);
     } else {
         tw_result r;
-        if (tw_result_read(tw_json_get(c, "input"), NULL, &r, why, sizeof why) != TW_OK) {
-            snprintf(fail, 1024, "%s: bad input: %s", path, why);
+        if (tw_result_read(tw_json_get(c, "input"), NULL, &r, &why_e) != TW_OK) {
+            snprintf(fail, 1024, "%s: bad input: %s", path, why_e.message);
             goto done;
         }
         st = e->encode_result(&r, &o, &out);
@@ -193,14 +193,14 @@ void tw_test_decode_dir(const char *sub, long min_files)
 
 char *tw_test_load_exact(const char *path, size_t *len, cJSON **j)
 {
-    char why[256];
+    tw_error why_e = {0};
     *len = 0;
-    char *text = tw_read_file(path, (size_t)16 << 20, len, why, sizeof why);
-    cr_assert_not_null(text, "%s: %s", path, why);
+    char *text = tw_read_file(path, (size_t)16 << 20, len, why_e.message, sizeof why_e.message);
+    cr_assert_not_null(text, "%s: %s", path, why_e.message);
     char *copy = tw_test_exact(text, *len);
     free(text);
     *j = NULL;
-    tw_json_error e;
+    tw_error e;
     cr_assert_eq(tw_json_parse(copy, *len, 256, j, &e), TW_OK, "%s: %s", path, e.message);
     return copy;
 }
