@@ -111,7 +111,7 @@ static tw_status append_fire(gem_acc *a, tw_event_kind kind, const char *s, size
     tw_status st = tw_buf_append(b, s, n);
     if (st == TW_OK && a->k.fn) {
         tw_event ev = {kind, b->data + b->len - n, n, NULL, NULL};
-        a->k.fn(a->k.user, &ev);
+        tw_event_deliver(a->k.fn, a->k.user, a->k.stop, &ev);
     }
     return st;
 }
@@ -664,7 +664,7 @@ static tw_status acc_end(gem_acc *a)
 static tw_status gem_body(tw_wire_sink *k, const char *buf, size_t len)
 {
     cJSON *root = NULL;
-    tw_json_error e;
+    tw_error e;
     tw_json_lint lint;
     tw_status st = tw_json_parse_lint(buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH + 1,
                                       &root, &e, &lint);
@@ -730,22 +730,25 @@ typedef struct tw_gemini_stream {
     bool finished;
     bool any_event;
     bool nonstd_warned;
+    tw_status stop; /* a callback's status that stopped the decode; TW_OK while none */
 } tw_gemini_stream;
 
 static tw_wire_sink sink_of(tw_gemini_stream *d)
 {
-    tw_wire_sink k = {&d->res, &d->o, &d->L, d->fn, d->user};
+    tw_wire_sink k = {&d->res, &d->o, &d->L, d->fn, d->user, &d->stop};
     return k;
 }
 
 static tw_status on_sse_event(void *user, const tw_sse_event *ev)
 {
     tw_gemini_stream *d = user;
+    if (d->stop != TW_OK)
+        return d->stop; /* a callback stopped the decode */
     d->any_event = true;
     int64_t off = (int64_t)ev->offset;
     tw_wire_sink k = sink_of(d);
     cJSON *j = NULL;
-    tw_json_error e;
+    tw_error e;
     tw_json_lint lint;
     tw_status st = tw_json_parse_lint(ev->data, ev->data_len,
                                       d->L.max_depth + TW_WIRE_ENVELOPE_DEPTH + 1, &j, &e, &lint);
@@ -763,7 +766,7 @@ static tw_status on_sse_event(void *user, const tw_sse_event *ev)
         st = tw_wire_diag(&k, true, TW_D_STREAM_ERROR, off, msg);
     } else if (st != TW_OK || !cJSON_IsObject(j)) {
         char msg[200];
-        snprintf(msg, sizeof msg, "event data is not a JSON object: %s",
+        snprintf(msg, sizeof msg, "event data is not a JSON object: %.150s",
                  st != TW_OK ? e.message : "another JSON value");
         st = tw_wire_diag(&k, true, TW_D_CHUNK_JSON, off, msg);
     } else {
@@ -781,9 +784,9 @@ static tw_status on_sse_diag(void *user, tw_status code, uint64_t off)
     return tw_wire_diag(&k, true, code, (int64_t)off, NULL);
 }
 
-static tw_status gs_init(void *s, const tw_decode_opts *o, tw_event_fn fn, void *user)
+static tw_status gs_init(tw_gemini_stream *d, const tw_decode_opts *o, tw_event_fn fn,
+                         void *user)
 {
-    tw_gemini_stream *d = s;
     TW_DECODER_SETUP(d, o, fn, user);
     d->head.max = d->L.max_event_bytes;
     tw_result_init(&d->res, &d->L);
@@ -796,13 +799,15 @@ static tw_status gs_feed(void *s, const char *buf, size_t len)
     tw_gemini_stream *d = s;
     if (d->finished)
         return TW_ERR_STATE;
-    return tw_wire_sse_feed(&d->sse, &d->L, &d->fed, &d->too_large, &d->head, &d->head_off, buf,
-                            len);
+    if (d->stop != TW_OK)
+        return d->stop;
+    tw_status st = tw_wire_sse_feed(&d->sse, &d->L, &d->fed, &d->too_large, &d->head,
+                                    &d->head_off, buf, len);
+    return st == TW_OK ? d->stop : st;
 }
 
-static void gs_release(void *s)
+static void gs_release(tw_gemini_stream *d)
 {
-    tw_gemini_stream *d = s;
     tw_sse_release(&d->sse);
     acc_release(&d->acc);
     tw_buf_free(&d->head);
@@ -818,7 +823,7 @@ static tw_status gs_finish(void *s, tw_result *out)
     }
     d->finished = true;
     tw_wire_sink k = sink_of(d);
-    tw_status st = tw_sse_finish(&d->sse);
+    tw_status st = d->stop != TW_OK ? d->stop : tw_sse_finish(&d->sse);
     bool envelope = false;
     if (st == TW_OK && !d->any_event && !d->head_off)
         st = tw_wire_error_body(&k, d->head.data ? d->head.data : "", d->head.len, &envelope);
@@ -830,22 +835,63 @@ static tw_status gs_finish(void *s, tw_result *out)
         st = acc_end(&d->acc);
     if (st == TW_OK)
         st = tw_wire_close(&k, d->too_large);
+    if (st == TW_OK)
+        st = d->stop; /* a callback stopped the decode */
     if (st == TW_OK) {
         *out = d->res;
         memset(&d->res, 0, sizeof d->res);
     } else {
         tw_result_init(out, &d->L);
     }
-    gs_release(d);
     return st;
+}
+
+/* The opaque decoder of the registry: new, reset (keeping the held
+ * bytes' allocation) and free. */
+static void *gs_new(const tw_decode_opts *o, tw_event_fn fn, void *user)
+{
+    tw_gemini_stream *d = malloc(sizeof *d);
+    if (d && gs_init(d, o, fn, user) != TW_OK) {
+        gs_release(d);
+        free(d);
+        d = NULL;
+    }
+    return d;
+}
+
+static tw_status gs_reset(void *s, const tw_decode_opts *o, tw_event_fn fn, void *user)
+{
+    tw_gemini_stream *d = s;
+    tw_buf *const b[] = {&d->head};
+    tw_buf keep[1];
+    tw_bufs_detach(b, keep, 1);
+    gs_release(d);
+    tw_status st = gs_init(d, o, fn, user);
+    tw_bufs_attach(b, keep, 1);
+    return st;
+}
+
+static void gs_free(void *s)
+{
+    if (!s)
+        return;
+    gs_release(s);
+    free(s);
 }
 
 tw_status tw_gemini_stream_decode(const char *buf, size_t len, const tw_decode_opts *o,
                                   tw_result *out)
 {
     tw_gemini_stream d;
-    return tw_decode_batch(&d, gs_init(&d, o, NULL, NULL), gs_feed, gs_finish, gs_release, buf,
-                           len, out);
+    tw_status st = gs_init(&d, o, NULL, NULL);
+    if (st == TW_OK)
+        st = gs_feed(&d, buf, len);
+    if (st == TW_OK)
+        st = gs_finish(&d, out);
+    else
+        tw_result_init(out, o ? &o->limits : NULL); /* *out is empty on every failure */
+    gs_release(&d);
+    return st;
 }
 
 /* ===================== registry glue ===================== */
@@ -853,16 +899,16 @@ tw_status tw_gemini_stream_decode(const char *buf, size_t len, const tw_decode_o
 const tw_format_ops tw_format_gemini = {"gemini",
                                         "Gemini generateContent response body (or error envelope)",
                                         tw_gemini_response_decode,
-                                        sizeof(tw_body_dec),
-                                        tw_body_init,
+                                        tw_body_new,
                                         tw_body_feed,
                                         body_finish,
-                                        tw_body_release};
+                                        tw_body_reset,
+                                        tw_body_free};
 const tw_format_ops tw_format_gemini_stream = {"gemini-stream",
                                                "Gemini streamGenerateContent?alt=sse event stream",
                                                tw_gemini_stream_decode,
-                                               sizeof(tw_gemini_stream),
-                                               gs_init,
+                                               gs_new,
                                                gs_feed,
                                                gs_finish,
-                                               gs_release};
+                                               gs_reset,
+                                               gs_free};

@@ -243,7 +243,7 @@ typedef struct collect {
     size_t nerrors, nwarnings;
 } collect;
 
-static void on_event(void *user, const tw_event *ev)
+static tw_status on_event(void *user, const tw_event *ev)
 {
     collect *c = user;
     switch (ev->kind) {
@@ -257,6 +257,7 @@ static void on_event(void *user, const tw_event *ev)
     case TW_EV_ERROR: c->nerrors++; break;
     case TW_EV_WARNING: c->nwarnings++; break;
     }
+    return TW_OK;
 }
 
 static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
