@@ -35,6 +35,33 @@ static tw_status gen_oai(tw_buf *b, size_t n) { return many_openai_response(b, n
 static tw_status gen_pairs_oai(tw_buf *b, size_t n) { return many_pairs_request(b, n, 0); }
 static tw_status gen_pairs_ant(tw_buf *b, size_t n) { return many_pairs_request(b, n, 1); }
 
+/* Gemini: n whole functionCall parts in one body; n calls streamed as
+ * name, one partialArgs piece and the {} end, each its own event. */
+static tw_status gen_gemini(tw_buf *b, size_t n)
+{
+    tw_status st = tw_buf_puts(b, "{\"candidates\":[{\"content\":{\"parts\":[");
+    for (size_t i = 0; st == TW_OK && i < n; i++)
+        st = tw_buf_printf(b, "%s{\"functionCall\":{\"name\":\"f\",\"args\":{\"i\":%zu}}}",
+                           i ? "," : "", i);
+    return st == TW_OK ? tw_buf_puts(b, "]},\"finishReason\":\"STOP\"}]}") : st;
+}
+static tw_status gen_gemini_stream(tw_buf *b, size_t n)
+{
+    tw_status st = TW_OK;
+    for (size_t i = 0; st == TW_OK && i < n; i++)
+        st = tw_buf_printf(
+            b,
+            "data: {\"candidates\":[{\"content\":{\"parts\":[{\"functionCall\":{\"name\":\"f\","
+            "\"willContinue\":true}}]}}]}\n\n"
+            "data: {\"candidates\":[{\"content\":{\"parts\":[{\"functionCall\":{\"partialArgs\":"
+            "[{\"jsonPath\":\"$.s\",\"stringValue\":\"v%zu\"}],\"willContinue\":true}}]}}]}\n\n"
+            "data: {\"candidates\":[{\"content\":{\"parts\":[{\"functionCall\":{}}]}}]}\n\n",
+            i);
+    return st == TW_OK ? tw_buf_puts(b, "data: {\"candidates\":[{\"content\":{\"parts\":[]},"
+                                        "\"finishReason\":\"STOP\"}]}\n\n")
+                       : st;
+}
+
 typedef struct job {
     const char *what;
     const char *format; /* a decoder, or NULL for the client checks */
@@ -102,6 +129,9 @@ int main(int argc, char **argv)
          NULL},
         {"hermes, <tool_call> blocks", "hermes", many_hermes, true, NULL},
         {"vllm-generate, tool_calls", "vllm-generate", many_vllm, true, NULL},
+        {"gemini, functionCall parts", "gemini", gen_gemini, true, NULL},
+        {"gemini-stream, streamed partialArgs calls", "gemini-stream", gen_gemini_stream, true,
+         NULL},
         {"client checks, OpenAI call/result pairs", NULL, gen_pairs_oai, false,
          "/v1/chat/completions"},
         {"client checks, Anthropic call/result pairs", NULL, gen_pairs_ant, false,

@@ -832,6 +832,11 @@ int tw_fz_anthropic_stream(const uint8_t *d, size_t n)
     return check_decoder("anthropic-stream", d, n, MODE_STREAM);
 }
 int tw_fz_vllm(const uint8_t *d, size_t n) { return check_decoder("vllm-generate", d, n, MODE_BATCH); }
+int tw_fz_gemini(const uint8_t *d, size_t n) { return check_decoder("gemini", d, n, MODE_BATCH); }
+int tw_fz_gemini_stream(const uint8_t *d, size_t n)
+{
+    return check_decoder("gemini-stream", d, n, MODE_STREAM);
+}
 int tw_fz_proxy(const uint8_t *d, size_t n) { return check_decoder("proxy", d, n, MODE_BATCH); }
 
 /* ===================== schema ===================== */
@@ -943,6 +948,8 @@ static const struct {
     {"anthropic_response", tw_fz_anthropic_response},
     {"anthropic_stream", tw_fz_anthropic_stream},
     {"vllm", tw_fz_vllm},
+    {"gemini", tw_fz_gemini},
+    {"gemini_stream", tw_fz_gemini_stream},
     {"proxy", tw_fz_proxy},
     {"schema", tw_fz_schema},
 #ifdef TW_FZ_HAVE_SSE

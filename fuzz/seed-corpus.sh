@@ -25,6 +25,8 @@ FORMATS = {
     "anthropic-response": ["anthropic_response"],
     "anthropic-stream": ["anthropic_stream", "sse"],
     "vllm-generate": ["vllm"],
+    "gemini": ["gemini"],
+    "gemini-stream": ["gemini_stream", "sse"],
     "proxy": ["proxy"],
 }
 
@@ -104,7 +106,7 @@ for d in sorted((root / "fuzz/seeds").glob("*")):
         if d.name in ("hermes", "think", "fenced"):
             for t in TEXT:
                 put(t, hdr + raw)
-        if d.name in ("openai_stream", "anthropic_stream"):
+        if d.name in ("openai_stream", "anthropic_stream", "gemini_stream"):
             put("sse", hdr + raw)
 
 print(f"seed-corpus: {added} new inputs")

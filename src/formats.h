@@ -1,7 +1,7 @@
 /* Internal: the one list of format modules (include/toolwire/registry.h).
  * Decoders and encoders define their tw_format_* / tw_encoder_* objects in
  * their own modules (text.c, openai.c, openai_enc.c, anthropic.c,
- * anthropic_enc.c, hermes_enc.c, vllm.c, proxy.c); the request readers'
+ * anthropic_enc.c, hermes_enc.c, vllm.c, gemini.c, proxy.c); the request readers'
  * objects are in registry.c. One line per module, its name the object's own
  * (tests/test_contract.c checks):
  *   D(symbol, name, family)        a decoder (tw_format_ops): bytes -> tw_result
@@ -26,6 +26,8 @@
     D(tw_format_anthropic_response, "anthropic-response", JSON)                \
     D(tw_format_anthropic_stream, "anthropic-stream", SSE)                     \
     D(tw_format_vllm_generate, "vllm-generate", JSON)                          \
+    D(tw_format_gemini, "gemini", JSON)                                        \
+    D(tw_format_gemini_stream, "gemini-stream", SSE)                           \
     D(tw_format_proxy, "proxy", TEXT)                                          \
     E(tw_encoder_openai_request, "openai-request", JSON, REQUEST)              \
     E(tw_encoder_openai_response, "openai-response", JSON, RESULT)             \

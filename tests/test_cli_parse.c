@@ -159,7 +159,8 @@ Test(cli_parse, help_lists_every_format)
     tw_run(&r, "parse --help", "");
     cr_assert_eq(r.rc, 0);
     const char *fmts[] = {"think", "hermes", "fenced", "openai-response", "openai-stream",
-                          "anthropic-response", "anthropic-stream", "vllm-generate", "proxy"};
+                          "anthropic-response", "anthropic-stream", "vllm-generate", "gemini",
+                          "gemini-stream", "proxy"};
     for (size_t i = 0; i < sizeof fmts / sizeof fmts[0]; i++)
         cr_assert(strstr(r.out, fmts[i]), "%s missing from --help", fmts[i]);
 }

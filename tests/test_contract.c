@@ -98,7 +98,7 @@ Test(contract, registry_lists_every_module_once)
     }
     cr_assert_null(tw_formats()[ndec]);
     cr_assert_null(tw_encoders()[nenc]);
-    cr_assert_eq(ndec, 9);
+    cr_assert_eq(ndec, 11);
     cr_assert_eq(nenc, 11);
     cr_assert_eq(nread, 4);
     cr_assert_null(tw_module_find(TW_MODULE_DECODER, "no-such-format"));
@@ -122,6 +122,8 @@ Test(contract, registry_families)
         {TW_MODULE_DECODER, "vllm-generate", TW_FAMILY_JSON},
         {TW_MODULE_DECODER, "openai-stream", TW_FAMILY_SSE},
         {TW_MODULE_DECODER, "anthropic-stream", TW_FAMILY_SSE},
+        {TW_MODULE_DECODER, "gemini", TW_FAMILY_JSON},
+        {TW_MODULE_DECODER, "gemini-stream", TW_FAMILY_SSE},
         {TW_MODULE_ENCODER, "openai-stream", TW_FAMILY_SSE},
         {TW_MODULE_ENCODER, "hermes-prompt", TW_FAMILY_TEXT},
         {TW_MODULE_ENCODER, "vllm-generate-request", TW_FAMILY_JSON},

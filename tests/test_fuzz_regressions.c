@@ -102,6 +102,7 @@ ParameterizedTestParameters(fuzz, replay)
         {"think"},          {"hermes"},           {"hermes_stream"},
         {"fenced"},         {"openai_response"},  {"openai_stream"},
         {"anthropic_response"}, {"anthropic_stream"}, {"vllm"},
+        {"gemini"},         {"gemini_stream"},
         {"proxy"},          {"schema"},           {"sse"},
         {"fixture"},        {"import"},           {"json_diff"},
     };
@@ -131,7 +132,8 @@ Test(fuzz, every_target_is_replayed)
 {
     static const char *listed[] = {"think", "hermes", "hermes_stream", "fenced",
                                    "openai_response", "openai_stream", "anthropic_response",
-                                   "anthropic_stream", "vllm", "proxy", "schema", "sse",
+                                   "anthropic_stream", "vllm", "gemini", "gemini_stream", "proxy",
+                                   "schema", "sse",
                                    "fixture", "import", "json_diff"};
     for (const char *const *n = tw_fz_target_names(); *n; n++) {
         bool found = false;
