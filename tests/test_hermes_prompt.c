@@ -13,6 +13,7 @@
 #include "decode_fixtures.h"
 #include "toolwire/hermes_encode.h"
 #include "toolwire/qwen_encode.h"
+#include "toolwire/transcode.h"
 #include "twtest.h"
 
 /* Forget every number's spelling: what a plain cJSON tree holds. */
@@ -325,6 +326,37 @@ Test(qwen_xml_prompt, caps)
         cr_expect_eq(st, TW_ERR_LIMIT, "%s: nesting past max_depth", enc[k]);
         cr_expect_eq(len, 0);
         free(got);
+        cJSON_Delete(fx);
+    }
+}
+
+/* convert --from openai-request --to each XML prompt: the OpenAI body of a
+ * fixture's request converts to the template's rendering, less the
+ * generation prompt (an OpenAI body carries no add_generation_prompt). */
+Test(qwen_xml_prompt, convert_from_openai_request)
+{
+    static const char *const enc[] = {"qwen3-coder-prompt", "qwen3.5-prompt"};
+    static const char *const file[] = {"tests/data/qwen3-coder/08_parallel_calls_grouped_results.json",
+                                       "tests/data/qwen3.5/08_parallel_calls_grouped_results.json"};
+    static const char *const gen[] = {"<|im_start|>assistant\n", "<|im_start|>assistant\n<think>\n"};
+    for (size_t k = 0; k < 2; k++) {
+        cJSON *fx = load(tw_test_src(file[k]), true);
+        tw_status st;
+        size_t n = 0;
+        char *body = encode_with("openai-request", fx, file[k], NULL, &st, &n);
+        cr_assert_eq(st, TW_OK);
+        tw_buf out = {0};
+        char why[256] = "";
+        cr_assert_eq(tw_transcode("openai-request", enc[k], body, n, NULL, &out, why, sizeof why),
+                     TW_OK, "%s: %s", enc[k], why);
+        const char *want = tw_json_get_str(fx, "expected");
+        size_t wn = strlen(want), gn = strlen(gen[k]);
+        cr_assert(wn > gn && strcmp(want + wn - gn, gen[k]) == 0, "%s: generation prompt", enc[k]);
+        cr_expect_eq(out.len, wn - gn, "%s: %zu bytes, want %zu", enc[k], out.len, wn - gn);
+        cr_expect(memcmp(out.data, want, wn - gn < out.len ? wn - gn : out.len) == 0,
+                  "%s: differs at byte %zu", enc[k], first_diff(out.data, out.len, want, wn - gn));
+        tw_buf_free(&out);
+        free(body);
         cJSON_Delete(fx);
     }
 }
