@@ -1,7 +1,7 @@
 /* Internal: the one list of format modules (include/toolwire/registry.h).
  * Decoders and encoders define their tw_format_* / tw_encoder_* objects in
  * their own modules (text.c, openai.c, openai_enc.c, anthropic.c,
- * anthropic_enc.c, hermes_enc.c, vllm.c, gemini.c, proxy.c); the request readers'
+ * anthropic_enc.c, hermes_enc.c, qwen_xml_enc.c, vllm.c, gemini.c, proxy.c); the request readers'
  * objects are in registry.c. One line per module, its name the object's own
  * (tests/test_contract.c checks):
  *   D(symbol, name, family)        a decoder (tw_format_ops): bytes -> tw_result
@@ -37,6 +37,8 @@
     E(tw_encoder_anthropic_stream, "anthropic-stream", SSE, RESULT)            \
     E(tw_encoder_hermes_prompt, "hermes-prompt", TEXT, REQUEST)                \
     E(tw_encoder_hermes_system, "hermes-system", TEXT, REQUEST)                \
+    E(tw_encoder_qwen3_coder_prompt, "qwen3-coder-prompt", TEXT, REQUEST)      \
+    E(tw_encoder_qwen35_prompt, "qwen3.5-prompt", TEXT, REQUEST)               \
     E(tw_encoder_vllm_generate_request, "vllm-generate-request", JSON, REQUEST)\
     E(tw_encoder_vllm_generate_response, "vllm-generate-response", JSON, RESULT)\
     E(tw_encoder_proxy_prompt, "proxy-prompt", TEXT, REQUEST)                  \

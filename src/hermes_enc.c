@@ -12,19 +12,24 @@
 
 #include "enc_common.h"
 #include "formats.h"
+#include "py_text.h"
 #include "qwen_text.h"
 #include "tw_macros.h"
 
 /* ===================== Python-style JSON ===================== */
 
 /* Python's repr(float): shortest round-trip digits, fixed notation when the
- * decimal exponent is in [-4, 16), else d.ddde+XX. */
-static tw_status write_py_float(tw_buf *out, double d)
+ * decimal exponent is in [-4, 16), else d.ddde+XX. Not finite: as json.dumps
+ * spells it (NaN, Infinity), or with `str_form` as str() does (nan, inf). */
+static tw_status write_py_float(tw_buf *out, double d, bool str_form)
 {
     if (isnan(d))
-        return PUTS(out, "NaN");
-    if (isinf(d))
+        return PUTS(out, str_form ? "nan" : "NaN");
+    if (isinf(d)) {
+        if (str_form)
+            return d < 0 ? PUTS(out, "-inf") : PUTS(out, "inf");
         return d < 0 ? PUTS(out, "-Infinity") : PUTS(out, "Infinity");
+    }
     char tmp[64];
     for (int prec = 1; prec <= 17; prec++) {
         /* our own output read back: strtod and snprintf share the locale */
@@ -95,6 +100,7 @@ static tw_status write_py_float(tw_buf *out, double d)
 typedef struct py_ctx {
     tw_diag_list *warnings; /* number_inexact warnings, or NULL */
     const char *where;      /* what is being written, for the message */
+    bool str_form;          /* str() rather than json.dumps */
 } py_ctx;
 
 static void py_warn(const py_ctx *cx, const char *spelled, const char *why, const char *as,
@@ -122,7 +128,7 @@ static tw_status write_py_number(tw_buf *out, const cJSON *v, const py_ctx *cx)
         }
         /* a Python float: the double cJSON read, in repr */
         size_t at = out->len;
-        TRY(write_py_float(out, v->valuedouble));
+        TRY(write_py_float(out, v->valuedouble, cx && cx->str_form));
         const char *w = out->data + at;
         size_t wn = out->len - at;
         if (!tw_json_number_valid(w, wn) || !tw_json_same_number(s, n, w, wn))
@@ -132,7 +138,7 @@ static tw_status write_py_number(tw_buf *out, const cJSON *v, const py_ctx *cx)
     double d = v->valuedouble;
     if (isfinite(d) && d == floor(d) && fabs(d) < 9007199254740992.0)
         return tw_buf_printf(out, "%lld", (long long)d);
-    return write_py_float(out, d);
+    return write_py_float(out, d, cx && cx->str_form);
 }
 
 static tw_status write_py(tw_buf *out, const cJSON *v, size_t depth, size_t max_depth,
@@ -176,8 +182,14 @@ tw_status tw_json_write_py_warn(tw_buf *out, const cJSON *v, size_t max_depth,
         return PUTS(out, "null");
     if (max_depth == 0 || max_depth > TW_DEPTH_HARD_MAX)
         max_depth = TW_DEPTH_HARD_MAX;
-    py_ctx cx = {warnings, where};
+    py_ctx cx = {warnings, where, false};
     return write_py(out, v, 0, max_depth, &cx);
+}
+
+tw_status tw_py_str_number(tw_buf *out, const cJSON *v, tw_diag_list *warnings, const char *where)
+{
+    py_ctx cx = {warnings, where, true};
+    return write_py_number(out, v, &cx);
 }
 
 tw_status tw_json_write_py(tw_buf *out, const cJSON *v, size_t max_depth)
@@ -313,8 +325,8 @@ tw_status tw_json_keep_spellings(const char *buf, size_t len, cJSON *tree, size_
 /* ===================== shared preamble ===================== */
 
 /* One tool as the template's tojson prints it: the OpenAI form. */
-static tw_status write_tool(tw_buf *b, const tw_tool *t, size_t max_depth, tw_diag_list *w,
-                            const char *fmt)
+tw_status tw_py_tool_json_write(tw_buf *b, const tw_tool *t, size_t max_depth, tw_diag_list *w,
+                                const char *fmt)
 {
     TRY(PUTS(b, "{\"type\": \"function\", \"function\": {\"name\": "));
     TRY(tw_json_write_str(b, t->name ? t->name : "", t->name ? strlen(t->name) : 0,
@@ -338,88 +350,9 @@ static tw_status write_tools_block(tw_buf *b, const tw_request *r, size_t max_de
     TRY(PUTS(b, TW_QWEN_TOOLS_HEAD));
     for (size_t i = 0; i < r->ntools; i++) {
         TRY(tw_buf_putc(b, '\n'));
-        TRY(write_tool(b, &r->tools[i], max_depth, o ? o->warnings : NULL, fmt));
+        TRY(tw_py_tool_json_write(b, &r->tools[i], max_depth, o ? o->warnings : NULL, fmt));
     }
     return PUTS(b, TW_QWEN_TOOLS_TAIL);
-}
-
-/* ===================== byte-range helpers ===================== */
-
-typedef struct span {
-    const char *p;
-    size_t n;
-} span;
-
-static span buf_span(const tw_buf *b)
-{
-    span s = {b->data ? b->data : "", b->len};
-    return s;
-}
-
-static bool span_starts(span s, const char *lit)
-{
-    size_t k = strlen(lit);
-    return s.n >= k && memcmp(s.p, lit, k) == 0;
-}
-
-static bool span_ends(span s, const char *lit)
-{
-    size_t k = strlen(lit);
-    return s.n >= k && memcmp(s.p + s.n - k, lit, k) == 0;
-}
-
-static span lstrip_nl(span s)
-{
-    while (s.n && s.p[0] == '\n') {
-        s.p++;
-        s.n--;
-    }
-    return s;
-}
-
-static span rstrip_nl(span s)
-{
-    while (s.n && s.p[s.n - 1] == '\n')
-        s.n--;
-    return s;
-}
-
-/* Last occurrence of lit in s, or NULL. */
-static const char *span_rfind(span s, const char *lit)
-{
-    size_t k = strlen(lit);
-    const char *found = NULL;
-    const char *p = s.p;
-    size_t n = s.n;
-    const char *hit;
-    while ((hit = tw_memmem(p, n, lit, k)) != NULL) {
-        found = hit;
-        n -= (size_t)(hit - p) + 1;
-        p = hit + 1;
-    }
-    return found;
-}
-
-static tw_status put_span(tw_buf *b, span s) { return tw_buf_append(b, s.p, s.n); }
-
-/* Python truthiness of a JSON value. */
-static bool truthy(const cJSON *v)
-{
-    if (!v || cJSON_IsNull(v) || cJSON_IsFalse(v))
-        return false;
-    if (cJSON_IsTrue(v))
-        return true;
-    if (cJSON_IsNumber(v))
-        return v->valuedouble != 0;
-    if (cJSON_IsString(v))
-        return v->valuestring && v->valuestring[0];
-    return v->child != NULL;
-}
-
-static void warn(const tw_encode_opts *o, const char *msg)
-{
-    if (o && o->warnings)
-        tw_diag_add(o->warnings, TW_D_NOT_CARRIED, -1, msg);
 }
 
 /* ===================== hermes-prompt (Qwen3 template) ===================== */
@@ -438,51 +371,59 @@ static const char *answered_name(const tw_request *r, size_t i)
     return i - s < a->ncalls ? a->calls[i - s].name : NULL;
 }
 
-/* Report what the prompt does not carry (besides what render_prompt
- * reports as it goes). */
-static void warn_prompt_losses(const tw_request *r, const tw_encode_opts *o, size_t last_query)
+void tw_py_prompt_losses(const tw_request *r, const tw_encode_opts *o, const char *fmt,
+                         size_t last_query, bool think_in_content,
+                         const char *const *carried_opts, size_t nopts)
 {
     if (!o || !o->warnings)
         return;
     if (r->model)
-        warn(o, "hermes-prompt: model not carried");
+        tw_not_carried(o, "%s: model not carried", fmt);
     if (r->parallel_tool_calls >= 0)
-        warn(o, "hermes-prompt: parallel_tool_calls not carried");
+        tw_not_carried(o, "%s: parallel_tool_calls not carried", fmt);
     if (r->choice == TW_CHOICE_NONE || r->choice == TW_CHOICE_REQUIRED ||
         r->choice == TW_CHOICE_NAMED)
-        warn(o, "hermes-prompt: tool_choice not carried (the Qwen3 template has no place for "
-                "it; hermes-system writes the policy sentence)");
+        tw_not_carried(o, "%s: tool_choice not carried (the template has no place for it)", fmt);
     for (const cJSON *c = r->options ? r->options->child : NULL; c; c = c->next) {
         const char *k = c->string ? c->string : "";
-        if (strcmp(k, "add_generation_prompt") != 0 && strcmp(k, "enable_thinking") != 0)
-            tw_diag_addf(o->warnings, TW_D_NOT_CARRIED, -1, "hermes-prompt: options.%s not carried",
-                         k);
+        bool carried = false;
+        for (size_t j = 0; j < nopts; j++)
+            carried |= strcmp(k, carried_opts[j]) == 0;
+        if (!carried)
+            tw_not_carried(o, "%s: options.%.64s not carried", fmt, k);
     }
-    bool ids = false, names = false, thinking = false, redacted = false;
+    bool ids = false, names = false, thinking = false, redacted = false, sig = false, err = false;
     for (size_t i = 0; i < r->nmessages; i++) {
         const tw_message *m = &r->messages[i];
         ids |= m->ncalls > 0 || m->role == TW_ROLE_TOOL;
         redacted |= m->has_redacted_thinking || m->redacted_thinking != NULL;
+        sig |= m->thinking_signature != NULL;
+        err |= m->role == TW_ROLE_TOOL && m->is_error;
         if (m->role == TW_ROLE_TOOL && m->name) {
             const char *want = answered_name(r, i);
             names |= !want || strcmp(want, m->name) != 0;
         }
         if (m->role == TW_ROLE_ASSISTANT && i <= last_query &&
-            (m->thinking.len || tw_memmem(m->content.data ? m->content.data : "",
-                                          m->content.len, "</think>", 8)))
+            (m->thinking.len ||
+             (think_in_content && tw_memmem(m->content.data ? m->content.data : "",
+                                            m->content.len, "</think>", 8))))
             thinking = true;
     }
     if (ids)
-        warn(o, "hermes-prompt: tool call ids and tool_call_id not carried (each result "
-                "answers the previous assistant's calls in order)");
+        tw_not_carried(o, "%s: tool call ids and tool_call_id not carried (each result answers "
+                          "the previous assistant's calls in order)", fmt);
     if (names)
-        warn(o, "hermes-prompt: name of a tool result not carried (it is not the name of the "
-                "call it answers in order)");
+        tw_not_carried(o, "%s: name of a tool result not carried (it is not the name of the call "
+                          "it answers in order)", fmt);
+    if (err)
+        tw_not_carried(o, "%s: is_error of a tool result not carried", fmt);
     if (thinking)
-        warn(o, "hermes-prompt: thinking of assistant messages before the last user query not "
-                "carried (the template drops it)");
+        tw_not_carried(o, "%s: thinking of assistant messages before the last user query not "
+                          "carried (the template drops it)", fmt);
+    if (sig)
+        tw_not_carried(o, "%s: thinking signature not carried", fmt);
     if (redacted)
-        warn(o, "hermes-prompt: redacted thinking not carried");
+        tw_not_carried(o, "%s: redacted thinking not carried", fmt);
 }
 
 static tw_status render_assistant(tw_buf *b, const tw_message *m, bool after_query, bool last,
@@ -564,7 +505,8 @@ static tw_status render_prompt(tw_buf *b, const tw_request *r, const tw_encode_o
             break;
         }
     }
-    warn_prompt_losses(r, o, last_query);
+    static const char *const opts[] = {"add_generation_prompt", "enable_thinking"};
+    tw_py_prompt_losses(r, o, "hermes-prompt", last_query, true, opts, 2);
     for (size_t i = 0; i < n; i++) {
         const tw_message *m = &ms[i];
         switch (m->role) {
@@ -580,14 +522,10 @@ static tw_status render_prompt(tw_buf *b, const tw_request *r, const tw_encode_o
             TRY(PUTS(b, "<|im_end|>\n"));
             break;
         case TW_ROLE_ASSISTANT:
-            if (m->thinking_signature)
-                warn(o, "hermes-prompt: thinking signature not carried");
             TRY(render_assistant(b, m, i > last_query, i == n - 1, o ? o->warnings : NULL,
                                  max_depth));
             break;
         case TW_ROLE_TOOL:
-            if (m->is_error)
-                warn(o, "hermes-prompt: is_error of a tool result not carried");
             if (i == 0 || ms[i - 1].role != TW_ROLE_TOOL)
                 TRY(PUTS(b, "<|im_start|>user"));
             TRY(PUTS(b, "\n<tool_response>\n"));

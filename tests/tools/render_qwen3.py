@@ -1,17 +1,23 @@
 #!/usr/bin/env python3
-"""Render the Qwen3 chat template the way Hugging Face transformers does, and
-write byte-exact fixtures for toolwire's hermes-prompt encoder.
+"""Render the Qwen3, Qwen3-Coder and Qwen3.5 chat templates the way Hugging Face
+transformers does, and write byte-exact fixtures for toolwire's prompt encoders
+(hermes-prompt, qwen3-coder-prompt, qwen3.5-prompt).
 
 Usage:
-  render_qwen3.py [--template PATH] [--out DIR]   write tests/data/qwen3/NN_name.json
+  render_qwen3.py [--template NAME|PATH] [--out DIR]
+                                                  write tests/data/NAME/NN_name.json
+                                                  (NAME: qwen3, the default, qwen3-coder
+                                                  or qwen3.5)
   render_qwen3.py --render REQUEST.json [--template PATH]
                                                   print the rendering of one neutral
                                                   request (or of a fixture's "request")
   render_qwen3.py --check [--template PATH]       re-render every fixture in --out and
                                                   compare with its "expected"
 
-The template is read from ../shared/templates/qwen3.jinja, relative to the
-repository root; it is never copied into the project.
+The template NAME is read from ../shared/templates/NAME.jinja, relative to the
+repository root; it is never copied into the project. A fixture whose rendering
+raises (raise_exception) holds "error", the template's message, in place of
+"expected".
 
 Environment, as in transformers' chat template utils:
   ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True,
@@ -48,8 +54,11 @@ except ImportError:  # the renderings are checked only where jinja2 is installed
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-DEFAULT_TEMPLATE = os.path.normpath(os.path.join(REPO, "..", "shared", "templates", "qwen3.jinja"))
-DEFAULT_OUT = os.path.join(REPO, "tests", "data", "qwen3")
+TEMPLATES = ("qwen3", "qwen3-coder", "qwen3.5")
+
+
+def template_path(name):
+    return os.path.normpath(os.path.join(REPO, "..", "shared", "templates", name + ".jinja"))
 
 
 # ---------------------------------------------------------------- rendering
@@ -474,24 +483,261 @@ def fixtures():
     return F
 
 
+# ------------------------------------------------------- XML tool-call templates
+
+LOOKUP = {
+    "name": "lookup",
+    "description": "\u3000 Look a record up \u00a0\n",
+    "parameters": {
+        "type": "object",
+        "title": "Lookup arguments",
+        "properties": {
+            "id": {"type": ["integer", "null"], "description": "  Record id\t", "minimum": 1,
+                   "maximum": 1e20, "default": None, "nullable": True},
+            "kind": {"type": "string", "enum": ["a", "b's", "c\"d"], "title": "Kind",
+                     "deprecated": False, "weight": 0.5, "exclusiveMinimum": 2.0},
+            "filter": {"type": {"const": "it's", "n": [1, 2.0, True, None], "s": "x\ty\u00e9\\",
+                                "u": "\u00a0\u200b\x7f\x85\u00ad\u3000\ue000\U0001F600\r\x01",
+                                "q": "a'b\"c"},
+                       "properties": {"field": {"type": "string"}}, "required": ["field"],
+                       "additionalProperties": False},
+            "when": {"description": 42, "format": "date-time", "examples": ["2025-01-01", 7]},
+            "plain": True,
+        },
+        "required": ["id"],
+        "additionalProperties": False,
+        "minProperties": 1,
+        "x-note": Raw("1E5"),
+    },
+}
+
+
+def xml_fixtures():
+    F = []
+
+    def add(name, description, request):
+        F.append((name, description, request))
+
+    add("no_tools_single_user",
+        "No tools, a single user turn, generation prompt on, enable_thinking unset.",
+        {"messages": [{"role": "user", "content": "Hello! What can you do?"}],
+         "options": {"add_generation_prompt": True}})
+
+    add("no_tools_system",
+        "No tools with a system message (surrounding whitespace: Qwen3.5 trims it, Qwen3-Coder keeps it).",
+        {"messages": [{"role": "system", "content": "  You are a helpful assistant.\n"},
+                      {"role": "user", "content": "Say hi."}],
+         "options": {"add_generation_prompt": True}})
+
+    add("system_and_tools",
+        "System message and one tool: one system turn holding both, in each template's order.",
+        {"messages": [SYS, {"role": "user", "content": "Weather in Paris?"}],
+         "tools": [WEATHER], "tool_choice": "auto",
+         "options": {"add_generation_prompt": True}})
+
+    add("tools_no_system",
+        "Tools without a system message (Qwen3-Coder writes its default system line). Tool given in OpenAI form.",
+        {"messages": [{"role": "user", "content": "What time is it in Tokyo?"}],
+         "tools": [{"type": "function", "function": TIME}],
+         "options": {"add_generation_prompt": True}})
+
+    add("nested_schemas_extra_keys",
+        "Nested parameter schemas with extra keys (enum, required, minimum, additionalProperties, title, default null, a type list and a type mapping, a non-string description, a schema that is not a mapping), unicode whitespace around descriptions.",
+        {"messages": [SYS, {"role": "user", "content": "Cherche un vol Paris \u2192 T\u014dky\u014d et le dossier 7."}],
+         "tools": [WEATHER, SEARCH, LOOKUP, NOW, PING],
+         "options": {"add_generation_prompt": True}})
+
+    add("one_call_one_result",
+        "Assistant turn with one tool call (empty content) and its tool result.",
+        {"messages": [SYS,
+                      {"role": "user", "content": "Weather in Paris?"},
+                      {"role": "assistant", "content": "",
+                       "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": {"city": "Paris"}}]},
+                      {"role": "tool", "tool_call_id": "call_1", "name": "get_weather",
+                       "content": "18C sunny", "is_error": False}],
+         "tools": [WEATHER],
+         "options": {"add_generation_prompt": True}})
+
+    add("call_with_content",
+        "Assistant content with surrounding whitespace before a tool call; a tool result with surrounding whitespace.",
+        {"messages": [{"role": "user", "content": "Weather in Paris?"},
+                      {"role": "assistant", "content": "\n Let me check that for you. \n",
+                       "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": {"city": "Paris"}}]},
+                      {"role": "tool", "tool_call_id": "call_1", "content": "\n 18C sunny \n"}],
+         "tools": [WEATHER],
+         "options": {"add_generation_prompt": True}})
+
+    add("parallel_calls_grouped_results",
+        "Two parallel tool calls in one assistant turn; the two consecutive tool results are grouped in one user turn.",
+        {"messages": [SYS,
+                      {"role": "user", "content": "Weather in Paris and the time in Tokyo?"},
+                      {"role": "assistant", "content": "",
+                       "tool_calls": [
+                           {"id": "call_a", "name": "get_weather", "arguments": {"city": "Paris"}},
+                           {"id": "call_b", "name": "get_time", "arguments": {"tz": "Asia/Tokyo"}}]},
+                      {"role": "tool", "tool_call_id": "call_a", "name": "get_weather", "content": "18C sunny"},
+                      {"role": "tool", "tool_call_id": "call_b", "name": "get_time", "content": "2025-05-01T21:04:00+09:00"}],
+         "tools": [WEATHER, TIME],
+         "parallel_tool_calls": True,
+         "options": {"add_generation_prompt": True}})
+
+    add("multi_turn_loop",
+        "Agent loop: call, result, call, result, final answer with reasoning; then a new user turn.",
+        {"messages": [SYS,
+                      {"role": "user", "content": "Is it warmer in Paris or Rome?"},
+                      {"role": "assistant", "content": "",
+                       "tool_calls": [{"id": "c1", "name": "get_weather", "arguments": {"city": "Paris"}}]},
+                      {"role": "tool", "tool_call_id": "c1", "content": "18C sunny"},
+                      {"role": "assistant", "content": "",
+                       "tool_calls": [{"id": "c2", "name": "get_weather", "arguments": {"city": "Rome"}}]},
+                      {"role": "tool", "tool_call_id": "c2", "content": "24C clear"},
+                      {"role": "assistant", "content": "Rome is warmer (24C vs 18C).",
+                       "thinking": "Rome 24 > Paris 18."},
+                      {"role": "user", "content": "Thanks!"}],
+         "tools": [WEATHER],
+         "options": {"add_generation_prompt": True}})
+
+    add("reasoning_before_and_after_last_query",
+        "Reasoning in history before the last user query (dropped) and after it (a <think> block on every assistant turn, empty when none).",
+        {"messages": [{"role": "user", "content": "What is 2+2?"},
+                      {"role": "assistant", "content": "4", "thinking": "Simple arithmetic."},
+                      {"role": "user", "content": "And times 3?"},
+                      {"role": "assistant", "content": "",
+                       "thinking": "\n Use the calculator to be sure. \n",
+                       "tool_calls": [{"id": "k1", "name": "calc", "arguments": {"expr": "4*3"}}]},
+                      {"role": "tool", "tool_call_id": "k1", "content": "12"},
+                      {"role": "assistant", "content": "Checking again.",
+                       "tool_calls": [{"id": "k2", "name": "calc", "arguments": {"expr": "3*4"}}]},
+                      {"role": "tool", "tool_call_id": "k2", "content": "12"},
+                      {"role": "assistant", "content": "\n\n12", "thinking": "\u00a0The tool says 12.  \n"}],
+         "tools": [CALC],
+         "options": {"add_generation_prompt": False}})
+
+    add("content_holding_think",
+        "Assistant content holding <think>\u2026</think> and no reasoning field (split before the last query and after it), and content holding </think> twice.",
+        {"messages": [{"role": "user", "content": "First question"},
+                      {"role": "assistant", "content": "<think>\nold reasoning\n</think>\n\nOld answer."},
+                      {"role": "user", "content": "Second question"},
+                      {"role": "assistant", "content": "pre<think>\n\nnew <think>reasoning\n\n</think>middle</think>\n\nNew answer.",
+                       "tool_calls": [{"id": "t1", "name": "calc", "arguments": {"expr": "1"}}]},
+                      {"role": "tool", "tool_call_id": "t1", "content": "1"},
+                      {"role": "assistant", "content": "</think>"}],
+         "tools": [CALC],
+         "options": {"add_generation_prompt": False}})
+
+    add("argument_values",
+        "Arguments: strings with newlines and <, integers, floats (2.0, 1e20, 1e-05, 0.1, -0.0, 1E5), a big integer, booleans, null, nested objects and arrays (tojson), unicode.",
+        {"messages": [{"role": "user", "content": "Run the simulation."},
+                      {"role": "assistant", "content": "",
+                       "tool_calls": [{"id": "s1", "name": "simulate", "arguments": {
+                           "code": "if a < b:\n    print(\"<tag>\")\n", "steps": 100, "two": 2.0,
+                           "big": 1e20, "small": 1e-05, "tenth": 0.1, "neg_zero": -0.0, "e5": Raw("1E5"),
+                           "huge_int": Raw("123456789012345678901234567890"),
+                           "verbose": True, "dry_run": False, "seed": None,
+                           "weights": [1, -2.5, 0.1, [], "x"], "meta": {"label": "a \"q\" \\ b\tc\nd", "tags": [], "n": 1.0},
+                           "unicode": "na\u00efve \u2603 \U0001d11e", "empty": ""}}]},
+                      {"role": "tool", "tool_call_id": "s1", "content": "done"}],
+         "tools": [{"name": "simulate", "description": "Run a numeric simulation",
+                    "parameters": {"type": "object",
+                                   "properties": {"steps": {"type": "integer", "default": 10},
+                                                  "rate": {"type": "number", "default": 0.1}}}}],
+         "options": {"add_generation_prompt": True, "enable_thinking": False}})
+
+    add("number_beyond_double",
+        "Number tokens no double holds: 1e400 is inf to Python (str() prints inf, tojson Infinity), 1e-400 is 0.0.",
+        {"messages": [{"role": "user", "content": "Record it."},
+                      {"role": "assistant", "content": "",
+                       "tool_calls": [{"id": "r1", "name": "record", "arguments": {
+                           "huge": Raw("1e400"), "neg_huge": Raw("-1e400"), "tiny": Raw("1e-400"),
+                           "nested": [Raw("1e400")]}}]},
+                      {"role": "tool", "tool_call_id": "r1", "content": "ok"}],
+         "tools": [{"name": "record", "description": "Record values",
+                    "parameters": {"type": "object", "properties": {"huge": {"type": "number", "maximum": Raw("1e400")}}}}],
+         "options": {"add_generation_prompt": True}})
+
+    add("enable_thinking_false",
+        "enable_thinking false: Qwen3.5's generation prompt holds an empty think block; Qwen3-Coder has no thinking switch.",
+        {"messages": [SYS, {"role": "user", "content": "Weather in Paris?"}],
+         "tools": [WEATHER],
+         "options": {"add_generation_prompt": True, "enable_thinking": False}})
+
+    add("enable_thinking_true",
+        "enable_thinking true: Qwen3.5's generation prompt opens a think block.",
+        {"messages": [{"role": "user", "content": "Explain recursion briefly."}],
+         "options": {"add_generation_prompt": True, "enable_thinking": True}})
+
+    add("no_generation_prompt_final_assistant",
+        "add_generation_prompt false, ending in an assistant turn after the last query.",
+        {"messages": [{"role": "user", "content": "Hi"},
+                      {"role": "assistant", "content": "Hello! How can I help?"}],
+         "options": {"add_generation_prompt": False}})
+
+    add("user_tool_response_not_query",
+        "The last user message wraps a tool response, so it is not the last query (Qwen3.5: the earlier assistant turn keeps its think block).",
+        {"messages": [{"role": "user", "content": "Weather in Paris?"},
+                      {"role": "assistant", "content": "",
+                       "thinking": "Call the tool.",
+                       "tool_calls": [{"id": "c1", "name": "get_weather", "arguments": {"city": "Paris"}}]},
+                      {"role": "user", "content": " <tool_response>\n18C sunny\n</tool_response>\n"}],
+         "tools": [WEATHER],
+         "options": {"add_generation_prompt": True}})
+
+    add("system_not_first",
+        "A system message after the first turn: Qwen3-Coder renders it as an ordinary turn, Qwen3.5 raises.",
+        {"messages": [{"role": "user", "content": "Hi"},
+                      {"role": "assistant", "content": "Hello!"},
+                      {"role": "system", "content": "Answer in French from now on."},
+                      {"role": "user", "content": "Weather in Paris?"}],
+         "tools": [WEATHER],
+         "options": {"add_generation_prompt": True}})
+
+    add("no_user_query",
+        "Only tool-response user turns: Qwen3.5 raises (no user query); Qwen3-Coder renders.",
+        {"messages": [{"role": "system", "content": "Relay."},
+                      {"role": "user", "content": "<tool_response>\nx\n</tool_response>"}],
+         "options": {"add_generation_prompt": True}})
+
+    add("empty_tools_list",
+        "tools: [] renders exactly like no tools.",
+        {"messages": [SYS, {"role": "user", "content": "Hello"}],
+         "tools": [],
+         "options": {"add_generation_prompt": True}})
+
+    return F
+
+
 # ---------------------------------------------------------------- main
 
 def dump_fixture(description, request, expected):
-    return to_text({"description": description, "request": request, "expected": expected}) + "\n"
+    out = {"description": description, "request": request}
+    out.update(expected)
+    return to_text(out) + "\n"
+
+
+def render_or_error(template, request):
+    """{"expected": text}, or {"error": message} when the template raises."""
+    try:
+        return {"expected": render(template, request)}
+    except TemplateError as e:
+        return {"error": str(e)}
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--template", default=DEFAULT_TEMPLATE)
-    ap.add_argument("--out", default=DEFAULT_OUT)
+    ap.add_argument("--template", default="qwen3",
+                    help="qwen3, qwen3-coder, qwen3.5 (read from ../shared/templates) or a path")
+    ap.add_argument("--out")
     ap.add_argument("--render", metavar="REQUEST_JSON")
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args()
 
-    if not os.path.exists(args.template):
-        print("template not found: %s (skipping)" % args.template, file=sys.stderr)
+    name = args.template if args.template in TEMPLATES else None
+    path = template_path(name) if name else args.template
+    out_dir = args.out or os.path.join(REPO, "tests", "data", name or "qwen3")
+    if not os.path.exists(path):
+        print("template not found: %s (skipping)" % path, file=sys.stderr)
         return 77
-    template = compile_template(args.template)
+    template = compile_template(path)
 
     if args.render:
         with open(args.render, encoding="utf-8") as f:
@@ -503,25 +749,27 @@ def main():
 
     if args.check:
         bad = 0
-        names = sorted(n for n in os.listdir(args.out) if n.endswith(".json"))
+        names = sorted(n for n in os.listdir(out_dir) if n.endswith(".json"))
         for n in names:
-            with open(os.path.join(args.out, n), encoding="utf-8") as f:
+            with open(os.path.join(out_dir, n), encoding="utf-8") as f:
                 fx = json.load(f)
-            if render(template, fx["request"]) != fx["expected"]:
+            want = {k: fx[k] for k in ("expected", "error") if k in fx}
+            if render_or_error(template, fx["request"]) != want:
                 print("MISMATCH %s" % n)
                 bad += 1
         print("%d fixtures, %d mismatches" % (len(names), bad))
         return 1 if bad else 0
 
-    os.makedirs(args.out, exist_ok=True)
-    for i, (name, description, request) in enumerate(fixtures(), 1):
+    os.makedirs(out_dir, exist_ok=True)
+    cases = fixtures() if name in (None, "qwen3") else xml_fixtures()
+    for i, (fname, description, request) in enumerate(cases, 1):
         # Render from the JSON round trip, i.e. exactly what a reader of the file sees.
         request_from_file = json.loads(to_text(request))
-        expected = render(template, request_from_file)
-        path = os.path.join(args.out, "%02d_%s.json" % (i, name))
-        with open(path, "w", encoding="utf-8", newline="\n") as f:
+        expected = render_or_error(template, request_from_file)
+        fpath = os.path.join(out_dir, "%02d_%s.json" % (i, fname))
+        with open(fpath, "w", encoding="utf-8", newline="\n") as f:
             f.write(dump_fixture(description, request, expected))
-        print(path)
+        print(fpath)
     return 0
 
 
