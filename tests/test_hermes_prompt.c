@@ -346,9 +346,10 @@ Test(qwen_xml_prompt, convert_from_openai_request)
         char *body = encode_with("openai-request", fx, file[k], NULL, &st, &n);
         cr_assert_eq(st, TW_OK);
         tw_buf out = {0};
-        char why[256] = "";
-        cr_assert_eq(tw_transcode("openai-request", enc[k], body, n, NULL, &out, why, sizeof why),
-                     TW_OK, "%s: %s", enc[k], why);
+        tw_error why;
+        tw_error_clear(&why);
+        cr_assert_eq(tw_transcode("openai-request", enc[k], body, n, NULL, &out, &why), TW_OK,
+                     "%s: %s", enc[k], why.message);
         const char *want = tw_json_get_str(fx, "expected");
         size_t wn = strlen(want), gn = strlen(gen[k]);
         cr_assert(wn > gn && strcmp(want + wn - gn, gen[k]) == 0, "%s: generation prompt", enc[k]);
