@@ -3,6 +3,7 @@
 #include "report_int.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,18 +39,39 @@ static void j_indent(jw *j)
     }
 }
 
-/* The separator and indentation before the next member; its key when not NULL. */
+/* The separator and indentation before the next member; its key when not
+ * NULL. One append: ",\n", the indentation, "\"key\": " (keys are the
+ * renderer's own, short and plain). */
 static void j_next(jw *j, const char *key)
 {
-    if (!j->first)
-        tw_rw_putc(j->w, ',');
-    j->first = false;
-    j_indent(j);
-    if (key) {
-        tw_rw_putc(j->w, '"');
-        tw_rw_puts(j->w, key);
-        tw_rw_puts(j->w, "\": ");
+    char tmp[96];
+    size_t n = 0, ind = (size_t)j->level * 2, kl = key ? strlen(key) : 0;
+    if (ind + kl + 8 > sizeof tmp) {
+        if (!j->first)
+            tw_rw_putc(j->w, ',');
+        j->first = false;
+        j_indent(j);
+        if (key) {
+            tw_rw_putc(j->w, '"');
+            tw_rw_puts(j->w, key);
+            tw_rw_puts(j->w, "\": ");
+        }
+        return;
     }
+    if (!j->first)
+        tmp[n++] = ',';
+    j->first = false;
+    tmp[n++] = '\n';
+    memset(tmp + n, ' ', ind);
+    n += ind;
+    if (key) {
+        tmp[n++] = '"';
+        memcpy(tmp + n, key, kl);
+        n += kl;
+        memcpy(tmp + n, "\": ", 3);
+        n += 3;
+    }
+    tw_rw_append(j->w, tmp, n);
 }
 
 static void j_open(jw *j, const char *key, char c)
@@ -87,6 +109,26 @@ static void j_num(jw *j, const char *key, double v)
         j_put(j, tw_json_write_num(j->w->b, v));
 }
 
+/* An integer: the bytes tw_json_write_num gives for it, without printf. */
+static void j_int(jw *j, const char *key, int64_t v)
+{
+    if (v <= -((int64_t)1 << 53) || v >= ((int64_t)1 << 53)) {
+        j_num(j, key, (double)v);
+        return;
+    }
+    j_next(j, key);
+    char tmp[24];
+    size_t n = sizeof tmp;
+    uint64_t u = v < 0 ? (uint64_t)(-v) : (uint64_t)v;
+    do {
+        tmp[--n] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        tmp[--n] = '-';
+    tw_rw_append(j->w, tmp + n, sizeof tmp - n);
+}
+
 static void j_bool(jw *j, const char *key, bool v)
 {
     j_next(j, key);
@@ -99,7 +141,7 @@ void tw_report_json_emit(const tw_report *r, tw_rw *w)
     tw_rw_putc(w, '{');
     j->level = 1;
     j_str(j, "schema", TW_REPORT_SCHEMA);
-    j_num(j, "version", r->version);
+    j_int(j, "version", r->version);
     j_str(j, "toolwire", r->toolwire ? r->toolwire : "");
     j_str(j, "backend", r->backend ? r->backend : "");
     j_str(j, "target", r->target ? r->target : "");
@@ -140,13 +182,13 @@ void tw_report_json_emit(const tw_report *r, tw_rw *w)
         for (size_t k = 0; k < f->nex; k++) {
             const tw_rep_exchange *e = &f->ex[k];
             j_open(j, NULL, '{');
-            j_num(j, "index", (double)e->index);
+            j_int(j, "index", (int64_t)e->index);
             j_str(j, "method", e->method ? e->method : "");
             j_str(j, "path", e->path ? e->path : "");
             j_bool(j, "stream", e->stream);
-            j_num(j, "status", e->status);
-            j_num(j, "elapsed_ms", (double)e->elapsed_ms);
-            j_num(j, "attempts", e->attempts);
+            j_int(j, "status", e->status);
+            j_int(j, "elapsed_ms", e->elapsed_ms);
+            j_int(j, "attempts", e->attempts);
             j_str(j, "error", e->error);
             j_open(j, "result", '{');
             j_str(j, "verdict", tw_verdict_name(e->result));
@@ -161,7 +203,7 @@ void tw_report_json_emit(const tw_report *r, tw_rw *w)
                 j_str(j, "verdict", tw_verdict_name(ch->verdict));
                 j_str(j, "expected", tw_expect_name(ch->expected));
                 j_bool(j, "match", ch->match);
-                j_num(j, "offset", (double)ch->offset);
+                j_int(j, "offset", ch->offset);
                 j_str(j, "evidence", ch->evidence ? ch->evidence : "");
                 j_close(j, '}');
             }
