@@ -10,6 +10,7 @@
 
 #include "../src/template/format_template.c"
 #include "cases.h"
+#include "toolwire/registry.h"
 
 static const char sample[] = "hello\n"
                              "CALL get_weather {\"city\": \"Paris\", \"days\": 2}\n"
@@ -56,6 +57,98 @@ Test(template, caps_are_diagnostics)
     cr_assert_eq(tw_format_lines.decode(two, strlen(two), &o, &r), TW_OK);
     cr_assert_eq(r.msg.ncalls, 1);
     cr_assert(tw_diag_has(&r.errors, TW_D_TOO_MANY_CALLS));
+    tw_result_free(&r);
+}
+
+/* The diagnostic list's entry with that code; fails the test when none. */
+static const tw_diag *diag_of(const tw_diag_list *l, tw_status code)
+{
+    for (size_t i = 0; i < l->len; i++)
+        if (l->items[i].code == code)
+            return &l->items[i];
+    cr_assert_fail("no %s diagnostic", tw_code_name(code));
+    return NULL;
+}
+
+/* The template's calls go through the shared rules (src/calls.h): the same
+ * call gives the same verdict and diagnostic as a registered decoder's. */
+Test(template, calls_follow_shared_rules)
+{
+    tw_result r;
+    /* a repeated id is made unique, with the duplicate_id warning */
+    static const char dup[] = "CALL a@x {}\nCALL b@x {}\nCALL c {}\n";
+    cr_assert_eq(tw_format_lines.decode(dup, strlen(dup), NULL, &r), TW_OK);
+    cr_assert_eq(r.msg.ncalls, 3);
+    cr_assert_str_eq(r.msg.calls[0].id, "x");
+    cr_assert_str_neq(r.msg.calls[1].id, "x");
+    cr_assert_str_neq(r.msg.calls[1].id, r.msg.calls[2].id);
+    cr_assert_str_eq(r.msg.calls[2].id, "call_3"); /* no id: the shared call_<n> */
+    cr_assert_eq(diag_of(&r.warnings, TW_D_DUPLICATE_ID)->offset, 12);
+    cr_assert_eq(r.errors.len, 0);
+    tw_result_free(&r);
+
+    /* no argument text is an empty object; an empty name is missing_name;
+     * a repeated key keeps the first value with the duplicate_key warning */
+    static const char misc[] = "CALL ping\nCALL  {}\nCALL k {\"v\": 1, \"v\": 2}\n";
+    cr_assert_eq(tw_format_lines.decode(misc, strlen(misc), NULL, &r), TW_OK);
+    cr_assert_eq(r.msg.ncalls, 2);
+    cr_assert_str_eq(r.msg.calls[0].name, "ping");
+    cr_assert(cJSON_IsObject(r.msg.calls[0].arguments));
+    cr_assert_null(r.msg.calls[0].arguments->child);
+    cr_assert_eq(tw_json_get(r.msg.calls[1].arguments, "v")->valueint, 1);
+    cr_assert_eq(diag_of(&r.errors, TW_D_MISSING_NAME)->offset, 10);
+    cr_assert(tw_diag_has(&r.warnings, TW_D_DUPLICATE_KEY));
+    tw_result_free(&r);
+
+    /* arguments over max_args_bytes: refused with the diagnostic the Hermes
+     * decoder gives the same call */
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    o.limits.max_args_bytes = 16;
+    static const char big[] = "CALL a {\"text\": \"0123456789abcdefghij\"}\n";
+    static const char hbig[] =
+        "<tool_call>{\"name\": \"a\", \"arguments\": {\"text\": \"0123456789abcdefghij\"}}"
+        "</tool_call>";
+    const tw_module *hermes = tw_module_find(TW_MODULE_DECODER, "hermes");
+    cr_assert_not_null(hermes);
+    tw_result h;
+    cr_assert_eq(hermes->decoder->decode(hbig, strlen(hbig), &o, &h), TW_OK);
+    cr_assert_eq(tw_format_lines.decode(big, strlen(big), &o, &r), TW_OK);
+    cr_assert_eq(r.msg.ncalls, 0);
+    cr_assert_eq(h.msg.ncalls, 0);
+    const tw_diag *dl = diag_of(&r.errors, TW_D_ARGS_TOO_LARGE);
+    const tw_diag *dh = diag_of(&h.errors, TW_D_ARGS_TOO_LARGE);
+    cr_assert_str_eq(dl->message, dh->message);
+    cr_assert_eq(r.errors.len, 1);
+    tw_result_free(&r);
+    tw_result_free(&h);
+
+    /* argument text past tw_args_text_cap is refused without being parsed */
+    size_t cap = tw_args_text_cap(&(tw_limits){.max_args_bytes = 16});
+    tw_buf in = {0};
+    cr_assert_eq(tw_buf_puts(&in, "CALL a "), TW_OK);
+    for (size_t i = 0; i <= cap; i++)
+        cr_assert_eq(tw_buf_append(&in, "x", 1), TW_OK);
+    cr_assert_eq(tw_format_lines.decode(in.data, in.len, &o, &r), TW_OK);
+    cr_assert_eq(r.msg.ncalls, 0);
+    cr_assert_str_eq(diag_of(&r.errors, TW_D_ARGS_TOO_LARGE)->message,
+                     "argument text exceeds 2 * max_args_bytes + 4096");
+    cr_assert_eq(r.errors.len, 1);
+    tw_result_free(&r);
+    tw_buf_free(&in);
+
+    /* a declared tool list: an undeclared name is unknown_tool */
+    static const char two[] = "CALL known {}\nCALL other {}\n";
+    memset(&o, 0, sizeof o);
+    tw_tool known = {0};
+    char kname[] = "known";
+    known.name = kname;
+    o.tools = &known;
+    o.ntools = 1;
+    cr_assert_eq(tw_format_lines.decode(two, strlen(two), &o, &r), TW_OK);
+    cr_assert_eq(r.msg.ncalls, 1);
+    cr_assert_str_eq(r.msg.calls[0].name, "known");
+    cr_assert_eq(diag_of(&r.errors, TW_D_UNKNOWN_TOOL)->offset, 14);
     tw_result_free(&r);
 }
 

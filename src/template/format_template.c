@@ -5,9 +5,12 @@
  * decoder, so the template stays correct as the library changes.
  *
  * The example format, "lines": the input is lines of text; a line
- *     CALL <name> <JSON object>
- * is a tool call, every other line is content. Bad call lines are kept out
- * of the result and reported as errors; nothing in the input makes the
+ *     CALL <name>[@<id>] [<JSON object>]
+ * is a tool call, every other line is content. The module only cuts a call
+ * line into its pieces; whether the call is accepted is decided by the
+ * rules every decoder shares (src/calls.h, tw_wire_take_call), so a refused
+ * call is an error diagnostic with the shared code and text, and an accepted
+ * one gets the shared unique id and warnings. Nothing in the input makes the
  * decode fail (a failure is an allocation failure only).
  *
  * To make a real module from it: copy it to src/<format>.c, rename
@@ -20,11 +23,10 @@
  * fixtures under tests/data/decode/<format>/ and a page under
  * docs/formats/.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../wire_common.h"
+#include "wire_common.h"
 #include "toolwire/decode.h"
 #include "toolwire/json.h"
 
@@ -77,56 +79,66 @@ tw_status tw_lines_dec_feed(tw_lines_dec *d, const char *buf, size_t len)
     return len ? tw_buf_append(&d->in, buf, len) : TW_OK;
 }
 
-/* An event to the callback; a callback that returns anything but TW_OK
- * stops the decode (tw_event_deliver keeps its status in d->stop). */
-static void fire(tw_lines_dec *d, tw_event_kind k, const char *text, size_t len,
-                 const tw_call *call, const tw_diag *diag)
+/* A content event to the callback; a callback that returns anything but
+ * TW_OK stops the decode (tw_event_deliver keeps its status in d->stop).
+ * Calls and diagnostics fire their events through the sink below. */
+static void fire_content(tw_lines_dec *d, const char *text, size_t len)
 {
-    tw_event ev = {k, text, len, call, diag};
+    tw_event ev = {TW_EV_CONTENT, text, len, NULL, NULL};
     tw_event_deliver(d->fn, d->user, &d->stop, &ev);
 }
 
-/* One "CALL name {…}" line at input offset `off` into res. */
+/* The sink the shared call rules write into: the result, the options and
+ * limits, the event callback and the decoder's stop status. */
+static tw_wire_sink sink_of(tw_lines_dec *d, tw_result *res)
+{
+    tw_wire_sink k = {res, &d->o, &d->L, d->fn, d->user, &d->stop};
+    return k;
+}
+
+/*
+ * One "CALL name[@id] {…}" line (p, n: after "CALL ") at input offset `off`.
+ * The module only cuts the line into name, id and argument text; every rule
+ * (missing name, declared tool, arguments parsed and checked, repeated keys,
+ * max_args_bytes, schema, max_calls, a unique id, the warnings) is the shared
+ * one of tw_wire_take_call, which appends the call or adds the refusal.
+ * A call here is one line, so at most one is open at a time; a format whose
+ * calls arrive in pieces holds each call's text under tw_args_text_cap and
+ * its open calls under tw_open_calls_cap (src/openai.c, src/anthropic.c).
+ */
 static tw_status take_call(tw_lines_dec *d, tw_result *res, const char *p, size_t n, size_t off)
 {
+    tw_wire_sink k = sink_of(d, res);
     const char *sp = memchr(p, ' ', n);
-    if (!sp || sp == p)
-        return tw_diag_add(&res->errors, TW_D_MISSING_NAME, (int64_t)off, NULL);
-    if (res->msg.ncalls >= d->L.max_calls)
-        return tw_diag_add(&res->errors, TW_D_TOO_MANY_CALLS, (int64_t)off, NULL);
-    size_t nlen = (size_t)(sp - p);
-    const char *a = sp + 1;
-    size_t alen = n - nlen - 1;
-    if (alen > d->L.max_args_bytes)
-        return tw_diag_add(&res->errors, TW_D_ARGS_TOO_LARGE, (int64_t)off, NULL);
-    cJSON *args = NULL;
-    tw_error je;
-    tw_status st = tw_json_parse(a, alen, d->L.max_depth, &args, &je);
-    if (st == TW_ERR_NOMEM)
-        return st; /* an allocation failure is a failure, never bad JSON */
-    if (st != TW_OK)
-        return tw_diag_add(&res->errors, TW_D_TOOL_CALL_JSON, (int64_t)off, je.message);
-    if (!cJSON_IsObject(args)) {
-        cJSON_Delete(args);
-        return tw_diag_add(&res->errors, TW_D_ARGUMENTS_NOT_OBJECT, (int64_t)off, NULL);
-    }
-    tw_call c;
-    memset(&c, 0, sizeof c);
-    c.arguments = args;
-    c.offset = (int64_t)off;
-    c.name = tw_strndup(p, nlen);
-    bool rewritten = false;
-    char id[32];
-    snprintf(id, sizeof id, "call_%zu", res->msg.ncalls + 1);
-    c.id = c.name ? tw_result_unique_call_id(res, id, &rewritten) : NULL;
-    if (!c.name || !c.id) {
-        tw_call_free(&c);
+    size_t tlen = sp ? (size_t)(sp - p) : n; /* the name[@id] token */
+    const char *at = memchr(p, '@', tlen);
+    size_t nlen = at ? (size_t)(at - p) : tlen;
+    /* the name and id as the rules want them: NUL-terminated copies */
+    char *name = tw_strndup(p, nlen);
+    char *id = at ? tw_strndup(at + 1, tlen - nlen - 1) : NULL;
+    if (!name || (at && !id)) {
+        free(name);
+        free(id);
         return TW_ERR_NOMEM;
     }
-    st = tw_message_add_call(&res->msg, &c); /* takes c's members */
-    tw_call_free(&c);
-    if (st == TW_OK)
-        fire(d, TW_EV_TOOL_CALL, NULL, 0, &res->msg.calls[res->msg.ncalls - 1], NULL);
+    tw_wire_call c;
+    memset(&c, 0, sizeof c);
+    c.name = name;
+    c.id = id; /* NULL or "": the rules make call_<n> */
+    c.offset = (int64_t)off;
+    if (sp) { /* the argument text; none at all is an empty object */
+        c.has_args_str = true;
+        c.args_str = sp + 1;
+        c.args_len = n - tlen - 1;
+        /* past the text cap the call is refused as args_too_large unparsed */
+        if (c.args_len > tw_args_text_cap(&d->L)) {
+            c.args_len = tw_args_text_cap(&d->L);
+            c.args_oversize = true;
+        }
+    }
+    tw_status st = tw_wire_take_call(&k, &c);
+    free(name);
+    free(id);
     return st;
 }
 
@@ -144,12 +156,13 @@ static tw_status lines_decode_all(tw_lines_dec *d, tw_result *res)
         } else {
             st = tw_buf_append(&res->msg.content, b + i, next - i);
             if (st == TW_OK)
-                fire(d, TW_EV_CONTENT, b + i, next - i, NULL, NULL);
+                fire_content(d, b + i, next - i);
         }
         i = next;
     }
+    tw_wire_sink k = sink_of(d, res);
     if (st == TW_OK && d->too_large)
-        st = tw_diag_add(&res->errors, TW_D_INPUT_TOO_LARGE, (int64_t)d->L.max_input_bytes, NULL);
+        st = tw_wire_diag(&k, true, TW_D_INPUT_TOO_LARGE, (int64_t)d->L.max_input_bytes, NULL);
     if (st == TW_OK)
         st = tw_buf_append(&res->msg.content, "", 0); /* content is "" rather than absent */
     if (st == TW_OK)
