@@ -241,9 +241,9 @@ tw_status tw_rq_take_calls(tw_rq *d, tw_message *m, const char *path)
         const char *payload = open + ko;
         size_t plen = end - kc - (q + ko);
         if (plen > d->l.max_args_bytes) {
-            st = tw_rq_fail(d, TW_ERR_LIMIT, (int64_t)q, path,
-                            "a <tool_call> payload of %zu bytes, more than max_args_bytes (%zu)",
-                            plen, d->l.max_args_bytes);
+            st = tw_rq_refuse(d, TW_ERR_LIMIT, TW_D_ARGS_TOO_LARGE, (int64_t)q, path,
+                              "a <tool_call> payload of %zu bytes, more than max_args_bytes (%zu)",
+                              plen, d->l.max_args_bytes);
             break;
         }
         tw_call c;
