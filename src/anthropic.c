@@ -188,9 +188,11 @@ static tw_status ant_response(tw_wire_sink *k, const char *buf, size_t len)
             tw_wire_call c;
             memset(&c, 0, sizeof c);
             c.offset = at;
-            char why[160];
-            c.refuse = tw_call_object_check(b, why, sizeof why);
-            c.refuse_why = why;
+            tw_error why;
+            if (tw_call_object_check(b, &why)) {
+                c.refuse = why.code;
+                c.refuse_why = why.message;
+            }
             c.id = tw_json_get_str(b, "id");
             c.name = tw_json_get_str(b, "name");
             c.args_value = tw_json_get(b, "input");
@@ -231,7 +233,7 @@ struct tw_ant_block {
     tw_buf sig;
     int64_t offset;
     tw_status refuse; /* json_nul or call_duplicate_key seen in one of its events */
-    char why[160];
+    tw_error why;     /* its text */
 };
 
 static void block_free(tw_ant_block *b)
@@ -272,7 +274,7 @@ static tw_status take_block(tw_anthropic_stream *d, tw_ant_block *b)
         memset(&c, 0, sizeof c);
         c.offset = b->offset;
         c.refuse = b->refuse;
-        c.refuse_why = b->why;
+        c.refuse_why = b->why.message;
         c.id = b->id;
         c.name = b->name;
         if (b->json.len || b->oversize) {
@@ -369,7 +371,8 @@ static tw_status block_start(tw_anthropic_stream *d, const cJSON *j, int64_t off
         tw_ant_block *b = new_block(d, BLK_TOOL, index, off, &st);
         if (!b)
             return st;
-        b->refuse = tw_call_object_check(cb, b->why, sizeof b->why);
+        if (tw_call_object_check(cb, &b->why))
+            b->refuse = b->why.code;
         const char *id = tw_json_get_str(cb, "id");
         const char *name = tw_json_get_str(cb, "name");
         const cJSON *in = tw_json_get(cb, "input");
@@ -401,8 +404,8 @@ static tw_status block_delta(tw_anthropic_stream *d, const cJSON *j)
     } else if (strcmp(dt, "input_json_delta") == 0) {
         if (b && b->kind == BLK_TOOL && !b->refuse && (tw_json_tainted(j) || tw_json_tainted(delta))) {
             b->refuse = TW_D_JSON_NUL;
-            snprintf(b->why, sizeof b->why,
-                     "an input_json_delta of the call held U+0000; cut strings are refused");
+            tw_error_set(&b->why, TW_D_JSON_NUL, -1, NULL,
+                         "an input_json_delta of the call held U+0000; cut strings are refused");
         }
         const char *s = tw_json_get_str(delta, "partial_json");
         if (b && b->kind == BLK_TOOL && s && !b->oversize) {

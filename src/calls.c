@@ -43,20 +43,22 @@ static const char *const CALL_KEYS[] = {"name",     "arguments", "parameters", "
 /*
  * Refusals every decoder shares for a parsed call object: a string or key
  * in it held U+0000 (removed by tw_json_parse_lint), or it repeats one of
- * CALL_KEYS. Returns the refusal with its text in why, or TW_OK.
+ * CALL_KEYS. True with the refusal in err, or false (err untouched).
  */
-tw_status tw_call_object_check(const cJSON *obj, char *why, size_t whylen)
+bool tw_call_object_check(const cJSON *obj, tw_error *err)
 {
     if (tw_json_tainted(obj)) {
-        snprintf(why, whylen, "tool call holds U+0000 in a string or key; cut strings are refused");
-        return TW_D_JSON_NUL;
+        tw_error_set(err, TW_D_JSON_NUL, -1, NULL,
+                     "tool call holds U+0000 in a string or key; cut strings are refused");
+        return true;
     }
     const char *k = tw_json_repeated_member(obj, CALL_KEYS);
     if (k) {
-        snprintf(why, whylen, "tool call repeats the key '%s'", k);
-        return TW_D_CALL_DUPLICATE_KEY;
+        tw_error_set(err, TW_D_CALL_DUPLICATE_KEY, -1, NULL, "tool call repeats the key '%.120s'",
+                     k);
+        return true;
     }
-    return TW_OK;
+    return false;
 }
 
 /*
@@ -76,13 +78,14 @@ tw_status tw_args_dedupe(cJSON *args, tw_pending *warns, size_t *nwarn)
     return st;
 }
 
-tw_status tw_call_check(const tw_decode_opts *o, const tw_limits *L, tw_result *res,
-                        const char *name, const cJSON *args, char *why, size_t whylen,
-                        tw_pending *warns, size_t *nwarn)
+bool tw_call_check(const tw_decode_opts *o, const tw_limits *L, tw_result *res,
+                   const char *name, const cJSON *args, tw_error *err, tw_pending *warns,
+                   size_t *nwarn)
 {
     if (!tw_json_size_within(args, L->max_args_bytes)) {
-        snprintf(why, whylen, "arguments exceed max_args_bytes (%zu)", L->max_args_bytes);
-        return TW_D_ARGS_TOO_LARGE;
+        tw_error_set(err, TW_D_ARGS_TOO_LARGE, -1, NULL, "arguments exceed max_args_bytes (%zu)",
+                     L->max_args_bytes);
+        return true;
     }
     const tw_tool *t = tw_result_find_tool(res, o->tools, o->ntools, name);
     tw_error se;
@@ -91,15 +94,16 @@ tw_status tw_call_check(const tw_decode_opts *o, const tw_limits *L, tw_result *
         if (o->schema_warn) {
             tw_pending_add(warns, nwarn, TW_D_ARGS_SCHEMA, "%s", sw);
         } else {
-            snprintf(why, whylen, "%s", sw);
-            return TW_D_ARGS_SCHEMA;
+            tw_error_set(err, TW_D_ARGS_SCHEMA, -1, NULL, "%s", sw);
+            return true;
         }
     }
     if (res->msg.ncalls >= L->max_calls) {
-        snprintf(why, whylen, "more than max_calls (%zu) tool calls", L->max_calls);
-        return TW_D_TOO_MANY_CALLS;
+        tw_error_set(err, TW_D_TOO_MANY_CALLS, -1, NULL, "more than max_calls (%zu) tool calls",
+                     L->max_calls);
+        return true;
     }
-    return TW_OK;
+    return false;
 }
 
 tw_status tw_wire_diag(tw_wire_sink *k, bool error, tw_status code, int64_t off, const char *msg)
@@ -156,11 +160,12 @@ static size_t tree_depth(const cJSON *v, size_t level, size_t cap)
  * Arguments given as text: the wire's own form (wire_text, an OpenAI
  * arguments string, cut at tw_args_text_cap when oversize) or a JSON string
  * where the format holds an object (arguments_as_string). Sets *args, or
- * *refuse with its text in why; TW_ERR_NOMEM is the only failure.
+ * the refusal in why (why->code a diagnostic, *args NULL); TW_ERR_NOMEM is the
+ * only failure.
  */
 static tw_status parse_args(const tw_limits *L, const char *p, size_t n, bool wire_text,
-                            bool oversize, cJSON **args, tw_status *refuse, char *why,
-                            size_t whylen, tw_pending *warns, size_t *nwarn)
+                            bool oversize, cJSON **args, tw_error *why, tw_pending *warns,
+                            size_t *nwarn)
 {
     const char *what = wire_text ? "text" : "string";
     tw_error e;
@@ -168,23 +173,18 @@ static tw_status parse_args(const tw_limits *L, const char *p, size_t n, bool wi
     tw_status ps = oversize ? TW_ERR_LIMIT : tw_json_parse_lint(p, n, L->max_depth, args, &e, &lint);
     bool deep = !oversize && ps != TW_OK && e.code == TW_D_JSON_TOO_DEEP;
     if (ps == TW_OK && lint.nul) {
-        *refuse = TW_D_JSON_NUL;
-        snprintf(why, whylen, "arguments %s holds U+0000 at its byte %lld; cut strings are refused",
+        tw_error_set(why, TW_D_JSON_NUL, -1, NULL, "arguments %s holds U+0000 at its byte %lld; cut strings are refused",
                  what, (long long)lint.nul_offset);
     } else if (wire_text && ps == TW_ERR_LIMIT && !deep) {
-        *refuse = TW_D_ARGS_TOO_LARGE;
-        snprintf(why, whylen, "argument text exceeds 2 * max_args_bytes + 4096");
+        tw_error_set(why, TW_D_ARGS_TOO_LARGE, -1, NULL, "argument text exceeds 2 * max_args_bytes + 4096");
     } else if (ps == TW_ERR_NOMEM) {
         return TW_ERR_NOMEM;
     } else if (deep) {
-        *refuse = TW_D_JSON_TOO_DEEP;
-        snprintf(why, whylen, "arguments nested deeper than %zu", L->max_depth);
+        tw_error_set(why, TW_D_JSON_TOO_DEEP, -1, NULL, "arguments nested deeper than %zu", L->max_depth);
     } else if (wire_text && ps != TW_OK) {
-        *refuse = TW_D_TOOL_CALL_JSON;
-        snprintf(why, whylen, "arguments string is not JSON: %s", e.message);
+        tw_error_set(why, TW_D_TOOL_CALL_JSON, -1, NULL, "arguments string is not JSON: %s", e.message);
     } else if (ps != TW_OK || !cJSON_IsObject(*args)) {
-        *refuse = TW_D_ARGUMENTS_NOT_OBJECT;
-        snprintf(why, whylen, "arguments string does not hold a JSON object");
+        tw_error_set(why, TW_D_ARGUMENTS_NOT_OBJECT, -1, NULL, "arguments string does not hold a JSON object");
     } else {
         if (!wire_text)
             tw_pending_add(warns, nwarn, TW_D_ARGUMENTS_AS_STRING, "arguments were a JSON string");
@@ -193,7 +193,7 @@ static tw_status parse_args(const tw_limits *L, const char *p, size_t n, bool wi
                            "arguments %s is not RFC 8259 JSON: %s at its byte %lld", what,
                            lint.nonstd_what, (long long)lint.nonstd_offset);
     }
-    if (*refuse) {
+    if (why->code != TW_OK) {
         cJSON_Delete(*args);
         *args = NULL;
     }
@@ -204,48 +204,44 @@ tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c)
 {
     const tw_decode_opts *o = k->o;
     const tw_limits *L = k->L;
-    char why[256] = "";
+    tw_error why; /* the refusal: why.code a diagnostic, TW_OK while the call stands */
+    tw_error_clear(&why);
     /* alias, as-string or as-object, schema, legacy, duplicate id, duplicate key, not
      * RFC 8259: one slot for each kind there is */
     tw_pending warns[TW_PENDING_MAX];
     size_t nwarn = 0;
-    tw_status refuse = TW_OK;
     cJSON *args = NULL;
     const char *name = c->name;
 
     if (c->params_alias)
         tw_pending_add(warns, &nwarn, TW_D_PARAMETERS_ALIAS, "'parameters' used for 'arguments'");
     if (c->refuse) {
-        refuse = c->refuse;
-        snprintf(why, sizeof why, "%s", c->refuse_why ? c->refuse_why : tw_code_message(refuse));
+        tw_error_set(&why, c->refuse, -1, NULL, "%s",
+                     c->refuse_why ? c->refuse_why : tw_code_message(c->refuse));
     } else if (!name || !name[0]) {
-        refuse = TW_D_MISSING_NAME;
-        snprintf(why, sizeof why, "tool call has no non-empty name");
+        tw_error_set(&why, TW_D_MISSING_NAME, -1, NULL, "tool call has no non-empty name");
     } else if ((o->tools_declared || o->ntools) && !o->allow_unknown_tool &&
                !tw_result_find_tool(k->res, o->tools, o->ntools, name)) {
-        refuse = TW_D_UNKNOWN_TOOL;
-        snprintf(why, sizeof why, "tool '%.120s' was not declared", name);
+        tw_error_set(&why, TW_D_UNKNOWN_TOOL, -1, NULL, "tool '%.120s' was not declared", name);
     }
-    if (!refuse && c->has_args_str) {
+    if (why.code == TW_OK && c->has_args_str) {
         const char *p = c->args_str ? c->args_str : "";
         size_t n = c->args_len;
         strip_fence(&p, &n);
-        if (parse_args(L, p, n, true, c->args_oversize, &args, &refuse, why, sizeof why, warns,
-                       &nwarn) != TW_OK)
+        if (parse_args(L, p, n, true, c->args_oversize, &args, &why, warns, &nwarn) != TW_OK)
             return TW_ERR_NOMEM;
-    } else if (!refuse && c->args_native && cJSON_IsString(c->args_value)) {
+    } else if (why.code == TW_OK && c->args_native && cJSON_IsString(c->args_value)) {
         /* a format whose arguments are an object gave a string: parse it */
         const char *p = c->args_value->valuestring;
-        if (parse_args(L, p, strlen(p), false, false, &args, &refuse, why, sizeof why, warns,
-                       &nwarn) != TW_OK)
+        if (parse_args(L, p, strlen(p), false, false, &args, &why, warns, &nwarn) != TW_OK)
             return TW_ERR_NOMEM;
-    } else if (!refuse && c->args_value && !cJSON_IsNull(c->args_value)) {
+    } else if (why.code == TW_OK && c->args_value && !cJSON_IsNull(c->args_value)) {
         if (!cJSON_IsObject(c->args_value)) {
-            refuse = TW_D_ARGUMENTS_NOT_OBJECT;
-            snprintf(why, sizeof why, "arguments are not a JSON object");
+            tw_error_set(&why, TW_D_ARGUMENTS_NOT_OBJECT, -1, NULL,
+                         "arguments are not a JSON object");
         } else if (tree_depth(c->args_value, 1, L->max_depth) > L->max_depth) {
-            refuse = TW_D_JSON_TOO_DEEP;
-            snprintf(why, sizeof why, "arguments nested deeper than %zu", L->max_depth);
+            tw_error_set(&why, TW_D_JSON_TOO_DEEP, -1, NULL, "arguments nested deeper than %zu",
+                         L->max_depth);
         } else {
             args = c->args_owner ? cJSON_DetachItemViaPointer(c->args_owner, (cJSON *)c->args_value)
                                  : cJSON_Duplicate(c->args_value, 1);
@@ -255,21 +251,20 @@ tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c)
                 tw_pending_add(warns, &nwarn, TW_D_ARGUMENTS_AS_OBJECT,
                                "arguments were an object, not a JSON string");
         }
-    } else if (!refuse) {
+    } else if (why.code == TW_OK) {
         args = cJSON_CreateObject();
         if (!args)
             return TW_ERR_NOMEM;
     }
-    if (!refuse && tw_args_dedupe(args, warns, &nwarn) != TW_OK) {
+    if (why.code == TW_OK && tw_args_dedupe(args, warns, &nwarn) != TW_OK) {
         cJSON_Delete(args);
         return TW_ERR_NOMEM;
     }
-    if (!refuse)
-        refuse =
-            tw_call_check(o, L, k->res, name, args, why, sizeof why, warns, &nwarn);
-    if (refuse) {
+    if (why.code == TW_OK)
+        tw_call_check(o, L, k->res, name, args, &why, warns, &nwarn);
+    if (why.code != TW_OK) {
         cJSON_Delete(args);
-        return tw_wire_diag(k, true, refuse, c->offset, why);
+        return tw_wire_diag(k, true, why.code, c->offset, why.message);
     }
 
     tw_call call;
@@ -319,12 +314,14 @@ tw_status tw_call_take_object(tw_wire_sink *k, cJSON *obj, int64_t off)
 {
     if (!cJSON_IsObject(obj))
         return tw_wire_diag(k, true, TW_D_TOOL_CALL_JSON, off, "tool call is not a JSON object");
-    char why[256] = "";
+    tw_error why;
     tw_wire_call c;
     memset(&c, 0, sizeof c);
     c.offset = off;
-    c.refuse = tw_call_object_check(obj, why, sizeof why);
-    c.refuse_why = why;
+    if (tw_call_object_check(obj, &why)) {
+        c.refuse = why.code;
+        c.refuse_why = why.message;
+    }
     const cJSON *jn = tw_json_get(obj, "name");
     c.name = cJSON_IsString(jn) ? jn->valuestring : NULL;
     c.id = tw_json_get_str(obj, "id");

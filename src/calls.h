@@ -151,9 +151,10 @@ bool tw_pending_add(tw_pending *warns, size_t *nwarn, tw_status code, const char
  * Refusals every decoder shares for a parsed call object: a string or key in
  * it held U+0000 (removed by tw_json_parse_lint: json_nul), or it repeats
  * one of name, arguments, parameters, id, type, function, input
- * (call_duplicate_key). Returns the refusal with its text in why, or TW_OK.
+ * (call_duplicate_key). True when the call is refused, with the refusal in err
+ * (err->code the diagnostic, err->message its text); false leaves err as it was.
  */
-tw_status tw_call_object_check(const cJSON *obj, char *why, size_t whylen);
+bool tw_call_object_check(const cJSON *obj, tw_error *err);
 
 /*
  * Repeated keys at any depth of accepted arguments: the later members are
@@ -165,12 +166,12 @@ tw_status tw_args_dedupe(cJSON *args, tw_pending *warns, size_t *nwarn);
 /*
  * The checks a call's parsed arguments pass last, in this order: size
  * (max_args_bytes), the declared tool's schema, then max_calls (the
- * calls res holds so far). Returns the refusal, its text in why, or TW_OK. A
- * schema failure under o->schema_warn does not refuse: it is held as
- * warns[(*nwarn)++].
+ * calls res holds so far). True when the call is refused, with the refusal in
+ * err (err->code the diagnostic); false leaves err as it was. A schema failure
+ * under o->schema_warn does not refuse: it is held as warns[(*nwarn)++].
  */
-tw_status tw_call_check(const tw_decode_opts *o, const tw_limits *L, tw_result *res,
-                        const char *name, const cJSON *args, char *why, size_t whylen,
-                        tw_pending *warns, size_t *nwarn);
+bool tw_call_check(const tw_decode_opts *o, const tw_limits *L, tw_result *res,
+                   const char *name, const cJSON *args, tw_error *err, tw_pending *warns,
+                   size_t *nwarn);
 
 #endif

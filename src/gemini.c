@@ -57,7 +57,7 @@ typedef struct gem_acc {
     cJSON *holder;     /* {"args": {…}}: the arguments being assembled */
     int64_t call_off;
     tw_status refuse;  /* the call is refused when it ends (TW_OK: not) */
-    char why[200];
+    char why[224];     /* its text, as long as a tw_error message */
     size_t arg_bytes;  /* piece bytes taken, against max_args_bytes */
     /* the string value being continued across pieces (willContinue) */
     bool sopen;
@@ -436,7 +436,9 @@ static tw_status call_start(gem_acc *a, const cJSON *fc, int64_t off)
     const char *id = tw_json_get_str(fc, "id");
     a->open = true;
     a->call_off = off;
-    a->refuse = tw_call_object_check(fc, a->why, sizeof a->why);
+    tw_error why;
+    if (tw_call_object_check(fc, &why))
+        call_refuse(a, why.code, why.message);
     if ((name && !(a->name = tw_strdup(name))) || (id && !(a->id = tw_strdup(id))))
         return TW_ERR_NOMEM;
     a->holder = cJSON_CreateObject();

@@ -167,11 +167,11 @@ static tw_status take_call_object(tw_wire_sink *k, const cJSON *tc, int64_t off,
     memset(&c, 0, sizeof c);
     c.offset = off;
     c.legacy = legacy;
-    char why[160];
-    c.refuse = tw_call_object_check(tc, why, sizeof why);
-    if (!c.refuse && fn != tc)
-        c.refuse = tw_call_object_check(fn, why, sizeof why);
-    c.refuse_why = why;
+    tw_error why;
+    if (tw_call_object_check(tc, &why) || (fn != tc && tw_call_object_check(fn, &why))) {
+        c.refuse = why.code;
+        c.refuse_why = why.message;
+    }
     c.id = legacy ? NULL : tw_json_get_str(tc, "id");
     c.name = tw_json_get_str(fn, "name");
     const cJSON *a = tw_json_get(fn, "arguments");
@@ -301,7 +301,7 @@ struct tw_oai_slot {
     cJSON *args_value;
     int64_t offset;
     tw_status refuse; /* json_nul or call_duplicate_key seen in one of its deltas */
-    char why[160];
+    tw_error why;     /* its text */
 };
 
 static void slot_free(tw_oai_slot *s)
@@ -336,7 +336,7 @@ static tw_status close_calls(tw_openai_stream *d)
             c.legacy = s->legacy;
             c.offset = s->offset;
             c.refuse = s->refuse;
-            c.refuse_why = s->why;
+            c.refuse_why = s->why.message;
             if (s->args_seen) {
                 c.has_args_str = true;
                 c.args_str = s->args.data ? s->args.data : "";
@@ -460,11 +460,9 @@ static tw_oai_slot *new_slot(tw_openai_stream *d, int64_t off, tw_status *st)
 /* Merge one delta's function fields into a slot (delta: the element that holds them). */
 static tw_status slot_apply(tw_oai_slot *s, const char *id, const cJSON *delta, const cJSON *fn)
 {
-    if (!s->refuse) {
-        s->refuse = tw_call_object_check(delta, s->why, sizeof s->why);
-        if (!s->refuse && fn && fn != delta)
-            s->refuse = tw_call_object_check(fn, s->why, sizeof s->why);
-    }
+    if (!s->refuse && (tw_call_object_check(delta, &s->why) ||
+                       (fn && fn != delta && tw_call_object_check(fn, &s->why))))
+        s->refuse = s->why.code;
     if (id && id[0] && !s->id && !(s->id = tw_strdup(id)))
         return TW_ERR_NOMEM;
     const char *name = tw_json_get_str(fn, "name");

@@ -92,7 +92,8 @@ static tw_status string_args(tw_rq *d, const cJSON *a, const char *path, tw_call
     if (st == TW_ERR_NOMEM)
         return st;
     if (st != TW_OK)
-        return tw_rq_fail(d, se.code, -1, path, "%.150s (%s)", se.message, tw_code_name(se.code));
+        return tw_rq_refuse(d, st, se.code, -1, path, "%.150s (%s)", se.message,
+                            tw_code_name(se.code));
     return TW_OK;
 }
 
@@ -477,8 +478,8 @@ static tw_status anthropic_assistant(tw_rq *d, const cJSON *content, const char 
             }
             if (st == TW_OK && tw_json_size(c.arguments, d->l.max_args_bytes) >
                                    d->l.max_args_bytes)
-                st = tw_rq_fail(d, TW_D_ARGS_TOO_LARGE, -1, fp, "more than max_args_bytes (%zu)",
-                                d->l.max_args_bytes);
+                st = tw_rq_refuse(d, TW_ERR_LIMIT, TW_D_ARGS_TOO_LARGE, -1, fp,
+                                  "more than max_args_bytes (%zu)", d->l.max_args_bytes);
             if (st != TW_OK) {
                 tw_call_free(&c);
                 return st;

@@ -42,6 +42,20 @@ tw_status tw_rq_fail(tw_rq *d, tw_status code, int64_t offset, const char *path,
     return code;
 }
 
+tw_status tw_rq_refuse(tw_rq *d, tw_status st, tw_status code, int64_t offset, const char *path,
+                       const char *fmt, ...)
+{
+    if (d->err) {
+        char reason[192];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(reason, sizeof reason, fmt, ap);
+        va_end(ap);
+        tw_error_set(d->err, code, offset, path, "%s", reason);
+    }
+    return st;
+}
+
 tw_status tw_rq_fail_json(tw_rq *d, tw_status st, const tw_error *je, int64_t base,
                           const char *path)
 {
@@ -116,7 +130,7 @@ tw_status tw_rq_read_tool(tw_rq *d, const cJSON *t, const char *path)
     if (st == TW_ERR_NOMEM)
         return st;
     if (st != TW_OK)
-        return tw_rq_fail(d, st, -1, path, "%.180s", te.message);
+        return tw_rq_refuse(d, st, te.code, -1, path, "%.180s", te.message);
     r->ntools++;
     return TW_OK;
 }
@@ -227,9 +241,9 @@ tw_status tw_rq_take_calls(tw_rq *d, tw_message *m, const char *path)
         const char *payload = open + ko;
         size_t plen = end - kc - (q + ko);
         if (plen > d->l.max_args_bytes) {
-            st = tw_rq_fail(d, TW_ERR_LIMIT, (int64_t)q, path,
-                            "a <tool_call> payload of %zu bytes, more than max_args_bytes (%zu)",
-                            plen, d->l.max_args_bytes);
+            st = tw_rq_refuse(d, TW_ERR_LIMIT, TW_D_ARGS_TOO_LARGE, (int64_t)q, path,
+                              "a <tool_call> payload of %zu bytes, more than max_args_bytes (%zu)",
+                              plen, d->l.max_args_bytes);
             break;
         }
         tw_call c;

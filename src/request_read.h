@@ -21,11 +21,22 @@ typedef struct tw_rq {
  * warnings into out->warnings (max_diags). */
 void tw_rq_begin(tw_rq *d, const tw_decode_opts *o, tw_request *out, tw_error *err);
 
-/* Fill d->err (when set) with code and return code. offset < 0: none. */
+/* Fill d->err (when set) with the status code and return it. offset < 0:
+ * none. code must be a status (tw_code_is_status); a refusal that a
+ * diagnostic names goes through tw_rq_refuse. */
 tw_status tw_rq_fail(tw_rq *d, tw_status code, int64_t offset, const char *path, const char *fmt,
                      ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+/* Fill d->err (when set) with the diagnostic code that names the cause and
+ * return the status st (TW_ERR_LIMIT, TW_ERR_PARSE, TW_ERR_INVALID, ...). */
+tw_status tw_rq_refuse(tw_rq *d, tw_status st, tw_status code, int64_t offset, const char *path,
+                       const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
 #endif
     ;
 

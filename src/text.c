@@ -263,17 +263,29 @@ static void trim_ctl(const char **p, size_t *n)
         (*n)--;
 }
 
-static cJSON *parse_payload(const tw_text_dec *d, const char *p, size_t n, bool retry, bool *deep,
-                            char *why, size_t whylen, tw_json_lint *lint)
+/*
+ * Parse a block's payload (the first-balanced retry when retry is set).
+ * TW_OK with *out the value, or *out NULL and the rejection in why (code
+ * json_too_deep or tool_call_json, message the parser's reason and where);
+ * TW_ERR_NOMEM is the only failure.
+ */
+static tw_status parse_payload(const tw_text_dec *d, const char *p, size_t n, bool retry,
+                               cJSON **out, tw_error *why, tw_json_lint *lint)
 {
     tw_error e;
     cJSON *v = NULL;
+    *out = NULL;
     strip_payload(d, &p, &n);
     trim_ctl(&p, &n);
     tw_status st = tw_json_parse_lint(p, n, d->L.max_depth, &v, &e, lint);
-    if (st == TW_OK)
-        return v;
-    *deep = e.code == TW_D_JSON_TOO_DEEP;
+    if (st == TW_OK) {
+        *out = v;
+        return TW_OK;
+    }
+    if (st == TW_ERR_NOMEM)
+        return TW_ERR_NOMEM;
+    bool deep = e.code == TW_D_JSON_TOO_DEEP;
+    tw_status code = deep ? TW_D_JSON_TOO_DEEP : TW_D_TOOL_CALL_JSON;
     size_t eo = e.offset >= 0 ? (size_t)e.offset : 0;
     /* the parser counts inside the payload: say so, and where that is in the
      * input when the payload lies in the block buffer */
@@ -284,39 +296,46 @@ static cJSON *parse_payload(const tw_text_dec *d, const char *p, size_t n, bool 
     static const char pre[] = "invalid JSON at byte ";
     const char *rest = strncmp(e.message, pre, sizeof pre - 1) == 0 ? strstr(e.message, ": ") : NULL;
     if (rest)
-        snprintf(why, whylen, "invalid JSON at byte %zu of the payload%s: %s", eo, where,
-                 rest + 2);
+        tw_error_set(why, code, (int64_t)eo, NULL, "invalid JSON at byte %zu of the payload%s: %s",
+                     eo, where, rest + 2);
     else
-        snprintf(why, whylen, "%.127s, at byte %zu of the payload%s", e.message, eo, where);
-    if (!retry || *deep)
-        return NULL;
+        tw_error_set(why, code, (int64_t)eo, NULL, "%.127s, at byte %zu of the payload%s",
+                     e.message, eo, where);
+    if (!retry || deep)
+        return TW_OK;
     size_t a, b;
     if (tw_json_first_balanced(p, n, d->L.max_depth, &a, &b)) {
         st = tw_json_parse_lint(p + a, b - a, d->L.max_depth, &v, &e, lint);
-        if (st == TW_OK)
-            return v;
-        if (st != TW_OK && e.code == TW_D_JSON_TOO_DEEP)
-            *deep = true;
+        if (st == TW_OK) {
+            *out = v;
+            return TW_OK;
+        }
+        if (st == TW_ERR_NOMEM)
+            return TW_ERR_NOMEM;
+        if (e.code == TW_D_JSON_TOO_DEEP)
+            why->code = TW_D_JSON_TOO_DEEP;
     }
-    return NULL;
+    return TW_OK;
 }
 
 static tw_status decide_payload(tw_text_dec *d, const char *p, size_t n, bool retry,
                                 tw_status fail_code)
 {
-    bool deep = false;
-    char why[256] = "";
+    tw_error why;
     tw_json_lint lint;
-    cJSON *v = parse_payload(d, p, n, retry, &deep, why, sizeof why, &lint);
+    cJSON *v;
+    tw_status st = parse_payload(d, p, n, retry, &v, &why, &lint);
+    if (st != TW_OK)
+        return st;
     if (!v) {
-        if (deep)
+        if (why.code == TW_D_JSON_TOO_DEEP)
             return add_diag(d, true, TW_D_JSON_TOO_DEEP, d->c_block_off,
                             "tool call payload nested deeper than max_depth");
         char m[400];
-        snprintf(m, sizeof m, "%s: %s", tw_code_message(fail_code), why);
+        snprintf(m, sizeof m, "%s: %s", tw_code_message(fail_code), why.message);
         return add_diag(d, true, fail_code, d->c_block_off, m);
     }
-    tw_status st = take_payload(d, v, d->c_block_off, &lint);
+    st = take_payload(d, v, d->c_block_off, &lint);
     cJSON_Delete(v);
     return st;
 }
@@ -873,10 +892,13 @@ static tw_status calls_finish(tw_text_dec *d)
         st = decide_payload(d, pl, pn, true, TW_D_TOOL_CALL_JSON);
         break;
     case TW_FINISH_LENGTH: {
-        bool deep = false;
-        char why[256];
+        tw_error why;
         tw_json_lint lint;
-        cJSON *v = parse_payload(d, pl, pn, false, &deep, why, sizeof why, &lint);
+        cJSON *v;
+        st = parse_payload(d, pl, pn, false, &v, &why, &lint);
+        if (st != TW_OK)
+            break;
+        bool deep = !v && why.code == TW_D_JSON_TOO_DEEP;
         if (v) {
             st = take_payload(d, v, d->c_block_off, &lint);
             cJSON_Delete(v);
@@ -903,8 +925,9 @@ static tw_status calls_finish(tw_text_dec *d)
  * (bracket): without one it is not parsed at all.
  */
 static bool block_valid_at(const tw_text_dec *d, const char *p, size_t n, const char *lit,
-                           bool bracket)
+                           bool bracket, tw_status *st)
 {
+    *st = TW_OK;
     size_t olen;
     opener(d, &olen);
     p += olen;
@@ -918,15 +941,20 @@ static bool block_valid_at(const tw_text_dec *d, const char *p, size_t n, const 
     t.c_blk.len = n;
     t.c_jphase = JP_PRE;
     jpath_advance(&t);
-    bool deep = false;
-    char why[256];
+    tw_error why;
     cJSON *v = NULL;
     if (t.c_jphase == JP_DONE) {
         tw_error e;
-        if (tw_json_parse(p + t.c_vstart, t.c_vend - t.c_vstart, d->L.max_depth, &v, &e) == TW_OK) {
+        tw_status ps =
+            tw_json_parse(p + t.c_vstart, t.c_vend - t.c_vstart, d->L.max_depth, &v, &e);
+        if (ps == TW_OK) {
             bool ok = cJSON_IsObject(v) || cJSON_IsArray(v);
             cJSON_Delete(v);
             return ok;
+        }
+        if (ps == TW_ERR_NOMEM) {
+            *st = TW_ERR_NOMEM;
+            return false;
         }
     }
     if (!bracket)
@@ -934,7 +962,7 @@ static bool block_valid_at(const tw_text_dec *d, const char *p, size_t n, const 
     size_t pn = (size_t)(lit - p);
     TW_WORK(pn); /* the literal payload is read in full */
     tw_json_lint lint;
-    v = parse_payload(d, p, pn, true, &deep, why, sizeof why, &lint);
+    *st = parse_payload(d, p, pn, true, &v, &why, &lint);
     bool ok = v && (cJSON_IsObject(v) || cJSON_IsArray(v));
     cJSON_Delete(v);
     return ok;
@@ -1250,7 +1278,10 @@ static tw_status think_finish_block(tw_text_dec *d)
             brack = b ? (size_t)(b - h) : len;
         }
         size_t br = brace < brack ? brace : brack;
-        if (block_valid_at(d, f, len - at, h + lit, br < lit)) {
+        bool valid = block_valid_at(d, f, len - at, h + lit, br < lit, &st);
+        if (st != TW_OK)
+            return st;
+        if (valid) {
             st = emit_thinking(d, h + d->t_text_start, at - d->t_text_start);
             end_thinking_block(d);
             if (st == TW_OK)

@@ -236,25 +236,51 @@ static size_t fixture_inputs(const char *format, char **out, size_t max)
 
 enum { MAX_FAIL_POINTS = 400, INPUTS_PER_FORMAT = 3 };
 
+/* The same diagnostics, in the same order, and the same calls and text. */
+static void assert_same_result(const tw_result *a, const tw_result *b, const char *what, long k)
+{
+    cr_assert_eq(a->msg.content.len, b->msg.content.len, "%s: content, allocation %ld", what, k);
+    cr_assert_eq(a->msg.thinking.len, b->msg.thinking.len, "%s: thinking, allocation %ld", what,
+                 k);
+    cr_assert_eq(a->msg.ncalls, b->msg.ncalls, "%s: calls, allocation %ld", what, k);
+    const tw_diag_list *la[2] = {&a->errors, &a->warnings}, *lb[2] = {&b->errors, &b->warnings};
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(la[i]->len, lb[i]->len, "%s: %s, allocation %ld (%s)", what,
+                     i ? "warnings" : "errors", k,
+                     la[i]->len ? tw_code_name(la[i]->items[0].code) : "none");
+        for (size_t j = 0; j < la[i]->len; j++)
+            cr_assert_eq(la[i]->items[j].code, lb[i]->items[j].code, "%s: %s vs %s", what,
+                         tw_code_name(la[i]->items[j].code), tw_code_name(lb[i]->items[j].code));
+    }
+}
+
 /* Decode `in` with cJSON allocations failing from the k-th on, for every k
- * until a decode succeeds; every failure leaves *out valid and empty.
- * Returns the number of failed decodes. `chunk` 0: batch, else streamed in
- * pieces of that many bytes. */
+ * until a decode succeeds; every failure is TW_ERR_NOMEM and leaves *out
+ * valid and empty, and the first success equals the decode without failing
+ * allocations (an allocation failure never reads as a diagnostic). Returns
+ * the number of failed decodes. `chunk` 0: batch, else streamed in pieces of
+ * that many bytes. */
 static size_t drive_decoder(const tw_format_ops *f, const char *in, size_t chunk)
 {
     size_t failures = 0;
     tw_decode_opts o;
     memset(&o, 0, sizeof o);
     o.allow_unknown_tool = true;
+    tw_result ref;
+    tw_status st = chunk ? tw_decode_chunked(f, in, strlen(in), chunk, &o, &ref)
+                         : f->decode(in, strlen(in), &o, &ref);
+    cr_assert_eq(st, TW_OK, "%s: %s", f->name, tw_code_name(st));
     for (long k = 0; k < MAX_FAIL_POINTS; k++) {
         tw_result r;
         memset(&r, 0xA5, sizeof r); /* the callee initialises *out */
         fail_cjson_from(k);
-        tw_status st = chunk ? tw_decode_chunked(f, in, strlen(in), chunk, &o, &r)
-                             : f->decode(in, strlen(in), &o, &r);
+        st = chunk ? tw_decode_chunked(f, in, strlen(in), chunk, &o, &r)
+                   : f->decode(in, strlen(in), &o, &r);
         cjson_normal();
         if (st == TW_OK) {
+            assert_same_result(&r, &ref, f->name, k);
             tw_result_free(&r);
+            tw_result_free(&ref);
             return failures;
         }
         cr_assert(tw_code_is_status(st), "%s: returned the diagnostic code %s", f->name,
@@ -264,8 +290,28 @@ static size_t drive_decoder(const tw_format_ops *f, const char *in, size_t chunk
         assert_result_empty(&r, f->name, st);
         failures++;
     }
+    tw_result_free(&ref);
     cr_assert_fail("%s: still failing after %d failed allocations", f->name, MAX_FAIL_POINTS);
     return failures;
+}
+
+/* A text payload parsed while allocations fail: the decode fails with
+ * TW_ERR_NOMEM, never keeps the block as a tool_call_json error. */
+Test(contract, text_payload_nomem_fails_the_decode)
+{
+    static const char *const ins[] = {
+        "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": [1, 2]}}\n</tool_call>",
+        "hi <tool_call>{\"name\": \"f\", \"arguments\": {}} x</tool_call>",
+        "<tool_call>{\"name\": \"f\", \"arguments\": {\"b\": true}}", /* no closing tag */
+    };
+    const tw_format_ops *f = tw_format_find("hermes");
+    cr_assert_not_null(f);
+    size_t failures = 0;
+    for (size_t i = 0; i < sizeof ins / sizeof ins[0]; i++) {
+        failures += drive_decoder(f, ins[i], 0);
+        failures += drive_decoder(f, ins[i], 5);
+    }
+    cr_assert_gt(failures, 0, "the payloads were parsed with failing allocations");
 }
 
 Test(contract, decoders_leave_out_empty_on_failure)

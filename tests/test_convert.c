@@ -117,25 +117,27 @@ Test(request_decode, openai_errors_name_the_path)
         const char *js;
         tw_status code;
         const char *path;
+        tw_status ecode; /* err->code when a diagnostic names the cause, else TW_OK */
     } cases[] = {
-        {"[]", TW_ERR_INVALID, ""},
-        {"{\"messages\":{}}", TW_ERR_INVALID, "messages"},
-        {"{\"messages\":[{\"role\":\"user\"},{\"content\":\"x\"}]}", TW_ERR_INVALID, "messages[1].role"},
-        {"{\"messages\":[{\"role\":\"robot\"}]}", TW_ERR_INVALID, "messages[0].role"},
-        {"{\"messages\":[{\"role\":\"tool\",\"content\":\"x\"}]}", TW_ERR_INVALID, "messages[0].tool_call_id"},
+        {"[]", TW_ERR_INVALID, "", TW_OK},
+        {"{\"messages\":{}}", TW_ERR_INVALID, "messages", TW_OK},
+        {"{\"messages\":[{\"role\":\"user\"},{\"content\":\"x\"}]}", TW_ERR_INVALID, "messages[1].role", TW_OK},
+        {"{\"messages\":[{\"role\":\"robot\"}]}", TW_ERR_INVALID, "messages[0].role", TW_OK},
+        {"{\"messages\":[{\"role\":\"tool\",\"content\":\"x\"}]}", TW_ERR_INVALID, "messages[0].tool_call_id", TW_OK},
         {"{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"a\",\"type\":\"function\","
          "\"function\":{\"name\":\"f\",\"arguments\":\"{nope\"}}]}]}",
-         TW_D_TOOL_CALL_JSON, "messages[0].tool_calls[0].function.arguments"},
+         TW_ERR_PARSE, "messages[0].tool_calls[0].function.arguments", TW_D_TOOL_CALL_JSON},
         {"{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"a\",\"type\":\"function\","
          "\"function\":{\"name\":\"f\",\"arguments\":\"[1]\"}}]}]}",
-         TW_D_ARGUMENTS_NOT_OBJECT, "messages[0].tool_calls[0].function.arguments"},
+         TW_ERR_INVALID, "messages[0].tool_calls[0].function.arguments",
+         TW_D_ARGUMENTS_NOT_OBJECT},
         {"{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"a\",\"function\":{}}]}]}",
-         TW_ERR_INVALID, "messages[0].tool_calls[0].function.name"},
+         TW_ERR_INVALID, "messages[0].tool_calls[0].function.name", TW_OK},
         {"{\"messages\":[],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}},{\"type\":\"web\"}]}",
-         TW_ERR_INVALID, "tools[1]"},
-        {"{\"messages\":[],\"tool_choice\":\"sometimes\"}", TW_ERR_INVALID, "tool_choice"},
-        {"{\"messages\":[],\"parallel_tool_calls\":\"yes\"}", TW_ERR_INVALID, "parallel_tool_calls"},
-        {"{\"messages\":[", TW_ERR_PARSE, ""},
+         TW_ERR_INVALID, "tools[1]", TW_OK},
+        {"{\"messages\":[],\"tool_choice\":\"sometimes\"}", TW_ERR_INVALID, "tool_choice", TW_OK},
+        {"{\"messages\":[],\"parallel_tool_calls\":\"yes\"}", TW_ERR_INVALID, "parallel_tool_calls", TW_OK},
+        {"{\"messages\":[", TW_ERR_PARSE, "", TW_OK},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         tw_request r;
@@ -144,6 +146,8 @@ Test(request_decode, openai_errors_name_the_path)
         cr_expect_eq(st, cases[i].code, "case %zu: %s -> %s (%s)", i, cases[i].js, tw_code_name(st),
                      e.message);
         cr_expect_str_eq(e.path, cases[i].path, "case %zu: %s", i, e.message);
+        cr_expect_eq(e.code, cases[i].ecode ? cases[i].ecode : cases[i].code, "case %zu: %s", i,
+                     tw_code_name(e.code));
         cr_expect_eq(r.nmessages, 0);
         cr_expect_null(r.messages);
     }

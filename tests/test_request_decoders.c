@@ -668,3 +668,110 @@ Test(issue3_convert, command_line)
     cr_expect_str_eq(back, out);
     cr_expect_eq(run_cli("convert --from hermes-prompt --to neutral", "nope", out, sizeof out), 1);
 }
+
+/* ---- refusals: the status is returned, the diagnostic is in err->code ---- */
+
+typedef struct {
+    const char *reader;  /* registry name, also tw_transcode's `from` */
+    const char *body;
+    size_t max_args;     /* 0: the default */
+    size_t max_depth;    /* 0: the default */
+    tw_status st;        /* the status returned */
+    tw_status code;      /* err->code */
+} refusal_case;
+
+#define BIG_ARGS "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+#define OAI_CALL(args)                                                                         \
+    "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},{\"role\":"        \
+    "\"assistant\",\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\",\"function\":{"       \
+    "\"name\":\"f\",\"arguments\":\"" args "\"}}]}]}"
+#define ANT_CALL(input)                                                                        \
+    "{\"model\":\"m\",\"max_tokens\":8,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},"  \
+    "{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"c1\",\"name\":"      \
+    "\"f\",\"input\":" input "}]}]}"
+#define OAI_USER(content) "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":" content "}]}"
+#define ANT_USER(content)                                                                      \
+    "{\"model\":\"m\",\"max_tokens\":8,\"messages\":[{\"role\":\"user\",\"content\":" content "}]}"
+
+static const refusal_case refusals[] = {
+    /* arguments past max_args_bytes */
+    {"openai-request", OAI_CALL("{\\\"a\\\":\\\"" BIG_ARGS "\\\"}"), 16, 0, TW_ERR_LIMIT,
+     TW_D_ARGS_TOO_LARGE},
+    {"anthropic-request", ANT_CALL("{\"a\":\"" BIG_ARGS "\"}"), 16, 0, TW_ERR_LIMIT,
+     TW_D_ARGS_TOO_LARGE},
+    {"hermes-prompt",
+     "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<tool_call>\n{\"name\": \"f\", "
+     "\"arguments\": {\"a\": \"" BIG_ARGS "\"}}\n</tool_call><|im_end|>\n",
+     16, 0, TW_ERR_LIMIT, TW_D_ARGS_TOO_LARGE},
+    /* the shims refuse the arguments string */
+    {"openai-request", OAI_CALL("not json"), 0, 0, TW_ERR_PARSE, TW_D_TOOL_CALL_JSON},
+    {"openai-request", OAI_CALL("[1, 2]"), 0, 0, TW_ERR_INVALID, TW_D_ARGUMENTS_NOT_OBJECT},
+    {"openai-request", OAI_CALL("{\\\"a\\\":[[[[[[1]]]]]]}"), 0, 4, TW_ERR_LIMIT,
+     TW_D_JSON_TOO_DEEP},
+    /* the body as a whole: bad JSON, too deep, U+0000 */
+    {"openai-request", "{\"model\":\"m\",\"messages\":[", 0, 0, TW_ERR_PARSE, TW_ERR_PARSE},
+    {"anthropic-request", "{\"model\":\"m\",\"messages\":[", 0, 0, TW_ERR_PARSE, TW_ERR_PARSE},
+    {"vllm-generate-request", "{\"messages\":[", 0, 0, TW_ERR_PARSE, TW_ERR_PARSE},
+    {"openai-request", OAI_USER("[[[[[[[[\"x\"]]]]]]]]"), 0, 4, TW_ERR_LIMIT, TW_D_JSON_TOO_DEEP},
+    {"anthropic-request", ANT_USER("[[[[[[[[\"x\"]]]]]]]]"), 0, 4, TW_ERR_LIMIT,
+     TW_D_JSON_TOO_DEEP},
+    {"vllm-generate-request", OAI_USER("[[[[[[[[\"x\"]]]]]]]]"), 0, 4, TW_ERR_LIMIT,
+     TW_D_JSON_TOO_DEEP},
+    {"openai-request", OAI_USER("\"a\\u0000b\""), 0, 0, TW_ERR_INVALID, TW_D_JSON_NUL},
+    {"anthropic-request", ANT_USER("\"a\\u0000b\""), 0, 0, TW_ERR_INVALID, TW_D_JSON_NUL},
+    {"vllm-generate-request", OAI_USER("\"a\\u0000b\""), 0, 0, TW_ERR_INVALID, TW_D_JSON_NUL},
+};
+
+Test(request_refusals, statuses_returned_diagnostics_in_err)
+{
+    for (size_t i = 0; i < sizeof refusals / sizeof refusals[0]; i++) {
+        const refusal_case *c = &refusals[i];
+        const tw_request_reader_ops *rd = NULL;
+        size_t n = 0;
+        const tw_module *m = tw_modules(&n);
+        for (size_t k = 0; k < n; k++)
+            if (m[k].kind == TW_MODULE_REQUEST_READER && strcmp(m[k].name, c->reader) == 0)
+                rd = m[k].reader;
+        cr_assert_not_null(rd, "%s", c->reader);
+        tw_decode_opts o;
+        memset(&o, 0, sizeof o);
+        o.limits.max_args_bytes = c->max_args;
+        o.limits.max_depth = c->max_depth;
+        size_t len = strlen(c->body);
+
+        /* the reader itself */
+        tw_request q;
+        tw_error e;
+        tw_status st = rd->decode(c->body, len, &o, &q, &e);
+        cr_assert(tw_code_is_status(st), "case %zu %s: returned %s", i, c->reader,
+                  tw_code_name(st));
+        cr_assert_eq(st, c->st, "case %zu %s: %s, not %s (%s)", i, c->reader, tw_code_name(st),
+                     tw_code_name(c->st), e.message);
+        cr_assert_eq(e.code, c->code, "case %zu %s: err->code %s, not %s (%s)", i, c->reader,
+                     tw_code_name(e.code), tw_code_name(c->code), e.message);
+        cr_assert_eq(q.nmessages, 0, "case %zu: *out empty", i);
+        tw_request_free(&q);
+
+        /* read through tw_transcode_read */
+        tw_neutral_value v;
+        st = tw_transcode_read(c->reader, c->body, len, &o, &v, NULL, &e);
+        cr_assert(tw_code_is_status(st), "case %zu %s: transcode returned %s", i, c->reader,
+                  tw_code_name(st));
+        cr_assert_eq(st, c->st, "case %zu %s: transcode %s", i, c->reader, tw_code_name(st));
+        cr_assert_eq(e.code, c->code, "case %zu %s: transcode err->code %s", i, c->reader,
+                     tw_code_name(e.code));
+        tw_neutral_value_free(&v);
+
+        /* and tw_transcode, when the default limits refuse it too */
+        if (c->max_args || c->max_depth)
+            continue;
+        tw_buf out = {0};
+        st = tw_transcode(c->reader, "neutral", c->body, len, NULL, &out, &e);
+        cr_assert(tw_code_is_status(st), "case %zu %s: tw_transcode returned %s", i, c->reader,
+                  tw_code_name(st));
+        cr_assert_eq(st, c->st, "case %zu %s: tw_transcode %s", i, c->reader, tw_code_name(st));
+        cr_assert_eq(e.code, c->code, "case %zu %s: tw_transcode err->code %s", i, c->reader,
+                     tw_code_name(e.code));
+        tw_buf_free(&out);
+    }
+}
