@@ -146,6 +146,22 @@ static size_t locate(const char *s, size_t len, const char *jpath, bool at_key)
 
 /* ===================== validation context ===================== */
 
+/* Append ", name" (or "name" first) to list[0, cap) at *used. When it does
+ * not fit, end the list with ", ..." so that a cut list says so; returns
+ * false then. */
+static bool list_add(char *list, size_t cap, size_t *used, const char *name)
+{
+    static const char more[] = ", ...";
+    int w = snprintf(list + *used, cap - *used, "%s%s", *used ? ", " : "", name);
+    if (w >= 0 && (size_t)w < cap - *used - (sizeof more - 1)) {
+        *used += (size_t)w;
+        return true;
+    }
+    snprintf(list + *used, cap - *used, "%s", more);
+    *used += strlen(list + *used);
+    return false;
+}
+
 #if defined(__GNUC__)
 __attribute__((format(printf, 4, 5)))
 #endif
@@ -156,7 +172,7 @@ tw_status tw_fix_fail_at(vctx *c, const char *jpath, bool at_key, const char *fm
     size_t off = locate(c->src, c->len, jpath, at_key);
     size_t line, col;
     tw_line_col(c->src, c->len, off, &line, &col);
-    char msg[400];
+    char msg[1200];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -209,14 +225,11 @@ tw_status tw_fix_only_keys(vctx *c, const cJSON *obj, const char *path, const ch
         for (const char *const *a = allowed; *a && !ok; a++)
             ok = strcmp(*a, m->string) == 0;
         if (!ok) {
-            char list[300] = "";
+            char list[1024] = "";
             size_t used = 0;
-            for (const char *const *a = allowed; *a; a++) {
-                int w = snprintf(list + used, sizeof list - used, "%s%s", a == allowed ? "" : ", ", *a);
-                if (w < 0 || (size_t)w >= sizeof list - used)
+            for (const char *const *a = allowed; *a; a++)
+                if (!list_add(list, sizeof list, &used, *a))
                     break;
-                used += (size_t)w;
-            }
             char kp[TW_JP];
             tw_fix_sub_key(kp, sizeof kp, path, m->string);
             return tw_fix_fail_at(c, kp, true, "unknown key (expected one of: %s)", list);
@@ -463,14 +476,11 @@ static tw_status read_decode(vctx *c, const cJSON *j, const char *path, tw_fx_ex
     if (tw_fix_get_str(c, j, path, "format", true, true, &x->decode_format) != TW_OK)
         return TW_ERR_INVALID;
     if (!tw_format_find(x->decode_format)) {
-        char list[400] = "";
+        char list[1024] = "";
         size_t used = 0;
-        for (const tw_format_ops *const *f = tw_formats(); *f; f++) {
-            int w = snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", (*f)->name);
-            if (w < 0 || (size_t)w >= sizeof list - used)
+        for (const tw_format_ops *const *f = tw_formats(); *f; f++)
+            if (!list_add(list, sizeof list, &used, (*f)->name))
                 break;
-            used += (size_t)w;
-        }
         char kp[TW_JP];
         tw_fix_sub_key(kp, sizeof kp, path, "format");
         return tw_fix_fail_at(c, kp, false, "unknown format \"%s\" (expected one of: %s)",
