@@ -254,24 +254,39 @@ static const char *generation_key(const char *k)
     return NULL;
 }
 
-/* The name of the call a tool result answers (the latest assistant turn
- * before mi holding a call with that id), else NULL. */
-static const char *answered_name(const tw_request *r, size_t mi, const char *id)
+/*
+ * The function name of every tool result, in one pass: the name of the call
+ * with its tool_call_id in the latest assistant message before it (the call
+ * at the result's own position among the results is tried first), else
+ * NULL. Work per result is bounded by that message's calls (max_calls).
+ */
+static void answered_names(const tw_request *r, const char **called)
 {
-    if (!id)
-        return NULL;
-    for (size_t i = mi; i-- > 0;) {
+    const tw_message *last = NULL;
+    size_t pos = 0;
+    for (size_t i = 0; i < r->nmessages; i++) {
         const tw_message *m = &r->messages[i];
-        if (m->role != TW_ROLE_ASSISTANT)
+        called[i] = NULL;
+        if (m->role == TW_ROLE_ASSISTANT) {
+            last = m;
+            pos = 0;
             continue;
-        for (size_t k = 0; k < m->ncalls; k++)
-            if (m->calls[k].id && strcmp(m->calls[k].id, id) == 0)
-                return m->calls[k].name;
+        }
+        if (m->role != TW_ROLE_TOOL || !last || !m->tool_call_id)
+            continue;
+        size_t k = pos++;
+        if (k >= last->ncalls || !last->calls[k].id ||
+            strcmp(last->calls[k].id, m->tool_call_id) != 0)
+            for (k = 0; k < last->ncalls; k++)
+                if (last->calls[k].id && strcmp(last->calls[k].id, m->tool_call_id) == 0)
+                    break;
+        if (k < last->ncalls)
+            called[i] = last->calls[k].name;
     }
-    return NULL;
 }
 
-static tw_status request_warnings(const tw_request *r, const tw_encode_opts *o, bool *maxtok_seen)
+static tw_status request_warnings(const tw_request *r, const tw_encode_opts *o,
+                                  const char *const *called, bool *maxtok_seen)
 {
     tw_status st = TW_OK;
     bool other_seen = false;
@@ -295,8 +310,7 @@ static tw_status request_warnings(const tw_request *r, const tw_encode_opts *o, 
                                    "thinking parts",
                                 i);
         if (st == TW_OK && m->role == TW_ROLE_TOOL) {
-            const char *called = answered_name(r, i, m->tool_call_id);
-            if (called && m->name && strcmp(called, m->name) != 0)
+            if (called[i] && m->name && strcmp(called[i], m->name) != 0)
                 st = tw_not_carried(o,
                                     "messages[%zu].name: \"%s\" differs from the call it answers; "
                                     "the call's name is sent",
@@ -480,25 +494,26 @@ tw_status tw_gemini_request_encode(const tw_request *r, const tw_encode_opts *o,
         if (r->messages[i].role == TW_ROLE_ASSISTANT && !calls_named(&r->messages[i]))
             return TW_ERR_INVALID;
     /* the function name of every tool result: its call's, else its own */
-    const char **names = NULL;
+    const char **names = NULL, **called = NULL;
     if (r->nmessages) {
-        names = calloc(r->nmessages, sizeof *names);
+        names = calloc(2 * r->nmessages, sizeof *names);
         if (!names)
             return TW_ERR_NOMEM;
+        called = names + r->nmessages;
+        answered_names(r, called);
     }
     for (size_t i = 0; i < r->nmessages; i++) {
         const tw_message *m = &r->messages[i];
         if (m->role != TW_ROLE_TOOL)
             continue;
-        const char *n = answered_name(r, i, m->tool_call_id);
-        names[i] = n ? n : m->name;
+        names[i] = called[i] ? called[i] : m->name;
         if (!names[i] || !names[i][0]) {
             free(names);
             return TW_ERR_INVALID;
         }
     }
     bool maxtok = false;
-    tw_status st = request_warnings(r, o, &maxtok);
+    tw_status st = request_warnings(r, o, called, &maxtok);
     if (st != TW_OK) {
         free(names);
         return st;

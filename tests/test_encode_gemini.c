@@ -434,3 +434,24 @@ Test(encode_gemini, request_thinking_and_signature_sent_back)
     tw_buf_free(&out);
     tw_request_free(&q);
 }
+
+Test(encode_gemini, request_result_names_from_their_calls)
+{
+    const char *json =
+        "{\"messages\":[{\"role\":\"user\",\"content\":\"U\"},{\"role\":\"assistant\","
+        "\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"f\","
+        "\"arguments\":\"{}\"}},{\"id\":\"c2\",\"type\":\"function\",\"function\":{\"name\":"
+        "\"g\",\"arguments\":\"{}\"}}]},{\"role\":\"tool\",\"tool_call_id\":\"c2\",\"content\":"
+        "\"2\"},{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"1\"}]}";
+    tw_encode_opts eo;
+    memset(&eo, 0, sizeof eo);
+    eo.parallel_tool_calls = -1;
+    char *s = encode_request(json, &eo, TW_OK);
+    cr_assert(strstr(s, "{\"role\":\"user\",\"parts\":["
+                        "{\"functionResponse\":{\"name\":\"g\",\"response\":{\"output\":\"2\"},"
+                        "\"id\":\"c2\"}},"
+                        "{\"functionResponse\":{\"name\":\"f\",\"response\":{\"output\":\"1\"},"
+                        "\"id\":\"c1\"}}]}"),
+              "%s", s);
+    free(s);
+}
