@@ -615,6 +615,7 @@ static const char *const enc_pairs[][2] = {
     {"openai-response", "openai-response"},   {"openai-stream", "openai-stream"},
     {"anthropic-response", "anthropic-response"}, {"anthropic-stream", "anthropic-stream"},
     {"vllm-generate", "vllm-generate-response"},
+    {"gemini", "gemini"},                     {"gemini-stream", "gemini-stream"},
 };
 
 /* The neutral value without errors and warnings, printed compactly. */

@@ -1,0 +1,457 @@
+/*
+ * Gemini encoders ("gemini", "gemini-stream", "gemini-request",
+ * docs/formats/gemini.md "Encoding"): encode then decode gives the same
+ * neutral result over the decode fixtures and the real recordings; the
+ * bytes of a body, a stream and a request; the id and finish-reason rules;
+ * what is not carried; the output cap.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cassette.h"
+#include "cli.h"
+#include "decode_fixtures.h"
+#include "decode_opts.h"
+#include "files.h"
+#include "toolwire/decode.h"
+#include "toolwire/gemini.h"
+#include "toolwire/gemini_encode.h"
+#include "toolwire/request.h"
+#include "twtest.h"
+
+/* ===================== helpers ===================== */
+
+/* The neutral value without diagnostics and offsets, printed compactly. */
+static char *value_json(const tw_result *r)
+{
+    tw_result v = *r;
+    memset(&v.errors, 0, sizeof v.errors);
+    memset(&v.warnings, 0, sizeof v.warnings);
+    tw_buf b = {0};
+    cr_assert_eq(tw_result_write(&b, &v, 0), TW_OK);
+    return b.data;
+}
+
+/* Encode r with enc (no warning allowed), decode with dec: the same value. */
+static void round_trip(const tw_result *r, const char *enc, const char *dec,
+                       const tw_decode_opts *o, size_t text_fragment, const char *what)
+{
+    const tw_encoder_ops *e = tw_encoder_find(enc);
+    const tw_format_ops *f = tw_format_find(dec);
+    cr_assert_not_null(e);
+    cr_assert_not_null(f);
+    tw_diag_list warn = {0};
+    tw_encode_opts eo;
+    memset(&eo, 0, sizeof eo);
+    eo.warnings = &warn;
+    eo.text_fragment = text_fragment;
+    tw_buf wire = {0};
+    cr_assert_eq(e->encode_result(r, &eo, &wire), TW_OK, "%s: encode %s", what, enc);
+    cr_assert_eq(warn.len, 0, "%s: %s warns %s", what, enc,
+                 warn.len ? warn.items[0].message : "");
+    tw_result r2;
+    char *copy = tw_test_exact(wire.data, wire.len);
+    cr_assert_eq(f->decode(copy, wire.len, o, &r2), TW_OK);
+    cr_assert_eq(r2.errors.len, 0, "%s: %s output decodes with %s\n%s", what, enc,
+                 r2.errors.len ? r2.errors.items[0].message : "", wire.data);
+    cr_assert_eq(r2.warnings.len, r->warnings.len == 0 ? 0 : r2.warnings.len,
+                 "%s: %s output warns: %s\n%s", what, enc,
+                 r2.warnings.len ? r2.warnings.items[0].message : "", wire.data);
+    char *a = value_json(r), *b = value_json(&r2);
+    cr_assert_str_eq(b, a, "%s: %s round trip\n%s", what, enc, wire.data);
+    free(a);
+    free(b);
+    free(copy);
+    tw_result_free(&r2);
+    tw_buf_free(&wire);
+    tw_diag_list_free(&warn);
+}
+
+/* Every clean decode of a fixture directory goes through both encoders. */
+static void fixtures_round_trip(const char *sub)
+{
+    char **files = NULL;
+    long n = tw_list_files(tw_test_src(sub), ".json", &files);
+    cr_assert_gt(n, 4, "fixtures under %s", sub);
+    long clean = 0;
+    for (long i = 0; i < n; i++) {
+        char why[300];
+        cJSON *fx = tw_load_json_file(files[i], 1 << 26, 256, why, sizeof why);
+        cr_assert_not_null(fx, "%s", why);
+        tw_opts_holder h;
+        tw_opts_holder_init(&h);
+        cr_assert(tw_opts_from_json(&h, tw_json_get(fx, "options"), why, sizeof why), "%s", why);
+        const char *fmt = tw_json_get_str(fx, "format");
+        const tw_format_ops *f = tw_format_find(fmt);
+        cr_assert_not_null(f);
+        const char *in = tw_json_get_str(fx, "input");
+        tw_result r;
+        cr_assert_eq(f->decode(in, strlen(in), &h.o, &r), TW_OK);
+        for (size_t k = 0; k < r.msg.ncalls; k++)
+            r.msg.calls[k].offset = -1;
+        if (r.errors.len == 0 && r.warnings.len == 0) {
+            clean++;
+            round_trip(&r, "gemini", "gemini", &h.o, 0, files[i]);
+            round_trip(&r, "gemini-stream", "gemini-stream", &h.o, 0, files[i]);
+            round_trip(&r, "gemini-stream", "gemini-stream", &h.o, 3, files[i]);
+        }
+        tw_result_free(&r);
+        tw_opts_holder_free(&h);
+        cJSON_Delete(fx);
+    }
+    cr_assert_gt(clean, 3, "clean fixtures under %s", sub);
+    tw_free_list(files, n);
+}
+
+static tw_result make_result(const char *content, const char *thinking, const char *sig,
+                             const char *fr)
+{
+    tw_result r;
+    tw_result_init(&r, NULL);
+    if (content)
+        cr_assert_eq(tw_buf_puts(&r.msg.content, content), TW_OK);
+    if (thinking)
+        cr_assert_eq(tw_buf_puts(&r.msg.thinking, thinking), TW_OK);
+    r.msg.thinking_signature = sig ? strdup(sig) : NULL;
+    r.finish_reason = fr ? strdup(fr) : NULL;
+    return r;
+}
+
+static void add_call(tw_result *r, const char *id, const char *name, const char *args)
+{
+    cr_assert_lt(r->msg.ncalls, 4);
+    if (!r->msg.calls) {
+        r->msg.calls = calloc(4, sizeof *r->msg.calls);
+        r->msg.cap_calls = 4;
+    }
+    tw_call *c = &r->msg.calls[r->msg.ncalls++];
+    c->id = id ? strdup(id) : NULL;
+    c->name = strdup(name);
+    cr_assert_eq(tw_json_parse(args, strlen(args), 64, &c->arguments, NULL), TW_OK);
+    c->offset = -1;
+}
+
+static char *encode(const char *enc, const tw_result *r, tw_diag_list *warn)
+{
+    tw_encode_opts eo;
+    memset(&eo, 0, sizeof eo);
+    eo.warnings = warn;
+    tw_buf out = {0};
+    cr_assert_eq(tw_encoder_find(enc)->encode_result(r, &eo, &out), TW_OK);
+    return out.data;
+}
+
+/* ===================== round trips ===================== */
+
+Test(encode_gemini, fixtures_body_round_trip) { fixtures_round_trip("tests/data/decode/gemini"); }
+Test(encode_gemini, fixtures_stream_round_trip)
+{
+    fixtures_round_trip("tests/data/decode/gemini-stream");
+}
+
+static void load_cassette(const char *name, tw_cassette *c)
+{
+    const char *path = tw_test_shared(name);
+    if (!path)
+        cr_skip("../shared/real-traffic is absent");
+    char why[512];
+    cr_assert_eq(tw_cassette_load(path, NULL, c, why, sizeof why), TW_OK, "%s", why);
+}
+
+static void cassette_round_trip(const char *name, const char *fmt)
+{
+    tw_cassette c;
+    load_cassette(name, &c);
+    cr_assert_gt(c.ninteractions, 0);
+    for (size_t i = 0; i < c.ninteractions; i++) {
+        const tw_cassette_body *b = &c.interactions[i].response.body;
+        tw_result r;
+        cr_assert_eq(tw_format_find(fmt)->decode(b->data, b->len, NULL, &r), TW_OK);
+        cr_assert_eq(r.errors.len, 0);
+        for (size_t k = 0; k < r.msg.ncalls; k++)
+            r.msg.calls[k].offset = -1;
+        round_trip(&r, "gemini", "gemini", NULL, 0, name);
+        round_trip(&r, "gemini-stream", "gemini-stream", NULL, 0, name);
+        tw_result_free(&r);
+    }
+    tw_cassette_free(&c);
+}
+
+Test(encode_gemini, real_nonstream_round_trip)
+{
+    cassette_round_trip("real-traffic/gemini__nonstream__function_call_then_result.yaml",
+                        "gemini");
+}
+
+Test(encode_gemini, real_stream_signature_round_trip)
+{
+    cassette_round_trip("real-traffic/gemini__stream__function_call_thought_signature.yaml",
+                        "gemini-stream");
+}
+
+/* ===================== bytes ===================== */
+
+Test(encode_gemini, body_bytes)
+{
+    tw_result r = make_result("Hi", "hmm", "c2ln", "tool_calls");
+    add_call(&r, "call_1", "get", "{\"x\":1.50}");
+    add_call(&r, "abc", "put", "{}");
+    char *s = encode("gemini", &r, NULL);
+    cr_assert_str_eq(
+        s, "{\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":["
+           "{\"text\":\"hmm\",\"thought\":true},{\"text\":\"Hi\"},"
+           "{\"functionCall\":{\"name\":\"get\",\"args\":{\"x\":1.50}},\"thoughtSignature\":\"c2ln\"},"
+           "{\"functionCall\":{\"name\":\"put\",\"args\":{},\"id\":\"abc\"}}]},"
+           "\"finishReason\":\"STOP\",\"index\":0}],\"modelVersion\":\"toolwire\"}");
+    free(s);
+    tw_result_free(&r);
+}
+
+Test(encode_gemini, stream_bytes)
+{
+    tw_result r = make_result("Hello", NULL, "c2ln", "length");
+    tw_encode_opts eo;
+    memset(&eo, 0, sizeof eo);
+    eo.text_fragment = 3;
+    tw_buf out = {0};
+    cr_assert_eq(tw_gemini_stream_encode(&r, &eo, &out), TW_OK);
+    const char *head = "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[";
+    const char *tail = "\"index\":0}],\"modelVersion\":\"toolwire\"}\r\n\r\n";
+    char want[1024];
+    snprintf(want, sizeof want,
+             "%s{\"text\":\"Hel\",\"thoughtSignature\":\"c2ln\"}]},%s"
+             "%s{\"text\":\"lo\"}]},%s"
+             "%s{\"text\":\"\"}]},\"finishReason\":\"MAX_TOKENS\",%s",
+             head, tail, head, tail, head, tail);
+    cr_assert_str_eq(out.data, want);
+    tw_buf_free(&out);
+    tw_result_free(&r);
+}
+
+Test(encode_gemini, signature_alone_has_a_part)
+{
+    tw_result r = make_result(NULL, NULL, "c2ln", "stop");
+    char *s = encode("gemini", &r, NULL);
+    cr_assert(strstr(s, "\"parts\":[{\"text\":\"\",\"thoughtSignature\":\"c2ln\"}]"), "%s", s);
+    free(s);
+    round_trip(&r, "gemini", "gemini", NULL, 0, "signature alone");
+    round_trip(&r, "gemini-stream", "gemini-stream", NULL, 0, "signature alone");
+    tw_result_free(&r);
+}
+
+/* ===================== rules ===================== */
+
+Test(encode_gemini, finish_reason_out)
+{
+    cr_assert_str_eq(tw_gemini_finish_reason_out("stop"), "STOP");
+    cr_assert_str_eq(tw_gemini_finish_reason_out("tool_calls"), "STOP");
+    cr_assert_str_eq(tw_gemini_finish_reason_out("length"), "MAX_TOKENS");
+    cr_assert_str_eq(tw_gemini_finish_reason_out("content_filter"), "SAFETY");
+    cr_assert_str_eq(tw_gemini_finish_reason_out(NULL), "STOP");
+    cr_assert_str_eq(tw_gemini_finish_reason_out("OTHER"), "OTHER");
+}
+
+static void expect_one_warning(tw_result *r, const char *enc, const char *needle)
+{
+    tw_diag_list w = {0};
+    char *s = encode(enc, r, &w);
+    cr_assert_eq(w.len, 1, "%s: %zu warnings", enc, w.len);
+    cr_assert_eq(w.items[0].code, TW_D_NOT_CARRIED);
+    cr_assert(strstr(w.items[0].message, needle), "%s", w.items[0].message);
+    free(s);
+    tw_diag_list_free(&w);
+}
+
+Test(encode_gemini, not_carried)
+{
+    tw_result r = make_result("x", NULL, NULL, "stop");
+    add_call(&r, NULL, "f", "{}");
+    expect_one_warning(&r, "gemini", "finish_reason");
+    expect_one_warning(&r, "gemini-stream", "finish_reason");
+    tw_result_free(&r);
+
+    r = make_result("x", NULL, NULL, "tool_calls");
+    expect_one_warning(&r, "gemini", "\"tool_calls\" reads back as \"stop\"");
+    tw_result_free(&r);
+
+    r = make_result("x", NULL, NULL, "STOP");
+    expect_one_warning(&r, "gemini", "finish_reason");
+    tw_result_free(&r);
+
+    r = make_result("x", NULL, NULL, NULL);
+    r.msg.has_redacted_thinking = true;
+    expect_one_warning(&r, "gemini", "redacted_thinking");
+    tw_result_free(&r);
+
+    r = make_result(NULL, NULL, NULL, NULL);
+    cr_assert_eq(tw_buf_append(&r.msg.content, "a\0b", 3), TW_OK);
+    expect_one_warning(&r, "gemini-stream", "U+0000");
+    tw_result_free(&r);
+}
+
+Test(encode_gemini, call_without_name_is_invalid)
+{
+    tw_result r = make_result(NULL, NULL, NULL, NULL);
+    add_call(&r, NULL, "f", "{}");
+    r.msg.calls[0].name[0] = '\0';
+    tw_buf out = {0};
+    cr_assert_eq(tw_gemini_response_encode(&r, NULL, &out), TW_ERR_INVALID);
+    cr_assert_eq(tw_gemini_stream_encode(&r, NULL, &out), TW_ERR_INVALID);
+    cr_assert_eq(out.len, 0);
+    tw_buf_free(&out);
+    tw_result_free(&r);
+}
+
+Test(encode_gemini, output_cap_restores)
+{
+    tw_result r = make_result("a long enough text for the cap", NULL, NULL, "stop");
+    tw_encode_opts eo;
+    memset(&eo, 0, sizeof eo);
+    eo.limits.max_output_bytes = 40;
+    tw_buf out = {0};
+    cr_assert_eq(tw_buf_puts(&out, "keep"), TW_OK);
+    cr_assert_eq(tw_gemini_response_encode(&r, &eo, &out), TW_ERR_LIMIT);
+    cr_assert_str_eq(out.data, "keep");
+    cr_assert_eq(tw_gemini_stream_encode(&r, &eo, &out), TW_ERR_LIMIT);
+    cr_assert_str_eq(out.data, "keep");
+    tw_buf_free(&out);
+    tw_result_free(&r);
+}
+
+/* ===================== requests ===================== */
+
+static const char REQ[] =
+    "{\"model\":\"m\",\"temperature\":0.50,\"max_tokens\":100,\"stop\":\"END\",\"tool_choice\":"
+    "{\"type\":\"function\",\"function\":{\"name\":\"get\"}},\"tools\":[{\"type\":\"function\","
+    "\"function\":{\"name\":\"get\",\"description\":\"d\",\"parameters\":{\"type\":\"object\"}}}],"
+    "\"messages\":[{\"role\":\"system\",\"content\":\"S\"},{\"role\":\"user\",\"content\":\"U\"},"
+    "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\","
+    "\"function\":{\"name\":\"get\",\"arguments\":\"{\\\"n\\\":1e3}\"}}]},"
+    "{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"42\"}]}";
+
+static char *encode_request(const char *json, tw_encode_opts *eo, tw_status want)
+{
+    tw_request q;
+    cr_assert_eq(tw_openai_request_decode(json, strlen(json), NULL, &q, NULL), TW_OK);
+    tw_buf out = {0};
+    cr_assert_eq(tw_gemini_request_encode(&q, eo, &out), want);
+    tw_request_free(&q);
+    return out.data;
+}
+
+Test(encode_gemini, request_bytes)
+{
+    tw_diag_list w = {0};
+    tw_encode_opts eo;
+    memset(&eo, 0, sizeof eo);
+    eo.parallel_tool_calls = -1;
+    eo.warnings = &w;
+    char *s = encode_request(REQ, &eo, TW_OK);
+    cr_assert_str_eq(
+        s, "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"U\"}]},"
+           "{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"name\":\"get\",\"args\":{\"n\":1e3},"
+           "\"id\":\"c1\"}}]},"
+           "{\"role\":\"user\",\"parts\":[{\"functionResponse\":{\"name\":\"get\",\"response\":"
+           "{\"output\":\"42\"},\"id\":\"c1\"}}]}],"
+           "\"systemInstruction\":{\"parts\":[{\"text\":\"S\"}]},"
+           "\"tools\":[{\"functionDeclarations\":[{\"name\":\"get\",\"description\":\"d\","
+           "\"parameters\":{\"type\":\"object\"}}]}],"
+           "\"toolConfig\":{\"functionCallingConfig\":{\"mode\":\"ANY\",\"allowedFunctionNames\":"
+           "[\"get\"]}},"
+           "\"generationConfig\":{\"temperature\":0.50,\"maxOutputTokens\":100,"
+           "\"stopSequences\":[\"END\"]}}");
+    /* the model goes in the URL: said, not dropped */
+    cr_assert_eq(w.len, 1);
+    cr_assert_eq(w.items[0].code, TW_D_NOT_CARRIED);
+    cr_assert(strstr(w.items[0].message, "model"));
+    free(s);
+    tw_diag_list_free(&w);
+}
+
+Test(encode_gemini, request_choice_modes_and_warnings)
+{
+    static const char *const choice[][2] = {
+        {"\"auto\"", "\"mode\":\"AUTO\""},
+        {"\"none\"", "\"mode\":\"NONE\""},
+        {"\"required\"", "\"mode\":\"ANY\"}"},
+    };
+    for (size_t i = 0; i < 3; i++) {
+        char json[512];
+        snprintf(json, sizeof json,
+                 "{\"tool_choice\":%s,\"parallel_tool_calls\":true,\"user\":\"u1\","
+                 "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}],"
+                 "\"messages\":[{\"role\":\"user\",\"content\":\"U\"}]}",
+                 choice[i][0]);
+        tw_diag_list w = {0};
+        tw_encode_opts eo;
+        memset(&eo, 0, sizeof eo);
+        eo.parallel_tool_calls = -1;
+        eo.warnings = &w;
+        char *s = encode_request(json, &eo, TW_OK);
+        cr_assert(strstr(s, choice[i][1]), "%s", s);
+        cr_assert_eq(w.len, 2, "%zu warnings: %s", w.len, w.len ? w.items[0].message : "");
+        cr_assert(strstr(w.items[0].message, "parallel_tool_calls"));
+        cr_assert(strstr(w.items[1].message, "options.user"), "%s", w.items[1].message);
+        free(s);
+        tw_diag_list_free(&w);
+    }
+}
+
+Test(encode_gemini, request_result_without_name_is_invalid)
+{
+    const char *json = "{\"messages\":[{\"role\":\"user\",\"content\":\"U\"},"
+                       "{\"role\":\"tool\",\"tool_call_id\":\"zz\",\"content\":\"1\"}]}";
+    tw_encode_opts eo;
+    memset(&eo, 0, sizeof eo);
+    eo.parallel_tool_calls = -1;
+    char *s = encode_request(json, &eo, TW_ERR_INVALID);
+    cr_assert(s == NULL || s[0] == '\0');
+    free(s);
+}
+
+Test(encode_gemini, request_thinking_and_signature_sent_back)
+{
+    tw_request q;
+    memset(&q, 0, sizeof q);
+    q.parallel_tool_calls = -1;
+    q.nmessages = 1;
+    q.messages = calloc(1, sizeof *q.messages);
+    tw_message *m = &q.messages[0];
+    m->role = TW_ROLE_ASSISTANT;
+    cr_assert_eq(tw_buf_puts(&m->thinking, "t"), TW_OK);
+    m->thinking_signature = strdup("c2ln");
+    m->calls = calloc(1, sizeof *m->calls);
+    m->ncalls = m->cap_calls = 1;
+    m->calls[0].name = strdup("f");
+    m->calls[0].id = strdup("call_1");
+    tw_buf out = {0};
+    cr_assert_eq(tw_gemini_request_encode(&q, NULL, &out), TW_OK);
+    cr_assert_str_eq(out.data,
+                     "{\"contents\":[{\"role\":\"model\",\"parts\":[{\"text\":\"t\",\"thought\":true},"
+                     "{\"functionCall\":{\"name\":\"f\",\"args\":{},\"id\":\"call_1\"},"
+                     "\"thoughtSignature\":\"c2ln\"}]}]}");
+    tw_buf_free(&out);
+    tw_request_free(&q);
+}
+
+Test(encode_gemini, request_result_names_from_their_calls)
+{
+    const char *json =
+        "{\"messages\":[{\"role\":\"user\",\"content\":\"U\"},{\"role\":\"assistant\","
+        "\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"f\","
+        "\"arguments\":\"{}\"}},{\"id\":\"c2\",\"type\":\"function\",\"function\":{\"name\":"
+        "\"g\",\"arguments\":\"{}\"}}]},{\"role\":\"tool\",\"tool_call_id\":\"c2\",\"content\":"
+        "\"2\"},{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"1\"}]}";
+    tw_encode_opts eo;
+    memset(&eo, 0, sizeof eo);
+    eo.parallel_tool_calls = -1;
+    char *s = encode_request(json, &eo, TW_OK);
+    cr_assert(strstr(s, "{\"role\":\"user\",\"parts\":["
+                        "{\"functionResponse\":{\"name\":\"g\",\"response\":{\"output\":\"2\"},"
+                        "\"id\":\"c2\"}},"
+                        "{\"functionResponse\":{\"name\":\"f\",\"response\":{\"output\":\"1\"},"
+                        "\"id\":\"c1\"}}]}"),
+              "%s", s);
+    free(s);
+}
