@@ -6,16 +6,49 @@
 # by content hash, so a rerun adds only what is new and never removes what
 # fuzzing merged in. Needs python3.
 #
-#   fuzz/seed-corpus.sh [--clean]     (--clean: empty corpus/ first)
+#   fuzz/seed-corpus.sh [--clean] [--target NAME]...
+#
+# --clean empties the corpus directories being seeded first; --target NAME
+# (repeatable) seeds only corpus/NAME/ and leaves every other corpus alone.
+# NAME is a fuzz target (a fuzz/NAME.options file exists). Without --target
+# every target is seeded.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-if [ "${1:-}" = "--clean" ]; then rm -rf corpus/*/; fi
-exec python3 - "$root" <<'PY'
+clean=0
+targets=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --clean) clean=1; shift ;;
+    --target)
+      [ $# -ge 2 ] || { echo "seed-corpus: --target needs a NAME" >&2; exit 2; }
+      if [ ! -f "fuzz/$2.options" ]; then
+        echo "seed-corpus: unknown target '$2' (no fuzz/$2.options)" >&2; exit 2
+      fi
+      targets+=("$2"); shift 2 ;;
+    --target=*)
+      t=${1#--target=}
+      if [ -z "$t" ] || [ ! -f "fuzz/$t.options" ]; then
+        echo "seed-corpus: unknown target '$t' (no fuzz/$t.options)" >&2; exit 2
+      fi
+      targets+=("$t"); shift ;;
+    -h|--help) sed -n '2,/^set /{/^#/p}' "$0"; exit 0 ;;
+    *) echo "seed-corpus: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+if [ "$clean" = 1 ]; then
+  if [ ${#targets[@]} -eq 0 ]; then
+    rm -rf corpus/*/
+  else
+    for t in "${targets[@]}"; do rm -rf "corpus/$t/"; done
+  fi
+fi
+exec python3 - "$root" ${targets[@]+"${targets[@]}"} <<'PY'
 import hashlib, json, os, pathlib, sys
 
 root = pathlib.Path(sys.argv[1])
 corpus = root / "corpus"
+only = set(sys.argv[2:])  # empty: every target
 # decode fixture format -> targets it seeds
 TEXT = ["think", "hermes", "hermes_stream", "fenced"]
 FORMATS = {
@@ -56,6 +89,8 @@ def header(opts, seed):
 added = 0
 def put(target, data):
     global added
+    if only and target not in only:
+        return
     d = corpus / target
     d.mkdir(parents=True, exist_ok=True)
     p = d / ("seed-" + hashlib.sha1(data).hexdigest()[:16])

@@ -1,5 +1,7 @@
 /* Core: code table, limits, diagnostics, capped buffers, string helpers. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "toolwire/core.h"
 #include "work.h"
 
