@@ -502,8 +502,9 @@ static bool describe_error(const char *buf, size_t len, size_t max_depth, size_t
  * cJSON returns NULL both when the text is not JSON and when an allocation
  * fails. To tell the two apart, cjson_reads walks the text as cJSON 1.7's
  * parser does, allocating nothing: bytes up to 0x20 are whitespace, a
- * leading UTF-8 byte order mark is skipped, a number is the longest prefix
- * strtod takes of the run of [0-9+-.eE] characters, a \u escape must
+ * leading UTF-8 byte order mark is skipped when two bytes follow it, a
+ * number is the longest prefix strtod takes of the run of [0-9+-.eE]
+ * characters, a \u escape must
  * have four characters before the closing quote and pair its surrogates
  * (hex digits are not checked: cJSON reads bad ones as U+0000), other
  * escapes are the eight of RFC 8259. It is never looser than cJSON: when it
@@ -622,7 +623,9 @@ static bool cjson_reads(const char *buf, size_t len)
 {
     char stack[TW_DEPTH_HARD_MAX + 1];
     size_t depth = 0, i = 0;
-    if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
+    /* cJSON 1.7 skips the mark only when a byte follows it and one more
+     * (can_access_at_index(buffer, 4)): a mark and one byte do not read */
+    if (len >= 5 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
         i = 3;
     for (;;) {
         /* a value at buf[i] (after whitespace) */

@@ -637,3 +637,38 @@ Test(json_strict, parse_returns_statuses_with_the_diagnostic_in_err)
     cr_expect_eq(tw_json_parse(deep, sizeof deep, 4, &v, NULL), TW_ERR_LIMIT);
     cr_expect_eq(tw_json_parse("\"\\u0000\"", 8, 0, &v, NULL), TW_ERR_INVALID);
 }
+
+/* cJSON skips a byte order mark only when two bytes follow it: a mark and
+ * one byte is bad JSON, never an allocation failure (a fuzzed fenced call
+ * once came back NOMEM). */
+Test(json_strict, byte_order_mark_short_texts_are_parse_errors)
+{
+    const struct {
+        const char *text;
+        tw_status st;
+    } cases[] = {
+        {"\xEF\xBB\xBF", TW_ERR_PARSE},    {"\xEF\xBB\xBF" "0", TW_ERR_PARSE},
+        {"\xEF\xBB\xBF" "[", TW_ERR_PARSE}, {"\xEF\xBB\xBF" " ", TW_ERR_PARSE},
+        {"\xEF\xBB\xBF" "12", TW_OK},      {"\xEF\xBB\xBF" "[]", TW_OK},
+        {"\xEF\xBB\xBF" " 1", TW_OK},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        size_t n = strlen(cases[i].text);
+        char *b = tw_test_exact(cases[i].text, n);
+        cJSON *v = NULL;
+        tw_error e;
+        tw_status st = tw_json_parse(b, n, 0, &v, &e);
+        cr_expect_eq(st, cases[i].st, "case %zu: %s", i, tw_code_name(st));
+        cJSON_Delete(v);
+        tw_json_lint lint;
+        st = tw_json_parse_lint(b, n, 0, &v, &e, &lint);
+        cr_expect_eq(st, cases[i].st, "case %zu (lint): %s", i, tw_code_name(st));
+        cJSON_Delete(v);
+        free(b);
+    }
+    /* the reproduction: a fenced block holding a mark and one digit */
+    const char in[] = "```tool_call\xEF\xBB\xBF" "0```";
+    tw_result r;
+    cr_assert_eq(tw_format_find("fenced")->decode(in, sizeof in - 1, NULL, &r), TW_OK);
+    tw_result_free(&r);
+}
