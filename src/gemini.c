@@ -130,7 +130,7 @@ static void call_refuse(gem_acc *a, tw_status code, const char *why)
     if (a->refuse)
         return;
     a->refuse = code;
-    snprintf(a->why, sizeof a->why, "%s", why);
+    snprintf(a->why, sizeof a->why, "%.223s", why);
 }
 
 static tw_status keep_signature(gem_acc *a, const char *sig, int64_t off)
