@@ -75,6 +75,13 @@ Test(core, code_numbers_are_pinned)
         {TW_D_JSON_NUL, 42, "json_nul"},
         {TW_D_CALL_DUPLICATE_KEY, 43, "call_duplicate_key"},
         {TW_D_JSON_NOT_RFC8259, 44, "json_not_rfc8259"},
+        {TW_D_RESPONSE_FAILED, 45, "response_failed"},
+        {TW_D_ITEM_NOT_CARRIED, 46, "item_not_carried"},
+        {TW_D_SEQUENCE_NUMBER, 47, "sequence_number"},
+        {TW_D_STREAM_ITEM_ORDER, 48, "stream_item_order"},
+        {TW_D_DONE_MISMATCH, 49, "done_mismatch"},
+        {TW_D_EVENT_TYPE_MISMATCH, 50, "event_type_mismatch"},
+        {TW_D_PARALLEL_WRAPPER, 51, "parallel_wrapper"},
     };
     size_t n = sizeof pinned / sizeof pinned[0];
     for (size_t i = 0; i < n; i++) {

@@ -103,7 +103,20 @@ extern "C" {
     X(TW_D_CALL_DUPLICATE_KEY, 43, "call_duplicate_key",                       \
       "tool call object repeats a key; the call is ambiguous")                 \
     X(TW_D_JSON_NOT_RFC8259, 44, "json_not_rfc8259",                           \
-      "JSON is not RFC 8259: raw control character in a string or between tokens")
+      "JSON is not RFC 8259: raw control character in a string or between tokens") \
+    /* diagnostics: OpenAI Responses */                                        \
+    X(TW_D_RESPONSE_FAILED, 45, "response_failed", "the response ended with status failed") \
+    X(TW_D_ITEM_NOT_CARRIED, 46, "item_not_carried",                           \
+      "an output item the result has no place for (a built-in tool's, or an unknown type)") \
+    X(TW_D_SEQUENCE_NUMBER, 47, "sequence_number",                             \
+      "an event's sequence_number does not increase")                          \
+    X(TW_D_STREAM_ITEM_ORDER, 48, "stream_item_order",                         \
+      "an event names an output item that was not added, or adds one twice")   \
+    X(TW_D_DONE_MISMATCH, 49, "done_mismatch", "a .done event's value differs from its deltas") \
+    X(TW_D_EVENT_TYPE_MISMATCH, 50, "event_type_mismatch",                     \
+      "the SSE event name differs from the type in its data")                  \
+    X(TW_D_PARALLEL_WRAPPER, 51, "parallel_wrapper",                           \
+      "calls wrapped in one call to the pseudo-tool 'parallel'")
 
 typedef enum tw_status {
 #define TW_X_ENUM(e, v, n, m) e = v,
