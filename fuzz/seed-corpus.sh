@@ -61,6 +61,8 @@ FORMATS = {
     "gemini": ["gemini"],
     "gemini-stream": ["gemini_stream", "sse"],
     "proxy": ["proxy"],
+    "openai-responses": ["openai_responses"],
+    "openai-responses-stream": ["openai_responses_stream", "sse"],
 }
 
 def header(opts, seed):
@@ -141,7 +143,8 @@ for d in sorted((root / "fuzz/seeds").glob("*")):
         if d.name in ("hermes", "think", "fenced"):
             for t in TEXT:
                 put(t, hdr + raw)
-        if d.name in ("openai_stream", "anthropic_stream", "gemini_stream"):
+        if d.name in ("openai_stream", "anthropic_stream", "gemini_stream",
+                      "openai_responses_stream"):
             put("sse", hdr + raw)
 
 print(f"seed-corpus: {added} new inputs")
