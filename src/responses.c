@@ -43,6 +43,11 @@ const char *tw_responses_finish_reason(const char *status, const char *incomplet
 
 /* ===================== one message, shared by body and stream ===================== */
 
+static bool is_type(const char *type, const char *want)
+{
+    return type && strcmp(type, want) == 0;
+}
+
 typedef struct rs_msg {
     tw_wire_sink k;
     tw_buf refusal;     /* refusal text, added to content at the end */
@@ -204,23 +209,23 @@ static tw_status message_parts(rs_msg *m, const cJSON *item, int64_t off)
     return st;
 }
 
-/* The summary parts of a reasoning item, each one piece of thinking. */
+/* The summary parts of a reasoning item, then its reasoning_text content
+ * parts (the full reasoning some servers give), each one piece of thinking. */
 static tw_status reasoning_summary(rs_msg *m, const cJSON *item)
 {
     tw_status st = TW_OK;
-    const cJSON *sum = tw_json_get(item, "summary");
-    for (const cJSON *p = cJSON_IsArray(sum) ? sum->child : NULL; st == TW_OK && p; p = p->next) {
-        const char *text = tw_json_get_str(p, "text");
-        bool started = false;
-        if (text)
-            st = thinking_text(m, &started, text, strlen(text));
+    static const char *const lists[] = {"summary", "content"};
+    for (size_t l = 0; l < 2; l++) {
+        const cJSON *arr = tw_json_get(item, lists[l]);
+        for (const cJSON *p = cJSON_IsArray(arr) ? arr->child : NULL; st == TW_OK && p;
+             p = p->next) {
+            const char *text = tw_json_get_str(p, "text");
+            bool started = false;
+            if (text && (l == 0 || is_type(tw_json_get_str(p, "type"), "reasoning_text")))
+                st = thinking_text(m, &started, text, strlen(text));
+        }
     }
     return st;
-}
-
-static bool is_type(const char *type, const char *want)
-{
-    return type && strcmp(type, want) == 0;
 }
 
 /* One whole output item (a body's, or a stream's final response). */
@@ -706,6 +711,8 @@ static const rs_evtype EVTYPES[] = {
     {"response.refusal.done", EV_DONE, "refusal", true},
     {"response.reasoning_summary_text.delta", EV_DELTA, "delta", false},
     {"response.reasoning_summary_text.done", EV_DONE, "text", false},
+    {"response.reasoning_text.delta", EV_DELTA, "delta", false},
+    {"response.reasoning_text.done", EV_DONE, "text", false},
     {"response.function_call_arguments.delta", EV_DELTA, "delta", false},
     {"response.function_call_arguments.done", EV_DONE, "arguments", false},
     {"response.content_part.added", EV_PART, NULL, false},

@@ -200,6 +200,13 @@ case(BODY, "reasoning_two_signatures", "a second, different encrypted_content is
      "not_carried", R + " reasoning", t, content="ok", thinking="a\nb", signature="sig-1",
      finish_reason="stop", warnings=[("not_carried", item_off(t, 1))])
 
+t = body(response([{"type": "reasoning", "id": "rs_1", "summary": [],
+                    "content": [{"type": "reasoning_text", "text": "The user wants Paris."}]},
+                   msg_item("Paris.")]))
+case(BODY, "reasoning_text", "reasoning_text content parts (the full reasoning) are thinking "
+     "too", R + " reasoning", t, thinking="The user wants Paris.", content="Paris.",
+     finish_reason="stop")
+
 t = body(response([msg_item(refusal="I can't help with that.")]))
 case(BODY, "refusal", "a refusal part is the content, with warning refusal and content_filter",
      R + " refusal", t, content="I can't help with that.", finish_reason="content_filter",
@@ -350,6 +357,25 @@ case(STREAM, "reasoning_summary_then_call", "summary parts join with \\n into th
      "encrypted_content of output_item.done is the thinking signature", RS + " reasoning",
      s.text, thinking="Need the weather.\nCall the tool.", signature="gAAAAB-enc",
      calls=[C("call_1", "get_weather", {"city": "Paris"})], finish_reason="tool_calls")
+
+s = RStream()
+s.start()
+s.e("response.output_item.added", output_index=0, item={"type": "reasoning", "id": "rs_1", "summary": []})
+s.e("response.content_part.added", item_id="rs_1", output_index=0, content_index=0,
+    part={"type": "reasoning_text", "text": ""})
+s.e("response.reasoning_text.delta", item_id="rs_1", output_index=0, content_index=0, delta="The user ")
+s.e("response.reasoning_text.delta", item_id="rs_1", output_index=0, content_index=0, delta="wants Paris.")
+s.e("response.reasoning_text.done", item_id="rs_1", output_index=0, content_index=0,
+    text="The user wants Paris.")
+s.e("response.output_item.done", output_index=0,
+    item={"type": "reasoning", "id": "rs_1", "summary": [],
+          "content": [{"type": "reasoning_text", "text": "The user wants Paris."}]})
+s.message(1, "Paris.")
+s.end([{"type": "reasoning", "id": "rs_1", "summary": [],
+        "content": [{"type": "reasoning_text", "text": "The user wants Paris."}]}, msg_item("Paris.")])
+case(STREAM, "reasoning_text", "reasoning_text deltas (the full reasoning) are thinking too",
+     RS + " reasoning", s.text, thinking="The user wants Paris.", content="Paris.",
+     finish_reason="stop")
 
 s = RStream()
 s.start()
