@@ -50,10 +50,10 @@ static bool is_type(const char *type, const char *want)
 
 typedef struct rs_msg {
     tw_wire_sink k;
-    tw_buf refusal;     /* refusal text, added to content at the end */
+    tw_buf refusal; /* refusal text, added to content at the end */
     int64_t refusal_off;
-    char *status;       /* the response's status, NULL when none was seen */
-    char *reason;       /* incomplete_details.reason */
+    char *status; /* the response's status, NULL when none was seen */
+    char *reason; /* incomplete_details.reason */
     bool warned_signature;
     bool warned_part;
 } rs_msg;
@@ -201,8 +201,10 @@ static tw_status message_parts(rs_msg *m, const cJSON *item, int64_t off)
         } else if (!m->warned_part) {
             m->warned_part = true;
             char msg[160];
-            snprintf(msg, sizeof msg, "a message content part of type %.60s has no place in the "
-                     "result", type ? type : "(none)");
+            snprintf(msg, sizeof msg,
+                     "a message content part of type %.60s has no place in the "
+                     "result",
+                     type ? type : "(none)");
             st = tw_wire_diag(&m->k, false, TW_D_NOT_CARRIED, off, msg);
         }
     }
@@ -269,7 +271,8 @@ static tw_status take_status(rs_msg *m, const cJSON *resp, int64_t err_off)
     free(m->status);
     free(m->reason);
     m->status = m->reason = NULL;
-    if ((status && !(m->status = tw_strdup(status))) || (reason && !(m->reason = tw_strdup(reason))))
+    if ((status && !(m->status = tw_strdup(status))) ||
+        (reason && !(m->reason = tw_strdup(reason))))
         return TW_ERR_NOMEM;
     const cJSON *err = tw_json_get(resp, "error");
     if (is_type(status, "failed") || (err && !cJSON_IsNull(err))) {
@@ -307,8 +310,8 @@ static tw_status rs_body(tw_wire_sink *k, const char *buf, size_t len)
     cJSON *root = NULL;
     tw_error e;
     tw_json_lint lint;
-    tw_status st = tw_json_parse_lint(buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH, &root,
-                                      &e, &lint);
+    tw_status st =
+        tw_json_parse_lint(buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH, &root, &e, &lint);
     if (st == TW_ERR_NOMEM)
         return st;
     if (st != TW_OK)
@@ -376,19 +379,19 @@ enum rs_kind { RS_MESSAGE, RS_REASONING, RS_CALL, RS_OTHER };
  * which a .done value is compared.
  */
 typedef struct rs_item {
-    int64_t index;   /* output_index */
+    int64_t index; /* output_index */
     enum rs_kind kind;
-    char *id;        /* the item id, NULL when none */
+    char *id; /* the item id, NULL when none */
     char *call_id;
     char *name;
     const char *type_name; /* for RS_OTHER: no copy kept, only the kind */
     tw_buf acc;
-    bool acc_seen;   /* a delta of the current piece came */
-    bool acc_done;   /* the current piece's .done came */
-    bool oversize;   /* argument text past its cap */
-    bool any_text;   /* text of this item reached the result from events */
-    bool started;    /* the current thinking piece gave text */
-    bool done;       /* output_item.done came */
+    bool acc_seen; /* a delta of the current piece came */
+    bool acc_done; /* the current piece's .done came */
+    bool oversize; /* argument text past its cap */
+    bool any_text; /* text of this item reached the result from events */
+    bool started;  /* the current thinking piece gave text */
+    bool done;     /* output_item.done came */
     int64_t off;
     cJSON *done_item; /* a function_call's output_item.done item, for its checks */
 } rs_item;
@@ -404,14 +407,14 @@ typedef struct tw_responses_stream {
     rs_item *items;
     size_t nitems;
     size_t cap_items;
-    tw_buf head;    /* the input while no event came yet (<= max_event_bytes) */
+    tw_buf head; /* the input while no event came yet (<= max_event_bytes) */
     bool head_off;
     uint64_t fed;
     bool too_large;
     bool finished;
     bool any_event;
-    bool terminal;  /* response.completed, .incomplete or .failed seen */
-    bool sparse;    /* an item's output_index is not its position: lookups scan */
+    bool terminal; /* response.completed, .incomplete or .failed seen */
+    bool sparse;   /* an item's output_index is not its position: lookups scan */
     bool have_seq;
     int64_t last_seq;
     bool nonstd_warned;
@@ -490,8 +493,8 @@ static tw_status item_added(tw_responses_stream *d, const cJSON *j, int64_t off)
     if (!cJSON_IsObject(item))
         return diag(d, true, TW_D_RESPONSE_SHAPE, off,
                     "response.output_item.added has no item object");
-    int64_t idx = cJSON_IsNumber(ix) ? tw_json_int(ix, INT64_MIN, INT64_MAX, -1)
-                                     : (int64_t)d->nitems;
+    int64_t idx =
+        cJSON_IsNumber(ix) ? tw_json_int(ix, INT64_MIN, INT64_MAX, -1) : (int64_t)d->nitems;
     bool dup = idx >= 0 && (uint64_t)idx < d->nitems && d->items[idx].index == idx;
     for (size_t i = 0; !dup && d->sparse && i < d->nitems; i++) {
         TW_WORK(1);
@@ -499,8 +502,8 @@ static tw_status item_added(tw_responses_stream *d, const cJSON *j, int64_t off)
     }
     if (dup)
         return diag(d, true, TW_D_STREAM_ITEM_ORDER, off,
-                        "response.output_item.added adds an output_index twice; the event was "
-                        "dropped");
+                    "response.output_item.added adds an output_index twice; the event was "
+                    "dropped");
     size_t cap = tw_open_calls_cap(&d->L);
     if (d->nitems >= cap)
         return diag(d, true, TW_D_TOO_MANY_CALLS, off,
@@ -598,7 +601,8 @@ static tw_status on_done_value(tw_responses_stream *d, rs_item *it, const char *
     if (!it->acc_seen && !it->acc_done) {
         st = n ? on_delta(d, it, v, n, refusal, off) : TW_OK;
         it->acc_seen = n > 0;
-    } else if (!it->oversize && (it->acc.len != n || memcmp(it->acc.data ? it->acc.data : "", v, n) != 0)) {
+    } else if (!it->oversize &&
+               (it->acc.len != n || memcmp(it->acc.data ? it->acc.data : "", v, n) != 0)) {
         char msg[220];
         snprintf(msg, sizeof msg,
                  "%.60s: the value (%zu bytes) differs from the concatenated deltas (%zu bytes); "
@@ -778,8 +782,7 @@ static tw_status on_sse_event(void *user, const tw_sse_event *ev)
     cJSON *j = NULL;
     tw_error e;
     tw_json_lint lint;
-    tw_status st =
-        tw_json_parse_lint(p, n, d->L.max_depth + TW_WIRE_ENVELOPE_DEPTH, &j, &e, &lint);
+    tw_status st = tw_json_parse_lint(p, n, d->L.max_depth + TW_WIRE_ENVELOPE_DEPTH, &j, &e, &lint);
     if (st == TW_ERR_NOMEM)
         return st;
     if (st == TW_OK) {
@@ -792,8 +795,8 @@ static tw_status on_sse_event(void *user, const tw_sse_event *ev)
     }
     const char *type = tw_json_get_str(j, "type");
     bool named = !(ev->type_len == 7 && memcmp(ev->type, "message", 7) == 0);
-    bool error_event = (ev->type_len == 5 && memcmp(ev->type, "error", 5) == 0) ||
-                       is_type(type, "error");
+    bool error_event =
+        (ev->type_len == 5 && memcmp(ev->type, "error", 5) == 0) || is_type(type, "error");
     if (st == TW_OK && named && type &&
         (strlen(type) != ev->type_len || memcmp(type, ev->type, ev->type_len) != 0)) {
         char msg[240];
@@ -845,8 +848,8 @@ static tw_status rs_feed(void *s, const char *buf, size_t len)
         return TW_ERR_STATE;
     if (d->stop != TW_OK)
         return d->stop;
-    tw_status st = tw_wire_sse_feed(&d->sse, &d->L, &d->fed, &d->too_large, &d->head,
-                                    &d->head_off, buf, len);
+    tw_status st =
+        tw_wire_sse_feed(&d->sse, &d->L, &d->fed, &d->too_large, &d->head, &d->head_off, buf, len);
     return st == TW_OK ? d->stop : st;
 }
 
@@ -934,8 +937,8 @@ tw_status tw_responses_stream_decode(const char *buf, size_t len, const tw_decod
                                      tw_result *out)
 {
     tw_responses_stream d;
-    return tw_decode_batch(&d, rs_init(&d, o, NULL, NULL), rs_feed, rs_finish, rs_release, buf,
-                           len, out);
+    return tw_decode_batch(&d, rs_init(&d, o, NULL, NULL), rs_feed, rs_finish, rs_release, buf, len,
+                           out);
 }
 
 /* ===================== registry glue ===================== */

@@ -223,8 +223,8 @@ static const char WRAPPED_ARGS[] =
 
 Test(responses, real_stream_parallel_wrapper)
 {
-    const char *path =
-        tw_test_shared("real-traffic/openai_responses__stream__parallel_wrapper_pseudo_tool.chunks.jsonl");
+    const char *path = tw_test_shared(
+        "real-traffic/openai_responses__stream__parallel_wrapper_pseudo_tool.chunks.jsonl");
     if (!path)
         cr_skip("../shared/real-traffic is absent");
     char why[256];
@@ -441,13 +441,14 @@ Test(responses, item_cap)
 {
     tw_buf s = {0};
     for (int i = 0; i < 5; i++)
-        cr_assert_eq(tw_buf_printf(&s,
-                                   "data: {\"type\":\"response.output_item.added\",\"output_index\":%d,"
-                                   "\"item\":{\"type\":\"message\",\"id\":\"m%d\",\"content\":[]}}\n\n"
-                                   "data: {\"type\":\"response.output_text.delta\",\"output_index\":%d,"
-                                   "\"delta\":\"%d\"}\n\n",
-                                   i, i, i, i),
-                     TW_OK);
+        cr_assert_eq(
+            tw_buf_printf(&s,
+                          "data: {\"type\":\"response.output_item.added\",\"output_index\":%d,"
+                          "\"item\":{\"type\":\"message\",\"id\":\"m%d\",\"content\":[]}}\n\n"
+                          "data: {\"type\":\"response.output_text.delta\",\"output_index\":%d,"
+                          "\"delta\":\"%d\"}\n\n",
+                          i, i, i, i),
+            TW_OK);
     cr_assert_eq(tw_buf_puts(&s, "data: {\"type\":\"response.completed\",\"response\":"
                                  "{\"status\":\"completed\",\"output\":[]}}\n\n"),
                  TW_OK);
@@ -462,11 +463,12 @@ Test(responses, item_cap)
     tw_buf_free(&s);
 
     for (int i = 0; i < 20; i++)
-        cr_assert_eq(tw_buf_printf(&s,
-                                   "data: {\"type\":\"response.output_item.added\",\"output_index\":%d,"
-                                   "\"item\":{\"type\":\"message\",\"id\":\"m%d\",\"content\":[]}}\n\n",
-                                   i, i),
-                     TW_OK);
+        cr_assert_eq(
+            tw_buf_printf(&s,
+                          "data: {\"type\":\"response.output_item.added\",\"output_index\":%d,"
+                          "\"item\":{\"type\":\"message\",\"id\":\"m%d\",\"content\":[]}}\n\n",
+                          i, i),
+            TW_OK);
     cr_assert_eq(tw_buf_puts(&s, "data: {\"type\":\"response.completed\",\"response\":"
                                  "{\"status\":\"completed\",\"output\":[]}}\n\n"),
                  TW_OK);
