@@ -454,11 +454,13 @@ static rs_item *find_item(tw_responses_stream *d, const cJSON *j, const char *ty
     const cJSON *ix = tw_json_get(j, "output_index");
     const char *id = tw_json_get_str(j, "item_id");
     rs_item *it = NULL;
-    if (cJSON_IsNumber(ix)) {
-        int64_t idx = tw_json_int(ix, INT64_MIN, INT64_MAX, -1);
+    int64_t idx = -1;
+    if (cJSON_IsNumber(ix)) { /* 1.5 or -1 names no item: never rounded into a neighbour */
+        if (!tw_json_exact_int(ix, 0, INT64_MAX, &idx))
+            idx = -1;
         if (idx >= 0 && (uint64_t)idx < d->nitems && d->items[idx].index == idx)
             it = &d->items[idx];
-        for (size_t i = 0; !it && d->sparse && i < d->nitems; i++) {
+        for (size_t i = 0; !it && idx >= 0 && d->sparse && i < d->nitems; i++) {
             TW_WORK(1);
             if (d->items[i].index == idx)
                 it = &d->items[i];
@@ -493,8 +495,11 @@ static tw_status item_added(tw_responses_stream *d, const cJSON *j, int64_t off)
     if (!cJSON_IsObject(item))
         return diag(d, true, TW_D_RESPONSE_SHAPE, off,
                     "response.output_item.added has no item object");
-    int64_t idx =
-        cJSON_IsNumber(ix) ? tw_json_int(ix, INT64_MIN, INT64_MAX, -1) : (int64_t)d->nitems;
+    int64_t idx = (int64_t)d->nitems;
+    if (cJSON_IsNumber(ix) && !tw_json_exact_int(ix, 0, INT64_MAX, &idx))
+        return diag(d, true, TW_D_STREAM_ITEM_ORDER, off,
+                    "response.output_item.added: output_index is not a non-negative integer; "
+                    "the event was dropped");
     bool dup = idx >= 0 && (uint64_t)idx < d->nitems && d->items[idx].index == idx;
     for (size_t i = 0; !dup && d->sparse && i < d->nitems; i++) {
         TW_WORK(1);
@@ -727,8 +732,12 @@ static tw_status on_event(tw_responses_stream *d, const cJSON *j, const char *ty
 {
     const cJSON *seq = tw_json_get(j, "sequence_number");
     tw_status st = TW_OK;
-    if (cJSON_IsNumber(seq)) {
-        int64_t s = tw_json_int(seq, INT64_MIN, INT64_MAX, 0);
+    int64_t s = 0;
+    if (cJSON_IsNumber(seq) && !tw_json_exact_int(seq, INT64_MIN, INT64_MAX, &s)) {
+        if ((st = diag(d, false, TW_D_SEQUENCE_NUMBER, off,
+                       "sequence_number is not an integer; not compared")) != TW_OK)
+            return st;
+    } else if (cJSON_IsNumber(seq)) {
         if (d->have_seq && s <= d->last_seq) {
             char msg[160];
             snprintf(msg, sizeof msg, "sequence_number %lld after %lld", (long long)s,

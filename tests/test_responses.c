@@ -89,8 +89,8 @@ static void load_cassette(const char *name, tw_cassette *c)
     const char *path = tw_test_shared(name);
     if (!path)
         cr_skip("../shared/real-traffic is absent");
-    char why[512];
-    cr_assert_eq(tw_cassette_load(path, NULL, c, why, sizeof why), TW_OK, "%s", why);
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_cassette_load(path, NULL, c, &why), TW_OK, "%s", why.message);
 }
 
 /* The values of a result without the diagnostics and call offsets. */
@@ -227,10 +227,10 @@ Test(responses, real_stream_parallel_wrapper)
         "real-traffic/openai_responses__stream__parallel_wrapper_pseudo_tool.chunks.jsonl");
     if (!path)
         cr_skip("../shared/real-traffic is absent");
-    char why[256];
+    tw_error why = {.offset = -1};
     size_t len = 0;
-    char *text = tw_read_file(path, 1 << 20, &len, why, sizeof why);
-    cr_assert_not_null(text, "%s", why);
+    char *text = tw_read_file(path, 1 << 20, &len, &why);
+    cr_assert_not_null(text, "%s", why.message);
     /* one data: event per line, as the stream carried them */
     tw_buf sse = {0};
     size_t nev = 0;
@@ -326,12 +326,12 @@ static void run_dir(const char *sub, bool stream)
     cr_assert_geq(n, 15, "fixtures under %s", sub);
     size_t compared = 0;
     for (long i = 0; i < n; i++) {
-        char why[300];
-        cJSON *fx = tw_load_json_file(files[i], 1 << 26, 256, why, sizeof why);
-        cr_assert_not_null(fx, "%s", why);
+        tw_error why = {.offset = -1};
+        cJSON *fx = tw_load_json_file(files[i], 1 << 26, 256, &why);
+        cr_assert_not_null(fx, "%s", why.message);
         tw_opts_holder h;
         tw_opts_holder_init(&h);
-        cr_assert(tw_opts_from_json(&h, tw_json_get(fx, "options"), why, sizeof why), "%s", why);
+        cr_assert(tw_opts_from_json(&h, tw_json_get(fx, "options"), &why), "%s", why.message);
         const tw_format_ops *f = tw_format_find(tw_json_get_str(fx, "format"));
         cr_assert_not_null(f);
         const char *in = tw_json_get_str(fx, "input");

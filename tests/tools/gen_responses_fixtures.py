@@ -400,6 +400,19 @@ case(STREAM, "delta_for_unknown_item", "a delta whose output_index names no adde
 
 s = RStream()
 s.start()
+s.e("response.output_item.added", output_index=0,
+    item={"type": "message", "id": "msg_1", "role": "assistant", "content": []})
+s.e("response.output_item.added", output_index=1,
+    item={"type": "message", "id": "msg_2", "role": "assistant", "content": []})
+bad = s.e("response.output_text.delta", output_index=0.5, content_index=0, delta="half")
+s.e("response.output_text.delta", item_id="msg_2", output_index=1, content_index=0, delta="two")
+s.end([])
+case(STREAM, "output_index_not_integer", "an output_index of 0.5 names no item (never rounded "
+     "into a neighbour): stream_item_order, the event dropped", RS + " checks", s.text,
+     content="two", finish_reason="stop", errors=[("stream_item_order", bad)])
+
+s = RStream()
+s.start()
 s.message(0, "Hi.")
 bad = s.e("response.output_text.delta", item_id="msg_1", output_index=0, content_index=0, delta="late")
 s.end([])
