@@ -62,6 +62,43 @@ static tw_status gen_gemini_stream(tw_buf *b, size_t n)
                        : st;
 }
 
+/* OpenAI Responses: n function_call items in one response; n calls streamed as
+ * output_item.added, one arguments delta, .done and output_item.done. */
+static tw_status gen_responses(tw_buf *b, size_t n)
+{
+    tw_status st = tw_buf_puts(b, "{\"status\":\"completed\",\"output\":[");
+    for (size_t i = 0; st == TW_OK && i < n; i++)
+        st = tw_buf_printf(b,
+                           "%s{\"type\":\"function_call\",\"call_id\":\"c%zu\",\"name\":\"f\","
+                           "\"arguments\":\"{\\\"i\\\":%zu}\"}",
+                           i ? "," : "", i, i);
+    return st == TW_OK ? tw_buf_puts(b, "]}") : st;
+}
+static tw_status gen_responses_stream(tw_buf *b, size_t n)
+{
+    tw_status st = TW_OK;
+    for (size_t i = 0; st == TW_OK && i < n; i++)
+        st = tw_buf_printf(
+            b,
+            "event: response.output_item.added\ndata: {\"type\":\"response.output_item.added\","
+            "\"output_index\":%zu,\"item\":{\"type\":\"function_call\",\"id\":\"fc%zu\","
+            "\"call_id\":\"c%zu\",\"name\":\"f\",\"arguments\":\"\"}}\n\n"
+            "event: response.function_call_arguments.delta\ndata: {\"type\":"
+            "\"response.function_call_arguments.delta\",\"output_index\":%zu,\"delta\":"
+            "\"{\\\"i\\\":%zu}\"}\n\n"
+            "event: response.function_call_arguments.done\ndata: {\"type\":"
+            "\"response.function_call_arguments.done\",\"output_index\":%zu,\"arguments\":"
+            "\"{\\\"i\\\":%zu}\"}\n\n"
+            "event: response.output_item.done\ndata: {\"type\":\"response.output_item.done\","
+            "\"output_index\":%zu,\"item\":{\"type\":\"function_call\",\"id\":\"fc%zu\","
+            "\"call_id\":\"c%zu\",\"name\":\"f\",\"arguments\":\"{\\\"i\\\":%zu}\"}}\n\n",
+            i, i, i, i, i, i, i, i, i, i, i);
+    return st == TW_OK ? tw_buf_puts(b, "event: response.completed\ndata: {\"type\":"
+                                        "\"response.completed\",\"response\":{\"status\":"
+                                        "\"completed\",\"output\":[]}}\n\n")
+                       : st;
+}
+
 typedef struct job {
     const char *what;
     const char *format; /* a decoder, or NULL for the client checks */
@@ -132,6 +169,9 @@ int main(int argc, char **argv)
         {"gemini, functionCall parts", "gemini", gen_gemini, true, NULL},
         {"gemini-stream, streamed partialArgs calls", "gemini-stream", gen_gemini_stream, true,
          NULL},
+        {"openai-responses, function_call items", "openai-responses", gen_responses, true, NULL},
+        {"openai-responses-stream, streamed calls", "openai-responses-stream",
+         gen_responses_stream, true, NULL},
         {"client checks, OpenAI call/result pairs", NULL, gen_pairs_oai, false,
          "/v1/chat/completions"},
         {"client checks, Anthropic call/result pairs", NULL, gen_pairs_ant, false,

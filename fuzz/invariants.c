@@ -842,6 +842,14 @@ int tw_fz_gemini_stream(const uint8_t *d, size_t n)
 {
     return check_decoder("gemini-stream", d, n, MODE_STREAM);
 }
+int tw_fz_openai_responses(const uint8_t *d, size_t n)
+{
+    return check_decoder("openai-responses", d, n, MODE_BATCH);
+}
+int tw_fz_openai_responses_stream(const uint8_t *d, size_t n)
+{
+    return check_decoder("openai-responses-stream", d, n, MODE_STREAM);
+}
 int tw_fz_proxy(const uint8_t *d, size_t n) { return check_decoder("proxy", d, n, MODE_BATCH); }
 
 /* ===================== schema ===================== */
@@ -956,6 +964,8 @@ static const struct {
     {"vllm", tw_fz_vllm},
     {"gemini", tw_fz_gemini},
     {"gemini_stream", tw_fz_gemini_stream},
+    {"openai_responses", tw_fz_openai_responses},
+    {"openai_responses_stream", tw_fz_openai_responses_stream},
     {"proxy", tw_fz_proxy},
     {"schema", tw_fz_schema},
 #ifdef TW_FZ_HAVE_SSE

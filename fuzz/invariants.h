@@ -57,6 +57,8 @@ int tw_fz_anthropic_stream(const uint8_t *data, size_t size);
 int tw_fz_vllm(const uint8_t *data, size_t size);
 int tw_fz_gemini(const uint8_t *data, size_t size);
 int tw_fz_gemini_stream(const uint8_t *data, size_t size);
+int tw_fz_openai_responses(const uint8_t *data, size_t size);
+int tw_fz_openai_responses_stream(const uint8_t *data, size_t size);
 int tw_fz_proxy(const uint8_t *data, size_t size);
 int tw_fz_schema(const uint8_t *data, size_t size);
 /* These need modules that may not be built yet; they are defined in

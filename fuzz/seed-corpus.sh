@@ -62,6 +62,8 @@ FORMATS = {
     "gemini-stream": ["gemini_stream", "sse"],
     "proxy": ["proxy"],
     "qwen3-coder": ["qwen3_coder"],
+    "openai-responses": ["openai_responses"],
+    "openai-responses-stream": ["openai_responses_stream", "sse"],
 }
 
 def header(opts, seed):
@@ -142,7 +144,8 @@ for d in sorted((root / "fuzz/seeds").glob("*")):
         if d.name in ("hermes", "think", "fenced"):
             for t in TEXT:
                 put(t, hdr + raw)
-        if d.name in ("openai_stream", "anthropic_stream", "gemini_stream"):
+        if d.name in ("openai_stream", "anthropic_stream", "gemini_stream",
+                      "openai_responses_stream"):
             put("sse", hdr + raw)
 
 print(f"seed-corpus: {added} new inputs")

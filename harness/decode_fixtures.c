@@ -137,7 +137,7 @@ static int hex_val(char c)
  * bytes) or `input_hex` (two hex digits a byte, for bytes JSON strings cannot
  * carry through the loader, such as NUL). Exactly one of them; *out is
  * malloc'd (NULL with false and err set when neither, both, or a bad hex). */
-static bool fixture_input(const cJSON *fx, const char *path, char **out, size_t *len, tw_error *err)
+bool tw_decode_fixture_input(const cJSON *fx, const char *path, char **out, size_t *len, tw_error *err)
 {
     *out = NULL;
     *len = 0;
@@ -208,7 +208,7 @@ int tw_decode_fixture_check(const char *path, tw_error *err)
     if (!f) {
         tw_error_file(err, TW_ERR_INVALID, -1, path, "%s: 'format' must name a known format", path);
         rc = TW_FIX_BAD;
-    } else if (!fixture_input(fx, path, &input, &input_len, err)) {
+    } else if (!tw_decode_fixture_input(fx, path, &input, &input_len, err)) {
         rc = TW_FIX_BAD;
     } else if (!cJSON_IsObject(expect)) {
         tw_error_file(err, TW_ERR_INVALID, -1, path, "%s: 'expect' must be an object", path);

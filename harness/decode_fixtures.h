@@ -20,6 +20,15 @@ extern const size_t tw_fix_nchunks;
  */
 int tw_decode_fixture_check(const char *path, tw_error *err);
 
+/*
+ * The bytes a decode fixture feeds its decoder: its `input` string or its
+ * `input_hex` bytes (exactly one of them; NUL bytes allowed). On success
+ * *out is malloc'd (the caller frees it) with *len bytes; on failure false,
+ * *out NULL and err says why (`path` names the file in the message).
+ */
+bool tw_decode_fixture_input(const cJSON *fx, const char *path, char **out, size_t *len,
+                             tw_error *err);
+
 /* Compare a result with an expected neutral result (code+offset lists). */
 bool tw_result_matches(const tw_result *got, const cJSON *expect, tw_error *err);
 

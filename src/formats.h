@@ -1,7 +1,8 @@
 /* Internal: the one list of format modules (include/toolwire/registry.h).
  * Decoders and encoders define their tw_format_* / tw_encoder_* objects in
  * their own modules (text.c, openai.c, openai_enc.c, anthropic.c,
- * anthropic_enc.c, hermes_enc.c, gemini_enc.c, qwen_xml_enc.c, vllm.c, gemini.c, proxy.c); the request readers'
+ * anthropic_enc.c, hermes_enc.c, gemini_enc.c, qwen_xml_enc.c, vllm.c, gemini.c, proxy.c,
+ * responses.c); the request readers'
  * objects are in registry.c. One line per module, its name the object's own
  * (tests/test_contract.c checks):
  *   D(symbol, name, family)        a decoder (tw_format_ops): bytes -> tw_result
@@ -30,6 +31,8 @@
     D(tw_format_gemini, "gemini", JSON)                                        \
     D(tw_format_gemini_stream, "gemini-stream", SSE)                           \
     D(tw_format_proxy, "proxy", TEXT)                                          \
+    D(tw_format_openai_responses, "openai-responses", JSON)                    \
+    D(tw_format_openai_responses_stream, "openai-responses-stream", SSE)       \
     E(tw_encoder_openai_request, "openai-request", JSON, REQUEST)              \
     E(tw_encoder_openai_response, "openai-response", JSON, RESULT)             \
     E(tw_encoder_openai_stream, "openai-stream", SSE, RESULT)                  \

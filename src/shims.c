@@ -1,6 +1,7 @@
 /*
  * Reliability shims (docs/formats/encoding.md, Shims): defensive argument parsing, id
- * normalisation, schema normalisation and tool-output truncation.
+ * normalisation, schema normalisation, tool-output truncation and the unwrapping of the
+ * pseudo-tool `parallel`.
  */
 #include "toolwire/shims.h"
 
@@ -417,4 +418,125 @@ tw_status tw_shim_truncate_tool_outputs(tw_request *r, size_t max, tw_diag_list 
         }
     }
     return TW_OK;
+}
+
+/* ===================== the pseudo-tool `parallel` ===================== */
+
+/* The elements of a wrapper's tool_uses when every one is {recipient_name, parameters{}}. */
+static int wrapped_count(const tw_call *c)
+{
+    if (!c->name || strcmp(c->name, "parallel") != 0 || !cJSON_IsObject(c->arguments) ||
+        cJSON_GetArraySize(c->arguments) != 1)
+        return -1;
+    const cJSON *uses = cJSON_GetObjectItemCaseSensitive(c->arguments, "tool_uses");
+    if (!cJSON_IsArray(uses) || !uses->child)
+        return -1;
+    int n = 0;
+    for (const cJSON *u = uses->child; u; u = u->next, n++) {
+        const cJSON *r = cJSON_GetObjectItemCaseSensitive(u, "recipient_name");
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(u, "parameters");
+        if (!cJSON_IsString(r) || !cJSON_IsObject(p))
+            return -1;
+        const char *name = r->valuestring;
+        if (strncmp(name, "functions.", 10) == 0)
+            name += 10;
+        if (!name[0])
+            return -1;
+    }
+    return n;
+}
+
+/* An id not among calls[0, n) (the calls made so far) nor the message's own. */
+static char *free_id(const tw_call *calls, size_t n, const tw_message *m, const char *base, int k)
+{
+    size_t len = strlen(base) + 48;
+    char *id = malloc(len);
+    if (!id)
+        return NULL;
+    for (unsigned long s = 1;; s++) {
+        if (s == 1)
+            snprintf(id, len, "%s_%d", base, k);
+        else
+            snprintf(id, len, "%s_%d__%lu", base, k, s);
+        bool taken = false;
+        for (size_t i = 0; !taken && i < n; i++)
+            taken = calls[i].id && strcmp(calls[i].id, id) == 0;
+        for (size_t i = 0; !taken && i < m->ncalls; i++)
+            taken = m->calls[i].id && strcmp(m->calls[i].id, id) == 0;
+        if (!taken)
+            return id;
+    }
+}
+
+tw_status tw_shim_unwrap_parallel(tw_message *m, const tw_limits *limits, tw_diag_list *warnings)
+{
+    tw_limits l;
+    tw_limits_resolve(&l, limits);
+    size_t total = 0;
+    bool any = false;
+    for (size_t i = 0; i < m->ncalls; i++) {
+        int k = wrapped_count(&m->calls[i]);
+        any |= k > 0;
+        total += k > 0 ? (size_t)k : 1;
+    }
+    if (!any || total > l.max_calls)
+        return TW_OK;
+    tw_call *out = calloc(total, sizeof *out);
+    if (!out)
+        return TW_ERR_NOMEM;
+    /* build the new list first (ids and names copied), so a failure changes nothing */
+    size_t n = 0;
+    tw_status st = TW_OK;
+    for (size_t i = 0; st == TW_OK && i < m->ncalls; i++) {
+        const tw_call *c = &m->calls[i];
+        if (wrapped_count(c) <= 0) {
+            n++; /* moved below, once nothing can fail */
+            continue;
+        }
+        const cJSON *uses = cJSON_GetObjectItemCaseSensitive(c->arguments, "tool_uses");
+        int k = 1;
+        for (const cJSON *u = uses->child; st == TW_OK && u; u = u->next, k++) {
+            const char *name = cJSON_GetObjectItemCaseSensitive(u, "recipient_name")->valuestring;
+            if (strncmp(name, "functions.", 10) == 0)
+                name += 10;
+            tw_call *nc = &out[n];
+            nc->offset = c->offset;
+            nc->name = tw_strdup(name);
+            nc->id = free_id(out, n, m, c->id ? c->id : "call", k);
+            if (!nc->name || !nc->id)
+                st = TW_ERR_NOMEM;
+            n++;
+        }
+    }
+    if (st != TW_OK) {
+        for (size_t i = 0; i < n; i++) { /* only what was made here: the rest is zero */
+            free(out[i].name);
+            free(out[i].id);
+        }
+        free(out);
+        return st;
+    }
+    /* move: the parameters objects out of the wrappers, the other calls as they are */
+    n = 0;
+    for (size_t i = 0; i < m->ncalls; i++) {
+        tw_call *c = &m->calls[i];
+        int k = wrapped_count(c);
+        if (k <= 0) {
+            out[n++] = *c;
+            memset(c, 0, sizeof *c);
+            continue;
+        }
+        cJSON *uses = cJSON_GetObjectItemCaseSensitive(c->arguments, "tool_uses");
+        for (cJSON *u = uses->child; u; u = u->next)
+            out[n++].arguments = cJSON_DetachItemFromObjectCaseSensitive(u, "parameters");
+        if (warnings && st == TW_OK)
+            st = tw_diag_addf(warnings, TW_D_PARALLEL_WRAPPER, c->offset,
+                              "call %.60s to 'parallel' unwrapped into %d calls", c->id ? c->id : "",
+                              k);
+        tw_call_free(c);
+    }
+    free(m->calls);
+    m->calls = out;
+    m->ncalls = m->cap_calls = total;
+    return st;
 }

@@ -98,7 +98,7 @@ Test(contract, registry_lists_every_module_once)
     }
     cr_assert_null(tw_formats()[ndec]);
     cr_assert_null(tw_encoders()[nenc]);
-    cr_assert_eq(ndec, 12);
+    cr_assert_eq(ndec, 14);
     cr_assert_eq(nenc, 16);
     cr_assert_eq(nread, 4);
     cr_assert_null(tw_module_find(TW_MODULE_DECODER, "no-such-format"));

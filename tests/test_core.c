@@ -82,6 +82,13 @@ Test(core, code_numbers_are_pinned)
         {TW_D_XML_BAD_NAME, 49, "xml_bad_name"},
         {TW_D_XML_UNTYPED, 50, "xml_untyped"},
         {TW_D_XML_VALUE_TYPE, 51, "xml_value_type"},
+        {TW_D_RESPONSE_FAILED, 52, "response_failed"},
+        {TW_D_ITEM_NOT_CARRIED, 53, "item_not_carried"},
+        {TW_D_SEQUENCE_NUMBER, 54, "sequence_number"},
+        {TW_D_STREAM_ITEM_ORDER, 55, "stream_item_order"},
+        {TW_D_DONE_MISMATCH, 56, "done_mismatch"},
+        {TW_D_EVENT_TYPE_MISMATCH, 57, "event_type_mismatch"},
+        {TW_D_PARALLEL_WRAPPER, 58, "parallel_wrapper"},
     };
     size_t n = sizeof pinned / sizeof pinned[0];
     for (size_t i = 0; i < n; i++) {

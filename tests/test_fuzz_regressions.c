@@ -103,6 +103,7 @@ ParameterizedTestParameters(fuzz, replay)
         {"fenced"},         {"openai_response"},  {"openai_stream"},
         {"anthropic_response"}, {"anthropic_stream"}, {"vllm"},
         {"gemini"},         {"gemini_stream"},
+        {"openai_responses"}, {"openai_responses_stream"},
         {"proxy"},          {"schema"},           {"sse"},
         {"fixture"},        {"import"},           {"json_diff"},
         {"qwen3_coder"},
@@ -134,7 +135,8 @@ Test(fuzz, every_target_is_replayed)
     static const char *listed[] = {"think", "hermes", "hermes_stream", "fenced",
                                    "openai_response", "openai_stream", "anthropic_response",
                                    "anthropic_stream", "vllm", "gemini", "gemini_stream", "proxy",
-                                   "schema", "sse",
+                                   "schema", "sse", "openai_responses",
+                                   "openai_responses_stream",
                                    "fixture", "import", "json_diff", "qwen3_coder"};
     for (const char *const *n = tw_fz_target_names(); *n; n++) {
         bool found = false;

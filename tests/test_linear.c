@@ -90,6 +90,46 @@ Test(linear_work, anthropic_response)
     assert_linear("anthropic-response", many_anthropic_response, 2000);
 }
 
+/* OpenAI Responses: n function_call items in one response; n calls streamed. */
+static tw_status gen_responses(tw_buf *b, size_t n)
+{
+    tw_status st = tw_buf_puts(b, "{\"status\":\"completed\",\"output\":[");
+    for (size_t i = 0; st == TW_OK && i < n; i++)
+        st = tw_buf_printf(b,
+                           "%s{\"type\":\"function_call\",\"call_id\":\"c%zu\",\"name\":\"f\","
+                           "\"arguments\":\"{\\\"i\\\":%zu}\"}",
+                           i ? "," : "", i, i);
+    return st == TW_OK ? tw_buf_puts(b, "]}") : st;
+}
+
+static tw_status gen_responses_stream(tw_buf *b, size_t n)
+{
+    tw_status st = TW_OK;
+    for (size_t i = 0; st == TW_OK && i < n; i++)
+        st = tw_buf_printf(
+            b,
+            "data: {\"type\":\"response.output_item.added\",\"output_index\":%zu,\"item\":"
+            "{\"type\":\"function_call\",\"call_id\":\"c%zu\",\"name\":\"f\",\"arguments\":\"\"}}\n\n"
+            "data: {\"type\":\"response.function_call_arguments.delta\",\"output_index\":%zu,"
+            "\"delta\":\"{\\\"i\\\":%zu}\"}\n\n"
+            "data: {\"type\":\"response.output_item.done\",\"output_index\":%zu,\"item\":"
+            "{\"type\":\"function_call\",\"call_id\":\"c%zu\",\"name\":\"f\"}}\n\n",
+            i, i, i, i, i, i);
+    return st == TW_OK ? tw_buf_puts(b, "data: {\"type\":\"response.completed\",\"response\":"
+                                        "{\"status\":\"completed\",\"output\":[]}}\n\n")
+                       : st;
+}
+
+Test(linear_work, openai_responses)
+{
+    assert_linear("openai-responses", gen_responses, 2000);
+}
+
+Test(linear_work, openai_responses_stream)
+{
+    assert_linear("openai-responses-stream", gen_responses_stream, 2000);
+}
+
 Test(linear_work, openai_stream)
 {
     assert_linear("openai-stream", many_openai_stream, 2000);

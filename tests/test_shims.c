@@ -263,3 +263,58 @@ Test(shims, truncate_tool_outputs_of_a_request)
     tw_diag_list_free(&w);
     tw_request_free(&r);
 }
+
+/* ---- the pseudo-tool `parallel` ---- */
+
+static void add_wrapped(tw_message *m, const char *id, const char *name, const char *args)
+{
+    tw_call c;
+    memset(&c, 0, sizeof c);
+    c.id = tw_strdup(id);
+    c.name = tw_strdup(name);
+    c.arguments = cJSON_Parse(args);
+    c.offset = 7;
+    cr_assert_not_null(c.arguments);
+    cr_assert_eq(tw_message_add_call(m, &c), TW_OK);
+}
+
+Test(shims, unwrap_parallel)
+{
+    tw_message m;
+    memset(&m, 0, sizeof m);
+    add_wrapped(&m, "c0", "get_time", "{}");
+    add_wrapped(&m, "p", "parallel",
+             "{\"tool_uses\":[{\"recipient_name\":\"functions.get_weather\",\"parameters\":"
+             "{\"city\":\"Paris\"}},{\"recipient_name\":\"get_time\",\"parameters\":{}}]}");
+    add_wrapped(&m, "p_2", "other", "{}"); /* takes the id the second unwrapped call would get */
+    add_wrapped(&m, "q", "parallel", "{\"tool_uses\":[{\"recipient_name\":\"x\"}]}"); /* no parameters */
+    tw_diag_list w = {0};
+    cr_assert_eq(tw_shim_unwrap_parallel(&m, NULL, &w), TW_OK);
+    cr_assert_eq(m.ncalls, 5);
+    cr_assert_str_eq(m.calls[0].id, "c0");
+    cr_assert_str_eq(m.calls[1].id, "p_1");
+    cr_assert_str_eq(m.calls[1].name, "get_weather");
+    cr_assert_str_eq(cJSON_GetObjectItem(m.calls[1].arguments, "city")->valuestring, "Paris");
+    cr_assert_eq(m.calls[1].offset, 7);
+    cr_assert_str_eq(m.calls[2].id, "p_2__2");
+    cr_assert_str_eq(m.calls[2].name, "get_time");
+    cr_assert_str_eq(m.calls[3].id, "p_2");
+    cr_assert_str_eq(m.calls[4].name, "parallel", "a wrapper of another shape is left as it is");
+    cr_assert_eq(w.len, 1);
+    cr_assert_eq(w.items[0].code, TW_D_PARALLEL_WRAPPER);
+    tw_diag_list_free(&w);
+
+    /* past max_calls: nothing is unwrapped */
+    tw_message_free(&m);
+    memset(&m, 0, sizeof m);
+    add_wrapped(&m, "p", "parallel",
+             "{\"tool_uses\":[{\"recipient_name\":\"a\",\"parameters\":{}},"
+             "{\"recipient_name\":\"b\",\"parameters\":{}}]}");
+    tw_limits l;
+    memset(&l, 0, sizeof l);
+    l.max_calls = 1;
+    cr_assert_eq(tw_shim_unwrap_parallel(&m, &l, NULL), TW_OK);
+    cr_assert_eq(m.ncalls, 1);
+    cr_assert_str_eq(m.calls[0].name, "parallel");
+    tw_message_free(&m);
+}

@@ -84,9 +84,11 @@ static void run_dir(const char *sub)
         tw_opts_holder_init(&h);
         cr_assert(tw_opts_from_json(&h, tw_json_get(fx, "options"), &why), "%s", why.message);
         const tw_format_ops *f = tw_format_find(tw_json_get_str(fx, "format"));
-        const char *in = tw_json_get_str(fx, "input");
-        size_t len = strlen(in);
+        char *in = NULL;
+        size_t len = 0;
+        cr_assert(tw_decode_fixture_input(fx, files[i], &in, &len, &why), "%s", why.message);
         char *copy = tw_test_exact(in, len);
+        free(in);
         tw_result batch;
         cr_assert_eq(f->decode(copy, len, &h.o, &batch), TW_OK);
 

@@ -117,7 +117,20 @@ extern "C" {
     X(TW_D_XML_UNTYPED, 50, "xml_untyped",                                     \
       "XML tool call values kept as strings: no schema type declared")         \
     X(TW_D_XML_VALUE_TYPE, 51, "xml_value_type",                               \
-      "XML tool call value does not read as its schema type; kept as a string")
+      "XML tool call value does not read as its schema type; kept as a string") \
+    /* diagnostics: OpenAI Responses */                                        \
+    X(TW_D_RESPONSE_FAILED, 52, "response_failed", "the response ended with status failed") \
+    X(TW_D_ITEM_NOT_CARRIED, 53, "item_not_carried",                           \
+      "an output item the result has no place for (a built-in tool's, or an unknown type)") \
+    X(TW_D_SEQUENCE_NUMBER, 54, "sequence_number",                             \
+      "an event's sequence_number does not increase")                          \
+    X(TW_D_STREAM_ITEM_ORDER, 55, "stream_item_order",                         \
+      "an event names an output item that was not added, or adds one twice")   \
+    X(TW_D_DONE_MISMATCH, 56, "done_mismatch", "a .done event's value differs from its deltas") \
+    X(TW_D_EVENT_TYPE_MISMATCH, 57, "event_type_mismatch",                     \
+      "the SSE event name differs from the type in its data")                  \
+    X(TW_D_PARALLEL_WRAPPER, 58, "parallel_wrapper",                           \
+      "calls wrapped in one call to the pseudo-tool 'parallel'")
 
 typedef enum tw_status {
 #define TW_X_ENUM(e, v, n, m) e = v,

@@ -82,6 +82,21 @@ tw_status tw_shim_truncate(const char *s, size_t n, size_t max, tw_buf *out, boo
  */
 tw_status tw_shim_truncate_tool_outputs(tw_request *r, size_t max, tw_diag_list *warnings);
 
+/*
+ * Unwrap the pseudo-tool `parallel` some models call in place of parallel
+ * calls (decoders keep it as one call and warn parallel_wrapper): a call
+ * named "parallel" whose arguments are exactly {"tool_uses": [{"recipient_name":
+ * "functions.NAME" (or "NAME"), "parameters": {...}}, ...]} becomes one call
+ * per element, in place and in order: name NAME, arguments the parameters
+ * object (moved, raw_args NULL), id "<wrapper id>_<k>" (k from 1, with a
+ * "__N" suffix when that id is taken), the wrapper's offset. Each unwrapped
+ * wrapper adds one warning parallel_wrapper to `warnings` (may be NULL).
+ * A wrapper of another shape, an empty tool_uses, or one that would take
+ * the message past limits->max_calls (limits may be NULL: the defaults) is
+ * left as it is. On TW_ERR_NOMEM the message is unchanged.
+ */
+tw_status tw_shim_unwrap_parallel(tw_message *m, const tw_limits *limits, tw_diag_list *warnings);
+
 #ifdef __cplusplus
 }
 #endif
