@@ -103,7 +103,12 @@ extern "C" {
     X(TW_D_CALL_DUPLICATE_KEY, 43, "call_duplicate_key",                       \
       "tool call object repeats a key; the call is ambiguous")                 \
     X(TW_D_JSON_NOT_RFC8259, 44, "json_not_rfc8259",                           \
-      "JSON is not RFC 8259: raw control character in a string or between tokens")
+      "JSON is not RFC 8259: raw control character in a string or between tokens") \
+    /* request readers: OpenAI Responses */                                    \
+    X(TW_D_ITEM_REFERENCE, 45, "item_reference",                               \
+      "an input item_reference names an item stored by the server; dropped")   \
+    X(TW_D_BUILTIN_TOOL, 46, "builtin_tool",                                   \
+      "a built-in tool (web_search, file_search, ...) has no neutral form; dropped")
 
 typedef enum tw_status {
 #define TW_X_ENUM(e, v, n, m) e = v,
