@@ -155,8 +155,8 @@ static void recorded_requests(const char *name, size_t want)
     if (!path)
         cr_skip("../shared/real-traffic is absent");
     tw_cassette c;
-    char why[512];
-    cr_assert_eq(tw_cassette_load(path, NULL, &c, why, sizeof why), TW_OK, "%s", why);
+    tw_error why;
+    cr_assert_eq(tw_cassette_load(path, NULL, &c, &why), TW_OK, "%s", why.message);
     cr_assert_eq(c.ninteractions, want);
     for (size_t i = 0; i < c.ninteractions; i++) {
         const cJSON *body = c.interactions[i].request.body.json;
@@ -212,8 +212,8 @@ Test(encode_responses, real_second_turn_neutral_value)
     if (!path)
         cr_skip("../shared/real-traffic is absent");
     tw_cassette c;
-    char why[512];
-    cr_assert_eq(tw_cassette_load(path, NULL, &c, why, sizeof why), TW_OK, "%s", why);
+    tw_error why;
+    cr_assert_eq(tw_cassette_load(path, NULL, &c, &why), TW_OK, "%s", why.message);
     tw_request q;
     cr_assert_eq(tw_responses_request_from_json(c.interactions[1].request.body.json, NULL, &q, NULL),
                  TW_OK);
@@ -242,9 +242,9 @@ static long fixtures_round_trip(const char *dir, const char *reader)
     cr_assert_gt(n, 4, "fixtures under %s", dir);
     long lossless = 0;
     for (long i = 0; i < n; i++) {
-        char why[300];
-        cJSON *fx = tw_load_json_file(files[i], 1 << 26, 256, why, sizeof why);
-        cr_assert_not_null(fx, "%s", why);
+        tw_error why;
+        cJSON *fx = tw_load_json_file(files[i], 1 << 26, 256, &why);
+        cr_assert_not_null(fx, "%s", why.message);
         tw_request q;
         tw_error e;
         if (tw_request_read(tw_json_get(fx, "input"), NULL, &q, &e) == TW_OK) {
@@ -257,7 +257,7 @@ static long fixtures_round_trip(const char *dir, const char *reader)
         char out[1024];
         snprintf(out, sizeof out, "%.*s.out", (int)(len - 5), files[i]);
         size_t blen = 0;
-        char *body = tw_read_file(out, 1 << 26, &blen, why, sizeof why);
+        char *body = tw_read_file(out, 1 << 26, &blen, &why);
         if (!body)
             continue;
         const tw_request_reader_ops *rd = tw_request_reader_find(reader);
