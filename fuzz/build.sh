@@ -25,7 +25,7 @@ if [ -z "$cjson" ]; then cjson=$("$root/scripts/cjson-fuzz.sh"); fi
 # optional modules: the same test as fuzz/detect.cmake
 defs=()
 extra=()
-targets=(think hermes hermes_stream fenced openai_response openai_stream anthropic_response
+targets=(think hermes hermes_stream fenced qwen3_coder openai_response openai_stream anthropic_response
          anthropic_stream vllm gemini gemini_stream proxy schema)
 if grep -qsE 'tw_status[[:space:]]+tw_sse_init[[:space:]]*\(' "$root"/src/*.c; then
   defs+=(-DTW_FZ_HAVE_SSE); extra+=("$root/fuzz/inv_sse.c"); targets+=(sse)

@@ -818,6 +818,10 @@ int tw_fz_hermes_stream(const uint8_t *d, size_t n)
     return check_decoder("hermes", d, n, MODE_STREAM);
 }
 int tw_fz_fenced(const uint8_t *d, size_t n) { return check_decoder("fenced", d, n, MODE_BATCH); }
+int tw_fz_qwen3_coder(const uint8_t *d, size_t n)
+{
+    return check_decoder("qwen3-coder", d, n, MODE_BATCH);
+}
 int tw_fz_openai_response(const uint8_t *d, size_t n)
 {
     return check_decoder("openai-response", d, n, MODE_BATCH);
@@ -946,6 +950,7 @@ static const struct {
     {"hermes", tw_fz_hermes},
     {"hermes_stream", tw_fz_hermes_stream},
     {"fenced", tw_fz_fenced},
+    {"qwen3_coder", tw_fz_qwen3_coder},
     {"openai_response", tw_fz_openai_response},
     {"openai_stream", tw_fz_openai_stream},
     {"anthropic_response", tw_fz_anthropic_response},

@@ -49,6 +49,7 @@ int tw_fz_think(const uint8_t *data, size_t size);
 int tw_fz_hermes(const uint8_t *data, size_t size);
 int tw_fz_hermes_stream(const uint8_t *data, size_t size);
 int tw_fz_fenced(const uint8_t *data, size_t size);
+int tw_fz_qwen3_coder(const uint8_t *data, size_t size);
 int tw_fz_openai_response(const uint8_t *data, size_t size);
 int tw_fz_openai_stream(const uint8_t *data, size_t size);
 int tw_fz_anthropic_response(const uint8_t *data, size_t size);

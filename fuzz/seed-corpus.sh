@@ -61,6 +61,7 @@ FORMATS = {
     "gemini": ["gemini"],
     "gemini-stream": ["gemini_stream", "sse"],
     "proxy": ["proxy"],
+    "qwen3-coder": ["qwen3_coder"],
 }
 
 def header(opts, seed):

@@ -325,9 +325,9 @@ void tw_chk_vln_checks(judge *j, const cJSON *body)
 
 /* The first number of `a` whose counterpart at the same place in `b` is a
  * number spelled differently (by_value: of a different decimal value).
- * Writes its path and both spellings into why; false when none. */
+ * Writes its path and both spellings into diff; false when none. */
 static bool number_differs(const cJSON *a, const cJSON *b, bool by_value, char *path, size_t plen,
-                           size_t cap, char *why, size_t wn)
+                           size_t cap, char *diff, size_t diffn)
 {
     if (cJSON_IsNumber(a)) {
         if (!cJSON_IsNumber(b))
@@ -341,7 +341,7 @@ static bool number_differs(const cJSON *a, const cJSON *b, bool by_value, char *
             snprintf(ta, sizeof ta, "%.17g", a->valuedouble);
         if (!sb)
             snprintf(tb, sizeof tb, "%.17g", b->valuedouble);
-        snprintf(why, wn, "%s: %.60s vs %.60s", path[0] ? path : "/", sa ? sa : ta, sb ? sb : tb);
+        snprintf(diff, diffn, "%s: %.60s vs %.60s", path[0] ? path : "/", sa ? sa : ta, sb ? sb : tb);
         return true;
     }
     bool obj = cJSON_IsObject(a);
@@ -359,7 +359,7 @@ static bool number_differs(const cJSON *a, const cJSON *b, bool by_value, char *
             snprintf(path + plen, cap - plen, "/%s", x->string ? x->string : "");
         else
             snprintf(path + plen, cap - plen, "/%zu", i);
-        bool d = number_differs(x, other, by_value, path, strlen(path), cap, why, wn);
+        bool d = number_differs(x, other, by_value, path, strlen(path), cap, diff, diffn);
         path[plen] = '\0';
         if (d)
             return true;
@@ -367,10 +367,10 @@ static bool number_differs(const cJSON *a, const cJSON *b, bool by_value, char *
     return false;
 }
 
-/* Compare calls pairwise (same position, same name); false with why filled
+/* Compare calls pairwise (same position, same name); false with diff filled
  * at the first differing number. *pairs counts the compared calls. */
 static bool calls_numbers_equal(const tw_call *a, size_t na, const vcall *vb, const tw_call *b,
-                                size_t nb, bool by_value, size_t *pairs, char *why, size_t wn)
+                                size_t nb, bool by_value, size_t *pairs, char *diff, size_t diffn)
 {
     *pairs = 0;
     for (size_t i = 0; i < na && i < nb; i++) {
@@ -381,7 +381,7 @@ static bool calls_numbers_equal(const tw_call *a, size_t na, const vcall *vb, co
         (*pairs)++;
         char path[256] = "", d[300];
         if (number_differs(a[i].arguments, ba, by_value, path, 0, sizeof path, d, sizeof d)) {
-            snprintf(why, wn, "call %zu (%.64s) %s", i, a[i].name ? a[i].name : "", d);
+            snprintf(diff, diffn, "call %zu (%.64s) %s", i, a[i].name ? a[i].name : "", d);
             return false;
         }
     }

@@ -122,6 +122,75 @@ bool tw_result_matches(const tw_result *got, const cJSON *expect, tw_error *err)
     return true;
 }
 
+static int hex_val(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* The bytes a fixture feeds its decoder: `input` (a JSON string, its UTF-8
+ * bytes) or `input_hex` (two hex digits a byte, for bytes JSON strings cannot
+ * carry through the loader, such as NUL). Exactly one of them; *out is
+ * malloc'd (NULL with false and err set when neither, both, or a bad hex). */
+static bool fixture_input(const cJSON *fx, const char *path, char **out, size_t *len, tw_error *err)
+{
+    *out = NULL;
+    *len = 0;
+    const cJSON *in = tw_json_get(fx, "input");
+    const cJSON *hex = tw_json_get(fx, "input_hex");
+    if ((in != NULL) == (hex != NULL)) {
+        tw_error_file(err, TW_ERR_INVALID, -1, path, "%s: give exactly one of 'input' and 'input_hex'",
+                      path);
+        return false;
+    }
+    if (in && !cJSON_IsString(in)) {
+        tw_error_file(err, TW_ERR_INVALID, -1, path, "%s: 'input' must be a string", path);
+        return false;
+    }
+    if (in) {
+        size_t n = strlen(in->valuestring);
+        *out = malloc(n ? n : 1);
+        if (!*out) {
+            tw_error_file(err, TW_ERR_NOMEM, -1, path, "%s: out of memory", path);
+            return false;
+        }
+        memcpy(*out, in->valuestring, n);
+        *len = n;
+        return true;
+    }
+    const char *h = cJSON_IsString(hex) ? hex->valuestring : NULL;
+    size_t hn = h ? strlen(h) : 0;
+    if (!h || hn % 2) {
+        tw_error_file(err, TW_ERR_INVALID, -1, path,
+                      "%s: 'input_hex' must be a string of hex digit pairs", path);
+        return false;
+    }
+    *out = malloc(hn ? hn / 2 : 1);
+    if (!*out) {
+        tw_error_file(err, TW_ERR_NOMEM, -1, path, "%s: out of memory", path);
+        return false;
+    }
+    for (size_t i = 0; i < hn; i += 2) {
+        int a = hex_val(h[i]), b = hex_val(h[i + 1]);
+        if (a < 0 || b < 0) {
+            tw_error_file(err, TW_ERR_INVALID, (int64_t)i, path,
+                          "%s: 'input_hex' holds '%c%c' at character %zu, not two hex digits", path,
+                          h[i], h[i + 1], i);
+            free(*out);
+            *out = NULL;
+            return false;
+        }
+        (*out)[i / 2] = (char)(a * 16 + b);
+    }
+    *len = hn / 2;
+    return true;
+}
+
 int tw_decode_fixture_check(const char *path, tw_error *err)
 {
     cJSON *fx = tw_load_json_file(path, (size_t)64 << 20, 256, err);
@@ -132,14 +201,14 @@ int tw_decode_fixture_check(const char *path, tw_error *err)
     tw_opts_holder h;
     tw_opts_holder_init(&h);
     const char *fname = tw_json_get_str(fx, "format");
-    const cJSON *input = tw_json_get(fx, "input");
+    char *input = NULL;
+    size_t input_len = 0;
     const cJSON *expect = tw_json_get(fx, "expect");
     const tw_format_ops *f = fname ? tw_format_find(fname) : NULL;
     if (!f) {
         tw_error_file(err, TW_ERR_INVALID, -1, path, "%s: 'format' must name a known format", path);
         rc = TW_FIX_BAD;
-    } else if (!cJSON_IsString(input)) {
-        tw_error_file(err, TW_ERR_INVALID, -1, path, "%s: 'input' must be a string", path);
+    } else if (!fixture_input(fx, path, &input, &input_len, err)) {
         rc = TW_FIX_BAD;
     } else if (!cJSON_IsObject(expect)) {
         tw_error_file(err, TW_ERR_INVALID, -1, path, "%s: 'expect' must be an object", path);
@@ -150,13 +219,14 @@ int tw_decode_fixture_check(const char *path, tw_error *err)
     }
     for (size_t k = 0; rc == TW_FIX_PASS && k <= tw_fix_nchunks; k++) {
         /* k == 0: batch; then each chunk size */
-        size_t len = strlen(input->valuestring);
+        size_t len = input_len;
         char *copy = malloc(len ? len : 1); /* exact size: no terminator */
         if (!copy) {
             rc = TW_FIX_BAD;
             break;
         }
-        memcpy(copy, input->valuestring, len);
+        if (len)
+            memcpy(copy, input, len);
         tw_result r;
         tw_status st = k == 0 ? f->decode(copy, len, &h.o, &r)
                               : tw_decode_chunked(f, copy, len, tw_fix_chunks[k - 1], &h.o, &r);
@@ -176,6 +246,7 @@ int tw_decode_fixture_check(const char *path, tw_error *err)
         }
         tw_result_free(&r);
     }
+    free(input);
     tw_opts_holder_free(&h);
     cJSON_Delete(fx);
     return rc;

@@ -22,6 +22,7 @@
     D(tw_format_think, "think", TEXT)                                          \
     D(tw_format_hermes, "hermes", TEXT)                                        \
     D(tw_format_fenced, "fenced", TEXT)                                        \
+    D(tw_format_qwen3_coder, "qwen3-coder", TEXT)                              \
     D(tw_format_openai_response, "openai-response", JSON)                      \
     D(tw_format_openai_stream, "openai-stream", SSE)                           \
     D(tw_format_anthropic_response, "anthropic-response", JSON)                \

@@ -31,15 +31,18 @@ void tw_rq_begin(tw_rq *d, const tw_decode_opts *o, tw_request *out, tw_error *e
 tw_status tw_rq_fail(tw_rq *d, tw_status code, int64_t offset, const char *path,
                      const char *fmt, ...)
 {
+    /* a reader returns a status, never a diagnostic code nor TW_OK: a code
+     * that is not a failing status stays in err->code, the call fails INVALID */
+    tw_status st = code != TW_OK && tw_code_is_status(code) ? code : TW_ERR_INVALID;
     if (d->err) {
         char reason[192];
         va_list ap;
         va_start(ap, fmt);
         vsnprintf(reason, sizeof reason, fmt, ap);
         va_end(ap);
-        tw_error_set(d->err, code, offset, path, "%s", reason);
+        tw_error_set(d->err, code == TW_OK ? st : code, offset, path, "%s", reason);
     }
-    return code;
+    return st;
 }
 
 tw_status tw_rq_refuse(tw_rq *d, tw_status st, tw_status code, int64_t offset, const char *path,
@@ -51,7 +54,7 @@ tw_status tw_rq_refuse(tw_rq *d, tw_status st, tw_status code, int64_t offset, c
         va_start(ap, fmt);
         vsnprintf(reason, sizeof reason, fmt, ap);
         va_end(ap);
-        tw_error_set(d->err, code, offset, path, "%s", reason);
+        tw_error_set(d->err, code == TW_OK ? st : code, offset, path, "%s", reason);
     }
     return st;
 }

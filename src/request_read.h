@@ -21,9 +21,11 @@ typedef struct tw_rq {
  * warnings into out->warnings (max_diags). */
 void tw_rq_begin(tw_rq *d, const tw_decode_opts *o, tw_request *out, tw_error *err);
 
-/* Fill d->err (when set) with the status code and return it. offset < 0:
- * none. code must be a status (tw_code_is_status); a refusal that a
- * diagnostic names goes through tw_rq_refuse. */
+/* Fill d->err (when set) with code and return it. offset < 0: none. code
+ * should be a failing status; a refusal that a diagnostic names goes through
+ * tw_rq_refuse. A diagnostic code passed here is kept in err->code and the
+ * call returns TW_ERR_INVALID (TW_OK: TW_ERR_INVALID in both), so a reader
+ * never returns a diagnostic code, or success, as its status. */
 tw_status tw_rq_fail(tw_rq *d, tw_status code, int64_t offset, const char *path, const char *fmt,
                      ...)
 #if defined(__GNUC__)

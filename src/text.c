@@ -340,6 +340,615 @@ static tw_status decide_payload(tw_text_dec *d, const char *p, size_t n, bool re
     return st;
 }
 
+/* ===================== qwen3-coder XML blocks ===================== */
+
+/*
+ * The XML reader of one <tool_call> block (TW_TEXT_QWEN_XML): it reads
+ * c_blk forward from q_pos, resuming where it stopped, and records the
+ * elements it finds in q_ev. It never reads a byte twice except the bytes
+ * of a JSON-aware value that falls back to the XML rule (read once more).
+ */
+static const char Q_FN_OPEN[] = "<function=";
+static const char Q_FN_CLOSE[] = "</function>";
+static const char Q_P_OPEN[] = "<parameter=";
+static const char Q_P_CLOSE[] = "</parameter>";
+
+enum { Q_OUT = 0, Q_NAME, Q_VPRE, Q_VJSON, Q_VJPOST, Q_VAL, Q_DONE };
+enum { QE_FUNC = 1, QE_FEND, QE_PARAM, QE_STRAY };
+
+typedef struct q_elem {
+    int kind;
+    bool unclosed;  /* QE_PARAM: the value has no </parameter> */
+    size_t a, b;    /* name (QE_FUNC, QE_PARAM), or the stray byte (QE_STRAY: a) */
+    size_t va, vb;  /* QE_PARAM: the value as written, between '>' and </parameter> */
+} q_elem;
+
+/* 1: p starts with lit; 0: it does not; -1: the n bytes are a proper prefix of lit. */
+static int q_match(const char *p, size_t n, const char *lit, size_t ln)
+{
+    if (n >= ln)
+        return memcmp(p, lit, ln) == 0;
+    return memcmp(p, lit, n) == 0 ? -1 : 0;
+}
+
+static tw_status q_note(tw_text_dec *d, int kind, size_t a, size_t b, size_t va, size_t vb,
+                        bool unclosed)
+{
+    if (!d->q_record)
+        return TW_OK;
+    q_elem e = {kind, unclosed, a, b, va, vb};
+    return tw_buf_append(&d->q_ev, &e, sizeof e);
+}
+
+static tw_status q_flush_stray(tw_text_dec *d)
+{
+    if (d->q_stray == NPOS)
+        return TW_OK;
+    size_t at = d->q_stray;
+    d->q_stray = NPOS;
+    return q_note(d, QE_STRAY, at, at, 0, 0, false);
+}
+
+/* The declared tool named c_blk[a, b) (trimmed), or NULL. */
+static const tw_tool *q_find_tool(const tw_text_dec *d, size_t a, size_t b)
+{
+    const char *p = d->c_blk.data + a;
+    size_t n = b - a;
+    tw_trim(&p, &n);
+    for (size_t i = 0; i < d->o.ntools; i++) {
+        const char *nm = d->o.tools[i].name;
+        if (nm && strlen(nm) == n && memcmp(nm, p, n) == 0)
+            return &d->o.tools[i];
+    }
+    return NULL;
+}
+
+/* The schema of parameter `key` of tool t, or NULL when it declares none. */
+static const cJSON *q_prop(const tw_tool *t, const char *key, size_t n)
+{
+    if (!t || !t->parameters)
+        return NULL;
+    const cJSON *props = tw_json_get(t->parameters, "properties");
+    if (!cJSON_IsObject(props))
+        return NULL;
+    for (const cJSON *c = props->child; c; c = c->next)
+        if (c->string && strlen(c->string) == n && memcmp(c->string, key, n) == 0)
+            return c;
+    return NULL;
+}
+
+enum { QT_STRING = 1, QT_INTEGER = 2, QT_NUMBER = 4, QT_BOOLEAN = 8, QT_OBJECT = 16,
+       QT_ARRAY = 32, QT_NULL = 64 };
+
+static unsigned q_type_bit(const cJSON *t)
+{
+    static const struct { const char *n; unsigned b; } names[] = {
+        {"string", QT_STRING}, {"integer", QT_INTEGER}, {"number", QT_NUMBER},
+        {"boolean", QT_BOOLEAN}, {"object", QT_OBJECT}, {"array", QT_ARRAY}, {"null", QT_NULL}};
+    if (!cJSON_IsString(t))
+        return 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(t->valuestring, names[i].n) == 0)
+            return names[i].b;
+    return 0;
+}
+
+/* The types a parameter's schema allows: its "type" (a name or an array of
+ * names) and the "type" of each member of its "anyOf"/"oneOf". 0: none. */
+static unsigned q_types(const cJSON *s)
+{
+    unsigned m = 0;
+    if (!cJSON_IsObject(s))
+        return 0;
+    const cJSON *t = tw_json_get(s, "type");
+    if (cJSON_IsArray(t)) {
+        for (const cJSON *e = t->child; e; e = e->next)
+            m |= q_type_bit(e);
+    } else {
+        m |= q_type_bit(t);
+    }
+    static const char *const unions[] = {"anyOf", "oneOf"};
+    for (size_t u = 0; u < 2; u++) {
+        const cJSON *a = tw_json_get(s, unions[u]);
+        if (!cJSON_IsArray(a))
+            continue;
+        for (const cJSON *e = a->child; e; e = e->next) {
+            const cJSON *et = cJSON_IsObject(e) ? tw_json_get(e, "type") : NULL;
+            if (cJSON_IsArray(et)) {
+                for (const cJSON *x = et->child; x; x = x->next)
+                    m |= q_type_bit(x);
+            } else {
+                m |= q_type_bit(et);
+            }
+        }
+    }
+    return m;
+}
+
+/* A whitespace run: how far from i it goes in c_blk. */
+static size_t q_skip_ws(const char *b, size_t i, size_t len)
+{
+    while (i < len && tw_is_space((unsigned char)b[i]))
+        i++;
+    return i;
+}
+
+/* What follows a </parameter> (from its end, whitespace skipped): 1 closes the
+ * value, 0 does not, -1 undecided. `final`: nothing more will come. */
+static int q_follower(const char *b, size_t k, size_t len, bool final)
+{
+    if (k == len)
+        return final ? 1 : -1;
+    const char *lits[] = {Q_P_OPEN, Q_FN_CLOSE, HERMES_CLOSE, Q_FN_OPEN};
+    const size_t lens[] = {SLEN(Q_P_OPEN), SLEN(Q_FN_CLOSE), SLEN(HERMES_CLOSE), SLEN(Q_FN_OPEN)};
+    bool wait = false;
+    for (size_t i = 0; i < 4; i++) {
+        int r = q_match(b + k, len - k, lits[i], lens[i]);
+        if (r == 1)
+            return 1;
+        if (r < 0)
+            wait = true;
+    }
+    return wait && !final ? -1 : 0;
+}
+
+/* A value starts at q_vstart: JSON-aware when the schema says object or array. */
+static void q_value_begin(tw_text_dec *d)
+{
+    const cJSON *prop = q_prop(d->q_tool, d->c_blk.data + d->q_pa, d->q_pb - d->q_pa);
+    unsigned m = q_types(prop);
+    d->q_pos = d->q_vstart;
+    d->q_scan = d->q_vstart;
+    d->q_cand = NPOS;
+    d->q_st = (m & (QT_OBJECT | QT_ARRAY)) ? Q_VPRE : Q_VAL;
+}
+
+/* The XML rule for the open value, from q_vstart (also the JSON-aware fallback). */
+static void q_value_xml(tw_text_dec *d)
+{
+    d->q_st = Q_VAL;
+    d->q_scan = d->q_vstart;
+    d->q_cand = NPOS;
+}
+
+/*
+ * Read c_blk on from q_pos. Stops in Q_DONE (q_end set) or when it needs more
+ * bytes; `final` resolves what waits for bytes that will not come.
+ * TW_ERR_NOMEM is the only failure.
+ */
+static tw_status q_advance(tw_text_dec *d, bool final)
+{
+    const char *b = d->c_blk.data;
+    size_t len = d->c_blk.len;
+    tw_status st = TW_OK;
+    if (!b)
+        return TW_OK;
+    while (st == TW_OK && d->q_st != Q_DONE) {
+        size_t i = d->q_pos;
+        switch (d->q_st) {
+        case Q_OUT: {
+            const char *lt = i < len ? memchr(b + i, '<', len - i) : NULL;
+            size_t stop = lt ? (size_t)(lt - b) : len;
+            TW_WORK(stop - i);
+            if (d->q_stray == NPOS)
+                for (size_t k = i; k < stop; k++)
+                    if (!tw_is_space((unsigned char)b[k])) {
+                        d->q_stray = k;
+                        break;
+                    }
+            d->q_pos = stop;
+            if (!lt)
+                return TW_OK;
+            int rc = q_match(lt, len - stop, HERMES_CLOSE, SLEN(HERMES_CLOSE));
+            int rf = q_match(lt, len - stop, Q_FN_OPEN, SLEN(Q_FN_OPEN));
+            int re = q_match(lt, len - stop, Q_FN_CLOSE, SLEN(Q_FN_CLOSE));
+            int rp = q_match(lt, len - stop, Q_P_OPEN, SLEN(Q_P_OPEN));
+            if (!final && (rc < 0 || rf < 0 || re < 0 || rp < 0))
+                return TW_OK; /* wait at the '<' */
+            if (rc == 1) {
+                st = q_flush_stray(d);
+                d->q_end = stop + SLEN(HERMES_CLOSE);
+                d->q_st = Q_DONE;
+            } else if (rf == 1 || rp == 1) {
+                st = q_flush_stray(d);
+                d->q_fn = rf == 1;
+                d->q_name = stop + (rf == 1 ? SLEN(Q_FN_OPEN) : SLEN(Q_P_OPEN));
+                d->q_scan = d->q_name;
+                d->q_pos = d->q_name;
+                d->q_st = Q_NAME;
+            } else if (re == 1) {
+                st = q_flush_stray(d);
+                if (st == TW_OK)
+                    st = q_note(d, QE_FEND, stop, stop, 0, 0, false);
+                d->q_tool = NULL;
+                d->q_pos = stop + SLEN(Q_FN_CLOSE);
+            } else {
+                if (d->q_stray == NPOS)
+                    d->q_stray = stop;
+                d->q_pos = stop + 1;
+            }
+            break;
+        }
+        case Q_NAME: {
+            const char *gt = d->q_scan < len ? memchr(b + d->q_scan, '>', len - d->q_scan) : NULL;
+            if (!gt) {
+                TW_WORK(len - d->q_scan);
+                d->q_scan = len;
+                return TW_OK; /* at the end of the input the block is unterminated */
+            }
+            size_t g = (size_t)(gt - b);
+            TW_WORK(g - d->q_scan);
+            if (d->q_fn) {
+                d->q_nfunc++;
+                d->q_tool = q_find_tool(d, d->q_name, g);
+                st = q_note(d, QE_FUNC, d->q_name, g, 0, 0, false);
+                d->q_pos = g + 1;
+                d->q_st = Q_OUT;
+            } else {
+                d->q_pa = d->q_name;
+                d->q_pb = g;
+                d->q_vstart = g + 1;
+                q_value_begin(d);
+            }
+            break;
+        }
+        case Q_VPRE: {
+            size_t k = q_skip_ws(b, i, len);
+            TW_WORK(k - i);
+            d->q_pos = k;
+            if (k == len) {
+                if (!final)
+                    return TW_OK;
+                q_value_xml(d);
+                break;
+            }
+            if (b[k] != '{' && b[k] != '[') {
+                q_value_xml(d);
+                break;
+            }
+            memset(&d->c_jscan, 0, sizeof d->c_jscan);
+            d->c_jscan.max_depth = d->L.max_depth;
+            d->q_jpos = k;
+            d->q_st = Q_VJSON;
+            break;
+        }
+        case Q_VJSON: {
+            size_t used = 0;
+            tw_jscan_result r = tw_jscan_feed(&d->c_jscan, b + d->q_jpos, len - d->q_jpos, &used);
+            TW_WORK(used);
+            d->q_jpos += used;
+            if (r == TW_JSCAN_MORE) {
+                if (!final)
+                    return TW_OK;
+                q_value_xml(d);
+            } else if (r == TW_JSCAN_DONE) {
+                d->q_jend = d->q_jpos;
+                d->q_post = 0;
+                d->q_st = Q_VJPOST;
+            } else {
+                q_value_xml(d);
+            }
+            break;
+        }
+        case Q_VJPOST: {
+            size_t k = d->q_jpos;
+            while (k < len && d->q_post == 0 && tw_is_space((unsigned char)b[k]))
+                k++;
+            while (k < len && d->q_post < SLEN(Q_P_CLOSE) && b[k] == Q_P_CLOSE[d->q_post]) {
+                k++;
+                d->q_post++;
+            }
+            TW_WORK(k - d->q_jpos);
+            d->q_jpos = k;
+            if (d->q_post == SLEN(Q_P_CLOSE)) {
+                st = q_note(d, QE_PARAM, d->q_pa, d->q_pb, d->q_vstart, k - SLEN(Q_P_CLOSE), false);
+                d->q_pos = k;
+                d->q_st = Q_OUT;
+            } else if (k == len && !final) {
+                return TW_OK;
+            } else {
+                q_value_xml(d); /* something else follows the JSON value */
+            }
+            break;
+        }
+        case Q_VAL: {
+            if (d->q_cand == NPOS) {
+                size_t from = d->q_scan;
+                const char *f = from < len ? tw_memmem(b + from, len - from, Q_P_CLOSE,
+                                                       SLEN(Q_P_CLOSE))
+                                           : NULL;
+                if (!f) {
+                    size_t keep = SLEN(Q_P_CLOSE) - 1;
+                    size_t next = len > keep ? len - keep : 0;
+                    TW_WORK(len - from);
+                    d->q_scan = next > from ? next : from;
+                    return TW_OK; /* at the end of the input the value is unclosed */
+                }
+                d->q_cand = (size_t)(f - b);
+                TW_WORK(d->q_cand - from);
+                d->q_ws = d->q_cand + SLEN(Q_P_CLOSE);
+            }
+            size_t k = q_skip_ws(b, d->q_ws, len);
+            TW_WORK(k - d->q_ws);
+            d->q_ws = k;
+            int r = q_follower(b, k, len, final);
+            if (r < 0)
+                return TW_OK;
+            if (r == 1) {
+                st = q_note(d, QE_PARAM, d->q_pa, d->q_pb, d->q_vstart, d->q_cand, false);
+                d->q_pos = d->q_cand + SLEN(Q_P_CLOSE);
+                d->q_cand = NPOS;
+                d->q_st = Q_OUT;
+            } else {
+                d->q_scan = d->q_cand + 1;
+                d->q_cand = NPOS;
+            }
+            break;
+        }
+        default:
+            return TW_OK;
+        }
+    }
+    return st;
+}
+
+/* Is the reader inside a parameter value? */
+static bool q_in_value(const tw_text_dec *d)
+{
+    return d->q_st == Q_VPRE || d->q_st == Q_VJSON || d->q_st == Q_VJPOST || d->q_st == Q_VAL;
+}
+
+/* One value with one leading and one trailing "\n" removed (as written by the
+ * chat templates). */
+static void q_strip_nl(const char **p, size_t *n)
+{
+    if (*n && (*p)[0] == '\n') {
+        (*p)++;
+        (*n)--;
+    }
+    if (*n && (*p)[*n - 1] == '\n')
+        (*n)--;
+}
+
+static bool q_is(const char *p, size_t n, const char *lit)
+{
+    return strlen(lit) == n && memcmp(p, lit, n) == 0;
+}
+
+/*
+ * Append one value, typed by the parameter's schema types m (0: none). Sets
+ * *untyped when no type was declared, *mistyped when the text did not read as
+ * any declared type but string; both keep the value as a JSON string.
+ */
+static tw_status q_put_value(tw_buf *out, unsigned m, const char *p, size_t n, size_t max_depth,
+                             bool *untyped, bool *mistyped)
+{
+    if (!m) {
+        *untyped = true;
+        return tw_json_write_str(out, p, n, 0);
+    }
+    const char *t = p;
+    size_t tn = n;
+    tw_trim(&t, &tn);
+    if ((m & QT_NULL) && (q_is(t, tn, "null") || q_is(t, tn, "None")))
+        return tw_buf_puts(out, "null");
+    if (m & QT_BOOLEAN) {
+        if (q_is(t, tn, "true") || q_is(t, tn, "True"))
+            return tw_buf_puts(out, "true");
+        if (q_is(t, tn, "false") || q_is(t, tn, "False"))
+            return tw_buf_puts(out, "false");
+    }
+    if ((m & (QT_INTEGER | QT_NUMBER)) && tw_json_number_valid(t, tn) &&
+        ((m & QT_NUMBER) || tw_json_number_is_integer(t, tn)))
+        return tw_buf_append(out, t, tn);
+    if ((m & (QT_OBJECT | QT_ARRAY)) && tn && (t[0] == '{' || t[0] == '[')) {
+        cJSON *v = NULL;
+        tw_error e;
+        tw_status ps = tw_json_parse(t, tn, max_depth, &v, &e);
+        if (ps == TW_ERR_NOMEM)
+            return ps;
+        bool ok = ps == TW_OK && (((m & QT_OBJECT) && cJSON_IsObject(v)) ||
+                                  ((m & QT_ARRAY) && cJSON_IsArray(v)));
+        cJSON_Delete(v);
+        /* too deep: the text goes as is, so the call is refused json_too_deep */
+        if (ok || ps == TW_ERR_LIMIT)
+            return tw_buf_append(out, t, tn);
+    }
+    if (!(m & QT_STRING))
+        *mistyped = true;
+    return tw_json_write_str(out, p, n, 0);
+}
+
+/* The elements of one function, [from, to) of q_ev, as one call. */
+typedef struct q_call {
+    size_t fa, fb;        /* the name */
+    bool closed;          /* </function> read */
+    bool stray;           /* text between its elements */
+} q_call;
+
+static bool q_name_ok(const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)p[i];
+        if (c <= 0x20 || c == '<' || c == '>' || c == '"' || c == 0x7f)
+            return false;
+    }
+    return true;
+}
+
+static tw_status q_take_call(tw_text_dec *d, const q_call *qc, const q_elem *ev, size_t n)
+{
+    const char *b = d->c_blk.data;
+    const char *np = b + qc->fa;
+    size_t nn = qc->fb - qc->fa;
+    tw_trim(&np, &nn);
+    tw_status st = TW_OK;
+    tw_buf args = {0};
+    char *name = NULL;
+    tw_status refuse = TW_OK;
+    char why[200] = "";
+    bool untyped = false, mistyped = false;
+    size_t nuntyped = 0, nmistyped = 0;
+    const char *first_untyped = NULL, *first_mistyped = NULL;
+    size_t fu_len = 0, fm_len = 0;
+    const tw_tool *tool = NULL;
+    if (nn) {
+        name = tw_strndup(np, nn);
+        if (!name)
+            return TW_ERR_NOMEM;
+        if (!q_name_ok(np, nn) || memchr(np, 0, nn)) {
+            refuse = TW_D_XML_BAD_NAME;
+            snprintf(why, sizeof why, "function name holds a space, '<', '>', '\"' or a control byte");
+        }
+        tool = q_find_tool(d, qc->fa, qc->fb);
+    }
+    st = tw_buf_putc(&args, '{');
+    size_t np_count = 0;
+    for (size_t i = 0; st == TW_OK && i < n; i++) {
+        if (ev[i].kind != QE_PARAM)
+            continue;
+        const char *kp = b + ev[i].a;
+        size_t kn = ev[i].b - ev[i].a;
+        tw_trim(&kp, &kn);
+        if (refuse == TW_OK && ev[i].unclosed) {
+            refuse = TW_D_XML_PARAM_UNCLOSED;
+            snprintf(why, sizeof why, "parameter '%.*s' has no </parameter>", (int)(kn > 64 ? 64 : kn),
+                     kp);
+        }
+        if (refuse == TW_OK && (!kn || !q_name_ok(kp, kn) || memchr(kp, 0, kn))) {
+            refuse = TW_D_XML_BAD_NAME;
+            snprintf(why, sizeof why, "parameter %zu has an empty or invalid name", np_count + 1);
+        }
+        const char *vp = b + ev[i].va;
+        size_t vn = ev[i].vb - ev[i].va;
+        q_strip_nl(&vp, &vn);
+        if (refuse == TW_OK && memchr(vp, 0, vn)) {
+            refuse = TW_D_JSON_NUL;
+            snprintf(why, sizeof why, "parameter '%.*s' holds U+0000", (int)(kn > 64 ? 64 : kn), kp);
+        }
+        if (np_count++)
+            st = tw_buf_putc(&args, ',');
+        if (st == TW_OK)
+            st = tw_json_write_str(&args, kp, kn, 0);
+        if (st == TW_OK)
+            st = tw_buf_putc(&args, ':');
+        bool u = false, mt = false;
+        if (st == TW_OK)
+            st = q_put_value(&args, q_types(q_prop(tool, kp, kn)), vp, vn, d->L.max_depth, &u, &mt);
+        if (u && !nuntyped++) {
+            first_untyped = kp;
+            fu_len = kn;
+        }
+        if (mt && !nmistyped++) {
+            first_mistyped = kp;
+            fm_len = kn;
+        }
+        untyped |= u;
+        mistyped |= mt;
+    }
+    if (st == TW_OK)
+        st = tw_buf_putc(&args, '}');
+    if (st != TW_OK) {
+        free(name);
+        tw_buf_free(&args);
+        return st == TW_ERR_LIMIT ? TW_ERR_NOMEM : st;
+    }
+    tw_wire_sink k = {&d->res, &d->o, &d->L, d->fn, d->user, &d->stop};
+    tw_wire_call c;
+    memset(&c, 0, sizeof c);
+    c.name = name;
+    c.offset = d->c_block_off;
+    c.has_args_str = true;
+    c.args_str = args.data;
+    c.args_len = args.len;
+    if (c.args_len > tw_args_text_cap(&d->L)) {
+        c.args_len = tw_args_text_cap(&d->L);
+        c.args_oversize = true;
+    }
+    c.refuse = refuse;
+    c.refuse_why = refuse != TW_OK ? why : NULL;
+    size_t before = d->res.msg.ncalls;
+    st = tw_wire_take_call(&k, &c);
+    bool accepted = d->res.msg.ncalls > before;
+    free(name);
+    tw_buf_free(&args);
+    /* the reader's warnings belong to an accepted call only */
+    char m[240];
+    if (st == TW_OK && accepted && !qc->closed)
+        st = add_diag(d, false, TW_D_XML_FUNCTION_UNCLOSED, d->c_block_off, NULL);
+    if (st == TW_OK && accepted && qc->stray)
+        st = add_diag(d, false, TW_D_XML_STRAY_TEXT, d->c_block_off,
+                      "text between the elements of a function was dropped");
+    if (st == TW_OK && accepted && untyped) {
+        snprintf(m, sizeof m,
+                 "%zu parameter value(s) kept as strings: no schema type declares them (first '%.*s')",
+                 nuntyped, (int)(fu_len > 64 ? 64 : fu_len), first_untyped);
+        st = add_diag(d, false, TW_D_XML_UNTYPED, d->c_block_off, m);
+    }
+    if (st == TW_OK && accepted && mistyped) {
+        snprintf(m, sizeof m,
+                 "%zu parameter value(s) do not read as their schema type and were kept as strings "
+                 "(first '%.*s')",
+                 nmistyped, (int)(fm_len > 64 ? 64 : fm_len), first_mistyped);
+        st = add_diag(d, false, TW_D_XML_VALUE_TYPE, d->c_block_off, m);
+    }
+    return st;
+}
+
+/* Turn the elements of a read block into calls. */
+static tw_status q_decode(tw_text_dec *d)
+{
+    const q_elem *ev = (const q_elem *)(const void *)d->q_ev.data;
+    size_t n = d->q_ev.len / sizeof(q_elem);
+    tw_status st = TW_OK;
+    bool open = false, outside = false, stray = false, any = false;
+    q_call qc = {0, 0, false, false};
+    size_t from = 0;
+    for (size_t i = 0; st == TW_OK && i <= n; i++) {
+        int kind = i < n ? ev[i].kind : 0;
+        if (open && (i == n || kind == QE_FUNC || kind == QE_FEND)) {
+            qc.closed = kind == QE_FEND;
+            st = q_take_call(d, &qc, ev + from, i - from);
+            open = false;
+            if (kind == QE_FEND)
+                continue;
+        }
+        if (i == n || st != TW_OK)
+            break;
+        if (kind == QE_FUNC) {
+            open = any = true;
+            qc.fa = ev[i].a;
+            qc.fb = ev[i].b;
+            qc.stray = false;
+            from = i + 1;
+        } else if (kind == QE_STRAY || kind == QE_FEND) {
+            if (open)
+                qc.stray = true;
+            else
+                stray = true;
+        } else if (kind == QE_PARAM && !open) {
+            outside = true;
+        }
+    }
+    if (st == TW_OK && !any)
+        st = add_diag(d, true, TW_D_TOOL_CALL_JSON, d->c_block_off,
+                      "tool call block holds no <function=NAME> element");
+    if (st == TW_OK && outside)
+        st = add_diag(d, true, TW_D_XML_PARAM_OUTSIDE, d->c_block_off, NULL);
+    if (st == TW_OK && stray && any)
+        st = add_diag(d, false, TW_D_XML_STRAY_TEXT, d->c_block_off,
+                      "text inside the tool call block, outside its functions, was dropped");
+    return st;
+}
+
+/* Record the open value as unclosed, ending at `end`. */
+static tw_status q_note_unclosed(tw_text_dec *d, size_t end)
+{
+    if (d->q_st == Q_NAME || !q_in_value(d))
+        return TW_OK;
+    return q_note(d, QE_PARAM, d->q_pa, d->q_pb, d->q_vstart, end, true);
+}
+
 /* ===================== the call layer ===================== */
 
 static tw_status calls_feed(tw_text_dec *d, const char *p, size_t n, uint64_t off);
@@ -358,7 +967,13 @@ static void block_reset(tw_text_dec *d)
     d->c_vstart = d->c_vend = 0;
     d->c_post = 0;
     d->c_too_deep = false;
-    memset(&d->c_jscan, 0, sizeof d->c_jscan);
+    memset(&d->c_jscan, 0, sizeof d->c_jscan);    d->q_st = Q_OUT;
+    d->q_pos = d->q_scan = 0;
+    d->q_stray = d->q_cand = NPOS;
+    d->q_nfunc = 0;
+    d->q_tool = NULL;
+    d->q_record = true;
+    tw_buf_reset(&d->q_ev);
 }
 
 static tw_jscan *jscan_of(tw_text_dec *d) { return &d->c_jscan; }
@@ -546,7 +1161,16 @@ static tw_status block_done(tw_text_dec *d, size_t end, bool via_json)
     tw_status st;
     size_t clen;
     closer(d, &clen);
-    if (via_json) {
+    if (d->kind == TW_TEXT_QWEN_XML) {
+        /* read by the XML reader, or cut at the block cap */
+        if (via_json) {
+            st = q_decode(d);
+        } else {
+            char m[128];
+            snprintf(m, sizeof m, "tool call block exceeds %zu bytes", d->c_cap);
+            st = add_diag(d, true, TW_D_ARGS_TOO_LARGE, d->c_block_off, m);
+        }
+    } else if (via_json) {
         tw_error e;
         tw_json_lint lint;
         cJSON *v = NULL;
@@ -603,6 +1227,12 @@ static tw_status block_step(tw_text_dec *d)
 {
     size_t clen;
     closer(d, &clen);
+    if (d->kind == TW_TEXT_QWEN_XML) {
+        tw_status st = q_advance(d, false);
+        if (st == TW_OK && d->q_st == Q_DONE)
+            st = block_done(d, d->q_end, true);
+        return st;
+    }
     jpath_advance(d);
     if (d->c_jphase == JP_DONE)
         return block_done(d, d->c_jpos, true);
@@ -845,6 +1475,52 @@ static tw_status calls_feed(tw_text_dec *d, const char *p, size_t n, uint64_t of
     return st;
 }
 
+/*
+ * qwen3-coder: the input ended inside a block. A value left open ends at the
+ * first literal </tool_call> after its start, if any (its call is refused);
+ * otherwise --finish decides, as for Hermes.
+ */
+static tw_status q_finish(tw_text_dec *d)
+{
+    tw_status st = q_advance(d, true);
+    if (st != TW_OK)
+        return st;
+    if (d->q_st == Q_DONE)
+        return block_done(d, d->q_end, true);
+    size_t len = d->c_blk.len;
+    if (q_in_value(d)) {
+        const char *f = tw_memmem(d->c_blk.data + d->q_vstart, len - d->q_vstart, HERMES_CLOSE,
+                                  SLEN(HERMES_CLOSE));
+        if (f) {
+            size_t at = (size_t)(f - d->c_blk.data);
+            st = q_note_unclosed(d, at);
+            return st == TW_OK ? block_done(d, at + SLEN(HERMES_CLOSE), true) : st;
+        }
+    }
+    const q_elem *ev = (const q_elem *)(const void *)d->q_ev.data;
+    size_t n = d->q_ev.len / sizeof(q_elem);
+    bool complete = d->q_st == Q_OUT && n && ev[n - 1].kind == QE_FEND;
+    if (d->o.finish == TW_FINISH_STOP_SEQUENCE || (d->o.finish == TW_FINISH_LENGTH && complete)) {
+        if (d->q_st == Q_NAME && d->q_fn) /* a function name never closed by '>' */
+            st = q_note(d, QE_FUNC, d->q_name, len, 0, 0, false);
+        if (st == TW_OK && d->q_st == Q_NAME && !d->q_fn) {
+            d->q_pa = d->q_name;
+            d->q_pb = d->q_vstart = len;
+            st = q_note(d, QE_PARAM, d->q_pa, d->q_pb, len, len, true);
+        }
+        if (st == TW_OK)
+            st = q_note_unclosed(d, len);
+        return st == TW_OK ? block_done(d, len, true) : st;
+    }
+    d->c_blocks++;
+    st = add_diag(d, true, TW_D_TOOL_CALL_UNTERMINATED, d->c_block_off,
+                  d->o.finish == TW_FINISH_LENGTH
+                      ? "tool call cut by the token limit before its </function>"
+                      : NULL);
+    block_reset(d);
+    return st;
+}
+
 /* End of public text: resolve a held opener and an open block. */
 static tw_status calls_finish(tw_text_dec *d)
 {
@@ -876,6 +1552,8 @@ static tw_status calls_finish(tw_text_dec *d)
         return add_diag(d, true, TW_D_ARGS_TOO_LARGE, d->c_block_off,
                         "unterminated tool call block exceeds the block cap");
     }
+    if (d->kind == TW_TEXT_QWEN_XML)
+        return q_finish(d);
     lit_advance(d);
     if (d->c_lit != NPOS)
         return block_done(d, d->c_lit + clen, false);
@@ -932,6 +1610,21 @@ static bool block_valid_at(const tw_text_dec *d, const char *p, size_t n, const 
     opener(d, &olen);
     p += olen;
     n -= olen;
+    if (d->kind == TW_TEXT_QWEN_XML) {
+        /* the XML reader, not recording, over at most the block cap */
+        (void)lit;
+        (void)bracket;
+        tw_text_dec q;
+        memset(&q, 0, sizeof q);
+        q.kind = d->kind;
+        q.L = d->L;
+        q.o = d->o;
+        q.c_blk.data = (char *)(uintptr_t)p; /* read-only view */
+        q.c_blk.len = n < d->c_cap ? n : d->c_cap;
+        q.q_stray = q.q_cand = NPOS;
+        *st = q_advance(&q, false);
+        return q.q_st == Q_DONE && q.q_nfunc > 0;
+    }
     /* JSON-aware: scan the value and expect the close tag */
     tw_text_dec t;
     memset(&t, 0, sizeof t);
@@ -1460,12 +2153,13 @@ void tw_text_release(tw_text_dec *d)
     tw_buf_free(&d->c_seg);
     tw_buf_free(&d->c_ws);
     tw_buf_free(&d->c_bare);
+    tw_buf_free(&d->q_ev);
 }
 
 void tw_text_bufs(tw_text_dec *d, tw_buf *b[TEXT_NBUFS])
 {
     b[0] = &d->t_hold, b[1] = &d->th_ws, b[2] = &d->c_hold, b[3] = &d->c_blk;
-    b[4] = &d->c_seg, b[5] = &d->c_ws, b[6] = &d->c_bare;
+    b[4] = &d->c_seg, b[5] = &d->c_ws, b[6] = &d->c_bare, b[7] = &d->q_ev;
 }
 
 tw_status tw_text_reset(tw_text_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user)
@@ -1502,6 +2196,12 @@ tw_status tw_hermes_output_decode(const char *buf, size_t len, const tw_decode_o
 tw_status tw_fenced_output_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)
 {
     return batch(TW_TEXT_FENCED, buf, len, o, out);
+}
+
+tw_status tw_qwen3_coder_output_decode(const char *buf, size_t len, const tw_decode_opts *o,
+                                       tw_result *out)
+{
+    return batch(TW_TEXT_QWEN_XML, buf, len, o, out);
 }
 
 /* ===================== the opaque decoder ===================== */
@@ -1554,6 +2254,10 @@ static void *fenced_new(const tw_decode_opts *o, tw_event_fn fn, void *u)
 {
     return tw_text_dec_new(TW_TEXT_FENCED, o, fn, u);
 }
+static void *qwen3_coder_new(const tw_decode_opts *o, tw_event_fn fn, void *u)
+{
+    return tw_text_dec_new(TW_TEXT_QWEN_XML, o, fn, u);
+}
 static tw_status gen_reset(void *d, const tw_decode_opts *o, tw_event_fn fn, void *u)
 {
     return tw_text_reset(d, o, fn, u);
@@ -1569,3 +2273,8 @@ const tw_format_ops tw_format_hermes = {
 const tw_format_ops tw_format_fenced = {
     "fenced", "raw model text: think blocks, then ```tool_call fenced blocks", tw_fenced_output_decode,
     fenced_new, gen_feed, gen_finish, gen_reset, gen_free};
+const tw_format_ops tw_format_qwen3_coder = {
+    "qwen3-coder",
+    "raw model text: think blocks, then <tool_call><function=NAME><parameter=KEY> XML blocks "
+    "(Qwen3-Coder, Qwen3.5)",
+    tw_qwen3_coder_output_decode, qwen3_coder_new, gen_feed, gen_finish, gen_reset, gen_free};

@@ -67,6 +67,25 @@ struct tw_text_dec {
     tw_buf c_bare;
     uint64_t c_bare_off;   /* offset of the first non-whitespace held byte */
     bool c_bare_nonws;     /* c_bare_off is set */
+    /* qwen3-coder: the XML reader of one block (docs/text-formats.md) */
+    int q_st;              /* between elements, in a name, before/in a value, done */
+    size_t q_pos;          /* c_blk bytes read so far */
+    size_t q_scan;         /* the current search resumes here */
+    size_t q_name;         /* the open element's name starts here */
+    bool q_fn;             /* the open name is a function's (else a parameter's) */
+    size_t q_stray;        /* first non-space byte between elements, or SIZE_MAX */
+    const tw_tool *q_tool; /* the declared tool of the open function, or NULL */
+    size_t q_pa, q_pb;     /* the open parameter's name */
+    size_t q_vstart;       /* the open value's first byte (after '>') */
+    size_t q_jpos;         /* JSON-aware value: scanned up to here */
+    size_t q_jend;         /* JSON-aware value: the JSON value ends here */
+    size_t q_post;         /* bytes of </parameter> matched after a JSON value */
+    size_t q_cand;         /* a </parameter> whose follower is undecided, or SIZE_MAX */
+    size_t q_ws;           /* ... whitespace after it skipped up to here */
+    size_t q_end;          /* the block's end once read */
+    size_t q_nfunc;        /* <function= elements read */
+    bool q_record;         /* keep the elements (not when only testing validity) */
+    tw_buf q_ev;           /* the elements read, in order */
     tw_status stop;       /* a callback's status that stopped the decode; TW_OK while none */
 };
 
@@ -85,7 +104,7 @@ tw_status tw_text_finish(tw_text_dec *d, tw_result *out);
 void tw_text_release(tw_text_dec *d);
 /* The buffers of *d a reset keeps (the result's are handed to the caller):
  * b[0, TEXT_NBUFS) point into d. */
-#define TEXT_NBUFS 7
+#define TEXT_NBUFS 8
 void tw_text_bufs(tw_text_dec *d, tw_buf *b[TEXT_NBUFS]);
 /* Start a new decode on *d, keeping the allocations of its buffers. */
 tw_status tw_text_reset(tw_text_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user);

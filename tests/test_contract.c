@@ -98,7 +98,7 @@ Test(contract, registry_lists_every_module_once)
     }
     cr_assert_null(tw_formats()[ndec]);
     cr_assert_null(tw_encoders()[nenc]);
-    cr_assert_eq(ndec, 11);
+    cr_assert_eq(ndec, 12);
     cr_assert_eq(nenc, 19);
     cr_assert_eq(nread, 5);
     cr_assert_null(tw_module_find(TW_MODULE_DECODER, "no-such-format"));
@@ -116,6 +116,7 @@ Test(contract, registry_families)
         {TW_MODULE_DECODER, "think", TW_FAMILY_TEXT},
         {TW_MODULE_DECODER, "hermes", TW_FAMILY_TEXT},
         {TW_MODULE_DECODER, "fenced", TW_FAMILY_TEXT},
+        {TW_MODULE_DECODER, "qwen3-coder", TW_FAMILY_TEXT},
         {TW_MODULE_DECODER, "proxy", TW_FAMILY_TEXT},
         {TW_MODULE_DECODER, "openai-response", TW_FAMILY_JSON},
         {TW_MODULE_DECODER, "anthropic-response", TW_FAMILY_JSON},

@@ -75,8 +75,15 @@ Test(core, code_numbers_are_pinned)
         {TW_D_JSON_NUL, 42, "json_nul"},
         {TW_D_CALL_DUPLICATE_KEY, 43, "call_duplicate_key"},
         {TW_D_JSON_NOT_RFC8259, 44, "json_not_rfc8259"},
-        {TW_D_ITEM_REFERENCE, 45, "item_reference"},
-        {TW_D_BUILTIN_TOOL, 46, "builtin_tool"},
+        {TW_D_XML_PARAM_UNCLOSED, 45, "xml_param_unclosed"},
+        {TW_D_XML_FUNCTION_UNCLOSED, 46, "xml_function_unclosed"},
+        {TW_D_XML_STRAY_TEXT, 47, "xml_stray_text"},
+        {TW_D_XML_PARAM_OUTSIDE, 48, "xml_param_outside"},
+        {TW_D_XML_BAD_NAME, 49, "xml_bad_name"},
+        {TW_D_XML_UNTYPED, 50, "xml_untyped"},
+        {TW_D_XML_VALUE_TYPE, 51, "xml_value_type"},
+        {TW_D_ITEM_REFERENCE, 52, "item_reference"},
+        {TW_D_BUILTIN_TOOL, 53, "builtin_tool"},
     };
     size_t n = sizeof pinned / sizeof pinned[0];
     for (size_t i = 0; i < n; i++) {

@@ -105,6 +105,7 @@ ParameterizedTestParameters(fuzz, replay)
         {"gemini"},         {"gemini_stream"},
         {"proxy"},          {"schema"},           {"sse"},
         {"fixture"},        {"import"},           {"json_diff"},
+        {"qwen3_coder"},
     };
     return cr_make_param_array(struct target_param, params, sizeof params / sizeof params[0]);
 }
@@ -134,7 +135,7 @@ Test(fuzz, every_target_is_replayed)
                                    "openai_response", "openai_stream", "anthropic_response",
                                    "anthropic_stream", "vllm", "gemini", "gemini_stream", "proxy",
                                    "schema", "sse",
-                                   "fixture", "import", "json_diff"};
+                                   "fixture", "import", "json_diff", "qwen3_coder"};
     for (const char *const *n = tw_fz_target_names(); *n; n++) {
         bool found = false;
         for (size_t i = 0; i < sizeof listed / sizeof listed[0]; i++)

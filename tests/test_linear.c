@@ -105,6 +105,54 @@ Test(linear_work, hermes)
     assert_linear("hermes", many_hermes, 2000);
 }
 
+/* n Qwen3-Coder XML blocks, each value holding a '</parameter>' that is text. */
+static tw_status many_qwen_xml(tw_buf *b, size_t n)
+{
+    tw_status st = TW_OK;
+    for (size_t i = 0; st == TW_OK && i < n; i++)
+        st = tw_buf_printf(b,
+                           "<tool_call>\n<function=get_weather>\n<parameter=city>\nc%zu "
+                           "</parameter> x\n</parameter>\n<parameter=days>\n%zu\n</parameter>\n"
+                           "</function>\n</tool_call>\n",
+                           i, i);
+    return st;
+}
+
+Test(linear_work, qwen3_coder)
+{
+    assert_linear("qwen3-coder", many_qwen_xml, 2000);
+}
+
+/* One call with n parameters: the work grows with the bytes, not n x bytes. */
+Test(linear_work, qwen3_coder_many_parameters)
+{
+    for (size_t n = 2000; n <= 8000; n *= 4) {
+        tw_buf b = {0};
+        cr_assert_eq(tw_buf_puts(&b, "<tool_call>\n<function=f>\n"), TW_OK);
+        for (size_t i = 0; i < n; i++)
+            cr_assert_eq(tw_buf_printf(&b, "<parameter=p%zu>\nv </parameter> %zu\n</parameter>\n",
+                                       i, i),
+                         TW_OK);
+        cr_assert_eq(tw_buf_puts(&b, "</function>\n</tool_call>"), TW_OK);
+        char *in = tw_test_exact(b.data, b.len);
+        tw_decode_opts o;
+        memset(&o, 0, sizeof o);
+        o.limits.max_input_bytes = b.len + 1;
+        o.limits.max_args_bytes = b.len;
+        tw_result r;
+        tw_work_reset();
+        cr_assert_eq(tw_format_find("qwen3-coder")->decode(in, b.len, &o, &r), TW_OK);
+        uint64_t work = tw_work_count();
+        cr_assert_eq(r.msg.ncalls, 1);
+        cr_assert_eq((size_t)cJSON_GetArraySize(r.msg.calls[0].arguments), n);
+        cr_assert_leq(work, (uint64_t)WORK_PER_BYTE * b.len, "%zu parameters: %llu units for %zu bytes",
+                      n, (unsigned long long)work, b.len);
+        tw_result_free(&r);
+        free(in);
+        tw_buf_free(&b);
+    }
+}
+
 Test(linear_work, vllm_generate)
 {
     assert_linear("vllm-generate", many_vllm, 2000);

@@ -104,10 +104,24 @@ extern "C" {
       "tool call object repeats a key; the call is ambiguous")                 \
     X(TW_D_JSON_NOT_RFC8259, 44, "json_not_rfc8259",                           \
       "JSON is not RFC 8259: raw control character in a string or between tokens") \
+    X(TW_D_XML_PARAM_UNCLOSED, 45, "xml_param_unclosed",                       \
+      "XML tool call parameter has no </parameter>; the call was refused")     \
+    X(TW_D_XML_FUNCTION_UNCLOSED, 46, "xml_function_unclosed",                 \
+      "XML tool call function has no </function>")                             \
+    X(TW_D_XML_STRAY_TEXT, 47, "xml_stray_text",                               \
+      "text inside an XML tool call block outside its elements was dropped")   \
+    X(TW_D_XML_PARAM_OUTSIDE, 48, "xml_param_outside",                         \
+      "XML tool call parameter outside any function was dropped")              \
+    X(TW_D_XML_BAD_NAME, 49, "xml_bad_name",                                   \
+      "XML tool call function or parameter name is empty or invalid")          \
+    X(TW_D_XML_UNTYPED, 50, "xml_untyped",                                     \
+      "XML tool call values kept as strings: no schema type declared")         \
+    X(TW_D_XML_VALUE_TYPE, 51, "xml_value_type",                               \
+      "XML tool call value does not read as its schema type; kept as a string") \
     /* request readers: OpenAI Responses */                                    \
-    X(TW_D_ITEM_REFERENCE, 45, "item_reference",                               \
+    X(TW_D_ITEM_REFERENCE, 52, "item_reference",                               \
       "an input item_reference names an item stored by the server; dropped")   \
-    X(TW_D_BUILTIN_TOOL, 46, "builtin_tool",                                   \
+    X(TW_D_BUILTIN_TOOL, 53, "builtin_tool",                                   \
       "a built-in tool (web_search, file_search, ...) has no neutral form; dropped")
 
 typedef enum tw_status {

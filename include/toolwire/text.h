@@ -1,6 +1,7 @@
 /*
  * Text formats (docs/text-formats.md): think-tag
- * splitting, Hermes <tool_call> blocks and fenced ```tool_call blocks.
+ * splitting, Hermes <tool_call> blocks, fenced ```tool_call blocks and the
+ * Qwen3-Coder XML blocks (<tool_call><function=NAME><parameter=KEY>…).
  *
  * One push decoder serves all three; the batch functions feed the whole
  * input at once through it, so batch and streaming give one result.
@@ -17,7 +18,8 @@ extern "C" {
 typedef enum tw_text_kind {
     TW_TEXT_THINK = 0,  /* split reasoning only */
     TW_TEXT_HERMES,     /* think blocks, then <tool_call> blocks */
-    TW_TEXT_FENCED      /* think blocks, then ```tool_call blocks */
+    TW_TEXT_FENCED,     /* think blocks, then ```tool_call blocks */
+    TW_TEXT_QWEN_XML    /* think blocks, then <tool_call><function=…> XML blocks (qwen3-coder) */
 } tw_text_kind;
 
 /*
@@ -73,6 +75,8 @@ tw_status tw_hermes_output_decode(const char *buf, size_t len, const tw_decode_o
                            tw_result *out);
 tw_status tw_fenced_output_decode(const char *buf, size_t len, const tw_decode_opts *o,
                            tw_result *out);
+tw_status tw_qwen3_coder_output_decode(const char *buf, size_t len, const tw_decode_opts *o,
+                                       tw_result *out);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,206 @@
+/*
+ * The qwen3-coder decoder against output it did not write: every assistant
+ * turn with tool calls in the renderings of the real Qwen3-Coder and Qwen3.5
+ * templates (tests/data/qwen3-coder, tests/data/qwen3.5) decodes back to the
+ * calls of the request (names, and arguments as JSON values typed with the
+ * request's tools), batch and one byte at a time. A value whose parameter the
+ * request's schema does not type comes back as a string (xml_untyped); a
+ * second decode with every parameter typed from the request's own value
+ * (tools made by the test) must give the request's arguments exactly.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cases.h"
+#include "decode_fixtures.h"
+#include "toolwire/decode.h"
+#include "toolwire/registry.h"
+#include "toolwire/request.h"
+#include "toolwire/text.h"
+#include "twtest.h"
+
+static const char TURN[] = "<|im_start|>assistant\n";
+static const char END[] = "<|im_end|>";
+
+/* Does the schema of tool `name` give parameter `key` a type? */
+static bool typed(const tw_tool *tools, size_t ntools, const char *name, const char *key)
+{
+    const tw_tool *t = tw_tools_find(tools, ntools, name);
+    const cJSON *props = t && t->parameters ? tw_json_get(t->parameters, "properties") : NULL;
+    const cJSON *prop = props ? tw_json_get(props, key) : NULL;
+    return prop && (tw_json_get(prop, "type") || tw_json_get(prop, "anyOf"));
+}
+
+/* Same keys in the same order; equal values where the schema types them, a
+ * string where it does not. */
+static bool args_match(const tw_tool *tools, size_t ntools, const tw_call *got,
+                       const tw_call *want)
+{
+    const cJSON *g = got->arguments->child, *w = want->arguments->child;
+    for (; g && w; g = g->next, w = w->next) {
+        if (strcmp(g->string, w->string) != 0)
+            return false;
+        if (typed(tools, ntools, want->name, w->string) ? !tw_json_equal(g, w)
+                                                        : !cJSON_IsString(g) &&
+                                                              !tw_json_equal(g, w))
+            return false;
+    }
+    return !g && !w;
+}
+
+/* A JSON Schema type for a value as the request holds it. */
+static const char *type_of(const cJSON *v)
+{
+    if (cJSON_IsBool(v))
+        return "boolean";
+    if (cJSON_IsNull(v))
+        return "null";
+    if (cJSON_IsNumber(v))
+        return "number";
+    if (cJSON_IsObject(v))
+        return "object";
+    if (cJSON_IsArray(v))
+        return "array";
+    return "string";
+}
+
+/* One tool per call of msg, every parameter typed from the request's value. */
+static tw_tool *typed_tools(const tw_message *msg)
+{
+    tw_tool *t = calloc(msg->ncalls, sizeof *t);
+    cr_assert_not_null(t);
+    for (size_t c = 0; c < msg->ncalls; c++) {
+        t[c].name = tw_strdup(msg->calls[c].name);
+        t[c].parameters = cJSON_CreateObject();
+        cJSON *props = cJSON_AddObjectToObject(t[c].parameters, "properties");
+        for (const cJSON *a = msg->calls[c].arguments->child; a; a = a->next) {
+            cJSON *p = cJSON_AddObjectToObject(props, a->string);
+            cJSON_AddStringToObject(p, "type", type_of(a));
+        }
+    }
+    return t;
+}
+
+/* Decode one turn and compare its calls with msg's; returns the failures. */
+static int check_turn(const char *path, size_t k, const char *p, size_t n, const tw_tool *tools,
+                      size_t ntools, const tw_message *msg, size_t chunk)
+{
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    o.tools = tools;
+    o.ntools = ntools;
+    tw_result res;
+    const tw_format_ops *f = tw_format_find("qwen3-coder");
+    cr_assert_not_null(f);
+    if (chunk == 0) {
+        cr_assert_eq(tw_qwen3_coder_output_decode(p, n, &o, &res), TW_OK);
+    } else {
+        tw_text_dec *d = tw_text_dec_new(TW_TEXT_QWEN_XML, &o, NULL, NULL);
+        cr_assert_not_null(d);
+        for (size_t i = 0; i < n; i += chunk)
+            cr_assert_eq(tw_text_dec_feed(d, p + i, n - i < chunk ? n - i : chunk), TW_OK);
+        cr_assert_eq(tw_text_dec_finish(d, &res), TW_OK);
+        tw_text_dec_free(d);
+    }
+    int bad = 0;
+    if (res.msg.ncalls != msg->ncalls || res.errors.len) {
+        cr_log_error("%s: turn %zu: %zu calls (%zu errors, first %s), want %zu", path, k,
+                     res.msg.ncalls, res.errors.len,
+                     res.errors.len ? tw_code_name(res.errors.items[0].code) : "-", msg->ncalls);
+        bad++;
+    }
+    for (size_t c = 0; !bad && c < msg->ncalls; c++) {
+        const tw_call *got = &res.msg.calls[c], *want = &msg->calls[c];
+        if (strcmp(got->name, want->name) != 0 || !args_match(tools, ntools, got, want)) {
+            char *g = cJSON_PrintUnformatted(got->arguments);
+            char *w = cJSON_PrintUnformatted(want->arguments);
+            cr_log_error("%s: turn %zu call %zu: got %s %s, want %s %s", path, k, c, got->name, g,
+                         want->name, w);
+            free(g);
+            free(w);
+            bad++;
+        }
+    }
+    tw_result_free(&res);
+    return bad;
+}
+
+/* Every rendered assistant turn of one fixture; *ncalls counts the calls checked. */
+static int check_file(const char *path, size_t *nturns, size_t *ncalls)
+{
+    size_t len;
+    cJSON *fx;
+    char *copy = tw_test_load_exact(path, &len, &fx);
+    cr_assert_eq(tw_json_keep_spellings(copy, len, fx, 256), TW_OK, "%s: spellings", path);
+    free(copy);
+    const char *text = tw_json_get_str(fx, "expected");
+    int bad = 0;
+    if (!text) { /* a rendering the template refuses: nothing to read back */
+        cJSON_Delete(fx);
+        return 0;
+    }
+    tw_request r;
+    tw_error e = {0};
+    cr_assert_eq(tw_request_read(tw_json_get(fx, "request"), NULL, &r, &e), TW_OK, "%s: %s", path,
+                 e.message);
+    size_t m = 0, k = 0;
+    const char *at = text;
+    while ((at = strstr(at, TURN)) != NULL) {
+        at += sizeof TURN - 1;
+        const char *end = strstr(at, END);
+        if (!end)
+            break; /* the generation prompt */
+        while (m < r.nmessages && r.messages[m].role != TW_ROLE_ASSISTANT)
+            m++;
+        cr_assert_lt(m, r.nmessages, "%s: more rendered assistant turns than messages", path);
+        const tw_message *msg = &r.messages[m++];
+        if (msg->ncalls && strstr(path, "number_beyond_double")) {
+            /* the templates print Python's inf, which is no JSON number: the
+             * number-typed value stays a string and the schema refuses it */
+            tw_decode_opts o;
+            memset(&o, 0, sizeof o);
+            o.tools = r.tools;
+            o.ntools = r.ntools;
+            tw_result res;
+            cr_assert_eq(tw_qwen3_coder_output_decode(at, (size_t)(end - at), &o, &res), TW_OK);
+            cr_expect_eq(res.msg.ncalls, 0, "%s: a call with inf was accepted", path);
+            cr_expect(res.errors.len == 1 && res.errors.items[0].code == TW_D_ARGS_SCHEMA,
+                      "%s: inf not refused by the schema", path);
+            tw_result_free(&res);
+        } else if (msg->ncalls) {
+            size_t n = (size_t)(end - at);
+            tw_tool *own = typed_tools(msg);
+            bad += check_turn(path, k, at, n, r.tools, r.ntools, msg, 0);
+            bad += check_turn(path, k, at, n, r.tools, r.ntools, msg, 1);
+            bad += check_turn(path, k, at, n, own, msg->ncalls, msg, 0);
+            tw_tools_free(own, msg->ncalls);
+            *ncalls += msg->ncalls;
+            (*nturns)++;
+        }
+        k++;
+        at = end;
+    }
+    tw_request_free(&r);
+    cJSON_Delete(fx);
+    return bad;
+}
+
+Test(qwen_xml_decode, template_renderings_decode_to_the_request_calls)
+{
+    static const char *const dirs[] = {"tests/data/qwen3-coder", "tests/data/qwen3.5"};
+    for (size_t d = 0; d < 2; d++) {
+        char **files = NULL;
+        long n = tw_list_files(tw_test_src(dirs[d]), ".json", &files);
+        cr_assert_geq(n, 1, "no renderings in %s", dirs[d]);
+        size_t turns = 0, calls = 0;
+        int bad = 0;
+        for (long i = 0; i < n; i++)
+            bad += check_file(files[i], &turns, &calls);
+        cr_log_info("%s: %zu turns, %zu calls read back", dirs[d], turns, calls);
+        cr_expect_eq(bad, 0, "%s: %d turns differ", dirs[d], bad);
+        cr_expect_geq(calls, 10, "%s: only %zu calls were checked", dirs[d], calls);
+        tw_free_list(files, n);
+    }
+}

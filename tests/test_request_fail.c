@@ -1,0 +1,67 @@
+/*
+ * The request readers' failure helper returns a status whatever code it is
+ * given: a diagnostic code stays in err->code, the call fails INVALID.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "toolwire/core.h"
+#include "../src/request_read.h"
+
+static void begin(tw_rq *d, tw_request *r, tw_error *e)
+{
+    tw_rq_begin(d, NULL, r, e);
+}
+
+Test(request_fail, a_status_is_returned_as_given)
+{
+    tw_rq d;
+    tw_request r;
+    tw_error e;
+    begin(&d, &r, &e);
+    tw_status st = tw_rq_fail(&d, TW_ERR_LIMIT, 7, "messages[1]", "too long");
+    cr_assert_eq(st, TW_ERR_LIMIT);
+    cr_assert_eq(e.code, TW_ERR_LIMIT);
+    cr_assert_eq(e.offset, 7);
+    cr_assert_str_eq(e.path, "messages[1]");
+    cr_assert_str_eq(e.message, "messages[1]: too long");
+    tw_request_free(&r);
+}
+
+Test(request_fail, a_diagnostic_code_is_kept_but_never_returned)
+{
+    tw_rq d;
+    tw_request r;
+    tw_error e;
+    begin(&d, &r, &e);
+    tw_status st = tw_rq_fail(&d, TW_D_JSON_NUL, 3, "tools[0]", "holds a NUL");
+    cr_assert(tw_code_is_status(st), "returned %s, not a status", tw_code_name(st));
+    cr_assert_eq(st, TW_ERR_INVALID, "returned %s", tw_code_name(st));
+    cr_assert_eq(e.code, TW_D_JSON_NUL, "err->code %s", tw_code_name(e.code));
+    cr_assert_eq(e.offset, 3);
+    cr_assert_str_eq(e.message, "tools[0]: holds a NUL");
+    tw_request_free(&r);
+}
+
+Test(request_fail, success_is_never_returned_for_a_failure)
+{
+    tw_rq d;
+    tw_request r;
+    tw_error e;
+    begin(&d, &r, &e);
+    tw_status st = tw_rq_fail(&d, TW_OK, -1, NULL, "no reason");
+    cr_assert_eq(st, TW_ERR_INVALID, "returned %s", tw_code_name(st));
+    cr_assert_eq(e.code, TW_ERR_INVALID);
+    cr_assert_eq(e.offset, -1);
+    tw_request_free(&r);
+}
+
+Test(request_fail, without_an_error_struct_the_status_is_still_checked)
+{
+    tw_rq d;
+    tw_request r;
+    begin(&d, &r, NULL);
+    cr_assert_eq(tw_rq_fail(&d, TW_D_JSON_TOO_DEEP, 0, "", "deep"), TW_ERR_INVALID);
+    cr_assert_eq(tw_rq_fail(&d, TW_ERR_PARSE, 0, "", "bad"), TW_ERR_PARSE);
+    tw_request_free(&r);
+}
