@@ -616,6 +616,8 @@ static const char *const enc_pairs[][2] = {
     {"anthropic-response", "anthropic-response"}, {"anthropic-stream", "anthropic-stream"},
     {"vllm-generate", "vllm-generate-response"},
     {"gemini", "gemini"},                     {"gemini-stream", "gemini-stream"},
+    {"openai-responses", "openai-responses"},
+    {"openai-responses-stream", "openai-responses-stream"},
 };
 
 /* The neutral value without errors and warnings, printed compactly. */

@@ -20,6 +20,7 @@ static void convert_help(FILE *f)
           "  vllm-generate-request    vLLM-native GenerateRequest JSON\n"
           "  hermes-prompt            Qwen3 ChatML prompt (tools, <tool_call>, <think>,\n"
           "                           <tool_response> blocks, generation prompt)\n"
+          "  openai-responses-request OpenAI Responses API request body (POST /v1/responses)\n"
           "  neutral-request          neutral request JSON\n"
           "  neutral-result           neutral result JSON\n"
           "  neutral                  neutral JSON, request or result by its keys\n",

@@ -1,8 +1,8 @@
 /* Internal: the one list of format modules (include/toolwire/registry.h).
  * Decoders and encoders define their tw_format_* / tw_encoder_* objects in
  * their own modules (text.c, openai.c, openai_enc.c, anthropic.c,
- * anthropic_enc.c, hermes_enc.c, gemini_enc.c, qwen_xml_enc.c, vllm.c, gemini.c, proxy.c,
- * responses.c); the request readers'
+ * anthropic_enc.c, hermes_enc.c, gemini_enc.c, qwen_xml_enc.c,
+ * openai_responses_enc.c, vllm.c, gemini.c, proxy.c, responses.c); the request readers'
  * objects are in registry.c. One line per module, its name the object's own
  * (tests/test_contract.c checks):
  *   D(symbol, name, family)        a decoder (tw_format_ops): bytes -> tw_result
@@ -49,10 +49,14 @@
     E(tw_encoder_gemini_request, "gemini-request", JSON, REQUEST)              \
     E(tw_encoder_gemini_response, "gemini", JSON, RESULT)                      \
     E(tw_encoder_gemini_stream, "gemini-stream", SSE, RESULT)                  \
+    E(tw_encoder_responses_request, "openai-responses-request", JSON, REQUEST) \
+    E(tw_encoder_responses_response, "openai-responses", JSON, RESULT)         \
+    E(tw_encoder_responses_stream, "openai-responses-stream", SSE, RESULT)     \
     R(tw_reader_openai_request, "openai-request", JSON)                        \
     R(tw_reader_anthropic_request, "anthropic-request", JSON)                  \
     R(tw_reader_vllm_generate_request, "vllm-generate-request", JSON)          \
-    R(tw_reader_hermes_prompt, "hermes-prompt", TEXT)
+    R(tw_reader_hermes_prompt, "hermes-prompt", TEXT)                          \
+    R(tw_reader_responses_request, "openai-responses-request", JSON)
 
 #define TW_X_DECLARE_FORMAT(sym, nm, fam) extern const tw_format_ops sym;
 #define TW_X_DECLARE_ENCODER(sym, nm, fam, in) extern const tw_encoder_ops sym;

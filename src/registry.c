@@ -6,6 +6,7 @@
 
 #include "formats.h"
 #include "toolwire/request_chatml.h"
+#include "toolwire/request_responses.h"
 #include "toolwire/request_vllm.h"
 
 /* ---- the request readers' objects ---- */
@@ -19,6 +20,9 @@ const tw_request_reader_ops tw_reader_vllm_generate_request = {
 const tw_request_reader_ops tw_reader_hermes_prompt = {
     "hermes-prompt", "the Qwen3 ChatML prompt (as the chat template renders it)",
     tw_hermes_prompt_decode};
+const tw_request_reader_ops tw_reader_responses_request = {
+    "openai-responses-request", "OpenAI Responses API request body (POST /v1/responses)",
+    tw_responses_request_decode};
 
 /* ---- views by kind (NULL-terminated, the order of TW_MODULE_LIST) ---- */
 

@@ -99,8 +99,8 @@ Test(contract, registry_lists_every_module_once)
     cr_assert_null(tw_formats()[ndec]);
     cr_assert_null(tw_encoders()[nenc]);
     cr_assert_eq(ndec, 14);
-    cr_assert_eq(nenc, 16);
-    cr_assert_eq(nread, 4);
+    cr_assert_eq(nenc, 19);
+    cr_assert_eq(nread, 5);
     cr_assert_null(tw_module_find(TW_MODULE_DECODER, "no-such-format"));
     cr_assert_null(tw_module_find(TW_MODULE_DECODER, NULL));
     cr_assert_null(tw_request_reader_find("openai-response"));
@@ -130,6 +130,8 @@ Test(contract, registry_families)
         {TW_MODULE_ENCODER, "vllm-generate-request", TW_FAMILY_JSON},
         {TW_MODULE_REQUEST_READER, "hermes-prompt", TW_FAMILY_TEXT},
         {TW_MODULE_REQUEST_READER, "anthropic-request", TW_FAMILY_JSON},
+        {TW_MODULE_ENCODER, "openai-responses-stream", TW_FAMILY_SSE},
+        {TW_MODULE_REQUEST_READER, "openai-responses-request", TW_FAMILY_JSON},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         const tw_module *m = tw_module_find(want[i].kind, want[i].name);
@@ -365,6 +367,10 @@ static const char *request_sample(const char *reader)
                "\"hi\"},{\"role\":\"assistant\",\"content\":\"ok\"}]}";
     if (strcmp(reader, "hermes-prompt") == 0)
         return "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\nok<|im_end|>\n";
+    if (strcmp(reader, "openai-responses-request") == 0)
+        return "{\"model\":\"m\",\"input\":[{\"role\":\"user\",\"content\":\"hi\"},"
+               "{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":"
+               "\"output_text\",\"text\":\"ok\"}]}]}";
     return NULL;
 }
 
@@ -378,7 +384,21 @@ static const char *request_sample_warn(const char *reader)
     if (strcmp(reader, "anthropic-request") == 0)
         return "{\"model\":\"m\",\"max_tokens\":8,\"x_unknown\":1,\"messages\":[{\"role\":"
                "\"user\",\"content\":\"hi\"}]}";
+    if (strcmp(reader, "openai-responses-request") == 0)
+        return "{\"model\":\"m\",\"x_unknown\":1,\"input\":\"hi\"}";
     return NULL;
+}
+
+/* A sample with two keys the neutral request cannot carry. */
+static const char *request_sample_two(const char *reader)
+{
+    if (strcmp(reader, "anthropic-request") == 0)
+        return "{\"model\":\"m\",\"max_tokens\":8,\"x_a\":1,\"x_b\":2,"
+               "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+    if (strcmp(reader, "openai-responses-request") == 0)
+        return "{\"model\":\"m\",\"x_a\":1,\"x_b\":2,\"input\":\"hi\"}";
+    return "{\"model\":\"m\",\"x_a\":1,\"x_b\":2,\"messages\":[{\"role\":"
+           "\"user\",\"content\":\"hi\"}]}";
 }
 
 static tw_status read_request(const tw_request_reader_ops *rd, const char *in, size_t len,
@@ -439,11 +459,7 @@ Test(contract, request_readers_leave_out_empty_on_failure)
             tw_limits wl;
             memset(&wl, 0, sizeof wl);
             wl.max_diags = 1;
-            const char *two = strcmp(rd->name, "anthropic-request") == 0
-                                  ? "{\"model\":\"m\",\"max_tokens\":8,\"x_a\":1,\"x_b\":2,"
-                                    "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"
-                                  : "{\"model\":\"m\",\"x_a\":1,\"x_b\":2,\"messages\":[{\"role\":"
-                                    "\"user\",\"content\":\"hi\"}]}";
+            const char *two = request_sample_two(rd->name);
             st = read_request(rd, two, strlen(two), &wl, &q, &e);
             cr_assert_eq(st, TW_OK, "%s: %s", rd->name, e.message);
             cr_assert_eq(q.warnings.len, 1, "%s: max_diags 1", rd->name);
@@ -492,7 +508,7 @@ Test(contract, request_readers_leave_out_empty_on_failure)
         if (m[i].family == TW_FAMILY_JSON)
             cr_assert_gt(failures, 0, "%s", rd->name);
     }
-    cr_assert_eq(nreaders, 4);
+    cr_assert_eq(nreaders, 5);
 }
 
 /* ---- json.c: an allocation failure is not bad JSON ---- */

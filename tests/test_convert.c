@@ -664,3 +664,5 @@ Test(cli, wrong_shape_refused)
                          sizeof out, err, sizeof err), 0, "%s", err);
     cr_expect(strstr(out, "\"content\":\"hi\"") != NULL);
 }
+Test(round_trip, openai_responses) { result_round_trip("openai-responses", true); }
+Test(round_trip, openai_responses_stream) { result_round_trip("openai-responses-stream", true); }

@@ -89,6 +89,8 @@ Test(core, code_numbers_are_pinned)
         {TW_D_DONE_MISMATCH, 56, "done_mismatch"},
         {TW_D_EVENT_TYPE_MISMATCH, 57, "event_type_mismatch"},
         {TW_D_PARALLEL_WRAPPER, 58, "parallel_wrapper"},
+        {TW_D_ITEM_REFERENCE, 59, "item_reference"},
+        {TW_D_BUILTIN_TOOL, 60, "builtin_tool"},
     };
     size_t n = sizeof pinned / sizeof pinned[0];
     for (size_t i = 0; i < n; i++) {

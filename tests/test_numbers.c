@@ -359,7 +359,11 @@ Test(numbers, every_result_encoder_round_trips)
                                            {"openai-stream", "openai-stream"},
                                            {"anthropic-response", "anthropic-response"},
                                            {"anthropic-stream", "anthropic-stream"},
-                                           {"vllm-generate-response", "vllm-generate"}};
+                                           {"vllm-generate-response", "vllm-generate"},
+                                           {"gemini", "gemini"},
+                                           {"gemini-stream", "gemini-stream"},
+                                           {"openai-responses", "openai-responses"},
+                                           {"openai-responses-stream", "openai-responses-stream"}};
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
         const tw_encoder_ops *e = tw_encoder_find(pairs[i][0]);
         cr_assert_not_null(e);
@@ -605,10 +609,12 @@ Test(numbers, convert_paths)
     tw_buf_puts(&ht, "<tool_call>\n{\"name\": \"f\", \"arguments\": ");
     tw_buf_puts(&ht, a);
     tw_buf_puts(&ht, "}\n</tool_call>");
-    static const char *const result_targets[] = {"neutral-result", "openai-response", "anthropic-response",
-                                                 "openai-stream", "anthropic-stream"};
-    static const char *const result_back[] = {"neutral-result", "openai-response", "anthropic-response",
-                                              "openai-stream", "anthropic-stream"};
+    static const char *const result_targets[] = {"neutral-result",   "openai-response",
+                                                 "anthropic-response", "openai-stream",
+                                                 "anthropic-stream", "gemini",
+                                                 "gemini-stream",    "openai-responses",
+                                                 "openai-responses-stream"};
+    static const char *const *const result_back = result_targets;
     for (size_t i = 0; i < sizeof result_targets / sizeof result_targets[0]; i++) {
         o = transcode("hermes", result_targets[i], ht.data, &w);
         char *n = transcode(result_back[i], "neutral-result", o, &w);

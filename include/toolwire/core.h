@@ -103,7 +103,7 @@ extern "C" {
     X(TW_D_CALL_DUPLICATE_KEY, 43, "call_duplicate_key",                       \
       "tool call object repeats a key; the call is ambiguous")                 \
     X(TW_D_JSON_NOT_RFC8259, 44, "json_not_rfc8259",                           \
-      "JSON is not RFC 8259: raw control character in a string or between tokens")                                                                            \
+      "JSON is not RFC 8259: raw control character in a string or between tokens") \
     X(TW_D_XML_PARAM_UNCLOSED, 45, "xml_param_unclosed",                       \
       "XML tool call parameter has no </parameter>; the call was refused")     \
     X(TW_D_XML_FUNCTION_UNCLOSED, 46, "xml_function_unclosed",                 \
@@ -130,7 +130,12 @@ extern "C" {
     X(TW_D_EVENT_TYPE_MISMATCH, 57, "event_type_mismatch",                     \
       "the SSE event name differs from the type in its data")                  \
     X(TW_D_PARALLEL_WRAPPER, 58, "parallel_wrapper",                           \
-      "calls wrapped in one call to the pseudo-tool 'parallel'")
+      "calls wrapped in one call to the pseudo-tool 'parallel'") \
+    /* request readers: OpenAI Responses */                                    \
+    X(TW_D_ITEM_REFERENCE, 59, "item_reference",                               \
+      "an input item_reference names an item stored by the server; dropped")   \
+    X(TW_D_BUILTIN_TOOL, 60, "builtin_tool",                                   \
+      "a built-in tool (web_search, file_search, ...) has no neutral form; dropped")
 
 typedef enum tw_status {
 #define TW_X_ENUM(e, v, n, m) e = v,
