@@ -48,6 +48,7 @@
     R(tw_reader_openai_request, "openai-request", JSON)                        \
     R(tw_reader_anthropic_request, "anthropic-request", JSON)                  \
     R(tw_reader_vllm_generate_request, "vllm-generate-request", JSON)          \
+    R(tw_reader_gemini_request, "gemini-request", JSON)                        \
     R(tw_reader_hermes_prompt, "hermes-prompt", TEXT)
 
 #define TW_X_DECLARE_FORMAT(sym, nm, fam) extern const tw_format_ops sym;

@@ -100,7 +100,7 @@ Test(contract, registry_lists_every_module_once)
     cr_assert_null(tw_encoders()[nenc]);
     cr_assert_eq(ndec, 11);
     cr_assert_eq(nenc, 16);
-    cr_assert_eq(nread, 4);
+    cr_assert_eq(nread, 5);
     cr_assert_null(tw_module_find(TW_MODULE_DECODER, "no-such-format"));
     cr_assert_null(tw_module_find(TW_MODULE_DECODER, NULL));
     cr_assert_null(tw_request_reader_find("openai-response"));
@@ -364,6 +364,9 @@ static const char *request_sample(const char *reader)
                "\"hi\"},{\"role\":\"assistant\",\"content\":\"ok\"}]}";
     if (strcmp(reader, "hermes-prompt") == 0)
         return "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\nok<|im_end|>\n";
+    if (strcmp(reader, "gemini-request") == 0)
+        return "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]},"
+               "{\"role\":\"model\",\"parts\":[{\"text\":\"ok\"}]}]}";
     return NULL;
 }
 
@@ -377,6 +380,9 @@ static const char *request_sample_warn(const char *reader)
     if (strcmp(reader, "anthropic-request") == 0)
         return "{\"model\":\"m\",\"max_tokens\":8,\"x_unknown\":1,\"messages\":[{\"role\":"
                "\"user\",\"content\":\"hi\"}]}";
+    if (strcmp(reader, "gemini-request") == 0)
+        return "{\"x_unknown\":1,\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":"
+               "\"hi\"}]}]}";
     return NULL;
 }
 
@@ -441,6 +447,9 @@ Test(contract, request_readers_leave_out_empty_on_failure)
             const char *two = strcmp(rd->name, "anthropic-request") == 0
                                   ? "{\"model\":\"m\",\"max_tokens\":8,\"x_a\":1,\"x_b\":2,"
                                     "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"
+                              : strcmp(rd->name, "gemini-request") == 0
+                                  ? "{\"x_a\":1,\"x_b\":2,\"contents\":[{\"role\":\"user\","
+                                    "\"parts\":[{\"text\":\"hi\"}]}]}"
                                   : "{\"model\":\"m\",\"x_a\":1,\"x_b\":2,\"messages\":[{\"role\":"
                                     "\"user\",\"content\":\"hi\"}]}";
             st = read_request(rd, two, strlen(two), &wl, &q, &e);
@@ -491,7 +500,7 @@ Test(contract, request_readers_leave_out_empty_on_failure)
         if (m[i].family == TW_FAMILY_JSON)
             cr_assert_gt(failures, 0, "%s", rd->name);
     }
-    cr_assert_eq(nreaders, 4);
+    cr_assert_eq(nreaders, 5);
 }
 
 /* ---- json.c: an allocation failure is not bad JSON ---- */

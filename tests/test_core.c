@@ -75,6 +75,8 @@ Test(core, code_numbers_are_pinned)
         {TW_D_JSON_NUL, 42, "json_nul"},
         {TW_D_CALL_DUPLICATE_KEY, 43, "call_duplicate_key"},
         {TW_D_JSON_NOT_RFC8259, 44, "json_not_rfc8259"},
+        {TW_D_UNKNOWN_PART, 45, "unknown_part"},
+        {TW_D_BUILTIN_TOOL, 46, "builtin_tool"},
     };
     size_t n = sizeof pinned / sizeof pinned[0];
     for (size_t i = 0; i < n; i++) {

@@ -103,7 +103,11 @@ extern "C" {
     X(TW_D_CALL_DUPLICATE_KEY, 43, "call_duplicate_key",                       \
       "tool call object repeats a key; the call is ambiguous")                 \
     X(TW_D_JSON_NOT_RFC8259, 44, "json_not_rfc8259",                           \
-      "JSON is not RFC 8259: raw control character in a string or between tokens")
+      "JSON is not RFC 8259: raw control character in a string or between tokens") \
+    X(TW_D_UNKNOWN_PART, 45, "unknown_part",                                   \
+      "a content part of a kind the reader does not know was skipped")          \
+    X(TW_D_BUILTIN_TOOL, 46, "builtin_tool",                                   \
+      "a provider's built-in tool (search, code execution) has no neutral form")
 
 typedef enum tw_status {
 #define TW_X_ENUM(e, v, n, m) e = v,
