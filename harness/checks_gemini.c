@@ -18,6 +18,7 @@ typedef struct gem_seen {
     char block_reason[48];
     bool empty;           /* a response without candidates */
     bool partial;         /* partialArgs or willContinue seen */
+    bool open_call;       /* the last functionCall said willContinue: the next continues it */
 } gem_seen;
 
 static void one_response(judge *j, const cJSON *r, int64_t off, gem_seen *s)
@@ -75,8 +76,10 @@ static void one_response(judge *j, const cJSON *r, int64_t off, gem_seen *s)
             const cJSON *fc = tw_json_get(p, "functionCall");
             if (!fc)
                 continue;
-            bool partial = tw_json_get(fc, "partialArgs") || tw_json_get(fc, "willContinue");
+            bool partial = tw_json_get(fc, "partialArgs") || tw_json_get(fc, "willContinue") ||
+                           s->open_call;
             s->partial |= partial;
+            s->open_call = cJSON_IsTrue(tw_json_get(fc, "willContinue"));
             const cJSON *name = tw_json_get(fc, "name");
             const cJSON *args = tw_json_get(fc, "args");
             if (tw_chk_str_nonempty(name))
