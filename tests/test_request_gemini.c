@@ -68,7 +68,7 @@ Test(gemini_request, round_trips_over_the_qwen3_requests)
         const char *name = strrchr(files[f], '/') + 1;
         size_t len = 0;
         tw_error e = {0};
-        char *text = tw_read_file(files[f], (size_t)16 << 20, &len, e.message, sizeof e.message);
+        char *text = tw_read_file(files[f], (size_t)16 << 20, &len, &e);
         cr_assert_not_null(text, "%s", e.message);
         cJSON *fx = NULL;
         cr_assert_eq(tw_json_parse(text, len, 256, &fx, &e), TW_OK, "%s", name);
@@ -297,8 +297,8 @@ static bool load(const char *name, tw_cassette *c)
     const char *path = tw_test_shared(name);
     if (!path)
         return false;
-    char why[512];
-    cr_assert_eq(tw_cassette_load(path, NULL, c, why, sizeof why), TW_OK, "%s", why);
+    tw_error why;
+    cr_assert_eq(tw_cassette_load(path, NULL, c, &why), TW_OK, "%s", why.message);
     return true;
 }
 
