@@ -144,6 +144,29 @@
       "a client library sends tool results back with the ids of their calls")
 /* clang-format on */
 
+/* Gemini generateContent (checks_gemini.c), appended to the catalog. */
+#define TW_CHECK_CATALOG_GEMINI(X) \
+    X(GEM_01, "GEM-01", ERROR, GEMINI, \
+      "the body has candidates, each with content.parts an array of part objects") \
+    X(GEM_02, "GEM-02", ERROR, GEMINI, \
+      "every functionCall has a non-empty name and args a JSON object") \
+    X(GEM_03, "GEM-03", ERROR, GEMINI, \
+      "finishReason agrees with the content: STOP (or absent mid-stream) with calls, " \
+      "no MALFORMED_FUNCTION_CALL or UNEXPECTED_TOOL_CALL") \
+    X(GEM_04, "GEM-04", ERROR, GEMINI, \
+      "a stream is text/event-stream, each event a whole GenerateContentResponse, and it ends " \
+      "with a finishReason") \
+    X(GEM_05, "GEM-05", ERROR, GEMINI, \
+      "streamed partialArgs assemble into a JSON object and every willContinue is closed") \
+    X(GEM_06, "GEM-06", WARN, GEMINI, \
+      "a blocked prompt (promptFeedback.blockReason) is reported, not an empty answer") \
+    X(GEM_C01, "GEM-C01", ERROR, CLIENT, \
+      "Gemini requests: every functionResponse answers a functionCall of the model turn " \
+      "before it (by id, else by name), and every call of that turn is answered") \
+    X(GEM_C02, "GEM-C02", WARN, CLIENT, \
+      "Gemini requests: a model turn with function calls sent back carries its " \
+      "thoughtSignature on the first call")
+
 /* Who judges a check, and on what. */
 typedef enum tw_check_family {
     TW_CHF_OPENAI = 0, /* checks_openai.c: OpenAI chat bodies and streams */
@@ -155,12 +178,14 @@ typedef enum tw_check_family {
     TW_CHF_PROXY,      /* xlt.c: what a proxy forwarded upstream and back */
     TW_CHF_CLIENT,     /* checks_client.c: requests a client sent to the mock */
     TW_CHF_CLIENT_LIB, /* clients.c: what a client library handed its caller */
+    TW_CHF_GEMINI,     /* checks_gemini.c: Gemini generateContent bodies and streams */
 } tw_check_family;
 
 /* One enumerator per catalog entry, in catalog order; TW_CHK_COUNT last. */
 typedef enum tw_check_id {
 #define TW_CHECK_ENUM_(name, id, sev, fam, rule) TW_CHK_##name,
     TW_CHECK_CATALOG(TW_CHECK_ENUM_)
+    TW_CHECK_CATALOG_GEMINI(TW_CHECK_ENUM_)
 #undef TW_CHECK_ENUM_
     TW_CHK_COUNT
 } tw_check_id;

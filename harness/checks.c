@@ -13,6 +13,7 @@ static const tw_check_def catalog[] = {
     {TW_CHK_##name, id, TW_SEV_##sev, TW_CHF_##fam,                                                \
      TW_CHF_##fam == TW_CHF_CLIENT || TW_CHF_##fam == TW_CHF_CLIENT_LIB, rule},
     TW_CHECK_CATALOG(TW_CHECK_DEF_)
+    TW_CHECK_CATALOG_GEMINI(TW_CHECK_DEF_)
 #undef TW_CHECK_DEF_
 };
 #define NCHECKS (sizeof catalog / sizeof catalog[0])
@@ -245,7 +246,9 @@ void tw_checks_backend(const tw_judge_input *in, tw_check_set *out)
     char kind = tw_path_kind(in->path);
     /* /generate has no streamed form: a "stream" key in its request changes
      * nothing, only an event-stream answer is judged as a stream */
-    bool stream = (kind != 'g' && request_streams(in->req_body)) || tw_chk_ctype_is(in, "text/event-stream");
+    bool stream = (kind != 'g' && kind != 'm' && request_streams(in->req_body)) ||
+                  tw_chk_ctype_is(in, "text/event-stream") ||
+                  (kind == 'm' && in->path && strstr(in->path, ":streamGenerateContent"));
     http_status_check(in, out);
     if (in->status == 0) {
         tw_check_set_fill(out, false, in->transport_error ? in->transport_error : "no response");
@@ -284,6 +287,8 @@ void tw_checks_backend(const tw_judge_input *in, tw_check_set *out)
     }
     if (kind == 'g' && in->status < 400)
         tw_chk_vln_checks(&j, body);
+    if (kind == 'm' && in->status < 400)
+        tw_chk_gem_checks(&j, body, stream);
     if (kind == 'o') {
         cJSON *eb = stream ? NULL : body;
         tw_chk_ses_checks(&j, stream, eb);
@@ -304,6 +309,7 @@ void tw_checks_backend(const tw_judge_input *in, tw_check_set *out)
     tw_check_set_fill(out, false, kind == 'o'   ? "does not apply to this exchange"
                                   : kind == 'a' ? "does not apply to an Anthropic exchange"
                                   : kind == 'g' ? "does not apply to a /generate exchange"
+                                  : kind == 'm' ? "does not apply to a Gemini exchange"
                                                 : "unknown endpoint");
     tw_check_set_sort(out);
 }
@@ -315,6 +321,7 @@ tw_status tw_decode_response(const char *path, bool stream, const char *body, si
     const char *name = kind == 'o'   ? (stream ? "openai-stream" : "openai-response")
                        : kind == 'a' ? (stream ? "anthropic-stream" : "anthropic-response")
                        : kind == 'g' ? "vllm-generate"
+                       : kind == 'm' ? (stream ? "gemini-stream" : "gemini")
                                      : NULL;
     const tw_format_ops *f = name ? tw_format_find(name) : NULL;
     if (!f)

@@ -306,6 +306,13 @@ static void cli_anthropic(const cJSON *msgs, tw_check_set *out)
 void tw_checks_client(const char *path, const cJSON *body, tw_check_set *out)
 {
     char kind = tw_path_kind(path);
+    if (kind == 'm') {
+        static const tw_check_id ids[] = {TW_CHK_CLI_01, TW_CHK_CLI_02, TW_CHK_CLI_03,
+                                          TW_CHK_CLI_04, TW_CHK_CLI_05, TW_CHK_CLI_06};
+        tw_chk_gem_client(body, out);
+        tw_chk_skip_ids(out, ids, 6, "Gemini request (GEM-C*)");
+        return;
+    }
     const cJSON *msgs = tw_json_get(body, "messages");
     if (!cJSON_IsObject(body) || (kind != 'o' && kind != 'a') || !cJSON_IsArray(msgs)) {
         static const tw_check_id ids[] = {TW_CHK_CLI_01, TW_CHK_CLI_02, TW_CHK_CLI_03,

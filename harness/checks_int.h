@@ -174,6 +174,10 @@ void tw_chk_vln_checks(judge *j, const cJSON *body);
 void tw_chk_num_stream_spelling(judge *j, bool stream);
 void tw_chk_num_model_values(judge *j, char kind, bool stream);
 
+/* checks_gemini.c */
+void tw_chk_gem_checks(judge *j, const cJSON *body, bool stream);
+void tw_chk_gem_client(const cJSON *body, tw_check_set *out);
+
 /* checks_session.c */
 void tw_chk_ses_checks(judge *j, bool stream, const cJSON *body);
 

@@ -21,6 +21,9 @@ char tw_path_kind(const char *path)
         return 'a';
     if (n >= 8 && memcmp(path + n - 8, "generate", 8) == 0)
         return 'g';
+    if ((n >= 16 && memcmp(path + n - 16, ":generateContent", 16) == 0) ||
+        (n >= 22 && memcmp(path + n - 22, ":streamGenerateContent", 22) == 0))
+        return 'm';
     return 0;
 }
 

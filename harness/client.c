@@ -1,5 +1,6 @@
 /* The live HTTP client on libcurl (client.h). */
 #include "client.h"
+#include "checks.h"
 #include "redact.h"
 
 #include <curl/curl.h>
@@ -106,7 +107,8 @@ char *tw_url_join(const char *base, const char *path)
 
 bool tw_client_header_reserved(const char *name)
 {
-    static const char *const names[] = {"authorization", "x-api-key", "api-key", "host", "content-length",
+    static const char *const names[] = {"authorization", "x-api-key", "x-goog-api-key", "api-key", "host",
+                                        "content-length",
                                         "transfer-encoding", "connection", "accept-encoding",
                                         "proxy-authorization", "cookie", "expect", NULL};
     for (size_t i = 0; names[i]; i++)
@@ -251,6 +253,8 @@ tw_status tw_client_send(tw_client *c, const char *method, const char *path, con
     if (auth == TW_AUTH_AUTO) {
         size_t pl = path ? strlen(path) : 0;
         auth = pl >= 8 && strcmp(path + pl - 8, "messages") == 0 ? TW_AUTH_ANTHROPIC : TW_AUTH_BEARER;
+        if (tw_path_kind(path) == 'm')
+            auth = TW_AUTH_GOOGLE;
     }
     char *url = tw_url_join(c->base_url, path);
     if (!url)
@@ -288,7 +292,10 @@ tw_status tw_client_send(tw_client *c, const char *method, const char *path, con
         auth_len = strlen(key) + 32;
         auth_h = malloc(auth_len);
         if (auth_h) {
-            snprintf(auth_h, auth_len, auth == TW_AUTH_ANTHROPIC ? "x-api-key: %s" : "Authorization: Bearer %s",
+            snprintf(auth_h, auth_len,
+                     auth == TW_AUTH_ANTHROPIC ? "x-api-key: %s"
+                     : auth == TW_AUTH_GOOGLE  ? "x-goog-api-key: %s"
+                                               : "Authorization: Bearer %s",
                      key);
             struct curl_slist *nl = curl_slist_append(hl, auth_h);
             if (nl)

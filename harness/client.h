@@ -17,10 +17,12 @@
 #include "toolwire/core.h"
 
 typedef enum tw_auth_style {
-    TW_AUTH_AUTO = 0,   /* by path: /v1/messages -> Anthropic, else Bearer */
+    TW_AUTH_AUTO = 0,   /* by path: /v1/messages -> Anthropic, …:generateContent and
+                         * …:streamGenerateContent -> Google, else Bearer */
     TW_AUTH_BEARER,     /* Authorization: Bearer KEY */
     TW_AUTH_ANTHROPIC,  /* x-api-key: KEY, anthropic-version */
-    TW_AUTH_NONE
+    TW_AUTH_NONE,
+    TW_AUTH_GOOGLE      /* x-goog-api-key: KEY (never a key= query parameter) */
 } tw_auth_style;
 
 typedef struct tw_client_opts {

@@ -139,6 +139,7 @@ int tw_cmd_main(int argc, char **argv)
         {.name = "mock-hermes", .profile = "hermes", .xtags = not_live, .nxtags = 2},
         {.name = "mock-anthropic", .profile = "anthropic", .xtags = not_live, .nxtags = 2},
         {.name = "mock-vllm-native", .profile = "vllm-native", .xtags = not_live, .nxtags = 2},
+        {.name = "mock-gemini", .profile = "gemini", .xtags = not_live, .nxtags = 2},
         {.name = "ref-openai", .profile = "script", .tags = live_openai, .ntags = 2},
         {.name = "ref-anthropic", .profile = "script", .tags = live_anthropic, .ntags = 2},
         {.name = "ref-vllm-native", .profile = "script", .tags = live_vllm, .ntags = 2},

@@ -1,8 +1,8 @@
 /* The embedded mock backend (mock.h). */
 #include "mock_int.h"
 
-static const char *const profiles[] = {"replay", "hermes", "anthropic", "vllm-native", "script",
-                                        NULL};
+static const char *const profiles[] = {"replay", "hermes", "anthropic", "vllm-native", "gemini",
+                                        "script", NULL};
 
 const char *const *tw_mock_profiles(void) { return profiles; }
 
@@ -31,6 +31,8 @@ static bool ex_fits(const char *profile, const tw_fx_exchange *x)
         return x->model_text && kind == 'a';
     if (strcmp(profile, "vllm-native") == 0)
         return (x->model_pass1 || x->model_text) && kind == 'g';
+    if (strcmp(profile, "gemini") == 0)
+        return x->model_text && kind == 'm';
     return false;
 }
 

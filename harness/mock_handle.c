@@ -116,9 +116,41 @@ static void reader_free(void *cls) { out_free(cls); }
 
 /* ---- building answers ---- */
 
+/* Gemini's error envelope {"error": {"code", "message", "status"}}: the
+ * code and status from the error's code (else its type). */
+static void gemini_error_body(tw_buf *b, const char *type, const char *msg, const char *code)
+{
+    static const struct {
+        const char *key;
+        int http;
+        const char *status;
+    } map[] = {
+        {"not_found", 404, "NOT_FOUND"},          {"not_found_error", 404, "NOT_FOUND"},
+        {"rate_limit_exceeded", 429, "RESOURCE_EXHAUSTED"},
+        {"rate_limit_error", 429, "RESOURCE_EXHAUSTED"},
+        {"busy", 503, "UNAVAILABLE"},             {"overloaded_error", 503, "UNAVAILABLE"},
+        {"server_error", 500, "INTERNAL"},        {"mock_error", 500, "INTERNAL"},
+    };
+    int http = 400;
+    const char *status = "INVALID_ARGUMENT";
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strcmp(map[i].key, code) == 0 || strcmp(map[i].key, type) == 0) {
+            http = map[i].http;
+            status = map[i].status;
+            break;
+        }
+    tw_buf_printf(b, "{\"error\":{\"code\":%d,\"message\":", http);
+    tw_json_write_str(b, msg, strlen(msg), 0);
+    tw_buf_printf(b, ",\"status\":\"%s\"}}", status);
+}
+
 static void error_body(tw_buf *b, char kind, const char *type, const char *msg, const char *code)
 {
     tw_buf_reset(b);
+    if (kind == 'm') {
+        gemini_error_body(b, type, msg, code);
+        return;
+    }
     if (kind == 'a') {
         tw_buf_puts(b, "{\"type\":\"error\",\"error\":{\"type\":");
         tw_json_write_str(b, type, strlen(type), 0);
@@ -146,6 +178,11 @@ static bool add_sse_split(out_resp *r, const char *p, size_t n)
                 return false;
             start = i + 2;
             i++;
+        } else if (i + 3 < n && memcmp(p + i, "\r\n\r\n", 4) == 0) {
+            if (!out_add(r, p + start, i + 4 - start, 0))
+                return false;
+            start = i + 4;
+            i += 3;
         }
     }
     if (start < n)
@@ -200,14 +237,34 @@ typedef struct answer {
 /* The reference servers: the model text (the exchange's, or the script's),
  * decoded and encoded by mock_ref.c. */
 static void answer_reference(tw_mock *m, const char *profile, const tw_fx_exchange *x,
-                             const cJSON *body, char kind, bool post, answer *a)
+                             const cJSON *body, const char *url, char kind, bool post, answer *a)
 {
     tw_ref_answer r;
-    if (strcmp(profile, "script") == 0) {
-        tw_ref_answer_script(post ? kind : 0, body, &m->o.limits, &r);
+    /* Gemini: the URL names the model and asks for a stream, which toolwire
+     * sends as SSE (alt=sse) only; the JSON-array stream is refused */
+    bool gstream = kind == 'm' && strstr(url, ":streamGenerateContent") != NULL;
+    char gmodel[128] = "";
+    const char *gm = kind == 'm' ? strstr(url, "/models/") : NULL;
+    if (gm) {
+        gm += 8;
+        size_t gl = strcspn(gm, ":");
+        snprintf(gmodel, sizeof gmodel, "%.*s", (int)(gl < 120 ? gl : 120), gm);
+    }
+    const char *alt = gstream ? MHD_lookup_connection_value(a->out->conn, MHD_GET_ARGUMENT_KIND,
+                                                            "alt")
+                              : NULL;
+    if (gstream && (!alt || strcmp(alt, "sse") != 0)) {
+        memset(&r, 0, sizeof r);
+        r.status = 400;
+        snprintf(r.why, sizeof r.why,
+                 "streamGenerateContent is served as server-sent events only: add ?alt=sse "
+                 "(the JSON-array stream is not supported)");
+    } else if (strcmp(profile, "script") == 0) {
+        tw_ref_answer_script_at(post ? kind : 0, gstream, gmodel[0] ? gmodel : NULL, body,
+                                &m->o.limits, &r);
     } else {
         tw_ref_text t = {x->model_text, x->model_pass1, x->model_pass2, x->decode_format,
-                         x->decode_options};
+                         x->decode_options, gstream, gmodel[0] ? gmodel : NULL};
         tw_ref_answer_text(profile, &t, body, &m->o.limits, &r);
     }
     a->status = r.status;
@@ -726,7 +783,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     if (strcmp(m->fprof[mfi], "replay") == 0)
         answer_replay(m, x, mfi < m->nfx ? &m->prep[m->ex_base[mfi] + mxi] : NULL, &a);
     else
-        answer_reference(m, m->fprof[mfi], x, body, kind, strcmp(method, "POST") == 0, &a);
+        answer_reference(m, m->fprof[mfi], x, body, url, kind, strcmp(method, "POST") == 0, &a);
     cJSON_Delete(body);
     if (a.out->borrowed && a.out->n == 0) {
         /* nothing borrowed: an error body may be added */

@@ -12,12 +12,35 @@
 #include "toolwire/registry.h"
 #include "toolwire/encode.h"
 #include "toolwire/request_chatml.h"
+#include "toolwire/request_gemini.h"
 #include "toolwire/request_vllm.h"
 #include "toolwire/text.h"
 #include "toolwire/vllm.h"
 
-static tw_status tools_from_request(const cJSON *body, const tw_limits *L, tw_opts_holder *h)
+/* The function declarations of a Gemini request as neutral tools. */
+static tw_status gemini_tools(const cJSON *body, const tw_limits *L, tw_opts_holder *h)
 {
+    tw_request q;
+    tw_decode_opts ro;
+    memset(&ro, 0, sizeof ro);
+    ro.limits = *L;
+    if (tw_gemini_request_from_json(body, &ro, &q, NULL) != TW_OK)
+        return TW_ERR_INVALID;
+    if (q.tools_present)
+        tw_opts_set_tools(h, q.tools, q.ntools);
+    else
+        free(q.tools);
+    q.tools = NULL;
+    q.ntools = 0;
+    tw_request_free(&q);
+    return TW_OK;
+}
+
+static tw_status tools_from_request(const cJSON *body, const tw_limits *L, tw_opts_holder *h,
+                                    bool gemini)
+{
+    if (gemini)
+        return gemini_tools(body, L, h);
     const cJSON *tools = tw_json_get(body, "tools");
     if (!cJSON_IsArray(tools))
         return TW_OK;
@@ -90,7 +113,8 @@ void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *
                         const tw_limits *L, tw_ref_answer *a)
 {
     memset(a, 0, sizeof a[0]);
-    bool stream = cJSON_IsTrue(tw_json_get(body, "stream"));
+    bool gemini = strcmp(profile, "gemini") == 0;
+    bool stream = gemini ? t->stream : cJSON_IsTrue(tw_json_get(body, "stream"));
     tw_opts_holder h;
     tw_opts_holder_init(&h);
     tw_error why = {.offset = -1};
@@ -99,7 +123,7 @@ void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *
     if (text_fmt && t->decode_options && !tw_opts_from_json(&h, t->decode_options, &why))
         tw_opts_holder_init(&h);
     h.o.limits = *L;
-    if (tools_from_request(body, L, &h) != TW_OK) {
+    if (tools_from_request(body, L, &h, gemini) != TW_OK) {
         a->status = 400;
         snprintf(a->why, sizeof a->why, "the request's tools cannot be read");
         tw_opts_holder_free(&h);
@@ -131,10 +155,14 @@ void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *
         const char *mt = t->model_text ? t->model_text : "";
         const tw_format_ops *f = tw_format_find(text_fmt ? fmt : "hermes");
         st = f ? f->decode(mt, strlen(mt), &h.o, &r) : TW_ERR_UNSUPPORTED;
-        if (strcmp(profile, "anthropic") == 0) {
-            enc_name = stream ? "anthropic-stream" : "anthropic-response";
+        if (strcmp(profile, "anthropic") == 0 || gemini) {
+            enc_name = gemini ? (stream ? "gemini-stream" : "gemini")
+                              : stream ? "anthropic-stream" : "anthropic-response";
             if (st == TW_OK && r.msg.thinking.len > 0 && !r.msg.thinking_signature)
                 r.msg.thinking_signature = thinking_signature(&r.msg.thinking);
+            /* Gemini signs a turn with calls even when it shows no thinking */
+            if (st == TW_OK && gemini && r.msg.ncalls && !r.msg.thinking_signature)
+                r.msg.thinking_signature = thinking_signature(&r.msg.content);
         }
         else
             enc_name = stream ? "openai-stream" : "openai-response";
@@ -150,8 +178,10 @@ void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *
     tw_encode_opts eo;
     memset(&eo, 0, sizeof eo);
     eo.limits = *L;
-    eo.model = tw_json_get_str(body, "model");
-    eo.id = strcmp(profile, "anthropic") == 0 ? "msg_toolwire_mock" : "chatcmpl-toolwire-mock";
+    eo.model = gemini ? t->model : tw_json_get_str(body, "model");
+    eo.id = strcmp(profile, "anthropic") == 0 ? "msg_toolwire_mock"
+            : gemini                          ? "toolwire-mock"
+                                              : "chatcmpl-toolwire-mock";
     eo.created = 1700000000;
     /* an OpenAI stream ends with a usage chunk when the request asks for one */
     eo.include_usage = cJSON_IsTrue(tw_json_get(tw_json_get(body, "stream_options"), "include_usage"));
@@ -237,13 +267,27 @@ static tw_status two_pass_texts(const tw_script_answer *s, bool two_pass, bool t
     return st;
 }
 
+/* Thinking asked of a Gemini request: thinkingConfig.includeThoughts. */
+static int gemini_reasoning(const cJSON *body)
+{
+    const cJSON *gc = tw_json_get(body, "generationConfig");
+    const cJSON *tc = tw_json_get(gc, "thinkingConfig");
+    return cJSON_IsTrue(tw_json_get(tc, "includeThoughts"));
+}
+
 void tw_ref_answer_script(char kind, const cJSON *body, const tw_limits *L, tw_ref_answer *a)
 {
+    tw_ref_answer_script_at(kind, false, NULL, body, L, a);
+}
+
+void tw_ref_answer_script_at(char kind, bool stream, const char *model, const cJSON *body,
+                             const tw_limits *L, tw_ref_answer *a)
+{
     memset(a, 0, sizeof a[0]);
-    if (kind != 'o' && kind != 'a' && kind != 'g') {
+    if (kind != 'o' && kind != 'a' && kind != 'g' && kind != 'm') {
         a->status = 404;
         snprintf(a->why, sizeof a->why, "the script profile answers POST …/chat/completions, "
-                                        "…/messages and /generate");
+                                        "…/messages, /generate and …:generateContent");
         return;
     }
     a->status = 400;
@@ -274,6 +318,9 @@ void tw_ref_answer_script(char kind, const cJSON *body, const tw_limits *L, tw_r
         st = cJSON_IsString(tw_json_get(body, "prompt")) && !tw_json_get(body, "messages")
                  ? prompt_request(body, L, &req, &err)
                  : tw_vllm_request_from_json(body, &ro, &req, &err);
+    } else if (kind == 'm') {
+        reasoning = gemini_reasoning(body);
+        st = tw_gemini_request_from_json(body, &ro, &req, &err);
     } else if (kind == 'a') {
         reasoning = tw_script_options_reasoning(body);
         st = tw_anthropic_request_from_json(body, &ro, &req, &err);
@@ -299,7 +346,12 @@ void tw_ref_answer_script(char kind, const cJSON *body, const tw_limits *L, tw_r
     tw_ref_text t;
     memset(&t, 0, sizeof t);
     tw_buf p1 = {0};
-    const char *profile = kind == 'a' ? "anthropic" : kind == 'g' ? "vllm-native" : "hermes";
+    const char *profile = kind == 'a'   ? "anthropic"
+                          : kind == 'g' ? "vllm-native"
+                          : kind == 'm' ? "gemini"
+                                        : "hermes";
+    t.stream = stream;
+    t.model = model;
     if (kind == 'g') {
         st = two_pass_texts(&s, vp.two_pass, vp.thinking_tag, &p1, &t.pass2);
         t.pass1 = vp.two_pass ? (p1.data ? p1.data : "") : NULL;

@@ -18,6 +18,8 @@ typedef struct tw_ref_text {
     const char *pass2;           /* NULL: model_text */
     const char *decode_format;   /* hermes (NULL), think or fenced */
     const cJSON *decode_options; /* the decoder options of a fixture, or NULL */
+    bool stream;                 /* the URL asks for a stream (Gemini :streamGenerateContent) */
+    const char *model;           /* the model the URL names (Gemini), or NULL */
 } tw_ref_text;
 
 /* An answer: status 200 with the encoded body, or an error status with why. */
@@ -31,7 +33,8 @@ typedef struct tw_ref_answer {
 /*
  * Answer a request body (parsed JSON) as the reference server of `profile`
  * (hermes: OpenAI chat completions over Hermes text; anthropic; vllm-native:
- * the two-pass assembly) from the model text t. Tools are the request's.
+ * the two-pass assembly; gemini: generateContent, streamed when t->stream)
+ * from the model text t. Tools are the request's.
  * Bounded by L. *out is always filled; free with tw_ref_answer_free.
  */
 void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *body,
@@ -48,6 +51,16 @@ void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *
  * says why.
  */
 void tw_ref_answer_script(char kind, const cJSON *body, const tw_limits *L, tw_ref_answer *out);
+
+/*
+ * The same for any endpoint, stream saying whether the URL asks for a stream
+ * (Gemini: 'm', …:streamGenerateContent; the other endpoints take it from
+ * the body). A Gemini request is read with gemini-request and answered with
+ * the gemini or gemini-stream encoder; the model comes from the URL (model,
+ * may be NULL).
+ */
+void tw_ref_answer_script_at(char kind, bool stream, const char *model, const cJSON *body,
+                             const tw_limits *L, tw_ref_answer *out);
 
 void tw_ref_answer_free(tw_ref_answer *a);
 

@@ -2,7 +2,8 @@
 #include "redact_int.h"
 
 static const char *const dropped_exact[] = {
-    "authorization", "proxy-authorization", "api-key", "x-api-key", "cookie", "set-cookie",
+    "authorization", "proxy-authorization", "api-key", "x-api-key", "x-goog-api-key", "cookie",
+    "set-cookie",
     "openai-organization", "openai-project", "anthropic-organization-id", NULL};
 
 static const char *const dropped_parts[] = {"organization", "project", "token",  "secret",

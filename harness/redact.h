@@ -52,7 +52,7 @@ void tw_redactor_free(tw_redactor *r);
 
 /*
  * Is a header of this name dropped? The built-in list: authorization,
- * proxy-authorization, api-key, x-api-key, cookie, set-cookie,
+ * proxy-authorization, api-key, x-api-key, x-goog-api-key, cookie, set-cookie,
  * openai-organization, openai-project, anthropic-organization-id, and any
  * name containing "organization", "project", "token", "secret", "password",
  * "session", "auth", "key" or "cookie" (rate-limit headers such as

@@ -55,6 +55,7 @@
     R(tw_reader_openai_request, "openai-request", JSON)                        \
     R(tw_reader_anthropic_request, "anthropic-request", JSON)                  \
     R(tw_reader_vllm_generate_request, "vllm-generate-request", JSON)          \
+    R(tw_reader_gemini_request, "gemini-request", JSON)                        \
     R(tw_reader_hermes_prompt, "hermes-prompt", TEXT)                          \
     R(tw_reader_responses_request, "openai-responses-request", JSON)
 

@@ -247,6 +247,7 @@ static const char *generation_key(const char *k)
         {"frequency_penalty", "frequencyPenalty"},
         {"n", "candidateCount"},
         {"stop", "stopSequences"},
+        {"thinkingConfig", "thinkingConfig"},
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (strcmp(map[i][0], k) == 0)

@@ -6,6 +6,7 @@
 
 #include "formats.h"
 #include "toolwire/request_chatml.h"
+#include "toolwire/request_gemini.h"
 #include "toolwire/request_responses.h"
 #include "toolwire/request_vllm.h"
 
@@ -17,6 +18,8 @@ const tw_request_reader_ops tw_reader_anthropic_request = {
     "anthropic-request", "Anthropic messages request body", tw_anthropic_request_decode};
 const tw_request_reader_ops tw_reader_vllm_generate_request = {
     "vllm-generate-request", "vLLM-native GenerateRequest JSON", tw_vllm_request_decode};
+const tw_request_reader_ops tw_reader_gemini_request = {
+    "gemini-request", "Gemini generateContent request body", tw_gemini_request_decode};
 const tw_request_reader_ops tw_reader_hermes_prompt = {
     "hermes-prompt", "the Qwen3 ChatML prompt (as the chat template renders it)",
     tw_hermes_prompt_decode};

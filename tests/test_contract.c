@@ -100,7 +100,7 @@ Test(contract, registry_lists_every_module_once)
     cr_assert_null(tw_encoders()[nenc]);
     cr_assert_eq(ndec, 14);
     cr_assert_eq(nenc, 19);
-    cr_assert_eq(nread, 5);
+    cr_assert_eq(nread, 6);
     cr_assert_null(tw_module_find(TW_MODULE_DECODER, "no-such-format"));
     cr_assert_null(tw_module_find(TW_MODULE_DECODER, NULL));
     cr_assert_null(tw_request_reader_find("openai-response"));
@@ -132,6 +132,9 @@ Test(contract, registry_families)
         {TW_MODULE_REQUEST_READER, "anthropic-request", TW_FAMILY_JSON},
         {TW_MODULE_ENCODER, "openai-responses-stream", TW_FAMILY_SSE},
         {TW_MODULE_REQUEST_READER, "openai-responses-request", TW_FAMILY_JSON},
+        {TW_MODULE_REQUEST_READER, "gemini-request", TW_FAMILY_JSON},
+        {TW_MODULE_DECODER, "openai-responses", TW_FAMILY_JSON},
+        {TW_MODULE_DECODER, "openai-responses-stream", TW_FAMILY_SSE},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         const tw_module *m = tw_module_find(want[i].kind, want[i].name);
@@ -371,6 +374,9 @@ static const char *request_sample(const char *reader)
         return "{\"model\":\"m\",\"input\":[{\"role\":\"user\",\"content\":\"hi\"},"
                "{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":"
                "\"output_text\",\"text\":\"ok\"}]}]}";
+    if (strcmp(reader, "gemini-request") == 0)
+        return "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]},"
+               "{\"role\":\"model\",\"parts\":[{\"text\":\"ok\"}]}]}";
     return NULL;
 }
 
@@ -386,6 +392,9 @@ static const char *request_sample_warn(const char *reader)
                "\"user\",\"content\":\"hi\"}]}";
     if (strcmp(reader, "openai-responses-request") == 0)
         return "{\"model\":\"m\",\"x_unknown\":1,\"input\":\"hi\"}";
+    if (strcmp(reader, "gemini-request") == 0)
+        return "{\"x_unknown\":1,\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":"
+               "\"hi\"}]}]}";
     return NULL;
 }
 
@@ -397,6 +406,9 @@ static const char *request_sample_two(const char *reader)
                "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
     if (strcmp(reader, "openai-responses-request") == 0)
         return "{\"model\":\"m\",\"x_a\":1,\"x_b\":2,\"input\":\"hi\"}";
+    if (strcmp(reader, "gemini-request") == 0)
+        return "{\"x_a\":1,\"x_b\":2,\"contents\":[{\"role\":\"user\","
+               "\"parts\":[{\"text\":\"hi\"}]}]}";
     return "{\"model\":\"m\",\"x_a\":1,\"x_b\":2,\"messages\":[{\"role\":"
            "\"user\",\"content\":\"hi\"}]}";
 }
@@ -508,7 +520,7 @@ Test(contract, request_readers_leave_out_empty_on_failure)
         if (m[i].family == TW_FAMILY_JSON)
             cr_assert_gt(failures, 0, "%s", rd->name);
     }
-    cr_assert_eq(nreaders, 5);
+    cr_assert_eq(nreaders, 6);
 }
 
 /* ---- json.c: an allocation failure is not bad JSON ---- */

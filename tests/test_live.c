@@ -236,7 +236,8 @@ Test(live, every_fixture_is_tagged)
             const tw_fx_exchange *x = &f.exchanges[k];
             resp = resp || x->has_response;
             text = text || x->model_text || x->model_pass1;
-            stream = stream || cJSON_IsTrue(tw_json_get(x->req.body, "stream"));
+            stream = stream || cJSON_IsTrue(tw_json_get(x->req.body, "stream")) ||
+                     strstr(x->req.path, ":streamGenerateContent") != NULL; /* Gemini: by URL */
             faults = faults || x->faults;
             const char *ep = endpoint_of(x->req.path);
             if (ep)

@@ -135,7 +135,10 @@ extern "C" {
     X(TW_D_ITEM_REFERENCE, 59, "item_reference",                               \
       "an input item_reference names an item stored by the server; dropped")   \
     X(TW_D_BUILTIN_TOOL, 60, "builtin_tool",                                   \
-      "a built-in tool (web_search, file_search, ...) has no neutral form; dropped")
+      "a provider's built-in tool (web_search, googleSearch, ...) has no neutral form; dropped") \
+    /* request readers: Gemini */                                              \
+    X(TW_D_UNKNOWN_PART, 61, "unknown_part",                                   \
+      "a content part of a kind the reader does not know was skipped")
 
 typedef enum tw_status {
 #define TW_X_ENUM(e, v, n, m) e = v,
