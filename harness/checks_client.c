@@ -306,6 +306,11 @@ static void cli_anthropic(const cJSON *msgs, tw_check_set *out)
 void tw_checks_client(const char *path, const cJSON *body, tw_check_set *out)
 {
     char kind = tw_path_kind(path);
+    if (kind == 'r' && cJSON_IsObject(body)) {
+        tw_chk_cli_responses(body, out);
+        return;
+    }
+    PUT(out, TW_CHK_CLI_08, TW_V_SKIP, -1, "not a Responses request");
     const cJSON *msgs = tw_json_get(body, "messages");
     if (!cJSON_IsObject(body) || (kind != 'o' && kind != 'a') || !cJSON_IsArray(msgs)) {
         static const tw_check_id ids[] = {TW_CHK_CLI_01, TW_CHK_CLI_02, TW_CHK_CLI_03,

@@ -21,6 +21,8 @@ char tw_path_kind(const char *path)
         return 'a';
     if (n >= 8 && memcmp(path + n - 8, "generate", 8) == 0)
         return 'g';
+    if (n >= 10 && memcmp(path + n - 10, "/responses", 10) == 0)
+        return 'r';
     return 0;
 }
 
