@@ -327,6 +327,7 @@ tw_status tw_decode_response(const char *path, bool stream, const char *body, si
     const char *name = kind == 'o'   ? (stream ? "openai-stream" : "openai-response")
                        : kind == 'a' ? (stream ? "anthropic-stream" : "anthropic-response")
                        : kind == 'g' ? "vllm-generate"
+                       : kind == 'r' ? (stream ? "openai-responses-stream" : "openai-responses")
                                      : NULL;
     const tw_format_ops *f = name ? tw_format_find(name) : NULL;
     if (!f)

@@ -338,6 +338,9 @@ static tw_status build_exchange(tw_fx_arena *a, tw_redactor *red, const tw_limit
         fmt = sse ? "anthropic-stream" : "anthropic-response";
     else if (ends_with(x->req.path, plen, "/generate"))
         fmt = "vllm-generate";
+    else if (ends_with(x->req.path, plen, "/responses") &&
+             tw_format_find(sse ? "openai-responses-stream" : "openai-responses"))
+        fmt = sse ? "openai-responses-stream" : "openai-responses";
     x->decode_format = fmt;
     *fmt_out = fmt;
     return TW_OK;
