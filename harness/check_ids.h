@@ -132,6 +132,8 @@
     X(CLI_07, "CLI-07", WARN, CLIENT, "a client retried after 429/503 honours Retry-After") \
     X(CLI_08, "CLI-08", ERROR, CLIENT, \
       "Responses with store: false: reasoning is carried back with its encrypted_content") \
+    X(CLI_09, "CLI-09", WARN, CLIENT, \
+      "Responses: the call_ids sent back in input are those the earlier answers issued") \
     X(XLT_01, "XLT-01", ERROR, PROXY, \
       "proxied: the request reached the upstream, paired by the directive's nonce, and " \
       "decodes there") \

@@ -686,3 +686,86 @@ void tw_chk_cli_responses(const cJSON *body, tw_check_set *out)
             : any_call ? "reasoning carried back with its encrypted content"
                        : "no function_call in input");
 }
+
+/* ================================================================ across turns */
+
+static void issued_add(id_index *x, const cJSON *item)
+{
+    const char *ty = tw_json_get_str(item, "type");
+    const char *cid = tw_json_get_str(item, "call_id");
+    if (ty && strcmp(ty, "function_call") == 0 && cid && *cid)
+        tw_chk_idx_add(x, cid);
+}
+
+/* The call ids the recorded answers of exchanges [0, xi) issued: body output
+ * items, and the items of the streams' output_item.done events. The strings
+ * stay in *keep (deleted by the caller). */
+static void issued_ids(const tw_fixture *f, size_t xi, size_t depth, id_index *x, cJSON *keep)
+{
+    for (size_t k = 0; k < xi && k < f->nexchanges; k++) {
+        const tw_fx_response *r = &f->exchanges[k].resp;
+        if (!f->exchanges[k].has_response || r->status >= 400)
+            continue;
+        if (!r->stream) {
+            const cJSON *out = tw_json_get(r->body, "output");
+            for (const cJSON *it = cJSON_IsArray(out) ? out->child : NULL; it; it = it->next)
+                issued_add(x, it);
+            continue;
+        }
+        for (size_t e = 0; e < r->nevents; e++) {
+            const char *d = r->events[e].data;
+            size_t n = d ? strlen(d) : 0;
+            if (!n || !tw_memmem(d, n, "response.output_item.done", 25))
+                continue;
+            cJSON *v = tw_chk_parse_json(d, n, depth);
+            const cJSON *item = tw_json_get(v, "item");
+            if (item && tw_json_get_str(item, "call_id"))
+                issued_add(x, item);
+            if (v && !cJSON_AddItemToArray(keep, v))
+                cJSON_Delete(v);
+        }
+    }
+}
+
+void tw_checks_client_history(const cJSON *body, const tw_fixture *f, size_t xi, const tw_limits *limits,
+                              tw_check_set *out)
+{
+    tw_limits L;
+    tw_limits_resolve(&L, limits);
+    const cJSON *input = tw_json_get(body, "input");
+    if (!cJSON_IsArray(input) || !f || xi == 0) {
+        PUT(out, TW_CHK_CLI_09, TW_V_SKIP, -1, "%s", !cJSON_IsArray(input) ? "input is not a list of items"
+                                                                           : "the first turn of its fixture");
+        return;
+    }
+    cJSON *keep = cJSON_CreateArray();
+    if (!keep)
+        return;
+    id_index issued = {0};
+    issued_ids(f, xi, L.max_depth, &issued, keep);
+    tw_chk_idx_seal(&issued);
+    if (!issued.n) {
+        PUT(out, TW_CHK_CLI_09, TW_V_SKIP, -1, "no earlier answer of the fixture made a call");
+    } else {
+        bool judged = false, failed = false;
+        size_t i = 0;
+        for (const cJSON *it = input->child; it && !failed; it = it->next, i++) {
+            const char *ty = tw_json_get_str(it, "type");
+            if (!ty || (strcmp(ty, "function_call") != 0 && strcmp(ty, "function_call_output") != 0))
+                continue;
+            judged = true;
+            const char *cid = tw_json_get_str(it, "call_id");
+            if (!cid || !tw_chk_idx_has(&issued, cid)) {
+                PUT(out, TW_CHK_CLI_09, TW_V_FAIL, -1,
+                    "input[%zu]: %s call_id %.80s is none the earlier answers issued (such as %.80s)", i, ty,
+                    cid ? cid : "(absent)", issued.v[0].id);
+                failed = true;
+            }
+        }
+        if (!failed)
+            PUT(out, TW_CHK_CLI_09, judged ? TW_V_PASS : TW_V_SKIP, -1, "%s",
+                judged ? "every call_id sent back was issued by an earlier answer" : "no call sent back");
+    }
+    tw_chk_idx_free(&issued);
+    cJSON_Delete(keep);
+}
