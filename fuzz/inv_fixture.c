@@ -49,8 +49,8 @@ static void check_fixture(const tw_fixture *fx, const tw_fz_setup *s)
         if (f && x->model_text) {
             tw_opts_holder h;
             tw_opts_holder_init(&h);
-            char why[200];
-            if (tw_opts_from_json(&h, x->decode_options, why, sizeof why)) {
+            tw_error why = {.offset = -1};
+            if (tw_opts_from_json(&h, x->decode_options, &why)) {
                 h.o.limits = s->o.limits;
                 tw_result r;
                 memset(&r, 0, sizeof r);
@@ -80,15 +80,15 @@ int tw_fz_fixture(const uint8_t *data, size_t size)
     bool mem = tw_fz_mem_enabled();
     int64_t base = tw_fz_mem_live();
     char *in = tw_fz_copy(s.body, s.len);
-    char why1[256], why2[256];
+    tw_error why1 = {.offset = -1}, why2 = {.offset = -1};
     tw_fixture a, b;
     tw_fz_mem_mark();
-    tw_status st1 = tw_fixture_parse(in, s.len, "fuzz.json", &s.o.limits, &a, why1, sizeof why1);
+    tw_status st1 = tw_fixture_parse(in, s.len, "fuzz.json", &s.o.limits, &a, &why1);
     int64_t peak = tw_fz_mem_peak() - base - (int64_t)s.len;
     int64_t bound = tw_fz_mem_bound(s.len, &s.L);
     TW_FZ_CHECK(!mem || peak <= bound, "fixture: peak memory %lld over the bound %lld",
                 (long long)peak, (long long)bound);
-    tw_status st2 = tw_fixture_parse(in, s.len, "fuzz.json", &s.o.limits, &b, why2, sizeof why2);
+    tw_status st2 = tw_fixture_parse(in, s.len, "fuzz.json", &s.o.limits, &b, &why2);
     TW_FZ_CHECK(st1 == st2, "fixture: the same bytes load as %s, then %s", tw_code_name(st1),
                 tw_code_name(st2));
     if (st1 == TW_OK) {
@@ -96,10 +96,10 @@ int tw_fz_fixture(const uint8_t *data, size_t size)
         TW_FZ_CHECK(a.nexchanges == b.nexchanges && a.ntags == b.ntags,
                     "fixture: the same bytes give two different fixtures");
     } else {
-        TW_FZ_CHECK(memchr(why1, 0, sizeof why1) && why1[0],
+        TW_FZ_CHECK(memchr(why1.message, 0, sizeof why1.message) && why1.message[0],
                     "fixture: refused (%s) without saying why", tw_code_name(st1));
-        TW_FZ_CHECK(strcmp(why1, why2) == 0, "fixture: two reasons for one refusal: '%s' / '%s'",
-                    why1, why2);
+        TW_FZ_CHECK(strcmp(why1.message, why2.message) == 0, "fixture: two reasons for one refusal: '%s' / '%s'",
+                    why1.message, why2.message);
         TW_FZ_CHECK(a.root == NULL && a.exchanges == NULL && a.path == NULL,
                     "fixture: refused, but the output still holds memory");
     }

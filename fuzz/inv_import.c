@@ -114,11 +114,11 @@ static void body_secrets(secrets *s, const char *b, size_t n, const cJSON *parse
 static void collect_secrets(const char *in, size_t len, bool har, const tw_limits *lim,
                             secrets *s, size_t *decoded)
 {
-    char why[256];
+    tw_error why = {.offset = -1};
     *decoded = 0;
     if (har) {
         tw_har h;
-        if (tw_har_parse(in, len, "fuzz.har", lim, &h, why, sizeof why) != TW_OK)
+        if (tw_har_parse(in, len, "fuzz.har", lim, &h, &why) != TW_OK)
             return;
         for (size_t i = 0; i < h.nentries; i++) {
             const tw_har_entry *e = &h.entries[i];
@@ -133,7 +133,7 @@ static void collect_secrets(const char *in, size_t len, bool har, const tw_limit
         return;
     }
     tw_cassette c;
-    if (tw_cassette_parse(in, len, "fuzz.yaml", lim, &c, why, sizeof why) != TW_OK)
+    if (tw_cassette_parse(in, len, "fuzz.yaml", lim, &c, &why) != TW_OK)
         return;
     for (size_t i = 0; i < c.ninteractions; i++) {
         const tw_cassette_interaction *it = &c.interactions[i];
@@ -184,13 +184,13 @@ static void check_headers(const tw_kv *kv, size_t n, const char *what, size_t x)
 }
 
 static tw_status run_import(const char *in, size_t len, const tw_import_opts *o, tw_buf *out,
-                            size_t *nx, char *why, size_t whylen)
+                            size_t *nx, tw_error *err)
 {
     tw_redactor red;
     memset(&red, 0, sizeof red);
-    memset(why, 0, whylen);
+    tw_error_clear(err);
     tw_status st = tw_import_mem_to_buf(in, len, o->kind == TW_IMPORT_HAR ? "fuzz.har" : "fuzz.yaml",
-                                        o, &red, out, nx, why, whylen);
+                                        o, &red, out, nx, err);
     tw_redactor_free(&red);
     return st;
 }
@@ -228,11 +228,11 @@ int tw_fz_import(const uint8_t *data, size_t size)
 
     /* the import, twice */
     tw_buf out1 = {0}, out2 = {0};
-    char why1[512], why2[512];
+    tw_error why1 = {.offset = -1}, why2 = {.offset = -1};
     size_t nx1 = 0, nx2 = 0;
     int64_t base = tw_fz_mem_live();
     tw_fz_mem_mark();
-    tw_status st1 = run_import(in, len, &o, &out1, &nx1, why1, sizeof why1);
+    tw_status st1 = run_import(in, len, &o, &out1, &nx1, &why1);
     int64_t peak = tw_fz_mem_peak() - base;
     /* the decoders' bound over the file plus what gunzip made of it; the
      * importer holds the loaded file, the fixture tree, the output and its
@@ -244,14 +244,14 @@ int tw_fz_import(const uint8_t *data, size_t size)
                 len ? (double)peak / (double)len : 0.0);
     TW_FZ_CHECK(!mem || peak <= bound, "import: peak memory %lld bytes over the bound %lld",
                 (long long)peak, (long long)bound);
-    tw_status st2 = run_import(in, len, &o, &out2, &nx2, why2, sizeof why2);
+    tw_status st2 = run_import(in, len, &o, &out2, &nx2, &why2);
     TW_FZ_CHECK(st1 == st2, "import: the same input gives %s, then %s", tw_code_name(st1),
                 tw_code_name(st2));
     TW_FZ_CHECK(out1.len == out2.len && (out1.len == 0 || !memcmp(out1.data, out2.data, out1.len)),
                 "import: the same input gives two outputs (%zu and %zu bytes)", out1.len,
                 out2.len);
-    TW_FZ_CHECK(nx1 == nx2 && strcmp(why1, why2) == 0,
-                "import: the same input gives two reasons: '%s' / '%s'", why1, why2);
+    TW_FZ_CHECK(nx1 == nx2 && strcmp(why1.message, why2.message) == 0,
+                "import: the same input gives two reasons: '%s' / '%s'", why1.message, why2.message);
 
     if (st1 == TW_OK) {
         TW_FZ_CHECK(out1.len > 0 && nx1 > 0, "import: succeeded with %zu bytes, %zu exchanges",
@@ -262,11 +262,10 @@ int tw_fz_import(const uint8_t *data, size_t size)
                         "import: the secret '%s' survives in the output", sec.v[i]);
         char *copy = tw_fz_copy(out1.data, out1.len);
         tw_fixture fx;
-        char fwhy[512];
-        tw_status fs = tw_fixture_parse(copy, out1.len, "imported.json", &small, &fx, fwhy,
-                                        sizeof fwhy);
+        tw_error fwhy = {.offset = -1};
+        tw_status fs = tw_fixture_parse(copy, out1.len, "imported.json", &small, &fx, &fwhy);
         TW_FZ_CHECK(fs == TW_OK, "import: the output does not load as a fixture (%s): %s\n%.2000s",
-                    tw_code_name(fs), fwhy, out1.data);
+                    tw_code_name(fs), fwhy.message, out1.data);
         TW_FZ_CHECK(fx.nexchanges == nx1, "import: %zu exchanges reported, %zu written", nx1,
                     fx.nexchanges);
         for (size_t x = 0; x < fx.nexchanges; x++) {
@@ -278,7 +277,7 @@ int tw_fz_import(const uint8_t *data, size_t size)
         tw_fixture_free(&fx);
         free(copy);
     } else {
-        TW_FZ_CHECK(why1[0] != '\0', "import: refused (%s) without saying why",
+        TW_FZ_CHECK(why1.message[0] != '\0', "import: refused (%s) without saying why",
                     tw_code_name(st1));
         TW_FZ_CHECK(out1.len == 0 && nx1 == 0, "import: refused (%s) but wrote %zu bytes",
                     tw_code_name(st1), out1.len);

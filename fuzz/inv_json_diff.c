@@ -20,12 +20,38 @@
  * an infinity; such inputs are not compared.
  */
 #include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "invariants.h"
 #include "toolwire/json.h"
 #include "toolwire/text.h"
+
+/* tw_json_exact_int never rounds: below 2^53 in magnitude it says "an
+ * integer" exactly when the number's exact decimal value equals the integer
+ * its double truncates to, and then gives that integer. */
+static void exact_int_agrees(const cJSON *c, const char *where)
+{
+    double d = c->valuedouble;
+    int64_t got = 0;
+    bool said = tw_json_exact_int(c, INT64_MIN, INT64_MAX, &got);
+    if (!(d > -9007199254740992.0 && d < 9007199254740992.0)) {
+        TW_FZ_CHECK(!said, "json_diff: %s: %.17g taken as an exact integer", where, d);
+        return;
+    }
+    char t[32];
+    snprintf(t, sizeof t, "%lld", (long long)d);
+    cJSON *n = NULL;
+    TW_FZ_CHECK(tw_json_parse(t, strlen(t), 0, &n, NULL) == TW_OK, "json_diff: %s: %s", where, t);
+    bool is_int = tw_json_number_equal(c, n);
+    cJSON_Delete(n);
+    TW_FZ_CHECK(said == is_int, "json_diff: %s: exact_int says %d, the exact value says %d (%s)",
+                where, said, is_int, t);
+    TW_FZ_CHECK(!said || got == (int64_t)d, "json_diff: %s: exact_int gave %lld for %s", where,
+                (long long)got, t);
+}
 
 static void same(const cJSON *c, const json_t *j, const char *where, unsigned depth)
 {
@@ -45,6 +71,7 @@ static void same(const cJSON *c, const json_t *j, const char *where, unsigned de
         TW_FZ_CHECK(c->valuedouble == json_number_value(j),
                     "json_diff: %s: number %.17g here, %.17g in jansson", where, c->valuedouble,
                     json_number_value(j));
+        exact_int_agrees(c, where);
         return;
     case cJSON_String: {
         TW_FZ_CHECK(json_is_string(j), "json_diff: %s: a string here, not in jansson", where);

@@ -24,8 +24,7 @@ typedef struct ctx {
     yaml_document_t *doc;
     const char *name;
     tw_limits L;
-    char *why;
-    size_t whylen;
+    tw_error *err;
     size_t budget; /* nodes left for parsed-body conversion, for the whole file */
     size_t bytes;  /* scalar bytes left to copy out of the document */
 } ctx;
@@ -41,13 +40,11 @@ fail(ctx *c, tw_status st, const yaml_node_t *n, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (c->why && c->whylen) {
-        if (n)
-            snprintf(c->why, c->whylen, "%s:%zu:%zu: %s", c->name, n->start_mark.line + 1,
-                     n->start_mark.column + 1, msg);
-        else
-            snprintf(c->why, c->whylen, "%s: %s", c->name, msg);
-    }
+    if (n)
+        tw_error_file(c->err, st, (int64_t)n->start_mark.index, c->name, "%s:%zu:%zu: %s", c->name,
+                      n->start_mark.line + 1, n->start_mark.column + 1, msg);
+    else
+        tw_error_file(c->err, st, -1, c->name, "%s: %s", c->name, msg);
     return st;
 }
 
@@ -546,21 +543,19 @@ const char *tw_cassette_header_get(const tw_cassette_header *h, size_t n, const 
 }
 
 tw_status tw_cassette_parse(const char *buf, size_t len, const char *name, const tw_limits *limits,
-                            tw_cassette *out, char *why, size_t whylen)
+                            tw_cassette *out, tw_error *err)
 {
     memset(out, 0, sizeof *out);
     ctx c;
     memset(&c, 0, sizeof c);
     c.name = name ? name : "<cassette>";
-    c.why = why;
-    c.whylen = whylen;
+    c.err = err;
     tw_limits_resolve(&c.L, limits);
     /* a file without aliases has at most one node per byte, and its scalars
      * hold fewer bytes than it does: aliases may double that, no more */
     c.budget = 2 * len + 4096;
     c.bytes = 2 * len + 4096;
-    if (why && whylen)
-        why[0] = '\0';
+    tw_error_clear(err);
     if (len > c.L.max_input_bytes)
         return fail(&c, TW_ERR_LIMIT, NULL, "file exceeds max_input_bytes (%zu)",
                     c.L.max_input_bytes);
@@ -570,11 +565,11 @@ tw_status tw_cassette_parse(const char *buf, size_t len, const char *name, const
         return fail(&c, TW_ERR_NOMEM, NULL, "cannot initialise the YAML parser");
     yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
     if (!yaml_parser_load(&parser, &doc)) {
-        if (why && whylen)
-            snprintf(why, whylen, "%s:%zu:%zu: %s%s%s", c.name, parser.problem_mark.line + 1,
-                     parser.problem_mark.column + 1, parser.problem ? parser.problem : "YAML error",
-                     parser.context ? " " : "", parser.context ? parser.context : "");
         tw_status st = parser.error == YAML_MEMORY_ERROR ? TW_ERR_NOMEM : TW_ERR_PARSE;
+        tw_error_file(err, st, (int64_t)parser.problem_mark.index, c.name, "%s:%zu:%zu: %s%s%s", c.name,
+                      parser.problem_mark.line + 1, parser.problem_mark.column + 1,
+                      parser.problem ? parser.problem : "YAML error", parser.context ? " " : "",
+                      parser.context ? parser.context : "");
         yaml_parser_delete(&parser);
         return st;
     }
@@ -604,34 +599,28 @@ tw_status tw_cassette_parse(const char *buf, size_t len, const char *name, const
     }
     if (st == TW_OK && !(out->name = tw_strdup(c.name)))
         st = TW_ERR_NOMEM;
-    if (st == TW_ERR_NOMEM && why && whylen && !why[0])
-        snprintf(why, whylen, "%s: out of memory", c.name);
+    if (st == TW_ERR_NOMEM && err && !err->message[0])
+        tw_error_file(err, TW_ERR_NOMEM, -1, c.name, "%s: out of memory", c.name);
     yaml_document_delete(&doc);
     if (st != TW_OK)
         tw_cassette_free(out);
     return st;
 }
 
-tw_status tw_cassette_load(const char *path, const tw_limits *limits, tw_cassette *out, char *why,
-                           size_t whylen)
+tw_status tw_cassette_load(const char *path, const tw_limits *limits, tw_cassette *out, tw_error *err)
 {
     memset(out, 0, sizeof *out);
     tw_limits L;
     tw_limits_resolve(&L, limits);
     char *data = NULL;
     size_t len = 0;
-    char inner[300];
-    tw_status st = tw_file_read(path, L.max_input_bytes, &data, &len, inner, sizeof inner);
+    tw_status st = tw_file_read(path, L.max_input_bytes, &data, &len, err);
     if (st != TW_OK) {
-        if (why && whylen) {
-            if (st == TW_ERR_LIMIT)
-                snprintf(why, whylen, "%s: file exceeds max_input_bytes", path);
-            else
-                snprintf(why, whylen, "%s", inner);
-        }
+        if (st == TW_ERR_LIMIT)
+            tw_error_file(err, TW_ERR_LIMIT, -1, path, "%s: file exceeds max_input_bytes", path);
         return st;
     }
-    st = tw_cassette_parse(data, len, path, &L, out, why, whylen);
+    st = tw_cassette_parse(data, len, path, &L, out, err);
     free(data);
     return st;
 }

@@ -307,9 +307,9 @@ void tw_checks_backend(const tw_judge_input *in, tw_check_set *out)
     }
     cJSON_Delete(body);
     if (in->status >= 400) {
-        char why[64];
-        snprintf(why, sizeof why, "HTTP %d: an error response", in->status);
-        tw_check_set_fill(out, false, why);
+        tw_error why = {.offset = -1};
+        tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "HTTP %d: an error response", in->status);
+        tw_check_set_fill(out, false, why.message);
     }
     tw_xlt_skip(out, "not judged through an upstream (run --upstream)");
     tw_check_set_fill(out, false, kind == 'o'   ? "does not apply to this exchange"

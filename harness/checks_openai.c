@@ -95,7 +95,7 @@ void tw_chk_ocall_checks(judge *j, const ocall *c, size_t n, const char *finish,
 {
     const tw_judge_input *in = j->in;
     tw_check_set *out = j->out;
-    char why[400] = "";
+    tw_error why = {.offset = -1};
     char ex[200];
     /* R02 */
     int64_t bad = -1;
@@ -113,16 +113,16 @@ void tw_chk_ocall_checks(judge *j, const ocall *c, size_t n, const char *finish,
     tw_chk_idx_free(&ids);
     for (size_t i = 0; i < n && bad < 0; i++) {
         if (!c[i].id || !c[i].id[0])
-            snprintf(why, sizeof why, "tool_calls[%zu] has no id", i), bad = (int64_t)c[i].off;
+            tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "tool_calls[%zu] has no id", i), bad = (int64_t)c[i].off;
         else if (!c[i].type || strcmp(c[i].type, "function") != 0)
-            snprintf(why, sizeof why, "tool_calls[%zu].type is %.80s", i,
+            tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "tool_calls[%zu].type is %.80s", i,
                      c[i].type ? c[i].type : "(absent)"),
                 bad = (int64_t)c[i].off;
         else if (!c[i].name || !c[i].name[0])
-            snprintf(why, sizeof why, "tool_calls[%zu] has no name", i), bad = (int64_t)c[i].off;
+            tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "tool_calls[%zu] has no name", i), bad = (int64_t)c[i].off;
         else if (i == first_repeat) {
             char cb[112];
-            snprintf(why, sizeof why, "id %s repeated at tool_calls[%zu]", tw_chk_clip(cb, sizeof cb, c[i].id, 100), i);
+            tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "id %s repeated at tool_calls[%zu]", tw_chk_clip(cb, sizeof cb, c[i].id, 100), i);
             bad = (int64_t)c[i].off;
         }
     }
@@ -132,8 +132,8 @@ void tw_chk_ocall_checks(judge *j, const ocall *c, size_t n, const char *finish,
         PUT(out, TW_CHK_OAI_R02, TW_V_SKIP, -1, "out of memory while indexing ids");
     else if (n == 0)
         PUT(out, TW_CHK_OAI_R02, TW_V_SKIP, -1, "no tool calls");
-    else if (bad >= 0 || why[0])
-        PUT(out, TW_CHK_OAI_R02, TW_V_FAIL, bad, "%s", why);
+    else if (bad >= 0 || why.message[0])
+        PUT(out, TW_CHK_OAI_R02, TW_V_FAIL, bad, "%s", why.message);
     else
         PUT(out, TW_CHK_OAI_R02, TW_V_PASS, -1, "%zu call(s)", n);
 
@@ -562,45 +562,45 @@ void tw_chk_oai_stream(judge *j, ostream *st)
 }
 
 /* OAI-S07: the streamed result against the non-streamed one. */
-static bool calls_equal_view(const rview *a, const rview *b, char *why, size_t wn)
+static bool calls_equal_view(const rview *a, const rview *b, tw_error *err)
 {
     if (a->ncalls != b->ncalls) {
-        snprintf(why, wn, "%zu call(s) streamed, %zu not streamed", a->ncalls, b->ncalls);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%zu call(s) streamed, %zu not streamed", a->ncalls, b->ncalls);
         return false;
     }
     for (size_t i = 0; i < a->ncalls; i++) {
         if (strcmp(a->calls[i].name, b->calls[i].name) != 0) {
-            snprintf(why, wn, "call %zu name %.64s vs %.64s", i, a->calls[i].name, b->calls[i].name);
+            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "call %zu name %.64s vs %.64s", i, a->calls[i].name, b->calls[i].name);
             return false;
         }
         if (strcmp(a->calls[i].id, b->calls[i].id) != 0) {
-            snprintf(why, wn, "call %zu id %.64s vs %.64s", i, a->calls[i].id, b->calls[i].id);
+            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "call %zu id %.64s vs %.64s", i, a->calls[i].id, b->calls[i].id);
             return false;
         }
         if (!a->calls[i].args || !b->calls[i].args ||
             !tw_json_equal(a->calls[i].args, b->calls[i].args)) {
-            snprintf(why, wn, "call %zu (%.64s) arguments differ", i, a->calls[i].name);
+            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "call %zu (%.64s) arguments differ", i, a->calls[i].name);
             return false;
         }
     }
     return true;
 }
 
-static bool results_equal(const tw_result *a, const tw_result *b, char *why, size_t wn)
+static bool results_equal(const tw_result *a, const tw_result *b, tw_error *err)
 {
     if (a->msg.content.len != b->msg.content.len ||
         (a->msg.content.len && memcmp(a->msg.content.data, b->msg.content.data, a->msg.content.len))) {
-        snprintf(why, wn, "content differs (%zu vs %zu bytes)", a->msg.content.len, b->msg.content.len);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "content differs (%zu vs %zu bytes)", a->msg.content.len, b->msg.content.len);
         return false;
     }
     if (a->msg.thinking.len != b->msg.thinking.len ||
         (a->msg.thinking.len &&
          memcmp(a->msg.thinking.data, b->msg.thinking.data, a->msg.thinking.len))) {
-        snprintf(why, wn, "thinking differs");
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "thinking differs");
         return false;
     }
     if (a->msg.ncalls != b->msg.ncalls) {
-        snprintf(why, wn, "%zu call(s) streamed, %zu not streamed", a->msg.ncalls, b->msg.ncalls);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%zu call(s) streamed, %zu not streamed", a->msg.ncalls, b->msg.ncalls);
         return false;
     }
     for (size_t i = 0; i < a->msg.ncalls; i++) {
@@ -608,13 +608,13 @@ static bool results_equal(const tw_result *a, const tw_result *b, char *why, siz
         if (strcmp(x->name ? x->name : "", y->name ? y->name : "") != 0 ||
             strcmp(x->id ? x->id : "", y->id ? y->id : "") != 0 ||
             !tw_json_equal(x->arguments, y->arguments)) {
-            snprintf(why, wn, "call %zu (%.64s) differs", i, x->name ? x->name : "");
+            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "call %zu (%.64s) differs", i, x->name ? x->name : "");
             return false;
         }
     }
     const char *fa = a->finish_reason ? a->finish_reason : "", *fb = b->finish_reason ? b->finish_reason : "";
     if (strcmp(fa, fb) != 0) {
-        snprintf(why, wn, "finish_reason %.40s vs %.40s", fa, fb);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "finish_reason %.40s vs %.40s", fa, fb);
         return false;
     }
     return true;
@@ -627,7 +627,7 @@ void tw_chk_oai_s07(judge *j, const ostream *st)
         PUT(j->out, TW_CHK_OAI_S07, TW_V_SKIP, -1, "the fixture gives no non-streamed counterpart");
         return;
     }
-    char why[300] = "";
+    tw_error why = {.offset = -1};
     tw_decode_opts o = {0};
     o.limits = j->L;
     o.allow_unknown_tool = true;
@@ -636,9 +636,9 @@ void tw_chk_oai_s07(judge *j, const ostream *st)
     tw_status sb = sa == TW_OK ? tw_decode_response(in->path, false, in->pair_body, in->pair_len, &o, &b)
                                : TW_ERR_UNSUPPORTED;
     if (sa == TW_OK && sb == TW_OK) {
-        bool eq = results_equal(&a, &b, why, sizeof why);
+        bool eq = results_equal(&a, &b, &why);
         PUT(j->out, TW_CHK_OAI_S07, eq ? TW_V_PASS : TW_V_FAIL, -1, "%s",
-            eq ? "reference decoders give equal results" : why);
+            eq ? "reference decoders give equal results" : why.message);
         tw_result_free(&a);
         tw_result_free(&b);
         return;
@@ -664,16 +664,16 @@ void tw_chk_oai_s07(judge *j, const ostream *st)
         bool eq = true;
         if (s.content.len != p.content.len ||
             (s.content.len && memcmp(s.content.data, p.content.data, s.content.len))) {
-            snprintf(why, sizeof why, "content differs (%zu vs %zu bytes)", s.content.len, p.content.len);
+            tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "content differs (%zu vs %zu bytes)", s.content.len, p.content.len);
             eq = false;
-        } else if (!calls_equal_view(&s, &p, why, sizeof why)) {
+        } else if (!calls_equal_view(&s, &p, &why)) {
             eq = false;
         } else if (strcmp(s.finish ? s.finish : "", p.finish ? p.finish : "") != 0) {
-            snprintf(why, sizeof why, "finish_reason %.40s vs %.40s", s.finish ? s.finish : "",
+            tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "finish_reason %.40s vs %.40s", s.finish ? s.finish : "",
                      p.finish ? p.finish : "");
             eq = false;
         }
-        PUT(j->out, TW_CHK_OAI_S07, eq ? TW_V_PASS : TW_V_FAIL, -1, "%s", eq ? "streamed equals non-streamed" : why);
+        PUT(j->out, TW_CHK_OAI_S07, eq ? TW_V_PASS : TW_V_FAIL, -1, "%s", eq ? "streamed equals non-streamed" : why.message);
     }
     tw_chk_rview_free(&s);
     tw_chk_rview_free(&p);

@@ -142,8 +142,7 @@ void tw_chk_hermes_checks(judge *j, char kind, bool stream)
     size_t n = strlen(text);
     tw_opts_holder h;
     tw_opts_holder_init(&h);
-    char why[256];
-    if (ex->decode_options && !tw_opts_from_json(&h, ex->decode_options, why, sizeof why)) {
+    if (ex->decode_options && !tw_opts_from_json(&h, ex->decode_options, NULL)) {
         tw_opts_holder_free(&h);
         tw_opts_holder_init(&h);
     }
@@ -445,7 +444,7 @@ void tw_chk_num_model_values(judge *j, char kind, bool stream)
     tw_opts_holder h;
     tw_opts_holder_init(&h);
     char why[400] = "";
-    if (ex->decode_options && !tw_opts_from_json(&h, ex->decode_options, why, sizeof why)) {
+    if (ex->decode_options && !tw_opts_from_json(&h, ex->decode_options, NULL)) {
         tw_opts_holder_free(&h);
         tw_opts_holder_init(&h);
     }

@@ -65,22 +65,18 @@ void tw_line_col(const char *buf, size_t len, size_t off, size_t *line, size_t *
     *col = c;
 }
 
-cJSON *tw_load_json_file(const char *path, size_t max_bytes, size_t max_depth, char *why,
-                         size_t whylen)
+cJSON *tw_load_json_file(const char *path, size_t max_bytes, size_t max_depth, tw_error *err)
 {
     size_t len = 0;
-    char inner[256];
-    char *buf = tw_read_file(path, max_bytes, &len, inner, sizeof inner);
-    if (!buf) {
-        snprintf(why, whylen, "%s", inner);
+    char *buf = tw_read_file(path, max_bytes, &len, err);
+    if (!buf)
         return NULL;
-    }
     cJSON *v = NULL;
     tw_error e;
     if (tw_json_parse(buf, len, max_depth, &v, &e) != TW_OK) {
         size_t line, col;
         tw_line_col(buf, len, e.offset >= 0 ? (size_t)e.offset : 0, &line, &col);
-        snprintf(why, whylen, "%s:%zu:%zu: %s", path, line, col, e.message);
+        tw_error_file(err, TW_ERR_PARSE, e.offset, path, "%s:%zu:%zu: %s", path, line, col, e.message);
         free(buf);
         return NULL;
     }
@@ -108,11 +104,11 @@ char *tw_cli_read_operand(const char *cmd, int argc, char **argv, size_t max, co
         return NULL;
     }
     *path = optind < argc ? argv[optind] : "-";
-    char why[512];
+    tw_error why = {.offset = -1};
     *len = 0;
-    char *input = tw_read_file(*path, max, len, why, sizeof why);
+    char *input = tw_read_file(*path, max, len, &why);
     if (!input)
-        *rc = tw_cli_usage_error(cmd, "%s", why);
+        *rc = tw_cli_usage_error(cmd, "%s", why.message);
     return input;
 }
 
@@ -211,7 +207,7 @@ static const char *const neutral_tool_fn_keys[] = {"name", "description", "param
 /* The first member of the object at jpath whose key is not in keys: "FILE:L:C:
  * JPATH.KEY: unknown key in WHAT (expected only: …)". */
 static bool nested_keys(const cJSON *obj, const char *jpath, const char *const *keys, const char *what,
-                        const char *buf, size_t len, const char *path, char *why, size_t whylen)
+                        const char *buf, size_t len, const char *path, tw_error *err)
 {
     if (!cJSON_IsObject(obj))
         return true; /* the reader says what is wrong with its type */
@@ -225,7 +221,7 @@ static bool nested_keys(const cJSON *obj, const char *jpath, const char *const *
             tw_json_locate(buf, len, kp, true, &line, &col);
         char list[200];
         key_list(list, sizeof list, keys);
-        snprintf(why, whylen, "%s:%zu:%zu: %s: unknown key in %s (expected only: %s)", path, line, col,
+        tw_error_set(err, TW_ERR_PARSE, -1, NULL, "%s:%zu:%zu: %s: unknown key in %s (expected only: %s)", path, line, col,
                  kp, what, list);
         return false;
     }
@@ -233,19 +229,19 @@ static bool nested_keys(const cJSON *obj, const char *jpath, const char *const *
 }
 
 static bool calls_keys(const cJSON *arr, const char *jpath, const char *buf, size_t len,
-                       const char *path, char *why, size_t whylen)
+                       const char *path, tw_error *err)
 {
     size_t i = 0;
     for (const cJSON *c = cJSON_IsArray(arr) ? arr->child : NULL; c; c = c->next, i++) {
         char cp[200];
         snprintf(cp, sizeof cp, "%s[%zu]", jpath, i);
-        if (!nested_keys(c, cp, neutral_call_keys, "a tool call", buf, len, path, why, whylen))
+        if (!nested_keys(c, cp, neutral_call_keys, "a tool call", buf, len, path, err))
             return false;
         char fp[220];
         snprintf(fp, sizeof fp, "%s.function", cp);
         if (cJSON_IsObject(c) &&
             !nested_keys(tw_json_get(c, "function"), fp, neutral_function_keys, "a call's function",
-                         buf, len, path, why, whylen))
+                         buf, len, path, err))
             return false;
     }
     return true;
@@ -284,12 +280,12 @@ tw_status tw_cli_fill_request_ids(const char *cmd, tw_request *r)
 }
 
 bool tw_cli_neutral_shape(const cJSON *j, char want, const char *buf, size_t len, const char *path,
-                          char *why, size_t whylen)
+                          tw_error *err)
 {
     bool req = want == 'q' || (want == 'n' && cJSON_IsObject(j) && tw_json_get(j, "messages"));
     const char *kind = req ? "request" : "result";
     if (!cJSON_IsObject(j)) {
-        snprintf(why, whylen, "%s:1:1: expected a neutral %s, a JSON object, got %s", path, kind,
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%s:1:1: expected a neutral %s, a JSON object, got %s", path, kind,
                  cJSON_IsArray(j) ? "an array" : cJSON_IsString(j) ? "a string" : "a scalar");
         return false;
     }
@@ -304,7 +300,7 @@ bool tw_cli_neutral_shape(const cJSON *j, char want, const char *buf, size_t len
         char list[200];
         key_list(list, sizeof list, keys);
         bool other = key_in(m->string, req ? neutral_result_keys : neutral_request_keys);
-        snprintf(why, whylen, "%s:%zu:%zu: unknown key '%.80s' in a neutral %s (expected only: %s)%s", path,
+        tw_error_set(err, TW_ERR_PARSE, -1, NULL, "%s:%zu:%zu: unknown key '%.80s' in a neutral %s (expected only: %s)%s", path,
                  line, col, m->string, kind, list,
                  other ? (req ? "; it is a key of a neutral result" : "; it is a key of a neutral request")
                        : "");
@@ -312,18 +308,18 @@ bool tw_cli_neutral_shape(const cJSON *j, char want, const char *buf, size_t len
     }
     /* the same inside: tool calls, messages, tools */
     if (!req)
-        return calls_keys(tw_json_get(j, "tool_calls"), "tool_calls", buf, len, path, why, whylen);
+        return calls_keys(tw_json_get(j, "tool_calls"), "tool_calls", buf, len, path, err);
     const cJSON *msgs = tw_json_get(j, "messages");
     size_t i = 0;
     for (const cJSON *m = cJSON_IsArray(msgs) ? msgs->child : NULL; m; m = m->next, i++) {
         char mp[64];
         snprintf(mp, sizeof mp, "messages[%zu]", i);
-        if (!nested_keys(m, mp, neutral_message_keys, "a message", buf, len, path, why, whylen))
+        if (!nested_keys(m, mp, neutral_message_keys, "a message", buf, len, path, err))
             return false;
         char cp[80];
         snprintf(cp, sizeof cp, "%s.tool_calls", mp);
         if (cJSON_IsObject(m) &&
-            !calls_keys(tw_json_get(m, "tool_calls"), cp, buf, len, path, why, whylen))
+            !calls_keys(tw_json_get(m, "tool_calls"), cp, buf, len, path, err))
             return false;
     }
     const cJSON *tools = tw_json_get(j, "tools");
@@ -331,12 +327,12 @@ bool tw_cli_neutral_shape(const cJSON *j, char want, const char *buf, size_t len
     for (const cJSON *t = cJSON_IsArray(tools) ? tools->child : NULL; t; t = t->next, i++) {
         char tp[64];
         snprintf(tp, sizeof tp, "tools[%zu]", i);
-        if (!nested_keys(t, tp, neutral_tool_keys, "a tool", buf, len, path, why, whylen))
+        if (!nested_keys(t, tp, neutral_tool_keys, "a tool", buf, len, path, err))
             return false;
         char fp[80];
         snprintf(fp, sizeof fp, "%s.function", tp);
         if (cJSON_IsObject(t) && !nested_keys(tw_json_get(t, "function"), fp, neutral_tool_fn_keys,
-                                              "a tool's function", buf, len, path, why, whylen))
+                                              "a tool's function", buf, len, path, err))
             return false;
     }
     return true;

@@ -41,8 +41,7 @@ int tw_cli_usage_error(const char *cmd, const char *fmt, ...)
 bool tw_parse_size(const char *s, size_t *out);
 
 /* Load a JSON file with a line/column error message. */
-cJSON *tw_load_json_file(const char *path, size_t max_bytes, size_t max_depth, char *why,
-                         size_t whylen);
+cJSON *tw_load_json_file(const char *path, size_t max_bytes, size_t max_depth, tw_error *err);
 
 /* Line and column (1-based) of a byte offset. */
 void tw_line_col(const char *buf, size_t len, size_t off, size_t *line, size_t *col);
@@ -107,7 +106,7 @@ tw_status tw_cli_fill_call_ids(const char *cmd, tw_message *m, const char *where
 tw_status tw_cli_fill_request_ids(const char *cmd, tw_request *r);
 
 bool tw_cli_neutral_shape(const cJSON *j, char want, const char *buf, size_t len, const char *path,
-                          char *why, size_t whylen);
+                          tw_error *err);
 
 /* Zero *o, parallel_tool_calls unset (-1), warnings collected in *warnings. */
 void tw_cli_encode_opts_init(tw_encode_opts *o, tw_diag_list *warnings);

@@ -204,13 +204,12 @@ static bool mode_name_ok(const char *s)
     return true;
 }
 
-bool tw_driver_describe_parse(const char *text, size_t len, tw_driver_info *out, char *why,
-                              size_t whylen)
+bool tw_driver_describe_parse(const char *text, size_t len, tw_driver_info *out, tw_error *err)
 {
     memset(out, 0, sizeof *out);
     cJSON *j = NULL;
     if (tw_json_parse(text, len, 16, &j, NULL) != TW_OK || !cJSON_IsObject(j)) {
-        snprintf(why, whylen, "--describe did not print one JSON object");
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--describe did not print one JSON object");
         cJSON_Delete(j);
         return false;
     }
@@ -218,27 +217,27 @@ bool tw_driver_describe_parse(const char *text, size_t len, tw_driver_info *out,
     const cJSON *pr = cJSON_GetObjectItemCaseSensitive(j, "protocol");
     const cJSON *modes = cJSON_GetObjectItemCaseSensitive(j, "modes");
     if (!cJSON_IsNumber(pr) || pr->valuedouble != TW_DRIVER_PROTOCOL)
-        snprintf(why, whylen, "--describe: \"protocol\" is not %d", TW_DRIVER_PROTOCOL);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--describe: \"protocol\" is not %d", TW_DRIVER_PROTOCOL);
     else if (!copy_str(j, "client", out->client, sizeof out->client, true) ||
              !copy_str(j, "version", out->version, sizeof out->version, true))
-        snprintf(why, whylen, "--describe: \"client\" and \"version\" must be strings of 1..63 bytes");
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--describe: \"client\" and \"version\" must be strings of 1..63 bytes");
     else if (!copy_str(j, "endpoint", out->endpoint, sizeof out->endpoint, true) ||
              (strcmp(out->endpoint, "openai") != 0 && strcmp(out->endpoint, "anthropic") != 0))
-        snprintf(why, whylen, "--describe: \"endpoint\" must be \"openai\" or \"anthropic\"");
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--describe: \"endpoint\" must be \"openai\" or \"anthropic\"");
     else if (!cJSON_IsArray(modes) || cJSON_GetArraySize(modes) < 1 ||
              cJSON_GetArraySize(modes) > TW_DRIVER_MAX_MODES)
-        snprintf(why, whylen, "--describe: \"modes\" must list 1..%d modes", TW_DRIVER_MAX_MODES);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--describe: \"modes\" must list 1..%d modes", TW_DRIVER_MAX_MODES);
     else {
         ok = true;
         for (const cJSON *m = modes->child; ok && m; m = m->next) {
             if (!cJSON_IsString(m) || !mode_name_ok(m->valuestring)) {
-                snprintf(why, whylen, "--describe: a mode must match [A-Za-z0-9_-]{1,%d}", TW_DRIVER_MODE_LEN);
+                tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--describe: a mode must match [A-Za-z0-9_-]{1,%d}", TW_DRIVER_MODE_LEN);
                 ok = false;
                 break;
             }
             for (size_t k = 0; k < out->nmodes; k++)
                 if (strcmp(out->modes[k], m->valuestring) == 0) {
-                    snprintf(why, whylen, "--describe: mode '%s' listed twice", m->valuestring);
+                    tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--describe: mode '%s' listed twice", m->valuestring);
                     ok = false;
                 }
             snprintf(out->modes[out->nmodes++], TW_DRIVER_MODE_LEN + 1, "%s", m->valuestring);
@@ -254,32 +253,32 @@ static bool str_or_null(const cJSON *o, const char *key)
     return !v || cJSON_IsNull(v) || cJSON_IsString(v);
 }
 
-bool tw_driver_output_valid(const cJSON *out, char *why, size_t whylen)
+bool tw_driver_output_valid(const cJSON *out, tw_error *err)
 {
     if (!cJSON_IsObject(out)) {
-        snprintf(why, whylen, "the output is not a JSON object");
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "the output is not a JSON object");
         return false;
     }
     static const char *const strs[] = {"content", "reasoning", "finish_reason", NULL};
     for (size_t i = 0; strs[i]; i++)
         if (!str_or_null(out, strs[i])) {
-            snprintf(why, whylen, "\"%s\" is neither a string nor null", strs[i]);
+            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "\"%s\" is neither a string nor null", strs[i]);
             return false;
         }
     const cJSON *tc = cJSON_GetObjectItemCaseSensitive(out, "tool_calls");
     if (tc && !cJSON_IsNull(tc) && !cJSON_IsArray(tc)) {
-        snprintf(why, whylen, "\"tool_calls\" is not an array");
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "\"tool_calls\" is not an array");
         return false;
     }
     size_t i = 0;
     for (const cJSON *c = tc ? tc->child : NULL; c; c = c->next, i++)
         if (!cJSON_IsObject(c) || !str_or_null(c, "id") || !str_or_null(c, "name")) {
-            snprintf(why, whylen, "tool_calls[%zu] is not {\"id\", \"name\", \"arguments\"}", i);
+            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "tool_calls[%zu] is not {\"id\", \"name\", \"arguments\"}", i);
             return false;
         }
     const cJSON *e = cJSON_GetObjectItemCaseSensitive(out, "error");
     if (e && !cJSON_IsNull(e) && !cJSON_IsObject(e)) {
-        snprintf(why, whylen, "\"error\" is neither an object nor null");
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "\"error\" is neither an object nor null");
         return false;
     }
     return true;
@@ -664,10 +663,10 @@ static tw_status run_one(const run_ctx *cx, const tw_fixture *f, size_t k, const
     mo.limits = cx->L;
     mo.threads = 2;
     tw_mock *m = NULL;
-    char why[512] = "";
-    if (tw_mock_start(f, 1, &mo, &m, why, sizeof why) != TW_OK) {
+    tw_error why = {.offset = -1};
+    if (tw_mock_start(f, 1, &mo, &m, &why) != TW_OK) {
         e->result = TW_V_FAIL;
-        tw_buf_printf(&det, "mock backend did not start: %s", why);
+        tw_buf_printf(&det, "mock backend did not start: %s", why.message);
         e->result_detail = det.data;
         return TW_OK;
     }
@@ -697,8 +696,8 @@ static tw_status run_one(const run_ctx *cx, const tw_fixture *f, size_t k, const
         snprintf(bad, sizeof bad, "the driver exited with status %d", pr.exit_code);
     else if (tw_json_parse(pr.out, pr.out_len, cx->L.max_depth, &out, NULL) != TW_OK)
         snprintf(bad, sizeof bad, "the driver did not print one JSON object");
-    else if (!tw_driver_output_valid(out, why, sizeof why))
-        snprintf(bad, sizeof bad, "the driver broke the protocol: %.200s", why);
+    else if (!tw_driver_output_valid(out, &why))
+        snprintf(bad, sizeof bad, "the driver broke the protocol: %.200s", why.message);
     tw_check_set set = {0};
     if (bad[0]) {
         /* no verdict: the driver failed */
@@ -735,21 +734,20 @@ static tw_status run_one(const run_ctx *cx, const tw_fixture *f, size_t k, const
 }
 
 /* Ask the driver what it is. */
-static bool describe(const tw_client_spec *c, const tw_clients_opts *o, tw_driver_info *info, char *why,
-                     size_t whylen)
+static bool describe(const tw_client_spec *c, const tw_clients_opts *o, tw_driver_info *info, tw_error *err)
 {
     tw_proc_result pr;
     if (tw_proc_run(c->cmd, "--describe", "", 0, o->timeout_ms, o->max_out, o->max_err, &pr) != TW_OK) {
-        snprintf(why, whylen, "cannot start '%s'", c->cmd);
+        tw_error_set(err, TW_ERR_IO, -1, NULL, "cannot start '%s'", c->cmd);
         return false;
     }
     bool ok = false;
     if (pr.timed_out)
-        snprintf(why, whylen, "'%s --describe' ran past %ld ms", c->cmd, o->timeout_ms);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "'%s --describe' ran past %ld ms", c->cmd, o->timeout_ms);
     else if (pr.exit_code != 0)
-        snprintf(why, whylen, "'%s --describe' exited with status %d: %.300s", c->cmd, pr.exit_code, pr.err);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "'%s --describe' exited with status %d: %.300s", c->cmd, pr.exit_code, pr.err);
     else
-        ok = tw_driver_describe_parse(pr.out, pr.out_len, info, why, whylen);
+        ok = tw_driver_describe_parse(pr.out, pr.out_len, info, err);
     tw_proc_result_free(&pr);
     return ok;
 }
@@ -814,9 +812,9 @@ int tw_clients_run_all(const tw_client_spec *c, size_t nc, char *const *paths, s
     run_ctx cx = {.o = &o};
     tw_limits_resolve(&cx.L, &o.limits);
     tw_fixture_set fs;
-    char why[1024] = "";
-    if (!tw_fixture_set_load(&fs, paths, npaths, &cx.L, why, sizeof why)) {
-        fprintf(stderr, "toolwire clients: %s\n", why);
+    tw_error why = {.offset = -1};
+    if (!tw_fixture_set_load(&fs, paths, npaths, &cx.L, &why)) {
+        fprintf(stderr, "toolwire clients: %s\n", why.message);
         tw_fixture_set_free(&fs);
         return 2;
     }
@@ -841,8 +839,8 @@ int tw_clients_run_all(const tw_client_spec *c, size_t nc, char *const *paths, s
     size_t done = 0;
     for (size_t i = 0; i < nc; i++) {
         tw_driver_info info;
-        if (!describe(&c[i], &o, &info, why, sizeof why)) {
-            fprintf(stderr, "toolwire clients: client %s: %s\n", c[i].name, why);
+        if (!describe(&c[i], &o, &info, &why)) {
+            fprintf(stderr, "toolwire clients: client %s: %s\n", c[i].name, why.message);
             rc = 1;
             continue;
         }
@@ -856,8 +854,8 @@ int tw_clients_run_all(const tw_client_spec *c, size_t nc, char *const *paths, s
             continue;
         }
         done++;
-        if (tw_report_write_all(r, outdir, why, sizeof why) != TW_OK) {
-            fprintf(stderr, "toolwire clients: %s\n", why);
+        if (tw_report_write_all(r, outdir, &why) != TW_OK) {
+            fprintf(stderr, "toolwire clients: %s\n", why.message);
             rc = 1;
         }
         if (!r->ok)
@@ -887,8 +885,8 @@ int tw_clients_run_all(const tw_client_spec *c, size_t nc, char *const *paths, s
                     r->n_skip, outdir, base);
         }
     }
-    if (done && tw_write_comparison(reps, done, outdir, why, sizeof why) != TW_OK) {
-        fprintf(stderr, "toolwire clients: %s\n", why);
+    if (done && tw_write_comparison(reps, done, outdir, &why) != TW_OK) {
+        fprintf(stderr, "toolwire clients: %s\n", why.message);
         rc = 1;
     }
     for (size_t i = 0; i < done; i++)

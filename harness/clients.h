@@ -56,8 +56,7 @@ typedef struct tw_driver_info {
 } tw_driver_info;
 
 /* Read a --describe object; false with why when it breaks the protocol. */
-bool tw_driver_describe_parse(const char *text, size_t len, tw_driver_info *out, char *why,
-                              size_t whylen);
+bool tw_driver_describe_parse(const char *text, size_t len, tw_driver_info *out, tw_error *err);
 
 /* Does the mode stream? (its name contains "stream", any case) */
 bool tw_driver_mode_streams(const char *mode);
@@ -67,7 +66,7 @@ bool tw_driver_mode_streams(const char *mode);
  * tool_calls, finish_reason, error, requests); false with why when it does not
  * hold: the driver failed, there is no verdict.
  */
-bool tw_driver_output_valid(const cJSON *out, char *why, size_t whylen);
+bool tw_driver_output_valid(const cJSON *out, tw_error *err);
 
 /*
  * The client checks CLT-01..CLT-07 of one driver output (valid by

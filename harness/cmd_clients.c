@@ -137,7 +137,7 @@ int tw_cmd_clients(int argc, char **argv)
     optind = 1;
     opterr = 0;
     int c;
-    char why[512];
+    tw_error why = {.offset = -1};
     while (rc < 0 && (c = getopt_long(argc, argv, "c:o:qh", longopts, NULL)) != -1) {
         switch (c) {
         case 'c': {
@@ -178,8 +178,8 @@ int tw_cmd_clients(int argc, char **argv)
         case O_TAG:
         case O_XTAG:
             if (!tw_tag_option_add(c == O_TAG ? tags : xtags, c == O_TAG ? &o.ntags : &o.nxtags,
-                                   c == O_TAG ? "--tag" : "--exclude-tag", optarg, why, sizeof why))
-                rc = tw_cli_usage_error("clients", "%s", why);
+                                   c == O_TAG ? "--tag" : "--exclude-tag", optarg, &why))
+                rc = tw_cli_usage_error("clients", "%s", why.message);
             break;
         case 'h': puts(clients_help); rc = TW_EXIT_OK; break;
         default: rc = tw_cli_usage_error("clients", "unknown option '%s' (see --help)", argv[optind - 1]);

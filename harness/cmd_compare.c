@@ -40,10 +40,10 @@ int tw_cmd_compare(int argc, char **argv)
         return TW_EXIT_FAIL;
     int rc = TW_EXIT_OK;
     int loaded = 0;
-    char why[600];
+    tw_error why = {.offset = -1};
     for (int i = 0; i < n; i++) {
-        if (tw_report_load(argv[optind + i], &r[i], why, sizeof why) != TW_OK) {
-            rc = tw_cli_usage_error("compare", "%s", why);
+        if (tw_report_load(argv[optind + i], &r[i], &why) != TW_OK) {
+            rc = tw_cli_usage_error("compare", "%s", why.message);
             break;
         }
         loaded++;
@@ -63,11 +63,11 @@ int tw_cmd_compare(int argc, char **argv)
             tw_buf h = {0};
             st = tw_compare_html(r, (size_t)n, &h);
             if (st != TW_OK)
-                snprintf(why, sizeof why, "cannot render %s: %s", html, tw_code_name(st));
+                tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "cannot render %s: %s", html, tw_code_name(st));
             else
-                st = tw_write_atomic(html, h.data ? h.data : "", h.len, why, sizeof why);
+                st = tw_write_atomic(html, h.data ? h.data : "", h.len, &why);
             if (st != TW_OK) {
-                fprintf(stderr, "toolwire compare: %s\n", why);
+                fprintf(stderr, "toolwire compare: %s\n", why.message);
                 rc = TW_EXIT_FAIL;
             }
             tw_buf_free(&h);

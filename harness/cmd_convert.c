@@ -108,7 +108,7 @@ int tw_cmd_convert(int argc, char **argv)
     char *input = tw_cli_read_operand("convert", argc, argv, lim.max_input_bytes, &path, &len, &rc);
     if (!input)
         return rc;
-    char why[512] = "";
+    tw_error why = {.offset = -1};
     tw_decode_opts d;
     memset(&d, 0, sizeof d);
     d.limits = o.limits;
@@ -120,11 +120,11 @@ int tw_cmd_convert(int argc, char **argv)
         tw_limits_resolve(&lim2, &o.limits);
         if (tw_json_parse(input, len, lim2.max_depth, &j, NULL) == TW_OK) {
             char want = strcmp(from, "neutral-request") == 0 ? 'q' : strcmp(from, "neutral-result") == 0 ? 'r' : 'n';
-            bool shaped = tw_cli_neutral_shape(j, want, input, len, path, why, sizeof why);
+            bool shaped = tw_cli_neutral_shape(j, want, input, len, path, &why);
             cJSON_Delete(j);
             if (!shaped) {
                 free(input);
-                fprintf(stderr, "toolwire convert: cannot read %s as %s: %s\n", path, from, why);
+                fprintf(stderr, "toolwire convert: cannot read %s as %s: %s\n", path, from, why.message);
                 tw_diag_list_free(&warnings);
                 return TW_EXIT_FAIL;
             }
@@ -134,13 +134,13 @@ int tw_cmd_convert(int argc, char **argv)
     tw_error te;
     tw_error_clear(&te);
     tw_status st = tw_transcode_read(from, input, len, &d, &v, &warnings, &te);
-    snprintf(why, sizeof why, "%s", te.message);
+    tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "%s", te.message);
     free(input);
     rc = TW_EXIT_OK;
     tw_buf out = {0};
     if (st != TW_OK) {
         tw_cli_print_warnings("convert", &warnings);
-        fprintf(stderr, "toolwire convert: cannot read %s as %s: %s\n", path, from, why);
+        fprintf(stderr, "toolwire convert: cannot read %s as %s: %s\n", path, from, why.message);
         tw_diag_list_free(&warnings);
         return TW_EXIT_FAIL;
     }
@@ -162,18 +162,18 @@ int tw_cmd_convert(int argc, char **argv)
         st = v.kind == TW_NEUTRAL_REQUEST ? tw_request_write(&out, &v.req, TW_JSON_PRETTY)
                                           : tw_result_write(&out, &v.res, TW_JSON_PRETTY);
         if (st != TW_OK)
-            snprintf(why, sizeof why, "%s", tw_code_message(st));
+            tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "%s", tw_code_message(st));
     } else {
         tw_error_clear(&te);
         st = tw_transcode_write(&v, to, &o, &out, &te);
-        snprintf(why, sizeof why, "%s", te.message);
+        tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "%s", te.message);
     }
     tw_neutral_value_free(&v);
     if (st == TW_OK && neutral_out)
         st = tw_buf_putc(&out, '\n');
     tw_cli_print_warnings("convert", &warnings);
     if (st != TW_OK) {
-        fprintf(stderr, "toolwire convert: cannot write %s: %s\n", to, why);
+        fprintf(stderr, "toolwire convert: cannot write %s: %s\n", to, why.message);
         rc = TW_EXIT_FAIL;
     } else if (!tw_write_all(stdout, out.data ? out.data : "", out.len) || fflush(stdout) != 0) {
         fprintf(stderr, "toolwire convert: cannot write the output\n");

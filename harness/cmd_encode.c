@@ -92,7 +92,7 @@ int tw_cmd_encode(int argc, char **argv)
     char *input = tw_cli_read_operand("encode", argc, argv, lim.max_input_bytes, &path, &len, &rc);
     if (!input)
         return rc;
-    char why[512];
+    tw_error why = {.offset = -1};
     cJSON *j = NULL;
     tw_error je;
     tw_status st = tw_json_parse(input, len, lim.max_depth, &j, &je);
@@ -107,11 +107,11 @@ int tw_cmd_encode(int argc, char **argv)
     bool is_req = enc->input == TW_ENC_REQUEST;
     /* wrong shape (another kind of JSON, a wrapper object): refused, never
      * encoded as an empty message */
-    bool shaped = tw_cli_neutral_shape(j, is_req ? 'q' : 'r', input, len, path, why, sizeof why);
+    bool shaped = tw_cli_neutral_shape(j, is_req ? 'q' : 'r', input, len, path, &why);
     free(input);
     if (!shaped) {
         cJSON_Delete(j);
-        fprintf(stderr, "toolwire encode: %s (--format %s reads a neutral %s)\n", why, enc->name,
+        fprintf(stderr, "toolwire encode: %s (--format %s reads a neutral %s)\n", why.message, enc->name,
                 is_req ? "request" : "result");
         return TW_EXIT_FAIL;
     }

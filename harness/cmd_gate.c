@@ -42,12 +42,12 @@ int tw_cmd_gate(int argc, char **argv)
     if (argc - optind != 1)
         return tw_cli_usage_error("gate", "give exactly one report to judge (see --help)");
     tw_report b, r;
-    char why[600];
-    if (tw_report_load(baseline, &b, why, sizeof why) != TW_OK)
-        return tw_cli_usage_error("gate", "%s", why);
-    if (tw_report_load(argv[optind], &r, why, sizeof why) != TW_OK) {
+    tw_error why = {.offset = -1};
+    if (tw_report_load(baseline, &b, &why) != TW_OK)
+        return tw_cli_usage_error("gate", "%s", why.message);
+    if (tw_report_load(argv[optind], &r, &why) != TW_OK) {
         tw_report_free(&b);
-        return tw_cli_usage_error("gate", "%s", why);
+        return tw_cli_usage_error("gate", "%s", why.message);
     }
     tw_gate_result g;
     tw_status st = tw_gate(&b, &r, 0, &g);
@@ -60,8 +60,8 @@ int tw_cmd_gate(int argc, char **argv)
             fprintf(stderr, "toolwire gate: cannot write to standard output\n");
             rc = TW_EXIT_USAGE;
         }
-        if (summary && tw_append_file(summary, g.text.data, g.text.len, why, sizeof why) != TW_OK) {
-            fprintf(stderr, "toolwire gate: %s\n", why);
+        if (summary && tw_append_file(summary, g.text.data, g.text.len, &why) != TW_OK) {
+            fprintf(stderr, "toolwire gate: %s\n", why.message);
             rc = TW_EXIT_USAGE;
         }
     }

@@ -126,11 +126,11 @@ int tw_cmd_import(int argc, char **argv)
     if (o.out_dir && *o.out_dir)
         tw_clean_stale_temps(o.out_dir);
     for (int i = optind; i < argc; i++) {
-        char why[1024];
+        tw_error why = {.offset = -1};
         char *written = NULL;
         size_t nx = 0;
-        if (tw_import_file(argv[i], &o, &red, &written, &nx, why, sizeof why) != TW_OK) {
-            fprintf(stderr, "toolwire import: %s\n", why);
+        if (tw_import_file(argv[i], &o, &red, &written, &nx, &why) != TW_OK) {
+            fprintf(stderr, "toolwire import: %s\n", why.message);
             rc = TW_EXIT_FAIL;
             continue;
         }

@@ -27,8 +27,9 @@ static int decode_fixtures(const char *dir, const char *outdir, bool quiet, long
     tw_status st = tw_buf_printf(&md, "# toolwire decode fixtures\n\n| fixture | verdict | detail |\n|---|---|---|\n");
     *pass = *fail = *bad = 0;
     for (long i = 0; i < n; i++) {
-        char detail[1024] = "";
-        int rc = tw_decode_fixture_check(files[i], detail, sizeof detail);
+        tw_error de = {.offset = -1};
+        int rc = tw_decode_fixture_check(files[i], &de);
+        const char *detail = de.message;
         const char *v = rc == TW_FIX_PASS ? "pass" : rc == TW_FIX_MISMATCH ? "FAIL" : "BAD";
         if (rc == TW_FIX_PASS)
             (*pass)++;
@@ -43,16 +44,17 @@ static int decode_fixtures(const char *dir, const char *outdir, bool quiet, long
     }
     if (st == TW_OK)
         st = tw_buf_printf(&md, "\n%ld passed, %ld failed, %ld bad fixtures\n", *pass, *fail, *bad);
-    char path[4200], why[600];
+    char path[4200];
+    tw_error why = {.offset = -1};
     if (!tw_path_join(path, sizeof path, outdir, "decode-summary.md")) {
-        snprintf(why, sizeof why, "%.400s: the path is too long", outdir);
+        tw_error_file(&why, TW_ERR_LIMIT, -1, outdir, "%.400s: the path is too long", outdir);
         st = TW_ERR_LIMIT;
     } else if (st != TW_OK) {
-        snprintf(why, sizeof why, "cannot render %.400s: %s", path, tw_code_name(st));
+        tw_error_file(&why, st, -1, path, "cannot render %.400s: %s", path, tw_code_name(st));
     }
-    bool ok = st == TW_OK && tw_write_atomic(path, md.data, md.len, why, sizeof why) == TW_OK;
+    bool ok = st == TW_OK && tw_write_atomic(path, md.data, md.len, &why) == TW_OK;
     if (!ok)
-        fprintf(stderr, "toolwire main: %s\n", why);
+        fprintf(stderr, "toolwire main: %s\n", why.message);
     if (!quiet || *fail || *bad)
         printf("decode fixtures: %ld passed, %ld failed, %ld bad (%s)\n", *pass, *fail, *bad, path);
     tw_buf_free(&md);

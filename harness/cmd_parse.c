@@ -61,9 +61,9 @@ enum {
 };
 
 /* Read at most cap + 1 bytes: the decoder reports input past its cap. */
-static char *read_capped(const char *path, size_t cap, size_t *len, char *why, size_t whylen)
+static char *read_capped(const char *path, size_t cap, size_t *len, tw_error *err)
 {
-    return tw_read_file_head(path, cap < (size_t)-2 ? cap + 1 : cap, len, why, whylen);
+    return tw_read_file_head(path, cap < (size_t)-2 ? cap + 1 : cap, len, err);
 }
 
 int tw_cmd_parse(int argc, char **argv)
@@ -168,11 +168,11 @@ int tw_cmd_parse(int argc, char **argv)
         rc = tw_cli_usage_error("parse", "expected one input file, got %d", argc - optind);
         goto out;
     }
-    char why[512];
+    tw_error why = {.offset = -1};
     if (tools_path) {
-        cJSON *tj = tw_load_json_file(tools_path, (size_t)16 << 20, 256, why, sizeof why);
+        cJSON *tj = tw_load_json_file(tools_path, (size_t)16 << 20, 256, &why);
         if (!tj) {
-            rc = tw_cli_usage_error("parse", "--tools: %s", why);
+            rc = tw_cli_usage_error("parse", "--tools: %s", why.message);
             goto out;
         }
         tw_tool *t = NULL;
@@ -190,9 +190,9 @@ int tw_cmd_parse(int argc, char **argv)
     tw_limits_resolve(&lim, &h.o.limits);
     const char *path = optind < argc ? argv[optind] : "-";
     size_t len = 0;
-    char *input = read_capped(path, lim.max_input_bytes, &len, why, sizeof why);
+    char *input = read_capped(path, lim.max_input_bytes, &len, &why);
     if (!input) {
-        rc = tw_cli_usage_error("parse", "%s", why);
+        rc = tw_cli_usage_error("parse", "%s", why.message);
         goto out;
     }
     tw_result res;

@@ -228,11 +228,11 @@ int tw_cmd_record(int argc, char **argv)
     tw_limits L;
     tw_limits_default(&L);
     tw_fixture_set fs;
-    char why[800];
-    if (!tw_fixture_set_load(&fs, argv + optind, (size_t)(argc - optind), &L, why, sizeof why)) {
+    tw_error why = {.offset = -1};
+    if (!tw_fixture_set_load(&fs, argv + optind, (size_t)(argc - optind), &L, &why)) {
         tw_fixture_set_free(&fs);
         tw_redactor_free(&red);
-        return tw_cli_usage_error("record", "%s", why);
+        return tw_cli_usage_error("record", "%s", why.message);
     }
     /* every secret of every request first, so that an echo is caught anywhere */
     for (size_t i = 0; i < fs.n; i++)
@@ -347,14 +347,14 @@ int tw_cmd_record(int argc, char **argv)
         snprintf(path, sizeof path, "%s/%s", outdir, base);
         /* what is written must load back as a fixture */
         tw_fixture check;
-        char fw[600];
-        if (tw_fixture_parse(out.data, out.len, path, &L, &check, fw, sizeof fw) != TW_OK) {
-            fprintf(stderr, "toolwire record: %s would not be a valid fixture: %s\n", path, fw);
+        tw_error fw = {.offset = -1};
+        if (tw_fixture_parse(out.data, out.len, path, &L, &check, &fw) != TW_OK) {
+            fprintf(stderr, "toolwire record: %s would not be a valid fixture: %s\n", path, fw.message);
             rc = TW_EXIT_FAIL;
         } else {
             tw_fixture_free(&check);
-            if (tw_write_atomic(path, out.data, out.len, why, sizeof why) != TW_OK) {
-                fprintf(stderr, "toolwire record: %s\n", why);
+            if (tw_write_atomic(path, out.data, out.len, &why) != TW_OK) {
+                fprintf(stderr, "toolwire record: %s\n", why.message);
                 rc = TW_EXIT_FAIL;
             } else {
                 written++;

@@ -104,7 +104,7 @@ int tw_cmd_run(int argc, char **argv)
     opterr = 0;
     int c;
     long v = 0;
-    char why[512];
+    tw_error why = {.offset = -1};
     while (rc < 0 && (c = getopt_long(argc, argv, "b:o:qh", longopts, NULL)) != -1) {
         switch (c) {
         case 'b':
@@ -113,17 +113,17 @@ int tw_cmd_run(int argc, char **argv)
                 break;
             }
             stores[nb] = malloc(strlen(optarg) + 1);
-            if (!stores[nb] || !tw_backend_spec_parse(optarg, stores[nb], &specs[nb], why, sizeof why)) {
+            if (!stores[nb] || !tw_backend_spec_parse(optarg, stores[nb], &specs[nb], &why)) {
                 free(stores[nb]);
-                rc = tw_cli_usage_error("run", "%s", stores[nb] ? why : "out of memory");
+                rc = tw_cli_usage_error("run", "%s", stores[nb] ? why.message : "out of memory");
                 break;
             }
             nb++;
             break;
         case O_KEY: o.key_env = optarg; break;
         case O_UPSTREAM:
-            if (!tw_upstream_spec_parse(optarg, up_format, sizeof up_format, &up_port, why, sizeof why))
-                rc = tw_cli_usage_error("run", "%s", why);
+            if (!tw_upstream_spec_parse(optarg, up_format, sizeof up_format, &up_port, &why))
+                rc = tw_cli_usage_error("run", "%s", why.message);
             break;
         case 'o': outdir = optarg; break;
         case 'q': o.quiet = true; break;
@@ -159,8 +159,8 @@ int tw_cmd_run(int argc, char **argv)
         case O_TAG:
         case O_XTAG:
             if (!tw_tag_option_add(c == O_TAG ? tags : xtags, c == O_TAG ? &o.ntags : &o.nxtags,
-                                   c == O_TAG ? "--tag" : "--exclude-tag", optarg, why, sizeof why))
-                rc = tw_cli_usage_error("run", "%s", why);
+                                   c == O_TAG ? "--tag" : "--exclude-tag", optarg, &why))
+                rc = tw_cli_usage_error("run", "%s", why.message);
             break;
         case 'h': puts(run_help); rc = TW_EXIT_OK; break;
         default: rc = tw_cli_usage_error("run", "unknown option '%s' (see --help)", argv[optind - 1]);

@@ -71,13 +71,14 @@ static int serve_proxy(const char *proxy, const char *upstream, const char *key_
                        long seconds, bool quiet, bool operands, cJSON *fault)
 {
     cJSON_Delete(fault);
-    char from[16], to[16], why[600];
+    char from[16], to[16];
+    tw_error why = {.offset = -1};
     if (!proxy || !upstream)
         return tw_cli_usage_error("serve", "--proxy FROM:TO and --upstream URL go together (see --help)");
     if (operands)
         return tw_cli_usage_error("serve", "--proxy serves no fixtures");
-    if (!tw_refproxy_spec_parse(proxy, from, sizeof from, to, sizeof to, why, sizeof why))
-        return tw_cli_usage_error("serve", "%s", why);
+    if (!tw_refproxy_spec_parse(proxy, from, sizeof from, to, sizeof to, &why))
+        return tw_cli_usage_error("serve", "%s", why.message);
     if (strncmp(upstream, "http://", 7) != 0 && strncmp(upstream, "https://", 8) != 0)
         return tw_cli_usage_error("serve", "--upstream must be an http:// or https:// URL");
     if (key_env && (!getenv(key_env) || !*getenv(key_env)))
@@ -94,8 +95,8 @@ static int serve_proxy(const char *proxy, const char *upstream, const char *key_
     po.log = quiet ? NULL : stderr;
     wait_stop(0, true);
     tw_refproxy *p = NULL;
-    if (tw_refproxy_start(&po, &p, why, sizeof why) != TW_OK) {
-        fprintf(stderr, "toolwire serve: %s\n", why);
+    if (tw_refproxy_start(&po, &p, &why) != TW_OK) {
+        fprintf(stderr, "toolwire serve: %s\n", why.message);
         return TW_EXIT_FAIL;
     }
     printf("serving the reference proxy %s on %s (upstream %s)\n", proxy, tw_refproxy_url(p), upstream);
@@ -166,12 +167,11 @@ int tw_cmd_serve(int argc, char **argv)
         case 'f':
             cJSON_Delete(fault);
             fault = NULL;
-            char why[600];
-            if (tw_fixture_check_faults(optarg, strlen(optarg), "--fault", &fault, why,
-                                        sizeof why) != TW_OK)
+            tw_error why = {.offset = -1};
+            if (tw_fixture_check_faults(optarg, strlen(optarg), "--fault", &fault, &why) != TW_OK)
                 return tw_cli_usage_error("serve", "%s (--fault wants a JSON object such as "
                                                    "'{\"status\": 429, \"retry_after\": 1}')",
-                                          why);
+                                          why.message);
             break;
         case 'F':
             seconds = strtol(optarg, &end, 10);
@@ -229,11 +229,11 @@ int tw_cmd_serve(int argc, char **argv)
         case 'K': key_env = optarg; break;
         case 'g':
         case 'x': {
-            char twhy[200];
+            tw_error twhy = {.offset = -1};
             if (!tw_tag_option_add(c == 'g' ? tags : xtags, c == 'g' ? &ntags : &nxtags,
-                                   c == 'g' ? "--tag" : "--exclude-tag", optarg, twhy, sizeof twhy)) {
+                                   c == 'g' ? "--tag" : "--exclude-tag", optarg, &twhy)) {
                 cJSON_Delete(fault);
-                return tw_cli_usage_error("serve", "%s", twhy);
+                return tw_cli_usage_error("serve", "%s", twhy.message);
             }
             break;
         }
@@ -314,13 +314,13 @@ int tw_cmd_serve(int argc, char **argv)
     mo.faults = fault;
     mo.log = quiet ? NULL : stderr;
     tw_fixture_set fs;
-    char why[600];
+    tw_error why = {.offset = -1};
     memset(&fs, 0, sizeof fs);
     if (optind < argc &&
-        !tw_fixture_set_load(&fs, argv + optind, (size_t)(argc - optind), NULL, why, sizeof why)) {
+        !tw_fixture_set_load(&fs, argv + optind, (size_t)(argc - optind), NULL, &why)) {
         cJSON_Delete(fault);
         tw_fixture_set_free(&fs);
-        return tw_cli_usage_error("serve", "%s", why);
+        return tw_cli_usage_error("serve", "%s", why.message);
     }
     if (!script && (ntags || nxtags) && !tw_fixture_set_select(&fs, tags, ntags, xtags, nxtags) &&
         !fs.nbad) {
@@ -344,8 +344,8 @@ int tw_cmd_serve(int argc, char **argv)
     wait_stop(0, true); /* before the server threads start: they inherit the mask */
     raise_nofile(mo.max_connections ? mo.max_connections : TW_MOCK_DEFAULT_MAX_CONNECTIONS);
     tw_mock *m = NULL;
-    if (tw_mock_start(fs.fx, fs.n, &mo, &m, why, sizeof why) != TW_OK) {
-        fprintf(stderr, "toolwire serve: %s\n", why);
+    if (tw_mock_start(fs.fx, fs.n, &mo, &m, &why) != TW_OK) {
+        fprintf(stderr, "toolwire serve: %s\n", why.message);
         cJSON_Delete(fault);
         tw_fixture_set_free(&fs);
         return TW_EXIT_FAIL;

@@ -22,8 +22,7 @@ static bool str_eq(const tw_buf *b, const char *s)
     return b->len == n && (n == 0 || memcmp(b->data, s, n) == 0);
 }
 
-static bool diags_match(const tw_diag_list *l, const cJSON *arr, const char *what, char *detail,
-                        size_t dlen)
+static bool diags_match(const tw_diag_list *l, const cJSON *arr, const char *what, tw_error *err)
 {
     size_t n = arr ? (size_t)cJSON_GetArraySize(arr) : 0;
     size_t i = 0;
@@ -33,7 +32,7 @@ static bool diags_match(const tw_diag_list *l, const cJSON *arr, const char *wha
         const cJSON *off = tw_json_get(e, "offset");
         if (!code || strcmp(code, tw_code_name(l->items[i].code)) != 0 ||
             (cJSON_IsNumber(off) && tw_json_int(off, INT64_MIN, INT64_MAX, -2) != l->items[i].offset)) {
-            snprintf(detail, dlen, "%s[%zu]: expected %s@%lld, got %s@%lld (%s)", what, i,
+            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%s[%zu]: expected %s@%lld, got %s@%lld (%s)", what, i,
                      code ? code : "?", (long long)tw_json_int(off, INT64_MIN, INT64_MAX, -2),
                      tw_code_name(l->items[i].code), (long long)l->items[i].offset,
                      l->items[i].message);
@@ -42,38 +41,38 @@ static bool diags_match(const tw_diag_list *l, const cJSON *arr, const char *wha
     }
     if (l->len != n) {
         if (l->len > n)
-            snprintf(detail, dlen, "%s: %zu expected, got %zu; first extra: %s@%lld (%s)", what, n,
+            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%s: %zu expected, got %zu; first extra: %s@%lld (%s)", what, n,
                      l->len, tw_code_name(l->items[n].code), (long long)l->items[n].offset,
                      l->items[n].message);
         else
-            snprintf(detail, dlen, "%s: %zu expected, got %zu; first missing: %s", what, n, l->len,
+            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%s: %zu expected, got %zu; first missing: %s", what, n, l->len,
                      tw_json_get_str(e, "code") ? tw_json_get_str(e, "code") : "?");
         return false;
     }
     return true;
 }
 
-bool tw_result_matches(const tw_result *got, const cJSON *expect, char *detail, size_t dlen)
+bool tw_result_matches(const tw_result *got, const cJSON *expect, tw_error *err)
 {
     const char *content = tw_json_get_str(expect, "content");
     const char *thinking = tw_json_get_str(expect, "thinking");
     if (content && !str_eq(&got->msg.content, content)) {
         char *x = tw_secret_clip(content, 200), *y = tw_secret_clip(got->msg.content.data, 200);
-        snprintf(detail, dlen, "content: expected \"%s\", got \"%s\"", x ? x : "?", y ? y : "?");
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "content: expected \"%s\", got \"%s\"", x ? x : "?", y ? y : "?");
         free(x);
         free(y);
         return false;
     }
     if (thinking && !str_eq(&got->msg.thinking, thinking)) {
         char *x = tw_secret_clip(thinking, 200), *y = tw_secret_clip(got->msg.thinking.data, 200);
-        snprintf(detail, dlen, "thinking: expected \"%s\", got \"%s\"", x ? x : "?", y ? y : "?");
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "thinking: expected \"%s\", got \"%s\"", x ? x : "?", y ? y : "?");
         free(x);
         free(y);
         return false;
     }
     const char *sig = tw_json_get_str(expect, "thinking_signature");
     if (sig && (!got->msg.thinking_signature || strcmp(sig, got->msg.thinking_signature) != 0)) {
-        snprintf(detail, dlen, "thinking_signature differs");
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "thinking_signature differs");
         return false;
     }
     const cJSON *calls = tw_json_get(expect, "tool_calls");
@@ -85,11 +84,11 @@ bool tw_result_matches(const tw_result *got, const cJSON *expect, char *detail, 
             const char *id = tw_json_get_str(c, "id");
             const char *name = tw_json_get_str(c, "name");
             if (id && strcmp(id, g->id ? g->id : "") != 0) {
-                snprintf(detail, dlen, "tool_calls[%zu].id: expected %s, got %s", i, id, g->id);
+                tw_error_set(err, TW_ERR_INVALID, -1, NULL, "tool_calls[%zu].id: expected %s, got %s", i, id, g->id);
                 return false;
             }
             if (name && strcmp(name, g->name ? g->name : "") != 0) {
-                snprintf(detail, dlen, "tool_calls[%zu].name: expected %s, got %s", i, name,
+                tw_error_set(err, TW_ERR_INVALID, -1, NULL, "tool_calls[%zu].name: expected %s, got %s", i, name,
                          g->name);
                 return false;
             }
@@ -97,40 +96,38 @@ bool tw_result_matches(const tw_result *got, const cJSON *expect, char *detail, 
             if (a && !tw_json_equal(a, g->arguments)) {
                 char *s = tw_json_print(g->arguments, NULL);
                 char *x = s ? tw_secret_clip(s, 300) : NULL;
-                snprintf(detail, dlen, "tool_calls[%zu].arguments differ: got %s", i, x ? x : "?");
+                tw_error_set(err, TW_ERR_INVALID, -1, NULL, "tool_calls[%zu].arguments differ: got %s", i, x ? x : "?");
                 free(x);
                 free(s);
                 return false;
             }
         }
         if (n != got->msg.ncalls) {
-            snprintf(detail, dlen, "tool_calls: expected %zu, got %zu", n, got->msg.ncalls);
+            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "tool_calls: expected %zu, got %zu", n, got->msg.ncalls);
             return false;
         }
     }
     const char *fr = tw_json_get_str(expect, "finish_reason");
     if (fr && strcmp(fr, got->finish_reason ? got->finish_reason : "") != 0) {
-        snprintf(detail, dlen, "finish_reason: expected %s, got %s", fr,
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "finish_reason: expected %s, got %s", fr,
                  got->finish_reason ? got->finish_reason : "");
         return false;
     }
     if (tw_json_get(expect, "errors") &&
-        !diags_match(&got->errors, tw_json_get(expect, "errors"), "errors", detail, dlen))
+        !diags_match(&got->errors, tw_json_get(expect, "errors"), "errors", err))
         return false;
     if (tw_json_get(expect, "warnings") &&
-        !diags_match(&got->warnings, tw_json_get(expect, "warnings"), "warnings", detail, dlen))
+        !diags_match(&got->warnings, tw_json_get(expect, "warnings"), "warnings", err))
         return false;
     return true;
 }
 
-int tw_decode_fixture_check(const char *path, char *detail, size_t dlen)
+int tw_decode_fixture_check(const char *path, tw_error *err)
 {
-    char why[512];
-    cJSON *fx = tw_load_json_file(path, (size_t)64 << 20, 256, why, sizeof why);
-    if (!fx) {
-        snprintf(detail, dlen, "%s", why);
+    cJSON *fx = tw_load_json_file(path, (size_t)64 << 20, 256, err);
+    if (!fx)
         return TW_FIX_BAD;
-    }
+    tw_error why = {.offset = -1};
     int rc = TW_FIX_PASS;
     tw_opts_holder h;
     tw_opts_holder_init(&h);
@@ -139,16 +136,16 @@ int tw_decode_fixture_check(const char *path, char *detail, size_t dlen)
     const cJSON *expect = tw_json_get(fx, "expect");
     const tw_format_ops *f = fname ? tw_format_find(fname) : NULL;
     if (!f) {
-        snprintf(detail, dlen, "%s: 'format' must name a known format", path);
+        tw_error_file(err, TW_ERR_INVALID, -1, path, "%s: 'format' must name a known format", path);
         rc = TW_FIX_BAD;
     } else if (!cJSON_IsString(input)) {
-        snprintf(detail, dlen, "%s: 'input' must be a string", path);
+        tw_error_file(err, TW_ERR_INVALID, -1, path, "%s: 'input' must be a string", path);
         rc = TW_FIX_BAD;
     } else if (!cJSON_IsObject(expect)) {
-        snprintf(detail, dlen, "%s: 'expect' must be an object", path);
+        tw_error_file(err, TW_ERR_INVALID, -1, path, "%s: 'expect' must be an object", path);
         rc = TW_FIX_BAD;
-    } else if (!tw_opts_from_json(&h, tw_json_get(fx, "options"), why, sizeof why)) {
-        snprintf(detail, dlen, "%s: %s", path, why);
+    } else if (!tw_opts_from_json(&h, tw_json_get(fx, "options"), &why)) {
+        tw_error_file(err, TW_ERR_INVALID, -1, path, "%s: %s", path, why.message);
         rc = TW_FIX_BAD;
     }
     for (size_t k = 0; rc == TW_FIX_PASS && k <= tw_fix_nchunks; k++) {
@@ -165,16 +162,16 @@ int tw_decode_fixture_check(const char *path, char *detail, size_t dlen)
                               : tw_decode_chunked(f, copy, len, tw_fix_chunks[k - 1], &h.o, &r);
         free(copy);
         if (st != TW_OK) {
-            snprintf(detail, dlen, "%s: decode failed: %s", path, tw_code_message(st));
+            tw_error_file(err, st, -1, path, "%s: decode failed: %s", path, tw_code_message(st));
             rc = TW_FIX_MISMATCH;
             break;
         }
-        char d2[700];
-        if (!tw_result_matches(&r, expect, d2, sizeof d2)) {
+        tw_error d2 = {.offset = -1};
+        if (!tw_result_matches(&r, expect, &d2)) {
             if (k == 0)
-                snprintf(detail, dlen, "%s (batch): %s", path, d2);
+                tw_error_file(err, TW_ERR_INVALID, -1, path, "%s (batch): %s", path, d2.message);
             else
-                snprintf(detail, dlen, "%s (chunk %zu): %s", path, tw_fix_chunks[k - 1], d2);
+                tw_error_file(err, TW_ERR_INVALID, -1, path, "%s (chunk %zu): %s", path, tw_fix_chunks[k - 1], d2.message);
             rc = TW_FIX_MISMATCH;
         }
         tw_result_free(&r);

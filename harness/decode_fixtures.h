@@ -18,10 +18,10 @@ extern const size_t tw_fix_nchunks;
  * Returns TW_FIX_*; `detail` says what differed or what is wrong with the
  * file (with line and column for JSON errors).
  */
-int tw_decode_fixture_check(const char *path, char *detail, size_t dlen);
+int tw_decode_fixture_check(const char *path, tw_error *err);
 
 /* Compare a result with an expected neutral result (code+offset lists). */
-bool tw_result_matches(const tw_result *got, const cJSON *expect, char *detail, size_t dlen);
+bool tw_result_matches(const tw_result *got, const cJSON *expect, tw_error *err);
 
 /* Collect files ending in `suffix` under dir, sorted. Caller frees each and
  * the array. Returns the count, or -1 if dir cannot be read. */

@@ -68,12 +68,12 @@ static bool size_field(const cJSON *v, size_t *out)
     return true;
 }
 
-bool tw_opts_from_json(tw_opts_holder *h, const cJSON *j, char *why, size_t whylen)
+bool tw_opts_from_json(tw_opts_holder *h, const cJSON *j, tw_error *err)
 {
     if (!j || cJSON_IsNull(j))
         return true;
     if (!cJSON_IsObject(j)) {
-        snprintf(why, whylen, "'options' must be an object");
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "'options' must be an object");
         return false;
     }
     for (const cJSON *m = j->child; m; m = m->next) {
@@ -106,16 +106,16 @@ bool tw_opts_from_json(tw_opts_holder *h, const cJSON *j, char *why, size_t whyl
             size_t n = 0;
             tw_error inner;
             if (tw_tools_read(m, &h->o.limits, &t, &n, &inner) != TW_OK) {
-                snprintf(why, whylen, "options.tools: %s", inner.message);
+                tw_error_set(err, TW_ERR_INVALID, -1, NULL, "options.tools: %s", inner.message);
                 return false;
             }
             tw_opts_set_tools(h, t, n);
         } else {
-            snprintf(why, whylen, "unknown option '%s'", k);
+            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "unknown option '%s'", k);
             return false;
         }
         if (!ok) {
-            snprintf(why, whylen, "option '%s' has a bad value", k);
+            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "option '%s' has a bad value", k);
             return false;
         }
     }

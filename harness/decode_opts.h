@@ -19,7 +19,7 @@ void tw_opts_holder_free(tw_opts_holder *h);
  * tools, max_args_bytes, max_calls, max_depth, max_input_bytes, bare_json,
  * allow_unknown_tool, schema_warn, think_tags. Unknown keys are refused.
  */
-bool tw_opts_from_json(tw_opts_holder *h, const cJSON *j, char *why, size_t whylen);
+bool tw_opts_from_json(tw_opts_holder *h, const cJSON *j, tw_error *err);
 
 /* Install tools (takes ownership). */
 void tw_opts_set_tools(tw_opts_holder *h, tw_tool *tools, size_t n);

@@ -32,7 +32,7 @@ static tw_status read_stream(FILE *f, size_t max, tw_buf *b, bool *over)
 }
 
 static tw_status read_path(const char *path, size_t max, bool head, char **data, size_t *len,
-                           char *why, size_t whylen)
+                           tw_error *err)
 {
     *data = NULL;
     *len = 0;
@@ -40,20 +40,20 @@ static tw_status read_path(const char *path, size_t max, bool head, char **data,
     const char *name = is_stdin ? "-" : path;
     FILE *f = is_stdin ? stdin : fopen(path, "rb");
     if (!f) {
-        snprintf(why, whylen, "cannot open '%s': %s", name, strerror(errno));
+        tw_error_file(err, TW_ERR_IO, -1, name, "cannot open '%s': %s", name, strerror(errno));
         return TW_ERR_IO;
     }
     tw_buf b = {0};
     bool over = false;
     tw_status st = read_stream(f, max, &b, &over);
-    bool err = ferror(f) != 0;
+    bool failed = ferror(f) != 0;
     if (!is_stdin)
         fclose(f);
     if (st == TW_OK && over && !head) {
-        snprintf(why, whylen, "'%s' is larger than %zu bytes", name, max);
+        tw_error_file(err, TW_ERR_LIMIT, -1, name, "'%s' is larger than %zu bytes", name, max);
         st = TW_ERR_LIMIT;
-    } else if (st != TW_OK || err) {
-        snprintf(why, whylen, "cannot read '%s'%s", name, st == TW_ERR_NOMEM ? ": out of memory" : "");
+    } else if (st != TW_OK || failed) {
+        tw_error_file(err, st == TW_ERR_NOMEM ? TW_ERR_NOMEM : TW_ERR_IO, -1, name, "cannot read '%s'%s", name, st == TW_ERR_NOMEM ? ": out of memory" : "");
         if (st == TW_OK)
             st = TW_ERR_IO;
     }
@@ -72,33 +72,32 @@ static tw_status read_path(const char *path, size_t max, bool head, char **data,
         *data = tw_buf_take(&b, len);
     }
     if (!*data) {
-        snprintf(why, whylen, "cannot read '%s': out of memory", name);
+        tw_error_file(err, TW_ERR_NOMEM, -1, name, "cannot read '%s': out of memory", name);
         return TW_ERR_NOMEM;
     }
     return TW_OK;
 }
 
-tw_status tw_file_read(const char *path, size_t max, char **data, size_t *len, char *why,
-                       size_t whylen)
+tw_status tw_file_read(const char *path, size_t max, char **data, size_t *len, tw_error *err)
 {
-    return read_path(path, max, false, data, len, why, whylen);
+    return read_path(path, max, false, data, len, err);
 }
 
-char *tw_read_file(const char *path, size_t max, size_t *len, char *why, size_t whylen)
+char *tw_read_file(const char *path, size_t max, size_t *len, tw_error *err)
 {
     char *data;
     size_t n;
-    if (read_path(path, max, false, &data, &n, why, whylen) != TW_OK)
+    if (read_path(path, max, false, &data, &n, err) != TW_OK)
         return NULL;
     *len = n;
     return data;
 }
 
-char *tw_read_file_head(const char *path, size_t max, size_t *len, char *why, size_t whylen)
+char *tw_read_file_head(const char *path, size_t max, size_t *len, tw_error *err)
 {
     char *data;
     size_t n;
-    if (read_path(path, max, true, &data, &n, why, whylen) != TW_OK)
+    if (read_path(path, max, true, &data, &n, err) != TW_OK)
         return NULL;
     *len = n;
     return data;
@@ -109,14 +108,14 @@ bool tw_write_all(FILE *f, const char *p, size_t n)
     return fwrite(p, 1, n, f) == n && fflush(f) == 0;
 }
 
-tw_status tw_write_atomic(const char *path, const char *data, size_t len, char *why, size_t whylen)
+tw_status tw_write_atomic(const char *path, const char *data, size_t len, tw_error *err)
 {
-    return tw_out_write_file(path, data, len, why, whylen);
+    return tw_out_write_file(path, data, len, err);
 }
 
-tw_status tw_append_file(const char *path, const char *data, size_t len, char *why, size_t whylen)
+tw_status tw_append_file(const char *path, const char *data, size_t len, tw_error *err)
 {
-    return tw_out_append_file(path, data, len, why, whylen);
+    return tw_out_append_file(path, data, len, err);
 }
 
 bool tw_mkdirs(const char *dir)

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "out.h"
 #include "toolwire/core.h"
 
 /*
@@ -20,11 +21,10 @@
  * what failed ("cannot open 'P': …", "'P' is larger than N bytes",
  * "cannot read 'P'").
  */
-tw_status tw_file_read(const char *path, size_t max, char **data, size_t *len, char *why,
-                       size_t whylen);
+tw_status tw_file_read(const char *path, size_t max, char **data, size_t *len, tw_error *err);
 
 /* tw_file_read's data, or NULL on any failure (why set). */
-char *tw_read_file(const char *path, size_t max, size_t *len, char *why, size_t whylen);
+char *tw_read_file(const char *path, size_t max, size_t *len, tw_error *err);
 
 /*
  * The first max bytes of a file ("-" or NULL: standard input); what lies
@@ -33,17 +33,17 @@ char *tw_read_file(const char *path, size_t max, size_t *len, char *why, size_t 
  * exactly *len bytes and no NUL after them, so that a reader past the end
  * is caught by the sanitizers. NULL on failure (why set).
  */
-char *tw_read_file_head(const char *path, size_t max, size_t *len, char *why, size_t whylen);
+char *tw_read_file_head(const char *path, size_t max, size_t *len, tw_error *err);
 
 /* Write bytes to a stream fully and flush it; false on error. */
 bool tw_write_all(FILE *f, const char *p, size_t n);
 
 /* Atomic write of the redacted bytes: temp file in the same directory,
  * fsync, rename (tw_out_write_file). */
-tw_status tw_write_atomic(const char *path, const char *data, size_t len, char *why, size_t whylen);
+tw_status tw_write_atomic(const char *path, const char *data, size_t len, tw_error *err);
 
 /* Append the redacted bytes to path, created when missing (tw_out_append_file). */
-tw_status tw_append_file(const char *path, const char *data, size_t len, char *why, size_t whylen);
+tw_status tw_append_file(const char *path, const char *data, size_t len, tw_error *err);
 
 /* mkdir -p: true when dir exists as a directory afterwards. */
 bool tw_mkdirs(const char *dir);

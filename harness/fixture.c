@@ -167,7 +167,7 @@ __attribute__((format(printf, 4, 5)))
 #endif
 tw_status tw_fix_fail_at(vctx *c, const char *jpath, bool at_key, const char *fmt, ...)
 {
-    if (!c->why || !c->whylen)
+    if (!c->err)
         return TW_ERR_INVALID;
     size_t off = locate(c->src, c->len, jpath, at_key);
     size_t line, col;
@@ -178,9 +178,11 @@ tw_status tw_fix_fail_at(vctx *c, const char *jpath, bool at_key, const char *fm
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (*jpath)
-        snprintf(c->why, c->whylen, "%s:%zu:%zu: %s: %s", c->file, line, col, jpath, msg);
+        tw_error_file(c->err, TW_ERR_INVALID, (int64_t)off, jpath, "%s:%zu:%zu: %s: %s", c->file, line,
+                      col, jpath, msg);
     else
-        snprintf(c->why, c->whylen, "%s:%zu:%zu: %s", c->file, line, col, msg);
+        tw_error_file(c->err, TW_ERR_INVALID, (int64_t)off, "", "%s:%zu:%zu: %s", c->file, line, col,
+                      msg);
     return TW_ERR_INVALID;
 }
 
@@ -502,8 +504,9 @@ static tw_status read_decode(vctx *c, const cJSON *j, const char *path, tw_fx_ex
         }
         tw_opts_holder h;
         tw_opts_holder_init(&h);
-        char inner[256] = "";
-        bool ok = tw_opts_from_json(&h, one, inner, sizeof inner);
+        tw_error ie = {.offset = -1};
+        bool ok = tw_opts_from_json(&h, one, &ie);
+        const char *inner = ie.message;
         tw_opts_holder_free(&h);
         cJSON_Delete(one);
         if (!ok) {
@@ -700,17 +703,15 @@ static tw_status validate(vctx *c, tw_fixture *f)
 /* ===================== public entry points ===================== */
 
 tw_status tw_fixture_parse(const char *buf, size_t len, const char *path, const tw_limits *limits,
-                           tw_fixture *out, char *why, size_t whylen)
+                           tw_fixture *out, tw_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (why && whylen)
-        why[0] = '\0';
-    vctx c = {buf, len, path ? path : "<fixture>", why, whylen, {0}};
+    tw_error_clear(err);
+    vctx c = {buf, len, path ? path : "<fixture>", err, {0}};
     tw_limits_resolve(&c.lim, limits);
     if (len > c.lim.max_input_bytes) {
-        if (why && whylen)
-            snprintf(why, whylen, "%s: larger than %zu bytes (max_input_bytes)", c.file,
-                     c.lim.max_input_bytes);
+        tw_error_file(err, TW_ERR_LIMIT, -1, c.file, "%s: larger than %zu bytes (max_input_bytes)",
+                      c.file, c.lim.max_input_bytes);
         return TW_ERR_LIMIT;
     }
     out->path = tw_strdup(c.file);
@@ -718,11 +719,9 @@ tw_status tw_fixture_parse(const char *buf, size_t len, const char *path, const 
         return TW_ERR_NOMEM;
     tw_error e;
     if (tw_json_parse(buf, len, c.lim.max_depth, &out->root, &e) != TW_OK) {
-        if (why && whylen) {
-            size_t line, col;
-            tw_line_col(buf, len, e.offset >= 0 ? (size_t)e.offset : 0, &line, &col);
-            snprintf(why, whylen, "%s:%zu:%zu: %s", c.file, line, col, e.message);
-        }
+        size_t line, col;
+        tw_line_col(buf, len, e.offset >= 0 ? (size_t)e.offset : 0, &line, &col);
+        tw_error_file(err, TW_ERR_PARSE, e.offset, c.file, "%s:%zu:%zu: %s", c.file, line, col, e.message);
         tw_fixture_free(out);
         return TW_ERR_PARSE;
     }
@@ -732,21 +731,16 @@ tw_status tw_fixture_parse(const char *buf, size_t len, const char *path, const 
     return st;
 }
 
-tw_status tw_fixture_load(const char *path, const tw_limits *limits, tw_fixture *out, char *why,
-                          size_t whylen)
+tw_status tw_fixture_load(const char *path, const tw_limits *limits, tw_fixture *out, tw_error *err)
 {
     memset(out, 0, sizeof *out);
     tw_limits l;
     tw_limits_resolve(&l, limits);
     size_t len = 0;
-    char inner[400];
-    char *buf = tw_read_file(path, l.max_input_bytes, &len, inner, sizeof inner);
-    if (!buf) {
-        if (why && whylen)
-            snprintf(why, whylen, "%s", inner);
+    char *buf = tw_read_file(path, l.max_input_bytes, &len, err);
+    if (!buf)
         return TW_ERR_IO;
-    }
-    tw_status st = tw_fixture_parse(buf, len, path, &l, out, why, whylen);
+    tw_status st = tw_fixture_parse(buf, len, path, &l, out, err);
     free(buf);
     return st;
 }
@@ -829,21 +823,18 @@ const char *tw_kv_get(const tw_kv *kv, size_t n, const char *name)
 }
 
 tw_status tw_fixture_check_faults(const char *text, size_t len, const char *name, cJSON **out,
-                                  char *why, size_t whylen)
+                                  tw_error *err)
 {
     *out = NULL;
-    if (why && whylen)
-        why[0] = '\0';
-    vctx c = {text, len, name ? name : "faults", why, whylen, {0}};
+    tw_error_clear(err);
+    vctx c = {text, len, name ? name : "faults", err, {0}};
     tw_limits_resolve(&c.lim, NULL);
     tw_error e;
     cJSON *j = NULL;
     if (tw_json_parse(text, len, 8, &j, &e) != TW_OK) {
-        if (why && whylen) {
-            size_t line, col;
-            tw_line_col(text, len, e.offset >= 0 ? (size_t)e.offset : 0, &line, &col);
-            snprintf(why, whylen, "%s:%zu:%zu: %s", c.file, line, col, e.message);
-        }
+        size_t line, col;
+        tw_line_col(text, len, e.offset >= 0 ? (size_t)e.offset : 0, &line, &col);
+        tw_error_file(err, TW_ERR_PARSE, e.offset, c.file, "%s:%zu:%zu: %s", c.file, line, col, e.message);
         return TW_ERR_PARSE;
     }
     tw_fx_exchange x;

@@ -103,11 +103,10 @@ typedef struct tw_fixture {
  * Load and validate one fixture file. On failure returns TW_ERR_PARSE or
  * TW_ERR_INVALID and writes "FILE:LINE:COL: what was expected" into why.
  */
-tw_status tw_fixture_load(const char *path, const tw_limits *limits, tw_fixture *out, char *why,
-                          size_t whylen);
+tw_status tw_fixture_load(const char *path, const tw_limits *limits, tw_fixture *out, tw_error *err);
 /* Same from memory; `path` names the source in messages. */
 tw_status tw_fixture_parse(const char *buf, size_t len, const char *path, const tw_limits *limits,
-                           tw_fixture *out, char *why, size_t whylen);
+                           tw_fixture *out, tw_error *err);
 void tw_fixture_free(tw_fixture *f);
 
 /*
@@ -118,7 +117,7 @@ void tw_fixture_free(tw_fixture *f);
  * what was expected" into why.
  */
 tw_status tw_fixture_check_faults(const char *text, size_t len, const char *name, cJSON **out,
-                                  char *why, size_t whylen);
+                                  tw_error *err);
 
 /* Does the fixture carry the tag? */
 bool tw_fixture_has_tag(const tw_fixture *f, const char *tag);

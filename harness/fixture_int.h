@@ -23,8 +23,7 @@ typedef struct vctx {
     const char *src;
     size_t len;
     const char *file;
-    char *why;
-    size_t whylen;
+    tw_error *err;
     tw_limits lim;
 } vctx;
 

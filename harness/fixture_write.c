@@ -261,16 +261,16 @@ tw_status tw_fixture_write(tw_buf *out, const tw_fixture *f)
     return st == TW_OK ? tw_buf_putc(out, '\n') : st;
 }
 
-tw_status tw_fixture_write_file(const char *path, const tw_fixture *f, char *why, size_t whylen)
+tw_status tw_fixture_write_file(const char *path, const tw_fixture *f, tw_error *err)
 {
     tw_buf b = {0};
     tw_status st = tw_fixture_write(&b, f);
     if (st != TW_OK) {
-        snprintf(why, whylen, "%s: cannot serialise the fixture: %s", path, tw_code_message(st));
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%s: cannot serialise the fixture: %s", path, tw_code_message(st));
         tw_buf_free(&b);
         return st;
     }
-    st = tw_out_write_file(path, b.data, b.len, why, whylen);
+    st = tw_out_write_file(path, b.data, b.len, err);
     tw_buf_free(&b);
     return st;
 }

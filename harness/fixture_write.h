@@ -39,6 +39,6 @@ cJSON *tw_fixture_to_json(const tw_fixture *f);
 tw_status tw_fixture_write(tw_buf *out, const tw_fixture *f);
 
 /* tw_fixture_write + tw_out_write_file (out.h: atomic, redacted). */
-tw_status tw_fixture_write_file(const char *path, const tw_fixture *f, char *why, size_t whylen);
+tw_status tw_fixture_write_file(const char *path, const tw_fixture *f, tw_error *err);
 
 #endif

@@ -13,8 +13,7 @@ typedef struct hctx {
     const char *src;
     size_t len;
     const char *name;
-    char *why;
-    size_t whylen;
+    tw_error *err;
     tw_limits lim;
 } hctx;
 
@@ -23,7 +22,7 @@ __attribute__((format(printf, 3, 4)))
 #endif
 static tw_status bad(hctx *c, const char *jpath, const char *fmt, ...)
 {
-    if (!c->why || !c->whylen)
+    if (!c->err)
         return TW_ERR_INVALID;
     size_t line, col;
     tw_json_locate(c->src, c->len, jpath, false, &line, &col);
@@ -32,7 +31,8 @@ static tw_status bad(hctx *c, const char *jpath, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    snprintf(c->why, c->whylen, "%s:%zu:%zu: %s: %s", c->name, line, col, jpath, msg);
+    tw_error_file(c->err, TW_ERR_INVALID, -1, jpath, "%s:%zu:%zu: %s: %s", c->name, line, col, jpath,
+                  msg);
     return TW_ERR_INVALID;
 }
 
@@ -245,14 +245,14 @@ static tw_status read_entry(hctx *c, const cJSON *e, size_t idx, tw_har_entry *o
 }
 
 tw_status tw_har_parse(const char *buf, size_t len, const char *name, const tw_limits *limits,
-                       tw_har *out, char *why, size_t whylen)
+                       tw_har *out, tw_error *err)
 {
     memset(out, 0, sizeof *out);
-    hctx c = {buf, len, name ? name : "<har>", why, whylen, {0}};
+    hctx c = {buf, len, name ? name : "<har>", err, {0}};
     tw_limits_resolve(&c.lim, limits);
     if (len > c.lim.max_input_bytes) {
-        snprintf(why, whylen, "%s: larger than %zu bytes (max_input_bytes)", c.name,
-                 c.lim.max_input_bytes);
+        tw_error_file(err, TW_ERR_LIMIT, -1, c.name, "%s: larger than %zu bytes (max_input_bytes)",
+                      c.name, c.lim.max_input_bytes);
         return TW_ERR_LIMIT;
     }
     cJSON *root = NULL;
@@ -260,7 +260,7 @@ tw_status tw_har_parse(const char *buf, size_t len, const char *name, const tw_l
     if (tw_json_parse(buf, len, c.lim.max_depth, &root, &je) != TW_OK) {
         size_t line, col;
         tw_line_col(buf, len, je.offset >= 0 ? (size_t)je.offset : 0, &line, &col);
-        snprintf(why, whylen, "%s:%zu:%zu: %s", c.name, line, col, je.message);
+        tw_error_file(err, TW_ERR_PARSE, je.offset, c.name, "%s:%zu:%zu: %s", c.name, line, col, je.message);
         return TW_ERR_PARSE;
     }
     tw_status st = TW_OK;
@@ -283,27 +283,23 @@ tw_status tw_har_parse(const char *buf, size_t len, const char *name, const tw_l
         st = read_entry(&c, e, i, &out->entries[i]);
     }
     if (st == TW_ERR_NOMEM)
-        snprintf(why, whylen, "%s: out of memory", c.name);
+        tw_error_file(err, TW_ERR_NOMEM, -1, c.name, "%s: out of memory", c.name);
     cJSON_Delete(root);
     if (st != TW_OK)
         tw_har_free(out);
     return st;
 }
 
-tw_status tw_har_load(const char *path, const tw_limits *limits, tw_har *out, char *why,
-                      size_t whylen)
+tw_status tw_har_load(const char *path, const tw_limits *limits, tw_har *out, tw_error *err)
 {
     memset(out, 0, sizeof *out);
     tw_limits l;
     tw_limits_resolve(&l, limits);
     size_t len = 0;
-    char inner[400];
-    char *buf = tw_read_file(path, l.max_input_bytes, &len, inner, sizeof inner);
-    if (!buf) {
-        snprintf(why, whylen, "%s", inner);
+    char *buf = tw_read_file(path, l.max_input_bytes, &len, err);
+    if (!buf)
         return TW_ERR_IO;
-    }
-    tw_status st = tw_har_parse(buf, len, path, &l, out, why, whylen);
+    tw_status st = tw_har_parse(buf, len, path, &l, out, err);
     free(buf);
     return st;
 }

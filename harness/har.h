@@ -50,9 +50,8 @@ typedef struct tw_har {
  * expected".
  */
 tw_status tw_har_parse(const char *buf, size_t len, const char *name, const tw_limits *limits,
-                       tw_har *out, char *why, size_t whylen);
-tw_status tw_har_load(const char *path, const tw_limits *limits, tw_har *out, char *why,
-                      size_t whylen);
+                       tw_har *out, tw_error *err);
+tw_status tw_har_load(const char *path, const tw_limits *limits, tw_har *out, tw_error *err);
 void tw_har_free(tw_har *h);
 
 /* Decode standard or URL-safe base64 (padding optional, whitespace skipped)

@@ -648,26 +648,25 @@ static tw_kv *kv_view(tw_fx_arena *a, size_t n, const void *src, size_t stride, 
 
 /* data NULL: read the file at path; otherwise parse len bytes of data. */
 static tw_status load_source(const char *path, const char *data, size_t len,
-                             const tw_import_opts *o, tw_fx_arena *a, source *s, char *why,
-                             size_t whylen)
+                             const tw_import_opts *o, tw_fx_arena *a, source *s, tw_error *err)
 {
     memset(s, 0, sizeof *s);
     tw_status st;
     if (o->kind == TW_IMPORT_VCR) {
-        st = data ? tw_cassette_parse(data, len, path, o->limits, &s->cas, why, whylen)
-                  : tw_cassette_load(path, o->limits, &s->cas, why, whylen);
+        st = data ? tw_cassette_parse(data, len, path, o->limits, &s->cas, err)
+                  : tw_cassette_load(path, o->limits, &s->cas, err);
         if (st != TW_OK)
             return st;
         s->n = s->cas.ninteractions;
     } else {
-        st = data ? tw_har_parse(data, len, path, o->limits, &s->har, why, whylen)
-                  : tw_har_load(path, o->limits, &s->har, why, whylen);
+        st = data ? tw_har_parse(data, len, path, o->limits, &s->har, err)
+                  : tw_har_load(path, o->limits, &s->har, err);
         if (st != TW_OK)
             return st;
         s->n = s->har.nentries;
     }
     if (s->n == 0) {
-        snprintf(why, whylen, "%s:1:1: no interactions to import", path);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%s:1:1: no interactions to import", path);
         return TW_ERR_INVALID;
     }
     s->x = calloc(s->n, sizeof *s->x);
@@ -716,12 +715,12 @@ static tw_status load_source(const char *path, const char *data, size_t len,
         if ((r->nrqh && !r->rqh) || (r->nrsh && !r->rsh))
             return TW_ERR_NOMEM;
         if (!r->url || !r->url[0]) {
-            snprintf(why, whylen, "%s:%zu:%zu: interaction %zu: expected a request URI", path,
+            tw_error_set(err, TW_ERR_PARSE, -1, NULL, "%s:%zu:%zu: interaction %zu: expected a request URI", path,
                      r->line, r->col, i + 1);
             return TW_ERR_INVALID;
         }
         if (r->status < 100 || r->status > 599) {
-            snprintf(why, whylen, "%s:%zu:%zu: interaction %zu: expected a response status from 100 to 599",
+            tw_error_set(err, TW_ERR_PARSE, -1, NULL, "%s:%zu:%zu: interaction %zu: expected a response status from 100 to 599",
                      path, r->line, r->col, i + 1);
             return TW_ERR_INVALID;
         }
@@ -731,17 +730,17 @@ static tw_status load_source(const char *path, const char *data, size_t len,
 
 static tw_status import_any(const char *path, const char *data, size_t len,
                             const tw_import_opts *o, tw_redactor *red, tw_buf *out,
-                            size_t *nexchanges, char *why, size_t whylen)
+                            size_t *nexchanges, tw_error *err)
 {
     tw_limits lim;
     tw_limits_resolve(&lim, o->limits);
     tw_fx_arena a;
     memset(&a, 0, sizeof a);
     source s;
-    tw_status st = load_source(path, data, len, o, &a, &s, why, whylen);
+    tw_status st = load_source(path, data, len, o, &a, &s, err);
     if (st != TW_OK) {
         if (st == TW_ERR_NOMEM)
-            snprintf(why, whylen, "%s: out of memory", path);
+            tw_error_set(err, TW_ERR_NOMEM, -1, NULL, "%s: out of memory", path);
         source_free(&s);
         tw_fx_arena_free(&a);
         return st;
@@ -814,21 +813,22 @@ static tw_status import_any(const char *path, const char *data, size_t len,
         for (size_t v = 0; v < red->nvalues; v++)
             if (tw_memmem(out->data + start, out->len - start, red->values[v],
                           strlen(red->values[v]))) {
-                snprintf(why, whylen, "%s: a secret value survived redaction; nothing written",
+                tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%s: a secret value survived redaction; nothing written",
                          path);
                 st = TW_ERR_INVALID;
                 break;
             }
     } else if (st == TW_ERR_NOMEM || st == TW_ERR_LIMIT) {
-        snprintf(why, whylen, "%s: %s", path, tw_code_message(st));
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%s: %s", path, tw_code_message(st));
     }
     if (st == TW_OK) {
         /* What we write must load as a fixture. */
         tw_fixture chk;
-        char inner[512];
+        tw_error inner = {.offset = -1};
         if (tw_fixture_parse(out->data + start, out->len - start, stem ? stem : path, &lim, &chk,
-                             inner, sizeof inner) != TW_OK) {
-            snprintf(why, whylen, "%s: the imported fixture does not validate: %s", path, inner);
+                             &inner) != TW_OK) {
+            tw_error_file(err, TW_ERR_INVALID, inner.offset, path,
+                          "%s: the imported fixture does not validate: %s", path, inner.message);
             st = TW_ERR_INVALID;
         }
         tw_fixture_free(&chk);
@@ -848,26 +848,26 @@ static tw_status import_any(const char *path, const char *data, size_t len,
 }
 
 tw_status tw_import_to_buf(const char *path, const tw_import_opts *o, tw_redactor *red,
-                           tw_buf *out, size_t *nexchanges, char *why, size_t whylen)
+                           tw_buf *out, size_t *nexchanges, tw_error *err)
 {
-    return import_any(path, NULL, 0, o, red, out, nexchanges, why, whylen);
+    return import_any(path, NULL, 0, o, red, out, nexchanges, err);
 }
 
 tw_status tw_import_mem_to_buf(const char *data, size_t len, const char *name,
                                const tw_import_opts *o, tw_redactor *red, tw_buf *out,
-                               size_t *nexchanges, char *why, size_t whylen)
+                               size_t *nexchanges, tw_error *err)
 {
     return import_any(name ? name : "<memory>", data ? data : "", len, o, red, out, nexchanges,
-                      why, whylen);
+                      err);
 }
 
 tw_status tw_import_file(const char *path, const tw_import_opts *o, tw_redactor *red,
-                         char **written, size_t *nexchanges, char *why, size_t whylen)
+                         char **written, size_t *nexchanges, tw_error *err)
 {
     if (written)
         *written = NULL;
     tw_buf b = {0};
-    tw_status st = tw_import_to_buf(path, o, red, &b, nexchanges, why, whylen);
+    tw_status st = tw_import_to_buf(path, o, red, &b, nexchanges, err);
     if (st != TW_OK) {
         tw_buf_free(&b);
         return st;
@@ -876,14 +876,14 @@ tw_status tw_import_file(const char *path, const tw_import_opts *o, tw_redactor 
     const char *dir = o->out_dir && *o->out_dir ? o->out_dir : ".";
     char *dst = stem ? malloc(strlen(dir) + strlen(stem) + 8) : NULL;
     if (!dst) {
-        snprintf(why, whylen, "%s: out of memory", path);
+        tw_error_set(err, TW_ERR_NOMEM, -1, NULL, "%s: out of memory", path);
         free(stem);
         tw_buf_free(&b);
         return TW_ERR_NOMEM;
     }
     sprintf(dst, "%s/%s.json", dir, stem);
     free(stem);
-    st = tw_out_write_file(dst, b.data, b.len, why, whylen);
+    st = tw_out_write_file(dst, b.data, b.len, err);
     tw_buf_free(&b);
     if (st == TW_OK && written)
         *written = dst;

@@ -31,7 +31,7 @@ typedef struct tw_import_opts {
  * the exchange count. On failure why holds "FILE[:LINE:COL]: what".
  */
 tw_status tw_import_to_buf(const char *path, const tw_import_opts *o, tw_redactor *red,
-                           tw_buf *out, size_t *nexchanges, char *why, size_t whylen);
+                           tw_buf *out, size_t *nexchanges, tw_error *err);
 
 /*
  * The same from memory: len bytes of data are the file's content; name (may
@@ -40,7 +40,7 @@ tw_status tw_import_to_buf(const char *path, const tw_import_opts *o, tw_redacto
  */
 tw_status tw_import_mem_to_buf(const char *data, size_t len, const char *name,
                                const tw_import_opts *o, tw_redactor *red, tw_buf *out,
-                               size_t *nexchanges, char *why, size_t whylen);
+                               size_t *nexchanges, tw_error *err);
 
 /*
  * Import one file and write OUT_DIR/PREFIXNAME.json atomically, NAME being
@@ -48,7 +48,7 @@ tw_status tw_import_mem_to_buf(const char *data, size_t len, const char *name,
  * receives the malloc'd output path.
  */
 tw_status tw_import_file(const char *path, const tw_import_opts *o, tw_redactor *red,
-                         char **written, size_t *nexchanges, char *why, size_t whylen);
+                         char **written, size_t *nexchanges, tw_error *err);
 
 /*
  * Split an event-stream body into SSE events (WHATWG framing: LF, CRLF or

@@ -56,11 +56,11 @@ void tw_live_answer_free(tw_live_answer *a)
 /* ---- placeholders ---- */
 
 static void subst_walk(cJSON *v, const tw_live_answer *answers, size_t nanswers, size_t *unresolved,
-                       char *why, size_t whylen)
+                       tw_error *err)
 {
     for (cJSON *m = v->child; m; m = m->next) {
         if (!cJSON_IsString(m)) {
-            subst_walk(m, answers, nanswers, unresolved, why, whylen);
+            subst_walk(m, answers, nanswers, unresolved, err);
             continue;
         }
         size_t e = 0, c = 0;
@@ -81,25 +81,24 @@ static void subst_walk(cJSON *v, const tw_live_answer *answers, size_t nanswers,
         else
             id = answers[e].res.msg.calls[c].id;
         if (!id) {
-            if (!*unresolved && why && whylen)
-                snprintf(why, whylen, "%s", w);
+            if (!*unresolved && err)
+                tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%s", w);
             (*unresolved)++;
             continue;
         }
         if (!cJSON_SetValuestring(m, id)) {
-            if (!*unresolved && why && whylen)
-                snprintf(why, whylen, "%.60s: out of memory", m->valuestring);
+            if (!*unresolved && err)
+                tw_error_set(err, TW_ERR_NOMEM, -1, NULL, "%.60s: out of memory", m->valuestring);
             (*unresolved)++;
         }
     }
 }
 
 cJSON *tw_live_substitute(const cJSON *body, const tw_live_answer *answers, size_t nanswers,
-                          size_t *unresolved, char *why, size_t whylen)
+                          size_t *unresolved, tw_error *err)
 {
     *unresolved = 0;
-    if (why && whylen)
-        why[0] = '\0';
+    tw_error_clear(err);
     cJSON *copy = cJSON_Duplicate(body, 1);
     if (!copy)
         return NULL;
@@ -112,12 +111,12 @@ cJSON *tw_live_substitute(const cJSON *body, const tw_live_answer *answers, size
             cJSON_Delete(copy);
             return NULL;
         }
-        subst_walk(wrap, answers, nanswers, unresolved, why, whylen);
+        subst_walk(wrap, answers, nanswers, unresolved, err);
         copy = cJSON_DetachItemFromArray(wrap, 0);
         cJSON_Delete(wrap);
         return copy;
     }
-    subst_walk(copy, answers, nanswers, unresolved, why, whylen);
+    subst_walk(copy, answers, nanswers, unresolved, err);
     return copy;
 }
 
@@ -207,21 +206,19 @@ static void judge_calls(const tw_fx_live *lv, const tw_result *r, tw_check_set *
                      got);
 }
 
-static tw_status request_tools(const tw_fx_exchange *x, const tw_limits *L, tw_request *rq, char *why,
-                               size_t whylen)
+static tw_status request_tools(const tw_fx_exchange *x, const tw_limits *L, tw_request *rq, tw_error *err)
 {
-    tw_error err;
-    tw_error_clear(&err);
+    tw_error_clear(err);
     tw_decode_opts ro;
     memset(&ro, 0, sizeof ro);
     ro.limits = *L;
     char kind = tw_path_kind(x->req.path);
-    tw_status st = kind == 'o'   ? tw_openai_request_from_json(x->req.body, &ro, rq, &err)
-                   : kind == 'a' ? tw_anthropic_request_from_json(x->req.body, &ro, rq, &err)
-                   : kind == 'g' ? tw_vllm_request_from_json(x->req.body, &ro, rq, &err)
+    tw_status st = kind == 'o'   ? tw_openai_request_from_json(x->req.body, &ro, rq, err)
+                   : kind == 'a' ? tw_anthropic_request_from_json(x->req.body, &ro, rq, err)
+                   : kind == 'g' ? tw_vllm_request_from_json(x->req.body, &ro, rq, err)
                                  : TW_ERR_UNSUPPORTED;
-    if (st != TW_OK)
-        snprintf(why, whylen, "%s", kind ? err.message : "no request decoder for this path");
+    if (st != TW_OK && !kind)
+        tw_error_set(err, TW_ERR_UNSUPPORTED, -1, NULL, "no request decoder for this path");
     return st;
 }
 
@@ -233,9 +230,9 @@ static void judge_arguments(const tw_fx_exchange *x, const tw_result *r, const t
         return;
     }
     tw_request rq;
-    char why[300] = "";
-    if (request_tools(x, L, &rq, why, sizeof why) != TW_OK) {
-        tw_check_set_put(out, TW_CHK_LIV_03, TW_V_FAIL, -1, "the request's tools cannot be read: %s", why);
+    tw_error why = {.offset = -1};
+    if (request_tools(x, L, &rq, &why) != TW_OK) {
+        tw_check_set_put(out, TW_CHK_LIV_03, TW_V_FAIL, -1, "the request's tools cannot be read: %s", why.message);
         return;
     }
     for (size_t c = 0; c < r->msg.ncalls; c++) {
@@ -273,20 +270,20 @@ static void judge_arguments(const tw_fx_exchange *x, const tw_result *r, const t
 }
 
 /* The calls of a and b pair up: same names, equal argument values (in any order). */
-static bool calls_agree(const tw_result *a, const tw_result *b, char *why, size_t whylen)
+static bool calls_agree(const tw_result *a, const tw_result *b, tw_error *err)
 {
     if (a->msg.ncalls != b->msg.ncalls) {
         char na[200], nb[200];
         call_names(a, na, sizeof na);
         call_names(b, nb, sizeof nb);
-        snprintf(why, whylen, "%zu call(s) (%.100s) where the other has %zu (%.100s)", a->msg.ncalls, na,
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%zu call(s) (%.100s) where the other has %zu (%.100s)", a->msg.ncalls, na,
                  b->msg.ncalls, nb);
         return false;
     }
     size_t n = a->msg.ncalls;
     bool *used = calloc(n ? n : 1, sizeof *used);
     if (!used) {
-        snprintf(why, whylen, "out of memory");
+        tw_error_set(err, TW_ERR_NOMEM, -1, NULL, "out of memory");
         return false;
     }
     bool ok = true;
@@ -303,7 +300,7 @@ static bool calls_agree(const tw_result *a, const tw_result *b, char *why, size_
         }
         if (!found) {
             char *args = ca->arguments ? tw_json_print(ca->arguments, NULL) : NULL;
-            snprintf(why, whylen, "call %zu %s %.120s has no equal call (same name, same argument values) in the other",
+            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "call %zu %s %.120s has no equal call (same name, same argument values) in the other",
                      i, ca->name ? ca->name : "(no name)", args ? args : "(no arguments)");
             free(args);
             ok = false;
@@ -366,14 +363,14 @@ void tw_live_judge(const tw_fixture *f, size_t k, const tw_live_answer *answers,
     }
     if (wanted[5]) {
         size_t o = (size_t)lv->agrees_with;
-        char why[400] = "";
+        tw_error why = {.offset = -1};
         if (o >= f->nexchanges || !answers[o].decoded)
             tw_check_set_put(out, TW_CHK_LIV_06, TW_V_FAIL, -1,
                              "expected the same calls as exchange %zu; it has no answer to compare: %s", o,
                              o < f->nexchanges ? answers[o].why : "no such exchange");
-        else if (!calls_agree(r, &answers[o].res, why, sizeof why))
+        else if (!calls_agree(r, &answers[o].res, &why))
             tw_check_set_put(out, TW_CHK_LIV_06, TW_V_FAIL, -1, "expected the same calls as exchange %zu; got %s",
-                             o, why);
+                             o, why.message);
         else
             tw_check_set_put(out, TW_CHK_LIV_06, TW_V_PASS, -1,
                              "the same %zu call(s) as exchange %zu (names and argument values)",

@@ -38,7 +38,7 @@ void tw_live_answer_free(tw_live_answer *a);
  * NULL only when out of memory.
  */
 cJSON *tw_live_substitute(const cJSON *body, const tw_live_answer *answers, size_t nanswers,
-                          size_t *unresolved, char *why, size_t whylen);
+                          size_t *unresolved, tw_error *err);
 
 /*
  * The LIV verdicts of exchange k of f: expect.live against answers[k] (the

@@ -6,7 +6,7 @@
 #include <string.h>
 
 /* The loop is the mock (tw_loop is never defined: the pointer is the mock's). */
-tw_status tw_loop_start(const tw_loop_opts *o, tw_loop **out, char *why, size_t whylen)
+tw_status tw_loop_start(const tw_loop_opts *o, tw_loop **out, tw_error *err)
 {
     *out = NULL;
     tw_mock_opts mo;
@@ -20,9 +20,9 @@ tw_status tw_loop_start(const tw_loop_opts *o, tw_loop **out, char *why, size_t 
     mo.handler_header = o->header;
     mo.threads = 1;
     tw_mock *m = NULL;
-    tw_status st = tw_mock_start(NULL, 0, &mo, &m, why, whylen);
+    tw_status st = tw_mock_start(NULL, 0, &mo, &m, err);
     if (st == TW_ERR_IO)
-        snprintf(why, whylen, "cannot listen on 127.0.0.1:%u", o->port);
+        tw_error_set(err, TW_ERR_IO, -1, NULL, "cannot listen on 127.0.0.1:%u", o->port);
     if (st != TW_OK)
         return st;
     *out = (tw_loop *)m;

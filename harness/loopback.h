@@ -34,7 +34,7 @@ typedef struct tw_loop_opts {
 typedef struct tw_loop tw_loop;
 
 /* TW_ERR_IO when the port cannot be bound (why says which). */
-tw_status tw_loop_start(const tw_loop_opts *o, tw_loop **out, char *why, size_t whylen);
+tw_status tw_loop_start(const tw_loop_opts *o, tw_loop **out, tw_error *err);
 unsigned short tw_loop_port(const tw_loop *l);
 /* "http://127.0.0.1:PORT" (owned). */
 const char *tw_loop_url(const tw_loop *l);

@@ -234,7 +234,7 @@ static void free_tables(tw_mock *m, size_t total)
 }
 
 tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o, tw_mock **out,
-                        char *why, size_t whylen)
+                        tw_error *err)
 {
     *out = NULL;
     tw_mock_opts opts;
@@ -243,7 +243,7 @@ tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o,
         opts = *o;
     const char *profile = opts.profile ? opts.profile : "replay";
     if (!tw_mock_profile_known(profile)) {
-        snprintf(why, whylen, "unknown profile '%s' (replay, hermes, anthropic, vllm-native, script)",
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "unknown profile '%s' (replay, hermes, anthropic, vllm-native, script)",
                  profile);
         return TW_ERR_INVALID;
     }
@@ -340,7 +340,7 @@ tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o,
     if (m->d && pthread_create(&m->timer, NULL, timer_main, m) == 0)
         m->timer_started = true;
     if (!m->d || !m->timer_started) {
-        snprintf(why, whylen, "cannot start the mock backend on 127.0.0.1:%u", opts.port);
+        tw_error_set(err, TW_ERR_IO, -1, NULL, "cannot start the mock backend on 127.0.0.1:%u", opts.port);
         if (m->d) {
             atomic_store(&m->stopping, true);
             MHD_stop_daemon(m->d);

@@ -94,7 +94,7 @@ typedef struct tw_mock tw_mock;
  * start; why says which.
  */
 tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o, tw_mock **out,
-                        char *why, size_t whylen);
+                        tw_error *err);
 unsigned short tw_mock_port(const tw_mock *m);
 /* "http://127.0.0.1:PORT" (owned by the mock). */
 const char *tw_mock_url(const tw_mock *m);

@@ -32,14 +32,14 @@ static tw_status tools_from_request(const cJSON *body, const tw_limits *L, tw_op
 /* The generation parameters of a GenerateRequest: each key from the top
  * level, else from its "options" object, else from "generation_config" (the
  * places VLN-02 reads the budgets from). */
-static tw_status vllm_params(const cJSON *body, tw_vllm_params *p, char *why, size_t whylen)
+static tw_status vllm_params(const cJSON *body, tw_vllm_params *p, tw_error *err)
 {
     static const char *const keys[] = {"two_pass", "think_tag", "max_thinking_tokens",
                                        "max_response_tokens", "tool_parser", "temperature"};
     static const char *const nests[] = {"options", "generation_config"};
     cJSON *m = cJSON_CreateObject();
     if (!m) {
-        snprintf(why, whylen, "out of memory");
+        tw_error_set(err, TW_ERR_NOMEM, -1, NULL, "out of memory");
         return TW_ERR_NOMEM;
     }
     for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
@@ -52,15 +52,15 @@ static tw_status vllm_params(const cJSON *body, tw_vllm_params *p, char *why, si
         if (!c || !cJSON_AddItemToObject(m, keys[k], c)) {
             cJSON_Delete(c);
             cJSON_Delete(m);
-            snprintf(why, whylen, "out of memory");
+            tw_error_set(err, TW_ERR_NOMEM, -1, NULL, "out of memory");
             return TW_ERR_NOMEM;
         }
     }
     tw_error pe;
     tw_status st = tw_vllm_params_read(m, p, &pe);
     cJSON_Delete(m);
-    if (st != TW_OK && why && whylen)
-        snprintf(why, whylen, "%s", pe.message);
+    if (st != TW_OK && err)
+        *err = pe;
     return st;
 }
 
@@ -93,10 +93,10 @@ void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *
     bool stream = cJSON_IsTrue(tw_json_get(body, "stream"));
     tw_opts_holder h;
     tw_opts_holder_init(&h);
-    char why[256];
+    tw_error why = {.offset = -1};
     const char *fmt = t->decode_format;
     bool text_fmt = tw_decoder_is_text(fmt);
-    if (text_fmt && t->decode_options && !tw_opts_from_json(&h, t->decode_options, why, sizeof why))
+    if (text_fmt && t->decode_options && !tw_opts_from_json(&h, t->decode_options, &why))
         tw_opts_holder_init(&h);
     h.o.limits = *L;
     if (tools_from_request(body, L, &h) != TW_OK) {
@@ -112,10 +112,10 @@ void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *
     const char *enc_name;
     if (strcmp(profile, "vllm-native") == 0) {
         tw_vllm_params p;
-        tw_status pst = vllm_params(body, &p, why, sizeof why);
+        tw_status pst = vllm_params(body, &p, &why);
         if (pst != TW_OK) {
             a->status = pst == TW_ERR_NOMEM ? 500 : 400;
-            snprintf(a->why, sizeof a->why, "%.190s", why);
+            snprintf(a->why, sizeof a->why, "%.190s", why.message);
             tw_opts_holder_free(&h);
             return;
         }
@@ -272,11 +272,11 @@ void tw_ref_answer_script(char kind, const cJSON *body, const tw_limits *L, tw_r
     memset(&vp, 0, sizeof vp);
     int reasoning = 0;
     if (kind == 'g') {
-        char why[200] = "";
-        st = vllm_params(body, &vp, why, sizeof why);
+        tw_error why = {.offset = -1};
+        st = vllm_params(body, &vp, &why);
         if (st != TW_OK) {
             a->status = st == TW_ERR_NOMEM ? 500 : 400;
-            snprintf(a->why, sizeof a->why, "%.200s", why);
+            snprintf(a->why, sizeof a->why, "%.200s", why.message);
             return;
         }
         reasoning = vp.two_pass;
@@ -292,17 +292,17 @@ void tw_ref_answer_script(char kind, const cJSON *body, const tw_limits *L, tw_r
     }
     if (st != TW_OK) {
         a->status = st == TW_ERR_NOMEM ? 500 : 400;
-        snprintf(a->why, sizeof a->why, "%s", err.message[0] ? err.message : tw_code_message(st));
+        snprintf(a->why, sizeof a->why, "%.239s", err.message[0] ? err.message : tw_code_message(st));
         tw_request_free(&req);
         return;
     }
     tw_script_answer s;
-    char why[240] = "";
-    st = tw_script_answer_with(&req, reasoning, L, &s, why, sizeof why);
+    tw_error why = {.offset = -1};
+    st = tw_script_answer_with(&req, reasoning, L, &s, &why);
     tw_request_free(&req);
     if (st != TW_OK) {
         a->status = st == TW_ERR_NOMEM ? 500 : 400;
-        snprintf(a->why, sizeof a->why, "%s", why[0] ? why : tw_code_message(st));
+        snprintf(a->why, sizeof a->why, "%.239s", why.message[0] ? why.message : tw_code_message(st));
         return;
     }
     tw_ref_text t;

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,21 @@
 #include <unistd.h>
 
 #include "redact.h"
+
+void tw_error_file(tw_error *err, tw_status code, int64_t offset, const char *where,
+                   const char *fmt, ...)
+{
+    if (!err)
+        return;
+    char reason[sizeof err->message];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    va_end(ap);
+    tw_error_set(err, code, offset, NULL, "%s", reason);
+    if (where)
+        snprintf(err->path, sizeof err->path, "%s", where);
+}
 
 static bool write_fd(int fd, const char *p, size_t n)
 {
@@ -30,11 +46,10 @@ static bool write_fd(int fd, const char *p, size_t n)
 }
 
 /* The redacted bytes, or NULL (why set) when there is no memory. */
-static bool redact(const char *path, const char *data, size_t len, tw_buf *clean, char *why,
-                   size_t whylen)
+static bool redact(const char *path, const char *data, size_t len, tw_buf *clean, tw_error *err)
 {
     if (tw_secret_scrub(data ? data : "", len, clean, NULL) != TW_OK) {
-        snprintf(why, whylen, "%s: out of memory", path);
+        tw_error_file(err, TW_ERR_NOMEM, -1, path, "%s: out of memory", path);
         tw_buf_free(clean);
         return false;
     }
@@ -129,38 +144,37 @@ size_t tw_clean_stale_temps(const char *dir)
     return removed;
 }
 
-tw_status tw_out_write_file(const char *path, const char *data, size_t len, char *why,
-                            size_t whylen)
+tw_status tw_out_write_file(const char *path, const char *data, size_t len, tw_error *err)
 {
     tw_buf clean = {0};
-    if (!redact(path, data, len, &clean, why, whylen))
+    if (!redact(path, data, len, &clean, err))
         return TW_ERR_NOMEM;
     char *tmp = tw_temp_template(path);
     if (!tmp) {
-        snprintf(why, whylen, "%s: out of memory", path);
+        tw_error_file(err, TW_ERR_NOMEM, -1, path, "%s: out of memory", path);
         tw_buf_free(&clean);
         return TW_ERR_NOMEM;
     }
     int fd = mkstemp(tmp);
     if (fd < 0) {
-        snprintf(why, whylen, "%s: cannot create a temporary file: %s", path, strerror(errno));
+        tw_error_file(err, TW_ERR_IO, -1, path, "%s: cannot create a temporary file: %s", path, strerror(errno));
         free(tmp);
         tw_buf_free(&clean);
         return TW_ERR_IO;
     }
     /* mkstemp creates 0600; reports and fixtures are ordinary readable files */
     (void)fchmod(fd, 0644);
-    int err = write_fd(fd, clean.data ? clean.data : "", clean.len) ? 0 : (errno ? errno : EIO);
-    if (!err && fsync(fd) != 0)
-        err = errno;
-    if (close(fd) != 0 && !err)
-        err = errno;
-    if (!err && rename(tmp, path) != 0)
-        err = errno;
+    int eno = write_fd(fd, clean.data ? clean.data : "", clean.len) ? 0 : (errno ? errno : EIO);
+    if (!eno && fsync(fd) != 0)
+        eno = errno;
+    if (close(fd) != 0 && !eno)
+        eno = errno;
+    if (!eno && rename(tmp, path) != 0)
+        eno = errno;
     tw_buf_free(&clean);
-    if (err) {
+    if (eno) {
         unlink(tmp);
-        snprintf(why, whylen, "%s: cannot write: %s", path, strerror(err));
+        tw_error_file(err, TW_ERR_IO, -1, path, "%s: cannot write: %s", path, strerror(eno));
         free(tmp);
         return TW_ERR_IO;
     }
@@ -180,20 +194,20 @@ static void out_file_release(tw_out_file *f)
     f->fd = -1;
 }
 
-tw_status tw_out_file_open(tw_out_file *f, const char *path, char *why, size_t whylen)
+tw_status tw_out_file_open(tw_out_file *f, const char *path, tw_error *err)
 {
     memset(f, 0, sizeof *f);
     f->fd = -1;
     f->path = tw_strdup(path);
     f->tmp = tw_temp_template(path);
     if (!f->path || !f->tmp) {
-        snprintf(why, whylen, "%s: out of memory", path);
+        tw_error_file(err, TW_ERR_NOMEM, -1, path, "%s: out of memory", path);
         out_file_release(f);
         return TW_ERR_NOMEM;
     }
     f->fd = mkstemp(f->tmp);
     if (f->fd < 0) {
-        snprintf(why, whylen, "%s: cannot create a temporary file: %s", path, strerror(errno));
+        tw_error_file(err, TW_ERR_IO, -1, path, "%s: cannot create a temporary file: %s", path, strerror(errno));
         out_file_release(f);
         return TW_ERR_IO;
     }
@@ -238,7 +252,7 @@ tw_status tw_out_file_write(tw_out_file *f, const char *p, size_t n)
     return f->st;
 }
 
-tw_status tw_out_file_commit(tw_out_file *f, char *why, size_t whylen)
+tw_status tw_out_file_commit(tw_out_file *f, tw_error *err)
 {
     if (f->st == TW_OK && f->held.len)
         out_file_put(f, f->held.data, f->held.len, NULL);
@@ -259,9 +273,9 @@ tw_status tw_out_file_commit(tw_out_file *f, char *why, size_t whylen)
     if (st != TW_OK) {
         unlink(f->tmp);
         if (st == TW_ERR_IO)
-            snprintf(why, whylen, "%s: cannot write: %s", f->path, strerror(f->err ? f->err : EIO));
+            tw_error_file(err, TW_ERR_IO, -1, f->path, "%s: cannot write: %s", f->path, strerror(f->err ? f->err : EIO));
         else
-            snprintf(why, whylen, "%s: cannot write: %s", f->path, tw_code_name(st));
+            tw_error_file(err, TW_ERR_IO, -1, f->path, "%s: cannot write: %s", f->path, tw_code_name(st));
     }
     out_file_release(f);
     return st;
@@ -276,21 +290,20 @@ void tw_out_file_abort(tw_out_file *f)
     out_file_release(f);
 }
 
-tw_status tw_out_append_file(const char *path, const char *data, size_t len, char *why,
-                             size_t whylen)
+tw_status tw_out_append_file(const char *path, const char *data, size_t len, tw_error *err)
 {
     tw_buf clean = {0};
-    if (!redact(path, data, len, &clean, why, whylen))
+    if (!redact(path, data, len, &clean, err))
         return TW_ERR_NOMEM;
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    int err = fd < 0 ? errno : 0;
-    if (!err && !write_fd(fd, clean.data ? clean.data : "", clean.len))
-        err = errno ? errno : EIO;
-    if (fd >= 0 && close(fd) != 0 && !err)
-        err = errno;
+    int eno = fd < 0 ? errno : 0;
+    if (!eno && !write_fd(fd, clean.data ? clean.data : "", clean.len))
+        eno = errno ? errno : EIO;
+    if (fd >= 0 && close(fd) != 0 && !eno)
+        eno = errno;
     tw_buf_free(&clean);
-    if (err) {
-        snprintf(why, whylen, "%s: cannot append: %s", path, strerror(err));
+    if (eno) {
+        tw_error_file(err, TW_ERR_IO, -1, path, "%s: cannot append: %s", path, strerror(eno));
         return TW_ERR_IO;
     }
     return TW_OK;

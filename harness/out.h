@@ -15,6 +15,20 @@
 #include "toolwire/core.h"
 
 /*
+ * The program's errors are the library's tw_error. tw_error_file fills err
+ * (NULL allowed) like tw_error_set with no JSON path, then puts `where` (the
+ * file the failure is about, or the JSON path inside it; NULL: "") in
+ * err->path, cut to fit. The message is the reason alone, as printed: it
+ * already names the file (and line, column) where a reader needs them.
+ */
+void tw_error_file(tw_error *err, tw_status code, int64_t offset, const char *where,
+                   const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+/*
  * The temporary file next to `path` that an atomic write renames over it:
  * "PATH.tmp.PID.XXXXXX" (a mkstemp template; malloc'd, NULL on allocation
  * failure). The creating process's id in the name lets a later run tell a
@@ -44,8 +58,7 @@ size_t tw_clean_stale_temps(const char *dir);
  * same directory, flushed to disk, then renamed over `path` (mode 0644).
  * Nothing is left behind on failure; `why` says what failed.
  */
-tw_status tw_out_write_file(const char *path, const char *data, size_t len, char *why,
-                            size_t whylen);
+tw_status tw_out_write_file(const char *path, const char *data, size_t len, tw_error *err);
 
 /*
  * A file written atomically in pieces, for documents too large to hold
@@ -64,14 +77,13 @@ typedef struct tw_out_file {
     tw_buf clean;     /* scratch for the redacted bytes */
 } tw_out_file;
 
-tw_status tw_out_file_open(tw_out_file *f, const char *path, char *why, size_t whylen);
+tw_status tw_out_file_open(tw_out_file *f, const char *path, tw_error *err);
 tw_status tw_out_file_write(tw_out_file *f, const char *p, size_t n);
-tw_status tw_out_file_commit(tw_out_file *f, char *why, size_t whylen);
+tw_status tw_out_file_commit(tw_out_file *f, tw_error *err);
 void tw_out_file_abort(tw_out_file *f);
 
 /* Append the redacted bytes to `path` (created when missing). */
-tw_status tw_out_append_file(const char *path, const char *data, size_t len, char *why,
-                             size_t whylen);
+tw_status tw_out_append_file(const char *path, const char *data, size_t len, tw_error *err);
 
 /*
  * Replace stdout and stderr by redacting streams over file descriptors 1

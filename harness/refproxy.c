@@ -25,18 +25,18 @@ struct tw_refproxy {
 static bool fmt_ok(const char *f) { return strcmp(f, "anthropic") == 0 || strcmp(f, "openai") == 0; }
 
 bool tw_refproxy_spec_parse(const char *arg, char *from, size_t flen, char *to, size_t tlen,
-                            char *why, size_t whylen)
+                            tw_error *err)
 {
     const char *c = strchr(arg, ':');
     if (!c || (size_t)(c - arg) >= flen || strlen(c + 1) >= tlen) {
-        snprintf(why, whylen, "--proxy wants FROM:TO (anthropic:openai or openai:anthropic), got '%.80s'", arg);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--proxy wants FROM:TO (anthropic:openai or openai:anthropic), got '%.80s'", arg);
         return false;
     }
     memcpy(from, arg, (size_t)(c - arg));
     from[c - arg] = 0;
     snprintf(to, tlen, "%s", c + 1);
     if (!fmt_ok(from) || !fmt_ok(to) || strcmp(from, to) == 0) {
-        snprintf(why, whylen, "--proxy: '%.80s' is not anthropic:openai or openai:anthropic", arg);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--proxy: '%.80s' is not anthropic:openai or openai:anthropic", arg);
         return false;
     }
     return true;
@@ -86,8 +86,7 @@ static tw_status map_reasoning(tw_request *r, const char *from, const char *to)
 }
 
 int tw_refproxy_translate_request(const char *from, const char *to, const char *body, size_t len,
-                                  const tw_limits *limits, tw_buf *out, bool *stream, char *why,
-                                  size_t whylen)
+                                  const tw_limits *limits, tw_buf *out, bool *stream, tw_error *err)
 {
     tw_limits L;
     tw_limits_resolve(&L, limits);
@@ -102,7 +101,7 @@ int tw_refproxy_translate_request(const char *from, const char *to, const char *
     tw_status st = tw_transcode_read(strcmp(from, "anthropic") == 0 ? "anthropic-request" : "openai-request",
                                      body, len, &d, &v, NULL, &we);
     if (st != TW_OK) {
-        snprintf(why, whylen, "the request does not decode: %s", w);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "the request does not decode: %s", w);
         return st == TW_ERR_LIMIT ? 413 : st == TW_ERR_NOMEM ? 500 : 400;
     }
     *stream = cJSON_IsTrue(tw_json_get(v.req.options, "stream"));
@@ -120,7 +119,7 @@ int tw_refproxy_translate_request(const char *from, const char *to, const char *
     tw_diag_list_free(&warn);
     tw_neutral_value_free(&v);
     if (st != TW_OK) {
-        snprintf(why, whylen, "the request cannot be written for the upstream: %s", w[0] ? w : tw_code_message(st));
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "the request cannot be written for the upstream: %s", w[0] ? w : tw_code_message(st));
         return st == TW_ERR_LIMIT ? 413 : st == TW_ERR_NOMEM ? 500 : 400;
     }
     return 0;
@@ -149,16 +148,17 @@ static void error_out(char kind, int status, const char *msg, tw_loop_reply *r)
 }
 
 /* The message of an upstream error body (either envelope), or an excerpt. */
-static void upstream_error_message(const tw_http_response *u, const tw_limits *L, char *dst, size_t n)
+static void upstream_error_message(const tw_http_response *u, const tw_limits *L, tw_error *err)
 {
     cJSON *j = NULL;
     const char *m = NULL;
     if (u->body.len && tw_json_parse(u->body.data, u->body.len, L->max_depth, &j, NULL) == TW_OK)
         m = tw_json_get_str(tw_json_get(j, "error"), "message");
     if (m)
-        snprintf(dst, n, "upstream HTTP %d: %.300s", u->status, m);
+        tw_error_set(err, TW_ERR_IO, -1, NULL, "upstream HTTP %d: %.300s", u->status, m);
     else
-        snprintf(dst, n, "upstream HTTP %d: %.120s", u->status, u->body.data ? u->body.data : "");
+        tw_error_set(err, TW_ERR_IO, -1, NULL, "upstream HTTP %d: %.120s", u->status,
+                     u->body.data ? u->body.data : "");
     cJSON_Delete(j);
 }
 
@@ -168,24 +168,24 @@ static void handle(void *user, const char *method, const char *url, const char *
     (void)header;
     tw_refproxy *p = user;
     char kind = strcmp(p->from, "anthropic") == 0 ? 'a' : 'o';
-    char why[512];
+    tw_error why = {.offset = -1};
     pthread_mutex_lock(&p->mu);
     p->count++;
     pthread_mutex_unlock(&p->mu);
     size_t n = strcspn(url, "?#");
     const char *want = kind == 'a' ? "/messages" : "/chat/completions";
     if (strcmp(method, "POST") != 0 || n < strlen(want) || strncmp(url + n - strlen(want), want, strlen(want)) != 0) {
-        snprintf(why, sizeof why, "this %s:%s proxy answers POST %s only", p->from, p->to, client_path(p->from));
-        error_out(kind, 404, why, reply);
+        tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "this %s:%s proxy answers POST %s only", p->from, p->to, client_path(p->from));
+        error_out(kind, 404, why.message, reply);
         goto log;
     }
     tw_buf req = {0};
     req.max = p->limits.max_output_bytes;
     bool stream = false;
-    int st = tw_refproxy_translate_request(p->from, p->to, body, len, &p->limits, &req, &stream, why, sizeof why);
+    int st = tw_refproxy_translate_request(p->from, p->to, body, len, &p->limits, &req, &stream, &why);
     if (st) {
         tw_buf_free(&req);
-        error_out(kind, st, why, reply);
+        error_out(kind, st, why.message, reply);
         goto log;
     }
     tw_client_opts co = p->client;
@@ -204,16 +204,16 @@ static void handle(void *user, const char *method, const char *url, const char *
     tw_client_free(cl);
     tw_buf_free(&req);
     if (ur.status == 0) {
-        snprintf(why, sizeof why, "upstream %.200s: %.250s", p->upstream, ur.transport_error[0] ? ur.transport_error : "no response");
+        tw_error_set(&why, TW_ERR_IO, -1, NULL, "upstream %.200s: %.250s", p->upstream, ur.transport_error[0] ? ur.transport_error : "no response");
         tw_http_response_free(&ur);
-        error_out(kind, 502, why, reply);
+        error_out(kind, 502, why.message, reply);
         goto log;
     }
     if (ur.status >= 300) {
-        upstream_error_message(&ur, &p->limits, why, sizeof why);
+        upstream_error_message(&ur, &p->limits, &why);
         int status = ur.status;
         tw_http_response_free(&ur);
-        error_out(kind, status, why, reply);
+        error_out(kind, status, why.message, reply);
         goto log;
     }
     tw_decode_opts d;
@@ -225,18 +225,18 @@ static void handle(void *user, const char *method, const char *url, const char *
     tw_status ds = tw_decode_response(upath, stream, ur.body.data ? ur.body.data : "", ur.body.len, &d, &res);
     tw_http_response_free(&ur);
     if (ds != TW_OK) {
-        snprintf(why, sizeof why, "the upstream's answer does not decode as %s: %s",
+        tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "the upstream's answer does not decode as %s: %s",
                  stream ? "a stream" : "a response", tw_code_message(ds));
-        error_out(kind, 502, why, reply);
+        error_out(kind, 502, why.message, reply);
         goto log;
     }
     if (res.errors.len) {
         /* what the decoder could not read is not passed on as if it were whole */
-        snprintf(why, sizeof why, "the upstream's answer does not decode cleanly: %s: %.300s",
+        tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "the upstream's answer does not decode cleanly: %s: %.300s",
                  tw_code_name(res.errors.items[0].code),
                  res.errors.items[0].message ? res.errors.items[0].message : "");
         tw_result_free(&res);
-        error_out(kind, 502, why, reply);
+        error_out(kind, 502, why.message, reply);
         goto log;
     }
     const char *enc = kind == 'a' ? (stream ? "anthropic-stream" : "anthropic-response")
@@ -259,8 +259,8 @@ static void handle(void *user, const char *method, const char *url, const char *
     cJSON_Delete(j);
     tw_result_free(&res);
     if (es != TW_OK) {
-        snprintf(why, sizeof why, "the %s encoder failed: %s", enc, tw_code_message(es));
-        error_out(kind, 500, why, reply);
+        tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "the %s encoder failed: %s", enc, tw_code_message(es));
+        error_out(kind, 500, why.message, reply);
         goto log;
     }
     reply->status = 200;
@@ -272,7 +272,7 @@ log:
         tw_log_escape(&line, url, strlen(url));
         if (reply->status >= 300) {
             tw_buf_puts(&line, ": ");
-            tw_log_escape(&line, why, strlen(why));
+            tw_log_escape(&line, why.message, strlen(why.message));
         }
         if (line.data)
             fprintf(p->log, "%s\n", line.data);
@@ -280,16 +280,16 @@ log:
     }
 }
 
-tw_status tw_refproxy_start(const tw_refproxy_opts *o, tw_refproxy **out, char *why, size_t whylen)
+tw_status tw_refproxy_start(const tw_refproxy_opts *o, tw_refproxy **out, tw_error *err)
 {
     *out = NULL;
     if (!o->from || !o->to || !fmt_ok(o->from) || !fmt_ok(o->to) || strcmp(o->from, o->to) == 0) {
-        snprintf(why, whylen, "the reference proxy translates anthropic:openai or openai:anthropic");
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "the reference proxy translates anthropic:openai or openai:anthropic");
         return TW_ERR_INVALID;
     }
     if (!o->upstream || (strncmp(o->upstream, "http://", 7) != 0 && strncmp(o->upstream, "https://", 8) != 0) ||
         strlen(o->upstream) >= 512) {
-        snprintf(why, whylen, "the upstream must be an http:// or https:// URL");
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "the upstream must be an http:// or https:// URL");
         return TW_ERR_INVALID;
     }
     tw_refproxy *p = calloc(1, sizeof *p);
@@ -312,9 +312,9 @@ tw_status tw_refproxy_start(const tw_refproxy_opts *o, tw_refproxy **out, char *
     lo.max_connections = o->max_connections;
     lo.fn = handle;
     lo.user = p;
-    char w[200] = "";
-    if (tw_loop_start(&lo, &p->loop, w, sizeof w) != TW_OK) {
-        snprintf(why, whylen, "reference proxy: %s", w);
+    tw_error w = {.offset = -1};
+    if (tw_loop_start(&lo, &p->loop, &w) != TW_OK) {
+        tw_error_set(err, w.code, -1, NULL, "reference proxy: %s", w.message);
         pthread_mutex_destroy(&p->mu);
         free(p);
         return TW_ERR_IO;

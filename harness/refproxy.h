@@ -35,9 +35,9 @@ typedef struct tw_refproxy tw_refproxy;
 
 /* "anthropic:openai" or "openai:anthropic". */
 bool tw_refproxy_spec_parse(const char *arg, char *from, size_t flen, char *to, size_t tlen,
-                            char *why, size_t whylen);
+                            tw_error *err);
 
-tw_status tw_refproxy_start(const tw_refproxy_opts *o, tw_refproxy **out, char *why, size_t whylen);
+tw_status tw_refproxy_start(const tw_refproxy_opts *o, tw_refproxy **out, tw_error *err);
 const char *tw_refproxy_url(const tw_refproxy *p);
 unsigned long tw_refproxy_count(tw_refproxy *p);
 void tw_refproxy_stop(tw_refproxy *p);
@@ -49,7 +49,6 @@ void tw_refproxy_stop(tw_refproxy *p);
  * whether the client asked for a stream.
  */
 int tw_refproxy_translate_request(const char *from, const char *to, const char *body, size_t len,
-                                  const tw_limits *limits, tw_buf *out, bool *stream, char *why,
-                                  size_t whylen);
+                                  const tw_limits *limits, tw_buf *out, bool *stream, tw_error *err);
 
 #endif

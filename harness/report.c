@@ -327,10 +327,10 @@ void tw_rep_words_of(const tw_report *r, size_t n, tw_rep_words *w)
 
 static tw_status out_file_sink(void *u, const char *p, size_t n) { return tw_out_file_write(u, p, n); }
 
-tw_status tw_report_write_all(const tw_report *r, const char *dir, char *why, size_t whylen)
+tw_status tw_report_write_all(const tw_report *r, const char *dir, tw_error *err)
 {
     if (!tw_mkdirs(dir)) {
-        snprintf(why, whylen, "cannot create directory %s", dir);
+        tw_error_set(err, TW_ERR_IO, -1, NULL, "cannot create directory %s", dir);
         return TW_ERR_IO;
     }
     char base[200];
@@ -343,13 +343,13 @@ tw_status tw_report_write_all(const tw_report *r, const char *dir, char *why, si
         char name[220], path[4400];
         snprintf(name, sizeof name, "%s.%s", base, ext[i]);
         if (!tw_path_join(path, sizeof path, dir, name)) {
-            snprintf(why, whylen, "%s/%s: the path is too long", dir, name);
+            tw_error_set(err, TW_ERR_LIMIT, -1, NULL, "%s/%s: the path is too long", dir, name);
             tw_buf_free(&b);
             return TW_ERR_LIMIT;
         }
         /* each document goes to its file in pieces, never held whole */
         tw_out_file f;
-        tw_status st = tw_out_file_open(&f, path, why, whylen);
+        tw_status st = tw_out_file_open(&f, path, err);
         if (st != TW_OK) {
             tw_buf_free(&b);
             return st;
@@ -360,12 +360,12 @@ tw_status tw_report_write_all(const tw_report *r, const char *dir, char *why, si
         tw_rw_flush(&w, true);
         if (w.st != TW_OK && f.st == TW_OK) {
             /* the renderer failed, not the file */
-            snprintf(why, whylen, "cannot render %s: %s", path, tw_code_name(w.st));
+            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "cannot render %s: %s", path, tw_code_name(w.st));
             tw_out_file_abort(&f);
             tw_buf_free(&b);
             return w.st;
         }
-        st = tw_out_file_commit(&f, why, whylen);
+        st = tw_out_file_commit(&f, err);
         if (st != TW_OK) {
             tw_buf_free(&b);
             return st;

@@ -95,8 +95,8 @@ void tw_report_summarise(tw_report *r);
 /* Serialise as the versioned JSON. */
 tw_status tw_report_to_json(const tw_report *r, tw_buf *out);
 /* Read a report JSON back (compare, gate). why says what is wrong. */
-tw_status tw_report_load(const char *path, tw_report *out, char *why, size_t whylen);
-tw_status tw_report_parse(const char *buf, size_t len, tw_report *out, char *why, size_t whylen);
+tw_status tw_report_load(const char *path, tw_report *out, tw_error *err);
+tw_status tw_report_parse(const char *buf, size_t len, tw_report *out, tw_error *err);
 
 tw_status tw_report_to_markdown(const tw_report *r, tw_buf *out);
 tw_status tw_report_to_junit(const tw_report *r, tw_buf *out);
@@ -104,7 +104,7 @@ tw_status tw_report_to_html(const tw_report *r, tw_buf *out);
 
 /* Write <dir>/<backend>.{json,md,junit.xml,html}; mkdir -p dir. On
  * failure why says which file and what failed. */
-tw_status tw_report_write_all(const tw_report *r, const char *dir, char *why, size_t whylen);
+tw_status tw_report_write_all(const tw_report *r, const char *dir, tw_error *err);
 
 /* A comparison puts at most this many reports side by side. */
 #define TW_CMP_MAX_REPORTS 64

@@ -233,25 +233,25 @@ static char *jstr(const cJSON *o, const char *k)
     return s ? tw_strdup(s) : NULL;
 }
 
-tw_status tw_report_parse(const char *buf, size_t len, tw_report *out, char *why, size_t whylen)
+tw_status tw_report_parse(const char *buf, size_t len, tw_report *out, tw_error *err)
 {
     memset(out, 0, sizeof *out);
     cJSON *root = NULL;
     tw_error e;
     if (tw_json_parse(buf, len, TW_REPORT_MAX_DEPTH, &root, &e) != TW_OK) {
-        snprintf(why, whylen, "not JSON: %s", e.message);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "not JSON: %s", e.message);
         return TW_ERR_PARSE;
     }
     const char *schema = tw_json_get_str(root, "schema");
     const cJSON *ver = tw_json_get(root, "version");
     const cJSON *fxs = tw_json_get(root, "fixtures");
     if (!schema || strcmp(schema, TW_REPORT_SCHEMA) != 0 || !cJSON_IsNumber(ver) || !cJSON_IsArray(fxs)) {
-        snprintf(why, whylen, "not a toolwire report (schema, version, fixtures)");
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "not a toolwire report (schema, version, fixtures)");
         cJSON_Delete(root);
         return TW_ERR_INVALID;
     }
     if (tw_json_int(ver, 0, INT_MAX, 0) > TW_REPORT_VERSION) {
-        snprintf(why, whylen, "report version %d is newer than this program reads (%d)",
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "report version %d is newer than this program reads (%d)",
                  (int)tw_json_int(ver, 0, INT_MAX, 0), TW_REPORT_VERSION);
         cJSON_Delete(root);
         return TW_ERR_INVALID;
@@ -303,7 +303,7 @@ tw_status tw_report_parse(const char *buf, size_t len, tw_report *out, char *why
                 tw_expect xp = TW_EXPECT_ANY;
                 const char *id = tw_json_get_str(jc, "id");
                 if (!id || !tw_verdict_from_name(tw_json_get_str(jc, "verdict"), &vd)) {
-                    snprintf(why, whylen, "fixture %s: a check without id or verdict", f->name);
+                    tw_error_set(err, TW_ERR_INVALID, -1, NULL, "fixture %s: a check without id or verdict", f->name);
                     st = TW_ERR_INVALID;
                     break;
                 }
@@ -325,7 +325,7 @@ tw_status tw_report_parse(const char *buf, size_t len, tw_report *out, char *why
     cJSON_Delete(root);
     if (st != TW_OK) {
         if (st == TW_ERR_NOMEM)
-            snprintf(why, whylen, "out of memory");
+            tw_error_set(err, TW_ERR_NOMEM, -1, NULL, "out of memory");
         tw_report_free(out);
         return st;
     }
@@ -333,20 +333,18 @@ tw_status tw_report_parse(const char *buf, size_t len, tw_report *out, char *why
     return TW_OK;
 }
 
-tw_status tw_report_load(const char *path, tw_report *out, char *why, size_t whylen)
+tw_status tw_report_load(const char *path, tw_report *out, tw_error *err)
 {
     size_t len = 0;
-    char inner[300];
-    char *buf = tw_read_file(path, TW_REPORT_MAX_BYTES, &len, inner, sizeof inner);
+    char *buf = tw_read_file(path, TW_REPORT_MAX_BYTES, &len, err);
     if (!buf) {
         memset(out, 0, sizeof *out);
-        snprintf(why, whylen, "%s", inner);
         return TW_ERR_IO;
     }
-    char w2[300] = "";
-    tw_status st = tw_report_parse(buf, len, out, w2, sizeof w2);
+    tw_error w2 = {.offset = -1};
+    tw_status st = tw_report_parse(buf, len, out, &w2);
     if (st != TW_OK)
-        snprintf(why, whylen, "%s: %s", path, w2);
+        tw_error_file(err, w2.code, w2.offset, path, "%s: %s", path, w2.message);
     free(buf);
     return st;
 }

@@ -15,14 +15,13 @@
 #include "xlt.h"
 #include "toolwire/registry.h"
 
-bool tw_backend_spec_parse(const char *arg, char *store, tw_backend_spec *out, char *why,
-                           size_t whylen)
+bool tw_backend_spec_parse(const char *arg, char *store, tw_backend_spec *out, tw_error *err)
 {
     memset(out, 0, sizeof *out);
     strcpy(store, arg);
     char *eq = strchr(store, '=');
     if (!eq || eq == store || !eq[1]) {
-        snprintf(why, whylen, "--backend wants NAME=URL or NAME=mock:PROFILE, got '%s'", arg);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--backend wants NAME=URL or NAME=mock:PROFILE, got '%s'", arg);
         return false;
     }
     *eq = 0;
@@ -31,14 +30,14 @@ bool tw_backend_spec_parse(const char *arg, char *store, tw_backend_spec *out, c
     if (strncmp(v, "mock:", 5) == 0) {
         out->profile = v + 5;
         if (!tw_mock_profile_known(out->profile)) {
-            snprintf(why, whylen, "unknown mock profile '%s' (replay, hermes, anthropic, vllm-native, script)",
+            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "unknown mock profile '%s' (replay, hermes, anthropic, vllm-native, script)",
                      out->profile);
             return false;
         }
     } else if (strncmp(v, "http://", 7) == 0 || strncmp(v, "https://", 8) == 0) {
         out->url = v;
     } else {
-        snprintf(why, whylen, "backend '%s': the URL must start with http:// or https:// (or use mock:PROFILE)",
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "backend '%s': the URL must start with http:// or https:// (or use mock:PROFILE)",
                  store);
         return false;
     }
@@ -64,7 +63,7 @@ static bool push_bad(tw_fixture_set *s, const char *file, const char *why)
 }
 
 bool tw_fixture_set_load(tw_fixture_set *s, char *const *paths, size_t npaths,
-                         const tw_limits *limits, char *why, size_t whylen)
+                         const tw_limits *limits, tw_error *err)
 {
     memset(s, 0, sizeof *s);
     for (size_t p = 0; p < npaths; p++) {
@@ -88,7 +87,7 @@ bool tw_fixture_set_load(tw_fixture_set *s, char *const *paths, size_t npaths,
                     snprintf(looked + used, sizeof looked - used,
                              "; set %s to a directory holding fixtures/)", TW_DATA_ENV);
             }
-            snprintf(why, whylen, "cannot read '%s': %s%s", paths[p],
+            tw_error_set(err, TW_ERR_IO, -1, NULL, "cannot read '%s': %s%s", paths[p],
                      en ? strerror(en) : "not a readable file or directory", looked);
             return false;
         }
@@ -100,11 +99,11 @@ bool tw_fixture_set_load(tw_fixture_set *s, char *const *paths, size_t npaths,
             if (!nf)
                 break;
             s->fx = nf;
-            char fw[600] = "";
-            if (tw_fixture_load(files[i], limits, &s->fx[s->n], fw, sizeof fw) == TW_OK)
+            tw_error fw = {.offset = -1};
+            if (tw_fixture_load(files[i], limits, &s->fx[s->n], &fw) == TW_OK)
                 s->n++;
             else
-                push_bad(s, files[i], fw);
+                push_bad(s, files[i], fw.message);
         }
         tw_free_list(files, n);
     }
@@ -137,16 +136,15 @@ bool tw_fixture_selected(const tw_fixture *f, const char *const *tags, size_t nt
     return true;
 }
 
-bool tw_tag_option_add(const char **list, size_t *n, const char *opt, const char *arg, char *why,
-                       size_t whylen)
+bool tw_tag_option_add(const char **list, size_t *n, const char *opt, const char *arg, tw_error *err)
 {
     if (!tw_tag_valid(arg)) {
-        snprintf(why, whylen, "%s wants a tag of 1 to %d characters from [a-z0-9-], got '%s'", opt,
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%s wants a tag of 1 to %d characters from [a-z0-9-], got '%s'", opt,
                  TW_FIXTURE_MAX_TAG_LEN, arg);
         return false;
     }
     if (*n >= TW_FIXTURE_MAX_TAGS) {
-        snprintf(why, whylen, "at most %d values of %s", TW_FIXTURE_MAX_TAGS, opt);
+        tw_error_set(err, TW_ERR_LIMIT, -1, NULL, "at most %d values of %s", TW_FIXTURE_MAX_TAGS, opt);
         return false;
     }
     list[(*n)++] = arg;
@@ -203,7 +201,9 @@ static tw_verdict judge_result(const tw_fx_exchange *x, const tw_http_response *
     }
     tw_opts_holder h;
     tw_opts_holder_init(&h);
-    if (x->decode_options && !tw_opts_from_json(&h, x->decode_options, d, sizeof d)) {
+    tw_error de = {.offset = -1};
+    if (x->decode_options && !tw_opts_from_json(&h, x->decode_options, &de)) {
+        snprintf(d, sizeof d, "%.799s", de.message);
         tw_opts_holder_free(&h);
         char d2[900];
         snprintf(d2, sizeof d2, "decode options: %s", d);
@@ -223,7 +223,7 @@ static tw_verdict judge_result(const tw_fx_exchange *x, const tw_http_response *
         /* the fixture's limits override the run's */
         tw_opts_holder tmp;
         tw_opts_holder_init(&tmp);
-        tw_opts_from_json(&tmp, x->decode_options, d, sizeof d);
+        tw_opts_from_json(&tmp, x->decode_options, NULL);
         if (tw_json_get(x->decode_options, "max_args_bytes"))
             h.o.limits.max_args_bytes = tmp.o.limits.max_args_bytes;
         if (tw_json_get(x->decode_options, "max_calls"))
@@ -255,7 +255,8 @@ static tw_verdict judge_result(const tw_fx_exchange *x, const tw_http_response *
         *detail = tw_strdup(d);
         return TW_V_FAIL;
     }
-    bool ok = tw_result_matches(&res, x->expect_result, d, sizeof d);
+    bool ok = tw_result_matches(&res, x->expect_result, &de);
+    snprintf(d, sizeof d, "%.799s", de.message);
     tw_result_free(&res);
     if (!ok) {
         char d2[900];
@@ -342,7 +343,7 @@ static void client_verdicts(tw_mock_record *recs, size_t nrec, const tw_fx_excha
 }
 
 tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, const tw_run_opts *o,
-                         tw_report *rep, char *why, size_t whylen)
+                         tw_report *rep, tw_error *err)
 {
     tw_limits L;
     tw_limits_resolve(&L, &o->limits);
@@ -355,7 +356,7 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
         if (strcmp(o->upstreams[i].backend, b->name) == 0)
             bu = &o->upstreams[i];
     if (bu) {
-        if (tw_proxied_start(bu->format, bu->port, bu->proxy, b->url, &L, &px, why, whylen) != TW_OK)
+        if (tw_proxied_start(bu->format, bu->port, bu->proxy, b->url, &L, &px, err) != TW_OK)
             return TW_ERR_IO;
         snprintf(target, sizeof target, "%s", px.target);
     }
@@ -367,7 +368,7 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
         mo.match = o->match;
         mo.timing = o->timing;
         mo.limits = L;
-        if (tw_mock_start(fs->fx, fs->n, &mo, &m, why, whylen) != TW_OK) {
+        if (tw_mock_start(fs->fx, fs->n, &mo, &m, err) != TW_OK) {
             tw_proxied_stop(&px);
             return TW_ERR_IO;
         }
@@ -379,7 +380,7 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
         co.max_bytes = L.max_input_bytes;
     tw_client *cl = tw_client_new(&co);
     if (!cl) {
-        snprintf(why, whylen, "cannot create the HTTP client for %s", co.base_url);
+        tw_error_set(err, TW_ERR_IO, -1, NULL, "cannot create the HTTP client for %s", co.base_url);
         tw_mock_stop(m);
         tw_proxied_stop(&px);
         return TW_ERR_IO;
@@ -441,8 +442,9 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
             const tw_fx_exchange *x = &f->exchanges[k];
             char *body = NULL;
             if (x->req.body && x->nplaceholders && ans) {
-                cJSON *sub = tw_live_substitute(x->req.body, ans, k, &unres[k], subst_why[k],
-                                                sizeof subst_why[k]);
+                tw_error se = {.offset = -1};
+                cJSON *sub = tw_live_substitute(x->req.body, ans, k, &unres[k], &se);
+                snprintf(subst_why[k], sizeof subst_why[k], "%.239s", se.message);
                 body = sub ? tw_json_print(sub, NULL) : NULL;
                 cJSON_Delete(sub);
             } else if (x->req.body)
@@ -516,7 +518,7 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
             tw_rep_exchange *re = tw_report_add_exchange(rf);
             if (!re && !nomem) {
                 nomem = true;
-                snprintf(why, whylen, "out of memory recording %s#%zu", f->name, k);
+                tw_error_set(err, TW_ERR_NOMEM, -1, NULL, "out of memory recording %s#%zu", f->name, k);
             }
             if (re) {
                 re->method = tw_strdup(x->req.method);
@@ -543,7 +545,7 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
                                              set.items[c].evidence) &&
                         !nomem) {
                         nomem = true;
-                        snprintf(why, whylen, "out of memory recording the verdicts of %s#%zu", f->name, k);
+                        tw_error_set(err, TW_ERR_NOMEM, -1, NULL, "out of memory recording the verdicts of %s#%zu", f->name, k);
                     }
                 }
                 /* a failing check the catalog does not know cannot be matched */
@@ -583,27 +585,27 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
     return nomem ? TW_ERR_NOMEM : TW_OK;
 }
 
-tw_status tw_write_comparison(const tw_report *r, size_t n, const char *dir, char *why, size_t whylen)
+tw_status tw_write_comparison(const tw_report *r, size_t n, const char *dir, tw_error *err)
 {
     if (!tw_mkdirs(dir)) {
-        snprintf(why, whylen, "cannot create directory %s", dir);
+        tw_error_set(err, TW_ERR_IO, -1, NULL, "cannot create directory %s", dir);
         return TW_ERR_IO;
     }
     char p1[4200], p2[4200];
     if (!tw_path_join(p1, sizeof p1, dir, "comparison.md") || !tw_path_join(p2, sizeof p2, dir, "comparison.html")) {
-        snprintf(why, whylen, "%s: the path is too long", dir);
+        tw_error_set(err, TW_ERR_LIMIT, -1, NULL, "%s: the path is too long", dir);
         return TW_ERR_LIMIT;
     }
     tw_buf md = {0}, html = {0};
     tw_status st = tw_compare_markdown(r, n, &md);
     if (st != TW_OK)
-        snprintf(why, whylen, "cannot render %s: %s", p1, tw_code_name(st));
+        tw_error_set(err, st, -1, NULL, "cannot render %s: %s", p1, tw_code_name(st));
     if (st == TW_OK && (st = tw_compare_html(r, n, &html)) != TW_OK)
-        snprintf(why, whylen, "cannot render %s: %s", p2, tw_code_name(st));
+        tw_error_set(err, st, -1, NULL, "cannot render %s: %s", p2, tw_code_name(st));
     if (st == TW_OK)
-        st = tw_write_atomic(p1, md.data ? md.data : "", md.len, why, whylen);
+        st = tw_write_atomic(p1, md.data ? md.data : "", md.len, err);
     if (st == TW_OK)
-        st = tw_write_atomic(p2, html.data ? html.data : "", html.len, why, whylen);
+        st = tw_write_atomic(p2, html.data ? html.data : "", html.len, err);
     tw_buf_free(&md);
     tw_buf_free(&html);
     return st;
@@ -616,11 +618,11 @@ int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t n
     tw_limits L;
     tw_limits_resolve(&L, &o->limits);
     tw_fixture_set fs;
-    char why[1024] = "";
+    tw_error why = {.offset = -1};
     if (mismatches)
         *mismatches = 0;
-    if (!tw_fixture_set_load(&fs, paths, npaths, &L, why, sizeof why)) {
-        fprintf(stderr, "toolwire %s: %s\n", cmd, why);
+    if (!tw_fixture_set_load(&fs, paths, npaths, &L, &why)) {
+        fprintf(stderr, "toolwire %s: %s\n", cmd, why.message);
         tw_fixture_set_free(&fs);
         return 2;
     }
@@ -650,15 +652,15 @@ int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t n
     int rc = 0;
     size_t done = 0, total_mm = 0;
     for (size_t i = 0; i < nb; i++) {
-        if (tw_run_backend(&fs, &b[i], o, &reps[done], why, sizeof why) != TW_OK) {
-            fprintf(stderr, "toolwire %s: backend %s: %s\n", cmd, b[i].name, why);
+        if (tw_run_backend(&fs, &b[i], o, &reps[done], &why) != TW_OK) {
+            fprintf(stderr, "toolwire %s: backend %s: %s\n", cmd, b[i].name, why.message);
             tw_report_free(&reps[done]);
             rc = 1;
             continue;
         }
         tw_report *r = &reps[done++];
-        if (tw_report_write_all(r, outdir, why, sizeof why) != TW_OK) {
-            fprintf(stderr, "toolwire %s: %s\n", cmd, why);
+        if (tw_report_write_all(r, outdir, &why) != TW_OK) {
+            fprintf(stderr, "toolwire %s: %s\n", cmd, why.message);
             rc = 1;
         }
         total_mm += r->n_mismatch;
@@ -716,8 +718,8 @@ int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t n
             }
         }
     }
-    if (done && tw_write_comparison(reps, done, outdir, why, sizeof why) != TW_OK) {
-        fprintf(stderr, "toolwire %s: %s\n", cmd, why);
+    if (done && tw_write_comparison(reps, done, outdir, &why) != TW_OK) {
+        fprintf(stderr, "toolwire %s: %s\n", cmd, why.message);
         rc = 1;
     }
     for (size_t i = 0; i < done; i++)

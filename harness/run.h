@@ -37,8 +37,7 @@ typedef struct tw_backend_upstream {
 
 /* Parse "NAME=URL" or "NAME=mock:PROFILE" (pointers into a copy owned by
  * the caller-provided buffer `store`, of at least strlen(arg)+1 bytes). */
-bool tw_backend_spec_parse(const char *arg, char *store, tw_backend_spec *out, char *why,
-                           size_t whylen);
+bool tw_backend_spec_parse(const char *arg, char *store, tw_backend_spec *out, tw_error *err);
 
 /* A set of loaded fixtures; files that failed to load keep their reason. */
 typedef struct tw_fixture_set {
@@ -52,7 +51,7 @@ typedef struct tw_fixture_set {
 /* Load every *.json under the paths (files or directories; "*schema.json"
  * files are not fixtures). Returns false only when a path cannot be read. */
 bool tw_fixture_set_load(tw_fixture_set *s, char *const *paths, size_t npaths,
-                         const tw_limits *limits, char *why, size_t whylen);
+                         const tw_limits *limits, tw_error *err);
 void tw_fixture_set_free(tw_fixture_set *s);
 
 /* Does the fixture carry every one of tags and none of xtags? */
@@ -60,8 +59,7 @@ bool tw_fixture_selected(const tw_fixture *f, const char *const *tags, size_t nt
                          const char *const *xtags, size_t nxtags);
 /* Add one --tag / --exclude-tag value to list (at most TW_FIXTURE_MAX_TAGS): false with why
  * when it is not a tag ([a-z0-9-]+) or the list is full. */
-bool tw_tag_option_add(const char **list, size_t *n, const char *opt, const char *arg, char *why,
-                       size_t whylen);
+bool tw_tag_option_add(const char **list, size_t *n, const char *opt, const char *arg, tw_error *err);
 /* Keep only the selected fixtures (files that did not load stay listed); returns how many. */
 size_t tw_fixture_set_select(tw_fixture_set *s, const char *const *tags, size_t ntags,
                              const char *const *xtags, size_t nxtags);
@@ -91,10 +89,10 @@ typedef struct tw_run_opts {
  * Returns TW_OK, or TW_ERR_IO when the backend could not be started.
  */
 tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, const tw_run_opts *o,
-                         tw_report *rep, char *why, size_t whylen);
+                         tw_report *rep, tw_error *err);
 
 /* Write comparison.md and comparison.html for reports into dir. */
-tw_status tw_write_comparison(const tw_report *r, size_t n, const char *dir, char *why, size_t whylen);
+tw_status tw_write_comparison(const tw_report *r, size_t n, const char *dir, tw_error *err);
 
 /*
  * The whole run of `toolwire run` and `toolwire main`: load the fixtures,

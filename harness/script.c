@@ -11,17 +11,19 @@
 
 #define WORD_LEN (sizeof TW_SCRIPT_WORD - 1)
 
-static void say(char *why, size_t whylen, const char *fmt, ...)
+static void say(tw_error *err, tw_status code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-static void say(char *why, size_t whylen, const char *fmt, ...)
+static void say(tw_error *err, tw_status code, const char *fmt, ...)
 {
-    if (!why || !whylen)
+    if (!err)
         return;
+    char msg[sizeof err->message];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(why, whylen, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    tw_error_set(err, code, -1, NULL, "%s", msg);
 }
 
 static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
@@ -54,7 +56,7 @@ static size_t directive_start(const char *s, size_t n)
 /* The directive of the latest user or system message holding one: *obj
  * (owned) and *msg its message index; TW_OK with *obj NULL when none. */
 static tw_status find_directive(const tw_request *req, const tw_limits *L, cJSON **obj,
-                                size_t *msg, char *why, size_t whylen)
+                                size_t *msg, tw_error *err)
 {
     *obj = NULL;
     for (size_t i = req->nmessages; i-- > 0;) {
@@ -74,17 +76,17 @@ static tw_status find_directive(const tw_request *req, const tw_limits *L, cJSON
         size_t used = 0;
         tw_jscan_result r = tw_jscan_feed(&sc, p, cap, &used);
         if (r == TW_JSCAN_TOO_DEEP) {
-            say(why, whylen, "messages[%zu]: the " TW_SCRIPT_WORD " directive at byte %zu nests "
+            say(err, TW_ERR_INVALID, "messages[%zu]: the " TW_SCRIPT_WORD " directive at byte %zu nests "
                 "deeper than max_depth (%zu)", i, at, L->max_depth);
             return TW_ERR_LIMIT;
         }
         if (r == TW_JSCAN_MORE && cap < left) {
-            say(why, whylen, "messages[%zu]: the " TW_SCRIPT_WORD " directive at byte %zu is "
+            say(err, TW_ERR_INVALID, "messages[%zu]: the " TW_SCRIPT_WORD " directive at byte %zu is "
                 "longer than max_input_bytes (%zu)", i, at, L->max_input_bytes);
             return TW_ERR_LIMIT;
         }
         if (r != TW_JSCAN_DONE) {
-            say(why, whylen, "messages[%zu]: the " TW_SCRIPT_WORD " directive at byte %zu is not "
+            say(err, TW_ERR_INVALID, "messages[%zu]: the " TW_SCRIPT_WORD " directive at byte %zu is not "
                 "one JSON object (%s at byte %zu)", i, at,
                 r == TW_JSCAN_MORE ? "the text ends inside it" : "unexpected character",
                 at + used);
@@ -96,7 +98,7 @@ static tw_status find_directive(const tw_request *req, const tw_limits *L, cJSON
         if (st == TW_ERR_NOMEM)
             return st;
         if (st != TW_OK) {
-            say(why, whylen, "messages[%zu]: the " TW_SCRIPT_WORD " directive at byte %zu is not "
+            say(err, TW_ERR_INVALID, "messages[%zu]: the " TW_SCRIPT_WORD " directive at byte %zu is not "
                 "valid JSON: %s", i, at, je.message[0] ? je.message : tw_code_message(st));
             return st == TW_ERR_LIMIT ? TW_ERR_LIMIT : TW_ERR_PARSE;
         }
@@ -125,7 +127,7 @@ char *tw_script_nonce(const tw_request *req)
     tw_limits_resolve(&L, NULL);
     cJSON *obj = NULL;
     size_t msg = 0;
-    if (!req || find_directive(req, &L, &obj, &msg, NULL, 0) != TW_OK || !obj)
+    if (!req || find_directive(req, &L, &obj, &msg, NULL) != TW_OK || !obj)
         return NULL;
     const char *n = tw_json_get_str(obj, "nonce");
     char *out = n && nonce_ok(n) ? tw_strdup(n) : NULL;
@@ -141,33 +143,32 @@ static bool is_step_key(const char *k)
            strcmp(k, "model_text") == 0;
 }
 
-static tw_status check_call(const cJSON *c, const char *where, const tw_limits *L, char *why,
-                            size_t whylen)
+static tw_status check_call(const cJSON *c, const char *where, const tw_limits *L, tw_error *err)
 {
     if (!cJSON_IsObject(c)) {
-        say(why, whylen, "%s: a call must be an object {\"name\": …, \"arguments\": …}", where);
+        say(err, TW_ERR_INVALID, "%s: a call must be an object {\"name\": …, \"arguments\": …}", where);
         return TW_ERR_INVALID;
     }
     for (const cJSON *k = c->child; k; k = k->next)
         if (strcmp(k->string, "name") != 0 && strcmp(k->string, "arguments") != 0) {
-            say(why, whylen, "%s: unknown key '%s' (name, arguments)", where, k->string);
+            say(err, TW_ERR_INVALID, "%s: unknown key '%s' (name, arguments)", where, k->string);
             return TW_ERR_INVALID;
         }
     const char *name = tw_json_get_str(c, "name");
     if (!name || !name[0]) {
-        say(why, whylen, "%s.name: a non-empty string is required", where);
+        say(err, TW_ERR_INVALID, "%s.name: a non-empty string is required", where);
         return TW_ERR_INVALID;
     }
     const cJSON *a = tw_json_get(c, "arguments");
     if (a && !cJSON_IsObject(a) && !cJSON_IsString(a)) {
-        say(why, whylen, "%s.arguments: must be an object, or a string written as is", where);
+        say(err, TW_ERR_INVALID, "%s.arguments: must be an object, or a string written as is", where);
         return TW_ERR_INVALID;
     }
     size_t size = cJSON_IsString(a) ? strlen(a->valuestring)
                   : a               ? tw_json_size(a, L->max_args_bytes + 1)
                                     : 2;
     if (size > L->max_args_bytes) {
-        say(why, whylen, "%s.arguments: longer than max_args_bytes (%zu)", where,
+        say(err, TW_ERR_LIMIT, "%s.arguments: longer than max_args_bytes (%zu)", where,
             L->max_args_bytes);
         return TW_ERR_LIMIT;
     }
@@ -176,10 +177,10 @@ static tw_status check_call(const cJSON *c, const char *where, const tw_limits *
 
 /* A step is an object of reasoning, text, calls, or of model_text alone. */
 static tw_status check_step(const cJSON *s, const char *where, bool top, const tw_limits *L,
-                            char *why, size_t whylen)
+                            tw_error *err)
 {
     if (!cJSON_IsObject(s)) {
-        say(why, whylen, "%s: a step must be an object", where);
+        say(err, TW_ERR_INVALID, "%s: a step must be an object", where);
         return TW_ERR_INVALID;
     }
     bool raw = false, structured = false;
@@ -187,7 +188,7 @@ static tw_status check_step(const cJSON *s, const char *where, bool top, const t
         if (top && strcmp(k->string, "nonce") == 0)
             continue; /* the directive is its one step */
         if (!is_step_key(k->string)) {
-            say(why, whylen, "%s: unknown key '%s' (reasoning, text, calls, model_text)", where,
+            say(err, TW_ERR_INVALID, "%s: unknown key '%s' (reasoning, text, calls, model_text)", where,
                 k->string);
             return TW_ERR_INVALID;
         }
@@ -196,7 +197,7 @@ static tw_status check_step(const cJSON *s, const char *where, bool top, const t
             continue;
         }
         if (!cJSON_IsString(k)) {
-            say(why, whylen, "%s.%s: must be a string", where, k->string);
+            say(err, TW_ERR_INVALID, "%s.%s: must be a string", where, k->string);
             return TW_ERR_INVALID;
         }
         if (strcmp(k->string, "model_text") == 0)
@@ -205,25 +206,25 @@ static tw_status check_step(const cJSON *s, const char *where, bool top, const t
             structured = true;
     }
     if (raw && structured) {
-        say(why, whylen, "%s: model_text stands alone (no reasoning, text or calls beside it)",
+        say(err, TW_ERR_INVALID, "%s: model_text stands alone (no reasoning, text or calls beside it)",
             where);
         return TW_ERR_INVALID;
     }
     const cJSON *calls = tw_json_get(s, "calls");
     if (calls && !cJSON_IsArray(calls)) {
-        say(why, whylen, "%s.calls: must be an array", where);
+        say(err, TW_ERR_INVALID, "%s.calls: must be an array", where);
         return TW_ERR_INVALID;
     }
     size_t n = (size_t)cJSON_GetArraySize(calls);
     if (n > L->max_calls) {
-        say(why, whylen, "%s.calls: more than max_calls (%zu)", where, L->max_calls);
+        say(err, TW_ERR_LIMIT, "%s.calls: more than max_calls (%zu)", where, L->max_calls);
         return TW_ERR_LIMIT;
     }
     size_t i = 0;
     for (const cJSON *c = calls ? calls->child : NULL; c; c = c->next, i++) {
         char w[96];
         snprintf(w, sizeof w, "%s.calls[%zu]", where, i);
-        tw_status st = check_call(c, w, L, why, whylen);
+        tw_status st = check_call(c, w, L, err);
         if (st != TW_OK)
             return st;
     }
@@ -233,14 +234,14 @@ static tw_status check_step(const cJSON *s, const char *where, bool top, const t
 /* The directive's steps: *steps is its "steps" array, or the directive
  * itself as one step (*one), or none. */
 static tw_status check_directive(const cJSON *d, size_t msg, const tw_limits *L,
-                                 const cJSON **steps, bool *one, char *why, size_t whylen)
+                                 const cJSON **steps, bool *one, tw_error *err)
 {
     char where[64];
     snprintf(where, sizeof where, "messages[%zu]: " TW_SCRIPT_WORD, msg);
     *steps = NULL;
     *one = false;
     if (!cJSON_IsObject(d)) {
-        say(why, whylen, "%s: the directive must be a JSON object", where);
+        say(err, TW_ERR_INVALID, "%s: the directive must be a JSON object", where);
         return TW_ERR_INVALID;
     }
     bool step_keys = false;
@@ -248,7 +249,7 @@ static tw_status check_directive(const cJSON *d, size_t msg, const tw_limits *L,
         if (strcmp(k->string, "nonce") == 0 || strcmp(k->string, "steps") == 0)
             continue;
         if (!is_step_key(k->string)) {
-            say(why, whylen, "%s: unknown key '%s' (nonce, steps, or one step's reasoning, "
+            say(err, TW_ERR_INVALID, "%s: unknown key '%s' (nonce, steps, or one step's reasoning, "
                 "text, calls, model_text)", where, k->string);
             return TW_ERR_INVALID;
         }
@@ -256,35 +257,35 @@ static tw_status check_directive(const cJSON *d, size_t msg, const tw_limits *L,
     }
     const cJSON *nonce = tw_json_get(d, "nonce");
     if (nonce && !(cJSON_IsString(nonce) && nonce_ok(nonce->valuestring))) {
-        say(why, whylen, "%s.nonce: must be a string of 1 to %d characters A-Z a-z 0-9 . _ : -",
+        say(err, TW_ERR_INVALID, "%s.nonce: must be a string of 1 to %d characters A-Z a-z 0-9 . _ : -",
             where, TW_SCRIPT_NONCE_MAX);
         return TW_ERR_INVALID;
     }
     const cJSON *st = tw_json_get(d, "steps");
     if (st && step_keys) {
-        say(why, whylen, "%s: give either \"steps\" or one step's keys, not both", where);
+        say(err, TW_ERR_INVALID, "%s: give either \"steps\" or one step's keys, not both", where);
         return TW_ERR_INVALID;
     }
     if (step_keys) {
         *one = true;
-        return check_step(d, where, true, L, why, whylen);
+        return check_step(d, where, true, L, err);
     }
     if (!st)
         return TW_OK;
     if (!cJSON_IsArray(st)) {
-        say(why, whylen, "%s.steps: must be an array of steps", where);
+        say(err, TW_ERR_INVALID, "%s.steps: must be an array of steps", where);
         return TW_ERR_INVALID;
     }
     size_t n = (size_t)cJSON_GetArraySize(st);
     if (n > L->max_messages) {
-        say(why, whylen, "%s.steps: more than max_messages (%zu) steps", where, L->max_messages);
+        say(err, TW_ERR_LIMIT, "%s.steps: more than max_messages (%zu) steps", where, L->max_messages);
         return TW_ERR_LIMIT;
     }
     size_t i = 0;
     for (const cJSON *s = st->child; s; s = s->next, i++) {
         char w[96];
         snprintf(w, sizeof w, "%s.steps[%zu]", where, i);
-        tw_status r = check_step(s, w, false, L, why, whylen);
+        tw_status r = check_step(s, w, false, L, err);
         if (r != TW_OK)
             return r;
     }
@@ -355,13 +356,12 @@ typedef struct gen {
     const tw_limits *L;
     size_t budget;   /* bytes the arguments may still take (max_args_bytes) */
     char path[200];
-    char *why;
-    size_t whylen;
+    tw_error *err;
 } gen;
 
 static tw_status gen_fail(gen *g, tw_status st, const char *rule)
 {
-    say(g->why, g->whylen, "%s: %s", g->path[0] ? g->path : "/", rule);
+    say(g->err, st, "%s: %s", g->path[0] ? g->path : "/", rule);
     return st;
 }
 
@@ -699,7 +699,7 @@ static tw_status gen_value(gen *g, const cJSON *s, size_t depth, cJSON **out)
 }
 
 tw_status tw_script_schema_args(const cJSON *schema, const tw_limits *lim, cJSON **out,
-                                char *why, size_t whylen)
+                                tw_error *err)
 {
     tw_limits L;
     tw_limits_resolve(&L, lim);
@@ -708,8 +708,7 @@ tw_status tw_script_schema_args(const cJSON *schema, const tw_limits *lim, cJSON
     memset(&g, 0, sizeof g);
     g.L = &L;
     g.budget = L.max_args_bytes;
-    g.why = why;
-    g.whylen = whylen;
+    g.err = err;
     cJSON *v = NULL;
     tw_status st;
     if (!cJSON_IsObject(schema)) {
@@ -722,13 +721,13 @@ tw_status tw_script_schema_args(const cJSON *schema, const tw_limits *lim, cJSON
         return st;
     if (!cJSON_IsObject(v)) {
         cJSON_Delete(v);
-        say(why, whylen, "/: the schema does not describe an object");
+        say(err, TW_ERR_INVALID, "/: the schema does not describe an object");
         return TW_ERR_INVALID;
     }
     tw_error ve;
     if (!tw_schema_validate(schema, v, L.max_depth, &ve)) {
         cJSON_Delete(v);
-        say(why, whylen, "no generated value satisfies the schema: %s", ve.message);
+        say(err, TW_ERR_INVALID, "no generated value satisfies the schema: %s", ve.message);
         return TW_ERR_INVALID;
     }
     *out = v;
@@ -789,7 +788,7 @@ static size_t quote_len(const char *s, size_t n)
 }
 
 static tw_status default_answer(const tw_request *req, bool reasoning, const tw_limits *L,
-                                tw_script_answer *a, char *why, size_t whylen)
+                                tw_script_answer *a, tw_error *err)
 {
     a->step = -1;
     a->reasoning = reasoning;
@@ -799,13 +798,13 @@ static tw_status default_answer(const tw_request *req, bool reasoning, const tw_
     if (req->choice == TW_CHOICE_NAMED) {
         tool = tw_tools_find(req->tools, req->ntools, req->choice_name ? req->choice_name : "");
         if (!tool) {
-            say(why, whylen, "tool_choice: names '%.100s', which is not a declared tool",
+            say(err, TW_ERR_INVALID, "tool_choice: names '%.100s', which is not a declared tool",
                 req->choice_name ? req->choice_name : "");
             return TW_ERR_INVALID;
         }
     } else if (req->choice == TW_CHOICE_REQUIRED) {
         if (!req->ntools) {
-            say(why, whylen, "tool_choice: a call is required but the request declares no tools");
+            say(err, TW_ERR_INVALID, "tool_choice: a call is required but the request declares no tools");
             return TW_ERR_INVALID;
         }
         tool = &req->tools[0];
@@ -814,11 +813,11 @@ static tw_status default_answer(const tw_request *req, bool reasoning, const tw_
         return st;
     if (tool) {
         cJSON *args = NULL;
-        char gw[240] = "";
-        st = tw_script_schema_args(tool->parameters, L, &args, gw, sizeof gw);
+        tw_error gw = {.offset = -1};
+        st = tw_script_schema_args(tool->parameters, L, &args, &gw);
         if (st != TW_OK) {
-            say(why, whylen, "tools['%.60s'].parameters: cannot generate arguments: %s",
-                tool->name, gw);
+            say(err, st, "tools['%.60s'].parameters: cannot generate arguments: %s", tool->name,
+                gw.message);
             return st;
         }
         st = put_call(b, tool->name, args);
@@ -851,23 +850,22 @@ void tw_script_answer_free(tw_script_answer *a)
 }
 
 tw_status tw_script_answer_with(const tw_request *req, int reasoning, const tw_limits *lim,
-                                tw_script_answer *out, char *why, size_t whylen)
+                                tw_script_answer *out, tw_error *err)
 {
     memset(out, 0, sizeof *out);
     out->step = -1;
     tw_limits L;
     tw_limits_resolve(&L, lim);
     out->model_text.max = L.max_input_bytes;
-    if (why && whylen)
-        why[0] = 0;
+    tw_error_clear(err);
     bool think = reasoning < 0 ? tw_script_options_reasoning(req->options) : reasoning > 0;
     cJSON *d = NULL;
     size_t msg = 0;
-    tw_status st = find_directive(req, &L, &d, &msg, why, whylen);
+    tw_status st = find_directive(req, &L, &d, &msg, err);
     const cJSON *steps = NULL;
     bool one = false;
     if (st == TW_OK && d)
-        st = check_directive(d, msg, &L, &steps, &one, why, whylen);
+        st = check_directive(d, msg, &L, &steps, &one, err);
     if (st == TW_OK && d) {
         const char *n = tw_json_get_str(d, "nonce");
         if (n && !(out->nonce = tw_strdup(n)))
@@ -886,25 +884,25 @@ tw_status tw_script_answer_with(const tw_request *req, int reasoning, const tw_l
             out->step = (int)turn;
             st = render_step(step, out);
             if (st == TW_ERR_LIMIT)
-                say(why, whylen, "messages[%zu]: " TW_SCRIPT_WORD ": step %zu's model text is "
+                say(err, TW_ERR_INVALID, "messages[%zu]: " TW_SCRIPT_WORD ": step %zu's model text is "
                     "longer than max_input_bytes (%zu)", msg, turn, L.max_input_bytes);
         } else {
-            st = default_answer(req, think, &L, out, why, whylen);
-            if (st == TW_ERR_LIMIT && why && !why[0])
-                say(why, whylen, "the answer is longer than max_input_bytes (%zu)",
+            st = default_answer(req, think, &L, out, err);
+            if (st == TW_ERR_LIMIT && err && !err->message[0])
+                say(err, TW_ERR_LIMIT, "the answer is longer than max_input_bytes (%zu)",
                     L.max_input_bytes);
         }
     }
     cJSON_Delete(d);
-    if (st == TW_ERR_NOMEM && why && !why[0])
-        say(why, whylen, "out of memory");
+    if (st == TW_ERR_NOMEM && err && !err->message[0])
+        say(err, TW_ERR_NOMEM, "out of memory");
     if (st != TW_OK)
         tw_script_answer_free(out);
     return st;
 }
 
 tw_status tw_script_answer_for(const tw_request *req, const tw_limits *lim,
-                               tw_script_answer *out, char *why, size_t whylen)
+                               tw_script_answer *out, tw_error *err)
 {
-    return tw_script_answer_with(req, -1, lim, out, why, whylen);
+    return tw_script_answer_with(req, -1, lim, out, err);
 }

@@ -55,11 +55,11 @@ typedef struct tw_script_answer {
  * TW_ERR_LIMIT past a limit, TW_ERR_NOMEM.
  */
 tw_status tw_script_answer_for(const tw_request *req, const tw_limits *lim,
-                               tw_script_answer *out, char *why, size_t whylen);
+                               tw_script_answer *out, tw_error *err);
 /* The same with the default policy's reasoning given: 0 off, 1 on, -1 from
  * req->options. */
 tw_status tw_script_answer_with(const tw_request *req, int reasoning, const tw_limits *lim,
-                                tw_script_answer *out, char *why, size_t whylen);
+                                tw_script_answer *out, tw_error *err);
 void tw_script_answer_free(tw_script_answer *a);
 
 /* Find a directive's nonce in a request (for pairing both ends of a proxy):
@@ -87,6 +87,6 @@ bool tw_script_options_reasoning(const cJSON *o);
  * Bounded: nesting by max_depth, generated size by max_args_bytes.
  */
 tw_status tw_script_schema_args(const cJSON *schema, const tw_limits *lim, cJSON **out,
-                                char *why, size_t whylen);
+                                tw_error *err);
 
 #endif

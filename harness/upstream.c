@@ -49,20 +49,20 @@ const char *tw_upstream_path(const char *format)
 }
 
 bool tw_upstream_spec_parse(const char *arg, char *format, size_t flen, unsigned short *port,
-                            char *why, size_t whylen)
+                            tw_error *err)
 {
     const char *at = strrchr(arg, '@');
     char *end = NULL;
     long p = at ? strtol(at + 1, &end, 10) : 0;
     if (!at || !at[1] || *end || p < 1 || p > 65535 || (size_t)(at - arg) >= flen) {
-        snprintf(why, whylen, "--upstream wants FORMAT@PORT (FORMAT openai, anthropic or "
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--upstream wants FORMAT@PORT (FORMAT openai, anthropic or "
                               "vllm-native; PORT 1..65535), got '%.100s'", arg);
         return false;
     }
     memcpy(format, arg, (size_t)(at - arg));
     format[at - arg] = 0;
     if (!tw_upstream_format_known(format)) {
-        snprintf(why, whylen, "--upstream: unknown format '%.40s' (openai, anthropic, vllm-native)",
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--upstream: unknown format '%.40s' (openai, anthropic, vllm-native)",
                  format);
         return false;
     }
@@ -158,13 +158,12 @@ void tw_upstream_answer(const char *format, const char *path, const char *body, 
     tw_neutral_value v;
     tw_error te;
     tw_error_clear(&te);
-    char *why = te.message;
     tw_status st = tw_transcode_read(dec, body, len, &dopts, &v, NULL, &te);
     if (st != TW_OK || v.kind != TW_NEUTRAL_REQUEST) {
         if (st == TW_OK)
             tw_neutral_value_free(&v);
         char msg[400];
-        snprintf(msg, sizeof msg, "the request does not decode as %s: %s", dec, why);
+        snprintf(msg, sizeof msg, "the request does not decode as %s: %.223s", dec, te.message);
         error_reply(kind, st == TW_ERR_LIMIT ? 413 : 400, msg, rec, ctype, out);
         return;
     }
@@ -176,7 +175,7 @@ void tw_upstream_answer(const char *format, const char *path, const char *body, 
     int reasoning = kind == 'g' ? -1 : tw_script_options_reasoning(rec->body);
     tw_script_answer ans;
     memset(&ans, 0, sizeof ans);
-    st = tw_script_answer_with(&rec->req, reasoning, &L, &ans, why, sizeof te.message);
+    st = tw_script_answer_with(&rec->req, reasoning, &L, &ans, &te);
     if (st == TW_OK) {
         rec->step = ans.step;
         rec->reasoning = ans.reasoning;
@@ -255,11 +254,11 @@ static void serve_one(void *user, const char *method, const char *url, const cha
     keep(u, &rec);
 }
 
-tw_status tw_upstream_start(const tw_upstream_opts *o, tw_upstream **out, char *why, size_t whylen)
+tw_status tw_upstream_start(const tw_upstream_opts *o, tw_upstream **out, tw_error *err)
 {
     *out = NULL;
     if (!tw_upstream_format_known(o->format)) {
-        snprintf(why, whylen, "unknown upstream format '%.40s' (openai, anthropic, vllm-native)",
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "unknown upstream format '%.40s' (openai, anthropic, vllm-native)",
                  o->format ? o->format : "");
         return TW_ERR_INVALID;
     }
@@ -276,9 +275,9 @@ tw_status tw_upstream_start(const tw_upstream_opts *o, tw_upstream **out, char *
     lo.max_body = u->limits.max_input_bytes;
     lo.fn = serve_one;
     lo.user = u;
-    char w[200] = "";
-    if (tw_loop_start(&lo, &u->loop, w, sizeof w) != TW_OK) {
-        snprintf(why, whylen, "upstream %s: %s", o->format, w);
+    tw_error w = {.offset = -1};
+    if (tw_loop_start(&lo, &u->loop, &w) != TW_OK) {
+        tw_error_set(err, w.code, -1, NULL, "upstream %s: %s", o->format, w.message);
         pthread_mutex_destroy(&u->mu);
         free(u);
         return TW_ERR_IO;

@@ -50,7 +50,7 @@ bool tw_upstream_format_known(const char *format);
 const char *tw_upstream_path(const char *format);
 /* Parse "FORMAT@PORT" (PORT 1..65535). */
 bool tw_upstream_spec_parse(const char *arg, char *format, size_t flen, unsigned short *port,
-                            char *why, size_t whylen);
+                            tw_error *err);
 
 /*
  * Answer one request as the upstream does, without a server: fills *rec
@@ -62,7 +62,7 @@ void tw_upstream_answer(const char *format, const char *path, const char *body, 
                         tw_buf *out);
 void tw_upstream_record_free(tw_upstream_record *r);
 
-tw_status tw_upstream_start(const tw_upstream_opts *o, tw_upstream **out, char *why, size_t whylen);
+tw_status tw_upstream_start(const tw_upstream_opts *o, tw_upstream **out, tw_error *err);
 const char *tw_upstream_url(const tw_upstream *u);
 unsigned short tw_upstream_port(const tw_upstream *u);
 /* The last sequence number handed out (0 before any request). */

@@ -526,7 +526,7 @@ void tw_xlt_answer(const tw_upstream_record *arrived, const char *client_path, b
 
 tw_status tw_proxied_start(const char *format, unsigned short port, const char *proxy,
                            const char *base_url, const tw_limits *limits, tw_proxied *out,
-                           char *why, size_t whylen)
+                           tw_error *err)
 {
     memset(out, 0, sizeof *out);
     tw_upstream_opts uo;
@@ -534,17 +534,17 @@ tw_status tw_proxied_start(const char *format, unsigned short port, const char *
     uo.format = format;
     uo.port = port;
     uo.limits = *limits;
-    tw_status st = tw_upstream_start(&uo, &out->up, why, whylen);
+    tw_status st = tw_upstream_start(&uo, &out->up, err);
     if (st != TW_OK)
         return st;
     if (proxy) {
         char from[16], to[16];
-        if (!tw_refproxy_spec_parse(proxy, from, sizeof from, to, sizeof to, why, whylen)) {
+        if (!tw_refproxy_spec_parse(proxy, from, sizeof from, to, sizeof to, err)) {
             tw_proxied_stop(out);
             return TW_ERR_INVALID;
         }
         if (strcmp(to, format) != 0) {
-            snprintf(why, whylen, "the reference proxy %s writes %s, the upstream speaks %s", proxy, to, format);
+            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "the reference proxy %s writes %s, the upstream speaks %s", proxy, to, format);
             tw_proxied_stop(out);
             return TW_ERR_INVALID;
         }
@@ -555,7 +555,7 @@ tw_status tw_proxied_start(const char *format, unsigned short port, const char *
         po.upstream = tw_upstream_url(out->up);
         po.limits = *limits;
         po.client.max_retries = 0;
-        st = tw_refproxy_start(&po, &out->rp, why, whylen);
+        st = tw_refproxy_start(&po, &out->rp, err);
         if (st != TW_OK) {
             tw_proxied_stop(out);
             return st;

@@ -64,7 +64,7 @@ typedef struct tw_proxied {
  * reference proxy in front of it. base_url (may be NULL) is the backend's URL. */
 tw_status tw_proxied_start(const char *format, unsigned short port, const char *proxy,
                            const char *base_url, const tw_limits *limits, tw_proxied *out,
-                           char *why, size_t whylen);
+                           tw_error *err);
 /* The URL the run sends to: the reference proxy's, else base_url. */
 const char *tw_proxied_url(const tw_proxied *p, const char *base_url);
 void tw_proxied_stop(tw_proxied *p);

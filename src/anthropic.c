@@ -338,8 +338,12 @@ static tw_ant_block *new_block(tw_anthropic_stream *d, int kind, int64_t index, 
 
 static int64_t index_of(const cJSON *j)
 {
-    const cJSON *ix = tw_json_get(j, "index");
-    return tw_json_int(ix, -1, INT64_MAX, -1);
+    /* an index that is not an exact integer names no block (1.5 is not 1):
+     * the event is then reported as one for an unknown block */
+    int64_t ix = -1;
+    if (!tw_json_exact_int(tw_json_get(j, "index"), 0, INT64_MAX, &ix))
+        return -1;
+    return ix;
 }
 
 static tw_status block_start(tw_anthropic_stream *d, const cJSON *j, int64_t off)
@@ -383,7 +387,7 @@ static tw_status block_start(tw_anthropic_stream *d, const cJSON *j, int64_t off
     return TW_OK;
 }
 
-static tw_status block_delta(tw_anthropic_stream *d, const cJSON *j)
+static tw_status block_delta(tw_anthropic_stream *d, const cJSON *j, int64_t off)
 {
     tw_wire_sink k = sink_of(d);
     const cJSON *delta = tw_json_get(j, "delta");
@@ -397,11 +401,18 @@ static tw_status block_delta(tw_anthropic_stream *d, const cJSON *j)
     if (strcmp(dt, "thinking_delta") == 0)
         return think_text(&k, &d->thinking_block, tw_json_get_str(delta, "thinking"));
     tw_ant_block *b = find_block(d, index_of(j));
-    if (strcmp(dt, "signature_delta") == 0) {
+    bool sig = strcmp(dt, "signature_delta") == 0, args = strcmp(dt, "input_json_delta") == 0;
+    if (!b && (sig || args))
+        /* no started block has this index (or it is not an integer): what
+         * the delta carries is dropped, and said to be */
+        return tw_wire_diag(&k, false, TW_D_RESPONSE_SHAPE, off,
+                            sig ? "a signature_delta for no started block was dropped"
+                                : "an input_json_delta for no started block was dropped");
+    if (sig) {
         const char *s = tw_json_get_str(delta, "signature");
         if (b && b->kind == BLK_THINK && s && tw_buf_puts(&b->sig, s) == TW_ERR_NOMEM)
             return TW_ERR_NOMEM;
-    } else if (strcmp(dt, "input_json_delta") == 0) {
+    } else if (args) {
         if (b && b->kind == BLK_TOOL && !b->refuse && (tw_json_tainted(j) || tw_json_tainted(delta))) {
             b->refuse = TW_D_JSON_NUL;
             tw_error_set(&b->why, TW_D_JSON_NUL, -1, NULL,
@@ -426,7 +437,7 @@ static tw_status on_message(tw_anthropic_stream *d, const cJSON *j, const char *
     if (strcmp(type, "content_block_start") == 0)
         return block_start(d, j, off);
     if (strcmp(type, "content_block_delta") == 0)
-        return block_delta(d, j);
+        return block_delta(d, j, off);
     if (strcmp(type, "content_block_stop") == 0) {
         d->thinking_block = false;
         tw_ant_block *b = find_block(d, index_of(j));

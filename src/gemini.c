@@ -130,7 +130,7 @@ static void call_refuse(gem_acc *a, tw_status code, const char *why)
     if (a->refuse)
         return;
     a->refuse = code;
-    snprintf(a->why, sizeof a->why, "%s", why);
+    snprintf(a->why, sizeof a->why, "%.223s", why);
 }
 
 static tw_status keep_signature(gem_acc *a, const char *sig, int64_t off)
@@ -592,8 +592,13 @@ static void error_message(const cJSON *err, char *msg, size_t n)
 {
     const char *status = tw_json_get_str(err, "status");
     const char *m = tw_json_get_str(err, "message");
-    int64_t code = tw_json_int(tw_json_get(err, "code"), 0, 999, 0);
-    snprintf(msg, n, "%lld %.60s: %.200s", (long long)code, status ? status : "error",
+    /* the code as sent: a number is printed only when it is an exact
+     * integer, never rounded or clamped into one */
+    int64_t code = 0;
+    char cs[24] = "";
+    if (tw_json_exact_int(tw_json_get(err, "code"), INT64_MIN, INT64_MAX, &code))
+        snprintf(cs, sizeof cs, "%lld ", (long long)code);
+    snprintf(msg, n, "%s%.60s: %.200s", cs, status ? status : "error",
              m ? m : (cJSON_IsString(err) ? err->valuestring : "(no message)"));
 }
 
@@ -631,7 +636,12 @@ static tw_status response(gem_acc *a, cJSON *root, gem_where *w, tw_status error
         return tw_wire_diag(&a->k, true, TW_D_RESPONSE_SHAPE, w->at, "candidates is not an array");
     size_t ci = 0;
     for (cJSON *c = cands->child; st == TW_OK && c; c = c->next, ci++) {
-        int64_t index = tw_json_int(tw_json_get(c, "index"), 0, INT64_MAX, (int64_t)ci);
+        /* an absent index is the position; a present one must be exactly 0
+         * (0.5 is not the first candidate) */
+        const cJSON *ix = tw_json_get(c, "index");
+        int64_t index = (int64_t)ci;
+        if (ix && !tw_json_exact_int(ix, 0, INT64_MAX, &index))
+            index = -1;
         if (index == 0 && cJSON_IsObject(c))
             st = candidate(a, c, w, ci);
         else

@@ -4,6 +4,7 @@
 #include "work.h"
 
 #include <locale.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1490,6 +1491,55 @@ int64_t tw_json_int(const cJSON *v, int64_t lo, int64_t hi, int64_t dflt)
     if (d >= (double)hi)
         return hi;
     return (int64_t)d;
+}
+
+/* Is the decimal spelling s an integer (no non-zero digit after the point
+ * once the exponent is applied)? s is a valid JSON number. */
+static bool spelled_integer(const char *s)
+{
+    const char *p = s + (*s == '-');
+    const char *e = strpbrk(p, "eE");
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    const char *dot = memchr(p, '.', n);
+    size_t ni = dot ? (size_t)(dot - p) : n;
+    long long exp = 0;
+    if (e) {
+        errno = 0;
+        exp = strtoll(e + 1, NULL, 10);
+        if (errno) /* a huge exponent: never an index */
+            return false;
+    }
+    /* the last non-zero digit, counted from the first integer digit */
+    long long last = -1, k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] == '.')
+            continue;
+        if (p[i] != '0')
+            last = k;
+        k++;
+    }
+    /* digits at positions < ni + exp lie before the point */
+    return last < 0 || last < (long long)ni + exp;
+}
+
+bool tw_json_exact_int(const cJSON *v, int64_t lo, int64_t hi, int64_t *out)
+{
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+        return false;
+    double d = v->valuedouble;
+    const double exact = 9007199254740992.0; /* 2^53: below it a double is exact */
+    if (d <= -exact || d >= exact || d != floor(d))
+        return false;
+    /* the double may have rounded a fraction away (9007199254740990.6):
+     * the spelling, when the tree kept it, decides */
+    const char *sp = tw_json_spelling(v);
+    if (sp && !spelled_integer(sp))
+        return false;
+    int64_t i = (int64_t)d;
+    if (i < lo || i > hi)
+        return false;
+    *out = i;
+    return true;
 }
 
 const char *tw_json_duplicate_key(const cJSON *obj)

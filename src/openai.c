@@ -220,7 +220,8 @@ static tw_status oai_response(tw_wire_sink *k, const char *buf, size_t len)
     size_t ci = 0, i = 0;
     for (const cJSON *c = cJSON_IsArray(choices) ? choices->child : NULL; c; c = c->next, i++) {
         const cJSON *ix = tw_json_get(c, "index");
-        if (!ix || (cJSON_IsNumber(ix) && ix->valuedouble == 0)) {
+        int64_t zero;
+        if (!ix || tw_json_exact_int(ix, 0, 0, &zero)) {
             choice = c;
             ci = i;
             break;
@@ -498,9 +499,19 @@ static tw_status merge_tool_delta(tw_openai_stream *d, const cJSON *tc, int64_t 
     const char *id = tw_json_get_str(tc, "id");
     bool has_id = id && id[0];
     tw_oai_slot *s = NULL;
+    int64_t idx = 0;
+    if (cJSON_IsNumber(ix) && !tw_json_exact_int(ix, INT64_MIN, INT64_MAX, &idx)) {
+        /* 1.5 and 1 must not name one call: match this delta as one
+         * without an index, and say so */
+        tw_wire_sink k = sink_of(d);
+        if ((st = tw_wire_diag(&k, false, TW_D_RESPONSE_SHAPE, off,
+                               "tool call delta index is not an integer: matched by id "
+                               "instead")) != TW_OK)
+            return st;
+        ix = NULL;
+    }
     /* the latest open call with this index (or id, or the latest at all) */
-    if (cJSON_IsNumber(ix)) {
-        int64_t idx = tw_json_int(ix, INT64_MIN, INT64_MAX, 0);
+    if (ix && cJSON_IsNumber(ix)) {
         size_t at = d->ntab ? *tab_index(d, idx) : 0;
         s = at ? &d->slots[at - 1] : NULL;
         if (s && has_id && s->id && strcmp(s->id, id) != 0)
@@ -564,7 +575,8 @@ static tw_status on_chunk(tw_openai_stream *d, const cJSON *j, int64_t off)
     const cJSON *choice = NULL;
     for (const cJSON *c = cJSON_IsArray(choices) ? choices->child : NULL; c; c = c->next) {
         const cJSON *ix = tw_json_get(c, "index");
-        if (!ix || (cJSON_IsNumber(ix) && ix->valuedouble == 0)) {
+        int64_t zero;
+        if (!ix || tw_json_exact_int(ix, 0, 0, &zero)) {
             choice = c;
             break;
         }

@@ -332,7 +332,7 @@ static tw_status decide_payload(tw_text_dec *d, const char *p, size_t n, bool re
             return add_diag(d, true, TW_D_JSON_TOO_DEEP, d->c_block_off,
                             "tool call payload nested deeper than max_depth");
         char m[400];
-        snprintf(m, sizeof m, "%s: %s", tw_code_message(fail_code), why.message);
+        snprintf(m, sizeof m, "%s: %.223s", tw_code_message(fail_code), why.message);
         return add_diag(d, true, fail_code, d->c_block_off, m);
     }
     st = take_payload(d, v, d->c_block_off, &lint);

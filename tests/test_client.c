@@ -58,8 +58,8 @@ Test(client, connection_refused_is_retried)
     tw_fixture none;
     memset(&none, 0, sizeof none);
     tw_mock *m;
-    char why[200];
-    cr_assert_eq(tw_mock_start(&none, 0, NULL, &m, why, sizeof why), TW_OK);
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_mock_start(&none, 0, NULL, &m, &why), TW_OK);
     char url[64];
     snprintf(url, sizeof url, "%s", tw_mock_url(m));
     tw_mock_stop(m);
@@ -85,8 +85,8 @@ Test(client, body_cap_and_key_never_in_response)
     tw_fixture none;
     memset(&none, 0, sizeof none);
     tw_mock *m;
-    char why[200];
-    cr_assert_eq(tw_mock_start(&none, 0, NULL, &m, why, sizeof why), TW_OK);
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_mock_start(&none, 0, NULL, &m, &why), TW_OK);
     setenv("TOOLWIRE_TEST_KEY", "sk-test-0123456789abcdef", 1);
     tw_client_opts o;
     memset(&o, 0, sizeof o);

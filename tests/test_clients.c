@@ -38,8 +38,8 @@ static const tw_fx_exchange *exchange(const char *req, const char *resp, const c
                      "\"response\":%s,\"expect\":{\"client\":%s}%s%s}]}",
                      req, resp, client, faults ? ",\"faults\":" : "", faults ? faults : "");
     cr_assert(n > 0);
-    char why[512] = "";
-    cr_assert_eq(tw_fixture_parse(text, strlen(text), "t.json", NULL, &fx, why, sizeof why), TW_OK, "%s", why);
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_fixture_parse(text, strlen(text), "t.json", NULL, &fx, &why), TW_OK, "%s", why.message);
     free(text);
     return &fx.exchanges[0];
 }
@@ -52,8 +52,8 @@ static tw_verdict judge(const tw_fx_exchange *x, const char *out, const tw_mock_
 {
     cJSON *o = cJSON_Parse(out);
     cr_assert(o, "canned output parses");
-    char why[200];
-    cr_assert(tw_driver_output_valid(o, why, sizeof why), "%s", why);
+    tw_error why = {.offset = -1};
+    cr_assert(tw_driver_output_valid(o, &why), "%s", why.message);
     tw_check_set_free(&judged);
     tw_clients_judge(x, o, recs, nrec, &judged);
     cJSON_Delete(o);
@@ -97,10 +97,10 @@ TestSuite(clients, .fini = fini);
 Test(clients, describe_parse)
 {
     tw_driver_info d;
-    char why[300];
+    tw_error why = {.offset = -1};
     const char *good = "{\"protocol\":1,\"client\":\"openai\",\"version\":\"6.49.0\",\"endpoint\":\"openai\","
                        "\"modes\":[\"create\",\"stream\"]}";
-    cr_assert(tw_driver_describe_parse(good, strlen(good), &d, why, sizeof why), "%s", why);
+    cr_assert(tw_driver_describe_parse(good, strlen(good), &d, &why), "%s", why.message);
     cr_assert_str_eq(d.client, "openai");
     cr_assert_eq(d.nmodes, 2);
     cr_assert_str_eq(d.modes[1], "stream");
@@ -116,20 +116,20 @@ Test(clients, describe_parse)
         "{\"protocol\":1,\"version\":\"1\",\"endpoint\":\"openai\",\"modes\":[\"x\"]}",
         NULL};
     for (size_t i = 0; bad[i]; i++)
-        cr_assert_not(tw_driver_describe_parse(bad[i], strlen(bad[i]), &d, why, sizeof why), "%s", bad[i]);
+        cr_assert_not(tw_driver_describe_parse(bad[i], strlen(bad[i]), &d, &why), "%s", bad[i]);
 }
 
 Test(clients, output_valid_and_modes)
 {
-    char why[200];
+    tw_error why = {.offset = -1};
     cJSON *o = cJSON_Parse(GOOD);
-    cr_assert(tw_driver_output_valid(o, why, sizeof why));
+    cr_assert(tw_driver_output_valid(o, &why));
     cJSON_Delete(o);
     static const char *const bad[] = {"[]", "{\"content\":1}", "{\"tool_calls\":{}}", "{\"tool_calls\":[1]}",
                                       "{\"error\":\"x\"}", "{\"tool_calls\":[{\"id\":1}]}", NULL};
     for (size_t i = 0; bad[i]; i++) {
         o = cJSON_Parse(bad[i]);
-        cr_assert_not(tw_driver_output_valid(o, why, sizeof why), "%s", bad[i]);
+        cr_assert_not(tw_driver_output_valid(o, &why), "%s", bad[i]);
         cJSON_Delete(o);
     }
     cr_assert(tw_driver_mode_streams("stream"));
@@ -153,10 +153,10 @@ Test(clients, expect_client_loaded_and_validated)
                            "{\"fixture_version\":1,\"name\":\"t/x\",\"description\":\"d\",\"backend\":\"openai\",\"provenance\":{\"source\":"
                            "\"hand-made\"},\"exchanges\":[{\"request\":%s,\"expect\":{\"client\":%s}}]}",
                            OREQ, bad[i]) > 0);
-        char why[512] = "";
+        tw_error why = {.offset = -1};
         tw_fixture f;
-        cr_assert_neq(tw_fixture_parse(text, strlen(text), "t.json", NULL, &f, why, sizeof why), TW_OK, "%s", bad[i]);
-        cr_assert(strstr(why, "expect.client"), "%s names expect.client: %s", bad[i], why);
+        cr_assert_neq(tw_fixture_parse(text, strlen(text), "t.json", NULL, &f, &why), TW_OK, "%s", bad[i]);
+        cr_assert(strstr(why.message, "expect.client"), "%s names expect.client: %s", bad[i], why.message);
         free(text);
     }
 }
@@ -169,8 +169,8 @@ Test(clients, every_scenario_loads)
     long raises = 0, cut = 0;
     for (long i = 0; i < n; i++) {
         tw_fixture f;
-        char why[600];
-        cr_assert_eq(tw_fixture_load(files[i], NULL, &f, why, sizeof why), TW_OK, "%s", why);
+        tw_error why = {.offset = -1};
+        cr_assert_eq(tw_fixture_load(files[i], NULL, &f, &why), TW_OK, "%s", why.message);
         cr_assert(tw_fixture_has_tag(&f, "clients"), "%s is tagged clients", files[i]);
         for (size_t k = 0; k < f.nexchanges; k++) {
             cr_assert(f.exchanges[k].expect_client, "%s#%zu has expect.client", files[i], k);
@@ -416,10 +416,11 @@ static void write_driver(const char *path, const char *out)
 
 static cJSON *load_report(const char *name)
 {
-    char p[400], why[300];
+    char p[400];
+    tw_error why = {.offset = -1};
     snprintf(p, sizeof p, "%s/out/%s.json", dir, name);
-    cJSON *j = tw_load_json_file(p, 1 << 24, 64, why, sizeof why);
-    cr_assert(j, "%s", why);
+    cJSON *j = tw_load_json_file(p, 1 << 24, 64, &why);
+    cr_assert(j, "%s", why.message);
     return j;
 }
 

@@ -76,12 +76,12 @@ static void fixtures_round_trip(const char *sub)
     cr_assert_gt(n, 4, "fixtures under %s", sub);
     long clean = 0;
     for (long i = 0; i < n; i++) {
-        char why[300];
-        cJSON *fx = tw_load_json_file(files[i], 1 << 26, 256, why, sizeof why);
-        cr_assert_not_null(fx, "%s", why);
+        tw_error why = {.offset = -1};
+        cJSON *fx = tw_load_json_file(files[i], 1 << 26, 256, &why);
+        cr_assert_not_null(fx, "%s", why.message);
         tw_opts_holder h;
         tw_opts_holder_init(&h);
-        cr_assert(tw_opts_from_json(&h, tw_json_get(fx, "options"), why, sizeof why), "%s", why);
+        cr_assert(tw_opts_from_json(&h, tw_json_get(fx, "options"), &why), "%s", why.message);
         const char *fmt = tw_json_get_str(fx, "format");
         const tw_format_ops *f = tw_format_find(fmt);
         cr_assert_not_null(f);
@@ -155,8 +155,8 @@ static void load_cassette(const char *name, tw_cassette *c)
     const char *path = tw_test_shared(name);
     if (!path)
         cr_skip("../shared/real-traffic is absent");
-    char why[512];
-    cr_assert_eq(tw_cassette_load(path, NULL, c, why, sizeof why), TW_OK, "%s", why);
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_cassette_load(path, NULL, c, &why), TW_OK, "%s", why.message);
 }
 
 static void cassette_round_trip(const char *name, const char *fmt)

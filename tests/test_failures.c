@@ -118,11 +118,12 @@ static void rm_rf(const char *d)
 
 static char *slurp(const char *dir, const char *name)
 {
-    char p[1024], why[300];
+    char p[1024];
+    tw_error why = {.offset = -1};
     snprintf(p, sizeof p, "%s/%s", dir, name);
     size_t len;
-    char *t = tw_read_file(p, 64 << 20, &len, why, sizeof why);
-    cr_assert_not_null(t, "%s", why);
+    char *t = tw_read_file(p, 64 << 20, &len, &why);
+    cr_assert_not_null(t, "%s", why.message);
     return t;
 }
 
@@ -138,10 +139,11 @@ static size_t count(const char *hay, const char *needle)
  * success) against url; the stdout text in *out, reports under dir. */
 static int run_against(const char *url, const char *dir, char **out)
 {
-    char spec[200], store[200], why[300];
+    char spec[200], store[200];
+    tw_error why = {.offset = -1};
     snprintf(spec, sizeof spec, "b=%s", url);
     tw_backend_spec b;
-    cr_assert(tw_backend_spec_parse(spec, store, &b, why, sizeof why), "%s", why);
+    cr_assert(tw_backend_spec_parse(spec, store, &b, &why), "%s", why.message);
     char f1[1024], f2[1024];
     snprintf(f1, sizeof f1, "%s", tw_test_src("fixtures/openai/nonstream_arguments_double_encoded.json"));
     snprintf(f2, sizeof f2, "%s", tw_test_src("fixtures/anthropic/ref_tool_call.json"));
@@ -165,10 +167,11 @@ static int run_against(const char *url, const char *dir, char **out)
 /* RSP-01 of every exchange of the JSON report fails with evidence holding want. */
 static void rsp01_fails(const char *dir, const char *want)
 {
-    char p[1024], why[300];
+    char p[1024];
+    tw_error why = {.offset = -1};
     snprintf(p, sizeof p, "%s/b.json", dir);
     tw_report r;
-    cr_assert_eq(tw_report_load(p, &r, why, sizeof why), TW_OK, "%s", why);
+    cr_assert_eq(tw_report_load(p, &r, &why), TW_OK, "%s", why.message);
     size_t seen = 0;
     for (size_t i = 0; i < r.nfx; i++)
         for (size_t k = 0; k < r.fx[i].nex; k++)
@@ -392,9 +395,10 @@ Test(failures, run_removes_stale_temporaries)
     char dead[96];
     snprintf(dead, sizeof dead, "m.json.tmp.%ld.Ab3dEf", gone_pid());
     touch(dir, dead, 0);
-    char store[64], why[200];
+    char store[64];
+    tw_error why = {.offset = -1};
     tw_backend_spec b;
-    cr_assert(tw_backend_spec_parse("m=mock:replay", store, &b, why, sizeof why), "%s", why);
+    cr_assert(tw_backend_spec_parse("m=mock:replay", store, &b, &why), "%s", why.message);
     char f1[1024];
     snprintf(f1, sizeof f1, "%s", tw_test_src("fixtures/openai/nonstream_arguments_double_encoded.json"));
     char *paths[] = {f1};

@@ -19,9 +19,9 @@
 
 static char *slurp(const char *path, size_t *len)
 {
-    char why[256];
-    char *b = tw_read_file(path, (size_t)64 << 20, len, why, sizeof why);
-    cr_assert_not_null(b, "%s", why);
+    tw_error why = {.offset = -1};
+    char *b = tw_read_file(path, (size_t)64 << 20, len, &why);
+    cr_assert_not_null(b, "%s", why.message);
     return b;
 }
 
@@ -47,9 +47,9 @@ Test(fixture, every_fixture_loads)
         if (is_schema(files[i]))
             continue;
         tw_fixture f;
-        char why[1024];
-        tw_status st = tw_fixture_load(files[i], NULL, &f, why, sizeof why);
-        cr_expect_eq(st, TW_OK, "%s", why);
+        tw_error why = {.offset = -1};
+        tw_status st = tw_fixture_load(files[i], NULL, &f, &why);
+        cr_expect_eq(st, TW_OK, "%s", why.message);
         if (st != TW_OK)
             continue;
         loaded++;
@@ -134,10 +134,10 @@ Test(fixture, bad_fixtures_report_file_line_col)
         free(want);
         want = expanded;
         tw_fixture f;
-        char why[1024] = "";
-        tw_status st = tw_fixture_parse(exact, len, base(files[i]), NULL, &f, why, sizeof why);
+        tw_error why = {.offset = -1};
+        tw_status st = tw_fixture_parse(exact, len, base(files[i]), NULL, &f, &why);
         cr_expect(st == TW_ERR_PARSE || st == TW_ERR_INVALID, "%s loaded", files[i]);
-        cr_expect_str_eq(why, want, "%s", files[i]);
+        cr_expect_str_eq(why.message, want, "%s", files[i]);
         cr_expect_null(f.root);
         tw_fixture_free(&f);
         free(exact);
@@ -156,12 +156,12 @@ Test(fixture, write_round_trips)
         if (is_schema(files[i]))
             continue;
         tw_fixture a, b;
-        char why[1024];
-        cr_assert_eq(tw_fixture_load(files[i], NULL, &a, why, sizeof why), TW_OK, "%s", why);
+        tw_error why = {.offset = -1};
+        cr_assert_eq(tw_fixture_load(files[i], NULL, &a, &why), TW_OK, "%s", why.message);
         tw_buf out = {0};
         cr_assert_eq(tw_fixture_write(&out, &a), TW_OK);
-        cr_assert_eq(tw_fixture_parse(out.data, out.len, files[i], NULL, &b, why, sizeof why),
-                     TW_OK, "%s", why);
+        cr_assert_eq(tw_fixture_parse(out.data, out.len, files[i], NULL, &b, &why),
+                     TW_OK, "%s", why.message);
         cJSON *ja = tw_fixture_to_json(&a), *jb = tw_fixture_to_json(&b);
         cr_expect(tw_json_equal(ja, jb), "%s changes when written", files[i]);
         cJSON_Delete(ja);
@@ -185,10 +185,10 @@ static const char small[] =
 Test(fixture, typed_views)
 {
     tw_fixture f;
-    char why[512];
+    tw_error why = {.offset = -1};
     char *b = tw_test_exact(small, sizeof small - 1);
-    cr_assert_eq(tw_fixture_parse(b, sizeof small - 1, "small.json", NULL, &f, why, sizeof why),
-                 TW_OK, "%s", why);
+    cr_assert_eq(tw_fixture_parse(b, sizeof small - 1, "small.json", NULL, &f, &why),
+                 TW_OK, "%s", why.message);
     cr_assert_eq(f.nexchanges, 1);
     const tw_fx_exchange *x = &f.exchanges[0];
     cr_expect_str_eq(tw_kv_get(x->req.headers, x->req.nheaders, "x-session-id"), "s1");
@@ -211,19 +211,19 @@ Test(fixture, typed_views)
 Test(fixture, limits_are_enforced)
 {
     tw_fixture f;
-    char why[512];
+    tw_error why = {.offset = -1};
     tw_limits lim = {0};
     lim.max_input_bytes = 64;
-    cr_expect_eq(tw_fixture_parse(small, sizeof small - 1, "small.json", &lim, &f, why, sizeof why),
+    cr_expect_eq(tw_fixture_parse(small, sizeof small - 1, "small.json", &lim, &f, &why),
                  TW_ERR_LIMIT);
     lim.max_input_bytes = 0;
     lim.max_depth = 3;
-    cr_expect_eq(tw_fixture_parse(small, sizeof small - 1, "small.json", &lim, &f, why, sizeof why),
+    cr_expect_eq(tw_fixture_parse(small, sizeof small - 1, "small.json", &lim, &f, &why),
                  TW_ERR_PARSE);
-    cr_expect(strncmp(why, "small.json:", 11) == 0, "%s", why);
+    cr_expect(strncmp(why.message, "small.json:", 11) == 0, "%s", why.message);
     lim.max_depth = 0;
     lim.max_messages = 0;
-    cr_expect_eq(tw_fixture_load("/nonexistent/x.json", NULL, &f, why, sizeof why), TW_ERR_IO);
+    cr_expect_eq(tw_fixture_load("/nonexistent/x.json", NULL, &f, &why), TW_ERR_IO);
 }
 
 /* A failing_checks id is resolved through the check catalog when the fixture
@@ -244,16 +244,16 @@ Test(fixture, failing_check_ids_come_from_the_catalog)
         cr_assert_eq(tw_buf_printf(&t, "%.*s\"%s\"%.*s", (int)head, buf, id, (int)tail, at + 5), TW_OK);
         char *exact = tw_test_exact(t.data, t.len);
         tw_fixture f;
-        char why[1024] = "";
-        tw_status st = tw_fixture_parse(exact, t.len, "typo.json", NULL, &f, why, sizeof why);
+        tw_error why = {.offset = -1};
+        tw_status st = tw_fixture_parse(exact, t.len, "typo.json", NULL, &f, &why);
         if (i < n) {
-            cr_expect_eq(st, TW_OK, "%s: %s", id, why);
+            cr_expect_eq(st, TW_OK, "%s: %s", id, why.message);
             cr_expect_str_eq(f.exchanges[0].expect_fail[0].check, id);
         } else {
             cr_expect_eq(st, TW_ERR_INVALID);
-            cr_expect(strncmp(why, "typo.json:", 10) == 0, "%s", why);
-            cr_expect(strstr(why, "exchanges[0].expect.failing_checks[0].id"), "%s", why);
-            cr_expect(strstr(why, "unknown check id \"OAI-R40\""), "%s", why);
+            cr_expect(strncmp(why.message, "typo.json:", 10) == 0, "%s", why.message);
+            cr_expect(strstr(why.message, "exchanges[0].expect.failing_checks[0].id"), "%s", why.message);
+            cr_expect(strstr(why.message, "unknown check id \"OAI-R40\""), "%s", why.message);
         }
         tw_fixture_free(&f);
         free(exact);
@@ -282,9 +282,9 @@ Test(fixture, atomic_write_leaves_no_temp_files)
     cr_assert_not_null(mkdtemp(dir));
     char path[256];
     snprintf(path, sizeof path, "%s/out.json", dir);
-    char why[256];
-    cr_assert_eq(tw_out_write_file(path, "{}\n", 3, why, sizeof why), TW_OK, "%s", why);
-    cr_assert_eq(tw_out_write_file(path, "[]\n", 3, why, sizeof why), TW_OK, "%s", why);
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_out_write_file(path, "{}\n", 3, &why), TW_OK, "%s", why.message);
+    cr_assert_eq(tw_out_write_file(path, "[]\n", 3, &why), TW_OK, "%s", why.message);
     size_t len = 0;
     char *b = slurp(path, &len);
     cr_expect(len == 3 && memcmp(b, "[]\n", 3) == 0);
@@ -298,7 +298,7 @@ Test(fixture, atomic_write_leaves_no_temp_files)
     closedir(d);
     cr_expect_eq(count, 1);
     snprintf(path, sizeof path, "%s/missing/out.json", dir);
-    cr_expect_eq(tw_out_write_file(path, "{}", 2, why, sizeof why), TW_ERR_IO);
+    cr_expect_eq(tw_out_write_file(path, "{}", 2, &why), TW_ERR_IO);
     snprintf(path, sizeof path, "%s/out.json", dir);
     unlink(path);
     rmdir(dir);

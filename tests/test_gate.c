@@ -25,9 +25,10 @@ static void write_report(const tw_report *r, const char *file)
 {
     tw_buf b = {0};
     cr_assert_eq(tw_report_to_json(r, &b), TW_OK);
-    char path[256], why[200];
+    char path[256];
+    tw_error why = {.offset = -1};
     snprintf(path, sizeof path, "%s/%s", dir, file);
-    cr_assert_eq(tw_write_atomic(path, b.data, b.len, why, sizeof why), TW_OK);
+    cr_assert_eq(tw_write_atomic(path, b.data, b.len, &why), TW_OK);
     tw_buf_free(&b);
 }
 

@@ -94,8 +94,8 @@ static void load_cassette(const char *name, tw_cassette *c)
     const char *path = tw_test_shared(name);
     if (!path)
         cr_skip("../shared/real-traffic is absent");
-    char why[512];
-    cr_assert_eq(tw_cassette_load(path, NULL, c, why, sizeof why), TW_OK, "%s", why);
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_cassette_load(path, NULL, c, &why), TW_OK, "%s", why.message);
 }
 
 /* The SSE body and the JSON array body of a file of one event JSON per line. */
@@ -194,10 +194,10 @@ Test(gemini, real_stream_partial_args)
     const char *path = tw_test_shared("real-traffic/gemini__stream__function_call_partial_args.chunks.jsonl");
     if (!path)
         cr_skip("../shared/real-traffic is absent");
-    char why[256];
+    tw_error why = {.offset = -1};
     size_t len = 0;
-    char *text = tw_read_file(path, 1 << 20, &len, why, sizeof why);
-    cr_assert_not_null(text, "%s", why);
+    char *text = tw_read_file(path, 1 << 20, &len, &why);
+    cr_assert_not_null(text, "%s", why.message);
     tw_buf sse = {0}, arr = {0};
     jsonl_bodies(text, len, &sse, &arr);
 
@@ -275,12 +275,12 @@ static void run_dir(const char *sub)
     long n = tw_list_files(tw_test_src(sub), ".json", &files);
     cr_assert_gt(n, 4, "fixtures under %s", sub);
     for (long i = 0; i < n; i++) {
-        char why[300];
-        cJSON *fx = tw_load_json_file(files[i], 1 << 26, 256, why, sizeof why);
-        cr_assert_not_null(fx, "%s", why);
+        tw_error why = {.offset = -1};
+        cJSON *fx = tw_load_json_file(files[i], 1 << 26, 256, &why);
+        cr_assert_not_null(fx, "%s", why.message);
         tw_opts_holder h;
         tw_opts_holder_init(&h);
-        cr_assert(tw_opts_from_json(&h, tw_json_get(fx, "options"), why, sizeof why), "%s", why);
+        cr_assert(tw_opts_from_json(&h, tw_json_get(fx, "options"), &why), "%s", why.message);
         const tw_format_ops *f = tw_format_find(tw_json_get_str(fx, "format"));
         cr_assert_not_null(f);
         const char *in = tw_json_get_str(fx, "input");
@@ -607,9 +607,9 @@ Test(gemini, many_pieces_assembled)
 /* Every split of a stream into two pieces (and three, at a stride) equals its batch. */
 static void every_split(const char *fixture)
 {
-    char why[300];
-    cJSON *fx = tw_load_json_file(tw_test_src(fixture), 1 << 20, 64, why, sizeof why);
-    cr_assert_not_null(fx, "%s", why);
+    tw_error why = {.offset = -1};
+    cJSON *fx = tw_load_json_file(tw_test_src(fixture), 1 << 20, 64, &why);
+    cr_assert_not_null(fx, "%s", why.message);
     const tw_format_ops *f = tw_format_find(tw_json_get_str(fx, "format"));
     const char *in = tw_json_get_str(fx, "input");
     size_t len = strlen(in);

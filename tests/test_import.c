@@ -22,9 +22,9 @@ static const char *const cassettes[] = {
 
 static char *slurp(const char *path, size_t *len)
 {
-    char why[256];
-    char *b = tw_read_file(path, (size_t)64 << 20, len, why, sizeof why);
-    cr_assert_not_null(b, "%s", why);
+    tw_error why = {.offset = -1};
+    char *b = tw_read_file(path, (size_t)64 << 20, len, &why);
+    cr_assert_not_null(b, "%s", why.message);
     return b;
 }
 
@@ -60,14 +60,15 @@ Test(import, real_cassettes_import_and_load)
         const char *src = tw_test_shared(cassettes[i]);
         cr_assert_not_null(src);
         tw_redactor red = {0};
-        char *written = NULL, why[1024];
+        char *written = NULL;
+        tw_error why = {.offset = -1};
         size_t nx = 0;
-        tw_status st = tw_import_file(src, &o, &red, &written, &nx, why, sizeof why);
+        tw_status st = tw_import_file(src, &o, &red, &written, &nx, &why);
         tw_redactor_free(&red);
-        cr_assert_eq(st, TW_OK, "%s", why);
+        cr_assert_eq(st, TW_OK, "%s", why.message);
         cr_expect_geq(nx, 2);
         tw_fixture f;
-        cr_assert_eq(tw_fixture_load(written, NULL, &f, why, sizeof why), TW_OK, "%s", why);
+        cr_assert_eq(tw_fixture_load(written, NULL, &f, &why), TW_OK, "%s", why.message);
         cr_expect_str_eq(f.backend, backends[i]);
         cr_expect_eq(f.nexchanges, nx);
         cr_expect_str_eq(f.exchanges[0].decode_format, formats[i]);
@@ -172,10 +173,11 @@ Test(import, planted_secrets_never_written)
     snprintf(out, sizeof out, "%s/out", dir);
     mkdir(out, 0755);
     tw_import_opts o = {TW_IMPORT_VCR, out, NULL, NULL, false};
-    char *written = NULL, why[1024];
+    char *written = NULL;
+    tw_error why = {.offset = -1};
     size_t nx = 0;
-    tw_status st = tw_import_file(in, &o, &red, &written, &nx, why, sizeof why);
-    cr_assert_eq(st, TW_OK, "%s", why);
+    tw_status st = tw_import_file(in, &o, &red, &written, &nx, &why);
+    cr_assert_eq(st, TW_OK, "%s", why.message);
     cr_expect_gt(red.scrubbed, 0);
     tw_redactor_free(&red);
     size_t olen = 0;
@@ -202,16 +204,17 @@ Test(import, har_file_imports)
     char *dir = tmpdir();
     tw_import_opts o = {TW_IMPORT_HAR, dir, "har_", NULL, false};
     tw_redactor red = {0};
-    char *written = NULL, why[1024];
+    char *written = NULL;
+    tw_error why = {.offset = -1};
     size_t nx = 0;
     tw_status st = tw_import_file(tw_test_src("tests/data/import/chat.har"), &o, &red, &written,
-                                  &nx, why, sizeof why);
+                                  &nx, &why);
     tw_redactor_free(&red);
-    cr_assert_eq(st, TW_OK, "%s", why);
+    cr_assert_eq(st, TW_OK, "%s", why.message);
     cr_expect_eq(nx, 3);
     cr_expect(strstr(written, "/har_chat.json") != NULL, "%s", written);
     tw_fixture f;
-    cr_assert_eq(tw_fixture_load(written, NULL, &f, why, sizeof why), TW_OK, "%s", why);
+    cr_assert_eq(tw_fixture_load(written, NULL, &f, &why), TW_OK, "%s", why.message);
     cr_expect_str_eq(f.name, "imported/har_chat");
     cr_expect_str_eq(f.backend, "openai");
     cr_expect_str_eq(tw_json_get_str(f.provenance, "recorded_at"), "2025-01-01T00:00:00.000Z");
@@ -241,16 +244,16 @@ static void bad_input(tw_import_kind kind, const char *rel, const char *want)
 {
     tw_import_opts o = {kind, "/nonexistent-dir-never-written", NULL, NULL, false};
     tw_redactor red = {0};
-    char why[1024] = "";
+    tw_error why = {.offset = -1};
     tw_buf b = {0};
-    tw_status st = tw_import_to_buf(tw_test_src(rel), &o, &red, &b, NULL, why, sizeof why);
+    tw_status st = tw_import_to_buf(tw_test_src(rel), &o, &red, &b, NULL, &why);
     tw_redactor_free(&red);
     cr_expect_neq(st, TW_OK, "%s imported", rel);
     cr_expect_eq(b.len, 0);
     tw_buf_free(&b);
-    const char *p = strstr(why, rel);
-    cr_assert_not_null(p, "'%s' does not name the file", why);
-    cr_expect(strncmp(p + strlen(rel), want, strlen(want)) == 0, "got '%s', want '%s%s'", why, rel,
+    const char *p = strstr(why.message, rel);
+    cr_assert_not_null(p, "'%s' does not name the file", why.message);
+    cr_expect(strncmp(p + strlen(rel), want, strlen(want)) == 0, "got '%s', want '%s%s'", why.message, rel,
               want);
 }
 

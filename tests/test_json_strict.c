@@ -672,3 +672,40 @@ Test(json_strict, byte_order_mark_short_texts_are_parse_errors)
     cr_assert_eq(tw_format_find("fenced")->decode(in, sizeof in - 1, NULL, &r), TW_OK);
     tw_result_free(&r);
 }
+
+/* An index is never truncated or clamped into a neighbour: 1.5 is not 1. */
+Test(json_strict, exact_int_refuses_fractions_and_out_of_range)
+{
+    const struct {
+        const char *text;
+        int64_t lo, hi;
+        bool ok;
+        int64_t want;
+    } cases[] = {
+        {"1", 0, 10, true, 1},          {"1.0", 0, 10, true, 1},
+        {"1e1", 0, 10, true, 10},       {"-3", -5, 5, true, -3},
+        {"1.5", 0, 10, false, 0},       {"11", 0, 10, false, 0},
+        {"-1", 0, 10, false, 0},        {"9007199254740993", 0, INT64_MAX, false, 0},
+        {"9007199254740991", 0, INT64_MAX, true, 9007199254740991LL},
+        {"9007199254740992", 0, INT64_MAX, false, 0},
+        {"9007199254740990.6", 0, INT64_MAX, false, 0},
+        {"12.50e1", 0, 1000, true, 125},  {"12.55e1", 0, 1000, false, 0},
+        {"1250e-1", 0, 1000, true, 125},  {"1255e-1", 0, 1000, false, 0},
+        {"0.0", 0, 10, true, 0},          {"-0", 0, 10, true, 0},
+        {"1e99999999999999999999", 0, INT64_MAX, false, 0},
+        {"1e400", 0, INT64_MAX, false, 0}, {"\"1\"", 0, 10, false, 0},
+        {"null", 0, 10, false, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        cJSON *v = NULL;
+        cr_assert_eq(tw_json_parse(cases[i].text, strlen(cases[i].text), 0, &v, NULL), TW_OK,
+                     "%s", cases[i].text);
+        int64_t got = -77;
+        bool ok = tw_json_exact_int(v, cases[i].lo, cases[i].hi, &got);
+        cr_expect_eq(ok, cases[i].ok, "%s", cases[i].text);
+        cr_expect_eq(got, cases[i].ok ? cases[i].want : -77, "%s: %lld", cases[i].text,
+                     (long long)got);
+        cJSON_Delete(v);
+    }
+    cr_expect_not(tw_json_exact_int(NULL, 0, 10, &(int64_t){0}));
+}

@@ -15,20 +15,21 @@
 /* Run one fixture of tests/data/live against mock:replay. */
 static void run_one(const char *stem, tw_report *rep)
 {
-    char rel[200], why[600];
+    char rel[200];
+    tw_error why = {.offset = -1};
     snprintf(rel, sizeof rel, "tests/data/live/%s.json", stem);
     char path[1024];
     snprintf(path, sizeof path, "%s", tw_test_src(rel));
     char *paths[] = {path};
     tw_fixture_set fs;
-    cr_assert(tw_fixture_set_load(&fs, paths, 1, NULL, why, sizeof why), "%s", why);
+    cr_assert(tw_fixture_set_load(&fs, paths, 1, NULL, &why), "%s", why.message);
     cr_assert_eq(fs.n, 1, "%s: %s", stem, fs.nbad ? fs.bad_why[0] : "");
     tw_backend_spec b = {.name = "m", .profile = "replay"};
     tw_run_opts o;
     memset(&o, 0, sizeof o);
     o.client.connect_timeout_ms = 5000;
     o.client.total_timeout_ms = 20000;
-    cr_assert_eq(tw_run_backend(&fs, &b, &o, rep, why, sizeof why), TW_OK, "%s", why);
+    cr_assert_eq(tw_run_backend(&fs, &b, &o, rep, &why), TW_OK, "%s", why.message);
     tw_fixture_set_free(&fs);
     cr_assert_eq(rep->nfx, 1);
     cr_assert(!rep->fx[0].skipped, "%s skipped: %s", stem, rep->fx[0].note ? rep->fx[0].note : "");
@@ -48,9 +49,9 @@ static const tw_rep_check *verdict(const tw_report *rep, size_t k, const char *i
 Test(live, loader_reads_expectations)
 {
     tw_fixture f;
-    char why[600];
-    cr_assert_eq(tw_fixture_load(tw_test_src("tests/data/live/pass.json"), NULL, &f, why, sizeof why), TW_OK,
-                 "%s", why);
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_fixture_load(tw_test_src("tests/data/live/pass.json"), NULL, &f, &why), TW_OK,
+                 "%s", why.message);
     const tw_fx_live *a = &f.exchanges[0].live, *b = &f.exchanges[1].live;
     cr_assert_not_null(a->json);
     cr_assert_eq(a->ntool_called, 1);
@@ -68,8 +69,8 @@ Test(live, loader_reads_expectations)
     cr_expect(!b->arguments_valid);
     cr_expect(tw_fixture_has_tag(&f, "replay") && !tw_fixture_has_tag(&f, "live"));
     tw_fixture_free(&f);
-    cr_assert_eq(tw_fixture_load(tw_test_src("tests/data/live/round_trip.json"), NULL, &f, why, sizeof why),
-                 TW_OK, "%s", why);
+    cr_assert_eq(tw_fixture_load(tw_test_src("tests/data/live/round_trip.json"), NULL, &f, &why),
+                 TW_OK, "%s", why.message);
     cr_expect_eq(f.exchanges[0].nplaceholders, 0);
     cr_expect_eq(f.exchanges[1].nplaceholders, 1);
     tw_fixture_free(&f);
@@ -101,10 +102,10 @@ Test(live, placeholder_substitution)
                               "{\"x\":[\"$call_id[0][1]\",\"$call_id[0] \",\"keep\"]}]}");
     cr_assert_not_null(body);
     size_t unres = 9;
-    char why[240];
-    cJSON *out = tw_live_substitute(body, ans, 2, &unres, why, sizeof why);
+    tw_error why = {.offset = -1};
+    cJSON *out = tw_live_substitute(body, ans, 2, &unres, &why);
     cr_assert_not_null(out);
-    cr_expect_eq(unres, 0, "%s", why);
+    cr_expect_eq(unres, 0, "%s", why.message);
     char *s = cJSON_PrintUnformatted(out);
     cr_expect_str_eq(s, "{\"messages\":[{\"role\":\"tool\",\"tool_call_id\":\"call_a\"},"
                         "{\"role\":\"tool\",\"tool_call_id\":\"call_b\"},"
@@ -118,9 +119,9 @@ Test(live, placeholder_substitution)
     cJSON_Delete(body);
     /* unresolved: a call that was not made, an exchange without an answer, a later exchange */
     body = cJSON_Parse("[\"$call_id[0][2]\",\"$call_id[1]\",\"$call_id[5]\"]");
-    out = tw_live_substitute(body, ans, 2, &unres, why, sizeof why);
+    out = tw_live_substitute(body, ans, 2, &unres, &why);
     cr_expect_eq(unres, 3);
-    cr_expect(strstr(why, "$call_id[0][2]: exchange 0 produced 2 call(s)"), "%s", why);
+    cr_expect(strstr(why.message, "$call_id[0][2]: exchange 0 produced 2 call(s)"), "%s", why.message);
     cJSON_Delete(out);
     cJSON_Delete(body);
 }
@@ -228,8 +229,8 @@ Test(live, every_fixture_is_tagged)
         if (strstr(files[i], "schema.json"))
             continue;
         tw_fixture f;
-        char why[600];
-        cr_assert_eq(tw_fixture_load(files[i], NULL, &f, why, sizeof why), TW_OK, "%s", why);
+        tw_error why = {.offset = -1};
+        cr_assert_eq(tw_fixture_load(files[i], NULL, &f, &why), TW_OK, "%s", why.message);
         bool resp = false, text = false, stream = false, faults = false;
         for (size_t k = 0; k < f.nexchanges; k++) {
             const tw_fx_exchange *x = &f.exchanges[k];
@@ -270,8 +271,8 @@ Test(live, live_suites_are_well_formed)
         cr_assert_geq(n, 11, "%s: %ld fixtures", rel, n);
         for (long i = 0; i < n; i++) {
             tw_fixture f;
-            char why[600];
-            cr_assert_eq(tw_fixture_load(files[i], NULL, &f, why, sizeof why), TW_OK, "%s", why);
+            tw_error why = {.offset = -1};
+            cr_assert_eq(tw_fixture_load(files[i], NULL, &f, &why), TW_OK, "%s", why.message);
             cr_expect(tw_fixture_has_tag(&f, "live") && tw_fixture_has_tag(&f, eps[e]), "%s", files[i]);
             cr_expect_str_eq(f.backend, eps[e]);
             char first[200] = "";
@@ -311,9 +312,9 @@ Test(live, live_suites_are_well_formed)
 Test(live, selection_by_tags)
 {
     char *paths[] = {(char *)tw_test_src("fixtures")};
-    char why[600];
+    tw_error why = {.offset = -1};
     tw_fixture_set fs;
-    cr_assert(tw_fixture_set_load(&fs, paths, 1, NULL, why, sizeof why), "%s", why);
+    cr_assert(tw_fixture_set_load(&fs, paths, 1, NULL, &why), "%s", why.message);
     size_t all = fs.n, nlive = 0, nlive_ant = 0, nstream_ant = 0;
     for (size_t i = 0; i < fs.n; i++) {
         bool l = tw_fixture_has_tag(&fs.fx[i], "live"), a = tw_fixture_has_tag(&fs.fx[i], "anthropic");
@@ -354,7 +355,7 @@ Test(live, selection_by_tags)
     char rp[200];
     snprintf(rp, sizeof rp, "%s/m.json", dir);
     tw_report rep;
-    cr_assert_eq(tw_report_load(rp, &rep, why, sizeof why), TW_OK, "%s", why);
+    cr_assert_eq(tw_report_load(rp, &rep, &why), TW_OK, "%s", why.message);
     size_t nfx1 = rep.nfx;
     cr_expect_gt(nfx1, 5);
     for (size_t i = 0; i < rep.nfx; i++) {
@@ -367,7 +368,7 @@ Test(live, selection_by_tags)
     memset(&o, 0, sizeof o);
     cr_expect_eq(tw_run_all(&b2, 1, paths, 1, dir, &o, NULL), 0);
     tw_report rep2;
-    cr_assert_eq(tw_report_load(rp, &rep2, why, sizeof why), TW_OK, "%s", why);
+    cr_assert_eq(tw_report_load(rp, &rep2, &why), TW_OK, "%s", why.message);
     cr_expect_eq(rep2.nfx, nfx1);
     tw_report_free(&rep2);
     char cmd[300];
@@ -379,15 +380,15 @@ Test(live, tag_options)
 {
     const char *list[TW_FIXTURE_MAX_TAGS];
     size_t n = 0;
-    char why[200];
-    cr_expect(tw_tag_option_add(list, &n, "--tag", "live", why, sizeof why));
-    cr_expect(!tw_tag_option_add(list, &n, "--tag", "Live", why, sizeof why));
-    cr_expect(strstr(why, "--tag wants a tag"), "%s", why);
-    cr_expect(!tw_tag_option_add(list, &n, "--tag", "", why, sizeof why));
+    tw_error why = {.offset = -1};
+    cr_expect(tw_tag_option_add(list, &n, "--tag", "live", &why));
+    cr_expect(!tw_tag_option_add(list, &n, "--tag", "Live", &why));
+    cr_expect(strstr(why.message, "--tag wants a tag"), "%s", why.message);
+    cr_expect(!tw_tag_option_add(list, &n, "--tag", "", &why));
     while (n < TW_FIXTURE_MAX_TAGS)
-        cr_assert(tw_tag_option_add(list, &n, "--tag", "x", why, sizeof why));
-    cr_expect(!tw_tag_option_add(list, &n, "--exclude-tag", "y", why, sizeof why));
-    cr_expect(strstr(why, "at most 32 values of --exclude-tag"), "%s", why);
+        cr_assert(tw_tag_option_add(list, &n, "--tag", "x", &why));
+    cr_expect(!tw_tag_option_add(list, &n, "--exclude-tag", "y", &why));
+    cr_expect(strstr(why.message, "at most 32 values of --exclude-tag"), "%s", why.message);
 }
 
 /* The live suites against the embedded script reference server: zero
@@ -398,17 +399,18 @@ Test(live, suites_against_the_script_server)
 {
     static const char *const eps[] = {"openai", "anthropic", "vllm-native"};
     for (size_t e = 0; e < 3; e++) {
-        char rel[100], path[1024], why[600];
+        char rel[100], path[1024];
+        tw_error why = {.offset = -1};
         snprintf(rel, sizeof rel, "fixtures/live/%s", eps[e]);
         snprintf(path, sizeof path, "%s", tw_test_src(rel));
         char *paths[] = {path};
         tw_fixture_set fs;
-        cr_assert(tw_fixture_set_load(&fs, paths, 1, NULL, why, sizeof why), "%s", why);
+        cr_assert(tw_fixture_set_load(&fs, paths, 1, NULL, &why), "%s", why.message);
         tw_backend_spec b = {.name = "ref", .profile = "script"};
         tw_run_opts o;
         memset(&o, 0, sizeof o);
         tw_report rep;
-        cr_assert_eq(tw_run_backend(&fs, &b, &o, &rep, why, sizeof why), TW_OK, "%s", why);
+        cr_assert_eq(tw_run_backend(&fs, &b, &o, &rep, &why), TW_OK, "%s", why.message);
         cr_expect(rep.ok, "%s: %zu mismatches", eps[e], rep.n_mismatch);
         cr_expect_eq(rep.n_skipped, 0);
         size_t liv_pass = 0, ant_s03 = 0;

@@ -65,10 +65,10 @@ static void load_fixture(const char *faults_ex1)
         strcpy(tail, at);
         sprintf(at, "\"faults\":%s,%s", faults_ex1, tail);
     }
-    char why[600] = "";
-    tw_status st = tw_fixture_parse(buf, strlen(buf), "inline", NULL, &fx, why, sizeof why);
+    tw_error why = {.offset = -1};
+    tw_status st = tw_fixture_parse(buf, strlen(buf), "inline", NULL, &fx, &why);
     free(buf);
-    cr_assert_eq(st, TW_OK, "fixture: %s", why);
+    cr_assert_eq(st, TW_OK, "fixture: %s", why.message);
 }
 
 static void start(const char *faults_ex1, const char *server_faults)
@@ -78,8 +78,8 @@ static void start(const char *faults_ex1, const char *server_faults)
     memset(&o, 0, sizeof o);
     cJSON *sf = server_faults ? cJSON_Parse(server_faults) : NULL;
     o.faults = sf;
-    char why[200];
-    cr_assert_eq(tw_mock_start(&fx, 1, &o, &mock, why, sizeof why), TW_OK, "%s", why);
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_mock_start(&fx, 1, &o, &mock, &why), TW_OK, "%s", why.message);
     cr_assert(tw_mock_port(mock) > 0);
     cr_assert(strncmp(tw_mock_url(mock), "http://127.0.0.1:", 17) == 0);
     /* o.faults is borrowed: kept until the test ends */
@@ -200,8 +200,8 @@ Test(mock, no_match_and_body_cap)
     tw_mock_opts o;
     memset(&o, 0, sizeof o);
     o.limits.max_input_bytes = 64;
-    char why[200];
-    cr_assert_eq(tw_mock_start(&fx, 1, &o, &mock, why, sizeof why), TW_OK);
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_mock_start(&fx, 1, &o, &mock, &why), TW_OK);
     c = client(0);
     cr_assert_eq(post(c, NS_BODY, &r), TW_OK);
     cr_assert_eq(r.status, 413);
@@ -371,7 +371,7 @@ Test(mock, profiles)
     tw_mock_opts o;
     memset(&o, 0, sizeof o);
     o.profile = "nope";
-    char why[200];
-    cr_assert_eq(tw_mock_start(&fx, 1, &o, &mock, why, sizeof why), TW_ERR_INVALID);
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_mock_start(&fx, 1, &o, &mock, &why), TW_ERR_INVALID);
     cr_assert_null(mock);
 }

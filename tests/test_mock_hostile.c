@@ -43,10 +43,10 @@ static tw_mock *mock;
 
 static void start(tw_mock_opts *o)
 {
-    char why[600] = "";
-    cr_assert_eq(tw_fixture_parse(fx_json, strlen(fx_json), "inline", NULL, &fx, why, sizeof why), TW_OK,
-                 "fixture: %s", why);
-    cr_assert_eq(tw_mock_start(&fx, 1, o, &mock, why, sizeof why), TW_OK, "%s", why);
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_fixture_parse(fx_json, strlen(fx_json), "inline", NULL, &fx, &why), TW_OK,
+                 "fixture: %s", why.message);
+    cr_assert_eq(tw_mock_start(&fx, 1, o, &mock, &why), TW_OK, "%s", why.message);
 }
 
 static void stop(void)

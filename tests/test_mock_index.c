@@ -27,8 +27,8 @@ static void load_glob(fx_set *s, const char *pattern)
         return;
     for (size_t i = 0; i < g.gl_pathc; i++) {
         tw_fixture f;
-        char why[600];
-        if (tw_fixture_load(g.gl_pathv[i], NULL, &f, why, sizeof why) != TW_OK)
+        tw_error why = {.offset = -1};
+        if (tw_fixture_load(g.gl_pathv[i], NULL, &f, &why) != TW_OK)
             continue; /* the schema, indexes and other JSON that is no fixture */
         s->fx = realloc(s->fx, (s->n + 1) * sizeof *s->fx);
         cr_assert(s->fx);
@@ -213,12 +213,12 @@ static void many(size_t n, size_t dup_every, tw_fixture *f)
                       dup_every && i % dup_every == 1 ? ",\"model\":\"again\"" : "", i,
                       i + 1 < n ? "," : "");
     tw_buf_puts(&b, "]}");
-    char why[600] = "";
+    tw_error why = {.offset = -1};
     tw_limits lim;
     memset(&lim, 0, sizeof lim);
     lim.max_input_bytes = (size_t)64 << 20;
     lim.max_messages = 20000; /* the exchanges of a fixture are capped by it */
-    cr_assert_eq(tw_fixture_parse(b.data, b.len, "many.json", &lim, f, why, sizeof why), TW_OK, "%s", why);
+    cr_assert_eq(tw_fixture_parse(b.data, b.len, "many.json", &lim, f, &why), TW_OK, "%s", why.message);
     tw_buf_free(&b);
 }
 

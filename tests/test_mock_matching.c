@@ -28,15 +28,15 @@ static FILE *log_file;
 
 static void start(const char *json)
 {
-    char why[600] = "";
-    cr_assert_eq(tw_fixture_parse(json, strlen(json), "inline", NULL, &fx, why, sizeof why), TW_OK,
-                 "fixture: %s", why);
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_fixture_parse(json, strlen(json), "inline", NULL, &fx, &why), TW_OK,
+                 "fixture: %s", why.message);
     log_file = tmpfile();
     cr_assert(log_file);
     tw_mock_opts o;
     memset(&o, 0, sizeof o);
     o.log = log_file;
-    cr_assert_eq(tw_mock_start(&fx, 1, &o, &mock, why, sizeof why), TW_OK, "%s", why);
+    cr_assert_eq(tw_mock_start(&fx, 1, &o, &mock, &why), TW_OK, "%s", why.message);
 }
 
 static void stop(void)
@@ -148,18 +148,17 @@ Test(mock_matching, faults_object_is_validated)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cJSON *j = (cJSON *)1;
-        char why[600];
-        tw_status st = tw_fixture_check_faults(bad[i].in, strlen(bad[i].in), "--fault", &j, why,
-                                               sizeof why);
+        tw_error why = {.offset = -1};
+        tw_status st = tw_fixture_check_faults(bad[i].in, strlen(bad[i].in), "--fault", &j, &why);
         cr_assert_neq(st, TW_OK, "%s accepted", bad[i].in);
         cr_assert_null(j);
-        cr_assert(strstr(why, bad[i].want), "%s: got '%s'", bad[i].in, why);
+        cr_assert(strstr(why.message, bad[i].want), "%s: got '%s'", bad[i].in, why.message);
     }
     cJSON *j = NULL;
-    char why[600];
+    tw_error why = {.offset = -1};
     const char *good = "{\"status\":503,\"retry_after\":1}";
-    cr_assert_eq(tw_fixture_check_faults(good, strlen(good), "--fault", &j, why, sizeof why), TW_OK,
-                 "%s", why);
+    cr_assert_eq(tw_fixture_check_faults(good, strlen(good), "--fault", &j, &why), TW_OK,
+                 "%s", why.message);
     cr_assert_eq(tw_json_get(j, "status")->valueint, 503);
     cJSON_Delete(j);
 }

@@ -119,10 +119,10 @@ static void load_all(void)
         }
         char *text = cJSON_PrintUnformatted(root);
         cJSON_Delete(root);
-        char why[600] = "";
-        tw_status st = tw_fixture_parse(text, strlen(text), s->name, NULL, &fx[nfx], why, sizeof why);
+        tw_error why = {.offset = -1};
+        tw_status st = tw_fixture_parse(text, strlen(text), s->name, NULL, &fx[nfx], &why);
         free(text);
-        cr_assert_eq(st, TW_OK, "%s", why);
+        cr_assert_eq(st, TW_OK, "%s", why.message);
         nfx++;
     }
 }
@@ -133,8 +133,8 @@ static void start(const char *profile)
     tw_mock_opts o;
     memset(&o, 0, sizeof o);
     o.profile = profile;
-    char why[200];
-    cr_assert_eq(tw_mock_start(fx, nfx, &o, &mock, why, sizeof why), TW_OK, "%s", why);
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_mock_start(fx, nfx, &o, &mock, &why), TW_OK, "%s", why.message);
     cr_assert(strncmp(tw_mock_url(mock), "http://127.0.0.1:", 17) == 0);
 }
 

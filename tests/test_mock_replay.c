@@ -116,10 +116,10 @@ static FILE *log_file;
 static void start(const char *const *json, size_t n, const char *profile, bool log_bodies,
                   size_t body_max)
 {
-    char why[600] = "";
+    tw_error why = {.offset = -1};
     for (size_t i = 0; i < n; i++)
-        cr_assert_eq(tw_fixture_parse(json[i], strlen(json[i]), "inline", NULL, &fx[i], why, sizeof why),
-                     TW_OK, "fixture %zu: %s", i, why);
+        cr_assert_eq(tw_fixture_parse(json[i], strlen(json[i]), "inline", NULL, &fx[i], &why),
+                     TW_OK, "fixture %zu: %s", i, why.message);
     nfx = n;
     log_file = tmpfile();
     cr_assert(log_file);
@@ -129,7 +129,7 @@ static void start(const char *const *json, size_t n, const char *profile, bool l
     o.log = log_file;
     o.log_bodies = log_bodies;
     o.log_body_max = body_max;
-    cr_assert_eq(tw_mock_start(fx, n, &o, &mock, why, sizeof why), TW_OK, "%s", why);
+    cr_assert_eq(tw_mock_start(fx, n, &o, &mock, &why), TW_OK, "%s", why.message);
 }
 
 static void stop(void)
@@ -354,8 +354,8 @@ Test(mock_replay, nearest_is_linear_in_the_body, .timeout = 120)
     memset(&L, 0, sizeof L);
     L.max_input_bytes = 64 << 20;
     tw_fixture f;
-    char why[600] = "";
-    cr_assert_eq(tw_fixture_parse(fxj.data, fxj.len, "inline", &L, &f, why, sizeof why), TW_OK, "%s", why);
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_fixture_parse(fxj.data, fxj.len, "inline", &L, &f, &why), TW_OK, "%s", why.message);
     cJSON *body = NULL;
     cr_assert_eq(tw_json_parse(g.data, g.len, 64, &body, NULL), TW_OK);
     bool served = true;
@@ -441,8 +441,8 @@ Test(mock_replay_server, log_bodies_capped_escaped_and_redacted)
     memset(&o, 0, sizeof o);
     o.log = log_file;
     o.log_bodies = true;
-    char why[200];
-    cr_assert_eq(tw_mock_start(fx, 1, &o, &mock, why, sizeof why), TW_OK);
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_mock_start(fx, 1, &o, &mock, &why), TW_OK);
     tw_http_response r2 = {0};
     post("/v1/chat/completions", "{\"a\":\"x\"}\n\x1b[2J", &r2);
     tw_http_response_free(&r2);

@@ -30,7 +30,7 @@ Test(proxy, prompt_outputs)
     cr_assert_not_null(enc);
     for (long i = 0; i < n; i++) {
         tw_error why_e = {0};
-        cJSON *fx = tw_load_json_file(files[i], (size_t)1 << 20, 64, why_e.message, sizeof why_e.message);
+        cJSON *fx = tw_load_json_file(files[i], (size_t)1 << 20, 64, &why_e);
         cr_assert_not_null(fx, "%s", why_e.message);
         tw_request r;
         cr_assert_eq(tw_request_read(tw_json_get(fx, "request"), NULL, &r, &why_e),
@@ -52,7 +52,7 @@ Test(proxy, own_prompt_results_never_become_calls)
 {
     tw_error why_e = {0};
     cJSON *fx = tw_load_json_file(tw_test_src("tests/data/proxy/05_multi_turn.json"),
-                                  (size_t)1 << 20, 64, why_e.message, sizeof why_e.message);
+                                  (size_t)1 << 20, 64, &why_e);
     cr_assert_not_null(fx, "%s", why_e.message);
     const char *prompt = tw_json_get_str(fx, "expected");
     char *copy = tw_test_exact(prompt, strlen(prompt));

@@ -18,9 +18,9 @@ static void load(const char *name, tw_cassette *c)
     const char *path = tw_test_shared(name);
     if (!path)
         cr_skip("../shared/real-traffic is absent");
-    char why[512];
-    tw_status st = tw_cassette_load(path, NULL, c, why, sizeof why);
-    cr_assert_eq(st, TW_OK, "%s", why);
+    tw_error why = {.offset = -1};
+    tw_status st = tw_cassette_load(path, NULL, c, &why);
+    cr_assert_eq(st, TW_OK, "%s", why.message);
 }
 
 /* Decode a body batch and at chunk 1, 7 and 64; all must agree. */
@@ -275,11 +275,10 @@ static const char GZ_CASSETTE[] =
 Test(cassette, gzip_binary_body)
 {
     tw_cassette c;
-    char why[256];
+    tw_error why = {.offset = -1};
     char *buf = tw_test_exact(GZ_CASSETTE, sizeof GZ_CASSETTE - 1);
-    cr_assert_eq(tw_cassette_parse(buf, sizeof GZ_CASSETTE - 1, "gz.yaml", NULL, &c, why,
-                                   sizeof why),
-                 TW_OK, "%s", why);
+    cr_assert_eq(tw_cassette_parse(buf, sizeof GZ_CASSETTE - 1, "gz.yaml", NULL, &c, &why),
+                 TW_OK, "%s", why.message);
     free(buf);
     cr_assert_eq(c.version, 1);
     cr_assert_eq(c.ninteractions, 1);
@@ -314,9 +313,9 @@ Test(cassette, parsed_body_scalars)
                             "  response:\n"
                             "    status: {code: 200}\n";
     tw_cassette c;
-    char why[256];
-    cr_assert_eq(tw_cassette_parse(y, sizeof y - 1, "p.yaml", NULL, &c, why, sizeof why), TW_OK,
-                 "%s", why);
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_cassette_parse(y, sizeof y - 1, "p.yaml", NULL, &c, &why), TW_OK,
+                 "%s", why.message);
     cr_assert_str_eq(c.interactions[0].request.body.data,
                      "{\"a\":1,\"b\":\"1\",\"c\":null,\"d\":true,\"e\":-2.5e3,\"f\":[\"x\",null],"
                      "\"g\":\"two\\nlines\"}");
@@ -327,27 +326,24 @@ Test(cassette, errors_have_file_line_column)
 {
     static const char bad_yaml[] = "interactions:\n- request: {a: 1\n  response: x\n";
     tw_cassette c;
-    char why[256];
-    cr_assert_eq(tw_cassette_parse(bad_yaml, sizeof bad_yaml - 1, "bad.yaml", NULL, &c, why,
-                                   sizeof why),
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_cassette_parse(bad_yaml, sizeof bad_yaml - 1, "bad.yaml", NULL, &c, &why),
                  TW_ERR_PARSE);
-    cr_assert(strncmp(why, "bad.yaml:", 9) == 0, "%s", why);
+    cr_assert(strncmp(why.message, "bad.yaml:", 9) == 0, "%s", why.message);
     cr_assert_eq(c.ninteractions, 0);
 
     static const char no_resp[] = "interactions:\n- request:\n    method: POST\n";
-    cr_assert_eq(tw_cassette_parse(no_resp, sizeof no_resp - 1, "x.yaml", NULL, &c, why,
-                                   sizeof why),
+    cr_assert_eq(tw_cassette_parse(no_resp, sizeof no_resp - 1, "x.yaml", NULL, &c, &why),
                  TW_ERR_INVALID);
-    cr_assert_str_eq(why, "x.yaml:2:3: interaction needs a 'response' mapping");
+    cr_assert_str_eq(why.message, "x.yaml:2:3: interaction needs a 'response' mapping");
 
     static const char bad_b64[] = "interactions:\n- request: {}\n  response:\n    body:\n"
                                   "      string: !!binary 'a*b'\n";
-    cr_assert_eq(tw_cassette_parse(bad_b64, sizeof bad_b64 - 1, "b.yaml", NULL, &c, why,
-                                   sizeof why),
+    cr_assert_eq(tw_cassette_parse(bad_b64, sizeof bad_b64 - 1, "b.yaml", NULL, &c, &why),
                  TW_ERR_PARSE);
-    cr_assert_str_eq(why, "b.yaml:5:15: binary body is not valid base64");
+    cr_assert_str_eq(why.message, "b.yaml:5:15: binary body is not valid base64");
 
-    cr_assert_eq(tw_cassette_load("/nonexistent/c.yaml", NULL, &c, why, sizeof why), TW_ERR_IO);
+    cr_assert_eq(tw_cassette_load("/nonexistent/c.yaml", NULL, &c, &why), TW_ERR_IO);
 }
 
 Test(cassette, alias_bomb_is_bounded)
@@ -359,10 +355,10 @@ Test(cassette, alias_bomb_is_bounded)
                       i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1);
     tw_buf_puts(&y, "interactions:\n- request:\n    parsed_body: *a11\n  response: {}\n");
     tw_cassette c;
-    char why[256];
+    tw_error why = {.offset = -1};
     tw_limits L = {0};
     L.max_input_bytes = 1 << 16;
-    cr_assert_eq(tw_cassette_parse(y.data, y.len, "bomb.yaml", &L, &c, why, sizeof why),
-                 TW_ERR_LIMIT, "%s", why);
+    cr_assert_eq(tw_cassette_parse(y.data, y.len, "bomb.yaml", &L, &c, &why),
+                 TW_ERR_LIMIT, "%s", why.message);
     tw_buf_free(&y);
 }

@@ -58,9 +58,9 @@ static int sh(const char *cmd)
 
 static char *slurp(const char *path, size_t *len)
 {
-    char why[256];
-    char *b = tw_read_file(path, (size_t)64 << 20, len, why, sizeof why);
-    cr_assert_not_null(b, "%s", why);
+    tw_error why = {.offset = -1};
+    char *b = tw_read_file(path, (size_t)64 << 20, len, &why);
+    cr_assert_not_null(b, "%s", why.message);
     return b;
 }
 
@@ -134,11 +134,12 @@ Test(real_traffic_replay, imported_cassettes_replay_and_pass, .timeout = 120)
     size_t total = 0;
     bool groq_s08 = false;
     for (size_t i = 0; i < NCAS; i++) {
-        char fpath[1024], why[600], name[300];
+        char fpath[1024], name[300];
+        tw_error why = {.offset = -1};
         snprintf(fpath, sizeof fpath, "%s/fixtures/%s.json", dir, stems[i]);
         snprintf(name, sizeof name, "imported/%s", stems[i]);
         tw_fixture f;
-        cr_assert_eq(tw_fixture_load(fpath, NULL, &f, why, sizeof why), TW_OK, "%s", why);
+        cr_assert_eq(tw_fixture_load(fpath, NULL, &f, &why), TW_OK, "%s", why.message);
         const cJSON *rf = report_fixture(rep, name);
         cr_assert_not_null(rf, "%s is not in the report", name);
         cr_expect_not(cJSON_IsTrue(tw_json_get(rf, "skipped")), "%s was skipped", name);

@@ -151,9 +151,10 @@ static void rm_tmp(void) { rm_rf(dir); }
 
 static void put_file(const char *name, const char *text)
 {
-    char p[256], why[300];
+    char p[256];
+    tw_error why = {.offset = -1};
     snprintf(p, sizeof p, "%s/%s", dir, name);
-    cr_assert_eq(tw_write_atomic(p, text, strlen(text), why, sizeof why), TW_OK, "%s", why);
+    cr_assert_eq(tw_write_atomic(p, text, strlen(text), &why), TW_OK, "%s", why.message);
 }
 
 static void put_report(const tw_report *r, const char *name)
@@ -171,19 +172,20 @@ Test(files, write_all_into_an_unwritable_dir_says_why)
     tw_report r;
     sample(&r, "b", TW_V_FAIL);
     put_file("plain", "x");
-    char out[256], why[300] = "";
+    char out[256];
+    tw_error why = {.offset = -1};
     snprintf(out, sizeof out, "%s/plain/reports", dir); /* below a regular file */
-    cr_assert_eq(tw_report_write_all(&r, out, why, sizeof why), TW_ERR_IO);
-    cr_assert(strstr(why, "cannot create directory") && strstr(why, "plain/reports"), "%s", why);
+    cr_assert_eq(tw_report_write_all(&r, out, &why), TW_ERR_IO);
+    cr_assert(strstr(why.message, "cannot create directory") && strstr(why.message, "plain/reports"), "%s", why.message);
     /* a directory whose files cannot be created: a directory in place of the file */
     snprintf(out, sizeof out, "%s/rep", dir);
     cr_assert(tw_mkdirs(out));
     char p[300];
     snprintf(p, sizeof p, "%s/b.md", out);
     cr_assert_eq(mkdir(p, 0777), 0);
-    why[0] = 0;
-    cr_assert_eq(tw_report_write_all(&r, out, why, sizeof why), TW_ERR_IO);
-    cr_assert(strstr(why, "b.md: cannot write"), "%s", why);
+    why.message[0] = 0;
+    cr_assert_eq(tw_report_write_all(&r, out, &why), TW_ERR_IO);
+    cr_assert(strstr(why.message, "b.md: cannot write"), "%s", why.message);
     tw_report_free(&r);
 }
 
@@ -212,9 +214,10 @@ Test(files, write_all_in_pieces_equals_the_whole_renderings)
         cr_assert_not_null(tw_report_add_check(e, "OAI-R04", k % 5 ? TW_V_PASS : TW_V_FAIL, TW_EXPECT_NOT_FAIL, k, ev));
     }
     tw_report_summarise(&r);
-    char out[256], why[300] = "";
+    char out[256];
+    tw_error why = {.offset = -1};
     snprintf(out, sizeof out, "%s/big", dir);
-    cr_assert_eq(tw_report_write_all(&r, out, why, sizeof why), TW_OK, "%s", why);
+    cr_assert_eq(tw_report_write_all(&r, out, &why), TW_OK, "%s", why.message);
     static const char *const ext[] = {"json", "md", "junit.xml", "html"};
     tw_status (*const fn[])(const tw_report *, tw_buf *) = {tw_report_to_json, tw_report_to_markdown,
                                                             tw_report_to_junit, tw_report_to_html};
@@ -225,8 +228,8 @@ Test(files, write_all_in_pieces_equals_the_whole_renderings)
         char p[400];
         snprintf(p, sizeof p, "%s/big.%s", out, ext[i]);
         size_t len = 0;
-        char *d = tw_read_file(p, 0, &len, why, sizeof why);
-        cr_assert_not_null(d, "%s", why);
+        char *d = tw_read_file(p, 0, &len, &why);
+        cr_assert_not_null(d, "%s", why.message);
         cr_assert_eq(len, clean.len, "%s: %zu bytes written, %zu rendered", ext[i], len, clean.len);
         cr_assert(memcmp(d, clean.data, len) == 0, "%s differs from its rendering", ext[i]);
         cr_assert_null(strstr(d, secret), "%s holds the secret", ext[i]);
@@ -249,26 +252,27 @@ Test(files, write_all_in_pieces_equals_the_whole_renderings)
 Test(files, read_write_mkdirs_join)
 {
     put_file("ten", "0123456789");
-    char p[256], why[300];
+    char p[256];
+    tw_error why = {.offset = -1};
     snprintf(p, sizeof p, "%s/ten", dir);
     char *d = NULL;
     size_t len = 0;
-    cr_assert_eq(tw_file_read(p, 10, &d, &len, why, sizeof why), TW_OK, "%s", why);
+    cr_assert_eq(tw_file_read(p, 10, &d, &len, &why), TW_OK, "%s", why.message);
     cr_assert_eq(len, 10);
     cr_assert_str_eq(d, "0123456789");
     free(d);
-    cr_assert_eq(tw_file_read(p, 9, &d, &len, why, sizeof why), TW_ERR_LIMIT);
+    cr_assert_eq(tw_file_read(p, 9, &d, &len, &why), TW_ERR_LIMIT);
     cr_assert_null(d);
-    cr_assert(strstr(why, "is larger than 9 bytes"), "%s", why);
-    cr_assert_null(tw_read_file(p, 9, &len, why, sizeof why));
-    d = tw_read_file_head(p, 4, &len, why, sizeof why);
-    cr_assert_not_null(d, "%s", why);
+    cr_assert(strstr(why.message, "is larger than 9 bytes"), "%s", why.message);
+    cr_assert_null(tw_read_file(p, 9, &len, &why));
+    d = tw_read_file_head(p, 4, &len, &why);
+    cr_assert_not_null(d, "%s", why.message);
     cr_assert_eq(len, 4);
     cr_assert(memcmp(d, "0123", 4) == 0);
     free(d);
     snprintf(p, sizeof p, "%s/missing", dir);
-    cr_assert_eq(tw_file_read(p, 0, &d, &len, why, sizeof why), TW_ERR_IO);
-    cr_assert(strstr(why, "cannot open"), "%s", why);
+    cr_assert_eq(tw_file_read(p, 0, &d, &len, &why), TW_ERR_IO);
+    cr_assert(strstr(why.message, "cannot open"), "%s", why.message);
     /* mkdir -p, and not over a file */
     snprintf(p, sizeof p, "%s/a/b/c", dir);
     cr_assert(tw_mkdirs(p));
@@ -279,14 +283,14 @@ Test(files, read_write_mkdirs_join)
     cr_assert_not(tw_mkdirs(""));
     /* appending */
     snprintf(p, sizeof p, "%s/log", dir);
-    cr_assert_eq(tw_append_file(p, "ab", 2, why, sizeof why), TW_OK);
-    cr_assert_eq(tw_append_file(p, "cd", 2, why, sizeof why), TW_OK);
-    d = tw_read_file(p, 0, &len, why, sizeof why);
+    cr_assert_eq(tw_append_file(p, "ab", 2, &why), TW_OK);
+    cr_assert_eq(tw_append_file(p, "cd", 2, &why), TW_OK);
+    d = tw_read_file(p, 0, &len, &why);
     cr_assert_str_eq(d, "abcd");
     free(d);
     snprintf(p, sizeof p, "%s/ten/log", dir);
-    cr_assert_eq(tw_append_file(p, "ab", 2, why, sizeof why), TW_ERR_IO);
-    cr_assert(strstr(why, "cannot append"), "%s", why);
+    cr_assert_eq(tw_append_file(p, "ab", 2, &why), TW_ERR_IO);
+    cr_assert(strstr(why.message, "cannot append"), "%s", why.message);
     /* joining */
     char j[8];
     cr_assert(tw_path_join(j, sizeof j, "ab", "cd"));

@@ -75,9 +75,9 @@ Test(reports, json_follows_schema_and_parses_back)
     cJSON *j = cJSON_Parse(b.data);
     cr_assert(j);
     /* the keys the schema requires, at every level */
-    char why[300];
-    cJSON *schema = tw_load_json_file(tw_test_src("reports/report.schema.json"), 1 << 20, 64, why, sizeof why);
-    cr_assert(schema, "%s", why);
+    tw_error why = {.offset = -1};
+    cJSON *schema = tw_load_json_file(tw_test_src("reports/report.schema.json"), 1 << 20, 64, &why);
+    cr_assert(schema, "%s", why.message);
     const cJSON *req = tw_json_get(schema, "required");
     for (const cJSON *k = req->child; k; k = k->next)
         cr_assert(tw_json_get(j, k->valuestring), "top-level %s", k->valuestring);
@@ -109,7 +109,7 @@ Test(reports, json_follows_schema_and_parses_back)
     cJSON_Delete(j);
     /* round trip */
     tw_report back;
-    cr_assert_eq(tw_report_parse(b.data, b.len, &back, why, sizeof why), TW_OK, "%s", why);
+    cr_assert_eq(tw_report_parse(b.data, b.len, &back, &why), TW_OK, "%s", why.message);
     cr_assert_str_eq(back.backend, "back end/1");
     cr_assert_eq(back.nfx, 2);
     cr_assert_eq(back.fx[0].ex[0].nchecks, 3);
@@ -156,12 +156,13 @@ Test(reports, renderings)
 Test(reports, atomic_writes)
 {
     char *d = tmpdir();
-    char path[512], why[300];
+    char path[512];
+    tw_error why = {.offset = -1};
     snprintf(path, sizeof path, "%s/x.json", d);
-    cr_assert_eq(tw_write_atomic(path, "old", 3, why, sizeof why), TW_OK);
-    cr_assert_eq(tw_write_atomic(path, "new!", 4, why, sizeof why), TW_OK);
+    cr_assert_eq(tw_write_atomic(path, "old", 3, &why), TW_OK);
+    cr_assert_eq(tw_write_atomic(path, "new!", 4, &why), TW_OK);
     size_t len;
-    char *got = tw_read_file(path, 100, &len, why, sizeof why);
+    char *got = tw_read_file(path, 100, &len, &why);
     cr_assert_str_eq(got, "new!");
     free(got);
     /* a target that cannot be renamed over leaves no temporary behind */
@@ -170,13 +171,13 @@ Test(reports, atomic_writes)
     cr_assert_eq(mkdir(sub, 0777), 0);
     snprintf(path, sizeof path, "%s/dir.json/inner", d);
     mkdir(path, 0777);
-    cr_assert_neq(tw_write_atomic(sub, "x", 1, why, sizeof why), TW_OK);
+    cr_assert_neq(tw_write_atomic(sub, "x", 1, &why), TW_OK);
     rmdir(path);
     rmdir(sub);
     /* all four renderings, then nothing but them in the directory */
     tw_report r;
     sample(&r, "be/2", TW_V_PASS);
-    cr_assert_eq(tw_report_write_all(&r, d, why, sizeof why), TW_OK, "%s", why);
+    cr_assert_eq(tw_report_write_all(&r, d, &why), TW_OK, "%s", why.message);
     const char *want[] = {"be_2.json", "be_2.md", "be_2.junit.xml", "be_2.html", "x.json"};
     DIR *dir = opendir(d);
     struct dirent *e;

@@ -28,7 +28,7 @@ static cJSON *load(const char *path)
 {
     tw_error why_e = {0};
     size_t len = 0;
-    char *text = tw_read_file(path, (size_t)16 << 20, &len, why_e.message, sizeof why_e.message);
+    char *text = tw_read_file(path, (size_t)16 << 20, &len, &why_e);
     cr_assert_not_null(text, "%s: %s", path, why_e.message);
     cJSON *j = NULL;
     tw_error e;

@@ -58,13 +58,13 @@ static void decode_a(const char *body, tw_request *req)
 }
 
 /* The answer to an OpenAI request body; st is what the script must return. */
-static void answer_o(const char *body, tw_status want, tw_script_answer *a, char *why, size_t wl)
+static void answer_o(const char *body, tw_status want, tw_script_answer *a, tw_error *err)
 {
     tw_request req;
     decode_o(body, &req);
-    tw_status st = tw_script_answer_for(&req, NULL, a, why, wl);
+    tw_status st = tw_script_answer_for(&req, NULL, a, err);
     tw_request_free(&req);
-    cr_assert_eq(st, want, "got %s: %s", tw_code_name(st), why);
+    cr_assert_eq(st, want, "got %s: %s", tw_code_name(st), err->message);
 }
 
 static const char *text_of(const tw_script_answer *a)
@@ -76,11 +76,11 @@ static const char *text_of(const tw_script_answer *a)
 
 Test(script_directive, in_user_text_step_0)
 {
-    char why[300] = "";
+    tw_error why = {.offset = -1};
     tw_script_answer a;
     answer_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"What is the weather "
              "in Paris? " DIR_CALL " Thanks.\"}],\"tools\":" OAI_TOOLS "}",
-             TW_OK, &a, why, sizeof why);
+             TW_OK, &a, &why);
     cr_assert_eq(a.step, 0);
     cr_assert_str_eq(a.nonce, "t-call-1");
     cr_assert(a.reasoning);
@@ -90,12 +90,12 @@ Test(script_directive, in_user_text_step_0)
 
 Test(script_directive, in_system_text_parts)
 {
-    char why[300] = "";
+    tw_error why = {.offset = -1};
     tw_script_answer a;
     answer_o("{\"model\":\"m\",\"messages\":[{\"role\":\"system\",\"content\":[{\"type\":\"text\","
              "\"text\":\"You are helpful.\"},{\"type\":\"text\",\"text\":\"" DIR_CALL "\"}]},"
              "{\"role\":\"user\",\"content\":\"Weather?\"}],\"tools\":" OAI_TOOLS "}",
-             TW_OK, &a, why, sizeof why);
+             TW_OK, &a, &why);
     cr_assert_eq(a.step, 0);
     cr_assert_str_eq(a.nonce, "t-call-1");
     tw_script_answer_free(&a);
@@ -112,8 +112,8 @@ Test(script_directive, anthropic_system_blocks)
     cr_assert_str_eq(n, "t-call-1");
     free(n);
     tw_script_answer a;
-    char why[300] = "";
-    cr_assert_eq(tw_script_answer_for(&req, NULL, &a, why, sizeof why), TW_OK, "%s", why);
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_script_answer_for(&req, NULL, &a, &why), TW_OK, "%s", why.message);
     cr_assert_eq(a.step, 0);
     tw_request_free(&req);
     tw_script_answer_free(&a);
@@ -122,7 +122,7 @@ Test(script_directive, anthropic_system_blocks)
 /* The latest message holding a directive counts; older ones are ignored. */
 Test(script_directive, latest_message_counts)
 {
-    char why[300] = "";
+    tw_error why = {.offset = -1};
     tw_script_answer a;
     answer_o("{\"model\":\"m\",\"messages\":["
              "{\"role\":\"user\",\"content\":\"toolwire-script {\\\"nonce\\\":\\\"old\\\",\\\"text\\\":"
@@ -130,7 +130,7 @@ Test(script_directive, latest_message_counts)
              "{\"role\":\"assistant\",\"content\":\"old answer\"},"
              "{\"role\":\"user\",\"content\":\"again toolwire-script\\n{\\\"nonce\\\":\\\"new\\\","
              "\\\"text\\\":\\\"new answer\\\"}\"}]}",
-             TW_OK, &a, why, sizeof why);
+             TW_OK, &a, &why);
     cr_assert_str_eq(a.nonce, "new");
     cr_assert_eq(a.step, 0);
     cr_assert_str_eq(text_of(&a), "new answer");
@@ -149,17 +149,17 @@ Test(script_directive, steps_by_turn)
     const char *turn2 = ",{\"role\":\"assistant\",\"content\":\"It is 18 C in Paris.\"},"
                         "{\"role\":\"user\",\"content\":\"And tomorrow?\"}";
     char body[4096];
-    char why[300] = "";
+    tw_error why = {.offset = -1};
     tw_script_answer a;
     snprintf(body, sizeof body, "%s%s]}", head, turn1);
-    answer_o(body, TW_OK, &a, why, sizeof why);
+    answer_o(body, TW_OK, &a, &why);
     cr_assert_eq(a.step, 1);
     cr_assert_not(a.reasoning);
     cr_assert_str_eq(text_of(&a), "It is 18 C in Paris.");
     tw_script_answer_free(&a);
     /* past the last step: the default policy, the nonce still known */
     snprintf(body, sizeof body, "%s%s%s]}", head, turn1, turn2);
-    answer_o(body, TW_OK, &a, why, sizeof why);
+    answer_o(body, TW_OK, &a, &why);
     cr_assert_eq(a.step, -1);
     cr_assert_str_eq(a.nonce, "t-call-1");
     cr_assert_str_eq(text_of(&a), TW_SCRIPT_DEFAULT_TEXT);
@@ -168,12 +168,12 @@ Test(script_directive, steps_by_turn)
 
 Test(script_directive, model_text_step_verbatim)
 {
-    char why[300] = "";
+    tw_error why = {.offset = -1};
     tw_script_answer a;
     answer_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"toolwire-script "
              "{\\\"steps\\\":[{\\\"model_text\\\":\\\"<tool_call>\\\\n{\\\\\\\"name\\\\\\\": "
              "\\\\\\\"get_time\\\\\\\", \\\\\\\"arguments\\\\\\\": {\\\\\\\"tz\\\\\\\": \\\"}]}\"}]}",
-             TW_OK, &a, why, sizeof why);
+             TW_OK, &a, &why);
     cr_assert_eq(a.step, 0);
     cr_assert_null(a.nonce);
     cr_assert_str_eq(text_of(&a), "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"tz\": ");
@@ -183,11 +183,11 @@ Test(script_directive, model_text_step_verbatim)
 /* A string as arguments is written as is: a malformed payload can be scripted. */
 Test(script_directive, string_arguments_as_is)
 {
-    char why[300] = "";
+    tw_error why = {.offset = -1};
     tw_script_answer a;
     answer_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"toolwire-script "
              "{\\\"calls\\\":[{\\\"name\\\":\\\"get_time\\\",\\\"arguments\\\":\\\"{tz: 1,}\\\"}]}\"}]}",
-             TW_OK, &a, why, sizeof why);
+             TW_OK, &a, &why);
     cr_assert_str_eq(text_of(&a),
                      "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {tz: 1,}}\n</tool_call>");
     tw_script_answer_free(&a);
@@ -196,11 +196,11 @@ Test(script_directive, string_arguments_as_is)
 /* The word without whitespace and an object after it is a mention. */
 Test(script_directive, mention_is_not_a_directive)
 {
-    char why[300] = "";
+    tw_error why = {.offset = -1};
     tw_script_answer a;
     answer_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"What is "
              "toolwire-script? And toolwire-script{\\\"text\\\":\\\"x\\\"}\"}]}",
-             TW_OK, &a, why, sizeof why);
+             TW_OK, &a, &why);
     cr_assert_eq(a.step, -1);
     cr_assert_null(a.nonce);
     cr_assert_str_eq(text_of(&a), TW_SCRIPT_DEFAULT_TEXT);
@@ -238,12 +238,12 @@ Test(script_directive, malformed_is_a_clear_error)
                  "{\"role\":\"assistant\",\"content\":\"hello\"},"
                  "{\"role\":\"user\",\"content\":\"%s\"}]}",
                  cases[i].content);
-        char why[300] = "";
+        tw_error why = {.offset = -1};
         tw_script_answer a;
-        answer_o(body, cases[i].st, &a, why, sizeof why);
-        cr_expect(strstr(why, "messages[2]") != NULL, "case %zu: %s", i, why);
-        cr_expect(strstr(why, cases[i].says) != NULL, "case %zu: want '%s' in: %s", i,
-                  cases[i].says, why);
+        answer_o(body, cases[i].st, &a, &why);
+        cr_expect(strstr(why.message, "messages[2]") != NULL, "case %zu: %s", i, why.message);
+        cr_expect(strstr(why.message, cases[i].says) != NULL, "case %zu: want '%s' in: %s", i,
+                  cases[i].says, why.message);
         cr_assert_eq(a.model_text.len, 0);
         cr_assert_null(a.nonce);
     }
@@ -271,16 +271,16 @@ Test(script_directive, bounded_by_limits)
     cases[3].L.max_depth = 4;
     cases[3].says = "deeper than max_depth (4)";
     for (size_t i = 0; i < 4; i++) {
-        char why[300] = "";
+        tw_error why = {.offset = -1};
         tw_script_answer a;
-        tw_status st = tw_script_answer_for(&req, &cases[i].L, &a, why, sizeof why);
-        cr_expect_eq(st, TW_ERR_LIMIT, "case %zu: %s", i, why);
-        cr_expect(strstr(why, cases[i].says) != NULL, "case %zu: %s", i, why);
+        tw_status st = tw_script_answer_for(&req, &cases[i].L, &a, &why);
+        cr_expect_eq(st, TW_ERR_LIMIT, "case %zu: %s", i, why.message);
+        cr_expect(strstr(why.message, cases[i].says) != NULL, "case %zu: %s", i, why.message);
     }
     /* within the limits */
-    char why[300] = "";
+    tw_error why = {.offset = -1};
     tw_script_answer a;
-    cr_assert_eq(tw_script_answer_for(&req, NULL, &a, why, sizeof why), TW_OK, "%s", why);
+    cr_assert_eq(tw_script_answer_for(&req, NULL, &a, &why), TW_OK, "%s", why.message);
     cr_assert_eq(a.step, 0);
     tw_script_answer_free(&a);
     tw_request_free(&req);
@@ -291,8 +291,8 @@ Test(script_directive, bounded_by_limits)
     tw_limits small;
     memset(&small, 0, sizeof small);
     small.max_input_bytes = 16;
-    cr_assert_eq(tw_script_answer_for(&req, &small, &a, why, sizeof why), TW_ERR_LIMIT);
-    cr_assert(strstr(why, "longer than max_input_bytes (16)") != NULL, "%s", why);
+    cr_assert_eq(tw_script_answer_for(&req, &small, &a, &why), TW_ERR_LIMIT);
+    cr_assert(strstr(why.message, "longer than max_input_bytes (16)") != NULL, "%s", why.message);
     tw_request_free(&req);
 }
 
@@ -324,8 +324,8 @@ Test(script_directive, nonce)
              &req);
     cr_assert_null(tw_script_nonce(&req));
     tw_script_answer a;
-    char why[200] = "";
-    cr_assert_eq(tw_script_answer_for(&req, NULL, &a, why, sizeof why), TW_OK, "%s", why);
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_script_answer_for(&req, NULL, &a, &why), TW_OK, "%s", why.message);
     cr_assert_eq(a.step, -1);
     cr_assert(strncmp(text_of(&a), TW_SCRIPT_RESULT_PREFIX, strlen(TW_SCRIPT_RESULT_PREFIX)) == 0);
     tw_script_answer_free(&a);
@@ -354,11 +354,11 @@ static void check_call(const tw_script_answer *a, const char *tool, const char *
 
 Test(script_policy, named_choice_calls_that_tool)
 {
-    char why[300] = "";
+    tw_error why = {.offset = -1};
     tw_script_answer a;
     answer_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Time?\"}],\"tools\":" OAI_TOOLS
              ",\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"get_time\"}}}",
-             TW_OK, &a, why, sizeof why);
+             TW_OK, &a, &why);
     cr_assert_eq(a.step, -1);
     cr_assert_not(a.reasoning);
     check_call(&a, "get_time", SCHEMA_T);
@@ -369,11 +369,11 @@ Test(script_policy, named_choice_calls_that_tool)
 
 Test(script_policy, required_calls_first_tool)
 {
-    char why[300] = "";
+    tw_error why = {.offset = -1};
     tw_script_answer a;
     answer_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Go\"}],\"tools\":" OAI_TOOLS
              ",\"tool_choice\":\"required\"}",
-             TW_OK, &a, why, sizeof why);
+             TW_OK, &a, &why);
     check_call(&a, "get_weather", SCHEMA_W);
     cr_assert(strstr(text_of(&a), "{\"city\":\"example\",\"unit\":\"c\"}") != NULL, "%s", text_of(&a));
     tw_script_answer_free(&a);
@@ -388,9 +388,9 @@ Test(script_policy, auto_and_none_give_text)
                  "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Go\"}],"
                  "\"tools\":" OAI_TOOLS "%s%s}",
                  choices[i] ? ",\"tool_choice\":" : "", choices[i] ? choices[i] : "");
-        char why[300] = "";
+        tw_error why = {.offset = -1};
         tw_script_answer a;
-        answer_o(body, TW_OK, &a, why, sizeof why);
+        answer_o(body, TW_OK, &a, &why);
         cr_assert_str_eq(text_of(&a), TW_SCRIPT_DEFAULT_TEXT);
         tw_script_answer_free(&a);
     }
@@ -421,9 +421,9 @@ Test(script_policy, tool_result_quoted)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char body[4096];
         snprintf(body, sizeof body, "%s%s}]}", head, cases[i].content);
-        char why[300] = "";
+        tw_error why = {.offset = -1};
         tw_script_answer a;
-        answer_o(body, TW_OK, &a, why, sizeof why);
+        answer_o(body, TW_OK, &a, &why);
         char want[300];
         snprintf(want, sizeof want, TW_SCRIPT_RESULT_PREFIX "\"%s\"", cases[i].quote);
         cr_assert_str_eq(text_of(&a), want, "case %zu", i);
@@ -436,20 +436,20 @@ Test(script_policy, tool_result_quoted)
 
 Test(script_policy, refusals)
 {
-    char why[300] = "";
+    tw_error why = {.offset = -1};
     tw_script_answer a;
     answer_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Go\"}],"
              "\"tool_choice\":\"required\"}",
-             TW_ERR_INVALID, &a, why, sizeof why);
-    cr_assert(strstr(why, "declares no tools") != NULL, "%s", why);
+             TW_ERR_INVALID, &a, &why);
+    cr_assert(strstr(why.message, "declares no tools") != NULL, "%s", why.message);
     /* a schema no value satisfies */
     answer_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Go\"}],\"tools\":[{"
              "\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":{\"type\":\"object\","
              "\"properties\":{\"n\":{\"type\":\"integer\",\"minimum\":10,\"maximum\":5}},"
              "\"required\":[\"n\"]}}}],\"tool_choice\":\"required\"}",
-             TW_ERR_INVALID, &a, why, sizeof why);
-    cr_assert(strstr(why, "tools['f'].parameters") != NULL, "%s", why);
-    cr_assert(strstr(why, "/n: no integer satisfies the bounds") != NULL, "%s", why);
+             TW_ERR_INVALID, &a, &why);
+    cr_assert(strstr(why.message, "tools['f'].parameters") != NULL, "%s", why.message);
+    cr_assert(strstr(why.message, "/n: no integer satisfies the bounds") != NULL, "%s", why.message);
 }
 
 /* A named choice of an undeclared tool (the decoder may accept it). */
@@ -460,10 +460,10 @@ Test(script_policy, named_tool_not_declared)
     req.parallel_tool_calls = -1;
     req.choice = TW_CHOICE_NAMED;
     req.choice_name = strdup("missing");
-    char why[300] = "";
+    tw_error why = {.offset = -1};
     tw_script_answer a;
-    cr_assert_eq(tw_script_answer_for(&req, NULL, &a, why, sizeof why), TW_ERR_INVALID);
-    cr_assert(strstr(why, "'missing', which is not a declared tool") != NULL, "%s", why);
+    cr_assert_eq(tw_script_answer_for(&req, NULL, &a, &why), TW_ERR_INVALID);
+    cr_assert(strstr(why.message, "'missing', which is not a declared tool") != NULL, "%s", why.message);
     tw_request_free(&req);
 }
 
@@ -484,9 +484,9 @@ Test(script_policy, reasoning_from_options)
         snprintf(body, sizeof body,
                  "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]%s}",
                  cases[i].extra);
-        char why[300] = "";
+        tw_error why = {.offset = -1};
         tw_script_answer a;
-        answer_o(body, TW_OK, &a, why, sizeof why);
+        answer_o(body, TW_OK, &a, &why);
         cr_assert_eq(a.reasoning, cases[i].on, "case %zu", i);
         cr_assert_eq(strncmp(text_of(&a), "<think>" TW_SCRIPT_DEFAULT_REASONING "</think>", 7) == 0,
                      cases[i].on, "case %zu: %s", i, text_of(&a));
@@ -499,10 +499,10 @@ Test(script_policy, deterministic)
     const char *body = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Go\"}],"
                        "\"tools\":" OAI_TOOLS ",\"tool_choice\":\"required\","
                        "\"reasoning_effort\":\"high\"}";
-    char why[300] = "";
+    tw_error why = {.offset = -1};
     tw_script_answer a, b;
-    answer_o(body, TW_OK, &a, why, sizeof why);
-    answer_o(body, TW_OK, &b, why, sizeof why);
+    answer_o(body, TW_OK, &a, &why);
+    answer_o(body, TW_OK, &b, &why);
     cr_assert_eq(a.model_text.len, b.model_text.len);
     cr_assert(memcmp(a.model_text.data, b.model_text.data, a.model_text.len) == 0);
     tw_script_answer_free(&a);
@@ -529,9 +529,9 @@ static cJSON *gen_ok(const char *schema)
     cJSON *s = cJSON_Parse(schema);
     cr_assert_not_null(s, "schema: %s", schema);
     cJSON *v = NULL;
-    char why[300] = "";
-    tw_status st = tw_script_schema_args(s, NULL, &v, why, sizeof why);
-    cr_assert_eq(st, TW_OK, "%s: %s", schema, why);
+    tw_error why = {.offset = -1};
+    tw_status st = tw_script_schema_args(s, NULL, &v, &why);
+    cr_assert_eq(st, TW_OK, "%s: %s", schema, why.message);
     tw_error ve;
     cr_assert(tw_schema_validate(s, v, 64, &ve), "%s: %s", schema, ve.message);
     cJSON_Delete(s);
@@ -624,20 +624,20 @@ Test(script_schema, strings_and_alternatives)
 
 Test(script_schema, bounded)
 {
-    char why[300] = "";
+    tw_error why = {.offset = -1};
     cJSON *v = NULL;
     /* a string longer than max_args_bytes */
     cJSON *s = cJSON_Parse("{\"type\":\"object\",\"required\":[\"s\"],\"properties\":{\"s\":"
                            "{\"type\":\"string\",\"minLength\":1000000000}}}");
-    cr_assert_eq(tw_script_schema_args(s, NULL, &v, why, sizeof why), TW_ERR_LIMIT);
-    cr_assert(strstr(why, "/s: minLength") != NULL, "%s", why);
+    cr_assert_eq(tw_script_schema_args(s, NULL, &v, &why), TW_ERR_LIMIT);
+    cr_assert(strstr(why.message, "/s: minLength") != NULL, "%s", why.message);
     cJSON_Delete(s);
     /* items multiplying past max_args_bytes: refused before they are made */
     s = cJSON_Parse("{\"type\":\"object\",\"required\":[\"a\"],\"properties\":{\"a\":{\"type\":"
                     "\"array\",\"minItems\":1000,\"items\":{\"type\":\"array\",\"minItems\":1000,"
                     "\"items\":{\"type\":\"array\",\"minItems\":1000}}}}}");
-    cr_assert_eq(tw_script_schema_args(s, NULL, &v, why, sizeof why), TW_ERR_LIMIT);
-    cr_assert(strstr(why, "max_args_bytes") != NULL, "%s", why);
+    cr_assert_eq(tw_script_schema_args(s, NULL, &v, &why), TW_ERR_LIMIT);
+    cr_assert(strstr(why.message, "max_args_bytes") != NULL, "%s", why.message);
     cJSON_Delete(s);
     /* nesting deeper than max_depth */
     tw_buf deep = {0};
@@ -651,10 +651,10 @@ Test(script_schema, bounded)
     tw_limits L;
     memset(&L, 0, sizeof L);
     L.max_depth = 8;
-    cr_assert_eq(tw_script_schema_args(s, &L, &v, why, sizeof why), TW_ERR_LIMIT);
-    cr_assert(strstr(why, "deeper than max_depth") != NULL, "%s", why);
+    cr_assert_eq(tw_script_schema_args(s, &L, &v, &why), TW_ERR_LIMIT);
+    cr_assert(strstr(why.message, "deeper than max_depth") != NULL, "%s", why.message);
     L.max_depth = 64;
-    cr_assert_eq(tw_script_schema_args(s, &L, &v, why, sizeof why), TW_OK, "%s", why);
+    cr_assert_eq(tw_script_schema_args(s, &L, &v, &why), TW_OK, "%s", why.message);
     cJSON_Delete(v);
     cJSON_Delete(s);
 }
@@ -858,8 +858,8 @@ static tw_mock *start_script(void)
     memset(&o, 0, sizeof o);
     o.profile = "script";
     tw_mock *m = NULL;
-    char why[200] = "";
-    cr_assert_eq(tw_mock_start(NULL, 0, &o, &m, why, sizeof why), TW_OK, "%s", why);
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_mock_start(NULL, 0, &o, &m, &why), TW_OK, "%s", why.message);
     return m;
 }
 
@@ -951,8 +951,8 @@ Test(script_profile, run_backend_mock_script)
     o.client.max_retries = 0;
     o.client.total_timeout_ms = 10000;
     tw_report rep;
-    char why[300] = "";
-    cr_assert_eq(tw_run_backend(&fs, &b, &o, &rep, why, sizeof why), TW_OK, "%s", why);
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_run_backend(&fs, &b, &o, &rep, &why), TW_OK, "%s", why.message);
     cr_assert_eq(rep.nfx, 1);
     cr_assert_not(rep.fx[0].skipped, "%s", rep.fx[0].note ? rep.fx[0].note : "");
     cr_assert_eq(rep.fx[0].nex, 1);
@@ -971,8 +971,8 @@ Test(script_profile, server_faults_apply)
     o.profile = "script";
     o.faults = faults;
     tw_mock *m = NULL;
-    char why[200] = "";
-    cr_assert_eq(tw_mock_start(NULL, 0, &o, &m, why, sizeof why), TW_OK, "%s", why);
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_mock_start(NULL, 0, &o, &m, &why), TW_OK, "%s", why.message);
     const char *body = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}";
     tw_http_response r;
     memset(&r, 0, sizeof r);

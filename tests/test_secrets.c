@@ -30,9 +30,9 @@
 
 static char *slurp(const char *path, size_t *len)
 {
-    char why[256];
-    char *b = tw_read_file(path, (size_t)256 << 20, len, why, sizeof why);
-    cr_assert_not_null(b, "%s", why);
+    tw_error why = {.offset = -1};
+    char *b = tw_read_file(path, (size_t)256 << 20, len, &why);
+    cr_assert_not_null(b, "%s", why.message);
     return b;
 }
 
@@ -176,9 +176,9 @@ Test(secrets, stdio_and_files_are_redacted)
     fflush(stdout);
     fprintf(stderr, "escaped split\\/Secret+Value-0042 and split%%2FSecret%%2BValue-0042\n");
     fputs("held until the exit: split/Sec", stdout);
-    char why[256];
-    cr_assert_eq(tw_out_write_file(fp, "x split/Secret+Value-0042 y", 27, why, sizeof why), TW_OK);
-    cr_assert_eq(tw_out_append_file(fp, "\nsplit/Secret+Value-0042\n", 25, why, sizeof why), TW_OK);
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_out_write_file(fp, "x split/Secret+Value-0042 y", 27, &why), TW_OK);
+    cr_assert_eq(tw_out_append_file(fp, "\nsplit/Secret+Value-0042\n", 25, &why), TW_OK);
     tw_out_stdio_flush();
     dup2(keep1, 1);
     dup2(keep2, 2);

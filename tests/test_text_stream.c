@@ -77,12 +77,12 @@ static void run_dir(const char *sub)
     long n = tw_list_files(tw_test_src(sub), ".json", &files);
     cr_assert_gt(n, 0);
     for (long i = 0; i < n; i++) {
-        char why[300];
-        cJSON *fx = tw_load_json_file(files[i], 1 << 26, 256, why, sizeof why);
-        cr_assert_not_null(fx, "%s", why);
+        tw_error why = {.offset = -1};
+        cJSON *fx = tw_load_json_file(files[i], 1 << 26, 256, &why);
+        cr_assert_not_null(fx, "%s", why.message);
         tw_opts_holder h;
         tw_opts_holder_init(&h);
-        cr_assert(tw_opts_from_json(&h, tw_json_get(fx, "options"), why, sizeof why), "%s", why);
+        cr_assert(tw_opts_from_json(&h, tw_json_get(fx, "options"), &why), "%s", why.message);
         const tw_format_ops *f = tw_format_find(tw_json_get_str(fx, "format"));
         const char *in = tw_json_get_str(fx, "input");
         size_t len = strlen(in);

@@ -67,14 +67,15 @@ Test(xlt, upstream_answers_from_the_script_and_keeps_the_nonce)
 
 Test(xlt, upstream_spec_parse)
 {
-    char f[16], why[200];
+    char f[16];
+    tw_error why = {.offset = -1};
     unsigned short port;
-    cr_assert(tw_upstream_spec_parse("openai@8080", f, sizeof f, &port, why, sizeof why));
+    cr_assert(tw_upstream_spec_parse("openai@8080", f, sizeof f, &port, &why));
     cr_assert_str_eq(f, "openai");
     cr_assert_eq(port, 8080);
-    cr_assert_not(tw_upstream_spec_parse("openai@0", f, sizeof f, &port, why, sizeof why));
-    cr_assert_not(tw_upstream_spec_parse("gopher@80", f, sizeof f, &port, why, sizeof why));
-    cr_assert_not(tw_upstream_spec_parse("openai", f, sizeof f, &port, why, sizeof why));
+    cr_assert_not(tw_upstream_spec_parse("openai@0", f, sizeof f, &port, &why));
+    cr_assert_not(tw_upstream_spec_parse("gopher@80", f, sizeof f, &port, &why));
+    cr_assert_not(tw_upstream_spec_parse("openai", f, sizeof f, &port, &why));
 }
 
 /* Translate with the reference proxy, answer upstream, judge the request half. */
@@ -98,9 +99,8 @@ static char *translated(const char *body)
 {
     tw_buf out = {0};
     bool stream;
-    char why[300];
-    cr_assert_eq(tw_refproxy_translate_request("anthropic", "openai", body, strlen(body), NULL, &out, &stream, why,
-                                               sizeof why), 0, "%s", why);
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_refproxy_translate_request("anthropic", "openai", body, strlen(body), NULL, &out, &stream, &why), 0, "%s", why.message);
     return tw_buf_take(&out, NULL);
 }
 
@@ -244,9 +244,9 @@ Test(xlt, run_through_the_reference_proxy)
             ANT_REQ("n-8", ""));
     fclose(f);
     tw_fixture_set fs;
-    char why[300];
+    tw_error why = {.offset = -1};
     char *paths[] = {dir};
-    cr_assert(tw_fixture_set_load(&fs, paths, 1, NULL, why, sizeof why), "%s", why);
+    cr_assert(tw_fixture_set_load(&fs, paths, 1, NULL, &why), "%s", why.message);
     cr_assert_eq(fs.n, 1, "%s", fs.nbad ? fs.bad_why[0] : "");
     tw_backend_spec b = {.name = "ref-proxy"};
     tw_backend_upstream up = {"ref-proxy", "openai", 0, "anthropic:openai"};
@@ -255,7 +255,7 @@ Test(xlt, run_through_the_reference_proxy)
     o.upstreams = &up;
     o.nupstreams = 1;
     tw_report rep;
-    cr_assert_eq(tw_run_backend(&fs, &b, &o, &rep, why, sizeof why), TW_OK, "%s", why);
+    cr_assert_eq(tw_run_backend(&fs, &b, &o, &rep, &why), TW_OK, "%s", why.message);
     cr_assert_eq(rep.nfx, 1);
     cr_assert_eq(rep.fx[0].nex, 2);
     for (size_t k = 0; k < 2; k++) {
@@ -289,8 +289,8 @@ Test(xlt, upstream_bounds)
     uo.limits.max_input_bytes = 4096;
     uo.max_records = 2;
     tw_upstream *u = NULL;
-    char why[200];
-    cr_assert_eq(tw_upstream_start(&uo, &u, why, sizeof why), TW_OK, "%s", why);
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_upstream_start(&uo, &u, &why), TW_OK, "%s", why.message);
     tw_client_opts co;
     memset(&co, 0, sizeof co);
     co.base_url = tw_upstream_url(u);
@@ -339,15 +339,15 @@ Test(xlt, reference_proxy_answers_502_for_a_broken_upstream)
     memset(&lo, 0, sizeof lo);
     lo.fn = garbage;
     tw_loop *l = NULL;
-    char why[300];
-    cr_assert_eq(tw_loop_start(&lo, &l, why, sizeof why), TW_OK, "%s", why);
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_loop_start(&lo, &l, &why), TW_OK, "%s", why.message);
     tw_refproxy_opts po;
     memset(&po, 0, sizeof po);
     po.from = "anthropic";
     po.to = "openai";
     po.upstream = tw_loop_url(l);
     tw_refproxy *p = NULL;
-    cr_assert_eq(tw_refproxy_start(&po, &p, why, sizeof why), TW_OK, "%s", why);
+    cr_assert_eq(tw_refproxy_start(&po, &p, &why), TW_OK, "%s", why.message);
     tw_client_opts co;
     memset(&co, 0, sizeof co);
     co.base_url = tw_refproxy_url(p);
@@ -362,7 +362,7 @@ Test(xlt, reference_proxy_answers_502_for_a_broken_upstream)
     tw_refproxy_stop(p);
     /* nothing listens there any more */
     po.upstream = "http://127.0.0.1:9";
-    cr_assert_eq(tw_refproxy_start(&po, &p, why, sizeof why), TW_OK, "%s", why);
+    cr_assert_eq(tw_refproxy_start(&po, &p, &why), TW_OK, "%s", why.message);
     tw_client_free(cl);
     co.base_url = tw_refproxy_url(p);
     cl = tw_client_new(&co);
@@ -405,9 +405,9 @@ Test(xlt, parallel_setting)
 static void live_suite_through(const char *suite, const char *proxy, const char *upstream)
 {
     tw_fixture_set fs;
-    char why[300];
+    tw_error why = {.offset = -1};
     char *paths[] = {(char *)tw_test_src(suite)};
-    cr_assert(tw_fixture_set_load(&fs, paths, 1, NULL, why, sizeof why), "%s", why);
+    cr_assert(tw_fixture_set_load(&fs, paths, 1, NULL, &why), "%s", why.message);
     cr_assert_gt(fs.n, 5, "%s has its fixtures", suite);
     cr_assert_eq(fs.nbad, 0);
     tw_backend_spec b = {.name = "ref-proxy"};
@@ -417,7 +417,7 @@ static void live_suite_through(const char *suite, const char *proxy, const char 
     o.upstreams = &up;
     o.nupstreams = 1;
     tw_report rep;
-    cr_assert_eq(tw_run_backend(&fs, &b, &o, &rep, why, sizeof why), TW_OK, "%s", why);
+    cr_assert_eq(tw_run_backend(&fs, &b, &o, &rep, &why), TW_OK, "%s", why.message);
     size_t paired = 0, nex = 0;
     for (size_t f = 0; f < rep.nfx; f++)
         for (size_t k = 0; k < rep.fx[f].nex; k++) {

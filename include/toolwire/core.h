@@ -175,7 +175,7 @@ typedef struct tw_error {
     char path[160];
     /* NUL-terminated, cut to fit: "path: reason" ("(root): reason" for the
      * root) when the failure has a path, else the reason alone. */
-    char message[224];
+    char message[1024];
 } tw_error;
 
 /* Empty err: code TW_OK, offset -1, path and message "". NULL is allowed. */

@@ -168,6 +168,16 @@ bool tw_json_equal(const cJSON *a, const cJSON *b);
  * zero and clamped to [lo, hi]; `dflt` when v is not a finite number.
  */
 int64_t tw_json_int(const cJSON *v, int64_t lo, int64_t hi, int64_t dflt);
+/*
+ * A JSON number that is exactly an integer in [lo, hi]: true with *out set;
+ * false (and *out untouched) when v is not a number, has a fraction (judged
+ * on the number's spelling when the tree kept it, so that 9007199254740990.6
+ * is not taken for the double it rounds to), lies outside [lo, hi], or is
+ * 2^53 or more in magnitude (where a double no longer tells neighbouring
+ * integers apart). For values whose meaning would change
+ * under truncation or clamping: an index, a position, a count.
+ */
+bool tw_json_exact_int(const cJSON *v, int64_t lo, int64_t hi, int64_t *out);
 
 /* Does obj hold the same key twice? Returns the second key or NULL. */
 const char *tw_json_duplicate_key(const cJSON *obj);

@@ -26,7 +26,7 @@ static size_t opt_size(const cJSON *o, const char *k)
 static char *slurp(const char *path, size_t *len)
 {
     tw_error why_e = {0};
-    return tw_read_file(path, (size_t)64 << 20, len, why_e.message, sizeof why_e.message);
+    return tw_read_file(path, (size_t)64 << 20, len, &why_e);
 }
 
 static bool spill(const char *path, const char *p, size_t n)
@@ -43,7 +43,7 @@ static char *run_case(const char *path)
 {
     tw_error why_e = {0};
     char *fail = calloc(1, 1024);
-    cJSON *c = tw_load_json_file(path, (size_t)16 << 20, 256, why_e.message, sizeof why_e.message);
+    cJSON *c = tw_load_json_file(path, (size_t)16 << 20, 256, &why_e);
     if (!c) {
         snprintf(fail, 1024, "%s: %s", path, why_e.message);
         return fail;
@@ -172,10 +172,10 @@ long tw_test_check_fixtures(char **files, long n)
 {
     long failed = 0;
     for (long i = 0; i < n; i++) {
-        char detail[1024] = "";
-        if (tw_decode_fixture_check(files[i], detail, sizeof detail) != TW_FIX_PASS) {
+        tw_error detail = {.offset = -1};
+        if (tw_decode_fixture_check(files[i], &detail) != TW_FIX_PASS) {
             failed++;
-            cr_log_error("%s", detail);
+            cr_log_error("%s", detail.message);
         }
     }
     return failed;
@@ -195,7 +195,7 @@ char *tw_test_load_exact(const char *path, size_t *len, cJSON **j)
 {
     tw_error why_e = {0};
     *len = 0;
-    char *text = tw_read_file(path, (size_t)16 << 20, len, why_e.message, sizeof why_e.message);
+    char *text = tw_read_file(path, (size_t)16 << 20, len, &why_e);
     cr_assert_not_null(text, "%s: %s", path, why_e.message);
     char *copy = tw_test_exact(text, *len);
     free(text);

@@ -514,6 +514,16 @@ case(S, "index_reused_split_by_id", "calls that reuse one index with different i
      finish_reason="tool_calls")
 
 s = Stream()
+s.ev(chunk({"tool_calls": [tcd(1, "call_a", "get_weather", "{\"city\":")]}))
+o = s.ev(chunk({"tool_calls": [tcd(1.5, args="\"Nice\"}")]}))
+s.ev(chunk({}, "tool_calls"))
+s.done()
+case(S, "index_not_integer", "a delta whose index is not an integer (1.5) is never read as 1: it is matched "
+     "as a delta without an index (here the open call) and reported", "openai 4 (index)", s.text,
+     calls=[C("call_a", "get_weather", {"city": "Nice"})], finish_reason="tool_calls",
+     warnings=[("response_shape", o)])
+
+s = Stream()
 s.ev(chunk({"tool_calls": [tcd(1, "call_i1", "get_time", "")]}))
 s.ev(chunk({"tool_calls": [tcd(1, args="{}")]}))
 s.ev(chunk({"tool_calls": [tcd(2, "call_i2", "get_time", "{}")]}))
@@ -877,6 +887,14 @@ s, o = ant_stream([mstart(), cbs(0, ant("tool_use", id="toolu_w", name="get_weat
                    cbd(0, ant("input_json_delta", partial_json="is\"}")), cbe(0), mdelta("tool_use"), STOP])
 case(AS, "input_json_fragments", "partial_json fragments are concatenated per block", "anthropic 3", s.text,
      calls=[C("toolu_w", "get_weather", {"city": "Paris"})], finish_reason="tool_calls")
+
+s, o = ant_stream([mstart(), cbs(0, ant("tool_use", id="toolu_w", name="get_weather", input={})),
+                   cbd(0, ant("input_json_delta", partial_json="{\"city\": ")),
+                   cbd(0.5, ant("input_json_delta", partial_json="\"Nice\"}")), cbe(0), mdelta("tool_use"), STOP])
+case(AS, "delta_index_not_integer", "a delta whose index is 0.5 names no started block (never block 0): its "
+     "partial JSON is dropped and reported, and the call it was meant for is refused as incomplete",
+     "anthropic 3 (index)", s.text, errors=[("tool_call_json", o[1])], warnings=[("response_shape", o[3])],
+     finish_reason="tool_calls")
 
 s, o = ant_stream([PING, mstart(), PING, cbs(0, ant("text", text="")), PING, cbd(0, ant("text_delta", text="a")),
                    PING, cbe(0), PING, mdelta("end_turn"), PING, STOP])
