@@ -22,11 +22,12 @@ static char *import_one(tw_import_kind kind, const char *src, char *dir, bool ex
     cr_assert_not_null(mkdtemp(dir));
     tw_import_opts o = {kind, dir, "", NULL, expect};
     tw_redactor red = {0};
-    char *written = NULL, why[1024];
+    char *written = NULL;
+    tw_error why = {.offset = -1};
     size_t nx = 0;
-    tw_status st = tw_import_file(src, &o, &red, &written, &nx, why, sizeof why);
+    tw_status st = tw_import_file(src, &o, &red, &written, &nx, &why);
     tw_redactor_free(&red);
-    cr_assert_eq(st, TW_OK, "%s", why);
+    cr_assert_eq(st, TW_OK, "%s", why.message);
     cr_assert_eq(nx, 2);
     return written;
 }
@@ -34,17 +35,17 @@ static char *import_one(tw_import_kind kind, const char *src, char *dir, bool ex
 /* Replay the fixture at path against mock:replay; every verdict must match. */
 static void replay(const char *path, tw_report *rep)
 {
-    char why[600];
+    tw_error why = {.offset = -1};
     char *paths[] = {(char *)path};
     tw_fixture_set fs;
-    cr_assert(tw_fixture_set_load(&fs, paths, 1, NULL, why, sizeof why), "%s", why);
+    cr_assert(tw_fixture_set_load(&fs, paths, 1, NULL, &why), "%s", why.message);
     cr_assert_eq(fs.n, 1, "%s", fs.nbad ? fs.bad_why[0] : "");
     tw_backend_spec b = {.name = "m", .profile = "replay"};
     tw_run_opts o;
     memset(&o, 0, sizeof o);
     o.client.connect_timeout_ms = 5000;
     o.client.total_timeout_ms = 20000;
-    cr_assert_eq(tw_run_backend(&fs, &b, &o, rep, why, sizeof why), TW_OK, "%s", why);
+    cr_assert_eq(tw_run_backend(&fs, &b, &o, rep, &why), TW_OK, "%s", why.message);
     tw_fixture_set_free(&fs);
     cr_assert_eq(rep->nfx, 1);
     cr_assert(!rep->fx[0].skipped, "skipped: %s", rep->fx[0].note ? rep->fx[0].note : "");
@@ -94,8 +95,8 @@ Test(import_responses, real_stream_cassette)
     char dir[] = "/tmp/tw_import_rsp_XXXXXX";
     char *written = import_one(TW_IMPORT_VCR, src, dir, true);
     tw_fixture f;
-    char why[600];
-    cr_assert_eq(tw_fixture_load(written, NULL, &f, why, sizeof why), TW_OK, "%s", why);
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_fixture_load(written, NULL, &f, &why), TW_OK, "%s", why.message);
     cr_expect_str_eq(f.backend, "openai");
     cr_assert_eq(f.exchanges[1].nexpect_fail, 2);
     cr_expect_str_eq(f.exchanges[0].req.path, "/v1/responses");
@@ -151,8 +152,8 @@ Test(import_responses, har_under_a_prefix)
     char dir[] = "/tmp/tw_import_rsp_XXXXXX";
     char *written = import_one(TW_IMPORT_HAR, tw_test_src("tests/data/import/responses_prefix.har"), dir, false);
     tw_fixture f;
-    char why[600];
-    cr_assert_eq(tw_fixture_load(written, NULL, &f, why, sizeof why), TW_OK, "%s", why);
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_fixture_load(written, NULL, &f, &why), TW_OK, "%s", why.message);
     cr_expect_str_eq(f.exchanges[0].req.path, "/openai/v1/responses?api-version=preview");
     cr_expect_null(tw_kv_get(f.exchanges[0].req.headers, f.exchanges[0].req.nheaders, "api-key"));
     cr_assert(f.exchanges[0].resp.stream);
