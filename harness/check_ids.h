@@ -84,6 +84,27 @@
     X(RSP_01, "RSP-01", ERROR, RESPONSE, \
       "an HTTP response with a success status arrives where the fixture expects one (no error " \
       "status, no transport error)") \
+    X(ORS_01, "ORS-01", ERROR, RESPONSES, \
+      "Responses: the body is a response object with an output array; a stream is typed JSON " \
+      "events (text/event-stream, type equal to the event name)") \
+    X(ORS_02, "ORS-02", ERROR, RESPONSES, \
+      "Responses stream: response.created first, output_item.added before its deltas and done, " \
+      "one terminal event last") \
+    X(ORS_03, "ORS-03", ERROR, RESPONSES, "Responses stream: sequence_number strictly increasing") \
+    X(ORS_04, "ORS-04", ERROR, RESPONSES, \
+      "Responses stream: every event names an added output_index and that item's item_id") \
+    X(ORS_05, "ORS-05", ERROR, RESPONSES, \
+      "Responses: every function_call has a non-empty call_id, unique, and a name the request " \
+      "declares") \
+    X(ORS_06, "ORS-06", ERROR, RESPONSES, \
+      "Responses: every function_call's arguments are a string holding one JSON object") \
+    X(ORS_07, "ORS-07", ERROR, RESPONSES, \
+      "Responses stream: function_call_arguments.done and the done item equal the concatenated " \
+      "deltas") \
+    X(ORS_08, "ORS-08", ERROR, RESPONSES, \
+      "Responses: the status agrees with the terminal event, incomplete_details and error") \
+    X(ORS_09, "ORS-09", ERROR, RESPONSES, \
+      "Responses: no error event and no failed status where a success is expected") \
     X(LIV_01, "LIV-01", ERROR, LIVE, "live: the expected tools were called, and no other") \
     X(LIV_02, "LIV-02", ERROR, LIVE, \
       "live: the number of tool calls is within the expected bounds") \
@@ -109,6 +130,10 @@
     X(CLI_06, "CLI-06", INFO, CLIENT, \
       "parallel_tool_calls is set explicitly when tools are present") \
     X(CLI_07, "CLI-07", WARN, CLIENT, "a client retried after 429/503 honours Retry-After") \
+    X(CLI_08, "CLI-08", ERROR, CLIENT, \
+      "Responses with store: false: reasoning is carried back with its encrypted_content") \
+    X(CLI_09, "CLI-09", WARN, CLIENT, \
+      "Responses: the call_ids sent back in input are those the earlier answers issued") \
     X(XLT_01, "XLT-01", ERROR, PROXY, \
       "proxied: the request reached the upstream, paired by the directive's nonce, and " \
       "decodes there") \
@@ -179,6 +204,7 @@ typedef enum tw_check_family {
     TW_CHF_CLIENT,     /* checks_client.c: requests a client sent to the mock */
     TW_CHF_CLIENT_LIB, /* clients.c: what a client library handed its caller */
     TW_CHF_GEMINI,     /* checks_gemini.c: Gemini generateContent bodies and streams */
+    TW_CHF_RESPONSES,  /* checks_responses.c: OpenAI Responses bodies and streams */
 } tw_check_family;
 
 /* One enumerator per catalog entry, in catalog order; TW_CHK_COUNT last. */

@@ -289,13 +289,24 @@ void tw_checks_backend(const tw_judge_input *in, tw_check_set *out)
         tw_chk_vln_checks(&j, body);
     if (kind == 'm' && in->status < 400)
         tw_chk_gem_checks(&j, body, stream);
+    if (kind == 'r') {
+        if (in->status >= 400) {
+            cJSON *eb = tw_chk_parse_json(in->body ? in->body : "", in->body_len, j.L.max_depth);
+            tw_chk_oai_error(&j, eb);
+            cJSON_Delete(eb);
+            tw_chk_ors_skip(out, "error response");
+        } else {
+            tw_chk_ors_checks(&j, stream, body);
+            PUT(out, TW_CHK_OAI_E01, TW_V_SKIP, -1, "not an error response");
+        }
+    }
     if (kind == 'o') {
         cJSON *eb = stream ? NULL : body;
         tw_chk_ses_checks(&j, stream, eb);
     }
     if (in->status < 400)
         tw_chk_hermes_checks(&j, kind, stream);
-    if (in->status < 400 && kind) {
+    if (in->status < 400 && kind && kind != 'r') {
         tw_chk_num_stream_spelling(&j, stream);
         tw_chk_num_model_values(&j, kind, stream);
     }
@@ -310,6 +321,7 @@ void tw_checks_backend(const tw_judge_input *in, tw_check_set *out)
                                   : kind == 'a' ? "does not apply to an Anthropic exchange"
                                   : kind == 'g' ? "does not apply to a /generate exchange"
                                   : kind == 'm' ? "does not apply to a Gemini exchange"
+                                  : kind == 'r' ? "does not apply to a Responses exchange"
                                                 : "unknown endpoint");
     tw_check_set_sort(out);
 }
@@ -322,6 +334,7 @@ tw_status tw_decode_response(const char *path, bool stream, const char *body, si
                        : kind == 'a' ? (stream ? "anthropic-stream" : "anthropic-response")
                        : kind == 'g' ? "vllm-generate"
                        : kind == 'm' ? (stream ? "gemini-stream" : "gemini")
+                       : kind == 'r' ? (stream ? "openai-responses-stream" : "openai-responses")
                                      : NULL;
     const tw_format_ops *f = name ? tw_format_find(name) : NULL;
     if (!f)

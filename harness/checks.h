@@ -116,6 +116,15 @@ void tw_checks_backend(const tw_judge_input *in, tw_check_set *out);
 void tw_checks_client(const char *path, const cJSON *body, tw_check_set *out);
 
 /*
+ * CLI-09 on a Responses request that the mock matched to exchange xi of
+ * fixture f: the call_ids of the function_call and function_call_output
+ * items of its input are call_ids that the recorded answers of exchanges
+ * [0, xi) issued (skipped on a first turn, or when those made no call).
+ */
+void tw_checks_client_history(const cJSON *body, const tw_fixture *f, size_t xi, const tw_limits *limits,
+                              tw_check_set *out);
+
+/*
  * CLI-07 on a request the mock backend answered. due_ms: when a retry of the
  * exchange is due (a 429/503 asked to wait until then), 0 when no
  * Retry-After is pending; asked_ms: the wait asked; now_ms: when the request

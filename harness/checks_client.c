@@ -311,8 +311,14 @@ void tw_checks_client(const char *path, const cJSON *body, tw_check_set *out)
                                           TW_CHK_CLI_04, TW_CHK_CLI_05, TW_CHK_CLI_06};
         tw_chk_gem_client(body, out);
         tw_chk_skip_ids(out, ids, 6, "Gemini request (GEM-C*)");
+        PUT(out, TW_CHK_CLI_08, TW_V_SKIP, -1, "not a Responses request");
         return;
     }
+    if (kind == 'r' && cJSON_IsObject(body)) {
+        tw_chk_cli_responses(body, out);
+        return;
+    }
+    PUT(out, TW_CHK_CLI_08, TW_V_SKIP, -1, "not a Responses request");
     const cJSON *msgs = tw_json_get(body, "messages");
     if (!cJSON_IsObject(body) || (kind != 'o' && kind != 'a') || !cJSON_IsArray(msgs)) {
         static const tw_check_id ids[] = {TW_CHK_CLI_01, TW_CHK_CLI_02, TW_CHK_CLI_03,

@@ -177,6 +177,11 @@ void tw_chk_num_model_values(judge *j, char kind, bool stream);
 /* checks_gemini.c */
 void tw_chk_gem_checks(judge *j, const cJSON *body, bool stream);
 void tw_chk_gem_client(const cJSON *body, tw_check_set *out);
+/* checks_responses.c: the ORS-* checks of a …/responses answer, their
+ * skips, and the client checks of a Responses request */
+void tw_chk_ors_checks(judge *j, bool stream, const cJSON *body);
+void tw_chk_ors_skip(tw_check_set *out, const char *why);
+void tw_chk_cli_responses(const cJSON *body, tw_check_set *out);
 
 /* checks_session.c */
 void tw_chk_ses_checks(judge *j, bool stream, const cJSON *body);

@@ -24,6 +24,8 @@ char tw_path_kind(const char *path)
     if ((n >= 16 && memcmp(path + n - 16, ":generateContent", 16) == 0) ||
         (n >= 22 && memcmp(path + n - 22, ":streamGenerateContent", 22) == 0))
         return 'm';
+    if (n >= 10 && memcmp(path + n - 10, "/responses", 10) == 0)
+        return 'r';
     return 0;
 }
 

@@ -338,6 +338,9 @@ static tw_status build_exchange(tw_fx_arena *a, tw_redactor *red, const tw_limit
         fmt = sse ? "anthropic-stream" : "anthropic-response";
     else if (ends_with(x->req.path, plen, "/generate"))
         fmt = "vllm-generate";
+    else if (ends_with(x->req.path, plen, "/responses") &&
+             tw_format_find(sse ? "openai-responses-stream" : "openai-responses"))
+        fmt = sse ? "openai-responses-stream" : "openai-responses";
     x->decode_format = fmt;
     *fmt_out = fmt;
     return TW_OK;
@@ -515,6 +518,8 @@ static tw_status expect_checks(tw_fx_arena *a, const tw_limits *L, const tw_fixt
     tw_checks_backend(&in, &set);
     tw_check_set cl = {0};
     tw_checks_client(x->req.path, x->req.body, &cl);
+    if (tw_path_kind(x->req.path) == 'r')
+        tw_checks_client_history(x->req.body, f, k, L, &cl);
     tw_check_set_merge(&set, &cl);
     tw_check_set_free(&cl);
     tw_check_set_sort(&set);

@@ -127,7 +127,7 @@ cJSON *tw_mock_normalise(const cJSON *body, bool *nomem)
      * references to the body's (not copied, not freed with the copy) */
     cJSON *c = cJSON_CreateObject();
     for (const cJSON *m = body->child; c && m; m = m->next) {
-        bool deep = m->string && strcmp(m->string, "tools") == 0;
+        bool deep = m->string && (strcmp(m->string, "tools") == 0 || strcmp(m->string, "input") == 0);
         cJSON *v = deep                 ? cJSON_Duplicate(m, 1)
                    : cJSON_IsObject(m) ? cJSON_CreateObjectReference(m->child)
                    : cJSON_IsArray(m)  ? cJSON_CreateArrayReference(m->child)
@@ -165,6 +165,29 @@ cJSON *tw_mock_normalise(const cJSON *body, bool *nomem)
             strip_schema(tw_json_get(fn, "parameters"));
         if (tw_json_get(t, "input_schema"))
             strip_schema(tw_json_get(t, "input_schema"));
+        if (!fn && cJSON_IsFalse(tw_json_get(t, "strict")))
+            drop_key(t, "strict"); /* a Responses function tool: flat, no "function" member */
+        if (!fn && tw_json_get(t, "parameters"))
+            strip_schema(tw_json_get(t, "parameters"));
+    }
+    /* Responses: a message's content written as one input_text part is its
+     * text written as a string (the AI SDK sends the part) */
+    cJSON *input = tw_json_get(c, "input");
+    for (cJSON *it = cJSON_IsArray(input) ? input->child : NULL; it; it = it->next) {
+        cJSON *content = tw_json_get(it, "content");
+        cJSON *part = cJSON_IsArray(content) ? content->child : NULL;
+        const char *pty = tw_json_get_str(part, "type");
+        const cJSON *text = tw_json_get(part, "text");
+        if (!part || part->next || !pty || strcmp(pty, "input_text") != 0 || !cJSON_IsString(text) ||
+            cJSON_GetArraySize(part) != 2)
+            continue;
+        cJSON *str = cJSON_CreateString(text->valuestring);
+        if (!str || !cJSON_ReplaceItemInObjectCaseSensitive(it, "content", str)) {
+            cJSON_Delete(str);
+            cJSON_Delete(c);
+            *nomem = true;
+            return NULL;
+        }
     }
     const cJSON *tc = tw_json_get(c, "tool_choice");
     const char *tcs = cJSON_IsString(tc) ? tc->valuestring : NULL;

@@ -284,6 +284,15 @@ void tw_ref_answer_script_at(char kind, bool stream, const char *model, const cJ
                              const tw_limits *L, tw_ref_answer *a)
 {
     memset(a, 0, sizeof a[0]);
+    if (kind == 'r') {
+        /* a Responses reference server needs the openai-responses-request reader and the
+         * openai-responses encoders; until the script answers through them, 501 */
+        a->status = 501;
+        snprintf(a->why, sizeof a->why,
+                 "the script profile does not answer …/responses (a Responses reference server needs the "
+                 "openai-responses-request reader and the openai-responses encoders)");
+        return;
+    }
     if (kind != 'o' && kind != 'a' && kind != 'g' && kind != 'm') {
         a->status = 404;
         snprintf(a->why, sizeof a->why, "the script profile answers POST …/chat/completions, "

@@ -70,6 +70,7 @@ cd "$root"
 start replay replay fixtures/openai fixtures/anthropic
 start hermes hermes fixtures/hermes
 start anthropic anthropic fixtures/anthropic
+start responses replay fixtures/openai-responses
 
 export TW_INTEROP_OUT=$out
 status=0
@@ -77,6 +78,8 @@ for script in openai anthropic; do
   echo "== $script SDK $(node -p "require('$here/node_modules/${script/anthropic/@anthropic-ai/sdk}/package.json').version") =="
   timeout 120 node "$here/$script.mjs" || status=1
 done
+echo "== Responses API: openai $(node -p "require('$here/node_modules/openai/package.json').version"), ai $(node -p "require('$here/node_modules/ai/package.json').version") + @ai-sdk/openai $(node -p "require('$here/node_modules/@ai-sdk/openai/package.json').version") =="
+timeout 120 node "$here/responses.mjs" || status=1
 
 # ---- SDK default requests (sdk-defaults.mjs) ----
 # openai, @anthropic-ai/sdk, @langchain/openai and ai + @ai-sdk/openai, each as its users call it,
@@ -84,7 +87,8 @@ done
 sdk_out=$out/sdk-defaults
 mkdir -p "$sdk_out"
 "$toolwire" serve --port 0 --log-bodies --for 240 fixtures/openai/nonstream_single_call.json \
-  fixtures/anthropic/response_tool_use.json >"$sdk_out/stdout" 2>"$sdk_out/serve.log" &
+  fixtures/anthropic/response_tool_use.json fixtures/openai-responses/nonstream_function_call.json \
+  >"$sdk_out/stdout" 2>"$sdk_out/serve.log" &
 pids+=($!)
 sdk_port=""
 for i in $(seq 100); do   # 10 s
@@ -109,7 +113,7 @@ fi
 
 cleanup   # the servers flush their logs and exit
 echo "== client checks on the SDKs' requests =="
-timeout 30 node "$here/check-log.mjs" "$out" openai anthropic || status=1
+timeout 30 node "$here/check-log.mjs" "$out" openai anthropic responses || status=1
 
 # Both SDKs against the scripted reference model (serve --profile script, no fixtures).
 start script script

@@ -1,7 +1,8 @@
-// Four SDKs' default requests against one `toolwire serve` of two fixtures, reached by URL as a
+// Four SDKs' default requests against one `toolwire serve` of three fixtures, reached by URL as a
 // live server would be, without X-Toolwire-Exchange: `openai`, `@anthropic-ai/sdk`,
 // `@langchain/openai` (ChatOpenAI.bindTools(…).invoke with zod tools) and `ai` with
-// `@ai-sdk/openai` (generateText through the chat-completions provider, openai.chat(…)).
+// `@ai-sdk/openai` (generateText through the chat-completions provider, openai.chat(…), and
+// through its default provider, openai(…), which talks to /v1/responses).
 // LangChain and the AI SDK decorate the tools' schemas ("$schema", "additionalProperties":
 // false, "strict": false, "tool_choice": "auto"); the mock's matching must see through that.
 // Each SDK must get the fixture's answer, a tool call it parsed, and the server log must show
@@ -26,6 +27,8 @@ const OAI = 'openai/nonstream_single_call';
 const ANT = 'anthropic/response_tool_use';
 const oaiEx = exchange(OAI);
 const antEx = exchange(ANT);
+const RSP = 'openai-responses/nonstream_function_call';
+const rspEx = exchange(RSP);
 const question = oaiEx.request.body.messages[0].content;
 // What the fixtures answer: the calls of expect.result (name and parsed arguments).
 const wantCalls = (ex) => ex.expect.result.tool_calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }));
@@ -93,10 +96,26 @@ await run('sdk-defaults', [
     checkEqual('ai: tool calls', got, wantCalls(oaiEx));
     checkLogged('ai', OAI, '"tool_choice":"auto"');
   }],
+  ['ai generateText with the default openai() provider (the Responses API)', async () => {
+    // the provider's default model talks to /v1/responses: the user message as an input_text
+    // part, the tools flat with "$schema", "additionalProperties": false and "strict": false
+    const openai = createOpenAI({ baseURL: `${base}/v1`, apiKey });
+    const r = await generateText({
+      model: openai('gpt-4o-mini'), prompt: question, maxRetries: 0,
+      tools: {
+        get_weather: aiTool({ description: descr.get_weather, inputSchema: zodWeather }),
+        get_time: aiTool({ description: descr.get_time, inputSchema: zodTime }),
+      },
+    });
+    const out = rspEx.response.body.output.filter((o) => o.type === 'function_call');
+    const got = r.toolCalls.map((t) => ({ id: t.toolCallId, name: t.toolName, arguments: t.input }));
+    checkEqual('ai responses: tool calls', got, out.map((o) => ({ id: o.call_id, name: o.name, arguments: JSON.parse(o.arguments) })));
+    checkLogged('ai responses', RSP, '"input_text"');
+  }],
   ['the server log', async () => {
     // nothing else reached the server, and the API key never reached its log
     const lines = logLines();
-    check('sdk-defaults: four requests logged', lines.length === 4, lines.join('\n'));
+    check('sdk-defaults: five requests logged', lines.length === 5, lines.join('\n'));
     check('sdk-defaults: the API key is not in the log', !readFileSync(logFile, 'utf8').includes(apiKey));
   }],
 ]);
