@@ -318,9 +318,10 @@ static bool damaging_faults(const tw_fx_exchange *x)
 
 /* Client verdicts: from the mock's records for this exchange, or judged
  * locally on a live backend (CLI-07 from the client's own retry log). */
-static void client_verdicts(tw_mock_record *recs, size_t nrec, const tw_fx_exchange *x,
-                            const tw_http_response *r, tw_check_set *out)
+static void client_verdicts(tw_mock_record *recs, size_t nrec, const tw_fixture *f, size_t k,
+                            const tw_limits *L, const tw_http_response *r, tw_check_set *out)
 {
+    const tw_fx_exchange *x = &f->exchanges[k];
     if (recs && nrec) {
         /* the last request carries CLI-01..06; CLI-07 from any retry */
         tw_check_set_merge(out, &recs[nrec - 1].checks);
@@ -332,6 +333,10 @@ static void client_verdicts(tw_mock_record *recs, size_t nrec, const tw_fx_excha
         return;
     }
     tw_checks_client(x->req.path, x->req.body, out);
+    /* the request sent is the fixture's: its call ids are judged against the
+     * fixture's recorded answers, as the mock and import judge them */
+    if (tw_path_kind(x->req.path) == 'r')
+        tw_checks_client_history(x->req.body, f, k, L, out);
     long asked = -1, waited = -1;
     for (int i = 0; i + 1 < r->nattempts; i++)
         if (r->attempts[i].retry_after_ms >= 0 &&
@@ -472,7 +477,7 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
                 tw_xlt_exchange(px.up, since, x->req.path, x->req.body, fixture_streams(x), &resp[k], &L,
                                 &client[k], &xlt[k]);
             else
-                client_verdicts(recs, nrec, x, &resp[k], &client[k]);
+                client_verdicts(recs, nrec, f, k, &L, &resp[k], &client[k]);
             tw_mock_records_free(recs, nrec);
             if (ans)
                 tw_live_decode(x, resp[k].status, resp[k].body.data, resp[k].body.len, &L, &ans[k]);
