@@ -76,18 +76,25 @@ typedef struct gem_rd {
     size_t cap_used;
 } gem_rd;
 
-/* The data key of part p (NULL: none known); *count gets how many it has. */
-static const char *part_kind(const cJSON *p, size_t *count)
+/* Part p at path pp must be an object holding at most one data key; *kind
+ * gets that key (NULL: none known). */
+static tw_status part_kind(tw_rq *d, const cJSON *p, const char *pp, const char **kind)
 {
-    const char *kind = NULL;
-    *count = 0;
+    *kind = NULL;
+    if (!cJSON_IsObject(p))
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, pp, "must be an object");
+    size_t count = 0;
     for (size_t i = 0; i < sizeof data_keys / sizeof data_keys[0]; i++)
         if (get2(p, data_keys[i][0], data_keys[i][1])) {
-            if (!kind)
-                kind = data_keys[i][0];
-            ++*count;
+            if (!*kind)
+                *kind = data_keys[i][0];
+            count++;
         }
-    return kind;
+    if (count > 1)
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, pp, "a part holds one of text, functionCall, "
+                                                     "…; this one holds %zu",
+                          count);
+    return TW_OK;
 }
 
 static tw_status warn_part(gem_rd *g, const cJSON *p, const char *path)
@@ -173,14 +180,8 @@ static tw_status model_turn(gem_rd *g, const cJSON *parts, const char *path)
     for (const cJSON *p = parts->child; p; p = p->next, k++) {
         char pp[160], fp[200];
         snprintf(pp, sizeof pp, "%s.parts[%zu]", path, k);
-        if (!cJSON_IsObject(p))
-            return tw_rq_fail(d, TW_ERR_INVALID, -1, pp, "must be an object");
-        size_t count;
-        const char *kind = part_kind(p, &count);
-        if (count > 1)
-            return tw_rq_fail(d, TW_ERR_INVALID, -1, pp, "a part holds one of text, functionCall, "
-                                                         "…; this one holds %zu",
-                              count);
+        const char *kind;
+        TRY(part_kind(d, p, pp, &kind));
         TRY(keep_signature(d, m, p, pp));
         if (kind && strcmp(kind, "text") == 0) {
             const cJSON *t = tw_json_get(p, "text");
@@ -286,14 +287,8 @@ static tw_status user_turn(gem_rd *g, const cJSON *parts, const char *path)
     for (const cJSON *p = parts->child; p; p = p->next, k++) {
         char pp[160], fp[200];
         snprintf(pp, sizeof pp, "%s.parts[%zu]", path, k);
-        if (!cJSON_IsObject(p))
-            return tw_rq_fail(d, TW_ERR_INVALID, -1, pp, "must be an object");
-        size_t count;
-        const char *kind = part_kind(p, &count);
-        if (count > 1)
-            return tw_rq_fail(d, TW_ERR_INVALID, -1, pp, "a part holds one of text, functionCall, "
-                                                         "…; this one holds %zu",
-                              count);
+        const char *kind;
+        TRY(part_kind(d, p, pp, &kind));
         if (get2(p, "thoughtSignature", "thought_signature") ||
             cJSON_IsTrue(tw_json_get(p, "thought")))
             TRY(tw_rq_warn(d, TW_D_NOT_CARRIED,
