@@ -380,7 +380,7 @@ void tw_ref_answer_script_at(char kind, bool stream, const char *model, const cJ
         long at = responses_item_reference(body, &ref);
         if (at >= 0) {
             snprintf(a->why, sizeof a->why,
-                     "input[%ld]: item_reference '%.60s' names a stored item; the script profile "
+                     "input[%ld]: item_reference '%.40s' names a stored item; the script profile "
                      "stores no responses (send the items themselves, as with store: false)",
                      at, ref ? ref : "");
             return;
