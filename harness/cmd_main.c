@@ -90,7 +90,8 @@ int tw_cmd_main(int argc, char **argv)
                  "   tagged live or clients against every embedded mock profile that fits it\n"
                  "   (mock-replay, mock-hermes, mock-anthropic, mock-vllm-native), and each live\n"
                  "   suite against the script reference server of its endpoint (ref-openai: tags\n"
-                 "   live+openai, ref-anthropic: live+anthropic, ref-vllm-native: live+vllm-native),\n"
+                 "   live+openai without responses, ref-openai-responses: live+responses,\n"
+                 "   ref-anthropic: live+anthropic, ref-vllm-native: live+vllm-native),\n"
                  "   and the Anthropic live suite through the embedded reference proxy\n"
                  "   anthropic:openai with a script upstream (ref-proxy, docs/proxies.md); write\n"
                  "   <backend>.json/.md/.junit.xml/.html and comparison.md/.html under --out\n"
@@ -132,6 +133,8 @@ int tw_cmd_main(int argc, char **argv)
     /* client scenarios are for toolwire clients */
     static const char *const not_live[] = {"live", "clients"};
     static const char *const live_openai[] = {"live", "openai"};
+    static const char *const responses[] = {"responses"};
+    static const char *const live_responses[] = {"live", "responses"};
     static const char *const live_anthropic[] = {"live", "anthropic"};
     static const char *const live_vllm[] = {"live", "vllm-native"};
     static const tw_backend_spec backends[] = {
@@ -140,7 +143,9 @@ int tw_cmd_main(int argc, char **argv)
         {.name = "mock-anthropic", .profile = "anthropic", .xtags = not_live, .nxtags = 2},
         {.name = "mock-vllm-native", .profile = "vllm-native", .xtags = not_live, .nxtags = 2},
         {.name = "mock-gemini", .profile = "gemini", .xtags = not_live, .nxtags = 2},
-        {.name = "ref-openai", .profile = "script", .tags = live_openai, .ntags = 2},
+        {.name = "ref-openai", .profile = "script", .tags = live_openai, .ntags = 2,
+         .xtags = responses, .nxtags = 1},
+        {.name = "ref-openai-responses", .profile = "script", .tags = live_responses, .ntags = 2},
         {.name = "ref-anthropic", .profile = "script", .tags = live_anthropic, .ntags = 2},
         {.name = "ref-vllm-native", .profile = "script", .tags = live_vllm, .ntags = 2},
         /* the Anthropic live suite through the reference proxy (docs/proxies.md) */

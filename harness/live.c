@@ -9,6 +9,7 @@
 #include "decode_opts.h"
 #include "toolwire/request.h"
 #include "toolwire/request_gemini.h"
+#include "toolwire/request_responses.h"
 #include "toolwire/request_vllm.h"
 #include "toolwire/schema.h"
 
@@ -218,6 +219,7 @@ static tw_status request_tools(const tw_fx_exchange *x, const tw_limits *L, tw_r
                    : kind == 'a' ? tw_anthropic_request_from_json(x->req.body, &ro, rq, err)
                    : kind == 'g' ? tw_vllm_request_from_json(x->req.body, &ro, rq, err)
                    : kind == 'm' ? tw_gemini_request_from_json(x->req.body, &ro, rq, err)
+                   : kind == 'r' ? tw_responses_request_from_json(x->req.body, &ro, rq, err)
                                  : TW_ERR_UNSUPPORTED;
     if (st != TW_OK && !kind)
         tw_error_set(err, TW_ERR_UNSUPPORTED, -1, NULL, "no request decoder for this path");

@@ -13,18 +13,25 @@
 #include "toolwire/encode.h"
 #include "toolwire/request_chatml.h"
 #include "toolwire/request_gemini.h"
+#include "toolwire/request_responses.h"
 #include "toolwire/request_vllm.h"
 #include "toolwire/text.h"
 #include "toolwire/vllm.h"
 
-/* The function declarations of a Gemini request as neutral tools. */
-static tw_status gemini_tools(const cJSON *body, const tw_limits *L, tw_opts_holder *h)
+/* A request reader over a parsed body (gemini-request, openai-responses-request). */
+typedef tw_status (*ref_reader_fn)(const cJSON *j, const tw_decode_opts *o, tw_request *out,
+                                   tw_error *err);
+
+/* The tools of a request as its reader reads them (Gemini's function
+ * declarations, the Responses API's flat function tools), as neutral tools. */
+static tw_status reader_tools(ref_reader_fn read, const cJSON *body, const tw_limits *L,
+                              tw_opts_holder *h)
 {
     tw_request q;
     tw_decode_opts ro;
     memset(&ro, 0, sizeof ro);
     ro.limits = *L;
-    if (tw_gemini_request_from_json(body, &ro, &q, NULL) != TW_OK)
+    if (read(body, &ro, &q, NULL) != TW_OK)
         return TW_ERR_INVALID;
     if (q.tools_present)
         tw_opts_set_tools(h, q.tools, q.ntools);
@@ -37,10 +44,12 @@ static tw_status gemini_tools(const cJSON *body, const tw_limits *L, tw_opts_hol
 }
 
 static tw_status tools_from_request(const cJSON *body, const tw_limits *L, tw_opts_holder *h,
-                                    bool gemini)
+                                    bool gemini, bool responses)
 {
     if (gemini)
-        return gemini_tools(body, L, h);
+        return reader_tools(tw_gemini_request_from_json, body, L, h);
+    if (responses)
+        return reader_tools(tw_responses_request_from_json, body, L, h);
     const cJSON *tools = tw_json_get(body, "tools");
     if (!cJSON_IsArray(tools))
         return TW_OK;
@@ -109,11 +118,26 @@ static char *thinking_signature(const tw_buf *thinking)
     return tw_strdup(sig);
 }
 
+/* Does the array a hold the string s. */
+static bool includes(const cJSON *a, const char *s)
+{
+    const cJSON *it;
+    if (!cJSON_IsArray(a))
+        return false;
+    cJSON_ArrayForEach(it, a)
+    {
+        if (cJSON_IsString(it) && strcmp(it->valuestring, s) == 0)
+            return true;
+    }
+    return false;
+}
+
 void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *body,
                         const tw_limits *L, tw_ref_answer *a)
 {
     memset(a, 0, sizeof a[0]);
     bool gemini = strcmp(profile, "gemini") == 0;
+    bool responses = strcmp(profile, "openai-responses") == 0;
     bool stream = gemini ? t->stream : cJSON_IsTrue(tw_json_get(body, "stream"));
     tw_opts_holder h;
     tw_opts_holder_init(&h);
@@ -123,7 +147,7 @@ void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *
     if (text_fmt && t->decode_options && !tw_opts_from_json(&h, t->decode_options, &why))
         tw_opts_holder_init(&h);
     h.o.limits = *L;
-    if (tools_from_request(body, L, &h, gemini) != TW_OK) {
+    if (tools_from_request(body, L, &h, gemini, responses) != TW_OK) {
         a->status = 400;
         snprintf(a->why, sizeof a->why, "the request's tools cannot be read");
         tw_opts_holder_free(&h);
@@ -164,6 +188,13 @@ void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *
             if (st == TW_OK && gemini && r.msg.ncalls && !r.msg.thinking_signature)
                 r.msg.thinking_signature = thinking_signature(&r.msg.content);
         }
+        else if (responses) {
+            enc_name = stream ? "openai-responses-stream" : "openai-responses";
+            /* the reasoning item carries encrypted_content when the request includes it */
+            if (st == TW_OK && r.msg.thinking.len > 0 && !r.msg.thinking_signature &&
+                includes(tw_json_get(body, "include"), "reasoning.encrypted_content"))
+                r.msg.thinking_signature = thinking_signature(&r.msg.thinking);
+        }
         else
             enc_name = stream ? "openai-stream" : "openai-response";
     }
@@ -181,6 +212,7 @@ void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *
     eo.model = gemini ? t->model : tw_json_get_str(body, "model");
     eo.id = strcmp(profile, "anthropic") == 0 ? "msg_toolwire_mock"
             : gemini                          ? "toolwire-mock"
+            : responses                       ? "resp_toolwire_mock"
                                               : "chatcmpl-toolwire-mock";
     eo.created = 1700000000;
     /* an OpenAI stream ends with a usage chunk when the request asks for one */
@@ -267,6 +299,28 @@ static tw_status two_pass_texts(const tw_script_answer *s, bool two_pass, bool t
     return st;
 }
 
+/* A Responses request's first item_reference: the index in "input", -1 when
+ * there is none. The script profile stores no responses, so an item a
+ * client refers to by id cannot be looked up. */
+static long responses_item_reference(const cJSON *body, const char **id)
+{
+    const cJSON *in = tw_json_get(body, "input");
+    long i = 0;
+    const cJSON *it;
+    if (!cJSON_IsArray(in))
+        return -1;
+    cJSON_ArrayForEach(it, in)
+    {
+        const char *type = tw_json_get_str(it, "type");
+        if (type && strcmp(type, "item_reference") == 0) {
+            *id = tw_json_get_str(it, "id");
+            return i;
+        }
+        i++;
+    }
+    return -1;
+}
+
 /* Thinking asked of a Gemini request: thinkingConfig.includeThoughts. */
 static int gemini_reasoning(const cJSON *body)
 {
@@ -284,19 +338,10 @@ void tw_ref_answer_script_at(char kind, bool stream, const char *model, const cJ
                              const tw_limits *L, tw_ref_answer *a)
 {
     memset(a, 0, sizeof a[0]);
-    if (kind == 'r') {
-        /* a Responses reference server needs the openai-responses-request reader and the
-         * openai-responses encoders; until the script answers through them, 501 */
-        a->status = 501;
-        snprintf(a->why, sizeof a->why,
-                 "the script profile does not answer …/responses (a Responses reference server needs the "
-                 "openai-responses-request reader and the openai-responses encoders)");
-        return;
-    }
-    if (kind != 'o' && kind != 'a' && kind != 'g' && kind != 'm') {
+    if (kind != 'o' && kind != 'a' && kind != 'g' && kind != 'm' && kind != 'r') {
         a->status = 404;
         snprintf(a->why, sizeof a->why, "the script profile answers POST …/chat/completions, "
-                                        "…/messages, /generate and …:generateContent");
+                                        "…/messages, …/responses, /generate and …:generateContent");
         return;
     }
     a->status = 400;
@@ -330,6 +375,18 @@ void tw_ref_answer_script_at(char kind, bool stream, const char *model, const cJ
     } else if (kind == 'm') {
         reasoning = gemini_reasoning(body);
         st = tw_gemini_request_from_json(body, &ro, &req, &err);
+    } else if (kind == 'r') {
+        const char *ref = NULL;
+        long at = responses_item_reference(body, &ref);
+        if (at >= 0) {
+            snprintf(a->why, sizeof a->why,
+                     "input[%ld]: item_reference '%.40s' names a stored item; the script profile "
+                     "stores no responses (send the items themselves, as with store: false)",
+                     at, ref ? ref : "");
+            return;
+        }
+        reasoning = tw_script_options_reasoning(body);
+        st = tw_responses_request_from_json(body, &ro, &req, &err);
     } else if (kind == 'a') {
         reasoning = tw_script_options_reasoning(body);
         st = tw_anthropic_request_from_json(body, &ro, &req, &err);
@@ -358,6 +415,7 @@ void tw_ref_answer_script_at(char kind, bool stream, const char *model, const cJ
     const char *profile = kind == 'a'   ? "anthropic"
                           : kind == 'g' ? "vllm-native"
                           : kind == 'm' ? "gemini"
+                          : kind == 'r' ? "openai-responses"
                                         : "hermes";
     t.stream = stream;
     t.model = model;

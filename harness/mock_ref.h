@@ -33,8 +33,9 @@ typedef struct tw_ref_answer {
 /*
  * Answer a request body (parsed JSON) as the reference server of `profile`
  * (hermes: OpenAI chat completions over Hermes text; anthropic; vllm-native:
- * the two-pass assembly; gemini: generateContent, streamed when t->stream)
- * from the model text t. Tools are the request's.
+ * the two-pass assembly; gemini: generateContent, streamed when t->stream;
+ * openai-responses: the Responses API, streamed when the body's "stream" is
+ * true) from the model text t. Tools are the request's.
  * Bounded by L. *out is always filled; free with tw_ref_answer_free.
  */
 void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *body,
@@ -42,8 +43,8 @@ void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *
 
 /*
  * Answer with the scripted reference model (script.h): kind is the
- * endpoint ('o' chat completions, 'a' messages, 'g' /generate, as
- * tw_path_kind says; any other kind, or a method other than POST passed as
+ * endpoint ('o' chat completions, 'a' messages, 'g' /generate, 'r' the
+ * Responses API, as tw_path_kind says; any other kind, or a method other than POST passed as
  * 0, is a 404); body NULL means the request was not JSON. The request
  * is read with that endpoint's request decoder (a /generate body with a
  * "prompt" string instead of "messages" is read as a ChatML prompt, else as
@@ -57,7 +58,8 @@ void tw_ref_answer_script(char kind, const cJSON *body, const tw_limits *L, tw_r
  * (Gemini: 'm', …:streamGenerateContent; the other endpoints take it from
  * the body). A Gemini request is read with gemini-request and answered with
  * the gemini or gemini-stream encoder; the model comes from the URL (model,
- * may be NULL).
+ * may be NULL). A Responses request is read with openai-responses-request
+ * and answered with the openai-responses or openai-responses-stream encoder.
  */
 void tw_ref_answer_script_at(char kind, bool stream, const char *model, const cJSON *body,
                              const tw_limits *L, tw_ref_answer *out);

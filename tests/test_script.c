@@ -26,6 +26,9 @@
 #define ANT_TOOLS                                                                                  \
     "[{\"name\":\"get_weather\",\"input_schema\":" SCHEMA_W "},"                                   \
     "{\"name\":\"get_time\",\"input_schema\":" SCHEMA_T "}]"
+#define RSP_TOOLS                                                                                  \
+    "[{\"type\":\"function\",\"name\":\"get_weather\",\"parameters\":" SCHEMA_W "},"                \
+    "{\"type\":\"function\",\"name\":\"get_time\",\"parameters\":" SCHEMA_T "}]"
 #define GEN_TOOLS                                                                                  \
     "[{\"name\":\"get_weather\",\"parameters\":" SCHEMA_W "},"                                     \
     "{\"name\":\"get_time\",\"parameters\":" SCHEMA_T "}]"
@@ -720,6 +723,15 @@ Test(script_endpoints, reasoning_on_and_off)
          "{\"model\":\"c\",\"max_tokens\":2000,\"thinking\":{\"type\":\"enabled\",\"budget_tokens\":"
          "1024},\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"stream\":true}",
          true},
+        {'r', "/v1/responses", "{\"model\":\"m\",\"input\":\"Hi\"}", false},
+        {'r', "/v1/responses",
+         "{\"model\":\"m\",\"input\":\"Hi\",\"reasoning\":{\"effort\":\"low\",\"summary\":\"auto\"}}",
+         true},
+        {'r', "/v1/responses",
+         "{\"model\":\"m\",\"input\":\"Hi\",\"stream\":true,\"reasoning\":{\"effort\":\"high\"}}",
+         true},
+        {'r', "/v1/responses",
+         "{\"model\":\"m\",\"input\":\"Hi\",\"reasoning\":{\"effort\":\"minimal\"}}", false},
         {'g', "/generate", "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}", true},
         {'g', "/generate",
          "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"two_pass\":false}", false},
@@ -763,6 +775,12 @@ Test(script_endpoints, directive_call_everywhere)
         {'g', "/generate",
          "{\"messages\":[{\"role\":\"user\",\"content\":\"" DIR_CALL "\"}],\"tools\":" GEN_TOOLS "}"},
         {'g', "/generate", "{\"prompt\":\"" DIR_CALL "\",\"tools\":" GEN_TOOLS "}"},
+        {'r', "/v1/responses",
+         "{\"model\":\"m\",\"input\":[{\"role\":\"user\",\"content\":\"" DIR_CALL "\"}],"
+         "\"tools\":" RSP_TOOLS "}"},
+        {'r', "/v1/responses",
+         "{\"model\":\"m\",\"stream\":true,\"input\":[{\"role\":\"user\",\"content\":[{\"type\":"
+         "\"input_text\",\"text\":\"" DIR_CALL "\"}]}],\"tools\":" RSP_TOOLS "}"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         ep_answer a;
@@ -778,6 +796,87 @@ Test(script_endpoints, directive_call_everywhere)
                          "case %zu", i);
         ep_free(&a);
     }
+}
+
+static bool body_has(const tw_ref_answer *r, const char *needle)
+{
+    return r->body.data && memmem(r->body.data, r->body.len, needle, strlen(needle)) != NULL;
+}
+
+/* The Responses API: tool_choice, the function_call_output turn, the
+ * scripted round trip, and the typed event stream. */
+Test(script_endpoints, responses_policy_and_round_trip)
+{
+    ep_answer a;
+    /* named: that tool, arguments from its schema; required: the first tool */
+    ep_ask('r', "/v1/responses",
+           "{\"model\":\"m\",\"input\":\"Time?\",\"tools\":" RSP_TOOLS ",\"tool_choice\":"
+           "{\"type\":\"function\",\"name\":\"get_time\"}}",
+           &a);
+    cr_assert_eq(a.res.msg.ncalls, 1, "%.*s", (int)a.r.body.len, a.r.body.data);
+    cr_expect_str_eq(a.res.msg.calls[0].name, "get_time");
+    cJSON *want = cJSON_Parse("{\"tz\":\"example\"}");
+    cr_expect(tw_json_equal(a.res.msg.calls[0].arguments, want));
+    cJSON_Delete(want);
+    cr_expect(body_has(&a.r, "\"type\":\"function_call\""), "%.*s", (int)a.r.body.len, a.r.body.data);
+    ep_free(&a);
+    ep_ask('r', "/v1/responses",
+           "{\"model\":\"m\",\"stream\":true,\"input\":\"Go\",\"tools\":" RSP_TOOLS
+           ",\"tool_choice\":\"required\"}",
+           &a);
+    cr_assert_eq(a.res.msg.ncalls, 1);
+    cr_expect_str_eq(a.res.msg.calls[0].name, "get_weather");
+    cr_expect(a.r.stream);
+    cr_expect(body_has(&a.r, "event: response.output_item.added\n"), "%.*s", (int)a.r.body.len,
+              a.r.body.data);
+    cr_expect(body_has(&a.r, "event: response.completed\n"));
+    ep_free(&a);
+    /* reasoning.encrypted_content included: the reasoning item carries it, and
+     * it reads back as the thinking's signature; without it, none */
+    ep_ask('r', "/v1/responses",
+           "{\"model\":\"m\",\"input\":\"Go\",\"reasoning\":{\"effort\":\"low\"},\"include\":"
+           "[\"reasoning.encrypted_content\"]}",
+           &a);
+    cr_expect_str_eq(a.res.msg.thinking.data ? a.res.msg.thinking.data : "", TW_SCRIPT_DEFAULT_REASONING);
+    cr_assert_not_null(a.res.msg.thinking_signature, "%.*s", (int)a.r.body.len, a.r.body.data);
+    cr_expect(strncmp(a.res.msg.thinking_signature, "toolwire-sig-", 13) == 0);
+    cr_expect(body_has(&a.r, "\"encrypted_content\":\"toolwire-sig-"));
+    ep_free(&a);
+    ep_ask('r', "/v1/responses", "{\"model\":\"m\",\"input\":\"Go\",\"reasoning\":{\"effort\":\"low\"}}",
+           &a);
+    cr_expect_gt(a.res.msg.thinking.len, 0);
+    cr_expect_null(a.res.msg.thinking_signature);
+    cr_expect_not(body_has(&a.r, "encrypted_content"));
+    ep_free(&a);
+    /* none: text, no call */
+    ep_ask('r', "/v1/responses",
+           "{\"model\":\"m\",\"input\":\"Go\",\"tools\":" RSP_TOOLS ",\"tool_choice\":\"none\"}", &a);
+    cr_expect_eq(a.res.msg.ncalls, 0);
+    cr_expect_str_eq(a.res.msg.content.data ? a.res.msg.content.data : "", TW_SCRIPT_DEFAULT_TEXT);
+    ep_free(&a);
+    /* a function_call_output turn: text quoting the output (instructions and
+     * string outputs as the reader reads them) */
+    ep_ask('r', "/v1/responses",
+           "{\"model\":\"m\",\"instructions\":\"Be brief.\",\"input\":[{\"role\":\"user\",\"content\":"
+           "\"Weather?\"},{\"type\":\"function_call\",\"call_id\":\"call_7\",\"name\":\"get_weather\","
+           "\"arguments\":\"{\\\"city\\\":\\\"Paris\\\",\\\"unit\\\":\\\"c\\\"}\"},{\"type\":"
+           "\"function_call_output\",\"call_id\":\"call_7\",\"output\":\"18 C, clear\\nwind 5 km/h\"}],"
+           "\"tools\":" RSP_TOOLS "}",
+           &a);
+    cr_expect_eq(a.res.msg.ncalls, 0);
+    cr_expect_str_eq(a.res.msg.content.data ? a.res.msg.content.data : "",
+                     TW_SCRIPT_RESULT_PREFIX "\"18 C, clear\"");
+    ep_free(&a);
+    /* the directive's step 1 after the call and its output */
+    ep_ask('r', "/v1/responses",
+           "{\"model\":\"m\",\"input\":[{\"role\":\"user\",\"content\":\"" DIR_CALL "\"},"
+           "{\"type\":\"function_call\",\"call_id\":\"call_1\",\"name\":\"get_weather\",\"arguments\":"
+           "\"{}\"},{\"type\":\"function_call_output\",\"call_id\":\"call_1\",\"output\":\"18\"}],"
+           "\"tools\":" RSP_TOOLS ",\"stream\":true}",
+           &a);
+    cr_expect_eq(a.res.msg.ncalls, 0);
+    cr_expect_str_eq(a.res.msg.content.data ? a.res.msg.content.data : "", "It is 18 C in Paris.");
+    ep_free(&a);
 }
 
 Test(script_endpoints, usage_chunk_when_asked)
@@ -810,6 +909,35 @@ Test(script_endpoints, bad_requests_say_why)
     tw_ref_answer_script('a', j, &L, &r);
     cr_assert_eq(r.status, 400);
     cr_assert(strstr(r.why, "messages") != NULL, "%s", r.why);
+    tw_ref_answer_free(&r);
+    cJSON_Delete(j);
+    /* a Responses request the reader refuses: no input, a tool_choice word it does not know */
+    j = cJSON_Parse("{\"model\":\"m\"}");
+    tw_ref_answer_script('r', j, &L, &r);
+    cr_assert_eq(r.status, 400);
+    cr_assert(strstr(r.why, "input") != NULL, "%s", r.why);
+    tw_ref_answer_free(&r);
+    cJSON_Delete(j);
+    j = cJSON_Parse("{\"model\":\"m\",\"input\":\"x\",\"tool_choice\":\"sometimes\"}");
+    tw_ref_answer_script('r', j, &L, &r);
+    cr_assert_eq(r.status, 400);
+    cr_assert(strstr(r.why, "tool_choice") != NULL, "%s", r.why);
+    tw_ref_answer_free(&r);
+    cJSON_Delete(j);
+    /* an item_reference: the script profile stores no responses to look it up in */
+    j = cJSON_Parse("{\"model\":\"m\",\"input\":[{\"role\":\"user\",\"content\":\"x\"},"
+                    "{\"type\":\"item_reference\",\"id\":\"fc_2\"}]}");
+    tw_ref_answer_script('r', j, &L, &r);
+    cr_assert_eq(r.status, 400);
+    cr_assert(strstr(r.why, "input[1]: item_reference 'fc_2' names a stored item") != NULL, "%s", r.why);
+    tw_ref_answer_free(&r);
+    cJSON_Delete(j);
+    /* a named tool the request does not declare: the script's 400 */
+    j = cJSON_Parse("{\"model\":\"m\",\"input\":\"x\",\"tool_choice\":{\"type\":\"function\","
+                    "\"name\":\"nope\"}}");
+    tw_ref_answer_script('r', j, &L, &r);
+    cr_assert_eq(r.status, 400);
+    cr_assert(strstr(r.why, "nope") != NULL, "%s", r.why);
     tw_ref_answer_free(&r);
     cJSON_Delete(j);
     j = cJSON_Parse("{\"messages\":[{\"role\":\"user\",\"content\":\"toolwire-script {\"}]}");
@@ -953,6 +1081,76 @@ Test(script_profile, run_backend_mock_script)
     tw_report rep;
     tw_error why = {.offset = -1};
     cr_assert_eq(tw_run_backend(&fs, &b, &o, &rep, &why), TW_OK, "%s", why.message);
+    cr_assert_eq(rep.nfx, 1);
+    cr_assert_not(rep.fx[0].skipped, "%s", rep.fx[0].note ? rep.fx[0].note : "");
+    cr_assert_eq(rep.fx[0].nex, 1);
+    cr_assert_eq(rep.fx[0].ex[0].status, 200);
+    cr_assert_null(rep.fx[0].ex[0].error);
+    tw_report_free(&rep);
+    cJSON_Delete(body);
+}
+
+/* The Responses API over HTTP: the typed stream, and a refused request in
+ * OpenAI's error envelope; run --backend NAME=mock:script with a Responses
+ * exchange. */
+Test(script_profile, answers_responses)
+{
+    tw_mock *m = start_script();
+    tw_http_response r;
+    memset(&r, 0, sizeof r);
+    send_to(m, "/v1/responses",
+            "{\"model\":\"m\",\"stream\":true,\"input\":[{\"role\":\"user\",\"content\":\"" DIR_CALL
+            "\"}],\"tools\":" RSP_TOOLS "}",
+            &r);
+    cr_assert_eq(r.status, 200, "%s", r.body.data);
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    tw_result res;
+    cr_assert_eq(tw_decode_response("/v1/responses", true, r.body.data, r.body.len, &o, &res), TW_OK);
+    cr_assert_eq(res.errors.len, 0);
+    cr_assert_eq(res.msg.ncalls, 1);
+    cr_assert_str_eq(res.msg.calls[0].name, "get_weather");
+    cr_assert(strstr(r.body.data, "event: response.function_call_arguments.done\n") != NULL);
+    tw_result_free(&res);
+    tw_http_response_free(&r);
+    memset(&r, 0, sizeof r);
+    send_to(m, "/v1/responses", "{\"model\":\"m\",\"input\":42}", &r);
+    cr_assert_eq(r.status, 400);
+    cJSON *j = cJSON_Parse(r.body.data);
+    const cJSON *e = tw_json_get(j, "error");
+    cr_assert_str_eq(tw_json_get_str(e, "type"), "invalid_request_error", "%s", r.body.data);
+    const char *msg = tw_json_get_str(e, "message");
+    cr_assert(msg && strstr(msg, "input"), "%s", r.body.data);
+    cJSON_Delete(j);
+    tw_http_response_free(&r);
+    tw_mock_stop(m);
+
+    cJSON *body = cJSON_Parse("{\"model\":\"m\",\"input\":\"Time?\",\"tools\":" RSP_TOOLS
+                              ",\"tool_choice\":\"required\"}");
+    cr_assert_not_null(body);
+    tw_fx_exchange x;
+    memset(&x, 0, sizeof x);
+    x.req.method = "POST";
+    x.req.path = "/v1/responses";
+    x.req.body = body;
+    tw_fixture f;
+    memset(&f, 0, sizeof f);
+    f.name = "t/live-responses";
+    f.backend = "openai";
+    f.exchanges = &x;
+    f.nexchanges = 1;
+    tw_fixture_set fs;
+    memset(&fs, 0, sizeof fs);
+    fs.fx = &f;
+    fs.n = 1;
+    tw_backend_spec b = {.name = "ref", .url = NULL, .profile = "script"};
+    tw_run_opts ro;
+    memset(&ro, 0, sizeof ro);
+    ro.client.max_retries = 0;
+    ro.client.total_timeout_ms = 10000;
+    tw_report rep;
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_run_backend(&fs, &b, &ro, &rep, &why), TW_OK, "%s", why.message);
     cr_assert_eq(rep.nfx, 1);
     cr_assert_not(rep.fx[0].skipped, "%s", rep.fx[0].note ? rep.fx[0].note : "");
     cr_assert_eq(rep.fx[0].nex, 1);

@@ -117,7 +117,7 @@ timeout 30 node "$here/check-log.mjs" "$out" openai anthropic responses || statu
 
 # Both SDKs against the scripted reference model (serve --profile script, no fixtures).
 start script script
-echo "== openai and @anthropic-ai/sdk against the script profile =="
+echo "== openai, @anthropic-ai/sdk and ai + @ai-sdk/openai (Responses) against the script profile =="
 timeout 120 node "$here/script.mjs" || status=1
 cleanup
 if [ "$status" -ne 0 ]; then

@@ -2,7 +2,8 @@
 # `toolwire serve --profile script` as a separate process, reached by URL as a live server
 # would be: a directive's call comes back as a tool call with the scripted arguments and the
 # default policy answers a named tool_choice with a call whose arguments validate against the
-# tool's schema, on POST /v1/chat/completions, /v1/messages and /generate, streamed and not;
+# tool's schema, on POST /v1/chat/completions, /v1/messages, /v1/responses and /generate,
+# streamed and not (a Responses stream as typed events with `event:` lines);
 # bad requests get 400 in the endpoint's error envelope with the reason. Responses are read
 # back with `toolwire parse` (the reference response decoders, tools declared so that the
 # arguments are checked against their schema).
@@ -45,6 +46,7 @@ SCHEMA='{"type":"object","properties":{"city":{"type":"string"},"unit":{"type":"
 printf '[{"name":"get_weather","parameters":%s}]' "$SCHEMA" >"$out/tools.json"
 OAI_TOOLS="[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"parameters\":$SCHEMA}}]"
 ANT_TOOLS="[{\"name\":\"get_weather\",\"input_schema\":$SCHEMA}]"
+RSP_TOOLS="[{\"type\":\"function\",\"name\":\"get_weather\",\"parameters\":$SCHEMA}]"
 GEN_TOOLS="[{\"name\":\"get_weather\",\"parameters\":$SCHEMA}]"
 # the directive as it stands in a JSON string
 DIRECTIVE='What is the weather in Paris? toolwire-script {\"nonce\":\"script-test-1\",\"reasoning\":\"The user wants the weather.\",\"text\":\"Let me look.\",\"calls\":[{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\",\"unit\":\"c\",\"days\":3}}]}'
@@ -107,7 +109,22 @@ for stream in false true; do
   expect "anthropic-named$sfx" /v1/messages \
     "{\"model\":\"c\",\"max_tokens\":256,\"stream\":$stream,\"messages\":[{\"role\":\"user\",\"content\":\"Weather?\"}],\"tools\":$ANT_TOOLS,\"tool_choice\":{\"type\":\"tool\",\"name\":\"get_weather\"}}" \
     "anthropic-$kind" "$GENERATED"
+  expect "responses-directive$sfx" /v1/responses \
+    "{\"model\":\"m\",\"stream\":$stream,\"input\":[{\"role\":\"user\",\"content\":\"$DIRECTIVE\"}],\"tools\":$RSP_TOOLS}" \
+    "openai-responses${sfx}" "$SCRIPTED" '"content":"Let me look."' '"thinking":"The user wants the weather."'
+  expect "responses-named$sfx" /v1/responses \
+    "{\"model\":\"m\",\"stream\":$stream,\"input\":\"Weather?\",\"tools\":$RSP_TOOLS,\"tool_choice\":{\"type\":\"function\",\"name\":\"get_weather\"}}" \
+    "openai-responses${sfx}" "$GENERATED" '"finish_reason":"tool_calls"'
+  # a function_call_output turn: text quoting the output; reasoning when the request asks for it
+  expect "responses-result$sfx" /v1/responses \
+    "{\"model\":\"m\",\"stream\":$stream,\"reasoning\":{\"effort\":\"low\"},\"input\":[{\"role\":\"user\",\"content\":\"Weather?\"},{\"type\":\"function_call\",\"call_id\":\"call_9\",\"name\":\"get_weather\",\"arguments\":\"{}\"},{\"type\":\"function_call_output\",\"call_id\":\"call_9\",\"output\":\"18 C and clear\"}],\"tools\":$RSP_TOOLS}" \
+    "openai-responses${sfx}" '"content":"The tool returned: \"18 C and clear\""' \
+    '"thinking":"The request needs an answer; the script decides it."' '"tool_calls":[]'
 done
+if ! grep -q '^event: response.function_call_arguments.delta$' "$out/responses-directive-stream.body" ||
+   ! grep -q '^event: response.completed$' "$out/responses-directive-stream.body"; then
+  fail "responses-directive-stream: no typed event lines: $(head -c 600 "$out/responses-directive-stream.body")"
+fi
 # /generate answers whole bodies (the two-pass contract has no stream)
 expect generate-directive /generate \
   "{\"messages\":[{\"role\":\"user\",\"content\":\"$DIRECTIVE\"}],\"tools\":$GEN_TOOLS}" \
@@ -119,10 +136,13 @@ expect generate-named /generate \
 refused openai-bad /v1/chat/completions '{"model":"m","messages":[{"role":"user","content":"toolwire-script {\"steps\": 1}"}]}' \
   '"invalid_request_error"' 'toolwire-script.steps: must be an array of steps'
 refused anthropic-bad /v1/messages '{"model":"c","max_tokens":5}' '"type":"error"' 'messages'
+refused responses-bad /v1/responses '{"model":"m","input":[{"role":"user","content":"toolwire-script {\"steps\": 1}"}]}' \
+  '"invalid_request_error"' 'toolwire-script.steps: must be an array of steps'
+refused responses-no-input /v1/responses '{"model":"m"}' '"invalid_request_error"' 'input'
 refused generate-bad /generate '{"messages":[{"role":"user","content":"Go"}],"tool_choice":"required"}' \
   '"error"' 'declares no tools'
 
-# only the three endpoints, by POST
+# only the five endpoints, by POST
 for probe in "GET /v1/chat/completions" "POST /v1/models" "PUT /v1/messages"; do
   set -- $probe
   code=$(curl -sS -m 20 -o "$out/probe.body" -w '%{http_code}' -X "$1" -H 'content-type: application/json' \
