@@ -844,10 +844,12 @@ void tw_mock_not_found_body(tw_buf *b, char kind, const char *msg, const char *n
     tw_buf_reset(b);
     if (kind == 'a')
         tw_buf_puts(b, "{\"type\":\"error\",\"error\":{\"type\":\"not_found_error\",\"message\":");
+    else if (kind == 'm')
+        tw_buf_puts(b, "{\"error\":{\"code\":404,\"status\":\"NOT_FOUND\",\"message\":");
     else
         tw_buf_puts(b, "{\"error\":{\"message\":");
     tw_json_write_str(b, msg, strlen(msg), 0);
-    if (kind != 'a')
+    if (kind != 'a' && kind != 'm')
         tw_buf_puts(b, ",\"type\":\"not_found_error\",\"param\":null,\"code\":\"no_match\"");
     if (nearest && nearest[0]) {
         tw_buf_puts(b, ",\"nearest\":");

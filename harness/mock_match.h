@@ -96,7 +96,8 @@ void tw_match_index_free(tw_match_index *ix);
 tw_status tw_mock_nearest(const tw_match_in *in, tw_buf *msg, tw_buf *nearest, tw_buf *diffs);
 
 /* The 404 body in the endpoint's error envelope (kind as tw_path_kind: 'a'
- * Anthropic, else OpenAI's), with "nearest" and "differences" beside the
+ * Anthropic, 'm' Gemini's {"error": {"code": 404, "status": "NOT_FOUND"}},
+ * else OpenAI's), with "nearest" and "differences" beside the
  * message when given. */
 void tw_mock_not_found_body(tw_buf *b, char kind, const char *msg, const char *nearest,
                             const char *diffs);
