@@ -709,7 +709,10 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     const tw_fx_exchange *x = &mf->exchanges[mxi];
     /* a replayed answer of the other kind than the request asks for: said in the log */
     if (x->has_response && strcmp(m->fprof[mfi], "replay") == 0) {
-        bool want_stream = cJSON_IsTrue(tw_json_get(body, "stream")), is_stream = x->resp.nevents > 0;
+        /* Gemini streams by its method (:streamGenerateContent), not a body key */
+        bool want_stream = kind == 'm' ? strstr(url, ":streamGenerateContent") != NULL
+                                       : cJSON_IsTrue(tw_json_get(body, "stream"));
+        bool is_stream = x->resp.nevents > 0;
         if (want_stream != is_stream)
             rec.note = want_stream ? "the request asks for a stream; this exchange's recorded answer is not one"
                                    : "the request asks for no stream; this exchange's recorded answer is a stream";

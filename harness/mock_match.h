@@ -14,7 +14,9 @@
 #include "mock.h"
 
 /* A fixture's request path matches a request's path when they are equal once
- * the fixture's query string ("?…") is set aside: the query is not matched. */
+ * the fixture's query string ("?…") is set aside: the query is not matched.
+ * A Gemini method path under /v1beta/, /v1alpha/ or /v1/ ("/v1beta/models/M:
+ * generateContent") matches the same method under any of the three. */
 bool tw_mock_path_matches(const char *fx_path, const char *url);
 
 /* An exchange answered without an injected fault and with a 2xx status. */
