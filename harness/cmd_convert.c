@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "toolwire/encode.h"
+#include "toolwire/registry.h"
 #include "toolwire/transcode.h"
 
 static void convert_help(FILE *f)
@@ -14,14 +15,15 @@ static void convert_help(FILE *f)
           "Read FILE (or standard input) in format F, convert it through the neutral\n"
           "model and write it in format G (docs/cli-encode.md).\n"
           "\n"
-          "sources (--from):\n"
-          "  openai-request           OpenAI chat completions request body\n"
-          "  anthropic-request        Anthropic messages request body\n"
-          "  vllm-generate-request    vLLM-native GenerateRequest JSON\n"
-          "  hermes-prompt            Qwen3 ChatML prompt (tools, <tool_call>, <think>,\n"
-          "                           <tool_response> blocks, generation prompt)\n"
-          "  openai-responses-request OpenAI Responses API request body (POST /v1/responses)\n"
-          "  neutral-request          neutral request JSON\n"
+          "sources (--from):\n",
+          f);
+    /* the request readers, from the registry */
+    size_t nm = 0;
+    const tw_module *mods = tw_modules(&nm);
+    for (size_t i = 0; i < nm; i++)
+        if (mods[i].kind == TW_MODULE_REQUEST_READER)
+            fprintf(f, "  %-24s %s\n", mods[i].name, mods[i].reader->summary);
+    fputs("  neutral-request          neutral request JSON\n"
           "  neutral-result           neutral result JSON\n"
           "  neutral                  neutral JSON, request or result by its keys\n",
           f);
