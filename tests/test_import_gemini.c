@@ -210,9 +210,9 @@ Test(import_gemini, real_stream_cassette)
     cleanup(written, dir);
 }
 
-/* A HAR of Vertex AI traffic: publisher paths under /v1/, the API key,
- * bearer token and cookies dropped, ?alt=sse kept, the signed call sent
- * back in the streamed second turn. */
+/* A HAR of Vertex AI traffic: publisher paths under /v1/, the API key
+ * header, bearer token and cookies dropped, the key in the query redacted,
+ * ?alt=sse kept, the signed call sent back in the streamed second turn. */
 Test(import_gemini, har_vertex_paths)
 {
     char dir[] = "/tmp/tw_import_gem_XXXXXX";
@@ -231,7 +231,7 @@ Test(import_gemini, har_vertex_paths)
     cr_assert_eq(tw_fixture_load(written, NULL, &f, &why), TW_OK, "%s", why.message);
     cr_expect_str_eq(f.backend, "gemini");
     cr_expect_str_eq(f.exchanges[0].req.path, "/v1/projects/demo-project/locations/europe-west4/"
-                                              "publishers/google/models/gemini-2.5-flash:generateContent");
+                                              "publishers/google/models/gemini-2.5-flash:generateContent?key=[REDACTED]");
     cr_expect_str_eq(f.exchanges[1].req.path, "/v1/projects/demo-project/locations/europe-west4/"
                                               "publishers/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse");
     cr_expect_str_eq(f.exchanges[0].decode_format, "gemini");
