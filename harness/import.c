@@ -341,6 +341,10 @@ static tw_status build_exchange(tw_fx_arena *a, tw_redactor *red, const tw_limit
     else if (ends_with(x->req.path, plen, "/responses") &&
              tw_format_find(sse ? "openai-responses-stream" : "openai-responses"))
         fmt = sse ? "openai-responses-stream" : "openai-responses";
+    else if (ends_with(x->req.path, plen, ":streamGenerateContent"))
+        fmt = sse ? "gemini-stream" : NULL; /* without alt=sse: a JSON array, no decoder */
+    else if (ends_with(x->req.path, plen, ":generateContent"))
+        fmt = sse ? NULL : "gemini";
     x->decode_format = fmt;
     *fmt_out = fmt;
     return TW_OK;
@@ -581,6 +585,8 @@ static const char *backend_of(const char *fmt)
         return "openai";
     if (strncmp(fmt, "anthropic", 9) == 0)
         return "anthropic";
+    if (strncmp(fmt, "gemini", 6) == 0)
+        return "gemini";
     return "vllm-native";
 }
 
@@ -784,7 +790,8 @@ static tw_status import_any(const char *path, const char *data, size_t len,
         st = build_exchange(&a, red, &lim, &s.x[i], &f.exchanges[i], &fmt);
         f.nexchanges = i + 1;
         if (!f.backend)
-            f.backend = backend_of(fmt);
+            f.backend = fmt ? backend_of(fmt)
+                            : tw_path_kind(f.exchanges[i].req.path) == 'm' ? "gemini" : NULL;
         any_stream = any_stream || f.exchanges[i].resp.stream;
     }
     if (!f.backend)

@@ -117,38 +117,38 @@ static void reader_free(void *cls) { out_free(cls); }
 /* ---- building answers ---- */
 
 /* Gemini's error envelope {"error": {"code", "message", "status"}}: the
- * code and status from the error's code (else its type). */
-static void gemini_error_body(tw_buf *b, const char *type, const char *msg, const char *code)
+ * code is the HTTP status sent, the status its google.rpc name. */
+static const char *gemini_rpc_status(int http)
 {
-    static const struct {
-        const char *key;
-        int http;
-        const char *status;
-    } map[] = {
-        {"not_found", 404, "NOT_FOUND"},          {"not_found_error", 404, "NOT_FOUND"},
-        {"rate_limit_exceeded", 429, "RESOURCE_EXHAUSTED"},
-        {"rate_limit_error", 429, "RESOURCE_EXHAUSTED"},
-        {"busy", 503, "UNAVAILABLE"},             {"overloaded_error", 503, "UNAVAILABLE"},
-        {"server_error", 500, "INTERNAL"},        {"mock_error", 500, "INTERNAL"},
-    };
-    int http = 400;
-    const char *status = "INVALID_ARGUMENT";
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (strcmp(map[i].key, code) == 0 || strcmp(map[i].key, type) == 0) {
-            http = map[i].http;
-            status = map[i].status;
-            break;
-        }
-    tw_buf_printf(b, "{\"error\":{\"code\":%d,\"message\":", http);
-    tw_json_write_str(b, msg, strlen(msg), 0);
-    tw_buf_printf(b, ",\"status\":\"%s\"}}", status);
+    switch (http) {
+    case 400: return "INVALID_ARGUMENT";
+    case 401: return "UNAUTHENTICATED";
+    case 403: return "PERMISSION_DENIED";
+    case 404: return "NOT_FOUND";
+    case 409: return "ABORTED";
+    case 429: return "RESOURCE_EXHAUSTED";
+    case 499: return "CANCELLED";
+    case 501: return "UNIMPLEMENTED";
+    case 503: return "UNAVAILABLE";
+    case 504: return "DEADLINE_EXCEEDED";
+    default: return http >= 500 ? "INTERNAL" : "INVALID_ARGUMENT";
+    }
 }
 
-static void error_body(tw_buf *b, char kind, const char *type, const char *msg, const char *code)
+static void gemini_error_body(tw_buf *b, int http, const char *msg)
+{
+    tw_buf_printf(b, "{\"error\":{\"code\":%d,\"message\":", http);
+    tw_json_write_str(b, msg, strlen(msg), 0);
+    tw_buf_printf(b, ",\"status\":\"%s\"}}", gemini_rpc_status(http));
+}
+
+/* The error body of the endpoint kind (tw_path_kind) for HTTP status http. */
+static void error_body(tw_buf *b, char kind, int http, const char *type, const char *msg,
+                       const char *code)
 {
     tw_buf_reset(b);
     if (kind == 'm') {
-        gemini_error_body(b, type, msg, code);
+        gemini_error_body(b, http, msg);
         return;
     }
     if (kind == 'a') {
@@ -271,7 +271,7 @@ static void answer_reference(tw_mock *m, const char *profile, const tw_fx_exchan
     snprintf(a->why, sizeof a->why, "%.190s", r.why);
     if (r.status == 404) {
         tw_buf eb = {0};
-        error_body(&eb, kind, "not_found_error", a->why, "not_found");
+        error_body(&eb, kind, 404, "not_found_error", a->why, "not_found");
         if (!out_add(a->out, eb.data ? eb.data : "", eb.len, 0))
             a->status = 500;
         snprintf(a->ctype, sizeof a->ctype, "application/json");
@@ -555,7 +555,7 @@ static enum MHD_Result answer_handler(tw_mock *m, struct MHD_Connection *conn, c
                                    "\"type\":\"invalid_request_error\",\"param\":null,\"code\":\"too_large\"}}",
                           m->o.limits.max_input_bytes);
         else
-            error_body(&r.body, 'o', "server_error", "the server holds too many request bytes; retry later",
+            error_body(&r.body, 'o', 503, "server_error", "the server holds too many request bytes; retry later",
                        "busy");
     } else {
         const char *hv = m->o.handler_header
@@ -636,7 +636,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     tw_mock_conn_answering(m, conn, true);
 
     if (rc->over_budget) {
-        error_body(&eb, kind, kind == 'a' ? "overloaded_error" : "server_error",
+        error_body(&eb, kind, 503, kind == 'a' ? "overloaded_error" : "server_error",
                    "the server holds too many request bytes; retry later", "busy");
         rec.status = 503;
         enum MHD_Result ret = send_simple(conn, 503, "application/json", eb.data, eb.len, "1");
@@ -646,7 +646,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         return ret;
     }
     if (rc->too_large) {
-        error_body(&eb, kind, "invalid_request_error", "request body too large", "body_too_large");
+        error_body(&eb, kind, 413, "invalid_request_error", "request body too large", "body_too_large");
         rec.status = 413;
         enum MHD_Result ret = send_simple(conn, 413, "application/json", eb.data, eb.len, NULL);
         tw_check_set_fill(&rec.checks, true, "request body too large");
@@ -709,7 +709,10 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     const tw_fx_exchange *x = &mf->exchanges[mxi];
     /* a replayed answer of the other kind than the request asks for: said in the log */
     if (x->has_response && strcmp(m->fprof[mfi], "replay") == 0) {
-        bool want_stream = cJSON_IsTrue(tw_json_get(body, "stream")), is_stream = x->resp.nevents > 0;
+        /* Gemini streams by its method (:streamGenerateContent), not a body key */
+        bool want_stream = kind == 'm' ? strstr(url, ":streamGenerateContent") != NULL
+                                       : cJSON_IsTrue(tw_json_get(body, "stream"));
+        bool is_stream = x->resp.nevents > 0;
         if (want_stream != is_stream)
             rec.note = want_stream ? "the request asks for a stream; this exchange's recorded answer is not one"
                                    : "the request asks for no stream; this exchange's recorded answer is a stream";
@@ -757,7 +760,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     if (send_fault) {
         char ra[32];
         snprintf(ra, sizeof ra, "%ld", f_retry);
-        error_body(&eb, kind, f_status == 429 ? "rate_limit_error" : "server_error",
+        error_body(&eb, kind, (int)f_status, f_status == 429 ? "rate_limit_error" : "server_error",
                    f_status == 429 ? "rate limited (injected fault)" : "unavailable (injected fault)",
                    f_status == 429 ? "rate_limit_exceeded" : "server_error");
         rec.status = (int)f_status;
@@ -794,11 +797,11 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         a.out->borrowed = false;
     }
     if (a.status >= 500 && a.why[0] && a.out->n == 0) {
-        error_body(&eb, kind, "server_error", a.why, "mock_error");
+        error_body(&eb, kind, a.status, "server_error", a.why, "mock_error");
         out_add(a.out, eb.data, eb.len, 0);
         snprintf(a.ctype, sizeof a.ctype, "application/json");
     } else if (a.status == 400 && a.out->n == 0) {
-        error_body(&eb, kind, "invalid_request_error", a.why, "invalid_request");
+        error_body(&eb, kind, 400, "invalid_request_error", a.why, "invalid_request");
         out_add(a.out, eb.data, eb.len, 0);
         snprintf(a.ctype, sizeof a.ctype, "application/json");
     }

@@ -47,10 +47,32 @@ bool tw_mock_body_matches(const cJSON *want, const cJSON *got, tw_match_mode mod
     return true;
 }
 
+/* The bytes before "/models/" of a Gemini path under an API version
+ * ("/v1beta", "/v1alpha", "/v1"): the same method under any version is one
+ * route (the SDKs default to different versions), 0 for any other path. */
+static size_t gemini_version_len(const char *path, size_t n)
+{
+    static const char *const vers[] = {"/v1beta/models/", "/v1alpha/models/", "/v1/models/"};
+    static const char gc[] = ":generateContent", sgc[] = ":streamGenerateContent";
+    if (!(n >= sizeof gc - 1 && memcmp(path + n - (sizeof gc - 1), gc, sizeof gc - 1) == 0) &&
+        !(n >= sizeof sgc - 1 && memcmp(path + n - (sizeof sgc - 1), sgc, sizeof sgc - 1) == 0))
+        return 0;
+    for (size_t i = 0; i < sizeof vers / sizeof vers[0]; i++) {
+        size_t k = strlen(vers[i]);
+        if (n > k && memcmp(path, vers[i], k) == 0)
+            return k - strlen("/models/");
+    }
+    return 0;
+}
+
 bool tw_mock_path_matches(const char *fx_path, const char *url)
 {
     size_t n = strcspn(fx_path, "?#");
-    return strncmp(fx_path, url, n) == 0 && url[n] == '\0';
+    size_t un = strlen(url);
+    size_t a = gemini_version_len(fx_path, n), b = gemini_version_len(url, un);
+    if (!a != !b) /* a version on one side only */
+        a = b = 0;
+    return n - a == un - b && memcmp(fx_path + a, url + b, n - a) == 0;
 }
 
 bool tw_mock_exchange_succeeds(const tw_fx_exchange *x)
@@ -393,6 +415,9 @@ static bool body_hash(const cJSON *b, tw_match_mode mode, const char *const *ign
 
 static uint64_t route_key(const char *method, const char *path, size_t plen, uint64_t body)
 {
+    size_t v = gemini_version_len(path, plen); /* one route under any API version */
+    path += v;
+    plen -= v;
     return mix64(hash_bytes(method, strlen(method), 1) ^ (hash_bytes(path, plen, 2) * 3) ^ body);
 }
 
@@ -844,10 +869,12 @@ void tw_mock_not_found_body(tw_buf *b, char kind, const char *msg, const char *n
     tw_buf_reset(b);
     if (kind == 'a')
         tw_buf_puts(b, "{\"type\":\"error\",\"error\":{\"type\":\"not_found_error\",\"message\":");
+    else if (kind == 'm')
+        tw_buf_puts(b, "{\"error\":{\"code\":404,\"status\":\"NOT_FOUND\",\"message\":");
     else
         tw_buf_puts(b, "{\"error\":{\"message\":");
     tw_json_write_str(b, msg, strlen(msg), 0);
-    if (kind != 'a')
+    if (kind != 'a' && kind != 'm')
         tw_buf_puts(b, ",\"type\":\"not_found_error\",\"param\":null,\"code\":\"no_match\"");
     if (nearest && nearest[0]) {
         tw_buf_puts(b, ",\"nearest\":");

@@ -14,7 +14,9 @@
 #include "mock.h"
 
 /* A fixture's request path matches a request's path when they are equal once
- * the fixture's query string ("?…") is set aside: the query is not matched. */
+ * the fixture's query string ("?…") is set aside: the query is not matched.
+ * A Gemini method path under /v1beta/, /v1alpha/ or /v1/ ("/v1beta/models/M:
+ * generateContent") matches the same method under any of the three. */
 bool tw_mock_path_matches(const char *fx_path, const char *url);
 
 /* An exchange answered without an injected fault and with a 2xx status. */
@@ -96,7 +98,8 @@ void tw_match_index_free(tw_match_index *ix);
 tw_status tw_mock_nearest(const tw_match_in *in, tw_buf *msg, tw_buf *nearest, tw_buf *diffs);
 
 /* The 404 body in the endpoint's error envelope (kind as tw_path_kind: 'a'
- * Anthropic, else OpenAI's), with "nearest" and "differences" beside the
+ * Anthropic, 'm' Gemini's {"error": {"code": 404, "status": "NOT_FOUND"}},
+ * else OpenAI's), with "nearest" and "differences" beside the
  * message when given. */
 void tw_mock_not_found_body(tw_buf *b, char kind, const char *msg, const char *nearest,
                             const char *diffs);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Interop tests: the official OpenAI and Anthropic SDKs, LangChain and the AI SDK (npm, versions
+# Interop tests: the official OpenAI, Anthropic and Google GenAI SDKs, LangChain and the AI SDK (npm, versions
 # pinned in package-lock.json) against `toolwire serve` on loopback. See docs/interop.md.
 # Usage: tests/interop/run.sh BUILD_DIR      exit 0 pass, 1 fail, 77 skip (no node or npm)
 set -uo pipefail
@@ -119,6 +119,12 @@ timeout 30 node "$here/check-log.mjs" "$out" openai anthropic responses || statu
 start script script
 echo "== openai, @anthropic-ai/sdk and ai + @ai-sdk/openai (Responses) against the script profile =="
 timeout 120 node "$here/script.mjs" || status=1
+# Google's @google/genai against the script profile above, the replayed fixtures/gemini and an
+# injected 503 (gemini.mjs).
+start gemini replay fixtures/gemini
+start geminifault replay --fault '{"status":503}' fixtures/gemini
+echo "== @google/genai $(node -p "require('$here/node_modules/@google/genai/package.json').version") against script, replay and a 503 fault =="
+timeout 120 node "$here/gemini.mjs" || status=1
 cleanup
 if [ "$status" -ne 0 ]; then
   echo "== server logs =="
