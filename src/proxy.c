@@ -231,10 +231,20 @@ static tw_status run(tw_proxy_dec *d, const source *s)
     uint64_t end = s->chunk_off + s->nchunk;
     while (pos < end) {
         if (d->state == P_OUT) {
-            /* pass text on up to the next '<' */
+            /* pass text on up to the next '<' that may open a tag: one
+             * followed by "tool_result", or one whose bytes up to the end
+             * of the chunk begin it (any other '<' would be refused as a
+             * tag and passed on as text, so the text layer gets it in one
+             * piece with its neighbours) */
             uint64_t q = pos;
             if (q >= s->chunk_off) {
-                const char *lt = memchr(s->chunk + (q - s->chunk_off), '<', (size_t)(end - q));
+                const char *c0 = s->chunk + (q - s->chunk_off);
+                size_t left = (size_t)(end - q);
+                const char *lt = tw_memmem(c0, left, RES_OPEN, RES_OPEN_LEN);
+                for (size_t k = left > RES_OPEN_LEN ? left - RES_OPEN_LEN + 1 : 0; !lt && k < left;
+                     k++)
+                    if (memcmp(c0 + k, RES_OPEN, left - k) == 0)
+                        lt = c0 + k;
                 q = lt ? s->chunk_off + (uint64_t)(lt - s->chunk) : end;
             } else {
                 while (q < end && src_at(s, q) != '<')
