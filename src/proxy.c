@@ -238,13 +238,13 @@ static tw_status run(tw_proxy_dec *d, const source *s)
              * piece with its neighbours) */
             uint64_t q = pos;
             if (q >= s->chunk_off) {
-                const char *c0 = s->chunk + (q - s->chunk_off);
-                size_t left = (size_t)(end - q);
-                const char *lt = tw_memmem(c0, left, RES_OPEN, RES_OPEN_LEN);
-                for (size_t k = left > RES_OPEN_LEN ? left - RES_OPEN_LEN + 1 : 0; !lt && k < left;
-                     k++)
-                    if (memcmp(c0 + k, RES_OPEN, left - k) == 0)
-                        lt = c0 + k;
+                const char *lt = s->chunk + (q - s->chunk_off), *ce = s->chunk + s->nchunk;
+                while ((lt = memchr(lt, '<', (size_t)(ce - lt)))) {
+                    size_t rest = (size_t)(ce - lt);
+                    if (memcmp(lt, RES_OPEN, rest < RES_OPEN_LEN ? rest : RES_OPEN_LEN) == 0)
+                        break;
+                    lt++;
+                }
                 q = lt ? s->chunk_off + (uint64_t)(lt - s->chunk) : end;
             } else {
                 while (q < end && src_at(s, q) != '<')
