@@ -9,7 +9,8 @@
  * Prints a table and writes OUT/DATE.json and OUT/DATE.md. Asserts nothing.
  *
  * usage: bench_all [--out DIR] [--rounds N] [--http-seconds S] [--threads N]
- *                  [--fixtures DIR] [--no-http]
+ *                  [--fixtures DIR] [--no-http] [--tool-calls]
+ * (--tool-calls: only the decoder inputs set against cJSON)
  */
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
