@@ -177,7 +177,9 @@ void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *
         stream = false;
     } else {
         const char *mt = t->model_text ? t->model_text : "";
-        const tw_format_ops *f = tw_format_find(text_fmt ? fmt : "hermes");
+        /* qwen3-coder is the hermes server with the Qwen3-Coder XML decoder */
+        const char *dflt = strcmp(profile, "qwen3-coder") == 0 ? "qwen3-coder" : "hermes";
+        const tw_format_ops *f = tw_format_find(text_fmt ? fmt : dflt);
         st = f ? f->decode(mt, strlen(mt), &h.o, &r) : TW_ERR_UNSUPPORTED;
         if (strcmp(profile, "anthropic") == 0 || gemini) {
             enc_name = gemini ? (stream ? "gemini-stream" : "gemini")
