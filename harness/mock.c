@@ -26,7 +26,7 @@ static bool ex_fits(const char *profile, const tw_fx_exchange *x)
     if (x->has_response)
         return false; /* a recorded answer is judged as recorded */
     if (strcmp(profile, "qwen3-coder") == 0) /* hermes over the qwen3-coder decoder */
-        return x->model_text && kind == 'o' &&
+        return x->model_text && (kind == 'o' || kind == 'g') &&
                (!x->decode_format || strcmp(x->decode_format, "qwen3-coder") == 0);
     if (strcmp(profile, "hermes") == 0)
         return x->model_text && kind == 'o';

@@ -167,6 +167,12 @@ void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *
             tw_opts_holder_free(&h);
             return;
         }
+        /* model text the fixture reads as Qwen3-Coder XML: the server's parser is
+         * qwen3_coder unless the request names one */
+        if (text_fmt && strcmp(fmt, "qwen3-coder") == 0 && !tw_json_get(body, "tool_parser") &&
+            !tw_json_get(tw_json_get(body, "options"), "tool_parser") &&
+            !tw_json_get(tw_json_get(body, "generation_config"), "tool_parser"))
+            p.qwen3_coder = p.hermes = true;
         const char *p1 = t->pass1 ? t->pass1 : "";
         const char *p2 = t->pass2 ? t->pass2 : t->model_text ? t->model_text : "";
         if (!t->pass1)
