@@ -568,6 +568,14 @@ void tw_chk_qwx_checks(judge *j, char kind, bool stream)
         tw_opts_holder_free(&h);
         tw_opts_holder_init(&h);
     }
+    if (!tw_json_get(ex->decode_options, "tools")) {
+        /* as the run decodes it: the tools the request declared type the values */
+        const cJSON *rt = tw_json_get(j->in->req_body, "tools");
+        tw_tool *t = NULL;
+        size_t nt = 0;
+        if (cJSON_IsArray(rt) && rt->child && tw_tools_read(rt, &j->L, &t, &nt, NULL) == TW_OK)
+            tw_opts_set_tools(&h, t, nt);
+    }
     h.o.limits = j->L;
     tw_result r;
     if (text_decode(ex, ex->model_text, strlen(ex->model_text), &h.o, &r) != TW_OK) {

@@ -14,7 +14,6 @@
 #include "formats.h"
 #include "wire_common.h"
 #include "toolwire/json.h"
-#include "toolwire/registry.h"
 #include "toolwire/text.h"
 #include "tw_macros.h"
 
@@ -241,11 +240,11 @@ tw_status tw_vllm_assemble(const tw_vllm_params *p, const char *pass1, size_t le
         dopt.finish = fin;
         dopt.forced_open = false;
         dopt.bare_json = false;
-        const tw_format_ops *xml = p->qwen3_coder ? tw_format_find("qwen3-coder") : NULL;
-        st = p->qwen3_coder ? (xml ? xml->decode(out->combined.data, out->combined.len, &dopt, &dec)
-                                   : TW_ERR_UNSUPPORTED)
-             : p->hermes    ? tw_hermes_output_decode(out->combined.data, out->combined.len, &dopt, &dec)
-                            : tw_think_output_decode(out->combined.data, out->combined.len, &dopt, &dec);
+        const char *cb = out->combined.data;
+        size_t cl = out->combined.len;
+        st = p->qwen3_coder ? tw_qwen3_coder_output_decode(cb, cl, &dopt, &dec)
+             : p->hermes    ? tw_hermes_output_decode(cb, cl, &dopt, &dec)
+                            : tw_think_output_decode(cb, cl, &dopt, &dec);
     }
     if (st == TW_OK) {
         tw_result *r = &out->result;

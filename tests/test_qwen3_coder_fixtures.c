@@ -130,6 +130,32 @@ Test(qwen3_coder_fixtures, recorded_fail_reference_passes, .timeout = 120)
     tw_fixture_set_free(&fs);
 }
 
+/* Without decode options the request's tools type the values, for the
+ * expected result as for QWX-01: the recordings give the same verdicts. */
+Test(qwen3_coder_fixtures, request_tools_without_options, .timeout = 120)
+{
+    tw_error why = {.offset = -1};
+    char *paths[] = {(char *)tw_test_src("fixtures/qwen3-coder")};
+    tw_fixture_set fs;
+    cr_assert(tw_fixture_set_load(&fs, paths, 1, NULL, &why), "%s", why.message);
+    size_t dropped = 0;
+    for (size_t i = 0; i < fs.n; i++)
+        for (size_t k = 0; k < fs.fx[i].nexchanges; k++) {
+            tw_fx_exchange *x = &fs.fx[i].exchanges[k];
+            /* the hand-made options only declare the request's tools (and a finish) */
+            if (x->decode_options && !tw_json_get(x->decode_options, "finish")) {
+                x->decode_options = NULL;
+                dropped++;
+            }
+        }
+    cr_assert_geq(dropped, 20);
+    tw_report rec;
+    run_profile(&fs, "replay", &rec);
+    cr_expect_eq(rec.n_mismatch, 0, "%zu mismatches with the request's tools", rec.n_mismatch);
+    tw_report_free(&rec);
+    tw_fixture_set_free(&fs);
+}
+
 /* auto serves the fixtures that name qwen3-coder with the qwen3-coder
  * profile; a hermes fixture keeps the hermes profile. */
 Test(qwen3_coder_fixtures, auto_profile)
