@@ -970,6 +970,7 @@ static const struct {
     {"openai_responses_stream", tw_fz_openai_responses_stream},
     {"proxy", tw_fz_proxy},
     {"schema", tw_fz_schema},
+    {"request", tw_fz_request},
 #ifdef TW_FZ_HAVE_SSE
     {"sse", tw_fz_sse},
 #endif

@@ -552,8 +552,7 @@ static tw_status read_generation(tw_rq *d, const cJSON *gc)
 static tw_status body(gem_rd *g, const cJSON *j)
 {
     tw_rq *d = g->d;
-    if (!cJSON_IsObject(j))
-        return tw_rq_fail(d, TW_ERR_INVALID, -1, "", "a request must be a JSON object");
+    TRY(tw_rq_root(d, j));
     const cJSON *sys = get2(j, "systemInstruction", "system_instruction");
     if (sys && !cJSON_IsNull(sys))
         TRY(read_system(d, sys));

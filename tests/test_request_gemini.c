@@ -213,6 +213,28 @@ Test(gemini_request, unknown_parts_and_builtin_tools_are_warnings)
     tw_request_free(&r);
 }
 
+/* A response without an id that names no tool the model turn called keeps
+ * its name and gets an id of its own, with a warning; it was once linked to
+ * the call in its position and its name replaced (and leaked). */
+Test(gemini_request, response_naming_another_tool_keeps_its_name)
+{
+    tw_request r;
+    rd_ok("{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"q\"}]},"
+          "{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"name\":\"get_weather\","
+          "\"args\":{}}}]},"
+          "{\"role\":\"user\",\"parts\":[{\"functionResponse\":{\"name\":\"get_time\","
+          "\"response\":{\"output\":\"noon\"}}}]}]}",
+          &r);
+    cr_assert_eq(r.nmessages, 3);
+    const tw_message *m = &r.messages[2];
+    cr_assert_eq(m->role, TW_ROLE_TOOL);
+    cr_expect_str_eq(m->name, "get_time");
+    cr_assert_not_null(m->tool_call_id);
+    cr_expect_str_neq(m->tool_call_id, r.messages[1].calls[0].id);
+    cr_expect(has_warning(&r, TW_D_NOT_CARRIED, "answers no call"));
+    tw_request_free(&r);
+}
+
 Test(gemini_request, refusals_name_their_path)
 {
     static const struct {
