@@ -192,6 +192,16 @@
       "Gemini requests: a model turn with function calls sent back carries its " \
       "thoughtSignature on the first call")
 
+/* Qwen3-Coder XML tool-call text (checks_text.c), appended to the catalog. */
+#define TW_CHECK_CATALOG_QWEN(X) \
+    X(QWX_01, "QWX-01", ERROR, TEXT, \
+      "the response's tool calls are the calls the qwen3-coder decoder reads from the model " \
+      "text: same names in order, arguments equal as JSON values (typed by the schema, " \
+      "strings kept as written)") \
+    X(QWX_02, "QWX-02", ERROR, TEXT, \
+      "no Qwen3-Coder XML tool-call markup (<function=, <parameter=, </parameter>, " \
+      "</function>) is left in content")
+
 /* Who judges a check, and on what. */
 typedef enum tw_check_family {
     TW_CHF_OPENAI = 0, /* checks_openai.c: OpenAI chat bodies and streams */
@@ -212,6 +222,7 @@ typedef enum tw_check_id {
 #define TW_CHECK_ENUM_(name, id, sev, fam, rule) TW_CHK_##name,
     TW_CHECK_CATALOG(TW_CHECK_ENUM_)
     TW_CHECK_CATALOG_GEMINI(TW_CHECK_ENUM_)
+    TW_CHECK_CATALOG_QWEN(TW_CHECK_ENUM_)
 #undef TW_CHECK_ENUM_
     TW_CHK_COUNT
 } tw_check_id;

@@ -14,6 +14,7 @@ static const tw_check_def catalog[] = {
      TW_CHF_##fam == TW_CHF_CLIENT || TW_CHF_##fam == TW_CHF_CLIENT_LIB, rule},
     TW_CHECK_CATALOG(TW_CHECK_DEF_)
     TW_CHECK_CATALOG_GEMINI(TW_CHECK_DEF_)
+    TW_CHECK_CATALOG_QWEN(TW_CHECK_DEF_)
 #undef TW_CHECK_DEF_
 };
 #define NCHECKS (sizeof catalog / sizeof catalog[0])
@@ -304,8 +305,11 @@ void tw_checks_backend(const tw_judge_input *in, tw_check_set *out)
         cJSON *eb = stream ? NULL : body;
         tw_chk_ses_checks(&j, stream, eb);
     }
-    if (in->status < 400)
+    if (in->status < 400) {
         tw_chk_hermes_checks(&j, kind, stream);
+        if (kind == 'o' || kind == 'g')
+            tw_chk_qwx_checks(&j, kind, stream);
+    }
     if (in->status < 400 && kind && kind != 'r') {
         tw_chk_num_stream_spelling(&j, stream);
         tw_chk_num_model_values(&j, kind, stream);

@@ -1,10 +1,35 @@
 /*
  * The checks on model text and numbers: Hermes tool-call text (HER-*), the
- * vLLM /generate endpoint (VLN-*) and number fidelity (NUM-*).
+ * vLLM /generate endpoint (VLN-*), number fidelity (NUM-*) and Qwen3-Coder
+ * XML tool calls (QWX-*).
  */
 #include "checks_int.h"
 
+#include "toolwire/registry.h"
+
 /* ================================================================ Hermes text */
+
+/* Does the fixture read this exchange's model text as Qwen3-Coder XML. */
+static bool ex_is_qwen(const tw_fx_exchange *ex)
+{
+    return ex && ex->decode_format && strcmp(ex->decode_format, "qwen3-coder") == 0;
+}
+
+/* The model text as the text checks read it: with the qwen3-coder decoder
+ * when the fixture decodes it so, else with the hermes decoder. */
+static tw_status text_decode(const tw_fx_exchange *ex, const char *t, size_t n,
+                             const tw_decode_opts *o, tw_result *r)
+{
+    if (ex_is_qwen(ex)) {
+        const tw_format_ops *f = tw_format_find("qwen3-coder");
+        if (!f) {
+            memset(r, 0, sizeof *r);
+            return TW_ERR_UNSUPPORTED;
+        }
+        return f->decode(t, n, o, r);
+    }
+    return tw_hermes_output_decode(t, n, o, r);
+}
 
 /* The response's calls as a light view (for HER-02). */
 static void response_view(judge *j, char kind, bool stream, rview *v)
@@ -72,8 +97,11 @@ static void response_view(judge *j, char kind, bool stream, rview *v)
     tw_chk_sse_free(&ev);
 }
 
-/* Tool calls written inside closed think blocks of the model text. */
-static size_t closed_think_calls(const char *t, size_t n, size_t depth, rview *out)
+/* Tool calls written inside closed think blocks of the model text: JSON
+ * payloads, or with xml set the Qwen3-Coder XML calls as the qwen3-coder
+ * decoder reads the block's text. */
+static size_t closed_think_calls(const char *t, size_t n, size_t depth, const tw_decode_opts *xml,
+                                 rview *out)
 {
     size_t found = 0;
     static const char *const opens[] = {"<think>", "<thinking>"};
@@ -97,7 +125,18 @@ static size_t closed_think_calls(const char *t, size_t n, size_t depth, rview *o
             break; /* unterminated: not a closed block */
         size_t in_end = (size_t)(c - t);
         size_t q = in_start;
-        while (q < in_end) {
+        const tw_format_ops *xf = xml ? tw_format_find("qwen3-coder") : NULL;
+        tw_result xr;
+        if (xf && xf->decode(t + in_start, in_end - in_start, xml, &xr) == TW_OK) {
+            for (size_t i = 0; i < xr.msg.ncalls; i++) {
+                const tw_call *cl = &xr.msg.calls[i];
+                tw_chk_rview_add(out, NULL, cl->name,
+                                 cl->arguments ? cJSON_Duplicate(cl->arguments, 1) : NULL, in_start);
+                found++;
+            }
+            tw_result_free(&xr);
+        }
+        while (!xml && q < in_end) {
             const char *tc = tw_memmem(t + q, in_end - q, "<tool_call>", 11);
             if (!tc)
                 break;
@@ -151,8 +190,9 @@ void tw_chk_hermes_checks(judge *j, char kind, bool stream)
     if (two_pass)
         h.o.finish = TW_FINISH_STOP_SEQUENCE;
     tw_result r;
-    if (tw_hermes_output_decode(text, n, &h.o, &r) != TW_OK) {
-        tw_chk_skip_ids(j->out, ids, 3, "the hermes decoder refused the model text");
+    if (text_decode(ex, text, n, &h.o, &r) != TW_OK) {
+        tw_chk_skip_ids(j->out, ids, 3, ex_is_qwen(ex) ? "the qwen3-coder decoder refused the model text"
+                                                       : "the hermes decoder refused the model text");
         tw_opts_holder_free(&h);
         return;
     }
@@ -160,7 +200,9 @@ void tw_chk_hermes_checks(judge *j, char kind, bool stream)
     const tw_diag *bad = NULL;
     for (size_t i = 0; i < r.errors.len && !bad; i++)
         if (r.errors.items[i].code == TW_D_TOOL_CALL_JSON ||
-            r.errors.items[i].code == TW_D_TOOL_CALL_UNTERMINATED)
+            r.errors.items[i].code == TW_D_TOOL_CALL_UNTERMINATED ||
+            r.errors.items[i].code == TW_D_XML_PARAM_UNCLOSED ||
+            r.errors.items[i].code == TW_D_XML_BAD_NAME)
             bad = &r.errors.items[i];
     size_t blocks = 0;
     for (const char *p = text; (p = tw_memmem(p, n - (size_t)(p - text), "<tool_call>", 11)); p += 11)
@@ -195,7 +237,7 @@ void tw_chk_hermes_checks(judge *j, char kind, bool stream)
     }
     /* HER-02 */
     rview hidden = {0};
-    size_t nh = closed_think_calls(text, n, j->L.max_depth, &hidden);
+    size_t nh = closed_think_calls(text, n, j->L.max_depth, ex_is_qwen(ex) ? &h.o : NULL, &hidden);
     if (nh == 0) {
         PUT(j->out, TW_CHK_HER_02, TW_V_PASS, -1, "no tool call inside a closed think block");
     } else if (j->in->status != 200) {
@@ -453,8 +495,9 @@ void tw_chk_num_model_values(judge *j, char kind, bool stream)
     if (two_pass)
         h.o.finish = TW_FINISH_STOP_SEQUENCE;
     tw_result r;
-    if (tw_hermes_output_decode(text, strlen(text), &h.o, &r) != TW_OK) {
-        PUT(j->out, TW_CHK_NUM_02, TW_V_SKIP, -1, "the hermes decoder refused the model text");
+    if (text_decode(ex, text, strlen(text), &h.o, &r) != TW_OK) {
+        PUT(j->out, TW_CHK_NUM_02, TW_V_SKIP, -1, "the %s decoder refused the model text",
+            ex_is_qwen(ex) ? "qwen3-coder" : "hermes");
         tw_opts_holder_free(&h);
         return;
     }
@@ -470,6 +513,109 @@ void tw_chk_num_model_values(judge *j, char kind, bool stream)
         PUT(j->out, TW_CHK_NUM_02, pairs ? TW_V_PASS : TW_V_SKIP, -1, "%s",
             pairs ? "every number carries the value the model wrote"
                   : "no call both in the model text and the response");
+    }
+    tw_chk_rview_free(&got);
+    tw_result_free(&r);
+    tw_opts_holder_free(&h);
+}
+
+/* ================================================================ Qwen3-Coder XML */
+
+/* The XML elements of a Qwen3-Coder call; <tool_call> itself is OAI-R07's. */
+static const char *const qwx_tags[] = {"<function=", "<parameter=", "</parameter>", "</function>"};
+
+void tw_chk_qwx_checks(judge *j, char kind, bool stream)
+{
+    const tw_fx_exchange *ex = j->in->ex;
+    static const tw_check_id ids[] = {TW_CHK_QWX_01, TW_CHK_QWX_02};
+    if (!ex_is_qwen(ex) || !ex->model_text) {
+        tw_chk_skip_ids(j->out, ids, 2, "not Qwen3-Coder XML model text");
+        return;
+    }
+    if (j->in->status != 200 || !j->in->body) {
+        tw_chk_skip_ids(j->out, ids, 2, "no successful response to judge");
+        return;
+    }
+    /* QWX-02: the content the response carries */
+    tw_decode_opts ro = {0};
+    ro.limits = j->L;
+    ro.allow_unknown_tool = true;
+    tw_result resp;
+    if (tw_decode_response(j->in->path, stream, j->in->body, j->in->body_len, &ro, &resp) != TW_OK) {
+        PUT(j->out, TW_CHK_QWX_02, TW_V_SKIP, -1, "the response's content could not be read");
+    } else {
+        const char *c = resp.msg.content.data ? resp.msg.content.data : "";
+        size_t cn = resp.msg.content.len, at = cn;
+        const char *tag = NULL;
+        for (size_t k = 0; k < sizeof qwx_tags / sizeof qwx_tags[0]; k++) {
+            const char *p = tw_memmem(c, cn, qwx_tags[k], strlen(qwx_tags[k]));
+            if (p && (size_t)(p - c) < at) {
+                at = (size_t)(p - c);
+                tag = qwx_tags[k];
+            }
+        }
+        if (tag)
+            PUT(j->out, TW_CHK_QWX_02, TW_V_FAIL, tw_chk_find_off(j->in, tag),
+                "content holds %s at character %zu: the XML tool call was not parsed", tag, at);
+        else
+            PUT(j->out, TW_CHK_QWX_02, TW_V_PASS, -1, "no XML tool-call markup in %zu bytes of content", cn);
+        tw_result_free(&resp);
+    }
+    /* QWX-01: the calls against the model text's, read by the reference decoder */
+    tw_opts_holder h;
+    tw_opts_holder_init(&h);
+    if (ex->decode_options && !tw_opts_from_json(&h, ex->decode_options, NULL)) {
+        tw_opts_holder_free(&h);
+        tw_opts_holder_init(&h);
+    }
+    if (!tw_json_get(ex->decode_options, "tools")) {
+        /* as the run decodes it: the tools the request declared type the values */
+        const cJSON *rt = tw_json_get(j->in->req_body, "tools");
+        tw_tool *t = NULL;
+        size_t nt = 0;
+        if (cJSON_IsArray(rt) && rt->child && tw_tools_read(rt, &j->L, &t, &nt, NULL) == TW_OK)
+            tw_opts_set_tools(&h, t, nt);
+    }
+    h.o.limits = j->L;
+    tw_result r;
+    if (text_decode(ex, ex->model_text, strlen(ex->model_text), &h.o, &r) != TW_OK) {
+        PUT(j->out, TW_CHK_QWX_01, TW_V_SKIP, -1, "the qwen3-coder decoder refused the model text");
+        tw_opts_holder_free(&h);
+        return;
+    }
+    rview got = {0};
+    response_view(j, kind, stream, &got);
+    if (!got.ok) {
+        PUT(j->out, TW_CHK_QWX_01, TW_V_SKIP, -1, "the response's calls could not be read");
+    } else {
+        size_t bad = SIZE_MAX;
+        const char *what = "";
+        size_t n = r.msg.ncalls < got.ncalls ? r.msg.ncalls : got.ncalls;
+        for (size_t i = 0; i < n && bad == SIZE_MAX; i++) {
+            if (strcmp(r.msg.calls[i].name, got.calls[i].name ? got.calls[i].name : "") != 0) {
+                bad = i;
+                what = "names";
+            } else if (!got.calls[i].args || !tw_json_equal(r.msg.calls[i].arguments, got.calls[i].args)) {
+                bad = i;
+                what = "arguments";
+            }
+        }
+        char eb[200], gb[200];
+        if (bad != SIZE_MAX) {
+            char *e = tw_json_print(r.msg.calls[bad].arguments, NULL);
+            char *g = got.calls[bad].args ? tw_json_print(got.calls[bad].args, NULL) : NULL;
+            PUT(j->out, TW_CHK_QWX_01, TW_V_FAIL, -1, "call %zu (%.64s): %s differ: model text %s, response %s",
+                bad, r.msg.calls[bad].name, what, tw_chk_clip(eb, sizeof eb, e ? e : "", 160),
+                tw_chk_clip(gb, sizeof gb, g ? g : "(not a JSON object)", 160));
+            free(e);
+            free(g);
+        } else if (r.msg.ncalls != got.ncalls) {
+            PUT(j->out, TW_CHK_QWX_01, TW_V_FAIL, -1, "the model text reads as %zu call(s), the response carries %zu%s%.64s",
+                r.msg.ncalls, got.ncalls, got.ncalls > n ? ": first extra " : "",
+                got.ncalls > n && got.calls[n].name ? got.calls[n].name : "");
+        } else {
+            PUT(j->out, TW_CHK_QWX_01, TW_V_PASS, -1, "%zu call(s) as the model text reads", n);
+        }
     }
     tw_chk_rview_free(&got);
     tw_result_free(&r);

@@ -88,7 +88,8 @@ int tw_cmd_main(int argc, char **argv)
                  "The main job:\n"
                  "1. run every conformance fixture under --conformance (default fixtures/) not\n"
                  "   tagged live or clients against every embedded mock profile that fits it\n"
-                 "   (mock-replay, mock-hermes, mock-anthropic, mock-vllm-native), and each live\n"
+                 "   (mock-replay, mock-hermes, mock-qwen3-coder, mock-anthropic, mock-vllm-native,\n"
+                 "   mock-gemini), and each live\n"
                  "   suite against the script reference server of its endpoint (ref-openai: tags\n"
                  "   live+openai without responses, ref-openai-responses: live+responses,\n"
                  "   ref-anthropic: live+anthropic, ref-vllm-native: live+vllm-native),\n"
@@ -140,6 +141,7 @@ int tw_cmd_main(int argc, char **argv)
     static const tw_backend_spec backends[] = {
         {.name = "mock-replay", .profile = "replay", .xtags = not_live, .nxtags = 2},
         {.name = "mock-hermes", .profile = "hermes", .xtags = not_live, .nxtags = 2},
+        {.name = "mock-qwen3-coder", .profile = "qwen3-coder", .xtags = not_live, .nxtags = 2},
         {.name = "mock-anthropic", .profile = "anthropic", .xtags = not_live, .nxtags = 2},
         {.name = "mock-vllm-native", .profile = "vllm-native", .xtags = not_live, .nxtags = 2},
         {.name = "mock-gemini", .profile = "gemini", .xtags = not_live, .nxtags = 2},

@@ -305,7 +305,7 @@ tw_status tw_fix_get_int(vctx *c, const cJSON *obj, const char *path, const char
 /* ===================== the fixture parts ===================== */
 
 static const char *const backends[] = {"openai", "anthropic", "hermes", "vllm-native", "proxy",
-                                       "gemini", NULL};
+                                       "gemini", "qwen3-coder", NULL};
 static const char *const sources[] = {"hand-made", "recorded", "imported", NULL};
 
 static bool in_list(const char *s, const char *const *list)
@@ -620,7 +620,7 @@ static tw_status validate(vctx *c, tw_fixture *f)
     if (!in_list(f->backend, backends))
         return tw_fix_fail_at(c, "backend", false,
                        "expected one of \"openai\", \"anthropic\", \"hermes\", \"vllm-native\", "
-                       "\"proxy\", \"gemini\", got \"%s\"",
+                       "\"proxy\", \"gemini\", \"qwen3-coder\", got \"%s\"",
                        f->backend);
     const cJSON *tags = tw_json_get(root, "tags");
     if (tags) {

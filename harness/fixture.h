@@ -90,7 +90,8 @@ typedef struct tw_fixture {
     char *path;                /* owned */
     const char *name;
     const char *description;
-    const char *backend;       /* "openai", "anthropic", "hermes", "vllm-native", "proxy" */
+    const char *backend;       /* "openai", "anthropic", "hermes", "vllm-native", "proxy", "gemini",
+                                  "qwen3-coder" */
     const char **tags;         /* owned array, strings point into root */
     size_t ntags;
     const cJSON *provenance;

@@ -11,9 +11,11 @@
 #include "checks.h"
 #include "decode_opts.h"
 #include "har.h"
+#include "import_qwen.h"
 #include "mock.h"
 #include "out.h"
 #include "toolwire/decode.h"
+#include "toolwire/registry.h"
 
 /* One recorded interaction, whatever file it came from. Pointers refer to
  * the loaded cassette / HAR document. */
@@ -433,6 +435,13 @@ static tw_status expect_result(tw_fx_arena *a, const tw_limits *L, tw_fx_exchang
     const tw_format_ops *f = x->decode_format ? tw_format_find(x->decode_format) : NULL;
     if (!f)
         return TW_OK;
+    tw_buf text = {0};
+    if (x->model_text && tw_decoder_is_text(x->decode_format)) {
+        /* a text decoder reads the model text, not the replayed bytes */
+        text.data = (char *)x->model_text;
+        text.len = strlen(x->model_text);
+        b = &text;
+    }
     tw_opts_holder h;
     tw_opts_holder_init(&h);
     h.o.limits = *L;
@@ -784,11 +793,18 @@ static tw_status import_any(const char *path, const char *data, size_t len,
     f.exchanges = tw_fx_arena_calloc(&a, s.n, sizeof *f.exchanges);
     if (st == TW_OK && (!f.name || !f.description || !f.exchanges))
         st = TW_ERR_NOMEM;
-    bool any_stream = false;
+    bool any_stream = false, qwen = false;
     for (size_t i = 0; i < s.n && st == TW_OK; i++) {
         const char *fmt = NULL;
         st = build_exchange(&a, red, &lim, &s.x[i], &f.exchanges[i], &fmt);
         f.nexchanges = i + 1;
+        bool q = false;
+        if (st == TW_OK)
+            st = tw_import_detect_qwen(&a, &lim, &f.exchanges[i], &q);
+        if (q && !qwen) {
+            qwen = true;
+            f.backend = "qwen3-coder"; /* the first Qwen3-Coder answer names the backend */
+        }
         if (!f.backend)
             f.backend = fmt ? backend_of(fmt)
                             : tw_path_kind(f.exchanges[i].req.path) == 'm' ? "gemini" : NULL;

@@ -1,8 +1,8 @@
 /* The embedded mock backend (mock.h). */
 #include "mock_int.h"
 
-static const char *const profiles[] = {"replay", "hermes", "anthropic", "vllm-native", "gemini",
-                                        "script", NULL};
+static const char *const profiles[] = {"replay", "qwen3-coder", "hermes", "anthropic",
+                                        "vllm-native", "gemini", "script", NULL};
 
 const char *const *tw_mock_profiles(void) { return profiles; }
 
@@ -25,6 +25,9 @@ static bool ex_fits(const char *profile, const tw_fx_exchange *x)
         return !x->has_response && !x->model_text && !x->model_pass1 && !x->model_pass2;
     if (x->has_response)
         return false; /* a recorded answer is judged as recorded */
+    if (strcmp(profile, "qwen3-coder") == 0) /* hermes over the qwen3-coder decoder */
+        return x->model_text && (kind == 'o' || kind == 'g') &&
+               (!x->decode_format || strcmp(x->decode_format, "qwen3-coder") == 0);
     if (strcmp(profile, "hermes") == 0)
         return x->model_text && kind == 'o';
     if (strcmp(profile, "anthropic") == 0)
@@ -36,13 +39,31 @@ static bool ex_fits(const char *profile, const tw_fx_exchange *x)
     return false;
 }
 
+/* The fixture's backend is qwen3-coder, or every exchange decodes as qwen3-coder. */
+static bool names_qwen3_coder(const tw_fixture *f)
+{
+    if (f->backend && strcmp(f->backend, "qwen3-coder") == 0)
+        return true;
+    for (size_t i = 0; i < f->nexchanges; i++) {
+        const char *d = f->exchanges[i].decode_format;
+        if (!d || strcmp(d, "qwen3-coder") != 0)
+            return false;
+    }
+    return f->nexchanges > 0;
+}
+
 const char *tw_mock_profile_for(const char *profile, const tw_fixture *f)
 {
     if (!profile || strcmp(profile, "auto") != 0)
         return tw_mock_profile_fits(profile, f) ? profile : NULL;
-    for (size_t i = 0; profiles[i]; i++)
+    for (size_t i = 0; profiles[i]; i++) {
+        /* auto takes qwen3-coder only for a fixture that names it: the hermes
+         * profile answers a fixture without a decode format as Hermes text */
+        if (strcmp(profiles[i], "qwen3-coder") == 0 && !names_qwen3_coder(f))
+            continue;
         if (tw_mock_profile_fits(profiles[i], f))
             return profiles[i];
+    }
     return NULL;
 }
 
@@ -245,7 +266,7 @@ tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o,
         opts = *o;
     const char *profile = opts.profile ? opts.profile : "replay";
     if (!tw_mock_profile_known(profile)) {
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "unknown profile '%s' (replay, hermes, anthropic, vllm-native, script)",
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "unknown profile '%s' (replay, hermes, qwen3-coder, anthropic, vllm-native, gemini, script)",
                  profile);
         return TW_ERR_INVALID;
     }

@@ -7,7 +7,7 @@
  *
  * Profiles: "replay" answers with the recorded responses (JSON bodies, SSE
  * events with their recorded chunking and, with timing, their delays);
- * "hermes", "anthropic" and "vllm-native" are reference servers over the
+ * "hermes", "qwen3-coder", "anthropic" and "vllm-native" are reference servers over the
  * recorded raw model text (decode with the reference decoders, answer with
  * the reference encoders); "script" answers every request with the scripted
  * reference model (script.h), without fixtures or matching (its records name
@@ -47,7 +47,7 @@ typedef void (*tw_mock_handler)(void *user, const char *method, const char *url,
                                 const char *body, size_t len, tw_mock_reply *reply);
 
 typedef struct tw_mock_opts {
-    const char *profile;           /* "replay" (NULL), "hermes", "anthropic", "vllm-native",
+    const char *profile;           /* "replay" (NULL), "hermes", "qwen3-coder", "anthropic", "vllm-native",
                                       "script", "auto": each fixture with the profile that fits it */
     tw_match_mode match;
     const char *const *ignore_keys; /* NULL-terminated; NULL: stream, stream_options, model,
@@ -118,7 +118,7 @@ void tw_mock_stop(tw_mock *m);
  * profile fit them all? */
 bool tw_mock_profile_fits(const char *profile, const tw_fixture *f);
 /* The profile that serves the fixture: the given one when it fits; under
- * "auto" the first of replay, hermes, anthropic, vllm-native that fits; NULL
+ * "auto" the first of replay, qwen3-coder, hermes, anthropic, vllm-native, gemini that fits; NULL
  * when none does. */
 const char *tw_mock_profile_for(const char *profile, const tw_fixture *f);
 bool tw_mock_profile_known(const char *profile);

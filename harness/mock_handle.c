@@ -265,7 +265,11 @@ static void answer_reference(tw_mock *m, const char *profile, const tw_fx_exchan
     } else {
         tw_ref_text t = {x->model_text, x->model_pass1, x->model_pass2, x->decode_format,
                          x->decode_options, gstream, gmodel[0] ? gmodel : NULL};
-        tw_ref_answer_text(profile, &t, body, &m->o.limits, &r);
+        /* qwen3-coder answers /generate as the vllm-native server with its XML parser */
+        bool qg = kind == 'g' && strcmp(profile, "qwen3-coder") == 0;
+        if (qg && !t.decode_format)
+            t.decode_format = "qwen3-coder";
+        tw_ref_answer_text(qg ? "vllm-native" : profile, &t, body, &m->o.limits, &r);
     }
     a->status = r.status;
     snprintf(a->why, sizeof a->why, "%.190s", r.why);

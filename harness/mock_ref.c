@@ -167,6 +167,12 @@ void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *
             tw_opts_holder_free(&h);
             return;
         }
+        /* model text the fixture reads as Qwen3-Coder XML: the server's parser is
+         * qwen3_coder unless the request names one */
+        if (text_fmt && strcmp(fmt, "qwen3-coder") == 0 && !tw_json_get(body, "tool_parser") &&
+            !tw_json_get(tw_json_get(body, "options"), "tool_parser") &&
+            !tw_json_get(tw_json_get(body, "generation_config"), "tool_parser"))
+            p.qwen3_coder = p.hermes = true;
         const char *p1 = t->pass1 ? t->pass1 : "";
         const char *p2 = t->pass2 ? t->pass2 : t->model_text ? t->model_text : "";
         if (!t->pass1)
@@ -177,7 +183,9 @@ void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *
         stream = false;
     } else {
         const char *mt = t->model_text ? t->model_text : "";
-        const tw_format_ops *f = tw_format_find(text_fmt ? fmt : "hermes");
+        /* qwen3-coder is the hermes server with the Qwen3-Coder XML decoder */
+        const char *dflt = strcmp(profile, "qwen3-coder") == 0 ? "qwen3-coder" : "hermes";
+        const tw_format_ops *f = tw_format_find(text_fmt ? fmt : dflt);
         st = f ? f->decode(mt, strlen(mt), &h.o, &r) : TW_ERR_UNSUPPORTED;
         if (strcmp(profile, "anthropic") == 0 || gemini) {
             enc_name = gemini ? (stream ? "gemini-stream" : "gemini")

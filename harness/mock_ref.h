@@ -16,7 +16,8 @@ typedef struct tw_ref_text {
     const char *model_text;      /* single pass; NULL: "" */
     const char *pass1;           /* vLLM-native two-pass: pass 1 (NULL: one pass) and pass 2 */
     const char *pass2;           /* NULL: model_text */
-    const char *decode_format;   /* hermes (NULL), think or fenced */
+    const char *decode_format;   /* a text decoder (hermes, think, fenced, qwen3-coder); NULL:
+                                    the profile's (qwen3-coder for "qwen3-coder", else hermes) */
     const cJSON *decode_options; /* the decoder options of a fixture, or NULL */
     bool stream;                 /* the URL asks for a stream (Gemini :streamGenerateContent) */
     const char *model;           /* the model the URL names (Gemini), or NULL */
@@ -32,7 +33,8 @@ typedef struct tw_ref_answer {
 
 /*
  * Answer a request body (parsed JSON) as the reference server of `profile`
- * (hermes: OpenAI chat completions over Hermes text; anthropic; vllm-native:
+ * (hermes: OpenAI chat completions over Hermes text; qwen3-coder: the same over
+ * Qwen3-Coder XML text; anthropic; vllm-native:
  * the two-pass assembly; gemini: generateContent, streamed when t->stream;
  * openai-responses: the Responses API, streamed when the body's "stream" is
  * true) from the model text t. Tools are the request's.

@@ -79,9 +79,12 @@ tw_status tw_vllm_params_read(const cJSON *options, tw_vllm_params *out, tw_erro
         return bad(err, "max_response_tokens");
     if ((v = tw_json_get(options, "tool_parser")) && !cJSON_IsNull(v)) {
         if (!cJSON_IsString(v) ||
-            (strcmp(v->valuestring, "hermes") != 0 && strcmp(v->valuestring, "openai") != 0))
+            (strcmp(v->valuestring, "hermes") != 0 && strcmp(v->valuestring, "openai") != 0 &&
+             strcmp(v->valuestring, "qwen3_coder") != 0))
             return bad(err, "tool_parser");
-        out->hermes = strcmp(v->valuestring, "hermes") == 0;
+        /* qwen3_coder keeps the Hermes block and its stop, with XML calls inside */
+        out->qwen3_coder = strcmp(v->valuestring, "qwen3_coder") == 0;
+        out->hermes = out->qwen3_coder || strcmp(v->valuestring, "hermes") == 0;
     }
     if ((v = tw_json_get(options, "temperature")) && !cJSON_IsNull(v) && !cJSON_IsNumber(v))
         return bad(err, "temperature");
@@ -237,8 +240,11 @@ tw_status tw_vllm_assemble(const tw_vllm_params *p, const char *pass1, size_t le
         dopt.finish = fin;
         dopt.forced_open = false;
         dopt.bare_json = false;
-        st = p->hermes ? tw_hermes_output_decode(out->combined.data, out->combined.len, &dopt, &dec)
-                       : tw_think_output_decode(out->combined.data, out->combined.len, &dopt, &dec);
+        const char *cb = out->combined.data;
+        size_t cl = out->combined.len;
+        st = p->qwen3_coder ? tw_qwen3_coder_output_decode(cb, cl, &dopt, &dec)
+             : p->hermes    ? tw_hermes_output_decode(cb, cl, &dopt, &dec)
+                            : tw_think_output_decode(cb, cl, &dopt, &dec);
     }
     if (st == TW_OK) {
         tw_result *r = &out->result;

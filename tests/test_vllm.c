@@ -308,6 +308,46 @@ Test(vllm, assembly_feeds_the_response_encoder)
     tw_vllm_assembly_free(&as);
 }
 
+/* tool_parser qwen3_coder: the Hermes block and its stop, with Qwen3-Coder
+ * XML calls inside, typed by the declared tools; hermes would refuse them. */
+Test(vllm, assembly_qwen3_coder_parser)
+{
+    cJSON *o = cJSON_Parse("{\"tool_parser\": \"qwen3_coder\"}");
+    tw_vllm_params p;
+    cr_assert_eq(tw_vllm_params_read(o, &p, NULL), TW_OK);
+    cJSON_Delete(o);
+    cr_expect(p.qwen3_coder && p.hermes);
+    tw_vllm_params h;
+    tw_vllm_params_read(NULL, &h, NULL);
+    cr_expect_not(h.qwen3_coder);
+    const char *tools = "[{\"name\":\"lookup_order\",\"parameters\":{\"type\":\"object\",\"properties\":"
+                        "{\"order_id\":{\"type\":\"string\"},\"limit\":{\"type\":\"integer\"}}}}]";
+    cJSON *tj = cJSON_Parse(tools);
+    tw_tool *t = NULL;
+    size_t nt = 0;
+    cr_assert_eq(tw_tools_read(tj, NULL, &t, &nt, NULL), TW_OK);
+    cJSON_Delete(tj);
+    tw_decode_opts d = {0};
+    d.tools = t;
+    d.ntools = nt;
+    const char *p2 = "Looking.\n<tool_call>\n<function=lookup_order>\n<parameter=order_id>\n007\n"
+                     "</parameter>\n<parameter=limit>\n5\n</parameter>\n</function>\n</tool_call>"
+                     "ignored after the stop";
+    tw_vllm_assembly as;
+    cr_assert_eq(tw_vllm_assemble(&p, "", 0, p2, strlen(p2), &d, &as), TW_OK);
+    cr_assert_eq(as.result.msg.ncalls, 1);
+    char *args = tw_json_print(as.result.msg.calls[0].arguments, NULL);
+    cr_expect_str_eq(args, "{\"order_id\":\"007\",\"limit\":5}");
+    free(args);
+    cr_expect_str_eq(as.pre_tool_text.data, "Looking.");
+    tw_vllm_assembly_free(&as);
+    /* the same text under the default hermes parser: no call */
+    cr_assert_eq(tw_vllm_assemble(&h, "", 0, p2, strlen(p2), &d, &as), TW_OK);
+    cr_expect_eq(as.result.msg.ncalls, 0);
+    tw_vllm_assembly_free(&as);
+    tw_tools_free(t, nt);
+}
+
 /* The same calls read as vLLM tool_calls and as Hermes blocks: one
  * acceptance, so the same calls and the same warnings, word for word (a
  * duplicate id longer than 60 bytes is named whole in both). */

@@ -68,7 +68,9 @@ typedef struct tw_vllm_params {
     bool thinking_tag;          /* think_tag "thinking" (default "think") */
     size_t max_thinking_tokens; /* 0: no cap */
     size_t max_response_tokens; /* 0: no cap */
-    bool hermes;                /* tool_parser "hermes" (default) vs "openai" */
+    bool hermes;                /* tool_parser "hermes" (default) or "qwen3_coder" vs "openai" */
+    bool qwen3_coder;           /* tool_parser "qwen3_coder": the calls inside the blocks are
+                                   Qwen3-Coder XML (the qwen3-coder decoder); hermes is set too */
 } tw_vllm_params;
 
 /*

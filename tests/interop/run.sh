@@ -71,6 +71,7 @@ start replay replay fixtures/openai fixtures/anthropic
 start hermes hermes fixtures/hermes
 start anthropic anthropic fixtures/anthropic
 start responses replay fixtures/openai-responses
+start qwen3coder qwen3-coder fixtures/qwen3-coder
 
 export TW_INTEROP_OUT=$out
 status=0
@@ -80,6 +81,8 @@ for script in openai anthropic; do
 done
 echo "== Responses API: openai $(node -p "require('$here/node_modules/openai/package.json').version"), ai $(node -p "require('$here/node_modules/ai/package.json').version") + @ai-sdk/openai $(node -p "require('$here/node_modules/@ai-sdk/openai/package.json').version") =="
 timeout 120 node "$here/responses.mjs" || status=1
+echo "== Qwen3-Coder XML (serve --profile qwen3-coder): openai $(node -p "require('$here/node_modules/openai/package.json').version") =="
+timeout 120 node "$here/qwen3coder.mjs" || status=1
 
 # ---- SDK default requests (sdk-defaults.mjs) ----
 # openai, @anthropic-ai/sdk, @langchain/openai and ai + @ai-sdk/openai, each as its users call it,
@@ -113,7 +116,7 @@ fi
 
 cleanup   # the servers flush their logs and exit
 echo "== client checks on the SDKs' requests =="
-timeout 30 node "$here/check-log.mjs" "$out" openai anthropic responses || status=1
+timeout 30 node "$here/check-log.mjs" "$out" openai anthropic responses qwen3coder || status=1
 
 # Both SDKs against the scripted reference model (serve --profile script, no fixtures).
 start script script
