@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "files.h"
 #include "toolwire/decode.h"
 #include "toolwire/encode.h"
 #include "toolwire/registry.h"
@@ -193,53 +194,90 @@ static void converted_free(converted *c)
 
 /* ---- the sweep ---- */
 
+/* Convert one source to every target of the judged pairs; read each
+ * output back with the target's reader: a changed value needs a loss
+ * reported by the encoder. */
+static void sweep(const sample *s, size_t *pairs, size_t *read_back)
+{
+    for (const tw_encoder_ops *const *e = tw_encoders(); *e; e++) {
+        const char *to = (*e)->name;
+        if (!is_judged(s->fmt) && !is_judged(to))
+            continue;
+        converted c;
+        convert(s, to, &c);
+        bool req = c.v.kind == TW_NEUTRAL_REQUEST;
+        if (req != ((*e)->input == TW_ENC_REQUEST)) {
+            cr_expect_eq(c.st, TW_ERR_INVALID, "%s -> %s: the other kind", s->fmt, to);
+            converted_free(&c);
+            continue;
+        }
+        ++*pairs;
+        cr_assert_eq(c.st, TW_OK, "%s -> %s: %s", s->fmt, to, tw_code_name(c.st));
+        const char *back = reader_of(to);
+        if (!back) {
+            converted_free(&c);
+            continue;
+        }
+        tw_neutral_value v2;
+        tw_error e2 = {.offset = -1};
+        tw_diag_list w2 = {0};
+        cr_assert_eq(tw_transcode_read(back, c.out.data, c.out.len, NULL, &v2, &w2, &e2), TW_OK,
+                     "%s -> %s: read back: %s", s->fmt, to, e2.message);
+        ++*read_back;
+        char *a = neutral_json(&c.v), *b = neutral_json(&v2);
+        tw_buf lost = {0};
+        size_t n = encoder_losses(&c.warn, &lost);
+        if (strcmp(a, b) != 0)
+            cr_expect_gt(n, 0,
+                         "%s -> %s: the value changed and no loss was reported\n  before %s\n"
+                         "  after  %s",
+                         s->fmt, to, a, b);
+        free(a);
+        free(b);
+        tw_buf_free(&lost);
+        tw_diag_list_free(&w2);
+        tw_neutral_value_free(&v2);
+        converted_free(&c);
+    }
+}
+
 Test(convert_losses, nothing_lost_silently)
 {
     size_t pairs = 0, read_back = 0;
-    for (size_t i = 0; i < sizeof samples / sizeof *samples; i++) {
-        for (const tw_encoder_ops *const *e = tw_encoders(); *e; e++) {
-            const char *to = (*e)->name;
-            if (!is_judged(samples[i].fmt) && !is_judged(to))
-                continue;
-            converted c;
-            convert(&samples[i], to, &c);
-            bool req = c.v.kind == TW_NEUTRAL_REQUEST;
-            if (req != ((*e)->input == TW_ENC_REQUEST)) {
-                cr_expect_eq(c.st, TW_ERR_INVALID, "%s -> %s: the other kind", samples[i].fmt, to);
-                converted_free(&c);
-                continue;
-            }
-            pairs++;
-            cr_assert_eq(c.st, TW_OK, "%s -> %s: %s", samples[i].fmt, to, tw_code_name(c.st));
-            const char *back = reader_of(to);
-            if (!back) {
-                converted_free(&c);
-                continue;
-            }
-            tw_neutral_value v2;
-            tw_error e2 = {.offset = -1};
-            tw_diag_list w2 = {0};
-            cr_assert_eq(tw_transcode_read(back, c.out.data, c.out.len, NULL, &v2, &w2, &e2), TW_OK,
-                         "%s -> %s: read back: %s", samples[i].fmt, to, e2.message);
-            read_back++;
-            char *a = neutral_json(&c.v), *b = neutral_json(&v2);
-            tw_buf lost = {0};
-            size_t n = encoder_losses(&c.warn, &lost);
-            if (strcmp(a, b) != 0)
-                cr_expect_gt(n, 0,
-                             "%s -> %s: the value changed and no loss was reported\n  before %s\n"
-                             "  after  %s",
-                             samples[i].fmt, to, a, b);
-            free(a);
-            free(b);
-            tw_buf_free(&lost);
-            tw_diag_list_free(&w2);
-            tw_neutral_value_free(&v2);
-            converted_free(&c);
-        }
-    }
+    for (size_t i = 0; i < sizeof samples / sizeof *samples; i++)
+        sweep(&samples[i], &pairs, &read_back);
     cr_expect_gt(pairs, 60);
     cr_expect_gt(read_back, 40);
+}
+
+/* The streams as sources: decode fixtures of their rich cases. */
+Test(convert_losses, streams_lose_nothing_silently)
+{
+    static const char *const files[] = {
+        "tests/data/decode/openai-responses-stream/builtin_tool_items.json",
+        "tests/data/decode/openai-responses-stream/reasoning_summary_then_call.json",
+        "tests/data/decode/openai-responses-stream/refusal.json",
+        "tests/data/decode/openai-responses-stream/parallel_calls.json",
+        "tests/data/decode/openai-responses-stream/incomplete_content_filter.json",
+        "tests/data/decode/gemini-stream/partial_args_nested.json",
+        "tests/data/decode/gemini-stream/thought_signature_call.json",
+        "tests/data/decode/gemini-stream/thought_deltas.json",
+    };
+    size_t pairs = 0, read_back = 0;
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        size_t len = 0;
+        tw_error why = {.offset = -1};
+        char *text = tw_read_file(tw_test_src(files[i]), 1 << 20, &len, &why);
+        cr_assert_not_null(text, "%s: %s", files[i], why.message);
+        cJSON *fx = NULL;
+        cr_assert_eq(tw_json_parse(text, len, 64, &fx, NULL), TW_OK, "%s", files[i]);
+        sample s = {tw_json_get_str(fx, "format"), tw_json_get_str(fx, "input")};
+        cr_assert(s.fmt && s.input, "%s", files[i]);
+        sweep(&s, &pairs, &read_back);
+        cJSON_Delete(fx);
+        free(text);
+    }
+    cr_expect_gt(pairs, 40);
 }
 
 /* ---- the table: what each pair reports ---- */
