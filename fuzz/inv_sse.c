@@ -13,7 +13,8 @@ typedef struct sse_acc {
     const tw_limits *L;
     size_t len;
     uint64_t h;
-    size_t nevents, ndiags;
+    const char *in;
+    size_t nevents, ndiags, nnul, ncaps;
     uint64_t last_off;
 } sse_acc;
 
@@ -55,10 +56,19 @@ static tw_status on_ev(void *user, const tw_sse_event *ev)
 static tw_status on_diag(void *user, tw_status code, uint64_t offset)
 {
     sse_acc *a = user;
-    TW_FZ_CHECK(code == TW_D_SSE_LINE_TOO_LONG || code == TW_D_SSE_EVENT_TOO_LARGE,
+    TW_FZ_CHECK(code == TW_D_SSE_LINE_TOO_LONG || code == TW_D_SSE_EVENT_TOO_LARGE ||
+                    code == TW_D_SSE_NUL,
                 "sse: unexpected diagnostic %s", tw_code_name(code));
     TW_FZ_CHECK(offset <= a->len, "sse: diagnostic offset %llu past the input length %zu",
                 (unsigned long long)offset, a->len);
+    if (code == TW_D_SSE_NUL) {
+        TW_FZ_CHECK(offset < a->len && a->in[offset] == '\0',
+                    "sse: sse_nul at offset %llu, which is not a NUL byte",
+                    (unsigned long long)offset);
+        a->nnul++;
+    } else {
+        a->ncaps++;
+    }
     mix(a, &code, sizeof code);
     mix(a, &offset, sizeof offset);
     a->ndiags++;
@@ -73,6 +83,7 @@ static tw_status on_diag(void *user, tw_status code, uint64_t offset)
 static void run(const tw_fz_setup *s, char *in, bool flush, int plan, sse_acc *a, int64_t bound)
 {
     memset(a, 0, sizeof *a);
+    a->in = in;
     a->L = &s->L;
     a->len = s->len;
     a->h = 1469598103934665603ull;
@@ -108,6 +119,34 @@ static void run(const tw_fz_setup *s, char *in, bool flush, int plan, sse_acc *a
                 (long long)(tw_fz_mem_live() - base));
 }
 
+/* Independently of the parser: the lines (LF, CRLF or CR; an unterminated
+ * last one only when flushed at the end; a leading byte order mark dropped) that are neither
+ * empty nor comments and hold a NUL outside a `data` value. Each must be
+ * reported once, as no value may be lost without a word. */
+static size_t lines_with_lost_nul(const char *p, size_t n, bool flush)
+{
+    size_t count = 0, i = 0;
+    if (n >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
+        i = 3;
+    while (i < n) {
+        size_t j = i;
+        while (j < n && p[j] != '\n' && p[j] != '\r')
+            j++;
+        if (j == n && !flush)
+            break; /* discarded whole, as WHATWG says */
+        const char *l = p + i;
+        size_t ln = j - i;
+        if (ln > 0 && l[0] != ':' && memchr(l, '\0', ln)) {
+            const char *colon = memchr(l, ':', ln);
+            bool data = colon && colon - l == 4 && memcmp(l, "data", 4) == 0;
+            if (!data)
+                count++;
+        }
+        i = j + (j < n && p[j] == '\r' && j + 1 < n && p[j + 1] == '\n' ? 2 : 1);
+    }
+    return count;
+}
+
 int tw_fz_sse(const uint8_t *data, size_t size)
 {
     tw_fz_setup s;
@@ -121,6 +160,12 @@ int tw_fz_sse(const uint8_t *data, size_t size)
     sse_acc a0, a1, a2;
     char *in = tw_fz_copy(s.body, s.len);
     run(&s, in, flush, 0, &a0, bound);
+    /* the count is exact when no cap dropped a line or an event */
+    if (a0.ncaps == 0) {
+        size_t want = lines_with_lost_nul((const char *)s.body, s.len, flush);
+        TW_FZ_CHECK(a0.nnul == want, "sse: %zu lines hold a NUL outside a data value, %zu "
+                    "sse_nul reported", want, a0.nnul);
+    }
     run(&s, in, flush, 1, &a1, bound);
     TW_FZ_CHECK(a0.h == a1.h && a0.nevents == a1.nevents && a0.ndiags == a1.ndiags,
                 "sse: chunked (seed %u, max chunk %u) gives %zu events / %zu diagnostics, one "

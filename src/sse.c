@@ -115,7 +115,15 @@ static tw_status process_line(tw_sse *s, const char *p, size_t n, uint64_t off)
         vlen--;
     }
     tw_status st = TW_OK;
-    if (flen == 4 && memcmp(p, "data", 4) == 0) {
+    bool is_data = flen == 4 && memcmp(p, "data", 4) == 0;
+    if (!is_data) {
+        /* A NUL outside a data value: the line is not a field the stream
+         * knows (or, in `id`, is ignored), so what it carried is lost. */
+        const char *nul = memchr(p, '\0', n);
+        if (nul && (st = diag(s, TW_D_SSE_NUL, off + (uint64_t)(nul - p))) != TW_OK)
+            return st;
+    }
+    if (is_data) {
         if (s->data.len + vlen > s->max_event) {
             reset_event(s);
             s->ev_open = true;

@@ -92,6 +92,7 @@ Test(core, code_numbers_are_pinned)
         {TW_D_ITEM_REFERENCE, 59, "item_reference"},
         {TW_D_BUILTIN_TOOL, 60, "builtin_tool"},
         {TW_D_UNKNOWN_PART, 61, "unknown_part"},
+        {TW_D_SSE_NUL, 62, "sse_nul"},
     };
     size_t n = sizeof pinned / sizeof pinned[0];
     for (size_t i = 0; i < n; i++) {

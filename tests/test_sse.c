@@ -266,3 +266,22 @@ Test(sse, nothing_after_finish)
     tw_sse_release(&p);
     tw_buf_free(&r.log);
 }
+
+/* A NUL outside a data value makes its line a field no stream knows (or an
+ * id that is ignored): the line is reported where the NUL is, never dropped
+ * without a word. A NUL inside a data value is passed on. */
+Test(sse, nul_outside_data_is_reported)
+{
+    static const char s[] = "data: a\n\n\0data: lost\n\ndata: b\nid: 7\0\nevent: x\0y\n\n"
+                            ": comment \0 ignored\ndata: c\0d\n\n";
+    size_t len = sizeof s - 1;
+    for (size_t chunk = 0; chunk <= len; chunk++) {
+        char *got = run(s, len, chunk, NULL, false, NULL);
+        /* "x\0y" as the type prints up to its NUL; "c\0d" likewise */
+        cr_assert_str_eq(got,
+                         "[message|a|@0]{sse_nul@9}{sse_nul@35}{sse_nul@45}[x|b|@22]"
+                         "[message|c|@69]",
+                         "chunk %zu", chunk);
+        free(got);
+    }
+}

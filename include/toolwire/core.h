@@ -138,7 +138,10 @@ extern "C" {
       "a provider's built-in tool (web_search, googleSearch, ...) has no neutral form; dropped") \
     /* request readers: Gemini */                                              \
     X(TW_D_UNKNOWN_PART, 61, "unknown_part",                                   \
-      "a content part of a kind the reader does not know was skipped")
+      "a content part of a kind the reader does not know was skipped")         \
+    /* SSE framing */                                                          \
+    X(TW_D_SSE_NUL, 62, "sse_nul",                                             \
+      "an SSE line holds a NUL byte outside a data value; the line was ignored")
 
 typedef enum tw_status {
 #define TW_X_ENUM(e, v, n, m) e = v,
