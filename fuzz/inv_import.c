@@ -9,7 +9,7 @@
  *
  * Invariants (docs/fuzzing.md): an import either succeeds with fixture JSON
  * that tw_fixture_parse loads, or refuses with a reason and appends nothing;
- * no dropped header (authorization, x-api-key, api-key, cookie, set-cookie,
+ * no dropped header (authorization, x-api-key, x-goog-api-key, api-key, cookie, set-cookie,
  * …) is in the output; no value of a dropped header of the input and no
  * value of a credential field of a JSON body (password, api_key, *_token, …
  * as tw_redact_field_secret; 6 bytes or more, the token of "Bearer X" too)
@@ -30,12 +30,12 @@
 
 /* The credential headers whose values must never be written. */
 static const char *const cred_headers[] = {"authorization", "proxy-authorization", "x-api-key",
-                                           "api-key",       "cookie",              "set-cookie",
+                                           "x-goog-api-key", "api-key", "cookie", "set-cookie",
                                            NULL};
 
 /* Header names the importer must drop. */
 static const char *const dropped_headers[] = {"authorization", "proxy-authorization", "x-api-key",
-                                              "api-key",       "cookie",              "set-cookie",
+                                              "x-goog-api-key", "api-key", "cookie", "set-cookie",
                                               NULL};
 
 typedef struct secrets {

@@ -611,13 +611,23 @@ size_t tw_fz_stream_plans(const tw_fz_setup *s, bool stream_target, unsigned pla
 
 /* ===================== encode, then decode ===================== */
 
-static const char *const enc_pairs[][2] = {
-    {"openai-response", "openai-response"},   {"openai-stream", "openai-stream"},
-    {"anthropic-response", "anthropic-response"}, {"anthropic-stream", "anthropic-stream"},
-    {"vllm-generate", "vllm-generate-response"},
-    {"gemini", "gemini"},                     {"gemini-stream", "gemini-stream"},
-    {"openai-responses", "openai-responses"},
-    {"openai-responses-stream", "openai-responses-stream"},
+/* Each decoder and the encoder of its format; partial: the gemini-stream
+ * encoder writing call arguments as partialArgs pieces (strings split in
+ * pieces of a size taken from the input's seed). */
+static const struct enc_pair {
+    const char *dec, *enc;
+    bool partial;
+} enc_pairs[] = {
+    {"openai-response", "openai-response", false},
+    {"openai-stream", "openai-stream", false},
+    {"anthropic-response", "anthropic-response", false},
+    {"anthropic-stream", "anthropic-stream", false},
+    {"vllm-generate", "vllm-generate-response", false},
+    {"gemini", "gemini", false},
+    {"gemini-stream", "gemini-stream", false},
+    {"gemini-stream", "gemini-stream", true},
+    {"openai-responses", "openai-responses", false},
+    {"openai-responses-stream", "openai-responses-stream", false},
 };
 
 /* The neutral value without errors and warnings, printed compactly. */
@@ -631,19 +641,18 @@ static char *neutral_value(const tw_result *r, bool drop_finish, size_t *n)
     return result_json(&v, n);
 }
 
-static void check_encode_roundtrip(const tw_format_ops *f, const tw_fz_setup *s,
-                                   const tw_result *r)
+static void encode_roundtrip(const tw_format_ops *f, const tw_fz_setup *s, const tw_result *r,
+                             const struct enc_pair *p)
 {
-    const tw_encoder_ops *e = NULL;
-    for (size_t i = 0; i < sizeof enc_pairs / sizeof enc_pairs[0]; i++)
-        if (strcmp(enc_pairs[i][0], f->name) == 0)
-            e = tw_encoder_find(enc_pairs[i][1]);
+    const tw_encoder_ops *e = tw_encoder_find(p->enc);
     if (!e || e->input != TW_ENC_RESULT || r->errors.len > 0)
         return; /* only a clean decode has a value every encoder must carry */
     tw_diag_list warn = {0};
     tw_encode_opts eo;
     memset(&eo, 0, sizeof eo);
     eo.warnings = &warn;
+    eo.partial_args = p->partial;
+    eo.args_fragment = p->partial ? (size_t)(s->seed % 5) : 0;
     tw_buf wire = {0};
     tw_status st = e->encode_result(r, &eo, &wire);
     bool skip = st != TW_OK || warn.len > 0;
@@ -683,6 +692,14 @@ static void check_encode_roundtrip(const tw_format_ops *f, const tw_fz_setup *s,
     free(b);
     tw_result_free(&r2);
     tw_buf_free(&wire);
+}
+
+static void check_encode_roundtrip(const tw_format_ops *f, const tw_fz_setup *s,
+                                   const tw_result *r)
+{
+    for (size_t i = 0; i < sizeof enc_pairs / sizeof enc_pairs[0]; i++)
+        if (strcmp(enc_pairs[i].dec, f->name) == 0)
+            encode_roundtrip(f, s, r, &enc_pairs[i]);
 }
 
 /* ===================== decoder targets ===================== */

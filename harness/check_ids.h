@@ -189,8 +189,8 @@
       "Gemini requests: every functionResponse answers a functionCall of the model turn " \
       "before it (by id, else by name), and every call of that turn is answered") \
     X(GEM_C02, "GEM-C02", WARN, CLIENT, \
-      "Gemini requests: a model turn with function calls sent back carries its " \
-      "thoughtSignature on the first call")
+      "Gemini requests: every thoughtSignature the model gave on a call comes back in " \
+      "the model turns sent back (a reference server signs every call turn)")
 
 /* Qwen3-Coder XML tool-call text (checks_text.c), appended to the catalog. */
 #define TW_CHECK_CATALOG_QWEN(X) \

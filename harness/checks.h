@@ -125,6 +125,17 @@ void tw_checks_client_history(const cJSON *body, const tw_fixture *f, size_t xi,
                               tw_check_set *out);
 
 /*
+ * GEM-C02 on a Gemini request: every thoughtSignature the model gave on a
+ * call in the recorded answers of exchanges [0, xi) of fixture f is sent
+ * back in the request's model turns (skipped when those answers gave none,
+ * as an older model's do). model_signs: the earlier answers came from a
+ * reference server, which signs every call turn, so every call turn sent
+ * back must carry a signature on its first functionCall part.
+ */
+void tw_checks_client_gemini(const cJSON *body, const tw_fixture *f, size_t xi, bool model_signs,
+                             const tw_limits *limits, tw_check_set *out);
+
+/*
  * CLI-07 on a request the mock backend answered. due_ms: when a retry of the
  * exchange is due (a 429/503 asked to wait until then), 0 when no
  * Retry-After is pending; asked_ms: the wait asked; now_ms: when the request

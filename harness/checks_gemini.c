@@ -250,7 +250,7 @@ void tw_chk_gem_client(const cJSON *body, tw_check_set *out)
         PUT(out, TW_CHK_GEM_C02, TW_V_SKIP, -1, "no contents array");
         return;
     }
-    bool c01 = false, c02 = false;
+    bool c01 = false;
     size_t results = 0, call_turns = 0, i = 0;
     const cJSON *prev_model = NULL;
     for (const cJSON *t = contents->child; t; t = t->next, i++) {
@@ -263,14 +263,8 @@ void tw_chk_gem_client(const cJSON *body, tw_check_set *out)
                  p = p->next)
                 if (tw_json_get(p, "functionCall"))
                     first = p;
-            if (first) {
+            if (first)
                 call_turns++;
-                if (!tw_json_get_str(first, "thoughtSignature") && !c02) {
-                    c02 = true;
-                    PUT(out, TW_CHK_GEM_C02, TW_V_FAIL, -1,
-                        "contents[%zu]: the first functionCall part has no thoughtSignature", i);
-                }
-            }
             continue;
         }
         /* a user turn: its functionResponse parts answer prev_model's calls */
@@ -309,8 +303,146 @@ void tw_chk_gem_client(const cJSON *body, tw_check_set *out)
             results ? "%zu functionResponse part(s), each answering a call" : "no function "
                                                                               "responses",
             results);
-    if (!c02)
-        PUT(out, TW_CHK_GEM_C02, call_turns ? TW_V_PASS : TW_V_SKIP, -1,
-            call_turns ? "%zu call turn(s) sent back signed" : "no call turns sent back",
-            call_turns);
+    /* judged against the answers the model gave (tw_checks_client_gemini) */
+    PUT(out, TW_CHK_GEM_C02, TW_V_SKIP, -1, "%s",
+        call_turns ? "the model's answers before this request are not known"
+                   : "no call turns sent back");
+}
+
+/* A signature in the standard base64 alphabet without padding, kept in
+ * *keep: the URL-safe spelling of the same bytes (as a client library may
+ * send it back) compares equal. NULL when out of memory. */
+static const char *sig_key(const char *sig, cJSON *keep)
+{
+    cJSON *c = cJSON_CreateString(sig);
+    if (!c || !cJSON_AddItemToArray(keep, c)) {
+        cJSON_Delete(c);
+        return NULL;
+    }
+    char *p = c->valuestring;
+    size_t n = strlen(p);
+    while (n && p[n - 1] == '=')
+        p[--n] = '\0';
+    for (size_t i = 0; i < n; i++)
+        p[i] = p[i] == '-' ? '+' : p[i] == '_' ? '/' : p[i];
+    return p;
+}
+
+static void sig_add(id_index *x, const char *sig, cJSON *keep)
+{
+    const char *k = sig && sig[0] && keep ? sig_key(sig, keep) : NULL;
+    if (k)
+        tw_chk_idx_add(x, k);
+}
+
+/* The thoughtSignatures of the functionCall parts of one response. */
+static void signed_calls(const cJSON *resp, id_index *x, cJSON *keep)
+{
+    const cJSON *cands = tw_json_get(resp, "candidates");
+    for (const cJSON *c = cJSON_IsArray(cands) ? cands->child : NULL; c; c = c->next) {
+        const cJSON *parts = tw_json_get(tw_json_get(c, "content"), "parts");
+        for (const cJSON *p = cJSON_IsArray(parts) ? parts->child : NULL; p; p = p->next) {
+            if (tw_json_get(p, "functionCall"))
+                sig_add(x, tw_json_get_str(p, "thoughtSignature"), keep);
+        }
+    }
+}
+
+/* The signatures the recorded answers of exchanges [0, xi) gave on calls:
+ * bodies (one response or an array of them) and stream events; the keys
+ * stay in *keep (deleted by the caller). */
+static void given_signatures(const tw_fixture *f, size_t xi, size_t depth, id_index *x,
+                             cJSON *keep)
+{
+    for (size_t k = 0; f && k < xi && k < f->nexchanges; k++) {
+        const tw_fx_response *r = &f->exchanges[k].resp;
+        if (!f->exchanges[k].has_response || r->status >= 400)
+            continue;
+        if (!r->nevents) {
+            if (cJSON_IsArray(r->body))
+                for (const cJSON *e = r->body->child; e; e = e->next)
+                    signed_calls(e, x, keep);
+            else
+                signed_calls(r->body, x, keep);
+            continue;
+        }
+        for (size_t e = 0; e < r->nevents; e++) {
+            const char *d = r->events[e].data;
+            size_t n = d ? strlen(d) : 0;
+            if (!n || !tw_memmem(d, n, "thoughtSignature", 16))
+                continue;
+            cJSON *v = tw_chk_parse_json(d, n, depth);
+            signed_calls(v, x, keep);
+            cJSON_Delete(v);
+        }
+    }
+}
+
+void tw_checks_client_gemini(const cJSON *body, const tw_fixture *f, size_t xi, bool model_signs,
+                             const tw_limits *limits, tw_check_set *out)
+{
+    const cJSON *contents = tw_json_get(body, "contents");
+    if (!cJSON_IsArray(contents))
+        return; /* tw_chk_gem_client said so */
+    tw_limits L;
+    tw_limits_resolve(&L, limits);
+    /* what the request sends back: the signatures of its model turns, and
+     * the first call turn whose first functionCall part is unsigned */
+    cJSON *keep = cJSON_CreateArray();
+    id_index sent = {0};
+    size_t call_turns = 0, i = 0, unsigned_turn = SIZE_MAX;
+    for (const cJSON *t = contents->child; t; t = t->next, i++) {
+        const char *role = tw_json_get_str(t, "role");
+        if (!role || strcmp(role, "model") != 0)
+            continue;
+        const cJSON *parts = tw_json_get(t, "parts");
+        const cJSON *first = NULL;
+        for (const cJSON *p = cJSON_IsArray(parts) ? parts->child : NULL; p; p = p->next) {
+            sig_add(&sent, tw_json_get_str(p, "thoughtSignature"), keep);
+            if (!first && tw_json_get(p, "functionCall"))
+                first = p;
+        }
+        if (first) {
+            call_turns++;
+            if (!tw_json_get_str(first, "thoughtSignature") && unsigned_turn == SIZE_MAX)
+                unsigned_turn = i;
+        }
+    }
+    tw_chk_idx_seal(&sent);
+    if (model_signs) {
+        /* a reference server signs every call turn it answers */
+        if (unsigned_turn != SIZE_MAX)
+            PUT(out, TW_CHK_GEM_C02, TW_V_FAIL, -1,
+                "contents[%zu]: the first functionCall part has no thoughtSignature (the "
+                "reference server signs every call turn)",
+                unsigned_turn);
+        else
+            PUT(out, TW_CHK_GEM_C02, call_turns ? TW_V_PASS : TW_V_SKIP, -1, "%s",
+                call_turns ? "every call turn sent back signed" : "no call turns sent back");
+        tw_chk_idx_free(&sent);
+        cJSON_Delete(keep);
+        return;
+    }
+    id_index given = {0};
+    if (keep)
+        given_signatures(f, xi, L.max_depth, &given, keep);
+    tw_chk_idx_seal(&given);
+    const char *missing = NULL;
+    for (size_t k = 0; k < given.n && !missing; k++)
+        if (!tw_chk_idx_has(&sent, given.v[k].id))
+            missing = given.v[k].id;
+    if (missing)
+        PUT(out, TW_CHK_GEM_C02, TW_V_FAIL, -1,
+            "the thoughtSignature \"%.24s\" an earlier answer gave on its call is not sent back",
+            missing);
+    else if (given.n)
+        PUT(out, TW_CHK_GEM_C02, TW_V_PASS, -1,
+            "the %zu thoughtSignature(s) the earlier answers gave on calls are sent back", given.n);
+    else
+        PUT(out, TW_CHK_GEM_C02, TW_V_SKIP, -1, "%s",
+            !f || xi == 0 ? "the first turn of its fixture"
+                          : "the earlier answers gave no thoughtSignature on a call");
+    tw_chk_idx_free(&given);
+    tw_chk_idx_free(&sent);
+    cJSON_Delete(keep);
 }

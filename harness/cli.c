@@ -142,6 +142,7 @@ int tw_cli_encode_opt(const char *cmd, int c, char **argv, tw_encode_opts *o)
         break;
     case TW_ENC_OPT_USAGE: o->include_usage = true; break;
     case TW_ENC_OPT_OMIT_DONE: o->omit_done = true; break;
+    case TW_ENC_OPT_PARTIAL_ARGS: o->partial_args = true; break;
     case TW_ENC_OPT_PTC:
         if (strcmp(optarg, "true") == 0)
             o->parallel_tool_calls = 1;

@@ -61,7 +61,8 @@ enum {
     TW_ENC_OPT_OMIT_DONE,
     TW_ENC_OPT_PTC,
     TW_ENC_OPT_MAX_OUT,
-    TW_ENC_OPT_MAX_IN
+    TW_ENC_OPT_MAX_IN,
+    TW_ENC_OPT_PARTIAL_ARGS
 };
 
 /* Their struct option entries (for a longopts table; needs <getopt.h>). */
@@ -73,6 +74,7 @@ enum {
         {"text-fragment", required_argument, NULL, TW_ENC_OPT_TEXT_FRAG},                          \
         {"usage", no_argument, NULL, TW_ENC_OPT_USAGE},                                            \
         {"omit-done", no_argument, NULL, TW_ENC_OPT_OMIT_DONE},                                    \
+        {"partial-args", no_argument, NULL, TW_ENC_OPT_PARTIAL_ARGS},                              \
         {"parallel-tool-calls", required_argument, NULL, TW_ENC_OPT_PTC},                          \
         {"max-output-bytes", required_argument, NULL, TW_ENC_OPT_MAX_OUT},                         \
     {                                                                                              \

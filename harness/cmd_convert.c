@@ -39,7 +39,7 @@ static void convert_help(FILE *f)
           "options:\n"
           "  --from F, --to G           source and target formats (required)\n"
           "  --model M, --id ID, --created N, --args-fragment N, --text-fragment N,\n"
-          "  --usage, --omit-done, --parallel-tool-calls true|false\n"
+          "  --usage, --omit-done, --partial-args, --parallel-tool-calls true|false\n"
           "                             encoder options, as for toolwire encode\n"
           "  --max-input-bytes N        cap on the input (default 16M)\n"
           "  --max-output-bytes N       cap on the output (default 64M)\n"

@@ -30,6 +30,8 @@ static void encode_help(FILE *f)
           "  --text-fragment N          streams: content and thinking in pieces of N bytes\n"
           "  --usage                    OpenAI streams: a usage chunk before [DONE]\n"
           "  --omit-done                streams: leave out data: [DONE] / message_stop (fault)\n"
+          "  --partial-args             gemini-stream: call arguments as streamed partialArgs\n"
+          "                             pieces (Gemini 3; strings split by --args-fragment)\n"
           "  --parallel-tool-calls B    requests: true or false (default: the request's,\n"
           "                             else false when tools are present)\n"
           "  --max-output-bytes N       cap on the output (default 64M)\n"

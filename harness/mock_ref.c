@@ -225,6 +225,14 @@ void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *
     eo.created = 1700000000;
     /* an OpenAI stream ends with a usage chunk when the request asks for one */
     eo.include_usage = cJSON_IsTrue(tw_json_get(tw_json_get(body, "stream_options"), "include_usage"));
+    /* Gemini 3 streams call arguments in pieces when the request asks for it */
+    const cJSON *tc = tw_json_get(body, "toolConfig");
+    const cJSON *fcc = tw_json_get(tc ? tc : tw_json_get(body, "tool_config"), "functionCallingConfig");
+    if (!fcc)
+        fcc = tw_json_get(tc ? tc : tw_json_get(body, "tool_config"), "function_calling_config");
+    const cJSON *sfa = tw_json_get(fcc, "streamFunctionCallArguments");
+    eo.partial_args = gemini && stream &&
+                      cJSON_IsTrue(sfa ? sfa : tw_json_get(fcc, "stream_function_call_arguments"));
     a->body.max = L->max_output_bytes;
     st = e ? e->encode_result(res, &eo, &a->body) : TW_ERR_UNSUPPORTED;
     if (have_va)

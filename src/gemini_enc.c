@@ -189,6 +189,196 @@ static void text_events(tw_jw *w, const tw_encode_opts *o, const tw_buf *t, bool
     }
 }
 
+/* ---- streamed arguments: partialArgs ---- */
+
+/* How a key is written as a jsonPath step: '.' for ".key", '\'' or '"' for
+ * "['key']" or "[\"key\"]", 0 when no step the decoder reads names it. */
+static char key_step(const char *k)
+{
+    if (k[0] && !strpbrk(k, ".['\"]"))
+        return '.';
+    if (!strchr(k, '\''))
+        return '\'';
+    if (!strchr(k, '"'))
+        return '"';
+    return 0;
+}
+
+/*
+ * Can v (a member or element `steps` jsonPath steps below the arguments
+ * object) be written as pieces that the decoder builds back exactly? Every
+ * container below the root holds a value (an empty {} or [] has no leaf to
+ * carry it), every key has a step, no member repeats the key of the one
+ * before it (the decoder would take the second for the first), and no leaf
+ * is more than max_depth steps deep. The recursion stops at max_depth.
+ */
+static bool pieces_fit(const cJSON *v, size_t steps, size_t max_depth)
+{
+    if (!cJSON_IsObject(v) && !cJSON_IsArray(v))
+        return true;
+    if (!v->child && steps > 0)
+        return false;
+    if (steps + 1 > max_depth)
+        return false;
+    const char *prev = NULL;
+    for (const cJSON *c = v->child; c; c = c->next) {
+        if (cJSON_IsObject(v)) {
+            if (!c->string || !key_step(c->string) || (prev && strcmp(prev, c->string) == 0))
+                return false;
+            prev = c->string;
+        }
+        if (!pieces_fit(c, steps + 1, max_depth))
+            return false;
+    }
+    return true;
+}
+
+typedef struct pa_out {
+    tw_jw *w;
+    const tw_encode_opts *o;
+    tw_buf path; /* the jsonPath of the value being written */
+} pa_out;
+
+/* One event holding one piece: its jsonPath, then the value's key and
+ * value written by the caller between piece_open and piece_close. */
+static void piece_open(pa_out *p)
+{
+    tw_jw *w = p->w;
+    ev_begin(w);
+    tw_jw_open(w, NULL, '{');
+    tw_jw_open(w, "functionCall", '{');
+    tw_jw_open(w, "partialArgs", '[');
+    tw_jw_open(w, NULL, '{');
+    tw_jw_strn(w, "jsonPath", p->path.data, p->path.len);
+}
+
+static void piece_close(pa_out *p, bool more)
+{
+    tw_jw *w = p->w;
+    if (more)
+        tw_jw_raw(w, "willContinue", "true");
+    tw_jw_close(w, '}');
+    tw_jw_close(w, ']');
+    tw_jw_raw(w, "willContinue", "true");
+    tw_jw_close(w, '}');
+    tw_jw_close(w, '}');
+    ev_end(w, p->o, NULL);
+}
+
+/* A leaf: a string as pieces of at most args_fragment bytes, each with
+ * willContinue, closed by an empty piece (as Gemini 3 sends it); an empty
+ * string is one piece; a number (its spelling), a boolean or null one. */
+static void leaf_pieces(pa_out *p, const cJSON *v)
+{
+    tw_jw *w = p->w;
+    if (cJSON_IsString(v)) {
+        const char *s = v->valuestring ? v->valuestring : "";
+        size_t n = strlen(s);
+        for (size_t off = 0; off < n && w->st == TW_OK;) {
+            size_t k = tw_frag_len(s + off, n - off, p->o->args_fragment);
+            piece_open(p);
+            tw_jw_strn(w, "stringValue", s + off, k);
+            piece_close(p, true);
+            off += k;
+        }
+        piece_open(p);
+        tw_jw_str(w, "stringValue", "");
+        piece_close(p, false);
+        return;
+    }
+    piece_open(p);
+    if (cJSON_IsNumber(v))
+        tw_jw_json(w, "numberValue", v);
+    else if (cJSON_IsBool(v))
+        tw_jw_raw(w, "boolValue", cJSON_IsTrue(v) ? "true" : "false");
+    else
+        tw_jw_str(w, "nullValue", "NULL_VALUE");
+    piece_close(p, false);
+}
+
+/* Every leaf below v in document order; v's own path is in p->path. The
+ * depth is bounded by pieces_fit. */
+static void path_cut(tw_buf *b, size_t len)
+{
+    b->len = len;
+    if (b->data)
+        b->data[len] = '\0';
+}
+
+static void value_pieces(pa_out *p, const cJSON *v)
+{
+    if (!cJSON_IsObject(v) && !cJSON_IsArray(v)) {
+        leaf_pieces(p, v);
+        return;
+    }
+    size_t at = p->path.len, i = 0;
+    for (const cJSON *c = v->child; c && p->w->st == TW_OK; c = c->next, i++) {
+        path_cut(&p->path, at);
+        tw_status st;
+        if (cJSON_IsArray(v)) {
+            char ix[32];
+            snprintf(ix, sizeof ix, "[%zu]", i);
+            st = tw_buf_puts(&p->path, ix);
+        } else {
+            char q = key_step(c->string);
+            st = q == '.' ? tw_buf_putc(&p->path, '.') : tw_buf_putc(&p->path, '[');
+            if (st == TW_OK && q != '.')
+                st = tw_buf_putc(&p->path, q);
+            if (st == TW_OK)
+                st = tw_buf_puts(&p->path, c->string);
+            if (st == TW_OK && q != '.') {
+                st = tw_buf_putc(&p->path, q);
+                if (st == TW_OK)
+                    st = tw_buf_putc(&p->path, ']');
+            }
+        }
+        if (st != TW_OK) {
+            p->w->st = st;
+            break;
+        }
+        value_pieces(p, c);
+    }
+    path_cut(&p->path, at);
+}
+
+/*
+ * One call as Gemini 3 streams it: an event opening the call (name, id,
+ * willContinue; the signature beside it), one event per piece, and the end
+ * marker {} (with the finish reason when it is the stream's last event).
+ */
+static void call_pieces(tw_jw *w, const tw_encode_opts *o, const tw_call *c, bool with_id,
+                        const char *sig, const char *finish)
+{
+    ev_begin(w);
+    tw_jw_open(w, NULL, '{');
+    tw_jw_open(w, "functionCall", '{');
+    tw_jw_str(w, "name", c->name);
+    if (with_id && c->id)
+        tw_jw_str(w, "id", c->id);
+    tw_jw_raw(w, "willContinue", "true");
+    tw_jw_close(w, '}');
+    if (sig)
+        tw_jw_str(w, "thoughtSignature", sig);
+    tw_jw_close(w, '}');
+    ev_end(w, o, NULL);
+    if (c->arguments) {
+        pa_out p = {.w = w, .o = o};
+        tw_limits l;
+        tw_limits_resolve(&l, &o->limits);
+        p.path.max = l.max_args_bytes;
+        if (tw_buf_putc(&p.path, '$') != TW_OK)
+            w->st = TW_ERR_NOMEM;
+        else
+            value_pieces(&p, c->arguments);
+        tw_buf_free(&p.path);
+    }
+    ev_begin(w);
+    tw_jw_open(w, NULL, '{');
+    tw_jw_raw(w, "functionCall", "{}");
+    tw_jw_close(w, '}');
+    ev_end(w, o, finish);
+}
+
 tw_status tw_gemini_stream_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out)
 {
     if (!o)
@@ -213,11 +403,23 @@ tw_status tw_gemini_stream_encode(const tw_result *r, const tw_encode_opts *o, t
         if (!m->ncalls)
             sig = NULL;
     }
+    const char *finish = tw_gemini_finish_reason_out(r->finish_reason);
+    tw_limits l;
+    tw_limits_resolve(&l, &o->limits);
+    bool finished = false; /* the last call's end marker carried the finish reason */
     for (size_t i = 0; i < m->ncalls && w.st == TW_OK; i++) {
         const tw_call *c = &m->calls[i];
+        bool with_id = c->id && !id_is_default(c->id, i);
+        /* arguments the pieces cannot rebuild exactly go whole */
+        if (o->partial_args &&
+            (!c->arguments || (cJSON_IsObject(c->arguments) && pieces_fit(c->arguments, 0, l.max_depth)))) {
+            finished = i + 1 == m->ncalls;
+            call_pieces(&w, o, c, with_id, i == 0 ? sig : NULL, finished ? finish : NULL);
+            continue;
+        }
         ev_begin(&w);
         tw_jw_open(&w, NULL, '{');
-        function_call(&w, c, c->id && !id_is_default(c->id, i));
+        function_call(&w, c, with_id);
         if (i == 0 && sig)
             tw_jw_str(&w, "thoughtSignature", sig);
         tw_jw_close(&w, '}');
@@ -225,9 +427,11 @@ tw_status tw_gemini_stream_encode(const tw_result *r, const tw_encode_opts *o, t
     }
     /* the last event: an empty text part with the finish reason (and the
      * signature when nothing else carried it) */
-    ev_begin(&w);
-    text_part(&w, NULL, false, m->ncalls ? NULL : sig);
-    ev_end(&w, o, tw_gemini_finish_reason_out(r->finish_reason));
+    if (!finished) {
+        ev_begin(&w);
+        text_part(&w, NULL, false, m->ncalls ? NULL : sig);
+        ev_end(&w, o, finish);
+    }
     return tw_cap_end(out, &cs, w.st);
 }
 

@@ -545,6 +545,11 @@ static tw_status read_tool_config(tw_rq *d, const cJSON *tc)
     if (!cJSON_IsObject(fcc))
         return tw_rq_fail(d, TW_ERR_INVALID, -1, "toolConfig.functionCallingConfig",
                           "must be an object");
+    for (const cJSON *k = fcc->child; k; k = k->next)
+        if (k->string && strcmp(k->string, "mode") != 0 &&
+            !is_key(k->string, "allowedFunctionNames", "allowed_function_names"))
+            TRY(tw_rq_warn(d, TW_D_NOT_CARRIED, "toolConfig.functionCallingConfig.%s: not carried",
+                           k->string));
     const cJSON *mode = tw_json_get(fcc, "mode");
     const cJSON *names = get2(fcc, "allowedFunctionNames", "allowed_function_names");
     const char *mp = "toolConfig.functionCallingConfig.mode";

@@ -363,7 +363,7 @@ static void check_same(const tw_result *want, const tw_result *got, bool signatu
     cr_expect_str_eq(got->finish_reason ? got->finish_reason : "", want->finish_reason, "%s: finish", what);
 }
 
-static void result_round_trip(const char *fmt, bool signature)
+static void result_round_trip_with(const char *fmt, bool signature, bool partial_args)
 {
     const tw_encoder_ops *enc = tw_encoder_find(fmt);
     const tw_format_ops *dec = tw_format_find(fmt);
@@ -381,6 +381,7 @@ static void result_round_trip(const char *fmt, bool signature)
             o.text_fragment = frags[f][0];
             o.args_fragment = frags[f][1];
             o.include_usage = true;
+            o.partial_args = partial_args;
             tw_buf wire = {0};
             cr_assert_eq(enc->encode_result(&want, &o, &wire), TW_OK);
             char *exact = tw_test_exact(wire.data, wire.len);
@@ -400,6 +401,11 @@ static void result_round_trip(const char *fmt, bool signature)
         }
         tw_result_free(&want);
     }
+}
+
+static void result_round_trip(const char *fmt, bool signature)
+{
+    result_round_trip_with(fmt, signature, false);
 }
 
 Test(round_trip, openai_response) { result_round_trip("openai-response", false); }
@@ -666,3 +672,7 @@ Test(cli, wrong_shape_refused)
 }
 Test(round_trip, openai_responses) { result_round_trip("openai-responses", true); }
 Test(round_trip, openai_responses_stream) { result_round_trip("openai-responses-stream", true); }
+Test(round_trip, gemini_response) { result_round_trip("gemini", true); }
+Test(round_trip, gemini_stream) { result_round_trip("gemini-stream", true); }
+/* Gemini 3's streamed arguments: every call as partialArgs pieces */
+Test(round_trip, gemini_stream_partial_args) { result_round_trip_with("gemini-stream", true, true); }

@@ -68,6 +68,65 @@ static void round_trip(const tw_result *r, const char *enc, const char *dec,
     tw_diag_list_free(&warn);
 }
 
+/* Decode wire through the push decoder fed in two pieces split at `at`. */
+static void decode_split(const tw_format_ops *f, const char *wire, size_t len, size_t at,
+                         const tw_decode_opts *o, tw_result *out)
+{
+    void *d = f->new_dec(o, NULL, NULL);
+    cr_assert_not_null(d);
+    cr_assert_eq(f->feed(d, wire, at), TW_OK);
+    cr_assert_eq(f->feed(d, wire + at, len - at), TW_OK);
+    cr_assert_eq(f->finish(d, out), TW_OK);
+    f->free_dec(d);
+}
+
+/*
+ * The gemini-stream encoder with partialArgs, strings split in pieces of
+ * several sizes, decodes back to the same value; with split_all, also when
+ * the stream is fed in two pieces split at every byte.
+ */
+static void partial_round_trip(const tw_result *r, const tw_decode_opts *o, bool split_all,
+                               const char *what)
+{
+    const tw_format_ops *f = tw_format_find("gemini-stream");
+    size_t frags[] = {0, 1, 2, 3, 7};
+    char *want = value_json(r);
+    for (size_t k = 0; k < sizeof frags / sizeof frags[0]; k++) {
+        tw_diag_list warn = {0};
+        tw_encode_opts eo;
+        memset(&eo, 0, sizeof eo);
+        eo.warnings = &warn;
+        eo.partial_args = true;
+        eo.args_fragment = frags[k];
+        tw_buf wire = {0};
+        cr_assert_eq(tw_gemini_stream_encode(r, &eo, &wire), TW_OK, "%s: encode", what);
+        cr_assert_eq(warn.len, 0, "%s: warns %s", what, warn.len ? warn.items[0].message : "");
+        char *copy = tw_test_exact(wire.data, wire.len);
+        size_t last = split_all && k <= 1 ? wire.len : 0;
+        for (size_t at = 0; at <= last; at++) {
+            tw_result r2;
+            if (at == 0)
+                cr_assert_eq(f->decode(copy, wire.len, o, &r2), TW_OK);
+            else
+                decode_split(f, copy, wire.len, at, o, &r2);
+            cr_assert_eq(r2.errors.len, 0, "%s: fragment %zu split %zu: %s\n%s", what, frags[k],
+                         at, r2.errors.len ? r2.errors.items[0].message : "", wire.data);
+            cr_assert_eq(r2.warnings.len, 0, "%s: fragment %zu split %zu warns: %s\n%s", what,
+                         frags[k], at, r2.warnings.len ? r2.warnings.items[0].message : "",
+                         wire.data);
+            char *got = value_json(&r2);
+            cr_assert_str_eq(got, want, "%s: fragment %zu split %zu\n%s", what, frags[k], at,
+                             wire.data);
+            free(got);
+            tw_result_free(&r2);
+        }
+        free(copy);
+        tw_buf_free(&wire);
+        tw_diag_list_free(&warn);
+    }
+    free(want);
+}
+
 /* Every clean decode of a fixture directory goes through both encoders. */
 static void fixtures_round_trip(const char *sub)
 {
@@ -95,6 +154,7 @@ static void fixtures_round_trip(const char *sub)
             round_trip(&r, "gemini", "gemini", &h.o, 0, files[i]);
             round_trip(&r, "gemini-stream", "gemini-stream", &h.o, 0, files[i]);
             round_trip(&r, "gemini-stream", "gemini-stream", &h.o, 3, files[i]);
+            partial_round_trip(&r, &h.o, false, files[i]);
         }
         tw_result_free(&r);
         tw_opts_holder_free(&h);
@@ -173,6 +233,7 @@ static void cassette_round_trip(const char *name, const char *fmt)
             r.msg.calls[k].offset = -1;
         round_trip(&r, "gemini", "gemini", NULL, 0, name);
         round_trip(&r, "gemini-stream", "gemini-stream", NULL, 0, name);
+        partial_round_trip(&r, NULL, false, name);
         tw_result_free(&r);
     }
     tw_cassette_free(&c);
@@ -454,4 +515,173 @@ Test(encode_gemini, request_result_names_from_their_calls)
                         "\"id\":\"c1\"}}]}"),
               "%s", s);
     free(s);
+}
+
+/* ===================== streamed arguments (partialArgs) ===================== */
+
+/* A few argument payloads: nested objects and arrays, numbers kept by
+ * spelling, unicode, empty strings, keys that need a bracket step. */
+static const char *const partial_payloads[] = {
+    "{\"location\":\"Boston\"}",
+    "{}",
+    "{\"s\":\"\",\"t\":\"x\",\"n\":null,\"b\":true,\"f\":false}",
+    "{\"n\":[1.50,-0,1e400,9007199254740993,0.1e-2]}",
+    "{\"u\":\"h\\u00e9llo \\u4e16\\u754c \\ud83d\\ude00\",\"\\u00e9\":\"\\u00e9\"}",
+    "{\"a\":{\"b\":{\"c\":[1,{\"d\":\"e\"},[2,[3]]]},\"z\":\"w\"},\"y\":[[\"p\",\"q\"],[\"r\"]]}",
+    "{\"a.b\":1,\"c[0]\":\"x\",\"it's\":2,\"\":\"empty key\",\"q\\\"'\":3}",
+};
+
+static tw_result partial_result(const char *args, const char *sig)
+{
+    tw_result r = make_result(NULL, NULL, sig, "tool_calls");
+    add_call(&r, "call_1", "f", args);
+    return r;
+}
+
+Test(encode_gemini, partial_args_round_trip_every_split)
+{
+    for (size_t i = 0; i < sizeof partial_payloads / sizeof partial_payloads[0]; i++) {
+        tw_result r = partial_result(partial_payloads[i], i % 2 ? "c2ln" : NULL);
+        char what[64];
+        snprintf(what, sizeof what, "payload %zu", i);
+        partial_round_trip(&r, NULL, true, what);
+        tw_result_free(&r);
+    }
+    /* several calls with ids, thinking and content before them */
+    tw_result r = make_result("Hi", "hmm", "c2ln", "tool_calls");
+    add_call(&r, "abc", "f", partial_payloads[5]);
+    add_call(&r, "call_2", "g", partial_payloads[3]);
+    add_call(&r, "call_3", "h", "{}");
+    partial_round_trip(&r, NULL, true, "three calls");
+    tw_result_free(&r);
+}
+
+/* Arguments the pieces cannot rebuild (an empty container below the root, a
+ * key with both quotes, a repeated key) go whole, and still read back. */
+Test(encode_gemini, partial_args_whole_when_pieces_cannot_rebuild)
+{
+    static const char *const whole[] = {"{\"a\":{}}", "{\"a\":[1,[]]}", "{\"'\\\"\":1}"};
+    for (size_t i = 0; i < 3; i++) {
+        tw_result r = partial_result(whole[i], NULL);
+        tw_encode_opts eo;
+        memset(&eo, 0, sizeof eo);
+        eo.partial_args = true;
+        tw_buf out = {0};
+        cr_assert_eq(tw_gemini_stream_encode(&r, &eo, &out), TW_OK);
+        cr_expect(strstr(out.data, "\"args\":") && !strstr(out.data, "partialArgs"), "%s",
+                  out.data);
+        tw_buf_free(&out);
+        partial_round_trip(&r, NULL, false, whole[i]);
+        tw_result_free(&r);
+    }
+    /* deeper than max_depth: whole (the decoder then judges the depth) */
+    tw_result r = partial_result("{\"a\":{\"b\":{\"c\":1}}}", NULL);
+    tw_encode_opts eo;
+    memset(&eo, 0, sizeof eo);
+    eo.partial_args = true;
+    eo.limits.max_depth = 2;
+    tw_buf out = {0};
+    cr_assert_eq(tw_gemini_stream_encode(&r, &eo, &out), TW_OK);
+    cr_expect(!strstr(out.data, "partialArgs"), "%s", out.data);
+    tw_buf_free(&out);
+    tw_result_free(&r);
+}
+
+Test(encode_gemini, partial_args_bytes)
+{
+    tw_result r = partial_result("{\"city\":\"Bost\\u00f6n\",\"n\":2.0,\"l\":[true,null]}", "c2ln");
+    tw_encode_opts eo;
+    memset(&eo, 0, sizeof eo);
+    eo.partial_args = true;
+    eo.args_fragment = 4;
+    tw_buf out = {0};
+    cr_assert_eq(tw_gemini_stream_encode(&r, &eo, &out), TW_OK);
+    const char *head = "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[";
+    const char *tail = "\"index\":0}],\"modelVersion\":\"toolwire\"}\r\n\r\n";
+    const char *parts[] = {
+        "{\"functionCall\":{\"name\":\"f\",\"willContinue\":true},\"thoughtSignature\":\"c2ln\"}]},",
+        "{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.city\",\"stringValue\":\"Bost\","
+        "\"willContinue\":true}],\"willContinue\":true}}]},",
+        "{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.city\",\"stringValue\":\"\xc3\xb6n\","
+        "\"willContinue\":true}],\"willContinue\":true}}]},",
+        "{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.city\",\"stringValue\":\"\"}],"
+        "\"willContinue\":true}}]},",
+        "{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.n\",\"numberValue\":2.0}],"
+        "\"willContinue\":true}}]},",
+        "{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.l[0]\",\"boolValue\":true}],"
+        "\"willContinue\":true}}]},",
+        "{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.l[1]\",\"nullValue\":\"NULL_VALUE\"}],"
+        "\"willContinue\":true}}]},",
+        "{\"functionCall\":{}}]},\"finishReason\":\"STOP\",",
+    };
+    tw_buf want = {0};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        cr_assert_eq(tw_buf_printf(&want, "%s%s%s", head, parts[i], tail), TW_OK);
+    cr_assert_str_eq(out.data, want.data);
+    tw_buf_free(&want);
+    tw_buf_free(&out);
+    tw_result_free(&r);
+}
+
+/* The real Gemini 3.1 recording: decoded, then encoded with partialArgs,
+ * every event's parts and the last finishReason are the recording's. */
+Test(encode_gemini, partial_args_match_the_real_recording)
+{
+    const char *path =
+        tw_test_shared("real-traffic/gemini__stream__function_call_partial_args.chunks.jsonl");
+    if (!path)
+        cr_skip("../shared/real-traffic is absent");
+    size_t len = 0;
+    tw_error why = {.offset = -1};
+    char *text = tw_read_file(path, 1 << 20, &len, &why);
+    cr_assert_not_null(text, "%s", why.message);
+    /* the recording as an SSE stream, and its events' parts */
+    tw_buf sse = {0};
+    cJSON *want = cJSON_CreateArray();
+    for (char *line = text, *nl; line < text + len; line = nl + 1) {
+        nl = memchr(line, '\n', (size_t)(text + len - line));
+        if (!nl)
+            nl = text + len;
+        if (nl == line)
+            continue;
+        cr_assert_eq(tw_buf_printf(&sse, "data: %.*s\r\n\r\n", (int)(nl - line), line), TW_OK);
+        cJSON *ev = NULL;
+        cr_assert_eq(tw_json_parse(line, (size_t)(nl - line), 64, &ev, NULL), TW_OK);
+        cJSON_AddItemToArray(want, ev);
+    }
+    tw_result r;
+    cr_assert_eq(tw_gemini_stream_decode(sse.data, sse.len, NULL, &r), TW_OK);
+    cr_assert_eq(r.errors.len, 0);
+    cr_assert_eq(r.msg.ncalls, 2);
+    tw_encode_opts eo;
+    memset(&eo, 0, sizeof eo);
+    eo.partial_args = true;
+    tw_buf out = {0};
+    cr_assert_eq(tw_gemini_stream_encode(&r, &eo, &out), TW_OK);
+    /* our events, parsed back */
+    size_t n = 0;
+    const cJSON *w = want->child;
+    for (const char *p = out.data; (p = strstr(p, "data: ")) != NULL; n++, w = w ? w->next : NULL) {
+        p += 6;
+        const char *end = strstr(p, "\r\n\r\n");
+        cr_assert_not_null(end);
+        cJSON *ev = NULL;
+        cr_assert_eq(tw_json_parse(p, (size_t)(end - p), 64, &ev, NULL), TW_OK);
+        cr_assert_not_null(w, "more events than the recording's");
+        const cJSON *c1 = tw_json_get(ev, "candidates")->child;
+        const cJSON *c2 = tw_json_get(w, "candidates")->child;
+        cr_expect(tw_json_equal(tw_json_get(tw_json_get(c1, "content"), "parts"),
+                                tw_json_get(tw_json_get(c2, "content"), "parts")),
+                  "event %zu differs from the recording's", n);
+        const char *f1 = tw_json_get_str(c1, "finishReason"), *f2 = tw_json_get_str(c2, "finishReason");
+        cr_expect_str_eq(f1 ? f1 : "-", f2 ? f2 : "-", "event %zu finishReason", n);
+        cJSON_Delete(ev);
+        p = end;
+    }
+    cr_expect_eq(n, (size_t)cJSON_GetArraySize(want));
+    tw_buf_free(&out);
+    tw_result_free(&r);
+    cJSON_Delete(want);
+    tw_buf_free(&sse);
+    free(text);
 }

@@ -1193,3 +1193,48 @@ Test(script_profile, server_faults_apply)
     tw_mock_stop(m);
     cJSON_Delete(faults);
 }
+
+/* A Gemini stream request asking for streamed arguments
+ * (toolConfig.functionCallingConfig.streamFunctionCallArguments) gets each
+ * call as partialArgs pieces; the same request without it gets whole args;
+ * both decode to the same call. */
+Test(script_endpoints, gemini_streamed_arguments_when_asked)
+{
+    static const char *const tc[] = {
+        "",
+        ",\"toolConfig\":{\"functionCallingConfig\":{\"mode\":\"AUTO\","
+        "\"streamFunctionCallArguments\":true}}",
+    };
+    for (size_t i = 0; i < 2; i++) {
+        char body[2048];
+        snprintf(body, sizeof body,
+                 "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"" DIR_CALL "\"}]}],"
+                 "\"tools\":[{\"functionDeclarations\":[{\"name\":\"get_weather\",\"parameters\":"
+                 SCHEMA_W "}]}]%s}",
+                 tc[i]);
+        tw_limits L;
+        tw_limits_resolve(&L, NULL);
+        cJSON *j = cJSON_Parse(body);
+        cr_assert_not_null(j, "%s", body);
+        tw_ref_answer r;
+        tw_ref_answer_script_at('m', true, "gemini-3", j, &L, &r);
+        cJSON_Delete(j);
+        cr_assert_eq(r.status, 200, "%s", r.why);
+        const char *b = r.body.data;
+        bool pieces = strstr(b, "\"partialArgs\":[{\"jsonPath\":\"$.city\",\"stringValue\":\"Paris\","
+                                "\"willContinue\":true}]") != NULL;
+        cr_expect_eq(pieces, i == 1, "case %zu: %s", i, b);
+        cr_expect_eq(strstr(b, "\"args\":") == NULL, i == 1, "case %zu: %s", i, b);
+        tw_result res;
+        cr_assert_eq(tw_decode_response("/v1beta/models/gemini-3:streamGenerateContent", true, b,
+                                        r.body.len, NULL, &res),
+                     TW_OK);
+        cr_expect_eq(res.errors.len, 0, "case %zu: %s", i, b);
+        cr_assert_eq(res.msg.ncalls, 1, "case %zu: %s", i, b);
+        cJSON *want = cJSON_Parse("{\"city\":\"Paris\",\"unit\":\"c\"}");
+        cr_expect(tw_json_equal(res.msg.calls[0].arguments, want), "case %zu", i);
+        cJSON_Delete(want);
+        tw_result_free(&res);
+        tw_ref_answer_free(&r);
+    }
+}

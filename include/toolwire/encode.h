@@ -36,6 +36,7 @@ typedef struct tw_encode_opts {
     size_t text_fragment;      /* streams: split content/thinking into pieces (0: whole) */
     bool include_usage;        /* streams: a usage chunk at the end */
     bool omit_done;            /* OpenAI streams: leave out data: [DONE] (fault injection) */
+    bool partial_args;         /* Gemini streams: call arguments as streamed partialArgs pieces */
     int parallel_tool_calls;   /* requests: -1 default policy, 0 false, 1 true */
     /* warnings about what the target format cannot carry (not_carried) */
     tw_diag_list *warnings;
