@@ -6,13 +6,13 @@
  * JSON.
  */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "toolwire/json.h"
 #include "toolwire/registry.h"
+#include "cases.h"
 #include "twtest.h"
 
 /* ---- a cJSON allocator that fails from the n-th allocation on ---- */
@@ -183,62 +183,6 @@ static void assert_request_empty(tw_request *q, const char *what, tw_status st)
     tw_request_free(q);
 }
 
-/* The "input" of up to `max` decode fixtures of a format that expect tool
- * calls (any fixtures when none does: think), each malloc'd; returns how
- * many. */
-static size_t fixture_inputs_of(const char *format, char **out, size_t max, bool with_calls)
-{
-    char rel[128];
-    snprintf(rel, sizeof rel, "tests/data/decode/%s", format);
-    const char *dir = tw_test_src(rel);
-    DIR *d = opendir(dir);
-    cr_assert_not_null(d, "%s", dir);
-    char *names[512];
-    size_t nn = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && nn < 512)
-        if (strstr(e->d_name, ".json"))
-            names[nn++] = strdup(e->d_name);
-    closedir(d);
-    /* readdir's order is the file system's: sort for a repeatable choice */
-    for (size_t i = 1; i < nn; i++)
-        for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
-            char *t = names[j];
-            names[j] = names[j - 1];
-            names[j - 1] = t;
-        }
-    size_t n = 0;
-    for (size_t i = 0; i < nn; i++) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        free(names[i]);
-        if (n >= max)
-            continue;
-        FILE *f = fopen(path, "rb");
-        cr_assert_not_null(f, "%s", path);
-        tw_buf b = {0};
-        char chunk[4096];
-        size_t k;
-        while ((k = fread(chunk, 1, sizeof chunk, f)) > 0)
-            cr_assert_eq(tw_buf_append(&b, chunk, k), TW_OK);
-        fclose(f);
-        cJSON *j = cJSON_ParseWithLength(b.data, b.len);
-        tw_buf_free(&b);
-        cr_assert_not_null(j, "%s", path);
-        const cJSON *calls = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "expect"), "tool_calls");
-        const char *in = cJSON_GetStringValue(cJSON_GetObjectItem(j, "input"));
-        if (in && (!with_calls || cJSON_GetArraySize(calls) > 0))
-            out[n++] = strdup(in);
-        cJSON_Delete(j);
-    }
-    return n;
-}
-
-static size_t fixture_inputs(const char *format, char **out, size_t max)
-{
-    size_t n = fixture_inputs_of(format, out, max, true);
-    return n ? n : fixture_inputs_of(format, out, max, false);
-}
 
 enum { MAX_FAIL_POINTS = 400, INPUTS_PER_FORMAT = 3 };
 
@@ -266,22 +210,22 @@ static void assert_same_result(const tw_result *a, const tw_result *b, const cha
  * allocations (an allocation failure never reads as a diagnostic). Returns
  * the number of failed decodes. `chunk` 0: batch, else streamed in pieces of
  * that many bytes. */
-static size_t drive_decoder(const tw_format_ops *f, const char *in, size_t chunk)
+static size_t drive_decoder(const tw_format_ops *f, const char *in, size_t len, size_t chunk)
 {
     size_t failures = 0;
     tw_decode_opts o;
     memset(&o, 0, sizeof o);
     o.allow_unknown_tool = true;
     tw_result ref;
-    tw_status st = chunk ? tw_decode_chunked(f, in, strlen(in), chunk, &o, &ref)
-                         : f->decode(in, strlen(in), &o, &ref);
+    tw_status st = chunk ? tw_decode_chunked(f, in, len, chunk, &o, &ref)
+                         : f->decode(in, len, &o, &ref);
     cr_assert_eq(st, TW_OK, "%s: %s", f->name, tw_code_name(st));
     for (long k = 0; k < MAX_FAIL_POINTS; k++) {
         tw_result r;
         memset(&r, 0xA5, sizeof r); /* the callee initialises *out */
         fail_cjson_from(k);
-        st = chunk ? tw_decode_chunked(f, in, strlen(in), chunk, &o, &r)
-                   : f->decode(in, strlen(in), &o, &r);
+        st = chunk ? tw_decode_chunked(f, in, len, chunk, &o, &r)
+                   : f->decode(in, len, &o, &r);
         cjson_normal();
         if (st == TW_OK) {
             assert_same_result(&r, &ref, f->name, k);
@@ -314,8 +258,8 @@ Test(contract, text_payload_nomem_fails_the_decode)
     cr_assert_not_null(f);
     size_t failures = 0;
     for (size_t i = 0; i < sizeof ins / sizeof ins[0]; i++) {
-        failures += drive_decoder(f, ins[i], 0);
-        failures += drive_decoder(f, ins[i], 5);
+        failures += drive_decoder(f, ins[i], strlen(ins[i]), 0);
+        failures += drive_decoder(f, ins[i], strlen(ins[i]), 5);
     }
     cr_assert_gt(failures, 0, "the payloads were parsed with failing allocations");
 }
@@ -324,14 +268,14 @@ Test(contract, decoders_leave_out_empty_on_failure)
 {
     size_t failures = 0;
     for (const tw_format_ops *const *f = tw_formats(); *f; f++) {
-        char *ins[INPUTS_PER_FORMAT];
-        size_t n = fixture_inputs((*f)->name, ins, INPUTS_PER_FORMAT);
+        tw_test_input *ins;
+        size_t n = tw_test_fixture_inputs((*f)->name, INPUTS_PER_FORMAT, true, &ins);
         cr_assert_gt(n, 0, "%s: no decode fixture", (*f)->name);
         for (size_t i = 0; i < n; i++) {
-            failures += drive_decoder(*f, ins[i], 0);
-            failures += drive_decoder(*f, ins[i], 7);
-            free(ins[i]);
+            failures += drive_decoder(*f, ins[i].data, ins[i].len, 0);
+            failures += drive_decoder(*f, ins[i].data, ins[i].len, 7);
         }
+        tw_test_inputs_free(ins, n);
     }
     /* the JSON and SSE decoders hold their calls in cJSON trees: their
      * allocation failures must have been seen */
@@ -342,20 +286,20 @@ Test(contract, decoders_refuse_with_diagnostics_not_statuses)
 {
     /* over a cap, a decoder succeeds and says so in its errors */
     for (const tw_format_ops *const *f = tw_formats(); *f; f++) {
-        char *ins[1];
-        size_t n = fixture_inputs((*f)->name, ins, 1);
+        tw_test_input *ins;
+        size_t n = tw_test_fixture_inputs((*f)->name, 1, true, &ins);
         cr_assert_eq(n, 1, "%s", (*f)->name);
         tw_decode_opts o;
         memset(&o, 0, sizeof o);
         o.limits.max_input_bytes = 4;
         tw_result r;
-        tw_status st = (*f)->decode(ins[0], strlen(ins[0]), &o, &r);
+        tw_status st = (*f)->decode(ins[0].data, ins[0].len, &o, &r);
         cr_assert_eq(st, TW_OK, "%s: %s", (*f)->name, tw_code_name(st));
         cr_assert(tw_diag_has(&r.errors, TW_D_INPUT_TOO_LARGE), "%s", (*f)->name);
         for (size_t i = 0; i < r.errors.len; i++)
             cr_assert(tw_code_is_diag(r.errors.items[i].code), "%s", (*f)->name);
         tw_result_free(&r);
-        free(ins[0]);
+        tw_test_inputs_free(ins, n);
     }
 }
 

@@ -7,7 +7,6 @@
  * call returns it too, and *out is valid and empty.
  */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,56 +76,22 @@ static char *neutral(const tw_result *r)
     return b.data;
 }
 
-/* The "input" strings of a format's decode fixtures (malloc'd), *n of them. */
-static char **fixture_inputs(const char *format, size_t *n)
-{
-    char rel[128];
-    snprintf(rel, sizeof rel, "tests/data/decode/%s", format);
-    const char *dir = tw_test_src(rel);
-    DIR *d = opendir(dir);
-    cr_assert_not_null(d, "%s", dir);
-    char **in = NULL;
-    *n = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t nl = strlen(e->d_name);
-        if (nl < 5 || strcmp(e->d_name + nl - 5, ".json") != 0)
-            continue;
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        size_t len;
-        cJSON *j;
-        char *text = tw_test_load_exact(path, &len, &j);
-        free(text);
-        const char *s = cJSON_GetStringValue(cJSON_GetObjectItem(j, "input"));
-        if (s) {
-            in = realloc(in, (*n + 1) * sizeof *in);
-            cr_assert_not_null(in);
-            in[*n] = strdup(s);
-            cr_assert_not_null(in[*n]);
-            (*n)++;
-        }
-        cJSON_Delete(j);
-    }
-    closedir(d);
-    return in;
-}
-
 static void run_format(const tw_format_ops *f)
 {
-    size_t nin;
-    char **in = fixture_inputs(f->name, &nin);
+    tw_test_input *in;
+    size_t nin = tw_test_fixture_inputs(f->name, 0, false, &in);
     size_t with_events = 0;
     static const tw_status rets[] = {TW_ERR_STATE, TW_ERR_IO, TW_ERR_LIMIT};
     for (size_t i = 0; i < nin; i++) {
-        size_t n = strlen(in[i]);
+        const char *text = in[i].data;
+        size_t n = in[i].len;
         /* a callback that always returns TW_OK: the batch result, all events */
         tw_result want, got;
-        char *copy = tw_test_exact(in[i], n);
+        char *copy = tw_test_exact(text, n);
         cr_assert_eq(f->decode(copy, n, NULL, &want), TW_OK, "%s", f->name);
         free(copy);
         stopper s = {0, 0, TW_OK};
-        cr_assert_eq(push(f, in[i], n, 0, &s, &got), TW_OK, "%s", f->name);
+        cr_assert_eq(push(f, text, n, 0, &s, &got), TW_OK, "%s", f->name);
         char *jw = neutral(&want), *jg = neutral(&got);
         cr_assert_str_eq(jg, jw, "%s: fixture %zu", f->name, i);
         free(jg);
@@ -137,7 +102,7 @@ static void run_format(const tw_format_ops *f)
             stopper t = {1, 0, TW_ERR_STATE}, u = {0, 0, TW_OK};
             tw_stream *ts = tw_stream_new(f, NULL, on_event, &t);
             cr_assert_not_null(ts);
-            tw_status st = tw_stream_feed(ts, in[i], n);
+            tw_status st = tw_stream_feed(ts, text, n);
             if (st == TW_OK)
                 st = tw_stream_finish(ts, &got);
             else
@@ -145,7 +110,7 @@ static void run_format(const tw_format_ops *f)
             cr_assert_eq(st, TW_ERR_STATE, "%s: fixture %zu", f->name, i);
             tw_result_free(&got);
             cr_assert_eq(tw_stream_reset(ts, NULL, on_event, &u), TW_OK);
-            cr_assert_eq(tw_stream_feed(ts, in[i], n), TW_OK);
+            cr_assert_eq(tw_stream_feed(ts, text, n), TW_OK);
             cr_assert_eq(tw_stream_finish(ts, &got), TW_OK);
             cr_assert_eq(u.seen, s.seen, "%s: fixture %zu, events after the reset", f->name, i);
             jg = neutral(&got);
@@ -166,7 +131,7 @@ static void run_format(const tw_format_ops *f)
                 tw_status ret = rets[(a + chunk) % 3];
                 stopper t = {at[a], 0, ret};
                 tw_result r;
-                tw_status st = push(f, in[i], n, chunk, &t, &r);
+                tw_status st = push(f, text, n, chunk, &t, &r);
                 char what[160];
                 snprintf(what, sizeof what, "%s: fixture %zu, stop at event %zu of %zu, chunk %zu",
                          f->name, i, at[a], nev, chunk);
@@ -177,9 +142,7 @@ static void run_format(const tw_format_ops *f)
             }
     }
     cr_assert_gt(with_events, 0, "%s: no fixture gives an event", f->name);
-    for (size_t i = 0; i < nin; i++)
-        free(in[i]);
-    free(in);
+    tw_test_inputs_free(in, nin);
 }
 
 Test(events, every_push_decoder_stops_on_a_callback_status)

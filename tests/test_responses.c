@@ -334,9 +334,9 @@ static void run_dir(const char *sub, bool stream)
         cr_assert(tw_opts_from_json(&h, tw_json_get(fx, "options"), &why), "%s", why.message);
         const tw_format_ops *f = tw_format_find(tw_json_get_str(fx, "format"));
         cr_assert_not_null(f);
-        const char *in = tw_json_get_str(fx, "input");
-        size_t len = strlen(in);
-        char *copy = tw_test_exact(in, len);
+        char *copy; /* exact size, as tw_test_exact gives */
+        size_t len;
+        cr_assert(tw_decode_fixture_input(fx, files[i], &copy, &len, &why), "%s", why.message);
         tw_result batch;
         cr_assert_eq(f->decode(copy, len, &h.o, &batch), TW_OK);
         char *want = result_json(&batch);

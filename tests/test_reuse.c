@@ -7,7 +7,6 @@
  * same input does not grow them.
  */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,45 +18,10 @@
 #include "cases.h"
 #include "twtest.h"
 
-/* The "input" strings of a format's decode fixtures (malloc'd), *n of them. */
-static char **fixture_inputs(const char *format, size_t *n)
-{
-    char rel[128];
-    snprintf(rel, sizeof rel, "tests/data/decode/%s", format);
-    const char *dir = tw_test_src(rel);
-    DIR *d = opendir(dir);
-    cr_assert_not_null(d, "%s", dir);
-    char **in = NULL;
-    *n = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t nl = strlen(e->d_name);
-        if (nl < 5 || strcmp(e->d_name + nl - 5, ".json") != 0)
-            continue;
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        size_t len;
-        cJSON *j;
-        free(tw_test_load_exact(path, &len, &j));
-        const char *s = cJSON_GetStringValue(cJSON_GetObjectItem(j, "input"));
-        if (s) {
-            in = realloc(in, (*n + 1) * sizeof *in);
-            cr_assert_not_null(in);
-            in[*n] = strdup(s);
-            cr_assert_not_null(in[*n]);
-            (*n)++;
-        }
-        cJSON_Delete(j);
-    }
-    closedir(d);
-    return in;
-}
-
 /* Feed s whole or in `chunk`-byte exact-size pieces, then finish; the
  * result's neutral JSON (malloc'd). */
-static char *decode_on(const tw_format_ops *f, void *d, const char *s, size_t chunk)
+static char *decode_on(const tw_format_ops *f, void *d, const char *s, size_t n, size_t chunk)
 {
-    size_t n = strlen(s);
     if (chunk == 0)
         chunk = n ? n : 1;
     for (size_t off = 0; off < n; off += chunk) {
@@ -78,16 +42,16 @@ Test(reuse, one_decoder_per_format_for_every_fixture)
     size_t nf = 0;
     for (const tw_format_ops *const *fp = tw_formats(); *fp; fp++, nf++) {
         const tw_format_ops *f = *fp;
-        size_t nin;
-        char **in = fixture_inputs(f->name, &nin);
+        tw_test_input *in;
+        size_t nin = tw_test_fixture_inputs(f->name, 0, false, &in);
         cr_assert_gt(nin, 0, "%s", f->name);
         void *d = f->new_dec(NULL, NULL, NULL);
         cr_assert_not_null(d);
         bool first = true;
         for (size_t i = 0; i < nin; i++) {
             tw_result want;
-            size_t n = strlen(in[i]);
-            char *copy = tw_test_exact(in[i], n);
+            size_t n = in[i].len;
+            char *copy = tw_test_exact(in[i].data, n);
             cr_assert_eq(f->decode(copy, n, NULL, &want), TW_OK, "%s", f->name);
             free(copy);
             char *jw = tw_test_neutral(&want);
@@ -96,22 +60,21 @@ Test(reuse, one_decoder_per_format_for_every_fixture)
                 if (!first)
                     cr_assert_eq(f->reset(d, NULL, NULL, NULL), TW_OK);
                 first = false;
-                char *jg = decode_on(f, d, in[i], round ? 5 : 0);
+                char *jg = decode_on(f, d, in[i].data, n, round ? 5 : 0);
                 cr_assert_str_eq(jg, jw, "%s: fixture %zu, round %d", f->name, i, round);
                 free(jg);
             }
             /* a reset in the middle of an input drops what the decoder held */
             cr_assert_eq(f->reset(d, NULL, NULL, NULL), TW_OK);
-            cr_assert_eq(f->feed(d, in[i], n / 2), TW_OK);
+            cr_assert_eq(f->feed(d, in[i].data, n / 2), TW_OK);
             cr_assert_eq(f->reset(d, NULL, NULL, NULL), TW_OK);
-            char *jg = decode_on(f, d, in[i], 0);
+            char *jg = decode_on(f, d, in[i].data, n, 0);
             cr_assert_str_eq(jg, jw, "%s: fixture %zu, after a reset mid-input", f->name, i);
             free(jg);
             free(jw);
-            free(in[i]);
         }
         f->free_dec(d);
-        free(in);
+        tw_test_inputs_free(in, nin);
     }
     cr_assert_geq(nf, 9);
 }

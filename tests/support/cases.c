@@ -227,3 +227,49 @@ void tw_test_expect_neutral(tw_result *r, const char *want, const char *what, si
     free(got);
     tw_result_free(r);
 }
+
+static size_t inputs_of(char **files, long nf, size_t max, bool with_calls, tw_test_input *out)
+{
+    size_t n = 0;
+    for (long i = 0; i < nf && (max == 0 || n < max); i++) {
+        tw_error why = {.offset = -1};
+        cJSON *fx = tw_load_json_file(files[i], 1 << 26, 256, &why);
+        cr_assert_not_null(fx, "%s", why.message);
+        const cJSON *calls = tw_json_get(tw_json_get(fx, "expect"), "tool_calls");
+        if (!with_calls || cJSON_GetArraySize(calls) > 0) {
+            char *in;
+            size_t len;
+            cr_assert(tw_decode_fixture_input(fx, files[i], &in, &len, &why), "%s", why.message);
+            out[n].data = in;
+            out[n].len = len;
+            n++;
+        }
+        cJSON_Delete(fx);
+    }
+    return n;
+}
+
+size_t tw_test_fixture_inputs(const char *format, size_t max, bool with_calls,
+                              tw_test_input **out)
+{
+    char rel[128];
+    snprintf(rel, sizeof rel, "tests/data/decode/%s", format);
+    char **files = NULL;
+    long nf = tw_list_files(tw_test_src(rel), ".json", &files);
+    cr_assert_geq(nf, 0, "%s cannot be read", rel);
+    tw_test_input *in = calloc(nf > 0 ? (size_t)nf : 1, sizeof *in);
+    cr_assert_not_null(in);
+    size_t n = inputs_of(files, nf, max, with_calls, in);
+    if (n == 0 && with_calls)
+        n = inputs_of(files, nf, max, false, in);
+    tw_free_list(files, nf);
+    *out = in;
+    return n;
+}
+
+void tw_test_inputs_free(tw_test_input *in, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(in[i].data);
+    free(in);
+}

@@ -2,6 +2,7 @@
 #ifndef TW_CASES_H
 #define TW_CASES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "toolwire/decode.h"
@@ -39,6 +40,24 @@ void tw_test_decode(const char *fmt, const char *s, const tw_decode_opts *o, tw_
 
 /* The neutral JSON of a result (malloc'd), asserting it is written. */
 char *tw_test_neutral(const tw_result *r);
+
+/* One decode fixture's input: its `input` or `input_hex` bytes (may hold
+ * NUL): data is malloc'd, exactly len bytes, no terminator. */
+typedef struct tw_test_input {
+    char *data;
+    size_t len;
+} tw_test_input;
+
+/*
+ * The inputs of the decode fixtures of `format` (tests/data/decode/FORMAT/,
+ * in file-name order), read with tw_decode_fixture_input, at most `max`
+ * (0: all). with_calls: only fixtures whose expect.tool_calls is not empty,
+ * or every fixture when none has calls. Asserts the directory exists; the
+ * caller frees with tw_test_inputs_free.
+ */
+size_t tw_test_fixture_inputs(const char *format, size_t max, bool with_calls,
+                              tw_test_input **out);
+void tw_test_inputs_free(tw_test_input *in, size_t n);
 
 /* Assert that r's neutral JSON is want (failure text "WHAT K"), then free r. */
 void tw_test_expect_neutral(tw_result *r, const char *want, const char *what, size_t k);

@@ -14,6 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fixture_gen  # noqa: E402
 from gen_wire_fixtures import Stream, blen, js, loc, render  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -622,42 +623,7 @@ def sanity(fmt, name, obj):
 
 
 def main():
-    check = "--check" in sys.argv[1:]
-    wanted = {}
-    for fmt, name, obj in CASES:
-        path = os.path.join(OUT, fmt, name + ".json")
-        assert path not in wanted, "duplicate case " + path
-        sanity(fmt, name, obj)
-        wanted[path] = render(obj)
-    bad = 0
-    for path, text in sorted(wanted.items()):
-        if check:
-            try:
-                with open(path, encoding="utf-8") as f:
-                    if f.read() != text:
-                        print("stale: " + path)
-                        bad += 1
-            except FileNotFoundError:
-                print("missing: " + path)
-                bad += 1
-        else:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w", encoding="utf-8", newline="\n") as f:
-                f.write(text)
-    for fmt in FORMATS:
-        d = os.path.join(OUT, fmt)
-        if os.path.isdir(d):
-            for fn in sorted(os.listdir(d)):
-                p = os.path.join(d, fn)
-                if fn.endswith(".json") and p not in wanted:
-                    print("not generated (stale file): " + p)
-                    bad += 1 if check else 0
-    counts = {}
-    for fmt, _, _ in CASES:
-        counts[fmt] = counts.get(fmt, 0) + 1
-    print(("checked" if check else "wrote") + " %d fixtures: %s" % (
-        len(CASES), ", ".join("%s %d" % kv for kv in sorted(counts.items()))))
-    return 1 if bad else 0
+    return fixture_gen.run(CASES, OUT, FORMATS, sanity, render)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,9 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fixture_gen  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.normpath(os.path.join(HERE, "..", "data", "decode"))
 WS = " \t\n\r\f\v"  # the ASCII whitespace of docs/text-formats.md "Whitespace"
@@ -944,54 +947,8 @@ def render(obj):
     return json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
 
 
-def hand_made(path):
-    """A fixture written by hand beside the generated ones: those whose input
-    is given as bytes (`input_hex`, for inputs a JSON string cannot hold)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            return "input_hex" in json.load(f)
-    except (OSError, ValueError):
-        return False
-
-
 def main():
-    check = "--check" in sys.argv[1:]
-    seen = set()
-    wanted = {}
-    for fmt, name, obj in CASES:
-        assert (fmt, name) not in seen, "duplicate case %s/%s" % (fmt, name)
-        seen.add((fmt, name))
-        sanity(fmt, name, obj)
-        wanted[os.path.join(OUT, fmt, name + ".json")] = render(obj)
-    bad = 0
-    for path, text in sorted(wanted.items()):
-        if check:
-            try:
-                with open(path, encoding="utf-8") as f:
-                    if f.read() != text:
-                        print("stale: " + path)
-                        bad += 1
-            except FileNotFoundError:
-                print("missing: " + path)
-                bad += 1
-        else:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w", encoding="utf-8", newline="\n") as f:
-                f.write(text)
-    for fmt in ("think", "hermes", "fenced"):
-        d = os.path.join(OUT, fmt)
-        if os.path.isdir(d):
-            for fn in sorted(os.listdir(d)):
-                p = os.path.join(d, fn)
-                if fn.endswith(".json") and p not in wanted and not hand_made(p):
-                    print("not generated (stale file): " + p)
-                    bad += check
-    counts = {}
-    for fmt, _, _ in CASES:
-        counts[fmt] = counts.get(fmt, 0) + 1
-    print(("checked" if check else "wrote") + " %d fixtures: %s" % (
-        len(CASES), ", ".join("%s %d" % kv for kv in sorted(counts.items()))))
-    return 1 if bad else 0
+    return fixture_gen.run(CASES, OUT, ("think", "hermes", "fenced"), sanity, render)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,9 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fixture_gen  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.normpath(os.path.join(HERE, "..", "data", "decode"))
 FORMATS = ("openai-response", "openai-stream", "anthropic-response", "anthropic-stream")
@@ -1035,53 +1038,8 @@ def render(obj):
     return json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
 
 
-def hand_made(path):
-    """A fixture written by hand beside the generated ones: those whose input
-    is given as bytes (`input_hex`, for inputs a JSON string cannot hold)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            return "input_hex" in json.load(f)
-    except (OSError, ValueError):
-        return False
-
-
 def main():
-    check = "--check" in sys.argv[1:]
-    wanted = {}
-    for fmt, name, obj in CASES:
-        path = os.path.join(OUT, fmt, name + ".json")
-        assert path not in wanted, "duplicate case " + path
-        sanity(fmt, name, obj)
-        wanted[path] = render(obj)
-    bad = 0
-    for path, text in sorted(wanted.items()):
-        if check:
-            try:
-                with open(path, encoding="utf-8") as f:
-                    if f.read() != text:
-                        print("stale: " + path)
-                        bad += 1
-            except FileNotFoundError:
-                print("missing: " + path)
-                bad += 1
-        else:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w", encoding="utf-8", newline="\n") as f:
-                f.write(text)
-    for fmt in FORMATS:
-        d = os.path.join(OUT, fmt)
-        if os.path.isdir(d):
-            for fn in sorted(os.listdir(d)):
-                p = os.path.join(d, fn)
-                if fn.endswith(".json") and p not in wanted and not hand_made(p):
-                    print("not generated (stale file): " + p)
-                    bad += 1 if check else 0
-    counts = {}
-    for fmt, _, _ in CASES:
-        counts[fmt] = counts.get(fmt, 0) + 1
-    print(("checked" if check else "wrote") + " %d fixtures: %s" % (
-        len(CASES), ", ".join("%s %d" % kv for kv in sorted(counts.items()))))
-    return 1 if bad else 0
+    return fixture_gen.run(CASES, OUT, FORMATS, sanity, render)
 
 
 if __name__ == "__main__":
