@@ -19,6 +19,8 @@ set(TW_FZ_DEFS "")
 set(TW_FZ_EXTRA_SOURCES "")
 set(TW_FZ_OPTIONAL_TARGETS "")
 set(TW_FZ_LIBS "")
+# the request readers and encoders are always there
+list(APPEND TW_FZ_EXTRA_SOURCES ${CMAKE_SOURCE_DIR}/fuzz/inv_request.c)
 tw_fz_defines_symbol(TW_FZ_HAVE_SSE "${CMAKE_SOURCE_DIR}/src/*.c"
   "tw_status[ \t\n]+tw_sse_init[ \t\n]*\\(")
 tw_fz_defines_symbol(TW_FZ_HAVE_FIXTURE "${CMAKE_SOURCE_DIR}/harness/*.c"

@@ -939,6 +939,15 @@ int tw_fz_schema(const uint8_t *data, size_t size)
         TW_FZ_CHECK(tw_schema_validate(ty, value, depth, NULL),
                     "schema: {\"type\": \"%s\"} refused a value of that type",
                     json_type_name(value));
+        /* and in upper case (Gemini's and OpenAPI's spelling): the same answer,
+         * here and for the input's own schema */
+        char up[16];
+        snprintf(up, sizeof up, "%s", json_type_name(value));
+        for (char *c = up; *c; c++)
+            *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
+        cJSON_ReplaceItemInObject(ty, "type", cJSON_CreateString(up));
+        TW_FZ_CHECK(tw_schema_validate(ty, value, depth, NULL),
+                    "schema: {\"type\": \"%s\"} refused a value of that type", up);
         cJSON_Delete(en);
         cJSON_Delete(ty);
     }
@@ -970,6 +979,7 @@ static const struct {
     {"openai_responses_stream", tw_fz_openai_responses_stream},
     {"proxy", tw_fz_proxy},
     {"schema", tw_fz_schema},
+    {"request", tw_fz_request},
 #ifdef TW_FZ_HAVE_SSE
     {"sse", tw_fz_sse},
 #endif

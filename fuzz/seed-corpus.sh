@@ -126,6 +126,31 @@ for f in sorted((root / "tests/data/decode").rglob("*.json")):
 for f in sorted((root / "fixtures").rglob("*.json")):
     put("fixture", bytes(8) + f.read_bytes())
 
+# request: the request bodies of the conformance fixtures, each with the
+# seed byte that picks its reader (the registry's order of request readers)
+READERS = ["openai-request", "anthropic-request", "vllm-generate-request", "gemini-request",
+           "hermes-prompt", "openai-responses-request"]
+def reader_of(path):
+    if path.endswith("/chat/completions"): return "openai-request"
+    if path.endswith("/messages"): return "anthropic-request"
+    if path.endswith("/responses"): return "openai-responses-request"
+    if path.endswith("/generate"): return "vllm-generate-request"
+    if ":generateContent" in path or ":streamGenerateContent" in path: return "gemini-request"
+    return None
+for f in sorted((root / "fixtures").rglob("*.json")):
+    try:
+        fx = json.loads(f.read_text())
+    except ValueError:
+        continue
+    for x in (fx.get("exchanges") or []) if isinstance(fx, dict) else []:
+        req = x.get("request") or {}
+        rd = reader_of(str(req.get("path", "")))
+        if rd is None or "body" not in req:
+            continue
+        body = json.dumps(req["body"], ensure_ascii=False).encode("utf-8", "surrogatepass")
+        if len(body) <= 16384 - 8:
+            put("request", header({}, READERS.index(rd)) + body)
+
 # hand-picked inputs: fuzz/seeds/<target>/<name> holds the body; a file
 # named *.hdr beside it gives its 8 header bytes as hex (default: zeros)
 for d in sorted((root / "fuzz/seeds").glob("*")):

@@ -124,6 +124,7 @@ static tw_status request_warnings(const tw_request *r, const tw_encode_opts *o)
 {
     tw_status st = TW_OK;
     bool other_seen = false;
+    tw_name_memo memo = {0};
     for (size_t i = 0; st == TW_OK && i < r->nmessages; i++) {
         const tw_message *m = &r->messages[i];
         char where[48];
@@ -156,7 +157,7 @@ static tw_status request_warnings(const tw_request *r, const tw_encode_opts *o)
             st = check_redacted(m, o, where);
         }
         if (st == TW_OK && m->role == TW_ROLE_TOOL && m->name &&
-            !tw_name_recoverable(r, i, m->tool_call_id, m->name))
+            !tw_name_recoverable(&memo, r, i, m->tool_call_id, m->name))
             st = tw_not_carried(o,
                                 "messages[%zu].name: tool_result blocks carry no tool name and no "
                                 "earlier call names it",

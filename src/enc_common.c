@@ -1,5 +1,6 @@
 /* Plumbing shared by the encoders (see enc_common.h). */
 #include "enc_common.h"
+#include "work.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -151,17 +152,22 @@ size_t tw_frag_len(const char *s, size_t n, size_t frag)
 }
 
 /* Was a call with this id and name in an assistant message before index mi? */
-bool tw_name_recoverable(const tw_request *r, size_t mi, const char *id, const char *name)
+bool tw_name_recoverable(tw_name_memo *memo, const tw_request *r, size_t mi, const char *id,
+                         const char *name)
 {
-    for (size_t i = mi; i-- > 0;) {
-        const tw_message *m = &r->messages[i];
-        if (m->role != TW_ROLE_ASSISTANT)
-            continue;
-        for (size_t k = 0; k < m->ncalls; k++)
-            if (m->calls[k].id && id && strcmp(m->calls[k].id, id) == 0)
-                return m->calls[k].name && strcmp(m->calls[k].name, name) == 0;
+    if (mi < memo->upto)
+        memset(memo, 0, sizeof *memo); /* called out of order: walk again */
+    TW_WORK(mi - memo->upto);
+    for (; memo->upto < mi; memo->upto++)
+        if (r->messages[memo->upto].role == TW_ROLE_ASSISTANT)
+            memo->asst = memo->upto + 1;
+    if (!memo->asst || !id)
         return false;
-    }
+    const tw_message *m = &r->messages[memo->asst - 1];
+    TW_WORK(m->ncalls);
+    for (size_t k = 0; k < m->ncalls; k++)
+        if (m->calls[k].id && strcmp(m->calls[k].id, id) == 0)
+            return m->calls[k].name && strcmp(m->calls[k].name, name) == 0;
     return false;
 }
 

@@ -59,8 +59,20 @@ tw_status tw_args_text(const tw_call *c, const tw_limits *l, tw_buf *t);
 /* Bytes of the next fragment of s[0, n): at most frag (0: all), never
  * splitting a UTF-8 sequence, at least one character. */
 size_t tw_frag_len(const char *s, size_t n, size_t frag);
-/* Was a call with this id and name in an assistant message before index mi? */
-bool tw_name_recoverable(const tw_request *r, size_t mi, const char *id, const char *name);
+/*
+ * Does the latest assistant message before index mi have a call with this
+ * id (the first such call), and is it named `name`? `memo` (zeroed before
+ * the first call) carries the walk across calls made in increasing mi, so
+ * the latest assistant message is found once for a run of tool messages,
+ * not by walking back over them each time: linear in messages; each lookup
+ * reads one message's calls, which max_calls caps.
+ */
+typedef struct tw_name_memo {
+    size_t upto; /* messages [0, upto) walked */
+    size_t asst; /* index + 1 of the latest assistant message among them, 0 none */
+} tw_name_memo;
+bool tw_name_recoverable(tw_name_memo *memo, const tw_request *r, size_t mi, const char *id,
+                         const char *name);
 
 /*
  * Render a request into a scratch buffer capped at max_output_bytes, then

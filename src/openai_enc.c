@@ -66,7 +66,7 @@ static tw_status write_tool_calls(tw_jw *w, const tw_call *calls, size_t n, cons
 }
 
 static tw_status write_message(tw_jw *w, const tw_request *r, size_t mi, const tw_encode_opts *o,
-                               const tw_limits *l)
+                               const tw_limits *l, tw_name_memo *memo)
 {
     const tw_message *m = &r->messages[mi];
     tw_status st = TW_OK;
@@ -84,7 +84,7 @@ static tw_status write_message(tw_jw *w, const tw_request *r, size_t mi, const t
         st = tw_not_carried(o, "messages[%zu].is_error: OpenAI tool messages have no error flag",
                             mi);
     if (st == TW_OK && m->role == TW_ROLE_TOOL && m->name &&
-        !tw_name_recoverable(r, mi, m->tool_call_id, m->name))
+        !tw_name_recoverable(memo, r, mi, m->tool_call_id, m->name))
         st = tw_not_carried(o,
                             "messages[%zu].name: OpenAI tool messages carry no tool name and no "
                             "earlier call names it",
@@ -128,8 +128,9 @@ tw_status tw_openai_request_encode(const tw_request *r, const tw_encode_opts *o,
     if (model)
         tw_jw_str(&w, "model", model);
     tw_jw_open(&w, "messages", '[');
+    tw_name_memo memo = {0};
     for (size_t i = 0; i < r->nmessages && st == TW_OK && w.st == TW_OK; i++)
-        st = write_message(&w, r, i, o, &l);
+        st = write_message(&w, r, i, o, &l, &memo);
     tw_jw_close(&w, ']');
     if (st == TW_OK && r->ntools) {
         tw_jw_open(&w, "tools", '[');

@@ -273,8 +273,7 @@ static tw_status openai_choice(tw_rq *d, const cJSON *tc)
 static tw_status openai_body(tw_rq *d, const cJSON *j)
 {
     tw_request *r = d->req;
-    if (!cJSON_IsObject(j))
-        return tw_rq_fail(d, TW_ERR_INVALID, -1, "", "a request must be a JSON object");
+    TRY(tw_rq_root(d, j));
     TRY(dup_str(d, &r->model, tw_json_get(j, "model"), "model", false));
     const cJSON *msgs = tw_json_get(j, "messages");
     if (!cJSON_IsArray(msgs))
@@ -556,8 +555,7 @@ static tw_status anthropic_choice(tw_rq *d, const cJSON *tc)
 static tw_status anthropic_body(tw_rq *d, const cJSON *j)
 {
     tw_request *r = d->req;
-    if (!cJSON_IsObject(j))
-        return tw_rq_fail(d, TW_ERR_INVALID, -1, "", "a request must be a JSON object");
+    TRY(tw_rq_root(d, j));
     TRY(dup_str(d, &r->model, tw_json_get(j, "model"), "model", false));
     const cJSON *sys = tw_json_get(j, "system");
     if (sys && !cJSON_IsNull(sys))

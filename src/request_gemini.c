@@ -383,6 +383,53 @@ static tw_status read_system(tw_rq *d, const cJSON *s)
     return TW_OK;
 }
 
+/* Gemini's `parameters` is its OpenAPI-style Schema, whose types are the
+ * enum names STRING, NUMBER, INTEGER, BOOLEAN, ARRAY, OBJECT, NULL (the SDKs
+ * write them so); the neutral request holds JSON Schema, where they are
+ * spelled in lower case. Each `type` of the schema and of its subschemas
+ * (properties, items, anyOf, …; not data such as enum or default values) is
+ * rewritten; any other spelling is left as written. */
+static bool schema_key(const char *k, bool *map)
+{
+    static const char *const one[] = {"items", "additionalProperties", "not", NULL};
+    static const char *const many[] = {"properties", "anyOf", "oneOf", "allOf", "prefixItems",
+                                       "$defs", "definitions", NULL};
+    for (size_t i = 0; one[i]; i++)
+        if (strcmp(k, one[i]) == 0)
+            return *map = false, true;
+    for (size_t i = 0; many[i]; i++)
+        if (strcmp(k, many[i]) == 0)
+            return *map = true, true;
+    return false;
+}
+
+static tw_status lower_type_names(cJSON *s, size_t depth, size_t max_depth)
+{
+    static const char *const names[] = {"STRING", "NUMBER",  "INTEGER", "BOOLEAN",
+                                        "ARRAY",  "OBJECT",  "NULL",    NULL};
+    if (depth > max_depth || !cJSON_IsObject(s))
+        return TW_OK; /* the reader's depth cap has refused deeper input */
+    for (cJSON *m = s->child; m; m = m->next) {
+        bool map;
+        if (m->string && strcmp(m->string, "type") == 0 && cJSON_IsString(m)) {
+            for (size_t i = 0; names[i]; i++)
+                if (strcmp(m->valuestring, names[i]) == 0) {
+                    for (char *c = m->valuestring; *c; c++)
+                        *c = (char)(*c - 'A' + 'a');
+                    break;
+                }
+        } else if (m->string && schema_key(m->string, &map)) {
+            if (cJSON_IsObject(m) && !map) {
+                TRY(lower_type_names(m, depth + 1, max_depth));
+            } else if (cJSON_IsObject(m) || cJSON_IsArray(m)) {
+                for (cJSON *x = m->child; x; x = x->next)
+                    TRY(lower_type_names(x, depth + 1, max_depth));
+            }
+        }
+    }
+    return TW_OK;
+}
+
 static tw_status read_declaration(tw_rq *d, const cJSON *fd, const char *path)
 {
     char p[120];
@@ -415,6 +462,8 @@ static tw_status read_declaration(tw_rq *d, const cJSON *fd, const char *path)
         return TW_ERR_NOMEM;
     if (cJSON_IsObject(schema) && !(t->parameters = cJSON_Duplicate(schema, 1)))
         return TW_ERR_NOMEM;
+    if (params && cJSON_IsObject(t->parameters))
+        TRY(lower_type_names(t->parameters, 0, d->l.max_depth));
     for (const cJSON *k = fd->child; k; k = k->next)
         if (k->string && strcmp(k->string, "name") != 0 && strcmp(k->string, "description") != 0 &&
             strcmp(k->string, "parameters") != 0 &&
@@ -552,8 +601,7 @@ static tw_status read_generation(tw_rq *d, const cJSON *gc)
 static tw_status body(gem_rd *g, const cJSON *j)
 {
     tw_rq *d = g->d;
-    if (!cJSON_IsObject(j))
-        return tw_rq_fail(d, TW_ERR_INVALID, -1, "", "a request must be a JSON object");
+    TRY(tw_rq_root(d, j));
     const cJSON *sys = get2(j, "systemInstruction", "system_instruction");
     if (sys && !cJSON_IsNull(sys))
         TRY(read_system(d, sys));

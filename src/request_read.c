@@ -59,6 +59,19 @@ tw_status tw_rq_refuse(tw_rq *d, tw_status st, tw_status code, int64_t offset, c
     return st;
 }
 
+tw_status tw_rq_root(tw_rq *d, const cJSON *j)
+{
+    if (!cJSON_IsObject(j))
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, "", "a request must be a JSON object");
+    /* the readers walk the top-level members: a repeated one would be read
+     * twice (or the second ignored), so it is refused */
+    const char *dup = tw_json_duplicate_key(j);
+    if (dup)
+        return tw_rq_refuse(d, TW_ERR_INVALID, TW_D_DUPLICATE_KEY, -1, dup,
+                            "the member is repeated; a request names each top-level member once");
+    return TW_OK;
+}
+
 tw_status tw_rq_fail_json(tw_rq *d, tw_status st, const tw_error *je, int64_t base,
                           const char *path)
 {
@@ -314,10 +327,13 @@ tw_status tw_rq_link_results(tw_rq *d, const char *fmt)
             tw_message *m = &r->messages[i];
             if (m->tool_call_id)
                 continue;
-            if (a && k < a->ncalls) {
-                m->tool_call_id = tw_strdup(a->calls[k].id);
-                m->name = tw_strdup(a->calls[k].name);
-                if (!m->tool_call_id || !m->name)
+            /* the k-th call, unless the result names another tool (its name
+             * is kept, never replaced) */
+            if (a && k < a->ncalls &&
+                (!m->name || (a->calls[k].name && strcmp(m->name, a->calls[k].name) == 0))) {
+                if (!(m->tool_call_id = tw_strdup(a->calls[k].id)))
+                    return TW_ERR_NOMEM;
+                if (!m->name && !(m->name = tw_strdup(a->calls[k].name)))
                     return TW_ERR_NOMEM;
                 continue;
             }

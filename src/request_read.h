@@ -50,6 +50,9 @@ tw_status tw_rq_refuse(tw_rq *d, tw_status st, tw_status code, int64_t offset, c
  */
 tw_status tw_rq_fail_json(tw_rq *d, tw_status st, const tw_error *je, int64_t base,
                           const char *path);
+/* The body's root: a JSON object that names each member once; else a
+ * refusal (a repeated member: code duplicate_key, the key as the path). */
+tw_status tw_rq_root(tw_rq *d, const cJSON *j);
 
 /* Add a warning (offset -1) when d->warnings is set. */
 tw_status tw_rq_warn(tw_rq *d, tw_status code, const char *fmt, ...)

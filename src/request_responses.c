@@ -356,8 +356,7 @@ static const char *const option_keys[] = {
 static tw_status body(tw_rq *d, const cJSON *j)
 {
     tw_request *r = d->req;
-    if (!cJSON_IsObject(j))
-        return tw_rq_fail(d, TW_ERR_INVALID, -1, "", "a request must be a JSON object");
+    TRY(tw_rq_root(d, j));
     TRY(dup_str(d, &r->model, tw_json_get(j, "model"), "model", false));
     const cJSON *ins = tw_json_get(j, "instructions");
     if (ins && !cJSON_IsNull(ins)) {

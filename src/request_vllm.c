@@ -75,8 +75,7 @@ static tw_status read_choice(tw_rq *d, const cJSON *tc)
 
 static tw_status body(tw_rq *d, const cJSON *j)
 {
-    if (!cJSON_IsObject(j))
-        return tw_rq_fail(d, TW_ERR_INVALID, -1, "", "a request must be a JSON object");
+    TRY(tw_rq_root(d, j));
     const cJSON *msgs = tw_json_get(j, "messages");
     if (!cJSON_IsArray(msgs))
         return tw_rq_fail(d, TW_ERR_INVALID, -1, "messages", "missing; an array is required");

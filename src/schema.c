@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 typedef struct sctx {
     tw_error *err;
@@ -25,11 +26,11 @@ static bool fail(sctx *c, const char *fmt, const char *a)
 
 static bool type_is(const char *t, const cJSON *v)
 {
-    if (strcmp(t, "string") == 0)
+    if (strcasecmp(t, "string") == 0)
         return cJSON_IsString(v);
-    if (strcmp(t, "number") == 0)
+    if (strcasecmp(t, "number") == 0)
         return cJSON_IsNumber(v);
-    if (strcmp(t, "integer") == 0) {
+    if (strcasecmp(t, "integer") == 0) {
         /* by the spelled value when there is one: 1e400 is an integer,
          * 1.0000000000000000001 is not */
         const char *sp = tw_json_spelling(v);
@@ -38,13 +39,13 @@ static bool type_is(const char *t, const cJSON *v)
         return cJSON_IsNumber(v) && isfinite(v->valuedouble) &&
                v->valuedouble == floor(v->valuedouble);
     }
-    if (strcmp(t, "boolean") == 0)
+    if (strcasecmp(t, "boolean") == 0)
         return cJSON_IsBool(v);
-    if (strcmp(t, "object") == 0)
+    if (strcasecmp(t, "object") == 0)
         return cJSON_IsObject(v);
-    if (strcmp(t, "array") == 0)
+    if (strcasecmp(t, "array") == 0)
         return cJSON_IsArray(v);
-    if (strcmp(t, "null") == 0)
+    if (strcasecmp(t, "null") == 0)
         return cJSON_IsNull(v);
     return true; /* unknown type names constrain nothing */
 }

@@ -315,6 +315,30 @@ Test(schema, subset_rules)
     cJSON_Delete(s);
 }
 
+/* Type names in any case: the OBJECT, INTEGER of Gemini's and OpenAPI's
+ * schemas constrain as object, integer do (they once constrained nothing). */
+Test(schema, type_names_in_any_case)
+{
+    cJSON *s = cJSON_Parse("{\"type\":\"OBJECT\",\"properties\":{\"days\":{\"type\":"
+                           "\"INTEGER\"},\"t\":{\"type\":[\"String\",\"NULL\"]}}}");
+    static const struct {
+        const char *v;
+        bool ok;
+    } cases[] = {
+        {"{\"days\":3}", true},      {"{\"days\":\"three\"}", false},
+        {"[]", false},                 {"{\"t\":null}", true},
+        {"{\"t\":\"x\"}", true},       {"{\"t\":1}", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cJSON *v = cJSON_Parse(cases[i].v);
+        tw_error why_e = {0};
+        cr_expect_eq(tw_schema_validate(s, v, 64, &why_e), cases[i].ok, "%s: %s", cases[i].v,
+                     why_e.message);
+        cJSON_Delete(v);
+    }
+    cJSON_Delete(s);
+}
+
 Test(json, size_matches_writer)
 {
     const char *docs[] = {"{}", "[]", "{\"a\":[1,2.5,-3e-9,true,false,null],\"b\":{\"c\":\"x\\\"y\\\\z\\n\\u0001\\u00e9\"}}",

@@ -106,7 +106,7 @@ ParameterizedTestParameters(fuzz, replay)
         {"openai_responses"}, {"openai_responses_stream"},
         {"proxy"},          {"schema"},           {"sse"},
         {"fixture"},        {"import"},           {"json_diff"},
-        {"qwen3_coder"},
+        {"qwen3_coder"},    {"request"},
     };
     return cr_make_param_array(struct target_param, params, sizeof params / sizeof params[0]);
 }
@@ -137,7 +137,8 @@ Test(fuzz, every_target_is_replayed)
                                    "anthropic_stream", "vllm", "gemini", "gemini_stream", "proxy",
                                    "schema", "sse", "openai_responses",
                                    "openai_responses_stream",
-                                   "fixture", "import", "json_diff", "qwen3_coder"};
+                                   "fixture", "import", "json_diff", "qwen3_coder",
+                                   "request"};
     for (const char *const *n = tw_fz_target_names(); *n; n++) {
         bool found = false;
         for (size_t i = 0; i < sizeof listed / sizeof listed[0]; i++)

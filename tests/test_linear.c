@@ -21,6 +21,8 @@
 #include "checks.h"
 #include "many_calls.h"
 #include "toolwire/decode.h"
+#include "toolwire/encode.h"
+#include "toolwire/request.h"
 #include "toolwire/work.h"
 #include "twtest.h"
 
@@ -547,4 +549,58 @@ Test(linear_large, backend_checks_many_calls)
     cr_assert_eq(r->verdict, TW_V_PASS, "%s", r->evidence);
     tw_check_set_free(&s);
     tw_buf_free(&b);
+}
+
+/* A run of tool results that each name their tool: the request encoders
+ * look for the latest assistant message once for the run, not by walking
+ * back over the results before each one (which was quadratic). */
+static uint64_t encode_tool_results_work(const char *encoder, size_t n)
+{
+    tw_buf b = {0};
+    cr_assert_eq(tw_buf_puts(&b, "{\"messages\": [{\"role\": \"user\", \"content\": \"q\"}, "
+                                 "{\"role\": \"assistant\", \"content\": null, \"tool_calls\": "
+                                 "[{\"id\": \"c1\", \"type\": \"function\", \"function\": "
+                                 "{\"name\": \"f\", \"arguments\": \"{}\"}}]}"),
+                 TW_OK);
+    for (size_t i = 0; i < n; i++)
+        cr_assert_eq(tw_buf_puts(&b, ", {\"role\": \"tool\", \"tool_call_id\": \"c1\", \"name\": "
+                                     "\"f\", \"content\": \"r\"}"),
+                     TW_OK);
+    cr_assert_eq(tw_buf_puts(&b, "]}"), TW_OK);
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    o.limits.max_messages = n + 2;
+    o.limits.max_input_bytes = b.len + 1;
+    tw_request r;
+    tw_error err = {.offset = -1};
+    cr_assert_eq(tw_openai_request_decode(b.data, b.len, &o, &r, &err), TW_OK, "%s", err.message);
+    cr_assert_eq(r.nmessages, n + 2);
+    const tw_encoder_ops *e = tw_encoder_find(encoder);
+    cr_assert_not_null(e);
+    tw_encode_opts eo;
+    memset(&eo, 0, sizeof eo);
+    eo.parallel_tool_calls = -1;
+    eo.limits.max_messages = n + 2;
+    eo.limits.max_output_bytes = 64 * b.len + 4096;
+    tw_buf out = {0};
+    tw_work_reset();
+    cr_assert_eq(e->encode_request(&r, &eo, &out), TW_OK, "%s", encoder);
+    uint64_t work = tw_work_count();
+    cr_assert_gt(out.len, n, "%s", encoder);
+    tw_buf_free(&out);
+    tw_request_free(&r);
+    tw_buf_free(&b);
+    return work;
+}
+
+Test(linear_work, request_encoders_tool_result_names)
+{
+    static const char *const encoders[] = {"openai-request", "anthropic-request"};
+    for (size_t i = 0; i < 2; i++)
+        for (size_t n = 1000; n <= 16000; n *= 4) {
+            uint64_t work = encode_tool_results_work(encoders[i], n);
+            /* a walk to the assistant message per result: n^2 / 2 units */
+            cr_assert_leq(work, 4 * (uint64_t)n + 64, "%s, %zu tool results: %llu units",
+                          encoders[i], n, (unsigned long long)work);
+        }
 }

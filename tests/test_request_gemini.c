@@ -140,7 +140,12 @@ Test(gemini_request, reads_every_part_and_config)
     cr_expect_str_eq(r.messages[4].content.data, "{\"temp\":21,\"sky\":\"clear\"}");
     cr_expect_str_eq(r.messages[5].content.data, "Sunny, 21.");
     cr_assert_eq(r.ntools, 2);
-    cr_expect_str_eq(tw_json_get_str(r.tools[0].parameters, "type"), "OBJECT");
+    /* Gemini's OBJECT, STRING read as JSON Schema's object, string */
+    cr_expect_str_eq(tw_json_get_str(r.tools[0].parameters, "type"), "object");
+    cr_expect_str_eq(tw_json_get_str(tw_json_get(tw_json_get(r.tools[0].parameters, "properties"),
+                                                 "city"),
+                                     "type"),
+                     "string");
     cr_expect_str_eq(tw_json_get_str(r.tools[1].parameters, "type"), "object");
     cr_expect_eq(r.choice, TW_CHOICE_NAMED);
     cr_expect_str_eq(r.choice_name, "get_weather");
@@ -210,6 +215,52 @@ Test(gemini_request, unknown_parts_and_builtin_tools_are_warnings)
     cr_expect(has_warning(&r, TW_D_BUILTIN_TOOL, "codeExecution"));
     cr_expect(has_warning(&r, TW_D_NOT_CARRIED, "safetySettings"));
     cr_expect_eq(r.warnings.len, 6);
+    tw_request_free(&r);
+}
+
+/* A response without an id that names no tool the model turn called keeps
+ * its name and gets an id of its own, with a warning; it was once linked to
+ * the call in its position and its name replaced (and leaked). */
+Test(gemini_request, response_naming_another_tool_keeps_its_name)
+{
+    tw_request r;
+    rd_ok("{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"q\"}]},"
+          "{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"name\":\"get_weather\","
+          "\"args\":{}}}]},"
+          "{\"role\":\"user\",\"parts\":[{\"functionResponse\":{\"name\":\"get_time\","
+          "\"response\":{\"output\":\"noon\"}}}]}]}",
+          &r);
+    cr_assert_eq(r.nmessages, 3);
+    const tw_message *m = &r.messages[2];
+    cr_assert_eq(m->role, TW_ROLE_TOOL);
+    cr_expect_str_eq(m->name, "get_time");
+    cr_assert_not_null(m->tool_call_id);
+    cr_expect_str_neq(m->tool_call_id, r.messages[1].calls[0].id);
+    cr_expect(has_warning(&r, TW_D_NOT_CARRIED, "answers no call"));
+    tw_request_free(&r);
+}
+
+/* The upper-case type names of Gemini's schema become JSON Schema's at every
+ * schema position; data (enum, default) and parametersJsonSchema are kept. */
+Test(gemini_request, schema_type_names_read_as_json_schema)
+{
+    tw_request r;
+    rd_ok("{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"q\"}]}],"
+          "\"tools\":[{\"functionDeclarations\":[{\"name\":\"f\",\"parameters\":{"
+          "\"type\":\"OBJECT\",\"properties\":{\"k\":{\"type\":\"STRING\",\"enum\":"
+          "[\"OBJECT\"],\"default\":{\"type\":\"ARRAY\"}},\"n\":{\"type\":\"ARRAY\","
+          "\"items\":{\"type\":\"INTEGER\"}},\"u\":{\"anyOf\":[{\"type\":\"NUMBER\"},"
+          "{\"type\":\"Boolean\"}]}}}},{\"name\":\"g\",\"parametersJsonSchema\":{"
+          "\"type\":\"OBJECT\"}}]}]}",
+          &r);
+    cr_assert_eq(r.ntools, 2);
+    char *got = tw_json_print(r.tools[0].parameters, NULL);
+    cr_expect_str_eq(got, "{\"type\":\"object\",\"properties\":{\"k\":{\"type\":\"string\","
+                          "\"enum\":[\"OBJECT\"],\"default\":{\"type\":\"ARRAY\"}},\"n\":{"
+                          "\"type\":\"array\",\"items\":{\"type\":\"integer\"}},\"u\":{"
+                          "\"anyOf\":[{\"type\":\"number\"},{\"type\":\"Boolean\"}]}}}");
+    free(got);
+    cr_expect_str_eq(tw_json_get_str(r.tools[1].parameters, "type"), "OBJECT");
     tw_request_free(&r);
 }
 
