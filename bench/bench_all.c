@@ -9,7 +9,8 @@
  * Prints a table and writes OUT/DATE.json and OUT/DATE.md. Asserts nothing.
  *
  * usage: bench_all [--out DIR] [--rounds N] [--http-seconds S] [--threads N]
- *                  [--fixtures DIR] [--no-http]
+ *                  [--fixtures DIR] [--no-http] [--tool-calls]
+ * (--tool-calls: only the decoder inputs set against cJSON)
  */
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
@@ -768,12 +769,15 @@ int main(int argc, char **argv)
     http_opts ho = {NULL, "fixtures", 3, 3, 2, 0, &after};
     bool http = true, decoders = true;
     long run_n = 0;
+    bool calls_only = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--no-http") == 0)
             http = false;
         else if (strcmp(a, "--http-only") == 0)
             decoders = false;
+        else if (strcmp(a, "--tool-calls") == 0)
+            calls_only = true;
         else if (v && strcmp(a, "--soak") == 0 && atol(v) >= 1 && atol(v) <= 100000000)
             ho.soak = atol(v), i++;
         else if (v && strcmp(a, "--run-exchanges") == 0 && atol(v) >= 1 && atol(v) <= 1000000)
@@ -791,7 +795,7 @@ int main(int argc, char **argv)
         else {
             fprintf(stderr, "usage: bench_all [--out DIR] [--rounds 1..15] [--http-seconds S] "
                             "[--threads N] [--fixtures DIR] [--no-http] [--http-only] "
-                            "[--soak REQUESTS] [--run-exchanges N]\n");
+                            "[--soak REQUESTS] [--run-exchanges N] [--tool-calls]\n");
             return 2;
         }
     }
@@ -843,6 +847,8 @@ int main(int argc, char **argv)
     enum { NM = sizeof chunks / sizeof chunks[0] };
     for (size_t i = 0; i < nw; i++) {
         work *w = &ws[i];
+        if (calls_only && w->ref != REF_CJSON)
+            continue; /* --tool-calls: only the inputs set against cJSON */
         const tw_format_ops *f = tw_format_find(w->format);
         if (!f)
             die("no decoder %s", w->format);

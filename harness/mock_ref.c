@@ -378,6 +378,14 @@ void tw_ref_answer_script_at(char kind, bool stream, const char *model, const cJ
     } else if (kind == 'r') {
         const char *ref = NULL;
         long at = responses_item_reference(body, &ref);
+        const cJSON *prev = tw_json_get(body, "previous_response_id");
+        if (prev && !cJSON_IsNull(prev)) {
+            snprintf(a->why, sizeof a->why,
+                     "previous_response_id '%.40s' names a stored response; the script profile "
+                     "stores no responses (send the earlier items in input, as with store: false)",
+                     cJSON_IsString(prev) ? prev->valuestring : "");
+            return;
+        }
         if (at >= 0) {
             snprintf(a->why, sizeof a->why,
                      "input[%ld]: item_reference '%.40s' names a stored item; the script profile "

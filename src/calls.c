@@ -78,11 +78,18 @@ tw_status tw_args_dedupe(cJSON *args, tw_pending *warns, size_t *nwarn)
     return st;
 }
 
-bool tw_call_check(const tw_decode_opts *o, const tw_limits *L, tw_result *res,
-                   const char *name, const cJSON *args, tw_error *err, tw_pending *warns,
-                   size_t *nwarn)
+/* Written bytes per source byte a parsed tree's size bound can reach: a
+ * number of one byte is bounded by 32 + 1 (tw_json_size_within). */
+#define TW_SIZE_PER_SOURCE_BYTE 33
+
+/* tw_call_check; src_len, when not 0, is the length of the text the
+ * arguments were parsed from, which bounds their written size. */
+static bool call_check(const tw_decode_opts *o, const tw_limits *L, tw_result *res,
+                       const char *name, const cJSON *args, size_t src_len, tw_error *err,
+                       tw_pending *warns, size_t *nwarn)
 {
-    if (!tw_json_size_within(args, L->max_args_bytes)) {
+    bool small = src_len && src_len <= L->max_args_bytes / TW_SIZE_PER_SOURCE_BYTE;
+    if (!small && !tw_json_size_within(args, L->max_args_bytes)) {
         tw_error_set(err, TW_D_ARGS_TOO_LARGE, -1, NULL, "arguments exceed max_args_bytes (%zu)",
                      L->max_args_bytes);
         return true;
@@ -104,6 +111,13 @@ bool tw_call_check(const tw_decode_opts *o, const tw_limits *L, tw_result *res,
         return true;
     }
     return false;
+}
+
+bool tw_call_check(const tw_decode_opts *o, const tw_limits *L, tw_result *res,
+                   const char *name, const cJSON *args, tw_error *err, tw_pending *warns,
+                   size_t *nwarn)
+{
+    return call_check(o, L, res, name, args, 0, err, warns, nwarn);
 }
 
 tw_status tw_wire_diag(tw_wire_sink *k, bool error, tw_status code, int64_t off, const char *msg)
@@ -211,6 +225,7 @@ tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c)
     tw_pending warns[TW_PENDING_MAX];
     size_t nwarn = 0;
     cJSON *args = NULL;
+    size_t src_len = 0; /* the text args were parsed from, when known */
     const char *name = c->name;
 
     if (c->params_alias)
@@ -230,16 +245,19 @@ tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c)
         strip_fence(&p, &n);
         if (parse_args(L, p, n, true, c->args_oversize, &args, &why, warns, &nwarn) != TW_OK)
             return TW_ERR_NOMEM;
+        src_len = n;
     } else if (why.code == TW_OK && c->args_native && cJSON_IsString(c->args_value)) {
         /* a format whose arguments are an object gave a string: parse it */
         const char *p = c->args_value->valuestring;
-        if (parse_args(L, p, strlen(p), false, false, &args, &why, warns, &nwarn) != TW_OK)
+        src_len = strlen(p);
+        if (parse_args(L, p, src_len, false, false, &args, &why, warns, &nwarn) != TW_OK)
             return TW_ERR_NOMEM;
     } else if (why.code == TW_OK && c->args_value && !cJSON_IsNull(c->args_value)) {
         if (!cJSON_IsObject(c->args_value)) {
             tw_error_set(&why, TW_D_ARGUMENTS_NOT_OBJECT, -1, NULL,
                          "arguments are not a JSON object");
-        } else if (tree_depth(c->args_value, 1, L->max_depth) > L->max_depth) {
+        } else if (!c->args_src_len && tree_depth(c->args_value, 1, L->max_depth) > L->max_depth) {
+            /* (a tree parsed with max_depth holds nothing deeper) */
             tw_error_set(&why, TW_D_JSON_TOO_DEEP, -1, NULL, "arguments nested deeper than %zu",
                          L->max_depth);
         } else {
@@ -247,6 +265,7 @@ tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c)
                                  : cJSON_Duplicate(c->args_value, 1);
             if (!args)
                 return TW_ERR_NOMEM;
+            src_len = c->args_src_len;
             if (!c->args_native)
                 tw_pending_add(warns, &nwarn, TW_D_ARGUMENTS_AS_OBJECT,
                                "arguments were an object, not a JSON string");
@@ -261,7 +280,7 @@ tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c)
         return TW_ERR_NOMEM;
     }
     if (why.code == TW_OK)
-        tw_call_check(o, L, k->res, name, args, &why, warns, &nwarn);
+        call_check(o, L, k->res, name, args, src_len, &why, warns, &nwarn);
     if (why.code != TW_OK) {
         cJSON_Delete(args);
         return tw_wire_diag(k, true, why.code, c->offset, why.message);
@@ -312,6 +331,38 @@ tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c)
 
 tw_status tw_call_take_object(tw_wire_sink *k, cJSON *obj, int64_t off)
 {
+    return tw_call_take_parsed(k, obj, off, 0);
+}
+
+/* The members a call object is read by, found in one walk (the first of
+ * each key, as cJSON_GetObjectItemCaseSensitive finds it), each key
+ * compared by its length first. */
+typedef struct call_members {
+    const cJSON *name, *id, *arguments, *parameters;
+} call_members;
+
+static void find_call_members(const cJSON *obj, call_members *m)
+{
+    memset(m, 0, sizeof *m);
+    for (const cJSON *c = obj->child; c; c = c->next) {
+        const char *s = c->string;
+        if (!s)
+            continue;
+        const cJSON **slot = NULL;
+        switch (strlen(s)) {
+        case 2: slot = memcmp(s, "id", 2) == 0 ? &m->id : NULL; break;
+        case 4: slot = memcmp(s, "name", 4) == 0 ? &m->name : NULL; break;
+        case 9: slot = memcmp(s, "arguments", 9) == 0 ? &m->arguments : NULL; break;
+        case 10: slot = memcmp(s, "parameters", 10) == 0 ? &m->parameters : NULL; break;
+        default: break;
+        }
+        if (slot && !*slot)
+            *slot = c;
+    }
+}
+
+tw_status tw_call_take_parsed(tw_wire_sink *k, cJSON *obj, int64_t off, size_t src_len)
+{
     if (!cJSON_IsObject(obj))
         return tw_wire_diag(k, true, TW_D_TOOL_CALL_JSON, off, "tool call is not a JSON object");
     tw_error why;
@@ -322,16 +373,18 @@ tw_status tw_call_take_object(tw_wire_sink *k, cJSON *obj, int64_t off)
         c.refuse = why.code;
         c.refuse_why = why.message;
     }
-    const cJSON *jn = tw_json_get(obj, "name");
-    c.name = cJSON_IsString(jn) ? jn->valuestring : NULL;
-    c.id = tw_json_get_str(obj, "id");
-    const cJSON *ja = tw_json_get(obj, "arguments");
+    call_members m;
+    find_call_members(obj, &m);
+    c.name = cJSON_IsString(m.name) ? m.name->valuestring : NULL;
+    c.id = cJSON_IsString(m.id) ? m.id->valuestring : NULL;
+    const cJSON *ja = m.arguments;
     if (!ja) {
-        ja = tw_json_get(obj, "parameters");
+        ja = m.parameters;
         c.params_alias = ja != NULL;
     }
     c.args_value = ja;
     c.args_native = true;
     c.args_owner = obj;
+    c.args_src_len = src_len;
     return tw_wire_take_call(k, &c);
 }

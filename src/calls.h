@@ -92,6 +92,10 @@ typedef struct tw_wire_call {
     tw_status refuse;        /* decided by the format before the shared rules (json_nul,
                                 call_duplicate_key), TW_OK when none */
     const char *refuse_why;  /* its message, NULL for the code's own */
+    size_t args_src_len;     /* args_value lies in a tree tw_json_parse(_lint) read with
+                                k->L->max_depth from this many bytes (so its nesting is
+                                within the cap and its written size at most 33 bytes a
+                                source byte); 0 when not known */
 } tw_wire_call;
 
 /*
@@ -109,6 +113,14 @@ tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c);
  * object's arguments are moved out of obj into the call, never copied.
  */
 tw_status tw_call_take_object(tw_wire_sink *k, cJSON *obj, int64_t off);
+
+/*
+ * tw_call_take_object for an object that lies in a tree tw_json_parse or
+ * tw_json_parse_lint read with k->L->max_depth from src_len bytes of text:
+ * the same rules, without walking the arguments again for their depth, nor
+ * for their size when 33 * src_len is within max_args_bytes.
+ */
+tw_status tw_call_take_parsed(tw_wire_sink *k, cJSON *obj, int64_t off, size_t src_len);
 
 /* ===================== pieces of the rules ===================== */
 

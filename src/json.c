@@ -1838,12 +1838,31 @@ tw_status tw_json_parse_lint(const char *buf, size_t len, size_t max_depth, cJSO
 
 const char *tw_json_repeated_member(const cJSON *obj, const char *const *keys)
 {
-    if (!cJSON_IsObject(obj))
+    if (!cJSON_IsObject(obj) || (obj->type & TW_JSON_UNIQUE_BIT))
         return NULL;
-    for (size_t k = 0; keys[k]; k++) {
-        int seen = 0;
+    /* one walk over the members, each key compared by its length first */
+    enum { NK = 16 };
+    size_t nk = 0, klen[NK];
+    unsigned char seen[NK] = {0};
+    while (nk < NK && keys[nk]) {
+        klen[nk] = strlen(keys[nk]);
+        nk++;
+    }
+    for (const cJSON *c = obj->child; c; c = c->next) {
+        if (!c->string)
+            continue;
+        size_t n = strlen(c->string);
+        for (size_t k = 0; k < nk; k++)
+            if (klen[k] == n && memcmp(c->string, keys[k], n) == 0 && seen[k] < 2)
+                seen[k]++;
+    }
+    for (size_t k = 0; k < nk; k++)
+        if (seen[k] > 1)
+            return keys[k];
+    for (size_t k = nk; nk == NK && keys[k]; k++) { /* a list longer than NK */
+        int cnt = 0;
         for (const cJSON *c = obj->child; c; c = c->next)
-            if (c->string && strcmp(c->string, keys[k]) == 0 && ++seen > 1)
+            if (c->string && strcmp(c->string, keys[k]) == 0 && ++cnt > 1)
                 return keys[k];
     }
     return NULL;
@@ -2435,4 +2454,22 @@ static int fast_parse(const char *buf, size_t len, size_t max_depth, cJSON **out
     *out = v;
     *deepest = p.deepest;
     return FAST_OK;
+}
+
+bool tw_json_parse_prefix(const char *buf, size_t len, size_t max_depth, cJSON **out,
+                          size_t *used)
+{
+    *out = NULL;
+    *used = 0;
+    if (!len || (buf[0] != '{' && buf[0] != '['))
+        return false;
+    if (max_depth == 0 || max_depth > TW_DEPTH_HARD_MAX)
+        max_depth = TW_DEPTH_HARD_MAX;
+    fast_parser p = {buf, len, 0, max_depth, 0, 0, FAST_OK};
+    cJSON *v = fast_value(&p);
+    if (!v)
+        return false; /* not within len, not RFC 8259, too deep, or out of memory */
+    *out = v;
+    *used = p.i;
+    return true;
 }

@@ -238,10 +238,17 @@ static tw_status oai_response(tw_wire_sink *k, const char *buf, size_t len)
     tw_wire_step base[8] = {{"choices", 0}, {NULL, ci}, {"message", 0}};
     tw_buf refusal = {0};
     int64_t refusal_off = -1;
-    base[3].key = "reasoning_content";
-    int64_t off_rc = tw_wire_locate(buf, len, base, 4);
-    base[3].key = "reasoning";
-    int64_t off_r = tw_wire_locate(buf, len, base, 4);
+    /* where the two reasoning fields lie is read only when both are there,
+     * the one case a diagnostic names them */
+    int64_t off_rc = -1, off_r = -1;
+    const char *rc0 = tw_json_get_str(msg, "reasoning_content");
+    const char *r0 = tw_json_get_str(msg, "reasoning");
+    if (rc0 && rc0[0] && r0 && r0[0]) {
+        base[3].key = "reasoning_content";
+        off_rc = tw_wire_locate(buf, len, base, 4);
+        base[3].key = "reasoning";
+        off_r = tw_wire_locate(buf, len, base, 4);
+    }
     st = take_reasoning(k, msg, off_rc, off_r);
     if (st == TW_OK)
         st = take_content(k, tw_json_get(msg, "content"), &refusal);

@@ -231,10 +231,20 @@ static tw_status run(tw_proxy_dec *d, const source *s)
     uint64_t end = s->chunk_off + s->nchunk;
     while (pos < end) {
         if (d->state == P_OUT) {
-            /* pass text on up to the next '<' */
+            /* pass text on up to the next '<' that may open a tag: one
+             * followed by "tool_result", or one whose bytes up to the end
+             * of the chunk begin it (any other '<' would be refused as a
+             * tag and passed on as text, so the text layer gets it in one
+             * piece with its neighbours) */
             uint64_t q = pos;
             if (q >= s->chunk_off) {
-                const char *lt = memchr(s->chunk + (q - s->chunk_off), '<', (size_t)(end - q));
+                const char *lt = s->chunk + (q - s->chunk_off), *ce = s->chunk + s->nchunk;
+                while ((lt = memchr(lt, '<', (size_t)(ce - lt)))) {
+                    size_t rest = (size_t)(ce - lt);
+                    if (memcmp(lt, RES_OPEN, rest < RES_OPEN_LEN ? rest : RES_OPEN_LEN) == 0)
+                        break;
+                    lt++;
+                }
                 q = lt ? s->chunk_off + (uint64_t)(lt - s->chunk) : end;
             } else {
                 while (q < end && src_at(s, q) != '<')

@@ -181,15 +181,18 @@ static void end_thinking_block(tw_text_dec *d)
 /* ===================== calls ===================== */
 
 /* One parsed call object, accepted or refused by the rules every decoder
- * shares (calls.h); its arguments are moved out of it, never copied. */
-static tw_status take_call(tw_text_dec *d, cJSON *obj, int64_t off)
+ * shares (calls.h); its arguments are moved out of it, never copied. The
+ * payload was parsed with d->L.max_depth from at most src_len bytes. */
+static tw_status take_call(tw_text_dec *d, cJSON *obj, int64_t off, size_t src_len)
 {
     tw_wire_sink k = {&d->res, &d->o, &d->L, d->fn, d->user, &d->stop};
-    return tw_call_take_object(&k, obj, off);
+    return tw_call_take_parsed(&k, obj, off, src_len);
 }
 
-/* A parsed payload: an object is one call, an array several. */
-static tw_status take_payload(tw_text_dec *d, cJSON *v, int64_t off, const tw_json_lint *lint)
+/* A parsed payload (read from at most src_len bytes): an object is one
+ * call, an array several. */
+static tw_status take_payload(tw_text_dec *d, cJSON *v, int64_t off, const tw_json_lint *lint,
+                              size_t src_len)
 {
     if (lint->nonstd_offset >= 0) {
         char m[160];
@@ -207,11 +210,11 @@ static tw_status take_payload(tw_text_dec *d, cJSON *v, int64_t off, const tw_js
             return st;
     }
     if (cJSON_IsObject(v))
-        return take_call(d, v, off);
+        return take_call(d, v, off, src_len);
     if (cJSON_IsArray(v)) {
         tw_status st = TW_OK;
         for (cJSON *e = v->child; st == TW_OK && e; e = e->next)
-            st = take_call(d, e, off);
+            st = take_call(d, e, off, src_len);
         return st;
     }
     return add_diag(d, true, TW_D_TOOL_CALL_JSON, off,
@@ -335,7 +338,7 @@ static tw_status decide_payload(tw_text_dec *d, const char *p, size_t n, bool re
         snprintf(m, sizeof m, "%s: %.223s", tw_code_message(fail_code), why.message);
         return add_diag(d, true, fail_code, d->c_block_off, m);
     }
-    st = take_payload(d, v, d->c_block_off, &lint);
+    st = take_payload(d, v, d->c_block_off, &lint, n);
     cJSON_Delete(v);
     return st;
 }
@@ -1187,7 +1190,7 @@ static tw_status block_done(tw_text_dec *d, size_t end, bool via_json)
                 return TW_ERR_STATE; /* cannot happen: the close tag is literal */
             return block_done(d, d->c_lit + clen, false);
         }
-        st = take_payload(d, v, d->c_block_off, &lint);
+        st = take_payload(d, v, d->c_block_off, &lint, vn);
         cJSON_Delete(v);
     } else {
         st = decide_payload(d, d->c_blk.data, d->c_lit, true, TW_D_TOOL_CALL_JSON);
@@ -1362,6 +1365,64 @@ static tw_status block_feed_piece(tw_text_dec *d, const char *p, size_t n, uint6
     return block_step(d);
 }
 
+/*
+ * A block that opened at the start of p and ends within p, decided in one
+ * pass over p itself: when p, past the whitespace the JSON-aware path
+ * skips, starts an object or array that tw_json_parse_prefix reads (RFC
+ * 8259 text within max_depth) and the close tag follows as that path
+ * wants it, within the block cap, the block is the JSON-aware path's
+ * decision (its scanner ends such a value at the same bracket and its
+ * parser gives the same tree), without copying the block, scanning it and
+ * parsing it again. *took is the bytes of p the block took, 0 when it is
+ * left to the buffered path (any other payload, or the end not in p).
+ */
+static tw_status block_direct(tw_text_dec *d, const char *p, size_t n, size_t *took)
+{
+    *took = 0;
+    if (d->kind == TW_TEXT_QWEN_XML || d->c_blk.len || d->c_oversize || d->c_jphase != JP_PRE)
+        return TW_OK;
+    size_t lim = n < d->c_cap ? n : d->c_cap, i = 0;
+    while (i < lim && tw_is_space((unsigned char)p[i]))
+        i++;
+    if (i == lim || (p[i] != '{' && p[i] != '['))
+        return TW_OK;
+    cJSON *v;
+    size_t used;
+    if (!tw_json_parse_prefix(p + i, lim - i, d->L.max_depth, &v, &used))
+        return TW_OK;
+    /* what JP_POST takes: whitespace and ``` fences (Hermes), then the tag */
+    size_t clen, j = i + used, post = 0;
+    const char *close = closer(d, &clen);
+    while (j < lim && post < clen) {
+        unsigned char c = (unsigned char)p[j];
+        if (post == 0 && tw_is_space(c)) {
+            j++;
+        } else if (post == 0 && c == '`' && d->kind != TW_TEXT_FENCED) {
+            if (lim - j < 3 || memcmp(p + j, "```", 3) != 0)
+                break;
+            j += 3;
+        } else if (c == (unsigned char)close[post]) {
+            post++;
+            j++;
+        } else {
+            break;
+        }
+    }
+    if (post < clen) {
+        cJSON_Delete(v);
+        return TW_OK;
+    }
+    tw_json_lint lint = {0};
+    lint.nul_offset = -1;
+    lint.nonstd_offset = -1;
+    tw_status st = take_payload(d, v, d->c_block_off, &lint, used);
+    cJSON_Delete(v);
+    d->c_blocks++;
+    block_reset(d);
+    *took = j;
+    return st;
+}
+
 /* A block opened: --bare-json no longer applies; release held content. */
 static tw_status bare_release(tw_text_dec *d)
 {
@@ -1403,8 +1464,16 @@ static tw_status calls_feed(tw_text_dec *d, const char *p, size_t n, uint64_t of
     size_t need = olen + (d->kind == TW_TEXT_FENCED ? 1 : 0);
     tw_status st = TW_OK;
     while (n && st == TW_OK) {
-        if (d->c_state == 1)
-            return block_feed(d, p, n, off);
+        if (d->c_state == 1) {
+            size_t took;
+            st = block_direct(d, p, n, &took);
+            if (st != TW_OK || !took)
+                return st == TW_OK ? block_feed(d, p, n, off) : st;
+            p += took;
+            n -= took;
+            off += took;
+            continue;
+        }
         if (d->c_hold.len) {
             /* a partial opener is held: extend it up to `need` bytes */
             size_t take = need - d->c_hold.len;
@@ -1578,7 +1647,7 @@ static tw_status calls_finish(tw_text_dec *d)
             break;
         bool deep = !v && why.code == TW_D_JSON_TOO_DEEP;
         if (v) {
-            st = take_payload(d, v, d->c_block_off, &lint);
+            st = take_payload(d, v, d->c_block_off, &lint, pn);
             cJSON_Delete(v);
         } else {
             st = add_diag(d, true, deep ? TW_D_JSON_TOO_DEEP : TW_D_TOOL_CALL_UNTERMINATED,
@@ -1828,6 +1897,24 @@ static void hold_consume(tw_text_dec *d, size_t k)
         d->t_call_at = d->t_call_at > k ? d->t_call_at - k : 0;
 }
 
+/*
+ * Where, after h[0] (a '<' that opens no think block), the next think tag
+ * may start: the next "<think", or a '<' near the end that may begin one,
+ * else len. The bytes before it go to the call layer in one piece (a
+ * tool-call block with them), as they would one '<' at a time.
+ */
+static size_t next_think_at(const char *h, size_t len)
+{
+    static const char pre[] = "<think"; /* begins <think> and <thinking> */
+    const char *f = tw_memmem(h + 1, len - 1, pre, SLEN(pre));
+    if (f)
+        return (size_t)(f - h);
+    for (size_t k = len > SLEN(pre) ? len - SLEN(pre) + 1 : 1; k < len; k++)
+        if (memcmp(h + k, pre, len - k) == 0)
+            return k;
+    return len;
+}
+
 static tw_status think_process(tw_text_dec *d, bool final)
 {
     tw_status st = TW_OK;
@@ -1876,8 +1963,9 @@ static tw_status think_process(tw_text_dec *d, bool final)
             if (maybe)
                 return TW_OK; /* partial tag held back */
             if (!tag) {
-                st = calls_feed(d, h, 1, d->t_hold_off);
-                hold_consume(d, 1);
+                size_t j = next_think_at(h, len);
+                st = calls_feed(d, h, j, d->t_hold_off);
+                hold_consume(d, j);
                 continue;
             }
             think_open(d, tag, 0, tl);
@@ -2077,7 +2165,7 @@ static tw_status bare_json_finish(tw_text_dec *d)
                 st = add_diag(d, false, TW_D_JSON_NOT_RFC8259, off, m);
             }
             if (st == TW_OK)
-                st = take_call(d, v, off);
+                st = take_call(d, v, off, tn);
             cJSON_Delete(v);
             if (st != TW_OK)
                 return st;

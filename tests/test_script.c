@@ -932,6 +932,14 @@ Test(script_endpoints, bad_requests_say_why)
     cr_assert(strstr(r.why, "input[1]: item_reference 'fc_2' names a stored item") != NULL, "%s", r.why);
     tw_ref_answer_free(&r);
     cJSON_Delete(j);
+    /* previous_response_id: the same, it would be answered out of context */
+    j = cJSON_Parse("{\"model\":\"m\",\"input\":\"x\",\"previous_response_id\":\"resp_1\"}");
+    tw_ref_answer_script('r', j, &L, &r);
+    cr_assert_eq(r.status, 400);
+    cr_assert(strstr(r.why, "previous_response_id 'resp_1' names a stored response") != NULL, "%s",
+              r.why);
+    tw_ref_answer_free(&r);
+    cJSON_Delete(j);
     /* a named tool the request does not declare: the script's 400 */
     j = cJSON_Parse("{\"model\":\"m\",\"input\":\"x\",\"tool_choice\":{\"type\":\"function\","
                     "\"name\":\"nope\"}}");

@@ -219,12 +219,25 @@ void tw_json_lint_scan(const char *buf, size_t len, tw_json_lint *out);
 tw_status tw_json_parse_lint(const char *buf, size_t len, size_t max_depth, cJSON **out,
                              tw_error *err, tw_json_lint *lint);
 
+/*
+ * The JSON object or array that starts at buf[0], read by the one pass of
+ * tw_json_parse when that pass takes it (RFC 8259 text, nesting within
+ * max_depth): true with *out, the tree tw_json_parse_lint gives for
+ * buf[0, *used), and *used, the bytes up to and including its closing
+ * bracket (what follows is not read). False, with *out NULL, when the value
+ * does not end within len, is not RFC 8259 JSON, nests too deep or an
+ * allocation failed: the caller then reads the text its usual way.
+ */
+bool tw_json_parse_prefix(const char *buf, size_t len, size_t max_depth, cJSON **out,
+                          size_t *used);
+
 /* Did tw_json_parse_lint remove a NUL-holding value inside v (or is v a
  * top-level string that holds one)? Survives cJSON_Duplicate. */
 bool tw_json_tainted(const cJSON *v);
 
 /* Of the NULL-terminated list `keys`, the first that obj holds more than
- * once, or NULL. */
+ * once, or NULL. An object tw_json_parse marked as holding no repeated key
+ * (tw_json_dedupe) is not walked. */
 const char *tw_json_repeated_member(const cJSON *obj, const char *const *keys);
 
 /*
