@@ -118,8 +118,10 @@ void tw_check_set_put(tw_check_set *s, tw_check_id id, tw_verdict v, int64_t off
     }
     if (clean.len > sizeof small - 1)
         clean.len = tw_redacted_cut(clean.data, sizeof small - 1);
-    char *copy = tw_strndup(clean.data ? clean.data : "", clean.len);
-    tw_buf_free(&clean);
+    /* the scrubbed buffer becomes the evidence (the scrubber leaves room for the NUL) */
+    if (clean.data)
+        clean.data[clean.len] = '\0';
+    char *copy = tw_buf_take(&clean, NULL);
     if (!copy)
         return;
     for (size_t i = 0; i < s->len; i++) {

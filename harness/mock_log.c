@@ -8,14 +8,15 @@
 
 #include "redact.h"
 
-/* One verdict of a packed record; its evidence lies in the record's strings. */
+/* One verdict of a packed record (16 bytes); its id is the catalog's string of
+ * `check`, its evidence lies in the record's strings. */
 typedef struct packed_check {
-    const char *id;                /* the catalog's */
-    tw_check_id check;
     int64_t offset;
     uint32_t evidence;             /* offset in the strings */
+    uint16_t check;
     uint8_t verdict;
 } packed_check;
+_Static_assert(TW_CHK_COUNT <= UINT16_MAX, "a check id fits a packed verdict");
 
 struct tw_mock_packed {
     unsigned long seq;
@@ -31,7 +32,9 @@ struct tw_mock_packed {
 
 static char *strings_of(tw_mock_packed *p) { return (char *)(p->checks + p->nchecks); }
 
-static tw_mock_packed *pack(const tw_mock_record *rec)
+/* The record packed in one allocation: `old` (a record leaving a full ring,
+ * resized) or a new one; NULL on failure, `old` then left as it was. */
+static tw_mock_packed *pack(const tw_mock_record *rec, tw_mock_packed *old)
 {
     size_t lp = strnlen(rec->path, sizeof rec->path - 1) + 1;
     size_t lf = strnlen(rec->fixture, sizeof rec->fixture - 1) + 1;
@@ -41,7 +44,7 @@ static tw_mock_packed *pack(const tw_mock_record *rec)
     if (n > UINT32_MAX || lp + lf + le > UINT32_MAX)
         return NULL;
     size_t size = sizeof(tw_mock_packed) + n * sizeof(packed_check) + lp + lf + le;
-    tw_mock_packed *p = malloc(size);
+    tw_mock_packed *p = old ? realloc(old, size) : malloc(size);
     if (!p)
         return NULL;
     p->seq = rec->seq;
@@ -63,7 +66,7 @@ static tw_mock_packed *pack(const tw_mock_record *rec)
         const char *ev = c->evidence ? c->evidence : "";
         size_t l = strlen(ev) + 1;
         memcpy(s + at, ev, l);
-        p->checks[i] = (packed_check){c->id, c->check, c->offset, (uint32_t)at, (uint8_t)c->verdict};
+        p->checks[i] = (packed_check){c->offset, (uint32_t)at, (uint16_t)c->check, (uint8_t)c->verdict};
         at += l;
     }
     return p;
@@ -92,7 +95,8 @@ static bool unpack(tw_mock_packed *p, tw_mock_record *r)
         if (!ev)
             return false;
         r->checks.items[r->checks.len++] =
-            (tw_check_result){p->checks[i].id, p->checks[i].check, (tw_verdict)p->checks[i].verdict,
+            (tw_check_result){tw_check_name((tw_check_id)p->checks[i].check),
+                              (tw_check_id)p->checks[i].check, (tw_verdict)p->checks[i].verdict,
                               p->checks[i].offset, ev};
     }
     return true;
@@ -106,21 +110,26 @@ void tw_mock_ring_init(tw_mock_ring *g, size_t cap)
 
 bool tw_mock_ring_push(tw_mock_ring *g, tw_mock_record *rec)
 {
-    tw_mock_packed *p = pack(rec);
-    tw_check_set_free(&rec->checks);
-    if (!p)
-        return false;
     if (g->n == g->cap) {
-        /* full: the oldest slot takes the new record */
+        /* full: the oldest slot takes the new record, in the oldest record's
+         * allocation (resized: records of one route have about one size) */
         tw_mock_packed **old = &g->r[g->head];
-        g->bytes -= (*old)->size;
-        free(*old);
+        size_t was = (*old)->size;
+        tw_mock_packed *p = pack(rec, *old);
+        tw_check_set_free(&rec->checks);
+        if (!p)
+            return false; /* the oldest record is kept */
+        g->bytes -= was;
         *old = p;
         g->bytes += p->size;
         g->head = (g->head + 1) % g->alloc;
         g->writes++;
         return true;
     }
+    tw_mock_packed *p = pack(rec, NULL);
+    tw_check_set_free(&rec->checks);
+    if (!p)
+        return false;
     if (g->n == g->alloc) {
         /* not full yet, so head is 0 and the records are slots 0..n-1 */
         size_t na = g->alloc ? g->alloc * 2 : 64;

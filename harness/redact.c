@@ -116,19 +116,42 @@ void tw_redactor_free(tw_redactor *r)
     memset(r, 0, sizeof *r);
 }
 
+/* name in ASCII lower case into low (n bytes): false when it does not fit. */
+static bool lower_into(const char *name, char *low, size_t n)
+{
+    size_t i = 0;
+    for (; name[i]; i++) {
+        if (i + 1 >= n)
+            return false;
+        char c = name[i];
+        low[i] = c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+    }
+    low[i] = '\0';
+    return true;
+}
+
+/* needle (lower case) in name: in its lower-cased copy when there is one. */
+static bool has_part(const char *name, const char *low, const char *needle)
+{
+    return low ? strstr(low, needle) != NULL : contains_ci(name, needle);
+}
+
 bool tw_redact_header_dropped(const tw_redactor *r, const char *name)
 {
     for (size_t i = 0; r && i < r->nnames; i++)
         if (strcasecmp(r->names[i], name) == 0)
             return true;
+    /* lowered once: the lists below are lower case */
+    char buf[256];
+    const char *low = lower_into(name, buf, sizeof buf) ? buf : NULL;
     for (const char *const *p = dropped_exact; *p; p++)
-        if (strcasecmp(*p, name) == 0)
+        if (low ? strcmp(*p, low) == 0 : strcasecmp(*p, name) == 0)
             return true;
     /* x-ratelimit-remaining-tokens and the like are counters, not secrets */
-    if (contains_ci(name, "ratelimit") || contains_ci(name, "rate-limit"))
+    if (has_part(name, low, "ratelimit") || has_part(name, low, "rate-limit"))
         return false;
     for (const char *const *p = dropped_parts; *p; p++)
-        if (contains_ci(name, *p))
+        if (has_part(name, low, *p))
             return true;
     return false;
 }
