@@ -343,6 +343,14 @@ int tw_cmd_serve(int argc, char **argv)
             fprintf(stderr, "%s\n", line.data);
         tw_buf_free(&line);
     }
+    if (!script && fs.n == 0) {
+        /* every file given was skipped above: nothing would be served */
+        fprintf(stderr, "toolwire serve: no fixture to serve (%zu file(s) given could not be "
+                        "loaded)\n", fs.nbad);
+        cJSON_Delete(fault);
+        tw_fixture_set_free(&fs);
+        return TW_EXIT_FAIL;
+    }
     size_t fits = 0;
     for (size_t i = 0; i < fs.n; i++)
         fits += tw_mock_profile_fits(mo.profile, &fs.fx[i]);

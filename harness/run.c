@@ -30,7 +30,7 @@ bool tw_backend_spec_parse(const char *arg, char *store, tw_backend_spec *out, t
     if (strncmp(v, "mock:", 5) == 0) {
         out->profile = v + 5;
         if (!tw_mock_profile_known(out->profile)) {
-            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "unknown mock profile '%s' (replay, hermes, qwen3-coder, anthropic, vllm-native, gemini, script)",
+            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "unknown mock profile '%s' (auto, replay, hermes, qwen3-coder, anthropic, vllm-native, gemini, script)",
                      out->profile);
             return false;
         }
