@@ -16,74 +16,8 @@
 #include "import.h"
 #include "redact.h"
 #include "run.h"
+#include "import_run.h"
 #include "twtest.h"
-
-/* Import src into a fresh folder (recording the failing checks when
- * expect); the written fixture's path (malloc'd). */
-static char *import_one(tw_import_kind kind, const char *src, char *dir, bool expect)
-{
-    cr_assert_not_null(mkdtemp(dir));
-    tw_import_opts o = {kind, dir, "", NULL, expect};
-    tw_redactor red = {0};
-    char *written = NULL;
-    tw_error why = {.offset = -1};
-    size_t nx = 0;
-    tw_status st = tw_import_file(src, &o, &red, &written, &nx, &why);
-    tw_redactor_free(&red);
-    cr_assert_eq(st, TW_OK, "%s", why.message);
-    cr_assert_eq(nx, 2);
-    return written;
-}
-
-/* Replay the fixture at path against mock:replay; every verdict must match. */
-static void replay(const char *path, tw_report *rep)
-{
-    tw_error why = {.offset = -1};
-    char *paths[] = {(char *)path};
-    tw_fixture_set fs;
-    cr_assert(tw_fixture_set_load(&fs, paths, 1, NULL, &why), "%s", why.message);
-    cr_assert_eq(fs.n, 1, "%s", fs.nbad ? fs.bad_why[0] : "");
-    tw_backend_spec b = {.name = "m", .profile = "replay"};
-    tw_run_opts o;
-    memset(&o, 0, sizeof o);
-    o.client.connect_timeout_ms = 5000;
-    o.client.total_timeout_ms = 20000;
-    cr_assert_eq(tw_run_backend(&fs, &b, &o, rep, &why), TW_OK, "%s", why.message);
-    tw_fixture_set_free(&fs);
-    cr_assert_eq(rep->nfx, 1);
-    cr_assert(!rep->fx[0].skipped, "skipped: %s", rep->fx[0].note ? rep->fx[0].note : "");
-    cr_assert_eq(rep->fx[0].nex, 2);
-    cr_expect_eq(rep->n_mismatch, 0, "%zu mismatches", rep->n_mismatch);
-}
-
-static tw_verdict verdict(const tw_report *rep, size_t k, const char *id, const char **ev)
-{
-    const tw_rep_exchange *e = &rep->fx[0].ex[k];
-    for (size_t c = 0; c < e->nchecks; c++)
-        if (strcmp(e->checks[c].id, id) == 0) {
-            if (ev)
-                *ev = e->checks[c].evidence ? e->checks[c].evidence : "";
-            return e->checks[c].verdict;
-        }
-    cr_assert_fail("%s has no verdict in exchange %zu", id, k);
-    return TW_V_SKIP;
-}
-
-static void expect_all(const tw_report *rep, size_t k, const char *const *ids, tw_verdict v)
-{
-    for (size_t i = 0; ids[i]; i++) {
-        const char *ev = "";
-        tw_verdict got = verdict(rep, k, ids[i], &ev);
-        cr_expect_eq(got, v, "exchange %zu %s: %s (%s)", k, ids[i], tw_verdict_name(got), ev);
-    }
-}
-
-static void cleanup(char *written, const char *dir)
-{
-    unlink(written);
-    rmdir(dir);
-    free(written);
-}
 
 /* The thoughtSignature of the first part of a content object. */
 static const char *part_signature(const cJSON *content)
@@ -122,7 +56,7 @@ Test(import_gemini, real_body_cassette)
     if (!src)
         cr_skip_test("../shared/real-traffic is absent");
     char dir[] = "/tmp/tw_import_gem_XXXXXX";
-    char *written = import_one(TW_IMPORT_VCR, src, dir, true);
+    char *written = tw_test_import_one(TW_IMPORT_VCR, src, dir, true, 2);
     tw_fixture f;
     tw_error why = {.offset = -1};
     cr_assert_eq(tw_fixture_load(written, NULL, &f, &why), TW_OK, "%s", why.message);
@@ -142,21 +76,21 @@ Test(import_gemini, real_body_cassette)
                      "tool_calls");
     tw_fixture_free(&f);
     tw_report rep;
-    replay(written, &rep);
+    tw_test_replay_clean(written, 2, &rep);
     static const char *const pass[] = {"GEM-01", "GEM-02", "GEM-03", NULL};
-    expect_all(&rep, 0, pass, TW_V_PASS);
-    expect_all(&rep, 1, pass, TW_V_PASS);
+    tw_test_expect_verdicts(&rep, 0, pass, TW_V_PASS);
+    tw_test_expect_verdicts(&rep, 1, pass, TW_V_PASS);
     static const char *const skip[] = {"GEM-04", "GEM-05", NULL};
-    expect_all(&rep, 0, skip, TW_V_SKIP);
-    expect_all(&rep, 1, skip, TW_V_SKIP);
-    cr_expect_eq(verdict(&rep, 1, "GEM-C01", NULL), TW_V_PASS);
+    tw_test_expect_verdicts(&rep, 0, skip, TW_V_SKIP);
+    tw_test_expect_verdicts(&rep, 1, skip, TW_V_SKIP);
+    cr_expect_eq(tw_test_verdict(&rep, 1, "GEM-C01", NULL), TW_V_PASS);
     /* gemini-2.0-flash signs nothing, so the call goes back unsigned and
      * that is no fault of the client */
     const char *ev = "";
-    cr_expect_eq(verdict(&rep, 1, "GEM-C02", &ev), TW_V_SKIP, "%s", ev);
+    cr_expect_eq(tw_test_verdict(&rep, 1, "GEM-C02", &ev), TW_V_SKIP, "%s", ev);
     cr_expect(strstr(ev, "no thoughtSignature"), "%s", ev);
     tw_report_free(&rep);
-    cleanup(written, dir);
+    tw_test_import_cleanup(written, dir);
 }
 
 /* pydantic-ai against gemini-3-pro-preview, streamed: a signed call of
@@ -169,7 +103,7 @@ Test(import_gemini, real_stream_cassette)
     if (!src)
         cr_skip_test("../shared/real-traffic is absent");
     char dir[] = "/tmp/tw_import_gem_XXXXXX";
-    char *written = import_one(TW_IMPORT_VCR, src, dir, true);
+    char *written = tw_test_import_one(TW_IMPORT_VCR, src, dir, true, 2);
     tw_fixture f;
     tw_error why = {.offset = -1};
     cr_assert_eq(tw_fixture_load(written, NULL, &f, &why), TW_OK, "%s", why.message);
@@ -200,15 +134,15 @@ Test(import_gemini, real_stream_cassette)
                      "The capital of Mexico is Mexico City.");
     tw_fixture_free(&f);
     tw_report rep;
-    replay(written, &rep);
+    tw_test_replay_clean(written, 2, &rep);
     static const char *const pass0[] = {"GEM-01", "GEM-02", "GEM-03", "GEM-04", NULL};
-    expect_all(&rep, 0, pass0, TW_V_PASS);
+    tw_test_expect_verdicts(&rep, 0, pass0, TW_V_PASS);
     /* the answer after the result is text: no call to judge */
     static const char *const pass1[] = {"GEM-01", "GEM-03", "GEM-04", "GEM-C01", "GEM-C02", NULL};
-    expect_all(&rep, 1, pass1, TW_V_PASS);
-    cr_expect_eq(verdict(&rep, 1, "GEM-02", NULL), TW_V_SKIP);
+    tw_test_expect_verdicts(&rep, 1, pass1, TW_V_PASS);
+    cr_expect_eq(tw_test_verdict(&rep, 1, "GEM-02", NULL), TW_V_SKIP);
     tw_report_free(&rep);
-    cleanup(written, dir);
+    tw_test_import_cleanup(written, dir);
 }
 
 /* A HAR of Vertex AI traffic: publisher paths under /v1/, the API key
@@ -217,7 +151,7 @@ Test(import_gemini, real_stream_cassette)
 Test(import_gemini, har_vertex_paths)
 {
     char dir[] = "/tmp/tw_import_gem_XXXXXX";
-    char *written = import_one(TW_IMPORT_HAR, tw_test_src("tests/data/import/gemini_vertex.har"), dir, true);
+    char *written = tw_test_import_one(TW_IMPORT_HAR, tw_test_src("tests/data/import/gemini_vertex.har"), dir, true, 2);
     size_t n = 0;
     tw_error why = {.offset = -1};
     char *text = tw_read_file(written, 1 << 20, &n, &why);
@@ -243,14 +177,14 @@ Test(import_gemini, har_vertex_paths)
     cr_expect_eq(f.exchanges[1].resp.nevents, 2);
     tw_fixture_free(&f);
     tw_report rep;
-    replay(written, &rep);
+    tw_test_replay_clean(written, 2, &rep);
     static const char *const pass0[] = {"GEM-01", "GEM-02", "GEM-03", NULL};
-    expect_all(&rep, 0, pass0, TW_V_PASS);
+    tw_test_expect_verdicts(&rep, 0, pass0, TW_V_PASS);
     static const char *const pass1[] = {"GEM-01", "GEM-03", "GEM-04", "GEM-C01", "GEM-C02", NULL};
-    expect_all(&rep, 1, pass1, TW_V_PASS);
-    cr_expect_eq(verdict(&rep, 1, "GEM-02", NULL), TW_V_SKIP);
+    tw_test_expect_verdicts(&rep, 1, pass1, TW_V_PASS);
+    cr_expect_eq(tw_test_verdict(&rep, 1, "GEM-02", NULL), TW_V_SKIP);
     tw_report_free(&rep);
-    cleanup(written, dir);
+    tw_test_import_cleanup(written, dir);
 }
 
 /* GEM-C02 judges the request against what the model's answers carried: the

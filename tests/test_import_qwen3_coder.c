@@ -17,60 +17,8 @@
 #include "redact.h"
 #include "report.h"
 #include "run.h"
+#include "import_run.h"
 #include "twtest.h"
-
-static char *import_one(tw_import_kind kind, const char *src, char *dir, size_t want_nx)
-{
-    cr_assert_not_null(mkdtemp(dir));
-    tw_import_opts o = {kind, dir, "", NULL, true};
-    tw_redactor red = {0};
-    char *written = NULL;
-    tw_error why = {.offset = -1};
-    size_t nx = 0;
-    tw_status st = tw_import_file(src, &o, &red, &written, &nx, &why);
-    tw_redactor_free(&red);
-    cr_assert_eq(st, TW_OK, "%s", why.message);
-    cr_assert_eq(nx, want_nx);
-    return written;
-}
-
-static void cleanup(char *written, const char *dir)
-{
-    unlink(written);
-    rmdir(dir);
-    free(written);
-}
-
-static void run_profile(const char *path, const char *profile, bool drop_responses, tw_report *rep)
-{
-    tw_error why = {.offset = -1};
-    char *paths[] = {(char *)path};
-    tw_fixture_set fs;
-    cr_assert(tw_fixture_set_load(&fs, paths, 1, NULL, &why), "%s", why.message);
-    cr_assert_eq(fs.n, 1, "%s", fs.nbad ? fs.bad_why[0] : "");
-    if (drop_responses)
-        for (size_t k = 0; k < fs.fx[0].nexchanges; k++)
-            fs.fx[0].exchanges[k].has_response = false;
-    tw_backend_spec b = {.name = profile, .profile = profile};
-    tw_run_opts o;
-    memset(&o, 0, sizeof o);
-    o.client.connect_timeout_ms = 5000;
-    o.client.total_timeout_ms = 20000;
-    cr_assert_eq(tw_run_backend(&fs, &b, &o, rep, &why), TW_OK, "%s", why.message);
-    tw_fixture_set_free(&fs);
-    cr_assert_eq(rep->nfx, 1);
-    cr_assert(!rep->fx[0].skipped, "skipped: %s", rep->fx[0].note ? rep->fx[0].note : "");
-}
-
-static tw_verdict verdict(const tw_report *rep, size_t k, const char *id)
-{
-    const tw_rep_exchange *e = &rep->fx[0].ex[k];
-    for (size_t c = 0; c < e->nchecks; c++)
-        if (strcmp(e->checks[c].id, id) == 0)
-            return e->checks[c].verdict;
-    cr_assert_fail("%s has no verdict in exchange %zu", id, k);
-    return TW_V_SKIP;
-}
 
 static bool lists_failing(const tw_fx_exchange *x, const char *id)
 {
@@ -104,7 +52,7 @@ static void expect_typed(const tw_fx_exchange *x, bool want_limit)
 Test(import_qwen3_coder, vcr_chat_content_with_xml, .timeout = 60)
 {
     char dir[] = "/tmp/tw_import_qwen_XXXXXX";
-    char *written = import_one(TW_IMPORT_VCR, tw_test_src("tests/data/import/qwen3_coder_chat.yaml"), dir, 2);
+    char *written = tw_test_import_one(TW_IMPORT_VCR, tw_test_src("tests/data/import/qwen3_coder_chat.yaml"), dir, true, 2);
     size_t len;
     tw_error why = {.offset = -1};
     char *text = tw_read_file(written, 1 << 20, &len, &why);
@@ -135,23 +83,23 @@ Test(import_qwen3_coder, vcr_chat_content_with_xml, .timeout = 60)
     tw_fixture_free(&f);
 
     tw_report rep;
-    run_profile(written, "replay", false, &rep);
+    tw_test_run_fixture(written, "replay", false, &rep);
     cr_expect_eq(rep.n_mismatch, 0, "%zu mismatches", rep.n_mismatch);
     for (size_t k = 0; k < 2; k++) {
-        cr_expect_eq(verdict(&rep, k, "QWX-01"), TW_V_FAIL);
-        cr_expect_eq(verdict(&rep, k, "QWX-02"), TW_V_FAIL);
+        cr_expect_eq(tw_test_verdict(&rep, k, "QWX-01", NULL), TW_V_FAIL);
+        cr_expect_eq(tw_test_verdict(&rep, k, "QWX-02", NULL), TW_V_FAIL);
     }
     tw_report_free(&rep);
     /* the same model text from the reference server */
-    run_profile(written, "qwen3-coder", true, &rep);
+    tw_test_run_fixture(written, "qwen3-coder", true, &rep);
     for (size_t k = 0; k < 2; k++) {
-        cr_expect_eq(verdict(&rep, k, "QWX-01"), TW_V_PASS, "exchange %zu", k);
-        cr_expect_eq(verdict(&rep, k, "QWX-02"), TW_V_PASS, "exchange %zu", k);
-        cr_expect_eq(verdict(&rep, k, "OAI-R07"), TW_V_PASS, "exchange %zu", k);
-        cr_expect_eq(verdict(&rep, k, "OAI-R05"), TW_V_PASS, "exchange %zu", k);
+        cr_expect_eq(tw_test_verdict(&rep, k, "QWX-01", NULL), TW_V_PASS, "exchange %zu", k);
+        cr_expect_eq(tw_test_verdict(&rep, k, "QWX-02", NULL), TW_V_PASS, "exchange %zu", k);
+        cr_expect_eq(tw_test_verdict(&rep, k, "OAI-R07", NULL), TW_V_PASS, "exchange %zu", k);
+        cr_expect_eq(tw_test_verdict(&rep, k, "OAI-R05", NULL), TW_V_PASS, "exchange %zu", k);
     }
     tw_report_free(&rep);
-    cleanup(written, dir);
+    tw_test_import_cleanup(written, dir);
 }
 
 /* A HAR of a Qwen3-Coder server: /generate text (text[0]) and a chat
@@ -159,7 +107,7 @@ Test(import_qwen3_coder, vcr_chat_content_with_xml, .timeout = 60)
 Test(import_qwen3_coder, har_generate_and_chat, .timeout = 60)
 {
     char dir[] = "/tmp/tw_import_qwen_XXXXXX";
-    char *written = import_one(TW_IMPORT_HAR, tw_test_src("tests/data/import/qwen3_coder_generate.har"), dir, 2);
+    char *written = tw_test_import_one(TW_IMPORT_HAR, tw_test_src("tests/data/import/qwen3_coder_generate.har"), dir, true, 2);
     tw_fixture f;
     tw_error why = {.offset = -1};
     cr_assert_eq(tw_fixture_load(written, NULL, &f, &why), TW_OK, "%s", why.message);
@@ -172,12 +120,12 @@ Test(import_qwen3_coder, har_generate_and_chat, .timeout = 60)
     expect_typed(&f.exchanges[1], true);
     tw_fixture_free(&f);
     tw_report rep;
-    run_profile(written, "replay", false, &rep);
+    tw_test_run_fixture(written, "replay", false, &rep);
     cr_expect_eq(rep.n_mismatch, 0, "%zu mismatches", rep.n_mismatch);
-    cr_expect_eq(verdict(&rep, 0, "QWX-01"), TW_V_FAIL);
-    cr_expect_eq(verdict(&rep, 1, "QWX-01"), TW_V_FAIL);
+    cr_expect_eq(tw_test_verdict(&rep, 0, "QWX-01", NULL), TW_V_FAIL);
+    cr_expect_eq(tw_test_verdict(&rep, 1, "QWX-01", NULL), TW_V_FAIL);
     tw_report_free(&rep);
-    cleanup(written, dir);
+    tw_test_import_cleanup(written, dir);
 }
 
 /* Traffic whose content holds no XML call is not a Qwen3-Coder recording. */
@@ -201,5 +149,5 @@ Test(import_qwen3_coder, plain_chat_stays_openai)
         cr_expect(!f.exchanges[k].decode_format || strcmp(f.exchanges[k].decode_format, "qwen3-coder") != 0);
     }
     tw_fixture_free(&f);
-    cleanup(written, dir);
+    tw_test_import_cleanup(written, dir);
 }

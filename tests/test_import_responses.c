@@ -13,74 +13,8 @@
 #include "import.h"
 #include "redact.h"
 #include "run.h"
+#include "import_run.h"
 #include "twtest.h"
-
-/* Import src into a fresh folder, recording what the traffic shows when
- * expect; the written fixture's path (malloc'd). */
-static char *import_one(tw_import_kind kind, const char *src, char *dir, bool expect)
-{
-    cr_assert_not_null(mkdtemp(dir));
-    tw_import_opts o = {kind, dir, "", NULL, expect};
-    tw_redactor red = {0};
-    char *written = NULL;
-    tw_error why = {.offset = -1};
-    size_t nx = 0;
-    tw_status st = tw_import_file(src, &o, &red, &written, &nx, &why);
-    tw_redactor_free(&red);
-    cr_assert_eq(st, TW_OK, "%s", why.message);
-    cr_assert_eq(nx, 2);
-    return written;
-}
-
-/* Replay the fixture at path against mock:replay; every verdict must match. */
-static void replay(const char *path, tw_report *rep)
-{
-    tw_error why = {.offset = -1};
-    char *paths[] = {(char *)path};
-    tw_fixture_set fs;
-    cr_assert(tw_fixture_set_load(&fs, paths, 1, NULL, &why), "%s", why.message);
-    cr_assert_eq(fs.n, 1, "%s", fs.nbad ? fs.bad_why[0] : "");
-    tw_backend_spec b = {.name = "m", .profile = "replay"};
-    tw_run_opts o;
-    memset(&o, 0, sizeof o);
-    o.client.connect_timeout_ms = 5000;
-    o.client.total_timeout_ms = 20000;
-    cr_assert_eq(tw_run_backend(&fs, &b, &o, rep, &why), TW_OK, "%s", why.message);
-    tw_fixture_set_free(&fs);
-    cr_assert_eq(rep->nfx, 1);
-    cr_assert(!rep->fx[0].skipped, "skipped: %s", rep->fx[0].note ? rep->fx[0].note : "");
-    cr_assert_eq(rep->fx[0].nex, 2);
-    cr_expect_eq(rep->n_mismatch, 0, "%zu mismatches", rep->n_mismatch);
-}
-
-static tw_verdict verdict(const tw_report *rep, size_t k, const char *id, const char **ev)
-{
-    const tw_rep_exchange *e = &rep->fx[0].ex[k];
-    for (size_t c = 0; c < e->nchecks; c++)
-        if (strcmp(e->checks[c].id, id) == 0) {
-            if (ev)
-                *ev = e->checks[c].evidence ? e->checks[c].evidence : "";
-            return e->checks[c].verdict;
-        }
-    cr_assert_fail("%s has no verdict in exchange %zu", id, k);
-    return TW_V_SKIP;
-}
-
-static void expect_all(const tw_report *rep, size_t k, const char *const *ids, tw_verdict v)
-{
-    for (size_t i = 0; ids[i]; i++) {
-        const char *ev = "";
-        tw_verdict got = verdict(rep, k, ids[i], &ev);
-        cr_expect_eq(got, v, "exchange %zu %s: %s (%s)", k, ids[i], tw_verdict_name(got), ev);
-    }
-}
-
-static void cleanup(char *written, const char *dir)
-{
-    unlink(written);
-    rmdir(dir);
-    free(written);
-}
 
 /* The real recording of a streamed call and its round trip (March 2025: no
  * sequence numbers yet). The second turn answers with a text stream; its
@@ -93,7 +27,7 @@ Test(import_responses, real_stream_cassette)
     if (!src)
         cr_skip_test("../shared/real-traffic is absent");
     char dir[] = "/tmp/tw_import_rsp_XXXXXX";
-    char *written = import_one(TW_IMPORT_VCR, src, dir, true);
+    char *written = tw_test_import_one(TW_IMPORT_VCR, src, dir, true, 2);
     tw_fixture f;
     tw_error why = {.offset = -1};
     cr_assert_eq(tw_fixture_load(written, NULL, &f, &why), TW_OK, "%s", why.message);
@@ -104,24 +38,24 @@ Test(import_responses, real_stream_cassette)
     cr_expect_str_eq(f.exchanges[0].resp.events[0].event, "response.created");
     tw_fixture_free(&f);
     tw_report rep;
-    replay(written, &rep);
+    tw_test_replay_clean(written, 2, &rep);
     static const char *const pass0[] = {"RSP-01", "ORS-01", "ORS-02", "ORS-04", "ORS-05", "ORS-06",
                                         "ORS-07", "ORS-08", "ORS-09", "CLI-03", NULL};
-    expect_all(&rep, 0, pass0, TW_V_PASS);
+    tw_test_expect_verdicts(&rep, 0, pass0, TW_V_PASS);
     static const char *const skip0[] = {"ORS-03", "OAI-R01", "OAI-S01", "CLI-01", "CLI-02", "CLI-08", NULL};
-    expect_all(&rep, 0, skip0, TW_V_SKIP);
+    tw_test_expect_verdicts(&rep, 0, skip0, TW_V_SKIP);
     /* the round trip: call and output carried back in input, answered with text */
     static const char *const pass1[] = {"ORS-01", "ORS-02", "ORS-04", "ORS-08", "ORS-09", "CLI-01",
                                         "CLI-02", "CLI-04", NULL};
-    expect_all(&rep, 1, pass1, TW_V_PASS);
+    tw_test_expect_verdicts(&rep, 1, pass1, TW_V_PASS);
     static const char *const skip1[] = {"ORS-03", "ORS-05", "ORS-06", "ORS-07", NULL};
-    expect_all(&rep, 1, skip1, TW_V_SKIP);
+    tw_test_expect_verdicts(&rep, 1, skip1, TW_V_SKIP);
     const char *ev = "";
-    cr_expect_eq(verdict(&rep, 1, "CLI-09", &ev), TW_V_FAIL);
+    cr_expect_eq(tw_test_verdict(&rep, 1, "CLI-09", &ev), TW_V_FAIL);
     cr_expect(strstr(ev, "call_id fc_67e554a1") && strstr(ev, "call_kL0PCQV7"), "%s", ev);
-    cr_expect_eq(verdict(&rep, 0, "CLI-09", NULL), TW_V_SKIP);
+    cr_expect_eq(tw_test_verdict(&rep, 0, "CLI-09", NULL), TW_V_SKIP);
     tw_report_free(&rep);
-    cleanup(written, dir);
+    tw_test_import_cleanup(written, dir);
 }
 
 Test(import_responses, real_body_cassette)
@@ -130,19 +64,19 @@ Test(import_responses, real_body_cassette)
     if (!src)
         cr_skip_test("../shared/real-traffic is absent");
     char dir[] = "/tmp/tw_import_rsp_XXXXXX";
-    char *written = import_one(TW_IMPORT_VCR, src, dir, false);
+    char *written = tw_test_import_one(TW_IMPORT_VCR, src, dir, false, 2);
     tw_report rep;
-    replay(written, &rep);
+    tw_test_replay_clean(written, 2, &rep);
     static const char *const pass0[] = {"RSP-01", "ORS-01", "ORS-05", "ORS-06", "ORS-08", "ORS-09", "CLI-03", NULL};
-    expect_all(&rep, 0, pass0, TW_V_PASS);
+    tw_test_expect_verdicts(&rep, 0, pass0, TW_V_PASS);
     static const char *const skip0[] = {"ORS-02", "ORS-03", "ORS-04", "ORS-07", NULL};
-    expect_all(&rep, 0, skip0, TW_V_SKIP);
+    tw_test_expect_verdicts(&rep, 0, skip0, TW_V_SKIP);
     static const char *const pass1[] = {"ORS-01", "ORS-08", "ORS-09", "CLI-01", "CLI-02", "CLI-04", "CLI-09", NULL};
-    expect_all(&rep, 1, pass1, TW_V_PASS);
+    tw_test_expect_verdicts(&rep, 1, pass1, TW_V_PASS);
     /* parallel_tool_calls is not sent: advice only */
-    cr_expect_eq(verdict(&rep, 1, "CLI-06", NULL), TW_V_FAIL);
+    cr_expect_eq(tw_test_verdict(&rep, 1, "CLI-06", NULL), TW_V_FAIL);
     tw_report_free(&rep);
-    cleanup(written, dir);
+    tw_test_import_cleanup(written, dir);
 }
 
 /* A HAR of an Azure-style deployment: /openai/v1/responses?api-version=…, its
@@ -150,7 +84,7 @@ Test(import_responses, real_body_cassette)
 Test(import_responses, har_under_a_prefix)
 {
     char dir[] = "/tmp/tw_import_rsp_XXXXXX";
-    char *written = import_one(TW_IMPORT_HAR, tw_test_src("tests/data/import/responses_prefix.har"), dir, false);
+    char *written = tw_test_import_one(TW_IMPORT_HAR, tw_test_src("tests/data/import/responses_prefix.har"), dir, false, 2);
     tw_fixture f;
     tw_error why = {.offset = -1};
     cr_assert_eq(tw_fixture_load(written, NULL, &f, &why), TW_OK, "%s", why.message);
@@ -160,12 +94,12 @@ Test(import_responses, har_under_a_prefix)
     cr_expect_eq(f.exchanges[0].resp.nevents, 7);
     tw_fixture_free(&f);
     tw_report rep;
-    replay(written, &rep);
+    tw_test_replay_clean(written, 2, &rep);
     static const char *const pass0[] = {"ORS-01", "ORS-02", "ORS-03", "ORS-04", "ORS-05", "ORS-06",
                                         "ORS-07", "ORS-08", "ORS-09", NULL};
-    expect_all(&rep, 0, pass0, TW_V_PASS);
+    tw_test_expect_verdicts(&rep, 0, pass0, TW_V_PASS);
     static const char *const pass1[] = {"ORS-01", "ORS-08", "ORS-09", "CLI-01", "CLI-02", "CLI-09", NULL};
-    expect_all(&rep, 1, pass1, TW_V_PASS);
+    tw_test_expect_verdicts(&rep, 1, pass1, TW_V_PASS);
     tw_report_free(&rep);
-    cleanup(written, dir);
+    tw_test_import_cleanup(written, dir);
 }
