@@ -138,14 +138,25 @@ int tw_cmd_convert(int argc, char **argv)
     tw_error_clear(&te);
     tw_status st = tw_transcode_read(from, input, len, &d, &v, &warnings, &te);
     tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "%s", te.message);
+    /* where in the file, as every JSON reader of the CLI says it */
+    size_t line = 0, col = 0;
+    bool at = st != TW_OK && te.offset >= 0 && (size_t)te.offset <= len;
+    if (at)
+        tw_line_col(input, len, (size_t)te.offset, &line, &col);
     free(input);
     rc = TW_EXIT_OK;
     tw_buf out = {0};
     if (st != TW_OK) {
         tw_cli_print_warnings("convert", &warnings);
-        fprintf(stderr, "toolwire convert: cannot read %s as %s: %s\n", path, from, why.message);
+        if (at)
+            fprintf(stderr, "toolwire convert: %s:%zu:%zu: cannot read it as %s: %s\n", path, line,
+                    col, from, why.message);
+        else
+            fprintf(stderr, "toolwire convert: cannot read %s as %s: %s\n", path, from,
+                    why.message);
         tw_diag_list_free(&warnings);
-        return TW_EXIT_FAIL;
+        /* a file that is not JSON at all is bad input, as for encode */
+        return st == TW_ERR_PARSE ? TW_EXIT_USAGE : TW_EXIT_FAIL;
     }
     /* a neutral call without an id gets one, as in `encode` */
     if (strncmp(from, "neutral", 7) == 0)
