@@ -1502,13 +1502,6 @@ static bool spelled_integer(const char *s)
     size_t n = e ? (size_t)(e - p) : strlen(p);
     const char *dot = memchr(p, '.', n);
     size_t ni = dot ? (size_t)(dot - p) : n;
-    long long exp = 0;
-    if (e) {
-        errno = 0;
-        exp = strtoll(e + 1, NULL, 10);
-        if (errno) /* a huge exponent: never an index */
-            return false;
-    }
     /* the last non-zero digit, counted from the first integer digit */
     long long last = -1, k = 0;
     for (size_t i = 0; i < n; i++) {
@@ -1517,6 +1510,15 @@ static bool spelled_integer(const char *s)
         if (p[i] != '0')
             last = k;
         k++;
+    }
+    if (last < 0)
+        return true; /* zero, whatever the exponent (0e999999999999999999999) */
+    long long exp = 0;
+    if (e) {
+        errno = 0;
+        exp = strtoll(e + 1, NULL, 10);
+        if (errno) /* a huge exponent of a non-zero value: never an index */
+            return false;
     }
     /* digits at positions < ni + exp lie before the point */
     return last < 0 || last < (long long)ni + exp;
