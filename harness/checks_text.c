@@ -12,7 +12,10 @@
 /* Does the fixture read this exchange's model text as Qwen3-Coder XML. */
 static bool ex_is_qwen(const tw_fx_exchange *ex)
 {
-    return ex && ex->decode_format && strcmp(ex->decode_format, "qwen3-coder") == 0;
+    /* model_format is set by the fixture loader; an exchange built in code
+     * (import, record) names its decoder only */
+    const char *f = !ex ? NULL : ex->model_format ? ex->model_format : ex->decode_format;
+    return f && strcmp(f, "qwen3-coder") == 0;
 }
 
 /* The model text as the text checks read it: with the qwen3-coder decoder
