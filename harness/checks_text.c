@@ -12,7 +12,10 @@
 /* Does the fixture read this exchange's model text as Qwen3-Coder XML. */
 static bool ex_is_qwen(const tw_fx_exchange *ex)
 {
-    return ex && ex->decode_format && strcmp(ex->decode_format, "qwen3-coder") == 0;
+    /* model_format is set by the fixture loader; an exchange built in code
+     * (import, record) names its decoder only */
+    const char *f = !ex ? NULL : ex->model_format ? ex->model_format : ex->decode_format;
+    return f && strcmp(f, "qwen3-coder") == 0;
 }
 
 /* The model text as the text checks read it: with the qwen3-coder decoder
@@ -601,7 +604,15 @@ void tw_chk_qwx_checks(judge *j, char kind, bool stream)
             }
         }
         char eb[200], gb[200];
-        if (bad != SIZE_MAX) {
+        if (bad != SIZE_MAX && strcmp(what, "names") == 0) {
+            /* the count first when it differs too: a call the response adds
+             * (one hidden in the thinking, say) shifts every name after it */
+            PUT(j->out, TW_CHK_QWX_01, TW_V_FAIL, -1,
+                "call %zu: the model text names %.64s, the response %.64s (the model text reads "
+                "as %zu call(s), the response carries %zu)",
+                bad, r.msg.calls[bad].name, got.calls[bad].name ? got.calls[bad].name : "(none)",
+                r.msg.ncalls, got.ncalls);
+        } else if (bad != SIZE_MAX) {
             char *e = tw_json_print(r.msg.calls[bad].arguments, NULL);
             char *g = got.calls[bad].args ? tw_json_print(got.calls[bad].args, NULL) : NULL;
             PUT(j->out, TW_CHK_QWX_01, TW_V_FAIL, -1, "call %zu (%.64s): %s differ: model text %s, response %s",

@@ -309,7 +309,7 @@ int tw_cmd_serve(int argc, char **argv)
         return serve_proxy(proxy, upstream, key_env, mo.port, seconds, quiet, optind < argc, fault);
     if (!tw_mock_profile_known(mo.profile)) {
         cJSON_Delete(fault);
-        return tw_cli_usage_error("serve", "unknown profile '%s'", mo.profile);
+        return tw_cli_usage_error("serve", "unknown profile '%s' (auto, replay, hermes, qwen3-coder, anthropic, vllm-native, gemini, script)", mo.profile);
     }
     bool script = strcmp(mo.profile, "script") == 0;
     if (optind >= argc && !script) {
@@ -375,6 +375,11 @@ int tw_cmd_serve(int argc, char **argv)
     if (script && fs.n + fs.nbad)
         fprintf(stderr, "toolwire serve: the script profile answers every request itself; the "
                         "%zu fixture(s) given are not served\n", fs.n + fs.nbad);
+    if (!script && fits < fs.n)
+        fprintf(stderr,
+                "toolwire serve: %zu of the %zu fixture(s) given do not fit profile %s and are "
+                "not served (the auto profile serves each with a profile that fits it)\n",
+                fs.n - fits, fs.n, mo.profile);
     if (script)
         printf("serving the scripted model with profile script on %s\n", tw_mock_url(m));
     else

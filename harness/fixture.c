@@ -9,6 +9,7 @@
  * bytes (the tree came from those bytes, so they are valid JSON).
  */
 #include "fixture_int.h"
+#include "toolwire/registry.h"
 
 /* ===================== locating a JSON path in the source ===================== */
 
@@ -682,6 +683,10 @@ static tw_status validate(vctx *c, tw_fixture *f)
     /* what refers to other exchanges: agreement and call-id placeholders */
     for (size_t k = 0; k < n; k++) {
         tw_fx_exchange *x = &f->exchanges[k];
+        if (x->decode_format && tw_decoder_is_text(x->decode_format))
+            x->model_format = x->decode_format;
+        else if (strcmp(f->backend, "qwen3-coder") == 0)
+            x->model_format = "qwen3-coder";
         char jp[TW_JP];
         long aw = x->live.json ? x->live.agrees_with : -1;
         if (aw >= 0 && ((size_t)aw >= n || (size_t)aw == k)) {

@@ -76,6 +76,10 @@ typedef struct tw_fx_exchange {
     const char *model_pass1;   /* vLLM-native two-pass: pass 1 and pass 2 text, or NULL */
     const char *model_pass2;
     const char *decode_format; /* which reference decoder judges this exchange, or NULL */
+    /* the text format the model text is written in: decode_format when it
+     * names a text decoder, else "qwen3-coder" for a fixture of that
+     * backend, else NULL (Hermes); set by the loader */
+    const char *model_format;
     const cJSON *decode_options; /* fixture "options" object for it, or NULL */
     const cJSON *expect_result;  /* the expected neutral result, or NULL */
     tw_fx_expect_fail *expect_fail; /* checks expected to fail, with reasons */

@@ -266,7 +266,7 @@ tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o,
         opts = *o;
     const char *profile = opts.profile ? opts.profile : "replay";
     if (!tw_mock_profile_known(profile)) {
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "unknown profile '%s' (replay, hermes, qwen3-coder, anthropic, vllm-native, gemini, script)",
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "unknown profile '%s' (auto, replay, hermes, qwen3-coder, anthropic, vllm-native, gemini, script)",
                  profile);
         return TW_ERR_INVALID;
     }

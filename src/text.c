@@ -747,14 +747,17 @@ static tw_status q_put_value(tw_buf *out, unsigned m, const char *p, size_t n, s
     if ((m & (QT_OBJECT | QT_ARRAY)) && tn && (t[0] == '{' || t[0] == '[')) {
         cJSON *v = NULL;
         tw_error e;
+        tw_error_clear(&e);
         tw_status ps = tw_json_parse(t, tn, max_depth, &v, &e);
         if (ps == TW_ERR_NOMEM)
             return ps;
         bool ok = ps == TW_OK && (((m & QT_OBJECT) && cJSON_IsObject(v)) ||
                                   ((m & QT_ARRAY) && cJSON_IsArray(v)));
         cJSON_Delete(v);
-        /* too deep: the text goes as is, so the call is refused json_too_deep */
-        if (ok || ps == TW_ERR_LIMIT)
+        /* too deep, or a string holding U+0000: the text goes as is, so the
+         * call is refused json_too_deep or json_nul as every decoder's is
+         * (rule 8), not args_schema */
+        if (ok || ps == TW_ERR_LIMIT || e.code == TW_D_JSON_NUL)
             return tw_buf_append(out, t, tn);
     }
     if (!(m & QT_STRING))

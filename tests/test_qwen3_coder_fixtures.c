@@ -7,7 +7,9 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "cases.h"
 #include "fixture.h"
 #include "mock.h"
 #include "report.h"
@@ -185,4 +187,50 @@ Test(qwen3_coder_fixtures, auto_profile)
         else if (strcmp(fs.fx[i].name, "qwen3-coder/ref_two_calls") == 0)
             cr_expect(tw_mock_profile_fits("qwen3-coder", &fs.fx[i]));
     tw_fixture_set_free(&fs);
+}
+
+/* A fixture of backend qwen3-coder whose exchanges give no decode.format:
+ * its model text is still read as Qwen3-Coder XML by the checks (as the
+ * profile serves it), so a server that left the XML in content fails
+ * QWX-01/02 rather than being judged by the hermes decoder (no call seen,
+ * every check passing). */
+Test(qwen3_coder_fixtures, backend_without_decode_format, .timeout = 60)
+{
+    size_t len;
+    cJSON *fx;
+    free(tw_test_load_exact(tw_test_src("fixtures/qwen3-coder/xml_leaked_into_content.json"), &len,
+                            &fx));
+    cJSON *x;
+    cJSON_ArrayForEach(x, cJSON_GetObjectItem(fx, "exchanges"))
+    {
+        cJSON_DeleteItemFromObject(x, "decode");
+        cJSON_DeleteItemFromObject(x, "expect");
+    }
+    char path[] = "/tmp/tw_qwen_nodecode_XXXXXX.json";
+    int fd = mkstemps(path, 5);
+    cr_assert_geq(fd, 0);
+    char *text = cJSON_Print(fx);
+    cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    free(text);
+    cJSON_Delete(fx);
+    tw_error why = {.offset = -1};
+    char *paths[] = {path};
+    tw_fixture_set fs;
+    cr_assert(tw_fixture_set_load(&fs, paths, 1, NULL, &why), "%s", why.message);
+    cr_assert_eq(fs.n, 1, "%s", fs.nbad ? fs.bad_why[0] : "");
+    cr_assert_null(fs.fx[0].exchanges[0].decode_format);
+    cr_assert_str_eq(fs.fx[0].exchanges[0].model_format, "qwen3-coder");
+    tw_report rep;
+    run_profile(&fs, "replay", &rep);
+    const tw_rep_fixture *r = find_fx(&rep, fs.fx[0].name);
+    cr_assert_not_null(r);
+    const tw_rep_check *q1 = find_check(&r->ex[0], "QWX-01");
+    const tw_rep_check *q2 = find_check(&r->ex[0], "QWX-02");
+    cr_assert(q1 && q2);
+    cr_expect_eq(q1->verdict, TW_V_FAIL, "QWX-01: %s", q1->evidence ? q1->evidence : "");
+    cr_expect_eq(q2->verdict, TW_V_FAIL, "QWX-02: %s", q2->evidence ? q2->evidence : "");
+    tw_report_free(&rep);
+    tw_fixture_set_free(&fs);
+    unlink(path);
 }
