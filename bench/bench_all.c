@@ -1,6 +1,8 @@
 /*
  * The project's benchmark: every decoder on generated inputs, batch and
- * streamed in 1-, 4-, 16- and 4096-byte pieces, beside memchr and cJSON on the
+ * streamed in 1-, 4-, 16- and 4096-byte pieces through one decoder reset and
+ * reused (its results recycled), and through the one-call decode (fresh:
+ * new state, new result), beside memchr and cJSON on the
  * same bytes in the same process (CPU time of the thread, rounds
  * interleaved, medians kept, so a busy machine moves both sides alike); peak
  * memory; then, when wrk is on
@@ -9,8 +11,9 @@
  * Prints a table and writes OUT/DATE.json and OUT/DATE.md. Asserts nothing.
  *
  * usage: bench_all [--out DIR] [--rounds N] [--http-seconds S] [--threads N]
- *                  [--fixtures DIR] [--no-http] [--tool-calls]
- * (--tool-calls: only the decoder inputs set against cJSON)
+ *                  [--fixtures DIR] [--no-http] [--tool-calls] [--text]
+ * (--tool-calls: only the decoder inputs set against cJSON; --text: only
+ * those set against memchr)
  */
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
@@ -250,25 +253,34 @@ static work *make_works(size_t *n)
 
 /* ===================== timing ===================== */
 
+/* The modes: the input in one piece (batch), in pieces of these sizes, and
+ * the one-call decode (fresh). */
+enum { MODE_BATCH = 0 };
+#define MODE_FRESH SIZE_MAX
+
 typedef struct job {
     const work *w;
     const tw_format_ops *f;
     const tw_decode_opts *o;
-    size_t chunk; /* 0: batch */
+    size_t chunk; /* MODE_BATCH: one feed; MODE_FRESH: f->decode; else the piece size */
     size_t calls, errors;
     tw_status st;
-    void *state; /* the streaming decoder, allocated once and reset for each decode */
+    void *state; /* the decoder, allocated once and reset for each decode */
 } job;
 
-/* A streaming client: one decoder, reset for each input (keeping its
- * buffers), fed the input in place, piece by piece. */
-static tw_status stream_decode(job *j, tw_result *out)
+/* A client that decodes one input after another on one decoder: reset (it
+ * keeps its buffers), the input fed in place in one piece or piece by
+ * piece, finish, and the result handed back with recycle once read (the
+ * text decoders write the next result's content and thinking into its
+ * buffers). */
+static tw_status reuse_decode(job *j, tw_result *out)
 {
     const char *p = j->w->in.data;
     size_t len = j->w->in.len;
+    size_t chunk = j->chunk == MODE_BATCH ? (len ? len : 1) : j->chunk;
     tw_status st = j->f->reset(j->state, j->o, NULL, NULL);
-    for (size_t off = 0; st == TW_OK && off < len; off += j->chunk)
-        st = j->f->feed(j->state, p + off, len - off < j->chunk ? len - off : j->chunk);
+    for (size_t off = 0; st == TW_OK && off < len; off += chunk)
+        st = j->f->feed(j->state, p + off, len - off < chunk ? len - off : chunk);
     if (st == TW_OK)
         st = j->f->finish(j->state, out);
     else
@@ -280,12 +292,16 @@ static void op_decode(void *ctx)
 {
     job *j = ctx;
     tw_result r;
-    j->st = j->chunk ? stream_decode(j, &r) : j->f->decode(j->w->in.data, j->w->in.len, j->o, &r);
+    bool fresh = j->chunk == MODE_FRESH;
+    j->st = fresh ? j->f->decode(j->w->in.data, j->w->in.len, j->o, &r) : reuse_decode(j, &r);
     if (j->st != TW_OK)
         return;
     j->calls = r.msg.ncalls;
     j->errors = r.errors.len;
-    tw_result_free(&r);
+    if (fresh)
+        tw_result_free(&r);
+    else
+        j->f->recycle(j->state, &r);
 }
 
 static volatile size_t sink;
@@ -769,7 +785,7 @@ int main(int argc, char **argv)
     http_opts ho = {NULL, "fixtures", 3, 3, 2, 0, &after};
     bool http = true, decoders = true;
     long run_n = 0;
-    bool calls_only = false;
+    bool calls_only = false, text_only = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--no-http") == 0)
@@ -778,6 +794,8 @@ int main(int argc, char **argv)
             decoders = false;
         else if (strcmp(a, "--tool-calls") == 0)
             calls_only = true;
+        else if (strcmp(a, "--text") == 0)
+            text_only = true;
         else if (v && strcmp(a, "--soak") == 0 && atol(v) >= 1 && atol(v) <= 100000000)
             ho.soak = atol(v), i++;
         else if (v && strcmp(a, "--run-exchanges") == 0 && atol(v) >= 1 && atol(v) <= 1000000)
@@ -795,7 +813,7 @@ int main(int argc, char **argv)
         else {
             fprintf(stderr, "usage: bench_all [--out DIR] [--rounds 1..15] [--http-seconds S] "
                             "[--threads N] [--fixtures DIR] [--no-http] [--http-only] "
-                            "[--soak REQUESTS] [--run-exchanges N] [--tool-calls]\n");
+                            "[--soak REQUESTS] [--run-exchanges N] [--tool-calls] [--text]\n");
             return 2;
         }
     }
@@ -836,19 +854,24 @@ int main(int argc, char **argv)
     tw_buf md = {0};
     put(&md, "# Benchmark %s\n\nMachine: %s.\n\nCommand: `%s` (bench_all).\n", stamp, mach, command);
     if (decoders)
-        put(&md, "\nDecoders: CPU time of the benchmark thread, medians of %d interleaved rounds.\n\n"
+        put(&md, "\nDecoders: CPU time of the benchmark thread, medians of %d interleaved rounds. "
+                 "batch and stream/N: one decoder reset for each decode, the input fed in one piece "
+                 "or in N-byte pieces, the result recycled; fresh: the one-call decode (a new "
+                 "decoder state and result each time).\n\n"
                  "## Decoders\n\n"
                  "| decoder | input | bytes | mode | MB/s | reference | ref MB/s | time / ref | "
                  "time / batch | calls |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
             ho.rounds);
     printf("%s\n%-18s %-28s %-11s %9s %-7s %9s %7s %7s %5s\n", mach, "decoder", "input", "mode",
            "MB/s", "ref", "ref MB/s", "x ref", "x batch", "calls");
-    static const size_t chunks[] = {0, 4096, 16, 4, 1};
+    static const size_t chunks[] = {MODE_BATCH, 4096, 16, 4, 1, MODE_FRESH};
     enum { NM = sizeof chunks / sizeof chunks[0] };
     for (size_t i = 0; i < nw; i++) {
         work *w = &ws[i];
         if (calls_only && w->ref != REF_CJSON)
             continue; /* --tool-calls: only the inputs set against cJSON */
+        if (text_only && w->ref != REF_MEMCHR)
+            continue; /* --text: only the inputs set against memchr */
         const tw_format_ops *f = tw_format_find(w->format);
         if (!f)
             die("no decoder %s", w->format);
@@ -875,7 +898,10 @@ int main(int argc, char **argv)
             if (m == 0)
                 mb = md_t;
             char mode[32];
-            snprintf(mode, sizeof mode, chunks[m] ? "stream/%zu" : "batch", chunks[m]);
+            if (chunks[m] == MODE_FRESH)
+                snprintf(mode, sizeof mode, "fresh");
+            else
+                snprintf(mode, sizeof mode, chunks[m] ? "stream/%zu" : "batch", chunks[m]);
             double mbs = (double)w->in.len / md_t / 1e6, rbs = (double)w->in.len / mref / 1e6;
             printf("%-18s %-28s %-11s %9.1f %-7s %9.1f %7.2f %7.2f %5zu\n", w->format, w->name,
                    mode, mbs, rname, rbs, md_t / mref, md_t / mb, jobs[m].calls);

@@ -648,7 +648,7 @@ const tw_format_ops tw_format_anthropic_response = {
     tw_body_feed,
     resp_finish,
     tw_body_reset,
-    tw_body_free};
+    tw_body_free, tw_format_recycle_free};
 const tw_format_ops tw_format_anthropic_stream = {"anthropic-stream",
                                                   "Anthropic messages SSE event stream",
                                                   tw_anthropic_stream_decode,
@@ -656,4 +656,4 @@ const tw_format_ops tw_format_anthropic_stream = {"anthropic-stream",
                                                   st_feed,
                                                   st_finish,
                                                   st_reset,
-                                                  st_free};
+                                                  st_free, tw_format_recycle_free};

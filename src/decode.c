@@ -55,6 +55,18 @@ tw_status tw_stream_reset(tw_stream *s, const tw_decode_opts *o, tw_event_fn fn,
     return st;
 }
 
+void tw_stream_recycle(tw_stream *s, tw_result *r)
+{
+    s->f->recycle(s->d, r);
+}
+
+void tw_format_recycle_free(void *d, tw_result *r)
+{
+    (void)d;
+    if (r)
+        tw_result_free(r);
+}
+
 void tw_stream_free(tw_stream *s)
 {
     if (!s)

@@ -915,7 +915,7 @@ const tw_format_ops tw_format_gemini = {"gemini",
                                         tw_body_feed,
                                         body_finish,
                                         tw_body_reset,
-                                        tw_body_free};
+                                        tw_body_free, tw_format_recycle_free};
 const tw_format_ops tw_format_gemini_stream = {"gemini-stream",
                                                "Gemini streamGenerateContent?alt=sse event stream",
                                                tw_gemini_stream_decode,
@@ -923,4 +923,4 @@ const tw_format_ops tw_format_gemini_stream = {"gemini-stream",
                                                gs_feed,
                                                gs_finish,
                                                gs_reset,
-                                               gs_free};
+                                               gs_free, tw_format_recycle_free};

@@ -86,6 +86,23 @@ void tw_result_free(tw_result *r)
     memset(r, 0, sizeof *r);
 }
 
+void tw_result_clear(tw_result *r, const tw_limits *limits)
+{
+    tw_buf content = r->msg.content, thinking = r->msg.thinking;
+    memset(&r->msg.content, 0, sizeof r->msg.content);
+    memset(&r->msg.thinking, 0, sizeof r->msg.thinking);
+    tw_result_free(r);
+    tw_result_init(r, limits);
+    r->msg.content.data = content.data;
+    r->msg.content.cap = content.cap;
+    r->msg.thinking.data = thinking.data;
+    r->msg.thinking.cap = thinking.cap;
+    if (r->msg.content.data)
+        r->msg.content.data[0] = '\0';
+    if (r->msg.thinking.data)
+        r->msg.thinking.data[0] = '\0';
+}
+
 tw_status tw_message_add_call(tw_message *m, tw_call *c)
 {
     if (m->ncalls == m->cap_calls) {

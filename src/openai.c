@@ -810,7 +810,7 @@ const tw_format_ops tw_format_openai_response = {"openai-response",
                                                  tw_body_feed,
                                                  resp_finish,
                                                  tw_body_reset,
-                                                 tw_body_free};
+                                                 tw_body_free, tw_format_recycle_free};
 const tw_format_ops tw_format_openai_stream = {"openai-stream",
                                                "OpenAI chat.completion.chunk SSE stream",
                                                tw_openai_stream_decode,
@@ -818,4 +818,4 @@ const tw_format_ops tw_format_openai_stream = {"openai-stream",
                                                st_feed,
                                                st_finish,
                                                st_reset,
-                                               st_free};
+                                               st_free, tw_format_recycle_free};

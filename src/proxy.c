@@ -644,7 +644,7 @@ tw_status tw_proxy_prompt_encode(const tw_request *r, const tw_encode_opts *o, t
 
 const tw_format_ops tw_format_proxy = {
     "proxy", "prompt-only proxy output: <tool_call> blocks; <tool_result> blocks cut out",
-    tw_proxy_output_decode, g_new, g_feed, g_finish, g_reset, g_free};
+    tw_proxy_output_decode, g_new, g_feed, g_finish, g_reset, g_free, tw_format_recycle_free};
 const tw_encoder_ops tw_encoder_proxy_prompt = {
     "proxy-prompt", "neutral request -> the proxy's Tool-Use Protocol prompt", TW_ENC_REQUEST,
     tw_proxy_prompt_encode, tw_unsupported_encode_result};

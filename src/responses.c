@@ -960,7 +960,7 @@ const tw_format_ops tw_format_openai_responses = {"openai-responses",
                                                   tw_body_feed,
                                                   body_finish,
                                                   tw_body_reset,
-                                                  tw_body_free};
+                                                  tw_body_free, tw_format_recycle_free};
 const tw_format_ops tw_format_openai_responses_stream = {"openai-responses-stream",
                                                          "OpenAI Responses API typed SSE event "
                                                          "stream",
@@ -969,4 +969,4 @@ const tw_format_ops tw_format_openai_responses_stream = {"openai-responses-strea
                                                          rs_feed,
                                                          rs_finish,
                                                          rs_reset,
-                                                         rs_free};
+                                                         rs_free, tw_format_recycle_free};

@@ -77,11 +77,56 @@ static bool ident_char(unsigned char c)
            c == '_' || c == '-';
 }
 
+/*
+ * The first lit[0, n) in h[0, len), or NULL (n >= 1). The tags searched for
+ * in text start with a byte that is rare in it ('<', '`'), so each candidate
+ * is found with memchr and compared in place: a pass over text without
+ * that byte runs at memchr's rate, and every byte is still read a bounded
+ * number of times (at most n compares at each candidate).
+ */
+static const char *find_tag(const char *h, size_t len, const char *lit, size_t n)
+{
+    const char *p = h, *end = h + len;
+    while ((size_t)(end - p) >= n) {
+        const char *f = memchr(p, lit[0], (size_t)(end - p) - n + 1);
+        if (!f)
+            break;
+        if (memcmp(f + 1, lit + 1, n - 1) == 0) {
+            TW_WORK((size_t)(f - h) + n);
+            return f;
+        }
+        p = f + 1;
+    }
+    TW_WORK(len);
+    return NULL;
+}
+
 /* ===================== content and thinking emission ===================== */
+
+/*
+ * Append to a result buffer: one copy, in pieces of at most 256 KiB, so
+ * that a long text is not copied with the cache-bypassing stores a single
+ * large memcpy uses (slower into a buffer already in the cache, as a
+ * recycled one is).
+ */
+static tw_status out_append(tw_buf *b, const char *p, size_t n)
+{
+    enum { PIECE = 256 * 1024 };
+    if (n <= PIECE)
+        return tw_buf_append(b, p, n);
+    tw_status st = tw_buf_reserve(b, n);
+    if (st != TW_OK)
+        return st;
+    for (size_t off = 0; off < n; off += PIECE)
+        memcpy(b->data + b->len + off, p + off, n - off < PIECE ? n - off : PIECE);
+    b->len += n;
+    b->data[b->len] = '\0';
+    return TW_OK;
+}
 
 static tw_status content_out(tw_text_dec *d, const char *p, size_t n)
 {
-    tw_status st = tw_buf_append(&d->res.msg.content, p, n);
+    tw_status st = out_append(&d->res.msg.content, p, n);
     if (st == TW_OK)
         fire(d, TW_EV_CONTENT, p, n, NULL, NULL);
     return st;
@@ -132,15 +177,16 @@ static tw_status emit_content(tw_text_dec *d, const char *p, size_t n, uint64_t 
 
 static tw_status thinking_out(tw_text_dec *d, const char *p, size_t n)
 {
-    tw_status st = tw_buf_append(&d->res.msg.thinking, p, n);
+    tw_status st = out_append(&d->res.msg.thinking, p, n);
     if (st == TW_OK)
         fire(d, TW_EV_THINKING, p, n, NULL, NULL);
     return st;
 }
 
 /* Per block: leading whitespace dropped, trailing held; non-empty blocks
- * are joined with "\n". */
-static tw_status emit_thinking(tw_text_dec *d, const char *p, size_t n)
+ * are joined with "\n". `closes`: p ends the block, so its trailing
+ * whitespace is skipped, never held. */
+static tw_status emit_thinking(tw_text_dec *d, const char *p, size_t n, bool closes)
 {
     tw_status st = TW_OK;
     if (!d->th_block) {
@@ -155,7 +201,7 @@ static tw_status emit_thinking(tw_text_dec *d, const char *p, size_t n)
     while (end && tw_is_space((unsigned char)p[end - 1]))
         end--;
     if (end == 0)
-        return tw_buf_append(&d->th_ws, p, n);
+        return closes ? TW_OK : tw_buf_append(&d->th_ws, p, n);
     if (!d->th_block) {
         if (d->th_any)
             st = thinking_out(d, "\n", 1);
@@ -167,7 +213,7 @@ static tw_status emit_thinking(tw_text_dec *d, const char *p, size_t n)
     tw_buf_reset(&d->th_ws);
     if (st == TW_OK)
         st = thinking_out(d, p, end);
-    if (st == TW_OK && end < n)
+    if (st == TW_OK && end < n && !closes)
         st = tw_buf_append(&d->th_ws, p + end, n - end);
     return st;
 }
@@ -1782,7 +1828,7 @@ static size_t find_close(tw_text_dec *d, size_t *taglen)
         from = (size_t)(d->t_clear_hi - d->t_hold_off);
     size_t run = from; /* no closing tag of either kind starts in [run, from) */
     for (;;) {
-        const char *f = tw_memmem(h + from, len - from, "</think", 7);
+        const char *f = find_tag(h + from, len - from, "</think", 7);
         if (!f) {
             uint64_t lo = d->t_hold_off + run, hi = d->t_hold_off + (len >= 6 ? len - 6 : 0);
             if (hi > lo && lo <= d->t_clear_hi && hi >= d->t_clear_lo) {
@@ -1856,6 +1902,20 @@ static bool forced_start(tw_text_dec *d, bool final)
 
 static tw_status think_process(tw_text_dec *d, bool final);
 
+/*
+ * Public text in which the think layer found no '<': calls_feed, without its
+ * second search when that search is for '<' too. Between blocks, with no
+ * partial opener held, a Hermes or Qwen3-Coder opener cannot start in it,
+ * so it is content as it stands (what calls_feed would find).
+ */
+static tw_status calls_feed_plain(tw_text_dec *d, const char *p, size_t n, uint64_t off)
+{
+    size_t olen;
+    if (d->c_state == 0 && d->c_hold.len == 0 && opener(d, &olen)[0] == '<')
+        return emit_content(d, p, n, off);
+    return calls_feed(d, p, n, off);
+}
+
 static tw_status think_feed(tw_text_dec *d, const char *p, size_t n)
 {
     /* drop consumed bytes once per feed: what stays held is short except
@@ -1909,7 +1969,7 @@ static void hold_consume(tw_text_dec *d, size_t k)
 static size_t next_think_at(const char *h, size_t len)
 {
     static const char pre[] = "<think"; /* begins <think> and <thinking> */
-    const char *f = tw_memmem(h + 1, len - 1, pre, SLEN(pre));
+    const char *f = find_tag(h + 1, len - 1, pre, SLEN(pre));
     if (f)
         return (size_t)(f - h);
     for (size_t k = len > SLEN(pre) ? len - SLEN(pre) + 1 : 1; k < len; k++)
@@ -1931,13 +1991,13 @@ static tw_status think_process(tw_text_dec *d, bool final)
                 return TW_OK;
             const char *lt = memchr(h, '<', len);
             if (!lt) {
-                st = calls_feed(d, h, len, d->t_hold_off);
+                st = calls_feed_plain(d, h, len, d->t_hold_off);
                 hold_consume(d, len);
                 return st;
             }
             size_t i = (size_t)(lt - h);
             if (i) {
-                st = calls_feed(d, h, i, d->t_hold_off);
+                st = calls_feed_plain(d, h, i, d->t_hold_off);
                 if (st != TW_OK)
                     return st;
                 hold_consume(d, i);
@@ -1980,7 +2040,7 @@ static tw_status think_process(tw_text_dec *d, bool final)
         size_t tagl = 0;
         size_t c = find_close(d, &tagl);
         if (c != NPOS) {
-            st = emit_thinking(d, h + d->t_text_start, c - d->t_text_start);
+            st = emit_thinking(d, h + d->t_text_start, c - d->t_text_start, true);
             end_thinking_block(d);
             d->t_state = 0;
             hold_consume(d, c + tagl);
@@ -1993,7 +2053,7 @@ static tw_status think_process(tw_text_dec *d, bool final)
             return TW_OK; /* direct: the block may become content; hold it */
         if (d->t_call_at == NPOS) {
             size_t from = d->t_text_start;
-            const char *f = tw_memmem(h + from, len - from, open, olen);
+            const char *f = find_tag(h + from, len - from, open, olen);
             size_t upto;
             if (f) {
                 d->t_call_at = (size_t)(f - h);
@@ -2008,7 +2068,7 @@ static tw_status think_process(tw_text_dec *d, bool final)
                 upto = len - keep;
             }
             if (upto > d->t_text_start) {
-                st = emit_thinking(d, h + d->t_text_start, upto - d->t_text_start);
+                st = emit_thinking(d, h + d->t_text_start, upto - d->t_text_start, false);
                 if (st != TW_OK)
                     return st;
                 /* drop what was emitted, but keep the raw start for nothing:
@@ -2066,7 +2126,7 @@ static tw_status think_finish_block(tw_text_dec *d)
         if (st != TW_OK)
             return st;
         if (valid) {
-            st = emit_thinking(d, h + d->t_text_start, at - d->t_text_start);
+            st = emit_thinking(d, h + d->t_text_start, at - d->t_text_start, true);
             end_thinking_block(d);
             if (st == TW_OK)
                 st = add_diag(d, false, TW_D_THINK_IMPLICIT_END, (int64_t)(d->t_hold_off + at),
@@ -2095,7 +2155,7 @@ static tw_status think_finish_block(tw_text_dec *d)
         st = calls_feed(d, h + d->t_raw_start, len - d->t_raw_start,
                         d->t_hold_off + d->t_raw_start);
     } else {
-        st = emit_thinking(d, h + d->t_text_start, len - d->t_text_start);
+        st = emit_thinking(d, h + d->t_text_start, len - d->t_text_start, true);
         end_thinking_block(d);
         d->t_state = 0;
     }
@@ -2255,13 +2315,35 @@ void tw_text_bufs(tw_text_dec *d, tw_buf *b[TEXT_NBUFS])
 
 tw_status tw_text_reset(tw_text_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user)
 {
-    tw_buf *b[TEXT_NBUFS], keep[TEXT_NBUFS];
+    /* the decoder's own buffers, then the result's content and thinking
+     * (allocations a recycled result gave back, or a decode cut short) */
+    tw_buf *b[TEXT_NBUFS + 2], keep[TEXT_NBUFS + 2];
     tw_text_bufs(d, b);
-    tw_bufs_detach(b, keep, TEXT_NBUFS);
+    b[TEXT_NBUFS] = &d->res.msg.content;
+    b[TEXT_NBUFS + 1] = &d->res.msg.thinking;
+    tw_bufs_detach(b, keep, TEXT_NBUFS + 2);
     tw_text_release(d);
     tw_status st = tw_text_init(d, d->kind, o, fn, user);
-    tw_bufs_attach(b, keep, TEXT_NBUFS);
+    tw_bufs_attach(b, keep, TEXT_NBUFS + 2);
     return st;
+}
+
+void tw_text_recycle(tw_text_dec *d, tw_result *r)
+{
+    if (!r)
+        return;
+    tw_result_clear(r, &d->L);
+    tw_buf *mine[2] = {&d->res.msg.content, &d->res.msg.thinking};
+    tw_buf *theirs[2] = {&r->msg.content, &r->msg.thinking};
+    for (size_t i = 0; i < 2; i++) {
+        if (mine[i]->data || !theirs[i]->data)
+            continue; /* the decoder has one already (a decode under way): r's is freed */
+        mine[i]->data = theirs[i]->data;
+        mine[i]->cap = theirs[i]->cap;
+        mine[i]->len = 0;
+        memset(theirs[i], 0, sizeof *theirs[i]);
+    }
+    tw_result_free(r);
 }
 
 TW_DECODER_ADAPTERS(gen, tw_text, tw_text_dec)
@@ -2323,6 +2405,11 @@ tw_status tw_text_dec_reset(tw_text_dec *d, const tw_decode_opts *o, tw_event_fn
     return tw_text_reset(d, o, fn, user);
 }
 
+void tw_text_dec_recycle(tw_text_dec *d, tw_result *r)
+{
+    tw_text_recycle(d, r);
+}
+
 void tw_text_dec_free(tw_text_dec *d)
 {
     if (!d)
@@ -2353,19 +2440,20 @@ static tw_status gen_reset(void *d, const tw_decode_opts *o, tw_event_fn fn, voi
 {
     return tw_text_reset(d, o, fn, u);
 }
+static void gen_recycle(void *d, tw_result *r) { tw_text_recycle(d, r); }
 static void gen_free(void *d) { tw_text_dec_free(d); }
 
 const tw_format_ops tw_format_think = {"think", "raw model text: <think>/<thinking> blocks",
                                        tw_think_output_decode, think_new, gen_feed, gen_finish,
-                                       gen_reset, gen_free};
+                                       gen_reset, gen_free, gen_recycle};
 const tw_format_ops tw_format_hermes = {
     "hermes", "raw model text: think blocks, then <tool_call> blocks (Hermes/Qwen)",
-    tw_hermes_output_decode, hermes_new, gen_feed, gen_finish, gen_reset, gen_free};
+    tw_hermes_output_decode, hermes_new, gen_feed, gen_finish, gen_reset, gen_free, gen_recycle};
 const tw_format_ops tw_format_fenced = {
     "fenced", "raw model text: think blocks, then ```tool_call fenced blocks", tw_fenced_output_decode,
-    fenced_new, gen_feed, gen_finish, gen_reset, gen_free};
+    fenced_new, gen_feed, gen_finish, gen_reset, gen_free, gen_recycle};
 const tw_format_ops tw_format_qwen3_coder = {
     "qwen3-coder",
     "raw model text: think blocks, then <tool_call><function=NAME><parameter=KEY> XML blocks "
     "(Qwen3-Coder, Qwen3.5)",
-    tw_qwen3_coder_output_decode, qwen3_coder_new, gen_feed, gen_finish, gen_reset, gen_free};
+    tw_qwen3_coder_output_decode, qwen3_coder_new, gen_feed, gen_finish, gen_reset, gen_free, gen_recycle};

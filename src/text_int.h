@@ -106,7 +106,10 @@ void tw_text_release(tw_text_dec *d);
  * b[0, TEXT_NBUFS) point into d. */
 #define TEXT_NBUFS 8
 void tw_text_bufs(tw_text_dec *d, tw_buf *b[TEXT_NBUFS]);
-/* Start a new decode on *d, keeping the allocations of its buffers. */
+/* Start a new decode on *d, keeping the allocations of its buffers (and of
+ * the content and thinking buffers a recycled result gave it). */
 tw_status tw_text_reset(tw_text_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user);
+/* tw_text_dec_recycle on a state the caller holds. */
+void tw_text_recycle(tw_text_dec *d, tw_result *r);
 
 #endif

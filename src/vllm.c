@@ -837,7 +837,7 @@ TW_DECODER_OPS(g, tw_vllm_dec, tw_vllm_dec)
 
 const tw_format_ops tw_format_vllm_generate = {
     "vllm-generate", "vLLM-native /generate GenerateResponse JSON (two-pass contract)",
-    tw_vllm_response_decode, g_new, g_feed, g_finish, g_reset, g_free};
+    tw_vllm_response_decode, g_new, g_feed, g_finish, g_reset, g_free, tw_format_recycle_free};
 const tw_encoder_ops tw_encoder_vllm_generate_request = {
     "vllm-generate-request", "neutral request -> vLLM-native GenerateRequest JSON",
     TW_ENC_REQUEST, tw_vllm_request_encode, tw_unsupported_encode_result};

@@ -185,7 +185,8 @@ tw_status tw_decode_batch(void *s, tw_status st, tw_status (*feed)(void *, const
  * A reset keeps the allocations of a decoder's buffers: tw_bufs_detach
  * moves the n buffers *b[i] out into keep[i] (each left empty, so a release
  * does not free them); after the state is set up again, tw_bufs_attach
- * gives each its allocation back, empty (len 0; max as the setup set it).
+ * gives each its allocation back, empty (len 0, NUL-terminated; max as the
+ * setup set it).
  */
 static inline void tw_bufs_detach(tw_buf *const *b, tw_buf *keep, size_t n)
 {
@@ -201,6 +202,8 @@ static inline void tw_bufs_attach(tw_buf *const *b, const tw_buf *keep, size_t n
         b[i]->data = keep[i].data;
         b[i]->cap = keep[i].cap;
         b[i]->len = 0;
+        if (b[i]->data)
+            b[i]->data[0] = '\0';
     }
 }
 

@@ -64,7 +64,24 @@ typedef struct tw_format_ops {
     tw_status (*reset)(void *d, const tw_decode_opts *o, tw_event_fn fn, void *user);
     /* Free d and everything it holds; NULL does nothing. */
     void (*free_dec)(void *d);
+    /*
+     * Give back a result the caller is done with (from d's finish or any
+     * other; NULL does nothing): r is freed and left empty (zeroed), except
+     * that a decoder which builds its result in buffers of its own keeps
+     * the allocations of r's content and thinking buffers for the result of
+     * its next decode (the text decoders: think, hermes, fenced,
+     * qwen3-coder), so that a decoder reset and reused for inputs of
+     * similar size writes them into memory already allocated and touched.
+     * Every other decoder frees r (tw_format_recycle_free). The next
+     * result is the same as from a fresh decoder; only its buffers'
+     * capacity may be larger than their length.
+     */
+    void (*recycle)(void *d, tw_result *r);
 } tw_format_ops;
+
+/* The recycle step of a decoder that keeps nothing of a result:
+ * tw_result_free(r) (r may be NULL). */
+void tw_format_recycle_free(void *d, tw_result *r);
 
 /* The decoder of that name, NULL when unknown (name must not be NULL). */
 const tw_format_ops *tw_format_find(const char *name);
@@ -78,7 +95,8 @@ const tw_format_ops *const *tw_formats(void);
  * `o`, `fn`, `user` as for new_dec). feed and finish follow the ops'
  * contract; after finish the stream only answers TW_ERR_STATE, with *out
  * left empty, until tw_stream_reset starts a new decode on the same
- * decoder and buffers (TW_OK, or the failure of the decoder's reset).
+ * decoder and buffers (TW_OK, or the failure of the decoder's reset);
+ * tw_stream_recycle hands a finished result back for its buffers.
  * tw_stream_free(NULL) does nothing.
  */
 typedef struct tw_stream tw_stream;
@@ -87,6 +105,10 @@ tw_stream *tw_stream_new(const tw_format_ops *f, const tw_decode_opts *o, tw_eve
 tw_status tw_stream_feed(tw_stream *s, const char *buf, size_t len);
 tw_status tw_stream_finish(tw_stream *s, tw_result *out);
 tw_status tw_stream_reset(tw_stream *s, const tw_decode_opts *o, tw_event_fn fn, void *user);
+/* The decoder's recycle step (tw_format_ops.recycle): r is freed and left
+ * empty, its content and thinking allocations kept for the next decode by
+ * the decoders that reuse them. Any time; r may be NULL. */
+void tw_stream_recycle(tw_stream *s, tw_result *r);
 void tw_stream_free(tw_stream *s);
 
 /*

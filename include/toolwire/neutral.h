@@ -156,6 +156,12 @@ void tw_request_free(tw_request *r);
 void tw_result_init(tw_result *r, const tw_limits *limits);
 /* Free everything r holds and zero it; r may be zeroed or initialised. */
 void tw_result_free(tw_result *r);
+/* Empty r for another use, keeping the allocations of msg.content and
+ * msg.thinking (len 0, data and cap kept, max 0) and freeing everything else
+ * it holds; r is then as tw_result_init(r, limits) leaves it but for those
+ * two allocations (r must be zeroed, initialised or a finished result). Free
+ * it with tw_result_free as any result. */
+void tw_result_clear(tw_result *r, const tw_limits *limits);
 
 /* Append a call to the message, taking ownership of *c's members (c is
  * zeroed). */

@@ -64,6 +64,17 @@ tw_status tw_text_dec_finish(tw_text_dec *d, tw_result *out);
  * inputs of similar size does not allocate them again. Returns TW_OK.
  */
 tw_status tw_text_dec_reset(tw_text_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user);
+/*
+ * Give back a result the caller is done with (r may be NULL): r is freed and
+ * left empty (zeroed), but the allocations of its content and thinking
+ * buffers go to d, which writes the content and thinking of its next result
+ * into them (when d has none of its own yet; else they are freed too). A
+ * decoder reset and reused for inputs of similar size then copies its text
+ * once into memory already touched, and the result is the one a fresh
+ * decoder gives. Any time, from any result (usually the one d's finish
+ * gave).
+ */
+void tw_text_dec_recycle(tw_text_dec *d, tw_result *r);
 /* Free the decoder and everything it holds; NULL does nothing. */
 void tw_text_dec_free(tw_text_dec *d);
 

@@ -247,4 +247,4 @@ static const tw_format_ops tw_format_lines = {
     tw_lines_output_decode,
     lines_new,   lines_feed,
     lines_finish, lines_reset,
-    lines_free};
+    lines_free, tw_format_recycle_free};
