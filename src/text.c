@@ -84,21 +84,31 @@ static bool ident_char(unsigned char c)
  * that byte runs at memchr's rate, and every byte is still read a bounded
  * number of times (at most n compares at each candidate).
  */
-static const char *find_tag(const char *h, size_t len, const char *lit, size_t n)
+static const char *find_tag_any(const char *h, size_t len, const char *lit, size_t n, bool *any)
 {
     const char *p = h, *end = h + len;
     while ((size_t)(end - p) >= n) {
         const char *f = memchr(p, lit[0], (size_t)(end - p) - n + 1);
         if (!f)
             break;
+        *any = true;
         if (memcmp(f + 1, lit + 1, n - 1) == 0) {
             TW_WORK((size_t)(f - h) + n);
             return f;
         }
         p = f + 1;
     }
+    /* the last n - 1 bytes may still hold lit[0] */
+    if (len && memchr(len >= n ? end - n + 1 : h, lit[0], len >= n ? n - 1 : len))
+        *any = true;
     TW_WORK(len);
     return NULL;
+}
+
+static const char *find_tag(const char *h, size_t len, const char *lit, size_t n)
+{
+    bool any = false;
+    return find_tag_any(h, len, lit, n, &any);
 }
 
 /* ===================== content and thinking emission ===================== */
@@ -1827,8 +1837,11 @@ static size_t find_close(tw_text_dec *d, size_t *taglen)
     if (abs >= d->t_clear_lo && abs < d->t_clear_hi)
         from = (size_t)(d->t_clear_hi - d->t_hold_off);
     size_t run = from; /* no closing tag of either kind starts in [run, from) */
+    size_t from0 = from;
+    bool any = false; /* a '<' in [from0, len) */
+    d->t_nolt = NPOS;
     for (;;) {
-        const char *f = find_tag(h + from, len - from, "</think", 7);
+        const char *f = find_tag_any(h + from, len - from, "</think", 7, &any);
         if (!f) {
             uint64_t lo = d->t_hold_off + run, hi = d->t_hold_off + (len >= 6 ? len - 6 : 0);
             if (hi > lo && lo <= d->t_clear_hi && hi >= d->t_clear_lo) {
@@ -1839,6 +1852,8 @@ static size_t find_close(tw_text_dec *d, size_t *taglen)
                 d->t_clear_lo = lo;
                 d->t_clear_hi = hi;
             }
+            if (!any)
+                d->t_nolt = from0;
             break;
         }
         size_t at = (size_t)(f - h);
@@ -2053,9 +2068,15 @@ static tw_status think_process(tw_text_dec *d, bool final)
             return TW_OK; /* direct: the block may become content; hold it */
         if (d->t_call_at == NPOS) {
             size_t from = d->t_text_start;
-            const char *f = find_tag(h + from, len - from, open, olen);
+            /* the closing-tag search just found no '<' from t_nolt on: when
+             * that covers the text and the opener starts with '<', neither
+             * an opener nor a partial tag can be there */
+            bool none = d->t_nolt <= from && open[0] == '<';
+            const char *f = none ? NULL : find_tag(h + from, len - from, open, olen);
             size_t upto;
-            if (f) {
+            if (none) {
+                upto = len;
+            } else if (f) {
                 d->t_call_at = (size_t)(f - h);
                 upto = d->t_call_at;
             } else {
@@ -2174,6 +2195,7 @@ tw_status tw_text_init(tw_text_dec *d, tw_text_kind kind, const tw_decode_opts *
     d->c_cap = tw_args_text_cap(&d->L);
     d->c_lit = NPOS;
     d->t_call_at = NPOS;
+    d->t_nolt = NPOS;
     d->c_bare_hold = d->o.bare_json && kind != TW_TEXT_THINK;
     if (d->o.forced_open) {
         d->t_state = 1;

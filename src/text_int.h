@@ -36,6 +36,7 @@ struct tw_text_dec {
     size_t t_scan;         /* inside: closing tags searched up to here */
     uint64_t t_clear_lo, t_clear_hi; /* offsets where no "</think" starts: [lo, hi) */
     size_t t_call_at;      /* inside: first tool-call opener in t_hold, or SIZE_MAX */
+    size_t t_nolt;         /* the last closing-tag search saw no '<' from here to the end, or SIZE_MAX */
     int64_t t_open_off;    /* offset of the open block's opening tag */
     bool th_any;           /* a non-empty thinking block was emitted */
     bool th_block;         /* this block has emitted non-whitespace */
