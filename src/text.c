@@ -82,7 +82,9 @@ static bool ident_char(unsigned char c)
  * in text start with a byte that is rare in it ('<', '`'), so each candidate
  * is found with memchr and compared in place: a pass over text without
  * that byte runs at memchr's rate, and every byte is still read a bounded
- * number of times (at most n compares at each candidate).
+ * number of times (at most n compares at each candidate). *any is set when
+ * lit[0] occurs in the bytes searched (all of h[0, len) when NULL is
+ * returned) and left as it is otherwise.
  */
 static const char *find_tag_any(const char *h, size_t len, const char *lit, size_t n, bool *any)
 {
