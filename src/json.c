@@ -1055,6 +1055,20 @@ char *tw_utf8_as_written(const char *s, size_t n, bool *changed)
     return o;
 }
 
+size_t tw_utf8_invalid(const char *s, size_t n, size_t *first)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t bad = 0;
+    *first = n;
+    for (size_t i = 0; i < n;) {
+        size_t k = utf8_len(u + i, n - i);
+        if (!k && !bad++)
+            *first = i;
+        i += k ? k : 1;
+    }
+    return bad;
+}
+
 tw_status tw_json_write_str(tw_buf *out, const char *s, size_t n, int flags)
 {
     tw_status st = tw_buf_putc(out, '"');
