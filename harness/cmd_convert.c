@@ -61,8 +61,7 @@ static void convert_help(FILE *f)
           "invalid body, a request given to a result encoder) or when a decoder source\n"
           "reported errors (a truncated stream, a body that is not JSON, a refused call:\n"
           "the output is still written, with the errors on standard error or, for a\n"
-          "neutral target, in the output), 2 on a bad\n"
-          "option or unreadable input.\n",
+          "neutral target, in the output), 2 on a bad option or unreadable input.\n",
           f);
 }
 
