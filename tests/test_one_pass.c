@@ -12,8 +12,10 @@
  *   string's next quote once, not again after every escape (an input so
  *   large that one search per escape could not finish in the test timeout);
  * - the bound tw_json_size_within uses gives the answer tw_json_size does;
- * - the one-pass parse builds the tree cJSON builds, and the objects it
- *   marks as repeating no key are the ones tw_json_dedupe leaves alone.
+ * - the one-pass parse builds the tree cJSON builds (strings with escapes
+ *   of every kind included, at every length around its scratch buffer),
+ *   and the objects it marks as repeating no key are the ones
+ *   tw_json_dedupe leaves alone.
  */
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
@@ -282,6 +284,62 @@ Test(one_pass, parse_builds_cjsons_tree)
     cr_assert_str_eq(tw_json_spelling(cJSON_GetArrayItem(v, 0)), "1.50");
     cr_assert_str_eq(tw_json_spelling(cJSON_GetArrayItem(v, 1)), "1e400");
     cJSON_Delete(v);
+}
+
+/* A JSON string of about `len` source bytes: runs of plain bytes of every
+ * length from 0 to 19 between escapes of each kind (one-letter, \u of one,
+ * two and three UTF-8 bytes, surrogate pairs) and raw UTF-8. */
+static void mixed_string(tw_buf *b, size_t len, unsigned seed)
+{
+    static const char *const pieces[] = {"\\n", "\\\"", "\\\\", "\\/", "\\t", "\\u0041",
+                                         "\\u00e9", "\\u20ac", "\\ud83d\\ude00",
+                                         "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80"};
+    size_t start = b->len;
+    cr_assert_eq(tw_buf_append(b, "\"", 1), TW_OK);
+    while (b->len - start < len) {
+        seed = seed * 1103515245u + 12345u;
+        size_t run = (seed >> 8) % 20;
+        for (size_t k = 0; k < run; k++) {
+            char c = (char)('a' + (int)(((seed >> 3) + k) % 26));
+            cr_assert_eq(tw_buf_append(b, &c, 1), TW_OK);
+        }
+        const char *e = pieces[(seed >> 16) % (sizeof pieces / sizeof pieces[0])];
+        cr_assert_eq(tw_buf_append(b, e, strlen(e)), TW_OK);
+    }
+    cr_assert_eq(tw_buf_append(b, "\"", 1), TW_OK);
+}
+
+/* Strings with escapes decode as cJSON decodes them, at every length
+ * around the parser's scratch buffer (4 KiB on the stack, then the heap)
+ * and with several such strings, keys among them, in one document. */
+Test(one_pass, escaped_strings_decode_as_cjson)
+{
+    static const size_t lens[] = {0, 1, 7, 8, 9, 63, 4090, 4096, 4100, 8200, 40000};
+    for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+        tw_buf in = {0};
+        cr_assert_eq(tw_buf_append(&in, "{", 1), TW_OK);
+        mixed_string(&in, lens[k] / 2, (unsigned)k);
+        cr_assert_eq(tw_buf_append(&in, ": [", 3), TW_OK);
+        mixed_string(&in, lens[k], (unsigned)k + 100);
+        cr_assert_eq(tw_buf_append(&in, ", ", 2), TW_OK);
+        mixed_string(&in, lens[k] / 3, (unsigned)k + 200);
+        cr_assert_eq(tw_buf_append(&in, ", \"plain after\"]}", 17), TW_OK);
+        cJSON *c = cJSON_ParseWithLength(in.data, in.len), *v = NULL;
+        cr_assert_not_null(c, "length %zu", lens[k]);
+        tw_json_lint lint;
+        cr_assert_eq(tw_json_parse_lint(in.data, in.len, 0, &v, NULL, &lint), TW_OK);
+        cr_assert_eq(lint.nonstd_offset, -1);
+        same_as_cjson(v, c);
+        cJSON_Delete(v);
+        /* and read as a prefix, as the text decoders read a payload */
+        size_t used = 0;
+        cr_assert(tw_json_parse_prefix(in.data, in.len, 0, &v, &used));
+        cr_assert_eq(used, in.len);
+        same_as_cjson(v, c);
+        cJSON_Delete(v);
+        cJSON_Delete(c);
+        tw_buf_free(&in);
+    }
 }
 
 Test(one_pass, repeated_keys_found_at_any_depth_and_size)
