@@ -1,5 +1,6 @@
 /* Bounded JSON: parse with caps, scan value extents, write without locale. */
 #include "toolwire/json.h"
+#include "json_marks.h"
 #include "utf8.h"
 #include "work.h"
 
@@ -19,7 +20,7 @@
 enum { FAST_OK = 0, FAST_BAIL, FAST_NOMEM };
 #define TW_JSON_UNIQUE_BIT (1 << 14) /* above cJSON's flags and the taint bit */
 static int fast_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
-                      size_t *deepest);
+                      size_t *deepest, tw_buf *marks);
 static inline bool word_has(const char *p, unsigned char c);
 
 size_t tw_json_depth(const char *buf, size_t len, size_t max_depth)
@@ -337,7 +338,7 @@ tw_status tw_json_parse(const char *buf, size_t len, size_t max_depth, cJSON **o
                         tw_error *err)
 {
     size_t deepest;
-    int fs = fast_parse(buf, len, max_depth, out, &deepest);
+    int fs = fast_parse(buf, len, max_depth, out, &deepest, NULL);
     if (fs == FAST_OK)
         return TW_OK;
     /* else the reading below: on an allocation failure it also tells a text
@@ -1800,11 +1801,34 @@ static bool nul_prune(cJSON *a, nul_walk *w)
     return tainted;
 }
 
+static tw_status parse_lint(const char *buf, size_t len, size_t max_depth, cJSON **out,
+                            tw_error *err, tw_json_lint *lint, tw_buf *marks);
+
 tw_status tw_json_parse_lint(const char *buf, size_t len, size_t max_depth, cJSON **out,
                              tw_error *err, tw_json_lint *lint)
 {
+    return parse_lint(buf, len, max_depth, out, err, lint, NULL);
+}
+
+tw_status tw_json_parse_lint_marked(const char *buf, size_t len, size_t max_depth, cJSON **out,
+                                    tw_error *err, tw_json_lint *lint, tw_buf *marks)
+{
+    marks->len = 0;
+    /* one mark per container, and a container takes at least two bytes */
+    marks->max = (len / 2 + 1) * sizeof(tw_json_mark);
+    /* room for a body's few containers at once (a failure shows at the first mark) */
+    (void)tw_buf_reserve(marks, 32 * sizeof(tw_json_mark) < marks->max
+                                    ? 32 * sizeof(tw_json_mark) : marks->max);
+    return parse_lint(buf, len, max_depth, out, err, lint, marks);
+}
+
+static tw_status parse_lint(const char *buf, size_t len, size_t max_depth, cJSON **out,
+                            tw_error *err, tw_json_lint *lint, tw_buf *marks)
+{
     size_t deepest;
-    int fs = fast_parse(buf, len, max_depth, out, &deepest);
+    int fs = fast_parse(buf, len, max_depth, out, &deepest, marks);
+    if (marks && fs != FAST_OK)
+        marks->len = 0; /* the reading below records none */
     if (fs == FAST_OK) {
         /* RFC 8259 text without U+0000: nothing for the scan to find */
         lint->nul = false;
@@ -1993,6 +2017,7 @@ typedef struct fast_parser {
     char *tmp; /* scratch for decoding a string with escapes: local, or malloc'd
                   past it (freed by fast_done) */
     size_t tmp_cap;
+    tw_buf *marks; /* where each container begins (json_marks.h), or NULL */
     char local[4096];
 } fast_parser;
 
@@ -2006,6 +2031,7 @@ static void fast_init(fast_parser *p, const char *buf, size_t len, size_t max_de
     p->fail = FAST_OK;
     p->tmp = p->local;
     p->tmp_cap = sizeof p->local;
+    p->marks = NULL;
 }
 
 static void fast_done(fast_parser *p)
@@ -2390,6 +2416,14 @@ static cJSON *fast_container(fast_parser *p, bool obj)
         p->fail = FAST_NOMEM;
         return NULL;
     }
+    if (p->marks) {
+        tw_json_mark m = {v, p->i};
+        if (tw_buf_append(p->marks, &m, sizeof m) != TW_OK) {
+            cJSON_Delete(v);
+            p->fail = FAST_NOMEM;
+            return NULL;
+        }
+    }
     char close = obj ? '}' : ']';
     cJSON *tail = NULL;
     size_t count = 0;
@@ -2523,13 +2557,14 @@ bail:
  * failed (the callers then read it that way too, which tells a text that
  * reads from one that does not). */
 static int fast_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
-                      size_t *deepest)
+                      size_t *deepest, tw_buf *marks)
 {
     *out = NULL;
     if (max_depth == 0 || max_depth > TW_DEPTH_HARD_MAX)
         max_depth = TW_DEPTH_HARD_MAX;
     fast_parser p;
     fast_init(&p, buf, len, max_depth);
+    p.marks = marks;
     fast_skip(&p);
     if (p.i >= len)
         return FAST_BAIL;

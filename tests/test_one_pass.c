@@ -12,6 +12,8 @@
  *   string's next quote once, not again after every escape (an input so
  *   large that one search per escape could not finish in the test timeout);
  * - the bound tw_json_size_within uses gives the answer tw_json_size does;
+ * - a wire body's calls are located from where the parse saw their objects
+ *   begin, at the offsets the walk over the text gives;
  * - the one-pass parse builds the tree cJSON builds (strings with escapes
  *   of every kind included, at every length around its scratch buffer),
  *   and the objects it marks as repeating no key are the ones
@@ -339,6 +341,60 @@ Test(one_pass, escaped_strings_decode_as_cjson)
         cJSON_Delete(v);
         cJSON_Delete(c);
         tw_buf_free(&in);
+    }
+}
+
+/* The offsets of the i-th occurrence of each `needle` in a body, in order. */
+static void expect_call_offsets(const char *format, const char *body, const char *needle,
+                                size_t ncalls)
+{
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    o.allow_unknown_tool = true;
+    tw_result r;
+    const tw_format_ops *f = tw_format_find(format);
+    cr_assert_not_null(f);
+    cr_assert_eq(f->decode(body, strlen(body), &o, &r), TW_OK);
+    cr_assert_eq(r.msg.ncalls, ncalls, "%s: %zu calls", format, r.msg.ncalls);
+    const char *at = body;
+    for (size_t i = 0; i < ncalls; i++) {
+        at = strstr(at, needle);
+        cr_assert_not_null(at);
+        cr_assert_eq(r.msg.calls[i].offset, (int64_t)(at - body), "%s call %zu: %lld, not %td",
+                     format, i, (long long)r.msg.calls[i].offset, at - body);
+        at++;
+    }
+    tw_result_free(&r);
+}
+
+/* A wire body's calls are located where they begin, whether the one-pass
+ * parse read the body (and recorded where its containers begin) or the
+ * body is not RFC 8259 (a raw control byte in the content) and the offsets
+ * come from walking the text. */
+Test(one_pass, wire_call_offsets_with_and_without_marks)
+{
+    for (int raw = 0; raw < 2; raw++) {
+        char body[1024];
+        snprintf(body, sizeof body,
+                 "{\"choices\": [{\"index\": 0, \"message\": {\"role\": \"assistant\", "
+                 "\"content\": \"a%sb\", \"tool_calls\": ["
+                 "{\"id\": \"c1\", \"type\": \"function\", \"function\": {\"name\": \"f\", "
+                 "\"arguments\": \"{\\\"s\\\": \\\"x\\\\\\\"y [{\\\"}\"}}, "
+                 "{\"id\": \"c2\", \"type\": \"function\", \"function\": {\"name\": \"g\", "
+                 "\"arguments\": \"{}\"}},\n  "
+                 "{\"id\": \"c3\", \"type\": \"function\", \"function\": {\"name\": \"h\", "
+                 "\"arguments\": \"{\\\"n\\\": [1, {\\\"m\\\": 2}]}\"}}]}, "
+                 "\"finish_reason\": \"tool_calls\"}]}",
+                 raw ? "\x01" : "");
+        expect_call_offsets("openai-response", body, "{\"id\"", 3);
+        snprintf(body, sizeof body,
+                 "{\"type\": \"message\", \"role\": \"assistant\", \"content\": ["
+                 "{\"type\": \"text\", \"text\": \"a%sb\"}, "
+                 "{\"type\": \"tool_use\", \"id\": \"t1\", \"name\": \"f\", \"input\": {\"s\": \"[{\"}}, "
+                 "{\"type\": \"tool_use\", \"id\": \"t2\", \"name\": \"g\", \"input\": {\"n\": [1]}}],"
+                 " \"stop_reason\": \"tool_use\"}",
+                 raw ? "\x01" : "");
+        expect_call_offsets("anthropic-response", body, "{\"type\": \"tool_use\"", 2);
     }
 }
 
