@@ -1733,6 +1733,27 @@ static bool block_valid_at(const tw_text_dec *d, const char *p, size_t n, const 
     return ok;
 }
 
+/*
+ * Can the bytes of a payload before its first bracket (p, n bytes; none of
+ * them '{' or '[') not change whether the payload is a valid block? True
+ * when they hold no '"' (checked by the caller) and the first of them that
+ * is neither whitespace nor a control byte is printable ASCII that starts
+ * no JSON value and no fence: then the scan and the parse of the whole
+ * payload fail at that byte, the depth check sees only what follows the
+ * bracket, and the answer is the first-balanced retry's from the bracket
+ * to the closing tag, the same for every payload that shares both.
+ */
+static bool payload_head_inert(const char *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (unsigned char)p[i] >= 1 && (unsigned char)p[i] <= 0x20)
+        i++;
+    if (i == n)
+        return false;
+    unsigned char c = (unsigned char)p[i];
+    return c > 0x20 && c < 0x7F && !strchr("{[\"-0123456789tfn`", c);
+}
+
 /* ===================== the think layer ===================== */
 
 /* The live part of the held input starts at t_cur: in t_hold, or in the
@@ -2042,6 +2063,12 @@ static tw_status think_finish_block(tw_text_dec *d)
     /* lit: the first closing tag at or after the current payload; brace,
      * brack: the first '{' and '[' there (len when none). 0: not searched. */
     size_t lit = 0, brace = 0, brack = 0;
+    /* quote: the first '"' there (len when none; 0: not searched); memo_br,
+     * memo_lit: the bracket and closing tag of the last payload found
+     * invalid whose bytes before the bracket are inert, so that a later
+     * opener with the same bracket, closing tag and inert head is not
+     * parsed again (payload_head_inert) */
+    size_t quote = 0, memo_br = NPOS, memo_lit = NPOS;
     for (int tries = 0; tries < 64 && from < len; tries++) {
         const char *f = tw_memmem(h + from, len - from, open, olen);
         if (!f)
@@ -2062,9 +2089,22 @@ static tw_status think_finish_block(tw_text_dec *d)
             brack = b ? (size_t)(b - h) : len;
         }
         size_t br = brace < brack ? brace : brack;
-        bool valid = block_valid_at(d, f, len - at, h + lit, br < lit, &st);
-        if (st != TW_OK)
-            return st;
+        bool inert = false;
+        if (d->kind != TW_TEXT_QWEN_XML && br < lit) {
+            if (quote < pay) {
+                const char *q = memchr(h + pay, '"', len - pay);
+                quote = q ? (size_t)(q - h) : len;
+            }
+            inert = quote > br && payload_head_inert(h + pay, br - pay);
+        }
+        bool valid = false;
+        if (!inert || br != memo_br || lit != memo_lit) {
+            valid = block_valid_at(d, f, len - at, h + lit, br < lit, &st);
+            if (st != TW_OK)
+                return st;
+            if (inert && !valid)
+                memo_br = br, memo_lit = lit;
+        }
         if (valid) {
             st = emit_thinking(d, h + d->t_text_start, at - d->t_text_start);
             end_thinking_block(d);
