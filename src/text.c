@@ -1668,6 +1668,32 @@ static tw_status calls_finish(tw_text_dec *d)
 }
 
 /*
+ * After the JSON-aware scan of a payload (p, pn bytes to its first closing
+ * tag) failed: did it stop for good? True when the payload starts, after
+ * whitespace, at a '{' or '[' where the scan started, and the scan refused a
+ * '<' or '`' before the closing tag with no backslash in the five bytes
+ * before it (so not in an escape, and outside any string, where the scan
+ * takes every other byte). No JSON reader takes that byte there: the parse
+ * of the whole payload fails, and the first-balanced retry scans from the
+ * same bracket over the same bytes and stops at the same byte. The payload
+ * then yields no value, so it is not parsed.
+ */
+static bool scan_stopped_for_good(const tw_text_dec *t, const char *p, size_t pn)
+{
+    size_t v = t->c_vstart, q = t->c_jpos;
+    if (t->c_jphase != JP_FAILED || t->c_jscan.result != TW_JSCAN_INVALID || v >= q || q >= pn ||
+        (p[v] != '{' && p[v] != '[') || (p[q] != '<' && p[q] != '`'))
+        return false;
+    for (size_t i = 0; i < v; i++)
+        if (!tw_is_space((unsigned char)p[i]))
+            return false;
+    for (size_t i = q - v > 5 ? q - 5 : v; i < q; i++)
+        if (p[i] == '\\')
+            return false;
+    return true;
+}
+
+/*
  * Is there a complete, valid block right after an opener at p (n bytes to the
  * end of the input)? (§1.7) lit is the first closing tag at or after the
  * payload's start. The literal path yields an object or array, directly or
@@ -1722,7 +1748,7 @@ static bool block_valid_at(const tw_text_dec *d, const char *p, size_t n, const 
             return false;
         }
     }
-    if (!bracket)
+    if (!bracket || scan_stopped_for_good(&t, p, (size_t)(lit - p)))
         return false;
     size_t pn = (size_t)(lit - p);
     TW_WORK(pn); /* the literal payload is read in full */
