@@ -1668,21 +1668,50 @@ static tw_status calls_finish(tw_text_dec *d)
 }
 
 /*
+ * Can the bytes of a payload before its first bracket (p, n bytes; none of
+ * them '{' or '[') not change whether the payload is a valid block? True
+ * when they hold no '"' (checked by the caller) and the first of them that
+ * is neither whitespace nor a control byte is printable ASCII that starts
+ * no JSON value and no fence: then the scan and the parse of the whole
+ * payload fail at that byte, the depth check sees only what follows the
+ * bracket, and the answer is the first-balanced retry's from the bracket
+ * to the closing tag, the same for every payload that shares both.
+ */
+static bool payload_head_inert(const char *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (unsigned char)p[i] >= 1 && (unsigned char)p[i] <= 0x20)
+        i++;
+    if (i == n)
+        return false;
+    unsigned char c = (unsigned char)p[i];
+    return c > 0x20 && c < 0x7F && !strchr("{[\"-0123456789tfn`", c);
+}
+
+/*
  * After the JSON-aware scan of a payload (p, pn bytes to its first closing
  * tag) failed: did it stop for good? True when the payload starts, after
  * whitespace, at a '{' or '[' where the scan started, and the scan refused a
- * '<' or '`' before the closing tag with no backslash in the five bytes
+ * byte of refused_outside_strings before the closing tag with no backslash in the five bytes
  * before it (so not in an escape, and outside any string, where the scan
  * takes every other byte). No JSON reader takes that byte there: the parse
  * of the whole payload fails, and the first-balanced retry scans from the
  * same bracket over the same bytes and stops at the same byte. The payload
  * then yields no value, so it is not parsed.
  */
+/* ASCII punctuation that neither the scan nor cJSON takes outside a string,
+ * whatever came before: no structural byte, quote, backslash, number byte
+ * (cJSON reads "1.e5", which the scan refuses), letter or digit. */
+static bool refused_outside_strings(unsigned char c)
+{
+    return c > 0x20 && c < 0x7F && strchr("!#$%&'()*;<=>?@^_`|~/", c);
+}
+
 static bool scan_stopped_for_good(const tw_text_dec *t, const char *p, size_t pn)
 {
     size_t v = t->c_vstart, q = t->c_jpos;
     if (t->c_jphase != JP_FAILED || t->c_jscan.result != TW_JSCAN_INVALID || v >= q || q >= pn ||
-        (p[v] != '{' && p[v] != '[') || (p[q] != '<' && p[q] != '`'))
+        (p[v] != '{' && p[v] != '[') || !refused_outside_strings((unsigned char)p[q]))
         return false;
     for (size_t i = 0; i < v; i++)
         if (!tw_is_space((unsigned char)p[i]))
@@ -1751,33 +1780,23 @@ static bool block_valid_at(const tw_text_dec *d, const char *p, size_t n, const 
     if (!bracket || scan_stopped_for_good(&t, p, (size_t)(lit - p)))
         return false;
     size_t pn = (size_t)(lit - p);
+    if (payload_head_inert(p, pn)) {
+        /* no reader takes the payload's first byte: the whole payload does
+         * not parse, and only the first-balanced retry can yield a value;
+         * without a balanced value from the first bracket there is none */
+        const char *sp = p;
+        size_t sn = pn, a, b;
+        strip_payload(d, &sp, &sn);
+        trim_ctl(&sp, &sn);
+        if (!tw_json_first_balanced(sp, sn, d->L.max_depth, &a, &b))
+            return false;
+    }
     TW_WORK(pn); /* the literal payload is read in full */
     tw_json_lint lint;
     *st = parse_payload(d, p, pn, true, &v, &why, &lint);
     bool ok = v && (cJSON_IsObject(v) || cJSON_IsArray(v));
     cJSON_Delete(v);
     return ok;
-}
-
-/*
- * Can the bytes of a payload before its first bracket (p, n bytes; none of
- * them '{' or '[') not change whether the payload is a valid block? True
- * when they hold no '"' (checked by the caller) and the first of them that
- * is neither whitespace nor a control byte is printable ASCII that starts
- * no JSON value and no fence: then the scan and the parse of the whole
- * payload fail at that byte, the depth check sees only what follows the
- * bracket, and the answer is the first-balanced retry's from the bracket
- * to the closing tag, the same for every payload that shares both.
- */
-static bool payload_head_inert(const char *p, size_t n)
-{
-    size_t i = 0;
-    while (i < n && (unsigned char)p[i] >= 1 && (unsigned char)p[i] <= 0x20)
-        i++;
-    if (i == n)
-        return false;
-    unsigned char c = (unsigned char)p[i];
-    return c > 0x20 && c < 0x7F && !strchr("{[\"-0123456789tfn`", c);
 }
 
 /* ===================== the think layer ===================== */
