@@ -1670,22 +1670,24 @@ static tw_status calls_finish(tw_text_dec *d)
 /*
  * Can the bytes of a payload before its first bracket (p, n bytes; none of
  * them '{' or '[') not change whether the payload is a valid block? True
- * when they hold no '"' (checked by the caller) and the first of them that
- * is neither whitespace nor a control byte is printable ASCII that starts
- * no JSON value and no fence: then the scan and the parse of the whole
- * payload fail at that byte, the depth check sees only what follows the
+ * when they hold no '"' (checked by the caller) and the first of them
+ * above 0x20 (cJSON skips the others, NUL included) starts no JSON value,
+ * no fence and no UTF-8 byte order mark: then the scan and the parse of the
+ * whole payload fail at that byte, the depth check sees only what follows the
  * bracket, and the answer is the first-balanced retry's from the bracket
  * to the closing tag, the same for every payload that shares both.
  */
 static bool payload_head_inert(const char *p, size_t n)
 {
     size_t i = 0;
-    while (i < n && (unsigned char)p[i] >= 1 && (unsigned char)p[i] <= 0x20)
+    while (i < n && (unsigned char)p[i] <= 0x20) /* what cJSON skips, NUL included */
         i++;
     if (i == n)
         return false;
     unsigned char c = (unsigned char)p[i];
-    return c > 0x20 && c < 0x7F && !strchr("{[\"-0123456789tfn`", c);
+    if (c >= 0x80) /* but not the first byte of a UTF-8 byte order mark, which cJSON skips */
+        return c != 0xEF;
+    return !strchr("{[\"-0123456789tfn`", c);
 }
 
 /*
@@ -1782,13 +1784,22 @@ static bool block_valid_at(const tw_text_dec *d, const char *p, size_t n, const 
     size_t pn = (size_t)(lit - p);
     if (payload_head_inert(p, pn)) {
         /* no reader takes the payload's first byte: the whole payload does
-         * not parse, and only the first-balanced retry can yield a value;
-         * without a balanced value from the first bracket there is none */
+         * not parse, and only the first-balanced retry can yield a value.
+         * It scans from the first bracket as here: unless that scan ends a
+         * value within max_depth, the retry yields none (a value nested too
+         * deep is refused by the depth check of its parse) */
         const char *sp = p;
-        size_t sn = pn, a, b;
+        size_t sn = pn, used = 0;
         strip_payload(d, &sp, &sn);
         trim_ctl(&sp, &sn);
-        if (!tw_json_first_balanced(sp, sn, d->L.max_depth, &a, &b))
+        const char *o = memchr(sp, '{', sn), *a = memchr(sp, '[', sn);
+        const char *f = o && a ? (o < a ? o : a) : (o ? o : a);
+        if (!f)
+            return false;
+        tw_jscan sc;
+        memset(&sc, 0, sizeof sc);
+        sc.max_depth = d->L.max_depth;
+        if (tw_jscan_feed(&sc, f, sn - (size_t)(f - sp), &used) != TW_JSCAN_DONE)
             return false;
     }
     TW_WORK(pn); /* the literal payload is read in full */
