@@ -1690,17 +1690,6 @@ static bool payload_head_inert(const char *p, size_t n)
     return !strchr("{[\"-0123456789tfn`", c);
 }
 
-/*
- * After the JSON-aware scan of a payload (p, pn bytes to its first closing
- * tag) failed: did it stop for good? True when the payload starts, after
- * whitespace, at a '{' or '[' where the scan started, and the scan refused a
- * byte of refused_outside_strings before the closing tag with no backslash in the five bytes
- * before it (so not in an escape, and outside any string, where the scan
- * takes every other byte). No JSON reader takes that byte there: the parse
- * of the whole payload fails, and the first-balanced retry scans from the
- * same bracket over the same bytes and stops at the same byte. The payload
- * then yields no value, so it is not parsed.
- */
 /* ASCII punctuation that neither the scan nor cJSON takes outside a string,
  * whatever came before: no structural byte, quote, backslash, number byte
  * (cJSON reads "1.e5", which the scan refuses), letter or digit. */
@@ -1709,6 +1698,17 @@ static bool refused_outside_strings(unsigned char c)
     return c > 0x20 && c < 0x7F && strchr("!#$%&'()*;<=>?@^_`|~/", c);
 }
 
+/*
+ * After the JSON-aware scan of a payload (p, pn bytes to its first closing
+ * tag) failed: did it stop for good? True when the payload starts, after
+ * whitespace, at a '{' or '[' where the scan started, and the scan refused a
+ * byte of refused_outside_strings before the closing tag with no backslash
+ * in the five bytes before it (so not in an escape, and outside any string,
+ * where the scan takes every other byte). No JSON reader takes that byte
+ * there: the parse of the whole payload fails, and the first-balanced retry
+ * scans from the same bracket over the same bytes and stops at the same
+ * byte. The payload then yields no value, so it is not parsed.
+ */
 static bool scan_stopped_for_good(const tw_text_dec *t, const char *p, size_t pn)
 {
     size_t v = t->c_vstart, q = t->c_jpos;
