@@ -315,6 +315,61 @@ static void check_result(const tw_result *r, const tw_limits *L, size_t len, con
                 r->warnings.len, L->max_diags);
 }
 
+static bool has_code(const tw_diag_list *l, tw_status code)
+{
+    for (size_t i = 0; i < l->len; i++)
+        if (l->items[i].code == code)
+            return true;
+    return l->dropped > 0; /* past max_diags it may be among the dropped */
+}
+
+/*
+ * Rules a decoder's result shows by itself:
+ * - qwen3-coder: an argument holding U+FFFD that the input never spells
+ *   (neither raw nor as a \u escape) had a byte replaced; the result says
+ *   so with json_not_rfc8259, never silently;
+ * - gemini-stream: a call refused for one of its streamed pieces is refused
+ *   at the event that held them (the event from that offset holds
+ *   "partialArgs"), not at the event that opened the call.
+ */
+static void check_decoder_rules(const char *name, const char *in, size_t len, const tw_result *r)
+{
+    bool escapes = tw_memmem(in, len, "\\u", 2) != NULL;
+    if (strcmp(name, "qwen3-coder") == 0 && !escapes && !tw_memmem(in, len, "\xEF\xBF\xBD", 3)) {
+        bool replaced = false;
+        for (size_t i = 0; !replaced && i < r->msg.ncalls; i++) {
+            char *js = cJSON_PrintUnformatted(r->msg.calls[i].arguments);
+            replaced = js && strstr(js, "\xEF\xBF\xBD") != NULL;
+            free(js);
+        }
+        TW_FZ_CHECK(!replaced || has_code(&r->warnings, TW_D_JSON_NOT_RFC8259),
+                    "qwen3-coder: an argument holds U+FFFD the input does not: a byte was "
+                    "replaced without a warning");
+    }
+    if (strcmp(name, "gemini-stream") == 0 && !escapes) {
+        for (size_t i = 0; i < r->errors.len; i++) {
+            const tw_diag *e = &r->errors.items[i];
+            const char *m = e->message ? e->message : "";
+            if (!(strstr(m, "partialArgs") || strstr(m, "jsonPath") ||
+                  strstr(m, "streamed arguments")) ||
+                strstr(m, "args after partialArgs"))
+                continue;
+            if (e->offset < 0 || (size_t)e->offset >= len) {
+                tw_fz_fail("gemini-stream: '%s' at %lld, outside the input", m,
+                           (long long)e->offset);
+                continue;
+            }
+            const char *at = in + e->offset;
+            size_t left = len - (size_t)e->offset;
+            const char *end = tw_memmem(at, left, "\n\n", 2);
+            size_t n = end ? (size_t)(end - at) : left;
+            TW_FZ_CHECK(tw_memmem(at, n, "partialArgs", 11) != NULL,
+                        "gemini-stream: '%s' at %lld, an event without partialArgs", m,
+                        (long long)e->offset);
+        }
+    }
+}
+
 static char *result_json(const tw_result *r, size_t *n)
 {
     tw_buf b = {0};
@@ -745,6 +800,7 @@ static int check_decoder(const char *name, const uint8_t *data, size_t size, int
                 "%s batch: %llu units of work (toolwire/work.h) for %zu input bytes: a rescan",
                 name, (unsigned long long)work, s.len);
     check_result(&r1, L, s.len, "batch");
+    check_decoder_rules(name, in, s.len, &r1);
     check_number_spellings(&r1, name, in, s.len, tw_decoder_is_text(name));
     if (tw_decoder_is_text(name)) {
         const char *fr = r1.finish_reason ? r1.finish_reason : "";

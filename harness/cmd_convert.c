@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "decode_opts.h"
 #include "toolwire/encode.h"
 #include "toolwire/registry.h"
 #include "toolwire/transcode.h"
@@ -43,6 +44,9 @@ static void convert_help(FILE *f)
           "                             encoder options, as for toolwire encode\n"
           "  --max-input-bytes N        cap on the input (default 16M)\n"
           "  --max-output-bytes N       cap on the output (default 64M)\n"
+          "  --tools FILE               JSON array of declared tools ({name, description,\n"
+          "                             parameters} or {type: \"function\", function: {...}}),\n"
+          "                             for a decoder source, as for toolwire parse\n"
           "  --pretty                   indent neutral JSON output\n"
           "  -h, --help                 this text\n"
           "\n"
@@ -54,12 +58,33 @@ static void convert_help(FILE *f)
           "neutral model does not have is refused (FILE:LINE:COL, the keys expected).\n"
           "Exit status: 0 when the output was written,\n"
           "1 when reading or writing failed (a decoder or encoder not implemented, an\n"
-          "invalid body, a request given to a result encoder), 2 on a bad option or\n"
-          "unreadable input.\n",
+          "invalid body, a request given to a result encoder) or when a decoder source\n"
+          "reported errors (a truncated stream, a body that is not JSON, a refused call:\n"
+          "the output is still written, with the errors on standard error or, for a\n"
+          "neutral target, in the output), 2 on a bad option or unreadable input.\n",
           f);
 }
 
-enum { O_FROM = 1000, O_TO, O_PRETTY };
+enum { O_FROM = 1000, O_TO, O_PRETTY, O_TOOLS };
+
+/* Load --tools FILE into h, as `parse` does; TW_EXIT_OK or a usage error. */
+static int load_tools(const char *path, tw_opts_holder *h)
+{
+    tw_error why = {.offset = -1};
+    cJSON *tj = tw_load_json_file(path, (size_t)16 << 20, 256, &why);
+    if (!tj)
+        return tw_cli_usage_error("convert", "--tools: %s", why.message);
+    tw_tool *t = NULL;
+    size_t n = 0;
+    tw_error te;
+    tw_error_clear(&te);
+    tw_status st = tw_tools_read(tj, &h->o.limits, &t, &n, &te);
+    cJSON_Delete(tj);
+    if (st != TW_OK)
+        return tw_cli_usage_error("convert", "--tools %s: %s", path, te.message);
+    tw_opts_set_tools(h, t, n);
+    return TW_EXIT_OK;
+}
 
 int tw_cmd_convert(int argc, char **argv)
 {
@@ -67,9 +92,10 @@ int tw_cmd_convert(int argc, char **argv)
                                              {"to", required_argument, NULL, O_TO},
                                              TW_ENC_LONGOPTS,
                                              {"pretty", no_argument, NULL, O_PRETTY},
+                                             {"tools", required_argument, NULL, O_TOOLS},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
-    const char *from = NULL, *to = NULL;
+    const char *from = NULL, *to = NULL, *tools_path = NULL;
     bool pretty = false;
     tw_diag_list warnings = {0};
     tw_encode_opts o;
@@ -92,6 +118,7 @@ int tw_cmd_convert(int argc, char **argv)
             to = optarg;
             break;
         case O_PRETTY: pretty = true; break;
+        case O_TOOLS: tools_path = optarg; break;
         case 'h': convert_help(stdout); return TW_EXIT_OK;
         default: {
             int rc = tw_cli_encode_opt("convert", c, argv, &o);
@@ -103,18 +130,33 @@ int tw_cmd_convert(int argc, char **argv)
     }
     if (!from || !to)
         return tw_cli_usage_error("convert", "--from and --to are required (see --help)");
+    /* a decoder source (not a request reader, not neutral JSON) */
+    bool decoded = tw_format_find(from) && !tw_request_reader_find(from) &&
+                   strncmp(from, "neutral", 7) != 0;
+    if (tools_path && !decoded)
+        return tw_cli_usage_error("convert",
+                                  "--tools applies to a decoder source; %s is read as a request "
+                                  "or as neutral JSON (see --help)",
+                                  from);
     tw_limits lim;
     tw_limits_resolve(&lim, &o.limits);
     const char *path;
     size_t len;
     int rc;
-    char *input = tw_cli_read_operand("convert", argc, argv, lim.max_input_bytes, &path, &len, &rc);
-    if (!input)
+    tw_opts_holder h;
+    tw_opts_holder_init(&h);
+    h.o.limits = o.limits;
+    if (tools_path && (rc = load_tools(tools_path, &h)) != TW_EXIT_OK) {
+        tw_opts_holder_free(&h);
         return rc;
+    }
+    char *input = tw_cli_read_operand("convert", argc, argv, lim.max_input_bytes, &path, &len, &rc);
+    if (!input) {
+        tw_opts_holder_free(&h);
+        return rc;
+    }
     tw_error why = {.offset = -1};
-    tw_decode_opts d;
-    memset(&d, 0, sizeof d);
-    d.limits = o.limits;
+    tw_decode_opts d = h.o;
     /* neutral sources: a key the neutral model does not have means the input
      * is something else (a wrapper, another format), not an empty message */
     if (strncmp(from, "neutral", 7) == 0) {
@@ -129,6 +171,7 @@ int tw_cmd_convert(int argc, char **argv)
                 free(input);
                 fprintf(stderr, "toolwire convert: cannot read %s as %s: %s\n", path, from, why.message);
                 tw_diag_list_free(&warnings);
+                tw_opts_holder_free(&h);
                 return TW_EXIT_FAIL;
             }
         }
@@ -137,6 +180,7 @@ int tw_cmd_convert(int argc, char **argv)
     tw_error te;
     tw_error_clear(&te);
     tw_status st = tw_transcode_read(from, input, len, &d, &v, &warnings, &te);
+    tw_opts_holder_free(&h); /* the tools were read by the decoder; nothing keeps them */
     tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "%s", te.message);
     /* where in the file, as every JSON reader of the CLI says it */
     size_t line = 0, col = 0;
@@ -144,6 +188,9 @@ int tw_cmd_convert(int argc, char **argv)
     if (at)
         tw_line_col(input, len, (size_t)te.offset, &line, &col);
     free(input);
+    /* a decoder source with errors (a truncated stream, a body that is not
+     * JSON, a refused call) is written as far as it was read, and fails */
+    size_t derr = decoded && v.kind == TW_NEUTRAL_RESULT ? v.res.errors.len + v.res.errors.dropped : 0;
     rc = TW_EXIT_OK;
     tw_buf out = {0};
     if (st != TW_OK) {
@@ -191,6 +238,12 @@ int tw_cmd_convert(int argc, char **argv)
         rc = TW_EXIT_FAIL;
     } else if (!tw_write_all(stdout, out.data ? out.data : "", out.len) || fflush(stdout) != 0) {
         fprintf(stderr, "toolwire convert: cannot write the output\n");
+        rc = TW_EXIT_FAIL;
+    } else if (derr) {
+        fprintf(stderr,
+                "toolwire convert: the %s decoder reported %zu error(s); the output holds what "
+                "it decoded\n",
+                from, derr);
         rc = TW_EXIT_FAIL;
     }
     tw_buf_free(&out);

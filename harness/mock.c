@@ -159,14 +159,14 @@ static conn_ent *conn_of(struct MHD_Connection *c)
 /* The request on c is being answered (no deadline) or is over (the next one starts now). */
 void tw_mock_conn_answering(tw_mock *m, struct MHD_Connection *c, bool answering)
 {
-    pthread_mutex_lock(&m->cmu);
+    (void)m;
     conn_ent *e = conn_of(c);
-    if (e) {
-        e->answering = answering;
-        if (!answering)
-            e->start_ms = tw_mock_mono_ms();
-    }
-    pthread_mutex_unlock(&m->cmu);
+    if (!e)
+        return;
+    /* the start first: the deadline never sees a waiting request with an old start */
+    if (!answering)
+        atomic_store(&e->start_ms, tw_mock_mono_ms());
+    atomic_store(&e->answering, answering);
 }
 
 static void notify_conn(void *cls, struct MHD_Connection *c, void **ctx,
@@ -185,7 +185,8 @@ static void notify_conn(void *cls, struct MHD_Connection *c, void **ctx,
             return;
         }
         e->fd = ci->connect_fd;
-        e->start_ms = tw_mock_mono_ms();
+        atomic_init(&e->start_ms, tw_mock_mono_ms());
+        atomic_init(&e->answering, false);
         pthread_mutex_lock(&m->cmu);
         e->next = m->conns;
         if (m->conns)
@@ -218,7 +219,7 @@ static void cut_overdue(tw_mock *m)
     long limit = (long)m->o.request_deadline_ms;
     pthread_mutex_lock(&m->cmu);
     for (conn_ent *e = m->conns; e; e = e->next) {
-        if (e->answering || e->cut || now - e->start_ms < limit)
+        if (atomic_load(&e->answering) || e->cut || now - atomic_load(&e->start_ms) < limit)
             continue;
         /* the fd stays open until notify_conn has unlinked the entry */
         e->cut = true;

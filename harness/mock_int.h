@@ -29,12 +29,15 @@ typedef struct ex_state {
     long retry_asked_ms;
 } ex_state;
 
-/* One open connection, for the request deadline. */
+/* One open connection, for the request deadline. The list and `cut` are
+ * under tw_mock.cmu; the connection's own thread sets start_ms and answering
+ * without it (the entry lives until the connection's close notification,
+ * which comes after the last request of the connection is over). */
 typedef struct conn_ent {
     struct conn_ent *prev, *next;
     int fd;
-    long start_ms;           /* the request being received started here */
-    bool answering;          /* a response is queued or pending: no deadline */
+    atomic_long start_ms;    /* the request being received started here */
+    atomic_bool answering;   /* a response is queued or pending: no deadline */
     bool cut;                /* shut down by the deadline */
 } conn_ent;
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "redact.h"
 
@@ -22,9 +23,11 @@ struct tw_mock_packed {
     unsigned long seq;
     long exchange;
     size_t ambiguous;
-    size_t size;                   /* bytes of this allocation */
+    size_t size;                   /* bytes of this record */
+    size_t room;                   /* bytes at its place (>= size) */
     int status;
     bool fault;
+    bool pooled;                   /* in a block of the ring, not its own allocation */
     uint32_t nchecks;
     uint32_t fixture;              /* offset of the fixture name in the strings (the path is first) */
     packed_check checks[];         /* then the strings, each NUL-terminated */
@@ -32,9 +35,56 @@ struct tw_mock_packed {
 
 static char *strings_of(tw_mock_packed *p) { return (char *)(p->checks + p->nchecks); }
 
-/* The record packed in one allocation: `old` (a record leaving a full ring,
- * resized) or a new one; NULL on failure, `old` then left as it was. */
-static tw_mock_packed *pack(const tw_mock_record *rec, tw_mock_packed *old)
+#define POOL_BLOCK ((size_t)2 << 20)
+
+/* A block of POOL_BLOCK bytes on a POOL_BLOCK boundary (so that it can be one
+ * huge page), or NULL. */
+static char *block_new(void)
+{
+    size_t span = 2 * POOL_BLOCK;
+    char *m = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    char *b = (char *)(((uintptr_t)m + POOL_BLOCK - 1) & ~(uintptr_t)(POOL_BLOCK - 1));
+    if (b > m)
+        munmap(m, (size_t)(b - m));
+    if (m + span > b + POOL_BLOCK)
+        munmap(b + POOL_BLOCK, (size_t)(m + span - (b + POOL_BLOCK)));
+#ifdef MADV_HUGEPAGE
+    madvise(b, POOL_BLOCK, MADV_HUGEPAGE); /* advice only: small pages if refused */
+#endif
+    return b;
+}
+
+/* `need` bytes (a multiple of 16) at the end of the newest block, or NULL. */
+static void *pool_take(tw_mock_ring *g, size_t need)
+{
+    if (need > POOL_BLOCK)
+        return NULL;
+    if (g->left < need) {
+        if (g->nblocks == g->cblocks) {
+            size_t nc = g->cblocks ? g->cblocks * 2 : 8;
+            char **nb = realloc(g->blocks, nc * sizeof *nb);
+            if (!nb)
+                return NULL;
+            g->blocks = nb;
+            g->cblocks = nc;
+        }
+        char *b = block_new();
+        if (!b)
+            return NULL;
+        g->blocks[g->nblocks++] = b;
+        g->left = POOL_BLOCK;
+    }
+    char *p = g->blocks[g->nblocks - 1] + (POOL_BLOCK - g->left);
+    g->left -= need;
+    return p;
+}
+
+/* The record packed at one place: over `old` (a record leaving a full ring)
+ * when it fits there, else in `old` resized, or in a new place (the ring's
+ * blocks while it fills); NULL on failure, `old` then left as it was. */
+static tw_mock_packed *pack(tw_mock_ring *g, const tw_mock_record *rec, tw_mock_packed *old)
 {
     size_t lp = strnlen(rec->path, sizeof rec->path - 1) + 1;
     size_t lf = strnlen(rec->fixture, sizeof rec->fixture - 1) + 1;
@@ -44,9 +94,30 @@ static tw_mock_packed *pack(const tw_mock_record *rec, tw_mock_packed *old)
     if (n > UINT32_MAX || lp + lf + le > UINT32_MAX)
         return NULL;
     size_t size = sizeof(tw_mock_packed) + n * sizeof(packed_check) + lp + lf + le;
-    tw_mock_packed *p = old ? realloc(old, size) : malloc(size);
+    size_t room = size;
+    bool pooled = false;
+    tw_mock_packed *p = NULL;
+    if (old && old->room >= size) {
+        p = old;
+        room = old->room;
+        pooled = old->pooled;
+    } else if (old && !old->pooled) {
+        p = realloc(old, size);
+    } else {
+        /* a pooled record too small for the new one keeps its place in the
+         * block (given back when the ring is freed) */
+        room = (size + 15) & ~(size_t)15;
+        p = old ? NULL : pool_take(g, room);
+        pooled = p != NULL;
+        if (!p) {
+            room = size;
+            p = malloc(size);
+        }
+    }
     if (!p)
         return NULL;
+    p->room = room;
+    p->pooled = pooled;
     p->seq = rec->seq;
     p->exchange = rec->exchange;
     p->ambiguous = rec->ambiguous;
@@ -111,11 +182,11 @@ void tw_mock_ring_init(tw_mock_ring *g, size_t cap)
 bool tw_mock_ring_push(tw_mock_ring *g, tw_mock_record *rec)
 {
     if (g->n == g->cap) {
-        /* full: the oldest slot takes the new record, in the oldest record's
-         * allocation (resized: records of one route have about one size) */
+        /* full: the oldest slot takes the new record, at the oldest record's
+         * place (records of one route have about one size) */
         tw_mock_packed **old = &g->r[g->head];
         size_t was = (*old)->size;
-        tw_mock_packed *p = pack(rec, *old);
+        tw_mock_packed *p = pack(g, rec, *old);
         tw_check_set_free(&rec->checks);
         if (!p)
             return false; /* the oldest record is kept */
@@ -126,10 +197,6 @@ bool tw_mock_ring_push(tw_mock_ring *g, tw_mock_record *rec)
         g->writes++;
         return true;
     }
-    tw_mock_packed *p = pack(rec, NULL);
-    tw_check_set_free(&rec->checks);
-    if (!p)
-        return false;
     if (g->n == g->alloc) {
         /* not full yet, so head is 0 and the records are slots 0..n-1 */
         size_t na = g->alloc ? g->alloc * 2 : 64;
@@ -137,12 +204,16 @@ bool tw_mock_ring_push(tw_mock_ring *g, tw_mock_record *rec)
             na = g->cap;
         tw_mock_packed **nr = realloc(g->r, na * sizeof *nr);
         if (!nr) {
-            free(p);
+            tw_check_set_free(&rec->checks);
             return false;
         }
         g->r = nr;
         g->alloc = na;
     }
+    tw_mock_packed *p = pack(g, rec, NULL);
+    tw_check_set_free(&rec->checks);
+    if (!p)
+        return false;
     g->r[(g->head + g->n) % g->alloc] = p;
     g->bytes += p->size;
     g->n++;
@@ -190,8 +261,12 @@ bool tw_mock_ring_since(const tw_mock_ring *g, unsigned long since, tw_mock_reco
 void tw_mock_ring_free(tw_mock_ring *g)
 {
     for (size_t i = 0; i < g->n; i++)
-        free(g->r[(g->head + i) % g->alloc]);
+        if (!g->r[(g->head + i) % g->alloc]->pooled)
+            free(g->r[(g->head + i) % g->alloc]);
     free(g->r);
+    for (size_t i = 0; i < g->nblocks; i++)
+        munmap(g->blocks[i], POOL_BLOCK);
+    free(g->blocks);
     memset(g, 0, sizeof *g);
 }
 

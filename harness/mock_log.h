@@ -28,9 +28,9 @@ typedef struct tw_mock_record {
 } tw_mock_record;
 
 /* The newest `cap` records in seq order; the oldest is dropped when a record
- * arrives at a full ring. Each record is kept packed in one allocation (its
- * path, fixture name, verdicts and evidence, no fixed-size buffers), so the
- * ring holds about the bytes its records hold. */
+ * arrives at a full ring. Each record is kept packed in one piece of memory
+ * (its path, fixture name, verdicts and evidence, no fixed-size buffers), so
+ * the ring holds about the bytes its records hold. */
 typedef struct tw_mock_packed tw_mock_packed;
 typedef struct tw_mock_ring {
     tw_mock_packed **r;
@@ -41,6 +41,13 @@ typedef struct tw_mock_ring {
     unsigned long writes;          /* record slots written or moved, for tests: one per push
                                       while the ring is full */
     size_t bytes;                  /* bytes of the packed records held now */
+    /* the records written while the ring fills are laid one after another in
+     * blocks of 2 MiB (huge pages where the kernel gives them: a fresh page is
+     * the dearest part of a new record); a full ring rewrites its oldest
+     * record in place when the new one fits there */
+    char **blocks;
+    size_t nblocks, cblocks;
+    size_t left;                   /* bytes free at the end of the newest block */
 } tw_mock_ring;
 
 void tw_mock_ring_init(tw_mock_ring *g, size_t cap);

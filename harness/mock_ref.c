@@ -428,6 +428,10 @@ void tw_ref_answer_script_at(char kind, bool stream, const char *model, const cJ
     tw_error why = {.offset = -1};
     st = tw_script_answer_with(&req, reasoning, L, &s, &why);
     tw_request_free(&req);
+    if (st != TW_OK && (kind == 'm' || kind == 'r' || kind == 'a')) /* the wire path, not the neutral one */
+        tw_script_wire_path(body, kind == 'm' ? "contents" : kind == 'r' ? "input" : "messages",
+                            kind == 'm' ? "systemInstruction" : kind == 'r' ? "instructions" : "system",
+                            why.message, sizeof why.message);
     if (st != TW_OK) {
         a->status = st == TW_ERR_NOMEM ? 500 : 400;
         snprintf(a->why, sizeof a->why, "%.239s", why.message[0] ? why.message : tw_code_message(st));

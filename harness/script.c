@@ -107,6 +107,77 @@ static tw_status find_directive(const tw_request *req, const tw_limits *L, cJSON
     return TW_OK;
 }
 
+/* ---- the wire path of the directive ---- */
+
+/* Does a wire value hold a directive: a string, or the text, content or
+ * parts of an element (nested at most three levels, as the request bodies
+ * write them)? */
+static bool holds_directive(const cJSON *v, int depth)
+{
+    if (cJSON_IsString(v))
+        return directive_start(v->valuestring, strlen(v->valuestring)) != SIZE_MAX;
+    if (depth > 3)
+        return false;
+    if (cJSON_IsArray(v)) {
+        for (const cJSON *c = v->child; c; c = c->next)
+            if (holds_directive(c, depth + 1))
+                return true;
+        return false;
+    }
+    static const char *const keys[] = {"text", "content", "parts"};
+    for (size_t i = 0; cJSON_IsObject(v) && i < sizeof keys / sizeof *keys; i++)
+        if (holds_directive(tw_json_get(v, keys[i]), depth + 1))
+            return true;
+    return false;
+}
+
+/* A turn a directive is read from: a user, system or developer message (a
+ * Gemini content without a role is the user's); not a call, a result or
+ * any other typed item. */
+static bool user_turn(const cJSON *e)
+{
+    const char *type = tw_json_get_str(e, "type");
+    const char *role = tw_json_get_str(e, "role");
+    if (type && strcmp(type, "message") != 0)
+        return false;
+    return !role || strcmp(role, "user") == 0 || strcmp(role, "system") == 0 ||
+           strcmp(role, "developer") == 0;
+}
+
+void tw_script_wire_path(const cJSON *body, const char *list, const char *sys, char *msg,
+                         size_t cap)
+{
+    static const char pre[] = "messages[";
+    if (!msg || strncmp(msg, pre, sizeof pre - 1) != 0)
+        return;
+    const char *close = strchr(msg + sizeof pre - 1, ']');
+    if (!close)
+        return;
+    char path[96] = "";
+    const cJSON *l = tw_json_get(body, list);
+    if (cJSON_IsString(l) && holds_directive(l, 0)) {
+        snprintf(path, sizeof path, "%s", list);
+    } else if (cJSON_IsArray(l)) {
+        size_t n = (size_t)cJSON_GetArraySize(l), i = n;
+        for (const cJSON *e = l->child ? l->child->prev : NULL; e && i > 0; i--) {
+            if (user_turn(e) && holds_directive(e, 0)) {
+                snprintf(path, sizeof path, "%s[%zu]", list, i - 1);
+                break;
+            }
+            e = e == l->child ? NULL : e->prev;
+        }
+    }
+    if (!path[0] && sys && holds_directive(tw_json_get(body, sys), 0))
+        snprintf(path, sizeof path, "%s", sys);
+    if (!path[0])
+        return;
+    size_t plen = strlen(path), rest = strlen(close + 1);
+    if (plen + rest + 1 > cap)
+        return;
+    memmove(msg + plen, close + 1, rest + 1);
+    memcpy(msg, path, plen);
+}
+
 static bool nonce_ok(const char *s)
 {
     size_t n = strlen(s);

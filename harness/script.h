@@ -62,6 +62,19 @@ tw_status tw_script_answer_with(const tw_request *req, int reasoning, const tw_l
                                 tw_script_answer *out, tw_error *err);
 void tw_script_answer_free(tw_script_answer *a);
 
+/*
+ * Name the request that was sent in a message of tw_script_answer_*: a
+ * message that begins with the neutral path "messages[N]" gets, in its
+ * place, the wire path of the element of `body` that holds the latest
+ * directive: `list`[i] (the list of turns: "contents", "input",
+ * "messages"), `list` itself when it is a string, or `sys` (the system
+ * field: "systemInstruction", "instructions", "system"). The message is
+ * rewritten in place (cap bytes); left as it is when no element holds a
+ * directive.
+ */
+void tw_script_wire_path(const cJSON *body, const char *list, const char *sys, char *msg,
+                         size_t cap);
+
 /* Find a directive's nonce in a request (for pairing both ends of a proxy):
  * NULL when none (or when the directive is not JSON or its nonce is not
  * valid). malloc'd. */

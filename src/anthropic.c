@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "formats.h"
+#include "json_marks.h"
 #include "wire_common.h"
 #include "work.h"
 #include "toolwire/decode.h"
@@ -138,14 +139,18 @@ static tw_status ant_response(tw_wire_sink *k, const char *buf, size_t len)
     cJSON *root = NULL;
     tw_error e;
     tw_json_lint lint;
-    tw_status st = tw_json_parse_lint(buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH, &root,
-                                      &e, &lint);
+    tw_buf marks = {0}; /* where the blocks begin, when the one-pass parse read the body */
+    tw_status st = tw_json_parse_lint_marked(buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH,
+                                             &root, &e, &lint, &marks);
+    if (st != TW_OK)
+        tw_buf_free(&marks);
     if (st == TW_ERR_NOMEM)
         return st;
     if (st != TW_OK)
         return tw_wire_diag(k, true, TW_D_RESPONSE_JSON, e.offset >= 0 ? e.offset : 0, e.message);
     if ((st = tw_wire_lint_diags(k, &lint, 0, true, NULL)) != TW_OK) {
         cJSON_Delete(root);
+        tw_buf_free(&marks);
         return st;
     }
     const char *type = tw_json_get_str(root, "type");
@@ -158,18 +163,20 @@ static tw_status ant_response(tw_wire_sink *k, const char *buf, size_t len)
         error_message(err, msg, sizeof msg);
         st = tw_wire_diag(k, true, TW_D_ERROR_RESPONSE, off < 0 ? 0 : off, msg);
         cJSON_Delete(root);
+        tw_buf_free(&marks);
         return st;
     }
     if (!cJSON_IsArray(content)) {
         st = tw_wire_diag(k, true, TW_D_RESPONSE_SHAPE, 0, "'content' is not an array");
         cJSON_Delete(root);
+        tw_buf_free(&marks);
         return st;
     }
     tw_wire_step path[1] = {{"content", 0}};
-    tw_wire_cursor cur; /* the blocks' offsets, in document order */
-    tw_wire_cursor_open(&cur, buf, len, path, 1);
+    tw_wire_elems el; /* the blocks' offsets, in document order */
+    tw_wire_elems_open(&el, &marks, content, buf, len, path, 1);
     for (const cJSON *b = content->child; st == TW_OK && b; b = b->next) {
-        int64_t at = tw_wire_cursor_next(&cur);
+        int64_t at = tw_wire_elems_next(&el, b);
         const char *bt = tw_json_get_str(b, "type");
         if (!bt)
             continue;
@@ -203,6 +210,7 @@ static tw_status ant_response(tw_wire_sink *k, const char *buf, size_t len)
     if (st == TW_OK)
         st = set_finish(k->res, tw_json_get_str(root, "stop_reason"));
     cJSON_Delete(root);
+    tw_buf_free(&marks);
     return st;
 }
 

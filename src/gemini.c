@@ -56,6 +56,8 @@ typedef struct gem_acc {
     char *id;
     cJSON *holder;     /* {"args": {…}}: the arguments being assembled */
     int64_t call_off;
+    int64_t ev_off;    /* the part being read: its event's offset in a stream */
+    int64_t refuse_off; /* where the reason to refuse was found */
     tw_status refuse;  /* the call is refused when it ends (TW_OK: not) */
     char why[224];     /* its text, as long as a tw_error message */
     size_t arg_bytes;  /* piece bytes taken, against max_args_bytes */
@@ -124,12 +126,14 @@ static tw_status warn_once(gem_acc *a, bool *flag, int64_t off, const char *msg)
     return tw_wire_diag(&a->k, false, TW_D_NOT_CARRIED, off, msg);
 }
 
-/* Refuse the open call when it ends; the first reason found is kept. */
+/* Refuse the open call when it ends; the first reason found is kept, with
+ * the offset of the part (in a stream, the event) that gave it. */
 static void call_refuse(gem_acc *a, tw_status code, const char *why)
 {
     if (a->refuse)
         return;
     a->refuse = code;
+    a->refuse_off = a->ev_off;
     snprintf(a->why, sizeof a->why, "%.223s", why);
 }
 
@@ -416,7 +420,8 @@ static tw_status call_close(gem_acc *a)
         clear_counts(args);
         tw_wire_call c;
         memset(&c, 0, sizeof c);
-        c.offset = a->call_off;
+        /* a refusal is at the bytes that caused it, not at the call's start */
+        c.offset = a->refuse ? a->refuse_off : a->call_off;
         c.refuse = a->refuse;
         c.refuse_why = a->why;
         c.id = a->id;
@@ -458,6 +463,7 @@ static tw_status function_call(gem_acc *a, cJSON *fc, int64_t off)
     bool more = cJSON_IsTrue(tw_json_get(fc, "willContinue"));
     if (has_name && a->open) /* a new call begins: the open one ends here */
         st = call_close(a);
+    a->ev_off = off;
     if (st != TW_OK)
         return st;
     if (!a->open) {
@@ -656,6 +662,7 @@ static tw_status acc_end(gem_acc *a)
 {
     tw_status st = TW_OK;
     if (a->open) {
+        a->ev_off = a->call_off; /* no event caused it: the call's start */
         call_refuse(a, TW_D_TOOL_CALL_UNTERMINATED,
                     "the input ended inside a streamed call (willContinue)");
         st = call_close(a);

@@ -1,5 +1,6 @@
 /* Bounded JSON: parse with caps, scan value extents, write without locale. */
 #include "toolwire/json.h"
+#include "json_marks.h"
 #include "utf8.h"
 #include "work.h"
 
@@ -19,7 +20,7 @@
 enum { FAST_OK = 0, FAST_BAIL, FAST_NOMEM };
 #define TW_JSON_UNIQUE_BIT (1 << 14) /* above cJSON's flags and the taint bit */
 static int fast_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
-                      size_t *deepest);
+                      size_t *deepest, tw_buf *marks);
 static inline bool word_has(const char *p, unsigned char c);
 
 size_t tw_json_depth(const char *buf, size_t len, size_t max_depth)
@@ -337,7 +338,7 @@ tw_status tw_json_parse(const char *buf, size_t len, size_t max_depth, cJSON **o
                         tw_error *err)
 {
     size_t deepest;
-    int fs = fast_parse(buf, len, max_depth, out, &deepest);
+    int fs = fast_parse(buf, len, max_depth, out, &deepest, NULL);
     if (fs == FAST_OK)
         return TW_OK;
     /* else the reading below: on an allocation failure it also tells a text
@@ -1053,6 +1054,20 @@ char *tw_utf8_as_written(const char *s, size_t n, bool *changed)
     }
     o[w] = 0;
     return o;
+}
+
+size_t tw_utf8_invalid(const char *s, size_t n, size_t *first)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t bad = 0;
+    *first = n;
+    for (size_t i = 0; i < n;) {
+        size_t k = utf8_len(u + i, n - i);
+        if (!k && !bad++)
+            *first = i;
+        i += k ? k : 1;
+    }
+    return bad;
 }
 
 tw_status tw_json_write_str(tw_buf *out, const char *s, size_t n, int flags)
@@ -1800,11 +1815,34 @@ static bool nul_prune(cJSON *a, nul_walk *w)
     return tainted;
 }
 
+static tw_status parse_lint(const char *buf, size_t len, size_t max_depth, cJSON **out,
+                            tw_error *err, tw_json_lint *lint, tw_buf *marks);
+
 tw_status tw_json_parse_lint(const char *buf, size_t len, size_t max_depth, cJSON **out,
                              tw_error *err, tw_json_lint *lint)
 {
+    return parse_lint(buf, len, max_depth, out, err, lint, NULL);
+}
+
+tw_status tw_json_parse_lint_marked(const char *buf, size_t len, size_t max_depth, cJSON **out,
+                                    tw_error *err, tw_json_lint *lint, tw_buf *marks)
+{
+    marks->len = 0;
+    /* one mark per container, and a container takes at least two bytes */
+    marks->max = (len / 2 + 1) * sizeof(tw_json_mark);
+    /* room for a body's few containers at once (a failure shows at the first mark) */
+    (void)tw_buf_reserve(marks, 32 * sizeof(tw_json_mark) < marks->max
+                                    ? 32 * sizeof(tw_json_mark) : marks->max);
+    return parse_lint(buf, len, max_depth, out, err, lint, marks);
+}
+
+static tw_status parse_lint(const char *buf, size_t len, size_t max_depth, cJSON **out,
+                            tw_error *err, tw_json_lint *lint, tw_buf *marks)
+{
     size_t deepest;
-    int fs = fast_parse(buf, len, max_depth, out, &deepest);
+    int fs = fast_parse(buf, len, max_depth, out, &deepest, marks);
+    if (marks && fs != FAST_OK)
+        marks->len = 0; /* the reading below records none */
     if (fs == FAST_OK) {
         /* RFC 8259 text without U+0000: nothing for the scan to find */
         lint->nul = false;
@@ -1990,7 +2028,31 @@ typedef struct fast_parser {
     size_t n, i;
     size_t max_depth, depth, deepest;
     int fail;
+    char *tmp; /* scratch for decoding a string with escapes: local, or malloc'd
+                  past it (freed by fast_done) */
+    size_t tmp_cap;
+    tw_buf *marks; /* where each container begins (json_marks.h), or NULL */
+    char local[4096];
 } fast_parser;
+
+static void fast_init(fast_parser *p, const char *buf, size_t len, size_t max_depth)
+{
+    p->b = buf;
+    p->n = len;
+    p->i = 0;
+    p->max_depth = max_depth;
+    p->depth = p->deepest = 0;
+    p->fail = FAST_OK;
+    p->tmp = p->local;
+    p->tmp_cap = sizeof p->local;
+    p->marks = NULL;
+}
+
+static void fast_done(fast_parser *p)
+{
+    if (p->tmp != p->local)
+        free(p->tmp);
+}
 
 static bool fast_space(unsigned char c)
 {
@@ -2060,17 +2122,81 @@ static inline bool word_has(const char *p, unsigned char c)
     return ((w - ones) & ~w & high) != 0;
 }
 
-/* The string at b[i] == '"': checked in one scan (plain bytes eight at a
- * time), then copied in one piece or decoded escape by escape into a buffer
- * of cJSON's allocator. NULL with p->fail set when it gives up. */
+/* The high bit of every byte of the 8-byte word at p that ends a run of
+ * plain string bytes, as lint_word_special tests them. Only the lowest set
+ * bit is exact (a borrow can set bits above a true one), which is the one
+ * first_special reads. */
+static inline uint64_t special_bits(const char *p)
+{
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    uint64_t w;
+    memcpy(&w, p, sizeof w);
+    uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+    return ((w & high) | ((w - ones * 0x20) & ~w & high) | ((q - ones) & ~q & high) |
+            ((b - ones) & ~b & high));
+}
+
+/* Bytes before the first special byte of a word whose special_bits are m
+ * (m != 0). Without a known byte order: 0, and the byte loop steps on. */
+static inline size_t first_special(uint64_t m)
+{
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return (size_t)__builtin_ctzll(m) >> 3;
+#else
+    (void)m;
+    return 0;
+#endif
+}
+
+/* Room for `more` bytes past the used part of the parser's scratch buffer
+ * (grown by doubling; bounded by the string being decoded, so by the
+ * input). False when it cannot grow. */
+static bool scratch_grow(fast_parser *p, size_t used, size_t more)
+{
+    size_t cap = p->tmp_cap;
+    while (cap - used < more)
+        cap *= 2;
+    char *t = p->tmp == p->local ? malloc(cap) : realloc(p->tmp, cap);
+    if (!t)
+        return false;
+    if (p->tmp == p->local)
+        memcpy(t, p->local, used);
+    p->tmp = t;
+    p->tmp_cap = cap;
+    return true;
+}
+
+static inline bool scratch_room(fast_parser *p, size_t used, size_t more)
+{
+    return p->tmp_cap - used >= more || scratch_grow(p, used, more);
+}
+
+/* The string at b[i] == '"', checked and decoded in one pass: runs of plain
+ * bytes are stepped over eight at a time (to the first special byte of a
+ * word), a string without escapes is copied in one piece from the text, and
+ * one with escapes is decoded into the parser's scratch buffer (a run
+ * appended in one copy at each escape) and copied from there. The result is
+ * in cJSON's allocator. NULL with p->fail set when it gives up. */
 static char *fast_string(fast_parser *p)
 {
+    /* the byte each one-letter escape stands for; 0: not one */
+    static const char one_letter[256] = {['"'] = '"', ['\\'] = '\\', ['/'] = '/', ['b'] = '\b',
+                                         ['f'] = '\f', ['n'] = '\n', ['r'] = '\r', ['t'] = '\t'};
     const char *b = p->b;
     size_t n = p->n, s = p->i + 1, i = s;
+    size_t run = s;  /* start of the plain bytes not yet in the scratch buffer */
+    size_t olen = 0; /* decoded bytes in the scratch buffer */
     bool esc = false;
     for (;;) {
-        while (i + 8 <= n && !lint_word_special(b + i))
-            i += 8;
+        while (i + 8 <= n) {
+            uint64_t m = special_bits(b + i);
+            if (!m) {
+                i += 8;
+                continue;
+            }
+            i += first_special(m);
+            break;
+        }
         if (i >= n)
             goto bail;
         unsigned char c = (unsigned char)b[i];
@@ -2078,84 +2204,85 @@ static char *fast_string(fast_parser *p)
             break;
         if (c >= 0x20 && c < 0x80 && c != '\\') {
             i++;
-        } else if (c >= 0x80) {
+            continue;
+        }
+        if (c >= 0x80) {
             size_t k = utf8_len((const unsigned char *)b + i, n - i);
             if (!k)
                 goto bail;
             i += k;
-        } else if (c == '\\') {
-            esc = true;
+            continue;
+        }
+        if (c != '\\')
+            goto bail; /* a control byte */
+        /* the plain run before it, then the escapes that follow one
+         * another, into the scratch buffer */
+        size_t plain = i - run;
+        if (!scratch_room(p, olen, plain + 8)) {
+            p->fail = FAST_NOMEM;
+            return NULL;
+        }
+        char *o = p->tmp + olen;
+        if (plain <= 8 && run + 8 <= n)
+            memcpy(o, b + run, 8); /* one word; the bytes past the run are overwritten */
+        else
+            memcpy(o, b + run, plain);
+        o += plain;
+        esc = true;
+        do {
             if (i + 1 >= n)
                 goto bail;
-            char e = b[i + 1];
-            if (e == 'u') {
+            unsigned char e = (unsigned char)b[i + 1];
+            if (one_letter[e]) {
+                *o++ = one_letter[e];
+                i += 2;
+            } else if (e == 'u') {
                 unsigned u, l;
-                if (!fast_hex4(b + i + 2, n - i - 2, &u) || u == 0 || (u >= 0xDC00 && u <= 0xDFFF))
+                if (!fast_hex4(b + i + 2, n - i - 2, &u) || u == 0 ||
+                    (u >= 0xDC00 && u <= 0xDFFF))
                     goto bail;
                 if (u >= 0xD800 && u <= 0xDBFF) {
                     if (i + 12 > n || b[i + 6] != '\\' || b[i + 7] != 'u' ||
                         !fast_hex4(b + i + 8, n - i - 8, &l) || l < 0xDC00 || l > 0xDFFF)
                         goto bail;
+                    u = 0x10000 + ((u - 0xD800) << 10) + (l - 0xDC00);
                     i += 12;
                 } else {
                     i += 6;
                 }
-            } else if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' ||
-                       e == 'r' || e == 't') {
-                i += 2;
+                o = put_utf8(o, u);
             } else {
                 goto bail;
             }
-        } else {
-            goto bail; /* a control byte */
-        }
+            olen = (size_t)(o - p->tmp);
+            /* room for the next escape's four bytes */
+            if (i < n && b[i] == '\\' && !scratch_room(p, olen, 4)) {
+                p->fail = FAST_NOMEM;
+                return NULL;
+            }
+            o = p->tmp + olen;
+        } while (i < n && b[i] == '\\');
+        run = i;
     }
-    char *dst = cJSON_malloc(i - s + 1);
+    const char *from = b + s;
+    size_t len = i - s;
+    if (esc) {
+        size_t plain = i - run;
+        if (!scratch_room(p, olen, plain)) {
+            p->fail = FAST_NOMEM;
+            return NULL;
+        }
+        memcpy(p->tmp + olen, b + run, plain);
+        from = p->tmp;
+        len = olen + plain;
+    }
+    char *dst = cJSON_malloc(len + 1);
     if (!dst) {
         p->fail = FAST_NOMEM;
         return NULL;
     }
-    if (!esc) {
-        memcpy(dst, b + s, i - s);
-        dst[i - s] = '\0';
-    } else {
-        char *o = dst;
-        for (size_t k = s; k < i;) {
-            /* plain bytes eight at a time up to the next backslash */
-            while (k + 8 <= i && !word_has(b + k, '\\')) {
-                memcpy(o, b + k, 8);
-                o += 8;
-                k += 8;
-            }
-            while (k < i && b[k] != '\\')
-                *o++ = b[k++];
-            if (k >= i)
-                break;
-            char e = b[k + 1];
-            k += 2;
-            switch (e) {
-            case 'b': *o++ = '\b'; break;
-            case 'f': *o++ = '\f'; break;
-            case 'n': *o++ = '\n'; break;
-            case 'r': *o++ = '\r'; break;
-            case 't': *o++ = '\t'; break;
-            case 'u': {
-                unsigned u = 0, l = 0;
-                (void)fast_hex4(b + k, 4, &u);
-                k += 4;
-                if (u >= 0xD800 && u <= 0xDBFF) {
-                    (void)fast_hex4(b + k + 2, 4, &l);
-                    k += 6;
-                    u = 0x10000 + ((u - 0xD800) << 10) + (l - 0xDC00);
-                }
-                o = put_utf8(o, u);
-                break;
-            }
-            default: *o++ = e; break;
-            }
-        }
-        *o = '\0';
-    }
+    memcpy(dst, from, len);
+    dst[len] = '\0';
     p->i = i + 1;
     return dst;
 bail:
@@ -2303,6 +2430,14 @@ static cJSON *fast_container(fast_parser *p, bool obj)
         p->fail = FAST_NOMEM;
         return NULL;
     }
+    if (p->marks) {
+        tw_json_mark m = {v, p->i};
+        if (tw_buf_append(p->marks, &m, sizeof m) != TW_OK) {
+            cJSON_Delete(v);
+            p->fail = FAST_NOMEM;
+            return NULL;
+        }
+    }
     char close = obj ? '}' : ']';
     cJSON *tail = NULL;
     size_t count = 0;
@@ -2436,16 +2571,19 @@ bail:
  * failed (the callers then read it that way too, which tells a text that
  * reads from one that does not). */
 static int fast_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
-                      size_t *deepest)
+                      size_t *deepest, tw_buf *marks)
 {
     *out = NULL;
     if (max_depth == 0 || max_depth > TW_DEPTH_HARD_MAX)
         max_depth = TW_DEPTH_HARD_MAX;
-    fast_parser p = {buf, len, 0, max_depth, 0, 0, FAST_OK};
+    fast_parser p;
+    fast_init(&p, buf, len, max_depth);
+    p.marks = marks;
     fast_skip(&p);
     if (p.i >= len)
         return FAST_BAIL;
     cJSON *v = fast_value(&p);
+    fast_done(&p);
     if (!v)
         return p.fail ? p.fail : FAST_BAIL;
     fast_skip(&p);
@@ -2467,8 +2605,10 @@ bool tw_json_parse_prefix(const char *buf, size_t len, size_t max_depth, cJSON *
         return false;
     if (max_depth == 0 || max_depth > TW_DEPTH_HARD_MAX)
         max_depth = TW_DEPTH_HARD_MAX;
-    fast_parser p = {buf, len, 0, max_depth, 0, 0, FAST_OK};
+    fast_parser p;
+    fast_init(&p, buf, len, max_depth);
     cJSON *v = fast_value(&p);
+    fast_done(&p);
     if (!v)
         return false; /* not within len, not RFC 8259, too deep, or out of memory */
     *out = v;

@@ -14,6 +14,7 @@
 
 #include "formats.h"
 #include "hash.h"
+#include "json_marks.h"
 #include "wire_common.h"
 #include "work.h"
 #include "toolwire/decode.h"
@@ -188,21 +189,43 @@ static tw_status take_call_object(tw_wire_sink *k, const cJSON *tc, int64_t off,
 
 /* ===================== response ===================== */
 
+static tw_status oai_response_tree(tw_wire_sink *k, const char *buf, size_t len, cJSON **root,
+                                   tw_buf *marks);
+static tw_status oai_response_read(tw_wire_sink *k, const char *buf, size_t len, cJSON *root,
+                                   const tw_buf *marks);
+
 static tw_status oai_response(tw_wire_sink *k, const char *buf, size_t len)
 {
     cJSON *root = NULL;
+    tw_buf marks = {0};
+    tw_status st = oai_response_tree(k, buf, len, &root, &marks);
+    if (st == TW_OK && root)
+        st = oai_response_read(k, buf, len, root, &marks);
+    cJSON_Delete(root);
+    tw_buf_free(&marks);
+    return st;
+}
+
+/* The body parsed (NULL *root: refused, with its diagnostic), with where its
+ * containers begin. */
+static tw_status oai_response_tree(tw_wire_sink *k, const char *buf, size_t len, cJSON **root,
+                                   tw_buf *marks)
+{
     tw_error e;
     tw_json_lint lint;
-    tw_status st = tw_json_parse_lint(buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH, &root,
-                                      &e, &lint);
+    tw_status st = tw_json_parse_lint_marked(
+        buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH, root, &e, &lint, marks);
     if (st == TW_ERR_NOMEM)
         return st;
     if (st != TW_OK)
         return tw_wire_diag(k, true, TW_D_RESPONSE_JSON, e.offset >= 0 ? e.offset : 0, e.message);
-    if ((st = tw_wire_lint_diags(k, &lint, 0, true, NULL)) != TW_OK) {
-        cJSON_Delete(root);
-        return st;
-    }
+    return tw_wire_lint_diags(k, &lint, 0, true, NULL);
+}
+
+static tw_status oai_response_read(tw_wire_sink *k, const char *buf, size_t len, cJSON *root,
+                                   const tw_buf *marks)
+{
+    tw_status st = TW_OK;
     const cJSON *err = tw_json_get(root, "error");
     const cJSON *choices = tw_json_get(root, "choices");
     if (err && !cJSON_IsNull(err) && !choices) {
@@ -212,9 +235,7 @@ static tw_status oai_response(tw_wire_sink *k, const char *buf, size_t len)
         snprintf(msg, sizeof msg, "%.60s: %.200s",
                  tw_json_get_str(err, "type") ? tw_json_get_str(err, "type") : "error",
                  m ? m : (cJSON_IsString(err) ? err->valuestring : "(no message)"));
-        st = tw_wire_diag(k, true, TW_D_ERROR_RESPONSE, tw_wire_locate(buf, len, p, 1), msg);
-        cJSON_Delete(root);
-        return st;
+        return tw_wire_diag(k, true, TW_D_ERROR_RESPONSE, tw_wire_locate(buf, len, p, 1), msg);
     }
     const cJSON *choice = NULL;
     size_t ci = 0, i = 0;
@@ -229,11 +250,9 @@ static tw_status oai_response(tw_wire_sink *k, const char *buf, size_t len)
     }
     const cJSON *msg = tw_json_get(choice, "message");
     if (!cJSON_IsObject(msg)) {
-        st = tw_wire_diag(k, true, TW_D_RESPONSE_SHAPE, 0,
-                          choice ? "choices[0].message is not an object"
-                                 : "no choice with index 0 in 'choices'");
-        cJSON_Delete(root);
-        return st;
+        return tw_wire_diag(k, true, TW_D_RESPONSE_SHAPE, 0,
+                            choice ? "choices[0].message is not an object"
+                                   : "no choice with index 0 in 'choices'");
     }
     tw_wire_step base[8] = {{"choices", 0}, {NULL, ci}, {"message", 0}};
     tw_buf refusal = {0};
@@ -263,10 +282,10 @@ static tw_status oai_response(tw_wire_sink *k, const char *buf, size_t len)
     base[3].key = "tool_calls";
     if (st == TW_OK && (cJSON_IsArray(tcs) || cJSON_IsObject(tcs))) {
         /* the elements (or members) in document order, as cJSON keeps them */
-        tw_wire_cursor cur;
-        tw_wire_cursor_open(&cur, buf, len, base, 4);
+        tw_wire_elems el;
+        tw_wire_elems_open(&el, marks, tcs, buf, len, base, 4);
         for (const cJSON *tc = tcs->child; st == TW_OK && tc; tc = tc->next)
-            st = take_call_object(k, tc, tw_wire_cursor_next(&cur), false);
+            st = take_call_object(k, tc, tw_wire_elems_next(&el, tc), false);
     } else if (st == TW_OK && tcs && !cJSON_IsNull(tcs)) {
         st = tw_wire_diag(k, true, TW_D_TOOL_CALL_JSON, tw_wire_locate(buf, len, base, 4),
                           "tool_calls is neither an array nor an object");
@@ -279,7 +298,6 @@ static tw_status oai_response(tw_wire_sink *k, const char *buf, size_t len)
     if (st == TW_OK)
         st = close_message(k, &refusal, refusal_off, tw_json_get_str(choice, "finish_reason"));
     tw_buf_free(&refusal);
-    cJSON_Delete(root);
     return st;
 }
 

@@ -13,6 +13,7 @@
 
 #include "formats.h"
 #include "text_int.h"
+#include "utf8.h"
 #include "wire_common.h"
 #include "work.h"
 #include "toolwire/decode.h"
@@ -701,16 +702,20 @@ static bool q_in_value(const tw_text_dec *d)
     return d->q_st == Q_VPRE || d->q_st == Q_VJSON || d->q_st == Q_VJPOST || d->q_st == Q_VAL;
 }
 
-/* One value with one leading and one trailing "\n" removed (as written by the
- * chat templates). */
+/* One value with one leading and one trailing line break removed (the
+ * templates write the value on its own lines): "\n", or "\r\n" when the
+ * output uses CRLF. A lone "\r" is not a line break and stays. */
 static void q_strip_nl(const char **p, size_t *n)
 {
-    if (*n && (*p)[0] == '\n') {
+    if (*n >= 2 && (*p)[0] == '\r' && (*p)[1] == '\n') {
+        *p += 2;
+        *n -= 2;
+    } else if (*n && (*p)[0] == '\n') {
         (*p)++;
         (*n)--;
     }
     if (*n && (*p)[*n - 1] == '\n')
-        (*n)--;
+        *n -= *n >= 2 && (*p)[*n - 2] == '\r' ? 2 : 1;
 }
 
 static bool q_is(const char *p, size_t n, const char *lit)
@@ -722,12 +727,15 @@ static bool q_is(const char *p, size_t n, const char *lit)
  * Append one value, typed by the parameter's schema types m (0: none). Sets
  * *untyped when no type was declared, *mistyped when the text did not read as
  * any declared type but string; both keep the value as a JSON string.
+ * *as_str says whether the value was written as a JSON string (where an
+ * invalid UTF-8 byte becomes U+FFFD).
  */
 static tw_status q_put_value(tw_buf *out, unsigned m, const char *p, size_t n, size_t max_depth,
-                             bool *untyped, bool *mistyped)
+                             bool *untyped, bool *mistyped, bool *as_str)
 {
+    *as_str = false;
     if (!m) {
-        *untyped = true;
+        *untyped = *as_str = true;
         return tw_json_write_str(out, p, n, 0);
     }
     const char *t = p;
@@ -762,6 +770,7 @@ static tw_status q_put_value(tw_buf *out, unsigned m, const char *p, size_t n, s
     }
     if (!(m & QT_STRING))
         *mistyped = true;
+    *as_str = true;
     return tw_json_write_str(out, p, n, 0);
 }
 
@@ -797,6 +806,9 @@ static tw_status q_take_call(tw_text_dec *d, const q_call *qc, const q_elem *ev,
     size_t nuntyped = 0, nmistyped = 0;
     const char *first_untyped = NULL, *first_mistyped = NULL;
     size_t fu_len = 0, fm_len = 0;
+    /* invalid UTF-8 in a key or a string value: written as U+FFFD */
+    size_t nbad = 0, bad_at = 0, fb_len = 0;
+    const char *first_bad = NULL;
     const tw_tool *tool = NULL;
     if (nn) {
         name = tw_strndup(np, nn);
@@ -838,9 +850,21 @@ static tw_status q_take_call(tw_text_dec *d, const q_call *qc, const q_elem *ev,
             st = tw_json_write_str(&args, kp, kn, 0);
         if (st == TW_OK)
             st = tw_buf_putc(&args, ':');
-        bool u = false, mt = false;
+        bool u = false, mt = false, as_str = false;
         if (st == TW_OK)
-            st = q_put_value(&args, q_types(q_prop(tool, kp, kn)), vp, vn, d->L.max_depth, &u, &mt);
+            st = q_put_value(&args, q_types(q_prop(tool, kp, kn)), vp, vn, d->L.max_depth, &u, &mt,
+                             &as_str);
+        size_t f = 0, kb = tw_utf8_invalid(kp, kn, &f);
+        if (kb && !nbad)
+            bad_at = (size_t)(kp - b) + f;
+        size_t vb = as_str ? tw_utf8_invalid(vp, vn, &f) : 0;
+        if (vb && !nbad && !kb)
+            bad_at = (size_t)(vp - b) + f;
+        if ((kb || vb) && !nbad) {
+            first_bad = kp;
+            fb_len = kn;
+        }
+        nbad += kb + vb;
         if (u && !nuntyped++) {
             first_untyped = kp;
             fu_len = kn;
@@ -897,6 +921,13 @@ static tw_status q_take_call(tw_text_dec *d, const q_call *qc, const q_elem *ev,
                  "(first '%.*s')",
                  nmistyped, (int)(fm_len > 64 ? 64 : fm_len), first_mistyped);
         st = add_diag(d, false, TW_D_XML_VALUE_TYPE, d->c_block_off, m);
+    }
+    if (st == TW_OK && accepted && nbad) {
+        snprintf(m, sizeof m,
+                 "%zu invalid UTF-8 byte(s) in parameter names or string values were written as "
+                 "U+FFFD (the first in parameter '%.*s', at this offset)",
+                 nbad, (int)(fb_len > 64 ? 64 : fb_len), first_bad);
+        st = add_diag(d, false, TW_D_JSON_NOT_RFC8259, (int64_t)blk_input_off(d, bad_at), m);
     }
     return st;
 }

@@ -40,6 +40,18 @@ bool tw_transcode_is_target(const char *name)
     return is_neutral_name(name) || tw_encoder_find(name) != NULL;
 }
 
+/* The vendor whose signatures a format carries, NULL for none. */
+static const char *signer_of(const char *fmt)
+{
+    if (strncmp(fmt, "anthropic", 9) == 0)
+        return "Anthropic";
+    if (strncmp(fmt, "gemini", 6) == 0)
+        return "Gemini";
+    if (strncmp(fmt, "openai-responses", 16) == 0)
+        return "OpenAI Responses";
+    return NULL;
+}
+
 static tw_status say(tw_error *err, tw_status st, const char *msg)
 {
     tw_error_set(err, st, -1, NULL, "%s", msg);
@@ -98,6 +110,7 @@ tw_status tw_transcode_read(const char *from, const char *buf, size_t len,
             return st;
         }
         out->kind = TW_NEUTRAL_REQUEST;
+        out->signer = signer_of(from);
         return TW_OK;
     }
     const tw_format_ops *f = tw_format_find(from);
@@ -111,7 +124,20 @@ tw_status tw_transcode_read(const char *from, const char *buf, size_t len,
         return st;
     }
     out->kind = TW_NEUTRAL_RESULT;
+    out->signer = signer_of(from);
     return TW_OK;
+}
+
+/* A signature the target's vendor did not make: not written, reported. */
+static tw_status foreign_signature(const tw_neutral_value *v, const char *to, const char *field,
+                                   const tw_encode_opts *o)
+{
+    if (!o || !o->warnings)
+        return TW_OK;
+    return tw_diag_addf(o->warnings, TW_D_NOT_CARRIED, -1,
+                        "%s: a thinking signature made by %s is not written: %s verifies only "
+                        "its own signatures and would refuse it",
+                        field, v->signer, signer_of(to));
 }
 
 /* Decode diagnostics have no place in a wire format: report them. */
@@ -179,13 +205,41 @@ tw_status tw_transcode_write(const tw_neutral_value *v, const char *to, const tw
                      req ? "request" : "result");
         return TW_ERR_INVALID;
     }
-    tw_status st;
+    tw_status st = TW_OK;
+    const char *target = signer_of(to);
+    bool foreign = v->signer && target && strcmp(v->signer, target) != 0;
     if (req) {
-        st = e->encode_request(&v->req, o, out);
-    } else {
-        st = carry_diags(&v->res, o);
+        tw_request r = v->req;
+        tw_message *copy = NULL;
+        for (size_t i = 0; foreign && st == TW_OK && i < r.nmessages; i++) {
+            if (!r.messages[i].thinking_signature)
+                continue;
+            if (!copy) { /* the messages as they are, without the foreign signatures */
+                copy = malloc(r.nmessages * sizeof *copy);
+                if (!copy)
+                    return say(err, TW_ERR_NOMEM, "out of memory");
+                memcpy(copy, r.messages, r.nmessages * sizeof *copy);
+            }
+            copy[i].thinking_signature = NULL;
+            char field[64];
+            snprintf(field, sizeof field, "messages[%zu].thinking_signature", i);
+            st = foreign_signature(v, to, field, o);
+        }
+        if (copy)
+            r.messages = copy;
         if (st == TW_OK)
-            st = e->encode_result(&v->res, o, out);
+            st = e->encode_request(&r, o, out);
+        free(copy);
+    } else {
+        tw_result r = v->res;
+        if (foreign && r.msg.thinking_signature) {
+            r.msg.thinking_signature = NULL;
+            st = foreign_signature(v, to, "thinking_signature", o);
+        }
+        if (st == TW_OK)
+            st = carry_diags(&r, o);
+        if (st == TW_OK)
+            st = e->encode_result(&r, o, out);
     }
     if (st != TW_OK)
         tw_error_set(err, st, -1, NULL, "the %s encoder failed: %s", to,

@@ -10,4 +10,9 @@
  * the caller frees the copy. */
 char *tw_utf8_as_written(const char *s, size_t n, bool *changed);
 
+/* How many bytes of s[0, n) the writers print as U+FFFD (bytes that do not
+ * begin a valid UTF-8 sequence); *first is the index of the first of them
+ * (n when there is none). One linear pass. */
+size_t tw_utf8_invalid(const char *s, size_t n, size_t *first);
+
 #endif

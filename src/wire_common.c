@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_marks.h"
 #include "work.h"
 
 int tw_diag_cmp(const tw_diag *x, const tw_diag *y)
@@ -388,4 +389,33 @@ out:
     c->i = i;
     c->open = off >= 0;
     return off;
+}
+
+void tw_wire_elems_open(tw_wire_elems *e, const tw_buf *marks, const cJSON *container,
+                        const char *b, size_t n, const tw_wire_step *path, size_t npath)
+{
+    memset(e, 0, sizeof *e);
+    e->marks = marks;
+    e->by_mark = marks && marks->len > 0;
+    for (const cJSON *c = container ? container->child : NULL; e->by_mark && c; c = c->next)
+        if (!cJSON_IsObject(c) && !cJSON_IsArray(c))
+            e->by_mark = false;
+    if (!e->by_mark)
+        tw_wire_cursor_open(&e->cur, b, n, path, npath);
+}
+
+int64_t tw_wire_elems_next(tw_wire_elems *e, const cJSON *elem)
+{
+    if (!e->by_mark)
+        return tw_wire_cursor_next(&e->cur);
+    size_t nm, from = e->pos;
+    const tw_json_mark *m = tw_json_marks(e->marks, &nm);
+    size_t i = e->pos;
+    while (i < nm && m[i].node != elem)
+        i++;
+    /* (not found cannot happen: every container was marked; the search
+     * then stops at the end, so later ones cost nothing) */
+    e->pos = i < nm ? i + 1 : nm;
+    TW_WORK(e->pos - from);
+    return i < nm ? (int64_t)m[i].off : -1;
 }

@@ -129,6 +129,27 @@ bool tw_wire_cursor_open(tw_wire_cursor *c, const char *b, size_t n, const tw_wi
 int64_t tw_wire_cursor_next(tw_wire_cursor *c);
 
 /*
+ * The offsets of the elements (or members' values) of a container of a
+ * parsed body, in document order: taken from the marks the one-pass parse
+ * recorded (json_marks.h) when it read the body and every element is an
+ * object or array, else from a tw_wire_cursor at the container's path. Both
+ * give the same offsets.
+ */
+typedef struct tw_wire_elems {
+    tw_wire_cursor cur;
+    const tw_buf *marks;
+    size_t pos; /* the next mark to look at: elements come in document order */
+    bool by_mark;
+} tw_wire_elems;
+
+/* Open e over container (found at path in b[0, n)); marks as
+ * tw_json_parse_lint_marked left them (empty: walk the text). */
+void tw_wire_elems_open(tw_wire_elems *e, const tw_buf *marks, const cJSON *container,
+                        const char *b, size_t n, const tw_wire_step *path, size_t npath);
+/* The offset of elem, the container's next element; -1 when unknown. */
+int64_t tw_wire_elems_next(tw_wire_elems *e, const cJSON *elem);
+
+/*
  * Batch decode through a streaming decoder whose init already ran into
  * state s with status st: feed buf whole, then finish into *out, then
  * release s; on any failure before finish, leave *out empty and return the

@@ -676,3 +676,94 @@ Test(round_trip, gemini_response) { result_round_trip("gemini", true); }
 Test(round_trip, gemini_stream) { result_round_trip("gemini-stream", true); }
 /* Gemini 3's streamed arguments: every call as partialArgs pieces */
 Test(round_trip, gemini_stream_partial_args) { result_round_trip_with("gemini-stream", true, true); }
+
+/* A decoder source whose decode reported errors (a stream cut before its
+ * end, a body that is not JSON) fails with exit 1, whatever the target;
+ * the output holds what was decoded. The same input whole exits 0. */
+Test(cli, convert_fails_on_a_decode_with_errors)
+{
+    static char out[65536], err[8192];
+    static const char whole[] =
+        "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,"
+        "\"delta\":{\"role\":\"assistant\",\"content\":\"hi\"},\"finish_reason\":null}]}\n\n"
+        "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,"
+        "\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
+        "data: [DONE]\n\n";
+    cr_expect_eq(run_cli("convert --from openai-stream --to anthropic-response", whole, out,
+                         sizeof out, err, sizeof err),
+                 0, "%s", err);
+    cr_expect_str_eq(err, "");
+    /* cut before [DONE]: stream_truncated */
+    char cut[sizeof whole];
+    memcpy(cut, whole, sizeof whole);
+    *strstr(cut, "data: [DONE]") = '\0';
+    static const char *const targets[] = {"anthropic-response", "openai-stream", "neutral"};
+    for (size_t i = 0; i < sizeof targets / sizeof *targets; i++) {
+        char args[128];
+        snprintf(args, sizeof args, "convert --from openai-stream --to %s", targets[i]);
+        cr_expect_eq(run_cli(args, cut, out, sizeof out, err, sizeof err), 1, "%s: %s", args, err);
+        cr_expect(strstr(out, "hi") != NULL, "%s: the output holds what was decoded: %s", args,
+                  out);
+        cr_expect(strstr(err, "the openai-stream decoder reported 1 error(s)") != NULL, "%s: %s",
+                  args, err);
+    }
+    cr_expect(strstr(out, "stream_truncated") != NULL, "the neutral output names it: %s", out);
+    /* a response body that is not JSON */
+    cr_expect_eq(run_cli("convert --from openai-response --to anthropic-response", "{\"id\":", out,
+                         sizeof out, err, sizeof err),
+                 1, "%s", err);
+    cr_expect(strstr(err, "response_json") != NULL, "%s", err);
+    /* a neutral result that holds errors is data, not a failed decode */
+    cr_expect_eq(run_cli("convert --from neutral-result --to neutral",
+                         "{\"content\":\"x\",\"errors\":[{\"code\":\"stream_truncated\",\"offset\":0,"
+                         "\"message\":\"m\"}]}",
+                         out, sizeof out, err, sizeof err),
+                 0, "%s", err);
+}
+
+/* --tools types the parameters of a text decoder source, as for parse:
+ * without it every Qwen3-Coder value is a string (xml_untyped). */
+Test(cli, convert_tools_types_a_decoder_source)
+{
+    static char out[65536], err[8192];
+    char tools_path[] = "/tmp/tw_convert_tools_XXXXXX";
+    int fd = mkstemp(tools_path);
+    cr_assert_geq(fd, 0);
+    FILE *f = fdopen(fd, "wb");
+    cr_assert_not_null(f);
+    fputs("[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"parameters\":{\"type\":"
+          "\"object\",\"properties\":{\"city\":{\"type\":\"string\"},\"days\":{\"type\":\"integer\"},"
+          "\"metric\":{\"type\":\"boolean\"}}}}}]",
+          f);
+    fclose(f);
+    static const char text[] = "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n"
+                               "</parameter>\n<parameter=days>\n3\n</parameter>\n<parameter=metric>"
+                               "\nTrue\n</parameter>\n</function>\n</tool_call>";
+    cr_expect_eq(run_cli("convert --from qwen3-coder --to neutral", text, out, sizeof out, err,
+                         sizeof err),
+                 0, "%s", err);
+    cr_expect(strstr(out, "\"days\":\"3\"") != NULL, "%s", out);
+    cr_expect(strstr(out, "xml_untyped") != NULL, "%s", out);
+    char args[256];
+    snprintf(args, sizeof args, "convert --from qwen3-coder --to openai-response --tools %s",
+             tools_path);
+    cr_expect_eq(run_cli(args, text, out, sizeof out, err, sizeof err), 0, "%s", err);
+    cr_expect(strstr(out, "{\\\"city\\\":\\\"Paris\\\",\\\"days\\\":3,\\\"metric\\\":true}") != NULL,
+              "%s", out);
+    cr_expect_str_eq(err, "", "typed: nothing to report");
+    /* a call to an undeclared tool is refused, as parse refuses it: exit 1 */
+    static const char other[] = "<tool_call>\n<function=other>\n<parameter=a>\nx\n</parameter>\n"
+                                "</function>\n</tool_call>";
+    cr_expect_eq(run_cli(args, other, out, sizeof out, err, sizeof err), 1, "%s", err);
+    cr_expect(strstr(err, "unknown_tool") != NULL, "%s", err);
+    /* the same option text as parse; a request source takes its tools from the request */
+    cr_expect_eq(run_cli("convert --help", NULL, out, sizeof out, err, sizeof err), 0);
+    cr_expect(strstr(out, "--tools FILE") != NULL);
+    snprintf(args, sizeof args, "convert --from openai-request --to neutral --tools %s", tools_path);
+    cr_expect_eq(run_cli(args, "{\"messages\":[]}", out, sizeof out, err, sizeof err), 2);
+    cr_expect(strstr(err, "--tools applies to a decoder source") != NULL, "%s", err);
+    cr_expect_eq(run_cli("convert --from qwen3-coder --to neutral --tools /nonexistent/tools.json",
+                         text, out, sizeof out, err, sizeof err),
+                 2);
+    remove(tools_path);
+}

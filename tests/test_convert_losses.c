@@ -292,17 +292,19 @@ static const loss_case cases[] = {
     /* Responses answers */
     {0, "openai-response", {"thinking_signature"}},
     {0, "vllm-generate-response", {"thinking signature"}},
-    {0, "anthropic-response", {NULL}},
-    {0, "gemini", {NULL}},
-    {0, "gemini-stream", {NULL}},
+    /* a signature only its maker verifies: not written for another vendor */
+    {0, "anthropic-response", {"thinking_signature: a thinking signature made by OpenAI Responses "
+                               "is not written: Anthropic"}},
+    {0, "gemini", {"made by OpenAI Responses is not written: Gemini"}},
+    {0, "gemini-stream", {"made by OpenAI Responses"}},
     {0, "openai-responses-stream", {NULL}},
     {1, "gemini", {"web_search_call (ws_1)", "refused"}},
     {1, "openai-responses", {"web_search_call (ws_1)", "refused"}},
     /* Gemini answers */
     {2, "openai-stream", {"thinking_signature"}},
-    {2, "anthropic-response", {NULL}},
-    {2, "openai-responses", {NULL}},
-    {2, "openai-responses-stream", {NULL}},
+    {2, "anthropic-response", {"made by Gemini is not written: Anthropic"}},
+    {2, "openai-responses", {"made by Gemini is not written: OpenAI Responses"}},
+    {2, "openai-responses-stream", {"made by Gemini"}},
     {2, "gemini-stream", {NULL}},
     {3, "openai-responses", {"inlineData"}},
     {3, "anthropic-stream", {"inlineData"}},
@@ -311,26 +313,31 @@ static const loss_case cases[] = {
     /* other answers into the Responses and Gemini encoders */
     {5, "gemini", {NULL}},
     {5, "openai-responses-stream", {NULL}},
-    {6, "gemini-stream", {"redacted_thinking"}},
-    {6, "openai-responses", {"redacted_thinking"}},
+    {6, "gemini-stream", {"redacted_thinking", "made by Anthropic"}},
+    {6, "openai-responses", {"redacted_thinking", "made by Anthropic"}},
+    {6, "anthropic-stream", {NULL}}, /* its own signature */
     {7, "gemini", {NULL}},
     {8, "gemini", {NULL}}, /* an unknown reason passes through and reads back */
     {8, "vllm-generate-response", {"finish_reason"}},
     /* Gemini requests */
     {9, "openai-request", {"googleSearch", "streamFunctionCallArguments", "responseModalities",
                            "messages[2].thinking", "thinking_signature"}},
-    {9, "anthropic-request", {"googleSearch", "streamFunctionCallArguments", "responseModalities"}},
-    {9, "openai-responses-request", {"googleSearch", "streamFunctionCallArguments"}},
+    {9, "anthropic-request", {"googleSearch", "streamFunctionCallArguments", "responseModalities",
+                              "messages[2].thinking_signature: a thinking signature made by Gemini"}},
+    {9, "openai-responses-request", {"googleSearch", "streamFunctionCallArguments", "made by Gemini"}},
     /* Responses requests */
-    {10, "gemini-request", {"input[1].id", "web_search", "model", "options.store", "options.include"}},
+    {10, "gemini-request", {"input[1].id", "web_search", "model", "options.store", "options.include",
+                            "made by OpenAI Responses"}},
     {10, "openai-request", {"input[2].id", "messages[2].thinking", "thinking_signature",
                             "options.store"}},
     {10, "qwen3-coder-prompt", {"tool_choice", "thinking signature"}},
     /* other requests into the Gemini and Responses encoders */
     {11, "gemini-request", {"model"}},
     {11, "openai-responses-request", {NULL}},
-    {12, "openai-responses-request", {NULL}},
-    {12, "gemini-request", {"model"}},
+    {12, "openai-responses-request", {"messages[2].thinking_signature: a thinking signature made "
+                                      "by Anthropic is not written"}},
+    {12, "gemini-request", {"model", "made by Anthropic"}},
+    {12, "anthropic-request", {NULL}},
 };
 
 Test(convert_losses, each_pair_reports_its_losses)

@@ -652,3 +652,70 @@ Test(gemini, every_split_nested_and_open, .timeout = 120)
     every_split("tests/data/decode/gemini-stream/partial_args_nested.json");
     every_split("tests/data/decode/gemini-stream/open_call_at_end.json");
 }
+
+static const tw_diag *first_error(const tw_result *r, tw_status code)
+{
+    for (size_t i = 0; i < r->errors.len; i++)
+        if (r->errors.items[i].code == code)
+            return &r->errors.items[i];
+    return NULL;
+}
+
+/* The offset of the n-th (0-based) event of a stream. */
+static int64_t event_at(const char *in, int n)
+{
+    const char *p = in;
+    for (int i = 0; i < n; i++) {
+        p = strstr(p, "\n\n");
+        cr_assert_not_null(p);
+        p += 2;
+    }
+    return (int64_t)(p - in);
+}
+
+/* A streamed call refused for one of its pieces: the error is at the event
+ * that held that piece, not at the event that opened the call; a call the
+ * input leaves open is refused at its start. */
+Test(gemini, streamed_refusal_at_the_offending_event)
+{
+    static const char no_path[] =
+        EV("{\"functionCall\":{\"name\":\"a\",\"willContinue\":true}}", "")
+        EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.x\",\"numberValue\":1}],\"willContinue\":true}}", "")
+        EV("{\"functionCall\":{\"partialArgs\":[{\"numberValue\":2}],\"willContinue\":true}}", "")
+        EV("{\"functionCall\":{}}", ",\"finishReason\":\"STOP\"");
+    tw_result r;
+    decode("gemini-stream", no_path, sizeof no_path - 1, NULL, &r);
+    cr_assert_eq(r.msg.ncalls, 0);
+    const tw_diag *e = first_error(&r, TW_D_TOOL_CALL_JSON);
+    cr_assert_not_null(e);
+    cr_expect_eq(e->offset, event_at(no_path, 2), "at %lld, want the third event at %lld",
+                 (long long)e->offset, (long long)event_at(no_path, 2));
+    tw_result_free(&r);
+
+    /* over max_args_bytes: at the event whose piece went over */
+    static const char big[] =
+        EV("{\"functionCall\":{\"name\":\"a\",\"willContinue\":true}}", "")
+        EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.x\",\"stringValue\":\"0123456789\"}],\"willContinue\":true}}", "")
+        EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.y\",\"stringValue\":\"0123456789012345678901234567890123456789\"}],\"willContinue\":true}}", "")
+        EV("{\"functionCall\":{}}", ",\"finishReason\":\"STOP\"");
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    o.limits.max_args_bytes = 32;
+    decode("gemini-stream", big, sizeof big - 1, &o, &r);
+    cr_assert_eq(r.msg.ncalls, 0);
+    e = first_error(&r, TW_D_ARGS_TOO_LARGE);
+    cr_assert_not_null(e);
+    cr_expect_eq(e->offset, event_at(big, 2));
+    tw_result_free(&r);
+
+    /* left open by the end of the input: at the call */
+    static const char open_call[] =
+        EV("{\"text\":\"hi\"}", "")
+        EV("{\"functionCall\":{\"name\":\"a\",\"willContinue\":true}}", "")
+        EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.x\",\"numberValue\":1}],\"willContinue\":true}}", "");
+    decode("gemini-stream", open_call, sizeof open_call - 1, NULL, &r);
+    e = first_error(&r, TW_D_TOOL_CALL_UNTERMINATED);
+    cr_assert_not_null(e);
+    cr_expect_eq(e->offset, event_at(open_call, 1));
+    tw_result_free(&r);
+}

@@ -69,6 +69,54 @@ Test(mock_replay, sdk_decorations_are_not_compared)
     cr_assert(matches(ant, ant_dec));
 }
 
+/* The normalised copy: decorations gone at every depth, data and property
+ * names kept, the body itself unchanged and its unchanged parts shared. */
+Test(mock_replay, normalised_copy_strips_and_shares)
+{
+    const char *src =
+        "{\"model\":\"m\",\"tool_choice\":\"auto\",\"parallel_tool_calls\":true,\"tools\":["
+        "{\"type\":\"function\",\"function\":{\"name\":\"a\",\"strict\":false,\"parameters\":"
+        "{\"$schema\":\"s\",\"type\":\"object\",\"additionalProperties\":false,\"properties\":"
+        "{\"$schema\":{\"type\":\"string\",\"$schema\":\"x\"},\"e\":{\"enum\":[{\"$schema\":1}]},"
+        "\"l\":{\"type\":\"array\",\"items\":[{\"$schema\":2,\"type\":\"integer\"}]}}}}},"
+        "{\"type\":\"function\",\"function\":{\"name\":\"b\",\"parameters\":{\"type\":\"object\","
+        "\"properties\":{\"c\":{\"type\":\"string\"}}}}},"
+        "{\"type\":\"function\",\"name\":\"r\",\"strict\":false,\"parameters\":{\"$schema\":3}},"
+        "{\"name\":\"t\",\"input_schema\":{\"additionalProperties\":false,\"properties\":{}}},"
+        "\"x\",{\"type\":\"function\",\"function\":{\"name\":\"s\",\"strict\":true}}],"
+        "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+    cJSON *body = parse(src);
+    char *before = cJSON_PrintUnformatted(body);
+    bool nomem = true;
+    cJSON *n = tw_mock_normalise(body, &nomem);
+    cr_assert_not(nomem);
+    char *got = cJSON_PrintUnformatted(n);
+    cr_assert_str_eq(
+        got,
+        "{\"model\":\"m\",\"tools\":["
+        "{\"type\":\"function\",\"function\":{\"name\":\"a\",\"parameters\":{\"type\":\"object\","
+        "\"properties\":{\"$schema\":{\"type\":\"string\"},\"e\":{\"enum\":[{\"$schema\":1}]},"
+        "\"l\":{\"type\":\"array\",\"items\":[{\"type\":\"integer\"}]}}}}},"
+        "{\"type\":\"function\",\"function\":{\"name\":\"b\",\"parameters\":{\"type\":\"object\","
+        "\"properties\":{\"c\":{\"type\":\"string\"}}}}},"
+        "{\"type\":\"function\",\"name\":\"r\",\"parameters\":{}},"
+        "{\"name\":\"t\",\"input_schema\":{\"properties\":{}}},"
+        "\"x\",{\"type\":\"function\",\"function\":{\"name\":\"s\",\"strict\":true}}],"
+        "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+    char *after = cJSON_PrintUnformatted(body);
+    cr_assert_str_eq(after, before, "the body is not changed");
+    /* an unchanged tool and the messages are the body's nodes, not copies */
+    const cJSON *bt = cJSON_GetArrayItem(tw_json_get(body, "tools"), 1);
+    const cJSON *nt = cJSON_GetArrayItem(tw_json_get(n, "tools"), 1);
+    cr_assert_eq(nt->child, bt->child);
+    cr_assert_eq(tw_json_get(n, "messages")->child, tw_json_get(body, "messages")->child);
+    cJSON_Delete(n);
+    cJSON_Delete(body);
+    free(before);
+    free(got);
+    free(after);
+}
+
 Test(mock_replay, changes_of_meaning_are_still_compared)
 {
     const char *base = PLAIN;

@@ -12,8 +12,12 @@
  *   string's next quote once, not again after every escape (an input so
  *   large that one search per escape could not finish in the test timeout);
  * - the bound tw_json_size_within uses gives the answer tw_json_size does;
- * - the one-pass parse builds the tree cJSON builds, and the objects it
- *   marks as repeating no key are the ones tw_json_dedupe leaves alone.
+ * - a wire body's calls are located from where the parse saw their objects
+ *   begin, at the offsets the walk over the text gives;
+ * - the one-pass parse builds the tree cJSON builds (strings with escapes
+ *   of every kind included, at every length around its scratch buffer),
+ *   and the objects it marks as repeating no key are the ones
+ *   tw_json_dedupe leaves alone.
  */
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
@@ -282,6 +286,116 @@ Test(one_pass, parse_builds_cjsons_tree)
     cr_assert_str_eq(tw_json_spelling(cJSON_GetArrayItem(v, 0)), "1.50");
     cr_assert_str_eq(tw_json_spelling(cJSON_GetArrayItem(v, 1)), "1e400");
     cJSON_Delete(v);
+}
+
+/* A JSON string of about `len` source bytes: runs of plain bytes of every
+ * length from 0 to 19 between escapes of each kind (one-letter, \u of one,
+ * two and three UTF-8 bytes, surrogate pairs) and raw UTF-8. */
+static void mixed_string(tw_buf *b, size_t len, unsigned seed)
+{
+    static const char *const pieces[] = {"\\n", "\\\"", "\\\\", "\\/", "\\t", "\\u0041",
+                                         "\\u00e9", "\\u20ac", "\\ud83d\\ude00",
+                                         "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80"};
+    size_t start = b->len;
+    cr_assert_eq(tw_buf_append(b, "\"", 1), TW_OK);
+    while (b->len - start < len) {
+        seed = seed * 1103515245u + 12345u;
+        size_t run = (seed >> 8) % 20;
+        for (size_t k = 0; k < run; k++) {
+            char c = (char)('a' + (int)(((seed >> 3) + k) % 26));
+            cr_assert_eq(tw_buf_append(b, &c, 1), TW_OK);
+        }
+        const char *e = pieces[(seed >> 16) % (sizeof pieces / sizeof pieces[0])];
+        cr_assert_eq(tw_buf_append(b, e, strlen(e)), TW_OK);
+    }
+    cr_assert_eq(tw_buf_append(b, "\"", 1), TW_OK);
+}
+
+/* Strings with escapes decode as cJSON decodes them, at every length
+ * around the parser's scratch buffer (4 KiB on the stack, then the heap)
+ * and with several such strings, keys among them, in one document. */
+Test(one_pass, escaped_strings_decode_as_cjson)
+{
+    static const size_t lens[] = {0, 1, 7, 8, 9, 63, 4090, 4096, 4100, 8200, 40000};
+    for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+        tw_buf in = {0};
+        cr_assert_eq(tw_buf_append(&in, "{", 1), TW_OK);
+        mixed_string(&in, lens[k] / 2, (unsigned)k);
+        cr_assert_eq(tw_buf_append(&in, ": [", 3), TW_OK);
+        mixed_string(&in, lens[k], (unsigned)k + 100);
+        cr_assert_eq(tw_buf_append(&in, ", ", 2), TW_OK);
+        mixed_string(&in, lens[k] / 3, (unsigned)k + 200);
+        cr_assert_eq(tw_buf_append(&in, ", \"plain after\"]}", 17), TW_OK);
+        cJSON *c = cJSON_ParseWithLength(in.data, in.len), *v = NULL;
+        cr_assert_not_null(c, "length %zu", lens[k]);
+        tw_json_lint lint;
+        cr_assert_eq(tw_json_parse_lint(in.data, in.len, 0, &v, NULL, &lint), TW_OK);
+        cr_assert_eq(lint.nonstd_offset, -1);
+        same_as_cjson(v, c);
+        cJSON_Delete(v);
+        /* and read as a prefix, as the text decoders read a payload */
+        size_t used = 0;
+        cr_assert(tw_json_parse_prefix(in.data, in.len, 0, &v, &used));
+        cr_assert_eq(used, in.len);
+        same_as_cjson(v, c);
+        cJSON_Delete(v);
+        cJSON_Delete(c);
+        tw_buf_free(&in);
+    }
+}
+
+/* The offsets of the i-th occurrence of each `needle` in a body, in order. */
+static void expect_call_offsets(const char *format, const char *body, const char *needle,
+                                size_t ncalls)
+{
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    o.allow_unknown_tool = true;
+    tw_result r;
+    const tw_format_ops *f = tw_format_find(format);
+    cr_assert_not_null(f);
+    cr_assert_eq(f->decode(body, strlen(body), &o, &r), TW_OK);
+    cr_assert_eq(r.msg.ncalls, ncalls, "%s: %zu calls", format, r.msg.ncalls);
+    const char *at = body;
+    for (size_t i = 0; i < ncalls; i++) {
+        at = strstr(at, needle);
+        cr_assert_not_null(at);
+        cr_assert_eq(r.msg.calls[i].offset, (int64_t)(at - body), "%s call %zu: %lld, not %td",
+                     format, i, (long long)r.msg.calls[i].offset, at - body);
+        at++;
+    }
+    tw_result_free(&r);
+}
+
+/* A wire body's calls are located where they begin, whether the one-pass
+ * parse read the body (and recorded where its containers begin) or the
+ * body is not RFC 8259 (a raw control byte in the content) and the offsets
+ * come from walking the text. */
+Test(one_pass, wire_call_offsets_with_and_without_marks)
+{
+    for (int raw = 0; raw < 2; raw++) {
+        char body[1024];
+        snprintf(body, sizeof body,
+                 "{\"choices\": [{\"index\": 0, \"message\": {\"role\": \"assistant\", "
+                 "\"content\": \"a%sb\", \"tool_calls\": ["
+                 "{\"id\": \"c1\", \"type\": \"function\", \"function\": {\"name\": \"f\", "
+                 "\"arguments\": \"{\\\"s\\\": \\\"x\\\\\\\"y [{\\\"}\"}}, "
+                 "{\"id\": \"c2\", \"type\": \"function\", \"function\": {\"name\": \"g\", "
+                 "\"arguments\": \"{}\"}},\n  "
+                 "{\"id\": \"c3\", \"type\": \"function\", \"function\": {\"name\": \"h\", "
+                 "\"arguments\": \"{\\\"n\\\": [1, {\\\"m\\\": 2}]}\"}}]}, "
+                 "\"finish_reason\": \"tool_calls\"}]}",
+                 raw ? "\x01" : "");
+        expect_call_offsets("openai-response", body, "{\"id\"", 3);
+        snprintf(body, sizeof body,
+                 "{\"type\": \"message\", \"role\": \"assistant\", \"content\": ["
+                 "{\"type\": \"text\", \"text\": \"a%sb\"}, "
+                 "{\"type\": \"tool_use\", \"id\": \"t1\", \"name\": \"f\", \"input\": {\"s\": \"[{\"}}, "
+                 "{\"type\": \"tool_use\", \"id\": \"t2\", \"name\": \"g\", \"input\": {\"n\": [1]}}],"
+                 " \"stop_reason\": \"tool_use\"}",
+                 raw ? "\x01" : "");
+        expect_call_offsets("anthropic-response", body, "{\"type\": \"tool_use\"", 2);
+    }
 }
 
 Test(one_pass, repeated_keys_found_at_any_depth_and_size)

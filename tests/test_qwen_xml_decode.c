@@ -204,3 +204,126 @@ Test(qwen_xml_decode, template_renderings_decode_to_the_request_calls)
         tw_free_list(files, n);
     }
 }
+
+/* Decode text batch and one byte at a time; both must agree on every
+ * warning's code and offset. */
+static void decode_both(const char *text, size_t n, const tw_decode_opts *o, tw_result *res)
+{
+    cr_assert_eq(tw_qwen3_coder_output_decode(text, n, o, res), TW_OK);
+    tw_text_dec *d = tw_text_dec_new(TW_TEXT_QWEN_XML, o, NULL, NULL);
+    cr_assert_not_null(d);
+    for (size_t i = 0; i < n; i++)
+        cr_assert_eq(tw_text_dec_feed(d, text + i, 1), TW_OK);
+    tw_result r2;
+    cr_assert_eq(tw_text_dec_finish(d, &r2), TW_OK);
+    tw_text_dec_free(d);
+    cr_assert_eq(r2.warnings.len, res->warnings.len);
+    for (size_t i = 0; i < r2.warnings.len; i++) {
+        cr_expect_eq(r2.warnings.items[i].code, res->warnings.items[i].code);
+        cr_expect_eq(r2.warnings.items[i].offset, res->warnings.items[i].offset);
+    }
+    tw_result_free(&r2);
+}
+
+static const tw_diag *find_warning(const tw_result *r, tw_status code)
+{
+    for (size_t i = 0; i < r->warnings.len; i++)
+        if (r->warnings.items[i].code == code)
+            return &r->warnings.items[i];
+    return NULL;
+}
+
+/* An invalid UTF-8 byte in a string value (typed or not) or in a key is
+ * written as U+FFFD: the accepted call says so with json_not_rfc8259 at the
+ * byte's own offset, as hermes does for the same bytes in JSON. */
+Test(qwen_xml_decode, invalid_utf8_in_a_value_is_reported_at_its_byte)
+{
+    static const char text[] = "x<tool_call>\n<function=f>\n<parameter=a>\nok\n</parameter>\n"
+                               "<parameter=city>\nPar\xff" "is\xc3\n</parameter>\n</function>\n"
+                               "</tool_call>";
+    size_t n = sizeof text - 1;
+    const char *bad = memchr(text, 0xff, n);
+    cr_assert_not_null(bad);
+    tw_tool tool = {0};
+    tool.name = "f";
+    tw_error e = {0};
+    static const char schema[] = "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":"
+                                 "\"string\"},\"city\":{\"type\":\"string\"}}}";
+    cr_assert_eq(tw_json_parse(schema, sizeof schema - 1, 8, &tool.parameters, &e), TW_OK, "%s",
+                 e.message);
+    for (int typed_run = 0; typed_run < 2; typed_run++) {
+        tw_decode_opts o;
+        memset(&o, 0, sizeof o);
+        if (typed_run) {
+            o.tools = &tool;
+            o.ntools = 1;
+        }
+        tw_result r;
+        decode_both(text, n, &o, &r);
+        cr_assert_eq(r.msg.ncalls, 1);
+        const cJSON *city = tw_json_get(r.msg.calls[0].arguments, "city");
+        cr_assert(cJSON_IsString(city));
+        cr_expect_str_eq(city->valuestring, "Par\xef\xbf\xbdis\xef\xbf\xbd");
+        const tw_diag *w = find_warning(&r, TW_D_JSON_NOT_RFC8259);
+        cr_assert_not_null(w, "typed %d: the replaced bytes carry no warning", typed_run);
+        cr_expect_eq(w->offset, (int64_t)(bad - text));
+        cr_expect(w->message && strstr(w->message, "2 invalid UTF-8 byte(s)") &&
+                      strstr(w->message, "'city'"),
+                  "%s", w->message ? w->message : "");
+        tw_result_free(&r);
+    }
+    /* in a key */
+    static const char key[] = "<tool_call>\n<function=f>\n<parameter=k\xfe>\nv\n</parameter>\n"
+                              "</function>\n</tool_call>";
+    tw_result r;
+    decode_both(key, sizeof key - 1, NULL, &r);
+    cr_assert_eq(r.msg.ncalls, 1);
+    const tw_diag *w = find_warning(&r, TW_D_JSON_NOT_RFC8259);
+    cr_assert_not_null(w);
+    cr_expect_eq(w->offset, (int64_t)((const char *)memchr(key, 0xfe, sizeof key) - key));
+    tw_result_free(&r);
+    /* valid UTF-8 (two to four bytes) carries none */
+    static const char ok[] = "<tool_call>\n<function=f>\n<parameter=a>\n\xc3\xa9\xe2\x82\xac"
+                             "\xf0\x9f\x98\x80\n</parameter>\n</function>\n</tool_call>";
+    decode_both(ok, sizeof ok - 1, NULL, &r);
+    cr_assert_eq(r.msg.ncalls, 1);
+    cr_expect_null(find_warning(&r, TW_D_JSON_NOT_RFC8259));
+    tw_result_free(&r);
+    cJSON_Delete(tool.parameters);
+}
+
+/* CRLF output: the line break the template writes around a value is
+ * "\r\n" and is removed exactly as "\n" is; a "\r" that is not part of that
+ * break is kept. */
+Test(qwen_xml_decode, crlf_line_breaks_around_a_value)
+{
+    static const struct {
+        const char *value, *want;
+    } cases[] = {
+        {"\r\nParis\r\n", "Paris"},
+        {"\r\nline 1\r\nline 2\r\n", "line 1\r\nline 2"},
+        {"\nParis\r\n", "Paris"},
+        {"\r\nParis\n", "Paris"},
+        {"\nParis\r", "Paris\r"},
+        {"\rParis\n", "\rParis"},
+        {"\r\n\r\nParis\r\n\r\n", "\r\nParis\r\n"},
+        {"\r\n", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        tw_buf in = {0};
+        cr_assert_eq(tw_buf_printf(&in,
+                                   "<tool_call>\r\n<function=f>\r\n<parameter=a>%s</parameter>\r\n"
+                                   "</function>\r\n</tool_call>",
+                                   cases[i].value),
+                     TW_OK);
+        tw_result r;
+        decode_both(in.data, in.len, NULL, &r);
+        cr_assert_eq(r.msg.ncalls, 1, "case %zu", i);
+        cr_expect_eq(r.errors.len, 0, "case %zu", i);
+        const cJSON *a = tw_json_get(r.msg.calls[0].arguments, "a");
+        cr_assert(cJSON_IsString(a), "case %zu", i);
+        cr_expect_str_eq(a->valuestring, cases[i].want, "case %zu", i);
+        tw_result_free(&r);
+        tw_buf_free(&in);
+    }
+}

@@ -1238,3 +1238,62 @@ Test(script_endpoints, gemini_streamed_arguments_when_asked)
         tw_ref_answer_free(&r);
     }
 }
+
+/* A directive error names the element of the request that was sent, not
+ * the neutral message it became (a system field shifts the neutral
+ * numbering; Gemini and Responses name their turns contents and input). */
+Test(script_endpoints, directive_errors_name_the_wire_path)
+{
+    static const struct {
+        char kind;
+        const char *body, *want;
+    } cases[] = {
+        {'m',
+         "{\"systemInstruction\":{\"parts\":[{\"text\":\"Be brief.\"}]},\"contents\":["
+         "{\"role\":\"user\",\"parts\":[{\"text\":\"toolwire-script {\\\"text\\\": \"}]}]}",
+         "contents[0]: the toolwire-script directive"},
+        {'m',
+         "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]},{\"role\":\"model\","
+         "\"parts\":[{\"text\":\"yes\"}]},{\"parts\":[{\"text\":\"a\"},{\"text\":\"toolwire-script "
+         "{\\\"steps\\\": 3}\"}]}]}",
+         "contents[2]: toolwire-script"},
+        {'m',
+         "{\"systemInstruction\":{\"parts\":[{\"text\":\"toolwire-script {]\"}]},\"contents\":["
+         "{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]}]}",
+         "systemInstruction: the toolwire-script directive"},
+        {'r',
+         "{\"model\":\"m\",\"instructions\":\"Be brief.\",\"input\":[{\"role\":\"user\",\"content\":"
+         "\"hi\"},{\"type\":\"function_call\",\"call_id\":\"c1\",\"name\":\"f\",\"arguments\":\"{}\"},"
+         "{\"type\":\"function_call_output\",\"call_id\":\"c1\",\"output\":\"x\"},{\"role\":\"user\","
+         "\"content\":[{\"type\":\"input_text\",\"text\":\"toolwire-script {\\\"text\\\": 1\"}]}]}",
+         "input[3]: the toolwire-script directive"},
+        {'r', "{\"model\":\"m\",\"instructions\":\"Be brief.\",\"input\":\"toolwire-script {\\\"x\\\"\"}",
+         "input: the toolwire-script directive"},
+        {'a',
+         "{\"model\":\"c\",\"max_tokens\":5,\"system\":\"Be brief.\",\"messages\":[{\"role\":\"user\","
+         "\"content\":\"toolwire-script {\\\"text\\\": \"}]}",
+         "messages[0]: the toolwire-script directive"},
+    };
+    tw_limits L;
+    tw_limits_resolve(&L, NULL);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        cJSON *j = cJSON_Parse(cases[i].body);
+        cr_assert_not_null(j, "case %zu", i);
+        tw_ref_answer r;
+        tw_ref_answer_script(cases[i].kind, j, &L, &r);
+        cr_expect_eq(r.status, 400, "case %zu", i);
+        cr_expect(strncmp(r.why, cases[i].want, strlen(cases[i].want)) == 0,
+                  "case %zu: want '%s…', got '%s'", i, cases[i].want, r.why);
+        tw_ref_answer_free(&r);
+        cJSON_Delete(j);
+    }
+    /* the rewrite leaves other messages and paths it cannot find alone */
+    char m[96] = "messages[4]: the toolwire-script directive is not valid";
+    cJSON *none = cJSON_Parse("{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]}]}");
+    tw_script_wire_path(none, "contents", "systemInstruction", m, sizeof m);
+    cr_expect_str_eq(m, "messages[4]: the toolwire-script directive is not valid");
+    cJSON_Delete(none);
+    char other[64] = "tool_choice names 'x'";
+    tw_script_wire_path(NULL, "contents", NULL, other, sizeof other);
+    cr_expect_str_eq(other, "tool_choice names 'x'");
+}

@@ -24,6 +24,11 @@ typedef struct tw_neutral_value {
     tw_neutral_kind kind;
     tw_request req; /* kind REQUEST */
     tw_result res;  /* kind RESULT */
+    /* Who made the thinking signatures it holds, as tw_transcode_read saw
+     * the source: "Anthropic", "Gemini", "OpenAI Responses" (static), or
+     * NULL when the source does not say (neutral JSON, formats without
+     * signatures). */
+    const char *signer;
 } tw_neutral_value;
 
 void tw_neutral_value_free(tw_neutral_value *v);
@@ -55,7 +60,9 @@ tw_status tw_transcode_read(const char *from, const char *buf, size_t len,
 /*
  * Write `v` in format `to`, appending to `out`. A result's decode errors
  * and warnings cannot travel in a wire format: they are copied into
- * o->warnings (same codes) when the target is not neutral. TW_ERR_INVALID
+ * o->warnings (same codes) when the target is not neutral. A thinking
+ * signature made by another vendor than the target's (v->signer) is not
+ * written, since only its maker can verify it: not_carried in o->warnings. TW_ERR_INVALID
  * when the target takes the other kind of value, TW_ERR_LIMIT past
  * max_output_bytes (err, may be NULL, says why in each case),
  * TW_ERR_UNSUPPORTED when the encoder is not available.

@@ -1,0 +1,236 @@
+/*
+ * The normalised form of a request body (mock_match.h: tw_mock_normalise):
+ * what SDKs add taken away, the rest shared with the body.
+ */
+#include "mock_match.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- what SDKs add ---- */
+
+static bool key_is(const cJSON *m, const char *k) { return m->string && strcmp(m->string, k) == 0; }
+
+static void drop_key(cJSON *o, const char *key)
+{
+    cJSON_Delete(cJSON_DetachItemFromObjectCaseSensitive(o, key));
+}
+
+/* ---- the normalised copy, sharing what it does not change ---- */
+
+/* m's value shared with the body (a scalar copied), without its key. */
+static cJSON *share_of(const cJSON *m)
+{
+    if (cJSON_IsObject(m))
+        return cJSON_CreateObjectReference(m->child);
+    if (cJSON_IsArray(m))
+        return cJSON_CreateArrayReference(m->child);
+    return cJSON_Duplicate(m, 0);
+}
+
+/* Append v to container c under m's key (the body's: not copied, not freed
+ * with the copy); false, v freed, when v is NULL. */
+static bool put_member(cJSON *c, cJSON *v, const cJSON *m)
+{
+    if (!v)
+        return false;
+    if (v->string && !(v->type & cJSON_StringIsConst))
+        cJSON_free(v->string);
+    v->string = m->string;
+    if (m->string)
+        v->type |= cJSON_StringIsConst;
+    else
+        v->type &= ~cJSON_StringIsConst;
+    if (!c->child) {
+        c->child = v;
+        v->prev = v;
+    } else {
+        v->prev = c->child->prev;
+        c->child->prev->next = v;
+        c->child->prev = v;
+    }
+    return true;
+}
+
+/* What becomes of member m of container s: dropped, replaced by *r (new),
+ * or kept as it is (*r NULL). False when out of memory. */
+typedef bool (*cow_rule)(const cJSON *s, const cJSON *m, bool *drop, cJSON **r);
+
+/*
+ * Container s with `rule` applied to each member: *out is NULL when nothing
+ * changes, else a new container whose unchanged members share the body's
+ * values. One pass: the new container is started at the first change. False
+ * when out of memory (*out NULL).
+ */
+static bool cow_rebuild(const cJSON *s, cow_rule rule, cJSON **out)
+{
+    *out = NULL;
+    if (!cJSON_IsObject(s) && !cJSON_IsArray(s))
+        return true;
+    cJSON *c = NULL;
+    for (const cJSON *m = s->child; m; m = m->next) {
+        bool drop = false;
+        cJSON *r = NULL;
+        if (!rule(s, m, &drop, &r))
+            goto fail;
+        if ((drop || r) && !c) {
+            c = cJSON_IsArray(s) ? cJSON_CreateArray() : cJSON_CreateObject();
+            for (const cJSON *p = s->child; c && p != m; p = p->next)
+                if (!put_member(c, share_of(p), p)) {
+                    cJSON_Delete(c);
+                    c = NULL;
+                }
+            if (!c) {
+                cJSON_Delete(r);
+                goto fail;
+            }
+        }
+        if (c && !drop && !put_member(c, r ? r : share_of(m), m))
+            goto fail;
+        if (drop)
+            cJSON_Delete(r);
+    }
+    *out = c;
+    return true;
+fail:
+    cJSON_Delete(c);
+    return false;
+}
+
+static bool schema_rule(const cJSON *s, const cJSON *m, bool *drop, cJSON **r);
+
+/*
+ * A JSON Schema (or an array of them) without its decorations: "$schema" wherever a
+ * keyword may stand, "additionalProperties": false beside "properties". The
+ * member names of "properties" and its kin are property names, not keywords,
+ * and the values of "enum", "const", "default" and "examples" are data: both
+ * are kept as they are.
+ */
+static bool strip_cow(const cJSON *s, cJSON **out)
+{
+    return cow_rebuild(s, schema_rule, out);
+}
+
+/* Each member of a "properties"-like object is a schema. */
+static bool each_schema_rule(const cJSON *s, const cJSON *m, bool *drop, cJSON **r)
+{
+    (void)s;
+    (void)drop;
+    return strip_cow(m, r);
+}
+
+static bool schema_rule(const cJSON *s, const cJSON *m, bool *drop, cJSON **r)
+{
+    if (cJSON_IsArray(s))
+        return strip_cow(m, r);
+    if (key_is(m, "$schema") ||
+        (key_is(m, "additionalProperties") && cJSON_IsFalse(m) && cJSON_IsObject(tw_json_get(s, "properties")))) {
+        *drop = true;
+        return true;
+    }
+    if (key_is(m, "enum") || key_is(m, "const") || key_is(m, "default") || key_is(m, "examples"))
+        return true;
+    if ((key_is(m, "properties") || key_is(m, "patternProperties") || key_is(m, "$defs") ||
+         key_is(m, "definitions") || key_is(m, "dependentSchemas")) &&
+        cJSON_IsObject(m))
+        return cow_rebuild(m, each_schema_rule, r);
+    return strip_cow(m, r);
+}
+
+/* A chat tool's "function": "strict": false dropped, its parameters stripped. */
+static bool function_rule(const cJSON *s, const cJSON *m, bool *drop, cJSON **r)
+{
+    const cJSON *strict = tw_json_get(s, "strict");
+    if (m == strict && cJSON_IsFalse(m)) {
+        *drop = true;
+        return true;
+    }
+    return m == tw_json_get(s, "parameters") ? strip_cow(m, r) : true;
+}
+
+/* A tool: its function as above, its input_schema stripped; a Responses
+ * function tool (flat, no "function") as a function is. */
+static bool tool_rule(const cJSON *s, const cJSON *m, bool *drop, cJSON **r)
+{
+    const cJSON *fn = tw_json_get(s, "function");
+    if (fn && m == fn)
+        return cow_rebuild(m, function_rule, r);
+    if (m == tw_json_get(s, "input_schema"))
+        return strip_cow(m, r);
+    if (!fn)
+        return function_rule(s, m, drop, r);
+    return true;
+}
+
+static bool tools_rule(const cJSON *s, const cJSON *m, bool *drop, cJSON **r)
+{
+    (void)s;
+    (void)drop;
+    return cJSON_IsObject(m) ? cow_rebuild(m, tool_rule, r) : true;
+}
+
+cJSON *tw_mock_normalise(const cJSON *body, bool *nomem)
+{
+    *nomem = false;
+    if (!body)
+        return NULL;
+    if (!cJSON_IsObject(body)) {
+        cJSON *d = cJSON_Duplicate(body, 1);
+        *nomem = d == NULL;
+        return d;
+    }
+    /* only "tools" is changed below its top level: the other members are
+     * references to the body's (not copied, not freed with the copy) */
+    /* only "tools" and "input" are changed below the top level: "tools" is
+     * rebuilt where it changes (its other values, like every other member,
+     * shared with the body: not copied, not freed with the copy), "input"
+     * copied */
+    const cJSON *tools_in = tw_json_get(body, "tools");
+    cJSON *c = cJSON_CreateObject();
+    for (const cJSON *m = body->child; c && m; m = m->next) {
+        cJSON *v = NULL;
+        bool ok = true;
+        if (m == tools_in && cJSON_IsArray(m))
+            ok = cow_rebuild(m, tools_rule, &v);
+        else if (m->string && (strcmp(m->string, "tools") == 0 || strcmp(m->string, "input") == 0))
+            v = cJSON_Duplicate(m, 1);
+        if (!ok || !put_member(c, v ? v : share_of(m), m)) {
+            cJSON_Delete(c);
+            c = NULL;
+        }
+    }
+    if (!c) {
+        *nomem = true;
+        return NULL;
+    }
+    cJSON *tools = tw_json_get(c, "tools");
+    bool has_tools = cJSON_IsArray(tools) && tools->child;
+    /* Responses: a message's content written as one input_text part is its
+     * text written as a string (the AI SDK sends the part) */
+    cJSON *input = tw_json_get(c, "input");
+    for (cJSON *it = cJSON_IsArray(input) ? input->child : NULL; it; it = it->next) {
+        cJSON *content = tw_json_get(it, "content");
+        cJSON *part = cJSON_IsArray(content) ? content->child : NULL;
+        const char *pty = tw_json_get_str(part, "type");
+        const cJSON *text = tw_json_get(part, "text");
+        if (!part || part->next || !pty || strcmp(pty, "input_text") != 0 || !cJSON_IsString(text) ||
+            cJSON_GetArraySize(part) != 2)
+            continue;
+        cJSON *str = cJSON_CreateString(text->valuestring);
+        if (!str || !cJSON_ReplaceItemInObjectCaseSensitive(it, "content", str)) {
+            cJSON_Delete(str);
+            cJSON_Delete(c);
+            *nomem = true;
+            return NULL;
+        }
+    }
+    const cJSON *tc = tw_json_get(c, "tool_choice");
+    const char *tcs = cJSON_IsString(tc) ? tc->valuestring : NULL;
+    if (cJSON_IsObject(tc) && cJSON_GetArraySize(tc) == 1)
+        tcs = tw_json_get_str(tc, "type");
+    if (has_tools && tcs && strcmp(tcs, "auto") == 0)
+        drop_key(c, "tool_choice");
+    if (cJSON_IsTrue(tw_json_get(c, "parallel_tool_calls")))
+        drop_key(c, "parallel_tool_calls");
+    return c;
+}
