@@ -1757,6 +1757,63 @@ static tw_status calls_finish(tw_text_dec *d)
 }
 
 /*
+ * Can the bytes of a payload before its first bracket (p, n bytes; none of
+ * them '{' or '[') not change whether the payload is a valid block? True
+ * when they hold no '"' (checked by the caller) and the first of them
+ * above 0x20 (cJSON skips the others, NUL included) starts no JSON value,
+ * no fence and no UTF-8 byte order mark: then the scan and the parse of the
+ * whole payload fail at that byte, the depth check sees only what follows the
+ * bracket, and the answer is the first-balanced retry's from the bracket
+ * to the closing tag, the same for every payload that shares both.
+ */
+static bool payload_head_inert(const char *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (unsigned char)p[i] <= 0x20) /* what cJSON skips, NUL included */
+        i++;
+    if (i == n)
+        return false;
+    unsigned char c = (unsigned char)p[i];
+    if (c >= 0x80) /* but not the first byte of a UTF-8 byte order mark, which cJSON skips */
+        return c != 0xEF;
+    return !strchr("{[\"-0123456789tfn`", c);
+}
+
+/* ASCII punctuation that neither the scan nor cJSON takes outside a string,
+ * whatever came before: no structural byte, quote, backslash, number byte
+ * (cJSON reads "1.e5", which the scan refuses), letter or digit. */
+static bool refused_outside_strings(unsigned char c)
+{
+    return c > 0x20 && c < 0x7F && strchr("!#$%&'()*;<=>?@^_`|~/", c);
+}
+
+/*
+ * After the JSON-aware scan of a payload (p, pn bytes to its first closing
+ * tag) failed: did it stop for good? True when the payload starts, after
+ * whitespace, at a '{' or '[' where the scan started, and the scan refused a
+ * byte of refused_outside_strings before the closing tag with no backslash
+ * in the five bytes before it (so not in an escape, and outside any string,
+ * where the scan takes every other byte). No JSON reader takes that byte
+ * there: the parse of the whole payload fails, and the first-balanced retry
+ * scans from the same bracket over the same bytes and stops at the same
+ * byte. The payload then yields no value, so it is not parsed.
+ */
+static bool scan_stopped_for_good(const tw_text_dec *t, const char *p, size_t pn)
+{
+    size_t v = t->c_vstart, q = t->c_jpos;
+    if (t->c_jphase != JP_FAILED || t->c_jscan.result != TW_JSCAN_INVALID || v >= q || q >= pn ||
+        (p[v] != '{' && p[v] != '[') || !refused_outside_strings((unsigned char)p[q]))
+        return false;
+    for (size_t i = 0; i < v; i++)
+        if (!tw_is_space((unsigned char)p[i]))
+            return false;
+    for (size_t i = q - v > 5 ? q - 5 : v; i < q; i++)
+        if (p[i] == '\\')
+            return false;
+    return true;
+}
+
+/*
  * Is there a complete, valid block right after an opener at p (n bytes to the
  * end of the input)? (§1.7) lit is the first closing tag at or after the
  * payload's start. The literal path yields an object or array, directly or
@@ -1811,9 +1868,29 @@ static bool block_valid_at(const tw_text_dec *d, const char *p, size_t n, const 
             return false;
         }
     }
-    if (!bracket)
+    if (!bracket || scan_stopped_for_good(&t, p, (size_t)(lit - p)))
         return false;
     size_t pn = (size_t)(lit - p);
+    if (payload_head_inert(p, pn)) {
+        /* no reader takes the payload's first byte: the whole payload does
+         * not parse, and only the first-balanced retry can yield a value.
+         * It scans from the first bracket as here: unless that scan ends a
+         * value within max_depth, the retry yields none (a value nested too
+         * deep is refused by the depth check of its parse) */
+        const char *sp = p;
+        size_t sn = pn, used = 0;
+        strip_payload(d, &sp, &sn);
+        trim_ctl(&sp, &sn);
+        const char *o = memchr(sp, '{', sn), *a = memchr(sp, '[', sn);
+        const char *f = o && a ? (o < a ? o : a) : (o ? o : a);
+        if (!f)
+            return false;
+        tw_jscan sc;
+        memset(&sc, 0, sizeof sc);
+        sc.max_depth = d->L.max_depth;
+        if (tw_jscan_feed(&sc, f, sn - (size_t)(f - sp), &used) != TW_JSCAN_DONE)
+            return false;
+    }
     TW_WORK(pn); /* the literal payload is read in full */
     tw_json_lint lint;
     *st = parse_payload(d, p, pn, true, &v, &why, &lint);
@@ -2156,6 +2233,12 @@ static tw_status think_finish_block(tw_text_dec *d)
     /* lit: the first closing tag at or after the current payload; brace,
      * brack: the first '{' and '[' there (len when none). 0: not searched. */
     size_t lit = 0, brace = 0, brack = 0;
+    /* quote: the first '"' there (len when none; 0: not searched); memo_br,
+     * memo_lit: the bracket and closing tag of the last payload found
+     * invalid whose bytes before the bracket are inert, so that a later
+     * opener with the same bracket, closing tag and inert head is not
+     * parsed again (payload_head_inert) */
+    size_t quote = 0, memo_br = NPOS, memo_lit = NPOS;
     for (int tries = 0; tries < 64 && from < len; tries++) {
         const char *f = tw_memmem(h + from, len - from, open, olen);
         if (!f)
@@ -2176,9 +2259,22 @@ static tw_status think_finish_block(tw_text_dec *d)
             brack = b ? (size_t)(b - h) : len;
         }
         size_t br = brace < brack ? brace : brack;
-        bool valid = block_valid_at(d, f, len - at, h + lit, br < lit, &st);
-        if (st != TW_OK)
-            return st;
+        bool inert = false;
+        if (d->kind != TW_TEXT_QWEN_XML && br < lit) {
+            if (quote < pay) {
+                const char *q = memchr(h + pay, '"', len - pay);
+                quote = q ? (size_t)(q - h) : len;
+            }
+            inert = quote > br && payload_head_inert(h + pay, br - pay);
+        }
+        bool valid = false;
+        if (!inert || br != memo_br || lit != memo_lit) {
+            valid = block_valid_at(d, f, len - at, h + lit, br < lit, &st);
+            if (st != TW_OK)
+                return st;
+            if (inert && !valid)
+                memo_br = br, memo_lit = lit;
+        }
         if (valid) {
             st = emit_thinking(d, h + d->t_text_start, at - d->t_text_start, true);
             end_thinking_block(d);

@@ -767,6 +767,16 @@ case(H, "implicit_end_via_retry", "a payload valid only by the first-balanced re
      "think 7, hermes 2", inp, thinking="x", calls=[C("call_1", "f", {})],
      warnings=[("think_implicit_end", at(inp, TC_OPEN))])
 
+inp = ("<think>plan " + TC_OPEN + " a " + TC_OPEN + " b {bad} " + TC_CLOSE + " then " +
+       tc({"name": "get_weather", "arguments": {"city": "Paris"}}))
+case(H, "implicit_end_shared_bracket",
+     "openers before one invalid bracketed payload share its bracket and closing tag: none ends "
+     "reasoning; the later valid block does",
+     "think 7 (implicit end), hermes 1", inp,
+     thinking="plan " + TC_OPEN + " a " + TC_OPEN + " b {bad} " + TC_CLOSE + " then",
+     calls=[C("call_1", "get_weather", {"city": "Paris"})],
+     warnings=[("think_implicit_end", at(inp, TC_OPEN, 3))])
+
 inp = "<think>hidden</think>\n" + tc({"name": "f", "arguments": "{}"})
 case(H, "warning_offset_after_think", "offsets are into the whole input, think block included",
      "offsets, hermes 4", inp, thinking="hidden", calls=[C("call_1", "f", {})],
