@@ -536,10 +536,14 @@ static char *call_spellings(const tw_result *r, size_t *n)
 }
 
 /* Every number of every decoded call keeps the text it was written as;
- * a text format takes it straight from the input, so it occurs there. */
+ * a text format takes it straight from the input, so it occurs there,
+ * unless it was not RFC 8259 (010, 1.e5): then it takes the spelling every
+ * writer gives its value, and the result says so with json_not_rfc8259. */
 static void check_number_spellings(const tw_result *r, const char *name, const char *in, size_t len,
                                    bool text)
 {
+    if (text && has_code(&r->warnings, TW_D_JSON_NOT_RFC8259))
+        text = false;
     size_t n;
     char *sp = call_spellings(r, &n);
     for (char *p = sp; p < sp + n;) {

@@ -132,6 +132,29 @@ static bool next_number(spell_cursor *c, size_t *start, size_t *end)
     return false;
 }
 
+/* The spelling tw_json_write_num gives d (a value too large for a double
+ * as 1e999 or -1e999, which read back as the same infinity). */
+static size_t canon_spelling(double d, char *out, size_t cap)
+{
+    if (!isfinite(d)) {
+        snprintf(out, cap, "%s", d < 0 ? "-1e999" : "1e999");
+        return strlen(out);
+    }
+    tw_buf b = {0};
+    char *fixed = out;
+    size_t n = 0;
+    if (tw_json_write_num(&b, d) == TW_OK && b.len < cap) {
+        memcpy(fixed, b.data, b.len);
+        n = b.len;
+    } else {
+        fixed[0] = '0';
+        n = 1;
+    }
+    fixed[n] = '\0';
+    tw_buf_free(&b);
+    return n;
+}
+
 static tw_status spell_rec(spell_cursor *c, cJSON *v)
 {
     for (; v; v = v->next) {
@@ -141,11 +164,22 @@ static tw_status spell_rec(spell_cursor *c, cJSON *v)
             if (!next_number(c, &a, &e))
                 return TW_OK; /* text and tree disagree: keep the doubles */
             if (!v->valuestring) {
-                char *s = cJSON_malloc(e - a + 1);
+                const char *src = c->b + a;
+                size_t n = e - a;
+                char canon[64];
+                if (!tw_json_number_valid(src, n)) {
+                    /* not RFC 8259 (010, 1., 1.e5): the value keeps the
+                     * spelling every writer gives it, so the tree prints,
+                     * compares and re-encodes as one number (the parse's
+                     * caller reports json_not_rfc8259) */
+                    n = canon_spelling(v->valuedouble, canon, sizeof canon);
+                    src = canon;
+                }
+                char *s = cJSON_malloc(n + 1);
                 if (!s)
                     return TW_ERR_NOMEM;
-                memcpy(s, c->b + a, e - a);
-                s[e - a] = '\0';
+                memcpy(s, src, n);
+                s[n] = '\0';
                 v->valuestring = s;
             }
         } else if ((t == cJSON_Array || t == cJSON_Object) && v->child) {
