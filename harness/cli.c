@@ -86,8 +86,21 @@ cJSON *tw_load_json_file(const char *path, size_t max_bytes, size_t max_depth, t
 
 void tw_cli_print_warnings(const char *cmd, const tw_diag_list *w)
 {
+    tw_cli_print_warnings_at(cmd, w, NULL, NULL, 0);
+}
+
+void tw_cli_print_warnings_at(const char *cmd, const tw_diag_list *w, const char *path,
+                              const char *input, size_t len)
+{
     for (size_t i = 0; i < w->len; i++) {
         fprintf(stderr, "toolwire %s: warning: %s: ", cmd, tw_code_name(w->items[i].code));
+        int64_t off = w->items[i].offset;
+        if (path && input && off >= 0 && (uint64_t)off <= len) {
+            /* where in the input, as every reader of the CLI says it */
+            size_t line, col;
+            tw_line_col(input, len, (size_t)off, &line, &col);
+            fprintf(stderr, "%s:%zu:%zu (byte %lld): ", path, line, col, (long long)off);
+        }
         for (const char *p = w->items[i].message; p && *p; p++)
             fputc((unsigned char)*p < 0x20 ? ' ' : *p, stderr);
         fputc('\n', stderr);

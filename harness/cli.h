@@ -49,6 +49,10 @@ void tw_line_col(const char *buf, size_t len, size_t off, size_t *line, size_t *
 /* Warnings on stderr as "toolwire CMD: warning: CODE: message", one line
  * each (control bytes become spaces), then a count of those not kept. */
 void tw_cli_print_warnings(const char *cmd, const tw_diag_list *w);
+/* The same, each diagnostic with a byte offset into input (of len bytes,
+ * read from path) also named as PATH:LINE:COL (byte N). */
+void tw_cli_print_warnings_at(const char *cmd, const tw_diag_list *w, const char *path,
+                              const char *input, size_t len);
 
 /* getopt_long values of the encoder options shared by encode and convert. */
 enum {

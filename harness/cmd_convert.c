@@ -187,14 +187,14 @@ int tw_cmd_convert(int argc, char **argv)
     bool at = st != TW_OK && te.offset >= 0 && (size_t)te.offset <= len;
     if (at)
         tw_line_col(input, len, (size_t)te.offset, &line, &col);
-    free(input);
     /* a decoder source with errors (a truncated stream, a body that is not
      * JSON, a refused call) is written as far as it was read, and fails */
     size_t derr = decoded && v.kind == TW_NEUTRAL_RESULT ? v.res.errors.len + v.res.errors.dropped : 0;
     rc = TW_EXIT_OK;
     tw_buf out = {0};
     if (st != TW_OK) {
-        tw_cli_print_warnings("convert", &warnings);
+        tw_cli_print_warnings_at("convert", &warnings, path, input, len);
+        free(input);
         if (at)
             fprintf(stderr, "toolwire convert: %s:%zu:%zu: cannot read it as %s: %s\n", path, line,
                     col, from, why.message);
@@ -211,6 +211,7 @@ int tw_cmd_convert(int argc, char **argv)
                                           : tw_cli_fill_call_ids("convert", &v.res.msg, "");
     if (st != TW_OK) {
         tw_neutral_value_free(&v);
+        free(input);
         fprintf(stderr, "toolwire convert: %s\n", tw_code_message(st));
         tw_diag_list_free(&warnings);
         return TW_EXIT_FAIL;
@@ -232,7 +233,9 @@ int tw_cmd_convert(int argc, char **argv)
     tw_neutral_value_free(&v);
     if (st == TW_OK && neutral_out)
         st = tw_buf_putc(&out, '\n');
-    tw_cli_print_warnings("convert", &warnings);
+    /* decode diagnostics carry byte offsets into the input */
+    tw_cli_print_warnings_at("convert", &warnings, path, input, len);
+    free(input);
     if (st != TW_OK) {
         fprintf(stderr, "toolwire convert: cannot write %s: %s\n", to, why.message);
         rc = TW_EXIT_FAIL;
