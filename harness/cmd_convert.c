@@ -47,6 +47,10 @@ static void convert_help(FILE *f)
           "  --tools FILE               JSON array of declared tools ({name, description,\n"
           "                             parameters} or {type: \"function\", function: {...}}),\n"
           "                             for a decoder source, as for toolwire parse\n"
+          "  --allow-unknown-tool, --schema-warn, --bare-json, --forced-open,\n"
+          "  --unterminated P, --finish F, --think-tags T\n"
+          "                             decoder options for a decoder source, as for\n"
+          "                             toolwire parse\n"
           "  --pretty                   indent neutral JSON output\n"
           "  -h, --help                 this text\n"
           "\n"
@@ -65,7 +69,19 @@ static void convert_help(FILE *f)
           f);
 }
 
-enum { O_FROM = 1000, O_TO, O_PRETTY, O_TOOLS };
+enum {
+    O_FROM = 1000,
+    O_TO,
+    O_PRETTY,
+    O_TOOLS,
+    O_ALLOW,
+    O_SCHEMA_WARN,
+    O_BARE,
+    O_FORCED,
+    O_UNTERM,
+    O_FINISH,
+    O_TAGS
+};
 
 /* Load --tools FILE into h, as `parse` does; TW_EXIT_OK or a usage error. */
 static int load_tools(const char *path, tw_opts_holder *h)
@@ -93,10 +109,20 @@ int tw_cmd_convert(int argc, char **argv)
                                              TW_ENC_LONGOPTS,
                                              {"pretty", no_argument, NULL, O_PRETTY},
                                              {"tools", required_argument, NULL, O_TOOLS},
+                                             {"allow-unknown-tool", no_argument, NULL, O_ALLOW},
+                                             {"schema-warn", no_argument, NULL, O_SCHEMA_WARN},
+                                             {"bare-json", no_argument, NULL, O_BARE},
+                                             {"forced-open", no_argument, NULL, O_FORCED},
+                                             {"unterminated", required_argument, NULL, O_UNTERM},
+                                             {"finish", required_argument, NULL, O_FINISH},
+                                             {"think-tags", required_argument, NULL, O_TAGS},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     const char *from = NULL, *to = NULL, *tools_path = NULL;
+    const char *dec_opt = NULL; /* the first decoder option given, for the message below */
     bool pretty = false;
+    tw_decode_opts dopt;
+    memset(&dopt, 0, sizeof dopt);
     tw_diag_list warnings = {0};
     tw_encode_opts o;
     tw_cli_encode_opts_init(&o, &warnings);
@@ -119,6 +145,30 @@ int tw_cmd_convert(int argc, char **argv)
             break;
         case O_PRETTY: pretty = true; break;
         case O_TOOLS: tools_path = optarg; break;
+        case O_ALLOW: dopt.allow_unknown_tool = true; dec_opt = "--allow-unknown-tool"; break;
+        case O_SCHEMA_WARN: dopt.schema_warn = true; dec_opt = "--schema-warn"; break;
+        case O_BARE: dopt.bare_json = true; dec_opt = "--bare-json"; break;
+        case O_FORCED: dopt.forced_open = true; dec_opt = "--forced-open"; break;
+        case O_UNTERM:
+            if (!tw_parse_unterminated(optarg, &dopt.unterminated))
+                return tw_cli_usage_error("convert",
+                                          "--unterminated expects synthesize or direct, got '%s'",
+                                          optarg);
+            dec_opt = "--unterminated";
+            break;
+        case O_FINISH:
+            if (!tw_parse_finish(optarg, &dopt.finish))
+                return tw_cli_usage_error(
+                    "convert", "--finish expects stop, length or stop_sequence, got '%s'", optarg);
+            dec_opt = "--finish";
+            break;
+        case O_TAGS:
+            if (!tw_parse_think_tags(optarg, &dopt.think_tags))
+                return tw_cli_usage_error("convert",
+                                          "--think-tags expects think, thinking or both, got '%s'",
+                                          optarg);
+            dec_opt = "--think-tags";
+            break;
         case 'h': convert_help(stdout); return TW_EXIT_OK;
         default: {
             int rc = tw_cli_encode_opt("convert", c, argv, &o);
@@ -138,6 +188,11 @@ int tw_cmd_convert(int argc, char **argv)
                                   "--tools applies to a decoder source; %s is read as a request "
                                   "or as neutral JSON (see --help)",
                                   from);
+    if (dec_opt && !decoded)
+        return tw_cli_usage_error("convert",
+                                  "%s applies to a decoder source; %s is read as a request "
+                                  "or as neutral JSON (see --help)",
+                                  dec_opt, from);
     tw_limits lim;
     tw_limits_resolve(&lim, &o.limits);
     const char *path;
@@ -145,6 +200,13 @@ int tw_cmd_convert(int argc, char **argv)
     int rc;
     tw_opts_holder h;
     tw_opts_holder_init(&h);
+    h.o.allow_unknown_tool = dopt.allow_unknown_tool;
+    h.o.schema_warn = dopt.schema_warn;
+    h.o.bare_json = dopt.bare_json;
+    h.o.forced_open = dopt.forced_open;
+    h.o.unterminated = dopt.unterminated;
+    h.o.finish = dopt.finish;
+    h.o.think_tags = dopt.think_tags;
     h.o.limits = o.limits;
     if (tools_path && (rc = load_tools(tools_path, &h)) != TW_EXIT_OK) {
         tw_opts_holder_free(&h);

@@ -759,6 +759,28 @@ Test(cli, convert_tools_types_a_decoder_source)
                                 "</function>\n</tool_call>";
     cr_expect_eq(run_cli(args, other, out, sizeof out, err, sizeof err), 1, "%s", err);
     cr_expect(strstr(err, "unknown_tool") != NULL, "%s", err);
+    /* unless --allow-unknown-tool says to keep it, as for parse */
+    char allow[300];
+    snprintf(allow, sizeof allow, "%s --allow-unknown-tool", args);
+    cr_expect_eq(run_cli(allow, other, out, sizeof out, err, sizeof err), 0, "%s", err);
+    cr_expect(strstr(out, "\"name\":\"other\"") != NULL, "%s", out);
+    /* a value failing the schema: refused, or kept with a warning under --schema-warn */
+    static const char bad[] = "<tool_call>\n<function=get_weather>\n<parameter=days>\nmany\n"
+                              "</parameter>\n</function>\n</tool_call>";
+    cr_expect_eq(run_cli(args, bad, out, sizeof out, err, sizeof err), 1, "%s", err);
+    snprintf(allow, sizeof allow, "%s --schema-warn", args);
+    cr_expect_eq(run_cli(allow, bad, out, sizeof out, err, sizeof err), 0, "%s", err);
+    cr_expect(strstr(out, "get_weather") != NULL, "%s", out);
+    cr_expect(strstr(err, "decode warning") != NULL, "%s", err);
+    /* the think options reach the decoder: the output starts inside a think block */
+    cr_expect_eq(run_cli("convert --from hermes --to neutral --forced-open", "r</think>hi", out,
+                         sizeof out, err, sizeof err),
+                 0, "%s", err);
+    cr_expect(strstr(out, "\"thinking\":\"r\"") != NULL, "%s", out);
+    cr_expect_eq(run_cli("convert --from openai-request --to neutral --forced-open",
+                         "{\"messages\":[]}", out, sizeof out, err, sizeof err),
+                 2);
+    cr_expect(strstr(err, "--forced-open applies to a decoder source") != NULL, "%s", err);
     /* the same option text as parse; a request source takes its tools from the request */
     cr_expect_eq(run_cli("convert --help", NULL, out, sizeof out, err, sizeof err), 0);
     cr_expect(strstr(out, "--tools FILE") != NULL);
