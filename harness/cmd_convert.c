@@ -144,7 +144,7 @@ int tw_cmd_convert(int argc, char **argv)
             to = optarg;
             break;
         case O_PRETTY: pretty = true; break;
-        case O_TOOLS: tools_path = optarg; break;
+        case O_TOOLS: tools_path = optarg; dec_opt = "--tools"; break;
         case O_ALLOW: dopt.allow_unknown_tool = true; dec_opt = "--allow-unknown-tool"; break;
         case O_SCHEMA_WARN: dopt.schema_warn = true; dec_opt = "--schema-warn"; break;
         case O_BARE: dopt.bare_json = true; dec_opt = "--bare-json"; break;
@@ -183,11 +183,6 @@ int tw_cmd_convert(int argc, char **argv)
     /* a decoder source (not a request reader, not neutral JSON) */
     bool decoded = tw_format_find(from) && !tw_request_reader_find(from) &&
                    strncmp(from, "neutral", 7) != 0;
-    if (tools_path && !decoded)
-        return tw_cli_usage_error("convert",
-                                  "--tools applies to a decoder source; %s is read as a request "
-                                  "or as neutral JSON (see --help)",
-                                  from);
     if (dec_opt && !decoded)
         return tw_cli_usage_error("convert",
                                   "%s applies to a decoder source; %s is read as a request "
