@@ -202,6 +202,12 @@
       "no Qwen3-Coder XML tool-call markup (<function=, <parameter=, </parameter>, " \
       "</function>) is left in content")
 
+/* Thinking signatures sent back (checks_client.c), appended to the catalog. */
+#define TW_CHECK_CATALOG_SIGN(X) \
+    X(CLI_10, "CLI-10", ERROR, CLIENT, \
+      "Anthropic requests: every thinking block sent back carries the signature its answer " \
+      "gave, unchanged (redacted_thinking its data): none missing, altered or another vendor's")
+
 /* Who judges a check, and on what. */
 typedef enum tw_check_family {
     TW_CHF_OPENAI = 0, /* checks_openai.c: OpenAI chat bodies and streams */
@@ -223,6 +229,7 @@ typedef enum tw_check_id {
     TW_CHECK_CATALOG(TW_CHECK_ENUM_)
     TW_CHECK_CATALOG_GEMINI(TW_CHECK_ENUM_)
     TW_CHECK_CATALOG_QWEN(TW_CHECK_ENUM_)
+    TW_CHECK_CATALOG_SIGN(TW_CHECK_ENUM_)
 #undef TW_CHECK_ENUM_
     TW_CHK_COUNT
 } tw_check_id;

@@ -15,6 +15,7 @@ static const tw_check_def catalog[] = {
     TW_CHECK_CATALOG(TW_CHECK_DEF_)
     TW_CHECK_CATALOG_GEMINI(TW_CHECK_DEF_)
     TW_CHECK_CATALOG_QWEN(TW_CHECK_DEF_)
+    TW_CHECK_CATALOG_SIGN(TW_CHECK_DEF_)
 #undef TW_CHECK_DEF_
 };
 #define NCHECKS (sizeof catalog / sizeof catalog[0])

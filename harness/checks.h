@@ -136,6 +136,29 @@ void tw_checks_client_gemini(const cJSON *body, const tw_fixture *f, size_t xi, 
                              const tw_limits *limits, tw_check_set *out);
 
 /*
+ * CLI-10 on an Anthropic request: every thinking block of the assistant
+ * messages sent back carries its signature unchanged (redacted_thinking its
+ * data). model_signs: the answers came from a reference server, whose
+ * signature is tw_chk_ref_signature of the block's text; else each must be
+ * one that the recorded answers of exchanges [0, xi) of fixture f gave
+ * (skipped when those gave none).
+ */
+void tw_checks_client_anthropic(const cJSON *body, const tw_fixture *f, size_t xi,
+                                bool model_signs, const tw_limits *limits, tw_check_set *out);
+
+/* The client checks that need the exchange a request answers (CLI-09,
+ * GEM-C02, CLI-10), by the API of path. */
+void tw_checks_client_context(const char *path, const cJSON *body, const tw_fixture *f,
+                              size_t xi, bool model_signs, const tw_limits *limits,
+                              tw_check_set *out);
+
+/* The reference Anthropic server's signature of a thinking text (FNV-1a over
+ * its bytes, "toolwire-sig-" and 16 hex digits): it authenticates nothing;
+ * a client only has to carry it back unchanged. */
+#define TW_REF_SIG_MAX 40
+void tw_chk_ref_signature(const char *s, size_t n, char out[TW_REF_SIG_MAX]);
+
+/*
  * CLI-07 on a request the mock backend answered. due_ms: when a retry of the
  * exchange is due (a 429/503 asked to wait until then), 0 when no
  * Retry-After is pending; asked_ms: the wait asked; now_ms: when the request

@@ -360,3 +360,170 @@ void tw_checks_client_retry_waited(long asked_ms, long waited_ms, tw_check_set *
         PUT(out, TW_CHK_CLI_07, waited_ms >= asked_ms ? TW_V_PASS : TW_V_FAIL, -1,
             "waited %ld ms, Retry-After asked %ld ms", waited_ms, asked_ms);
 }
+
+/* ================================================================ thinking signatures */
+
+void tw_chk_ref_signature(const char *s, size_t n, char out[TW_REF_SIG_MAX])
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a, 64 bits */
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ull;
+    }
+    snprintf(out, TW_REF_SIG_MAX, "toolwire-sig-%016llx", (unsigned long long)h);
+}
+
+/* s kept in keep (an array the caller deletes), added to x. */
+static void sig_keep(id_index *x, const char *s, size_t n, cJSON *keep)
+{
+    if (!s || !n || !keep)
+        return;
+    char *t = tw_strndup(s, n);
+    cJSON *c = t ? cJSON_CreateString(t) : NULL;
+    free(t);
+    if (!c || !cJSON_AddItemToArray(keep, c)) {
+        cJSON_Delete(c);
+        x->nomem = true;
+        return;
+    }
+    tw_chk_idx_add(x, c->valuestring);
+}
+
+/* The signatures (and redacted_thinking data) of one messages response's content. */
+static void ant_given_blocks(const cJSON *content, id_index *x, cJSON *keep)
+{
+    for (const cJSON *b = cJSON_IsArray(content) ? content->child : NULL; b; b = b->next) {
+        const char *ty = tw_json_get_str(b, "type");
+        const char *s = !ty                                  ? NULL
+                        : strcmp(ty, "thinking") == 0          ? tw_json_get_str(b, "signature")
+                        : strcmp(ty, "redacted_thinking") == 0 ? tw_json_get_str(b, "data")
+                                                               : NULL;
+        if (s)
+            sig_keep(x, s, strlen(s), keep);
+    }
+}
+
+/* What the recorded answers of exchanges [0, xi) gave: each thinking block's
+ * signature (a stream's signature_delta pieces of one block joined) and each
+ * redacted_thinking block's data. */
+static void ant_given(const tw_fixture *f, size_t xi, size_t depth, id_index *x, cJSON *keep)
+{
+    tw_buf sig = {0};
+    for (size_t k = 0; f && k < xi && k < f->nexchanges; k++) {
+        const tw_fx_response *r = &f->exchanges[k].resp;
+        if (!f->exchanges[k].has_response || r->status >= 400)
+            continue;
+        if (!r->nevents) {
+            ant_given_blocks(tw_json_get(r->body, "content"), x, keep);
+            continue;
+        }
+        for (size_t e = 0; e < r->nevents; e++) {
+            const char *d = r->events[e].data;
+            size_t n = d ? strlen(d) : 0;
+            if (!n || (!tw_memmem(d, n, "signature", 9) && !tw_memmem(d, n, "redacted", 8) &&
+                       !tw_memmem(d, n, "content_block_st", 16)))
+                continue;
+            cJSON *v = tw_chk_parse_json(d, n, depth);
+            const char *ty = tw_json_get_str(v, "type");
+            if (ty && strcmp(ty, "content_block_start") == 0) {
+                sig.len = 0;
+                const cJSON *cb = tw_json_get(v, "content_block");
+                const char *s = tw_json_get_str(cb, "signature");
+                if (!s)
+                    s = tw_json_get_str(cb, "data"); /* redacted_thinking comes whole */
+                if (s)
+                    (void)tw_buf_puts(&sig, s);
+            } else if (ty && strcmp(ty, "content_block_delta") == 0) {
+                const cJSON *dl = tw_json_get(v, "delta");
+                const char *dt = tw_json_get_str(dl, "type");
+                const char *s = tw_json_get_str(dl, "signature");
+                if (dt && strcmp(dt, "signature_delta") == 0 && s)
+                    (void)tw_buf_puts(&sig, s);
+            } else if (ty && strcmp(ty, "content_block_stop") == 0) {
+                sig_keep(x, sig.data, sig.len, keep);
+                sig.len = 0;
+            }
+            cJSON_Delete(v);
+        }
+    }
+    tw_buf_free(&sig);
+}
+
+void tw_checks_client_anthropic(const cJSON *body, const tw_fixture *f, size_t xi,
+                                bool model_signs, const tw_limits *limits, tw_check_set *out)
+{
+    const cJSON *msgs = tw_json_get(body, "messages");
+    if (!cJSON_IsArray(msgs))
+        return; /* tw_checks_client judged the shape */
+    tw_limits L;
+    tw_limits_resolve(&L, limits);
+    cJSON *keep = cJSON_CreateArray();
+    id_index given = {0};
+    if (!model_signs && f && xi > 0)
+        ant_given(f, xi, L.max_depth, &given, keep);
+    tw_chk_idx_seal(&given);
+    size_t nsent = 0, i = 0;
+    bool failed = false;
+    for (const cJSON *m = msgs->child; m && !failed; m = m->next, i++) {
+        const char *role = tw_json_get_str(m, "role");
+        const cJSON *content = tw_json_get(m, "content");
+        if (!role || strcmp(role, "assistant") != 0 || !cJSON_IsArray(content))
+            continue;
+        size_t k = 0;
+        for (const cJSON *b = content->child; b && !failed; b = b->next, k++) {
+            const char *ty = tw_json_get_str(b, "type");
+            bool red = ty && strcmp(ty, "redacted_thinking") == 0;
+            if (!ty || (strcmp(ty, "thinking") != 0 && !red))
+                continue;
+            nsent++;
+            const char *s = tw_json_get_str(b, red ? "data" : "signature");
+            if (!s || !s[0]) {
+                PUT(out, TW_CHK_CLI_10, TW_V_FAIL, -1,
+                    "messages[%zu].content[%zu]: a %s block sent back without its %s", i, k, ty,
+                    red ? "data" : "signature");
+                failed = true;
+            } else if (model_signs && !red) {
+                /* the reference server's signature is a function of the text */
+                char want[TW_REF_SIG_MAX];
+                const char *t = tw_json_get_str(b, "thinking");
+                tw_chk_ref_signature(t ? t : "", t ? strlen(t) : 0, want);
+                if (strcmp(s, want) != 0) {
+                    PUT(out, TW_CHK_CLI_10, TW_V_FAIL, -1,
+                        "messages[%zu].content[%zu]: signature \"%.40s\" is not the one the server "
+                        "gave this thinking text (altered text or signature, or another vendor's)",
+                        i, k, s);
+                    failed = true;
+                }
+            } else if (!model_signs && given.n && !tw_chk_idx_has(&given, s)) {
+                PUT(out, TW_CHK_CLI_10, TW_V_FAIL, -1,
+                    "messages[%zu].content[%zu]: %s \"%.40s\" is none an earlier answer gave "
+                    "(altered, or another vendor's)",
+                    i, k, red ? "redacted_thinking data" : "signature", s);
+                failed = true;
+            }
+        }
+    }
+    if (!failed) {
+        const char *why = !nsent            ? "no thinking blocks sent back"
+                          : model_signs     ? "every thinking block carries the signature of its text"
+                          : given.n         ? "every signature sent back is one an earlier answer gave"
+                          : !f || xi == 0   ? "the first turn of its fixture"
+                                            : "the earlier answers gave no signature";
+        bool judged = nsent && (model_signs || given.n);
+        PUT(out, TW_CHK_CLI_10, judged ? TW_V_PASS : TW_V_SKIP, -1, "%s", why);
+    }
+    tw_chk_idx_free(&given);
+    cJSON_Delete(keep);
+}
+
+void tw_checks_client_context(const char *path, const cJSON *body, const tw_fixture *f,
+                              size_t xi, bool model_signs, const tw_limits *limits,
+                              tw_check_set *out)
+{
+    switch (tw_path_kind(path)) {
+    case 'r': tw_checks_client_history(body, f, xi, limits, out); break;
+    case 'm': tw_checks_client_gemini(body, f, xi, model_signs, limits, out); break;
+    case 'a': tw_checks_client_anthropic(body, f, xi, model_signs, limits, out); break;
+    default: break;
+    }
+}

@@ -531,10 +531,7 @@ static tw_status expect_checks(tw_fx_arena *a, const tw_limits *L, const tw_fixt
     tw_checks_backend(&in, &set);
     tw_check_set cl = {0};
     tw_checks_client(x->req.path, x->req.body, &cl);
-    if (tw_path_kind(x->req.path) == 'r')
-        tw_checks_client_history(x->req.body, f, k, L, &cl);
-    if (tw_path_kind(x->req.path) == 'm')
-        tw_checks_client_gemini(x->req.body, f, k, false, L, &cl);
+    tw_checks_client_context(x->req.path, x->req.body, f, k, false, L, &cl);
     tw_check_set_merge(&set, &cl);
     tw_check_set_free(&cl);
     tw_check_set_sort(&set);

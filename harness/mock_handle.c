@@ -724,13 +724,10 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     snprintf(rec.fixture, sizeof rec.fixture, "%s", mf->name);
     rec.exchange = (long)mxi;
     rec.ambiguous = hint[0] ? 0 : nbest;
-    if (kind == 'r')
-        tw_checks_client_history(body, mf, mxi, &m->o.limits, &rec.checks);
-    /* a reference or scripted answer signs every call turn; a replayed one
-     * signed what its recording did */
-    if (kind == 'm')
-        tw_checks_client_gemini(body, mf, mxi, strcmp(m->fprof[mfi], "replay") != 0, &m->o.limits,
-                                &rec.checks);
+    /* a reference or scripted answer signs every call turn and thinking
+     * block; a replayed one signed what its recording did */
+    tw_checks_client_context(url, body, mf, mxi, strcmp(m->fprof[mfi], "replay") != 0,
+                             &m->o.limits, &rec.checks);
     const cJSON *faults = x->faults ? x->faults : m->o.faults;
     long delay = fault_int(faults, "delay_ms", 0);
     if (delay > 0 && !rc->delayed) {

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "checks.h"
 #include "decode_opts.h"
 #include "script.h"
 #include "toolwire/decode.h"
@@ -103,18 +104,13 @@ void tw_ref_answer_free(tw_ref_answer *a)
 }
 
 /* The reference Anthropic server signs every thinking block, as Anthropic's
- * own API does (ANT-S03): a deterministic signature over the thinking text
- * (FNV-1a, 64 bits). It authenticates nothing; a client only has to carry it
- * back unchanged. NULL when out of memory (the block then goes unsigned). */
+ * own API does (ANT-S03): tw_chk_ref_signature of the thinking text, which
+ * CLI-10 expects back unchanged. NULL when out of memory (the block then
+ * goes unsigned). */
 static char *thinking_signature(const tw_buf *thinking)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < thinking->len; i++) {
-        h ^= (unsigned char)thinking->data[i];
-        h *= 1099511628211ull;
-    }
-    char sig[40];
-    snprintf(sig, sizeof sig, "toolwire-sig-%016llx", (unsigned long long)h);
+    char sig[TW_REF_SIG_MAX];
+    tw_chk_ref_signature(thinking->data ? thinking->data : "", thinking->len, sig);
     return tw_strdup(sig);
 }
 

@@ -335,10 +335,7 @@ static void client_verdicts(tw_mock_record *recs, size_t nrec, const tw_fixture 
     tw_checks_client(x->req.path, x->req.body, out);
     /* the request sent is the fixture's: its call ids are judged against the
      * fixture's recorded answers, as the mock and import judge them */
-    if (tw_path_kind(x->req.path) == 'r')
-        tw_checks_client_history(x->req.body, f, k, L, out);
-    if (tw_path_kind(x->req.path) == 'm')
-        tw_checks_client_gemini(x->req.body, f, k, false, L, out);
+    tw_checks_client_context(x->req.path, x->req.body, f, k, false, L, out);
     long asked = -1, waited = -1;
     for (int i = 0; i + 1 < r->nattempts; i++)
         if (r->attempts[i].retry_after_ms >= 0 &&

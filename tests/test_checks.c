@@ -486,6 +486,74 @@ Test(checks, client_anthropic)
     cr_assert_eq(client(ANT, text_first, TW_CHK_CLI_01), TW_V_PASS);
 }
 
+/* CLI-10 on the thinking blocks an Anthropic request sends back. */
+static tw_check_set sig_set;
+
+static tw_verdict sig_verdict(const cJSON *body, const tw_fixture *f, size_t xi, bool model_signs,
+                              const char **evidence)
+{
+    tw_checks_client_anthropic(body, f, xi, model_signs, NULL, &sig_set);
+    const tw_check_result *c = tw_check_set_get(&sig_set, TW_CHK_CLI_10);
+    cr_assert_not_null(c);
+    if (evidence)
+        *evidence = c->evidence;
+    return c->verdict;
+}
+
+static cJSON *thinking_block(cJSON *body)
+{
+    cJSON *asst = cJSON_GetArrayItem(tw_json_get(body, "messages"), 1);
+    cJSON *b = cJSON_GetArrayItem(tw_json_get(asst, "content"), 0);
+    cr_assert_str_eq(tw_json_get_str(b, "type"), "thinking");
+    return b;
+}
+
+/* Replayed: the streamed answer's signature_delta is the only signature the
+ * second turn may carry; a reference server's signature is the one of the
+ * block's text. */
+Test(checks, client_thinking_signatures)
+{
+    tw_fixture f;
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_fixture_load(tw_test_src("fixtures/anthropic/client_thinking_signature_carried.json"),
+                                 NULL, &f, &why),
+                 TW_OK, "%s", why.message);
+    cJSON *body = cJSON_Duplicate(f.exchanges[1].req.body, 1);
+    const char *ev = NULL;
+    cr_expect_eq(sig_verdict(body, &f, 1, false, &ev), TW_V_PASS, "%s", ev);
+    /* the first turn: nothing given yet; the first request: nothing sent back */
+    cr_expect_eq(sig_verdict(body, &f, 0, false, &ev), TW_V_SKIP, "%s", ev);
+    cr_expect_eq(sig_verdict(f.exchanges[0].req.body, &f, 0, false, &ev), TW_V_SKIP, "%s", ev);
+    cr_expect_str_eq(ev, "no thinking blocks sent back");
+    /* another vendor's signature in its place */
+    cJSON *b = thinking_block(body);
+    cr_assert(cJSON_ReplaceItemInObject(b, "signature", cJSON_CreateString("CiQBVKhc7ZpQ")));
+    cr_expect_eq(sig_verdict(body, &f, 1, false, &ev), TW_V_FAIL, "%s", ev);
+    cr_expect(strstr(ev, "messages[1].content[0]") && strstr(ev, "CiQBVKhc7ZpQ"), "%s", ev);
+    /* no signature at all */
+    cJSON_DeleteItemFromObject(b, "signature");
+    cr_expect_eq(sig_verdict(body, &f, 1, false, &ev), TW_V_FAIL, "%s", ev);
+    cr_expect(strstr(ev, "without its signature"), "%s", ev);
+    /* a reference server: the signature of the text, and no other */
+    const char *text = tw_json_get_str(b, "thinking");
+    char sig[TW_REF_SIG_MAX];
+    tw_chk_ref_signature(text, strlen(text), sig);
+    cr_expect_eq(strncmp(sig, "toolwire-sig-", 13), 0, "%s", sig);
+    cr_assert(cJSON_AddStringToObject(b, "signature", sig));
+    cr_expect_eq(sig_verdict(body, &f, 1, true, &ev), TW_V_PASS, "%s", ev);
+    cr_assert(cJSON_ReplaceItemInObject(b, "thinking", cJSON_CreateString("edited thinking")));
+    cr_expect_eq(sig_verdict(body, &f, 1, true, &ev), TW_V_FAIL, "%s", ev);
+    cr_expect(strstr(ev, "not the one the server gave"), "%s", ev);
+    /* a redacted_thinking block goes back with its data */
+    cr_assert(cJSON_ReplaceItemInObject(b, "type", cJSON_CreateString("redacted_thinking")));
+    cr_expect_eq(sig_verdict(body, &f, 1, true, &ev), TW_V_FAIL, "%s", ev);
+    cr_expect(strstr(ev, "without its data"), "%s", ev);
+    cr_expect_eq(sig_set.len, 1, "one verdict per check");
+    tw_check_set_free(&sig_set);
+    cJSON_Delete(body);
+    tw_fixture_free(&f);
+}
+
 /* CLI-07 is judged with the client checks: the mock hands over when the
  * retry was due and when it came, the live run its own retry log. */
 Test(checks, client_retry_after)

@@ -270,7 +270,7 @@ Test(xlt, run_through_the_reference_proxy)
                             strncmp(e->checks[c].evidence, "upstream request:", 17) == 0;
         }
         cr_assert_geq(xlt_pass, 8, "exchange %zu: %zu XLT passes", k, xlt_pass);
-        cr_assert_eq(cli_upstream, 9); /* CLI-01..CLI-09 */
+        cr_assert_eq(cli_upstream, 10); /* CLI-01..CLI-10 */
     }
     cr_assert(rep.ok);
     tw_report_free(&rep);

@@ -57,6 +57,33 @@ async function stream(name, sdk = reference, index = 0) {
   return msg;
 }
 
+// A tool loop with thinking, the next turn built from the SDK's own message: the thinking
+// block goes back with its signature (the mock judges CLI-10 on it; check-log.mjs fails the
+// run on a failed client check).
+async function thinkingLoop(name, sdk, streamed) {
+  const ex0 = exchange(name, 0);
+  const ex1 = exchange(name, 1);
+  const body = clone(ex0.request.body);
+  delete body.stream;
+  const first = streamed ? await sdk.messages.stream(body, opts(name, 0)).finalMessage()
+    : await sdk.messages.create(body, opts(name, 0));
+  expectLogged(SERVER.get(sdk), name, 0);
+  checkResult(`${name}#0`, neutralFromAnthropic(first), ex0.expect.result);
+  const thinking = first.content.find((b) => b.type === 'thinking');
+  check(`${name}#0: the SDK's thinking block has a signature`, typeof thinking?.signature === 'string' &&
+    thinking.signature.length > 0, JSON.stringify(thinking));
+  const wanted = ex1.request.body.messages.at(-1).content.find((b) => b.type === 'tool_result');
+  const messages = [...body.messages, { role: first.role, content: first.content },
+    { role: 'user', content: first.content.filter((b) => b.type === 'tool_use')
+      .map((b) => ({ type: 'tool_result', tool_use_id: b.id, content: wanted.content })) }];
+  const next = { ...body, messages };
+  const final = ex1.request.body.stream ? await sdk.messages.stream(next, opts(name, 1)).finalMessage()
+    : await sdk.messages.create(next, opts(name, 1));
+  expectLogged(SERVER.get(sdk), name, 1);
+  checkSentBody(`${name}#1 (built from the SDK's message)`, ex1.request.body);
+  checkResult(`${name}#1`, neutralFromAnthropic(final), ex1.expect.result);
+}
+
 await run('anthropic', [
   ['reference, non-streamed tool call (anthropic/ref_tool_call)', () => create('anthropic/ref_tool_call')],
   ['reference, non-streamed parallel calls (anthropic/ref_parallel_calls)', () => create('anthropic/ref_parallel_calls')],
@@ -89,6 +116,11 @@ await run('anthropic', [
     checkSentBody(`${name}#1 (built from the SDK's message)`, ex1.request.body);
     checkResult(`${name}#1 (finalMessage)`, neutralFromAnthropic(final), ex1.expect.result);
   }],
+
+  ['reference, multi-turn: signed thinking sent back as the SDK returned it (anthropic/ref_thinking_multi_turn)', () =>
+    thinkingLoop('anthropic/ref_thinking_multi_turn', reference, false)],
+  ['replay, multi-turn: a streamed signature carried back (anthropic/client_thinking_signature_carried)', () =>
+    thinkingLoop('anthropic/client_thinking_signature_carried', replay, true)],
 
   ['replay, recorded response (anthropic/response_tool_use)', () => create('anthropic/response_tool_use', replay)],
   ['replay, recorded stream with a tool_use block (anthropic/stream_tool_use)', () => stream('anthropic/stream_tool_use', replay)],

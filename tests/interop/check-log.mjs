@@ -1,7 +1,7 @@
 // Reads the per-request logs of the `toolwire serve` processes (OUT/<server>.log) and the
 // exchanges the scripts expected (OUT/*.expect.json): every SDK request must have been
 // matched to its exchange, answered with the expected status, and pass the client checks
-// CLI-01..CLI-07 whose severity is error or warn. Failed info checks are reported only.
+// CLI-01..CLI-10 whose severity is error or warn. Failed info checks are reported only.
 // Usage: node check-log.mjs OUT SCRIPT… (in the order the scripts ran)
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 // Severities of docs/checks.md.
 const SEVERITY = {
   'CLI-01': 'error', 'CLI-02': 'error', 'CLI-03': 'error', 'CLI-04': 'error', 'CLI-05': 'error',
-  'CLI-06': 'info', 'CLI-07': 'warn', 'CLI-08': 'error', 'CLI-09': 'warn',
+  'CLI-06': 'info', 'CLI-07': 'warn', 'CLI-08': 'error', 'CLI-09': 'warn', 'CLI-10': 'error',
 };
 
 const [out, ...scripts] = process.argv.slice(2);
