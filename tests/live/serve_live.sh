@@ -9,13 +9,22 @@ tmp=$(mktemp -d)
 pid=
 cleanup() {
     if [ -n "$pid" ]; then
+        # a TERM that lands between the fork and the exec of serve is lost
+        # (the forked shell still holds this script's trap): after 5 s, KILL
         kill "$pid" 2>/dev/null || true
+        j=0
+        while [ $j -lt 50 ] && kill -0 "$pid" 2>/dev/null; do
+            sleep 0.1
+            j=$((j + 1))
+        done
+        kill -9 "$pid" 2>/dev/null || true
         wait "$pid" 2>/dev/null || true
     fi
     rm -rf "$tmp"
 }
 trap cleanup EXIT INT TERM
 
+: >"$tmp/serve.out" # exists before serve starts: the poll below reads it at once
 "$BIN" serve --profile script --quiet --for 300 >"$tmp/serve.out" 2>"$tmp/serve.err" &
 pid=$!
 url=
