@@ -175,7 +175,11 @@ static tw_status ant_response(tw_wire_sink *k, const char *buf, size_t len)
     tw_wire_step path[1] = {{"content", 0}};
     tw_wire_elems el; /* the blocks' offsets, in document order */
     tw_wire_elems_open(&el, &marks, content, buf, len, path, 1);
-    for (const cJSON *b = content->child; st == TW_OK && b; b = b->next) {
+    /* an input lies three levels down (body, content, block): when the body
+     * nests at most max_depth + 3 deep, every input is within max_depth, and
+     * its written size is bounded by the body's bytes */
+    size_t in_src = lint.depth <= k->L->max_depth + 3 ? len : 0;
+    for (cJSON *b = content->child; st == TW_OK && b; b = b->next) {
         int64_t at = tw_wire_elems_next(&el, b);
         const char *bt = tw_json_get_str(b, "type");
         if (!bt)
@@ -204,6 +208,8 @@ static tw_status ant_response(tw_wire_sink *k, const char *buf, size_t len)
             c.name = tw_json_get_str(b, "name");
             c.args_value = tw_json_get(b, "input");
             c.args_native = true;
+            c.args_owner = b; /* the body's tree is dropped after: move, not copy */
+            c.args_src_len = in_src;
             st = tw_wire_take_call(k, &c);
         }
     }
@@ -289,6 +295,7 @@ static tw_status take_block(tw_anthropic_stream *d, tw_ant_block *b)
             c.has_args_str = true;
             c.args_str = b->json.data ? b->json.data : "";
             c.args_len = b->json.len;
+            c.args_buf = &b->json;
             c.args_oversize = b->oversize;
         } else {
             c.args_value = b->input;
@@ -354,10 +361,10 @@ static int64_t index_of(const cJSON *j)
     return ix;
 }
 
-static tw_status block_start(tw_anthropic_stream *d, const cJSON *j, int64_t off)
+static tw_status block_start(tw_anthropic_stream *d, cJSON *j, int64_t off)
 {
     tw_wire_sink k = sink_of(d);
-    const cJSON *cb = tw_json_get(j, "content_block");
+    cJSON *cb = tw_json_get(j, "content_block");
     const char *bt = tw_json_get_str(cb, "type");
     int64_t index = index_of(j);
     tw_status st = TW_OK;
@@ -387,10 +394,12 @@ static tw_status block_start(tw_anthropic_stream *d, const cJSON *j, int64_t off
             b->refuse = b->why.code;
         const char *id = tw_json_get_str(cb, "id");
         const char *name = tw_json_get_str(cb, "name");
-        const cJSON *in = tw_json_get(cb, "input");
-        if ((id && !(b->id = tw_strdup(id))) || (name && !(b->name = tw_strdup(name))) ||
-            (in && !(b->input = cJSON_Duplicate(in, 1))))
+        cJSON *in = tw_json_get(cb, "input");
+        if ((id && !(b->id = tw_strdup(id))) || (name && !(b->name = tw_strdup(name))))
             return TW_ERR_NOMEM;
+        /* the event's tree is dropped after: the input is moved out of it */
+        if (in)
+            b->input = cJSON_DetachItemViaPointer(cb, in);
     }
     return TW_OK;
 }
@@ -440,7 +449,7 @@ static tw_status block_delta(tw_anthropic_stream *d, const cJSON *j, int64_t off
     return TW_OK;
 }
 
-static tw_status on_message(tw_anthropic_stream *d, const cJSON *j, const char *type, int64_t off)
+static tw_status on_message(tw_anthropic_stream *d, cJSON *j, const char *type, int64_t off)
 {
     if (strcmp(type, "content_block_start") == 0)
         return block_start(d, j, off);

@@ -367,6 +367,7 @@ static tw_status close_calls(tw_openai_stream *d)
                 c.has_args_str = true;
                 c.args_str = s->args.data ? s->args.data : "";
                 c.args_len = s->args.len;
+                c.args_buf = &s->args;
                 c.args_oversize = s->oversize;
             } else {
                 c.args_value = s->args_value;
