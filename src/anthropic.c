@@ -141,7 +141,7 @@ static tw_status ant_response(tw_wire_sink *k, const char *buf, size_t len)
     tw_json_lint lint;
     tw_buf marks = {0}; /* where the blocks begin, when the one-pass parse read the body */
     tw_status st = tw_json_parse_lint_marked(buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH,
-                                             &root, &e, &lint, &marks);
+                                             &root, &e, &lint, &marks, NULL);
     if (st != TW_OK)
         tw_buf_free(&marks);
     if (st == TW_ERR_NOMEM)

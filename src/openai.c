@@ -190,7 +190,7 @@ static tw_status take_call_object(tw_wire_sink *k, const cJSON *tc, int64_t off,
 /* ===================== response ===================== */
 
 static tw_status oai_response_tree(tw_wire_sink *k, const char *buf, size_t len, cJSON **root,
-                                   tw_buf *marks);
+                                   tw_buf *marks, tw_json_arena *arena);
 static tw_status oai_response_read(tw_wire_sink *k, const char *buf, size_t len, cJSON *root,
                                    const tw_buf *marks);
 
@@ -198,10 +198,13 @@ static tw_status oai_response(tw_wire_sink *k, const char *buf, size_t len)
 {
     cJSON *root = NULL;
     tw_buf marks = {0};
-    tw_status st = oai_response_tree(k, buf, len, &root, &marks);
+    /* the body's tree is read and dropped whole (every value kept is copied) */
+    tw_json_arena arena = {0};
+    tw_status st = oai_response_tree(k, buf, len, &root, &marks, &arena);
     if (st == TW_OK && root)
         st = oai_response_read(k, buf, len, root, &marks);
-    cJSON_Delete(root);
+    tw_json_arena_drop(&arena, root);
+    tw_json_arena_free(&arena);
     tw_buf_free(&marks);
     return st;
 }
@@ -209,12 +212,12 @@ static tw_status oai_response(tw_wire_sink *k, const char *buf, size_t len)
 /* The body parsed (NULL *root: refused, with its diagnostic), with where its
  * containers begin. */
 static tw_status oai_response_tree(tw_wire_sink *k, const char *buf, size_t len, cJSON **root,
-                                   tw_buf *marks)
+                                   tw_buf *marks, tw_json_arena *arena)
 {
     tw_error e;
     tw_json_lint lint;
     tw_status st = tw_json_parse_lint_marked(
-        buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH, root, &e, &lint, marks);
+        buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH, root, &e, &lint, marks, arena);
     if (st == TW_ERR_NOMEM)
         return st;
     if (st != TW_OK)
