@@ -46,6 +46,7 @@ struct tw_anthropic_stream {
     tw_buf head; /* the input while no event came yet (<= max_event_bytes) */
     bool head_off;
     bool nonstd_warned; /* json_not_rfc8259 given once per stream */
+    tw_json_arena arena; /* each event's tree: read, then dropped whole */
     tw_status stop;       /* a callback's status that stopped the decode; TW_OK while none */
 };
 
@@ -397,8 +398,11 @@ static tw_status block_start(tw_anthropic_stream *d, cJSON *j, int64_t off)
         cJSON *in = tw_json_get(cb, "input");
         if ((id && !(b->id = tw_strdup(id))) || (name && !(b->name = tw_strdup(name))))
             return TW_ERR_NOMEM;
-        /* the event's tree is dropped after: the input is moved out of it */
-        if (in)
+        /* the event's tree is dropped after: the input is moved out of it,
+         * or copied when the tree lies in the arena */
+        if (in && d->arena.live && !(b->input = cJSON_Duplicate(in, 1)))
+            return TW_ERR_NOMEM;
+        if (in && !d->arena.live)
             b->input = cJSON_DetachItemViaPointer(cb, in);
     }
     return TW_OK;
@@ -488,14 +492,15 @@ static tw_status on_sse_event(void *user, const tw_sse_event *ev)
     cJSON *j = NULL;
     tw_error e;
     tw_json_lint lint;
-    tw_status st = tw_json_parse_lint(ev->data, ev->data_len,
-                                      d->L.max_depth + TW_WIRE_ENVELOPE_DEPTH, &j, &e, &lint);
+    tw_status st = tw_json_parse_lint_in(ev->data, ev->data_len,
+                                         d->L.max_depth + TW_WIRE_ENVELOPE_DEPTH, &j, &e, &lint,
+                                         &d->arena);
     if (st == TW_ERR_NOMEM)
         return st;
     if (st == TW_OK) {
         tw_status ls = tw_wire_lint_diags(&k, &lint, off, false, &d->nonstd_warned);
         if (ls != TW_OK) {
-            cJSON_Delete(j);
+            tw_json_arena_drop(&d->arena, j);
             return ls;
         }
     }
@@ -524,7 +529,7 @@ static tw_status on_sse_event(void *user, const tw_sse_event *ev)
         }
         st = on_message(d, j, type, off);
     }
-    cJSON_Delete(j);
+    tw_json_arena_drop(&d->arena, j);
     return st;
 }
 
@@ -565,6 +570,7 @@ static void stream_release(tw_anthropic_stream *d)
     d->nblocks = d->cap_blocks = 0;
     free(d->stop_reason);
     d->stop_reason = NULL;
+    tw_json_arena_free(&d->arena);
     tw_buf_free(&d->head);
     tw_result_free(&d->res);
 }
@@ -624,8 +630,11 @@ tw_status tw_anthropic_stream_reset(tw_anthropic_stream *d, const tw_decode_opts
     tw_buf *const b[] = {&d->head}; /* kept: the allocations of the buffers */
     tw_buf keep[1];
     tw_bufs_detach(b, keep, 1);
+    tw_json_arena arena = d->arena; /* kept too: its largest block */
+    memset(&d->arena, 0, sizeof d->arena);
     stream_release(d);
     tw_status st = stream_init(d, o, fn, user);
+    d->arena = arena;
     tw_bufs_attach(b, keep, 1);
     return st;
 }
