@@ -2111,9 +2111,10 @@ static void *arena_alloc(tw_json_arena *a, size_t n)
     n = (n + TW_ARENA_ALIGN - 1) & ~(TW_ARENA_ALIGN - 1);
     tw_json_arena_blk *b = a->blk;
     if (!b || b->cap - b->used < n) {
-        /* each block at least twice the last: the blocks a text takes are
-         * few, and their sum is at most four times what it used */
-        size_t cap = b ? 2 * b->cap : 4096;
+        /* the first block as a->first asks, each next one at least twice
+         * the last: the blocks a text takes are few, and their sum is at
+         * most four times what it used */
+        size_t cap = b ? 2 * b->cap : a->first > 4096 ? a->first : 4096;
         if (cap < n)
             cap = n;
         tw_json_arena_blk *nb = malloc(sizeof *nb + cap);
@@ -2743,8 +2744,12 @@ static int fast_parse(const char *buf, size_t len, size_t max_depth, cJSON **out
                       size_t *deepest, tw_buf *marks, tw_json_arena *arena)
 {
     *out = NULL;
-    if (arena)
+    if (arena) {
         tw_json_arena_reset(arena);
+        /* a tree takes about twice its text (nodes of 64 bytes, strings
+         * copied); capped so that a large text grows the arena by doubling */
+        arena->first = len < (1u << 20) ? 2 * len : (2u << 20);
+    }
     if (max_depth == 0 || max_depth > TW_DEPTH_HARD_MAX)
         max_depth = TW_DEPTH_HARD_MAX;
     fast_parser p;

@@ -29,6 +29,7 @@ typedef struct tw_json_arena_blk tw_json_arena_blk;
 typedef struct tw_json_arena {
     tw_json_arena_blk *blk; /* the block being filled, the earlier ones behind it */
     bool live;              /* the last parse's tree lies in the blocks */
+    size_t first;           /* the size of a first block (the parse sets it from the text) */
 } tw_json_arena;
 
 /*
