@@ -1,9 +1,11 @@
 /*
- * Internal: where the containers of a parsed tree begin in its text. The
- * one-pass parser (json.c) can record, for each object and array it
- * builds, the node and the byte offset of its opening bracket, in document
- * order; a wire decoder then has the offsets of a body's tool calls without
- * walking the body again (wire_common.h, tw_wire_elems).
+ * Internal: where the containers of a parsed tree begin in its text, and
+ * where a tree that is read and dropped whole is placed. The one-pass
+ * parser (json.c) can record, for each object and array it builds, the
+ * node and the byte offset of its opening bracket, in document order; a
+ * wire decoder then has the offsets of a body's tool calls without walking
+ * the body again (wire_common.h, tw_wire_elems). It can also take the
+ * tree's memory from an arena instead of one allocation per node.
  */
 #ifndef TOOLWIRE_JSON_MARKS_H
 #define TOOLWIRE_JSON_MARKS_H
