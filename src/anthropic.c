@@ -46,6 +46,7 @@ struct tw_anthropic_stream {
     tw_buf head; /* the input while no event came yet (<= max_event_bytes) */
     bool head_off;
     bool nonstd_warned; /* json_not_rfc8259 given once per stream */
+    tw_json_arena arena; /* each event's tree: read, then dropped whole */
     tw_status stop;       /* a callback's status that stopped the decode; TW_OK while none */
 };
 
@@ -141,7 +142,7 @@ static tw_status ant_response(tw_wire_sink *k, const char *buf, size_t len)
     tw_json_lint lint;
     tw_buf marks = {0}; /* where the blocks begin, when the one-pass parse read the body */
     tw_status st = tw_json_parse_lint_marked(buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH,
-                                             &root, &e, &lint, &marks);
+                                             &root, &e, &lint, &marks, NULL);
     if (st != TW_OK)
         tw_buf_free(&marks);
     if (st == TW_ERR_NOMEM)
@@ -175,7 +176,11 @@ static tw_status ant_response(tw_wire_sink *k, const char *buf, size_t len)
     tw_wire_step path[1] = {{"content", 0}};
     tw_wire_elems el; /* the blocks' offsets, in document order */
     tw_wire_elems_open(&el, &marks, content, buf, len, path, 1);
-    for (const cJSON *b = content->child; st == TW_OK && b; b = b->next) {
+    /* an input lies three levels down (body, content, block): when the body
+     * nests at most max_depth + 3 deep, every input is within max_depth, and
+     * its written size is bounded by the body's bytes */
+    size_t in_src = lint.depth <= k->L->max_depth + 3 ? len : 0;
+    for (cJSON *b = content->child; st == TW_OK && b; b = b->next) {
         int64_t at = tw_wire_elems_next(&el, b);
         const char *bt = tw_json_get_str(b, "type");
         if (!bt)
@@ -204,6 +209,8 @@ static tw_status ant_response(tw_wire_sink *k, const char *buf, size_t len)
             c.name = tw_json_get_str(b, "name");
             c.args_value = tw_json_get(b, "input");
             c.args_native = true;
+            c.args_owner = b; /* the body's tree is dropped after: move, not copy */
+            c.args_src_len = in_src;
             st = tw_wire_take_call(k, &c);
         }
     }
@@ -289,6 +296,7 @@ static tw_status take_block(tw_anthropic_stream *d, tw_ant_block *b)
             c.has_args_str = true;
             c.args_str = b->json.data ? b->json.data : "";
             c.args_len = b->json.len;
+            c.args_buf = &b->json;
             c.args_oversize = b->oversize;
         } else {
             c.args_value = b->input;
@@ -354,10 +362,10 @@ static int64_t index_of(const cJSON *j)
     return ix;
 }
 
-static tw_status block_start(tw_anthropic_stream *d, const cJSON *j, int64_t off)
+static tw_status block_start(tw_anthropic_stream *d, cJSON *j, int64_t off)
 {
     tw_wire_sink k = sink_of(d);
-    const cJSON *cb = tw_json_get(j, "content_block");
+    cJSON *cb = tw_json_get(j, "content_block");
     const char *bt = tw_json_get_str(cb, "type");
     int64_t index = index_of(j);
     tw_status st = TW_OK;
@@ -387,10 +395,15 @@ static tw_status block_start(tw_anthropic_stream *d, const cJSON *j, int64_t off
             b->refuse = b->why.code;
         const char *id = tw_json_get_str(cb, "id");
         const char *name = tw_json_get_str(cb, "name");
-        const cJSON *in = tw_json_get(cb, "input");
-        if ((id && !(b->id = tw_strdup(id))) || (name && !(b->name = tw_strdup(name))) ||
-            (in && !(b->input = cJSON_Duplicate(in, 1))))
+        cJSON *in = tw_json_get(cb, "input");
+        if ((id && !(b->id = tw_strdup(id))) || (name && !(b->name = tw_strdup(name))))
             return TW_ERR_NOMEM;
+        /* the event's tree is dropped after: the input is moved out of it,
+         * or copied when the tree lies in the arena */
+        if (in && d->arena.live && !(b->input = cJSON_Duplicate(in, 1)))
+            return TW_ERR_NOMEM;
+        if (in && !d->arena.live)
+            b->input = cJSON_DetachItemViaPointer(cb, in);
     }
     return TW_OK;
 }
@@ -440,7 +453,7 @@ static tw_status block_delta(tw_anthropic_stream *d, const cJSON *j, int64_t off
     return TW_OK;
 }
 
-static tw_status on_message(tw_anthropic_stream *d, const cJSON *j, const char *type, int64_t off)
+static tw_status on_message(tw_anthropic_stream *d, cJSON *j, const char *type, int64_t off)
 {
     if (strcmp(type, "content_block_start") == 0)
         return block_start(d, j, off);
@@ -479,14 +492,15 @@ static tw_status on_sse_event(void *user, const tw_sse_event *ev)
     cJSON *j = NULL;
     tw_error e;
     tw_json_lint lint;
-    tw_status st = tw_json_parse_lint(ev->data, ev->data_len,
-                                      d->L.max_depth + TW_WIRE_ENVELOPE_DEPTH, &j, &e, &lint);
+    tw_status st = tw_json_parse_lint_in(ev->data, ev->data_len,
+                                         d->L.max_depth + TW_WIRE_ENVELOPE_DEPTH, &j, &e, &lint,
+                                         &d->arena);
     if (st == TW_ERR_NOMEM)
         return st;
     if (st == TW_OK) {
         tw_status ls = tw_wire_lint_diags(&k, &lint, off, false, &d->nonstd_warned);
         if (ls != TW_OK) {
-            cJSON_Delete(j);
+            tw_json_arena_drop(&d->arena, j);
             return ls;
         }
     }
@@ -515,7 +529,7 @@ static tw_status on_sse_event(void *user, const tw_sse_event *ev)
         }
         st = on_message(d, j, type, off);
     }
-    cJSON_Delete(j);
+    tw_json_arena_drop(&d->arena, j);
     return st;
 }
 
@@ -556,6 +570,7 @@ static void stream_release(tw_anthropic_stream *d)
     d->nblocks = d->cap_blocks = 0;
     free(d->stop_reason);
     d->stop_reason = NULL;
+    tw_json_arena_free(&d->arena);
     tw_buf_free(&d->head);
     tw_result_free(&d->res);
 }
@@ -615,8 +630,11 @@ tw_status tw_anthropic_stream_reset(tw_anthropic_stream *d, const tw_decode_opts
     tw_buf *const b[] = {&d->head}; /* kept: the allocations of the buffers */
     tw_buf keep[1];
     tw_bufs_detach(b, keep, 1);
+    tw_json_arena arena = d->arena; /* kept too: its largest block */
+    memset(&d->arena, 0, sizeof d->arena);
     stream_release(d);
     tw_status st = stream_init(d, o, fn, user);
+    d->arena = arena;
     tw_bufs_attach(b, keep, 1);
     return st;
 }

@@ -291,7 +291,9 @@ tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c)
     call.offset = c->offset;
     call.arguments = args;
     call.name = tw_strdup(name);
-    if (c->has_args_str && c->args_str) {
+    /* the text's own buffer becomes raw_args once the call is in (no copy) */
+    bool take = c->has_args_str && c->args_buf && c->args_str && c->args_str == c->args_buf->data;
+    if (c->has_args_str && c->args_str && !take) {
         call.raw_args = tw_strndup(c->args_str, c->args_len);
         call.raw_args_len = c->args_len;
     }
@@ -303,7 +305,7 @@ tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c)
     }
     bool rewritten = false;
     call.id = tw_result_unique_call_id(k->res, jid, &rewritten);
-    if (!call.name || !call.id || (c->has_args_str && c->args_str && !call.raw_args)) {
+    if (!call.name || !call.id || (c->has_args_str && c->args_str && !take && !call.raw_args)) {
         tw_call_free(&call);
         return TW_ERR_NOMEM;
     }
@@ -316,11 +318,22 @@ tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c)
     tw_status st = TW_OK;
     for (size_t i = 0; st == TW_OK && i < nwarn; i++)
         st = tw_wire_diag(k, false, warns[i].code, c->offset, warns[i].msg);
+    if (st == TW_OK && take) {
+        call.raw_args = c->args_buf->data;
+        call.raw_args_len = c->args_len;
+    }
     if (st == TW_OK)
         st = tw_message_add_call(&k->res->msg, &call);
     if (st != TW_OK) {
+        if (take)
+            call.raw_args = NULL; /* still the buffer's */
         tw_call_free(&call);
         return st;
+    }
+    if (take) {
+        size_t max = c->args_buf->max;
+        memset(c->args_buf, 0, sizeof *c->args_buf);
+        c->args_buf->max = max;
     }
     if (k->fn) {
         tw_event ev = {TW_EV_TOOL_CALL, NULL, 0, &k->res->msg.calls[k->res->msg.ncalls - 1], NULL};

@@ -80,6 +80,9 @@ typedef struct tw_wire_call {
     const char *name;     /* NUL-terminated or NULL */
     const char *args_str; /* arguments as text (has_args_str), any bytes */
     size_t args_len;
+    tw_buf *args_buf;     /* when not NULL, the buffer args_str lies in (args_str ==
+                             args_buf->data): an accepted call takes its allocation as
+                             raw_args, not a copy, and leaves it empty */
     bool has_args_str;
     const cJSON *args_value; /* arguments as a JSON value (not text), or NULL */
     bool args_native;        /* args_value is the format's own form (no arguments_as_object) */
@@ -92,10 +95,11 @@ typedef struct tw_wire_call {
     tw_status refuse;        /* decided by the format before the shared rules (json_nul,
                                 call_duplicate_key), TW_OK when none */
     const char *refuse_why;  /* its message, NULL for the code's own */
-    size_t args_src_len;     /* args_value lies in a tree tw_json_parse(_lint) read with
-                                k->L->max_depth from this many bytes (so its nesting is
-                                within the cap and its written size at most 33 bytes a
-                                source byte); 0 when not known */
+    size_t args_src_len;     /* args_value was parsed from at most this many bytes of
+                                text and nests at most k->L->max_depth deep (a tree
+                                tw_json_parse(_lint) read with that cap, or a member whose
+                                depth the whole tree's bounds), so its written size is at
+                                most 33 bytes a source byte; 0 when not known */
 } tw_wire_call;
 
 /*

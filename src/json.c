@@ -4,9 +4,11 @@
 #include "utf8.h"
 #include "work.h"
 
+#include <limits.h>
 #include <locale.h>
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +22,7 @@
 enum { FAST_OK = 0, FAST_BAIL, FAST_NOMEM };
 #define TW_JSON_UNIQUE_BIT (1 << 14) /* above cJSON's flags and the taint bit */
 static int fast_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
-                      size_t *deepest, tw_buf *marks);
+                      size_t *deepest, tw_buf *marks, tw_json_arena *arena);
 static inline bool word_has(const char *p, unsigned char c);
 
 size_t tw_json_depth(const char *buf, size_t len, size_t max_depth)
@@ -372,7 +374,7 @@ tw_status tw_json_parse(const char *buf, size_t len, size_t max_depth, cJSON **o
                         tw_error *err)
 {
     size_t deepest;
-    int fs = fast_parse(buf, len, max_depth, out, &deepest, NULL);
+    int fs = fast_parse(buf, len, max_depth, out, &deepest, NULL, NULL);
     if (fs == FAST_OK)
         return TW_OK;
     /* else the reading below: on an allocation failure it also tells a text
@@ -1850,16 +1852,24 @@ static bool nul_prune(cJSON *a, nul_walk *w)
 }
 
 static tw_status parse_lint(const char *buf, size_t len, size_t max_depth, cJSON **out,
-                            tw_error *err, tw_json_lint *lint, tw_buf *marks);
+                            tw_error *err, tw_json_lint *lint, tw_buf *marks,
+                            tw_json_arena *arena);
 
 tw_status tw_json_parse_lint(const char *buf, size_t len, size_t max_depth, cJSON **out,
                              tw_error *err, tw_json_lint *lint)
 {
-    return parse_lint(buf, len, max_depth, out, err, lint, NULL);
+    return parse_lint(buf, len, max_depth, out, err, lint, NULL, NULL);
+}
+
+tw_status tw_json_parse_lint_in(const char *buf, size_t len, size_t max_depth, cJSON **out,
+                                tw_error *err, tw_json_lint *lint, tw_json_arena *arena)
+{
+    return parse_lint(buf, len, max_depth, out, err, lint, NULL, arena);
 }
 
 tw_status tw_json_parse_lint_marked(const char *buf, size_t len, size_t max_depth, cJSON **out,
-                                    tw_error *err, tw_json_lint *lint, tw_buf *marks)
+                                    tw_error *err, tw_json_lint *lint, tw_buf *marks,
+                                    tw_json_arena *arena)
 {
     marks->len = 0;
     /* one mark per container, and a container takes at least two bytes */
@@ -1867,14 +1877,15 @@ tw_status tw_json_parse_lint_marked(const char *buf, size_t len, size_t max_dept
     /* room for a body's few containers at once (a failure shows at the first mark) */
     (void)tw_buf_reserve(marks, 32 * sizeof(tw_json_mark) < marks->max
                                     ? 32 * sizeof(tw_json_mark) : marks->max);
-    return parse_lint(buf, len, max_depth, out, err, lint, marks);
+    return parse_lint(buf, len, max_depth, out, err, lint, marks, arena);
 }
 
 static tw_status parse_lint(const char *buf, size_t len, size_t max_depth, cJSON **out,
-                            tw_error *err, tw_json_lint *lint, tw_buf *marks)
+                            tw_error *err, tw_json_lint *lint, tw_buf *marks,
+                            tw_json_arena *arena)
 {
     size_t deepest;
-    int fs = fast_parse(buf, len, max_depth, out, &deepest, marks);
+    int fs = fast_parse(buf, len, max_depth, out, &deepest, marks, arena);
     if (marks && fs != FAST_OK)
         marks->len = 0; /* the reading below records none */
     if (fs == FAST_OK) {
@@ -2066,6 +2077,8 @@ typedef struct fast_parser {
                   past it (freed by fast_done) */
     size_t tmp_cap;
     tw_buf *marks; /* where each container begins (json_marks.h), or NULL */
+    tw_json_arena *arena; /* where the nodes and strings go (json_marks.h); NULL:
+                             cJSON's allocator */
     char local[4096];
 } fast_parser;
 
@@ -2080,6 +2093,130 @@ static void fast_init(fast_parser *p, const char *buf, size_t len, size_t max_de
     p->tmp = p->local;
     p->tmp_cap = sizeof p->local;
     p->marks = NULL;
+    p->arena = NULL;
+}
+
+/* ---- the arena (json_marks.h) ---- */
+
+struct tw_json_arena_blk {
+    tw_json_arena_blk *next; /* the block filled before this one */
+    size_t cap, used;
+    max_align_t data[]; /* cap bytes */
+};
+
+#define TW_ARENA_ALIGN sizeof(max_align_t)
+
+static void *arena_alloc(tw_json_arena *a, size_t n)
+{
+    n = (n + TW_ARENA_ALIGN - 1) & ~(TW_ARENA_ALIGN - 1);
+    tw_json_arena_blk *b = a->blk;
+    if (!b || b->cap - b->used < n) {
+        /* the first block as a->first asks, each next one at least twice
+         * the last: the blocks a text takes are few, and their sum is at
+         * most four times what it used */
+        size_t cap = b ? 2 * b->cap : a->first > 4096 ? a->first : 4096;
+        if (cap < n)
+            cap = n;
+        tw_json_arena_blk *nb = malloc(sizeof *nb + cap);
+        if (!nb)
+            return NULL;
+        nb->next = b;
+        nb->cap = cap;
+        nb->used = 0;
+        a->blk = b = nb;
+    }
+    void *r = (char *)b->data + b->used;
+    b->used += n;
+    return r;
+}
+
+void tw_json_arena_reset(tw_json_arena *a)
+{
+    tw_json_arena_blk *b = a->blk;
+    a->live = false;
+    if (!b)
+        return;
+    /* keep the last (largest) block for the next tree */
+    tw_json_arena_blk *old = b->next;
+    while (old) {
+        tw_json_arena_blk *nx = old->next;
+        free(old);
+        old = nx;
+    }
+    b->next = NULL;
+    b->used = 0;
+}
+
+void tw_json_arena_free(tw_json_arena *a)
+{
+    tw_json_arena_reset(a);
+    free(a->blk);
+    a->blk = NULL;
+}
+
+void tw_json_arena_drop(tw_json_arena *a, cJSON *root)
+{
+    if (a->live)
+        tw_json_arena_reset(a);
+    else
+        cJSON_Delete(root);
+}
+
+/* n bytes for a string of the tree */
+static char *fast_mem(fast_parser *p, size_t n)
+{
+    return p->arena ? arena_alloc(p->arena, n) : cJSON_malloc(n);
+}
+
+static void fast_drop_str(fast_parser *p, char *s)
+{
+    if (!p->arena)
+        cJSON_free(s);
+}
+
+/* Drop a tree being built after a failure (an arena's is dropped whole by its owner). */
+static void fast_drop(fast_parser *p, cJSON *v)
+{
+    if (!p->arena)
+        cJSON_Delete(v);
+}
+
+/* A node of `type`, zeroed, as cJSON_New_Item makes it. */
+static cJSON *fast_node(fast_parser *p, int type)
+{
+    cJSON *v;
+    if (!p->arena) {
+        switch (type) {
+        case cJSON_Object: return cJSON_CreateObject();
+        case cJSON_Array: return cJSON_CreateArray();
+        case cJSON_True: return cJSON_CreateTrue();
+        case cJSON_False: return cJSON_CreateFalse();
+        default:
+            v = cJSON_CreateNull();
+            if (v)
+                v->type = type;
+            return v;
+        }
+    }
+    v = arena_alloc(p->arena, sizeof *v);
+    if (v) {
+        memset(v, 0, sizeof *v);
+        v->type = type;
+    }
+    return v;
+}
+
+/* A number node holding d, as cJSON_CreateNumber fills it. */
+static cJSON *fast_number_node(fast_parser *p, double d)
+{
+    if (!p->arena)
+        return cJSON_CreateNumber(d);
+    cJSON *v = fast_node(p, cJSON_Number);
+    if (v) {
+        v->valuedouble = d;
+        v->valueint = d >= INT_MAX ? INT_MAX : d <= (double)INT_MIN ? INT_MIN : (int)d;
+    }
+    return v;
 }
 
 static void fast_done(fast_parser *p)
@@ -2310,7 +2447,7 @@ static char *fast_string(fast_parser *p)
         from = p->tmp;
         len = olen + plain;
     }
-    char *dst = cJSON_malloc(len + 1);
+    char *dst = fast_mem(p, len + 1);
     if (!dst) {
         p->fail = FAST_NOMEM;
         return NULL;
@@ -2388,10 +2525,10 @@ static cJSON *fast_number(fast_parser *p)
         if (end != tmp + len)
             goto bail;
     }
-    cJSON *v = cJSON_CreateNumber(d);
-    char *sp = v ? cJSON_malloc(len + 1) : NULL;
+    cJSON *v = fast_number_node(p, d);
+    char *sp = v ? fast_mem(p, len + 1) : NULL;
     if (!sp) {
-        cJSON_Delete(v);
+        fast_drop(p, v);
         p->fail = FAST_NOMEM;
         return NULL;
     }
@@ -2459,7 +2596,7 @@ static cJSON *fast_container(fast_parser *p, bool obj)
     }
     if (p->depth > p->deepest)
         p->deepest = p->depth;
-    cJSON *v = obj ? cJSON_CreateObject() : cJSON_CreateArray();
+    cJSON *v = fast_node(p, obj ? cJSON_Object : cJSON_Array);
     if (!v) {
         p->fail = FAST_NOMEM;
         return NULL;
@@ -2467,7 +2604,7 @@ static cJSON *fast_container(fast_parser *p, bool obj)
     if (p->marks) {
         tw_json_mark m = {v, p->i};
         if (tw_buf_append(p->marks, &m, sizeof m) != TW_OK) {
-            cJSON_Delete(v);
+            fast_drop(p, v);
             p->fail = FAST_NOMEM;
             return NULL;
         }
@@ -2490,7 +2627,7 @@ static cJSON *fast_container(fast_parser *p, bool obj)
                     goto fail;
                 fast_skip(p);
                 if (p->i >= p->n || p->b[p->i] != ':') {
-                    cJSON_free(key);
+                    fast_drop_str(p, key);
                     goto bail;
                 }
                 p->i++;
@@ -2498,7 +2635,7 @@ static cJSON *fast_container(fast_parser *p, bool obj)
             }
             cJSON *c = p->i < p->n ? fast_value(p) : NULL;
             if (!c) {
-                cJSON_free(key);
+                fast_drop_str(p, key);
                 if (!p->fail)
                     p->fail = FAST_BAIL;
                 goto fail;
@@ -2541,7 +2678,7 @@ static cJSON *fast_container(fast_parser *p, bool obj)
 bail:
     p->fail = FAST_BAIL;
 fail:
-    cJSON_Delete(v);
+    fast_drop(p, v);
     return NULL;
 }
 
@@ -2559,13 +2696,12 @@ static cJSON *fast_value(fast_parser *p)
         char *s = fast_string(p);
         if (!s)
             return NULL;
-        v = cJSON_CreateNull();
+        v = fast_node(p, cJSON_String);
         if (!v) {
-            cJSON_free(s);
+            fast_drop_str(p, s);
             p->fail = FAST_NOMEM;
             return NULL;
         }
-        v->type = cJSON_String;
         v->valuestring = s;
         return v;
     }
@@ -2573,19 +2709,19 @@ static cJSON *fast_value(fast_parser *p)
         if (left < 4 || memcmp(b, "true", 4) != 0)
             goto bail;
         p->i += 4;
-        v = cJSON_CreateTrue();
+        v = fast_node(p, cJSON_True);
         break;
     case 'f':
         if (left < 5 || memcmp(b, "false", 5) != 0)
             goto bail;
         p->i += 5;
-        v = cJSON_CreateFalse();
+        v = fast_node(p, cJSON_False);
         break;
     case 'n':
         if (left < 4 || memcmp(b, "null", 4) != 0)
             goto bail;
         p->i += 4;
-        v = cJSON_CreateNull();
+        v = fast_node(p, cJSON_NULL);
         break;
     default:
         if (*b == '-' || (*b >= '0' && *b <= '9'))
@@ -2605,14 +2741,21 @@ bail:
  * failed (the callers then read it that way too, which tells a text that
  * reads from one that does not). */
 static int fast_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
-                      size_t *deepest, tw_buf *marks)
+                      size_t *deepest, tw_buf *marks, tw_json_arena *arena)
 {
     *out = NULL;
+    if (arena) {
+        tw_json_arena_reset(arena);
+        /* a tree takes about twice its text (nodes of 64 bytes, strings
+         * copied); capped so that a large text grows the arena by doubling */
+        arena->first = len < (1u << 20) ? 2 * len : (2u << 20);
+    }
     if (max_depth == 0 || max_depth > TW_DEPTH_HARD_MAX)
         max_depth = TW_DEPTH_HARD_MAX;
     fast_parser p;
     fast_init(&p, buf, len, max_depth);
     p.marks = marks;
+    p.arena = arena;
     fast_skip(&p);
     if (p.i >= len)
         return FAST_BAIL;
@@ -2622,11 +2765,13 @@ static int fast_parse(const char *buf, size_t len, size_t max_depth, cJSON **out
         return p.fail ? p.fail : FAST_BAIL;
     fast_skip(&p);
     if (p.i < len) {
-        cJSON_Delete(v);
+        fast_drop(&p, v);
         return FAST_BAIL;
     }
     *out = v;
     *deepest = p.deepest;
+    if (arena)
+        arena->live = true;
     return FAST_OK;
 }
 

@@ -14,10 +14,13 @@
 
 void tw_call_free(tw_call *c)
 {
+    /* the argument text (one large block) first: freed after the tree, it
+     * would make the allocator fold every node just freed back into the
+     * heap, and the next decode's nodes would be carved out again */
+    free(c->raw_args);
     free(c->id);
     free(c->name);
     cJSON_Delete(c->arguments);
-    free(c->raw_args);
     memset(c, 0, sizeof *c);
 }
 

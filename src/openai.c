@@ -59,6 +59,7 @@ struct tw_openai_stream {
     size_t ntab; /* a power of two, at least twice nslots; 0 before the first slot */
     size_t last_plain;
     bool nonstd_warned; /* json_not_rfc8259 given once per stream */
+    tw_json_arena arena; /* each event's tree: read, then dropped whole */
     tw_status stop;       /* a callback's status that stopped the decode; TW_OK while none */
 };
 
@@ -190,7 +191,7 @@ static tw_status take_call_object(tw_wire_sink *k, const cJSON *tc, int64_t off,
 /* ===================== response ===================== */
 
 static tw_status oai_response_tree(tw_wire_sink *k, const char *buf, size_t len, cJSON **root,
-                                   tw_buf *marks);
+                                   tw_buf *marks, tw_json_arena *arena);
 static tw_status oai_response_read(tw_wire_sink *k, const char *buf, size_t len, cJSON *root,
                                    const tw_buf *marks);
 
@@ -198,10 +199,13 @@ static tw_status oai_response(tw_wire_sink *k, const char *buf, size_t len)
 {
     cJSON *root = NULL;
     tw_buf marks = {0};
-    tw_status st = oai_response_tree(k, buf, len, &root, &marks);
+    /* the body's tree is read and dropped whole (every value kept is copied) */
+    tw_json_arena arena = {0};
+    tw_status st = oai_response_tree(k, buf, len, &root, &marks, &arena);
     if (st == TW_OK && root)
         st = oai_response_read(k, buf, len, root, &marks);
-    cJSON_Delete(root);
+    tw_json_arena_drop(&arena, root);
+    tw_json_arena_free(&arena);
     tw_buf_free(&marks);
     return st;
 }
@@ -209,12 +213,12 @@ static tw_status oai_response(tw_wire_sink *k, const char *buf, size_t len)
 /* The body parsed (NULL *root: refused, with its diagnostic), with where its
  * containers begin. */
 static tw_status oai_response_tree(tw_wire_sink *k, const char *buf, size_t len, cJSON **root,
-                                   tw_buf *marks)
+                                   tw_buf *marks, tw_json_arena *arena)
 {
     tw_error e;
     tw_json_lint lint;
     tw_status st = tw_json_parse_lint_marked(
-        buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH, root, &e, &lint, marks);
+        buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH, root, &e, &lint, marks, arena);
     if (st == TW_ERR_NOMEM)
         return st;
     if (st != TW_OK)
@@ -367,6 +371,7 @@ static tw_status close_calls(tw_openai_stream *d)
                 c.has_args_str = true;
                 c.args_str = s->args.data ? s->args.data : "";
                 c.args_len = s->args.len;
+                c.args_buf = &s->args;
                 c.args_oversize = s->oversize;
             } else {
                 c.args_value = s->args_value;
@@ -660,15 +665,15 @@ static tw_status on_sse_event(void *user, const tw_sse_event *ev)
     cJSON *j = NULL;
     tw_error e;
     tw_json_lint lint;
-    tw_status st =
-        tw_json_parse_lint(p, n, d->L.max_depth + TW_WIRE_ENVELOPE_DEPTH, &j, &e, &lint);
+    tw_status st = tw_json_parse_lint_in(p, n, d->L.max_depth + TW_WIRE_ENVELOPE_DEPTH, &j, &e,
+                                         &lint, &d->arena);
     if (st == TW_ERR_NOMEM)
         return st;
     if (st == TW_OK) {
         tw_wire_sink k = sink_of(d);
         tw_status ls = tw_wire_lint_diags(&k, &lint, off, false, &d->nonstd_warned);
         if (ls != TW_OK) {
-            cJSON_Delete(j);
+            tw_json_arena_drop(&d->arena, j);
             return ls;
         }
     }
@@ -686,7 +691,7 @@ static tw_status on_sse_event(void *user, const tw_sse_event *ev)
     } else {
         st = on_chunk(d, j, off);
     }
-    cJSON_Delete(j);
+    tw_json_arena_drop(&d->arena, j);
     return st;
 }
 
@@ -731,6 +736,7 @@ static void stream_release(tw_openai_stream *d)
     d->by_index = d->by_id = NULL;
     d->ntab = 0;
     tw_buf_free(&d->refusal);
+    tw_json_arena_free(&d->arena);
     tw_buf_free(&d->head);
     free(d->finish_reason);
     d->finish_reason = NULL;
@@ -788,8 +794,11 @@ tw_status tw_openai_stream_reset(tw_openai_stream *d, const tw_decode_opts *o, t
     tw_buf *const b[] = {&d->refusal, &d->head}; /* kept: the allocations of the buffers */
     tw_buf keep[2];
     tw_bufs_detach(b, keep, 2);
+    tw_json_arena arena = d->arena; /* kept too: its largest block */
+    memset(&d->arena, 0, sizeof d->arena);
     stream_release(d);
     tw_status st = stream_init(d, o, fn, user);
+    d->arena = arena;
     tw_bufs_attach(b, keep, 2);
     return st;
 }

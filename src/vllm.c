@@ -12,6 +12,7 @@
 
 #include "enc_common.h"
 #include "formats.h"
+#include "json_marks.h"
 #include "wire_common.h"
 #include "toolwire/json.h"
 #include "toolwire/text.h"
@@ -584,38 +585,22 @@ tw_status tw_vllm_response_encode(const tw_result *r, const tw_encode_opts *o, t
 
 /* ===================== decoder ===================== */
 
-typedef struct positions {
-    const cJSON *root;
-    const cJSON *next_top;   /* next top-level member expected */
-    const cJSON *calls;      /* the tool_calls array */
-    const cJSON *next_call;
-    int64_t *call_off;
-    size_t ncall_off;
-    int64_t top_off[4];      /* thinking, response, tool_calls, pre_tool_text */
-} positions;
-
 static const char *const TOP_KEYS[4] = {"thinking", "response", "tool_calls", "pre_tool_text"};
 
-static tw_status note_pos(void *user, cJSON *node, size_t start, size_t end)
+/* Where the top-level member TOP_KEYS[k]'s value lies, located only when a
+ * diagnostic names it; -1 when U+0000 was removed from the tree (it no
+ * longer matches the text) or the member is not there. */
+static int64_t top_off(const char *buf, size_t len, bool nul, int k)
 {
-    (void)end;
-    positions *p = user;
-    if (p->next_call && node == p->next_call) {
-        p->call_off[p->ncall_off++] = (int64_t)start;
-        p->next_call = node->next;
-    }
-    if (p->next_top && node == p->next_top) {
-        for (int k = 0; k < 4; k++)
-            if (node->string && strcmp(node->string, TOP_KEYS[k]) == 0 && p->top_off[k] < 0)
-                p->top_off[k] = (int64_t)start;
-        p->next_top = node->next;
-    }
-    return TW_OK;
+    if (nul)
+        return -1;
+    tw_wire_step p[1] = {{TOP_KEYS[k], 0}};
+    return tw_wire_locate(buf, len, p, 1);
 }
 
 /* Optional string member: "" when absent or null; shape error otherwise. */
-static tw_status text_member(tw_result *res, const cJSON *root, int k, const positions *pos,
-                             const char **out)
+static tw_status text_member(tw_result *res, const cJSON *root, int k, const char *buf,
+                             size_t len, bool nul, const char **out)
 {
     const cJSON *v = tw_json_get(root, TOP_KEYS[k]);
     *out = NULL;
@@ -625,7 +610,7 @@ static tw_status text_member(tw_result *res, const cJSON *root, int k, const pos
         *out = v->valuestring;
         return TW_OK;
     }
-    return tw_diag_addf(&res->errors, TW_D_RESPONSE_SHAPE, pos->top_off[k],
+    return tw_diag_addf(&res->errors, TW_D_RESPONSE_SHAPE, top_off(buf, len, nul, k),
                         "'%s' is not a string; ignored", TOP_KEYS[k]);
 }
 
@@ -635,7 +620,10 @@ static tw_status decode_body(const char *buf, size_t len, const tw_decode_opts *
     cJSON *root = NULL;
     tw_error e;
     tw_json_lint lint;
-    tw_status ps = tw_json_parse_lint(buf, len, L->max_depth, &root, &e, &lint);
+    tw_buf marks = {0}; /* where the calls begin, when the one-pass parse read the body */
+    tw_status ps = tw_json_parse_lint_marked(buf, len, L->max_depth, &root, &e, &lint, &marks, NULL);
+    if (ps != TW_OK)
+        tw_buf_free(&marks);
     if (ps == TW_ERR_NOMEM)
         return ps;
     if (ps != TW_OK)
@@ -651,6 +639,7 @@ static tw_status decode_body(const char *buf, size_t len, const tw_decode_opts *
                          "a string or key holds U+0000; the value it belongs to was refused");
     if (st != TW_OK) {
         cJSON_Delete(root);
+        tw_buf_free(&marks);
         return st;
     }
     if (!cJSON_IsObject(root)) {
@@ -660,55 +649,46 @@ static tw_status decode_body(const char *buf, size_t len, const tw_decode_opts *
         st = tw_diag_add(&res->errors, TW_D_RESPONSE_SHAPE, (int64_t)i,
                          "a GenerateResponse is a JSON object");
         cJSON_Delete(root);
+        tw_buf_free(&marks);
         return st;
     }
-    positions pos;
-    memset(&pos, 0, sizeof pos);
-    for (int k = 0; k < 4; k++)
-        pos.top_off[k] = -1;
-    pos.root = root;
-    pos.next_top = root->child;
-    const cJSON *calls = tw_json_get(root, "tool_calls");
-    size_t ncalls = cJSON_IsArray(calls) ? (size_t)cJSON_GetArraySize(calls) : 0;
-    if (ncalls) {
-        pos.calls = calls;
-        pos.next_call = calls->child;
-        pos.call_off = calloc(ncalls, sizeof *pos.call_off);
-        if (!pos.call_off) {
-            cJSON_Delete(root);
-            return TW_ERR_NOMEM;
-        }
-    }
-    /* with values removed for U+0000 the tree no longer matches the text:
-     * offsets stay -1 */
-    st = lint.nul ? TW_OK : tw_json_positions(buf, len, root, L->max_depth, note_pos, &pos);
-    if (st == TW_ERR_PARSE || st == TW_ERR_LIMIT)
-        st = TW_OK; /* offsets stay -1 where the walk did not reach */
-    const char *dk = st == TW_OK ? tw_json_duplicate_key(root) : NULL;
+    bool nul = lint.nul; /* values removed for U+0000: the tree no longer matches the text */
+    cJSON *calls = tw_json_get(root, "tool_calls");
+    const char *dk = tw_json_duplicate_key(root);
     if (dk)
         st = tw_diag_addf(&res->warnings, TW_D_DUPLICATE_KEY, -1,
                           "key '%.60s' appears twice; the first was used", dk);
     const char *thinking = NULL, *response = NULL, *pre = NULL;
     if (st == TW_OK)
-        st = text_member(res, root, 0, &pos, &thinking);
+        st = text_member(res, root, 0, buf, len, nul, &thinking);
     if (st == TW_OK)
-        st = text_member(res, root, 1, &pos, &response);
+        st = text_member(res, root, 1, buf, len, nul, &response);
     if (st == TW_OK)
-        st = text_member(res, root, 3, &pos, &pre);
+        st = text_member(res, root, 3, buf, len, nul, &pre);
     if (st == TW_OK && calls && !cJSON_IsNull(calls) && !cJSON_IsArray(calls))
-        st = tw_diag_add(&res->errors, TW_D_RESPONSE_SHAPE, pos.top_off[2],
+        st = tw_diag_add(&res->errors, TW_D_RESPONSE_SHAPE, top_off(buf, len, nul, 2),
                          "'tool_calls' is not an array; ignored");
-    size_t i = 0;
     tw_wire_sink k = {res, o, L, NULL, NULL, NULL};
-    for (cJSON *c = ncalls ? calls->child : NULL; st == TW_OK && c; c = c->next, i++)
-        st = tw_call_take_object(&k, c, i < pos.ncall_off ? pos.call_off[i] : -1);
-    free(pos.call_off);
+    if (cJSON_IsArray(calls)) {
+        /* each call's offset from the parse's marks, or one walk over the
+         * array; each call object lies in the body's tree, read with
+         * max_depth from len bytes, so its arguments are not walked again */
+        tw_wire_step path[1] = {{"tool_calls", 0}};
+        tw_wire_elems el;
+        tw_wire_elems_open(&el, &marks, calls, buf, len, path, 1);
+        for (cJSON *c = calls->child, *nx; st == TW_OK && c; c = nx) {
+            nx = c->next;
+            int64_t off = nul ? -1 : tw_wire_elems_next(&el, c);
+            st = tw_call_take_parsed(&k, c, off, len);
+        }
+    }
+    tw_buf_free(&marks);
     if (st == TW_OK && thinking)
         st = tw_buf_puts(&res->msg.thinking, thinking);
     if (st == TW_OK) {
         const char *content = response && response[0] ? response : pre;
         if (response && response[0] && pre && pre[0] && strcmp(response, pre) != 0)
-            st = tw_diag_add(&res->errors, TW_D_RESPONSE_SHAPE, pos.top_off[3],
+            st = tw_diag_add(&res->errors, TW_D_RESPONSE_SHAPE, top_off(buf, len, nul, 3),
                              "'pre_tool_text' differs from 'response'; 'response' was kept");
         if (st == TW_OK && content)
             st = tw_buf_puts(&res->msg.content, content);

@@ -395,7 +395,32 @@ Test(one_pass, wire_call_offsets_with_and_without_marks)
                  " \"stop_reason\": \"tool_use\"}",
                  raw ? "\x01" : "");
         expect_call_offsets("anthropic-response", body, "{\"type\": \"tool_use\"", 2);
+        snprintf(body, sizeof body,
+                 "{\"response\": \"a%sb\", \"tool_calls\": ["
+                 "{\"name\": \"f\", \"arguments\": {\"s\": \"[{\"}}, "
+                 "{\"name\": \"g\", \"arguments\": {\"n\": [1, {\"m\": 2}]}}]}",
+                 raw ? "\x01" : "");
+        expect_call_offsets("vllm-generate", body, "{\"name\"", 2);
     }
+}
+
+/* vllm-generate names a top-level member by where its value lies. */
+Test(one_pass, vllm_member_offsets)
+{
+    static const char body[] = "{\"thinking\": 7, \"response\": \"r\", \"tool_calls\": {}, "
+                               "\"pre_tool_text\": \"p\"}";
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    tw_result r;
+    const tw_format_ops *f = tw_format_find("vllm-generate");
+    cr_assert_not_null(f);
+    cr_assert_eq(f->decode(body, strlen(body), &o, &r), TW_OK);
+    cr_assert_eq(r.errors.len, 3);
+    /* sorted by offset: thinking's 7, tool_calls' {}, pre_tool_text's "p" */
+    cr_assert_eq(r.errors.items[0].offset, (int64_t)(strstr(body, "7") - body));
+    cr_assert_eq(r.errors.items[1].offset, (int64_t)(strstr(body, "{}") - body));
+    cr_assert_eq(r.errors.items[2].offset, (int64_t)(strstr(body, "\"p\"") - body));
+    tw_result_free(&r);
 }
 
 Test(one_pass, repeated_keys_found_at_any_depth_and_size)
