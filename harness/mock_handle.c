@@ -18,6 +18,85 @@ typedef struct req_ctx {
 
 typedef tw_mock_chunk chunk;
 
+/* ---- the request body's tree ----
+ *
+ * The body's cJSON tree and its normalised copy are laid in a block of the
+ * handling thread, one bump of a pointer per node or string, instead of an
+ * allocation per value: cJSON's hooks allocate from the block while the
+ * thread has it switched on (the parse and the normalised copy only), and
+ * free nothing that lies in it. The block is reused from its start by the
+ * thread's next request; a tree larger than the block goes on in the heap. */
+
+#define BODY_ARENA_BYTES ((size_t)64 << 10)
+
+typedef struct body_arena {
+    char *block;
+    size_t used;
+    bool on;
+} body_arena;
+
+static _Thread_local body_arena t_arena;
+static pthread_key_t arena_key;
+static pthread_once_t arena_once = PTHREAD_ONCE_INIT;
+
+static void *arena_malloc(size_t n)
+{
+    body_arena *a = &t_arena;
+    if (a->on && a->block) {
+        size_t need = (n + 15) & ~(size_t)15;
+        if (need >= n && need <= BODY_ARENA_BYTES - a->used) {
+            void *p = a->block + a->used;
+            a->used += need;
+            return p;
+        }
+    }
+    return malloc(n);
+}
+
+static void arena_free(void *p)
+{
+    const char *b = t_arena.block;
+    if (b && (const char *)p >= b && (const char *)p < b + BODY_ARENA_BYTES)
+        return; /* given back with the block */
+    free(p);
+}
+
+static void arena_thread_end(void *block)
+{
+    free(block);
+}
+
+static void arena_install(void)
+{
+    if (pthread_key_create(&arena_key, arena_thread_end) != 0)
+        return;
+    cJSON_Hooks h = {arena_malloc, arena_free};
+    cJSON_InitHooks(&h);
+}
+
+/* Switch the thread's block on, from its start (the previous request's tree
+ * is gone by now). Without a block, the heap. */
+static void arena_begin(void)
+{
+    pthread_once(&arena_once, arena_install);
+    body_arena *a = &t_arena;
+    if (!a->block) {
+        a->block = malloc(BODY_ARENA_BYTES);
+        if (a->block && pthread_setspecific(arena_key, a->block) != 0) {
+            free(a->block);
+            a->block = NULL;
+        }
+    }
+    a->used = 0;
+    a->on = true;
+}
+
+static void arena_end(void)
+{
+    t_arena.on = false;
+}
+
+
 /* A response being streamed: a list of chunks. */
 typedef struct out_resp {
     tw_mock *m;
@@ -659,8 +738,10 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         return ret;
     }
     cJSON *body = NULL;
+    arena_begin();
     if (rc->body.len)
         tw_json_parse(rc->body.data, rc->body.len, m->o.limits.max_depth, &body, NULL);
+    arena_end();
     /* the client checks, on every request */
     tw_checks_client(url, body, &rec.checks);
 
@@ -669,7 +750,9 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     request_headers(conn, TW_MOCK_EXCHANGE_HEADER, hint, sizeof hint);
     bool nomem = false;
     /* a named exchange is picked by its name: the body is not compared */
+    t_arena.on = true;
     cJSON *norm = m->o.match == TW_MATCH_NORMALISED && !hint[0] ? tw_mock_normalise(body, &nomem) : NULL;
+    arena_end();
     tw_match_in mi = {m->fx, m->nfx, m->served, (const cJSON *const *)m->norm, m->ex_base, method,
                       url, body, norm, hint, m->o.match, m->o.ignore_keys, m->index};
     tw_match_out mo;

@@ -658,6 +658,16 @@ tw_status tw_redact_json(tw_redactor *r, cJSON *v, size_t max_depth)
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static char **g_values;
 static size_t g_nvalues;
+/* Static texts (string literals of the code) found clean against the set as
+ * it stood at a generation: such a text is scrubbed once per change of the
+ * set, not at every use. A slot per hash of the text's address, overwritten
+ * on a collision (the text is then scrubbed again). */
+static unsigned long g_gen;
+#define CLEAN_SLOTS 256
+static struct {
+    const char *s;
+    unsigned long gen;
+} g_clean[CLEAN_SLOTS];
 
 tw_status tw_secret_add(const char *value)
 {
@@ -665,6 +675,7 @@ tw_status tw_secret_add(const char *value)
         return TW_OK;
     pthread_mutex_lock(&g_mu);
     tw_status st = add_value_to(&g_values, &g_nvalues, value, strlen(value));
+    g_gen++;
     pthread_mutex_unlock(&g_mu);
     return st;
 }
@@ -683,6 +694,28 @@ tw_status tw_secret_scrub(const char *s, size_t n, tw_buf *out, size_t *hold)
     tw_status st = tw_scrub_values(g_values, g_nvalues, s, n, out, NULL, hold);
     pthread_mutex_unlock(&g_mu);
     return st;
+}
+
+bool tw_secret_static_clean(const char *s)
+{
+    size_t n = strlen(s);
+    if (!n)
+        return true;
+    size_t slot = (size_t)(((uintptr_t)s >> 3) * 2654435761u) % CLEAN_SLOTS;
+    pthread_mutex_lock(&g_mu);
+    bool clean = g_nvalues == 0 || (g_clean[slot].s == s && g_clean[slot].gen == g_gen);
+    if (!clean) {
+        tw_buf b = {0};
+        clean = tw_scrub_values(g_values, g_nvalues, s, n, &b, NULL, NULL) == TW_OK && b.len == n &&
+                memcmp(b.data, s, n) == 0;
+        tw_buf_free(&b);
+        if (clean) {
+            g_clean[slot].s = s;
+            g_clean[slot].gen = g_gen;
+        }
+    }
+    pthread_mutex_unlock(&g_mu);
+    return clean;
 }
 
 size_t tw_redacted_cut(const char *s, size_t n)
@@ -727,5 +760,6 @@ void tw_secret_reset(void)
     free(g_values);
     g_values = NULL;
     g_nvalues = 0;
+    g_gen++;
     pthread_mutex_unlock(&g_mu);
 }
