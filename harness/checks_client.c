@@ -89,8 +89,9 @@ par:
     if (kind == 'a' || kind == 'g')
         PUT(out, TW_CHK_CLI_06, TW_V_SKIP, -1, "%s", kind == 'a' ? "Anthropic request" : "/generate request");
     else if (tw_json_get(body, "parallel_tool_calls"))
-        PUT(out, TW_CHK_CLI_06, TW_V_PASS, -1, "parallel_tool_calls: %s",
-            cJSON_IsTrue(tw_json_get(body, "parallel_tool_calls")) ? "true" : "false");
+        PUT(out, TW_CHK_CLI_06, TW_V_PASS, -1,
+            cJSON_IsTrue(tw_json_get(body, "parallel_tool_calls")) ? "parallel_tool_calls: true"
+                                                                    : "parallel_tool_calls: false");
     else
         PUT(out, TW_CHK_CLI_06, TW_V_FAIL, -1, "tools present, parallel_tool_calls not set");
 }

@@ -15,7 +15,7 @@ static const char *const default_ignore[] = {
 static bool ignored(const char *key, const char *const *ign)
 {
     for (size_t i = 0; key && ign && ign[i]; i++)
-        if (strcmp(key, ign[i]) == 0)
+        if (key[0] == ign[i][0] && strcmp(key, ign[i]) == 0)
             return true;
     return false;
 }

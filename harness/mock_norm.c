@@ -159,14 +159,17 @@ static bool schema_rule(const cJSON *s, const cJSON *m, bool *drop, cJSON **r)
 }
 
 /* A chat tool's "function": "strict": false dropped, its parameters stripped. */
+static bool key_is(const cJSON *m, const char *k) { return m->string && strcmp(m->string, k) == 0; }
+
+/* (A member is looked up in its container only when its own key is the one
+ * looked for: the first member of that key is the one that counts.) */
 static bool function_rule(const cJSON *s, const cJSON *m, bool *drop, cJSON **r)
 {
-    const cJSON *strict = tw_json_get(s, "strict");
-    if (m == strict && cJSON_IsFalse(m)) {
+    if (key_is(m, "strict") && cJSON_IsFalse(m) && m == tw_json_get(s, "strict")) {
         *drop = true;
         return true;
     }
-    return m == tw_json_get(s, "parameters") ? strip_cow(m, r) : true;
+    return key_is(m, "parameters") && m == tw_json_get(s, "parameters") ? strip_cow(m, r) : true;
 }
 
 /* A tool: its function as above, its input_schema stripped; a Responses
@@ -176,7 +179,7 @@ static bool tool_rule(const cJSON *s, const cJSON *m, bool *drop, cJSON **r)
     const cJSON *fn = tw_json_get(s, "function");
     if (fn && m == fn)
         return cow_rebuild(m, function_rule, r);
-    if (m == tw_json_get(s, "input_schema"))
+    if (key_is(m, "input_schema") && m == tw_json_get(s, "input_schema"))
         return strip_cow(m, r);
     if (!fn)
         return function_rule(s, m, drop, r);
