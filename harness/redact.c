@@ -136,7 +136,35 @@ static bool has_part(const char *name, const char *low, const char *needle)
     return low ? strstr(low, needle) != NULL : contains_ci(name, needle);
 }
 
+static bool header_dropped(const tw_redactor *r, const char *name);
+
+/* The answers for names without a redactor (the same for every call) of the
+ * thread's recent header names: a slot per hash of the name, names up to
+ * HDR_MEMO_NAME bytes (a server sees the same few names on every request). */
+#define HDR_MEMO_SLOTS 16
+#define HDR_MEMO_NAME 40
+static _Thread_local struct {
+    char name[HDR_MEMO_NAME];
+    bool dropped;
+} hdr_memo[HDR_MEMO_SLOTS];
+
 bool tw_redact_header_dropped(const tw_redactor *r, const char *name)
+{
+    if (r)
+        return header_dropped(r, name);
+    size_t n = strnlen(name, HDR_MEMO_NAME);
+    if (n == 0 || n >= HDR_MEMO_NAME)
+        return header_dropped(NULL, name);
+    size_t h = (n * 31 + (unsigned char)name[0] * 7 + (unsigned char)name[n - 1]) % HDR_MEMO_SLOTS;
+    if (memcmp(hdr_memo[h].name, name, n + 1) == 0)
+        return hdr_memo[h].dropped;
+    bool d = header_dropped(NULL, name);
+    memcpy(hdr_memo[h].name, name, n + 1);
+    hdr_memo[h].dropped = d;
+    return d;
+}
+
+static bool header_dropped(const tw_redactor *r, const char *name)
 {
     for (size_t i = 0; r && i < r->nnames; i++)
         if (strcasecmp(r->names[i], name) == 0)
@@ -145,7 +173,7 @@ bool tw_redact_header_dropped(const tw_redactor *r, const char *name)
     char buf[256];
     const char *low = lower_into(name, buf, sizeof buf) ? buf : NULL;
     for (const char *const *p = dropped_exact; *p; p++)
-        if (low ? strcmp(*p, low) == 0 : strcasecmp(*p, name) == 0)
+        if (low ? (*p)[0] == low[0] && strcmp(*p, low) == 0 : strcasecmp(*p, name) == 0)
             return true;
     /* x-ratelimit-remaining-tokens and the like are counters, not secrets */
     if (has_part(name, low, "ratelimit") || has_part(name, low, "rate-limit"))
