@@ -33,6 +33,7 @@ typedef struct body_arena {
     char *block;
     size_t used;
     bool on;
+    bool spilled;            /* an allocation went to the heap while on */
 } body_arena;
 
 static _Thread_local body_arena t_arena;
@@ -49,6 +50,7 @@ static void *arena_malloc(size_t n)
             a->used += need;
             return p;
         }
+        a->spilled = true;
     }
     return malloc(n);
 }
@@ -88,12 +90,25 @@ static void arena_begin(void)
         }
     }
     a->used = 0;
+    a->spilled = false;
     a->on = true;
 }
 
 static void arena_end(void)
 {
     t_arena.on = false;
+}
+
+/* A tree made while the block was on, done with: nothing to free when all of
+ * it lies in the block (it goes when the block is next reused), else
+ * cJSON_Delete, which frees the nodes outside the block. */
+static void arena_drop(cJSON *t)
+{
+    const body_arena *a = &t_arena;
+    if (!t)
+        return;
+    if (a->spilled || !a->block || (const char *)t < a->block || (const char *)t >= a->block + BODY_ARENA_BYTES)
+        cJSON_Delete(t);
 }
 
 
@@ -782,15 +797,15 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         tw_check_set_fill(&rec.checks, true, "");
         enum MHD_Result ret = send_simple(conn, 404, "application/json", eb.data, eb.len, NULL);
         log_record(m, &rec);
-        cJSON_Delete(body);
-        cJSON_Delete(norm);
+        arena_drop(body);
+        arena_drop(norm);
         tw_buf_free(&eb);
         tw_buf_free(&msg);
         tw_buf_free(&near);
         tw_buf_free(&diffs);
         return ret;
     }
-    cJSON_Delete(norm);
+    arena_drop(norm);
     const tw_fixture *mf = mo.fi == m->nfx ? &m->script_fx : &m->fx[mo.fi];
     size_t mfi = mo.fi, mxi = mo.xi, nbest = mo.nbest;
     const tw_fx_exchange *x = &mf->exchanges[mxi];
@@ -820,7 +835,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         /* wait without holding a thread; the handler is called again once resumed */
         rc->delayed = true;
         if (tw_mock_defer(m, conn, delay)) {
-            cJSON_Delete(body);
+            arena_drop(body);
             tw_check_set_free(&rec.checks);
             return MHD_YES;
         }
@@ -860,7 +875,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         enum MHD_Result ret = send_simple(conn, (int)f_status, "application/json", eb.data, eb.len,
                                           f_retry >= 0 ? ra : NULL);
         log_record(m, &rec);
-        cJSON_Delete(body);
+        arena_drop(body);
         tw_buf_free(&eb);
         return ret;
     }
@@ -869,7 +884,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     memset(&a, 0, sizeof a);
     a.out = calloc(1, sizeof *a.out);
     if (!a.out) {
-        cJSON_Delete(body);
+        arena_drop(body);
         tw_check_set_free(&rec.checks);
         return MHD_NO;
     }
@@ -881,7 +896,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         answer_replay(m, x, mfi < m->nfx ? &m->prep[m->ex_base[mfi] + mxi] : NULL, &a);
     else
         answer_reference(m, m->fprof[mfi], x, body, url, kind, strcmp(method, "POST") == 0, &a);
-    cJSON_Delete(body);
+    arena_drop(body);
     if (a.out->borrowed && a.out->n == 0) {
         /* nothing borrowed: an error body may be added */
         a.out->c = NULL;
