@@ -18,100 +18,6 @@ typedef struct req_ctx {
 
 typedef tw_mock_chunk chunk;
 
-/* ---- the request body's tree ----
- *
- * The body's cJSON tree and its normalised copy are laid in a block of the
- * handling thread, one bump of a pointer per node or string, instead of an
- * allocation per value: cJSON's hooks allocate from the block while the
- * thread has it switched on (the parse and the normalised copy only), and
- * free nothing that lies in it. The block is reused from its start by the
- * thread's next request; a tree larger than the block goes on in the heap. */
-
-#define BODY_ARENA_BYTES ((size_t)64 << 10)
-
-typedef struct body_arena {
-    char *block;
-    size_t used;
-    bool on;
-    bool spilled;            /* an allocation went to the heap while on */
-} body_arena;
-
-static _Thread_local body_arena t_arena;
-static pthread_key_t arena_key;
-static pthread_once_t arena_once = PTHREAD_ONCE_INIT;
-
-static void *arena_malloc(size_t n)
-{
-    body_arena *a = &t_arena;
-    if (a->on && a->block) {
-        size_t need = (n + 15) & ~(size_t)15;
-        if (need >= n && need <= BODY_ARENA_BYTES - a->used) {
-            void *p = a->block + a->used;
-            a->used += need;
-            return p;
-        }
-        a->spilled = true;
-    }
-    return malloc(n);
-}
-
-static void arena_free(void *p)
-{
-    const char *b = t_arena.block;
-    if (b && (const char *)p >= b && (const char *)p < b + BODY_ARENA_BYTES)
-        return; /* given back with the block */
-    free(p);
-}
-
-static void arena_thread_end(void *block)
-{
-    free(block);
-}
-
-static void arena_install(void)
-{
-    if (pthread_key_create(&arena_key, arena_thread_end) != 0)
-        return;
-    cJSON_Hooks h = {arena_malloc, arena_free};
-    cJSON_InitHooks(&h);
-}
-
-/* Switch the thread's block on, from its start (the previous request's tree
- * is gone by now). Without a block, the heap. */
-static void arena_begin(void)
-{
-    pthread_once(&arena_once, arena_install);
-    body_arena *a = &t_arena;
-    if (!a->block) {
-        a->block = malloc(BODY_ARENA_BYTES);
-        if (a->block && pthread_setspecific(arena_key, a->block) != 0) {
-            free(a->block);
-            a->block = NULL;
-        }
-    }
-    a->used = 0;
-    a->spilled = false;
-    a->on = true;
-}
-
-static void arena_end(void)
-{
-    t_arena.on = false;
-}
-
-/* A tree made while the block was on, done with: nothing to free when all of
- * it lies in the block (it goes when the block is next reused), else
- * cJSON_Delete, which frees the nodes outside the block. */
-static void arena_drop(cJSON *t)
-{
-    const body_arena *a = &t_arena;
-    if (!t)
-        return;
-    if (a->spilled || !a->block || (const char *)t < a->block || (const char *)t >= a->block + BODY_ARENA_BYTES)
-        cJSON_Delete(t);
-}
-
-
 /* A response being streamed: a list of chunks. */
 typedef struct out_resp {
     tw_mock *m;
@@ -753,10 +659,10 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         return ret;
     }
     cJSON *body = NULL;
-    arena_begin();
+    tw_mock_arena_begin();
     if (rc->body.len)
         tw_json_parse(rc->body.data, rc->body.len, m->o.limits.max_depth, &body, NULL);
-    arena_end();
+    tw_mock_arena_end();
     /* the client checks, on every request */
     tw_checks_client(url, body, &rec.checks);
 
@@ -765,9 +671,9 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     request_headers(conn, TW_MOCK_EXCHANGE_HEADER, hint, sizeof hint);
     bool nomem = false;
     /* a named exchange is picked by its name: the body is not compared */
-    t_arena.on = true;
+    tw_mock_arena_resume();
     cJSON *norm = m->o.match == TW_MATCH_NORMALISED && !hint[0] ? tw_mock_normalise(body, &nomem) : NULL;
-    arena_end();
+    tw_mock_arena_end();
     tw_match_in mi = {m->fx, m->nfx, m->served, (const cJSON *const *)m->norm, m->ex_base, method,
                       url, body, norm, hint, m->o.match, m->o.ignore_keys, m->index};
     tw_match_out mo;
@@ -797,15 +703,15 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         tw_check_set_fill(&rec.checks, true, "");
         enum MHD_Result ret = send_simple(conn, 404, "application/json", eb.data, eb.len, NULL);
         log_record(m, &rec);
-        arena_drop(body);
-        arena_drop(norm);
+        tw_mock_arena_drop(body);
+        tw_mock_arena_drop(norm);
         tw_buf_free(&eb);
         tw_buf_free(&msg);
         tw_buf_free(&near);
         tw_buf_free(&diffs);
         return ret;
     }
-    arena_drop(norm);
+    tw_mock_arena_drop(norm);
     const tw_fixture *mf = mo.fi == m->nfx ? &m->script_fx : &m->fx[mo.fi];
     size_t mfi = mo.fi, mxi = mo.xi, nbest = mo.nbest;
     const tw_fx_exchange *x = &mf->exchanges[mxi];
@@ -835,7 +741,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         /* wait without holding a thread; the handler is called again once resumed */
         rc->delayed = true;
         if (tw_mock_defer(m, conn, delay)) {
-            arena_drop(body);
+            tw_mock_arena_drop(body);
             tw_check_set_free(&rec.checks);
             return MHD_YES;
         }
@@ -875,7 +781,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         enum MHD_Result ret = send_simple(conn, (int)f_status, "application/json", eb.data, eb.len,
                                           f_retry >= 0 ? ra : NULL);
         log_record(m, &rec);
-        arena_drop(body);
+        tw_mock_arena_drop(body);
         tw_buf_free(&eb);
         return ret;
     }
@@ -884,7 +790,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     memset(&a, 0, sizeof a);
     a.out = calloc(1, sizeof *a.out);
     if (!a.out) {
-        arena_drop(body);
+        tw_mock_arena_drop(body);
         tw_check_set_free(&rec.checks);
         return MHD_NO;
     }
@@ -896,7 +802,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         answer_replay(m, x, mfi < m->nfx ? &m->prep[m->ex_base[mfi] + mxi] : NULL, &a);
     else
         answer_reference(m, m->fprof[mfi], x, body, url, kind, strcmp(method, "POST") == 0, &a);
-    arena_drop(body);
+    tw_mock_arena_drop(body);
     if (a.out->borrowed && a.out->n == 0) {
         /* nothing borrowed: an error body may be added */
         a.out->c = NULL;
