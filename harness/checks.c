@@ -87,12 +87,66 @@ bool tw_verdict_from_name(const char *s, tw_verdict *out)
 
 /* ================================================================ check sets */
 
+/* The verdict with its evidence (owned unless `borrowed`) into the set. */
+static void set_store(tw_check_set *s, const tw_check_def *d, tw_verdict v, int64_t offset, char *ev,
+                      bool borrowed)
+{
+    for (size_t i = 0; i < s->len; i++) {
+        if (s->items[i].check == d->chk) {
+            if (!s->items[i].borrowed)
+                free(s->items[i].evidence);
+            s->items[i].verdict = v;
+            s->items[i].offset = offset;
+            s->items[i].evidence = ev;
+            s->items[i].borrowed = borrowed;
+            return;
+        }
+    }
+    if (s->len == s->cap) {
+        size_t nc = s->cap ? s->cap * 2 : 16;
+        tw_check_result *ni = realloc(s->items, nc * sizeof *ni);
+        if (!ni) {
+            if (!borrowed)
+                free(ev);
+            return;
+        }
+        s->items = ni;
+        s->cap = nc;
+    }
+    s->items[s->len++] = (tw_check_result){d->id, d->chk, v, offset, ev, borrowed};
+}
+
+/* Evidence longer than this is scrubbed and cut (tw_check_set_put). */
+#define EVIDENCE_CAP 511
+
+void tw_check_set_put_static(tw_check_set *s, tw_check_id id, tw_verdict v, int64_t offset,
+                             const char *text)
+{
+    const tw_check_def *d = tw_check_def_of(id);
+    if (!d)
+        return;
+    if (!text)
+        text = "";
+    /* a literal the secret set leaves as it is needs no copy of its own */
+    if (strnlen(text, EVIDENCE_CAP + 1) <= EVIDENCE_CAP && tw_secret_static_clean(text)) {
+        set_store(s, d, v, offset, (char *)text, true);
+        return;
+    }
+    tw_check_set_put(s, id, v, offset, "%s", text);
+}
+
 void tw_check_set_put(tw_check_set *s, tw_check_id id, tw_verdict v, int64_t offset,
                       const char *fmt, ...)
 {
     const tw_check_def *d = tw_check_def_of(id);
     if (!d)
         return;
+    /* a format without conversions is its own text: a literal */
+    if (fmt && !strchr(fmt, '%') && strnlen(fmt, EVIDENCE_CAP + 1) <= EVIDENCE_CAP &&
+        tw_secret_static_clean(fmt)) {
+        set_store(s, d, v, offset, (char *)fmt, true);
+        return;
+    }
     /* formatted whole, scrubbed, then cut to the evidence cap */
     char small[512] = "";
     char *ev = small;
@@ -125,26 +179,7 @@ void tw_check_set_put(tw_check_set *s, tw_check_id id, tw_verdict v, int64_t off
     char *copy = tw_buf_take(&clean, NULL);
     if (!copy)
         return;
-    for (size_t i = 0; i < s->len; i++) {
-        if (s->items[i].check == id) {
-            free(s->items[i].evidence);
-            s->items[i].verdict = v;
-            s->items[i].offset = offset;
-            s->items[i].evidence = copy;
-            return;
-        }
-    }
-    if (s->len == s->cap) {
-        size_t nc = s->cap ? s->cap * 2 : 16;
-        tw_check_result *ni = realloc(s->items, nc * sizeof *ni);
-        if (!ni) {
-            free(copy);
-            return;
-        }
-        s->items = ni;
-        s->cap = nc;
-    }
-    s->items[s->len++] = (tw_check_result){d->id, id, v, offset, copy};
+    set_store(s, d, v, offset, copy, false);
 }
 
 const tw_check_result *tw_check_set_get(const tw_check_set *s, tw_check_id id)
@@ -164,10 +199,20 @@ void tw_check_set_merge(tw_check_set *dst, const tw_check_set *src)
 
 void tw_check_set_fill(tw_check_set *s, bool client, const char *why)
 {
-    for (size_t i = 0; i < NCHECKS; i++)
-        if (catalog[i].client == client && catalog[i].family != TW_CHF_CLIENT_LIB &&
-            !tw_check_set_get(s, catalog[i].chk))
-            tw_check_set_put(s, catalog[i].chk, TW_V_SKIP, -1, "%s", why ? why : "");
+    /* which checks have a verdict, read once */
+    bool has[NCHECKS];
+    memset(has, 0, sizeof has);
+    for (size_t i = 0; i < s->len; i++)
+        if ((size_t)s->items[i].check < NCHECKS)
+            has[s->items[i].check] = true;
+    for (size_t i = 0; i < NCHECKS; i++) {
+        if (catalog[i].client != client || catalog[i].family == TW_CHF_CLIENT_LIB || has[i])
+            continue;
+        if (why && why[0])
+            tw_check_set_put(s, catalog[i].chk, TW_V_SKIP, -1, "%s", why);
+        else
+            tw_check_set_put_static(s, catalog[i].chk, TW_V_SKIP, -1, "");
+    }
 }
 
 static int cmp_result(const void *a, const void *b)
@@ -186,7 +231,8 @@ void tw_check_set_sort(tw_check_set *s)
 void tw_check_set_free(tw_check_set *s)
 {
     for (size_t i = 0; i < s->len; i++)
-        free(s->items[i].evidence);
+        if (!s->items[i].borrowed)
+            free(s->items[i].evidence);
     free(s->items);
     memset(s, 0, sizeof *s);
 }
@@ -195,7 +241,7 @@ void tw_chk_skip_ids(tw_check_set *out, const tw_check_id *ids, size_t n, const 
 {
     for (size_t i = 0; i < n; i++)
         if (!tw_check_set_get(out, ids[i]))
-            PUT(out, ids[i], TW_V_SKIP, -1, "%s", why);
+            tw_check_set_put_static(out, ids[i], TW_V_SKIP, -1, why);
 }
 
 static const tw_check_id OAI_S_IDS[] = {TW_CHK_OAI_S01, TW_CHK_OAI_S02, TW_CHK_OAI_S03,

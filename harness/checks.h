@@ -54,7 +54,8 @@ typedef struct tw_check_result {
     tw_check_id check;
     tw_verdict verdict;
     int64_t offset;     /* byte offset into the judged bytes, -1 when none */
-    char *evidence;     /* owned, NUL-terminated; "" when none */
+    char *evidence;     /* NUL-terminated; "" when none */
+    bool borrowed;      /* evidence is a text of static storage, not owned */
 } tw_check_result;
 
 /* Verdicts of one exchange, at most one per check id (a later set replaces). */
@@ -71,6 +72,11 @@ void tw_check_set_put(tw_check_set *s, tw_check_id id, tw_verdict v, int64_t off
     __attribute__((format(printf, 5, 6)))
 #endif
     ;
+/* Record a verdict whose evidence is `text`, a text of static storage (a
+ * string literal): kept by reference when the secret set leaves it as it is
+ * and it fits the evidence cap, else copied as tw_check_set_put does. */
+void tw_check_set_put_static(tw_check_set *s, tw_check_id id, tw_verdict v, int64_t offset,
+                             const char *text);
 /* NULL when the set has no verdict of the check. */
 const tw_check_result *tw_check_set_get(const tw_check_set *s, tw_check_id id);
 /* Copy every verdict of src into dst (replacing the same ids). */

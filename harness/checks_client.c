@@ -89,19 +89,20 @@ par:
     if (kind == 'a' || kind == 'g')
         PUT(out, TW_CHK_CLI_06, TW_V_SKIP, -1, "%s", kind == 'a' ? "Anthropic request" : "/generate request");
     else if (tw_json_get(body, "parallel_tool_calls"))
-        PUT(out, TW_CHK_CLI_06, TW_V_PASS, -1, "parallel_tool_calls: %s",
-            cJSON_IsTrue(tw_json_get(body, "parallel_tool_calls")) ? "true" : "false");
+        PUT(out, TW_CHK_CLI_06, TW_V_PASS, -1,
+            cJSON_IsTrue(tw_json_get(body, "parallel_tool_calls")) ? "parallel_tool_calls: true"
+                                                                    : "parallel_tool_calls: false");
     else
         PUT(out, TW_CHK_CLI_06, TW_V_FAIL, -1, "tools present, parallel_tool_calls not set");
 }
 
 /* A client check that did not fail on the way: pass when it had something
- * to judge, skip when not. */
+ * to judge, skip when not (the texts are literals). */
 static void put_unfailed(tw_check_set *out, tw_check_id id, bool unfailed, bool judged,
                          const char *pass_why, const char *skip_why)
 {
     if (unfailed)
-        PUT(out, id, judged ? TW_V_PASS : TW_V_SKIP, -1, "%s", judged ? pass_why : skip_why);
+        tw_check_set_put_static(out, id, judged ? TW_V_PASS : TW_V_SKIP, -1, judged ? pass_why : skip_why);
 }
 
 /* A client check that could not build its id index. */

@@ -121,6 +121,7 @@ typedef struct judge {
 } judge;
 
 /* checks.c */
+/* Skip each of ids without a verdict; why is a literal (tw_check_set_put_static). */
 void tw_chk_skip_ids(tw_check_set *out, const tw_check_id *ids, size_t n, const char *why);
 
 /* checks_util.c */

@@ -659,8 +659,10 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         return ret;
     }
     cJSON *body = NULL;
+    tw_mock_arena_begin();
     if (rc->body.len)
         tw_json_parse(rc->body.data, rc->body.len, m->o.limits.max_depth, &body, NULL);
+    tw_mock_arena_end();
     /* the client checks, on every request */
     tw_checks_client(url, body, &rec.checks);
 
@@ -669,7 +671,9 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     request_headers(conn, TW_MOCK_EXCHANGE_HEADER, hint, sizeof hint);
     bool nomem = false;
     /* a named exchange is picked by its name: the body is not compared */
+    tw_mock_arena_resume();
     cJSON *norm = m->o.match == TW_MATCH_NORMALISED && !hint[0] ? tw_mock_normalise(body, &nomem) : NULL;
+    tw_mock_arena_end();
     tw_match_in mi = {m->fx, m->nfx, m->served, (const cJSON *const *)m->norm, m->ex_base, method,
                       url, body, norm, hint, m->o.match, m->o.ignore_keys, m->index};
     tw_match_out mo;
@@ -699,15 +703,15 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         tw_check_set_fill(&rec.checks, true, "");
         enum MHD_Result ret = send_simple(conn, 404, "application/json", eb.data, eb.len, NULL);
         log_record(m, &rec);
-        cJSON_Delete(body);
-        cJSON_Delete(norm);
+        tw_mock_arena_drop(body);
+        tw_mock_arena_drop(norm);
         tw_buf_free(&eb);
         tw_buf_free(&msg);
         tw_buf_free(&near);
         tw_buf_free(&diffs);
         return ret;
     }
-    cJSON_Delete(norm);
+    tw_mock_arena_drop(norm);
     const tw_fixture *mf = mo.fi == m->nfx ? &m->script_fx : &m->fx[mo.fi];
     size_t mfi = mo.fi, mxi = mo.xi, nbest = mo.nbest;
     const tw_fx_exchange *x = &mf->exchanges[mxi];
@@ -734,7 +738,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         /* wait without holding a thread; the handler is called again once resumed */
         rc->delayed = true;
         if (tw_mock_defer(m, conn, delay)) {
-            cJSON_Delete(body);
+            tw_mock_arena_drop(body);
             tw_check_set_free(&rec.checks);
             return MHD_YES;
         }
@@ -774,7 +778,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         enum MHD_Result ret = send_simple(conn, (int)f_status, "application/json", eb.data, eb.len,
                                           f_retry >= 0 ? ra : NULL);
         log_record(m, &rec);
-        cJSON_Delete(body);
+        tw_mock_arena_drop(body);
         tw_buf_free(&eb);
         return ret;
     }
@@ -783,7 +787,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     memset(&a, 0, sizeof a);
     a.out = calloc(1, sizeof *a.out);
     if (!a.out) {
-        cJSON_Delete(body);
+        tw_mock_arena_drop(body);
         tw_check_set_free(&rec.checks);
         return MHD_NO;
     }
@@ -795,7 +799,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         answer_replay(m, x, mfi < m->nfx ? &m->prep[m->ex_base[mfi] + mxi] : NULL, &a);
     else
         answer_reference(m, m->fprof[mfi], x, body, url, kind, strcmp(method, "POST") == 0, &a);
-    cJSON_Delete(body);
+    tw_mock_arena_drop(body);
     if (a.out->borrowed && a.out->n == 0) {
         /* nothing borrowed: an error body may be added */
         a.out->c = NULL;

@@ -111,4 +111,14 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
 void tw_mock_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                        enum MHD_RequestTerminationCode toe);
 
+/* mock_arena.c: the handling thread's block for a request body's cJSON tree
+ * (installed as cJSON's hooks by the first begin). begin switches the block
+ * on from its start (the thread's previous trees are gone by then), end
+ * switches it off, resume on again for the same request; drop gives up a
+ * tree made while it was on. */
+void tw_mock_arena_begin(void);
+void tw_mock_arena_end(void);
+void tw_mock_arena_resume(void);
+void tw_mock_arena_drop(cJSON *t);
+
 #endif

@@ -168,7 +168,7 @@ static bool unpack(tw_mock_packed *p, tw_mock_record *r)
         r->checks.items[r->checks.len++] =
             (tw_check_result){tw_check_name((tw_check_id)p->checks[i].check),
                               (tw_check_id)p->checks[i].check, (tw_verdict)p->checks[i].verdict,
-                              p->checks[i].offset, ev};
+                              p->checks[i].offset, ev, false};
     }
     return true;
 }

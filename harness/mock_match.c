@@ -15,7 +15,7 @@ static const char *const default_ignore[] = {
 static bool ignored(const char *key, const char *const *ign)
 {
     for (size_t i = 0; key && ign && ign[i]; i++)
-        if (strcmp(key, ign[i]) == 0)
+        if (key[0] == ign[i][0] && strcmp(key, ign[i]) == 0)
             return true;
     return false;
 }
@@ -140,34 +140,18 @@ typedef struct match_run {
     const cJSON *got;              /* the body as the mode compares it */
     bool req_stream;
     int best, best_rank;
+    /* the first exchange whose body matched, not scored yet: a lone match
+     * is chosen whatever its score, so the exact comparison that scores it
+     * is made only once a second exchange matches (SIZE_MAX: none) */
+    size_t lone_i, lone_k;
 } match_run;
 
-/* Weigh exchange k of fixture i against the request (the hint compared by the caller). */
-static void consider(match_run *r, size_t i, size_t k, bool named)
+/* Take exchange k of fixture i, of this score, into the choice. */
+static void take(match_run *r, size_t i, size_t k, int score)
 {
-    const tw_match_in *in = r->in;
-    const tw_fx_exchange *x = &in->fx[i].exchanges[k];
-    int score;
-    r->out->compared++;
-    if (named) {
-        if (strcmp(x->req.method, in->method) != 0 || !tw_mock_path_matches(x->req.path, in->url)) {
-            r->out->hint_elsewhere = true;
-            return;
-        }
-        score = 3;
-    } else {
-        if (strcmp(x->req.method, in->method) != 0 || !tw_mock_path_matches(x->req.path, in->url))
-            return;
-        const cJSON *want = in->mode == TW_MATCH_NORMALISED ? norm_of(in, i, k) : x->req.body;
-        if (!tw_mock_body_matches(want, r->got, in->mode, in->ignore_keys))
-            return;
-        score = tw_json_equal(x->req.body, in->body) ? 2
-                : cJSON_IsTrue(tw_json_get(x->req.body, "stream")) == r->req_stream ? 1
-                                                                                  : 0;
-    }
     /* equal matches: the first clean answer (2xx, no faults, no check expected
      * to fail), else the first success, else the first in file order */
-    int rank = exchange_rank(x);
+    int rank = exchange_rank(&r->in->fx[i].exchanges[k]);
     if (score == r->best)
         r->out->nbest++;
     if (score > r->best || (score == r->best && rank > r->best_rank)) {
@@ -178,6 +162,63 @@ static void consider(match_run *r, size_t i, size_t k, bool named)
         r->out->found = true;
         r->out->fi = i;
         r->out->xi = k;
+    }
+}
+
+/* The score of an exchange whose body matched: 2 the same body exactly, 1 the
+ * same stream flag, 0 neither. */
+static int body_score(const match_run *r, size_t i, size_t k)
+{
+    const cJSON *want = r->in->fx[i].exchanges[k].req.body;
+    return tw_json_equal(want, r->in->body)                                ? 2
+           : cJSON_IsTrue(tw_json_get(want, "stream")) == r->req_stream ? 1
+                                                                         : 0;
+}
+
+/* The lone match, if any, scored and taken. */
+static void take_lone(match_run *r)
+{
+    if (r->lone_i == SIZE_MAX)
+        return;
+    size_t i = r->lone_i, k = r->lone_k;
+    r->lone_i = SIZE_MAX;
+    take(r, i, k, body_score(r, i, k));
+}
+
+/* Weigh exchange k of fixture i against the request (the hint compared by the caller). */
+static void consider(match_run *r, size_t i, size_t k, bool named)
+{
+    const tw_match_in *in = r->in;
+    const tw_fx_exchange *x = &in->fx[i].exchanges[k];
+    r->out->compared++;
+    if (named) {
+        if (strcmp(x->req.method, in->method) != 0 || !tw_mock_path_matches(x->req.path, in->url)) {
+            r->out->hint_elsewhere = true;
+            return;
+        }
+        take(r, i, k, 3);
+        return;
+    }
+    if (strcmp(x->req.method, in->method) != 0 || !tw_mock_path_matches(x->req.path, in->url))
+        return;
+    const cJSON *want = in->mode == TW_MATCH_NORMALISED ? norm_of(in, i, k) : x->req.body;
+    if (!tw_mock_body_matches(want, r->got, in->mode, in->ignore_keys))
+        return;
+    if (!r->out->found && r->lone_i == SIZE_MAX) {
+        r->lone_i = i;
+        r->lone_k = k;
+        return;
+    }
+    take_lone(r);
+    take(r, i, k, body_score(r, i, k));
+}
+
+/* The choice made: a lone match is taken without its score. */
+static void match_done(match_run *r)
+{
+    if (r->lone_i != SIZE_MAX && !r->out->found) {
+        take(r, r->lone_i, r->lone_k, 0);
+        r->lone_i = SIZE_MAX;
     }
 }
 
@@ -212,12 +253,23 @@ static uint64_t mix64(uint64_t h)
     return h;
 }
 
+/* Eight bytes a step (a table's hash: equal bytes give equal hashes; the
+ * choice is made by comparing, never by the hash alone). */
 static uint64_t hash_bytes(const char *p, size_t n, uint64_t h)
 {
     h ^= 0xcbf29ce484222325ULL;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)p[i];
-        h *= 0x100000001b3ULL;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+        h ^= h >> 29;
+    }
+    if (i < n) {
+        uint64_t w = 0;
+        memcpy(&w, p + i, n - i);
+        h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+        h ^= h >> 29;
     }
     return mix64(h ^ n);
 }
@@ -446,12 +498,13 @@ void tw_mock_match(const tw_match_in *in, tw_match_out *out)
 {
     memset(out, 0, sizeof *out);
     const char *hint = in->hint ? in->hint : "";
-    match_run r = {in, out, NULL, false, -1, -1};
+    match_run r = {in, out, NULL, false, -1, -1, SIZE_MAX, 0};
     r.req_stream = cJSON_IsTrue(tw_json_get(in->body, "stream"));
     r.got = in->mode == TW_MATCH_NORMALISED && in->body_norm ? in->body_norm : in->body;
     /* a hint as long as the header buffer may have been cut: compared the long way */
     if (in->index && strlen(hint) < 255) {
         match_indexed(&r, hint);
+        match_done(&r);
         return;
     }
     for (size_t i = 0; i < in->nfx && r.best < 3; i++) {
@@ -468,6 +521,7 @@ void tw_mock_match(const tw_match_in *in, tw_match_out *out)
             consider(&r, i, k, hint[0] != 0);
         }
     }
+    match_done(&r);
 }
 
 /* ---- the nearest exchange ---- */

@@ -9,8 +9,6 @@
 
 /* ---- what SDKs add ---- */
 
-static bool key_is(const cJSON *m, const char *k) { return m->string && strcmp(m->string, k) == 0; }
-
 static void drop_key(cJSON *o, const char *key)
 {
     cJSON_Delete(cJSON_DetachItemFromObjectCaseSensitive(o, key));
@@ -119,33 +117,59 @@ static bool each_schema_rule(const cJSON *s, const cJSON *m, bool *drop, cJSON *
     return strip_cow(m, r);
 }
 
+/* What a member's key is in a schema: its first byte picks the one or two
+ * names it can be, so a key costs one or two compares, not eleven. */
+typedef enum schema_key { SK_OTHER, SK_SCHEMA, SK_ADDITIONAL, SK_DATA, SK_SCHEMAS } schema_key;
+
+static schema_key schema_key_of(const char *k)
+{
+    if (!k)
+        return SK_OTHER;
+    switch (k[0]) {
+    case '$':
+        return strcmp(k, "$schema") == 0 ? SK_SCHEMA : strcmp(k, "$defs") == 0 ? SK_SCHEMAS : SK_OTHER;
+    case 'a': return strcmp(k, "additionalProperties") == 0 ? SK_ADDITIONAL : SK_OTHER;
+    case 'c': return strcmp(k, "const") == 0 ? SK_DATA : SK_OTHER;
+    case 'e': return strcmp(k, "enum") == 0 || strcmp(k, "examples") == 0 ? SK_DATA : SK_OTHER;
+    case 'd':
+        return strcmp(k, "default") == 0                                                    ? SK_DATA
+               : strcmp(k, "definitions") == 0 || strcmp(k, "dependentSchemas") == 0 ? SK_SCHEMAS
+                                                                                        : SK_OTHER;
+    case 'p':
+        return strcmp(k, "properties") == 0 || strcmp(k, "patternProperties") == 0 ? SK_SCHEMAS : SK_OTHER;
+    default: return SK_OTHER;
+    }
+}
+
 static bool schema_rule(const cJSON *s, const cJSON *m, bool *drop, cJSON **r)
 {
     if (cJSON_IsArray(s))
         return strip_cow(m, r);
-    if (key_is(m, "$schema") ||
-        (key_is(m, "additionalProperties") && cJSON_IsFalse(m) && cJSON_IsObject(tw_json_get(s, "properties")))) {
+    schema_key k = schema_key_of(m->string);
+    if (k == SK_SCHEMA ||
+        (k == SK_ADDITIONAL && cJSON_IsFalse(m) && cJSON_IsObject(tw_json_get(s, "properties")))) {
         *drop = true;
         return true;
     }
-    if (key_is(m, "enum") || key_is(m, "const") || key_is(m, "default") || key_is(m, "examples"))
+    if (k == SK_DATA)
         return true;
-    if ((key_is(m, "properties") || key_is(m, "patternProperties") || key_is(m, "$defs") ||
-         key_is(m, "definitions") || key_is(m, "dependentSchemas")) &&
-        cJSON_IsObject(m))
+    if (k == SK_SCHEMAS && cJSON_IsObject(m))
         return cow_rebuild(m, each_schema_rule, r);
     return strip_cow(m, r);
 }
 
 /* A chat tool's "function": "strict": false dropped, its parameters stripped. */
+static bool key_is(const cJSON *m, const char *k) { return m->string && strcmp(m->string, k) == 0; }
+
+/* (A member is looked up in its container only when its own key is the one
+ * looked for: the first member of that key is the one that counts.) */
 static bool function_rule(const cJSON *s, const cJSON *m, bool *drop, cJSON **r)
 {
-    const cJSON *strict = tw_json_get(s, "strict");
-    if (m == strict && cJSON_IsFalse(m)) {
+    if (key_is(m, "strict") && cJSON_IsFalse(m) && m == tw_json_get(s, "strict")) {
         *drop = true;
         return true;
     }
-    return m == tw_json_get(s, "parameters") ? strip_cow(m, r) : true;
+    return key_is(m, "parameters") && m == tw_json_get(s, "parameters") ? strip_cow(m, r) : true;
 }
 
 /* A tool: its function as above, its input_schema stripped; a Responses
@@ -155,7 +179,7 @@ static bool tool_rule(const cJSON *s, const cJSON *m, bool *drop, cJSON **r)
     const cJSON *fn = tw_json_get(s, "function");
     if (fn && m == fn)
         return cow_rebuild(m, function_rule, r);
-    if (m == tw_json_get(s, "input_schema"))
+    if (key_is(m, "input_schema") && m == tw_json_get(s, "input_schema"))
         return strip_cow(m, r);
     if (!fn)
         return function_rule(s, m, drop, r);

@@ -136,7 +136,35 @@ static bool has_part(const char *name, const char *low, const char *needle)
     return low ? strstr(low, needle) != NULL : contains_ci(name, needle);
 }
 
+static bool header_dropped(const tw_redactor *r, const char *name);
+
+/* The answers for names without a redactor (the same for every call) of the
+ * thread's recent header names: a slot per hash of the name, names up to
+ * HDR_MEMO_NAME bytes (a server sees the same few names on every request). */
+#define HDR_MEMO_SLOTS 16
+#define HDR_MEMO_NAME 40
+static _Thread_local struct {
+    char name[HDR_MEMO_NAME];
+    bool dropped;
+} hdr_memo[HDR_MEMO_SLOTS];
+
 bool tw_redact_header_dropped(const tw_redactor *r, const char *name)
+{
+    if (r)
+        return header_dropped(r, name);
+    size_t n = strnlen(name, HDR_MEMO_NAME);
+    if (n == 0 || n >= HDR_MEMO_NAME)
+        return header_dropped(NULL, name);
+    size_t h = (n * 31 + (unsigned char)name[0] * 7 + (unsigned char)name[n - 1]) % HDR_MEMO_SLOTS;
+    if (memcmp(hdr_memo[h].name, name, n + 1) == 0)
+        return hdr_memo[h].dropped;
+    bool d = header_dropped(NULL, name);
+    memcpy(hdr_memo[h].name, name, n + 1);
+    hdr_memo[h].dropped = d;
+    return d;
+}
+
+static bool header_dropped(const tw_redactor *r, const char *name)
 {
     for (size_t i = 0; r && i < r->nnames; i++)
         if (strcasecmp(r->names[i], name) == 0)
@@ -145,7 +173,7 @@ bool tw_redact_header_dropped(const tw_redactor *r, const char *name)
     char buf[256];
     const char *low = lower_into(name, buf, sizeof buf) ? buf : NULL;
     for (const char *const *p = dropped_exact; *p; p++)
-        if (low ? strcmp(*p, low) == 0 : strcasecmp(*p, name) == 0)
+        if (low ? (*p)[0] == low[0] && strcmp(*p, low) == 0 : strcasecmp(*p, name) == 0)
             return true;
     /* x-ratelimit-remaining-tokens and the like are counters, not secrets */
     if (has_part(name, low, "ratelimit") || has_part(name, low, "rate-limit"))
@@ -658,6 +686,16 @@ tw_status tw_redact_json(tw_redactor *r, cJSON *v, size_t max_depth)
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static char **g_values;
 static size_t g_nvalues;
+/* Static texts (string literals of the code) found clean against the set as
+ * it stood at a generation: such a text is scrubbed once per change of the
+ * set, not at every use. A slot per hash of the text's address, overwritten
+ * on a collision (the text is then scrubbed again). */
+static unsigned long g_gen;
+#define CLEAN_SLOTS 256
+static struct {
+    const char *s;
+    unsigned long gen;
+} g_clean[CLEAN_SLOTS];
 
 tw_status tw_secret_add(const char *value)
 {
@@ -665,6 +703,7 @@ tw_status tw_secret_add(const char *value)
         return TW_OK;
     pthread_mutex_lock(&g_mu);
     tw_status st = add_value_to(&g_values, &g_nvalues, value, strlen(value));
+    g_gen++;
     pthread_mutex_unlock(&g_mu);
     return st;
 }
@@ -683,6 +722,28 @@ tw_status tw_secret_scrub(const char *s, size_t n, tw_buf *out, size_t *hold)
     tw_status st = tw_scrub_values(g_values, g_nvalues, s, n, out, NULL, hold);
     pthread_mutex_unlock(&g_mu);
     return st;
+}
+
+bool tw_secret_static_clean(const char *s)
+{
+    size_t n = strlen(s);
+    if (!n)
+        return true;
+    size_t slot = (size_t)(((uintptr_t)s >> 3) * 2654435761u) % CLEAN_SLOTS;
+    pthread_mutex_lock(&g_mu);
+    bool clean = g_nvalues == 0 || (g_clean[slot].s == s && g_clean[slot].gen == g_gen);
+    if (!clean) {
+        tw_buf b = {0};
+        clean = tw_scrub_values(g_values, g_nvalues, s, n, &b, NULL, NULL) == TW_OK && b.len == n &&
+                memcmp(b.data, s, n) == 0;
+        tw_buf_free(&b);
+        if (clean) {
+            g_clean[slot].s = s;
+            g_clean[slot].gen = g_gen;
+        }
+    }
+    pthread_mutex_unlock(&g_mu);
+    return clean;
 }
 
 size_t tw_redacted_cut(const char *s, size_t n)
@@ -727,5 +788,6 @@ void tw_secret_reset(void)
     free(g_values);
     g_values = NULL;
     g_nvalues = 0;
+    g_gen++;
     pthread_mutex_unlock(&g_mu);
 }

@@ -175,6 +175,12 @@ char *tw_secret_clip(const char *s, size_t max);
 
 /* tw_scrub_values over the set. */
 tw_status tw_secret_scrub(const char *s, size_t n, tw_buf *out, size_t *hold);
+/*
+ * Whether the set leaves s (a text of static storage: a string literal) as
+ * it is, i.e. tw_secret_scrub would give s back unchanged. The answer for
+ * each text is kept until the set changes.
+ */
+bool tw_secret_static_clean(const char *s);
 /* Forget every value (tests and fuzz targets). */
 void tw_secret_reset(void);
 

@@ -656,3 +656,42 @@ Test(checks, streams_framed_by_the_sse_parser)
     cr_assert_eq(off, (int64_t)strlen("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{}}\n\n"));
     cr_assert_str_eq(ev, "event dropped: SSE event exceeds max_event_bytes");
 }
+
+/* A literal evidence text is kept by reference while the secret set leaves
+ * it as it is, and scrubbed into a copy once the set holds a value it
+ * contains: the answer kept for a literal lasts only until the set changes. */
+Test(checks, literal_evidence_follows_the_secret_set)
+{
+    static const char lit[] = "literal evidence naming sk-literal-4242 in passing";
+    tw_secret_reset();
+    tw_check_set s = {0};
+    tw_check_set_put(&s, TW_CHK_CLI_03, TW_V_PASS, -1, lit);
+    const tw_check_result *r = tw_check_set_get(&s, TW_CHK_CLI_03);
+    cr_assert(r && r->borrowed);
+    cr_assert_eq(r->evidence, lit, "kept by reference");
+    tw_check_set_put_static(&s, TW_CHK_CLI_04, TW_V_SKIP, -1, lit);
+    cr_assert(tw_check_set_get(&s, TW_CHK_CLI_04)->borrowed);
+    /* the set learns a value the literal holds: both ways in scrub it now */
+    cr_assert_eq(tw_secret_add("sk-literal-4242"), TW_OK);
+    tw_check_set_put(&s, TW_CHK_CLI_03, TW_V_FAIL, 3, lit);
+    r = tw_check_set_get(&s, TW_CHK_CLI_03);
+    cr_assert(!r->borrowed);
+    cr_assert_eq(r->verdict, TW_V_FAIL);
+    cr_assert_eq(r->offset, 3);
+    cr_assert_str_eq(r->evidence, "literal evidence naming [REDACTED] in passing");
+    tw_check_set_put_static(&s, TW_CHK_CLI_04, TW_V_SKIP, -1, lit);
+    r = tw_check_set_get(&s, TW_CHK_CLI_04);
+    cr_assert(!r->borrowed);
+    cr_assert_str_eq(r->evidence, "literal evidence naming [REDACTED] in passing");
+    cr_assert_eq(s.len, 2, "one verdict per check");
+    /* a literal without the value stays by reference with the set not empty */
+    tw_check_set_put_static(&s, TW_CHK_CLI_05, TW_V_SKIP, -1, "no tool results");
+    cr_assert(tw_check_set_get(&s, TW_CHK_CLI_05)->borrowed);
+    /* fill's skips without a reason share one empty text */
+    tw_check_set_fill(&s, true, "");
+    r = tw_check_set_get(&s, TW_CHK_CLI_01);
+    cr_assert(r && r->borrowed);
+    cr_assert_str_eq(r->evidence, "");
+    tw_check_set_free(&s);
+    tw_secret_reset();
+}
