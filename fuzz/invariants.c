@@ -527,10 +527,8 @@ static char *call_spellings(const tw_result *r, size_t *n)
     return tw_buf_take(&b, n);
 }
 
-/* Every number of every decoded call keeps the text it was written as;
- * a text format takes it straight from the input, so it occurs there,
- * unless it was not RFC 8259 (010, 1.e5): then it takes the spelling every
- * writer gives its value, and the result says so with json_not_rfc8259. */
+/* The numbers of v and below: each keeps a spelling; with `in`, one that
+ * occurs in the input. */
 static void check_spellings_of(const cJSON *v, const char *name, const char *in, size_t len)
 {
     for (; v; v = v->next) {
@@ -539,13 +537,18 @@ static void check_spellings_of(const cJSON *v, const char *name, const char *in,
             TW_FZ_CHECK(p && strcmp(p, "?") != 0, "%s: a number of the arguments lost its spelling",
                         name);
             size_t k = strlen(p);
-            TW_FZ_CHECK(!in || tw_memmem(in, len, p, k), "%s: number spelling %.*s is not in the input",
-                        name, (int)(k > 80 ? 80 : k), p);
+            TW_FZ_CHECK(!in || tw_memmem(in, len, p, k),
+                        "%s: number spelling %.*s is not in the input", name,
+                        (int)(k > 80 ? 80 : k), p);
         }
         check_spellings_of(v->child, name, in, len);
     }
 }
 
+/* Every number of every decoded call keeps the text it was written as;
+ * a text format takes it straight from the input, so it occurs there,
+ * unless it was not RFC 8259 (010, 1.e5): then it takes the spelling every
+ * writer gives its value, and the result says so with json_not_rfc8259. */
 static void check_number_spellings(const tw_result *r, const char *name, const char *in, size_t len,
                                    bool text)
 {
