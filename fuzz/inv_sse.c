@@ -129,15 +129,33 @@ static size_t lines_with_lost_nul(const char *p, size_t n, bool flush)
     size_t count = 0, i = 0;
     if (n >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
         i = 3;
+    /* line ends and NULs by memchr, each search resumed only once passed */
+    size_t lf = 0, cr = 0, nul = 0;
+    bool lf_known = false, cr_known = false, nul_known = false;
     while (i < n) {
-        size_t j = i;
-        while (j < n && p[j] != '\n' && p[j] != '\r')
-            j++;
+        if (!nul_known || nul < i) {
+            const char *q = memchr(p + i, '\0', n - i);
+            nul = q ? (size_t)(q - p) : n;
+            nul_known = true;
+        }
+        if (nul == n)
+            break; /* no NUL left: no line to count */
+        if (!lf_known || lf < i) {
+            const char *q = memchr(p + i, '\n', n - i);
+            lf = q ? (size_t)(q - p) : n;
+            lf_known = true;
+        }
+        if (!cr_known || cr < i) {
+            const char *q = memchr(p + i, '\r', n - i);
+            cr = q ? (size_t)(q - p) : n;
+            cr_known = true;
+        }
+        size_t j = lf < cr ? lf : cr;
         if (j == n && !flush)
             break; /* discarded whole, as WHATWG says */
         const char *l = p + i;
         size_t ln = j - i;
-        if (ln > 0 && l[0] != ':' && memchr(l, '\0', ln)) {
+        if (ln > 0 && l[0] != ':' && nul < j) {
             const char *colon = memchr(l, ':', ln);
             bool data = colon && colon - l == 4 && memcmp(l, "data", 4) == 0;
             if (!data)
