@@ -6,7 +6,8 @@
 # inputs bench_all writes (--dump-inputs). Writes reports/bench/DATE-llama.json and DATE-llama.md.
 # A benchmark: it downloads a package, so it runs in neither CI nor the tests.
 #   scripts/bench-llama.sh [--rounds N] [--budget SECONDS] [--template FILE]
-#     --template: the chat template the parser is built from (default ../shared/templates/qwen3.jinja)
+#     --template: the chat template the parser is built from (default ../shared/templates/qwen3.jinja,
+#       relative to the repository root)
 #     --budget: seconds one streamed llama.cpp decode may take before its input is cut (default 2)
 # Needs npm, g++ (C++17) and nlohmann/json.hpp (Debian: nlohmann-json3-dev). Work tree: build-llama/
 # (TOOLWIRE_LLAMA_BUILD), the release tree: build/ (TOOLWIRE_BENCH_BUILD).
@@ -27,17 +28,18 @@ if ! echo '#include <nlohmann/json.hpp>' | g++ -std=c++17 -fsyntax-only -x c++ -
   exit 1
 fi
 
-template=$root/../shared/templates/qwen3.jinja
+template=../shared/templates/qwen3.jinja
 args=()
+command="scripts/bench-llama.sh $*"
 while [ $# -gt 0 ]; do
   case $1 in
-    --template) template=${2:?--template FILE}; shift 2 ;;
+    --template) template=$(realpath "${2:?--template FILE}"); shift 2 ;;
     --rounds|--budget) args+=("$1" "${2:?$1 VALUE}"); shift 2 ;;
     *) echo "usage: scripts/bench-llama.sh [--rounds N] [--budget SECONDS] [--template FILE]" >&2
        exit 2 ;;
   esac
 done
-[ -f "$template" ] || { echo "bench-llama: no chat template at $template" >&2; exit 1; }
+(cd "$root" && [ -f "$template" ]) || { echo "bench-llama: no chat template at $template" >&2; exit 1; }
 
 "$root/scripts/build.sh" "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 mkdir -p "$root/$work/npm"
@@ -88,4 +90,5 @@ nice -n 10 g++ -std=c++17 -O2 -Wall -Wextra -isystem "$src/common" -isystem "$sr
 "$root/$dir/bench_all" --dump-inputs "$root/$work/inputs" >/dev/null
 cd "$root"
 exec "$exe" --inputs "$work/inputs" --template "$template" --out reports/bench \
-  --source "@fugood/llama.node $version (npm), src/llama.cpp/common" "${args[@]}"
+  --source "@fugood/llama.node $version (npm), src/llama.cpp/common" --command "$command" \
+  "${args[@]}"

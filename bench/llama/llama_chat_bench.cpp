@@ -25,6 +25,9 @@
  *
  * usage: llama_chat_bench --inputs DIR --template FILE [--rounds 1..15]
  *                         [--budget SECONDS] [--out DIR] [--source TEXT]
+ *                         [--command TEXT]
+ * (--source: what llama.cpp's source is, --command: the command that ran
+ * this, both for the report)
  */
 #include <algorithm>
 #include <cerrno>
@@ -39,6 +42,7 @@
 #include <string>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <vector>
 
 #include "chat.h"
@@ -253,6 +257,14 @@ static std::string cut(const std::string &in, size_t cap)
     return in.substr(0, head + 1) + in.substr(tail + 1);
 }
 
+/* MB/s with three significant digits or more (a quadratic row is far below 1). */
+static std::string rate(double v)
+{
+    char b[32];
+    snprintf(b, sizeof b, v >= 100 ? "%.0f" : v >= 10 ? "%.1f" : v >= 1 ? "%.2f" : "%.3g", v);
+    return b;
+}
+
 static std::string names(const outcome &o)
 {
     std::string s = std::to_string(o.names.size());
@@ -267,7 +279,7 @@ static std::string names(const outcome &o)
 
 int main(int argc, char **argv)
 {
-    std::string dir, tmpl_path, out = "reports/bench", source = "";
+    std::string dir, tmpl_path, out = "reports/bench", source = "", command = "";
     int rounds = 3;
     double budget = 2.0;
     for (int i = 1; i < argc; i++) {
@@ -280,13 +292,15 @@ int main(int argc, char **argv)
             out = v, i++;
         else if (v && strcmp(a, "--source") == 0)
             source = v, i++;
+        else if (v && strcmp(a, "--command") == 0)
+            command = v, i++;
         else if (v && strcmp(a, "--rounds") == 0 && atoi(v) >= 1 && atoi(v) <= 15)
             rounds = atoi(v), i++;
         else if (v && strcmp(a, "--budget") == 0 && atof(v) > 0 && atof(v) <= 3600)
             budget = atof(v), i++;
         else
             fail("usage: llama_chat_bench --inputs DIR --template FILE [--rounds 1..15] "
-                "[--budget SECONDS] [--out DIR] [--source TEXT]");
+                "[--budget SECONDS] [--out DIR] [--source TEXT] [--command TEXT]");
     }
     if (dir.empty() || tmpl_path.empty())
         fail("--inputs and --template are required");
@@ -319,12 +333,19 @@ int main(int argc, char **argv)
 
     nlohmann::ordered_json rep, rows = nlohmann::ordered_json::array();
     rep["date"] = stamp;
+    std::string load = slurp("/proc/loadavg");
+    load = load.substr(0, load.find(' '));
     rep["llama_cpp"] = source;
+    rep["command"] = command;
+    rep["cpus"] = sysconf(_SC_NPROCESSORS_ONLN);
+    rep["load_average"] = load;
     rep["template"] = tmpl_path;
     rep["rounds"] = rounds;
     rep["budget_seconds"] = budget;
     std::string md = std::string("# llama.cpp's chat parser beside toolwire (hermes) ") + stamp +
-                     "\n\nllama.cpp: " + source + ". Template: `" + tmpl_path +
+                     "\n\nCommand: `" + command + "`. " +
+                     std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " CPUs, load average " +
+                     load + " at the start.\n\nllama.cpp: " + source + ". Template: `" + tmpl_path +
                      "`. CPU time of the thread, medians of " + std::to_string(rounds) +
                      " interleaved rounds. batch: one parse of the whole text; stream/N: the "
                      "accumulated text re-parsed as partial after each N-byte piece, then a full "
@@ -370,13 +391,13 @@ int main(int argc, char **argv)
             double lmb = (double)bytes.size() / ml / 1e6, tmb = (double)bytes.size() / mt / 1e6;
             std::string mode = chunk ? "stream/" + std::to_string(chunk) : "batch";
             bool same = ll.last.names == tw.last.names;
-            printf("%-28s %8zu %-11s %10.1f %10.1f %9.2f %6zu %6zu%s\n", in.name.c_str(),
-                   bytes.size(), mode.c_str(), lmb, tmb, ml / mt, ll.last.names.size(),
-                   tw.last.names.size(), same ? "" : "  calls differ");
+            printf("%-28s %8zu %-11s %10s %10s %9.1f %6zu %6zu%s\n", in.name.c_str(),
+                   bytes.size(), mode.c_str(), rate(lmb).c_str(), rate(tmb).c_str(), ml / mt,
+                   ll.last.names.size(), tw.last.names.size(), same ? "" : "  calls differ");
             char row[512];
-            snprintf(row, sizeof row, "| %s | %zu | %s | %.1f | %.1f | %.2f | %zu | %zu |\n",
-                     in.name.c_str(), bytes.size(), mode.c_str(), lmb, tmb, ml / mt,
-                     ll.last.names.size(), tw.last.names.size());
+            snprintf(row, sizeof row, "| %s | %zu | %s | %s | %s | %.1f | %zu | %zu |\n",
+                     in.name.c_str(), bytes.size(), mode.c_str(), rate(lmb).c_str(),
+                     rate(tmb).c_str(), ml / mt, ll.last.names.size(), tw.last.names.size());
             md += row;
             checks += "| " + in.name + " | " + std::to_string(bytes.size()) + " | " + mode + " | " +
                       names(ll.last) + "; content " + std::to_string(ll.last.content) +
