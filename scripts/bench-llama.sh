@@ -43,11 +43,19 @@ done
 
 "$root/scripts/build.sh" "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 mkdir -p "$root/$work/npm"
-cp "$root/bench/llama/package.json" "$root/bench/llama/package-lock.json" "$root/$work/npm/"
-# The package's own install script looks for its prebuilt addon; only its source is wanted.
-(cd "$root/$work/npm" && timeout 600 npm ci --prefer-offline --ignore-scripts --omit=optional --no-audit --no-fund \
-  --loglevel=error >/dev/null) || { echo "bench-llama: npm ci failed in $work/npm" >&2; exit 1; }
 pkg=$root/$work/npm/node_modules/@fugood/llama.node
+# The package's own install script looks for its prebuilt addon; only its source is wanted. A
+# reinstall gives the sources new times (and a recompile), so it runs only when the lock changed.
+if ! cmp -s "$root/bench/llama/package-lock.json" "$root/$work/npm/package-lock.json" ||
+   [ ! -f "$pkg/package.json" ]; then
+  cp "$root/bench/llama/package.json" "$root/bench/llama/package-lock.json" "$root/$work/npm/"
+  if ! (cd "$root/$work/npm" && timeout 600 npm ci --prefer-offline --ignore-scripts \
+        --omit=optional --no-audit --no-fund --loglevel=error >/dev/null); then
+    rm -f "$root/$work/npm/package-lock.json"
+    echo "bench-llama: npm ci failed in $work/npm" >&2
+    exit 1
+  fi
+fi
 version=$(node -p "require('$pkg/package.json').version" 2>/dev/null || sed -n 's/^  "version": "\(.*\)",$/\1/p' "$pkg/package.json")
 src=$pkg/src/llama.cpp
 
