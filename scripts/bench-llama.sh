@@ -30,7 +30,7 @@ fi
 
 template=../shared/templates/qwen3.jinja
 args=()
-command="scripts/bench-llama.sh $*"
+command="scripts/bench-llama.sh${*:+ $*}"
 while [ $# -gt 0 ]; do
   case $1 in
     --template) template=$(realpath "${2:?--template FILE}"); shift 2 ;;
