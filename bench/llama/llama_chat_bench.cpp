@@ -240,7 +240,8 @@ typedef struct input {
 } input;
 
 /* The input cut to about `cap` bytes: up to the end of its last call block
- * within cap; without one, its head up to a line end, then its tail from
+ * within cap (or of its first); with no call, its head up to a line end,
+ * then its tail from
  * the first line start in its last 256 bytes (a <think> block keeps its
  * close tag and what follows). */
 static std::string cut(const std::string &in, size_t cap)
@@ -248,6 +249,8 @@ static std::string cut(const std::string &in, size_t cap)
     if (in.size() <= cap || in.size() < 1024)
         return in;
     size_t call = in.rfind("</tool_call>\n", cap);
+    if (call == std::string::npos)
+        call = in.find("</tool_call>\n"); /* at least the first call, whole */
     if (call != std::string::npos)
         return in.substr(0, call + strlen("</tool_call>\n"));
     size_t tail = in.find('\n', in.size() - 256);
@@ -372,7 +375,7 @@ int main(int argc, char **argv)
             std::string bytes = in.bytes;
             /* about (len / chunk) / 2 whole-text parses */
             double est = chunk ? tb * ((double)bytes.size() / (double)chunk / 2 + 1) : tb;
-            if (est > budget) {
+            if (chunk && est > budget) {
                 bytes = cut(in.bytes, (size_t)((double)bytes.size() * std::sqrt(budget / est)));
                 char note[256];
                 snprintf(note, sizeof note,
