@@ -12,8 +12,11 @@
  *
  * usage: bench_all [--out DIR] [--rounds N] [--http-seconds S] [--threads N]
  *                  [--fixtures DIR] [--no-http] [--tool-calls] [--text]
+ *        bench_all --dump-inputs DIR
  * (--tool-calls: only the decoder inputs set against cJSON; --text: only
- * those set against memchr)
+ * those set against memchr; --dump-inputs: write the hermes inputs to
+ * DIR/hermes-N.txt, listed with their names in DIR/inputs.tsv, and measure
+ * nothing: scripts/bench-llama.sh feeds them to llama.cpp's parser)
  */
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
@@ -249,6 +252,37 @@ static work *make_works(size_t *n)
     }
     *n = k;
     return ws;
+}
+
+/* The hermes inputs, each in DIR/hermes-N.txt, listed as "FILE\tBYTES\tNAME"
+ * lines in DIR/inputs.tsv. */
+static int dump_inputs(const char *dir)
+{
+    size_t nw = 0;
+    work *ws = make_works(&nw);
+    mkdir(dir, 0755);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/inputs.tsv", dir);
+    FILE *list = fopen(path, "w");
+    if (!list)
+        die("cannot write %s: %s", path, strerror(errno));
+    for (size_t i = 0, k = 0; i < nw; i++) {
+        if (strcmp(ws[i].format, "hermes") != 0)
+            continue;
+        snprintf(path, sizeof path, "%s/hermes-%zu.txt", dir, k);
+        FILE *f = fopen(path, "w");
+        if (!f || fwrite(ws[i].in.data, 1, ws[i].in.len, f) != ws[i].in.len || fclose(f) != 0)
+            die("cannot write %s: %s", path, strerror(errno));
+        fprintf(list, "hermes-%zu.txt\t%zu\t%s\n", k++, ws[i].in.len, ws[i].name);
+    }
+    if (fclose(list) != 0)
+        die("cannot write %s/inputs.tsv: %s", dir, strerror(errno));
+    for (size_t i = 0; i < nw; i++) {
+        tw_buf_free(&ws[i].in);
+        free(ws[i].spans);
+    }
+    printf("wrote the hermes inputs to %s (inputs.tsv)\n", dir);
+    return 0;
 }
 
 /* ===================== timing ===================== */
@@ -802,6 +836,8 @@ int main(int argc, char **argv)
             run_n = atol(v), i++;
         else if (v && strcmp(a, "--out") == 0)
             out = v, i++;
+        else if (v && strcmp(a, "--dump-inputs") == 0)
+            return dump_inputs(v);
         else if (v && strcmp(a, "--fixtures") == 0)
             ho.fixtures = v, i++;
         else if (v && strcmp(a, "--rounds") == 0 && atoi(v) >= 1 && atoi(v) <= 15)
@@ -813,7 +849,8 @@ int main(int argc, char **argv)
         else {
             fprintf(stderr, "usage: bench_all [--out DIR] [--rounds 1..15] [--http-seconds S] "
                             "[--threads N] [--fixtures DIR] [--no-http] [--http-only] "
-                            "[--soak REQUESTS] [--run-exchanges N] [--tool-calls] [--text]\n");
+                            "[--soak REQUESTS] [--run-exchanges N] [--tool-calls] [--text]\n"
+                            "       bench_all --dump-inputs DIR\n");
             return 2;
         }
     }
