@@ -632,12 +632,19 @@ static tw_status on_event(void *user, const tw_event *ev)
  * caught as if the piece were a heap block of its own, with no allocation
  * per piece. */
 static tw_status run_stream(const tw_format_ops *f, const tw_fz_setup *s, char *in,
-                            unsigned state, bool whole, ev_acc *acc, tw_result *out)
+                            unsigned state, bool whole, ev_acc *acc, void **dec, tw_result *out)
 {
     memset(out, 0, sizeof *out);
-    void *st_mem = f->new_dec(&s->o, on_event, acc);
-    if (!st_mem)
-        tw_fz_fail("out of memory");
+    void *st_mem = *dec;
+    if (!st_mem) {
+        st_mem = *dec = f->new_dec(&s->o, on_event, acc);
+        if (!st_mem)
+            tw_fz_fail("out of memory");
+    } else {
+        /* the decoder of the previous stream, finished (or failed) and its
+         * result given back: reset must leave nothing of that decode */
+        TW_FZ_CHECK(f->reset(st_mem, &s->o, on_event, acc) == TW_OK, "%s: reset failed", f->name);
+    }
     tw_status st = TW_OK;
     TW_FZ_POISON(in, s->len);
     for (size_t off = 0; st == TW_OK && off < s->len;) {
@@ -650,8 +657,19 @@ static tw_status run_stream(const tw_format_ops *f, const tw_fz_setup *s, char *
     TW_FZ_UNPOISON(in, s->len);
     if (st == TW_OK)
         st = f->finish(st_mem, out);
-    f->free_dec(st_mem);
     return st;
+}
+
+/* A decoder in the middle of a decode (the first half of the input fed,
+ * events to nowhere), for the streams that follow to reset: reset must
+ * start over from any state. */
+static void *primed_decoder(const tw_format_ops *f, const tw_fz_setup *s, const char *in)
+{
+    void *d = f->new_dec(&s->o, NULL, NULL);
+    if (!d)
+        tw_fz_fail("out of memory");
+    (void)f->feed(d, in, s->len / 2);
+    return d;
 }
 
 static bool every_stream;
@@ -871,6 +889,11 @@ static int check_decoder(const char *name, const uint8_t *data, size_t size, int
     unsigned plans[3];
     bool wholes[3];
     size_t nplans = tw_fz_stream_plans(&s, mode == MODE_STREAM, plans, wholes);
+    /* every stream of the input on one decoder, reset in between and its
+     * result given back with recycle, as a client decoding one output after
+     * another does; for the inputs that get the second batch decode, the
+     * first stream starts from a decoder reset in mid-decode */
+    void *dec = tw_fz_check_twice(&s) ? primed_decoder(f, &s, in) : NULL;
     for (size_t p = 0; p < nplans; p++) {
         ev_acc acc = {.L = L, .len = s.len, .want = &r1.msg};
         acc.content.want = r1.msg.content.data, acc.content.want_len = r1.msg.content.len;
@@ -879,7 +902,7 @@ static int check_decoder(const char *name, const uint8_t *data, size_t size, int
         tw_fz_mem_mark();
         tw_result rs;
         tw_work_reset();
-        tw_status sts = run_stream(f, &s, in, plans[p], wholes[p], &acc, &rs);
+        tw_status sts = run_stream(f, &s, in, plans[p], wholes[p], &acc, &dec, &rs);
         work = tw_work_count();
         TW_FZ_CHECK(work <= TW_FZ_WORK_PER_BYTE * ((uint64_t)s.len + 64),
                     "%s stream (plan seed %u): %llu units of work for %zu input bytes", name,
@@ -910,8 +933,12 @@ static int check_decoder(const char *name, const uint8_t *data, size_t size, int
                         !acc.calls_differ,
                     "%s: %zu tool-call events, %zu calls in the result", name, acc.ncalls,
                     rs.msg.ncalls);
-        tw_result_free(&rs);
+        f->recycle(dec, &rs);
+        static const tw_result empty;
+        TW_FZ_CHECK(memcmp(&rs, &empty, sizeof rs) == 0, "%s: recycle left the result non-empty",
+                    name);
     }
+    f->free_dec(dec);
 
     check_encode_roundtrip(f, &s, &r1);
     free(j1);
