@@ -197,7 +197,7 @@ static void wire_input(work *w, const char *encoder, size_t ncalls, size_t args,
 
 static work *make_works(size_t *n)
 {
-    static work ws[24];
+    static work ws[32];
     size_t k = 0;
     /* text decoders */
     ws[k] = (work){.name = "one call, 2 KB arguments", .format = "hermes", .ref = REF_CJSON};
@@ -240,7 +240,11 @@ static work *make_works(size_t *n)
                                            {"openai-stream", "openai-stream"},
                                            {"anthropic-response", "anthropic-response"},
                                            {"anthropic-stream", "anthropic-stream"},
-                                           {"vllm-generate-response", "vllm-generate"}};
+                                           {"vllm-generate-response", "vllm-generate"},
+                                           {"gemini", "gemini"},
+                                           {"gemini-stream", "gemini-stream"},
+                                           {"openai-responses", "openai-responses"},
+                                           {"openai-responses-stream", "openai-responses-stream"}};
     for (size_t i = 0; i < sizeof wires / sizeof wires[0]; i++) {
         bool sse = strstr(wires[i][1], "stream") != NULL;
         ws[k] = (work){.name = "one call, 2 KB arguments", .format = wires[i][1], .ref = REF_CJSON};
