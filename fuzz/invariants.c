@@ -322,7 +322,9 @@ static bool holds_replacement(const cJSON *v)
  * Rules a decoder's result shows by itself:
  * - qwen3-coder: an argument holding U+FFFD that the input never spells
  *   (neither raw nor as a \u escape) had a byte replaced; the result says
- *   so with json_not_rfc8259, never silently;
+ *   so with json_not_rfc8259, never silently; and the other way round, a
+ *   warning that bytes "were written as U+FFFD" is about a value the result
+ *   holds (not one a repeated name dropped);
  * - gemini-stream: a call refused for one of its streamed pieces is refused
  *   at the event that held them (the event from that offset holds
  *   "partialArgs"), not at the event that opened the call.
@@ -337,6 +339,20 @@ static void check_decoder_rules(const char *name, const char *in, size_t len, co
         TW_FZ_CHECK(!replaced || has_code(&r->warnings, TW_D_JSON_NOT_RFC8259),
                     "qwen3-coder: an argument holds U+FFFD the input does not: a byte was "
                     "replaced without a warning");
+    }
+    if (strcmp(name, "qwen3-coder") == 0) {
+        bool said = false;
+        for (size_t i = 0; !said && i < r->warnings.len; i++) {
+            const tw_diag *w = &r->warnings.items[i];
+            said = w->code == TW_D_JSON_NOT_RFC8259 && w->message &&
+                   strstr(w->message, "were written as U+FFFD");
+        }
+        bool held = false;
+        for (size_t i = 0; said && !held && i < r->msg.ncalls; i++)
+            held = holds_replacement(r->msg.calls[i].arguments);
+        TW_FZ_CHECK(!said || held,
+                    "qwen3-coder: a warning says bytes were written as U+FFFD, but no argument "
+                    "holds U+FFFD");
     }
     if (strcmp(name, "gemini-stream") == 0 && !escapes) {
         for (size_t i = 0; i < r->errors.len; i++) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "formats.h"
+#include "hash.h"
 #include "text_int.h"
 #include "utf8.h"
 #include "wire_common.h"
@@ -849,6 +850,43 @@ static bool q_name_ok(const char *p, size_t n)
     return true;
 }
 
+/* The parameter names of one call as written into its arguments (start and
+ * end offsets in the text), for telling a repeated name: the decode keeps
+ * the first value of a repeated key (duplicate_key), so a repeat's bytes
+ * count in no warning of the call. Open addressing, seeded (hash.h). */
+typedef struct q_names {
+    size_t *slot; /* 2 per entry: start + 1 (0: empty) and end */
+    size_t mask;
+} q_names;
+
+static uint64_t q_name_hash(const char *p, size_t n)
+{
+    uint64_t h = 1469598103934665603u;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)p[i];
+        h *= 1099511628211u;
+    }
+    return tw_hash_mix(h);
+}
+
+/* Is [a, e) of buf a name seen before? Adds it when not. */
+static bool q_names_repeat(q_names *t, const char *buf, size_t a, size_t e)
+{
+    if (!t->slot)
+        return false; /* no table (out of memory): every name counts */
+    size_t i = (size_t)q_name_hash(buf + a, e - a) & t->mask;
+    for (;; i = (i + 1) & t->mask) {
+        size_t *s = t->slot + 2 * i;
+        if (!s[0]) {
+            s[0] = a + 1;
+            s[1] = e;
+            return false;
+        }
+        if (s[1] - (s[0] - 1) == e - a && memcmp(buf + s[0] - 1, buf + a, e - a) == 0)
+            return true;
+    }
+}
+
 static tw_status q_take_call(tw_text_dec *d, const q_call *qc, const q_elem *ev, size_t n)
 {
     const char *b = d->c_blk.data;
@@ -880,6 +918,17 @@ static tw_status q_take_call(tw_text_dec *d, const q_call *qc, const q_elem *ev,
     }
     st = tw_buf_putc(&args, '{');
     size_t np_count = 0;
+    q_names names = {NULL, 0};
+    size_t nparams = 0;
+    for (size_t i = 0; i < n; i++)
+        nparams += ev[i].kind == QE_PARAM;
+    if (nparams > 1) {
+        size_t cap = 4;
+        while (cap < 2 * nparams)
+            cap *= 2;
+        names.slot = calloc(2 * cap, sizeof *names.slot);
+        names.mask = cap - 1;
+    }
     for (size_t i = 0; st == TW_OK && i < n; i++) {
         if (ev[i].kind != QE_PARAM)
             continue;
@@ -904,14 +953,20 @@ static tw_status q_take_call(tw_text_dec *d, const q_call *qc, const q_elem *ev,
         }
         if (np_count++)
             st = tw_buf_putc(&args, ',');
+        size_t key_at = args.len;
         if (st == TW_OK)
             st = tw_json_write_str(&args, kp, kn, 0);
+        /* a repeated name's value is dropped (the first is kept): it counts
+         * in none of the warnings below */
+        bool repeat = st == TW_OK && q_names_repeat(&names, args.data, key_at, args.len);
         if (st == TW_OK)
             st = tw_buf_putc(&args, ':');
         bool u = false, mt = false, as_str = false;
         if (st == TW_OK)
             st = q_put_value(&args, q_types(q_prop(tool, kp, kn)), vp, vn, d->L.max_depth, &u, &mt,
                              &as_str);
+        if (repeat)
+            continue;
         size_t f = 0, kb = tw_utf8_invalid(kp, kn, &f);
         if (kb && !nbad)
             bad_at = (size_t)(kp - b) + f;
@@ -934,6 +989,7 @@ static tw_status q_take_call(tw_text_dec *d, const q_call *qc, const q_elem *ev,
         untyped |= u;
         mistyped |= mt;
     }
+    free(names.slot);
     if (st == TW_OK)
         st = tw_buf_putc(&args, '}');
     if (st != TW_OK) {

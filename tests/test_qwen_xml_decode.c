@@ -292,6 +292,38 @@ Test(qwen_xml_decode, invalid_utf8_in_a_value_is_reported_at_its_byte)
     cJSON_Delete(tool.parameters);
 }
 
+/* A repeated parameter's value is dropped (duplicate_key keeps the first),
+ * so its bytes count in no warning of the call: no U+FFFD in the result, no
+ * json_not_rfc8259; and the untyped count is of the values kept. */
+Test(qwen_xml_decode, a_dropped_repeat_counts_in_no_warning)
+{
+    static const char text[] = "<tool_call>\n<function=f>\n<parameter=a>\nx\n</parameter>\n"
+                               "<parameter=a>\n\xff\n</parameter>\n<parameter=b>\ny\n</parameter>\n"
+                               "</function>\n</tool_call>";
+    tw_result r;
+    decode_both(text, sizeof text - 1, NULL, &r);
+    cr_assert_eq(r.msg.ncalls, 1);
+    cr_expect_str_eq(tw_json_get_str(r.msg.calls[0].arguments, "a"), "x");
+    cr_expect_not_null(find_warning(&r, TW_D_DUPLICATE_KEY));
+    cr_expect_null(find_warning(&r, TW_D_JSON_NOT_RFC8259), "the dropped value's byte is reported");
+    const tw_diag *u = find_warning(&r, TW_D_XML_UNTYPED);
+    cr_assert_not_null(u);
+    cr_expect(u->message && strstr(u->message, "2 parameter value(s)"), "%s",
+              u->message ? u->message : "");
+    tw_result_free(&r);
+    /* the first of the repeated names is the one that counts */
+    static const char first[] = "<tool_call>\n<function=f>\n<parameter=a>\n\xfe\n</parameter>\n"
+                                "<parameter=a>\n\xff\xff\n</parameter>\n</function>\n</tool_call>";
+    decode_both(first, sizeof first - 1, NULL, &r);
+    cr_assert_eq(r.msg.ncalls, 1);
+    const tw_diag *w = find_warning(&r, TW_D_JSON_NOT_RFC8259);
+    cr_assert_not_null(w);
+    cr_expect(w->message && strstr(w->message, "1 invalid UTF-8 byte(s)"), "%s",
+              w->message ? w->message : "");
+    cr_expect_eq(w->offset, (int64_t)((const char *)memchr(first, 0xfe, sizeof first) - first));
+    tw_result_free(&r);
+}
+
 /* CRLF output: the line break the template writes around a value is
  * "\r\n" and is removed exactly as "\n" is; a "\r" that is not part of that
  * break is kept. */
