@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "formats.h"
+#include "json_marks.h"
 #include "wire_common.h"
 #include "work.h"
 #include "toolwire/decode.h"
@@ -305,19 +306,32 @@ static tw_status msg_end(rs_msg *m)
 
 /* ===================== the response object ===================== */
 
+static tw_status rs_body_read(tw_wire_sink *k, const char *buf, size_t len,
+                             tw_json_arena *arena);
+
 static tw_status rs_body(tw_wire_sink *k, const char *buf, size_t len)
+{
+    /* the body's tree is read and dropped whole (every value kept is copied) */
+    tw_json_arena arena = {0};
+    tw_status st = rs_body_read(k, buf, len, &arena);
+    tw_json_arena_free(&arena);
+    return st;
+}
+
+static tw_status rs_body_read(tw_wire_sink *k, const char *buf, size_t len,
+                             tw_json_arena *arena)
 {
     cJSON *root = NULL;
     tw_error e;
     tw_json_lint lint;
-    tw_status st =
-        tw_json_parse_lint(buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH, &root, &e, &lint);
+    tw_status st = tw_json_parse_lint_in(buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH, &root,
+                                         &e, &lint, arena);
     if (st == TW_ERR_NOMEM)
         return st;
     if (st != TW_OK)
         return tw_wire_diag(k, true, TW_D_RESPONSE_JSON, e.offset >= 0 ? e.offset : 0, e.message);
     if ((st = tw_wire_lint_diags(k, &lint, 0, true, NULL)) != TW_OK) {
-        cJSON_Delete(root);
+        tw_json_arena_drop(arena, root);
         return st;
     }
     const cJSON *err = tw_json_get(root, "error");
@@ -327,14 +341,14 @@ static tw_status rs_body(tw_wire_sink *k, const char *buf, size_t len)
         char msg[300];
         error_message(err, msg, sizeof msg);
         st = tw_wire_diag(k, true, TW_D_ERROR_RESPONSE, tw_wire_locate(buf, len, p, 1), msg);
-        cJSON_Delete(root);
+        tw_json_arena_drop(arena, root);
         return st;
     }
     if (!cJSON_IsObject(root) || !cJSON_IsArray(output)) {
         st = tw_wire_diag(k, true, TW_D_RESPONSE_SHAPE, 0,
                           cJSON_IsObject(root) ? "the response has no output array"
                                                : "the response is not a JSON object");
-        cJSON_Delete(root);
+        tw_json_arena_drop(arena, root);
         return st;
     }
     rs_msg m;
@@ -353,7 +367,7 @@ static tw_status rs_body(tw_wire_sink *k, const char *buf, size_t len)
     if (st == TW_OK)
         st = msg_end(&m);
     msg_release(&m);
-    cJSON_Delete(root);
+    tw_json_arena_drop(arena, root);
     return st;
 }
 
@@ -418,6 +432,7 @@ typedef struct tw_responses_stream {
     bool have_seq;
     int64_t last_seq;
     bool nonstd_warned;
+    tw_json_arena arena; /* each event's tree: read, then dropped whole */
     tw_status stop; /* a callback's status that stopped the decode; TW_OK while none */
 } tw_responses_stream;
 
@@ -791,14 +806,15 @@ static tw_status on_sse_event(void *user, const tw_sse_event *ev)
     cJSON *j = NULL;
     tw_error e;
     tw_json_lint lint;
-    tw_status st = tw_json_parse_lint(p, n, d->L.max_depth + TW_WIRE_ENVELOPE_DEPTH, &j, &e, &lint);
+    tw_status st = tw_json_parse_lint_in(p, n, d->L.max_depth + TW_WIRE_ENVELOPE_DEPTH, &j, &e,
+                                         &lint, &d->arena);
     if (st == TW_ERR_NOMEM)
         return st;
     if (st == TW_OK) {
         tw_wire_sink k = sink_of(d);
         tw_status ls = tw_wire_lint_diags(&k, &lint, off, false, &d->nonstd_warned);
         if (ls != TW_OK) {
-            cJSON_Delete(j);
+            tw_json_arena_drop(&d->arena, j);
             return ls;
         }
     }
@@ -813,7 +829,7 @@ static tw_status on_sse_event(void *user, const tw_sse_event *ev)
                  (int)(ev->type_len > 100 ? 100 : ev->type_len), ev->type, type);
         st = diag(d, false, TW_D_EVENT_TYPE_MISMATCH, off, msg);
         if (st != TW_OK) {
-            cJSON_Delete(j);
+            tw_json_arena_drop(&d->arena, j);
             return st;
         }
     }
@@ -831,7 +847,7 @@ static tw_status on_sse_event(void *user, const tw_sse_event *ev)
     } else {
         st = on_event(d, j, type, off);
     }
-    cJSON_Delete(j);
+    tw_json_arena_drop(&d->arena, j);
     return st;
 }
 
@@ -872,6 +888,7 @@ static void rs_release(void *s)
     d->items = NULL;
     d->nitems = d->cap_items = 0;
     msg_release(&d->msg);
+    tw_json_arena_free(&d->arena);
     tw_buf_free(&d->head);
     tw_result_free(&d->res);
 }
@@ -928,8 +945,11 @@ static tw_status rs_reset(void *s, const tw_decode_opts *o, tw_event_fn fn, void
     tw_buf *const b[] = {&d->head, &d->msg.refusal};
     tw_buf keep[2];
     tw_bufs_detach(b, keep, 2);
+    tw_json_arena arena = d->arena; /* kept too: its largest block */
+    memset(&d->arena, 0, sizeof d->arena);
     rs_release(d);
     tw_status st = rs_init(d, o, fn, user);
+    d->arena = arena;
     tw_bufs_attach(b, keep, 2);
     return st;
 }
