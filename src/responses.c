@@ -307,25 +307,28 @@ static tw_status msg_end(rs_msg *m)
 /* ===================== the response object ===================== */
 
 static tw_status rs_body_read(tw_wire_sink *k, const char *buf, size_t len,
-                             tw_json_arena *arena);
+                             tw_json_arena *arena, tw_buf *marks);
 
 static tw_status rs_body(tw_wire_sink *k, const char *buf, size_t len)
 {
-    /* the body's tree is read and dropped whole (every value kept is copied) */
+    /* the body's tree is read and dropped whole (every value kept is copied);
+     * the items' offsets come from where the parse saw them begin */
     tw_json_arena arena = {0};
-    tw_status st = rs_body_read(k, buf, len, &arena);
+    tw_buf marks = {0};
+    tw_status st = rs_body_read(k, buf, len, &arena, &marks);
     tw_json_arena_free(&arena);
+    tw_buf_free(&marks);
     return st;
 }
 
 static tw_status rs_body_read(tw_wire_sink *k, const char *buf, size_t len,
-                             tw_json_arena *arena)
+                             tw_json_arena *arena, tw_buf *marks)
 {
     cJSON *root = NULL;
     tw_error e;
     tw_json_lint lint;
-    tw_status st = tw_json_parse_lint_in(buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH, &root,
-                                         &e, &lint, arena);
+    tw_status st = tw_json_parse_lint_marked(buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH,
+                                             &root, &e, &lint, marks, arena);
     if (st == TW_ERR_NOMEM)
         return st;
     if (st != TW_OK)
@@ -354,10 +357,10 @@ static tw_status rs_body_read(tw_wire_sink *k, const char *buf, size_t len,
     rs_msg m;
     msg_init(&m, *k);
     tw_wire_step op[] = {{"output", 0}};
-    tw_wire_cursor cur;
-    bool located = tw_wire_cursor_open(&cur, buf, len, op, 1);
+    tw_wire_elems el;
+    tw_wire_elems_open(&el, marks, output, buf, len, op, 1);
     for (const cJSON *it = output->child; st == TW_OK && it; it = it->next) {
-        int64_t off = located ? tw_wire_cursor_next(&cur) : 0;
+        int64_t off = tw_wire_elems_next(&el, it);
         st = take_item(&m, it, off < 0 ? 0 : off);
     }
     if (st == TW_OK) {
