@@ -155,9 +155,12 @@ static tw_status check_wrapper(rs_msg *m, size_t before, int64_t off)
     return tw_wire_diag(&m->k, false, TW_D_PARALLEL_WRAPPER, off, msg_text);
 }
 
-/* One function_call: arguments as text (args_len bytes) or as a JSON value. */
+/* One function_call: arguments as text (args_len bytes) or as a JSON value.
+ * args_buf, when not NULL, is the buffer args lies in: an accepted call takes
+ * its allocation as raw_args. */
 static tw_status take_call(rs_msg *m, const cJSON *item, const char *call_id, const char *name,
-                           const char *args, size_t args_len, bool oversize, int64_t off)
+                           const char *args, size_t args_len, tw_buf *args_buf, bool oversize,
+                           int64_t off)
 {
     tw_wire_call c;
     memset(&c, 0, sizeof c);
@@ -174,6 +177,7 @@ static tw_status take_call(rs_msg *m, const cJSON *item, const char *call_id, co
         c.has_args_str = true;
         c.args_str = args;
         c.args_len = args_len;
+        c.args_buf = args_buf && args == args_buf->data ? args_buf : NULL;
         c.args_oversize = oversize || args_len > tw_args_text_cap(m->k.L);
         if (c.args_oversize && c.args_len > tw_args_text_cap(m->k.L))
             c.args_len = tw_args_text_cap(m->k.L);
@@ -249,7 +253,7 @@ static tw_status take_item(rs_msg *m, const cJSON *item, int64_t off)
         const cJSON *a = tw_json_get(item, "arguments");
         const char *s = cJSON_IsString(a) ? a->valuestring : NULL;
         return take_call(m, item, tw_json_get_str(item, "call_id"), tw_json_get_str(item, "name"),
-                         s, s ? strlen(s) : 0, false, off);
+                         s, s ? strlen(s) : 0, NULL, false, off);
     }
     return item_not_carried(m, type, tw_json_get_str(item, "id"), off);
 }
@@ -645,7 +649,7 @@ static tw_status close_call(tw_responses_stream *d, rs_item *it)
     bool whole = !it->acc_seen && !it->acc_done && it->done_item;
     const char *args = whole ? NULL : it->acc.data ? it->acc.data : "";
     tw_status st = take_call(&d->msg, it->done_item, it->call_id, it->name, args, it->acc.len,
-                             it->oversize, it->off);
+                             &it->acc, it->oversize, it->off);
     it->kind = RS_OTHER; /* taken: never again */
     it->done = true;
     return st;
