@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "formats.h"
+#include "json_marks.h"
 #include "wire_common.h"
 #include "work.h"
 #include "toolwire/decode.h"
@@ -58,6 +59,7 @@ typedef struct gem_acc {
     int64_t call_off;
     int64_t ev_off;    /* the part being read: its event's offset in a stream */
     int64_t refuse_off; /* where the reason to refuse was found */
+    bool copy_args;    /* the parts' tree lies in an arena: args are copied, not moved */
     tw_status refuse;  /* the call is refused when it ends (TW_OK: not) */
     char why[224];     /* its text, as long as a tw_error message */
     size_t arg_bytes;  /* piece bytes taken, against max_args_bytes */
@@ -453,7 +455,8 @@ static tw_status call_start(gem_acc *a, const cJSON *fc, int64_t off)
 }
 
 /* One functionCall part. fc belongs to the caller's parsed response; its
- * args object is moved out of it. */
+ * args object is moved out of it, or copied when the tree lies in an arena
+ * (a->copy_args). */
 static tw_status function_call(gem_acc *a, cJSON *fc, int64_t off)
 {
     tw_status st = TW_OK;
@@ -480,6 +483,14 @@ static tw_status function_call(gem_acc *a, cJSON *fc, int64_t off)
             call_refuse(a, TW_D_TOOL_CALL_JSON, "a functionCall gave args after partialArgs");
         } else if (!cJSON_IsObject(args)) {
             /* kept as given: the shared rules parse a string or refuse */
+            cJSON *dup = cJSON_Duplicate(args, 1);
+            if (!dup)
+                return TW_ERR_NOMEM;
+            if (!cJSON_ReplaceItemInObject(a->holder, "args", dup)) {
+                cJSON_Delete(dup);
+                return TW_ERR_NOMEM;
+            }
+        } else if (a->copy_args) {
             cJSON *dup = cJSON_Duplicate(args, 1);
             if (!dup)
                 return TW_ERR_NOMEM;
@@ -749,6 +760,7 @@ typedef struct tw_gemini_stream {
     bool finished;
     bool any_event;
     bool nonstd_warned;
+    tw_json_arena arena; /* each event's tree: read, then dropped whole */
     tw_status stop; /* a callback's status that stopped the decode; TW_OK while none */
 } tw_gemini_stream;
 
@@ -769,12 +781,13 @@ static tw_status on_sse_event(void *user, const tw_sse_event *ev)
     cJSON *j = NULL;
     tw_error e;
     tw_json_lint lint;
-    tw_status st = tw_json_parse_lint(ev->data, ev->data_len,
-                                      d->L.max_depth + TW_WIRE_ENVELOPE_DEPTH + 1, &j, &e, &lint);
+    tw_status st = tw_json_parse_lint_in(ev->data, ev->data_len,
+                                         d->L.max_depth + TW_WIRE_ENVELOPE_DEPTH + 1, &j, &e,
+                                         &lint, &d->arena);
     if (st == TW_ERR_NOMEM)
         return st;
     if (st == TW_OK && (st = tw_wire_lint_diags(&k, &lint, off, false, &d->nonstd_warned)) != TW_OK) {
-        cJSON_Delete(j);
+        tw_json_arena_drop(&d->arena, j);
         return st;
     }
     bool sse_error = ev->type_len == 5 && memcmp(ev->type, "error", 5) == 0;
@@ -790,9 +803,10 @@ static tw_status on_sse_event(void *user, const tw_sse_event *ev)
         st = tw_wire_diag(&k, true, TW_D_CHUNK_JSON, off, msg);
     } else {
         gem_where w = {NULL, 0, {{NULL, 0}}, 0, off};
+        d->acc.copy_args = d->arena.live;
         st = response(&d->acc, j, &w, TW_D_STREAM_ERROR);
     }
-    cJSON_Delete(j);
+    tw_json_arena_drop(&d->arena, j);
     return st;
 }
 
@@ -829,6 +843,7 @@ static void gs_release(tw_gemini_stream *d)
 {
     tw_sse_release(&d->sse);
     acc_release(&d->acc);
+    tw_json_arena_free(&d->arena);
     tw_buf_free(&d->head);
     tw_result_free(&d->res);
 }
@@ -884,8 +899,11 @@ static tw_status gs_reset(void *s, const tw_decode_opts *o, tw_event_fn fn, void
     tw_buf *const b[] = {&d->head};
     tw_buf keep[1];
     tw_bufs_detach(b, keep, 1);
+    tw_json_arena arena = d->arena; /* kept too: its largest block */
+    memset(&d->arena, 0, sizeof d->arena);
     gs_release(d);
     tw_status st = gs_init(d, o, fn, user);
+    d->arena = arena;
     tw_bufs_attach(b, keep, 1);
     return st;
 }

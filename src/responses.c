@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "formats.h"
+#include "json_marks.h"
 #include "wire_common.h"
 #include "work.h"
 #include "toolwire/decode.h"
@@ -154,9 +155,12 @@ static tw_status check_wrapper(rs_msg *m, size_t before, int64_t off)
     return tw_wire_diag(&m->k, false, TW_D_PARALLEL_WRAPPER, off, msg_text);
 }
 
-/* One function_call: arguments as text (args_len bytes) or as a JSON value. */
+/* One function_call: arguments as text (args_len bytes) or as a JSON value.
+ * args_buf, when not NULL, is the buffer args lies in: an accepted call takes
+ * its allocation as raw_args. */
 static tw_status take_call(rs_msg *m, const cJSON *item, const char *call_id, const char *name,
-                           const char *args, size_t args_len, bool oversize, int64_t off)
+                           const char *args, size_t args_len, tw_buf *args_buf, bool oversize,
+                           int64_t off)
 {
     tw_wire_call c;
     memset(&c, 0, sizeof c);
@@ -173,6 +177,7 @@ static tw_status take_call(rs_msg *m, const cJSON *item, const char *call_id, co
         c.has_args_str = true;
         c.args_str = args;
         c.args_len = args_len;
+        c.args_buf = args_buf && args == args_buf->data ? args_buf : NULL;
         c.args_oversize = oversize || args_len > tw_args_text_cap(m->k.L);
         if (c.args_oversize && c.args_len > tw_args_text_cap(m->k.L))
             c.args_len = tw_args_text_cap(m->k.L);
@@ -248,7 +253,7 @@ static tw_status take_item(rs_msg *m, const cJSON *item, int64_t off)
         const cJSON *a = tw_json_get(item, "arguments");
         const char *s = cJSON_IsString(a) ? a->valuestring : NULL;
         return take_call(m, item, tw_json_get_str(item, "call_id"), tw_json_get_str(item, "name"),
-                         s, s ? strlen(s) : 0, false, off);
+                         s, s ? strlen(s) : 0, NULL, false, off);
     }
     return item_not_carried(m, type, tw_json_get_str(item, "id"), off);
 }
@@ -305,19 +310,35 @@ static tw_status msg_end(rs_msg *m)
 
 /* ===================== the response object ===================== */
 
+static tw_status rs_body_read(tw_wire_sink *k, const char *buf, size_t len,
+                             tw_json_arena *arena, tw_buf *marks);
+
 static tw_status rs_body(tw_wire_sink *k, const char *buf, size_t len)
+{
+    /* the body's tree is read and dropped whole (every value kept is copied);
+     * the items' offsets come from where the parse saw them begin */
+    tw_json_arena arena = {0};
+    tw_buf marks = {0};
+    tw_status st = rs_body_read(k, buf, len, &arena, &marks);
+    tw_json_arena_free(&arena);
+    tw_buf_free(&marks);
+    return st;
+}
+
+static tw_status rs_body_read(tw_wire_sink *k, const char *buf, size_t len,
+                             tw_json_arena *arena, tw_buf *marks)
 {
     cJSON *root = NULL;
     tw_error e;
     tw_json_lint lint;
-    tw_status st =
-        tw_json_parse_lint(buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH, &root, &e, &lint);
+    tw_status st = tw_json_parse_lint_marked(buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH,
+                                             &root, &e, &lint, marks, arena);
     if (st == TW_ERR_NOMEM)
         return st;
     if (st != TW_OK)
         return tw_wire_diag(k, true, TW_D_RESPONSE_JSON, e.offset >= 0 ? e.offset : 0, e.message);
     if ((st = tw_wire_lint_diags(k, &lint, 0, true, NULL)) != TW_OK) {
-        cJSON_Delete(root);
+        tw_json_arena_drop(arena, root);
         return st;
     }
     const cJSON *err = tw_json_get(root, "error");
@@ -327,23 +348,23 @@ static tw_status rs_body(tw_wire_sink *k, const char *buf, size_t len)
         char msg[300];
         error_message(err, msg, sizeof msg);
         st = tw_wire_diag(k, true, TW_D_ERROR_RESPONSE, tw_wire_locate(buf, len, p, 1), msg);
-        cJSON_Delete(root);
+        tw_json_arena_drop(arena, root);
         return st;
     }
     if (!cJSON_IsObject(root) || !cJSON_IsArray(output)) {
         st = tw_wire_diag(k, true, TW_D_RESPONSE_SHAPE, 0,
                           cJSON_IsObject(root) ? "the response has no output array"
                                                : "the response is not a JSON object");
-        cJSON_Delete(root);
+        tw_json_arena_drop(arena, root);
         return st;
     }
     rs_msg m;
     msg_init(&m, *k);
     tw_wire_step op[] = {{"output", 0}};
-    tw_wire_cursor cur;
-    bool located = tw_wire_cursor_open(&cur, buf, len, op, 1);
+    tw_wire_elems el;
+    tw_wire_elems_open(&el, marks, output, buf, len, op, 1);
     for (const cJSON *it = output->child; st == TW_OK && it; it = it->next) {
-        int64_t off = located ? tw_wire_cursor_next(&cur) : 0;
+        int64_t off = tw_wire_elems_next(&el, it);
         st = take_item(&m, it, off < 0 ? 0 : off);
     }
     if (st == TW_OK) {
@@ -353,7 +374,7 @@ static tw_status rs_body(tw_wire_sink *k, const char *buf, size_t len)
     if (st == TW_OK)
         st = msg_end(&m);
     msg_release(&m);
-    cJSON_Delete(root);
+    tw_json_arena_drop(arena, root);
     return st;
 }
 
@@ -418,6 +439,7 @@ typedef struct tw_responses_stream {
     bool have_seq;
     int64_t last_seq;
     bool nonstd_warned;
+    tw_json_arena arena; /* each event's tree: read, then dropped whole */
     tw_status stop; /* a callback's status that stopped the decode; TW_OK while none */
 } tw_responses_stream;
 
@@ -627,7 +649,7 @@ static tw_status close_call(tw_responses_stream *d, rs_item *it)
     bool whole = !it->acc_seen && !it->acc_done && it->done_item;
     const char *args = whole ? NULL : it->acc.data ? it->acc.data : "";
     tw_status st = take_call(&d->msg, it->done_item, it->call_id, it->name, args, it->acc.len,
-                             it->oversize, it->off);
+                             &it->acc, it->oversize, it->off);
     it->kind = RS_OTHER; /* taken: never again */
     it->done = true;
     return st;
@@ -791,14 +813,15 @@ static tw_status on_sse_event(void *user, const tw_sse_event *ev)
     cJSON *j = NULL;
     tw_error e;
     tw_json_lint lint;
-    tw_status st = tw_json_parse_lint(p, n, d->L.max_depth + TW_WIRE_ENVELOPE_DEPTH, &j, &e, &lint);
+    tw_status st = tw_json_parse_lint_in(p, n, d->L.max_depth + TW_WIRE_ENVELOPE_DEPTH, &j, &e,
+                                         &lint, &d->arena);
     if (st == TW_ERR_NOMEM)
         return st;
     if (st == TW_OK) {
         tw_wire_sink k = sink_of(d);
         tw_status ls = tw_wire_lint_diags(&k, &lint, off, false, &d->nonstd_warned);
         if (ls != TW_OK) {
-            cJSON_Delete(j);
+            tw_json_arena_drop(&d->arena, j);
             return ls;
         }
     }
@@ -813,7 +836,7 @@ static tw_status on_sse_event(void *user, const tw_sse_event *ev)
                  (int)(ev->type_len > 100 ? 100 : ev->type_len), ev->type, type);
         st = diag(d, false, TW_D_EVENT_TYPE_MISMATCH, off, msg);
         if (st != TW_OK) {
-            cJSON_Delete(j);
+            tw_json_arena_drop(&d->arena, j);
             return st;
         }
     }
@@ -831,7 +854,7 @@ static tw_status on_sse_event(void *user, const tw_sse_event *ev)
     } else {
         st = on_event(d, j, type, off);
     }
-    cJSON_Delete(j);
+    tw_json_arena_drop(&d->arena, j);
     return st;
 }
 
@@ -872,6 +895,7 @@ static void rs_release(void *s)
     d->items = NULL;
     d->nitems = d->cap_items = 0;
     msg_release(&d->msg);
+    tw_json_arena_free(&d->arena);
     tw_buf_free(&d->head);
     tw_result_free(&d->res);
 }
@@ -928,8 +952,11 @@ static tw_status rs_reset(void *s, const tw_decode_opts *o, tw_event_fn fn, void
     tw_buf *const b[] = {&d->head, &d->msg.refusal};
     tw_buf keep[2];
     tw_bufs_detach(b, keep, 2);
+    tw_json_arena arena = d->arena; /* kept too: its largest block */
+    memset(&d->arena, 0, sizeof d->arena);
     rs_release(d);
     tw_status st = rs_init(d, o, fn, user);
+    d->arena = arena;
     tw_bufs_attach(b, keep, 2);
     return st;
 }
