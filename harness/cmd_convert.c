@@ -121,8 +121,9 @@ int tw_cmd_convert(int argc, char **argv)
     const char *from = NULL, *to = NULL, *tools_path = NULL;
     const char *dec_opt = NULL; /* the first decoder option given, for the message below */
     bool pretty = false;
-    tw_decode_opts dopt;
-    memset(&dopt, 0, sizeof dopt);
+    /* the decoder options; tools are loaded into it after the options */
+    tw_opts_holder h;
+    tw_opts_holder_init(&h);
     tw_diag_list warnings = {0};
     tw_encode_opts o;
     tw_cli_encode_opts_init(&o, &warnings);
@@ -145,25 +146,25 @@ int tw_cmd_convert(int argc, char **argv)
             break;
         case O_PRETTY: pretty = true; break;
         case O_TOOLS: tools_path = optarg; dec_opt = "--tools"; break;
-        case O_ALLOW: dopt.allow_unknown_tool = true; dec_opt = "--allow-unknown-tool"; break;
-        case O_SCHEMA_WARN: dopt.schema_warn = true; dec_opt = "--schema-warn"; break;
-        case O_BARE: dopt.bare_json = true; dec_opt = "--bare-json"; break;
-        case O_FORCED: dopt.forced_open = true; dec_opt = "--forced-open"; break;
+        case O_ALLOW: h.o.allow_unknown_tool = true; dec_opt = "--allow-unknown-tool"; break;
+        case O_SCHEMA_WARN: h.o.schema_warn = true; dec_opt = "--schema-warn"; break;
+        case O_BARE: h.o.bare_json = true; dec_opt = "--bare-json"; break;
+        case O_FORCED: h.o.forced_open = true; dec_opt = "--forced-open"; break;
         case O_UNTERM:
-            if (!tw_parse_unterminated(optarg, &dopt.unterminated))
+            if (!tw_parse_unterminated(optarg, &h.o.unterminated))
                 return tw_cli_usage_error("convert",
                                           "--unterminated expects synthesize or direct, got '%s'",
                                           optarg);
             dec_opt = "--unterminated";
             break;
         case O_FINISH:
-            if (!tw_parse_finish(optarg, &dopt.finish))
+            if (!tw_parse_finish(optarg, &h.o.finish))
                 return tw_cli_usage_error(
                     "convert", "--finish expects stop, length or stop_sequence, got '%s'", optarg);
             dec_opt = "--finish";
             break;
         case O_TAGS:
-            if (!tw_parse_think_tags(optarg, &dopt.think_tags))
+            if (!tw_parse_think_tags(optarg, &h.o.think_tags))
                 return tw_cli_usage_error("convert",
                                           "--think-tags expects think, thinking or both, got '%s'",
                                           optarg);
@@ -193,15 +194,6 @@ int tw_cmd_convert(int argc, char **argv)
     const char *path;
     size_t len;
     int rc;
-    tw_opts_holder h;
-    tw_opts_holder_init(&h);
-    h.o.allow_unknown_tool = dopt.allow_unknown_tool;
-    h.o.schema_warn = dopt.schema_warn;
-    h.o.bare_json = dopt.bare_json;
-    h.o.forced_open = dopt.forced_open;
-    h.o.unterminated = dopt.unterminated;
-    h.o.finish = dopt.finish;
-    h.o.think_tags = dopt.think_tags;
     h.o.limits = o.limits;
     if (tools_path && (rc = load_tools(tools_path, &h)) != TW_EXIT_OK) {
         tw_opts_holder_free(&h);

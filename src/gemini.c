@@ -481,16 +481,10 @@ static tw_status function_call(gem_acc *a, cJSON *fc, int64_t off)
         cJSON *have = tw_json_get(a->holder, "args");
         if (have->child) {
             call_refuse(a, TW_D_TOOL_CALL_JSON, "a functionCall gave args after partialArgs");
-        } else if (!cJSON_IsObject(args)) {
-            /* kept as given: the shared rules parse a string or refuse */
-            cJSON *dup = cJSON_Duplicate(args, 1);
-            if (!dup)
-                return TW_ERR_NOMEM;
-            if (!cJSON_ReplaceItemInObject(a->holder, "args", dup)) {
-                cJSON_Delete(dup);
-                return TW_ERR_NOMEM;
-            }
-        } else if (a->copy_args) {
+        } else if (!cJSON_IsObject(args) || a->copy_args) {
+            /* a non-object is kept as given (the shared rules parse a string
+             * or refuse); an object is copied when its event's tree is in
+             * the decoder's arena, dropped whole */
             cJSON *dup = cJSON_Duplicate(args, 1);
             if (!dup)
                 return TW_ERR_NOMEM;

@@ -6,6 +6,7 @@
 #ifndef TOOLWIRE_HASH_H
 #define TOOLWIRE_HASH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 static inline uint64_t tw_hash_mix(uint64_t x)
@@ -18,6 +19,16 @@ static inline uint64_t tw_hash_mix(uint64_t x)
     x *= 0x94d049bb133111ebu;
     x ^= x >> 31;
     return x;
+}
+
+static inline uint64_t tw_hash_mem(const char *p, size_t n)
+{
+    uint64_t h = 1469598103934665603u;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)p[i];
+        h *= 1099511628211u;
+    }
+    return tw_hash_mix(h);
 }
 
 static inline uint64_t tw_hash_str(const char *s)

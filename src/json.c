@@ -136,25 +136,11 @@ static bool next_number(spell_cursor *c, size_t *start, size_t *end)
 
 /* The spelling tw_json_write_num gives d (a value too large for a double
  * as 1e999 or -1e999, which read back as the same infinity). */
-static size_t canon_spelling(double d, char *out, size_t cap)
+static tw_status canon_spelling(double d, tw_buf *out)
 {
-    if (!isfinite(d)) {
-        snprintf(out, cap, "%s", d < 0 ? "-1e999" : "1e999");
-        return strlen(out);
-    }
-    tw_buf b = {0};
-    char *fixed = out;
-    size_t n = 0;
-    if (tw_json_write_num(&b, d) == TW_OK && b.len < cap) {
-        memcpy(fixed, b.data, b.len);
-        n = b.len;
-    } else {
-        fixed[0] = '0';
-        n = 1;
-    }
-    fixed[n] = '\0';
-    tw_buf_free(&b);
-    return n;
+    if (!isfinite(d))
+        return tw_buf_puts(out, d < 0 ? "-1e999" : "1e999");
+    return tw_json_write_num(out, d);
 }
 
 static tw_status spell_rec(spell_cursor *c, cJSON *v)
@@ -168,20 +154,25 @@ static tw_status spell_rec(spell_cursor *c, cJSON *v)
             if (!v->valuestring) {
                 const char *src = c->b + a;
                 size_t n = e - a;
-                char canon[64];
+                tw_buf canon = {0};
                 if (!tw_json_number_valid(src, n)) {
                     /* not RFC 8259 (010, 1., 1.e5): the value keeps the
                      * spelling every writer gives it, so the tree prints,
                      * compares and re-encodes as one number (the parse's
                      * caller reports json_not_rfc8259) */
-                    n = canon_spelling(v->valuedouble, canon, sizeof canon);
-                    src = canon;
+                    if (canon_spelling(v->valuedouble, &canon) != TW_OK)
+                        return TW_ERR_NOMEM;
+                    src = canon.data;
+                    n = canon.len;
                 }
                 char *s = cJSON_malloc(n + 1);
+                if (s) {
+                    memcpy(s, src, n);
+                    s[n] = '\0';
+                }
+                tw_buf_free(&canon);
                 if (!s)
                     return TW_ERR_NOMEM;
-                memcpy(s, src, n);
-                s[n] = '\0';
                 v->valuestring = s;
             }
         } else if ((t == cJSON_Array || t == cJSON_Object) && v->child) {
@@ -2184,21 +2175,7 @@ static void fast_drop(fast_parser *p, cJSON *v)
 /* A node of `type`, zeroed, as cJSON_New_Item makes it. */
 static cJSON *fast_node(fast_parser *p, int type)
 {
-    cJSON *v;
-    if (!p->arena) {
-        switch (type) {
-        case cJSON_Object: return cJSON_CreateObject();
-        case cJSON_Array: return cJSON_CreateArray();
-        case cJSON_True: return cJSON_CreateTrue();
-        case cJSON_False: return cJSON_CreateFalse();
-        default:
-            v = cJSON_CreateNull();
-            if (v)
-                v->type = type;
-            return v;
-        }
-    }
-    v = arena_alloc(p->arena, sizeof *v);
+    cJSON *v = p->arena ? arena_alloc(p->arena, sizeof *v) : cJSON_malloc(sizeof *v);
     if (v) {
         memset(v, 0, sizeof *v);
         v->type = type;
@@ -2209,8 +2186,6 @@ static cJSON *fast_node(fast_parser *p, int type)
 /* A number node holding d, as cJSON_CreateNumber fills it. */
 static cJSON *fast_number_node(fast_parser *p, double d)
 {
-    if (!p->arena)
-        return cJSON_CreateNumber(d);
     cJSON *v = fast_node(p, cJSON_Number);
     if (v) {
         v->valuedouble = d;

@@ -859,22 +859,12 @@ typedef struct q_names {
     size_t mask;
 } q_names;
 
-static uint64_t q_name_hash(const char *p, size_t n)
-{
-    uint64_t h = 1469598103934665603u;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)p[i];
-        h *= 1099511628211u;
-    }
-    return tw_hash_mix(h);
-}
-
 /* Is [a, e) of buf a name seen before? Adds it when not. */
 static bool q_names_repeat(q_names *t, const char *buf, size_t a, size_t e)
 {
     if (!t->slot)
         return false; /* no table (out of memory): every name counts */
-    size_t i = (size_t)q_name_hash(buf + a, e - a) & t->mask;
+    size_t i = (size_t)tw_hash_mem(buf + a, e - a) & t->mask;
     for (;; i = (i + 1) & t->mask) {
         size_t *s = t->slot + 2 * i;
         if (!s[0]) {
