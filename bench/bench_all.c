@@ -13,7 +13,8 @@
  * usage: bench_all [--out DIR] [--rounds N] [--http-seconds S] [--threads N]
  *                  [--fixtures DIR] [--no-http] [--tool-calls] [--text]
  *        bench_all --dump-inputs DIR
- * (--tool-calls: only the decoder inputs set against cJSON; --text: only
+ * (--tool-calls: only the decoder inputs set against cJSON, with or without
+ * the string-held arguments; --text: only
  * those set against memchr; --dump-inputs: write the hermes inputs to
  * DIR/hermes-N.txt, listed with their names in DIR/inputs.tsv, and measure
  * nothing: scripts/bench-llama.sh feeds them to llama.cpp's parser)
@@ -70,7 +71,10 @@ static void put(tw_buf *b, const char *fmt, ...)
 
 /* ===================== inputs ===================== */
 
-enum { REF_MEMCHR, REF_CJSON };
+/* REF_CJSON_ARGS: cJSON on the body, then on each string-held "arguments"
+ * value, which is what a cJSON client does to read the calls of a format
+ * that sends arguments as JSON text inside a string. */
+enum { REF_MEMCHR, REF_CJSON, REF_CJSON_ARGS };
 enum { SPAN_TEXT, SPAN_FENCED, SPAN_BODY, SPAN_SSE };
 
 typedef struct span {
@@ -197,7 +201,7 @@ static void wire_input(work *w, const char *encoder, size_t ncalls, size_t args,
 
 static work *make_works(size_t *n)
 {
-    static work ws[32];
+    static work ws[40];
     size_t k = 0;
     /* text decoders */
     ws[k] = (work){.name = "one call, 2 KB arguments", .format = "hermes", .ref = REF_CJSON};
@@ -253,6 +257,20 @@ static work *make_works(size_t *n)
         ws[k] = (work){.name = "8 calls of 1 KB + 4 KB text", .format = wires[i][1], .ref = REF_CJSON};
         wire_input(&ws[k], wires[i][0], 8, 1024, 4096);
         find_spans(&ws[k++], sse ? SPAN_SSE : SPAN_BODY);
+        if (strcmp(wires[i][1], "openai-response") != 0 && strcmp(wires[i][1], "openai-responses") != 0)
+            continue;
+        /* arguments held as JSON text in a string: also set against cJSON
+         * reading the body and then each argument string */
+        for (size_t base = k - 2, j = 0; j < 2; j++) {
+            ws[k] = ws[base + j];
+            ws[k].ref = REF_CJSON_ARGS;
+            ws[k].in = (tw_buf){0};
+            ws[k].spans = NULL;
+            ws[k].nspans = 0;
+            if (tw_buf_append(&ws[k].in, ws[base + j].in.data, ws[base + j].in.len) != TW_OK)
+                die("out of memory");
+            find_spans(&ws[k++], SPAN_BODY);
+        }
     }
     *n = k;
     return ws;
@@ -363,6 +381,33 @@ static void op_cjson(void *ctx)
         cJSON *v = cJSON_ParseWithLength(w->spans[i].p, w->spans[i].n);
         if (!v)
             die("%s: cJSON refused a reference payload", w->name);
+        cJSON_Delete(v);
+    }
+}
+
+/* cJSON_Parse of every string-held "arguments" member in v. */
+static void cjson_args(const cJSON *v, const char *name)
+{
+    for (const cJSON *c = v ? v->child : NULL; c; c = c->next) {
+        if (cJSON_IsString(c) && c->string && strcmp(c->string, "arguments") == 0) {
+            cJSON *a = cJSON_Parse(c->valuestring);
+            if (!a)
+                die("%s: cJSON refused a reference argument string", name);
+            cJSON_Delete(a);
+        } else if (cJSON_IsObject(c) || cJSON_IsArray(c)) {
+            cjson_args(c, name);
+        }
+    }
+}
+
+static void op_cjson_args(void *ctx)
+{
+    const work *w = ctx;
+    for (size_t i = 0; i < w->nspans; i++) {
+        cJSON *v = cJSON_ParseWithLength(w->spans[i].p, w->spans[i].n);
+        if (!v)
+            die("%s: cJSON refused a reference payload", w->name);
+        cjson_args(v, w->name);
         cJSON_Delete(v);
     }
 }
@@ -903,13 +948,13 @@ int main(int argc, char **argv)
                  "| decoder | input | bytes | mode | MB/s | reference | ref MB/s | time / ref | "
                  "time / batch | calls |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
             ho.rounds);
-    printf("%s\n%-18s %-28s %-11s %9s %-7s %9s %7s %7s %5s\n", mach, "decoder", "input", "mode",
+    printf("%s\n%-18s %-28s %-11s %9s %-10s %9s %7s %7s %5s\n", mach, "decoder", "input", "mode",
            "MB/s", "ref", "ref MB/s", "x ref", "x batch", "calls");
     static const size_t chunks[] = {MODE_BATCH, 4096, 16, 4, 1, MODE_FRESH};
     enum { NM = sizeof chunks / sizeof chunks[0] };
     for (size_t i = 0; i < nw; i++) {
         work *w = &ws[i];
-        if (calls_only && w->ref != REF_CJSON)
+        if (calls_only && w->ref == REF_MEMCHR)
             continue; /* --tool-calls: only the inputs set against cJSON */
         if (text_only && w->ref != REF_MEMCHR)
             continue; /* --text: only the inputs set against memchr */
@@ -923,7 +968,10 @@ int main(int argc, char **argv)
             die("out of memory");
         int rounds = ho.rounds;
         for (int r = 0; r < rounds; r++) {
-            ref[r] = time_op(w->ref == REF_CJSON ? op_cjson : op_memchr, w, 0.01);
+            ref[r] = time_op(w->ref == REF_CJSON        ? op_cjson
+                             : w->ref == REF_CJSON_ARGS ? op_cjson_args
+                                                        : op_memchr,
+                             w, 0.01);
             for (size_t m = 0; m < NM; m++) {
                 jobs[m] = (job){w, f, &o, chunks[m], 0, 0, TW_OK, state};
                 dec[m][r] = time_op(op_decode, &jobs[m], 0.01);
@@ -933,7 +981,9 @@ int main(int argc, char **argv)
         }
         f->free_dec(state);
         double mref = median(ref, rounds), mb = 0;
-        const char *rname = w->ref == REF_CJSON ? "cJSON" : "memchr";
+        const char *rname = w->ref == REF_CJSON        ? "cJSON"
+                            : w->ref == REF_CJSON_ARGS ? "cJSON+args"
+                                                       : "memchr";
         for (size_t m = 0; m < NM; m++) {
             double md_t = median(dec[m], rounds);
             if (m == 0)
@@ -944,7 +994,7 @@ int main(int argc, char **argv)
             else
                 snprintf(mode, sizeof mode, chunks[m] ? "stream/%zu" : "batch", chunks[m]);
             double mbs = (double)w->in.len / md_t / 1e6, rbs = (double)w->in.len / mref / 1e6;
-            printf("%-18s %-28s %-11s %9.1f %-7s %9.1f %7.2f %7.2f %5zu\n", w->format, w->name,
+            printf("%-18s %-28s %-11s %9.1f %-10s %9.1f %7.2f %7.2f %5zu\n", w->format, w->name,
                    mode, mbs, rname, rbs, md_t / mref, md_t / mb, jobs[m].calls);
             put(&md, "| %s | %s | %zu | %s | %.1f | %s | %.1f | %.2f | %.2f | %zu |\n", w->format,
                 w->name, w->in.len, mode, mbs, rname, rbs, md_t / mref, md_t / mb, jobs[m].calls);
