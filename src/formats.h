@@ -57,6 +57,8 @@
     R(tw_reader_vllm_generate_request, "vllm-generate-request", JSON)          \
     R(tw_reader_gemini_request, "gemini-request", JSON)                        \
     R(tw_reader_hermes_prompt, "hermes-prompt", TEXT)                          \
+    R(tw_reader_qwen3_coder_prompt, "qwen3-coder-prompt", TEXT)                \
+    R(tw_reader_qwen35_prompt, "qwen3.5-prompt", TEXT)                         \
     R(tw_reader_responses_request, "openai-responses-request", JSON)
 
 #define TW_X_DECLARE_FORMAT(sym, nm, fam) extern const tw_format_ops sym;

@@ -23,6 +23,12 @@ const tw_request_reader_ops tw_reader_gemini_request = {
 const tw_request_reader_ops tw_reader_hermes_prompt = {
     "hermes-prompt", "the Qwen3 ChatML prompt (as the chat template renders it)",
     tw_hermes_prompt_decode};
+const tw_request_reader_ops tw_reader_qwen3_coder_prompt = {
+    "qwen3-coder-prompt", "the Qwen3-Coder ChatML prompt (XML tools and tool calls)",
+    tw_qwen3_coder_prompt_decode};
+const tw_request_reader_ops tw_reader_qwen35_prompt = {
+    "qwen3.5-prompt", "the Qwen3.5 ChatML prompt (<think>, XML tool calls)",
+    tw_qwen35_prompt_decode};
 const tw_request_reader_ops tw_reader_responses_request = {
     "openai-responses-request", "OpenAI Responses API request body (POST /v1/responses)",
     tw_responses_request_decode};

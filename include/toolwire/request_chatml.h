@@ -1,8 +1,10 @@
 /*
- * Request decoder for the Hermes/Qwen3 ChatML prompt (the inverse of the
- * hermes-prompt encoder). Rules: docs/formats/hermes.md.
+ * Request decoders for the ChatML prompts: Hermes/Qwen3 (the inverse of the
+ * hermes-prompt encoder, rules: docs/formats/hermes.md), Qwen3-Coder and
+ * Qwen3.5 (the inverses of qwen3-coder-prompt and qwen3.5-prompt, rules:
+ * docs/formats/qwen-xml.md).
  *
- * It follows the contract of request.h: input buf[0, len) (no terminator
+ * Each follows the contract of request.h: input buf[0, len) (no terminator
  * needed), bounded by o->limits (o may be NULL: max_input_bytes, max_depth,
  * max_messages, max_tools, max_calls, max_args_bytes, max_diags); on TW_OK
  * *out owns the request (tw_request_free) with its warnings in
@@ -33,6 +35,30 @@ extern "C" {
  * fault in buf.
  */
 tw_status tw_hermes_prompt_decode(const char *buf, size_t len, const tw_decode_opts *o,
+                                  tw_request *out, tw_error *err);
+
+/*
+ * A ChatML prompt as the Qwen3-Coder chat template renders it: the same
+ * turns; the tools of the XML <tools> section of the first system turn (the
+ * template's default system line is no system message); XML <tool_call>
+ * blocks of assistant turns read by the qwen3-coder decoder (values typed
+ * from the prompt's own tool schemas, its warnings kept); the
+ * <tool_response> blocks of user turns; a trailing "<|im_start|>assistant\n"
+ * as add_generation_prompt. What the XML rendering does not carry is named
+ * in not_carried warnings.
+ */
+tw_status tw_qwen3_coder_prompt_decode(const char *buf, size_t len, const tw_decode_opts *o,
+                                       tw_request *out, tw_error *err);
+
+/*
+ * A ChatML prompt as the Qwen3.5 chat template renders it: the tools (one
+ * JSON object per line) before the system message in the first system
+ * turn; <think> blocks, content and XML <tool_call> blocks (as for
+ * Qwen3-Coder) of assistant turns; <tool_response> blocks of user turns; a
+ * trailing "<|im_start|>assistant\n<think>\n" as add_generation_prompt,
+ * with the empty think block also as enable_thinking false.
+ */
+tw_status tw_qwen35_prompt_decode(const char *buf, size_t len, const tw_decode_opts *o,
                                   tw_request *out, tw_error *err);
 
 #ifdef __cplusplus
