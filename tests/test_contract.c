@@ -100,7 +100,7 @@ Test(contract, registry_lists_every_module_once)
     cr_assert_null(tw_encoders()[nenc]);
     cr_assert_eq(ndec, 14);
     cr_assert_eq(nenc, 19);
-    cr_assert_eq(nread, 6);
+    cr_assert_eq(nread, 8);
     cr_assert_null(tw_module_find(TW_MODULE_DECODER, "no-such-format"));
     cr_assert_null(tw_module_find(TW_MODULE_DECODER, NULL));
     cr_assert_null(tw_request_reader_find("openai-response"));
@@ -129,6 +129,8 @@ Test(contract, registry_families)
         {TW_MODULE_ENCODER, "hermes-prompt", TW_FAMILY_TEXT},
         {TW_MODULE_ENCODER, "vllm-generate-request", TW_FAMILY_JSON},
         {TW_MODULE_REQUEST_READER, "hermes-prompt", TW_FAMILY_TEXT},
+        {TW_MODULE_REQUEST_READER, "qwen3-coder-prompt", TW_FAMILY_TEXT},
+        {TW_MODULE_REQUEST_READER, "qwen3.5-prompt", TW_FAMILY_TEXT},
         {TW_MODULE_REQUEST_READER, "anthropic-request", TW_FAMILY_JSON},
         {TW_MODULE_ENCODER, "openai-responses-stream", TW_FAMILY_SSE},
         {TW_MODULE_REQUEST_READER, "openai-responses-request", TW_FAMILY_JSON},
@@ -312,7 +314,8 @@ static const char *request_sample(const char *reader)
     if (strcmp(reader, "anthropic-request") == 0)
         return "{\"model\":\"m\",\"max_tokens\":8,\"messages\":[{\"role\":\"user\",\"content\":"
                "\"hi\"},{\"role\":\"assistant\",\"content\":\"ok\"}]}";
-    if (strcmp(reader, "hermes-prompt") == 0)
+    if (strcmp(reader, "hermes-prompt") == 0 || strcmp(reader, "qwen3-coder-prompt") == 0 ||
+        strcmp(reader, "qwen3.5-prompt") == 0)
         return "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\nok<|im_end|>\n";
     if (strcmp(reader, "openai-responses-request") == 0)
         return "{\"model\":\"m\",\"input\":[{\"role\":\"user\",\"content\":\"hi\"},"
@@ -464,7 +467,7 @@ Test(contract, request_readers_leave_out_empty_on_failure)
         if (m[i].family == TW_FAMILY_JSON)
             cr_assert_gt(failures, 0, "%s", rd->name);
     }
-    cr_assert_eq(nreaders, 6);
+    cr_assert_eq(nreaders, 8);
 }
 
 /* ---- json.c: an allocation failure is not bad JSON ---- */

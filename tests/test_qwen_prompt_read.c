@@ -1,0 +1,566 @@
+/* The request readers qwen3-coder-prompt and qwen3.5-prompt (request_chatml.h):
+ * every rendering of tests/data/qwen3-coder and tests/data/qwen3.5 read back
+ * and encoded again byte for byte, the request read back against the source
+ * conversation, refusals with their code, path and offset, limits, and
+ * `toolwire convert`. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "decode_fixtures.h"
+#include "toolwire/json.h"
+#include "toolwire/registry.h"
+#include "toolwire/request_chatml.h"
+#include "toolwire/transcode.h"
+#include "twtest.h"
+
+typedef tw_request_decode_fn req_decoder;
+
+/* ---- helpers ---- */
+
+static cJSON *load(const char *path)
+{
+    tw_error why_e = {0};
+    size_t len = 0;
+    char *text = tw_read_file(path, (size_t)16 << 20, &len, &why_e);
+    cr_assert_not_null(text, "%s: %s", path, why_e.message);
+    cJSON *j = NULL;
+    tw_error e;
+    cr_assert_eq(tw_json_parse(text, len, 256, &j, &e), TW_OK, "%s: %s", path, e.message);
+    cr_assert_eq(tw_json_keep_spellings(text, len, j, 256), TW_OK);
+    free(text);
+    return j;
+}
+
+static char *enc(const char *name, const tw_request *r, size_t *len)
+{
+    tw_encode_opts o;
+    memset(&o, 0, sizeof o);
+    o.parallel_tool_calls = -1;
+    tw_buf b = {0};
+    tw_status st = tw_encoder_find(name)->encode_request(r, &o, &b);
+    cr_assert_eq(st, TW_OK, "%s: %s", name, tw_code_name(st));
+    return tw_buf_take(&b, len);
+}
+
+/* Decode from an exact-size copy (no terminator to lean on). */
+static tw_status dec(req_decoder f, const char *s, size_t n, const tw_limits *l, tw_request *r,
+                     tw_error *e)
+{
+    char *copy = tw_test_exact(s, n);
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    if (l)
+        o.limits = *l;
+    tw_status st = f(copy, n, &o, r, e);
+    free(copy);
+    if (st != TW_OK) {
+        cr_expect_eq(r->warnings.len, 0, "no warnings after a failure");
+        cr_expect_eq(r->nmessages, 0);
+        cr_expect_null(r->messages);
+    }
+    return st;
+}
+
+static bool has_warning(const tw_diag_list *w, tw_status code, const char *needle)
+{
+    for (size_t i = 0; i < w->len; i++)
+        if (w->items[i].code == code && strstr(w->items[i].message, needle))
+            return true;
+    return false;
+}
+
+static bool blank(char c)
+{
+    return c == ' ' || c == '\n' || c == '\t' || c == '\r';
+}
+
+/* content with ASCII white space off both ends */
+static const char *strip(const tw_buf *b, size_t *n)
+{
+    const char *p = b->data ? b->data : "";
+    size_t k = b->len;
+    while (k && blank(*p))
+        p++, k--;
+    while (k && blank(p[k - 1]))
+        k--;
+    *n = k;
+    return p;
+}
+
+static bool wrapped_response(const tw_message *m)
+{
+    size_t n;
+    const char *c = strip(&m->content, &n);
+    return m->role == TW_ROLE_USER && n >= 33 && memcmp(c, "<tool_response>", 15) == 0 &&
+           memcmp(c + n - 16, "</tool_response>", 16) == 0;
+}
+
+/* The argument values of one call against the source's: same keys in the same
+ * order; each value the same JSON value, or the text the encoder printed for
+ * it when no schema type declares it (then an xml_untyped warning says so). */
+static void check_args(const tw_call *want, const tw_call *got, const tw_diag_list *w,
+                       const char *what)
+{
+    const cJSON *a = want->arguments ? want->arguments->child : NULL;
+    const cJSON *b = got->arguments ? got->arguments->child : NULL;
+    for (; a && b; a = a->next, b = b->next) {
+        cr_expect_str_eq(b->string, a->string, "%s: argument keys", what);
+        if (cJSON_IsString(b) && !cJSON_IsString(a))
+            cr_expect(has_warning(w, TW_D_XML_UNTYPED, "kept as strings"),
+                      "%s: argument %s read as text with no warning", what, a->string);
+        else
+            cr_expect(tw_json_equal(a, b), "%s: argument %s differs", what, a->string);
+    }
+    cr_expect(!a && !b, "%s: as many arguments", what);
+}
+
+/* The request read back against the source on what the encoder carries:
+ * roles (in a Qwen3.5 prompt a user message holding exactly a wrapped tool
+ * response reads back as a tool message; a Qwen3-Coder prompt writes a tool
+ * result with a line break after it, a user message without), contents up
+ * to the white space the templates trim, calls (names and arguments) and
+ * tool names. */
+static void check_source(const tw_request *src, const tw_request *back, const tw_diag_list *w,
+                         bool wraps, const char *what)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < src->nmessages; i++, j++) {
+        const tw_message *m = &src->messages[i];
+        cr_assert_lt(j, back->nmessages, "%s: message %zu missing", what, i);
+        const tw_message *g = &back->messages[j];
+        tw_role role = wraps && wrapped_response(m) ? TW_ROLE_TOOL : m->role;
+        cr_expect_eq(g->role, role, "%s: message %zu role", what, i);
+        size_t wn, gn;
+        const char *wc = strip(&m->content, &wn), *gc = strip(&g->content, &gn);
+        if (role == TW_ROLE_TOOL && m->role == TW_ROLE_USER) {
+            wc += 15, wn -= 31; /* the wrapper */
+            while (wn && blank(*wc))
+                wc++, wn--;
+            while (wn && blank(wc[wn - 1]))
+                wn--;
+        }
+        if (!memmem(wc, wn, "</think>", 8))
+            cr_expect(wn == gn && memcmp(wc, gc, wn) == 0, "%s: message %zu content: %.*s | %.*s",
+                      what, i, (int)wn, wc, (int)gn, gc);
+        cr_expect_eq(g->ncalls, m->ncalls, "%s: message %zu calls", what, i);
+        for (size_t k = 0; k < m->ncalls && k < g->ncalls; k++) {
+            cr_expect_str_eq(g->calls[k].name, m->calls[k].name, "%s: message %zu call %zu", what,
+                             i, k);
+            char cw[96];
+            snprintf(cw, sizeof cw, "%s: message %zu call %zu", what, i, k);
+            check_args(&m->calls[k], &g->calls[k], w, cw);
+        }
+    }
+    cr_expect_eq(back->nmessages, j, "%s: as many messages", what);
+    cr_expect_eq(back->ntools, src->ntools, "%s: tools", what);
+    for (size_t i = 0; i < src->ntools && i < back->ntools; i++)
+        cr_expect_str_eq(back->tools[i].name, src->tools[i].name, "%s: tool %zu", what, i);
+}
+
+/* Call ids call_1, call_2, ... across the request; each result the id of
+ * the call it answers. */
+static void check_ids(const tw_request *r, const char *what)
+{
+    size_t ids = 0;
+    for (size_t i = 0; i < r->nmessages; i++) {
+        const tw_message *m = &r->messages[i];
+        for (size_t k = 0; k < m->ncalls; k++) {
+            char want[32];
+            snprintf(want, sizeof want, "call_%zu", ++ids);
+            cr_expect_str_eq(m->calls[k].id, want, "%s", what);
+        }
+        if (m->role == TW_ROLE_TOOL)
+            cr_expect_not_null(m->tool_call_id, "%s: result %zu", what, i);
+    }
+}
+
+/* Every rendering of dir read back with f, encoded again with enc: the same
+ * bytes, and the source's conversation. Returns how many were compared. */
+static long round_trips(const char *dir, const char *name, req_decoder f)
+{
+    char **files = NULL;
+    long n = tw_list_files(tw_test_src(dir), ".json", &files);
+    cr_assert_eq(n, 20, "%s: %ld fixtures", dir, n);
+    long done = 0;
+    for (long i = 0; i < n; i++) {
+        const char *base = strrchr(files[i], '/') + 1;
+        cJSON *fx = load(files[i]);
+        const char *want = tw_json_get_str(fx, "expected");
+        /* a refusal of the template has no rendering; a tool schema printed
+         * as JSON with Infinity in it is not JSON, so not readable back */
+        if (!want || (strcmp(name, "qwen3.5-prompt") == 0 && strstr(base, "number_beyond_double"))) {
+            cJSON_Delete(fx);
+            continue;
+        }
+        tw_request src, back;
+        tw_error e;
+        cr_assert_eq(tw_request_read(tw_json_get(fx, "request"), NULL, &src, &e), TW_OK, "%s: %s",
+                     base, e.message);
+        cr_assert_eq(dec(f, want, strlen(want), NULL, &back, &e), TW_OK, "%s: %s at %lld (%s)",
+                     base, e.message, (long long)e.offset, e.path);
+        size_t len = 0;
+        char *again = enc(name, &back, &len);
+        size_t d = 0;
+        while (d < len && want[d] && again[d] == want[d])
+            d++;
+        cr_expect(len == strlen(want) && d == len, "%s: read, encode differs at byte %zu:\n%.80s",
+                  base, d, again + (d > 40 ? d - 40 : 0));
+        check_source(&src, &back, &back.warnings, strcmp(name, "qwen3.5-prompt") == 0, base);
+        check_ids(&back, base);
+        const cJSON *agp = tw_json_get(src.options, "add_generation_prompt");
+        cr_expect_eq(cJSON_IsTrue(tw_json_get(back.options, "add_generation_prompt")),
+                     cJSON_IsTrue(agp), "%s", base);
+        free(again);
+        tw_request_free(&src);
+        tw_request_free(&back);
+        cJSON_Delete(fx);
+        done++;
+    }
+    tw_free_list(files, n);
+    return done;
+}
+
+/* ---- round trips ---- */
+
+Test(qwen_prompt_read, qwen3_coder_round_trips)
+{
+    cr_expect_eq(round_trips("tests/data/qwen3-coder", "qwen3-coder-prompt",
+                             tw_qwen3_coder_prompt_decode),
+                 20);
+}
+
+Test(qwen_prompt_read, qwen35_round_trips)
+{
+    /* 18 and 19 are refusals of the template, 13 prints Infinity */
+    cr_expect_eq(round_trips("tests/data/qwen3.5", "qwen3.5-prompt", tw_qwen35_prompt_decode), 17);
+}
+
+/* ---- the parts of each prompt ---- */
+
+static const char CODER[] =
+    "<|im_start|>system\nBe brief.\n\n# Tools\n\nYou have access to the following tools:\n\n"
+    "<tools>\n<function>\n<name>f</name>\n<description>Do it</description>\n<parameters>\n"
+    "<parameter>\n<name>n</name>\n<type>integer</type>\n<description>count</description>\n"
+    "<minimum>1</minimum>\n</parameter>\n<parameter>\n<name>on</name>\n<type>['boolean', "
+    "'null']</type>\n</parameter>\n<parameter>\n<name>o</name>\n<type>object</type>\n"
+    "</parameter>\n<required>[\"n\"]</required>\n</parameters>\n</function>\n</tools>"
+    "\n\nIf you choose to call a tool ONLY reply in the following format with NO suffix:\n\n"
+    "<tool_call>\n<function=example_function_name>\n<parameter=example_parameter_1>\n"
+    "value_1\n</parameter>\n<parameter=example_parameter_2>\nvalue_2\n</parameter>\n"
+    "</function>\n</tool_call>\n\n<IMPORTANT>\nReminder:\n"
+    "- Function calls MUST follow the specified format: the tool calling block MUST begin with "
+    "an opening <tool_call> tag and end with a closing </tool_call> tag.\n"
+    "- Required parameters MUST be specified\n"
+    "- You may provide optional reasoning for your function call in natural language BEFORE "
+    "the function call, but NOT after\n"
+    "- If there is no function call available, answer the question like normal with your "
+    "current knowledge and do not tell the user about function calls\n"
+    "</IMPORTANT><|im_end|>\n"
+    "<|im_start|>user\nGo<|im_end|>\n"
+    "<|im_start|>assistant\nSure.\n\n<tool_call>\n<function=f>\n<parameter=n>\n2\n</parameter>\n"
+    "<parameter=on>\nTrue\n</parameter>\n<parameter=o>\n{\"a\": [1.0]}\n</parameter>\n"
+    "<parameter=s>\n x \n</parameter>\n</function>\n</tool_call>\n<tool_call>\n<function=f>\n"
+    "</function>\n</tool_call><|im_end|>\n"
+    "<|im_start|>user\n<tool_response>\none\n</tool_response>\n<tool_response>\ntwo\n"
+    "</tool_response>\n<|im_end|>\n"
+    "<|im_start|>assistant\n";
+
+Test(qwen_prompt_read, coder_reads_every_part)
+{
+    tw_request r;
+    tw_error e;
+    cr_assert_eq(dec(tw_qwen3_coder_prompt_decode, CODER, strlen(CODER), NULL, &r, &e), TW_OK,
+                 "%s", e.message);
+    tw_buf b = {0};
+    cr_assert_eq(tw_request_write(&b, &r, TW_JSON_COMPACT), TW_OK);
+    cr_expect_str_eq(
+        b.data,
+        "{\"messages\":[{\"role\":\"system\",\"content\":\"Be brief.\"},"
+        "{\"role\":\"user\",\"content\":\"Go\"},"
+        "{\"role\":\"assistant\",\"content\":\"Sure.\",\"tool_calls\":["
+        "{\"id\":\"call_1\",\"name\":\"f\",\"arguments\":{\"n\":2,\"on\":true,\"o\":{\"a\":[1.0]},"
+        "\"s\":\" x \"}},{\"id\":\"call_2\",\"name\":\"f\",\"arguments\":{}}]},"
+        "{\"role\":\"tool\",\"content\":\"one\",\"tool_call_id\":\"call_1\",\"name\":\"f\",\"is_error\":false},"
+        "{\"role\":\"tool\",\"content\":\"two\",\"tool_call_id\":\"call_2\",\"name\":\"f\",\"is_error\":false}],"
+        "\"tools\":[{\"name\":\"f\",\"description\":\"Do it\",\"parameters\":{\"type\":\"object\","
+        "\"properties\":{\"n\":{\"type\":\"integer\",\"description\":\"count\",\"minimum\":1},"
+        "\"on\":{\"type\":[\"boolean\",\"null\"]},\"o\":{\"type\":\"object\"}},\"required\":[\"n\"]}}],"
+        "\"options\":{\"add_generation_prompt\":true}}");
+    /* s is declared by no schema: a string, with the decoder's warning */
+    cr_expect(has_warning(&r.warnings, TW_D_XML_UNTYPED, "'s'"));
+    cr_expect(has_warning(&r.warnings, TW_D_NOT_CARRIED, "schema's own \"type\""));
+    size_t len = 0;
+    char *again = enc("qwen3-coder-prompt", &r, &len);
+    cr_expect_str_eq(again, CODER);
+    free(again);
+    tw_buf_free(&b);
+    tw_request_free(&r);
+}
+
+static const char Q35[] =
+    "<|im_start|>system\n# Tools\n\nYou have access to the following functions:\n\n<tools>\n"
+    "{\"type\": \"function\", \"function\": {\"name\": \"f\", \"parameters\": {\"type\": "
+    "\"object\", \"properties\": {\"n\": {\"type\": \"number\"}}}}}\n</tools>\n\n"
+    "If you choose to call a function ONLY reply in the following format with NO suffix:\n\n"
+    "<tool_call>\n<function=example_function_name>\n<parameter=example_parameter_1>\n"
+    "value_1\n</parameter>\n<parameter=example_parameter_2>\n"
+    "This is the value for the second parameter\nthat can span\nmultiple lines\n"
+    "</parameter>\n</function>\n</tool_call>\n\n<IMPORTANT>\nReminder:\n"
+    "- Function calls MUST follow the specified format: an inner <function=...></function> "
+    "block must be nested within <tool_call></tool_call> XML tags\n"
+    "- Required parameters MUST be specified\n"
+    "- You may provide optional reasoning for your function call in natural language BEFORE "
+    "the function call, but NOT after\n"
+    "- If there is no function call available, answer the question like normal with your "
+    "current knowledge and do not tell the user about function calls\n"
+    "</IMPORTANT>\n\nBe brief.<|im_end|>\n"
+    "<|im_start|>user\nGo<|im_end|>\n"
+    "<|im_start|>assistant\n<think>\nplan\n</think>\n\nSure.\n\n<tool_call>\n<function=f>\n"
+    "<parameter=n>\n1.5\n</parameter>\n</function>\n</tool_call><|im_end|>\n"
+    "<|im_start|>user\n<tool_response>\none\n</tool_response><|im_end|>\n"
+    "<|im_start|>assistant\n<think>\n\n</think>\n\n";
+
+Test(qwen_prompt_read, qwen35_reads_every_part)
+{
+    tw_request r;
+    tw_error e;
+    cr_assert_eq(dec(tw_qwen35_prompt_decode, Q35, strlen(Q35), NULL, &r, &e), TW_OK, "%s",
+                 e.message);
+    tw_buf b = {0};
+    cr_assert_eq(tw_request_write(&b, &r, TW_JSON_COMPACT), TW_OK);
+    cr_expect_str_eq(
+        b.data,
+        "{\"messages\":[{\"role\":\"system\",\"content\":\"Be brief.\"},"
+        "{\"role\":\"user\",\"content\":\"Go\"},"
+        "{\"role\":\"assistant\",\"content\":\"Sure.\",\"thinking\":\"plan\",\"tool_calls\":["
+        "{\"id\":\"call_1\",\"name\":\"f\",\"arguments\":{\"n\":1.5}}]},"
+        "{\"role\":\"tool\",\"content\":\"one\",\"tool_call_id\":\"call_1\",\"name\":\"f\",\"is_error\":false}],"
+        "\"tools\":[{\"name\":\"f\",\"parameters\":{\"type\":\"object\",\"properties\":{\"n\":"
+        "{\"type\":\"number\"}}}}],"
+        "\"options\":{\"add_generation_prompt\":true,\"enable_thinking\":false}}");
+    cr_expect_eq(r.warnings.len, 0);
+    size_t len = 0;
+    char *again = enc("qwen3.5-prompt", &r, &len);
+    cr_expect_str_eq(again, Q35);
+    free(again);
+    tw_buf_free(&b);
+    tw_request_free(&r);
+}
+
+/* A block the qwen3-coder decoder refuses stays in the content, with its code. */
+Test(qwen_prompt_read, unreadable_block_stays_content)
+{
+    static const char P[] = "<|im_start|>user\nGo<|im_end|>\n<|im_start|>assistant\nok\n\n"
+                            "<tool_call>\n<function=f>\n<parameter=>\nx\n</parameter>\n"
+                            "</function>\n</tool_call><|im_end|>\n";
+    tw_request r;
+    tw_error e;
+    cr_assert_eq(dec(tw_qwen35_prompt_decode, P, strlen(P), NULL, &r, &e), TW_OK, "%s", e.message);
+    cr_assert_eq(r.nmessages, 2);
+    cr_expect_eq(r.messages[1].ncalls, 0);
+    cr_expect(strstr(r.messages[1].content.data, "<function=f>") != NULL);
+    cr_expect(has_warning(&r.warnings, TW_D_XML_BAD_NAME, "turns[1]"));
+    tw_request_free(&r);
+}
+
+/* ---- refusals ---- */
+
+Test(qwen_prompt_read, refusals_name_the_place)
+{
+    static const char CODER_HEAD[] =
+        "<|im_start|>system\nS\n\n# Tools\n\nYou have access to the following tools:\n\n<tools>";
+    static const char CODER_TAIL[] =
+        "\n</tools>\n\nIf you choose to call a tool ONLY reply in the following format with NO "
+        "suffix:\n\n<tool_call>\n<function=example_function_name>\n"
+        "<parameter=example_parameter_1>\nvalue_1\n</parameter>\n"
+        "<parameter=example_parameter_2>\nvalue_2\n</parameter>\n</function>\n</tool_call>\n\n"
+        "<IMPORTANT>\nReminder:\n- Function calls MUST follow the specified format: the tool "
+        "calling block MUST begin with an opening <tool_call> tag and end with a closing "
+        "</tool_call> tag.\n- Required parameters MUST be specified\n- You may provide optional "
+        "reasoning for your function call in natural language BEFORE the function call, but NOT "
+        "after\n- If there is no function call available, answer the question like normal with "
+        "your current knowledge and do not tell the user about function calls\n"
+        "</IMPORTANT><|im_end|>\n";
+    const size_t h = sizeof CODER_HEAD - 1; /* where the tools start */
+    struct {
+        req_decoder f;
+        const char *tools; /* NULL: `in` is the whole prompt */
+        const char *in;
+        const char *path;
+        size_t offset;
+        const char *says;
+    } cases[] = {
+        {tw_qwen3_coder_prompt_decode, NULL, "", "", 0, "no turns"},
+        {tw_qwen3_coder_prompt_decode, NULL, "<|im_start|>user\nhi<|im_end|>\nxx", "turns[1]", 30,
+         "expected <|im_start|>"},
+        {tw_qwen35_prompt_decode, NULL, "<|im_start|>tool\nhi<|im_end|>\n", "turns[0]", 12,
+         "unknown role"},
+        /* the Coder generation prompt has no think block */
+        {tw_qwen3_coder_prompt_decode, NULL, "<|im_start|>user\nhi<|im_end|>\n"
+                                             "<|im_start|>assistant\n<think>\n",
+         "turns[1]", 30, "not closed"},
+        /* the Qwen3.5 one always has one */
+        {tw_qwen35_prompt_decode, NULL, "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n",
+         "turns[1]", 30, "not closed"},
+        {tw_qwen35_prompt_decode, NULL,
+         "<|im_start|>system\n# Tools\n\nYou have access to the following functions:\n\n"
+         "<tools>\n{\"type\": \"function\"}\n</tools>\n\nIf you choose to call a function ONLY "
+         "reply in the following format with NO suffix:\n\n<tool_call>\n"
+         "<function=example_function_name>\n<parameter=example_parameter_1>\nvalue_1\n"
+         "</parameter>\n<parameter=example_parameter_2>\nThis is the value for the second "
+         "parameter\nthat can span\nmultiple lines\n</parameter>\n</function>\n</tool_call>\n\n"
+         "<IMPORTANT>\nReminder:\n- Function calls MUST follow the specified format: an inner "
+         "<function=...></function> block must be nested within <tool_call></tool_call> XML "
+         "tags\n- Required parameters MUST be specified\n- You may provide optional reasoning "
+         "for your function call in natural language BEFORE the function call, but NOT after\n"
+         "- If there is no function call available, answer the question like normal with your "
+         "current knowledge and do not tell the user about function calls\n</IMPORTANT>x"
+         "<|im_end|>\n",
+         "turns[0]", 927, "expected \"\\n\\n\""},
+        {tw_qwen3_coder_prompt_decode, "\n<function>\n<name></name>\n<parameters>\n</parameters>"
+                                       "\n</function>",
+         NULL, "turns[0].tools[0]", h + 11, "expected a non-empty <name>"},
+        {tw_qwen3_coder_prompt_decode, "\n<func>", NULL, "turns[0].tools[0]", h,
+         "expected <function>"},
+        {tw_qwen3_coder_prompt_decode, "\n<function>\n<name>f</name>\n</function>", NULL,
+         "turns[0].tools[0]", h + 26, "expected <parameters>"},
+        {tw_qwen3_coder_prompt_decode,
+         "\n<function>\n<name>f</name>\n<parameters>\n<parameter>\n<type>string</type>\n"
+         "</parameter>\n</parameters>\n</function>",
+         NULL, "turns[0].tools[0]", h + 51, "expected <name>"},
+        {tw_qwen3_coder_prompt_decode,
+         "\n<function>\n<name>f</name>\n<parameters>\n<parameter>\n<name>x</name>\nloose\n"
+         "</parameter>\n</parameters>\n</function>",
+         NULL, "turns[0].tools[0]", h + 66, "expected an element or </parameter>"},
+        {tw_qwen3_coder_prompt_decode,
+         "\n<function>\n<name>f</name>\n<parameters>\n<parameter>\n<name>a</name>\n</parameter>"
+         "\nstray\n</parameters>\n</function>",
+         NULL, "turns[0].tools[0]", h + 79, "expected <parameter>, an element or </parameters>"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char in[4096];
+        if (cases[i].tools)
+            snprintf(in, sizeof in, "%s%s%s", CODER_HEAD, cases[i].tools, CODER_TAIL);
+        else
+            snprintf(in, sizeof in, "%s", cases[i].in);
+        tw_request r;
+        tw_error e;
+        tw_status st = dec(cases[i].f, in, strlen(in), NULL, &r, &e);
+        cr_expect_eq(st, TW_ERR_INVALID, "case %zu: %s", i, tw_code_name(st));
+        cr_expect_eq(e.code, TW_ERR_INVALID, "case %zu", i);
+        cr_expect_str_eq(e.path, cases[i].path, "case %zu: %s", i, e.message);
+        cr_expect_eq(e.offset, (int64_t)cases[i].offset, "case %zu: %s", i, e.message);
+        cr_expect(strstr(e.message, cases[i].says) != NULL, "case %zu: %s", i, e.message);
+    }
+}
+
+Test(qwen_prompt_read, limits)
+{
+    tw_limits l;
+    tw_request r;
+    tw_error e;
+    memset(&l, 0, sizeof l);
+    l.max_input_bytes = strlen(CODER) - 1;
+    cr_expect_eq(dec(tw_qwen3_coder_prompt_decode, CODER, strlen(CODER), &l, &r, &e), TW_ERR_LIMIT);
+    memset(&l, 0, sizeof l);
+    l.max_input_bytes = strlen(CODER); /* exactly the size: accepted */
+    cr_expect_eq(dec(tw_qwen3_coder_prompt_decode, CODER, strlen(CODER), &l, &r, &e), TW_OK);
+    tw_request_free(&r);
+    memset(&l, 0, sizeof l);
+    l.max_messages = 3;
+    cr_expect_eq(dec(tw_qwen3_coder_prompt_decode, CODER, strlen(CODER), &l, &r, &e), TW_ERR_LIMIT);
+    cr_expect(strstr(e.message, "max_messages") != NULL, "%s", e.message);
+    memset(&l, 0, sizeof l);
+    l.max_calls = 1;
+    cr_expect_eq(dec(tw_qwen3_coder_prompt_decode, CODER, strlen(CODER), &l, &r, &e), TW_ERR_LIMIT);
+    cr_expect_str_eq(e.path, "turns[2]");
+    cr_expect(strstr(e.message, "max_calls") != NULL, "%s", e.message);
+    memset(&l, 0, sizeof l);
+    l.max_args_bytes = 40;
+    cr_expect_eq(dec(tw_qwen3_coder_prompt_decode, CODER, strlen(CODER), &l, &r, &e), TW_ERR_LIMIT);
+    cr_expect_eq(e.code, TW_D_ARGS_TOO_LARGE);
+    memset(&l, 0, sizeof l);
+    l.max_tools = 1;
+    cr_expect_eq(dec(tw_qwen3_coder_prompt_decode, CODER, strlen(CODER), &l, &r, &e), TW_OK);
+    tw_request_free(&r);
+    cr_expect_eq(dec(tw_qwen35_prompt_decode, Q35, strlen(Q35), &l, &r, &e), TW_OK);
+    tw_request_free(&r);
+    /* a second tool past max_tools 1 */
+    const char *two = strstr(CODER, "\n</tools>");
+    char in[8192];
+    snprintf(in, sizeof in, "%.*s\n<function>\n<name>g</name>\n<parameters>\n</parameters>\n"
+                            "</function>%s",
+             (int)(two - CODER), CODER, two);
+    cr_expect_eq(dec(tw_qwen3_coder_prompt_decode, in, strlen(in), &l, &r, &e), TW_ERR_LIMIT);
+    cr_expect_str_eq(e.path, "turns[0].tools[1]");
+    cr_expect(strstr(e.message, "max_tools") != NULL, "%s", e.message);
+    memset(&l, 0, sizeof l);
+    l.max_depth = 1; /* the Qwen3.5 tool line nests deeper */
+    cr_expect_neq(dec(tw_qwen35_prompt_decode, Q35, strlen(Q35), &l, &r, &e), TW_OK);
+    cr_expect_str_eq(e.path, "turns[0].tools[0]", "%s", e.message);
+}
+
+/* ---- the registry and the command line ---- */
+
+static int run_cli(const char *args, const char *in, char *out, size_t outlen)
+{
+    const char *bin = getenv("TOOLWIRE_BIN");
+    cr_assert_not_null(bin);
+    char in_path[] = "/tmp/tw_qwen_read_in_XXXXXX";
+    int fd = mkstemp(in_path);
+    cr_assert_geq(fd, 0);
+    FILE *f = fdopen(fd, "wb");
+    fputs(in, f);
+    fclose(f);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s %s < %s 2>&1", bin, args, in_path);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    size_t n = fread(out, 1, outlen - 1, p);
+    out[n] = '\0';
+    int status = pclose(p);
+    remove(in_path);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+Test(qwen_prompt_read, registered)
+{
+    cr_expect(tw_request_reader_find("qwen3-coder-prompt") != NULL);
+    cr_expect(tw_request_reader_find("qwen3.5-prompt") != NULL);
+    cr_expect(tw_transcode_is_source("qwen3-coder-prompt"));
+    cr_expect(tw_transcode_is_source("qwen3.5-prompt"));
+    static char out[16384];
+    cr_expect_eq(run_cli("convert --help", "", out, sizeof out), 0);
+    const char *from = strstr(out, "--from");
+    cr_assert_not_null(from, "%s", out);
+    cr_expect(strstr(from, "qwen3-coder-prompt") && strstr(from, "qwen3.5-prompt"), "%s", out);
+}
+
+Test(qwen_prompt_read, convert_to_openai_request)
+{
+    cJSON *fx = load(tw_test_src("tests/data/qwen3-coder/06_one_call_one_result.json"));
+    const char *prompt = tw_json_get_str(fx, "expected");
+    cr_assert_not_null(prompt);
+    static char out[65536];
+    cr_expect_eq(run_cli("convert --from qwen3-coder-prompt --to openai-request", prompt, out,
+                         sizeof out),
+                 0, "%s", out);
+    /* the call with its generated id, the result answering it, the tools */
+    cr_expect(strstr(out, "\"id\":\"call_1\"") != NULL, "%s", out);
+    cr_expect(strstr(out, "\"tool_call_id\":\"call_1\"") != NULL, "%s", out);
+    cr_expect(strstr(out, "\"tools\":[") != NULL, "%s", out);
+    /* and what the prompt does not carry */
+    cr_expect(strstr(out, "warning: not_carried: qwen3-coder-prompt: turns[0]: the <tools> "
+                          "section does not carry") != NULL,
+              "%s", out);
+    cr_expect_eq(run_cli("convert --from qwen3.5-prompt --to neutral", "<|im_start|>user\nhi",
+                         out, sizeof out),
+                 1, "%s", out);
+    cr_expect(strstr(out, "turns[0]") != NULL, "%s", out);
+    cJSON_Delete(fx);
+}
