@@ -702,27 +702,39 @@ static tw_status prompt_body(hp *h)
     const char *b = h->buf;
     size_t n = h->len, pos = 0, turn = 0;
     const size_t ks = sizeof IM_START - 1, ke = sizeof IM_END - 1;
+    bool sys0 = false; /* the first turn is a system turn */
     if (n == 0)
         return tw_rq_fail(&h->d, TW_ERR_INVALID, 0, "", "the prompt has no turns");
     while (pos < n) {
         char path[40];
         snprintf(path, sizeof path, "turns[%zu]", turn);
-        if (!starts_with(b + pos, n - pos, IM_START, ks))
-            return tw_rq_fail(&h->d, TW_ERR_INVALID, (int64_t)pos, path,
-                              "expected <|im_start|> at byte %zu", pos);
-        size_t rs = pos + ks, re = rs;
-        while (re < n && re - rs < 16 && b[re] != '\n')
-            re++;
-        if (re >= n || b[re] != '\n')
-            return tw_rq_fail(&h->d, TW_ERR_INVALID, (int64_t)rs, path,
-                              "the role must be followed by a newline");
-        size_t rl = re - rs, bs = re + 1;
-        bool is_sys = rl == 6 && memcmp(b + rs, "system", 6) == 0;
-        bool is_user = rl == 4 && memcmp(b + rs, "user", 4) == 0;
-        bool is_asst = rl == 9 && memcmp(b + rs, "assistant", 9) == 0;
-        if (!is_sys && !is_user && !is_asst)
-            return tw_rq_fail(&h->d, TW_ERR_INVALID, (int64_t)rs, path,
-                              "unknown role '%.*s' (system, user or assistant)", (int)rl, b + rs);
+        /* the Qwen3-Coder template writes no header before a tool result
+         * that is the first message it renders */
+        bool headless = h->kind == HP_CODER && (turn == 0 || (turn == 1 && sys0)) &&
+                        starts_with(b + pos, n - pos, LIT("<tool_response>\n"));
+        bool is_sys = false, is_user = headless, is_asst = false;
+        size_t bs = pos;
+        if (!headless) {
+            if (!starts_with(b + pos, n - pos, IM_START, ks))
+                return tw_rq_fail(&h->d, TW_ERR_INVALID, (int64_t)pos, path,
+                                  "expected <|im_start|> at byte %zu", pos);
+            size_t rs = pos + ks, re = rs;
+            while (re < n && re - rs < 16 && b[re] != '\n')
+                re++;
+            if (re >= n || b[re] != '\n')
+                return tw_rq_fail(&h->d, TW_ERR_INVALID, (int64_t)rs, path,
+                                  "the role must be followed by a newline");
+            size_t rl = re - rs;
+            bs = re + 1;
+            is_sys = rl == 6 && memcmp(b + rs, "system", 6) == 0;
+            is_user = rl == 4 && memcmp(b + rs, "user", 4) == 0;
+            is_asst = rl == 9 && memcmp(b + rs, "assistant", 9) == 0;
+            if (!is_sys && !is_user && !is_asst)
+                return tw_rq_fail(&h->d, TW_ERR_INVALID, (int64_t)rs, path,
+                                  "unknown role '%.*s' (system, user or assistant)", (int)rl,
+                                  b + rs);
+        }
+        sys0 |= is_sys && turn == 0;
         const char *end = tw_memmem(b + bs, n - bs, IM_END, ke - 1);
         if (!end) {
             /* only the generation prompt may stay open */

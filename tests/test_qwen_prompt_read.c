@@ -564,3 +564,29 @@ Test(qwen_prompt_read, convert_to_openai_request)
     cr_expect(strstr(out, "turns[0]") != NULL, "%s", out);
     cJSON_Delete(fx);
 }
+
+/* The Coder template writes no header before a tool result that is the
+ * first message it renders: read as such, and written again so. */
+Test(qwen_prompt_read, coder_first_result_without_header)
+{
+    static const char P[] = "<|im_start|>system\nS<|im_end|>\n<tool_response>\nx\n"
+                            "</tool_response>\n<|im_end|>\n<|im_start|>user\nhi<|im_end|>\n";
+    tw_request r;
+    tw_error e;
+    cr_assert_eq(dec(tw_qwen3_coder_prompt_decode, P, strlen(P), NULL, &r, &e), TW_OK, "%s",
+                 e.message);
+    cr_assert_eq(r.nmessages, 3);
+    cr_expect_eq(r.messages[1].role, TW_ROLE_TOOL);
+    cr_expect_str_eq(r.messages[1].content.data, "x");
+    cr_expect_eq(r.messages[2].role, TW_ROLE_USER);
+    size_t len = 0;
+    char *again = enc("qwen3-coder-prompt", &r, &len);
+    cr_expect_str_eq(again, P);
+    free(again);
+    tw_request_free(&r);
+    /* not after another message */
+    static const char Q[] = "<|im_start|>user\nhi<|im_end|>\n<tool_response>\nx\n"
+                            "</tool_response>\n<|im_end|>\n";
+    cr_expect_eq(dec(tw_qwen3_coder_prompt_decode, Q, strlen(Q), NULL, &r, &e), TW_ERR_INVALID);
+    cr_expect_eq(e.offset, 30, "%s", e.message);
+}
