@@ -285,7 +285,8 @@ static tw_status read_py_type(const char *p, size_t n, cJSON **out, bool *lost)
 
 /* One element "\n<KEY>VALUE</KEY>" at b[i, n), the element followed by a
  * line break: the key at *k (*kn bytes), the value at *v (*vn), *next past
- * the element. False when there is none at i. */
+ * the element. False when there is none at i. KEY holds no '<', '>' or line
+ * break, so no two candidate closings overlap: the scan is linear. */
 static bool xml_elem(const char *b, size_t n, size_t i, const char **k, size_t *kn,
                      const char **v, size_t *vn, size_t *next)
 {
@@ -293,7 +294,8 @@ static bool xml_elem(const char *b, size_t n, size_t i, const char **k, size_t *
         return false;
     size_t ks = i + 2;
     const char *gt = memchr(b + ks, '>', n - ks);
-    if (!gt || gt == b + ks || memchr(b + ks, '\n', (size_t)(gt - (b + ks))))
+    if (!gt || gt == b + ks || memchr(b + ks, '\n', (size_t)(gt - (b + ks))) ||
+        memchr(b + ks, '<', (size_t)(gt - (b + ks))))
         return false;
     *k = b + ks;
     *kn = (size_t)(gt - *k);
@@ -301,8 +303,8 @@ static bool xml_elem(const char *b, size_t n, size_t i, const char **k, size_t *
     const char *hit;
     while ((hit = tw_memmem(b + at, n - at, LIT("</"))) != NULL) {
         size_t a = (size_t)(hit - b);
-        if (n - a >= *kn + 4 && memcmp(b + a + 2, *k, *kn) == 0 && b[a + 2 + *kn] == '>' &&
-            b[a + 3 + *kn] == '\n') {
+        if (n - a >= *kn + 4 && b[a + 2 + *kn] == '>' && b[a + 3 + *kn] == '\n' &&
+            memcmp(b + a + 2, *k, *kn) == 0) {
             *v = b + vs;
             *vn = a - vs;
             *next = a + *kn + 3;
@@ -388,7 +390,8 @@ static tw_status coder_tool(hp *h, const char *b, size_t n, size_t *i, size_t at
     if (!(t->name = tw_strndup(v, vn)))
         return TW_ERR_NOMEM;
     j = next;
-    if (xml_elem(b, n, j, &k, &kn, &v, &vn, &next) && key_is(k, kn, "description")) {
+    if (starts_with(b + j, n - j, LIT("\n<description>")) &&
+        xml_elem(b, n, j, &k, &kn, &v, &vn, &next)) {
         if (!(t->description = tw_strndup(v, vn)))
             return TW_ERR_NOMEM;
         j = next;

@@ -35,7 +35,8 @@ void tw_neutral_value_free(tw_neutral_value *v);
 
 /*
  * Source formats: "openai-request", "anthropic-request", "vllm-generate-request",
- * "hermes-prompt" (request_chatml.h), "neutral-request",
+ * "hermes-prompt", "qwen3-coder-prompt", "qwen3.5-prompt" (request_chatml.h),
+ * any other request reader of the registry, "neutral-request",
  * "neutral-result", "neutral" (a request when the object has "messages",
  * else a result), or any decoder name of tw_format_find (decoded to a
  * result). Target formats: any encoder name of tw_encoder_find, or
