@@ -129,7 +129,7 @@ for f in sorted((root / "fixtures").rglob("*.json")):
 # request: the request bodies of the conformance fixtures, each with the
 # seed byte that picks its reader (the registry's order of request readers)
 READERS = ["openai-request", "anthropic-request", "vllm-generate-request", "gemini-request",
-           "hermes-prompt", "openai-responses-request"]
+           "hermes-prompt", "openai-responses-request", "qwen3-coder-prompt", "qwen3.5-prompt"]
 def reader_of(path):
     if path.endswith("/chat/completions"): return "openai-request"
     if path.endswith("/messages"): return "anthropic-request"
@@ -150,6 +150,16 @@ for f in sorted((root / "fixtures").rglob("*.json")):
         body = json.dumps(req["body"], ensure_ascii=False).encode("utf-8", "surrogatepass")
         if len(body) <= 16384 - 8:
             put("request", header({}, READERS.index(rd)) + body)
+
+# and the prompts the chat templates rendered, read by their prompt readers
+for d, rd in (("qwen3", "hermes-prompt"), ("qwen3-coder", "qwen3-coder-prompt"),
+              ("qwen3.5", "qwen3.5-prompt")):
+    for f in sorted((root / "tests/data" / d).glob("*.json")):
+        want = json.loads(f.read_text()).get("expected")
+        if isinstance(want, str):
+            body = want.encode("utf-8", "surrogatepass")
+            if len(body) <= 16384 - 8:
+                put("request", header({}, READERS.index(rd)) + body)
 
 # hand-picked inputs: fuzz/seeds/<target>/<name> holds the body; a file
 # named *.hdr beside it gives its 8 header bytes as hex (default: zeros)

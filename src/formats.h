@@ -57,9 +57,9 @@
     R(tw_reader_vllm_generate_request, "vllm-generate-request", JSON)          \
     R(tw_reader_gemini_request, "gemini-request", JSON)                        \
     R(tw_reader_hermes_prompt, "hermes-prompt", TEXT)                          \
+    R(tw_reader_responses_request, "openai-responses-request", JSON)           \
     R(tw_reader_qwen3_coder_prompt, "qwen3-coder-prompt", TEXT)                \
-    R(tw_reader_qwen35_prompt, "qwen3.5-prompt", TEXT)                         \
-    R(tw_reader_responses_request, "openai-responses-request", JSON)
+    R(tw_reader_qwen35_prompt, "qwen3.5-prompt", TEXT)
 
 #define TW_X_DECLARE_FORMAT(sym, nm, fam) extern const tw_format_ops sym;
 #define TW_X_DECLARE_ENCODER(sym, nm, fam, in) extern const tw_encoder_ops sym;
