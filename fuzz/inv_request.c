@@ -10,7 +10,8 @@
  * earlier messages per message); an encoder answers TW_OK, TW_ERR_LIMIT (its
  * output cap) or another status, never a diagnostic code, and leaves the
  * output empty on failure; an encoder of the reader's own format writes
- * bytes the reader reads back (or refuses over a cap only); nothing leaks.
+ * bytes the reader reads back (or refuses over a cap only); a prompt reader
+ * keeps every NUL of the prompt in message text; nothing leaks.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,29 @@ static void encode_all(const tw_request *q, const tw_request_reader_ops *rd, con
     }
 }
 
+static size_t count_nul(const char *p, size_t n)
+{
+    size_t k = 0;
+    for (const char *e = p + n; p && (p = memchr(p, '\0', (size_t)(e - p))) != NULL; p++)
+        k++;
+    return k;
+}
+
+/* A prompt reader keeps every NUL of the prompt: its text goes to message
+ * contents and thinking (buffers with a length); a name, a schema or an
+ * argument cannot hold one, so a prompt that puts one there is refused or its
+ * block kept as content, never cut short. */
+static void check_prompt_nul(const tw_request *q, const tw_request_reader_ops *rd, const char *in,
+                             size_t n)
+{
+    size_t want = count_nul(in, n), got = 0;
+    for (size_t i = 0; i < q->nmessages; i++)
+        got += count_nul(q->messages[i].content.data, q->messages[i].content.len) +
+               count_nul(q->messages[i].thinking.data, q->messages[i].thinking.len);
+    TW_FZ_CHECK(got == want, "%s: the prompt holds %zu NUL bytes, its messages %zu", rd->name,
+                want, got);
+}
+
 int tw_fz_request(const uint8_t *data, size_t size)
 {
     tw_fz_setup s;
@@ -103,6 +127,9 @@ int tw_fz_request(const uint8_t *data, size_t size)
     if (st == TW_OK) {
         TW_FZ_CHECK(q.nmessages <= s.L.max_messages, "%s: %zu messages, over max_messages %zu",
                     rd->name, q.nmessages, s.L.max_messages);
+        size_t nl = strlen(rd->name);
+        if (nl > 7 && strcmp(rd->name + nl - 7, "-prompt") == 0)
+            check_prompt_nul(&q, rd, in, s.len);
         encode_all(&q, rd, &s);
     } else {
         expect_empty(&q, rd->name, st);

@@ -432,6 +432,13 @@ static tw_status coder_tools(hp *h, const char *b, size_t n, size_t at, const ch
     tw_request *r = h->d.req;
     r->tools_present = true;
     size_t i = 0, cap = 0, lost_types = 0;
+    /* names, descriptions and schema values become C strings: a NUL would cut one short */
+    const char *nul = memchr(b, '\0', n);
+    if (nul)
+        return tw_rq_fail(&h->d, TW_ERR_INVALID, (int64_t)(at + (size_t)(nul - b)), path,
+                          "a NUL byte at byte %zu in the <tools> section (a tool's name, "
+                          "description or schema value cannot hold one)",
+                          at + (size_t)(nul - b));
     while (i < n) {
         char tp[64];
         snprintf(tp, sizeof tp, "%s.tools[%zu]", path, r->ntools);

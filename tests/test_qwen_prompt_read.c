@@ -370,22 +370,24 @@ Test(qwen_prompt_read, unreadable_block_stays_content)
 
 /* ---- refusals ---- */
 
+/* The close of a Qwen3-Coder tools section, as the template writes it. */
+static const char CODER_TAIL[] =
+    "\n</tools>\n\nIf you choose to call a tool ONLY reply in the following format with NO "
+    "suffix:\n\n<tool_call>\n<function=example_function_name>\n"
+    "<parameter=example_parameter_1>\nvalue_1\n</parameter>\n"
+    "<parameter=example_parameter_2>\nvalue_2\n</parameter>\n</function>\n</tool_call>\n\n"
+    "<IMPORTANT>\nReminder:\n- Function calls MUST follow the specified format: the tool "
+    "calling block MUST begin with an opening <tool_call> tag and end with a closing "
+    "</tool_call> tag.\n- Required parameters MUST be specified\n- You may provide optional "
+    "reasoning for your function call in natural language BEFORE the function call, but NOT "
+    "after\n- If there is no function call available, answer the question like normal with "
+    "your current knowledge and do not tell the user about function calls\n"
+    "</IMPORTANT><|im_end|>\n";
+
 Test(qwen_prompt_read, refusals_name_the_place)
 {
     static const char CODER_HEAD[] =
         "<|im_start|>system\nS\n\n# Tools\n\nYou have access to the following tools:\n\n<tools>";
-    static const char CODER_TAIL[] =
-        "\n</tools>\n\nIf you choose to call a tool ONLY reply in the following format with NO "
-        "suffix:\n\n<tool_call>\n<function=example_function_name>\n"
-        "<parameter=example_parameter_1>\nvalue_1\n</parameter>\n"
-        "<parameter=example_parameter_2>\nvalue_2\n</parameter>\n</function>\n</tool_call>\n\n"
-        "<IMPORTANT>\nReminder:\n- Function calls MUST follow the specified format: the tool "
-        "calling block MUST begin with an opening <tool_call> tag and end with a closing "
-        "</tool_call> tag.\n- Required parameters MUST be specified\n- You may provide optional "
-        "reasoning for your function call in natural language BEFORE the function call, but NOT "
-        "after\n- If there is no function call available, answer the question like normal with "
-        "your current knowledge and do not tell the user about function calls\n"
-        "</IMPORTANT><|im_end|>\n";
     const size_t h = sizeof CODER_HEAD - 1; /* where the tools start */
     struct {
         req_decoder f;
@@ -457,6 +459,29 @@ Test(qwen_prompt_read, refusals_name_the_place)
         cr_expect_eq(e.offset, (int64_t)cases[i].offset, "case %zu: %s", i, e.message);
         cr_expect(strstr(e.message, cases[i].says) != NULL, "case %zu: %s", i, e.message);
     }
+}
+
+/* A NUL in the Coder tools section is refused at its byte, not cut short. */
+Test(qwen_prompt_read, coder_tools_nul_refused)
+{
+    static const char HEAD[] =
+        "<|im_start|>system\nS\n\n# Tools\n\nYou have access to the following tools:\n\n<tools>"
+        "\n<function>\n<name>f</name>\n<description>a";
+    char in[2048];
+    size_t n = sizeof HEAD - 1;
+    memcpy(in, HEAD, n);
+    in[n++] = '\0';
+    static const char REST[] = "b</description>\n<parameters>\n</parameters>\n</function>";
+    memcpy(in + n, REST, sizeof REST - 1);
+    n += sizeof REST - 1;
+    memcpy(in + n, CODER_TAIL, sizeof CODER_TAIL - 1);
+    n += sizeof CODER_TAIL - 1;
+    tw_request r;
+    tw_error e;
+    tw_status st = dec(tw_qwen3_coder_prompt_decode, in, n, NULL, &r, &e);
+    cr_assert_eq(st, TW_ERR_INVALID, "%s", tw_code_name(st));
+    cr_expect_eq(e.offset, (int64_t)(sizeof HEAD - 1), "%s", e.message);
+    cr_expect(strstr(e.message, "NUL") != NULL, "%s", e.message);
 }
 
 Test(qwen_prompt_read, limits)
