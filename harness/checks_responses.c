@@ -536,7 +536,9 @@ static const idx_ent *idx_first(const id_index *x, const char *id)
  * (history arguments a string holding one JSON object), CLI-06
  * (parallel_tool_calls), CLI-08 (reasoning carried back with its encrypted
  * content when store is false). With previous_response_id the earlier turns
- * are kept by the server: calls answered from there are not judged.
+ * are kept by the server: calls answered from there are not judged; nor is
+ * an output whose call_id is in no function_call of input when an
+ * item_reference (a stored item, sent by id) comes before it.
  */
 void tw_chk_cli_responses(const cJSON *body, tw_check_set *out)
 {
@@ -615,7 +617,7 @@ void tw_chk_cli_responses(const cJSON *body, tw_check_set *out)
     }
     tw_chk_idx_seal(&calls);
     tw_chk_idx_seal(&outputs);
-    bool any_call = false, any_output = false, any_reasoning = false;
+    bool any_call = false, any_output = false, any_reasoning = false, any_ref = false, by_ref = false;
     bool f01 = false, f02 = false, f04 = false, f08 = false;
     i = 0;
     for (const cJSON *it = input->child; it; it = it->next, i++) {
@@ -651,7 +653,9 @@ void tw_chk_cli_responses(const cJSON *body, tw_check_set *out)
         } else if (strcmp(ty, "function_call_output") == 0) {
             any_output = true;
             const idx_ent *c = idx_first(&calls, cid);
-            if (!f01 && !chained && (!c || c->pos > i)) {
+            if (!c && any_ref) {
+                by_ref = true; /* its call may be the stored item an item_reference names */
+            } else if (!f01 && !chained && (!c || c->pos > i)) {
                 PUT(out, TW_CHK_CLI_01, TW_V_FAIL, -1,
                     "input[%zu]: function_call_output call_id %.80s answers no earlier function_call", i,
                     cid ? cid : "(absent)");
@@ -665,15 +669,24 @@ void tw_chk_cli_responses(const cJSON *body, tw_check_set *out)
                 f08 = true;
             }
         } else if (strcmp(ty, "message") == 0) {
-            any_reasoning = false; /* the reasoning before a turn's calls belongs to that turn */
+            /* the reasoning before a turn's calls belongs to that turn; the
+             * turn's own assistant text (output order: reasoning, message,
+             * function_call) does not end it */
+            const char *role = tw_json_get_str(it, "role");
+            if (!role || strcmp(role, "assistant") != 0)
+                any_reasoning = false;
+        } else if (strcmp(ty, "item_reference") == 0) {
+            any_ref = true;
         }
     }
     tw_chk_idx_free(&calls);
     tw_chk_idx_free(&outputs);
     if (!f01)
         PUT(out, TW_CHK_CLI_01, any_output ? (chained ? TW_V_SKIP : TW_V_PASS) : TW_V_SKIP, -1, "%s",
-            !any_output ? "no function_call_output" : chained ? "previous_response_id keeps the calls"
-                                                              : "every function_call_output answers a call");
+            !any_output ? "no function_call_output"
+            : chained   ? "previous_response_id keeps the calls"
+            : by_ref    ? "every function_call_output answers a call (or follows an item_reference to a stored item)"
+                        : "every function_call_output answers a call");
     if (!f02)
         PUT(out, TW_CHK_CLI_02, any_call ? TW_V_PASS : TW_V_SKIP, -1, "%s",
             any_call ? "every function_call answered" : "no function_call in input");

@@ -659,9 +659,11 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         return ret;
     }
     cJSON *body = NULL;
+    tw_error perr; /* why the body is not JSON, for a reference server's 400 */
+    tw_error_clear(&perr);
     tw_mock_arena_begin();
     if (rc->body.len)
-        tw_json_parse(rc->body.data, rc->body.len, m->o.limits.max_depth, &body, NULL);
+        tw_json_parse(rc->body.data, rc->body.len, m->o.limits.max_depth, &body, &perr);
     tw_mock_arena_end();
     /* the client checks, on every request */
     tw_checks_client(url, body, &rec.checks);
@@ -797,8 +799,12 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     a.out->byte_cap = SIZE_MAX;
     if (strcmp(m->fprof[mfi], "replay") == 0)
         answer_replay(m, x, mfi < m->nfx ? &m->prep[m->ex_base[mfi] + mxi] : NULL, &a);
-    else
+    else {
         answer_reference(m, m->fprof[mfi], x, body, url, kind, strcmp(method, "POST") == 0, &a);
+        /* a body that does not parse: where and what was expected */
+        if (a.status == 400 && !body && rc->body.len && perr.message[0])
+            snprintf(a.why, sizeof a.why, "the request body is not JSON: %.160s", perr.message);
+    }
     tw_mock_arena_drop(body);
     if (a.out->borrowed && a.out->n == 0) {
         /* nothing borrowed: an error body may be added */

@@ -596,7 +596,7 @@ tw_status tw_anthropic_stream_finish(tw_anthropic_stream *d, tw_result *out)
     if (st == TW_OK && !d->stopped && !envelope)
         st = tw_wire_diag(&k, true, TW_D_STREAM_TRUNCATED, (int64_t)d->fed,
                           d->any_event ? "stream ended without message_stop"
-                                       : "no event in the stream");
+                                       : tw_wire_no_event(&d->head));
     if (st == TW_OK)
         st = set_finish(&d->res, d->stop_reason);
     if (st == TW_OK)

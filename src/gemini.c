@@ -858,7 +858,7 @@ static tw_status gs_finish(void *s, tw_result *out)
     if (st == TW_OK && !d->acc.finish_seen && !d->acc.blocked && !envelope)
         st = tw_wire_diag(&k, true, TW_D_STREAM_TRUNCATED, (int64_t)d->fed,
                           d->any_event ? "stream ended without a finishReason"
-                                       : "no event in the stream");
+                                       : tw_wire_no_event(&d->head));
     if (st == TW_OK)
         st = acc_end(&d->acc);
     if (st == TW_OK)

@@ -25,7 +25,9 @@ static int fast_parse(const char *buf, size_t len, size_t max_depth, cJSON **out
                       size_t *deepest, tw_buf *marks, tw_json_arena *arena);
 static inline bool word_has(const char *p, unsigned char c);
 
-size_t tw_json_depth(const char *buf, size_t len, size_t max_depth)
+/* tw_json_depth; *at (when given) gets the offset of the bracket that went
+ * past max_depth */
+static size_t depth_scan(const char *buf, size_t len, size_t max_depth, size_t *at)
 {
     size_t depth = 0, deepest = 0;
     size_t i = 0;
@@ -57,8 +59,11 @@ size_t tw_json_depth(const char *buf, size_t len, size_t max_depth)
             depth++;
             if (depth > deepest) {
                 deepest = depth;
-                if (deepest > max_depth)
+                if (deepest > max_depth) {
+                    if (at)
+                        *at = i;
                     return max_depth + 1;
+                }
             }
         } else if ((c == '}' || c == ']') && depth) {
             depth--;
@@ -66,6 +71,11 @@ size_t tw_json_depth(const char *buf, size_t len, size_t max_depth)
         i++;
     }
     return deepest;
+}
+
+size_t tw_json_depth(const char *buf, size_t len, size_t max_depth)
+{
+    return depth_scan(buf, len, max_depth, NULL);
 }
 
 /* ===================== number spellings ===================== */
@@ -739,7 +749,12 @@ static tw_status parse_plain(const char *buf, size_t len, size_t max_depth, size
     if (deepest == SIZE_MAX)
         deepest = tw_json_depth(buf, len, max_depth);
     if (deepest > max_depth) {
-        tw_error_set(err, TW_D_JSON_TOO_DEEP, -1, NULL, "JSON nested deeper than %zu", max_depth);
+        /* the error path scans once more for the bracket that went too deep */
+        size_t at = 0;
+        if (err)
+            depth_scan(buf, len, max_depth, &at);
+        tw_error_set(err, TW_D_JSON_TOO_DEEP, (int64_t)at, NULL,
+                     "JSON nested deeper than %zu at byte %zu", max_depth, at);
         return TW_ERR_LIMIT;
     }
     const char *end = NULL;

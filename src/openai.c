@@ -760,7 +760,7 @@ tw_status tw_openai_stream_finish(tw_openai_stream *d, tw_result *out)
     if (st == TW_OK && !d->done && !envelope)
         st = tw_wire_diag(&k, true, TW_D_STREAM_TRUNCATED, (int64_t)d->fed,
                           d->any_event ? "stream ended without data: [DONE]"
-                                       : "no event in the stream");
+                                       : tw_wire_no_event(&d->head));
     if (st == TW_OK)
         st = close_message(&k, &d->refusal, d->refusal_off, d->finish_reason);
     if (st == TW_OK)

@@ -919,7 +919,7 @@ static tw_status rs_finish(void *s, tw_result *out)
         st = tw_wire_diag(&k, true, TW_D_STREAM_TRUNCATED, (int64_t)d->fed,
                           d->any_event ? "stream ended without response.completed, "
                                          "response.incomplete or response.failed"
-                                       : "no event in the stream");
+                                       : tw_wire_no_event(&d->head));
     if (st == TW_OK)
         st = msg_end(&d->msg);
     if (st == TW_OK)

@@ -212,6 +212,19 @@ tw_status tw_wire_error_body(tw_wire_sink *k, const char *buf, size_t len, bool 
     return st;
 }
 
+const char *tw_wire_no_event(const tw_buf *head)
+{
+    const char *p = head->data ? head->data : "";
+    size_t n = head->data ? head->len : 0;
+    tw_trim(&p, &n);
+    if (n && (p[0] == '{' || p[0] == '['))
+        return "no event in the stream: expected SSE lines (data: then the event's JSON, a blank line "
+               "after each event); the input starts with JSON, a body or JSON lines without the "
+               "data: framing";
+    return "no event in the stream: expected SSE lines (data: then the event's JSON, a blank line "
+           "after each event)";
+}
+
 tw_status tw_wire_finish_result(tw_result *r)
 {
     tw_status st = TW_OK;

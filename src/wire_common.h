@@ -71,6 +71,13 @@ void tw_wire_sort_diags(tw_result *r);
  * envelope): records error_response at the error value and sets *found.
  */
 tw_status tw_wire_error_body(tw_wire_sink *k, const char *buf, size_t len, bool *found);
+/*
+ * The stream_truncated message of a stream in which no event was found,
+ * naming what was expected; `head` holds the bytes read before any event
+ * (empty once past its cap), and a head that starts with JSON is said to be
+ * a body or JSON lines rather than an event stream.
+ */
+const char *tw_wire_no_event(const tw_buf *head);
 /* Fill the empty content/thinking buffers so they print as "". */
 tw_status tw_wire_finish_result(tw_result *r);
 

@@ -199,6 +199,8 @@ static tw_verdict client(const char *body, tw_check_id id)
 #define ICALL(cid) "{\"type\":\"function_call\",\"call_id\":\"" cid "\",\"name\":\"f\",\"arguments\":\"{}\"}"
 #define IOUT(cid) "{\"type\":\"function_call_output\",\"call_id\":\"" cid "\",\"output\":\"r\"}"
 #define IUSER "{\"role\":\"user\",\"content\":\"hi\"}"
+#define IASSIST "{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"output_text\",\"text\":\"Looking.\"}]}"
+#define IREF(id) "{\"type\":\"item_reference\",\"id\":\"" id "\"}"
 #define IREASON(enc) "{\"type\":\"reasoning\",\"id\":\"rs\",\"summary\":[]" enc "}"
 #define TOOLS ",\"tools\":[{\"type\":\"function\",\"name\":\"f\",\"parameters\":{\"type\":\"object\"}},{\"type\":\"web_search\"}]"
 #define STATELESS ",\"store\":false,\"include\":[\"reasoning.encrypted_content\"]"
@@ -227,6 +229,14 @@ Test(responses, client_requests)
     cr_assert_eq(client("{\"input\":[" IUSER "," ICALL("c1") "," IOUT("c1") "]" STATELESS "}", TW_CHK_CLI_08), TW_V_FAIL);
     cr_assert_eq(client("{\"input\":[" IUSER "," IREASON("") "," ICALL("c1") "," IOUT("c1") "],\"store\":false}", TW_CHK_CLI_08), TW_V_FAIL);
     cr_assert_eq(client("{\"input\":[" IUSER "," ICALL("c1") "," IOUT("c1") "]}", TW_CHK_CLI_08), TW_V_SKIP);
+    /* output order is reasoning, the assistant's message, then the calls: the
+     * message is part of the turn; a user message ends it */
+    cr_assert_eq(client("{\"input\":[" IUSER "," IREASON(",\"encrypted_content\":\"gAAA\"") "," IASSIST "," ICALL("c1") "," IOUT("c1") "]" STATELESS "}", TW_CHK_CLI_08), TW_V_PASS);
+    cr_assert_eq(client("{\"input\":[" IREASON(",\"encrypted_content\":\"gAAA\"") "," IUSER "," ICALL("c1") "," IOUT("c1") "]" STATELESS "}", TW_CHK_CLI_08), TW_V_FAIL);
+    /* an item_reference stands for a stored item (the AI SDK with store on
+     * sends its calls so): an output after one is not judged by input alone */
+    cr_assert_eq(client("{\"input\":[" IUSER "," IREF("fc_0") "," IOUT("call_1") "]}", TW_CHK_CLI_01), TW_V_PASS);
+    cr_assert_eq(client("{\"input\":[" IUSER "," IOUT("call_1") "," IREF("fc_0") "]}", TW_CHK_CLI_01), TW_V_FAIL);
     /* chat requests skip it */
     cJSON *b = cJSON_Parse("{\"messages\":[]}");
     tw_check_set s = {0};

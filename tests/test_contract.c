@@ -305,6 +305,31 @@ Test(contract, decoders_refuse_with_diagnostics_not_statuses)
     }
 }
 
+Test(contract, sse_decoders_name_the_framing_they_expected)
+{
+    /* a JSON body or JSON lines given to an SSE stream decoder: the
+     * stream_truncated error says what was expected and what came */
+    static const char *const streams[] = {"openai-stream", "anthropic-stream", "gemini-stream",
+                                          "openai-responses-stream"};
+    static const char *const inputs[] = {"{\"candidates\":[]}\n{\"type\":\"x\"}\n", "  [1]", ": ping\n\n"};
+    for (size_t i = 0; i < sizeof streams / sizeof streams[0]; i++)
+        for (size_t k = 0; k < sizeof inputs / sizeof inputs[0]; k++) {
+            const tw_format_ops *f = tw_format_find(streams[i]);
+            cr_assert_not_null(f, "%s", streams[i]);
+            tw_result r;
+            cr_assert_eq(f->decode(inputs[k], strlen(inputs[k]), NULL, &r), TW_OK, "%s", streams[i]);
+            const tw_diag *d = NULL;
+            for (size_t j = 0; j < r.errors.len; j++)
+                if (r.errors.items[j].code == TW_D_STREAM_TRUNCATED)
+                    d = &r.errors.items[j];
+            cr_assert_not_null(d, "%s: no stream_truncated", streams[i]);
+            cr_assert(strstr(d->message, "expected SSE lines (data: "), "%s: %s", streams[i], d->message);
+            bool json = k < 2;
+            cr_assert_eq(strstr(d->message, "starts with JSON") != NULL, json, "%s: %s", streams[i], d->message);
+            tw_result_free(&r);
+        }
+}
+
 /* A valid request of each reader's format, with two messages. */
 static const char *request_sample(const char *reader)
 {

@@ -586,7 +586,7 @@ Test(json_strict, parse_returns_statuses_with_the_diagnostic_in_err)
         {"{\"a\": }", 7, 0, TW_ERR_PARSE, TW_ERR_PARSE, 6},
         {"[1, 2] x", 8, 0, TW_ERR_PARSE, TW_ERR_PARSE, 7},
         {"", 0, 0, TW_ERR_PARSE, TW_ERR_PARSE, 0},
-        {deep, sizeof deep, 16, TW_ERR_LIMIT, TW_D_JSON_TOO_DEEP, -1},
+        {deep, sizeof deep, 16, TW_ERR_LIMIT, TW_D_JSON_TOO_DEEP, 16}, /* the 17th '[' */
         {"[\"a\\u0000\"]", 11, 0, TW_ERR_INVALID, TW_D_JSON_NUL, 3},
         {"{\"k\": \"x\0y\"}", 12, 0, TW_ERR_INVALID, TW_D_JSON_NUL, 8},
     };

@@ -1047,11 +1047,22 @@ Test(script_profile, answers_without_fixtures)
     cr_assert(msg && strstr(msg, "toolwire-script.calls: must be an array"), "%s", r.body.data);
     cJSON_Delete(j);
     tw_http_response_free(&r);
+    /* a body that is not JSON: the 400 says where and what was expected */
+    static const char *const paths[] = {"/v1/responses", "/v1beta/models/g:generateContent",
+                                        "/v1/chat/completions"};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        memset(&r, 0, sizeof r);
+        send_to(m, paths[i], "{\"model\":\"m\",\"input\":[1,}", &r);
+        cr_assert_eq(r.status, 400, "%s", paths[i]);
+        cr_assert(strstr(r.body.data, "the request body is not JSON: invalid JSON at byte 24"), "%s: %s",
+                  paths[i], r.body.data);
+        tw_http_response_free(&r);
+    }
     /* the records name the script's exchange */
     tw_mock_record *recs = NULL;
     size_t n = 0;
     cr_assert_eq(tw_mock_records(m, 0, &recs, &n), TW_OK);
-    cr_assert_eq(n, 2);
+    cr_assert_eq(n, 5);
     cr_assert_str_eq(recs[0].fixture, "script");
     cr_assert_eq(recs[0].status, 200);
     cr_assert_eq(recs[1].status, 400);

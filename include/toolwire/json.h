@@ -34,7 +34,8 @@ extern "C" {
  *   TW_ERR_PARSE    not JSON; err->code TW_ERR_PARSE, err->offset the first
  *                   offending byte (or where an unfinished value went wrong).
  *   TW_ERR_LIMIT    nested deeper than max_depth; err->code
- *                   TW_D_JSON_TOO_DEEP, err->offset -1.
+ *                   TW_D_JSON_TOO_DEEP, err->offset the bracket that
+ *                   went past it (the message names that byte too).
  *   TW_ERR_INVALID  well-formed JSON refused as a whole: a string or key
  *                   holds U+0000 (raw, escaped, or a \u escape without four
  *                   hex digits), which cJSON would cut there; err->code
