@@ -367,11 +367,11 @@ int tw_cmd_serve(int argc, char **argv)
     size_t shared = tw_mock_shared_bodies(fs.fx, fs.n, &mo, &partial);
     if (shared)
         fprintf(stderr,
-                "toolwire serve: %s%zu request bodies are shared by several exchanges; such a "
+                "toolwire serve: %s%zu request %s shared by several exchanges; such a "
                 "request is answered by the first clean exchange (2xx, no faults, no check "
                 "expected to fail; else the first success, else the first in file order); "
                 "name one with " TW_MOCK_EXCHANGE_HEADER ": FIXTURE#N\n",
-                partial ? "at least " : "", shared);
+                partial ? "at least " : "", shared, shared == 1 ? "body is" : "bodies are");
     if (script && fs.n + fs.nbad)
         fprintf(stderr, "toolwire serve: the script profile answers every request itself; the "
                         "%zu fixture(s) given are not served\n", fs.n + fs.nbad);

@@ -352,8 +352,9 @@ void tw_ref_answer_script_at(char kind, bool stream, const char *model, const cJ
     memset(a, 0, sizeof a[0]);
     if (kind != 'o' && kind != 'a' && kind != 'g' && kind != 'm' && kind != 'r') {
         a->status = 404;
-        snprintf(a->why, sizeof a->why, "the script profile answers POST …/chat/completions, "
-                                        "…/messages, …/responses, /generate and …:generateContent");
+        snprintf(a->why, sizeof a->why,
+                 "the script profile answers POST …/chat/completions, …/messages, …/responses, "
+                 "/generate, …:generateContent and …:streamGenerateContent");
         return;
     }
     a->status = 400;
