@@ -495,16 +495,17 @@ Test(one_pass, depth_pass_at_every_alignment)
     static const char *const parts[] = {
         "[", "{", "]", "}", "\"a[b\\\"{\"", "\xDB", "\xFB", ";", "K", "\x7B", "[[[", "]]",
         "\"\\\\\"", "plain text ", "x", "\x80\x81", "0123456789",
+        "\"a string of sixteen+ bytes [ then {\"", "\"quoted, no bracket\"",
     };
     unsigned seed = 7;
     char buf[160];
     for (int round = 0; round < 4000; round++) {
         size_t n = 0;
-        while (n < sizeof buf - 16) {
+        for (;;) {
             seed = seed * 1103515245u + 12345u;
             const char *p = parts[(seed >> 16) % (sizeof parts / sizeof parts[0])];
             size_t k = strlen(p);
-            if ((seed >> 8) % 13 == 0)
+            if ((seed >> 8) % 13 == 0 || n + k > sizeof buf)
                 break;
             memcpy(buf + n, p, k);
             n += k;
