@@ -17,7 +17,11 @@
  * - the one-pass parse builds the tree cJSON builds (strings with escapes
  *   of every kind included, at every length around its scratch buffer),
  *   and the objects it marks as repeating no key are the ones
- *   tw_json_dedupe leaves alone.
+ *   tw_json_dedupe leaves alone;
+ * - the depth pass, which steps over words with no quote or bracket,
+ *   measures what a byte-at-a-time reading measures, and the container
+ *   check of the implicit-end search answers as the tree of
+ *   tw_json_parse_lint does.
  */
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
