@@ -25,6 +25,18 @@ static int fast_parse(const char *buf, size_t len, size_t max_depth, cJSON **out
                       size_t *deepest, tw_buf *marks, tw_json_arena *arena);
 static inline bool word_has(const char *p, unsigned char c);
 
+/* Does the 8-byte word at p hold a '"', '[', ']', '{' or '}'? Exact: with
+ * bit 0x20 cleared, '{' and '}' become '[' and ']' and no other byte does. */
+static inline bool word_has_quote_or_bracket(const char *p)
+{
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    uint64_t w;
+    memcpy(&w, p, sizeof w);
+    uint64_t q = w ^ (ones * '"'), f = w & (ones * 0xDF);
+    uint64_t o = f ^ (ones * '['), c = f ^ (ones * ']');
+    return (((q - ones) & ~q) | ((o - ones) & ~o) | ((c - ones) & ~c)) & high;
+}
+
 /* tw_json_depth; *at (when given) gets the offset of the bracket that went
  * past max_depth */
 static size_t depth_scan(const char *buf, size_t len, size_t max_depth, size_t *at)
@@ -33,6 +45,11 @@ static size_t depth_scan(const char *buf, size_t len, size_t max_depth, size_t *
     size_t i = 0;
     const char *qnext = NULL; /* the next '"', kept across escapes */
     while (i < len) {
+        /* eight bytes at a time while a word holds no quote or bracket */
+        while (i + 8 <= len && !word_has_quote_or_bracket(buf + i))
+            i += 8;
+        if (i == len)
+            break;
         unsigned char c = (unsigned char)buf[i];
         if (c == '"') {
             /* skip the string: find the closing quote not escaped */
@@ -804,6 +821,41 @@ static tw_status parse_plain(const char *buf, size_t len, size_t max_depth, size
     }
     *out = v;
     return TW_OK;
+}
+
+/*
+ * Does the text read as an object or an array, as tw_json_parse_lint reads
+ * it (strings that hold U+0000 included)? The same reading, the one-pass
+ * parser and then cJSON, without the lint scan, the number spellings and the
+ * error message: TW_OK with *container set, TW_ERR_PARSE when the text does
+ * not read, TW_ERR_LIMIT when it is nested deeper than max_depth, or
+ * TW_ERR_NOMEM.
+ */
+tw_status tw_json_reads_container(const char *buf, size_t len, size_t max_depth, bool *container)
+{
+    *container = false;
+    size_t deepest;
+    cJSON *v = NULL;
+    if (fast_parse(buf, len, max_depth, &v, &deepest, NULL, NULL) == FAST_OK) {
+        *container = cJSON_IsObject(v) || cJSON_IsArray(v);
+        cJSON_Delete(v);
+        return TW_OK;
+    }
+    /* parse_plain's reading (the lint scan's depth is tw_json_depth's) */
+    if (max_depth == 0 || max_depth > TW_DEPTH_HARD_MAX)
+        max_depth = TW_DEPTH_HARD_MAX;
+    if (tw_json_depth(buf, len, max_depth) > max_depth)
+        return TW_ERR_LIMIT;
+    const char *end = NULL;
+    v = len ? cJSON_ParseWithLengthOpts(buf, len, &end, 0) : NULL;
+    if (!v)
+        return len && cjson_reads(buf, len) ? TW_ERR_NOMEM : TW_ERR_PARSE;
+    size_t off = (size_t)(end - buf);
+    while (off < len && tw_is_space((unsigned char)buf[off]))
+        off++;
+    *container = off == len && (cJSON_IsObject(v) || cJSON_IsArray(v));
+    cJSON_Delete(v);
+    return off == len ? TW_OK : TW_ERR_PARSE;
 }
 
 /* ===================== scanner ===================== */

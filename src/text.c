@@ -1860,6 +1860,41 @@ static bool scan_stopped_for_good(const tw_text_dec *t, const char *p, size_t pn
 }
 
 /*
+ * Does a payload yield an object or array by parse_payload's rule (the
+ * whole payload, then its first balanced value unless the whole was nested
+ * too deep)? The same answer as parse_payload's value, without the trees,
+ * the lint and the rejection's message. TW_ERR_NOMEM is the only failure.
+ */
+static tw_status payload_yields(const tw_text_dec *d, const char *p, size_t n, bool *ok)
+{
+    *ok = false;
+    strip_payload(d, &p, &n);
+    trim_ctl(&p, &n);
+    size_t a, b;
+    if (payload_head_inert(p, n)) {
+        /* no reader takes the first byte, so the whole payload does not
+         * read; its depth, checked before it is read, then decides only
+         * whether the retry runs: measured only when the retry yields */
+        size_t md = d->L.max_depth == 0 || d->L.max_depth > TW_DEPTH_HARD_MAX
+                        ? TW_DEPTH_HARD_MAX : d->L.max_depth;
+        if (!tw_json_first_balanced(p, n, d->L.max_depth, &a, &b))
+            return TW_OK;
+        tw_status st = tw_json_reads_container(p + a, b - a, d->L.max_depth, ok);
+        if (st == TW_ERR_NOMEM)
+            return st;
+        *ok = st == TW_OK && *ok && tw_json_depth(p, n, md) <= md;
+        return TW_OK;
+    }
+    tw_status st = tw_json_reads_container(p, n, d->L.max_depth, ok);
+    if (st != TW_ERR_PARSE)
+        return st == TW_ERR_LIMIT ? TW_OK : st;
+    if (!tw_json_first_balanced(p, n, d->L.max_depth, &a, &b))
+        return TW_OK;
+    st = tw_json_reads_container(p + a, b - a, d->L.max_depth, ok);
+    return st == TW_ERR_NOMEM ? st : TW_OK;
+}
+
+/*
  * Is there a complete, valid block right after an opener at p (n bytes to the
  * end of the input)? (§1.7) lit is the first closing tag at or after the
  * payload's start. The literal path yields an object or array, directly or
@@ -1898,7 +1933,6 @@ static bool block_valid_at(const tw_text_dec *d, const char *p, size_t n, const 
     t.c_blk.len = n;
     t.c_jphase = JP_PRE;
     jpath_advance(&t);
-    tw_error why;
     cJSON *v = NULL;
     if (t.c_jphase == JP_DONE) {
         tw_error e;
@@ -1938,11 +1972,9 @@ static bool block_valid_at(const tw_text_dec *d, const char *p, size_t n, const 
             return false;
     }
     TW_WORK(pn); /* the literal payload is read in full */
-    tw_json_lint lint;
-    *st = parse_payload(d, p, pn, true, &v, &why, &lint);
-    bool ok = v && (cJSON_IsObject(v) || cJSON_IsArray(v));
-    cJSON_Delete(v);
-    return ok;
+    bool ok;
+    *st = payload_yields(d, p, pn, &ok);
+    return *st == TW_OK && ok;
 }
 
 /* ===================== the think layer ===================== */

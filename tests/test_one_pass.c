@@ -17,7 +17,11 @@
  * - the one-pass parse builds the tree cJSON builds (strings with escapes
  *   of every kind included, at every length around its scratch buffer),
  *   and the objects it marks as repeating no key are the ones
- *   tw_json_dedupe leaves alone.
+ *   tw_json_dedupe leaves alone;
+ * - the depth pass, which steps over words with no quote or bracket,
+ *   measures what a byte-at-a-time reading measures, and the container
+ *   check of the implicit-end search answers as the tree of
+ *   tw_json_parse_lint does.
  */
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
@@ -458,4 +462,98 @@ Test(one_pass, repeated_keys_found_at_any_depth_and_size)
     cr_assert_str_eq(path, "");
     cJSON_Delete(v);
     tw_buf_free(&in);
+}
+
+/* The nesting of text by the byte-at-a-time reading: brackets outside
+ * strings, a backslash skipping the byte after it inside one. */
+static size_t depth_by_bytes(const char *s, size_t n)
+{
+    size_t depth = 0, deepest = 0;
+    bool in_str = false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (in_str) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_str = false;
+        } else if (c == '"') {
+            in_str = true;
+        } else if (c == '{' || c == '[') {
+            deepest = ++depth > deepest ? depth : deepest;
+        } else if ((c == '}' || c == ']') && depth) {
+            depth--;
+        }
+    }
+    return deepest;
+}
+
+/*
+ * The depth pass steps over eight bytes at a time where a word holds no
+ * quote or bracket: at every alignment of the brackets, and with the bytes
+ * that differ from a bracket by one bit (';', '{' ^ 0x80, 'K', ']' ^ 0x20
+ * is '}'), it measures what the byte-at-a-time reading measures.
+ */
+Test(one_pass, depth_pass_at_every_alignment)
+{
+    static const char *const parts[] = {
+        "[", "{", "]", "}", "\"a[b\\\"{\"", "\xDB", "\xFB", ";", "K", "\x7B", "[[[", "]]",
+        "\"\\\\\"", "plain text ", "x", "\x80\x81", "0123456789",
+        "\"a string of sixteen+ bytes [ then {\"", "\"quoted, no bracket\"",
+    };
+    unsigned seed = 7;
+    char buf[160];
+    for (int round = 0; round < 4000; round++) {
+        size_t n = 0;
+        for (;;) {
+            seed = seed * 1103515245u + 12345u;
+            const char *p = parts[(seed >> 16) % (sizeof parts / sizeof parts[0])];
+            size_t k = strlen(p);
+            if ((seed >> 8) % 13 == 0 || n + k > sizeof buf)
+                break;
+            memcpy(buf + n, p, k);
+            n += k;
+        }
+        size_t want = depth_by_bytes(buf, n);
+        cr_assert_eq(tw_json_depth(buf, n, 1000), want, "round %d: %.*s", round, (int)n, buf);
+        if (want > 2)
+            cr_assert_eq(tw_json_depth(buf, n, 2), 3, "round %d", round);
+    }
+}
+
+/* tw_json_reads_container answers as tw_json_parse_lint's tree does: an
+ * object or array read, a scalar, a text that does not read (trailing
+ * bytes, non-RFC forms cJSON takes or refuses), U+0000 in a string (read,
+ * as the lint reading prunes it) and nesting past the cap. */
+Test(one_pass, reads_container_answers_as_the_lint_parse)
+{
+    static const char *const texts[] = {
+        "{\"a\": 1}", "[1, 2]", " \t{}\n", "\"s\"", "12", "true", "null", "", "   ",
+        "{\"a\": 1} x", "[1, 2", "{\"a\": 1.e5}", "[01]", "{\"a\" : \"b\\u0000c\"}",
+        "[\"\\u00zz\"]", "{\"a\": [[[[1]]]]}", "[[[[[[[[1]]]]]]]]", "\xEF\xBB\xBF{\"a\": 2}",
+        "{\"a\": \x01 1}", "[1,]", "{\"a\": NaN}", "[1e999]", "{\"a\": \"\xC3\x28\"}",
+        "{\"k\": {\"k\": {\"k\": {}}}}", "[-]", "{'a': 1}", "[\"a\"]]",
+    };
+    static const size_t depths[] = {0, 3, 4, 64};
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        for (size_t k = 0; k < sizeof depths / sizeof depths[0]; k++) {
+            size_t n = strlen(texts[i]);
+            char *t = tw_test_exact(texts[i], n);
+            cJSON *v = NULL;
+            tw_error e;
+            tw_json_lint lint;
+            tw_status want = tw_json_parse_lint(t, n, depths[k], &v, &e, &lint);
+            bool want_c = want == TW_OK && (cJSON_IsObject(v) || cJSON_IsArray(v));
+            cJSON_Delete(v);
+            bool c = !want_c;
+            tw_status got = tw_json_reads_container(t, n, depths[k], &c);
+            cr_assert_eq(got == TW_OK, want == TW_OK, "%s (depth %zu): %d, %d", texts[i],
+                         depths[k], got, want);
+            if (want != TW_OK)
+                cr_assert_eq(got == TW_ERR_LIMIT, e.code == TW_D_JSON_TOO_DEEP, "%s (depth %zu)",
+                             texts[i], depths[k]);
+            cr_assert_eq(c, want_c, "%s (depth %zu)", texts[i], depths[k]);
+            free(t);
+        }
+    }
 }

@@ -221,6 +221,16 @@ tw_status tw_json_parse_lint(const char *buf, size_t len, size_t max_depth, cJSO
                              tw_error *err, tw_json_lint *lint);
 
 /*
+ * Does buf read as an object or an array, as tw_json_parse_lint reads it?
+ * The same reading without building the lint, the number spellings or the
+ * message: TW_OK with *container set, TW_ERR_PARSE when the text does not
+ * read (or is not one value), TW_ERR_LIMIT when it is nested deeper than
+ * max_depth, TW_ERR_NOMEM.
+ */
+tw_status tw_json_reads_container(const char *buf, size_t len, size_t max_depth,
+                                  bool *container);
+
+/*
  * The JSON object or array that starts at buf[0], read by the one pass of
  * tw_json_parse when that pass takes it (RFC 8259 text, nesting within
  * max_depth): true with *out, the tree tw_json_parse_lint gives for
