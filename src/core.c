@@ -249,11 +249,21 @@ tw_status tw_buf_reserve(tw_buf *b, size_t extra)
     return TW_OK;
 }
 
+/* Do n more bytes and the NUL fit in the allocation, within max? (what
+ * tw_buf_reserve accepts without growing) */
+static inline bool buf_fits(const tw_buf *b, size_t n)
+{
+    return b->len < b->cap && n < b->cap - b->len &&
+           (!b->max || (b->len <= b->max && n <= b->max - b->len));
+}
+
 tw_status tw_buf_append(tw_buf *b, const void *p, size_t n)
 {
-    tw_status st = tw_buf_reserve(b, n);
-    if (st != TW_OK)
-        return st;
+    if (!buf_fits(b, n)) {
+        tw_status st = tw_buf_reserve(b, n);
+        if (st != TW_OK)
+            return st;
+    }
     if (n)
         memcpy(b->data + b->len, p, n);
     b->len += n;
@@ -261,7 +271,15 @@ tw_status tw_buf_append(tw_buf *b, const void *p, size_t n)
     return TW_OK;
 }
 
-tw_status tw_buf_putc(tw_buf *b, char c) { return tw_buf_append(b, &c, 1); }
+tw_status tw_buf_putc(tw_buf *b, char c)
+{
+    if (buf_fits(b, 1)) {
+        b->data[b->len++] = c;
+        b->data[b->len] = '\0';
+        return TW_OK;
+    }
+    return tw_buf_append(b, &c, 1);
+}
 
 tw_status tw_buf_puts(tw_buf *b, const char *s) { return tw_buf_append(b, s, strlen(s)); }
 
