@@ -21,6 +21,13 @@ static const char *const code_names[] = {
 #undef TW_X_NAME
 };
 
+/* the length of each name, so a lookup compares lengths before bytes */
+static const unsigned char code_name_lens[] = {
+#define TW_X_NLEN(e, v, n, m) [v] = sizeof n - 1,
+    TW_CODE_LIST(TW_X_NLEN)
+#undef TW_X_NLEN
+};
+
 static const char *const code_messages[] = {
 #define TW_X_MSG(e, v, n, m) [v] = m,
     TW_CODE_LIST(TW_X_MSG)
@@ -57,8 +64,7 @@ const char *tw_code_message(tw_status code)
 bool tw_code_from_name(const char *name, size_t len, tw_status *out)
 {
     for (int i = 0; i < (int)TW_CODE_COUNT; i++) {
-        size_t n = strlen(code_names[i]);
-        if (n == len && memcmp(code_names[i], name, len) == 0) {
+        if (code_name_lens[i] == len && memcmp(code_names[i], name, len) == 0) {
             *out = (tw_status)i;
             return true;
         }
