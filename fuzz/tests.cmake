@@ -6,7 +6,9 @@ if(TARGET test_fuzz_regressions)
   include(${CMAKE_SOURCE_DIR}/fuzz/detect.cmake)
   target_sources(test_fuzz_regressions PRIVATE ${CMAKE_SOURCE_DIR}/fuzz/invariants.c
                  ${TW_FZ_EXTRA_SOURCES})
-  target_include_directories(test_fuzz_regressions PRIVATE ${CMAKE_SOURCE_DIR}/fuzz)
+  # src/: json_marks.h, the arena the neutral round trip reads its tree into
+  target_include_directories(test_fuzz_regressions PRIVATE ${CMAKE_SOURCE_DIR}/fuzz
+                             ${CMAKE_SOURCE_DIR}/src)
   target_compile_definitions(test_fuzz_regressions PRIVATE ${TW_FZ_DEFS})
   target_link_libraries(test_fuzz_regressions PRIVATE ${TW_FZ_LIBS})
 endif()

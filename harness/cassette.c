@@ -170,12 +170,9 @@ static cJSON *scalar_json(ctx *c, const yaml_node_t *n)
         }
     }
     (void)c;
-    char *dup = tw_strndup(s, len);
-    if (!dup)
-        return NULL;
-    cJSON *v = cJSON_CreateString(dup);
-    free(dup);
-    return v;
+    /* libyaml ends every scalar value with a NUL (s[len]): the string is
+     * read in place, as a copy of its len bytes would be (to its first NUL) */
+    return cJSON_CreateString(s);
 }
 
 static tw_status to_json(ctx *c, const yaml_node_t *n, size_t depth, cJSON **out)

@@ -21,6 +21,13 @@ static const char *const code_names[] = {
 #undef TW_X_NAME
 };
 
+/* the length of each name, so a lookup compares lengths before bytes */
+static const unsigned char code_name_lens[] = {
+#define TW_X_NLEN(e, v, n, m) [v] = sizeof n - 1,
+    TW_CODE_LIST(TW_X_NLEN)
+#undef TW_X_NLEN
+};
+
 static const char *const code_messages[] = {
 #define TW_X_MSG(e, v, n, m) [v] = m,
     TW_CODE_LIST(TW_X_MSG)
@@ -57,8 +64,7 @@ const char *tw_code_message(tw_status code)
 bool tw_code_from_name(const char *name, size_t len, tw_status *out)
 {
     for (int i = 0; i < (int)TW_CODE_COUNT; i++) {
-        size_t n = strlen(code_names[i]);
-        if (n == len && memcmp(code_names[i], name, len) == 0) {
+        if (code_name_lens[i] == len && memcmp(code_names[i], name, len) == 0) {
             *out = (tw_status)i;
             return true;
         }
@@ -249,11 +255,21 @@ tw_status tw_buf_reserve(tw_buf *b, size_t extra)
     return TW_OK;
 }
 
+/* Do n more bytes and the NUL fit in the allocation, within max? (what
+ * tw_buf_reserve accepts without growing) */
+static inline bool buf_fits(const tw_buf *b, size_t n)
+{
+    return b->len < b->cap && n < b->cap - b->len &&
+           (!b->max || (b->len <= b->max && n <= b->max - b->len));
+}
+
 tw_status tw_buf_append(tw_buf *b, const void *p, size_t n)
 {
-    tw_status st = tw_buf_reserve(b, n);
-    if (st != TW_OK)
-        return st;
+    if (!buf_fits(b, n)) {
+        tw_status st = tw_buf_reserve(b, n);
+        if (st != TW_OK)
+            return st;
+    }
     if (n)
         memcpy(b->data + b->len, p, n);
     b->len += n;
@@ -261,7 +277,15 @@ tw_status tw_buf_append(tw_buf *b, const void *p, size_t n)
     return TW_OK;
 }
 
-tw_status tw_buf_putc(tw_buf *b, char c) { return tw_buf_append(b, &c, 1); }
+tw_status tw_buf_putc(tw_buf *b, char c)
+{
+    if (buf_fits(b, 1)) {
+        b->data[b->len++] = c;
+        b->data[b->len] = '\0';
+        return TW_OK;
+    }
+    return tw_buf_append(b, &c, 1);
+}
 
 tw_status tw_buf_puts(tw_buf *b, const char *s) { return tw_buf_append(b, s, strlen(s)); }
 

@@ -176,6 +176,18 @@ tw_status tw_encode_capped(const tw_request *r, const tw_encode_opts *o, tw_buf 
 {
     tw_limits L;
     tw_limits_resolve(&L, o ? &o->limits : NULL);
+    if (!out->data && out->len == 0 && out->max == 0) {
+        /* an empty, unallocated out: rendered in place, not copied; on
+         * failure freed, which leaves it as it was */
+        out->max = L.max_output_bytes;
+        tw_status st = fn(out, r, o, L.max_depth);
+        out->max = 0;
+        if (st == TW_OK && !out->data)
+            st = tw_buf_append(out, "", 0);
+        if (st != TW_OK)
+            tw_buf_free(out);
+        return st;
+    }
     tw_buf b = {0};
     b.max = L.max_output_bytes;
     tw_status st = fn(&b, r, o, L.max_depth);

@@ -76,7 +76,8 @@ bool tw_name_recoverable(tw_name_memo *memo, const tw_request *r, size_t mi, con
 
 /*
  * Render a request into a scratch buffer capped at max_output_bytes, then
- * append it to out: out is untouched on failure.
+ * append it to out (an empty, unallocated out is rendered into directly):
+ * out is untouched on failure.
  */
 typedef tw_status (*tw_render_fn)(tw_buf *b, const tw_request *r, const tw_encode_opts *o,
                                   size_t max_depth);

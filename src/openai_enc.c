@@ -13,6 +13,7 @@
 
 #include "enc_common.h"
 #include "formats.h"
+#include "shims_int.h"
 #include "toolwire/shims.h"
 
 const char *tw_openai_finish_reason(const tw_result *r)
@@ -142,7 +143,10 @@ tw_status tw_openai_request_encode(const tw_request *r, const tw_encode_opts *o,
             tw_jw_str(&w, "name", t->name);
             if (t->description)
                 tw_jw_str(&w, "description", t->description);
-            if (t->parameters) {
+            if (t->parameters && tw_shim_schema_removals(t->parameters, l.max_depth) == 0) {
+                /* nothing to normalize: written as it is, not copied */
+                tw_jw_json(&w, "parameters", t->parameters);
+            } else if (t->parameters) {
                 cJSON *p = cJSON_Duplicate(t->parameters, 1);
                 if (!p) {
                     st = TW_ERR_NOMEM;

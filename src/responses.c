@@ -414,7 +414,6 @@ typedef struct rs_item {
     bool started;  /* the current thinking piece gave text */
     bool done;     /* output_item.done came */
     int64_t off;
-    cJSON *done_item; /* a function_call's output_item.done item, for its checks */
 } rs_item;
 
 typedef struct tw_responses_stream {
@@ -455,7 +454,6 @@ static void item_free(rs_item *it)
     free(it->call_id);
     free(it->name);
     tw_buf_free(&it->acc);
-    cJSON_Delete(it->done_item);
     memset(it, 0, sizeof *it);
 }
 
@@ -641,14 +639,16 @@ static tw_status on_done_value(tw_responses_stream *d, rs_item *it, const char *
     return st;
 }
 
-/* The call of a function_call item goes through the shared rules. */
-static tw_status close_call(tw_responses_stream *d, rs_item *it)
+/* The call of a function_call item goes through the shared rules; done_item
+ * is its output_item.done item (in that event's tree, read only: what the call
+ * keeps is copied), NULL when none came. */
+static tw_status close_call(tw_responses_stream *d, rs_item *it, const cJSON *done_item)
 {
     /* no text came at all: the done item's arguments as they are (an object is
      * arguments_as_object, as in a body) */
-    bool whole = !it->acc_seen && !it->acc_done && it->done_item;
+    bool whole = !it->acc_seen && !it->acc_done && done_item;
     const char *args = whole ? NULL : it->acc.data ? it->acc.data : "";
-    tw_status st = take_call(&d->msg, it->done_item, it->call_id, it->name, args, it->acc.len,
+    tw_status st = take_call(&d->msg, done_item, it->call_id, it->name, args, it->acc.len,
                              &it->acc, it->oversize, it->off);
     it->kind = RS_OTHER; /* taken: never again */
     it->done = true;
@@ -678,10 +678,8 @@ static tw_status item_done(tw_responses_stream *d, const cJSON *j, int64_t off)
         const cJSON *a = tw_json_get(item, "arguments");
         if (cJSON_IsString(a))
             st = on_done_value(d, it, a->valuestring, false, "response.output_item.done", off);
-        if (st == TW_OK && cJSON_IsObject(item) && !(it->done_item = cJSON_Duplicate(item, 1)))
-            return TW_ERR_NOMEM;
         if (st == TW_OK)
-            st = close_call(d, it);
+            st = close_call(d, it, cJSON_IsObject(item) ? item : NULL);
     }
     it->done = true;
     return st;
@@ -693,7 +691,7 @@ static tw_status close_open_calls(tw_responses_stream *d)
     tw_status st = TW_OK;
     for (size_t i = 0; st == TW_OK && i < d->nitems; i++)
         if (d->items[i].kind == RS_CALL)
-            st = close_call(d, &d->items[i]);
+            st = close_call(d, &d->items[i], NULL);
     return st;
 }
 

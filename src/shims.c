@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "hash.h"
+#include "shims_int.h"
 
 /* ===================== UTF-8 ===================== */
 
@@ -315,34 +316,36 @@ tw_status tw_shim_normalize_request_ids(tw_request *r, tw_diag_list *warnings)
 
 /* ===================== schemas ===================== */
 
-static size_t schema_walk(cJSON *s, size_t depth, size_t max_depth);
+/* apply false: count what would be removed, changing nothing */
+static size_t schema_walk(cJSON *s, size_t depth, size_t max_depth, bool apply);
 
-static size_t walk_map(cJSON *obj, size_t depth, size_t max_depth)
+static size_t walk_map(cJSON *obj, size_t depth, size_t max_depth, bool apply)
 {
     size_t n = 0;
     if (cJSON_IsObject(obj))
         for (cJSON *c = obj->child; c; c = c->next)
-            n += schema_walk(c, depth + 1, max_depth);
+            n += schema_walk(c, depth + 1, max_depth, apply);
     return n;
 }
 
-static size_t walk_list(cJSON *arr, size_t depth, size_t max_depth)
+static size_t walk_list(cJSON *arr, size_t depth, size_t max_depth, bool apply)
 {
     size_t n = 0;
     if (cJSON_IsArray(arr))
         for (cJSON *c = arr->child; c; c = c->next)
-            n += schema_walk(c, depth + 1, max_depth);
+            n += schema_walk(c, depth + 1, max_depth, apply);
     return n;
 }
 
-static size_t schema_walk(cJSON *s, size_t depth, size_t max_depth)
+static size_t schema_walk(cJSON *s, size_t depth, size_t max_depth, bool apply)
 {
     if (!cJSON_IsObject(s) || depth > max_depth)
         return 0;
     size_t n = 0;
     cJSON *req = tw_json_get(s, "required");
     if (cJSON_IsArray(req) && !req->child) {
-        cJSON_DeleteItemFromObjectCaseSensitive(s, "required");
+        if (apply)
+            cJSON_DeleteItemFromObjectCaseSensitive(s, "required");
         n++;
     }
     static const char *const maps[] = {"properties", "patternProperties", "$defs", "definitions"};
@@ -350,22 +353,31 @@ static size_t schema_walk(cJSON *s, size_t depth, size_t max_depth)
     static const char *const single[] = {"additionalProperties", "not", "if", "then", "else",
                                          "contains"};
     for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
-        n += walk_map(tw_json_get(s, maps[i]), depth + 1, max_depth);
+        n += walk_map(tw_json_get(s, maps[i]), depth + 1, max_depth, apply);
     for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
-        n += walk_list(tw_json_get(s, lists[i]), depth + 1, max_depth);
+        n += walk_list(tw_json_get(s, lists[i]), depth + 1, max_depth, apply);
     for (size_t i = 0; i < sizeof single / sizeof *single; i++)
-        n += schema_walk(tw_json_get(s, single[i]), depth + 1, max_depth);
+        n += schema_walk(tw_json_get(s, single[i]), depth + 1, max_depth, apply);
     cJSON *items = tw_json_get(s, "items");
-    n += cJSON_IsArray(items) ? walk_list(items, depth + 1, max_depth)
-                              : schema_walk(items, depth + 1, max_depth);
+    n += cJSON_IsArray(items) ? walk_list(items, depth + 1, max_depth, apply)
+                              : schema_walk(items, depth + 1, max_depth, apply);
     return n;
+}
+
+static size_t schema_depth(size_t max_depth)
+{
+    return max_depth == 0 || max_depth > TW_DEPTH_HARD_MAX ? TW_DEPTH_HARD_MAX : max_depth;
 }
 
 size_t tw_shim_schema_normalize(cJSON *schema, size_t max_depth)
 {
-    if (max_depth == 0 || max_depth > TW_DEPTH_HARD_MAX)
-        max_depth = TW_DEPTH_HARD_MAX;
-    return schema_walk(schema, 0, max_depth);
+    return schema_walk(schema, 0, schema_depth(max_depth), true);
+}
+
+size_t tw_shim_schema_removals(const cJSON *schema, size_t max_depth)
+{
+    /* the walk with apply false only reads */
+    return schema_walk((cJSON *)schema, 0, schema_depth(max_depth), false);
 }
 
 /* ===================== tool output ===================== */

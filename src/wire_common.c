@@ -37,6 +37,11 @@ tw_status tw_wire_sse_feed(tw_sse *sse, const tw_limits *L, uint64_t *fed, bool 
     if (*too_large || len == 0)
         return TW_OK;
     len = tw_input_clip(L, *fed, len, too_large);
+    /* only a body whose first byte past whitespace is '{' can be an error
+     * envelope (tw_wire_error_body): one whose first byte is neither needs
+     * no head */
+    if (!*head_off && *fed == 0 && len && buf[0] != '{' && !tw_is_space((unsigned char)buf[0]))
+        *head_off = true;
     *fed += len;
     if (!*head_off && tw_buf_append(head, buf, len) != TW_OK) {
         *head_off = true;

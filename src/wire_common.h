@@ -103,8 +103,9 @@ tw_status tw_wire_close(tw_wire_sink *k, bool too_large);
 /*
  * Feed of an SSE wire stream (OpenAI, Anthropic) past its finished check:
  * the bytes are clipped to max_input_bytes and counted in *fed, kept in
- * head while no event came yet (an error envelope in place of a stream),
- * and given to the SSE reader.
+ * head while no event came yet (an error envelope in place of a stream;
+ * not kept when the first byte is neither '{' nor whitespace), and given
+ * to the SSE reader.
  */
 tw_status tw_wire_sse_feed(tw_sse *sse, const tw_limits *L, uint64_t *fed, bool *too_large,
                            tw_buf *head, bool *head_off, const char *buf, size_t len);
