@@ -77,7 +77,9 @@ static void encode_all(const tw_request *q, const tw_request_reader_ops *rd, con
 static size_t count_nul(const char *p, size_t n)
 {
     size_t k = 0;
-    for (const char *e = p + n; p && (p = memchr(p, '\0', (size_t)(e - p))) != NULL; p++)
+    if (!p)
+        return 0; /* an empty buffer */
+    for (const char *e = p + n; (p = memchr(p, '\0', (size_t)(e - p))) != NULL; p++)
         k++;
     return k;
 }
