@@ -612,24 +612,15 @@ static tw_status xml_take_calls(hp *h, tw_message *m, const char *path)
         tw_result_free(&res);
         end = q > 0 ? q - 1 : 0;
     }
-    if (st == TW_OK && nfound) {
-        if (end && s[end - 1] == '\n') /* the "\n\n" after the text */
-            end--;
-        m->content.len = end;
-        m->content.data[end] = '\0';
+    if (st != TW_OK) {
+        for (size_t i = 0; i < nfound; i++)
+            tw_call_free(&found[i]);
+        free(found);
+        return st;
     }
-    for (size_t i = nfound; st == TW_OK && i-- > 0;) {
-        char id[32];
-        snprintf(id, sizeof id, "call_%zu", ++d->next_id);
-        if (!(found[i].id = tw_strdup(id)))
-            st = TW_ERR_NOMEM;
-        else
-            st = tw_message_add_call(m, &found[i]);
-    }
-    for (size_t i = 0; i < nfound; i++)
-        tw_call_free(&found[i]); /* added calls were zeroed */
-    free(found);
-    return st;
+    if (nfound && end && s[end - 1] == '\n') /* the "\n\n" after the text */
+        end--;
+    return tw_rq_add_found_calls(d, m, found, nfound, end);
 }
 
 /* A Qwen3-Coder user turn: tool responses ("<tool_response>\nX\n</tool_response>\n"

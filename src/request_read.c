@@ -297,6 +297,12 @@ tw_status tw_rq_take_calls(tw_rq *d, tw_message *m, const char *path)
         free_calls(found, nfound);
         return st;
     }
+    return tw_rq_add_found_calls(d, m, found, nfound, end);
+}
+
+tw_status tw_rq_add_found_calls(tw_rq *d, tw_message *m, tw_call *found, size_t nfound, size_t end)
+{
+    tw_status st = TW_OK;
     if (nfound) {
         m->content.len = end;
         m->content.data[end] = '\0';

@@ -97,6 +97,10 @@ tw_status tw_rq_push(tw_rq *d, const char *path, tw_message **out);
  * max_args_bytes refuse (TW_ERR_LIMIT).
  */
 tw_status tw_rq_take_calls(tw_rq *d, tw_message *m, const char *path);
+/* The calls found at the end of m's content, found[nfound) collected from
+ * the last block back: the content cut to end bytes (when any were found),
+ * each added in order with the id call_N, and found freed in every case. */
+tw_status tw_rq_add_found_calls(tw_rq *d, tw_message *m, tw_call *found, size_t nfound, size_t end);
 
 /*
  * Give every tool message without a tool_call_id the id (and name) of the
