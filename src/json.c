@@ -24,6 +24,8 @@ enum { FAST_OK = 0, FAST_BAIL, FAST_NOMEM };
 static int fast_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
                       size_t *deepest, tw_buf *marks, tw_json_arena *arena);
 static inline bool word_has(const char *p, unsigned char c);
+static inline uint64_t special_bits(const char *p);
+static inline size_t first_special(uint64_t m);
 
 /* Does the 8-byte word at p hold a '"', '[', ']', '{' or '}'? Exact: with
  * bit 0x20 cleared, '{' and '}' become '[' and ']' and no other byte does. */
@@ -1170,6 +1172,17 @@ tw_status tw_json_write_str(tw_buf *out, const char *s, size_t n, int flags)
     size_t i = 0, run = 0;
     const unsigned char *u = (const unsigned char *)s;
     while (st == TW_OK && i < n) {
+        /* plain bytes eight at a time, to the first byte of a word that
+         * needs more than a copy ('"', '\\', a control byte, a byte >= 0x80) */
+        if (i + 8 <= n) {
+            uint64_t m = special_bits(s + i);
+            size_t k = m ? first_special(m) : 8;
+            if (k) {
+                i += k;
+                run += k;
+                continue;
+            }
+        }
         unsigned char c = u[i];
         if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
             i++;
@@ -1912,6 +1925,8 @@ static bool nul_prune(cJSON *a, nul_walk *w)
 static tw_status parse_lint(const char *buf, size_t len, size_t max_depth, cJSON **out,
                             tw_error *err, tw_json_lint *lint, tw_buf *marks,
                             tw_json_arena *arena);
+static int lenient_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
+                         tw_json_arena *arena);
 
 tw_status tw_json_parse_lint(const char *buf, size_t len, size_t max_depth, cJSON **out,
                              tw_error *err, tw_json_lint *lint)
@@ -1958,6 +1973,15 @@ static tw_status parse_lint(const char *buf, size_t len, size_t max_depth, cJSON
     tw_buf ords = {0};
     tw_buf nums = {0};
     tw_status st = lint_run(buf, len, lint, &ords, &nums);
+    size_t cap = max_depth == 0 || max_depth > TW_DEPTH_HARD_MAX ? TW_DEPTH_HARD_MAX : max_depth;
+    if (st == TW_OK && fs == FAST_BAIL && lint->nonstd_offset >= 0 && !lint->nul &&
+        lint->depth <= cap && lenient_parse(buf, len, cap, out, arena) == FAST_OK) {
+        /* what the scan found is what cJSON takes as it is: the one pass
+         * read it (the scan's findings stand) */
+        tw_buf_free(&nums);
+        tw_buf_free(&ords);
+        return TW_OK;
+    }
     if (st == TW_OK)
         st = parse_plain(buf, len, max_depth, lint->depth, &nums, out, err);
     else {
@@ -2123,7 +2147,9 @@ tw_status tw_json_dedupe(cJSON *v, char *path, size_t pathlen, size_t *removed)
  * form of at most 63 bytes not followed by another number character, and
  * nesting within the cap. On anything else it gives up, and the reading
  * before it (the lint scan, cJSON, the error walk) runs as it always has:
- * the same tree, the same findings, the same errors at the same offsets. */
+ * the same tree, the same findings, the same errors at the same offsets.
+ * After the lint scan, tw_json_parse_lint gives it a second pass in its
+ * lenient form (lenient_parse) before cJSON. */
 
 
 typedef struct fast_parser {
@@ -2137,6 +2163,8 @@ typedef struct fast_parser {
     tw_buf *marks; /* where each container begins (json_marks.h), or NULL */
     tw_json_arena *arena; /* where the nodes and strings go (json_marks.h); NULL:
                              cJSON's allocator */
+    bool lenient; /* also take what cJSON takes past RFC 8259 between tokens and
+                     inside strings (lenient_parse) */
     char local[4096];
 } fast_parser;
 
@@ -2152,6 +2180,7 @@ static void fast_init(fast_parser *p, const char *buf, size_t len, size_t max_de
     p->tmp_cap = sizeof p->local;
     p->marks = NULL;
     p->arena = NULL;
+    p->lenient = false;
 }
 
 /* ---- the arena (json_marks.h) ---- */
@@ -2274,6 +2303,12 @@ static bool fast_space(unsigned char c)
 
 static void fast_skip(fast_parser *p)
 {
+    if (p->lenient) {
+        /* cJSON steps over every byte up to 0x20 between tokens */
+        while (p->i < p->n && (unsigned char)p->b[p->i] <= 0x20)
+            p->i++;
+        return;
+    }
     while (p->i < p->n && fast_space((unsigned char)p->b[p->i]))
         p->i++;
 }
@@ -2421,13 +2456,22 @@ static char *fast_string(fast_parser *p)
         }
         if (c >= 0x80) {
             size_t k = utf8_len((const unsigned char *)b + i, n - i);
-            if (!k)
-                goto bail;
+            if (!k) {
+                if (!p->lenient)
+                    goto bail;
+                k = 1; /* cJSON copies invalid UTF-8 as it is */
+            }
             i += k;
             continue;
         }
-        if (c != '\\')
-            goto bail; /* a control byte */
+        if (c != '\\') {
+            /* a control byte: cJSON copies it (U+0000 is left to the reading
+             * that prunes it) */
+            if (!p->lenient || c == 0)
+                goto bail;
+            i++;
+            continue;
+        }
         /* the plain run before it, then the escapes that follow one
          * another, into the scratch buffer */
         size_t plain = i - run;
@@ -2812,6 +2856,50 @@ static int fast_parse(const char *buf, size_t len, size_t max_depth, cJSON **out
     }
     *out = v;
     *deepest = p.deepest;
+    if (arena)
+        arena->live = true;
+    return FAST_OK;
+}
+
+/*
+ * The one-pass reading of a text the lint scan found not RFC 8259, with no
+ * U+0000 in a string and nested within max_depth (1 to TW_DEPTH_HARD_MAX):
+ * what cJSON takes past RFC 8259 between tokens (any byte up to 0x20) and
+ * inside strings (control bytes other than 0x00, invalid UTF-8, copied as
+ * they are) is taken as cJSON takes it, so the tree is the one parse_plain
+ * builds (the same nodes, strings and number spellings; the text's only
+ * numbers are in RFC form). Anything else (a byte order mark, a number not
+ * in RFC form, bytes after the value other than tw_is_space, an error) gives
+ * up and parse_plain reads the text. No marks; the tree in the arena as
+ * fast_parse places it.
+ */
+static int lenient_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
+                         tw_json_arena *arena)
+{
+    *out = NULL;
+    if (arena) {
+        tw_json_arena_reset(arena);
+        arena->first = len < (1u << 20) ? 2 * len : (2u << 20);
+    }
+    fast_parser p;
+    fast_init(&p, buf, len, max_depth);
+    p.arena = arena;
+    p.lenient = true;
+    fast_skip(&p);
+    if (p.i >= len)
+        return FAST_BAIL;
+    cJSON *v = fast_value(&p);
+    fast_done(&p);
+    if (!v)
+        return p.fail ? p.fail : FAST_BAIL;
+    /* parse_plain's test of the bytes after the value */
+    while (p.i < len && tw_is_space((unsigned char)buf[p.i]))
+        p.i++;
+    if (p.i < len) {
+        fast_drop(&p, v);
+        return FAST_BAIL;
+    }
+    *out = v;
     if (arena)
         arena->live = true;
     return FAST_OK;
