@@ -19,7 +19,8 @@
  * it leaves on a container in which no object (it included) repeats a key,
  * so that tw_json_dedupe has nothing to remove there. Removing members keeps
  * the mark true; code that adds a member to such an object must clear it. */
-enum { FAST_OK = 0, FAST_BAIL, FAST_NOMEM };
+/* FAST_NOT_JSON: the lenient reading (lenient_parse) met what cJSON refuses */
+enum { FAST_OK = 0, FAST_BAIL, FAST_NOMEM, FAST_NOT_JSON };
 #define TW_JSON_UNIQUE_BIT (1 << 14) /* above cJSON's flags and the taint bit */
 static int fast_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
                       size_t *deepest, tw_buf *marks, tw_json_arena *arena);
@@ -1974,13 +1975,36 @@ static tw_status parse_lint(const char *buf, size_t len, size_t max_depth, cJSON
     tw_buf nums = {0};
     tw_status st = lint_run(buf, len, lint, &ords, &nums);
     size_t cap = max_depth == 0 || max_depth > TW_DEPTH_HARD_MAX ? TW_DEPTH_HARD_MAX : max_depth;
-    if (st == TW_OK && fs == FAST_BAIL && lint->nonstd_offset >= 0 && !lint->nul &&
-        lint->depth <= cap && lenient_parse(buf, len, cap, out, arena) == FAST_OK) {
+    int ls = st == TW_OK && fs == FAST_BAIL && lint->depth <= cap
+                 ? lenient_parse(buf, len, cap, out, arena)
+                 : FAST_BAIL;
+    if (ls == FAST_OK && !lint->nul) {
         /* what the scan found is what cJSON takes as it is: the one pass
          * read it (the scan's findings stand) */
         tw_buf_free(&nums);
         tw_buf_free(&ords);
         return TW_OK;
+    }
+    if (ls == FAST_OK) {
+        /* strings to prune: cJSON's tree, as below */
+        if (arena)
+            tw_json_arena_reset(arena);
+        else
+            cJSON_Delete(*out);
+        *out = NULL;
+    }
+    char why[80] = "";
+    size_t at = 0;
+    if (ls == FAST_NOT_JSON &&
+        (!err || (describe_error(buf, len, cap, &at, why, sizeof why) && at < len))) {
+        /* cJSON refuses it (parse_plain would find no allocation failed)
+         * and the message is the grammar walk's, at a byte of the text,
+         * which needs no offset of cJSON's */
+        tw_error_set(err, TW_ERR_PARSE, (int64_t)at, NULL, "invalid JSON at byte %zu: %s", at,
+                     why);
+        tw_buf_free(&nums);
+        tw_buf_free(&ords);
+        return TW_ERR_PARSE;
     }
     if (st == TW_OK)
         st = parse_plain(buf, len, max_depth, lint->depth, &nums, out, err);
@@ -2290,6 +2314,13 @@ static cJSON *fast_number_node(fast_parser *p, double d)
     return v;
 }
 
+/* Where the text is not JSON: cJSON refuses it too in the lenient reading,
+ * which takes what cJSON takes there; the strict one only gives up. */
+static int fast_fault(const fast_parser *p)
+{
+    return p->lenient ? FAST_NOT_JSON : FAST_BAIL;
+}
+
 static void fast_done(fast_parser *p)
 {
     if (p->tmp != p->local)
@@ -2446,7 +2477,7 @@ static char *fast_string(fast_parser *p)
             break;
         }
         if (i >= n)
-            goto bail;
+            goto fault;
         unsigned char c = (unsigned char)b[i];
         if (c == '"')
             break;
@@ -2488,7 +2519,7 @@ static char *fast_string(fast_parser *p)
         esc = true;
         do {
             if (i + 1 >= n)
-                goto bail;
+                goto fault;
             unsigned char e = (unsigned char)b[i + 1];
             if (one_letter[e]) {
                 *o++ = one_letter[e];
@@ -2509,7 +2540,7 @@ static char *fast_string(fast_parser *p)
                 }
                 o = put_utf8(o, u);
             } else {
-                goto bail;
+                goto fault;
             }
             olen = (size_t)(o - p->tmp);
             /* room for the next escape's four bytes */
@@ -2544,6 +2575,9 @@ static char *fast_string(fast_parser *p)
     return dst;
 bail:
     p->fail = FAST_BAIL;
+    return NULL;
+fault:
+    p->fail = fast_fault(p);
     return NULL;
 }
 
@@ -2708,13 +2742,13 @@ static cJSON *fast_container(fast_parser *p, bool obj)
             char *key = NULL;
             if (obj) {
                 if (p->i >= p->n || p->b[p->i] != '"')
-                    goto bail;
+                    goto fault;
                 if (!(key = fast_string(p)))
                     goto fail;
                 fast_skip(p);
                 if (p->i >= p->n || p->b[p->i] != ':') {
                     fast_drop_str(p, key);
-                    goto bail;
+                    goto fault;
                 }
                 p->i++;
                 fast_skip(p);
@@ -2722,8 +2756,8 @@ static cJSON *fast_container(fast_parser *p, bool obj)
             cJSON *c = p->i < p->n ? fast_value(p) : NULL;
             if (!c) {
                 fast_drop_str(p, key);
-                if (!p->fail)
-                    p->fail = FAST_BAIL;
+                if (!p->fail) /* the text ends where a value should be */
+                    p->fail = fast_fault(p);
                 goto fail;
             }
             c->string = key;
@@ -2739,12 +2773,12 @@ static cJSON *fast_container(fast_parser *p, bool obj)
                 unique = false;
             fast_skip(p);
             if (p->i >= p->n)
-                goto bail;
+                goto fault;
             char ch = p->b[p->i++];
             if (ch == close)
                 break;
             if (ch != ',')
-                goto bail;
+                goto fault;
             fast_skip(p);
         }
         v->child->prev = tail; /* cJSON's lists: the head's prev is the last */
@@ -2761,8 +2795,8 @@ static cJSON *fast_container(fast_parser *p, bool obj)
     if (unique)
         v->type |= TW_JSON_UNIQUE_BIT;
     return v;
-bail:
-    p->fail = FAST_BAIL;
+fault:
+    p->fail = fast_fault(p);
 fail:
     fast_drop(p, v);
     return NULL;
@@ -2793,32 +2827,32 @@ static cJSON *fast_value(fast_parser *p)
     }
     case 't':
         if (left < 4 || memcmp(b, "true", 4) != 0)
-            goto bail;
+            goto fault;
         p->i += 4;
         v = fast_node(p, cJSON_True);
         break;
     case 'f':
         if (left < 5 || memcmp(b, "false", 5) != 0)
-            goto bail;
+            goto fault;
         p->i += 5;
         v = fast_node(p, cJSON_False);
         break;
     case 'n':
         if (left < 4 || memcmp(b, "null", 4) != 0)
-            goto bail;
+            goto fault;
         p->i += 4;
         v = fast_node(p, cJSON_NULL);
         break;
     default:
         if (*b == '-' || (*b >= '0' && *b <= '9'))
             return fast_number(p);
-        goto bail;
+        goto fault;
     }
     if (!v)
         p->fail = FAST_NOMEM;
     return v;
-bail:
-    p->fail = FAST_BAIL;
+fault:
+    p->fail = fast_fault(p);
     return NULL;
 }
 
@@ -2862,16 +2896,20 @@ static int fast_parse(const char *buf, size_t len, size_t max_depth, cJSON **out
 }
 
 /*
- * The one-pass reading of a text the lint scan found not RFC 8259, with no
- * U+0000 in a string and nested within max_depth (1 to TW_DEPTH_HARD_MAX):
- * what cJSON takes past RFC 8259 between tokens (any byte up to 0x20) and
- * inside strings (control bytes other than 0x00, invalid UTF-8, copied as
- * they are) is taken as cJSON takes it, so the tree is the one parse_plain
- * builds (the same nodes, strings and number spellings; the text's only
- * numbers are in RFC form). Anything else (a byte order mark, a number not
- * in RFC form, bytes after the value other than tw_is_space, an error) gives
- * up and parse_plain reads the text. No marks; the tree in the arena as
- * fast_parse places it.
+ * The one-pass reading of a text the strict one gave up on, nested within
+ * max_depth (1 to TW_DEPTH_HARD_MAX) as the lint scan measures it: what
+ * cJSON takes past RFC 8259 between tokens (any byte up to 0x20) and inside
+ * strings (control bytes other than 0x00, invalid UTF-8, copied as they
+ * are) is taken as cJSON takes it, so the tree is the one parse_plain builds
+ * (the same nodes, strings and number spellings; the text's only numbers
+ * are in RFC form). FAST_NOT_JSON where cJSON's grammar refuses the text
+ * too (no value, an unterminated string, a backslash ending the text or
+ * before a byte no escape starts with, a byte no value starts with, a
+ * missing key, ':', ',' or closing bracket). Anything else (a byte order
+ * mark, a number not in RFC form, a \u escape that is not a character
+ * other than U+0000, U+0000 in a string, bytes after the value other than
+ * tw_is_space) gives up (FAST_BAIL) and parse_plain reads the text. No
+ * marks; the tree in the arena as fast_parse places it.
  */
 static int lenient_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
                          tw_json_arena *arena)
@@ -2881,13 +2919,15 @@ static int lenient_parse(const char *buf, size_t len, size_t max_depth, cJSON **
         tw_json_arena_reset(arena);
         arena->first = len < (1u << 20) ? 2 * len : (2u << 20);
     }
+    if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
+        return FAST_BAIL; /* cJSON skips the mark when two bytes follow it */
     fast_parser p;
     fast_init(&p, buf, len, max_depth);
     p.arena = arena;
     p.lenient = true;
     fast_skip(&p);
     if (p.i >= len)
-        return FAST_BAIL;
+        return FAST_NOT_JSON; /* no value */
     cJSON *v = fast_value(&p);
     fast_done(&p);
     if (!v)
