@@ -758,6 +758,33 @@ static bool cjson_reads(const char *buf, size_t len)
     }
 }
 
+/* Where cJSON stopped in a text it refused (its end pointer), 0 when none. */
+static size_t cjson_end(const char *buf, size_t len, const char *end)
+{
+    return end && end >= buf && end <= buf + len ? (size_t)(end - buf) : 0;
+}
+
+/* The error of a text cJSON refused: off is where cJSON stopped; described,
+ * at and why are describe_error's answer. */
+static void not_json_error(tw_error *err, size_t len, size_t off, bool described, size_t at,
+                           const char *why)
+{
+    /* cJSON may point past trailing whitespace; report the first
+     * offending byte or the end */
+    if (described) {
+        /* at the end of the input the offset stays the parser's (where
+         * the unfinished value started to go wrong) */
+        if (at >= len)
+            tw_error_set(err, TW_ERR_PARSE, (int64_t)off, NULL, "%s", why);
+        else
+            tw_error_set(err, TW_ERR_PARSE, (int64_t)at, NULL, "invalid JSON at byte %zu: %s", at,
+                         why);
+    } else if (len == 0 || off >= len)
+        tw_error_set(err, TW_ERR_PARSE, (int64_t)off, NULL, "unexpected end of JSON");
+    else
+        tw_error_set(err, TW_ERR_PARSE, (int64_t)off, NULL, "invalid JSON at byte %zu", off);
+}
+
 /* deepest: the text's nesting when a scan already measured it, else SIZE_MAX;
  * nums: the number tokens that scan recorded, or NULL to find them again. */
 static tw_status parse_plain(const char *buf, size_t len, size_t max_depth, size_t deepest,
@@ -786,24 +813,10 @@ static tw_status parse_plain(const char *buf, size_t len, size_t max_depth, size
     }
     if (!v) {
         if (err) {
-            size_t off = end && end >= buf && end <= buf + len ? (size_t)(end - buf) : 0;
-            /* cJSON may point past trailing whitespace; report the first
-             * offending byte or the end */
             char why[80];
-            size_t at = off;
-            if (describe_error(buf, len, max_depth, &at, why, sizeof why)) {
-                /* at the end of the input the offset stays the parser's (where
-                 * the unfinished value started to go wrong) */
-                if (at >= len)
-                    tw_error_set(err, TW_ERR_PARSE, (int64_t)off, NULL, "%s", why);
-                else
-                    tw_error_set(err, TW_ERR_PARSE, (int64_t)at, NULL,
-                                 "invalid JSON at byte %zu: %s", at, why);
-            } else if (len == 0 || off >= len)
-                tw_error_set(err, TW_ERR_PARSE, (int64_t)off, NULL, "unexpected end of JSON");
-            else
-                tw_error_set(err, TW_ERR_PARSE, (int64_t)off, NULL, "invalid JSON at byte %zu",
-                             off);
+            size_t at = 0;
+            bool described = describe_error(buf, len, max_depth, &at, why, sizeof why);
+            not_json_error(err, len, cjson_end(buf, len, end), described, at, why);
         }
         return TW_ERR_PARSE;
     }
@@ -1993,18 +2006,31 @@ static tw_status parse_lint(const char *buf, size_t len, size_t max_depth, cJSON
             cJSON_Delete(*out);
         *out = NULL;
     }
-    char why[80] = "";
-    size_t at = 0;
-    if (ls == FAST_NOT_JSON &&
-        (!err || (describe_error(buf, len, cap, &at, why, sizeof why) && at < len))) {
-        /* cJSON refuses it (parse_plain would find no allocation failed)
-         * and the message is the grammar walk's, at a byte of the text,
-         * which needs no offset of cJSON's */
-        tw_error_set(err, TW_ERR_PARSE, (int64_t)at, NULL, "invalid JSON at byte %zu: %s", at,
-                     why);
-        tw_buf_free(&nums);
-        tw_buf_free(&ords);
-        return TW_ERR_PARSE;
+    if (ls == FAST_NOT_JSON) {
+        /* cJSON refuses it (parse_plain would find no allocation failed):
+         * its error, with cJSON's offset only when the message needs it
+         * (the grammar walk ends at the end of the text, or finds no fault) */
+        bool refused = true;
+        if (err) {
+            char why[80];
+            size_t at = 0, off = 0;
+            bool described = describe_error(buf, len, cap, &at, why, sizeof why);
+            if (!described || at >= len) {
+                const char *end = NULL;
+                cJSON *v = len ? cJSON_ParseWithLengthOpts(buf, len, &end, 0) : NULL;
+                refused = !v;
+                cJSON_Delete(v);
+                off = cjson_end(buf, len, end);
+            }
+            if (refused)
+                not_json_error(err, len, off, described, at, why);
+        }
+        if (refused) {
+            tw_buf_free(&nums);
+            tw_buf_free(&ords);
+            return TW_ERR_PARSE;
+        }
+        /* cJSON read it after all: the reading below */
     }
     if (st == TW_OK)
         st = parse_plain(buf, len, max_depth, lint->depth, &nums, out, err);
