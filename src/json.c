@@ -19,11 +19,14 @@
  * it leaves on a container in which no object (it included) repeats a key,
  * so that tw_json_dedupe has nothing to remove there. Removing members keeps
  * the mark true; code that adds a member to such an object must clear it. */
-enum { FAST_OK = 0, FAST_BAIL, FAST_NOMEM };
+/* FAST_NOT_JSON: the lenient reading (lenient_parse) met what cJSON refuses */
+enum { FAST_OK = 0, FAST_BAIL, FAST_NOMEM, FAST_NOT_JSON };
 #define TW_JSON_UNIQUE_BIT (1 << 14) /* above cJSON's flags and the taint bit */
 static int fast_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
                       size_t *deepest, tw_buf *marks, tw_json_arena *arena);
 static inline bool word_has(const char *p, unsigned char c);
+static inline uint64_t special_bits(const char *p);
+static inline size_t first_special(uint64_t m);
 
 /* Does the 8-byte word at p hold a '"', '[', ']', '{' or '}'? Exact: with
  * bit 0x20 cleared, '{' and '}' become '[' and ']' and no other byte does. */
@@ -755,6 +758,33 @@ static bool cjson_reads(const char *buf, size_t len)
     }
 }
 
+/* Where cJSON stopped in a text it refused (its end pointer), 0 when none. */
+static size_t cjson_end(const char *buf, size_t len, const char *end)
+{
+    return end && end >= buf && end <= buf + len ? (size_t)(end - buf) : 0;
+}
+
+/* The error of a text cJSON refused: off is where cJSON stopped; described,
+ * at and why are describe_error's answer. */
+static void not_json_error(tw_error *err, size_t len, size_t off, bool described, size_t at,
+                           const char *why)
+{
+    /* cJSON may point past trailing whitespace; report the first
+     * offending byte or the end */
+    if (described) {
+        /* at the end of the input the offset stays the parser's (where
+         * the unfinished value started to go wrong) */
+        if (at >= len)
+            tw_error_set(err, TW_ERR_PARSE, (int64_t)off, NULL, "%s", why);
+        else
+            tw_error_set(err, TW_ERR_PARSE, (int64_t)at, NULL, "invalid JSON at byte %zu: %s", at,
+                         why);
+    } else if (len == 0 || off >= len)
+        tw_error_set(err, TW_ERR_PARSE, (int64_t)off, NULL, "unexpected end of JSON");
+    else
+        tw_error_set(err, TW_ERR_PARSE, (int64_t)off, NULL, "invalid JSON at byte %zu", off);
+}
+
 /* deepest: the text's nesting when a scan already measured it, else SIZE_MAX;
  * nums: the number tokens that scan recorded, or NULL to find them again. */
 static tw_status parse_plain(const char *buf, size_t len, size_t max_depth, size_t deepest,
@@ -783,24 +813,10 @@ static tw_status parse_plain(const char *buf, size_t len, size_t max_depth, size
     }
     if (!v) {
         if (err) {
-            size_t off = end && end >= buf && end <= buf + len ? (size_t)(end - buf) : 0;
-            /* cJSON may point past trailing whitespace; report the first
-             * offending byte or the end */
             char why[80];
-            size_t at = off;
-            if (describe_error(buf, len, max_depth, &at, why, sizeof why)) {
-                /* at the end of the input the offset stays the parser's (where
-                 * the unfinished value started to go wrong) */
-                if (at >= len)
-                    tw_error_set(err, TW_ERR_PARSE, (int64_t)off, NULL, "%s", why);
-                else
-                    tw_error_set(err, TW_ERR_PARSE, (int64_t)at, NULL,
-                                 "invalid JSON at byte %zu: %s", at, why);
-            } else if (len == 0 || off >= len)
-                tw_error_set(err, TW_ERR_PARSE, (int64_t)off, NULL, "unexpected end of JSON");
-            else
-                tw_error_set(err, TW_ERR_PARSE, (int64_t)off, NULL, "invalid JSON at byte %zu",
-                             off);
+            size_t at = 0;
+            bool described = describe_error(buf, len, max_depth, &at, why, sizeof why);
+            not_json_error(err, len, cjson_end(buf, len, end), described, at, why);
         }
         return TW_ERR_PARSE;
     }
@@ -1170,6 +1186,17 @@ tw_status tw_json_write_str(tw_buf *out, const char *s, size_t n, int flags)
     size_t i = 0, run = 0;
     const unsigned char *u = (const unsigned char *)s;
     while (st == TW_OK && i < n) {
+        /* plain bytes eight at a time, to the first byte of a word that
+         * needs more than a copy ('"', '\\', a control byte, a byte >= 0x80) */
+        if (i + 8 <= n) {
+            uint64_t m = special_bits(s + i);
+            size_t k = m ? first_special(m) : 8;
+            if (k) {
+                i += k;
+                run += k;
+                continue;
+            }
+        }
         unsigned char c = u[i];
         if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
             i++;
@@ -1912,6 +1939,8 @@ static bool nul_prune(cJSON *a, nul_walk *w)
 static tw_status parse_lint(const char *buf, size_t len, size_t max_depth, cJSON **out,
                             tw_error *err, tw_json_lint *lint, tw_buf *marks,
                             tw_json_arena *arena);
+static int lenient_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
+                         tw_json_arena *arena);
 
 tw_status tw_json_parse_lint(const char *buf, size_t len, size_t max_depth, cJSON **out,
                              tw_error *err, tw_json_lint *lint)
@@ -1958,6 +1987,51 @@ static tw_status parse_lint(const char *buf, size_t len, size_t max_depth, cJSON
     tw_buf ords = {0};
     tw_buf nums = {0};
     tw_status st = lint_run(buf, len, lint, &ords, &nums);
+    size_t cap = max_depth == 0 || max_depth > TW_DEPTH_HARD_MAX ? TW_DEPTH_HARD_MAX : max_depth;
+    int ls = st == TW_OK && fs == FAST_BAIL && lint->depth <= cap
+                 ? lenient_parse(buf, len, cap, out, arena)
+                 : FAST_BAIL;
+    if (ls == FAST_OK && !lint->nul) {
+        /* what the scan found is what cJSON takes as it is: the one pass
+         * read it (the scan's findings stand) */
+        tw_buf_free(&nums);
+        tw_buf_free(&ords);
+        return TW_OK;
+    }
+    if (ls == FAST_OK) {
+        /* strings to prune: cJSON's tree, as below */
+        if (arena)
+            tw_json_arena_reset(arena);
+        else
+            cJSON_Delete(*out);
+        *out = NULL;
+    }
+    if (ls == FAST_NOT_JSON) {
+        /* cJSON refuses it (parse_plain would find no allocation failed):
+         * its error, with cJSON's offset only when the message needs it
+         * (the grammar walk ends at the end of the text, or finds no fault) */
+        bool refused = true;
+        if (err) {
+            char why[80];
+            size_t at = 0, off = 0;
+            bool described = describe_error(buf, len, cap, &at, why, sizeof why);
+            if (!described || at >= len) {
+                const char *end = NULL;
+                cJSON *v = len ? cJSON_ParseWithLengthOpts(buf, len, &end, 0) : NULL;
+                refused = !v;
+                cJSON_Delete(v);
+                off = cjson_end(buf, len, end);
+            }
+            if (refused)
+                not_json_error(err, len, off, described, at, why);
+        }
+        if (refused) {
+            tw_buf_free(&nums);
+            tw_buf_free(&ords);
+            return TW_ERR_PARSE;
+        }
+        /* cJSON read it after all: the reading below */
+    }
     if (st == TW_OK)
         st = parse_plain(buf, len, max_depth, lint->depth, &nums, out, err);
     else {
@@ -2123,7 +2197,9 @@ tw_status tw_json_dedupe(cJSON *v, char *path, size_t pathlen, size_t *removed)
  * form of at most 63 bytes not followed by another number character, and
  * nesting within the cap. On anything else it gives up, and the reading
  * before it (the lint scan, cJSON, the error walk) runs as it always has:
- * the same tree, the same findings, the same errors at the same offsets. */
+ * the same tree, the same findings, the same errors at the same offsets.
+ * After the lint scan, tw_json_parse_lint gives it a second pass in its
+ * lenient form (lenient_parse) before cJSON. */
 
 
 typedef struct fast_parser {
@@ -2137,6 +2213,8 @@ typedef struct fast_parser {
     tw_buf *marks; /* where each container begins (json_marks.h), or NULL */
     tw_json_arena *arena; /* where the nodes and strings go (json_marks.h); NULL:
                              cJSON's allocator */
+    bool lenient; /* also take what cJSON takes past RFC 8259 between tokens and
+                     inside strings (lenient_parse) */
     char local[4096];
 } fast_parser;
 
@@ -2152,6 +2230,7 @@ static void fast_init(fast_parser *p, const char *buf, size_t len, size_t max_de
     p->tmp_cap = sizeof p->local;
     p->marks = NULL;
     p->arena = NULL;
+    p->lenient = false;
 }
 
 /* ---- the arena (json_marks.h) ---- */
@@ -2261,6 +2340,13 @@ static cJSON *fast_number_node(fast_parser *p, double d)
     return v;
 }
 
+/* Where the text is not JSON: cJSON refuses it too in the lenient reading,
+ * which takes what cJSON takes there; the strict one only gives up. */
+static int fast_fault(const fast_parser *p)
+{
+    return p->lenient ? FAST_NOT_JSON : FAST_BAIL;
+}
+
 static void fast_done(fast_parser *p)
 {
     if (p->tmp != p->local)
@@ -2274,6 +2360,12 @@ static bool fast_space(unsigned char c)
 
 static void fast_skip(fast_parser *p)
 {
+    if (p->lenient) {
+        /* cJSON steps over every byte up to 0x20 between tokens */
+        while (p->i < p->n && (unsigned char)p->b[p->i] <= 0x20)
+            p->i++;
+        return;
+    }
     while (p->i < p->n && fast_space((unsigned char)p->b[p->i]))
         p->i++;
 }
@@ -2411,7 +2503,7 @@ static char *fast_string(fast_parser *p)
             break;
         }
         if (i >= n)
-            goto bail;
+            goto fault;
         unsigned char c = (unsigned char)b[i];
         if (c == '"')
             break;
@@ -2421,13 +2513,22 @@ static char *fast_string(fast_parser *p)
         }
         if (c >= 0x80) {
             size_t k = utf8_len((const unsigned char *)b + i, n - i);
-            if (!k)
-                goto bail;
+            if (!k) {
+                if (!p->lenient)
+                    goto bail;
+                k = 1; /* cJSON copies invalid UTF-8 as it is */
+            }
             i += k;
             continue;
         }
-        if (c != '\\')
-            goto bail; /* a control byte */
+        if (c != '\\') {
+            /* a control byte: cJSON copies it (U+0000 is left to the reading
+             * that prunes it) */
+            if (!p->lenient || c == 0)
+                goto bail;
+            i++;
+            continue;
+        }
         /* the plain run before it, then the escapes that follow one
          * another, into the scratch buffer */
         size_t plain = i - run;
@@ -2444,7 +2545,7 @@ static char *fast_string(fast_parser *p)
         esc = true;
         do {
             if (i + 1 >= n)
-                goto bail;
+                goto fault;
             unsigned char e = (unsigned char)b[i + 1];
             if (one_letter[e]) {
                 *o++ = one_letter[e];
@@ -2465,7 +2566,7 @@ static char *fast_string(fast_parser *p)
                 }
                 o = put_utf8(o, u);
             } else {
-                goto bail;
+                goto fault;
             }
             olen = (size_t)(o - p->tmp);
             /* room for the next escape's four bytes */
@@ -2500,6 +2601,9 @@ static char *fast_string(fast_parser *p)
     return dst;
 bail:
     p->fail = FAST_BAIL;
+    return NULL;
+fault:
+    p->fail = fast_fault(p);
     return NULL;
 }
 
@@ -2664,13 +2768,13 @@ static cJSON *fast_container(fast_parser *p, bool obj)
             char *key = NULL;
             if (obj) {
                 if (p->i >= p->n || p->b[p->i] != '"')
-                    goto bail;
+                    goto fault;
                 if (!(key = fast_string(p)))
                     goto fail;
                 fast_skip(p);
                 if (p->i >= p->n || p->b[p->i] != ':') {
                     fast_drop_str(p, key);
-                    goto bail;
+                    goto fault;
                 }
                 p->i++;
                 fast_skip(p);
@@ -2678,8 +2782,8 @@ static cJSON *fast_container(fast_parser *p, bool obj)
             cJSON *c = p->i < p->n ? fast_value(p) : NULL;
             if (!c) {
                 fast_drop_str(p, key);
-                if (!p->fail)
-                    p->fail = FAST_BAIL;
+                if (!p->fail) /* the text ends where a value should be */
+                    p->fail = fast_fault(p);
                 goto fail;
             }
             c->string = key;
@@ -2695,12 +2799,12 @@ static cJSON *fast_container(fast_parser *p, bool obj)
                 unique = false;
             fast_skip(p);
             if (p->i >= p->n)
-                goto bail;
+                goto fault;
             char ch = p->b[p->i++];
             if (ch == close)
                 break;
             if (ch != ',')
-                goto bail;
+                goto fault;
             fast_skip(p);
         }
         v->child->prev = tail; /* cJSON's lists: the head's prev is the last */
@@ -2717,8 +2821,8 @@ static cJSON *fast_container(fast_parser *p, bool obj)
     if (unique)
         v->type |= TW_JSON_UNIQUE_BIT;
     return v;
-bail:
-    p->fail = FAST_BAIL;
+fault:
+    p->fail = fast_fault(p);
 fail:
     fast_drop(p, v);
     return NULL;
@@ -2749,32 +2853,32 @@ static cJSON *fast_value(fast_parser *p)
     }
     case 't':
         if (left < 4 || memcmp(b, "true", 4) != 0)
-            goto bail;
+            goto fault;
         p->i += 4;
         v = fast_node(p, cJSON_True);
         break;
     case 'f':
         if (left < 5 || memcmp(b, "false", 5) != 0)
-            goto bail;
+            goto fault;
         p->i += 5;
         v = fast_node(p, cJSON_False);
         break;
     case 'n':
         if (left < 4 || memcmp(b, "null", 4) != 0)
-            goto bail;
+            goto fault;
         p->i += 4;
         v = fast_node(p, cJSON_NULL);
         break;
     default:
         if (*b == '-' || (*b >= '0' && *b <= '9'))
             return fast_number(p);
-        goto bail;
+        goto fault;
     }
     if (!v)
         p->fail = FAST_NOMEM;
     return v;
-bail:
-    p->fail = FAST_BAIL;
+fault:
+    p->fail = fast_fault(p);
     return NULL;
 }
 
@@ -2812,6 +2916,56 @@ static int fast_parse(const char *buf, size_t len, size_t max_depth, cJSON **out
     }
     *out = v;
     *deepest = p.deepest;
+    if (arena)
+        arena->live = true;
+    return FAST_OK;
+}
+
+/*
+ * The one-pass reading of a text the strict one gave up on, nested within
+ * max_depth (1 to TW_DEPTH_HARD_MAX) as the lint scan measures it: what
+ * cJSON takes past RFC 8259 between tokens (any byte up to 0x20) and inside
+ * strings (control bytes other than 0x00, invalid UTF-8, copied as they
+ * are) is taken as cJSON takes it, so the tree is the one parse_plain builds
+ * (the same nodes, strings and number spellings; the text's only numbers
+ * are in RFC form). FAST_NOT_JSON where cJSON's grammar refuses the text
+ * too (no value, an unterminated string, a backslash ending the text or
+ * before a byte no escape starts with, a byte no value starts with, a
+ * missing key, ':', ',' or closing bracket). Anything else (a byte order
+ * mark, a number not in RFC form, a \u escape that is not a character
+ * other than U+0000, U+0000 in a string, bytes after the value other than
+ * tw_is_space) gives up (FAST_BAIL) and parse_plain reads the text. No
+ * marks; the tree in the arena as fast_parse places it.
+ */
+static int lenient_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
+                         tw_json_arena *arena)
+{
+    *out = NULL;
+    if (arena) {
+        tw_json_arena_reset(arena);
+        arena->first = len < (1u << 20) ? 2 * len : (2u << 20);
+    }
+    if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
+        return FAST_BAIL; /* cJSON skips the mark when two bytes follow it */
+    fast_parser p;
+    fast_init(&p, buf, len, max_depth);
+    p.arena = arena;
+    p.lenient = true;
+    fast_skip(&p);
+    if (p.i >= len)
+        return FAST_NOT_JSON; /* no value */
+    cJSON *v = fast_value(&p);
+    fast_done(&p);
+    if (!v)
+        return p.fail ? p.fail : FAST_BAIL;
+    /* parse_plain's test of the bytes after the value */
+    while (p.i < len && tw_is_space((unsigned char)buf[p.i]))
+        p.i++;
+    if (p.i < len) {
+        fast_drop(&p, v);
+        return FAST_BAIL;
+    }
+    *out = v;
     if (arena)
         arena->live = true;
     return FAST_OK;

@@ -21,7 +21,13 @@
  * - the depth pass, which steps over words with no quote or bracket,
  *   measures what a byte-at-a-time reading measures, and the container
  *   check of the implicit-end search answers as the tree of
- *   tw_json_parse_lint does.
+ *   tw_json_parse_lint does;
+ * - a text not in RFC 8259 form whose only departures cJSON takes as they
+ *   are is read by the one-pass parser after the lint scan (into the
+ *   arena), with cJSON's tree and the scan's findings, and what it does not
+ *   take is read by cJSON as before;
+ * - tw_json_write_str, which steps over plain bytes a word at a time,
+ *   writes what a byte-at-a-time writing gives.
  */
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
@@ -32,7 +38,8 @@
 #include "toolwire/decode.h"
 #include "toolwire/json.h"
 #include "toolwire/text.h"
-#include "../src/text_int.h" /* the state, for its buffer sizes */
+#include "../src/json_marks.h" /* the arena of a tree read and dropped whole */
+#include "../src/text_int.h"   /* the state, for its buffer sizes */
 #include "twtest.h"
 
 static void fill_prose(tw_buf *b, size_t n)
@@ -554,6 +561,157 @@ Test(one_pass, reads_container_answers_as_the_lint_parse)
                              texts[i], depths[k]);
             cr_assert_eq(c, want_c, "%s (depth %zu)", texts[i], depths[k]);
             free(t);
+        }
+    }
+}
+
+/*
+ * What cJSON takes past RFC 8259 as it is (raw control bytes and invalid
+ * UTF-8 in strings, any byte up to 0x20 between tokens, U+0000 there
+ * included) is read by the one-pass parser after the lint scan: the tree
+ * cJSON builds, in the arena when one is given, with the scan's findings.
+ * What it does not take (a byte order mark, a number not in RFC form, U+0000
+ * in a string, bytes after the value) is read by cJSON as before, and what
+ * cJSON refuses is refused.
+ */
+Test(one_pass, non_rfc_texts_cjson_takes_read_in_one_pass)
+{
+    static const struct {
+        const char *text;
+        size_t len;
+        bool one_pass;
+    } cases[] = {
+#define C(s, op) {s, sizeof s - 1, op}
+        C("{\"a\": \"x\x01y\ttab\x1f\"}", true),
+        C("[\"\xff\xfe\", \"\xc3\x28\", \"ok \xe2\x82\xac\", \"\xed\xa0\x80\"]", true),
+        C("{\"k\x02\": [1, -2.5e3,\f\"v\"]\x0b}", true),
+        C("\x01 {\"a\"\x00: \x1f[true, false, null]} \f", true),
+        C("[\"plain text of more than eight bytes \x7f\x80\x81 and more\", {\"b\": \"\x05\"}]",
+          true),
+        C("{\"a\": \"\\u00e9\x03\\n\", \"a\": \"\xc0\"}", true),
+        C("\xEF\xBB\xBF{\"a\": \"\x01\"}", false),
+        C("{\"a\": \"\x01\", \"b\": 1.e5}", false),
+        C("{\"a\": \"\x01\"} \x01", false),
+        C("{\"a\": \"\x01\x00\"}", false),
+        C("{\"a\": \"\x01\", \"b\": \"\\u0000\"}", false),
+        C("{\"a\": \"\x01\",}", false),
+        C("[\"\x01\"", false),
+        C("{\"a\" \x01 1}", false),
+        C("[1 \x02 2]", false),
+        C("{\"a\": tru, \"b\": \"\xff\"}", false),
+        C("[\"a\\q\x01\"]", false),
+        C("[\"\x01\", x]", false),
+        C("\x01\x02 ", false),
+        C("", false),
+        C("{\"a\": [1, 2}", false),
+        C("{\"a\": 1,, \"\x01\": 2}", false),
+#undef C
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        size_t n = cases[k].len;
+        char *t = tw_test_exact(cases[k].text, n);
+        tw_json_lint want;
+        tw_json_lint_scan(t, n, &want);
+        for (int in_arena = 0; in_arena < 2; in_arena++) {
+            tw_json_arena arena = {0};
+            cJSON *v = NULL, *ref = NULL;
+            tw_json_lint lint;
+            tw_error e, re;
+            tw_status st = tw_json_parse_lint_in(t, n, 0, &v, &e, &lint,
+                                                 in_arena ? &arena : NULL);
+            cr_assert_eq(lint.nonstd_offset, want.nonstd_offset, "case %zu", k);
+            cr_assert_eq(lint.nonstd_what, want.nonstd_what, "case %zu", k);
+            cr_assert_eq(lint.nul, want.nul, "case %zu", k);
+            cr_assert_eq(lint.depth, want.depth, "case %zu", k);
+            if (in_arena)
+                cr_assert_eq(arena.live, cases[k].one_pass, "case %zu", k);
+            /* the reading before: the lint scan, then cJSON */
+            tw_status rst = tw_json_parse_lint(t, n, 0, &ref, &re, &lint);
+            cr_assert_eq(st, rst, "case %zu", k);
+            if (cases[k].one_pass) {
+                cJSON *c = cJSON_ParseWithLength(t, n);
+                cr_assert_eq(st, TW_OK, "case %zu", k);
+                cr_assert_not_null(c, "case %zu", k);
+                same_as_cjson(v, c);
+                cJSON_Delete(c);
+            }
+            if (st == TW_OK) {
+                same_as_cjson(v, ref);
+                char *a = tw_json_print(v, NULL), *b = tw_json_print(ref, NULL);
+                cr_assert_str_eq(a, b, "case %zu", k);
+                free(a);
+                free(b);
+            } else {
+                cr_assert_eq(e.code, re.code, "case %zu", k);
+                cr_assert_eq(e.offset, re.offset, "case %zu", k);
+                cr_assert_str_eq(e.message, re.message, "case %zu", k);
+                /* cJSON refuses it, or bytes follow its value */
+                const char *end = NULL;
+                cJSON *c = cJSON_ParseWithLengthOpts(t, n, &end, 0);
+                if (c) {
+                    while (end < t + n && tw_is_space((unsigned char)*end))
+                        end++;
+                    cr_assert_lt(end, t + n, "case %zu", k);
+                    cJSON_Delete(c);
+                }
+            }
+            cJSON_Delete(ref);
+            if (in_arena) {
+                tw_json_arena_drop(&arena, v);
+                tw_json_arena_free(&arena);
+            } else {
+                cJSON_Delete(v);
+            }
+        }
+        free(t);
+    }
+}
+
+/* tw_json_write_str steps over plain bytes eight at a time: a string at
+ * every alignment of its quotes, backslashes, control bytes, DEL, UTF-8 and
+ * invalid bytes is written as its pieces are, each piece shorter than a
+ * word and so written a byte at a time (no piece begins with a byte that
+ * could end the one before it as UTF-8). */
+Test(one_pass, write_str_by_words_as_by_bytes)
+{
+    static const char *const parts[] = {
+        "a", "plain", "\"", "\\", "\n", "\x01", "\x1f", "\x7f", " ", "\xc3\xa9", "\xe2\x82\xac",
+        "\xf0\x9f\x98\x80", "\xff", "\xc3", "\xff\x80", "~}|{", "0123456", "\t\b\f\r",
+    };
+    static const int flags[] = {0, TW_JSON_ASCII};
+    unsigned seed = 11;
+    char buf[200];
+    for (int round = 0; round < 3000; round++) {
+        size_t n = 0;
+        tw_buf want[2] = {{0}, {0}};
+        for (int f = 0; f < 2; f++)
+            cr_assert_eq(tw_buf_putc(&want[f], '"'), TW_OK);
+        for (;;) {
+            seed = seed * 1103515245u + 12345u;
+            const char *p = parts[(seed >> 16) % (sizeof parts / sizeof parts[0])];
+            size_t k = strlen(p);
+            if ((seed >> 8) % 29 == 0 || n + k > sizeof buf)
+                break;
+            memcpy(buf + n, p, k);
+            n += k;
+            for (int f = 0; f < 2; f++) {
+                tw_buf one = {0};
+                cr_assert_eq(tw_json_write_str(&one, p, k, flags[f]), TW_OK);
+                cr_assert_eq(tw_buf_append(&want[f], one.data + 1, one.len - 2), TW_OK);
+                tw_buf_free(&one);
+            }
+        }
+        for (int f = 0; f < 2; f++) {
+            cr_assert_eq(tw_buf_putc(&want[f], '"'), TW_OK);
+            tw_buf got = {0};
+            char *t = tw_test_exact(buf, n);
+            cr_assert_eq(tw_json_write_str(&got, t, n, flags[f]), TW_OK);
+            cr_assert_eq(got.len, want[f].len, "round %d flags %d", round, flags[f]);
+            cr_assert_eq(memcmp(got.data, want[f].data, got.len), 0, "round %d flags %d", round,
+                         flags[f]);
+            free(t);
+            tw_buf_free(&got);
+            tw_buf_free(&want[f]);
         }
     }
 }
