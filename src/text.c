@@ -2034,18 +2034,40 @@ static tw_status think_open(tw_text_dec *d, int tag, size_t raw_at, size_t text_
     return TW_OK;
 }
 
+/* No closing tag starts in the held bytes [run, len - 6): note them as
+ * searched. */
+static void clear_note(tw_text_dec *d, size_t run, size_t len)
+{
+    uint64_t lo = d->t_hold_off + run, hi = d->t_hold_off + (len >= 6 ? len - 6 : 0);
+    if (hi > lo && lo <= d->t_clear_hi && hi >= d->t_clear_lo) {
+        /* overlapping or adjacent: one range */
+        d->t_clear_lo = lo < d->t_clear_lo ? lo : d->t_clear_lo;
+        d->t_clear_hi = hi > d->t_clear_hi ? hi : d->t_clear_hi;
+    } else if (hi > lo) {
+        d->t_clear_lo = lo;
+        d->t_clear_hi = hi;
+    }
+}
+
+/* Where the closing-tag search resumes: t_scan, past the bytes already
+ * searched to no avail (when a block opens inside them after another was
+ * resolved at the end of input), which are not searched again. */
+static size_t close_from(const tw_text_dec *d)
+{
+    size_t from = d->t_scan;
+    uint64_t abs = d->t_hold_off + from;
+    if (abs >= d->t_clear_lo && abs < d->t_clear_hi)
+        from = (size_t)(d->t_clear_hi - d->t_hold_off);
+    return from;
+}
+
 /* Find the block's closing tag in t_hold from t_scan. Returns its index and
  * length, or NPOS. */
 static size_t find_close(tw_text_dec *d, size_t *taglen)
 {
     const char *h = hdata(d);
     size_t len = hlen(d);
-    size_t from = d->t_scan;
-    /* bytes already searched to no avail (when a block opens inside them
-     * after another was resolved at the end of input) are not searched again */
-    uint64_t abs = d->t_hold_off + from;
-    if (abs >= d->t_clear_lo && abs < d->t_clear_hi)
-        from = (size_t)(d->t_clear_hi - d->t_hold_off);
+    size_t from = close_from(d);
     size_t run = from; /* no closing tag of either kind starts in [run, from) */
     size_t from0 = from;
     bool any = false; /* a '<' in [from0, len) */
@@ -2053,15 +2075,7 @@ static size_t find_close(tw_text_dec *d, size_t *taglen)
     for (;;) {
         const char *f = find_tag_any(h + from, len - from, "</think", 7, &any);
         if (!f) {
-            uint64_t lo = d->t_hold_off + run, hi = d->t_hold_off + (len >= 6 ? len - 6 : 0);
-            if (hi > lo && lo <= d->t_clear_hi && hi >= d->t_clear_lo) {
-                /* overlapping or adjacent: one range */
-                d->t_clear_lo = lo < d->t_clear_lo ? lo : d->t_clear_lo;
-                d->t_clear_hi = hi > d->t_clear_hi ? hi : d->t_clear_hi;
-            } else if (hi > lo) {
-                d->t_clear_lo = lo;
-                d->t_clear_hi = hi;
-            }
+            clear_note(d, run, len);
             if (!any)
                 d->t_nolt = from0;
             break;
@@ -2187,6 +2201,21 @@ static tw_status think_feed(tw_text_dec *d, const char *p, size_t n)
     tw_status st = tw_buf_append(&d->t_hold, p, n);
     if (st != TW_OK)
         return st;
+    if (d->t_state == 1 && !d->t_forced_start &&
+        (d->t_call_at != NPOS || d->o.unterminated == TW_UNTERM_DIRECT)) {
+        /* a block held whole (an opener in it, or direct): unless a '<' is
+         * where the closing-tag search resumes or in p, no closing tag
+         * ends in it, and nothing else is decided before the end; the
+         * search's bookkeeping as think_process would leave it */
+        size_t len = d->t_hold.len, from = close_from(d);
+        if (!memchr(d->t_hold.data + from, '<', len - from)) {
+            clear_note(d, from, len);
+            d->t_scan = len >= 6 ? len - 6 : 0;
+            if (d->t_scan < d->t_text_start)
+                d->t_scan = d->t_text_start;
+            return TW_OK;
+        }
+    }
     return think_process(d, false);
 }
 
