@@ -1335,10 +1335,9 @@ static tw_status block_done(tw_text_dec *d, size_t end, bool via_json)
     }
     d->c_blocks++;
     /* bytes after the block's end go back through the layer, run by run,
-     * each with its own offset */
-    /* copied first (c_blk takes them and the blocks they open): into the
-     * spare buffer the decoder keeps, taken out while in use, as a block
-     * among them replays its own bytes in turn */
+     * each with its own offset; copied first (c_blk takes them and the
+     * blocks they open) into the spare buffer the decoder keeps, taken out
+     * while in use, as a block among them replays its own bytes in turn */
     size_t rest = d->c_blk.len - end;
     tw_buf held = {0};
     blk_seg seg_local[8], *segs = seg_local;
