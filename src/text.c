@@ -1335,31 +1335,46 @@ static tw_status block_done(tw_text_dec *d, size_t end, bool via_json)
     }
     d->c_blocks++;
     /* bytes after the block's end go back through the layer, run by run,
-     * each with its own offset */
+     * each with its own offset; copied first (c_blk takes them and the
+     * blocks they open) into the spare buffer the decoder keeps, taken out
+     * while in use, as a block among them replays its own bytes in turn */
     size_t rest = d->c_blk.len - end;
-    char *replay = NULL;
-    blk_seg *segs = NULL;
+    tw_buf held = {0};
+    blk_seg seg_local[8], *segs = seg_local;
     size_t nseg = d->c_seg.len / sizeof(blk_seg);
     if (st == TW_OK && rest) {
-        replay = tw_strndup(d->c_blk.data + end, rest);
-        segs = malloc(nseg * sizeof *segs);
-        if (!replay || !segs)
-            st = TW_ERR_NOMEM;
-        else
+        held = d->c_spare;
+        memset(&d->c_spare, 0, sizeof d->c_spare);
+        tw_buf_reset(&held);
+        st = tw_buf_append(&held, d->c_blk.data + end, rest);
+        if (st == TW_OK && nseg > sizeof seg_local / sizeof seg_local[0]) {
+            segs = malloc(nseg * sizeof *segs);
+            if (!segs) {
+                segs = seg_local;
+                st = TW_ERR_NOMEM;
+            }
+        }
+        if (st == TW_OK)
             memcpy(segs, d->c_seg.data, nseg * sizeof *segs);
     }
     size_t total = d->c_blk.len;
     block_reset(d);
-    for (size_t k = 0; st == TW_OK && replay && k < nseg; k++) {
+    for (size_t k = 0; st == TW_OK && rest && k < nseg; k++) {
         size_t a = segs[k].idx, b = k + 1 < nseg ? segs[k + 1].idx : total;
         if (b <= end)
             continue;
         if (a < end)
             a = end;
-        st = calls_feed(d, replay + (a - end), b - a, segs[k].off + (a - segs[k].idx));
+        st = calls_feed(d, held.data + (a - end), b - a, segs[k].off + (a - segs[k].idx));
     }
-    free(segs);
-    free(replay);
+    if (segs != seg_local)
+        free(segs);
+    if (held.data && !d->c_spare.data) {
+        tw_buf_reset(&held);
+        d->c_spare = held;
+    } else {
+        tw_buf_free(&held);
+    }
     return st;
 }
 
@@ -1596,6 +1611,12 @@ static tw_status calls_feed(tw_text_dec *d, const char *p, size_t n, uint64_t of
 {
     if (d->kind == TW_TEXT_THINK)
         return emit_content(d, p, n, off);
+    /* more bytes of a block under way (one piece of block_feed's size; the
+     * one-pass decision of block_direct applies to a block's first bytes
+     * only): straight to the block, as the loop below would take them */
+    if (d->c_state == 1 && (d->c_blk.len || d->c_oversize) &&
+        n <= (d->c_blk.len > 256 ? d->c_blk.len : 256))
+        return block_feed_piece(d, p, n, off);
     size_t olen;
     const char *open = opener(d, &olen);
     /* fenced openers need one byte after them (not a name character) */
@@ -2012,18 +2033,40 @@ static tw_status think_open(tw_text_dec *d, int tag, size_t raw_at, size_t text_
     return TW_OK;
 }
 
+/* No closing tag starts in the held bytes [run, len - 6): note them as
+ * searched. */
+static void clear_note(tw_text_dec *d, size_t run, size_t len)
+{
+    uint64_t lo = d->t_hold_off + run, hi = d->t_hold_off + (len >= 6 ? len - 6 : 0);
+    if (hi > lo && lo <= d->t_clear_hi && hi >= d->t_clear_lo) {
+        /* overlapping or adjacent: one range */
+        d->t_clear_lo = lo < d->t_clear_lo ? lo : d->t_clear_lo;
+        d->t_clear_hi = hi > d->t_clear_hi ? hi : d->t_clear_hi;
+    } else if (hi > lo) {
+        d->t_clear_lo = lo;
+        d->t_clear_hi = hi;
+    }
+}
+
+/* Where the closing-tag search resumes: t_scan, past the bytes already
+ * searched to no avail (when a block opens inside them after another was
+ * resolved at the end of input), which are not searched again. */
+static size_t close_from(const tw_text_dec *d)
+{
+    size_t from = d->t_scan;
+    uint64_t abs = d->t_hold_off + from;
+    if (abs >= d->t_clear_lo && abs < d->t_clear_hi)
+        from = (size_t)(d->t_clear_hi - d->t_hold_off);
+    return from;
+}
+
 /* Find the block's closing tag in t_hold from t_scan. Returns its index and
  * length, or NPOS. */
 static size_t find_close(tw_text_dec *d, size_t *taglen)
 {
     const char *h = hdata(d);
     size_t len = hlen(d);
-    size_t from = d->t_scan;
-    /* bytes already searched to no avail (when a block opens inside them
-     * after another was resolved at the end of input) are not searched again */
-    uint64_t abs = d->t_hold_off + from;
-    if (abs >= d->t_clear_lo && abs < d->t_clear_hi)
-        from = (size_t)(d->t_clear_hi - d->t_hold_off);
+    size_t from = close_from(d);
     size_t run = from; /* no closing tag of either kind starts in [run, from) */
     size_t from0 = from;
     bool any = false; /* a '<' in [from0, len) */
@@ -2031,15 +2074,7 @@ static size_t find_close(tw_text_dec *d, size_t *taglen)
     for (;;) {
         const char *f = find_tag_any(h + from, len - from, "</think", 7, &any);
         if (!f) {
-            uint64_t lo = d->t_hold_off + run, hi = d->t_hold_off + (len >= 6 ? len - 6 : 0);
-            if (hi > lo && lo <= d->t_clear_hi && hi >= d->t_clear_lo) {
-                /* overlapping or adjacent: one range */
-                d->t_clear_lo = lo < d->t_clear_lo ? lo : d->t_clear_lo;
-                d->t_clear_hi = hi > d->t_clear_hi ? hi : d->t_clear_hi;
-            } else if (hi > lo) {
-                d->t_clear_lo = lo;
-                d->t_clear_hi = hi;
-            }
+            clear_note(d, run, len);
             if (!any)
                 d->t_nolt = from0;
             break;
@@ -2128,9 +2163,28 @@ static tw_status think_feed(tw_text_dec *d, const char *p, size_t n)
         d->t_cur = 0;
     }
     if (hlen(d) == 0) {
-        /* nothing held: read the caller's bytes in place and keep only what
-         * stays undecided (a partial tag, an open block), so text passes
-         * through with one copy, into the result */
+        /* nothing held and no '<' in p: no think tag starts or ends in it,
+         * so it goes on as it stands, as think_process below would pass it
+         * (a byte fed alone in plain text or thinking costs a few calls) */
+        if (!memchr(p, '<', n)) {
+            if (d->t_state == 0) {
+                d->t_hold_off = d->fed + n;
+                return calls_feed_plain(d, p, n, d->fed);
+            }
+            size_t olen;
+            const char *open = opener(d, &olen);
+            if (!d->t_forced_start && d->o.unterminated != TW_UNTERM_DIRECT &&
+                d->t_call_at == NPOS && (open[0] == '<' || !memchr(p, open[0], n))) {
+                /* inside a block: neither a closing tag nor an opener (nor
+                 * a partial one) is in p, so all of it is thinking */
+                d->t_hold_off = d->fed + n;
+                d->t_text_start = d->t_raw_start = d->t_scan = 0;
+                return emit_thinking(d, p, n, false);
+            }
+        }
+        /* read the caller's bytes in place and keep only what stays
+         * undecided (a partial tag, an open block), so text passes through
+         * with one copy, into the result */
         d->t_hold_off = d->fed;
         d->t_ext = p;
         d->t_ext_len = n;
@@ -2146,6 +2200,21 @@ static tw_status think_feed(tw_text_dec *d, const char *p, size_t n)
     tw_status st = tw_buf_append(&d->t_hold, p, n);
     if (st != TW_OK)
         return st;
+    if (d->t_state == 1 && !d->t_forced_start &&
+        (d->t_call_at != NPOS || d->o.unterminated == TW_UNTERM_DIRECT)) {
+        /* a block held whole (an opener in it, or direct): unless a '<' is
+         * where the closing-tag search resumes or in p, no closing tag
+         * ends in it, and nothing else is decided before the end; the
+         * search's bookkeeping as think_process would leave it */
+        size_t len = d->t_hold.len, from = close_from(d);
+        if (!memchr(d->t_hold.data + from, '<', len - from)) {
+            clear_note(d, from, len);
+            d->t_scan = len >= 6 ? len - 6 : 0;
+            if (d->t_scan < d->t_text_start)
+                d->t_scan = d->t_text_start;
+            return TW_OK;
+        }
+    }
     return think_process(d, false);
 }
 
@@ -2530,6 +2599,7 @@ void tw_text_release(tw_text_dec *d)
     tw_buf_free(&d->th_ws);
     tw_buf_free(&d->c_hold);
     tw_buf_free(&d->c_blk);
+    tw_buf_free(&d->c_spare);
     tw_buf_free(&d->c_seg);
     tw_buf_free(&d->c_ws);
     tw_buf_free(&d->c_bare);
@@ -2540,6 +2610,7 @@ void tw_text_bufs(tw_text_dec *d, tw_buf *b[TEXT_NBUFS])
 {
     b[0] = &d->t_hold, b[1] = &d->th_ws, b[2] = &d->c_hold, b[3] = &d->c_blk;
     b[4] = &d->c_seg, b[5] = &d->c_ws, b[6] = &d->c_bare, b[7] = &d->q_ev;
+    b[8] = &d->c_spare;
 }
 
 tw_status tw_text_reset(tw_text_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user)

@@ -47,6 +47,7 @@ struct tw_text_dec {
     uint64_t c_hold_offs[16]; /* offset of each held byte (think blocks may sit between them) */
     int64_t c_block_off;   /* offset of the open block */
     tw_buf c_blk;          /* block bytes after the opener */
+    tw_buf c_spare;        /* the bytes after a block, replayed from here */
     tw_buf c_seg;          /* where runs of c_blk start in the input: {index, offset} pairs */
     bool c_oversize;
     size_t c_cap;          /* block byte cap */
@@ -105,7 +106,7 @@ tw_status tw_text_finish(tw_text_dec *d, tw_result *out);
 void tw_text_release(tw_text_dec *d);
 /* The buffers of *d a reset keeps (the result's are handed to the caller):
  * b[0, TEXT_NBUFS) point into d. */
-#define TEXT_NBUFS 8
+#define TEXT_NBUFS 9
 void tw_text_bufs(tw_text_dec *d, tw_buf *b[TEXT_NBUFS]);
 /* Start a new decode on *d, keeping the allocations of its buffers (and of
  * the content and thinking buffers a recycled result gave it). */
