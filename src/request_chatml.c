@@ -57,6 +57,13 @@ static tw_status read_tools(hp *h, const char *p, size_t n, size_t at, const cha
     if (n && p[0] != '\n')
         return tw_rq_fail(&h->d, TW_ERR_INVALID, (int64_t)at, path,
                           "the <tools> section must hold one tool per line");
+    /* a JSON reader takes a NUL between tokens as white space: it would vanish */
+    const char *nul = memchr(p, '\0', n);
+    if (nul)
+        return tw_rq_fail(&h->d, TW_ERR_INVALID, (int64_t)(at + (size_t)(nul - p)), path,
+                          "a NUL byte at byte %zu in the <tools> section (a tool line is JSON, "
+                          "which holds none)",
+                          at + (size_t)(nul - p));
     if (count > h->d.l.max_tools)
         return tw_rq_fail(&h->d, TW_ERR_LIMIT, (int64_t)at, path,
                           "more than max_tools (%zu) tools", h->d.l.max_tools);
@@ -529,7 +536,7 @@ static tw_status q35_system(hp *h, const char *b, size_t n, size_t at, const cha
  * not read as one call stays in the content, and so does everything before
  * it (warning with the decoder's code).
  */
-static tw_status xml_take_calls(hp *h, tw_message *m, const char *path)
+static tw_status xml_take_calls(hp *h, tw_message *m, size_t base, const char *path)
 {
     static const char OPEN[] = "<tool_call>\n<function=", CLOSE[] = "</function>\n</tool_call>";
     const size_t ko = sizeof OPEN - 1, kc = sizeof CLOSE - 1;
@@ -560,13 +567,13 @@ static tw_status xml_take_calls(hp *h, tw_message *m, const char *path)
             break;
         }
         if (plen > d->l.max_args_bytes) {
-            st = tw_rq_refuse(d, TW_ERR_LIMIT, TW_D_ARGS_TOO_LARGE, (int64_t)q, path,
+            st = tw_rq_refuse(d, TW_ERR_LIMIT, TW_D_ARGS_TOO_LARGE, (int64_t)(base + q), path,
                               "a <tool_call> block of %zu bytes, more than max_args_bytes (%zu)",
                               plen, d->l.max_args_bytes);
             break;
         }
         if (nfound >= d->l.max_calls || m->ncalls + nfound >= d->l.max_calls) {
-            st = tw_rq_fail(d, TW_ERR_LIMIT, (int64_t)q, path,
+            st = tw_rq_fail(d, TW_ERR_LIMIT, (int64_t)(base + q), path,
                             "more than max_calls (%zu) tool calls", d->l.max_calls);
             break;
         }
@@ -577,12 +584,19 @@ static tw_status xml_take_calls(hp *h, tw_message *m, const char *path)
             tw_result_free(&res);
             break;
         }
-        if (res.msg.ncalls != 1 || res.errors.len) {
+        /* the block must read as one call and nothing else: text the decoder
+         * leaves beside the call (a value holding "</tool_call>" closes the
+         * block early) would be lost */
+        bool extra = res.msg.content.len || res.msg.thinking.len;
+        if (res.msg.ncalls != 1 || res.errors.len || extra) {
             const tw_diag *why = res.errors.len ? &res.errors.items[0] : NULL;
             st = tw_rq_warn(d, why ? why->code : TW_D_TOOL_CALL_JSON,
                             "%s: a <tool_call> block that the qwen3-coder decoder does not read "
                             "as one call (%s) is kept as content",
-                            path, why && why->message ? why->message : "no call");
+                            path,
+                            why && why->message ? why->message
+                            : res.msg.ncalls != 1 ? "no call"
+                                                  : "text after the call's </tool_call>");
             tw_result_free(&res);
             break;
         }
@@ -642,7 +656,7 @@ static tw_status coder_assistant_turn(hp *h, const char *b, size_t n, const char
     TRY(tw_rq_push(&h->d, path, &m));
     m->role = TW_ROLE_ASSISTANT;
     TRY(set_content(m, b, n));
-    return xml_take_calls(h, m, path);
+    return xml_take_calls(h, m, (size_t)(b - h->buf), path);
 }
 
 /* A Qwen3.5 assistant turn: ["<think>\n" R "\n</think>\n\n"] TEXT [XML calls]. */
@@ -659,22 +673,21 @@ static tw_status q35_assistant_turn(hp *h, const char *b, size_t n, const char *
         if (c && starts_with(c - 1, n - (size_t)(c - 1 - b), CLOSE, kc))
             close = c - 1;
     }
+    const char *c = b; /* where the content starts */
     if (close) {
         size_t tn = (size_t)(close - (b + ko));
         if (tn)
             TRY(tw_buf_append(&m->thinking, b + ko, tn));
-        const char *c = close + kc;
-        TRY(set_content(m, c, n - (size_t)(c - b)));
-    } else {
-        TRY(set_content(m, b, n));
+        c = close + kc;
     }
+    TRY(set_content(m, c, n - (size_t)(c - b)));
     if (m->content.len && tw_memmem(m->content.data, m->content.len, LIT("</think>")))
         TRY(tw_rq_warn(&h->d, TW_D_NOT_CARRIED,
                        "%s: %s: the content holds </think>, so the message had a reasoning the "
                        "prompt does not carry; encoding this request again splits the content "
                        "at </think>",
                        h->fmt, path));
-    return xml_take_calls(h, m, path);
+    return xml_take_calls(h, m, (size_t)(c - h->buf), path);
 }
 
 /* The open generation prompt after "<|im_start|>assistant\n": the rest of
@@ -709,12 +722,17 @@ static tw_status prompt_body(hp *h)
     while (pos < n) {
         char path[40];
         snprintf(path, sizeof path, "turns[%zu]", turn);
-        /* the Qwen3-Coder template writes no header before a tool result
-         * that is the first message it renders */
-        bool headless = h->kind == HP_CODER && (turn == 0 || (turn == 1 && sys0)) &&
-                        starts_with(b + pos, n - pos, LIT("<tool_response>\n"));
+        /* the Qwen3-Coder template writes no header before a tool result that
+         * is the first message after the system turn; Qwen3.5 none before a
+         * tool result that is the first message of all (after the tools
+         * alone, or nothing), and starts it with the line break a header
+         * would end with */
+        bool q35_headless = h->kind == HP_Q35 && h->d.req->nmessages == 0 &&
+                            starts_with(b + pos, n - pos, LIT("\n<tool_response>\n"));
+        bool headless = q35_headless || (h->kind == HP_CODER && (turn == 0 || (turn == 1 && sys0)) &&
+                                         starts_with(b + pos, n - pos, LIT("<tool_response>\n")));
         bool is_sys = false, is_user = headless, is_asst = false;
-        size_t bs = pos;
+        size_t bs = pos + q35_headless;
         if (!headless) {
             if (!starts_with(b + pos, n - pos, IM_START, ks))
                 return tw_rq_fail(&h->d, TW_ERR_INVALID, (int64_t)pos, path,

@@ -195,6 +195,11 @@ static tw_status read_payload(const tw_limits *l, const char *p, size_t n, tw_ca
     memset(c, 0, sizeof *c);
     c->offset = -1;
     *code = TW_D_TOOL_CALL_JSON;
+    if (memchr(p, '\0', n)) { /* JSON readers take it for white space: it would vanish */
+        *code = TW_D_JSON_NUL;
+        *why = "holds a NUL byte";
+        return TW_ERR_PARSE;
+    }
     cJSON *j = NULL;
     tw_error je;
     tw_status st = tw_json_parse(p, n, l->max_depth, &j, &je);

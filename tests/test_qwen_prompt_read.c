@@ -615,3 +615,151 @@ Test(qwen_prompt_read, coder_first_result_without_header)
     cr_expect_eq(dec(tw_qwen3_coder_prompt_decode, Q, strlen(Q), NULL, &r, &e), TW_ERR_INVALID);
     cr_expect_eq(e.offset, 30, "%s", e.message);
 }
+
+/* Qwen3.5 writes a first tool result with no header too, starting with the
+ * line break a header would end with; the reader takes what the encoder writes. */
+Test(qwen_prompt_read, qwen35_first_result_without_header)
+{
+    static const char P[] = "\n<tool_response>\nx\n</tool_response><|im_end|>\n"
+                            "<|im_start|>user\nhi<|im_end|>\n";
+    tw_request r;
+    tw_error e;
+    cr_assert_eq(dec(tw_qwen35_prompt_decode, P, strlen(P), NULL, &r, &e), TW_OK, "%s", e.message);
+    cr_assert_eq(r.nmessages, 2);
+    cr_expect_eq(r.messages[0].role, TW_ROLE_TOOL);
+    cr_expect_str_eq(r.messages[0].content.data, "x");
+    cr_expect_eq(r.messages[1].role, TW_ROLE_USER);
+    size_t len = 0;
+    char *again = enc("qwen3.5-prompt", &r, &len);
+    cr_expect_str_eq(again, P);
+    free(again);
+    tw_request_free(&r);
+    /* after the tools alone, as the encoder writes it */
+    tw_request q;
+    memset(&q, 0, sizeof q);
+    q.parallel_tool_calls = -1;
+    tw_tool t;
+    memset(&t, 0, sizeof t);
+    t.name = (char *)"f";
+    q.tools = &t;
+    q.ntools = 1;
+    q.tools_present = true;
+    tw_message m[2];
+    memset(m, 0, sizeof m);
+    m[0].role = TW_ROLE_TOOL;
+    m[0].tool_call_id = (char *)"c";
+    cr_assert_eq(tw_buf_append(&m[0].content, "x", 1), TW_OK);
+    m[1].role = TW_ROLE_USER;
+    cr_assert_eq(tw_buf_append(&m[1].content, "hi", 2), TW_OK);
+    q.messages = m;
+    q.nmessages = 2;
+    char *with_tools = enc("qwen3.5-prompt", &q, &len);
+    tw_buf_free(&m[0].content);
+    tw_buf_free(&m[1].content);
+    cr_assert(strstr(with_tools, "<|im_end|>\n\n<tool_response>\nx\n") != NULL, "%s", with_tools);
+    cr_assert_eq(dec(tw_qwen35_prompt_decode, with_tools, len, NULL, &r, &e), TW_OK, "%s",
+                 e.message);
+    cr_expect_eq(r.nmessages, 2);
+    cr_expect_eq(r.ntools, 1);
+    cr_expect_eq(r.messages[0].role, TW_ROLE_TOOL);
+    char *again2 = enc("qwen3.5-prompt", &r, &len);
+    cr_expect_str_eq(again2, with_tools);
+    free(again2);
+    free(with_tools);
+    tw_request_free(&r);
+    /* not after another message */
+    static const char Q[] = "<|im_start|>user\nhi<|im_end|>\n\n<tool_response>\nx\n"
+                            "</tool_response><|im_end|>\n";
+    cr_expect_eq(dec(tw_qwen35_prompt_decode, Q, strlen(Q), NULL, &r, &e), TW_ERR_INVALID);
+    cr_expect_eq(e.offset, 30, "%s", e.message);
+}
+
+/* A value holding "</tool_call>" closes the block early: the block is kept as
+ * content with a warning, not read as a call whose value lost its tail. */
+Test(qwen_prompt_read, value_closing_the_block_stays_content)
+{
+    static const char P[] = "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"
+                            "<tool_call>\n<function=f>\n<parameter=s>\n</parameter>\n</function>\n"
+                            "</tool_call>\n</parameter>\n</function>\n</tool_call><|im_end|>\n";
+    tw_request r;
+    tw_error e;
+    cr_assert_eq(dec(tw_qwen3_coder_prompt_decode, P, strlen(P), NULL, &r, &e), TW_OK, "%s",
+                 e.message);
+    cr_assert_eq(r.nmessages, 2);
+    cr_expect_eq(r.messages[1].ncalls, 0);
+    const char *want = strstr(P, "<tool_call>");
+    cr_expect_eq(r.messages[1].content.len, strlen(want) - strlen("<|im_end|>\n"));
+    cr_expect(has_warning(&r.warnings, TW_D_TOOL_CALL_JSON, "text after the call"));
+    tw_request_free(&r);
+}
+
+/* A block over max_args_bytes is refused at its byte in the prompt. */
+Test(qwen_prompt_read, block_over_cap_names_its_byte)
+{
+    static const char P[] = "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<think>\nr\n"
+                            "</think>\n\nok\n\n<tool_call>\n<function=f>\n<parameter=s>\nabcdef\n"
+                            "</parameter>\n</function>\n</tool_call><|im_end|>\n";
+    tw_limits l;
+    memset(&l, 0, sizeof l); /* zero: the default */
+    l.max_args_bytes = 16;
+    tw_request r;
+    tw_error e;
+    cr_assert_eq(dec(tw_qwen35_prompt_decode, P, strlen(P), &l, &r, &e), TW_ERR_LIMIT);
+    cr_expect_eq(e.offset, (int64_t)(strstr(P, "<tool_call>") - P), "%s", e.message);
+}
+
+/* A NUL between the tokens of a JSON tool line or <tool_call> payload would
+ * vanish in a JSON reader (white space to it): the tools are refused at its
+ * byte, the call block kept as content with json_nul. */
+Test(qwen_prompt_read, nul_between_json_tokens)
+{
+    /* the tools as the encoder writes them, a NUL put after a line's first ':' */
+    tw_request q;
+    memset(&q, 0, sizeof q);
+    q.parallel_tool_calls = -1;
+    tw_tool t;
+    memset(&t, 0, sizeof t);
+    t.name = (char *)"f";
+    q.tools = &t;
+    q.ntools = 1;
+    q.tools_present = true;
+    tw_message m;
+    memset(&m, 0, sizeof m);
+    m.role = TW_ROLE_USER;
+    cr_assert_eq(tw_buf_append(&m.content, "hi", 2), TW_OK);
+    q.messages = &m;
+    q.nmessages = 1;
+    size_t len = 0;
+    char *p = enc("qwen3.5-prompt", &q, &len);
+    tw_buf_free(&m.content);
+    char *colon = strstr(p, "<tools>\n{\"type\":");
+    cr_assert_not_null(colon, "%s", p);
+    size_t at = (size_t)(colon - p) + strlen("<tools>\n{\"type\":");
+    char in[8192];
+    cr_assert_lt(len + 1, sizeof in);
+    memcpy(in, p, at);
+    in[at] = '\0';
+    memcpy(in + at + 1, p + at, len - at);
+    size_t n = len + 1;
+    free(p);
+    tw_request r;
+    tw_error e;
+    cr_expect_eq(dec(tw_qwen35_prompt_decode, in, n, NULL, &r, &e), TW_ERR_INVALID);
+    cr_expect_eq(e.offset, (int64_t)at, "%s", e.message);
+    cr_expect(strstr(e.message, "NUL") != NULL, "%s", e.message);
+    /* hermes-prompt: a call payload holding one stays content, every byte kept */
+    static const char A[] = "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\nok\n"
+                            "<tool_call>\n{\"name\":";
+    n = sizeof A - 1;
+    memcpy(in, A, n);
+    in[n++] = '\0';
+    static const char B[] = "\"f\", \"arguments\": {}}\n</tool_call><|im_end|>\n";
+    memcpy(in + n, B, sizeof B - 1);
+    n += sizeof B - 1;
+    cr_assert_eq(dec(tw_hermes_prompt_decode, in, n, NULL, &r, &e), TW_OK, "%s", e.message);
+    cr_assert_eq(r.nmessages, 2);
+    cr_expect_eq(r.messages[1].ncalls, 0);
+    cr_expect(memchr(r.messages[1].content.data, '\0', r.messages[1].content.len) != NULL);
+    cr_expect(has_warning(&r.warnings, TW_D_JSON_NUL, "NUL"));
+    tw_request_free(&r);
+}
