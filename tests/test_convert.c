@@ -629,6 +629,22 @@ Test(cli, encode_and_convert)
     cr_expect_eq(run_cli("encode --format openai-response --max-output-bytes 10", "{\"content\":\"x\"}", out,
                          sizeof out, err, sizeof err), 1);
     cr_expect_str_eq(out, "");
+    /* argument and depth caps of the request readers */
+    static const char deep[] =
+        "{\"model\":\"m\",\"messages\":[{\"role\":\"assistant\",\"content\":\"\","
+        "\"tool_calls\":[{\"id\":\"c\",\"type\":\"function\",\"function\":{\"name\":\"f\","
+        "\"arguments\":\"{\\\"a\\\":[[[[1]]]]}\"}}]}]}";
+    cr_expect_eq(run_cli("convert --from openai-request --to neutral --max-depth 8", deep, out,
+                         sizeof out, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(run_cli("convert --from openai-request --to neutral --max-depth 3", deep, out,
+                         sizeof out, err, sizeof err), 1);
+    cr_expect(strstr(err, "nested deeper than 3") != NULL, "%s", err);
+    cr_expect_eq(run_cli("convert --from openai-request --to neutral --max-args-bytes 4", deep, out,
+                         sizeof out, err, sizeof err), 1);
+    cr_expect(strstr(err, "max_args_bytes (4)") != NULL, "%s", err);
+    cr_expect_eq(run_cli("convert --from openai-request --to neutral --max-depth 1001", deep, out,
+                         sizeof out, err, sizeof err), 2);
+    cr_expect(strstr(err, "at most 1000") != NULL, "%s", err);
     /* a stream without [DONE] */
     cr_expect_eq(run_cli("encode --format openai-stream --omit-done", "{\"content\":\"x\"}", out, sizeof out,
                          err, sizeof err), 0);
