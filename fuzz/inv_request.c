@@ -10,7 +10,8 @@
  * earlier messages per message); an encoder answers TW_OK, TW_ERR_LIMIT (its
  * output cap) or another status, never a diagnostic code, and leaves the
  * output empty on failure; an encoder of the reader's own format writes
- * bytes the reader reads back (or refuses over a cap only); a prompt reader
+ * bytes the reader reads back (or refuses over a cap only, or a number it
+ * warned it printed as Infinity); a prompt reader
  * keeps every NUL of the prompt in message text; nothing leaks.
  */
 #include <stdlib.h>
@@ -63,8 +64,13 @@ static void encode_all(const tw_request *q, const tw_request_reader_ops *rd, con
             tw_request back;
             tw_error err = {.offset = -1};
             tw_status bs = rd->decode(out.data ? out.data : "", out.len, &s->o, &back, &err);
-            /* a cap may refuse it: the encoding can spell values longer */
-            TW_FZ_CHECK(bs == TW_OK || bs == TW_ERR_LIMIT,
+            /* a cap may refuse it: the encoding can spell values longer; and a
+             * number the prompt prints as Python's Infinity (number_inexact)
+             * is no JSON a tools line can hold */
+            bool inexact = false;
+            for (size_t i = 0; i < warn.len; i++)
+                inexact |= warn.items[i].code == TW_D_NUMBER_INEXACT;
+            TW_FZ_CHECK(bs == TW_OK || bs == TW_ERR_LIMIT || (inexact && bs == TW_ERR_PARSE),
                         "%s: its encoder's output is refused (%s: %s)", rd->name,
                         tw_code_name(bs), err.message);
             tw_request_free(&back);
@@ -89,7 +95,8 @@ static size_t count_nul(const char *p, size_t n)
  * argument cannot hold one, so a prompt that puts one there is refused or its
  * block kept as content, never cut short. Only text the qwen3-coder decoder
  * drops from a call block with a warning (xml_stray_text, xml_param_outside,
- * or one past max_diags) may take some with it. */
+ * a repeated parameter's duplicate_key, or one past max_diags) may take some
+ * with it. */
 static void check_prompt_nul(const tw_request *q, const tw_request_reader_ops *rd, const char *in,
                              size_t n)
 {
@@ -101,7 +108,9 @@ static void check_prompt_nul(const tw_request *q, const tw_request_reader_ops *r
     bool dropped = q->warnings.dropped > 0; /* past max_diags: counted only */
     for (size_t i = 0; i < q->warnings.len; i++)
         dropped |= q->warnings.items[i].code == TW_D_XML_STRAY_TEXT ||
-                   q->warnings.items[i].code == TW_D_XML_PARAM_OUTSIDE;
+                   q->warnings.items[i].code == TW_D_XML_PARAM_OUTSIDE ||
+                   q->warnings.items[i].code == TW_D_DUPLICATE_KEY ||
+                   q->warnings.items[i].code == TW_D_CALL_DUPLICATE_KEY;
     TW_FZ_CHECK(got == want || (dropped && got < want),
                 "%s: the prompt holds %zu NUL bytes, its messages %zu", rd->name, want, got);
 }

@@ -582,6 +582,11 @@ static tw_status xml_take_calls(hp *h, tw_message *m, size_t base, const char *p
         st = tw_qwen3_coder_output_decode(s + q, plen, &o, &res);
         if (st != TW_OK) {
             tw_result_free(&res);
+            if (st != TW_ERR_NOMEM)
+                st = tw_rq_fail(d, st, (int64_t)(base + q), path,
+                                "the qwen3-coder decoder refused a <tool_call> block of %zu "
+                                "bytes (%s)",
+                                plen, tw_code_message(st));
             break;
         }
         /* the block must read as one call and nothing else: text the decoder
@@ -808,6 +813,8 @@ static tw_status prompt_decode(hp_kind kind, const char *fmt, const char *buf, s
     tw_status st = prompt_body(&h);
     if (st == TW_ERR_NOMEM && err && !err->message[0])
         tw_rq_fail(&h.d, st, -1, "", "out of memory");
+    else if (st != TW_OK && err && !err->message[0]) /* a cap met below the turn reader */
+        tw_rq_fail(&h.d, st, -1, "", "%s: %s", fmt, tw_code_message(st));
     if (st != TW_OK) {
         tw_request_free(out);
         out->parallel_tool_calls = -1;
