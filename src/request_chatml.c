@@ -675,7 +675,8 @@ static tw_status q35_assistant_turn(hp *h, const char *b, size_t n, const char *
     const char *close = NULL;
     if (starts_with(b, n, OPEN, ko)) {
         const char *c = tw_memmem(b + ko - 1, n - (ko - 1), LIT("</think>"));
-        if (c && starts_with(c - 1, n - (size_t)(c - 1 - b), CLOSE, kc))
+        /* the close's "\n" is its own, not the opener's: "<think>\n</think>" is no block */
+        if (c && c - 1 >= b + ko && starts_with(c - 1, n - (size_t)(c - 1 - b), CLOSE, kc))
             close = c - 1;
     }
     const char *c = b; /* where the content starts */

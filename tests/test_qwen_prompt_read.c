@@ -763,3 +763,19 @@ Test(qwen_prompt_read, nul_between_json_tokens)
     cr_expect(has_warning(&r.warnings, TW_D_JSON_NUL, "NUL"));
     tw_request_free(&r);
 }
+
+/* "<think>\n</think>\n\n" shares one line break between the opener and the
+ * close: no think block the template writes, so the turn is content (was: a
+ * reasoning of length -1, refused as over a cap). */
+Test(qwen_prompt_read, think_open_and_close_sharing_a_line_break)
+{
+    static const char P[] = "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"
+                            "<think>\n</think>\n\nok<|im_end|>\n";
+    tw_request r;
+    tw_error e;
+    cr_assert_eq(dec(tw_qwen35_prompt_decode, P, strlen(P), NULL, &r, &e), TW_OK, "%s", e.message);
+    cr_assert_eq(r.nmessages, 2);
+    cr_expect_eq(r.messages[1].thinking.len, 0);
+    cr_expect_str_eq(r.messages[1].content.data, "<think>\n</think>\n\nok");
+    tw_request_free(&r);
+}
