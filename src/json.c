@@ -2882,6 +2882,41 @@ fault:
     return NULL;
 }
 
+/* An arena emptied for the next tree; a tree takes about twice its text
+ * (nodes of 64 bytes, strings copied), capped so that a large text grows
+ * the arena by doubling. */
+static void fast_arena_begin(tw_json_arena *arena, size_t len)
+{
+    if (!arena)
+        return;
+    tw_json_arena_reset(arena);
+    arena->first = len < (1u << 20) ? 2 * len : (2u << 20);
+}
+
+/* The end of a reading, v its value (NULL: it failed): only white space may
+ * follow it -- fast_skip's four bytes, or for the lenient reading every byte
+ * tw_is_space takes, as parse_plain tests them -- else the tree is dropped
+ * and the reading gives up. */
+static int fast_end(fast_parser *p, cJSON *v, cJSON **out)
+{
+    fast_done(p);
+    if (!v)
+        return p->fail ? p->fail : FAST_BAIL;
+    if (p->lenient)
+        while (p->i < p->n && tw_is_space((unsigned char)p->b[p->i]))
+            p->i++;
+    else
+        fast_skip(p);
+    if (p->i < p->n) {
+        fast_drop(p, v);
+        return FAST_BAIL;
+    }
+    *out = v;
+    if (p->arena)
+        p->arena->live = true;
+    return FAST_OK;
+}
+
 /* One pass over buf: FAST_OK with *out and *deepest; FAST_BAIL when the
  * text needs the reading described above, FAST_NOMEM when an allocation
  * failed (the callers then read it that way too, which tells a text that
@@ -2890,12 +2925,7 @@ static int fast_parse(const char *buf, size_t len, size_t max_depth, cJSON **out
                       size_t *deepest, tw_buf *marks, tw_json_arena *arena)
 {
     *out = NULL;
-    if (arena) {
-        tw_json_arena_reset(arena);
-        /* a tree takes about twice its text (nodes of 64 bytes, strings
-         * copied); capped so that a large text grows the arena by doubling */
-        arena->first = len < (1u << 20) ? 2 * len : (2u << 20);
-    }
+    fast_arena_begin(arena, len);
     if (max_depth == 0 || max_depth > TW_DEPTH_HARD_MAX)
         max_depth = TW_DEPTH_HARD_MAX;
     fast_parser p;
@@ -2905,20 +2935,9 @@ static int fast_parse(const char *buf, size_t len, size_t max_depth, cJSON **out
     fast_skip(&p);
     if (p.i >= len)
         return FAST_BAIL;
-    cJSON *v = fast_value(&p);
-    fast_done(&p);
-    if (!v)
-        return p.fail ? p.fail : FAST_BAIL;
-    fast_skip(&p);
-    if (p.i < len) {
-        fast_drop(&p, v);
-        return FAST_BAIL;
-    }
-    *out = v;
+    int r = fast_end(&p, fast_value(&p), out);
     *deepest = p.deepest;
-    if (arena)
-        arena->live = true;
-    return FAST_OK;
+    return r;
 }
 
 /*
@@ -2941,10 +2960,7 @@ static int lenient_parse(const char *buf, size_t len, size_t max_depth, cJSON **
                          tw_json_arena *arena)
 {
     *out = NULL;
-    if (arena) {
-        tw_json_arena_reset(arena);
-        arena->first = len < (1u << 20) ? 2 * len : (2u << 20);
-    }
+    fast_arena_begin(arena, len);
     if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
         return FAST_BAIL; /* cJSON skips the mark when two bytes follow it */
     fast_parser p;
@@ -2954,21 +2970,7 @@ static int lenient_parse(const char *buf, size_t len, size_t max_depth, cJSON **
     fast_skip(&p);
     if (p.i >= len)
         return FAST_NOT_JSON; /* no value */
-    cJSON *v = fast_value(&p);
-    fast_done(&p);
-    if (!v)
-        return p.fail ? p.fail : FAST_BAIL;
-    /* parse_plain's test of the bytes after the value */
-    while (p.i < len && tw_is_space((unsigned char)buf[p.i]))
-        p.i++;
-    if (p.i < len) {
-        fast_drop(&p, v);
-        return FAST_BAIL;
-    }
-    *out = v;
-    if (arena)
-        arena->live = true;
-    return FAST_OK;
+    return fast_end(&p, fast_value(&p), out);
 }
 
 bool tw_json_parse_prefix(const char *buf, size_t len, size_t max_depth, cJSON **out,
