@@ -175,17 +175,13 @@ int tw_cli_encode_opt(const char *cmd, int c, char **argv, tw_encode_opts *o)
         else
             o->limits.max_input_bytes = n;
         break;
-    case TW_ENC_OPT_MAX_ARGS:
     case TW_ENC_OPT_MAX_DEPTH:
         if (!tw_parse_size(optarg, &n) || n == 0)
             return tw_cli_usage_error(cmd, "'%s' needs a positive size, got '%s'",
                                       argv[optind - 2 >= 0 ? optind - 2 : 0], optarg);
-        if (c == TW_ENC_OPT_MAX_DEPTH && n > TW_DEPTH_HARD_MAX)
+        if (n > TW_DEPTH_HARD_MAX)
             return tw_cli_usage_error(cmd, "--max-depth is at most %u", TW_DEPTH_HARD_MAX);
-        if (c == TW_ENC_OPT_MAX_ARGS)
-            o->limits.max_args_bytes = n;
-        else
-            o->limits.max_depth = n;
+        o->limits.max_depth = n;
         break;
     case ':': return tw_cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
     default: return tw_cli_usage_error(cmd, "unknown option '%s' (see --help)", argv[optind - 1]);

@@ -67,7 +67,6 @@ enum {
     TW_ENC_OPT_MAX_OUT,
     TW_ENC_OPT_MAX_IN,
     TW_ENC_OPT_PARTIAL_ARGS,
-    TW_ENC_OPT_MAX_ARGS,
     TW_ENC_OPT_MAX_DEPTH
 };
 
@@ -83,7 +82,6 @@ enum {
         {"partial-args", no_argument, NULL, TW_ENC_OPT_PARTIAL_ARGS},                              \
         {"parallel-tool-calls", required_argument, NULL, TW_ENC_OPT_PTC},                          \
         {"max-output-bytes", required_argument, NULL, TW_ENC_OPT_MAX_OUT},                         \
-        {"max-args-bytes", required_argument, NULL, TW_ENC_OPT_MAX_ARGS},                          \
         {"max-depth", required_argument, NULL, TW_ENC_OPT_MAX_DEPTH},                              \
     {                                                                                              \
         "max-input-bytes", required_argument, NULL, TW_ENC_OPT_MAX_IN                              \

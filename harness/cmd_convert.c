@@ -83,7 +83,8 @@ enum {
     O_FORCED,
     O_UNTERM,
     O_FINISH,
-    O_TAGS
+    O_TAGS,
+    O_ARGS /* --max-args-bytes */
 };
 
 /* Load --tools FILE into h, as `parse` does; TW_EXIT_OK or a usage error. */
@@ -110,6 +111,7 @@ int tw_cmd_convert(int argc, char **argv)
     static const struct option longopts[] = {{"from", required_argument, NULL, O_FROM},
                                              {"to", required_argument, NULL, O_TO},
                                              TW_ENC_LONGOPTS,
+                                             {"max-args-bytes", required_argument, NULL, O_ARGS},
                                              {"pretty", no_argument, NULL, O_PRETTY},
                                              {"tools", required_argument, NULL, O_TOOLS},
                                              {"allow-unknown-tool", no_argument, NULL, O_ALLOW},
@@ -148,6 +150,14 @@ int tw_cmd_convert(int argc, char **argv)
             to = optarg;
             break;
         case O_PRETTY: pretty = true; break;
+        case O_ARGS: { /* a cap of the request readers */
+            size_t n = 0;
+            if (!tw_parse_size(optarg, &n) || n == 0)
+                return tw_cli_usage_error("convert", "'%s' needs a positive size, got '%s'",
+                                          argv[optind - 2 >= 0 ? optind - 2 : 0], optarg);
+            o.limits.max_args_bytes = n;
+            break;
+        }
         case O_TOOLS: tools_path = optarg; dec_opt = "--tools"; break;
         case O_ALLOW: h.o.allow_unknown_tool = true; dec_opt = "--allow-unknown-tool"; break;
         case O_SCHEMA_WARN: h.o.schema_warn = true; dec_opt = "--schema-warn"; break;

@@ -37,7 +37,6 @@ static void encode_help(FILE *f)
           "  --parallel-tool-calls B    requests: true or false (default: the request's,\n"
           "                             else false when tools are present)\n"
           "  --max-output-bytes N       cap on the output (default 64M)\n"
-
           "  --max-depth N              cap on JSON nesting (default 64, at most 1000)\n"
           "  --max-input-bytes N        cap on the input (default 16M)\n"
           "  -h, --help                 this text\n"
@@ -80,9 +79,6 @@ int tw_cmd_encode(int argc, char **argv)
                 return tw_cli_usage_error("encode", "unknown format '%s' (see --help)", optarg);
             break;
         case 'h': encode_help(stdout); return TW_EXIT_OK;
-        case TW_ENC_OPT_MAX_ARGS: /* a cap of the request readers of convert */
-            return tw_cli_usage_error("encode", "--max-args-bytes applies to convert, which reads "
-                                                "requests and prompts (see --help)");
         default: {
             int rc = tw_cli_encode_opt("encode", c, argv, &o);
             if (rc != TW_EXIT_OK)

@@ -81,10 +81,19 @@ static void block_tool_use(tw_jw *w, const tw_call *c)
     tw_jw_close(w, '}');
 }
 
-/* The content blocks of an assistant message, in the API's order. */
-static void assistant_blocks(tw_jw *w, const tw_message *m)
+/* Whether an assistant message gets a thinking block. A request's block
+ * needs its signature: the Messages API refuses a thinking block without
+ * one, so unsigned thinking is left out of a request (request_warnings
+ * reports it); a response or stream writes the thinking as it is. */
+static bool has_thinking_block(const tw_message *m, bool request)
 {
-    if (m->thinking.len || m->thinking_signature)
+    return m->thinking_signature || (!request && m->thinking.len);
+}
+
+/* The content blocks of an assistant message, in the API's order. */
+static void assistant_blocks(tw_jw *w, const tw_message *m, bool request)
+{
+    if (has_thinking_block(m, request))
         block_thinking(w, m);
     if (has_redacted(m))
         for (const cJSON *x = m->redacted_thinking->child; x; x = x->next)
@@ -155,6 +164,12 @@ static tw_status request_warnings(const tw_request *r, const tw_encode_opts *o)
                                     i);
         } else if (st == TW_OK) {
             st = check_redacted(m, o, where);
+            if (st == TW_OK && m->thinking.len && !m->thinking_signature)
+                st = tw_not_carried(o,
+                                    "messages[%zu].thinking: no thinking_signature; Anthropic "
+                                    "refuses a thinking block without its signature, so the "
+                                    "thinking (%zu bytes) is not written",
+                                    i, m->thinking.len);
         }
         if (st == TW_OK && m->role == TW_ROLE_TOOL && m->name &&
             !tw_name_recoverable(&memo, r, i, m->tool_call_id, m->name))
@@ -193,11 +208,11 @@ static void write_messages(tw_jw *w, const tw_request *r)
         case TW_ROLE_ASSISTANT:
             tw_jw_open(w, NULL, '{');
             tw_jw_str(w, "role", "assistant");
-            if (!m->thinking.len && !m->thinking_signature && !has_redacted(m) && !m->ncalls) {
+            if (!has_thinking_block(m, true) && !has_redacted(m) && !m->ncalls) {
                 tw_jw_strn(w, "content", m->content.data, m->content.len);
             } else {
                 tw_jw_open(w, "content", '[');
-                assistant_blocks(w, m);
+                assistant_blocks(w, m, true);
                 tw_jw_close(w, ']');
             }
             tw_jw_close(w, '}');
@@ -374,7 +389,7 @@ tw_status tw_anthropic_response_encode(const tw_result *r, const tw_encode_opts 
     tw_jw_open(&w, NULL, '{');
     message_head(&w, o);
     tw_jw_open(&w, "content", '[');
-    assistant_blocks(&w, &r->msg);
+    assistant_blocks(&w, &r->msg, false);
     tw_jw_close(&w, ']');
     tw_jw_str(&w, "stop_reason", tw_anthropic_stop_reason(r->finish_reason, r->msg.ncalls));
     tw_jw_raw(&w, "stop_sequence", "null");
@@ -464,7 +479,7 @@ tw_status tw_anthropic_stream_encode(const tw_result *r, const tw_encode_opts *o
     tw_jw_close(&w, '}');
     ev_end(&w);
 
-    if (m->thinking.len || m->thinking_signature) {
+    if (has_thinking_block(m, false)) {
         block_start_open(&w, index);
         tw_jw_open(&w, "content_block", '{');
         tw_jw_str(&w, "type", "thinking");

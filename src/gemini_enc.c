@@ -12,6 +12,7 @@
 
 #include "enc_common.h"
 #include "formats.h"
+#include "gemini_schema.h"
 #include "toolwire/gemini.h"
 #include "toolwire/openai_encode.h"
 
@@ -620,7 +621,10 @@ static void write_system(tw_jw *w, const tw_request *r)
     tw_jw_close(w, '}');
 }
 
-static void write_tools(tw_jw *w, const tw_request *r)
+/* Each tool's schema goes in `parameters` (Gemini's Schema) when it has only
+ * that Schema's keys, else whole in `parametersJsonSchema`, which takes any
+ * JSON Schema: the one Gemini refuses no key of, nothing left out. */
+static void write_tools(tw_jw *w, const tw_request *r, const tw_limits *l)
 {
     if (r->ntools) {
         tw_jw_open(w, "tools", '[');
@@ -633,7 +637,11 @@ static void write_tools(tw_jw *w, const tw_request *r)
             if (t->description)
                 tw_jw_str(w, "description", t->description);
             if (t->parameters)
-                tw_jw_json(w, "parameters", t->parameters);
+                tw_jw_json(w,
+                           tw_gemini_schema_fits(t->parameters, l->max_depth)
+                               ? "parameters"
+                               : "parametersJsonSchema",
+                           t->parameters);
             tw_jw_close(w, '}');
         }
         tw_jw_close(w, ']');
@@ -729,7 +737,7 @@ tw_status tw_gemini_request_encode(const tw_request *r, const tw_encode_opts *o,
     tw_jw_open(&w, NULL, '{');
     write_contents(&w, r, names);
     write_system(&w, r);
-    write_tools(&w, r);
+    write_tools(&w, r, &l);
     write_generation(&w, r);
     tw_jw_close(&w, '}');
     free(names);

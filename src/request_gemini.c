@@ -5,6 +5,7 @@
  */
 #include "toolwire/request_gemini.h"
 
+#include "gemini_schema.h"
 #include "request_read.h"
 
 #include <stdio.h>
@@ -387,22 +388,9 @@ static tw_status read_system(tw_rq *d, const cJSON *s)
  * enum names STRING, NUMBER, INTEGER, BOOLEAN, ARRAY, OBJECT, NULL (the SDKs
  * write them so); the neutral request holds JSON Schema, where they are
  * spelled in lower case. Each `type` of the schema and of its subschemas
- * (properties, items, anyOf, …; not data such as enum or default values) is
- * rewritten; any other spelling is left as written. */
-static bool schema_key(const char *k, bool *map)
-{
-    static const char *const one[] = {"items", "additionalProperties", "not", NULL};
-    static const char *const many[] = {"properties", "anyOf", "oneOf", "allOf", "prefixItems",
-                                       "$defs", "definitions", NULL};
-    for (size_t i = 0; one[i]; i++)
-        if (strcmp(k, one[i]) == 0)
-            return *map = false, true;
-    for (size_t i = 0; many[i]; i++)
-        if (strcmp(k, many[i]) == 0)
-            return *map = true, true;
-    return false;
-}
-
+ * (properties, items, anyOf, … and the JSON Schema keys holding subschemas:
+ * gemini_schema.c; not data such as enum or default values) is rewritten;
+ * any other spelling is left as written. */
 static tw_status lower_type_names(cJSON *s, size_t depth, size_t max_depth)
 {
     static const char *const names[] = {"STRING", "NUMBER",  "INTEGER", "BOOLEAN",
@@ -410,7 +398,9 @@ static tw_status lower_type_names(cJSON *s, size_t depth, size_t max_depth)
     if (depth > max_depth || !cJSON_IsObject(s))
         return TW_OK; /* the reader's depth cap has refused deeper input */
     for (cJSON *m = s->child; m; m = m->next) {
-        bool map;
+        tw_schema_kind kind = TW_SK_DATA;
+        if (m->string)
+            (void)tw_gemini_schema_key(m->string, &kind);
         if (m->string && strcmp(m->string, "type") == 0 && cJSON_IsString(m)) {
             for (size_t i = 0; names[i]; i++)
                 if (strcmp(m->valuestring, names[i]) == 0) {
@@ -418,8 +408,8 @@ static tw_status lower_type_names(cJSON *s, size_t depth, size_t max_depth)
                         *c = (char)(*c - 'A' + 'a');
                     break;
                 }
-        } else if (m->string && schema_key(m->string, &map)) {
-            if (cJSON_IsObject(m) && !map) {
+        } else if (kind != TW_SK_DATA) {
+            if (cJSON_IsObject(m) && kind == TW_SK_ONE) {
                 TRY(lower_type_names(m, depth + 1, max_depth));
             } else if (cJSON_IsObject(m) || cJSON_IsArray(m)) {
                 for (cJSON *x = m->child; x; x = x->next)

@@ -642,6 +642,20 @@ Test(cli, encode_and_convert)
     cr_expect_eq(run_cli("convert --from openai-request --to neutral --max-args-bytes 4", deep, out,
                          sizeof out, err, sizeof err), 1);
     cr_expect(strstr(err, "max_args_bytes (4)") != NULL, "%s", err);
+    cr_expect_eq(run_cli("convert --from openai-request --to neutral --max-args-bytes 0", deep, out,
+                         sizeof out, err, sizeof err),
+                 2);
+    cr_expect(strstr(err, "'--max-args-bytes' needs a positive size, got '0'") != NULL, "%s", err);
+    /* a cap of the request readers: not an encode option, refused as any unknown option is */
+    static char err2[8192];
+    int rc = run_cli("encode --format openai-request --bogus-option 4", "{}", out, sizeof out, err2,
+                     sizeof err2);
+    cr_expect_eq(run_cli("encode --format openai-request --max-args-bytes 4", "{}", out, sizeof out,
+                         err, sizeof err),
+                 rc);
+    cr_expect_eq(rc, 2);
+    cr_expect_str_eq(err, "toolwire encode: unknown option '--max-args-bytes' (see --help)\n");
+    cr_expect(strstr(err2, "unknown option '--bogus-option' (see --help)") != NULL, "%s", err2);
     cr_expect_eq(run_cli("convert --from openai-request --to neutral --max-depth 1001", deep, out,
                          sizeof out, err, sizeof err), 2);
     cr_expect(strstr(err, "at most 1000") != NULL, "%s", err);
@@ -650,6 +664,36 @@ Test(cli, encode_and_convert)
                          err, sizeof err), 0);
     cr_expect(strstr(out, "[DONE]") == NULL);
     cr_expect(strstr(out, "\"finish_reason\":\"stop\"") != NULL);
+}
+
+/* gemini-request writes a schema with a key Gemini's Schema does not have as
+ * parametersJsonSchema; convert --from gemini-request reads the same tools
+ * back, nothing reported on the way. */
+Test(cli, gemini_request_schema_round_trip)
+{
+    static char out[65536], err[8192], back[65536], want[65536];
+    static const char req[] =
+        "{\"messages\":[{\"role\":\"user\",\"content\":\"U\"}],\"tools\":["
+        "{\"name\":\"plain\",\"parameters\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":"
+        "\"string\",\"enum\":[\"x\"]}},\"required\":[\"a\"]}},"
+        "{\"name\":\"strict\",\"parameters\":{\"$schema\":\"https://json-schema.org/draft/2020-12/"
+        "schema\",\"type\":\"object\",\"properties\":{\"b\":{\"type\":\"integer\",\"x-custom\":"
+        "true}},\"additionalProperties\":false}}]}";
+    cr_assert_eq(run_cli("encode --format gemini-request", req, out, sizeof out, err, sizeof err),
+                 0, "%s", err);
+    cr_expect_str_eq(err, "");
+    cr_expect(strstr(out, "{\"name\":\"plain\",\"parameters\":{\"type\":\"object\"") != NULL, "%s",
+              out);
+    cr_expect(strstr(out, "{\"name\":\"strict\",\"parametersJsonSchema\":{\"$schema\":") != NULL,
+              "%s", out);
+    cr_assert_eq(run_cli("convert --from gemini-request --to neutral", out, back, sizeof back, err,
+                         sizeof err),
+                 0, "%s", err);
+    cr_expect_str_eq(err, "");
+    cr_assert_eq(run_cli("convert --from neutral --to neutral", req, want, sizeof want, err,
+                         sizeof err),
+                 0, "%s", err);
+    cr_expect_str_eq(back, want);
 }
 
 /* Input of the wrong shape is refused with where and what was expected,

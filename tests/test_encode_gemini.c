@@ -18,6 +18,7 @@
 #include "toolwire/gemini.h"
 #include "toolwire/gemini_encode.h"
 #include "toolwire/request.h"
+#include "toolwire/request_gemini.h"
 #include "twtest.h"
 
 /* ===================== helpers ===================== */
@@ -515,6 +516,106 @@ Test(encode_gemini, request_result_names_from_their_calls)
                         "\"id\":\"c1\"}}]}"),
               "%s", s);
     free(s);
+}
+
+/* Schemas for the schema-key test: each tool's parameters, and the key its
+ * declaration must be written under. */
+static const char *const SCHEMAS[][2] = {
+    /* a property named like an unknown key is a name, not a key */
+    {"{\"type\":\"object\",\"properties\":{\"x-custom\":{\"type\":\"string\",\"enum\":[\"p\","
+     "\"q\"]}},\"required\":[\"x-custom\"]}",
+     "parameters"},
+    {"{\"type\":\"object\",\"properties\":{\"u\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":"
+     "\"null\"}],\"description\":\"d\"},\"l\":{\"type\":\"array\",\"items\":{\"type\":\"integer\","
+     "\"minimum\":0}}},\"propertyOrdering\":[\"u\",\"l\"]}",
+     "parameters"},
+    {"{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\"}},"
+     "\"additionalProperties\":false}",
+     "parametersJsonSchema"},
+    {"{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\"}",
+     "parametersJsonSchema"},
+    {"{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"array\",\"items\":{\"type\":"
+     "\"string\",\"x-custom\":1}}}}",
+     "parametersJsonSchema"},
+    {"{\"type\":\"object\",\"properties\":{\"v\":{\"type\":[\"string\",\"null\"]}}}",
+     "parametersJsonSchema"},
+    {"{\"type\":\"object\",\"properties\":{\"k\":{\"type\":\"integer\",\"enum\":[1,2]}}}",
+     "parametersJsonSchema"},
+    {"{\"type\":\"object\",\"properties\":{\"o\":{\"oneOf\":[{\"type\":\"string\"}]}}}",
+     "parametersJsonSchema"},
+};
+
+static char *schema_request(void)
+{
+    size_t n = sizeof SCHEMAS / sizeof SCHEMAS[0];
+    tw_buf b = {0};
+    cr_assert_eq(
+        tw_buf_puts(&b, "{\"messages\":[{\"role\":\"user\",\"content\":\"U\"}],\"tools\":["),
+        TW_OK);
+    for (size_t i = 0; i < n; i++)
+        cr_assert_eq(tw_buf_printf(&b, "%s{\"name\":\"t%zu\",\"parameters\":%s}", i ? "," : "", i,
+                                   SCHEMAS[i][0]),
+                     TW_OK);
+    cr_assert_eq(tw_buf_puts(&b, "]}"), TW_OK);
+    return b.data;
+}
+
+/* A schema with only keys of Gemini's Schema goes in `parameters`; one with
+ * any other key (at any depth), a type that is not one name or an enum that
+ * is not all strings goes whole in `parametersJsonSchema`. No warning: nothing
+ * is left out. The reader reads the same tools back. */
+Test(encode_gemini, request_schema_parameters_or_json_schema)
+{
+    char *in = schema_request();
+    cJSON *j = NULL;
+    cr_assert_eq(tw_json_parse(in, strlen(in), 64, &j, NULL), TW_OK);
+    free(in);
+    tw_request q;
+    tw_error e;
+    cr_assert_eq(tw_request_read(j, NULL, &q, &e), TW_OK, "%s", e.message);
+    cJSON_Delete(j);
+    tw_diag_list w = {0};
+    tw_encode_opts eo;
+    memset(&eo, 0, sizeof eo);
+    eo.parallel_tool_calls = -1;
+    eo.warnings = &w;
+    tw_buf out = {0};
+    cr_assert_eq(tw_gemini_request_encode(&q, &eo, &out), TW_OK);
+    cr_expect_eq(w.len, 0, "%s", w.len ? w.items[0].message : "");
+    cJSON *body = NULL;
+    cr_assert_eq(tw_json_parse(out.data, out.len, 64, &body, NULL), TW_OK, "%s", out.data);
+    const cJSON *fd = tw_json_get(tw_json_get(body, "tools")->child, "functionDeclarations")->child;
+    size_t n = sizeof SCHEMAS / sizeof SCHEMAS[0];
+    for (size_t i = 0; i < n; i++, fd = fd->next) {
+        cr_assert_not_null(fd, "declaration %zu", i);
+        const char *other =
+            strcmp(SCHEMAS[i][1], "parameters") == 0 ? "parametersJsonSchema" : "parameters";
+        cr_expect(tw_json_get(fd, other) == NULL, "t%zu: %s written", i, other);
+        cr_expect(tw_json_equal(tw_json_get(fd, SCHEMAS[i][1]), q.tools[i].parameters),
+                  "t%zu: the schema in %s, as given: %s", i, SCHEMAS[i][1], out.data);
+    }
+    cJSON_Delete(body);
+    /* read back: the same tools */
+    tw_request back;
+    cr_assert_eq(tw_gemini_request_decode(out.data, out.len, NULL, &back, &e), TW_OK, "%s",
+                 e.message);
+    cr_expect_eq(back.warnings.len, 0, "%s",
+                 back.warnings.len ? back.warnings.items[0].message : "");
+    cr_assert_eq(back.ntools, n);
+    for (size_t i = 0; i < n; i++)
+        cr_expect(tw_json_equal(back.tools[i].parameters, q.tools[i].parameters),
+                  "t%zu reads back different", i);
+    tw_request_free(&back);
+    /* past the depth cap: kept whole, as JSON Schema */
+    tw_buf_free(&out);
+    eo.limits.max_depth = 2;
+    cr_assert_eq(tw_gemini_request_encode(&q, &eo, &out), TW_OK);
+    cr_expect(strstr(out.data, "{\"name\":\"t1\",\"parametersJsonSchema\":{") != NULL, "%s",
+              out.data);
+    cr_expect_eq(w.len, 0);
+    tw_buf_free(&out);
+    tw_diag_list_free(&w);
+    tw_request_free(&q);
 }
 
 /* ===================== streamed arguments (partialArgs) ===================== */
