@@ -896,8 +896,10 @@ static tw_status prompt_decode(hp_kind kind, const char *fmt, const char *buf, s
     tw_status st = prompt_body(&h);
     if (st == TW_ERR_NOMEM && err && !err->message[0])
         tw_rq_fail(&h.d, st, -1, "", "out of memory");
-    else if (st != TW_OK && err && !err->message[0]) /* a cap met below the turn reader */
-        tw_rq_fail(&h.d, st, -1, "", "%s: %s", fmt, tw_code_message(st));
+    else if (st != TW_OK && err && !err->message[0]) /* every failure path sets one */
+        tw_rq_fail(&h.d, st, -1, "",
+                   "%s: internal error: the reader failed with %s and gave no reason", fmt,
+                   tw_code_name(st));
     if (st != TW_OK) {
         tw_request_free(out);
         out->parallel_tool_calls = -1;
