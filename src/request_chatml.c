@@ -33,6 +33,19 @@ typedef struct hp {
     const char *fmt; /* the reader's name, for messages */
 } hp;
 
+/* p[0, n) (its first 120 bytes) as a JSON string literal for a message: a
+ * control byte of the prompt shows as its escape ("system\r"), never raw.
+ * The caller frees it; NULL when memory runs out. */
+static char *quoted(const char *p, size_t n)
+{
+    tw_buf b = {0};
+    if (tw_json_write_str(&b, p, n > 120 ? 120 : n, TW_JSON_COMPACT) != TW_OK) {
+        tw_buf_free(&b);
+        return NULL;
+    }
+    return tw_buf_take(&b, NULL);
+}
+
 static tw_status set_content(tw_message *m, const char *p, size_t n)
 {
     return n ? tw_buf_append(&m->content, p, n) : TW_OK;
@@ -152,6 +165,8 @@ static tw_status user_turn(hp *h, const char *b, size_t n, const char *path)
             if (!hit)
                 break; /* cannot happen: b ends with CLOSE */
             size_t ce = (size_t)(hit - b);
+            if (i > ko - 1) /* a further response starts at its <tool_response> */
+                h->d.msg_at = (int64_t)((size_t)(b - h->buf) + i - (ko - 1));
             TRY(tw_rq_push(&h->d, path, &m));
             m->role = TW_ROLE_TOOL;
             TRY(set_content(m, b + i, ce - i));
@@ -528,13 +543,43 @@ static tw_status q35_system(hp *h, const char *b, size_t n, size_t at, const cha
     return read_tools(h, b + kh, tq - kh, at + kh, path);
 }
 
+/* A <tool_call> block at prompt byte `at` that the qwen3-coder decoder read
+ * into res but not as one call and nothing else: kept as content, with the
+ * decoder's first error, else (one call and no text beside it: the block is
+ * not closed as the template closes one) its first warning about the
+ * block's form, else tool_call_json; at the block's byte in the prompt. */
+static tw_status kept_block(hp *h, const tw_result *res, size_t at, const char *path)
+{
+    bool extra = res->msg.content.len || res->msg.thinking.len;
+    const tw_diag *why = res->errors.len ? &res->errors.items[0] : NULL;
+    for (size_t i = 0; !why && res->msg.ncalls == 1 && !extra && i < res->warnings.len; i++) {
+        tw_status c = res->warnings.items[i].code;
+        if (c != TW_D_XML_UNTYPED && c != TW_D_XML_VALUE_TYPE && c != TW_D_ARGS_SCHEMA &&
+            c != TW_D_NUMBER_INEXACT) /* about values, not the block */
+            why = &res->warnings.items[i];
+    }
+    const char *reason = why && why->message  ? why->message
+                         : res->msg.ncalls != 1 ? "no call"
+                         : extra                ? "text after the call's </tool_call>"
+                                                : "not in the form the template writes";
+    int64_t off = (int64_t)at + (why && why->offset > 0 ? why->offset : 0);
+    return tw_rq_warn_at(&h->d, why ? why->code : TW_D_TOOL_CALL_JSON, off,
+                         "%s: %s: a <tool_call> block that the qwen3-coder decoder does not read "
+                         "as one call (%s) is kept as content",
+                         h->fmt, path, reason);
+}
+
 /*
  * Take the XML <tool_call> blocks ending m's content off it as calls with
  * generated ids: TEXT "\n\n" BLOCK ("\n" BLOCK)*, or the blocks alone. Each
  * block is read by the qwen3-coder decoder with the prompt's tools (so its
  * values are typed from their schema, its warnings kept); a block it does
  * not read as one call stays in the content, and so does everything before
- * it (warning with the decoder's code).
+ * it (warning with the decoder's code, at the block's byte). A <tool_call>
+ * left in the content without such a warning (the last block not closed as
+ * the template closes one, or text after it) gets the warning the decoder
+ * gives for it there. A call naming no tool of a <tools> section is kept,
+ * with unknown_tool.
  */
 static tw_status xml_take_calls(hp *h, tw_message *m, size_t base, const char *path)
 {
@@ -555,15 +600,18 @@ static tw_status xml_take_calls(hp *h, tw_message *m, size_t base, const char *p
     tw_call *found = NULL; /* last block first */
     size_t nfound = 0, cap = 0;
     tw_status st = TW_OK;
+    bool warned = false; /* a block kept as content said so */
     while (st == TW_OK && ends_with(s, end, CLOSE, kc)) {
         const char *open = rfind(s, end - kc, OPEN, ko);
         if (!open)
             break;
         size_t q = (size_t)(open - s), plen = end - q;
         if (q > 0 && s[q - 1] != '\n') {
-            st = tw_rq_warn(d, TW_D_TOOL_CALL_JSON,
-                            "%s: a <tool_call> block not on a line of its own is kept as content",
-                            path);
+            st = tw_rq_warn_at(d, TW_D_TOOL_CALL_JSON, (int64_t)(base + q),
+                               "%s: %s: a <tool_call> block not on a line of its own is kept as "
+                               "content",
+                               h->fmt, path);
+            warned = true;
             break;
         }
         if (plen > d->l.max_args_bytes) {
@@ -594,20 +642,25 @@ static tw_status xml_take_calls(hp *h, tw_message *m, size_t base, const char *p
          * block early) would be lost */
         bool extra = res.msg.content.len || res.msg.thinking.len;
         if (res.msg.ncalls != 1 || res.errors.len || extra) {
-            const tw_diag *why = res.errors.len ? &res.errors.items[0] : NULL;
-            st = tw_rq_warn(d, why ? why->code : TW_D_TOOL_CALL_JSON,
-                            "%s: a <tool_call> block that the qwen3-coder decoder does not read "
-                            "as one call (%s) is kept as content",
-                            path,
-                            why && why->message ? why->message
-                            : res.msg.ncalls != 1 ? "no call"
-                                                  : "text after the call's </tool_call>");
+            st = kept_block(h, &res, base + q, path);
+            warned = true;
             tw_result_free(&res);
             break;
         }
         for (size_t i = 0; st == TW_OK && i < res.warnings.len; i++)
             st = tw_rq_warn(d, res.warnings.items[i].code, "%s: %s: %s", h->fmt, path,
                             res.warnings.items[i].message ? res.warnings.items[i].message : "");
+        const char *name = res.msg.calls[0].name;
+        if (st == TW_OK && d->req->tools_present && name &&
+            !tw_tools_find(d->req->tools, d->req->ntools, name)) {
+            char *qn = quoted(name, strlen(name));
+            st = qn ? tw_rq_warn_at(d, TW_D_UNKNOWN_TOOL, (int64_t)(base + q),
+                                    "%s: %s: tool %s was not declared in the <tools> section; "
+                                    "the call is kept",
+                                    h->fmt, path, qn)
+                    : TW_ERR_NOMEM;
+            free(qn);
+        }
         if (st == TW_OK && nfound == cap) {
             size_t ncap = cap ? cap * 2 : 4;
             tw_call *nv = realloc(found, ncap * sizeof *nv);
@@ -630,6 +683,29 @@ static tw_status xml_take_calls(hp *h, tw_message *m, size_t base, const char *p
         }
         tw_result_free(&res);
         end = q > 0 ? q - 1 : 0;
+    }
+    /* a <tool_call> still in the text, kept without a word: the decoder's */
+    const char *left = st == TW_OK && !warned ? rfind(s, end, LIT("<tool_call>")) : NULL;
+    if (left) {
+        size_t q = (size_t)(left - s), plen = end - q;
+        if (plen > d->l.max_args_bytes) {
+            st = tw_rq_warn_at(d, TW_D_TOOL_CALL_JSON, (int64_t)(base + q),
+                               "%s: %s: a <tool_call> block of %zu bytes not closed as the "
+                               "template closes one is kept as content",
+                               h->fmt, path, plen);
+        } else {
+            tw_result res;
+            memset(&res, 0, sizeof res);
+            st = tw_qwen3_coder_output_decode(s + q, plen, &o, &res);
+            if (st == TW_OK)
+                st = kept_block(h, &res, base + q, path);
+            else if (st != TW_ERR_NOMEM)
+                st = tw_rq_fail(d, st, (int64_t)(base + q), path,
+                                "the qwen3-coder decoder refused a <tool_call> block of %zu "
+                                "bytes (%s)",
+                                plen, tw_code_message(st));
+            tw_result_free(&res);
+        }
     }
     if (st != TW_OK) {
         for (size_t i = 0; i < nfound; i++)
@@ -739,6 +815,7 @@ static tw_status prompt_body(hp *h)
                                          starts_with(b + pos, n - pos, LIT("<tool_response>\n")));
         bool is_sys = false, is_user = headless, is_asst = false;
         size_t bs = pos + q35_headless;
+        h->d.msg_at = (int64_t)pos; /* a message over max_messages is refused here */
         if (!headless) {
             if (!starts_with(b + pos, n - pos, IM_START, ks))
                 return tw_rq_fail(&h->d, TW_ERR_INVALID, (int64_t)pos, path,
@@ -754,10 +831,15 @@ static tw_status prompt_body(hp *h)
             is_sys = rl == 6 && memcmp(b + rs, "system", 6) == 0;
             is_user = rl == 4 && memcmp(b + rs, "user", 4) == 0;
             is_asst = rl == 9 && memcmp(b + rs, "assistant", 9) == 0;
-            if (!is_sys && !is_user && !is_asst)
-                return tw_rq_fail(&h->d, TW_ERR_INVALID, (int64_t)rs, path,
-                                  "unknown role '%.*s' (system, user or assistant)", (int)rl,
-                                  b + rs);
+            if (!is_sys && !is_user && !is_asst) {
+                char *q = quoted(b + rs, rl);
+                if (!q)
+                    return TW_ERR_NOMEM;
+                tw_status st = tw_rq_fail(&h->d, TW_ERR_INVALID, (int64_t)rs, path,
+                                          "unknown role %s (system, user or assistant)", q);
+                free(q);
+                return st;
+            }
         }
         sys0 |= is_sys && turn == 0;
         const char *end = tw_memmem(b + bs, n - bs, IM_END, ke - 1);
@@ -814,8 +896,10 @@ static tw_status prompt_decode(hp_kind kind, const char *fmt, const char *buf, s
     tw_status st = prompt_body(&h);
     if (st == TW_ERR_NOMEM && err && !err->message[0])
         tw_rq_fail(&h.d, st, -1, "", "out of memory");
-    else if (st != TW_OK && err && !err->message[0]) /* a cap met below the turn reader */
-        tw_rq_fail(&h.d, st, -1, "", "%s: %s", fmt, tw_code_message(st));
+    else if (st != TW_OK && err && !err->message[0]) /* every failure path sets one */
+        tw_rq_fail(&h.d, st, -1, "",
+                   "%s: internal error: the reader failed with %s and gave no reason", fmt,
+                   tw_code_name(st));
     if (st != TW_OK) {
         tw_request_free(out);
         out->parallel_tool_calls = -1;

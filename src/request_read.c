@@ -26,6 +26,7 @@ void tw_rq_begin(tw_rq *d, const tw_decode_opts *o, tw_request *out, tw_error *e
     d->warnings = &out->warnings;
     d->err = err;
     d->req = out;
+    d->msg_at = -1;
 }
 
 tw_status tw_rq_fail(tw_rq *d, tw_status code, int64_t offset, const char *path,
@@ -80,16 +81,31 @@ tw_status tw_rq_fail_json(tw_rq *d, tw_status st, const tw_error *je, int64_t ba
     return st;
 }
 
-tw_status tw_rq_warn(tw_rq *d, tw_status code, const char *fmt, ...)
+static tw_status warn_v(tw_rq *d, tw_status code, int64_t offset, const char *fmt, va_list ap)
 {
     if (!d->warnings)
         return TW_OK;
     char tmp[320];
+    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    return tw_diag_add(d->warnings, code, offset < 0 ? -1 : offset, tmp);
+}
+
+tw_status tw_rq_warn(tw_rq *d, tw_status code, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    tw_status st = warn_v(d, code, -1, fmt, ap);
     va_end(ap);
-    return tw_diag_add(d->warnings, code, -1, tmp);
+    return st;
+}
+
+tw_status tw_rq_warn_at(tw_rq *d, tw_status code, int64_t offset, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    tw_status st = warn_v(d, code, offset, fmt, ap);
+    va_end(ap);
+    return st;
 }
 
 tw_status tw_rq_choice_word(tw_rq *d, const char *s)
@@ -168,8 +184,8 @@ tw_status tw_rq_push(tw_rq *d, const char *path, tw_message **out)
 {
     tw_request *r = d->req;
     if (r->nmessages >= d->l.max_messages)
-        return tw_rq_fail(d, TW_ERR_LIMIT, -1, path, "more than max_messages (%zu) messages",
-                          d->l.max_messages);
+        return tw_rq_fail(d, TW_ERR_LIMIT, d->msg_at, path,
+                          "more than max_messages (%zu) messages", d->l.max_messages);
     if (r->nmessages == d->cap_messages) {
         size_t ncap = d->cap_messages ? d->cap_messages * 2 : 8;
         if (ncap > d->l.max_messages)

@@ -15,10 +15,12 @@ typedef struct tw_rq {
     tw_request *req;
     size_t cap_messages;
     size_t next_id; /* the last generated call id number */
+    int64_t msg_at; /* where the next message starts in the input (-1: not known), for the
+                     * max_messages refusal */
 } tw_rq;
 
 /* Empty *out and *err and set up d: limits from o (NULL: defaults),
- * warnings into out->warnings (max_diags). */
+ * warnings into out->warnings (max_diags), msg_at -1. */
 void tw_rq_begin(tw_rq *d, const tw_decode_opts *o, tw_request *out, tw_error *err);
 
 /* Fill d->err (when set) with code and return it. offset < 0: none. code
@@ -60,6 +62,12 @@ tw_status tw_rq_warn(tw_rq *d, tw_status code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* The same at byte `offset` of the input (< 0: none). */
+tw_status tw_rq_warn_at(tw_rq *d, tw_status code, int64_t offset, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
 
 /* A tool_choice string: "auto", "none" or "required" into r->choice;
  * any other word fails (tool_choice: unknown value). */
@@ -84,7 +92,8 @@ tw_status tw_rq_read_tool(tw_rq *d, const cJSON *t, const char *path);
 tw_status tw_rq_message_head(tw_rq *d, const cJSON *j, size_t i, char *path, size_t pathlen,
                              char *p, size_t plen, const char **role);
 
-/* A new zeroed message at the end of the request (max_messages checked). */
+/* A new zeroed message at the end of the request (max_messages checked: the
+ * refusal is at d->msg_at). */
 tw_status tw_rq_push(tw_rq *d, const char *path, tw_message **out);
 
 /*

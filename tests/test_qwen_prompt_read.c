@@ -15,6 +15,7 @@
 #include "toolwire/json.h"
 #include "toolwire/registry.h"
 #include "toolwire/request_chatml.h"
+#include "toolwire/text.h"
 #include "toolwire/transcode.h"
 #include "twtest.h"
 
@@ -72,6 +73,31 @@ static bool has_warning(const tw_diag_list *w, tw_status code, const char *needl
         if (w->items[i].code == code && strstr(w->items[i].message, needle))
             return true;
     return false;
+}
+
+/* The first warning with code, or NULL. */
+static const tw_diag *warning_of(const tw_diag_list *w, tw_status code)
+{
+    for (size_t i = 0; i < w->len; i++)
+        if (w->items[i].code == code)
+            return &w->items[i];
+    return NULL;
+}
+
+/* A request declaring one tool "f" (t) with the messages m[0, nm), which the
+ * caller fills and frees. */
+static void one_tool_request(tw_request *q, tw_tool *t, tw_message *m, size_t nm)
+{
+    memset(q, 0, sizeof *q);
+    q->parallel_tool_calls = -1;
+    memset(t, 0, sizeof *t);
+    t->name = (char *)"f";
+    q->tools = t;
+    q->ntools = 1;
+    q->tools_present = true;
+    memset(m, 0, nm * sizeof *m);
+    q->messages = m;
+    q->nmessages = nm;
 }
 
 static bool blank(char c)
@@ -500,6 +526,17 @@ Test(qwen_prompt_read, limits)
     l.max_messages = 3;
     cr_expect_eq(dec(tw_qwen3_coder_prompt_decode, CODER, strlen(CODER), &l, &r, &e), TW_ERR_LIMIT);
     cr_expect(strstr(e.message, "max_messages") != NULL, "%s", e.message);
+    /* at the byte of the message over the cap: the turn of the first tool
+     * response, then the second response of that turn */
+    const char *results = strstr(CODER, "<|im_start|>user\n<tool_response>");
+    cr_expect_eq(e.offset, (int64_t)(results - CODER), "%s", e.message);
+    l.max_messages = 4;
+    cr_expect_eq(dec(tw_qwen3_coder_prompt_decode, CODER, strlen(CODER), &l, &r, &e), TW_ERR_LIMIT);
+    cr_expect_eq(e.offset, (int64_t)(strstr(CODER, "<tool_response>\ntwo") - CODER), "%s",
+                 e.message);
+    l.max_messages = 1; /* the user turn after the system one */
+    cr_expect_eq(dec(tw_qwen35_prompt_decode, Q35, strlen(Q35), &l, &r, &e), TW_ERR_LIMIT);
+    cr_expect_eq(e.offset, (int64_t)(strstr(Q35, "<|im_start|>user") - Q35), "%s", e.message);
     memset(&l, 0, sizeof l);
     l.max_calls = 1;
     cr_expect_eq(dec(tw_qwen3_coder_prompt_decode, CODER, strlen(CODER), &l, &r, &e), TW_ERR_LIMIT);
@@ -636,23 +673,14 @@ Test(qwen_prompt_read, qwen35_first_result_without_header)
     tw_request_free(&r);
     /* after the tools alone, as the encoder writes it */
     tw_request q;
-    memset(&q, 0, sizeof q);
-    q.parallel_tool_calls = -1;
     tw_tool t;
-    memset(&t, 0, sizeof t);
-    t.name = (char *)"f";
-    q.tools = &t;
-    q.ntools = 1;
-    q.tools_present = true;
     tw_message m[2];
-    memset(m, 0, sizeof m);
+    one_tool_request(&q, &t, m, 2);
     m[0].role = TW_ROLE_TOOL;
     m[0].tool_call_id = (char *)"c";
     cr_assert_eq(tw_buf_append(&m[0].content, "x", 1), TW_OK);
     m[1].role = TW_ROLE_USER;
     cr_assert_eq(tw_buf_append(&m[1].content, "hi", 2), TW_OK);
-    q.messages = m;
-    q.nmessages = 2;
     char *with_tools = enc("qwen3.5-prompt", &q, &len);
     tw_buf_free(&m[0].content);
     tw_buf_free(&m[1].content);
@@ -715,20 +743,11 @@ Test(qwen_prompt_read, nul_between_json_tokens)
 {
     /* the tools as the encoder writes them, a NUL put after a line's first ':' */
     tw_request q;
-    memset(&q, 0, sizeof q);
-    q.parallel_tool_calls = -1;
     tw_tool t;
-    memset(&t, 0, sizeof t);
-    t.name = (char *)"f";
-    q.tools = &t;
-    q.ntools = 1;
-    q.tools_present = true;
     tw_message m;
-    memset(&m, 0, sizeof m);
+    one_tool_request(&q, &t, &m, 1);
     m.role = TW_ROLE_USER;
     cr_assert_eq(tw_buf_append(&m.content, "hi", 2), TW_OK);
-    q.messages = &m;
-    q.nmessages = 1;
     size_t len = 0;
     char *p = enc("qwen3.5-prompt", &q, &len);
     tw_buf_free(&m.content);
@@ -778,4 +797,114 @@ Test(qwen_prompt_read, think_open_and_close_sharing_a_line_break)
     cr_expect_eq(r.messages[1].thinking.len, 0);
     cr_expect_str_eq(r.messages[1].content.data, "<think>\n</think>\n\nok");
     tw_request_free(&r);
+}
+
+/* A <tool_call> block the template would not write, left as the last one of
+ * a turn: the whole calls section stays content, every byte kept, with the
+ * warning the qwen3-coder decoder gives for the same bytes at their byte in
+ * the prompt (was: no warning). */
+Test(qwen_prompt_read, malformed_last_block_warns_as_the_decoder)
+{
+    static const char HEAD[] = "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n";
+    static const struct {
+        req_decoder f;
+        const char *body; /* the assistant turn's text */
+        const char *last; /* where the warning points in it */
+        tw_status code;
+    } cases[] = {
+        /* a good block, then one without </function> */
+        {tw_qwen3_coder_prompt_decode,
+         "ok\n\n<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n"
+         "</tool_call>\n<tool_call>\n<function=g>\n<parameter=a>\n1\n</parameter>\n</tool_call>",
+         "<tool_call>\n<function=g>", TW_D_XML_FUNCTION_UNCLOSED},
+        /* no </tool_call> */
+        {tw_qwen35_prompt_decode,
+         "ok\n\n<tool_call>\n<function=g>\n<parameter=a>\n1\n</parameter>\n</function>",
+         "<tool_call>", TW_D_TOOL_CALL_UNTERMINATED},
+        /* a Hermes payload in an XML prompt */
+        {tw_qwen3_coder_prompt_decode, "<tool_call>\n{\"name\": \"g\", \"arguments\": {}}\n</tool_call>",
+         "<tool_call>", TW_D_TOOL_CALL_JSON},
+        /* text after the block */
+        {tw_qwen35_prompt_decode, "ok\n\n<tool_call>\n<function=g>\n</function>\n</tool_call> tail",
+         "<tool_call>", TW_D_TOOL_CALL_JSON},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char in[1024];
+        snprintf(in, sizeof in, "%s%s<|im_end|>\n", HEAD, cases[i].body);
+        tw_request r;
+        tw_error e;
+        cr_assert_eq(dec(cases[i].f, in, strlen(in), NULL, &r, &e), TW_OK, "case %zu: %s", i,
+                     e.message);
+        cr_assert_eq(r.nmessages, 2, "case %zu", i);
+        cr_expect_eq(r.messages[1].ncalls, 0, "case %zu", i);
+        cr_expect_str_eq(r.messages[1].content.data, cases[i].body, "case %zu", i);
+        const tw_diag *w = warning_of(&r.warnings, cases[i].code);
+        cr_expect_not_null(w, "case %zu: no %s", i, tw_code_name(cases[i].code));
+        if (w) {
+            size_t at = sizeof HEAD - 1 + (size_t)(strstr(cases[i].body, cases[i].last) -
+                                                   cases[i].body);
+            cr_expect_eq(w->offset, (int64_t)at, "case %zu: %s", i, w->message);
+            cr_expect(strstr(w->message, "turns[1]") && strstr(w->message, "kept as content"),
+                      "case %zu: %s", i, w->message);
+        }
+        /* the code the decoder gives for these bytes */
+        tw_result res;
+        cr_assert_eq(tw_qwen3_coder_output_decode(cases[i].body, strlen(cases[i].body), NULL, &res),
+                     TW_OK);
+        cr_expect(warning_of(&res.errors, cases[i].code) || warning_of(&res.warnings, cases[i].code) ||
+                      (cases[i].code == TW_D_TOOL_CALL_JSON && res.msg.content.len),
+                  "case %zu: the decoder gives another code", i);
+        tw_result_free(&res);
+        tw_request_free(&r);
+    }
+}
+
+/* A call naming a tool the <tools> section does not declare is kept, with
+ * unknown_tool at its block (was: no warning); without a tools section,
+ * none. */
+Test(qwen_prompt_read, undeclared_tool_warns)
+{
+    static const char TURN[] = "<|im_start|>user\nGo<|im_end|>\n<|im_start|>assistant\n";
+    const char *tools_end = strstr(Q35, "<|im_start|>user");
+    static const char CALL[] =
+        "<tool_call>\n<function=g>\n<parameter=n>\n1\n</parameter>\n</function>\n</tool_call>"
+        "<|im_end|>\n";
+    char in[8192];
+    snprintf(in, sizeof in, "%.*s%s%s", (int)(tools_end - Q35), Q35, TURN, CALL);
+    tw_request r;
+    tw_error e;
+    cr_assert_eq(dec(tw_qwen35_prompt_decode, in, strlen(in), NULL, &r, &e), TW_OK, "%s",
+                 e.message);
+    cr_assert_eq(r.nmessages, 3);
+    cr_assert_eq(r.messages[2].ncalls, 1);
+    cr_expect_str_eq(r.messages[2].calls[0].name, "g");
+    const tw_diag *w = warning_of(&r.warnings, TW_D_UNKNOWN_TOOL);
+    cr_assert_not_null(w);
+    cr_expect(strstr(w->message, "\"g\"") != NULL, "%s", w->message);
+    cr_expect_eq(w->offset, (int64_t)(strstr(in, "<tool_call>\n<function=g>") - in), "%s",
+                 w->message);
+    tw_request_free(&r);
+    /* no tools section: nothing to declare it */
+    snprintf(in, sizeof in, "%s%s", TURN, CALL);
+    cr_assert_eq(dec(tw_qwen3_coder_prompt_decode, in, strlen(in), NULL, &r, &e), TW_OK, "%s",
+                 e.message);
+    cr_assert_eq(r.messages[1].ncalls, 1);
+    cr_expect_null(warning_of(&r.warnings, TW_D_UNKNOWN_TOOL));
+    tw_request_free(&r);
+}
+
+/* A CRLF prompt: the role's "\r" shows escaped in the refusal, never raw. */
+Test(qwen_prompt_read, crlf_role_escaped)
+{
+    static const char P[] = "<|im_start|>system\r\nS<|im_end|>\r\n";
+    req_decoder fs[] = {tw_qwen3_coder_prompt_decode, tw_qwen35_prompt_decode,
+                        tw_hermes_prompt_decode};
+    for (size_t i = 0; i < 3; i++) {
+        tw_request r;
+        tw_error e;
+        cr_expect_eq(dec(fs[i], P, strlen(P), NULL, &r, &e), TW_ERR_INVALID);
+        cr_expect(strstr(e.message, "unknown role \"system\\r\"") != NULL, "%s", e.message);
+        cr_expect_null(memchr(e.message, '\r', strlen(e.message)), "%s", e.message);
+        cr_expect_eq(e.offset, 12);
+    }
 }
