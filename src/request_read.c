@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "toolwire/json.h"
+#include "toolwire/text.h"
 #include "tw_macros.h"
 
 #define LIT(s) (s), (sizeof(s) - 1)
@@ -253,6 +254,51 @@ static void free_calls(tw_call *v, size_t n)
     free(v);
 }
 
+/*
+ * A <tool_call> still in the first `end` bytes of s once the blocks that
+ * end the content are taken (not closed, text after it, not on a line of
+ * its own past the last taken block): kept as content, with the Hermes
+ * decoder's first error for those bytes, else its first warning, else
+ * tool_call_json, so that the reader never keeps one without a word.
+ */
+static tw_status left_block(tw_rq *d, const char *s, size_t end, const char *path)
+{
+    const char *left = rfind(s, end, "<tool_call>", 11);
+    if (!left)
+        return TW_OK;
+    size_t q = (size_t)(left - s), len = end - q;
+    if (len > d->l.max_args_bytes)
+        return tw_rq_warn(d, TW_D_TOOL_CALL_JSON,
+                          "%s: a <tool_call> block of %zu bytes not closed as the template "
+                          "closes one is kept as content",
+                          path, len);
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    o.limits = d->l;
+    o.allow_unknown_tool = true;
+    tw_result res;
+    memset(&res, 0, sizeof res);
+    tw_status st = tw_hermes_output_decode(s + q, len, &o, &res);
+    if (st == TW_OK) {
+        const tw_diag *why = res.errors.len     ? &res.errors.items[0]
+                             : res.warnings.len ? &res.warnings.items[0]
+                                                : NULL;
+        const char *reason = why && why->message ? why->message
+                             : res.msg.ncalls    ? "text after the call's </tool_call>"
+                                                 : "no call";
+        st = tw_rq_warn(d, why ? why->code : TW_D_TOOL_CALL_JSON,
+                        "%s: a <tool_call> block that the hermes decoder does not read as the "
+                        "template's last call (%s) is kept as content",
+                        path, reason);
+    } else if (st != TW_ERR_NOMEM) {
+        st = tw_rq_fail(d, st, -1, path,
+                        "the hermes decoder refused a <tool_call> block of %zu bytes (%s)", len,
+                        tw_code_message(st));
+    }
+    tw_result_free(&res);
+    return st;
+}
+
 tw_status tw_rq_take_calls(tw_rq *d, tw_message *m, const char *path)
 {
     static const char OPEN[] = "<tool_call>\n", CLOSE[] = "\n</tool_call>";
@@ -264,12 +310,14 @@ tw_status tw_rq_take_calls(tw_rq *d, tw_message *m, const char *path)
     tw_call *found = NULL; /* last block first */
     size_t nfound = 0, cap = 0;
     tw_status st = TW_OK;
+    bool warned = false; /* a block kept as content said so */
     while (ends_with(s, end, CLOSE, kc)) {
         const char *open = rfind(s, end - kc, OPEN, ko);
         if (!open)
             break;
         size_t q = (size_t)(open - s);
         if (q > 0 && s[q - 1] != '\n') {
+            warned = true;
             st = tw_rq_warn(d, TW_D_TOOL_CALL_JSON,
                             "%s: a <tool_call> block not on a line of its own is kept as content",
                             path);
@@ -288,6 +336,7 @@ tw_status tw_rq_take_calls(tw_rq *d, tw_message *m, const char *path)
         const char *why = "";
         st = read_payload(&d->l, payload, plen, &c, &code, &why);
         if (st == TW_ERR_PARSE) {
+            warned = true;
             st = tw_rq_warn(d, code, "%s: a <tool_call> block that %s is kept as content", path,
                             why);
             break;
@@ -314,6 +363,8 @@ tw_status tw_rq_take_calls(tw_rq *d, tw_message *m, const char *path)
         found[nfound++] = c;
         end = q > 0 ? q - 1 : 0;
     }
+    if (st == TW_OK && !warned)
+        st = left_block(d, s, end, path);
     if (st != TW_OK) {
         free_calls(found, nfound);
         return st;

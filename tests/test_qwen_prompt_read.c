@@ -908,3 +908,53 @@ Test(qwen_prompt_read, crlf_role_escaped)
         cr_expect_eq(e.offset, 12);
     }
 }
+
+/* hermes-prompt: a <tool_call> left in an assistant turn's content (not
+ * closed, text after it, a close not at the end) is kept with the Hermes
+ * decoder's code for those bytes (was: no warning); a turn that ends with
+ * a good block after such text still yields that block as its call. */
+Test(qwen_prompt_read, hermes_left_block_warns_as_the_decoder)
+{
+    static const char HEAD[] = "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n";
+    static const struct {
+        const char *body;
+        size_t ncalls;
+        tw_status code;
+    } cases[] = {
+        {"ok\n<tool_call>\n{\"name\": \"a\", \"arguments\": {}}", 0, TW_D_TOOL_CALL_UNTERMINATED},
+        {"ok\n<tool_call>\n{\"name\": \"a\", \"arguments\": {}}\n</tool_call> tail", 0,
+         TW_D_TOOL_CALL_JSON},
+        {"x <tool_call>\n{\"name\": \"a\"\n<tool_call>\n{\"name\": \"b\", \"arguments\": {}}\n"
+         "</tool_call>",
+         1, TW_D_TOOL_CALL_UNTERMINATED},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char in[1024];
+        snprintf(in, sizeof in, "%s%s<|im_end|>\n", HEAD, cases[i].body);
+        tw_request r;
+        tw_error e;
+        cr_assert_eq(dec(tw_hermes_prompt_decode, in, strlen(in), NULL, &r, &e), TW_OK,
+                     "case %zu: %s", i, e.message);
+        cr_assert_eq(r.nmessages, 2, "case %zu", i);
+        cr_expect_eq(r.messages[1].ncalls, cases[i].ncalls, "case %zu", i);
+        const tw_diag *w = warning_of(&r.warnings, cases[i].code);
+        cr_expect_not_null(w, "case %zu: no %s", i, tw_code_name(cases[i].code));
+        if (w)
+            cr_expect(strstr(w->message, "turns[1]") && strstr(w->message, "kept as content"),
+                      "case %zu: %s", i, w->message);
+        if (!cases[i].ncalls)
+            cr_expect_str_eq(r.messages[1].content.data, cases[i].body, "case %zu", i);
+        tw_request_free(&r);
+    }
+    /* the template's own blocks: no warning */
+    static const char GOOD[] = "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\nok\n"
+                               "<tool_call>\n{\"name\": \"a\", \"arguments\": {}}\n</tool_call>"
+                               "<|im_end|>\n";
+    tw_request r;
+    tw_error e;
+    cr_assert_eq(dec(tw_hermes_prompt_decode, GOOD, sizeof GOOD - 1, NULL, &r, &e), TW_OK, "%s",
+                 e.message);
+    cr_expect_eq(r.messages[1].ncalls, 1);
+    cr_expect_eq(r.warnings.len, 0, "%s", r.warnings.len ? r.warnings.items[0].message : "");
+    tw_request_free(&r);
+}
