@@ -74,6 +74,7 @@ struct tw_mock {
     cJSON **norm;            /* per exchange, like st: the body normalised for matching */
     size_t ntotal;           /* exchanges in all */
     tw_match_index *index;   /* the served exchanges by method, path and body */
+    tw_match_memo *memo;     /* the choices made, by the request's bytes (NULL: none kept) */
     tw_mock_prep *prep;      /* per exchange, like st: the replayed answer, or empty */
     tw_mock_opts o;
     char profile[32];

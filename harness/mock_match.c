@@ -1,6 +1,7 @@
 /* Matching requests to fixture exchanges (mock_match.h). */
 #include "mock_match.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -522,6 +523,119 @@ void tw_mock_match(const tw_match_in *in, tw_match_out *out)
         }
     }
     match_done(&r);
+}
+
+/* ---- the choices made, by the request's bytes ---- */
+
+typedef struct memo_ent {
+    uint64_t key;
+    size_t fi, xi, nbest, compared;
+    size_t mlen, ulen, blen;
+    char bytes[];                  /* the method, the URL and the body, one after another */
+} memo_ent;
+
+struct tw_match_memo {
+    _Atomic(memo_ent *) *slots;    /* open addressing; an entry, once there, stays */
+    size_t mask;
+    atomic_bool *taken;            /* per flat exchange: its entry is made (or refused) */
+    size_t ntotal;
+    atomic_size_t bytes;           /* request bytes held by the entries */
+    size_t max_bytes;
+};
+
+tw_match_memo *tw_match_memo_new(size_t ntotal, size_t max_bytes)
+{
+    tw_match_memo *mm = calloc(1, sizeof *mm);
+    if (!mm)
+        return NULL;
+    size_t cap = pow2_at_least(ntotal);
+    mm->mask = cap - 1;
+    mm->ntotal = ntotal;
+    mm->max_bytes = max_bytes;
+    mm->slots = malloc(cap * sizeof *mm->slots);
+    mm->taken = malloc((ntotal + 1) * sizeof *mm->taken);
+    if (!mm->slots || !mm->taken) {
+        free(mm->slots);
+        free(mm->taken);
+        free(mm);
+        return NULL;
+    }
+    for (size_t i = 0; i < cap; i++)
+        atomic_init(&mm->slots[i], NULL);
+    for (size_t i = 0; i <= ntotal; i++)
+        atomic_init(&mm->taken[i], false);
+    atomic_init(&mm->bytes, 0);
+    return mm;
+}
+
+void tw_match_memo_free(tw_match_memo *mm)
+{
+    if (!mm)
+        return;
+    for (size_t i = 0; i <= mm->mask; i++)
+        free(atomic_load(&mm->slots[i]));
+    free(mm->slots);
+    free(mm->taken);
+    free(mm);
+}
+
+uint64_t tw_match_memo_key(const char *method, const char *url, const char *body, size_t len)
+{
+    uint64_t h = hash_bytes(method, strlen(method), 1);
+    h = hash_bytes(url, strlen(url), h);
+    return hash_bytes(body, len, h);
+}
+
+bool tw_match_memo_get(const tw_match_memo *mm, uint64_t key, const char *method, const char *url,
+                       const char *body, size_t len, tw_match_out *out)
+{
+    size_t ml = strlen(method), ul = strlen(url);
+    /* fewer entries than slots: an empty slot ends every probe */
+    for (size_t i = (size_t)key & mm->mask;; i = (i + 1) & mm->mask) {
+        const memo_ent *e = atomic_load_explicit(&mm->slots[i], memory_order_acquire);
+        if (!e)
+            return false;
+        if (e->key != key || e->mlen != ml || e->ulen != ul || e->blen != len ||
+            memcmp(e->bytes, method, ml) != 0 || memcmp(e->bytes + ml, url, ul) != 0 ||
+            (len && memcmp(e->bytes + ml + ul, body, len) != 0))
+            continue;
+        memset(out, 0, sizeof *out);
+        out->found = true;
+        out->fi = e->fi;
+        out->xi = e->xi;
+        out->nbest = e->nbest;
+        out->compared = e->compared;
+        return true;
+    }
+}
+
+void tw_match_memo_put(tw_match_memo *mm, uint64_t key, const char *method, const char *url,
+                       const char *body, size_t len, size_t g, const tw_match_out *out)
+{
+    if (!out->found || out->hint_elsewhere || g >= mm->ntotal || atomic_load(&mm->taken[g]) ||
+        atomic_exchange(&mm->taken[g], true))
+        return; /* one entry per exchange: the first request that chose it */
+    size_t ml = strlen(method), ul = strlen(url), n = ml + ul + len;
+    size_t before = atomic_fetch_add(&mm->bytes, n);
+    if (n > mm->max_bytes || before > mm->max_bytes - n) {
+        atomic_fetch_sub(&mm->bytes, n);
+        return;
+    }
+    memo_ent *e = malloc(sizeof *e + n + 1);
+    if (!e) {
+        atomic_fetch_sub(&mm->bytes, n);
+        return;
+    }
+    *e = (memo_ent){key, out->fi, out->xi, out->nbest, out->compared, ml, ul, len};
+    memcpy(e->bytes, method, ml);
+    memcpy(e->bytes + ml, url, ul);
+    if (len)
+        memcpy(e->bytes + ml + ul, body, len);
+    for (size_t i = (size_t)key & mm->mask;; i = (i + 1) & mm->mask) {
+        memo_ent *none = NULL;
+        if (atomic_compare_exchange_strong(&mm->slots[i], &none, e))
+            return;
+    }
 }
 
 /* ---- the nearest exchange ---- */

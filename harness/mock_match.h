@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "fixture.h"
 #include "mock.h"
@@ -80,6 +81,29 @@ void tw_mock_match(const tw_match_in *in, tw_match_out *out);
 typedef struct tw_match_index tw_match_index;
 tw_status tw_match_index_build(const tw_match_in *in, tw_match_index **out);
 void tw_match_index_free(tw_match_index *ix);
+
+/*
+ * The choices already made, by the bytes of the request: a request without
+ * X-Toolwire-Exchange whose method, URL and body bytes are those of an
+ * earlier one that matched is answered by the exchange chosen then, with the
+ * same count of equal matches. The body's parse, its normalised copy and the
+ * choice are functions of those bytes, so the choice is the one
+ * tw_mock_match would make again; a body that did not parse, or a copy cut
+ * short by memory, is never kept. One entry per exchange (the first request
+ * that chose it), max_bytes of request bytes in all; lookups and additions
+ * from any thread, without a lock. NULL when out of memory.
+ */
+typedef struct tw_match_memo tw_match_memo;
+tw_match_memo *tw_match_memo_new(size_t nexchanges, size_t max_bytes);
+void tw_match_memo_free(tw_match_memo *mm);
+/* The hash of a request that tw_match_memo_get and _put take. */
+uint64_t tw_match_memo_key(const char *method, const char *url, const char *body, size_t len);
+/* The choice kept for this request to *out, or false. */
+bool tw_match_memo_get(const tw_match_memo *mm, uint64_t key, const char *method, const char *url,
+                       const char *body, size_t len, tw_match_out *out);
+/* Keep the choice *out (found, g its exchange's flat index) for this request. */
+void tw_match_memo_put(tw_match_memo *mm, uint64_t key, const char *method, const char *url,
+                       const char *body, size_t len, size_t g, const tw_match_out *out);
 
 /* Differences listed in a 404 at most, and the bytes of each excerpt. */
 #define TW_MOCK_NEAREST_DIFFS 3
