@@ -681,38 +681,48 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         tw_buf_free(&eb);
         return ret;
     }
-    cJSON *body = NULL;
-    tw_error perr; /* why the body is not JSON, for a reference server's 400 */
+    /* match: the bytes of a request that matched before take the choice
+     * made then, and the body's tree parsed then */
+    char hint[256];
+    request_headers(conn, TW_MOCK_EXCHANGE_HEADER, hint, sizeof hint);
+    tw_match_out mo;
+    const cJSON *kept = NULL;
+    uint64_t mkey = !hint[0] ? tw_match_memo_key(method, url, rc->body.data, rc->body.len) : 0;
+    bool memo = !hint[0] && tw_match_memo_get(m->memo, mkey, method, url, rc->body.data,
+                                             rc->body.len, &mo, &kept);
+    cJSON *own = NULL; /* the body's tree when this request parsed it */
+    tw_error perr;     /* why the body is not JSON, for a reference server's 400 */
     tw_error_clear(&perr);
-    tw_mock_arena_begin();
-    if (rc->body.len)
-        tw_json_parse(rc->body.data, rc->body.len, m->o.limits.max_depth, &body, &perr);
-    tw_mock_arena_end();
+    if (!memo) {
+        tw_mock_arena_begin();
+        if (rc->body.len)
+            tw_json_parse(rc->body.data, rc->body.len, m->o.limits.max_depth, &own, &perr);
+        tw_mock_arena_end();
+    }
+    const cJSON *body = memo ? kept : own;
     /* the client checks, on every request */
     tw_checks_client(url, body, &rec.checks);
 
-    /* match */
-    char hint[256];
-    request_headers(conn, TW_MOCK_EXCHANGE_HEADER, hint, sizeof hint);
     bool nomem = false;
     cJSON *norm = NULL;
     tw_match_in mi = {m->fx, m->nfx, m->served, (const cJSON *const *)m->norm, m->ex_base, method,
                       url, body, NULL, hint, m->o.match, m->o.ignore_keys, m->index};
-    tw_match_out mo;
-    /* the bytes of a request that matched before: the choice made then */
-    bool kept = !hint[0] && m->memo && (body || !rc->body.len);
-    uint64_t mkey = kept ? tw_match_memo_key(method, url, rc->body.data, rc->body.len) : 0;
-    if (!kept ||
-        !tw_match_memo_get(m->memo, mkey, method, url, rc->body.data, rc->body.len, &mo)) {
+    if (!memo) {
         /* a named exchange is picked by its name: the body is not compared */
         tw_mock_arena_resume();
         norm = m->o.match == TW_MATCH_NORMALISED && !hint[0] ? tw_mock_normalise(body, &nomem) : NULL;
         tw_mock_arena_end();
         mi.body_norm = norm;
         tw_mock_match(&mi, &mo);
-        if (kept && mo.found && !nomem)
-            tw_match_memo_put(m->memo, mkey, method, url, rc->body.data, rc->body.len,
-                              m->ex_base[mo.fi] + mo.xi, &mo);
+        /* kept for the next request of these bytes: a body that parsed (or
+         * none), its tree parsed again outside the thread's block */
+        if (!hint[0] && mo.found && !nomem && (body || !rc->body.len) &&
+            tw_match_memo_claim(m->memo, m->ex_base[mo.fi] + mo.xi)) {
+            cJSON *tree = NULL;
+            if (!rc->body.len ||
+                tw_json_parse(rc->body.data, rc->body.len, m->o.limits.max_depth, &tree, NULL) == TW_OK)
+                tw_match_memo_put(m->memo, mkey, method, url, rc->body.data, rc->body.len, &mo, tree);
+        }
     }
     if (!mo.found && m->script) {
         /* the scripted model answers every request; faults come from the options */
@@ -739,7 +749,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         tw_check_set_fill(&rec.checks, true, "");
         enum MHD_Result ret = send_simple(conn, 404, "application/json", eb.data, eb.len, NULL);
         log_record(m, &rec);
-        tw_mock_arena_drop(body);
+        tw_mock_arena_drop(own);
         tw_mock_arena_drop(norm);
         tw_buf_free(&eb);
         tw_buf_free(&msg);
@@ -774,7 +784,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         /* wait without holding a thread; the handler is called again once resumed */
         rc->delayed = true;
         if (tw_mock_defer(m, conn, delay)) {
-            tw_mock_arena_drop(body);
+            tw_mock_arena_drop(own);
             tw_check_set_free(&rec.checks);
             return MHD_YES;
         }
@@ -814,7 +824,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         enum MHD_Result ret = send_simple(conn, (int)f_status, "application/json", eb.data, eb.len,
                                           f_retry >= 0 ? ra : NULL);
         log_record(m, &rec);
-        tw_mock_arena_drop(body);
+        tw_mock_arena_drop(own);
         tw_buf_free(&eb);
         return ret;
     }
@@ -823,7 +833,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     memset(&a, 0, sizeof a);
     a.out = calloc(1, sizeof *a.out);
     if (!a.out) {
-        tw_mock_arena_drop(body);
+        tw_mock_arena_drop(own);
         tw_check_set_free(&rec.checks);
         return MHD_NO;
     }
@@ -839,7 +849,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         if (a.status == 400 && !body && rc->body.len && perr.message[0])
             snprintf(a.why, sizeof a.why, "the request body is not JSON: %.160s", perr.message);
     }
-    tw_mock_arena_drop(body);
+    tw_mock_arena_drop(own);
     if (a.out->borrowed && a.out->n == 0) {
         /* nothing borrowed: an error body may be added */
         a.out->c = NULL;

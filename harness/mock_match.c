@@ -529,6 +529,7 @@ void tw_mock_match(const tw_match_in *in, tw_match_out *out)
 
 typedef struct memo_ent {
     uint64_t key;
+    cJSON *tree;                   /* the body parsed, read by any thread, or NULL */
     size_t fi, xi, nbest, compared;
     size_t mlen, ulen, blen;
     char bytes[];                  /* the method, the URL and the body, one after another */
@@ -539,7 +540,7 @@ struct tw_match_memo {
     size_t mask;
     atomic_bool *taken;            /* per flat exchange: its entry is made (or refused) */
     size_t ntotal;
-    atomic_size_t bytes;           /* request bytes held by the entries */
+    atomic_size_t bytes;           /* request bytes and their trees' bytes held by the entries */
     size_t max_bytes;
 };
 
@@ -572,8 +573,12 @@ void tw_match_memo_free(tw_match_memo *mm)
 {
     if (!mm)
         return;
-    for (size_t i = 0; i <= mm->mask; i++)
-        free(atomic_load(&mm->slots[i]));
+    for (size_t i = 0; i <= mm->mask; i++) {
+        memo_ent *e = atomic_load(&mm->slots[i]);
+        if (e)
+            cJSON_Delete(e->tree);
+        free(e);
+    }
     free(mm->slots);
     free(mm->taken);
     free(mm);
@@ -587,7 +592,7 @@ uint64_t tw_match_memo_key(const char *method, const char *url, const char *body
 }
 
 bool tw_match_memo_get(const tw_match_memo *mm, uint64_t key, const char *method, const char *url,
-                       const char *body, size_t len, tw_match_out *out)
+                       const char *body, size_t len, tw_match_out *out, const cJSON **tree)
 {
     size_t ml = strlen(method), ul = strlen(url);
     /* fewer entries than slots: an empty slot ends every probe */
@@ -605,28 +610,46 @@ bool tw_match_memo_get(const tw_match_memo *mm, uint64_t key, const char *method
         out->xi = e->xi;
         out->nbest = e->nbest;
         out->compared = e->compared;
+        *tree = e->tree;
         return true;
     }
 }
 
-void tw_match_memo_put(tw_match_memo *mm, uint64_t key, const char *method, const char *url,
-                       const char *body, size_t len, size_t g, const tw_match_out *out)
+bool tw_match_memo_claim(tw_match_memo *mm, size_t g)
 {
-    if (!out->found || out->hint_elsewhere || g >= mm->ntotal || atomic_load(&mm->taken[g]) ||
-        atomic_exchange(&mm->taken[g], true))
-        return; /* one entry per exchange: the first request that chose it */
+    /* one entry per exchange: the first request that chose it */
+    return g < mm->ntotal && !atomic_load(&mm->taken[g]) && !atomic_exchange(&mm->taken[g], true);
+}
+
+/* The bytes a tree holds: its nodes and their strings (depth bounded by the parse). */
+static size_t tree_bytes(const cJSON *v)
+{
+    size_t n = 0;
+    for (; v; v = v->next) {
+        n += sizeof *v;
+        if (v->string)
+            n += strlen(v->string) + 1;
+        if (v->valuestring)
+            n += strlen(v->valuestring) + 1;
+        n += tree_bytes(v->child);
+    }
+    return n;
+}
+
+void tw_match_memo_put(tw_match_memo *mm, uint64_t key, const char *method, const char *url,
+                       const char *body, size_t len, const tw_match_out *out, cJSON *tree)
+{
     size_t ml = strlen(method), ul = strlen(url), n = ml + ul + len;
-    size_t before = atomic_fetch_add(&mm->bytes, n);
-    if (n > mm->max_bytes || before > mm->max_bytes - n) {
-        atomic_fetch_sub(&mm->bytes, n);
+    size_t held = n + tree_bytes(tree);
+    size_t before = atomic_fetch_add(&mm->bytes, held);
+    memo_ent *e = NULL;
+    if (!out->found || out->hint_elsewhere || held > mm->max_bytes ||
+        before > mm->max_bytes - held || !(e = malloc(sizeof *e + n + 1))) {
+        atomic_fetch_sub(&mm->bytes, held);
+        cJSON_Delete(tree);
         return;
     }
-    memo_ent *e = malloc(sizeof *e + n + 1);
-    if (!e) {
-        atomic_fetch_sub(&mm->bytes, n);
-        return;
-    }
-    *e = (memo_ent){key, out->fi, out->xi, out->nbest, out->compared, ml, ul, len};
+    *e = (memo_ent){key, tree, out->fi, out->xi, out->nbest, out->compared, ml, ul, len};
     memcpy(e->bytes, method, ml);
     memcpy(e->bytes + ml, url, ul);
     if (len)

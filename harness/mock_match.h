@@ -86,24 +86,30 @@ void tw_match_index_free(tw_match_index *ix);
  * The choices already made, by the bytes of the request: a request without
  * X-Toolwire-Exchange whose method, URL and body bytes are those of an
  * earlier one that matched is answered by the exchange chosen then, with the
- * same count of equal matches. The body's parse, its normalised copy and the
- * choice are functions of those bytes, so the choice is the one
- * tw_mock_match would make again; a body that did not parse, or a copy cut
+ * same count of equal matches, and its body is the tree parsed then. The
+ * body's parse, its normalised copy and the choice are functions of those
+ * bytes, so the tree is the one the parse would give again and the choice
+ * the one tw_mock_match would make; a body that did not parse, or a copy cut
  * short by memory, is never kept. One entry per exchange (the first request
- * that chose it), max_bytes of request bytes in all; lookups and additions
- * from any thread, without a lock. NULL when out of memory.
+ * that chose it), max_bytes of request bytes and trees in all; lookups and
+ * additions from any thread, without a lock. NULL when out of memory.
  */
 typedef struct tw_match_memo tw_match_memo;
 tw_match_memo *tw_match_memo_new(size_t nexchanges, size_t max_bytes);
 void tw_match_memo_free(tw_match_memo *mm);
 /* The hash of a request that tw_match_memo_get and _put take. */
 uint64_t tw_match_memo_key(const char *method, const char *url, const char *body, size_t len);
-/* The choice kept for this request to *out, or false. */
+/* The choice kept for this request to *out and its body's tree (read only,
+ * NULL for an empty body; it lives as long as the memo) to *tree, or false. */
 bool tw_match_memo_get(const tw_match_memo *mm, uint64_t key, const char *method, const char *url,
-                       const char *body, size_t len, tw_match_out *out);
-/* Keep the choice *out (found, g its exchange's flat index) for this request. */
+                       const char *body, size_t len, tw_match_out *out, const cJSON **tree);
+/* True once per exchange (g its flat index): the caller then offers the entry with _put. */
+bool tw_match_memo_claim(tw_match_memo *mm, size_t g);
+/* Keep the choice *out (found) for this request with tree, the body parsed
+ * outside any per-request block (owned from now on: freed with the memo, or
+ * at once when the memo is full). */
 void tw_match_memo_put(tw_match_memo *mm, uint64_t key, const char *method, const char *url,
-                       const char *body, size_t len, size_t g, const tw_match_out *out);
+                       const char *body, size_t len, const tw_match_out *out, cJSON *tree);
 
 /* Differences listed in a 404 at most, and the bytes of each excerpt. */
 #define TW_MOCK_NEAREST_DIFFS 3
