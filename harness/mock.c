@@ -150,7 +150,7 @@ static void resume_due(tw_mock *m, bool all)
     pthread_mutex_unlock(&m->smu);
 }
 
-static conn_ent *conn_of(struct MHD_Connection *c)
+conn_ent *tw_mock_conn_of(struct MHD_Connection *c)
 {
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     return ci ? ci->socket_context : NULL;
@@ -160,7 +160,7 @@ static conn_ent *conn_of(struct MHD_Connection *c)
 void tw_mock_conn_answering(tw_mock *m, struct MHD_Connection *c, bool answering)
 {
     (void)m;
-    conn_ent *e = conn_of(c);
+    conn_ent *e = tw_mock_conn_of(c);
     if (!e)
         return;
     /* the start first: the deadline never sees a waiting request with an old start */

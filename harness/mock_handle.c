@@ -687,9 +687,10 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     request_headers(conn, TW_MOCK_EXCHANGE_HEADER, hint, sizeof hint);
     tw_match_out mo;
     const cJSON *kept = NULL;
-    uint64_t mkey = !hint[0] ? tw_match_memo_key(method, url, rc->body.data, rc->body.len) : 0;
-    bool memo = !hint[0] && tw_match_memo_get(m->memo, mkey, method, url, rc->body.data,
-                                             rc->body.len, &mo, &kept);
+    uint64_t mkey = 0;
+    conn_ent *ce = tw_mock_conn_of(conn);
+    bool memo = !hint[0] && tw_match_memo_get(m->memo, ce ? &ce->memo_last : NULL, method, url,
+                                             rc->body.data, rc->body.len, &mkey, &mo, &kept);
     cJSON *own = NULL; /* the body's tree when this request parsed it */
     tw_error perr;     /* why the body is not JSON, for a reference server's 400 */
     tw_error_clear(&perr);

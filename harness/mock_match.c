@@ -591,28 +591,41 @@ uint64_t tw_match_memo_key(const char *method, const char *url, const char *body
     return hash_bytes(body, len, h);
 }
 
-bool tw_match_memo_get(const tw_match_memo *mm, uint64_t key, const char *method, const char *url,
-                       const char *body, size_t len, tw_match_out *out, const cJSON **tree)
+/* The entry is of this method, URL and body. */
+static bool ent_holds(const memo_ent *e, const char *method, size_t ml, const char *url, size_t ul,
+                      const char *body, size_t len)
+{
+    return e->mlen == ml && e->ulen == ul && e->blen == len && memcmp(e->bytes, method, ml) == 0 &&
+           memcmp(e->bytes + ml, url, ul) == 0 && (!len || memcmp(e->bytes + ml + ul, body, len) == 0);
+}
+
+bool tw_match_memo_get(const tw_match_memo *mm, const void **last, const char *method,
+                       const char *url, const char *body, size_t len, uint64_t *key,
+                       tw_match_out *out, const cJSON **tree)
 {
     size_t ml = strlen(method), ul = strlen(url);
-    /* fewer entries than slots: an empty slot ends every probe */
-    for (size_t i = (size_t)key & mm->mask;; i = (i + 1) & mm->mask) {
-        const memo_ent *e = atomic_load_explicit(&mm->slots[i], memory_order_acquire);
-        if (!e)
-            return false;
-        if (e->key != key || e->mlen != ml || e->ulen != ul || e->blen != len ||
-            memcmp(e->bytes, method, ml) != 0 || memcmp(e->bytes + ml, url, ul) != 0 ||
-            (len && memcmp(e->bytes + ml + ul, body, len) != 0))
-            continue;
-        memset(out, 0, sizeof *out);
-        out->found = true;
-        out->fi = e->fi;
-        out->xi = e->xi;
-        out->nbest = e->nbest;
-        out->compared = e->compared;
-        *tree = e->tree;
-        return true;
+    const memo_ent *e = last ? *last : NULL;
+    if (!e || !ent_holds(e, method, ml, url, ul, body, len)) {
+        *key = tw_match_memo_key(method, url, body, len);
+        /* fewer entries than slots: an empty slot ends every probe */
+        for (size_t i = (size_t)*key & mm->mask;; i = (i + 1) & mm->mask) {
+            e = atomic_load_explicit(&mm->slots[i], memory_order_acquire);
+            if (!e)
+                return false;
+            if (e->key == *key && ent_holds(e, method, ml, url, ul, body, len))
+                break;
+        }
+        if (last)
+            *last = e;
     }
+    memset(out, 0, sizeof *out);
+    out->found = true;
+    out->fi = e->fi;
+    out->xi = e->xi;
+    out->nbest = e->nbest;
+    out->compared = e->compared;
+    *tree = e->tree;
+    return true;
 }
 
 bool tw_match_memo_claim(tw_match_memo *mm, size_t g)

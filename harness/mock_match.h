@@ -97,12 +97,19 @@ void tw_match_index_free(tw_match_index *ix);
 typedef struct tw_match_memo tw_match_memo;
 tw_match_memo *tw_match_memo_new(size_t nexchanges, size_t max_bytes);
 void tw_match_memo_free(tw_match_memo *mm);
-/* The hash of a request that tw_match_memo_get and _put take. */
+/* The hash of a request that tw_match_memo_put takes. */
 uint64_t tw_match_memo_key(const char *method, const char *url, const char *body, size_t len);
-/* The choice kept for this request to *out and its body's tree (read only,
- * NULL for an empty body; it lives as long as the memo) to *tree, or false. */
-bool tw_match_memo_get(const tw_match_memo *mm, uint64_t key, const char *method, const char *url,
-                       const char *body, size_t len, tw_match_out *out, const cJSON **tree);
+/*
+ * The choice kept for this request to *out and its body's tree (read only,
+ * NULL for an empty body; it lives as long as the memo) to *tree, or false.
+ * *last (NULL, or a slot of the caller's, e.g. its connection's, holding
+ * NULL at first) is the entry the caller found last: a request of the same
+ * bytes is found there without hashing them; it is set to the entry found.
+ * Unless *last held the request, *key is set to its hash (for _put).
+ */
+bool tw_match_memo_get(const tw_match_memo *mm, const void **last, const char *method,
+                       const char *url, const char *body, size_t len, uint64_t *key,
+                       tw_match_out *out, const cJSON **tree);
 /* True once per exchange (g its flat index): the caller then offers the entry with _put. */
 bool tw_match_memo_claim(tw_match_memo *mm, size_t g);
 /* Keep the choice *out (found) for this request with tree, the body parsed

@@ -184,16 +184,9 @@ Test(mock_matching, serve_refuses_bad_fault)
     cr_assert(strstr(out, "status: expected an integer from 100 to 599, got 700"), "%s", out);
 }
 
-static int post_body(const char *path, const char *body, tw_http_response *r)
+static int post_body(tw_client *c, const char *path, const char *body, tw_http_response *r)
 {
-    tw_client_opts o;
-    memset(&o, 0, sizeof o);
-    o.base_url = tw_mock_url(mock);
-    o.total_timeout_ms = 10000;
-    tw_client *c = tw_client_new(&o);
-    cr_assert(c);
     cr_assert_eq(tw_client_send(c, "POST", path, NULL, 0, body, strlen(body), r), TW_OK);
-    tw_client_free(c);
     return r->status;
 }
 
@@ -227,12 +220,20 @@ Test(mock_matching, repeated_bytes_are_matched_as_before)
         {"/v1/chat/completions", BODY, 200, 0},
     };
     size_t nreq = sizeof reqs / sizeof reqs[0];
+    /* one client (its connection kept between requests, when it can be) */
+    tw_client_opts o;
+    memset(&o, 0, sizeof o);
+    o.base_url = tw_mock_url(mock);
+    o.total_timeout_ms = 10000;
+    tw_client *c = tw_client_new(&o);
+    cr_assert(c);
     for (size_t i = 0; i < nreq; i++) {
         tw_http_response r;
-        cr_assert_eq(post_body(reqs[i].path, reqs[i].body, &r), reqs[i].status, "request %zu: %s", i,
+        cr_assert_eq(post_body(c, reqs[i].path, reqs[i].body, &r), reqs[i].status, "request %zu: %s", i,
                      r.body.data);
         tw_http_response_free(&r);
     }
+    tw_client_free(c);
     tw_mock_record *rec;
     size_t n;
     cr_assert_eq(tw_mock_records(mock, 0, &rec, &n), TW_OK);
