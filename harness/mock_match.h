@@ -82,6 +82,9 @@ typedef struct tw_match_index tw_match_index;
 tw_status tw_match_index_build(const tw_match_in *in, tw_match_index **out);
 void tw_match_index_free(tw_match_index *ix);
 
+/* The index's hash of n bytes from seed h (equal bytes, equal hashes). */
+uint64_t tw_match_hash_bytes(const char *p, size_t n, uint64_t h);
+
 /*
  * The choices already made, by the bytes of the request: a request without
  * X-Toolwire-Exchange whose method, URL and body bytes are those of an
