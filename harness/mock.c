@@ -150,7 +150,7 @@ static void resume_due(tw_mock *m, bool all)
     pthread_mutex_unlock(&m->smu);
 }
 
-static conn_ent *conn_of(struct MHD_Connection *c)
+conn_ent *tw_mock_conn_of(struct MHD_Connection *c)
 {
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     return ci ? ci->socket_context : NULL;
@@ -160,7 +160,7 @@ static conn_ent *conn_of(struct MHD_Connection *c)
 void tw_mock_conn_answering(tw_mock *m, struct MHD_Connection *c, bool answering)
 {
     (void)m;
-    conn_ent *e = conn_of(c);
+    conn_ent *e = tw_mock_conn_of(c);
     if (!e)
         return;
     /* the start first: the deadline never sees a waiting request with an old start */
@@ -248,6 +248,7 @@ static void free_tables(tw_mock *m, size_t total)
 {
     tw_mock_prep_free(m);
     tw_match_index_free(m->index);
+    tw_match_memo_free(m->memo);
     for (size_t i = 0; m->norm && i < total; i++)
         cJSON_Delete(m->norm[i]);
     free(m->norm);
@@ -323,6 +324,9 @@ tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o,
         tw_match_in mi = {fx, nfx, m->served, (const cJSON *const *)m->norm, m->ex_base, "", "", NULL,
                           NULL, "", m->o.match, m->o.ignore_keys, NULL};
         nomem = tw_match_index_build(&mi, &m->index) != TW_OK || !tw_mock_prepare(m);
+        /* at most max_input_bytes of request bytes kept for the choices made */
+        m->memo = nomem ? NULL : tw_match_memo_new(total, m->o.limits.max_input_bytes);
+        nomem = nomem || !m->memo;
     }
     if (nomem) {
         free_tables(m, total);

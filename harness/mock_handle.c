@@ -18,6 +18,16 @@ typedef struct req_ctx {
 
 typedef tw_mock_chunk chunk;
 
+/* s into dst[n] (n > 0), cut to n - 1 bytes as snprintf's "%s" cuts it;
+ * the length written. */
+static size_t copy_cut(char *dst, size_t n, const char *s)
+{
+    size_t l = strnlen(s, n - 1);
+    memcpy(dst, s, l);
+    dst[l] = '\0';
+    return l;
+}
+
 /* A response being streamed: a list of chunks. */
 typedef struct out_resp {
     tw_mock *m;
@@ -214,6 +224,19 @@ static bool add_recorded_event(out_resp *r, const tw_fx_sse *e, bool timing)
     return ok;
 }
 
+/* v in decimal at p, NUL-terminated (as "%zu" writes it; 21 bytes at most). */
+static void fmt_index(char *p, size_t v)
+{
+    char t[24];
+    size_t n = 0;
+    do
+        t[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    while (n)
+        *p++ = t[--n];
+    *p = '\0';
+}
+
 static bool is_hop_header(const char *n)
 {
     static const char *const hop[] = {"content-length", "transfer-encoding", "connection",
@@ -391,7 +414,7 @@ static void answer_replay(tw_mock *m, const tw_fx_exchange *x, const tw_mock_pre
     a->nheaders = r->nheaders;
     a->stream = r->stream;
     const char *ct = tw_kv_get(r->headers, r->nheaders, "Content-Type");
-    snprintf(a->ctype, sizeof a->ctype, "%s",
+    copy_cut(a->ctype, sizeof a->ctype,
              ct ? ct : r->stream ? "text/event-stream" : r->body_text ? "text/plain" : "application/json");
     bool ok = true;
     if (p && p->bytes) {
@@ -449,7 +472,7 @@ static enum MHD_Result learn_secret(void *cls, enum MHD_ValueKind kind, const ch
 static void request_headers(struct MHD_Connection *c, const char *name, char *dst, size_t n)
 {
     const char *v = MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
-    snprintf(dst, n, "%s", v ? v : "");
+    copy_cut(dst, n, v ? v : "");
 }
 
 static enum MHD_Result send_simple(struct MHD_Connection *conn, int status, const char *ctype,
@@ -632,7 +655,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     tw_mock_record rec;
     memset(&rec, 0, sizeof rec);
     rec.exchange = -1;
-    snprintf(rec.path, sizeof rec.path, "%s", url);
+    copy_cut(rec.path, sizeof rec.path, url);
     rec.body = rc->body.data;
     rec.body_len = rc->body.len;
     if (!rc->arrived_ms)
@@ -658,28 +681,50 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         tw_buf_free(&eb);
         return ret;
     }
-    cJSON *body = NULL;
-    tw_error perr; /* why the body is not JSON, for a reference server's 400 */
+    /* match: the bytes of a request that matched before take the choice
+     * made then, and the body's tree parsed then */
+    char hint[256];
+    request_headers(conn, TW_MOCK_EXCHANGE_HEADER, hint, sizeof hint);
+    tw_match_out mo;
+    const cJSON *kept = NULL;
+    uint64_t mkey = 0;
+    conn_ent *ce = tw_mock_conn_of(conn);
+    bool memo = !hint[0] && tw_match_memo_get(m->memo, ce ? &ce->memo_last : NULL, method, url,
+                                             rc->body.data, rc->body.len, &mkey, &mo, &kept);
+    cJSON *own = NULL; /* the body's tree when this request parsed it */
+    tw_error perr;     /* why the body is not JSON, for a reference server's 400 */
     tw_error_clear(&perr);
-    tw_mock_arena_begin();
-    if (rc->body.len)
-        tw_json_parse(rc->body.data, rc->body.len, m->o.limits.max_depth, &body, &perr);
-    tw_mock_arena_end();
+    if (!memo) {
+        tw_mock_arena_begin();
+        if (rc->body.len)
+            tw_json_parse(rc->body.data, rc->body.len, m->o.limits.max_depth, &own, &perr);
+        tw_mock_arena_end();
+    }
+    const cJSON *body = memo ? kept : own;
     /* the client checks, on every request */
     tw_checks_client(url, body, &rec.checks);
 
-    /* match */
-    char hint[256];
-    request_headers(conn, TW_MOCK_EXCHANGE_HEADER, hint, sizeof hint);
     bool nomem = false;
-    /* a named exchange is picked by its name: the body is not compared */
-    tw_mock_arena_resume();
-    cJSON *norm = m->o.match == TW_MATCH_NORMALISED && !hint[0] ? tw_mock_normalise(body, &nomem) : NULL;
-    tw_mock_arena_end();
+    cJSON *norm = NULL;
     tw_match_in mi = {m->fx, m->nfx, m->served, (const cJSON *const *)m->norm, m->ex_base, method,
-                      url, body, norm, hint, m->o.match, m->o.ignore_keys, m->index};
-    tw_match_out mo;
-    tw_mock_match(&mi, &mo);
+                      url, body, NULL, hint, m->o.match, m->o.ignore_keys, m->index};
+    if (!memo) {
+        /* a named exchange is picked by its name: the body is not compared */
+        tw_mock_arena_resume();
+        norm = m->o.match == TW_MATCH_NORMALISED && !hint[0] ? tw_mock_normalise(body, &nomem) : NULL;
+        tw_mock_arena_end();
+        mi.body_norm = norm;
+        tw_mock_match(&mi, &mo);
+        /* kept for the next request of these bytes: a body that parsed (or
+         * none), its tree parsed again outside the thread's block */
+        if (!hint[0] && mo.found && !nomem && (body || !rc->body.len) &&
+            tw_match_memo_claim(m->memo, m->ex_base[mo.fi] + mo.xi)) {
+            cJSON *tree = NULL;
+            if (!rc->body.len ||
+                tw_json_parse(rc->body.data, rc->body.len, m->o.limits.max_depth, &tree, NULL) == TW_OK)
+                tw_match_memo_put(m->memo, mkey, method, url, rc->body.data, rc->body.len, &mo, tree);
+        }
+    }
     if (!mo.found && m->script) {
         /* the scripted model answers every request; faults come from the options */
         mo.found = true;
@@ -705,7 +750,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         tw_check_set_fill(&rec.checks, true, "");
         enum MHD_Result ret = send_simple(conn, 404, "application/json", eb.data, eb.len, NULL);
         log_record(m, &rec);
-        tw_mock_arena_drop(body);
+        tw_mock_arena_drop(own);
         tw_mock_arena_drop(norm);
         tw_buf_free(&eb);
         tw_buf_free(&msg);
@@ -727,7 +772,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
             rec.note = want_stream ? "the request asks for a stream; this exchange's recorded answer is not one"
                                    : "the request asks for no stream; this exchange's recorded answer is a stream";
     }
-    snprintf(rec.fixture, sizeof rec.fixture, "%s", mf->name);
+    size_t fl = copy_cut(rec.fixture, sizeof rec.fixture, mf->name ? mf->name : "");
     rec.exchange = (long)mxi;
     rec.ambiguous = hint[0] ? 0 : nbest;
     /* a reference or scripted answer signs every call turn and thinking
@@ -740,7 +785,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         /* wait without holding a thread; the handler is called again once resumed */
         rc->delayed = true;
         if (tw_mock_defer(m, conn, delay)) {
-            tw_mock_arena_drop(body);
+            tw_mock_arena_drop(own);
             tw_check_set_free(&rec.checks);
             return MHD_YES;
         }
@@ -780,7 +825,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         enum MHD_Result ret = send_simple(conn, (int)f_status, "application/json", eb.data, eb.len,
                                           f_retry >= 0 ? ra : NULL);
         log_record(m, &rec);
-        tw_mock_arena_drop(body);
+        tw_mock_arena_drop(own);
         tw_buf_free(&eb);
         return ret;
     }
@@ -789,7 +834,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     memset(&a, 0, sizeof a);
     a.out = calloc(1, sizeof *a.out);
     if (!a.out) {
-        tw_mock_arena_drop(body);
+        tw_mock_arena_drop(own);
         tw_check_set_free(&rec.checks);
         return MHD_NO;
     }
@@ -805,7 +850,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         if (a.status == 400 && !body && rc->body.len && perr.message[0])
             snprintf(a.why, sizeof a.why, "the request body is not JSON: %.160s", perr.message);
     }
-    tw_mock_arena_drop(body);
+    tw_mock_arena_drop(own);
     if (a.out->borrowed && a.out->n == 0) {
         /* nothing borrowed: an error body may be added */
         a.out->c = NULL;
@@ -892,7 +937,9 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         MHD_add_response_header(resp, "Cache-Control", "no-cache");
     /* which exchange answered, for a client that sees no log (printable names only) */
     char by[sizeof rec.fixture + 24];
-    snprintf(by, sizeof by, "%s#%ld", rec.fixture, rec.exchange);
+    memcpy(by, rec.fixture, fl);
+    by[fl] = '#';
+    fmt_index(by + fl + 1, (size_t)rec.exchange);
     bool printable = true;
     for (const char *p = by; *p && printable; p++)
         printable = *p >= 0x20 && *p < 0x7f;

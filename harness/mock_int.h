@@ -39,6 +39,7 @@ typedef struct conn_ent {
     atomic_long start_ms;    /* the request being received started here */
     atomic_bool answering;   /* a response is queued or pending: no deadline */
     bool cut;                /* shut down by the deadline */
+    const void *memo_last;   /* the memo's entry its last request found (its own thread's) */
 } conn_ent;
 
 /* A connection suspended for a delay, and when to resume it. */
@@ -74,6 +75,7 @@ struct tw_mock {
     cJSON **norm;            /* per exchange, like st: the body normalised for matching */
     size_t ntotal;           /* exchanges in all */
     tw_match_index *index;   /* the served exchanges by method, path and body */
+    tw_match_memo *memo;     /* the choices made, by the request's bytes (NULL: none kept) */
     tw_mock_prep *prep;      /* per exchange, like st: the replayed answer, or empty */
     tw_mock_opts o;
     char profile[32];
@@ -105,6 +107,8 @@ long tw_mock_mono_ms(void);
 void tw_mock_nap(tw_mock *m, long ms);
 bool tw_mock_defer(tw_mock *m, struct MHD_Connection *c, long ms);
 void tw_mock_conn_answering(tw_mock *m, struct MHD_Connection *c, bool answering);
+/* The connection's entry, or NULL when it is not tracked. */
+conn_ent *tw_mock_conn_of(struct MHD_Connection *c);
 enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const char *url,
                                const char *method, const char *version, const char *upload,
                                size_t *upload_size, void **con_cls);

@@ -274,6 +274,8 @@ static uint64_t hash_bytes(const char *p, size_t n, uint64_t h)
     return mix64(h ^ n);
 }
 
+uint64_t tw_match_hash_bytes(const char *p, size_t n, uint64_t h) { return hash_bytes(p, n, h); }
+
 /*
  * A hash of a JSON value that tw_json_equal values share: object members are
  * added up (their order does not count), array elements chained in order,

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "fixture.h"
 #include "mock.h"
@@ -80,6 +81,45 @@ void tw_mock_match(const tw_match_in *in, tw_match_out *out);
 typedef struct tw_match_index tw_match_index;
 tw_status tw_match_index_build(const tw_match_in *in, tw_match_index **out);
 void tw_match_index_free(tw_match_index *ix);
+
+/* The index's hash of n bytes from seed h (equal bytes, equal hashes). */
+uint64_t tw_match_hash_bytes(const char *p, size_t n, uint64_t h);
+
+/*
+ * The choices already made, by the bytes of the request: a request without
+ * X-Toolwire-Exchange whose method, URL and body bytes are those of an
+ * earlier one that matched is answered by the exchange chosen then, with the
+ * same count of equal matches, and its body is the tree parsed then. The
+ * body's parse, its normalised copy and the choice are functions of those
+ * bytes, so the tree is the one the parse would give again and the choice
+ * the one tw_mock_match would make; a body that did not parse, or a copy cut
+ * short by memory, is never kept. One entry per exchange (the first request
+ * that chose it), max_bytes of request bytes and trees in all; lookups and
+ * additions from any thread, without a lock. NULL when out of memory.
+ */
+typedef struct tw_match_memo tw_match_memo;
+tw_match_memo *tw_match_memo_new(size_t nexchanges, size_t max_bytes);
+void tw_match_memo_free(tw_match_memo *mm);
+/* The hash of a request that tw_match_memo_put takes. */
+uint64_t tw_match_memo_key(const char *method, const char *url, const char *body, size_t len);
+/*
+ * The choice kept for this request to *out and its body's tree (read only,
+ * NULL for an empty body; it lives as long as the memo) to *tree, or false.
+ * *last (NULL, or a slot of the caller's, e.g. its connection's, holding
+ * NULL at first) is the entry the caller found last: a request of the same
+ * bytes is found there without hashing them; it is set to the entry found.
+ * Unless *last held the request, *key is set to its hash (for _put).
+ */
+bool tw_match_memo_get(const tw_match_memo *mm, const void **last, const char *method,
+                       const char *url, const char *body, size_t len, uint64_t *key,
+                       tw_match_out *out, const cJSON **tree);
+/* True once per exchange (g its flat index): the caller then offers the entry with _put. */
+bool tw_match_memo_claim(tw_match_memo *mm, size_t g);
+/* Keep the choice *out (found) for this request with tree, the body parsed
+ * outside any per-request block (owned from now on: freed with the memo, or
+ * at once when the memo is full). */
+void tw_match_memo_put(tw_match_memo *mm, uint64_t key, const char *method, const char *url,
+                       const char *body, size_t len, const tw_match_out *out, cJSON *tree);
 
 /* Differences listed in a 404 at most, and the bytes of each excerpt. */
 #define TW_MOCK_NEAREST_DIFFS 3

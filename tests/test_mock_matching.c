@@ -104,19 +104,23 @@ Test(mock_matching, equal_matches_prefer_a_success_and_say_so)
     cr_assert_eq(tw_mock_shared_bodies(&fx, 1, &o, &partial), 1);
     cr_assert(!partial);
     tw_http_response r;
-    cr_assert_eq(post("/v1/chat/completions", NULL, &r), 200, "%s", r.body.data);
-    tw_http_response_free(&r);
+    /* the same bytes again: the choice made for the first is made again, said the same way */
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(post("/v1/chat/completions", NULL, &r), 200, "%s", r.body.data);
+        tw_http_response_free(&r);
+    }
     tw_mock_record *rec;
     size_t n;
     cr_assert_eq(tw_mock_records(mock, 0, &rec, &n), TW_OK);
-    cr_assert_eq(n, 1);
-    cr_assert_eq(rec[0].exchange, 2, "the first success exchange answers");
-    cr_assert_eq(rec[0].ambiguous, 4);
+    cr_assert_eq(n, 2);
+    for (size_t i = 0; i < n; i++) {
+        cr_assert_eq(rec[i].exchange, 2, "the first success exchange answers");
+        cr_assert_eq(rec[i].ambiguous, 4);
+    }
     tw_mock_records_free(rec, n);
     const char *l = log_text();
-    cr_assert(strstr(l, " ambiguous: 4 exchanges match; answered t/amb#2; name one with "
-                        "X-Toolwire-Exchange"),
-              "%s", l);
+    const char *amb = " ambiguous: 4 exchanges match; answered t/amb#2; name one with X-Toolwire-Exchange";
+    cr_assert(strstr(l, amb) && strstr(strstr(l, amb) + 1, amb), "%s", l);
     /* a named exchange is not ambiguous */
     cr_assert_eq(post("/v1/chat/completions", "t/amb#0", &r), 500);
     tw_http_response_free(&r);
@@ -178,4 +182,65 @@ Test(mock_matching, serve_refuses_bad_fault)
     int st = pclose(p);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "status %d: %s", st, out);
     cr_assert(strstr(out, "status: expected an integer from 100 to 599, got 700"), "%s", out);
+}
+
+static int post_body(tw_client *c, const char *path, const char *body, tw_http_response *r)
+{
+    cr_assert_eq(tw_client_send(c, "POST", path, NULL, 0, body, strlen(body), r), TW_OK);
+    return r->status;
+}
+
+#define BODY_B "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"bye\"}]}"
+
+Test(mock_matching, repeated_bytes_are_matched_as_before)
+{
+    start(FX("t/rep", EXCH("/v1/chat/completions", OK_RESP) ","
+                      "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\",\"body\":" BODY_B
+                      "},\"response\":" OK_RESP "}," EXCH("/v2/chat/completions", OK_RESP)));
+    /* each request twice: the second finds the choice the first made, for
+     * its own method, URL and bytes only */
+    static const struct {
+        const char *path, *body;
+        int status;
+        long exchange;
+    } reqs[] = {
+        {"/v1/chat/completions", BODY, 200, 0},
+        {"/v1/chat/completions", BODY, 200, 0},
+        {"/v2/chat/completions", BODY, 200, 2},
+        {"/v2/chat/completions", BODY, 200, 2},
+        {"/v1/chat/completions", BODY_B, 200, 1},
+        {"/v1/chat/completions", BODY_B, 200, 1},
+        {"/v1/chat/completions", " " BODY, 200, 0},
+        {"/v1/chat/completions", " " BODY, 200, 0},
+        {"/v1/chat/completions", "{\"model\":\"other\",\"messages\":[{\"role\":\"user\",\"content\":\"bye\"}]}", 200, 1},
+        {"/v3/chat/completions", BODY, 404, -1},
+        {"/v3/chat/completions", BODY, 404, -1},
+        {"/v1/chat/completions", "{\"messages\":[]}", 404, -1},
+        {"/v1/chat/completions", "{\"messages\":[]}", 404, -1},
+        {"/v1/chat/completions", BODY, 200, 0},
+    };
+    size_t nreq = sizeof reqs / sizeof reqs[0];
+    /* one client (its connection kept between requests, when it can be) */
+    tw_client_opts o;
+    memset(&o, 0, sizeof o);
+    o.base_url = tw_mock_url(mock);
+    o.total_timeout_ms = 10000;
+    tw_client *c = tw_client_new(&o);
+    cr_assert(c);
+    for (size_t i = 0; i < nreq; i++) {
+        tw_http_response r;
+        cr_assert_eq(post_body(c, reqs[i].path, reqs[i].body, &r), reqs[i].status, "request %zu: %s", i,
+                     r.body.data);
+        tw_http_response_free(&r);
+    }
+    tw_client_free(c);
+    tw_mock_record *rec;
+    size_t n;
+    cr_assert_eq(tw_mock_records(mock, 0, &rec, &n), TW_OK);
+    cr_assert_eq(n, nreq);
+    for (size_t i = 0; i < n; i++) {
+        cr_assert_eq(rec[i].exchange, reqs[i].exchange, "request %zu", i);
+        cr_assert_eq(rec[i].ambiguous, reqs[i].exchange < 0 ? 0 : 1, "request %zu", i);
+    }
+    tw_mock_records_free(rec, n);
 }
