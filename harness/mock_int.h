@@ -40,6 +40,8 @@ typedef struct conn_ent {
     atomic_bool answering;   /* a response is queued or pending: no deadline */
     bool cut;                /* shut down by the deadline */
     const void *memo_last;   /* the memo's entry its last request found (its own thread's) */
+    size_t match_last;       /* the exchange (flat index) its last request matched: the
+                                guess tw_mock_match_one tries first (its own thread's) */
 } conn_ent;
 
 /* A connection suspended for a delay, and when to resume it. */

@@ -12,8 +12,30 @@ static const char *const default_ignore[] = {
 
 /* ---- the normalised comparison ---- */
 
+/* A key of default_ignore, told by its length and a compare or two (the
+ * list above and this switch name the same keys). */
+static bool default_ignored(const char *k)
+{
+    switch (strlen(k)) {
+    case 1: return k[0] == 'n';
+    case 4: return memcmp(k, "user", 4) == 0 || memcmp(k, "seed", 4) == 0;
+    case 5:
+        return memcmp(k, "model", 5) == 0 || memcmp(k, "top_p", 5) == 0 || memcmp(k, "top_k", 5) == 0;
+    case 6: return memcmp(k, "stream", 6) == 0;
+    case 10: return memcmp(k, "max_tokens", 10) == 0;
+    case 11: return memcmp(k, "temperature", 11) == 0;
+    case 14: return memcmp(k, "stream_options", 14) == 0;
+    case 16: return memcmp(k, "presence_penalty", 16) == 0;
+    case 17: return memcmp(k, "frequency_penalty", 17) == 0;
+    case 21: return memcmp(k, "max_completion_tokens", 21) == 0;
+    default: return false;
+    }
+}
+
 static bool ignored(const char *key, const char *const *ign)
 {
+    if (key && ign == default_ignore)
+        return default_ignored(key);
     for (size_t i = 0; key && ign && ign[i]; i++)
         if (key[0] == ign[i][0] && strcmp(key, ign[i]) == 0)
             return true;
@@ -238,6 +260,8 @@ struct tw_match_index {
     size_t *always;                /* exchanges compared with every request (a body that
                                       repeats a top-level key cannot be hashed as compared) */
     size_t nalways;
+    bool *alone;                   /* per flat exchange: the only one of its slot, and none
+                                      compared always (tw_mock_match_one) */
     size_t *fnext;                 /* per fixture: the next fixture of its name's slot */
     ix_slot *names;
     size_t nmask;
@@ -378,6 +402,7 @@ void tw_match_index_free(tw_match_index *ix)
     free(ix->next);
     free(ix->slots);
     free(ix->always);
+    free(ix->alone);
     free(ix->fnext);
     free(ix->names);
     free(ix);
@@ -399,10 +424,11 @@ tw_status tw_match_index_build(const tw_match_in *in, tw_match_index **out)
     ix->fi_of = calloc(total + 1, sizeof *ix->fi_of);
     ix->next = calloc(total + 1, sizeof *ix->next);
     ix->always = calloc(total + 1, sizeof *ix->always);
+    ix->alone = calloc(total + 1, sizeof *ix->alone);
     ix->slots = malloc(cap * sizeof *ix->slots);
     ix->fnext = calloc(in->nfx + 1, sizeof *ix->fnext);
     ix->names = malloc(ncap * sizeof *ix->names);
-    if (!ix->fi_of || !ix->next || !ix->always || !ix->slots || !ix->fnext || !ix->names) {
+    if (!ix->fi_of || !ix->next || !ix->always || !ix->alone || !ix->slots || !ix->fnext || !ix->names) {
         tw_match_index_free(ix);
         return TW_ERR_NOMEM;
     }
@@ -432,6 +458,9 @@ tw_status tw_match_index_build(const tw_match_in *in, tw_match_index **out)
             chain_add(slot_of(ix->slots, ix->mask, key), key, ix->next, g);
         }
     }
+    for (size_t s = 0; ix->nalways == 0 && s <= ix->mask; s++)
+        if (ix->slots[s].head != SIZE_MAX && ix->slots[s].head == ix->slots[s].tail)
+            ix->alone[ix->slots[s].head] = true;
     *out = ix;
     return TW_OK;
 }
@@ -494,6 +523,33 @@ static void match_indexed(match_run *r, const char *hint)
         size_t i = ix->fi_of[g];
         consider(r, i, g - in->ex_base[i], false);
     }
+}
+
+bool tw_mock_match_one(const tw_match_in *in, size_t g, tw_match_out *out)
+{
+    const tw_match_index *ix = in->index;
+    if (!ix || g >= ix->ntotal || !ix->alone[g] || (in->hint && in->hint[0]))
+        return false;
+    size_t i = ix->fi_of[g], k = g - in->ex_base[i];
+    const tw_fx_exchange *x = &in->fx[i].exchanges[k];
+    const cJSON *got = in->mode == TW_MATCH_NORMALISED && in->body_norm ? in->body_norm : in->body;
+    /* the body hashes as compared (no top-level key repeated), so a body
+     * that matches g's has g's hash: the index offers g's slot, g alone */
+    if (in->mode == TW_MATCH_NORMALISED && cJSON_IsObject(got) && tw_json_duplicate_key(got))
+        return false;
+    if (strcmp(x->req.method, in->method) != 0 || !tw_mock_path_matches(x->req.path, in->url))
+        return false;
+    const cJSON *want = in->mode == TW_MATCH_NORMALISED ? norm_of(in, i, k) : x->req.body;
+    if (!tw_mock_body_matches(want, got, in->mode, in->ignore_keys))
+        return false;
+    /* as tw_mock_match takes a lone match: unscored, one compared */
+    memset(out, 0, sizeof *out);
+    out->found = true;
+    out->fi = i;
+    out->xi = k;
+    out->nbest = 1;
+    out->compared = 1;
+    return true;
 }
 
 void tw_mock_match(const tw_match_in *in, tw_match_out *out)

@@ -72,6 +72,18 @@ typedef struct tw_match_out {
 void tw_mock_match(const tw_match_in *in, tw_match_out *out);
 
 /*
+ * The choice tw_mock_match would make, had without hashing the body, when
+ * the request matches exchange g (its flat index, as ex_base counts) and
+ * the index (in->index) offers only g to a body that matches g's: no hint,
+ * the body's top-level keys not repeated, g the only exchange of its
+ * method, path and body hash, and no exchange compared with every request.
+ * False when that cannot be told (tw_mock_match is then needed); *out is
+ * set only when true. A guess, e.g. the exchange the previous request of
+ * the connection chose, costs one body comparison.
+ */
+bool tw_mock_match_one(const tw_match_in *in, size_t g, tw_match_out *out);
+
+/*
  * An index of the served exchanges of in (fx, nfx, served, norm, ex_base,
  * mode, ignore_keys; the request fields are not read) by method, path
  * without the query and a hash of the body as the mode compares it, and of

@@ -7,13 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- what SDKs add ---- */
-
-static void drop_key(cJSON *o, const char *key)
-{
-    cJSON_Delete(cJSON_DetachItemFromObjectCaseSensitive(o, key));
-}
-
 /* ---- the normalised copy, sharing what it does not change ---- */
 
 /* m's value shared with the body (a scalar copied), without its key. */
@@ -159,7 +152,10 @@ static bool schema_rule(const cJSON *s, const cJSON *m, bool *drop, cJSON **r)
 }
 
 /* A chat tool's "function": "strict": false dropped, its parameters stripped. */
-static bool key_is(const cJSON *m, const char *k) { return m->string && strcmp(m->string, k) == 0; }
+static bool key_is(const cJSON *m, const char *k)
+{
+    return m->string && m->string[0] == k[0] && strcmp(m->string, k) == 0;
+}
 
 /* (A member is looked up in its container only when its own key is the one
  * looked for: the first member of that key is the one that counts.) */
@@ -203,20 +199,31 @@ cJSON *tw_mock_normalise(const cJSON *body, bool *nomem)
         *nomem = d == NULL;
         return d;
     }
-    /* only "tools" is changed below its top level: the other members are
-     * references to the body's (not copied, not freed with the copy) */
     /* only "tools" and "input" are changed below the top level: "tools" is
      * rebuilt where it changes (its other values, like every other member,
      * shared with the body: not copied, not freed with the copy), "input"
      * copied */
     const cJSON *tools_in = tw_json_get(body, "tools");
+    /* the copy's first "tools" is tools_in rebuilt, an array of as many
+     * tools; its first "tool_choice" and "parallel_tool_calls" are the
+     * body's, left out of the copy when they go */
+    bool has_tools = cJSON_IsArray(tools_in) && tools_in->child;
+    const cJSON *tc = tw_json_get(body, "tool_choice");
+    const char *tcs = cJSON_IsString(tc) ? tc->valuestring : NULL;
+    if (cJSON_IsObject(tc) && cJSON_GetArraySize(tc) == 1)
+        tcs = tw_json_get_str(tc, "type");
+    const cJSON *drop_tc = has_tools && tcs && strcmp(tcs, "auto") == 0 ? tc : NULL;
+    const cJSON *ptc = tw_json_get(body, "parallel_tool_calls");
+    const cJSON *drop_ptc = cJSON_IsTrue(ptc) ? ptc : NULL;
     cJSON *c = cJSON_CreateObject();
     for (const cJSON *m = body->child; c && m; m = m->next) {
+        if (m == drop_tc || m == drop_ptc)
+            continue;
         cJSON *v = NULL;
         bool ok = true;
         if (m == tools_in && cJSON_IsArray(m))
             ok = cow_rebuild(m, tools_rule, &v);
-        else if (m->string && (strcmp(m->string, "tools") == 0 || strcmp(m->string, "input") == 0))
+        else if (key_is(m, "tools") || key_is(m, "input"))
             v = cJSON_Duplicate(m, 1);
         if (!ok || !put_member(c, v ? v : share_of(m), m)) {
             cJSON_Delete(c);
@@ -227,8 +234,6 @@ cJSON *tw_mock_normalise(const cJSON *body, bool *nomem)
         *nomem = true;
         return NULL;
     }
-    cJSON *tools = tw_json_get(c, "tools");
-    bool has_tools = cJSON_IsArray(tools) && tools->child;
     /* Responses: a message's content written as one input_text part is its
      * text written as a string (the AI SDK sends the part) */
     cJSON *input = tw_json_get(c, "input");
@@ -248,13 +253,5 @@ cJSON *tw_mock_normalise(const cJSON *body, bool *nomem)
             return NULL;
         }
     }
-    const cJSON *tc = tw_json_get(c, "tool_choice");
-    const char *tcs = cJSON_IsString(tc) ? tc->valuestring : NULL;
-    if (cJSON_IsObject(tc) && cJSON_GetArraySize(tc) == 1)
-        tcs = tw_json_get_str(tc, "type");
-    if (has_tools && tcs && strcmp(tcs, "auto") == 0)
-        drop_key(c, "tool_choice");
-    if (cJSON_IsTrue(tw_json_get(c, "parallel_tool_calls")))
-        drop_key(c, "parallel_tool_calls");
     return c;
 }

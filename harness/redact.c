@@ -1,6 +1,8 @@
 /* Secret redaction for recorded traffic (redact.h). */
 #include "redact_int.h"
 
+#include <stdatomic.h>
+
 static const char *const dropped_exact[] = {
     "authorization", "proxy-authorization", "api-key", "x-api-key", "x-goog-api-key", "cookie",
     "set-cookie",
@@ -686,24 +688,33 @@ tw_status tw_redact_json(tw_redactor *r, cJSON *v, size_t max_depth)
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static char **g_values;
 static size_t g_nvalues;
+/* g_nvalues and the set's generation (bumped under g_mu whenever the set
+ * changes), also read without the lock by tw_secret_static_clean */
+static atomic_size_t g_count;
+static atomic_ulong g_gen;
 /* Static texts (string literals of the code) found clean against the set as
  * it stood at a generation: such a text is scrubbed once per change of the
- * set, not at every use. A slot per hash of the text's address, overwritten
- * on a collision (the text is then scrubbed again). */
-static unsigned long g_gen;
+ * set, not at every use. Each thread keeps its own verdicts, read without a
+ * lock: a slot per hash of the text's address, overwritten on a collision
+ * (the text is then scrubbed again). */
 #define CLEAN_SLOTS 256
-static struct {
+static _Thread_local struct {
     const char *s;
     unsigned long gen;
-} g_clean[CLEAN_SLOTS];
+} t_clean[CLEAN_SLOTS];
 
 tw_status tw_secret_add(const char *value)
 {
     if (!value)
         return TW_OK;
     pthread_mutex_lock(&g_mu);
+    size_t before = g_nvalues;
     tw_status st = add_value_to(&g_values, &g_nvalues, value, strlen(value));
-    g_gen++;
+    if (g_nvalues != before) {
+        /* the set changed: the verdicts of the generation before are void */
+        atomic_fetch_add(&g_gen, 1);
+        atomic_store(&g_count, g_nvalues);
+    }
     pthread_mutex_unlock(&g_mu);
     return st;
 }
@@ -730,19 +741,22 @@ bool tw_secret_static_clean(const char *s)
     if (!n)
         return true;
     size_t slot = (size_t)(((uintptr_t)s >> 3) * 2654435761u) % CLEAN_SLOTS;
+    /* an empty set, or this thread's verdict of the set's generation: a
+     * value added meanwhile is one added after this check */
+    if (atomic_load(&g_count) == 0 || (t_clean[slot].s == s && t_clean[slot].gen == atomic_load(&g_gen)))
+        return true;
     pthread_mutex_lock(&g_mu);
-    bool clean = g_nvalues == 0 || (g_clean[slot].s == s && g_clean[slot].gen == g_gen);
-    if (!clean) {
-        tw_buf b = {0};
-        clean = tw_scrub_values(g_values, g_nvalues, s, n, &b, NULL, NULL) == TW_OK && b.len == n &&
-                memcmp(b.data, s, n) == 0;
-        tw_buf_free(&b);
-        if (clean) {
-            g_clean[slot].s = s;
-            g_clean[slot].gen = g_gen;
-        }
-    }
+    unsigned long gen = atomic_load(&g_gen);
+    tw_buf b = {0};
+    bool clean = g_nvalues == 0 ||
+                 (tw_scrub_values(g_values, g_nvalues, s, n, &b, NULL, NULL) == TW_OK && b.len == n &&
+                  memcmp(b.data, s, n) == 0);
     pthread_mutex_unlock(&g_mu);
+    tw_buf_free(&b);
+    if (clean) {
+        t_clean[slot].s = s;
+        t_clean[slot].gen = gen;
+    }
     return clean;
 }
 
@@ -788,6 +802,7 @@ void tw_secret_reset(void)
     free(g_values);
     g_values = NULL;
     g_nvalues = 0;
-    g_gen++;
+    atomic_fetch_add(&g_gen, 1);
+    atomic_store(&g_count, 0);
     pthread_mutex_unlock(&g_mu);
 }

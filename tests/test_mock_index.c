@@ -85,7 +85,30 @@ static void req_path(const char *p, char *out, size_t n)
     snprintf(out, n, "%.*s", (int)strcspn(p, "?#"), p);
 }
 
-/* Match with and without the index; both must choose the same. */
+/* Requests that tw_mock_match_one answered, and the exchange chosen last. */
+static size_t one_hits;
+static size_t one_last;
+
+/* tw_mock_match_one with guess g: when it answers, it chose as the index did. */
+static void same_as_one(const tw_match_in *in, size_t g, const tw_match_out *b)
+{
+    tw_match_out c;
+    memset(&c, 0xA5, sizeof c);
+    if (!tw_mock_match_one(in, g, &c))
+        return;
+    one_hits++;
+    cr_assert(b->found, "%s %s: guess %zu taken, the index found nothing", in->method, in->url, g);
+    cr_assert_eq(c.fi, b->fi, "%s %s guess %zu: fixture %zu vs %zu", in->method, in->url, g, c.fi, b->fi);
+    cr_assert_eq(c.xi, b->xi, "%s %s guess %zu: exchange %zu vs %zu", in->method, in->url, g, c.xi, b->xi);
+    cr_assert_eq(c.nbest, b->nbest, "%s %s guess %zu: nbest %zu vs %zu", in->method, in->url, g, c.nbest,
+                 b->nbest);
+    cr_assert_eq(c.compared, b->compared);
+    cr_assert(!c.hint_elsewhere);
+}
+
+/* Match with and without the index; both must choose the same, and so must
+ * tw_mock_match_one whenever it answers (guessing the chosen exchange, the
+ * one chosen before, the first and the last). */
 static void same_choice(const fx_set *s, const tw_match_index *ix, tw_match_mode mode,
                         const char *method, const char *url, const cJSON *body, const char *hint,
                         size_t *looked_linear, size_t *looked_indexed)
@@ -109,6 +132,14 @@ static void same_choice(const fx_set *s, const tw_match_index *ix, tw_match_mode
                      (int)mode, a.nbest, b.nbest);
     }
     cr_assert_eq(a.hint_elsewhere, b.hint_elsewhere, "hint '%s'", hint);
+    if (b.found)
+        same_as_one(&in, s->base[b.fi] + b.xi, &b);
+    same_as_one(&in, one_last, &b);
+    same_as_one(&in, 0, &b);
+    same_as_one(&in, s->total - 1, &b);
+    same_as_one(&in, s->total, &b);
+    if (b.found)
+        one_last = s->base[b.fi] + b.xi;
     *looked_linear += a.compared;
     *looked_indexed += b.compared;
     cJSON_Delete(norm);
@@ -145,6 +176,7 @@ Test(mock_index, chooses_as_the_walk_does_on_every_fixture)
     const tw_match_mode modes[] = {TW_MATCH_NORMALISED, TW_MATCH_EXACT, TW_MATCH_PATH};
     size_t requests = 0;
     for (size_t m = 0; m < 3; m++) {
+        one_hits = 0;
         set_tables(&s, modes[m]);
         tw_match_in bi = {s.fx, s.n, s.served, (const cJSON *const *)s.norm, s.base, "", "", NULL,
                           NULL, "", modes[m], NULL, NULL};
@@ -164,8 +196,17 @@ Test(mock_index, chooses_as_the_walk_does_on_every_fixture)
                     cJSON_AddBoolToObject(flip, "stream", !st);
                 }
                 cJSON *rev = x->req.body ? reversed(x->req.body) : NULL;
-                const cJSON *bodies[] = {x->req.body, flip, rev, NULL};
-                for (size_t b = 0; b < 4; b++) {
+                /* and with a "user" member first, a key the mode may ignore */
+                cJSON *user = cJSON_Duplicate(x->req.body, 1);
+                if (cJSON_IsObject(user)) {
+                    cJSON *u = cJSON_CreateString("someone");
+                    cr_assert(u);
+                    cJSON_AddItemToObject(user, "user", u);
+                    cJSON_DetachItemViaPointer(user, u);
+                    cJSON_InsertItemInArray(user, 0, u);
+                }
+                const cJSON *bodies[] = {x->req.body, flip, rev, user, NULL};
+                for (size_t b = 0; b < 5; b++) {
                     same_choice(&s, ix, modes[m], x->req.method, url, bodies[b], "", &lin, &idx);
                     requests++;
                 }
@@ -181,6 +222,7 @@ Test(mock_index, chooses_as_the_walk_does_on_every_fixture)
                 requests += 5;
                 cJSON_Delete(flip);
                 cJSON_Delete(rev);
+                cJSON_Delete(user);
             }
         /* the index looks at fewer exchanges than the walk; by method and path only
          * (--match path) all of a path's exchanges are candidates */
@@ -188,6 +230,10 @@ Test(mock_index, chooses_as_the_walk_does_on_every_fixture)
             cr_assert_lt(idx, lin, "indexed %zu, walk %zu", idx, lin);
         else
             cr_assert_lt(idx * 4, lin, "mode %d: indexed %zu, walk %zu", (int)modes[m], idx, lin);
+        /* the fixtures' exchanges mostly have bodies of their own: guessed right, they
+         * are chosen without the index (by path alone a route's exchanges share a slot) */
+        if (modes[m] != TW_MATCH_PATH)
+            cr_assert_gt(one_hits, s.total, "mode %d: guesses taken %zu", (int)modes[m], one_hits);
         tw_match_index_free(ix);
         free_tables(&s);
     }
@@ -288,6 +334,16 @@ Test(mock_index, bodies_that_repeat_a_key_are_compared_with_every_request)
     /* 40 of the 200 repeat a key: those 40 are looked at for each request besides its
      * own, and a request that repeats a key is compared with all 200 */
     cr_assert_eq(idx, 40 * 200 + 160 * 41, "looked at %zu", idx);
+    /* with exchanges compared always no guess is taken: another may match too */
+    tw_match_in in = bi;
+    in.method = "POST";
+    in.url = "/v1/chat/completions";
+    in.index = ix;
+    for (size_t k = 0; k < s.fx[0].nexchanges; k++) {
+        tw_match_out o;
+        in.body = s.fx[0].exchanges[k].req.body;
+        cr_assert(!tw_mock_match_one(&in, k, &o), "guess %zu taken", k);
+    }
     cr_assert_eq(lin, 200 * 200);
     tw_match_index_free(ix);
     free_set(&s);
