@@ -120,7 +120,8 @@ uint64_t tw_match_memo_key(const char *method, const char *url, const char *body
  * *last (NULL, or a slot of the caller's, e.g. its connection's, holding
  * NULL at first) is the entry the caller found last: a request of the same
  * bytes is found there without hashing them; it is set to the entry found.
- * Unless *last held the request, *key is set to its hash (for _put).
+ * Unless *last held the request, *key is set to its hash (for _put), or to
+ * 0 when no entry has a body of its length (the bytes are then not hashed).
  */
 bool tw_match_memo_get(const tw_match_memo *mm, const void **last, const char *method,
                        const char *url, const char *body, size_t len, uint64_t *key,
@@ -129,7 +130,7 @@ bool tw_match_memo_get(const tw_match_memo *mm, const void **last, const char *m
 bool tw_match_memo_claim(tw_match_memo *mm, size_t g);
 /* Keep the choice *out (found) for this request with tree, the body parsed
  * outside any per-request block (owned from now on: freed with the memo, or
- * at once when the memo is full). */
+ * at once when the memo is full). key: _get's, or 0 to have it hashed here. */
 void tw_match_memo_put(tw_match_memo *mm, uint64_t key, const char *method, const char *url,
                        const char *body, size_t len, const tw_match_out *out, cJSON *tree);
 

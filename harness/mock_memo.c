@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define LEN_BITS 4096
+
 typedef struct memo_ent {
     uint64_t key;
     cJSON *tree;                   /* the body parsed, read by any thread, or NULL */
@@ -21,6 +23,9 @@ struct tw_match_memo {
     size_t ntotal;
     atomic_size_t bytes;           /* request bytes and their trees' bytes held by the entries */
     size_t max_bytes;
+    /* the body lengths of the entries, modulo LEN_BITS: a request of a length
+     * no entry has is not hashed to be looked up */
+    atomic_uchar lens[LEN_BITS / 8];
 };
 
 tw_match_memo *tw_match_memo_new(size_t ntotal, size_t max_bytes)
@@ -46,6 +51,8 @@ tw_match_memo *tw_match_memo_new(size_t ntotal, size_t max_bytes)
         atomic_init(&mm->slots[i], NULL);
     for (size_t i = 0; i <= ntotal; i++)
         atomic_init(&mm->taken[i], false);
+    for (size_t i = 0; i < LEN_BITS / 8; i++)
+        atomic_init(&mm->lens[i], 0);
     atomic_init(&mm->bytes, 0);
     return mm;
 }
@@ -87,6 +94,10 @@ bool tw_match_memo_get(const tw_match_memo *mm, const void **last, const char *m
     size_t ml = strlen(method), ul = strlen(url);
     const memo_ent *e = last ? *last : NULL;
     if (!e || !ent_holds(e, method, ml, url, ul, body, len)) {
+        *key = 0;
+        size_t lb = len % LEN_BITS;
+        if (!(atomic_load_explicit(&mm->lens[lb / 8], memory_order_relaxed) & (1u << (lb % 8))))
+            return false; /* no entry has a body this long */
         *key = tw_match_memo_key(method, url, body, len);
         /* fewer entries than slots: an empty slot ends every probe */
         for (size_t i = (size_t)*key & mm->mask;; i = (i + 1) & mm->mask) {
@@ -143,11 +154,16 @@ void tw_match_memo_put(tw_match_memo *mm, uint64_t key, const char *method, cons
         cJSON_Delete(tree);
         return;
     }
+    if (!key)
+        key = tw_match_memo_key(method, url, body, len);
     *e = (memo_ent){key, tree, out->fi, out->xi, out->nbest, out->compared, ml, ul, len};
     memcpy(e->bytes, method, ml);
     memcpy(e->bytes + ml, url, ul);
     if (len)
         memcpy(e->bytes + ml + ul, body, len);
+    /* the length first: a lookup that misses the length bit misses the
+     * entry, as one made before the entry was there would */
+    atomic_fetch_or(&mm->lens[len % LEN_BITS / 8], (unsigned char)(1u << (len % LEN_BITS % 8)));
     for (size_t i = (size_t)key & mm->mask;; i = (i + 1) & mm->mask) {
         memo_ent *none = NULL;
         if (atomic_compare_exchange_strong(&mm->slots[i], &none, e))

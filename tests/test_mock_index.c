@@ -348,3 +348,42 @@ Test(mock_index, bodies_that_repeat_a_key_are_compared_with_every_request)
     tw_match_index_free(ix);
     free_set(&s);
 }
+
+/* The kept choices: found by the same bytes only; a body of a length no entry
+ * has is not hashed (its key 0), one of an entry's length is. */
+Test(mock_index, kept_choices_by_bytes_and_length)
+{
+    tw_match_memo *mm = tw_match_memo_new(4, 1 << 20);
+    cr_assert(mm);
+    const char *b1 = "{\"model\":\"m\",\"messages\":[]}";
+    const char *b2 = "{\"model\":\"n\",\"messages\":[]}"; /* b1's length */
+    const char *b3 = "{\"model\":\"mm\",\"messages\":[]}";
+    tw_match_out o, got;
+    memset(&o, 0, sizeof o);
+    o.found = true;
+    o.fi = 1;
+    o.xi = 2;
+    o.nbest = 3;
+    uint64_t key = 1;
+    const cJSON *tree = NULL;
+    cr_assert(!tw_match_memo_get(mm, NULL, "POST", "/v1/x", b1, strlen(b1), &key, &got, &tree));
+    cr_assert_eq(key, 0, "nothing kept: not hashed");
+    cr_assert(tw_match_memo_claim(mm, 2));
+    cr_assert(!tw_match_memo_claim(mm, 2));
+    tw_match_memo_put(mm, key, "POST", "/v1/x", b1, strlen(b1), &o, cJSON_Parse(b1));
+    cr_assert(tw_match_memo_get(mm, NULL, "POST", "/v1/x", b1, strlen(b1), &key, &got, &tree));
+    cr_assert_eq(key, tw_match_memo_key("POST", "/v1/x", b1, strlen(b1)));
+    cr_assert(got.found && got.fi == 1 && got.xi == 2 && got.nbest == 3);
+    cr_assert(tree && cJSON_IsObject(tree));
+    cr_assert(!tw_match_memo_get(mm, NULL, "POST", "/v1/x", b2, strlen(b2), &key, &got, &tree));
+    cr_assert_eq(key, tw_match_memo_key("POST", "/v1/x", b2, strlen(b2)), "b1's length: hashed");
+    cr_assert(!tw_match_memo_get(mm, NULL, "POST", "/v1/y", b1, strlen(b1), &key, &got, &tree));
+    cr_assert(!tw_match_memo_get(mm, NULL, "POST", "/v1/x", b3, strlen(b3), &key, &got, &tree));
+    cr_assert_eq(key, 0, "a length no entry has: not hashed");
+    /* found through the caller's last entry, without a key */
+    const void *last = NULL;
+    cr_assert(tw_match_memo_get(mm, &last, "POST", "/v1/x", b1, strlen(b1), &key, &got, &tree));
+    cr_assert(last);
+    cr_assert(tw_match_memo_get(mm, &last, "POST", "/v1/x", b1, strlen(b1), &key, &got, &tree));
+    tw_match_memo_free(mm);
+}
