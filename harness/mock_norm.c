@@ -189,6 +189,21 @@ static bool tools_rule(const cJSON *s, const cJSON *m, bool *drop, cJSON **r)
     return cJSON_IsObject(m) ? cow_rebuild(m, tool_rule, r) : true;
 }
 
+/* Gemini's generationConfig: its sampling options (the counterparts of the
+ * top-level generation options left out of OpenAI bodies) dropped. */
+static bool generation_rule(const cJSON *s, const cJSON *m, bool *drop, cJSON **r)
+{
+    static const char *const sampling[] = {"temperature",     "topP",          "topK",
+                                           "candidateCount",  "maxOutputTokens", "seed",
+                                           "presencePenalty", "frequencyPenalty", NULL};
+    (void)s;
+    (void)r;
+    for (size_t i = 0; m->string && sampling[i]; i++)
+        if (key_is(m, sampling[i]))
+            *drop = true;
+    return true;
+}
+
 cJSON *tw_mock_normalise(const cJSON *body, bool *nomem)
 {
     *nomem = false;
@@ -215,6 +230,7 @@ cJSON *tw_mock_normalise(const cJSON *body, bool *nomem)
     const cJSON *drop_tc = has_tools && tcs && strcmp(tcs, "auto") == 0 ? tc : NULL;
     const cJSON *ptc = tw_json_get(body, "parallel_tool_calls");
     const cJSON *drop_ptc = cJSON_IsTrue(ptc) ? ptc : NULL;
+    const cJSON *gen = tw_json_get(body, "generationConfig");
     cJSON *c = cJSON_CreateObject();
     for (const cJSON *m = body->child; c && m; m = m->next) {
         if (m == drop_tc || m == drop_ptc)
@@ -225,6 +241,15 @@ cJSON *tw_mock_normalise(const cJSON *body, bool *nomem)
             ok = cow_rebuild(m, tools_rule, &v);
         else if (key_is(m, "tools") || key_is(m, "input"))
             v = cJSON_Duplicate(m, 1);
+        else if (m == gen && cJSON_IsObject(m)) {
+            /* left out when nothing else is in it (the @google/genai SDK
+             * sends "generationConfig": {} with every request) */
+            ok = cow_rebuild(m, generation_rule, &v);
+            if (ok && (v ? !v->child : !m->child)) {
+                cJSON_Delete(v);
+                continue;
+            }
+        }
         if (!ok || !put_member(c, v ? v : share_of(m), m)) {
             cJSON_Delete(c);
             c = NULL;

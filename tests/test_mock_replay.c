@@ -538,3 +538,26 @@ Test(mock_replay_server, stream_asked_of_a_recorded_body_is_said)
               "%s", log_text());
     tw_http_response_free(&r);
 }
+
+/* Gemini: the @google/genai SDK sends "generationConfig": {} with every
+ * request, and its sampling options are the counterparts of the top-level
+ * options OpenAI bodies leave out; what else it holds is compared. */
+Test(mock_replay, gemini_generation_config)
+{
+    static const char G[] = "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]}]";
+    char want[256], got[256];
+    snprintf(want, sizeof want, "%s}", G);
+    snprintf(got, sizeof got, "%s,\"generationConfig\":{}}", G);
+    cr_assert(matches(want, got));
+    cr_assert(matches(got, want));
+    snprintf(got, sizeof got, "%s,\"generationConfig\":{\"temperature\":0.2,\"topK\":3,"
+                              "\"maxOutputTokens\":9}}", G);
+    cr_assert(matches(want, got));
+    snprintf(got, sizeof got, "%s,\"generationConfig\":{\"temperature\":0.2,"
+                              "\"responseMimeType\":\"application/json\"}}", G);
+    cr_assert_not(matches(want, got));
+    char want2[256];
+    snprintf(want2, sizeof want2, "%s,\"generationConfig\":{\"responseMimeType\":"
+                                  "\"application/json\",\"seed\":1}}", G);
+    cr_assert(matches(want2, got));
+}
