@@ -46,6 +46,7 @@ static void convert_help(FILE *f)
           "  --max-output-bytes N       cap on the output (default 64M)\n"
           "  --max-args-bytes N         cap on one call's arguments or <tool_call> block read\n"
           "                             from a request body or prompt (default 204800)\n"
+          "  --max-messages N           cap on the messages of a request read (default 4096)\n"
           "  --max-depth N              cap on JSON nesting (default 64, at most 1000)\n"
           "  --tools FILE               JSON array of declared tools ({name, description,\n"
           "                             parameters} or {type: \"function\", function: {...}}),\n"
@@ -84,7 +85,8 @@ enum {
     O_UNTERM,
     O_FINISH,
     O_TAGS,
-    O_ARGS /* --max-args-bytes */
+    O_ARGS, /* --max-args-bytes */
+    O_MSGS  /* --max-messages */
 };
 
 /* Load --tools FILE into h, as `parse` does; TW_EXIT_OK or a usage error. */
@@ -112,6 +114,7 @@ int tw_cmd_convert(int argc, char **argv)
                                              {"to", required_argument, NULL, O_TO},
                                              TW_ENC_LONGOPTS,
                                              {"max-args-bytes", required_argument, NULL, O_ARGS},
+                                             {"max-messages", required_argument, NULL, O_MSGS},
                                              {"pretty", no_argument, NULL, O_PRETTY},
                                              {"tools", required_argument, NULL, O_TOOLS},
                                              {"allow-unknown-tool", no_argument, NULL, O_ALLOW},
@@ -156,6 +159,14 @@ int tw_cmd_convert(int argc, char **argv)
                 return tw_cli_usage_error("convert", "'%s' needs a positive size, got '%s'",
                                           argv[optind - 2 >= 0 ? optind - 2 : 0], optarg);
             o.limits.max_args_bytes = n;
+            break;
+        }
+        case O_MSGS: { /* a cap of the request readers */
+            size_t n = 0;
+            if (!tw_parse_size(optarg, &n) || n == 0)
+                return tw_cli_usage_error("convert", "'%s' needs a positive count, got '%s'",
+                                          argv[optind - 2 >= 0 ? optind - 2 : 0], optarg);
+            o.limits.max_messages = n;
             break;
         }
         case O_TOOLS: tools_path = optarg; dec_opt = "--tools"; break;
@@ -258,8 +269,8 @@ int tw_cmd_convert(int argc, char **argv)
         tw_cli_print_warnings_at("convert", &warnings, path, input, len);
         free(input);
         if (at)
-            fprintf(stderr, "toolwire convert: %s:%zu:%zu: cannot read it as %s: %s\n", path, line,
-                    col, from, why.message);
+            fprintf(stderr, "toolwire convert: %s:%zu:%zu: cannot read it as %s (byte %lld): %s\n",
+                    path, line, col, from, (long long)te.offset, why.message);
         else
             fprintf(stderr, "toolwire convert: cannot read %s as %s: %s\n", path, from,
                     why.message);

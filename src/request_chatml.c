@@ -33,19 +33,6 @@ typedef struct hp {
     const char *fmt; /* the reader's name, for messages */
 } hp;
 
-/* p[0, n) (its first 120 bytes) as a JSON string literal for a message: a
- * control byte of the prompt shows as its escape ("system\r"), never raw.
- * The caller frees it; NULL when memory runs out. */
-static char *quoted(const char *p, size_t n)
-{
-    tw_buf b = {0};
-    if (tw_json_write_str(&b, p, n > 120 ? 120 : n, TW_JSON_COMPACT) != TW_OK) {
-        tw_buf_free(&b);
-        return NULL;
-    }
-    return tw_buf_take(&b, NULL);
-}
-
 static tw_status set_content(tw_message *m, const char *p, size_t n)
 {
     return n ? tw_buf_append(&m->content, p, n) : TW_OK;
@@ -198,6 +185,7 @@ static tw_status assistant_turn(hp *h, const char *b, size_t n, const char *path
     TRY(tw_rq_push(&h->d, path, &m));
     m->role = TW_ROLE_ASSISTANT;
     const char *close = starts_with(b, n, LIT("<think>")) ? tw_memmem(b, n, LIT("</think>")) : NULL;
+    int64_t content_at = (int64_t)(b - h->buf); /* the content's first byte in the prompt */
     if (close) {
         const char *t = b + 7;
         size_t tn = (size_t)(close - t);
@@ -207,6 +195,7 @@ static tw_status assistant_turn(hp *h, const char *b, size_t n, const char *path
         const char *c = close + 8;
         size_t cn = n - (size_t)(c - b);
         strip_nl(&c, &cn, true, false);
+        content_at = (int64_t)(c - h->buf);
         TRY(set_content(m, c, cn));
     } else {
         TRY(set_content(m, b, n));
@@ -220,7 +209,7 @@ static tw_status assistant_turn(hp *h, const char *b, size_t n, const char *path
                            "splits the content at </think>",
                            path));
     }
-    return tw_rq_take_calls(&h->d, m, path);
+    return tw_rq_take_calls(&h->d, m, content_at, path);
 }
 
 /* ===================== the Qwen XML prompts ===================== */
@@ -653,7 +642,7 @@ static tw_status xml_take_calls(hp *h, tw_message *m, size_t base, const char *p
         const char *name = res.msg.calls[0].name;
         if (st == TW_OK && d->req->tools_present && name &&
             !tw_tools_find(d->req->tools, d->req->ntools, name)) {
-            char *qn = quoted(name, strlen(name));
+            char *qn = tw_rq_quoted(name, strlen(name));
             st = qn ? tw_rq_warn_at(d, TW_D_UNKNOWN_TOOL, (int64_t)(base + q),
                                     "%s: %s: tool %s was not declared in the <tools> section; "
                                     "the call is kept",
@@ -832,7 +821,7 @@ static tw_status prompt_body(hp *h)
             is_user = rl == 4 && memcmp(b + rs, "user", 4) == 0;
             is_asst = rl == 9 && memcmp(b + rs, "assistant", 9) == 0;
             if (!is_sys && !is_user && !is_asst) {
-                char *q = quoted(b + rs, rl);
+                char *q = tw_rq_quoted(b + rs, rl);
                 if (!q)
                     return TW_ERR_NOMEM;
                 tw_status st = tw_rq_fail(&h->d, TW_ERR_INVALID, (int64_t)rs, path,

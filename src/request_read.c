@@ -261,17 +261,34 @@ static void free_calls(tw_call *v, size_t n)
  * decoder's first error for those bytes, else its first warning, else
  * tool_call_json, so that the reader never keeps one without a word.
  */
-static tw_status left_block(tw_rq *d, const char *s, size_t end, const char *path)
+char *tw_rq_quoted(const char *p, size_t n)
+{
+    tw_buf b = {0};
+    if (tw_json_write_str(&b, p, n > 120 ? 120 : n, TW_JSON_COMPACT) != TW_OK) {
+        tw_buf_free(&b);
+        return NULL;
+    }
+    return tw_buf_take(&b, NULL);
+}
+
+/* The prompt offset of byte q of the content (content_at -1: not known). */
+static int64_t at_of(int64_t content_at, size_t q)
+{
+    return content_at < 0 ? -1 : content_at + (int64_t)q;
+}
+
+static tw_status left_block(tw_rq *d, const char *s, size_t end, int64_t content_at,
+                            const char *path)
 {
     const char *left = rfind(s, end, "<tool_call>", 11);
     if (!left)
         return TW_OK;
     size_t q = (size_t)(left - s), len = end - q;
     if (len > d->l.max_args_bytes)
-        return tw_rq_warn(d, TW_D_TOOL_CALL_JSON,
-                          "%s: a <tool_call> block of %zu bytes not closed as the template "
-                          "closes one is kept as content",
-                          path, len);
+        return tw_rq_warn_at(d, TW_D_TOOL_CALL_JSON, at_of(content_at, q),
+                             "%s: a <tool_call> block of %zu bytes not closed as the template "
+                             "closes one is kept as content",
+                             path, len);
     tw_decode_opts o;
     memset(&o, 0, sizeof o);
     o.limits = d->l;
@@ -286,12 +303,15 @@ static tw_status left_block(tw_rq *d, const char *s, size_t end, const char *pat
         const char *reason = why && why->message ? why->message
                              : res.msg.ncalls    ? "text after the call's </tool_call>"
                                                  : "no call";
-        st = tw_rq_warn(d, why ? why->code : TW_D_TOOL_CALL_JSON,
-                        "%s: a <tool_call> block that the hermes decoder does not read as the "
-                        "template's last call (%s) is kept as content",
-                        path, reason);
+        int64_t off = at_of(content_at, q);
+        if (off >= 0 && why && why->offset > 0)
+            off += why->offset;
+        st = tw_rq_warn_at(d, why ? why->code : TW_D_TOOL_CALL_JSON, off,
+                           "%s: a <tool_call> block that the hermes decoder does not read as the "
+                           "template's last call (%s) is kept as content",
+                           path, reason);
     } else if (st != TW_ERR_NOMEM) {
-        st = tw_rq_fail(d, st, -1, path,
+        st = tw_rq_fail(d, st, at_of(content_at, q), path,
                         "the hermes decoder refused a <tool_call> block of %zu bytes (%s)", len,
                         tw_code_message(st));
     }
@@ -299,7 +319,7 @@ static tw_status left_block(tw_rq *d, const char *s, size_t end, const char *pat
     return st;
 }
 
-tw_status tw_rq_take_calls(tw_rq *d, tw_message *m, const char *path)
+tw_status tw_rq_take_calls(tw_rq *d, tw_message *m, int64_t content_at, const char *path)
 {
     static const char OPEN[] = "<tool_call>\n", CLOSE[] = "\n</tool_call>";
     const size_t ko = sizeof OPEN - 1, kc = sizeof CLOSE - 1;
@@ -318,7 +338,7 @@ tw_status tw_rq_take_calls(tw_rq *d, tw_message *m, const char *path)
         size_t q = (size_t)(open - s);
         if (q > 0 && s[q - 1] != '\n') {
             warned = true;
-            st = tw_rq_warn(d, TW_D_TOOL_CALL_JSON,
+            st = tw_rq_warn_at(d, TW_D_TOOL_CALL_JSON, at_of(content_at, q),
                             "%s: a <tool_call> block not on a line of its own is kept as content",
                             path);
             break;
@@ -337,12 +357,27 @@ tw_status tw_rq_take_calls(tw_rq *d, tw_message *m, const char *path)
         st = read_payload(&d->l, payload, plen, &c, &code, &why);
         if (st == TW_ERR_PARSE) {
             warned = true;
-            st = tw_rq_warn(d, code, "%s: a <tool_call> block that %s is kept as content", path,
+            st = tw_rq_warn_at(d, code, at_of(content_at, q),
+                               "%s: a <tool_call> block that %s is kept as content", path,
                             why);
             break;
         }
         if (st != TW_OK)
             break;
+        if (d->req->tools_present && c.name &&
+            !tw_tools_find(d->req->tools, d->req->ntools, c.name)) {
+            char *qn = tw_rq_quoted(c.name, strlen(c.name));
+            st = qn ? tw_rq_warn_at(d, TW_D_UNKNOWN_TOOL, at_of(content_at, q),
+                                    "%s: tool %s was not declared in the tools section; the "
+                                    "call is kept",
+                                    path, qn)
+                    : TW_ERR_NOMEM;
+            free(qn);
+            if (st != TW_OK) {
+                tw_call_free(&c);
+                break;
+            }
+        }
         if (nfound >= d->l.max_calls || m->ncalls + nfound >= d->l.max_calls) {
             tw_call_free(&c);
             st = tw_rq_fail(d, TW_ERR_LIMIT, (int64_t)q, path,
@@ -364,7 +399,7 @@ tw_status tw_rq_take_calls(tw_rq *d, tw_message *m, const char *path)
         end = q > 0 ? q - 1 : 0;
     }
     if (st == TW_OK && !warned)
-        st = left_block(d, s, end, path);
+        st = left_block(d, s, end, content_at, path);
     if (st != TW_OK) {
         free_calls(found, nfound);
         return st;

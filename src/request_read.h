@@ -105,7 +105,12 @@ tw_status tw_rq_push(tw_rq *d, const char *path, tw_message **out);
  * tool_call_json), and so does everything before it. max_calls and
  * max_args_bytes refuse (TW_ERR_LIMIT).
  */
-tw_status tw_rq_take_calls(tw_rq *d, tw_message *m, const char *path);
+tw_status tw_rq_take_calls(tw_rq *d, tw_message *m, int64_t content_at, const char *path);
+
+/* p[0, n) (its first 120 bytes) as a JSON string literal for a message: a
+ * control byte of the input shows as its escape ("system\r"), never raw.
+ * The caller frees it; NULL when memory runs out. */
+char *tw_rq_quoted(const char *p, size_t n);
 /* The calls found at the end of m's content, found[nfound) collected from
  * the last block back: the content cut to end bytes (when any were found),
  * each added in order with the id call_N, and found freed in every case. */

@@ -44,7 +44,7 @@ static tw_status read_message(tw_rq *d, const cJSON *j, size_t i)
                            path, key));
     }
     if (rl == TW_ROLE_ASSISTANT)
-        return tw_rq_take_calls(d, m, path);
+        return tw_rq_take_calls(d, m, -1, path);
     return TW_OK;
 }
 

@@ -939,9 +939,13 @@ Test(qwen_prompt_read, hermes_left_block_warns_as_the_decoder)
         cr_expect_eq(r.messages[1].ncalls, cases[i].ncalls, "case %zu", i);
         const tw_diag *w = warning_of(&r.warnings, cases[i].code);
         cr_expect_not_null(w, "case %zu: no %s", i, tw_code_name(cases[i].code));
-        if (w)
+        if (w) {
             cr_expect(strstr(w->message, "turns[1]") && strstr(w->message, "kept as content"),
                       "case %zu: %s", i, w->message);
+            size_t at = sizeof HEAD - 1 + (size_t)(strstr(cases[i].body, "<tool_call>") -
+                                                   cases[i].body);
+            cr_expect_eq(w->offset, (int64_t)at, "case %zu: %s", i, w->message);
+        }
         if (!cases[i].ncalls)
             cr_expect_str_eq(r.messages[1].content.data, cases[i].body, "case %zu", i);
         tw_request_free(&r);
@@ -957,4 +961,53 @@ Test(qwen_prompt_read, hermes_left_block_warns_as_the_decoder)
     cr_expect_eq(r.messages[1].ncalls, 1);
     cr_expect_eq(r.warnings.len, 0, "%s", r.warnings.len ? r.warnings.items[0].message : "");
     tw_request_free(&r);
+    /* a call to a tool the tools section does not declare: kept, unknown_tool at its block */
+    tw_request q;
+    tw_tool t;
+    tw_message m[2];
+    one_tool_request(&q, &t, m, 2);
+    m[0].role = TW_ROLE_USER;
+    cr_assert_eq(tw_buf_append(&m[0].content, "hi", 2), TW_OK);
+    tw_call c;
+    memset(&c, 0, sizeof c);
+    c.id = (char *)"call_1";
+    c.name = (char *)"g";
+    c.arguments = cJSON_CreateObject();
+    m[1].role = TW_ROLE_ASSISTANT;
+    m[1].calls = &c;
+    m[1].ncalls = 1;
+    size_t len = 0;
+    char *p = enc("hermes-prompt", &q, &len);
+    cJSON_Delete(c.arguments);
+    tw_buf_free(&m[0].content);
+    cr_assert_eq(dec(tw_hermes_prompt_decode, p, len, NULL, &r, &e), TW_OK, "%s", e.message);
+    cr_assert_eq(r.nmessages, 2); /* the tools' turn holds no system message */
+    cr_assert_eq(r.messages[1].ncalls, 1);
+    const tw_diag *w = warning_of(&r.warnings, TW_D_UNKNOWN_TOOL);
+    cr_assert_not_null(w);
+    cr_expect(strstr(w->message, "\"g\"") != NULL, "%s", w->message);
+    const char *turn = strstr(p, "<|im_start|>assistant");
+    cr_assert_not_null(turn);
+    cr_expect_eq(w->offset, (int64_t)(strstr(turn, "<tool_call>") - p), "%s", w->message);
+    tw_request_free(&r);
+    free(p);
+}
+
+/* convert --max-messages sets the readers' cap; the refusal names its byte. */
+Test(qwen_prompt_read, convert_max_messages)
+{
+    char in[512] = "";
+    for (int i = 0; i < 5; i++)
+        strcat(in, "<|im_start|>user\nhi<|im_end|>\n");
+    char out[2048];
+    cr_expect_eq(run_cli("convert --from hermes-prompt --to neutral --max-messages 5", in, out,
+                         sizeof out),
+                 0, "%s", out);
+    cr_expect_eq(run_cli("convert --from qwen3.5-prompt --to neutral --max-messages 3", in, out,
+                         sizeof out),
+                 1, "%s", out);
+    cr_expect(strstr(out, "more than max_messages (3)") && strstr(out, "(byte 90)"), "%s", out);
+    cr_expect_eq(run_cli("convert --from hermes-prompt --to neutral --max-messages 0", in, out,
+                         sizeof out),
+                 2, "%s", out);
 }
