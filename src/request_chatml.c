@@ -100,6 +100,29 @@ static tw_status read_tools(hp *h, const char *p, size_t n, size_t at, const cha
     return TW_OK;
 }
 
+/* A system turn read as a plain message that still holds the title of the
+ * templates' tools section, "# Tools" on a line of its own (the section
+ * edited, or its tail not where the template puts it): no tool is read from
+ * it, and the reader says so at the title's byte. */
+static tw_status plain_system(hp *h, const char *b, size_t n, size_t at, const char *path)
+{
+    tw_message *m;
+    TRY(tw_rq_push(&h->d, path, &m));
+    m->role = TW_ROLE_SYSTEM;
+    TRY(set_content(m, b, n));
+    const char *q = tw_memmem(b, n, LIT("# Tools\n\n"));
+    if (q && q > b && q[-1] != '\n')
+        q = tw_memmem(q, n - (size_t)(q - b), LIT("\n# Tools\n\n"));
+    if (!q)
+        return TW_OK;
+    if (*q == '\n')
+        q++;
+    return tw_rq_warn_at(&h->d, TW_D_NOT_CARRIED, (int64_t)(at + (size_t)(q - b)),
+                         "%s: %s: a tools section not in the form the template writes is kept "
+                         "as system text; no tool is read from it",
+                         h->fmt, path);
+}
+
 /* The first system turn: BASE "\n\n" HEAD tools TAIL, or HEAD tools TAIL
  * (no system message), or a plain system message. */
 static tw_status first_system(hp *h, const char *b, size_t n, size_t at, const char *path)
@@ -118,10 +141,7 @@ static tw_status first_system(hp *h, const char *b, size_t n, size_t at, const c
         }
         return read_tools(h, b + hq + kh, n - kt - hq - kh, at + hq + kh, path);
     }
-    tw_message *m;
-    TRY(tw_rq_push(&h->d, path, &m));
-    m->role = TW_ROLE_SYSTEM;
-    return set_content(m, b, n);
+    return plain_system(h, b, n, at, path);
 }
 
 /* A user turn: either tool responses ("<tool_response>\n" X
@@ -492,16 +512,16 @@ static tw_status coder_system(hp *h, const char *b, size_t n, size_t at, const c
     const char *head = NULL;
     if (ends_with(b, n, TW_QWEN_CODER_TOOLS_TAIL, kt))
         head = rfind(b, n - kt, TW_QWEN_CODER_TOOLS_HEAD, kh);
-    size_t hq = head ? (size_t)(head - b) : n;
-    if (!head || !(hq == sizeof TW_QWEN_CODER_DEFAULT_SYSTEM - 1 &&
-                   memcmp(b, TW_QWEN_CODER_DEFAULT_SYSTEM, hq) == 0)) {
+    if (!head)
+        return plain_system(h, b, n, at, path);
+    size_t hq = (size_t)(head - b);
+    if (!(hq == sizeof TW_QWEN_CODER_DEFAULT_SYSTEM - 1 &&
+          memcmp(b, TW_QWEN_CODER_DEFAULT_SYSTEM, hq) == 0)) {
         tw_message *m;
         TRY(tw_rq_push(&h->d, path, &m));
         m->role = TW_ROLE_SYSTEM;
         TRY(set_content(m, b, hq));
     }
-    if (!head)
-        return TW_OK;
     return coder_tools(h, b + hq + kh, n - kt - hq - kh, at + hq + kh, path);
 }
 
@@ -514,11 +534,8 @@ static tw_status q35_system(hp *h, const char *b, size_t n, size_t at, const cha
                            ? tw_memmem(b + kh, n - kh, TW_QWEN35_TOOLS_TAIL, kt)
                            : NULL;
     tw_message *m;
-    if (!tail) {
-        TRY(tw_rq_push(&h->d, path, &m));
-        m->role = TW_ROLE_SYSTEM;
-        return set_content(m, b, n);
-    }
+    if (!tail)
+        return plain_system(h, b, n, at, path);
     size_t tq = (size_t)(tail - b), rest = tq + kt;
     if (rest < n && !(starts_with(b + rest, n - rest, LIT("\n\n")) && n - rest > 2))
         return tw_rq_fail(&h->d, TW_ERR_INVALID, (int64_t)(at + rest), path,

@@ -1011,3 +1011,53 @@ Test(qwen_prompt_read, convert_max_messages)
                          sizeof out),
                  2, "%s", out);
 }
+
+/* A tools section edited out of the template's form stays system text, with
+ * a not_carried warning at its "# Tools" title (was: the tools vanished
+ * without a word), in each of the three readers. */
+Test(qwen_prompt_read, edited_tools_section_warns)
+{
+    static const struct {
+        const char *enc;
+        req_decoder f;
+    } readers[] = {{"hermes-prompt", tw_hermes_prompt_decode},
+                   {"qwen3-coder-prompt", tw_qwen3_coder_prompt_decode},
+                   {"qwen3.5-prompt", tw_qwen35_prompt_decode}};
+    for (size_t i = 0; i < sizeof readers / sizeof readers[0]; i++) {
+        tw_request q;
+        tw_tool t;
+        tw_message m;
+        one_tool_request(&q, &t, &m, 1);
+        m.role = TW_ROLE_USER;
+        cr_assert_eq(tw_buf_append(&m.content, "hi", 2), TW_OK);
+        size_t len = 0;
+        char *p = enc(readers[i].enc, &q, &len);
+        tw_buf_free(&m.content);
+        tw_request r;
+        tw_error e;
+        cr_assert_eq(dec(readers[i].f, p, len, NULL, &r, &e), TW_OK, "%s: %s", readers[i].enc,
+                     e.message);
+        cr_expect_eq(r.ntools, 1, "%s", readers[i].enc);
+        cr_expect_not(has_warning(&r.warnings, TW_D_NOT_CARRIED, "tools section"), "%s",
+                      readers[i].enc);
+        tw_request_free(&r);
+        /* the section's closing tag edited */
+        char *close = strstr(p, "\n</tools>");
+        cr_assert_not_null(close, "%s: %s", readers[i].enc, p);
+        close[7] = 'z';
+        cr_assert_eq(dec(readers[i].f, p, len, NULL, &r, &e), TW_OK, "%s: %s", readers[i].enc,
+                     e.message);
+        cr_expect_eq(r.ntools, 0, "%s", readers[i].enc);
+        const tw_diag *w = NULL;
+        for (size_t k = 0; k < r.warnings.len; k++)
+            if (r.warnings.items[k].code == TW_D_NOT_CARRIED && r.warnings.items[k].message &&
+                strstr(r.warnings.items[k].message, "tools section"))
+                w = &r.warnings.items[k];
+        cr_expect_not_null(w, "%s: no warning", readers[i].enc);
+        if (w)
+            cr_expect_eq(w->offset, (int64_t)(strstr(p, "# Tools\n\n") - p), "%s: %s",
+                         readers[i].enc, w->message);
+        tw_request_free(&r);
+        free(p);
+    }
+}
