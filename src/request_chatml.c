@@ -656,6 +656,9 @@ static tw_status xml_take_calls(hp *h, tw_message *m, size_t base, const char *p
         for (size_t i = 0; st == TW_OK && i < res.warnings.len; i++)
             st = tw_rq_warn(d, res.warnings.items[i].code, "%s: %s: %s", h->fmt, path,
                             res.warnings.items[i].message ? res.warnings.items[i].message : "");
+        /* the decoder's warnings past max_diags are counted as the reader's own */
+        if (d->warnings)
+            d->warnings->dropped += res.warnings.dropped;
         const char *name = res.msg.calls[0].name;
         if (st == TW_OK && d->req->tools_present && name &&
             !tw_tools_find(d->req->tools, d->req->ntools, name)) {

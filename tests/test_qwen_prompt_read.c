@@ -1061,3 +1061,26 @@ Test(qwen_prompt_read, edited_tools_section_warns)
         free(p);
     }
 }
+
+/* The qwen3-coder decoder's warnings past max_diags (xml_stray_text here,
+ * which drops text) are counted in the reader's list, never lost. */
+Test(qwen_prompt_read, decoder_warnings_past_max_diags_counted)
+{
+    static const char P[] = "<|im_start|>assistant\n<tool_call>\n<function=e><parameter=c>"
+                            "</parameter></function>X</function>\n</tool_call><|im_end|>\n";
+    tw_limits l;
+    memset(&l, 0, sizeof l);
+    l.max_diags = 1;
+    tw_request r;
+    tw_error e;
+    cr_assert_eq(dec(tw_qwen3_coder_prompt_decode, P, sizeof P - 1, &l, &r, &e), TW_OK, "%s",
+                 e.message);
+    cr_assert_eq(r.messages[0].ncalls, 1);
+    cr_expect_eq(r.warnings.len, 1);
+    cr_expect_geq(r.warnings.dropped, 1, "the decoder's second warning is not counted");
+    tw_request_free(&r);
+    cr_assert_eq(dec(tw_qwen3_coder_prompt_decode, P, sizeof P - 1, NULL, &r, &e), TW_OK, "%s",
+                 e.message);
+    cr_expect(warning_of(&r.warnings, TW_D_XML_STRAY_TEXT) != NULL);
+    tw_request_free(&r);
+}
