@@ -153,20 +153,14 @@ int tw_cmd_convert(int argc, char **argv)
             to = optarg;
             break;
         case O_PRETTY: pretty = true; break;
-        case O_ARGS: { /* a cap of the request readers */
+        case O_ARGS:
+        case O_MSGS: { /* the caps of the request readers */
             size_t n = 0;
             if (!tw_parse_size(optarg, &n) || n == 0)
-                return tw_cli_usage_error("convert", "'%s' needs a positive size, got '%s'",
-                                          argv[optind - 2 >= 0 ? optind - 2 : 0], optarg);
-            o.limits.max_args_bytes = n;
-            break;
-        }
-        case O_MSGS: { /* a cap of the request readers */
-            size_t n = 0;
-            if (!tw_parse_size(optarg, &n) || n == 0)
-                return tw_cli_usage_error("convert", "'%s' needs a positive count, got '%s'",
-                                          argv[optind - 2 >= 0 ? optind - 2 : 0], optarg);
-            o.limits.max_messages = n;
+                return tw_cli_usage_error("convert", "'%s' needs a positive %s, got '%s'",
+                                          argv[optind - 2 >= 0 ? optind - 2 : 0],
+                                          c == O_ARGS ? "size" : "count", optarg);
+            *(c == O_ARGS ? &o.limits.max_args_bytes : &o.limits.max_messages) = n;
             break;
         }
         case O_TOOLS: tools_path = optarg; dec_opt = "--tools"; break;
