@@ -659,16 +659,10 @@ static tw_status xml_take_calls(hp *h, tw_message *m, size_t base, const char *p
         /* the decoder's warnings past max_diags are counted as the reader's own */
         if (d->warnings)
             d->warnings->dropped += res.warnings.dropped;
-        const char *name = res.msg.calls[0].name;
-        if (st == TW_OK && d->req->tools_present && name &&
-            !tw_tools_find(d->req->tools, d->req->ntools, name)) {
-            char *qn = tw_rq_quoted(name, strlen(name));
-            st = qn ? tw_rq_warn_at(d, TW_D_UNKNOWN_TOOL, (int64_t)(base + q),
-                                    "%s: %s: tool %s was not declared in the <tools> section; "
-                                    "the call is kept",
-                                    h->fmt, path, qn)
-                    : TW_ERR_NOMEM;
-            free(qn);
+        if (st == TW_OK) {
+            char where[160];
+            snprintf(where, sizeof where, "%s: %s", h->fmt, path);
+            st = tw_rq_warn_undeclared(d, res.msg.calls[0].name, (int64_t)(base + q), where);
         }
         if (st == TW_OK && nfound == cap) {
             size_t ncap = cap ? cap * 2 : 4;

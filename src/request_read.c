@@ -271,6 +271,20 @@ char *tw_rq_quoted(const char *p, size_t n)
     return tw_buf_take(&b, NULL);
 }
 
+tw_status tw_rq_warn_undeclared(tw_rq *d, const char *name, int64_t at, const char *where)
+{
+    if (!d->req->tools_present || !name || tw_tools_find(d->req->tools, d->req->ntools, name))
+        return TW_OK;
+    char *qn = tw_rq_quoted(name, strlen(name));
+    tw_status st = qn ? tw_rq_warn_at(d, TW_D_UNKNOWN_TOOL, at,
+                                      "%s: tool %s was not declared in the tools section; the "
+                                      "call is kept",
+                                      where, qn)
+                      : TW_ERR_NOMEM;
+    free(qn);
+    return st;
+}
+
 /* The prompt offset of byte q of the content (content_at -1: not known). */
 static int64_t at_of(int64_t content_at, size_t q)
 {
@@ -280,7 +294,7 @@ static int64_t at_of(int64_t content_at, size_t q)
 static tw_status left_block(tw_rq *d, const char *s, size_t end, int64_t content_at,
                             const char *path)
 {
-    const char *left = rfind(s, end, "<tool_call>", 11);
+    const char *left = rfind(s, end, "<tool_call>", sizeof "<tool_call>" - 1);
     if (!left)
         return TW_OK;
     size_t q = (size_t)(left - s), len = end - q;
@@ -364,19 +378,10 @@ tw_status tw_rq_take_calls(tw_rq *d, tw_message *m, int64_t content_at, const ch
         }
         if (st != TW_OK)
             break;
-        if (d->req->tools_present && c.name &&
-            !tw_tools_find(d->req->tools, d->req->ntools, c.name)) {
-            char *qn = tw_rq_quoted(c.name, strlen(c.name));
-            st = qn ? tw_rq_warn_at(d, TW_D_UNKNOWN_TOOL, at_of(content_at, q),
-                                    "%s: tool %s was not declared in the tools section; the "
-                                    "call is kept",
-                                    path, qn)
-                    : TW_ERR_NOMEM;
-            free(qn);
-            if (st != TW_OK) {
-                tw_call_free(&c);
-                break;
-            }
+        st = tw_rq_warn_undeclared(d, c.name, at_of(content_at, q), path);
+        if (st != TW_OK) {
+            tw_call_free(&c);
+            break;
         }
         if (nfound >= d->l.max_calls || m->ncalls + nfound >= d->l.max_calls) {
             tw_call_free(&c);

@@ -111,6 +111,11 @@ tw_status tw_rq_take_calls(tw_rq *d, tw_message *m, int64_t content_at, const ch
  * control byte of the input shows as its escape ("system\r"), never raw.
  * The caller frees it; NULL when memory runs out. */
 char *tw_rq_quoted(const char *p, size_t n);
+
+/* A call naming a tool the request's tools section does not declare (when it
+ * has one): kept, with an unknown_tool warning at byte `at`, `where` naming
+ * the place. */
+tw_status tw_rq_warn_undeclared(tw_rq *d, const char *name, int64_t at, const char *where);
 /* The calls found at the end of m's content, found[nfound) collected from
  * the last block back: the content cut to end bytes (when any were found),
  * each added in order with the id call_N, and found freed in every case. */
