@@ -209,7 +209,8 @@ typedef struct tw_error {
     /* Byte offset into the input of the call, -1 when none applies. */
     int64_t offset;
     /* JSON path of the offending value ("messages[2].tool_calls[0].id");
-     * "" for the root or when the input is not JSON. NUL-terminated. */
+     * "" for the root or when the input is not JSON. NUL-terminated, its
+     * bytes as given (the message below holds it as safe text). */
     char path[160];
     /* NUL-terminated, cut to fit: "path: reason" ("(root): reason" for the
      * root) when the failure has a path, else the reason alone. Safe text
