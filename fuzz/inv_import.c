@@ -279,6 +279,7 @@ int tw_fz_import(const uint8_t *data, size_t size)
     } else {
         TW_FZ_CHECK(why1.message[0] != '\0', "import: refused (%s) without saying why",
                     tw_code_name(st1));
+        tw_fz_check_text(why1.message, "import: why");
         TW_FZ_CHECK(out1.len == 0 && nx1 == 0, "import: refused (%s) but wrote %zu bytes",
                     tw_code_name(st1), out1.len);
     }

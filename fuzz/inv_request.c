@@ -51,6 +51,8 @@ static void encode_all(const tw_request *q, const tw_request_reader_ops *rd, con
         uint64_t work = tw_work_count();
         TW_FZ_CHECK(tw_code_is_status(st), "%s -> %s: returned the diagnostic code %s", rd->name,
                     (*e)->name, tw_code_name(st));
+        for (size_t i = 0; i < warn.len; i++)
+            tw_fz_check_text(warn.items[i].message, (*e)->name);
         TW_FZ_CHECK(work <= REQ_WORK_PER_BYTE * ((uint64_t)s->len + out.len + 64),
                     "%s -> %s: %llu units of work for %zu input and %zu output bytes", rd->name,
                     (*e)->name, (unsigned long long)work, s->len, out.len);
@@ -145,6 +147,8 @@ int tw_fz_request(const uint8_t *data, size_t size)
     if (st == TW_OK) {
         TW_FZ_CHECK(q.nmessages <= s.L.max_messages, "%s: %zu messages, over max_messages %zu",
                     rd->name, q.nmessages, s.L.max_messages);
+        for (size_t i = 0; i < q.warnings.len; i++)
+            tw_fz_check_text(q.warnings.items[i].message, rd->name);
         size_t nl = strlen(rd->name);
         if (nl > 7 && strcmp(rd->name + nl - 7, "-prompt") == 0)
             check_prompt_nul(&q, rd, in, s.len);
@@ -153,6 +157,7 @@ int tw_fz_request(const uint8_t *data, size_t size)
         expect_empty(&q, rd->name, st);
         TW_FZ_CHECK(err.message[0] != '\0', "%s: failed with %s and no message", rd->name,
                     tw_code_name(st));
+        tw_fz_check_text(err.message, rd->name);
     }
     tw_request_free(&q);
     free(in);

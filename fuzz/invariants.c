@@ -246,6 +246,56 @@ static bool has_duplicate_key(const cJSON *v)
 }
 
 
+/* The length of the UTF-8 sequence m begins, 0 when it is not valid
+ * (overlong, a surrogate, past U+10FFFF, cut short): read apart from
+ * src/utf8.h, so the check does not share a mistake with the library. */
+static size_t utf8_seq(const unsigned char *m)
+{
+    unsigned c = m[0], cp, min;
+    size_t k;
+    if (c < 0x80)
+        return 1;
+    if ((c & 0xE0) == 0xC0) {
+        k = 2, cp = c & 0x1F, min = 0x80;
+    } else if ((c & 0xF0) == 0xE0) {
+        k = 3, cp = c & 0x0F, min = 0x800;
+    } else if ((c & 0xF8) == 0xF0) {
+        k = 4, cp = c & 0x07, min = 0x10000;
+    } else {
+        return 0;
+    }
+    for (size_t j = 1; j < k; j++) {
+        if ((m[j] & 0xC0) != 0x80) /* the terminator included */
+            return 0;
+        cp = cp << 6 | (m[j] & 0x3Fu);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return k;
+}
+
+bool tw_fz_safe_text(const char *m, size_t *bad)
+{
+    const unsigned char *u = (const unsigned char *)m;
+    size_t i = 0;
+    while (u[i]) {
+        size_t k = u[i] < 0x20 || u[i] == 0x7F ? 0 : utf8_seq(u + i);
+        if (!k) {
+            *bad = i;
+            return false;
+        }
+        i += k;
+    }
+    return true;
+}
+
+void tw_fz_check_text(const char *m, const char *what)
+{
+    size_t at = 0;
+    TW_FZ_CHECK(tw_fz_safe_text(m, &at), "%s: message is not safe text (byte 0x%02X at %zu)", what,
+                (unsigned char)m[at], at);
+}
+
 static void check_diags(const tw_diag_list *l, const char *what, size_t len, const char *pass)
 {
     for (size_t i = 0; i < l->len; i++) {
@@ -256,6 +306,11 @@ static void check_diags(const tw_diag_list *l, const char *what, size_t len, con
                     "%s: %s[%zu] (%s) offset %lld outside [-1, %zu]", pass, what, i,
                     tw_code_name(d->code), (long long)d->offset, len);
         TW_FZ_CHECK(d->message != NULL, "%s: %s[%zu] has no message", pass, what, i);
+        /* valid UTF-8, no control byte, no DEL: a message may be logged */
+        size_t at = 0;
+        TW_FZ_CHECK(tw_fz_safe_text(d->message, &at),
+                    "%s: %s[%zu] (%s) message is not safe text (byte 0x%02X at %zu)", pass, what, i,
+                    tw_code_name(d->code), (unsigned char)d->message[at], at);
     }
 }
 
@@ -790,6 +845,8 @@ static void encode_roundtrip(const tw_format_ops *f, const tw_fz_setup *s, const
     eo.args_fragment = p->partial ? (size_t)(s->seed % 5) : 0;
     tw_buf wire = {0};
     tw_status st = e->encode_result(r, &eo, &wire);
+    for (size_t i = 0; i < warn.len; i++)
+        tw_fz_check_text(warn.items[i].message, p->enc);
     bool skip = st != TW_OK || warn.len > 0;
     /* not implemented yet, over max_output_bytes, or a value the format
      * cannot carry (not_carried): nothing to compare */
@@ -1083,6 +1140,7 @@ int tw_fz_schema(const uint8_t *data, size_t size)
     if (!r1 && whylen) {
         TW_FZ_CHECK(memchr(e1.message, 0, sizeof e1.message) != NULL,
                     "schema: why is not NUL-terminated");
+        tw_fz_check_text(e1.message, "schema: why");
         TW_FZ_CHECK(strcmp(e1.message, e2.message) == 0,
                     "schema: why differs between runs: '%s' / '%s'", e1.message, e2.message);
     }

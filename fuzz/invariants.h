@@ -110,6 +110,13 @@ void tw_fz_set_every_stream(bool on);
  * every input under tw_fz_set_every_stream(true). */
 bool tw_fz_check_twice(const tw_fz_setup *s);
 
+/* Is m safe text, as every stored diagnostic and error message must be
+ * (include/toolwire/core.h): valid UTF-8 (RFC 3629), no byte below 0x20, no
+ * 0x7F? When not, *bad is the index of the first byte that breaks it. */
+bool tw_fz_safe_text(const char *m, size_t *bad);
+/* Abort unless m is safe text; `what` names it in the message. */
+void tw_fz_check_text(const char *m, const char *what);
+
 /* Abort with a formatted message. */
 void tw_fz_fail(const char *fmt, ...)
 #if defined(__GNUC__)

@@ -264,8 +264,8 @@ static tw_status prompt_request(const cJSON *body, const tw_limits *L, tw_reques
     req->parallel_tool_calls = -1;
     tw_error_clear(err);
     if (strlen(prompt) > L->max_input_bytes) {
-        snprintf(err->message, sizeof err->message, "prompt: longer than max_input_bytes (%zu)",
-                 L->max_input_bytes);
+        tw_error_set(err, TW_ERR_LIMIT, -1, NULL, "prompt: longer than max_input_bytes (%zu)",
+                     L->max_input_bytes);
         return TW_ERR_LIMIT;
     }
     req->messages = calloc(1, sizeof *req->messages);

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #endif
 #include "toolwire/core.h"
+#include "utf8.h"
 #include "work.h"
 
 #include <stdarg.h>
@@ -115,6 +116,71 @@ void tw_limits_resolve(tw_limits *out, const tw_limits *in)
         out->max_depth = TW_DEPTH_HARD_MAX;
 }
 
+/* ===================== message text ===================== */
+
+/* Do s[0, n) (n >= 1, fewer bytes than s[0] announces) begin a valid UTF-8
+ * sequence, one a cut ended early? */
+static bool utf8_cut_prefix(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    size_t need = c >= 0xC2 && c <= 0xDF   ? 2
+                  : c >= 0xE0 && c <= 0xEF ? 3
+                  : c >= 0xF0 && c <= 0xF4 ? 4
+                                           : 0;
+    if (n >= need)
+        return false;
+    if (n >= 2) {
+        unsigned char lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
+        unsigned char hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
+        if (s[1] < lo || s[1] > hi)
+            return false;
+    }
+    for (size_t i = 2; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            return false;
+    return true;
+}
+
+/*
+ * Append s[0, n) to dst[0, *w) as every stored message holds it: a valid
+ * UTF-8 sequence is copied; a byte below 0x20, DEL and each byte of an
+ * invalid sequence become the four characters \xNN (uppercase hex). At most
+ * cap - 1 bytes in all, NUL-terminated: the text stops before the first
+ * character or escape that does not fit, so a cut never splits one. `cut`:
+ * s was itself cut by a buffer, so an incomplete sequence at its end is
+ * dropped, not escaped. dst NULL: only count (*w grows as if written).
+ * Returns false when the text stopped early. One pass, no allocation.
+ */
+static bool msg_put(char *dst, size_t cap, size_t *w, const char *s, size_t n, bool cut)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0;
+    bool whole = true;
+    while (i < n) {
+        size_t k = tw_utf8_len(u + i, n - i);
+        bool esc = k == 0 || u[i] < 0x20 || u[i] == 0x7F;
+        if (k == 0 && cut && utf8_cut_prefix(u + i, n - i))
+            break; /* the end of a character the cut split: not an error of the text */
+        size_t out = esc ? 4 : k;
+        if (out > cap - 1 - *w) {
+            whole = false;
+            break;
+        }
+        if (dst && esc) {
+            char e[4] = {'\\', 'x', hex[u[i] >> 4], hex[u[i] & 15]};
+            memcpy(dst + *w, e, 4);
+        } else if (dst) {
+            memcpy(dst + *w, s + i, k);
+        }
+        *w += out;
+        i += esc ? 1 : k;
+    }
+    if (dst)
+        dst[*w] = '\0';
+    return whole;
+}
+
 /* ===================== the error struct ===================== */
 
 void tw_error_clear(tw_error *err)
@@ -146,8 +212,11 @@ void tw_error_set(tw_error *err, tw_status code, int64_t offset, const char *pat
     char reason[sizeof err->message];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(reason, sizeof reason, fmt, ap);
+    int rn = vsnprintf(reason, sizeof reason, fmt, ap);
     va_end(ap);
+    if (rn < 0)
+        reason[0] = '\0';
+    size_t rlen = strlen(reason);
     err->code = code;
     err->offset = offset < 0 ? -1 : offset;
     size_t n = 0;
@@ -157,15 +226,22 @@ void tw_error_set(tw_error *err, tw_status code, int64_t offset, const char *pat
     n = 0;
     err->message[0] = '\0';
     if (path) {
-        error_cat(err->message, sizeof err->message, &n, path[0] ? path : "(root)");
-        error_cat(err->message, sizeof err->message, &n, ": ");
+        const char *shown = path[0] ? path : "(root)";
+        if (!msg_put(err->message, sizeof err->message, &n, shown, strlen(shown), false) ||
+            !msg_put(err->message, sizeof err->message, &n, ": ", 2, false))
+            return;
     }
-    error_cat(err->message, sizeof err->message, &n, reason);
+    /* cut by `reason`: its last bytes may be part of a character */
+    msg_put(err->message, sizeof err->message, &n, reason, rlen,
+            rlen == sizeof reason - 1 && (size_t)rn > rlen);
 }
 
 /* ===================== diagnostics ===================== */
 
-tw_status tw_diag_add(tw_diag_list *l, tw_status code, int64_t offset, const char *msg)
+/* Append a diagnostic whose message is s[0, n) as msg_put writes it, at most
+ * cap - 1 bytes (`cut` as there). */
+static tw_status diag_push(tw_diag_list *l, tw_status code, int64_t offset, const char *s,
+                           size_t n, size_t cap, bool cut)
 {
     if (l->max && l->len >= l->max) {
         l->dropped++;
@@ -173,15 +249,19 @@ tw_status tw_diag_add(tw_diag_list *l, tw_status code, int64_t offset, const cha
     }
     if (l->len == l->cap) {
         size_t ncap = l->cap ? l->cap * 2 : 8;
-        tw_diag *n = realloc(l->items, ncap * sizeof *n);
-        if (!n)
+        tw_diag *nl = realloc(l->items, ncap * sizeof *nl);
+        if (!nl)
             return TW_ERR_NOMEM;
-        l->items = n;
+        l->items = nl;
         l->cap = ncap;
     }
-    char *m = tw_strdup(msg ? msg : tw_code_message(code));
+    size_t w = 0;
+    msg_put(NULL, cap, &w, s, n, cut);
+    char *m = malloc(w + 1);
     if (!m)
         return TW_ERR_NOMEM;
+    w = 0;
+    msg_put(m, cap, &w, s, n, cut);
     l->items[l->len].code = code;
     l->items[l->len].offset = offset;
     l->items[l->len].message = m;
@@ -189,14 +269,26 @@ tw_status tw_diag_add(tw_diag_list *l, tw_status code, int64_t offset, const cha
     return TW_OK;
 }
 
+tw_status tw_diag_add(tw_diag_list *l, tw_status code, int64_t offset, const char *msg)
+{
+    if (!msg)
+        msg = tw_code_message(code);
+    return diag_push(l, code, offset, msg, strlen(msg), SIZE_MAX, false);
+}
+
 tw_status tw_diag_addf(tw_diag_list *l, tw_status code, int64_t offset, const char *fmt, ...)
 {
     char tmp[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
-    return tw_diag_add(l, code, offset, tmp);
+    if (n < 0)
+        tmp[0] = '\0';
+    size_t len = strlen(tmp);
+    /* cut by tmp: its last bytes may be part of a character */
+    return diag_push(l, code, offset, tmp, len, sizeof tmp,
+                     len == sizeof tmp - 1 && (size_t)n > len);
 }
 
 tw_status tw_diag_extend(tw_diag_list *dst, const tw_diag_list *src)

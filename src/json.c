@@ -1100,35 +1100,6 @@ bool tw_json_first_balanced(const char *buf, size_t len, size_t max_depth, size_
 
 static const char hexd[] = "0123456789abcdef";
 
-/* Length of a valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        return n >= 2 && (s[1] & 0xC0) == 0x80 ? 2 : 0;
-    if (c >= 0xE0 && c <= 0xEF) {
-        if (n < 3 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80)
-            return 0;
-        if (c == 0xE0 && s[1] < 0xA0)
-            return 0;
-        if (c == 0xED && s[1] >= 0xA0)
-            return 0; /* surrogates */
-        return 3;
-    }
-    if (c >= 0xF0 && c <= 0xF4) {
-        if (n < 4 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 || (s[3] & 0xC0) != 0x80)
-            return 0;
-        if (c == 0xF0 && s[1] < 0x90)
-            return 0;
-        if (c == 0xF4 && s[1] >= 0x90)
-            return 0;
-        return 4;
-    }
-    return 0;
-}
-
 static tw_status put_u16(tw_buf *out, unsigned v)
 {
     char e[6] = {'\\', 'u', hexd[(v >> 12) & 15], hexd[(v >> 8) & 15], hexd[(v >> 4) & 15],
@@ -1141,7 +1112,7 @@ char *tw_utf8_as_written(const char *s, size_t n, bool *changed)
     const unsigned char *u = (const unsigned char *)s;
     size_t bad = 0;
     for (size_t i = 0; i < n;) {
-        size_t k = utf8_len(u + i, n - i);
+        size_t k = tw_utf8_len(u + i, n - i);
         bad += k == 0;
         i += k ? k : 1;
     }
@@ -1151,7 +1122,7 @@ char *tw_utf8_as_written(const char *s, size_t n, bool *changed)
         return NULL;
     size_t w = 0;
     for (size_t i = 0; i < n;) {
-        size_t k = utf8_len(u + i, n - i);
+        size_t k = tw_utf8_len(u + i, n - i);
         if (k) {
             memcpy(o + w, s + i, k);
             w += k;
@@ -1172,7 +1143,7 @@ size_t tw_utf8_invalid(const char *s, size_t n, size_t *first)
     size_t bad = 0;
     *first = n;
     for (size_t i = 0; i < n;) {
-        size_t k = utf8_len(u + i, n - i);
+        size_t k = tw_utf8_len(u + i, n - i);
         if (!k && !bad++)
             *first = i;
         i += k ? k : 1;
@@ -1225,7 +1196,7 @@ tw_status tw_json_write_str(tw_buf *out, const char *s, size_t n, int flags)
             i++;
             continue;
         }
-        size_t k = utf8_len(u + i, n - i);
+        size_t k = tw_utf8_len(u + i, n - i);
         if (k == 0) {
             st = (flags & TW_JSON_ASCII) ? put_u16(out, 0xFFFD)
                                          : tw_buf_append(out, "\xEF\xBF\xBD", 3);
@@ -1379,7 +1350,7 @@ static size_t str_size(const unsigned char *u, size_t n)
             total += short_esc ? 2 : 6;
             i++;
         } else {
-            size_t k = utf8_len(u + i, n - i);
+            size_t k = tw_utf8_len(u + i, n - i);
             total += k ? k : 3;
             i += k ? k : 1;
         }
@@ -1837,7 +1808,7 @@ static tw_status lint_run(const char *buf, size_t len, tw_json_lint *out, tw_buf
             continue;
         }
         if (c >= 0x80) {
-            size_t k = utf8_len((const unsigned char *)buf + i, len - i);
+            size_t k = tw_utf8_len((const unsigned char *)buf + i, len - i);
             if (k == 0)
                 lint_nonstd(out, i, "invalid UTF-8 inside a string");
             else
@@ -2512,7 +2483,7 @@ static char *fast_string(fast_parser *p)
             continue;
         }
         if (c >= 0x80) {
-            size_t k = utf8_len((const unsigned char *)b + i, n - i);
+            size_t k = tw_utf8_len((const unsigned char *)b + i, n - i);
             if (!k) {
                 if (!p->lenient)
                     goto bail;

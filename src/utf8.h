@@ -1,8 +1,39 @@
 #ifndef TW_UTF8_H
 #define TW_UTF8_H
-/* Internal: UTF-8 as the JSON writers print it. */
+/* Internal: UTF-8 as the JSON writers print it and messages store it. */
 #include <stdbool.h>
 #include <stddef.h>
+
+/* Length of the valid UTF-8 sequence at s (n >= 1 bytes left), 0 if s[0]
+ * does not begin one (RFC 3629: no overlong form, no surrogate, at most
+ * U+10FFFF). */
+static inline size_t tw_utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        return n >= 2 && (s[1] & 0xC0) == 0x80 ? 2 : 0;
+    if (c >= 0xE0 && c <= 0xEF) {
+        if (n < 3 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80)
+            return 0;
+        if (c == 0xE0 && s[1] < 0xA0)
+            return 0;
+        if (c == 0xED && s[1] >= 0xA0)
+            return 0; /* surrogates */
+        return 3;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+        if (n < 4 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 || (s[3] & 0xC0) != 0x80)
+            return 0;
+        if (c == 0xF0 && s[1] < 0x90)
+            return 0;
+        if (c == 0xF4 && s[1] >= 0x90)
+            return 0;
+        return 4;
+    }
+    return 0;
+}
 
 /* A NUL-terminated copy of s[0, n) as every JSON writer prints it: each byte
  * that does not begin a valid UTF-8 sequence becomes U+FFFD. *changed says

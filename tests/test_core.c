@@ -180,6 +180,133 @@ Test(core, diag_list_caps_and_counts)
     tw_diag_list_free(&l);
 }
 
+/* One diagnostic added with tw_diag_add; its stored message. */
+static char *stored(const char *msg)
+{
+    static char out[4096];
+    tw_diag_list l = {0};
+    cr_assert_eq(tw_diag_add(&l, TW_D_XML_BAD_NAME, 0, msg), TW_OK);
+    cr_assert_eq(l.len, 1);
+    cr_assert_lt(strlen(l.items[0].message), sizeof out);
+    strcpy(out, l.items[0].message);
+    tw_diag_list_free(&l);
+    return out;
+}
+
+/* Every stored message is safe text: control bytes, DEL and each byte of an
+ * invalid UTF-8 sequence become \xNN (uppercase hex); valid UTF-8 and text
+ * already clean (a backslash included) are kept byte for byte. */
+Test(core, diag_messages_escape_control_bytes_and_invalid_utf8)
+{
+    static const struct {
+        const char *in, *want;
+    } cases[] = {
+        {"a\tb\nc\r", "a\\x09b\\x0Ac\\x0D"},
+        {"\x1b[31mred\x1b[0m", "\\x1B[31mred\\x1B[0m"},
+        {"del\x7f!", "del\\x7F!"},
+        {"\x01\x1f", "\\x01\\x1F"},
+        /* a lone continuation byte, and a lead byte with none */
+        {"\x80x", "\\x80x"},
+        {"\xc3x", "\\xC3x"},
+        {"\xff\xfe", "\\xFF\\xFE"},
+        /* overlong forms */
+        {"\xc0\xaf", "\\xC0\\xAF"},
+        {"\xe0\x80\xaf", "\\xE0\\x80\\xAF"},
+        {"\xf0\x80\x80\xaf", "\\xF0\\x80\\x80\\xAF"},
+        /* a surrogate, and past U+10FFFF */
+        {"\xed\xa0\x80", "\\xED\\xA0\\x80"},
+        {"\xf4\x90\x80\x80", "\\xF4\\x90\\x80\\x80"},
+        /* a sequence the text ends inside (not cut by a buffer) */
+        {"ab\xe2\x82", "ab\\xE2\\x82"},
+        {"ab\xf0\x9f\x98", "ab\\xF0\\x9F\\x98"},
+        /* kept: valid two- to four-byte characters, the largest code point,
+         * and a backslash that only looks like an escape */
+        {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"},
+        {"\xf4\x8f\xbf\xbf", "\xf4\x8f\xbf\xbf"},
+        {"tool_call_json: a\\x41 \"q\" ~", "tool_call_json: a\\x41 \"q\" ~"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cr_expect_str_eq(stored(cases[i].in), cases[i].want, "case %zu", i);
+        /* tw_diag_addf and tw_error_set store the same text */
+        tw_diag_list l = {0};
+        cr_assert_eq(tw_diag_addf(&l, TW_D_XML_BAD_NAME, 0, "%s", cases[i].in), TW_OK);
+        cr_expect_str_eq(l.items[0].message, cases[i].want, "addf case %zu", i);
+        /* and a copy keeps it as it is */
+        tw_diag_list c = {0};
+        cr_assert_eq(tw_diag_extend(&c, &l), TW_OK);
+        cr_expect_str_eq(c.items[0].message, cases[i].want, "extend case %zu", i);
+        tw_diag_list_free(&c);
+        tw_diag_list_free(&l);
+        tw_error e;
+        tw_error_set(&e, TW_ERR_PARSE, 0, NULL, "%s", cases[i].in);
+        cr_expect_str_eq(e.message, cases[i].want, "error case %zu", i);
+    }
+    /* a path is escaped in the message as the reason is (err->path is as given) */
+    tw_error e;
+    tw_error_set(&e, TW_ERR_INVALID, 3, "tools[0].\x1b]0;x\x07", "bad \xff");
+    cr_expect_str_eq(e.message, "tools[0].\\x1B]0;x\\x07: bad \\xFF");
+    /* tw_diag_add keeps a long message whole: no cap, no cut */
+    char many[601];
+    memset(many, 0x1b, 600);
+    many[600] = '\0';
+    cr_expect_eq(strlen(stored(many)), 4 * 600);
+}
+
+/* A message cut at the end of its buffer (tw_diag_addf's 512 bytes,
+ * tw_error's message array) never ends inside a character or an \xNN. */
+Test(core, message_cuts_split_no_character_and_no_escape)
+{
+    char pre[1100];
+    memset(pre, 'a', sizeof pre);
+    tw_diag_list l = {0};
+    /* 509 + 2 bytes fit exactly in 511; one more 'a' and the cut falls
+     * inside the character, which is dropped, not escaped */
+    cr_assert_eq(tw_diag_addf(&l, TW_D_XML_BAD_NAME, 0, "%.*s\xc3\xa9", 509, pre), TW_OK);
+    cr_assert_eq(tw_diag_addf(&l, TW_D_XML_BAD_NAME, 0, "%.*s\xc3\xa9", 510, pre), TW_OK);
+    cr_assert_eq(tw_diag_addf(&l, TW_D_XML_BAD_NAME, 0, "%.*s\xf0\x9f\x98\x80z", 509, pre), TW_OK);
+    /* an escape needs four bytes: 507 + 4 fit, 508 + 4 do not (nor does
+     * anything after it) */
+    cr_assert_eq(tw_diag_addf(&l, TW_D_XML_BAD_NAME, 0, "%.*s\x1b", 507, pre), TW_OK);
+    cr_assert_eq(tw_diag_addf(&l, TW_D_XML_BAD_NAME, 0, "%.*s\x1b" "b", 508, pre), TW_OK);
+    cr_assert_eq(tw_diag_addf(&l, TW_D_XML_BAD_NAME, 0, "%.*s\x1b" "b", 510, pre), TW_OK);
+    cr_assert_eq(l.len, 6);
+    cr_expect_eq(strlen(l.items[0].message), 511);
+    cr_expect_str_eq(l.items[0].message + 509, "\xc3\xa9");
+    cr_expect_eq(strlen(l.items[1].message), 510);
+    cr_expect_eq(strspn(l.items[1].message, "a"), 510);
+    cr_expect_eq(strlen(l.items[2].message), 509);
+    cr_expect_eq(strspn(l.items[2].message, "a"), 509);
+    cr_expect_eq(strlen(l.items[3].message), 511);
+    cr_expect_str_eq(l.items[3].message + 507, "\\x1B");
+    cr_expect_eq(strlen(l.items[4].message), 508);
+    cr_expect_eq(strspn(l.items[4].message, "a"), 508);
+    cr_expect_eq(strlen(l.items[5].message), 510);
+    cr_expect_eq(strspn(l.items[5].message, "a"), 510);
+    tw_diag_list_free(&l);
+    /* a short message that ends inside a character was not cut: escaped */
+    cr_assert_eq(tw_diag_addf(&l, TW_D_XML_BAD_NAME, 0, "%.*s\xc3", 10, pre), TW_OK);
+    cr_expect_str_eq(l.items[0].message + 10, "\\xC3");
+    tw_diag_list_free(&l);
+
+    /* tw_error: 1023 bytes of text at most */
+    tw_error e;
+    tw_error_set(&e, TW_ERR_PARSE, 0, NULL, "%.*s\xe2\x82\xac", 1020, pre);
+    cr_expect_eq(strlen(e.message), 1023);
+    cr_expect_str_eq(e.message + 1020, "\xe2\x82\xac");
+    tw_error_set(&e, TW_ERR_PARSE, 0, NULL, "%.*s\xe2\x82\xac", 1021, pre);
+    cr_expect_eq(strlen(e.message), 1021, "cut inside the character");
+    cr_expect_eq(strspn(e.message, "a"), 1021);
+    tw_error_set(&e, TW_ERR_PARSE, 0, NULL, "%.*s\x7f", 1020, pre);
+    cr_expect_eq(strlen(e.message), 1020, "cut inside the escape");
+    tw_error_set(&e, TW_ERR_PARSE, 0, NULL, "%.*s\x7f", 1019, pre);
+    cr_expect_str_eq(e.message + 1019, "\\x7F");
+    /* the path and the reason are cut the same way */
+    pre[1019] = '\0';
+    tw_error_set(&e, TW_ERR_PARSE, 0, pre, "\x1b" "b");
+    cr_expect_eq(strlen(e.message), 1021, "%zu", strlen(e.message));
+    cr_expect_str_eq(e.message + 1019, ": ");
+}
+
 Test(core, limits_defaults_and_clamp)
 {
     tw_limits in = {0}, out;

@@ -292,6 +292,69 @@ Test(qwen_xml_decode, invalid_utf8_in_a_value_is_reported_at_its_byte)
     cJSON_Delete(tool.parameters);
 }
 
+/* No control byte, no DEL, and every byte >= 0x80 in a lead byte and its
+ * continuation bytes? */
+static bool safe_text(const char *m)
+{
+    const unsigned char *u = (const unsigned char *)m;
+    while (*u) {
+        if (*u < 0x20 || *u == 0x7f)
+            return false;
+        size_t k = *u < 0x80                  ? 1
+                   : *u >= 0xc2 && *u <= 0xdf ? 2
+                   : *u >= 0xe0 && *u <= 0xef ? 3
+                   : *u >= 0xf0 && *u <= 0xf4 ? 4
+                                              : 0;
+        if (!k)
+            return false;
+        for (size_t i = 1; i < k; i++)
+            if ((u[i] & 0xc0) != 0x80)
+                return false;
+        u += k;
+    }
+    return true;
+}
+
+/* A parameter name the decoder quotes in a diagnostic comes out as safe
+ * text: the terminal escape and the invalid byte are written \xNN, in the
+ * error of a refused call and in the warning of an accepted one, batch and
+ * one byte at a time. */
+Test(qwen_xml_decode, quoted_names_come_out_escaped)
+{
+    static const char unclosed[] = "<tool_call>\n<function=f>\n<parameter=\x1b[31m\xff>\nv\n"
+                                   "</function>\n</tool_call>";
+    tw_result r;
+    decode_both(unclosed, sizeof unclosed - 1, NULL, &r);
+    cr_assert_eq(r.msg.ncalls, 0);
+    cr_assert_eq(r.errors.len, 1);
+    cr_expect_eq(r.errors.items[0].code, TW_D_XML_PARAM_UNCLOSED);
+    cr_expect_str_eq(r.errors.items[0].message, "parameter '\\x1B[31m\\xFF' has no </parameter>");
+    tw_result_free(&r);
+    tw_text_dec *d = tw_text_dec_new(TW_TEXT_QWEN_XML, NULL, NULL, NULL);
+    cr_assert_not_null(d);
+    for (size_t i = 0; i < sizeof unclosed - 1; i++)
+        cr_assert_eq(tw_text_dec_feed(d, unclosed + i, 1), TW_OK);
+    cr_assert_eq(tw_text_dec_finish(d, &r), TW_OK);
+    tw_text_dec_free(d);
+    cr_assert_eq(r.errors.len, 1);
+    cr_expect_str_eq(r.errors.items[0].message, "parameter '\\x1B[31m\\xFF' has no </parameter>");
+    tw_result_free(&r);
+
+    static const char accepted[] = "<tool_call>\n<function=f>\n<parameter=k\xff\xc3\xa9>\nv\n"
+                                   "</parameter>\n</function>\n</tool_call>";
+    decode_both(accepted, sizeof accepted - 1, NULL, &r);
+    cr_assert_eq(r.msg.ncalls, 1);
+    const tw_diag *w = find_warning(&r, TW_D_JSON_NOT_RFC8259);
+    cr_assert_not_null(w);
+    cr_expect(strstr(w->message, "parameter 'k\\xFF\xc3\xa9'") != NULL, "%s", w->message);
+    const tw_diag *u = find_warning(&r, TW_D_XML_UNTYPED);
+    cr_assert_not_null(u);
+    cr_expect(strstr(u->message, "(first 'k\\xFF\xc3\xa9')") != NULL, "%s", u->message);
+    for (size_t i = 0; i < r.warnings.len; i++)
+        cr_expect(safe_text(r.warnings.items[i].message), "%s", r.warnings.items[i].message);
+    tw_result_free(&r);
+}
+
 /* A repeated parameter's value is dropped (duplicate_key keeps the first),
  * so its bytes count in no warning of the call: no U+FFFD in the result, no
  * json_not_rfc8259; and the untyped count is of the values kept. */

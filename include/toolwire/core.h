@@ -209,10 +209,15 @@ typedef struct tw_error {
     /* Byte offset into the input of the call, -1 when none applies. */
     int64_t offset;
     /* JSON path of the offending value ("messages[2].tool_calls[0].id");
-     * "" for the root or when the input is not JSON. NUL-terminated. */
+     * "" for the root or when the input is not JSON. NUL-terminated, its
+     * bytes as given (the message below holds it as safe text). */
     char path[160];
     /* NUL-terminated, cut to fit: "path: reason" ("(root): reason" for the
-     * root) when the failure has a path, else the reason alone. */
+     * root) when the failure has a path, else the reason alone. Safe text
+     * whatever the input held: valid UTF-8 with no byte below 0x20 and no
+     * 0x7F; each such byte and each byte of an invalid UTF-8 sequence is
+     * written as the four characters \xNN (uppercase hex), and a cut never
+     * splits a character or an \xNN. */
     char message[1024];
 } tw_error;
 
@@ -222,7 +227,8 @@ void tw_error_clear(tw_error *err);
  * Fill err (NULL allowed: nothing is done) with code, offset (-1 when none),
  * path and the reason printf'd from fmt. path NULL: no path ("" in err->path,
  * the message is the reason alone); path "" is the root ("(root): reason").
- * Strings longer than their field are cut.
+ * Strings longer than their field are cut. The message is stored as safe
+ * text (see `message` above): text already clean is kept byte for byte.
  */
 void tw_error_set(tw_error *err, tw_status code, int64_t offset, const char *path,
                   const char *fmt, ...)
@@ -236,7 +242,10 @@ void tw_error_set(tw_error *err, tw_status code, int64_t offset, const char *pat
 typedef struct tw_diag {
     tw_status code;
     int64_t offset;   /* byte offset into the whole input, -1 when none */
-    char *message;    /* owned, NUL-terminated */
+    /* Owned, NUL-terminated, safe text as tw_error's message: valid UTF-8
+     * with no byte below 0x20 and no 0x7F (those, and each byte of an
+     * invalid UTF-8 sequence, are written as \xNN, uppercase hex). */
+    char *message;
 } tw_diag;
 
 typedef struct tw_diag_list {
@@ -250,7 +259,10 @@ typedef struct tw_diag_list {
 /*
  * Append a diagnostic. `msg` may be NULL (the code's message is used). Past
  * `max` the diagnostic is counted in `dropped` and TW_OK is returned: a
- * flood of diagnostics is not a reason to fail a decode.
+ * flood of diagnostics is not a reason to fail a decode. Both store the
+ * message as safe text (tw_diag.message), whatever bytes it was given; text
+ * already clean is kept byte for byte. tw_diag_addf cuts the stored message
+ * to 511 bytes, never inside a character or an \xNN.
  */
 tw_status tw_diag_add(tw_diag_list *l, tw_status code, int64_t offset, const char *msg);
 tw_status tw_diag_addf(tw_diag_list *l, tw_status code, int64_t offset, const char *fmt, ...)
