@@ -279,7 +279,9 @@ bool tw_fz_safe_text(const char *m, size_t *bad)
     const unsigned char *u = (const unsigned char *)m;
     size_t i = 0;
     while (u[i]) {
-        size_t k = u[i] < 0x20 || u[i] == 0x7F ? 0 : utf8_seq(u + i);
+        size_t k = u[i] < 0x20 || u[i] == 0x7F || (u[i] == 0xC2 && u[i + 1] < 0xA0)
+                       ? 0 /* a control byte, DEL, or a C1 control */
+                       : utf8_seq(u + i);
         if (!k) {
             *bad = i;
             return false;

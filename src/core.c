@@ -143,8 +143,9 @@ static bool utf8_cut_prefix(const unsigned char *s, size_t n)
 
 /*
  * Append s[0, n) to dst[0, *w) as every stored message holds it: a valid
- * UTF-8 sequence is copied; a byte below 0x20, DEL and each byte of an
- * invalid sequence become the four characters \xNN (uppercase hex). At most
+ * UTF-8 sequence is copied; a byte below 0x20, DEL, each byte of a C1
+ * control (U+0080..U+009F) and each byte of an invalid sequence become the
+ * four characters \xNN (uppercase hex). At most
  * cap - 1 bytes in all, NUL-terminated: the text stops before the first
  * character or escape that does not fit, so a cut never splits one. `cut`:
  * s was itself cut by a buffer, so an incomplete sequence at its end is
@@ -159,7 +160,9 @@ static bool msg_put(char *dst, size_t cap, size_t *w, const char *s, size_t n, b
     bool whole = true;
     while (i < n) {
         size_t k = tw_utf8_len(u + i, n - i);
-        bool esc = k == 0 || u[i] < 0x20 || u[i] == 0x7F;
+        /* C1 controls (U+0080..U+009F, C2 80..C2 9F) too: some terminals read
+         * U+009B as CSI */
+        bool esc = k == 0 || u[i] < 0x20 || u[i] == 0x7F || (u[i] == 0xC2 && u[i + 1] < 0xA0);
         if (k == 0 && cut && utf8_cut_prefix(u + i, n - i))
             break; /* the end of a character the cut split: not an error of the text */
         size_t out = esc ? 4 : k;

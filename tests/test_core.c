@@ -216,6 +216,8 @@ Test(core, diag_messages_escape_control_bytes_and_invalid_utf8)
         /* a surrogate, and past U+10FFFF */
         {"\xed\xa0\x80", "\\xED\\xA0\\x80"},
         {"\xf4\x90\x80\x80", "\\xF4\\x90\\x80\\x80"},
+        /* C1 controls (U+0080, U+009B: CSI to some terminals, U+009F); U+00A0 kept */
+        {"\xc2\x80|\xc2\x9b" "31m|\xc2\x9f|\xc2\xa0", "\\xC2\\x80|\\xC2\\x9B31m|\\xC2\\x9F|\xc2\xa0"},
         /* a sequence the text ends inside (not cut by a buffer) */
         {"ab\xe2\x82", "ab\\xE2\\x82"},
         {"ab\xf0\x9f\x98", "ab\\xF0\\x9F\\x98"},

@@ -214,8 +214,9 @@ typedef struct tw_error {
     char path[160];
     /* NUL-terminated, cut to fit: "path: reason" ("(root): reason" for the
      * root) when the failure has a path, else the reason alone. Safe text
-     * whatever the input held: valid UTF-8 with no byte below 0x20 and no
-     * 0x7F; each such byte and each byte of an invalid UTF-8 sequence is
+     * whatever the input held: valid UTF-8 with no byte below 0x20, no 0x7F
+     * and no C1 control (U+0080..U+009F); each byte of those and of an
+     * invalid UTF-8 sequence is
      * written as the four characters \xNN (uppercase hex), and a cut never
      * splits a character or an \xNN. */
     char message[1024];
@@ -243,8 +244,9 @@ typedef struct tw_diag {
     tw_status code;
     int64_t offset;   /* byte offset into the whole input, -1 when none */
     /* Owned, NUL-terminated, safe text as tw_error's message: valid UTF-8
-     * with no byte below 0x20 and no 0x7F (those, and each byte of an
-     * invalid UTF-8 sequence, are written as \xNN, uppercase hex). */
+     * with no byte below 0x20, no 0x7F and no C1 control (those, and each
+     * byte of an invalid UTF-8 sequence, are written as \xNN, uppercase
+     * hex). */
     char *message;
 } tw_diag;
 
