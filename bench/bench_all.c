@@ -8,10 +8,12 @@
  * memory; then, when wrk is on
  * the PATH, `toolwire serve` replaying a fixture beside bench_bare_mhd (a
  * bare libmicrohttpd server, same threading mode) under the same wrk load.
- * Prints a table and writes OUT/DATE.json and OUT/DATE.md. Asserts nothing.
+ * Prints a table and writes OUT/DATE.json and OUT/DATE.md (DATE-http with
+ * --http-only, DATE-NAME with --name NAME). Asserts nothing.
  *
- * usage: bench_all [--out DIR] [--rounds N] [--http-seconds S] [--threads N]
- *                  [--fixtures DIR] [--no-http] [--tool-calls] [--text]
+ * usage: bench_all [--out DIR] [--name NAME] [--rounds N] [--http-seconds S]
+ *                  [--threads N] [--fixtures DIR] [--no-http] [--http-only]
+ *                  [--soak REQUESTS] [--run-exchanges N] [--tool-calls] [--text]
  *        bench_all --dump-inputs DIR
  * (--tool-calls: only the decoder inputs set against cJSON, with or without
  * the string-held arguments; --text: only
@@ -643,21 +645,9 @@ static void soak(const http_opts *ho, const server *s_tw, const char *script, cJ
         hi, hwm);
 }
 
-/*
- * Replay one fixture with serve and the bare server, rounds interleaved.
- * varied: every request's body differs from the one before (a random "user"
- * member put first, a key the matcher ignores), so that serve reads, matches
- * and judges each body as new instead of reusing what it worked out for the
- * same bytes (docs/harness.md, the kept choices).
- */
-static void http_case(const http_opts *ho, const char *label, const char *fixture, bool varied,
-                      cJSON *arr, tw_buf *md)
+/* A fixture file parsed, or NULL. */
+static cJSON *read_doc(const char *path)
 {
-    char path[1024], line[512], tw[1024], bare[1024], threads[16];
-    snprintf(path, sizeof path, "%s/%s", ho->fixtures, fixture);
-    snprintf(tw, sizeof tw, "%s/toolwire", ho->bindir);
-    snprintf(bare, sizeof bare, "%s/bench_bare_mhd", ho->bindir);
-    snprintf(threads, sizeof threads, "%d", ho->threads);
     FILE *f = fopen(path, "rb");
     tw_buf fx = {0};
     char tmp[4096];
@@ -668,15 +658,104 @@ static void http_case(const http_opts *ho, const char *label, const char *fixtur
         fclose(f);
     cJSON *doc = fx.len ? cJSON_ParseWithLength(fx.data, fx.len) : NULL;
     tw_buf_free(&fx);
-    cJSON *req = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "exchanges"), 0),
-                                     "request");
-    const char *rpath = cJSON_GetStringValue(cJSON_GetObjectItem(req, "path"));
-    char *body = cJSON_PrintUnformatted(cJSON_GetObjectItem(req, "body"));
-    if (!rpath || !body || (varied && (body[0] != '{' || body[1] == '}'))) {
+    return doc;
+}
+
+/* A fixture's first exchange, or NULL. */
+static cJSON *first_exchange(const cJSON *doc)
+{
+    return cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "exchanges"), 0);
+}
+
+/*
+ * Write to path a fixture of the first exchange of each doc[k], in turn, each
+ * with doc[0]'s answer (so serve sends the bytes the bare server sends).
+ */
+static bool write_alternating(const char *path, cJSON *const *docs, size_t n)
+{
+    cJSON *fx = cJSON_CreateObject(), *xs = NULL;
+    cJSON_AddNumberToObject(fx, "fixture_version", 1);
+    cJSON_AddStringToObject(fx, "name", "bench-alternating");
+    cJSON_AddStringToObject(fx, "description", "generated: the first exchange of each fixture, one answer");
+    cJSON_AddItemToObject(fx, "backend",
+                          cJSON_Duplicate(cJSON_GetObjectItem(docs[0], "backend"), true));
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(fx, "provenance"), "source", "hand-made");
+    xs = cJSON_AddArrayToObject(fx, "exchanges");
+    const cJSON *resp = cJSON_GetObjectItem(first_exchange(docs[0]), "response");
+    for (size_t k = 0; k < n; k++) {
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddItemToObject(x, "request", cJSON_Duplicate(cJSON_GetObjectItem(first_exchange(docs[k]), "request"), true));
+        cJSON_AddItemToObject(x, "response", cJSON_Duplicate(resp, true));
+        cJSON_AddItemToArray(xs, x);
+    }
+    char *js = cJSON_PrintUnformatted(fx);
+    cJSON_Delete(fx);
+    FILE *f = js ? fopen(path, "w") : NULL;
+    bool ok = f && fputs(js, f) >= 0;
+    ok = f && fclose(f) == 0 && ok;
+    free(js);
+    return ok;
+}
+
+enum { ALT_MAX = 8 };
+
+/*
+ * Replay fixtures[0] (or, with several, a fixture made of their first
+ * exchanges: write_alternating) with serve and the bare server, rounds
+ * interleaved.
+ * varied: every request's body differs from the one before (a random "user"
+ * member put first, a key the matcher ignores), so that serve reads, matches
+ * and judges each body as new instead of reusing what it worked out for the
+ * same bytes (docs/harness.md, the kept choices).
+ * Several fixtures: each wrk connection sends the exchanges' requests in turn,
+ * all of them pipelined in one write (a connection is not known to wrk's
+ * request(), so this is how a connection's next request is made another
+ * exchange than its last), so no request matches the exchange its
+ * connection's last request matched; their bodies are varied.
+ */
+static void http_case(const http_opts *ho, const char *label, const char *const *fixtures,
+                      bool varied, cJSON *arr, tw_buf *md)
+{
+    char path[1024], line[512], tw[1024], bare[1024], threads[16];
+    char dir[] = "/tmp/bench_all_XXXXXX";
+    cJSON *docs[ALT_MAX] = {NULL};
+    char *bodies[ALT_MAX] = {NULL};
+    size_t nx = 0;
+    while (nx < ALT_MAX && fixtures[nx])
+        nx++;
+    varied = varied || nx > 1;
+    snprintf(tw, sizeof tw, "%s/toolwire", ho->bindir);
+    snprintf(bare, sizeof bare, "%s/bench_bare_mhd", ho->bindir);
+    snprintf(threads, sizeof threads, "%d", ho->threads);
+    const char *rpath = NULL;
+    bool ok = nx > 0;
+    for (size_t k = 0; k < nx && ok; k++) {
+        snprintf(path, sizeof path, "%s/%s", ho->fixtures, fixtures[k]);
+        docs[k] = read_doc(path);
+        const cJSON *req = cJSON_GetObjectItem(first_exchange(docs[k]), "request");
+        const char *p = cJSON_GetStringValue(cJSON_GetObjectItem(req, "path"));
+        bodies[k] = cJSON_PrintUnformatted(cJSON_GetObjectItem(req, "body"));
+        /* one URL for wrk: every exchange on the first one's path */
+        ok = p && bodies[k] && (!rpath || strcmp(p, rpath) == 0) &&
+             (!varied || (bodies[k][0] == '{' && bodies[k][1] != '}'));
+        rpath = rpath ? rpath : p;
+    }
+    if (!ok) {
         printf("%s: %s has no request to replay; skipped\n", label, path);
-        cJSON_Delete(doc);
-        free(body);
+        for (size_t k = 0; k < nx; k++) {
+            cJSON_Delete(docs[k]);
+            free(bodies[k]);
+        }
         return;
+    }
+    const char *body = bodies[0];
+    snprintf(path, sizeof path, "%s/%s", ho->fixtures, fixtures[0]);
+    if (nx > 1) {
+        if (!mkdtemp(dir))
+            die("cannot make a temporary directory");
+        snprintf(path, sizeof path, "%s/alternating.json", dir);
+        if (!write_alternating(path, docs, nx))
+            die("cannot write %s", path);
     }
     char script[] = "/tmp/bench_all_XXXXXX";
     int sfd = mkstemp(script);
@@ -685,13 +764,21 @@ static void http_case(const http_opts *ho, const char *label, const char *fixtur
         die("cannot write the wrk script");
     fprintf(sf, "wrk.method = \"POST\"\nwrk.headers[\"Content-Type\"] = \"application/json\"\n"
                 "wrk.body = [==[%s]==]\n", body);
-    if (varied)
-        fprintf(sf, "local rest = [==[%s]==]\n"
-                    "math.randomseed(os.time() + math.floor(os.clock() * 1e6))\n"
-                    "request = function()\n"
-                    "  return wrk.format(nil, nil, nil, '{\"user\":\"r' .. math.random(1, 2000000000)"
-                    " .. '\",' .. rest)\nend\n",
-                body + 1);
+    if (varied) {
+        fputs("local rest = {\n", sf);
+        for (size_t k = 0; k < nx; k++)
+            fprintf(sf, "  [==[%s]==],\n", bodies[k] + 1);
+        fputs("}\n"
+              "math.randomseed(os.time() + math.floor(os.clock() * 1e6))\n"
+              "request = function()\n"
+              "  local r = {}\n"
+              "  for i, b in ipairs(rest) do\n"
+              "    r[i] = wrk.format(nil, nil, nil, '{\"user\":\"r' .. math.random(1, 2000000000)"
+              " .. '\",' .. b)\n"
+              "  end\n"
+              "  return table.concat(r)\nend\n",
+              sf);
+    }
     fclose(sf);
     server s_tw = {0}, s_bare = {0};
     char *targv[] = {tw, "serve", "--port", "0", "--quiet", "--threads", threads, path, NULL};
@@ -735,14 +822,19 @@ static void http_case(const http_opts *ho, const char *label, const char *fixtur
     long hwm, rss;
     proc_mem(s_tw.pid, &hwm, &rss);
     double mt = median(rt, n), mb = median(rb, n);
-    printf("%-44s %10.0f %10.0f %7.2f %9ld %8.1f %8.1f %7.2f\n", label, mt, mb, mb > 0 ? mt / mb : 0,
+    printf("%-46s %10.0f %10.0f %7.2f %9ld %8.1f %8.1f %7.2f\n", label, mt, mb, mb > 0 ? mt / mb : 0,
            hwm, mct, mcb, mct > 0 ? mcb / mct : 0);
     put(md, "| %s | %zu | %.0f | %.0f | %.2f | %ld | %.1f | %.1f | %.2f |\n", label, answer_len, mt, mb,
         mb > 0 ? mt / mb : 0, hwm, mct, mcb, mct > 0 ? mcb / mct : 0);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "case", label);
-    cJSON_AddStringToObject(o, "fixture", fixture);
+    cJSON_AddStringToObject(o, "fixture", fixtures[0]);
     cJSON_AddBoolToObject(o, "bodies_varied", varied);
+    if (nx > 1) {
+        cJSON *fa = cJSON_AddArrayToObject(o, "exchanges_alternating");
+        for (size_t k = 0; k < nx; k++)
+            cJSON_AddItemToArray(fa, cJSON_CreateString(fixtures[k]));
+    }
     cJSON_AddNumberToObject(o, "answer_bytes", (double)answer_len);
     cJSON_AddNumberToObject(o, "serve_rps_median", mt);
     cJSON_AddNumberToObject(o, "bare_rps_median", mb);
@@ -762,8 +854,14 @@ out:
     stop(&s_tw);
     stop(&s_bare);
     unlink(script);
-    free(body);
-    cJSON_Delete(doc);
+    if (nx > 1) {
+        unlink(path);
+        rmdir(dir);
+    }
+    for (size_t k = 0; k < nx; k++) {
+        cJSON_Delete(docs[k]);
+        free(bodies[k]);
+    }
 }
 
 /* ===================== run against the embedded mock ===================== */
@@ -877,7 +975,7 @@ static const char *machine(char *buf, size_t n)
 
 int main(int argc, char **argv)
 {
-    const char *out = "reports/bench";
+    const char *out = "reports/bench", *name = NULL;
     tw_buf after = {0};
     http_opts ho = {NULL, "fixtures", 3, 3, 2, 0, &after};
     bool http = true, decoders = true;
@@ -899,6 +997,8 @@ int main(int argc, char **argv)
             run_n = atol(v), i++;
         else if (v && strcmp(a, "--out") == 0)
             out = v, i++;
+        else if (v && strcmp(a, "--name") == 0 && v[0] && !strchr(v, '/'))
+            name = v, i++;
         else if (v && strcmp(a, "--dump-inputs") == 0)
             return dump_inputs(v);
         else if (v && strcmp(a, "--fixtures") == 0)
@@ -910,7 +1010,7 @@ int main(int argc, char **argv)
         else if (v && strcmp(a, "--threads") == 0 && atoi(v) >= 1 && atoi(v) <= 256)
             ho.threads = atoi(v), i++;
         else {
-            fprintf(stderr, "usage: bench_all [--out DIR] [--rounds 1..15] [--http-seconds S] "
+            fprintf(stderr, "usage: bench_all [--out DIR] [--name NAME] [--rounds 1..15] [--http-seconds S] "
                             "[--threads N] [--fixtures DIR] [--no-http] [--http-only] "
                             "[--soak REQUESTS] [--run-exchanges N] [--tool-calls] [--text]\n"
                             "       bench_all --dump-inputs DIR\n");
@@ -945,9 +1045,21 @@ int main(int argc, char **argv)
     cJSON *rep = cJSON_CreateObject();
     cJSON_AddStringToObject(rep, "date", stamp);
     cJSON_AddStringToObject(rep, "machine", mach);
-    char command[512] = "scripts/bench.sh";
-    for (int i = 1; i < argc && strlen(command) + strlen(argv[i]) + 2 < sizeof command; i++)
-        strcat(strcat(command, " "), argv[i]);
+    /* what was run: scripts/bench.sh says so in the environment, else argv[0] */
+    char command[1024];
+    const char *via = getenv("TOOLWIRE_BENCH_VIA");
+    snprintf(command, sizeof command, "%s", via && via[0] ? via : argv[0]);
+    for (int i = 1; i < argc; i++) {
+        size_t l = strlen(command);
+        bool plain = argv[i][0] && strspn(argv[i], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                   "0123456789-_./=:,+") == strlen(argv[i]);
+        int w = snprintf(command + l, sizeof command - l, plain ? " %s" : " '%s'", argv[i]);
+        if (w < 0 || (size_t)w >= sizeof command - l) {
+            command[l] = '\0';
+            snprintf(command + l, sizeof command - l, " …");
+            break;
+        }
+    }
     cJSON_AddStringToObject(rep, "command", command);
     cJSON_AddNumberToObject(rep, "rounds", ho.rounds);
     cJSON *rows = cJSON_AddArrayToObject(rep, "decoders");
@@ -1047,20 +1159,31 @@ int main(int argc, char **argv)
                  "the requests wrk completed (counts no time spent waiting for a core); cpu ratio: "
                  "bare's over serve's. Bodies varied: each request's body starts with a random "
                  "`\"user\"` member (ignored by the matcher), so serve reads and matches every body "
-                 "as new instead of reusing its choice for bytes it has seen.\n\n| case | answer bytes | serve req/s | bare req/s | "
+                 "as new instead of reusing its choice for bytes it has seen. Exchanges alternating: "
+                 "a fixture of four exchanges (the first exchange of each fixture in the row's "
+                 "`exchanges_alternating`, each with the first one's answer), every wrk connection "
+                 "sending the four requests in turn, pipelined in one write, their bodies varied: "
+                 "no request is for the exchange its connection's last request matched.\n\n| case | answer bytes | serve req/s | bare req/s | "
                  "serve / bare | serve peak RSS KiB | serve CPU µs/req | bare CPU µs/req | cpu ratio |\n"
                  "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
             ho.secs, ho.rounds, ho.threads);
-        printf("\n%-44s %10s %10s %7s %9s %8s %8s %7s\n", "HTTP (wrk -t2 -c16)", "serve/s", "bare/s",
+        printf("\n%-46s %10s %10s %7s %9s %8s %8s %7s\n", "HTTP (wrk -t2 -c16)", "serve/s", "bare/s",
                "ratio", "RSS KiB", "us/req", "bare", "cpu");
-        http_case(&ho, "replay, non-streaming (openai)", "openai/nonstream_arguments_object.json",
-                  false, harr, &md);
-        http_case(&ho, "replay, streaming (openai SSE)", "openai/stream_single_call.json", false,
-                  harr, &md);
-        http_case(&ho, "replay, non-streaming, bodies varied", "openai/nonstream_arguments_object.json",
-                  true, harr, &md);
-        http_case(&ho, "replay, streaming, bodies varied", "openai/stream_single_call.json", true,
-                  harr, &md);
+        static const char *const ns[] = {"openai/nonstream_arguments_object.json", NULL};
+        static const char *const st[] = {"openai/stream_single_call.json", NULL};
+        /* the same tools, another question each: four exchanges of one route */
+        static const char *const ns_alt[] = {
+            "openai/nonstream_arguments_object.json", "openai/nonstream_text_only.json",
+            "openai/nonstream_duplicate_ids.json", "openai/nonstream_parallel_calls.json", NULL};
+        static const char *const st_alt[] = {
+            "openai/stream_single_call.json", "openai/stream_text_only.json",
+            "openai/stream_index_reuse.json", "openai/stream_parallel_usage_chunk.json", NULL};
+        http_case(&ho, "replay, non-streaming (openai)", ns, false, harr, &md);
+        http_case(&ho, "replay, streaming (openai SSE)", st, false, harr, &md);
+        http_case(&ho, "replay, non-streaming, bodies varied", ns, true, harr, &md);
+        http_case(&ho, "replay, streaming, bodies varied", st, true, harr, &md);
+        http_case(&ho, "replay, non-streaming, exchanges alternating", ns_alt, true, harr, &md);
+        http_case(&ho, "replay, streaming, exchanges alternating", st_alt, true, harr, &md);
         if (after.len)
             tw_buf_append(&md, after.data, after.len);
         tw_buf_free(&after);
@@ -1076,14 +1199,16 @@ int main(int argc, char **argv)
 
     mkdir(out, 0755);
     char path[1200];
-    const char *suffix = decoders ? "" : "-http";
-    snprintf(path, sizeof path, "%s/%s%s.json", out, date, suffix);
+    /* DATE.json, DATE-http.json with --http-only, DATE-NAME.json with --name */
+    const char *suffix = name ? name : decoders ? "" : "http";
+    const char *dash = suffix[0] ? "-" : "";
+    snprintf(path, sizeof path, "%s/%s%s%s.json", out, date, dash, suffix);
     char *js = cJSON_Print(rep);
     FILE *f = fopen(path, "w");
     if (!f || !js || fputs(js, f) < 0 || fputc('\n', f) < 0 || fclose(f) != 0)
         die("cannot write %s: %s", path, strerror(errno));
     printf("wrote %s\n", path);
-    snprintf(path, sizeof path, "%s/%s%s.md", out, date, suffix);
+    snprintf(path, sizeof path, "%s/%s%s%s.md", out, date, dash, suffix);
     f = fopen(path, "w");
     if (!f || fwrite(md.data, 1, md.len, f) != md.len || fclose(f) != 0)
         die("cannot write %s: %s", path, strerror(errno));

@@ -300,36 +300,66 @@ static uint64_t hash_bytes(const char *p, size_t n, uint64_t h)
 
 uint64_t tw_match_hash_bytes(const char *p, size_t n, uint64_t h) { return hash_bytes(p, n, h); }
 
+static uint64_t members_hash(const cJSON *c, const char *const *ign);
+
 /*
  * A hash of a JSON value that tw_json_equal values share: object members are
  * added up (their order does not count), array elements chained in order,
  * numbers only by their type (tw_json_number_equal decides number equality).
+ * A node's type and a member's key and value are combined by a multiply, not
+ * a full mix: the strings' hashes are mixed already, and only equal values
+ * must hash equal (a collision costs a comparison).
  */
 static uint64_t hash_value(const cJSON *v)
 {
     if (!v)
         return 0x9e3779b97f4a7c15ULL;
     int t = v->type & 0xFF;
-    uint64_t h = mix64((uint64_t)t + 1);
+    uint64_t h = ((uint64_t)t + 1) * 0xc2b2ae3d27d4eb4fULL;
     switch (t) {
     case cJSON_String: {
         const char *s = v->valuestring ? v->valuestring : "";
         return hash_bytes(s, strlen(s), h);
     }
     case cJSON_Array:
-        for (const cJSON *c = v->child; c; c = c->next)
-            h = mix64(h * 31 + hash_value(c));
-        return h;
-    case cJSON_Object: {
-        uint64_t sum = 0;
         for (const cJSON *c = v->child; c; c = c->next) {
-            const char *k = c->string ? c->string : "";
-            sum += mix64(hash_bytes(k, strlen(k), 7) ^ hash_value(c));
+            h = (h ^ hash_value(c)) * 0x9e3779b97f4a7c15ULL;
+            h ^= h >> 29;
         }
-        return mix64(h ^ sum);
-    }
+        return h;
+    case cJSON_Object:
+        return mix64(h ^ members_hash(v->child, NULL));
     default: return h;
     }
+}
+
+/* The members from c on added up, those of a key ign lists left out (ign NULL: none). */
+static uint64_t members_hash(const cJSON *c, const char *const *ign)
+{
+    uint64_t sum = 0;
+    for (; c; c = c->next) {
+        if (ign && ignored(c->string, ign))
+            continue;
+        const char *k = c->string ? c->string : "";
+        sum += (hash_bytes(k, strlen(k), 7) ^ hash_value(c)) * 0x9e3779b97f4a7c15ULL;
+    }
+    return sum;
+}
+
+/* Whether an object repeats a key: pairs compared for a few members (no
+ * allocation), tw_json_duplicate_key beyond. */
+static bool repeats_key(const cJSON *o)
+{
+    size_t n = 0;
+    for (const cJSON *c = o->child; c && n <= 16; c = c->next)
+        n++;
+    if (n > 16)
+        return tw_json_duplicate_key(o) != NULL;
+    for (const cJSON *x = o->child; x; x = x->next)
+        for (const cJSON *y = x->next; y; y = y->next)
+            if (x->string && y->string && x->string[0] == y->string[0] && strcmp(x->string, y->string) == 0)
+                return true;
+    return false;
 }
 
 /* The hash of a body as the mode compares it; false when it cannot be had
@@ -340,18 +370,9 @@ static bool body_hash(const cJSON *b, tw_match_mode mode, const char *const *ign
     if (mode == TW_MATCH_PATH)
         return true;
     if (mode == TW_MATCH_NORMALISED && cJSON_IsObject(b)) {
-        if (tw_json_duplicate_key(b))
+        if (repeats_key(b))
             return false;
-        if (!ign)
-            ign = default_ignore;
-        uint64_t sum = 0;
-        for (const cJSON *c = b->child; c; c = c->next) {
-            if (ignored(c->string, ign))
-                continue;
-            const char *k = c->string ? c->string : "";
-            sum += mix64(hash_bytes(k, strlen(k), 7) ^ hash_value(c));
-        }
-        *h = mix64(sum ^ 0x51ed270b27ULL);
+        *h = mix64(members_hash(b->child, ign ? ign : default_ignore) ^ 0x51ed270b27ULL);
         return true;
     }
     *h = hash_value(b);
@@ -523,22 +544,6 @@ static void match_indexed(match_run *r, const char *hint)
         size_t i = ix->fi_of[g];
         consider(r, i, g - in->ex_base[i], false);
     }
-}
-
-/* Whether an object repeats a key: pairs compared for a few members (no
- * allocation), tw_json_duplicate_key beyond. */
-static bool repeats_key(const cJSON *o)
-{
-    size_t n = 0;
-    for (const cJSON *c = o->child; c && n <= 16; c = c->next)
-        n++;
-    if (n > 16)
-        return tw_json_duplicate_key(o) != NULL;
-    for (const cJSON *x = o->child; x; x = x->next)
-        for (const cJSON *y = x->next; y; y = y->next)
-            if (x->string && y->string && x->string[0] == y->string[0] && strcmp(x->string, y->string) == 0)
-                return true;
-    return false;
 }
 
 bool tw_mock_match_one(const tw_match_in *in, size_t g, tw_match_out *out)
