@@ -9,7 +9,8 @@
  * the PATH, `toolwire serve` replaying a fixture beside bench_bare_mhd (a
  * bare libmicrohttpd server, same threading mode) under the same wrk load.
  * Prints a table and writes OUT/DATE.json and OUT/DATE.md (DATE-http with
- * --http-only, DATE-NAME with --name NAME). Asserts nothing.
+ * --http-only, DATE-NAME with --name NAME; never over a report already
+ * there: the next free -2, -3, ... is added). Asserts nothing.
  *
  * usage: bench_all [--out DIR] [--name NAME] [--rounds N] [--http-seconds S]
  *                  [--threads N] [--fixtures DIR] [--no-http] [--http-only]
@@ -593,15 +594,16 @@ typedef struct http_opts {
     tw_buf *after;            /* markdown written after the HTTP table (the soak's) */
 } http_opts;
 
-/* The soak: one serve answering `total` requests in windows of about 100,000,
+/* The soak: one serve answering `total` requests in timed windows (5 s, then
+ * as long as 100,000 requests took at the last window's rate, 1 to 60 s),
  * each window's throughput and the serve's RSS after it. */
 static void soak(const http_opts *ho, const server *s_tw, const char *script, cJSON *o, tw_buf *md)
 {
     cJSON *wins = cJSON_AddArrayToObject(o, "soak_windows");
-    put(md, "\nSoak: %ld requests to one `toolwire serve` (the non-streaming case), windows of about "
-            "100,000 requests:\n\n| window | requests so far | req/s | serve RSS KiB | serve peak RSS KiB |\n"
+    put(md, "\nSoak: %ld requests to one `toolwire serve` (the non-streaming case), timed windows "
+            "(5 s, then as long as 100,000 requests took at the last window's rate):\n\n| window | requests so far | req/s | serve RSS KiB | serve peak RSS KiB |\n"
             "| --- | --- | --- | --- | --- |\n", ho->soak);
-    printf("soak: %ld requests, windows of about 100,000\n", ho->soak);
+    printf("soak: %ld requests, in timed windows of about 100,000 requests each\n", ho->soak);
     long done = 0;
     int secs = 5, w = 0;
     double lo = -1, hi = -1;
@@ -1074,8 +1076,11 @@ int main(int argc, char **argv)
                  "| decoder | input | bytes | mode | MB/s | reference | ref MB/s | time / ref | "
                  "time / batch | calls |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
             ho.rounds);
-    printf("%s\n%-18s %-28s %-11s %9s %-10s %9s %7s %7s %5s\n", mach, "decoder", "input", "mode",
-           "MB/s", "ref", "ref MB/s", "x ref", "x batch", "calls");
+    if (decoders)
+        printf("%s\n%-18s %-28s %-11s %9s %-10s %9s %7s %7s %5s\n", mach, "decoder", "input",
+               "mode", "MB/s", "ref", "ref MB/s", "x ref", "x batch", "calls");
+    else
+        printf("%s\n", mach);
     static const size_t chunks[] = {MODE_BATCH, 4096, 16, 4, 1, MODE_FRESH};
     enum { NM = sizeof chunks / sizeof chunks[0] };
     for (size_t i = 0; i < nw; i++) {
@@ -1202,13 +1207,28 @@ int main(int argc, char **argv)
     /* DATE.json, DATE-http.json with --http-only, DATE-NAME.json with --name */
     const char *suffix = name ? name : decoders ? "" : "http";
     const char *dash = suffix[0] ? "-" : "";
-    snprintf(path, sizeof path, "%s/%s%s%s.json", out, date, dash, suffix);
+    /* a report already there (a committed one, or an earlier run of the day)
+     * is never overwritten: the next free STEM-2, STEM-3, ... is used */
+    char stem[1100];
+    snprintf(stem, sizeof stem, "%s/%s%s%s", out, date, dash, suffix);
+    for (int k = 2;; k++) {
+        char md_path[1200];
+        snprintf(path, sizeof path, "%s.json", stem);
+        snprintf(md_path, sizeof md_path, "%s.md", stem);
+        if (access(path, F_OK) != 0 && access(md_path, F_OK) != 0)
+            break;
+        if (k > 99)
+            die("%s.json or .md exists, and so do -2 to -99: pass --name or --out", stem);
+        printf("%s exists: not overwritten\n", access(path, F_OK) == 0 ? path : md_path);
+        snprintf(stem, sizeof stem, "%s/%s%s%s-%d", out, date, dash, suffix, k);
+    }
+    snprintf(path, sizeof path, "%s.json", stem);
     char *js = cJSON_Print(rep);
     FILE *f = fopen(path, "w");
     if (!f || !js || fputs(js, f) < 0 || fputc('\n', f) < 0 || fclose(f) != 0)
         die("cannot write %s: %s", path, strerror(errno));
     printf("wrote %s\n", path);
-    snprintf(path, sizeof path, "%s/%s%s%s.md", out, date, dash, suffix);
+    snprintf(path, sizeof path, "%s.md", stem);
     f = fopen(path, "w");
     if (!f || fwrite(md.data, 1, md.len, f) != md.len || fclose(f) != 0)
         die("cannot write %s: %s", path, strerror(errno));
