@@ -118,29 +118,6 @@ void tw_limits_resolve(tw_limits *out, const tw_limits *in)
 
 /* ===================== message text ===================== */
 
-/* Do s[0, n) (n >= 1, fewer bytes than s[0] announces) begin a valid UTF-8
- * sequence, one a cut ended early? */
-static bool utf8_cut_prefix(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    size_t need = c >= 0xC2 && c <= 0xDF   ? 2
-                  : c >= 0xE0 && c <= 0xEF ? 3
-                  : c >= 0xF0 && c <= 0xF4 ? 4
-                                           : 0;
-    if (n >= need)
-        return false;
-    if (n >= 2) {
-        unsigned char lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
-        unsigned char hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
-        if (s[1] < lo || s[1] > hi)
-            return false;
-    }
-    for (size_t i = 2; i < n; i++)
-        if ((s[i] & 0xC0) != 0x80)
-            return false;
-    return true;
-}
-
 /*
  * Append s[0, n) to dst[0, *w) as every stored message holds it: a valid
  * UTF-8 sequence is copied; a byte below 0x20, DEL, each byte of a C1
@@ -163,7 +140,7 @@ static bool msg_put(char *dst, size_t cap, size_t *w, const char *s, size_t n, b
         /* C1 controls (U+0080..U+009F, C2 80..C2 9F) too: some terminals read
          * U+009B as CSI */
         bool esc = k == 0 || u[i] < 0x20 || u[i] == 0x7F || (u[i] == 0xC2 && u[i + 1] < 0xA0);
-        if (k == 0 && cut && utf8_cut_prefix(u + i, n - i))
+        if (k == 0 && cut && tw_utf8_cut_prefix(u + i, n - i))
             break; /* the end of a character the cut split: not an error of the text */
         size_t out = esc ? 4 : k;
         if (out > cap - 1 - *w) {

@@ -35,6 +35,30 @@ static inline size_t tw_utf8_len(const unsigned char *s, size_t n)
     return 0;
 }
 
+/* Do s[0, n) (n >= 1) begin a valid UTF-8 sequence that a cut ended early:
+ * fewer bytes than s[0] announces, each of them one tw_utf8_len would take
+ * there? */
+static inline bool tw_utf8_cut_prefix(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    size_t need = c >= 0xC2 && c <= 0xDF   ? 2
+                  : c >= 0xE0 && c <= 0xEF ? 3
+                  : c >= 0xF0 && c <= 0xF4 ? 4
+                                           : 0;
+    if (n >= need)
+        return false;
+    if (n >= 2) {
+        unsigned char lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
+        unsigned char hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
+        if (s[1] < lo || s[1] > hi)
+            return false;
+    }
+    for (size_t i = 2; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            return false;
+    return true;
+}
+
 /* A NUL-terminated copy of s[0, n) as every JSON writer prints it: each byte
  * that does not begin a valid UTF-8 sequence becomes U+FFFD. *changed says
  * whether any byte was replaced. NULL (and *changed set) when out of memory;
