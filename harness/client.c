@@ -223,6 +223,28 @@ static void sleep_ms(long ms)
     }
 }
 
+/* libcurl's progress callback: a non-zero return aborts the transfer. */
+static int on_progress(void *user, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+    (void)dt, (void)dn, (void)ut, (void)un;
+    const tw_client_opts *o = user;
+    return o->abandon(o->abandon_user) ? 1 : 0;
+}
+
+static bool abandoned(const tw_client_opts *o) { return o->abandon && o->abandon(o->abandon_user); }
+
+/* A wait between attempts, cut short when the caller abandons the call. */
+static void wait_ms(const tw_client_opts *o, long ms)
+{
+    if (!o->abandon) {
+        sleep_ms(ms);
+        return;
+    }
+    long end = now_ms() + ms;
+    for (long left = ms; left > 0 && !abandoned(o); left = end - now_ms())
+        sleep_ms(left < 50 ? left : 50);
+}
+
 static bool retryable_status(int s) { return s == 429 || s == 500 || s == 502 || s == 503 || s == 504; }
 
 static bool is_loopback_url(const char *u)
@@ -307,6 +329,12 @@ tw_status tw_client_send(tw_client *c, const char *method, const char *path, con
     long t0 = now_ms();
     tw_status result = TW_ERR_IO;
     for (int attempt = 0; attempt <= c->o.max_retries; attempt++) {
+        if (abandoned(&c->o)) {
+            snprintf(out->transport_error, sizeof out->transport_error, "abandoned: the caller gave up");
+            out->status = 0;
+            result = TW_ERR_IO;
+            break;
+        }
         CURL *h = c->curl;
         curl_easy_reset(h);
         /* every attempt starts from an empty response */
@@ -338,6 +366,11 @@ tw_status tw_client_send(tw_client *c, const char *method, const char *path, con
         curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
         curl_easy_setopt(h, CURLOPT_USERAGENT, "toolwire/" TOOLWIRE_VERSION);
+        if (c->o.abandon) {
+            curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+            curl_easy_setopt(h, CURLOPT_XFERINFODATA, &c->o);
+            curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+        }
         /* proxies come from the environment (curl's default); the in-process
          * mock on a loopback address is always reached directly */
         if (is_loopback_url(url))
@@ -373,6 +406,12 @@ tw_status tw_client_send(tw_client *c, const char *method, const char *path, con
             snprintf(out->transport_error, sizeof out->transport_error,
                      "response larger than %zu bytes: read stopped", c->o.max_bytes);
         }
+        if (rc == CURLE_ABORTED_BY_CALLBACK) {
+            snprintf(out->transport_error, sizeof out->transport_error, "abandoned: the caller gave up");
+            snprintf(a->error, sizeof a->error, "%.120s", out->transport_error);
+            result = TW_ERR_IO;
+            break;
+        }
         /* a response that started and then broke is judged, not retried */
         bool retry = status == 0 ? rc != CURLE_OK : retryable_status((int)status);
         if (rc == CURLE_OPERATION_TIMEDOUT && status != 0)
@@ -389,7 +428,7 @@ tw_status tw_client_send(tw_client *c, const char *method, const char *path, con
             break; /* longer than we are willing to wait: report as is */
         }
         a->waited_ms = wait;
-        sleep_ms(wait);
+        wait_ms(&c->o, wait);
     }
     out->elapsed_ms = now_ms() - t0;
     if (out->transport_error[0] && out->nattempts > 1) {

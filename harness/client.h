@@ -36,6 +36,12 @@ typedef struct tw_client_opts {
     long max_wait_ms;           /* longest wait honoured (Retry-After or backoff); 0: 60000 */
     size_t max_bytes;           /* cap on the response body; 0: limits.max_input_bytes */
     const char *anthropic_version; /* 0: "2023-06-01" unless the request sets one */
+    /* Asked during a transfer (libcurl's progress callback: at least about once a
+     * second) and before every attempt and wait: true abandons the call, which
+     * then returns TW_ERR_IO with transport_error "abandoned: …" and no retry.
+     * NULL: never abandoned. */
+    bool (*abandon)(void *user);
+    void *abandon_user;
 } tw_client_opts;
 
 /* One attempt, for the retry log. */

@@ -67,8 +67,19 @@ static void wait_stop(long seconds, bool block_only)
     }
 }
 
-static int serve_proxy(const char *proxy, const char *upstream, const char *key_env, unsigned short port,
-                       long seconds, bool quiet, bool operands, cJSON *fault)
+/* The reference proxy's own options (its server takes serve's hostile-client options). */
+typedef struct proxy_opts {
+    long timeout_s;     /* one upstream attempt, whole transfer */
+    int retries;        /* upstream retries after the first attempt */
+    unsigned workers;   /* requests waiting on the upstream at once */
+} proxy_opts;
+
+#define PROXY_DEFAULT_TIMEOUT_S 60
+#define PROXY_DEFAULT_RETRIES 1
+#define PROXY_DEFAULT_WORKERS 16
+
+static int serve_proxy(const char *proxy, const char *upstream, const char *key_env, const tw_mock_opts *mo,
+                       const proxy_opts *px, long seconds, bool quiet, bool operands, cJSON *fault)
 {
     cJSON_Delete(fault);
     char from[16], to[16];
@@ -88,12 +99,21 @@ static int serve_proxy(const char *proxy, const char *upstream, const char *key_
     po.from = from;
     po.to = to;
     po.upstream = upstream;
-    po.port = port;
+    po.port = mo->port;
+    po.max_connections = mo->max_connections;
+    po.max_per_ip = mo->max_per_ip;
+    po.threads = mo->threads;
+    po.request_deadline_ms = mo->request_deadline_ms;
+    po.inflight_budget = mo->inflight_budget;
+    po.workers = px->workers;
     po.client.key_env = key_env;
-    po.client.max_retries = 2;
+    po.client.total_timeout_ms = px->timeout_s * 1000;
+    po.client.connect_timeout_ms = px->timeout_s * 1000 < 10000 ? px->timeout_s * 1000 : 10000;
+    po.client.max_retries = px->retries;
     po.client.max_wait_ms = 10000;
     po.log = quiet ? NULL : stderr;
     wait_stop(0, true);
+    raise_nofile(mo->max_connections ? mo->max_connections : TW_MOCK_DEFAULT_MAX_CONNECTIONS);
     tw_refproxy *p = NULL;
     if (tw_refproxy_start(&po, &p, &why) != TW_OK) {
         fprintf(stderr, "toolwire serve: %s\n", why.message);
@@ -128,6 +148,9 @@ int tw_cmd_serve(int argc, char **argv)
                                              {"proxy", required_argument, NULL, 'X'},
                                              {"upstream", required_argument, NULL, 'U'},
                                              {"key-env", required_argument, NULL, 'K'},
+                                             {"upstream-timeout", required_argument, NULL, 'O'},
+                                             {"upstream-retries", required_argument, NULL, 'R'},
+                                             {"workers", required_argument, NULL, 'W'},
                                              {"tag", required_argument, NULL, 'g'},
                                              {"exclude-tag", required_argument, NULL, 'x'},
                                              {"help", no_argument, NULL, 'h'},
@@ -139,6 +162,8 @@ int tw_cmd_serve(int argc, char **argv)
     bool quiet = false;
     cJSON *fault = NULL;
     const char *proxy = NULL, *upstream = NULL, *key_env = NULL;
+    proxy_opts px = {PROXY_DEFAULT_TIMEOUT_S, PROXY_DEFAULT_RETRIES, PROXY_DEFAULT_WORKERS};
+    const char *proxy_only = NULL; /* a --proxy option given, for the error without --proxy */
     const char *tags[TW_FIXTURE_MAX_TAGS], *xtags[TW_FIXTURE_MAX_TAGS];
     size_t ntags = 0, nxtags = 0;
     optind = 1;
@@ -227,6 +252,30 @@ int tw_cmd_serve(int argc, char **argv)
         case 'X': proxy = optarg; break;
         case 'U': upstream = optarg; break;
         case 'K': key_env = optarg; break;
+        case 'O':
+        case 'R':
+        case 'W': {
+            unsigned long long v;
+            bool ok = c == 'O'   ? parse_count(optarg, 1, 3600, &v)
+                      : c == 'R' ? parse_count(optarg, 0, TW_CLIENT_MAX_ATTEMPTS - 1, &v)
+                                 : parse_count(optarg, 1, 1024, &v);
+            const char *name = c == 'O' ? "upstream-timeout" : c == 'R' ? "upstream-retries" : "workers";
+            if (!ok) {
+                cJSON_Delete(fault);
+                return tw_cli_usage_error("serve", "bad --%s '%s' (%s)", name, optarg,
+                                          c == 'O'   ? "seconds, 1 to 3600"
+                                          : c == 'R' ? "0 to 7"
+                                                     : "1 to 1024");
+            }
+            if (c == 'O')
+                px.timeout_s = (long)v;
+            else if (c == 'R')
+                px.retries = (int)v;
+            else
+                px.workers = (unsigned)v;
+            proxy_only = c == 'O' ? "--upstream-timeout" : c == 'R' ? "--upstream-retries" : "--workers";
+            break;
+        }
         case 'g':
         case 'x': {
             tw_error twhy = {.offset = -1};
@@ -291,14 +340,29 @@ int tw_cmd_serve(int argc, char **argv)
                  "Control bytes and bytes that are not UTF-8 are written as \\xHH.\n"
                  "\n"
                  "usage: toolwire serve --proxy FROM:TO --upstream URL [--port N] [--key-env NAME]\n"
-                 "                      [--for SECONDS] [--quiet]\n"
+                 "                      [--upstream-timeout S] [--upstream-retries N] [--workers N]\n"
+                 "                      [--for SECONDS] [--quiet] [hostile-client options]\n"
                  "\n"
                  "The reference proxy (docs/proxies.md): answer FROM's requests (anthropic:\n"
                  "POST /v1/messages, openai: POST /v1/chat/completions) by translating them with\n"
                  "toolwire's request and response decoders and encoders to TO's format\n"
                  "(anthropic:openai or openai:anthropic) and forwarding them to the upstream base\n"
                  "URL; streaming requests are answered as a stream. --key-env NAME sends $NAME\n"
-                 "as the upstream's API key.");
+                 "as the upstream's API key; what the proxy relays to its clients (error\n"
+                 "messages, bodies, streamed text) is scrubbed of that key.\n"
+                 "\n"
+                 "  --upstream-timeout S  one upstream attempt, connection to last byte, in seconds\n"
+                 "                        (default 60, 1 to 3600)\n"
+                 "  --upstream-retries N  retries of a refused, timed-out, 429 or 5xx attempt\n"
+                 "                        (default 1, 0 to 7)\n"
+                 "  --workers N           requests waiting on the upstream at once (default 16,\n"
+                 "                        1 to 1024); further requests wait their turn with their\n"
+                 "                        connection suspended\n"
+                 "\n"
+                 "The proxy's server is serve's: the hostile-client options above apply to it\n"
+                 "with the same defaults. The upstream transfer stops once its client has closed\n"
+                 "the connection (checked at least about once a second), and --for stops the\n"
+                 "proxy within about a second whatever is in flight.");
             return TW_EXIT_OK;
         default:
             cJSON_Delete(fault);
@@ -306,7 +370,11 @@ int tw_cmd_serve(int argc, char **argv)
         }
     }
     if (proxy || upstream)
-        return serve_proxy(proxy, upstream, key_env, mo.port, seconds, quiet, optind < argc, fault);
+        return serve_proxy(proxy, upstream, key_env, &mo, &px, seconds, quiet, optind < argc, fault);
+    if (proxy_only) {
+        cJSON_Delete(fault);
+        return tw_cli_usage_error("serve", "%s is an option of --proxy (see --help)", proxy_only);
+    }
     if (!tw_mock_profile_known(mo.profile)) {
         cJSON_Delete(fault);
         return tw_cli_usage_error("serve", "unknown profile '%s' (auto, replay, hermes, qwen3-coder, anthropic, vllm-native, gemini, script)", mo.profile);

@@ -13,12 +13,16 @@ tw_status tw_loop_start(const tw_loop_opts *o, tw_loop **out, tw_error *err)
     memset(&mo, 0, sizeof mo);
     mo.port = o->port;
     mo.limits.max_input_bytes = o->max_body ? o->max_body : (size_t)16 << 20;
-    mo.max_connections = o->max_connections ? o->max_connections : 64;
-    mo.idle_timeout_s = o->timeout_s ? o->timeout_s : 120;
+    mo.max_connections = o->max_connections;
+    mo.max_per_ip = o->max_per_ip;
+    mo.threads = o->threads;
+    mo.handler_workers = o->workers;
+    mo.request_deadline_ms = o->request_deadline_ms;
+    mo.inflight_budget = o->inflight_budget;
+    mo.idle_timeout_s = o->timeout_s;
     mo.handler = o->fn;
     mo.handler_user = o->user;
     mo.handler_header = o->header;
-    mo.threads = 1;
     tw_mock *m = NULL;
     tw_status st = tw_mock_start(NULL, 0, &mo, &m, err);
     if (st == TW_ERR_IO)

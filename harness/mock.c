@@ -345,17 +345,13 @@ tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o,
     sa.sin_port = htons(opts.port);
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     unsigned idle = m->o.idle_timeout_s ? m->o.idle_timeout_s : 120;
-    if (m->o.handler)
-        /* the plain mode: a thread per connection, since a handler may block */
-        m->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, opts.port,
-                                NULL, NULL, tw_mock_handle, m, MHD_OPTION_SOCK_ADDR, &sa,
-                                MHD_OPTION_NOTIFY_COMPLETED, tw_mock_completed, m,
-                                MHD_OPTION_NOTIFY_CONNECTION, notify_conn, m,
-                                MHD_OPTION_CONNECTION_TIMEOUT, idle,
-                                MHD_OPTION_CONNECTION_LIMIT, m->o.max_connections, MHD_OPTION_END);
-    else
-        /* event loops (epoll) in a thread pool: a connection costs a socket and a
-         * little memory, not a thread; delays suspend the connection */
+    pthread_mutex_init(&m->jmu, NULL);
+    pthread_cond_init(&m->jcv, NULL);
+    /* event loops (epoll) in a thread pool: a connection costs a socket and a
+     * little memory, not a thread; delays suspend the connection, and so does
+     * a request of the plain mode while a handler worker answers it */
+    bool workers = !m->o.handler || tw_mock_workers_start(m);
+    if (workers)
         m->d = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME, opts.port, NULL,
                                 NULL, tw_mock_handle, m, MHD_OPTION_SOCK_ADDR, &sa,
                                 MHD_OPTION_THREAD_POOL_SIZE, m->o.threads,
@@ -369,10 +365,12 @@ tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o,
         m->timer_started = true;
     if (!m->d || !m->timer_started) {
         tw_error_set(err, TW_ERR_IO, -1, NULL, "cannot start the mock backend on 127.0.0.1:%u", opts.port);
-        if (m->d) {
-            atomic_store(&m->stopping, true);
+        atomic_store(&m->stopping, true);
+        tw_mock_workers_stop(m);
+        if (m->d)
             MHD_stop_daemon(m->d);
-        }
+        pthread_mutex_destroy(&m->jmu);
+        pthread_cond_destroy(&m->jcv);
         pthread_mutex_destroy(&m->mu);
         pthread_mutex_destroy(&m->cmu);
         pthread_mutex_destroy(&m->smu);
@@ -423,9 +421,14 @@ void tw_mock_stop(tw_mock *m)
         return;
     atomic_store(&m->stopping, true);
     pthread_join(m->timer, NULL);
+    /* the handler workers see the server stopping (tw_mock_reply_abandoned),
+     * answer what is queued and resume every connection they hold */
+    tw_mock_workers_stop(m);
     /* no connection may stay suspended when the daemon stops; defer() refuses from now on */
     resume_due(m, true);
     MHD_stop_daemon(m->d);
+    pthread_mutex_destroy(&m->jmu);
+    pthread_cond_destroy(&m->jcv);
     tw_mock_ring_free(&m->log);
     free(m->pend);
     pthread_mutex_destroy(&m->mu);

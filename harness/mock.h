@@ -39,7 +39,16 @@ typedef struct tw_mock_reply {
     int status;               /* 200 unless set */
     const char *ctype;        /* static; "application/json" unless set */
     tw_buf body;              /* owned by the server after the callback */
+    const void *job;          /* the server's: what tw_mock_reply_abandoned asks about */
 } tw_mock_reply;
+
+/*
+ * Asked by a handler (plain mode) while it waits on something else: has the
+ * client of this request closed its connection, or is the server stopping?
+ * Then nobody will read the answer and the handler should stop its work.
+ * Thread-safe; false for a reply the server did not hand out.
+ */
+bool tw_mock_reply_abandoned(const tw_mock_reply *r);
 
 /* Called once per request with its whole body (not NUL-terminated) and the
  * value of the request header named by handler_header (or NULL). */
@@ -71,11 +80,17 @@ typedef struct tw_mock_opts {
                                       a request is answered 503 with Retry-After; 0: 64 MiB */
     /* the plain mode (loopback.h): no fixtures, no matching, no checks and no
      * records; every request's whole body (limits.max_input_bytes, 413 past
-     * it) goes to handler, one thread per connection (a handler may block) */
+     * it) goes to handler. The same event loops, limits and deadline as the
+     * fixture mode; since a handler may block, it runs on one of
+     * handler_workers threads while its connection is suspended (holding no
+     * event-loop thread), and a request waiting for a free worker waits
+     * suspended too. A request whose client has left before a worker takes
+     * it is not handed to the handler. */
     tw_mock_handler handler;
     void *handler_user;
     const char *handler_header;    /* request header passed to the handler, or NULL */
-    unsigned idle_timeout_s;       /* idle connection timeout; 0: 120 */
+    unsigned handler_workers;      /* threads running the handler; 0: 16 */
+    unsigned idle_timeout_s;       /* no-progress timeout of a connection; 0: 120 */
 } tw_mock_opts;
 
 #define TW_MOCK_DEFAULT_THREADS 4u
@@ -84,6 +99,7 @@ typedef struct tw_mock_opts {
 #define TW_MOCK_DEFAULT_MAX_PER_IP 128u
 #define TW_MOCK_DEFAULT_DEADLINE_MS 30000u
 #define TW_MOCK_DEFAULT_INFLIGHT_BUDGET ((size_t)64 << 20)
+#define TW_MOCK_DEFAULT_HANDLER_WORKERS 16u
 
 typedef struct tw_mock tw_mock;
 

@@ -44,6 +44,22 @@ typedef struct conn_ent {
                                 guess tw_mock_match_one tries first (its own thread's) */
 } conn_ent;
 
+/* A request of the plain mode waiting for, or run by, a handler worker
+ * while its connection is suspended. Made by the event-loop thread, owned by
+ * the request (req_ctx) until the request is over; a worker touches it only
+ * between taking it and resuming its connection. */
+typedef struct tw_mock_job {
+    struct tw_mock_job *next;
+    tw_mock *m;
+    struct MHD_Connection *conn;
+    int fd;                  /* the client's socket, for noticing that it closed; -1 unknown */
+    char *method, *url, *header;
+    const char *body;
+    size_t len;
+    tw_mock_reply reply;
+    bool done;               /* under tw_mock.jmu */
+} tw_mock_job;
+
 /* A connection suspended for a delay, and when to resume it. */
 typedef struct pending {
     struct MHD_Connection *c;
@@ -100,6 +116,13 @@ struct tw_mock {
     bool timer_started;
     atomic_size_t inflight;  /* request body bytes held */
     atomic_ulong cuts;       /* connections closed by the deadline */
+    /* the plain mode's handler workers */
+    pthread_mutex_t jmu;     /* the job queue and every job's done */
+    pthread_cond_t jcv;
+    tw_mock_job *jhead, *jtail;
+    size_t jrunning;         /* jobs taken by a worker and not yet done */
+    pthread_t *workers;
+    unsigned nworkers;
 };
 
 /* Prepare the replayed answers (m->prep); false when out of memory. */
@@ -116,6 +139,11 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
                                size_t *upload_size, void **con_cls);
 void tw_mock_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                        enum MHD_RequestTerminationCode toe);
+/* The plain mode's workers: start them (false: none could start), and, once
+ * the server is stopping, join them and resume every connection whose job
+ * was left in the queue (its answer a 503). */
+bool tw_mock_workers_start(tw_mock *m);
+void tw_mock_workers_stop(tw_mock *m);
 
 /* mock_arena.c: the handling thread's block for a request body's cJSON tree
  * (installed as cJSON's hooks by the first begin). begin switches the block

@@ -8,6 +8,7 @@
 #include "checks.h"
 #include "loopback.h"
 #include "mock_log.h"
+#include "redact.h"
 #include "toolwire/encode.h"
 #include "toolwire/transcode.h"
 
@@ -125,8 +126,14 @@ int tw_refproxy_translate_request(const char *from, const char *to, const char *
     return 0;
 }
 
-static void error_out(char kind, int status, const char *msg, tw_loop_reply *r)
+/* Everything relayed to the client passes the redactor of the log (the
+ * process-wide secret set, which holds the key the proxy sends upstream):
+ * an upstream that repeats the key in an error message, a body or an event
+ * does not hand it to whoever can reach the proxy. */
+static void error_out(char kind, int status, const char *raw, tw_loop_reply *r)
 {
+    char *clean = tw_secret_clip(raw, strlen(raw));
+    const char *msg = clean ? clean : "(the message could not be scrubbed of secrets; withheld)";
     r->status = status;
     r->ctype = "application/json";
     tw_buf_reset(&r->body);
@@ -138,6 +145,7 @@ static void error_out(char kind, int status, const char *msg, tw_loop_reply *r)
         tw_buf_puts(&r->body, ",\"message\":");
         tw_json_write_str(&r->body, msg, strlen(msg), 0);
         tw_buf_puts(&r->body, "}}");
+        free(clean);
         return;
     }
     tw_buf_puts(&r->body, "{\"error\":{\"message\":");
@@ -145,6 +153,110 @@ static void error_out(char kind, int status, const char *msg, tw_loop_reply *r)
     tw_buf_puts(&r->body, ",\"type\":");
     tw_json_write_str(&r->body, type, strlen(type), 0);
     tw_buf_printf(&r->body, ",\"param\":null,\"code\":\"%d\"}}", status);
+    free(clean);
+}
+
+/* s scrubbed whole, then cut to max bytes (an excerpt for a message). */
+static char *excerpt(const char *s, size_t max)
+{
+    char *c = tw_secret_clip(s ? s : "", max);
+    return c ? c : tw_strdup("(withheld: it could not be scrubbed of secrets)");
+}
+
+/* b scrubbed in place (same cap); false when out of memory. */
+static bool scrub_buf(tw_buf *b)
+{
+    if (!b->len)
+        return true;
+    tw_buf out = {0};
+    out.max = b->max;
+    if (tw_secret_scrub(b->data, b->len, &out, NULL) != TW_OK) {
+        tw_buf_free(&out);
+        return false;
+    }
+    if (out.data)
+        out.data[out.len] = '\0';
+    tw_buf_free(b);
+    *b = out;
+    return true;
+}
+
+static bool scrub_str(char **s)
+{
+    if (!*s)
+        return true;
+    char *c = tw_secret_clip(*s, SIZE_MAX);
+    if (!c)
+        return false;
+    free(*s);
+    *s = c;
+    return true;
+}
+
+/* Every string of a JSON tree (keys too), in place, to max_depth. */
+static bool scrub_json(cJSON *v, size_t depth)
+{
+    for (; v; v = v->next) {
+        if (!depth)
+            return false;
+        if (v->string && !(v->type & cJSON_StringIsConst)) {
+            char *c = tw_secret_clip(v->string, SIZE_MAX);
+            if (!c)
+                return false;
+            if (strcmp(c, v->string) != 0) {
+                char *n = cJSON_malloc(strlen(c) + 1);
+                if (!n) {
+                    free(c);
+                    return false;
+                }
+                memcpy(n, c, strlen(c) + 1);
+                cJSON_free(v->string);
+                v->string = n;
+            }
+            free(c);
+        }
+        if (cJSON_IsString(v) && v->valuestring) {
+            char *c = tw_secret_clip(v->valuestring, SIZE_MAX);
+            if (!c)
+                return false;
+            bool ok = strcmp(c, v->valuestring) == 0 || cJSON_SetValuestring(v, c) != NULL;
+            free(c);
+            if (!ok)
+                return false;
+        }
+        if ((cJSON_IsObject(v) || cJSON_IsArray(v)) && !scrub_json(v->child, depth - 1))
+            return false;
+    }
+    return true;
+}
+
+/*
+ * The decoded answer scrubbed before it is encoded for the client: its text,
+ * reasoning and calls are whole here (a key the upstream split across two
+ * events is joined), so a secret is found wherever the encoder cuts its
+ * events after.
+ */
+static bool scrub_result(tw_result *res, size_t max_depth)
+{
+    tw_message *m = &res->msg;
+    if (!scrub_buf(&m->content) || !scrub_buf(&m->thinking) || !scrub_str(&m->thinking_signature))
+        return false;
+    for (size_t i = 0; i < m->ncalls; i++) {
+        tw_call *c = &m->calls[i];
+        if (!scrub_str(&c->id) || !scrub_str(&c->name) || !scrub_json(c->arguments, max_depth))
+            return false;
+        if (c->raw_args && c->raw_args_len) {
+            tw_buf b = {0};
+            if (tw_buf_append(&b, c->raw_args, c->raw_args_len) != TW_OK || !scrub_buf(&b)) {
+                tw_buf_free(&b);
+                return false;
+            }
+            free(c->raw_args);
+            c->raw_args_len = b.len;
+            c->raw_args = tw_buf_take(&b, NULL);
+        }
+    }
+    return true;
 }
 
 /* The message of an upstream error body (either envelope), or an excerpt. */
@@ -154,13 +266,14 @@ static void upstream_error_message(const tw_http_response *u, const tw_limits *L
     const char *m = NULL;
     if (u->body.len && tw_json_parse(u->body.data, u->body.len, L->max_depth, &j, NULL) == TW_OK)
         m = tw_json_get_str(tw_json_get(j, "error"), "message");
-    if (m)
-        tw_error_set(err, TW_ERR_IO, -1, NULL, "upstream HTTP %d: %.300s", u->status, m);
-    else
-        tw_error_set(err, TW_ERR_IO, -1, NULL, "upstream HTTP %d: %.120s", u->status,
-                     u->body.data ? u->body.data : "");
+    /* scrubbed whole, then cut: a key across the cut is not left in part */
+    char *x = excerpt(m ? m : u->body.data ? u->body.data : "", m ? 300 : 120);
+    tw_error_set(err, TW_ERR_IO, -1, NULL, "upstream HTTP %d: %s", u->status, x ? x : "");
+    free(x);
     cJSON_Delete(j);
 }
+
+static bool client_left(void *reply) { return tw_loop_reply_abandoned(reply); }
 
 static void handle(void *user, const char *method, const char *url, const char *header,
                    const char *body, size_t len, tw_loop_reply *reply)
@@ -190,6 +303,10 @@ static void handle(void *user, const char *method, const char *url, const char *
     }
     tw_client_opts co = p->client;
     co.base_url = p->upstream;
+    /* the upstream transfer, its retries and their waits stop once the
+     * client has gone or the server is stopping: no work for nobody */
+    co.abandon = client_left;
+    co.abandon_user = reply;
     tw_client *cl = tw_client_new(&co);
     tw_http_response ur;
     memset(&ur, 0, sizeof ur);
@@ -204,7 +321,14 @@ static void handle(void *user, const char *method, const char *url, const char *
     tw_client_free(cl);
     tw_buf_free(&req);
     if (ur.status == 0) {
-        tw_error_set(&why, TW_ERR_IO, -1, NULL, "upstream %.200s: %.250s", p->upstream, ur.transport_error[0] ? ur.transport_error : "no response");
+        char *x = excerpt(ur.transport_error[0] ? ur.transport_error : "no response", 250);
+        char *u = excerpt(p->upstream, 200);
+        if (tw_loop_reply_abandoned(reply))
+            tw_error_set(&why, TW_ERR_IO, -1, NULL, "the client left (or the proxy is stopping) before upstream %s answered", u);
+        else
+            tw_error_set(&why, TW_ERR_IO, -1, NULL, "upstream %s: %s", u, x);
+        free(x);
+        free(u);
         tw_http_response_free(&ur);
         error_out(kind, 502, why.message, reply);
         goto log;
@@ -232,9 +356,10 @@ static void handle(void *user, const char *method, const char *url, const char *
     }
     if (res.errors.len) {
         /* what the decoder could not read is not passed on as if it were whole */
-        tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "the upstream's answer does not decode cleanly: %s: %.300s",
-                 tw_code_name(res.errors.items[0].code),
-                 res.errors.items[0].message ? res.errors.items[0].message : "");
+        char *x = excerpt(res.errors.items[0].message, 300);
+        tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "the upstream's answer does not decode cleanly: %s: %s",
+                 tw_code_name(res.errors.items[0].code), x);
+        free(x);
         tw_result_free(&res);
         error_out(kind, 502, why.message, reply);
         goto log;
@@ -255,7 +380,12 @@ static void handle(void *user, const char *method, const char *url, const char *
         res.msg.thinking_signature = tw_strdup("toolwire-reference-proxy");
     const tw_encoder_ops *e = tw_encoder_find(enc);
     reply->body.max = p->limits.max_output_bytes;
-    tw_status es = e ? e->encode_result(&res, &eo, &reply->body) : TW_ERR_UNSUPPORTED;
+    tw_status es = !scrub_result(&res, p->limits.max_depth) ? TW_ERR_NOMEM
+                   : e                                       ? e->encode_result(&res, &eo, &reply->body)
+                                                             : TW_ERR_UNSUPPORTED;
+    /* and the bytes themselves, for whatever else the answer repeats */
+    if (es == TW_OK && !scrub_buf(&reply->body))
+        es = TW_ERR_NOMEM;
     cJSON_Delete(j);
     tw_result_free(&res);
     if (es != TW_OK) {
@@ -310,6 +440,12 @@ tw_status tw_refproxy_start(const tw_refproxy_opts *o, tw_refproxy **out, tw_err
     lo.port = o->port;
     lo.max_body = p->limits.max_input_bytes;
     lo.max_connections = o->max_connections;
+    lo.max_per_ip = o->max_per_ip;
+    lo.threads = o->threads;
+    lo.workers = o->workers;
+    lo.request_deadline_ms = o->request_deadline_ms;
+    lo.inflight_budget = o->inflight_budget;
+    lo.timeout_s = o->idle_timeout_s;
     lo.fn = handle;
     lo.user = p;
     tw_error w = {.offset = -1};

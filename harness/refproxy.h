@@ -9,7 +9,13 @@
  * upstream's stream is read whole first). Reasoning settings are mapped
  * (Anthropic thinking budget <-> OpenAI reasoning_effort); error statuses
  * keep their status with the message in FROM's error envelope; a transport
- * error is answered 502. See docs/proxies.md.
+ * error is answered 502. Everything relayed to the client (error messages,
+ * bodies, streamed text) is scrubbed of the process-wide secret set, which
+ * holds the key sent upstream. The server is serve's (loopback.h): event
+ * loops, per-address cap, request deadline, no-progress timeout; a request
+ * waits on the upstream on one of `workers` threads with its connection
+ * suspended, and the upstream transfer stops once its client has left or
+ * the proxy is stopping. See docs/proxies.md.
  */
 #ifndef TOOLWIRE_REFPROXY_H
 #define TOOLWIRE_REFPROXY_H
@@ -26,8 +32,15 @@ typedef struct tw_refproxy_opts {
     const char *upstream;        /* upstream base URL */
     unsigned short port;         /* 0: any free port */
     tw_limits limits;            /* request bodies, decoding, encoding */
-    tw_client_opts client;       /* timeouts, retries, key (base_url is set from upstream) */
-    unsigned max_connections;    /* 0: 64 */
+    tw_client_opts client;       /* timeouts, retries, key (base_url and abandon are set here) */
+    /* the server, as `toolwire serve`'s (zero: serve's defaults, mock.h) */
+    unsigned max_connections;    /* open connections in all; 0: 4096 */
+    unsigned max_per_ip;         /* open connections from one address; 0: 128 */
+    unsigned threads;            /* event-loop threads; 0: 4 */
+    unsigned workers;            /* requests waiting on the upstream at once; 0: 16 */
+    unsigned request_deadline_ms; /* a request must arrive whole within this; 0: 30000 */
+    size_t inflight_budget;      /* request body bytes held in all; 0: 64 MiB */
+    unsigned idle_timeout_s;     /* no-progress timeout of a connection; 0: 120 */
     FILE *log;                   /* one line per request, or NULL */
 } tw_refproxy_opts;
 

@@ -273,6 +273,9 @@ tw_status tw_upstream_start(const tw_upstream_opts *o, tw_upstream **out, tw_err
     memset(&lo, 0, sizeof lo);
     lo.port = o->port;
     lo.max_body = u->limits.max_input_bytes;
+    /* the script answers at once: a few threads are enough */
+    lo.threads = 2;
+    lo.workers = 4;
     lo.fn = serve_one;
     lo.user = u;
     tw_error w = {.offset = -1};
