@@ -324,9 +324,10 @@ static void handle(void *user, const char *method, const char *url, const char *
         char *x = excerpt(ur.transport_error[0] ? ur.transport_error : "no response", 250);
         char *u = excerpt(p->upstream, 200);
         if (tw_loop_reply_abandoned(reply))
-            tw_error_set(&why, TW_ERR_IO, -1, NULL, "the client left (or the proxy is stopping) before upstream %s answered", u);
+            tw_error_set(&why, TW_ERR_IO, -1, NULL, "the client left (or the proxy is stopping) before upstream %s answered",
+                         u ? u : "");
         else
-            tw_error_set(&why, TW_ERR_IO, -1, NULL, "upstream %s: %s", u, x);
+            tw_error_set(&why, TW_ERR_IO, -1, NULL, "upstream %s: %s", u ? u : "", x ? x : "");
         free(x);
         free(u);
         tw_http_response_free(&ur);
@@ -358,7 +359,7 @@ static void handle(void *user, const char *method, const char *url, const char *
         /* what the decoder could not read is not passed on as if it were whole */
         char *x = excerpt(res.errors.items[0].message, 300);
         tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "the upstream's answer does not decode cleanly: %s: %s",
-                 tw_code_name(res.errors.items[0].code), x);
+                 tw_code_name(res.errors.items[0].code), x ? x : "");
         free(x);
         tw_result_free(&res);
         error_out(kind, 502, why.message, reply);

@@ -637,3 +637,40 @@ Test(refproxy_hostile, per_address_connection_limit)
     tw_refproxy_stop(p);
     tw_upstream_stop(up);
 }
+
+/* ---- a slow answer is not a stalled connection ---- */
+
+static void slow_answer(void *user, const char *method, const char *url, const char *header,
+                        const char *body, size_t len, tw_loop_reply *r)
+{
+    (void)user, (void)method, (void)url, (void)header, (void)body, (void)len;
+    sleep_ms(2500);
+    tw_buf_puts(&r->body, "{\"ok\":true}");
+}
+
+/* The no-progress timeout does not cut a request whose answer a worker is
+ * still preparing (its connection suspended, as the proxy's while it waits
+ * on its upstream): the answer arrives after it. */
+Test(refproxy_hostile, a_suspended_answer_outlasts_the_no_progress_timeout, .timeout = 60)
+{
+    tw_loop_opts lo;
+    memset(&lo, 0, sizeof lo);
+    lo.fn = slow_answer;
+    lo.timeout_s = 1;
+    tw_loop *l = NULL;
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_loop_start(&lo, &l, &why), TW_OK, "%s", why.message);
+    tw_client_opts co;
+    memset(&co, 0, sizeof co);
+    co.base_url = tw_loop_url(l);
+    co.max_retries = 0;
+    co.total_timeout_ms = 10000;
+    tw_client *cl = tw_client_new(&co);
+    tw_http_response r;
+    cr_assert_eq(tw_client_send(cl, "POST", "/x", NULL, 0, "{}", 2, &r), TW_OK, "%s", r.transport_error);
+    cr_assert_eq(r.status, 200);
+    cr_assert(r.body.data && strstr(r.body.data, "\"ok\""));
+    tw_http_response_free(&r);
+    tw_client_free(cl);
+    tw_loop_stop(l);
+}
