@@ -176,6 +176,90 @@ Test(refproxy_hostile, upstream_key_never_reaches_the_client)
     tw_loop_stop(up);
 }
 
+/* The key cut in two at every place, across two events: in the text, and in
+ * a tool call's arguments. */
+static atomic_int split_turn;
+
+static void split_upstream(void *user, const char *method, const char *url, const char *header,
+                           const char *body, size_t len, tw_loop_reply *r)
+{
+    (void)user, (void)method, (void)url, (void)header, (void)body, (void)len;
+    static const char key[] = KEY;
+    int turn = atomic_fetch_add(&split_turn, 1);
+    int n = (int)sizeof key - 1;
+    bool call = turn >= n - 1;
+    int cut = 1 + (call ? turn - (n - 1) : turn);
+    char a[768], b[768];
+    r->ctype = "text/event-stream";
+    if (!call) {
+        snprintf(a, sizeof a, DELTA("key: %.*s"), cut, key);
+        snprintf(b, sizeof b, DELTA("%s."), key + cut);
+    } else {
+        snprintf(a, sizeof a,
+                 "{\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":"
+                 "[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\","
+                 "\"function\":{\"name\":\"lookup\",\"arguments\":\"{\\\"q\\\": \\\"%.*s\"}}]},"
+                 "\"finish_reason\":null}]}",
+                 cut, key);
+        snprintf(b, sizeof b,
+                 "{\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":"
+                 "[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":"
+                 "\"%s\\\"}\"}}]},\"finish_reason\":null}]}",
+                 key + cut);
+    }
+    event(&r->body, a);
+    event(&r->body, b);
+    event(&r->body, call ? "{\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
+                           "\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}"
+                         : "{\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
+                           "\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}");
+    tw_buf_puts(&r->body, "data: [DONE]\n\n");
+}
+
+Test(refproxy_hostile, upstream_key_split_anywhere_never_reaches_the_client, .timeout = 120)
+{
+    cr_assert_eq(setenv(KEY_ENV, KEY, 1), 0);
+    tw_loop_opts lo;
+    memset(&lo, 0, sizeof lo);
+    lo.fn = split_upstream;
+    tw_loop *up = NULL;
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_loop_start(&lo, &up, &why), TW_OK, "%s", why.message);
+    tw_refproxy_opts po;
+    memset(&po, 0, sizeof po);
+    po.from = "anthropic";
+    po.to = "openai";
+    po.upstream = tw_loop_url(up);
+    po.client.key_env = KEY_ENV;
+    po.client.max_retries = 0;
+    tw_refproxy *p = NULL;
+    cr_assert_eq(tw_refproxy_start(&po, &p, &why), TW_OK, "%s", why.message);
+    tw_client_opts co;
+    memset(&co, 0, sizeof co);
+    co.base_url = tw_refproxy_url(p);
+    co.max_retries = 0;
+    co.total_timeout_ms = 20000;
+    tw_client *cl = tw_client_new(&co);
+    int n = (int)sizeof KEY - 1;
+    for (int i = 0; i < 2 * (n - 1); i++) {
+        bool call = i >= n - 1;
+        const char *req = ANT_STREAM_BODY;
+        tw_http_response r;
+        cr_assert_eq(tw_client_send(cl, "POST", "/v1/messages", NULL, 0, req, strlen(req), &r), TW_OK, "%s",
+                     r.transport_error);
+        cr_assert_eq(r.status, 200, "%s cut after %d bytes: %d %s", call ? "arguments" : "text",
+                     1 + (call ? i - (n - 1) : i), r.status, r.body.data ? r.body.data : "");
+        cr_assert(!holds_key_window(r.body.data, r.body.len), "%s cut after %d bytes: %s",
+                  call ? "arguments" : "text", 1 + (call ? i - (n - 1) : i), r.body.data);
+        cr_assert(strstr(r.body.data, call ? "lookup" : "key: "), "%s", r.body.data);
+        cr_assert(strstr(r.body.data, "REDACTED"), "%s", r.body.data);
+        tw_http_response_free(&r);
+    }
+    tw_client_free(cl);
+    tw_refproxy_stop(p);
+    tw_loop_stop(up);
+}
+
 /* ---- an upstream that accepts and never answers, until told to ---- */
 
 #define SILENT_MAX 512
