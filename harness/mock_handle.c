@@ -639,7 +639,6 @@ static void *worker_main(void *arg)
         m->jhead = j->next;
         if (!m->jhead)
             m->jtail = NULL;
-        m->jrunning++;
         pthread_mutex_unlock(&m->jmu);
         if (tw_mock_reply_abandoned(&j->reply)) {
             /* nobody reads the answer: no work is done for it */
@@ -649,12 +648,8 @@ static void *worker_main(void *arg)
         } else {
             m->o.handler(m->o.handler_user, j->method, j->url, j->header, j->body, j->len, &j->reply);
         }
-        struct MHD_Connection *conn = j->conn;
-        pthread_mutex_lock(&m->jmu);
-        m->jrunning--;
-        pthread_mutex_unlock(&m->jmu);
         /* the job is the request's again from here: not touched after this */
-        MHD_resume_connection(conn);
+        MHD_resume_connection(j->conn);
         pthread_mutex_lock(&m->jmu);
     }
     pthread_mutex_unlock(&m->jmu);

@@ -57,7 +57,6 @@ typedef struct tw_mock_job {
     const char *body;
     size_t len;
     tw_mock_reply reply;
-    bool done;               /* under tw_mock.jmu */
 } tw_mock_job;
 
 /* A connection suspended for a delay, and when to resume it. */
@@ -117,10 +116,9 @@ struct tw_mock {
     atomic_size_t inflight;  /* request body bytes held */
     atomic_ulong cuts;       /* connections closed by the deadline */
     /* the plain mode's handler workers */
-    pthread_mutex_t jmu;     /* the job queue and every job's done */
+    pthread_mutex_t jmu;     /* the job queue */
     pthread_cond_t jcv;
     tw_mock_job *jhead, *jtail;
-    size_t jrunning;         /* jobs taken by a worker and not yet done */
     pthread_t *workers;
     unsigned nworkers;
 };
