@@ -1206,6 +1206,7 @@ static const struct {
     {"proxy", tw_fz_proxy},
     {"schema", tw_fz_schema},
     {"request", tw_fz_request},
+    {"redact", tw_fz_redact},
 #ifdef TW_FZ_HAVE_SSE
     {"sse", tw_fz_sse},
 #endif

@@ -108,19 +108,34 @@ static cJSON *response_json(const tw_http_response *r, tw_redactor *red, const t
             sse = true;
         free(v);
     }
-    tw_buf scrubbed = {0};
-    tw_redact_text(red, r->body.data ? r->body.data : "", r->body.len, &scrubbed);
-    const char *b = scrubbed.data ? scrubbed.data : "";
     if (sse) {
+        /* the text the events carry in pieces is scrubbed joined, before
+         * each event is scrubbed on its own (which would take a secret's
+         * first part out of its piece and leave the rest unknown) */
         ev_sink s = {cJSON_AddArrayToObject(o, "events"), 0, 100000};
         tw_sse ps;
         memset(&ps, 0, sizeof ps);
         tw_sse_init(&ps, L, true, on_event, NULL, &s);
-        tw_sse_feed(&ps, b, scrubbed.len);
+        tw_sse_feed(&ps, r->body.data ? r->body.data : "", r->body.len);
         tw_sse_finish(&ps);
         tw_sse_release(&ps);
         redact_stream_events(red, L, s.arr);
-    } else {
+        for (cJSON *e = s.arr ? s.arr->child : NULL; e; e = e->next)
+            for (cJSON *f = e->child; f; f = f->next) {
+                if (!cJSON_IsString(f) || !f->valuestring)
+                    continue;
+                char *c = tw_redact_str(red, f->valuestring);
+                if (!c)
+                    c = tw_strdup(TW_REDACTED); /* not scrubbed: nothing of it is kept */
+                cJSON_free(f->valuestring);
+                f->valuestring = c;
+            }
+        return o;
+    }
+    tw_buf scrubbed = {0};
+    tw_redact_text(red, r->body.data ? r->body.data : "", r->body.len, &scrubbed);
+    const char *b = scrubbed.data ? scrubbed.data : "";
+    {
         cJSON *j = NULL;
         if (scrubbed.len && tw_json_parse(b, scrubbed.len, L->max_depth, &j, NULL) == TW_OK) {
             tw_redact_json(red, j, L->max_depth);

@@ -302,14 +302,23 @@ static tw_status build_exchange(tw_fx_arena *a, tw_redactor *red, const tw_limit
     bool sse = !r->rs_json && r->rs_body &&
                (ci_contains(ct, "text/event-stream") || (!ct && looks_sse(r->rs_body, r->rs_len)));
     if (sse) {
-        tw_buf clean = {0};
-        st = tw_redact_text(red, r->rs_body, r->rs_len, &clean);
-        if (st == TW_OK)
-            st = tw_sse_split(clean.data ? clean.data : "", clean.len, a, &x->resp.events,
-                              &x->resp.nevents);
-        tw_buf_free(&clean);
+        /* the text the events carry in pieces is scrubbed joined first, then
+         * each event on its own (scrubbed first, an event would lose a
+         * secret's first part and leave the rest unknown in the next) */
+        st = tw_sse_split(r->rs_body, r->rs_len, a, &x->resp.events, &x->resp.nevents);
         if (st == TW_OK)
             st = redact_stream_events(a, red, lim, x->resp.events, x->resp.nevents);
+        for (size_t i = 0; i < x->resp.nevents && st == TW_OK; i++) {
+            const char **f[3] = {&x->resp.events[i].event, &x->resp.events[i].data, &x->resp.events[i].id};
+            for (size_t k = 0; k < 3 && st == TW_OK; k++) {
+                if (!*f[k])
+                    continue;
+                char *c = tw_redact_str(red, *f[k]);
+                if (!c || !(*f[k] = tw_fx_arena_str(a, c)))
+                    st = TW_ERR_NOMEM;
+                free(c);
+            }
+        }
         if (st != TW_OK)
             return st;
         x->resp.stream = true;

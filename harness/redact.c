@@ -3,6 +3,8 @@
 
 #include <stdatomic.h>
 
+#include "toolwire/registry.h"
+
 static const char *const dropped_exact[] = {
     "authorization", "proxy-authorization", "api-key", "x-api-key", "x-goog-api-key", "cookie",
     "set-cookie",
@@ -305,34 +307,31 @@ static size_t param_end(const char *s, size_t n, size_t j)
     return j;
 }
 
-tw_status tw_redact_text(tw_redactor *r, const char *s0, size_t n0, tw_buf *out)
+/* One more span in *sp. */
+static tw_status push_span(tw_red_span **sp, size_t *nsp, size_t *cap, size_t a, size_t b)
 {
-    /* first every remembered value, in any encoding */
-    tw_buf vb = {0};
-    size_t cnt = 0;
-    tw_status st = tw_scrub_values(r->values, r->nvalues, s0, n0, &vb, &cnt, NULL);
-    if (st != TW_OK) {
-        tw_buf_free(&vb);
-        return st;
+    if (*nsp == *cap) {
+        size_t nc = *cap ? *cap * 2 : 16;
+        tw_red_span *n = realloc(*sp, nc * sizeof *n);
+        if (!n)
+            return TW_ERR_NOMEM;
+        *sp = n;
+        *cap = nc;
     }
-    r->scrubbed += cnt;
-    const char *s = vb.data ? vb.data : "";
-    size_t n = vb.len;
-    size_t i = 0, plain = 0; /* s[plain, i) not yet copied */
-#define FLUSH()                                                                    \
-    do {                                                                           \
-        if (i > plain && (st = tw_buf_append(out, s + plain, i - plain)) != TW_OK) \
-            goto done;                                                             \
-    } while (0)
-    while (i < n) {
+    (*sp)[(*nsp)++] = (tw_red_span){a, b};
+    return TW_OK;
+}
+
+tw_status tw_red_pattern_spans(const tw_redactor *r, const char *s, size_t n, tw_red_span **sp,
+                               size_t *nsp, size_t *cap)
+{
+    tw_status st = TW_OK;
+    size_t i = 0;
+    while (i < n && st == TW_OK) {
         size_t k = key_like(s, n, i);
         if (k) {
-            FLUSH();
-            if ((st = tw_buf_puts(out, TW_REDACTED)) != TW_OK)
-                goto done;
-            r->scrubbed++;
+            st = push_span(sp, nsp, cap, i, i + k);
             i += k;
-            plain = i;
             continue;
         }
         size_t pre = auth_scheme(s, n, i);
@@ -347,21 +346,41 @@ tw_status tw_redact_text(tw_redactor *r, const char *s0, size_t n0, tw_buf *out)
                 while (j < n && is_token_char((unsigned char)s[j]))
                     j++;
             if (j - i - pre >= (query ? 1u : 6u)) {
-                i += pre;
-                FLUSH();
-                if ((st = tw_buf_puts(out, TW_REDACTED)) != TW_OK)
-                    goto done;
-                r->scrubbed++;
+                st = push_span(sp, nsp, cap, i + pre, j);
                 i = j;
-                plain = i;
                 continue;
             }
         }
         i++;
     }
-    FLUSH();
-#undef FLUSH
-done:
+    return st;
+}
+
+tw_status tw_redact_text(tw_redactor *r, const char *s0, size_t n0, tw_buf *out)
+{
+    /* first every remembered value, in any encoding, then the shapes of
+     * keys and tokens in what is left */
+    tw_buf vb = {0};
+    size_t cnt = 0;
+    tw_red_span *sp = NULL;
+    size_t nsp = 0, cap = 0;
+    tw_status st = tw_scrub_values(r->values, r->nvalues, s0, n0, &vb, &cnt, NULL);
+    r->scrubbed += cnt;
+    const char *s = vb.data ? vb.data : "";
+    if (st == TW_OK)
+        st = tw_red_pattern_spans(r, s, vb.len, &sp, &nsp, &cap);
+    size_t at = 0;
+    for (size_t i = 0; i < nsp && st == TW_OK; i++) {
+        if (sp[i].a > at)
+            st = tw_buf_append(out, s + at, sp[i].a - at);
+        if (st == TW_OK)
+            st = tw_buf_puts(out, TW_REDACTED);
+        r->scrubbed++;
+        at = sp[i].b;
+    }
+    if (st == TW_OK && vb.len > at)
+        st = tw_buf_append(out, s + at, vb.len - at);
+    free(sp);
     tw_buf_free(&vb);
     return st;
 }
@@ -500,6 +519,46 @@ static bool secret_member(const tw_redactor *r, const cJSON *parent, const cJSON
     return c->string && tw_redact_field_secret(r, c->string) && !logprob_token(parent, c);
 }
 
+/* Model text may hold tool calls written as text (Hermes <tool_call>
+ * JSON, Qwen3-Coder XML, …): the markup every text dialect opens a call
+ * with starts with '<' or '['. */
+static bool may_hold_calls(const char *s, size_t n)
+{
+    return memchr(s, '<', n) || memchr(s, '[', n);
+}
+
+static tw_status discover_model_text(tw_redactor *r, const char *s, size_t n, size_t depth,
+                                     size_t max_depth)
+{
+    if (!n || depth >= max_depth || !may_hold_calls(s, n))
+        return TW_OK;
+    size_t nm = 0;
+    const tw_module *m = tw_modules(&nm);
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    o.limits.max_depth = max_depth - depth;
+    tw_status st = TW_OK;
+    for (size_t i = 0; i < nm && st == TW_OK; i++) {
+        if (m[i].kind != TW_MODULE_DECODER || m[i].family != TW_FAMILY_TEXT || !m[i].decoder)
+            continue;
+        tw_result res;
+        tw_status ds = m[i].decoder->decode(s, n, &o, &res);
+        if (ds == TW_ERR_NOMEM)
+            return ds;
+        if (ds != TW_OK)
+            continue;
+        for (size_t k = 0; k < res.msg.ncalls && st == TW_OK; k++)
+            st = tw_red_discover_json(r, res.msg.calls[k].arguments, depth + 1, max_depth);
+        tw_result_free(&res);
+    }
+    return st;
+}
+
+tw_status tw_red_discover_model_text(tw_redactor *r, const char *s, size_t n, size_t max_depth)
+{
+    return discover_model_text(r, s, n, 0, max_depth ? max_depth : 64);
+}
+
 tw_status tw_red_discover_json(tw_redactor *r, const cJSON *v, size_t depth, size_t max_depth)
 {
     if (!v || depth > max_depth)
@@ -507,6 +566,8 @@ tw_status tw_red_discover_json(tw_redactor *r, const cJSON *v, size_t depth, siz
     if (cJSON_IsString(v) && v->valuestring) {
         const char *s = v->valuestring;
         tw_status st = tw_redact_discover_text(r, s, strlen(s));
+        if (st == TW_OK)
+            st = discover_model_text(r, s, strlen(s), depth, max_depth);
         if (st == TW_OK && looks_container(s) && depth < max_depth) {
             cJSON *inner = NULL;
             if (tw_json_parse(s, strlen(s), max_depth - depth, &inner, NULL) == TW_OK && inner)
@@ -731,6 +792,14 @@ tw_status tw_secret_scrub(const char *s, size_t n, tw_buf *out, size_t *hold)
 {
     pthread_mutex_lock(&g_mu);
     tw_status st = tw_scrub_values(g_values, g_nvalues, s, n, out, NULL, hold);
+    pthread_mutex_unlock(&g_mu);
+    return st;
+}
+
+tw_status tw_red_set_spans(const char *s, size_t n, tw_red_span **sp, size_t *nsp, size_t *cap)
+{
+    pthread_mutex_lock(&g_mu);
+    tw_status st = tw_red_value_spans(g_values, g_nvalues, s, n, sp, nsp, cap);
     pthread_mutex_unlock(&g_mu);
     return st;
 }

@@ -5,6 +5,8 @@
  */
 #include "redact_int.h"
 
+#include <stdarg.h>
+
 /* ---- the value scrubber ---- */
 
 /*
@@ -163,9 +165,7 @@ static tw_status view_decode(const view *s, view *d)
     return TW_OK;
 }
 
-typedef struct span {
-    size_t a, b;
-} span;
+typedef tw_red_span span;
 
 /* Shortest beginning of a value that is scrubbed wherever it stands: what a
  * cut (an excerpt, a short quote) may have kept of a secret. */
@@ -191,8 +191,7 @@ static int span_cmp(const void *x, const void *y)
     return p->a < q->a ? -1 : p->a > q->a ? 1 : p->b < q->b ? -1 : p->b > q->b;
 }
 
-/* Sort the spans and merge the overlapping ones in place; the count left. */
-static size_t merge_spans(span *sp, size_t nsp)
+size_t tw_red_merge_spans(span *sp, size_t nsp)
 {
     if (nsp)
         qsort(sp, nsp, sizeof *sp, span_cmp);
@@ -208,22 +207,30 @@ static size_t merge_spans(span *sp, size_t nsp)
     return m;
 }
 
-tw_status tw_scrub_values(char *const *values, size_t nvalues, const char *s, size_t n,
-                          tw_buf *out, size_t *count, size_t *hold)
+/* The views of s: v[0] the raw text, v[1] and v[2] one and two levels of
+ * escapes undone (d NULL where a level changes nothing). */
+static tw_status views_make(const char *s, size_t n, view v[3])
 {
-    if (hold)
-        *hold = 0;
-    if (!nvalues || !n)
-        return n ? tw_buf_append(out, s, n) : tw_buf_reserve(out, 1);
-    view v[3];
-    memset(v, 0, sizeof v);
+    memset(v, 0, 3 * sizeof *v);
     v[0].d = (const unsigned char *)s;
     v[0].n = v[0].raw_n = n;
-    span *sp = NULL;
-    size_t nsp = 0, capsp = 0;
     tw_status st = view_decode(&v[0], &v[1]);
     if (st == TW_OK && v[1].d)
         st = view_decode(&v[1], &v[2]);
+    return st;
+}
+
+static void views_free(view v[3])
+{
+    view_free(&v[1]);
+    view_free(&v[2]);
+}
+
+/* Every match of a value in any view, and every cut prefix of one. */
+static tw_status find_spans(const view v[3], char *const *values, size_t nvalues, span **sp,
+                            size_t *nsp, size_t *capsp)
+{
+    tw_status st = TW_OK;
     for (size_t k = 0; k < 3 && st == TW_OK; k++) {
         if (!v[k].d)
             continue;
@@ -234,11 +241,11 @@ tw_status tw_scrub_values(char *const *values, size_t nvalues, const char *s, si
             const char *m;
             while (vl && pos + vl <= v[k].n && (m = tw_memmem(h + pos, v[k].n - pos, values[j], vl))) {
                 size_t at = (size_t)(m - h);
-                if ((st = span_grow(&sp, nsp, &capsp)) != TW_OK)
+                if ((st = span_grow(sp, *nsp, capsp)) != TW_OK)
                     break;
-                sp[nsp].a = vfrom(&v[k], at);
-                sp[nsp].b = vto(&v[k], at + vl - 1);
-                nsp++;
+                (*sp)[*nsp].a = vfrom(&v[k], at);
+                (*sp)[*nsp].b = vto(&v[k], at + vl - 1);
+                (*nsp)++;
                 pos = at + vl;
             }
         }
@@ -261,15 +268,44 @@ tw_status tw_scrub_values(char *const *values, size_t nvalues, const char *s, si
                 size_t at = (size_t)(m - h), q = CUT_PREFIX_MIN;
                 while (q < vl && at + q < v[k].n && h[at + q] == values[j][q])
                     q++;
-                if ((st = span_grow(&sp, nsp, &capsp)) != TW_OK)
+                if ((st = span_grow(sp, *nsp, capsp)) != TW_OK)
                     break;
-                sp[nsp].a = vfrom(&v[k], at);
-                sp[nsp].b = vto(&v[k], at + q - 1);
-                nsp++;
+                (*sp)[*nsp].a = vfrom(&v[k], at);
+                (*sp)[*nsp].b = vto(&v[k], at + q - 1);
+                (*nsp)++;
                 pos = at + q;
             }
         }
     }
+    return st;
+}
+
+tw_status tw_red_value_spans(char *const *values, size_t nvalues, const char *s, size_t n,
+                             span **sp, size_t *nsp, size_t *cap)
+{
+    if (!nvalues || !n)
+        return TW_OK;
+    view v[3];
+    tw_status st = views_make(s, n, v);
+    if (st == TW_OK)
+        st = find_spans(v, values, nvalues, sp, nsp, cap);
+    views_free(v);
+    return st;
+}
+
+tw_status tw_scrub_values(char *const *values, size_t nvalues, const char *s, size_t n,
+                          tw_buf *out, size_t *count, size_t *hold)
+{
+    if (hold)
+        *hold = 0;
+    if (!nvalues || !n)
+        return n ? tw_buf_append(out, s, n) : tw_buf_reserve(out, 1);
+    view v[3];
+    span *sp = NULL;
+    size_t nsp = 0, capsp = 0;
+    tw_status st = views_make(s, n, v);
+    if (st == TW_OK)
+        st = find_spans(v, values, nvalues, &sp, &nsp, &capsp);
     size_t cut = n;
     if (st == TW_OK && hold) {
         /* bytes at the end that may start a value the next bytes complete */
@@ -307,7 +343,7 @@ tw_status tw_scrub_values(char *const *values, size_t nvalues, const char *s, si
         }
     }
     if (st == TW_OK) {
-        size_t m = merge_spans(sp, nsp);
+        size_t m = tw_red_merge_spans(sp, nsp);
         nsp = m;
         /* never cut a match in two: hold all of it */
         for (size_t i = 0; i < nsp; i++)
@@ -330,81 +366,135 @@ tw_status tw_scrub_values(char *const *values, size_t nvalues, const char *s, si
             *hold = n - cut;
     }
     free(sp);
-    view_free(&v[1]);
-    view_free(&v[2]);
+    views_free(v);
     return st;
 }
 
-/* ---- tool-call arguments split across stream events ---- */
+/* ---- text a stream carries in pieces ---- */
 
-/* Distinct calls followed in one stream. */
-#define STREAM_MAX_CALLS 4096u
+/*
+ * A stream's text comes in pieces spread over its events: content and
+ * reasoning deltas, a call's argument fragments, a string value continued
+ * across Gemini partialArgs. A secret can be cut across pieces, so that no
+ * event holds it whole. Each channel (one text of one choice, block, item
+ * or call) is joined, read for secrets and scrubbed as one text, and the
+ * scrubbing mapped back onto its pieces.
+ */
 
-typedef struct frag {
-    cJSON *node; /* the string holding the fragment */
+/* Distinct channels followed in one stream. */
+#define STREAM_MAX_CHANNELS 4096u
+#define CHANNEL_SLOTS (2 * STREAM_MAX_CHANNELS)
+#define CHANNEL_KEY_MAX 96
+
+typedef enum chan_kind {
+    CHAN_TEXT, /* content or reasoning: model text */
+    CHAN_ARGS, /* a call's arguments: JSON text */
+    CHAN_VALUE /* one argument's string value (its name in `field`) */
+} chan_kind;
+
+typedef struct piece {
+    cJSON *node; /* the string holding the piece */
     size_t ev;   /* its event */
-    size_t off;  /* where it starts in the call's arguments */
-} frag;
+    size_t off;  /* where it starts in the channel's text */
+} piece;
 
-typedef struct call_acc {
-    double choice, index; /* choice (-1: Anthropic) and call index */
-    frag *f;
-    size_t nf, capf;
-    tw_buf args; /* the fragments, decoded, end to end */
-} call_acc;
+typedef struct channel {
+    char key[CHANNEL_KEY_MAX];
+    chan_kind kind;
+    char field[64]; /* CHAN_VALUE: the argument's name */
+    piece *p;
+    size_t np, capp;
+    tw_buf text; /* the pieces, decoded, end to end */
+} channel;
 
-typedef struct stream_calls {
+typedef struct stream_text {
     cJSON **ev;
     size_t nev;
-    call_acc *c;
+    channel *c;
     size_t nc, capc;
-} stream_calls;
+    uint32_t *slot; /* CHANNEL_SLOTS: channel index + 1 by the key's hash, 0 free */
+} stream_text;
 
-static void stream_calls_free(stream_calls *sc)
+static void stream_text_free(stream_text *t)
 {
-    for (size_t i = 0; i < sc->nev; i++)
-        cJSON_Delete(sc->ev[i]);
-    for (size_t i = 0; i < sc->nc; i++) {
-        free(sc->c[i].f);
-        tw_buf_free(&sc->c[i].args);
+    for (size_t i = 0; i < t->nev; i++)
+        cJSON_Delete(t->ev[i]);
+    for (size_t i = 0; i < t->nc; i++) {
+        free(t->c[i].p);
+        tw_buf_free(&t->c[i].text);
     }
-    free(sc->ev);
-    free(sc->c);
-    memset(sc, 0, sizeof *sc);
+    free(t->ev);
+    free(t->c);
+    free(t->slot);
+    memset(t, 0, sizeof *t);
 }
 
-static tw_status add_frag(stream_calls *sc, double choice, double index, size_t ev, cJSON *node)
+static uint32_t key_hash(const char *k)
 {
-    call_acc *c = NULL;
-    for (size_t i = sc->nc; i-- > 0 && !c;)
-        if (sc->c[i].choice == choice && sc->c[i].index == index)
-            c = &sc->c[i];
-    if (!c) {
-        if (sc->nc >= STREAM_MAX_CALLS)
-            return TW_ERR_LIMIT;
-        if (sc->nc == sc->capc) {
-            size_t nc = sc->capc ? sc->capc * 2 : 8;
-            call_acc *n = realloc(sc->c, nc * sizeof *n);
-            if (!n)
-                return TW_ERR_NOMEM;
-            sc->c = n;
-            sc->capc = nc;
+    uint32_t h = 2166136261u;
+    for (; *k; k++)
+        h = (h ^ (unsigned char)*k) * 16777619u;
+    return h;
+}
+
+/* The channel of that key, made when new (TW_ERR_LIMIT past the cap). */
+static tw_status channel_get(stream_text *t, const char *key, chan_kind kind, channel **out)
+{
+    size_t h = key_hash(key) % CHANNEL_SLOTS;
+    while (t->slot[h]) {
+        channel *c = &t->c[t->slot[h] - 1];
+        if (strcmp(c->key, key) == 0) {
+            *out = c;
+            return TW_OK;
         }
-        c = &sc->c[sc->nc++];
-        memset(c, 0, sizeof *c);
-        c->choice = choice;
-        c->index = index;
+        h = (h + 1) % CHANNEL_SLOTS;
     }
-    if (c->nf == c->capf) {
-        size_t nc = c->capf ? c->capf * 2 : 8;
-        frag *n = realloc(c->f, nc * sizeof *n);
+    if (t->nc >= STREAM_MAX_CHANNELS)
+        return TW_ERR_LIMIT;
+    if (t->nc == t->capc) {
+        size_t nc = t->capc ? t->capc * 2 : 8;
+        channel *n = realloc(t->c, nc * sizeof *n);
         if (!n)
             return TW_ERR_NOMEM;
-        c->f = n;
-        c->capf = nc;
+        t->c = n;
+        t->capc = nc;
     }
-    c->f[c->nf++] = (frag){node, ev, c->args.len};
-    return tw_buf_puts(&c->args, node->valuestring);
+    channel *c = &t->c[t->nc++];
+    memset(c, 0, sizeof *c);
+    snprintf(c->key, sizeof c->key, "%s", key);
+    c->kind = kind;
+    t->slot[h] = (uint32_t)t->nc;
+    *out = c;
+    return TW_OK;
+}
+
+/* One piece: node's string, of event ev, in the channel named by fmt. */
+static tw_status add_piece(stream_text *t, chan_kind kind, size_t ev, cJSON *node, const char *fmt,
+                           ...) __attribute__((format(printf, 5, 6)));
+static tw_status add_piece(stream_text *t, chan_kind kind, size_t ev, cJSON *node, const char *fmt,
+                           ...)
+{
+    if (!cJSON_IsString(node) || !node->valuestring || !node->valuestring[0])
+        return TW_OK;
+    char key[CHANNEL_KEY_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(key, sizeof key, fmt, ap);
+    va_end(ap);
+    channel *c;
+    tw_status st = channel_get(t, key, kind, &c);
+    if (st != TW_OK)
+        return st;
+    if (c->np == c->capp) {
+        size_t nc = c->capp ? c->capp * 2 : 8;
+        piece *n = realloc(c->p, nc * sizeof *n);
+        if (!n)
+            return TW_ERR_NOMEM;
+        c->p = n;
+        c->capp = nc;
+    }
+    c->p[c->np++] = (piece){node, ev, c->text.len};
+    return tw_buf_puts(&c->text, node->valuestring);
 }
 
 static double num_or(const cJSON *v, double dflt)
@@ -412,52 +502,138 @@ static double num_or(const cJSON *v, double dflt)
     return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }
 
-/* Every event's data parsed, and the argument fragments of each call:
- * OpenAI choices[].delta.tool_calls[].function.arguments, Anthropic
- * content_block_delta input_json_delta partial_json. */
-static tw_status stream_calls_load(stream_calls *sc, const char *const *data, const size_t *len,
-                                   size_t n, size_t max_depth)
+static cJSON *get(const cJSON *o, const char *k)
 {
-    memset(sc, 0, sizeof *sc);
-    sc->ev = calloc(n ? n : 1, sizeof *sc->ev);
-    if (!sc->ev)
+    return cJSON_GetObjectItemCaseSensitive(o, k);
+}
+
+/* Anthropic: content_block_start's text or thinking, content_block_delta's
+ * text_delta, thinking_delta and input_json_delta, by block index. */
+static tw_status load_anthropic(stream_text *t, size_t i, const cJSON *e, const char *ty)
+{
+    double idx = num_or(get(e, "index"), 0);
+    if (strcmp(ty, "content_block_start") == 0) {
+        const cJSON *cb = get(e, "content_block");
+        tw_status st = add_piece(t, CHAN_TEXT, i, get(cb, "text"), "a:%.17g:x", idx);
+        return st == TW_OK ? add_piece(t, CHAN_TEXT, i, get(cb, "thinking"), "a:%.17g:r", idx) : st;
+    }
+    const cJSON *d = get(e, "delta");
+    tw_status st = add_piece(t, CHAN_TEXT, i, get(d, "text"), "a:%.17g:x", idx);
+    if (st == TW_OK)
+        st = add_piece(t, CHAN_TEXT, i, get(d, "thinking"), "a:%.17g:r", idx);
+    if (st == TW_OK)
+        st = add_piece(t, CHAN_ARGS, i, get(d, "partial_json"), "a:%.17g:t", idx);
+    return st;
+}
+
+/* OpenAI Responses: every "response.….delta" event's delta, by event type,
+ * output item and content (or summary) part. */
+static tw_status load_responses(stream_text *t, size_t i, const cJSON *e, const char *ty)
+{
+    size_t tl = strlen(ty);
+    if (tl < 6 || strcmp(ty + tl - 6, ".delta") != 0)
+        return TW_OK;
+    const cJSON *part = get(e, "content_index");
+    if (!part)
+        part = get(e, "summary_index");
+    chan_kind k = strstr(ty, "arguments") ? CHAN_ARGS : CHAN_TEXT;
+    return add_piece(t, k, i, get(e, "delta"), "r:%.40s:%.17g:%.17g", ty,
+                     num_or(get(e, "output_index"), 0), num_or(part, 0));
+}
+
+/* OpenAI chat completions: each choice's content, reasoning, legacy text and
+ * each call's argument fragments. */
+static tw_status load_openai(stream_text *t, size_t i, const cJSON *choices)
+{
+    tw_status st = TW_OK;
+    double cpos = 0;
+    for (cJSON *ch = choices->child; ch && st == TW_OK; ch = ch->next, cpos++) {
+        double ci = num_or(get(ch, "index"), cpos), tpos = 0;
+        cJSON *delta = get(ch, "delta");
+        st = add_piece(t, CHAN_TEXT, i, get(delta, "content"), "o:%.17g:x", ci);
+        if (st == TW_OK)
+            st = add_piece(t, CHAN_TEXT, i, get(delta, "reasoning_content"), "o:%.17g:r", ci);
+        if (st == TW_OK)
+            st = add_piece(t, CHAN_TEXT, i, get(delta, "reasoning"), "o:%.17g:r", ci);
+        if (st == TW_OK)
+            st = add_piece(t, CHAN_TEXT, i, get(ch, "text"), "o:%.17g:l", ci);
+        const cJSON *tcs = get(delta, "tool_calls");
+        for (cJSON *tc = cJSON_IsArray(tcs) ? tcs->child : NULL; tc && st == TW_OK;
+             tc = tc->next, tpos++)
+            st = add_piece(t, CHAN_ARGS, i, get(get(tc, "function"), "arguments"), "o:%.17g:t:%.17g",
+                           ci, num_or(get(tc, "index"), tpos));
+    }
+    return st;
+}
+
+/* Gemini: each candidate's text and thought parts, and the string values a
+ * call's partialArgs continue, by path. */
+static tw_status load_gemini(stream_text *t, size_t i, const cJSON *cands)
+{
+    tw_status st = TW_OK;
+    double cpos = 0;
+    for (cJSON *c = cands->child; c && st == TW_OK; c = c->next, cpos++) {
+        double ci = num_or(get(c, "index"), cpos);
+        const cJSON *parts = get(get(c, "content"), "parts");
+        for (cJSON *pt = cJSON_IsArray(parts) ? parts->child : NULL; pt && st == TW_OK; pt = pt->next) {
+            bool thought = cJSON_IsTrue(get(pt, "thought"));
+            st = add_piece(t, CHAN_TEXT, i, get(pt, "text"), "g:%.17g:%c", ci, thought ? 'r' : 'x');
+            const cJSON *fc = get(pt, "functionCall");
+            const cJSON *pa = get(fc, "partialArgs");
+            for (cJSON *pc = cJSON_IsArray(pa) ? pa->child : NULL; pc && st == TW_OK; pc = pc->next) {
+                const cJSON *path = get(pc, "jsonPath");
+                if (!cJSON_IsString(path) || !path->valuestring)
+                    continue;
+                const char *jp = path->valuestring;
+                size_t before = t->nc;
+                st = add_piece(t, CHAN_VALUE, i, get(pc, "stringValue"), "g:%.17g:p:%.60s", ci, jp);
+                if (st == TW_OK && t->nc > before) {
+                    /* the argument's name: the path's last key */
+                    const char *k = jp + strlen(jp);
+                    while (k > jp && k[-1] != '.' && k[-1] != '[' && k[-1] != '\'' && k[-1] != '"')
+                        k--;
+                    size_t kl = strcspn(k, "'\"]");
+                    snprintf(t->c[t->nc - 1].field, sizeof t->c[t->nc - 1].field, "%.*s",
+                             (int)(kl < 63 ? kl : 63), k);
+                }
+            }
+        }
+    }
+    return st;
+}
+
+/* Every event's data parsed, and the pieces of every channel. */
+static tw_status stream_text_load(stream_text *t, const char *const *data, const size_t *len,
+                                  size_t n, size_t max_depth)
+{
+    memset(t, 0, sizeof *t);
+    t->ev = calloc(n ? n : 1, sizeof *t->ev);
+    t->slot = calloc(CHANNEL_SLOTS, sizeof *t->slot);
+    if (!t->ev || !t->slot)
         return TW_ERR_NOMEM;
-    sc->nev = n;
+    t->nev = n;
     tw_status st = TW_OK;
     for (size_t i = 0; i < n && st == TW_OK; i++) {
         const char *d = data[i];
         size_t dl = len[i];
         tw_trim(&d, &dl);
-        if (!dl || *d != '{' || tw_json_parse(d, dl, max_depth, &sc->ev[i], NULL) != TW_OK) {
-            cJSON_Delete(sc->ev[i]);
-            sc->ev[i] = NULL;
+        if (!dl || *d != '{' || tw_json_parse(d, dl, max_depth, &t->ev[i], NULL) != TW_OK) {
+            cJSON_Delete(t->ev[i]);
+            t->ev[i] = NULL;
             continue;
         }
-        cJSON *e = sc->ev[i];
-        const cJSON *ty = cJSON_GetObjectItemCaseSensitive(e, "type");
-        if (cJSON_IsString(ty) && strcmp(ty->valuestring, "content_block_delta") == 0) {
-            cJSON *delta = cJSON_GetObjectItemCaseSensitive(e, "delta");
-            cJSON *pj = cJSON_GetObjectItemCaseSensitive(delta, "partial_json");
-            if (cJSON_IsString(pj) && pj->valuestring)
-                st = add_frag(sc, -1, num_or(cJSON_GetObjectItemCaseSensitive(e, "index"), 0), i, pj);
-            continue;
-        }
-        const cJSON *choices = cJSON_GetObjectItemCaseSensitive(e, "choices");
-        double cpos = 0;
-        for (const cJSON *ch = cJSON_IsArray(choices) ? choices->child : NULL; ch && st == TW_OK;
-             ch = ch->next, cpos++) {
-            const cJSON *delta = cJSON_GetObjectItemCaseSensitive(ch, "delta");
-            const cJSON *tcs = cJSON_GetObjectItemCaseSensitive(delta, "tool_calls");
-            double ci = num_or(cJSON_GetObjectItemCaseSensitive(ch, "index"), cpos), tpos = 0;
-            for (const cJSON *tc = cJSON_IsArray(tcs) ? tcs->child : NULL; tc && st == TW_OK;
-                 tc = tc->next, tpos++) {
-                cJSON *fn = cJSON_GetObjectItemCaseSensitive(tc, "function");
-                cJSON *a = cJSON_GetObjectItemCaseSensitive(fn, "arguments");
-                if (cJSON_IsString(a) && a->valuestring)
-                    st = add_frag(sc, ci, num_or(cJSON_GetObjectItemCaseSensitive(tc, "index"), tpos),
-                                  i, a);
-            }
-        }
+        const cJSON *e = t->ev[i];
+        const cJSON *ty = get(e, "type");
+        const char *tys = cJSON_IsString(ty) && ty->valuestring ? ty->valuestring : "";
+        const cJSON *choices = get(e, "choices"), *cands = get(e, "candidates");
+        if (strncmp(tys, "content_block_", 14) == 0)
+            st = load_anthropic(t, i, e, tys);
+        else if (strncmp(tys, "response.", 9) == 0)
+            st = load_responses(t, i, e, tys);
+        else if (cJSON_IsArray(choices))
+            st = load_openai(t, i, choices);
+        else if (cJSON_IsArray(cands))
+            st = load_gemini(t, i, cands);
     }
     return st;
 }
@@ -467,73 +643,89 @@ tw_status tw_redact_discover_stream(tw_redactor *r, const char *const *data, con
 {
     if (!max_depth)
         max_depth = 64;
-    stream_calls sc;
-    tw_status st = stream_calls_load(&sc, data, len, n, max_depth);
-    for (size_t i = 0; i < sc.nc && st == TW_OK; i++) {
-        const tw_buf *a = &sc.c[i].args;
-        if (sc.c[i].nf < 2 || !a->len)
-            continue; /* one fragment: discovery of the event itself finds it */
-        cJSON *v = NULL;
-        if (tw_json_parse(a->data, a->len, max_depth, &v, NULL) == TW_OK && v)
-            st = tw_red_discover_json(r, v, 0, max_depth);
-        cJSON_Delete(v);
+    stream_text t;
+    tw_status st = stream_text_load(&t, data, len, n, max_depth);
+    for (size_t i = 0; i < t.nc && st == TW_OK; i++) {
+        const channel *c = &t.c[i];
+        const tw_buf *a = &c->text;
+        if (!a->len)
+            continue;
+        if (c->kind == CHAN_ARGS) {
+            cJSON *v = NULL;
+            if (tw_json_parse(a->data, a->len, max_depth, &v, NULL) == TW_OK && v)
+                st = tw_red_discover_json(r, v, 0, max_depth);
+            cJSON_Delete(v);
+        } else if (c->kind == CHAN_VALUE) {
+            if (tw_redact_field_secret(r, c->field))
+                st = tw_redactor_add_value(r, a->data);
+        } else {
+            st = tw_red_discover_model_text(r, a->data, a->len, max_depth);
+        }
         if (st == TW_OK)
             st = tw_redact_discover_text(r, a->data, a->len);
     }
-    stream_calls_free(&sc);
+    stream_text_free(&t);
     return st;
 }
 
-/* Spans of the remembered values in a call's arguments, as written and
- * JSON-escaped, merged and in order. */
-static tw_status value_spans(const tw_redactor *r, const tw_buf *a, span **out, size_t *nout)
+/* The spans of a channel's text that scrubbing replaces: the redactor's
+ * values, the process-wide set's, and the shapes of keys and tokens. */
+static tw_status channel_spans(const tw_redactor *r, const tw_buf *a, span **sp, size_t *nsp)
 {
-    span *sp = NULL;
-    size_t nsp = 0, cap = 0;
-    tw_status st = TW_OK;
-    for (size_t j = 0; j < r->nvalues && st == TW_OK; j++) {
-        char *esc = NULL;
-        cJSON *js = cJSON_CreateString(r->values[j]);
-        char *pr = js ? cJSON_PrintUnformatted(js) : NULL;
-        cJSON_Delete(js);
-        if (!pr) {
-            st = TW_ERR_NOMEM;
-            break;
-        }
-        pr[strlen(pr) - 1] = '\0';
-        esc = pr + 1;
-        const char *forms[2] = {r->values[j], strcmp(esc, r->values[j]) ? esc : NULL};
-        for (int f = 0; f < 2 && st == TW_OK; f++) {
-            if (!forms[f])
-                continue;
-            size_t vl = strlen(forms[f]), pos = 0;
-            const char *m;
-            while (vl && pos + vl <= a->len && (m = tw_memmem(a->data + pos, a->len - pos, forms[f], vl))) {
-                if (nsp == cap) {
-                    size_t nc = cap ? cap * 2 : 8;
-                    span *ns = realloc(sp, nc * sizeof *ns);
-                    if (!ns) {
-                        st = TW_ERR_NOMEM;
-                        break;
-                    }
-                    sp = ns;
-                    cap = nc;
-                }
-                size_t at = (size_t)(m - a->data);
-                sp[nsp++] = (span){at, at + vl};
-                pos = at + vl;
-            }
-        }
-        cJSON_free(pr);
-    }
+    size_t cap = 0;
+    *sp = NULL;
+    *nsp = 0;
+    tw_status st = tw_red_value_spans(r->values, r->nvalues, a->data, a->len, sp, nsp, &cap);
+    if (st == TW_OK)
+        st = tw_red_set_spans(a->data, a->len, sp, nsp, &cap);
+    if (st == TW_OK)
+        st = tw_red_pattern_spans(r, a->data, a->len, sp, nsp, &cap);
     if (st != TW_OK) {
-        free(sp);
+        free(*sp);
+        *sp = NULL;
         return st;
     }
-    size_t m = merge_spans(sp, nsp);
-    *out = sp;
-    *nout = m;
+    *nsp = tw_red_merge_spans(*sp, *nsp);
     return TW_OK;
+}
+
+/* The spans mapped onto the channel's pieces: each piece keeps its bytes
+ * outside every span; TW_REDACTED goes where a span starts, the rest of the
+ * span is dropped from the pieces it covers. */
+static tw_status channel_scrub(tw_redactor *r, channel *c, const span *sp, size_t nsp, bool *changed)
+{
+    tw_status st = TW_OK;
+    size_t k = 0;
+    for (size_t f = 0; f < c->np && st == TW_OK; f++) {
+        size_t a = c->p[f].off, b = f + 1 < c->np ? c->p[f + 1].off : c->text.len;
+        while (k < nsp && sp[k].b <= a)
+            k++;
+        if (k == nsp || sp[k].a >= b)
+            continue;
+        tw_buf nb = {0};
+        if ((st = tw_buf_reserve(&nb, 1)) == TW_OK)
+            nb.data[0] = '\0';
+        size_t at = a;
+        for (size_t q = k; q < nsp && sp[q].a < b && st == TW_OK; q++) {
+            if (sp[q].a > at)
+                st = tw_buf_append(&nb, c->text.data + at, sp[q].a - at);
+            if (st == TW_OK && sp[q].a >= a)
+                st = tw_buf_puts(&nb, TW_REDACTED);
+            at = sp[q].b < b ? sp[q].b : b;
+        }
+        if (st == TW_OK && at < b)
+            st = tw_buf_append(&nb, c->text.data + at, b - at);
+        char *ns = st == TW_OK ? tw_buf_take(&nb, NULL) : NULL;
+        if (!ns) {
+            tw_buf_free(&nb);
+            return st == TW_OK ? TW_ERR_NOMEM : st;
+        }
+        if ((st = tw_red_swap_string(c->p[f].node, ns)) != TW_OK)
+            return st;
+        changed[c->p[f].ev] = true;
+        r->scrubbed++;
+    }
+    return st;
 }
 
 tw_status tw_redact_stream(tw_redactor *r, const char *const *data, const size_t *len, size_t n,
@@ -543,60 +735,23 @@ tw_status tw_redact_stream(tw_redactor *r, const char *const *data, const size_t
         max_depth = 64;
     for (size_t i = 0; i < n; i++)
         out[i] = NULL;
-    stream_calls sc;
-    tw_status st = stream_calls_load(&sc, data, len, n, max_depth);
+    stream_text t;
+    tw_status st = stream_text_load(&t, data, len, n, max_depth);
     bool *changed = st == TW_OK ? calloc(n ? n : 1, sizeof *changed) : NULL;
     if (st == TW_OK && !changed)
         st = TW_ERR_NOMEM;
-    for (size_t i = 0; i < sc.nc && st == TW_OK; i++) {
-        call_acc *c = &sc.c[i];
+    for (size_t i = 0; i < t.nc && st == TW_OK; i++) {
+        channel *c = &t.c[i];
         span *sp = NULL;
         size_t nsp = 0;
-        if ((st = value_spans(r, &c->args, &sp, &nsp)) != TW_OK || !nsp) {
-            free(sp);
-            continue;
-        }
-        /* each fragment keeps its bytes outside every span; the marker goes
-         * where a span starts, the rest of the span is dropped */
-        size_t k = 0;
-        for (size_t f = 0; f < c->nf && st == TW_OK; f++) {
-            size_t a = c->f[f].off, b = f + 1 < c->nf ? c->f[f + 1].off : c->args.len;
-            while (k < nsp && sp[k].b <= a)
-                k++;
-            if (k == nsp || sp[k].a >= b)
-                continue;
-            tw_buf nb = {0};
-            if ((st = tw_buf_reserve(&nb, 1)) == TW_OK)
-                nb.data[0] = '\0';
-            size_t at = a;
-            for (size_t q = k; q < nsp && sp[q].a < b && st == TW_OK; q++) {
-                if (sp[q].a > at)
-                    st = tw_buf_append(&nb, c->args.data + at, sp[q].a - at);
-                if (st == TW_OK && sp[q].a >= a)
-                    st = tw_buf_puts(&nb, TW_REDACTED);
-                at = sp[q].b < b ? sp[q].b : b;
-            }
-            if (st == TW_OK && at < b)
-                st = tw_buf_append(&nb, c->args.data + at, b - at);
-            if (st != TW_OK) {
-                tw_buf_free(&nb);
-                break;
-            }
-            char *ns = tw_buf_take(&nb, NULL);
-            if (!ns) {
-                st = TW_ERR_NOMEM;
-                break;
-            }
-            tw_red_swap_string(c->f[f].node, ns);
-            changed[c->f[f].ev] = true;
-            r->scrubbed++;
-        }
+        if (c->text.len && (st = channel_spans(r, &c->text, &sp, &nsp)) == TW_OK && nsp)
+            st = channel_scrub(r, c, sp, nsp, changed);
         free(sp);
     }
     for (size_t i = 0; i < n && st == TW_OK; i++) {
         if (!changed[i])
             continue;
-        out[i] = tw_json_print(sc.ev[i], NULL);
+        out[i] = tw_json_print(t.ev[i], NULL);
         if (!out[i])
             st = TW_ERR_NOMEM;
     }
@@ -606,6 +761,6 @@ tw_status tw_redact_stream(tw_redactor *r, const char *const *data, const size_t
             out[i] = NULL;
         }
     free(changed);
-    stream_calls_free(&sc);
+    stream_text_free(&t);
     return st;
 }
