@@ -204,7 +204,9 @@ static void handle(void *user, const char *method, const char *url, const char *
     tw_client_free(cl);
     tw_buf_free(&req);
     if (ur.status == 0) {
-        tw_error_set(&why, TW_ERR_IO, -1, NULL, "upstream %.200s: %.250s", p->upstream, ur.transport_error[0] ? ur.transport_error : "no response");
+        char *shown = tw_url_shown(p->upstream); /* the answer may be written: no credentials */
+        tw_error_set(&why, TW_ERR_IO, -1, NULL, "upstream %.200s: %.250s", shown ? shown : "", ur.transport_error[0] ? ur.transport_error : "no response");
+        free(shown);
         tw_http_response_free(&ur);
         error_out(kind, 502, why.message, reply);
         goto log;
