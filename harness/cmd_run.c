@@ -123,8 +123,8 @@ int tw_cmd_run(int argc, char **argv)
             }
             stores[nb] = malloc(strlen(optarg) + 1);
             if (!stores[nb] || !tw_backend_spec_parse(optarg, stores[nb], &specs[nb], &why)) {
-                free(stores[nb]);
                 rc = tw_cli_usage_error("run", "%s", stores[nb] ? why.message : "out of memory");
+                free(stores[nb]);
                 break;
             }
             nb++;

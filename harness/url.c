@@ -7,6 +7,8 @@
 
 #include "redact.h"
 
+_Static_assert(TW_URL_BASE_MAX == 8192, "the message of tw_url_base_ok names the cap");
+
 /* ---- the parts of a URL ---- */
 
 /*
@@ -124,7 +126,9 @@ bool tw_url_base_ok(const char *url, const char *what, tw_error *err)
     split(url, &p);
     const char *why = NULL;
     size_t host = p.at == NONE ? p.auth : p.at + 1;
-    if (p.path == host)
+    if (p.len > TW_URL_BASE_MAX)
+        why = "is longer than 8192 bytes (TW_URL_BASE_MAX)";
+    else if (p.path == host)
         why = "has no host";
     else if (p.frag < p.len)
         why = "has a fragment ('#…', which is never sent to a server; give the URL without it)";

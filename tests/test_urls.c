@@ -270,6 +270,17 @@ Test(urls, a_base_with_a_fragment_or_without_a_host_is_refused)
     cr_expect_null(strstr(why.message, KEY), "%s", why.message);
     cr_expect_not(tw_url_base_ok("http://h/a b", "--backend", &why));
     cr_expect_not(tw_url_base_ok("ftp://h/", "--backend", &why));
+    /* the longest base is TW_URL_BASE_MAX bytes */
+    char *u = malloc(TW_URL_BASE_MAX + 2);
+    memcpy(u, "http://h/", 9);
+    memset(u + 9, 'a', TW_URL_BASE_MAX - 9);
+    u[TW_URL_BASE_MAX] = '\0';
+    cr_expect(tw_url_base_ok(u, "--backend", &why), "%s", why.message);
+    u[TW_URL_BASE_MAX] = 'a';
+    u[TW_URL_BASE_MAX + 1] = '\0';
+    cr_expect_not(tw_url_base_ok(u, "--backend", &why));
+    cr_expect(strstr(why.message, "longer than 8192 bytes"), "%s", why.message);
+    free(u);
 }
 
 /* ---------------------------------------------------------------- credentials */
