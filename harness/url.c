@@ -270,8 +270,18 @@ tw_status tw_url_learn_secrets(const char *url)
             st = learn_both(ui, colon ? (size_t)(colon - ui) : un);
         if (st == TW_OK && colon)
             st = learn_both(colon + 1, un - (size_t)(colon + 1 - ui));
+        /* libcurl sends "user:" for a userinfo without a password */
         size_t dn = 0;
-        char *dec = st == TW_OK ? pct_decode(ui, un, &dn) : NULL;
+        char *dec = NULL;
+        if (st == TW_OK) {
+            char *ui_c = colon ? NULL : malloc(un + 2);
+            if (ui_c) {
+                memcpy(ui_c, ui, un);
+                memcpy(ui_c + un, ":", 2);
+            }
+            dec = colon ? pct_decode(ui, un, &dn) : ui_c ? pct_decode(ui_c, un + 1, &dn) : NULL;
+            free(ui_c);
+        }
         char *b64 = dec ? base64(dec, dn) : NULL;
         if (st == TW_OK)
             st = b64 ? tw_secret_add(b64) : TW_ERR_NOMEM;

@@ -319,12 +319,14 @@ Test(urls, credentials_are_learnt_as_written_decoded_and_as_basic)
     tw_secret_reset();
     cr_assert_eq(tw_url_learn_secrets("b=http://user:" PASS "@h/json?" QUERY), TW_OK);
     cr_assert_eq(tw_url_learn_secrets("http://us%40er:p%21ssword1@h/?api_key=abc%2Fdef9"), TW_OK);
+    /* a token as the user: libcurl sends Basic base64("tok3nvalue:") */
+    cr_assert_eq(tw_url_learn_secrets("https://tok3nvalue@h/"), TW_OK);
     const char *in = "a " PASS " b " KEY " c Basic " BASIC " d 2024-10-21 e p!ssword1 f p%21ssword1 "
-                     "g abc/def9 h us@er:p!ssword1";
+                     "g abc/def9 h us@er:p!ssword1 i tok3nvalue j Basic dG9rM252YWx1ZTo=";
     tw_buf out = {0};
     cr_assert_eq(tw_secret_scrub(in, strlen(in), &out, NULL), TW_OK);
     cr_expect_str_eq(out.data, "a [REDACTED] b [REDACTED] c Basic [REDACTED] d 2024-10-21 e [REDACTED] "
-                               "f [REDACTED] g [REDACTED] h [REDACTED]");
+                               "f [REDACTED] g [REDACTED] h [REDACTED] i [REDACTED] j Basic [REDACTED]");
     tw_buf_free(&out);
     tw_secret_reset();
 }
