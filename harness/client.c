@@ -83,28 +83,6 @@ void tw_http_response_free(tw_http_response *r)
     memset(r, 0, sizeof *r);
 }
 
-char *tw_url_join(const char *base, const char *path)
-{
-    size_t bl = strlen(base);
-    while (bl && base[bl - 1] == '/')
-        bl--;
-    if (!path || !*path)
-        path = "/";
-    /* a base ending in /v1 already names the API version */
-    if (bl >= 3 && memcmp(base + bl - 3, "/v1", 3) == 0 && strncmp(path, "/v1/", 4) == 0)
-        path += 3;
-    size_t pl = strlen(path);
-    char *u = malloc(bl + pl + 2);
-    if (!u)
-        return NULL;
-    memcpy(u, base, bl);
-    size_t o = bl;
-    if (path[0] != '/')
-        u[o++] = '/';
-    memcpy(u + o, path, pl + 1);
-    return u;
-}
-
 bool tw_client_header_reserved(const char *name)
 {
     static const char *const names[] = {"authorization", "x-api-key", "x-goog-api-key", "api-key", "host",

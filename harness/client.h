@@ -15,6 +15,7 @@
 
 #include "fixture.h"
 #include "toolwire/core.h"
+#include "url.h"
 
 typedef enum tw_auth_style {
     TW_AUTH_AUTO = 0,   /* by path: /v1/messages -> Anthropic, …:generateContent and
@@ -73,8 +74,8 @@ tw_client *tw_client_new(const tw_client_opts *o);
 void tw_client_free(tw_client *c);
 
 /*
- * Send one request: method, path (joined to the base URL, without doubling
- * "/v1"), extra headers (fixture headers; credentials, Host and
+ * Send one request: method, path (joined to the base URL by tw_url_join:
+ * before the base's query, without doubling "/v1"), extra headers (fixture headers; credentials, Host and
  * Content-Length among them are ignored), body bytes. Fills *out (free with
  * tw_http_response_free) even on failure. Returns TW_OK when an HTTP
  * response arrived (any status), TW_ERR_IO when none did, TW_ERR_INVALID
@@ -86,9 +87,6 @@ void tw_http_response_free(tw_http_response *r);
 
 /* Retry-After as milliseconds ("120" or an HTTP date), -1 when absent or bad. */
 long tw_parse_retry_after(const char *v);
-
-/* Join base URL and path ("…/v1" + "/v1/x" -> "…/v1/x"); malloc'd. */
-char *tw_url_join(const char *base, const char *path);
 
 /* Is this header one the client never forwards from a fixture? */
 bool tw_client_header_reserved(const char *name);

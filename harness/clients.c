@@ -813,6 +813,21 @@ int tw_clients_run_all(const tw_client_spec *c, size_t nc, char *const *paths, s
     tw_limits_resolve(&cx.L, &o.limits);
     tw_fixture_set fs;
     tw_error why = {.offset = -1};
+    /* two reports in one file, or one in the comparison page's: refused
+     * before any driver runs */
+    const char **names = calloc(nc ? nc : 1, sizeof *names);
+    if (!names) {
+        fprintf(stderr, "toolwire clients: out of memory\n");
+        return 2;
+    }
+    for (size_t i = 0; i < nc; i++)
+        names[i] = c[i].name;
+    bool names_ok = tw_report_names_ok(names, nc, "client", outdir, &why);
+    free(names);
+    if (!names_ok) {
+        fprintf(stderr, "toolwire clients: %s\n", why.message);
+        return 2;
+    }
     if (!tw_fixture_set_load(&fs, paths, npaths, &cx.L, &why)) {
         fprintf(stderr, "toolwire clients: %s\n", why.message);
         tw_fixture_set_free(&fs);
@@ -878,8 +893,8 @@ int tw_clients_run_all(const tw_client_spec *c, size_t nc, char *const *paths, s
         if (nfail > 50)
             fprintf(stderr, "toolwire clients: client %s: %zu driver failures in all\n", r->backend, nfail);
         if (o.out && !o.quiet) {
-            char base[200];
-            tw_safe_name(base, sizeof base, r->backend);
+            char base[TW_REPORT_BASE_MAX];
+            tw_report_file_base(r->backend, base, sizeof base);
             fprintf(o.out, "client %s (%s): %s, %zu scenario rows, %zu exchanges, %zu pass, %zu fail, %zu skip -> %s/%s.json\n",
                     r->backend, r->target, r->ok ? "ok" : "FAIL", r->n_fixtures, r->n_exchanges, r->n_pass, r->n_fail,
                     r->n_skip, outdir, base);

@@ -23,7 +23,9 @@ static const char clients_help[] =
     "against the exchange's expect.client. Reports under --out (default\n"
     "reports/clients): <client>.json, .md, .junit.xml, .html (one row per\n"
     "exchange and mode) and comparison.md/.html; toolwire compare and toolwire\n"
-    "gate read them as they read backend reports.\n"
+    "gate read them as they read backend reports. Clients whose names give one\n"
+    "file name (each character outside A-Z a-z 0-9 . _ - written '_', case aside),\n"
+    "or a client named comparison, are refused.\n"
     "\n"
     "  --client NAME=CMD          a driver: CMD is run by /bin/sh with --describe,\n"
     "                             then once per exchange and mode with --run\n"
@@ -40,8 +42,8 @@ static const char clients_help[] =
     "  --quiet                    no summary lines (driver failures are still listed)\n"
     "\n"
     "Exit status: 0 when every client passes every check, 1 when a check fails or\n"
-    "a driver fails, 2 on bad usage, when no driver is found or when no scenario\n"
-    "is selected.";
+    "a driver fails, 2 on bad usage (client names refused among it), when no driver\n"
+    "is found or when no scenario is selected.";
 
 enum { O_DRIVERS = 256, O_TO, O_CTO, O_MAXO, O_TAG, O_XTAG };
 

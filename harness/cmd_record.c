@@ -11,6 +11,7 @@
 #include "redact.h"
 #include "report.h"
 #include "run.h"
+#include "url.h"
 #include "toolwire/sse.h"
 
 typedef struct ev_sink {
@@ -170,7 +171,14 @@ int tw_cmd_record(int argc, char **argv)
     int c;
     while ((c = getopt_long(argc, argv, "b:k:o:h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'b': url = optarg; break;
+        case 'b':
+            /* its credentials are secrets before anything is written */
+            url = optarg;
+            if (tw_url_learn_secrets(url) != TW_OK) {
+                tw_redactor_free(&red);
+                return tw_cli_usage_error("record", "out of memory");
+            }
+            break;
         case 'k': key_env = optarg; break;
         case 'o': outdir = optarg; break;
         case 't': timeout = strtol(optarg, NULL, 10); break;
@@ -196,6 +204,8 @@ int tw_cmd_record(int argc, char **argv)
                  "(headers, URLs, bodies, stream events; JSON-escaped, percent-encoded or as\n"
                  "HTML/XML character references too); a credential split across the argument\n"
                  "fragments of a streamed tool call is found and removed from every fragment.\n"
+                 "The base URL may carry a query (kept after each request's path) and\n"
+                 "credentials (user:pass@, key=…): they are sent, never written.\n"
                  "The recorded fixtures carry no expectations: review them and add\n"
                  "expect.failing_checks before committing.\n\n"
                  "  --redact-header NAME   drop this header too and scrub its value (repeatable)\n"
@@ -217,8 +227,11 @@ int tw_cmd_record(int argc, char **argv)
         }
     }
     const char *bad = NULL;
+    tw_error uwhy = {.offset = -1};
     if (!url || (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0))
         bad = "--backend wants the server's base URL (see --help)";
+    else if (!tw_url_base_ok(url, "--backend", &uwhy))
+        bad = uwhy.message;
     else if (!outdir)
         bad = "--out DIR is required";
     else if (optind >= argc)
@@ -278,7 +291,9 @@ int tw_cmd_record(int argc, char **argv)
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    char *from = tw_redact_str(&red, url);
+    char *shown = tw_url_shown(url);
+    char *from = shown ? tw_redact_str(&red, shown) : NULL;
+    free(shown);
     int rc = TW_EXIT_OK;
     size_t written = 0;
     for (size_t i = 0; i < fs.n; i++) {

@@ -19,7 +19,10 @@ static const char run_help[] =
     "directory, ../share/toolwire beside the program, then the install's data\n"
     "directory (an installed toolwire finds its own fixtures).\n"
     "\n"
-    "  --backend NAME=URL         a live server (base URL, e.g. https://api.openai.com)\n"
+    "  --backend NAME=URL         a live server (base URL, e.g. https://api.openai.com;\n"
+    "                             a query it carries stays after the request's path;\n"
+    "                             credentials in it, user:pass@ or key=…, are sent and\n"
+    "                             never written)\n"
     "  --backend NAME=mock:P      the embedded mock backend with profile P\n"
     "                             (auto, replay, hermes, qwen3-coder, anthropic,\n"
     "                             vllm-native, gemini, script)\n"
@@ -45,8 +48,13 @@ static const char run_help[] =
     "Every request names its exchange in the header X-Toolwire-Exchange: FIXTURE#N,\n"
     "live servers included: a toolwire serve answers that exchange, others ignore it.\n"
     "\n"
+    "A report's file name is NAME with each character outside A-Z a-z 0-9 . _ - as '_':\n"
+    "backends whose names give one file name (also when they differ only in case), or\n"
+    "a backend named comparison, are refused.\n"
+    "\n"
     "Exit status: 0 when every verdict matches the fixtures' expectations, 1 otherwise,\n"
-    "2 on bad usage or when --tag/--exclude-tag select no fixture.";
+    "2 on bad usage (backend names refused among it) or when --tag/--exclude-tag select\n"
+    "no fixture.";
 
 enum { O_KEY = 256, O_MATCH, O_TIMING, O_CT, O_TO, O_RETRIES, O_WAIT, O_MAXB, O_TAG, O_XTAG, O_UPSTREAM };
 
@@ -115,8 +123,8 @@ int tw_cmd_run(int argc, char **argv)
             }
             stores[nb] = malloc(strlen(optarg) + 1);
             if (!stores[nb] || !tw_backend_spec_parse(optarg, stores[nb], &specs[nb], &why)) {
-                free(stores[nb]);
                 rc = tw_cli_usage_error("run", "%s", stores[nb] ? why.message : "out of memory");
+                free(stores[nb]);
                 break;
             }
             nb++;

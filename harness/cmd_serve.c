@@ -12,6 +12,7 @@
 #include "mock.h"
 #include "refproxy.h"
 #include "run.h"
+#include "url.h"
 
 bool tw_parse_match_mode(const char *s, tw_match_mode *m);
 
@@ -92,6 +93,8 @@ static int serve_proxy(const char *proxy, const char *upstream, const char *key_
         return tw_cli_usage_error("serve", "%s", why.message);
     if (strncmp(upstream, "http://", 7) != 0 && strncmp(upstream, "https://", 8) != 0)
         return tw_cli_usage_error("serve", "--upstream must be an http:// or https:// URL");
+    if (!tw_url_base_ok(upstream, "--upstream", &why))
+        return tw_cli_usage_error("serve", "%s", why.message);
     if (key_env && (!getenv(key_env) || !*getenv(key_env)))
         return tw_cli_usage_error("serve", "environment variable %s is not set", key_env);
     tw_refproxy_opts po;
@@ -119,7 +122,9 @@ static int serve_proxy(const char *proxy, const char *upstream, const char *key_
         fprintf(stderr, "toolwire serve: %s\n", why.message);
         return TW_EXIT_FAIL;
     }
-    printf("serving the reference proxy %s on %s (upstream %s)\n", proxy, tw_refproxy_url(p), upstream);
+    char *shown = tw_url_shown(upstream);
+    printf("serving the reference proxy %s on %s (upstream %s)\n", proxy, tw_refproxy_url(p), shown ? shown : "");
+    free(shown);
     fflush(stdout);
     wait_stop(seconds, false);
     unsigned long n = tw_refproxy_count(p);
@@ -250,7 +255,14 @@ int tw_cmd_serve(int argc, char **argv)
         }
         case 'q': quiet = true; break;
         case 'X': proxy = optarg; break;
-        case 'U': upstream = optarg; break;
+        case 'U':
+            /* its credentials are secrets before anything is written */
+            upstream = optarg;
+            if (tw_url_learn_secrets(upstream) != TW_OK) {
+                cJSON_Delete(fault);
+                return tw_cli_usage_error("serve", "out of memory");
+            }
+            break;
         case 'K': key_env = optarg; break;
         case 'O':
         case 'R':
@@ -347,9 +359,11 @@ int tw_cmd_serve(int argc, char **argv)
                  "POST /v1/messages, openai: POST /v1/chat/completions) by translating them with\n"
                  "toolwire's request and response decoders and encoders to TO's format\n"
                  "(anthropic:openai or openai:anthropic) and forwarding them to the upstream base\n"
-                 "URL; streaming requests are answered as a stream. --key-env NAME sends $NAME\n"
-                 "as the upstream's API key; what the proxy relays to its clients (error\n"
-                 "messages, bodies, streamed text) is scrubbed of that key.\n"
+                 "URL (a query it carries stays after the path; credentials in it, user:pass@\n"
+                 "or key=…, are sent and never written); streaming requests are answered as a\n"
+                 "stream. --key-env NAME sends $NAME as the upstream's API key; what the proxy\n"
+                 "relays to its clients (error messages, bodies, streamed text) is scrubbed of\n"
+                 "that key.\n"
                  "\n"
                  "  --upstream-timeout S  one upstream attempt, connection to last byte, in seconds\n"
                  "                        (default 60, 1 to 3600)\n"

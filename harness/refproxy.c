@@ -322,7 +322,9 @@ static void handle(void *user, const char *method, const char *url, const char *
     tw_buf_free(&req);
     if (ur.status == 0) {
         char *x = excerpt(ur.transport_error[0] ? ur.transport_error : "no response", 250);
-        char *u = excerpt(p->upstream, 200);
+        char *shown = tw_url_shown(p->upstream); /* the answer may be written: no credentials */
+        char *u = excerpt(shown ? shown : "", 200);
+        free(shown);
         if (tw_loop_reply_abandoned(reply))
             tw_error_set(&why, TW_ERR_IO, -1, NULL, "the client left (or the proxy is stopping) before upstream %s answered",
                          u ? u : "");

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "cli.h"
@@ -327,14 +328,75 @@ void tw_rep_words_of(const tw_report *r, size_t n, tw_rep_words *w)
 
 static tw_status out_file_sink(void *u, const char *p, size_t n) { return tw_out_file_write(u, p, n); }
 
+void tw_report_file_base(const char *name, char *dst, size_t n)
+{
+    tw_safe_name(dst, n < TW_REPORT_BASE_MAX ? n : TW_REPORT_BASE_MAX, name);
+}
+
+/* A name's base and its place among the names given. */
+typedef struct name_base {
+    char base[TW_REPORT_BASE_MAX];
+    size_t i;
+} name_base;
+
+static int cmp_base(const void *a, const void *b)
+{
+    const name_base *x = a, *y = b;
+    int c = strcasecmp(x->base, y->base);
+    return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+bool tw_report_names_ok(const char *const *names, size_t n, const char *what, const char *dir,
+                        tw_error *err)
+{
+    /* the files a run writes beside the reports (tw_write_comparison) */
+    static const char *const reserved[] = {"comparison", NULL};
+    name_base *nb = calloc(n ? n : 1, sizeof *nb);
+    if (!nb) {
+        tw_error_set(err, TW_ERR_NOMEM, -1, NULL, "out of memory");
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        tw_report_file_base(names[i], nb[i].base, sizeof nb[i].base);
+        nb[i].i = i;
+        for (const char *const *r = reserved; *r; r++)
+            if (strcasecmp(nb[i].base, *r) == 0) {
+                tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                             "%s '%.200s' would write %.300s/%s.md and %s.html, where the run "
+                             "writes its comparison page (%s.md, %s.html)%s; give the %s another name",
+                             what, names[i], dir, nb[i].base, nb[i].base, *r, *r,
+                             strcmp(nb[i].base, *r) ? " on a file system that ignores case" : "", what);
+                free(nb);
+                return false;
+            }
+    }
+    qsort(nb, n, sizeof *nb, cmp_base);
+    for (size_t k = 1; k < n; k++)
+        if (strcasecmp(nb[k - 1].base, nb[k].base) == 0) {
+            bool same = strcmp(nb[k - 1].base, nb[k].base) == 0;
+            tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                         "%ss '%.200s' and '%.200s' would both write %.300s/%s.json (and its .md, "
+                         ".junit.xml, .html), one replacing the other%s: a report's file is named "
+                         "after its %s with each character outside A-Z a-z 0-9 . _ - written '_' (cut at 199 "
+                         "bytes); "
+                         "give them names that differ there",
+                         what, names[nb[k - 1].i], names[nb[k].i], dir, nb[k - 1].base,
+                         same ? "" : " on a file system that ignores case", what);
+            free(nb);
+            return false;
+        }
+    free(nb);
+    return true;
+}
+
 tw_status tw_report_write_all(const tw_report *r, const char *dir, tw_error *err)
 {
     if (!tw_mkdirs(dir)) {
         tw_error_set(err, TW_ERR_IO, -1, NULL, "cannot create directory %s", dir);
         return TW_ERR_IO;
     }
-    char base[200];
-    tw_safe_name(base, sizeof base, r->backend);
+    char base[TW_REPORT_BASE_MAX];
+    tw_report_file_base(r->backend, base, sizeof base);
     static const char *const ext[] = {"json", "md", "junit.xml", "html"};
     void (*const fn[])(const tw_report *, tw_rw *) = {tw_report_json_emit, tw_report_markdown_emit,
                                                       tw_report_junit_emit, tw_report_html_emit};

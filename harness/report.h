@@ -102,9 +102,30 @@ tw_status tw_report_to_markdown(const tw_report *r, tw_buf *out);
 tw_status tw_report_to_junit(const tw_report *r, tw_buf *out);
 tw_status tw_report_to_html(const tw_report *r, tw_buf *out);
 
-/* Write <dir>/<backend>.{json,md,junit.xml,html}; mkdir -p dir. On
- * failure why says which file and what failed. */
+/* Write <dir>/<base>.{json,md,junit.xml,html}, base from the report's
+ * backend name by tw_report_file_base; mkdir -p dir. On failure why says
+ * which file and what failed. */
 tw_status tw_report_write_all(const tw_report *r, const char *dir, tw_error *err);
+
+/* The buffer tw_report_file_base fills: a base is at most 199 bytes. */
+#define TW_REPORT_BASE_MAX 200
+
+/* The base of the file names of a backend's (or client's) report: the name
+ * with every byte outside A-Z a-z 0-9 . _ - written '_', a leading '.'
+ * written '_', cut to fit dst (n bytes, at most TW_REPORT_BASE_MAX used). */
+void tw_report_file_base(const char *name, char *dst, size_t n);
+
+/*
+ * Can the reports of these n names (the backends or clients of one run,
+ * `what` "backend" or "client") be written to dir side by side? Not when
+ * two names have one base (tw_report_file_base; bases that differ only in
+ * case count as one, as a file system that ignores case holds them), nor
+ * when a base is a name the run writes besides: "comparison"
+ * (comparison.md and comparison.html). false with err naming both names
+ * and the file. Time O(n log n).
+ */
+bool tw_report_names_ok(const char *const *names, size_t n, const char *what, const char *dir,
+                        tw_error *err);
 
 /* A comparison puts at most this many reports side by side. */
 #define TW_CMP_MAX_REPORTS 64

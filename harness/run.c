@@ -11,6 +11,7 @@
 #include "fixture_write.h"
 #include "live.h"
 #include "out.h"
+#include "url.h"
 #include "decode_fixtures.h"
 #include "xlt.h"
 #include "toolwire/registry.h"
@@ -18,10 +19,19 @@
 bool tw_backend_spec_parse(const char *arg, char *store, tw_backend_spec *out, tw_error *err)
 {
     memset(out, 0, sizeof *out);
+    /* the URL's credentials are secrets from here on: nothing written
+     * after this, this function's messages included, holds them */
+    if (tw_url_learn_secrets(arg) != TW_OK) {
+        tw_error_set(err, TW_ERR_NOMEM, -1, NULL, "out of memory");
+        return false;
+    }
     strcpy(store, arg);
     char *eq = strchr(store, '=');
     if (!eq || eq == store || !eq[1]) {
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--backend wants NAME=URL or NAME=mock:PROFILE, got '%s'", arg);
+        char *shown = tw_url_shown(arg);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--backend wants NAME=URL or NAME=mock:PROFILE, got '%s'",
+                     shown ? shown : "");
+        free(shown);
         return false;
     }
     *eq = 0;
@@ -35,10 +45,16 @@ bool tw_backend_spec_parse(const char *arg, char *store, tw_backend_spec *out, t
             return false;
         }
     } else if (strncmp(v, "http://", 7) == 0 || strncmp(v, "https://", 8) == 0) {
+        char what[300];
+        snprintf(what, sizeof what, "backend '%.200s'", store);
+        if (!tw_url_base_ok(v, what, err))
+            return false;
         out->url = v;
     } else {
+        char *shown = tw_url_shown(store);
         tw_error_set(err, TW_ERR_INVALID, -1, NULL, "backend '%s': the URL must start with http:// or https:// (or use mock:PROFILE)",
-                 store);
+                     shown ? shown : "");
+        free(shown);
         return false;
     }
     return true;
@@ -352,7 +368,15 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
     tw_limits L;
     tw_limits_resolve(&L, &o->limits);
     char target[512];
-    snprintf(target, sizeof target, "%s%s", b->profile ? "mock:" : "", b->profile ? b->profile : b->url ? b->url : "");
+    /* the URL as it may be written: without its credentials (learnt when
+     * the spec was parsed; again for a spec built without the parser) */
+    char *shown = b->url ? tw_url_shown(b->url) : NULL;
+    if (b->url && (!shown || tw_url_learn_secrets(b->url) != TW_OK)) {
+        free(shown);
+        tw_error_set(err, TW_ERR_NOMEM, -1, NULL, "out of memory");
+        return TW_ERR_NOMEM;
+    }
+    snprintf(target, sizeof target, "%s%s", b->profile ? "mock:" : "", b->profile ? b->profile : shown ? shown : "");
     tw_mock *m = NULL;
     tw_proxied px = {0};
     const tw_backend_upstream *bu = NULL;
@@ -360,8 +384,10 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
         if (strcmp(o->upstreams[i].backend, b->name) == 0)
             bu = &o->upstreams[i];
     if (bu) {
-        if (tw_proxied_start(bu->format, bu->port, bu->proxy, b->url, &L, &px, err) != TW_OK)
+        if (tw_proxied_start(bu->format, bu->port, bu->proxy, shown, &L, &px, err) != TW_OK) {
+            free(shown);
             return TW_ERR_IO;
+        }
         snprintf(target, sizeof target, "%s", px.target);
     }
     tw_report_init(rep, b->name, target);
@@ -374,6 +400,7 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
         mo.limits = L;
         if (tw_mock_start(fs->fx, fs->n, &mo, &m, err) != TW_OK) {
             tw_proxied_stop(&px);
+            free(shown);
             return TW_ERR_IO;
         }
     }
@@ -384,11 +411,13 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
         co.max_bytes = L.max_input_bytes;
     tw_client *cl = tw_client_new(&co);
     if (!cl) {
-        tw_error_set(err, TW_ERR_IO, -1, NULL, "cannot create the HTTP client for %s", co.base_url);
+        tw_error_set(err, TW_ERR_IO, -1, NULL, "cannot create the HTTP client for %s", m ? co.base_url : target);
         tw_mock_stop(m);
         tw_proxied_stop(&px);
+        free(shown);
         return TW_ERR_IO;
     }
+    free(shown);
     for (size_t i = 0; i < fs->nbad; i++) {
         tw_rep_fixture *rf = tw_report_add_fixture(rep, fs->bad_files[i], fs->bad_files[i], "");
         if (rf) {
@@ -625,6 +654,21 @@ int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t n
     tw_error why = {.offset = -1};
     if (mismatches)
         *mismatches = 0;
+    /* two reports in one file, or one in the comparison page's: refused
+     * before anything runs */
+    const char **names = calloc(nb ? nb : 1, sizeof *names);
+    if (!names) {
+        fprintf(stderr, "toolwire %s: out of memory\n", cmd);
+        return 2;
+    }
+    for (size_t i = 0; i < nb; i++)
+        names[i] = b[i].name;
+    bool names_ok = tw_report_names_ok(names, nb, "backend", outdir, &why);
+    free(names);
+    if (!names_ok) {
+        fprintf(stderr, "toolwire %s: %s\n", cmd, why.message);
+        return 2;
+    }
     if (!tw_fixture_set_load(&fs, paths, npaths, &L, &why)) {
         fprintf(stderr, "toolwire %s: %s\n", cmd, why.message);
         tw_fixture_set_free(&fs);
@@ -671,8 +715,8 @@ int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t n
         if (!r->ok)
             rc = 1;
         if (o->out && !o->quiet) {
-            char base[200];
-            tw_safe_name(base, sizeof base, r->backend);
+            char base[TW_REPORT_BASE_MAX];
+            tw_report_file_base(r->backend, base, sizeof base);
             size_t nerr = 0, nnone = 0;
             for (size_t f = 0; f < r->nfx; f++)
                 for (size_t k = 0; !r->fx[f].skipped && k < r->fx[f].nex; k++) {
