@@ -5,8 +5,6 @@
  */
 #include "mock_int.h"
 
-#include <errno.h>
-#include <poll.h>
 
 /* ---- per request ---- */
 
@@ -157,8 +155,8 @@ static void gemini_error_body(tw_buf *b, int http, const char *msg)
 }
 
 /* The error body of the endpoint kind (tw_path_kind) for HTTP status http. */
-static void error_body(tw_buf *b, char kind, int http, const char *type, const char *msg,
-                       const char *code)
+void tw_mock_error_body(tw_buf *b, char kind, int http, const char *type, const char *msg,
+                        const char *code)
 {
     tw_buf_reset(b);
     if (kind == 'm') {
@@ -302,7 +300,7 @@ static void answer_reference(tw_mock *m, const char *profile, const tw_fx_exchan
     snprintf(a->why, sizeof a->why, "%.190s", r.why);
     if (r.status == 404) {
         tw_buf eb = {0};
-        error_body(&eb, kind, 404, "not_found_error", a->why, "not_found");
+        tw_mock_error_body(&eb, kind, 404, "not_found_error", a->why, "not_found");
         if (!out_add(a->out, eb.data ? eb.data : "", eb.len, 0))
             a->status = 500;
         snprintf(a->ctype, sizeof a->ctype, "application/json");
@@ -572,198 +570,6 @@ static void release_body(tw_mock *m, req_ctx *rc)
     tw_buf_free(&rc->body);
 }
 
-/* ---- the plain mode ---- */
-
-/* Has the peer of fd closed its end (or the connection failed)? Never blocks. */
-static bool client_gone(int fd)
-{
-    if (fd < 0)
-        return false;
-    struct pollfd p = {fd, POLLIN | POLLRDHUP, 0};
-    if (poll(&p, 1, 0) <= 0)
-        return false;
-    if (p.revents & (POLLHUP | POLLERR | POLLRDHUP | POLLNVAL))
-        return true;
-    char c;
-    ssize_t n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
-    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
-}
-
-bool tw_mock_reply_abandoned(const tw_mock_reply *r)
-{
-    const tw_mock_job *j = r ? r->job : NULL;
-    if (!j)
-        return false;
-    return atomic_load(&j->m->stopping) || client_gone(j->fd);
-}
-
-static void job_free(tw_mock_job *j)
-{
-    if (!j)
-        return;
-    free(j->method);
-    free(j->url);
-    free(j->header);
-    tw_buf_free(&j->reply.body);
-    free(j);
-}
-
-/* Send a handler's reply (its body is freed). */
-static enum MHD_Result queue_reply(struct MHD_Connection *conn, tw_mock_reply *r, bool retry_after)
-{
-    struct MHD_Response *resp = MHD_create_response_from_buffer(
-        r->body.len, r->body.data ? (void *)r->body.data : (void *)"", MHD_RESPMEM_MUST_COPY);
-    tw_buf_free(&r->body);
-    if (!resp)
-        return MHD_NO;
-    MHD_add_response_header(resp, "Content-Type", r->ctype ? r->ctype : "application/json");
-    if (r->ctype && strcmp(r->ctype, "text/event-stream") == 0)
-        MHD_add_response_header(resp, "Cache-Control", "no-cache");
-    if (retry_after)
-        MHD_add_response_header(resp, "Retry-After", "1");
-    enum MHD_Result ret = MHD_queue_response(conn, (unsigned)(r->status ? r->status : 200), resp);
-    MHD_destroy_response(resp);
-    return ret;
-}
-
-static void *worker_main(void *arg)
-{
-    tw_mock *m = arg;
-    pthread_mutex_lock(&m->jmu);
-    for (;;) {
-        while (!m->jhead && !atomic_load(&m->stopping))
-            pthread_cond_wait(&m->jcv, &m->jmu);
-        tw_mock_job *j = m->jhead;
-        if (!j)
-            break; /* stopping, and nothing is left to answer */
-        m->jhead = j->next;
-        if (!m->jhead)
-            m->jtail = NULL;
-        pthread_mutex_unlock(&m->jmu);
-        if (tw_mock_reply_abandoned(&j->reply)) {
-            /* nobody reads the answer: no work is done for it */
-            j->reply.status = 503;
-            error_body(&j->reply.body, 'o', 503, "server_error", "the client left or the server is stopping",
-                       "abandoned");
-        } else {
-            m->o.handler(m->o.handler_user, j->method, j->url, j->header, j->body, j->len, &j->reply);
-        }
-        /* the job is the request's again from here: not touched after this */
-        MHD_resume_connection(j->conn);
-        pthread_mutex_lock(&m->jmu);
-    }
-    pthread_mutex_unlock(&m->jmu);
-    return NULL;
-}
-
-bool tw_mock_workers_start(tw_mock *m)
-{
-    unsigned n = m->o.handler_workers ? m->o.handler_workers : TW_MOCK_DEFAULT_HANDLER_WORKERS;
-    m->workers = calloc(n, sizeof *m->workers);
-    if (!m->workers)
-        return false;
-    for (unsigned i = 0; i < n; i++) {
-        if (pthread_create(&m->workers[i], NULL, worker_main, m) != 0)
-            break;
-        m->nworkers++;
-    }
-    return m->nworkers > 0;
-}
-
-void tw_mock_workers_stop(tw_mock *m)
-{
-    pthread_mutex_lock(&m->jmu);
-    pthread_cond_broadcast(&m->jcv);
-    pthread_mutex_unlock(&m->jmu);
-    /* each worker answers what is left in the queue (503) before it ends */
-    for (unsigned i = 0; i < m->nworkers; i++)
-        pthread_join(m->workers[i], NULL);
-    free(m->workers);
-    m->workers = NULL;
-    m->nworkers = 0;
-}
-
-static char *dup_or_null(const char *s, bool *nomem)
-{
-    if (!s)
-        return NULL;
-    char *d = tw_strdup(s);
-    if (!d)
-        *nomem = true;
-    return d;
-}
-
-/* The plain mode: the whole body to the handler, run by a worker while the
- * connection is suspended; its reply sent once the worker resumes it. */
-static enum MHD_Result answer_handler(tw_mock *m, struct MHD_Connection *conn, const char *url,
-                                      const char *method, req_ctx *rc)
-{
-    if (rc->job) {
-        /* resumed: the worker is done with it */
-        tw_mock_job *j = rc->job;
-        rc->job = NULL;
-        enum MHD_Result ret = queue_reply(conn, &j->reply, false);
-        job_free(j);
-        return ret;
-    }
-    tw_mock_conn_answering(m, conn, true);
-    tw_mock_reply r;
-    memset(&r, 0, sizeof r);
-    if (rc->too_large || rc->over_budget) {
-        r.status = rc->too_large ? 413 : 503;
-        if (rc->too_large)
-            tw_buf_printf(&r.body, "{\"error\":{\"message\":\"request body larger than %zu bytes\","
-                                   "\"type\":\"invalid_request_error\",\"param\":null,\"code\":\"too_large\"}}",
-                          m->o.limits.max_input_bytes);
-        else
-            error_body(&r.body, 'o', 503, "server_error", "the server holds too many request bytes; retry later",
-                       "busy");
-        return queue_reply(conn, &r, rc->over_budget);
-    }
-    bool nomem = false;
-    tw_mock_job *j = calloc(1, sizeof *j);
-    if (j) {
-        const char *hv = m->o.handler_header
-                             ? MHD_lookup_connection_value(conn, MHD_HEADER_KIND, m->o.handler_header)
-                             : NULL;
-        j->method = dup_or_null(method, &nomem);
-        j->url = dup_or_null(url, &nomem);
-        j->header = dup_or_null(hv, &nomem);
-    }
-    if (!j || nomem) {
-        job_free(j);
-        r.status = 500;
-        error_body(&r.body, 'o', 500, "server_error", "out of memory", "nomem");
-        return queue_reply(conn, &r, false);
-    }
-    const conn_ent *ce = tw_mock_conn_of(conn);
-    j->m = m;
-    j->conn = conn;
-    j->fd = ce ? ce->fd : -1;
-    j->body = rc->body.data ? rc->body.data : "";
-    j->len = rc->body.len;
-    j->reply.job = j;
-    pthread_mutex_lock(&m->jmu);
-    if (atomic_load(&m->stopping)) {
-        pthread_mutex_unlock(&m->jmu);
-        job_free(j);
-        r.status = 503;
-        error_body(&r.body, 'o', 503, "server_error", "the server is stopping", "stopping");
-        return queue_reply(conn, &r, false);
-    }
-    /* suspended before a worker can see it, so its resume always follows */
-    rc->job = j;
-    MHD_suspend_connection(conn);
-    if (m->jtail)
-        m->jtail->next = j;
-    else
-        m->jhead = j;
-    m->jtail = j;
-    pthread_cond_signal(&m->jcv);
-    pthread_mutex_unlock(&m->jmu);
-    return MHD_YES;
-}
-
 enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const char *url,
                                const char *method, const char *version, const char *upload,
                                size_t *upload_size, void **con_cls)
@@ -805,7 +611,8 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         return MHD_YES;
     }
     if (m->o.handler)
-        return answer_handler(m, conn, url, method, rc);
+        return tw_mock_plain_answer(m, conn, url, method, &rc->body, rc->too_large, rc->over_budget,
+                                    &rc->job);
     /* a client's credentials never reach a log or report of this process */
     MHD_get_connection_values(conn, MHD_HEADER_KIND, learn_secret, NULL);
     MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, learn_secret, NULL);
@@ -822,7 +629,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     tw_mock_conn_answering(m, conn, true);
 
     if (rc->over_budget) {
-        error_body(&eb, kind, 503, kind == 'a' ? "overloaded_error" : "server_error",
+        tw_mock_error_body(&eb, kind, 503, kind == 'a' ? "overloaded_error" : "server_error",
                    "the server holds too many request bytes; retry later", "busy");
         rec.status = 503;
         enum MHD_Result ret = send_simple(conn, 503, "application/json", eb.data, eb.len, "1");
@@ -832,7 +639,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         return ret;
     }
     if (rc->too_large) {
-        error_body(&eb, kind, 413, "invalid_request_error", "request body too large", "body_too_large");
+        tw_mock_error_body(&eb, kind, 413, "invalid_request_error", "request body too large", "body_too_large");
         rec.status = 413;
         enum MHD_Result ret = send_simple(conn, 413, "application/json", eb.data, eb.len, NULL);
         tw_check_set_fill(&rec.checks, true, "request body too large");
@@ -981,7 +788,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     if (send_fault) {
         char ra[32];
         snprintf(ra, sizeof ra, "%ld", f_retry);
-        error_body(&eb, kind, (int)f_status, f_status == 429 ? "rate_limit_error" : "server_error",
+        tw_mock_error_body(&eb, kind, (int)f_status, f_status == 429 ? "rate_limit_error" : "server_error",
                    f_status == 429 ? "rate limited (injected fault)" : "unavailable (injected fault)",
                    f_status == 429 ? "rate_limit_exceeded" : "server_error");
         rec.status = (int)f_status;
@@ -1022,11 +829,11 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         a.out->borrowed = false;
     }
     if (a.status >= 500 && a.why[0] && a.out->n == 0) {
-        error_body(&eb, kind, a.status, "server_error", a.why, "mock_error");
+        tw_mock_error_body(&eb, kind, a.status, "server_error", a.why, "mock_error");
         out_add(a.out, eb.data, eb.len, 0);
         snprintf(a.ctype, sizeof a.ctype, "application/json");
     } else if (a.status == 400 && a.out->n == 0) {
-        error_body(&eb, kind, 400, "invalid_request_error", a.why, "invalid_request");
+        tw_mock_error_body(&eb, kind, 400, "invalid_request_error", a.why, "invalid_request");
         out_add(a.out, eb.data, eb.len, 0);
         snprintf(a.ctype, sizeof a.ctype, "application/json");
     }
@@ -1123,7 +930,7 @@ void tw_mock_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     tw_mock *m = cls;
     req_ctx *rc = *con_cls;
     if (rc) {
-        job_free(rc->job); /* a job resumed but not answered before the server stopped */
+        tw_mock_job_free(rc->job); /* a job resumed but not answered before the server stopped */
         release_body(m, rc);
         free(rc);
         *con_cls = NULL;

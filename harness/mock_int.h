@@ -142,6 +142,19 @@ void tw_mock_completed(void *cls, struct MHD_Connection *c, void **con_cls,
  * was left in the queue (its answer a 503). */
 bool tw_mock_workers_start(tw_mock *m);
 void tw_mock_workers_stop(tw_mock *m);
+/* mock_plain.c: a plain-mode request whose body is whole (or refused: too
+ * large, over the in-flight budget) handed to the workers; *job is the
+ * request's job while its connection is suspended, and the reply is sent
+ * when the connection is resumed (called again with *job set). */
+enum MHD_Result tw_mock_plain_answer(tw_mock *m, struct MHD_Connection *conn, const char *url,
+                                     const char *method, const tw_buf *body, bool too_large,
+                                     bool over_budget, tw_mock_job **job);
+/* mock_plain.c: free a job and what it holds (NULL: nothing). */
+void tw_mock_job_free(tw_mock_job *j);
+/* mock_handle.c: the error body of the endpoint kind (tw_path_kind) for
+ * HTTP status http. */
+void tw_mock_error_body(tw_buf *b, char kind, int http, const char *type, const char *msg,
+                        const char *code);
 
 /* mock_arena.c: the handling thread's block for a request body's cJSON tree
  * (installed as cJSON's hooks by the first begin). begin switches the block
