@@ -215,16 +215,20 @@ tw_status tw_scrub_values(char *const *values, size_t nvalues, const char *s, si
         *hold = 0;
     if (!nvalues || !n)
         return n ? tw_buf_append(out, s, n) : tw_buf_reserve(out, 1);
-    view v[3];
+    /* the text as is and up to TW_SCRUB_DECODE_LEVELS levels of escapes
+     * undone, each view decoded from the one before (linear per level); the
+     * views stop at the first level that changes nothing */
+    enum { NV = 1 + TW_SCRUB_DECODE_LEVELS };
+    view v[NV];
     memset(v, 0, sizeof v);
     v[0].d = (const unsigned char *)s;
     v[0].n = v[0].raw_n = n;
     span *sp = NULL;
     size_t nsp = 0, capsp = 0;
-    tw_status st = view_decode(&v[0], &v[1]);
-    if (st == TW_OK && v[1].d)
-        st = view_decode(&v[1], &v[2]);
-    for (size_t k = 0; k < 3 && st == TW_OK; k++) {
+    tw_status st = TW_OK;
+    for (size_t k = 1; k < NV && st == TW_OK && v[k - 1].d; k++)
+        st = view_decode(&v[k - 1], &v[k]);
+    for (size_t k = 0; k < NV && st == TW_OK; k++) {
         if (!v[k].d)
             continue;
         for (size_t j = 0; j < nvalues && st == TW_OK; j++) {
@@ -250,7 +254,7 @@ tw_status tw_scrub_values(char *const *values, size_t nvalues, const char *s, si
         size_t vl = strlen(values[j]);
         if (vl <= CUT_PREFIX_MIN)
             continue;
-        for (size_t k = 0; k < 3 && st == TW_OK; k++) {
+        for (size_t k = 0; k < NV && st == TW_OK; k++) {
             if (!v[k].d)
                 continue;
             const char *h = (const char *)v[k].d;
@@ -273,7 +277,7 @@ tw_status tw_scrub_values(char *const *values, size_t nvalues, const char *s, si
     size_t cut = n;
     if (st == TW_OK && hold) {
         /* bytes at the end that may start a value the next bytes complete */
-        for (size_t k = 0; k < 3; k++) {
+        for (size_t k = 0; k < NV; k++) {
             if (!v[k].d)
                 continue;
             for (size_t j = 0; j < nvalues; j++) {
@@ -330,8 +334,8 @@ tw_status tw_scrub_values(char *const *values, size_t nvalues, const char *s, si
             *hold = n - cut;
     }
     free(sp);
-    view_free(&v[1]);
-    view_free(&v[2]);
+    for (size_t k = 1; k < NV; k++)
+        view_free(&v[k]);
     return st;
 }
 
