@@ -890,8 +890,10 @@ int tw_clients_run_all(const tw_client_spec *c, size_t nc, char *const *paths, s
                 const char *d = r->fx[f].ex[k].result_detail;
                 if (!d || strncmp(d, "driver failure: ", 16) != 0 || nfail++ >= 50)
                     continue;
-                fprintf(stderr, "toolwire clients: client %s: %s#%zu: %.1200s\n", r->backend, r->fx[f].name,
-                        r->fx[f].ex[k].index, d);
+                char *dc = tw_secret_clip(d, 1200);
+                fprintf(stderr, "toolwire clients: client %s: %s#%zu: %s\n", r->backend, r->fx[f].name,
+                        r->fx[f].ex[k].index, dc ? dc : TW_REDACTED);
+                free(dc);
             }
         if (nfail > 50)
             fprintf(stderr, "toolwire clients: client %s: %zu driver failures in all\n", r->backend, nfail);

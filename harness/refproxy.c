@@ -8,6 +8,7 @@
 #include "checks.h"
 #include "loopback.h"
 #include "mock_log.h"
+#include "redact.h"
 #include "toolwire/encode.h"
 #include "toolwire/transcode.h"
 
@@ -154,11 +155,10 @@ static void upstream_error_message(const tw_http_response *u, const tw_limits *L
     const char *m = NULL;
     if (u->body.len && tw_json_parse(u->body.data, u->body.len, L->max_depth, &j, NULL) == TW_OK)
         m = tw_json_get_str(tw_json_get(j, "error"), "message");
-    if (m)
-        tw_error_set(err, TW_ERR_IO, -1, NULL, "upstream HTTP %d: %.300s", u->status, m);
-    else
-        tw_error_set(err, TW_ERR_IO, -1, NULL, "upstream HTTP %d: %.120s", u->status,
-                     u->body.data ? u->body.data : "");
+    /* scrubbed whole first, cut after */
+    char *c = tw_secret_clip(m ? m : u->body.data ? u->body.data : "", m ? 300 : 120);
+    tw_error_set(err, TW_ERR_IO, -1, NULL, "upstream HTTP %d: %s", u->status, c ? c : TW_REDACTED);
+    free(c);
     cJSON_Delete(j);
 }
 
