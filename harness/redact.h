@@ -123,8 +123,9 @@ tw_status tw_redact_stream(tw_redactor *r, const char *const *data, const size_t
  * Scrub n bytes of text into out: every remembered secret value (as is,
  * JSON-escaped, percent-encoded or entity-escaped, see tw_scrub_values), every
  * "Bearer <token>" (the token), every "sk-…" / "sk-ant-…" style key, and in
- * URL query strings the values of key, api_key, api-key, apikey,
- * access_token, token, secret. Returns TW_OK or TW_ERR_NOMEM / TW_ERR_LIMIT
+ * URL query strings the values of the parameters the name table calls
+ * credentials (tw_redact_name, TW_NAME_PARAM: key, api_key, access_token,
+ * token, secret, …). Returns TW_OK or TW_ERR_NOMEM / TW_ERR_LIMIT
  * (out's cap). out is appended to.
  */
 tw_status tw_redact_text(tw_redactor *r, const char *s, size_t n, tw_buf *out);
