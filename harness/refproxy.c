@@ -232,9 +232,10 @@ static void handle(void *user, const char *method, const char *url, const char *
     }
     if (res.errors.len) {
         /* what the decoder could not read is not passed on as if it were whole */
-        tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "the upstream's answer does not decode cleanly: %s: %.300s",
-                 tw_code_name(res.errors.items[0].code),
-                 res.errors.items[0].message ? res.errors.items[0].message : "");
+        char *dm = tw_secret_clip(res.errors.items[0].message ? res.errors.items[0].message : "", 300);
+        tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "the upstream's answer does not decode cleanly: %s: %s",
+                     tw_code_name(res.errors.items[0].code), dm ? dm : TW_REDACTED);
+        free(dm);
         tw_result_free(&res);
         error_out(kind, 502, why.message, reply);
         goto log;
