@@ -10,10 +10,12 @@
  * Invariants (docs/fuzzing.md): an import either succeeds with fixture JSON
  * that tw_fixture_parse loads, or refuses with a reason and appends nothing;
  * no dropped header (authorization, x-api-key, x-goog-api-key, api-key, cookie, set-cookie,
- * …) is in the output; no value of a dropped header of the input and no
- * value of a credential field of a JSON body (password, api_key, *_token, …
- * as tw_redact_field_secret; 6 bytes or more, the token of "Bearer X" too)
- * appears in the output bytes or in any string of the output JSON; the same
+ * … as the one name table, tw_redact_name, says) is in the output; no value
+ * of a dropped header of the input, of a HAR's request or response
+ * cookies[], and no value of a credential field of a JSON body (password,
+ * pwd, secret_key, accessKey, api_key, *_token, … as the same table says;
+ * 6 bytes or more, the token of "Bearer X" too) appears in the output bytes
+ * or in any string of the output JSON; the same
  * input twice gives the same bytes; peak
  * memory stays under the bound; nothing leaks.
  */
@@ -27,16 +29,19 @@
 #include "har.h"
 #include "import.h"
 #include "invariants.h"
+#include "redact.h"
 
-/* The credential headers whose values must never be written. */
-static const char *const cred_headers[] = {"authorization", "proxy-authorization", "x-api-key",
-                                           "x-goog-api-key", "api-key", "cookie", "set-cookie",
-                                           NULL};
+/* Which header, field and parameter names are credentials: the redaction
+ * layer's one table (tw_redact_name), the same every writer consults. */
+static bool cred_header(const char *name)
+{
+    return name && tw_redact_name(NULL, name, strlen(name), TW_NAME_HEADER);
+}
 
-/* Header names the importer must drop. */
-static const char *const dropped_headers[] = {"authorization", "proxy-authorization", "x-api-key",
-                                              "x-goog-api-key", "api-key", "cookie", "set-cookie",
-                                              NULL};
+static bool cred_field(const char *name)
+{
+    return name && tw_redact_name(NULL, name, strlen(name), TW_NAME_FIELD);
+}
 
 typedef struct secrets {
     char **v;
@@ -63,10 +68,7 @@ static void secret_add(secrets *s, const char *name, const char *value)
 {
     if (!name || !value)
         return;
-    bool cred = tw_redact_header_dropped(NULL, name);
-    for (const char *const *c = cred_headers; *c && !cred; c++)
-        cred = strcasecmp(*c, name) == 0;
-    if (!cred)
+    if (!cred_header(name))
         return;
     size_t n = strlen(value);
     secret_push(s, value, n);
@@ -90,7 +92,7 @@ static void field_secrets(secrets *s, const cJSON *v, size_t depth)
         return;
     for (const cJSON *c = v->child; c; c = c->next) {
         if (c->string && cJSON_IsString(c) && c->valuestring &&
-            tw_redact_field_secret(NULL, c->string) &&
+            cred_field(c->string) &&
             !(strcasecmp(c->string, "token") == 0 && cJSON_GetObjectItemCaseSensitive(v, "logprob")))
             secret_push(s, c->valuestring, strlen(c->valuestring));
         field_secrets(s, c, depth + 1);
@@ -126,6 +128,11 @@ static void collect_secrets(const char *in, size_t len, bool har, const tw_limit
                 secret_add(s, e->request.headers[k].name, e->request.headers[k].value);
             for (size_t k = 0; k < e->response.nheaders; k++)
                 secret_add(s, e->response.headers[k].name, e->response.headers[k].value);
+            /* cookies[] values are secrets as a Cookie header's are */
+            for (size_t k = 0; k < e->request.ncookies; k++)
+                secret_push(s, e->request.cookies[k].value, strlen(e->request.cookies[k].value));
+            for (size_t k = 0; k < e->response.ncookies; k++)
+                secret_push(s, e->response.cookies[k].value, strlen(e->response.cookies[k].value));
             body_secrets(s, e->request.body, e->request.body_len, NULL, lim);
             body_secrets(s, e->response.body, e->response.body_len, NULL, lim);
         }
@@ -174,10 +181,7 @@ static void check_headers(const tw_kv *kv, size_t n, const char *what, size_t x)
     for (size_t i = 0; i < n; i++) {
         TW_FZ_CHECK(kv[i].name && kv[i].value, "import: exchange %zu: %s header without name",
                     x, what);
-        for (const char *const *d = dropped_headers; *d; d++)
-            TW_FZ_CHECK(strcasecmp(kv[i].name, *d) != 0,
-                        "import: exchange %zu keeps the %s header '%s'", x, what, kv[i].name);
-        TW_FZ_CHECK(tw_redact_header_dropped(NULL, kv[i].name) == false,
+        TW_FZ_CHECK(!cred_header(kv[i].name),
                     "import: exchange %zu keeps the credential %s header '%s'", x, what,
                     kv[i].name);
     }

@@ -172,7 +172,7 @@ void tw_check_set_put(tw_check_set *s, tw_check_id id, tw_verdict v, int64_t off
         return;
     }
     if (clean.len > sizeof small - 1)
-        clean.len = tw_redacted_cut(clean.data, sizeof small - 1);
+        clean.len = tw_excerpt_end(clean.data, clean.len, sizeof small - 1);
     /* the scrubbed buffer becomes the evidence (the scrubber leaves room for the NUL) */
     if (clean.data)
         clean.data[clean.len] = '\0';

@@ -178,10 +178,11 @@ static void gem_stream(judge *j)
         if (st != TW_OK)
             PUT(j->out, TW_CHK_GEM_05, TW_V_FAIL, -1, "the gemini-stream decoder failed: %s",
                 tw_code_name(st));
-        else if (bad)
-            PUT(j->out, TW_CHK_GEM_05, TW_V_FAIL, bad->offset, "%s: %.150s",
-                tw_code_name(bad->code), bad->message);
-        else
+        else if (bad) {
+            char cb[160];
+            PUT(j->out, TW_CHK_GEM_05, TW_V_FAIL, bad->offset, "%s: %s", tw_code_name(bad->code),
+                tw_chk_clip(cb, sizeof cb, bad->message, 150));
+        } else
             PUT(j->out, TW_CHK_GEM_05, TW_V_PASS, -1, "%zu call(s) assembled", r.msg.ncalls);
         if (st == TW_OK)
             tw_result_free(&r);

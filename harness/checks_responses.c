@@ -144,8 +144,9 @@ static void judge_status(ors_judge *oj, const cJSON *resp, int64_t off, const ch
     } else if (strcmp(st, "failed") == 0) {
         if (!cJSON_IsObject(err))
             ors_fail(SLOT(oj, 8), off, "status failed without an error object");
-        ors_fail(SLOT(oj, 9), off, "the response failed: %.120s",
-                 tw_json_get_str(err, "message") ? tw_json_get_str(err, "message") : "(no message)");
+        char cb[128];
+        ors_fail(SLOT(oj, 9), off, "the response failed: %s",
+                 tw_chk_clip(cb, sizeof cb, tw_json_get_str(err, "message") ? tw_json_get_str(err, "message") : "(no message)", 120));
     } else if (terminal) {
         ors_fail(SLOT(oj, 8), off, "final status %.40s (expected completed, incomplete or failed)", st);
     }
@@ -356,7 +357,8 @@ static void ors_stream(ors_judge *oj)
             const char *msg = tw_json_get_str(d, "message");
             if (!msg)
                 msg = tw_json_get_str(tw_json_get(d, "error"), "message");
-            ors_fail(SLOT(oj, 9), off, "error event: %.160s", msg ? msg : "(no message)");
+            char cb[168];
+            ors_fail(SLOT(oj, 9), off, "error event: %s", tw_chk_clip(cb, sizeof cb, msg ? msg : "(no message)", 160));
         }
         if (is_terminal(ty)) {
             if (!terminal) {

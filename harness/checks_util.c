@@ -38,9 +38,14 @@ cJSON *tw_chk_parse_json(const char *p, size_t n, size_t depth)
 }
 
 /* A short printable excerpt of a value for evidence: scrubbed of every
- * known secret first, cut after (never inside a [REDACTED] marker). */
+ * known secret first, cut after where tw_excerpt_end places the cut. */
 void tw_chk_excerpt(char *dst, size_t dn, const char *p0, size_t n0)
 {
+    if (dn < 4) {
+        if (dn)
+            dst[0] = '\0';
+        return;
+    }
     tw_buf clean = {0};
     if (tw_secret_scrub(p0, n0, &clean, NULL) != TW_OK) {
         tw_buf_free(&clean);
@@ -49,8 +54,15 @@ void tw_chk_excerpt(char *dst, size_t dn, const char *p0, size_t n0)
     }
     const char *p = clean.data ? clean.data : "";
     size_t n = clean.len;
+    /* how many bytes fit once escaped; the cut placed by tw_excerpt_end */
+    size_t fit = 0, w = 0;
+    while (fit < n && w + (p[fit] == '\n' ? 2u : 1u) + 5 <= dn) {
+        w += p[fit] == '\n' ? 2u : 1u;
+        fit++;
+    }
+    size_t end = fit < n ? tw_excerpt_end(p, n, fit) : n;
     size_t o = 0;
-    for (size_t i = 0; i < n && o + 5 < dn; i++) {
+    for (size_t i = 0; i < end; i++) {
         unsigned char c = (unsigned char)p[i];
         if (c == '\n') {
             dst[o++] = '\\';
@@ -60,12 +72,10 @@ void tw_chk_excerpt(char *dst, size_t dn, const char *p0, size_t n0)
         } else {
             dst[o++] = (char)c;
         }
-        if (i + 1 < n && o + 5 >= dn) {
-            o = tw_redacted_cut(dst, o);
-            memcpy(dst + o, "...", 3);
-            o += 3;
-            break;
-        }
+    }
+    if (end < n) {
+        memcpy(dst + o, "...", 3);
+        o += 3;
     }
     dst[o] = 0;
     tw_buf_free(&clean);

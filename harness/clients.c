@@ -1,5 +1,6 @@
 /* Client conformance: drivers, the client checks CLT-*, the run (clients.h). */
 #include "clients.h"
+#include "redact.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -299,18 +300,12 @@ static const cJSON *raised(const cJSON *out)
 }
 
 /* An excerpt of s, JSON-quoted, at most about 120 bytes. */
-static void excerpt(tw_buf *b, const char *s)
+/* s between quotes, JSON-escaped. */
+static void quoted(tw_buf *b, const char *s)
 {
-    if (!s) {
-        tw_buf_printf(b, "null");
-        return;
-    }
-    size_t n = strlen(s), cut = n > 120 ? 120 : n;
-    while (cut < n && cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
-        cut--;
     tw_buf_putc(b, '"');
-    for (size_t i = 0; i < cut; i++) {
-        unsigned char c = (unsigned char)s[i];
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
         if (c == '"' || c == '\\')
             tw_buf_printf(b, "\\%c", c);
         else if (c < 0x20)
@@ -318,7 +313,23 @@ static void excerpt(tw_buf *b, const char *s)
         else
             tw_buf_putc(b, (char)c);
     }
-    tw_buf_printf(b, cut < n ? "…\" (%zu bytes)" : "\"", n);
+    tw_buf_putc(b, '"');
+}
+
+/* A quoted excerpt of s: its first 120 bytes or so, scrubbed first and cut
+ * after (tw_secret_clip). */
+static void excerpt(tw_buf *b, const char *s)
+{
+    if (!s) {
+        tw_buf_printf(b, "null");
+        return;
+    }
+    size_t n = strlen(s);
+    char *c = tw_secret_clip(s, 120);
+    quoted(b, c ? c : TW_REDACTED);
+    free(c);
+    if (n > 120)
+        tw_buf_printf(b, " (%zu bytes)", n);
 }
 
 static void json_excerpt(tw_buf *b, const cJSON *v)
@@ -332,9 +343,9 @@ static void json_excerpt(tw_buf *b, const cJSON *v)
         return;
     }
     char *p = cJSON_PrintUnformatted(v);
-    if (p && strlen(p) > 120)
-        strcpy(p + 117, "…");
-    tw_buf_printf(b, "%s", p ? p : "?");
+    char *c = p ? tw_secret_clip(p, 117) : NULL;
+    tw_buf_printf(b, "%s", c ? c : p ? TW_REDACTED : "?");
+    free(c);
     free(p);
 }
 
@@ -627,17 +638,17 @@ static char *run_input(const tw_fixture *f, size_t k, const char *mode, const ch
     return s;
 }
 
-/* The end of the driver's log, for the evidence. */
+/* The end of the driver's log, for the evidence: its last
+ * TW_CLIENTS_LOG_TAIL bytes at most, scrubbed whole first and cut after
+ * (tw_secret_tail), so a key the cut would split is not kept in part. */
 static void log_tail(tw_buf *b, const tw_proc_result *pr)
 {
     if (!pr->err_len)
         return;
-    size_t n = pr->err_len > 1000 ? 1000 : pr->err_len;
-    const char *s = pr->err + pr->err_len - n;
-    while (n && ((unsigned char)*s & 0xC0) == 0x80)
-        s++, n--;
-    tw_buf_printf(b, "; driver log%s: ", pr->err_cut || n < pr->err_len ? " (end)" : "");
-    excerpt(b, s);
+    char *t = tw_secret_tail(pr->err, pr->err_len, TW_CLIENTS_LOG_TAIL);
+    tw_buf_printf(b, "; driver log%s: ", pr->err_cut || pr->err_len > TW_CLIENTS_LOG_TAIL ? " (end)" : "");
+    quoted(b, t ? t : TW_REDACTED);
+    free(t);
 }
 
 typedef struct run_ctx {
@@ -696,8 +707,11 @@ static tw_status run_one(const run_ctx *cx, const tw_fixture *f, size_t k, const
         snprintf(bad, sizeof bad, "the driver exited with status %d", pr.exit_code);
     else if (tw_json_parse(pr.out, pr.out_len, cx->L.max_depth, &out, NULL) != TW_OK)
         snprintf(bad, sizeof bad, "the driver did not print one JSON object");
-    else if (!tw_driver_output_valid(out, &why))
-        snprintf(bad, sizeof bad, "the driver broke the protocol: %.200s", why.message);
+    else if (!tw_driver_output_valid(out, &why)) {
+        char *wm = tw_secret_clip(why.message, 200);
+        snprintf(bad, sizeof bad, "the driver broke the protocol: %s", wm ? wm : TW_REDACTED);
+        free(wm);
+    }
     tw_check_set set = {0};
     if (bad[0]) {
         /* no verdict: the driver failed */
@@ -744,8 +758,12 @@ static bool describe(const tw_client_spec *c, const tw_clients_opts *o, tw_drive
     bool ok = false;
     if (pr.timed_out)
         tw_error_set(err, TW_ERR_INVALID, -1, NULL, "'%s --describe' ran past %ld ms", c->cmd, o->timeout_ms);
-    else if (pr.exit_code != 0)
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "'%s --describe' exited with status %d: %.300s", c->cmd, pr.exit_code, pr.err);
+    else if (pr.exit_code != 0) {
+        char *t = tw_secret_clip(pr.err, 300);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "'%s --describe' exited with status %d: %s", c->cmd, pr.exit_code,
+                     t ? t : TW_REDACTED);
+        free(t);
+    }
     else
         ok = tw_driver_describe_parse(pr.out, pr.out_len, info, err);
     tw_proc_result_free(&pr);
@@ -887,8 +905,10 @@ int tw_clients_run_all(const tw_client_spec *c, size_t nc, char *const *paths, s
                 const char *d = r->fx[f].ex[k].result_detail;
                 if (!d || strncmp(d, "driver failure: ", 16) != 0 || nfail++ >= 50)
                     continue;
-                fprintf(stderr, "toolwire clients: client %s: %s#%zu: %.1200s\n", r->backend, r->fx[f].name,
-                        r->fx[f].ex[k].index, d);
+                char *dc = tw_secret_clip(d, 1200);
+                fprintf(stderr, "toolwire clients: client %s: %s#%zu: %s\n", r->backend, r->fx[f].name,
+                        r->fx[f].ex[k].index, dc ? dc : TW_REDACTED);
+                free(dc);
             }
         if (nfail > 50)
             fprintf(stderr, "toolwire clients: client %s: %zu driver failures in all\n", r->backend, nfail);

@@ -23,6 +23,8 @@
 #define TW_DRIVER_MAX_MODES 8
 /* a mode name: [A-Za-z0-9_-]{1,TW_DRIVER_MODE_LEN} */
 #define TW_DRIVER_MODE_LEN 32
+/* How much of the end of a driver's log (stderr) a result detail keeps. */
+#define TW_CLIENTS_LOG_TAIL 1000u
 
 /* One driver run: what came back from the process. */
 typedef struct tw_proc_result {

@@ -92,6 +92,11 @@ static void free_msg(tw_har_message *m)
         free(m->headers[i].value);
     }
     free(m->headers);
+    for (size_t i = 0; i < m->ncookies; i++) {
+        free(m->cookies[i].name);
+        free(m->cookies[i].value);
+    }
+    free(m->cookies);
     free(m->body);
     free(m->mime_type);
 }
@@ -122,22 +127,25 @@ static tw_status need_str(hctx *c, const cJSON *obj, const char *path, const cha
     return *out ? TW_OK : TW_ERR_NOMEM;
 }
 
-static tw_status read_headers(hctx *c, const cJSON *obj, const char *path, tw_har_message *m)
+/* headers[] or cookies[] (`key`): {name, value} pairs, at most 4096. */
+static tw_status read_pairs(hctx *c, const cJSON *obj, const char *path, const char *key,
+                            tw_har_header **out, size_t *nout)
 {
-    const cJSON *h = tw_json_get(obj, "headers");
+    const cJSON *h = tw_json_get(obj, key);
+    bool ck = strcmp(key, "cookies") == 0;
     char hp[256];
-    snprintf(hp, sizeof hp, "%s.headers", path);
+    snprintf(hp, sizeof hp, "%s.%s", path, key);
     if (!h)
         return TW_OK;
     if (!cJSON_IsArray(h))
         return bad(c, hp, "expected an array of {name, value}");
     size_t n = (size_t)cJSON_GetArraySize(h);
     if (n > 4096)
-        return bad(c, hp, "more than 4096 headers");
+        return bad(c, hp, "more than 4096 %s", key);
     if (!n)
         return TW_OK;
-    m->headers = calloc(n, sizeof *m->headers);
-    if (!m->headers)
+    *out = calloc(n, sizeof **out);
+    if (!*out)
         return TW_ERR_NOMEM;
     size_t i = 0;
     for (const cJSON *e = h->child; e; e = e->next, i++) {
@@ -146,14 +154,21 @@ static tw_status read_headers(hctx *c, const cJSON *obj, const char *path, tw_ha
         const char *nm = tw_json_get_str(e, "name");
         const char *val = tw_json_get_str(e, "value");
         if (!nm || !val)
-            return bad(c, ep, "expected a header object {name: string, value: string}");
-        m->headers[i].name = tw_strdup(nm);
-        m->headers[i].value = tw_strdup(val);
-        m->nheaders = i + 1;
-        if (!m->headers[i].name || !m->headers[i].value)
+            return bad(c, ep, "expected a %s object {name: string, value: string}", ck ? "cookie" : "header");
+        (*out)[i].name = tw_strdup(nm);
+        (*out)[i].value = tw_strdup(val);
+        *nout = i + 1;
+        if (!(*out)[i].name || !(*out)[i].value)
             return TW_ERR_NOMEM;
     }
     return TW_OK;
+}
+
+/* A message's headers and cookies. */
+static tw_status read_headers(hctx *c, const cJSON *obj, const char *path, tw_har_message *m)
+{
+    tw_status s = read_pairs(c, obj, path, "headers", &m->headers, &m->nheaders);
+    return s == TW_OK ? read_pairs(c, obj, path, "cookies", &m->cookies, &m->ncookies) : s;
 }
 
 /* postData / content: {mimeType, text, encoding} */

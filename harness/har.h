@@ -20,6 +20,8 @@ typedef struct tw_har_header {
 typedef struct tw_har_message {
     tw_har_header *headers;
     size_t nheaders;
+    tw_har_header *cookies; /* request.cookies[] / response.cookies[]: name, value */
+    size_t ncookies;
     bool has_body;
     char *body;        /* NUL-terminated; len is authoritative (may hold NULs) */
     size_t body_len;

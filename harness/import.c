@@ -35,6 +35,8 @@ typedef struct rawx {
     const cJSON *rs_json;
     size_t line, col;
     const char *started;
+    const tw_har_header *cookies[2]; /* a HAR's request and response cookies[] */
+    size_t ncookies[2];
 } rawx;
 
 /* ---- SSE splitting ---- */
@@ -734,6 +736,10 @@ static tw_status load_source(const char *path, const char *data, size_t len,
             r->line = e->line;
             r->col = e->col;
             r->started = e->started;
+            r->cookies[0] = e->request.cookies;
+            r->ncookies[0] = e->request.ncookies;
+            r->cookies[1] = e->response.cookies;
+            r->ncookies[1] = e->response.ncookies;
         }
         if ((r->nrqh && !r->rqh) || (r->nrsh && !r->rsh))
             return TW_ERR_NOMEM;
@@ -777,6 +783,10 @@ static tw_status import_any(const char *path, const char *data, size_t len,
             st = tw_redact_discover_header(red, r->rqh[k].name, r->rqh[k].value);
         for (size_t k = 0; k < r->nrsh && st == TW_OK; k++)
             st = tw_redact_discover_header(red, r->rsh[k].name, r->rsh[k].value);
+        /* a HAR's cookies[] values are secrets as a Cookie header's are */
+        for (size_t m = 0; m < 2; m++)
+            for (size_t k = 0; k < r->ncookies[m] && st == TW_OK; k++)
+                st = tw_redactor_add_value(red, r->cookies[m][k].value);
         if (st == TW_OK && r->url)
             st = tw_redact_discover_text(red, r->url, strlen(r->url));
         if (st == TW_OK)

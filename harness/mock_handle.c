@@ -466,7 +466,7 @@ static enum MHD_Result learn_secret(void *cls, enum MHD_ValueKind kind, const ch
     (void)cls;
     if (name && value &&
         (kind == MHD_HEADER_KIND ? tw_redact_header_dropped(NULL, name)
-                                 : strcasecmp(name, "key") == 0 || tw_redact_field_secret(NULL, name)))
+                                 : tw_redact_param_secret(NULL, name)))
         tw_secret_add(value);
     return MHD_YES;
 }

@@ -341,14 +341,19 @@ void tw_mock_log_extra(tw_buf *line, const tw_mock_record *rec, size_t body_max,
     }
     if (!body_max || !rec->body)
         return;
-    size_t n = rec->body_len;
-    if (n > body_max) {
-        n = body_max;
-        while (n > 0 && ((unsigned char)rec->body[n] & 0xC0) == 0x80)
-            n--;
+    /* scrubbed whole first, cut after (tw_excerpt_end) */
+    tw_buf clean = {0};
+    if (tw_secret_scrub(rec->body, rec->body_len, &clean, NULL) != TW_OK) {
+        tw_buf_free(&clean);
+        tw_buf_printf(line, " body: %s (%zu bytes)", TW_REDACTED, rec->body_len);
+        return;
     }
+    size_t n = clean.len;
+    if (n > body_max)
+        n = tw_excerpt_end(clean.data, clean.len, body_max);
     tw_buf_puts(line, " body: ");
-    tw_log_escape(line, rec->body, n);
-    if (n < rec->body_len)
+    tw_log_escape(line, clean.data ? clean.data : "", n);
+    if (n < clean.len)
         tw_buf_printf(line, "\xE2\x80\xA6 (%zu bytes)", rec->body_len);
+    tw_buf_free(&clean);
 }

@@ -5,38 +5,82 @@
 
 #include "toolwire/registry.h"
 
-static const char *const dropped_exact[] = {
-    "authorization", "proxy-authorization", "api-key", "x-api-key", "x-goog-api-key", "cookie",
-    "set-cookie",
-    "openai-organization", "openai-project", "anthropic-organization-id", NULL};
-
-static const char *const dropped_parts[] = {"organization", "project", "token",  "secret",
-                                            "password",     "session", "auth",   "key",
-                                            "cookie",       NULL};
-
-/* JSON fields and query parameters whose value is a credential (names as
- * normalised by norm_name), exactly or as a suffix. */
-static const char *const secret_fields[] = {
-    "token",       "secret",        "password",    "passwd",     "api_key",
-    "apikey",      "x_api_key",     "authorization", "auth",     "cookie",
-    "credential",  "credentials",   "private_key", "client_secret", NULL};
-static const char *const secret_suffixes[] = {"_token",       "_secret",     "_password",
-                                              "_passwd",      "_api_key",    "_apikey",
-                                              "_private_key", "_secret_key", "_access_key",
-                                              NULL};
+/*
+ * The one table of credential names: every writer (import, record, serve's
+ * log and its secret learning, the fuzz invariants) asks tw_redact_name,
+ * never a list of its own. Names are compared as normalised by norm_name
+ * (lower case, '-' ' ' '.' as '_', "secretKey" as "secret_key"), whole
+ * (EXACT), as the end after a '_' (SUFFIX, "db_password") or anywhere in
+ * the name with its separators taken out (PART, headers only:
+ * "x-custom-token", "X-PassWord"). An EXCEPT row keeps a header whose name
+ * holds it ("x-ratelimit-remaining-tokens" is a counter).
+ */
+enum { NR_EXACT, NR_SUFFIX, NR_PART, NR_EXCEPT };
+#define NR_H TW_NAME_HEADER
+#define NR_P TW_NAME_PARAM
+#define NR_FP (TW_NAME_FIELD | TW_NAME_PARAM)
+#define NR_ALL (TW_NAME_HEADER | TW_NAME_FIELD | TW_NAME_PARAM)
+static const struct name_rule {
+    const char *name;
+    unsigned char how;
+    unsigned char where;
+} name_rules[] = {
+    /* header names dropped whole, and their field / parameter spellings */
+    {"authorization", NR_EXACT, NR_ALL},
+    {"proxy_authorization", NR_EXACT, NR_H},
+    {"api_key", NR_EXACT, NR_ALL},
+    {"x_api_key", NR_EXACT, NR_ALL},
+    {"x_goog_api_key", NR_EXACT, NR_H},
+    {"cookie", NR_EXACT, NR_ALL},
+    {"set_cookie", NR_EXACT, NR_H},
+    {"openai_organization", NR_EXACT, NR_H},
+    {"openai_project", NR_EXACT, NR_H},
+    {"anthropic_organization_id", NR_EXACT, NR_H},
+    /* any header name holding one of these, rate limits excepted */
+    {"ratelimit", NR_EXCEPT, NR_H},
+    {"organization", NR_PART, NR_H},
+    {"project", NR_PART, NR_H},
+    {"token", NR_PART, NR_H},
+    {"secret", NR_PART, NR_H},
+    {"password", NR_PART, NR_H},
+    {"passwd", NR_PART, NR_H},
+    {"session", NR_PART, NR_H},
+    {"auth", NR_PART, NR_H},
+    {"key", NR_PART, NR_H},
+    {"cookie", NR_PART, NR_H},
+    /* JSON fields and query parameters, bare */
+    {"key", NR_EXACT, NR_P},
+    {"token", NR_EXACT, NR_FP},
+    {"secret", NR_EXACT, NR_FP},
+    {"password", NR_EXACT, NR_FP},
+    {"passwd", NR_EXACT, NR_FP},
+    {"pwd", NR_EXACT, NR_FP},
+    {"apikey", NR_EXACT, NR_FP},
+    {"auth", NR_EXACT, NR_FP},
+    {"credential", NR_EXACT, NR_FP},
+    {"credentials", NR_EXACT, NR_FP},
+    {"private_key", NR_EXACT, NR_FP},
+    {"secret_key", NR_EXACT, NR_FP},
+    {"access_key", NR_EXACT, NR_FP},
+    {"client_secret", NR_EXACT, NR_FP},
+    {"refresh_token", NR_EXACT, NR_FP},
+    {"access_token", NR_EXACT, NR_FP},
+    /* ... and as the end of a longer name */
+    {"_token", NR_SUFFIX, NR_FP},
+    {"_secret", NR_SUFFIX, NR_FP},
+    {"_password", NR_SUFFIX, NR_FP},
+    {"_passwd", NR_SUFFIX, NR_FP},
+    {"_pwd", NR_SUFFIX, NR_FP},
+    {"_api_key", NR_SUFFIX, NR_FP},
+    {"_apikey", NR_SUFFIX, NR_FP},
+    {"_private_key", NR_SUFFIX, NR_FP},
+    {"_secret_key", NR_SUFFIX, NR_FP},
+    {"_access_key", NR_SUFFIX, NR_FP},
+};
 
 /* Set-Cookie attributes: not secret values. */
 static const char *const cookie_attrs[] = {"path",     "expires",  "max-age", "domain",
                                            "samesite", "priority", NULL};
-
-static bool contains_ci(const char *hay, const char *needle)
-{
-    size_t n = strlen(needle);
-    for (; *hay; hay++)
-        if (strncasecmp(hay, needle, n) == 0)
-            return true;
-    return false;
-}
 
 static tw_status push(char ***arr, size_t *n, const char *s, size_t len)
 {
@@ -120,31 +164,11 @@ void tw_redactor_free(tw_redactor *r)
     memset(r, 0, sizeof *r);
 }
 
-/* name in ASCII lower case into low (n bytes): false when it does not fit. */
-static bool lower_into(const char *name, char *low, size_t n)
-{
-    size_t i = 0;
-    for (; name[i]; i++) {
-        if (i + 1 >= n)
-            return false;
-        char c = name[i];
-        low[i] = c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-    }
-    low[i] = '\0';
-    return true;
-}
+static bool name_matches(const tw_redactor *r, const char *name, size_t n, unsigned where);
 
-/* needle (lower case) in name: in its lower-cased copy when there is one. */
-static bool has_part(const char *name, const char *low, const char *needle)
-{
-    return low ? strstr(low, needle) != NULL : contains_ci(name, needle);
-}
-
-static bool header_dropped(const tw_redactor *r, const char *name);
-
-/* The answers for names without a redactor (the same for every call) of the
- * thread's recent header names: a slot per hash of the name, names up to
- * HDR_MEMO_NAME bytes (a server sees the same few names on every request). */
+/* The answers for header names without a redactor (the same for every
+ * call) of the thread's recent names: a slot per hash of the name, names up
+ * to HDR_MEMO_NAME bytes (a server sees the same few names on every request). */
 #define HDR_MEMO_SLOTS 16
 #define HDR_MEMO_NAME 40
 static _Thread_local struct {
@@ -154,45 +178,28 @@ static _Thread_local struct {
 
 bool tw_redact_header_dropped(const tw_redactor *r, const char *name)
 {
+    if (!name)
+        return false;
     if (r)
-        return header_dropped(r, name);
+        return name_matches(r, name, strlen(name), TW_NAME_HEADER);
     size_t n = strnlen(name, HDR_MEMO_NAME);
     if (n == 0 || n >= HDR_MEMO_NAME)
-        return header_dropped(NULL, name);
+        return name_matches(NULL, name, strlen(name), TW_NAME_HEADER);
     size_t h = (n * 31 + (unsigned char)name[0] * 7 + (unsigned char)name[n - 1]) % HDR_MEMO_SLOTS;
     if (memcmp(hdr_memo[h].name, name, n + 1) == 0)
         return hdr_memo[h].dropped;
-    bool d = header_dropped(NULL, name);
+    bool d = name_matches(NULL, name, n, TW_NAME_HEADER);
     memcpy(hdr_memo[h].name, name, n + 1);
     hdr_memo[h].dropped = d;
     return d;
 }
 
-static bool header_dropped(const tw_redactor *r, const char *name)
-{
-    for (size_t i = 0; r && i < r->nnames; i++)
-        if (strcasecmp(r->names[i], name) == 0)
-            return true;
-    /* lowered once: the lists below are lower case */
-    char buf[256];
-    const char *low = lower_into(name, buf, sizeof buf) ? buf : NULL;
-    for (const char *const *p = dropped_exact; *p; p++)
-        if (low ? (*p)[0] == low[0] && strcmp(*p, low) == 0 : strcasecmp(*p, name) == 0)
-            return true;
-    /* x-ratelimit-remaining-tokens and the like are counters, not secrets */
-    if (has_part(name, low, "ratelimit") || has_part(name, low, "rate-limit"))
-        return false;
-    for (const char *const *p = dropped_parts; *p; p++)
-        if (has_part(name, low, *p))
-            return true;
-    return false;
-}
-
-/* Lower case, '-' ' ' '.' as '_', "accessToken" as "access_token". */
-static void norm_name(const char *s, size_t n, char *out, size_t outn)
+/* Lower case, '-' ' ' '.' as '_', "accessToken" as "access_token" (out:
+ * 2 n + 1 bytes or more). */
+static void norm_name(const char *s, size_t n, char *out)
 {
     size_t o = 0;
-    for (size_t i = 0; i < n && o + 2 < outn; i++) {
+    for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c >= 'A' && c <= 'Z') {
             if (i > 0 && o > 0 && out[o - 1] != '_' &&
@@ -208,34 +215,86 @@ static void norm_name(const char *s, size_t n, char *out, size_t outn)
     out[o] = '\0';
 }
 
-static bool field_secret_n(const tw_redactor *r, const char *name, size_t n)
+/* The normalised name without its '_': where PART rows are looked for. */
+static void squash(const char *k, char *out)
 {
-    for (size_t i = 0; r && i < r->nfields; i++)
-        if (strlen(r->fields[i]) == n && strncasecmp(r->fields[i], name, n) == 0)
-            return true;
-    char k[128];
-    norm_name(name, n, k, sizeof k);
+    size_t o = 0;
+    for (; *k; k++)
+        if (*k != '_')
+            out[o++] = *k;
+    out[o] = '\0';
+}
+
+static bool name_matches(const tw_redactor *r, const char *name, size_t n, unsigned where)
+{
+    if (r && (where & TW_NAME_HEADER))
+        for (size_t i = 0; i < r->nnames; i++)
+            if (strlen(r->names[i]) == n && strncasecmp(r->names[i], name, n) == 0)
+                return true;
+    if (r && (where & (TW_NAME_FIELD | TW_NAME_PARAM)))
+        for (size_t i = 0; i < r->nfields; i++)
+            if (strlen(r->fields[i]) == n && strncasecmp(r->fields[i], name, n) == 0)
+                return true;
+    char small[256];
+    char *k = 4 * n + 2 <= sizeof small ? small : malloc(4 * n + 2);
+    if (!k)
+        return true; /* cannot judge the name: keep its value out */
+    char *sq = k + 2 * n + 1;
+    norm_name(name, n, k);
+    squash(k, sq);
     size_t kl = strlen(k);
-    for (const char *const *p = secret_fields; *p; p++)
-        if (strcmp(k, *p) == 0)
-            return true;
-    for (const char *const *p = secret_suffixes; *p; p++) {
-        size_t pl = strlen(*p);
-        if (kl > pl && strcmp(k + kl - pl, *p) == 0)
-            return true;
+    bool hit = false, except = false;
+    for (size_t i = 0; i < sizeof name_rules / sizeof name_rules[0]; i++) {
+        const struct name_rule *nr = &name_rules[i];
+        if (!(nr->where & where))
+            continue;
+        size_t pl = strlen(nr->name);
+        switch (nr->how) {
+        case NR_EXACT:
+            hit = hit || (kl == pl && memcmp(k, nr->name, pl) == 0);
+            break;
+        case NR_SUFFIX:
+            hit = hit || (kl > pl && memcmp(k + kl - pl, nr->name, pl) == 0);
+            break;
+        case NR_PART:
+            hit = hit || strstr(sq, nr->name) != NULL;
+            break;
+        default:
+            except = except || strstr(sq, nr->name) != NULL;
+            break;
+        }
     }
-    return false;
+    /* an EXCEPT row outweighs the PART rows, not an exact name */
+    if (except) {
+        hit = false;
+        for (size_t i = 0; i < sizeof name_rules / sizeof name_rules[0] && !hit; i++)
+            hit = (name_rules[i].where & where) && name_rules[i].how == NR_EXACT &&
+                  strcmp(k, name_rules[i].name) == 0;
+    }
+    if (k != small)
+        free(k);
+    return hit;
+}
+
+bool tw_redact_name(const tw_redactor *r, const char *name, size_t n, unsigned where)
+{
+    return name && name_matches(r, name, n, where);
 }
 
 bool tw_redact_field_secret(const tw_redactor *r, const char *name)
 {
-    return name && field_secret_n(r, name, strlen(name));
+    return name && name_matches(r, name, strlen(name), TW_NAME_FIELD);
+}
+
+bool tw_redact_param_secret(const tw_redactor *r, const char *name)
+{
+    return name && name_matches(r, name, strlen(name), TW_NAME_PARAM);
 }
 
 /* A query parameter named like a credential ("key" too). */
 static bool param_secret(const tw_redactor *r, const char *name, size_t n)
 {
-    return (n == 3 && strncasecmp(name, "key", 3) == 0) || field_secret_n(r, name, n);
+    return name_matches(r, name, n, TW_NAME_PARAM);
 }
 
 /* ---- scrubbing text ---- */
@@ -827,40 +886,6 @@ bool tw_secret_static_clean(const char *s)
         t_clean[slot].gen = gen;
     }
     return clean;
-}
-
-size_t tw_redacted_cut(const char *s, size_t n)
-{
-    static const size_t ml = sizeof TW_REDACTED - 1;
-    for (size_t k = ml - 1; k > 0; k--)
-        if (n >= k && memcmp(s + n - k, TW_REDACTED, k) == 0)
-            return n - k;
-    return n;
-}
-
-char *tw_secret_clip(const char *s, size_t max)
-{
-    tw_buf b = {0};
-    if (!s)
-        s = "";
-    if (tw_secret_scrub(s, strlen(s), &b, NULL) != TW_OK) {
-        tw_buf_free(&b);
-        return NULL;
-    }
-    if (b.data)
-        b.data[b.len] = '\0'; /* the scrubber may only reserve room for it */
-    if (b.len > max) {
-        /* not inside a marker nor a UTF-8 sequence */
-        size_t k = tw_redacted_cut(b.data, max);
-        while (k > 0 && ((unsigned char)b.data[k] & 0xC0) == 0x80)
-            k--;
-        b.len = k;
-        if (tw_buf_puts(&b, "...") != TW_OK) {
-            tw_buf_free(&b);
-            return NULL;
-        }
-    }
-    return tw_buf_take(&b, NULL);
 }
 
 void tw_secret_reset(void)

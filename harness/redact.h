@@ -51,24 +51,36 @@ tw_status tw_redactor_add_value(tw_redactor *r, const char *value);
 void tw_redactor_free(tw_redactor *r);
 
 /*
- * Is a header of this name dropped? The built-in list: authorization,
- * proxy-authorization, api-key, x-api-key, x-goog-api-key, cookie, set-cookie,
- * openai-organization, openai-project, anthropic-organization-id, and any
- * name containing "organization", "project", "token", "secret", "password",
- * "session", "auth", "key" or "cookie" (rate-limit headers such as
- * x-ratelimit-remaining-tokens excepted); then r's names (r may be NULL).
+ * The one table of credential names (redact.c's name_rules), which every
+ * writer consults: is `name` (n bytes) a credential name for `where`
+ * (TW_NAME_HEADER: the header is dropped; TW_NAME_FIELD: a JSON member's
+ * value is blanked; TW_NAME_PARAM: a URL query parameter's value is
+ * blanked)? Names are compared case-insensitively with '-', ' ', '.' and
+ * camelCase read as '_'.
+ *
+ * Fields and parameters: token, secret, password, passwd, pwd, api_key,
+ * apikey, x_api_key, authorization, auth, cookie, credential(s),
+ * private_key, secret_key, access_key, client_secret, refresh_token,
+ * access_token (so also secretKey, accessKey, privateKey, clientSecret,
+ * refreshToken), and any name ending in _token, _secret, _password,
+ * _passwd, _pwd, _api_key, _apikey, _private_key, _secret_key or
+ * _access_key; parameters also key. Then r's fields (r may be NULL).
+ *
+ * Headers: authorization, proxy-authorization, api-key, x-api-key,
+ * x-goog-api-key, cookie, set-cookie, openai-organization, openai-project,
+ * anthropic-organization-id, and any name holding (separators aside)
+ * "organization", "project", "token", "secret", "password", "passwd",
+ * "session", "auth", "key" or "cookie", rate-limit headers such as
+ * x-ratelimit-remaining-tokens excepted. Then r's names (r may be NULL).
  */
+#define TW_NAME_HEADER 1u
+#define TW_NAME_FIELD 2u
+#define TW_NAME_PARAM 4u
+bool tw_redact_name(const tw_redactor *r, const char *name, size_t n, unsigned where);
+/* tw_redact_name for a NUL-terminated name: a header, a field, a parameter. */
 bool tw_redact_header_dropped(const tw_redactor *r, const char *name);
-
-/*
- * Is a JSON field or query parameter of this name a credential? Compared
- * case-insensitively with '-' and camelCase read as '_': token, secret,
- * password, passwd, api_key, apikey, authorization, auth, cookie,
- * credential(s), private_key, client_secret, and any name ending in _token,
- * _secret, _password, _api_key, _apikey, _private_key, _secret_key or
- * _access_key; then r's fields (r may be NULL).
- */
 bool tw_redact_field_secret(const tw_redactor *r, const char *name);
+bool tw_redact_param_secret(const tw_redactor *r, const char *name);
 
 /*
  * Discovery: remember every secret value of a header (a dropped header's
@@ -111,8 +123,9 @@ tw_status tw_redact_stream(tw_redactor *r, const char *const *data, const size_t
  * Scrub n bytes of text into out: every remembered secret value (as is,
  * JSON-escaped, percent-encoded or entity-escaped, see tw_scrub_values), every
  * "Bearer <token>" (the token), every "sk-…" / "sk-ant-…" style key, and in
- * URL query strings the values of key, api_key, api-key, apikey,
- * access_token, token, secret. Returns TW_OK or TW_ERR_NOMEM / TW_ERR_LIMIT
+ * URL query strings the values of the parameters the name table calls
+ * credentials (tw_redact_name, TW_NAME_PARAM: key, api_key, access_token,
+ * token, secret, …). Returns TW_OK or TW_ERR_NOMEM / TW_ERR_LIMIT
  * (out's cap). out is appended to.
  */
 tw_status tw_redact_text(tw_redactor *r, const char *s, size_t n, tw_buf *out);
@@ -134,19 +147,22 @@ tw_status tw_redact_json(tw_redactor *r, cJSON *v, size_t max_depth);
 /*
  * The value scrubber both layers share: every occurrence in s of one of
  * the nvalues values becomes TW_REDACTED, appended to out. A value is also
- * found JSON-escaped (\/, \", \uXXXX, … one or two levels deep),
- * percent-encoded (%XX) and as HTML/XML character references (&amp; &lt;
- * &gt; &quot; &apos; &#NN; &#xHH;), in any mix. A value's first 8 bytes or
- * more right before an ellipsis ("..." or U+2026), the start of a secret
- * an excerpt cut, become TW_REDACTED too. Linear in n per value (memmem
- * over at most three views of the text). *count (may be NULL) is increased
- * by the number of replacements.
+ * found JSON-escaped (\/, \", \uXXXX), percent-encoded (%XX) and as
+ * HTML/XML character references (&amp; &lt; &gt; &quot; &apos; &#NN;
+ * &#xHH;), in any mix, up to TW_SCRUB_DECODE_LEVELS levels deep (a value
+ * percent-encoded three times, %2525XX, is three levels). A value's first
+ * 8 bytes or more, wherever they stand (what a cut may have kept of a
+ * secret), become TW_REDACTED too. Linear in n per value and level (memmem
+ * over at most 1 + TW_SCRUB_DECODE_LEVELS views of the text, each decoded
+ * from the one before in one pass). *count (may be NULL) is increased by
+ * the number of replacements.
  *
  * With `hold` non-NULL the text is the start of a stream: *hold receives
  * how many bytes at the end were left unwritten because they may be the
  * start of a value (or of an escape) that the next bytes complete; feed
  * them again in front of the next bytes.
  */
+#define TW_SCRUB_DECODE_LEVELS 4
 tw_status tw_scrub_values(char *const *values, size_t nvalues, const char *s, size_t n,
                           tw_buf *out, size_t *count, size_t *hold);
 
@@ -167,11 +183,32 @@ size_t tw_secret_count(void);
 size_t tw_redacted_cut(const char *s, size_t n);
 
 /*
- * s scrubbed by the process set, then cut to at most max bytes (not inside
- * a marker nor a UTF-8 sequence) with "..." after a cut: a new string, NULL
- * when out of memory. The excerpt helper for evidence and details.
+ * Excerpts. Every excerpt of text that may hold a secret is scrubbed whole
+ * first and cut after, and its cuts are placed by these two: where scrubbed
+ * text s[0, n) that is to be cut at `cut` may end (tw_excerpt_end: at or
+ * before cut) or start (tw_excerpt_start: at or after cut). A cut never
+ * falls inside a TW_REDACTED marker nor a UTF-8 sequence, and a
+ * secret-shaped token it would cut (a run of [A-Za-z0-9-_+/.~] that is a
+ * key of a known family: sk-, rk-, sess-, gsk_, xai-, AIza, xox?-, ghp_,
+ * github_pat_; a JWT eyJ….….; the token after "Bearer " / "Basic "; 16
+ * bytes or more after a name holding key, token, secret, password or auth)
+ * is left out whole, so not even an unknown key is kept in part.
+ */
+size_t tw_excerpt_end(const char *s, size_t n, size_t cut);
+size_t tw_excerpt_start(const char *s, size_t n, size_t cut);
+
+/*
+ * s scrubbed by the process set, then cut to at most max bytes
+ * (tw_excerpt_end) with "..." after a cut: a new string, NULL when out of
+ * memory. The head-excerpt helper for evidence and details.
  */
 char *tw_secret_clip(const char *s, size_t max);
+/*
+ * Its counterpart for the end of a text (a log's tail): s[0, n) scrubbed
+ * by the process set, then its last max bytes at most (tw_excerpt_start)
+ * with "..." before a cut: a new string, NULL when out of memory.
+ */
+char *tw_secret_tail(const char *s, size_t n, size_t max);
 
 /* tw_scrub_values over the set. */
 tw_status tw_secret_scrub(const char *s, size_t n, tw_buf *out, size_t *hold);

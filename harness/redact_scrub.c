@@ -207,31 +207,35 @@ size_t tw_red_merge_spans(span *sp, size_t nsp)
     return m;
 }
 
-/* The views of s: v[0] the raw text, v[1] and v[2] one and two levels of
- * escapes undone (d NULL where a level changes nothing). */
-static tw_status views_make(const char *s, size_t n, view v[3])
+/* The views of s: v[0] the raw text, then up to TW_SCRUB_DECODE_LEVELS
+ * levels of escapes undone, each view decoded from the one before (linear
+ * per level); the views stop at the first level that changes nothing (d
+ * NULL from there). */
+enum { NV = 1 + TW_SCRUB_DECODE_LEVELS };
+
+static tw_status views_make(const char *s, size_t n, view v[NV])
 {
-    memset(v, 0, 3 * sizeof *v);
+    memset(v, 0, NV * sizeof *v);
     v[0].d = (const unsigned char *)s;
     v[0].n = v[0].raw_n = n;
-    tw_status st = view_decode(&v[0], &v[1]);
-    if (st == TW_OK && v[1].d)
-        st = view_decode(&v[1], &v[2]);
+    tw_status st = TW_OK;
+    for (size_t k = 1; k < NV && st == TW_OK && v[k - 1].d; k++)
+        st = view_decode(&v[k - 1], &v[k]);
     return st;
 }
 
-static void views_free(view v[3])
+static void views_free(view v[NV])
 {
-    view_free(&v[1]);
-    view_free(&v[2]);
+    for (size_t k = 1; k < NV; k++)
+        view_free(&v[k]);
 }
 
 /* Every match of a value in any view, and every cut prefix of one. */
-static tw_status find_spans(const view v[3], char *const *values, size_t nvalues, span **sp,
+static tw_status find_spans(const view v[NV], char *const *values, size_t nvalues, span **sp,
                             size_t *nsp, size_t *capsp)
 {
     tw_status st = TW_OK;
-    for (size_t k = 0; k < 3 && st == TW_OK; k++) {
+    for (size_t k = 0; k < NV && st == TW_OK; k++) {
         if (!v[k].d)
             continue;
         for (size_t j = 0; j < nvalues && st == TW_OK; j++) {
@@ -257,7 +261,7 @@ static tw_status find_spans(const view v[3], char *const *values, size_t nvalues
         size_t vl = strlen(values[j]);
         if (vl <= CUT_PREFIX_MIN)
             continue;
-        for (size_t k = 0; k < 3 && st == TW_OK; k++) {
+        for (size_t k = 0; k < NV && st == TW_OK; k++) {
             if (!v[k].d)
                 continue;
             const char *h = (const char *)v[k].d;
@@ -285,7 +289,7 @@ tw_status tw_red_value_spans(char *const *values, size_t nvalues, const char *s,
 {
     if (!nvalues || !n)
         return TW_OK;
-    view v[3];
+    view v[NV];
     tw_status st = views_make(s, n, v);
     if (st == TW_OK)
         st = find_spans(v, values, nvalues, sp, nsp, cap);
@@ -300,7 +304,7 @@ tw_status tw_scrub_values(char *const *values, size_t nvalues, const char *s, si
         *hold = 0;
     if (!nvalues || !n)
         return n ? tw_buf_append(out, s, n) : tw_buf_reserve(out, 1);
-    view v[3];
+    view v[NV];
     span *sp = NULL;
     size_t nsp = 0, capsp = 0;
     tw_status st = views_make(s, n, v);
@@ -309,7 +313,7 @@ tw_status tw_scrub_values(char *const *values, size_t nvalues, const char *s, si
     size_t cut = n;
     if (st == TW_OK && hold) {
         /* bytes at the end that may start a value the next bytes complete */
-        for (size_t k = 0; k < 3; k++) {
+        for (size_t k = 0; k < NV; k++) {
             if (!v[k].d)
                 continue;
             for (size_t j = 0; j < nvalues; j++) {

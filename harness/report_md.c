@@ -13,7 +13,7 @@ void tw_rep_md_cell(tw_rw *b, const char *s0, size_t cap)
 {
     if (b->st != TW_OK)
         return;
-    /* scrubbed first, cut after (never inside a [REDACTED] marker) */
+    /* scrubbed first, cut after (tw_excerpt_end: never inside a marker nor a secret-shaped token) */
     tw_buf clean = {0};
     tw_status st = s0 ? tw_secret_scrub(s0, strlen(s0), &clean, NULL) : TW_OK;
     if (st != TW_OK) {
@@ -25,7 +25,7 @@ void tw_rep_md_cell(tw_rw *b, const char *s0, size_t cap)
         clean.data[clean.len] = '\0'; /* the scrubber may only reserve room for it */
     const char *s = s0 ? (clean.data ? clean.data : "") : NULL;
     if (s && clean.len > cap)
-        cap = tw_redacted_cut(s, cap);
+        cap = tw_excerpt_end(s, clean.len, cap);
     size_t n = 0;
     for (; s && *s && n < cap; s++, n++) {
         if (*s == '|')
