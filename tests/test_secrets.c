@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <stdint.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -425,6 +426,8 @@ enum {
     K_XSESSION, K_QKEY, K_QAPIKEY, K_QACCESS, K_BTOKEN, K_BAUTHTOKEN, K_BACCESS, K_BREFRESH,
     K_BCLIENTSECRET, K_BPASSWORD, K_ARGS, K_PRIVATE, K_BSECRET, K_BAPIKEY, K_REDACTHEADER,
     K_REDACTFIELD, K_KEYENV, K_SERVEAUTH, K_PROXYAUTH, K_SERVEQUERY, K_CUT, K_MARKUP, K_SPLIT,
+    K_URLPASS, K_URLKEY, K_PIECES, K_ANTHPIECES, K_RESPPIECES, K_GEMPIECES, K_HERMESPW, K_QWENPW,
+    K_DRIVERLOG, K_UPSTREAMERR,
     NKINDS
 };
 static const char *const kind_name[NKINDS] = {
@@ -437,16 +440,26 @@ static const char *const kind_name[NKINDS] = {
     "body api_key (\\u-escaped echo)", "--redact-header", "--redact-field",
     "--key-env value echoed by the backend", "serve: client Authorization",
     "Proxy-Authorization: Basic", "serve: client ?key=", "--key-env value cut by an excerpt",
-    "--key-env value with & < > ' \"", "password split across stream deltas"};
+    "--key-env value with & < > ' \"", "password split across stream deltas",
+    "password in a backend URL's userinfo", "?key= in a backend URL",
+    "--key-env value echoed in 4-byte content pieces", "x-api-key echoed in Anthropic text_delta pieces",
+    "Bearer key echoed in Responses output_text.delta pieces",
+    "x-goog-api-key echoed in Gemini text parts, cut in two", "password in a Hermes call written as model text",
+    "password in a Qwen3-Coder call streamed in pieces", "a client driver's key at the cut of its log tail",
+    "the reference proxy's upstream key in an upstream's 401 and answers"};
 static char S[NKINDS][48];
 
 static void make_secrets(void)
 {
     static const char al[] = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
+    /* each secret its own run of letters: no 8-byte window shared by two */
+    unsigned x = (unsigned)getpid() * 2654435761u + 12345u;
     for (int i = 0; i < NKINDS; i++) {
         char t[20];
-        for (int k = 0; k < 16; k++)
-            t[k] = al[(i * 31 + k * 17 + (int)getpid()) % 57];
+        for (int k = 0; k < 16; k++) {
+            x = x * 1103515245u + 12345u;
+            t[k] = al[(x >> 16) % 57];
+        }
         t[16] = '\0';
         if (i == K_MARKUP)
             snprintf(S[i], sizeof S[i], "zq%02dX%.4s&%.4s<%.3s>%.3s'%.2s\"", i, t, t + 4, t + 8,
@@ -576,12 +589,39 @@ static enum MHD_Result echo(void *cls, struct MHD_Connection *c, const char *url
     tw_buf_printf(&content, " s=%s u=%s | you sent: ", sl, u);
     json_str(&content, seen.data ? seen.data : "");
     tw_buf out = {0};
+    const char *token = auth && strncmp(auth, "Bearer ", 7) == 0 ? auth + 7 : "";
+    if (body->data && strstr(body->data, "fail401")) {
+        /* an upstream that repeats the key it was sent in its error */
+        tw_buf_printf(&out, "{\"error\":{\"message\":\"Invalid key %s\",\"type\":\"invalid_request_error\","
+                            "\"code\":\"invalid_api_key\"}}", token);
+        struct MHD_Response *r = MHD_create_response_from_buffer(out.len, out.data, MHD_RESPMEM_MUST_COPY);
+        MHD_add_response_header(r, "Content-Type", "application/json");
+        enum MHD_Result ret = MHD_queue_response(c, 401, r);
+        MHD_destroy_response(r);
+        tw_buf_free(&out);
+        tw_buf_free(&content);
+        tw_buf_free(&seen);
+        return ret;
+    }
     if (stream) {
         tw_buf_printf(&out,
                       "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,"
                       "\"model\":\"echo\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\","
                       "\"content\":\"%s\"},\"finish_reason\":null}]}\n\n",
                       content.data);
+        /* the key once more, four bytes a delta */
+        for (size_t a = 0, tl = strlen(token); a < tl; a += 4) {
+            char piece[5];
+            snprintf(piece, sizeof piece, "%.4s", token + a);
+            tw_buf pj = {0};
+            json_str(&pj, piece);
+            tw_buf_printf(&out,
+                          "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,"
+                          "\"model\":\"echo\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"%s\"},"
+                          "\"finish_reason\":null}]}\n\n",
+                          pj.data);
+            tw_buf_free(&pj);
+        }
         if (MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Internal-Ref"))
             /* for record: a password split across two argument deltas */
             tw_buf_printf(&out,
@@ -806,6 +846,126 @@ static size_t response_headers(hdr *h, bool sse)
     return n;
 }
 
+/* ---- streams that carry a secret in pieces, and calls written as model text ---- */
+
+/* text cut into k-byte pieces, each a JSON string put into tmpl's %s, as
+ * SSE events (with an event: line when ev is set) */
+static void sse_pieces(tw_buf *o, const char *ev, const char *tmpl, const char *text, size_t k)
+{
+    for (size_t a = 0, n = strlen(text); a < n; a += k) {
+        char piece[64];
+        snprintf(piece, sizeof piece, "%.*s", (int)k, text + a);
+        tw_buf pj = {0};
+        json_str(&pj, piece);
+        if (ev)
+            tw_buf_printf(o, "event: %s\n", ev);
+        tw_buf_puts(o, "data: ");
+        tw_buf_printf(o, tmpl, pj.data);
+        tw_buf_puts(o, "\n\n");
+        tw_buf_free(&pj);
+    }
+}
+
+/* One recorded exchange of the pieces entries. */
+typedef struct piece_entry {
+    const char *url;
+    hdr rq[2];
+    size_t nrq;
+    char *body; /* request */
+    char *resp;
+    bool sse;
+} piece_entry;
+
+static size_t piece_entries(piece_entry *e)
+{
+    char text[200];
+    tw_buf b = {0};
+    size_t n = 0;
+    /* Anthropic: the x-api-key echoed four bytes a text_delta */
+    e[n] = (piece_entry){.url = "https://api.example.test/v1/messages", .nrq = 2, .sse = true};
+    e[n].rq[0].name = "Content-Type";
+    snprintf(e[n].rq[0].value, sizeof e->rq[0].value, "application/json");
+    e[n].rq[1].name = "x-api-key";
+    snprintf(e[n].rq[1].value, sizeof e->rq[1].value, "%s", S[K_ANTHPIECES]);
+    e[n].body = strdup("{\"model\":\"claude-test\",\"max_tokens\":64,\"stream\":true,\"messages\":"
+                       "[{\"role\":\"user\",\"content\":\"hi\"}]}");
+    tw_buf_puts(&b, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\","
+                    "\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-test\",\"content\":[],"
+                    "\"stop_reason\":null,\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n"
+                    "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"
+                    "\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n");
+    snprintf(text, sizeof text, "your key is %s.", S[K_ANTHPIECES]);
+    sse_pieces(&b, "content_block_delta",
+               "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"%s\"}}",
+               text, 4);
+    tw_buf_puts(&b, "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+                    "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"
+                    "\"end_turn\"},\"usage\":{\"output_tokens\":9}}\n\n"
+                    "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
+    e[n++].resp = tw_buf_take(&b, NULL);
+    /* Responses: a bearer key echoed five bytes an output_text.delta */
+    e[n] = (piece_entry){.url = "https://api.example.test/v1/responses", .nrq = 2, .sse = true};
+    e[n].rq[0].name = "Content-Type";
+    snprintf(e[n].rq[0].value, sizeof e->rq[0].value, "application/json");
+    e[n].rq[1].name = "Authorization";
+    snprintf(e[n].rq[1].value, sizeof e->rq[1].value, "Bearer %s", S[K_RESPPIECES]);
+    e[n].body = strdup("{\"model\":\"gpt-test\",\"stream\":true,\"input\":\"hi\"}");
+    snprintf(text, sizeof text, "the key %s is yours", S[K_RESPPIECES]);
+    sse_pieces(&b, "response.output_text.delta",
+               "{\"type\":\"response.output_text.delta\",\"item_id\":\"msg_1\",\"output_index\":0,"
+               "\"content_index\":0,\"delta\":\"%s\"}",
+               text, 5);
+    e[n++].resp = tw_buf_take(&b, NULL);
+    /* Gemini: an x-goog-api-key cut in two text parts */
+    e[n] = (piece_entry){.url = "https://api.example.test/v1beta/models/gemini-test:streamGenerateContent?alt=sse",
+                         .nrq = 2, .sse = true};
+    e[n].rq[0].name = "Content-Type";
+    snprintf(e[n].rq[0].value, sizeof e->rq[0].value, "application/json");
+    e[n].rq[1].name = "x-goog-api-key";
+    snprintf(e[n].rq[1].value, sizeof e->rq[1].value, "%s", S[K_GEMPIECES]);
+    e[n].body = strdup("{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]}]}");
+    snprintf(text, sizeof text, "key %s end", S[K_GEMPIECES]);
+    sse_pieces(&b, NULL, "{\"candidates\":[{\"index\":0,\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"%s\"}]}}]}",
+               text, 4 + strlen(S[K_GEMPIECES]) / 2);
+    e[n++].resp = tw_buf_take(&b, NULL);
+    /* a Hermes call written as model text, its password whole */
+    e[n] = (piece_entry){.url = "https://api.example.test/v1/chat/completions", .nrq = 1, .sse = false};
+    e[n].rq[0].name = "Content-Type";
+    snprintf(e[n].rq[0].value, sizeof e->rq[0].value, "application/json");
+    e[n].body = strdup("{\"model\":\"hermes-test\",\"messages\":[{\"role\":\"user\",\"content\":\"log in\"}]}");
+    snprintf(text, sizeof text,
+             "<tool_call>{\"name\": \"login\", \"arguments\": {\"user\": \"ann\", \"password\": \"%s\"}}</tool_call>",
+             S[K_HERMESPW]);
+    tw_buf_puts(&b, "{\"id\":\"chatcmpl-9\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"hermes-test\","
+                    "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"");
+    json_str(&b, text);
+    tw_buf_puts(&b, "\"},\"finish_reason\":\"stop\"}]}");
+    e[n++].resp = tw_buf_take(&b, NULL);
+    /* a Qwen3-Coder call streamed six bytes a delta */
+    e[n] = (piece_entry){.url = "https://api.example.test/v1/chat/completions", .nrq = 1, .sse = true};
+    e[n].rq[0].name = "Content-Type";
+    snprintf(e[n].rq[0].value, sizeof e->rq[0].value, "application/json");
+    e[n].body = strdup("{\"model\":\"qwen-test\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"log in\"}]}");
+    snprintf(text, sizeof text,
+             "<tool_call>\n<function=login>\n<parameter=password>\n%s\n</parameter>\n</function>\n</tool_call>",
+             S[K_QWENPW]);
+    sse_pieces(&b, NULL,
+               "{\"id\":\"c7\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"qwen-test\","
+               "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"%s\"},\"finish_reason\":null}]}",
+               text, 6);
+    tw_buf_puts(&b, "data: [DONE]\n\n");
+    e[n++].resp = tw_buf_take(&b, NULL);
+    return n;
+}
+
+static void piece_entries_free(piece_entry *e, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(e[i].body);
+        free(e[i].resp);
+    }
+}
+
 static void write_har(const char *path)
 {
     hdr rq[16], rs[4];
@@ -825,6 +985,13 @@ static void write_har(const char *path)
                                        "application/json", r1));
     cJSON_AddItemToArray(es, har_entry("https://api.example.test/v1/chat/completions", rq, 2, b2,
                                        rs, response_headers(rs, true), "text/event-stream", r2));
+    piece_entry pe[8];
+    size_t npe = piece_entries(pe);
+    for (size_t i = 0; i < npe; i++)
+        cJSON_AddItemToArray(es, har_entry(pe[i].url, pe[i].rq, pe[i].nrq, pe[i].body, rs,
+                                           response_headers(rs, pe[i].sse),
+                                           pe[i].sse ? "text/event-stream" : "application/json", pe[i].resp));
+    piece_entries_free(pe, npe);
     char *t = cJSON_Print(root);
     spit(path, t);
     cJSON_free(t);
@@ -884,6 +1051,12 @@ static void write_vcr(const char *path)
     vcr_interaction(&y, url, rq, nrq, b1, rs, response_headers(rs, false), r1);
     vcr_interaction(&y, "https://api.example.test/v1/chat/completions", rq, 2, b2, rs,
                     response_headers(rs, true), r2);
+    piece_entry pe[8];
+    size_t npe = piece_entries(pe);
+    for (size_t i = 0; i < npe; i++)
+        vcr_interaction(&y, pe[i].url, pe[i].rq, pe[i].nrq, pe[i].body, rs, response_headers(rs, pe[i].sse),
+                        pe[i].resp);
+    piece_entries_free(pe, npe);
     tw_buf_puts(&y, "version: 1\n");
     spit(path, y.data);
     tw_buf_free(&y);
@@ -952,39 +1125,53 @@ static size_t discard(char *p, size_t a, size_t b, void *u)
     return a * b;
 }
 
-static void serve_and_call(const char *bin, const char *dir)
+/* `toolwire serve ARGS…` in the background, its standard streams in
+ * streams/NAME.out and .err; the URL its first line names (to the first
+ * space) into url. The process id. */
+static pid_t serve_start(const char *bin, const char *dir, const char *name, char *url, size_t urln,
+                         char *const *args)
 {
+    char o[600], e[600];
+    snprintf(o, sizeof o, "%s/streams/%s.out", dir, name);
+    snprintf(e, sizeof e, "%s/streams/%s.err", dir, name);
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
-        char o[600], e[600], fx[600];
-        snprintf(o, sizeof o, "%s/streams/serve.out", dir);
-        snprintf(e, sizeof e, "%s/streams/serve.err", dir);
-        snprintf(fx, sizeof fx, "%s/in/run/echo.json", dir);
         int fo = open(o, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         int fe = open(e, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         dup2(fo, 1);
         dup2(fe, 2);
-        execl(bin, bin, "serve", "--for", "60", fx, (char *)NULL);
+        char *argv[16] = {(char *)bin, (char *)"serve"};
+        for (size_t i = 0; args[i] && i < 13; i++)
+            argv[i + 2] = args[i];
+        execv(bin, argv);
         _exit(127);
     }
-    char o[600], url[300] = "";
-    snprintf(o, sizeof o, "%s/streams/serve.out", dir);
+    url[0] = '\0';
     for (int i = 0; i < 600 && !url[0]; i++) {
         usleep(50000);
         FILE *f = fopen(o, "r");
-        char line[400];
+        char line[600];
         if (f && fgets(line, sizeof line, f)) {
             char *p = strstr(line, "http://");
             if (p && strchr(p, '\n')) {
-                *strchr(p, '\n') = '\0';
-                snprintf(url, sizeof url, "%s", p);
+                p[strcspn(p, " \n")] = '\0';
+                snprintf(url, urln, "%s", p);
             }
         }
         if (f)
             fclose(f);
     }
-    cr_assert(url[0], "serve printed no URL");
+    cr_assert(url[0], "serve printed no URL (streams/%s.out)", name);
+    return pid;
+}
+
+static void serve_and_call(const char *bin, const char *dir)
+{
+    char fx[600], url[300];
+    snprintf(fx, sizeof fx, "%s/in/run/echo.json", dir);
+    char *args[] = {(char *)"--for", (char *)"60", fx, NULL};
+    pid_t pid = serve_start(bin, dir, "serve", url, sizeof url, args);
     CURL *c = curl_easy_init();
     char full[600], auth[200], tok[200];
     snprintf(full, sizeof full, "%s/v1/chat/completions?key=%s", url, S[K_SERVEQUERY]);
@@ -1006,6 +1193,202 @@ static void serve_and_call(const char *bin, const char *dir)
     int st = 0;
     waitpid(pid, &st, 0);
     cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "serve ended with %d", st);
+}
+
+static size_t keep_body(char *p, size_t a, size_t b, void *u)
+{
+    tw_buf_append(u, p, a * b);
+    return a * b;
+}
+
+/* The reference proxy (Anthropic in, OpenAI out) in front of the echo
+ * server with its own upstream key: an answer that echoes the key, a stream
+ * that echoes it in pieces, and an upstream 401 that repeats it. What the
+ * client receives is kept in streams/proxy-N.out. */
+static void proxy_and_call(const char *bin, const char *dir, unsigned port)
+{
+    char up[100], url[300];
+    snprintf(up, sizeof up, "http://127.0.0.1:%u", port);
+    cr_assert_eq(setenv("TW_SECRETS_KEY_U", S[K_UPSTREAMERR], 1), 0);
+    char *args[] = {(char *)"--proxy", (char *)"anthropic:openai", (char *)"--upstream", up,
+                    (char *)"--key-env", (char *)"TW_SECRETS_KEY_U", (char *)"--for", (char *)"60", NULL};
+    pid_t pid = serve_start(bin, dir, "proxy", url, sizeof url, args);
+    static const char *const bodies[] = {
+        "{\"model\":\"m\",\"max_tokens\":64,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
+        "{\"model\":\"m\",\"max_tokens\":64,\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
+        "{\"model\":\"m\",\"max_tokens\":64,\"messages\":[{\"role\":\"user\",\"content\":\"fail401\"}]}",
+    };
+    for (size_t i = 0; i < 3; i++) {
+        CURL *c = curl_easy_init();
+        char full[400], o[600];
+        snprintf(full, sizeof full, "%s/v1/messages", url);
+        struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
+        h = curl_slist_append(h, "anthropic-version: 2023-06-01");
+        tw_buf got = {0};
+        curl_easy_setopt(c, CURLOPT_URL, full);
+        curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, bodies[i]);
+        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, keep_body);
+        curl_easy_setopt(c, CURLOPT_WRITEDATA, &got);
+        curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
+        cr_expect_eq(curl_easy_perform(c), CURLE_OK);
+        long status = 0;
+        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+        cr_expect(i == 2 ? status >= 400 : status == 200, "proxy answer %zu: HTTP %ld: %.*s", i, status,
+                  (int)got.len, got.data ? got.data : "");
+        snprintf(o, sizeof o, "%s/streams/proxy-%zu.out", dir, i);
+        FILE *f = fopen(o, "wb");
+        cr_assert_not_null(f);
+        fwrite(got.data ? got.data : "", 1, got.len, f);
+        fclose(f);
+        cr_expect(got.len > 0 && tw_memmem(got.data, got.len, "[REDACTED]", 10),
+                  "proxy answer %zu carries the echo, scrubbed: %.*s", i, (int)got.len, got.data ? got.data : "");
+        tw_buf_free(&got);
+        curl_slist_free_all(h);
+        curl_easy_cleanup(c);
+    }
+    kill(pid, SIGTERM);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "serve --proxy ended with %d", st);
+}
+
+/* A client driver (Python, not toolwire) that sends its own key and logs it
+ * so that the last 1,000 bytes of its log start inside the key. */
+static void write_driver(const char *path)
+{
+    spit(path,
+         "import json, os, sys, urllib.request, urllib.error\n"
+         "key = os.environ['TW_DRIVER_KEY']\n"
+         "if sys.argv[1] == '--describe':\n"
+         "    print(json.dumps({'protocol': 1, 'client': 'keylog', 'version': '1.0',\n"
+         "                      'endpoint': 'openai', 'modes': ['create']}))\n"
+         "    sys.exit(0)\n"
+         "inp = json.load(sys.stdin)\n"
+         "body = dict(inp['request'])\n"
+         "body['stream'] = False\n"
+         "hdrs = dict(inp.get('headers') or {})\n"
+         "hdrs['Authorization'] = 'Bearer ' + key\n"
+         "hdrs['Content-Type'] = 'application/json'\n"
+         "req = urllib.request.Request(inp['base_url'] + '/v1/chat/completions',\n"
+         "                             data=json.dumps(body).encode(), headers=hdrs)\n"
+         "out = {'content': None, 'reasoning': None, 'tool_calls': [], 'finish_reason': None,\n"
+         "       'error': None, 'requests': 1}\n"
+         "try:\n"
+         "    r = json.load(urllib.request.urlopen(req, timeout=inp['timeout_ms'] / 1000))\n"
+         "    m = r['choices'][0]['message']\n"
+         "    out['content'] = m.get('content')\n"
+         "    out['tool_calls'] = [{'id': t['id'], 'name': t['function']['name'],\n"
+         "                          'arguments': t['function']['arguments']} for t in m.get('tool_calls') or []]\n"
+         "    out['finish_reason'] = r['choices'][0].get('finish_reason')\n"
+         "except urllib.error.HTTPError as e:\n"
+         "    out['error'] = {'type': 'HTTPError', 'message': str(e), 'status': e.code}\n"
+         "sys.stderr.write('sending with key ' + key + '\\n' + '.' * 990 + '\\n')\n"
+         "print(json.dumps(out))\n");
+}
+
+/* ---- what every output is searched for ---- */
+
+/* Every 8-byte window of every secret, as a sorted array of 64-bit words. */
+static uint64_t *windows;
+static size_t nwindows;
+static int u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void make_windows(void)
+{
+    free(windows);
+    windows = malloc(NKINDS * 48 * sizeof *windows);
+    nwindows = 0;
+    for (int k = 0; k < NKINDS; k++)
+        for (size_t i = 0; i + 8 <= strlen(S[k]); i++)
+            memcpy(&windows[nwindows++], S[k] + i, 8);
+    qsort(windows, nwindows, sizeof *windows, u64_cmp);
+}
+
+/* The secret a window of b at i belongs to, or -1: one pass over b. */
+static int window_at(const char *b, size_t n, size_t *at)
+{
+    for (size_t i = 0; i + 8 <= n; i++) {
+        uint64_t w;
+        memcpy(&w, b + i, 8);
+        if (bsearch(&w, windows, nwindows, sizeof w, u64_cmp)) {
+            *at = i;
+            for (int k = 0; k < NKINDS; k++)
+                if (memmem(S[k], strlen(S[k]), b + i, 8))
+                    return k;
+        }
+    }
+    return -1;
+}
+
+/* Every string leaf of v with its path (array indexes kept) appended to
+ * the buffer of that path: the pieces a stream's events carry, joined. */
+typedef struct joined {
+    char path[160];
+    tw_buf text;
+} joined;
+
+static void join_leaves(const cJSON *v, char *path, size_t pl, joined *j, size_t *nj, size_t cap)
+{
+    if (cJSON_IsString(v) && v->valuestring) {
+        size_t k = 0;
+        while (k < *nj && strcmp(j[k].path, path) != 0)
+            k++;
+        if (k == *nj && *nj < cap) {
+            snprintf(j[k].path, sizeof j[k].path, "%s", path);
+            memset(&j[k].text, 0, sizeof j[k].text);
+            (*nj)++;
+        }
+        if (k < *nj)
+            tw_buf_puts(&j[k].text, v->valuestring);
+        return;
+    }
+    int i = 0;
+    for (const cJSON *c = v->child; c; c = c->next, i++) {
+        size_t n = c->string ? (size_t)snprintf(path + pl, 160 - pl, "/%s", c->string)
+                             : (size_t)snprintf(path + pl, 160 - pl, "/%d", i);
+        if (pl + n < 159)
+            join_leaves(c, path, pl + n, j, nj, cap);
+        path[pl] = '\0';
+    }
+}
+
+/* A fixture's streams, each exchange's events' pieces joined by path: no
+ * window of a secret. */
+static size_t streams_joined;
+static void check_joined_pieces(const char *file, const char *b, size_t n)
+{
+    cJSON *f = cJSON_ParseWithLength(b, n);
+    const cJSON *xs = cJSON_GetObjectItem(f, "exchanges");
+    size_t x = 0;
+    for (const cJSON *e = xs ? xs->child : NULL; e; e = e->next, x++) {
+        const cJSON *evs = cJSON_GetObjectItem(cJSON_GetObjectItem(e, "response"), "events");
+        if (!evs)
+            continue;
+        joined j[64];
+        size_t nj = 0;
+        for (const cJSON *ev = evs->child; ev; ev = ev->next) {
+            const cJSON *d = cJSON_GetObjectItem(ev, "data");
+            cJSON *dv = cJSON_IsString(d) ? cJSON_Parse(d->valuestring) : NULL;
+            char path[160] = "";
+            if (dv)
+                join_leaves(dv, path, 0, j, &nj, 64);
+            cJSON_Delete(dv);
+        }
+        streams_joined++;
+        for (size_t k = 0; k < nj; k++) {
+            size_t at = 0;
+            int s = window_at(j[k].text.data ? j[k].text.data : "", j[k].text.len, &at);
+            cr_expect(s < 0, "%s: exchange %zu, %s joined holds 8 bytes of the %s secret: %.60s", file, x,
+                      j[k].path, s >= 0 ? kind_name[s] : "", j[k].text.data + at);
+            tw_buf_free(&j[k].text);
+        }
+    }
+    cJSON_Delete(f);
 }
 
 /* Every file under dir (recursively): no form of any secret. */
@@ -1054,6 +1437,12 @@ static void check_tree(const char *dir)
             cr_expect_eq(count(b, n, pc), 0, "%s holds the %s secret, percent-encoded", p,
                          kind_name[k]);
         }
+        size_t at = 0;
+        int w = window_at(b, n, &at);
+        cr_expect(w < 0, "%s holds 8 bytes of the %s secret at byte %zu: %.40s", p, w >= 0 ? kind_name[w] : "", at,
+                  b + at);
+        if (n && b[0] == '{' && tw_memmem(b, n, "\"exchanges\"", 11))
+            check_joined_pieces(p, b, n);
         /* the sanitizer build: a child's report lands in its stderr file */
         cr_expect(!tw_memmem(b, n, "Sanitizer", 9) && !tw_memmem(b, n, "runtime error:", 14),
                   "%s: %.*s", p, (int)(n < 2000 ? n : 2000), b);
@@ -1152,6 +1541,41 @@ Test(secrets, no_output_of_any_command_holds_a_secret)
     cr_expect(rc == 0 || rc == 1, "run exited %d", rc);
     snprintf(p, sizeof p, "%s/streams/run-cut.out", dir);
     cr_expect(file_has(p, "PPPP[REDACTED]"), "the padded echo reached standard output");
+    /* run against a backend URL that carries credentials (userinfo, ?key=) */
+    rc = sh("cd '%s' && '%s' run --backend 'echo2=http://tw:%s@127.0.0.1:%u/base?key=%s&api-version=1' "
+            "--retries 0 --out out/run-url in/run > streams/run-url.out 2> streams/run-url.err",
+            dir, bin, S[K_URLPASS], port, S[K_URLKEY]);
+    cr_expect(rc == 0 || rc == 1, "run with a credential URL exited %d", rc);
+    snprintf(p, sizeof p, "%s/out/run-url/echo2.json", dir);
+    cr_expect(file_has(p, "[REDACTED]"), "the URL's credentials reached the echo, scrubbed");
+    /* run with a key the backend echoes in 4-byte pieces of a stream */
+    cr_assert_eq(setenv("TW_SECRETS_KEY_P", S[K_PIECES], 1), 0);
+    rc = sh("cd '%s' && '%s' run --backend echo=http://127.0.0.1:%u --key-env TW_SECRETS_KEY_P --retries 0 "
+            "--out out/run-pieces in/run > streams/run-pieces.out 2> streams/run-pieces.err",
+            dir, bin, port);
+    cr_expect(rc == 0 || rc == 1, "run exited %d", rc);
+    /* compare and gate over those reports */
+    rc = sh("cd '%s' && '%s' compare --html out/compare.html out/run/echo.json out/run-url/echo2.json "
+            "out/run-pieces/echo.json out/run-markup/echo.json > streams/compare.out 2> streams/compare.err",
+            dir, bin);
+    cr_expect_eq(rc, 0, "compare exited %d", rc);
+    rc = sh("cd '%s' && '%s' gate --baseline out/run/echo.json --summary streams/gate.md out/run-pieces/echo.json "
+            "> streams/gate.out 2> streams/gate.err",
+            dir, bin);
+    cr_expect(rc == 0 || rc == 1, "gate exited %d", rc);
+    /* the reference proxy, its upstream key echoed and repeated in an error */
+    proxy_and_call(bin, dir, port);
+    /* a client driver that logs its own key */
+    snprintf(p, sizeof p, "%s/in/driver.py", dir);
+    write_driver(p);
+    cr_assert_eq(setenv("TW_DRIVER_KEY", S[K_DRIVERLOG], 1), 0);
+    rc = sh("cd '%s' && '%s' clients --client 'keylog=python3 %s/in/driver.py' --out '%s/out/clients' "
+            "fixtures/clients/openai_parallel_calls.json > '%s/streams/clients.out' 2> '%s/streams/clients.err'",
+            getenv("TOOLWIRE_SOURCE_DIR"), bin, dir, dir, dir, dir);
+    cr_expect(rc == 0 || rc == 1, "clients exited %d", rc);
+    snprintf(p, sizeof p, "%s/out/clients/keylog.json", dir);
+    cr_expect(file_has(p, "driver log (end)") && file_has(p, "................"),
+              "the driver's log tail reached its report");
     /* serve, while a client sends credentials */
     serve_and_call(bin, dir);
     snprintf(p, sizeof p, "%s/streams/serve.err", dir);
@@ -1164,11 +1588,15 @@ Test(secrets, no_output_of_any_command_holds_a_secret)
     MHD_stop_daemon(d);
 
     files_checked = 0;
+    streams_joined = 0;
+    make_windows();
     snprintf(p, sizeof p, "%s/out", dir);
     check_tree(p);
     snprintf(p, sizeof p, "%s/streams", dir);
     check_tree(p);
     cr_expect_geq(files_checked, 20, "%zu files checked", files_checked);
+    /* import's two fixtures hold 5 streams each, record's one */
+    cr_expect_geq(streams_joined, 11, "%zu streams joined", streams_joined);
     if (!getenv("TW_KEEP"))
         rm_tree(dir);
     free(dir);
