@@ -10,7 +10,9 @@
  *   byte 1  where the secret is planted in the text (value * length / 255)
  *   byte 2  bits 0-3 the stream shape (a format's delta), bit 4 the secret
  *           is in the process-wide set instead of the redactor, bit 5 the
- *           stream is read for secrets first (tw_redact_discover_body)
+ *           stream is read for secrets first (tw_redact_discover_body), bit 6
+ *           each piece goes to that shape or the next at random (a secret
+ *           cut across two channels: content and reasoning, two blocks)
  *   byte 3  seed of the piece sizes (1 to 16 bytes each)
  *
  * The text keeps printable ASCII without capital letters; the secret is
@@ -18,8 +20,8 @@
  * the secret can be in the text unless the plant put it there.
  *
  * Invariants (docs/fuzzing.md): every event scrubbed is JSON and still
- * holds its piece; joined, the pieces hold no 8-byte window of the secret;
- * nothing leaks.
+ * holds its piece; joined in the order the stream carries them, the pieces
+ * hold no 8-byte window of the secret; nothing leaks.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,7 +102,7 @@ int tw_fz_redact(const uint8_t *data, size_t size)
     size_t total = o;
 
     size_t s = h[2] % 16u % NSHAPES;
-    bool in_set = h[2] & 16, discover = h[2] & 32;
+    bool in_set = h[2] & 16, discover = h[2] & 32, two = h[2] & 64;
     tw_redactor r;
     memset(&r, 0, sizeof r);
     if (in_set)
@@ -111,13 +113,15 @@ int tw_fz_redact(const uint8_t *data, size_t size)
     /* pieces of 1 to 16 bytes */
     size_t cap = total + 1, nev = 0;
     const char **ev = calloc(cap, sizeof *ev);
+    size_t *shape = calloc(cap, sizeof *shape);
     size_t *len = calloc(cap, sizeof *len);
     char **out = calloc(cap, sizeof *out);
     tw_buf body = {0};
     uint32_t seed = h[3] * 2654435761u + 1u;
-    for (size_t a = 0; ev && len && out && a < total;) {
+    for (size_t a = 0; ev && len && out && shape && a < total;) {
         seed = seed * 1103515245u + 12345u;
         size_t k = 1 + (seed >> 16) % 16u;
+        size_t es = two && (seed >> 28) & 1 ? (s + 1) % NSHAPES : s;
         if (a + k > total)
             k = total - a;
         char save = text[a + k];
@@ -127,7 +131,8 @@ int tw_fz_redact(const uint8_t *data, size_t size)
         char *q = js ? cJSON_PrintUnformatted(js) : NULL;
         cJSON_Delete(js);
         char *e = NULL;
-        if (q && asprintf(&e, shapes[s].tmpl, q) > 0) {
+        if (q && asprintf(&e, shapes[es].tmpl, q) > 0) {
+            shape[nev] = es;
             ev[nev] = e;
             len[nev++] = strlen(e);
             tw_buf_printf(&body, "data: %s\n\n", e);
@@ -135,7 +140,7 @@ int tw_fz_redact(const uint8_t *data, size_t size)
         cJSON_free(q);
         a += k;
     }
-    if (ev && len && out) {
+    if (ev && len && out && shape) {
         tw_status st = TW_OK;
         if (discover)
             st = tw_redact_discover_body(&r, body.data ? body.data : "", body.len, 64);
@@ -147,7 +152,7 @@ int tw_fz_redact(const uint8_t *data, size_t size)
                 const char *d = out[i] ? out[i] : ev[i];
                 cJSON *j = cJSON_Parse(d);
                 TW_FZ_CHECK(j != NULL, "redact: scrubbed event %zu is not JSON: %s", i, d);
-                cJSON *v = at_path(j, shapes[s].path, s);
+                cJSON *v = at_path(j, shapes[shape[i]].path, shape[i]);
                 TW_FZ_CHECK(cJSON_IsString(v), "redact: scrubbed event %zu lost its piece: %s", i, d);
                 tw_buf_puts(&joined, v->valuestring);
                 cJSON_Delete(j);
@@ -164,6 +169,7 @@ int tw_fz_redact(const uint8_t *data, size_t size)
         free(out[i]);
     }
     free(ev);
+    free(shape);
     free(len);
     free(out);
     tw_buf_free(&body);

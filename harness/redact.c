@@ -586,8 +586,10 @@ static bool may_hold_calls(const char *s, size_t n)
     return memchr(s, '<', n) || memchr(s, '[', n);
 }
 
+static tw_status discover_json(tw_redactor *r, const cJSON *v, size_t depth, size_t max_depth, bool model_text);
+
 static tw_status discover_model_text(tw_redactor *r, const char *s, size_t n, size_t depth,
-                                     size_t max_depth)
+                                     size_t max_depth, bool in_reasoning)
 {
     if (!n || depth >= max_depth || !may_hold_calls(s, n))
         return TW_OK;
@@ -607,7 +609,12 @@ static tw_status discover_model_text(tw_redactor *r, const char *s, size_t n, si
         if (ds != TW_OK)
             continue;
         for (size_t k = 0; k < res.msg.ncalls && st == TW_OK; k++)
-            st = tw_red_discover_json(r, res.msg.calls[k].arguments, depth + 1, max_depth);
+            st = discover_json(r, res.msg.calls[k].arguments, depth + 1, max_depth, false);
+        /* a call inside the reasoning (<think><tool_call>…</tool_call></think>)
+         * is no call for the decoder, but its credentials are credentials */
+        if (st == TW_OK && res.msg.thinking.len && !in_reasoning)
+            st = discover_model_text(r, res.msg.thinking.data, res.msg.thinking.len, depth + 1, max_depth,
+                                     true); /* one level: a reasoning's reasoning is not read again */
         tw_result_free(&res);
     }
     return st;
@@ -615,22 +622,26 @@ static tw_status discover_model_text(tw_redactor *r, const char *s, size_t n, si
 
 tw_status tw_red_discover_model_text(tw_redactor *r, const char *s, size_t n, size_t max_depth)
 {
-    return discover_model_text(r, s, n, 0, max_depth ? max_depth : 64);
+    return discover_model_text(r, s, n, 0, max_depth ? max_depth : 64, false);
 }
 
-tw_status tw_red_discover_json(tw_redactor *r, const cJSON *v, size_t depth, size_t max_depth)
+/* With model_text, strings that may hold calls written as text are read by
+ * the text decoders; the arguments of a call found so are read without (a
+ * call inside a call's arguments is not looked for: each decoder would find
+ * it again, and the work would multiply with the nesting). */
+static tw_status discover_json(tw_redactor *r, const cJSON *v, size_t depth, size_t max_depth, bool model_text)
 {
     if (!v || depth > max_depth)
         return TW_OK;
     if (cJSON_IsString(v) && v->valuestring) {
         const char *s = v->valuestring;
         tw_status st = tw_redact_discover_text(r, s, strlen(s));
-        if (st == TW_OK)
-            st = discover_model_text(r, s, strlen(s), depth, max_depth);
+        if (st == TW_OK && model_text)
+            st = discover_model_text(r, s, strlen(s), depth, max_depth, false);
         if (st == TW_OK && looks_container(s) && depth < max_depth) {
             cJSON *inner = NULL;
             if (tw_json_parse(s, strlen(s), max_depth - depth, &inner, NULL) == TW_OK && inner)
-                st = tw_red_discover_json(r, inner, depth + 1, max_depth);
+                st = discover_json(r, inner, depth + 1, max_depth, model_text);
             cJSON_Delete(inner);
         }
         return st;
@@ -645,11 +656,16 @@ tw_status tw_red_discover_json(tw_redactor *r, const cJSON *v, size_t depth, siz
             st = tw_redactor_add_value(r, num);
         }
         if (st == TW_OK)
-            st = tw_red_discover_json(r, c, depth + 1, max_depth);
+            st = discover_json(r, c, depth + 1, max_depth, model_text);
         if (st != TW_OK)
             return st;
     }
     return TW_OK;
+}
+
+tw_status tw_red_discover_json(tw_redactor *r, const cJSON *v, size_t depth, size_t max_depth)
+{
+    return discover_json(r, v, depth, max_depth, true);
 }
 
 tw_status tw_redact_discover_json(tw_redactor *r, const cJSON *v, size_t max_depth)

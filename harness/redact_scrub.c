@@ -400,6 +400,7 @@ typedef struct piece {
     cJSON *node; /* the string holding the piece */
     size_t ev;   /* its event */
     size_t off;  /* where it starts in the channel's text */
+    size_t id;   /* its place among every piece of the stream (stream_text.all) */
 } piece;
 
 typedef struct channel {
@@ -413,10 +414,12 @@ typedef struct channel {
 
 typedef struct stream_text {
     cJSON **ev;
+    bool *raw; /* the event's data is not a JSON object: ev[i] is one string, the data */
     size_t nev;
     channel *c;
     size_t nc, capc;
     uint32_t *slot; /* CHANNEL_SLOTS: channel index + 1 by the key's hash, 0 free */
+    channel all;    /* every piece of every channel, in the order the stream carries them */
 } stream_text;
 
 static void stream_text_free(stream_text *t)
@@ -428,8 +431,11 @@ static void stream_text_free(stream_text *t)
         tw_buf_free(&t->c[i].text);
     }
     free(t->ev);
+    free(t->raw);
     free(t->c);
     free(t->slot);
+    free(t->all.p);
+    tw_buf_free(&t->all.text);
     memset(t, 0, sizeof *t);
 }
 
@@ -489,16 +495,24 @@ static tw_status add_piece(stream_text *t, chan_kind kind, size_t ev, cJSON *nod
     tw_status st = channel_get(t, key, kind, &c);
     if (st != TW_OK)
         return st;
-    if (c->np == c->capp) {
-        size_t nc = c->capp ? c->capp * 2 : 8;
-        piece *n = realloc(c->p, nc * sizeof *n);
-        if (!n)
-            return TW_ERR_NOMEM;
-        c->p = n;
-        c->capp = nc;
+    channel *both[2] = {c, &t->all};
+    size_t id = t->all.np;
+    for (size_t k = 0; k < 2; k++) {
+        c = both[k];
+        if (c->np == c->capp) {
+            size_t nc = c->capp ? c->capp * 2 : 8;
+            piece *n = realloc(c->p, nc * sizeof *n);
+            if (!n)
+                return TW_ERR_NOMEM;
+            c->p = n;
+            c->capp = nc;
+        }
+        c->p[c->np] = (piece){node, ev, c->text.len, id};
+        c->np++;
+        if ((st = tw_buf_puts(&c->text, node->valuestring)) != TW_OK)
+            return st;
     }
-    c->p[c->np++] = (piece){node, ev, c->text.len};
-    return tw_buf_puts(&c->text, node->valuestring);
+    return TW_OK;
 }
 
 static double num_or(const cJSON *v, double dflt)
@@ -612,8 +626,9 @@ static tw_status stream_text_load(stream_text *t, const char *const *data, const
 {
     memset(t, 0, sizeof *t);
     t->ev = calloc(n ? n : 1, sizeof *t->ev);
+    t->raw = calloc(n ? n : 1, sizeof *t->raw);
     t->slot = calloc(CHANNEL_SLOTS, sizeof *t->slot);
-    if (!t->ev || !t->slot)
+    if (!t->ev || !t->raw || !t->slot)
         return TW_ERR_NOMEM;
     t->nev = n;
     tw_status st = TW_OK;
@@ -622,8 +637,16 @@ static tw_status stream_text_load(stream_text *t, const char *const *data, const
         size_t dl = len[i];
         tw_trim(&d, &dl);
         if (!dl || *d != '{' || tw_json_parse(d, dl, max_depth, &t->ev[i], NULL) != TW_OK) {
+            /* not a JSON object: the data itself is a piece of the stream's
+             * text (a server that streams plain text, "[DONE]") */
             cJSON_Delete(t->ev[i]);
-            t->ev[i] = NULL;
+            char *copy = tw_strndup(data[i], len[i]);
+            t->ev[i] = copy ? cJSON_CreateString(copy) : NULL;
+            free(copy);
+            if (!t->ev[i])
+                return TW_ERR_NOMEM;
+            t->raw[i] = true;
+            st = add_piece(t, CHAN_TEXT, i, t->ev[i], "raw");
             continue;
         }
         const cJSON *e = t->ev[i];
@@ -668,6 +691,10 @@ tw_status tw_redact_discover_stream(tw_redactor *r, const char *const *data, con
         if (st == TW_OK)
             st = tw_redact_discover_text(r, a->data, a->len);
     }
+    /* and every piece in the order the stream carries them: a key cut
+     * across two channels (content then reasoning, two choices, two blocks) */
+    if (st == TW_OK && t.all.text.len)
+        st = tw_redact_discover_text(r, t.all.text.data, t.all.text.len);
     stream_text_free(&t);
     return st;
 }
@@ -693,41 +720,90 @@ static tw_status channel_spans(const tw_redactor *r, const tw_buf *a, span **sp,
     return TW_OK;
 }
 
-/* The spans mapped onto the channel's pieces: each piece keeps its bytes
- * outside every span; TW_REDACTED goes where a span starts, the rest of the
- * span is dropped from the pieces it covers. */
-static tw_status channel_scrub(tw_redactor *r, channel *c, const span *sp, size_t nsp, bool *changed)
+/* What scrubbing takes out of one piece: bytes [a, b) of piece id, and
+ * whether a span starts there (the marker goes there). */
+typedef struct cut {
+    size_t id, a, b;
+    bool marker;
+} cut;
+
+static int cut_cmp(const void *x, const void *y)
 {
-    tw_status st = TW_OK;
+    const cut *p = x, *q = y;
+    return p->id != q->id ? (p->id < q->id ? -1 : 1) : p->a < q->a ? -1 : p->a > q->a;
+}
+
+/* The spans of a channel's text mapped onto its pieces, as cuts. */
+static tw_status channel_cuts(const channel *c, const span *sp, size_t nsp, cut **cuts, size_t *ncuts,
+                              size_t *cap)
+{
     size_t k = 0;
-    for (size_t f = 0; f < c->np && st == TW_OK; f++) {
+    for (size_t f = 0; f < c->np; f++) {
         size_t a = c->p[f].off, b = f + 1 < c->np ? c->p[f + 1].off : c->text.len;
         while (k < nsp && sp[k].b <= a)
             k++;
-        if (k == nsp || sp[k].a >= b)
-            continue;
-        tw_buf nb = {0};
-        if ((st = tw_buf_reserve(&nb, 1)) == TW_OK)
-            nb.data[0] = '\0';
-        size_t at = a;
-        for (size_t q = k; q < nsp && sp[q].a < b && st == TW_OK; q++) {
-            if (sp[q].a > at)
-                st = tw_buf_append(&nb, c->text.data + at, sp[q].a - at);
-            if (st == TW_OK && sp[q].a >= a)
-                st = tw_buf_puts(&nb, TW_REDACTED);
-            at = sp[q].b < b ? sp[q].b : b;
+        for (size_t q = k; q < nsp && sp[q].a < b; q++) {
+            if (*ncuts == *cap) {
+                size_t nc = *cap ? *cap * 2 : 16;
+                cut *n = realloc(*cuts, nc * sizeof *n);
+                if (!n)
+                    return TW_ERR_NOMEM;
+                *cuts = n;
+                *cap = nc;
+            }
+            size_t la = sp[q].a > a ? sp[q].a : a, lb = sp[q].b < b ? sp[q].b : b;
+            (*cuts)[(*ncuts)++] = (cut){c->p[f].id, la - a, lb - a, sp[q].a >= a};
         }
-        if (st == TW_OK && at < b)
-            st = tw_buf_append(&nb, c->text.data + at, b - at);
+    }
+    return TW_OK;
+}
+
+/* Every piece rebuilt once from the cuts of every channel (found on the
+ * pieces as the stream carried them): its bytes outside every cut, and
+ * TW_REDACTED where a span starts; the rest of a span is dropped from the
+ * pieces it covers, so the pieces still join into the scrubbed text. */
+static tw_status apply_cuts(tw_redactor *r, stream_text *t, cut *cuts, size_t ncuts, bool *changed)
+{
+    if (ncuts)
+        qsort(cuts, ncuts, sizeof *cuts, cut_cmp);
+    tw_status st = TW_OK;
+    for (size_t i = 0; i < ncuts && st == TW_OK;) {
+        const piece *pc = &t->all.p[cuts[i].id];
+        const char *s = pc->node->valuestring;
+        size_t n = strlen(s), at = 0;
+        tw_buf nb = {0};
+        st = tw_buf_reserve(&nb, 1);
+        if (st == TW_OK)
+            nb.data[0] = '\0';
+        size_t j = i;
+        while (j < ncuts && cuts[j].id == cuts[i].id && st == TW_OK) {
+            /* the union of the cuts that overlap or touch */
+            size_t a = cuts[j].a, b = cuts[j].b;
+            bool marker = cuts[j].marker;
+            for (j++; j < ncuts && cuts[j].id == cuts[i].id && cuts[j].a <= b; j++) {
+                b = cuts[j].b > b ? cuts[j].b : b;
+                marker = marker || cuts[j].marker;
+            }
+            a = a < n ? a : n;
+            b = b < n ? b : n;
+            if (a > at)
+                st = tw_buf_append(&nb, s + at, a - at);
+            if (st == TW_OK && marker)
+                st = tw_buf_puts(&nb, TW_REDACTED);
+            at = b > at ? b : at;
+        }
+        if (st == TW_OK && at < n)
+            st = tw_buf_append(&nb, s + at, n - at);
         char *ns = st == TW_OK ? tw_buf_take(&nb, NULL) : NULL;
         if (!ns) {
             tw_buf_free(&nb);
             return st == TW_OK ? TW_ERR_NOMEM : st;
         }
-        if ((st = tw_red_swap_string(c->p[f].node, ns)) != TW_OK)
+        if ((st = tw_red_swap_string(pc->node, ns)) != TW_OK)
             return st;
-        changed[c->p[f].ev] = true;
+        changed[pc->ev] = true;
         r->scrubbed++;
+        i = j;
     }
     return st;
 }
@@ -744,18 +820,28 @@ tw_status tw_redact_stream(tw_redactor *r, const char *const *data, const size_t
     bool *changed = st == TW_OK ? calloc(n ? n : 1, sizeof *changed) : NULL;
     if (st == TW_OK && !changed)
         st = TW_ERR_NOMEM;
-    for (size_t i = 0; i < t.nc && st == TW_OK; i++) {
-        channel *c = &t.c[i];
+    /* each channel joined on its own (a secret cut across interleaved
+     * events of one channel), then every piece in the order the stream
+     * carries them (a secret cut across two channels: content then
+     * reasoning, two choices, two blocks); the cuts of both are found on
+     * the pieces as they came and applied together */
+    cut *cuts = NULL;
+    size_t ncuts = 0, capcuts = 0;
+    for (size_t i = 0; i <= t.nc && st == TW_OK; i++) {
+        channel *c = i < t.nc ? &t.c[i] : &t.all;
         span *sp = NULL;
         size_t nsp = 0;
         if (c->text.len && (st = channel_spans(r, &c->text, &sp, &nsp)) == TW_OK && nsp)
-            st = channel_scrub(r, c, sp, nsp, changed);
+            st = channel_cuts(c, sp, nsp, &cuts, &ncuts, &capcuts);
         free(sp);
     }
+    if (st == TW_OK)
+        st = apply_cuts(r, &t, cuts, ncuts, changed);
+    free(cuts);
     for (size_t i = 0; i < n && st == TW_OK; i++) {
         if (!changed[i])
             continue;
-        out[i] = tw_json_print(t.ev[i], NULL);
+        out[i] = t.raw[i] ? tw_strdup(t.ev[i]->valuestring) : tw_json_print(t.ev[i], NULL);
         if (!out[i])
             st = TW_ERR_NOMEM;
     }

@@ -234,6 +234,147 @@ Test(pieces, channels_interleaved_are_joined_apart)
     tw_redactor_free(&r);
 }
 
+/* The events scrubbed (out[i] or the event itself), every string of every
+ * event in order joined, and each event's data kept whole in ev_out. */
+static char *scrub_events(tw_redactor *r, const char **ev, size_t n, bool discover)
+{
+    size_t len[32];
+    char *out[32];
+    tw_buf body = {0};
+    for (size_t i = 0; i < n; i++) {
+        len[i] = strlen(ev[i]);
+        tw_buf_printf(&body, "data: %s\n\n", ev[i]);
+    }
+    if (discover)
+        cr_assert_eq(tw_redact_discover_body(r, body.data, body.len, 64), TW_OK);
+    tw_buf_free(&body);
+    cr_assert_eq(tw_redact_stream(r, ev, len, n, 64, out), TW_OK);
+    tw_buf all = {0};
+    tw_buf_reserve(&all, 1);
+    for (size_t i = 0; i < n; i++) {
+        tw_buf_puts(&all, out[i] ? out[i] : ev[i]);
+        tw_buf_putc(&all, '\n');
+        free(out[i]);
+    }
+    return tw_buf_take(&all, NULL);
+}
+
+/* Only the string values of the events (a JSON event's strings, a plain
+ * event's data), in order, joined. */
+static void strings_of(const cJSON *v, tw_buf *b)
+{
+    if (cJSON_IsString(v) && v->valuestring)
+        tw_buf_puts(b, v->valuestring);
+    for (const cJSON *c = v ? v->child : NULL; c; c = c->next)
+        strings_of(c, b);
+}
+
+static char *joined_strings(const char *events)
+{
+    tw_buf b = {0};
+    tw_buf_reserve(&b, 1);
+    const char *p = events;
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        char *line = strndup(p, nl ? (size_t)(nl - p) : strlen(p));
+        cJSON *j = line[0] == '{' ? cJSON_Parse(line) : NULL;
+        if (j)
+            strings_of(j, &b);
+        else
+            tw_buf_puts(&b, line);
+        cJSON_Delete(j);
+        free(line);
+        p = nl ? nl + 1 : p + strlen(p);
+    }
+    return tw_buf_take(&b, NULL);
+}
+
+Test(pieces, a_key_cut_across_two_channels)
+{
+    /* the key's first half in one channel, its second in the next event's
+     * other channel: content then reasoning, choice 0 then choice 1, block 0
+     * then block 1, Responses text then reasoning */
+    static const char *const pairs[][2] = {
+        {"{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"key zqCrossAbCd1\"}}]}",
+         "{\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"2345eFgHtail end\"}}]}"},
+        {"{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"key zqCrossAbCd1\"}}]}",
+         "{\"choices\":[{\"index\":1,\"delta\":{\"content\":\"2345eFgHtail end\"}}]}"},
+        {"{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"key zqCrossAbCd1\"}}",
+         "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"text_delta\",\"text\":\"2345eFgHtail end\"}}"},
+        {"{\"type\":\"response.output_text.delta\",\"output_index\":0,\"content_index\":0,\"delta\":\"key zqCrossAbCd1\"}",
+         "{\"type\":\"response.reasoning_text.delta\",\"output_index\":1,\"content_index\":0,\"delta\":\"2345eFgHtail end\"}"},
+    };
+    const char *key = "zqCrossAbCd12345eFgHtail";
+    for (int set = 0; set < 2; set++) {
+        tw_redactor r = {0};
+        if (set)
+            cr_assert_eq(tw_secret_add(key), TW_OK);
+        else
+            cr_assert_eq(tw_redactor_add_value(&r, key), TW_OK);
+        for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+            const char *ev[2] = {pairs[i][0], pairs[i][1]};
+            char *all = scrub_events(&r, ev, 2, false);
+            char *j = joined_strings(all);
+            cr_expect(!has_window(all, strlen(all), key) && !has_window(j, strlen(j), key),
+                      "pair %zu (%s): %s", i, set ? "process set" : "redactor", all);
+            /* the marker where the key starts, its second half gone from the next piece */
+            cr_expect(strstr(all, "\"key " TW_REDACTED "\"") && strstr(all, "\" end\""), "pair %zu: %s", i, all);
+            free(j);
+            free(all);
+        }
+        tw_redactor_free(&r);
+    }
+}
+
+Test(pieces, plain_text_events_are_joined_too)
+{
+    /* a server that streams plain text, not JSON, in 4-byte events */
+    const char *ev[] = {"you ", "sent", " zqP", "lain", "Text", "Key9", "87xy", " ok", "[DONE]"};
+    tw_redactor r = {0};
+    cr_assert_eq(tw_redactor_add_value(&r, "zqPlainTextKey987xy"), TW_OK);
+    char *all = scrub_events(&r, ev, 9, false);
+    char *j = joined_strings(all);
+    cr_expect_str_eq(j, "you sent " TW_REDACTED " ok[DONE]");
+    free(j);
+    free(all);
+    tw_redactor_free(&r);
+}
+
+Test(pieces, a_call_inside_think_tags_is_read_for_credentials)
+{
+    /* the decoder reads no call inside <think>…</think>; its credentials
+     * are credentials all the same */
+    const char *pw = "hunter2-InThink-9Qz";
+    char text[400];
+    snprintf(text, sizeof text,
+             "<think><tool_call>{\"name\": \"login\", \"arguments\": {\"password\": \"%s\"}}</tool_call></think>ok",
+             pw);
+    static const char *const tmpl[] = {"{\"choices\":[{\"index\":0,\"delta\":{\"content\":%s}}]}",
+                                       "{\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":%s}}]}"};
+    for (size_t t = 0; t < 2; t++)
+        for (size_t k = 3; k <= 300; k += 297) {
+            const char *ev[40];
+            size_t n = 0, tl = strlen(text);
+            for (size_t a = 0; a < tl && n < 40; a += k, n++) {
+                char *piece = strndup(text + a, a + k < tl ? k : tl - a), *js = jstr(piece), *e = NULL;
+                cr_assert(asprintf(&e, tmpl[t], js) > 0);
+                ev[n] = e;
+                free(piece);
+                cJSON_free(js);
+            }
+            tw_redactor r = {0};
+            char *all = scrub_events(&r, ev, n, true);
+            char *j = joined_strings(all);
+            cr_expect(!has_window(j, strlen(j), pw) && strstr(j, TW_REDACTED), "%s in %zu-byte pieces: %s",
+                      t ? "reasoning" : "content", k, j);
+            free(j);
+            free(all);
+            for (size_t i = 0; i < n; i++)
+                free((char *)ev[i]);
+            tw_redactor_free(&r);
+        }
+}
+
 /* ---------------------------------------------------------------- calls written as model text */
 
 static const char *const model_calls[] = {
