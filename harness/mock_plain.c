@@ -79,7 +79,9 @@ static void *worker_main(void *arg)
         if (tw_mock_reply_abandoned(&j->reply)) {
             /* nobody reads the answer: no work is done for it */
             j->reply.status = 503;
-            tw_mock_error_body(&j->reply.body, 'o', 503, "server_error", "the client left or the server is stopping",
+            char kind = tw_path_kind(j->url);
+            tw_mock_error_body(&j->reply.body, kind, 503, kind == 'a' ? "api_error" : "server_error",
+                               "the client left or the server is stopping",
                        "abandoned");
         } else {
             m->o.handler(m->o.handler_user, j->method, j->url, j->header, j->body, j->len, &j->reply);
@@ -153,7 +155,8 @@ enum MHD_Result tw_mock_plain_answer(tw_mock *m, struct MHD_Connection *conn, co
                                    "\"type\":\"invalid_request_error\",\"param\":null,\"code\":\"too_large\"}}",
                           m->o.limits.max_input_bytes);
         else
-            tw_mock_error_body(&r.body, 'o', 503, "server_error", "the server holds too many request bytes; retry later",
+            tw_mock_error_body(&r.body, tw_path_kind(url), 503, "server_error",
+                               "the server holds too many request bytes; retry later",
                        "busy");
         return queue_reply(conn, &r, over_budget);
     }
@@ -170,7 +173,7 @@ enum MHD_Result tw_mock_plain_answer(tw_mock *m, struct MHD_Connection *conn, co
     if (!j || nomem) {
         tw_mock_job_free(j);
         r.status = 500;
-        tw_mock_error_body(&r.body, 'o', 500, "server_error", "out of memory", "nomem");
+        tw_mock_error_body(&r.body, tw_path_kind(url), 500, "server_error", "out of memory", "nomem");
         return queue_reply(conn, &r, false);
     }
     const conn_ent *ce = tw_mock_conn_of(conn);
@@ -185,7 +188,7 @@ enum MHD_Result tw_mock_plain_answer(tw_mock *m, struct MHD_Connection *conn, co
         pthread_mutex_unlock(&m->jmu);
         tw_mock_job_free(j);
         r.status = 503;
-        tw_mock_error_body(&r.body, 'o', 503, "server_error", "the server is stopping", "stopping");
+        tw_mock_error_body(&r.body, tw_path_kind(url), 503, "server_error", "the server is stopping", "stopping");
         return queue_reply(conn, &r, false);
     }
     /* suspended before a worker can see it, so its resume always follows */

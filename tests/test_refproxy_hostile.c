@@ -513,10 +513,12 @@ Test(refproxy_hostile, serve_for_ends_on_time_with_requests_in_flight, .timeout 
     snprintf(port, sizeof port, "%u", f.port);
     pthread_t th;
     cr_assert_eq(pthread_create(&th, NULL, send_inflight, &f), 0);
+    /* two workers: two requests wait on the upstream, six wait for a worker */
     char *argv[] = {"serve", "--proxy", "anthropic:openai", "--upstream", upstream, "--port", port,
-                    "--upstream-timeout", "600", "--upstream-retries", "3", "--for", "2", "--quiet", NULL};
+                    "--upstream-timeout", "600", "--upstream-retries", "3", "--workers", "2",
+                    "--for", "2", "--quiet", NULL};
     long t0 = now_ms();
-    int rc = tw_cmd_serve(14, argv);
+    int rc = tw_cmd_serve(16, argv);
     long took = now_ms() - t0;
     pthread_join(th, NULL);
     printf("refproxy_hostile: serve --proxy --for 2 with %d requests in flight ended after %ld ms\n",
@@ -525,9 +527,30 @@ Test(refproxy_hostile, serve_for_ends_on_time_with_requests_in_flight, .timeout 
     cr_assert_eq(atomic_load(&f.sent), f.n, "the requests were sent while the proxy ran");
     cr_assert_geq(took, 1900);
     cr_assert_lt(took, 10000, "--for 2 took %ld ms", took);
-    for (int i = 0; i < f.n; i++)
-        if (f.fds[i] >= 0)
-            close(f.fds[i]);
+    /* what the clients got: nothing (the daemon may close a connection
+     * before its answer leaves), or an error in the shape of the endpoint
+     * they called (Anthropic's, on /v1/messages) */
+    int answered = 0;
+    for (int i = 0; i < f.n; i++) {
+        if (f.fds[i] < 0)
+            continue;
+        struct timeval tv = {2, 0};
+        setsockopt(f.fds[i], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        char got[4096];
+        size_t n = 0;
+        ssize_t k;
+        while (n < sizeof got - 1 && (k = recv(f.fds[i], got + n, sizeof got - 1 - n, 0)) > 0)
+            n += (size_t)k;
+        got[n] = '\0';
+        close(f.fds[i]);
+        if (!n)
+            continue;
+        const char *body = strstr(got, "\r\n\r\n");
+        cr_expect(body && strncmp(body + 4, "{\"type\":\"error\",\"error\":{", 25) == 0,
+                  "request %d got an answer not in Anthropic's error shape: %s", i, got);
+        answered++;
+    }
+    printf("refproxy_hostile: %d of %d requests in flight got an answer before the proxy closed\n", answered, f.n);
     silent_stop(&u);
 }
 
