@@ -359,3 +359,14 @@ bool tw_cli_neutral_shape(const cJSON *j, char want, const char *buf, size_t len
     }
     return true;
 }
+
+bool tw_cli_parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || errno || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}

@@ -39,6 +39,8 @@ int tw_cli_usage_error(const char *cmd, const char *fmt, ...)
 
 /* Parse a size option ("123", "16M", "200K"); false on a bad value. */
 bool tw_parse_size(const char *s, size_t *out);
+/* A whole decimal integer in [lo, hi] (nothing before or after it). */
+bool tw_cli_parse_long(const char *s, long lo, long hi, long *out);
 
 /* Load a JSON file with a line/column error message. */
 cJSON *tw_load_json_file(const char *path, size_t max_bytes, size_t max_depth, tw_error *err);

@@ -181,7 +181,12 @@ int tw_cmd_record(int argc, char **argv)
             break;
         case 'k': key_env = optarg; break;
         case 'o': outdir = optarg; break;
-        case 't': timeout = strtol(optarg, NULL, 10); break;
+        case 't':
+            if (!tw_cli_parse_long(optarg, 1, 86400000, &timeout)) {
+                tw_redactor_free(&red);
+                return tw_cli_usage_error("record", "bad --timeout '%s' (milliseconds, 1 to 86400000)", optarg);
+            }
+            break;
         case 'E': keep_errors = true; break;
         case 'H':
         case 'F':

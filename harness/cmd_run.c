@@ -72,16 +72,6 @@ bool tw_parse_match_mode(const char *s, tw_match_mode *m)
     return true;
 }
 
-static bool parse_long(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || v < lo || v > hi)
-        return false;
-    *out = v;
-    return true;
-}
-
 int tw_cmd_run(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -142,22 +132,22 @@ int tw_cmd_run(int argc, char **argv)
             break;
         case O_TIMING: o.timing = true; break;
         case O_CT:
-            if (!parse_long(optarg, 1, 3600000, &v))
+            if (!tw_cli_parse_long(optarg, 1, 3600000, &v))
                 rc = tw_cli_usage_error("run", "bad --connect-timeout '%s'", optarg);
             o.client.connect_timeout_ms = v;
             break;
         case O_TO:
-            if (!parse_long(optarg, 1, 86400000, &v))
+            if (!tw_cli_parse_long(optarg, 1, 86400000, &v))
                 rc = tw_cli_usage_error("run", "bad --timeout '%s'", optarg);
             o.client.total_timeout_ms = v;
             break;
         case O_RETRIES:
-            if (!parse_long(optarg, 0, TW_CLIENT_MAX_ATTEMPTS - 1, &v))
+            if (!tw_cli_parse_long(optarg, 0, TW_CLIENT_MAX_ATTEMPTS - 1, &v))
                 rc = tw_cli_usage_error("run", "--retries wants 0..%d", TW_CLIENT_MAX_ATTEMPTS - 1);
             o.client.max_retries = (int)v;
             break;
         case O_WAIT:
-            if (!parse_long(optarg, 1, 3600000, &v))
+            if (!tw_cli_parse_long(optarg, 1, 3600000, &v))
                 rc = tw_cli_usage_error("run", "bad --max-wait '%s'", optarg);
             o.client.max_wait_ms = v;
             break;

@@ -15,7 +15,7 @@
 struct tw_refproxy {
     tw_loop *loop;
     char from[16], to[16];
-    char upstream[512];
+    char upstream[TW_URL_BASE_MAX + 1];
     tw_limits limits;
     tw_client_opts client;
     FILE *log;
@@ -420,11 +420,12 @@ tw_status tw_refproxy_start(const tw_refproxy_opts *o, tw_refproxy **out, tw_err
         tw_error_set(err, TW_ERR_INVALID, -1, NULL, "the reference proxy translates anthropic:openai or openai:anthropic");
         return TW_ERR_INVALID;
     }
-    if (!o->upstream || (strncmp(o->upstream, "http://", 7) != 0 && strncmp(o->upstream, "https://", 8) != 0) ||
-        strlen(o->upstream) >= 512) {
+    if (!o->upstream) {
         tw_error_set(err, TW_ERR_INVALID, -1, NULL, "the upstream must be an http:// or https:// URL");
         return TW_ERR_INVALID;
     }
+    if (!tw_url_base_ok(o->upstream, "the upstream", err)) /* says why: scheme, host, length */
+        return TW_ERR_INVALID;
     tw_refproxy *p = calloc(1, sizeof *p);
     if (!p)
         return TW_ERR_NOMEM;

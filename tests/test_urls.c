@@ -8,6 +8,7 @@
 #include <curl/curl.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -20,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "files.h"
 #include "redact.h"
 #include "report.h"
@@ -281,6 +283,18 @@ Test(urls, a_base_with_a_fragment_or_without_a_host_is_refused)
     cr_expect_not(tw_url_base_ok(u, "--backend", &why));
     cr_expect(strstr(why.message, "longer than 8192 bytes"), "%s", why.message);
     free(u);
+}
+
+Test(urls, record_refuses_a_timeout_that_is_not_a_number)
+{
+    /* read as 0 (the default) before: a typo silently meant no timeout */
+    static const char *const bad[] = {"5s", "", "-1", "0", "99999999999999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char *argv[] = {"record", "--backend", "http://127.0.0.1:9", "--timeout", (char *)bad[i], "--out", "/tmp",
+                        "fixtures/openai", NULL};
+        optind = 0;
+        cr_expect_eq(tw_cmd_record(8, argv), TW_EXIT_USAGE, "--timeout '%s'", bad[i]);
+    }
 }
 
 /* ---------------------------------------------------------------- credentials */
