@@ -377,16 +377,18 @@ tw_status tw_client_send(tw_client *c, const char *method, const char *path, con
             const char *os = oserr ? strerror((int)oserr) : NULL;
             const char *msg = el ? ebuf : curl_easy_strerror(rc);
             bool add_os = os && !strstr(msg, os);
-            snprintf(out->transport_error, sizeof out->transport_error, "%s%s%s%s", msg, add_os ? " (" : "",
-                     add_os ? os : "", add_os ? ")" : "");
-            snprintf(a->error, sizeof a->error, "%.120s", out->transport_error);
+            /* libcurl's words may quote the URL: scrubbed whole, then cut */
+            char full[CURL_ERROR_SIZE + 160];
+            snprintf(full, sizeof full, "%s%s%s%s", msg, add_os ? " (" : "", add_os ? os : "", add_os ? ")" : "");
+            tw_secret_clip_into(out->transport_error, sizeof out->transport_error, full);
+            tw_secret_clip_into(a->error, sizeof a->error, full);
         } else if (out->truncated) {
             snprintf(out->transport_error, sizeof out->transport_error,
                      "response larger than %zu bytes: read stopped", c->o.max_bytes);
         }
         if (rc == CURLE_ABORTED_BY_CALLBACK) {
             snprintf(out->transport_error, sizeof out->transport_error, "abandoned: the caller gave up");
-            snprintf(a->error, sizeof a->error, "%.120s", out->transport_error);
+            snprintf(a->error, sizeof a->error, "abandoned: the caller gave up");
             result = TW_ERR_IO;
             break;
         }

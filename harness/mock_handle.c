@@ -297,7 +297,7 @@ static void answer_reference(tw_mock *m, const char *profile, const tw_fx_exchan
         tw_ref_answer_text(qg ? "vllm-native" : profile, &t, body, &m->o.limits, &r);
     }
     a->status = r.status;
-    snprintf(a->why, sizeof a->why, "%.190s", r.why);
+    tw_secret_clip_into(a->why, sizeof a->why, r.why);
     if (r.status == 404) {
         tw_buf eb = {0};
         tw_mock_error_body(&eb, kind, 404, "not_found_error", a->why, "not_found");
@@ -818,8 +818,11 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     else {
         answer_reference(m, m->fprof[mfi], x, body, url, kind, strcmp(method, "POST") == 0, &a);
         /* a body that does not parse: where and what was expected */
-        if (a.status == 400 && !body && rc->body.len && perr.message[0])
-            snprintf(a.why, sizeof a.why, "the request body is not JSON: %.160s", perr.message);
+        if (a.status == 400 && !body && rc->body.len && perr.message[0]) {
+            char pm[160]; /* the message quotes the body: scrubbed whole, then cut */
+            tw_secret_clip_into(pm, sizeof pm, perr.message);
+            snprintf(a.why, sizeof a.why, "the request body is not JSON: %s", pm);
+        }
     }
     tw_mock_arena_drop(own);
     if (a.out->borrowed && a.out->n == 0) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "checks.h"
+#include "redact.h"
 #include "decode_opts.h"
 #include "script.h"
 #include "toolwire/decode.h"
@@ -159,7 +160,7 @@ void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *
         tw_status pst = vllm_params(body, &p, &why);
         if (pst != TW_OK) {
             a->status = pst == TW_ERR_NOMEM ? 500 : 400;
-            snprintf(a->why, sizeof a->why, "%.190s", why.message);
+            tw_secret_clip_into(a->why, sizeof a->why, why.message);
             tw_opts_holder_free(&h);
             return;
         }
@@ -378,7 +379,7 @@ void tw_ref_answer_script_at(char kind, bool stream, const char *model, const cJ
         st = vllm_params(body, &vp, &why);
         if (st != TW_OK) {
             a->status = st == TW_ERR_NOMEM ? 500 : 400;
-            snprintf(a->why, sizeof a->why, "%.200s", why.message);
+            tw_secret_clip_into(a->why, sizeof a->why, why.message);
             return;
         }
         reasoning = vp.two_pass;
@@ -417,7 +418,7 @@ void tw_ref_answer_script_at(char kind, bool stream, const char *model, const cJ
     }
     if (st != TW_OK) {
         a->status = st == TW_ERR_NOMEM ? 500 : 400;
-        snprintf(a->why, sizeof a->why, "%.239s", err.message[0] ? err.message : tw_code_message(st));
+        tw_secret_clip_into(a->why, sizeof a->why, err.message[0] ? err.message : tw_code_message(st));
         tw_request_free(&req);
         return;
     }
@@ -431,7 +432,7 @@ void tw_ref_answer_script_at(char kind, bool stream, const char *model, const cJ
                             why.message, sizeof why.message);
     if (st != TW_OK) {
         a->status = st == TW_ERR_NOMEM ? 500 : 400;
-        snprintf(a->why, sizeof a->why, "%.239s", why.message[0] ? why.message : tw_code_message(st));
+        tw_secret_clip_into(a->why, sizeof a->why, why.message[0] ? why.message : tw_code_message(st));
         return;
     }
     tw_ref_text t;

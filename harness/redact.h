@@ -204,6 +204,13 @@ size_t tw_excerpt_start(const char *s, size_t n, size_t cut);
  */
 char *tw_secret_clip(const char *s, size_t max);
 /*
+ * tw_secret_clip into a caller's buffer of n bytes (n >= 4): s scrubbed
+ * whole, then cut so that it fits with its "..." and a terminator; never a
+ * part of a secret, whatever the buffer's size. Out of memory: a short
+ * notice instead of the text.
+ */
+void tw_secret_clip_into(char *dst, size_t n, const char *s);
+/*
  * Its counterpart for the end of a text (a log's tail): s[0, n) scrubbed
  * by the process set, then its last max bytes at most (tw_excerpt_start)
  * with "..." before a cut: a new string, NULL when out of memory.

@@ -161,6 +161,15 @@ char *tw_secret_clip(const char *s, size_t max)
     return tw_buf_take(&b, NULL);
 }
 
+void tw_secret_clip_into(char *dst, size_t n, const char *s)
+{
+    if (!n)
+        return;
+    char *c = n >= 4 ? tw_secret_clip(s, n - 4) : NULL;
+    snprintf(dst, n, "%s", c ? c : n >= 4 ? "(withheld: out of memory)" : "");
+    free(c);
+}
+
 char *tw_secret_tail(const char *s, size_t n, size_t max)
 {
     tw_buf b;
