@@ -467,26 +467,37 @@ int tw_red_hexval(unsigned char c)
     return -1;
 }
 
+char *tw_pct_decode(const char *s, size_t n, size_t *outn)
+{
+    char *d = malloc(n + 1);
+    if (!d)
+        return NULL;
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        int h, l;
+        if (s[i] == '%' && i + 2 < n && (h = tw_red_hexval((unsigned char)s[i + 1])) >= 0 &&
+            (l = tw_red_hexval((unsigned char)s[i + 2])) >= 0) {
+            d[o++] = (char)(h * 16 + l);
+            i += 2;
+        } else {
+            d[o++] = s[i];
+        }
+    }
+    d[o] = '\0';
+    *outn = o;
+    return d;
+}
+
 /* A query parameter's value, as written and percent-decoded. */
 static tw_status add_param_value(tw_redactor *r, const char *v, size_t n)
 {
     tw_status st = add_valuen(r, v, n);
     if (st != TW_OK || !memchr(v, '%', n))
         return st;
-    char *d = malloc(n + 1);
+    size_t o = 0;
+    char *d = tw_pct_decode(v, n, &o);
     if (!d)
         return TW_ERR_NOMEM;
-    size_t o = 0;
-    for (size_t i = 0; i < n; i++) {
-        int h, l;
-        if (v[i] == '%' && i + 2 < n && (h = tw_red_hexval((unsigned char)v[i + 1])) >= 0 &&
-            (l = tw_red_hexval((unsigned char)v[i + 2])) >= 0) {
-            d[o++] = (char)(h * 16 + l);
-            i += 2;
-        } else {
-            d[o++] = v[i];
-        }
-    }
     st = add_valuen(r, d, o);
     free(d);
     return st;

@@ -130,6 +130,10 @@ tw_status tw_redact_stream(tw_redactor *r, const char *const *data, const size_t
  */
 tw_status tw_redact_text(tw_redactor *r, const char *s, size_t n, tw_buf *out);
 
+/* s[0, n) with every %XX decoded, into a new NUL-terminated string (n + 1
+ * bytes at most); *outn its length. NULL when out of memory. */
+char *tw_pct_decode(const char *s, size_t n, size_t *outn);
+
 /* Scrub a NUL-terminated string into a new malloc'd string (NULL: no memory). */
 char *tw_redact_str(tw_redactor *r, const char *s);
 

@@ -39,39 +39,6 @@ static void split(const char *u, url_parts *p)
     p->query = q ? (size_t)(q - u) : p->frag;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-/* s[0, n) with every %XX decoded, into a new NUL-terminated string (n + 1
- * bytes at most); *outn its length. NULL when out of memory. */
-static char *pct_decode(const char *s, size_t n, size_t *outn)
-{
-    char *d = malloc(n + 1);
-    if (!d)
-        return NULL;
-    size_t o = 0;
-    for (size_t i = 0; i < n; i++) {
-        int h, l;
-        if (s[i] == '%' && i + 2 < n && (h = hexval(s[i + 1])) >= 0 && (l = hexval(s[i + 2])) >= 0) {
-            d[o++] = (char)(h * 16 + l);
-            i += 2;
-        } else {
-            d[o++] = s[i];
-        }
-    }
-    d[o] = '\0';
-    *outn = o;
-    return d;
-}
-
 /* ---- joining ---- */
 
 char *tw_url_join(const char *base, const char *path)
@@ -198,7 +165,7 @@ static tw_status each_param(const char *u, size_t from, size_t to, param_fn fn, 
         const char *eq = memchr(u + i, '=', e - i);
         size_t ne = eq ? (size_t)(eq - u) : e;
         size_t dn = 0;
-        char *name = pct_decode(u + i, ne - i, &dn);
+        char *name = tw_pct_decode(u + i, ne - i, &dn);
         if (!name)
             return TW_ERR_NOMEM;
         bool secret = tw_url_param_secret(name, dn);
@@ -216,7 +183,7 @@ static tw_status learn_both(const char *s, size_t n)
 {
     char *raw = tw_strndup(s, n);
     size_t dn = 0;
-    char *dec = raw ? pct_decode(s, n, &dn) : NULL;
+    char *dec = raw ? tw_pct_decode(s, n, &dn) : NULL;
     tw_status st = dec ? tw_secret_add(raw) : TW_ERR_NOMEM;
     if (st == TW_OK && strcmp(raw, dec) != 0)
         st = tw_secret_add(dec);
@@ -279,7 +246,7 @@ tw_status tw_url_learn_secrets(const char *url)
                 memcpy(ui_c, ui, un);
                 memcpy(ui_c + un, ":", 2);
             }
-            dec = colon ? pct_decode(ui, un, &dn) : ui_c ? pct_decode(ui_c, un + 1, &dn) : NULL;
+            dec = colon ? tw_pct_decode(ui, un, &dn) : ui_c ? tw_pct_decode(ui_c, un + 1, &dn) : NULL;
             free(ui_c);
         }
         char *b64 = dec ? base64(dec, dn) : NULL;
