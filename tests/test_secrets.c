@@ -29,36 +29,6 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-static char *slurp(const char *path, size_t *len)
-{
-    tw_error why = {.offset = -1};
-    char *b = tw_read_file(path, (size_t)256 << 20, len, &why);
-    cr_assert_not_null(b, "%s", why.message);
-    return b;
-}
-
-static void spit(const char *path, const char *s)
-{
-    FILE *f = fopen(path, "wb");
-    cr_assert_not_null(f, "%s", path);
-    fwrite(s, 1, strlen(s), f);
-    fclose(f);
-}
-
-static char *tmpdir(void)
-{
-    char t[] = "/tmp/tw_secrets_XXXXXX";
-    cr_assert_not_null(mkdtemp(t));
-    return strdup(t);
-}
-
-static void rm_tree(const char *dir)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_expect_eq(system(cmd), 0);
-}
-
 static size_t count(const char *hay, size_t n, const char *needle)
 {
     size_t k = 0, nl = strlen(needle);
@@ -156,7 +126,7 @@ Test(secrets, process_set_keeps_bearer_token_and_long_values_only)
 /* The standard streams: a secret written in two pieces, and files. */
 Test(secrets, stdio_and_files_are_redacted)
 {
-    char *dir = tmpdir();
+    char *dir = tw_test_tmpdir("tw_secrets");
     char so[512], se[512], fp[512];
     snprintf(so, sizeof so, "%s/stdout", dir);
     snprintf(se, sizeof se, "%s/stderr", dir);
@@ -184,7 +154,7 @@ Test(secrets, stdio_and_files_are_redacted)
     dup2(keep1, 1);
     dup2(keep2, 2);
     size_t n1, n2, n3;
-    char *o = slurp(so, &n1), *e = slurp(se, &n2), *f = slurp(fp, &n3);
+    char *o = tw_test_slurp(so, &n1), *e = tw_test_slurp(se, &n2), *f = tw_test_slurp(fp, &n3);
     cr_expect_eq(count(o, n1, "Secret"), 0, "%s", o);
     cr_expect_eq(count(e, n2, "Secret"), 0, "%s", e);
     cr_expect_eq(count(f, n3, "Secret"), 0, "%s", f);
@@ -196,7 +166,7 @@ Test(secrets, stdio_and_files_are_redacted)
     free(f);
     tw_secret_reset();
     if (!getenv("TW_KEEP"))
-        rm_tree(dir);
+        tw_test_rm_tree(dir);
     free(dir);
 }
 
@@ -993,7 +963,7 @@ static void write_har(const char *path)
                                            pe[i].sse ? "text/event-stream" : "application/json", pe[i].resp));
     piece_entries_free(pe, npe);
     char *t = cJSON_Print(root);
-    spit(path, t);
+    tw_test_spit(path, t);
     cJSON_free(t);
     cJSON_Delete(root);
     free(b1), free(b2), free(r1), free(r2);
@@ -1058,7 +1028,7 @@ static void write_vcr(const char *path)
                         pe[i].resp);
     piece_entries_free(pe, npe);
     tw_buf_puts(&y, "version: 1\n");
-    spit(path, y.data);
+    tw_test_spit(path, y.data);
     tw_buf_free(&y);
     free(b1), free(b2), free(r1), free(r2);
 }
@@ -1100,24 +1070,11 @@ static void write_fixture(const char *path, bool secrets)
         "\\\"hello\\\"},\\\"finish_reason\\\":\\\"stop\\\"}]}\"}, {\"data\": \"[DONE]\"}]}}]}\n",
         query, hdrs, extra, hdrs, extra);
     cr_assert(n > 0);
-    spit(path, t);
+    tw_test_spit(path, t);
     free(t);
 }
 
 /* ---- running the program ---- */
-
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    int st = system(cmd);
-    cr_assert(WIFEXITED(st), "%s", cmd);
-    return WEXITSTATUS(st);
-}
 
 static size_t discard(char *p, size_t a, size_t b, void *u)
 {
@@ -1257,7 +1214,7 @@ static void proxy_and_call(const char *bin, const char *dir, unsigned port)
  * so that the last 1,000 bytes of its log start inside the key. */
 static void write_driver(const char *path)
 {
-    spit(path,
+    tw_test_spit(path,
          "import json, os, sys, urllib.request, urllib.error\n"
          "key = os.environ['TW_DRIVER_KEY']\n"
          "if sys.argv[1] == '--describe':\n"
@@ -1410,7 +1367,7 @@ static void check_tree(const char *dir)
             continue;
         }
         size_t n = 0;
-        char *b = slurp(p, &n);
+        char *b = tw_test_slurp(p, &n);
         files_checked++;
         for (int k = 0; k < NKINDS; k++) {
             char sl[100], pc[100], en[200], ex[200], js[200], pre[9], pu[100];
@@ -1454,7 +1411,7 @@ static void check_tree(const char *dir)
 static bool file_has(const char *path, const char *needle)
 {
     size_t n = 0;
-    char *b = slurp(path, &n);
+    char *b = tw_test_slurp(path, &n);
     bool r = tw_memmem(b, n, needle, strlen(needle)) != NULL;
     free(b);
     return r;
@@ -1465,8 +1422,8 @@ Test(secrets, no_output_of_any_command_holds_a_secret)
     const char *bin = getenv("TOOLWIRE_BIN");
     cr_assert(bin, "TOOLWIRE_BIN is set by ctest");
     make_secrets();
-    char *dir = tmpdir();
-    cr_assert_eq(sh("mkdir -p '%s/in/rec' '%s/in/run' '%s/out' '%s/streams'", dir, dir, dir, dir), 0);
+    char *dir = tw_test_tmpdir("tw_secrets");
+    cr_assert_eq(tw_test_sh("mkdir -p '%s/in/rec' '%s/in/run' '%s/out' '%s/streams'", dir, dir, dir, dir), 0);
     char p[600];
     snprintf(p, sizeof p, "%s/in/planted.har", dir);
     write_har(p);
@@ -1491,7 +1448,7 @@ Test(secrets, no_output_of_any_command_holds_a_secret)
     /* import, HAR and vcrpy */
     for (int i = 0; i < 2; i++) {
         const char *k = i ? "vcr" : "har";
-        cr_expect_eq(sh("cd '%s' && '%s' import --from %s --redact-header X-Internal-Ref "
+        cr_expect_eq(tw_test_sh("cd '%s' && '%s' import --from %s --redact-header X-Internal-Ref "
                         "--redact-field internal_ref --out out/import-%s in/planted.%s "
                         "> streams/import-%s.out 2> streams/import-%s.err",
                         dir, bin, k, k, i ? "yaml" : "har", k, k),
@@ -1504,7 +1461,7 @@ Test(secrets, no_output_of_any_command_holds_a_secret)
                   "%s", p);
     }
     /* record against the echo server, with a key */
-    cr_expect_eq(sh("cd '%s' && TW_SECRETS_KEY='%s' '%s' record --backend http://127.0.0.1:%u "
+    cr_expect_eq(tw_test_sh("cd '%s' && TW_SECRETS_KEY='%s' '%s' record --backend http://127.0.0.1:%u "
                     "--key-env TW_SECRETS_KEY --redact-header X-Internal-Ref --redact-field "
                     "internal_ref --out out/record in/rec/echo.json "
                     "> streams/record.out 2> streams/record.err",
@@ -1516,7 +1473,7 @@ Test(secrets, no_output_of_any_command_holds_a_secret)
     cr_expect(file_has(p, "{\\\\\\\"password\\\\\\\": \\\\\\\"[REDACTED]"),
               "the split password was recorded redacted");
     /* run against the echo server, reached by URL, with --key-env */
-    int rc = sh("cd '%s' && TW_SECRETS_KEY='%s' '%s' run --backend echo=http://127.0.0.1:%u "
+    int rc = tw_test_sh("cd '%s' && TW_SECRETS_KEY='%s' '%s' run --backend echo=http://127.0.0.1:%u "
                 "--key-env TW_SECRETS_KEY --retries 0 --out out/run in/run "
                 "> streams/run.out 2> streams/run.err",
                 dir, S[K_KEYENV], bin, port);
@@ -1528,13 +1485,13 @@ Test(secrets, no_output_of_any_command_holds_a_secret)
     /* keys the reports would cut in an excerpt, or escape as markup */
     cr_assert_eq(setenv("TW_SECRETS_KEY_M", S[K_MARKUP], 1), 0);
     cr_assert_eq(setenv("TW_SECRETS_KEY_C", S[K_CUT], 1), 0);
-    rc = sh("cd '%s' && '%s' run --backend echo=http://127.0.0.1:%u --key-env TW_SECRETS_KEY_M "
+    rc = tw_test_sh("cd '%s' && '%s' run --backend echo=http://127.0.0.1:%u --key-env TW_SECRETS_KEY_M "
             "--retries 0 --out out/run-markup in/run > streams/run-markup.out 2> streams/run-markup.err",
             dir, bin, port);
     cr_expect(rc == 0 || rc == 1, "run exited %d", rc);
     snprintf(p, sizeof p, "%s/out/run-markup/echo.junit.xml", dir);
     cr_expect(file_has(p, "Bearer [REDACTED]"), "the echo reached the JUnit report");
-    rc = sh("cd '%s' && '%s' run --backend echo=http://127.0.0.1:%u --key-env TW_SECRETS_KEY_C "
+    rc = tw_test_sh("cd '%s' && '%s' run --backend echo=http://127.0.0.1:%u --key-env TW_SECRETS_KEY_C "
             "--retries 0 --out '%s/out/run-cut' fixtures/openai/nonstream_text_only.json "
             "> '%s/streams/run-cut.out' 2> '%s/streams/run-cut.err'",
             getenv("TOOLWIRE_SOURCE_DIR"), bin, port, dir, dir, dir);
@@ -1542,7 +1499,7 @@ Test(secrets, no_output_of_any_command_holds_a_secret)
     snprintf(p, sizeof p, "%s/streams/run-cut.out", dir);
     cr_expect(file_has(p, "PPPP[REDACTED]"), "the padded echo reached standard output");
     /* run against a backend URL that carries credentials (userinfo, ?key=) */
-    rc = sh("cd '%s' && '%s' run --backend 'echo2=http://tw:%s@127.0.0.1:%u/base?key=%s&api-version=1' "
+    rc = tw_test_sh("cd '%s' && '%s' run --backend 'echo2=http://tw:%s@127.0.0.1:%u/base?key=%s&api-version=1' "
             "--retries 0 --out out/run-url in/run > streams/run-url.out 2> streams/run-url.err",
             dir, bin, S[K_URLPASS], port, S[K_URLKEY]);
     cr_expect(rc == 0 || rc == 1, "run with a credential URL exited %d", rc);
@@ -1550,16 +1507,16 @@ Test(secrets, no_output_of_any_command_holds_a_secret)
     cr_expect(file_has(p, "[REDACTED]"), "the URL's credentials reached the echo, scrubbed");
     /* run with a key the backend echoes in 4-byte pieces of a stream */
     cr_assert_eq(setenv("TW_SECRETS_KEY_P", S[K_PIECES], 1), 0);
-    rc = sh("cd '%s' && '%s' run --backend echo=http://127.0.0.1:%u --key-env TW_SECRETS_KEY_P --retries 0 "
+    rc = tw_test_sh("cd '%s' && '%s' run --backend echo=http://127.0.0.1:%u --key-env TW_SECRETS_KEY_P --retries 0 "
             "--out out/run-pieces in/run > streams/run-pieces.out 2> streams/run-pieces.err",
             dir, bin, port);
     cr_expect(rc == 0 || rc == 1, "run exited %d", rc);
     /* compare and gate over those reports */
-    rc = sh("cd '%s' && '%s' compare --html out/compare.html out/run/echo.json out/run-url/echo2.json "
+    rc = tw_test_sh("cd '%s' && '%s' compare --html out/compare.html out/run/echo.json out/run-url/echo2.json "
             "out/run-pieces/echo.json out/run-markup/echo.json > streams/compare.out 2> streams/compare.err",
             dir, bin);
     cr_expect_eq(rc, 0, "compare exited %d", rc);
-    rc = sh("cd '%s' && '%s' gate --baseline out/run/echo.json --summary streams/gate.md out/run-pieces/echo.json "
+    rc = tw_test_sh("cd '%s' && '%s' gate --baseline out/run/echo.json --summary streams/gate.md out/run-pieces/echo.json "
             "> streams/gate.out 2> streams/gate.err",
             dir, bin);
     cr_expect(rc == 0 || rc == 1, "gate exited %d", rc);
@@ -1569,7 +1526,7 @@ Test(secrets, no_output_of_any_command_holds_a_secret)
     snprintf(p, sizeof p, "%s/in/driver.py", dir);
     write_driver(p);
     cr_assert_eq(setenv("TW_DRIVER_KEY", S[K_DRIVERLOG], 1), 0);
-    rc = sh("cd '%s' && '%s' clients --client 'keylog=python3 %s/in/driver.py' --out '%s/out/clients' "
+    rc = tw_test_sh("cd '%s' && '%s' clients --client 'keylog=python3 %s/in/driver.py' --out '%s/out/clients' "
             "fixtures/clients/openai_parallel_calls.json > '%s/streams/clients.out' 2> '%s/streams/clients.err'",
             getenv("TOOLWIRE_SOURCE_DIR"), bin, dir, dir, dir, dir);
     cr_expect(rc == 0 || rc == 1, "clients exited %d", rc);
@@ -1581,7 +1538,7 @@ Test(secrets, no_output_of_any_command_holds_a_secret)
     snprintf(p, sizeof p, "%s/streams/serve.err", dir);
     cr_expect(file_has(p, "request(s) served"));
     /* main */
-    cr_expect_eq(sh("cd '%s' && TW_SECRETS_KEY='%s' '%s' main --quiet --out '%s/out/main' "
+    cr_expect_eq(tw_test_sh("cd '%s' && TW_SECRETS_KEY='%s' '%s' main --quiet --out '%s/out/main' "
                     "> '%s/streams/main.out' 2> '%s/streams/main.err'",
                     getenv("TOOLWIRE_SOURCE_DIR"), S[K_KEYENV], bin, dir, dir, dir),
                  0);
@@ -1598,6 +1555,6 @@ Test(secrets, no_output_of_any_command_holds_a_secret)
     /* import's two fixtures hold 5 streams each, record's one */
     cr_expect_geq(streams_joined, 11, "%zu streams joined", streams_joined);
     if (!getenv("TW_KEEP"))
-        rm_tree(dir);
+        tw_test_rm_tree(dir);
     free(dir);
 }

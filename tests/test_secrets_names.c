@@ -26,48 +26,6 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-static char *tmpdir(void)
-{
-    char t[] = "/tmp/tw_names_XXXXXX";
-    cr_assert_not_null(mkdtemp(t));
-    return strdup(t);
-}
-
-static void rm_tree(const char *dir)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_expect_eq(system(cmd), 0);
-}
-
-static void spit(const char *path, const char *s)
-{
-    FILE *f = fopen(path, "wb");
-    cr_assert_not_null(f, "%s", path);
-    fwrite(s, 1, strlen(s), f);
-    fclose(f);
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    tw_error why = {.offset = -1};
-    char *b = tw_read_file(path, (size_t)64 << 20, len, &why);
-    cr_assert_not_null(b, "%s", why.message);
-    return b;
-}
-
-/* The first 8-byte window of key found in s[0, n), or NULL. */
-static const char *window_of(const char *s, size_t n, const char *key)
-{
-    size_t kl = strlen(key);
-    for (size_t w = 0; w + 8 <= kl; w++) {
-        const char *m = tw_memmem(s, n, key + w, 8);
-        if (m)
-            return m;
-    }
-    return NULL;
-}
-
 /* ---------------------------------------------------------------- the names */
 
 /* Each credential name bare and as camelCase, with a value of its own. */
@@ -217,19 +175,6 @@ Test(secrets_names, har_body_and_tool_call_arguments_redact_each_name)
 
 /* ---------------------------------------------------------------- serve --log-bodies */
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    int st = system(cmd);
-    cr_assert(WIFEXITED(st), "%s", cmd);
-    return WEXITSTATUS(st);
-}
-
 static size_t discard(char *p, size_t a, size_t b, void *u)
 {
     (void)p, (void)u;
@@ -240,12 +185,12 @@ Test(secrets_names, serve_log_bodies_redacts_each_name)
 {
     const char *bin = getenv("TOOLWIRE_BIN");
     cr_assert(bin, "TOOLWIRE_BIN is set by ctest");
-    char *dir = tmpdir();
+    char *dir = tw_test_tmpdir("tw_names");
     char fx[600], o[600], e[600];
     snprintf(fx, sizeof fx, "%s/fx.json", dir);
     snprintf(o, sizeof o, "%s/serve.out", dir);
     snprintf(e, sizeof e, "%s/serve.err", dir);
-    spit(fx, "{\"fixture_version\":1,\"name\":\"names\",\"description\":\"d\",\"backend\":\"openai\","
+    tw_test_spit(fx, "{\"fixture_version\":1,\"name\":\"names\",\"description\":\"d\",\"backend\":\"openai\","
              "\"provenance\":{\"source\":\"hand-made\"},\"exchanges\":[{\"request\":{\"method\":\"POST\","
              "\"path\":\"/v1/chat/completions\",\"body\":{\"model\":\"m\",\"messages\":[{\"role\":\"user\","
              "\"content\":\"hi\"}]}},\"response\":{\"status\":200,\"body\":{\"id\":\"c\",\"object\":"
@@ -305,7 +250,7 @@ Test(secrets_names, serve_log_bodies_redacts_each_name)
     int st = 0;
     waitpid(pid, &st, 0);
     size_t ln = 0, on = 0;
-    char *log = slurp(e, &ln), *out = slurp(o, &on);
+    char *log = tw_test_slurp(e, &ln), *out = tw_test_slurp(o, &on);
     cr_assert(strstr(log, " body: ") || strstr(out, " body: "), "the body was logged:\n%s\n%s", log, out);
     for (size_t i = 0; names[i]; i++) {
         char v[64];
@@ -315,7 +260,7 @@ Test(secrets_names, serve_log_bodies_redacts_each_name)
     }
     free(log), free(out), free(body), free(obj);
     cJSON_free(args_json);
-    rm_tree(dir);
+    tw_test_rm_tree(dir);
     free(dir);
 }
 
@@ -343,7 +288,7 @@ Test(secrets_names, tail_helper_never_keeps_part_of_a_key)
             s[n] = '\0';
             char *t = tw_secret_tail(s, (size_t)n, 100);
             cr_assert_not_null(t);
-            const char *w = window_of(t, strlen(t), KEY37);
+            const char *w = tw_test_window_of(t, strlen(t), KEY37);
             cr_expect_null(w, "known %d, cut %zu into the key: %s", known, j, t);
             cr_expect(strlen(t) <= 103, "%zu bytes", strlen(t));
             free(t);
@@ -368,12 +313,12 @@ Test(secrets_names, tail_helper_never_keeps_part_of_a_key)
             size_t max = (size_t)n - (strlen("log: ") + strlen(shapes[k][0]) + j);
             char *t = tw_secret_tail(s, (size_t)n, max);
             cr_assert_not_null(t);
-            cr_expect_null(window_of(t, strlen(t), shapes[k][1]), "%s cut at %zu: %s", shapes[k][1], j, t);
+            cr_expect_null(tw_test_window_of(t, strlen(t), shapes[k][1]), "%s cut at %zu: %s", shapes[k][1], j, t);
             free(t);
             /* and cut by the end of a head excerpt */
             char *c = tw_secret_clip(s, strlen("log: ") + strlen(shapes[k][0]) + j);
             cr_assert_not_null(c);
-            cr_expect_null(window_of(c, strlen(c), shapes[k][1]), "%s clipped at %zu: %s", shapes[k][1], j, c);
+            cr_expect_null(tw_test_window_of(c, strlen(c), shapes[k][1]), "%s clipped at %zu: %s", shapes[k][1], j, c);
             free(c);
         }
     }
@@ -390,7 +335,7 @@ Test(secrets_names, clip_helper_never_keeps_part_of_a_key)
         for (size_t j = 1; j < 37; j++) {
             char *c = tw_secret_clip(s, at + j);
             cr_assert_not_null(c);
-            cr_expect_null(window_of(c, strlen(c), KEY37), "known %d, cut %zu into the key: %s", known, j, c);
+            cr_expect_null(tw_test_window_of(c, strlen(c), KEY37), "known %d, cut %zu into the key: %s", known, j, c);
             free(c);
         }
     }
@@ -424,7 +369,7 @@ Test(secrets_names, clip_into_a_buffer_never_keeps_part_of_a_key)
              * is no business of this helper's */
             bool cut_before_its_end = n - 4 < (size_t)(strstr(s, KEY37) - s) + 37;
             if (known || cut_before_its_end)
-                cr_expect_null(window_of(dst, strlen(dst), KEY37), "known %d, a buffer of %zu: %s", known, n, dst);
+                cr_expect_null(tw_test_window_of(dst, strlen(dst), KEY37), "known %d, a buffer of %zu: %s", known, n, dst);
             /* a known key: not 4 bytes of it either */
             for (size_t w = 0; known && w + 4 <= 37; w++)
                 cr_expect_null(memmem(dst, strlen(dst), KEY37 + w, 4), "a buffer of %zu: %s", n, dst);
@@ -448,8 +393,8 @@ static size_t check_reports(const char *dir, size_t j)
         if (stat(p, &sb) != 0 || !S_ISREG(sb.st_mode))
             continue;
         size_t n = 0;
-        char *b = slurp(p, &n);
-        const char *w = window_of(b, n, KEY37);
+        char *b = tw_test_slurp(p, &n);
+        const char *w = tw_test_window_of(b, n, KEY37);
         cr_expect_null(w, "cut %zu into the key: %s holds \"%.40s\"", j, p, w ? w : "");
         free(b);
         files++;
@@ -465,14 +410,14 @@ Test(secrets_names, clients_log_tail_keeps_no_part_of_the_key, .timeout = 240)
      * dots, so that the last TW_CLIENTS_LOG_TAIL bytes start j bytes into it */
     const char *bin = getenv("TOOLWIRE_BIN");
     cr_assert(bin, "TOOLWIRE_BIN is set by ctest");
-    char *dir = tmpdir();
+    char *dir = tw_test_tmpdir("tw_names");
     char out[600];
     snprintf(out, sizeof out, "%s/out", dir);
     size_t kl = strlen(KEY37);
     bool saw_tail = false;
     for (size_t j = 1; j < kl; j++) {
         size_t pad = TW_CLIENTS_LOG_TAIL - (kl - j) - 1;
-        int rc = sh("rm -rf '%s' && TW_KEY_LOGGER_KEY='%s' TW_KEY_LOGGER_PAD=%zu '%s' clients --quiet "
+        int rc = tw_test_sh("rm -rf '%s' && TW_KEY_LOGGER_KEY='%s' TW_KEY_LOGGER_PAD=%zu '%s' clients --quiet "
                     "--client key-logger='sh %s' --out '%s' '%s' >'%s/stdout' 2>'%s/stderr'",
                     out, KEY37, pad, bin, tw_test_src("tests/clients/key_logger.sh"), out,
                     tw_test_src("fixtures/clients/openai_single_call.json"), dir, dir);
@@ -482,12 +427,12 @@ Test(secrets_names, clients_log_tail_keeps_no_part_of_the_key, .timeout = 240)
         char p[700];
         size_t n = 0;
         snprintf(p, sizeof p, "%s/key-logger.json", out);
-        char *b = slurp(p, &n);
+        char *b = tw_test_slurp(p, &n);
         saw_tail = saw_tail || tw_memmem(b, n, "driver log (end)", 16) != NULL;
         free(b);
     }
     cr_expect(saw_tail, "the reports hold the log's end");
-    rm_tree(dir);
+    tw_test_rm_tree(dir);
     free(dir);
 }
 

@@ -17,6 +17,7 @@
 
 #include "out.h"
 #include "redact.h"
+#include "twtest.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -36,16 +37,6 @@ static cJSON *at_path(cJSON *v, const char *path)
     for (char *save = NULL, *k = strtok_r(buf, "/", &save); k && v; k = strtok_r(NULL, "/", &save))
         v = (*k >= '0' && *k <= '9') ? cJSON_GetArrayItem(v, atoi(k)) : cJSON_GetObjectItem(v, k);
     return v;
-}
-
-/* Does t hold any 8-byte window of s? */
-static bool has_window(const char *t, size_t n, const char *s)
-{
-    size_t sl = strlen(s);
-    for (size_t i = 0; i + 8 <= sl; i++)
-        if (tw_memmem(t, n, s + i, 8))
-            return true;
-    return false;
 }
 
 /* ---------------------------------------------------------------- every format's pieces */
@@ -238,8 +229,9 @@ Test(pieces, channels_interleaved_are_joined_apart)
  * event in order joined, and each event's data kept whole in ev_out. */
 static char *scrub_events(tw_redactor *r, const char **ev, size_t n, bool discover)
 {
-    size_t len[32];
-    char *out[32];
+    size_t len[64];
+    char *out[64];
+    cr_assert_leq(n, 64);
     tw_buf body = {0};
     for (size_t i = 0; i < n; i++) {
         len[i] = strlen(ev[i]);
@@ -315,7 +307,7 @@ Test(pieces, a_key_cut_across_two_channels)
             const char *ev[2] = {pairs[i][0], pairs[i][1]};
             char *all = scrub_events(&r, ev, 2, false);
             char *j = joined_strings(all);
-            cr_expect(!has_window(all, strlen(all), key) && !has_window(j, strlen(j), key),
+            cr_expect(!tw_test_window_of(all, strlen(all), key) && !tw_test_window_of(j, strlen(j), key),
                       "pair %zu (%s): %s", i, set ? "process set" : "redactor", all);
             /* the marker where the key starts, its second half gone from the next piece */
             cr_expect(strstr(all, "\"key " TW_REDACTED "\"") && strstr(all, "\" end\""), "pair %zu: %s", i, all);
@@ -365,7 +357,7 @@ Test(pieces, a_call_inside_think_tags_is_read_for_credentials)
             tw_redactor r = {0};
             char *all = scrub_events(&r, ev, n, true);
             char *j = joined_strings(all);
-            cr_expect(!has_window(j, strlen(j), pw) && strstr(j, TW_REDACTED), "%s in %zu-byte pieces: %s",
+            cr_expect(!tw_test_window_of(j, strlen(j), pw) && strstr(j, TW_REDACTED), "%s in %zu-byte pieces: %s",
                       t ? "reasoning" : "content", k, j);
             free(j);
             free(all);
@@ -513,43 +505,6 @@ static const char *const *all_secrets(void)
     return s;
 }
 
-static void spit(const char *path, const char *s)
-{
-    FILE *f = fopen(path, "wb");
-    cr_assert_not_null(f, "%s", path);
-    fwrite(s, 1, strlen(s), f);
-    fclose(f);
-}
-
-static char *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "%s", path);
-    tw_buf b = {0};
-    char chunk[65536];
-    size_t k;
-    while ((k = fread(chunk, 1, sizeof chunk, f)) > 0)
-        tw_buf_append(&b, chunk, k);
-    fclose(f);
-    tw_buf_reserve(&b, 1);
-    b.data[b.len] = '\0';
-    *n = b.len;
-    return tw_buf_take(&b, NULL);
-}
-
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    int st = system(cmd);
-    cr_assert(WIFEXITED(st), "%s", cmd);
-    return WEXITSTATUS(st);
-}
-
 /* An OpenAI stream whose content is `text` in k-byte pieces and whose
  * reasoning is `reason` in 3-byte pieces. */
 static void openai_stream(tw_buf *o, const char *text, size_t k, const char *reason)
@@ -617,7 +572,7 @@ static void anthropic_stream(tw_buf *o, const char *text, size_t cut, const char
 static void joined_pieces(const char *fixture, tw_buf *out)
 {
     size_t n = 0;
-    char *t = slurp(fixture, &n);
+    char *t = tw_test_slurp(fixture, &n);
     cJSON *f = cJSON_Parse(t);
     cr_assert_not_null(f, "%s does not parse", fixture);
     cJSON *xs = cJSON_GetObjectItem(f, "exchanges");
@@ -652,12 +607,12 @@ static void joined_pieces(const char *fixture, tw_buf *out)
 static void check_fixture(const char *fixture, size_t want_markers)
 {
     size_t n = 0;
-    char *t = slurp(fixture, &n);
+    char *t = tw_test_slurp(fixture, &n);
     tw_buf j = {0};
     joined_pieces(fixture, &j);
     for (const char *const *s = all_secrets(); *s; s++) {
-        cr_expect(!has_window(t, n, *s), "%s holds 8 bytes of %s", fixture, *s);
-        cr_expect(!has_window(j.data ? j.data : "", j.len, *s), "%s: its streams' pieces joined hold 8 bytes of %s: %s",
+        cr_expect(!tw_test_window_of(t, n, *s), "%s holds 8 bytes of %s", fixture, *s);
+        cr_expect(!tw_test_window_of(j.data ? j.data : "", j.len, *s), "%s: its streams' pieces joined hold 8 bytes of %s: %s",
                   fixture, *s, j.data);
     }
     size_t markers = 0;
@@ -672,9 +627,9 @@ static void check_fixture(const char *fixture, size_t want_markers)
 static void check_plain(const char *path)
 {
     size_t n = 0;
-    char *t = slurp(path, &n);
+    char *t = tw_test_slurp(path, &n);
     for (const char *const *s = all_secrets(); *s; s++)
-        cr_expect(!has_window(t, n, *s), "%s holds 8 bytes of %s", path, *s);
+        cr_expect(!tw_test_window_of(t, n, *s), "%s holds 8 bytes of %s", path, *s);
     free(t);
 }
 
@@ -741,7 +696,7 @@ static void write_har(const char *path, char *bodies[4])
         cJSON_AddItemToArray(es, e);
     }
     char *t = cJSON_Print(root);
-    spit(path, t);
+    tw_test_spit(path, t);
     cJSON_free(t);
     cJSON_Delete(root);
 }
@@ -766,7 +721,7 @@ static void write_vcr(const char *path, char *bodies[4])
         cJSON_free(jb);
     }
     tw_buf_puts(&y, "version: 1\n");
-    spit(path, y.data);
+    tw_test_spit(path, y.data);
     tw_buf_free(&y);
 }
 
@@ -788,7 +743,7 @@ Test(pieces, import_scrubs_keys_and_passwords_cut_into_pieces, .timeout = 120)
         free(bodies[i]);
     for (int i = 0; i < 2; i++) {
         const char *k = i ? "vcr" : "har";
-        cr_expect_eq(sh("cd '%s' && '%s' import --from %s --out out-%s rec.%s > %s.out 2> %s.err", dir, bin, k, k,
+        cr_expect_eq(tw_test_sh("cd '%s' && '%s' import --from %s --out out-%s rec.%s > %s.out 2> %s.err", dir, bin, k, k,
                         i ? "yaml" : "har", k, k),
                      0, "import --from %s", k);
         snprintf(p, sizeof p, "%s/out-%s/rec.json", dir, k);
@@ -800,7 +755,7 @@ Test(pieces, import_scrubs_keys_and_passwords_cut_into_pieces, .timeout = 120)
             check_plain(p);
         }
     }
-    sh("rm -rf '%s'", dir);
+    tw_test_sh("rm -rf '%s'", dir);
 }
 
 /* ---- record, against a server that echoes the key it is sent in pieces (not toolwire) ---- */
@@ -866,10 +821,10 @@ Test(pieces, record_scrubs_the_key_echoed_in_pieces, .timeout = 120)
                            " \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}}, \"response\": {\"status\": 200,"
                            " \"events\": [{\"data\": \"[DONE]\"}]}}]}\n",
                            i, i ? "anthropic" : "openai", path) > 0);
-        spit(p, fx);
+        tw_test_spit(p, fx);
         free(fx);
         cr_assert_eq(setenv("TW_PIECES_KEY", key, 1), 0);
-        cr_expect_eq(sh("cd '%s' && '%s' record --backend http://127.0.0.1:%u --key-env TW_PIECES_KEY --out out%d "
+        cr_expect_eq(tw_test_sh("cd '%s' && '%s' record --backend http://127.0.0.1:%u --key-env TW_PIECES_KEY --out out%d "
                         "in%d.json > rec%d.out 2> rec%d.err",
                         dir, bin, port, i, i, i, i),
                      0, "record of %s", path);
@@ -882,5 +837,5 @@ Test(pieces, record_scrubs_the_key_echoed_in_pieces, .timeout = 120)
         }
     }
     MHD_stop_daemon(d);
-    sh("rm -rf '%s'", dir);
+    tw_test_sh("rm -rf '%s'", dir);
 }

@@ -26,41 +26,14 @@
 #include "redact.h"
 #include "report.h"
 #include "url.h"
+#include "twtest.h"
 
 /* ---------------------------------------------------------------- helpers */
-
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    int st = system(cmd);
-    cr_assert(WIFEXITED(st), "%s", cmd);
-    return WEXITSTATUS(st);
-}
-
-static char *tmpdir(void)
-{
-    char t[] = "/tmp/tw_urls_XXXXXX";
-    cr_assert_not_null(mkdtemp(t));
-    return strdup(t);
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    tw_error why = {.offset = -1};
-    char *b = tw_read_file(path, (size_t)64 << 20, len, &why);
-    cr_assert_not_null(b, "%s", why.message);
-    return b;
-}
 
 static bool file_has(const char *path, const char *needle)
 {
     size_t n = 0;
-    char *b = slurp(path, &n);
+    char *b = tw_test_slurp(path, &n);
     bool r = tw_memmem(b, n, needle, strlen(needle)) != NULL;
     free(b);
     return r;
@@ -106,7 +79,7 @@ static void no_window_in_tree(const char *dir)
             continue;
         }
         size_t n = 0;
-        char *b = slurp(p, &n);
+        char *b = tw_test_slurp(p, &n);
         files_checked++;
         for (const char *const *s = secrets; *s; s++)
             for (size_t i = 0; i + 8 <= strlen(*s); i++)
@@ -356,11 +329,11 @@ static void no_secret_anywhere(const char *dir)
 
 Test(urls, run_sends_the_credentials_and_writes_none)
 {
-    char *dir = tmpdir();
+    char *dir = tw_test_tmpdir("tw_urls");
     unsigned port;
     struct MHD_Daemon *d = server_start(&port);
-    cr_assert_eq(sh("mkdir -p '%s/o' '%s/streams'", dir, dir), 0);
-    int rc = sh("'%s' run --backend 'az=http://user:" PASS "@127.0.0.1:%u/json?" QUERY "' --retries 0 "
+    cr_assert_eq(tw_test_sh("mkdir -p '%s/o' '%s/streams'", dir, dir), 0);
+    int rc = tw_test_sh("'%s' run --backend 'az=http://user:" PASS "@127.0.0.1:%u/json?" QUERY "' --retries 0 "
                 "--out '%s/o/run' '%s/fixtures/openai/nonstream_text_only.json' > '%s/streams/run.out' "
                 "2> '%s/streams/run.err'",
                 bin(), port, dir, src(), dir, dir);
@@ -384,17 +357,17 @@ Test(urls, run_sends_the_credentials_and_writes_none)
     MHD_stop_daemon(d);
     no_secret_anywhere(dir);
     if (!getenv("TW_KEEP"))
-        sh("rm -rf '%s'", dir);
+        tw_test_sh("rm -rf '%s'", dir);
     free(dir);
 }
 
 Test(urls, record_sends_the_credentials_and_writes_none)
 {
-    char *dir = tmpdir();
+    char *dir = tw_test_tmpdir("tw_urls");
     unsigned port;
     struct MHD_Daemon *d = server_start(&port);
-    cr_assert_eq(sh("mkdir -p '%s/o' '%s/streams'", dir, dir), 0);
-    int rc = sh("'%s' record --backend 'http://user:" PASS "@127.0.0.1:%u/json?" QUERY "' --out '%s/o/rec' "
+    cr_assert_eq(tw_test_sh("mkdir -p '%s/o' '%s/streams'", dir, dir), 0);
+    int rc = tw_test_sh("'%s' record --backend 'http://user:" PASS "@127.0.0.1:%u/json?" QUERY "' --out '%s/o/rec' "
                 "'%s/fixtures/openai/nonstream_text_only.json' > '%s/streams/rec.out' 2> '%s/streams/rec.err'",
                 bin(), port, dir, src(), dir, dir);
     cr_expect_eq(rc, 0, "record exited %d", rc);
@@ -407,7 +380,7 @@ Test(urls, record_sends_the_credentials_and_writes_none)
     MHD_stop_daemon(d);
     no_secret_anywhere(dir);
     if (!getenv("TW_KEEP"))
-        sh("rm -rf '%s'", dir);
+        tw_test_sh("rm -rf '%s'", dir);
     free(dir);
 }
 
@@ -475,10 +448,10 @@ static void proxy_once(const char *dir, const char *up, const char *tag, tw_buf 
 
 Test(urls, the_reference_proxy_joins_its_upstream_before_the_query)
 {
-    char *dir = tmpdir();
+    char *dir = tw_test_tmpdir("tw_urls");
     unsigned port;
     struct MHD_Daemon *d = server_start(&port);
-    cr_assert_eq(sh("mkdir -p '%s/streams'", dir), 0);
+    cr_assert_eq(tw_test_sh("mkdir -p '%s/streams'", dir), 0);
     char up[300];
     snprintf(up, sizeof up, "http://user:" PASS "@127.0.0.1:%u/json?" QUERY, port);
     tw_buf answer = {0};
@@ -505,7 +478,7 @@ Test(urls, the_reference_proxy_joins_its_upstream_before_the_query)
     no_window_in_tree(dir);
     cr_expect_eq(files_checked, 5);
     if (!getenv("TW_KEEP"))
-        sh("rm -rf '%s'", dir);
+        tw_test_sh("rm -rf '%s'", dir);
     free(dir);
 }
 
@@ -518,8 +491,8 @@ static void refused(const char *dir, const char *args, const char *const *needle
     char e[600], out[600];
     snprintf(e, sizeof e, "%s/err", dir);
     snprintf(out, sizeof out, "%s/o", dir);
-    sh("rm -rf '%s'", out);
-    int rc = sh("cd '%s' && '%s' %s --out '%s' > /dev/null 2> '%s'", src(), bin(), args, out, e);
+    tw_test_sh("rm -rf '%s'", out);
+    int rc = tw_test_sh("cd '%s' && '%s' %s --out '%s' > /dev/null 2> '%s'", src(), bin(), args, out, e);
     cr_expect_eq(rc, 2, "%s exited %d", args, rc);
     for (const char *const *n = needles; *n; n++)
         cr_expect(file_has(e, *n), "%s: the message names %s", args, *n);
@@ -528,7 +501,7 @@ static void refused(const char *dir, const char *args, const char *const *needle
 
 Test(urls, run_refuses_backend_names_that_share_a_report_file)
 {
-    char *dir = tmpdir();
+    char *dir = tw_test_tmpdir("tw_urls");
     const char *fx = "fixtures/openai/nonstream_text_only.json";
     char args[600];
     snprintf(args, sizeof args, "run --backend a/b=mock:replay --backend a_b=mock:replay %s", fx);
@@ -540,7 +513,7 @@ Test(urls, run_refuses_backend_names_that_share_a_report_file)
     /* names that stay apart are run side by side */
     char out[600];
     snprintf(out, sizeof out, "%s/ok", dir);
-    int rc = sh("cd '%s' && '%s' run --quiet --backend a.b=mock:replay --backend a-b=mock:replay "
+    int rc = tw_test_sh("cd '%s' && '%s' run --quiet --backend a.b=mock:replay --backend a-b=mock:replay "
                 "--backend comparisons=mock:replay --out '%s' %s",
                 src(), bin(), out, fx);
     cr_expect_eq(rc, 0);
@@ -550,13 +523,13 @@ Test(urls, run_refuses_backend_names_that_share_a_report_file)
         snprintf(p, sizeof p, "%s/%s", out, *f);
         cr_expect_eq(access(p, R_OK), 0, "%s", p);
     }
-    sh("rm -rf '%s'", dir);
+    tw_test_sh("rm -rf '%s'", dir);
     free(dir);
 }
 
 Test(urls, clients_refuses_client_names_that_share_a_report_file)
 {
-    char *dir = tmpdir();
+    char *dir = tw_test_tmpdir("tw_urls");
     /* the drivers (true) are never run: the names are refused first */
     refused(dir, "clients --client 'a@b=true' --client 'a_b=true'",
             (const char *const[]){"'a@b'", "'a_b'", "/o/a_b.json", NULL});
@@ -565,13 +538,13 @@ Test(urls, clients_refuses_client_names_that_share_a_report_file)
     /* a driver directory named comparison is a client name too */
     char drv[600];
     snprintf(drv, sizeof drv, "%s/drivers/comparison", dir);
-    cr_assert_eq(sh("mkdir -p '%s' && touch '%s/driver.mjs'", drv, drv), 0);
+    cr_assert_eq(tw_test_sh("mkdir -p '%s' && touch '%s/driver.mjs'", drv, drv), 0);
     char args[700];
     snprintf(args, sizeof args, "clients --drivers '%s/drivers'", dir);
     refused(dir, args, (const char *const[]){"'comparison'", "/o/comparison.md", NULL});
     tw_error why = {.offset = -1};
     const char *ok[] = {"a", "b", "comparisons"};
     cr_expect(tw_report_names_ok(ok, 3, "client", "d", &why), "%s", why.message);
-    sh("rm -rf '%s'", dir);
+    tw_test_sh("rm -rf '%s'", dir);
     free(dir);
 }

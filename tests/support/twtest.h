@@ -2,6 +2,7 @@
 #ifndef TWTEST_H
 #define TWTEST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Path under the source tree (TOOLWIRE_SOURCE_DIR); static buffer per call slot. */
@@ -10,5 +11,21 @@ const char *tw_test_src(const char *rel);
 const char *tw_test_shared(const char *rel);
 /* Exact-size heap copy (no terminator) so sanitizers catch over-reads. */
 char *tw_test_exact(const char *s, size_t n);
+
+/* Run a shell command (printf-style); its exit status. A command killed by
+ * a signal fails the test. */
+int tw_test_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A file's bytes (NUL-terminated, at most 256 MiB; *len its length); a file
+ * that cannot be read fails the test. Free with free(). */
+char *tw_test_slurp(const char *path, size_t *len);
+/* Write s to path (created or emptied); fails the test when it cannot. */
+void tw_test_spit(const char *path, const char *s);
+/* A new directory under /tmp named after prefix; free() the path. */
+char *tw_test_tmpdir(const char *prefix);
+/* rm -rf dir. */
+void tw_test_rm_tree(const char *dir);
+/* The first 8-byte window of key found in s[0, n), or NULL: a part of a
+ * secret long enough to count as a leak. */
+const char *tw_test_window_of(const char *s, size_t n, const char *key);
 
 #endif
