@@ -86,8 +86,9 @@ static tw_status redact_stream_events(tw_redactor *red, const tw_limits *L, cJSO
 }
 
 /* The live response as a fixture "response" object, redacted. */
-static cJSON *response_json(const tw_http_response *r, tw_redactor *red, const tw_limits *L)
+static cJSON *response_json(const tw_http_response *r, tw_redactor *red, const tw_limits *L, tw_status *st)
 {
+    *st = TW_OK;
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "status", r->status);
     cJSON *h = cJSON_AddObjectToObject(o, "headers");
@@ -120,7 +121,9 @@ static cJSON *response_json(const tw_http_response *r, tw_redactor *red, const t
         tw_sse_feed(&ps, r->body.data ? r->body.data : "", r->body.len);
         tw_sse_finish(&ps);
         tw_sse_release(&ps);
-        redact_stream_events(red, L, s.arr);
+        /* past a cap (4096 channels) nothing of the events is kept, and the
+         * exchange is not written as if it were the answer */
+        *st = redact_stream_events(red, L, s.arr);
         for (cJSON *e = s.arr ? s.arr->child : NULL; e; e = e->next)
             for (cJSON *f = e->child; f; f = f->next) {
                 if (!cJSON_IsString(f) || !f->valuestring)
@@ -354,7 +357,15 @@ int tw_cmd_record(int argc, char **argv)
                 tw_redact_json(&red, tw_json_get(req, "path"), L.max_depth);
             if (tw_json_get(req, "body"))
                 tw_redact_json(&red, tw_json_get(req, "body"), L.max_depth);
-            cJSON *resp = ok ? response_json(&r, &red, &L) : NULL;
+            tw_status rst = TW_OK;
+            cJSON *resp = ok ? response_json(&r, &red, &L, &rst) : NULL;
+            if (rst != TW_OK) {
+                fprintf(stderr, "toolwire record: %s#%zu: the stream could not be scrubbed of secrets (%s); "
+                                "the fixture is not written\n",
+                        f->name, k,
+                        rst == TW_ERR_LIMIT ? "more than 4096 text channels" : tw_code_message(rst));
+                ok = false;
+            }
             tw_http_response_free(&r);
             cJSON_DeleteItemFromObject(x, "expect");
             cJSON_DeleteItemFromObject(x, "faults");

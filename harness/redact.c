@@ -599,6 +599,25 @@ static bool may_hold_calls(const char *s, size_t n)
 
 static tw_status discover_json(tw_redactor *r, const cJSON *v, size_t depth, size_t max_depth, bool model_text);
 
+/* Every string and number under a credential-named member whose value is
+ * an array or an object ({"password": ["…"]}, {"credentials": {…}}): each
+ * is a secret. Bounded by the tree's depth, which its loader capped. */
+static tw_status discover_leaves(tw_redactor *r, const cJSON *v)
+{
+    tw_status st = TW_OK;
+    for (const cJSON *c = v->child; c && st == TW_OK; c = c->next) {
+        if (cJSON_IsString(c) && c->valuestring)
+            st = tw_redactor_add_value(r, c->valuestring);
+        else if (cJSON_IsNumber(c)) {
+            char num[64];
+            snprintf(num, sizeof num, "%.17g", c->valuedouble);
+            st = tw_redactor_add_value(r, num);
+        } else if (c->child)
+            st = discover_leaves(r, c);
+    }
+    return st;
+}
+
 static tw_status discover_model_text(tw_redactor *r, const char *s, size_t n, size_t depth,
                                      size_t max_depth, bool in_reasoning)
 {
@@ -665,7 +684,8 @@ static tw_status discover_json(tw_redactor *r, const cJSON *v, size_t depth, siz
             char num[64];
             snprintf(num, sizeof num, "%.17g", c->valuedouble);
             st = tw_redactor_add_value(r, num);
-        }
+        } else if (secret_member(r, v, c) && (cJSON_IsArray(c) || cJSON_IsObject(c)))
+            st = discover_leaves(r, c);
         if (st == TW_OK)
             st = discover_json(r, c, depth + 1, max_depth, model_text);
         if (st != TW_OK)
@@ -754,6 +774,35 @@ tw_status tw_red_swap_string(cJSON *v, char *s)
     return TW_OK;
 }
 
+/* Every string and number leaf under v blanked where it sits (v is the
+ * array or object value of a credential-named member). */
+static tw_status blank_leaves(tw_redactor *r, cJSON *v)
+{
+    for (cJSON *c = v->child; c; c = c->next) {
+        if (c->child) {
+            tw_status st = blank_leaves(r, c);
+            if (st != TW_OK)
+                return st;
+            continue;
+        }
+        if (!(cJSON_IsString(c) && c->valuestring && strcmp(c->valuestring, TW_REDACTED) != 0) && !cJSON_IsNumber(c))
+            continue;
+        char *s = tw_strdup(TW_REDACTED);
+        if (!s)
+            return TW_ERR_NOMEM;
+        if (cJSON_IsString(c))
+            cJSON_free(c->valuestring);
+        else {
+            c->type = cJSON_String | (c->type & cJSON_StringIsConst);
+            c->valueint = 0;
+            c->valuedouble = 0;
+        }
+        c->valuestring = s;
+        r->scrubbed++;
+    }
+    return TW_OK;
+}
+
 static tw_status scrub_json(tw_redactor *r, cJSON *v, size_t depth, size_t max_depth)
 {
     if (depth > max_depth)
@@ -785,6 +834,12 @@ static tw_status scrub_json(tw_redactor *r, cJSON *v, size_t depth, size_t max_d
         return s ? tw_red_swap_string(v, s) : TW_ERR_NOMEM;
     }
     for (cJSON *c = v->child; c; c = c->next) {
+        if (secret_member(r, v, c) && (cJSON_IsArray(c) || cJSON_IsObject(c))) {
+            tw_status st = blank_leaves(r, c);
+            if (st != TW_OK)
+                return st;
+            continue;
+        }
         if (secret_member(r, v, c) &&
             ((cJSON_IsString(c) && c->valuestring && c->valuestring[0] &&
               strcmp(c->valuestring, TW_REDACTED) != 0) ||

@@ -420,6 +420,9 @@ typedef struct stream_text {
     size_t nc, capc;
     uint32_t *slot; /* CHANNEL_SLOTS: channel index + 1 by the key's hash, 0 free */
     channel all;    /* every piece of every channel, in the order the stream carries them */
+    bool by_path;   /* adding the pieces of no named channel: not in `all` */
+    piece *reg;     /* every piece, by id */
+    size_t nreg, capreg;
 } stream_text;
 
 static void stream_text_free(stream_text *t)
@@ -436,6 +439,7 @@ static void stream_text_free(stream_text *t)
     free(t->slot);
     free(t->all.p);
     tw_buf_free(&t->all.text);
+    free(t->reg);
     memset(t, 0, sizeof *t);
 }
 
@@ -495,9 +499,20 @@ static tw_status add_piece(stream_text *t, chan_kind kind, size_t ev, cJSON *nod
     tw_status st = channel_get(t, key, kind, &c);
     if (st != TW_OK)
         return st;
+    /* every piece is registered (its id), a named channel's piece joins
+     * the stream's order-join too */
+    if (t->nreg == t->capreg) {
+        size_t nc = t->capreg ? t->capreg * 2 : 16;
+        piece *n = realloc(t->reg, nc * sizeof *n);
+        if (!n)
+            return TW_ERR_NOMEM;
+        t->reg = n;
+        t->capreg = nc;
+    }
+    size_t id = t->nreg;
+    t->reg[t->nreg++] = (piece){node, ev, 0, id};
     channel *both[2] = {c, &t->all};
-    size_t id = t->all.np;
-    for (size_t k = 0; k < 2; k++) {
+    for (size_t k = 0; k < (t->by_path ? 1u : 2u); k++) {
         c = both[k];
         if (c->np == c->capp) {
             size_t nc = c->capp ? c->capp * 2 : 8;
@@ -620,6 +635,38 @@ static tw_status load_gemini(stream_text *t, size_t i, const cJSON *cands)
     return st;
 }
 
+/* Every string of an event that no named channel took, joined across
+ * events by its path (keys, and positions in arrays): a field a server
+ * streams in pieces that no format names (a refusal, a legacy
+ * function_call, a tool's name, logprobs tokens, a citation, code, a
+ * /generate text). The named pieces of the event are reg[named_from,
+ * named_to). */
+static tw_status load_paths(stream_text *t, size_t i, cJSON *v, char *path, size_t pl, size_t named_from,
+                            size_t named_to)
+{
+    if (cJSON_IsString(v)) {
+        for (size_t k = named_from; k < named_to; k++)
+            if (t->reg[k].node == v)
+                return TW_OK;
+        t->by_path = true;
+        tw_status st = add_piece(t, CHAN_TEXT, i, v, "p:%s", path);
+        t->by_path = false;
+        return st;
+    }
+    tw_status st = TW_OK;
+    size_t idx = 0;
+    for (cJSON *c = v->child; c && st == TW_OK; c = c->next, idx++) {
+        int n = c->string ? snprintf(path + pl, CHANNEL_KEY_MAX - 2 - pl, "/%s", c->string)
+                          : snprintf(path + pl, CHANNEL_KEY_MAX - 2 - pl, "/%zu", idx);
+        size_t nl = n < 0 ? 0 : (size_t)n;
+        if (pl + nl > CHANNEL_KEY_MAX - 3)
+            nl = CHANNEL_KEY_MAX - 3 - pl; /* a long path is cut: channels may merge, never split */
+        st = load_paths(t, i, c, path, pl + nl, named_from, named_to);
+        path[pl] = '\0';
+    }
+    return st;
+}
+
 /* Every event's data parsed, and the pieces of every channel. */
 static tw_status stream_text_load(stream_text *t, const char *const *data, const size_t *len,
                                   size_t n, size_t max_depth)
@@ -636,9 +683,9 @@ static tw_status stream_text_load(stream_text *t, const char *const *data, const
         const char *d = data[i];
         size_t dl = len[i];
         tw_trim(&d, &dl);
-        if (!dl || *d != '{' || tw_json_parse(d, dl, max_depth, &t->ev[i], NULL) != TW_OK) {
-            /* not a JSON object: the data itself is a piece of the stream's
-             * text (a server that streams plain text, "[DONE]") */
+        if (!dl || tw_json_parse(d, dl, max_depth, &t->ev[i], NULL) != TW_OK) {
+            /* not JSON: the data itself is a piece of the stream's text (a
+             * server that streams plain text, "[DONE]") */
             cJSON_Delete(t->ev[i]);
             char *copy = tw_strndup(data[i], len[i]);
             t->ev[i] = copy ? cJSON_CreateString(copy) : NULL;
@@ -649,7 +696,8 @@ static tw_status stream_text_load(stream_text *t, const char *const *data, const
             st = add_piece(t, CHAN_TEXT, i, t->ev[i], "raw");
             continue;
         }
-        const cJSON *e = t->ev[i];
+        cJSON *e = t->ev[i];
+        size_t named_from = t->nreg;
         const cJSON *ty = get(e, "type");
         const char *tys = cJSON_IsString(ty) && ty->valuestring ? ty->valuestring : "";
         const cJSON *choices = get(e, "choices"), *cands = get(e, "candidates");
@@ -661,6 +709,9 @@ static tw_status stream_text_load(stream_text *t, const char *const *data, const
             st = load_openai(t, i, choices);
         else if (cJSON_IsArray(cands))
             st = load_gemini(t, i, cands);
+        char path[CHANNEL_KEY_MAX] = "";
+        if (st == TW_OK)
+            st = load_paths(t, i, e, path, 0, named_from, t->nreg);
     }
     return st;
 }
@@ -768,7 +819,7 @@ static tw_status apply_cuts(tw_redactor *r, stream_text *t, cut *cuts, size_t nc
         qsort(cuts, ncuts, sizeof *cuts, cut_cmp);
     tw_status st = TW_OK;
     for (size_t i = 0; i < ncuts && st == TW_OK;) {
-        const piece *pc = &t->all.p[cuts[i].id];
+        const piece *pc = &t->reg[cuts[i].id];
         const char *s = pc->node->valuestring;
         size_t n = strlen(s), at = 0;
         tw_buf nb = {0};

@@ -318,6 +318,66 @@ Test(pieces, a_key_cut_across_two_channels)
     }
 }
 
+Test(pieces, fields_no_format_names_are_joined_by_path)
+{
+    /* a key streamed a few bytes an event in fields no format's channel
+     * names: each string of an event is joined with the same path's in the
+     * other events */
+    static const char *const tmpl[] = {
+        "{\"choices\":[{\"index\":0,\"delta\":{\"refusal\":%s}}]}",
+        "{\"choices\":[{\"index\":0,\"delta\":{\"function_call\":{\"arguments\":%s}}}]}",
+        "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"name\":%s}}]}}]}",
+        "{\"choices\":[{\"index\":0,\"delta\":{},\"logprobs\":{\"content\":[{\"token\":%s,\"logprob\":-0.1}]}}]}",
+        "{\"id\":%s,\"choices\":[{\"index\":0,\"delta\":{}}]}",
+        "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"signature_delta\",\"signature\":%s}}",
+        "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"citations_delta\",\"citation\":{\"cited_text\":%s}}}",
+        "{\"candidates\":[{\"content\":{\"parts\":[{\"executableCode\":{\"code\":%s}}]}}]}",
+        "{\"text\":[%s]}",
+        "%s", /* the event's data is a JSON string */
+    };
+    const char *key = "zqPathKeyAbc123Def456";
+    char text[80];
+    snprintf(text, sizeof text, "k=%s;", key);
+    for (size_t t = 0; t < sizeof tmpl / sizeof *tmpl; t++) {
+        tw_redactor r = {0};
+        cr_assert_eq(tw_redactor_add_value(&r, key), TW_OK);
+        const char *ev[16];
+        size_t n = 0;
+        for (size_t a = 0; a < strlen(text); a += 3, n++) {
+            char piece[4];
+            snprintf(piece, sizeof piece, "%.3s", text + a);
+            char *js = jstr(piece), *e = NULL;
+            cr_assert(asprintf(&e, tmpl[t], js) > 0);
+            ev[n] = e;
+            cJSON_free(js);
+        }
+        char *all = scrub_events(&r, ev, n, false);
+        char *j = joined_strings(all);
+        cr_expect(!tw_test_window_of(j, strlen(j), key) && strstr(j, TW_REDACTED), "shape %zu: %s", t, all);
+        free(j);
+        free(all);
+        for (size_t i = 0; i < n; i++)
+            free((char *)ev[i]);
+        tw_redactor_free(&r);
+    }
+}
+
+Test(pieces, credential_values_that_are_lists_or_objects)
+{
+    const char *body = "{\"arguments\":{\"password\":[\"zqListPw123456\"],\"credentials\":{\"user\":\"ann\","
+                       "\"value\":\"zqObjPw654321\"},\"n\":1},\"echo\":\"zqListPw123456 zqObjPw654321\"}";
+    tw_redactor r = {0};
+    cr_assert_eq(tw_redact_discover_body(&r, body, strlen(body), 64), TW_OK);
+    cJSON *v = cJSON_Parse(body);
+    cr_assert_eq(tw_redact_json(&r, v, 64), TW_OK);
+    char *o = cJSON_PrintUnformatted(v);
+    cr_expect(!strstr(o, "zqListPw") && !strstr(o, "zqObjPw") && !strstr(o, "ann"), "%s", o);
+    cr_expect(strstr(o, "\"n\":1") != NULL, "more than the credentials was blanked: %s", o);
+    cJSON_free(o);
+    cJSON_Delete(v);
+    tw_redactor_free(&r);
+}
+
 Test(pieces, plain_text_events_are_joined_too)
 {
     /* a server that streams plain text, not JSON, in 4-byte events */
@@ -777,7 +837,12 @@ static enum MHD_Result echo_pieces(void *cls, struct MHD_Connection *c, const ch
     const char *key = auth && strncmp(auth, "Bearer ", 7) == 0 ? auth + 7 : xk ? xk : "none";
     char text[300];
     tw_buf o = {0};
-    if (strstr(url, "/messages")) {
+    if (strstr(url, "/many/")) {
+        /* more text channels than a stream may have (4096): 4200 choices */
+        for (int i = 0; i < 4200; i++)
+            tw_buf_printf(&o, "data: {\"choices\":[{\"index\":%d,\"delta\":{\"content\":\"%.4s\"}}]}\n\n", i,
+                          key + (i % 4) * 4);
+    } else if (strstr(url, "/messages")) {
         snprintf(text, sizeof text, "Your key: %s.", key);
         anthropic_stream(&o, text, 10 + strlen(key) / 2, key);
     } else {
@@ -836,6 +901,25 @@ Test(pieces, record_scrubs_the_key_echoed_in_pieces, .timeout = 120)
             check_plain(p);
         }
     }
+    /* past the cap of channels: refused with a reason, nothing written */
+    snprintf(p, sizeof p, "%s/many.json", dir);
+    tw_test_spit(p, "{\"fixture_version\": 1, \"name\": \"many\", \"description\": \"many\", \"backend\": \"openai\","
+                    " \"provenance\": {\"source\": \"hand-made\"}, \"exchanges\": [{\"request\": {\"method\": \"POST\","
+                    " \"path\": \"/v1/many/chat/completions\", \"headers\": {\"content-type\": \"application/json\"},"
+                    " \"body\": {\"model\": \"m\", \"stream\": true, \"messages\": [{\"role\": \"user\", \"content\":"
+                    " \"hi\"}]}}, \"response\": {\"status\": 200, \"events\": [{\"data\": \"[DONE]\"}]}}]}\n");
+    cr_assert_eq(setenv("TW_PIECES_KEY", K_OPENAI, 1), 0);
+    int rc = tw_test_sh("cd '%s' && '%s' record --backend http://127.0.0.1:%u --key-env TW_PIECES_KEY --out outmany "
+                        "many.json > many.out 2> many.err",
+                        dir, bin, port);
+    cr_expect_eq(rc, 1, "record past the cap of channels exited %d", rc);
+    snprintf(p, sizeof p, "%s/many.err", dir);
+    size_t n = 0;
+    char *err = tw_test_slurp(p, &n);
+    cr_expect(strstr(err, "more than 4096 text channels") != NULL, "%s", err);
+    free(err);
+    snprintf(p, sizeof p, "%s/outmany/many.json", dir);
+    cr_expect_neq(access(p, F_OK), 0, "a fixture was written past the cap");
     MHD_stop_daemon(d);
     tw_test_sh("rm -rf '%s'", dir);
 }
