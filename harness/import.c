@@ -249,26 +249,49 @@ static tw_status body_json(tw_fx_arena *a, tw_redactor *red, const tw_limits *li
 
 /* A secret split across the events of a streamed tool call: redacted in
  * the assembled arguments, fragment by fragment. */
-static tw_status redact_stream_events(tw_fx_arena *a, tw_redactor *red, const tw_limits *lim,
-                                      tw_fx_sse *ev, size_t n)
+/* The events of every streamed exchange of the file, in file order, as one
+ * stream: the text they carry in pieces is scrubbed joined (a secret cut
+ * across two events, or across two interactions), then each event's fields
+ * on their own (scrubbed first, an event would lose a secret's first part
+ * and leave the rest unknown in the next). */
+static tw_status redact_streams(tw_fx_arena *a, tw_redactor *red, const tw_limits *lim, tw_fixture *f)
 {
+    size_t n = 0;
+    for (size_t k = 0; k < f->nexchanges; k++)
+        n += f->exchanges[k].resp.stream ? f->exchanges[k].resp.nevents : 0;
     if (!n)
         return TW_OK;
+    tw_fx_sse **ev = malloc(n * sizeof *ev);
     const char **data = malloc(n * sizeof *data);
     size_t *len = malloc(n * sizeof *len);
     char **out = calloc(n, sizeof *out);
-    tw_status st = data && len && out ? TW_OK : TW_ERR_NOMEM;
-    for (size_t i = 0; st == TW_OK && i < n; i++) {
-        data[i] = ev[i].data ? ev[i].data : "";
-        len[i] = strlen(data[i]);
-    }
+    tw_status st = ev && data && len && out ? TW_OK : TW_ERR_NOMEM;
+    size_t i = 0;
+    for (size_t k = 0; st == TW_OK && k < f->nexchanges; k++)
+        for (size_t e = 0; f->exchanges[k].resp.stream && e < f->exchanges[k].resp.nevents; e++, i++) {
+            ev[i] = &f->exchanges[k].resp.events[e];
+            data[i] = ev[i]->data ? ev[i]->data : "";
+            len[i] = strlen(data[i]);
+        }
     if (st == TW_OK)
         st = tw_redact_stream(red, data, len, n, lim->max_depth, out);
-    for (size_t i = 0; out && i < n; i++) {
-        if (st == TW_OK && out[i] && !(ev[i].data = tw_fx_arena_str(a, out[i])))
+    for (i = 0; out && i < n; i++) {
+        if (st == TW_OK && out[i] && !(ev[i]->data = tw_fx_arena_str(a, out[i])))
             st = TW_ERR_NOMEM;
         free(out[i]);
     }
+    for (i = 0; i < n && st == TW_OK; i++) {
+        const char **fl[3] = {&ev[i]->event, &ev[i]->data, &ev[i]->id};
+        for (size_t k = 0; k < 3 && st == TW_OK; k++) {
+            if (!*fl[k])
+                continue;
+            char *c = tw_redact_str(red, *fl[k]);
+            if (!c || !(*fl[k] = tw_fx_arena_str(a, c)))
+                st = TW_ERR_NOMEM;
+            free(c);
+        }
+    }
+    free(ev);
     free(data);
     free(len);
     free(out);
@@ -304,23 +327,9 @@ static tw_status build_exchange(tw_fx_arena *a, tw_redactor *red, const tw_limit
     bool sse = !r->rs_json && r->rs_body &&
                (ci_contains(ct, "text/event-stream") || (!ct && looks_sse(r->rs_body, r->rs_len)));
     if (sse) {
-        /* the text the events carry in pieces is scrubbed joined first, then
-         * each event on its own (scrubbed first, an event would lose a
-         * secret's first part and leave the rest unknown in the next) */
+        /* split as it came: scrubbed with every stream of the file once all
+         * exchanges are built (redact_streams) */
         st = tw_sse_split(r->rs_body, r->rs_len, a, &x->resp.events, &x->resp.nevents);
-        if (st == TW_OK)
-            st = redact_stream_events(a, red, lim, x->resp.events, x->resp.nevents);
-        for (size_t i = 0; i < x->resp.nevents && st == TW_OK; i++) {
-            const char **f[3] = {&x->resp.events[i].event, &x->resp.events[i].data, &x->resp.events[i].id};
-            for (size_t k = 0; k < 3 && st == TW_OK; k++) {
-                if (!*f[k])
-                    continue;
-                char *c = tw_redact_str(red, *f[k]);
-                if (!c || !(*f[k] = tw_fx_arena_str(a, c)))
-                    st = TW_ERR_NOMEM;
-                free(c);
-            }
-        }
         if (st != TW_OK)
             return st;
         x->resp.stream = true;
@@ -812,10 +821,17 @@ static tw_status import_any(const char *path, const char *data, size_t len,
     if (st == TW_OK && (!f.name || !f.description || !f.exchanges))
         st = TW_ERR_NOMEM;
     bool any_stream = false, qwen = false;
+    const char **fmts = calloc(s.n ? s.n : 1, sizeof *fmts);
+    if (st == TW_OK && !fmts)
+        st = TW_ERR_NOMEM;
     for (size_t i = 0; i < s.n && st == TW_OK; i++) {
-        const char *fmt = NULL;
-        st = build_exchange(&a, red, &lim, &s.x[i], &f.exchanges[i], &fmt);
+        st = build_exchange(&a, red, &lim, &s.x[i], &f.exchanges[i], &fmts[i]);
         f.nexchanges = i + 1;
+    }
+    if (st == TW_OK)
+        st = redact_streams(&a, red, &lim, &f);
+    for (size_t i = 0; i < f.nexchanges && st == TW_OK; i++) {
+        const char *fmt = fmts[i];
         bool q = false;
         if (st == TW_OK)
             st = tw_import_detect_qwen(&a, &lim, &f.exchanges[i], &q);
@@ -828,6 +844,7 @@ static tw_status import_any(const char *path, const char *data, size_t len,
                             : tw_path_kind(f.exchanges[i].req.path) == 'm' ? "gemini" : NULL;
         any_stream = any_stream || f.exchanges[i].resp.stream;
     }
+    free(fmts);
     if (!f.backend)
         f.backend = "openai";
     if (st == TW_OK && o->expect)

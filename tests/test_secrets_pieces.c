@@ -818,6 +818,64 @@ Test(pieces, import_scrubs_keys_and_passwords_cut_into_pieces, .timeout = 120)
     tw_test_sh("rm -rf '%s'", dir);
 }
 
+Test(pieces, import_joins_a_key_cut_across_two_interactions, .timeout = 120)
+{
+    /* the key's first half ends the content of one recorded stream, its
+     * second half starts the next one's */
+    const char *bin = getenv("TOOLWIRE_BIN");
+    cr_assert(bin, "TOOLWIRE_BIN is set by ctest");
+    make_secrets();
+    char *dir = tw_test_tmpdir("tw_pieces");
+    size_t half = strlen(K_OPENAI) / 2;
+    char first[200], second[200];
+    snprintf(first, sizeof first, "the key is %.*s", (int)half, K_OPENAI);
+    snprintf(second, sizeof second, "%s and that is all", K_OPENAI + half);
+    tw_buf b[4] = {{0}};
+    openai_stream(&b[0], "hello", 4, "");
+    anthropic_stream(&b[1], "hello there", 5, "");
+    openai_stream(&b[2], first, 4, "");
+    openai_stream(&b[3], second, 4, "");
+    char *bodies[4];
+    for (int i = 0; i < 4; i++)
+        bodies[i] = tw_buf_take(&b[i], NULL);
+    char p[600];
+    snprintf(p, sizeof p, "%s/cut.har", dir);
+    write_har(p, bodies);
+    snprintf(p, sizeof p, "%s/cut.yaml", dir);
+    write_vcr(p, bodies);
+    for (int i = 0; i < 4; i++)
+        free(bodies[i]);
+    for (int i = 0; i < 2; i++) {
+        const char *k = i ? "vcr" : "har";
+        cr_expect_eq(tw_test_sh("cd '%s' && '%s' import --from %s --out out-%s cut.%s > %s.out 2> %s.err", dir, bin,
+                                k, k, i ? "yaml" : "har", k, k),
+                     0, "import --from %s", k);
+        snprintf(p, sizeof p, "%s/out-%s/cut.json", dir, k);
+        size_t n = 0;
+        char *t = tw_test_slurp(p, &n);
+        cJSON *f = cJSON_Parse(t);
+        cr_assert_not_null(f);
+        tw_buf all = {0};
+        tw_buf_reserve(&all, 1);
+        for (cJSON *x = cJSON_GetObjectItem(f, "exchanges")->child; x; x = x->next)
+            for (cJSON *e = at_path(x, "response/events") ? at_path(x, "response/events")->child : NULL; e; e = e->next) {
+                cJSON *ev = cJSON_Parse(cJSON_GetObjectItem(e, "data")->valuestring);
+                cJSON *c = ev ? at_path(ev, "choices/0/delta/content") : NULL;
+                if (cJSON_IsString(c))
+                    tw_buf_puts(&all, c->valuestring);
+                cJSON_Delete(ev);
+            }
+        cr_expect(!tw_test_window_of(all.data, all.len, K_OPENAI) && !tw_test_window_of(t, n, K_OPENAI),
+                  "%s: the content of every exchange joined: %s", k, all.data);
+        cr_expect(strstr(all.data, "the key is " TW_REDACTED " and that is all") != NULL, "%s: %s", k, all.data);
+        tw_buf_free(&all);
+        cJSON_Delete(f);
+        free(t);
+    }
+    tw_test_rm_tree(dir);
+    free(dir);
+}
+
 /* ---- record, against a server that echoes the key it is sent in pieces (not toolwire) ---- */
 
 static enum MHD_Result echo_pieces(void *cls, struct MHD_Connection *c, const char *url, const char *method,
