@@ -833,16 +833,7 @@ int tw_clients_run_all(const tw_client_spec *c, size_t nc, char *const *paths, s
     tw_error why = {.offset = -1};
     /* two reports in one file, or one in the comparison page's: refused
      * before any driver runs */
-    const char **names = calloc(nc ? nc : 1, sizeof *names);
-    if (!names) {
-        fprintf(stderr, "toolwire clients: out of memory\n");
-        return 2;
-    }
-    for (size_t i = 0; i < nc; i++)
-        names[i] = c[i].name;
-    bool names_ok = tw_report_names_ok(names, nc, "client", outdir, &why);
-    free(names);
-    if (!names_ok) {
+    if (!tw_report_names_ok(nc ? &c[0].name : NULL, nc, sizeof *c, "client", outdir, &why)) {
         fprintf(stderr, "toolwire clients: %s\n", why.message);
         return 2;
     }

@@ -369,14 +369,9 @@ static size_t param_end(const char *s, size_t n, size_t j)
 /* One more span in *sp. */
 static tw_status push_span(tw_red_span **sp, size_t *nsp, size_t *cap, size_t a, size_t b)
 {
-    if (*nsp == *cap) {
-        size_t nc = *cap ? *cap * 2 : 16;
-        tw_red_span *n = realloc(*sp, nc * sizeof *n);
-        if (!n)
-            return TW_ERR_NOMEM;
-        *sp = n;
-        *cap = nc;
-    }
+    tw_status st = tw_red_room(sp, *nsp, cap, sizeof **sp);
+    if (st != TW_OK)
+        return st;
     (*sp)[(*nsp)++] = (tw_red_span){a, b};
     return TW_OK;
 }

@@ -15,6 +15,10 @@ int tw_red_hexval(unsigned char c);
 tw_status tw_red_discover_json(tw_redactor *r, const cJSON *v, size_t depth, size_t max_depth);
 tw_status tw_red_swap_string(cJSON *v, char *s);
 
+/* Room for one more element in *arr (n used of *cap, elements of size
+ * bytes): the array grows geometrically. TW_ERR_NOMEM leaves it as it was. */
+tw_status tw_red_room(void *arr, size_t n, size_t *cap, size_t size);
+
 /* A run s[a, b) of a text that scrubbing replaces with one TW_REDACTED. */
 typedef struct tw_red_span {
     size_t a, b;

@@ -171,18 +171,28 @@ typedef tw_red_span span;
  * cut (an excerpt, a short quote) may have kept of a secret. */
 #define CUT_PREFIX_MIN 8
 
-/* Room for one more span in *sp (geometric growth). */
-static tw_status span_grow(span **sp, size_t nsp, size_t *cap)
+tw_status tw_red_room(void *arr, size_t n, size_t *cap, size_t size)
 {
-    if (nsp < *cap)
+    if (n < *cap)
         return TW_OK;
     size_t nc = *cap ? *cap * 2 : 16;
-    span *ns = realloc(*sp, nc * sizeof *ns);
-    if (!ns)
+    if (nc > SIZE_MAX / size)
         return TW_ERR_NOMEM;
-    *sp = ns;
+    /* arr is the address of a pointer to the elements: read and written
+     * through memcpy, not through a void ** of another type */
+    void *old, *na;
+    memcpy(&old, arr, sizeof old);
+    if (!(na = realloc(old, nc * size)))
+        return TW_ERR_NOMEM;
+    memcpy(arr, &na, sizeof na);
     *cap = nc;
     return TW_OK;
+}
+
+/* Room for one more span in *sp. */
+static tw_status span_grow(span **sp, size_t nsp, size_t *cap)
+{
+    return tw_red_room(sp, nsp, cap, sizeof **sp);
 }
 
 static int span_cmp(const void *x, const void *y)
@@ -465,14 +475,9 @@ static tw_status channel_get(stream_text *t, const char *key, chan_kind kind, ch
     }
     if (t->nc >= STREAM_MAX_CHANNELS)
         return TW_ERR_LIMIT;
-    if (t->nc == t->capc) {
-        size_t nc = t->capc ? t->capc * 2 : 8;
-        channel *n = realloc(t->c, nc * sizeof *n);
-        if (!n)
-            return TW_ERR_NOMEM;
-        t->c = n;
-        t->capc = nc;
-    }
+    tw_status st = tw_red_room(&t->c, t->nc, &t->capc, sizeof *t->c);
+    if (st != TW_OK)
+        return st;
     channel *c = &t->c[t->nc++];
     memset(c, 0, sizeof *c);
     snprintf(c->key, sizeof c->key, "%s", key);
@@ -501,27 +506,15 @@ static tw_status add_piece(stream_text *t, chan_kind kind, size_t ev, cJSON *nod
         return st;
     /* every piece is registered (its id), a named channel's piece joins
      * the stream's order-join too */
-    if (t->nreg == t->capreg) {
-        size_t nc = t->capreg ? t->capreg * 2 : 16;
-        piece *n = realloc(t->reg, nc * sizeof *n);
-        if (!n)
-            return TW_ERR_NOMEM;
-        t->reg = n;
-        t->capreg = nc;
-    }
+    if ((st = tw_red_room(&t->reg, t->nreg, &t->capreg, sizeof *t->reg)) != TW_OK)
+        return st;
     size_t id = t->nreg;
     t->reg[t->nreg++] = (piece){node, ev, 0, id};
     channel *both[2] = {c, &t->all};
     for (size_t k = 0; k < (t->by_path ? 1u : 2u); k++) {
         c = both[k];
-        if (c->np == c->capp) {
-            size_t nc = c->capp ? c->capp * 2 : 8;
-            piece *n = realloc(c->p, nc * sizeof *n);
-            if (!n)
-                return TW_ERR_NOMEM;
-            c->p = n;
-            c->capp = nc;
-        }
+        if ((st = tw_red_room(&c->p, c->np, &c->capp, sizeof *c->p)) != TW_OK)
+            return st;
         c->p[c->np] = (piece){node, ev, c->text.len, id};
         c->np++;
         if ((st = tw_buf_puts(&c->text, node->valuestring)) != TW_OK)
@@ -794,14 +787,9 @@ static tw_status channel_cuts(const channel *c, const span *sp, size_t nsp, cut 
         while (k < nsp && sp[k].b <= a)
             k++;
         for (size_t q = k; q < nsp && sp[q].a < b; q++) {
-            if (*ncuts == *cap) {
-                size_t nc = *cap ? *cap * 2 : 16;
-                cut *n = realloc(*cuts, nc * sizeof *n);
-                if (!n)
-                    return TW_ERR_NOMEM;
-                *cuts = n;
-                *cap = nc;
-            }
+            tw_status st = tw_red_room(cuts, *ncuts, cap, sizeof **cuts);
+            if (st != TW_OK)
+                return st;
             size_t la = sp[q].a > a ? sp[q].a : a, lb = sp[q].b < b ? sp[q].b : b;
             (*cuts)[(*ncuts)++] = (cut){c->p[f].id, la - a, lb - a, sp[q].a >= a};
         }

@@ -346,9 +346,10 @@ static int cmp_base(const void *a, const void *b)
     return c ? c : (x->i > y->i) - (x->i < y->i);
 }
 
-bool tw_report_names_ok(const char *const *names, size_t n, const char *what, const char *dir,
-                        tw_error *err)
+bool tw_report_names_ok(const char *const *names, size_t n, size_t stride, const char *what,
+                        const char *dir, tw_error *err)
 {
+#define NAME(i) (*(const char *const *)((const char *)names + (i) * stride))
     /* the files a run writes beside the reports (tw_write_comparison) */
     static const char *const reserved[] = {"comparison", NULL};
     name_base *nb = calloc(n ? n : 1, sizeof *nb);
@@ -357,14 +358,14 @@ bool tw_report_names_ok(const char *const *names, size_t n, const char *what, co
         return false;
     }
     for (size_t i = 0; i < n; i++) {
-        tw_report_file_base(names[i], nb[i].base, sizeof nb[i].base);
+        tw_report_file_base(NAME(i), nb[i].base, sizeof nb[i].base);
         nb[i].i = i;
         for (const char *const *r = reserved; *r; r++)
             if (strcasecmp(nb[i].base, *r) == 0) {
                 tw_error_set(err, TW_ERR_INVALID, -1, NULL,
                              "%s '%.200s' would write %.300s/%s.md and %s.html, where the run "
                              "writes its comparison page (%s.md, %s.html)%s; give the %s another name",
-                             what, names[i], dir, nb[i].base, nb[i].base, *r, *r,
+                             what, NAME(i), dir, nb[i].base, nb[i].base, *r, *r,
                              strcmp(nb[i].base, *r) ? " on a file system that ignores case" : "", what);
                 free(nb);
                 return false;
@@ -380,13 +381,14 @@ bool tw_report_names_ok(const char *const *names, size_t n, const char *what, co
                          "after its %s with each character outside A-Z a-z 0-9 . _ - written '_' (cut at 199 "
                          "bytes); "
                          "give them names that differ there",
-                         what, names[nb[k - 1].i], names[nb[k].i], dir, nb[k - 1].base,
+                         what, NAME(nb[k - 1].i), NAME(nb[k].i), dir, nb[k - 1].base,
                          same ? "" : " on a file system that ignores case", what);
             free(nb);
             return false;
         }
     free(nb);
     return true;
+#undef NAME
 }
 
 tw_status tw_report_write_all(const tw_report *r, const char *dir, tw_error *err)

@@ -122,10 +122,12 @@ void tw_report_file_base(const char *name, char *dst, size_t n);
  * case count as one, as a file system that ignores case holds them), nor
  * when a base is a name the run writes besides: "comparison"
  * (comparison.md and comparison.html). false with err naming both names
- * and the file. Time O(n log n).
+ * and the file. Time O(n log n). The names are read in place: name i at
+ * `stride` bytes times i from names (&specs[0].name, sizeof specs[0]; a plain
+ * array of names: sizeof *names).
  */
-bool tw_report_names_ok(const char *const *names, size_t n, const char *what, const char *dir,
-                        tw_error *err);
+bool tw_report_names_ok(const char *const *names, size_t n, size_t stride, const char *what,
+                        const char *dir, tw_error *err);
 
 /* A comparison puts at most this many reports side by side. */
 #define TW_CMP_MAX_REPORTS 64

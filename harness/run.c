@@ -656,16 +656,7 @@ int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t n
         *mismatches = 0;
     /* two reports in one file, or one in the comparison page's: refused
      * before anything runs */
-    const char **names = calloc(nb ? nb : 1, sizeof *names);
-    if (!names) {
-        fprintf(stderr, "toolwire %s: out of memory\n", cmd);
-        return 2;
-    }
-    for (size_t i = 0; i < nb; i++)
-        names[i] = b[i].name;
-    bool names_ok = tw_report_names_ok(names, nb, "backend", outdir, &why);
-    free(names);
-    if (!names_ok) {
+    if (!tw_report_names_ok(nb ? &b[0].name : NULL, nb, sizeof *b, "backend", outdir, &why)) {
         fprintf(stderr, "toolwire %s: %s\n", cmd, why.message);
         return 2;
     }

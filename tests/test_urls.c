@@ -544,7 +544,7 @@ Test(urls, clients_refuses_client_names_that_share_a_report_file)
     refused(dir, args, (const char *const[]){"'comparison'", "/o/comparison.md", NULL});
     tw_error why = {.offset = -1};
     const char *ok[] = {"a", "b", "comparisons"};
-    cr_expect(tw_report_names_ok(ok, 3, "client", "d", &why), "%s", why.message);
+    cr_expect(tw_report_names_ok(ok, 3, sizeof *ok, "client", "d", &why), "%s", why.message);
     tw_test_sh("rm -rf '%s'", dir);
     free(dir);
 }
