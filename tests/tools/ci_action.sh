@@ -31,7 +31,8 @@ action() {
   local name=$1
   shift
   : >"$work/$name.summary"
-  (cd "$work/repo" && GITHUB_STEP_SUMMARY="$work/$name.summary" TOOLWIRE_DATA="$root" \
+  # no TOOLWIRE_DATA: the action finds fixtures/… in its own tree (the workspace has none)
+  (cd "$work/repo" && env -u TOOLWIRE_DATA GITHUB_STEP_SUMMARY="$work/$name.summary" \
     python3 "$root/tests/tools/run_action.py" "$root/action.yml" \
       --input toolwire-path="$toolwire" --input backend-name=staging \
       --input suites="$suite" --input upload=false "$@") >"$work/$name.log" 2>&1
