@@ -5,7 +5,9 @@
 # separate process: a good server passes (0), a server whose streams break fails the gate with
 # a regression (1), a server that is down fails the run step (2); a missing baseline is 2. And
 # the example workflow swallows no failure (no `|| true`) and runs its live server through the
-# action.
+# action. And docs/ci-gate.md's matrix example, its jobs' steps run as written (three shard jobs,
+# their artifacts handed over, then the job that merges and gates): it covers every fixture once,
+# passes on the good server and fails with 1 on a regression.
 # Usage: tests/tools/ci_action.sh SOURCE_DIR BUILD_DIR
 set -uo pipefail
 root=$(cd "${1:?usage: ci_action.sh SOURCE_DIR BUILD_DIR}" && pwd)
@@ -22,7 +24,7 @@ fail() { echo "ci-action: $*"; exit 1; }
 suite=fixtures/session
 # serve [FAULT_ARGS…]: the server under test, its base URL in URL
 serve() {
-  serve_start "$toolwire" "$work" ci-action --for 300 --quiet "$@" "$root/$suite"
+  serve_start "$toolwire" "$work" ci-action --for 300 --quiet "$@" "$root/fixtures/openai" "$root/$suite"
   URL="http://127.0.0.1:$port/v1"
 }
 
@@ -86,8 +88,49 @@ all=$(grep -c '"file"' "$work/repo/reports/baseline/staging.json")
 part=$(grep -c '"file"' "$work/repo/reports/shard-1/staging.json")
 [ "$part" -gt 0 ] && [ "$part" -lt "$all" ] || fail "shard 1/2 ran $part of $all fixtures"
 
+# 6. docs/ci-gate.md's matrix example: the shard jobs, then the merging job, in a repository whose
+# build/toolwire is the built one
+matrix() {
+  local name=$1 k
+  rm -rf "$work/m/shards" "$work/m/reports/latest"
+  for k in 1 2 3; do
+    rm -rf "$work/m/shard"
+    (cd "$work/m" && python3 "$root/tests/tools/run_action.py" --job "$root/docs/ci-gate.md" shard \
+      --set matrix.shard=$k --set vars.STAGING_URL="$URL" --set secrets.PROVIDER_KEY=not-a-real-key) \
+      >"$work/$name-shard$k.log" 2>&1 || { cat "$work/$name-shard$k.log"; fail "$name: shard job $k failed"; }
+    # the artifact, uploaded by the shard job and downloaded by the gate job
+    mkdir -p "$work/m/shards/toolwire-shard-$k"
+    cp "$work/m/shard/staging.json" "$work/m/shards/toolwire-shard-$k/" || fail "$name: shard $k wrote no report"
+  done
+  (cd "$work/m" && python3 "$root/tests/tools/run_action.py" --job "$root/docs/ci-gate.md" gate) \
+    >"$work/$name-gate.log" 2>&1
+  rc=$?
+}
+mkdir -p "$work/m/build" "$work/m/reports/baseline"
+ln -s "$toolwire" "$work/m/build/toolwire"
+export TOOLWIRE_DATA="$root"
+serve
+(cd "$work/m" && "$toolwire" run --quiet --backend staging="$URL" --out reports/baseline fixtures/openai \
+  fixtures/session) >"$work/m-baseline.log" 2>&1
+[ -s "$work/m/reports/baseline/staging.json" ] || { cat "$work/m-baseline.log"; fail "matrix: no baseline"; }
+matrix mgood
+[ "$rc" -eq 0 ] || { cat "$work/mgood-gate.log"; fail "matrix example, a good server: exit $rc, 0 expected"; }
+grep -q "merged staging .*: 3 report(s)" "$work/mgood-gate.log" || fail "matrix example: no merge of 3 shards"
+files() { grep -o '"file": *"[^"]*"' "$1" | sort; }
+files "$work/m/reports/baseline/staging.json" >"$work/m-all"
+cat "$work"/m/shards/*/staging.json | grep -o '"file": *"[^"]*"' | sort >"$work/m-shards"
+files "$work/m/reports/latest/staging.json" >"$work/m-merged"
+cmp -s "$work/m-all" "$work/m-shards" || fail "matrix example: the shards do not hold every fixture exactly once"
+cmp -s "$work/m-all" "$work/m-merged" || fail "matrix example: the merged report does not hold every fixture"
+serve --fault '{"malformed_chunk_at": 1}'
+matrix mregress
+if [ "$rc" -ne 1 ] || ! grep -q "regression(s)" "$work/mregress-gate.log"; then
+  cat "$work/mregress-gate.log"; fail "matrix example, a regression: exit $rc, 1 expected"
+fi
+
 # the example workflow: no failure swallowed, the live server judged through the action
 wf=$root/.github/workflows/toolwire-gate.yml
 if grep -n '|| *true' "$wf"; then fail "$wf swallows a failure with || true"; fi
 grep -q 'uses: \./' "$wf" || fail "$wf does not use the action (uses: ./)"
-echo "ci-action: a good server passed, a regression failed with 1, a server down and a missing baseline with 2"
+echo "ci-action: a good server passed, a regression failed with 1, a server down and a missing baseline with 2;"
+echo "ci-action: the matrix example covered every fixture once, passed, then failed on a regression"

@@ -1,7 +1,15 @@
 #!/usr/bin/env python3
-"""Run the `run:` steps of a composite GitHub Action (action.yml) the way a runner does.
+"""Run the `run:` steps of a composite GitHub Action (action.yml), or of one job of a workflow,
+the way a runner does.
 
-    run_action.py ACTION.yml [--input NAME=VALUE]...
+    run_action.py ACTION.yml [--input NAME=VALUE]... [--set EXPR=VALUE]...
+    run_action.py --job FILE JOB [--set EXPR=VALUE]...
+
+--job runs the steps of job JOB of a workflow: FILE is a workflow, or a Markdown page whose
+```yaml block holding `jobs:` is one (docs/ci-gate.md's matrix example); there a step that
+installs or builds toolwire (scripts/deps.sh, scripts/build.sh) is not run: build/toolwire in
+the current directory stands for what it builds. --set gives an expression's value
+(matrix.shard=1, vars.STAGING_URL=URL, secrets.KEY=VALUE).
 
 Each step's `${{ inputs.x }}`, `${{ github.action_path }}`, `${{ github.workspace }}` and
 `${{ steps.ID.outputs.X }}` are substituted; its `env:` is set; its script runs as GitHub runs
@@ -28,6 +36,8 @@ EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 
 
 def value_of(ref, ctx):
+    if ref in ctx["set"]:
+        return ctx["set"][ref]
     parts = ref.split(".")
     if parts[0] == "inputs" and len(parts) == 2:
         return ctx["inputs"].get(parts[1], "")
@@ -96,20 +106,47 @@ def read_kv(path):
     return out
 
 
+def load_job(path, job):
+    """The steps of a workflow's job, from a workflow file or a Markdown page's yaml block."""
+    text = open(path, encoding="utf-8").read()
+    if path.endswith(".md"):
+        blocks = [b for b in re.findall(r"^```yaml\n(.*?)^```$", text, re.S | re.M) if "jobs:" in b]
+        if not blocks:
+            raise SystemExit(f"run_action.py: no ```yaml block with jobs: in {path}")
+        text = blocks[0]
+    jobs = yaml.safe_load(text)["jobs"]
+    if job not in jobs:
+        raise SystemExit(f"run_action.py: {path} has no job {job!r} (jobs: {', '.join(jobs)})")
+    steps = []
+    for step in jobs[job]["steps"]:
+        step = dict(step)
+        step.setdefault("shell", "bash")
+        if "run" in step and re.search(r"scripts/(deps|build)\.sh", step["run"]):
+            step["skip"] = "installs or builds toolwire: build/toolwire is the one built"
+        steps.append(step)
+    return {"runs": {"using": "composite", "steps": steps}}
+
+
 def main():
-    if len(sys.argv) < 2:
-        raise SystemExit("usage: run_action.py ACTION.yml [--input NAME=VALUE]...")
-    action_file = os.path.abspath(sys.argv[1])
-    given = {}
-    args = sys.argv[2:]
+    usage = "usage: run_action.py ACTION.yml | --job FILE JOB [--input NAME=VALUE]... [--set EXPR=VALUE]..."
+    args = sys.argv[1:]
+    if len(args) >= 3 and args[0] == "--job":
+        action_file, action = os.path.abspath(args[1]), load_job(args[1], args[2])
+        args = args[3:]
+    elif args and not args[0].startswith("--"):
+        action_file = os.path.abspath(args[0])
+        with open(action_file, encoding="utf-8") as f:
+            action = yaml.safe_load(f)
+        args = args[1:]
+    else:
+        raise SystemExit(usage)
+    given, sets = {}, {}
     while args:
-        if args[0] != "--input" or len(args) < 2 or "=" not in args[1]:
-            raise SystemExit(f"run_action.py: bad argument {args[0]!r}")
+        if args[0] not in ("--input", "--set") or len(args) < 2 or "=" not in args[1]:
+            raise SystemExit(f"run_action.py: bad argument {args[0]!r} ({usage})")
         k, v = args[1].split("=", 1)
-        given[k] = v
+        (given if args[0] == "--input" else sets)[k] = v
         args = args[2:]
-    with open(action_file, encoding="utf-8") as f:
-        action = yaml.safe_load(f)
     declared = action.get("inputs", {}) or {}
     for k in given:
         if k not in declared:
@@ -136,6 +173,7 @@ def main():
         "inputs": inputs,
         "github": {"action_path": os.path.dirname(action_file), "workspace": env["GITHUB_WORKSPACE"]},
         "steps": {},
+        "set": sets,
     }
     status = 0
     for n, step in enumerate(runs["steps"]):
@@ -146,6 +184,9 @@ def main():
             cond = f"success() && ({cond})"
         if not evaluate(cond, ctx, status != 0):
             print(f"run_action.py: -- {name}: skipped (if: {step.get('if', 'success()')})", flush=True)
+            continue
+        if "skip" in step:
+            print(f"run_action.py: -- {name}: not run ({step['skip']})", flush=True)
             continue
         if "uses" in step:
             print(f"run_action.py: -- {name}: uses {step['uses']} (not run here)", flush=True)
