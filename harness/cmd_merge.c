@@ -16,8 +16,9 @@ static const char merge_help[] =
     "comparison.md/.html when the reports are of several backends. Reports are\n"
     "grouped by their backend (or client) name; a group's fixtures are put in the\n"
     "order one run over the same fixture directory gives them (files that did not\n"
-    "load first, then by file path). A fixture reported by two shards with the same\n"
-    "verdicts is kept once.\n"
+    "load first, then by file path, a file's rows - a client's modes - in their\n"
+    "report's order). A fixture reported by two shards with the same verdicts is\n"
+    "kept once.\n"
     "\n"
     "  --out DIR       where the merged reports go (required)\n"
     "  --quiet         no summary line per merged report\n"
@@ -55,9 +56,7 @@ static int mfx_cmp(const void *a, const void *b)
     int c = strcmp(x->f->file, y->f->file);
     if (c)
         return c;
-    c = strcmp(x->f->name, y->f->name);
-    if (c)
-        return c;
+    /* one file's rows (a client's modes) in the order their report has them */
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
@@ -160,23 +159,35 @@ static bool merge_group(tw_report *r, char *const *files, const size_t *idx, siz
         ok = false;
     }
     out->fx_cap = m ? m : 1;
-    for (size_t i = 0; ok && i < m; i++) {
+    /* the rows of one file are together: a row whose file and name are kept already is the
+     * same fixture from another report */
+    for (size_t i = 0, file_start = 0, kept_start = 0; ok && i < m; i++) {
         const tw_rep_fixture *f = all[i].f;
-        if (out->nfx) {
-            const tw_rep_fixture *prev = &out->fx[out->nfx - 1];
-            if (strcmp(prev->file, f->file) == 0 && strcmp(prev->name, f->name) == 0) {
-                char what[300];
-                if (!same_verdicts(prev, f, what, sizeof what)) {
-                    tw_error_set(why, TW_ERR_INVALID, -1, NULL,
-                                 "fixture %s (%s) is in %s and in %s with different verdicts (%s): "
-                                 "were the shards run with one --shard N and one version of the fixtures?",
-                                 f->name, f->file, all[i - 1].from, all[i].from, what);
-                    ok = false;
-                }
-                continue;
-            }
+        if (strcmp(all[file_start].f->file, f->file) != 0) {
+            file_start = i;
+            kept_start = out->nfx;
         }
-        out->fx[out->nfx++] = *f;
+        size_t dup = kept_start;
+        while (dup < out->nfx && strcmp(out->fx[dup].name, f->name) != 0)
+            dup++;
+        if (dup == out->nfx) {
+            out->fx[out->nfx++] = *f;
+            continue;
+        }
+        char what[300];
+        if (!same_verdicts(&out->fx[dup], f, what, sizeof what)) {
+            const char *first_from = all[file_start].from;
+            for (size_t k = file_start; k < i; k++)
+                if (strcmp(all[k].f->name, f->name) == 0) {
+                    first_from = all[k].from;
+                    break;
+                }
+            tw_error_set(why, TW_ERR_INVALID, -1, NULL,
+                         "fixture %s (%s) is in %s and in %s with different verdicts (%s): "
+                         "were the shards run with one --shard N and one version of the fixtures?",
+                         f->name, f->file, first_from, all[i].from, what);
+            ok = false;
+        }
     }
     free(all);
     tw_report_summarise(out);

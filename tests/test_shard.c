@@ -350,3 +350,57 @@ Test(shard, main_shards_its_conformance_fixtures_and_the_merge_is_the_whole_job,
     tw_test_rm_tree(dir);
     free(dir);
 }
+
+Test(shard, clients_shards_its_scenarios_and_the_merge_is_the_whole_run, .timeout = 300)
+{
+    char *dir = tw_test_tmpdir("tw-shard-clients");
+    char path[4200];
+    snprintf(path, sizeof path, "%s/driver.sh", dir);
+    /* a stand-in client library: the same answer to every scenario (verdicts pass and fail) */
+    tw_test_spit(path, "if [ \"$1\" = --describe ]; then echo '{\"protocol\":1,\"client\":\"stand-in\",\"version\":\"1\","
+                       "\"endpoint\":\"openai\",\"modes\":[\"create\",\"stream\"]}'; exit 0; fi\ncat >/dev/null\n"
+                       "echo '{\"content\":\"\",\"reasoning\":null,\"tool_calls\":[{\"id\":\"c1\",\"name\":"
+                       "\"get_weather\",\"arguments\":{}}],\"finish_reason\":\"tool_calls\",\"error\":null,"
+                       "\"requests\":1}'\n");
+    const char *scen = tw_test_src("fixtures/clients");
+    int whole = tw_test_sh("cd '%s' && '%s' clients --quiet --client stand-in='sh driver.sh' --out all '%s' "
+                           ">/dev/null 2>&1",
+                           dir, bin(), scen);
+    cr_assert(whole == 0 || whole == 1, "clients judged (exit %d)", whole);
+    for (int k = 1; k <= 2; k++)
+        cr_assert(tw_test_sh("cd '%s' && '%s' clients --quiet --client stand-in='sh driver.sh' --shard %d/2 "
+                             "--out s%d '%s' >/dev/null 2>&1",
+                             dir, bin(), k, k, scen) <= 1);
+    snprintf(path, sizeof path, "%s/s1/stand-in.json", dir);
+    char *s1 = files_of(path);
+    snprintf(path, sizeof path, "%s/s2/stand-in.json", dir);
+    char *s2 = files_of(path);
+    cr_assert(count_lines(s1) > 0 && count_lines(s2) > 0, "both shards hold scenarios");
+    int rc = tw_test_sh("cd '%s' && '%s' merge --quiet --out m s2/stand-in.json s1/stand-in.json >/dev/null 2>&1",
+                        dir, bin());
+    cr_assert_eq(rc, whole, "merge exits as the whole run did");
+    snprintf(path, sizeof path, "%s/all/stand-in.json", dir);
+    cJSON *a = load(path);
+    snprintf(path, sizeof path, "%s/m/stand-in.json", dir);
+    cJSON *m = load(path);
+    strip_times(a);
+    strip_times(m);
+    cr_assert(cJSON_Compare(a, m, true), "the merged client report is the whole run's (rows of a scenario's "
+                                         "modes in their order)");
+    /* a shard given twice: each scenario's rows once */
+    rc = tw_test_sh("cd '%s' && '%s' merge --quiet --out m2 s1/stand-in.json s2/stand-in.json s1/stand-in.json "
+                    ">/dev/null 2>&1",
+                    dir, bin());
+    cr_assert_eq(rc, whole);
+    snprintf(path, sizeof path, "%s/m2/stand-in.json", dir);
+    cJSON *m2 = load(path);
+    strip_times(m2);
+    cr_assert(cJSON_Compare(a, m2, true), "a client shard given twice merges to the whole run");
+    cJSON_Delete(m2);
+    cJSON_Delete(a);
+    cJSON_Delete(m);
+    free(s1);
+    free(s2);
+    tw_test_rm_tree(dir);
+    free(dir);
+}
