@@ -75,6 +75,32 @@ static void strip_times(cJSON *j)
     cJSON_ArrayForEach(c, j) strip_times(c);
 }
 
+/* Reports dir/want and dir/got are equal but for their times; on a difference both are written
+ * to dir/want.cmp and dir/got.cmp (with their times removed) for diff. */
+static void assert_same_report(const char *dir, const char *want, const char *got, const char *what)
+{
+    char path[4200], pw[4200] = "", pg[4200] = "";
+    snprintf(path, sizeof path, "%s/%s", dir, want);
+    cJSON *a = load(path);
+    snprintf(path, sizeof path, "%s/%s", dir, got);
+    cJSON *m = load(path);
+    strip_times(a);
+    strip_times(m);
+    bool same = cJSON_Compare(a, m, true);
+    if (!same) {
+        char *sa = cJSON_Print(a), *sm = cJSON_Print(m);
+        snprintf(pw, sizeof pw, "%s/%s.cmp", dir, want);
+        tw_test_spit(pw, sa);
+        snprintf(pg, sizeof pg, "%s/%s.cmp", dir, got);
+        tw_test_spit(pg, sm);
+        free(sa);
+        free(sm);
+    }
+    cJSON_Delete(a);
+    cJSON_Delete(m);
+    cr_assert(same, "%s: %s differs from %s (diff %s %s)", what, got, want, pw, pg);
+}
+
 /* A fixture tree: a copy of fixtures/openai and one file that does not load. */
 static char *make_tree(const char *prefix)
 {
@@ -128,22 +154,7 @@ Test(shard, shards_cover_each_fixture_once_and_merge_to_the_whole_run, .timeout 
     int rc = tw_test_sh("cd '%s' && '%s' merge --out merged s2/replay.json s3/replay.json s1/replay.json >merge.out 2>&1",
                         dir, bin());
     cr_assert_eq(rc, whole, "merge exits as the whole run did (%d), got %d", whole, rc);
-    snprintf(path, sizeof path, "%s/all/replay.json", dir);
-    cJSON *a = load(path);
-    snprintf(path, sizeof path, "%s/merged/replay.json", dir);
-    cJSON *m = load(path);
-    strip_times(a);
-    strip_times(m);
-    if (!cJSON_Compare(a, m, true)) {
-        char *sa = cJSON_Print(a), *sm = cJSON_Print(m);
-        snprintf(path, sizeof path, "%s/a.json", dir);
-        tw_test_spit(path, sa);
-        snprintf(path, sizeof path, "%s/m.json", dir);
-        tw_test_spit(path, sm);
-        free(sa);
-        free(sm);
-        cr_assert_fail("the merged report differs from the unsharded one (diff %s/a.json %s/m.json)", dir, dir);
-    }
+    assert_same_report(dir, "all/replay.json", "merged/replay.json", "the merge of the shards");
     cr_assert_eq(tw_test_sh("cd '%s/merged' && test -s replay.md && test -s replay.junit.xml && test -s replay.html",
                             dir),
                  0, "merge writes every kind");
@@ -154,8 +165,6 @@ Test(shard, shards_cover_each_fixture_once_and_merge_to_the_whole_run, .timeout 
                     "grep -v '\"generated\"' merged/replay.json >t2 && cmp -s t1 t2 || exit 9; exit $rc",
                     dir, bin());
     cr_assert_eq(rc, whole, "a shard given twice merges to the same report");
-    cJSON_Delete(a);
-    cJSON_Delete(m);
     free(all);
     for (int k = 0; k < 3; k++)
         free(shard[k]);
@@ -379,26 +388,14 @@ Test(shard, clients_shards_its_scenarios_and_the_merge_is_the_whole_run, .timeou
     int rc = tw_test_sh("cd '%s' && '%s' merge --quiet --out m s2/stand-in.json s1/stand-in.json >/dev/null 2>&1",
                         dir, bin());
     cr_assert_eq(rc, whole, "merge exits as the whole run did");
-    snprintf(path, sizeof path, "%s/all/stand-in.json", dir);
-    cJSON *a = load(path);
-    snprintf(path, sizeof path, "%s/m/stand-in.json", dir);
-    cJSON *m = load(path);
-    strip_times(a);
-    strip_times(m);
-    cr_assert(cJSON_Compare(a, m, true), "the merged client report is the whole run's (rows of a scenario's "
-                                         "modes in their order)");
+    assert_same_report(dir, "all/stand-in.json", "m/stand-in.json",
+                       "the merged client report (rows of a scenario's modes in their order)");
     /* a shard given twice: each scenario's rows once */
     rc = tw_test_sh("cd '%s' && '%s' merge --quiet --out m2 s1/stand-in.json s2/stand-in.json s1/stand-in.json "
                     ">/dev/null 2>&1",
                     dir, bin());
     cr_assert_eq(rc, whole);
-    snprintf(path, sizeof path, "%s/m2/stand-in.json", dir);
-    cJSON *m2 = load(path);
-    strip_times(m2);
-    cr_assert(cJSON_Compare(a, m2, true), "a client shard given twice merges to the whole run");
-    cJSON_Delete(m2);
-    cJSON_Delete(a);
-    cJSON_Delete(m);
+    assert_same_report(dir, "all/stand-in.json", "m2/stand-in.json", "a client shard given twice");
     free(s1);
     free(s2);
     tw_test_rm_tree(dir);
