@@ -29,6 +29,7 @@ int tw_cmd_import(int argc, char **argv);
 int tw_cmd_compare(int argc, char **argv);
 int tw_cmd_gate(int argc, char **argv);
 int tw_cmd_clients(int argc, char **argv);
+int tw_cmd_merge(int argc, char **argv);
 
 /* Print "toolwire CMD: message" on stderr; returns TW_EXIT_USAGE. */
 int tw_cli_usage_error(const char *cmd, const char *fmt, ...)

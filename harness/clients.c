@@ -854,6 +854,8 @@ int tw_clients_run_all(const tw_client_spec *c, size_t nc, char *const *paths, s
         tw_fixture_set_free(&fs);
         return 2;
     }
+    if (o.shard && !tw_fixture_shard(&fs, o.shard, paths, npaths) && !o.quiet)
+        fprintf(stderr, "toolwire clients: this --shard holds none of the selected scenarios (empty reports)\n");
     tw_report *reps = calloc(nc ? nc : 1, sizeof *reps);
     if (!reps) {
         tw_fixture_set_free(&fs);

@@ -97,6 +97,7 @@ typedef struct tw_clients_opts {
     size_t ntags;
     const char *const *xtags;
     size_t nxtags;
+    const struct tw_shard *shard; /* --shard K/N (shard.h); NULL: every scenario */
     bool quiet;
     FILE *out;                 /* summary lines, or NULL */
 } tw_clients_opts;

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "clients.h"
 #include "run.h"
+#include "shard.h"
 
 static const char clients_help[] =
     "usage: toolwire clients [--client NAME=CMD …] [options] [SCENARIOS…]\n"
@@ -39,13 +40,15 @@ static const char clients_help[] =
     "  --max-output SIZE          cap on a driver's stdout; killed past it (default 1M)\n"
     "  --tag T                    only scenarios also tagged T (repeatable)\n"
     "  --exclude-tag T            no scenario tagged T (repeatable)\n"
+    "  --shard K/N                only shard K of N of the selected scenarios, split as\n"
+    "                             run --shard splits fixtures (toolwire merge joins them)\n"
     "  --quiet                    no summary lines (driver failures are still listed)\n"
     "\n"
     "Exit status: 0 when every client passes every check, 1 when a check fails or\n"
     "a driver fails, 2 on bad usage (client names refused among it), when no driver\n"
     "is found or when no scenario is selected.";
 
-enum { O_DRIVERS = 256, O_TO, O_CTO, O_MAXO, O_TAG, O_XTAG };
+enum { O_DRIVERS = 256, O_TO, O_CTO, O_MAXO, O_TAG, O_XTAG, O_SHARD };
 
 #define MAX_CLIENTS 32
 
@@ -125,6 +128,7 @@ int tw_cmd_clients(int argc, char **argv)
         {"out", required_argument, NULL, 'o'},         {"timeout", required_argument, NULL, O_TO},
         {"client-timeout", required_argument, NULL, O_CTO}, {"max-output", required_argument, NULL, O_MAXO},
         {"tag", required_argument, NULL, O_TAG},       {"exclude-tag", required_argument, NULL, O_XTAG},
+        {"shard", required_argument, NULL, O_SHARD},
         {"quiet", no_argument, NULL, 'q'},             {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     const char *tags[TW_FIXTURE_MAX_TAGS], *xtags[TW_FIXTURE_MAX_TAGS];
@@ -140,6 +144,7 @@ int tw_cmd_clients(int argc, char **argv)
     opterr = 0;
     int c;
     tw_error why = {.offset = -1};
+    tw_shard shard = {0, 0};
     while (rc < 0 && (c = getopt_long(argc, argv, "c:o:qh", longopts, NULL)) != -1) {
         switch (c) {
         case 'c': {
@@ -182,6 +187,11 @@ int tw_cmd_clients(int argc, char **argv)
             if (!tw_tag_option_add(c == O_TAG ? tags : xtags, c == O_TAG ? &o.ntags : &o.nxtags,
                                    c == O_TAG ? "--tag" : "--exclude-tag", optarg, &why))
                 rc = tw_cli_usage_error("clients", "%s", why.message);
+            break;
+        case O_SHARD:
+            if (!tw_shard_parse(optarg, &shard, &why))
+                rc = tw_cli_usage_error("clients", "%s", why.message);
+            o.shard = &shard;
             break;
         case 'h': puts(clients_help); rc = TW_EXIT_OK; break;
         default: rc = tw_cli_usage_error("clients", "unknown option '%s' (see --help)", argv[optind - 1]);

@@ -13,6 +13,7 @@
 #include "datadir.h"
 #include "report.h"
 #include "run.h"
+#include "shard.h"
 #include "decode_fixtures.h"
 
 /* Decode fixtures: returns 0 when all match; counts into pass/fail/bad. */
@@ -68,23 +69,31 @@ int tw_cmd_main(int argc, char **argv)
                                              {"fixtures", required_argument, NULL, 'f'},
                                              {"conformance", required_argument, NULL, 'c'},
                                              {"out", required_argument, NULL, 'o'},
+                                             {"shard", required_argument, NULL, 's'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     bool quiet = false;
     const char *dir = "tests/data/decode";
     const char *conf = "fixtures";
     const char *outdir = "reports/latest";
+    tw_shard shard = {0, 0};
+    tw_error why = {.offset = -1};
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "qhf:o:c:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "qhf:o:c:s:", longopts, NULL)) != -1) {
         switch (c) {
         case 'q': quiet = true; break;
         case 'f': dir = optarg; break;
         case 'c': conf = optarg; break;
         case 'o': outdir = optarg; break;
+        case 's':
+            if (!tw_shard_parse(optarg, &shard, &why))
+                return tw_cli_usage_error("main", "%s", why.message);
+            break;
         case 'h':
-            puts("usage: toolwire main [--quiet] [--conformance DIR] [--fixtures DIR] [--out DIR]\n\n"
+            puts("usage: toolwire main [--quiet] [--conformance DIR] [--fixtures DIR] [--out DIR]\n"
+                 "                     [--shard K/N]\n\n"
                  "The main job:\n"
                  "1. run every conformance fixture under --conformance (default fixtures/) not\n"
                  "   tagged live or clients against every embedded mock profile that fits it\n"
@@ -100,6 +109,8 @@ int tw_cmd_main(int argc, char **argv)
                  "2. decode every fixture under --fixtures (default tests/data/decode) in batch\n"
                  "   and at chunk sizes 1, 2, 3, 7 and 64, compare with each fixture's\n"
                  "   expectation and write decode-summary.md under --out.\n"
+                 "--shard K/N runs shard K of N of the conformance fixtures (as run --shard;\n"
+                 "toolwire merge joins the reports) and the decode fixtures in shard 1 only.\n"
                  "Both inputs are checked before anything runs; when a relative fixtures/ or\n"
                  "tests/data/decode path is not there, it is looked up in $TOOLWIRE_DATA, the\n"
                  "current directory, ../share/toolwire beside the program, then the installed\n"
@@ -163,12 +174,17 @@ int tw_cmd_main(int argc, char **argv)
     o.out = stdout;
     o.upstreams = proxied;
     o.nupstreams = 1;
+    o.shard = shard.n ? &shard : NULL;
     char *paths[] = {(char *)conf};
     size_t mism = 0;
     int rc_conf = tw_run_all(backends, sizeof backends / sizeof backends[0], paths, 1, outdir, &o, &mism);
     /* 2: decode fixtures */
     long pass = 0, fail = 0, bad = 0;
-    int rc_dec = decode_fixtures(dir, outdir, quiet, &pass, &fail, &bad);
+    int rc_dec = TW_EXIT_OK;
+    if (shard.k <= 1)
+        rc_dec = decode_fixtures(dir, outdir, quiet, &pass, &fail, &bad);
+    else if (!quiet)
+        printf("decode fixtures: run by shard 1/%u\n", shard.n);
     if (rc_dec == TW_EXIT_USAGE)
         return rc_dec;
     if (!quiet || rc_conf || rc_dec)

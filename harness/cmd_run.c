@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "run.h"
+#include "shard.h"
 #include "upstream.h"
 
 static const char run_help[] =
@@ -42,6 +43,9 @@ static const char run_help[] =
     "  --max-bytes SIZE           cap on one response body (default 16M)\n"
     "  --tag T                    only fixtures tagged T (repeatable: every one given)\n"
     "  --exclude-tag T            no fixture tagged T (repeatable: none of them)\n"
+    "  --shard K/N                only shard K of N of the selected fixtures: a stable\n"
+    "                             split by a hash of each fixture's path below the\n"
+    "                             directory given (toolwire merge joins the reports)\n"
     "  --quiet                    no progress or summary lines (mismatches are still\n"
     "                             listed, each naming its backend)\n"
     "\n"
@@ -56,7 +60,7 @@ static const char run_help[] =
     "2 on bad usage (backend names refused among it) or when --tag/--exclude-tag select\n"
     "no fixture.";
 
-enum { O_KEY = 256, O_MATCH, O_TIMING, O_CT, O_TO, O_RETRIES, O_WAIT, O_MAXB, O_TAG, O_XTAG, O_UPSTREAM };
+enum { O_KEY = 256, O_MATCH, O_TIMING, O_CT, O_TO, O_RETRIES, O_WAIT, O_MAXB, O_TAG, O_XTAG, O_UPSTREAM, O_SHARD };
 
 bool tw_parse_match_mode(const char *s, tw_match_mode *m);
 bool tw_parse_match_mode(const char *s, tw_match_mode *m)
@@ -83,6 +87,7 @@ int tw_cmd_run(int argc, char **argv)
         {"max-bytes", required_argument, NULL, O_MAXB}, {"help", no_argument, NULL, 'h'},
         {"upstream", required_argument, NULL, O_UPSTREAM},
         {"tag", required_argument, NULL, O_TAG}, {"exclude-tag", required_argument, NULL, O_XTAG},
+        {"shard", required_argument, NULL, O_SHARD},
         {NULL, 0, NULL, 0}};
     const char *tags[TW_FIXTURE_MAX_TAGS], *xtags[TW_FIXTURE_MAX_TAGS];
     tw_backend_spec specs[32];
@@ -104,6 +109,7 @@ int tw_cmd_run(int argc, char **argv)
     int c;
     long v = 0;
     tw_error why = {.offset = -1};
+    tw_shard shard = {0, 0};
     while (rc < 0 && (c = getopt_long(argc, argv, "b:o:qh", longopts, NULL)) != -1) {
         switch (c) {
         case 'b':
@@ -160,6 +166,11 @@ int tw_cmd_run(int argc, char **argv)
             if (!tw_tag_option_add(c == O_TAG ? tags : xtags, c == O_TAG ? &o.ntags : &o.nxtags,
                                    c == O_TAG ? "--tag" : "--exclude-tag", optarg, &why))
                 rc = tw_cli_usage_error("run", "%s", why.message);
+            break;
+        case O_SHARD:
+            if (!tw_shard_parse(optarg, &shard, &why))
+                rc = tw_cli_usage_error("run", "%s", why.message);
+            o.shard = &shard;
             break;
         case 'h': puts(run_help); rc = TW_EXIT_OK; break;
         default: rc = tw_cli_usage_error("run", "unknown option '%s' (see --help)", argv[optind - 1]);

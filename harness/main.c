@@ -22,6 +22,7 @@ static const cmd commands[] = {
     {"import", tw_cmd_import, "turn vcrpy cassettes or HAR files into fixtures"},
     {"compare", tw_cmd_compare, "put several reports side by side"},
     {"gate", tw_cmd_gate, "exit 1 when a report regresses against a baseline"},
+    {"merge", tw_cmd_merge, "join the reports of a sharded run (run --shard K/N)"},
     {"clients", tw_cmd_clients, "judge client libraries through their drivers, write reports"},
 };
 

@@ -678,6 +678,9 @@ int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t n
         tw_fixture_set_free(&fs);
         return 2;
     }
+    if (o->shard && !tw_fixture_shard(&fs, o->shard, paths, npaths) && !fs.nbad && !o->quiet)
+        fprintf(stderr, "toolwire %s: this --shard holds none of the selected fixtures (empty reports)\n",
+                cmd);
     /* temporaries of an earlier run that was killed while writing */
     size_t stale = tw_clean_stale_temps(outdir);
     if (stale)

@@ -39,6 +39,8 @@ typedef struct tw_backend_upstream {
  * the caller-provided buffer `store`, of at least strlen(arg)+1 bytes). */
 bool tw_backend_spec_parse(const char *arg, char *store, tw_backend_spec *out, tw_error *err);
 
+struct tw_shard; /* shard.h */
+
 /* A set of loaded fixtures; files that failed to load keep their reason. */
 typedef struct tw_fixture_set {
     tw_fixture *fx;            /* loaded ones */
@@ -63,6 +65,11 @@ bool tw_tag_option_add(const char **list, size_t *n, const char *opt, const char
 /* Keep only the selected fixtures (files that did not load stay listed); returns how many. */
 size_t tw_fixture_set_select(tw_fixture_set *s, const char *const *tags, size_t ntags,
                              const char *const *xtags, size_t nxtags);
+/* Keep only the fixtures of shard sh (shard.h; defined in shard.c), files that did not load
+ * too: each is reported by exactly one shard. roots are the paths the set was loaded from.
+ * Applied after the tag selection. Returns how many loaded fixtures are kept; sh NULL keeps
+ * every one. */
+size_t tw_fixture_shard(tw_fixture_set *s, const struct tw_shard *sh, char *const *roots, size_t nroots);
 
 typedef struct tw_run_opts {
     const char *key_env;       /* live backends: key from this variable */
@@ -82,6 +89,8 @@ typedef struct tw_run_opts {
     size_t ntags;
     const char *const *xtags;
     size_t nxtags;
+    /* --shard K/N (shard.h), applied after the tags; NULL: every fixture */
+    const struct tw_shard *shard;
 } tw_run_opts;
 
 /*

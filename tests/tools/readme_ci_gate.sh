@@ -12,9 +12,8 @@ toolwire=$build/toolwire
 [ -x "$toolwire" ] || { echo "ci-gate: $toolwire not built"; exit 1; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/toolwire-ci-gate.XXXXXX")
-pid=""
-stop() { [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; pid=""; }
-trap 'stop; rm -rf "$work"' EXIT
+. "$root/tests/tools/serve_lib.sh"
+trap 'serve_stop; rm -rf "$work"' EXIT
 
 awk '/^<!-- ci-gate/ {m=1; next} m && /^```sh$/ {b=1; next} b && /^```$/ {exit} b {print}' \
   "$root/README.md" >"$work/block.sh"
@@ -38,19 +37,7 @@ fi
 
 # serve [FAULT_ARGS…]: the stand-in for the staging server, its base URL in STAGING_URL
 serve() {
-  stop
-  : >"$work/serve.out"
-  "$toolwire" serve --port 0 --for 120 --quiet "$@" "${served[@]}" \
-    >"$work/serve.out" 2>"$work/serve.err" &
-  pid=$!
-  local port="" i
-  for i in $(seq 100); do
-    port=$(sed -n 's|^serving .* on http://127\.0\.0\.1:\([0-9][0-9]*\)$|\1|p' "$work/serve.out")
-    [ -n "$port" ] && break
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  [ -n "$port" ] || { echo "ci-gate: serve did not start"; cat "$work/serve.err"; exit 1; }
+  serve_start "$toolwire" "$work" ci-gate --for 120 --quiet "$@" "${served[@]}"
   export STAGING_URL="http://127.0.0.1:$port/v1"
 }
 
