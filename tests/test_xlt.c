@@ -441,3 +441,78 @@ Test(xlt, live_suites_through_the_reference_proxy)
     live_suite_through("fixtures/live/anthropic", "anthropic:openai", "openai");
     live_suite_through("fixtures/live/openai", "openai:anthropic", "anthropic");
 }
+
+/* XLT-05: an unset parallel_tool_calls is OpenAI's default, parallel calls allowed. */
+Test(xlt, parallel_unset_reads_as_allowed)
+{
+    const char *sent = "{\"model\":\"m\",\"max_tokens\":100,\"tools\":" TOOLS_A ",\"tool_choice\":{\"type\":\"auto\",\"disable_parallel_tool_use\":false},"
+                       "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-11") "\"}]}";
+    const char *arrived = "{\"model\":\"m\",\"tools\":" TOOLS_O ",\"tool_choice\":\"auto\","
+                          "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-11") "\"}]}";
+    tw_check_set s = {0};
+    judge_request(sent, arrived, &s);
+    cr_assert_eq(get(&s, TW_CHK_XLT_05)->verdict, TW_V_PASS, "%s", get(&s, TW_CHK_XLT_05)->evidence);
+    tw_check_set_free(&s);
+    /* sent unset (allowed), arrived disabled: a change */
+    const char *sent_unset = "{\"model\":\"m\",\"max_tokens\":100,\"tools\":" TOOLS_A ",\"tool_choice\":{\"type\":\"auto\"},"
+                             "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-11") "\"}]}";
+    const char *arrived_off = "{\"model\":\"m\",\"tools\":" TOOLS_O ",\"tool_choice\":\"auto\",\"parallel_tool_calls\":false,"
+                              "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-11") "\"}]}";
+    judge_request(sent_unset, arrived_off, &s);
+    cr_assert_eq(get(&s, TW_CHK_XLT_05)->verdict, TW_V_FAIL);
+    cr_assert(strstr(get(&s, TW_CHK_XLT_05)->evidence, "sent unset (allowed), arrived disabled"), "%s",
+              get(&s, TW_CHK_XLT_05)->evidence);
+    tw_check_set_free(&s);
+}
+
+/* XLT-06: enable_thinking or thinking.type enabled beside reasoning.enabled false is a
+ * conflict, not "not enabled on both sides". */
+Test(xlt, reasoning_settings_conflict)
+{
+    const char *sent = "{\"model\":\"m\",\"max_tokens\":100,\"tools\":" TOOLS_A ","
+                       "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-12") "\"}]}";
+    const char *arrived[] = {
+        "{\"model\":\"m\",\"tools\":" TOOLS_O ",\"chat_template_kwargs\":{\"enable_thinking\":true},\"reasoning\":{\"enabled\":false},"
+        "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-12") "\"}]}",
+        "{\"model\":\"m\",\"tools\":" TOOLS_O ",\"thinking\":{\"type\":\"enabled\"},\"reasoning\":{\"enabled\":false},"
+        "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-12") "\"}]}"};
+    const char *named[] = {"chat_template_kwargs.enable_thinking: true", "thinking.type: enabled"};
+    for (size_t i = 0; i < 2; i++) {
+        tw_check_set s = {0};
+        judge_request(sent, arrived[i], &s);
+        const tw_check_result *c = get(&s, TW_CHK_XLT_06);
+        cr_assert_eq(c->verdict, TW_V_FAIL, "%s", c->evidence);
+        cr_assert(strstr(c->evidence, "conflict upstream"), "%s", c->evidence);
+        cr_assert(strstr(c->evidence, named[i]) && strstr(c->evidence, "reasoning.enabled: false"), "%s", c->evidence);
+        tw_check_set_free(&s);
+    }
+    /* one setting alone is read as it says */
+    cJSON *off = cJSON_Parse("{\"reasoning\":{\"enabled\":false}}");
+    cJSON *on = cJSON_Parse("{\"reasoning_effort\":\"high\",\"chat_template_kwargs\":{\"enable_thinking\":true}}");
+    cr_assert_eq(tw_xlt_reasoning_enabled('o', off, NULL, 0), 0);
+    cr_assert_eq(tw_xlt_reasoning_enabled('o', on, NULL, 0), 1);
+    cJSON_Delete(off);
+    cJSON_Delete(on);
+}
+
+/* XLT-10 names the script's finish reason as the client's format spells it. */
+Test(xlt, finish_reason_in_the_clients_format)
+{
+    tw_upstream_record rec;
+    tw_buf up = {0};
+    upstream_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi. toolwire-script {\\\"nonce\\\": \\\"n-13\\\", "
+               "\\\"text\\\": \\\"Hello.\\\"}\"}]}",
+               &rec, &up);
+    cr_assert_eq(rec.status, 200, "%s", rec.why);
+    const char *cut = "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\",\"content\":["
+                      "{\"type\":\"text\",\"text\":\"Hello.\"}],"
+                      "\"stop_reason\":\"max_tokens\",\"stop_sequence\":null,\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}";
+    tw_check_set s = {0};
+    tw_xlt_answer(&rec, "/v1/messages", false, 200, cut, strlen(cut), NULL, &s);
+    const tw_check_result *c = get(&s, TW_CHK_XLT_10);
+    cr_assert_eq(c->verdict, TW_V_FAIL);
+    cr_assert(strstr(c->evidence, "finish reason max_tokens, the script's answer ends with end_turn"), "%s", c->evidence);
+    tw_check_set_free(&s);
+    tw_upstream_record_free(&rec);
+    tw_buf_free(&up);
+}
