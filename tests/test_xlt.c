@@ -378,26 +378,40 @@ Test(xlt, reference_proxy_answers_502_for_a_broken_upstream)
     tw_loop_stop(l);
 }
 
+/* XLT-05 of a request sent and the one that arrived: its verdict, and evidence holding want. */
+static void xlt05(const char *sent, const char *arrived, tw_verdict v, const char *want)
+{
+    tw_check_set s = {0};
+    judge_request(sent, arrived, &s);
+    const tw_check_result *c = get(&s, TW_CHK_XLT_05);
+    cr_assert_eq(c->verdict, v, "%s", c->evidence);
+    cr_assert(strstr(c->evidence, want), "%s", c->evidence);
+    tw_check_set_free(&s);
+}
+
+#define ANT_CHOICE(choice) "{\"model\":\"m\",\"max_tokens\":100,\"tools\":" TOOLS_A ",\"tool_choice\":" choice "," \
+                           "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-10") "\"}]}"
+#define OAI_CHOICE(extra) "{\"model\":\"m\",\"tools\":" TOOLS_O extra ",\"messages\":[{\"role\":\"user\",\"content\":\"" \
+                          DIRECTIVE("n-10") "\"}]}"
+
 /* The parallel-calls setting is compared, except under tool_choice none. */
 Test(xlt, parallel_setting)
 {
-    const char *sent = "{\"model\":\"m\",\"max_tokens\":100,\"tools\":" TOOLS_A ",\"tool_choice\":{\"type\":\"auto\",\"disable_parallel_tool_use\":true},"
-                       "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-10") "\"}]}";
-    const char *arrived = "{\"model\":\"m\",\"tools\":" TOOLS_O ",\"tool_choice\":\"auto\",\"parallel_tool_calls\":true,"
-                          "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-10") "\"}]}";
-    tw_check_set s = {0};
-    judge_request(sent, arrived, &s);
-    cr_assert_eq(get(&s, TW_CHK_XLT_05)->verdict, TW_V_FAIL);
-    cr_assert(strstr(get(&s, TW_CHK_XLT_05)->evidence, "parallel tool calls sent disabled, arrived allowed"), "%s",
-              get(&s, TW_CHK_XLT_05)->evidence);
-    tw_check_set_free(&s);
-    const char *sent_none = "{\"model\":\"m\",\"max_tokens\":100,\"tools\":" TOOLS_A ",\"tool_choice\":{\"type\":\"none\",\"disable_parallel_tool_use\":true},"
-                            "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-10") "\"}]}";
-    const char *arrived_none = "{\"model\":\"m\",\"tools\":" TOOLS_O ",\"tool_choice\":\"none\","
-                               "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-10") "\"}]}";
-    judge_request(sent_none, arrived_none, &s);
-    cr_assert_eq(get(&s, TW_CHK_XLT_05)->verdict, TW_V_PASS, "%s", get(&s, TW_CHK_XLT_05)->evidence);
-    tw_check_set_free(&s);
+    xlt05(ANT_CHOICE("{\"type\":\"auto\",\"disable_parallel_tool_use\":true}"),
+          OAI_CHOICE(",\"tool_choice\":\"auto\",\"parallel_tool_calls\":true"), TW_V_FAIL,
+          "parallel tool calls sent disabled, arrived allowed");
+    xlt05(ANT_CHOICE("{\"type\":\"none\",\"disable_parallel_tool_use\":true}"), OAI_CHOICE(",\"tool_choice\":\"none\""),
+          TW_V_PASS, "tool_choice none");
+}
+
+/* XLT-05: an unset parallel_tool_calls is OpenAI's default, parallel calls allowed. */
+Test(xlt, parallel_unset_reads_as_allowed)
+{
+    xlt05(ANT_CHOICE("{\"type\":\"auto\",\"disable_parallel_tool_use\":false}"), OAI_CHOICE(",\"tool_choice\":\"auto\""),
+          TW_V_PASS, "tool_choice auto");
+    /* sent unset (allowed), arrived disabled: a change */
+    xlt05(ANT_CHOICE("{\"type\":\"auto\"}"), OAI_CHOICE(",\"tool_choice\":\"auto\",\"parallel_tool_calls\":false"),
+          TW_V_FAIL, "sent unset (allowed), arrived disabled");
 }
 
 /* Each live suite through the reference proxy that reads its format: no translation loss,
@@ -440,29 +454,6 @@ Test(xlt, live_suites_through_the_reference_proxy)
 {
     live_suite_through("fixtures/live/anthropic", "anthropic:openai", "openai");
     live_suite_through("fixtures/live/openai", "openai:anthropic", "anthropic");
-}
-
-/* XLT-05: an unset parallel_tool_calls is OpenAI's default, parallel calls allowed. */
-Test(xlt, parallel_unset_reads_as_allowed)
-{
-    const char *sent = "{\"model\":\"m\",\"max_tokens\":100,\"tools\":" TOOLS_A ",\"tool_choice\":{\"type\":\"auto\",\"disable_parallel_tool_use\":false},"
-                       "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-11") "\"}]}";
-    const char *arrived = "{\"model\":\"m\",\"tools\":" TOOLS_O ",\"tool_choice\":\"auto\","
-                          "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-11") "\"}]}";
-    tw_check_set s = {0};
-    judge_request(sent, arrived, &s);
-    cr_assert_eq(get(&s, TW_CHK_XLT_05)->verdict, TW_V_PASS, "%s", get(&s, TW_CHK_XLT_05)->evidence);
-    tw_check_set_free(&s);
-    /* sent unset (allowed), arrived disabled: a change */
-    const char *sent_unset = "{\"model\":\"m\",\"max_tokens\":100,\"tools\":" TOOLS_A ",\"tool_choice\":{\"type\":\"auto\"},"
-                             "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-11") "\"}]}";
-    const char *arrived_off = "{\"model\":\"m\",\"tools\":" TOOLS_O ",\"tool_choice\":\"auto\",\"parallel_tool_calls\":false,"
-                              "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-11") "\"}]}";
-    judge_request(sent_unset, arrived_off, &s);
-    cr_assert_eq(get(&s, TW_CHK_XLT_05)->verdict, TW_V_FAIL);
-    cr_assert(strstr(get(&s, TW_CHK_XLT_05)->evidence, "sent unset (allowed), arrived disabled"), "%s",
-              get(&s, TW_CHK_XLT_05)->evidence);
-    tw_check_set_free(&s);
 }
 
 /* XLT-06: enable_thinking or thinking.type enabled beside reasoning.enabled false is a
