@@ -485,6 +485,10 @@ Test(failures, knockons_fold_under_an_error_status)
         }
     }
     tw_report_free(&r);
+    char *junit = slurp(dir, "out/bad.junit.xml");
+    cr_assert(strstr(junit, "LIV-06: expected not-fail, got fail: ") &&
+              strstr(junit, " (a consequence of HTTP 400, RSP-01)\n"), "%s", junit);
+    free(junit);
     char *json = slurp(dir, "out/bad.json");
     cr_assert(strstr(json, "\"follows\": \"HTTP 400 (RSP-01)\""));
     cr_assert(strstr(json, "\"consequences\": 7"));
