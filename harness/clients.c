@@ -805,9 +805,6 @@ static tw_status run_client(const tw_fixture_set *fs, const run_ctx *cx, tw_repo
                     return TW_ERR_NOMEM;
                 if (run_one(cx, f, k, mode, e) != TW_OK)
                     return TW_ERR_NOMEM;
-                if (!cx->o->quiet && cx->o->out && e->result == TW_V_FAIL)
-                    fprintf(cx->o->out, "client %s: %s#%zu %s: %s\n", cx->c->name, f->name, k, mode,
-                            e->result_detail ? e->result_detail : "");
             }
         }
     }
@@ -891,7 +888,9 @@ int tw_clients_run_all(const tw_client_spec *c, size_t nc, char *const *paths, s
                             "nothing was judged\n", r->backend, info.endpoint);
             rc = 1;
         }
-        /* driver failures are listed, --quiet or not (at most 50 a client) */
+        char base[TW_REPORT_BASE_MAX];
+        tw_report_file_base(r->backend, base, sizeof base);
+        /* driver failures are listed, --quiet or not (at most 50 a client, then where the rest are) */
         size_t nfail = 0;
         for (size_t f = 0; f < r->nfx; f++)
             for (size_t k = 0; k < r->fx[f].nex; k++) {
@@ -904,13 +903,21 @@ int tw_clients_run_all(const tw_client_spec *c, size_t nc, char *const *paths, s
                 free(dc);
             }
         if (nfail > 50)
-            fprintf(stderr, "toolwire clients: client %s: %zu driver failures in all\n", r->backend, nfail);
+            fprintf(stderr, "toolwire clients: client %s: %zu driver failures in all, %zu more than listed here: "
+                            "every one is in %s/%s.json\n",
+                    r->backend, nfail, nfail - 50, outdir, base);
         if (o.out && !o.quiet) {
-            char base[TW_REPORT_BASE_MAX];
-            tw_report_file_base(r->backend, base, sizeof base);
             fprintf(o.out, "client %s (%s): %s, %zu scenario rows, %zu exchanges, %zu pass, %zu fail, %zu skip -> %s/%s.json\n",
                     r->backend, r->target, r->ok ? "ok" : "FAIL", r->n_fixtures, r->n_exchanges, r->n_pass, r->n_fail,
                     r->n_skip, outdir, base);
+        }
+        if (o.out && !r->ok) {
+            /* the same listing as run's: capped, then where the rest are */
+            char who[300] = "", where[4400];
+            if (o.quiet)
+                snprintf(who, sizeof who, "client %.200s: ", r->backend);
+            snprintf(where, sizeof where, "%s/%s.json (and .md, .html)", outdir, base);
+            tw_report_list_mismatches(o.out, r, who, 50, where);
         }
     }
     if (done && tw_write_comparison(reps, done, outdir, &why) != TW_OK) {

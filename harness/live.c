@@ -7,6 +7,8 @@
 
 #include "cli.h"
 #include "decode_opts.h"
+#include "script.h"
+#include "toolwire/decode.h"
 #include "toolwire/request.h"
 #include "toolwire/request_gemini.h"
 #include "toolwire/request_responses.h"
@@ -380,4 +382,63 @@ void tw_live_judge(const tw_fixture *f, size_t k, const tw_live_answer *answers,
                              "the same %zu call(s) as exchange %zu (names and argument values)",
                              r->msg.ncalls, o);
     }
+}
+
+/* ---- the directive ---- */
+
+/* The calls of a and b name the same tools, counted (any order). */
+static bool same_names(const tw_result *a, const tw_result *b)
+{
+    if (a->msg.ncalls != b->msg.ncalls)
+        return false;
+    for (size_t i = 0; i < a->msg.ncalls; i++) {
+        const char *na = a->msg.calls[i].name ? a->msg.calls[i].name : "";
+        size_t in_a = 0, in_b = 0;
+        for (size_t j = 0; j < a->msg.ncalls; j++) {
+            in_a += strcmp(a->msg.calls[j].name ? a->msg.calls[j].name : "", na) == 0;
+            in_b += strcmp(b->msg.calls[j].name ? b->msg.calls[j].name : "", na) == 0;
+        }
+        if (in_a != in_b)
+            return false;
+    }
+    return true;
+}
+
+int tw_live_followed(const tw_fx_exchange *x, const tw_live_answer *a, const tw_limits *L, char *why, size_t n)
+{
+    if (n)
+        why[0] = '\0';
+    if (!a->decoded || !x->req.body)
+        return -1;
+    tw_request rq;
+    tw_error err = {.offset = -1};
+    if (request_tools(x, L, &rq, &err) != TW_OK)
+        return -1;
+    tw_script_answer sa;
+    int rc = -1;
+    if (tw_script_answer_for(&rq, L, &sa, &err) == TW_OK) {
+        const tw_format_ops *h = tw_format_find("hermes");
+        tw_decode_opts o;
+        memset(&o, 0, sizeof o);
+        o.limits = *L;
+        o.tools = rq.tools;
+        o.ntools = rq.ntools;
+        o.allow_unknown_tool = true;
+        tw_result want;
+        if (sa.step >= 0 && h && h->decode(sa.model_text.data ? sa.model_text.data : "", sa.model_text.len, &o, &want) == TW_OK) {
+            rc = same_names(&want, &a->res);
+            if (!rc) {
+                char w[300], g[300];
+                call_names(&want, w, sizeof w);
+                call_names(&a->res, g, sizeof g);
+                snprintf(why, n, "step %d of the directive asks for %s%.200s; the answer has %s%.200s", sa.step,
+                         want.msg.ncalls ? "a call of " : "", want.msg.ncalls ? w : "no call",
+                         a->res.msg.ncalls ? "calls of " : "", a->res.msg.ncalls ? g : "no call");
+            }
+            tw_result_free(&want);
+        }
+        tw_script_answer_free(&sa);
+    }
+    tw_request_free(&rq);
+    return rc;
 }

@@ -50,4 +50,16 @@ cJSON *tw_live_substitute(const cJSON *body, const tw_live_answer *answers, size
 void tw_live_judge(const tw_fixture *f, size_t k, const tw_live_answer *answers,
                    size_t unresolved, const char *subst_why, const tw_limits *L, tw_check_set *out);
 
+/*
+ * Did the answer follow the script directive of exchange x (docs/live.md,
+ * "When the server does not follow the directive")? The step the directive
+ * scripts for this turn (script.h) is read as the scripted model would; the
+ * answer followed it when it makes calls of the same tools (as a multiset:
+ * a real model may order parallel calls otherwise), or no call when the step
+ * writes none. Arguments, text and reasoning are the expectations' to judge.
+ * 1 followed, 0 not (why, n bytes, says how), -1 not judged: no directive
+ * step for this turn, or no decoded answer.
+ */
+int tw_live_followed(const tw_fx_exchange *x, const tw_live_answer *a, const tw_limits *L, char *why, size_t n);
+
 #endif

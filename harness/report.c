@@ -105,6 +105,7 @@ static void ex_free(tw_rep_exchange *e)
     free(e->path);
     free(e->error);
     free(e->result_detail);
+    free(e->directive);
     for (size_t i = 0; i < e->nchecks; i++)
         free(e->checks[i].evidence);
     free(e->checks);
@@ -177,6 +178,8 @@ tw_rep_exchange *tw_report_add_exchange(tw_rep_fixture *f)
     tw_rep_exchange *e = &f->ex[f->nex];
     memset(e, 0, sizeof *e);
     e->index = f->nex++;
+    e->calls = -1;
+    e->followed = -1;
     e->match = true;
     e->result = TW_V_SKIP;
     return e;
@@ -208,6 +211,7 @@ void tw_report_summarise(tw_report *r)
 {
     r->n_fixtures = r->nfx;
     r->n_skipped = r->n_exchanges = r->n_pass = r->n_fail = r->n_skip = r->n_mismatch = 0;
+    r->n_knockon = r->n_directed = r->n_undirected = 0;
     for (size_t i = 0; i < r->nfx; i++) {
         tw_rep_fixture *f = &r->fx[i];
         if (f->skipped) {
@@ -218,6 +222,9 @@ void tw_report_summarise(tw_report *r)
         for (size_t k = 0; k < f->nex; k++) {
             tw_rep_exchange *e = &f->ex[k];
             r->n_exchanges++;
+            r->n_knockon += tw_rep_fold(e);
+            r->n_directed += e->followed >= 0;
+            r->n_undirected += e->followed == 0;
             bool em = e->result != TW_V_FAIL && !(e->error && e->status == 0 && e->nchecks == 0);
             for (size_t c = 0; c < e->nchecks; c++) {
                 tw_rep_check *ch = &e->checks[c];

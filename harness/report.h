@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "checks.h"
 #include "files.h"
@@ -39,6 +40,11 @@ typedef struct tw_rep_check {
     bool match;
     int64_t offset;
     char *evidence;            /* owned */
+    /* a knock-on failure (report_fold.c): what it follows from ("HTTP 400",
+     * "no response", "no call") and the check that failed for it ("RSP-01");
+     * both "" for a verdict that stands on its own */
+    char follows[48];
+    char follows_check[16];
 } tw_rep_check;
 
 typedef struct tw_rep_exchange {
@@ -49,8 +55,13 @@ typedef struct tw_rep_exchange {
     long elapsed_ms;
     int attempts;
     char *error;               /* transport error, or NULL */
+    int calls;                 /* calls in the decoded answer; -1 when not decoded */
+    int followed;              /* the answer against the script directive (docs/live.md):
+                                * 1 followed it, 0 did not, -1 not judged */
+    char *directive;           /* followed 0: how it did not (owned), else NULL */
     tw_verdict result;         /* expected neutral result: pass, fail, skip */
     char *result_detail;       /* owned, or NULL */
+    bool result_follows;       /* a failed result that is a knock-on of the status (tw_rep_fold) */
     bool match;                /* every verdict as expected */
     tw_rep_check *checks;
     size_t nchecks, checks_cap;
@@ -75,6 +86,9 @@ typedef struct tw_report {
     size_t nfx, fx_cap;
     /* summary (tw_report_summarise) */
     size_t n_fixtures, n_skipped, n_exchanges, n_pass, n_fail, n_skip, n_mismatch;
+    size_t n_knockon;          /* of n_mismatch, failures folded under their cause */
+    size_t n_directed;         /* exchanges whose answer was held against a directive */
+    size_t n_undirected;       /* of those, answers that did not follow it */
     bool ok;
 } tw_report;
 
@@ -89,8 +103,39 @@ tw_rep_check *tw_report_add_check(tw_rep_exchange *e, const char *id, tw_verdict
 /* What came back, in one line: "HTTP 404", "no response: <transport error>",
  * "HTTP 200, transfer broke: <transport error>". */
 void tw_rep_exchange_outcome(const tw_rep_exchange *e, char *dst, size_t n);
-/* Recompute match flags upward and the summary counts. */
+/* Recompute match flags upward, the knock-on marks (tw_rep_fold) and the
+ * summary counts. */
 void tw_report_summarise(tw_report *r);
+
+/*
+ * Knock-on failures (report_fold.c, docs/harness.md "Reading a failing run"):
+ * when an exchange got an error status, no response, or no call where its
+ * live expectations wanted one, the checks that could only fail because of
+ * it are marked with what they follow (tw_rep_check.follows) under the first
+ * failure, the cause (RSP-01, or LIV-01/LIV-02 for no call). Which checks
+ * follow which cause is one table there. The verdicts stay as they are
+ * (gating is check by check); readers fold them. Returns how many mismatched
+ * verdicts of e are knock-ons.
+ */
+size_t tw_rep_fold(tw_rep_exchange *e);
+/* The mismatched knock-ons of e that follow its check `cause`, in report
+ * order, as "LIV-01, LIV-02" (at most n bytes); returns how many. */
+size_t tw_rep_knockons_of(const tw_rep_exchange *e, const tw_rep_check *cause, char *ids, size_t n);
+/* The headline's count of mismatches: each cause once, its knock-ons as
+ * " (+K consequences)" in more (n bytes; "" when none). */
+size_t tw_report_headline(const tw_report *r, char *more, size_t n);
+/* One paragraph on the answers that did not follow the script directive
+ * (docs/live.md), or "" when every directed answer followed it: once per
+ * report, naming the first such exchange. */
+void tw_report_directive_note(const tw_report *r, char *dst, size_t n);
+
+/*
+ * The mismatch lines of run's stdout listing (and main's): at most cap lines
+ * (causes; a cause's knock-ons are one line under it), then, past the cap,
+ * how many more there are and which report holds them (path). who prefixes
+ * each line ("backend NAME: " without a summary line above, or "").
+ */
+void tw_report_list_mismatches(FILE *out, const tw_report *r, const char *who, size_t cap, const char *path);
 
 /* Serialise as the versioned JSON. */
 tw_status tw_report_to_json(const tw_report *r, tw_buf *out);

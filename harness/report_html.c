@@ -34,18 +34,19 @@ static tw_status script_json(void *u, const char *s, size_t n)
 
 /* One cell of the matrix: what a check said over a fixture's exchanges,
  * in increasing order of weight (the heaviest exchange names the cell). */
-typedef enum cell_kind { CELL_NA = 0, CELL_SKIP, CELL_PASS, CELL_XFAIL, CELL_XPASS, CELL_FAIL } cell_kind;
+typedef enum cell_kind { CELL_NA = 0, CELL_SKIP, CELL_PASS, CELL_XFAIL, CELL_KNOCK, CELL_XPASS, CELL_FAIL } cell_kind;
 
-static const char *const cell_class[] = {"na", "skip", "pass", "xfail", "xpass mm", "fail mm"};
-static const char *const cell_mark[] = {"", "·", "✓", "✗", "!", "✗"};
+static const char *const cell_class[] = {"na", "skip", "pass", "xfail", "knock mm", "xpass mm", "fail mm"};
+static const char *const cell_mark[] = {"", "·", "✓", "✗", "↳", "!", "✗"};
 static const char *const cell_title[] = {
     "n/a: the check does not apply here", "skipped", "pass", "failed, as the fixture expects (or advisory)",
+    "MISMATCH, a consequence: failed only because of an earlier failure of its exchange, counted under it",
     "MISMATCH: expected to fail, did not", "MISMATCH: failed, not expected"};
 
 static cell_kind check_kind(const tw_rep_check *c)
 {
     if (!c->match)
-        return c->verdict == TW_V_FAIL ? CELL_FAIL : CELL_XPASS;
+        return c->verdict != TW_V_FAIL ? CELL_XPASS : c->follows[0] ? CELL_KNOCK : CELL_FAIL;
     return c->verdict == TW_V_FAIL ? CELL_XFAIL : c->verdict == TW_V_PASS ? CELL_PASS : CELL_SKIP;
 }
 
@@ -69,6 +70,8 @@ static const char html_style[] =
     ".xfail{background:#fff8c5;color:#7d4e00}\n"
     ".fail{background:#cf222e;color:#fff;font-weight:bold}\n"
     ".xpass{background:#fff;color:#cf222e;font-weight:bold;box-shadow:inset 0 0 0 2px #cf222e}\n"
+    ".knock{background:#ffebe9;color:#cf222e}\n"
+    ".note{background:#fff8c5;padding:.3em .6em;border-left:4px solid #bf8700}\n"
     ".skip{color:#8c959f}.na{background:#f6f8fa}\n"
     ".hok{color:#57606a}.herr{background:#ffebe9;color:#cf222e;font-weight:bold}"
     ".terr{background:#6e7781;color:#fff;font-weight:bold}\n"
@@ -87,6 +90,8 @@ static const char html_legend[] =
     "<span class=\"k xfail\">✗</span>failed as the fixture expects (or advisory)"
     "<span class=\"k fail mm\">✗</span>failed, not expected (mismatch)"
     "<span class=\"k xpass mm\">!</span>expected to fail, did not (mismatch)"
+    "<span class=\"k knock mm\">↳</span>failed only as a consequence of an earlier failure of its exchange "
+    "(an error status, no response, no call; counted under it)"
     "<span class=\"k skip\">·</span>skipped"
     "<span class=\"k na\">&nbsp;</span>n/a"
     "<br>result column: <span class=\"k pass\">=</span>the decoded result is the expected one"
@@ -108,7 +113,7 @@ static const char html_script[] =
     "else if(r.verdict==='pass')s+='\\n  the result is the expected one';else s+='\\n  no expected result';}"
     "else if(id!=='http'){e.checks.forEach(function(c){if(c.id!==id)return;"
     "s+='\\n  '+c.verdict+' (expected '+c.expected+(c.match?'':', MISMATCH')+')'+(c.offset>=0?'  @'+c.offset:'')"
-    "+'\\n  '+c.evidence;});}});"
+    "+'\\n  '+c.evidence+(c.follows?'\\n  a consequence of '+c.follows+', counted under it':'');});}});"
     "D.textContent=s;}\n"
     "document.getElementById('m').addEventListener('click',function(ev){var td=ev.target.closest('td[data-c]');"
     "if(!td)return;show(+td.parentNode.getAttribute('data-f'),td.getAttribute('data-c'));});\n"
@@ -262,10 +267,19 @@ void tw_report_html_emit(const tw_report *r, tw_rw *out)
                            : "<b class=bad>some verdicts differ from the fixtures' expectations</b>");
     tw_rw_puts(out, " — target <code>");
     tw_xml_text(out, r->target);
+    char more[64];
+    size_t causes = tw_report_headline(r, more, sizeof more);
     tw_rw_printf(out, "</code>, %s. %zu fixtures (%zu not run), %zu exchanges: %zu pass, %zu fail, %zu skip, "
-                       "%zu mismatches; %zu of %zu checks applied.</p>\n",
+                       "%zu mismatches%s; %zu of %zu checks applied.</p>\n",
                   r->generated ? r->generated : "", r->n_fixtures, r->n_skipped, r->n_exchanges, r->n_pass,
-                  r->n_fail, r->n_skip, r->n_mismatch, napplied, nc);
+                  r->n_fail, r->n_skip, causes, more, napplied, nc);
+    char note[600];
+    tw_report_directive_note(r, note, sizeof note);
+    if (note[0]) {
+        tw_rw_puts(out, "<p class=note id=directive><b>Note:</b> ");
+        tw_xml_text(out, note);
+        tw_rw_puts(out, "</p>\n");
+    }
     tw_outcome_tally t;
     tw_rep_tally_outcomes(r, &t);
     if (t.n) {

@@ -79,6 +79,12 @@ void tw_rep_words_of(const tw_report *r, size_t n, tw_rep_words *w);
 
 /* ---- renderers' pieces ---- */
 
+/* What a cause check of e (report_fold.c) stands for: "HTTP 400", "no
+ * response" (RSP-01), "no call" (LIV-01/LIV-02). */
+void tw_rep_cause_what(const tw_rep_exchange *e, const tw_rep_check *cause, char *dst, size_t n);
+/* The headline's mismatch count as a text: "3", or "3 (+4 consequences)". */
+void tw_rep_mismatch_text(const tw_report *r, char *dst, size_t n);
+
 /* Text for XML and HTML: markup characters escaped, control bytes as '?'. */
 void tw_xml_text(tw_rw *w, const char *s);
 

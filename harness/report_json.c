@@ -154,6 +154,11 @@ void tw_report_json_emit(const tw_report *r, tw_rw *w)
     j_num(j, "fail", (double)r->n_fail);
     j_num(j, "skip", (double)r->n_skip);
     j_num(j, "mismatches", (double)r->n_mismatch);
+    j_num(j, "consequences", (double)r->n_knockon);
+    j_num(j, "directive_not_followed", (double)r->n_undirected);
+    char note[600];
+    tw_report_directive_note(r, note, sizeof note);
+    j_str(j, "directive_note", note[0] ? note : NULL);
     j_bool(j, "ok", r->ok);
     j_close(j, '}');
     j_open(j, "checks", '[');
@@ -195,6 +200,14 @@ void tw_report_json_emit(const tw_report *r, tw_rw *w)
             j_str(j, "detail", e->result_detail);
             j_close(j, '}');
             j_bool(j, "match", e->match);
+            if (e->calls >= 0)
+                j_int(j, "calls", e->calls);
+            if (e->followed >= 0) {
+                j_open(j, "directive", '{');
+                j_bool(j, "followed", e->followed == 1);
+                j_str(j, "detail", e->directive);
+                j_close(j, '}');
+            }
             j_open(j, "checks", '[');
             for (size_t c = 0; c < e->nchecks; c++) {
                 const tw_rep_check *ch = &e->checks[c];
@@ -205,6 +218,11 @@ void tw_report_json_emit(const tw_report *r, tw_rw *w)
                 j_bool(j, "match", ch->match);
                 j_int(j, "offset", ch->offset);
                 j_str(j, "evidence", ch->evidence ? ch->evidence : "");
+                if (ch->follows[0]) {
+                    char fw[80];
+                    snprintf(fw, sizeof fw, "%s (%s)", ch->follows, ch->follows_check);
+                    j_str(j, "follows", fw);
+                }
                 j_close(j, '}');
             }
             j_close(j, ']');
@@ -297,6 +315,13 @@ tw_status tw_report_parse(const char *buf, size_t len, tw_report *out, tw_error 
             tw_verdict_from_name(tw_json_get_str(jr, "verdict"), &x->result);
             x->result_detail = jstr(jr, "detail");
             x->match = !cJSON_IsFalse(tw_json_get(je, "match"));
+            v = tw_json_get(je, "calls");
+            x->calls = cJSON_IsNumber(v) ? (int)tw_json_int(v, 0, INT_MAX, 0) : -1;
+            const cJSON *jd = tw_json_get(je, "directive");
+            if (cJSON_IsObject(jd)) {
+                x->followed = cJSON_IsTrue(tw_json_get(jd, "followed"));
+                x->directive = x->followed ? NULL : jstr(jd, "detail");
+            }
             const cJSON *jcs = tw_json_get(je, "checks");
             for (const cJSON *jc = cJSON_IsArray(jcs) ? jcs->child : NULL; jc; jc = jc->next) {
                 tw_verdict vd;

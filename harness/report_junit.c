@@ -105,6 +105,8 @@ void tw_report_junit_emit(const tw_report *r, tw_rw *out)
                 tw_rw_printf(out, "%s: expected %s, got %s: ", ch->id, tw_expect_name(ch->expected),
                               tw_verdict_name(ch->verdict));
                 tw_xml_text(out, ch->evidence);
+                if (ch->follows[0])
+                    tw_rw_printf(out, " (a consequence of %s, %s)", ch->follows, ch->follows_check);
                 tw_rw_putc(out, '\n');
             }
             tw_rw_puts(out, "</failure>\n    </testcase>\n");

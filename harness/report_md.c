@@ -61,8 +61,20 @@ void tw_report_markdown_emit(const tw_report *r, tw_rw *out)
                   r->target, r->generated, r->toolwire);
     tw_rw_puts(out, "| fixtures | skipped | exchanges | pass | fail | skip | mismatches |\n"
                      "|---:|---:|---:|---:|---:|---:|---:|\n");
-    tw_rw_printf(out, "| %zu | %zu | %zu | %zu | %zu | %zu | %zu |\n\n", r->n_fixtures, r->n_skipped,
-                  r->n_exchanges, r->n_pass, r->n_fail, r->n_skip, r->n_mismatch);
+    char mm[96];
+    tw_rep_mismatch_text(r, mm, sizeof mm);
+    tw_rw_printf(out, "| %zu | %zu | %zu | %zu | %zu | %zu | %s |\n\n", r->n_fixtures, r->n_skipped,
+                  r->n_exchanges, r->n_pass, r->n_fail, r->n_skip, mm);
+    if (r->n_knockon)
+        tw_rw_puts(out, "A failure that only follows from an earlier one of its exchange (an error status, no "
+                        "response, no call) is listed under it as a consequence (↳), counted once.\n\n");
+    char note[600];
+    tw_report_directive_note(r, note, sizeof note);
+    if (note[0]) {
+        tw_rw_puts(out, "> **Note:** ");
+        tw_rep_md_cell(out, note, sizeof note);
+        tw_rw_puts(out, "\n\n");
+    }
     /* mismatches */
     size_t rows = 0;
     for (size_t i = 0; i < r->nfx; i++) {
@@ -82,7 +94,7 @@ void tw_report_markdown_emit(const tw_report *r, tw_rw *out)
             const tw_rep_exchange *e = &f->ex[k];
             char oc[200];
             tw_rep_exchange_outcome(e, oc, sizeof oc);
-            if (e->result == TW_V_FAIL && rows < MD_MAX_ROWS) {
+            if (e->result == TW_V_FAIL && !e->result_follows && rows < MD_MAX_ROWS) {
                 if (!rows++)
                     tw_rw_puts(out, MD_MISMATCH_HEAD);
                 tw_rw_puts(out, "| ");
@@ -95,8 +107,8 @@ void tw_report_markdown_emit(const tw_report *r, tw_rw *out)
             }
             for (size_t c = 0; c < e->nchecks; c++) {
                 const tw_rep_check *ch = &e->checks[c];
-                if (ch->match)
-                    continue;
+                if (ch->match || ch->follows[0])
+                    continue; /* a knock-on is shown under its cause */
                 if (rows++ >= MD_MAX_ROWS)
                     continue;
                 if (rows == 1)
@@ -109,6 +121,17 @@ void tw_report_markdown_emit(const tw_report *r, tw_rw *out)
                               tw_verdict_name(ch->verdict));
                 tw_rep_md_cell(out, ch->evidence, 200);
                 tw_rw_puts(out, " |\n");
+                char ids[400], what[48];
+                size_t nk = tw_rep_knockons_of(e, ch, ids, sizeof ids);
+                if (nk) {
+                    tw_rep_cause_what(e, ch, what, sizeof what);
+                    tw_rw_puts(out, "| ");
+                    tw_rep_md_cell(out, f->name, 120);
+                    tw_rw_printf(out, " | %zu | ", e->index);
+                    tw_rep_md_cell(out, oc, 160);
+                    tw_rw_printf(out, " | ↳ %s | | — | %zu consequence%s of %s (%s), not counted again |\n", ids, nk,
+                                  nk == 1 ? "" : "s", what, ch->id);
+                }
             }
         }
     }

@@ -561,6 +561,12 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
                 re->elapsed_ms = r->elapsed_ms;
                 re->attempts = r->nattempts;
                 re->error = r->transport_error[0] ? tw_strdup(r->transport_error) : NULL;
+                if (ans && ans[k].decoded) {
+                    char dw[600];
+                    re->calls = (int)ans[k].res.msg.ncalls;
+                    re->followed = x->live.json ? tw_live_followed(x, &ans[k], &L, dw, sizeof dw) : -1;
+                    re->directive = re->followed == 0 ? tw_strdup(dw) : NULL;
+                }
                 bool damaged = m && damaging_faults(x);
                 re->result = judge_result(x, r, &L, &re->result_detail);
                 if (damaged && re->result == TW_V_FAIL) {
@@ -705,59 +711,35 @@ int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t n
             fprintf(stderr, "toolwire %s: %s\n", cmd, why.message);
             rc = 1;
         }
-        total_mm += r->n_mismatch;
+        total_mm += r->n_mismatch - r->n_knockon;
         if (!r->ok)
             rc = 1;
+        char base[TW_REPORT_BASE_MAX], where[4400];
+        tw_report_file_base(r->backend, base, sizeof base);
+        snprintf(where, sizeof where, "%s/%s.json (and .md, .html)", outdir, base);
         if (o->out && !o->quiet) {
-            char base[TW_REPORT_BASE_MAX];
-            tw_report_file_base(r->backend, base, sizeof base);
             size_t nerr = 0, nnone = 0;
             for (size_t f = 0; f < r->nfx; f++)
                 for (size_t k = 0; !r->fx[f].skipped && k < r->fx[f].nex; k++) {
                     nnone += r->fx[f].ex[k].status == 0;
                     nerr += r->fx[f].ex[k].status >= 400;
                 }
+            char more[64];
+            size_t causes = tw_report_headline(r, more, sizeof more);
             fprintf(o->out,
                     "backend %s (%s): %s, %zu fixtures run, %zu not fitting, %zu exchanges "
                     "(%zu error statuses, %zu without a response), "
-                    "%zu pass, %zu fail, %zu skip, %zu mismatches -> %s/%s.json\n",
+                    "%zu pass, %zu fail, %zu skip, %zu mismatches%s -> %s/%s.json\n",
                     r->backend, r->target, r->ok ? "ok" : "MISMATCH", r->n_fixtures - r->n_skipped,
-                    r->n_skipped, r->n_exchanges, nerr, nnone, r->n_pass, r->n_fail, r->n_skip, r->n_mismatch,
+                    r->n_skipped, r->n_exchanges, nerr, nnone, r->n_pass, r->n_fail, r->n_skip, causes, more,
                     outdir, base);
         }
         if (o->out && !r->ok) {
-            size_t shown = 0;
             /* without the summary line above them, the lines name their backend */
             char who[300] = "";
             if (o->quiet)
                 snprintf(who, sizeof who, "backend %.200s: ", r->backend);
-            for (size_t f = 0; f < r->nfx && shown < 50; f++) {
-                const tw_rep_fixture *rf = &r->fx[f];
-                if (rf->skipped || rf->match)
-                    continue;
-                if (rf->nex == 0) {
-                    fprintf(o->out, "  %smismatch %s: %s\n", who, rf->name, rf->note ? rf->note : "");
-                    shown++;
-                }
-                for (size_t k = 0; k < rf->nex && shown < 50; k++) {
-                    const tw_rep_exchange *e = &rf->ex[k];
-                    char oc[300];
-                    tw_rep_exchange_outcome(e, oc, sizeof oc);
-                    if (e->result == TW_V_FAIL) {
-                        fprintf(o->out, "  %smismatch %s#%zu [%s] result: %s\n", who, rf->name, e->index, oc,
-                                e->result_detail ? e->result_detail : "");
-                        shown++;
-                    }
-                    for (size_t c = 0; c < e->nchecks && shown < 50; c++)
-                        if (!e->checks[c].match) {
-                            fprintf(o->out, "  %smismatch %s#%zu [%s] %s: expected %s, got %s: %s\n", who, rf->name,
-                                    e->index, oc, e->checks[c].id,
-                                    e->checks[c].expected == TW_EXPECT_FAIL ? "fail" : "pass or skip",
-                                    tw_verdict_name(e->checks[c].verdict), e->checks[c].evidence);
-                            shown++;
-                        }
-                }
-            }
+            tw_report_list_mismatches(o->out, r, who, 50, where);
         }
     }
     if (done && tw_write_comparison(reps, done, outdir, &why) != TW_OK) {

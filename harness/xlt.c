@@ -105,15 +105,58 @@ static bool same_trimmed(const tw_buf *a, const tw_buf *b)
     return n == m && (n == 0 || memcmp(p, q, n) == 0);
 }
 
-int tw_xlt_reasoning_enabled(char kind, const cJSON *body)
+/* One reasoning setting read: a name for the evidence and on (1) or off (0). */
+static void setting(int v, const char *name, int *on, int *off, char *why, size_t n)
 {
+    int *k = v ? on : off;
+    if ((*k)++ == 0 && why) {
+        size_t used = strlen(why);
+        snprintf(why + used, n - used, "%s%s", used ? " beside " : "", name);
+    }
+}
+
+static bool effort_on(const cJSON *e)
+{
+    return strcmp(e->valuestring, "none") != 0 && strcmp(e->valuestring, "minimal") != 0;
+}
+
+int tw_xlt_reasoning_enabled(char kind, const cJSON *body, char *why, size_t n)
+{
+    if (why && n)
+        why[0] = '\0';
     if (!cJSON_IsObject(body) || (kind != 'a' && kind != 'o'))
         return -1;
-    if (kind == 'a') {
-        const char *tt = tw_json_get_str(tw_json_get(body, "thinking"), "type");
-        return tt && strcmp(tt, "enabled") == 0;
+    int on = 0, off = 0;
+    /* every setting docs/checks.md names, each read on its own */
+    const char *tt = tw_json_get_str(tw_json_get(body, "thinking"), "type");
+    if (tt && (strcmp(tt, "enabled") == 0 || strcmp(tt, "disabled") == 0))
+        setting(tt[0] == 'e', tt[0] == 'e' ? "thinking.type: enabled" : "thinking.type: disabled", &on, &off, why, n);
+    if (kind == 'o') {
+        const cJSON *e = tw_json_get(body, "reasoning_effort");
+        if (cJSON_IsString(e))
+            setting(effort_on(e), effort_on(e) ? "reasoning_effort on" : "reasoning_effort none/minimal", &on, &off,
+                    why, n);
+        const cJSON *r = tw_json_get(body, "reasoning");
+        if (cJSON_IsObject(r)) {
+            const cJSON *en = tw_json_get(r, "enabled"), *re = tw_json_get(r, "effort");
+            if (cJSON_IsBool(en))
+                setting(cJSON_IsTrue(en), cJSON_IsTrue(en) ? "reasoning.enabled: true" : "reasoning.enabled: false",
+                        &on, &off, why, n);
+            if (cJSON_IsString(re))
+                setting(effort_on(re), effort_on(re) ? "reasoning.effort on" : "reasoning.effort none/minimal", &on,
+                        &off, why, n);
+            if (!cJSON_IsBool(en) && !cJSON_IsString(re))
+                setting(1, "a reasoning object", &on, &off, why, n);
+        }
+        const cJSON *et = tw_json_get(tw_json_get(body, "chat_template_kwargs"), "enable_thinking");
+        if (cJSON_IsBool(et))
+            setting(cJSON_IsTrue(et), cJSON_IsTrue(et) ? "chat_template_kwargs.enable_thinking: true"
+                                                       : "chat_template_kwargs.enable_thinking: false",
+                    &on, &off, why, n);
     }
-    return tw_script_options_reasoning(body);
+    if (on && off)
+        return 2;
+    return on > 0;
 }
 
 static const char *choice_name(tw_choice c)
@@ -330,11 +373,13 @@ static void xlt_choice(const tw_request *s, const tw_request *a, tw_check_set *o
                          ca == TW_CHOICE_NAMED && a->choice_name ? a->choice_name : "");
         return;
     }
-    /* under tool_choice none no call can be made: the parallel setting is moot */
-    if (cs != TW_CHOICE_NONE && s->parallel_tool_calls >= 0 && a->parallel_tool_calls != s->parallel_tool_calls) {
+    /* under tool_choice none no call can be made: the parallel setting is moot. Unset
+     * reads as both APIs' default: parallel calls allowed */
+    int ps = s->parallel_tool_calls != 0, pa = a->parallel_tool_calls != 0;
+    if (cs != TW_CHOICE_NONE && ps != pa) {
         tw_check_set_put(out, TW_CHK_XLT_05, TW_V_FAIL, -1, REQ "parallel tool calls sent %s, arrived %s",
-                         s->parallel_tool_calls ? "allowed" : "disabled",
-                         a->parallel_tool_calls < 0 ? "unset" : a->parallel_tool_calls ? "allowed" : "disabled");
+                         s->parallel_tool_calls < 0 ? "unset (allowed)" : ps ? "allowed" : "disabled",
+                         a->parallel_tool_calls < 0 ? "unset (allowed)" : pa ? "allowed" : "disabled");
         return;
     }
     tw_check_set_put(out, TW_CHK_XLT_05, TW_V_PASS, -1, REQ "tool_choice %s%s%.64s", choice_name(cs),
@@ -345,11 +390,18 @@ static void xlt_reasoning(const cJSON *sent_body, char sent_kind, const tw_upstr
                           tw_check_set *out)
 {
     char akind = tw_path_kind(r->path);
-    int s = tw_xlt_reasoning_enabled(sent_kind, sent_body);
-    int a = tw_xlt_reasoning_enabled(akind, r->body);
+    char ws[240], wa[240];
+    int s = tw_xlt_reasoning_enabled(sent_kind, sent_body, ws, sizeof ws);
+    int a = tw_xlt_reasoning_enabled(akind, r->body, wa, sizeof wa);
     if (s < 0 || a < 0) {
         tw_check_set_put(out, TW_CHK_XLT_06, TW_V_SKIP, -1, REQ "no reasoning setting read for %s",
                          s < 0 ? "the sent request's format" : "the upstream's format");
+        return;
+    }
+    /* settings that contradict each other on one side are reported, not read as one of them */
+    if (s == 2 || a == 2) {
+        tw_check_set_put(out, TW_CHK_XLT_06, TW_V_FAIL, -1, REQ "reasoning settings conflict %s: %s",
+                         a == 2 ? "upstream" : "in the sent request", a == 2 ? wa : ws);
         return;
     }
     if (s != a) {
@@ -408,6 +460,19 @@ static const char *norm_finish(const char *f)
     if (strcmp(f, "max_tokens") == 0)
         return "length";
     return f;
+}
+
+/* A finish reason of norm_finish's names as the client's format spells it
+ * (kind of its path: 'a' Anthropic; the others use the OpenAI names). */
+static const char *client_finish(const char *norm, char kind)
+{
+    if (kind != 'a')
+        return norm;
+    static const char *const map[][2] = {{"tool_calls", "tool_use"}, {"stop", "end_turn"}, {"length", "max_tokens"}};
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strcmp(norm, map[i][0]) == 0)
+            return map[i][1];
+    return norm;
 }
 
 void tw_xlt_answer(const tw_upstream_record *arrived, const char *client_path, bool stream,
@@ -514,10 +579,10 @@ void tw_xlt_answer(const tw_upstream_record *arrived, const char *client_path, b
     /* XLT-10: finish reason */
     const char *fw = norm_finish(want.finish_reason), *fg = norm_finish(got.finish_reason);
     if (strcmp(fw, fg) == 0)
-        tw_check_set_put(out, TW_CHK_XLT_10, TW_V_PASS, -1, ANS "finish reason %s", got.finish_reason ? got.finish_reason : "");
+        tw_check_set_put(out, TW_CHK_XLT_10, TW_V_PASS, -1, ANS "finish reason %s", client_finish(fg, tw_path_kind(client_path)));
     else
         tw_check_set_put(out, TW_CHK_XLT_10, TW_V_FAIL, -1, ANS "finish reason %.40s, the script's answer ends with %s",
-                         got.finish_reason ? got.finish_reason : "(none)", fw);
+                         client_finish(fg, tw_path_kind(client_path)), client_finish(fw, tw_path_kind(client_path)));
     tw_result_free(&want);
     tw_result_free(&got);
 }

@@ -15,11 +15,14 @@
 #include "upstream.h"
 
 /*
- * Is reasoning enabled by this request body? kind: 'o' OpenAI chat
- * completions, 'a' Anthropic messages, 'g' /generate. 1 enabled, 0 not,
- * -1 the format has no setting the harness reads.
+ * Is reasoning enabled by this request body (XLT-06, docs/checks.md)? kind:
+ * 'o' OpenAI chat completions, 'a' Anthropic messages, 'g' /generate. Every
+ * setting is read on its own: 1 enabled, 0 not, 2 the settings contradict
+ * each other (why, n bytes, names them: "thinking.type: enabled beside
+ * reasoning.enabled: false"), -1 the format has no setting the harness reads.
+ * why may be NULL.
  */
-int tw_xlt_reasoning_enabled(char kind, const cJSON *body);
+int tw_xlt_reasoning_enabled(char kind, const cJSON *body, char *why, size_t n);
 
 /*
  * Request translation (XLT-01..XLT-06). `sent` is the request given to the

@@ -1,7 +1,9 @@
 /*
  * Failures the user must be able to read: a server that answers an error
  * status everywhere, a port nobody listens on, a recording of error
- * responses, temporaries left by a killed writer. The servers here are
+ * responses, temporaries left by a killed writer, knock-on failures folded
+ * under their cause, the stdout listing past its cap, answers that did not
+ * follow the script directive. The servers here are
  * small libmicrohttpd ones of the test, not toolwire's mock backend.
  */
 #include <criterion/criterion.h>
@@ -202,7 +204,9 @@ Test(failures, error_status_everywhere)
     /* stdout: the summary counts the error statuses, each mismatch names the status */
     cr_expect(strstr(out, "2 exchanges (2 error statuses, 0 without a response)"), "%s", out);
     cr_expect(strstr(out, "[HTTP 404] RSP-01: expected pass or skip, got fail"), "%s", out);
-    cr_expect(strstr(out, "[HTTP 404] result: HTTP 404 where the fixture expects a success"), "%s", out);
+    /* the expected result cannot be compared without an answer: a consequence of the status */
+    cr_expect(strstr(out, "consequences of HTTP 404 (RSP-01), not counted again: OAI-R04, the expected result\n"), "%s",
+              out);
     char *json = slurp(dir, "b.json");
     cr_expect(strstr(json, "\"status\":\t404") || strstr(json, "\"status\": 404"), "json has the status");
     char *md = slurp(dir, "b.md");
@@ -408,5 +412,222 @@ Test(failures, run_removes_stale_temporaries)
     cr_expect_not(exists(dir, dead));
     cr_expect(exists(dir, "m.json"));
     rm_rf(dir);
+    free(dir);
+}
+
+/* ---- reading a failing run: knock-ons, the listing's cap, the directive ---- */
+
+#define ENVELOPE "{\"error\":{\"message\":\"bad request\",\"type\":\"invalid_request_error\",\"param\":null,\"code\":null}}"
+
+/* `toolwire ARGS` with stdout in DIR/stdout; its exit status. */
+static int run_stdout(const char *dir, const char *args)
+{
+    const char *bin = getenv("TOOLWIRE_BIN");
+    cr_assert_not_null(bin, "TOOLWIRE_BIN is set by ctest");
+    int st = tw_test_sh("'%s' %s >'%s/stdout' 2>'%s/stderr'", bin, args, dir, dir);
+    return st;
+}
+
+/* An HTTP 400 on both exchanges of a live fixture: RSP-01 fails, and LIV-01/02/03 (and
+ * LIV-06 on the second) fail only because of it. */
+Test(failures, knockons_fold_under_an_error_status)
+{
+    fixed_server s;
+    server_start(&s, 400, ENVELOPE);
+    char *dir = tmpdir();
+    char args[2000];
+    snprintf(args, sizeof args, "run --retries 0 --backend bad=http://127.0.0.1:%u/v1 --out '%s/out' '%s'", s.port, dir,
+             tw_test_src("fixtures/live/openai/auto_call.json"));
+    cr_assert_eq(run_stdout(dir, args), 1);
+    server_stop(&s);
+    char *out = slurp(dir, "stdout");
+    /* counted once in the headline */
+    cr_assert(strstr(out, ", 2 mismatches (+7 consequences) -> "), "%s", out);
+    /* the cause, then its knock-ons on one line under it, never as mismatch lines of their own */
+    cr_assert(strstr(out, "mismatch live/openai/auto_call#0 [HTTP 400] RSP-01: expected pass or skip, got fail"), "%s", out);
+    cr_assert(strstr(out, "+ 3 consequences of HTTP 400 (RSP-01), not counted again: LIV-01, LIV-02, LIV-03\n"), "%s", out);
+    cr_assert(strstr(out, "+ 4 consequences of HTTP 400 (RSP-01), not counted again: LIV-01, LIV-02, LIV-03, LIV-06\n"),
+              "%s", out);
+    cr_assert_eq(count(out, "] LIV-0"), 0, "%s", out);
+    cr_assert_eq(count(out, "  mismatch "), 2, "%s", out);
+    /* Markdown: the headline cell and a ↳ row under each cause */
+    char *md = slurp(dir, "out/bad.md");
+    cr_assert(strstr(md, "| 2 (+7 consequences) |"), "%s", md);
+    cr_assert(strstr(md, "| live/openai/auto_call | 0 | HTTP 400 | ↳ LIV-01, LIV-02, LIV-03 | | — | 3 consequences of "
+                         "HTTP 400 (RSP-01), not counted again |"),
+              "%s", md);
+    cr_assert_eq(count(md, "| HTTP 400 | LIV-0"), 0, "no knock-on has a mismatch row of its own:\n%s", md);
+    /* HTML: the headline and the knock-on cells */
+    char *html = slurp(dir, "out/bad.html");
+    cr_assert(strstr(html, "2 mismatches (+7 consequences);"));
+    cr_assert(strstr(html, "<td class=\"c knock mm\" data-c=\"LIV-01\""));
+    cr_assert(strstr(html, "<td class=\"c fail mm\" data-c=\"RSP-01\""));
+    cr_assert_null(strstr(html, "<td class=\"c fail mm\" data-c=\"LIV-01\""));
+    /* JSON: every verdict kept, each knock-on saying what it follows */
+    char p[600];
+    snprintf(p, sizeof p, "%s/out/bad.json", dir);
+    tw_report r;
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_report_load(p, &r, &why), TW_OK, "%s", why.message);
+    cr_assert_eq(r.n_mismatch, 9);
+    cr_assert_eq(r.n_knockon, 7);
+    const tw_rep_exchange *e = &r.fx[0].ex[1];
+    for (size_t c = 0; c < e->nchecks; c++) {
+        const tw_rep_check *ch = &e->checks[c];
+        bool knock = strcmp(ch->id, "LIV-01") == 0 || strcmp(ch->id, "LIV-02") == 0 || strcmp(ch->id, "LIV-03") == 0 ||
+                     strcmp(ch->id, "LIV-06") == 0;
+        if (knock) {
+            cr_assert_eq(ch->verdict, TW_V_FAIL, "%s", ch->id);
+            cr_assert_str_eq(ch->follows, "HTTP 400", "%s", ch->id);
+            cr_assert_str_eq(ch->follows_check, "RSP-01");
+        } else {
+            cr_assert_str_empty(ch->follows, "%s follows %s", ch->id, ch->follows);
+        }
+    }
+    tw_report_free(&r);
+    char *junit = slurp(dir, "out/bad.junit.xml");
+    cr_assert(strstr(junit, "LIV-06: expected not-fail, got fail: ") &&
+              strstr(junit, " (a consequence of HTTP 400, RSP-01)\n"), "%s", junit);
+    free(junit);
+    char *json = slurp(dir, "out/bad.json");
+    cr_assert(strstr(json, "\"follows\": \"HTTP 400 (RSP-01)\""));
+    cr_assert(strstr(json, "\"consequences\": 7"));
+    free(json);
+    free(out);
+    free(md);
+    free(html);
+    tw_test_rm_tree(dir);
+    free(dir);
+}
+
+/* Nobody listening: the knock-ons follow "no response". */
+Test(failures, knockons_fold_under_no_response)
+{
+    unsigned short port = closed_port();
+    char *dir = tmpdir();
+    char args[2000];
+    snprintf(args, sizeof args, "run --retries 0 --backend down=http://127.0.0.1:%u/v1 --out '%s/out' '%s'", port, dir,
+             tw_test_src("fixtures/live/anthropic/auto_call.json"));
+    cr_assert_eq(run_stdout(dir, args), 1);
+    char *out = slurp(dir, "stdout");
+    cr_assert(strstr(out, "+ 3 consequences of no response (RSP-01), not counted again: LIV-01, LIV-02, LIV-03\n"), "%s",
+              out);
+    cr_assert(strstr(out, " 2 mismatches (+7 consequences) -> "), "%s", out);
+    free(out);
+    tw_test_rm_tree(dir);
+    free(dir);
+}
+
+/* Past 50 mismatch lines the listing says how many more there are and where. */
+Test(failures, listing_says_what_is_past_its_cap)
+{
+    fixed_server s;
+    server_start(&s, 400, ENVELOPE);
+    char *dir = tmpdir();
+    char args[2000];
+    snprintf(args, sizeof args, "run --retries 0 --backend bad=http://127.0.0.1:%u/v1 --out '%s/out' '%s' '%s'", s.port,
+             dir, tw_test_src("fixtures/openai"), tw_test_src("fixtures/anthropic"));
+    cr_assert_eq(run_stdout(dir, args), 1);
+    server_stop(&s);
+    char *out = slurp(dir, "stdout");
+    size_t shown = count(out, "\n  mismatch ");
+    cr_assert_eq(shown, 50, "%s", out);
+    char p[600];
+    snprintf(p, sizeof p, "%s/out/bad.json", dir);
+    tw_report r;
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_report_load(p, &r, &why), TW_OK, "%s", why.message);
+    /* every cause is a line (results and checks), knock-ons are not */
+    size_t causes = r.n_mismatch - r.n_knockon, more = causes - 50;
+    char want[800];
+    snprintf(want, sizeof want, "  … and %zu more mismatches (+", more);
+    const char *at = strstr(out, want);
+    cr_assert(at, "%s\nwanted: %s", out, want);
+    cr_assert(strstr(at, "not shown here: every one is in ") && strstr(at, "/out/bad.json (and .md, .html)\n"), "%s", at);
+    tw_report_free(&r);
+    /* --quiet: the same cap, the lines naming their backend */
+    snprintf(args, sizeof args, "run --quiet --retries 0 --backend bad=http://127.0.0.1:1/v1 --out '%s/out' '%s'", dir,
+             tw_test_src("fixtures/openai"));
+    cr_assert_eq(run_stdout(dir, args), 1);
+    free(out);
+    out = slurp(dir, "stdout");
+    cr_assert_eq(count(out, "backend bad: mismatch "), 50, "%s", out);
+    cr_assert(strstr(out, "backend bad: … and "), "%s", out);
+    free(out);
+    tw_test_rm_tree(dir);
+    free(dir);
+}
+
+/* A live exchange whose answer makes no call where the directive asks for one: LIV-01 is
+ * the cause, LIV-02 follows "no call", and the report says once that the directive was not
+ * followed. The answer comes from the mock replaying a recorded text answer. */
+Test(failures, directive_not_followed)
+{
+    char *dir = tmpdir();
+    size_t n;
+    char *live = tw_test_slurp(tw_test_src("fixtures/live/openai/named.json"), &n);
+    cJSON *f = cJSON_Parse(live);
+    free(live);
+    cr_assert_not_null(f);
+    cJSON_ReplaceItemInObject(f, "name", cJSON_CreateString("reading/ignored"));
+    cJSON *exs = cJSON_GetObjectItem(f, "exchanges");
+    while (cJSON_GetArraySize(exs) > 1)
+        cJSON_DeleteItemFromArray(exs, 1);
+    cJSON *x = cJSON_GetArrayItem(exs, 0);
+    cJSON_DeleteItemFromObject(cJSON_GetObjectItem(x, "request"), "stream");
+    cJSON_DeleteItemFromObject(cJSON_GetObjectItem(cJSON_GetObjectItem(x, "request"), "body"), "stream");
+    cJSON_AddItemToObject(x, "response",
+                          cJSON_Parse("{\"status\":200,\"headers\":{\"content-type\":\"application/json\"},\"body\":"
+                                      "{\"id\":\"c1\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\","
+                                      "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":"
+                                      "\"I would rather not.\"},\"finish_reason\":\"stop\"}]}}"));
+    char *text = cJSON_Print(f);
+    cJSON_Delete(f);
+    char p[600];
+    snprintf(p, sizeof p, "%s/ignored.json", dir);
+    tw_test_spit(p, text);
+    free(text);
+    char args[2000];
+    snprintf(args, sizeof args, "run --backend model=mock:replay --out '%s/out' '%s'", dir, p);
+    cr_assert_eq(run_stdout(dir, args), 1);
+    char *out = slurp(dir, "stdout");
+    cr_assert(strstr(out, "] LIV-01: expected pass or skip, got fail: expected a call of get_time; got no call"), "%s",
+              out);
+    cr_assert(strstr(out, "consequence of no call (LIV-01), not counted again: LIV-02"), "%s", out);
+    cr_assert_eq(count(out, "note: the server did not follow the script directive in 1 of 1 exchanges"), 1, "%s", out);
+    cr_assert(strstr(out, "reading/ignored#0: step 0 of the directive asks for a call of get_time; the answer has no "
+                          "call"),
+              "%s", out);
+    char *md = slurp(dir, "out/model.md");
+    cr_assert(strstr(md, "> **Note:** the server did not follow the script directive"), "%s", md);
+    char *html = slurp(dir, "out/model.html");
+    cr_assert(strstr(html, "<p class=note id=directive><b>Note:</b> the server did not follow the script directive"));
+    char *json = slurp(dir, "out/model.json");
+    cr_assert(strstr(json, "\"directive_not_followed\": 1"), "%s", json);
+    cr_assert(strstr(json, "\"followed\": false"), "%s", json);
+    cr_assert(strstr(json, "\"calls\": 0"), "%s", json);
+    free(out);
+    free(md);
+    free(html);
+    free(json);
+    tw_test_rm_tree(dir);
+    free(dir);
+}
+
+/* Against the script reference server the directive is followed: no note. */
+Test(failures, directive_followed_by_the_reference_server)
+{
+    char *dir = tmpdir();
+    char args[2000];
+    snprintf(args, sizeof args, "run --backend ref=mock:script --out '%s/out' '%s'", dir,
+             tw_test_src("fixtures/live/openai"));
+    cr_assert_eq(run_stdout(dir, args), 0);
+    char *json = slurp(dir, "out/ref.json");
+    cr_assert(strstr(json, "\"directive_not_followed\": 0"), "%s", json);
+    cr_assert(strstr(json, "\"directive_note\": null"));
+    cr_assert(strstr(json, "\"followed\": true"));
+    cr_assert_null(strstr(json, "\"followed\": false"));
+    free(json);
+    tw_test_rm_tree(dir);
     free(dir);
 }

@@ -378,26 +378,40 @@ Test(xlt, reference_proxy_answers_502_for_a_broken_upstream)
     tw_loop_stop(l);
 }
 
+/* XLT-05 of a request sent and the one that arrived: its verdict, and evidence holding want. */
+static void xlt05(const char *sent, const char *arrived, tw_verdict v, const char *want)
+{
+    tw_check_set s = {0};
+    judge_request(sent, arrived, &s);
+    const tw_check_result *c = get(&s, TW_CHK_XLT_05);
+    cr_assert_eq(c->verdict, v, "%s", c->evidence);
+    cr_assert(strstr(c->evidence, want), "%s", c->evidence);
+    tw_check_set_free(&s);
+}
+
+#define ANT_CHOICE(choice) "{\"model\":\"m\",\"max_tokens\":100,\"tools\":" TOOLS_A ",\"tool_choice\":" choice "," \
+                           "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-10") "\"}]}"
+#define OAI_CHOICE(extra) "{\"model\":\"m\",\"tools\":" TOOLS_O extra ",\"messages\":[{\"role\":\"user\",\"content\":\"" \
+                          DIRECTIVE("n-10") "\"}]}"
+
 /* The parallel-calls setting is compared, except under tool_choice none. */
 Test(xlt, parallel_setting)
 {
-    const char *sent = "{\"model\":\"m\",\"max_tokens\":100,\"tools\":" TOOLS_A ",\"tool_choice\":{\"type\":\"auto\",\"disable_parallel_tool_use\":true},"
-                       "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-10") "\"}]}";
-    const char *arrived = "{\"model\":\"m\",\"tools\":" TOOLS_O ",\"tool_choice\":\"auto\",\"parallel_tool_calls\":true,"
-                          "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-10") "\"}]}";
-    tw_check_set s = {0};
-    judge_request(sent, arrived, &s);
-    cr_assert_eq(get(&s, TW_CHK_XLT_05)->verdict, TW_V_FAIL);
-    cr_assert(strstr(get(&s, TW_CHK_XLT_05)->evidence, "parallel tool calls sent disabled, arrived allowed"), "%s",
-              get(&s, TW_CHK_XLT_05)->evidence);
-    tw_check_set_free(&s);
-    const char *sent_none = "{\"model\":\"m\",\"max_tokens\":100,\"tools\":" TOOLS_A ",\"tool_choice\":{\"type\":\"none\",\"disable_parallel_tool_use\":true},"
-                            "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-10") "\"}]}";
-    const char *arrived_none = "{\"model\":\"m\",\"tools\":" TOOLS_O ",\"tool_choice\":\"none\","
-                               "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-10") "\"}]}";
-    judge_request(sent_none, arrived_none, &s);
-    cr_assert_eq(get(&s, TW_CHK_XLT_05)->verdict, TW_V_PASS, "%s", get(&s, TW_CHK_XLT_05)->evidence);
-    tw_check_set_free(&s);
+    xlt05(ANT_CHOICE("{\"type\":\"auto\",\"disable_parallel_tool_use\":true}"),
+          OAI_CHOICE(",\"tool_choice\":\"auto\",\"parallel_tool_calls\":true"), TW_V_FAIL,
+          "parallel tool calls sent disabled, arrived allowed");
+    xlt05(ANT_CHOICE("{\"type\":\"none\",\"disable_parallel_tool_use\":true}"), OAI_CHOICE(",\"tool_choice\":\"none\""),
+          TW_V_PASS, "tool_choice none");
+}
+
+/* XLT-05: an unset parallel_tool_calls is OpenAI's default, parallel calls allowed. */
+Test(xlt, parallel_unset_reads_as_allowed)
+{
+    xlt05(ANT_CHOICE("{\"type\":\"auto\",\"disable_parallel_tool_use\":false}"), OAI_CHOICE(",\"tool_choice\":\"auto\""),
+          TW_V_PASS, "tool_choice auto");
+    /* sent unset (allowed), arrived disabled: a change */
+    xlt05(ANT_CHOICE("{\"type\":\"auto\"}"), OAI_CHOICE(",\"tool_choice\":\"auto\",\"parallel_tool_calls\":false"),
+          TW_V_FAIL, "sent unset (allowed), arrived disabled");
 }
 
 /* Each live suite through the reference proxy that reads its format: no translation loss,
@@ -440,4 +454,56 @@ Test(xlt, live_suites_through_the_reference_proxy)
 {
     live_suite_through("fixtures/live/anthropic", "anthropic:openai", "openai");
     live_suite_through("fixtures/live/openai", "openai:anthropic", "anthropic");
+}
+
+/* XLT-06: enable_thinking or thinking.type enabled beside reasoning.enabled false is a
+ * conflict, not "not enabled on both sides". */
+Test(xlt, reasoning_settings_conflict)
+{
+    const char *sent = "{\"model\":\"m\",\"max_tokens\":100,\"tools\":" TOOLS_A ","
+                       "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-12") "\"}]}";
+    const char *arrived[] = {
+        "{\"model\":\"m\",\"tools\":" TOOLS_O ",\"chat_template_kwargs\":{\"enable_thinking\":true},\"reasoning\":{\"enabled\":false},"
+        "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-12") "\"}]}",
+        "{\"model\":\"m\",\"tools\":" TOOLS_O ",\"thinking\":{\"type\":\"enabled\"},\"reasoning\":{\"enabled\":false},"
+        "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-12") "\"}]}"};
+    const char *named[] = {"chat_template_kwargs.enable_thinking: true", "thinking.type: enabled"};
+    for (size_t i = 0; i < 2; i++) {
+        tw_check_set s = {0};
+        judge_request(sent, arrived[i], &s);
+        const tw_check_result *c = get(&s, TW_CHK_XLT_06);
+        cr_assert_eq(c->verdict, TW_V_FAIL, "%s", c->evidence);
+        cr_assert(strstr(c->evidence, "conflict upstream"), "%s", c->evidence);
+        cr_assert(strstr(c->evidence, named[i]) && strstr(c->evidence, "reasoning.enabled: false"), "%s", c->evidence);
+        tw_check_set_free(&s);
+    }
+    /* one setting alone is read as it says */
+    cJSON *off = cJSON_Parse("{\"reasoning\":{\"enabled\":false}}");
+    cJSON *on = cJSON_Parse("{\"reasoning_effort\":\"high\",\"chat_template_kwargs\":{\"enable_thinking\":true}}");
+    cr_assert_eq(tw_xlt_reasoning_enabled('o', off, NULL, 0), 0);
+    cr_assert_eq(tw_xlt_reasoning_enabled('o', on, NULL, 0), 1);
+    cJSON_Delete(off);
+    cJSON_Delete(on);
+}
+
+/* XLT-10 names the script's finish reason as the client's format spells it. */
+Test(xlt, finish_reason_in_the_clients_format)
+{
+    tw_upstream_record rec;
+    tw_buf up = {0};
+    upstream_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi. toolwire-script {\\\"nonce\\\": \\\"n-13\\\", "
+               "\\\"text\\\": \\\"Hello.\\\"}\"}]}",
+               &rec, &up);
+    cr_assert_eq(rec.status, 200, "%s", rec.why);
+    const char *cut = "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\",\"content\":["
+                      "{\"type\":\"text\",\"text\":\"Hello.\"}],"
+                      "\"stop_reason\":\"max_tokens\",\"stop_sequence\":null,\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}";
+    tw_check_set s = {0};
+    tw_xlt_answer(&rec, "/v1/messages", false, 200, cut, strlen(cut), NULL, &s);
+    const tw_check_result *c = get(&s, TW_CHK_XLT_10);
+    cr_assert_eq(c->verdict, TW_V_FAIL);
+    cr_assert(strstr(c->evidence, "finish reason max_tokens, the script's answer ends with end_turn"), "%s", c->evidence);
+    tw_check_set_free(&s);
+    tw_upstream_record_free(&rec);
+    tw_buf_free(&up);
 }
