@@ -161,7 +161,7 @@ static tw_status run_one(const run_ctx *cx, const tw_fixture *f, size_t k, const
  * packages are not installed)? The line that says so, or NULL. */
 static const char *module_missing(const char *log)
 {
-    static const char *const marks[] = {"ERR_MODULE_NOT_FOUND", "Cannot find module", "Cannot find package", NULL};
+    static const char *const marks[] = {"Cannot find package", "Cannot find module", "ERR_MODULE_NOT_FOUND", NULL};
     for (size_t i = 0; marks[i]; i++) {
         const char *p = strstr(log, marks[i]);
         if (p) {

@@ -49,9 +49,10 @@ typedef struct tw_proc_result {
 
 /*
  * Run `/bin/sh -c 'exec CMD "$@"' sh ARG` in its own process group with
- * `input` on its stdin: CMD is shell words (quotes, variables, leading
- * VAR=value assignments) whose first command replaces the shell, ARG its last
- * argument. stdout is kept up to max_out bytes (past it the group is killed),
+ * `input` on its stdin: CMD is shell words (quoted as the shell reads them)
+ * whose first word is the program that replaces the shell, ARG its last
+ * argument (variables go through `env NAME=VALUE prog`, a list or a pipeline
+ * through `sh -c '…' sh`). stdout is kept up to max_out bytes (past it the group is killed),
  * stderr up to max_err (the rest is drained and dropped). The group is killed
  * when it runs past timeout_ms. TW_ERR_LIMIT when CMD is longer than
  * TW_PROC_MAX_CMD, TW_ERR_IO when the process cannot be started. Safe to call

@@ -546,9 +546,10 @@ Test(clients, run_driver_failures_are_not_verdicts)
     o.quiet = true;
     o.timeout_ms = 1500;
     static const char *const bodies[] = {"echo crashed >&2; exit 4", "echo not json", "echo '{\"content\":5}'",
-                                         "sleep 30", NULL};
+                                         "sleep 30", "echo '{\"content\":\"x\",\"tool_calls\":[]}'", NULL};
     static const char *const why[] = {"exited with status 4", "did not print one JSON object",
-                                      "broke the protocol", "ran past 1500 ms", NULL};
+                                      "broke the protocol", "ran past 1500 ms",
+                                      "broke the protocol: \"error\" is missing", NULL};
     for (size_t i = 0; bodies[i]; i++) {
         write_driver(drv, bodies[i]);
         cr_assert_eq(tw_clients_run_all(&c, 1, paths, 1, out, &o), 1, "%s", bodies[i]);
