@@ -269,7 +269,7 @@ typedef struct client_run {
 typedef struct pool {
     client_run *cr;
     unit *u;
-    size_t nu, cap, next, done;
+    size_t nu, next, done;
     pthread_mutex_t mu;
     const tw_clients_opts *o;
 } pool;
@@ -323,17 +323,9 @@ static tw_status plan_client(const tw_fixture_set *fs, pool *p, size_t ci)
             }
             tw_buf_free(&name);
         }
-        if (r->rep.nfx == row0)
-            continue;
-        if (p->nu == p->cap) {
-            size_t nc = p->cap ? p->cap * 2 : 16;
-            unit *nu = realloc(p->u, nc * sizeof *nu);
-            if (!nu)
-                return TW_ERR_NOMEM;
-            p->u = nu;
-            p->cap = nc;
-        }
-        p->u[p->nu++] = (unit){ci, f, row0, r->rep.nfx - row0};
+        /* p->u has room for every client and file */
+        if (r->rep.nfx > row0)
+            p->u[p->nu++] = (unit){ci, f, row0, r->rep.nfx - row0};
     }
     return TW_OK;
 }
@@ -580,6 +572,11 @@ int tw_clients_run_all(const tw_client_spec *c, size_t nc, char *const *paths, s
     }
     int rc = 0;
     long done = describe_all(c, nc, &p, &o, &rc);
+    if (done > 0 && !(p.u = calloc((size_t)done * fs.n, sizeof *p.u))) {
+        fprintf(stderr, "toolwire clients: out of memory\n");
+        done = 0;
+        rc = 1;
+    }
     for (long i = 0; i < done; i++) {
         p.cr[i].cx.L = L;
         p.cr[i].cx.info = &p.cr[i].info;
