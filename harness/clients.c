@@ -1,606 +1,17 @@
-/* Client conformance: drivers, the client checks CLT-*, the run (clients.h). */
+/* Client conformance: the run of every client over its scenarios, --jobs at a time (clients.h). */
 #include "clients.h"
 #include "redact.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
+#include <sys/stat.h>
 
 #include "mock.h"
 #include "report.h"
 #include "run.h"
 #include "toolwire/json.h"
-
-/* ---- running a driver ---- */
-
-static long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void close_fd(int *fd)
-{
-    if (*fd >= 0)
-        close(*fd);
-    *fd = -1;
-}
-
-void tw_proc_result_free(tw_proc_result *r)
-{
-    free(r->out);
-    free(r->err);
-    memset(r, 0, sizeof *r);
-}
-
-tw_status tw_proc_run(const char *cmd, const char *arg, const char *input, size_t inlen,
-                      long timeout_ms, size_t max_out, size_t max_err, tw_proc_result *r)
-{
-    memset(r, 0, sizeof *r);
-    r->exit_code = -1;
-    int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1};
-    if (pipe(pin) || pipe(pout) || pipe(perr)) {
-        close_fd(&pin[0]), close_fd(&pin[1]), close_fd(&pout[0]), close_fd(&pout[1]);
-        close_fd(&perr[0]), close_fd(&perr[1]);
-        return TW_ERR_IO;
-    }
-    char script[4200];
-    snprintf(script, sizeof script, "exec %s \"$@\"", cmd);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close_fd(&pin[0]), close_fd(&pin[1]), close_fd(&pout[0]), close_fd(&pout[1]);
-        close_fd(&perr[0]), close_fd(&perr[1]);
-        return TW_ERR_IO;
-    }
-    if (pid == 0) {
-        setpgid(0, 0);
-        signal(SIGPIPE, SIG_DFL);
-        dup2(pin[0], 0);
-        dup2(pout[1], 1);
-        dup2(perr[1], 2);
-        close(pin[0]), close(pin[1]), close(pout[0]), close(pout[1]), close(perr[0]), close(perr[1]);
-        execl("/bin/sh", "sh", "-c", script, "sh", arg, (char *)NULL);
-        _exit(127);
-    }
-    setpgid(pid, pid); /* both sides: no race with the kill below */
-    /* a driver that exits before reading all of its input must not kill this process */
-    struct sigaction ign, old_pipe;
-    memset(&ign, 0, sizeof ign);
-    ign.sa_handler = SIG_IGN;
-    sigaction(SIGPIPE, &ign, &old_pipe);
-    close_fd(&pin[0]), close_fd(&pout[1]), close_fd(&perr[1]);
-    fcntl(pin[1], F_SETFL, O_NONBLOCK);
-    if (inlen == 0)
-        close_fd(&pin[1]);
-    tw_buf out = {0}, err = {0};
-    size_t sent = 0;
-    long deadline = now_ms() + timeout_ms;
-    bool killed = false;
-    while (pout[0] >= 0 || perr[0] >= 0) {
-        struct pollfd p[3];
-        int np = 0, io = -1, ie = -1, ii = -1;
-        if (pout[0] >= 0)
-            io = np, p[np++] = (struct pollfd){pout[0], POLLIN, 0};
-        if (perr[0] >= 0)
-            ie = np, p[np++] = (struct pollfd){perr[0], POLLIN, 0};
-        if (pin[1] >= 0)
-            ii = np, p[np++] = (struct pollfd){pin[1], POLLOUT, 0};
-        long left = deadline - now_ms();
-        if (left <= 0) {
-            r->timed_out = true;
-            break;
-        }
-        int rc = poll(p, (nfds_t)np, (int)(left > 1000 ? 1000 : left));
-        if (rc < 0 && errno != EINTR)
-            break;
-        if (rc <= 0)
-            continue;
-        char buf[8192];
-        if (ii >= 0 && p[ii].revents) {
-            ssize_t w = write(pin[1], input + sent, inlen - sent);
-            if (w > 0)
-                sent += (size_t)w;
-            if (w < 0 && errno != EAGAIN && errno != EINTR)
-                close_fd(&pin[1]);
-            else if (sent == inlen)
-                close_fd(&pin[1]);
-        }
-        if (io >= 0 && p[io].revents) {
-            ssize_t n = read(pout[0], buf, sizeof buf);
-            if (n > 0) {
-                if (out.len + (size_t)n > max_out) {
-                    r->overflow = true;
-                    break;
-                }
-                tw_buf_append(&out, buf, (size_t)n);
-            } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-                close_fd(&pout[0]);
-            }
-        }
-        if (ie >= 0 && p[ie].revents) {
-            ssize_t n = read(perr[0], buf, sizeof buf);
-            if (n > 0) {
-                size_t keep = err.len < max_err ? max_err - err.len : 0;
-                if ((size_t)n > keep)
-                    r->err_cut = true;
-                tw_buf_append(&err, buf, (size_t)n < keep ? (size_t)n : keep);
-            } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-                close_fd(&perr[0]);
-            }
-        }
-    }
-    if (r->timed_out || r->overflow) {
-        kill(-pid, SIGKILL);
-        killed = true;
-    }
-    close_fd(&pin[1]), close_fd(&pout[0]), close_fd(&perr[0]);
-    int status = 0;
-    /* stdout closed: the driver is about done; past the deadline it is killed */
-    for (;;) {
-        pid_t w = waitpid(pid, &status, killed ? 0 : WNOHANG);
-        if (w == pid || (w < 0 && errno != EINTR))
-            break;
-        if (w == 0 && now_ms() >= deadline) {
-            r->timed_out = true;
-            kill(-pid, SIGKILL);
-            killed = true;
-        } else if (w == 0) {
-            struct timespec ts = {0, 10 * 1000000L};
-            nanosleep(&ts, NULL);
-        }
-    }
-    sigaction(SIGPIPE, &old_pipe, NULL);
-    if (!killed && WIFEXITED(status))
-        r->exit_code = WEXITSTATUS(status);
-    tw_buf_putc(&out, 0);
-    tw_buf_putc(&err, 0);
-    r->out = out.data;
-    r->out_len = out.len ? out.len - 1 : 0;
-    r->err = err.data;
-    r->err_len = err.len ? err.len - 1 : 0;
-    if (!r->out || !r->err) {
-        tw_proc_result_free(r);
-        return TW_ERR_NOMEM;
-    }
-    return TW_OK;
-}
-
-/* ---- the protocol ---- */
-
-static bool copy_str(const cJSON *o, const char *key, char *dst, size_t n, bool need)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!v)
-        return !need;
-    if (!cJSON_IsString(v) || !v->valuestring[0] || strlen(v->valuestring) >= n)
-        return false;
-    snprintf(dst, n, "%s", v->valuestring);
-    return true;
-}
-
-bool tw_driver_mode_streams(const char *mode)
-{
-    for (const char *p = mode; *p; p++)
-        if (strncasecmp(p, "stream", 6) == 0)
-            return true;
-    return false;
-}
-
-static bool mode_name_ok(const char *s)
-{
-    size_t n = strlen(s);
-    if (n == 0 || n > TW_DRIVER_MODE_LEN)
-        return false;
-    for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-              *s == '_' || *s == '-'))
-            return false;
-    return true;
-}
-
-bool tw_driver_describe_parse(const char *text, size_t len, tw_driver_info *out, tw_error *err)
-{
-    memset(out, 0, sizeof *out);
-    cJSON *j = NULL;
-    if (tw_json_parse(text, len, 16, &j, NULL) != TW_OK || !cJSON_IsObject(j)) {
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--describe did not print one JSON object");
-        cJSON_Delete(j);
-        return false;
-    }
-    bool ok = false;
-    const cJSON *pr = cJSON_GetObjectItemCaseSensitive(j, "protocol");
-    const cJSON *modes = cJSON_GetObjectItemCaseSensitive(j, "modes");
-    if (!cJSON_IsNumber(pr) || pr->valuedouble != TW_DRIVER_PROTOCOL)
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--describe: \"protocol\" is not %d", TW_DRIVER_PROTOCOL);
-    else if (!copy_str(j, "client", out->client, sizeof out->client, true) ||
-             !copy_str(j, "version", out->version, sizeof out->version, true))
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--describe: \"client\" and \"version\" must be strings of 1..63 bytes");
-    else if (!copy_str(j, "endpoint", out->endpoint, sizeof out->endpoint, true) ||
-             (strcmp(out->endpoint, "openai") != 0 && strcmp(out->endpoint, "anthropic") != 0))
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--describe: \"endpoint\" must be \"openai\" or \"anthropic\"");
-    else if (!cJSON_IsArray(modes) || cJSON_GetArraySize(modes) < 1 ||
-             cJSON_GetArraySize(modes) > TW_DRIVER_MAX_MODES)
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--describe: \"modes\" must list 1..%d modes", TW_DRIVER_MAX_MODES);
-    else {
-        ok = true;
-        for (const cJSON *m = modes->child; ok && m; m = m->next) {
-            if (!cJSON_IsString(m) || !mode_name_ok(m->valuestring)) {
-                tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--describe: a mode must match [A-Za-z0-9_-]{1,%d}", TW_DRIVER_MODE_LEN);
-                ok = false;
-                break;
-            }
-            for (size_t k = 0; k < out->nmodes; k++)
-                if (strcmp(out->modes[k], m->valuestring) == 0) {
-                    tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--describe: mode '%s' listed twice", m->valuestring);
-                    ok = false;
-                }
-            snprintf(out->modes[out->nmodes++], TW_DRIVER_MODE_LEN + 1, "%s", m->valuestring);
-        }
-    }
-    cJSON_Delete(j);
-    return ok;
-}
-
-static bool str_or_null(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return !v || cJSON_IsNull(v) || cJSON_IsString(v);
-}
-
-bool tw_driver_output_valid(const cJSON *out, tw_error *err)
-{
-    if (!cJSON_IsObject(out)) {
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "the output is not a JSON object");
-        return false;
-    }
-    static const char *const strs[] = {"content", "reasoning", "finish_reason", NULL};
-    for (size_t i = 0; strs[i]; i++)
-        if (!str_or_null(out, strs[i])) {
-            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "\"%s\" is neither a string nor null", strs[i]);
-            return false;
-        }
-    const cJSON *tc = cJSON_GetObjectItemCaseSensitive(out, "tool_calls");
-    if (tc && !cJSON_IsNull(tc) && !cJSON_IsArray(tc)) {
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "\"tool_calls\" is not an array");
-        return false;
-    }
-    size_t i = 0;
-    for (const cJSON *c = tc ? tc->child : NULL; c; c = c->next, i++)
-        if (!cJSON_IsObject(c) || !str_or_null(c, "id") || !str_or_null(c, "name")) {
-            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "tool_calls[%zu] is not {\"id\", \"name\", \"arguments\"}", i);
-            return false;
-        }
-    const cJSON *e = cJSON_GetObjectItemCaseSensitive(out, "error");
-    if (e && !cJSON_IsNull(e) && !cJSON_IsObject(e)) {
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "\"error\" is neither an object nor null");
-        return false;
-    }
-    return true;
-}
-
-/* ---- the checks ---- */
-
-static const char *jstr(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static const cJSON *raised(const cJSON *out)
-{
-    const cJSON *e = cJSON_GetObjectItemCaseSensitive(out, "error");
-    return cJSON_IsObject(e) ? e : NULL;
-}
-
-/* An excerpt of s, JSON-quoted, at most about 120 bytes. */
-/* s between quotes, JSON-escaped. */
-static void quoted(tw_buf *b, const char *s)
-{
-    tw_buf_putc(b, '"');
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            tw_buf_printf(b, "\\%c", c);
-        else if (c < 0x20)
-            tw_buf_printf(b, "\\u%04x", c);
-        else
-            tw_buf_putc(b, (char)c);
-    }
-    tw_buf_putc(b, '"');
-}
-
-/* A quoted excerpt of s: its first 120 bytes or so, scrubbed first and cut
- * after (tw_secret_clip). */
-static void excerpt(tw_buf *b, const char *s)
-{
-    if (!s) {
-        tw_buf_printf(b, "null");
-        return;
-    }
-    size_t n = strlen(s);
-    char *c = tw_secret_clip(s, 120);
-    quoted(b, c ? c : TW_REDACTED);
-    free(c);
-    if (n > 120)
-        tw_buf_printf(b, " (%zu bytes)", n);
-}
-
-static void json_excerpt(tw_buf *b, const cJSON *v)
-{
-    if (!v) {
-        tw_buf_printf(b, "(none)");
-        return;
-    }
-    if (cJSON_IsString(v)) {
-        excerpt(b, v->valuestring);
-        return;
-    }
-    char *p = cJSON_PrintUnformatted(v);
-    char *c = p ? tw_secret_clip(p, 117) : NULL;
-    tw_buf_printf(b, "%s", c ? c : p ? TW_REDACTED : "?");
-    free(c);
-    free(p);
-}
-
-static void calls_summary(tw_buf *b, const cJSON *calls)
-{
-    int n = cJSON_GetArraySize(calls);
-    tw_buf_printf(b, "%d call%s", n, n == 1 ? "" : "s");
-    int i = 0;
-    for (const cJSON *c = calls ? calls->child : NULL; c && i < 8; c = c->next, i++) {
-        tw_buf_printf(b, "%s%s %s(", i ? ", " : ": ", jstr(c, "id") ? jstr(c, "id") : "(no id)",
-                      jstr(c, "name") ? jstr(c, "name") : "(no name)");
-        json_excerpt(b, cJSON_GetObjectItemCaseSensitive(c, "arguments"));
-        tw_buf_putc(b, ')');
-    }
-    if (n > 8)
-        tw_buf_printf(b, ", …");
-}
-
-void tw_driver_output_summary(const cJSON *out, tw_buf *b)
-{
-    const cJSON *e = raised(out);
-    if (e) {
-        tw_buf_printf(b, "raised %s", jstr(e, "type") ? jstr(e, "type") : "an error");
-        const cJSON *st = cJSON_GetObjectItemCaseSensitive(e, "status");
-        if (cJSON_IsNumber(st))
-            tw_buf_printf(b, " (HTTP %d)", st->valueint);
-        tw_buf_printf(b, ": ");
-        excerpt(b, jstr(e, "message") ? jstr(e, "message") : "");
-        return;
-    }
-    tw_buf_printf(b, "returned ");
-    calls_summary(b, cJSON_GetObjectItemCaseSensitive(out, "tool_calls"));
-    tw_buf_printf(b, "; content ");
-    excerpt(b, jstr(out, "content") ? jstr(out, "content") : "");
-    tw_buf_printf(b, "; finish ");
-    excerpt(b, jstr(out, "finish_reason"));
-}
-
-/* Arguments as a value: a string holding JSON is read; other strings stay strings. */
-static cJSON *args_value(const cJSON *a)
-{
-    if (cJSON_IsString(a)) {
-        cJSON *p = NULL;
-        const char *s = a->valuestring;
-        if (tw_json_parse(s, strlen(s), 64, &p, NULL) == TW_OK && (cJSON_IsObject(p) || cJSON_IsArray(p)))
-            return p;
-        cJSON_Delete(p);
-    }
-    return a ? cJSON_Duplicate(a, true) : cJSON_CreateNull();
-}
-
-static void put_buf(tw_check_set *s, tw_check_id id, tw_verdict v, tw_buf *b)
-{
-    tw_check_set_put(s, id, v, -1, "%s", b->data ? b->data : "");
-    tw_buf_reset(b);
-}
-
-/* CLT-01 on a returned (not raised) output. */
-static void judge_calls(const cJSON *want, const cJSON *got, tw_check_set *set)
-{
-    tw_buf b = {0};
-    const cJSON *wc = cJSON_GetObjectItemCaseSensitive(want, "tool_calls");
-    const cJSON *gc = cJSON_GetObjectItemCaseSensitive(got, "tool_calls");
-    int nw = cJSON_GetArraySize(wc), ng = cJSON_GetArraySize(gc);
-    const char *bad = NULL;
-    int at = -1;
-    const cJSON *w = wc ? wc->child : NULL, *g = gc ? gc->child : NULL;
-    for (int i = 0; !bad && w && g; i++, w = w->next, g = g->next) {
-        at = i;
-        const char *wi = jstr(w, "id"), *gi = jstr(g, "id");
-        if (wi && (!gi || strcmp(wi, gi) != 0))
-            bad = "id";
-        else if (strcmp(jstr(w, "name") ? jstr(w, "name") : "", jstr(g, "name") ? jstr(g, "name") : "") != 0)
-            bad = "name";
-        else {
-            cJSON *wa = args_value(cJSON_GetObjectItemCaseSensitive(w, "arguments"));
-            cJSON *ga = args_value(cJSON_GetObjectItemCaseSensitive(g, "arguments"));
-            if (!wa || !ga || !tw_json_equal(wa, ga))
-                bad = "arguments";
-            cJSON_Delete(wa);
-            cJSON_Delete(ga);
-        }
-    }
-    if (!bad && nw != ng)
-        bad = "count";
-    if (!bad) {
-        tw_buf_printf(&b, "every call as sent: ");
-        calls_summary(&b, gc);
-        put_buf(set, TW_CHK_CLT_01, TW_V_PASS, &b);
-    } else {
-        if (strcmp(bad, "count") == 0)
-            tw_buf_printf(&b, "%d calls handed on, %d sent; ", ng, nw);
-        else
-            tw_buf_printf(&b, "call %d: wrong %s; ", at, bad);
-        tw_buf_printf(&b, "client ");
-        calls_summary(&b, gc);
-        tw_buf_printf(&b, "; right ");
-        calls_summary(&b, wc);
-        put_buf(set, TW_CHK_CLT_01, TW_V_FAIL, &b);
-    }
-    tw_buf_free(&b);
-}
-
-static void judge_text(tw_check_id id, const char *what, const char *want, const char *got, bool skip_empty,
-                       tw_check_set *set)
-{
-    tw_buf b = {0};
-    if (skip_empty && (!want || !*want)) {
-        tw_check_set_put(set, id, TW_V_SKIP, -1, "the server sent no %s", what);
-        return;
-    }
-    bool ok = strcmp(want ? want : "", got ? got : "") == 0;
-    tw_buf_printf(&b, ok ? "%s as sent: " : "%s changed: client ", what);
-    excerpt(&b, got ? got : "");
-    if (!ok) {
-        tw_buf_printf(&b, "; right ");
-        excerpt(&b, want ? want : "");
-    }
-    put_buf(set, id, ok ? TW_V_PASS : TW_V_FAIL, &b);
-    tw_buf_free(&b);
-}
-
-static bool has_stream_fault(const cJSON *f)
-{
-    return f && (cJSON_GetObjectItemCaseSensitive(f, "drop_after_events") ||
-                 cJSON_GetObjectItemCaseSensitive(f, "truncate_sse_after_bytes") ||
-                 cJSON_GetObjectItemCaseSensitive(f, "malformed_chunk_at"));
-}
-
-/* Does the request hand tool results back? */
-static bool has_tool_results(const cJSON *body)
-{
-    const cJSON *msgs = cJSON_GetObjectItemCaseSensitive(body, "messages");
-    for (const cJSON *m = msgs ? msgs->child : NULL; m; m = m->next) {
-        const char *role = jstr(m, "role");
-        if (role && strcmp(role, "tool") == 0)
-            return true;
-        const cJSON *c = cJSON_GetObjectItemCaseSensitive(m, "content");
-        for (const cJSON *bl = cJSON_IsArray(c) ? c->child : NULL; bl; bl = bl->next)
-            if (jstr(bl, "type") && strcmp(jstr(bl, "type"), "tool_result") == 0)
-                return true;
-    }
-    return false;
-}
-
-static void judge_from_records(const tw_fx_exchange *x, const tw_mock_record *recs, size_t nrec,
-                               tw_check_set *set)
-{
-    /* CLT-06: the mock's CLI-07 verdict on the retry */
-    const cJSON *fsj = x->faults ? cJSON_GetObjectItemCaseSensitive(x->faults, "status") : NULL;
-    long fs = cJSON_IsNumber(fsj) ? (long)fsj->valuedouble : 0;
-    bool asked = x->faults && cJSON_GetObjectItemCaseSensitive(x->faults, "retry_after") && (fs == 429 || fs == 503);
-    const tw_check_result *cli07 = NULL;
-    for (size_t i = 0; i < nrec; i++) {
-        const tw_check_result *r = tw_check_set_get(&recs[i].checks, TW_CHK_CLI_07);
-        if (r && r->verdict != TW_V_SKIP && (!cli07 || r->verdict == TW_V_FAIL))
-            cli07 = r;
-    }
-    if (!asked)
-        tw_check_set_put(set, TW_CHK_CLT_06, TW_V_SKIP, -1, "no 429/503 with Retry-After in this scenario");
-    else if (!cli07)
-        tw_check_set_put(set, TW_CHK_CLT_06, TW_V_SKIP, -1, "the client did not retry (%zu request%s)", nrec,
-                         nrec == 1 ? "" : "s");
-    else
-        tw_check_set_put(set, TW_CHK_CLT_06, cli07->verdict, -1, "HTTP %ld, Retry-After honoured? mock CLI-07: %s", fs,
-                         cli07->evidence);
-    /* CLT-07: the mock's CLI-01/02 verdicts on the requests that carried the results */
-    if (!has_tool_results(x->req.body)) {
-        tw_check_set_put(set, TW_CHK_CLT_07, TW_V_SKIP, -1, "the request hands no tool results back");
-        return;
-    }
-    const tw_check_result *bad = NULL;
-    size_t judged = 0;
-    for (size_t i = 0; i < nrec && !bad; i++)
-        for (tw_check_id id = TW_CHK_CLI_01; id <= TW_CHK_CLI_02; id++) {
-            const tw_check_result *r = tw_check_set_get(&recs[i].checks, id);
-            if (r && r->verdict == TW_V_FAIL) {
-                bad = r;
-                break;
-            }
-            judged += r && r->verdict == TW_V_PASS;
-        }
-    if (bad)
-        tw_check_set_put(set, TW_CHK_CLT_07, TW_V_FAIL, -1, "mock %s: %s", bad->id, bad->evidence);
-    else if (judged)
-        tw_check_set_put(set, TW_CHK_CLT_07, TW_V_PASS, -1, "every tool result names its call (mock CLI-01/02, %zu request%s)",
-                         nrec, nrec == 1 ? "" : "s");
-    else
-        tw_check_set_put(set, TW_CHK_CLT_07, TW_V_SKIP, -1, "no request of the client reached the mock");
-}
-
-void tw_clients_judge(const tw_fx_exchange *x, const cJSON *out, const tw_mock_record *recs,
-                      size_t nrec, tw_check_set *set)
-{
-    const cJSON *ec = x->expect_client;
-    const cJSON *want = cJSON_GetObjectItemCaseSensitive(ec, "result");
-    const cJSON *err = raised(out);
-    tw_buf what = {0}, b = {0};
-    tw_driver_output_summary(out, &what);
-    if (!what.data)
-        tw_buf_printf(&what, "%s", err ? "raised" : "returned");
-    if (!what.data) {
-        for (tw_check_id k = TW_CHK_CLT_01; k <= TW_CHK_CLT_07; k++)
-            tw_check_set_put(set, k, TW_V_SKIP, -1, "out of memory");
-        return;
-    }
-    if (!want) {
-        /* an error raised to the caller is the right answer */
-        tw_check_id id = has_stream_fault(x->faults) || !x->resp.stream ? TW_CHK_CLT_04 : TW_CHK_CLT_05;
-        tw_check_id other = id == TW_CHK_CLT_04 ? TW_CHK_CLT_05 : TW_CHK_CLT_04;
-        /* the driver's own watchdog (error type DriverTimeout) is no raise: the
-         * library neither returned nor raised, it hung */
-        const char *et = err ? jstr(err, "type") : NULL;
-        bool hung = et && strcmp(et, "DriverTimeout") == 0;
-        if (hung)
-            err = NULL;
-        tw_buf_printf(&b, "client %s; right: raise", what.data);
-        if (hung)
-            tw_buf_puts(&b, " (the library hung: neither an answer nor an error came back)");
-        else if (!err)
-            tw_buf_printf(&b, x->resp.stream ? " (the stream %s)" : " (%s)",
-                          has_stream_fault(x->faults) ? "was cut or damaged" : x->resp.stream ? "carried an error event"
-                                                                                             : "the answer is broken");
-        put_buf(set, id, err ? TW_V_PASS : TW_V_FAIL, &b);
-        tw_check_set_put(set, other, TW_V_SKIP, -1, "not this fault");
-        for (tw_check_id k = TW_CHK_CLT_01; k <= TW_CHK_CLT_03; k++)
-            tw_check_set_put(set, k, TW_V_SKIP, -1, "an error is the right answer");
-    } else {
-        tw_check_set_put(set, TW_CHK_CLT_04, TW_V_SKIP, -1, "the answer is whole");
-        tw_check_set_put(set, TW_CHK_CLT_05, TW_V_SKIP, -1, "no error event");
-        bool may = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ec, "may_raise"));
-        const char *wt = jstr(want, "thinking");
-        if (err && may) {
-            for (tw_check_id k = TW_CHK_CLT_01; k <= TW_CHK_CLT_03; k++)
-                tw_check_set_put(set, k, TW_V_SKIP, -1, "client %s (raising is right here too)", what.data);
-        } else if (err) {
-            tw_buf_printf(&b, "client %s; right: ", what.data);
-            calls_summary(&b, cJSON_GetObjectItemCaseSensitive(want, "tool_calls"));
-            put_buf(set, TW_CHK_CLT_01, TW_V_FAIL, &b);
-            tw_check_set_put(set, TW_CHK_CLT_02, TW_V_FAIL, -1, "client %s; nothing handed on", what.data);
-            if (wt && *wt)
-                tw_check_set_put(set, TW_CHK_CLT_03, TW_V_FAIL, -1, "client %s; the reasoning was lost", what.data);
-            else
-                tw_check_set_put(set, TW_CHK_CLT_03, TW_V_SKIP, -1, "the server sent no reasoning");
-        } else {
-            judge_calls(want, out, set);
-            judge_text(TW_CHK_CLT_02, "content", jstr(want, "content"), jstr(out, "content"), false, set);
-            judge_text(TW_CHK_CLT_03, "reasoning", wt, jstr(out, "reasoning"), true, set);
-        }
-    }
-    judge_from_records(x, recs, nrec, set);
-    tw_check_set_sort(set);
-    tw_buf_free(&what);
-    tw_buf_free(&b);
-}
 
 /* ---- the run ---- */
 
@@ -647,7 +58,7 @@ static void log_tail(tw_buf *b, const tw_proc_result *pr)
         return;
     char *t = tw_secret_tail(pr->err, pr->err_len, TW_CLIENTS_LOG_TAIL);
     tw_buf_printf(b, "; driver log%s: ", pr->err_cut || pr->err_len > TW_CLIENTS_LOG_TAIL ? " (end)" : "");
-    quoted(b, t ? t : TW_REDACTED);
+    tw_driver_quote(b, t ? t : TW_REDACTED);
     free(t);
 }
 
@@ -658,7 +69,6 @@ typedef struct run_ctx {
     tw_limits L;
 } run_ctx;
 
-/* Run one exchange in one mode into the report row e. */
 /* One exchange through the driver into e; TW_ERR_NOMEM when a verdict could not be recorded. */
 static tw_status run_one(const run_ctx *cx, const tw_fixture *f, size_t k, const char *mode, tw_rep_exchange *e)
 {
@@ -683,11 +93,11 @@ static tw_status run_one(const run_ctx *cx, const tw_fixture *f, size_t k, const
     }
     char *in = run_input(f, k, mode, tw_mock_url(m), cx->o->client_timeout_ms);
     tw_proc_result pr;
-    long t0 = now_ms();
+    long t0 = tw_clients_now_ms();
     tw_status st = in ? tw_proc_run(cx->c->cmd, "--run", in, strlen(in), cx->o->timeout_ms, cx->o->max_out,
                                     cx->o->max_err, &pr)
                       : TW_ERR_NOMEM;
-    e->elapsed_ms = now_ms() - t0;
+    e->elapsed_ms = tw_clients_now_ms() - t0;
     free(in);
     tw_mock_record *recs = NULL;
     size_t nrec = 0;
@@ -747,69 +157,366 @@ static tw_status run_one(const run_ctx *cx, const tw_fixture *f, size_t k, const
     return rec;
 }
 
+/* Does a driver's log say that Node could not load a module (the drivers'
+ * packages are not installed)? The line that says so, or NULL. */
+static const char *module_missing(const char *log)
+{
+    static const char *const marks[] = {"Cannot find package", "Cannot find module", "ERR_MODULE_NOT_FOUND", NULL};
+    for (size_t i = 0; marks[i]; i++) {
+        const char *p = strstr(log, marks[i]);
+        if (p) {
+            while (p > log && p[-1] != '\n')
+                p--;
+            return p;
+        }
+    }
+    return NULL;
+}
+
+typedef enum { DESC_OK, DESC_BAD, DESC_NO_MODULE } desc_status;
+
 /* Ask the driver what it is. */
-static bool describe(const tw_client_spec *c, const tw_clients_opts *o, tw_driver_info *info, tw_error *err)
+static desc_status describe(const tw_client_spec *c, const tw_clients_opts *o, tw_driver_info *info, tw_error *err)
 {
     tw_proc_result pr;
     if (tw_proc_run(c->cmd, "--describe", "", 0, o->timeout_ms, o->max_out, o->max_err, &pr) != TW_OK) {
         tw_error_set(err, TW_ERR_IO, -1, NULL, "cannot start '%s'", c->cmd);
-        return false;
+        return DESC_BAD;
     }
-    bool ok = false;
+    desc_status ds = DESC_BAD;
+    const char *nm = pr.exit_code != 0 && !pr.timed_out ? module_missing(pr.err) : NULL;
     if (pr.timed_out)
         tw_error_set(err, TW_ERR_INVALID, -1, NULL, "'%s --describe' ran past %ld ms", c->cmd, o->timeout_ms);
-    else if (pr.exit_code != 0) {
+    else if (nm) {
+        size_t n = strcspn(nm, "\n");
+        char *t = tw_secret_clip(nm, n < 300 ? n : 300);
+        tw_error_set(err, TW_ERR_IO, -1, NULL, "its driver cannot load a module (%.*s)", (int)(n < 300 ? n : 300),
+                     t ? t : TW_REDACTED);
+        free(t);
+        ds = DESC_NO_MODULE;
+    } else if (pr.exit_code != 0) {
         char *t = tw_secret_clip(pr.err, 300);
         tw_error_set(err, TW_ERR_INVALID, -1, NULL, "'%s --describe' exited with status %d: %s", c->cmd, pr.exit_code,
                      t ? t : TW_REDACTED);
         free(t);
-    }
-    else
-        ok = tw_driver_describe_parse(pr.out, pr.out_len, info, err);
+    } else if (tw_driver_describe_parse(pr.out, pr.out_len, info, err))
+        ds = DESC_OK;
     tw_proc_result_free(&pr);
-    return ok;
+    return ds;
 }
 
-static tw_status run_client(const tw_fixture_set *fs, const run_ctx *cx, tw_report *rep)
+bool tw_clients_modules_missing(const char *dir)
 {
-    char target[1024];
-    snprintf(target, sizeof target, "%.63s %.63s (%.15s) via %.600s", cx->info->client, cx->info->version, cx->info->endpoint,
-             cx->c->cmd);
-    tw_report_init(rep, cx->c->name, target);
+    struct stat sb;
+    tw_buf p = {0};
+    tw_buf_printf(&p, "%s/package.json", dir);
+    bool has_pkg = p.data && stat(p.data, &sb) == 0 && S_ISREG(sb.st_mode);
+    tw_buf_reset(&p);
+    tw_buf_printf(&p, "%s/node_modules", dir);
+    bool has_mods = p.data && stat(p.data, &sb) == 0 && S_ISDIR(sb.st_mode);
+    tw_buf_free(&p);
+    return has_pkg && !has_mods;
+}
+
+tw_status tw_clients_install(const char *dir, const tw_clients_opts *o, tw_error *err)
+{
+    if (strchr(dir, '\'')) {
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "cannot install in '%s': a quote in the path", dir);
+        return TW_ERR_INVALID;
+    }
+    /* npm's own output is captured and only its end shown, through the
+     * redacting stderr */
+    tw_proc_result pr;
+    if (tw_proc_run("sh -c 'cd \"$1\" && exec " TW_CLIENTS_INSTALL "' npm-ci", dir, "", 0, TW_CLIENTS_INSTALL_MS,
+                    o->max_out ? o->max_out : (size_t)1 << 20, o->max_err ? o->max_err : (size_t)64 << 10,
+                    &pr) != TW_OK) {
+        tw_error_set(err, TW_ERR_IO, -1, NULL, "cannot start `cd %s && " TW_CLIENTS_INSTALL "`", dir);
+        return TW_ERR_IO;
+    }
+    tw_status st = TW_OK;
+    if (pr.timed_out || pr.exit_code != 0) {
+        char *t = tw_secret_tail(pr.err, pr.err_len, 600);
+        if (pr.timed_out)
+            tw_error_set(err, TW_ERR_IO, -1, NULL, "`cd %s && " TW_CLIENTS_INSTALL "` ran past %ld s", dir,
+                         TW_CLIENTS_INSTALL_MS / 1000);
+        else
+            tw_error_set(err, TW_ERR_IO, -1, NULL, "`cd %s && " TW_CLIENTS_INSTALL "` exited with status %d: %s", dir,
+                         pr.exit_code, t ? t : TW_REDACTED);
+        free(t);
+        st = TW_ERR_IO;
+    }
+    tw_proc_result_free(&pr);
+    return st;
+}
+
+/* ---- planning and running the rows, --jobs at a time ---- */
+
+/* One client's rows of one fixture: what one thread runs, its exchanges in order. */
+typedef struct unit {
+    size_t client;
+    const tw_fixture *f;
+    size_t row0, nrows;        /* its rows in the client's report */
+} unit;
+
+typedef struct client_run {
+    run_ctx cx;
+    tw_driver_info info;
+    tw_report rep;
+    size_t *row_mode;          /* the mode (index in info.modes) of each row */
+    bool nomem;
+} client_run;
+
+typedef struct pool {
+    client_run *cr;
+    unit *u;
+    size_t nu, next, done;
+    pthread_mutex_t mu;
+    const tw_clients_opts *o;
+} pool;
+
+/* The rows of one client, without verdicts yet, and its units. */
+static tw_status plan_client(const tw_fixture_set *fs, pool *p, size_t ci)
+{
+    client_run *r = &p->cr[ci];
+    tw_buf target = {0};
+    tw_buf_printf(&target, "%s %s (%s) via %s", r->info.client, r->info.version, r->info.endpoint, r->cx.c->cmd);
+    if (!target.data)
+        return TW_ERR_NOMEM;
+    tw_report_init(&r->rep, r->cx.c->name, target.data);
+    tw_buf_free(&target);
     for (size_t fi = 0; fi < fs->n; fi++) {
         const tw_fixture *f = &fs->fx[fi];
-        if (strcmp(client_endpoint(f), cx->info->endpoint) != 0)
+        if (strcmp(client_endpoint(f), r->info.endpoint) != 0)
             continue;
-        for (size_t mi = 0; mi < cx->info->nmodes; mi++) {
-            const char *mode = cx->info->modes[mi];
+        size_t row0 = r->rep.nfx;
+        for (size_t mi = 0; mi < r->info.nmodes; mi++) {
+            const char *mode = r->info.modes[mi];
             bool streams = tw_driver_mode_streams(mode);
             /* rows line up across clients: one "stream" and one "whole" mode by name, others by theirs */
             bool first = true;
             for (size_t k = 0; k < mi; k++)
-                if (tw_driver_mode_streams(cx->info->modes[k]) == streams)
+                if (tw_driver_mode_streams(r->info.modes[k]) == streams)
                     first = false;
-            char name[400];
-            if (first)
-                snprintf(name, sizeof name, "%.300s [%s]", f->name, streams ? "stream" : "whole");
-            else
-                snprintf(name, sizeof name, "%.300s [%s]", f->name, mode);
+            tw_buf name = {0};
+            tw_buf_printf(&name, "%s [%s]", f->name, first ? streams ? "stream" : "whole" : mode);
             tw_rep_fixture *rf = NULL;
             for (size_t k = 0; k < f->nexchanges; k++) {
                 const tw_fx_exchange *x = &f->exchanges[k];
                 if (!x->expect_client || !mode_fits(x, mode))
                     continue;
-                if (!rf && !(rf = tw_report_add_fixture(rep, name, f->path, cx->c->name)))
-                    return TW_ERR_NOMEM;
+                if (!rf) {
+                    size_t *nm = realloc(r->row_mode, (r->rep.nfx + 1) * sizeof *nm);
+                    if (nm)
+                        r->row_mode = nm;
+                    if (!nm || !name.data || !(rf = tw_report_add_fixture(&r->rep, name.data, f->path, r->cx.c->name))) {
+                        tw_buf_free(&name);
+                        return TW_ERR_NOMEM;
+                    }
+                    r->row_mode[r->rep.nfx - 1] = mi;
+                }
                 tw_rep_exchange *e = tw_report_add_exchange(rf);
-                if (!e)
+                if (!e) {
+                    tw_buf_free(&name);
                     return TW_ERR_NOMEM;
-                if (run_one(cx, f, k, mode, e) != TW_OK)
-                    return TW_ERR_NOMEM;
+                }
+                e->index = k;
             }
+            tw_buf_free(&name);
+        }
+        /* p->u has room for every client and file */
+        if (r->rep.nfx > row0)
+            p->u[p->nu++] = (unit){ci, f, row0, r->rep.nfx - row0};
+    }
+    return TW_OK;
+}
+
+/* Run a unit's exchanges in order; then, one unit at a time, its progress
+ * line and the rows that failed. */
+static void run_unit(pool *p, const unit *u)
+{
+    client_run *r = &p->cr[u->client];
+    long t0 = tw_clients_now_ms();
+    size_t nex = 0, nmis = 0;
+    bool nomem = false;
+    for (size_t ri = u->row0; ri < u->row0 + u->nrows; ri++) {
+        tw_rep_fixture *rf = &r->rep.fx[ri];
+        for (size_t k = 0; k < rf->nex; k++) {
+            tw_rep_exchange *e = &rf->ex[k];
+            if (run_one(&r->cx, u->f, e->index, r->info.modes[r->row_mode[ri]], e) != TW_OK)
+                nomem = true;
+            nex++;
+            nmis += e->result == TW_V_FAIL;
+            for (size_t c = 0; c < e->nchecks; c++)
+                nmis += !e->checks[c].match;
         }
     }
+    const tw_clients_opts *o = p->o;
+    pthread_mutex_lock(&p->mu);
+    r->nomem = r->nomem || nomem;
+    p->done++;
+    if (o->progress)
+        tw_clients_progress(o->progress, p->done, p->nu, r->cx.c->name, u->f->path, nex, nmis,
+                            tw_clients_now_ms() - t0);
+    pthread_mutex_unlock(&p->mu);
+}
+
+static void *worker(void *arg)
+{
+    pool *p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->mu);
+        size_t i = p->next < p->nu ? p->next++ : p->nu;
+        pthread_mutex_unlock(&p->mu);
+        if (i == p->nu)
+            return NULL;
+        run_unit(p, &p->u[i]);
+    }
+}
+
+/* Every unit, over jobs threads (the calling one among them). */
+static void run_units(pool *p, size_t jobs)
+{
+    pthread_t th[TW_CLIENTS_MAX_JOBS];
+    size_t nt = 0;
+    while (nt + 1 < jobs && nt + 1 < p->nu && pthread_create(&th[nt], NULL, worker, p) == 0)
+        nt++;
+    worker(p);
+    for (size_t i = 0; i < nt; i++)
+        pthread_join(th[i], NULL);
+}
+
+void tw_clients_progress(FILE *to, size_t done, size_t total, const char *client, const char *file, size_t nex,
+                         size_t nmis, long ms)
+{
+    fprintf(to, "toolwire clients: [%zu/%zu] %s %s: %zu exchange%s, %zu mismatch%s, %.1f s\n", done, total, client, file,
+            nex, nex == 1 ? "" : "s", nmis, nmis == 1 ? "" : "es", (double)ms / 1000.0);
+    fflush(to);
+}
+
+/* The drivers' modules: installed with --install, or exit 2 saying how. */
+static bool modules_ready(const tw_clients_opts *o, bool *installed)
+{
+    tw_error why = {.offset = -1};
+    if (!o->install) {
+        fprintf(stderr, "toolwire clients: the drivers' node modules are not installed: run `cd %s && npm ci` "
+                        "(or give --install)\n", o->modules_dir);
+        return false;
+    }
+    if (*installed)
+        return false;
+    fprintf(stderr, "toolwire clients: installing the drivers' node modules: cd %s && " TW_CLIENTS_INSTALL "\n",
+            o->modules_dir);
+    *installed = true;
+    if (tw_clients_install(o->modules_dir, o, &why) != TW_OK) {
+        fprintf(stderr, "toolwire clients: %s\n", why.message);
+        return false;
+    }
+    return true;
+}
+
+/* Describe every client into p->cr; the count described, or -1 to stop with exit 2. */
+static long describe_all(const tw_client_spec *c, size_t nc, pool *p, const tw_clients_opts *o, int *rc)
+{
+    bool installed = false;
+    tw_error why = {.offset = -1};
+    if (o->modules_dir && tw_clients_modules_missing(o->modules_dir) && !modules_ready(o, &installed))
+        return -1;
+    size_t done = 0;
+    for (size_t i = 0; i < nc; i++) {
+        client_run *r = &p->cr[done];
+        desc_status ds = describe(&c[i], o, &r->info, &why);
+        if (ds == DESC_NO_MODULE && o->modules_dir && o->install && !installed) {
+            if (!modules_ready(o, &installed))
+                return -1;
+            ds = describe(&c[i], o, &r->info, &why);
+        }
+        if (ds == DESC_NO_MODULE) {
+            fprintf(stderr, "toolwire clients: client %s: %s: ", c[i].name, why.message);
+            if (o->modules_dir)
+                fprintf(stderr, "the drivers' node modules are not installed: run `cd %s && npm ci`%s\n",
+                        o->modules_dir, o->install ? "" : " (or give --install)");
+            else
+                fprintf(stderr, "install the driver's packages (a Node driver: npm ci beside its package.json)\n");
+            return -1;
+        }
+        if (ds != DESC_OK) {
+            fprintf(stderr, "toolwire clients: client %s: %s\n", c[i].name, why.message);
+            *rc = 1;
+            continue;
+        }
+        r->cx.c = &c[i];
+        r->cx.o = o;
+        done++;
+    }
+    return (long)done;
+}
+
+/* What one client's run says at its end; its exit status (0 or 1). */
+static int finish_client(client_run *r, const char *outdir, const tw_clients_opts *o)
+{
+    tw_report *rep = &r->rep;
+    tw_error why = {.offset = -1};
+    int rc = 0;
     tw_report_summarise(rep);
-    return TW_OK;
+    if (tw_report_write_all(rep, outdir, &why) != TW_OK) {
+        fprintf(stderr, "toolwire clients: %s\n", why.message);
+        rc = 1;
+    }
+    if (!rep->ok)
+        rc = 1;
+    if (rep->n_fixtures == 0) {
+        fprintf(stderr, "toolwire clients: client %s (endpoint %s): no scenario of its endpoint is selected; "
+                        "nothing was judged\n", rep->backend, r->info.endpoint);
+        rc = 1;
+    }
+    char base[TW_REPORT_BASE_MAX];
+    tw_report_file_base(rep->backend, base, sizeof base);
+    /* driver failures are listed, --quiet or not (at most 50 a client, then where the rest are) */
+    size_t nfail = 0;
+    for (size_t f = 0; f < rep->nfx; f++)
+        for (size_t k = 0; k < rep->fx[f].nex; k++) {
+            const char *d = rep->fx[f].ex[k].result_detail;
+            if (!d || strncmp(d, "driver failure: ", 16) != 0 || nfail++ >= 50)
+                continue;
+            char *dc = tw_secret_clip(d, 1200);
+            fprintf(stderr, "toolwire clients: client %s: %s#%zu: %s\n", rep->backend, rep->fx[f].name,
+                    rep->fx[f].ex[k].index, dc ? dc : TW_REDACTED);
+            free(dc);
+        }
+    if (nfail > 50)
+        fprintf(stderr, "toolwire clients: client %s: %zu driver failures in all, %zu more than listed here: "
+                        "every one is in %s/%s.json\n",
+                rep->backend, nfail, nfail - 50, outdir, base);
+    if (o->out && !o->quiet) {
+        fprintf(o->out, "client %s (%s): %s, %zu scenario rows, %zu exchanges, %zu pass, %zu fail, %zu skip -> %s/%s.json\n",
+                rep->backend, rep->target, rep->ok ? "ok" : "FAIL", rep->n_fixtures, rep->n_exchanges, rep->n_pass,
+                rep->n_fail, rep->n_skip, outdir, base);
+    }
+    if (o->out && !rep->ok) {
+        /* the same listing as run's: capped, then where the rest are */
+        char who[300] = "", where[4400];
+        if (o->quiet)
+            snprintf(who, sizeof who, "client %.200s: ", rep->backend);
+        snprintf(where, sizeof where, "%s/%s.json (and .md, .html)", outdir, base);
+        tw_report_list_mismatches(o->out, rep, who, 50, where);
+    }
+    return rc;
+}
+
+/* A driver command is one line of at most max_line_bytes, and one argument
+ * of /bin/sh (the system's cap on one). */
+static bool commands_fit(const tw_client_spec *c, size_t nc, const tw_limits *L)
+{
+    size_t cap = L->max_line_bytes < TW_PROC_MAX_CMD ? L->max_line_bytes : TW_PROC_MAX_CMD;
+    for (size_t i = 0; i < nc; i++) {
+        size_t n = strlen(c[i].cmd);
+        if (n > cap) {
+            fprintf(stderr, "toolwire clients: client %s: its command is %zu bytes, over the limit of %zu bytes (%s)\n",
+                    c[i].name, n, cap, cap == L->max_line_bytes ? "limits.max_line_bytes" : "one argument of /bin/sh");
+            return false;
+        }
+    }
+    return true;
 }
 
 int tw_clients_run_all(const tw_client_spec *c, size_t nc, char *const *paths, size_t npaths,
@@ -824,17 +531,25 @@ int tw_clients_run_all(const tw_client_spec *c, size_t nc, char *const *paths, s
         o.max_out = (size_t)1 << 20;
     if (!o.max_err)
         o.max_err = (size_t)64 << 10;
-    run_ctx cx = {.o = &o};
-    tw_limits_resolve(&cx.L, &o.limits);
+    if (o.jobs == 0)
+        o.jobs = 1;
+    tw_limits L;
+    tw_limits_resolve(&L, &o.limits);
     tw_fixture_set fs;
     tw_error why = {.offset = -1};
+    if (o.jobs > TW_CLIENTS_MAX_JOBS) {
+        fprintf(stderr, "toolwire clients: --jobs %zu is over the limit of %d\n", o.jobs, TW_CLIENTS_MAX_JOBS);
+        return 2;
+    }
     /* two reports in one file, or one in the comparison page's: refused
      * before any driver runs */
     if (!tw_report_names_ok(nc ? &c[0].name : NULL, nc, sizeof *c, "client", outdir, &why)) {
         fprintf(stderr, "toolwire clients: %s\n", why.message);
         return 2;
     }
-    if (!tw_fixture_set_load(&fs, paths, npaths, &cx.L, &why)) {
+    if (!commands_fit(c, nc, &L))
+        return 2;
+    if (!tw_fixture_set_load(&fs, paths, npaths, &L, &why)) {
         fprintf(stderr, "toolwire clients: %s\n", why.message);
         tw_fixture_set_free(&fs);
         return 2;
@@ -853,80 +568,62 @@ int tw_clients_run_all(const tw_client_spec *c, size_t nc, char *const *paths, s
     }
     if (o.shard && !tw_fixture_shard(&fs, o.shard, paths, npaths) && !o.quiet)
         fprintf(stderr, "toolwire clients: this --shard holds none of the selected scenarios (empty reports)\n");
-    tw_report *reps = calloc(nc ? nc : 1, sizeof *reps);
-    if (!reps) {
+    pool p = {.o = &o};
+    p.cr = calloc(nc ? nc : 1, sizeof *p.cr);
+    if (!p.cr || pthread_mutex_init(&p.mu, NULL) != 0) {
+        free(p.cr);
         tw_fixture_set_free(&fs);
         return 1;
     }
     int rc = 0;
-    size_t done = 0;
-    for (size_t i = 0; i < nc; i++) {
-        tw_driver_info info;
-        if (!describe(&c[i], &o, &info, &why)) {
-            fprintf(stderr, "toolwire clients: client %s: %s\n", c[i].name, why.message);
-            rc = 1;
-            continue;
-        }
-        cx.c = &c[i];
-        cx.info = &info;
-        tw_report *r = &reps[done];
-        if (run_client(&fs, &cx, r) != TW_OK) {
-            fprintf(stderr, "toolwire clients: client %s: out of memory\n", c[i].name);
-            tw_report_free(r);
-            rc = 1;
-            continue;
-        }
-        done++;
-        if (tw_report_write_all(r, outdir, &why) != TW_OK) {
-            fprintf(stderr, "toolwire clients: %s\n", why.message);
-            rc = 1;
-        }
-        if (!r->ok)
-            rc = rc ? rc : 1;
-        if (r->n_fixtures == 0) {
-            fprintf(stderr, "toolwire clients: client %s (endpoint %s): no scenario of its endpoint is selected; "
-                            "nothing was judged\n", r->backend, info.endpoint);
-            rc = 1;
-        }
-        char base[TW_REPORT_BASE_MAX];
-        tw_report_file_base(r->backend, base, sizeof base);
-        /* driver failures are listed, --quiet or not (at most 50 a client, then where the rest are) */
-        size_t nfail = 0;
-        for (size_t f = 0; f < r->nfx; f++)
-            for (size_t k = 0; k < r->fx[f].nex; k++) {
-                const char *d = r->fx[f].ex[k].result_detail;
-                if (!d || strncmp(d, "driver failure: ", 16) != 0 || nfail++ >= 50)
-                    continue;
-                char *dc = tw_secret_clip(d, 1200);
-                fprintf(stderr, "toolwire clients: client %s: %s#%zu: %s\n", r->backend, r->fx[f].name,
-                        r->fx[f].ex[k].index, dc ? dc : TW_REDACTED);
-                free(dc);
-            }
-        if (nfail > 50)
-            fprintf(stderr, "toolwire clients: client %s: %zu driver failures in all, %zu more than listed here: "
-                            "every one is in %s/%s.json\n",
-                    r->backend, nfail, nfail - 50, outdir, base);
-        if (o.out && !o.quiet) {
-            fprintf(o.out, "client %s (%s): %s, %zu scenario rows, %zu exchanges, %zu pass, %zu fail, %zu skip -> %s/%s.json\n",
-                    r->backend, r->target, r->ok ? "ok" : "FAIL", r->n_fixtures, r->n_exchanges, r->n_pass, r->n_fail,
-                    r->n_skip, outdir, base);
-        }
-        if (o.out && !r->ok) {
-            /* the same listing as run's: capped, then where the rest are */
-            char who[300] = "", where[4400];
-            if (o.quiet)
-                snprintf(who, sizeof who, "client %.200s: ", r->backend);
-            snprintf(where, sizeof where, "%s/%s.json (and .md, .html)", outdir, base);
-            tw_report_list_mismatches(o.out, r, who, 50, where);
-        }
+    long done = describe_all(c, nc, &p, &o, &rc);
+    if (done > 0 && !(p.u = calloc((size_t)done * fs.n, sizeof *p.u))) {
+        fprintf(stderr, "toolwire clients: out of memory\n");
+        done = 0;
+        rc = 1;
     }
-    if (done && tw_write_comparison(reps, done, outdir, &why) != TW_OK) {
+    for (long i = 0; i < done; i++) {
+        p.cr[i].cx.L = L;
+        p.cr[i].cx.info = &p.cr[i].info;
+        if (plan_client(&fs, &p, (size_t)i) != TW_OK)
+            p.cr[i].nomem = true;
+    }
+    /* a driver that exits before reading all of its input must not kill
+     * this process (set once here: threads must not race on the handler) */
+    struct sigaction ign, old_pipe;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &ign, &old_pipe);
+    if (done > 0)
+        run_units(&p, o.jobs);
+    sigaction(SIGPIPE, &old_pipe, NULL);
+    tw_report *reps = calloc(done > 0 ? (size_t)done : 1, sizeof *reps);
+    size_t nrep = 0;
+    for (long i = 0; i < done; i++) {
+        client_run *r = &p.cr[i];
+        if (r->nomem) {
+            fprintf(stderr, "toolwire clients: client %s: out of memory\n", r->cx.c->name);
+            rc = 1;
+        } else {
+            int crc = finish_client(r, outdir, &o);
+            rc = rc ? rc : crc;
+            if (reps)
+                reps[nrep++] = r->rep;
+        }
+        free(r->row_mode);
+    }
+    if (done < 0)
+        rc = 2;
+    else if (nrep && tw_write_comparison(reps, nrep, outdir, &why) != TW_OK) {
         fprintf(stderr, "toolwire clients: %s\n", why.message);
         rc = 1;
     }
-    for (size_t i = 0; i < done; i++)
-        tw_report_free(&reps[i]);
+    for (long i = 0; i < done; i++)
+        tw_report_free(&p.cr[i].rep);
     free(reps);
+    free(p.cr);
+    free(p.u);
+    pthread_mutex_destroy(&p.mu);
     tw_fixture_set_free(&fs);
     return rc;
 }

@@ -25,6 +25,15 @@
 #define TW_DRIVER_MODE_LEN 32
 /* How much of the end of a driver's log (stderr) a result detail keeps. */
 #define TW_CLIENTS_LOG_TAIL 1000u
+/* The longest driver command /bin/sh can be given: it is one argument of
+ * execve, which Linux caps at 32 pages (MAX_ARG_STRLEN, 131072 bytes), less
+ * the "exec " and " \"$@\"" around it. */
+#define TW_PROC_MAX_CMD ((size_t)131072 - 16)
+/* --jobs: at most this many threads run drivers at once. */
+#define TW_CLIENTS_MAX_JOBS 64
+/* What installs the drivers' node modules (in the drivers' directory), and how long it may take. */
+#define TW_CLIENTS_INSTALL "npm ci --prefer-offline --no-audit --no-fund --loglevel=error"
+#define TW_CLIENTS_INSTALL_MS 600000L
 
 /* One driver run: what came back from the process. */
 typedef struct tw_proc_result {
@@ -39,10 +48,16 @@ typedef struct tw_proc_result {
 } tw_proc_result;
 
 /*
- * Run `/bin/sh -c 'CMD "$@"' sh ARG` in its own process group with `input` on
- * its stdin; stdout is kept up to max_out bytes (past it the group is killed),
+ * Run `/bin/sh -c 'exec CMD "$@"' sh ARG` in its own process group with
+ * `input` on its stdin: CMD is shell words (quoted as the shell reads them)
+ * whose first word is the program that replaces the shell, ARG its last
+ * argument (variables go through `env NAME=VALUE prog`, a list or a pipeline
+ * through `sh -c '…' sh`). stdout is kept up to max_out bytes (past it the group is killed),
  * stderr up to max_err (the rest is drained and dropped). The group is killed
- * when it runs past timeout_ms. TW_ERR_IO when the process cannot be started.
+ * when it runs past timeout_ms. TW_ERR_LIMIT when CMD is longer than
+ * TW_PROC_MAX_CMD, TW_ERR_IO when the process cannot be started. Safe to call
+ * from several threads at once (the pipes are close-on-exec); the caller
+ * ignores SIGPIPE while it runs.
  */
 tw_status tw_proc_run(const char *cmd, const char *arg, const char *input, size_t inlen,
                       long timeout_ms, size_t max_out, size_t max_err, tw_proc_result *r);
@@ -79,6 +94,9 @@ bool tw_driver_output_valid(const cJSON *out, tw_error *err);
 void tw_clients_judge(const tw_fx_exchange *x, const cJSON *out, const tw_mock_record *recs,
                       size_t nrec, tw_check_set *set);
 
+/* s between double quotes, JSON-escaped, onto b. */
+void tw_driver_quote(tw_buf *b, const char *s);
+
 /* One line of what the client handed on ("2 calls: f({…}), g(\"x\"); content …"), for evidence. */
 void tw_driver_output_summary(const cJSON *out, tw_buf *b);
 
@@ -100,14 +118,34 @@ typedef struct tw_clients_opts {
     const struct tw_shard *shard; /* --shard K/N (shard.h); NULL: every scenario */
     bool quiet;
     FILE *out;                 /* summary lines, or NULL */
+    FILE *progress;            /* one line a client and scenario file as each ends, or NULL */
+    size_t jobs;               /* scenario files run at once (each one's exchanges in order); 0: 1 */
+    const char *modules_dir;   /* the drivers' npm package (--drivers DIR), or NULL */
+    bool install;              /* its node modules missing: install them (TW_CLIENTS_INSTALL) */
 } tw_clients_opts;
+
+/* Milliseconds of a monotonic clock. */
+long tw_clients_now_ms(void);
+
+/* Does dir hold a package.json without node_modules beside it? */
+bool tw_clients_modules_missing(const char *dir);
+
+/* Run TW_CLIENTS_INSTALL in dir (its output kept, the end of it in err on failure). */
+tw_status tw_clients_install(const char *dir, const tw_clients_opts *o, tw_error *err);
+
+/* The progress line: "toolwire clients: [3/12] openai fixtures/clients/x.json:
+ * 1 exchange, 0 mismatches, 0.8 s". */
+void tw_clients_progress(FILE *to, size_t done, size_t total, const char *client, const char *file, size_t nex,
+                         size_t nmis, long ms);
 
 /*
  * The whole run of `toolwire clients`: load the scenarios under paths, run
  * every client over those of its endpoint, write <out>/<client>.{json,md,
  * junit.xml,html} and comparison.{md,html}. Returns the exit status: 0 when
  * every client passes every check, 1 otherwise (or a driver failed), 2 when
- * the scenarios cannot be read or none is selected.
+ * the scenarios cannot be read or none is selected, a command is too long, or
+ * the drivers' node modules are missing (and not installed with o->install).
+ * The reports do not depend on o->jobs.
  */
 int tw_clients_run_all(const tw_client_spec *c, size_t nc, char *const *paths, size_t npaths,
                        const char *outdir, const tw_clients_opts *o);

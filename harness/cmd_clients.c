@@ -28,12 +28,17 @@ static const char clients_help[] =
     "file name (each character outside A-Z a-z 0-9 . _ - written '_', case aside),\n"
     "or a client named comparison, are refused.\n"
     "\n"
-    "  --client NAME=CMD          a driver: CMD is run by /bin/sh with --describe,\n"
-    "                             then once per exchange and mode with --run\n"
-    "                             (repeatable, at most 32)\n"
+    "  --client NAME=CMD          a driver: /bin/sh -c 'exec CMD \"$@\"' runs it with\n"
+    "                             --describe, then once per exchange and mode with\n"
+    "                             --run (repeatable, at most 32)\n"
     "  --drivers DIR              without --client: every DIR/NAME/driver.mjs (but\n"
     "                             DIR/lib, shared code), run with node (default\n"
-    "                             clients)\n"
+    "                             clients); their node modules missing (DIR has a\n"
+    "                             package.json and no node_modules, or a driver\n"
+    "                             cannot load a module): exit 2 naming the command\n"
+    "                             that installs them\n"
+    "  --install                  those node modules missing: install them (npm ci\n"
+    "                             in DIR) and go on\n"
     "  --out DIR                  report directory (default reports/clients)\n"
     "  --timeout MS               one driver run; killed past it (default 60000)\n"
     "  --client-timeout MS        the timeout_ms handed to the driver (default 20000)\n"
@@ -42,17 +47,23 @@ static const char clients_help[] =
     "  --exclude-tag T            no scenario tagged T (repeatable)\n"
     "  --shard K/N                only shard K of N of the selected scenarios, split as\n"
     "                             run --shard splits fixtures (toolwire merge joins them)\n"
-    "  --quiet                    no summary lines (driver failures and mismatch lines\n"
-    "                             are still listed)\n"
+    "  --jobs N                   run N scenario files at once (each one's exchanges\n"
+    "                             in order; the reports are those of --jobs 1;\n"
+    "                             default 1, at most 64)\n"
+    "  --quiet                    no summary lines and no progress (driver failures and\n"
+    "                             mismatch lines are still listed)\n"
     "\n"
     "Each client's summary line is followed by its mismatch lines, at most 50, then\n"
     "how many more there are and which report holds them.\n"
+    "Progress: one line on stderr as each client finishes a scenario file:\n"
+    "  toolwire clients: [3/12] openai fixtures/clients/x.json: 1 exchange, 0 mismatches, 0.8 s\n"
     "\n"
     "Exit status: 0 when every client passes every check, 1 when a check fails or\n"
-    "a driver fails, 2 on bad usage (client names refused among it), when no driver\n"
-    "is found or when no scenario is selected.";
+    "a driver fails, 2 on bad usage (client names refused among it, a command over\n"
+    "the limit), when no driver is found, when the drivers' node modules are not\n"
+    "installed or when no scenario is selected.";
 
-enum { O_DRIVERS = 256, O_TO, O_CTO, O_MAXO, O_TAG, O_XTAG, O_SHARD };
+enum { O_DRIVERS = 256, O_TO, O_CTO, O_MAXO, O_TAG, O_XTAG, O_SHARD, O_JOBS, O_INSTALL };
 
 #define MAX_CLIENTS 32
 
@@ -94,14 +105,15 @@ static int find_drivers(const char *dir, char **store, tw_client_spec *specs, si
     size_t nn = 0;
     struct dirent *de;
     while ((de = readdir(d)) && nn < MAX_CLIENTS) {
-        char p[4400];
+        tw_buf p = {0};
         struct stat sb;
         size_t len = strlen(de->d_name);
-        snprintf(p, sizeof p, "%s/%s/driver.mjs", dir, de->d_name);
+        tw_buf_printf(&p, "%s/%s/driver.mjs", dir, de->d_name);
         /* lib/ holds code the drivers share */
-        if (de->d_name[0] != '.' && strcmp(de->d_name, "lib") != 0 && name_ok(de->d_name, len) &&
-            stat(p, &sb) == 0 && S_ISREG(sb.st_mode))
+        if (de->d_name[0] != '.' && strcmp(de->d_name, "lib") != 0 && name_ok(de->d_name, len) && p.data &&
+            stat(p.data, &sb) == 0 && S_ISREG(sb.st_mode))
             names[nn++] = tw_strdup(de->d_name);
+        tw_buf_free(&p);
     }
     closedir(d);
     qsort(names, nn, sizeof *names, cmp_str);
@@ -134,6 +146,7 @@ int tw_cmd_clients(int argc, char **argv)
         {"tag", required_argument, NULL, O_TAG},       {"exclude-tag", required_argument, NULL, O_XTAG},
         {"shard", required_argument, NULL, O_SHARD},
         {"quiet", no_argument, NULL, 'q'},             {"help", no_argument, NULL, 'h'},
+        {"jobs", required_argument, NULL, O_JOBS},     {"install", no_argument, NULL, O_INSTALL},
         {NULL, 0, NULL, 0}};
     const char *tags[TW_FIXTURE_MAX_TAGS], *xtags[TW_FIXTURE_MAX_TAGS];
     tw_client_spec specs[MAX_CLIENTS];
@@ -174,6 +187,17 @@ int tw_cmd_clients(int argc, char **argv)
         case O_DRIVERS: drivers = optarg; break;
         case 'o': outdir = optarg; break;
         case 'q': o.quiet = true; break;
+        case O_INSTALL: o.install = true; break;
+        case O_JOBS: {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (!*optarg || *end || v < 1 || v > TW_CLIENTS_MAX_JOBS)
+                rc = tw_cli_usage_error("clients", "--jobs wants a count of 1..%d, got '%s'", TW_CLIENTS_MAX_JOBS,
+                                        optarg);
+            else
+                o.jobs = (size_t)v;
+            break;
+        }
         case O_TO:
             if (!parse_ms(optarg, &o.timeout_ms))
                 rc = tw_cli_usage_error("clients", "bad --timeout '%s'", optarg);
@@ -201,8 +225,14 @@ int tw_cmd_clients(int argc, char **argv)
         default: rc = tw_cli_usage_error("clients", "unknown option '%s' (see --help)", argv[optind - 1]);
         }
     }
-    if (rc < 0 && nc == 0)
+    char *mods = NULL;
+    if (rc < 0 && nc == 0) {
         rc = find_drivers(drivers, stores, specs, &nc);
+        /* the drivers' npm package: named by its real path in what to run */
+        mods = realpath(drivers, NULL);
+        o.modules_dir = mods ? mods : drivers;
+    }
+    o.progress = o.quiet ? NULL : stderr;
     if (rc < 0) {
         /* a driver that exits before reading its input must not kill toolwire */
         signal(SIGPIPE, SIG_IGN);
@@ -215,5 +245,6 @@ int tw_cmd_clients(int argc, char **argv)
     }
     for (size_t i = 0; i < nc; i++)
         free(stores[i]);
+    free(mods);
     return rc;
 }

@@ -52,6 +52,11 @@ static tw_verdict judge(const tw_fx_exchange *x, const char *out, const tw_mock_
 {
     cJSON *o = cJSON_Parse(out);
     cr_assert(o, "canned output parses");
+    /* the two keys every output carries (tested apart), when a canned one leaves them out */
+    if (!cJSON_GetObjectItem(o, "tool_calls"))
+        cJSON_AddArrayToObject(o, "tool_calls");
+    if (!cJSON_GetObjectItem(o, "error"))
+        cJSON_AddNullToObject(o, "error");
     tw_error why = {.offset = -1};
     cr_assert(tw_driver_output_valid(o, &why), "%s", why.message);
     tw_check_set_free(&judged);
@@ -125,13 +130,31 @@ Test(clients, output_valid_and_modes)
     cJSON *o = cJSON_Parse(GOOD);
     cr_assert(tw_driver_output_valid(o, &why));
     cJSON_Delete(o);
-    static const char *const bad[] = {"[]", "{\"content\":1}", "{\"tool_calls\":{}}", "{\"tool_calls\":[1]}",
-                                      "{\"error\":\"x\"}", "{\"tool_calls\":[{\"id\":1}]}", NULL};
+    static const char *const bad[] = {"[]", "{\"content\":1,\"tool_calls\":[],\"error\":null}",
+                                      "{\"tool_calls\":{},\"error\":null}", "{\"tool_calls\":[1],\"error\":null}",
+                                      "{\"error\":\"x\",\"tool_calls\":[]}",
+                                      "{\"tool_calls\":[{\"id\":1}],\"error\":null}",
+                                      "{\"tool_calls\":[{\"id\":\"a\",\"invalid\":\"yes\"}],\"error\":null}",
+                                      "{\"tool_calls\":[{\"id\":\"a\",\"invalid\":true,\"invalid_reason\":5}],\"error\":null}",
+                                      NULL};
     for (size_t i = 0; bad[i]; i++) {
         o = cJSON_Parse(bad[i]);
         cr_assert_not(tw_driver_output_valid(o, &why), "%s", bad[i]);
         cJSON_Delete(o);
     }
+    /* leaving out tool_calls or error is the driver's failure: it would read as "no call", "no error" */
+    static const char *const partial[] = {"{\"content\":\"hi\",\"error\":null}", "{\"content\":\"hi\",\"tool_calls\":[]}",
+                                          NULL};
+    static const char *const missing[] = {"\"tool_calls\" is missing", "\"error\" is missing"};
+    for (size_t i = 0; partial[i]; i++) {
+        o = cJSON_Parse(partial[i]);
+        cr_assert_not(tw_driver_output_valid(o, &why), "%s", partial[i]);
+        cr_assert(strstr(why.message, missing[i]), "%s", why.message);
+        cJSON_Delete(o);
+    }
+    o = cJSON_Parse("{\"tool_calls\":null,\"error\":null}");
+    cr_assert(tw_driver_output_valid(o, &why), "null is none: %s", why.message);
+    cJSON_Delete(o);
     cr_assert(tw_driver_mode_streams("stream"));
     cr_assert(tw_driver_mode_streams("streamText"));
     cr_assert_not(tw_driver_mode_streams("create"));
@@ -270,6 +293,31 @@ Test(clients, cut_stream_must_raise)
     x = exchange(OREQ, STREAM_RESP, "{\"raises\":true}", "{\"malformed_chunk_at\":1}");
     cr_assert_eq(judge(x, GOOD, NULL, 0, TW_CHK_CLT_04, NULL, 0), TW_V_FAIL);
     cr_assert_eq(judge(x, RAISED, NULL, 0, TW_CHK_CLT_04, NULL, 0), TW_V_PASS);
+}
+
+/* A call the library flagged invalid (the AI SDK's invalid: true, LangChain's invalid_tool_calls)
+ * is still a call handed on: the verdicts stand, the evidence says the library flagged it. */
+Test(clients, flagged_invalid_calls)
+{
+    const tw_fx_exchange *x = exchange(OREQ, STREAM_RESP, "{\"raises\":true}", "{\"truncate_sse_after_bytes\":600}");
+    char ev[600];
+    const char *flagged = "{\"content\":\"\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"get_weather\",\"arguments\":"
+                          "\"{\\\"city\\\"\",\"invalid\":true,\"invalid_reason\":\"InvalidToolInputError: Invalid input\"}],"
+                          "\"finish_reason\":\"unknown\",\"error\":null}";
+    cr_assert_eq(judge(x, flagged, NULL, 0, TW_CHK_CLT_04, ev, sizeof ev), TW_V_FAIL);
+    cr_assert(strstr(ev, "[flagged invalid: \"InvalidToolInputError: Invalid input\"]"), "%s", ev);
+    /* not flagged: no mark */
+    cr_assert_eq(judge(x, AISDK_CUT, NULL, 0, TW_CHK_CLT_04, ev, sizeof ev), TW_V_FAIL);
+    cr_assert_null(strstr(ev, "flagged"), "%s", ev);
+    tw_fixture_free(&fx);
+    /* arguments that are not JSON, handed on as the string and flagged: the right call */
+    x = exchange(OREQ, WHOLE_RESP,
+                 "{\"result\":{\"content\":\"\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"f\",\"arguments\":\"city=Paris\"}]}}",
+                 NULL);
+    const char *str = "{\"content\":\"\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"f\",\"arguments\":\"city=Paris\","
+                      "\"invalid\":true}],\"error\":null}";
+    cr_assert_eq(judge(x, str, NULL, 0, TW_CHK_CLT_01, ev, sizeof ev), TW_V_PASS, "%s", ev);
+    cr_assert(strstr(ev, "f(\"city=Paris\") [flagged invalid]"), "%s", ev);
 }
 
 Test(clients, error_event_must_raise)
@@ -498,9 +546,10 @@ Test(clients, run_driver_failures_are_not_verdicts)
     o.quiet = true;
     o.timeout_ms = 1500;
     static const char *const bodies[] = {"echo crashed >&2; exit 4", "echo not json", "echo '{\"content\":5}'",
-                                         "sleep 30", NULL};
+                                         "sleep 30", "echo '{\"content\":\"x\",\"tool_calls\":[]}'", NULL};
     static const char *const why[] = {"exited with status 4", "did not print one JSON object",
-                                      "broke the protocol", "ran past 1500 ms", NULL};
+                                      "broke the protocol", "ran past 1500 ms",
+                                      "broke the protocol: \"error\" is missing", NULL};
     for (size_t i = 0; bodies[i]; i++) {
         write_driver(drv, bodies[i]);
         cr_assert_eq(tw_clients_run_all(&c, 1, paths, 1, out, &o), 1, "%s", bodies[i]);

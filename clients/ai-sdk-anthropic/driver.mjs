@@ -5,7 +5,7 @@
 // the SDK's default. The request is Anthropic-shape.
 import { generateText, jsonSchema, streamText, tool } from 'ai';
 import { createAnthropic } from '@ai-sdk/anthropic';
-import { DriverInputError, main, neutralError, packageVersion } from '../lib/protocol.mjs';
+import { DriverInputError, fromAiSdkCalls, main, neutralError, packageVersion } from '../lib/protocol.mjs';
 
 const DESCRIBE = {
   client: 'ai-sdk-anthropic', version: `ai@${packageVersion('ai')} @ai-sdk/anthropic@${packageVersion('@ai-sdk/anthropic')}`,
@@ -77,9 +77,6 @@ function toToolChoice(c) {
   throw new DriverInputError(`tool_choice ${JSON.stringify(c)} has no AI SDK form`);
 }
 
-function fromCalls(calls) {
-  return (calls ?? []).map((c) => ({ id: c.toolCallId, name: c.toolName, arguments: c.input }));
-}
 
 await main(DESCRIBE, async (input, ctx) => {
   const req = input.request;
@@ -99,7 +96,7 @@ await main(DESCRIBE, async (input, ctx) => {
   if (input.mode === 'generateText') {
     const r = await generateText(call);
     return {
-      content: r.text, reasoning: r.reasoningText ?? null, tool_calls: fromCalls(r.toolCalls), finish_reason: r.finishReason ?? null,
+      content: r.text, reasoning: r.reasoningText ?? null, tool_calls: fromAiSdkCalls(r.toolCalls), finish_reason: r.finishReason ?? null,
     };
   }
   // streamText hands errors to onError (the stream goes on to its end); the first one is the
@@ -108,7 +105,7 @@ await main(DESCRIBE, async (input, ctx) => {
   const r = streamText({ ...call, onError: ({ error }) => { streamError ??= error; ctx.reported ??= error; } });
   const [text, reasoning, toolCalls, finishReason] = await Promise.all([r.text, r.reasoningText, r.toolCalls, r.finishReason]);
   return {
-    content: text, reasoning: reasoning ?? null, tool_calls: fromCalls(toolCalls), finish_reason: finishReason ?? null,
+    content: text, reasoning: reasoning ?? null, tool_calls: fromAiSdkCalls(toolCalls), finish_reason: finishReason ?? null,
     error: neutralError(streamError),
   };
 });

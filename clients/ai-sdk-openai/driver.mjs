@@ -4,7 +4,7 @@
 // jsonSchema(…) without execute so that their calls are returned, retries as the SDK's default.
 import { generateText, jsonSchema, streamText, tool } from 'ai';
 import { createOpenAI } from '@ai-sdk/openai';
-import { DriverInputError, main, neutralError, packageVersion } from '../lib/protocol.mjs';
+import { DriverInputError, fromAiSdkCalls, main, neutralError, packageVersion } from '../lib/protocol.mjs';
 
 const DESCRIBE = {
   client: 'ai-sdk-openai', version: `ai@${packageVersion('ai')} @ai-sdk/openai@${packageVersion('@ai-sdk/openai')}`,
@@ -87,9 +87,6 @@ function toToolChoice(c) {
   throw new DriverInputError(`tool_choice ${JSON.stringify(c)} has no AI SDK form`);
 }
 
-function fromCalls(calls) {
-  return (calls ?? []).map((c) => ({ id: c.toolCallId, name: c.toolName, arguments: c.input }));
-}
 
 await main(DESCRIBE, async (input, ctx) => {
   const req = input.request;
@@ -108,7 +105,7 @@ await main(DESCRIBE, async (input, ctx) => {
   if (input.mode === 'generateText') {
     const r = await generateText(call);
     return {
-      content: r.text, reasoning: r.reasoningText ?? null, tool_calls: fromCalls(r.toolCalls), finish_reason: r.finishReason ?? null,
+      content: r.text, reasoning: r.reasoningText ?? null, tool_calls: fromAiSdkCalls(r.toolCalls), finish_reason: r.finishReason ?? null,
     };
   }
   // streamText hands errors to onError (the stream goes on to its end); the first one is the
@@ -117,7 +114,7 @@ await main(DESCRIBE, async (input, ctx) => {
   const r = streamText({ ...call, onError: ({ error }) => { streamError ??= error; ctx.reported ??= error; } });
   const [text, reasoning, toolCalls, finishReason] = await Promise.all([r.text, r.reasoningText, r.toolCalls, r.finishReason]);
   return {
-    content: text, reasoning: reasoning ?? null, tool_calls: fromCalls(toolCalls), finish_reason: finishReason ?? null,
+    content: text, reasoning: reasoning ?? null, tool_calls: fromAiSdkCalls(toolCalls), finish_reason: finishReason ?? null,
     error: neutralError(streamError),
   };
 });

@@ -5,7 +5,7 @@
 // followed by its invalid_tool_calls, as LangChain hands them over.
 import { ChatAnthropic } from '@langchain/anthropic';
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
-import { DriverInputError, main, packageVersion } from '../lib/protocol.mjs';
+import { DriverInputError, fromLangChainCalls, main, packageVersion } from '../lib/protocol.mjs';
 
 const DESCRIBE = {
   client: 'langchain-anthropic', version: packageVersion('@langchain/anthropic'), endpoint: 'anthropic', modes: ['invoke', 'stream'],
@@ -58,10 +58,7 @@ function fromMessage(m) {
   return {
     content,
     reasoning: thinking.length ? thinking.map((b) => b.thinking ?? '').join('') : null,
-    tool_calls: [
-      ...(m?.tool_calls ?? []).map((t) => ({ id: t.id, name: t.name, arguments: t.args })),
-      ...(m?.invalid_tool_calls ?? []).map((t) => ({ id: t.id, name: t.name, arguments: t.args })),
-    ],
+    tool_calls: fromLangChainCalls(m),
     finish_reason: meta.stop_reason ?? m?.additional_kwargs?.stop_reason ?? null,
   };
 }

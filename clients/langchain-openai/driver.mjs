@@ -4,7 +4,7 @@
 // message's tool_calls followed by its invalid_tool_calls, as LangChain hands them over.
 import { ChatOpenAI } from '@langchain/openai';
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
-import { DriverInputError, main, packageVersion } from '../lib/protocol.mjs';
+import { DriverInputError, fromLangChainCalls, main, packageVersion } from '../lib/protocol.mjs';
 
 const DESCRIBE = {
   client: 'langchain-openai', version: packageVersion('@langchain/openai'), endpoint: 'openai', modes: ['invoke', 'stream'],
@@ -69,10 +69,7 @@ function fromMessage(m) {
   return {
     content: text(m?.content),
     reasoning: typeof reasoning === 'string' ? reasoning : null,
-    tool_calls: [
-      ...(m?.tool_calls ?? []).map((t) => ({ id: t.id, name: t.name, arguments: t.args })),
-      ...(m?.invalid_tool_calls ?? []).map((t) => ({ id: t.id, name: t.name, arguments: t.args })),
-    ],
+    tool_calls: fromLangChainCalls(m),
     finish_reason: meta.finish_reason ?? null,
   };
 }

@@ -49,6 +49,33 @@ export function neutralArguments(v) {
   return v === undefined ? null : v;
 }
 
+// An error as one line of text ("InvalidToolInputError: …"), for a call's invalid_reason.
+export function errorText(e) {
+  if (e === null || e === undefined) return null;
+  if (typeof e === 'string') return e.length > MESSAGE_CAP ? `${e.slice(0, MESSAGE_CAP)}…` : e;
+  const n = neutralError(e);
+  return `${n.type}: ${n.message}`;
+}
+
+// The AI SDK's tool calls (generateText / streamText toolCalls): a call the SDK could not parse
+// or validate comes back with invalid: true and the error, handed on as flagged.
+export function fromAiSdkCalls(calls) {
+  return (calls ?? []).map((c) => ({
+    id: c.toolCallId, name: c.toolName, arguments: c.input,
+    invalid: c.invalid === true, invalid_reason: c.invalid === true ? errorText(c.error) : null,
+  }));
+}
+
+// LangChain's message calls: tool_calls, then invalid_tool_calls (flagged, their raw string and error).
+export function fromLangChainCalls(m) {
+  return [
+    ...(m?.tool_calls ?? []).map((t) => ({ id: t.id, name: t.name, arguments: t.args })),
+    ...(m?.invalid_tool_calls ?? []).map((t) => ({
+      id: t.id, name: t.name, arguments: t.args, invalid: true, invalid_reason: errorText(t.error ?? null),
+    })),
+  ];
+}
+
 // Thrown by a driver for a request it cannot turn into the library's call: a driver failure
 // (exit 2), never a verdict on the client.
 export class DriverInputError extends Error {}
@@ -94,6 +121,7 @@ function neutral(r, requests) {
     reasoning: typeof r.reasoning === 'string' ? r.reasoning : null,
     tool_calls: (r.tool_calls ?? []).map((c) => ({
       id: c.id ?? null, name: c.name ?? null, arguments: neutralArguments(c.arguments),
+      ...(c.invalid === true ? { invalid: true, invalid_reason: c.invalid_reason ?? null } : {}),
     })),
     finish_reason: r.finish_reason ?? null,
     error: r.error ?? null,

@@ -46,7 +46,8 @@ done
 [ ${#drivers[@]} -gt 0 ] || { echo "clients: no driver in $clients"; exit 1; }
 
 # A failing check is exit 1 (the clients are not all conforming); anything else is an error.
-"$toolwire" clients --drivers "$clients" --out "$out/reports" "$root/fixtures/clients" >"$out/stdout" 2>"$out/stderr"
+"$toolwire" clients --jobs "${TOOLWIRE_CLIENTS_JOBS:-2}" --drivers "$clients" --out "$out/reports" "$root/fixtures/clients" \
+  >"$out/stdout" 2>"$out/stderr"
 rc=$?
 [ "$rc" -le 1 ] || { bad "toolwire clients exited $rc"; cat "$out/stderr"; }
 if grep -q 'driver failure' "$out/stdout" "$out/stderr"; then
@@ -104,6 +105,60 @@ for name in "${drivers[@]}"; do reports+=("$out/reports/$name.json"); done
 "$toolwire" compare "${reports[@]}" >"$out/compare.md" || bad "compare failed"
 grep -q CLT- "$out/compare.md" || [ ${#reports[@]} -eq 1 ] || bad "compare lists no client check"
 "$toolwire" gate --quiet --baseline "${reports[0]}" "${reports[0]}" >/dev/null || bad "gate of a report against itself"
+
+# The AI SDK flags the cut call invalid (its invalid: true): carried into the evidence.
+if [ -f "$clients/ai-sdk-openai/driver.mjs" ]; then
+  ev=$(node -e '
+    const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    const f = r.fixtures.find((x) => x.name === process.argv[2]);
+    const c = f && f.exchanges[0].checks.find((x) => x.id === "CLT-04");
+    console.log(c ? c.evidence : "");
+  ' "$out/reports/ai-sdk-openai.json" "$cut_o")
+  case "$ev" in *"[flagged invalid: \"InvalidToolInputError"*) ;; *) bad "ai-sdk-openai: the cut call is not shown flagged invalid: $ev" ;; esac
+fi
+# The AI SDK's Anthropic provider takes base_url + "/v1": its single call reaches the mock.
+if [ -f "$clients/ai-sdk-anthropic/driver.mjs" ]; then
+  v=$(verdict ai-sdk-anthropic "clients/anthropic_single_call [whole]" CLT-01)
+  [ "$v" = pass ] || bad "ai-sdk-anthropic: CLT-01 on a single call is '$v', not pass"
+fi
+
+# The committed reports/clients/ are those of this tree's drivers and checks: the same verdicts
+# (each row's result and every check's, by row and exchange; not times nor evidence), and gate
+# against them passes.
+stale=0
+for name in "${drivers[@]}"; do
+  committed=$root/reports/clients/$name.json
+  if [ ! -f "$committed" ]; then
+    bad "reports/clients/$name.json is not committed"
+    stale=1
+    continue
+  fi
+  diffs=$(node -e '
+    const fs = require("fs");
+    const rows = (file) => {
+      const m = new Map();
+      for (const f of JSON.parse(fs.readFileSync(file, "utf8")).fixtures)
+        for (const e of f.exchanges)
+          m.set(`${f.name}#${e.index}`, [`result ${e.result.verdict}`, ...e.checks.map((c) => `${c.id} ${c.verdict}`)].join(", "));
+      return m;
+    };
+    const a = rows(process.argv[1]), b = rows(process.argv[2]);
+    for (const k of new Set([...a.keys(), ...b.keys()]))
+      if (a.get(k) !== b.get(k))
+        console.log(`  ${k}: committed ${a.get(k) ?? "(no row)"}; fresh ${b.get(k) ?? "(no row)"}`);
+  ' "$committed" "$out/reports/$name.json")
+  if [ -n "$diffs" ]; then
+    bad "$name: the fresh verdicts are not those of reports/clients/$name.json:"
+    echo "$diffs" | head -20
+    stale=1
+  fi
+  if ! "$toolwire" gate --quiet --baseline "$committed" "$out/reports/$name.json" >"$out/gate-$name" 2>&1; then
+    bad "$name: toolwire gate --baseline reports/clients/$name.json fails on the fresh report:"
+    head -20 "$out/gate-$name"
+    stale=1
+  fi
+done
+[ "$stale" -eq 0 ] || echo "clients: regenerate the committed reports: scripts/regen-client-reports.sh $build"
 
 if [ "$fail" -ne 0 ]; then
   sed -n '1,40p' "$out/stdout"
