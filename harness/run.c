@@ -590,6 +590,13 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
                         re->result_detail = tw_strdup(ev);
                         re->result = TW_V_FAIL;
                     }
+                /* the result comparison is a verdict like the checks' */
+                if (!tw_report_set_result_check(re, expects_fail(x, tw_check_name(TW_CHK_RES_01)) ? TW_EXPECT_FAIL
+                                                                                               : TW_EXPECT_NOT_FAIL) &&
+                    !nomem) {
+                    nomem = true;
+                    tw_error_set(err, TW_ERR_NOMEM, -1, NULL, "out of memory recording the verdicts of %s#%zu", f->name, k);
+                }
             }
             tw_check_set_free(&set);
         }
@@ -740,11 +747,6 @@ int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t n
                     const tw_rep_exchange *e = &rf->ex[k];
                     char oc[300];
                     tw_rep_exchange_outcome(e, oc, sizeof oc);
-                    if (e->result == TW_V_FAIL) {
-                        fprintf(o->out, "  %smismatch %s#%zu [%s] result: %s\n", who, rf->name, e->index, oc,
-                                e->result_detail ? e->result_detail : "");
-                        shown++;
-                    }
                     for (size_t c = 0; c < e->nchecks && shown < 50; c++)
                         if (!e->checks[c].match) {
                             fprintf(o->out, "  %smismatch %s#%zu [%s] %s: expected %s, got %s: %s\n", who, rf->name,
