@@ -41,6 +41,12 @@ const char *tw_cmp_label(const tw_report *r, const tw_cmp_opts *o, size_t a)
     return r[a].backend ? r[a].backend : "";
 }
 
+bool tw_cmp_label_hides_backend(const tw_report *r, const tw_cmp_opts *o, size_t a)
+{
+    const char *label = tw_cmp_label(r, o, a);
+    return r[a].backend && strncmp(label, r[a].backend, strlen(r[a].backend)) != 0;
+}
+
 typedef struct cmp_ctx {
     const tw_rep_index *ix;
     size_t n;
@@ -82,9 +88,8 @@ static void cmp_summary(const tw_report *r, size_t n, const tw_cmp_opts *o, cons
                  w->one);
     for (size_t a = 0; a < n; a++) {
         tw_rw_puts(out, "| ");
-        const char *label = tw_cmp_label(r, o, a);
-        tw_rep_md_cell(out, label, 80);
-        if (r[a].backend && strcmp(label, r[a].backend) != 0) {
+        tw_rep_md_cell(out, tw_cmp_label(r, o, a), 80);
+        if (tw_cmp_label_hides_backend(r, o, a)) {
             tw_rw_puts(out, " (");
             tw_rep_md_cell(out, r[a].backend, 80);
             tw_rw_putc(out, ')');

@@ -422,9 +422,8 @@ tw_status tw_compare_html_with(const tw_report *r, size_t n, const tw_cmp_opts *
                  w.one);
     for (size_t a = 0; a < n; a++) {
         tw_rw_puts(out, "<tr><td>");
-        const char *label = tw_cmp_label(r, o, a);
-        tw_xml_text(out, label);
-        if (r[a].backend && strcmp(label, r[a].backend) != 0) {
+        tw_xml_text(out, tw_cmp_label(r, o, a));
+        if (tw_cmp_label_hides_backend(r, o, a)) {
             tw_rw_puts(out, " (");
             tw_xml_text(out, r[a].backend);
             tw_rw_putc(out, ')');

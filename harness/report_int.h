@@ -143,5 +143,7 @@ typedef struct tw_cmp_row {
 bool tw_cmp_row_of(const tw_rep_index *ix, size_t n, const char *fx, size_t ex, const char *id, tw_cmp_row *row);
 /* The name of report a's column: its label (o), else its backend name. */
 const char *tw_cmp_label(const tw_report *r, const tw_cmp_opts *o, size_t a);
+/* Does report a's label not begin with its backend name (the summary then names both)? */
+bool tw_cmp_label_hides_backend(const tw_report *r, const tw_cmp_opts *o, size_t a);
 
 #endif
