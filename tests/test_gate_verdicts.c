@@ -50,6 +50,19 @@ static tw_rep_exchange *one(tw_report *r, const char *fx, const char *file, cons
     return e;
 }
 
+/* Two reports of backend `name` in bfile and rfile: fixture openai/c whose
+ * check id has verdict bv in the first, rv in the second. */
+static void pair(const char *name, const char *bfile, const char *rfile, const char *id, tw_verdict bv, tw_verdict rv)
+{
+    tw_report b, r;
+    tw_report_init(&b, name, "http://x");
+    tw_report_init(&r, name, "http://x");
+    one(&b, "openai/c", "c.json", id, bv);
+    one(&r, "openai/c", "c.json", id, rv);
+    save(&b, bfile);
+    save(&r, rfile);
+}
+
 static int toolwire(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Run `toolwire ARGS` in dir (stdout and stderr into *out); its exit status. */
 static int toolwire(char **out, const char *fmt, ...)
@@ -67,6 +80,15 @@ static int toolwire(char **out, const char *fmt, ...)
     size_t len;
     *out = tw_test_slurp(p, &len);
     return rc;
+}
+
+/* `toolwire ARGS` exits rc and says needle (NULL: anything). */
+static void expect(int rc, const char *needle, const char *args)
+{
+    char *out;
+    cr_assert_eq(toolwire(&out, "%s", args), rc, "toolwire %s: %s", args, out);
+    cr_assert(!needle || strstr(out, needle), "toolwire %s: no \"%s\" in %s", args, needle, out);
+    free(out);
 }
 
 static char *file_in(const char *name)
@@ -276,48 +298,23 @@ Test(gate_verdicts, severities_and_info_rows_folded)
 
 Test(gate_verdicts, an_info_change_alone_passes_the_gate)
 {
-    tw_report b, r;
-    tw_report_init(&b, "a", "http://x");
-    tw_report_init(&r, "a", "http://x");
-    one(&b, "openai/c", "c.json", "CLI-06", TW_V_PASS);
-    one(&r, "openai/c", "c.json", "CLI-06", TW_V_FAIL);
-    save(&b, "a.json");
-    save(&r, "b.json");
-    char *out;
-    cr_assert_eq(toolwire(&out, "gate --baseline a.json b.json"), 0, "%s", out);
-    cr_assert(strstr(out, "no regression"), "%s", out);
-    free(out);
+    pair("a", "a.json", "b.json", "CLI-06", TW_V_PASS, TW_V_FAIL);
+    expect(0, "no regression", "gate --baseline a.json b.json");
 }
 
 /* Point 4: two reports of one backend name are told apart, by --label or by file. */
 Test(gate_verdicts, labels_name_the_columns)
 {
-    tw_report b, r;
-    tw_report_init(&b, "staging", "http://x");
-    tw_report_init(&r, "staging", "http://x");
-    one(&b, "openai/c", "c.json", "OAI-R04", TW_V_PASS);
-    one(&r, "openai/c", "c.json", "OAI-R04", TW_V_FAIL);
-    save(&b, "monday.json");
-    save(&r, "tuesday.json");
-    char *out;
-    cr_assert_eq(toolwire(&out, "compare monday.json tuesday.json"), 0, "%s", out);
-    cr_assert(strstr(out, "| check | severity | staging [monday.json] | staging [tuesday.json] |"), "%s", out);
-    free(out);
-    cr_assert_eq(toolwire(&out, "compare --label before --label after monday.json tuesday.json --html l.html"), 0,
-                 "%s", out);
-    cr_assert(strstr(out, "| check | severity | before | after |"), "%s", out);
-    cr_assert(strstr(out, "| before (staging) | `http://x` |"), "%s", out);
-    free(out);
+    pair("staging", "monday.json", "tuesday.json", "OAI-R04", TW_V_PASS, TW_V_FAIL);
+    expect(0, "| check | severity | staging [monday.json] | staging [tuesday.json] |", "compare monday.json tuesday.json");
+    expect(0, "| check | severity | before | after |",
+           "compare --label before --label after monday.json tuesday.json --html l.html");
+    expect(0, "| before (staging) | `http://x` |", "compare --label before --label after monday.json tuesday.json");
     char *html = file_in("l.html");
     cr_assert(strstr(html, "<th>before</th><th>after</th>"), "%s", html);
     free(html);
-    cr_assert_eq(toolwire(&out, "compare --label tuesday.json=new monday.json tuesday.json"), 0, "%s", out);
-    cr_assert(strstr(out, "| check | severity | staging | new |"), "the label tells them apart: %s", out);
-    free(out);
-    cr_assert_eq(toolwire(&out, "compare --label a --label b --label c monday.json tuesday.json"), 2, "%s", out);
-    cr_assert(strstr(out, "more labels than reports"), "%s", out);
-    free(out);
-    cr_assert_eq(toolwire(&out, "compare --label nope.json=x monday.json tuesday.json"), 2, "%s", out);
-    cr_assert(strstr(out, "nope.json is not one of the reports given"), "%s", out);
-    free(out);
+    /* the label tells them apart: the other keeps its name */
+    expect(0, "| check | severity | staging | new |", "compare --label tuesday.json=new monday.json tuesday.json");
+    expect(2, "more labels than reports", "compare --label a --label b --label c monday.json tuesday.json");
+    expect(2, "nope.json is not one of the reports given", "compare --label nope.json=x monday.json tuesday.json");
 }

@@ -55,20 +55,11 @@ EOF
 mkdir -p "$work/lost"
 for f in "${fx[@]:0:3}"; do cp "$work/good/$f.json" "$work/lost/"; done
 
+. "$root/tests/tools/serve_lib.sh"
 serve() { # serve DIR: the stand-in for the staging server, its base URL in STAGING_URL
   stop
-  : >"$work/serve.out"
-  "$toolwire" serve --port 0 --for 120 --quiet "$1" >"$work/serve.out" 2>"$work/serve.err" &
-  pid=$!
-  local port="" i
-  for i in $(seq 100); do
-    port=$(sed -n 's|^serving .* on http://127\.0\.0\.1:\([0-9][0-9]*\)$|\1|p' "$work/serve.out")
-    [ -n "$port" ] && break
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  [ -n "$port" ] || { cat "$work/serve.err"; fail "serve did not start"; }
-  export STAGING_URL="http://127.0.0.1:$port/v1"
+  start_serve "$toolwire" "$work" "$1" || fail "serve did not start"
+  pid=$serve_pid
 }
 
 export PATH="$build:$PATH"

@@ -37,21 +37,11 @@ else
 fi
 
 # serve [FAULT_ARGS…]: the stand-in for the staging server, its base URL in STAGING_URL
+. "$root/tests/tools/serve_lib.sh"
 serve() {
   stop
-  : >"$work/serve.out"
-  "$toolwire" serve --port 0 --for 120 --quiet "$@" "${served[@]}" \
-    >"$work/serve.out" 2>"$work/serve.err" &
-  pid=$!
-  local port="" i
-  for i in $(seq 100); do
-    port=$(sed -n 's|^serving .* on http://127\.0\.0\.1:\([0-9][0-9]*\)$|\1|p' "$work/serve.out")
-    [ -n "$port" ] && break
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  [ -n "$port" ] || { echo "ci-gate: serve did not start"; cat "$work/serve.err"; exit 1; }
-  export STAGING_URL="http://127.0.0.1:$port/v1"
+  start_serve "$toolwire" "$work" "$@" "${served[@]}" || { echo "ci-gate: serve did not start"; exit 1; }
+  pid=$serve_pid
 }
 
 # The block finds the fixtures through TOOLWIRE_DATA, as an installed toolwire finds its own.
