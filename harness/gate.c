@@ -115,7 +115,8 @@ static size_t judged(const tw_rep_exchange *e)
 static void gate_fixture(gate_ctx *c, const tw_rep_fixture *f)
 {
     tw_gate_result *g = c->g;
-    if (!tw_rep_ran_fixture(c->cur, f->name)) {
+    const tw_rep_fixture *cf = tw_rep_find_fixture(c->cur, f->name);
+    if (!cf) {
         size_t nv = 0;
         for (size_t k = 0; k < f->nex; k++)
             nv += judged(&f->ex[k]);
@@ -159,8 +160,9 @@ static void gate_fixture(gate_ctx *c, const tw_rep_fixture *f)
         g->missing_fixtures++;
         g->missing += nv;
         char ev[GATE_EVIDENCE_MAX];
-        snprintf(ev, sizeof ev, "%zu exchange(s) not run, %zu verdict(s) missing (%zu the baseline judged): %s%s", nex,
-                 nchk, nv, what.data ? what.data : "", named > GATE_MISSING_NAMED ? ", …" : "");
+        snprintf(ev, sizeof ev, "%zu exchange(s) not run, %zu verdict(s) missing (%zu the baseline judged): %s%s%s%.200s",
+                 nex, nchk, nv, what.data ? what.data : "", named > GATE_MISSING_NAMED ? ", …" : "",
+                 cf->note ? "; the report says: " : "", cf->note ? cf->note : "");
         add_row(c, TW_GATE_MISSING, f, SIZE_MAX, "", ev, NULL);
     }
     tw_buf_free(&what);

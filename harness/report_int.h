@@ -113,6 +113,8 @@ const tw_rep_check *tw_rep_find_check(const tw_rep_index *ix, const char *fx, si
 const tw_rep_exchange *tw_rep_find_exchange(const tw_rep_index *ix, const char *fx, size_t ex);
 /* Whether the report ran a fixture of that name (one not skipped). */
 bool tw_rep_ran_fixture(const tw_rep_index *ix, const char *fx);
+/* The first fixture of that name the report ran, or NULL. */
+const tw_rep_fixture *tw_rep_find_fixture(const tw_rep_index *ix, const char *fx);
 
 /* The indexes of n reports, in order; NULL (nothing to free) on failure.
  * With fewer than two reports nothing can differ between them: only the

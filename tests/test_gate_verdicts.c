@@ -164,6 +164,7 @@ Test(gate_verdicts, missing_fixtures_fail_grouped_by_fixture)
     tw_rep_exchange *e = one(&r, "openai/f00", "fixtures/openai/f00.json", "OAI-R04", TW_V_PASS);
     tw_report_add_check(e, "OAI-S07", TW_V_PASS, TW_EXPECT_NOT_FAIL, -1, "");
     one(&r, "openai/f01", "fixtures/openai/f01.json", "OAI-R04", TW_V_PASS);
+    r.fx[1].note = strdup("a note of the run");
     save(&b, "base.json");
     save(&r, "now.json");
 
@@ -174,7 +175,7 @@ Test(gate_verdicts, missing_fixtures_fail_grouped_by_fixture)
     cr_assert(strstr(out, "| openai/f05 | fixtures/openai/f05.json | not run: 1 exchange(s), 3 verdict(s)"), "%s", out);
     cr_assert(strstr(out, "| openai/f01 | fixtures/openai/f01.json | 0 exchange(s) not run, 1 verdict(s) missing"),
               "%s", out);
-    cr_assert(strstr(out, "OAI-S07 #0"), "the missing check is named: %s", out);
+    cr_assert(strstr(out, "OAI-S07 #0; the report says: a note of the run |"), "the missing check is named: %s", out);
     cr_assert_null(strstr(out, "no regression"), "%s", out);
     free(out);
     cr_assert_eq(toolwire(&out, "gate --allow-missing --baseline base.json now.json"), 0, "%s", out);
