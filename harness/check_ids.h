@@ -84,6 +84,9 @@
     X(RSP_01, "RSP-01", ERROR, RESPONSE, \
       "an HTTP response with a success status arrives where the fixture expects one (no error " \
       "status, no transport error)") \
+    X(RES_01, "RES-01", ERROR, RESPONSE, \
+      "the response, decoded by the fixture's reference decoder, is the fixture's expected " \
+      "result: the same calls, names, arguments, content, reasoning and finish reason") \
     X(ORS_01, "ORS-01", ERROR, RESPONSES, \
       "Responses: the body is a response object with an output array; a stream is typed JSON " \
       "events (text/event-stream, type equal to the event name)") \

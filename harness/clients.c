@@ -89,7 +89,7 @@ static tw_status run_one(const run_ctx *cx, const tw_fixture *f, size_t k, const
         e->result = TW_V_FAIL;
         tw_buf_printf(&det, "mock backend did not start: %s", why.message);
         e->result_detail = det.data;
-        return TW_OK;
+        return tw_report_set_result_check(e, TW_EXPECT_NOT_FAIL) ? TW_OK : TW_ERR_NOMEM;
     }
     char *in = run_input(f, k, mode, tw_mock_url(m), cx->o->client_timeout_ms);
     tw_proc_result pr;
@@ -149,6 +149,8 @@ static tw_status run_one(const run_ctx *cx, const tw_fixture *f, size_t k, const
             rec = TW_ERR_NOMEM;
     }
     e->result_detail = det.data;
+    if (rec == TW_OK && !tw_report_set_result_check(e, TW_EXPECT_NOT_FAIL))
+        rec = TW_ERR_NOMEM;
     tw_check_set_free(&set);
     cJSON_Delete(out);
     tw_mock_records_free(recs, nrec);

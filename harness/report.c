@@ -185,6 +185,12 @@ tw_rep_exchange *tw_report_add_exchange(tw_rep_fixture *f)
     return e;
 }
 
+/* Does verdict v meet expectation x? */
+static bool check_match(tw_expect x, tw_verdict v)
+{
+    return x == TW_EXPECT_ANY || (x == TW_EXPECT_FAIL ? v == TW_V_FAIL : v != TW_V_FAIL);
+}
+
 tw_rep_check *tw_report_add_check(tw_rep_exchange *e, const char *id, tw_verdict v, tw_expect x,
                                   int64_t offset, const char *evidence)
 {
@@ -203,12 +209,58 @@ tw_rep_check *tw_report_add_check(tw_rep_exchange *e, const char *id, tw_verdict
         e->nchecks--;
         return NULL;
     }
-    c->match = x == TW_EXPECT_ANY || (x == TW_EXPECT_FAIL ? v == TW_V_FAIL : v != TW_V_FAIL);
+    c->match = check_match(x, v);
     return c;
+}
+
+tw_rep_check *tw_report_set_result_check(tw_rep_exchange *e, tw_expect x)
+{
+    const char *id = tw_check_name(TW_CHK_RES_01);
+    int at = tw_check_index(id);
+    char ev[400];
+    const char *d = e->result_detail && *e->result_detail ? e->result_detail : NULL;
+    if (e->result == TW_V_PASS) {
+        d = "the decoded response is the expected result";
+    } else if (e->result == TW_V_FAIL) {
+        d = d ? d : "the decoded response differs from the expected result";
+    } else if (!d) {
+        d = "no expected result to compare with";
+    } else {
+        /* a skip's detail may run on (a client driver's log): its first line */
+        size_t n = strcspn(d, "\n");
+        bool cut = n > 380 || d[n] != '\0';
+        snprintf(ev, sizeof ev, "%.*s%s", (int)(n > 380 ? 380 : n), d, cut ? " …" : "");
+        d = ev;
+    }
+    for (size_t c = 0; c < e->nchecks; c++)
+        if (strcmp(e->checks[c].id, id) == 0) {
+            char *copy = tw_strdup(d);
+            if (!copy)
+                return NULL;
+            tw_rep_check *ch = &e->checks[c];
+            free(ch->evidence);
+            ch->evidence = copy;
+            ch->verdict = e->result;
+            ch->expected = x;
+            ch->offset = -1;
+            ch->match = check_match(x, e->result);
+            return ch;
+        }
+    if (!tw_report_add_check(e, id, e->result, x, -1, d))
+        return NULL;
+    /* to its catalog place: before the first check that comes after it */
+    size_t pos = e->nchecks - 1;
+    while (pos > 0 && tw_check_index(e->checks[pos - 1].id) > at)
+        pos--;
+    tw_rep_check me = e->checks[e->nchecks - 1];
+    memmove(&e->checks[pos + 1], &e->checks[pos], (e->nchecks - 1 - pos) * sizeof *e->checks);
+    e->checks[pos] = me;
+    return &e->checks[pos];
 }
 
 void tw_report_summarise(tw_report *r)
 {
+    const char *res_id = tw_check_name(TW_CHK_RES_01);
     r->n_fixtures = r->nfx;
     r->n_skipped = r->n_exchanges = r->n_pass = r->n_fail = r->n_skip = r->n_mismatch = 0;
     r->n_knockon = r->n_directed = r->n_undirected = 0;
@@ -225,9 +277,13 @@ void tw_report_summarise(tw_report *r)
             r->n_knockon += tw_rep_fold(e);
             r->n_directed += e->followed >= 0;
             r->n_undirected += e->followed == 0;
-            bool em = e->result != TW_V_FAIL && !(e->error && e->status == 0 && e->nchecks == 0);
+            bool em = !(e->error && e->status == 0 && e->nchecks == 0);
+            /* the result counts through its RES-01 verdict; an exchange built
+             * without one counts a failed result as a mismatch of its own */
+            bool res_check = false;
             for (size_t c = 0; c < e->nchecks; c++) {
                 tw_rep_check *ch = &e->checks[c];
+                res_check = res_check || strcmp(ch->id, res_id) == 0;
                 if (ch->verdict == TW_V_PASS)
                     r->n_pass++;
                 else if (ch->verdict == TW_V_FAIL)
@@ -239,8 +295,10 @@ void tw_report_summarise(tw_report *r)
                     r->n_mismatch++;
                 }
             }
-            if (e->result == TW_V_FAIL)
+            if (!res_check && e->result == TW_V_FAIL) {
+                em = false;
                 r->n_mismatch++;
+            }
             e->match = em;
             fm = fm && em;
         }

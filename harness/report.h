@@ -100,6 +100,15 @@ tw_rep_fixture *tw_report_add_fixture(tw_report *r, const char *name, const char
 tw_rep_exchange *tw_report_add_exchange(tw_rep_fixture *f);
 tw_rep_check *tw_report_add_check(tw_rep_exchange *e, const char *id, tw_verdict v, tw_expect x,
                                   int64_t offset, const char *evidence);
+/*
+ * The exchange's decoded-result comparison (result, result_detail) as its
+ * RES-01 verdict, expected x: added at its catalog place among the checks,
+ * or replacing the RES-01 already there. Every report kind carries it, so
+ * the comparison is counted, compared and gated like any check; a report
+ * read back that has none (written before RES-01) gets it on load. NULL
+ * when memory runs out.
+ */
+tw_rep_check *tw_report_set_result_check(tw_rep_exchange *e, tw_expect x);
 /* What came back, in one line: "HTTP 404", "no response: <transport error>",
  * "HTTP 200, transfer broke: <transport error>". */
 void tw_rep_exchange_outcome(const tw_rep_exchange *e, char *dst, size_t n);
@@ -183,17 +192,88 @@ bool tw_report_names_ok(const char *const *names, size_t n, size_t stride, const
 tw_status tw_compare_markdown(const tw_report *r, size_t n, tw_buf *out);
 tw_status tw_compare_html(const tw_report *r, size_t n, tw_buf *out);
 
-/* Gate: regressions (baseline pass -> current fail) and improvements. */
+/* How a comparison is shown. Each row names its check's severity; rows of
+ * info-level checks (advisory, e.g. CLI-06) are folded: the Markdown counts
+ * them in one line (all: lists them in the table), the page lists them in a
+ * collapsed section. */
+typedef struct tw_cmp_opts {
+    const char *const *labels; /* n column names, or NULL (or a NULL entry): the report's backend name */
+    bool all;                  /* Markdown: info-level rows in the table too */
+} tw_cmp_opts;
+/* The same with options (NULL: the defaults, as above). */
+tw_status tw_compare_markdown_with(const tw_report *r, size_t n, const tw_cmp_opts *o, tw_buf *out);
+tw_status tw_compare_html_with(const tw_report *r, size_t n, const tw_cmp_opts *o, tw_buf *out);
+
+/*
+ * Gate: a report judged against a baseline, check by check (gate.c).
+ *  - a regression: a check of error or warn severity that passed in the
+ *    baseline and fails now, or that could not be judged now because
+ *    nothing came back (no response, a driver that failed);
+ *  - missing: a fixture the baseline ran that the report did not, or an
+ *    exchange of it, or a check the baseline judged (pass or fail) of which
+ *    the report has no verdict; one row per fixture; each fails the gate
+ *    unless allow_missing;
+ *  - an improvement: failed in the baseline, passes now;
+ *  - a known failure: failed in the baseline and still fails (no regression);
+ *  - advisory: an info-level check that changed (never fails the gate).
+ */
+typedef enum tw_gate_kind {
+    TW_GATE_REGRESSION = 0,
+    TW_GATE_MISSING,
+    TW_GATE_IMPROVEMENT,
+    TW_GATE_KNOWN,
+    TW_GATE_ADVISORY
+} tw_gate_kind;
+
+/* One verdict of the gate; every string owned. A missing row's exchange is
+ * SIZE_MAX and its check "" (it stands for the fixture). */
+typedef struct tw_gate_row {
+    tw_gate_kind kind;
+    char *fixture, *file;
+    size_t exchange;
+    char check[16];
+    tw_severity sev;
+    char *evidence;
+} tw_gate_row;
+
+typedef struct tw_gate_opts {
+    size_t max_text;    /* the text's cap in bytes (0: none), past which TW_ERR_LIMIT (the counts stand) */
+    bool allow_missing; /* missing fixtures, exchanges and checks do not fail the gate */
+    bool all;           /* the text lists the known failures and the advisory rows too */
+} tw_gate_opts;
+
 typedef struct tw_gate_result {
     size_t regressions;
     size_t improvements;
+    size_t known;              /* failed in the baseline, still fail */
+    size_t advisory;           /* info-level changes */
+    size_t missing_fixtures;   /* fixtures with something missing (one row each) */
     size_t missing;            /* baseline verdicts with no counterpart now */
+    bool failed;               /* a regression, or something missing without allow_missing */
+    tw_gate_row *rows;         /* report order: fixture by fixture */
+    size_t nrows, rows_cap;
     tw_buf text;               /* Markdown listing each */
 } tw_gate_result;
-/* out is overwritten; its text is capped at max_text bytes (0: no cap), past
- * which TW_ERR_LIMIT is returned (the counts stand). */
+
+/* out is overwritten (opts NULL: no cap, missing fails, folded). */
+tw_status tw_gate_with(const tw_report *baseline, const tw_report *current, const tw_gate_opts *opts,
+                       tw_gate_result *out);
+/* The same with only a text cap of max_text bytes. */
 tw_status tw_gate(const tw_report *baseline, const tw_report *current, size_t max_text,
                   tw_gate_result *out);
 void tw_gate_result_free(tw_gate_result *g);
+const char *tw_gate_kind_name(tw_gate_kind k);
+
+/* The gate's verdicts as JSON (schema "toolwire-gate", version 1): the
+ * reports' names, the counts, whether it passed, each row. */
+tw_status tw_gate_to_json(const tw_gate_result *g, const tw_report *baseline, const tw_report *current,
+                          bool allow_missing, tw_buf *out);
+/* As JUnit XML: one testcase per regression, missing fixture, improvement
+ * and known failure; regressions (and missing fixtures, unless
+ * allow_missing) fail, known failures and improvements do not. */
+tw_status tw_gate_to_junit(const tw_gate_result *g, const tw_report *current, bool allow_missing, tw_buf *out);
+/* GitHub Actions workflow commands: one `::error file=…,title=…::…` line
+ * per row that fails the gate, naming the fixture file. */
+tw_status tw_gate_to_annotations(const tw_gate_result *g, bool allow_missing, tw_buf *out);
 
 #endif

@@ -94,8 +94,7 @@ static const char html_legend[] =
     "(an error status, no response, no call; counted under it)"
     "<span class=\"k skip\">·</span>skipped"
     "<span class=\"k na\">&nbsp;</span>n/a"
-    "<br>result column: <span class=\"k pass\">=</span>the decoded result is the expected one"
-    "<span class=\"k fail mm\">≠</span>it differs (mismatch). HTTP column: "
+    "<br>HTTP column: "
     "<span class=\"k hok\">200</span>status <span class=\"k herr\">404</span>error status "
     "<span class=\"k terr\">✕</span>no response or the transfer broke. Click a cell for its evidence.</p>\n";
 
@@ -109,9 +108,7 @@ static const char html_script[] =
     "fx.exchanges.forEach(function(e){var o=e.status?'HTTP '+e.status:'no response';"
     "if(e.error)o+=(e.status?', transfer broke: ':': ')+e.error;"
     "s+='\\n#'+e.index+' '+e.method+' '+e.path+(e.stream?' (stream)':'')+' -> '+o;"
-    "if(id==='result'){var r=e.result||{};if(r.verdict==='fail')s+='\\n  the result DIFFERS from the expected one:\\n  '+(r.detail||'');"
-    "else if(r.verdict==='pass')s+='\\n  the result is the expected one';else s+='\\n  no expected result';}"
-    "else if(id!=='http'){e.checks.forEach(function(c){if(c.id!==id)return;"
+    "if(id!=='http'){e.checks.forEach(function(c){if(c.id!==id)return;"
     "s+='\\n  '+c.verdict+' (expected '+c.expected+(c.match?'':', MISMATCH')+')'+(c.offset>=0?'  @'+c.offset:'')"
     "+'\\n  '+c.evidence+(c.follows?'\\n  a consequence of '+c.follows+', counted under it':'');});}});"
     "D.textContent=s;}\n"
@@ -184,15 +181,10 @@ static void matrix_row(tw_rw *out, const tw_rep_fixture *f, size_t fi, const boo
                        size_t nc)
 {
     memset(cells, 0, nc * sizeof *cells);
-    cell_kind res = CELL_NA;
     bool hf = false, hp = false, hs = false;
     const char *transport = NULL;
     for (size_t k = 0; k < f->nex; k++) {
         const tw_rep_exchange *e = &f->ex[k];
-        if (e->result == TW_V_FAIL)
-            res = CELL_FAIL;
-        else if (e->result == TW_V_PASS && res == CELL_NA)
-            res = CELL_PASS;
         if (e->error && *e->error && !transport)
             transport = e->error;
         for (size_t c = 0; c < e->nchecks; c++) {
@@ -225,12 +217,6 @@ static void matrix_row(tw_rw *out, const tw_rep_fixture *f, size_t fi, const boo
     }
     tw_rw_puts(out, "</td>");
     http_cell(out, f);
-    if (res == CELL_NA)
-        tw_rw_puts(out, "<td class=\"c na\" data-c=result title=\"no expected result\"></td>");
-    else
-        tw_rw_printf(out, "<td class=\"c res %s\" data-c=result title=\"%s\">%s</td>", cell_class[res],
-                      res == CELL_FAIL ? "MISMATCH: the result differs from the expected one" : "the expected result",
-                      res == CELL_FAIL ? "≠" : "=");
     size_t ncat;
     const tw_check_def *defs = tw_checks_catalog(&ncat);
     for (size_t d = 0; d < nc && d < ncat; d++) {
@@ -299,8 +285,7 @@ void tw_report_html_emit(const tw_report *r, tw_rw *out)
                      "<option value=mismatch>mismatches</option><option value=hasfail>with a failing check</option>"
                      "<option value=haspass>with a passing check</option>"
                      "<option value=hasskip>with a skipped check</option></select></label></p>\n");
-    tw_rw_puts(out, "<div class=wrap><table id=m>\n<thead><tr><th class=fx>fixture</th><th class=v>HTTP</th>"
-                     "<th class=v>result</th>");
+    tw_rw_puts(out, "<div class=wrap><table id=m>\n<thead><tr><th class=fx>fixture</th><th class=v>HTTP</th>");
     for (size_t d = 0; d < nc; d++) {
         if (!applied[d])
             continue;
@@ -342,11 +327,11 @@ tw_status tw_report_to_html(const tw_report *r, tw_buf *buf)
 /* ================================================================ comparison */
 
 typedef struct hcmp_ctx {
-    const tw_report *r;
     const tw_rep_index *ix;
     size_t n;
-    tw_rw *out;
-    size_t rows;
+    tw_rw *out;    /* the table's rows */
+    tw_rw *info;   /* the info-level rows, folded under the table */
+    size_t rows, nfolded;
     tw_rep_words w;
 } hcmp_ctx;
 
@@ -369,74 +354,27 @@ static void cmp_cell(tw_rw *out, const tw_rep_words *w, cell_kind kd, bool run, 
 static void hcmp_row(void *u, const char *fx, size_t ex, const char *id)
 {
     hcmp_ctx *c = u;
+    tw_cmp_row row;
+    if (!tw_cmp_row_of(c->ix, c->n, fx, ex, id, &row))
+        return;
+    bool info = row.sev == TW_SEV_INFO;
+    size_t *count = info ? &c->nfolded : &c->rows;
+    if ((*count)++ >= TW_CMP_MAX_ROWS)
+        return;
+    tw_rw *out = info ? c->info : c->out;
+    tw_rw_puts(out, "<tr><td class=fx>");
+    tw_xml_text(out, fx);
+    tw_rw_printf(out, "</td><td>%zu</td><td>%s</td><td class=\"sev %s\">%s</td>", ex, id,
+                 tw_severity_name(row.sev), tw_severity_name(row.sev));
     size_t n = c->n < TW_CMP_MAX_REPORTS ? c->n : TW_CMP_MAX_REPORTS;
-    const tw_rep_check *ch[TW_CMP_MAX_REPORTS];
-    bool run[TW_CMP_MAX_REPORTS];
-    tw_verdict v[TW_CMP_MAX_REPORTS];
-    size_t present = 0, first = n;
-    bool differ = false, any_fail = false;
+    tw_verdict first = row.ch[row.first] ? row.ch[row.first]->verdict : TW_V_SKIP;
     for (size_t a = 0; a < n; a++) {
-        ch[a] = tw_rep_find_check(&c->ix[a], fx, ex, id, &run[a]);
-        v[a] = ch[a] ? ch[a]->verdict : TW_V_SKIP;
-        if (!run[a])
-            continue;
-        present++;
-        any_fail = any_fail || v[a] == TW_V_FAIL;
-        if (first == n)
-            first = a;
-        else if (v[a] != v[first])
-            differ = true;
+        const tw_rep_check *ch = row.ch[a];
+        tw_verdict v = ch ? ch->verdict : TW_V_SKIP;
+        cmp_cell(out, &c->w, ch ? check_kind(ch) : CELL_SKIP, row.run[a], row.run[a] && a != row.first && v != first,
+                 ch ? ch->evidence : NULL, tw_verdict_name(v));
     }
-    /* a check that applies to one backend only (pass beside skip) is no difference;
-     * a failure beside a pass or a skip is */
-    if (present >= 2 && differ && any_fail && c->rows++ < TW_CMP_MAX_ROWS) {
-        tw_rw_puts(c->out, "<tr><td class=fx>");
-        tw_xml_text(c->out, fx);
-        tw_rw_printf(c->out, "</td><td>%zu</td><td>%s</td>", ex, id);
-        for (size_t a = 0; a < n; a++) {
-            cell_kind kd = ch[a] ? check_kind(ch[a]) : CELL_SKIP;
-            const char *label = ch[a] ? tw_verdict_name(ch[a]->verdict) : "skip";
-            cmp_cell(c->out, &c->w, kd, run[a], run[a] && a != first && v[a] != v[first], ch[a] ? ch[a]->evidence : NULL,
-                     label);
-        }
-        tw_rw_puts(c->out, "</tr>\n");
-    }
-    if (tw_check_index(id) != 0)
-        return;
-    /* once per exchange: the expected result */
-    const tw_rep_exchange *e[TW_CMP_MAX_REPORTS];
-    present = 0;
-    first = n;
-    differ = false;
-    for (size_t a = 0; a < n; a++) {
-        e[a] = tw_rep_find_exchange(&c->ix[a], fx, ex);
-        if (!e[a])
-            continue;
-        present++;
-        if (first == n)
-            first = a;
-        else if (e[a]->result != e[first]->result || e[a]->status != e[first]->status)
-            differ = true;
-    }
-    if (present < 2 || !differ || c->rows++ >= TW_CMP_MAX_ROWS)
-        return;
-    tw_rw_puts(c->out, "<tr><td class=fx>");
-    tw_xml_text(c->out, fx);
-    tw_rw_printf(c->out, "</td><td>%zu</td><td>result</td>", ex);
-    for (size_t a = 0; a < n; a++) {
-        char label[64] = "";
-        cell_kind kd = CELL_SKIP;
-        if (e[a]) {
-            kd = e[a]->result == TW_V_FAIL ? CELL_FAIL : e[a]->result == TW_V_PASS ? CELL_PASS : CELL_SKIP;
-            char oc[48];
-            tw_rep_exchange_outcome(e[a], oc, sizeof oc);
-            snprintf(label, sizeof label, "%s, %s", e[a]->result == TW_V_FAIL ? "≠" : "=", oc);
-        }
-        bool differs = e[a] && a != first &&
-                       (e[a]->result != e[first]->result || e[a]->status != e[first]->status);
-        cmp_cell(c->out, &c->w, kd, e[a] != NULL, differs, e[a] ? e[a]->result_detail : NULL, label);
-    }
-    tw_rw_puts(c->out, "</tr>\n");
+    tw_rw_puts(out, "</tr>\n");
 }
 
 /* Fixtures that at least two reports ran, and that every report ran. */
@@ -464,7 +402,21 @@ static void fixtures_in_common(const tw_report *r, const tw_rep_index *ix, size_
         }
 }
 
-tw_status tw_compare_html(const tw_report *r, size_t n, tw_buf *buf)
+/* The head of a table of comparison rows. */
+static void cmp_head(tw_rw *out, const char *id, const tw_report *r, size_t shown, const tw_cmp_opts *o)
+{
+    tw_rw_printf(out, "<div class=wrap><table id=%s class=cmp><thead><tr><th>fixture</th><th>exchange</th>"
+                      "<th>check</th><th>severity</th>",
+                 id);
+    for (size_t a = 0; a < shown; a++) {
+        tw_rw_puts(out, "<th>");
+        tw_xml_text(out, tw_cmp_label(r, o, a));
+        tw_rw_puts(out, "</th>");
+    }
+    tw_rw_puts(out, "</tr></thead>\n<tbody>\n");
+}
+
+tw_status tw_compare_html_with(const tw_report *r, size_t n, const tw_cmp_opts *o, tw_buf *buf)
 {
     tw_rep_index *ix = tw_rep_index_all(r, n);
     if (!ix)
@@ -484,7 +436,12 @@ tw_status tw_compare_html(const tw_report *r, size_t n, tw_buf *buf)
                  w.one);
     for (size_t a = 0; a < n; a++) {
         tw_rw_puts(out, "<tr><td>");
-        tw_xml_text(out, r[a].backend);
+        tw_xml_text(out, tw_cmp_label(r, o, a));
+        if (tw_cmp_label_hides_backend(r, o, a)) {
+            tw_rw_puts(out, " (");
+            tw_xml_text(out, r[a].backend);
+            tw_rw_putc(out, ')');
+        }
         tw_rw_puts(out, "</td><td><code>");
         tw_xml_text(out, r[a].target);
         tw_rw_printf(out, "</code></td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td><td class=\"%s\">%zu</td></tr>\n",
@@ -495,35 +452,43 @@ tw_status tw_compare_html(const tw_report *r, size_t n, tw_buf *buf)
     size_t two, all;
     fixtures_in_common(r, ix, n, &two, &all);
     tw_rw_printf(out, "<h2>Where the %s differ</h2>\n<p id=common>%zu fixtures ran on at least two %s "
-                      "(%zu on every one). Listed: each check, and each exchange's result and HTTP status, whose "
-                      "verdict differs between %s that ran it with a failure on one of them (a check that applies "
-                      "to one %s only, a pass beside a skip, is not listed); a blue outline marks a cell that differs "
-                      "from the first %s of its row; — means the %s did not run the fixture. "
+                      "(%zu on every one). Listed: each check (the decoded result is RES-01's, the HTTP status "
+                      "RSP-01's) whose verdict differs between %s that ran it with a failure on one of them (a "
+                      "check that applies to one %s only, a pass beside a skip, is not listed), with the check's "
+                      "severity; info-level (advisory) rows are folded below the table; a blue outline marks a "
+                      "cell that differs from the first %s of its row; — means the %s did not run the fixture. "
                       "Hover or click a cell for its evidence. <label><input type=checkbox id=onlyfail> rows "
                       "with a failure only</label></p>\n",
                  w.many, two, w.many, all, w.many, w.one, w.one, w.one);
     tw_rw_puts(out, html_legend);
-    tw_rw_puts(out, "<div class=wrap><table id=cmp><thead><tr><th>fixture</th><th>exchange</th><th>check</th>");
-    for (size_t a = 0; a < shown; a++) {
-        tw_rw_puts(out, "<th>");
-        tw_xml_text(out, r[a].backend);
-        tw_rw_puts(out, "</th>");
-    }
-    tw_rw_puts(out, "</tr></thead>\n<tbody>\n");
-    hcmp_ctx c = {r, ix, n, out, 0, w};
+    cmp_head(out, "cmp", r, shown, o);
+    tw_buf ib = {0};
+    tw_rw info = {.b = &ib, .st = TW_OK};
+    hcmp_ctx c = {ix, n, out, &info, 0, 0, w};
     if (n >= 2) /* a row needs two reports that ran its fixture */
         tw_rep_each_key(r, ix, n, hcmp_row, &c);
     tw_rw_puts(out, "</tbody></table></div>\n");
     if (c.rows == 0)
-        tw_rw_printf(out, "<p id=nodiff>No differences: every check gives the same verdict on every %s that "
+        tw_rw_printf(out, "<p id=nodiff>No differences%s: every check gives the same verdict on every %s that "
                           "ran it.</p>\n",
-                     w.one);
+                     c.nfolded ? " but advisory ones" : "", w.one);
     else if (c.rows > TW_CMP_MAX_ROWS)
         tw_rw_printf(out, "<p>… %zu rows in all; the first %d are shown.</p>\n", c.rows, TW_CMP_MAX_ROWS);
+    if (c.nfolded) {
+        tw_rw_printf(out, "<details id=advisory><summary>%zu info-level (advisory) row(s)</summary>\n", c.nfolded);
+        cmp_head(out, "cmpinfo", r, shown, o);
+        tw_rw_fail(out, info.st);
+        tw_rw_append(out, ib.data ? ib.data : "", ib.len);
+        tw_rw_puts(out, "</tbody></table></div>\n");
+        if (c.nfolded > TW_CMP_MAX_ROWS)
+            tw_rw_printf(out, "<p>… %zu rows in all; the first %d are shown.</p>\n", c.nfolded, TW_CMP_MAX_ROWS);
+        tw_rw_puts(out, "</details>\n");
+    }
+    tw_buf_free(&ib);
     tw_rw_puts(out, "<pre id=detail>click a cell for its evidence</pre>\n");
     tw_rw_puts(out, "<script>\n(function(){\nvar D=document.getElementById('detail');\n"
-                     "document.getElementById('cmp').addEventListener('click',function(ev){"
-                     "var td=ev.target.closest('td[title]');if(!td)return;var tr=td.parentNode;"
+                     "document.addEventListener('click',function(ev){"
+                     "var td=ev.target.closest('table.cmp td[title]');if(!td)return;var tr=td.parentNode;"
                      "D.textContent=tr.cells[0].textContent+' #'+tr.cells[1].textContent+' '+tr.cells[2].textContent"
                      "+'\\n'+td.getAttribute('title');});\n"
                      "document.getElementById('onlyfail').addEventListener('change',function(e){"
@@ -532,4 +497,9 @@ tw_status tw_compare_html(const tw_report *r, size_t n, tw_buf *buf)
                      "})();\n</script>\n</body></html>\n");
     tw_rep_index_all_free(ix, n);
     return wr.st;
+}
+
+tw_status tw_compare_html(const tw_report *r, size_t n, tw_buf *buf)
+{
+    return tw_compare_html_with(r, n, NULL, buf);
 }

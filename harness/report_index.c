@@ -160,7 +160,13 @@ const tw_rep_exchange *tw_rep_find_exchange(const tw_rep_index *ix, const char *
 
 bool tw_rep_ran_fixture(const tw_rep_index *ix, const char *fx)
 {
-    return lookup(ix, K_RAN, fx, 0, NULL) != NULL;
+    return tw_rep_find_fixture(ix, fx) != NULL;
+}
+
+const tw_rep_fixture *tw_rep_find_fixture(const tw_rep_index *ix, const char *fx)
+{
+    const tw_rep_slot *s = lookup(ix, K_RAN, fx, 0, NULL);
+    return s ? s->val : NULL;
 }
 
 tw_rep_index *tw_rep_index_all(const tw_report *r, size_t n)

@@ -119,6 +119,8 @@ const tw_rep_check *tw_rep_find_check(const tw_rep_index *ix, const char *fx, si
 const tw_rep_exchange *tw_rep_find_exchange(const tw_rep_index *ix, const char *fx, size_t ex);
 /* Whether the report ran a fixture of that name (one not skipped). */
 bool tw_rep_ran_fixture(const tw_rep_index *ix, const char *fx);
+/* The first fixture of that name the report ran, or NULL. */
+const tw_rep_fixture *tw_rep_find_fixture(const tw_rep_index *ix, const char *fx);
 
 /* The indexes of n reports, in order; NULL (nothing to free) on failure.
  * With fewer than two reports nothing can differ between them: only the
@@ -131,5 +133,25 @@ void tw_rep_index_all_free(tw_rep_index *ix, size_t n);
  * in the first report that ran it (ix: the reports' indexes). */
 typedef void (*tw_rep_key_fn)(void *u, const char *fx, size_t ex, const char *id);
 void tw_rep_each_key(const tw_report *r, const tw_rep_index *ix, size_t n, tw_rep_key_fn fn, void *u);
+
+/* ---- comparison rows (compare.c; the page in report_html.c) ---- */
+
+/* The verdicts of one check of one exchange across the reports compared. */
+typedef struct tw_cmp_row {
+    const tw_rep_check *ch[TW_CMP_MAX_REPORTS]; /* NULL: no verdict (skip when run) */
+    bool run[TW_CMP_MAX_REPORTS];               /* the report ran the exchange */
+    size_t first;                               /* the first report that ran it */
+    tw_severity sev;                            /* the check's */
+} tw_cmp_row;
+
+/* Fill row for (fx, ex, id) over n reports' indexes; true when it is a row
+ * of the comparison: at least two reports ran the exchange and, among them,
+ * a failure stands beside a pass or a skip (a pass beside a skip, a check
+ * that applies to one report only, is none). */
+bool tw_cmp_row_of(const tw_rep_index *ix, size_t n, const char *fx, size_t ex, const char *id, tw_cmp_row *row);
+/* The name of report a's column: its label (o), else its backend name. */
+const char *tw_cmp_label(const tw_report *r, const tw_cmp_opts *o, size_t a);
+/* Does report a's label not begin with its backend name (the summary then names both)? */
+bool tw_cmp_label_hides_backend(const tw_report *r, const tw_cmp_opts *o, size_t a);
 
 #endif

@@ -323,6 +323,7 @@ tw_status tw_report_parse(const char *buf, size_t len, tw_report *out, tw_error 
                 x->directive = x->followed ? NULL : jstr(jd, "detail");
             }
             const cJSON *jcs = tw_json_get(je, "checks");
+            bool has_res = false;
             for (const cJSON *jc = cJSON_IsArray(jcs) ? jcs->child : NULL; jc; jc = jc->next) {
                 tw_verdict vd;
                 tw_expect xp = TW_EXPECT_ANY;
@@ -344,7 +345,11 @@ tw_status tw_report_parse(const char *buf, size_t len, tw_report *out, tw_error 
                 const cJSON *m = tw_json_get(jc, "match");
                 if (cJSON_IsBool(m))
                     c->match = cJSON_IsTrue(m);
+                has_res = has_res || strcmp(c->id, tw_check_name(TW_CHK_RES_01)) == 0;
             }
+            /* a report written before RES-01: its verdict from the result */
+            if (st == TW_OK && !has_res && !tw_report_set_result_check(x, TW_EXPECT_NOT_FAIL))
+                st = TW_ERR_NOMEM;
         }
     }
     cJSON_Delete(root);

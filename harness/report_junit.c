@@ -93,11 +93,6 @@ void tw_report_junit_emit(const tw_report *r, tw_rw *out)
             tw_rw_puts(out, "response: ");
             tw_xml_text(out, oc);
             tw_rw_putc(out, '\n');
-            if (e->result == TW_V_FAIL) {
-                tw_rw_puts(out, "result: ");
-                tw_xml_text(out, e->result_detail);
-                tw_rw_putc(out, '\n');
-            }
             for (size_t c = 0; c < e->nchecks; c++) {
                 const tw_rep_check *ch = &e->checks[c];
                 if (ch->match)

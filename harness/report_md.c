@@ -94,17 +94,6 @@ void tw_report_markdown_emit(const tw_report *r, tw_rw *out)
             const tw_rep_exchange *e = &f->ex[k];
             char oc[200];
             tw_rep_exchange_outcome(e, oc, sizeof oc);
-            if (e->result == TW_V_FAIL && !e->result_follows && rows < MD_MAX_ROWS) {
-                if (!rows++)
-                    tw_rw_puts(out, MD_MISMATCH_HEAD);
-                tw_rw_puts(out, "| ");
-                tw_rep_md_cell(out, f->name, 120);
-                tw_rw_printf(out, " | %zu | ", e->index);
-                tw_rep_md_cell(out, oc, 160);
-                tw_rw_puts(out, " | result | expected result | differs | ");
-                tw_rep_md_cell(out, e->result_detail, 200);
-                tw_rw_puts(out, " |\n");
-            }
             for (size_t c = 0; c < e->nchecks; c++) {
                 const tw_rep_check *ch = &e->checks[c];
                 if (ch->match || ch->follows[0])

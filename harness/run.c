@@ -596,6 +596,13 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
                         re->result_detail = tw_strdup(ev);
                         re->result = TW_V_FAIL;
                     }
+                /* the result comparison is a verdict like the checks' */
+                if (!tw_report_set_result_check(re, expects_fail(x, tw_check_name(TW_CHK_RES_01)) ? TW_EXPECT_FAIL
+                                                                                               : TW_EXPECT_NOT_FAIL) &&
+                    !nomem) {
+                    nomem = true;
+                    tw_error_set(err, TW_ERR_NOMEM, -1, NULL, "out of memory recording the verdicts of %s#%zu", f->name, k);
+                }
             }
             tw_check_set_free(&set);
         }

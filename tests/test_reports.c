@@ -112,7 +112,9 @@ Test(reports, json_follows_schema_and_parses_back)
     cr_assert_eq(tw_report_parse(b.data, b.len, &back, &why), TW_OK, "%s", why.message);
     cr_assert_str_eq(back.backend, "back end/1");
     cr_assert_eq(back.nfx, 2);
-    cr_assert_eq(back.fx[0].ex[0].nchecks, 3);
+    cr_assert_eq(back.fx[0].ex[0].nchecks, 4, "RES-01 made on load from the result");
+    cr_assert_str_eq(back.fx[0].ex[0].checks[2].id, "RES-01", "at its catalog place");
+    cr_assert_eq(back.fx[0].ex[0].checks[2].verdict, TW_V_SKIP);
     cr_assert_str_eq(back.fx[0].ex[0].checks[1].id, "OAI-R04");
     cr_assert_eq(back.fx[0].ex[0].checks[1].verdict, TW_V_FAIL);
     cr_assert_eq(back.fx[0].ex[0].checks[1].offset, 42);
@@ -235,6 +237,7 @@ static void html_sample(tw_report *r)
     tw_report_add_check(e, "OAI-R04", TW_V_FAIL, TW_EXPECT_NOT_FAIL, 42, "arguments not a string");
     tw_report_add_check(e, "CLI-06", TW_V_FAIL, TW_EXPECT_ANY, -1, "advisory");
     tw_report_add_check(e, "OAI-R02", TW_V_PASS, TW_EXPECT_FAIL, -1, "passed");
+    cr_assert_not_null(tw_report_set_result_check(e, TW_EXPECT_NOT_FAIL));
     tw_report_add_check(e, "ANT-R01", TW_V_SKIP, TW_EXPECT_NOT_FAIL, -1, "not an Anthropic answer");
     /* 1: no response at all */
     f = tw_report_add_fixture(r, "openai/b", "fixtures/openai/b.json", "openai");
@@ -250,6 +253,7 @@ static void html_sample(tw_report *r)
     e->status = 404;
     e->result = TW_V_PASS;
     tw_report_add_check(e, "OAI-R01", TW_V_PASS, TW_EXPECT_NOT_FAIL, -1, "ok");
+    cr_assert_not_null(tw_report_set_result_check(e, TW_EXPECT_NOT_FAIL));
     tw_report_summarise(r);
 }
 
@@ -269,10 +273,10 @@ Test(reports, html_legend_cell_kinds_and_rows)
     cr_assert(strstr(cell(h.data, 0, "CLI-06", c, sizeof c), "class=\"c xfail\""), "%s", c);
     cr_assert(strstr(cell(h.data, 0, "OAI-R02", c, sizeof c), "class=\"c xpass mm\""), "%s", c);
     cr_assert(strstr(cell(h.data, 2, "OAI-R04", c, sizeof c), "class=\"c na\""), "%s", c);
-    /* the result is a cell of its own */
-    cr_assert(strstr(cell(h.data, 0, "result", c, sizeof c), "class=\"c res fail mm\""), "%s", c);
-    cr_assert(strstr(c, "≠"));
-    cr_assert(strstr(cell(h.data, 2, "result", c, sizeof c), "class=\"c res pass\""), "%s", c);
+    /* the result is a check of its own, RES-01 */
+    cr_assert(strstr(cell(h.data, 0, "RES-01", c, sizeof c), "class=\"c fail mm\""), "%s", c);
+    cr_assert(strstr(cell(h.data, 2, "RES-01", c, sizeof c), "class=\"c pass\""), "%s", c);
+    cr_assert_null(strstr(h.data, "data-c=result"), "no column besides the check");
     cr_assert(strstr(h.data, "got \\\"ho\\\""), "the difference is in the page's data");
     /* HTTP status and transport errors in their rows */
     cr_assert(strstr(cell(h.data, 0, "http", c, sizeof c), "class=\"http hok\""), "%s", c);
@@ -300,14 +304,14 @@ Test(reports, html_columns_only_for_checks_that_applied)
     size_t cols = 0;
     for (const char *p = head; (p = strstr(p, "<th class=v data-c=")) && p < end; p++)
         cols++;
-    cr_assert_eq(cols, 4, "OAI-R01, OAI-R02, OAI-R04, CLI-06: %zu", cols);
+    cr_assert_eq(cols, 5, "OAI-R01, OAI-R02, OAI-R04, RES-01, CLI-06: %zu", cols);
     char *hd = strndup(head, (size_t)(end - head));
     cr_assert(strstr(hd, "data-c=\"OAI-R04\""));
     cr_assert(strstr(hd, "data-c=\"OAI-R02\""), "a mismatch applies");
     cr_assert_null(strstr(hd, "data-c=\"ANT-R01\""), "a check that only skipped gets no column");
     cr_assert_null(strstr(hd, "data-c=\"HER-01\""), "nor one never judged");
     cr_assert_null(strstr(h.data, "data-c=\"ANT-R01\""));
-    cr_assert(strstr(h.data, "4 of "));
+    cr_assert(strstr(h.data, "5 of "));
     free(hd);
     /* a skipped fixture neither adds columns nor shows by default */
     tw_rep_fixture *s = tw_report_add_fixture(&r, "hermes/x", "fixtures/hermes/x.json", "hermes");
@@ -331,6 +335,10 @@ Test(reports, html_comparison_marks_differences)
     sample(&b, "two", TW_V_FAIL);
     b.fx[0].ex[0].result = TW_V_FAIL;
     b.fx[0].ex[0].result_detail = strdup("finish_reason: expected stop, got length");
+    a.fx[0].ex[0].result = TW_V_PASS;
+    cr_assert_not_null(tw_report_set_result_check(&a.fx[0].ex[0], TW_EXPECT_NOT_FAIL));
+    cr_assert_not_null(tw_report_set_result_check(&b.fx[0].ex[0], TW_EXPECT_NOT_FAIL));
+    tw_report_summarise(&a);
     tw_report_summarise(&b);
     tw_report both[2] = {a, b};
     tw_buf h = {0};
@@ -345,8 +353,8 @@ Test(reports, html_comparison_marks_differences)
     cr_assert(strstr(r4, "<td class=\"fail mm diff\" title=\"MISMATCH: failed, not expected: arguments"), "%s", r4);
     free(r4);
     cr_assert_null(strstr(h.data, "<td>OAI-R01</td>"), "checks that agree are not listed");
-    row = strstr(h.data, "<td>result</td>");
-    cr_assert(row, "a differing result has a row");
+    row = strstr(h.data, "<td>RES-01</td><td class=\"sev error\">error</td>");
+    cr_assert(row, "a differing result has a row, as its check");
     cr_assert(strstr(row, "finish_reason: expected stop, got length"));
     cr_assert_null(strstr(h.data, "id=nodiff"));
     tw_buf_free(&h);

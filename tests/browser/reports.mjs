@@ -107,11 +107,11 @@ for (const b of mainPages) {
 {
   const m = await matrix(join(out, 'mm', 'mock.html'), 'm');
   const p = m.page;
-  const res = p.locator('tr:has(td.fx:has-text("wrong_expectations")) td.res.mm');
-  check(await res.count() === 1, `${m.name}: the result mismatch is a cell of its own`);
+  const res = p.locator('tr:has(td.fx:has-text("wrong_expectations")) td.fail.mm[data-c="RES-01"]');
+  check(await res.count() === 1, `${m.name}: the result mismatch is a cell of its own (RES-01)`);
   await res.click();
   const detail = await p.locator('#detail').textContent();
-  check(/DIFFERS/.test(detail) && /It is sunny in Paris/.test(detail),
+  check(/MISMATCH/.test(detail) && /It is sunny in Paris/.test(detail),
         `${m.name}: clicking it shows the difference`);
   const xpass = p.locator('tr:has(td.fx:has-text("wrong_expectations")) td.xpass.mm[data-c="OAI-R04"]');
   check(await xpass.count() === 1, `${m.name}: a check expected to fail that passed is marked`);
