@@ -856,16 +856,18 @@ int tw_clients_run_all(const tw_client_spec *c, size_t nc, char *const *paths, s
     }
     tw_report *reps = calloc(nc ? nc : 1, sizeof *reps);
     if (!reps) {
+        fprintf(stderr, "toolwire clients: out of memory\n");
         tw_fixture_set_free(&fs);
-        return 1;
+        return 2;
     }
+    /* 1: judged, a check or a driver failed; 2 (which stays): a client could not be judged */
     int rc = 0;
     size_t done = 0;
     for (size_t i = 0; i < nc; i++) {
         tw_driver_info info;
         if (!describe(&c[i], &o, &info, &why)) {
             fprintf(stderr, "toolwire clients: client %s: %s\n", c[i].name, why.message);
-            rc = 1;
+            rc = 2;
             continue;
         }
         cx.c = &c[i];
@@ -874,20 +876,20 @@ int tw_clients_run_all(const tw_client_spec *c, size_t nc, char *const *paths, s
         if (run_client(&fs, &cx, r) != TW_OK) {
             fprintf(stderr, "toolwire clients: client %s: out of memory\n", c[i].name);
             tw_report_free(r);
-            rc = 1;
+            rc = 2;
             continue;
         }
         done++;
         if (tw_report_write_all(r, outdir, &why) != TW_OK) {
             fprintf(stderr, "toolwire clients: %s\n", why.message);
-            rc = 1;
+            rc = 2;
         }
         if (!r->ok)
             rc = rc ? rc : 1;
         if (r->n_fixtures == 0) {
             fprintf(stderr, "toolwire clients: client %s (endpoint %s): no scenario of its endpoint is selected; "
                             "nothing was judged\n", r->backend, info.endpoint);
-            rc = 1;
+            rc = 2;
         }
         /* driver failures are listed, --quiet or not (at most 50 a client) */
         size_t nfail = 0;
@@ -913,7 +915,7 @@ int tw_clients_run_all(const tw_client_spec *c, size_t nc, char *const *paths, s
     }
     if (done && tw_write_comparison(reps, done, outdir, &why) != TW_OK) {
         fprintf(stderr, "toolwire clients: %s\n", why.message);
-        rc = 1;
+        rc = 2;
     }
     for (size_t i = 0; i < done; i++)
         tw_report_free(&reps[i]);

@@ -42,8 +42,10 @@ static const char clients_help[] =
     "  --quiet                    no summary lines (driver failures are still listed)\n"
     "\n"
     "Exit status: 0 when every client passes every check, 1 when a check fails or\n"
-    "a driver fails, 2 on bad usage (client names refused among it), when no driver\n"
-    "is found or when no scenario is selected.";
+    "a driver fails on an exchange, 2 when a client could not be judged: bad usage\n"
+    "(client names refused among it), no driver found, a driver whose --describe\n"
+    "fails, a scenario that cannot be loaded, no scenario selected (in all or for a\n"
+    "client's endpoint), a report that cannot be written.";
 
 enum { O_DRIVERS = 256, O_TO, O_CTO, O_MAXO, O_TAG, O_XTAG };
 

@@ -90,6 +90,9 @@ enum {
 };
 
 /* Load --tools FILE into h, as `parse` does; TW_EXIT_OK or a usage error. */
+/* the names --from and --to take besides the registry's modules */
+static const char *const neutral_names[] = {"neutral", "neutral-request", "neutral-result"};
+
 static int load_tools(const char *path, tw_opts_holder *h)
 {
     tw_error why = {.offset = -1};
@@ -142,14 +145,14 @@ int tw_cmd_convert(int argc, char **argv)
         switch (c) {
         case O_FROM:
             if (!tw_transcode_is_source(optarg))
-                return tw_cli_usage_error("convert", "unknown source format '%s' (see --help)",
-                                          optarg);
+                return tw_cli_unknown_format("convert", "source format", optarg,
+                                             tw_transcode_is_source, neutral_names, 3);
             from = optarg;
             break;
         case O_TO:
             if (!tw_transcode_is_target(optarg))
-                return tw_cli_usage_error("convert", "unknown target format '%s' (see --help)",
-                                          optarg);
+                return tw_cli_unknown_format("convert", "target format", optarg,
+                                             tw_transcode_is_target, neutral_names, 3);
             to = optarg;
             break;
         case O_PRETTY: pretty = true; break;

@@ -58,6 +58,9 @@ static void encode_help(FILE *f)
 
 enum { O_FORMAT = 1000 };
 
+/* a name --format takes (for the list of an unknown one) */
+static bool is_encoder(const char *name) { return tw_encoder_find(name) != NULL; }
+
 int tw_cmd_encode(int argc, char **argv)
 {
     static const struct option longopts[] = {{"format", required_argument, NULL, O_FORMAT},
@@ -76,7 +79,7 @@ int tw_cmd_encode(int argc, char **argv)
         case O_FORMAT:
             enc = tw_encoder_find(optarg);
             if (!enc)
-                return tw_cli_usage_error("encode", "unknown format '%s' (see --help)", optarg);
+                return tw_cli_unknown_format("encode", "format", optarg, is_encoder, NULL, 0);
             break;
         case 'h': encode_help(stdout); return TW_EXIT_OK;
         default: {

@@ -61,6 +61,9 @@ enum {
 };
 
 /* Read at most cap + 1 bytes: the decoder reports input past its cap. */
+/* a name --format takes (for the list of an unknown one) */
+static bool is_decoder(const char *name) { return tw_format_find(name) != NULL; }
+
 static char *read_capped(const char *path, size_t cap, size_t *len, tw_error *err)
 {
     return tw_read_file_head(path, cap < (size_t)-2 ? cap + 1 : cap, len, err);
@@ -102,7 +105,7 @@ int tw_cmd_parse(int argc, char **argv)
         case O_FORMAT:
             fmt = tw_format_find(optarg);
             if (!fmt) {
-                rc = tw_cli_usage_error("parse", "unknown format '%s' (see --help)", optarg);
+                rc = tw_cli_unknown_format("parse", "format", optarg, is_decoder, NULL, 0);
                 goto out;
             }
             break;
