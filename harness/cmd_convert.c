@@ -69,7 +69,8 @@ static void convert_help(FILE *f)
           "invalid body, a request given to a result encoder) or when a decoder source\n"
           "reported errors (a truncated stream, a body that is not JSON, a refused call:\n"
           "the output is still written, with the errors on standard error or, for a\n"
-          "neutral target, in the output), 2 on a bad option or unreadable input.\n",
+          "neutral target, in the output), 2 on a bad option, unreadable input, input\n"
+          "that is not JSON where JSON is read, or output that cannot be written.\n",
           f);
 }
 
@@ -311,7 +312,7 @@ int tw_cmd_convert(int argc, char **argv)
         rc = TW_EXIT_FAIL;
     } else if (!tw_write_all(stdout, out.data ? out.data : "", out.len) || fflush(stdout) != 0) {
         fprintf(stderr, "toolwire convert: cannot write the output\n");
-        rc = TW_EXIT_FAIL;
+        rc = TW_EXIT_USAGE;
     } else if (derr) {
         fprintf(stderr,
                 "toolwire convert: the %s decoder reported %zu error(s); the output holds what "

@@ -397,7 +397,14 @@ int tw_cmd_serve(int argc, char **argv)
                  "The proxy's server is serve's: the hostile-client options above apply to it\n"
                  "with the same defaults. The upstream transfer stops once its client has closed\n"
                  "the connection (checked at least about once a second), and --for stops the\n"
-                 "proxy within about a second whatever is in flight.");
+                 "proxy within about a second whatever is in flight. The fixture options\n"
+                 "(--profile, --match, --timing, --fault, --tag, --exclude-tag, --log-bodies,\n"
+                 "--log-body-max) are refused with --proxy.\n"
+                 "\n"
+                 "Exit status: 0 after serving until interrupted or --for; 2 when nothing could be\n"
+                 "served: bad usage, a port in use (\"127.0.0.1:8080: Address already in use\"),\n"
+                 "a fixture that cannot be loaded, a --profile that fits none of the fixtures\n"
+                 "given (named), a selection that keeps none. serve judges nothing: never 1.");
             return TW_EXIT_OK;
         default:
             cJSON_Delete(fault);

@@ -771,7 +771,7 @@ int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t n
             rc = 2;
         }
         size_t fitting = r->n_fixtures - r->n_skipped;
-        if (b[i].profile && name_unfit(cmd, &b[i], r, !o->quiet || !fitting) && !fitting) {
+        if (b[i].profile && !o->unfit_ok && name_unfit(cmd, &b[i], r, !o->quiet || !fitting) && !fitting) {
             fprintf(stderr, "toolwire %s: backend %s: none of the fixtures given fits profile %s: nothing "
                             "was judged\n", cmd, r->backend, b[i].profile);
             rc = 2;
