@@ -421,7 +421,9 @@ int tw_cmd_serve(int argc, char **argv)
     }
     if (!tw_mock_profile_known(mo.profile)) {
         cJSON_Delete(fault);
-        return tw_cli_usage_error("serve", "unknown profile '%s' (auto, replay, hermes, qwen3-coder, anthropic, vllm-native, gemini, script)", mo.profile);
+        tw_error why = {.offset = -1};
+        tw_mock_profile_error(&why, "profile", mo.profile);
+        return tw_cli_usage_error("serve", "%s", why.message);
     }
     bool script = strcmp(mo.profile, "script") == 0;
     if (optind >= argc && !script) {

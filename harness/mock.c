@@ -1,5 +1,6 @@
 /* The embedded mock backend (mock.h). */
 #include "mock_int.h"
+#include "names.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -9,6 +10,15 @@ static const char *const profiles[] = {"replay", "qwen3-coder", "hermes", "anthr
                                         "vllm-native", "gemini", "script", NULL};
 
 const char *const *tw_mock_profiles(void) { return profiles; }
+
+bool tw_mock_profile_error(tw_error *err, const char *what, const char *p)
+{
+    const char *names[16] = {"auto"};
+    size_t n = 1;
+    for (size_t i = 0; profiles[i] && n < sizeof names / sizeof names[0]; i++)
+        names[n++] = profiles[i];
+    return tw_unknown_name_error(err, what, p, names, n);
+}
 
 bool tw_mock_profile_known(const char *p)
 {
@@ -293,8 +303,7 @@ tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o,
         opts = *o;
     const char *profile = opts.profile ? opts.profile : "replay";
     if (!tw_mock_profile_known(profile)) {
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "unknown profile '%s' (auto, replay, hermes, qwen3-coder, anthropic, vllm-native, gemini, script)",
-                 profile);
+        tw_mock_profile_error(err, "profile", profile);
         return TW_ERR_INVALID;
     }
     tw_mock *m = calloc(1, sizeof *m);

@@ -39,11 +39,8 @@ bool tw_backend_spec_parse(const char *arg, char *store, tw_backend_spec *out, t
     const char *v = eq + 1;
     if (strncmp(v, "mock:", 5) == 0) {
         out->profile = v + 5;
-        if (!tw_mock_profile_known(out->profile)) {
-            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "unknown mock profile '%s' (auto, replay, hermes, qwen3-coder, anthropic, vllm-native, gemini, script)",
-                     out->profile);
-            return false;
-        }
+        if (!tw_mock_profile_known(out->profile))
+            return tw_mock_profile_error(err, "mock profile", out->profile);
     } else if (strncmp(v, "http://", 7) == 0 || strncmp(v, "https://", 8) == 0) {
         char what[300];
         snprintf(what, sizeof what, "backend '%.200s'", store);

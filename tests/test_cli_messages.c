@@ -320,6 +320,14 @@ Test(cli_messages, unknown_format_lists_the_registry_and_the_nearest)
     cr_expect(strstr(r.err, "unknown --upstream format 'anthropc' (one of: openai, anthropic, vllm-native; "
                             "did you mean 'anthropic'?)"),
               "%s", r.err);
+    /* mock profiles, the same way */
+    tw_run(&r, "run --backend x=mock:hermse fixtures", "");
+    cr_assert_eq(r.rc, 2);
+    cr_expect(strstr(r.err, "unknown mock profile 'hermse' (one of: auto, replay, "), "%s", r.err);
+    cr_expect(strstr(r.err, "did you mean 'hermes'?"), "%s", r.err);
+    tw_run(&r, "serve --profile scirpt --for 1", "");
+    cr_assert_eq(r.rc, 2);
+    cr_expect(strstr(r.err, "did you mean 'script'?"), "%s", r.err);
     tw_run(&r, "serve --proxy anthropic:opena --upstream http://127.0.0.1:9 --for 1", "");
     cr_assert_eq(r.rc, 2);
     cr_expect(strstr(r.err, "unknown --proxy format 'opena' (one of: anthropic, openai; did you mean 'openai'?)"),
