@@ -265,6 +265,17 @@ Test(cli_messages, quiet_mismatch_lines_name_the_backend)
     cr_assert(strstr(r.out, "\n  mismatch t/m#0 "), "without --quiet the summary line names it: %s", r.out);
 }
 
+/* The scratch directory (made by a first run) with fixtures/openai/nonstream_single_call.json
+ * and the fixture `other` of the source tree (may be NULL) copied in. */
+static void copy_in(run *r, const char *other)
+{
+    tw_run(r, "--version", NULL);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cp '%s' %s%s%s '%s/'", tw_test_src("fixtures/openai/nonstream_single_call.json"),
+             other ? "'" : "", other ? tw_test_src(other) : "", other ? "'" : "", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
 /* The nearest known name: a typo, a misspelt family (the stem before '-'),
  * case, and nothing when no name is near. */
 Test(cli_messages, nearest_name)
@@ -338,11 +349,7 @@ Test(cli_messages, unknown_format_lists_the_registry_and_the_nearest)
 Test(cli_messages, a_fixture_that_fits_no_profile_is_named)
 {
     run r;
-    tw_run(&r, "--version", NULL);
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "cp '%s' '%s' '%s/'", tw_test_src("fixtures/openai/nonstream_single_call.json"),
-             tw_test_src("fixtures/anthropic/ref_tool_call.json"), dir);
-    cr_assert_eq(system(cmd), 0);
+    copy_in(&r, "fixtures/anthropic/ref_tool_call.json");
     /* some fit, some do not: the others are named and the rest is run */
     tw_run(&r, "run --backend a=mock:anthropic --out rep nonstream_single_call.json ref_tool_call.json", NULL);
     cr_expect_eq(r.rc, 0, "%s", r.err);
@@ -370,10 +377,7 @@ Test(cli_messages, a_fixture_that_fits_no_profile_is_named)
 Test(cli_messages, record_takes_name_equals_url)
 {
     run r;
-    tw_run(&r, "--version", NULL);
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "cp '%s' '%s/'", tw_test_src("fixtures/openai/nonstream_single_call.json"), dir);
-    cr_assert_eq(system(cmd), 0);
+    copy_in(&r, NULL);
     /* nothing listens on port 9: the name is in the one message */
     tw_run(&r, "record --backend staging=http://127.0.0.1:9 --out rec nonstream_single_call.json", NULL);
     cr_expect_eq(r.rc, 2);

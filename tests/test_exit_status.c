@@ -40,6 +40,7 @@ static void res_free(res *r)
 {
     free(r->out);
     free(r->err);
+    r->out = r->err = NULL;
 }
 
 /* `toolwire ARGS` (ARGS printf-style, run by sh in the scratch directory, stdin empty). */
@@ -52,6 +53,7 @@ __attribute__((format(printf, 2, 3))) static void tw(res *r, const char *fmt, ..
     va_start(ap, fmt);
     vsnprintf(args, sizeof args, fmt, ap);
     va_end(ap);
+    res_free(r); /* the previous command's */
     r->rc = tw_test_sh("cd '%s' && '%s' %s </dev/null >'%s/o' 2>'%s/e'", dir, bin, args, dir, dir);
     char p[600];
     size_t n;
@@ -59,6 +61,14 @@ __attribute__((format(printf, 2, 3))) static void tw(res *r, const char *fmt, ..
     r->out = tw_test_slurp(p, &n);
     snprintf(p, sizeof p, "%s/e", dir);
     r->err = tw_test_slurp(p, &n);
+}
+
+/* Write text to NAME in the scratch directory. */
+static void put(const char *name, const char *text)
+{
+    char p[600];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    tw_test_spit(p, text);
 }
 
 /* How many times needle is in s. */
@@ -187,27 +197,20 @@ Test(exit_status, main)
     good_and_bad();
     tw_test_sh("mkdir -p '%s/dec' '%s/empty' && cp '%s' '%s/dec/'", dir, dir,
                tw_test_src("tests/data/decode/hermes/allow_unknown_tool.json"), dir);
-    res r;
+    res r = {0};
     tw(&r, "main --quiet --conformance good --fixtures dec --out rep");
     EXPECT(r, 0, NULL);
     cr_expect_str_eq(r.out, "", "a clean quiet main prints nothing");
-    res_free(&r);
     tw(&r, "main --quiet --conformance bad --fixtures dec --out rep");
     EXPECT(r, 1, "mismatch openai/nonstream_single_call");
-    res_free(&r);
     tw(&r, "main --quiet --conformance nowhere --fixtures dec --out rep");
     EXPECT(r, 2, "cannot read --conformance 'nowhere'");
-    res_free(&r);
     tw(&r, "main --quiet --conformance empty --fixtures dec --out rep");
     EXPECT(r, 2, "'empty' holds no fixture");
-    res_free(&r);
     tw(&r, "main --quiet --conformance good --fixtures empty --out rep");
     EXPECT(r, 2, "'empty' holds no decode fixture");
-    res_free(&r);
     /* a fixture that cannot be loaded beside good ones: not judged */
-    char p[600];
-    snprintf(p, sizeof p, "%s/good/broken.json", dir);
-    tw_test_spit(p, "{\"fixture_version\": 1,");
+    put("good/broken.json", "{\"fixture_version\": 1,");
     tw(&r, "main --quiet --conformance good --fixtures dec --out rep");
     EXPECT(r, 2, "cannot load fixture good/broken.json");
     res_free(&r);
@@ -215,17 +218,13 @@ Test(exit_status, main)
 
 Test(exit_status, parse)
 {
-    res r;
-    char p[600];
-    snprintf(p, sizeof p, "%s/in.txt", dir);
-    tw_test_spit(p, "<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>");
+    res r = {0};
+    put("in.txt", "<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>");
     tw(&r, "parse --format hermes in.txt");
     EXPECT(r, 0, "\"name\":\"f\"");
-    res_free(&r);
     tw(&r, "parse --format hermse in.txt");
     EXPECT(r, 2, "unknown format 'hermse' (one of: ");
     cr_expect(strstr(r.err, "did you mean 'hermes'?"), "%s", r.err);
-    res_free(&r);
     tw(&r, "parse --format hermes missing.txt");
     EXPECT(r, 2, "missing.txt");
     res_free(&r);
@@ -233,46 +232,37 @@ Test(exit_status, parse)
 
 Test(exit_status, encode)
 {
-    res r;
-    char p[600];
-    snprintf(p, sizeof p, "%s/res.json", dir);
-    tw_test_spit(p, "{\"content\": \"hi\", \"finish_reason\": \"stop\"}");
+    res r = {0};
+    put("res.json", "{\"content\": \"hi\", \"finish_reason\": \"stop\"}");
     tw(&r, "encode --format openai-response res.json");
     EXPECT(r, 0, "\"content\":\"hi\"");
-    res_free(&r);
-    tw_test_spit(p, "{\"contnt\": \"hi\"}");
+    put("res.json", "{\"contnt\": \"hi\"}");
     tw(&r, "encode --format openai-response res.json");
     EXPECT(r, 1, "unknown key 'contnt'");
-    res_free(&r);
-    tw_test_spit(p, "{\"content\": ");
+    put("res.json", "{\"content\": ");
     tw(&r, "encode --format openai-response res.json");
     EXPECT(r, 2, "res.json:1:");
-    res_free(&r);
     tw(&r, "encode --format opneai res.json");
     EXPECT(r, 2, "did you mean 'openai-response'?");
-    res_free(&r);
     /* output that cannot be written: could not finish */
-    tw_test_spit(p, "{\"content\": \"hi\"}");
+    put("res.json", "{\"content\": \"hi\"}");
     cr_expect_eq(tw_test_sh("cd '%s' && '%s' encode --format openai-response res.json >/dev/full 2>/dev/null",
                             dir, getenv("TOOLWIRE_BIN")),
                  2);
+    res_free(&r);
 }
 
 Test(exit_status, convert)
 {
-    res r;
-    char p[600];
-    snprintf(p, sizeof p, "%s/s.sse", dir);
-    tw_test_spit(p, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}\n\n"
+    res r = {0};
+    put("s.sse", "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}\n\n"
                     "data: [DONE]\n\n");
     tw(&r, "convert --from openai-stream --to neutral s.sse");
     EXPECT(r, 0, "\"content\":\"hi\"");
-    res_free(&r);
     /* a truncated stream: judged, its errors said, exit 1 */
-    tw_test_spit(p, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\n");
+    put("s.sse", "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\n");
     tw(&r, "convert --from openai-stream --to anthropic-response s.sse");
     EXPECT(r, 1, "decoder reported");
-    res_free(&r);
     tw(&r, "convert --from antrhopic-stream --to neutral s.sse");
     EXPECT(r, 2, "did you mean 'anthropic-stream'?");
     res_free(&r);
@@ -281,25 +271,21 @@ Test(exit_status, convert)
 Test(exit_status, run)
 {
     good_and_bad();
-    res r;
+    res r = {0};
     tw(&r, "run --quiet --backend m=mock:replay --out rep good");
     EXPECT(r, 0, NULL);
-    res_free(&r);
     tw(&r, "run --quiet --backend m=mock:replay --out rep bad");
     EXPECT(r, 1, "mismatch openai/nonstream_single_call");
-    res_free(&r);
     /* the server is down: said once, no mismatch lines, exit 2 */
     unsigned short dead = dead_port();
     tw(&r, "run --retries 0 --backend staging=http://127.0.0.1:%u --out rep good", dead);
     EXPECT(r, 2, "nobody answered at http://127.0.0.1:");
     cr_expect_eq(count(r.err, "nobody answered"), 1, "%s", r.err);
     cr_expect_eq(count(r.out, "  mismatch "), 0, "no mismatch line: %s", r.out);
-    res_free(&r);
     /* a profile that fits none of the fixtures: named */
     tw(&r, "run --quiet --backend g=mock:gemini --out rep good");
     EXPECT(r, 2, "none of the fixtures given fits profile gemini");
     cr_expect(strstr(r.err, "good/nonstream_single_call.json"), "the fixture is named: %s", r.err);
-    res_free(&r);
     /* the upstream's port is in use */
     unsigned short port;
     int s = bind_port(&port);
@@ -307,22 +293,16 @@ Test(exit_status, run)
     char want[80];
     snprintf(want, sizeof want, "127.0.0.1:%u: Address already in use", port);
     EXPECT(r, 2, want);
-    res_free(&r);
     close(s);
     tw(&r, "run --quiet --backend p=mock:replay --upstream opnai@%u --out rep good", port);
     EXPECT(r, 2, "did you mean 'openai'?");
-    res_free(&r);
     /* a directory without fixtures, a fixture that does not load */
     tw_test_sh("mkdir -p '%s/empty'", dir);
     tw(&r, "run --quiet --backend m=mock:replay --out rep empty");
     EXPECT(r, 2, "'empty' holds no fixture");
-    res_free(&r);
-    char p[600];
-    snprintf(p, sizeof p, "%s/good/broken.json", dir);
-    tw_test_spit(p, "{\"fixture_version\": 1,");
+    put("good/broken.json", "{\"fixture_version\": 1,");
     tw(&r, "run --quiet --backend m=mock:replay --out rep good");
     EXPECT(r, 2, "cannot load fixture good/broken.json");
-    res_free(&r);
     tw(&r, "run --backend m=mock:nope --out rep good");
     EXPECT(r, 2, "unknown mock profile 'nope'");
     res_free(&r);
@@ -338,7 +318,7 @@ Test(exit_status, run_server_dies_part_way)
     /* each answer takes 1.5 s and the server stops after 2 s: the first exchange is
      * answered, the ones after it are not */
     pid_t pid = serve(&port, "--for 2 --fault '{\"delay_ms\": 1500}' good");
-    res r;
+    res r = {0};
     tw(&r, "run --retries 0 --backend staging=http://127.0.0.1:%u --out rep good", port);
     stop(pid);
     EXPECT(r, 1, "without a response");
@@ -350,36 +330,27 @@ Test(exit_status, run_server_dies_part_way)
 Test(exit_status, serve)
 {
     good_and_bad();
-    res r;
+    res r = {0};
     tw(&r, "serve --for 1 --quiet good");
     EXPECT(r, 0, "serving 1 fixture(s) with profile auto on http://127.0.0.1:");
-    res_free(&r);
     unsigned short port;
     int s = bind_port(&port);
     tw(&r, "serve --for 1 --port %u good", port);
     char want[80];
     snprintf(want, sizeof want, "toolwire serve: 127.0.0.1:%u: Address already in use", port);
     EXPECT(r, 2, want);
-    res_free(&r);
     tw(&r, "serve --proxy anthropic:openai --upstream http://127.0.0.1:9 --for 1 --port %u", port);
     EXPECT(r, 2, want + strlen("toolwire serve: "));
-    res_free(&r);
     close(s);
     tw(&r, "serve --for 1 --profile gemini good");
     EXPECT(r, 2, "none of the 1 fixture(s) given fits profile gemini: good/nonstream_single_call.json");
-    res_free(&r);
     tw(&r, "serve --proxy anthropic:openai --upstream http://127.0.0.1:9 --profile hermes --for 1");
     EXPECT(r, 2, "--profile is an option of the fixtures served, not of --proxy");
-    res_free(&r);
     tw(&r, "serve --proxy anthropic:openai --upstream http://127.0.0.1:9 --tag x --for 1");
     EXPECT(r, 2, "--tag is an option of the fixtures served");
-    res_free(&r);
     tw(&r, "serve --proxy antropic:openai --upstream http://127.0.0.1:9 --for 1");
     EXPECT(r, 2, "did you mean 'anthropic'?");
-    res_free(&r);
-    char p[600];
-    snprintf(p, sizeof p, "%s/good/broken.json", dir);
-    tw_test_spit(p, "{\"fixture_version\": 1,");
+    put("good/broken.json", "{\"fixture_version\": 1,");
     tw(&r, "serve --for 1 good");
     EXPECT(r, 2, "cannot load fixture good/broken.json");
     cr_expect_str_eq(r.out, "", "nothing is served");
@@ -392,24 +363,20 @@ Test(exit_status, record)
     copy_fixture("nonstream_parallel_calls", "other", NULL, NULL);
     unsigned short port;
     pid_t pid = serve(&port, "--for 60 good");
-    res r;
+    res r = {0};
     /* NAME=URL as run takes it */
     tw(&r, "record --backend staging=http://127.0.0.1:%u --out rec good", port);
     EXPECT(r, 0, "recorded 1 fixture(s)");
-    res_free(&r);
     tw(&r, "record --backend http://127.0.0.1:%u --out rec good", port);
     EXPECT(r, 0, "recorded 1 fixture(s)");
-    res_free(&r);
     /* an exchange the server answers 404: judged, not written */
     tw(&r, "record --backend staging=http://127.0.0.1:%u --out rec good other", port);
     EXPECT(r, 1, "HTTP 404");
-    res_free(&r);
     stop(pid);
     tw(&r, "record --backend staging=http://127.0.0.1:%u --out rec good other", dead_port());
     EXPECT(r, 2, "staging: nobody answered at http://127.0.0.1:");
     cr_expect_eq(count(r.err, "nobody answered"), 1, "%s", r.err);
     cr_expect_eq(count(r.err, "no response"), 0, "said once: %s", r.err);
-    res_free(&r);
     tw(&r, "record --backend staging=mock:replay --out rec good");
     EXPECT(r, 2, "--backend wants the server's base URL");
     res_free(&r);
@@ -417,16 +384,12 @@ Test(exit_status, record)
 
 Test(exit_status, import)
 {
-    res r;
-    char p[600];
-    snprintf(p, sizeof p, "%s/x.har", dir);
-    tw_test_spit(p, "{}");
+    res r = {0};
+    put("x.har", "{}");
     tw(&r, "import --from har --out fx x.har");
     EXPECT(r, 1, "expected a HAR document");
-    res_free(&r);
     tw(&r, "import --from har --out fx missing.har");
     EXPECT(r, 2, "cannot open 'missing.har'");
-    res_free(&r);
     tw(&r, "import --from cassette x.har");
     EXPECT(r, 2, NULL);
     res_free(&r);
@@ -435,29 +398,22 @@ Test(exit_status, import)
 Test(exit_status, compare_and_gate)
 {
     good_and_bad();
-    res r;
+    res r = {0};
     unsigned short dead = dead_port();
     tw(&r, "run --quiet --backend staging=mock:replay --out base good");
     EXPECT(r, 0, NULL);
-    res_free(&r);
     tw(&r, "run --quiet --retries 0 --backend staging=http://127.0.0.1:%u --out down good", dead);
     EXPECT(r, 2, "nobody answered");
-    res_free(&r);
     tw(&r, "compare base/staging.json down/staging.json");
     EXPECT(r, 0, NULL);
-    res_free(&r);
     tw(&r, "compare base/staging.json missing.json");
     EXPECT(r, 2, "missing.json");
-    res_free(&r);
     tw(&r, "compare --html /nonexistent/dir/c.html base/staging.json");
     EXPECT(r, 2, "/nonexistent/dir/c.html");
-    res_free(&r);
     tw(&r, "gate --baseline base/staging.json base/staging.json");
     EXPECT(r, 0, NULL);
-    res_free(&r);
     tw(&r, "gate --baseline base/staging.json down/staging.json");
     EXPECT(r, 1, "openai/nonstream_single_call");
-    res_free(&r);
     tw(&r, "gate --baseline missing.json base/staging.json");
     EXPECT(r, 2, "missing.json");
     res_free(&r);
@@ -465,13 +421,10 @@ Test(exit_status, compare_and_gate)
 
 Test(exit_status, clients)
 {
-    char p[600];
-    snprintf(p, sizeof p, "%s/describe-fails.sh", dir);
-    tw_test_spit(p, "echo '{\"protocol\":7}'\n");
-    res r;
-    tw(&r, "clients --client broken='sh %s' --out rep %s", p, tw_test_src("fixtures/clients"));
+    put("describe-fails.sh", "echo '{\"protocol\":7}'\n");
+    res r = {0};
+    tw(&r, "clients --client broken='sh describe-fails.sh' --out rep %s", tw_test_src("fixtures/clients"));
     EXPECT(r, 2, "client broken");
-    res_free(&r);
     tw(&r, "clients --drivers nowhere --out rep");
     EXPECT(r, 2, "cannot read --drivers 'nowhere'");
     res_free(&r);
@@ -481,16 +434,14 @@ Test(exit_status, usage)
 {
     static const char *const cmds[] = {"main", "parse", "encode", "convert", "run", "serve",
                                        "record", "import", "compare", "gate", "clients"};
-    res r;
+    res r = {0};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         tw(&r, "%s --no-such-option", cmds[i]);
         EXPECT(r, 2, "unknown option");
-        res_free(&r);
-        /* each --help ends with the exit statuses */
+            /* each --help ends with the exit statuses */
         tw(&r, "%s --help", cmds[i]);
         EXPECT(r, 0, "Exit status");
-        res_free(&r);
-    }
+        }
     tw(&r, "no-such-command");
     EXPECT(r, 2, "unknown command 'no-such-command'");
     res_free(&r);
