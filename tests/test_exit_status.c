@@ -446,3 +446,28 @@ Test(exit_status, usage)
     EXPECT(r, 2, "unknown command 'no-such-command'");
     res_free(&r);
 }
+
+/* The README's CI-gate block, as it stands, against a server that is down: run says
+ * "nobody answered at URL" once and the block stops with 2 (not a gate pass). */
+Test(exit_status, ci_gate_block_with_the_server_down)
+{
+    char bindir[600];
+    snprintf(bindir, sizeof bindir, "%s", getenv("TOOLWIRE_BIN"));
+    char *slash = strrchr(bindir, '/');
+    cr_assert_not_null(slash);
+    *slash = 0;
+    unsigned short dead = dead_port();
+    int rc = tw_test_sh("awk '/^<!-- ci-gate/ {m=1; next} m && /^```sh$/ {b=1; next} b && /^```$/ {exit} b "
+                        "{print}' '%s' >'%s/block.sh' && cd '%s' && PATH='%s':\"$PATH\" TOOLWIRE_DATA='%s' "
+                        "PROVIDER_KEY=k STAGING_URL=http://127.0.0.1:%u/v1 bash -e block.sh >o 2>e",
+                        tw_test_src("README.md"), dir, dir, bindir, tw_test_src("."), dead);
+    size_t n;
+    char p[600];
+    snprintf(p, sizeof p, "%s/e", dir);
+    char *err = tw_test_slurp(p, &n);
+    cr_expect_eq(rc, 2, "%s", err);
+    char want[100];
+    snprintf(want, sizeof want, "nobody answered at http://127.0.0.1:%u/v1 (", dead);
+    cr_expect_eq(count(err, want), 1, "said once: %s", err);
+    free(err);
+}
