@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fixture.h"
+#include "names.h"
 
 int tw_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
@@ -18,6 +19,16 @@ int tw_cli_usage_error(const char *cmd, const char *fmt, ...)
     va_end(ap);
     fputc('\n', stderr);
     return TW_EXIT_USAGE;
+}
+
+int tw_cli_unknown_format(const char *cmd, const char *what, const char *given,
+                          bool (*accept)(const char *name), const char *const *extra, size_t n_extra)
+{
+    const char *names[256];
+    size_t n = tw_format_names(names, sizeof names / sizeof names[0], accept, extra, n_extra);
+    tw_error why = {.offset = -1};
+    tw_unknown_name_error(&why, what, given, names, n);
+    return tw_cli_usage_error(cmd, "%s", why.message);
 }
 
 bool tw_parse_size(const char *s, size_t *out)

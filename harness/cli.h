@@ -38,6 +38,14 @@ int tw_cli_usage_error(const char *cmd, const char *fmt, ...)
 #endif
     ;
 
+/*
+ * "toolwire CMD: unknown WHAT 'GIVEN' (one of: …; did you mean '…'?)" on
+ * stderr over the registry's module names that accept() takes and the
+ * n_extra names of extra (names.h); returns TW_EXIT_USAGE.
+ */
+int tw_cli_unknown_format(const char *cmd, const char *what, const char *given,
+                          bool (*accept)(const char *name), const char *const *extra, size_t n_extra);
+
 /* Parse a size option ("123", "16M", "200K"); false on a bad value. */
 bool tw_parse_size(const char *s, size_t *out);
 /* A whole decimal integer in [lo, hi] (nothing before or after it). */

@@ -443,7 +443,7 @@ static long describe_all(const tw_client_spec *c, size_t nc, pool *p, const tw_c
         }
         if (ds != DESC_OK) {
             fprintf(stderr, "toolwire clients: client %s: %s\n", c[i].name, why.message);
-            *rc = 1;
+            *rc = 2;
             continue;
         }
         r->cx.c = &c[i];
@@ -453,7 +453,8 @@ static long describe_all(const tw_client_spec *c, size_t nc, pool *p, const tw_c
     return (long)done;
 }
 
-/* What one client's run says at its end; its exit status (0 or 1). */
+/* What one client's run says at its end; its exit status (0, 1 judged with a
+ * failure, 2 not judged: no scenario of its endpoint, a report not written). */
 static int finish_client(client_run *r, const char *outdir, const tw_clients_opts *o)
 {
     tw_report *rep = &r->rep;
@@ -462,14 +463,14 @@ static int finish_client(client_run *r, const char *outdir, const tw_clients_opt
     tw_report_summarise(rep);
     if (tw_report_write_all(rep, outdir, &why) != TW_OK) {
         fprintf(stderr, "toolwire clients: %s\n", why.message);
-        rc = 1;
+        rc = 2;
     }
-    if (!rep->ok)
+    if (!rep->ok && rc == 0)
         rc = 1;
     if (rep->n_fixtures == 0) {
         fprintf(stderr, "toolwire clients: client %s (endpoint %s): no scenario of its endpoint is selected; "
                         "nothing was judged\n", rep->backend, r->info.endpoint);
-        rc = 1;
+        rc = 2;
     }
     char base[TW_REPORT_BASE_MAX];
     tw_report_file_base(rep->backend, base, sizeof base);
@@ -575,14 +576,15 @@ int tw_clients_run_all(const tw_client_spec *c, size_t nc, char *const *paths, s
     if (!p.cr || pthread_mutex_init(&p.mu, NULL) != 0) {
         free(p.cr);
         tw_fixture_set_free(&fs);
-        return 1;
+        return 2;
     }
+    /* 1: judged, a check or a driver failed; 2 (which stays): a client could not be judged */
     int rc = 0;
     long done = describe_all(c, nc, &p, &o, &rc);
     if (done > 0 && !(p.u = calloc((size_t)done * fs.n, sizeof *p.u))) {
         fprintf(stderr, "toolwire clients: out of memory\n");
         done = 0;
-        rc = 1;
+        rc = 2;
     }
     for (long i = 0; i < done; i++) {
         p.cr[i].cx.L = L;
@@ -605,10 +607,10 @@ int tw_clients_run_all(const tw_client_spec *c, size_t nc, char *const *paths, s
         client_run *r = &p.cr[i];
         if (r->nomem) {
             fprintf(stderr, "toolwire clients: client %s: out of memory\n", r->cx.c->name);
-            rc = 1;
+            rc = 2;
         } else {
             int crc = finish_client(r, outdir, &o);
-            rc = rc ? rc : crc;
+            rc = crc > rc ? crc : rc;
             if (reps)
                 reps[nrep++] = r->rep;
         }
@@ -618,7 +620,7 @@ int tw_clients_run_all(const tw_client_spec *c, size_t nc, char *const *paths, s
         rc = 2;
     else if (nrep && tw_write_comparison(reps, nrep, outdir, &why) != TW_OK) {
         fprintf(stderr, "toolwire clients: %s\n", why.message);
-        rc = 1;
+        rc = 2;
     }
     for (long i = 0; i < done; i++)
         tw_report_free(&p.cr[i].rep);

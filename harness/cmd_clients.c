@@ -59,9 +59,11 @@ static const char clients_help[] =
     "  toolwire clients: [3/12] openai fixtures/clients/x.json: 1 exchange, 0 mismatches, 0.8 s\n"
     "\n"
     "Exit status: 0 when every client passes every check, 1 when a check fails or\n"
-    "a driver fails, 2 on bad usage (client names refused among it, a command over\n"
-    "the limit), when no driver is found, when the drivers' node modules are not\n"
-    "installed or when no scenario is selected.";
+    "a driver fails on an exchange, 2 when a client could not be judged: bad usage\n"
+    "(client names refused among it, a command over the limit), no driver found,\n"
+    "the drivers' node modules not installed, a driver whose --describe fails, a\n"
+    "scenario that cannot be loaded, no scenario selected (in all or for a client's\n"
+    "endpoint), a report that cannot be written.";
 
 enum { O_DRIVERS = 256, O_TO, O_CTO, O_MAXO, O_TAG, O_XTAG, O_SHARD, O_JOBS, O_INSTALL };
 

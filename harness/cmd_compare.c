@@ -86,8 +86,9 @@ int tw_cmd_compare(int argc, char **argv)
                  "NAME labels the reports in order, FILE=NAME the report read from FILE; two\n"
                  "reports that share a name and have no label get their file in brackets.\n"
                  "Reports of toolwire clients are compared the same way, as client libraries.\n"
-                 "Exit status: 0; 1 when the comparison cannot be written (standard output or\n"
-                 "FILE); 2 on bad usage or an unreadable report.");
+                 "Exit status: 0 when the comparison was written (compare judges nothing: it\n"
+                 "never exits 1); 2 on bad usage, an unreadable report, or a comparison that\n"
+                 "cannot be written (standard output or FILE).");
             return TW_EXIT_OK;
         default: return tw_cli_usage_error("compare", "unknown option '%s' (see --help)", argv[optind - 1]);
         }
@@ -99,7 +100,7 @@ int tw_cmd_compare(int argc, char **argv)
         return tw_cli_usage_error("compare", "at most %d reports", TW_CMP_MAX_REPORTS);
     tw_report *r = calloc((size_t)n, sizeof *r);
     if (!r)
-        return TW_EXIT_FAIL;
+        return tw_cli_usage_error("compare", "out of memory");
     int rc = TW_EXIT_OK;
     int loaded = 0;
     tw_error why = {.offset = -1};
@@ -119,10 +120,10 @@ int tw_cmd_compare(int argc, char **argv)
         tw_status st = tw_compare_markdown_with(r, (size_t)n, &co, &md);
         if (st != TW_OK) {
             fprintf(stderr, "toolwire compare: cannot render the comparison: %s\n", tw_code_name(st));
-            rc = TW_EXIT_FAIL;
+            rc = TW_EXIT_USAGE;
         } else if (!tw_write_all(stdout, md.data ? md.data : "", md.len)) {
             fprintf(stderr, "toolwire compare: cannot write to standard output\n");
-            rc = TW_EXIT_FAIL;
+            rc = TW_EXIT_USAGE;
         }
         tw_buf_free(&md);
         if (html && rc == TW_EXIT_OK) {
@@ -134,7 +135,7 @@ int tw_cmd_compare(int argc, char **argv)
                 st = tw_write_atomic(html, h.data ? h.data : "", h.len, &why);
             if (st != TW_OK) {
                 fprintf(stderr, "toolwire compare: %s\n", why.message);
-                rc = TW_EXIT_FAIL;
+                rc = TW_EXIT_USAGE;
             }
             tw_buf_free(&h);
         }

@@ -69,7 +69,8 @@ static void convert_help(FILE *f)
           "invalid body, a request given to a result encoder) or when a decoder source\n"
           "reported errors (a truncated stream, a body that is not JSON, a refused call:\n"
           "the output is still written, with the errors on standard error or, for a\n"
-          "neutral target, in the output), 2 on a bad option or unreadable input.\n",
+          "neutral target, in the output), 2 on a bad option, unreadable input, input\n"
+          "that is not JSON where JSON is read, or output that cannot be written.\n",
           f);
 }
 
@@ -90,6 +91,9 @@ enum {
 };
 
 /* Load --tools FILE into h, as `parse` does; TW_EXIT_OK or a usage error. */
+/* the names --from and --to take besides the registry's modules */
+static const char *const neutral_names[] = {"neutral", "neutral-request", "neutral-result"};
+
 static int load_tools(const char *path, tw_opts_holder *h)
 {
     tw_error why = {.offset = -1};
@@ -142,14 +146,14 @@ int tw_cmd_convert(int argc, char **argv)
         switch (c) {
         case O_FROM:
             if (!tw_transcode_is_source(optarg))
-                return tw_cli_usage_error("convert", "unknown source format '%s' (see --help)",
-                                          optarg);
+                return tw_cli_unknown_format("convert", "source format", optarg,
+                                             tw_transcode_is_source, neutral_names, 3);
             from = optarg;
             break;
         case O_TO:
             if (!tw_transcode_is_target(optarg))
-                return tw_cli_usage_error("convert", "unknown target format '%s' (see --help)",
-                                          optarg);
+                return tw_cli_unknown_format("convert", "target format", optarg,
+                                             tw_transcode_is_target, neutral_names, 3);
             to = optarg;
             break;
         case O_PRETTY: pretty = true; break;
@@ -308,7 +312,7 @@ int tw_cmd_convert(int argc, char **argv)
         rc = TW_EXIT_FAIL;
     } else if (!tw_write_all(stdout, out.data ? out.data : "", out.len) || fflush(stdout) != 0) {
         fprintf(stderr, "toolwire convert: cannot write the output\n");
-        rc = TW_EXIT_FAIL;
+        rc = TW_EXIT_USAGE;
     } else if (derr) {
         fprintf(stderr,
                 "toolwire convert: the %s decoder reported %zu error(s); the output holds what "

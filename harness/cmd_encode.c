@@ -52,11 +52,14 @@ static void encode_help(FILE *f)
           "without an id gets call_N, with a warning. Exit status: 0 when the bytes were written, 1 when the input is not\n"
           "a neutral request/result (wrong shape, unknown key, invalid value) or encoding\n"
           "failed (format not implemented, output cap), 2 on a bad option, unreadable\n"
-          "input or a JSON syntax error.\n",
+          "input, a JSON syntax error or output that cannot be written.\n",
           f);
 }
 
 enum { O_FORMAT = 1000 };
+
+/* a name --format takes (for the list of an unknown one) */
+static bool is_encoder(const char *name) { return tw_encoder_find(name) != NULL; }
 
 int tw_cmd_encode(int argc, char **argv)
 {
@@ -76,7 +79,7 @@ int tw_cmd_encode(int argc, char **argv)
         case O_FORMAT:
             enc = tw_encoder_find(optarg);
             if (!enc)
-                return tw_cli_usage_error("encode", "unknown format '%s' (see --help)", optarg);
+                return tw_cli_unknown_format("encode", "format", optarg, is_encoder, NULL, 0);
             break;
         case 'h': encode_help(stdout); return TW_EXIT_OK;
         default: {
@@ -158,7 +161,7 @@ int tw_cmd_encode(int argc, char **argv)
         rc = TW_EXIT_FAIL;
     } else if (!tw_write_all(stdout, out.data ? out.data : "", out.len) || fflush(stdout) != 0) {
         fprintf(stderr, "toolwire encode: cannot write the output\n");
-        rc = TW_EXIT_FAIL;
+        rc = TW_EXIT_USAGE;
     }
     tw_buf_free(&out);
     tw_diag_list_free(&warnings);

@@ -49,8 +49,10 @@ static void import_help(FILE *f)
           "                          `toolwire run --backend NAME=mock:replay` matches\n"
           "  -h, --help              this text\n"
           "\n"
-          "Exit status: 0 when every file was imported, 1 when one failed (the others are\n"
-          "still imported), 2 on a bad option.\n",
+          "Exit status: 0 when every file was imported; 1 when one was read and refused\n"
+          "(not a cassette or HAR of the format, an exchange that is not a fixture's; the\n"
+          "others are still imported); 2 on bad usage or a file that cannot be read or\n"
+          "written (the others are still imported).\n",
           f);
 }
 
@@ -123,7 +125,7 @@ int tw_cmd_import(int argc, char **argv)
     }
     if (o.out_dir && *o.out_dir && !tw_mkdirs(o.out_dir)) {
         fprintf(stderr, "toolwire import: cannot create '%s': %s\n", o.out_dir, strerror(errno));
-        rc = TW_EXIT_FAIL;
+        rc = TW_EXIT_USAGE;
         goto out;
     }
     if (o.out_dir && *o.out_dir)
@@ -132,9 +134,12 @@ int tw_cmd_import(int argc, char **argv)
         tw_error why = {.offset = -1};
         char *written = NULL;
         size_t nx = 0;
-        if (tw_import_file(argv[i], &o, &red, &written, &nx, &why) != TW_OK) {
+        tw_status st = tw_import_file(argv[i], &o, &red, &written, &nx, &why);
+        if (st != TW_OK) {
             fprintf(stderr, "toolwire import: %s\n", why.message);
-            rc = TW_EXIT_FAIL;
+            /* 2: a file that cannot be read or written; 1: one read and refused */
+            int frc = st == TW_ERR_IO || st == TW_ERR_NOMEM ? TW_EXIT_USAGE : TW_EXIT_FAIL;
+            rc = rc > frc ? rc : frc;
             continue;
         }
         printf("%s: %zu exchange%s\n", written, nx, nx == 1 ? "" : "s");

@@ -16,7 +16,8 @@
 #include "shard.h"
 #include "decode_fixtures.h"
 
-/* Decode fixtures: returns 0 when all match; counts into pass/fail/bad. */
+/* Decode fixtures: returns 0 when all match, 1 on a mismatch, 2 when one
+ * cannot be read or the summary cannot be written; counts into pass/fail/bad. */
 static int decode_fixtures(const char *dir, const char *outdir, bool quiet, long *pass, long *fail,
                            long *bad)
 {
@@ -24,6 +25,10 @@ static int decode_fixtures(const char *dir, const char *outdir, bool quiet, long
     long n = tw_list_files(dir, ".json", &files);
     if (n < 0)
         return tw_cli_usage_error("main", "cannot read fixtures directory '%s'", dir);
+    if (n == 0) {
+        free(files);
+        return tw_cli_usage_error("main", "'%s' holds no decode fixture (no *.json file)", dir);
+    }
     tw_buf md = {0};
     tw_status st = tw_buf_printf(&md, "# toolwire decode fixtures\n\n| fixture | verdict | detail |\n|---|---|---|\n");
     *pass = *fail = *bad = 0;
@@ -60,7 +65,7 @@ static int decode_fixtures(const char *dir, const char *outdir, bool quiet, long
         printf("decode fixtures: %ld passed, %ld failed, %ld bad (%s)\n", *pass, *fail, *bad, path);
     tw_buf_free(&md);
     tw_free_list(files, n);
-    return (*fail || *bad || !ok) ? TW_EXIT_FAIL : TW_EXIT_OK;
+    return (*bad || !ok) ? TW_EXIT_USAGE : *fail ? TW_EXIT_FAIL : TW_EXIT_OK;
 }
 
 int tw_cmd_main(int argc, char **argv)
@@ -117,7 +122,9 @@ int tw_cmd_main(int argc, char **argv)
                  "data directory (docs/harness.md). --quiet prints only what went\n"
                  "wrong (mismatch lines naming their backend, failing decode fixtures).\n"
                  "Exit status: 0 when every verdict and every decode matches the fixtures'\n"
-                 "expectations, 1 otherwise, 2 on bad usage.");
+                 "expectations, 1 on a mismatch, 2 when something could not be judged: bad\n"
+                 "usage, a directory that cannot be read or holds no fixture, a fixture that\n"
+                 "cannot be loaded, a backend that cannot start, a report that cannot be written.");
             return TW_EXIT_OK;
         default:
             return tw_cli_usage_error("main", "unknown option '%s' (see --help)", argv[optind - 1]);
@@ -175,6 +182,7 @@ int tw_cmd_main(int argc, char **argv)
     o.upstreams = proxied;
     o.nupstreams = 1;
     o.shard = shard.n ? &shard : NULL;
+    o.unfit_ok = true; /* each profile serves the fixtures it fits */
     char *paths[] = {(char *)conf};
     size_t mism = 0;
     int rc_conf = tw_run_all(backends, sizeof backends / sizeof backends[0], paths, 1, outdir, &o, &mism);
@@ -185,12 +193,11 @@ int tw_cmd_main(int argc, char **argv)
         rc_dec = decode_fixtures(dir, outdir, quiet, &pass, &fail, &bad);
     else if (!quiet)
         printf("decode fixtures: run by shard 1/%u\n", shard.n);
-    if (rc_dec == TW_EXIT_USAGE)
-        return rc_dec;
+    if (rc_dec == TW_EXIT_USAGE && shard.k <= 1 && pass + fail + bad == 0)
+        return rc_dec; /* the directory could not be read or holds none: said */
     if (!quiet || rc_conf || rc_dec)
         printf("main: conformance %s (%zu mismatches, reports in %s), decode fixtures %s\n",
                rc_conf == 0 ? "ok" : "FAILED", mism, outdir, rc_dec == 0 ? "ok" : "FAILED");
-    if (rc_conf == TW_EXIT_USAGE)
-        return TW_EXIT_USAGE;
-    return (rc_conf || rc_dec) ? TW_EXIT_FAIL : TW_EXIT_OK;
+    /* 2 (something could not be judged) over 1 (mismatches) over 0 */
+    return rc_conf > rc_dec ? rc_conf : rc_dec;
 }

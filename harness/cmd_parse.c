@@ -38,7 +38,9 @@ static void parse_help(FILE *f)
           "  -h, --help              this text\n"
           "\n"
           "Sizes accept K, M and G suffixes. Exit status: 0 when a result was printed (even\n"
-          "with refused calls), 2 on a bad option or unreadable input.\n",
+          "with refused calls: they are in its errors; parse judges nothing, it never\n"
+          "exits 1), 2 on a bad option, unreadable input, a decoder that could not finish\n"
+          "(out of memory) or a result that cannot be written.\n",
           f);
 }
 
@@ -61,6 +63,9 @@ enum {
 };
 
 /* Read at most cap + 1 bytes: the decoder reports input past its cap. */
+/* a name --format takes (for the list of an unknown one) */
+static bool is_decoder(const char *name) { return tw_format_find(name) != NULL; }
+
 static char *read_capped(const char *path, size_t cap, size_t *len, tw_error *err)
 {
     return tw_read_file_head(path, cap < (size_t)-2 ? cap + 1 : cap, len, err);
@@ -102,7 +107,7 @@ int tw_cmd_parse(int argc, char **argv)
         case O_FORMAT:
             fmt = tw_format_find(optarg);
             if (!fmt) {
-                rc = tw_cli_usage_error("parse", "unknown format '%s' (see --help)", optarg);
+                rc = tw_cli_unknown_format("parse", "format", optarg, is_decoder, NULL, 0);
                 goto out;
             }
             break;
@@ -201,7 +206,7 @@ int tw_cmd_parse(int argc, char **argv)
     free(input);
     if (st != TW_OK) {
         fprintf(stderr, "toolwire parse: decoding failed: %s\n", tw_code_message(st));
-        rc = TW_EXIT_FAIL;
+        rc = TW_EXIT_USAGE;
         goto out;
     }
     tw_buf out = {0};
@@ -211,7 +216,7 @@ int tw_cmd_parse(int argc, char **argv)
         st = tw_buf_putc(&out, '\n');
     if (st != TW_OK || !tw_write_all(stdout, out.data, out.len)) {
         fprintf(stderr, "toolwire parse: cannot write the result\n");
-        rc = TW_EXIT_FAIL;
+        rc = TW_EXIT_USAGE;
     }
     tw_buf_free(&out);
 out:

@@ -163,7 +163,8 @@ int tw_cmd_record(int argc, char **argv)
                                              {"keep-errors", no_argument, NULL, 'E'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
-    const char *url = NULL, *key_env = NULL, *outdir = NULL;
+    const char *url = NULL, *bname = NULL, *key_env = NULL, *outdir = NULL;
+    char name_store[128] = "";
     long timeout = 0;
     bool keep_errors = false;
     tw_redactor red;
@@ -174,14 +175,29 @@ int tw_cmd_record(int argc, char **argv)
     int c;
     while ((c = getopt_long(argc, argv, "b:k:o:h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'b':
-            /* its credentials are secrets before anything is written */
+        case 'b': {
+            /* NAME=URL as run takes it, or the bare URL */
             url = optarg;
+            const char *eq = strchr(optarg, '=');
+            const char *scheme = strstr(optarg, "://");
+            if (eq && (!scheme || eq < scheme)) {
+                url = eq + 1;
+                if (eq == optarg || (size_t)(eq - optarg) >= sizeof name_store) {
+                    tw_redactor_free(&red);
+                    return tw_cli_usage_error("record", "--backend wants NAME=URL or URL, NAME of 1 to %zu "
+                                                        "bytes", sizeof name_store - 1);
+                }
+                memcpy(name_store, optarg, (size_t)(eq - optarg));
+                name_store[eq - optarg] = 0;
+                bname = name_store;
+            }
+            /* its credentials are secrets before anything is written */
             if (tw_url_learn_secrets(url) != TW_OK) {
                 tw_redactor_free(&red);
                 return tw_cli_usage_error("record", "out of memory");
             }
             break;
+        }
         case 'k': key_env = optarg; break;
         case 'o': outdir = optarg; break;
         case 't':
@@ -201,7 +217,7 @@ int tw_cmd_record(int argc, char **argv)
             }
             break;
         case 'h':
-            puts("usage: toolwire record --backend URL [--key-env NAME] --out DIR [options] FIXTURES…\n\n"
+            puts("usage: toolwire record --backend [NAME=]URL [--key-env NAME] --out DIR [options] FIXTURES…\n\n"
                  "Replay the requests of the fixtures against a live server and write new\n"
                  "fixtures (one per input, same file name, under DIR) holding the live\n"
                  "responses. Credentials are never written: the key is read from $NAME at\n"
@@ -213,7 +229,8 @@ int tw_cmd_record(int argc, char **argv)
                  "HTML/XML character references too); a credential split across the argument\n"
                  "fragments of a streamed tool call is found and removed from every fragment.\n"
                  "The base URL may carry a query (kept after each request's path) and\n"
-                 "credentials (user:pass@, key=…): they are sent, never written.\n"
+                 "credentials (user:pass@, key=…): they are sent, never written. --backend\n"
+                 "takes NAME=URL as run does (NAME names the server in messages) or the URL.\n"
                  "The recorded fixtures carry no expectations: review them and add\n"
                  "expect.failing_checks before committing.\n\n"
                  "  --redact-header NAME   drop this header too and scrub its value (repeatable)\n"
@@ -224,9 +241,12 @@ int tw_cmd_record(int argc, char **argv)
                  "An error status (400 or above, after the retries) where the input fixture\n"
                  "expects a success is said on standard error and that fixture is not written,\n"
                  "unless --keep-errors is given (then it is written and the exit status is 0).\n"
-                 "Exit status: 0 when every exchange got an HTTP response that was kept,\n"
-                 "1 otherwise (no response, an error status without --keep-errors, a write\n"
-                 "failure), 2 on bad usage.");
+                 "Exit status: 0 when every exchange got an HTTP response that was kept;\n"
+                 "1 when some did not (no response from a server that answered others, an\n"
+                 "error status without --keep-errors, a response that would not make a valid\n"
+                 "fixture); 2 when nothing could be recorded or read: bad usage, a fixture\n"
+                 "that cannot be loaded, a server with which no exchange got a response\n"
+                 "(\"nobody answered at URL\", said once), a fixture that cannot be written.");
             tw_redactor_free(&red);
             return TW_EXIT_OK;
         default:
@@ -237,7 +257,7 @@ int tw_cmd_record(int argc, char **argv)
     const char *bad = NULL;
     tw_error uwhy = {.offset = -1};
     if (!url || (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0))
-        bad = "--backend wants the server's base URL (see --help)";
+        bad = "--backend wants the server's base URL, as NAME=URL or URL (see --help)";
     else if (!tw_url_base_ok(url, "--backend", &uwhy))
         bad = uwhy.message;
     else if (!outdir)
@@ -281,7 +301,7 @@ int tw_cmd_record(int argc, char **argv)
             tw_redact_discover_json(&red, q->body, L.max_depth);
         }
     for (size_t i = 0; i < fs.nbad; i++)
-        fprintf(stderr, "toolwire record: skipping %s: %s\n", fs.bad_files[i], fs.bad_why[i]);
+        fprintf(stderr, "toolwire record: cannot load fixture %s: %s\n", fs.bad_files[i], fs.bad_why[i]);
     tw_client_opts co;
     memset(&co, 0, sizeof co);
     co.base_url = url;
@@ -292,7 +312,7 @@ int tw_cmd_record(int argc, char **argv)
     if (!cl) {
         tw_fixture_set_free(&fs);
         tw_redactor_free(&red);
-        return TW_EXIT_FAIL;
+        return tw_cli_usage_error("record", "cannot create the HTTP client");
     }
     char stamp[32];
     time_t now = time(NULL);
@@ -302,8 +322,13 @@ int tw_cmd_record(int argc, char **argv)
     char *shown = tw_url_shown(url);
     char *from = shown ? tw_redact_str(&red, shown) : NULL;
     free(shown);
-    int rc = TW_EXIT_OK;
+    /* a fixture that does not load is not recorded: exit status 2 */
+    int rc = fs.nbad ? TW_EXIT_USAGE : TW_EXIT_OK;
     size_t written = 0;
+    /* exchanges without a response before any answered: said once if none ever does */
+    size_t answered = 0, unanswered = 0;
+    char first_err[300] = "";
+    const char *who = bname ? bname : "the server";
     for (size_t i = 0; i < fs.n; i++) {
         const tw_fixture *f = &fs.fx[i];
         cJSON *root = cJSON_Duplicate(f->root, 1);
@@ -330,8 +355,14 @@ int tw_cmd_record(int argc, char **argv)
             tw_client_send(cl, fx->req.method, fx->req.path, fx->req.headers, fx->req.nheaders, body,
                            body ? strlen(body) : 0, &r);
             free(body);
-            if (r.status == 0) {
-                fprintf(stderr, "toolwire record: %s#%zu: no response: %s\n", f->name, k, r.transport_error);
+            answered += r.status != 0;
+            if (r.status == 0 && !answered) {
+                if (!unanswered++)
+                    snprintf(first_err, sizeof first_err, "%s", r.transport_error);
+                ok = false;
+            } else if (r.status == 0) {
+                fprintf(stderr, "toolwire record: %s#%zu: no response from %s: %s\n", f->name, k, who,
+                        r.transport_error);
                 ok = false;
             } else if (r.status >= 400 && !(fx->has_response && fx->resp.status >= 400)) {
                 /* the fixture expects a success: an error is not what was meant to be recorded */
@@ -379,7 +410,7 @@ int tw_cmd_record(int argc, char **argv)
             }
         }
         if (!ok) {
-            rc = TW_EXIT_FAIL;
+            rc = rc ? rc : TW_EXIT_FAIL;
             cJSON_Delete(root);
             continue;
         }
@@ -396,17 +427,25 @@ int tw_cmd_record(int argc, char **argv)
         tw_error fw = {.offset = -1};
         if (tw_fixture_parse(out.data, out.len, path, &L, &check, &fw) != TW_OK) {
             fprintf(stderr, "toolwire record: %s would not be a valid fixture: %s\n", path, fw.message);
-            rc = TW_EXIT_FAIL;
+            rc = rc ? rc : TW_EXIT_FAIL;
         } else {
             tw_fixture_free(&check);
             if (tw_write_atomic(path, out.data, out.len, &why) != TW_OK) {
                 fprintf(stderr, "toolwire record: %s\n", why.message);
-                rc = TW_EXIT_FAIL;
+                rc = TW_EXIT_USAGE;
             } else {
                 written++;
             }
         }
         tw_buf_free(&out);
+    }
+    if (unanswered && !answered) {
+        fprintf(stderr, "toolwire record: %s%snobody answered at %s (%zu exchange(s), none got a response: %s)\n",
+                bname ? bname : "", bname ? ": " : "", from ? from : "the server", unanswered, first_err);
+        rc = TW_EXIT_USAGE;
+    } else if (unanswered) {
+        fprintf(stderr, "toolwire record: the first %zu exchange(s) got no response from %s: %s\n", unanswered,
+                who, first_err);
     }
     printf("recorded %zu fixture(s) into %s (%zu secret(s) scrubbed)\n", written, outdir, red.scrubbed);
     free(from);

@@ -61,9 +61,13 @@ static const char run_help[] =
     "backends whose names give one file name (also when they differ only in case), or\n"
     "a backend named comparison, are refused.\n"
     "\n"
-    "Exit status: 0 when every verdict matches the fixtures' expectations, 1 otherwise,\n"
-    "2 on bad usage (backend names refused among it) or when --tag/--exclude-tag select\n"
-    "no fixture.";
+    "Exit status: 0 when every verdict matches the fixtures' expectations; 1 on a\n"
+    "mismatch (a server that answered some exchanges and then died included); 2 when\n"
+    "something could not be judged: bad usage (backend names refused among it), a\n"
+    "selection or directory with no fixture, a fixture that cannot be loaded, a\n"
+    "backend that cannot start (a port in use), a live backend with which no exchange\n"
+    "got a response (\"nobody answered at URL\", said once), a mock:PROFILE that fits\n"
+    "none of the fixtures (named), a report that cannot be written.";
 
 enum { O_KEY = 256, O_MATCH, O_TIMING, O_CT, O_TO, O_RETRIES, O_WAIT, O_MAXB, O_TAG, O_XTAG, O_UPSTREAM, O_SHARD };
 

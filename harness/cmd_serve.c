@@ -68,6 +68,22 @@ static void wait_stop(long seconds, bool block_only)
     }
 }
 
+/* The options of the fixtures served (the mock's), by getopt value; NULL for others. */
+static const char *fixture_option(int c)
+{
+    switch (c) {
+    case 'P': return "--profile";
+    case 'm': return "--match";
+    case 't': return "--timing";
+    case 'f': return "--fault";
+    case 'g': return "--tag";
+    case 'x': return "--exclude-tag";
+    case 'L': return "--log-bodies";
+    case 'M': return "--log-body-max";
+    default: return NULL;
+    }
+}
+
 /* The reference proxy's own options (its server takes serve's hostile-client options). */
 typedef struct proxy_opts {
     long timeout_s;     /* one upstream attempt, whole transfer */
@@ -80,15 +96,17 @@ typedef struct proxy_opts {
 #define PROXY_DEFAULT_WORKERS 16
 
 static int serve_proxy(const char *proxy, const char *upstream, const char *key_env, const tw_mock_opts *mo,
-                       const proxy_opts *px, long seconds, bool quiet, bool operands, cJSON *fault)
+                       const proxy_opts *px, long seconds, bool quiet, bool operands, const char *fixture_opt)
 {
-    cJSON_Delete(fault);
     char from[16], to[16];
     tw_error why = {.offset = -1};
     if (!proxy || !upstream)
         return tw_cli_usage_error("serve", "--proxy FROM:TO and --upstream URL go together (see --help)");
     if (operands)
         return tw_cli_usage_error("serve", "--proxy serves no fixtures");
+    if (fixture_opt)
+        return tw_cli_usage_error("serve", "%s is an option of the fixtures served, not of --proxy (see --help)",
+                                  fixture_opt);
     if (!tw_refproxy_spec_parse(proxy, from, sizeof from, to, sizeof to, &why))
         return tw_cli_usage_error("serve", "%s", why.message);
     if (strncmp(upstream, "http://", 7) != 0 && strncmp(upstream, "https://", 8) != 0)
@@ -120,7 +138,7 @@ static int serve_proxy(const char *proxy, const char *upstream, const char *key_
     tw_refproxy *p = NULL;
     if (tw_refproxy_start(&po, &p, &why) != TW_OK) {
         fprintf(stderr, "toolwire serve: %s\n", why.message);
-        return TW_EXIT_FAIL;
+        return TW_EXIT_USAGE;
     }
     char *shown = tw_url_shown(upstream);
     printf("serving the reference proxy %s on %s (upstream %s)\n", proxy, tw_refproxy_url(p), shown ? shown : "");
@@ -169,6 +187,7 @@ int tw_cmd_serve(int argc, char **argv)
     const char *proxy = NULL, *upstream = NULL, *key_env = NULL;
     proxy_opts px = {PROXY_DEFAULT_TIMEOUT_S, PROXY_DEFAULT_RETRIES, PROXY_DEFAULT_WORKERS};
     const char *proxy_only = NULL; /* a --proxy option given, for the error without --proxy */
+    const char *fixture_opt = NULL; /* an option of the fixtures served, refused with --proxy */
     const char *tags[TW_FIXTURE_MAX_TAGS], *xtags[TW_FIXTURE_MAX_TAGS];
     size_t ntags = 0, nxtags = 0;
     optind = 1;
@@ -176,6 +195,8 @@ int tw_cmd_serve(int argc, char **argv)
     int c;
     char *end;
     while ((c = getopt_long(argc, argv, "p:qh", longopts, NULL)) != -1) {
+        if (fixture_option(c))
+            fixture_opt = fixture_option(c);
         switch (c) {
         case 'p': {
             long v = strtol(optarg, &end, 10);
@@ -376,22 +397,33 @@ int tw_cmd_serve(int argc, char **argv)
                  "The proxy's server is serve's: the hostile-client options above apply to it\n"
                  "with the same defaults. The upstream transfer stops once its client has closed\n"
                  "the connection (checked at least about once a second), and --for stops the\n"
-                 "proxy within about a second whatever is in flight.");
+                 "proxy within about a second whatever is in flight. The fixture options\n"
+                 "(--profile, --match, --timing, --fault, --tag, --exclude-tag, --log-bodies,\n"
+                 "--log-body-max) are refused with --proxy.\n"
+                 "\n"
+                 "Exit status: 0 after serving until interrupted or --for; 2 when nothing could be\n"
+                 "served: bad usage, a port in use (\"127.0.0.1:8080: Address already in use\"),\n"
+                 "a fixture that cannot be loaded, a --profile that fits none of the fixtures\n"
+                 "given (named), a selection that keeps none. serve judges nothing: never 1.");
             return TW_EXIT_OK;
         default:
             cJSON_Delete(fault);
             return tw_cli_usage_error("serve", "unknown option '%s' (see --help)", argv[optind - 1]);
         }
     }
-    if (proxy || upstream)
-        return serve_proxy(proxy, upstream, key_env, &mo, &px, seconds, quiet, optind < argc, fault);
+    if (proxy || upstream) {
+        cJSON_Delete(fault);
+        return serve_proxy(proxy, upstream, key_env, &mo, &px, seconds, quiet, optind < argc, fixture_opt);
+    }
     if (proxy_only) {
         cJSON_Delete(fault);
         return tw_cli_usage_error("serve", "%s is an option of --proxy (see --help)", proxy_only);
     }
     if (!tw_mock_profile_known(mo.profile)) {
         cJSON_Delete(fault);
-        return tw_cli_usage_error("serve", "unknown profile '%s' (auto, replay, hermes, qwen3-coder, anthropic, vllm-native, gemini, script)", mo.profile);
+        tw_error why = {.offset = -1};
+        tw_mock_profile_error(&why, "profile", mo.profile);
+        return tw_cli_usage_error("serve", "%s", why.message);
     }
     bool script = strcmp(mo.profile, "script") == 0;
     if (optind >= argc && !script) {
@@ -417,7 +449,7 @@ int tw_cmd_serve(int argc, char **argv)
     }
     for (size_t i = 0; i < fs.nbad; i++) {
         tw_buf line = {0};
-        tw_buf_puts(&line, "toolwire serve: skipping ");
+        tw_buf_puts(&line, "toolwire serve: cannot load fixture ");
         tw_log_escape(&line, fs.bad_files[i], strlen(fs.bad_files[i]));
         tw_buf_puts(&line, ": ");
         tw_log_escape(&line, fs.bad_why[i], strlen(fs.bad_why[i]));
@@ -425,25 +457,43 @@ int tw_cmd_serve(int argc, char **argv)
             fprintf(stderr, "%s\n", line.data);
         tw_buf_free(&line);
     }
-    if (!script && fs.n == 0) {
-        /* every file given was skipped above: nothing would be served */
-        fprintf(stderr, "toolwire serve: no fixture to serve (%zu file(s) given could not be "
-                        "loaded)\n", fs.nbad);
+    if (!script && fs.nbad) {
+        /* a server missing some of the fixtures it was given would answer
+         * their exchanges 404: refused, like any input that cannot be read */
+        fprintf(stderr, "toolwire serve: no fixture to serve: %zu of the %zu file(s) given could not be "
+                        "loaded (above); fix them or leave them out\n", fs.nbad, fs.nbad + fs.n);
         cJSON_Delete(fault);
         tw_fixture_set_free(&fs);
-        return TW_EXIT_FAIL;
+        return TW_EXIT_USAGE;
     }
     size_t fits = 0;
-    for (size_t i = 0; i < fs.n; i++)
-        fits += tw_mock_profile_fits(mo.profile, &fs.fx[i]);
+    tw_buf unfit = {0}; /* the first few that do not fit, by file */
+    for (size_t i = 0; i < fs.n; i++) {
+        if (tw_mock_profile_fits(mo.profile, &fs.fx[i]))
+            fits++;
+        else if (i - fits < 5)
+            tw_buf_printf(&unfit, "%s%s", i == fits ? "" : ", ", fs.fx[i].path);
+    }
+    char more[48] = "";
+    if (fs.n - fits > 5)
+        snprintf(more, sizeof more, ", … (%zu more)", fs.n - fits - 5);
+    if (!script && !fits) {
+        fprintf(stderr, "toolwire serve: none of the %zu fixture(s) given fits profile %s: %s%s\n", fs.n,
+                mo.profile, unfit.data ? unfit.data : "", more);
+        tw_buf_free(&unfit);
+        cJSON_Delete(fault);
+        tw_fixture_set_free(&fs);
+        return TW_EXIT_USAGE;
+    }
     wait_stop(0, true); /* before the server threads start: they inherit the mask */
     raise_nofile(mo.max_connections ? mo.max_connections : TW_MOCK_DEFAULT_MAX_CONNECTIONS);
     tw_mock *m = NULL;
     if (tw_mock_start(fs.fx, fs.n, &mo, &m, &why) != TW_OK) {
         fprintf(stderr, "toolwire serve: %s\n", why.message);
+        tw_buf_free(&unfit);
         cJSON_Delete(fault);
         tw_fixture_set_free(&fs);
-        return TW_EXIT_FAIL;
+        return TW_EXIT_USAGE;
     }
     bool partial = false;
     size_t shared = tw_mock_shared_bodies(fs.fx, fs.n, &mo, &partial);
@@ -460,8 +510,9 @@ int tw_cmd_serve(int argc, char **argv)
     if (!script && fits < fs.n)
         fprintf(stderr,
                 "toolwire serve: %zu of the %zu fixture(s) given do not fit profile %s and are "
-                "not served (the auto profile serves each with a profile that fits it)\n",
-                fs.n - fits, fs.n, mo.profile);
+                "not served (the auto profile serves each with a profile that fits it): %s%s\n",
+                fs.n - fits, fs.n, mo.profile, unfit.data ? unfit.data : "", more);
+    tw_buf_free(&unfit);
     if (script)
         printf("serving the scripted model with profile script on %s\n", tw_mock_url(m));
     else

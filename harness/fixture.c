@@ -9,6 +9,7 @@
  * bytes (the tree came from those bytes, so they are valid JSON).
  */
 #include "fixture_int.h"
+#include "names.h"
 #include "toolwire/registry.h"
 
 /* ===================== locating a JSON path in the source ===================== */
@@ -482,13 +483,20 @@ static tw_status read_decode(vctx *c, const cJSON *j, const char *path, tw_fx_ex
     if (!tw_format_find(x->decode_format)) {
         char list[1024] = "";
         size_t used = 0;
-        for (const tw_format_ops *const *f = tw_formats(); *f; f++)
+        const char *names[128];
+        size_t n = 0;
+        for (const tw_format_ops *const *f = tw_formats(); *f; f++) {
+            if (n < sizeof names / sizeof names[0])
+                names[n++] = (*f)->name;
             if (!list_add(list, sizeof list, &used, (*f)->name))
                 break;
+        }
+        const char *near = tw_nearest_name(x->decode_format, names, n);
         char kp[TW_JP];
         tw_fix_sub_key(kp, sizeof kp, path, "format");
-        return tw_fix_fail_at(c, kp, false, "unknown format \"%s\" (expected one of: %s)",
-                       x->decode_format, list);
+        return tw_fix_fail_at(c, kp, false, "unknown format \"%s\" (expected one of: %s%s%s%s)",
+                       x->decode_format, list, near ? "; did you mean \"" : "", near ? near : "",
+                       near ? "\"?" : "");
     }
     const cJSON *opts = tw_json_get(j, "options");
     if (!opts)

@@ -24,9 +24,8 @@ tw_status tw_loop_start(const tw_loop_opts *o, tw_loop **out, tw_error *err)
     mo.handler_user = o->user;
     mo.handler_header = o->header;
     tw_mock *m = NULL;
+    /* on TW_ERR_IO err says which address and why ("127.0.0.1:8080: Address already in use") */
     tw_status st = tw_mock_start(NULL, 0, &mo, &m, err);
-    if (st == TW_ERR_IO)
-        tw_error_set(err, TW_ERR_IO, -1, NULL, "cannot listen on 127.0.0.1:%u", o->port);
     if (st != TW_OK)
         return st;
     *out = (tw_loop *)m;

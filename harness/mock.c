@@ -1,10 +1,24 @@
 /* The embedded mock backend (mock.h). */
 #include "mock_int.h"
+#include "names.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
 
 static const char *const profiles[] = {"replay", "qwen3-coder", "hermes", "anthropic",
                                         "vllm-native", "gemini", "script", NULL};
 
 const char *const *tw_mock_profiles(void) { return profiles; }
+
+bool tw_mock_profile_error(tw_error *err, const char *what, const char *p)
+{
+    const char *names[16] = {"auto"};
+    size_t n = 1;
+    for (size_t i = 0; profiles[i] && n < sizeof names / sizeof names[0]; i++)
+        names[n++] = profiles[i];
+    return tw_unknown_name_error(err, what, p, names, n);
+}
 
 bool tw_mock_profile_known(const char *p)
 {
@@ -77,6 +91,27 @@ bool tw_mock_profile_fits(const char *profile, const tw_fixture *f)
         if (!ex_fits(profile, &f->exchanges[i]))
             return false;
     return true;
+}
+
+/* Why 127.0.0.1:port cannot be listened on, found by binding it as the
+ * server does ("Address already in use"); NULL when it can be bound now. */
+static const char *listen_refusal(unsigned short port)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    if (s < 0)
+        return strerror(errno);
+    int one = 1;
+    setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    struct sockaddr_in sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons(port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    const char *why = NULL;
+    if (bind(s, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(s, 1) != 0)
+        why = strerror(errno);
+    close(s);
+    return why;
 }
 
 /* ---- server state ---- */
@@ -268,8 +303,7 @@ tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o,
         opts = *o;
     const char *profile = opts.profile ? opts.profile : "replay";
     if (!tw_mock_profile_known(profile)) {
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "unknown profile '%s' (auto, replay, hermes, qwen3-coder, anthropic, vllm-native, gemini, script)",
-                 profile);
+        tw_mock_profile_error(err, "profile", profile);
         return TW_ERR_INVALID;
     }
     tw_mock *m = calloc(1, sizeof *m);
@@ -364,7 +398,11 @@ tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o,
     if (m->d && pthread_create(&m->timer, NULL, timer_main, m) == 0)
         m->timer_started = true;
     if (!m->d || !m->timer_started) {
-        tw_error_set(err, TW_ERR_IO, -1, NULL, "cannot start the mock backend on 127.0.0.1:%u", opts.port);
+        const char *refused = !m->d && opts.port ? listen_refusal(opts.port) : NULL;
+        if (refused)
+            tw_error_set(err, TW_ERR_IO, -1, NULL, "127.0.0.1:%u: %s", opts.port, refused);
+        else
+            tw_error_set(err, TW_ERR_IO, -1, NULL, "cannot start the server on 127.0.0.1:%u", opts.port);
         atomic_store(&m->stopping, true);
         tw_mock_workers_stop(m);
         if (m->d)

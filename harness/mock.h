@@ -140,6 +140,8 @@ const char *tw_mock_profile_for(const char *profile, const tw_fixture *f);
 bool tw_mock_profile_known(const char *profile);
 /* NULL-terminated list of the profiles. */
 const char *const *tw_mock_profiles(void);
+/* err gets "unknown WHAT 'P' (one of: auto, replay, …; did you mean '…'?)"; returns false. */
+bool tw_mock_profile_error(tw_error *err, const char *what, const char *p);
 
 /* Request header the harness sends to name the exchange it replays
  * ("FIXTURE#INDEX"); other clients are matched by their request. It selects

@@ -7,6 +7,7 @@
 
 #include "checks.h"
 #include "loopback.h"
+#include "names.h"
 #include "mock_log.h"
 #include "redact.h"
 #include "toolwire/encode.h"
@@ -36,7 +37,14 @@ bool tw_refproxy_spec_parse(const char *arg, char *from, size_t flen, char *to, 
     memcpy(from, arg, (size_t)(c - arg));
     from[c - arg] = 0;
     snprintf(to, tlen, "%s", c + 1);
-    if (!fmt_ok(from) || !fmt_ok(to) || strcmp(from, to) == 0) {
+    static const char *const formats[] = {"anthropic", "openai"};
+    if (!fmt_ok(from) || !fmt_ok(to)) {
+        tw_error e2 = {.offset = -1};
+        tw_unknown_name_error(&e2, "--proxy format", fmt_ok(from) ? to : from, formats, 2);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%s; --proxy wants anthropic:openai or openai:anthropic", e2.message);
+        return false;
+    }
+    if (strcmp(from, to) == 0) {
         tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--proxy: '%.80s' is not anthropic:openai or openai:anthropic", arg);
         return false;
     }

@@ -39,11 +39,8 @@ bool tw_backend_spec_parse(const char *arg, char *store, tw_backend_spec *out, t
     const char *v = eq + 1;
     if (strncmp(v, "mock:", 5) == 0) {
         out->profile = v + 5;
-        if (!tw_mock_profile_known(out->profile)) {
-            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "unknown mock profile '%s' (auto, replay, hermes, qwen3-coder, anthropic, vllm-native, gemini, script)",
-                     out->profile);
-            return false;
-        }
+        if (!tw_mock_profile_known(out->profile))
+            return tw_mock_profile_error(err, "mock profile", out->profile);
     } else if (strncmp(v, "http://", 7) == 0 || strncmp(v, "https://", 8) == 0) {
         char what[300];
         snprintf(what, sizeof what, "backend '%.200s'", store);
@@ -107,10 +104,12 @@ bool tw_fixture_set_load(tw_fixture_set *s, char *const *paths, size_t npaths,
                      en ? strerror(en) : "not a readable file or directory", looked);
             return false;
         }
+        size_t here = 0; /* fixture files under this path */
         for (long i = 0; i < n; i++) {
             size_t fl = strlen(files[i]);
             if (fl >= 11 && strcmp(files[i] + fl - 11, "schema.json") == 0)
                 continue;
+            here++;
             tw_fixture *nf = realloc(s->fx, (s->n + 1) * sizeof *nf);
             if (!nf)
                 break;
@@ -122,6 +121,12 @@ bool tw_fixture_set_load(tw_fixture_set *s, char *const *paths, size_t npaths,
                 push_bad(s, files[i], fw.message);
         }
         tw_free_list(files, n);
+        if (!here) {
+            /* nothing to judge there: a wrong directory, not a clean pass */
+            tw_error_set(err, TW_ERR_IO, -1, NULL, "'%s' holds no fixture (no *.json file other than *schema.json)",
+                         paths[p]);
+            return false;
+        }
     }
     return true;
 }
@@ -657,6 +662,48 @@ tw_status tw_write_comparison(const tw_report *r, size_t n, const char *dir, tw_
     return st;
 }
 
+/* A live backend none of whose exchanges got a response (a server that is
+ * down, a wrong URL): true with their number and the first transport error. */
+static bool nobody_answered(const tw_backend_spec *b, const tw_report *r, size_t *n, const char **why)
+{
+    size_t none = 0, all = 0;
+    *why = NULL;
+    for (size_t f = 0; f < r->nfx; f++)
+        for (size_t k = 0; !r->fx[f].skipped && k < r->fx[f].nex; k++) {
+            all++;
+            if (r->fx[f].ex[k].status == 0) {
+                none++;
+                if (!*why)
+                    *why = r->fx[f].ex[k].error;
+            }
+        }
+    *n = all;
+    return !b->profile && all && none == all;
+}
+
+/* The fixtures a mock backend's profile does not fit, named on stderr (at
+ * most 5, then how many more); returns how many. */
+static size_t name_unfit(const char *cmd, const tw_backend_spec *b, const tw_report *r, bool say)
+{
+    size_t n = 0;
+    tw_buf names = {0};
+    for (size_t f = 0; f < r->nfx; f++) {
+        const tw_rep_fixture *rf = &r->fx[f];
+        if (!rf->skipped || !rf->note || strncmp(rf->note, "does not fit", 12) != 0)
+            continue;
+        if (n++ < 5)
+            tw_buf_printf(&names, "%s%s", n > 1 ? ", " : "", rf->file ? rf->file : rf->name);
+    }
+    char more[48] = "";
+    if (n > 5)
+        snprintf(more, sizeof more, ", … (%zu more)", n - 5);
+    if (n && say)
+        fprintf(stderr, "toolwire %s: backend %s: %zu fixture(s) do not fit profile %s and were not run: "
+                        "%s%s\n", cmd, b->name, n, b->profile, names.data ? names.data : "", more);
+    tw_buf_free(&names);
+    return n;
+}
+
 int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t npaths,
                const char *outdir, const tw_run_opts *o, size_t *mismatches)
 {
@@ -691,6 +738,9 @@ int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t n
         tw_fixture_set_free(&fs);
         return 2;
     }
+    /* a fixture that does not load cannot be judged: listed, and exit status 2 */
+    for (size_t i = 0; i < fs.nbad; i++)
+        fprintf(stderr, "toolwire %s: cannot load fixture %s: %s\n", cmd, fs.bad_files[i], fs.bad_why[i]);
     if (o->shard && !tw_fixture_shard(&fs, o->shard, paths, npaths) && !fs.nbad && !o->quiet)
         fprintf(stderr, "toolwire %s: this --shard holds none of the selected fixtures (empty reports)\n",
                 cmd);
@@ -701,29 +751,47 @@ int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t n
                 outdir);
     tw_report *reps = calloc(nb ? nb : 1, sizeof *reps);
     if (!reps) {
+        fprintf(stderr, "toolwire %s: out of memory\n", cmd);
         tw_fixture_set_free(&fs);
-        return 1;
+        return 2;
     }
-    int rc = 0;
+    /* 1: judged, mismatches; 2 (which stays): something could not be judged */
+    int rc = fs.nbad ? 2 : 0;
     size_t done = 0, total_mm = 0;
     for (size_t i = 0; i < nb; i++) {
         if (tw_run_backend(&fs, &b[i], o, &reps[done], &why) != TW_OK) {
             fprintf(stderr, "toolwire %s: backend %s: %s\n", cmd, b[i].name, why.message);
             tw_report_free(&reps[done]);
-            rc = 1;
+            rc = 2;
             continue;
         }
         tw_report *r = &reps[done++];
         if (tw_report_write_all(r, outdir, &why) != TW_OK) {
             fprintf(stderr, "toolwire %s: %s\n", cmd, why.message);
-            rc = 1;
+            rc = 2;
         }
         total_mm += r->n_mismatch - r->n_knockon;
-        if (!r->ok)
+        if (!r->ok && rc == 0)
             rc = 1;
         char base[TW_REPORT_BASE_MAX], where[4400];
         tw_report_file_base(r->backend, base, sizeof base);
         snprintf(where, sizeof where, "%s/%s.json (and .md, .html)", outdir, base);
+        size_t nx = 0;
+        const char *first = NULL;
+        bool nobody = nobody_answered(&b[i], r, &nx, &first);
+        if (nobody) {
+            /* said once, instead of a mismatch line for each check of each exchange */
+            fprintf(stderr, "toolwire %s: backend %s: nobody answered at %s (%zu exchange(s), none got a "
+                            "response%s%s)\n",
+                    cmd, r->backend, r->target, nx, first ? ": " : "", first ? first : "");
+            rc = 2;
+        }
+        size_t fitting = r->n_fixtures - r->n_skipped;
+        if (b[i].profile && !o->unfit_ok && name_unfit(cmd, &b[i], r, !o->quiet || !fitting) && !fitting) {
+            fprintf(stderr, "toolwire %s: backend %s: none of the fixtures given fits profile %s: nothing "
+                            "was judged\n", cmd, r->backend, b[i].profile);
+            rc = 2;
+        }
         if (o->out && !o->quiet) {
             size_t nerr = 0, nnone = 0;
             for (size_t f = 0; f < r->nfx; f++)
@@ -741,7 +809,7 @@ int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t n
                     r->n_skipped, r->n_exchanges, nerr, nnone, r->n_pass, r->n_fail, r->n_skip, causes, more,
                     outdir, base);
         }
-        if (o->out && !r->ok) {
+        if (o->out && !r->ok && !nobody) {
             /* without the summary line above them, the lines name their backend */
             char who[300] = "";
             if (o->quiet)
@@ -751,7 +819,7 @@ int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t n
     }
     if (done && tw_write_comparison(reps, done, outdir, &why) != TW_OK) {
         fprintf(stderr, "toolwire %s: %s\n", cmd, why.message);
-        rc = 1;
+        rc = 2;
     }
     for (size_t i = 0; i < done; i++)
         tw_report_free(&reps[i]);

@@ -91,6 +91,9 @@ typedef struct tw_run_opts {
     size_t nxtags;
     /* --shard K/N (shard.h), applied after the tags; NULL: every fixture */
     const struct tw_shard *shard;
+    /* main: every profile is tried on every fixture, so a mock profile that
+     * fits none of them is neither named nor an error (for run it is both) */
+    bool unfit_ok;
 } tw_run_opts;
 
 /*
@@ -108,8 +111,12 @@ tw_status tw_write_comparison(const tw_report *r, size_t n, const char *dir, tw_
  * run each backend, write <out>/<backend>.{json,md,junit.xml,html} and
  * comparison.{md,html}, print one summary line per backend (unless quiet).
  * Returns the exit status: 0 when every verdict matches the fixtures'
- * expectations, 1 otherwise, 2 when the fixtures cannot be read or the tag
- * selection keeps none of them.
+ * expectations, 1 otherwise, 2 when something could not be judged: a path
+ * that cannot be read or holds no fixture, a fixture that cannot be loaded,
+ * a tag selection that keeps none, a backend that cannot start, a live
+ * backend with which no exchange got a response ("nobody answered at URL",
+ * said once instead of its mismatch lines), a mock profile that fits none of
+ * the fixtures (unless unfit_ok), a report that cannot be written.
  * *mismatches (optional) gets the total number of mismatches.
  */
 int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t npaths,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "loopback.h"
+#include "names.h"
 #include "mock_ref.h"
 #include "script.h"
 #include "toolwire/decode.h"
@@ -62,9 +63,8 @@ bool tw_upstream_spec_parse(const char *arg, char *format, size_t flen, unsigned
     memcpy(format, arg, (size_t)(at - arg));
     format[at - arg] = 0;
     if (!tw_upstream_format_known(format)) {
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--upstream: unknown format '%.40s' (openai, anthropic, vllm-native)",
-                 format);
-        return false;
+        return tw_unknown_name_error(err, "--upstream format", format, formats,
+                                     sizeof formats / sizeof formats[0] - 1);
     }
     *port = (unsigned short)p;
     return true;

@@ -12,15 +12,22 @@ export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 cat > "$prefix/consumer.c" <<'C'
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <toolwire/decode.h>
 int main(void)
 {
-    const char in[] = "<think>plan</think>hi<tool_call>{\"name\": \"f\"}</tool_call>";
+    const char in[] = "<think>plan</think>hi<tool_call>{\"name\": \"f\", \"arguments\": {\"x\": 1}}</tool_call>";
     const tw_format_ops *f = tw_format_find("hermes");
     tw_result r;
     if (!f || f->decode(in, sizeof in - 1, NULL, &r) != TW_OK)
         return 1;
     int ok = strcmp(r.msg.content.data, "hi") == 0 && r.msg.ncalls == 1;
+    /* the public headers expose cJSON: a program calls it with pkg-config's flags alone */
+    char *args = ok ? cJSON_PrintUnformatted(r.msg.calls[0].arguments) : NULL;
+    ok = args && strcmp(args, "{\"x\":1}") == 0;
+    if (!ok)
+        fprintf(stderr, "consumer: arguments %s\n", args ? args : "(none)");
+    cJSON_free(args);
     tw_result_free(&r);
     return ok ? 0 : 1;
 }
@@ -33,6 +40,10 @@ test -x "$prefix/bin/toolwire"
 # the installed data, found from anywhere (the prefix moved after the build, too)
 test -d "$prefix/share/toolwire/fixtures/openai"
 test -d "$prefix/share/toolwire/decode"
+# the reports' JSON Schema is installed beside the data, and is JSON
+python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$prefix/share/toolwire/report.schema.json"
+# toolwire.pc names libcjson as a public requirement (the headers expose cJSON *)
+grep -q '^Requires: libcjson' "$prefix/lib/pkgconfig/toolwire.pc"
 elsewhere=$(mktemp -d)
 trap 'rm -rf "$prefix" "$elsewhere"' EXIT
 (cd "$elsewhere" && env -u TOOLWIRE_DATA "$prefix/bin/toolwire" main --quiet --out "$elsewhere/reports")

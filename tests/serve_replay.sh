@@ -50,13 +50,13 @@ serve_and_run() {
 serve_and_run tree "" fixtures/
 serve_and_run gate /v1 fixtures/openai fixtures/session
 
-# given only files that do not load, serve refuses to start (exit 1, the reason) rather than
+# given only files that do not load, serve refuses to start (exit 2, the reason) rather than
 # serving nothing
 printf '{"fixture_version": 1, "name": "broken"' >"$out/broken.json"
 "$toolwire" serve --port 0 --for 5 "$out/broken.json" >"$out/broken.out" 2>"$out/broken.log"
 rc=$?
-if [ "$rc" -ne 1 ] || ! grep -q 'no fixture to serve' "$out/broken.log" || [ -s "$out/broken.out" ]; then
-  echo "serve_replay: a broken fixture alone: exit $rc, expected 1 and 'no fixture to serve':"
+if [ "$rc" -ne 2 ] || ! grep -q 'no fixture to serve' "$out/broken.log" || [ -s "$out/broken.out" ]; then
+  echo "serve_replay: a broken fixture alone: exit $rc, expected 2 and 'no fixture to serve':"
   cat "$out/broken.out" "$out/broken.log"
   status=1
 else

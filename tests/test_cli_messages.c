@@ -10,6 +10,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "names.h"
+#include "toolwire/decode.h"
+#include "toolwire/encode.h"
 #include "twtest.h"
 
 typedef struct run {
@@ -260,4 +263,134 @@ Test(cli_messages, quiet_mismatch_lines_name_the_backend)
     tw_run(&r, "run --backend a=mock:replay --out rep fx.json", NULL);
     cr_assert(strstr(r.out, "backend a (mock:replay): MISMATCH"), "%s", r.out);
     cr_assert(strstr(r.out, "\n  mismatch t/m#0 "), "without --quiet the summary line names it: %s", r.out);
+}
+
+/* The scratch directory (made by a first run) with fixtures/openai/nonstream_single_call.json
+ * and the fixture `other` of the source tree (may be NULL) copied in. */
+static void copy_in(run *r, const char *other)
+{
+    tw_run(r, "--version", NULL);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cp '%s' %s%s%s '%s/'", tw_test_src("fixtures/openai/nonstream_single_call.json"),
+             other ? "'" : "", other ? tw_test_src(other) : "", other ? "'" : "", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+/* The nearest known name: a typo, a misspelt family (the stem before '-'),
+ * case, and nothing when no name is near. */
+Test(cli_messages, nearest_name)
+{
+    static const char *const names[] = {"openai-response", "openai-stream", "hermes", "qwen3-coder", "gemini"};
+    cr_expect_str_eq(tw_nearest_name("hermse", names, 5), "hermes");
+    cr_expect_str_eq(tw_nearest_name("HERMES", names, 5), "hermes");
+    cr_expect_str_eq(tw_nearest_name("openai-strem", names, 5), "openai-stream");
+    cr_expect_str_eq(tw_nearest_name("opneai", names, 5), "openai-response");
+    cr_expect_str_eq(tw_nearest_name("qwen3coder", names, 5), "qwen3-coder");
+    cr_expect_null(tw_nearest_name("xml", names, 5));
+    cr_expect_null(tw_nearest_name("", names, 5));
+    char longer[200];
+    memset(longer, 'a', sizeof longer - 1);
+    longer[sizeof longer - 1] = 0;
+    cr_expect_null(tw_nearest_name(longer, names, 5));
+}
+
+/* An unknown format name lists the registry's formats (every one of them:
+ * the list is the registry, not a hand list) and the nearest. */
+Test(cli_messages, unknown_format_lists_the_registry_and_the_nearest)
+{
+    run r;
+    tw_run(&r, "parse --format hermse", "");
+    cr_assert_eq(r.rc, 2);
+    cr_expect(strstr(r.err, "toolwire parse: unknown format 'hermse' (one of: "), "%s", r.err);
+    cr_expect(strstr(r.err, "; did you mean 'hermes'?)\n"), "%s", r.err);
+    for (const tw_format_ops *const *f = tw_formats(); *f; f++) {
+        char want[100];
+        snprintf(want, sizeof want, " %s,", (*f)->name);
+        cr_expect(strstr(r.err, want) || strstr(r.err, (*f)->name), "decoder %s is listed: %s", (*f)->name, r.err);
+    }
+    tw_run(&r, "encode --format anthropic-respons", "");
+    cr_assert_eq(r.rc, 2);
+    for (const tw_encoder_ops *const *e = tw_encoders(); *e; e++)
+        cr_expect(strstr(r.err, (*e)->name), "encoder %s is listed: %s", (*e)->name, r.err);
+    cr_expect(strstr(r.err, "did you mean 'anthropic-response'?"), "%s", r.err);
+    tw_run(&r, "convert --from openai-reqest --to neutral", "");
+    cr_assert_eq(r.rc, 2);
+    cr_expect(strstr(r.err, "unknown source format 'openai-reqest'"), "%s", r.err);
+    cr_expect(strstr(r.err, "neutral-request"), "the neutral names are listed: %s", r.err);
+    cr_expect(strstr(r.err, "did you mean 'openai-request'?"), "%s", r.err);
+    tw_run(&r, "convert --from neutral --to gemini-requst", "");
+    cr_assert_eq(r.rc, 2);
+    cr_expect(strstr(r.err, "unknown target format 'gemini-requst'"), "%s", r.err);
+    cr_expect(strstr(r.err, "did you mean 'gemini-request'?"), "%s", r.err);
+    /* nothing near: the list alone */
+    tw_run(&r, "parse --format xml", "");
+    cr_assert_eq(r.rc, 2);
+    cr_expect(strstr(r.err, "unknown format 'xml' (one of: ") && !strstr(r.err, "did you mean"), "%s", r.err);
+    tw_run(&r, "run --backend p=http://127.0.0.1:9 --upstream anthropc@9 fixtures", "");
+    cr_assert_eq(r.rc, 2);
+    cr_expect(strstr(r.err, "unknown --upstream format 'anthropc' (one of: openai, anthropic, vllm-native; "
+                            "did you mean 'anthropic'?)"),
+              "%s", r.err);
+    /* mock profiles, the same way */
+    tw_run(&r, "run --backend x=mock:hermse fixtures", "");
+    cr_assert_eq(r.rc, 2);
+    cr_expect(strstr(r.err, "unknown mock profile 'hermse' (one of: auto, replay, "), "%s", r.err);
+    cr_expect(strstr(r.err, "did you mean 'hermes'?"), "%s", r.err);
+    tw_run(&r, "serve --profile scirpt --for 1", "");
+    cr_assert_eq(r.rc, 2);
+    cr_expect(strstr(r.err, "did you mean 'script'?"), "%s", r.err);
+    tw_run(&r, "serve --proxy anthropic:opena --upstream http://127.0.0.1:9 --for 1", "");
+    cr_assert_eq(r.rc, 2);
+    cr_expect(strstr(r.err, "unknown --proxy format 'opena' (one of: anthropic, openai; did you mean 'openai'?)"),
+              "%s", r.err);
+}
+
+/* A fixture that fits no profile is named: run with mock:PROFILE, serve --profile. */
+Test(cli_messages, a_fixture_that_fits_no_profile_is_named)
+{
+    run r;
+    copy_in(&r, "fixtures/anthropic/ref_tool_call.json");
+    /* some fit, some do not: the others are named and the rest is run */
+    tw_run(&r, "run --backend a=mock:anthropic --out rep nonstream_single_call.json ref_tool_call.json", NULL);
+    cr_expect_eq(r.rc, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "toolwire run: backend a: 1 fixture(s) do not fit profile anthropic and were not "
+                            "run: nonstream_single_call.json\n"),
+              "%s", r.err);
+    /* none fits: named, exit 2 */
+    tw_run(&r, "run --quiet --backend a=mock:anthropic --out rep nonstream_single_call.json", NULL);
+    cr_expect_eq(r.rc, 2);
+    cr_expect(strstr(r.err, "do not fit profile anthropic and were not run: nonstream_single_call.json"), "%s",
+              r.err);
+    cr_expect(strstr(r.err, "none of the fixtures given fits profile anthropic: nothing was judged"), "%s", r.err);
+    tw_run(&r, "serve --for 1 --quiet --profile anthropic nonstream_single_call.json ref_tool_call.json", NULL);
+    cr_expect_eq(r.rc, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "1 of the 2 fixture(s) given do not fit profile anthropic and are not served (the "
+                            "auto profile serves each with a profile that fits it): nonstream_single_call.json\n"),
+              "%s", r.err);
+    tw_run(&r, "serve --for 1 --quiet --profile anthropic nonstream_single_call.json", NULL);
+    cr_expect_eq(r.rc, 2);
+    cr_expect(strstr(r.err, "none of the 1 fixture(s) given fits profile anthropic: nonstream_single_call.json\n"),
+              "%s", r.err);
+}
+
+/* record --backend takes NAME=URL as run does, and still the bare URL. */
+Test(cli_messages, record_takes_name_equals_url)
+{
+    run r;
+    copy_in(&r, NULL);
+    /* nothing listens on port 9: the name is in the one message */
+    tw_run(&r, "record --backend staging=http://127.0.0.1:9 --out rec nonstream_single_call.json", NULL);
+    cr_expect_eq(r.rc, 2);
+    cr_expect(strstr(r.err, "toolwire record: staging: nobody answered at http://127.0.0.1:9 (1 exchange(s)"), "%s",
+              r.err);
+    tw_run(&r, "record --backend http://127.0.0.1:9 --out rec nonstream_single_call.json", NULL);
+    cr_expect_eq(r.rc, 2);
+    cr_expect(strstr(r.err, "toolwire record: nobody answered at http://127.0.0.1:9"), "%s", r.err);
+    tw_run(&r, "record --backend =http://127.0.0.1:9 --out rec nonstream_single_call.json", NULL);
+    cr_expect_eq(r.rc, 2);
+    cr_expect(strstr(r.err, "--backend wants NAME=URL or URL"), "%s", r.err);
+    /* a URL whose query holds '=' is a bare URL */
+    tw_run(&r, "record --backend 'http://127.0.0.1:9/v1?x=1' --out rec nonstream_single_call.json", NULL);
+    cr_expect_eq(r.rc, 2);
+    cr_expect(strstr(r.err, "toolwire record: nobody answered at http://127.0.0.1:9/v1?x=1"), "%s", r.err);
 }

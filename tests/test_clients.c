@@ -568,5 +568,5 @@ Test(clients, run_driver_failures_are_not_verdicts)
     FILE *f = fopen(drv, "w");
     fprintf(f, "echo '{\"protocol\":7}'\n");
     fclose(f);
-    cr_assert_eq(tw_clients_run_all(&c, 1, paths, 1, out, &o), 1);
+    cr_assert_eq(tw_clients_run_all(&c, 1, paths, 1, out, &o), 2);
 }

@@ -235,12 +235,14 @@ Test(failures, nobody_listening)
     char url[64];
     snprintf(url, sizeof url, "http://127.0.0.1:%u", closed_port());
     char *out = NULL;
-    cr_expect_eq(run_against(url, dir, &out), 1);
+    /* nobody answered: not judged (exit 2, said once on standard error instead of a
+     * mismatch line per check); the reports still hold every transport error */
+    cr_expect_eq(run_against(url, dir, &out), 2);
     rsp01_fails(dir, "no response: ");
     rsp01_fails(dir, "Connection refused");
     cr_expect(strstr(out, "2 exchanges (0 error statuses, 2 without a response)"), "%s", out);
-    cr_expect(strstr(out, "[no response: "), "%s", out);
-    cr_expect_geq(count(out, "Connection refused"), 2, "%s", out);
+    cr_expect_null(strstr(out, "[no response: "), "%s", out);
+    cr_expect_eq(count(out, "Connection refused"), 0, "%s", out);
     char *json = slurp(dir, "b.json");
     cr_expect(strstr(json, "Connection refused"), "json names the transport error");
     char *md = slurp(dir, "b.md");
