@@ -151,7 +151,7 @@ Test(clients_run, driver_command)
     cr_assert_eq(tw_test_sh("cd '%s' && '%s' clients --quiet --client 'v=TW_X=1 sh %s/a.sh' --out '%s/r' "
                             "fixtures/clients/openai_single_call.json 2>'%s/err'",
                             tw_test_src(""), bin(), dir, dir, dir),
-                 1);
+                 2, "a driver whose --describe fails cannot be judged");
     snprintf(p, sizeof p, "%s/err", dir);
     char *err = tw_test_slurp(p, &slen);
     cr_assert(strstr(err, "client v: 'TW_X=1 sh") && strstr(err, "--describe' exited with status 127"), "%s", err);
