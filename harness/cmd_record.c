@@ -162,7 +162,12 @@ int tw_cmd_record(int argc, char **argv)
                                              {"timeout", required_argument, NULL, 't'},
                                              {"keep-errors", no_argument, NULL, 'E'},
                                              {"help", no_argument, NULL, 'h'},
+                                             TW_SEL_LONGOPTS,
                                              {NULL, 0, NULL, 0}};
+    tw_selection_opts so;
+    tw_selection_opts_init(&so);
+    bool bad_sel = false;
+    tw_error swhy = {.offset = -1};
     const char *url = NULL, *key_env = NULL, *outdir = NULL;
     long timeout = 0;
     bool keep_errors = false;
@@ -173,6 +178,13 @@ int tw_cmd_record(int argc, char **argv)
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, "b:k:o:h", longopts, NULL)) != -1) {
+        if (tw_selection_option(&so, c, optarg, &bad_sel, &swhy)) {
+            if (bad_sel) {
+                tw_redactor_free(&red);
+                return tw_cli_usage_error("record", "%s", swhy.message);
+            }
+            continue;
+        }
         switch (c) {
         case 'b':
             /* its credentials are secrets before anything is written */
@@ -220,13 +232,16 @@ int tw_cmd_record(int argc, char **argv)
                  "  --redact-field NAME    redact JSON fields and query parameters of this name\n"
                  "                         too and scrub their values (repeatable)\n"
                  "  --timeout MS           one request, whole transfer\n"
-                 "  --keep-errors          write the fixture of an error response too\n\n"
+                 "  --keep-errors          write the fixture of an error response too\n"
+                 TW_SEL_HELP
+                 "\n"
                  "An error status (400 or above, after the retries) where the input fixture\n"
                  "expects a success is said on standard error and that fixture is not written,\n"
                  "unless --keep-errors is given (then it is written and the exit status is 0).\n"
                  "Exit status: 0 when every exchange got an HTTP response that was kept,\n"
                  "1 otherwise (no response, an error status without --keep-errors, a write\n"
-                 "failure), 2 on bad usage.");
+                 "failure), 2 on bad usage or when --tag/--exclude-tag/--filter select no\n"
+                 "fixture.");
             tw_redactor_free(&red);
             return TW_EXIT_OK;
         default:
@@ -269,6 +284,11 @@ int tw_cmd_record(int argc, char **argv)
         tw_fixture_set_free(&fs);
         tw_redactor_free(&red);
         return tw_cli_usage_error("record", "%s", why.message);
+    }
+    if (!tw_fixture_set_select_cmd(&fs, &so.sel, "record")) {
+        tw_fixture_set_free(&fs);
+        tw_redactor_free(&red);
+        return TW_EXIT_USAGE;
     }
     /* every secret of every request first, so that an echo is caught anywhere */
     for (size_t i = 0; i < fs.n; i++)

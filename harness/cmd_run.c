@@ -40,8 +40,7 @@ static const char run_help[] =
     "  --retries N                retries after 429/5xx/connection errors (default 2)\n"
     "  --max-wait MS              longest Retry-After or backoff honoured (default 10000)\n"
     "  --max-bytes SIZE           cap on one response body (default 16M)\n"
-    "  --tag T                    only fixtures tagged T (repeatable: every one given)\n"
-    "  --exclude-tag T            no fixture tagged T (repeatable: none of them)\n"
+    TW_SEL_HELP
     "  --quiet                    no progress or summary lines (mismatches are still\n"
     "                             listed, each naming its backend)\n"
     "\n"
@@ -53,10 +52,10 @@ static const char run_help[] =
     "a backend named comparison, are refused.\n"
     "\n"
     "Exit status: 0 when every verdict matches the fixtures' expectations, 1 otherwise,\n"
-    "2 on bad usage (backend names refused among it) or when --tag/--exclude-tag select\n"
-    "no fixture.";
+    "2 on bad usage (backend names refused among it) or when --tag/--exclude-tag/--filter\n"
+    "select no fixture.";
 
-enum { O_KEY = 256, O_MATCH, O_TIMING, O_CT, O_TO, O_RETRIES, O_WAIT, O_MAXB, O_TAG, O_XTAG, O_UPSTREAM };
+enum { O_KEY = 256, O_MATCH, O_TIMING, O_CT, O_TO, O_RETRIES, O_WAIT, O_MAXB, O_UPSTREAM };
 
 bool tw_parse_match_mode(const char *s, tw_match_mode *m);
 bool tw_parse_match_mode(const char *s, tw_match_mode *m)
@@ -82,9 +81,10 @@ int tw_cmd_run(int argc, char **argv)
         {"retries", required_argument, NULL, O_RETRIES}, {"max-wait", required_argument, NULL, O_WAIT},
         {"max-bytes", required_argument, NULL, O_MAXB}, {"help", no_argument, NULL, 'h'},
         {"upstream", required_argument, NULL, O_UPSTREAM},
-        {"tag", required_argument, NULL, O_TAG}, {"exclude-tag", required_argument, NULL, O_XTAG},
+        TW_SEL_LONGOPTS,
         {NULL, 0, NULL, 0}};
-    const char *tags[TW_FIXTURE_MAX_TAGS], *xtags[TW_FIXTURE_MAX_TAGS];
+    tw_selection_opts so;
+    tw_selection_opts_init(&so);
     tw_backend_spec specs[32];
     char *stores[32];
     size_t nb = 0;
@@ -104,7 +104,13 @@ int tw_cmd_run(int argc, char **argv)
     int c;
     long v = 0;
     tw_error why = {.offset = -1};
+    bool bad = false;
     while (rc < 0 && (c = getopt_long(argc, argv, "b:o:qh", longopts, NULL)) != -1) {
+        if (tw_selection_option(&so, c, optarg, &bad, &why)) {
+            if (bad)
+                rc = tw_cli_usage_error("run", "%s", why.message);
+            continue;
+        }
         switch (c) {
         case 'b':
             if (nb == 32) {
@@ -155,12 +161,6 @@ int tw_cmd_run(int argc, char **argv)
             if (!tw_parse_size(optarg, &o.client.max_bytes) || !o.client.max_bytes)
                 rc = tw_cli_usage_error("run", "bad --max-bytes '%s'", optarg);
             break;
-        case O_TAG:
-        case O_XTAG:
-            if (!tw_tag_option_add(c == O_TAG ? tags : xtags, c == O_TAG ? &o.ntags : &o.nxtags,
-                                   c == O_TAG ? "--tag" : "--exclude-tag", optarg, &why))
-                rc = tw_cli_usage_error("run", "%s", why.message);
-            break;
         case 'h': puts(run_help); rc = TW_EXIT_OK; break;
         default: rc = tw_cli_usage_error("run", "unknown option '%s' (see --help)", argv[optind - 1]);
         }
@@ -188,8 +188,7 @@ int tw_cmd_run(int argc, char **argv)
         char **paths = optind < argc ? argv + optind : dflt;
         size_t np = optind < argc ? (size_t)(argc - optind) : 1;
         o.progress = !o.quiet;
-        o.tags = tags;
-        o.xtags = xtags;
+        o.sel = so.sel;
         rc = tw_run_all(specs, nb, paths, np, outdir, &o, NULL);
     }
     for (size_t i = 0; i < nb; i++)

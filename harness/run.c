@@ -2,10 +2,12 @@
 #include "run.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "datadir.h"
 #include "decode_opts.h"
 #include "fixture_write.h"
@@ -140,45 +142,42 @@ void tw_fixture_set_free(tw_fixture_set *s)
     memset(s, 0, sizeof *s);
 }
 
-bool tw_fixture_selected(const tw_fixture *f, const char *const *tags, size_t ntags,
-                         const char *const *xtags, size_t nxtags)
-{
-    for (size_t i = 0; i < ntags; i++)
-        if (!tw_fixture_has_tag(f, tags[i]))
-            return false;
-    for (size_t i = 0; i < nxtags; i++)
-        if (tw_fixture_has_tag(f, xtags[i]))
-            return false;
-    return true;
-}
-
-bool tw_tag_option_add(const char **list, size_t *n, const char *opt, const char *arg, tw_error *err)
-{
-    if (!tw_tag_valid(arg)) {
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%s wants a tag of 1 to %d characters from [a-z0-9-], got '%s'", opt,
-                 TW_FIXTURE_MAX_TAG_LEN, arg);
-        return false;
-    }
-    if (*n >= TW_FIXTURE_MAX_TAGS) {
-        tw_error_set(err, TW_ERR_LIMIT, -1, NULL, "at most %d values of %s", TW_FIXTURE_MAX_TAGS, opt);
-        return false;
-    }
-    list[(*n)++] = arg;
-    return true;
-}
-
-size_t tw_fixture_set_select(tw_fixture_set *s, const char *const *tags, size_t ntags,
-                             const char *const *xtags, size_t nxtags)
+size_t tw_fixture_set_select(tw_fixture_set *s, const tw_fixture_selection *sel)
 {
     size_t kept = 0;
     for (size_t i = 0; i < s->n; i++) {
-        if (tw_fixture_selected(&s->fx[i], tags, ntags, xtags, nxtags))
+        if (tw_fixture_selected(&s->fx[i], sel))
             s->fx[kept++] = s->fx[i];
         else
             tw_fixture_free(&s->fx[i]);
     }
     s->n = kept;
     return kept;
+}
+
+bool tw_fixture_set_select_cmd(tw_fixture_set *s, const tw_fixture_selection *sel, const char *cmd)
+{
+    if (!tw_selection_given(sel) || tw_fixture_set_select(s, sel) || s->nbad)
+        return true;
+    tw_buf d = {0};
+    tw_selection_describe(sel, &d);
+    fprintf(stderr, "toolwire %s: no fixture is selected by%s (nothing run)\n", cmd, d.data ? d.data : "");
+    tw_buf_free(&d);
+    return false;
+}
+
+bool tw_jobs_option(const char *arg, const tw_limits *limits, size_t *jobs, tw_error *err)
+{
+    tw_limits L;
+    tw_limits_resolve(&L, limits);
+    long v = 0;
+    if (!tw_cli_parse_long(arg, 1, L.max_jobs > LONG_MAX ? LONG_MAX : (long)L.max_jobs, &v)) {
+        tw_error_set(err, TW_ERR_LIMIT, -1, NULL, "--jobs wants a whole number from 1 to %zu (the limit max_jobs), got '%s'",
+                     L.max_jobs, arg);
+        return false;
+    }
+    *jobs = (size_t)v;
+    return true;
 }
 
 /* ---- one exchange ---- */
@@ -429,7 +428,7 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
     bool nomem = false; /* a verdict could not be recorded: the report is not whole */
     for (size_t fi = 0; fi < fs->n; fi++) {
         const tw_fixture *f = &fs->fx[fi];
-        if (!tw_fixture_selected(f, b->tags, b->ntags, b->xtags, b->nxtags))
+        if (!tw_fixture_selected(f, &b->suite))
             continue; /* not this backend's suite */
         tw_rep_fixture *rf = tw_report_add_fixture(rep, f->name, f->path, f->backend);
         if (!rf)
@@ -665,16 +664,7 @@ int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t n
         tw_fixture_set_free(&fs);
         return 2;
     }
-    if ((o->ntags || o->nxtags) &&
-        !tw_fixture_set_select(&fs, o->tags, o->ntags, o->xtags, o->nxtags) && !fs.nbad) {
-        tw_buf sel = {0};
-        for (size_t i = 0; i < o->ntags; i++)
-            tw_buf_printf(&sel, " --tag %s", o->tags[i]);
-        for (size_t i = 0; i < o->nxtags; i++)
-            tw_buf_printf(&sel, " --exclude-tag %s", o->xtags[i]);
-        fprintf(stderr, "toolwire %s: no fixture is selected by%s (nothing run)\n", cmd,
-                sel.data ? sel.data : "");
-        tw_buf_free(&sel);
+    if (!tw_fixture_set_select_cmd(&fs, &o->sel, cmd)) {
         tw_fixture_set_free(&fs);
         return 2;
     }
