@@ -41,8 +41,16 @@ static const char run_help[] =
     "  --max-wait MS              longest Retry-After or backoff honoured (default 10000)\n"
     "  --max-bytes SIZE           cap on one response body (default 16M)\n"
     TW_SEL_HELP
+    "  --jobs N                   run N fixtures of a backend at once, each on its own\n"
+    "                             connection, each fixture's exchanges in order (the\n"
+    "                             reports are the same as with --jobs 1; default 1;\n"
+    "                             at most 64; --upstream runs one at a time)\n"
     "  --quiet                    no progress or summary lines (mismatches are still\n"
     "                             listed, each naming its backend)\n"
+    "\n"
+    "Progress goes to standard error: on a terminal one line rewritten in place; else\n"
+    "(a CI log) one line per fixture, 'toolwire run: [12/48] BACKEND FIXTURE: 2\n"
+    "exchanges, 0 mismatches, 0.4 s', and every 50 exchanges of a longer fixture.\n"
     "\n"
     "Every request names its exchange in the header X-Toolwire-Exchange: FIXTURE#N,\n"
     "live servers included: a toolwire serve answers that exchange, others ignore it.\n"
@@ -55,7 +63,7 @@ static const char run_help[] =
     "2 on bad usage (backend names refused among it) or when --tag/--exclude-tag/--filter\n"
     "select no fixture.";
 
-enum { O_KEY = 256, O_MATCH, O_TIMING, O_CT, O_TO, O_RETRIES, O_WAIT, O_MAXB, O_UPSTREAM };
+enum { O_KEY = 256, O_MATCH, O_TIMING, O_CT, O_TO, O_RETRIES, O_WAIT, O_MAXB, O_UPSTREAM, O_JOBS };
 
 bool tw_parse_match_mode(const char *s, tw_match_mode *m);
 bool tw_parse_match_mode(const char *s, tw_match_mode *m)
@@ -80,7 +88,7 @@ int tw_cmd_run(int argc, char **argv)
         {"connect-timeout", required_argument, NULL, O_CT}, {"timeout", required_argument, NULL, O_TO},
         {"retries", required_argument, NULL, O_RETRIES}, {"max-wait", required_argument, NULL, O_WAIT},
         {"max-bytes", required_argument, NULL, O_MAXB}, {"help", no_argument, NULL, 'h'},
-        {"upstream", required_argument, NULL, O_UPSTREAM},
+        {"upstream", required_argument, NULL, O_UPSTREAM}, {"jobs", required_argument, NULL, O_JOBS},
         TW_SEL_LONGOPTS,
         {NULL, 0, NULL, 0}};
     tw_selection_opts so;
@@ -126,6 +134,10 @@ int tw_cmd_run(int argc, char **argv)
             nb++;
             break;
         case O_KEY: o.key_env = optarg; break;
+        case O_JOBS:
+            if (!tw_jobs_option(optarg, NULL, &o.jobs, &why))
+                rc = tw_cli_usage_error("run", "%s", why.message);
+            break;
         case O_UPSTREAM:
             if (!tw_upstream_spec_parse(optarg, up_format, sizeof up_format, &up_port, &why))
                 rc = tw_cli_usage_error("run", "%s", why.message);
