@@ -497,10 +497,9 @@ static void *fixture_worker(void *arg)
                 hv[nh++] = x->req.headers[h];
             /* every backend is told the exchange: a toolwire serve picks it by name, a live
              * server ignores an unknown header */
-            if (hv) {
-                snprintf(hint, sizeof hint, "%s#%zu", f->name, k);
+            snprintf(hint, sizeof hint, "%s#%zu", f->name, k);
+            if (hv)
                 hv[nh++] = (tw_kv){TW_MOCK_EXCHANGE_HEADER, hint};
-            }
             unsigned long since = m ? tw_mock_seq(m) : px.up ? tw_upstream_seq(px.up) : 0;
             tw_client_send(cl, x->req.method, x->req.path, hv, nh, body, body ? strlen(body) : 0, &resp[k]);
             free(hv);
@@ -692,8 +691,9 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
     /* the report's entries first, in the fixtures' order */
     size_t *slot = malloc((fs->n ? fs->n : 1) * sizeof *slot);
     size_t nrun = 0;
-    for (size_t fi = 0; slot && fi < fs->n; fi++) {
+    for (size_t fi = 0; slot && fi < fs->n; fi++)
         slot[fi] = SIZE_MAX;
+    for (size_t fi = 0; slot && fi < fs->n; fi++) {
         if (!tw_fixture_selected(&fs->fx[fi], &b->suite))
             continue; /* not this backend's suite */
         if (!tw_report_add_fixture(rep, fs->fx[fi].name, fs->fx[fi].path, fs->fx[fi].backend))
@@ -708,18 +708,21 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
     run_shared sh = {.fs = fs, .b = b, .L = L, .m = m, .px = &px, .rep = rep, .slot = slot,
                      .err = {.offset = -1}};
     run_worker *w = slot ? calloc(nw, sizeof *w) : NULL;
+    tw_status st = TW_OK;
     bool ok = w && pthread_mutex_init(&sh.mu, NULL) == 0;
     if (ok) {
         w[0].cl = cl;
         for (size_t i = 1; i < nw && ok; i++)
             ok = (w[i].cl = tw_client_new(&co)) != NULL;
         if (!ok) {
-            tw_error_set(err, TW_ERR_IO, -1, NULL, "cannot create %zu HTTP clients for %s", nw,
+            st = TW_ERR_IO;
+            tw_error_set(err, st, -1, NULL, "cannot create %zu HTTP clients for %s", nw,
                          m ? co.base_url : target);
             pthread_mutex_destroy(&sh.mu);
         }
     } else {
-        tw_error_set(err, TW_ERR_NOMEM, -1, NULL, "out of memory");
+        st = TW_ERR_NOMEM;
+        tw_error_set(err, st, -1, NULL, "out of memory");
     }
     if (ok) {
         sh.progress = tw_progress_begin(o->cmd, b->name, nrun, o->progress);
@@ -733,8 +736,11 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
                 pthread_join(w[i].th, NULL);
         tw_progress_end(sh.progress);
         pthread_mutex_destroy(&sh.mu);
-        if (sh.nomem)
-            *err = sh.err;
+        if (sh.nomem) {
+            st = TW_ERR_NOMEM;
+            if (err)
+                *err = sh.err;
+        }
     }
     for (size_t i = 1; w && i < nw; i++)
         tw_client_free(w[i].cl);
@@ -744,7 +750,7 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
     tw_mock_stop(m);
     tw_proxied_stop(&px);
     tw_report_summarise(rep);
-    return !ok ? err->code == TW_ERR_NOMEM ? TW_ERR_NOMEM : TW_ERR_IO : sh.nomem ? TW_ERR_NOMEM : TW_OK;
+    return st;
 }
 
 tw_status tw_write_comparison(const tw_report *r, size_t n, const char *dir, tw_error *err)
