@@ -250,6 +250,13 @@ Test(run_select, every_command)
     snprintf(args, sizeof args, "main --quiet --conformance fx --fixtures '%s' --filter slow/01 --jobs 2 --out m", dec);
     cr_expect_eq(tw(d, args), 0);
     cr_expect_eq(tw_test_sh("cd '%s' && grep -c '\"name\": \"slow/' m/mock-replay.json | grep -qx 1", d), 0);
+    /* without --quiet, main's progress names each backend's fixtures */
+    snprintf(args, sizeof args, "main --conformance fx --fixtures '%s' --filter slow/01 --out m", dec);
+    cr_expect_eq(tw(d, args), 0);
+    char *e = err_of(d);
+    cr_expect(strstr(e, "toolwire main: [1/1] mock-replay slow/01: 1 exchange, 0 mismatches, "), "%s", e);
+    cr_expect(strstr(e, "toolwire main: [1/1] mock-hermes slow/01: does not fit the hermes profile"), "%s", e);
+    free(e);
     tw_test_rm_tree(d);
     free(d);
 }
