@@ -130,9 +130,12 @@ Test(run_jobs, faster_against_a_slow_server, .timeout = 120)
         w[i] = now() - t0;
     }
     tw_test_sh("cd '%s' && kill $(cat serve.pid)", d);
-    /* 16 × 0.3 s one at a time; 2 × 0.3 s with 8 at once */
+    /* 16 × 0.3 s one at a time; 2 × 0.3 s with 8 at once: 4.2 s saved, whatever the
+     * start-up and report writing cost (a sanitizer build, a loaded machine); the
+     * ratio itself is measured by bench_jobs (docs/performance.md) */
     cr_expect_gt(w[0], 4.5);
-    cr_expect_gt(w[0] / w[1], 4.0, "--jobs 1: %.2f s, --jobs 8: %.2f s", w[0], w[1]);
+    cr_expect_gt(w[0] - w[1], 3.0, "--jobs 1: %.2f s, --jobs 8: %.2f s", w[0], w[1]);
+    cr_expect_gt(w[0] / w[1], 2.0, "--jobs 1: %.2f s, --jobs 8: %.2f s", w[0], w[1]);
     tw_test_rm_tree(d);
     free(d);
 }
