@@ -560,12 +560,19 @@ int tw_clients_run_all(const tw_client_spec *c, size_t nc, char *const *paths, s
     for (size_t i = 0; i < fs.nbad; i++)
         fprintf(stderr, "toolwire clients: %s: %s\n", fs.bad_files[i], fs.bad_why[i]);
     const char *tags[TW_FIXTURE_MAX_TAGS + 1] = {"clients"};
-    size_t nt = 1;
-    for (size_t i = 0; i < o.ntags && nt < TW_FIXTURE_MAX_TAGS; i++)
-        tags[nt++] = o.tags[i];
-    if (!tw_fixture_set_select(&fs, tags, nt, o.xtags, o.nxtags) || fs.nbad) {
-        if (!fs.nbad)
-            fprintf(stderr, "toolwire clients: no scenario (fixture tagged clients) is selected\n");
+    tw_fixture_selection sel = o.sel;
+    for (size_t i = 0; i < o.sel.ntags && i < TW_FIXTURE_MAX_TAGS; i++)
+        tags[i + 1] = o.sel.tags[i];
+    sel.tags = tags;
+    sel.ntags = o.sel.ntags < TW_FIXTURE_MAX_TAGS ? o.sel.ntags + 1 : TW_FIXTURE_MAX_TAGS + 1;
+    if (!tw_fixture_set_select(&fs, &sel) || fs.nbad) {
+        if (!fs.nbad) {
+            tw_buf d = {0};
+            tw_selection_describe(&o.sel, &d);
+            fprintf(stderr, "toolwire clients: no scenario (fixture tagged clients) is selected%s%s\n",
+                    d.data ? " by" : "", d.data ? d.data : "");
+            tw_buf_free(&d);
+        }
         tw_fixture_set_free(&fs);
         return 2;
     }

@@ -18,6 +18,7 @@
 #include "checks.h"
 #include "fixture.h"
 #include "mock_log.h"
+#include "select.h"
 
 #define TW_DRIVER_PROTOCOL 1
 #define TW_DRIVER_MAX_MODES 8
@@ -111,10 +112,7 @@ typedef struct tw_clients_opts {
     size_t max_out;            /* driver stdout cap; 0: 1 MiB */
     size_t max_err;            /* driver stderr kept; 0: 64 KiB */
     tw_limits limits;
-    const char *const *tags;   /* besides "clients" */
-    size_t ntags;
-    const char *const *xtags;
-    size_t nxtags;
+    tw_fixture_selection sel;  /* --tag (besides "clients"), --exclude-tag, --filter */
     const struct tw_shard *shard; /* --shard K/N (shard.h); NULL: every scenario */
     bool quiet;
     FILE *out;                 /* summary lines, or NULL */

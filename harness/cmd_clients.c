@@ -43,8 +43,7 @@ static const char clients_help[] =
     "  --timeout MS               one driver run; killed past it (default 60000)\n"
     "  --client-timeout MS        the timeout_ms handed to the driver (default 20000)\n"
     "  --max-output SIZE          cap on a driver's stdout; killed past it (default 1M)\n"
-    "  --tag T                    only scenarios also tagged T (repeatable)\n"
-    "  --exclude-tag T            no scenario tagged T (repeatable)\n"
+    TW_SEL_HELP
     "  --shard K/N                only shard K of N of the selected scenarios, split as\n"
     "                             run --shard splits fixtures (toolwire merge joins them)\n"
     "  --jobs N                   run N scenario files at once (each one's exchanges\n"
@@ -65,7 +64,7 @@ static const char clients_help[] =
     "scenario that cannot be loaded, no scenario selected (in all or for a client's\n"
     "endpoint), a report that cannot be written.";
 
-enum { O_DRIVERS = 256, O_TO, O_CTO, O_MAXO, O_TAG, O_XTAG, O_SHARD, O_JOBS, O_INSTALL };
+enum { O_DRIVERS = 256, O_TO, O_CTO, O_MAXO, O_SHARD, O_JOBS, O_INSTALL };
 
 #define MAX_CLIENTS 32
 
@@ -145,12 +144,14 @@ int tw_cmd_clients(int argc, char **argv)
         {"client", required_argument, NULL, 'c'},      {"drivers", required_argument, NULL, O_DRIVERS},
         {"out", required_argument, NULL, 'o'},         {"timeout", required_argument, NULL, O_TO},
         {"client-timeout", required_argument, NULL, O_CTO}, {"max-output", required_argument, NULL, O_MAXO},
-        {"tag", required_argument, NULL, O_TAG},       {"exclude-tag", required_argument, NULL, O_XTAG},
+        TW_SEL_LONGOPTS,
         {"shard", required_argument, NULL, O_SHARD},
         {"quiet", no_argument, NULL, 'q'},             {"help", no_argument, NULL, 'h'},
         {"jobs", required_argument, NULL, O_JOBS},     {"install", no_argument, NULL, O_INSTALL},
         {NULL, 0, NULL, 0}};
-    const char *tags[TW_FIXTURE_MAX_TAGS], *xtags[TW_FIXTURE_MAX_TAGS];
+    tw_selection_opts so;
+    tw_selection_opts_init(&so);
+    bool bad = false;
     tw_client_spec specs[MAX_CLIENTS];
     char *stores[MAX_CLIENTS];
     size_t nc = 0;
@@ -165,6 +166,11 @@ int tw_cmd_clients(int argc, char **argv)
     tw_error why = {.offset = -1};
     tw_shard shard = {0, 0};
     while (rc < 0 && (c = getopt_long(argc, argv, "c:o:qh", longopts, NULL)) != -1) {
+        if (tw_selection_option(&so, c, optarg, &bad, &why)) {
+            if (bad)
+                rc = tw_cli_usage_error("clients", "%s", why.message);
+            continue;
+        }
         switch (c) {
         case 'c': {
             const char *eq = strchr(optarg, '=');
@@ -212,12 +218,6 @@ int tw_cmd_clients(int argc, char **argv)
             if (!tw_parse_size(optarg, &o.max_out) || !o.max_out)
                 rc = tw_cli_usage_error("clients", "bad --max-output '%s'", optarg);
             break;
-        case O_TAG:
-        case O_XTAG:
-            if (!tw_tag_option_add(c == O_TAG ? tags : xtags, c == O_TAG ? &o.ntags : &o.nxtags,
-                                   c == O_TAG ? "--tag" : "--exclude-tag", optarg, &why))
-                rc = tw_cli_usage_error("clients", "%s", why.message);
-            break;
         case O_SHARD:
             if (!tw_shard_parse(optarg, &shard, &why))
                 rc = tw_cli_usage_error("clients", "%s", why.message);
@@ -241,8 +241,7 @@ int tw_cmd_clients(int argc, char **argv)
         char *dflt[] = {(char *)"fixtures/clients"};
         char **paths = optind < argc ? argv + optind : dflt;
         size_t np = optind < argc ? (size_t)(argc - optind) : 1;
-        o.tags = tags;
-        o.xtags = xtags;
+        o.sel = so.sel;
         rc = tw_clients_run_all(specs, nc, paths, np, outdir, &o);
     }
     for (size_t i = 0; i < nc; i++)

@@ -76,8 +76,14 @@ int tw_cmd_main(int argc, char **argv)
                                              {"out", required_argument, NULL, 'o'},
                                              {"shard", required_argument, NULL, 's'},
                                              {"help", no_argument, NULL, 'h'},
+                                             {"jobs", required_argument, NULL, 'j'},
+                                             TW_SEL_LONGOPTS,
                                              {NULL, 0, NULL, 0}};
-    bool quiet = false;
+    bool quiet = false, bad_sel = false;
+    size_t jobs = 1;
+    tw_selection_opts so;
+    tw_selection_opts_init(&so);
+    tw_error why = {.offset = -1};
     const char *dir = "tests/data/decode";
     const char *conf = "fixtures";
     const char *outdir = "reports/latest";
@@ -86,9 +92,18 @@ int tw_cmd_main(int argc, char **argv)
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "qhf:o:c:s:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "qhf:o:c:s:j:", longopts, NULL)) != -1) {
+        if (tw_selection_option(&so, c, optarg, &bad_sel, &why)) {
+            if (bad_sel)
+                return tw_cli_usage_error("main", "%s", why.message);
+            continue;
+        }
         switch (c) {
         case 'q': quiet = true; break;
+        case 'j':
+            if (!tw_jobs_option(optarg, NULL, &jobs, &why))
+                return tw_cli_usage_error("main", "%s", why.message);
+            break;
         case 'f': dir = optarg; break;
         case 'c': conf = optarg; break;
         case 'o': outdir = optarg; break;
@@ -98,7 +113,8 @@ int tw_cmd_main(int argc, char **argv)
             break;
         case 'h':
             puts("usage: toolwire main [--quiet] [--conformance DIR] [--fixtures DIR] [--out DIR]\n"
-                 "                     [--shard K/N]\n\n"
+                 "                    [--jobs N] [--tag T] [--exclude-tag T] [--filter PATTERN]\n"
+                 "                    [--shard K/N]\n\n"
                  "The main job:\n"
                  "1. run every conformance fixture under --conformance (default fixtures/) not\n"
                  "   tagged live or clients against every embedded mock profile that fits it\n"
@@ -120,10 +136,19 @@ int tw_cmd_main(int argc, char **argv)
                  "tests/data/decode path is not there, it is looked up in $TOOLWIRE_DATA, the\n"
                  "current directory, ../share/toolwire beside the program, then the installed\n"
                  "data directory (docs/harness.md). --quiet prints only what went\n"
-                 "wrong (mismatch lines naming their backend, failing decode fixtures).\n"
+                 "wrong (mismatch lines naming their backend, failing decode fixtures), and no\n"
+                 "progress on stderr.\n"
+                 "\n"
+                 "  --jobs N                   run N conformance fixtures at once (each fixture's\n"
+                 "                             exchanges in order; the reports are the same as\n"
+                 "                             with --jobs 1; default 1)\n"
+                 TW_SEL_HELP
+                 "The selection applies to the conformance fixtures (step 1) only.\n"
+                 "\n"
                  "Exit status: 0 when every verdict and every decode matches the fixtures'\n"
                  "expectations, 1 on a mismatch, 2 when something could not be judged: bad\n"
-                 "usage, a directory that cannot be read or holds no fixture, a fixture that\n"
+                 "usage, a directory that cannot be read or holds no fixture, a selection that\n"
+                 "keeps no conformance fixture, a fixture that\n"
                  "cannot be loaded, a backend that cannot start, a report that cannot be written.");
             return TW_EXIT_OK;
         default:
@@ -157,19 +182,18 @@ int tw_cmd_main(int argc, char **argv)
     static const char *const live_anthropic[] = {"live", "anthropic"};
     static const char *const live_vllm[] = {"live", "vllm-native"};
     static const tw_backend_spec backends[] = {
-        {.name = "mock-replay", .profile = "replay", .xtags = not_live, .nxtags = 2},
-        {.name = "mock-hermes", .profile = "hermes", .xtags = not_live, .nxtags = 2},
-        {.name = "mock-qwen3-coder", .profile = "qwen3-coder", .xtags = not_live, .nxtags = 2},
-        {.name = "mock-anthropic", .profile = "anthropic", .xtags = not_live, .nxtags = 2},
-        {.name = "mock-vllm-native", .profile = "vllm-native", .xtags = not_live, .nxtags = 2},
-        {.name = "mock-gemini", .profile = "gemini", .xtags = not_live, .nxtags = 2},
-        {.name = "ref-openai", .profile = "script", .tags = live_openai, .ntags = 2,
-         .xtags = responses, .nxtags = 1},
-        {.name = "ref-openai-responses", .profile = "script", .tags = live_responses, .ntags = 2},
-        {.name = "ref-anthropic", .profile = "script", .tags = live_anthropic, .ntags = 2},
-        {.name = "ref-vllm-native", .profile = "script", .tags = live_vllm, .ntags = 2},
+        {.name = "mock-replay", .profile = "replay", .suite = {.xtags = not_live, .nxtags = 2}},
+        {.name = "mock-hermes", .profile = "hermes", .suite = {.xtags = not_live, .nxtags = 2}},
+        {.name = "mock-qwen3-coder", .profile = "qwen3-coder", .suite = {.xtags = not_live, .nxtags = 2}},
+        {.name = "mock-anthropic", .profile = "anthropic", .suite = {.xtags = not_live, .nxtags = 2}},
+        {.name = "mock-vllm-native", .profile = "vllm-native", .suite = {.xtags = not_live, .nxtags = 2}},
+        {.name = "mock-gemini", .profile = "gemini", .suite = {.xtags = not_live, .nxtags = 2}},
+        {.name = "ref-openai", .profile = "script", .suite = {.tags = live_openai, .ntags = 2, .xtags = responses, .nxtags = 1}},
+        {.name = "ref-openai-responses", .profile = "script", .suite = {.tags = live_responses, .ntags = 2}},
+        {.name = "ref-anthropic", .profile = "script", .suite = {.tags = live_anthropic, .ntags = 2}},
+        {.name = "ref-vllm-native", .profile = "script", .suite = {.tags = live_vllm, .ntags = 2}},
         /* the Anthropic live suite through the reference proxy (docs/proxies.md) */
-        {.name = "ref-proxy", .tags = live_anthropic, .ntags = 2}};
+        {.name = "ref-proxy", .suite = {.tags = live_anthropic, .ntags = 2}}};
     static const tw_backend_upstream proxied[] = {{"ref-proxy", "openai", 0, "anthropic:openai"}};
     tw_run_opts o;
     memset(&o, 0, sizeof o);
@@ -183,6 +207,8 @@ int tw_cmd_main(int argc, char **argv)
     o.nupstreams = 1;
     o.shard = shard.n ? &shard : NULL;
     o.unfit_ok = true; /* each profile serves the fixtures it fits */
+    o.sel = so.sel;
+    o.jobs = jobs;
     char *paths[] = {(char *)conf};
     size_t mism = 0;
     int rc_conf = tw_run_all(backends, sizeof backends / sizeof backends[0], paths, 1, outdir, &o, &mism);

@@ -162,7 +162,12 @@ int tw_cmd_record(int argc, char **argv)
                                              {"timeout", required_argument, NULL, 't'},
                                              {"keep-errors", no_argument, NULL, 'E'},
                                              {"help", no_argument, NULL, 'h'},
+                                             TW_SEL_LONGOPTS,
                                              {NULL, 0, NULL, 0}};
+    tw_selection_opts so;
+    tw_selection_opts_init(&so);
+    bool bad_sel = false;
+    tw_error swhy = {.offset = -1};
     const char *url = NULL, *bname = NULL, *key_env = NULL, *outdir = NULL;
     char name_store[128] = "";
     long timeout = 0;
@@ -174,6 +179,13 @@ int tw_cmd_record(int argc, char **argv)
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, "b:k:o:h", longopts, NULL)) != -1) {
+        if (tw_selection_option(&so, c, optarg, &bad_sel, &swhy)) {
+            if (bad_sel) {
+                tw_redactor_free(&red);
+                return tw_cli_usage_error("record", "%s", swhy.message);
+            }
+            continue;
+        }
         switch (c) {
         case 'b': {
             /* NAME=URL as run takes it, or the bare URL */
@@ -237,14 +249,17 @@ int tw_cmd_record(int argc, char **argv)
                  "  --redact-field NAME    redact JSON fields and query parameters of this name\n"
                  "                         too and scrub their values (repeatable)\n"
                  "  --timeout MS           one request, whole transfer\n"
-                 "  --keep-errors          write the fixture of an error response too\n\n"
+                 "  --keep-errors          write the fixture of an error response too\n"
+                 TW_SEL_HELP
+                 "\n"
                  "An error status (400 or above, after the retries) where the input fixture\n"
                  "expects a success is said on standard error and that fixture is not written,\n"
                  "unless --keep-errors is given (then it is written and the exit status is 0).\n"
                  "Exit status: 0 when every exchange got an HTTP response that was kept;\n"
                  "1 when some did not (no response from a server that answered others, an\n"
                  "error status without --keep-errors, a response that would not make a valid\n"
-                 "fixture); 2 when nothing could be recorded or read: bad usage, a fixture\n"
+                 "fixture); 2 when nothing could be recorded or read: bad usage, a selection\n"
+                 "(--tag/--exclude-tag/--filter) that keeps no fixture, a fixture\n"
                  "that cannot be loaded, a server with which no exchange got a response\n"
                  "(\"nobody answered at URL\", said once), a fixture that cannot be written.");
             tw_redactor_free(&red);
@@ -289,6 +304,11 @@ int tw_cmd_record(int argc, char **argv)
         tw_fixture_set_free(&fs);
         tw_redactor_free(&red);
         return tw_cli_usage_error("record", "%s", why.message);
+    }
+    if (!tw_fixture_set_select_cmd(&fs, &so.sel, "record")) {
+        tw_fixture_set_free(&fs);
+        tw_redactor_free(&red);
+        return TW_EXIT_USAGE;
     }
     /* every secret of every request first, so that an echo is caught anywhere */
     for (size_t i = 0; i < fs.n; i++)

@@ -76,8 +76,9 @@ static const char *fixture_option(int c)
     case 'm': return "--match";
     case 't': return "--timing";
     case 'f': return "--fault";
-    case 'g': return "--tag";
-    case 'x': return "--exclude-tag";
+    case TW_SEL_OPT_TAG: return "--tag";
+    case TW_SEL_OPT_XTAG: return "--exclude-tag";
+    case TW_SEL_OPT_FILTER: return "--filter";
     case 'L': return "--log-bodies";
     case 'M': return "--log-body-max";
     default: return NULL;
@@ -174,8 +175,7 @@ int tw_cmd_serve(int argc, char **argv)
                                              {"upstream-timeout", required_argument, NULL, 'O'},
                                              {"upstream-retries", required_argument, NULL, 'R'},
                                              {"workers", required_argument, NULL, 'W'},
-                                             {"tag", required_argument, NULL, 'g'},
-                                             {"exclude-tag", required_argument, NULL, 'x'},
+                                             TW_SEL_LONGOPTS,
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     tw_mock_opts mo;
@@ -188,8 +188,10 @@ int tw_cmd_serve(int argc, char **argv)
     proxy_opts px = {PROXY_DEFAULT_TIMEOUT_S, PROXY_DEFAULT_RETRIES, PROXY_DEFAULT_WORKERS};
     const char *proxy_only = NULL; /* a --proxy option given, for the error without --proxy */
     const char *fixture_opt = NULL; /* an option of the fixtures served, refused with --proxy */
-    const char *tags[TW_FIXTURE_MAX_TAGS], *xtags[TW_FIXTURE_MAX_TAGS];
-    size_t ntags = 0, nxtags = 0;
+    tw_selection_opts so;
+    tw_selection_opts_init(&so);
+    bool bad_sel = false;
+    tw_error swhy = {.offset = -1};
     optind = 1;
     opterr = 0;
     int c;
@@ -197,6 +199,13 @@ int tw_cmd_serve(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "p:qh", longopts, NULL)) != -1) {
         if (fixture_option(c))
             fixture_opt = fixture_option(c);
+        if (tw_selection_option(&so, c, optarg, &bad_sel, &swhy)) {
+            if (bad_sel) {
+                cJSON_Delete(fault);
+                return tw_cli_usage_error("serve", "%s", swhy.message);
+            }
+            continue;
+        }
         switch (c) {
         case 'p': {
             long v = strtol(optarg, &end, 10);
@@ -309,16 +318,6 @@ int tw_cmd_serve(int argc, char **argv)
             proxy_only = c == 'O' ? "--upstream-timeout" : c == 'R' ? "--upstream-retries" : "--workers";
             break;
         }
-        case 'g':
-        case 'x': {
-            tw_error twhy = {.offset = -1};
-            if (!tw_tag_option_add(c == 'g' ? tags : xtags, c == 'g' ? &ntags : &nxtags,
-                                   c == 'g' ? "--tag" : "--exclude-tag", optarg, &twhy)) {
-                cJSON_Delete(fault);
-                return tw_cli_usage_error("serve", "%s", twhy.message);
-            }
-            break;
-        }
         case 'h':
             puts("usage: toolwire serve [--port N] [--profile P] [options] FIXTURES…\n"
                  "       toolwire serve --profile script [--port N] [options]\n\n"
@@ -349,6 +348,8 @@ int tw_cmd_serve(int argc, char **argv)
                  "  --for SECONDS   stop after this long\n"
                  "  --tag T         serve only fixtures tagged T (repeatable: every one given)\n"
                  "  --exclude-tag T serve no fixture tagged T (repeatable)\n"
+                 "  --filter PATTERN  serve only fixtures whose name or file matches the glob\n"
+                 "                  (fnmatch, e.g. 'openai/*stream*'; repeatable: any of them)\n"
                  "  --quiet         no per-request log on standard error\n"
                  "  --log-bodies    each log line also holds the request body (credential fields\n"
                  "                  redacted), cut after --log-body-max bytes\n"
@@ -441,11 +442,10 @@ int tw_cmd_serve(int argc, char **argv)
         tw_fixture_set_free(&fs);
         return tw_cli_usage_error("serve", "%s", why.message);
     }
-    if (!script && (ntags || nxtags) && !tw_fixture_set_select(&fs, tags, ntags, xtags, nxtags) &&
-        !fs.nbad) {
+    if (!script && !tw_fixture_set_select_cmd(&fs, &so.sel, "serve")) {
         cJSON_Delete(fault);
         tw_fixture_set_free(&fs);
-        return tw_cli_usage_error("serve", "no fixture is selected by the --tag/--exclude-tag options given");
+        return TW_EXIT_USAGE;
     }
     for (size_t i = 0; i < fs.nbad; i++) {
         tw_buf line = {0};

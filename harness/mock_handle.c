@@ -627,6 +627,10 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     if (!rc->arrived_ms)
         rc->arrived_ms = tw_mock_mono_ms();
     tw_mock_conn_answering(m, conn, true);
+    /* the exchange the request names, kept in its record (also when it is refused below) */
+    char hint[256];
+    request_headers(conn, TW_MOCK_EXCHANGE_HEADER, hint, sizeof hint);
+    snprintf(rec.hint, sizeof rec.hint, "%s", hint);
 
     if (rc->over_budget) {
         tw_mock_error_body(&eb, kind, 503, kind == 'a' ? "overloaded_error" : "server_error",
@@ -649,8 +653,6 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     }
     /* match: the bytes of a request that matched before take the choice
      * made then, and the body's tree parsed then */
-    char hint[256];
-    request_headers(conn, TW_MOCK_EXCHANGE_HEADER, hint, sizeof hint);
     tw_match_out mo;
     const cJSON *kept = NULL;
     uint64_t mkey = 0;

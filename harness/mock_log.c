@@ -30,6 +30,7 @@ struct tw_mock_packed {
     bool pooled;                   /* in a block of the ring, not its own allocation */
     uint32_t nchecks;
     uint32_t fixture;              /* offset of the fixture name in the strings (the path is first) */
+    uint32_t hint;                 /* offset of the exchange the request named (after the fixture) */
     packed_check checks[];         /* then the strings, each NUL-terminated */
 };
 
@@ -88,12 +89,13 @@ static tw_mock_packed *pack(tw_mock_ring *g, const tw_mock_record *rec, tw_mock_
 {
     size_t lp = strnlen(rec->path, sizeof rec->path - 1) + 1;
     size_t lf = strnlen(rec->fixture, sizeof rec->fixture - 1) + 1;
+    size_t lh = strnlen(rec->hint, sizeof rec->hint - 1) + 1;
     size_t n = rec->checks.len, le = 0;
     for (size_t i = 0; i < n; i++)
         le += strlen(rec->checks.items[i].evidence ? rec->checks.items[i].evidence : "") + 1;
-    if (n > UINT32_MAX || lp + lf + le > UINT32_MAX)
+    if (n > UINT32_MAX || lp + lf + lh + le > UINT32_MAX)
         return NULL;
-    size_t size = sizeof(tw_mock_packed) + n * sizeof(packed_check) + lp + lf + le;
+    size_t size = sizeof(tw_mock_packed) + n * sizeof(packed_check) + lp + lf + lh + le;
     size_t room = size;
     bool pooled = false;
     tw_mock_packed *p = NULL;
@@ -131,7 +133,10 @@ static tw_mock_packed *pack(tw_mock_ring *g, const tw_mock_record *rec, tw_mock_
     memcpy(s + lp, rec->fixture, lf - 1);
     s[lp + lf - 1] = '\0';
     p->fixture = (uint32_t)lp;
-    size_t at = lp + lf;
+    memcpy(s + lp + lf, rec->hint, lh - 1);
+    s[lp + lf + lh - 1] = '\0';
+    p->hint = (uint32_t)(lp + lf);
+    size_t at = lp + lf + lh;
     for (size_t i = 0; i < n; i++) {
         const tw_check_result *c = &rec->checks.items[i];
         const char *ev = c->evidence ? c->evidence : "";
@@ -155,6 +160,7 @@ static bool unpack(tw_mock_packed *p, tw_mock_record *r)
     const char *s = strings_of(p);
     snprintf(r->path, sizeof r->path, "%s", s);
     snprintf(r->fixture, sizeof r->fixture, "%s", s + p->fixture);
+    snprintf(r->hint, sizeof r->hint, "%s", s + p->hint);
     if (!p->nchecks)
         return true;
     r->checks.items = calloc(p->nchecks, sizeof *r->checks.items);

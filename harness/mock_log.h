@@ -16,6 +16,7 @@ typedef struct tw_mock_record {
     unsigned long seq;             /* 1, 2, … in the order the answers were logged */
     char path[128];
     char fixture[160];             /* "" when no exchange matched */
+    char hint[256];                /* the X-Toolwire-Exchange the request named, "" when none */
     long exchange;                 /* index in the fixture, -1 when none */
     int status;                    /* what the mock answered */
     bool fault;                    /* a fault was injected */

@@ -2,15 +2,20 @@
 #include "run.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "datadir.h"
 #include "decode_opts.h"
 #include "fixture_write.h"
 #include "live.h"
 #include "out.h"
+#include "progress.h"
 #include "url.h"
 #include "decode_fixtures.h"
 #include "xlt.h"
@@ -145,45 +150,42 @@ void tw_fixture_set_free(tw_fixture_set *s)
     memset(s, 0, sizeof *s);
 }
 
-bool tw_fixture_selected(const tw_fixture *f, const char *const *tags, size_t ntags,
-                         const char *const *xtags, size_t nxtags)
-{
-    for (size_t i = 0; i < ntags; i++)
-        if (!tw_fixture_has_tag(f, tags[i]))
-            return false;
-    for (size_t i = 0; i < nxtags; i++)
-        if (tw_fixture_has_tag(f, xtags[i]))
-            return false;
-    return true;
-}
-
-bool tw_tag_option_add(const char **list, size_t *n, const char *opt, const char *arg, tw_error *err)
-{
-    if (!tw_tag_valid(arg)) {
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%s wants a tag of 1 to %d characters from [a-z0-9-], got '%s'", opt,
-                 TW_FIXTURE_MAX_TAG_LEN, arg);
-        return false;
-    }
-    if (*n >= TW_FIXTURE_MAX_TAGS) {
-        tw_error_set(err, TW_ERR_LIMIT, -1, NULL, "at most %d values of %s", TW_FIXTURE_MAX_TAGS, opt);
-        return false;
-    }
-    list[(*n)++] = arg;
-    return true;
-}
-
-size_t tw_fixture_set_select(tw_fixture_set *s, const char *const *tags, size_t ntags,
-                             const char *const *xtags, size_t nxtags)
+size_t tw_fixture_set_select(tw_fixture_set *s, const tw_fixture_selection *sel)
 {
     size_t kept = 0;
     for (size_t i = 0; i < s->n; i++) {
-        if (tw_fixture_selected(&s->fx[i], tags, ntags, xtags, nxtags))
+        if (tw_fixture_selected(&s->fx[i], sel))
             s->fx[kept++] = s->fx[i];
         else
             tw_fixture_free(&s->fx[i]);
     }
     s->n = kept;
     return kept;
+}
+
+bool tw_fixture_set_select_cmd(tw_fixture_set *s, const tw_fixture_selection *sel, const char *cmd)
+{
+    if (!tw_selection_given(sel) || tw_fixture_set_select(s, sel) || s->nbad)
+        return true;
+    tw_buf d = {0};
+    tw_selection_describe(sel, &d);
+    fprintf(stderr, "toolwire %s: no fixture is selected by%s (nothing run)\n", cmd, d.data ? d.data : "");
+    tw_buf_free(&d);
+    return false;
+}
+
+bool tw_jobs_option(const char *arg, const tw_limits *limits, size_t *jobs, tw_error *err)
+{
+    tw_limits L;
+    tw_limits_resolve(&L, limits);
+    long v = 0;
+    if (!tw_cli_parse_long(arg, 1, L.max_jobs > LONG_MAX ? LONG_MAX : (long)L.max_jobs, &v)) {
+        tw_error_set(err, TW_ERR_LIMIT, -1, NULL, "--jobs wants a whole number from 1 to %zu (the limit max_jobs), got '%s'",
+                     L.max_jobs, arg);
+        return false;
+    }
+    *jobs = (size_t)v;
+    return true;
 }
 
 /* ---- one exchange ---- */
@@ -367,82 +369,88 @@ static void client_verdicts(tw_mock_record *recs, size_t nrec, const tw_fixture 
     tw_checks_client_retry_waited(asked, waited, out);
 }
 
-tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, const tw_run_opts *o,
-                         tw_report *rep, tw_error *err)
-{
+/* A backend's run over its fixtures, shared by the workers of --jobs: each
+ * takes the next fixture and sends its exchanges in order on its own HTTP
+ * client; the report's entries are made beforehand, in the fixtures' order,
+ * so that the report does not depend on which worker ran what. */
+typedef struct run_shared {
+    const tw_fixture_set *fs;
+    const tw_backend_spec *b;
     tw_limits L;
-    tw_limits_resolve(&L, &o->limits);
-    char target[512];
-    /* the URL as it may be written: without its credentials (learnt when
-     * the spec was parsed; again for a spec built without the parser) */
-    char *shown = b->url ? tw_url_shown(b->url) : NULL;
-    if (b->url && (!shown || tw_url_learn_secrets(b->url) != TW_OK)) {
-        free(shown);
-        tw_error_set(err, TW_ERR_NOMEM, -1, NULL, "out of memory");
-        return TW_ERR_NOMEM;
+    tw_mock *m;
+    const tw_proxied *px;
+    tw_report *rep;
+    size_t *slot;              /* per fixture: its entry in rep->fx, SIZE_MAX when not run */
+    tw_progress *progress;
+    pthread_mutex_t mu;
+    size_t next;               /* the next fixture to take */
+    bool nomem;                /* a verdict could not be recorded: the report is not whole */
+    tw_error err;              /* the first such failure */
+} run_shared;
+
+typedef struct run_worker {
+    run_shared *sh;
+    tw_client *cl;
+    pthread_t th;
+    bool started;
+} run_worker;
+
+/* The next fixture to run (fs->n when none is left), and when it was taken. */
+static size_t take_fixture(run_shared *sh, double *t0)
+{
+    pthread_mutex_lock(&sh->mu);
+    while (sh->next < sh->fs->n && sh->slot[sh->next] == SIZE_MAX)
+        sh->next++;
+    size_t fi = sh->next < sh->fs->n ? sh->next++ : sh->fs->n;
+    pthread_mutex_unlock(&sh->mu);
+    *t0 = tw_progress_now();
+    return fi;
+}
+
+/* One fixture done: its progress line. */
+static void fixture_done(run_shared *sh, size_t fi, double t0)
+{
+    const tw_rep_fixture *rf = &sh->rep->fx[sh->slot[fi]];
+    size_t mm = 0;
+    for (size_t k = 0; k < rf->nex; k++) {
+        mm += rf->ex[k].result == TW_V_FAIL;
+        for (size_t c = 0; c < rf->ex[k].nchecks; c++)
+            mm += !rf->ex[k].checks[c].match;
     }
-    snprintf(target, sizeof target, "%s%s", b->profile ? "mock:" : "", b->profile ? b->profile : shown ? shown : "");
-    tw_mock *m = NULL;
-    tw_proxied px = {0};
-    const tw_backend_upstream *bu = NULL;
-    for (size_t i = 0; i < o->nupstreams && !bu; i++)
-        if (strcmp(o->upstreams[i].backend, b->name) == 0)
-            bu = &o->upstreams[i];
-    if (bu) {
-        if (tw_proxied_start(bu->format, bu->port, bu->proxy, shown, &L, &px, err) != TW_OK) {
-            free(shown);
-            return TW_ERR_IO;
-        }
-        snprintf(target, sizeof target, "%s", px.target);
+    tw_progress_fixture(sh->progress, rf->name, rf->nex, mm, tw_progress_now() - t0,
+                        rf->skipped ? rf->note : NULL);
+}
+
+/* Keep the records of the request named `hint` (in a parallel run the other
+ * workers' requests are logged in between); the others are freed. */
+static size_t own_records(tw_mock_record *r, size_t n, const char *hint)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (strncmp(r[i].hint, hint, sizeof r[i].hint - 1) == 0)
+            r[kept++] = r[i];
+        else
+            tw_check_set_free(&r[i].checks);
     }
-    tw_report_init(rep, b->name, target);
-    if (b->profile) {
-        tw_mock_opts mo;
-        memset(&mo, 0, sizeof mo);
-        mo.profile = b->profile;
-        mo.match = o->match;
-        mo.timing = o->timing;
-        mo.limits = L;
-        if (tw_mock_start(fs->fx, fs->n, &mo, &m, err) != TW_OK) {
-            tw_proxied_stop(&px);
-            free(shown);
-            return TW_ERR_IO;
-        }
-    }
-    tw_client_opts co = o->client;
-    co.base_url = m ? tw_mock_url(m) : px.up ? tw_proxied_url(&px, b->url) : b->url;
-    co.key_env = m ? NULL : o->key_env;
-    if (!co.max_bytes)
-        co.max_bytes = L.max_input_bytes;
-    tw_client *cl = tw_client_new(&co);
-    if (!cl) {
-        tw_error_set(err, TW_ERR_IO, -1, NULL, "cannot create the HTTP client for %s", m ? co.base_url : target);
-        tw_mock_stop(m);
-        tw_proxied_stop(&px);
-        free(shown);
-        return TW_ERR_IO;
-    }
-    free(shown);
-    for (size_t i = 0; i < fs->nbad; i++) {
-        tw_rep_fixture *rf = tw_report_add_fixture(rep, fs->bad_files[i], fs->bad_files[i], "");
-        if (rf) {
-            rf->note = tw_strdup(fs->bad_why[i]);
-            rf->match = false;
-        }
-    }
-    bool tty = o->progress && isatty(2);
-    bool nomem = false; /* a verdict could not be recorded: the report is not whole */
-    for (size_t fi = 0; fi < fs->n; fi++) {
+    return kept;
+}
+
+static void *fixture_worker(void *arg)
+{
+    run_worker *w = arg;
+    run_shared *sh = w->sh;
+    const tw_fixture_set *fs = sh->fs;
+    const tw_backend_spec *b = sh->b;
+    const tw_limits L = sh->L;
+    tw_mock *m = sh->m;
+    const tw_proxied px = *sh->px;
+    tw_client *cl = w->cl;
+    bool nomem = false;
+    tw_error werr = {.offset = -1}, *err = &werr;
+    double t0 = 0;
+    for (size_t fi = take_fixture(sh, &t0); fi < fs->n; fixture_done(sh, fi, t0), fi = take_fixture(sh, &t0)) {
         const tw_fixture *f = &fs->fx[fi];
-        if (!tw_fixture_selected(f, b->tags, b->ntags, b->xtags, b->nxtags))
-            continue; /* not this backend's suite */
-        tw_rep_fixture *rf = tw_report_add_fixture(rep, f->name, f->path, f->backend);
-        if (!rf)
-            break;
-        if (tty) {
-            fprintf(stderr, "\r\033[K[%s] %zu/%zu %s", b->name, fi + 1, fs->n, f->name);
-            fflush(stderr);
-        }
+        tw_rep_fixture *rf = &sh->rep->fx[sh->slot[fi]];
         if (b->profile && !tw_mock_profile_fits(b->profile, f)) {
             rf->skipped = true;
             char note[200];
@@ -494,18 +502,18 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
                 hv[nh++] = x->req.headers[h];
             /* every backend is told the exchange: a toolwire serve picks it by name, a live
              * server ignores an unknown header */
-            if (hv) {
-                snprintf(hint, sizeof hint, "%s#%zu", f->name, k);
+            snprintf(hint, sizeof hint, "%s#%zu", f->name, k);
+            if (hv)
                 hv[nh++] = (tw_kv){TW_MOCK_EXCHANGE_HEADER, hint};
-            }
             unsigned long since = m ? tw_mock_seq(m) : px.up ? tw_upstream_seq(px.up) : 0;
             tw_client_send(cl, x->req.method, x->req.path, hv, nh, body, body ? strlen(body) : 0, &resp[k]);
             free(hv);
             free(body);
+            tw_progress_exchange(sh->progress, f->name, k + 1, nx);
             tw_mock_record *recs = NULL;
             size_t nrec = 0;
-            if (m)
-                tw_mock_records(m, since, &recs, &nrec);
+            if (m && tw_mock_records(m, since, &recs, &nrec) == TW_OK)
+                nrec = own_records(recs, nrec, hint);
             if (px.up)
                 tw_xlt_exchange(px.up, since, x->req.path, x->req.body, fixture_streams(x), &resp[k], &L,
                                 &client[k], &xlt[k]);
@@ -625,15 +633,142 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
         free(unres);
         free(subst_why);
     }
-    if (tty) {
-        fprintf(stderr, "\r\033[K");
-        fflush(stderr);
+    if (nomem) {
+        pthread_mutex_lock(&sh->mu);
+        if (!sh->nomem)
+            sh->err = werr;
+        sh->nomem = true;
+        pthread_mutex_unlock(&sh->mu);
     }
+    return NULL;
+}
+
+tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, const tw_run_opts *o,
+                         tw_report *rep, tw_error *err)
+{
+    tw_limits L;
+    tw_limits_resolve(&L, &o->limits);
+    char target[512];
+    /* the URL as it may be written: without its credentials (learnt when
+     * the spec was parsed; again for a spec built without the parser) */
+    char *shown = b->url ? tw_url_shown(b->url) : NULL;
+    if (b->url && (!shown || tw_url_learn_secrets(b->url) != TW_OK)) {
+        free(shown);
+        tw_error_set(err, TW_ERR_NOMEM, -1, NULL, "out of memory");
+        return TW_ERR_NOMEM;
+    }
+    snprintf(target, sizeof target, "%s%s", b->profile ? "mock:" : "", b->profile ? b->profile : shown ? shown : "");
+    tw_mock *m = NULL;
+    tw_proxied px = {0};
+    const tw_backend_upstream *bu = NULL;
+    for (size_t i = 0; i < o->nupstreams && !bu; i++)
+        if (strcmp(o->upstreams[i].backend, b->name) == 0)
+            bu = &o->upstreams[i];
+    if (bu) {
+        if (tw_proxied_start(bu->format, bu->port, bu->proxy, shown, &L, &px, err) != TW_OK) {
+            free(shown);
+            return TW_ERR_IO;
+        }
+        snprintf(target, sizeof target, "%s", px.target);
+    }
+    tw_report_init(rep, b->name, target);
+    if (b->profile) {
+        tw_mock_opts mo;
+        memset(&mo, 0, sizeof mo);
+        mo.profile = b->profile;
+        mo.match = o->match;
+        mo.timing = o->timing;
+        mo.limits = L;
+        if (tw_mock_start(fs->fx, fs->n, &mo, &m, err) != TW_OK) {
+            tw_proxied_stop(&px);
+            free(shown);
+            return TW_ERR_IO;
+        }
+    }
+    tw_client_opts co = o->client;
+    co.base_url = m ? tw_mock_url(m) : px.up ? tw_proxied_url(&px, b->url) : b->url;
+    co.key_env = m ? NULL : o->key_env;
+    if (!co.max_bytes)
+        co.max_bytes = L.max_input_bytes;
+    tw_client *cl = tw_client_new(&co);
+    if (!cl) {
+        tw_error_set(err, TW_ERR_IO, -1, NULL, "cannot create the HTTP client for %s", m ? co.base_url : target);
+        tw_mock_stop(m);
+        tw_proxied_stop(&px);
+        free(shown);
+        return TW_ERR_IO;
+    }
+    free(shown);
+    for (size_t i = 0; i < fs->nbad; i++) {
+        tw_rep_fixture *rf = tw_report_add_fixture(rep, fs->bad_files[i], fs->bad_files[i], "");
+        if (rf) {
+            rf->note = tw_strdup(fs->bad_why[i]);
+            rf->match = false;
+        }
+    }
+    /* the report's entries first, in the fixtures' order */
+    size_t *slot = malloc((fs->n ? fs->n : 1) * sizeof *slot);
+    size_t nrun = 0;
+    for (size_t fi = 0; slot && fi < fs->n; fi++)
+        slot[fi] = SIZE_MAX;
+    for (size_t fi = 0; slot && fi < fs->n; fi++) {
+        if (!tw_fixture_selected(&fs->fx[fi], &b->suite))
+            continue; /* not this backend's suite */
+        if (!tw_report_add_fixture(rep, fs->fx[fi].name, fs->fx[fi].path, fs->fx[fi].backend))
+            break;
+        slot[fi] = rep->nfx - 1;
+        nrun++;
+    }
+    /* the upstream of a proxied backend pairs what arrives by arrival: one exchange at a time */
+    size_t nw = px.up || o->jobs < 1 ? 1 : o->jobs;
+    if (nw > nrun)
+        nw = nrun ? nrun : 1;
+    run_shared sh = {.fs = fs, .b = b, .L = L, .m = m, .px = &px, .rep = rep, .slot = slot,
+                     .err = {.offset = -1}};
+    run_worker *w = slot ? calloc(nw, sizeof *w) : NULL;
+    tw_status st = TW_OK;
+    bool ok = w && pthread_mutex_init(&sh.mu, NULL) == 0;
+    if (ok) {
+        w[0].cl = cl;
+        for (size_t i = 1; i < nw && ok; i++)
+            ok = (w[i].cl = tw_client_new(&co)) != NULL;
+        if (!ok) {
+            st = TW_ERR_IO;
+            tw_error_set(err, st, -1, NULL, "cannot create %zu HTTP clients for %s", nw,
+                         m ? co.base_url : target);
+            pthread_mutex_destroy(&sh.mu);
+        }
+    } else {
+        st = TW_ERR_NOMEM;
+        tw_error_set(err, st, -1, NULL, "out of memory");
+    }
+    if (ok) {
+        sh.progress = tw_progress_begin(o->cmd, b->name, nrun, o->progress);
+        for (size_t i = 0; i < nw; i++)
+            w[i].sh = &sh;
+        for (size_t i = 1; i < nw; i++)
+            w[i].started = pthread_create(&w[i].th, NULL, fixture_worker, &w[i]) == 0;
+        fixture_worker(&w[0]); /* a worker that could not start leaves its fixtures to the others */
+        for (size_t i = 1; i < nw; i++)
+            if (w[i].started)
+                pthread_join(w[i].th, NULL);
+        tw_progress_end(sh.progress);
+        pthread_mutex_destroy(&sh.mu);
+        if (sh.nomem) {
+            st = TW_ERR_NOMEM;
+            if (err)
+                *err = sh.err;
+        }
+    }
+    for (size_t i = 1; w && i < nw; i++)
+        tw_client_free(w[i].cl);
+    free(w);
+    free(slot);
     tw_client_free(cl);
     tw_mock_stop(m);
     tw_proxied_stop(&px);
     tw_report_summarise(rep);
-    return nomem ? TW_ERR_NOMEM : TW_OK;
+    return st;
 }
 
 tw_status tw_write_comparison(const tw_report *r, size_t n, const char *dir, tw_error *err)
@@ -720,21 +855,17 @@ int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t n
         fprintf(stderr, "toolwire %s: %s\n", cmd, why.message);
         return 2;
     }
+    if (o->jobs > L.max_jobs) {
+        fprintf(stderr, "toolwire %s: --jobs %zu is more than the limit max_jobs (%zu)\n", cmd, o->jobs,
+                L.max_jobs);
+        return 2;
+    }
     if (!tw_fixture_set_load(&fs, paths, npaths, &L, &why)) {
         fprintf(stderr, "toolwire %s: %s\n", cmd, why.message);
         tw_fixture_set_free(&fs);
         return 2;
     }
-    if ((o->ntags || o->nxtags) &&
-        !tw_fixture_set_select(&fs, o->tags, o->ntags, o->xtags, o->nxtags) && !fs.nbad) {
-        tw_buf sel = {0};
-        for (size_t i = 0; i < o->ntags; i++)
-            tw_buf_printf(&sel, " --tag %s", o->tags[i]);
-        for (size_t i = 0; i < o->nxtags; i++)
-            tw_buf_printf(&sel, " --exclude-tag %s", o->xtags[i]);
-        fprintf(stderr, "toolwire %s: no fixture is selected by%s (nothing run)\n", cmd,
-                sel.data ? sel.data : "");
-        tw_buf_free(&sel);
+    if (!tw_fixture_set_select_cmd(&fs, &o->sel, cmd)) {
         tw_fixture_set_free(&fs);
         return 2;
     }

@@ -13,16 +13,14 @@
 #include "client.h"
 #include "mock.h"
 #include "report.h"
+#include "select.h"
 
 typedef struct tw_backend_spec {
     const char *name;          /* report name */
     const char *url;           /* live base URL, or NULL for a mock */
     const char *profile;       /* mock profile, or NULL for a live URL */
-    /* only the fixtures carrying every one of tags and none of xtags (may be NULL) */
-    const char *const *tags;
-    size_t ntags;
-    const char *const *xtags;
-    size_t nxtags;
+    /* the backend's suite: only the fixtures it selects (all when empty) */
+    tw_fixture_selection suite;
 } tw_backend_spec;
 
 /* Proxies (docs/proxies.md): the upstream reference server started for a
@@ -56,15 +54,15 @@ bool tw_fixture_set_load(tw_fixture_set *s, char *const *paths, size_t npaths,
                          const tw_limits *limits, tw_error *err);
 void tw_fixture_set_free(tw_fixture_set *s);
 
-/* Does the fixture carry every one of tags and none of xtags? */
-bool tw_fixture_selected(const tw_fixture *f, const char *const *tags, size_t ntags,
-                         const char *const *xtags, size_t nxtags);
-/* Add one --tag / --exclude-tag value to list (at most TW_FIXTURE_MAX_TAGS): false with why
- * when it is not a tag ([a-z0-9-]+) or the list is full. */
-bool tw_tag_option_add(const char **list, size_t *n, const char *opt, const char *arg, tw_error *err);
-/* Keep only the selected fixtures (files that did not load stay listed); returns how many. */
-size_t tw_fixture_set_select(tw_fixture_set *s, const char *const *tags, size_t ntags,
-                             const char *const *xtags, size_t nxtags);
+/* Keep only the fixtures sel selects (files that did not load stay listed); returns how many. */
+size_t tw_fixture_set_select(tw_fixture_set *s, const tw_fixture_selection *sel);
+/* The same for a command: when sel is given and keeps no fixture (and every
+ * file loaded), say "toolwire CMD: no fixture is selected by --tag … (nothing
+ * run)" on stderr and return false (the caller exits 2). */
+bool tw_fixture_set_select_cmd(tw_fixture_set *s, const tw_fixture_selection *sel, const char *cmd);
+/* Parse a --jobs value: 1 to limits->max_jobs (NULL: the default limits);
+ * false with why otherwise. */
+bool tw_jobs_option(const char *arg, const tw_limits *limits, size_t *jobs, tw_error *err);
 /* Keep only the fixtures of shard sh (shard.h; defined in shard.c), files that did not load
  * too: each is reported by exactly one shard. roots are the paths the set was loaded from.
  * Applied after the tag selection. Returns how many loaded fixtures are kept; sh NULL keeps
@@ -83,12 +81,12 @@ typedef struct tw_run_opts {
     const char *cmd;           /* the command in messages ("toolwire CMD: …"); NULL: "run" */
     const tw_backend_upstream *upstreams; /* by backend name; NULL: none */
     size_t nupstreams;
-    /* --tag / --exclude-tag: run only the fixtures carrying every one of tags
-     * and none of xtags; a selection that keeps no fixture is exit status 2 */
-    const char *const *tags;
-    size_t ntags;
-    const char *const *xtags;
-    size_t nxtags;
+    /* --tag / --exclude-tag / --filter: run only the fixtures selected; a
+     * selection that keeps no fixture is exit status 2 */
+    tw_fixture_selection sel;
+    /* --jobs: fixtures run at once (each fixture's exchanges in order); 0 or
+     * 1: one at a time; at most limits.max_jobs */
+    size_t jobs;
     /* --shard K/N (shard.h), applied after the tags; NULL: every fixture */
     const struct tw_shard *shard;
     /* main: every profile is tried on every fixture, so a mock profile that

@@ -87,6 +87,7 @@ void tw_limits_default(tw_limits *l)
     l->max_diags = 256;
     l->max_messages = 4096;
     l->max_tools = 1024;
+    l->max_jobs = 64;
 }
 
 void tw_limits_resolve(tw_limits *out, const tw_limits *in)
@@ -111,6 +112,7 @@ void tw_limits_resolve(tw_limits *out, const tw_limits *in)
     TW_FILL(max_diags)
     TW_FILL(max_messages)
     TW_FILL(max_tools)
+    TW_FILL(max_jobs)
 #undef TW_FILL
     if (out->max_depth > TW_DEPTH_HARD_MAX)
         out->max_depth = TW_DEPTH_HARD_MAX;

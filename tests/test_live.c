@@ -324,9 +324,10 @@ Test(live, selection_by_tags)
         nstream_ant += l && a && !tw_fixture_has_tag(&fs.fx[i], "stream");
     }
     const char *tags[] = {"live", "anthropic"}, *xtags[] = {"stream"};
-    cr_expect(tw_fixture_selected(&fs.fx[0], NULL, 0, NULL, 0));
+    cr_expect(tw_fixture_selected(&fs.fx[0], NULL));
     /* AND of the tags, none of the excluded */
-    cr_expect_eq(tw_fixture_set_select(&fs, tags, 2, xtags, 1), nstream_ant);
+    tw_fixture_selection sel = {.tags = tags, .ntags = 2, .xtags = xtags, .nxtags = 1};
+    cr_expect_eq(tw_fixture_set_select(&fs, &sel), nstream_ant);
     for (size_t i = 0; i < fs.n; i++)
         cr_expect(tw_fixture_has_tag(&fs.fx[i], "live") && tw_fixture_has_tag(&fs.fx[i], "anthropic") &&
                   !tw_fixture_has_tag(&fs.fx[i], "stream"));
@@ -337,19 +338,17 @@ Test(live, selection_by_tags)
     tw_run_opts o;
     memset(&o, 0, sizeof o);
     const char *none[] = {"no-such-tag"};
-    o.tags = none;
-    o.ntags = 1;
+    o.sel.tags = none;
+    o.sel.ntags = 1;
     cr_expect_eq(tw_run_all(&b, 1, paths, 1, "/tmp/toolwire-test-live-none", &o, NULL), 2);
     /* --exclude-tag live on the replay profile: every selected fixture fits or is skipped, none live
      * (nor the client scenarios, whose 429s want retries this run does not make) */
-    o.tags = NULL;
-    o.ntags = 0;
     const char *live[] = {"live", "clients"};
-    o.xtags = live;
-    o.nxtags = 2;
+    o.sel.xtags = live;
+    o.sel.nxtags = 2;
     const char *ant[] = {"anthropic", "replay"};
-    o.tags = ant;
-    o.ntags = 2;
+    o.sel.tags = ant;
+    o.sel.ntags = 2;
     char dir[] = "/tmp/toolwire-test-live-XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
     cr_expect_eq(tw_run_all(&b, 1, paths, 1, dir, &o, NULL), 0);
@@ -365,7 +364,7 @@ Test(live, selection_by_tags)
     }
     tw_report_free(&rep);
     /* per-backend selection: the backend's own tags */
-    tw_backend_spec b2 = {.name = "m", .profile = "replay", .tags = ant, .ntags = 2, .xtags = live, .nxtags = 2};
+    tw_backend_spec b2 = {.name = "m", .profile = "replay", .suite = {.tags = ant, .ntags = 2, .xtags = live, .nxtags = 2}};
     memset(&o, 0, sizeof o);
     cr_expect_eq(tw_run_all(&b2, 1, paths, 1, dir, &o, NULL), 0);
     tw_report rep2;

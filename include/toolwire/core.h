@@ -182,6 +182,7 @@ typedef struct tw_limits {
     size_t max_diags;        /* diagnostics kept per list: errors, and warnings, each (256) */
     size_t max_messages;     /* messages in one request (4096) */
     size_t max_tools;        /* tools in one request (1024) */
+    size_t max_jobs;         /* fixtures a harness run replays at once, --jobs (64) */
 } tw_limits;
 
 #define TW_DEPTH_HARD_MAX 1000u
