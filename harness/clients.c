@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "mock.h"
+#include "progress.h"
 #include "report.h"
 #include "run.h"
 #include "toolwire/json.h"
@@ -274,6 +275,7 @@ typedef struct pool {
     size_t nu, next, done;
     pthread_mutex_t mu;
     const tw_clients_opts *o;
+    tw_progress *pg;           /* NULL: no progress */
 } pool;
 
 /* The rows of one client, without verdicts yet, and its units. */
@@ -347,19 +349,16 @@ static void run_unit(pool *p, const unit *u)
             if (run_one(&r->cx, u->f, e->index, r->info.modes[r->row_mode[ri]], e) != TW_OK)
                 nomem = true;
             nex++;
-            nmis += e->result == TW_V_FAIL;
+            /* the result counts through its RES-01 verdict, a driver failure too */
             for (size_t c = 0; c < e->nchecks; c++)
                 nmis += !e->checks[c].match;
         }
     }
-    const tw_clients_opts *o = p->o;
     pthread_mutex_lock(&p->mu);
     r->nomem = r->nomem || nomem;
     p->done++;
-    if (o->progress)
-        tw_clients_progress(o->progress, p->done, p->nu, r->cx.c->name, u->f->path, nex, nmis,
-                            tw_clients_now_ms() - t0);
     pthread_mutex_unlock(&p->mu);
+    tw_progress_item(p->pg, r->cx.c->name, u->f->path, nex, nmis, (double)(tw_clients_now_ms() - t0) / 1000.0, NULL);
 }
 
 static void *worker(void *arg)
@@ -385,14 +384,6 @@ static void run_units(pool *p, size_t jobs)
     worker(p);
     for (size_t i = 0; i < nt; i++)
         pthread_join(th[i], NULL);
-}
-
-void tw_clients_progress(FILE *to, size_t done, size_t total, const char *client, const char *file, size_t nex,
-                         size_t nmis, long ms)
-{
-    fprintf(to, "toolwire clients: [%zu/%zu] %s %s: %zu exchange%s, %zu mismatch%s, %.1f s\n", done, total, client, file,
-            nex, nex == 1 ? "" : "s", nmis, nmis == 1 ? "" : "es", (double)ms / 1000.0);
-    fflush(to);
 }
 
 /* The drivers' modules: installed with --install, or exit 2 saying how. */
@@ -605,8 +596,11 @@ int tw_clients_run_all(const tw_client_spec *c, size_t nc, char *const *paths, s
     memset(&ign, 0, sizeof ign);
     ign.sa_handler = SIG_IGN;
     sigaction(SIGPIPE, &ign, &old_pipe);
-    if (done > 0)
+    if (done > 0) {
+        p.pg = tw_progress_begin("clients", NULL, p.nu, o.progress);
         run_units(&p, o.jobs);
+        tw_progress_end(p.pg);
+    }
     sigaction(SIGPIPE, &old_pipe, NULL);
     tw_report *reps = calloc(done > 0 ? (size_t)done : 1, sizeof *reps);
     size_t nrep = 0;

@@ -116,7 +116,7 @@ typedef struct tw_clients_opts {
     const struct tw_shard *shard; /* --shard K/N (shard.h); NULL: every scenario */
     bool quiet;
     FILE *out;                 /* summary lines, or NULL */
-    FILE *progress;            /* one line a client and scenario file as each ends, or NULL */
+    bool progress;             /* progress.h: a line a client and scenario file as each ends */
     size_t jobs;               /* scenario files run at once (each one's exchanges in order); 0: 1 */
     const char *modules_dir;   /* the drivers' npm package (--drivers DIR), or NULL */
     bool install;              /* its node modules missing: install them (TW_CLIENTS_INSTALL) */
@@ -130,11 +130,6 @@ bool tw_clients_modules_missing(const char *dir);
 
 /* Run TW_CLIENTS_INSTALL in dir (its output kept, the end of it in err on failure). */
 tw_status tw_clients_install(const char *dir, const tw_clients_opts *o, tw_error *err);
-
-/* The progress line: "toolwire clients: [3/12] openai fixtures/clients/x.json:
- * 1 exchange, 0 mismatches, 0.8 s". */
-void tw_clients_progress(FILE *to, size_t done, size_t total, const char *client, const char *file, size_t nex,
-                         size_t nmis, long ms);
 
 /*
  * The whole run of `toolwire clients`: load the scenarios under paths, run

@@ -54,7 +54,8 @@ static const char clients_help[] =
     "\n"
     "Each client's summary line is followed by its mismatch lines, at most 50, then\n"
     "how many more there are and which report holds them.\n"
-    "Progress: one line on stderr as each client finishes a scenario file:\n"
+    "Progress on stderr: on a terminal one line rewritten in place; else (a CI log)\n"
+    "one line as each client finishes a scenario file:\n"
     "  toolwire clients: [3/12] openai fixtures/clients/x.json: 1 exchange, 0 mismatches, 0.8 s\n"
     "\n"
     "Exit status: 0 when every client passes every check, 1 when a check fails or\n"
@@ -234,7 +235,7 @@ int tw_cmd_clients(int argc, char **argv)
         mods = realpath(drivers, NULL);
         o.modules_dir = mods ? mods : drivers;
     }
-    o.progress = o.quiet ? NULL : stderr;
+    o.progress = !o.quiet;
     if (rc < 0) {
         /* a driver that exits before reading its input must not kill toolwire */
         signal(SIGPIPE, SIG_IGN);

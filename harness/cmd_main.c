@@ -88,7 +88,6 @@ int tw_cmd_main(int argc, char **argv)
     const char *conf = "fixtures";
     const char *outdir = "reports/latest";
     tw_shard shard = {0, 0};
-    tw_error why = {.offset = -1};
     optind = 1;
     opterr = 0;
     int c;

@@ -49,18 +49,25 @@ tw_progress *tw_progress_begin(const char *cmd, const char *who, size_t total, b
 void tw_progress_fixture(tw_progress *p, const char *fixture, size_t exchanges, size_t mismatches,
                          double seconds, const char *note)
 {
+    if (p)
+        tw_progress_item(p, p->who, fixture, exchanges, mismatches, seconds, note);
+}
+
+void tw_progress_item(tw_progress *p, const char *who, const char *fixture, size_t exchanges, size_t mismatches,
+                      double seconds, const char *note)
+{
     if (!p)
         return;
     pthread_mutex_lock(&p->mu);
     p->done++;
     if (p->tty)
-        fprintf(stderr, "\r\033[K[%s] %zu/%zu %s", p->who, p->done, p->total, fixture);
+        fprintf(stderr, "\r\033[K[%s] %zu/%zu %s", who, p->done, p->total, fixture);
     else if (note)
-        fprintf(stderr, "toolwire %s: [%zu/%zu] %s %s: %s\n", p->cmd, p->done, p->total, p->who, fixture,
+        fprintf(stderr, "toolwire %s: [%zu/%zu] %s %s: %s\n", p->cmd, p->done, p->total, who, fixture,
                 note);
     else
         fprintf(stderr, "toolwire %s: [%zu/%zu] %s %s: %zu exchange%s, %zu mismatch%s, %.1f s\n", p->cmd,
-                p->done, p->total, p->who, fixture, exchanges, exchanges == 1 ? "" : "s", mismatches,
+                p->done, p->total, who, fixture, exchanges, exchanges == 1 ? "" : "s", mismatches,
                 mismatches == 1 ? "" : "es", seconds);
     fflush(stderr);
     pthread_mutex_unlock(&p->mu);
