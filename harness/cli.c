@@ -21,6 +21,15 @@ int tw_cli_usage_error(const char *cmd, const char *fmt, ...)
     return TW_EXIT_USAGE;
 }
 
+int tw_cli_option_error(const char *cmd, const struct option *longopts, const char *arg)
+{
+    if (arg && strncmp(arg, "--", 2) == 0 && !strchr(arg, '='))
+        for (const struct option *o = longopts; o && o->name; o++)
+            if (o->has_arg == required_argument && strcmp(o->name, arg + 2) == 0)
+                return tw_cli_usage_error(cmd, "option '%s' needs a value", arg);
+    return tw_cli_usage_error(cmd, "unknown option '%s' (see --help)", arg ? arg : "?");
+}
+
 int tw_cli_unknown_format(const char *cmd, const char *what, const char *given,
                           bool (*accept)(const char *name), const char *const *extra, size_t n_extra)
 {

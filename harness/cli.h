@@ -31,6 +31,12 @@ int tw_cmd_gate(int argc, char **argv);
 int tw_cmd_clients(int argc, char **argv);
 int tw_cmd_merge(int argc, char **argv);
 
+struct option;
+/* The usage error for the option getopt_long refused at arg (argv[optind - 1]):
+ * "option '--out' needs a value" when arg is a long option of longopts that
+ * takes one, else "unknown option '…' (see --help)"; returns TW_EXIT_USAGE. */
+int tw_cli_option_error(const char *cmd, const struct option *longopts, const char *arg);
+
 /* Print "toolwire CMD: message" on stderr; returns TW_EXIT_USAGE. */
 int tw_cli_usage_error(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)

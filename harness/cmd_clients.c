@@ -225,7 +225,7 @@ int tw_cmd_clients(int argc, char **argv)
             o.shard = &shard;
             break;
         case 'h': puts(clients_help); rc = TW_EXIT_OK; break;
-        default: rc = tw_cli_usage_error("clients", "unknown option '%s' (see --help)", argv[optind - 1]);
+        default: rc = tw_cli_option_error("clients", longopts, argv[optind - 1]);
         }
     }
     char *mods = NULL;

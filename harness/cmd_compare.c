@@ -90,7 +90,7 @@ int tw_cmd_compare(int argc, char **argv)
                  "never exits 1); 2 on bad usage, an unreadable report, or a comparison that\n"
                  "cannot be written (standard output or FILE).");
             return TW_EXIT_OK;
-        default: return tw_cli_usage_error("compare", "unknown option '%s' (see --help)", argv[optind - 1]);
+        default: return tw_cli_option_error("compare", longopts, argv[optind - 1]);
         }
     }
     int n = argc - optind;

@@ -76,7 +76,7 @@ int tw_cmd_gate(int argc, char **argv)
         case OPT_ALL: go.all = true; break;
         case 'q': quiet = true; break;
         case 'h': puts(gate_help); return TW_EXIT_OK;
-        default: return tw_cli_usage_error("gate", "unknown option '%s' (see --help)", argv[optind - 1]);
+        default: return tw_cli_option_error("gate", longopts, argv[optind - 1]);
         }
     }
     if (!baseline)

@@ -111,7 +111,7 @@ int tw_cmd_import(int argc, char **argv)
             rc = tw_cli_usage_error("import", "option '%s' needs a value", argv[optind - 1]);
             goto out;
         default:
-            rc = tw_cli_usage_error("import", "unknown option '%s' (see --help)", argv[optind - 1]);
+            rc = tw_cli_option_error("import", longopts, argv[optind - 1]);
             goto out;
         }
     }

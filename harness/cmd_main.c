@@ -151,7 +151,7 @@ int tw_cmd_main(int argc, char **argv)
                  "cannot be loaded, a backend that cannot start, a report that cannot be written.");
             return TW_EXIT_OK;
         default:
-            return tw_cli_usage_error("main", "unknown option '%s' (see --help)", argv[optind - 1]);
+            return tw_cli_option_error("main", longopts, argv[optind - 1]);
         }
     }
     /* the arguments first: nothing is run or written for a path that is not there */

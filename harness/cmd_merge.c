@@ -307,7 +307,7 @@ int tw_cmd_merge(int argc, char **argv)
         case 'o': outdir = optarg; break;
         case 'q': quiet = true; break;
         case 'h': puts(merge_help); return TW_EXIT_OK;
-        default: return tw_cli_usage_error("merge", "unknown option '%s' (see --help)", argv[optind - 1]);
+        default: return tw_cli_option_error("merge", longopts, argv[optind - 1]);
         }
     }
     if (!outdir)

@@ -151,7 +151,7 @@ int tw_cmd_parse(int argc, char **argv)
             rc = tw_cli_usage_error("parse", "option '%s' needs a value", argv[optind - 1]);
             goto out;
         default:
-            rc = tw_cli_usage_error("parse", "unknown option '%s' (see --help)", argv[optind - 1]);
+            rc = tw_cli_option_error("parse", longopts, argv[optind - 1]);
             goto out;
         }
         if (lim) {

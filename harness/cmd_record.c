@@ -266,7 +266,7 @@ int tw_cmd_record(int argc, char **argv)
             return TW_EXIT_OK;
         default:
             tw_redactor_free(&red);
-            return tw_cli_usage_error("record", "unknown option '%s' (see --help)", argv[optind - 1]);
+            return tw_cli_option_error("record", longopts, argv[optind - 1]);
         }
     }
     const char *bad = NULL;

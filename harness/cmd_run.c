@@ -194,7 +194,7 @@ int tw_cmd_run(int argc, char **argv)
             o.shard = &shard;
             break;
         case 'h': puts(run_help); rc = TW_EXIT_OK; break;
-        default: rc = tw_cli_usage_error("run", "unknown option '%s' (see --help)", argv[optind - 1]);
+        default: rc = tw_cli_option_error("run", longopts, argv[optind - 1]);
         }
     }
     if (rc < 0 && nb == 0)

@@ -409,7 +409,7 @@ int tw_cmd_serve(int argc, char **argv)
             return TW_EXIT_OK;
         default:
             cJSON_Delete(fault);
-            return tw_cli_usage_error("serve", "unknown option '%s' (see --help)", argv[optind - 1]);
+            return tw_cli_option_error("serve", longopts, argv[optind - 1]);
         }
     }
     if (proxy || upstream) {

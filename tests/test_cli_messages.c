@@ -394,3 +394,27 @@ Test(cli_messages, record_takes_name_equals_url)
     cr_expect_eq(r.rc, 2);
     cr_expect(strstr(r.err, "toolwire record: nobody answered at http://127.0.0.1:9/v1?x=1"), "%s", r.err);
 }
+
+/* An option given without its value is said so, on every command (not "unknown option"). */
+Test(cli_messages, an_option_without_its_value_is_named)
+{
+    static const char *const cases[][2] = {
+        {"gate --baseline", "toolwire gate: option '--baseline' needs a value"},
+        {"run --out", "toolwire run: option '--out' needs a value"},
+        {"run --backend", "toolwire run: option '--backend' needs a value"},
+        {"merge --out", "toolwire merge: option '--out' needs a value"},
+        {"serve --port", "toolwire serve: option '--port' needs a value"},
+        {"compare --label", "toolwire compare: option '--label' needs a value"},
+        {"record --backend", "toolwire record: option '--backend' needs a value"},
+        {"clients --jobs", "toolwire clients: option '--jobs' needs a value"},
+        {"main --out", "toolwire main: option '--out' needs a value"},
+        {"import --out", "toolwire import: option '--out' needs a value"},
+        {"run --no-such-option", "toolwire run: unknown option '--no-such-option' (see --help)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run r;
+        tw_run(&r, cases[i][0], NULL);
+        cr_expect_eq(r.rc, 2, "%s", cases[i][0]);
+        cr_expect(strstr(r.err, cases[i][1]), "%s: %s", cases[i][0], r.err);
+    }
+}
