@@ -243,7 +243,7 @@ tw_status tw_client_send(tw_client *c, const char *method, const char *path, con
         key = getenv(c->o.key_env);
         if (!key || !*key) {
             snprintf(out->transport_error, sizeof out->transport_error,
-                     "environment variable %s is not set", c->o.key_env);
+                     "environment variable %s is not set or empty", c->o.key_env);
             return TW_ERR_INVALID;
         }
         /* whatever echoes the key back, no output of the process shows it */

@@ -27,7 +27,7 @@ static const char gate_help[] =
     "$GITHUB_STEP_SUMMARY); --junit FILE writes one testcase per regression, missing\n"
     "fixture, improvement and known failure (only regressions and missing fixtures\n"
     "fail); --json FILE writes the verdicts as JSON (counts, and each row's kind,\n"
-    "fixture, file, exchange, check, severity and evidence). When GITHUB_ACTIONS is set,\n"
+    "fixture, file, exchange, check, severity and evidence). When GITHUB_ACTIONS is true,\n"
     "one ::error workflow command per row that fails the gate is printed on standard\n"
     "output, naming the fixture file, so each shows as an annotation.\n"
     "Exit status: 0 when the gate passes; 1 on a regression or a missing fixture; 2 on\n"
@@ -99,7 +99,7 @@ int tw_cmd_gate(int argc, char **argv)
         rc = TW_EXIT_USAGE;
     } else {
         const char *gha = getenv("GITHUB_ACTIONS");
-        if (gha && *gha) {
+        if (gha && strcmp(gha, "true") == 0) {
             tw_buf a = {0};
             st = tw_gate_to_annotations(&g, go.allow_missing, &a);
             if (st != TW_OK || !tw_write_all(stdout, a.data ? a.data : "", a.len)) {

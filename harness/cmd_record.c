@@ -285,7 +285,7 @@ int tw_cmd_record(int argc, char **argv)
     }
     if (key_env && (!getenv(key_env) || !*getenv(key_env))) {
         tw_redactor_free(&red);
-        return tw_cli_usage_error("record", "environment variable %s is not set", key_env);
+        return tw_cli_usage_error("record", "environment variable %s is not set or empty", key_env);
     }
     if (key_env)
         tw_redactor_add_value(&red, getenv(key_env)); /* echoed back, it is scrubbed too */

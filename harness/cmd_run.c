@@ -204,7 +204,7 @@ int tw_cmd_run(int argc, char **argv)
             if (strcmp(specs[i].name, specs[k].name) == 0)
                 rc = tw_cli_usage_error("run", "backend name '%s' given twice", specs[i].name);
         if (rc < 0 && specs[i].url && o.key_env && (!getenv(o.key_env) || !*getenv(o.key_env)))
-            rc = tw_cli_usage_error("run", "environment variable %s is not set", o.key_env);
+            rc = tw_cli_usage_error("run", "environment variable %s is not set or empty", o.key_env);
     }
     for (size_t i = 0; rc < 0 && up_format[0] && i < nb; i++) {
         if (!specs[i].url) {

@@ -115,7 +115,7 @@ static int serve_proxy(const char *proxy, const char *upstream, const char *key_
     if (!tw_url_base_ok(upstream, "--upstream", &why))
         return tw_cli_usage_error("serve", "%s", why.message);
     if (key_env && (!getenv(key_env) || !*getenv(key_env)))
-        return tw_cli_usage_error("serve", "environment variable %s is not set", key_env);
+        return tw_cli_usage_error("serve", "environment variable %s is not set or empty", key_env);
     tw_refproxy_opts po;
     memset(&po, 0, sizeof po);
     po.from = from;

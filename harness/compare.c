@@ -133,8 +133,8 @@ tw_status tw_compare_markdown_with(const tw_report *r, size_t n, const tw_cmp_op
     if (n >= 2) /* a row needs two reports that ran its fixture */
         tw_rep_each_key(r, ix, n, cmp_row, &c);
     if (c.rows == 0)
-        tw_rw_printf(out, "\nNo differences%s: every check gives the same verdict on every %s that ran it.\n",
-                     c.folded ? " but advisory ones" : "", w.one);
+        tw_rw_printf(out, "\nNo differences%s: every %scheck gives the same verdict on every %s that ran it.\n",
+                     c.folded ? " but in advisory checks" : "", c.folded ? "other " : "", w.one);
     else if (c.rows > TW_CMP_MAX_ROWS)
         tw_rw_printf(out, "\n… %zu rows in all; the first %d are shown.\n", c.rows, TW_CMP_MAX_ROWS);
     if (c.folded) {

@@ -469,9 +469,9 @@ tw_status tw_compare_html_with(const tw_report *r, size_t n, const tw_cmp_opts *
         tw_rep_each_key(r, ix, n, hcmp_row, &c);
     tw_rw_puts(out, "</tbody></table></div>\n");
     if (c.rows == 0)
-        tw_rw_printf(out, "<p id=nodiff>No differences%s: every check gives the same verdict on every %s that "
+        tw_rw_printf(out, "<p id=nodiff>No differences%s: every %scheck gives the same verdict on every %s that "
                           "ran it.</p>\n",
-                     c.nfolded ? " but advisory ones" : "", w.one);
+                     c.nfolded ? " but in advisory checks" : "", c.nfolded ? "other " : "", w.one);
     else if (c.rows > TW_CMP_MAX_ROWS)
         tw_rw_printf(out, "<p>… %zu rows in all; the first %d are shown.</p>\n", c.rows, TW_CMP_MAX_ROWS);
     if (c.nfolded) {

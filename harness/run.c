@@ -936,8 +936,8 @@ int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t n
                     "backend %s (%s): %s, %zu fixtures run, %zu not fitting, %zu exchanges "
                     "(%zu error statuses, %zu without a response), "
                     "%zu pass, %zu fail, %zu skip, %zu mismatches%s -> %s/%s.json\n",
-                    r->backend, r->target, r->ok ? "ok" : "MISMATCH", r->n_fixtures - r->n_skipped,
-                    r->n_skipped, r->n_exchanges, nerr, nnone, r->n_pass, r->n_fail, r->n_skip, causes, more,
+                    r->backend, r->target, nobody ? "NOT JUDGED (nobody answered)" : r->ok ? "ok" : "MISMATCH",
+                    r->n_fixtures - r->n_skipped, r->n_skipped, r->n_exchanges, nerr, nnone, r->n_pass, r->n_fail, r->n_skip, causes, more,
                     outdir, base);
         }
         if (o->out && !r->ok && !nobody) {

@@ -514,6 +514,8 @@ Test(failures, knockons_fold_under_no_response)
     cr_assert_eq(run_stdout(dir, args), 2);
     char *out = slurp(dir, "stdout");
     cr_assert(strstr(out, " 2 mismatches (+7 consequences) -> "), "%s", out);
+    cr_assert(strstr(out, "backend down (http://127.0.0.1:") && strstr(out, "): NOT JUDGED (nobody answered), "), "%s",
+              out);
     cr_assert_null(strstr(out, "  mismatch "), "%s", out);
     char *json = slurp(dir, "out/down.json");
     cr_assert(strstr(json, "\"follows\": \"no response (RSP-01)\""), "%s", json);

@@ -253,6 +253,13 @@ Test(gate_verdicts, junit_json_and_annotations)
                           "not run"),
               "%s", out);
     free(out);
+    /* only GitHub's own value turns them on */
+    cr_assert_eq(tw_test_sh("cd '%s' && GITHUB_ACTIONS=false '%s' gate --baseline base.json now.json >gha.txt", dir,
+                            getenv("TOOLWIRE_BIN")),
+                 1);
+    out = file_in("gha.txt");
+    cr_assert_null(strstr(out, "::error"), "%s", out);
+    free(out);
 }
 
 /* Point 4: severities on every row; info-level rows folded unless --all;

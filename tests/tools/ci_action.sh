@@ -55,6 +55,12 @@ grep -q "no regression" "$work/good.summary" || { cat "$work/good.summary"; fail
 grep -q "staging" "$work/good.summary" || fail "the report is not in the summary"
 [ -s "$work/repo/reports/latest/staging.json" ] || fail "no report under reports/latest"
 
+# 1b. a backend name outside ASCII, in a UTF-8 locale as on a runner: the action names the report
+# file as toolwire does (byte by byte)
+LC_ALL=C.UTF-8 action utf8 --input backend-url="$URL" --input baseline=reports/baseline/staging.json --input backend-name="stäging cœur"
+[ "$rc" -eq 0 ] || { cat "$work/utf8.log"; fail "a backend name outside ASCII: exit $rc, 0 expected"; }
+[ -s "$work/repo/reports/latest/st__ging_c__ur.json" ] || { ls "$work/repo/reports/latest"; fail "no st__ging_c__ur.json"; }
+
 # 2. a regression: every stream breaks; the run step passes its 1 on, the gate fails with 1
 serve --fault '{"malformed_chunk_at": 1}'
 action regress --input backend-url="$URL" --input baseline=reports/baseline/staging.json
