@@ -25,7 +25,7 @@ static const char clients_help[] =
     "reports/clients): <client>.json, .md, .junit.xml, .html (one row per\n"
     "exchange and mode) and comparison.md/.html; toolwire compare and toolwire\n"
     "gate read them as they read backend reports. Clients whose names give one\n"
-    "file name (each character outside A-Z a-z 0-9 . _ - written '_', case aside),\n"
+    "file name (each byte outside A-Z a-z 0-9 . _ - written '_', case aside),\n"
     "or a client named comparison, are refused.\n"
     "\n"
     "  --client NAME=CMD          a driver: /bin/sh -c 'exec CMD \"$@\"' runs it with\n"

@@ -64,7 +64,7 @@ static const char run_help[] =
     "Every request names its exchange in the header X-Toolwire-Exchange: FIXTURE#N,\n"
     "live servers included: a toolwire serve answers that exchange, others ignore it.\n"
     "\n"
-    "A report's file name is NAME with each character outside A-Z a-z 0-9 . _ - as '_':\n"
+    "A report's file name is NAME with each byte outside A-Z a-z 0-9 . _ - as '_':\n"
     "backends whose names give one file name (also when they differ only in case), or\n"
     "a backend named comparison, are refused.\n"
     "\n"

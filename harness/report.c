@@ -443,7 +443,7 @@ bool tw_report_names_ok(const char *const *names, size_t n, size_t stride, const
             tw_error_set(err, TW_ERR_INVALID, -1, NULL,
                          "%ss '%.200s' and '%.200s' would both write %.300s/%s.json (and its .md, "
                          ".junit.xml, .html), one replacing the other%s: a report's file is named "
-                         "after its %s with each character outside A-Z a-z 0-9 . _ - written '_' (cut at 199 "
+                         "after its %s with each byte outside A-Z a-z 0-9 . _ - written '_' (cut at 199 "
                          "bytes); "
                          "give them names that differ there",
                          what, NAME(nb[k - 1].i), NAME(nb[k].i), dir, nb[k - 1].base,

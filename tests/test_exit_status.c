@@ -8,6 +8,7 @@
  */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <microhttpd.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -308,22 +309,59 @@ Test(exit_status, run)
     res_free(&r);
 }
 
-/* A server that answered some exchanges and then stopped: judged, exit 1. */
+/* A server that answers its first request and then drops every connection
+ * without a response (a small libmicrohttpd server of the test's own). */
+typedef struct dying_server {
+    struct MHD_Daemon *d;
+    unsigned short port;
+    int answered;
+} dying_server;
+
+static enum MHD_Result dying_answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                                    const char *version, const char *upload, size_t *upload_size, void **state)
+{
+    (void)url, (void)method, (void)version, (void)upload;
+    dying_server *s = cls;
+    if (*state == NULL) { /* the headers: come back with the body */
+        *state = s;
+        return MHD_YES;
+    }
+    if (*upload_size) {
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    if (__atomic_fetch_add(&s->answered, 1, __ATOMIC_SEQ_CST) > 0)
+        return MHD_NO; /* the connection is closed with no response */
+    static const char body[] = "{\"id\":\"c1\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,"
+                               "\"message\":{\"role\":\"assistant\",\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}";
+    struct MHD_Response *r = MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
+    MHD_add_response_header(r, "Content-Type", "application/json");
+    enum MHD_Result ok = MHD_queue_response(c, 200, r);
+    MHD_destroy_response(r);
+    return ok;
+}
+
+/* A server that answered some exchanges and then stopped answering: judged, exit 1. */
 Test(exit_status, run_server_dies_part_way)
 {
     good_and_bad();
     copy_fixture("nonstream_parallel_calls", "good", NULL, NULL);
     copy_fixture("nonstream_arguments_object", "good", NULL, NULL);
-    unsigned short port;
-    /* each answer takes 1.5 s and the server stops after 2 s: the first exchange is
-     * answered, the ones after it are not */
-    pid_t pid = serve(&port, "--for 2 --fault '{\"delay_ms\": 1500}' good");
+    dying_server s = {0};
+    struct sockaddr_in sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    s.d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, dying_answer, &s, MHD_OPTION_SOCK_ADDR,
+                           &sa, MHD_OPTION_END);
+    cr_assert_not_null(s.d, "the test server starts");
+    s.port = MHD_get_daemon_info(s.d, MHD_DAEMON_INFO_BIND_PORT)->port;
     res r = {0};
-    tw(&r, "run --retries 0 --backend staging=http://127.0.0.1:%u --out rep good", port);
-    stop(pid);
+    tw(&r, "run --retries 0 --backend staging=http://127.0.0.1:%u --out rep good", s.port);
+    MHD_stop_daemon(s.d);
     EXPECT(r, 1, "without a response");
     cr_expect_null(strstr(r.err, "nobody answered"), "%s", r.err);
-    cr_expect(strstr(r.out, "0 without a response") == NULL, "%s", r.out);
+    cr_expect(strstr(r.out, "(0 error statuses, 2 without a response)"), "%s", r.out);
     res_free(&r);
 }
 
