@@ -188,7 +188,12 @@ int tw_cmd_record(int argc, char **argv)
         }
         switch (c) {
         case 'b': {
-            /* NAME=URL as run takes it, or the bare URL */
+            /* NAME=URL as run takes it, or the bare URL; one server a recording */
+            if (url) {
+                tw_redactor_free(&red);
+                return tw_cli_usage_error("record", "--backend is given once: record captures one server "
+                                                    "(run record once for each)");
+            }
             url = optarg;
             const char *eq = strchr(optarg, '=');
             const char *scheme = strstr(optarg, "://");
@@ -252,7 +257,8 @@ int tw_cmd_record(int argc, char **argv)
                  "  --keep-errors          write the fixture of an error response too\n"
                  TW_SEL_HELP
                  "\n"
-                 "An error status (400 or above, after the retries) where the input fixture\n"
+                 "An error status (400 or above, after 2 retries of a 429, a 5xx or a connection\n"
+                 "error) where the input fixture\n"
                  "expects a success is said on standard error and that fixture is not written,\n"
                  "unless --keep-errors is given (then it is written and the exit status is 0).\n"
                  "Exit status: 0 when every exchange got an HTTP response that was kept;\n"

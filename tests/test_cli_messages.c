@@ -410,6 +410,8 @@ Test(cli_messages, an_option_without_its_value_is_named)
         {"main --out", "toolwire main: option '--out' needs a value"},
         {"import --out", "toolwire import: option '--out' needs a value"},
         {"run --no-such-option", "toolwire run: unknown option '--no-such-option' (see --help)"},
+        {"record --backend a=http://127.0.0.1:1 --backend b=http://127.0.0.1:2 --out o x.json",
+         "toolwire record: --backend is given once"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         run r;
