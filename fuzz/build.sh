@@ -26,8 +26,8 @@ if [ -z "$cjson" ]; then cjson=$("$root/scripts/cjson-fuzz.sh"); fi
 defs=()
 targets=(think hermes hermes_stream fenced qwen3_coder openai_response openai_stream anthropic_response
          anthropic_stream vllm gemini gemini_stream proxy schema openai_responses
-         openai_responses_stream request redact)
-extra=("$root/fuzz/inv_request.c" "$root/fuzz/inv_redact.c") # the request readers, encoders and redactor are always there
+         openai_responses_stream request redact report)
+extra=("$root/fuzz/inv_request.c" "$root/fuzz/inv_redact.c" "$root/fuzz/inv_report.c") # the request readers, encoders, redactor and report reader are always there
 if grep -qsE 'tw_status[[:space:]]+tw_sse_init[[:space:]]*\(' "$root"/src/*.c; then
   defs+=(-DTW_FZ_HAVE_SSE); extra+=("$root/fuzz/inv_sse.c"); targets+=(sse)
 fi

@@ -23,6 +23,8 @@ set(TW_FZ_LIBS "")
 list(APPEND TW_FZ_EXTRA_SOURCES ${CMAKE_SOURCE_DIR}/fuzz/inv_request.c)
 # the redactor over stream pieces (harness/redact.h) is always there
 list(APPEND TW_FZ_EXTRA_SOURCES ${CMAKE_SOURCE_DIR}/fuzz/inv_redact.c)
+# the report reader, gate and comparison (harness/report.h) are always there
+list(APPEND TW_FZ_EXTRA_SOURCES ${CMAKE_SOURCE_DIR}/fuzz/inv_report.c)
 tw_fz_defines_symbol(TW_FZ_HAVE_SSE "${CMAKE_SOURCE_DIR}/src/*.c"
   "tw_status[ \t\n]+tw_sse_init[ \t\n]*\\(")
 tw_fz_defines_symbol(TW_FZ_HAVE_FIXTURE "${CMAKE_SOURCE_DIR}/harness/*.c"

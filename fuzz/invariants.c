@@ -1207,6 +1207,7 @@ static const struct {
     {"schema", tw_fz_schema},
     {"request", tw_fz_request},
     {"redact", tw_fz_redact},
+    {"report", tw_fz_report},
 #ifdef TW_FZ_HAVE_SSE
     {"sse", tw_fz_sse},
 #endif

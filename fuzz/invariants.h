@@ -65,6 +65,8 @@ int tw_fz_schema(const uint8_t *data, size_t size);
 int tw_fz_request(const uint8_t *data, size_t size);
 /* fuzz/inv_redact.c: a secret cut into stream pieces, scrubbed joined */
 int tw_fz_redact(const uint8_t *data, size_t size);
+/* fuzz/inv_report.c: a report JSON, gated against itself and altered copies */
+int tw_fz_report(const uint8_t *data, size_t size);
 /* These need modules that may not be built yet; they are defined in
  * fuzz/inv_sse.c and fuzz/inv_harness.c (see fuzz/tests.cmake). */
 int tw_fz_sse(const uint8_t *data, size_t size);

@@ -132,6 +132,10 @@ static void gate_fixture(gate_ctx *c, const tw_rep_fixture *f)
     size_t nex = 0, nchk = 0, named = 0, nv = 0;
     for (size_t k = 0; k < f->nex; k++) {
         const tw_rep_exchange *be = &f->ex[k];
+        /* a second exchange of one index judges nothing, as a second fixture
+         * of one name: the report's lookups name the first */
+        if (tw_rep_find_exchange(c->base, f->name, be->index) != be)
+            continue;
         const tw_rep_exchange *ce = tw_rep_find_exchange(c->cur, f->name, be->index);
         if (!ce) {
             nex++;
@@ -143,6 +147,11 @@ static void gate_fixture(gate_ctx *c, const tw_rep_fixture *f)
         for (size_t i = 0; i < be->nchecks; i++) {
             const tw_rep_check *b = &be->checks[i];
             bool run;
+            /* nor does a second check of one id in an exchange (or a check the
+             * baseline's lookups do not name: its fixture's name was taken by
+             * a skipped fixture first) */
+            if (tw_rep_find_check(c->base, f->name, be->index, b->id, &run) != b)
+                continue;
             const tw_rep_check *n = tw_rep_find_check(c->cur, f->name, be->index, b->id, &run);
             if (n) {
                 judge_check(c, f, be, ce, b, n);

@@ -260,6 +260,19 @@ tw_status tw_report_parse(const char *buf, size_t len, tw_report *out, tw_error 
         tw_error_set(err, TW_ERR_INVALID, -1, NULL, "not JSON: %s", e.message);
         return TW_ERR_PARSE;
     }
+    /* Every report toolwire writes is RFC 8259 text. One that is not (invalid
+     * UTF-8 in a name, which the writer would print as U+FFFD) would not read
+     * back as itself: a fixture named with such a byte would be missing from
+     * its own copy written again, and gate or merge would pair it with nothing. */
+    tw_json_lint lint;
+    tw_json_lint_scan(buf, len, &lint);
+    if (lint.nonstd_offset >= 0) {
+        tw_error_set(err, TW_ERR_INVALID, lint.nonstd_offset, NULL,
+                     "not RFC 8259 JSON at byte %lld: %s (every report toolwire writes is)",
+                     (long long)lint.nonstd_offset, lint.nonstd_what);
+        cJSON_Delete(root);
+        return TW_ERR_PARSE;
+    }
     const char *schema = tw_json_get_str(root, "schema");
     const cJSON *ver = tw_json_get(root, "version");
     const cJSON *fxs = tw_json_get(root, "fixtures");

@@ -107,6 +107,7 @@ ParameterizedTestParameters(fuzz, replay)
         {"proxy"},          {"schema"},           {"sse"},
         {"fixture"},        {"import"},           {"json_diff"},
         {"qwen3_coder"},    {"request"},          {"redact"},
+        {"report"},
     };
     return cr_make_param_array(struct target_param, params, sizeof params / sizeof params[0]);
 }
@@ -138,7 +139,7 @@ Test(fuzz, every_target_is_replayed)
                                    "schema", "sse", "openai_responses",
                                    "openai_responses_stream",
                                    "fixture", "import", "json_diff", "qwen3_coder",
-                                   "request", "redact"};
+                                   "request", "redact", "report"};
     for (const char *const *n = tw_fz_target_names(); *n; n++) {
         bool found = false;
         for (size_t i = 0; i < sizeof listed / sizeof listed[0]; i++)

@@ -51,8 +51,8 @@ static void setup(void)
 static void teardown(void)
 {
     char p[256];
-    const char *f[] = {"base.json", "regressed.json", "improved.json", "summary.md"};
-    for (size_t i = 0; i < 4; i++) {
+    const char *f[] = {"base.json", "regressed.json", "improved.json", "summary.md", "bad-utf8.json"};
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
         snprintf(p, sizeof p, "%s/%s", dir, f[i]);
         unlink(p);
     }
@@ -143,4 +143,54 @@ Test(gate, binary_usage_errors)
 {
     char out[8192];
     cr_assert_eq(run_gate("missing.json", out, sizeof out, false), 2, "%s", out);
+}
+
+/* A report whose exchange holds one check id twice, or one exchange index
+ * twice, gates against itself without a regression: only the first, the one
+ * the lookups name, is judged (as only the first fixture of a name is). A
+ * flip of that first one is still a regression. */
+Test(gate, repeated_keys_judge_the_first_only)
+{
+    tw_report r, c;
+    for (int k = 0; k < 2; k++) {
+        tw_report *x = k ? &c : &r;
+        tw_report_init(x, "b", "mock:replay");
+        tw_rep_fixture *f = tw_report_add_fixture(x, "hermes/f", "f.json", "hermes");
+        tw_rep_exchange *e = tw_report_add_exchange(f);
+        tw_report_add_check(e, "HER-02", TW_V_FAIL, TW_EXPECT_ANY, -1, "cut");
+        tw_report_add_check(e, "OAI-R01", TW_V_PASS, TW_EXPECT_NOT_FAIL, -1, "");
+        tw_report_add_check(e, "HER-02", TW_V_PASS, TW_EXPECT_ANY, -1, "");
+        tw_rep_exchange *e2 = tw_report_add_exchange(f); /* index 0 again */
+        tw_report_add_check(e2, "OAI-R01", TW_V_FAIL, TW_EXPECT_ANY, -1, "second");
+        tw_report_summarise(x);
+    }
+    tw_gate_result g;
+    cr_assert_eq(tw_gate(&r, &r, 0, &g), TW_OK);
+    cr_expect_eq(g.regressions, 0, "%s", g.text.data);
+    cr_expect_eq(g.improvements, 0, "%s", g.text.data);
+    cr_expect_eq(g.missing, 0, "%s", g.text.data);
+    tw_gate_result_free(&g);
+    c.fx[0].ex[0].checks[1].verdict = TW_V_FAIL;
+    cr_assert_eq(tw_gate(&r, &c, 0, &g), TW_OK);
+    cr_expect_eq(g.regressions, 1, "%s", g.text.data);
+    cr_expect(g.text.data && strstr(g.text.data, "OAI-R01"), "%s", g.text.data);
+    tw_gate_result_free(&g);
+    tw_report_free(&r);
+    tw_report_free(&c);
+}
+
+/* A report that is not RFC 8259 JSON (here a fixture name holding a byte that
+ * is not UTF-8, which the writer would print as U+FFFD and so rename the
+ * fixture) is refused: exit 2, naming the byte offset. */
+Test(gate, binary_refuses_a_report_that_is_not_rfc8259)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/bad-utf8.json", dir);
+    static const char bad[] = "{\"schema\":\"toolwire-report\",\"version\":1,\"backend\":\"now\","
+                              "\"fixtures\":[{\"name\":\"openai/\xff\",\"exchanges\":[]}]}";
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_write_atomic(p, bad, sizeof bad - 1, &why), TW_OK);
+    char out[8192];
+    cr_assert_eq(run_gate("bad-utf8.json", out, sizeof out, false), 2, "%s", out);
+    cr_expect(strstr(out, "not RFC 8259 JSON at byte 84: invalid UTF-8 inside a string"), "%s", out);
 }
