@@ -37,6 +37,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "../tests/support/replay_suite.h"
 
 #include "toolwire/decode.h"
 #include "toolwire/encode.h"
@@ -887,21 +888,10 @@ static void run_timing(const http_opts *ho, long n, cJSON *rep, tw_buf *md)
         FILE *f = fopen(path, "w");
         if (!f)
             die("cannot write %s", path);
-        fprintf(f, "{\"fixture_version\":1,\"name\":\"gen-%05ld\",\"description\":\"generated\","
-                   "\"backend\":\"openai\",\"provenance\":{\"source\":\"hand-made\"},\"exchanges\":[",
-                fi);
-        for (long k = 0; k < per && fi * per + k < n; k++) {
-            long x = fi * per + k;
-            fprintf(f, "%s{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\","
-                       "\"body\":{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":"
-                       "\"question %ld\"}]}},\"response\":{\"status\":200,\"body\":{\"id\":\"c%ld\","
-                       "\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\",\"choices\":"
-                       "[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"answer %ld\"},"
-                       "\"finish_reason\":\"stop\"}]}}}",
-                    k ? "," : "", x, x, x);
-        }
-        fputs("]}\n", f);
-        if (fclose(f) != 0)
+        char name[32];
+        snprintf(name, sizeof name, "gen-%05ld", fi);
+        long first = fi * per;
+        if (replay_suite_write(f, name, NULL, first, n - first < per ? n - first : per) != 0)
             die("cannot write %s", path);
     }
     char *argv[] = {tw, "run", "--backend", "mock=mock:replay", "--out", outdir, "--quiet", fxdir, NULL};

@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "../tests/support/replay_suite.h"
 
 #define FIXTURES 24
 #define PER_FIXTURE 2
@@ -52,21 +53,9 @@ static void write_fixtures(const char *dir)
         FILE *f = fopen(path, "w");
         if (!f)
             die("cannot write %s: %s", path, strerror(errno));
-        fprintf(f, "{\"fixture_version\":1,\"name\":\"bench/slow-%02d\",\"description\":\"generated\","
-                   "\"backend\":\"openai\",\"provenance\":{\"source\":\"hand-made\"},\"exchanges\":[",
-                fi);
-        for (int k = 0; k < PER_FIXTURE; k++) {
-            int x = fi * PER_FIXTURE + k;
-            fprintf(f, "%s{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\","
-                       "\"body\":{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":"
-                       "\"question %d\"}]}},\"response\":{\"status\":200,\"body\":{\"id\":\"c%d\","
-                       "\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\",\"choices\":"
-                       "[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"answer %d\"},"
-                       "\"finish_reason\":\"stop\"}]}}}",
-                    k ? "," : "", x, x, x);
-        }
-        fputs("]}\n", f);
-        if (fclose(f) != 0)
+        char name[32];
+        snprintf(name, sizeof name, "bench/slow-%02d", fi);
+        if (replay_suite_write(f, name, NULL, (long)fi * PER_FIXTURE, PER_FIXTURE) != 0)
             die("cannot write %s", path);
     }
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "twtest.h"
+#include "replay_suite.h"
 
 static const char *bin(void)
 {
@@ -68,22 +69,9 @@ static void write_suite(const char *dir, int n, int per)
         snprintf(path, sizeof path, "%s/fx/slow-%02d.json", dir, fi);
         FILE *f = fopen(path, "w");
         cr_assert_not_null(f);
-        fprintf(f, "{\"fixture_version\":1,\"name\":\"slow/%02d\",\"description\":\"generated\","
-                   "\"backend\":\"openai\",\"tags\":[\"%s\"],\"provenance\":{\"source\":\"hand-made\"},"
-                   "\"exchanges\":[",
-                fi, fi % 2 ? "odd" : "even");
-        for (int k = 0; k < per; k++) {
-            int x = fi * per + k;
-            fprintf(f, "%s{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\","
-                       "\"body\":{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":"
-                       "\"question %d\"}]}},\"response\":{\"status\":200,\"body\":{\"id\":\"c%d\","
-                       "\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\",\"choices\":"
-                       "[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"answer %d\"},"
-                       "\"finish_reason\":\"stop\"}]}}}",
-                    k ? "," : "", x, x, x);
-        }
-        fputs("]}\n", f);
-        cr_assert_eq(fclose(f), 0);
+        char name[32];
+        snprintf(name, sizeof name, "slow/%02d", fi);
+        cr_assert_eq(replay_suite_write(f, name, fi % 2 ? "\"odd\"" : "\"even\"", (long)fi * per, per), 0);
     }
 }
 
