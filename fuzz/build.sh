@@ -31,10 +31,10 @@ extra=("$root/fuzz/inv_request.c" "$root/fuzz/inv_redact.c" "$root/fuzz/inv_repo
 if grep -qsE 'tw_status[[:space:]]+tw_sse_init[[:space:]]*\(' "$root"/src/*.c; then
   defs+=(-DTW_FZ_HAVE_SSE); extra+=("$root/fuzz/inv_sse.c"); targets+=(sse)
 fi
-if grep -qsE 'tw_status[[:space:]]+tw_fixture_parse[[:space:]]*\(' "$root"/harness/*.c; then
+if grep -qsE 'tw_status[[:space:]]+tw_fixture_parse[[:space:]]*\(' "$root"/harness/*/*.c; then
   defs+=(-DTW_FZ_HAVE_FIXTURE); extra+=("$root/fuzz/inv_fixture.c"); targets+=(fixture)
 fi
-if grep -qsE 'tw_status[[:space:]]+tw_import_mem_to_buf[[:space:]]*\(' "$root"/harness/*.c; then
+if grep -qsE 'tw_status[[:space:]]+tw_import_mem_to_buf[[:space:]]*\(' "$root"/harness/*/*.c; then
   defs+=(-DTW_FZ_HAVE_IMPORT); extra+=("$root/fuzz/inv_import.c"); targets+=(import)
 fi
 
@@ -48,9 +48,10 @@ else
   echo "fuzz/build.sh: jansson not found (scripts/deps.sh installs it); no json_diff target" >&2
 fi
 
-inc=(-I"$cjson/include" -I"$root/include" -I"$root/src" -I"$root/harness" -I"$root/fuzz")
+inc=(-I"$cjson/include" -I"$root/include" -I"$root/src" -I"$root/fuzz")
+for d in "$root"/harness/*/; do inc+=(-I"${d%/}"); done # every room of the harness
 srcs=("$root"/src/*.c)
-for f in "$root"/harness/*.c; do [ "$(basename "$f")" = main.c ] || srcs+=("$f"); done
+for f in "$root"/harness/*/*.c; do [ "$(basename "$f")" = main.c ] || srcs+=("$f"); done
 srcs+=("$root/fuzz/invariants.c" "${extra[@]}" "$cjson/cJSON.c")
 
 # shellcheck disable=SC2086

@@ -21,15 +21,15 @@ set(TW_FZ_OPTIONAL_TARGETS "")
 set(TW_FZ_LIBS "")
 # the request readers and encoders are always there
 list(APPEND TW_FZ_EXTRA_SOURCES ${CMAKE_SOURCE_DIR}/fuzz/inv_request.c)
-# the redactor over stream pieces (harness/redact.h) is always there
+# the redactor over stream pieces (harness/redact/redact.h) is always there
 list(APPEND TW_FZ_EXTRA_SOURCES ${CMAKE_SOURCE_DIR}/fuzz/inv_redact.c)
-# the report reader, gate and comparison (harness/report.h) are always there
+# the report reader, gate and comparison (harness/report/report.h) are always there
 list(APPEND TW_FZ_EXTRA_SOURCES ${CMAKE_SOURCE_DIR}/fuzz/inv_report.c)
 tw_fz_defines_symbol(TW_FZ_HAVE_SSE "${CMAKE_SOURCE_DIR}/src/*.c"
   "tw_status[ \t\n]+tw_sse_init[ \t\n]*\\(")
-tw_fz_defines_symbol(TW_FZ_HAVE_FIXTURE "${CMAKE_SOURCE_DIR}/harness/*.c"
+tw_fz_defines_symbol(TW_FZ_HAVE_FIXTURE "${CMAKE_SOURCE_DIR}/harness/*/*.c"
   "tw_status[ \t\n]+tw_fixture_parse[ \t\n]*\\(")
-tw_fz_defines_symbol(TW_FZ_HAVE_IMPORT "${CMAKE_SOURCE_DIR}/harness/*.c"
+tw_fz_defines_symbol(TW_FZ_HAVE_IMPORT "${CMAKE_SOURCE_DIR}/harness/*/*.c"
   "tw_status[ \t\n]+tw_import_mem_to_buf[ \t\n]*\\(")
 if(TW_FZ_HAVE_SSE)
   list(APPEND TW_FZ_DEFS TW_FZ_HAVE_SSE)

@@ -1,5 +1,5 @@
 /*
- * The fixture target: harness/fixture.h's loader over arbitrary bytes.
+ * The fixture target: harness/fixture/fixture.h's loader over arbitrary bytes.
  * Header as for the decoder targets (invariants.h: the limits); the rest is
  * the fixture file. When the fixture names a reference decoder and raw model
  * text, that text is decoded too and the result checked.

@@ -1,6 +1,6 @@
 /*
  * The import target: vcrpy cassettes and HAR 1.2 files through the importer
- * (harness/import.h, tw_import_mem_to_buf) into fixture JSON, in memory.
+ * (harness/record/import.h, tw_import_mem_to_buf) into fixture JSON, in memory.
  *
  * Input: one selector byte, then the file.
  *   byte 0  bit 0 the file kind (0 vcrpy YAML, 1 HAR 1.2)

@@ -1,7 +1,7 @@
 /*
  * The redact target: a secret planted in a random text, the text cut at
  * random places into the pieces of a stream (any format's deltas), and the
- * pieces scrubbed as import and record scrub them (harness/redact.h,
+ * pieces scrubbed as import and record scrub them (harness/redact/redact.h,
  * tw_redact_stream).
  *
  * Input: four header bytes, then the text.

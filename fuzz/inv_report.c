@@ -3,7 +3,7 @@
  * gate, compare and merge read one a CI hands over, then the report held
  * against itself, against its own JSON read back, against a copy with one
  * check flipped from pass to fail and against a copy with one fixture
- * removed (harness/report.h).
+ * removed (harness/report/report.h).
  *
  * Input: the report JSON, all of it. Which check is flipped and which
  * fixture removed is picked by a hash of the input's bytes.

@@ -1,4 +1,4 @@
-/* Where the program finds its data outside a checkout (harness/datadir.h). */
+/* Where the program finds its data outside a checkout (harness/common/datadir.h). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>

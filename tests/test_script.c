@@ -1,5 +1,5 @@
-/* The scripted reference model (harness/script.c), the reference answers
- * built from it (harness/mock_ref.c) and the mock backend's script profile. */
+/* The scripted reference model (harness/backends/script.c), the reference answers
+ * built from it (harness/backends/mock_ref.c) and the mock backend's script profile. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* Base URLs (harness/url.h) and report names: a request path is joined
+/* Base URLs (harness/common/url.h) and report names: a request path is joined
  * before a base's query, which reaches the server; a base's credentials
  * (userinfo, key=…) reach the server but no file or stream toolwire writes;
  * two backends or clients whose reports would share a file, or one whose

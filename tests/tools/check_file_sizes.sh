@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every source file of the program (harness/*.c, harness/*.h) stays at
+# Every source file of the program (harness/*/*.c, harness/*/*.h) stays at
 # 1,000 lines or fewer. Fails, listing each longer file with its length.
 #   tests/tools/check_file_sizes.sh [SOURCE_DIR]
 set -u
@@ -8,7 +8,7 @@ cd "$root" || exit 2
 max=1000
 long=""
 n=0
-for f in harness/*.c harness/*.h; do
+for f in $(find harness -name "*.[ch]" | sort); do
   [ -f "$f" ] || continue
   n=$((n + 1))
   lines=$(wc -l < "$f")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# C code names a check by its enumerator (harness/check_ids.h): the
+# C code names a check by its enumerator (harness/checks/check_ids.h): the
 # enumerator form builds, a check named by a string or a misspelled
 # enumerator does not.
 #   tests/tools/check_ids_compile.sh CC SOURCE_DIR [INCLUDE_DIRS (;-separated)]
@@ -7,7 +7,8 @@ set -u
 cc=${1:?usage: check_ids_compile.sh CC SOURCE_DIR [INCLUDE_DIRS]}
 root=${2:?usage: check_ids_compile.sh CC SOURCE_DIR [INCLUDE_DIRS]}
 IFS=';' read -ra incs <<< "${3:-}"
-flags=(-std=c11 -fsyntax-only -Wall -Werror -D_GNU_SOURCE -I"$root/harness" -I"$root/include")
+flags=(-std=c11 -fsyntax-only -Wall -Werror -D_GNU_SOURCE -I"$root/include")
+for d in "$root"/harness/*/; do flags+=(-I"${d%/}"); done
 for d in "${incs[@]}"; do
   [ -n "$d" ] && flags+=(-isystem "$d")
 done

@@ -25,7 +25,12 @@ def sources(root, layer):
     d = os.path.join(root, layer)
     if not os.path.isdir(d):
         return []
-    return sorted(f for f in os.listdir(d) if f.endswith((".c", ".h")))
+    out = []
+    for top, dirs, files in os.walk(d):
+        dirs.sort()
+        rel = os.path.relpath(top, d)
+        out += [f if rel == "." else os.path.join(rel, f) for f in files if f.endswith((".c", ".h"))]
+    return sorted(out)
 
 
 def module(name):
