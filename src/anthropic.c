@@ -193,16 +193,7 @@ static tw_status ant_response(tw_wire_sink *k, const char *buf, size_t len)
 }
 
 /* The response format streams through the shared body-buffering decoder. */
-static tw_status resp_finish(void *s, tw_result *out)
-{
-    return tw_body_finish(s, out, ant_response);
-}
-
-tw_status tw_anthropic_response_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                       tw_result *out)
-{
-    return tw_body_decode(buf, len, o, out, ant_response);
-}
+TW_BODY_FORMAT(resp, tw_anthropic_response_decode, ant_response)
 
 /* ===================== stream ===================== */
 
@@ -300,18 +291,12 @@ static tw_ant_block *new_block(tw_anthropic_stream *d, int kind, int64_t index, 
         }
         return NULL;
     }
-    if (d->nblocks == d->cap_blocks) {
-        size_t nc = d->cap_blocks ? d->cap_blocks * 2 : 8;
-        if (nc > cap)
-            nc = cap;
-        tw_ant_block *nb = realloc(d->blocks, nc * sizeof *nb);
-        if (!nb) {
-            *st = TW_ERR_NOMEM;
-            return NULL;
-        }
-        d->blocks = nb;
-        d->cap_blocks = nc;
+    tw_ant_block *nb = tw_wire_room(d->blocks, &d->cap_blocks, d->nblocks, sizeof *nb, 8, cap);
+    if (!nb) {
+        *st = TW_ERR_NOMEM;
+        return NULL;
     }
+    d->blocks = nb;
     tw_ant_block *b = &d->blocks[d->nblocks++];
     memset(b, 0, sizeof *b);
     b->kind = kind;
@@ -526,15 +511,7 @@ static const tw_wire_stream_kind ANT_STREAM = {
     stream_end, stream_release};
 
 TW_WIRE_STREAM_API(tw_anthropic_stream, tw_anthropic_stream, ANT_STREAM)
-
-tw_status tw_anthropic_stream_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                     tw_result *out)
-{
-    tw_anthropic_stream d;
-    return tw_wire_stream_decode(&d.w, &ANT_STREAM, buf, len, o, out);
-}
-
-TW_DECODER_OPS(st, tw_anthropic_stream, tw_anthropic_stream)
+TW_WIRE_STREAM_FORMAT(tw_anthropic_stream, ANT_STREAM)
 
 /* ===================== registry glue ===================== */
 
@@ -550,8 +527,8 @@ const tw_format_ops tw_format_anthropic_response = {
 const tw_format_ops tw_format_anthropic_stream = {"anthropic-stream",
                                                   "Anthropic messages SSE event stream",
                                                   tw_anthropic_stream_decode,
-                                                  st_new,
-                                                  st_feed,
-                                                  st_finish,
-                                                  st_reset,
-                                                  st_free, tw_format_recycle_free};
+                                                  tw_anthropic_stream_open,
+                                                  tw_wire_stream_feed,
+                                                  tw_wire_stream_finish,
+                                                  tw_wire_stream_reset,
+                                                  tw_wire_stream_free, tw_format_recycle_free};

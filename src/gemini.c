@@ -688,16 +688,7 @@ static tw_status gem_body(tw_wire_sink *k, const char *buf, size_t len)
     return st;
 }
 
-static tw_status body_finish(void *s, tw_result *out)
-{
-    return tw_body_finish(s, out, gem_body);
-}
-
-tw_status tw_gemini_response_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                    tw_result *out)
-{
-    return tw_body_decode(buf, len, o, out, gem_body);
-}
+TW_BODY_FORMAT(body, tw_gemini_response_decode, gem_body)
 
 /* ===================== the event stream ===================== */
 
@@ -757,17 +748,7 @@ static const tw_wire_stream_kind GEM_STREAM = {
     "stream ended without a finishReason", 0, {0}, gs_init, on_event, NULL, gs_ended, gs_end,
     gs_release};
 
-static void *gs_new(const tw_decode_opts *o, tw_event_fn fn, void *user)
-{
-    return tw_wire_stream_new(&GEM_STREAM, o, fn, user);
-}
-
-tw_status tw_gemini_stream_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                  tw_result *out)
-{
-    tw_gemini_stream d;
-    return tw_wire_stream_decode(&d.w, &GEM_STREAM, buf, len, o, out);
-}
+TW_WIRE_STREAM_FORMAT(tw_gemini_stream, GEM_STREAM)
 
 /* ===================== registry glue ===================== */
 
@@ -782,7 +763,7 @@ const tw_format_ops tw_format_gemini = {"gemini",
 const tw_format_ops tw_format_gemini_stream = {"gemini-stream",
                                                "Gemini streamGenerateContent?alt=sse event stream",
                                                tw_gemini_stream_decode,
-                                               gs_new,
+                                               tw_gemini_stream_open,
                                                tw_wire_stream_feed,
                                                tw_wire_stream_finish,
                                                tw_wire_stream_reset,

@@ -291,16 +291,7 @@ static tw_status oai_response_read(tw_wire_sink *k, const char *buf, size_t len,
 }
 
 /* The response format streams through the shared body-buffering decoder. */
-static tw_status resp_finish(void *s, tw_result *out)
-{
-    return tw_body_finish(s, out, oai_response);
-}
-
-tw_status tw_openai_response_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                    tw_result *out)
-{
-    return tw_body_decode(buf, len, o, out, oai_response);
-}
+TW_BODY_FORMAT(resp, tw_openai_response_decode, oai_response)
 
 /* ===================== stream ===================== */
 
@@ -452,18 +443,13 @@ static tw_oai_slot *new_slot(tw_openai_stream *d, int64_t off, tw_status *st)
     }
     if ((*st = tab_grow(d)) != TW_OK)
         return NULL;
-    if (d->nslots == d->cap_slots) {
-        size_t nc = d->cap_slots ? d->cap_slots * 2 : TW_OAI_SLOTS_INIT;
-        if (nc > cap)
-            nc = cap;
-        tw_oai_slot *ns = realloc(d->slots, nc * sizeof *ns);
-        if (!ns) {
-            *st = TW_ERR_NOMEM;
-            return NULL;
-        }
-        d->slots = ns;
-        d->cap_slots = nc;
+    tw_oai_slot *ns =
+        tw_wire_room(d->slots, &d->cap_slots, d->nslots, sizeof *ns, TW_OAI_SLOTS_INIT, cap);
+    if (!ns) {
+        *st = TW_ERR_NOMEM;
+        return NULL;
     }
+    d->slots = ns;
     tw_oai_slot *s = &d->slots[d->nslots++];
     memset(s, 0, sizeof *s);
     s->offset = off;
@@ -706,15 +692,7 @@ static const tw_wire_stream_kind OAI_STREAM = {
     stream_init, on_event, stream_close, stream_ended, stream_end, stream_release};
 
 TW_WIRE_STREAM_API(tw_openai_stream, tw_openai_stream, OAI_STREAM)
-
-tw_status tw_openai_stream_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                  tw_result *out)
-{
-    tw_openai_stream d;
-    return tw_wire_stream_decode(&d.w, &OAI_STREAM, buf, len, o, out);
-}
-
-TW_DECODER_OPS(st, tw_openai_stream, tw_openai_stream)
+TW_WIRE_STREAM_FORMAT(tw_openai_stream, OAI_STREAM)
 
 /* ===================== registry glue ===================== */
 
@@ -729,8 +707,8 @@ const tw_format_ops tw_format_openai_response = {"openai-response",
 const tw_format_ops tw_format_openai_stream = {"openai-stream",
                                                "OpenAI chat.completion.chunk SSE stream",
                                                tw_openai_stream_decode,
-                                               st_new,
-                                               st_feed,
-                                               st_finish,
-                                               st_reset,
-                                               st_free, tw_format_recycle_free};
+                                               tw_openai_stream_open,
+                                               tw_wire_stream_feed,
+                                               tw_wire_stream_finish,
+                                               tw_wire_stream_reset,
+                                               tw_wire_stream_free, tw_format_recycle_free};

@@ -356,16 +356,7 @@ static tw_status rs_body_read(tw_wire_sink *k, const char *buf, size_t len,
     return st;
 }
 
-static tw_status body_finish(void *s, tw_result *out)
-{
-    return tw_body_finish(s, out, rs_body);
-}
-
-tw_status tw_responses_response_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                       tw_result *out)
-{
-    return tw_body_decode(buf, len, o, out, rs_body);
-}
+TW_BODY_FORMAT(body, tw_responses_response_decode, rs_body)
 
 /* ===================== the event stream ===================== */
 
@@ -490,16 +481,10 @@ static tw_status item_added(tw_responses_stream *d, const cJSON *j, int64_t off)
     if (d->nitems >= cap)
         return diag(d, true, TW_D_TOO_MANY_CALLS, off,
                     "more output items than 2 * max_calls + 16; the item was dropped");
-    if (d->nitems == d->cap_items) {
-        size_t nc = d->cap_items ? d->cap_items * 2 : 8;
-        if (nc > cap)
-            nc = cap;
-        rs_item *ni = realloc(d->items, nc * sizeof *ni);
-        if (!ni)
-            return TW_ERR_NOMEM;
-        d->items = ni;
-        d->cap_items = nc;
-    }
+    rs_item *ni = tw_wire_room(d->items, &d->cap_items, d->nitems, sizeof *ni, 8, cap);
+    if (!ni)
+        return TW_ERR_NOMEM;
+    d->items = ni;
     if (idx != (int64_t)d->nitems)
         d->sparse = true;
     rs_item *it = &d->items[d->nitems++];
@@ -840,17 +825,7 @@ static const tw_wire_stream_kind RS_STREAM = {
     rs_end,
     rs_release};
 
-static void *rs_new(const tw_decode_opts *o, tw_event_fn fn, void *user)
-{
-    return tw_wire_stream_new(&RS_STREAM, o, fn, user);
-}
-
-tw_status tw_responses_stream_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                     tw_result *out)
-{
-    tw_responses_stream d;
-    return tw_wire_stream_decode(&d.w, &RS_STREAM, buf, len, o, out);
-}
+TW_WIRE_STREAM_FORMAT(tw_responses_stream, RS_STREAM)
 
 /* ===================== registry glue ===================== */
 
@@ -867,7 +842,7 @@ const tw_format_ops tw_format_openai_responses_stream = {"openai-responses-strea
                                                          "OpenAI Responses API typed SSE event "
                                                          "stream",
                                                          tw_responses_stream_decode,
-                                                         rs_new,
+                                                         tw_responses_stream_open,
                                                          tw_wire_stream_feed,
                                                          tw_wire_stream_finish,
                                                          tw_wire_stream_reset,

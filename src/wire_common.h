@@ -301,4 +301,19 @@ tw_status tw_body_finish(tw_body_dec *d, tw_result *out, tw_body_fn decode);
 tw_status tw_body_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out,
                          tw_body_fn decode);
 
+/*
+ * A response format over the body-buffering decoder: its finish step
+ * pfx##_finish (for tw_format_ops, beside tw_body_new, _feed, _reset, _free)
+ * and its batch decode `pub`, both reading the body with `decode`.
+ */
+#define TW_BODY_FORMAT(pfx, pub, decode)                                                           \
+    static tw_status pfx##_finish(void *s, tw_result *out)                                         \
+    {                                                                                              \
+        return tw_body_finish(s, out, decode);                                                     \
+    }                                                                                              \
+    tw_status pub(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)            \
+    {                                                                                              \
+        return tw_body_decode(buf, len, o, out, decode);                                           \
+    }
+
 #endif

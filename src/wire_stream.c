@@ -146,6 +146,19 @@ tw_status tw_wire_stream_decode(tw_wire_stream *w, const tw_wire_stream_kind *ki
     return st;
 }
 
+void *tw_wire_room(void *items, size_t *cap, size_t n, size_t sz, size_t first, size_t max)
+{
+    if (n < *cap)
+        return items;
+    size_t nc = *cap ? *cap * 2 : first;
+    if (nc > max)
+        nc = max;
+    void *p = realloc(items, nc * sz);
+    if (p)
+        *cap = nc;
+    return p;
+}
+
 tw_status tw_wire_stream_parse(tw_wire_stream *w, const char *p, size_t n, int64_t off, cJSON **j,
                                tw_status *parsed, tw_error *e)
 {

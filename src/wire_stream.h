@@ -112,6 +112,31 @@ tw_status tw_wire_stream_not_object(tw_wire_stream *w, tw_status parsed, const t
 tw_status tw_wire_stream_raw_error(tw_wire_stream *w, const char *raw, size_t n, int64_t off);
 
 /*
+ * The array `items` of n open items (calls, blocks, output items) of sz
+ * bytes each, with room for one more: its capacity *cap doubles from
+ * `first`, never past max (n < max). NULL when memory ran out (items is
+ * then left as it was).
+ */
+void *tw_wire_room(void *items, size_t *cap, size_t n, size_t sz, size_t first, size_t max);
+
+/*
+ * The decoder T of `kind` (a struct tw_wire_stream w first) as a format:
+ * T##_open, the step new of its tw_format_ops (feed, finish, reset and free
+ * are tw_wire_stream_feed, _finish, _reset and _free), and its batch decode
+ * T##_decode.
+ */
+#define TW_WIRE_STREAM_FORMAT(T, kind)                                                             \
+    static void *T##_open(const tw_decode_opts *o, tw_event_fn fn, void *user)                     \
+    {                                                                                              \
+        return tw_wire_stream_new(&(kind), o, fn, user);                                           \
+    }                                                                                              \
+    tw_status T##_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)     \
+    {                                                                                              \
+        T d;                                                                                       \
+        return tw_wire_stream_decode(&d.w, &(kind), buf, len, o, out);                             \
+    }
+
+/*
  * The five functions of a public typed stream API (pub##_new, _feed,
  * _finish, _reset, _free on the opaque type T) over the base, for the
  * decoder of `kind`.
