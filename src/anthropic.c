@@ -90,12 +90,7 @@ static tw_status keep_redacted(tw_wire_sink *k, const cJSON *block)
 
 static tw_status set_finish(tw_result *r, const char *stop_reason)
 {
-    const char *fr = tw_anthropic_finish_reason(stop_reason);
-    free(r->finish_reason);
-    r->finish_reason = NULL;
-    if (fr && !(r->finish_reason = tw_strdup(fr)))
-        return TW_ERR_NOMEM;
-    return TW_OK;
+    return tw_wire_set_finish(r, TW_OK, tw_anthropic_finish_reason(stop_reason));
 }
 
 static void error_message(const cJSON *err, char *msg, size_t n)

@@ -639,11 +639,7 @@ static tw_status acc_end(gem_acc *a)
     const char *fr = tw_gemini_finish_reason(a->finish, r->msg.ncalls > 0);
     if (!fr && a->blocked)
         fr = "content_filter";
-    free(r->finish_reason);
-    r->finish_reason = NULL;
-    if (st == TW_OK && fr && !(r->finish_reason = tw_strdup(fr)))
-        st = TW_ERR_NOMEM;
-    return st;
+    return tw_wire_set_finish(r, st, fr);
 }
 
 /* ===================== the response body ===================== */

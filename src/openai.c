@@ -139,11 +139,7 @@ static tw_status close_message(tw_wire_sink *k, tw_buf *refusal, int64_t refusal
     /* the legacy finish reason of a function_call is tool_calls in the neutral model */
     if (finish && strcmp(finish, "function_call") == 0)
         finish = "tool_calls";
-    free(k->res->finish_reason);
-    k->res->finish_reason = NULL;
-    if (st == TW_OK && finish && !(k->res->finish_reason = tw_strdup(finish)))
-        st = TW_ERR_NOMEM;
-    return st;
+    return tw_wire_set_finish(k->res, st, finish);
 }
 
 /* One tool_calls element of a message, or a legacy function_call object. */
@@ -622,10 +618,9 @@ static tw_status on_event(tw_wire_stream *w, const tw_sse_event *ev)
         return TW_OK; /* nothing after [DONE] is part of the completion */
     w->any_event = true;
     int64_t off = (int64_t)ev->offset;
-    const char *p = ev->data;
-    size_t n = ev->data_len;
-    tw_trim(&p, &n);
-    if (n == 6 && memcmp(p, "[DONE]", 6) == 0) {
+    const char *p;
+    size_t n;
+    if (tw_wire_stream_done_marker(ev, &p, &n)) {
         d->done = true;
         return TW_OK;
     }

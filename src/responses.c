@@ -279,11 +279,7 @@ static tw_status msg_end(rs_msg *m)
                               "the model refused; the refusal text is the content");
         fr = "content_filter";
     }
-    free(r->finish_reason);
-    r->finish_reason = NULL;
-    if (st == TW_OK && fr && !(r->finish_reason = tw_strdup(fr)))
-        st = TW_ERR_NOMEM;
-    return st;
+    return tw_wire_set_finish(r, st, fr);
 }
 
 /* ===================== the response object ===================== */
@@ -743,10 +739,9 @@ static tw_status on_sse_event(tw_wire_stream *w, const tw_sse_event *ev)
         return TW_OK; /* nothing after the terminal event is part of the response */
     w->any_event = true;
     int64_t off = (int64_t)ev->offset;
-    const char *p = ev->data;
-    size_t n = ev->data_len;
-    tw_trim(&p, &n);
-    if (n == 6 && memcmp(p, "[DONE]", 6) == 0)
+    const char *p;
+    size_t n;
+    if (tw_wire_stream_done_marker(ev, &p, &n))
         return TW_OK;
     cJSON *j;
     tw_error e;

@@ -289,6 +289,15 @@ const char *tw_wire_no_event(const tw_buf *head)
            "after each event)";
 }
 
+tw_status tw_wire_set_finish(tw_result *r, tw_status st, const char *fr)
+{
+    free(r->finish_reason);
+    r->finish_reason = NULL;
+    if (st == TW_OK && fr && !(r->finish_reason = tw_strdup(fr)))
+        st = TW_ERR_NOMEM;
+    return st;
+}
+
 tw_status tw_wire_finish_result(tw_result *r)
 {
     tw_status st = TW_OK;

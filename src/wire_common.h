@@ -103,6 +103,12 @@ typedef struct tw_wire_error_shape {
  * "(no message)" where a part is missing. */
 void tw_wire_error_text(const cJSON *err, const tw_wire_error_shape *shape, char *msg, size_t n);
 
+/*
+ * The end of a message: r's finish reason becomes a copy of fr (none for
+ * NULL) when st is TW_OK, else none; returns st, or TW_ERR_NOMEM.
+ */
+tw_status tw_wire_set_finish(tw_result *r, tw_status st, const char *fr);
+
 /* Fill the empty content/thinking buffers so they print as "". */
 tw_status tw_wire_finish_result(tw_result *r);
 

@@ -178,6 +178,14 @@ tw_status tw_wire_stream_parse(tw_wire_stream *w, const char *p, size_t n, int64
     return st;
 }
 
+bool tw_wire_stream_done_marker(const tw_sse_event *ev, const char **p, size_t *n)
+{
+    *p = ev->data;
+    *n = ev->data_len;
+    tw_trim(p, n);
+    return *n == 6 && memcmp(*p, "[DONE]", 6) == 0;
+}
+
 tw_status tw_wire_stream_not_object(tw_wire_stream *w, tw_status parsed, const tw_error *e,
                                     int64_t off)
 {

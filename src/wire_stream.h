@@ -103,6 +103,8 @@ tw_status tw_wire_stream_decode(tw_wire_stream *w, const tw_wire_stream_kind *ki
  */
 tw_status tw_wire_stream_parse(tw_wire_stream *w, const char *p, size_t n, int64_t off, cJSON **j,
                                tw_status *parsed, tw_error *e);
+/* The data of ev, trimmed, in *p and *n; true when it is the marker [DONE]. */
+bool tw_wire_stream_done_marker(const tw_sse_event *ev, const char **p, size_t *n);
 /* chunk_json for an event whose data is not a JSON object (parsed, e: as
  * tw_wire_stream_parse gave them). */
 tw_status tw_wire_stream_not_object(tw_wire_stream *w, tw_status parsed, const tw_error *e,
