@@ -429,41 +429,26 @@ static tw_status on_message(tw_anthropic_stream *d, cJSON *j, const char *type, 
     return TW_OK;
 }
 
-static tw_status on_event(tw_wire_stream *w, const tw_sse_event *ev)
+static tw_status on_event(tw_wire_stream *w, const tw_wire_event *e)
 {
-    tw_anthropic_stream *d = (tw_anthropic_stream *)w;
-    if (d->stopped)
-        return TW_OK; /* nothing after message_stop belongs to the message */
-    w->any_event = true;
-    int64_t off = (int64_t)ev->offset;
-    cJSON *j;
-    tw_error e;
-    tw_status parsed, st = tw_wire_stream_parse(w, ev->data, ev->data_len, off, &j, &parsed, &e);
-    if (st != TW_OK)
-        return st;
-    const char *type = tw_json_get_str(j, "type");
-    bool error = (ev->type_len == 5 && memcmp(ev->type, "error", 5) == 0) ||
-                 (type && strcmp(type, "error") == 0);
-    if (error && !j) {
-        st = tw_wire_stream_raw_error(w, ev->data, ev->data_len, off);
-    } else if (error) {
+    const char *type = tw_json_get_str(e->j, "type");
+    if (tw_wire_event_is(e, "error") || (type && strcmp(type, "error") == 0)) {
+        if (!e->j)
+            return tw_wire_stream_raw_error(w, e);
         char msg[300];
-        error_message(tw_json_get(j, "error"), msg, sizeof msg);
-        st = tw_wire_stream_diag(w, true, TW_D_STREAM_ERROR, off, msg);
-    } else if (parsed != TW_OK || !cJSON_IsObject(j)) {
-        st = tw_wire_stream_not_object(w, parsed, &e, off);
-    } else {
-        char tbuf[64];
-        if (!type) {
-            size_t n = ev->type_len < sizeof tbuf - 1 ? ev->type_len : sizeof tbuf - 1;
-            memcpy(tbuf, ev->type, n);
-            tbuf[n] = '\0';
-            type = tbuf;
-        }
-        st = on_message(d, j, type, off);
+        error_message(tw_json_get(e->j, "error"), msg, sizeof msg);
+        return tw_wire_stream_diag(w, true, TW_D_STREAM_ERROR, e->off, msg);
     }
-    tw_json_arena_drop(&w->arena, j);
-    return st;
+    if (e->parsed != TW_OK || !cJSON_IsObject(e->j))
+        return tw_wire_stream_not_object(w, e);
+    char tbuf[64];
+    if (!type) {
+        size_t n = e->sse->type_len < sizeof tbuf - 1 ? e->sse->type_len : sizeof tbuf - 1;
+        memcpy(tbuf, e->sse->type, n);
+        tbuf[n] = '\0';
+        type = tbuf;
+    }
+    return on_message((tw_anthropic_stream *)w, e->j, type, e->off);
 }
 
 /* The blocks still open, in order (release frees the rest on a failure). */
@@ -480,7 +465,7 @@ static tw_status stream_close(tw_wire_stream *w)
 
 static bool stream_ended(const tw_wire_stream *w)
 {
-    return ((const tw_anthropic_stream *)w)->stopped;
+    return ((const tw_anthropic_stream *)w)->stopped; /* nothing after it belongs to the message */
 }
 
 static tw_status stream_end(tw_wire_stream *w)
@@ -501,9 +486,16 @@ static void stream_release(tw_wire_stream *w)
 }
 
 static const tw_wire_stream_kind ANT_STREAM = {
-    sizeof(tw_anthropic_stream), TW_WIRE_ENVELOPE_DEPTH, "event data",
-    "stream ended without message_stop", 0, {0}, NULL, on_event, stream_close, stream_ended,
-    stream_end, stream_release};
+    .size = sizeof(tw_anthropic_stream),
+    .depth = TW_WIRE_ENVELOPE_DEPTH,
+    .what = "event data",
+    .unended = "stream ended without message_stop",
+    .event = on_event,
+    .close = stream_close,
+    .ended = stream_ended,
+    .end = stream_end,
+    .release = stream_release,
+};
 
 TW_WIRE_STREAM_API(tw_anthropic_stream, tw_anthropic_stream, ANT_STREAM)
 TW_WIRE_STREAM_FORMAT(tw_anthropic_stream, ANT_STREAM)

@@ -694,28 +694,16 @@ typedef struct tw_gemini_stream {
     gem_acc acc;
 } tw_gemini_stream;
 
-static tw_status on_event(tw_wire_stream *w, const tw_sse_event *ev)
+static tw_status on_event(tw_wire_stream *w, const tw_wire_event *e)
 {
     tw_gemini_stream *d = (tw_gemini_stream *)w;
-    w->any_event = true;
-    int64_t off = (int64_t)ev->offset;
-    cJSON *j;
-    tw_error e;
-    tw_status parsed, st = tw_wire_stream_parse(w, ev->data, ev->data_len, off, &j, &parsed, &e);
-    if (st != TW_OK)
-        return st;
-    bool sse_error = ev->type_len == 5 && memcmp(ev->type, "error", 5) == 0;
-    if (sse_error && !cJSON_IsObject(j)) {
-        st = tw_wire_stream_raw_error(w, ev->data, ev->data_len, off);
-    } else if (parsed != TW_OK || !cJSON_IsObject(j)) {
-        st = tw_wire_stream_not_object(w, parsed, &e, off);
-    } else {
-        gem_where wh = {NULL, 0, {{NULL, 0}}, 0, off};
-        d->acc.copy_args = w->arena.live;
-        st = response(&d->acc, j, &wh, TW_D_STREAM_ERROR);
-    }
-    tw_json_arena_drop(&w->arena, j);
-    return st;
+    if (tw_wire_event_is(e, "error") && !cJSON_IsObject(e->j))
+        return tw_wire_stream_raw_error(w, e);
+    if (e->parsed != TW_OK || !cJSON_IsObject(e->j))
+        return tw_wire_stream_not_object(w, e);
+    gem_where wh = {NULL, 0, {{NULL, 0}}, 0, e->off};
+    d->acc.copy_args = w->arena.live;
+    return response(&d->acc, e->j, &wh, TW_D_STREAM_ERROR);
 }
 
 static void gs_init(tw_wire_stream *w)
@@ -740,9 +728,17 @@ static void gs_release(tw_wire_stream *w)
 }
 
 static const tw_wire_stream_kind GEM_STREAM = {
-    sizeof(tw_gemini_stream), TW_WIRE_ENVELOPE_DEPTH + 1, "event data",
-    "stream ended without a finishReason", 0, {0}, gs_init, on_event, NULL, gs_ended, gs_end,
-    gs_release};
+    .size = sizeof(tw_gemini_stream),
+    .depth = TW_WIRE_ENVELOPE_DEPTH + 1,
+    .what = "event data",
+    .unended = "stream ended without a finishReason",
+    .read_after_end = true,
+    .init = gs_init,
+    .event = on_event,
+    .ended = gs_ended,
+    .end = gs_end,
+    .release = gs_release,
+};
 
 TW_WIRE_STREAM_FORMAT(tw_gemini_stream, GEM_STREAM)
 

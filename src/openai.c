@@ -34,7 +34,6 @@ typedef struct tw_oai_slot tw_oai_slot;
  */
 struct tw_openai_stream {
     tw_wire_stream w; /* first: the state every event stream keeps */
-    bool done;        /* data: [DONE] seen */
     tw_oai_slot *slots; /* open calls, in order of their first delta */
     size_t nslots;
     size_t cap_slots;
@@ -547,8 +546,9 @@ static tw_status merge_legacy(tw_openai_stream *d, const cJSON *fc, int64_t off)
     return slot_apply(s, NULL, fc, fc);
 }
 
-static tw_status stream_error(tw_openai_stream *d, const cJSON *err, const char *raw, size_t rawlen,
-                              int64_t off)
+/* An error in place of a chunk: "<code>: <message>", the error string, or
+ * the event's data. */
+static tw_status stream_error(tw_wire_stream *w, const cJSON *err, const tw_wire_event *e)
 {
     char msg[300];
     const char *m = tw_json_get_str(err, "message");
@@ -558,8 +558,8 @@ static tw_status stream_error(tw_openai_stream *d, const cJSON *err, const char 
     else if (cJSON_IsString(err))
         snprintf(msg, sizeof msg, "%.250s", err->valuestring);
     else
-        return tw_wire_stream_raw_error(&d->w, raw, rawlen, off);
-    return tw_wire_stream_diag(&d->w, true, TW_D_STREAM_ERROR, off, msg);
+        return tw_wire_stream_raw_error(w, e);
+    return tw_wire_stream_diag(w, true, TW_D_STREAM_ERROR, e->off, msg);
 }
 
 static tw_status on_chunk(tw_openai_stream *d, const cJSON *j, int64_t off)
@@ -611,35 +611,16 @@ static tw_status on_chunk(tw_openai_stream *d, const cJSON *j, int64_t off)
     return st;
 }
 
-static tw_status on_event(tw_wire_stream *w, const tw_sse_event *ev)
+static tw_status on_event(tw_wire_stream *w, const tw_wire_event *e)
 {
-    tw_openai_stream *d = (tw_openai_stream *)w;
-    if (d->done)
-        return TW_OK; /* nothing after [DONE] is part of the completion */
-    w->any_event = true;
-    int64_t off = (int64_t)ev->offset;
-    const char *p;
-    size_t n;
-    if (tw_wire_stream_done_marker(ev, &p, &n)) {
-        d->done = true;
-        return TW_OK;
-    }
-    cJSON *j;
-    tw_error e;
-    tw_status parsed, st = tw_wire_stream_parse(w, p, n, off, &j, &parsed, &e);
-    if (st != TW_OK)
-        return st;
-    const cJSON *err = tw_json_get(j, "error");
-    if (ev->type_len == 5 && memcmp(ev->type, "error", 5) == 0)
-        st = stream_error(d, err ? err : j, p, n, off);
-    else if (parsed != TW_OK || !cJSON_IsObject(j))
-        st = tw_wire_stream_not_object(w, parsed, &e, off);
-    else if (err && !cJSON_IsNull(err))
-        st = stream_error(d, err, p, n, off);
-    else
-        st = on_chunk(d, j, off);
-    tw_json_arena_drop(&w->arena, j);
-    return st;
+    const cJSON *err = tw_json_get(e->j, "error");
+    if (tw_wire_event_is(e, "error"))
+        return stream_error(w, err ? err : e->j, e);
+    if (e->parsed != TW_OK || !cJSON_IsObject(e->j))
+        return tw_wire_stream_not_object(w, e);
+    if (err && !cJSON_IsNull(err))
+        return stream_error(w, err, e);
+    return on_chunk((tw_openai_stream *)w, e->j, e->off);
 }
 
 static void stream_init(tw_wire_stream *w)
@@ -654,7 +635,7 @@ static tw_status stream_close(tw_wire_stream *w)
 
 static bool stream_ended(const tw_wire_stream *w)
 {
-    return ((const tw_openai_stream *)w)->done;
+    return w->done; /* nothing after [DONE] is part of the completion */
 }
 
 static tw_status stream_end(tw_wire_stream *w)
@@ -682,9 +663,20 @@ static void stream_release(tw_wire_stream *w)
 }
 
 static const tw_wire_stream_kind OAI_STREAM = {
-    sizeof(tw_openai_stream), TW_WIRE_ENVELOPE_DEPTH, "chunk data",
-    "stream ended without data: [DONE]", 1, {offsetof(tw_openai_stream, refusal)},
-    stream_init, on_event, stream_close, stream_ended, stream_end, stream_release};
+    .size = sizeof(tw_openai_stream),
+    .depth = TW_WIRE_ENVELOPE_DEPTH,
+    .what = "chunk data",
+    .unended = "stream ended without data: [DONE]",
+    .done_marker = true,
+    .nkeep = 1,
+    .keep = {offsetof(tw_openai_stream, refusal)},
+    .init = stream_init,
+    .event = on_event,
+    .close = stream_close,
+    .ended = stream_ended,
+    .end = stream_end,
+    .release = stream_release,
+};
 
 TW_WIRE_STREAM_API(tw_openai_stream, tw_openai_stream, OAI_STREAM)
 TW_WIRE_STREAM_FORMAT(tw_openai_stream, OAI_STREAM)

@@ -649,18 +649,20 @@ static tw_status terminal(tw_responses_stream *d, const cJSON *j, int64_t off)
     return st == TW_OK ? take_status(&d->msg, resp, off) : st;
 }
 
-static tw_status stream_error(tw_responses_stream *d, const cJSON *j, const char *raw, size_t n,
-                              int64_t off)
+/* An error event: the error object (the event itself, or its "error"),
+ * else the event's data. */
+static tw_status stream_error(tw_wire_stream *w, const tw_wire_event *e)
 {
     char msg[300];
+    const cJSON *j = e->parsed == TW_OK ? e->j : NULL;
     const cJSON *err = tw_json_get(j, "error");
     if (cJSON_IsObject(j) && (tw_json_get_str(j, "message") || !err))
         error_message(j, msg, sizeof msg);
     else if (err)
         error_message(err, msg, sizeof msg);
     else
-        return tw_wire_stream_raw_error(&d->w, raw, n, off);
-    return diag(d, true, TW_D_STREAM_ERROR, off, msg);
+        return tw_wire_stream_raw_error(w, e);
+    return tw_wire_stream_diag(w, true, TW_D_STREAM_ERROR, e->off, msg);
 }
 
 /* The event types that carry text or arguments, and what they feed. */
@@ -732,47 +734,33 @@ static tw_status on_event(tw_responses_stream *d, const cJSON *j, const char *ty
     return TW_OK; /* response.created, .in_progress, built-in tools' progress, … */
 }
 
-static tw_status on_sse_event(tw_wire_stream *w, const tw_sse_event *ev)
+/* An event whose data: type differs from its event: type is followed, and said to be. */
+static tw_status type_mismatch(tw_wire_stream *w, const tw_wire_event *e, const char *type)
 {
-    tw_responses_stream *d = (tw_responses_stream *)w;
-    if (d->terminal)
-        return TW_OK; /* nothing after the terminal event is part of the response */
-    w->any_event = true;
-    int64_t off = (int64_t)ev->offset;
-    const char *p;
-    size_t n;
-    if (tw_wire_stream_done_marker(ev, &p, &n))
+    const tw_sse_event *ev = e->sse;
+    if (e->parsed != TW_OK || !type || tw_wire_event_is(e, "message") ||
+        (strlen(type) == ev->type_len && memcmp(type, ev->type, ev->type_len) == 0))
         return TW_OK;
-    cJSON *j;
-    tw_error e;
-    tw_status parsed, st = tw_wire_stream_parse(w, p, n, off, &j, &parsed, &e);
+    char msg[240];
+    snprintf(msg, sizeof msg, "event: %.*s carries data of type %.100s; the type was followed",
+             (int)(ev->type_len > 100 ? 100 : ev->type_len), ev->type, type);
+    return tw_wire_stream_diag(w, false, TW_D_EVENT_TYPE_MISMATCH, e->off, msg);
+}
+
+static tw_status on_sse_event(tw_wire_stream *w, const tw_wire_event *e)
+{
+    const char *type = tw_json_get_str(e->j, "type");
+    tw_status st = type_mismatch(w, e, type);
     if (st != TW_OK)
         return st;
-    const char *type = tw_json_get_str(j, "type");
-    bool named = !(ev->type_len == 7 && memcmp(ev->type, "message", 7) == 0);
-    bool error_event =
-        (ev->type_len == 5 && memcmp(ev->type, "error", 5) == 0) || is_type(type, "error");
-    if (parsed == TW_OK && named && type &&
-        (strlen(type) != ev->type_len || memcmp(type, ev->type, ev->type_len) != 0)) {
-        char msg[240];
-        snprintf(msg, sizeof msg, "event: %.*s carries data of type %.100s; the type was followed",
-                 (int)(ev->type_len > 100 ? 100 : ev->type_len), ev->type, type);
-        st = diag(d, false, TW_D_EVENT_TYPE_MISMATCH, off, msg);
-        if (st != TW_OK) {
-            tw_json_arena_drop(&w->arena, j);
-            return st;
-        }
-    }
-    if (error_event)
-        st = stream_error(d, parsed == TW_OK ? j : NULL, p, n, off);
-    else if (parsed != TW_OK || !cJSON_IsObject(j))
-        st = tw_wire_stream_not_object(w, parsed, &e, off);
-    else if (!type)
-        st = diag(d, true, TW_D_RESPONSE_SHAPE, off, "an event has no type; it was dropped");
-    else
-        st = on_event(d, j, type, off);
-    tw_json_arena_drop(&w->arena, j);
-    return st;
+    if (tw_wire_event_is(e, "error") || is_type(type, "error"))
+        return stream_error(w, e);
+    if (e->parsed != TW_OK || !cJSON_IsObject(e->j))
+        return tw_wire_stream_not_object(w, e);
+    if (!type)
+        return tw_wire_stream_diag(w, true, TW_D_RESPONSE_SHAPE, e->off,
+                                   "an event has no type; it was dropped");
+    return on_event((tw_responses_stream *)w, e->j, type, e->off);
 }
 
 static void rs_init(tw_wire_stream *w)
@@ -787,6 +775,7 @@ static tw_status rs_close(tw_wire_stream *w)
 
 static bool rs_ended(const tw_wire_stream *w)
 {
+    /* nothing after the terminal event is part of the response */
     return ((const tw_responses_stream *)w)->terminal;
 }
 
@@ -807,18 +796,20 @@ static void rs_release(tw_wire_stream *w)
 }
 
 static const tw_wire_stream_kind RS_STREAM = {
-    sizeof(tw_responses_stream),
-    TW_WIRE_ENVELOPE_DEPTH,
-    "event data",
-    "stream ended without response.completed, response.incomplete or response.failed",
-    1,
-    {offsetof(tw_responses_stream, msg.refusal)},
-    rs_init,
-    on_sse_event,
-    rs_close,
-    rs_ended,
-    rs_end,
-    rs_release};
+    .size = sizeof(tw_responses_stream),
+    .depth = TW_WIRE_ENVELOPE_DEPTH,
+    .what = "event data",
+    .unended = "stream ended without response.completed, response.incomplete or response.failed",
+    .done_marker = true, /* and dropped: the terminal event ends the stream */
+    .nkeep = 1,
+    .keep = {offsetof(tw_responses_stream, msg.refusal)},
+    .init = rs_init,
+    .event = on_sse_event,
+    .close = rs_close,
+    .ended = rs_ended,
+    .end = rs_end,
+    .release = rs_release,
+};
 
 TW_WIRE_STREAM_FORMAT(tw_responses_stream, RS_STREAM)
 

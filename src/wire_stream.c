@@ -12,12 +12,52 @@ tw_status tw_wire_stream_diag(tw_wire_stream *w, bool error, tw_status code, int
     return tw_wire_diag(&k, error, code, off, msg);
 }
 
+/* The tree of e's data, parsed into w's arena with max_depth + kind->depth
+ * and its lint diagnostics given; on a failure nothing is left to drop. */
+static tw_status parse(tw_wire_stream *w, tw_wire_event *e)
+{
+    tw_json_lint lint;
+    e->parsed = tw_json_parse_lint_in(e->data, e->len, w->L.max_depth + w->kind->depth, &e->j,
+                                      &e->err, &lint, &w->arena);
+    if (e->parsed == TW_ERR_NOMEM)
+        return TW_ERR_NOMEM;
+    if (e->parsed != TW_OK)
+        return TW_OK;
+    tw_wire_sink k = tw_wire_stream_sink(w);
+    tw_status st = tw_wire_lint_diags(&k, &lint, e->off, false, &w->nonstd_warned);
+    if (st != TW_OK)
+        tw_json_arena_drop(&w->arena, e->j);
+    return st;
+}
+
 static tw_status on_sse_event(void *user, const tw_sse_event *ev)
 {
     tw_wire_stream *w = user;
+    const tw_wire_stream_kind *kind = w->kind;
     if (w->stop != TW_OK)
         return w->stop; /* a callback stopped the decode */
-    return w->kind->event(w, ev);
+    if (!kind->read_after_end && kind->ended(w))
+        return TW_OK; /* nothing after the end belongs to the message */
+    w->any_event = true;
+    tw_wire_event e;
+    e.sse = ev;
+    e.data = ev->data;
+    e.len = ev->data_len;
+    e.off = (int64_t)ev->offset;
+    e.j = NULL;
+    if (kind->done_marker) {
+        tw_trim(&e.data, &e.len);
+        if (e.len == 6 && memcmp(e.data, "[DONE]", 6) == 0) {
+            w->done = true;
+            return TW_OK;
+        }
+    }
+    tw_status st = parse(w, &e);
+    if (st != TW_OK)
+        return st;
+    st = kind->event(w, &e);
+    tw_json_arena_drop(&w->arena, e.j);
+    return st;
 }
 
 static tw_status on_sse_diag(void *user, tw_status code, uint64_t off)
@@ -159,45 +199,23 @@ void *tw_wire_room(void *items, size_t *cap, size_t n, size_t sz, size_t first, 
     return p;
 }
 
-tw_status tw_wire_stream_parse(tw_wire_stream *w, const char *p, size_t n, int64_t off, cJSON **j,
-                               tw_status *parsed, tw_error *e)
+bool tw_wire_event_is(const tw_wire_event *e, const char *name)
 {
-    tw_json_lint lint;
-    *j = NULL;
-    *parsed = tw_json_parse_lint_in(p, n, w->L.max_depth + w->kind->depth, j, e, &lint, &w->arena);
-    if (*parsed == TW_ERR_NOMEM)
-        return TW_ERR_NOMEM;
-    if (*parsed != TW_OK)
-        return TW_OK;
-    tw_wire_sink k = tw_wire_stream_sink(w);
-    tw_status st = tw_wire_lint_diags(&k, &lint, off, false, &w->nonstd_warned);
-    if (st != TW_OK) {
-        tw_json_arena_drop(&w->arena, *j);
-        *j = NULL;
-    }
-    return st;
+    size_t n = strlen(name);
+    return e->sse->type_len == n && memcmp(e->sse->type, name, n) == 0;
 }
 
-bool tw_wire_stream_done_marker(const tw_sse_event *ev, const char **p, size_t *n)
-{
-    *p = ev->data;
-    *n = ev->data_len;
-    tw_trim(p, n);
-    return *n == 6 && memcmp(*p, "[DONE]", 6) == 0;
-}
-
-tw_status tw_wire_stream_not_object(tw_wire_stream *w, tw_status parsed, const tw_error *e,
-                                    int64_t off)
+tw_status tw_wire_stream_not_object(tw_wire_stream *w, const tw_wire_event *e)
 {
     char msg[200];
     snprintf(msg, sizeof msg, "%s is not a JSON object: %.150s", w->kind->what,
-             parsed != TW_OK ? e->message : "another JSON value");
-    return tw_wire_stream_diag(w, true, TW_D_CHUNK_JSON, off, msg);
+             e->parsed != TW_OK ? e->err.message : "another JSON value");
+    return tw_wire_stream_diag(w, true, TW_D_CHUNK_JSON, e->off, msg);
 }
 
-tw_status tw_wire_stream_raw_error(tw_wire_stream *w, const char *raw, size_t n, int64_t off)
+tw_status tw_wire_stream_raw_error(tw_wire_stream *w, const tw_wire_event *e)
 {
     char msg[240];
-    snprintf(msg, sizeof msg, "error event: %.*s", (int)(n > 200 ? 200 : n), raw);
-    return tw_wire_stream_diag(w, true, TW_D_STREAM_ERROR, off, msg);
+    snprintf(msg, sizeof msg, "error event: %.*s", (int)(e->len > 200 ? 200 : e->len), e->data);
+    return tw_wire_stream_diag(w, true, TW_D_STREAM_ERROR, e->off, msg);
 }

@@ -25,16 +25,30 @@
 
 typedef struct tw_wire_stream tw_wire_stream;
 
+/* One event as the base hands it to a format. */
+typedef struct tw_wire_event {
+    const tw_sse_event *sse;
+    const char *data; /* its data (trimmed in a stream with a [DONE] marker) */
+    size_t len;
+    int64_t off;      /* where the event starts in the input */
+    cJSON *j;         /* the data's tree, in the arena; NULL when the data is not JSON */
+    tw_status parsed; /* the parse's status */
+    tw_error err;     /* why the data is not JSON */
+} tw_wire_event;
+
 /* What a format adds to the base. */
 typedef struct tw_wire_stream_kind {
     size_t size;       /* of the decoder, whose first member is the tw_wire_stream */
     size_t depth;      /* levels of an event around the arguments, over max_depth */
     const char *what;  /* an event's data, as chunk_json names it ("chunk data") */
     const char *unended; /* stream_truncated when events came but none ended the stream */
+    bool done_marker;  /* data: [DONE] ends the stream (w->done) */
+    bool read_after_end; /* events after the end are read too (else dropped unread) */
     size_t nkeep;      /* the format's own buffers a reset keeps the allocation of: */
     size_t keep[2];    /* their offsets in the decoder */
-    void (*init)(tw_wire_stream *w);                               /* NULL: nothing */
-    tw_status (*event)(tw_wire_stream *w, const tw_sse_event *ev); /* after a stop: never */
+    void (*init)(tw_wire_stream *w); /* NULL: nothing */
+    /* an event (not after a stop, nor [DONE]); its tree is dropped after */
+    tw_status (*event)(tw_wire_stream *w, const tw_wire_event *e);
     tw_status (*close)(tw_wire_stream *w);                         /* NULL: nothing */
     bool (*ended)(const tw_wire_stream *w);
     tw_status (*end)(tw_wire_stream *w);
@@ -53,6 +67,7 @@ struct tw_wire_stream {
     bool too_large;
     bool finished;
     bool any_event;
+    bool done;     /* data: [DONE] came (kind->done_marker) */
     tw_buf head;   /* the input while no event came yet (<= max_event_bytes) */
     bool head_off; /* head is past its cap, not needed, or an event came */
     bool nonstd_warned;  /* json_not_rfc8259 given once per stream */
@@ -94,24 +109,13 @@ tw_status tw_wire_stream_decode(tw_wire_stream *w, const tw_wire_stream_kind *ki
                                 const char *buf, size_t len, const tw_decode_opts *o,
                                 tw_result *out);
 
-/*
- * The tree of an event's data p[0, n), parsed into w's arena with
- * max_depth + kind->depth and its lint diagnostics given (at off). Returns a
- * failure (nothing left to drop) or TW_OK with *j and *parsed, the parse's
- * status (*j NULL and *e the reason when the data is not JSON); drop *j
- * with tw_json_arena_drop(&w->arena, *j).
- */
-tw_status tw_wire_stream_parse(tw_wire_stream *w, const char *p, size_t n, int64_t off, cJSON **j,
-                               tw_status *parsed, tw_error *e);
-/* The data of ev, trimmed, in *p and *n; true when it is the marker [DONE]. */
-bool tw_wire_stream_done_marker(const tw_sse_event *ev, const char **p, size_t *n);
-/* chunk_json for an event whose data is not a JSON object (parsed, e: as
- * tw_wire_stream_parse gave them). */
-tw_status tw_wire_stream_not_object(tw_wire_stream *w, tw_status parsed, const tw_error *e,
-                                    int64_t off);
+/* Is e's SSE event type `name` (event: error, …)? */
+bool tw_wire_event_is(const tw_wire_event *e, const char *name);
+/* chunk_json for an event whose data is not a JSON object. */
+tw_status tw_wire_stream_not_object(tw_wire_stream *w, const tw_wire_event *e);
 /* stream_error for an error event whose data says nothing readable: its
  * first 200 bytes. */
-tw_status tw_wire_stream_raw_error(tw_wire_stream *w, const char *raw, size_t n, int64_t off);
+tw_status tw_wire_stream_raw_error(tw_wire_stream *w, const tw_wire_event *e);
 
 /*
  * The array `items` of n open items (calls, blocks, output items) of sz
