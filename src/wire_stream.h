@@ -9,6 +9,12 @@
  * decode. The format reads each event (kind->event) and closes its message
  * (kind->close, kind->end).
  *
+ * An event, in order: nothing once a callback stopped the decode, nor
+ * after the end (kind->ended, unless kind->read_after_end); any_event set;
+ * with kind->done_marker the data trimmed and data: [DONE] taken as the end
+ * (w->done); the data parsed into the arena (max_depth + kind->depth) with
+ * its lint diagnostics; kind->event; the tree dropped.
+ *
  * The finish, in order: the SSE reader's end; kind->close (calls still
  * open); an error envelope given in place of a stream; stream_truncated
  * when kind->ended says the stream did not end (kind->unended, or the
@@ -42,12 +48,12 @@ typedef struct tw_wire_stream_kind {
     size_t depth;      /* levels of an event around the arguments, over max_depth */
     const char *what;  /* an event's data, as chunk_json names it ("chunk data") */
     const char *unended; /* stream_truncated when events came but none ended the stream */
-    bool done_marker;  /* data: [DONE] ends the stream (w->done) */
+    bool done_marker;  /* data: [DONE] is read as the end marker (sets w->done) */
     bool read_after_end; /* events after the end are read too (else dropped unread) */
     size_t nkeep;      /* the format's own buffers a reset keeps the allocation of: */
     size_t keep[2];    /* their offsets in the decoder */
     void (*init)(tw_wire_stream *w); /* NULL: nothing */
-    /* an event (not after a stop, nor [DONE]); its tree is dropped after */
+    /* an event (see above); its tree is dropped after */
     tw_status (*event)(tw_wire_stream *w, const tw_wire_event *e);
     tw_status (*close)(tw_wire_stream *w);                         /* NULL: nothing */
     bool (*ended)(const tw_wire_stream *w);
