@@ -13,6 +13,7 @@
 #include "formats.h"
 #include "json_marks.h"
 #include "wire_common.h"
+#include "wire_stream.h"
 #include "work.h"
 #include "toolwire/decode.h"
 #include "toolwire/openai.h"
@@ -27,27 +28,13 @@ typedef struct tw_ant_block tw_ant_block;
  * decoded text, bounded by max_input_bytes.
  */
 struct tw_anthropic_stream {
-    tw_decode_opts o;
-    tw_limits L;
-    tw_event_fn fn;
-    void *user;
-    tw_result res;
-    tw_sse sse;
-    uint64_t fed;
-    bool too_large;
-    bool finished;
-    bool stopped; /* message_stop seen */
-    bool any_event;
+    tw_wire_stream w; /* first: the state every event stream keeps */
+    bool stopped;     /* message_stop seen */
     bool thinking_block;  /* inside a thinking block that has not emitted yet */
     tw_ant_block *blocks; /* open tool_use and thinking blocks */
     size_t nblocks;
     size_t cap_blocks;
     char *stop_reason;
-    tw_buf head; /* the input while no event came yet (<= max_event_bytes) */
-    bool head_off;
-    bool nonstd_warned; /* json_not_rfc8259 given once per stream */
-    tw_json_arena arena; /* each event's tree: read, then dropped whole */
-    tw_status stop;       /* a callback's status that stopped the decode; TW_OK while none */
 };
 
 const char *tw_anthropic_finish_reason(const char *stop_reason)
@@ -67,19 +54,6 @@ const char *tw_anthropic_finish_reason(const char *stop_reason)
 
 /* ===================== shared pieces ===================== */
 
-static tw_status append_fire(tw_wire_sink *k, tw_event_kind kind, const char *s, size_t n)
-{
-    if (n == 0)
-        return TW_OK;
-    tw_buf *b = kind == TW_EV_CONTENT ? &k->res->msg.content : &k->res->msg.thinking;
-    tw_status st = tw_buf_append(b, s, n);
-    if (st == TW_OK && k->fn) {
-        tw_event ev = {kind, b->data + b->len - n, n, NULL, NULL};
-        tw_event_deliver(k->fn, k->user, k->stop, &ev);
-    }
-    return st;
-}
-
 /* Thinking text of a block; *new_block says a separator is owed before the
  * block's first non-empty text. */
 static tw_status think_text(tw_wire_sink *k, bool *new_block, const char *s)
@@ -89,17 +63,15 @@ static tw_status think_text(tw_wire_sink *k, bool *new_block, const char *s)
         return TW_OK;
     tw_status st = TW_OK;
     if (*new_block && k->res->msg.thinking.len)
-        st = append_fire(k, TW_EV_THINKING, "\n", 1);
+        st = tw_wire_text(k, TW_EV_THINKING, "\n", 1);
     *new_block = false;
-    return st == TW_OK ? append_fire(k, TW_EV_THINKING, s, n) : st;
+    return st == TW_OK ? tw_wire_text(k, TW_EV_THINKING, s, n) : st;
 }
 
+/* The first signature is kept; later ones are dropped without a word. */
 static tw_status keep_signature(tw_wire_sink *k, const char *sig, size_t n)
 {
-    if (n == 0 || k->res->msg.thinking_signature)
-        return TW_OK;
-    k->res->msg.thinking_signature = tw_strndup(sig, n);
-    return k->res->msg.thinking_signature ? TW_OK : TW_ERR_NOMEM;
+    return tw_wire_keep_signature(k, sig, n, NULL, 0, NULL);
 }
 
 static tw_status keep_redacted(tw_wire_sink *k, const cJSON *block)
@@ -118,19 +90,13 @@ static tw_status keep_redacted(tw_wire_sink *k, const cJSON *block)
 
 static tw_status set_finish(tw_result *r, const char *stop_reason)
 {
-    const char *fr = tw_anthropic_finish_reason(stop_reason);
-    free(r->finish_reason);
-    r->finish_reason = NULL;
-    if (fr && !(r->finish_reason = tw_strdup(fr)))
-        return TW_ERR_NOMEM;
-    return TW_OK;
+    return tw_wire_set_finish(r, TW_OK, tw_anthropic_finish_reason(stop_reason));
 }
 
 static void error_message(const cJSON *err, char *msg, size_t n)
 {
-    const char *t = tw_json_get_str(err, "type");
-    const char *m = tw_json_get_str(err, "message");
-    snprintf(msg, n, "%.60s: %.200s", t ? t : "error", m ? m : "(no message)");
+    static const tw_wire_error_shape shape = {{"type", NULL}, false, false};
+    tw_wire_error_text(err, &shape, msg, n);
 }
 
 /* ===================== response ===================== */
@@ -187,7 +153,7 @@ static tw_status ant_response(tw_wire_sink *k, const char *buf, size_t len)
             continue;
         if (strcmp(bt, "text") == 0) {
             const char *t = tw_json_get_str(b, "text");
-            st = append_fire(k, TW_EV_CONTENT, t ? t : "", t ? strlen(t) : 0);
+            st = tw_wire_text(k, TW_EV_CONTENT, t ? t : "", t ? strlen(t) : 0);
         } else if (strcmp(bt, "thinking") == 0) {
             bool nb = true;
             st = think_text(k, &nb, tw_json_get_str(b, "thinking"));
@@ -222,16 +188,7 @@ static tw_status ant_response(tw_wire_sink *k, const char *buf, size_t len)
 }
 
 /* The response format streams through the shared body-buffering decoder. */
-static tw_status resp_finish(void *s, tw_result *out)
-{
-    return tw_body_finish(s, out, ant_response);
-}
-
-tw_status tw_anthropic_response_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                       tw_result *out)
-{
-    return tw_body_decode(buf, len, o, out, ant_response);
-}
+TW_BODY_FORMAT(resp, tw_anthropic_response_decode, ant_response)
 
 /* ===================== stream ===================== */
 
@@ -263,8 +220,7 @@ static void block_free(tw_ant_block *b)
 
 static tw_wire_sink sink_of(tw_anthropic_stream *d)
 {
-    tw_wire_sink k = {&d->res, &d->o, &d->L, d->fn, d->user, &d->stop};
-    return k;
+    return tw_wire_stream_sink(&d->w);
 }
 
 static tw_ant_block *find_block(tw_anthropic_stream *d, int64_t index)
@@ -321,7 +277,7 @@ static tw_status close_block(tw_anthropic_stream *d, tw_ant_block *b)
 static tw_ant_block *new_block(tw_anthropic_stream *d, int kind, int64_t index, int64_t off,
                                tw_status *st)
 {
-    size_t cap = tw_open_calls_cap(&d->L);
+    size_t cap = tw_open_calls_cap(&d->w.L);
     if (d->nblocks >= cap) {
         if (kind == BLK_TOOL) {
             tw_wire_sink k = sink_of(d);
@@ -330,25 +286,19 @@ static tw_ant_block *new_block(tw_anthropic_stream *d, int kind, int64_t index, 
         }
         return NULL;
     }
-    if (d->nblocks == d->cap_blocks) {
-        size_t nc = d->cap_blocks ? d->cap_blocks * 2 : 8;
-        if (nc > cap)
-            nc = cap;
-        tw_ant_block *nb = realloc(d->blocks, nc * sizeof *nb);
-        if (!nb) {
-            *st = TW_ERR_NOMEM;
-            return NULL;
-        }
-        d->blocks = nb;
-        d->cap_blocks = nc;
+    tw_ant_block *nb = tw_wire_room(d->blocks, &d->cap_blocks, d->nblocks, sizeof *nb, 8, cap);
+    if (!nb) {
+        *st = TW_ERR_NOMEM;
+        return NULL;
     }
+    d->blocks = nb;
     tw_ant_block *b = &d->blocks[d->nblocks++];
     memset(b, 0, sizeof *b);
     b->kind = kind;
     b->index = index;
     b->offset = off;
-    b->json.max = tw_args_text_cap(&d->L);
-    b->sig.max = d->L.max_event_bytes;
+    b->json.max = tw_args_text_cap(&d->w.L);
+    b->sig.max = d->w.L.max_event_bytes;
     return b;
 }
 
@@ -374,7 +324,7 @@ static tw_status block_start(tw_anthropic_stream *d, cJSON *j, int64_t off)
         return TW_OK;
     if (strcmp(bt, "text") == 0) {
         const char *t = tw_json_get_str(cb, "text");
-        return append_fire(&k, TW_EV_CONTENT, t ? t : "", t ? strlen(t) : 0);
+        return tw_wire_text(&k, TW_EV_CONTENT, t ? t : "", t ? strlen(t) : 0);
     }
     if (strcmp(bt, "thinking") == 0) {
         d->thinking_block = true;
@@ -400,9 +350,9 @@ static tw_status block_start(tw_anthropic_stream *d, cJSON *j, int64_t off)
             return TW_ERR_NOMEM;
         /* the event's tree is dropped after: the input is moved out of it,
          * or copied when the tree lies in the arena */
-        if (in && d->arena.live && !(b->input = cJSON_Duplicate(in, 1)))
+        if (in && d->w.arena.live && !(b->input = cJSON_Duplicate(in, 1)))
             return TW_ERR_NOMEM;
-        if (in && !d->arena.live)
+        if (in && !d->w.arena.live)
             b->input = cJSON_DetachItemViaPointer(cb, in);
     }
     return TW_OK;
@@ -417,7 +367,7 @@ static tw_status block_delta(tw_anthropic_stream *d, const cJSON *j, int64_t off
         return TW_OK;
     if (strcmp(dt, "text_delta") == 0) {
         const char *t = tw_json_get_str(delta, "text");
-        return append_fire(&k, TW_EV_CONTENT, t ? t : "", t ? strlen(t) : 0);
+        return tw_wire_text(&k, TW_EV_CONTENT, t ? t : "", t ? strlen(t) : 0);
     }
     if (strcmp(dt, "thinking_delta") == 0)
         return think_text(&k, &d->thinking_block, tw_json_get_str(delta, "thinking"));
@@ -479,90 +429,53 @@ static tw_status on_message(tw_anthropic_stream *d, cJSON *j, const char *type, 
     return TW_OK;
 }
 
-static tw_status on_sse_event(void *user, const tw_sse_event *ev)
+static tw_status on_event(tw_wire_stream *w, const tw_wire_event *e)
 {
-    tw_anthropic_stream *d = user;
-    if (d->stop != TW_OK)
-        return d->stop; /* a callback stopped the decode */
-    if (d->stopped)
-        return TW_OK; /* nothing after message_stop belongs to the message */
-    d->any_event = true;
-    int64_t off = (int64_t)ev->offset;
-    tw_wire_sink k = sink_of(d);
-    cJSON *j = NULL;
-    tw_error e;
-    tw_json_lint lint;
-    tw_status st = tw_json_parse_lint_in(ev->data, ev->data_len,
-                                         d->L.max_depth + TW_WIRE_ENVELOPE_DEPTH, &j, &e, &lint,
-                                         &d->arena);
-    if (st == TW_ERR_NOMEM)
-        return st;
-    if (st == TW_OK) {
-        tw_status ls = tw_wire_lint_diags(&k, &lint, off, false, &d->nonstd_warned);
-        if (ls != TW_OK) {
-            tw_json_arena_drop(&d->arena, j);
-            return ls;
-        }
-    }
-    const char *type = tw_json_get_str(j, "type");
-    bool sse_error = ev->type_len == 5 && memcmp(ev->type, "error", 5) == 0;
-    if (sse_error || (type && strcmp(type, "error") == 0)) {
+    const char *type = tw_json_get_str(e->j, "type");
+    if (tw_wire_event_is(e, "error") || (type && strcmp(type, "error") == 0)) {
+        if (!e->j)
+            return tw_wire_stream_raw_error(w, e);
         char msg[300];
-        if (j)
-            error_message(tw_json_get(j, "error"), msg, sizeof msg);
-        else
-            snprintf(msg, sizeof msg, "error event: %.*s",
-                     (int)(ev->data_len > 200 ? 200 : ev->data_len), ev->data);
-        st = tw_wire_diag(&k, true, TW_D_STREAM_ERROR, off, msg);
-    } else if (st != TW_OK || !cJSON_IsObject(j)) {
-        char msg[200];
-        snprintf(msg, sizeof msg, "event data is not a JSON object: %.150s",
-                 st != TW_OK ? e.message : "another JSON value");
-        st = tw_wire_diag(&k, true, TW_D_CHUNK_JSON, off, msg);
-    } else {
-        char tbuf[64];
-        if (!type) {
-            size_t n = ev->type_len < sizeof tbuf - 1 ? ev->type_len : sizeof tbuf - 1;
-            memcpy(tbuf, ev->type, n);
-            tbuf[n] = '\0';
-            type = tbuf;
-        }
-        st = on_message(d, j, type, off);
+        error_message(tw_json_get(e->j, "error"), msg, sizeof msg);
+        return tw_wire_stream_diag(w, true, TW_D_STREAM_ERROR, e->off, msg);
     }
-    tw_json_arena_drop(&d->arena, j);
+    if (e->parsed != TW_OK || !cJSON_IsObject(e->j))
+        return tw_wire_stream_not_object(w, e);
+    char tbuf[64];
+    if (!type) {
+        size_t n = e->sse->type_len < sizeof tbuf - 1 ? e->sse->type_len : sizeof tbuf - 1;
+        memcpy(tbuf, e->sse->type, n);
+        tbuf[n] = '\0';
+        type = tbuf;
+    }
+    return on_message((tw_anthropic_stream *)w, e->j, type, e->off);
+}
+
+/* The blocks still open, in order (release frees the rest on a failure). */
+static tw_status stream_close(tw_wire_stream *w)
+{
+    tw_anthropic_stream *d = (tw_anthropic_stream *)w;
+    tw_status st = TW_OK;
+    for (size_t taken = 0; st == TW_OK && taken < d->nblocks; taken++)
+        st = take_block(d, &d->blocks[taken]);
+    if (st == TW_OK)
+        d->nblocks = 0;
     return st;
 }
 
-static tw_status on_sse_diag(void *user, tw_status code, uint64_t off)
+static bool stream_ended(const tw_wire_stream *w)
 {
-    tw_anthropic_stream *d = user;
-    tw_wire_sink k = sink_of(d);
-    return tw_wire_diag(&k, true, code, (int64_t)off, NULL);
+    return ((const tw_anthropic_stream *)w)->stopped; /* nothing after it belongs to the message */
 }
 
-static tw_status stream_init(tw_anthropic_stream *d, const tw_decode_opts *o, tw_event_fn fn,
-                                   void *user)
+static tw_status stream_end(tw_wire_stream *w)
 {
-    TW_DECODER_SETUP(d, o, fn, user);
-    d->head.max = d->L.max_event_bytes;
-    tw_result_init(&d->res, &d->L);
-    return tw_sse_init(&d->sse, &d->L, true, on_sse_event, on_sse_diag, d);
+    return set_finish(&w->res, ((tw_anthropic_stream *)w)->stop_reason);
 }
 
-tw_status tw_anthropic_stream_feed(tw_anthropic_stream *d, const char *buf, size_t len)
+static void stream_release(tw_wire_stream *w)
 {
-    if (d->finished)
-        return TW_ERR_STATE;
-    if (d->stop != TW_OK)
-        return d->stop;
-    tw_status st = tw_wire_sse_feed(&d->sse, &d->L, &d->fed, &d->too_large, &d->head,
-                                    &d->head_off, buf, len);
-    return st == TW_OK ? d->stop : st;
-}
-
-static void stream_release(tw_anthropic_stream *d)
-{
-    tw_sse_release(&d->sse);
+    tw_anthropic_stream *d = (tw_anthropic_stream *)w;
     for (size_t i = 0; i < d->nblocks; i++)
         block_free(&d->blocks[i]);
     free(d->blocks);
@@ -570,99 +483,22 @@ static void stream_release(tw_anthropic_stream *d)
     d->nblocks = d->cap_blocks = 0;
     free(d->stop_reason);
     d->stop_reason = NULL;
-    tw_json_arena_free(&d->arena);
-    tw_buf_free(&d->head);
-    tw_result_free(&d->res);
 }
 
-tw_status tw_anthropic_stream_finish(tw_anthropic_stream *d, tw_result *out)
-{
-    if (d->finished) {
-        tw_result_init(out, &d->L); /* *out is empty on every failure */
-        return TW_ERR_STATE;
-    }
-    d->finished = true;
-    tw_wire_sink k = sink_of(d);
-    tw_status st = d->stop != TW_OK ? d->stop : tw_sse_finish(&d->sse);
-    /* the blocks still open, in order (release frees the rest on a failure) */
-    size_t taken = 0;
-    for (; st == TW_OK && taken < d->nblocks; taken++)
-        st = take_block(d, &d->blocks[taken]);
-    if (st == TW_OK)
-        d->nblocks = 0;
-    bool envelope = false;
-    if (st == TW_OK && !d->any_event && !d->head_off)
-        st = tw_wire_error_body(&k, d->head.data ? d->head.data : "", d->head.len, &envelope);
-    if (st == TW_OK && !d->stopped && !envelope)
-        st = tw_wire_diag(&k, true, TW_D_STREAM_TRUNCATED, (int64_t)d->fed,
-                          d->any_event ? "stream ended without message_stop"
-                                       : tw_wire_no_event(&d->head));
-    if (st == TW_OK)
-        st = set_finish(&d->res, d->stop_reason);
-    if (st == TW_OK)
-        st = tw_wire_close(&k, d->too_large);
-    if (st == TW_OK)
-        st = d->stop; /* a callback stopped the decode */
-    if (st == TW_OK) {
-        *out = d->res;
-        memset(&d->res, 0, sizeof d->res);
-    } else {
-        tw_result_init(out, &d->L);
-    }
-    return st;
-}
+static const tw_wire_stream_kind ANT_STREAM = {
+    .size = sizeof(tw_anthropic_stream),
+    .depth = TW_WIRE_ENVELOPE_DEPTH,
+    .what = "event data",
+    .unended = "stream ended without message_stop",
+    .event = on_event,
+    .close = stream_close,
+    .ended = stream_ended,
+    .end = stream_end,
+    .release = stream_release,
+};
 
-/* ===================== the opaque decoder ===================== */
-
-tw_anthropic_stream *tw_anthropic_stream_new(const tw_decode_opts *o, tw_event_fn fn, void *user)
-{
-    tw_anthropic_stream *d = malloc(sizeof *d);
-    if (d && stream_init(d, o, fn, user) != TW_OK) {
-        tw_anthropic_stream_free(d);
-        d = NULL;
-    }
-    return d;
-}
-
-tw_status tw_anthropic_stream_reset(tw_anthropic_stream *d, const tw_decode_opts *o, tw_event_fn fn,
-                                    void *user)
-{
-    tw_buf *const b[] = {&d->head}; /* kept: the allocations of the buffers */
-    tw_buf keep[1];
-    tw_bufs_detach(b, keep, 1);
-    tw_json_arena arena = d->arena; /* kept too: its largest block */
-    memset(&d->arena, 0, sizeof d->arena);
-    stream_release(d);
-    tw_status st = stream_init(d, o, fn, user);
-    d->arena = arena;
-    tw_bufs_attach(b, keep, 1);
-    return st;
-}
-
-void tw_anthropic_stream_free(tw_anthropic_stream *d)
-{
-    if (!d)
-        return;
-    stream_release(d);
-    free(d);
-}
-
-tw_status tw_anthropic_stream_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                     tw_result *out)
-{
-    tw_anthropic_stream d;
-    tw_status st = stream_init(&d, o, NULL, NULL);
-    if (st == TW_OK)
-        st = tw_anthropic_stream_feed(&d, buf, len);
-    if (st == TW_OK)
-        st = tw_anthropic_stream_finish(&d, out);
-    else
-        tw_result_init(out, o ? &o->limits : NULL); /* *out is empty on every failure */
-    stream_release(&d);
-    return st;
-}
-
-TW_DECODER_OPS(st, tw_anthropic_stream, tw_anthropic_stream)
+TW_WIRE_STREAM_API(tw_anthropic_stream, tw_anthropic_stream, ANT_STREAM)
+TW_WIRE_STREAM_FORMAT(tw_anthropic_stream, ANT_STREAM)
 
 /* ===================== registry glue ===================== */
 
@@ -678,8 +514,8 @@ const tw_format_ops tw_format_anthropic_response = {
 const tw_format_ops tw_format_anthropic_stream = {"anthropic-stream",
                                                   "Anthropic messages SSE event stream",
                                                   tw_anthropic_stream_decode,
-                                                  st_new,
-                                                  st_feed,
-                                                  st_finish,
-                                                  st_reset,
-                                                  st_free, tw_format_recycle_free};
+                                                  tw_anthropic_stream_open,
+                                                  tw_wire_stream_feed,
+                                                  tw_wire_stream_finish,
+                                                  tw_wire_stream_reset,
+                                                  tw_wire_stream_free, tw_format_recycle_free};

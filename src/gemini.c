@@ -16,6 +16,7 @@
 #include "formats.h"
 #include "json_marks.h"
 #include "wire_common.h"
+#include "wire_stream.h"
 #include "work.h"
 #include "toolwire/decode.h"
 
@@ -107,19 +108,6 @@ static void acc_release(gem_acc *a)
     a->finish = NULL;
 }
 
-static tw_status append_fire(gem_acc *a, tw_event_kind kind, const char *s, size_t n)
-{
-    if (n == 0)
-        return TW_OK;
-    tw_buf *b = kind == TW_EV_CONTENT ? &a->k.res->msg.content : &a->k.res->msg.thinking;
-    tw_status st = tw_buf_append(b, s, n);
-    if (st == TW_OK && a->k.fn) {
-        tw_event ev = {kind, b->data + b->len - n, n, NULL, NULL};
-        tw_event_deliver(a->k.fn, a->k.user, a->k.stop, &ev);
-    }
-    return st;
-}
-
 static tw_status warn_once(gem_acc *a, bool *flag, int64_t off, const char *msg)
 {
     if (*flag)
@@ -137,21 +125,6 @@ static void call_refuse(gem_acc *a, tw_status code, const char *why)
     a->refuse = code;
     a->refuse_off = a->ev_off;
     snprintf(a->why, sizeof a->why, "%.223s", why);
-}
-
-static tw_status keep_signature(gem_acc *a, const char *sig, int64_t off)
-{
-    tw_message *m = &a->k.res->msg;
-    if (!sig[0])
-        return TW_OK;
-    if (!m->thinking_signature) {
-        m->thinking_signature = tw_strdup(sig);
-        return m->thinking_signature ? TW_OK : TW_ERR_NOMEM;
-    }
-    if (strcmp(m->thinking_signature, sig) == 0)
-        return TW_OK;
-    return warn_once(a, &a->warned_signature, off,
-                     "a further thoughtSignature was not kept (the result holds the first)");
 }
 
 /* ---- partialArgs: assembling arguments from pieces ---- */
@@ -518,7 +491,8 @@ static tw_status part(gem_acc *a, cJSON *pt, int64_t off)
         return tw_wire_diag(&a->k, true, TW_D_RESPONSE_SHAPE, off, "a part is not an object");
     tw_status st = TW_OK;
     const char *sig = tw_json_get_str(pt, "thoughtSignature");
-    if (sig && (st = keep_signature(a, sig, off)) != TW_OK)
+    if (sig && (st = tw_wire_keep_signature(&a->k, sig, strlen(sig), &a->warned_signature, off,
+                                            "thoughtSignature")) != TW_OK)
         return st;
     const char *text = tw_json_get_str(pt, "text");
     cJSON *fc = tw_json_get(pt, "functionCall");
@@ -527,7 +501,7 @@ static tw_status part(gem_acc *a, cJSON *pt, int64_t off)
                             "a part held U+0000; the part was dropped");
     if (text) {
         bool thought = cJSON_IsTrue(tw_json_get(pt, "thought"));
-        st = append_fire(a, thought ? TW_EV_THINKING : TW_EV_CONTENT, text, strlen(text));
+        st = tw_wire_text(&a->k, thought ? TW_EV_THINKING : TW_EV_CONTENT, text, strlen(text));
     } else if (cJSON_IsObject(fc)) {
         st = function_call(a, fc, off);
     } else if (fc) {
@@ -599,19 +573,8 @@ static tw_status candidate(gem_acc *a, cJSON *cand, gem_where *w, size_t ci)
     return st;
 }
 
-static void error_message(const cJSON *err, char *msg, size_t n)
-{
-    const char *status = tw_json_get_str(err, "status");
-    const char *m = tw_json_get_str(err, "message");
-    /* the code as sent: a number is printed only when it is an exact
-     * integer, never rounded or clamped into one */
-    int64_t code = 0;
-    char cs[24] = "";
-    if (tw_json_exact_int(tw_json_get(err, "code"), INT64_MIN, INT64_MAX, &code))
-        snprintf(cs, sizeof cs, "%lld ", (long long)code);
-    snprintf(msg, n, "%s%.60s: %.200s", cs, status ? status : "error",
-             m ? m : (cJSON_IsString(err) ? err->valuestring : "(no message)"));
-}
+/* An error object: "<code> <status>: <message>". */
+static const tw_wire_error_shape ERROR_SHAPE = {{"status", NULL}, true, true};
 
 /* One GenerateContentResponse. `error_code` is what an error envelope in
  * its place gives (error_response in a body, stream_error in a stream). */
@@ -625,7 +588,7 @@ static tw_status response(gem_acc *a, cJSON *root, gem_where *w, tw_status error
     tw_status st = TW_OK;
     if (err && !cJSON_IsNull(err) && !cands) {
         char msg[300];
-        error_message(err, msg, sizeof msg);
+        tw_wire_error_text(err, &ERROR_SHAPE, msg, sizeof msg);
         int64_t off = w->at;
         if (w->buf) {
             w->path[w->npath] = (tw_wire_step){"error", 0};
@@ -676,11 +639,7 @@ static tw_status acc_end(gem_acc *a)
     const char *fr = tw_gemini_finish_reason(a->finish, r->msg.ncalls > 0);
     if (!fr && a->blocked)
         fr = "content_filter";
-    free(r->finish_reason);
-    r->finish_reason = NULL;
-    if (st == TW_OK && fr && !(r->finish_reason = tw_strdup(fr)))
-        st = TW_ERR_NOMEM;
-    return st;
+    return tw_wire_set_finish(r, st, fr);
 }
 
 /* ===================== the response body ===================== */
@@ -725,205 +684,63 @@ static tw_status gem_body(tw_wire_sink *k, const char *buf, size_t len)
     return st;
 }
 
-static tw_status body_finish(void *s, tw_result *out)
-{
-    return tw_body_finish(s, out, gem_body);
-}
-
-tw_status tw_gemini_response_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                    tw_result *out)
-{
-    return tw_body_decode(buf, len, o, out, gem_body);
-}
+TW_BODY_FORMAT(body, tw_gemini_response_decode, gem_body)
 
 /* ===================== the event stream ===================== */
 
 /* The stream decoder's state, private to the module. */
 typedef struct tw_gemini_stream {
-    tw_decode_opts o;
-    tw_limits L;
-    tw_event_fn fn;
-    void *user;
-    tw_result res;
-    tw_sse sse;
+    tw_wire_stream w; /* first: the state every event stream keeps */
     gem_acc acc;
-    tw_buf head;   /* the bytes before the first event (an error envelope in place of a stream) */
-    bool head_off; /* head is past its cap or an event came */
-    uint64_t fed;
-    bool too_large;
-    bool finished;
-    bool any_event;
-    bool nonstd_warned;
-    tw_json_arena arena; /* each event's tree: read, then dropped whole */
-    tw_status stop; /* a callback's status that stopped the decode; TW_OK while none */
 } tw_gemini_stream;
 
-static tw_wire_sink sink_of(tw_gemini_stream *d)
+static tw_status on_event(tw_wire_stream *w, const tw_wire_event *e)
 {
-    tw_wire_sink k = {&d->res, &d->o, &d->L, d->fn, d->user, &d->stop};
-    return k;
+    tw_gemini_stream *d = (tw_gemini_stream *)w;
+    if (tw_wire_event_is(e, "error") && !cJSON_IsObject(e->j))
+        return tw_wire_stream_raw_error(w, e);
+    if (e->parsed != TW_OK || !cJSON_IsObject(e->j))
+        return tw_wire_stream_not_object(w, e);
+    gem_where wh = {NULL, 0, {{NULL, 0}}, 0, e->off};
+    d->acc.copy_args = w->arena.live;
+    return response(&d->acc, e->j, &wh, TW_D_STREAM_ERROR);
 }
 
-static tw_status on_sse_event(void *user, const tw_sse_event *ev)
+static void gs_init(tw_wire_stream *w)
 {
-    tw_gemini_stream *d = user;
-    if (d->stop != TW_OK)
-        return d->stop; /* a callback stopped the decode */
-    d->any_event = true;
-    int64_t off = (int64_t)ev->offset;
-    tw_wire_sink k = sink_of(d);
-    cJSON *j = NULL;
-    tw_error e;
-    tw_json_lint lint;
-    tw_status st = tw_json_parse_lint_in(ev->data, ev->data_len,
-                                         d->L.max_depth + TW_WIRE_ENVELOPE_DEPTH + 1, &j, &e,
-                                         &lint, &d->arena);
-    if (st == TW_ERR_NOMEM)
-        return st;
-    if (st == TW_OK && (st = tw_wire_lint_diags(&k, &lint, off, false, &d->nonstd_warned)) != TW_OK) {
-        tw_json_arena_drop(&d->arena, j);
-        return st;
-    }
-    bool sse_error = ev->type_len == 5 && memcmp(ev->type, "error", 5) == 0;
-    if (sse_error && !cJSON_IsObject(j)) {
-        char msg[240];
-        snprintf(msg, sizeof msg, "error event: %.*s",
-                 (int)(ev->data_len > 200 ? 200 : ev->data_len), ev->data);
-        st = tw_wire_diag(&k, true, TW_D_STREAM_ERROR, off, msg);
-    } else if (st != TW_OK || !cJSON_IsObject(j)) {
-        char msg[200];
-        snprintf(msg, sizeof msg, "event data is not a JSON object: %.150s",
-                 st != TW_OK ? e.message : "another JSON value");
-        st = tw_wire_diag(&k, true, TW_D_CHUNK_JSON, off, msg);
-    } else {
-        gem_where w = {NULL, 0, {{NULL, 0}}, 0, off};
-        d->acc.copy_args = d->arena.live;
-        st = response(&d->acc, j, &w, TW_D_STREAM_ERROR);
-    }
-    tw_json_arena_drop(&d->arena, j);
-    return st;
+    acc_init(&((tw_gemini_stream *)w)->acc, tw_wire_stream_sink(w));
 }
 
-static tw_status on_sse_diag(void *user, tw_status code, uint64_t off)
+static bool gs_ended(const tw_wire_stream *w)
 {
-    tw_gemini_stream *d = user;
-    tw_wire_sink k = sink_of(d);
-    return tw_wire_diag(&k, true, code, (int64_t)off, NULL);
+    const gem_acc *a = &((const tw_gemini_stream *)w)->acc;
+    return a->finish_seen || a->blocked;
 }
 
-static tw_status gs_init(tw_gemini_stream *d, const tw_decode_opts *o, tw_event_fn fn,
-                         void *user)
+static tw_status gs_end(tw_wire_stream *w)
 {
-    TW_DECODER_SETUP(d, o, fn, user);
-    d->head.max = d->L.max_event_bytes;
-    tw_result_init(&d->res, &d->L);
-    acc_init(&d->acc, sink_of(d));
-    return tw_sse_init(&d->sse, &d->L, true, on_sse_event, on_sse_diag, d);
+    return acc_end(&((tw_gemini_stream *)w)->acc);
 }
 
-static tw_status gs_feed(void *s, const char *buf, size_t len)
+static void gs_release(tw_wire_stream *w)
 {
-    tw_gemini_stream *d = s;
-    if (d->finished)
-        return TW_ERR_STATE;
-    if (d->stop != TW_OK)
-        return d->stop;
-    tw_status st = tw_wire_sse_feed(&d->sse, &d->L, &d->fed, &d->too_large, &d->head,
-                                    &d->head_off, buf, len);
-    return st == TW_OK ? d->stop : st;
+    acc_release(&((tw_gemini_stream *)w)->acc);
 }
 
-static void gs_release(tw_gemini_stream *d)
-{
-    tw_sse_release(&d->sse);
-    acc_release(&d->acc);
-    tw_json_arena_free(&d->arena);
-    tw_buf_free(&d->head);
-    tw_result_free(&d->res);
-}
+static const tw_wire_stream_kind GEM_STREAM = {
+    .size = sizeof(tw_gemini_stream),
+    .depth = TW_WIRE_ENVELOPE_DEPTH + 1,
+    .what = "event data",
+    .unended = "stream ended without a finishReason",
+    .read_after_end = true,
+    .init = gs_init,
+    .event = on_event,
+    .ended = gs_ended,
+    .end = gs_end,
+    .release = gs_release,
+};
 
-static tw_status gs_finish(void *s, tw_result *out)
-{
-    tw_gemini_stream *d = s;
-    if (d->finished) {
-        tw_result_init(out, &d->L); /* *out is empty on every failure */
-        return TW_ERR_STATE;
-    }
-    d->finished = true;
-    tw_wire_sink k = sink_of(d);
-    tw_status st = d->stop != TW_OK ? d->stop : tw_sse_finish(&d->sse);
-    bool envelope = false;
-    if (st == TW_OK && !d->any_event && !d->head_off)
-        st = tw_wire_error_body(&k, d->head.data ? d->head.data : "", d->head.len, &envelope);
-    if (st == TW_OK && !d->acc.finish_seen && !d->acc.blocked && !envelope)
-        st = tw_wire_diag(&k, true, TW_D_STREAM_TRUNCATED, (int64_t)d->fed,
-                          d->any_event ? "stream ended without a finishReason"
-                                       : tw_wire_no_event(&d->head));
-    if (st == TW_OK)
-        st = acc_end(&d->acc);
-    if (st == TW_OK)
-        st = tw_wire_close(&k, d->too_large);
-    if (st == TW_OK)
-        st = d->stop; /* a callback stopped the decode */
-    if (st == TW_OK) {
-        *out = d->res;
-        memset(&d->res, 0, sizeof d->res);
-    } else {
-        tw_result_init(out, &d->L);
-    }
-    return st;
-}
-
-/* The opaque decoder of the registry: new, reset (keeping the held
- * bytes' allocation) and free. */
-static void *gs_new(const tw_decode_opts *o, tw_event_fn fn, void *user)
-{
-    tw_gemini_stream *d = malloc(sizeof *d);
-    if (d && gs_init(d, o, fn, user) != TW_OK) {
-        gs_release(d);
-        free(d);
-        d = NULL;
-    }
-    return d;
-}
-
-static tw_status gs_reset(void *s, const tw_decode_opts *o, tw_event_fn fn, void *user)
-{
-    tw_gemini_stream *d = s;
-    tw_buf *const b[] = {&d->head};
-    tw_buf keep[1];
-    tw_bufs_detach(b, keep, 1);
-    tw_json_arena arena = d->arena; /* kept too: its largest block */
-    memset(&d->arena, 0, sizeof d->arena);
-    gs_release(d);
-    tw_status st = gs_init(d, o, fn, user);
-    d->arena = arena;
-    tw_bufs_attach(b, keep, 1);
-    return st;
-}
-
-static void gs_free(void *s)
-{
-    if (!s)
-        return;
-    gs_release(s);
-    free(s);
-}
-
-tw_status tw_gemini_stream_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                  tw_result *out)
-{
-    tw_gemini_stream d;
-    tw_status st = gs_init(&d, o, NULL, NULL);
-    if (st == TW_OK)
-        st = gs_feed(&d, buf, len);
-    if (st == TW_OK)
-        st = gs_finish(&d, out);
-    else
-        tw_result_init(out, o ? &o->limits : NULL); /* *out is empty on every failure */
-    gs_release(&d);
-    return st;
-}
+TW_WIRE_STREAM_FORMAT(tw_gemini_stream, GEM_STREAM)
 
 /* ===================== registry glue ===================== */
 
@@ -938,8 +755,8 @@ const tw_format_ops tw_format_gemini = {"gemini",
 const tw_format_ops tw_format_gemini_stream = {"gemini-stream",
                                                "Gemini streamGenerateContent?alt=sse event stream",
                                                tw_gemini_stream_decode,
-                                               gs_new,
-                                               gs_feed,
-                                               gs_finish,
-                                               gs_reset,
-                                               gs_free, tw_format_recycle_free};
+                                               tw_gemini_stream_open,
+                                               tw_wire_stream_feed,
+                                               tw_wire_stream_finish,
+                                               tw_wire_stream_reset,
+                                               tw_wire_stream_free, tw_format_recycle_free};

@@ -16,6 +16,7 @@
 #include "hash.h"
 #include "json_marks.h"
 #include "wire_common.h"
+#include "wire_stream.h"
 #include "work.h"
 #include "toolwire/decode.h"
 
@@ -32,17 +33,7 @@ typedef struct tw_oai_slot tw_oai_slot;
  * max_input_bytes cap on the input bounds.
  */
 struct tw_openai_stream {
-    tw_decode_opts o;
-    tw_limits L;
-    tw_event_fn fn;
-    void *user;
-    tw_result res;
-    tw_sse sse;
-    uint64_t fed;
-    bool too_large;
-    bool finished;
-    bool done; /* data: [DONE] seen */
-    bool any_event;
+    tw_wire_stream w; /* first: the state every event stream keeps */
     tw_oai_slot *slots; /* open calls, in order of their first delta */
     size_t nslots;
     size_t cap_slots;
@@ -50,17 +41,12 @@ struct tw_openai_stream {
     tw_buf refusal;
     int64_t refusal_off;
     char *finish_reason;
-    tw_buf head; /* the input while no event came yet (<= max_event_bytes) */
-    bool head_off;
     /* lookup of the open calls: 1 + slot position by delta index and by id
      * (the latest slot of each), and the latest non-legacy slot */
     size_t *by_index;
     size_t *by_id;
     size_t ntab; /* a power of two, at least twice nslots; 0 before the first slot */
     size_t last_plain;
-    bool nonstd_warned; /* json_not_rfc8259 given once per stream */
-    tw_json_arena arena; /* each event's tree: read, then dropped whole */
-    tw_status stop;       /* a callback's status that stopped the decode; TW_OK while none */
 };
 
 #define SLEN(s) (sizeof(s) - 1)
@@ -152,11 +138,7 @@ static tw_status close_message(tw_wire_sink *k, tw_buf *refusal, int64_t refusal
     /* the legacy finish reason of a function_call is tool_calls in the neutral model */
     if (finish && strcmp(finish, "function_call") == 0)
         finish = "tool_calls";
-    free(k->res->finish_reason);
-    k->res->finish_reason = NULL;
-    if (st == TW_OK && finish && !(k->res->finish_reason = tw_strdup(finish)))
-        st = TW_ERR_NOMEM;
-    return st;
+    return tw_wire_set_finish(k->res, st, finish);
 }
 
 /* One tool_calls element of a message, or a legacy function_call object. */
@@ -233,12 +215,10 @@ static tw_status oai_response_read(tw_wire_sink *k, const char *buf, size_t len,
     const cJSON *err = tw_json_get(root, "error");
     const cJSON *choices = tw_json_get(root, "choices");
     if (err && !cJSON_IsNull(err) && !choices) {
+        static const tw_wire_error_shape shape = {{"type", NULL}, true, false};
         tw_wire_step p[] = {{"error", 0}};
-        const char *m = tw_json_get_str(err, "message");
         char msg[300];
-        snprintf(msg, sizeof msg, "%.60s: %.200s",
-                 tw_json_get_str(err, "type") ? tw_json_get_str(err, "type") : "error",
-                 m ? m : (cJSON_IsString(err) ? err->valuestring : "(no message)"));
+        tw_wire_error_text(err, &shape, msg, sizeof msg);
         return tw_wire_diag(k, true, TW_D_ERROR_RESPONSE, tw_wire_locate(buf, len, p, 1), msg);
     }
     const cJSON *choice = NULL;
@@ -306,16 +286,7 @@ static tw_status oai_response_read(tw_wire_sink *k, const char *buf, size_t len,
 }
 
 /* The response format streams through the shared body-buffering decoder. */
-static tw_status resp_finish(void *s, tw_result *out)
-{
-    return tw_body_finish(s, out, oai_response);
-}
-
-tw_status tw_openai_response_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                    tw_result *out)
-{
-    return tw_body_decode(buf, len, o, out, oai_response);
-}
+TW_BODY_FORMAT(resp, tw_openai_response_decode, oai_response)
 
 /* ===================== stream ===================== */
 
@@ -345,8 +316,7 @@ static void slot_free(tw_oai_slot *s)
 
 static tw_wire_sink sink_of(tw_openai_stream *d)
 {
-    tw_wire_sink k = {&d->res, &d->o, &d->L, d->fn, d->user, &d->stop};
-    return k;
+    return tw_wire_stream_sink(&d->w);
 }
 
 /* Close every open call: tool_calls slots in order, then the legacy one. */
@@ -459,7 +429,7 @@ static tw_status tab_grow(tw_openai_stream *d)
 
 static tw_oai_slot *new_slot(tw_openai_stream *d, int64_t off, tw_status *st)
 {
-    size_t cap = tw_open_calls_cap(&d->L);
+    size_t cap = tw_open_calls_cap(&d->w.L);
     if (d->nslots >= cap) {
         tw_wire_sink k = sink_of(d);
         *st = tw_wire_diag(&k, true, TW_D_TOO_MANY_CALLS, off,
@@ -468,22 +438,17 @@ static tw_oai_slot *new_slot(tw_openai_stream *d, int64_t off, tw_status *st)
     }
     if ((*st = tab_grow(d)) != TW_OK)
         return NULL;
-    if (d->nslots == d->cap_slots) {
-        size_t nc = d->cap_slots ? d->cap_slots * 2 : TW_OAI_SLOTS_INIT;
-        if (nc > cap)
-            nc = cap;
-        tw_oai_slot *ns = realloc(d->slots, nc * sizeof *ns);
-        if (!ns) {
-            *st = TW_ERR_NOMEM;
-            return NULL;
-        }
-        d->slots = ns;
-        d->cap_slots = nc;
+    tw_oai_slot *ns =
+        tw_wire_room(d->slots, &d->cap_slots, d->nslots, sizeof *ns, TW_OAI_SLOTS_INIT, cap);
+    if (!ns) {
+        *st = TW_ERR_NOMEM;
+        return NULL;
     }
+    d->slots = ns;
     tw_oai_slot *s = &d->slots[d->nslots++];
     memset(s, 0, sizeof *s);
     s->offset = off;
-    s->args.max = tw_args_text_cap(&d->L);
+    s->args.max = tw_args_text_cap(&d->w.L);
     d->slots_created++;
     return s;
 }
@@ -581,8 +546,9 @@ static tw_status merge_legacy(tw_openai_stream *d, const cJSON *fc, int64_t off)
     return slot_apply(s, NULL, fc, fc);
 }
 
-static tw_status stream_error(tw_openai_stream *d, const cJSON *err, const char *raw, size_t rawlen,
-                              int64_t off)
+/* An error in place of a chunk: "<code>: <message>", the error string, or
+ * the event's data. */
+static tw_status stream_error(tw_wire_stream *w, const cJSON *err, const tw_wire_event *e)
 {
     char msg[300];
     const char *m = tw_json_get_str(err, "message");
@@ -592,9 +558,8 @@ static tw_status stream_error(tw_openai_stream *d, const cJSON *err, const char 
     else if (cJSON_IsString(err))
         snprintf(msg, sizeof msg, "%.250s", err->valuestring);
     else
-        snprintf(msg, sizeof msg, "error event: %.*s", (int)(rawlen > 200 ? 200 : rawlen), raw);
-    tw_wire_sink k = sink_of(d);
-    return tw_wire_diag(&k, true, TW_D_STREAM_ERROR, off, msg);
+        return tw_wire_stream_raw_error(w, e);
+    return tw_wire_stream_diag(w, true, TW_D_STREAM_ERROR, e->off, msg);
 }
 
 static tw_status on_chunk(tw_openai_stream *d, const cJSON *j, int64_t off)
@@ -646,86 +611,43 @@ static tw_status on_chunk(tw_openai_stream *d, const cJSON *j, int64_t off)
     return st;
 }
 
-static tw_status on_sse_event(void *user, const tw_sse_event *ev)
+static tw_status on_event(tw_wire_stream *w, const tw_wire_event *e)
 {
-    tw_openai_stream *d = user;
-    if (d->stop != TW_OK)
-        return d->stop; /* a callback stopped the decode */
-    if (d->done)
-        return TW_OK; /* nothing after [DONE] is part of the completion */
-    d->any_event = true;
-    int64_t off = (int64_t)ev->offset;
-    const char *p = ev->data;
-    size_t n = ev->data_len;
-    tw_trim(&p, &n);
-    if (n == 6 && memcmp(p, "[DONE]", 6) == 0) {
-        d->done = true;
-        return TW_OK;
-    }
-    cJSON *j = NULL;
-    tw_error e;
-    tw_json_lint lint;
-    tw_status st = tw_json_parse_lint_in(p, n, d->L.max_depth + TW_WIRE_ENVELOPE_DEPTH, &j, &e,
-                                         &lint, &d->arena);
-    if (st == TW_ERR_NOMEM)
-        return st;
-    if (st == TW_OK) {
-        tw_wire_sink k = sink_of(d);
-        tw_status ls = tw_wire_lint_diags(&k, &lint, off, false, &d->nonstd_warned);
-        if (ls != TW_OK) {
-            tw_json_arena_drop(&d->arena, j);
-            return ls;
-        }
-    }
-    bool is_error_event = ev->type_len == 5 && memcmp(ev->type, "error", 5) == 0;
-    if (is_error_event) {
-        st = stream_error(d, tw_json_get(j, "error") ? tw_json_get(j, "error") : j, p, n, off);
-    } else if (st != TW_OK || !cJSON_IsObject(j)) {
-        char msg[200];
-        snprintf(msg, sizeof msg, "chunk data is not a JSON object: %.150s",
-                 st != TW_OK ? e.message : "another JSON value");
-        tw_wire_sink k = sink_of(d);
-        st = tw_wire_diag(&k, true, TW_D_CHUNK_JSON, off, msg);
-    } else if (tw_json_get(j, "error") && !cJSON_IsNull(tw_json_get(j, "error"))) {
-        st = stream_error(d, tw_json_get(j, "error"), p, n, off);
-    } else {
-        st = on_chunk(d, j, off);
-    }
-    tw_json_arena_drop(&d->arena, j);
-    return st;
+    const cJSON *err = tw_json_get(e->j, "error");
+    if (tw_wire_event_is(e, "error"))
+        return stream_error(w, err ? err : e->j, e);
+    if (e->parsed != TW_OK || !cJSON_IsObject(e->j))
+        return tw_wire_stream_not_object(w, e);
+    if (err && !cJSON_IsNull(err))
+        return stream_error(w, err, e);
+    return on_chunk((tw_openai_stream *)w, e->j, e->off);
 }
 
-static tw_status on_sse_diag(void *user, tw_status code, uint64_t off)
+static void stream_init(tw_wire_stream *w)
 {
-    tw_openai_stream *d = user;
+    ((tw_openai_stream *)w)->refusal_off = -1;
+}
+
+static tw_status stream_close(tw_wire_stream *w)
+{
+    return close_calls((tw_openai_stream *)w);
+}
+
+static bool stream_ended(const tw_wire_stream *w)
+{
+    return w->done; /* nothing after [DONE] is part of the completion */
+}
+
+static tw_status stream_end(tw_wire_stream *w)
+{
+    tw_openai_stream *d = (tw_openai_stream *)w;
     tw_wire_sink k = sink_of(d);
-    return tw_wire_diag(&k, true, code, (int64_t)off, NULL);
+    return close_message(&k, &d->refusal, d->refusal_off, d->finish_reason);
 }
 
-static tw_status stream_init(tw_openai_stream *d, const tw_decode_opts *o, tw_event_fn fn,
-                                void *user)
+static void stream_release(tw_wire_stream *w)
 {
-    TW_DECODER_SETUP(d, o, fn, user);
-    d->refusal_off = -1;
-    d->head.max = d->L.max_event_bytes;
-    tw_result_init(&d->res, &d->L);
-    return tw_sse_init(&d->sse, &d->L, true, on_sse_event, on_sse_diag, d);
-}
-
-tw_status tw_openai_stream_feed(tw_openai_stream *d, const char *buf, size_t len)
-{
-    if (d->finished)
-        return TW_ERR_STATE;
-    if (d->stop != TW_OK)
-        return d->stop;
-    tw_status st = tw_wire_sse_feed(&d->sse, &d->L, &d->fed, &d->too_large, &d->head,
-                                    &d->head_off, buf, len);
-    return st == TW_OK ? d->stop : st;
-}
-
-static void stream_release(tw_openai_stream *d)
-{
-    tw_sse_release(&d->sse);
+    tw_openai_stream *d = (tw_openai_stream *)w;
     for (size_t i = 0; i < d->nslots; i++)
         slot_free(&d->slots[i]);
     free(d->slots);
@@ -736,97 +658,28 @@ static void stream_release(tw_openai_stream *d)
     d->by_index = d->by_id = NULL;
     d->ntab = 0;
     tw_buf_free(&d->refusal);
-    tw_json_arena_free(&d->arena);
-    tw_buf_free(&d->head);
     free(d->finish_reason);
     d->finish_reason = NULL;
-    tw_result_free(&d->res);
 }
 
-tw_status tw_openai_stream_finish(tw_openai_stream *d, tw_result *out)
-{
-    if (d->finished) {
-        tw_result_init(out, &d->L); /* *out is empty on every failure */
-        return TW_ERR_STATE;
-    }
-    d->finished = true;
-    tw_wire_sink k = sink_of(d);
-    tw_status st = d->stop != TW_OK ? d->stop : tw_sse_finish(&d->sse);
-    if (st == TW_OK)
-        st = close_calls(d);
-    bool envelope = false;
-    if (st == TW_OK && !d->any_event && !d->head_off)
-        st = tw_wire_error_body(&k, d->head.data ? d->head.data : "", d->head.len, &envelope);
-    if (st == TW_OK && !d->done && !envelope)
-        st = tw_wire_diag(&k, true, TW_D_STREAM_TRUNCATED, (int64_t)d->fed,
-                          d->any_event ? "stream ended without data: [DONE]"
-                                       : tw_wire_no_event(&d->head));
-    if (st == TW_OK)
-        st = close_message(&k, &d->refusal, d->refusal_off, d->finish_reason);
-    if (st == TW_OK)
-        st = tw_wire_close(&k, d->too_large);
-    if (st == TW_OK)
-        st = d->stop; /* a callback stopped the decode */
-    if (st == TW_OK) {
-        *out = d->res;
-        memset(&d->res, 0, sizeof d->res);
-    } else {
-        tw_result_init(out, &d->L);
-    }
-    return st;
-}
+static const tw_wire_stream_kind OAI_STREAM = {
+    .size = sizeof(tw_openai_stream),
+    .depth = TW_WIRE_ENVELOPE_DEPTH,
+    .what = "chunk data",
+    .unended = "stream ended without data: [DONE]",
+    .done_marker = true,
+    .nkeep = 1,
+    .keep = {offsetof(tw_openai_stream, refusal)},
+    .init = stream_init,
+    .event = on_event,
+    .close = stream_close,
+    .ended = stream_ended,
+    .end = stream_end,
+    .release = stream_release,
+};
 
-/* ===================== the opaque decoder ===================== */
-
-tw_openai_stream *tw_openai_stream_new(const tw_decode_opts *o, tw_event_fn fn, void *user)
-{
-    tw_openai_stream *d = malloc(sizeof *d);
-    if (d && stream_init(d, o, fn, user) != TW_OK) {
-        tw_openai_stream_free(d);
-        d = NULL;
-    }
-    return d;
-}
-
-tw_status tw_openai_stream_reset(tw_openai_stream *d, const tw_decode_opts *o, tw_event_fn fn,
-                                 void *user)
-{
-    tw_buf *const b[] = {&d->refusal, &d->head}; /* kept: the allocations of the buffers */
-    tw_buf keep[2];
-    tw_bufs_detach(b, keep, 2);
-    tw_json_arena arena = d->arena; /* kept too: its largest block */
-    memset(&d->arena, 0, sizeof d->arena);
-    stream_release(d);
-    tw_status st = stream_init(d, o, fn, user);
-    d->arena = arena;
-    tw_bufs_attach(b, keep, 2);
-    return st;
-}
-
-void tw_openai_stream_free(tw_openai_stream *d)
-{
-    if (!d)
-        return;
-    stream_release(d);
-    free(d);
-}
-
-tw_status tw_openai_stream_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                  tw_result *out)
-{
-    tw_openai_stream d;
-    tw_status st = stream_init(&d, o, NULL, NULL);
-    if (st == TW_OK)
-        st = tw_openai_stream_feed(&d, buf, len);
-    if (st == TW_OK)
-        st = tw_openai_stream_finish(&d, out);
-    else
-        tw_result_init(out, o ? &o->limits : NULL); /* *out is empty on every failure */
-    stream_release(&d);
-    return st;
-}
-
-TW_DECODER_OPS(st, tw_openai_stream, tw_openai_stream)
+TW_WIRE_STREAM_API(tw_openai_stream, tw_openai_stream, OAI_STREAM)
+TW_WIRE_STREAM_FORMAT(tw_openai_stream, OAI_STREAM)
 
 /* ===================== registry glue ===================== */
 
@@ -841,8 +694,8 @@ const tw_format_ops tw_format_openai_response = {"openai-response",
 const tw_format_ops tw_format_openai_stream = {"openai-stream",
                                                "OpenAI chat.completion.chunk SSE stream",
                                                tw_openai_stream_decode,
-                                               st_new,
-                                               st_feed,
-                                               st_finish,
-                                               st_reset,
-                                               st_free, tw_format_recycle_free};
+                                               tw_openai_stream_open,
+                                               tw_wire_stream_feed,
+                                               tw_wire_stream_finish,
+                                               tw_wire_stream_reset,
+                                               tw_wire_stream_free, tw_format_recycle_free};

@@ -447,21 +447,19 @@ void tw_proxy_dec_free(tw_proxy_dec *d)
     free(d);
 }
 
+TW_DECODER_OPS(g, tw_proxy_dec, tw_proxy_dec)
+
+static void g_release(void *d)
+{
+    proxy_release(d);
+}
+
 tw_status tw_proxy_output_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)
 {
     tw_proxy_dec d;
-    tw_status st = proxy_init(&d, o, NULL, NULL);
-    if (st == TW_OK)
-        st = tw_proxy_dec_feed(&d, buf, len);
-    if (st == TW_OK)
-        st = tw_proxy_dec_finish(&d, out);
-    else
-        tw_result_init(out, o ? &o->limits : NULL); /* *out is empty on every failure */
-    proxy_release(&d);
-    return st;
+    return tw_decode_batch_capped(o, &d, proxy_init(&d, o, NULL, NULL), g_feed, g_finish, g_release,
+                                  buf, len, out);
 }
-
-TW_DECODER_OPS(g, tw_proxy_dec, tw_proxy_dec)
 
 /* ===================== encoder: the Tool-Use Protocol prompt ===================== */
 

@@ -18,6 +18,7 @@
 #include "formats.h"
 #include "json_marks.h"
 #include "wire_common.h"
+#include "wire_stream.h"
 #include "work.h"
 #include "toolwire/decode.h"
 
@@ -76,15 +77,7 @@ static void msg_release(rs_msg *m)
 
 static tw_status append_fire(rs_msg *m, tw_event_kind kind, const char *s, size_t n)
 {
-    if (n == 0)
-        return TW_OK;
-    tw_buf *b = kind == TW_EV_CONTENT ? &m->k.res->msg.content : &m->k.res->msg.thinking;
-    tw_status st = tw_buf_append(b, s, n);
-    if (st == TW_OK && m->k.fn) {
-        tw_event ev = {kind, b->data + b->len - n, n, NULL, NULL};
-        tw_event_deliver(m->k.fn, m->k.user, m->k.stop, &ev);
-    }
-    return st;
+    return tw_wire_text(&m->k, kind, s, n);
 }
 
 /*
@@ -113,19 +106,8 @@ static tw_status refusal_text(rs_msg *m, const char *s, size_t n, int64_t off)
 
 static tw_status keep_signature(rs_msg *m, const char *sig, int64_t off)
 {
-    tw_message *msg = &m->k.res->msg;
-    if (!sig || !sig[0])
-        return TW_OK;
-    if (!msg->thinking_signature) {
-        msg->thinking_signature = tw_strdup(sig);
-        return msg->thinking_signature ? TW_OK : TW_ERR_NOMEM;
-    }
-    if (strcmp(msg->thinking_signature, sig) == 0 || m->warned_signature)
-        return TW_OK;
-    m->warned_signature = true;
-    return tw_wire_diag(&m->k, false, TW_D_NOT_CARRIED, off,
-                        "a further reasoning encrypted_content was not kept (the result holds "
-                        "the first)");
+    return tw_wire_keep_signature(&m->k, sig, sig ? strlen(sig) : 0, &m->warned_signature, off,
+                                  "reasoning encrypted_content");
 }
 
 /* An item the result has no place for: one warning naming its type and id. */
@@ -260,12 +242,8 @@ static tw_status take_item(rs_msg *m, const cJSON *item, int64_t off)
 
 static void error_message(const cJSON *err, char *msg, size_t n)
 {
-    const char *code = tw_json_get_str(err, "code");
-    const char *text = tw_json_get_str(err, "message");
-    if (!code)
-        code = tw_json_get_str(err, "type");
-    snprintf(msg, n, "%.60s: %.200s", code ? code : "error",
-             text ? text : (cJSON_IsString(err) ? err->valuestring : "(no message)"));
+    static const tw_wire_error_shape shape = {{"code", "type"}, true, false};
+    tw_wire_error_text(err, &shape, msg, n);
 }
 
 /* The status, incomplete_details and error of a response object. */
@@ -301,11 +279,7 @@ static tw_status msg_end(rs_msg *m)
                               "the model refused; the refusal text is the content");
         fr = "content_filter";
     }
-    free(r->finish_reason);
-    r->finish_reason = NULL;
-    if (st == TW_OK && fr && !(r->finish_reason = tw_strdup(fr)))
-        st = TW_ERR_NOMEM;
-    return st;
+    return tw_wire_set_finish(r, st, fr);
 }
 
 /* ===================== the response object ===================== */
@@ -378,16 +352,7 @@ static tw_status rs_body_read(tw_wire_sink *k, const char *buf, size_t len,
     return st;
 }
 
-static tw_status body_finish(void *s, tw_result *out)
-{
-    return tw_body_finish(s, out, rs_body);
-}
-
-tw_status tw_responses_response_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                       tw_result *out)
-{
-    return tw_body_decode(buf, len, o, out, rs_body);
-}
+TW_BODY_FORMAT(body, tw_responses_response_decode, rs_body)
 
 /* ===================== the event stream ===================== */
 
@@ -417,36 +382,16 @@ typedef struct rs_item {
 } rs_item;
 
 typedef struct tw_responses_stream {
-    tw_decode_opts o;
-    tw_limits L;
-    tw_event_fn fn;
-    void *user;
-    tw_result res;
-    tw_sse sse;
+    tw_wire_stream w; /* first: the state every event stream keeps */
     rs_msg msg;
     rs_item *items;
     size_t nitems;
     size_t cap_items;
-    tw_buf head; /* the input while no event came yet (<= max_event_bytes) */
-    bool head_off;
-    uint64_t fed;
-    bool too_large;
-    bool finished;
-    bool any_event;
     bool terminal; /* response.completed, .incomplete or .failed seen */
     bool sparse;   /* an item's output_index is not its position: lookups scan */
     bool have_seq;
     int64_t last_seq;
-    bool nonstd_warned;
-    tw_json_arena arena; /* each event's tree: read, then dropped whole */
-    tw_status stop; /* a callback's status that stopped the decode; TW_OK while none */
 } tw_responses_stream;
-
-static tw_wire_sink sink_of(tw_responses_stream *d)
-{
-    tw_wire_sink k = {&d->res, &d->o, &d->L, d->fn, d->user, &d->stop};
-    return k;
-}
 
 static void item_free(rs_item *it)
 {
@@ -460,8 +405,7 @@ static void item_free(rs_item *it)
 static tw_status diag(tw_responses_stream *d, bool error, tw_status code, int64_t off,
                       const char *msg)
 {
-    tw_wire_sink k = sink_of(d);
-    return tw_wire_diag(&k, error, code, off, msg);
+    return tw_wire_stream_diag(&d->w, error, code, off, msg);
 }
 
 /* The item an event names by output_index (and item_id when given); NULL
@@ -529,20 +473,14 @@ static tw_status item_added(tw_responses_stream *d, const cJSON *j, int64_t off)
         return diag(d, true, TW_D_STREAM_ITEM_ORDER, off,
                     "response.output_item.added adds an output_index twice; the event was "
                     "dropped");
-    size_t cap = tw_open_calls_cap(&d->L);
+    size_t cap = tw_open_calls_cap(&d->w.L);
     if (d->nitems >= cap)
         return diag(d, true, TW_D_TOO_MANY_CALLS, off,
                     "more output items than 2 * max_calls + 16; the item was dropped");
-    if (d->nitems == d->cap_items) {
-        size_t nc = d->cap_items ? d->cap_items * 2 : 8;
-        if (nc > cap)
-            nc = cap;
-        rs_item *ni = realloc(d->items, nc * sizeof *ni);
-        if (!ni)
-            return TW_ERR_NOMEM;
-        d->items = ni;
-        d->cap_items = nc;
-    }
+    rs_item *ni = tw_wire_room(d->items, &d->cap_items, d->nitems, sizeof *ni, 8, cap);
+    if (!ni)
+        return TW_ERR_NOMEM;
+    d->items = ni;
     if (idx != (int64_t)d->nitems)
         d->sparse = true;
     rs_item *it = &d->items[d->nitems++];
@@ -555,7 +493,7 @@ static tw_status item_added(tw_responses_stream *d, const cJSON *j, int64_t off)
                : is_type(type, "reasoning")     ? RS_REASONING
                : is_type(type, "function_call") ? RS_CALL
                                                 : RS_OTHER;
-    it->acc.max = it->kind == RS_CALL ? tw_args_text_cap(&d->L) : d->L.max_input_bytes;
+    it->acc.max = it->kind == RS_CALL ? tw_args_text_cap(&d->w.L) : d->w.L.max_input_bytes;
     if (id && !(it->id = tw_strdup(id)))
         return TW_ERR_NOMEM;
     if (it->kind == RS_CALL) {
@@ -711,18 +649,20 @@ static tw_status terminal(tw_responses_stream *d, const cJSON *j, int64_t off)
     return st == TW_OK ? take_status(&d->msg, resp, off) : st;
 }
 
-static tw_status stream_error(tw_responses_stream *d, const cJSON *j, const char *raw, size_t n,
-                              int64_t off)
+/* An error event: the error object (the event itself, or its "error"),
+ * else the event's data. */
+static tw_status stream_error(tw_wire_stream *w, const tw_wire_event *e)
 {
     char msg[300];
+    const cJSON *j = e->parsed == TW_OK ? e->j : NULL;
     const cJSON *err = tw_json_get(j, "error");
     if (cJSON_IsObject(j) && (tw_json_get_str(j, "message") || !err))
         error_message(j, msg, sizeof msg);
     else if (err)
         error_message(err, msg, sizeof msg);
     else
-        snprintf(msg, sizeof msg, "error event: %.*s", (int)(n > 200 ? 200 : n), raw);
-    return diag(d, true, TW_D_STREAM_ERROR, off, msg);
+        return tw_wire_stream_raw_error(w, e);
+    return tw_wire_stream_diag(w, true, TW_D_STREAM_ERROR, e->off, msg);
 }
 
 /* The event types that carry text or arguments, and what they feed. */
@@ -794,186 +734,84 @@ static tw_status on_event(tw_responses_stream *d, const cJSON *j, const char *ty
     return TW_OK; /* response.created, .in_progress, built-in tools' progress, … */
 }
 
-static tw_status on_sse_event(void *user, const tw_sse_event *ev)
+/* An event whose data: type differs from its event: type is followed, and said to be. */
+static tw_status type_mismatch(tw_wire_stream *w, const tw_wire_event *e, const char *type)
 {
-    tw_responses_stream *d = user;
-    if (d->stop != TW_OK)
-        return d->stop; /* a callback stopped the decode */
-    if (d->terminal)
-        return TW_OK; /* nothing after the terminal event is part of the response */
-    d->any_event = true;
-    int64_t off = (int64_t)ev->offset;
-    const char *p = ev->data;
-    size_t n = ev->data_len;
-    tw_trim(&p, &n);
-    if (n == 6 && memcmp(p, "[DONE]", 6) == 0)
+    const tw_sse_event *ev = e->sse;
+    if (e->parsed != TW_OK || !type || tw_wire_event_is(e, "message") ||
+        (strlen(type) == ev->type_len && memcmp(type, ev->type, ev->type_len) == 0))
         return TW_OK;
-    cJSON *j = NULL;
-    tw_error e;
-    tw_json_lint lint;
-    tw_status st = tw_json_parse_lint_in(p, n, d->L.max_depth + TW_WIRE_ENVELOPE_DEPTH, &j, &e,
-                                         &lint, &d->arena);
-    if (st == TW_ERR_NOMEM)
+    char msg[240];
+    snprintf(msg, sizeof msg, "event: %.*s carries data of type %.100s; the type was followed",
+             (int)(ev->type_len > 100 ? 100 : ev->type_len), ev->type, type);
+    return tw_wire_stream_diag(w, false, TW_D_EVENT_TYPE_MISMATCH, e->off, msg);
+}
+
+static tw_status on_sse_event(tw_wire_stream *w, const tw_wire_event *e)
+{
+    const char *type = tw_json_get_str(e->j, "type");
+    tw_status st = type_mismatch(w, e, type);
+    if (st != TW_OK)
         return st;
-    if (st == TW_OK) {
-        tw_wire_sink k = sink_of(d);
-        tw_status ls = tw_wire_lint_diags(&k, &lint, off, false, &d->nonstd_warned);
-        if (ls != TW_OK) {
-            tw_json_arena_drop(&d->arena, j);
-            return ls;
-        }
-    }
-    const char *type = tw_json_get_str(j, "type");
-    bool named = !(ev->type_len == 7 && memcmp(ev->type, "message", 7) == 0);
-    bool error_event =
-        (ev->type_len == 5 && memcmp(ev->type, "error", 5) == 0) || is_type(type, "error");
-    if (st == TW_OK && named && type &&
-        (strlen(type) != ev->type_len || memcmp(type, ev->type, ev->type_len) != 0)) {
-        char msg[240];
-        snprintf(msg, sizeof msg, "event: %.*s carries data of type %.100s; the type was followed",
-                 (int)(ev->type_len > 100 ? 100 : ev->type_len), ev->type, type);
-        st = diag(d, false, TW_D_EVENT_TYPE_MISMATCH, off, msg);
-        if (st != TW_OK) {
-            tw_json_arena_drop(&d->arena, j);
-            return st;
-        }
-    }
-    if (error_event && st == TW_OK) {
-        st = stream_error(d, j, p, n, off);
-    } else if (error_event) {
-        st = stream_error(d, NULL, p, n, off);
-    } else if (st != TW_OK || !cJSON_IsObject(j)) {
-        char msg[200];
-        snprintf(msg, sizeof msg, "event data is not a JSON object: %.150s",
-                 st != TW_OK ? e.message : "another JSON value");
-        st = diag(d, true, TW_D_CHUNK_JSON, off, msg);
-    } else if (!type) {
-        st = diag(d, true, TW_D_RESPONSE_SHAPE, off, "an event has no type; it was dropped");
-    } else {
-        st = on_event(d, j, type, off);
-    }
-    tw_json_arena_drop(&d->arena, j);
-    return st;
+    if (tw_wire_event_is(e, "error") || is_type(type, "error"))
+        return stream_error(w, e);
+    if (e->parsed != TW_OK || !cJSON_IsObject(e->j))
+        return tw_wire_stream_not_object(w, e);
+    if (!type)
+        return tw_wire_stream_diag(w, true, TW_D_RESPONSE_SHAPE, e->off,
+                                   "an event has no type; it was dropped");
+    return on_event((tw_responses_stream *)w, e->j, type, e->off);
 }
 
-static tw_status on_sse_diag(void *user, tw_status code, uint64_t off)
+static void rs_init(tw_wire_stream *w)
 {
-    return diag(user, true, code, (int64_t)off, NULL);
+    msg_init(&((tw_responses_stream *)w)->msg, tw_wire_stream_sink(w));
 }
 
-static tw_status rs_init(tw_responses_stream *d, const tw_decode_opts *o, tw_event_fn fn,
-                         void *user)
+static tw_status rs_close(tw_wire_stream *w)
 {
-    TW_DECODER_SETUP(d, o, fn, user);
-    d->head.max = d->L.max_event_bytes;
-    tw_result_init(&d->res, &d->L);
-    msg_init(&d->msg, sink_of(d));
-    return tw_sse_init(&d->sse, &d->L, true, on_sse_event, on_sse_diag, d);
+    return close_open_calls((tw_responses_stream *)w);
 }
 
-static tw_status rs_feed(void *s, const char *buf, size_t len)
+static bool rs_ended(const tw_wire_stream *w)
 {
-    tw_responses_stream *d = s;
-    if (d->finished)
-        return TW_ERR_STATE;
-    if (d->stop != TW_OK)
-        return d->stop;
-    tw_status st =
-        tw_wire_sse_feed(&d->sse, &d->L, &d->fed, &d->too_large, &d->head, &d->head_off, buf, len);
-    return st == TW_OK ? d->stop : st;
+    /* nothing after the terminal event is part of the response */
+    return ((const tw_responses_stream *)w)->terminal;
 }
 
-static void rs_release(void *s)
+static tw_status rs_end(tw_wire_stream *w)
 {
-    tw_responses_stream *d = s;
-    tw_sse_release(&d->sse);
+    return msg_end(&((tw_responses_stream *)w)->msg);
+}
+
+static void rs_release(tw_wire_stream *w)
+{
+    tw_responses_stream *d = (tw_responses_stream *)w;
     for (size_t i = 0; i < d->nitems; i++)
         item_free(&d->items[i]);
     free(d->items);
     d->items = NULL;
     d->nitems = d->cap_items = 0;
     msg_release(&d->msg);
-    tw_json_arena_free(&d->arena);
-    tw_buf_free(&d->head);
-    tw_result_free(&d->res);
 }
 
-static tw_status rs_finish(void *s, tw_result *out)
-{
-    tw_responses_stream *d = s;
-    if (d->finished) {
-        tw_result_init(out, &d->L); /* *out is empty on every failure */
-        return TW_ERR_STATE;
-    }
-    d->finished = true;
-    tw_wire_sink k = sink_of(d);
-    tw_status st = d->stop != TW_OK ? d->stop : tw_sse_finish(&d->sse);
-    if (st == TW_OK)
-        st = close_open_calls(d);
-    bool envelope = false;
-    if (st == TW_OK && !d->any_event && !d->head_off)
-        st = tw_wire_error_body(&k, d->head.data ? d->head.data : "", d->head.len, &envelope);
-    if (st == TW_OK && !d->terminal && !envelope)
-        st = tw_wire_diag(&k, true, TW_D_STREAM_TRUNCATED, (int64_t)d->fed,
-                          d->any_event ? "stream ended without response.completed, "
-                                         "response.incomplete or response.failed"
-                                       : tw_wire_no_event(&d->head));
-    if (st == TW_OK)
-        st = msg_end(&d->msg);
-    if (st == TW_OK)
-        st = tw_wire_close(&k, d->too_large);
-    if (st == TW_OK)
-        st = d->stop; /* a callback stopped the decode */
-    if (st == TW_OK) {
-        *out = d->res;
-        memset(&d->res, 0, sizeof d->res);
-    } else {
-        tw_result_init(out, &d->L);
-    }
-    return st;
-}
+static const tw_wire_stream_kind RS_STREAM = {
+    .size = sizeof(tw_responses_stream),
+    .depth = TW_WIRE_ENVELOPE_DEPTH,
+    .what = "event data",
+    .unended = "stream ended without response.completed, response.incomplete or response.failed",
+    .done_marker = true, /* and dropped: the terminal event ends the stream */
+    .nkeep = 1,
+    .keep = {offsetof(tw_responses_stream, msg.refusal)},
+    .init = rs_init,
+    .event = on_sse_event,
+    .close = rs_close,
+    .ended = rs_ended,
+    .end = rs_end,
+    .release = rs_release,
+};
 
-static void *rs_new(const tw_decode_opts *o, tw_event_fn fn, void *user)
-{
-    tw_responses_stream *d = malloc(sizeof *d);
-    if (d && rs_init(d, o, fn, user) != TW_OK) {
-        rs_release(d);
-        free(d);
-        d = NULL;
-    }
-    return d;
-}
-
-static tw_status rs_reset(void *s, const tw_decode_opts *o, tw_event_fn fn, void *user)
-{
-    tw_responses_stream *d = s;
-    tw_buf *const b[] = {&d->head, &d->msg.refusal};
-    tw_buf keep[2];
-    tw_bufs_detach(b, keep, 2);
-    tw_json_arena arena = d->arena; /* kept too: its largest block */
-    memset(&d->arena, 0, sizeof d->arena);
-    rs_release(d);
-    tw_status st = rs_init(d, o, fn, user);
-    d->arena = arena;
-    tw_bufs_attach(b, keep, 2);
-    return st;
-}
-
-static void rs_free(void *s)
-{
-    if (!s)
-        return;
-    rs_release(s);
-    free(s);
-}
-
-tw_status tw_responses_stream_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                     tw_result *out)
-{
-    tw_responses_stream d;
-    return tw_decode_batch(&d, rs_init(&d, o, NULL, NULL), rs_feed, rs_finish, rs_release, buf, len,
-                           out);
-}
+TW_WIRE_STREAM_FORMAT(tw_responses_stream, RS_STREAM)
 
 /* ===================== registry glue ===================== */
 
@@ -990,8 +828,9 @@ const tw_format_ops tw_format_openai_responses_stream = {"openai-responses-strea
                                                          "OpenAI Responses API typed SSE event "
                                                          "stream",
                                                          tw_responses_stream_decode,
-                                                         rs_new,
-                                                         rs_feed,
-                                                         rs_finish,
-                                                         rs_reset,
-                                                         rs_free, tw_format_recycle_free};
+                                                         tw_responses_stream_open,
+                                                         tw_wire_stream_feed,
+                                                         tw_wire_stream_finish,
+                                                         tw_wire_stream_reset,
+                                                         tw_wire_stream_free,
+                                                         tw_format_recycle_free};

@@ -45,12 +45,8 @@ static void fire(tw_text_dec *d, tw_event_kind k, const char *t, size_t n, const
 
 static tw_status add_diag(tw_text_dec *d, bool error, tw_status code, int64_t off, const char *msg)
 {
-    tw_diag_list *l = error ? &d->res.errors : &d->res.warnings;
-    size_t before = l->len;
-    tw_status st = tw_diag_add(l, code, off, msg);
-    if (st == TW_OK && l->len > before)
-        fire(d, error ? TW_EV_ERROR : TW_EV_WARNING, NULL, 0, NULL, &l->items[l->len - 1]);
-    return st;
+    tw_wire_sink k = {&d->res, &d->o, &d->L, d->fn, d->user, &d->stop};
+    return tw_wire_diag(&k, error, code, off, msg);
 }
 
 static const char *opener(const tw_text_dec *d, size_t *n)

@@ -797,21 +797,19 @@ void tw_vllm_dec_free(tw_vllm_dec *d)
     free(d);
 }
 
+TW_DECODER_OPS(g, tw_vllm_dec, tw_vllm_dec)
+
+static void g_release(void *d)
+{
+    vllm_release(d);
+}
+
 tw_status tw_vllm_response_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)
 {
     tw_vllm_dec d;
-    tw_status st = vllm_init(&d, o, NULL, NULL);
-    if (st == TW_OK)
-        st = tw_vllm_dec_feed(&d, buf, len);
-    if (st == TW_OK)
-        st = tw_vllm_dec_finish(&d, out);
-    else
-        tw_result_init(out, o ? &o->limits : NULL); /* *out is empty on every failure */
-    vllm_release(&d);
-    return st;
+    return tw_decode_batch_capped(o, &d, vllm_init(&d, o, NULL, NULL), g_feed, g_finish, g_release,
+                                  buf, len, out);
 }
-
-TW_DECODER_OPS(g, tw_vllm_dec, tw_vllm_dec)
 
 /* ===================== registry glue ===================== */
 

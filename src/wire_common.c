@@ -69,6 +69,17 @@ tw_status tw_decode_batch(void *s, tw_status st, tw_status (*feed)(void *, const
     return st;
 }
 
+tw_status tw_decode_batch_capped(const tw_decode_opts *o, void *s, tw_status st,
+                                 tw_status (*feed)(void *, const char *, size_t),
+                                 tw_status (*finish)(void *, tw_result *), void (*release)(void *),
+                                 const char *buf, size_t len, tw_result *out)
+{
+    st = tw_decode_batch(s, st, feed, finish, release, buf, len, out);
+    if (st != TW_OK)
+        tw_result_init(out, o ? &o->limits : NULL); /* empty: nothing to free */
+    return st;
+}
+
 tw_status tw_wire_close(tw_wire_sink *k, bool too_large)
 {
     tw_status st = TW_OK;
@@ -189,6 +200,56 @@ void tw_wire_sort_diags(tw_result *r)
     tw_diag_sort(&r->warnings);
 }
 
+tw_status tw_wire_text(tw_wire_sink *k, tw_event_kind kind, const char *s, size_t n)
+{
+    if (n == 0)
+        return TW_OK;
+    tw_buf *b = kind == TW_EV_CONTENT ? &k->res->msg.content : &k->res->msg.thinking;
+    tw_status st = tw_buf_append(b, s, n);
+    if (st == TW_OK && k->fn) {
+        tw_event ev = {kind, b->data + b->len - n, n, NULL, NULL};
+        tw_event_deliver(k->fn, k->user, k->stop, &ev);
+    }
+    return st;
+}
+
+tw_status tw_wire_keep_signature(tw_wire_sink *k, const char *sig, size_t n, bool *warned,
+                                 int64_t off, const char *what)
+{
+    tw_message *m = &k->res->msg;
+    if (n == 0)
+        return TW_OK;
+    if (!m->thinking_signature) {
+        m->thinking_signature = tw_strndup(sig, n);
+        return m->thinking_signature ? TW_OK : TW_ERR_NOMEM;
+    }
+    if (!warned || *warned ||
+        (strlen(m->thinking_signature) == n && memcmp(m->thinking_signature, sig, n) == 0))
+        return TW_OK;
+    *warned = true;
+    char msg[160];
+    snprintf(msg, sizeof msg, "a further %.60s was not kept (the result holds the first)", what);
+    return tw_wire_diag(k, false, TW_D_NOT_CARRIED, off, msg);
+}
+
+void tw_wire_error_text(const cJSON *err, const tw_wire_error_shape *shape, char *msg, size_t n)
+{
+    const char *kind = NULL;
+    for (size_t i = 0; i < 2 && !kind && shape->kind[i]; i++)
+        kind = tw_json_get_str(err, shape->kind[i]);
+    const char *m = tw_json_get_str(err, "message");
+    if (!m && shape->string_message && cJSON_IsString(err))
+        m = err->valuestring;
+    /* the code as sent: a number is printed only when it is an exact
+     * integer, never rounded or clamped into one */
+    int64_t code = 0;
+    char cs[24] = "";
+    if (shape->code_prefix &&
+        tw_json_exact_int(tw_json_get(err, "code"), INT64_MIN, INT64_MAX, &code))
+        snprintf(cs, sizeof cs, "%lld ", (long long)code);
+    snprintf(msg, n, "%s%.60s: %.200s", cs, kind ? kind : "error", m ? m : "(no message)");
+}
+
 tw_status tw_wire_error_body(tw_wire_sink *k, const char *buf, size_t len, bool *found)
 {
     *found = false;
@@ -205,11 +266,9 @@ tw_status tw_wire_error_body(tw_wire_sink *k, const char *buf, size_t len, bool 
     st = TW_OK;
     if (err && !cJSON_IsNull(err)) {
         tw_wire_step path[] = {{"error", 0}};
-        const char *t = tw_json_get_str(err, "type");
-        const char *m = tw_json_get_str(err, "message");
+        static const tw_wire_error_shape shape = {{"type", NULL}, true, false};
         char msg[300];
-        snprintf(msg, sizeof msg, "%.60s: %.200s", t ? t : "error",
-                 m ? m : (cJSON_IsString(err) ? err->valuestring : "(no message)"));
+        tw_wire_error_text(err, &shape, msg, sizeof msg);
         *found = true;
         st = tw_wire_diag(k, true, TW_D_ERROR_RESPONSE, tw_wire_locate(buf, len, path, 1), msg);
     }
@@ -228,6 +287,15 @@ const char *tw_wire_no_event(const tw_buf *head)
                "data: framing";
     return "no event in the stream: expected SSE lines (data: then the event's JSON, a blank line "
            "after each event)";
+}
+
+tw_status tw_wire_set_finish(tw_result *r, tw_status st, const char *fr)
+{
+    free(r->finish_reason);
+    r->finish_reason = NULL;
+    if (st == TW_OK && fr && !(r->finish_reason = tw_strdup(fr)))
+        st = TW_ERR_NOMEM;
+    return st;
 }
 
 tw_status tw_wire_finish_result(tw_result *r)

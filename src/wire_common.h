@@ -78,6 +78,37 @@ tw_status tw_wire_error_body(tw_wire_sink *k, const char *buf, size_t len, bool 
  * a body or JSON lines rather than an event stream.
  */
 const char *tw_wire_no_event(const tw_buf *head);
+/*
+ * Append n bytes of text to the content (TW_EV_CONTENT) or thinking of
+ * k->res and fire the event that carries them; nothing for n == 0.
+ */
+tw_status tw_wire_text(tw_wire_sink *k, tw_event_kind kind, const char *s, size_t n);
+
+/*
+ * Keep sig[0, n) as the thinking signature when none is kept yet (nothing
+ * for n == 0). A different later one is dropped: with `warned`, said once
+ * (not_carried at off, "a further <what> was not kept"), then *warned set.
+ */
+tw_status tw_wire_keep_signature(tw_wire_sink *k, const char *sig, size_t n, bool *warned,
+                                 int64_t off, const char *what);
+
+/* How a format's error object names its kind and message. */
+typedef struct tw_wire_error_shape {
+    const char *kind[2];  /* members naming the kind, the first found used ("type") */
+    bool string_message;  /* an error that is a string is its own message */
+    bool code_prefix;     /* an exact integer "code" goes first (Gemini) */
+} tw_wire_error_shape;
+
+/* "<kind>: <message>" of an error object (err may be NULL): "error" and
+ * "(no message)" where a part is missing. */
+void tw_wire_error_text(const cJSON *err, const tw_wire_error_shape *shape, char *msg, size_t n);
+
+/*
+ * The end of a message: r's finish reason becomes a copy of fr (none for
+ * NULL) when st is TW_OK, else none; returns st, or TW_ERR_NOMEM.
+ */
+tw_status tw_wire_set_finish(tw_result *r, tw_status st, const char *fr);
+
 /* Fill the empty content/thinking buffers so they print as "". */
 tw_status tw_wire_finish_result(tw_result *r);
 
@@ -166,6 +197,15 @@ int64_t tw_wire_elems_next(tw_wire_elems *e, const cJSON *elem);
 tw_status tw_decode_batch(void *s, tw_status st, tw_status (*feed)(void *, const char *, size_t),
                           tw_status (*finish)(void *, tw_result *), void (*release)(void *),
                           const char *buf, size_t len, tw_result *out);
+
+/*
+ * tw_decode_batch, after which a failure leaves *out empty with its
+ * diagnostic lists capped as o says (as a decoder's own finish leaves it).
+ */
+tw_status tw_decode_batch_capped(const tw_decode_opts *o, void *s, tw_status st,
+                                 tw_status (*feed)(void *, const char *, size_t),
+                                 tw_status (*finish)(void *, tw_result *), void (*release)(void *),
+                                 const char *buf, size_t len, tw_result *out);
 
 /* The void* feed/finish/release adapters pfx_feed, pfx_finish and
  * pfx_release over the typed name##_feed/_finish/_release of state T. */
@@ -266,5 +306,20 @@ tw_status tw_body_finish(tw_body_dec *d, tw_result *out, tw_body_fn decode);
 /* Batch form: init, feed buf whole, finish with `decode`. */
 tw_status tw_body_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out,
                          tw_body_fn decode);
+
+/*
+ * A response format over the body-buffering decoder: its finish step
+ * pfx##_finish (for tw_format_ops, beside tw_body_new, _feed, _reset, _free)
+ * and its batch decode `pub`, both reading the body with `decode`.
+ */
+#define TW_BODY_FORMAT(pfx, pub, decode)                                                           \
+    static tw_status pfx##_finish(void *s, tw_result *out)                                         \
+    {                                                                                              \
+        return tw_body_finish(s, out, decode);                                                     \
+    }                                                                                              \
+    tw_status pub(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)            \
+    {                                                                                              \
+        return tw_body_decode(buf, len, o, out, decode);                                           \
+    }
 
 #endif
