@@ -32,8 +32,6 @@ static const char FENCED_CLOSE[] = "```";
 
 #define SLEN(s) (sizeof(s) - 1)
 
-enum { JP_PRE = 0, JP_JSON, JP_POST, JP_DONE, JP_FAILED };
-
 /* ===================== small helpers ===================== */
 
 static void fire(tw_text_dec *d, tw_event_kind k, const char *t, size_t n, const tw_call *c,
@@ -151,16 +149,16 @@ static tw_status content_out(tw_text_dec *d, const char *p, size_t n)
 static tw_status emit_content(tw_text_dec *d, const char *p, size_t n, uint64_t off)
 {
     tw_status st = TW_OK;
-    if (d->c_bare_hold) {
-        for (size_t i = 0; !d->c_bare_nonws && i < n; i++)
+    if (d->calls.bare.hold) {
+        for (size_t i = 0; !d->calls.bare.nonws && i < n; i++)
             if (!tw_is_space((unsigned char)p[i])) {
-                d->c_bare_off = off + i;
-                d->c_bare_nonws = true;
+                d->calls.bare.off = off + i;
+                d->calls.bare.nonws = true;
             }
-        return tw_buf_append(&d->c_bare, p, n);
+        return tw_buf_append(&d->calls.bare.buf, p, n);
     }
     while (n && st == TW_OK) {
-        if (!d->c_any) {
+        if (!d->calls.any) {
             while (n && tw_is_space((unsigned char)*p)) {
                 p++;
                 n--;
@@ -172,18 +170,18 @@ static tw_status emit_content(tw_text_dec *d, const char *p, size_t n, uint64_t 
         while (end && tw_is_space((unsigned char)p[end - 1]))
             end--;
         if (end == 0) {
-            st = tw_buf_append(&d->c_ws, p, n);
+            st = tw_buf_append(&d->calls.ws, p, n);
             break;
         }
-        if (d->c_ws.len) {
-            st = content_out(d, d->c_ws.data, d->c_ws.len);
-            tw_buf_reset(&d->c_ws);
+        if (d->calls.ws.len) {
+            st = content_out(d, d->calls.ws.data, d->calls.ws.len);
+            tw_buf_reset(&d->calls.ws);
         }
         if (st == TW_OK)
             st = content_out(d, p, end);
-        d->c_any = true;
+        d->calls.any = true;
         if (st == TW_OK && end < n)
-            st = tw_buf_append(&d->c_ws, p + end, n - end);
+            st = tw_buf_append(&d->calls.ws, p + end, n - end);
         break;
     }
     return st;
@@ -203,7 +201,7 @@ static tw_status thinking_out(tw_text_dec *d, const char *p, size_t n)
 static tw_status emit_thinking(tw_text_dec *d, const char *p, size_t n, bool closes)
 {
     tw_status st = TW_OK;
-    if (!d->th_block) {
+    if (!d->think.block) {
         while (n && tw_is_space((unsigned char)*p)) {
             p++;
             n--;
@@ -215,27 +213,27 @@ static tw_status emit_thinking(tw_text_dec *d, const char *p, size_t n, bool clo
     while (end && tw_is_space((unsigned char)p[end - 1]))
         end--;
     if (end == 0)
-        return closes ? TW_OK : tw_buf_append(&d->th_ws, p, n);
-    if (!d->th_block) {
-        if (d->th_any)
+        return closes ? TW_OK : tw_buf_append(&d->think.ws, p, n);
+    if (!d->think.block) {
+        if (d->think.any)
             st = thinking_out(d, "\n", 1);
-        d->th_block = true;
-        d->th_any = true;
-    } else if (d->th_ws.len) {
-        st = thinking_out(d, d->th_ws.data, d->th_ws.len);
+        d->think.block = true;
+        d->think.any = true;
+    } else if (d->think.ws.len) {
+        st = thinking_out(d, d->think.ws.data, d->think.ws.len);
     }
-    tw_buf_reset(&d->th_ws);
+    tw_buf_reset(&d->think.ws);
     if (st == TW_OK)
         st = thinking_out(d, p, end);
     if (st == TW_OK && end < n && !closes)
-        st = tw_buf_append(&d->th_ws, p + end, n - end);
+        st = tw_buf_append(&d->think.ws, p + end, n - end);
     return st;
 }
 
 static void end_thinking_block(tw_text_dec *d)
 {
-    d->th_block = false;
-    tw_buf_reset(&d->th_ws);
+    d->think.block = false;
+    tw_buf_reset(&d->think.ws);
 }
 
 /* ===================== calls ===================== */
@@ -353,9 +351,9 @@ static tw_status parse_payload(const tw_text_dec *d, const char *p, size_t n, bo
     /* the parser counts inside the payload: say so, and where that is in the
      * input when the payload lies in the block buffer */
     char where[48] = "";
-    if (d->c_blk.data && p >= d->c_blk.data && p <= d->c_blk.data + d->c_blk.len)
+    if (d->calls.blk.data && p >= d->calls.blk.data && p <= d->calls.blk.data + d->calls.blk.len)
         snprintf(where, sizeof where, " (byte %llu of the input)",
-                 (unsigned long long)blk_input_off(d, (size_t)(p - d->c_blk.data) + eo));
+                 (unsigned long long)blk_input_off(d, (size_t)(p - d->calls.blk.data) + eo));
     static const char pre[] = "invalid JSON at byte ";
     const char *rest = strncmp(e.message, pre, sizeof pre - 1) == 0 ? strstr(e.message, ": ") : NULL;
     if (rest)
@@ -392,13 +390,13 @@ static tw_status decide_payload(tw_text_dec *d, const char *p, size_t n, bool re
         return st;
     if (!v) {
         if (why.code == TW_D_JSON_TOO_DEEP)
-            return add_diag(d, true, TW_D_JSON_TOO_DEEP, d->c_block_off,
+            return add_diag(d, true, TW_D_JSON_TOO_DEEP, d->calls.block_off,
                             "tool call payload nested deeper than max_depth");
         char m[400];
         snprintf(m, sizeof m, "%s: %.223s", tw_code_message(fail_code), why.message);
-        return add_diag(d, true, fail_code, d->c_block_off, m);
+        return add_diag(d, true, fail_code, d->calls.block_off, m);
     }
-    st = take_payload(d, v, d->c_block_off, &lint, n);
+    st = take_payload(d, v, d->calls.block_off, &lint, n);
     cJSON_Delete(v);
     return st;
 }
@@ -407,8 +405,8 @@ static tw_status decide_payload(tw_text_dec *d, const char *p, size_t n, bool re
 
 /*
  * The XML reader of one <tool_call> block (TW_TEXT_QWEN_XML): it reads
- * c_blk forward from q_pos, resuming where it stopped, and records the
- * elements it finds in q_ev. It never reads a byte twice except the bytes
+ * calls.blk forward from qwen.pos, resuming where it stopped, and records the
+ * elements it finds in qwen.ev. It never reads a byte twice except the bytes
  * of a JSON-aware value that falls back to the XML rule (read once more).
  */
 static const char Q_FN_OPEN[] = "<function=";
@@ -416,7 +414,6 @@ static const char Q_FN_CLOSE[] = "</function>";
 static const char Q_P_OPEN[] = "<parameter=";
 static const char Q_P_CLOSE[] = "</parameter>";
 
-enum { Q_OUT = 0, Q_NAME, Q_VPRE, Q_VJSON, Q_VJPOST, Q_VAL, Q_DONE };
 enum { QE_FUNC = 1, QE_FEND, QE_PARAM, QE_STRAY };
 
 typedef struct q_elem {
@@ -437,25 +434,25 @@ static int q_match(const char *p, size_t n, const char *lit, size_t ln)
 static tw_status q_note(tw_text_dec *d, int kind, size_t a, size_t b, size_t va, size_t vb,
                         bool unclosed)
 {
-    if (!d->q_record)
+    if (!d->qwen.record)
         return TW_OK;
     q_elem e = {kind, unclosed, a, b, va, vb};
-    return tw_buf_append(&d->q_ev, &e, sizeof e);
+    return tw_buf_append(&d->qwen.ev, &e, sizeof e);
 }
 
 static tw_status q_flush_stray(tw_text_dec *d)
 {
-    if (d->q_stray == NPOS)
+    if (d->qwen.stray == NPOS)
         return TW_OK;
-    size_t at = d->q_stray;
-    d->q_stray = NPOS;
+    size_t at = d->qwen.stray;
+    d->qwen.stray = NPOS;
     return q_note(d, QE_STRAY, at, at, 0, 0, false);
 }
 
-/* The declared tool named c_blk[a, b) (trimmed), or NULL. */
+/* The declared tool named calls.blk[a, b) (trimmed), or NULL. */
 static const tw_tool *q_find_tool(const tw_text_dec *d, size_t a, size_t b)
 {
-    const char *p = d->c_blk.data + a;
+    const char *p = d->calls.blk.data + a;
     size_t n = b - a;
     tw_trim(&p, &n);
     for (size_t i = 0; i < d->o.ntools; i++) {
@@ -528,7 +525,7 @@ static unsigned q_types(const cJSON *s)
     return m;
 }
 
-/* A whitespace run: how far from i it goes in c_blk. */
+/* A whitespace run: how far from i it goes in calls.blk. */
 static size_t q_skip_ws(const char *b, size_t i, size_t len)
 {
     while (i < len && tw_is_space((unsigned char)b[i]))
@@ -555,51 +552,51 @@ static int q_follower(const char *b, size_t k, size_t len, bool final)
     return wait && !final ? -1 : 0;
 }
 
-/* A value starts at q_vstart: JSON-aware when the schema says object or array. */
+/* A value starts at qwen.vstart: JSON-aware when the schema says object or array. */
 static void q_value_begin(tw_text_dec *d)
 {
-    const cJSON *prop = q_prop(d->q_tool, d->c_blk.data + d->q_pa, d->q_pb - d->q_pa);
+    const cJSON *prop = q_prop(d->qwen.tool, d->calls.blk.data + d->qwen.pa, d->qwen.pb - d->qwen.pa);
     unsigned m = q_types(prop);
-    d->q_pos = d->q_vstart;
-    d->q_scan = d->q_vstart;
-    d->q_cand = NPOS;
-    d->q_st = (m & (QT_OBJECT | QT_ARRAY)) ? Q_VPRE : Q_VAL;
+    d->qwen.pos = d->qwen.vstart;
+    d->qwen.scan = d->qwen.vstart;
+    d->qwen.cand = NPOS;
+    d->qwen.state = (m & (QT_OBJECT | QT_ARRAY)) ? TW_Q_VPRE : TW_Q_VAL;
 }
 
-/* The XML rule for the open value, from q_vstart (also the JSON-aware fallback). */
+/* The XML rule for the open value, from qwen.vstart (also the JSON-aware fallback). */
 static void q_value_xml(tw_text_dec *d)
 {
-    d->q_st = Q_VAL;
-    d->q_scan = d->q_vstart;
-    d->q_cand = NPOS;
+    d->qwen.state = TW_Q_VAL;
+    d->qwen.scan = d->qwen.vstart;
+    d->qwen.cand = NPOS;
 }
 
 /*
- * Read c_blk on from q_pos. Stops in Q_DONE (q_end set) or when it needs more
+ * Read calls.blk on from qwen.pos. Stops in TW_Q_DONE (qwen.end set) or when it needs more
  * bytes; `final` resolves what waits for bytes that will not come.
  * TW_ERR_NOMEM is the only failure.
  */
 static tw_status q_advance(tw_text_dec *d, bool final)
 {
-    const char *b = d->c_blk.data;
-    size_t len = d->c_blk.len;
+    const char *b = d->calls.blk.data;
+    size_t len = d->calls.blk.len;
     tw_status st = TW_OK;
     if (!b)
         return TW_OK;
-    while (st == TW_OK && d->q_st != Q_DONE) {
-        size_t i = d->q_pos;
-        switch (d->q_st) {
-        case Q_OUT: {
+    while (st == TW_OK && d->qwen.state != TW_Q_DONE) {
+        size_t i = d->qwen.pos;
+        switch (d->qwen.state) {
+        case TW_Q_OUT: {
             const char *lt = i < len ? memchr(b + i, '<', len - i) : NULL;
             size_t stop = lt ? (size_t)(lt - b) : len;
             TW_WORK(stop - i);
-            if (d->q_stray == NPOS)
+            if (d->qwen.stray == NPOS)
                 for (size_t k = i; k < stop; k++)
                     if (!tw_is_space((unsigned char)b[k])) {
-                        d->q_stray = k;
+                        d->qwen.stray = k;
                         break;
                     }
-            d->q_pos = stop;
+            d->qwen.pos = stop;
             if (!lt)
                 return TW_OK;
             int rc = q_match(lt, len - stop, HERMES_CLOSE, SLEN(HERMES_CLOSE));
@@ -610,55 +607,55 @@ static tw_status q_advance(tw_text_dec *d, bool final)
                 return TW_OK; /* wait at the '<' */
             if (rc == 1) {
                 st = q_flush_stray(d);
-                d->q_end = stop + SLEN(HERMES_CLOSE);
-                d->q_st = Q_DONE;
+                d->qwen.end = stop + SLEN(HERMES_CLOSE);
+                d->qwen.state = TW_Q_DONE;
             } else if (rf == 1 || rp == 1) {
                 st = q_flush_stray(d);
-                d->q_fn = rf == 1;
-                d->q_name = stop + (rf == 1 ? SLEN(Q_FN_OPEN) : SLEN(Q_P_OPEN));
-                d->q_scan = d->q_name;
-                d->q_pos = d->q_name;
-                d->q_st = Q_NAME;
+                d->qwen.fn = rf == 1;
+                d->qwen.name = stop + (rf == 1 ? SLEN(Q_FN_OPEN) : SLEN(Q_P_OPEN));
+                d->qwen.scan = d->qwen.name;
+                d->qwen.pos = d->qwen.name;
+                d->qwen.state = TW_Q_NAME;
             } else if (re == 1) {
                 st = q_flush_stray(d);
                 if (st == TW_OK)
                     st = q_note(d, QE_FEND, stop, stop, 0, 0, false);
-                d->q_tool = NULL;
-                d->q_pos = stop + SLEN(Q_FN_CLOSE);
+                d->qwen.tool = NULL;
+                d->qwen.pos = stop + SLEN(Q_FN_CLOSE);
             } else {
-                if (d->q_stray == NPOS)
-                    d->q_stray = stop;
-                d->q_pos = stop + 1;
+                if (d->qwen.stray == NPOS)
+                    d->qwen.stray = stop;
+                d->qwen.pos = stop + 1;
             }
             break;
         }
-        case Q_NAME: {
-            const char *gt = d->q_scan < len ? memchr(b + d->q_scan, '>', len - d->q_scan) : NULL;
+        case TW_Q_NAME: {
+            const char *gt = d->qwen.scan < len ? memchr(b + d->qwen.scan, '>', len - d->qwen.scan) : NULL;
             if (!gt) {
-                TW_WORK(len - d->q_scan);
-                d->q_scan = len;
+                TW_WORK(len - d->qwen.scan);
+                d->qwen.scan = len;
                 return TW_OK; /* at the end of the input the block is unterminated */
             }
             size_t g = (size_t)(gt - b);
-            TW_WORK(g - d->q_scan);
-            if (d->q_fn) {
-                d->q_nfunc++;
-                d->q_tool = q_find_tool(d, d->q_name, g);
-                st = q_note(d, QE_FUNC, d->q_name, g, 0, 0, false);
-                d->q_pos = g + 1;
-                d->q_st = Q_OUT;
+            TW_WORK(g - d->qwen.scan);
+            if (d->qwen.fn) {
+                d->qwen.nfunc++;
+                d->qwen.tool = q_find_tool(d, d->qwen.name, g);
+                st = q_note(d, QE_FUNC, d->qwen.name, g, 0, 0, false);
+                d->qwen.pos = g + 1;
+                d->qwen.state = TW_Q_OUT;
             } else {
-                d->q_pa = d->q_name;
-                d->q_pb = g;
-                d->q_vstart = g + 1;
+                d->qwen.pa = d->qwen.name;
+                d->qwen.pb = g;
+                d->qwen.vstart = g + 1;
                 q_value_begin(d);
             }
             break;
         }
-        case Q_VPRE: {
+        case TW_Q_VPRE: {
             size_t k = q_skip_ws(b, i, len);
             TW_WORK(k - i);
-            d->q_pos = k;
+            d->qwen.pos = k;
             if (k == len) {
                 if (!final)
                     return TW_OK;
@@ -669,44 +666,44 @@ static tw_status q_advance(tw_text_dec *d, bool final)
                 q_value_xml(d);
                 break;
             }
-            memset(&d->c_jscan, 0, sizeof d->c_jscan);
-            d->c_jscan.max_depth = d->L.max_depth;
-            d->q_jpos = k;
-            d->q_st = Q_VJSON;
+            memset(&d->calls.json.scan, 0, sizeof d->calls.json.scan);
+            d->calls.json.scan.max_depth = d->L.max_depth;
+            d->qwen.jpos = k;
+            d->qwen.state = TW_Q_VJSON;
             break;
         }
-        case Q_VJSON: {
+        case TW_Q_VJSON: {
             size_t used = 0;
-            tw_jscan_result r = tw_jscan_feed(&d->c_jscan, b + d->q_jpos, len - d->q_jpos, &used);
+            tw_jscan_result r = tw_jscan_feed(&d->calls.json.scan, b + d->qwen.jpos, len - d->qwen.jpos, &used);
             TW_WORK(used);
-            d->q_jpos += used;
+            d->qwen.jpos += used;
             if (r == TW_JSCAN_MORE) {
                 if (!final)
                     return TW_OK;
                 q_value_xml(d);
             } else if (r == TW_JSCAN_DONE) {
-                d->q_jend = d->q_jpos;
-                d->q_post = 0;
-                d->q_st = Q_VJPOST;
+                d->qwen.jend = d->qwen.jpos;
+                d->qwen.post = 0;
+                d->qwen.state = TW_Q_VJPOST;
             } else {
                 q_value_xml(d);
             }
             break;
         }
-        case Q_VJPOST: {
-            size_t k = d->q_jpos;
-            while (k < len && d->q_post == 0 && tw_is_space((unsigned char)b[k]))
+        case TW_Q_VJPOST: {
+            size_t k = d->qwen.jpos;
+            while (k < len && d->qwen.post == 0 && tw_is_space((unsigned char)b[k]))
                 k++;
-            while (k < len && d->q_post < SLEN(Q_P_CLOSE) && b[k] == Q_P_CLOSE[d->q_post]) {
+            while (k < len && d->qwen.post < SLEN(Q_P_CLOSE) && b[k] == Q_P_CLOSE[d->qwen.post]) {
                 k++;
-                d->q_post++;
+                d->qwen.post++;
             }
-            TW_WORK(k - d->q_jpos);
-            d->q_jpos = k;
-            if (d->q_post == SLEN(Q_P_CLOSE)) {
-                st = q_note(d, QE_PARAM, d->q_pa, d->q_pb, d->q_vstart, k - SLEN(Q_P_CLOSE), false);
-                d->q_pos = k;
-                d->q_st = Q_OUT;
+            TW_WORK(k - d->qwen.jpos);
+            d->qwen.jpos = k;
+            if (d->qwen.post == SLEN(Q_P_CLOSE)) {
+                st = q_note(d, QE_PARAM, d->qwen.pa, d->qwen.pb, d->qwen.vstart, k - SLEN(Q_P_CLOSE), false);
+                d->qwen.pos = k;
+                d->qwen.state = TW_Q_OUT;
             } else if (k == len && !final) {
                 return TW_OK;
             } else {
@@ -714,9 +711,9 @@ static tw_status q_advance(tw_text_dec *d, bool final)
             }
             break;
         }
-        case Q_VAL: {
-            if (d->q_cand == NPOS) {
-                size_t from = d->q_scan;
+        case TW_Q_VAL: {
+            if (d->qwen.cand == NPOS) {
+                size_t from = d->qwen.scan;
                 const char *f = from < len ? tw_memmem(b + from, len - from, Q_P_CLOSE,
                                                        SLEN(Q_P_CLOSE))
                                            : NULL;
@@ -724,27 +721,27 @@ static tw_status q_advance(tw_text_dec *d, bool final)
                     size_t keep = SLEN(Q_P_CLOSE) - 1;
                     size_t next = len > keep ? len - keep : 0;
                     TW_WORK(len - from);
-                    d->q_scan = next > from ? next : from;
+                    d->qwen.scan = next > from ? next : from;
                     return TW_OK; /* at the end of the input the value is unclosed */
                 }
-                d->q_cand = (size_t)(f - b);
-                TW_WORK(d->q_cand - from);
-                d->q_ws = d->q_cand + SLEN(Q_P_CLOSE);
+                d->qwen.cand = (size_t)(f - b);
+                TW_WORK(d->qwen.cand - from);
+                d->qwen.ws = d->qwen.cand + SLEN(Q_P_CLOSE);
             }
-            size_t k = q_skip_ws(b, d->q_ws, len);
-            TW_WORK(k - d->q_ws);
-            d->q_ws = k;
+            size_t k = q_skip_ws(b, d->qwen.ws, len);
+            TW_WORK(k - d->qwen.ws);
+            d->qwen.ws = k;
             int r = q_follower(b, k, len, final);
             if (r < 0)
                 return TW_OK;
             if (r == 1) {
-                st = q_note(d, QE_PARAM, d->q_pa, d->q_pb, d->q_vstart, d->q_cand, false);
-                d->q_pos = d->q_cand + SLEN(Q_P_CLOSE);
-                d->q_cand = NPOS;
-                d->q_st = Q_OUT;
+                st = q_note(d, QE_PARAM, d->qwen.pa, d->qwen.pb, d->qwen.vstart, d->qwen.cand, false);
+                d->qwen.pos = d->qwen.cand + SLEN(Q_P_CLOSE);
+                d->qwen.cand = NPOS;
+                d->qwen.state = TW_Q_OUT;
             } else {
-                d->q_scan = d->q_cand + 1;
-                d->q_cand = NPOS;
+                d->qwen.scan = d->qwen.cand + 1;
+                d->qwen.cand = NPOS;
             }
             break;
         }
@@ -758,7 +755,7 @@ static tw_status q_advance(tw_text_dec *d, bool final)
 /* Is the reader inside a parameter value? */
 static bool q_in_value(const tw_text_dec *d)
 {
-    return d->q_st == Q_VPRE || d->q_st == Q_VJSON || d->q_st == Q_VJPOST || d->q_st == Q_VAL;
+    return d->qwen.state == TW_Q_VPRE || d->qwen.state == TW_Q_VJSON || d->qwen.state == TW_Q_VJPOST || d->qwen.state == TW_Q_VAL;
 }
 
 /* One value with one leading and one trailing line break removed (the
@@ -833,7 +830,7 @@ static tw_status q_put_value(tw_buf *out, unsigned m, const char *p, size_t n, s
     return tw_json_write_str(out, p, n, 0);
 }
 
-/* The elements of one function, [from, to) of q_ev, as one call. */
+/* The elements of one function, [from, to) of qwen.ev, as one call. */
 typedef struct q_call {
     size_t fa, fb;        /* the name */
     bool closed;          /* </function> read */
@@ -879,7 +876,7 @@ static bool q_names_repeat(q_names *t, const char *buf, size_t a, size_t e)
 
 static tw_status q_take_call(tw_text_dec *d, const q_call *qc, const q_elem *ev, size_t n)
 {
-    const char *b = d->c_blk.data;
+    const char *b = d->calls.blk.data;
     const char *np = b + qc->fa;
     size_t nn = qc->fb - qc->fa;
     tw_trim(&np, &nn);
@@ -991,7 +988,7 @@ static tw_status q_take_call(tw_text_dec *d, const q_call *qc, const q_elem *ev,
     tw_wire_call c;
     memset(&c, 0, sizeof c);
     c.name = name;
-    c.offset = d->c_block_off;
+    c.offset = d->calls.block_off;
     c.has_args_str = true;
     c.args_str = args.data;
     c.args_len = args.len;
@@ -1009,22 +1006,22 @@ static tw_status q_take_call(tw_text_dec *d, const q_call *qc, const q_elem *ev,
     /* the reader's warnings belong to an accepted call only */
     char m[240];
     if (st == TW_OK && accepted && !qc->closed)
-        st = add_diag(d, false, TW_D_XML_FUNCTION_UNCLOSED, d->c_block_off, NULL);
+        st = add_diag(d, false, TW_D_XML_FUNCTION_UNCLOSED, d->calls.block_off, NULL);
     if (st == TW_OK && accepted && qc->stray)
-        st = add_diag(d, false, TW_D_XML_STRAY_TEXT, d->c_block_off,
+        st = add_diag(d, false, TW_D_XML_STRAY_TEXT, d->calls.block_off,
                       "text between the elements of a function was dropped");
     if (st == TW_OK && accepted && untyped) {
         snprintf(m, sizeof m,
                  "%zu parameter value(s) kept as strings: no schema type declares them (first '%.*s')",
                  nuntyped, (int)(fu_len > 64 ? 64 : fu_len), first_untyped);
-        st = add_diag(d, false, TW_D_XML_UNTYPED, d->c_block_off, m);
+        st = add_diag(d, false, TW_D_XML_UNTYPED, d->calls.block_off, m);
     }
     if (st == TW_OK && accepted && mistyped) {
         snprintf(m, sizeof m,
                  "%zu parameter value(s) do not read as their schema type and were kept as strings "
                  "(first '%.*s')",
                  nmistyped, (int)(fm_len > 64 ? 64 : fm_len), first_mistyped);
-        st = add_diag(d, false, TW_D_XML_VALUE_TYPE, d->c_block_off, m);
+        st = add_diag(d, false, TW_D_XML_VALUE_TYPE, d->calls.block_off, m);
     }
     if (st == TW_OK && accepted && nbad) {
         snprintf(m, sizeof m,
@@ -1039,8 +1036,8 @@ static tw_status q_take_call(tw_text_dec *d, const q_call *qc, const q_elem *ev,
 /* Turn the elements of a read block into calls. */
 static tw_status q_decode(tw_text_dec *d)
 {
-    const q_elem *ev = (const q_elem *)(const void *)d->q_ev.data;
-    size_t n = d->q_ev.len / sizeof(q_elem);
+    const q_elem *ev = (const q_elem *)(const void *)d->qwen.ev.data;
+    size_t n = d->qwen.ev.len / sizeof(q_elem);
     tw_status st = TW_OK;
     bool open = false, outside = false, stray = false, any = false;
     q_call qc = {0, 0, false, false};
@@ -1072,12 +1069,12 @@ static tw_status q_decode(tw_text_dec *d)
         }
     }
     if (st == TW_OK && !any)
-        st = add_diag(d, true, TW_D_TOOL_CALL_JSON, d->c_block_off,
+        st = add_diag(d, true, TW_D_TOOL_CALL_JSON, d->calls.block_off,
                       "tool call block holds no <function=NAME> element");
     if (st == TW_OK && outside)
-        st = add_diag(d, true, TW_D_XML_PARAM_OUTSIDE, d->c_block_off, NULL);
+        st = add_diag(d, true, TW_D_XML_PARAM_OUTSIDE, d->calls.block_off, NULL);
     if (st == TW_OK && stray && any)
-        st = add_diag(d, false, TW_D_XML_STRAY_TEXT, d->c_block_off,
+        st = add_diag(d, false, TW_D_XML_STRAY_TEXT, d->calls.block_off,
                       "text inside the tool call block, outside its functions, was dropped");
     return st;
 }
@@ -1085,9 +1082,9 @@ static tw_status q_decode(tw_text_dec *d)
 /* Record the open value as unclosed, ending at `end`. */
 static tw_status q_note_unclosed(tw_text_dec *d, size_t end)
 {
-    if (d->q_st == Q_NAME || !q_in_value(d))
+    if (d->qwen.state == TW_Q_NAME || !q_in_value(d))
         return TW_OK;
-    return q_note(d, QE_PARAM, d->q_pa, d->q_pb, d->q_vstart, end, true);
+    return q_note(d, QE_PARAM, d->qwen.pa, d->qwen.pb, d->qwen.vstart, end, true);
 }
 
 /* ===================== the call layer ===================== */
@@ -1096,58 +1093,58 @@ static tw_status calls_feed(tw_text_dec *d, const char *p, size_t n, uint64_t of
 
 static void block_reset(tw_text_dec *d)
 {
-    d->c_state = 0;
-    tw_buf_reset(&d->c_blk);
-    tw_buf_reset(&d->c_seg);
-    d->c_oversize = false;
-    d->c_lit = NPOS;
-    d->c_lit_scan = 0;
-    d->c_tail_len = 0;
-    d->c_jphase = JP_PRE;
-    d->c_jpos = 0;
-    d->c_vstart = d->c_vend = 0;
-    d->c_post = 0;
-    d->c_too_deep = false;
-    memset(&d->c_jscan, 0, sizeof d->c_jscan);    d->q_st = Q_OUT;
-    d->q_pos = d->q_scan = 0;
-    d->q_stray = d->q_cand = NPOS;
-    d->q_nfunc = 0;
-    d->q_tool = NULL;
-    d->q_record = true;
-    tw_buf_reset(&d->q_ev);
+    d->calls.state = TW_BLOCK_OUTSIDE;
+    tw_buf_reset(&d->calls.blk);
+    tw_buf_reset(&d->calls.seg);
+    d->calls.oversize = false;
+    d->calls.lit = NPOS;
+    d->calls.lit_scan = 0;
+    d->calls.tail_len = 0;
+    d->calls.json.phase = TW_JP_PRE;
+    d->calls.json.pos = 0;
+    d->calls.json.vstart = d->calls.json.vend = 0;
+    d->calls.json.post = 0;
+    d->calls.json.too_deep = false;
+    memset(&d->calls.json.scan, 0, sizeof d->calls.json.scan);    d->qwen.state = TW_Q_OUT;
+    d->qwen.pos = d->qwen.scan = 0;
+    d->qwen.stray = d->qwen.cand = NPOS;
+    d->qwen.nfunc = 0;
+    d->qwen.tool = NULL;
+    d->qwen.record = true;
+    tw_buf_reset(&d->qwen.ev);
 }
 
-static tw_jscan *jscan_of(tw_text_dec *d) { return &d->c_jscan; }
+static tw_jscan *jscan_of(tw_text_dec *d) { return &d->calls.json.scan; }
 
 /* Block bytes may come from public text with think blocks cut out of it, so
- * c_blk keeps where each contiguous run starts in the input. */
+ * calls.blk keeps where each contiguous run starts in the input. */
 typedef struct blk_seg {
     size_t idx;
     uint64_t off;
 } blk_seg;
 
-/* Note that the next bytes appended to c_blk start at input offset off. */
+/* Note that the next bytes appended to calls.blk start at input offset off. */
 static tw_status seg_note(tw_text_dec *d, uint64_t off)
 {
-    size_t n = d->c_seg.len / sizeof(blk_seg);
+    size_t n = d->calls.seg.len / sizeof(blk_seg);
     if (n) {
         blk_seg last;
-        memcpy(&last, d->c_seg.data + (n - 1) * sizeof last, sizeof last);
-        if (last.off + (d->c_blk.len - last.idx) == off)
+        memcpy(&last, d->calls.seg.data + (n - 1) * sizeof last, sizeof last);
+        if (last.off + (d->calls.blk.len - last.idx) == off)
             return TW_OK;
     }
-    blk_seg sg = {d->c_blk.len, off};
-    return tw_buf_append(&d->c_seg, &sg, sizeof sg);
+    blk_seg sg = {d->calls.blk.len, off};
+    return tw_buf_append(&d->calls.seg, &sg, sizeof sg);
 }
 
-/* The input offset of c_blk[idx]. */
+/* The input offset of calls.blk[idx]. */
 static uint64_t blk_input_off(const tw_text_dec *d, size_t idx)
 {
-    size_t n = d->c_seg.len / sizeof(blk_seg);
-    blk_seg sg = {0, d->c_block_off};
+    size_t n = d->calls.seg.len / sizeof(blk_seg);
+    blk_seg sg = {0, d->calls.block_off};
     for (size_t k = 0; k < n; k++) {
         blk_seg x;
-        memcpy(&x, d->c_seg.data + k * sizeof x, sizeof x);
+        memcpy(&x, d->calls.seg.data + k * sizeof x, sizeof x);
         if (x.idx > idx)
             break;
         sg = x;
@@ -1156,22 +1153,22 @@ static uint64_t blk_input_off(const tw_text_dec *d, size_t idx)
 }
 
 /*
- * Advance the JSON-aware path over c_blk[c_jpos, len). It ends in JP_DONE
- * (value followed by the close tag) or JP_FAILED, or waits for more bytes.
+ * Advance the JSON-aware path over calls.blk[calls.json.pos, len). It ends in TW_JP_DONE
+ * (value followed by the close tag) or TW_JP_FAILED, or waits for more bytes.
  */
 static void jpath_advance(tw_text_dec *d)
 {
-    const char *b = d->c_blk.data;
-    size_t len = d->c_blk.len;
+    const char *b = d->calls.blk.data;
+    size_t len = d->calls.blk.len;
     size_t clen;
     const char *close = closer(d, &clen);
-    while (d->c_jpos < len && d->c_jphase < JP_DONE) {
-        size_t i = d->c_jpos;
-        if (d->c_jphase == JP_PRE) {
+    while (d->calls.json.pos < len && d->calls.json.phase < TW_JP_DONE) {
+        size_t i = d->calls.json.pos;
+        if (d->calls.json.phase == TW_JP_PRE) {
             while (i < len && tw_is_space((unsigned char)b[i]))
                 i++;
             if (i == len) {
-                d->c_jpos = i;
+                d->calls.json.pos = i;
                 return;
             }
             if (b[i] == '`' && d->kind != TW_TEXT_FENCED) {
@@ -1179,36 +1176,36 @@ static void jpath_advance(tw_text_dec *d)
                 size_t need = 3;
                 if (len - i < need) {
                     if (memcmp(b + i, "```", len - i) != 0)
-                        d->c_jphase = JP_FAILED;
-                    d->c_jpos = i;
+                        d->calls.json.phase = TW_JP_FAILED;
+                    d->calls.json.pos = i;
                     return;
                 }
                 if (memcmp(b + i, "```", 3) != 0) {
-                    d->c_jphase = JP_FAILED;
+                    d->calls.json.phase = TW_JP_FAILED;
                     return;
                 }
                 size_t j = i + 3;
                 if (len - j < 4) {
                     if (memcmp(b + j, "json", len - j) == 0) {
-                        d->c_jpos = i; /* undecided */
+                        d->calls.json.pos = i; /* undecided */
                         return;
                     }
                 } else if (memcmp(b + j, "json", 4) == 0) {
                     j += 4;
                 }
-                d->c_jpos = j;
-                d->c_jphase = JP_JSON;
-                memset(&d->c_jscan, 0, sizeof d->c_jscan);
+                d->calls.json.pos = j;
+                d->calls.json.phase = TW_JP_JSON;
+                memset(&d->calls.json.scan, 0, sizeof d->calls.json.scan);
                 jscan_of(d)->max_depth = d->L.max_depth;
                 continue;
             }
-            d->c_jpos = i;
-            d->c_jphase = JP_JSON;
-            memset(&d->c_jscan, 0, sizeof d->c_jscan);
+            d->calls.json.pos = i;
+            d->calls.json.phase = TW_JP_JSON;
+            memset(&d->calls.json.scan, 0, sizeof d->calls.json.scan);
             jscan_of(d)->max_depth = d->L.max_depth;
             continue;
         }
-        if (d->c_jphase == JP_JSON) {
+        if (d->calls.json.phase == TW_JP_JSON) {
             size_t used = 0;
             tw_jscan *s = jscan_of(d);
             size_t before = s->consumed;
@@ -1217,82 +1214,82 @@ static void jpath_advance(tw_text_dec *d)
                 size_t k = i;
                 while (k < len && tw_is_space((unsigned char)b[k]))
                     k++;
-                d->c_vstart = k;
+                d->calls.json.vstart = k;
             }
             tw_jscan_result r = tw_jscan_feed(s, b + i, len - i, &used);
-            d->c_jpos = i + used;
+            d->calls.json.pos = i + used;
             if (r == TW_JSCAN_MORE)
                 return;
             if (r == TW_JSCAN_DONE) {
-                d->c_vend = d->c_jpos;
-                d->c_jphase = JP_POST;
-                d->c_post = 0;
+                d->calls.json.vend = d->calls.json.pos;
+                d->calls.json.phase = TW_JP_POST;
+                d->calls.json.post = 0;
                 continue;
             }
             if (r == TW_JSCAN_TOO_DEEP)
-                d->c_too_deep = true;
-            d->c_jphase = JP_FAILED;
+                d->calls.json.too_deep = true;
+            d->calls.json.phase = TW_JP_FAILED;
             return;
         }
-        if (d->c_jphase == JP_POST) {
+        if (d->calls.json.phase == TW_JP_POST) {
             /* whitespace, an optional ``` (Hermes), whitespace, the close tag.
-             * c_post counts close-tag bytes matched; fences are skipped. */
+             * calls.json.post counts close-tag bytes matched; fences are skipped. */
             while (i < len) {
                 unsigned char c = (unsigned char)b[i];
-                if (d->c_post == 0 && tw_is_space(c)) {
+                if (d->calls.json.post == 0 && tw_is_space(c)) {
                     i++;
                     continue;
                 }
-                if (d->c_post == 0 && c == '`' && d->kind != TW_TEXT_FENCED) {
+                if (d->calls.json.post == 0 && c == '`' && d->kind != TW_TEXT_FENCED) {
                     if (len - i < 3) {
                         if (memcmp(b + i, "```", len - i) != 0)
-                            d->c_jphase = JP_FAILED;
-                        d->c_jpos = i;
+                            d->calls.json.phase = TW_JP_FAILED;
+                        d->calls.json.pos = i;
                         return;
                     }
                     if (memcmp(b + i, "```", 3) != 0) {
-                        d->c_jphase = JP_FAILED;
+                        d->calls.json.phase = TW_JP_FAILED;
                         return;
                     }
                     i += 3;
                     continue;
                 }
-                if (c != (unsigned char)close[d->c_post]) {
-                    d->c_jphase = JP_FAILED;
-                    d->c_jpos = i;
+                if (c != (unsigned char)close[d->calls.json.post]) {
+                    d->calls.json.phase = TW_JP_FAILED;
+                    d->calls.json.pos = i;
                     return;
                 }
-                d->c_post++;
+                d->calls.json.post++;
                 i++;
-                if (d->c_post == clen) {
-                    d->c_jphase = JP_DONE;
-                    d->c_jpos = i;
+                if (d->calls.json.post == clen) {
+                    d->calls.json.phase = TW_JP_DONE;
+                    d->calls.json.pos = i;
                     return;
                 }
             }
-            d->c_jpos = i;
+            d->calls.json.pos = i;
             return;
         }
     }
 }
 
-/* Search the first literal close tag in c_blk from c_lit_scan. */
+/* Search the first literal close tag in calls.blk from calls.lit_scan. */
 static void lit_advance(tw_text_dec *d)
 {
-    if (d->c_lit != NPOS)
+    if (d->calls.lit != NPOS)
         return;
     size_t clen;
     const char *close = closer(d, &clen);
-    size_t from = d->c_lit_scan;
-    if (!d->c_blk.data)
+    size_t from = d->calls.lit_scan;
+    if (!d->calls.blk.data)
         return;
-    const char *f = tw_memmem(d->c_blk.data + from, d->c_blk.len - from, close, clen);
+    const char *f = tw_memmem(d->calls.blk.data + from, d->calls.blk.len - from, close, clen);
     if (f) {
-        d->c_lit = (size_t)(f - d->c_blk.data);
+        d->calls.lit = (size_t)(f - d->calls.blk.data);
     } else {
-        d->c_lit_scan = d->c_blk.len >= clen - 1 ? d->c_blk.len - (clen - 1) : 0;
-        if (d->c_lit_scan < from)
-            d->c_lit_scan = from;
+        d->calls.lit_scan = d->calls.blk.len >= clen - 1 ? d->calls.blk.len - (clen - 1) : 0;
+        if (d->calls.lit_scan < from)
+            d->calls.lit_scan = from;
     }
 }
 
@@ -1308,15 +1305,15 @@ static tw_status block_done(tw_text_dec *d, size_t end, bool via_json)
             st = q_decode(d);
         } else {
             char m[128];
-            snprintf(m, sizeof m, "tool call block exceeds %zu bytes", d->c_cap);
-            st = add_diag(d, true, TW_D_ARGS_TOO_LARGE, d->c_block_off, m);
+            snprintf(m, sizeof m, "tool call block exceeds %zu bytes", d->calls.cap);
+            st = add_diag(d, true, TW_D_ARGS_TOO_LARGE, d->calls.block_off, m);
         }
     } else if (via_json) {
         tw_error e;
         tw_json_lint lint;
         cJSON *v = NULL;
-        const char *vp = d->c_blk.data + d->c_vstart;
-        size_t vn = d->c_vend - d->c_vstart;
+        const char *vp = d->calls.blk.data + d->calls.json.vstart;
+        size_t vn = d->calls.json.vend - d->calls.json.vstart;
         trim_ctl(&vp, &vn);
         tw_status ps = tw_json_parse_lint(vp, vn, d->L.max_depth, &v, &e, &lint);
         if (ps == TW_ERR_NOMEM)
@@ -1324,29 +1321,29 @@ static tw_status block_done(tw_text_dec *d, size_t end, bool via_json)
         if (ps != TW_OK) {
             /* the scanner accepted what the parser refuses: fall back */
             lit_advance(d);
-            if (d->c_lit == NPOS || d->c_lit > end)
+            if (d->calls.lit == NPOS || d->calls.lit > end)
                 return TW_ERR_STATE; /* cannot happen: the close tag is literal */
-            return block_done(d, d->c_lit + clen, false);
+            return block_done(d, d->calls.lit + clen, false);
         }
-        st = take_payload(d, v, d->c_block_off, &lint, vn);
+        st = take_payload(d, v, d->calls.block_off, &lint, vn);
         cJSON_Delete(v);
     } else {
-        st = decide_payload(d, d->c_blk.data, d->c_lit, true, TW_D_TOOL_CALL_JSON);
+        st = decide_payload(d, d->calls.blk.data, d->calls.lit, true, TW_D_TOOL_CALL_JSON);
     }
-    d->c_blocks++;
+    d->calls.blocks++;
     /* bytes after the block's end go back through the layer, run by run,
-     * each with its own offset; copied first (c_blk takes them and the
+     * each with its own offset; copied first (calls.blk takes them and the
      * blocks they open) into the spare buffer the decoder keeps, taken out
      * while in use, as a block among them replays its own bytes in turn */
-    size_t rest = d->c_blk.len - end;
+    size_t rest = d->calls.blk.len - end;
     tw_buf held = {0};
     blk_seg seg_local[8], *segs = seg_local;
-    size_t nseg = d->c_seg.len / sizeof(blk_seg);
+    size_t nseg = d->calls.seg.len / sizeof(blk_seg);
     if (st == TW_OK && rest) {
-        held = d->c_spare;
-        memset(&d->c_spare, 0, sizeof d->c_spare);
+        held = d->calls.spare;
+        memset(&d->calls.spare, 0, sizeof d->calls.spare);
         tw_buf_reset(&held);
-        st = tw_buf_append(&held, d->c_blk.data + end, rest);
+        st = tw_buf_append(&held, d->calls.blk.data + end, rest);
         if (st == TW_OK && nseg > sizeof seg_local / sizeof seg_local[0]) {
             segs = malloc(nseg * sizeof *segs);
             if (!segs) {
@@ -1355,9 +1352,9 @@ static tw_status block_done(tw_text_dec *d, size_t end, bool via_json)
             }
         }
         if (st == TW_OK)
-            memcpy(segs, d->c_seg.data, nseg * sizeof *segs);
+            memcpy(segs, d->calls.seg.data, nseg * sizeof *segs);
     }
-    size_t total = d->c_blk.len;
+    size_t total = d->calls.blk.len;
     block_reset(d);
     for (size_t k = 0; st == TW_OK && rest && k < nseg; k++) {
         size_t a = segs[k].idx, b = k + 1 < nseg ? segs[k + 1].idx : total;
@@ -1369,9 +1366,9 @@ static tw_status block_done(tw_text_dec *d, size_t end, bool via_json)
     }
     if (segs != seg_local)
         free(segs);
-    if (held.data && !d->c_spare.data) {
+    if (held.data && !d->calls.spare.data) {
         tw_buf_reset(&held);
-        d->c_spare = held;
+        d->calls.spare = held;
     } else {
         tw_buf_free(&held);
     }
@@ -1385,20 +1382,20 @@ static tw_status block_step(tw_text_dec *d)
     closer(d, &clen);
     if (d->kind == TW_TEXT_QWEN_XML) {
         tw_status st = q_advance(d, false);
-        if (st == TW_OK && d->q_st == Q_DONE)
-            st = block_done(d, d->q_end, true);
+        if (st == TW_OK && d->qwen.state == TW_Q_DONE)
+            st = block_done(d, d->qwen.end, true);
         return st;
     }
     jpath_advance(d);
-    if (d->c_jphase == JP_DONE)
-        return block_done(d, d->c_jpos, true);
-    if (d->c_jphase < JP_DONE && d->c_blk.len >= d->c_cap) {
-        d->c_jphase = JP_FAILED; /* too large to be a call by the JSON-aware rule */
+    if (d->calls.json.phase == TW_JP_DONE)
+        return block_done(d, d->calls.json.pos, true);
+    if (d->calls.json.phase < TW_JP_DONE && d->calls.blk.len >= d->calls.cap) {
+        d->calls.json.phase = TW_JP_FAILED; /* too large to be a call by the JSON-aware rule */
     }
-    if (d->c_jphase == JP_FAILED) {
+    if (d->calls.json.phase == TW_JP_FAILED) {
         lit_advance(d);
-        if (d->c_lit != NPOS && !(d->c_oversize))
-            return block_done(d, d->c_lit + clen, false);
+        if (d->calls.lit != NPOS && !(d->calls.oversize))
+            return block_done(d, d->calls.lit + clen, false);
     }
     return TW_OK;
 }
@@ -1410,9 +1407,9 @@ static tw_status oversize_feed(tw_text_dec *d, const char *p, size_t n, uint64_t
     const char *close = closer(d, &clen);
     /* the tail and the start of p may hold the close tag across the seam */
     char seam[32];
-    size_t t = d->c_tail_len;
+    size_t t = d->calls.tail_len;
     size_t k = n < clen - 1 ? n : clen - 1;
-    memcpy(seam, d->c_tail, t);
+    memcpy(seam, d->calls.tail, t);
     memcpy(seam + t, p, k);
     const char *f = tw_memmem(seam, t + k, close, clen);
     size_t end_in_p = NPOS;
@@ -1430,16 +1427,16 @@ static tw_status oversize_feed(tw_text_dec *d, const char *p, size_t n, uint64_t
         size_t keep = total < clen - 1 ? total : clen - 1;
         for (size_t i = 0; i < keep; i++) {
             size_t src = total - keep + i;
-            nt[i] = src < t ? d->c_tail[src] : p[src - t];
+            nt[i] = src < t ? d->calls.tail[src] : p[src - t];
         }
-        memcpy(d->c_tail, nt, keep);
-        d->c_tail_len = keep;
+        memcpy(d->calls.tail, nt, keep);
+        d->calls.tail_len = keep;
         return TW_OK;
     }
     char m[128];
-    snprintf(m, sizeof m, "tool call block exceeds %zu bytes", d->c_cap);
-    tw_status st = add_diag(d, true, TW_D_ARGS_TOO_LARGE, d->c_block_off, m);
-    d->c_blocks++;
+    snprintf(m, sizeof m, "tool call block exceeds %zu bytes", d->calls.cap);
+    tw_status st = add_diag(d, true, TW_D_ARGS_TOO_LARGE, d->calls.block_off, m);
+    d->calls.blocks++;
     block_reset(d);
     if (st == TW_OK && end_in_p < n)
         st = calls_feed(d, p + end_in_p, n - end_in_p, off + end_in_p);
@@ -1456,10 +1453,10 @@ static tw_status block_feed_piece(tw_text_dec *d, const char *p, size_t n, uint6
 static tw_status block_feed(tw_text_dec *d, const char *p, size_t n, uint64_t off)
 {
     while (n) {
-        if (d->c_state != 1)
+        if (d->calls.state != TW_BLOCK_INSIDE)
             return calls_feed(d, p, n, off);
-        size_t piece = d->c_blk.len > 256 ? d->c_blk.len : 256;
-        if (d->c_oversize || piece > n)
+        size_t piece = d->calls.blk.len > 256 ? d->calls.blk.len : 256;
+        if (d->calls.oversize || piece > n)
             piece = n;
         tw_status st = block_feed_piece(d, p, piece, off);
         if (st != TW_OK)
@@ -1473,18 +1470,18 @@ static tw_status block_feed(tw_text_dec *d, const char *p, size_t n, uint64_t of
 
 static tw_status block_feed_piece(tw_text_dec *d, const char *p, size_t n, uint64_t off)
 {
-    if (d->c_oversize)
+    if (d->calls.oversize)
         return oversize_feed(d, p, n, off);
-    if (d->c_blk.len + n > d->c_cap) {
+    if (d->calls.blk.len + n > d->calls.cap) {
         /* keep up to the cap, decide with that if possible, else go oversize */
-        size_t room = d->c_cap - d->c_blk.len;
+        size_t room = d->calls.cap - d->calls.blk.len;
         tw_status st = seg_note(d, off);
         if (st == TW_OK)
-            st = tw_buf_append(&d->c_blk, p, room);
+            st = tw_buf_append(&d->calls.blk, p, room);
         if (st != TW_OK)
             return st;
         st = block_step(d);
-        if (st != TW_OK || d->c_state == 0) {
+        if (st != TW_OK || d->calls.state == TW_BLOCK_OUTSIDE) {
             /* decided: the rest of p follows the replayed bytes */
             if (st == TW_OK && room < n)
                 st = calls_feed(d, p + room, n - room, off + room);
@@ -1493,26 +1490,26 @@ static tw_status block_feed_piece(tw_text_dec *d, const char *p, size_t n, uint6
         /* not decided within the cap: the JSON-aware path has failed and no
          * literal close was seen; refuse once the close arrives */
         lit_advance(d);
-        if (d->c_lit != NPOS) {
+        if (d->calls.lit != NPOS) {
             size_t clen;
             closer(d, &clen);
-            st = block_done(d, d->c_lit + clen, false);
+            st = block_done(d, d->calls.lit + clen, false);
             if (st == TW_OK && room < n)
                 st = calls_feed(d, p + room, n - room, off + room);
             return st;
         }
-        d->c_oversize = true;
+        d->calls.oversize = true;
         size_t clen;
         closer(d, &clen);
-        size_t keep = d->c_blk.len < clen - 1 ? d->c_blk.len : clen - 1;
-        memcpy(d->c_tail, d->c_blk.data + d->c_blk.len - keep, keep);
-        d->c_tail_len = keep;
-        tw_buf_reset(&d->c_blk);
+        size_t keep = d->calls.blk.len < clen - 1 ? d->calls.blk.len : clen - 1;
+        memcpy(d->calls.tail, d->calls.blk.data + d->calls.blk.len - keep, keep);
+        d->calls.tail_len = keep;
+        tw_buf_reset(&d->calls.blk);
         return oversize_feed(d, p + room, n - room, off + room);
     }
     tw_status st = seg_note(d, off);
     if (st == TW_OK)
-        st = tw_buf_append(&d->c_blk, p, n);
+        st = tw_buf_append(&d->calls.blk, p, n);
     if (st != TW_OK)
         return st;
     return block_step(d);
@@ -1532,9 +1529,9 @@ static tw_status block_feed_piece(tw_text_dec *d, const char *p, size_t n, uint6
 static tw_status block_direct(tw_text_dec *d, const char *p, size_t n, size_t *took)
 {
     *took = 0;
-    if (d->kind == TW_TEXT_QWEN_XML || d->c_blk.len || d->c_oversize || d->c_jphase != JP_PRE)
+    if (d->kind == TW_TEXT_QWEN_XML || d->calls.blk.len || d->calls.oversize || d->calls.json.phase != TW_JP_PRE)
         return TW_OK;
-    size_t lim = n < d->c_cap ? n : d->c_cap, i = 0;
+    size_t lim = n < d->calls.cap ? n : d->calls.cap, i = 0;
     while (i < lim && tw_is_space((unsigned char)p[i]))
         i++;
     if (i == lim || (p[i] != '{' && p[i] != '['))
@@ -1543,7 +1540,7 @@ static tw_status block_direct(tw_text_dec *d, const char *p, size_t n, size_t *t
     size_t used;
     if (!tw_json_parse_prefix(p + i, lim - i, d->L.max_depth, &v, &used))
         return TW_OK;
-    /* what JP_POST takes: whitespace and ``` fences (Hermes), then the tag */
+    /* what TW_JP_POST takes: whitespace and ``` fences (Hermes), then the tag */
     size_t clen, j = i + used, post = 0;
     const char *close = closer(d, &clen);
     while (j < lim && post < clen) {
@@ -1568,9 +1565,9 @@ static tw_status block_direct(tw_text_dec *d, const char *p, size_t n, size_t *t
     tw_json_lint lint = {0};
     lint.nul_offset = -1;
     lint.nonstd_offset = -1;
-    tw_status st = take_payload(d, v, d->c_block_off, &lint, used);
+    tw_status st = take_payload(d, v, d->calls.block_off, &lint, used);
     cJSON_Delete(v);
-    d->c_blocks++;
+    d->calls.blocks++;
     block_reset(d);
     *took = j;
     return st;
@@ -1579,30 +1576,30 @@ static tw_status block_direct(tw_text_dec *d, const char *p, size_t n, size_t *t
 /* A block opened: --bare-json no longer applies; release held content. */
 static tw_status bare_release(tw_text_dec *d)
 {
-    if (!d->c_bare_hold)
+    if (!d->calls.bare.hold)
         return TW_OK;
-    d->c_bare_hold = false;
-    tw_status st = emit_content(d, d->c_bare.data ? d->c_bare.data : "", d->c_bare.len,
-                                d->c_bare_off);
-    tw_buf_free(&d->c_bare);
+    d->calls.bare.hold = false;
+    tw_status st = emit_content(d, d->calls.bare.buf.data ? d->calls.bare.buf.data : "", d->calls.bare.buf.len,
+                                d->calls.bare.off);
+    tw_buf_free(&d->calls.bare.buf);
     return st;
 }
 
 /* Hold bytes of a possible opener, each with its own offset. */
 static tw_status hold_bytes(tw_text_dec *d, const char *p, size_t n, uint64_t off)
 {
-    size_t h = d->c_hold.len;
+    size_t h = d->calls.hold.len;
     for (size_t i = 0; i < n && h + i < 16; i++)
-        d->c_hold_offs[h + i] = off + i;
-    return tw_buf_append(&d->c_hold, p, n);
+        d->calls.hold_offs[h + i] = off + i;
+    return tw_buf_append(&d->calls.hold, p, n);
 }
 
 /* An opener was recognised; the block starts after it. */
 static tw_status open_block(tw_text_dec *d, int64_t at)
 {
-    d->c_block_off = at;
+    d->calls.block_off = at;
     block_reset(d);
-    d->c_state = 1;
+    d->calls.state = TW_BLOCK_INSIDE;
     return bare_release(d);
 }
 
@@ -1614,8 +1611,8 @@ static tw_status calls_feed(tw_text_dec *d, const char *p, size_t n, uint64_t of
     /* more bytes of a block under way (one piece of block_feed's size; the
      * one-pass decision of block_direct applies to a block's first bytes
      * only): straight to the block, as the loop below would take them */
-    if (d->c_state == 1 && (d->c_blk.len || d->c_oversize) &&
-        n <= (d->c_blk.len > 256 ? d->c_blk.len : 256))
+    if (d->calls.state == TW_BLOCK_INSIDE && (d->calls.blk.len || d->calls.oversize) &&
+        n <= (d->calls.blk.len > 256 ? d->calls.blk.len : 256))
         return block_feed_piece(d, p, n, off);
     size_t olen;
     const char *open = opener(d, &olen);
@@ -1623,7 +1620,7 @@ static tw_status calls_feed(tw_text_dec *d, const char *p, size_t n, uint64_t of
     size_t need = olen + (d->kind == TW_TEXT_FENCED ? 1 : 0);
     tw_status st = TW_OK;
     while (n && st == TW_OK) {
-        if (d->c_state == 1) {
+        if (d->calls.state == TW_BLOCK_INSIDE) {
             size_t took;
             st = block_direct(d, p, n, &took);
             if (st != TW_OK || !took)
@@ -1633,27 +1630,27 @@ static tw_status calls_feed(tw_text_dec *d, const char *p, size_t n, uint64_t of
             off += took;
             continue;
         }
-        if (d->c_hold.len) {
+        if (d->calls.hold.len) {
             /* a partial opener is held: extend it up to `need` bytes */
-            size_t take = need - d->c_hold.len;
+            size_t take = need - d->calls.hold.len;
             if (take > n)
                 take = n;
             st = hold_bytes(d, p, take, off);
             if (st != TW_OK)
                 return st;
-            size_t h = d->c_hold.len;
+            size_t h = d->calls.hold.len;
             size_t cmp = h < olen ? h : olen;
-            bool prefix = memcmp(d->c_hold.data, open, cmp) == 0;
+            bool prefix = memcmp(d->calls.hold.data, open, cmp) == 0;
             if (prefix && h < need)
                 return TW_OK; /* still undecided: all of p was taken */
             if (prefix &&
-                (d->kind != TW_TEXT_FENCED || !ident_char((unsigned char)d->c_hold.data[olen]))) {
+                (d->kind != TW_TEXT_FENCED || !ident_char((unsigned char)d->calls.hold.data[olen]))) {
                 char look[2];
                 size_t extra = h - olen; /* fenced: the lookahead byte, part of the block */
-                memcpy(look, d->c_hold.data + olen, extra);
-                uint64_t look_off = extra ? d->c_hold_offs[olen] : 0;
-                tw_buf_reset(&d->c_hold);
-                st = open_block(d, (int64_t)d->c_hold_offs[0]);
+                memcpy(look, d->calls.hold.data + olen, extra);
+                uint64_t look_off = extra ? d->calls.hold_offs[olen] : 0;
+                tw_buf_reset(&d->calls.hold);
+                st = open_block(d, (int64_t)d->calls.hold_offs[0]);
                 if (st == TW_OK && extra)
                     st = calls_feed(d, look, extra, look_off);
                 p += take;
@@ -1666,9 +1663,9 @@ static tw_status calls_feed(tw_text_dec *d, const char *p, size_t n, uint64_t of
             char tmp[24];
             uint64_t toffs[16];
             size_t hl = h - take; /* the bytes taken from p are re-read from p */
-            memcpy(tmp, d->c_hold.data, hl);
-            memcpy(toffs, d->c_hold_offs, hl * sizeof toffs[0]);
-            tw_buf_reset(&d->c_hold);
+            memcpy(tmp, d->calls.hold.data, hl);
+            memcpy(toffs, d->calls.hold_offs, hl * sizeof toffs[0]);
+            tw_buf_reset(&d->calls.hold);
             st = emit_content(d, tmp, 1, toffs[0]);
             for (size_t k = 1; st == TW_OK && k < hl; k++)
                 st = calls_feed(d, tmp + k, 1, toffs[k]);
@@ -1713,35 +1710,35 @@ static tw_status q_finish(tw_text_dec *d)
     tw_status st = q_advance(d, true);
     if (st != TW_OK)
         return st;
-    if (d->q_st == Q_DONE)
-        return block_done(d, d->q_end, true);
-    size_t len = d->c_blk.len;
+    if (d->qwen.state == TW_Q_DONE)
+        return block_done(d, d->qwen.end, true);
+    size_t len = d->calls.blk.len;
     if (q_in_value(d)) {
-        const char *f = tw_memmem(d->c_blk.data + d->q_vstart, len - d->q_vstart, HERMES_CLOSE,
+        const char *f = tw_memmem(d->calls.blk.data + d->qwen.vstart, len - d->qwen.vstart, HERMES_CLOSE,
                                   SLEN(HERMES_CLOSE));
         if (f) {
-            size_t at = (size_t)(f - d->c_blk.data);
+            size_t at = (size_t)(f - d->calls.blk.data);
             st = q_note_unclosed(d, at);
             return st == TW_OK ? block_done(d, at + SLEN(HERMES_CLOSE), true) : st;
         }
     }
-    const q_elem *ev = (const q_elem *)(const void *)d->q_ev.data;
-    size_t n = d->q_ev.len / sizeof(q_elem);
-    bool complete = d->q_st == Q_OUT && n && ev[n - 1].kind == QE_FEND;
+    const q_elem *ev = (const q_elem *)(const void *)d->qwen.ev.data;
+    size_t n = d->qwen.ev.len / sizeof(q_elem);
+    bool complete = d->qwen.state == TW_Q_OUT && n && ev[n - 1].kind == QE_FEND;
     if (d->o.finish == TW_FINISH_STOP_SEQUENCE || (d->o.finish == TW_FINISH_LENGTH && complete)) {
-        if (d->q_st == Q_NAME && d->q_fn) /* a function name never closed by '>' */
-            st = q_note(d, QE_FUNC, d->q_name, len, 0, 0, false);
-        if (st == TW_OK && d->q_st == Q_NAME && !d->q_fn) {
-            d->q_pa = d->q_name;
-            d->q_pb = d->q_vstart = len;
-            st = q_note(d, QE_PARAM, d->q_pa, d->q_pb, len, len, true);
+        if (d->qwen.state == TW_Q_NAME && d->qwen.fn) /* a function name never closed by '>' */
+            st = q_note(d, QE_FUNC, d->qwen.name, len, 0, 0, false);
+        if (st == TW_OK && d->qwen.state == TW_Q_NAME && !d->qwen.fn) {
+            d->qwen.pa = d->qwen.name;
+            d->qwen.pb = d->qwen.vstart = len;
+            st = q_note(d, QE_PARAM, d->qwen.pa, d->qwen.pb, len, len, true);
         }
         if (st == TW_OK)
             st = q_note_unclosed(d, len);
         return st == TW_OK ? block_done(d, len, true) : st;
     }
-    d->c_blocks++;
-    st = add_diag(d, true, TW_D_TOOL_CALL_UNTERMINATED, d->c_block_off,
+    d->calls.blocks++;
+    st = add_diag(d, true, TW_D_TOOL_CALL_UNTERMINATED, d->calls.block_off,
                   d->o.finish == TW_FINISH_LENGTH
                       ? "tool call cut by the token limit before its </function>"
                       : NULL);
@@ -1755,44 +1752,44 @@ static tw_status calls_finish(tw_text_dec *d)
     tw_status st = TW_OK;
     if (d->kind == TW_TEXT_THINK)
         return TW_OK;
-    if (d->c_hold.len) {
+    if (d->calls.hold.len) {
         char tmp[24];
-        size_t hl = d->c_hold.len;
-        memcpy(tmp, d->c_hold.data, hl);
-        tw_buf_reset(&d->c_hold);
+        size_t hl = d->calls.hold.len;
+        memcpy(tmp, d->calls.hold.data, hl);
+        tw_buf_reset(&d->calls.hold);
         if (d->kind == TW_TEXT_FENCED && hl >= SLEN(FENCED_OPEN) &&
             memcmp(tmp, FENCED_OPEN, SLEN(FENCED_OPEN)) == 0) {
             /* "```tool_call" at the very end: an opener with nothing after it */
-            st = open_block(d, (int64_t)d->c_hold_offs[0]);
+            st = open_block(d, (int64_t)d->calls.hold_offs[0]);
         } else {
-            st = emit_content(d, tmp, hl, d->c_hold_offs[0]);
+            st = emit_content(d, tmp, hl, d->calls.hold_offs[0]);
         }
     }
-    if (st != TW_OK || d->c_state == 0)
+    if (st != TW_OK || d->calls.state == TW_BLOCK_OUTSIDE)
         return st;
     size_t clen;
     closer(d, &clen);
-    if (d->c_oversize) {
-        d->c_blocks++;
+    if (d->calls.oversize) {
+        d->calls.blocks++;
         block_reset(d);
         if (d->o.finish == TW_FINISH_STOP)
-            return add_diag(d, true, TW_D_TOOL_CALL_UNTERMINATED, d->c_block_off, NULL);
-        return add_diag(d, true, TW_D_ARGS_TOO_LARGE, d->c_block_off,
+            return add_diag(d, true, TW_D_TOOL_CALL_UNTERMINATED, d->calls.block_off, NULL);
+        return add_diag(d, true, TW_D_ARGS_TOO_LARGE, d->calls.block_off,
                         "unterminated tool call block exceeds the block cap");
     }
     if (d->kind == TW_TEXT_QWEN_XML)
         return q_finish(d);
     lit_advance(d);
-    if (d->c_lit != NPOS)
-        return block_done(d, d->c_lit + clen, false);
+    if (d->calls.lit != NPOS)
+        return block_done(d, d->calls.lit + clen, false);
     /* unterminated */
-    const char *pl = d->c_blk.data ? d->c_blk.data : "";
-    size_t pn = d->c_blk.len;
-    if (d->c_jphase == JP_POST) {
-        pl = d->c_blk.data + d->c_vstart;
-        pn = d->c_vend - d->c_vstart;
+    const char *pl = d->calls.blk.data ? d->calls.blk.data : "";
+    size_t pn = d->calls.blk.len;
+    if (d->calls.json.phase == TW_JP_POST) {
+        pl = d->calls.blk.data + d->calls.json.vstart;
+        pn = d->calls.json.vend - d->calls.json.vstart;
     }
-    d->c_blocks++;
+    d->calls.blocks++;
     switch (d->o.finish) {
     case TW_FINISH_STOP_SEQUENCE:
         st = decide_payload(d, pl, pn, true, TW_D_TOOL_CALL_JSON);
@@ -1806,17 +1803,17 @@ static tw_status calls_finish(tw_text_dec *d)
             break;
         bool deep = !v && why.code == TW_D_JSON_TOO_DEEP;
         if (v) {
-            st = take_payload(d, v, d->c_block_off, &lint, pn);
+            st = take_payload(d, v, d->calls.block_off, &lint, pn);
             cJSON_Delete(v);
         } else {
             st = add_diag(d, true, deep ? TW_D_JSON_TOO_DEEP : TW_D_TOOL_CALL_UNTERMINATED,
-                          d->c_block_off,
+                          d->calls.block_off,
                           deep ? NULL : "tool call cut by the token limit before its JSON completed");
         }
         break;
     }
     default:
-        st = add_diag(d, true, TW_D_TOOL_CALL_UNTERMINATED, d->c_block_off, NULL);
+        st = add_diag(d, true, TW_D_TOOL_CALL_UNTERMINATED, d->calls.block_off, NULL);
         break;
     }
     block_reset(d);
@@ -1867,8 +1864,8 @@ static bool refused_outside_strings(unsigned char c)
  */
 static bool scan_stopped_for_good(const tw_text_dec *t, const char *p, size_t pn)
 {
-    size_t v = t->c_vstart, q = t->c_jpos;
-    if (t->c_jphase != JP_FAILED || t->c_jscan.result != TW_JSCAN_INVALID || v >= q || q >= pn ||
+    size_t v = t->calls.json.vstart, q = t->calls.json.pos;
+    if (t->calls.json.phase != TW_JP_FAILED || t->calls.json.scan.result != TW_JSCAN_INVALID || v >= q || q >= pn ||
         (p[v] != '{' && p[v] != '[') || !refused_outside_strings((unsigned char)p[q]))
         return false;
     for (size_t i = 0; i < v; i++)
@@ -1939,26 +1936,26 @@ static bool block_valid_at(const tw_text_dec *d, const char *p, size_t n, const 
         q.kind = d->kind;
         q.L = d->L;
         q.o = d->o;
-        q.c_blk.data = (char *)(uintptr_t)p; /* read-only view */
-        q.c_blk.len = n < d->c_cap ? n : d->c_cap;
-        q.q_stray = q.q_cand = NPOS;
+        q.calls.blk.data = (char *)(uintptr_t)p; /* read-only view */
+        q.calls.blk.len = n < d->calls.cap ? n : d->calls.cap;
+        q.qwen.stray = q.qwen.cand = NPOS;
         *st = q_advance(&q, false);
-        return q.q_st == Q_DONE && q.q_nfunc > 0;
+        return q.qwen.state == TW_Q_DONE && q.qwen.nfunc > 0;
     }
     /* JSON-aware: scan the value and expect the close tag */
     tw_text_dec t;
     memset(&t, 0, sizeof t);
     t.kind = d->kind;
     t.L = d->L;
-    t.c_blk.data = (char *)(uintptr_t)p; /* read-only view */
-    t.c_blk.len = n;
-    t.c_jphase = JP_PRE;
+    t.calls.blk.data = (char *)(uintptr_t)p; /* read-only view */
+    t.calls.blk.len = n;
+    t.calls.json.phase = TW_JP_PRE;
     jpath_advance(&t);
     cJSON *v = NULL;
-    if (t.c_jphase == JP_DONE) {
+    if (t.calls.json.phase == TW_JP_DONE) {
         tw_error e;
         tw_status ps =
-            tw_json_parse(p + t.c_vstart, t.c_vend - t.c_vstart, d->L.max_depth, &v, &e);
+            tw_json_parse(p + t.calls.json.vstart, t.calls.json.vend - t.calls.json.vstart, d->L.max_depth, &v, &e);
         if (ps == TW_OK) {
             bool ok = cJSON_IsObject(v) || cJSON_IsArray(v);
             cJSON_Delete(v);
@@ -2000,18 +1997,18 @@ static bool block_valid_at(const tw_text_dec *d, const char *p, size_t n, const 
 
 /* ===================== the think layer ===================== */
 
-/* The live part of the held input starts at t_cur: in t_hold, or in the
- * caller's buffer (t_ext) while a feed that found nothing held is read in
+/* The live part of the held input starts at think.cur: in think.hold, or in the
+ * caller's buffer (think.ext) while a feed that found nothing held is read in
  * place. */
 static const char *hdata(const tw_text_dec *d)
 {
-    if (d->t_ext)
-        return d->t_ext + d->t_cur;
-    return d->t_hold.data ? d->t_hold.data + d->t_cur : "";
+    if (d->think.ext)
+        return d->think.ext + d->think.cur;
+    return d->think.hold.data ? d->think.hold.data + d->think.cur : "";
 }
 static size_t hlen(const tw_text_dec *d)
 {
-    return (d->t_ext ? d->t_ext_len : d->t_hold.len) - d->t_cur;
+    return (d->think.ext ? d->think.ext_len : d->think.hold.len) - d->think.cur;
 }
 
 static bool tag_enabled(const tw_text_dec *d, int tag)
@@ -2020,15 +2017,15 @@ static bool tag_enabled(const tw_text_dec *d, int tag)
     return (m & (unsigned)tag) != 0;
 }
 
-static tw_status think_open(tw_text_dec *d, int tag, size_t raw_at, size_t text_at)
+static tw_status think_open(tw_text_dec *d, tw_think_tag tag, size_t raw_at, size_t text_at)
 {
-    d->t_state = 1;
-    d->t_tag = tag;
-    d->t_raw_start = raw_at;
-    d->t_text_start = text_at;
-    d->t_scan = text_at;
-    d->t_call_at = NPOS;
-    d->t_open_off = (int64_t)(d->t_hold_off + raw_at);
+    d->think.state = TW_THINK_INSIDE;
+    d->think.tag = tag;
+    d->think.raw_start = raw_at;
+    d->think.text_start = text_at;
+    d->think.scan = text_at;
+    d->think.call_at = NPOS;
+    d->think.open_off = (int64_t)(d->think.hold_off + raw_at);
     end_thinking_block(d);
     return TW_OK;
 }
@@ -2037,30 +2034,30 @@ static tw_status think_open(tw_text_dec *d, int tag, size_t raw_at, size_t text_
  * searched. */
 static void clear_note(tw_text_dec *d, size_t run, size_t len)
 {
-    uint64_t lo = d->t_hold_off + run, hi = d->t_hold_off + (len >= 6 ? len - 6 : 0);
-    if (hi > lo && lo <= d->t_clear_hi && hi >= d->t_clear_lo) {
+    uint64_t lo = d->think.hold_off + run, hi = d->think.hold_off + (len >= 6 ? len - 6 : 0);
+    if (hi > lo && lo <= d->think.clear_hi && hi >= d->think.clear_lo) {
         /* overlapping or adjacent: one range */
-        d->t_clear_lo = lo < d->t_clear_lo ? lo : d->t_clear_lo;
-        d->t_clear_hi = hi > d->t_clear_hi ? hi : d->t_clear_hi;
+        d->think.clear_lo = lo < d->think.clear_lo ? lo : d->think.clear_lo;
+        d->think.clear_hi = hi > d->think.clear_hi ? hi : d->think.clear_hi;
     } else if (hi > lo) {
-        d->t_clear_lo = lo;
-        d->t_clear_hi = hi;
+        d->think.clear_lo = lo;
+        d->think.clear_hi = hi;
     }
 }
 
-/* Where the closing-tag search resumes: t_scan, past the bytes already
+/* Where the closing-tag search resumes: think.scan, past the bytes already
  * searched to no avail (when a block opens inside them after another was
  * resolved at the end of input), which are not searched again. */
 static size_t close_from(const tw_text_dec *d)
 {
-    size_t from = d->t_scan;
-    uint64_t abs = d->t_hold_off + from;
-    if (abs >= d->t_clear_lo && abs < d->t_clear_hi)
-        from = (size_t)(d->t_clear_hi - d->t_hold_off);
+    size_t from = d->think.scan;
+    uint64_t abs = d->think.hold_off + from;
+    if (abs >= d->think.clear_lo && abs < d->think.clear_hi)
+        from = (size_t)(d->think.clear_hi - d->think.hold_off);
     return from;
 }
 
-/* Find the block's closing tag in t_hold from t_scan. Returns its index and
+/* Find the block's closing tag in think.hold from think.scan. Returns its index and
  * length, or NPOS. */
 static size_t find_close(tw_text_dec *d, size_t *taglen)
 {
@@ -2070,13 +2067,13 @@ static size_t find_close(tw_text_dec *d, size_t *taglen)
     size_t run = from; /* no closing tag of either kind starts in [run, from) */
     size_t from0 = from;
     bool any = false; /* a '<' in [from0, len) */
-    d->t_nolt = NPOS;
+    d->think.nolt = NPOS;
     for (;;) {
         const char *f = find_tag_any(h + from, len - from, "</think", 7, &any);
         if (!f) {
             clear_note(d, run, len);
             if (!any)
-                d->t_nolt = from0;
+                d->think.nolt = from0;
             break;
         }
         size_t at = (size_t)(f - h);
@@ -2084,26 +2081,26 @@ static size_t find_close(tw_text_dec *d, size_t *taglen)
         bool is_think = rest >= SLEN(CLOSE_THINK) && memcmp(f, CLOSE_THINK, SLEN(CLOSE_THINK)) == 0;
         bool is_thinking =
             rest >= SLEN(CLOSE_THINKING) && memcmp(f, CLOSE_THINKING, SLEN(CLOSE_THINKING)) == 0;
-        if ((d->t_tag & 1) && is_think) {
+        if ((d->think.tag & TW_THINK_TAG_THINK) && is_think) {
             *taglen = SLEN(CLOSE_THINK);
             return at;
         }
-        if ((d->t_tag & 2) && is_thinking) {
+        if ((d->think.tag & TW_THINK_TAG_THINKING) && is_thinking) {
             *taglen = SLEN(CLOSE_THINKING);
             return at;
         }
         if (rest < SLEN(CLOSE_THINKING)) {
             /* may still become a closing tag: rescan from here next time */
-            d->t_scan = at;
+            d->think.scan = at;
             return NPOS;
         }
         if (is_think || is_thinking)
             run = at + 1; /* the other kind's closing tag */
         from = at + 1;
     }
-    d->t_scan = len >= 6 ? len - 6 : 0; /* "</thin" may straddle the next feed */
-    if (d->t_scan < d->t_text_start)
-        d->t_scan = d->t_text_start;
+    d->think.scan = len >= 6 ? len - 6 : 0; /* "</thin" may straddle the next feed */
+    if (d->think.scan < d->think.text_start)
+        d->think.scan = d->think.text_start;
     return NPOS;
 }
 
@@ -2113,7 +2110,7 @@ static bool forced_start(tw_text_dec *d, bool final)
 {
     const char *h = hdata(d);
     size_t len = hlen(d);
-    size_t i = d->t_text_start;
+    size_t i = d->think.text_start;
     while (i < len && tw_is_space((unsigned char)h[i]))
         i++;
     if (i == len && !final)
@@ -2126,15 +2123,15 @@ static bool forced_start(tw_text_dec *d, bool final)
         if (!tag_enabled(d, bits[k]))
             continue;
         if (rest >= tl && memcmp(h + i, tags[k], tl) == 0) {
-            d->t_text_start = i + tl;
-            d->t_scan = d->t_text_start;
-            d->t_forced_start = false;
+            d->think.text_start = i + tl;
+            d->think.scan = d->think.text_start;
+            d->think.forced_start = false;
             return true;
         }
         if (rest < tl && memcmp(h + i, tags[k], rest) == 0 && !final)
             return false;
     }
-    d->t_forced_start = false;
+    d->think.forced_start = false;
     return true;
 }
 
@@ -2149,7 +2146,7 @@ static tw_status think_process(tw_text_dec *d, bool final);
 static tw_status calls_feed_plain(tw_text_dec *d, const char *p, size_t n, uint64_t off)
 {
     size_t olen;
-    if (d->c_state == 0 && d->c_hold.len == 0 && opener(d, &olen)[0] == '<')
+    if (d->calls.state == TW_BLOCK_OUTSIDE && d->calls.hold.len == 0 && opener(d, &olen)[0] == '<')
         return emit_content(d, p, n, off);
     return calls_feed(d, p, n, off);
 }
@@ -2158,78 +2155,78 @@ static tw_status think_feed(tw_text_dec *d, const char *p, size_t n)
 {
     /* drop consumed bytes once per feed: what stays held is short except
      * inside a held block, where nothing is consumed until it closes */
-    if (d->t_cur) {
-        tw_buf_consume(&d->t_hold, d->t_cur);
-        d->t_cur = 0;
+    if (d->think.cur) {
+        tw_buf_consume(&d->think.hold, d->think.cur);
+        d->think.cur = 0;
     }
     if (hlen(d) == 0) {
         /* nothing held and no '<' in p: no think tag starts or ends in it,
          * so it goes on as it stands, as think_process below would pass it
          * (a byte fed alone in plain text or thinking costs a few calls) */
         if (!memchr(p, '<', n)) {
-            if (d->t_state == 0) {
-                d->t_hold_off = d->fed + n;
+            if (d->think.state == TW_THINK_OUTSIDE) {
+                d->think.hold_off = d->fed + n;
                 return calls_feed_plain(d, p, n, d->fed);
             }
             size_t olen;
             const char *open = opener(d, &olen);
-            if (!d->t_forced_start && d->o.unterminated != TW_UNTERM_DIRECT &&
-                d->t_call_at == NPOS && (open[0] == '<' || !memchr(p, open[0], n))) {
+            if (!d->think.forced_start && d->o.unterminated != TW_UNTERM_DIRECT &&
+                d->think.call_at == NPOS && (open[0] == '<' || !memchr(p, open[0], n))) {
                 /* inside a block: neither a closing tag nor an opener (nor
                  * a partial one) is in p, so all of it is thinking */
-                d->t_hold_off = d->fed + n;
-                d->t_text_start = d->t_raw_start = d->t_scan = 0;
+                d->think.hold_off = d->fed + n;
+                d->think.text_start = d->think.raw_start = d->think.scan = 0;
                 return emit_thinking(d, p, n, false);
             }
         }
         /* read the caller's bytes in place and keep only what stays
          * undecided (a partial tag, an open block), so text passes through
          * with one copy, into the result */
-        d->t_hold_off = d->fed;
-        d->t_ext = p;
-        d->t_ext_len = n;
+        d->think.hold_off = d->fed;
+        d->think.ext = p;
+        d->think.ext_len = n;
         tw_status st = think_process(d, false);
-        size_t used = d->t_cur;
-        d->t_ext = NULL;
-        d->t_ext_len = 0;
-        d->t_cur = 0;
+        size_t used = d->think.cur;
+        d->think.ext = NULL;
+        d->think.ext_len = 0;
+        d->think.cur = 0;
         if (st == TW_OK && used < n)
-            st = tw_buf_append(&d->t_hold, p + used, n - used);
+            st = tw_buf_append(&d->think.hold, p + used, n - used);
         return st;
     }
-    tw_status st = tw_buf_append(&d->t_hold, p, n);
+    tw_status st = tw_buf_append(&d->think.hold, p, n);
     if (st != TW_OK)
         return st;
-    if (d->t_state == 1 && !d->t_forced_start &&
-        (d->t_call_at != NPOS || d->o.unterminated == TW_UNTERM_DIRECT)) {
+    if (d->think.state == TW_THINK_INSIDE && !d->think.forced_start &&
+        (d->think.call_at != NPOS || d->o.unterminated == TW_UNTERM_DIRECT)) {
         /* a block held whole (an opener in it, or direct): unless a '<' is
          * where the closing-tag search resumes or in p, no closing tag
          * ends in it, and nothing else is decided before the end; the
          * search's bookkeeping as think_process would leave it */
-        size_t len = d->t_hold.len, from = close_from(d);
-        if (!memchr(d->t_hold.data + from, '<', len - from)) {
+        size_t len = d->think.hold.len, from = close_from(d);
+        if (!memchr(d->think.hold.data + from, '<', len - from)) {
             clear_note(d, from, len);
-            d->t_scan = len >= 6 ? len - 6 : 0;
-            if (d->t_scan < d->t_text_start)
-                d->t_scan = d->t_text_start;
+            d->think.scan = len >= 6 ? len - 6 : 0;
+            if (d->think.scan < d->think.text_start)
+                d->think.scan = d->think.text_start;
             return TW_OK;
         }
     }
     return think_process(d, false);
 }
 
-/* Drop t_hold[0, k) and shift the indexes. */
+/* Drop think.hold[0, k) and shift the indexes. */
 static void hold_consume(tw_text_dec *d, size_t k)
 {
     if (k == 0)
         return;
-    d->t_cur += k; /* no memmove here: think_feed compacts once per feed */
-    d->t_hold_off += k;
-    d->t_text_start = d->t_text_start > k ? d->t_text_start - k : 0;
-    d->t_raw_start = d->t_raw_start > k ? d->t_raw_start - k : 0;
-    d->t_scan = d->t_scan > k ? d->t_scan - k : 0;
-    if (d->t_call_at != NPOS)
-        d->t_call_at = d->t_call_at > k ? d->t_call_at - k : 0;
+    d->think.cur += k; /* no memmove here: think_feed compacts once per feed */
+    d->think.hold_off += k;
+    d->think.text_start = d->think.text_start > k ? d->think.text_start - k : 0;
+    d->think.raw_start = d->think.raw_start > k ? d->think.raw_start - k : 0;
+    d->think.scan = d->think.scan > k ? d->think.scan - k : 0;
+    if (d->think.call_at != NPOS)
+        d->think.call_at = d->think.call_at > k ? d->think.call_at - k : 0;
 }
 
 /*
@@ -2258,34 +2255,34 @@ static tw_status think_process(tw_text_dec *d, bool final)
     while (st == TW_OK) {
         const char *h = hdata(d);
         size_t len = hlen(d);
-        if (d->t_state == 0) {
+        if (d->think.state == TW_THINK_OUTSIDE) {
             if (len == 0)
                 return TW_OK;
             const char *lt = memchr(h, '<', len);
             if (!lt) {
-                st = calls_feed_plain(d, h, len, d->t_hold_off);
+                st = calls_feed_plain(d, h, len, d->think.hold_off);
                 hold_consume(d, len);
                 return st;
             }
             size_t i = (size_t)(lt - h);
             if (i) {
-                st = calls_feed_plain(d, h, i, d->t_hold_off);
+                st = calls_feed_plain(d, h, i, d->think.hold_off);
                 if (st != TW_OK)
                     return st;
                 hold_consume(d, i);
                 continue;
             }
             /* h[0] == '<' */
-            int tag = 0;
+            tw_think_tag tag = TW_THINK_TAG_NONE;
             size_t tl = 0;
             bool maybe = false;
             if (tag_enabled(d, TW_TAG_THINKING) && len >= SLEN(OPEN_THINKING) &&
                 memcmp(h, OPEN_THINKING, SLEN(OPEN_THINKING)) == 0) {
-                tag = 2;
+                tag = TW_THINK_TAG_THINKING;
                 tl = SLEN(OPEN_THINKING);
             } else if (tag_enabled(d, TW_TAG_THINK) && len >= SLEN(OPEN_THINK) &&
                        memcmp(h, OPEN_THINK, SLEN(OPEN_THINK)) == 0) {
-                tag = 1;
+                tag = TW_THINK_TAG_THINK;
                 tl = SLEN(OPEN_THINK);
             } else if (!final) {
                 if (len < SLEN(OPEN_THINKING) && memcmp(h, OPEN_THINKING, len) == 0 &&
@@ -2299,7 +2296,7 @@ static tw_status think_process(tw_text_dec *d, bool final)
                 return TW_OK; /* partial tag held back */
             if (!tag) {
                 size_t j = next_think_at(h, len);
-                st = calls_feed(d, h, j, d->t_hold_off);
+                st = calls_feed(d, h, j, d->think.hold_off);
                 hold_consume(d, j);
                 continue;
             }
@@ -2307,14 +2304,14 @@ static tw_status think_process(tw_text_dec *d, bool final)
             continue;
         }
         /* inside a block */
-        if (d->t_forced_start && !forced_start(d, final))
+        if (d->think.forced_start && !forced_start(d, final))
             return TW_OK;
         size_t tagl = 0;
         size_t c = find_close(d, &tagl);
         if (c != NPOS) {
-            st = emit_thinking(d, h + d->t_text_start, c - d->t_text_start, true);
+            st = emit_thinking(d, h + d->think.text_start, c - d->think.text_start, true);
             end_thinking_block(d);
-            d->t_state = 0;
+            d->think.state = TW_THINK_OUTSIDE;
             hold_consume(d, c + tagl);
             continue;
         }
@@ -2323,19 +2320,19 @@ static tw_status think_process(tw_text_dec *d, bool final)
         /* no close yet: pass thinking on, holding what may still matter */
         if (d->o.unterminated == TW_UNTERM_DIRECT)
             return TW_OK; /* direct: the block may become content; hold it */
-        if (d->t_call_at == NPOS) {
-            size_t from = d->t_text_start;
-            /* the closing-tag search just found no '<' from t_nolt on: when
+        if (d->think.call_at == NPOS) {
+            size_t from = d->think.text_start;
+            /* the closing-tag search just found no '<' from think.nolt on: when
              * that covers the text and the opener starts with '<', neither
              * an opener nor a partial tag can be there */
-            bool none = d->t_nolt <= from && open[0] == '<';
+            bool none = d->think.nolt <= from && open[0] == '<';
             const char *f = none ? NULL : find_tag(h + from, len - from, open, olen);
             size_t upto;
             if (none) {
                 upto = len;
             } else if (f) {
-                d->t_call_at = (size_t)(f - h);
-                upto = d->t_call_at;
+                d->think.call_at = (size_t)(f - h);
+                upto = d->think.call_at;
             } else {
                 /* keep a suffix that may start a closing tag or an opener */
                 size_t keep = tw_partial_suffix(h + from, len - from, CLOSE_THINKING,
@@ -2345,15 +2342,15 @@ static tw_status think_process(tw_text_dec *d, bool final)
                     keep = k2;
                 upto = len - keep;
             }
-            if (upto > d->t_text_start) {
-                st = emit_thinking(d, h + d->t_text_start, upto - d->t_text_start, false);
+            if (upto > d->think.text_start) {
+                st = emit_thinking(d, h + d->think.text_start, upto - d->think.text_start, false);
                 if (st != TW_OK)
                     return st;
                 /* drop what was emitted, but keep the raw start for nothing:
                  * synthesize never needs the raw bytes back */
                 size_t k = upto;
-                d->t_raw_start = k;
-                d->t_text_start = k;
+                d->think.raw_start = k;
+                d->think.text_start = k;
                 hold_consume(d, k);
             }
         }
@@ -2376,7 +2373,7 @@ static tw_status think_finish_block(tw_text_dec *d)
      * no later opener can start a block. */
     size_t clen;
     const char *close = closer(d, &clen);
-    size_t from = d->t_text_start;
+    size_t from = d->think.text_start;
     /* lit: the first closing tag at or after the current payload; brace,
      * brack: the first '{' and '[' there (len when none). 0: not searched. */
     size_t lit = 0, brace = 0, brack = 0;
@@ -2423,38 +2420,38 @@ static tw_status think_finish_block(tw_text_dec *d)
                 memo_br = br, memo_lit = lit;
         }
         if (valid) {
-            st = emit_thinking(d, h + d->t_text_start, at - d->t_text_start, true);
+            st = emit_thinking(d, h + d->think.text_start, at - d->think.text_start, true);
             end_thinking_block(d);
             if (st == TW_OK)
-                st = add_diag(d, false, TW_D_THINK_IMPLICIT_END, (int64_t)(d->t_hold_off + at),
+                st = add_diag(d, false, TW_D_THINK_IMPLICIT_END, (int64_t)(d->think.hold_off + at),
                               NULL);
-            d->t_state = 0;
+            d->think.state = TW_THINK_OUTSIDE;
             hold_consume(d, at);
             if (st == TW_OK)
                 st = think_process(d, true);
-            if (st == TW_OK && d->t_state == 1)
+            if (st == TW_OK && d->think.state == TW_THINK_INSIDE)
                 return think_finish_block(d);
             if (st == TW_OK && hlen(d)) {
-                st = calls_feed(d, hdata(d), hlen(d), d->t_hold_off);
+                st = calls_feed(d, hdata(d), hlen(d), d->think.hold_off);
                 hold_consume(d, hlen(d));
             }
             return st;
         }
         from = at + 1;
     }
-    st = add_diag(d, true, TW_D_THINK_UNTERMINATED, d->t_open_off, NULL);
+    st = add_diag(d, true, TW_D_THINK_UNTERMINATED, d->think.open_off, NULL);
     if (st != TW_OK)
         return st;
     if (d->o.unterminated == TW_UNTERM_DIRECT) {
         /* the block's raw bytes, opening tag included, are public text */
         end_thinking_block(d);
-        d->t_state = 0;
-        st = calls_feed(d, h + d->t_raw_start, len - d->t_raw_start,
-                        d->t_hold_off + d->t_raw_start);
+        d->think.state = TW_THINK_OUTSIDE;
+        st = calls_feed(d, h + d->think.raw_start, len - d->think.raw_start,
+                        d->think.hold_off + d->think.raw_start);
     } else {
-        st = emit_thinking(d, h + d->t_text_start, len - d->t_text_start, true);
+        st = emit_thinking(d, h + d->think.text_start, len - d->think.text_start, true);
         end_thinking_block(d);
-        d->t_state = 0;
+        d->think.state = TW_THINK_OUTSIDE;
     }
     hold_consume(d, len);
     return st;
@@ -2468,16 +2465,16 @@ tw_status tw_text_init(tw_text_dec *d, tw_text_kind kind, const tw_decode_opts *
     TW_DECODER_SETUP(d, o, fn, user);
     d->kind = kind;
     tw_result_init(&d->res, &d->L);
-    d->c_cap = tw_args_text_cap(&d->L);
-    d->c_lit = NPOS;
-    d->t_call_at = NPOS;
-    d->t_nolt = NPOS;
-    d->c_bare_hold = d->o.bare_json && kind != TW_TEXT_THINK;
+    d->calls.cap = tw_args_text_cap(&d->L);
+    d->calls.lit = NPOS;
+    d->think.call_at = NPOS;
+    d->think.nolt = NPOS;
+    d->calls.bare.hold = d->o.bare_json && kind != TW_TEXT_THINK;
     if (d->o.forced_open) {
-        d->t_state = 1;
-        d->t_tag = 3;
-        d->t_forced_start = true;
-        d->t_open_off = 0;
+        d->think.state = TW_THINK_INSIDE;
+        d->think.tag = TW_THINK_TAG_EITHER;
+        d->think.forced_start = true;
+        d->think.open_off = 0;
     }
     return TW_OK;
 }
@@ -2499,13 +2496,13 @@ tw_status tw_text_feed(tw_text_dec *d, const char *buf, size_t len)
 static tw_status bare_json_finish(tw_text_dec *d)
 {
     /* content was held; decide whether it is one call */
-    d->c_bare_hold = false;
-    const char *p = d->c_bare.data ? d->c_bare.data : "";
-    size_t n = d->c_bare.len;
+    d->calls.bare.hold = false;
+    const char *p = d->calls.bare.buf.data ? d->calls.bare.buf.data : "";
+    size_t n = d->calls.bare.buf.len;
     const char *t = p;
     size_t tn = n;
     tw_trim(&t, &tn);
-    if (d->c_blocks == 0 && tn && t[0] == '{') {
+    if (d->calls.blocks == 0 && tn && t[0] == '{') {
         tw_error e;
         tw_json_lint lint;
         cJSON *v = NULL;
@@ -2516,7 +2513,7 @@ static tw_status bare_json_finish(tw_text_dec *d)
             (cJSON_IsString(tw_json_get(v, "name")) || tw_json_tainted(v))) {
             /* offset: where the JSON starts in the input is not tracked
              * through the layers; the bare text's first byte is */
-            int64_t off = (int64_t)d->c_bare_off;
+            int64_t off = (int64_t)d->calls.bare.off;
             size_t before = d->res.msg.ncalls;
             tw_status st = TW_OK;
             if (lint.nonstd_offset >= 0) {
@@ -2532,13 +2529,13 @@ static tw_status bare_json_finish(tw_text_dec *d)
                 return st;
             if (d->res.msg.ncalls > before)
                 st = add_diag(d, false, TW_D_BARE_JSON, off, NULL);
-            tw_buf_free(&d->c_bare);
+            tw_buf_free(&d->calls.bare.buf);
             return st;
         }
         cJSON_Delete(v);
     }
-    tw_status st = emit_content(d, p, n, d->c_bare_off);
-    tw_buf_free(&d->c_bare);
+    tw_status st = emit_content(d, p, n, d->calls.bare.off);
+    tw_buf_free(&d->calls.bare.buf);
     return st;
 }
 
@@ -2551,19 +2548,19 @@ tw_status tw_text_finish(tw_text_dec *d, tw_result *out)
     }
     d->finished = true;
     st = d->stop; /* a callback stopped the decode */
-    if (st == TW_OK && d->t_state == 1 && d->t_forced_start)
+    if (st == TW_OK && d->think.state == TW_THINK_INSIDE && d->think.forced_start)
         forced_start(d, true);
     if (st == TW_OK)
         st = think_process(d, true);
-    if (st == TW_OK && d->t_state == 1)
+    if (st == TW_OK && d->think.state == TW_THINK_INSIDE)
         st = think_finish_block(d);
     if (st == TW_OK && hlen(d)) {
-        st = calls_feed(d, hdata(d), hlen(d), d->t_hold_off);
+        st = calls_feed(d, hdata(d), hlen(d), d->think.hold_off);
         hold_consume(d, hlen(d));
     }
     if (st == TW_OK)
         st = calls_finish(d);
-    if (st == TW_OK && d->c_bare_hold)
+    if (st == TW_OK && d->calls.bare.hold)
         st = bare_json_finish(d);
     if (st == TW_OK && d->too_large)
         st = add_diag(d, true, TW_D_INPUT_TOO_LARGE, (int64_t)d->L.max_input_bytes, NULL);
@@ -2595,22 +2592,22 @@ tw_status tw_text_finish(tw_text_dec *d, tw_result *out)
 void tw_text_release(tw_text_dec *d)
 {
     tw_result_free(&d->res);
-    tw_buf_free(&d->t_hold);
-    tw_buf_free(&d->th_ws);
-    tw_buf_free(&d->c_hold);
-    tw_buf_free(&d->c_blk);
-    tw_buf_free(&d->c_spare);
-    tw_buf_free(&d->c_seg);
-    tw_buf_free(&d->c_ws);
-    tw_buf_free(&d->c_bare);
-    tw_buf_free(&d->q_ev);
+    tw_buf_free(&d->think.hold);
+    tw_buf_free(&d->think.ws);
+    tw_buf_free(&d->calls.hold);
+    tw_buf_free(&d->calls.blk);
+    tw_buf_free(&d->calls.spare);
+    tw_buf_free(&d->calls.seg);
+    tw_buf_free(&d->calls.ws);
+    tw_buf_free(&d->calls.bare.buf);
+    tw_buf_free(&d->qwen.ev);
 }
 
 void tw_text_bufs(tw_text_dec *d, tw_buf *b[TEXT_NBUFS])
 {
-    b[0] = &d->t_hold, b[1] = &d->th_ws, b[2] = &d->c_hold, b[3] = &d->c_blk;
-    b[4] = &d->c_seg, b[5] = &d->c_ws, b[6] = &d->c_bare, b[7] = &d->q_ev;
-    b[8] = &d->c_spare;
+    b[0] = &d->think.hold, b[1] = &d->think.ws, b[2] = &d->calls.hold, b[3] = &d->calls.blk;
+    b[4] = &d->calls.seg, b[5] = &d->calls.ws, b[6] = &d->calls.bare.buf, b[7] = &d->qwen.ev;
+    b[8] = &d->calls.spare;
 }
 
 tw_status tw_text_reset(tw_text_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user)
