@@ -18,7 +18,7 @@
  * it leaves on a container in which no object (it included) repeats a key,
  * so that tw_json_dedupe has nothing to remove there. Removing members keeps
  * the mark true; code that adds a member to such an object must clear it. */
-/* FAST_NOT_JSON: the lenient reading (lenient_parse) met what cJSON refuses */
+/* FAST_NOT_JSON: the lenient reading (json_lenient_parse) met what cJSON refuses */
 enum { FAST_OK = 0, FAST_BAIL, FAST_NOMEM, FAST_NOT_JSON };
 #define TW_JSON_UNIQUE_BIT (1 << 14) /* above cJSON's flags and the taint bit */
 #define TW_JSON_TAINT_BIT (1 << 13) /* above cJSON's type byte and its two flags */

@@ -381,9 +381,9 @@ static bool scan_stopped_for_good(const tw_text_dec *t, const char *p, size_t pn
 }
 
 /*
- * Does a payload yield an object or array by parse_payload's rule (the
+ * Does a payload yield an object or array by txt_parse_payload's rule (the
  * whole payload, then its first balanced value unless the whole was nested
- * too deep)? The same answer as parse_payload's value, without the trees,
+ * too deep)? The same answer as txt_parse_payload's value, without the trees,
  * the lint and the rejection's message. TW_ERR_NOMEM is the only failure.
  */
 static tw_status payload_yields(const tw_text_dec *d, const char *p, size_t n, bool *ok)

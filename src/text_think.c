@@ -196,10 +196,10 @@ bool txt_forced_start(tw_text_dec *d, bool final)
 }
 
 /*
- * Public text in which the think layer found no '<': calls_feed, without its
+ * Public text in which the think layer found no '<': txt_calls_feed, without its
  * second search when that search is for '<' too. Between blocks, with no
  * partial opener held, a Hermes or Qwen3-Coder opener cannot start in it,
- * so it is content as it stands (what calls_feed would find).
+ * so it is content as it stands (what txt_calls_feed would find).
  */
 static tw_status calls_feed_plain(tw_text_dec *d, const char *p, size_t n, uint64_t off)
 {
@@ -220,7 +220,7 @@ tw_status txt_think_feed(tw_text_dec *d, const char *p, size_t n)
     }
     if (txt_hlen(d) == 0) {
         /* nothing held and no '<' in p: no think tag starts or ends in it,
-         * so it goes on as it stands, as think_process below would pass it
+         * so it goes on as it stands, as txt_think_process below would pass it
          * (a byte fed alone in plain text or thinking costs a few calls) */
         if (!memchr(p, '<', n)) {
             if (d->think.state == TW_THINK_OUTSIDE) {
@@ -261,7 +261,7 @@ tw_status txt_think_feed(tw_text_dec *d, const char *p, size_t n)
         /* a block held whole (an opener in it, or direct): unless a '<' is
          * where the closing-tag search resumes or in p, no closing tag
          * ends in it, and nothing else is decided before the end; the
-         * search's bookkeeping as think_process would leave it */
+         * search's bookkeeping as txt_think_process would leave it */
         size_t len = d->think.hold.len, from = close_from(d);
         if (!memchr(d->think.hold.data + from, '<', len - from)) {
             clear_note(d, from, len);
@@ -279,7 +279,7 @@ void txt_hold_consume(tw_text_dec *d, size_t k)
 {
     if (k == 0)
         return;
-    d->think.cur += k; /* no memmove here: think_feed compacts once per feed */
+    d->think.cur += k; /* no memmove here: txt_think_feed compacts once per feed */
     d->think.hold_off += k;
     d->think.text_start = d->think.text_start > k ? d->think.text_start - k : 0;
     d->think.raw_start = d->think.raw_start > k ? d->think.raw_start - k : 0;
@@ -440,7 +440,7 @@ tw_status txt_think_finish_block(tw_text_dec *d)
      * memo_lit: the bracket and closing tag of the last payload found
      * invalid whose bytes before the bracket are inert, so that a later
      * opener with the same bracket, closing tag and inert head is not
-     * parsed again (payload_head_inert) */
+     * parsed again (txt_payload_head_inert) */
     size_t quote = 0, memo_br = NPOS, memo_lit = NPOS;
     for (int tries = 0; tries < 64 && from < len; tries++) {
         const char *f = tw_memmem(h + from, len - from, open, olen);
