@@ -32,7 +32,8 @@ void txt_block_reset(tw_text_dec *d)
     d->calls.json.vstart = d->calls.json.vend = 0;
     d->calls.json.post = 0;
     d->calls.json.too_deep = false;
-    memset(&d->calls.json.scan, 0, sizeof d->calls.json.scan);    d->qwen.state = TW_Q_OUT;
+    memset(&d->calls.json.scan, 0, sizeof d->calls.json.scan);
+    d->qwen.state = TW_Q_OUT;
     d->qwen.pos = d->qwen.scan = 0;
     d->qwen.stray = d->qwen.cand = NPOS;
     d->qwen.nfunc = 0;

@@ -68,7 +68,8 @@ typedef struct tw_text_think {
     size_t scan;           /* inside: closing tags searched up to here */
     uint64_t clear_lo, clear_hi; /* offsets where no "</think" starts: [lo, hi) */
     size_t call_at;        /* inside: first tool-call opener in hold, or SIZE_MAX */
-    size_t nolt;           /* the last closing-tag search saw no '<' from here to the end, or SIZE_MAX */
+    size_t nolt;           /* the last closing-tag search saw no '<' from here to the end,
+                            * or SIZE_MAX */
     int64_t open_off;      /* offset of the open block's opening tag */
     bool any;              /* a non-empty thinking block was emitted */
     bool block;            /* this block has emitted non-whitespace */
