@@ -107,7 +107,7 @@ tw_status tw_json_parse(const char *buf, size_t len, size_t max_depth, cJSON **o
                         tw_error *err)
 {
     size_t deepest;
-    int fs = json_fast_parse(buf, len, max_depth, out, &deepest, NULL, NULL);
+    int fs = tw_json_fast_parse(buf, len, max_depth, out, &deepest, NULL, NULL);
     if (fs == FAST_OK)
         return TW_OK;
     /* else the reading below: on an allocation failure it also tells a text
@@ -541,7 +541,7 @@ static tw_status parse_plain(const char *buf, size_t len, size_t max_depth, size
                      "unexpected bytes after the JSON value at byte %zu", off);
         return TW_ERR_PARSE;
     }
-    tw_status ks = json_spell_numbers(buf, len, nums, v);
+    tw_status ks = tw_json_spell_numbers(buf, len, nums, v);
     if (ks != TW_OK) {
         cJSON_Delete(v);
         tw_error_set(err, ks, -1, NULL, "out of memory keeping number spellings");
@@ -564,7 +564,7 @@ tw_status tw_json_reads_container(const char *buf, size_t len, size_t max_depth,
     *container = false;
     size_t deepest;
     cJSON *v = NULL;
-    if (json_fast_parse(buf, len, max_depth, &v, &deepest, NULL, NULL) == FAST_OK) {
+    if (tw_json_fast_parse(buf, len, max_depth, &v, &deepest, NULL, NULL) == FAST_OK) {
         *container = cJSON_IsObject(v) || cJSON_IsArray(v);
         cJSON_Delete(v);
         return TW_OK;
@@ -672,7 +672,7 @@ static tw_status parse_lint(const char *buf, size_t len, size_t max_depth, cJSON
                             tw_json_arena *arena)
 {
     size_t deepest;
-    int fs = json_fast_parse(buf, len, max_depth, out, &deepest, marks, arena);
+    int fs = tw_json_fast_parse(buf, len, max_depth, out, &deepest, marks, arena);
     if (marks && fs != FAST_OK)
         marks->len = 0; /* the reading below records none */
     if (fs == FAST_OK) {
@@ -686,10 +686,10 @@ static tw_status parse_lint(const char *buf, size_t len, size_t max_depth, cJSON
     }
     tw_buf ords = {0};
     tw_buf nums = {0};
-    tw_status st = json_lint_run(buf, len, lint, &ords, &nums);
+    tw_status st = tw_json_lint_run(buf, len, lint, &ords, &nums);
     size_t cap = max_depth == 0 || max_depth > TW_DEPTH_HARD_MAX ? TW_DEPTH_HARD_MAX : max_depth;
     int ls = st == TW_OK && fs == FAST_BAIL && lint->depth <= cap
-                 ? json_lenient_parse(buf, len, cap, out, arena)
+                 ? tw_json_lenient_parse(buf, len, cap, out, arena)
                  : FAST_BAIL;
     if (ls == FAST_OK && !lint->nul) {
         /* what the scan found is what cJSON takes as it is: the one pass

@@ -29,7 +29,7 @@
  * before it (the lint scan, cJSON, the error walk) runs as it always has:
  * the same tree, the same findings, the same errors at the same offsets.
  * After the lint scan, tw_json_parse_lint gives it a second pass in its
- * lenient form (json_lenient_parse) before cJSON. */
+ * lenient form (tw_json_lenient_parse) before cJSON. */
 
 typedef struct fast_parser {
     const char *b;
@@ -43,7 +43,7 @@ typedef struct fast_parser {
     tw_json_arena *arena; /* where the nodes and strings go (json_marks.h); NULL:
                              cJSON's allocator */
     bool lenient; /* also take what cJSON takes past RFC 8259 between tokens and
-                     inside strings (json_lenient_parse) */
+                     inside strings (tw_json_lenient_parse) */
     char local[4096];
 } fast_parser;
 
@@ -446,7 +446,7 @@ static cJSON *fast_number(fast_parser *p)
         integral = false;
     }
     size_t len = i - s;
-    if ((i < n && json_num_char((unsigned char)b[i])) || len > 63)
+    if ((i < n && tw_json_num_char((unsigned char)b[i])) || len > 63)
         goto bail; /* 01, 1.2.3, or longer than cJSON reads a number */
     double d;
     if (integral && nd <= 15) {
@@ -713,8 +713,8 @@ static int fast_end(fast_parser *p, cJSON *v, cJSON **out)
  * text needs the reading described above, FAST_NOMEM when an allocation
  * failed (the callers then read it that way too, which tells a text that
  * reads from one that does not). */
-int json_fast_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
-                    size_t *deepest, tw_buf *marks, tw_json_arena *arena)
+int tw_json_fast_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
+                       size_t *deepest, tw_buf *marks, tw_json_arena *arena)
 {
     *out = NULL;
     fast_arena_begin(arena, len);
@@ -746,10 +746,10 @@ int json_fast_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
  * mark, a number not in RFC form, a \u escape that is not a character
  * other than U+0000, U+0000 in a string, bytes after the value other than
  * tw_is_space) gives up (FAST_BAIL) and parse_plain reads the text. No
- * marks; the tree in the arena as json_fast_parse places it.
+ * marks; the tree in the arena as tw_json_fast_parse places it.
  */
-int json_lenient_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
-                       tw_json_arena *arena)
+int tw_json_lenient_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
+                          tw_json_arena *arena)
 {
     *out = NULL;
     fast_arena_begin(arena, len);

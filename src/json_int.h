@@ -18,12 +18,12 @@
  * it leaves on a container in which no object (it included) repeats a key,
  * so that tw_json_dedupe has nothing to remove there. Removing members keeps
  * the mark true; code that adds a member to such an object must clear it. */
-/* FAST_NOT_JSON: the lenient reading (json_lenient_parse) met what cJSON refuses */
+/* FAST_NOT_JSON: the lenient reading (tw_json_lenient_parse) met what cJSON refuses */
 enum { FAST_OK = 0, FAST_BAIL, FAST_NOMEM, FAST_NOT_JSON };
 #define TW_JSON_UNIQUE_BIT (1 << 14) /* above cJSON's flags and the taint bit */
 #define TW_JSON_TAINT_BIT (1 << 13) /* above cJSON's type byte and its two flags */
 
-static inline bool json_num_char(unsigned char c)
+static inline bool tw_json_num_char(unsigned char c)
 {
     return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
 }
@@ -66,16 +66,16 @@ static inline size_t first_special(uint64_t m)
 }
 
 /* ---- number spellings (json_number.c) ---- */
-tw_status json_spell_numbers(const char *buf, size_t len, const tw_buf *nums, cJSON *root);
+tw_status tw_json_spell_numbers(const char *buf, size_t len, const tw_buf *nums, cJSON *root);
 
 /* ---- the lint scan (json_scan.c) ---- */
-tw_status json_lint_run(const char *buf, size_t len, tw_json_lint *out, tw_buf *ords,
-                        tw_buf *nums);
+tw_status tw_json_lint_run(const char *buf, size_t len, tw_json_lint *out, tw_buf *ords,
+                           tw_buf *nums);
 
 /* ---- the one-pass parser (json_fast.c) ---- */
-int json_fast_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
-                    size_t *deepest, tw_buf *marks, tw_json_arena *arena);
-int json_lenient_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
-                       tw_json_arena *arena);
+int tw_json_fast_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
+                       size_t *deepest, tw_buf *marks, tw_json_arena *arena);
+int tw_json_lenient_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
+                          tw_json_arena *arena);
 
 #endif

@@ -68,7 +68,7 @@ static bool next_number(spell_cursor *c, size_t *start, size_t *end)
         }
         if (ch == '-' || (ch >= '0' && ch <= '9')) {
             *start = c->i;
-            while (c->i < c->n && json_num_char((unsigned char)c->b[c->i]))
+            while (c->i < c->n && tw_json_num_char((unsigned char)c->b[c->i]))
                 c->i++;
             *end = c->i;
             return true;
@@ -131,7 +131,7 @@ static tw_status spell_rec(spell_cursor *c, cJSON *v)
 /* Keep each number node's source spelling in its valuestring (one linear
  * pass over the text, or over the token positions the scan recorded in nums;
  * the tree's depth was bounded before parsing). */
-tw_status json_spell_numbers(const char *buf, size_t len, const tw_buf *nums, cJSON *root)
+tw_status tw_json_spell_numbers(const char *buf, size_t len, const tw_buf *nums, cJSON *root)
 {
     spell_cursor c = {buf, len, 0, NULL, 0, 0, NULL};
     if (nums) {

@@ -304,8 +304,8 @@ static bool lint_word_special(const char *p)
  * with `nums`, the start and end of every number token outside strings
  * (the spellings the parse keeps), two size_t each.
  */
-tw_status json_lint_run(const char *buf, size_t len, tw_json_lint *out, tw_buf *ords,
-                        tw_buf *nums)
+tw_status tw_json_lint_run(const char *buf, size_t len, tw_json_lint *out, tw_buf *ords,
+                           tw_buf *nums)
 {
     out->nul = false;
     out->nul_offset = -1;
@@ -411,5 +411,5 @@ tw_status json_lint_run(const char *buf, size_t len, tw_json_lint *out, tw_buf *
 
 void tw_json_lint_scan(const char *buf, size_t len, tw_json_lint *out)
 {
-    (void)json_lint_run(buf, len, out, NULL, NULL);
+    (void)tw_json_lint_run(buf, len, out, NULL, NULL);
 }

@@ -24,7 +24,7 @@
 
 /* ===================== diagnostics ===================== */
 
-tw_status txt_add_diag(tw_text_dec *d, bool error, tw_status code, int64_t off, const char *msg)
+tw_status tw_text_add_diag(tw_text_dec *d, bool error, tw_status code, int64_t off, const char *msg)
 {
     tw_wire_sink k = {&d->res, &d->o, &d->L, d->fn, d->user, &d->stop};
     return tw_wire_diag(&k, error, code, off, msg);
@@ -38,7 +38,7 @@ tw_status txt_add_diag(tw_text_dec *d, bool error, tw_status code, int64_t off, 
  * large memcpy uses (slower into a buffer already in the cache, as a
  * recycled one is).
  */
-tw_status txt_out_append(tw_buf *b, const char *p, size_t n)
+tw_status tw_text_out_append(tw_buf *b, const char *p, size_t n)
 {
     enum { PIECE = 256 * 1024 };
     if (n <= PIECE)
@@ -55,15 +55,15 @@ tw_status txt_out_append(tw_buf *b, const char *p, size_t n)
 
 static tw_status content_out(tw_text_dec *d, const char *p, size_t n)
 {
-    tw_status st = txt_out_append(&d->res.msg.content, p, n);
+    tw_status st = tw_text_out_append(&d->res.msg.content, p, n);
     if (st == TW_OK)
-        txt_fire(d, TW_EV_CONTENT, p, n, NULL, NULL);
+        tw_text_fire(d, TW_EV_CONTENT, p, n, NULL, NULL);
     return st;
 }
 
 /* Content is trimmed lazily: leading whitespace is dropped, trailing
  * whitespace is held until something else follows it. */
-tw_status txt_emit_content(tw_text_dec *d, const char *p, size_t n, uint64_t off)
+tw_status tw_text_emit_content(tw_text_dec *d, const char *p, size_t n, uint64_t off)
 {
     tw_status st = TW_OK;
     if (d->calls.bare.hold) {
@@ -135,7 +135,7 @@ tw_status tw_text_feed(tw_text_dec *d, const char *buf, size_t len)
     len = tw_input_clip(&d->L, d->fed, len, &d->too_large);
     if (len == 0)
         return TW_OK;
-    tw_status st = txt_think_feed(d, buf, len);
+    tw_status st = tw_text_think_feed(d, buf, len);
     d->fed += len;
     return st == TW_OK ? d->stop : st;
 }
@@ -167,21 +167,21 @@ static tw_status bare_json_finish(tw_text_dec *d)
                 char m[160];
                 snprintf(m, sizeof m, "bare JSON is not RFC 8259: %s at its byte %lld",
                          lint.nonstd_what, (long long)lint.nonstd_offset);
-                st = txt_add_diag(d, false, TW_D_JSON_NOT_RFC8259, off, m);
+                st = tw_text_add_diag(d, false, TW_D_JSON_NOT_RFC8259, off, m);
             }
             if (st == TW_OK)
-                st = txt_take_call(d, v, off, tn);
+                st = tw_text_take_call(d, v, off, tn);
             cJSON_Delete(v);
             if (st != TW_OK)
                 return st;
             if (d->res.msg.ncalls > before)
-                st = txt_add_diag(d, false, TW_D_BARE_JSON, off, NULL);
+                st = tw_text_add_diag(d, false, TW_D_BARE_JSON, off, NULL);
             tw_buf_free(&d->calls.bare.buf);
             return st;
         }
         cJSON_Delete(v);
     }
-    tw_status st = txt_emit_content(d, p, n, d->calls.bare.off);
+    tw_status st = tw_text_emit_content(d, p, n, d->calls.bare.off);
     tw_buf_free(&d->calls.bare.buf);
     return st;
 }
@@ -196,21 +196,21 @@ tw_status tw_text_finish(tw_text_dec *d, tw_result *out)
     d->finished = true;
     st = d->stop; /* a callback stopped the decode */
     if (st == TW_OK && d->think.state == TW_THINK_INSIDE && d->think.forced_start)
-        txt_forced_start(d, true);
+        tw_text_forced_start(d, true);
     if (st == TW_OK)
-        st = txt_think_process(d, true);
+        st = tw_text_think_process(d, true);
     if (st == TW_OK && d->think.state == TW_THINK_INSIDE)
-        st = txt_think_finish_block(d);
-    if (st == TW_OK && txt_hlen(d)) {
-        st = txt_calls_feed(d, txt_hdata(d), txt_hlen(d), d->think.hold_off);
-        txt_hold_consume(d, txt_hlen(d));
+        st = tw_text_think_finish_block(d);
+    if (st == TW_OK && tw_text_hlen(d)) {
+        st = tw_text_calls_feed(d, tw_text_hdata(d), tw_text_hlen(d), d->think.hold_off);
+        tw_text_hold_consume(d, tw_text_hlen(d));
     }
     if (st == TW_OK)
-        st = txt_calls_finish(d);
+        st = tw_text_calls_finish(d);
     if (st == TW_OK && d->calls.bare.hold)
         st = bare_json_finish(d);
     if (st == TW_OK && d->too_large)
-        st = txt_add_diag(d, true, TW_D_INPUT_TOO_LARGE, (int64_t)d->L.max_input_bytes, NULL);
+        st = tw_text_add_diag(d, true, TW_D_INPUT_TOO_LARGE, (int64_t)d->L.max_input_bytes, NULL);
     if (st == TW_OK) {
         tw_wire_sort_diags(&d->res);
         const char *fr = d->kind == TW_TEXT_THINK

@@ -18,7 +18,7 @@
 
 /* ===================== the call layer ===================== */
 
-void txt_block_reset(tw_text_dec *d)
+void tw_text_block_reset(tw_text_dec *d)
 {
     d->calls.state = TW_BLOCK_OUTSIDE;
     tw_buf_reset(&d->calls.blk);
@@ -64,7 +64,7 @@ static tw_status seg_note(tw_text_dec *d, uint64_t off)
 }
 
 /* The input offset of calls.blk[idx]. */
-uint64_t txt_blk_input_off(const tw_text_dec *d, size_t idx)
+uint64_t tw_text_blk_input_off(const tw_text_dec *d, size_t idx)
 {
     size_t n = d->calls.seg.len / sizeof(blk_seg);
     blk_seg sg = {0, d->calls.block_off};
@@ -79,19 +79,19 @@ uint64_t txt_blk_input_off(const tw_text_dec *d, size_t idx)
 }
 
 /* The block is decided: emit its outcome, replay bytes after its end. */
-tw_status txt_block_done(tw_text_dec *d, size_t end, bool via_json)
+tw_status tw_text_block_done(tw_text_dec *d, size_t end, bool via_json)
 {
     tw_status st;
     size_t clen;
-    txt_closer(d, &clen);
+    tw_text_closer(d, &clen);
     if (d->kind == TW_TEXT_QWEN_XML) {
         /* read by the XML reader, or cut at the block cap */
         if (via_json) {
-            st = txt_q_decode(d);
+            st = tw_text_q_decode(d);
         } else {
             char m[128];
             snprintf(m, sizeof m, "tool call block exceeds %zu bytes", d->calls.cap);
-            st = txt_add_diag(d, true, TW_D_ARGS_TOO_LARGE, d->calls.block_off, m);
+            st = tw_text_add_diag(d, true, TW_D_ARGS_TOO_LARGE, d->calls.block_off, m);
         }
     } else if (via_json) {
         tw_error e;
@@ -99,21 +99,21 @@ tw_status txt_block_done(tw_text_dec *d, size_t end, bool via_json)
         cJSON *v = NULL;
         const char *vp = d->calls.blk.data + d->calls.json.vstart;
         size_t vn = d->calls.json.vend - d->calls.json.vstart;
-        txt_trim_ctl(&vp, &vn);
+        tw_text_trim_ctl(&vp, &vn);
         tw_status ps = tw_json_parse_lint(vp, vn, d->L.max_depth, &v, &e, &lint);
         if (ps == TW_ERR_NOMEM)
             return ps;
         if (ps != TW_OK) {
             /* the scanner accepted what the parser refuses: fall back */
-            txt_lit_advance(d);
+            tw_text_lit_advance(d);
             if (d->calls.lit == NPOS || d->calls.lit > end)
                 return TW_ERR_STATE; /* cannot happen: the close tag is literal */
-            return txt_block_done(d, d->calls.lit + clen, false);
+            return tw_text_block_done(d, d->calls.lit + clen, false);
         }
-        st = txt_take_payload(d, v, d->calls.block_off, &lint, vn);
+        st = tw_text_take_payload(d, v, d->calls.block_off, &lint, vn);
         cJSON_Delete(v);
     } else {
-        st = txt_decide_payload(d, d->calls.blk.data, d->calls.lit, true, TW_D_TOOL_CALL_JSON);
+        st = tw_text_decide_payload(d, d->calls.blk.data, d->calls.lit, true, TW_D_TOOL_CALL_JSON);
     }
     d->calls.blocks++;
     /* bytes after the block's end go back through the layer, run by run,
@@ -140,14 +140,14 @@ tw_status txt_block_done(tw_text_dec *d, size_t end, bool via_json)
             memcpy(segs, d->calls.seg.data, nseg * sizeof *segs);
     }
     size_t total = d->calls.blk.len;
-    txt_block_reset(d);
+    tw_text_block_reset(d);
     for (size_t k = 0; st == TW_OK && rest && k < nseg; k++) {
         size_t a = segs[k].idx, b = k + 1 < nseg ? segs[k + 1].idx : total;
         if (b <= end)
             continue;
         if (a < end)
             a = end;
-        st = txt_calls_feed(d, held.data + (a - end), b - a, segs[k].off + (a - segs[k].idx));
+        st = tw_text_calls_feed(d, held.data + (a - end), b - a, segs[k].off + (a - segs[k].idx));
     }
     if (segs != seg_local)
         free(segs);
@@ -164,23 +164,23 @@ tw_status txt_block_done(tw_text_dec *d, size_t end, bool via_json)
 static tw_status block_step(tw_text_dec *d)
 {
     size_t clen;
-    txt_closer(d, &clen);
+    tw_text_closer(d, &clen);
     if (d->kind == TW_TEXT_QWEN_XML) {
-        tw_status st = txt_q_advance(d, false);
+        tw_status st = tw_text_q_advance(d, false);
         if (st == TW_OK && d->qwen.state == TW_Q_DONE)
-            st = txt_block_done(d, d->qwen.end, true);
+            st = tw_text_block_done(d, d->qwen.end, true);
         return st;
     }
-    txt_jpath_advance(d);
+    tw_text_jpath_advance(d);
     if (d->calls.json.phase == TW_JP_DONE)
-        return txt_block_done(d, d->calls.json.pos, true);
+        return tw_text_block_done(d, d->calls.json.pos, true);
     if (d->calls.json.phase < TW_JP_DONE && d->calls.blk.len >= d->calls.cap) {
         d->calls.json.phase = TW_JP_FAILED; /* too large to be a call by the JSON-aware rule */
     }
     if (d->calls.json.phase == TW_JP_FAILED) {
-        txt_lit_advance(d);
+        tw_text_lit_advance(d);
         if (d->calls.lit != NPOS && !(d->calls.oversize))
-            return txt_block_done(d, d->calls.lit + clen, false);
+            return tw_text_block_done(d, d->calls.lit + clen, false);
     }
     return TW_OK;
 }
@@ -189,7 +189,7 @@ static tw_status block_step(tw_text_dec *d)
 static tw_status oversize_feed(tw_text_dec *d, const char *p, size_t n, uint64_t off)
 {
     size_t clen;
-    const char *close = txt_closer(d, &clen);
+    const char *close = tw_text_closer(d, &clen);
     /* the tail and the start of p may hold the close tag across the seam */
     char seam[32];
     size_t t = d->calls.tail_len;
@@ -220,11 +220,11 @@ static tw_status oversize_feed(tw_text_dec *d, const char *p, size_t n, uint64_t
     }
     char m[128];
     snprintf(m, sizeof m, "tool call block exceeds %zu bytes", d->calls.cap);
-    tw_status st = txt_add_diag(d, true, TW_D_ARGS_TOO_LARGE, d->calls.block_off, m);
+    tw_status st = tw_text_add_diag(d, true, TW_D_ARGS_TOO_LARGE, d->calls.block_off, m);
     d->calls.blocks++;
-    txt_block_reset(d);
+    tw_text_block_reset(d);
     if (st == TW_OK && end_in_p < n)
-        st = txt_calls_feed(d, p + end_in_p, n - end_in_p, off + end_in_p);
+        st = tw_text_calls_feed(d, p + end_in_p, n - end_in_p, off + end_in_p);
     return st;
 }
 
@@ -239,7 +239,7 @@ static tw_status block_feed(tw_text_dec *d, const char *p, size_t n, uint64_t of
 {
     while (n) {
         if (d->calls.state != TW_BLOCK_INSIDE)
-            return txt_calls_feed(d, p, n, off);
+            return tw_text_calls_feed(d, p, n, off);
         size_t piece = d->calls.blk.len > 256 ? d->calls.blk.len : 256;
         if (d->calls.oversize || piece > n)
             piece = n;
@@ -269,23 +269,23 @@ static tw_status block_feed_piece(tw_text_dec *d, const char *p, size_t n, uint6
         if (st != TW_OK || d->calls.state == TW_BLOCK_OUTSIDE) {
             /* decided: the rest of p follows the replayed bytes */
             if (st == TW_OK && room < n)
-                st = txt_calls_feed(d, p + room, n - room, off + room);
+                st = tw_text_calls_feed(d, p + room, n - room, off + room);
             return st;
         }
         /* not decided within the cap: the JSON-aware path has failed and no
          * literal close was seen; refuse once the close arrives */
-        txt_lit_advance(d);
+        tw_text_lit_advance(d);
         if (d->calls.lit != NPOS) {
             size_t clen;
-            txt_closer(d, &clen);
-            st = txt_block_done(d, d->calls.lit + clen, false);
+            tw_text_closer(d, &clen);
+            st = tw_text_block_done(d, d->calls.lit + clen, false);
             if (st == TW_OK && room < n)
-                st = txt_calls_feed(d, p + room, n - room, off + room);
+                st = tw_text_calls_feed(d, p + room, n - room, off + room);
             return st;
         }
         d->calls.oversize = true;
         size_t clen;
-        txt_closer(d, &clen);
+        tw_text_closer(d, &clen);
         size_t keep = d->calls.blk.len < clen - 1 ? d->calls.blk.len : clen - 1;
         memcpy(d->calls.tail, d->calls.blk.data + d->calls.blk.len - keep, keep);
         d->calls.tail_len = keep;
@@ -328,7 +328,7 @@ static tw_status block_direct(tw_text_dec *d, const char *p, size_t n, size_t *t
         return TW_OK;
     /* what TW_JP_POST takes: whitespace and ``` fences (Hermes), then the tag */
     size_t clen, j = i + used, post = 0;
-    const char *close = txt_closer(d, &clen);
+    const char *close = tw_text_closer(d, &clen);
     while (j < lim && post < clen) {
         unsigned char c = (unsigned char)p[j];
         if (post == 0 && tw_is_space(c)) {
@@ -351,10 +351,10 @@ static tw_status block_direct(tw_text_dec *d, const char *p, size_t n, size_t *t
     tw_json_lint lint = {0};
     lint.nul_offset = -1;
     lint.nonstd_offset = -1;
-    tw_status st = txt_take_payload(d, v, d->calls.block_off, &lint, used);
+    tw_status st = tw_text_take_payload(d, v, d->calls.block_off, &lint, used);
     cJSON_Delete(v);
     d->calls.blocks++;
-    txt_block_reset(d);
+    tw_text_block_reset(d);
     *took = j;
     return st;
 }
@@ -365,7 +365,7 @@ static tw_status bare_release(tw_text_dec *d)
     if (!d->calls.bare.hold)
         return TW_OK;
     d->calls.bare.hold = false;
-    tw_status st = txt_emit_content(d, d->calls.bare.buf.data ? d->calls.bare.buf.data : "",
+    tw_status st = tw_text_emit_content(d, d->calls.bare.buf.data ? d->calls.bare.buf.data : "",
                                     d->calls.bare.buf.len, d->calls.bare.off);
     tw_buf_free(&d->calls.bare.buf);
     return st;
@@ -384,16 +384,16 @@ static tw_status hold_bytes(tw_text_dec *d, const char *p, size_t n, uint64_t of
 static tw_status open_block(tw_text_dec *d, int64_t at)
 {
     d->calls.block_off = at;
-    txt_block_reset(d);
+    tw_text_block_reset(d);
     d->calls.state = TW_BLOCK_INSIDE;
     return bare_release(d);
 }
 
 /* Public text into the call layer. `off` is the offset of p[0]. */
-tw_status txt_calls_feed(tw_text_dec *d, const char *p, size_t n, uint64_t off)
+tw_status tw_text_calls_feed(tw_text_dec *d, const char *p, size_t n, uint64_t off)
 {
     if (d->kind == TW_TEXT_THINK)
-        return txt_emit_content(d, p, n, off);
+        return tw_text_emit_content(d, p, n, off);
     /* more bytes of a block under way (one piece of block_feed's size; the
      * one-pass decision of block_direct applies to a block's first bytes
      * only): straight to the block, as the loop below would take them */
@@ -401,7 +401,7 @@ tw_status txt_calls_feed(tw_text_dec *d, const char *p, size_t n, uint64_t off)
         n <= (d->calls.blk.len > 256 ? d->calls.blk.len : 256))
         return block_feed_piece(d, p, n, off);
     size_t olen;
-    const char *open = txt_opener(d, &olen);
+    const char *open = tw_text_opener(d, &olen);
     /* fenced openers need one byte after them (not a name character) */
     size_t need = olen + (d->kind == TW_TEXT_FENCED ? 1 : 0);
     tw_status st = TW_OK;
@@ -430,7 +430,7 @@ tw_status txt_calls_feed(tw_text_dec *d, const char *p, size_t n, uint64_t off)
             if (prefix && h < need)
                 return TW_OK; /* still undecided: all of p was taken */
             if (prefix && (d->kind != TW_TEXT_FENCED ||
-                           !txt_ident_char((unsigned char)d->calls.hold.data[olen]))) {
+                           !tw_text_ident_char((unsigned char)d->calls.hold.data[olen]))) {
                 char look[2];
                 size_t extra = h - olen; /* fenced: the lookahead byte, part of the block */
                 memcpy(look, d->calls.hold.data + olen, extra);
@@ -438,7 +438,7 @@ tw_status txt_calls_feed(tw_text_dec *d, const char *p, size_t n, uint64_t off)
                 tw_buf_reset(&d->calls.hold);
                 st = open_block(d, (int64_t)d->calls.hold_offs[0]);
                 if (st == TW_OK && extra)
-                    st = txt_calls_feed(d, look, extra, look_off);
+                    st = tw_text_calls_feed(d, look, extra, look_off);
                 p += take;
                 n -= take;
                 off += take;
@@ -452,25 +452,25 @@ tw_status txt_calls_feed(tw_text_dec *d, const char *p, size_t n, uint64_t off)
             memcpy(tmp, d->calls.hold.data, hl);
             memcpy(toffs, d->calls.hold_offs, hl * sizeof toffs[0]);
             tw_buf_reset(&d->calls.hold);
-            st = txt_emit_content(d, tmp, 1, toffs[0]);
+            st = tw_text_emit_content(d, tmp, 1, toffs[0]);
             for (size_t k = 1; st == TW_OK && k < hl; k++)
-                st = txt_calls_feed(d, tmp + k, 1, toffs[k]);
+                st = tw_text_calls_feed(d, tmp + k, 1, toffs[k]);
             continue; /* p unchanged */
         }
         const char *lt = memchr(p, open[0], n);
         if (!lt)
-            return txt_emit_content(d, p, n, off);
+            return tw_text_emit_content(d, p, n, off);
         size_t i = (size_t)(lt - p);
         if (i) {
-            st = txt_emit_content(d, p, i, off);
+            st = tw_text_emit_content(d, p, i, off);
             if (st != TW_OK)
                 return st;
         }
         size_t avail = n - i;
         size_t cmp = avail < olen ? avail : olen;
         if (memcmp(lt, open, cmp) != 0 || (avail >= need && d->kind == TW_TEXT_FENCED &&
-                                           txt_ident_char((unsigned char)lt[olen]))) {
-            st = txt_emit_content(d, lt, 1, off + i);
+                                           tw_text_ident_char((unsigned char)lt[olen]))) {
+            st = tw_text_emit_content(d, lt, 1, off + i);
             p = lt + 1;
             n = avail - 1;
             off += i + 1;
@@ -487,7 +487,7 @@ tw_status txt_calls_feed(tw_text_dec *d, const char *p, size_t n, uint64_t off)
 }
 
 /* End of public text: resolve a held opener and an open block. */
-tw_status txt_calls_finish(tw_text_dec *d)
+tw_status tw_text_calls_finish(tw_text_dec *d)
 {
     tw_status st = TW_OK;
     if (d->kind == TW_TEXT_THINK)
@@ -502,26 +502,26 @@ tw_status txt_calls_finish(tw_text_dec *d)
             /* "```tool_call" at the very end: an opener with nothing after it */
             st = open_block(d, (int64_t)d->calls.hold_offs[0]);
         } else {
-            st = txt_emit_content(d, tmp, hl, d->calls.hold_offs[0]);
+            st = tw_text_emit_content(d, tmp, hl, d->calls.hold_offs[0]);
         }
     }
     if (st != TW_OK || d->calls.state == TW_BLOCK_OUTSIDE)
         return st;
     size_t clen;
-    txt_closer(d, &clen);
+    tw_text_closer(d, &clen);
     if (d->calls.oversize) {
         d->calls.blocks++;
-        txt_block_reset(d);
+        tw_text_block_reset(d);
         if (d->o.finish == TW_FINISH_STOP)
-            return txt_add_diag(d, true, TW_D_TOOL_CALL_UNTERMINATED, d->calls.block_off, NULL);
-        return txt_add_diag(d, true, TW_D_ARGS_TOO_LARGE, d->calls.block_off,
+            return tw_text_add_diag(d, true, TW_D_TOOL_CALL_UNTERMINATED, d->calls.block_off, NULL);
+        return tw_text_add_diag(d, true, TW_D_ARGS_TOO_LARGE, d->calls.block_off,
                         "unterminated tool call block exceeds the block cap");
     }
     if (d->kind == TW_TEXT_QWEN_XML)
-        return txt_q_finish(d);
-    txt_lit_advance(d);
+        return tw_text_q_finish(d);
+    tw_text_lit_advance(d);
     if (d->calls.lit != NPOS)
-        return txt_block_done(d, d->calls.lit + clen, false);
+        return tw_text_block_done(d, d->calls.lit + clen, false);
     /* unterminated */
     const char *pl = d->calls.blk.data ? d->calls.blk.data : "";
     size_t pn = d->calls.blk.len;
@@ -532,21 +532,21 @@ tw_status txt_calls_finish(tw_text_dec *d)
     d->calls.blocks++;
     switch (d->o.finish) {
     case TW_FINISH_STOP_SEQUENCE:
-        st = txt_decide_payload(d, pl, pn, true, TW_D_TOOL_CALL_JSON);
+        st = tw_text_decide_payload(d, pl, pn, true, TW_D_TOOL_CALL_JSON);
         break;
     case TW_FINISH_LENGTH: {
         tw_error why;
         tw_json_lint lint;
         cJSON *v;
-        st = txt_parse_payload(d, pl, pn, false, &v, &why, &lint);
+        st = tw_text_parse_payload(d, pl, pn, false, &v, &why, &lint);
         if (st != TW_OK)
             break;
         bool deep = !v && why.code == TW_D_JSON_TOO_DEEP;
         if (v) {
-            st = txt_take_payload(d, v, d->calls.block_off, &lint, pn);
+            st = tw_text_take_payload(d, v, d->calls.block_off, &lint, pn);
             cJSON_Delete(v);
         } else {
-            st = txt_add_diag(d, true, deep ? TW_D_JSON_TOO_DEEP : TW_D_TOOL_CALL_UNTERMINATED,
+            st = tw_text_add_diag(d, true, deep ? TW_D_JSON_TOO_DEEP : TW_D_TOOL_CALL_UNTERMINATED,
                               d->calls.block_off,
                               deep ? NULL
                                    : "tool call cut by the token limit before its JSON completed");
@@ -554,9 +554,9 @@ tw_status txt_calls_finish(tw_text_dec *d)
         break;
     }
     default:
-        st = txt_add_diag(d, true, TW_D_TOOL_CALL_UNTERMINATED, d->calls.block_off, NULL);
+        st = tw_text_add_diag(d, true, TW_D_TOOL_CALL_UNTERMINATED, d->calls.block_off, NULL);
         break;
     }
-    txt_block_reset(d);
+    tw_text_block_reset(d);
     return st;
 }

@@ -21,7 +21,7 @@
 /* One parsed call object, accepted or refused by the rules every decoder
  * shares (calls.h); its arguments are moved out of it, never copied. The
  * payload was parsed with d->L.max_depth from at most src_len bytes. */
-tw_status txt_take_call(tw_text_dec *d, cJSON *obj, int64_t off, size_t src_len)
+tw_status tw_text_take_call(tw_text_dec *d, cJSON *obj, int64_t off, size_t src_len)
 {
     tw_wire_sink k = {&d->res, &d->o, &d->L, d->fn, d->user, &d->stop};
     return tw_call_take_parsed(&k, obj, off, src_len);
@@ -29,34 +29,34 @@ tw_status txt_take_call(tw_text_dec *d, cJSON *obj, int64_t off, size_t src_len)
 
 /* A parsed payload (read from at most src_len bytes): an object is one
  * call, an array several. */
-tw_status txt_take_payload(tw_text_dec *d, cJSON *v, int64_t off, const tw_json_lint *lint,
-                           size_t src_len)
+tw_status tw_text_take_payload(tw_text_dec *d, cJSON *v, int64_t off, const tw_json_lint *lint,
+                               size_t src_len)
 {
     if (lint->nonstd_offset >= 0) {
         char m[160];
         snprintf(m, sizeof m, "tool call payload is not RFC 8259 JSON: %s at its byte %lld",
                  lint->nonstd_what, (long long)lint->nonstd_offset);
-        tw_status st = txt_add_diag(d, false, TW_D_JSON_NOT_RFC8259, off, m);
+        tw_status st = tw_text_add_diag(d, false, TW_D_JSON_NOT_RFC8259, off, m);
         if (st != TW_OK)
             return st;
     }
     if (cJSON_IsArray(v) && tw_json_tainted(v)) {
         /* an element that was a string with U+0000 was removed */
         tw_status st =
-            txt_add_diag(d, true, TW_D_JSON_NUL, off,
+            tw_text_add_diag(d, true, TW_D_JSON_NUL, off,
                          "tool call payload array held a string with U+0000; it was refused");
         if (st != TW_OK)
             return st;
     }
     if (cJSON_IsObject(v))
-        return txt_take_call(d, v, off, src_len);
+        return tw_text_take_call(d, v, off, src_len);
     if (cJSON_IsArray(v)) {
         tw_status st = TW_OK;
         for (cJSON *e = v->child; st == TW_OK && e; e = e->next)
-            st = txt_take_call(d, e, off, src_len);
+            st = tw_text_take_call(d, e, off, src_len);
         return st;
     }
-    return txt_add_diag(d, true, TW_D_TOOL_CALL_JSON, off,
+    return tw_text_add_diag(d, true, TW_D_TOOL_CALL_JSON, off,
                     "tool call payload is not a JSON object or array");
 }
 
@@ -93,7 +93,7 @@ static void strip_payload(const tw_text_dec *d, const char **p, size_t *n)
  * payload gets the same diagnostics whichever path decided its block (the
  * scanner's value range, or the literal closing tag).
  */
-void txt_trim_ctl(const char **p, size_t *n)
+void tw_text_trim_ctl(const char **p, size_t *n)
 {
     while (*n && (unsigned char)(*p)[0] >= 1 && (unsigned char)(*p)[0] <= 0x20) {
         (*p)++;
@@ -109,14 +109,14 @@ void txt_trim_ctl(const char **p, size_t *n)
  * json_too_deep or tool_call_json, message the parser's reason and where);
  * TW_ERR_NOMEM is the only failure.
  */
-tw_status txt_parse_payload(const tw_text_dec *d, const char *p, size_t n, bool retry,
-                            cJSON **out, tw_error *why, tw_json_lint *lint)
+tw_status tw_text_parse_payload(const tw_text_dec *d, const char *p, size_t n, bool retry,
+                                cJSON **out, tw_error *why, tw_json_lint *lint)
 {
     tw_error e;
     cJSON *v = NULL;
     *out = NULL;
     strip_payload(d, &p, &n);
-    txt_trim_ctl(&p, &n);
+    tw_text_trim_ctl(&p, &n);
     tw_status st = tw_json_parse_lint(p, n, d->L.max_depth, &v, &e, lint);
     if (st == TW_OK) {
         *out = v;
@@ -131,8 +131,9 @@ tw_status txt_parse_payload(const tw_text_dec *d, const char *p, size_t n, bool 
      * input when the payload lies in the block buffer */
     char where[48] = "";
     if (d->calls.blk.data && p >= d->calls.blk.data && p <= d->calls.blk.data + d->calls.blk.len)
-        snprintf(where, sizeof where, " (byte %llu of the input)",
-                 (unsigned long long)txt_blk_input_off(d, (size_t)(p - d->calls.blk.data) + eo));
+        snprintf(
+            where, sizeof where, " (byte %llu of the input)",
+            (unsigned long long)tw_text_blk_input_off(d, (size_t)(p - d->calls.blk.data) + eo));
     static const char pre[] = "invalid JSON at byte ";
     const char *rest =
         strncmp(e.message, pre, sizeof pre - 1) == 0 ? strstr(e.message, ": ") : NULL;
@@ -159,24 +160,24 @@ tw_status txt_parse_payload(const tw_text_dec *d, const char *p, size_t n, bool 
     return TW_OK;
 }
 
-tw_status txt_decide_payload(tw_text_dec *d, const char *p, size_t n, bool retry,
-                             tw_status fail_code)
+tw_status tw_text_decide_payload(tw_text_dec *d, const char *p, size_t n, bool retry,
+                                 tw_status fail_code)
 {
     tw_error why;
     tw_json_lint lint;
     cJSON *v;
-    tw_status st = txt_parse_payload(d, p, n, retry, &v, &why, &lint);
+    tw_status st = tw_text_parse_payload(d, p, n, retry, &v, &why, &lint);
     if (st != TW_OK)
         return st;
     if (!v) {
         if (why.code == TW_D_JSON_TOO_DEEP)
-            return txt_add_diag(d, true, TW_D_JSON_TOO_DEEP, d->calls.block_off,
+            return tw_text_add_diag(d, true, TW_D_JSON_TOO_DEEP, d->calls.block_off,
                             "tool call payload nested deeper than max_depth");
         char m[400];
         snprintf(m, sizeof m, "%s: %.223s", tw_code_message(fail_code), why.message);
-        return txt_add_diag(d, true, fail_code, d->calls.block_off, m);
+        return tw_text_add_diag(d, true, fail_code, d->calls.block_off, m);
     }
-    st = txt_take_payload(d, v, d->calls.block_off, &lint, n);
+    st = tw_text_take_payload(d, v, d->calls.block_off, &lint, n);
     cJSON_Delete(v);
     return st;
 }
@@ -185,12 +186,12 @@ tw_status txt_decide_payload(tw_text_dec *d, const char *p, size_t n, bool retry
  * Advance the JSON-aware path over calls.blk[calls.json.pos, len). It ends in TW_JP_DONE
  * (value followed by the close tag) or TW_JP_FAILED, or waits for more bytes.
  */
-void txt_jpath_advance(tw_text_dec *d)
+void tw_text_jpath_advance(tw_text_dec *d)
 {
     const char *b = d->calls.blk.data;
     size_t len = d->calls.blk.len;
     size_t clen;
-    const char *close = txt_closer(d, &clen);
+    const char *close = tw_text_closer(d, &clen);
     while (d->calls.json.pos < len && d->calls.json.phase < TW_JP_DONE) {
         size_t i = d->calls.json.pos;
         if (d->calls.json.phase == TW_JP_PRE) {
@@ -303,12 +304,12 @@ void txt_jpath_advance(tw_text_dec *d)
 }
 
 /* Search the first literal close tag in calls.blk from calls.lit_scan. */
-void txt_lit_advance(tw_text_dec *d)
+void tw_text_lit_advance(tw_text_dec *d)
 {
     if (d->calls.lit != NPOS)
         return;
     size_t clen;
-    const char *close = txt_closer(d, &clen);
+    const char *close = tw_text_closer(d, &clen);
     size_t from = d->calls.lit_scan;
     if (!d->calls.blk.data)
         return;
@@ -332,7 +333,7 @@ void txt_lit_advance(tw_text_dec *d)
  * bracket, and the answer is the first-balanced retry's from the bracket
  * to the closing tag, the same for every payload that shares both.
  */
-bool txt_payload_head_inert(const char *p, size_t n)
+bool tw_text_payload_head_inert(const char *p, size_t n)
 {
     size_t i = 0;
     while (i < n && (unsigned char)p[i] <= 0x20) /* what cJSON skips, NUL included */
@@ -381,18 +382,18 @@ static bool scan_stopped_for_good(const tw_text_dec *t, const char *p, size_t pn
 }
 
 /*
- * Does a payload yield an object or array by txt_parse_payload's rule (the
+ * Does a payload yield an object or array by tw_text_parse_payload's rule (the
  * whole payload, then its first balanced value unless the whole was nested
- * too deep)? The same answer as txt_parse_payload's value, without the trees,
+ * too deep)? The same answer as tw_text_parse_payload's value, without the trees,
  * the lint and the rejection's message. TW_ERR_NOMEM is the only failure.
  */
 static tw_status payload_yields(const tw_text_dec *d, const char *p, size_t n, bool *ok)
 {
     *ok = false;
     strip_payload(d, &p, &n);
-    txt_trim_ctl(&p, &n);
+    tw_text_trim_ctl(&p, &n);
     size_t a, b;
-    if (txt_payload_head_inert(p, n)) {
+    if (tw_text_payload_head_inert(p, n)) {
         /* no reader takes the first byte, so the whole payload does not
          * read; its depth, checked before it is read, then decides only
          * whether the retry runs: measured only when the retry yields */
@@ -422,12 +423,12 @@ static tw_status payload_yields(const tw_text_dec *d, const char *p, size_t n, b
  * by the first-balanced retry, only when the payload holds a '{' or '['
  * (bracket): without one it is not parsed at all.
  */
-bool txt_block_valid_at(const tw_text_dec *d, const char *p, size_t n, const char *lit,
-                        bool bracket, tw_status *st)
+bool tw_text_block_valid_at(const tw_text_dec *d, const char *p, size_t n, const char *lit,
+                            bool bracket, tw_status *st)
 {
     *st = TW_OK;
     size_t olen;
-    txt_opener(d, &olen);
+    tw_text_opener(d, &olen);
     p += olen;
     n -= olen;
     if (d->kind == TW_TEXT_QWEN_XML) {
@@ -442,7 +443,7 @@ bool txt_block_valid_at(const tw_text_dec *d, const char *p, size_t n, const cha
         q.calls.blk.data = (char *)(uintptr_t)p; /* read-only view */
         q.calls.blk.len = n < d->calls.cap ? n : d->calls.cap;
         q.qwen.stray = q.qwen.cand = NPOS;
-        *st = txt_q_advance(&q, false);
+        *st = tw_text_q_advance(&q, false);
         return q.qwen.state == TW_Q_DONE && q.qwen.nfunc > 0;
     }
     /* JSON-aware: scan the value and expect the close tag */
@@ -453,7 +454,7 @@ bool txt_block_valid_at(const tw_text_dec *d, const char *p, size_t n, const cha
     t.calls.blk.data = (char *)(uintptr_t)p; /* read-only view */
     t.calls.blk.len = n;
     t.calls.json.phase = TW_JP_PRE;
-    txt_jpath_advance(&t);
+    tw_text_jpath_advance(&t);
     cJSON *v = NULL;
     if (t.calls.json.phase == TW_JP_DONE) {
         tw_error e;
@@ -473,7 +474,7 @@ bool txt_block_valid_at(const tw_text_dec *d, const char *p, size_t n, const cha
     if (!bracket || scan_stopped_for_good(&t, p, (size_t)(lit - p)))
         return false;
     size_t pn = (size_t)(lit - p);
-    if (txt_payload_head_inert(p, pn)) {
+    if (tw_text_payload_head_inert(p, pn)) {
         /* no reader takes the payload's first byte: the whole payload does
          * not parse, and only the first-balanced retry can yield a value.
          * It scans from the first bracket as here: unless that scan ends a
@@ -482,7 +483,7 @@ bool txt_block_valid_at(const tw_text_dec *d, const char *p, size_t n, const cha
         const char *sp = p;
         size_t sn = pn, used = 0;
         strip_payload(d, &sp, &sn);
-        txt_trim_ctl(&sp, &sn);
+        tw_text_trim_ctl(&sp, &sn);
         const char *o = memchr(sp, '{', sn), *a = memchr(sp, '[', sn);
         const char *f = o && a ? (o < a ? o : a) : (o ? o : a);
         if (!f)

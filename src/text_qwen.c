@@ -191,7 +191,7 @@ static void q_value_xml(tw_text_dec *d)
  * bytes; `final` resolves what waits for bytes that will not come.
  * TW_ERR_NOMEM is the only failure.
  */
-tw_status txt_q_advance(tw_text_dec *d, bool final)
+tw_status tw_text_q_advance(tw_text_dec *d, bool final)
 {
     const char *b = d->calls.blk.data;
     size_t len = d->calls.blk.len;
@@ -628,37 +628,37 @@ static tw_status q_take_call(tw_text_dec *d, const q_call *qc, const q_elem *ev,
     /* the reader's warnings belong to an accepted call only */
     char m[240];
     if (st == TW_OK && accepted && !qc->closed)
-        st = txt_add_diag(d, false, TW_D_XML_FUNCTION_UNCLOSED, d->calls.block_off, NULL);
+        st = tw_text_add_diag(d, false, TW_D_XML_FUNCTION_UNCLOSED, d->calls.block_off, NULL);
     if (st == TW_OK && accepted && qc->stray)
-        st = txt_add_diag(d, false, TW_D_XML_STRAY_TEXT, d->calls.block_off,
+        st = tw_text_add_diag(d, false, TW_D_XML_STRAY_TEXT, d->calls.block_off,
                       "text between the elements of a function was dropped");
     if (st == TW_OK && accepted && untyped) {
         snprintf(
             m, sizeof m,
             "%zu parameter value(s) kept as strings: no schema type declares them (first '%.*s')",
             nuntyped, (int)(fu_len > 64 ? 64 : fu_len), first_untyped);
-        st = txt_add_diag(d, false, TW_D_XML_UNTYPED, d->calls.block_off, m);
+        st = tw_text_add_diag(d, false, TW_D_XML_UNTYPED, d->calls.block_off, m);
     }
     if (st == TW_OK && accepted && mistyped) {
         snprintf(m, sizeof m,
                  "%zu parameter value(s) do not read as their schema type and were kept as strings "
                  "(first '%.*s')",
                  nmistyped, (int)(fm_len > 64 ? 64 : fm_len), first_mistyped);
-        st = txt_add_diag(d, false, TW_D_XML_VALUE_TYPE, d->calls.block_off, m);
+        st = tw_text_add_diag(d, false, TW_D_XML_VALUE_TYPE, d->calls.block_off, m);
     }
     if (st == TW_OK && accepted && nbad) {
         snprintf(m, sizeof m,
                  "%zu invalid UTF-8 byte(s) in parameter names or string values were written as "
                  "U+FFFD (the first in parameter '%.*s', at this offset)",
                  nbad, (int)(fb_len > 64 ? 64 : fb_len), first_bad);
-        st =
-            txt_add_diag(d, false, TW_D_JSON_NOT_RFC8259, (int64_t)txt_blk_input_off(d, bad_at), m);
+        st = tw_text_add_diag(d, false, TW_D_JSON_NOT_RFC8259,
+                              (int64_t)tw_text_blk_input_off(d, bad_at), m);
     }
     return st;
 }
 
 /* Turn the elements of a read block into calls. */
-tw_status txt_q_decode(tw_text_dec *d)
+tw_status tw_text_q_decode(tw_text_dec *d)
 {
     const q_elem *ev = (const q_elem *)(const void *)d->qwen.ev.data;
     size_t n = d->qwen.ev.len / sizeof(q_elem);
@@ -693,12 +693,12 @@ tw_status txt_q_decode(tw_text_dec *d)
         }
     }
     if (st == TW_OK && !any)
-        st = txt_add_diag(d, true, TW_D_TOOL_CALL_JSON, d->calls.block_off,
+        st = tw_text_add_diag(d, true, TW_D_TOOL_CALL_JSON, d->calls.block_off,
                       "tool call block holds no <function=NAME> element");
     if (st == TW_OK && outside)
-        st = txt_add_diag(d, true, TW_D_XML_PARAM_OUTSIDE, d->calls.block_off, NULL);
+        st = tw_text_add_diag(d, true, TW_D_XML_PARAM_OUTSIDE, d->calls.block_off, NULL);
     if (st == TW_OK && stray && any)
-        st = txt_add_diag(d, false, TW_D_XML_STRAY_TEXT, d->calls.block_off,
+        st = tw_text_add_diag(d, false, TW_D_XML_STRAY_TEXT, d->calls.block_off,
                       "text inside the tool call block, outside its functions, was dropped");
     return st;
 }
@@ -716,13 +716,13 @@ static tw_status q_note_unclosed(tw_text_dec *d, size_t end)
  * first literal </tool_call> after its start, if any (its call is refused);
  * otherwise --finish decides, as for Hermes.
  */
-tw_status txt_q_finish(tw_text_dec *d)
+tw_status tw_text_q_finish(tw_text_dec *d)
 {
-    tw_status st = txt_q_advance(d, true);
+    tw_status st = tw_text_q_advance(d, true);
     if (st != TW_OK)
         return st;
     if (d->qwen.state == TW_Q_DONE)
-        return txt_block_done(d, d->qwen.end, true);
+        return tw_text_block_done(d, d->qwen.end, true);
     size_t len = d->calls.blk.len;
     if (q_in_value(d)) {
         const char *f = tw_memmem(d->calls.blk.data + d->qwen.vstart, len - d->qwen.vstart,
@@ -730,7 +730,7 @@ tw_status txt_q_finish(tw_text_dec *d)
         if (f) {
             size_t at = (size_t)(f - d->calls.blk.data);
             st = q_note_unclosed(d, at);
-            return st == TW_OK ? txt_block_done(d, at + SLEN(HERMES_CLOSE), true) : st;
+            return st == TW_OK ? tw_text_block_done(d, at + SLEN(HERMES_CLOSE), true) : st;
         }
     }
     const q_elem *ev = (const q_elem *)(const void *)d->qwen.ev.data;
@@ -746,13 +746,13 @@ tw_status txt_q_finish(tw_text_dec *d)
         }
         if (st == TW_OK)
             st = q_note_unclosed(d, len);
-        return st == TW_OK ? txt_block_done(d, len, true) : st;
+        return st == TW_OK ? tw_text_block_done(d, len, true) : st;
     }
     d->calls.blocks++;
-    st = txt_add_diag(d, true, TW_D_TOOL_CALL_UNTERMINATED, d->calls.block_off,
+    st = tw_text_add_diag(d, true, TW_D_TOOL_CALL_UNTERMINATED, d->calls.block_off,
                   d->o.finish == TW_FINISH_LENGTH
                       ? "tool call cut by the token limit before its </function>"
                       : NULL);
-    txt_block_reset(d);
+    tw_text_block_reset(d);
     return st;
 }

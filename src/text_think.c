@@ -22,9 +22,9 @@ static const char CLOSE_THINKING[] = "</thinking>";
 
 static tw_status thinking_out(tw_text_dec *d, const char *p, size_t n)
 {
-    tw_status st = txt_out_append(&d->res.msg.thinking, p, n);
+    tw_status st = tw_text_out_append(&d->res.msg.thinking, p, n);
     if (st == TW_OK)
-        txt_fire(d, TW_EV_THINKING, p, n, NULL, NULL);
+        tw_text_fire(d, TW_EV_THINKING, p, n, NULL, NULL);
     return st;
 }
 
@@ -121,15 +121,15 @@ static size_t close_from(const tw_text_dec *d)
  * length, or NPOS. */
 static size_t find_close(tw_text_dec *d, size_t *taglen)
 {
-    const char *h = txt_hdata(d);
-    size_t len = txt_hlen(d);
+    const char *h = tw_text_hdata(d);
+    size_t len = tw_text_hlen(d);
     size_t from = close_from(d);
     size_t run = from; /* no closing tag of either kind starts in [run, from) */
     size_t from0 = from;
     bool any = false; /* a '<' in [from0, len) */
     d->think.nolt = NPOS;
     for (;;) {
-        const char *f = txt_find_tag_any(h + from, len - from, "</think", 7, &any);
+        const char *f = tw_text_find_tag_any(h + from, len - from, "</think", 7, &any);
         if (!f) {
             clear_note(d, run, len);
             if (!any)
@@ -166,10 +166,10 @@ static size_t find_close(tw_text_dec *d, size_t *taglen)
 
 /* Forced-open start: drop whitespace and one repeated opening tag. Returns
  * false while the start is undecided. */
-bool txt_forced_start(tw_text_dec *d, bool final)
+bool tw_text_forced_start(tw_text_dec *d, bool final)
 {
-    const char *h = txt_hdata(d);
-    size_t len = txt_hlen(d);
+    const char *h = tw_text_hdata(d);
+    size_t len = tw_text_hlen(d);
     size_t i = d->think.text_start;
     while (i < len && tw_is_space((unsigned char)h[i]))
         i++;
@@ -196,21 +196,21 @@ bool txt_forced_start(tw_text_dec *d, bool final)
 }
 
 /*
- * Public text in which the think layer found no '<': txt_calls_feed, without its
+ * Public text in which the think layer found no '<': tw_text_calls_feed, without its
  * second search when that search is for '<' too. Between blocks, with no
  * partial opener held, a Hermes or Qwen3-Coder opener cannot start in it,
- * so it is content as it stands (what txt_calls_feed would find).
+ * so it is content as it stands (what tw_text_calls_feed would find).
  */
 static tw_status calls_feed_plain(tw_text_dec *d, const char *p, size_t n, uint64_t off)
 {
     size_t olen;
     if (d->calls.state == TW_BLOCK_OUTSIDE && d->calls.hold.len == 0 &&
-        txt_opener(d, &olen)[0] == '<')
-        return txt_emit_content(d, p, n, off);
-    return txt_calls_feed(d, p, n, off);
+        tw_text_opener(d, &olen)[0] == '<')
+        return tw_text_emit_content(d, p, n, off);
+    return tw_text_calls_feed(d, p, n, off);
 }
 
-tw_status txt_think_feed(tw_text_dec *d, const char *p, size_t n)
+tw_status tw_text_think_feed(tw_text_dec *d, const char *p, size_t n)
 {
     /* drop consumed bytes once per feed: what stays held is short except
      * inside a held block, where nothing is consumed until it closes */
@@ -218,9 +218,9 @@ tw_status txt_think_feed(tw_text_dec *d, const char *p, size_t n)
         tw_buf_consume(&d->think.hold, d->think.cur);
         d->think.cur = 0;
     }
-    if (txt_hlen(d) == 0) {
+    if (tw_text_hlen(d) == 0) {
         /* nothing held and no '<' in p: no think tag starts or ends in it,
-         * so it goes on as it stands, as txt_think_process below would pass it
+         * so it goes on as it stands, as tw_text_think_process below would pass it
          * (a byte fed alone in plain text or thinking costs a few calls) */
         if (!memchr(p, '<', n)) {
             if (d->think.state == TW_THINK_OUTSIDE) {
@@ -228,10 +228,10 @@ tw_status txt_think_feed(tw_text_dec *d, const char *p, size_t n)
                 return calls_feed_plain(d, p, n, d->fed);
             }
             size_t olen;
-            const char *open = txt_opener(d, &olen);
+            const char *open = tw_text_opener(d, &olen);
             if (!d->think.forced_start && d->o.unterminated != TW_UNTERM_DIRECT &&
                 d->think.call_at == NPOS && (open[0] == '<' || !memchr(p, open[0], n))) {
-                /* inside a block: neither a closing tag nor an txt_opener (nor
+                /* inside a block: neither a closing tag nor an tw_text_opener (nor
                  * a partial one) is in p, so all of it is thinking */
                 d->think.hold_off = d->fed + n;
                 d->think.text_start = d->think.raw_start = d->think.scan = 0;
@@ -244,7 +244,7 @@ tw_status txt_think_feed(tw_text_dec *d, const char *p, size_t n)
         d->think.hold_off = d->fed;
         d->think.ext = p;
         d->think.ext_len = n;
-        tw_status st = txt_think_process(d, false);
+        tw_status st = tw_text_think_process(d, false);
         size_t used = d->think.cur;
         d->think.ext = NULL;
         d->think.ext_len = 0;
@@ -261,7 +261,7 @@ tw_status txt_think_feed(tw_text_dec *d, const char *p, size_t n)
         /* a block held whole (an opener in it, or direct): unless a '<' is
          * where the closing-tag search resumes or in p, no closing tag
          * ends in it, and nothing else is decided before the end; the
-         * search's bookkeeping as txt_think_process would leave it */
+         * search's bookkeeping as tw_text_think_process would leave it */
         size_t len = d->think.hold.len, from = close_from(d);
         if (!memchr(d->think.hold.data + from, '<', len - from)) {
             clear_note(d, from, len);
@@ -271,15 +271,15 @@ tw_status txt_think_feed(tw_text_dec *d, const char *p, size_t n)
             return TW_OK;
         }
     }
-    return txt_think_process(d, false);
+    return tw_text_think_process(d, false);
 }
 
 /* Drop think.hold[0, k) and shift the indexes. */
-void txt_hold_consume(tw_text_dec *d, size_t k)
+void tw_text_hold_consume(tw_text_dec *d, size_t k)
 {
     if (k == 0)
         return;
-    d->think.cur += k; /* no memmove here: txt_think_feed compacts once per feed */
+    d->think.cur += k; /* no memmove here: tw_text_think_feed compacts once per feed */
     d->think.hold_off += k;
     d->think.text_start = d->think.text_start > k ? d->think.text_start - k : 0;
     d->think.raw_start = d->think.raw_start > k ? d->think.raw_start - k : 0;
@@ -297,7 +297,7 @@ void txt_hold_consume(tw_text_dec *d, size_t k)
 static size_t next_think_at(const char *h, size_t len)
 {
     static const char pre[] = "<think"; /* begins <think> and <thinking> */
-    const char *f = txt_find_tag(h + 1, len - 1, pre, SLEN(pre));
+    const char *f = tw_text_find_tag(h + 1, len - 1, pre, SLEN(pre));
     if (f)
         return (size_t)(f - h);
     for (size_t k = len > SLEN(pre) ? len - SLEN(pre) + 1 : 1; k < len; k++)
@@ -306,21 +306,21 @@ static size_t next_think_at(const char *h, size_t len)
     return len;
 }
 
-tw_status txt_think_process(tw_text_dec *d, bool final)
+tw_status tw_text_think_process(tw_text_dec *d, bool final)
 {
     tw_status st = TW_OK;
     size_t olen;
-    const char *open = txt_opener(d, &olen);
+    const char *open = tw_text_opener(d, &olen);
     while (st == TW_OK) {
-        const char *h = txt_hdata(d);
-        size_t len = txt_hlen(d);
+        const char *h = tw_text_hdata(d);
+        size_t len = tw_text_hlen(d);
         if (d->think.state == TW_THINK_OUTSIDE) {
             if (len == 0)
                 return TW_OK;
             const char *lt = memchr(h, '<', len);
             if (!lt) {
                 st = calls_feed_plain(d, h, len, d->think.hold_off);
-                txt_hold_consume(d, len);
+                tw_text_hold_consume(d, len);
                 return st;
             }
             size_t i = (size_t)(lt - h);
@@ -328,7 +328,7 @@ tw_status txt_think_process(tw_text_dec *d, bool final)
                 st = calls_feed_plain(d, h, i, d->think.hold_off);
                 if (st != TW_OK)
                     return st;
-                txt_hold_consume(d, i);
+                tw_text_hold_consume(d, i);
                 continue;
             }
             /* h[0] == '<' */
@@ -355,15 +355,15 @@ tw_status txt_think_process(tw_text_dec *d, bool final)
                 return TW_OK; /* partial tag held back */
             if (!tag) {
                 size_t j = next_think_at(h, len);
-                st = txt_calls_feed(d, h, j, d->think.hold_off);
-                txt_hold_consume(d, j);
+                st = tw_text_calls_feed(d, h, j, d->think.hold_off);
+                tw_text_hold_consume(d, j);
                 continue;
             }
             think_open(d, tag, 0, tl);
             continue;
         }
         /* inside a block */
-        if (d->think.forced_start && !txt_forced_start(d, final))
+        if (d->think.forced_start && !tw_text_forced_start(d, final))
             return TW_OK;
         size_t tagl = 0;
         size_t c = find_close(d, &tagl);
@@ -371,7 +371,7 @@ tw_status txt_think_process(tw_text_dec *d, bool final)
             st = emit_thinking(d, h + d->think.text_start, c - d->think.text_start, true);
             end_thinking_block(d);
             d->think.state = TW_THINK_OUTSIDE;
-            txt_hold_consume(d, c + tagl);
+            tw_text_hold_consume(d, c + tagl);
             continue;
         }
         if (final)
@@ -385,7 +385,7 @@ tw_status txt_think_process(tw_text_dec *d, bool final)
              * that covers the text and the opener starts with '<', neither
              * an opener nor a partial tag can be there */
             bool none = d->think.nolt <= from && open[0] == '<';
-            const char *f = none ? NULL : txt_find_tag(h + from, len - from, open, olen);
+            const char *f = none ? NULL : tw_text_find_tag(h + from, len - from, open, olen);
             size_t upto;
             if (none) {
                 upto = len;
@@ -410,7 +410,7 @@ tw_status txt_think_process(tw_text_dec *d, bool final)
                 size_t k = upto;
                 d->think.raw_start = k;
                 d->think.text_start = k;
-                txt_hold_consume(d, k);
+                tw_text_hold_consume(d, k);
             }
         }
         return TW_OK;
@@ -419,19 +419,19 @@ tw_status txt_think_process(tw_text_dec *d, bool final)
 }
 
 /* End of input inside a block: implicit end, synthesize or direct. */
-tw_status txt_think_finish_block(tw_text_dec *d)
+tw_status tw_text_think_finish_block(tw_text_dec *d)
 {
     size_t olen;
-    const char *open = txt_opener(d, &olen);
-    const char *h = txt_hdata(d);
-    size_t len = txt_hlen(d);
+    const char *open = tw_text_opener(d, &olen);
+    const char *h = tw_text_hdata(d);
+    size_t len = tw_text_hlen(d);
     tw_status st = TW_OK;
     /* §1.7: the first opener that starts a complete, valid block. One pass:
      * the closing tag and the bracket each opener needs are found by
      * searches that only move forward, and once no closing tag follows,
      * no later opener can start a block. */
     size_t clen;
-    const char *close = txt_closer(d, &clen);
+    const char *close = tw_text_closer(d, &clen);
     size_t from = d->think.text_start;
     /* lit: the first closing tag at or after the current payload; brace,
      * brack: the first '{' and '[' there (len when none). 0: not searched. */
@@ -440,7 +440,7 @@ tw_status txt_think_finish_block(tw_text_dec *d)
      * memo_lit: the bracket and closing tag of the last payload found
      * invalid whose bytes before the bracket are inert, so that a later
      * opener with the same bracket, closing tag and inert head is not
-     * parsed again (txt_payload_head_inert) */
+     * parsed again (tw_text_payload_head_inert) */
     size_t quote = 0, memo_br = NPOS, memo_lit = NPOS;
     for (int tries = 0; tries < 64 && from < len; tries++) {
         const char *f = tw_memmem(h + from, len - from, open, olen);
@@ -468,11 +468,11 @@ tw_status txt_think_finish_block(tw_text_dec *d)
                 const char *q = memchr(h + pay, '"', len - pay);
                 quote = q ? (size_t)(q - h) : len;
             }
-            inert = quote > br && txt_payload_head_inert(h + pay, br - pay);
+            inert = quote > br && tw_text_payload_head_inert(h + pay, br - pay);
         }
         bool valid = false;
         if (!inert || br != memo_br || lit != memo_lit) {
-            valid = txt_block_valid_at(d, f, len - at, h + lit, br < lit, &st);
+            valid = tw_text_block_valid_at(d, f, len - at, h + lit, br < lit, &st);
             if (st != TW_OK)
                 return st;
             if (inert && !valid)
@@ -482,36 +482,36 @@ tw_status txt_think_finish_block(tw_text_dec *d)
             st = emit_thinking(d, h + d->think.text_start, at - d->think.text_start, true);
             end_thinking_block(d);
             if (st == TW_OK)
-                st = txt_add_diag(d, false, TW_D_THINK_IMPLICIT_END,
+                st = tw_text_add_diag(d, false, TW_D_THINK_IMPLICIT_END,
                                   (int64_t)(d->think.hold_off + at), NULL);
             d->think.state = TW_THINK_OUTSIDE;
-            txt_hold_consume(d, at);
+            tw_text_hold_consume(d, at);
             if (st == TW_OK)
-                st = txt_think_process(d, true);
+                st = tw_text_think_process(d, true);
             if (st == TW_OK && d->think.state == TW_THINK_INSIDE)
-                return txt_think_finish_block(d);
-            if (st == TW_OK && txt_hlen(d)) {
-                st = txt_calls_feed(d, txt_hdata(d), txt_hlen(d), d->think.hold_off);
-                txt_hold_consume(d, txt_hlen(d));
+                return tw_text_think_finish_block(d);
+            if (st == TW_OK && tw_text_hlen(d)) {
+                st = tw_text_calls_feed(d, tw_text_hdata(d), tw_text_hlen(d), d->think.hold_off);
+                tw_text_hold_consume(d, tw_text_hlen(d));
             }
             return st;
         }
         from = at + 1;
     }
-    st = txt_add_diag(d, true, TW_D_THINK_UNTERMINATED, d->think.open_off, NULL);
+    st = tw_text_add_diag(d, true, TW_D_THINK_UNTERMINATED, d->think.open_off, NULL);
     if (st != TW_OK)
         return st;
     if (d->o.unterminated == TW_UNTERM_DIRECT) {
         /* the block's raw bytes, opening tag included, are public text */
         end_thinking_block(d);
         d->think.state = TW_THINK_OUTSIDE;
-        st = txt_calls_feed(d, h + d->think.raw_start, len - d->think.raw_start,
+        st = tw_text_calls_feed(d, h + d->think.raw_start, len - d->think.raw_start,
                         d->think.hold_off + d->think.raw_start);
     } else {
         st = emit_thinking(d, h + d->think.text_start, len - d->think.text_start, true);
         end_thinking_block(d);
         d->think.state = TW_THINK_OUTSIDE;
     }
-    txt_hold_consume(d, len);
+    tw_text_hold_consume(d, len);
     return st;
 }
