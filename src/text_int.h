@@ -10,6 +10,134 @@
 #include "toolwire/json.h"
 #include "toolwire/text.h"
 
+/* Where the think layer is. */
+typedef enum tw_think_state {
+    TW_THINK_OUTSIDE = 0, /* passing public text on */
+    TW_THINK_INSIDE,      /* inside a thinking block */
+} tw_think_state;
+
+/* Which closing tags end the open thinking block (bits: a forced-open block
+ * is ended by either). */
+typedef enum tw_think_tag {
+    TW_THINK_TAG_NONE = 0,
+    TW_THINK_TAG_THINK = 1,    /* <think> ... </think> */
+    TW_THINK_TAG_THINKING = 2, /* <thinking> ... </thinking> */
+    TW_THINK_TAG_EITHER = TW_THINK_TAG_THINK | TW_THINK_TAG_THINKING, /* forced open */
+} tw_think_tag;
+
+/* Where the call layer is. */
+typedef enum tw_block_state {
+    TW_BLOCK_OUTSIDE = 0, /* content */
+    TW_BLOCK_INSIDE,      /* after a tool-call opener */
+} tw_block_state;
+
+/* The JSON-aware reading of one block: before the value, in it, after it
+ * (the close tag), read to its close, or not a call by this rule. */
+typedef enum tw_jpath_phase {
+    TW_JP_PRE = 0,
+    TW_JP_JSON,
+    TW_JP_POST,
+    TW_JP_DONE,
+    TW_JP_FAILED,
+} tw_jpath_phase;
+
+/* The Qwen3-Coder XML reader: between elements, in a name, before a
+ * JSON-aware value, in it, after it, in an XML-rule value, block read. */
+typedef enum tw_qwen_state {
+    TW_Q_OUT = 0,
+    TW_Q_NAME,
+    TW_Q_VPRE,
+    TW_Q_VJSON,
+    TW_Q_VJPOST,
+    TW_Q_VAL,
+    TW_Q_DONE,
+} tw_qwen_state;
+
+/* The think layer: reads raw bytes, passes public text on. */
+typedef struct tw_text_think {
+    tw_think_state state;
+    tw_think_tag tag;      /* inside: the tags that close the block */
+    bool forced_start;     /* forced-open: the opening of the input is undecided */
+    tw_buf hold;           /* raw bytes not yet passed on, from cur */
+    size_t cur;            /* consumed prefix of hold, dropped at the next feed */
+    const char *ext;       /* during a feed with nothing held: the caller's bytes, read in place */
+    size_t ext_len;
+    uint64_t hold_off;     /* offset of hold.data[0] */
+    size_t text_start;     /* inside: index in hold where block text starts */
+    size_t raw_start;      /* inside: index in hold where the block's raw bytes start */
+    size_t scan;           /* inside: closing tags searched up to here */
+    uint64_t clear_lo, clear_hi; /* offsets where no "</think" starts: [lo, hi) */
+    size_t call_at;        /* inside: first tool-call opener in hold, or SIZE_MAX */
+    size_t nolt;           /* the last closing-tag search saw no '<' from here to the end,
+                            * or SIZE_MAX */
+    int64_t open_off;      /* offset of the open block's opening tag */
+    bool any;              /* a non-empty thinking block was emitted */
+    bool block;            /* this block has emitted non-whitespace */
+    tw_buf ws;             /* held whitespace inside the current block */
+} tw_text_think;
+
+/* The JSON-aware path through one <tool_call> block. */
+typedef struct tw_text_jpath {
+    tw_jpath_phase phase;
+    size_t pos;            /* bytes of calls.blk consumed */
+    size_t vstart, vend;   /* the JSON value */
+    size_t post;           /* bytes of the close tag matched so far */
+    bool too_deep;
+    tw_jscan scan;
+} tw_text_jpath;
+
+/* --bare-json: content held while it may be one JSON object. */
+typedef struct tw_text_bare {
+    bool hold;
+    tw_buf buf;
+    uint64_t off;          /* offset of the first non-whitespace held byte */
+    bool nonws;            /* off is set */
+} tw_text_bare;
+
+/* The call layer: reads public text, produces content and calls. */
+typedef struct tw_text_calls {
+    tw_block_state state;
+    tw_buf hold;           /* partial opener held back */
+    uint64_t hold_offs[16]; /* offset of each held byte (think blocks may sit between them) */
+    int64_t block_off;     /* offset of the open block */
+    tw_buf blk;            /* block bytes after the opener */
+    tw_buf spare;          /* the bytes after a block, replayed from here */
+    tw_buf seg;            /* where runs of blk start in the input: {index, offset} pairs */
+    bool oversize;
+    size_t cap;            /* block byte cap */
+    size_t lit;            /* first literal close in blk, or SIZE_MAX */
+    size_t lit_scan;       /* literal close searched up to here */
+    char tail[16];         /* last bytes when oversize, for the literal search */
+    size_t tail_len;
+    tw_text_jpath json;
+    size_t blocks;         /* blocks seen (any outcome) */
+    bool any;              /* content has emitted non-whitespace */
+    tw_buf ws;             /* held trailing whitespace of content */
+    tw_text_bare bare;
+} tw_text_calls;
+
+/* Qwen3-Coder: the XML reader of one block (docs/text-formats.md). */
+typedef struct tw_text_qwen {
+    tw_qwen_state state;
+    size_t pos;            /* calls.blk bytes read so far */
+    size_t scan;           /* the current search resumes here */
+    size_t name;           /* the open element's name starts here */
+    bool fn;               /* the open name is a function's (else a parameter's) */
+    size_t stray;          /* first non-space byte between elements, or SIZE_MAX */
+    const tw_tool *tool;   /* the declared tool of the open function, or NULL */
+    size_t pa, pb;         /* the open parameter's name */
+    size_t vstart;         /* the open value's first byte (after '>') */
+    size_t jpos;           /* JSON-aware value: scanned up to here */
+    size_t jend;           /* JSON-aware value: the JSON value ends here */
+    size_t post;           /* bytes of </parameter> matched after a JSON value */
+    size_t cand;           /* a </parameter> whose follower is undecided, or SIZE_MAX */
+    size_t ws;             /* ... whitespace after it skipped up to here */
+    size_t end;            /* the block's end once read */
+    size_t nfunc;          /* <function= elements read */
+    bool record;           /* keep the elements (not when only testing validity) */
+    tw_buf ev;             /* the elements read, in order */
+} tw_text_qwen;
+
 struct tw_text_dec {
     /* configuration */
     tw_text_kind kind;
@@ -22,73 +150,10 @@ struct tw_text_dec {
     bool too_large;
     bool finished;
     bool in_replay;
-    /* think layer */
-    int t_state;           /* 0 outside, 1 inside a block */
-    int t_tag;             /* open block: 1 think, 2 thinking, 3 forced (either) */
-    bool t_forced_start;   /* forced-open: the opening of the input is undecided */
-    tw_buf t_hold;         /* raw bytes not yet passed on, from t_cur */
-    size_t t_cur;          /* consumed prefix of t_hold, dropped at the next feed */
-    const char *t_ext;     /* during a feed with nothing held: the caller's bytes, read in place */
-    size_t t_ext_len;
-    uint64_t t_hold_off;   /* offset of t_hold.data[0] */
-    size_t t_text_start;   /* inside: index in t_hold where block text starts */
-    size_t t_raw_start;    /* inside: index in t_hold where the block's raw bytes start */
-    size_t t_scan;         /* inside: closing tags searched up to here */
-    uint64_t t_clear_lo, t_clear_hi; /* offsets where no "</think" starts: [lo, hi) */
-    size_t t_call_at;      /* inside: first tool-call opener in t_hold, or SIZE_MAX */
-    size_t t_nolt;         /* the last closing-tag search saw no '<' from here to the end, or SIZE_MAX */
-    int64_t t_open_off;    /* offset of the open block's opening tag */
-    bool th_any;           /* a non-empty thinking block was emitted */
-    bool th_block;         /* this block has emitted non-whitespace */
-    tw_buf th_ws;          /* held whitespace inside the current block */
-    /* call layer */
-    int c_state;           /* 0 outside, 1 inside a block */
-    tw_buf c_hold;         /* partial opener held back */
-    uint64_t c_hold_offs[16]; /* offset of each held byte (think blocks may sit between them) */
-    int64_t c_block_off;   /* offset of the open block */
-    tw_buf c_blk;          /* block bytes after the opener */
-    tw_buf c_spare;        /* the bytes after a block, replayed from here */
-    tw_buf c_seg;          /* where runs of c_blk start in the input: {index, offset} pairs */
-    bool c_oversize;
-    size_t c_cap;          /* block byte cap */
-    size_t c_lit;          /* first literal close in c_blk, or SIZE_MAX */
-    size_t c_lit_scan;     /* literal close searched up to here */
-    char c_tail[16];       /* last bytes when oversize, for the literal search */
-    size_t c_tail_len;
-    int c_jphase;          /* JSON-aware path: pre, json, post, done, failed */
-    size_t c_jpos;         /* bytes of c_blk the JSON-aware path has consumed */
-    size_t c_vstart, c_vend;
-    size_t c_post;         /* bytes of the close tag matched so far */
-    bool c_too_deep;
-    tw_jscan c_jscan;
-    size_t c_blocks;       /* blocks seen (any outcome) */
-    size_t c_accepted_total;
-    bool c_any;            /* content has emitted non-whitespace */
-    tw_buf c_ws;           /* held trailing whitespace of content */
-    bool c_bare_hold;      /* --bare-json: content held while it may be one JSON object */
-    tw_buf c_bare;
-    uint64_t c_bare_off;   /* offset of the first non-whitespace held byte */
-    bool c_bare_nonws;     /* c_bare_off is set */
-    /* qwen3-coder: the XML reader of one block (docs/text-formats.md) */
-    int q_st;              /* between elements, in a name, before/in a value, done */
-    size_t q_pos;          /* c_blk bytes read so far */
-    size_t q_scan;         /* the current search resumes here */
-    size_t q_name;         /* the open element's name starts here */
-    bool q_fn;             /* the open name is a function's (else a parameter's) */
-    size_t q_stray;        /* first non-space byte between elements, or SIZE_MAX */
-    const tw_tool *q_tool; /* the declared tool of the open function, or NULL */
-    size_t q_pa, q_pb;     /* the open parameter's name */
-    size_t q_vstart;       /* the open value's first byte (after '>') */
-    size_t q_jpos;         /* JSON-aware value: scanned up to here */
-    size_t q_jend;         /* JSON-aware value: the JSON value ends here */
-    size_t q_post;         /* bytes of </parameter> matched after a JSON value */
-    size_t q_cand;         /* a </parameter> whose follower is undecided, or SIZE_MAX */
-    size_t q_ws;           /* ... whitespace after it skipped up to here */
-    size_t q_end;          /* the block's end once read */
-    size_t q_nfunc;        /* <function= elements read */
-    bool q_record;         /* keep the elements (not when only testing validity) */
-    tw_buf q_ev;           /* the elements read, in order */
-    tw_status stop;       /* a callback's status that stopped the decode; TW_OK while none */
+    tw_text_think think;
+    tw_text_calls calls;
+    tw_text_qwen qwen;
+    tw_status stop;        /* a callback's status that stopped the decode; TW_OK while none */
 };
 
 /*

@@ -64,8 +64,8 @@ Test(one_pass, plain_text_is_not_held)
         for (size_t off = 0; off < in.len; off += 256u << 10) {
             size_t n = in.len - off < (256u << 10) ? in.len - off : 256u << 10;
             cr_assert_eq(tw_text_dec_feed(d, in.data + off, n), TW_OK);
-            cr_assert_lt(d->t_hold.cap, 4096, "kind %zu: %zu bytes of hold buffer", k,
-                         d->t_hold.cap);
+            cr_assert_lt(d->think.hold.cap, 4096, "kind %zu: %zu bytes of hold buffer", k,
+                         d->think.hold.cap);
         }
         tw_result r;
         cr_assert_eq(tw_text_dec_finish(d, &r), TW_OK);
