@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/template/format_template.c"
+#include "../../src/template/format_template.c"
 #include "cases.h"
 #include "toolwire/registry.h"
 

@@ -250,7 +250,7 @@ static void check_links(const tw_request *r, const char *what)
     }
 }
 
-Test(issue3_hermes_prompt, qwen3_round_trips)
+Test(hermes_prompt_reader, qwen3_round_trips)
 {
     char **files = NULL;
     long n = tw_list_files(tw_test_src("tests/data/qwen3"), ".json", &files);
@@ -331,7 +331,7 @@ static const char PROMPT[] =
     "</tool_call><|im_end|>\n"
     "<|im_start|>assistant\n<think>\n\n</think>\n\n";
 
-Test(issue3_hermes_prompt, decodes_every_part)
+Test(hermes_prompt_reader, decodes_every_part)
 {
     tw_request r;
     tw_diag_list w = {0};
@@ -366,7 +366,7 @@ Test(issue3_hermes_prompt, decodes_every_part)
     tw_request_free(&r);
 }
 
-Test(issue3_hermes_prompt, refusals_name_the_turn)
+Test(hermes_prompt_reader, refusals_name_the_turn)
 {
     struct {
         const char *in, *path;
@@ -402,7 +402,7 @@ Test(issue3_hermes_prompt, refusals_name_the_turn)
     }
 }
 
-Test(issue3_hermes_prompt, limits)
+Test(hermes_prompt_reader, limits)
 {
     tw_limits l;
     memset(&l, 0, sizeof l);
@@ -432,7 +432,7 @@ Test(issue3_hermes_prompt, limits)
     cr_expect_str_eq(e.path, "turns[0].tools[0]", "%s", e.message);
 }
 
-Test(issue3_hermes_prompt, encoder_reports_what_chatml_drops)
+Test(hermes_prompt_reader, encoder_reports_what_chatml_drops)
 {
     tw_request r;
     read_req_text(
@@ -522,13 +522,13 @@ static void vllm_round_trip_dir(const char *dir, long min)
     tw_free_list(files, n);
 }
 
-Test(issue3_vllm_request, round_trips)
+Test(vllm_request_reader, round_trips)
 {
     vllm_round_trip_dir("tests/data/vllm/request", 4);
     vllm_round_trip_dir("tests/data/qwen3", 24);
 }
 
-Test(issue3_vllm_request, refusals_and_warnings)
+Test(vllm_request_reader, refusals_and_warnings)
 {
     struct {
         const char *in, *path;
@@ -587,7 +587,7 @@ Test(issue3_vllm_request, refusals_and_warnings)
     cr_expect_eq(dec(tw_vllm_request_decode, js, strlen(js), &l, &r, NULL, &e), TW_ERR_LIMIT);
 }
 
-Test(issue3_vllm_request, encoder_reports_what_it_drops)
+Test(vllm_request_reader, encoder_reports_what_it_drops)
 {
     tw_request r;
     read_req_text("{\"model\":\"m\",\"messages\":[{\"role\":\"assistant\",\"content\":\"\",\"tool_calls\":["
@@ -609,7 +609,7 @@ Test(issue3_vllm_request, encoder_reports_what_it_drops)
 
 /* ---- through transcoding and the command line ---- */
 
-Test(issue3_convert, sources)
+Test(convert_prompt_sources, sources)
 {
     cr_expect(tw_transcode_is_source("hermes-prompt"));
     cr_expect(tw_transcode_is_source("vllm-generate-request"));
@@ -645,7 +645,7 @@ static int run_cli_with(const char *args, const char *in, char *out, size_t outl
 {
     const char *bin = getenv("TOOLWIRE_BIN");
     cr_assert_not_null(bin);
-    char in_path[] = "/tmp/tw_issue3_in_XXXXXX";
+    char in_path[] = "/tmp/tw_convert_in_XXXXXX";
     int fd = mkstemp(in_path);
     cr_assert_geq(fd, 0);
     FILE *f = fdopen(fd, "wb");
@@ -663,7 +663,7 @@ static int run_cli_with(const char *args, const char *in, char *out, size_t outl
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-Test(issue3_convert, command_line)
+Test(convert_prompt_sources, command_line)
 {
     static char out[16384];
     cr_expect_eq(run_cli("convert --help", "", out, sizeof out), 0);

@@ -38,8 +38,8 @@
 #include "toolwire/decode.h"
 #include "toolwire/json.h"
 #include "toolwire/text.h"
-#include "../src/json_marks.h" /* the arena of a tree read and dropped whole */
-#include "../src/text_int.h"   /* the state, for its buffer sizes */
+#include "../../src/json_marks.h" /* the arena of a tree read and dropped whole */
+#include "../../src/text_int.h"   /* the state, for its buffer sizes */
 #include "twtest.h"
 
 static void fill_prose(tw_buf *b, size_t n)

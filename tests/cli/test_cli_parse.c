@@ -159,7 +159,7 @@ Test(cli_parse, help_lists_every_format)
     run r;
     tw_run(&r, "parse --help", "");
     cr_assert_eq(r.rc, 0);
-    /* every registered decoder (tests/test_contract.c pins how many there
+    /* every registered decoder (tests/lib/test_contract.c pins how many there
      * are), so a new format needs no edit here */
     size_t n = 0;
     for (const tw_format_ops *const *f = tw_formats(); *f; f++, n++)

@@ -365,7 +365,7 @@ Test(linear_work, think_opener_found_after_many)
 
 /* ---- large inputs: a quadratic cost would not finish inside the timeout ---- */
 
-/* The shape: 200,000 empty {} calls, every one refused. */
+/* 200,000 empty {} calls, every one refused. */
 Test(linear_large, openai_response_200k)
 {
     size_t n = 200000;

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "report.h"
-#include "support/twtest.h"
+#include "twtest.h"
 #include "toolwire/json.h"
 
 static char *dir;

@@ -13,7 +13,7 @@
 #include "toolwire/decode.h"
 #include "toolwire/openai.h"
 #include "twtest.h"
-#include "../src/wire_common.h" /* tw_wire_locate: internal to the library */
+#include "../../src/wire_common.h" /* tw_wire_locate: internal to the library */
 
 Test(openai_fixtures, response)
 {

@@ -486,7 +486,7 @@ Test(gemini, input_cap)
 
 #include "toolwire/work.h"
 
-/* Units of work allowed per input byte, as in tests/test_linear.c. */
+/* Units of work allowed per input byte, as in tests/lib/test_linear.c. */
 #define WORK_PER_BYTE 8
 
 /* n whole calls in one body. */

@@ -16,7 +16,7 @@
 #include "toolwire/decode.h"
 #include "toolwire/json.h"
 #include "toolwire/text.h"
-#include "../src/text_int.h" /* the state, for its buffers */
+#include "../../src/text_int.h" /* the state, for its buffers */
 #include "cases.h"
 #include "twtest.h"
 

@@ -7,7 +7,7 @@
 
 #include "toolwire/core.h"
 #include "toolwire/registry.h"
-#include "../src/request_read.h"
+#include "../../src/request_read.h"
 
 static void begin(tw_rq *d, tw_request *r, tw_error *e)
 {
