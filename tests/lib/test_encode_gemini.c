@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "decode_fixtures.h"
 #include "decode_opts.h"
+#include "decoding.h"
 #include "files.h"
 #include "toolwire/decode.h"
 #include "toolwire/gemini.h"
@@ -136,30 +137,21 @@ static void fixtures_round_trip(const char *sub)
     cr_assert_gt(n, 4, "fixtures under %s", sub);
     long clean = 0;
     for (long i = 0; i < n; i++) {
-        tw_error why = {.offset = -1};
-        cJSON *fx = tw_load_json_file(files[i], 1 << 26, 256, &why);
-        cr_assert_not_null(fx, "%s", why.message);
-        tw_opts_holder h;
-        tw_opts_holder_init(&h);
-        cr_assert(tw_opts_from_json(&h, tw_json_get(fx, "options"), &why), "%s", why.message);
-        const char *fmt = tw_json_get_str(fx, "format");
-        const tw_format_ops *f = tw_format_find(fmt);
-        cr_assert_not_null(f);
-        const char *in = tw_json_get_str(fx, "input");
+        tw_test_fixture t;
+        tw_test_fixture_open(&t, files[i]);
         tw_result r;
-        cr_assert_eq(f->decode(in, strlen(in), &h.o, &r), TW_OK);
+        cr_assert_eq(t.f->decode(t.in, t.len, &t.h.o, &r), TW_OK);
         for (size_t k = 0; k < r.msg.ncalls; k++)
             r.msg.calls[k].offset = -1;
         if (r.errors.len == 0 && r.warnings.len == 0) {
             clean++;
-            round_trip(&r, "gemini", "gemini", &h.o, 0, files[i]);
-            round_trip(&r, "gemini-stream", "gemini-stream", &h.o, 0, files[i]);
-            round_trip(&r, "gemini-stream", "gemini-stream", &h.o, 3, files[i]);
-            partial_round_trip(&r, &h.o, false, files[i]);
+            round_trip(&r, "gemini", "gemini", &t.h.o, 0, files[i]);
+            round_trip(&r, "gemini-stream", "gemini-stream", &t.h.o, 0, files[i]);
+            round_trip(&r, "gemini-stream", "gemini-stream", &t.h.o, 3, files[i]);
+            partial_round_trip(&r, &t.h.o, false, files[i]);
         }
         tw_result_free(&r);
-        tw_opts_holder_free(&h);
-        cJSON_Delete(fx);
+        tw_test_fixture_close(&t);
     }
     cr_assert_gt(clean, 3, "clean fixtures under %s", sub);
     tw_free_list(files, n);
@@ -211,19 +203,10 @@ Test(encode_gemini, fixtures_stream_round_trip)
     fixtures_round_trip("tests/data/decode/gemini-stream");
 }
 
-static void load_cassette(const char *name, tw_cassette *c)
-{
-    const char *path = tw_test_shared(name);
-    if (!path)
-        cr_skip("../shared/real-traffic is absent");
-    tw_error why = {.offset = -1};
-    cr_assert_eq(tw_cassette_load(path, NULL, c, &why), TW_OK, "%s", why.message);
-}
-
 static void cassette_round_trip(const char *name, const char *fmt)
 {
     tw_cassette c;
-    load_cassette(name, &c);
+    tw_test_load_cassette(name, &c);
     cr_assert_gt(c.ninteractions, 0);
     for (size_t i = 0; i < c.ninteractions; i++) {
         const tw_cassette_body *b = &c.interactions[i].response.body;

@@ -12,6 +12,7 @@
 
 #include "cassette.h"
 #include "cli.h"
+#include "decoding.h"
 #include "decode_fixtures.h"
 #include "decode_opts.h"
 #include "files.h"
@@ -20,83 +21,6 @@
 #include "twtest.h"
 
 /* ===================== helpers ===================== */
-
-static char *result_json(const tw_result *r)
-{
-    tw_buf b = {0};
-    cr_assert_eq(tw_result_write(&b, r, 0), TW_OK);
-    return b.data;
-}
-
-/* Batch, then chunked at 1, 7 and 64 bytes: all must print the same. */
-static void decode(const char *fmt, const char *buf, size_t len, const tw_decode_opts *o,
-                   tw_result *out)
-{
-    const tw_format_ops *f = tw_format_find(fmt);
-    cr_assert_not_null(f, "format %s", fmt);
-    char *copy = tw_test_exact(buf, len);
-    cr_assert_eq(f->decode(copy, len, o, out), TW_OK);
-    char *want = result_json(out);
-    static const size_t chunks[] = {1, 7, 64};
-    for (size_t i = 0; i < 3; i++) {
-        tw_result r;
-        cr_assert_eq(tw_decode_chunked(f, copy, len, chunks[i], o, &r), TW_OK);
-        char *got = result_json(&r);
-        cr_assert_str_eq(got, want, "%s chunk %zu differs from batch", fmt, chunks[i]);
-        free(got);
-        tw_result_free(&r);
-    }
-    free(want);
-    free(copy);
-}
-
-static void expect_call(const tw_result *r, size_t i, const char *id, const char *name,
-                        const char *args_json)
-{
-    cr_assert_gt(r->msg.ncalls, i, "call %zu missing", i);
-    const tw_call *c = &r->msg.calls[i];
-    cr_assert_str_eq(c->id, id);
-    cr_assert_str_eq(c->name, name);
-    cJSON *want = cJSON_Parse(args_json);
-    cr_assert_not_null(want);
-    char *got = cJSON_PrintUnformatted(c->arguments);
-    cr_assert(tw_json_equal(want, c->arguments), "call %zu arguments: %s", i, got);
-    free(got);
-    cJSON_Delete(want);
-}
-
-static void expect_text(const tw_buf *b, const char *want)
-{
-    cr_assert_eq(b->len, strlen(want), "expected \"%s\", got \"%.*s\"", want, (int)b->len,
-                 b->data ? b->data : "");
-    cr_assert(b->len == 0 || memcmp(b->data, want, b->len) == 0, "expected \"%s\"", want);
-}
-
-static void expect_clean(const tw_result *r)
-{
-    cr_assert_eq(r->errors.len, 0, "unexpected error %s: %s",
-                 r->errors.len ? tw_code_name(r->errors.items[0].code) : "",
-                 r->errors.len && r->errors.items[0].message ? r->errors.items[0].message : "");
-    cr_assert_eq(r->warnings.len, 0, "unexpected warning %s",
-                 r->warnings.len ? tw_code_name(r->warnings.items[0].code) : "");
-}
-
-static bool has_diag(const tw_diag_list *l, tw_status code)
-{
-    for (size_t i = 0; i < l->len; i++)
-        if (l->items[i].code == code)
-            return true;
-    return false;
-}
-
-static void load_cassette(const char *name, tw_cassette *c)
-{
-    const char *path = tw_test_shared(name);
-    if (!path)
-        cr_skip("../shared/real-traffic is absent");
-    tw_error why = {.offset = -1};
-    cr_assert_eq(tw_cassette_load(path, NULL, c, &why), TW_OK, "%s", why.message);
-}
 
 /* The SSE body and the JSON array body of a file of one event JSON per line. */
 static void jsonl_bodies(const char *text, size_t len, tw_buf *sse, tw_buf *arr)
@@ -124,30 +48,30 @@ static void jsonl_bodies(const char *text, size_t len, tw_buf *sse, tw_buf *arr)
 Test(gemini, real_nonstream_function_call_then_result)
 {
     tw_cassette c;
-    load_cassette("real-traffic/gemini__nonstream__function_call_then_result.yaml", &c);
+    tw_test_load_cassette("real-traffic/gemini__nonstream__function_call_then_result.yaml", &c);
     cr_assert_eq(c.ninteractions, 2);
     cr_assert_eq(c.interactions[0].response.body.kind, TW_CASSETTE_BODY_PARSED);
 
     tw_result r;
     const tw_cassette_body *b = &c.interactions[0].response.body;
-    decode("gemini", b->data, b->len, NULL, &r);
+    tw_test_decode_every_way("gemini", b->data, b->len, NULL, &r);
     cr_assert_eq(r.msg.ncalls, 1);
-    expect_call(&r, 0, "call_1", "get_user_country", "{}");
+    tw_test_expect_call(&r, 0, "call_1", "get_user_country", "{}");
     cr_assert_str_eq(r.finish_reason, "tool_calls"); /* Gemini says STOP after a call */
-    expect_text(&r.msg.content, "");
-    expect_text(&r.msg.thinking, "");
+    tw_test_expect_text(&r.msg.content, "");
+    tw_test_expect_text(&r.msg.thinking, "");
     cr_assert_null(r.msg.thinking_signature);
-    expect_clean(&r);
+    tw_test_expect_clean(&r);
     tw_result_free(&r);
 
     /* the turn after the functionResponse */
     b = &c.interactions[1].response.body;
-    decode("gemini", b->data, b->len, NULL, &r);
+    tw_test_decode_every_way("gemini", b->data, b->len, NULL, &r);
     cr_assert_eq(r.msg.ncalls, 1);
-    expect_call(&r, 0, "call_1", "final_result",
+    tw_test_expect_call(&r, 0, "call_1", "final_result",
                 "{\"city\": \"Mexico City\", \"country\": \"Mexico\"}");
     cr_assert_str_eq(r.finish_reason, "tool_calls");
-    expect_clean(&r);
+    tw_test_expect_clean(&r);
     tw_result_free(&r);
     tw_cassette_free(&c);
 }
@@ -158,33 +82,33 @@ static const char SIG_SUFFIX[] = "YowYXnxy7ElQ1CWkLSDHsbsptHrG9NTaRWdiAFwInb7nd1
 Test(gemini, real_stream_function_call_thought_signature)
 {
     tw_cassette c;
-    load_cassette("real-traffic/gemini__stream__function_call_thought_signature.yaml", &c);
+    tw_test_load_cassette("real-traffic/gemini__stream__function_call_thought_signature.yaml", &c);
     cr_assert_eq(c.ninteractions, 2);
     cr_assert_eq(c.interactions[0].response.body.kind, TW_CASSETTE_BODY_STRING);
 
     tw_result r;
     const tw_cassette_body *b = &c.interactions[0].response.body;
-    decode("gemini-stream", b->data, b->len, NULL, &r);
+    tw_test_decode_every_way("gemini-stream", b->data, b->len, NULL, &r);
     cr_assert_eq(r.msg.ncalls, 1);
-    expect_call(&r, 0, "call_1", "get_country", "{}");
+    tw_test_expect_call(&r, 0, "call_1", "get_country", "{}");
     cr_assert_str_eq(r.finish_reason, "tool_calls");
-    expect_text(&r.msg.content, "");
+    tw_test_expect_text(&r.msg.content, "");
     /* the signature the next request sends back (there in its base64url spelling) */
     cr_assert_not_null(r.msg.thinking_signature);
     cr_assert_eq(strncmp(r.msg.thinking_signature, SIG_PREFIX, strlen(SIG_PREFIX)), 0);
     size_t sl = strlen(r.msg.thinking_signature);
     cr_assert_eq(sl, 1408);
     cr_assert_str_eq(r.msg.thinking_signature + sl - strlen(SIG_SUFFIX), SIG_SUFFIX);
-    expect_clean(&r);
+    tw_test_expect_clean(&r);
     tw_result_free(&r);
 
     b = &c.interactions[1].response.body;
-    decode("gemini-stream", b->data, b->len, NULL, &r);
+    tw_test_decode_every_way("gemini-stream", b->data, b->len, NULL, &r);
     cr_assert_eq(r.msg.ncalls, 0);
-    expect_text(&r.msg.content, "The capital of Mexico is Mexico City.");
+    tw_test_expect_text(&r.msg.content, "The capital of Mexico is Mexico City.");
     cr_assert_str_eq(r.finish_reason, "stop");
     cr_assert_null(r.msg.thinking_signature);
-    expect_clean(&r);
+    tw_test_expect_clean(&r);
     tw_result_free(&r);
     tw_cassette_free(&c);
 }
@@ -202,20 +126,20 @@ Test(gemini, real_stream_partial_args)
     jsonl_bodies(text, len, &sse, &arr);
 
     tw_result r;
-    decode("gemini-stream", sse.data, sse.len, NULL, &r);
+    tw_test_decode_every_way("gemini-stream", sse.data, sse.len, NULL, &r);
     cr_assert_eq(r.msg.ncalls, 2);
-    expect_call(&r, 0, "call_1", "getWeather", "{\"location\": \"Boston\"}");
-    expect_call(&r, 1, "call_2", "getWeather", "{\"location\": \"San Francisco\"}");
+    tw_test_expect_call(&r, 0, "call_1", "getWeather", "{\"location\": \"Boston\"}");
+    tw_test_expect_call(&r, 1, "call_2", "getWeather", "{\"location\": \"San Francisco\"}");
     cr_assert_str_eq(r.finish_reason, "tool_calls");
     cr_assert_not_null(r.msg.thinking_signature);
     cr_assert_eq(strncmp(r.msg.thinking_signature, "CiMBjz1rX25KieIB4d4AwFn8", 24), 0);
     cr_assert_eq(strlen(r.msg.thinking_signature), 1032);
-    expect_text(&r.msg.content, "");
-    expect_clean(&r);
+    tw_test_expect_text(&r.msg.content, "");
+    tw_test_expect_clean(&r);
 
     /* the same events as one array body (streamGenerateContent without alt=sse) */
     tw_result a;
-    decode("gemini", arr.data, arr.len, NULL, &a);
+    tw_test_decode_every_way("gemini", arr.data, arr.len, NULL, &a);
     tw_result ra = r, aa = a; /* the values, without the diagnostics' offsets */
     memset(&ra.errors, 0, sizeof ra.errors);
     memset(&aa.errors, 0, sizeof aa.errors);
@@ -223,7 +147,7 @@ Test(gemini, real_stream_partial_args)
     memset(&aa.warnings, 0, sizeof aa.warnings);
     for (size_t i = 0; i < r.msg.ncalls; i++)
         r.msg.calls[i].offset = a.msg.calls[i].offset = -1;
-    char *x = result_json(&ra), *y = result_json(&aa);
+    char *x = tw_test_result_json(&ra), *y = tw_test_result_json(&aa);
     cr_assert_str_eq(x, y);
     free(x);
     free(y);
@@ -236,38 +160,8 @@ Test(gemini, real_stream_partial_args)
 
 /* ===================== streaming properties over the fixtures ===================== */
 
-typedef struct collect {
-    tw_buf content, thinking;
-    size_t ncalls;
-    char ids[16][64];
-    size_t nerrors, nwarnings;
-} collect;
-
-static tw_status on_event(void *user, const tw_event *ev)
-{
-    collect *c = user;
-    switch (ev->kind) {
-    case TW_EV_CONTENT: tw_buf_append(&c->content, ev->text, ev->len); break;
-    case TW_EV_THINKING: tw_buf_append(&c->thinking, ev->text, ev->len); break;
-    case TW_EV_TOOL_CALL:
-        if (c->ncalls < 16)
-            snprintf(c->ids[c->ncalls], 64, "%s", ev->call->id);
-        c->ncalls++;
-        break;
-    case TW_EV_ERROR: c->nerrors++; break;
-    case TW_EV_WARNING: c->nwarnings++; break;
-    }
-    return TW_OK;
-}
-
+/* the random splits: the same on every run */
 static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
-static size_t rnd(size_t n)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (size_t)(rng_state % n);
-}
 
 static void run_dir(const char *sub)
 {
@@ -275,60 +169,28 @@ static void run_dir(const char *sub)
     long n = tw_list_files(tw_test_src(sub), ".json", &files);
     cr_assert_gt(n, 4, "fixtures under %s", sub);
     for (long i = 0; i < n; i++) {
-        tw_error why = {.offset = -1};
-        cJSON *fx = tw_load_json_file(files[i], 1 << 26, 256, &why);
-        cr_assert_not_null(fx, "%s", why.message);
-        tw_opts_holder h;
-        tw_opts_holder_init(&h);
-        cr_assert(tw_opts_from_json(&h, tw_json_get(fx, "options"), &why), "%s", why.message);
-        const tw_format_ops *f = tw_format_find(tw_json_get_str(fx, "format"));
-        cr_assert_not_null(f);
-        char *copy; /* exact size, as tw_test_exact gives */
-        size_t len;
-        cr_assert(tw_decode_fixture_input(fx, files[i], &copy, &len, &why), "%s", why.message);
+        tw_test_fixture t;
+        tw_test_fixture_open(&t, files[i]);
+        const tw_format_ops *f = t.f;
+        const char *copy = t.in;
+        size_t len = t.len;
         tw_result batch;
-        cr_assert_eq(f->decode(copy, len, &h.o, &batch), TW_OK);
-        char *want = result_json(&batch);
+        cr_assert_eq(f->decode(copy, len, &t.h.o, &batch), TW_OK);
+        char *want = tw_test_result_json(&batch);
         for (int round = 0; round < 12; round++) {
-            collect c;
-            memset(&c, 0, sizeof c);
-            tw_stream *s = tw_stream_new(f, &h.o, on_event, &c);
-            cr_assert_not_null(s);
-            for (size_t off = 0; off < len;) {
-                size_t k = 1 + rnd(round < 6 ? 5 : 60);
-                if (k > len - off)
-                    k = len - off;
-                char *piece = tw_test_exact(copy + off, k);
-                cr_assert_eq(tw_stream_feed(s, piece, k), TW_OK);
-                free(piece);
-                off += k;
-            }
+            tw_test_events c;
             tw_result r;
-            cr_assert_eq(tw_stream_finish(s, &r), TW_OK);
-            tw_stream_free(s);
-            char *got = result_json(&r);
+            tw_test_stream_random_pieces(f, &t.h.o, copy, len, &rng_state, round < 6 ? 5 : 60, &r, &c);
+            char *got = tw_test_result_json(&r);
             cr_assert_str_eq(got, want, "%s: random split %d differs", files[i], round);
             free(got);
-            cr_assert_eq(c.content.len, r.msg.content.len, "%s: content events", files[i]);
-            cr_assert(c.content.len == 0 ||
-                      memcmp(c.content.data, r.msg.content.data, c.content.len) == 0);
-            cr_assert_eq(c.thinking.len, r.msg.thinking.len, "%s: thinking events", files[i]);
-            cr_assert(c.thinking.len == 0 ||
-                      memcmp(c.thinking.data, r.msg.thinking.data, c.thinking.len) == 0);
-            cr_assert_eq(c.ncalls, r.msg.ncalls, "%s: call events", files[i]);
-            for (size_t k = 0; k < c.ncalls && k < 16; k++)
-                cr_assert_str_eq(c.ids[k], r.msg.calls[k].id);
-            cr_assert_eq(c.nerrors, r.errors.len, "%s: error events", files[i]);
-            cr_assert_eq(c.nwarnings, r.warnings.len, "%s: warning events", files[i]);
-            tw_buf_free(&c.content);
-            tw_buf_free(&c.thinking);
+            tw_test_expect_events_carry(&c, &r, files[i], true);
+            tw_test_events_free(&c);
             tw_result_free(&r);
         }
         free(want);
         tw_result_free(&batch);
-        free(copy);
-        tw_opts_holder_free(&h);
-        cJSON_Delete(fx);
+        tw_test_fixture_close(&t);
     }
     tw_free_list(files, n);
 }
@@ -361,12 +223,12 @@ Test(gemini, whole_call_ends_open_streamed_call)
         EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.x\",\"numberValue\":1}],\"willContinue\":true}}", "")
         EV("{\"functionCall\":{\"name\":\"b\",\"id\":\"b-1\",\"args\":{\"y\":true}}}", ",\"finishReason\":\"STOP\"");
     tw_result r;
-    decode("gemini-stream", in, sizeof in - 1, NULL, &r);
+    tw_test_decode_every_way("gemini-stream", in, sizeof in - 1, NULL, &r);
     cr_assert_eq(r.msg.ncalls, 2);
-    expect_call(&r, 0, "call_1", "a", "{\"x\": 1}");
-    expect_call(&r, 1, "b-1", "b", "{\"y\": true}");
+    tw_test_expect_call(&r, 0, "call_1", "a", "{\"x\": 1}");
+    tw_test_expect_call(&r, 1, "b-1", "b", "{\"y\": true}");
     cr_assert_str_eq(r.finish_reason, "tool_calls");
-    expect_clean(&r);
+    tw_test_expect_clean(&r);
     tw_result_free(&r);
 }
 
@@ -377,10 +239,10 @@ Test(gemini, streamed_repeated_key_keeps_first)
         EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.k\",\"stringValue\":\"one\"},"
            "{\"jsonPath\":\"$.k\",\"stringValue\":\"two\"}]}}", ",\"finishReason\":\"STOP\"");
     tw_result r;
-    decode("gemini-stream", in, sizeof in - 1, NULL, &r);
+    tw_test_decode_every_way("gemini-stream", in, sizeof in - 1, NULL, &r);
     cr_assert_eq(r.msg.ncalls, 1);
-    expect_call(&r, 0, "call_1", "a", "{\"k\": \"one\"}");
-    cr_assert(has_diag(&r.warnings, TW_D_DUPLICATE_KEY));
+    tw_test_expect_call(&r, 0, "call_1", "a", "{\"k\": \"one\"}");
+    cr_assert(tw_test_has_diag(&r.warnings, TW_D_DUPLICATE_KEY));
     cr_assert_eq(r.errors.len, 0);
     tw_result_free(&r);
 }
@@ -391,9 +253,9 @@ Test(gemini, streamed_path_conflict_and_depth_refused)
         EV("{\"functionCall\":{\"name\":\"a\",\"partialArgs\":[{\"jsonPath\":\"$.k\",\"numberValue\":1},"
            "{\"jsonPath\":\"$.k.z\",\"numberValue\":2}]}}", ",\"finishReason\":\"STOP\"");
     tw_result r;
-    decode("gemini-stream", conflict, sizeof conflict - 1, NULL, &r);
+    tw_test_decode_every_way("gemini-stream", conflict, sizeof conflict - 1, NULL, &r);
     cr_assert_eq(r.msg.ncalls, 0);
-    cr_assert(has_diag(&r.errors, TW_D_TOOL_CALL_JSON));
+    cr_assert(tw_test_has_diag(&r.errors, TW_D_TOOL_CALL_JSON));
     cr_assert_str_eq(r.finish_reason, "stop");
     tw_result_free(&r);
 
@@ -403,22 +265,22 @@ Test(gemini, streamed_path_conflict_and_depth_refused)
     tw_decode_opts o;
     memset(&o, 0, sizeof o);
     o.limits.max_depth = 3;
-    decode("gemini-stream", deep, sizeof deep - 1, &o, &r);
+    tw_test_decode_every_way("gemini-stream", deep, sizeof deep - 1, &o, &r);
     cr_assert_eq(r.msg.ncalls, 0);
-    cr_assert(has_diag(&r.errors, TW_D_JSON_TOO_DEEP));
+    cr_assert(tw_test_has_diag(&r.errors, TW_D_JSON_TOO_DEEP));
     tw_result_free(&r);
     o.limits.max_depth = 5; /* args, a, b, c, d: five levels */
-    decode("gemini-stream", deep, sizeof deep - 1, &o, &r);
+    tw_test_decode_every_way("gemini-stream", deep, sizeof deep - 1, &o, &r);
     cr_assert_eq(r.msg.ncalls, 1);
-    expect_call(&r, 0, "call_1", "a", "{\"a\":{\"b\":{\"c\":{\"d\":1}}}}");
+    tw_test_expect_call(&r, 0, "call_1", "a", "{\"a\":{\"b\":{\"c\":{\"d\":1}}}}");
     tw_result_free(&r);
 
     static const char bad_path[] =
         EV("{\"functionCall\":{\"name\":\"a\",\"partialArgs\":[{\"jsonPath\":\"location\",\"numberValue\":1}]}}",
            ",\"finishReason\":\"STOP\"");
-    decode("gemini-stream", bad_path, sizeof bad_path - 1, NULL, &r);
+    tw_test_decode_every_way("gemini-stream", bad_path, sizeof bad_path - 1, NULL, &r);
     cr_assert_eq(r.msg.ncalls, 0);
-    cr_assert(has_diag(&r.errors, TW_D_TOOL_CALL_JSON));
+    cr_assert(tw_test_has_diag(&r.errors, TW_D_TOOL_CALL_JSON));
     tw_result_free(&r);
 }
 
@@ -428,9 +290,9 @@ Test(gemini, nul_in_call_refused)
         "{\"candidates\":[{\"content\":{\"parts\":[{\"functionCall\":{\"name\":\"f\",\"args\":"
         "{\"a\":\"x\\u0000y\"}}}]},\"finishReason\":\"STOP\"}]}";
     tw_result r;
-    decode("gemini", in, sizeof in - 1, NULL, &r);
+    tw_test_decode_every_way("gemini", in, sizeof in - 1, NULL, &r);
     cr_assert_eq(r.msg.ncalls, 0);
-    cr_assert(has_diag(&r.errors, TW_D_JSON_NUL));
+    cr_assert(tw_test_has_diag(&r.errors, TW_D_JSON_NUL));
     tw_result_free(&r);
 }
 
@@ -441,9 +303,9 @@ Test(gemini, further_signature_not_carried)
         "{\"text\":\"b\",\"thoughtSignature\":\"s1\"},{\"text\":\"c\",\"thoughtSignature\":\"s2\"}]},"
         "\"finishReason\":\"STOP\"}]}";
     tw_result r;
-    decode("gemini", in, sizeof in - 1, NULL, &r);
+    tw_test_decode_every_way("gemini", in, sizeof in - 1, NULL, &r);
     cr_assert_str_eq(r.msg.thinking_signature, "s1");
-    expect_text(&r.msg.content, "abc");
+    tw_test_expect_text(&r.msg.content, "abc");
     cr_assert_eq(r.warnings.len, 1); /* the repeated s1 is no loss; s2 is */
     cr_assert_eq(r.warnings.items[0].code, TW_D_NOT_CARRIED);
     tw_result_free(&r);
@@ -461,7 +323,7 @@ Test(gemini, too_many_calls_streamed)
     memset(&o, 0, sizeof o);
     o.limits.max_calls = 3;
     tw_result r;
-    decode("gemini-stream", in.data, in.len, &o, &r);
+    tw_test_decode_every_way("gemini-stream", in.data, in.len, &o, &r);
     cr_assert_eq(r.msg.ncalls, 3);
     cr_assert_eq(r.errors.len, 2);
     cr_assert_eq(r.errors.items[0].code, TW_D_TOO_MANY_CALLS);
@@ -476,8 +338,8 @@ Test(gemini, input_cap)
     memset(&o, 0, sizeof o);
     o.limits.max_input_bytes = 40;
     tw_result r;
-    decode("gemini-stream", in, sizeof in - 1, &o, &r);
-    cr_assert(has_diag(&r.errors, TW_D_INPUT_TOO_LARGE));
+    tw_test_decode_every_way("gemini-stream", in, sizeof in - 1, &o, &r);
+    cr_assert(tw_test_has_diag(&r.errors, TW_D_INPUT_TOO_LARGE));
     cr_assert_eq(r.msg.content.len, 0);
     tw_result_free(&r);
 }
@@ -584,7 +446,7 @@ Test(gemini, many_pieces_assembled)
     tw_buf b = {0};
     gen_pieces(&b, 300, true);
     tw_result r;
-    decode("gemini-stream", b.data, b.len, NULL, &r);
+    tw_test_decode_every_way("gemini-stream", b.data, b.len, NULL, &r);
     cr_assert_eq(r.msg.ncalls, 1);
     const char *s = tw_json_get_str(r.msg.calls[0].arguments, "s");
     cr_assert_not_null(s);
@@ -595,7 +457,7 @@ Test(gemini, many_pieces_assembled)
     tw_buf_free(&b);
 
     gen_pieces(&b, 300, false);
-    decode("gemini-stream", b.data, b.len, NULL, &r);
+    tw_test_decode_every_way("gemini-stream", b.data, b.len, NULL, &r);
     cr_assert_eq(r.msg.ncalls, 1);
     const cJSON *list = tw_json_get(r.msg.calls[0].arguments, "list");
     cr_assert_eq(cJSON_GetArraySize(list), 300);
@@ -615,7 +477,7 @@ static void every_split(const char *fixture)
     size_t len = strlen(in);
     tw_result batch;
     cr_assert_eq(f->decode(in, len, NULL, &batch), TW_OK);
-    char *want = result_json(&batch);
+    char *want = tw_test_result_json(&batch);
     for (size_t i = 0; i <= len; i++) {
         for (size_t j = i; j <= len; j += (j == i ? 1 : 37)) {
             tw_stream *s = tw_stream_new(f, NULL, NULL, NULL);
@@ -631,7 +493,7 @@ static void every_split(const char *fixture)
             tw_result r;
             cr_assert_eq(tw_stream_finish(s, &r), TW_OK);
             tw_stream_free(s);
-            char *got = result_json(&r);
+            char *got = tw_test_result_json(&r);
             cr_assert_str_eq(got, want, "%s split at %zu, %zu", fixture, i, j);
             free(got);
             tw_result_free(&r);
@@ -684,7 +546,7 @@ Test(gemini, streamed_refusal_at_the_offending_event)
         EV("{\"functionCall\":{\"partialArgs\":[{\"numberValue\":2}],\"willContinue\":true}}", "")
         EV("{\"functionCall\":{}}", ",\"finishReason\":\"STOP\"");
     tw_result r;
-    decode("gemini-stream", no_path, sizeof no_path - 1, NULL, &r);
+    tw_test_decode_every_way("gemini-stream", no_path, sizeof no_path - 1, NULL, &r);
     cr_assert_eq(r.msg.ncalls, 0);
     const tw_diag *e = first_error(&r, TW_D_TOOL_CALL_JSON);
     cr_assert_not_null(e);
@@ -701,7 +563,7 @@ Test(gemini, streamed_refusal_at_the_offending_event)
     tw_decode_opts o;
     memset(&o, 0, sizeof o);
     o.limits.max_args_bytes = 32;
-    decode("gemini-stream", big, sizeof big - 1, &o, &r);
+    tw_test_decode_every_way("gemini-stream", big, sizeof big - 1, &o, &r);
     cr_assert_eq(r.msg.ncalls, 0);
     e = first_error(&r, TW_D_ARGS_TOO_LARGE);
     cr_assert_not_null(e);
@@ -713,7 +575,7 @@ Test(gemini, streamed_refusal_at_the_offending_event)
         EV("{\"text\":\"hi\"}", "")
         EV("{\"functionCall\":{\"name\":\"a\",\"willContinue\":true}}", "")
         EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.x\",\"numberValue\":1}],\"willContinue\":true}}", "");
-    decode("gemini-stream", open_call, sizeof open_call - 1, NULL, &r);
+    tw_test_decode_every_way("gemini-stream", open_call, sizeof open_call - 1, NULL, &r);
     e = first_error(&r, TW_D_TOOL_CALL_UNTERMINATED);
     cr_assert_not_null(e);
     cr_expect_eq(e->offset, event_at(open_call, 1));

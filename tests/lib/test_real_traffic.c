@@ -10,75 +10,21 @@
 #include <string.h>
 
 #include "cassette.h"
+#include "decoding.h"
 #include "toolwire/decode.h"
 #include "twtest.h"
-
-static void load(const char *name, tw_cassette *c)
-{
-    const char *path = tw_test_shared(name);
-    if (!path)
-        cr_skip("../shared/real-traffic is absent");
-    tw_error why = {.offset = -1};
-    tw_status st = tw_cassette_load(path, NULL, c, &why);
-    cr_assert_eq(st, TW_OK, "%s", why.message);
-}
 
 /* Decode a body batch and at chunk 1, 7 and 64; all must agree. */
 static void decode(const char *fmt, const tw_cassette_body *b, tw_result *out)
 {
-    const tw_format_ops *f = tw_format_find(fmt);
-    cr_assert(f, "format %s", fmt);
     cr_assert(b->data, "body present");
-    char *copy = tw_test_exact(b->data, b->len);
-    cr_assert_eq(f->decode(copy, b->len, NULL, out), TW_OK);
-    tw_buf want = {0};
-    cr_assert_eq(tw_result_write(&want, out, 0), TW_OK);
-    static const size_t chunks[] = {1, 7, 64};
-    for (size_t i = 0; i < 3; i++) {
-        tw_result r;
-        cr_assert_eq(tw_decode_chunked(f, copy, b->len, chunks[i], NULL, &r), TW_OK);
-        tw_buf got = {0};
-        cr_assert_eq(tw_result_write(&got, &r, 0), TW_OK);
-        cr_assert_str_eq(got.data, want.data, "%s chunk %zu differs from batch", fmt, chunks[i]);
-        tw_buf_free(&got);
-        tw_result_free(&r);
-    }
-    tw_buf_free(&want);
-    free(copy);
-}
-
-static void expect_call(const tw_result *r, size_t i, const char *id, const char *name,
-                        const char *args_json)
-{
-    cr_assert_gt(r->msg.ncalls, i, "call %zu missing", i);
-    const tw_call *c = &r->msg.calls[i];
-    cr_assert_str_eq(c->id, id);
-    cr_assert_str_eq(c->name, name);
-    cJSON *want = cJSON_Parse(args_json);
-    cr_assert(want);
-    cr_assert(tw_json_equal(want, c->arguments), "call %zu arguments differ", i);
-    cJSON_Delete(want);
-}
-
-static void expect_text(const tw_buf *b, const char *want)
-{
-    cr_assert_eq(b->len, strlen(want), "expected \"%s\", got \"%.*s\"", want, (int)b->len,
-                 b->data ? b->data : "");
-    cr_assert(memcmp(b->data, want, b->len) == 0, "expected \"%s\", got \"%s\"", want, b->data);
-}
-
-static void expect_clean(const tw_result *r)
-{
-    cr_assert_eq(r->errors.len, 0, "unexpected error %s",
-                 r->errors.len ? tw_code_name(r->errors.items[0].code) : "");
-    cr_assert_eq(r->warnings.len, 0, "unexpected warning %s",
-                 r->warnings.len ? tw_code_name(r->warnings.items[0].code) : "");
+    tw_test_decode_every_way(fmt, b->data, b->len, NULL, out);
 }
 
 Test(real_traffic, openai_parallel_tool_calls_stream)
 {
     tw_cassette c;
-    load("real-traffic/openai_chat__stream__parallel_tool_calls.yaml", &c);
+    tw_test_load_cassette("real-traffic/openai_chat__stream__parallel_tool_calls.yaml", &c);
     cr_assert_eq(c.ninteractions, 3);
     cr_assert_eq(c.interactions[0].response.status, 200);
     cr_assert_eq(c.interactions[0].response.body.kind, TW_CASSETTE_BODY_STRING);
@@ -94,28 +40,28 @@ Test(real_traffic, openai_parallel_tool_calls_stream)
     tw_result r;
     decode("openai-stream", &c.interactions[0].response.body, &r);
     cr_assert_eq(r.msg.ncalls, 2);
-    expect_call(&r, 0, "call_q2UyBRP7eXNTzAoR8lEhjc9Z", "get_country", "{}");
-    expect_call(&r, 1, "call_b51ijcpFkDiTQG1bQzsrmtW5", "get_product_name", "{}");
+    tw_test_expect_call(&r, 0, "call_q2UyBRP7eXNTzAoR8lEhjc9Z", "get_country", "{}");
+    tw_test_expect_call(&r, 1, "call_b51ijcpFkDiTQG1bQzsrmtW5", "get_product_name", "{}");
     cr_assert_str_eq(r.finish_reason, "tool_calls");
-    expect_text(&r.msg.content, "");
-    expect_clean(&r);
+    tw_test_expect_text(&r.msg.content, "");
+    tw_test_expect_clean(&r);
     tw_result_free(&r);
 
     decode("openai-stream", &c.interactions[1].response.body, &r);
     cr_assert_eq(r.msg.ncalls, 1);
-    expect_call(&r, 0, "call_LwxJUB9KppVyogRRLQsamRJv", "get_weather", "{\"city\":\"Mexico City\"}");
-    expect_clean(&r);
+    tw_test_expect_call(&r, 0, "call_LwxJUB9KppVyogRRLQsamRJv", "get_weather", "{\"city\":\"Mexico City\"}");
+    tw_test_expect_clean(&r);
     tw_result_free(&r);
 
     decode("openai-stream", &c.interactions[2].response.body, &r);
     cr_assert_eq(r.msg.ncalls, 1);
-    expect_call(&r, 0, "call_CCGIWaMeYWmxOQ91orkmTvzn", "final_result",
+    tw_test_expect_call(&r, 0, "call_CCGIWaMeYWmxOQ91orkmTvzn", "final_result",
                 "{\"answers\":[{\"label\":\"Capital\",\"answer\":\"The capital of Mexico is Mexico "
                 "City.\"},{\"label\":\"Weather\",\"answer\":\"The weather in Mexico City is "
                 "currently sunny.\"},{\"label\":\"Product Name\",\"answer\":\"The product name is "
                 "Pydantic AI.\"}]}");
     cr_assert_str_eq(r.finish_reason, "tool_calls");
-    expect_clean(&r);
+    tw_test_expect_clean(&r);
     tw_result_free(&r);
     tw_cassette_free(&c);
 }
@@ -123,42 +69,42 @@ Test(real_traffic, openai_parallel_tool_calls_stream)
 Test(real_traffic, deepseek_reasoning_content_nonstream)
 {
     tw_cassette c;
-    load("real-traffic/deepseek_chat__nonstream__reasoning_content_parallel_tool_calls.yaml", &c);
+    tw_test_load_cassette("real-traffic/deepseek_chat__nonstream__reasoning_content_parallel_tool_calls.yaml", &c);
     cr_assert_eq(c.ninteractions, 3);
     cr_assert_eq(c.interactions[0].response.body.kind, TW_CASSETTE_BODY_PARSED);
 
     tw_result r;
     decode("openai-response", &c.interactions[0].response.body, &r);
-    expect_text(&r.msg.content, "Let me load the dice rolling capability!");
-    expect_text(&r.msg.thinking,
+    tw_test_expect_text(&r.msg.content, "Let me load the dice rolling capability!");
+    tw_test_expect_text(&r.msg.thinking,
                 "The user wants to play a dice game. I need to roll a die and compare it to the "
                 "user's guess of 4. But the DICE_ROLL capability is deferred - I need to load it "
                 "first using the `load_capability` tool.\n\nLet me load the capability first.");
     cr_assert_str_eq(r.reasoning_field, "reasoning_content");
     cr_assert_eq(r.msg.ncalls, 1);
-    expect_call(&r, 0, "call_00_sXqYgMESDht75NCLLZtt9804", "load_capability",
+    tw_test_expect_call(&r, 0, "call_00_sXqYgMESDht75NCLLZtt9804", "load_capability",
                 "{\"id\":\"DICE_ROLL\"}");
     cr_assert_str_eq(r.finish_reason, "tool_calls");
-    expect_clean(&r);
+    tw_test_expect_clean(&r);
     tw_result_free(&r);
 
     decode("openai-response", &c.interactions[1].response.body, &r);
-    expect_text(&r.msg.content, "Let me get your name and roll the die!");
+    tw_test_expect_text(&r.msg.content, "Let me get your name and roll the die!");
     cr_assert_eq(r.msg.ncalls, 2);
-    expect_call(&r, 0, "call_00_6edlnw3Z1MgeMfey687g8451", "get_player_name", "{}");
-    expect_call(&r, 1, "call_01_km02sac7sHxNDPATKLZy7705", "roll_dice", "{}");
-    expect_clean(&r);
+    tw_test_expect_call(&r, 0, "call_00_6edlnw3Z1MgeMfey687g8451", "get_player_name", "{}");
+    tw_test_expect_call(&r, 1, "call_01_km02sac7sHxNDPATKLZy7705", "roll_dice", "{}");
+    tw_test_expect_clean(&r);
     tw_result_free(&r);
 
     decode("openai-response", &c.interactions[2].response.body, &r);
-    expect_text(&r.msg.content, "\xF0\x9F\x8E\x89 **Congratulations, Anne!** You're a winner! "
+    tw_test_expect_text(&r.msg.content, "\xF0\x9F\x8E\x89 **Congratulations, Anne!** You're a winner! "
                                 "\xF0\x9F\x8E\x89\n\nThe die rolled exactly **4** -- matching your "
                                 "guess perfectly! Lucky you! \xF0\x9F\x8E\xB2");
-    expect_text(&r.msg.thinking,
+    tw_test_expect_text(&r.msg.thinking,
                 "The player's name is Anne, and the die rolled a 4. The user guessed 4, so they win!");
     cr_assert_eq(r.msg.ncalls, 0);
     cr_assert_str_eq(r.finish_reason, "stop");
-    expect_clean(&r);
+    tw_test_expect_clean(&r);
     tw_result_free(&r);
     tw_cassette_free(&c);
 }
@@ -166,11 +112,11 @@ Test(real_traffic, deepseek_reasoning_content_nonstream)
 Test(real_traffic, groq_midstream_error)
 {
     tw_cassette c;
-    load("real-traffic/groq_chat__stream__reasoning_and_midstream_error_tool_use_failed.yaml", &c);
+    tw_test_load_cassette("real-traffic/groq_chat__stream__reasoning_and_midstream_error_tool_use_failed.yaml", &c);
     cr_assert_eq(c.ninteractions, 3);
     tw_result r;
     decode("openai-stream", &c.interactions[0].response.body, &r);
-    expect_text(&r.msg.thinking,
+    tw_test_expect_text(&r.msg.thinking,
                 "We need to call the tool with invalid parameters first, then second call with "
                 "valid args. The user wants us to test error handling. So first call should have "
                 "wrong parameters (e.g., missing required \"name\" or extra param). The tool "
@@ -191,23 +137,23 @@ Test(real_traffic, groq_midstream_error)
     tw_result_free(&r);
 
     decode("openai-stream", &c.interactions[1].response.body, &r);
-    expect_text(&r.msg.thinking, "We need to call the function with correct parameter \"name\". "
+    tw_test_expect_text(&r.msg.thinking, "We need to call the function with correct parameter \"name\". "
                                  "Provide a name, e.g., \"example\".");
     cr_assert_eq(r.msg.ncalls, 1);
-    expect_call(&r, 0, "fc_bfb39741-3748-4def-9886-a93fc9c64a90", "get_something_by_name",
+    tw_test_expect_call(&r, 0, "fc_bfb39741-3748-4def-9886-a93fc9c64a90", "get_something_by_name",
                 "{\"name\":\"example\"}");
     cr_assert_str_eq(r.finish_reason, "tool_calls");
-    expect_clean(&r);
+    tw_test_expect_clean(&r);
     tw_result_free(&r);
 
     decode("openai-stream", &c.interactions[2].response.body, &r);
-    expect_text(&r.msg.content, "The tool returned the expected result for the valid call.");
-    expect_text(&r.msg.thinking,
+    tw_test_expect_text(&r.msg.content, "The tool returned the expected result for the valid call.");
+    tw_test_expect_text(&r.msg.thinking,
                 "The user wants to test error handling by calling tool with non-existent "
                 "parameters first (we did) and then second try with valid args. We have "
                 "succeeded. Now respond concisely.");
     cr_assert_str_eq(r.finish_reason, "stop");
-    expect_clean(&r);
+    tw_test_expect_clean(&r);
     tw_result_free(&r);
     tw_cassette_free(&c);
 }
@@ -215,13 +161,13 @@ Test(real_traffic, groq_midstream_error)
 Test(real_traffic, anthropic_thinking_signature_tool_use)
 {
     tw_cassette c;
-    load("real-traffic/anthropic_messages__stream__thinking_signature_then_tool_use.yaml", &c);
+    tw_test_load_cassette("real-traffic/anthropic_messages__stream__thinking_signature_then_tool_use.yaml", &c);
     cr_assert_eq(c.ninteractions, 2);
     cr_assert_eq(c.interactions[0].request.body.kind, TW_CASSETTE_BODY_STRING);
     cr_assert(strstr(c.interactions[0].request.body.data, "\"budget_tokens\":1024"));
     tw_result r;
     decode("anthropic-stream", &c.interactions[0].response.body, &r);
-    expect_text(&r.msg.thinking, "The user wants me to:\n1. Use the fixed_version tool\n2. Tell "
+    tw_test_expect_text(&r.msg.thinking, "The user wants me to:\n1. Use the fixed_version tool\n2. Tell "
                                  "them the version\n3. Make a short joke about it\n\nLet me first "
                                  "call the fixed_version tool to see what version it returns.");
     cr_assert(r.msg.thinking_signature);
@@ -229,21 +175,21 @@ Test(real_traffic, anthropic_thinking_signature_tool_use)
     cr_assert_eq(strlen(r.msg.thinking_signature), 524);
     cr_assert_str_eq(r.msg.thinking_signature + 512, "ANWRjSBwUxgB");
     cr_assert_eq(r.msg.ncalls, 1);
-    expect_call(&r, 0, "toolu_01825dXWLSoJwCst1qTsiWdb", "fixed_version", "{}");
+    tw_test_expect_call(&r, 0, "toolu_01825dXWLSoJwCst1qTsiWdb", "fixed_version", "{}");
     cr_assert_str_eq(r.finish_reason, "tool_calls");
-    expect_text(&r.msg.content, "");
-    expect_clean(&r);
+    tw_test_expect_text(&r.msg.content, "");
+    tw_test_expect_clean(&r);
     tw_result_free(&r);
 
     decode("anthropic-stream", &c.interactions[1].response.body, &r);
-    expect_text(&r.msg.content,
+    tw_test_expect_text(&r.msg.content,
                 "The version is **0.32a0**.\n\nHere's a joke about it: \n\nLooks like this version "
                 "is still in alpha testing... I guess you could say it's going through a \"0.32a "
                 "good time\" before becoming stable! \xF0\x9F\x98\x84\n\n(It's at version 0.32a, "
                 "which means it's far from 1.0, so plenty of room to grow!)");
     cr_assert_eq(r.msg.ncalls, 0);
     cr_assert_str_eq(r.finish_reason, "stop");
-    expect_clean(&r);
+    tw_test_expect_clean(&r);
     tw_result_free(&r);
     tw_cassette_free(&c);
 }

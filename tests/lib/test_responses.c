@@ -14,6 +14,7 @@
 
 #include "cassette.h"
 #include "cli.h"
+#include "decoding.h"
 #include "decode_fixtures.h"
 #include "decode_opts.h"
 #include "files.h"
@@ -23,75 +24,6 @@
 #include "twtest.h"
 
 /* ===================== helpers ===================== */
-
-static char *result_json(const tw_result *r)
-{
-    tw_buf b = {0};
-    cr_assert_eq(tw_result_write(&b, r, 0), TW_OK);
-    return b.data;
-}
-
-/* Batch, then chunked at 1, 7 and 64 bytes: all must print the same. */
-static void decode(const char *fmt, const char *buf, size_t len, const tw_decode_opts *o,
-                   tw_result *out)
-{
-    const tw_format_ops *f = tw_format_find(fmt);
-    cr_assert_not_null(f, "format %s", fmt);
-    char *copy = tw_test_exact(buf, len);
-    cr_assert_eq(f->decode(copy, len, o, out), TW_OK);
-    char *want = result_json(out);
-    static const size_t chunks[] = {1, 7, 64};
-    for (size_t i = 0; i < 3; i++) {
-        tw_result r;
-        cr_assert_eq(tw_decode_chunked(f, copy, len, chunks[i], o, &r), TW_OK);
-        char *got = result_json(&r);
-        cr_assert_str_eq(got, want, "%s chunk %zu differs from batch", fmt, chunks[i]);
-        free(got);
-        tw_result_free(&r);
-    }
-    free(want);
-    free(copy);
-}
-
-static void expect_call(const tw_result *r, size_t i, const char *id, const char *name,
-                        const char *args_json)
-{
-    cr_assert_gt(r->msg.ncalls, i, "call %zu missing", i);
-    const tw_call *c = &r->msg.calls[i];
-    cr_assert_str_eq(c->id, id);
-    cr_assert_str_eq(c->name, name);
-    cJSON *want = cJSON_Parse(args_json);
-    cr_assert_not_null(want);
-    char *got = cJSON_PrintUnformatted(c->arguments);
-    cr_assert(tw_json_equal(want, c->arguments), "call %zu arguments: %s", i, got);
-    free(got);
-    cJSON_Delete(want);
-}
-
-static void expect_text(const tw_buf *b, const char *want)
-{
-    cr_assert_eq(b->len, strlen(want), "expected \"%s\", got \"%.*s\"", want, (int)b->len,
-                 b->data ? b->data : "");
-    cr_assert(b->len == 0 || memcmp(b->data, want, b->len) == 0, "expected \"%s\"", want);
-}
-
-static void expect_clean(const tw_result *r)
-{
-    cr_assert_eq(r->errors.len, 0, "unexpected error %s: %s",
-                 r->errors.len ? tw_code_name(r->errors.items[0].code) : "",
-                 r->errors.len && r->errors.items[0].message ? r->errors.items[0].message : "");
-    cr_assert_eq(r->warnings.len, 0, "unexpected warning %s",
-                 r->warnings.len ? tw_code_name(r->warnings.items[0].code) : "");
-}
-
-static void load_cassette(const char *name, tw_cassette *c)
-{
-    const char *path = tw_test_shared(name);
-    if (!path)
-        cr_skip("../shared/real-traffic is absent");
-    tw_error why = {.offset = -1};
-    cr_assert_eq(tw_cassette_load(path, NULL, c, &why), TW_OK, "%s", why.message);
-}
 
 /* The values of a result without the diagnostics and call offsets. */
 static char *values_json(const tw_result *r)
@@ -104,7 +36,7 @@ static char *values_json(const tw_result *r)
         offs[i] = r->msg.calls[i].offset;
         r->msg.calls[i].offset = -1;
     }
-    char *s = result_json(&v);
+    char *s = tw_test_result_json(&v);
     for (size_t i = 0; i < r->msg.ncalls && i < 64; i++)
         r->msg.calls[i].offset = offs[i];
     return s;
@@ -142,7 +74,7 @@ static void expect_equals_final(const char *sse, size_t len, const tw_result *r)
     char *body = final_response(sse, len);
     cr_assert_not_null(body, "the stream has a final response");
     tw_result b;
-    decode("openai-responses", body, strlen(body), NULL, &b);
+    tw_test_decode_every_way("openai-responses", body, strlen(body), NULL, &b);
     char *x = values_json(r), *y = values_json(&b);
     cr_assert_str_eq(x, y, "stream and final response differ");
     free(x);
@@ -156,31 +88,31 @@ static void expect_equals_final(const char *sse, size_t len, const tw_result *r)
 Test(responses, real_nonstream_function_call)
 {
     tw_cassette c;
-    load_cassette("real-traffic/openai_responses__nonstream__function_call.yaml", &c);
+    tw_test_load_cassette("real-traffic/openai_responses__nonstream__function_call.yaml", &c);
     cr_assert_eq(c.ninteractions, 2);
     cr_assert_eq(c.interactions[0].response.body.kind, TW_CASSETTE_BODY_PARSED);
 
     tw_result r;
     const tw_cassette_body *b = &c.interactions[0].response.body;
-    decode("openai-responses", b->data, b->len, NULL, &r);
+    tw_test_decode_every_way("openai-responses", b->data, b->len, NULL, &r);
     cr_assert_eq(r.msg.ncalls, 1);
-    expect_call(&r, 0, "call_YfwRsW8sUxDKipwyhWTzOXCA", "get_capital",
+    tw_test_expect_call(&r, 0, "call_YfwRsW8sUxDKipwyhWTzOXCA", "get_capital",
                 "{\"country\": \"PotatoLand\"}");
     cr_assert_eq(r.msg.calls[0].raw_args_len, strlen("{\"country\":\"PotatoLand\"}"));
     cr_assert_str_eq(r.finish_reason, "tool_calls");
-    expect_text(&r.msg.content, "");
-    expect_text(&r.msg.thinking, "");
+    tw_test_expect_text(&r.msg.content, "");
+    tw_test_expect_text(&r.msg.thinking, "");
     cr_assert_null(r.msg.thinking_signature);
-    expect_clean(&r);
+    tw_test_expect_clean(&r);
     tw_result_free(&r);
 
     /* the turn after the function_call_output */
     b = &c.interactions[1].response.body;
-    decode("openai-responses", b->data, b->len, NULL, &r);
+    tw_test_decode_every_way("openai-responses", b->data, b->len, NULL, &r);
     cr_assert_eq(r.msg.ncalls, 0);
-    expect_text(&r.msg.content, "The capital of PotatoLand is Potato City.");
+    tw_test_expect_text(&r.msg.content, "The capital of PotatoLand is Potato City.");
     cr_assert_str_eq(r.finish_reason, "stop");
-    expect_clean(&r);
+    tw_test_expect_clean(&r);
     tw_result_free(&r);
     tw_cassette_free(&c);
 }
@@ -188,29 +120,29 @@ Test(responses, real_nonstream_function_call)
 Test(responses, real_stream_function_call_arguments_delta)
 {
     tw_cassette c;
-    load_cassette("real-traffic/openai_responses__stream__function_call_arguments_delta.yaml", &c);
+    tw_test_load_cassette("real-traffic/openai_responses__stream__function_call_arguments_delta.yaml", &c);
     cr_assert_eq(c.ninteractions, 2);
     cr_assert_eq(c.interactions[0].response.body.kind, TW_CASSETTE_BODY_STRING);
 
     tw_result r;
     const tw_cassette_body *b = &c.interactions[0].response.body;
-    decode("openai-responses-stream", b->data, b->len, NULL, &r);
+    tw_test_decode_every_way("openai-responses-stream", b->data, b->len, NULL, &r);
     cr_assert_eq(r.msg.ncalls, 1);
     /* five deltas: {" country ":" France "} */
-    expect_call(&r, 0, "call_kL0PCQV7M2WMoVX8V8OtYSAL", "get_capital", "{\"country\": \"France\"}");
+    tw_test_expect_call(&r, 0, "call_kL0PCQV7M2WMoVX8V8OtYSAL", "get_capital", "{\"country\": \"France\"}");
     cr_assert_str_eq(r.finish_reason, "tool_calls");
-    expect_text(&r.msg.content, "");
-    expect_clean(&r);
+    tw_test_expect_text(&r.msg.content, "");
+    tw_test_expect_clean(&r);
     expect_equals_final(b->data, b->len, &r);
     tw_result_free(&r);
 
     b = &c.interactions[1].response.body;
-    decode("openai-responses-stream", b->data, b->len, NULL, &r);
+    tw_test_decode_every_way("openai-responses-stream", b->data, b->len, NULL, &r);
     cr_assert_eq(r.msg.ncalls, 0);
-    expect_text(&r.msg.content, "The capital of France is Paris.");
-    expect_text(&r.msg.thinking, "");
+    tw_test_expect_text(&r.msg.content, "The capital of France is Paris.");
+    tw_test_expect_text(&r.msg.thinking, "");
     cr_assert_str_eq(r.finish_reason, "stop");
-    expect_clean(&r);
+    tw_test_expect_clean(&r);
     expect_equals_final(b->data, b->len, &r);
     tw_result_free(&r);
     tw_cassette_free(&c);
@@ -250,12 +182,12 @@ Test(responses, real_stream_parallel_wrapper)
     cr_assert_eq(nev, 6);
 
     tw_result r;
-    decode("openai-responses-stream", sse.data, sse.len, NULL, &r);
+    tw_test_decode_every_way("openai-responses-stream", sse.data, sse.len, NULL, &r);
     /* on the wire: one call to the pseudo-tool, named as the model named it */
     cr_assert_eq(r.msg.ncalls, 1);
-    expect_call(&r, 0, "call_parallel", "parallel", WRAPPED_ARGS);
-    expect_text(&r.msg.content, "");
-    expect_text(&r.msg.thinking, "");
+    tw_test_expect_call(&r, 0, "call_parallel", "parallel", WRAPPED_ARGS);
+    tw_test_expect_text(&r.msg.content, "");
+    tw_test_expect_text(&r.msg.thinking, "");
     cr_assert_eq(r.warnings.len, 1);
     cr_assert_eq(r.warnings.items[0].code, TW_D_PARALLEL_WRAPPER);
     cr_assert_eq(r.warnings.items[0].offset, offs[1]); /* the call's output_item.added */
@@ -274,8 +206,8 @@ Test(responses, real_stream_parallel_wrapper)
     tw_diag_list w = {0};
     cr_assert_eq(tw_shim_unwrap_parallel(&r.msg, NULL, &w), TW_OK);
     cr_assert_eq(r.msg.ncalls, 2);
-    expect_call(&r, 0, "call_parallel_1", "weather", "{\"location\": \"San Francisco\"}");
-    expect_call(&r, 1, "call_parallel_2", "cityAttractions", "{\"city\": \"Rome\"}");
+    tw_test_expect_call(&r, 0, "call_parallel_1", "weather", "{\"location\": \"San Francisco\"}");
+    tw_test_expect_call(&r, 1, "call_parallel_2", "cityAttractions", "{\"city\": \"Rome\"}");
     cr_assert_eq(w.len, 1);
     cr_assert_eq(w.items[0].code, TW_D_PARALLEL_WRAPPER);
     tw_diag_list_free(&w);
@@ -286,38 +218,8 @@ Test(responses, real_stream_parallel_wrapper)
 
 /* ===================== streaming properties over the fixtures ===================== */
 
-typedef struct collect {
-    tw_buf content, thinking;
-    size_t ncalls;
-    char ids[16][64];
-    size_t nerrors, nwarnings;
-} collect;
-
-static tw_status on_event(void *user, const tw_event *ev)
-{
-    collect *c = user;
-    switch (ev->kind) {
-    case TW_EV_CONTENT: tw_buf_append(&c->content, ev->text, ev->len); break;
-    case TW_EV_THINKING: tw_buf_append(&c->thinking, ev->text, ev->len); break;
-    case TW_EV_TOOL_CALL:
-        if (c->ncalls < 16)
-            snprintf(c->ids[c->ncalls], 64, "%s", ev->call->id);
-        c->ncalls++;
-        break;
-    case TW_EV_ERROR: c->nerrors++; break;
-    case TW_EV_WARNING: c->nwarnings++; break;
-    }
-    return TW_OK;
-}
-
+/* the random splits: the same on every run */
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static size_t rnd(size_t n)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (size_t)(rng_state % n);
-}
 
 static void run_dir(const char *sub, bool stream)
 {
@@ -326,53 +228,23 @@ static void run_dir(const char *sub, bool stream)
     cr_assert_geq(n, 15, "fixtures under %s", sub);
     size_t compared = 0;
     for (long i = 0; i < n; i++) {
-        tw_error why = {.offset = -1};
-        cJSON *fx = tw_load_json_file(files[i], 1 << 26, 256, &why);
-        cr_assert_not_null(fx, "%s", why.message);
-        tw_opts_holder h;
-        tw_opts_holder_init(&h);
-        cr_assert(tw_opts_from_json(&h, tw_json_get(fx, "options"), &why), "%s", why.message);
-        const tw_format_ops *f = tw_format_find(tw_json_get_str(fx, "format"));
-        cr_assert_not_null(f);
-        char *copy; /* exact size, as tw_test_exact gives */
-        size_t len;
-        cr_assert(tw_decode_fixture_input(fx, files[i], &copy, &len, &why), "%s", why.message);
+        tw_test_fixture t;
+        tw_test_fixture_open(&t, files[i]);
+        const tw_format_ops *f = t.f;
+        const char *copy = t.in;
+        size_t len = t.len;
         tw_result batch;
-        cr_assert_eq(f->decode(copy, len, &h.o, &batch), TW_OK);
-        char *want = result_json(&batch);
+        cr_assert_eq(f->decode(copy, len, &t.h.o, &batch), TW_OK);
+        char *want = tw_test_result_json(&batch);
         for (int round = 0; round < 8; round++) {
-            collect c;
-            memset(&c, 0, sizeof c);
-            tw_stream *s = tw_stream_new(f, &h.o, on_event, &c);
-            cr_assert_not_null(s);
-            for (size_t off = 0; off < len;) {
-                size_t k = 1 + rnd(round < 4 ? 5 : 90);
-                if (k > len - off)
-                    k = len - off;
-                char *piece = tw_test_exact(copy + off, k);
-                cr_assert_eq(tw_stream_feed(s, piece, k), TW_OK);
-                free(piece);
-                off += k;
-            }
+            tw_test_events c;
             tw_result r;
-            cr_assert_eq(tw_stream_finish(s, &r), TW_OK);
-            tw_stream_free(s);
-            char *got = result_json(&r);
+            tw_test_stream_random_pieces(f, &t.h.o, copy, len, &rng_state, round < 4 ? 5 : 90, &r, &c);
+            char *got = tw_test_result_json(&r);
             cr_assert_str_eq(got, want, "%s: random split %d differs", files[i], round);
             free(got);
-            cr_assert_eq(c.content.len, r.msg.content.len, "%s: content events", files[i]);
-            cr_assert(c.content.len == 0 ||
-                      memcmp(c.content.data, r.msg.content.data, c.content.len) == 0);
-            cr_assert_eq(c.thinking.len, r.msg.thinking.len, "%s: thinking events", files[i]);
-            cr_assert(c.thinking.len == 0 ||
-                      memcmp(c.thinking.data, r.msg.thinking.data, c.thinking.len) == 0);
-            cr_assert_eq(c.ncalls, r.msg.ncalls, "%s: call events", files[i]);
-            for (size_t k = 0; k < c.ncalls && k < 16; k++)
-                cr_assert_str_eq(c.ids[k], r.msg.calls[k].id);
-            cr_assert_eq(c.nerrors, r.errors.len, "%s: error events", files[i]);
-            cr_assert_eq(c.nwarnings, r.warnings.len, "%s: warning events", files[i]);
-            tw_buf_free(&c.content);
-            tw_buf_free(&c.thinking);
+            tw_test_expect_events_carry(&c, &r, files[i], true);
+            tw_test_events_free(&c);
             tw_result_free(&r);
         }
         /* a conforming stream (no diagnostic) whose final response lists its output
@@ -388,9 +260,7 @@ static void run_dir(const char *sub, bool stream)
         free(body);
         free(want);
         tw_result_free(&batch);
-        free(copy);
-        tw_opts_holder_free(&h);
-        cJSON_Delete(fx);
+        tw_test_fixture_close(&t);
     }
     if (stream)
         cr_assert_geq(compared, 3, "streams compared with their final response");
@@ -429,7 +299,7 @@ Test(responses, arguments_with_nul_refused)
         "{\"status\":\"completed\",\"output\":[{\"type\":\"function_call\",\"call_id\":\"c1\","
         "\"name\":\"f\",\"arguments\":\"{\\\"a\\\":\\\"x\\\\u0000y\\\"}\"}]}";
     tw_result r;
-    decode("openai-responses", body, sizeof body - 1, NULL, &r);
+    tw_test_decode_every_way("openai-responses", body, sizeof body - 1, NULL, &r);
     cr_assert_eq(r.msg.ncalls, 0);
     cr_assert_eq(r.errors.len, 1);
     cr_assert_eq(r.errors.items[0].code, TW_D_JSON_NUL);
@@ -456,9 +326,9 @@ Test(responses, item_cap)
     memset(&o, 0, sizeof o);
     o.limits.max_calls = 1; /* cap: 2 * 1 + 16 = 18 items, so raise the count instead */
     tw_result r;
-    decode("openai-responses-stream", s.data, s.len, &o, &r);
-    expect_text(&r.msg.content, "01234");
-    expect_clean(&r);
+    tw_test_decode_every_way("openai-responses-stream", s.data, s.len, &o, &r);
+    tw_test_expect_text(&r.msg.content, "01234");
+    tw_test_expect_clean(&r);
     tw_result_free(&r);
     tw_buf_free(&s);
 
@@ -472,7 +342,7 @@ Test(responses, item_cap)
     cr_assert_eq(tw_buf_puts(&s, "data: {\"type\":\"response.completed\",\"response\":"
                                  "{\"status\":\"completed\",\"output\":[]}}\n\n"),
                  TW_OK);
-    decode("openai-responses-stream", s.data, s.len, &o, &r);
+    tw_test_decode_every_way("openai-responses-stream", s.data, s.len, &o, &r);
     cr_assert_eq(r.errors.len, 2, "items 19 and 20 are past the cap of 18");
     cr_assert_eq(r.errors.items[0].code, TW_D_TOO_MANY_CALLS);
     cr_assert_eq(r.errors.items[1].code, TW_D_TOO_MANY_CALLS);

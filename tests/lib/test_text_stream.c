@@ -21,42 +21,13 @@ size_t __sanitizer_get_current_allocated_bytes(void);
 #include "cli.h"
 #include "decode_opts.h"
 #include "decode_fixtures.h"
+#include "decoding.h"
 #include "toolwire/decode.h"
 #include "toolwire/text.h"
 #include "twtest.h"
 
-typedef struct collect {
-    tw_buf content, thinking;
-    size_t ncalls;
-    char ids[64][64];
-    size_t nerrors;
-} collect;
-
-static tw_status on_event(void *user, const tw_event *ev)
-{
-    collect *c = user;
-    switch (ev->kind) {
-    case TW_EV_CONTENT: tw_buf_append(&c->content, ev->text, ev->len); break;
-    case TW_EV_THINKING: tw_buf_append(&c->thinking, ev->text, ev->len); break;
-    case TW_EV_TOOL_CALL:
-        if (c->ncalls < 64)
-            snprintf(c->ids[c->ncalls], 64, "%s", ev->call->id);
-        c->ncalls++;
-        break;
-    case TW_EV_ERROR: c->nerrors++; break;
-    default: break;
-    }
-    return TW_OK;
-}
-
+/* the random splits: the same on every run */
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static size_t rnd(size_t n)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (size_t)(rng_state % n);
-}
 
 static bool same_result(const tw_result *a, const tw_result *b)
 {
@@ -77,59 +48,26 @@ static void run_dir(const char *sub)
     long n = tw_list_files(tw_test_src(sub), ".json", &files);
     cr_assert_gt(n, 0);
     for (long i = 0; i < n; i++) {
-        tw_error why = {.offset = -1};
-        cJSON *fx = tw_load_json_file(files[i], 1 << 26, 256, &why);
-        cr_assert_not_null(fx, "%s", why.message);
-        tw_opts_holder h;
-        tw_opts_holder_init(&h);
-        cr_assert(tw_opts_from_json(&h, tw_json_get(fx, "options"), &why), "%s", why.message);
-        const tw_format_ops *f = tw_format_find(tw_json_get_str(fx, "format"));
-        char *in = NULL;
-        size_t len = 0;
-        cr_assert(tw_decode_fixture_input(fx, files[i], &in, &len, &why), "%s", why.message);
-        char *copy = tw_test_exact(in, len);
-        free(in);
+        tw_test_fixture t;
+        tw_test_fixture_open(&t, files[i]);
+        const tw_format_ops *f = t.f;
+        const char *copy = t.in;
+        size_t len = t.len;
         tw_result batch;
-        cr_assert_eq(f->decode(copy, len, &h.o, &batch), TW_OK);
+        cr_assert_eq(f->decode(copy, len, &t.h.o, &batch), TW_OK);
 
         for (int round = 0; round < 20; round++) {
-            collect c;
-            memset(&c, 0, sizeof c);
-            tw_stream *s = tw_stream_new(f, &h.o, on_event, &c);
-            cr_assert_not_null(s);
-            size_t off = 0;
-            while (off < len) {
-                size_t k = 1 + rnd(round < 10 ? 5 : 40);
-                if (k > len - off)
-                    k = len - off;
-                char *piece = tw_test_exact(copy + off, k);
-                cr_assert_eq(tw_stream_feed(s, piece, k), TW_OK);
-                free(piece);
-                off += k;
-            }
+            tw_test_events c;
             tw_result r;
-            cr_assert_eq(tw_stream_finish(s, &r), TW_OK);
-            tw_stream_free(s);
+            tw_test_stream_random_pieces(f, &t.h.o, copy, len, &rng_state, round < 10 ? 5 : 40, &r, &c);
             cr_assert(same_result(&batch, &r), "%s: random split %d differs", files[i], round);
             /* events: nothing retracted, nothing missing */
-            cr_assert_eq(c.content.len, r.msg.content.len, "%s: content events", files[i]);
-            cr_assert(c.content.len == 0 || memcmp(c.content.data, r.msg.content.data, c.content.len) == 0,
-                      "%s: content events differ", files[i]);
-            cr_assert_eq(c.thinking.len, r.msg.thinking.len, "%s: thinking events", files[i]);
-            cr_assert(c.thinking.len == 0 || memcmp(c.thinking.data, r.msg.thinking.data, c.thinking.len) == 0,
-                      "%s: thinking events differ", files[i]);
-            cr_assert_eq(c.ncalls, r.msg.ncalls, "%s: call events", files[i]);
-            for (size_t k = 0; k < c.ncalls && k < 64; k++)
-                cr_assert_str_eq(c.ids[k], r.msg.calls[k].id);
-            cr_assert_eq(c.nerrors, r.errors.len, "%s: error events", files[i]);
-            tw_buf_free(&c.content);
-            tw_buf_free(&c.thinking);
+            tw_test_expect_events_carry(&c, &r, files[i], false);
+            tw_test_events_free(&c);
             tw_result_free(&r);
         }
         tw_result_free(&batch);
-        free(copy);
-        tw_opts_holder_free(&h);
-        cJSON_Delete(fx);
+        tw_test_fixture_close(&t);
     }
     tw_free_list(files, n);
 }
