@@ -171,24 +171,9 @@ static void run_dir(const char *sub)
     for (long i = 0; i < n; i++) {
         tw_test_fixture t;
         tw_test_fixture_open(&t, files[i]);
-        const tw_format_ops *f = t.f;
-        const char *copy = t.in;
-        size_t len = t.len;
         tw_result batch;
-        cr_assert_eq(f->decode(copy, len, &t.h.o, &batch), TW_OK);
-        char *want = tw_test_result_json(&batch);
-        for (int round = 0; round < 12; round++) {
-            tw_test_events c;
-            tw_result r;
-            tw_test_stream_random_pieces(f, &t.h.o, copy, len, &rng_state, round < 6 ? 5 : 60, &r, &c);
-            char *got = tw_test_result_json(&r);
-            cr_assert_str_eq(got, want, "%s: random split %d differs", files[i], round);
-            free(got);
-            tw_test_expect_events_carry(&c, &r, files[i], true);
-            tw_test_events_free(&c);
-            tw_result_free(&r);
-        }
-        free(want);
+        cr_assert_eq(t.f->decode(t.in, t.len, &t.h.o, &batch), TW_OK);
+        tw_test_random_splits(&t, &batch, &rng_state, 12, 5, 60, true);
         tw_result_free(&batch);
         tw_test_fixture_close(&t);
     }

@@ -230,35 +230,20 @@ static void run_dir(const char *sub, bool stream)
     for (long i = 0; i < n; i++) {
         tw_test_fixture t;
         tw_test_fixture_open(&t, files[i]);
-        const tw_format_ops *f = t.f;
-        const char *copy = t.in;
-        size_t len = t.len;
         tw_result batch;
-        cr_assert_eq(f->decode(copy, len, &t.h.o, &batch), TW_OK);
-        char *want = tw_test_result_json(&batch);
-        for (int round = 0; round < 8; round++) {
-            tw_test_events c;
-            tw_result r;
-            tw_test_stream_random_pieces(f, &t.h.o, copy, len, &rng_state, round < 4 ? 5 : 90, &r, &c);
-            char *got = tw_test_result_json(&r);
-            cr_assert_str_eq(got, want, "%s: random split %d differs", files[i], round);
-            free(got);
-            tw_test_expect_events_carry(&c, &r, files[i], true);
-            tw_test_events_free(&c);
-            tw_result_free(&r);
-        }
+        cr_assert_eq(t.f->decode(t.in, t.len, &t.h.o, &batch), TW_OK);
+        tw_test_random_splits(&t, &batch, &rng_state, 8, 5, 90, true);
         /* a conforming stream (no diagnostic) whose final response lists its output
          * decodes to what that response decodes to */
-        char *body = stream ? final_response(copy, len) : NULL;
+        char *body = stream ? final_response(t.in, t.len) : NULL;
         cJSON *fin = body ? cJSON_Parse(body) : NULL;
         if (fin && cJSON_GetArraySize(tw_json_get(fin, "output")) > 0 && batch.errors.len == 0 &&
             batch.warnings.len == 0) {
-            expect_equals_final(copy, len, &batch);
+            expect_equals_final(t.in, t.len, &batch);
             compared++;
         }
         cJSON_Delete(fin);
         free(body);
-        free(want);
         tw_result_free(&batch);
         tw_test_fixture_close(&t);
     }

@@ -29,19 +29,6 @@ size_t __sanitizer_get_current_allocated_bytes(void);
 /* the random splits: the same on every run */
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 
-static bool same_result(const tw_result *a, const tw_result *b)
-{
-    tw_buf x = {0}, y = {0};
-    tw_result_write(&x, a, 0);
-    tw_result_write(&y, b, 0);
-    bool same = x.len == y.len && memcmp(x.data, y.data, x.len) == 0;
-    if (!same)
-        cr_log_error("batch:  %s\nstream: %s", x.data, y.data);
-    tw_buf_free(&x);
-    tw_buf_free(&y);
-    return same;
-}
-
 static void run_dir(const char *sub)
 {
     char **files = NULL;
@@ -50,22 +37,9 @@ static void run_dir(const char *sub)
     for (long i = 0; i < n; i++) {
         tw_test_fixture t;
         tw_test_fixture_open(&t, files[i]);
-        const tw_format_ops *f = t.f;
-        const char *copy = t.in;
-        size_t len = t.len;
         tw_result batch;
-        cr_assert_eq(f->decode(copy, len, &t.h.o, &batch), TW_OK);
-
-        for (int round = 0; round < 20; round++) {
-            tw_test_events c;
-            tw_result r;
-            tw_test_stream_random_pieces(f, &t.h.o, copy, len, &rng_state, round < 10 ? 5 : 40, &r, &c);
-            cr_assert(same_result(&batch, &r), "%s: random split %d differs", files[i], round);
-            /* events: nothing retracted, nothing missing */
-            tw_test_expect_events_carry(&c, &r, files[i], false);
-            tw_test_events_free(&c);
-            tw_result_free(&r);
-        }
+        cr_assert_eq(t.f->decode(t.in, t.len, &t.h.o, &batch), TW_OK);
+        tw_test_random_splits(&t, &batch, &rng_state, 20, 5, 40, false);
         tw_result_free(&batch);
         tw_test_fixture_close(&t);
     }

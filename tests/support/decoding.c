@@ -96,6 +96,7 @@ void tw_test_fixture_open(tw_test_fixture *t, const char *path)
     cr_assert_not_null(t->json, "%s", why.message);
     tw_opts_holder_init(&t->h);
     cr_assert(tw_opts_from_json(&t->h, tw_json_get(t->json, "options"), &why), "%s", why.message);
+    t->path = path;
     t->f = tw_format_find(tw_json_get_str(t->json, "format"));
     cr_assert_not_null(t->f, "%s: format", path);
     char *in = NULL;
@@ -136,9 +137,17 @@ void tw_test_events_free(tw_test_events *e)
     memset(e, 0, sizeof *e);
 }
 
-void tw_test_stream_random_pieces(const tw_format_ops *f, const tw_decode_opts *o, const char *in,
-                                  size_t len, uint64_t *rng, size_t most, tw_result *r,
-                                  tw_test_events *ev)
+size_t tw_test_rnd(uint64_t *state, size_t n)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return (size_t)(*state % n);
+}
+
+static void stream_random_pieces(const tw_format_ops *f, const tw_decode_opts *o, const char *in,
+                                 size_t len, uint64_t *rng, size_t most, tw_result *r,
+                                 tw_test_events *ev)
 {
     memset(ev, 0, sizeof *ev);
     tw_stream *s = tw_stream_new(f, o, tw_test_collect_event, ev);
@@ -156,8 +165,8 @@ void tw_test_stream_random_pieces(const tw_format_ops *f, const tw_decode_opts *
     tw_stream_free(s);
 }
 
-void tw_test_expect_events_carry(const tw_test_events *ev, const tw_result *r, const char *what,
-                                 bool with_warnings)
+static void expect_events_carry(const tw_test_events *ev, const tw_result *r, const char *what,
+                                bool with_warnings)
 {
     cr_assert_eq(ev->content.len, r->msg.content.len, "%s: content events", what);
     cr_assert(ev->content.len == 0 ||
@@ -175,10 +184,24 @@ void tw_test_expect_events_carry(const tw_test_events *ev, const tw_result *r, c
         cr_assert_eq(ev->nwarnings, r->warnings.len, "%s: warning events", what);
 }
 
-size_t tw_test_rnd(uint64_t *state, size_t n)
+
+void tw_test_random_splits(const tw_test_fixture *t, const tw_result *batch, uint64_t *rng,
+                           int rounds, size_t small, size_t large, bool with_warnings)
 {
-    *state ^= *state << 13;
-    *state ^= *state >> 7;
-    *state ^= *state << 17;
-    return (size_t)(*state % n);
+    char *want = tw_test_result_json(batch);
+    for (int round = 0; round < rounds; round++) {
+        tw_test_events ev;
+        tw_result r;
+        stream_random_pieces(t->f, &t->h.o, t->in, t->len, rng, round < rounds / 2 ? small : large,
+                             &r, &ev);
+        char *got = tw_test_result_json(&r);
+        if (strcmp(got, want) != 0)
+            cr_log_error("batch:  %s\nstream: %s", want, got);
+        cr_assert_str_eq(got, want, "%s: random split %d differs", t->path, round);
+        free(got);
+        expect_events_carry(&ev, &r, t->path, with_warnings);
+        tw_test_events_free(&ev);
+        tw_result_free(&r);
+    }
+    free(want);
 }

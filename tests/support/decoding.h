@@ -34,6 +34,7 @@ void tw_test_load_cassette(const char *name, tw_cassette *c);
 /* A decode fixture (tests/data/decode/…) read for a test: its JSON, its
  * options, its decoder and its input bytes as an exact-size copy. */
 typedef struct tw_test_fixture {
+    const char *path; /* as given to tw_test_fixture_open */
     cJSON *json;
     tw_opts_holder h;
     const tw_format_ops *f;
@@ -59,17 +60,13 @@ tw_status tw_test_collect_event(void *user, const tw_event *ev);
 /* Free the buffers of e and zero it. */
 void tw_test_events_free(tw_test_events *e);
 
-/* Feed in[0, len) to a new stream of f in random pieces of 1 to most bytes
- * (each an exact-size copy) and finish it into *r; *ev (zeroed first)
- * collects its events. */
-void tw_test_stream_random_pieces(const tw_format_ops *f, const tw_decode_opts *o, const char *in,
-                                  size_t len, uint64_t *rng, size_t most, tw_result *r,
-                                  tw_test_events *ev);
-/* The events carried the result, nothing retracted and nothing missing: its
- * content, its thinking, its calls' ids in order, its errors, and its
- * warnings when with_warnings. what names the input in a failure. */
-void tw_test_expect_events_carry(const tw_test_events *ev, const tw_result *r, const char *what,
-                                 bool with_warnings);
+/* rounds random splits of t's input fed to a stream of its decoder (the
+ * first half of the rounds in pieces of 1 to small bytes, the rest 1 to
+ * large): each must give batch's result, and events that carried it with
+ * nothing retracted or missing (content, thinking, the calls' ids in order,
+ * errors, and warnings when with_warnings). rng: the suite's own sequence. */
+void tw_test_random_splits(const tw_test_fixture *t, const tw_result *batch, uint64_t *rng,
+                           int rounds, size_t small, size_t large, bool with_warnings);
 
 /* A xorshift64 sequence from a fixed seed, so a suite splits its inputs the
  * same way on every run: the next number below n (n > 0). */
