@@ -26,37 +26,11 @@ static char dir[64];
 /* Run `toolwire ARGS` in a scratch directory with stdin text; capture both streams. */
 static void tw_run(run *r, const char *args, const char *stdin_text)
 {
-    const char *bin = getenv("TOOLWIRE_BIN");
-    cr_assert_not_null(bin, "TOOLWIRE_BIN is not set");
     if (!dir[0]) {
         snprintf(dir, sizeof dir, "/tmp/twmsgXXXXXX");
         cr_assert_not_null(mkdtemp(dir));
     }
-    char in[300], out[300], err[300], cmd[4096];
-    snprintf(in, sizeof in, "%s/in", dir);
-    snprintf(out, sizeof out, "%s/out", dir);
-    snprintf(err, sizeof err, "%s/err", dir);
-    FILE *f = fopen(in, "wb");
-    cr_assert(f);
-    fputs(stdin_text ? stdin_text : "", f);
-    fclose(f);
-    snprintf(cmd, sizeof cmd, "cd %s && '%s' %s < %s > %s 2> %s", dir, bin, args, in, out, err);
-    int st = system(cmd);
-    r->rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    memset(r->out, 0, sizeof r->out);
-    memset(r->err, 0, sizeof r->err);
-    f = fopen(out, "rb");
-    if (f) {
-        size_t n = fread(r->out, 1, sizeof r->out - 1, f);
-        (void)n;
-        fclose(f);
-    }
-    f = fopen(err, "rb");
-    if (f) {
-        size_t n = fread(r->err, 1, sizeof r->err - 1, f);
-        (void)n;
-        fclose(f);
-    }
+    r->rc = tw_test_run_bin_in(dir, args, stdin_text, r->out, sizeof r->out, r->err, sizeof r->err);
 }
 
 static void write_file(const char *name, const char *text)

@@ -650,44 +650,26 @@ Test(numbers, convert_paths)
 
 /* ---- the command line, as a user runs it ---- */
 
-static int run_cli(const char *args, const char *input, char *out, size_t outlen)
-{
-    const char *bin = getenv("TOOLWIRE_BIN");
-    cr_assert_not_null(bin, "TOOLWIRE_BIN is set by ctest");
-    char in_path[] = "/tmp/tw_numbers_in_XXXXXX";
-    int fd = mkstemp(in_path);
-    cr_assert_geq(fd, 0);
-    FILE *f = fdopen(fd, "wb");
-    fputs(input, f);
-    fclose(f);
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s %s < %s 2>&1", bin, args, in_path);
-    FILE *p = popen(cmd, "r");
-    cr_assert_not_null(p);
-    size_t n = fread(out, 1, outlen - 1, p);
-    out[n] = '\0';
-    int status = pclose(p);
-    remove(in_path);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 Test(numbers, cli_parse_and_encode)
 {
     static char out[1 << 16];
-    cr_assert_eq(run_cli("parse --format hermes",
-                         "<tool_call>{\"name\":\"f\",\"arguments\":{\"id\":9007199254740993,"
-                         "\"amount\":100.0,\"t\":0.1,\"x\":1e400}}</tool_call>",
-                         out, sizeof out),
-                 0, "%s", out);
+    cr_assert_eq(
+        tw_test_run_bin("parse --format hermes",
+                        "<tool_call>{\"name\":\"f\",\"arguments\":{\"id\":9007199254740993,"
+                        "\"amount\":100.0,\"t\":0.1,\"x\":1e400}}</tool_call>",
+                        out, sizeof out, true),
+        0, "%s", out);
     cr_assert_not_null(strstr(out, "{\"id\":9007199254740993,\"amount\":100.0,\"t\":0.1,\"x\":1e400}"),
                        "%s", out);
-    cr_assert_eq(run_cli("encode --format hermes-prompt",
-                         "{\"messages\":[{\"role\":\"user\",\"content\":\"go\"},{\"role\":\"assistant\","
-                         "\"content\":\"\",\"tool_calls\":[{\"id\":\"a\",\"name\":\"f\",\"arguments\":"
-                         "{\"a\":1500.0,\"b\":100.0,\"c\":-0.0,\"d\":1.0,\"e\":12345678901234567890,"
-                         "\"g\":1e400}}]}]}",
-                         out, sizeof out),
-                 0, "%s", out);
+    cr_assert_eq(
+        tw_test_run_bin(
+            "encode --format hermes-prompt",
+            "{\"messages\":[{\"role\":\"user\",\"content\":\"go\"},{\"role\":\"assistant\","
+            "\"content\":\"\",\"tool_calls\":[{\"id\":\"a\",\"name\":\"f\",\"arguments\":"
+            "{\"a\":1500.0,\"b\":100.0,\"c\":-0.0,\"d\":1.0,\"e\":12345678901234567890,"
+            "\"g\":1e400}}]}]}",
+            out, sizeof out, true),
+        0, "%s", out);
     cr_assert_not_null(strstr(out, "{\"a\": 1500.0, \"b\": 100.0, \"c\": -0.0, \"d\": 1.0, "
                                    "\"e\": 12345678901234567890, \"g\": Infinity}"),
                        "%s", out);

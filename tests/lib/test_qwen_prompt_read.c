@@ -569,27 +569,6 @@ Test(qwen_prompt_read, limits)
 
 /* ---- the registry and the command line ---- */
 
-static int run_cli(const char *args, const char *in, char *out, size_t outlen)
-{
-    const char *bin = getenv("TOOLWIRE_BIN");
-    cr_assert_not_null(bin);
-    char in_path[] = "/tmp/tw_qwen_read_in_XXXXXX";
-    int fd = mkstemp(in_path);
-    cr_assert_geq(fd, 0);
-    FILE *f = fdopen(fd, "wb");
-    fputs(in, f);
-    fclose(f);
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s %s < %s 2>&1", bin, args, in_path);
-    FILE *p = popen(cmd, "r");
-    cr_assert_not_null(p);
-    size_t n = fread(out, 1, outlen - 1, p);
-    out[n] = '\0';
-    int status = pclose(p);
-    remove(in_path);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 Test(qwen_prompt_read, registered)
 {
     cr_expect(tw_request_reader_find("qwen3-coder-prompt") != NULL);
@@ -597,7 +576,7 @@ Test(qwen_prompt_read, registered)
     cr_expect(tw_transcode_is_source("qwen3-coder-prompt"));
     cr_expect(tw_transcode_is_source("qwen3.5-prompt"));
     static char out[16384];
-    cr_expect_eq(run_cli("convert --help", "", out, sizeof out), 0);
+    cr_expect_eq(tw_test_run_bin("convert --help", "", out, sizeof out, true), 0);
     const char *from = strstr(out, "--from");
     cr_assert_not_null(from, "%s", out);
     cr_expect(strstr(from, "qwen3-coder-prompt") && strstr(from, "qwen3.5-prompt"), "%s", out);
@@ -609,8 +588,8 @@ Test(qwen_prompt_read, convert_to_openai_request)
     const char *prompt = tw_json_get_str(fx, "expected");
     cr_assert_not_null(prompt);
     static char out[65536];
-    cr_expect_eq(run_cli("convert --from qwen3-coder-prompt --to openai-request", prompt, out,
-                         sizeof out),
+    cr_expect_eq(tw_test_run_bin("convert --from qwen3-coder-prompt --to openai-request", prompt,
+                                 out, sizeof out, true),
                  0, "%s", out);
     /* the call with its generated id, the result answering it, the tools */
     cr_expect(strstr(out, "\"id\":\"call_1\"") != NULL, "%s", out);
@@ -620,8 +599,8 @@ Test(qwen_prompt_read, convert_to_openai_request)
     cr_expect(strstr(out, "warning: not_carried: qwen3-coder-prompt: turns[0]: the <tools> "
                           "section does not carry") != NULL,
               "%s", out);
-    cr_expect_eq(run_cli("convert --from qwen3.5-prompt --to neutral", "<|im_start|>user\nhi",
-                         out, sizeof out),
+    cr_expect_eq(tw_test_run_bin("convert --from qwen3.5-prompt --to neutral",
+                                 "<|im_start|>user\nhi", out, sizeof out, true),
                  1, "%s", out);
     cr_expect(strstr(out, "turns[0]") != NULL, "%s", out);
     cJSON_Delete(fx);
@@ -1000,15 +979,15 @@ Test(qwen_prompt_read, convert_max_messages)
     for (int i = 0; i < 5; i++)
         strcat(in, "<|im_start|>user\nhi<|im_end|>\n");
     char out[2048];
-    cr_expect_eq(run_cli("convert --from hermes-prompt --to neutral --max-messages 5", in, out,
-                         sizeof out),
+    cr_expect_eq(tw_test_run_bin("convert --from hermes-prompt --to neutral --max-messages 5", in,
+                                 out, sizeof out, true),
                  0, "%s", out);
-    cr_expect_eq(run_cli("convert --from qwen3.5-prompt --to neutral --max-messages 3", in, out,
-                         sizeof out),
+    cr_expect_eq(tw_test_run_bin("convert --from qwen3.5-prompt --to neutral --max-messages 3", in,
+                                 out, sizeof out, true),
                  1, "%s", out);
     cr_expect(strstr(out, "more than max_messages (3)") && strstr(out, "(byte 90)"), "%s", out);
-    cr_expect_eq(run_cli("convert --from hermes-prompt --to neutral --max-messages 0", in, out,
-                         sizeof out),
+    cr_expect_eq(tw_test_run_bin("convert --from hermes-prompt --to neutral --max-messages 0", in,
+                                 out, sizeof out, true),
                  2, "%s", out);
 }
 

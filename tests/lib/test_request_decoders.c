@@ -632,58 +632,33 @@ Test(convert_prompt_sources, sources)
     tw_diag_list_free(&w);
 }
 
-/* Run toolwire with args and stdin `in`; standard output (and standard error
- * too when with_err) into out; the exit status. */
-static int run_cli_with(const char *args, const char *in, char *out, size_t outlen, bool with_err);
-
-static int run_cli(const char *args, const char *in, char *out, size_t outlen)
-{
-    return run_cli_with(args, in, out, outlen, false);
-}
-
-static int run_cli_with(const char *args, const char *in, char *out, size_t outlen, bool with_err)
-{
-    const char *bin = getenv("TOOLWIRE_BIN");
-    cr_assert_not_null(bin);
-    char in_path[] = "/tmp/tw_convert_in_XXXXXX";
-    int fd = mkstemp(in_path);
-    cr_assert_geq(fd, 0);
-    FILE *f = fdopen(fd, "wb");
-    fputs(in, f);
-    fclose(f);
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s %s < %s %s", bin, args, in_path,
-             with_err ? "2>&1" : "2>/dev/null");
-    FILE *p = popen(cmd, "r");
-    cr_assert_not_null(p);
-    size_t n = fread(out, 1, outlen - 1, p);
-    out[n] = '\0';
-    int status = pclose(p);
-    remove(in_path);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 Test(convert_prompt_sources, command_line)
 {
     static char out[16384];
-    cr_expect_eq(run_cli("convert --help", "", out, sizeof out), 0);
+    cr_expect_eq(tw_test_run_bin("convert --help", "", out, sizeof out, false), 0);
     cr_expect(strstr(out, "hermes-prompt ") && strstr(out, "vllm-generate-request "));
-    cr_expect_eq(run_cli("convert --from hermes-prompt --to hermes-prompt", PROMPT, out, sizeof out), 0);
+    cr_expect_eq(tw_test_run_bin("convert --from hermes-prompt --to hermes-prompt", PROMPT, out,
+                                 sizeof out, false),
+                 0);
     cr_expect_str_eq(out, PROMPT);
-    cr_expect_eq(run_cli("convert --from hermes-prompt --to vllm-generate-request", PROMPT, out,
-                         sizeof out), 0);
+    cr_expect_eq(tw_test_run_bin("convert --from hermes-prompt --to vllm-generate-request", PROMPT,
+                                 out, sizeof out, false),
+                 0);
     static char back[16384];
-    cr_expect_eq(run_cli("convert --from vllm-generate-request --to vllm-generate-request", out,
-                         back, sizeof back), 0);
+    cr_expect_eq(tw_test_run_bin("convert --from vllm-generate-request --to vllm-generate-request",
+                                 out, back, sizeof back, false),
+                 0);
     cr_expect_str_eq(back, out);
-    cr_expect_eq(run_cli("convert --from hermes-prompt --to neutral", "nope", out, sizeof out), 1);
+    cr_expect_eq(tw_test_run_bin("convert --from hermes-prompt --to neutral", "nope", out,
+                                 sizeof out, false),
+                 1);
     /* JSON that ends early: bad input (exit 2), with the position, as encode says it */
     static const char *const readers[] = {"neutral", "openai-request", "anthropic-request",
                                           "gemini-request", "openai-responses-request"};
     for (size_t i = 0; i < sizeof readers / sizeof readers[0]; i++) {
         char args[128];
         snprintf(args, sizeof args, "convert --from %s --to openai-request -", readers[i]);
-        cr_expect_eq(run_cli_with(args, "{\"messages\": \"ab", out, sizeof out, true), 2, "%s",
+        cr_expect_eq(tw_test_run_bin(args, "{\"messages\": \"ab", out, sizeof out, true), 2, "%s",
                      readers[i]);
         cr_expect(strstr(out, "-:1:15: cannot read it as ") != NULL, "%s: %s", readers[i], out);
     }
