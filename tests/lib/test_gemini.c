@@ -69,7 +69,7 @@ Test(gemini, real_nonstream_function_call_then_result)
     tw_test_decode_every_way("gemini", b->data, b->len, NULL, &r);
     cr_assert_eq(r.msg.ncalls, 1);
     tw_test_expect_call(&r, 0, "call_1", "final_result",
-                "{\"city\": \"Mexico City\", \"country\": \"Mexico\"}");
+                        "{\"city\": \"Mexico City\", \"country\": \"Mexico\"}");
     cr_assert_str_eq(r.finish_reason, "tool_calls");
     tw_test_expect_clean(&r);
     tw_result_free(&r);

@@ -49,17 +49,19 @@ Test(real_traffic, openai_parallel_tool_calls_stream)
 
     decode("openai-stream", &c.interactions[1].response.body, &r);
     cr_assert_eq(r.msg.ncalls, 1);
-    tw_test_expect_call(&r, 0, "call_LwxJUB9KppVyogRRLQsamRJv", "get_weather", "{\"city\":\"Mexico City\"}");
+    tw_test_expect_call(&r, 0, "call_LwxJUB9KppVyogRRLQsamRJv", "get_weather",
+                        "{\"city\":\"Mexico City\"}");
     tw_test_expect_clean(&r);
     tw_result_free(&r);
 
     decode("openai-stream", &c.interactions[2].response.body, &r);
     cr_assert_eq(r.msg.ncalls, 1);
-    tw_test_expect_call(&r, 0, "call_CCGIWaMeYWmxOQ91orkmTvzn", "final_result",
-                "{\"answers\":[{\"label\":\"Capital\",\"answer\":\"The capital of Mexico is Mexico "
-                "City.\"},{\"label\":\"Weather\",\"answer\":\"The weather in Mexico City is "
-                "currently sunny.\"},{\"label\":\"Product Name\",\"answer\":\"The product name is "
-                "Pydantic AI.\"}]}");
+    tw_test_expect_call(
+        &r, 0, "call_CCGIWaMeYWmxOQ91orkmTvzn", "final_result",
+        "{\"answers\":[{\"label\":\"Capital\",\"answer\":\"The capital of Mexico is Mexico "
+        "City.\"},{\"label\":\"Weather\",\"answer\":\"The weather in Mexico City is "
+        "currently sunny.\"},{\"label\":\"Product Name\",\"answer\":\"The product name is "
+        "Pydantic AI.\"}]}");
     cr_assert_str_eq(r.finish_reason, "tool_calls");
     tw_test_expect_clean(&r);
     tw_result_free(&r);
@@ -69,21 +71,23 @@ Test(real_traffic, openai_parallel_tool_calls_stream)
 Test(real_traffic, deepseek_reasoning_content_nonstream)
 {
     tw_cassette c;
-    tw_test_load_cassette("real-traffic/deepseek_chat__nonstream__reasoning_content_parallel_tool_calls.yaml", &c);
+    tw_test_load_cassette(
+        "real-traffic/deepseek_chat__nonstream__reasoning_content_parallel_tool_calls.yaml", &c);
     cr_assert_eq(c.ninteractions, 3);
     cr_assert_eq(c.interactions[0].response.body.kind, TW_CASSETTE_BODY_PARSED);
 
     tw_result r;
     decode("openai-response", &c.interactions[0].response.body, &r);
     tw_test_expect_text(&r.msg.content, "Let me load the dice rolling capability!");
-    tw_test_expect_text(&r.msg.thinking,
-                "The user wants to play a dice game. I need to roll a die and compare it to the "
-                "user's guess of 4. But the DICE_ROLL capability is deferred - I need to load it "
-                "first using the `load_capability` tool.\n\nLet me load the capability first.");
+    tw_test_expect_text(
+        &r.msg.thinking,
+        "The user wants to play a dice game. I need to roll a die and compare it to the "
+        "user's guess of 4. But the DICE_ROLL capability is deferred - I need to load it "
+        "first using the `load_capability` tool.\n\nLet me load the capability first.");
     cr_assert_str_eq(r.reasoning_field, "reasoning_content");
     cr_assert_eq(r.msg.ncalls, 1);
     tw_test_expect_call(&r, 0, "call_00_sXqYgMESDht75NCLLZtt9804", "load_capability",
-                "{\"id\":\"DICE_ROLL\"}");
+                        "{\"id\":\"DICE_ROLL\"}");
     cr_assert_str_eq(r.finish_reason, "tool_calls");
     tw_test_expect_clean(&r);
     tw_result_free(&r);
@@ -97,11 +101,13 @@ Test(real_traffic, deepseek_reasoning_content_nonstream)
     tw_result_free(&r);
 
     decode("openai-response", &c.interactions[2].response.body, &r);
-    tw_test_expect_text(&r.msg.content, "\xF0\x9F\x8E\x89 **Congratulations, Anne!** You're a winner! "
-                                "\xF0\x9F\x8E\x89\n\nThe die rolled exactly **4** -- matching your "
-                                "guess perfectly! Lucky you! \xF0\x9F\x8E\xB2");
-    tw_test_expect_text(&r.msg.thinking,
-                "The player's name is Anne, and the die rolled a 4. The user guessed 4, so they win!");
+    tw_test_expect_text(&r.msg.content,
+                        "\xF0\x9F\x8E\x89 **Congratulations, Anne!** You're a winner! "
+                        "\xF0\x9F\x8E\x89\n\nThe die rolled exactly **4** -- matching your "
+                        "guess perfectly! Lucky you! \xF0\x9F\x8E\xB2");
+    tw_test_expect_text(
+        &r.msg.thinking,
+        "The player's name is Anne, and the die rolled a 4. The user guessed 4, so they win!");
     cr_assert_eq(r.msg.ncalls, 0);
     cr_assert_str_eq(r.finish_reason, "stop");
     tw_test_expect_clean(&r);
@@ -112,17 +118,19 @@ Test(real_traffic, deepseek_reasoning_content_nonstream)
 Test(real_traffic, groq_midstream_error)
 {
     tw_cassette c;
-    tw_test_load_cassette("real-traffic/groq_chat__stream__reasoning_and_midstream_error_tool_use_failed.yaml", &c);
+    tw_test_load_cassette(
+        "real-traffic/groq_chat__stream__reasoning_and_midstream_error_tool_use_failed.yaml", &c);
     cr_assert_eq(c.ninteractions, 3);
     tw_result r;
     decode("openai-stream", &c.interactions[0].response.body, &r);
-    tw_test_expect_text(&r.msg.thinking,
-                "We need to call the tool with invalid parameters first, then second call with "
-                "valid args. The user wants us to test error handling. So first call should have "
-                "wrong parameters (e.g., missing required \"name\" or extra param). The tool "
-                "expects only \"name\". If we send extra property, that might cause error. Or "
-                "missing \"name\". We'll do a call with missing name: {}. Then second call with "
-                "name: \"test\". Let's do that.");
+    tw_test_expect_text(
+        &r.msg.thinking,
+        "We need to call the tool with invalid parameters first, then second call with "
+        "valid args. The user wants us to test error handling. So first call should have "
+        "wrong parameters (e.g., missing required \"name\" or extra param). The tool "
+        "expects only \"name\". If we send extra property, that might cause error. Or "
+        "missing \"name\". We'll do a call with missing name: {}. Then second call with "
+        "name: \"test\". Let's do that.");
     cr_assert_str_eq(r.reasoning_field, "reasoning");
     cr_assert_eq(r.msg.ncalls, 0);
     cr_assert_eq(r.errors.len, 2);
@@ -137,21 +145,23 @@ Test(real_traffic, groq_midstream_error)
     tw_result_free(&r);
 
     decode("openai-stream", &c.interactions[1].response.body, &r);
-    tw_test_expect_text(&r.msg.thinking, "We need to call the function with correct parameter \"name\". "
-                                 "Provide a name, e.g., \"example\".");
+    tw_test_expect_text(&r.msg.thinking,
+                        "We need to call the function with correct parameter \"name\". "
+                        "Provide a name, e.g., \"example\".");
     cr_assert_eq(r.msg.ncalls, 1);
     tw_test_expect_call(&r, 0, "fc_bfb39741-3748-4def-9886-a93fc9c64a90", "get_something_by_name",
-                "{\"name\":\"example\"}");
+                        "{\"name\":\"example\"}");
     cr_assert_str_eq(r.finish_reason, "tool_calls");
     tw_test_expect_clean(&r);
     tw_result_free(&r);
 
     decode("openai-stream", &c.interactions[2].response.body, &r);
-    tw_test_expect_text(&r.msg.content, "The tool returned the expected result for the valid call.");
+    tw_test_expect_text(&r.msg.content,
+                        "The tool returned the expected result for the valid call.");
     tw_test_expect_text(&r.msg.thinking,
-                "The user wants to test error handling by calling tool with non-existent "
-                "parameters first (we did) and then second try with valid args. We have "
-                "succeeded. Now respond concisely.");
+                        "The user wants to test error handling by calling tool with non-existent "
+                        "parameters first (we did) and then second try with valid args. We have "
+                        "succeeded. Now respond concisely.");
     cr_assert_str_eq(r.finish_reason, "stop");
     tw_test_expect_clean(&r);
     tw_result_free(&r);
@@ -161,15 +171,17 @@ Test(real_traffic, groq_midstream_error)
 Test(real_traffic, anthropic_thinking_signature_tool_use)
 {
     tw_cassette c;
-    tw_test_load_cassette("real-traffic/anthropic_messages__stream__thinking_signature_then_tool_use.yaml", &c);
+    tw_test_load_cassette(
+        "real-traffic/anthropic_messages__stream__thinking_signature_then_tool_use.yaml", &c);
     cr_assert_eq(c.ninteractions, 2);
     cr_assert_eq(c.interactions[0].request.body.kind, TW_CASSETTE_BODY_STRING);
     cr_assert(strstr(c.interactions[0].request.body.data, "\"budget_tokens\":1024"));
     tw_result r;
     decode("anthropic-stream", &c.interactions[0].response.body, &r);
-    tw_test_expect_text(&r.msg.thinking, "The user wants me to:\n1. Use the fixed_version tool\n2. Tell "
-                                 "them the version\n3. Make a short joke about it\n\nLet me first "
-                                 "call the fixed_version tool to see what version it returns.");
+    tw_test_expect_text(&r.msg.thinking,
+                        "The user wants me to:\n1. Use the fixed_version tool\n2. Tell "
+                        "them the version\n3. Make a short joke about it\n\nLet me first "
+                        "call the fixed_version tool to see what version it returns.");
     cr_assert(r.msg.thinking_signature);
     cr_assert_eq(strncmp(r.msg.thinking_signature, "EoQDCm0IDhgCKkCDzGs2kL2P", 24), 0);
     cr_assert_eq(strlen(r.msg.thinking_signature), 524);
@@ -182,11 +194,12 @@ Test(real_traffic, anthropic_thinking_signature_tool_use)
     tw_result_free(&r);
 
     decode("anthropic-stream", &c.interactions[1].response.body, &r);
-    tw_test_expect_text(&r.msg.content,
-                "The version is **0.32a0**.\n\nHere's a joke about it: \n\nLooks like this version "
-                "is still in alpha testing... I guess you could say it's going through a \"0.32a "
-                "good time\" before becoming stable! \xF0\x9F\x98\x84\n\n(It's at version 0.32a, "
-                "which means it's far from 1.0, so plenty of room to grow!)");
+    tw_test_expect_text(
+        &r.msg.content,
+        "The version is **0.32a0**.\n\nHere's a joke about it: \n\nLooks like this version "
+        "is still in alpha testing... I guess you could say it's going through a \"0.32a "
+        "good time\" before becoming stable! \xF0\x9F\x98\x84\n\n(It's at version 0.32a, "
+        "which means it's far from 1.0, so plenty of room to grow!)");
     cr_assert_eq(r.msg.ncalls, 0);
     cr_assert_str_eq(r.finish_reason, "stop");
     tw_test_expect_clean(&r);

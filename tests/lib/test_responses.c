@@ -97,7 +97,7 @@ Test(responses, real_nonstream_function_call)
     tw_test_decode_every_way("openai-responses", b->data, b->len, NULL, &r);
     cr_assert_eq(r.msg.ncalls, 1);
     tw_test_expect_call(&r, 0, "call_YfwRsW8sUxDKipwyhWTzOXCA", "get_capital",
-                "{\"country\": \"PotatoLand\"}");
+                        "{\"country\": \"PotatoLand\"}");
     cr_assert_eq(r.msg.calls[0].raw_args_len, strlen("{\"country\":\"PotatoLand\"}"));
     cr_assert_str_eq(r.finish_reason, "tool_calls");
     tw_test_expect_text(&r.msg.content, "");
@@ -120,7 +120,8 @@ Test(responses, real_nonstream_function_call)
 Test(responses, real_stream_function_call_arguments_delta)
 {
     tw_cassette c;
-    tw_test_load_cassette("real-traffic/openai_responses__stream__function_call_arguments_delta.yaml", &c);
+    tw_test_load_cassette(
+        "real-traffic/openai_responses__stream__function_call_arguments_delta.yaml", &c);
     cr_assert_eq(c.ninteractions, 2);
     cr_assert_eq(c.interactions[0].response.body.kind, TW_CASSETTE_BODY_STRING);
 
@@ -129,7 +130,8 @@ Test(responses, real_stream_function_call_arguments_delta)
     tw_test_decode_every_way("openai-responses-stream", b->data, b->len, NULL, &r);
     cr_assert_eq(r.msg.ncalls, 1);
     /* five deltas: {" country ":" France "} */
-    tw_test_expect_call(&r, 0, "call_kL0PCQV7M2WMoVX8V8OtYSAL", "get_capital", "{\"country\": \"France\"}");
+    tw_test_expect_call(&r, 0, "call_kL0PCQV7M2WMoVX8V8OtYSAL", "get_capital",
+                        "{\"country\": \"France\"}");
     cr_assert_str_eq(r.finish_reason, "tool_calls");
     tw_test_expect_text(&r.msg.content, "");
     tw_test_expect_clean(&r);

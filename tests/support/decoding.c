@@ -184,7 +184,6 @@ static void expect_events_carry(const tw_test_events *ev, const tw_result *r, co
         cr_assert_eq(ev->nwarnings, r->warnings.len, "%s: warning events", what);
 }
 
-
 void tw_test_random_splits(const tw_test_fixture *t, const tw_result *batch, uint64_t *rng,
                            int rounds, size_t small, size_t large, bool with_warnings)
 {
