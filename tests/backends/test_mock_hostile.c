@@ -18,6 +18,7 @@
 #include "client.h"
 #include "mock.h"
 #include "mock_log.h"
+#include "sockets.h"
 
 #define FAST_BODY "{\"messages\":[{\"role\":\"user\",\"content\":\"fast\"}]}"
 #define SLOW_BODY "{\"messages\":[{\"role\":\"user\",\"content\":\"slow\"}],\"stream\":true}"
@@ -56,19 +57,6 @@ static void stop(void)
     tw_fixture_free(&fx);
 }
 
-static long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 static tw_client *client(long timeout_ms)
 {
     tw_client_opts o;
@@ -88,30 +76,6 @@ static tw_status post(tw_client *c, const char *path, const tw_kv *h, size_t nh,
     return tw_client_send(c, "POST", path, h, nh, body, strlen(body), r);
 }
 
-/* A TCP connection to the mock from `from` (NULL: any); -1 when bind fails. */
-static int raw_connect(const char *from)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    cr_assert(fd >= 0, "socket: %s", strerror(errno));
-    if (from) {
-        struct sockaddr_in a;
-        memset(&a, 0, sizeof a);
-        a.sin_family = AF_INET;
-        inet_pton(AF_INET, from, &a.sin_addr);
-        if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0) {
-            close(fd);
-            return -1;
-        }
-    }
-    struct sockaddr_in s;
-    memset(&s, 0, sizeof s);
-    s.sin_family = AF_INET;
-    s.sin_port = htons(tw_mock_port(mock));
-    s.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    cr_assert_eq(connect(fd, (struct sockaddr *)&s, sizeof s), 0, "connect: %s", strerror(errno));
-    return fd;
-}
-
 static void send_all(int fd, const char *p, size_t n)
 {
     while (n) {
@@ -121,17 +85,6 @@ static void send_all(int fd, const char *p, size_t n)
         p += w;
         n -= (size_t)w;
     }
-}
-
-/* Has the server closed fd (EOF or reset)? Waits up to wait_ms. */
-static bool closed_by_server(int fd, long wait_ms)
-{
-    struct pollfd p = {fd, POLLIN, 0};
-    if (poll(&p, 1, (int)wait_ms) <= 0)
-        return false;
-    char b[256];
-    ssize_t r = recv(fd, b, sizeof b, MSG_DONTWAIT);
-    return r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
 }
 
 /* Read the whole answer of a raw request (the server closes: Connection: close). */
@@ -150,21 +103,6 @@ static void read_all(int fd, tw_buf *out)
     tw_buf_putc(out, '\0');
 }
 
-static bool room_for_fds(rlim_t n)
-{
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
-        return false;
-    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < n) {
-        if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < n)
-            return false;
-        rl.rlim_cur = n;
-        if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
-            return false;
-    }
-    return true;
-}
-
 TestSuite(hostile, .fini = stop);
 
 #define NSLOW 1000
@@ -173,7 +111,7 @@ TestSuite(hostile, .fini = stop);
 Test(hostile, slow_connections_do_not_lock_out_and_meet_the_deadline)
 {
     /* both ends of every connection live in this process */
-    if (!room_for_fds(2 * NSLOW + 256))
+    if (!tw_test_room_for_fds(2 * NSLOW + 256))
         cr_skip_test("RLIMIT_NOFILE cannot be raised to %d", 2 * NSLOW + 256);
     tw_mock_opts o;
     memset(&o, 0, sizeof o);
@@ -182,9 +120,9 @@ Test(hostile, slow_connections_do_not_lock_out_and_meet_the_deadline)
     o.request_deadline_ms = DEADLINE_MS;
     start(&o);
     static int fds[NSLOW];
-    long opened = now_ms();
+    long opened = tw_test_now_ms();
     for (int i = 0; i < NSLOW; i++) {
-        fds[i] = raw_connect("127.0.0.2");
+        fds[i] = tw_test_raw_connect("127.0.0.2", tw_mock_port(mock));
         if (fds[i] < 0) {
             for (int k = 0; k < i; k++)
                 close(fds[k]);
@@ -199,9 +137,9 @@ Test(hostile, slow_connections_do_not_lock_out_and_meet_the_deadline)
 
     tw_client *c = client(5000);
     tw_http_response r;
-    long t0 = now_ms();
+    long t0 = tw_test_now_ms();
     cr_assert_eq(post(c, "/v1/chat/completions", NULL, 0, FAST_BODY, &r), TW_OK);
-    long latency = now_ms() - t0;
+    long latency = tw_test_now_ms() - t0;
     printf("hostile: with %d slow connections open, a request was answered in %ld ms\n", NSLOW, latency);
     cr_assert_eq(r.status, 200, "status %d (%s)", r.status, r.transport_error);
     cr_assert(r.body.data && strstr(r.body.data, "\"fast-1\""));
@@ -212,10 +150,10 @@ Test(hostile, slow_connections_do_not_lock_out_and_meet_the_deadline)
     /* a connection that keeps trickling is still closed at the deadline */
     bool closed = false;
     long closed_at = 0;
-    while (!closed && now_ms() - opened < DEADLINE_MS + 4000) {
+    while (!closed && tw_test_now_ms() - opened < DEADLINE_MS + 4000) {
         send_all(fds[0], "X-B: 2\r\n", 8);
-        closed = closed_by_server(fds[0], 200);
-        closed_at = now_ms();
+        closed = tw_test_closed_by_server(fds[0], 200);
+        closed_at = tw_test_now_ms();
     }
     cr_assert(closed, "a trickling connection outlived the request deadline");
     cr_assert_geq(closed_at - opened, DEADLINE_MS - 100, "closed before the deadline");
@@ -224,7 +162,7 @@ Test(hostile, slow_connections_do_not_lock_out_and_meet_the_deadline)
     /* and so are all the others */
     int still_open = 0;
     for (int i = 1; i < NSLOW; i++)
-        still_open += !closed_by_server(fds[i], 1000);
+        still_open += !tw_test_closed_by_server(fds[i], 1000);
     cr_assert_eq(still_open, 0);
     cr_assert_geq(tw_mock_deadline_cuts(mock), NSLOW, "%lu cut", tw_mock_deadline_cuts(mock));
     for (int i = 0; i < NSLOW; i++)
@@ -240,7 +178,7 @@ Test(hostile, per_address_connection_limit)
     int fds[20];
     int refused = 0;
     for (int i = 0; i < 20; i++) {
-        fds[i] = raw_connect("127.0.0.2");
+        fds[i] = tw_test_raw_connect("127.0.0.2", tw_mock_port(mock));
         if (fds[i] < 0) {
             for (int k = 0; k < i; k++)
                 close(fds[k]);
@@ -248,7 +186,7 @@ Test(hostile, per_address_connection_limit)
         }
     }
     for (int i = 0; i < 20; i++)
-        refused += closed_by_server(fds[i], 300);
+        refused += tw_test_closed_by_server(fds[i], 300);
     cr_assert_eq(refused, 12, "%d of 20 connections refused past a limit of 8", refused);
     /* another address is not affected */
     tw_client *c = client(5000);
@@ -268,16 +206,16 @@ Test(hostile, inflight_budget_answers_503)
     o.inflight_budget = 64 * 1024;
     start(&o);
     /* an unfinished 1 MiB body holds 60 KiB of the 64 KiB budget */
-    int hold = raw_connect(NULL);
+    int hold = tw_test_raw_connect(NULL, tw_mock_port(mock));
     static const char head[] = "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
                                "Content-Type: application/json\r\nContent-Length: 1048576\r\n\r\n";
     send_all(hold, head, sizeof head - 1);
     static char pad[60 * 1024];
     memset(pad, ' ', sizeof pad);
     send_all(hold, pad, sizeof pad);
-    long t0 = now_ms();
-    while (tw_mock_inflight(mock) < sizeof pad && now_ms() - t0 < 5000)
-        sleep_ms(10);
+    long t0 = tw_test_now_ms();
+    while (tw_mock_inflight(mock) < sizeof pad && tw_test_now_ms() - t0 < 5000)
+        tw_test_sleep_ms(10);
     cr_assert_eq(tw_mock_inflight(mock), sizeof pad);
 
     /* a whole 8 KiB request does not fit: 503, Retry-After, a JSON error */
@@ -300,9 +238,9 @@ Test(hostile, inflight_budget_answers_503)
 
     /* the held bytes come back when that connection goes */
     close(hold);
-    t0 = now_ms();
-    while (tw_mock_inflight(mock) && now_ms() - t0 < 5000)
-        sleep_ms(10);
+    t0 = tw_test_now_ms();
+    while (tw_mock_inflight(mock) && tw_test_now_ms() - t0 < 5000)
+        tw_test_sleep_ms(10);
     cr_assert_eq(tw_mock_inflight(mock), 0);
     cr_assert_eq(post(c, "/v1/chat/completions", NULL, 0, big.data, &r), TW_OK);
     cr_assert_eq(r.status, 404, "fits the budget again (and matches no exchange)");
@@ -312,9 +250,9 @@ Test(hostile, inflight_budget_answers_503)
     tw_http_response_free(&r);
     tw_client_free(c);
     tw_buf_free(&big);
-    t0 = now_ms();
-    while (tw_mock_inflight(mock) && now_ms() - t0 < 5000)
-        sleep_ms(10);
+    t0 = tw_test_now_ms();
+    while (tw_mock_inflight(mock) && tw_test_now_ms() - t0 < 5000)
+        tw_test_sleep_ms(10);
     cr_assert_eq(tw_mock_inflight(mock), 0, "every finished request gave its bytes back");
 }
 
@@ -326,7 +264,7 @@ Test(hostile, log_lines_escape_control_bytes)
     memset(&o, 0, sizeof o);
     o.log = log;
     start(&o);
-    int fd = raw_connect(NULL);
+    int fd = tw_test_raw_connect(NULL, tw_mock_port(mock));
     static const char req[] = "POST /v1/x%0A%23999%20forged%1B[31m%FF%C2%9B\\ HTTP/1.1\r\nHost: x\r\n"
                               "Content-Length: 2\r\nConnection: close\r\n\r\n{}";
     send_all(fd, req, sizeof req - 1);
@@ -506,7 +444,7 @@ static void *bg_post(void *arg)
     bg_req *b = arg;
     tw_client *c = client(10000);
     b->st = post(c, "/v1/chat/completions", NULL, 0, b->body, &b->r);
-    b->done_ms = now_ms();
+    b->done_ms = tw_test_now_ms();
     tw_client_free(c);
     return NULL;
 }
@@ -524,14 +462,14 @@ static void delayed_does_not_block(const char *slow_body, const char *want)
     pthread_t t;
     cr_assert_eq(pthread_create(&t, NULL, bg_post, &slow), 0);
     /* wait until the slow request has arrived and is waiting */
-    long t0 = now_ms();
-    while (tw_mock_seq(mock) == 0 && !slow.done_ms && now_ms() - t0 < 1000)
-        sleep_ms(5);
-    sleep_ms(100);
+    long t0 = tw_test_now_ms();
+    while (tw_mock_seq(mock) == 0 && !slow.done_ms && tw_test_now_ms() - t0 < 1000)
+        tw_test_sleep_ms(5);
+    tw_test_sleep_ms(100);
     tw_client *c = client(10000);
     tw_http_response r;
     cr_assert_eq(post(c, "/v1/chat/completions", NULL, 0, FAST_BODY, &r), TW_OK);
-    long fast_done = now_ms();
+    long fast_done = tw_test_now_ms();
     cr_assert_eq(r.status, 200);
     tw_http_response_free(&r);
     tw_client_free(c);
@@ -566,10 +504,10 @@ Test(hostile, stop_while_answers_are_suspended)
     b[1].body = LATE_BODY; /* suspended before its answer */
     for (int i = 0; i < 2; i++)
         cr_assert_eq(pthread_create(&t[i], NULL, bg_post, &b[i]), 0);
-    long t0 = now_ms();
-    while (tw_mock_seq(mock) == 0 && now_ms() - t0 < 2000)
-        sleep_ms(5);
-    sleep_ms(200);
+    long t0 = tw_test_now_ms();
+    while (tw_mock_seq(mock) == 0 && tw_test_now_ms() - t0 < 2000)
+        tw_test_sleep_ms(5);
+    tw_test_sleep_ms(200);
     /* stopping resumes them (a daemon must not stop with suspended connections) */
     stop();
     for (int i = 0; i < 2; i++) {
@@ -589,17 +527,17 @@ Test(hostile, deadline_covers_the_body_not_the_answer)
     o.timing = true;
     start(&o);
     /* whole headers, then a body one byte at a time */
-    int fd = raw_connect(NULL);
+    int fd = tw_test_raw_connect(NULL, tw_mock_port(mock));
     static const char head[] = "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
                                "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n";
-    long t0 = now_ms();
+    long t0 = tw_test_now_ms();
     send_all(fd, head, sizeof head - 1);
     bool closed = false;
     for (int i = 0; i < 40 && !closed; i++) {
         send_all(fd, " ", 1);
-        closed = closed_by_server(fd, 100);
+        closed = tw_test_closed_by_server(fd, 100);
     }
-    long after = now_ms() - t0;
+    long after = tw_test_now_ms() - t0;
     close(fd);
     cr_assert(closed, "a trickled body outlived the deadline");
     cr_assert_geq(after, 400);

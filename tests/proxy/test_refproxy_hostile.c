@@ -23,6 +23,7 @@
 #include "client.h"
 #include "loopback.h"
 #include "refproxy.h"
+#include "sockets.h"
 #include "upstream.h"
 
 #define KEY_ENV "TW_REFPROXY_TEST_KEY"
@@ -30,19 +31,6 @@
 #define ANT_BODY "{\"model\":\"m\",\"max_tokens\":100,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"
 #define ANT_STREAM_BODY \
     "{\"model\":\"m\",\"max_tokens\":100,\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"
-
-static long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
 
 /* Does any 8-byte window of the key stand in s[0, n)? */
 static bool holds_key_window(const char *s, size_t n)
@@ -376,8 +364,8 @@ static void clients_that_give_up(const char *url, int n, long give_up_ms)
         curl_multi_add_handle(mh, h[i]);
     }
     int running = 1;
-    long t0 = now_ms();
-    while (running && now_ms() - t0 < give_up_ms + 10000) {
+    long t0 = tw_test_now_ms();
+    while (running && tw_test_now_ms() - t0 < give_up_ms + 10000) {
         curl_multi_perform(mh, &running);
         if (running)
             curl_multi_poll(mh, NULL, 0, 100, NULL);
@@ -416,14 +404,15 @@ Test(refproxy_hostile, clients_that_leave_leave_no_work_behind, .timeout = 120)
     char url[96];
     snprintf(url, sizeof url, "%s/v1/messages", tw_refproxy_url(p));
     clients_that_give_up(url, NGONE, 1500);
-    long gone_at = now_ms();
+    long gone_at = tw_test_now_ms();
     cr_assert_gt(atomic_load(&u.accepted), 0, "the proxy asked the upstream");
     /* the proxy gives up every upstream request whose client has gone */
-    while (atomic_load(&u.open) > 0 && now_ms() - gone_at < 10000)
-        sleep_ms(50);
+    while (atomic_load(&u.open) > 0 && tw_test_now_ms() - gone_at < 10000)
+        tw_test_sleep_ms(50);
     int open = atomic_load(&u.open);
-    printf("refproxy_hostile: %d upstream requests made for %d clients that left; %d still open after %ld ms\n",
-           atomic_load(&u.accepted), NGONE, open, now_ms() - gone_at);
+    printf("refproxy_hostile: %d upstream requests made for %d clients that left; %d still open "
+           "after %ld ms\n",
+           atomic_load(&u.accepted), NGONE, open, tw_test_now_ms() - gone_at);
     cr_assert_eq(open, 0, "%d upstream requests still held for clients that left", open);
     /* and a normal request is answered once the upstream answers */
     atomic_store(&u.answer, true);
@@ -434,12 +423,12 @@ Test(refproxy_hostile, clients_that_leave_leave_no_work_behind, .timeout = 120)
     co.total_timeout_ms = 10000;
     tw_client *cl = tw_client_new(&co);
     tw_http_response r;
-    long t0 = now_ms();
+    long t0 = tw_test_now_ms();
     cr_assert_eq(tw_client_send(cl, "POST", "/v1/messages", NULL, 0, ANT_BODY, strlen(ANT_BODY), &r), TW_OK,
                  "%s", r.transport_error);
     cr_assert_eq(r.status, 200, "%d %s", r.status, r.body.data ? r.body.data : r.transport_error);
     cr_assert(strstr(r.body.data, "answered"), "%s", r.body.data);
-    cr_assert_lt(now_ms() - t0, 10000);
+    cr_assert_lt(tw_test_now_ms() - t0, 10000);
     tw_http_response_free(&r);
     tw_client_free(cl);
     tw_refproxy_stop(p);
@@ -477,10 +466,10 @@ static void *send_inflight(void *arg)
                               "Content-Length: %zu\r\n\r\n%s";
     char buf[512];
     int k = snprintf(buf, sizeof buf, req, strlen(ANT_BODY), ANT_BODY);
-    long t0 = now_ms();
+    long t0 = tw_test_now_ms();
     for (int i = 0; i < f->n; i++) {
         f->fds[i] = -1;
-        while (now_ms() - t0 < 5000) {
+        while (tw_test_now_ms() - t0 < 5000) {
             int fd = socket(AF_INET, SOCK_STREAM, 0);
             struct sockaddr_in a;
             memset(&a, 0, sizeof a);
@@ -494,7 +483,7 @@ static void *send_inflight(void *arg)
                 break;
             }
             close(fd);
-            sleep_ms(20);
+            tw_test_sleep_ms(20);
         }
     }
     return NULL;
@@ -517,9 +506,9 @@ Test(refproxy_hostile, serve_for_ends_on_time_with_requests_in_flight, .timeout 
     char *argv[] = {"serve", "--proxy", "anthropic:openai", "--upstream", upstream, "--port", port,
                     "--upstream-timeout", "600", "--upstream-retries", "3", "--workers", "2",
                     "--for", "2", "--quiet", NULL};
-    long t0 = now_ms();
+    long t0 = tw_test_now_ms();
     int rc = tw_cmd_serve(16, argv);
-    long took = now_ms() - t0;
+    long took = tw_test_now_ms() - t0;
     pthread_join(th, NULL);
     printf("refproxy_hostile: serve --proxy --for 2 with %d requests in flight ended after %ld ms\n",
            atomic_load(&f.sent), took);
@@ -578,52 +567,6 @@ Test(refproxy_hostile, proxy_options_are_checked)
 
 /* ---- slow clients ---- */
 
-static bool room_for_fds(rlim_t n)
-{
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
-        return false;
-    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < n) {
-        if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < n)
-            return false;
-        rl.rlim_cur = n;
-        if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
-            return false;
-    }
-    return true;
-}
-
-static int raw_connect(const char *from, unsigned short port)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    cr_assert(fd >= 0);
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    inet_pton(AF_INET, from, &a.sin_addr);
-    if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0) {
-        close(fd);
-        return -1;
-    }
-    struct sockaddr_in s;
-    memset(&s, 0, sizeof s);
-    s.sin_family = AF_INET;
-    s.sin_port = htons(port);
-    s.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    cr_assert_eq(connect(fd, (struct sockaddr *)&s, sizeof s), 0, "connect: %s", strerror(errno));
-    return fd;
-}
-
-static bool closed_by_server(int fd, long wait_ms)
-{
-    struct pollfd p = {fd, POLLIN, 0};
-    if (poll(&p, 1, (int)wait_ms) <= 0)
-        return false;
-    char b[256];
-    ssize_t r = recv(fd, b, sizeof b, MSG_DONTWAIT);
-    return r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
-}
-
 static unsigned short port_of(const char *url)
 {
     const char *c = strrchr(url, ':');
@@ -655,10 +598,10 @@ static void answered_from_127_0_0_1(tw_refproxy *p)
     co.total_timeout_ms = 5000;
     tw_client *cl = tw_client_new(&co);
     tw_http_response r;
-    long t0 = now_ms();
+    long t0 = tw_test_now_ms();
     cr_assert_eq(tw_client_send(cl, "POST", "/v1/messages", NULL, 0, ANT_BODY, strlen(ANT_BODY), &r), TW_OK,
                  "%s", r.transport_error);
-    long latency = now_ms() - t0;
+    long latency = tw_test_now_ms() - t0;
     cr_assert_eq(r.status, 200, "status %d (%s)", r.status, r.transport_error);
     cr_assert(r.body.data && strstr(r.body.data, "\"type\":\"message\""), "%s", r.body.data);
     cr_assert_lt(latency, 5000);
@@ -672,7 +615,7 @@ static void answered_from_127_0_0_1(tw_refproxy *p)
 
 Test(refproxy_hostile, slow_connections_do_not_lock_out_and_meet_the_deadline, .timeout = 120)
 {
-    if (!room_for_fds(2 * NSLOW + 256))
+    if (!tw_test_room_for_fds(2 * NSLOW + 256))
         cr_skip_test("RLIMIT_NOFILE cannot be raised to %d", 2 * NSLOW + 256);
     tw_refproxy_opts po;
     memset(&po, 0, sizeof po);
@@ -682,9 +625,9 @@ Test(refproxy_hostile, slow_connections_do_not_lock_out_and_meet_the_deadline, .
     proxy_over_script(&po, &up, &p);
     unsigned short port = port_of(tw_refproxy_url(p));
     static int fds[NSLOW];
-    long opened = now_ms();
+    long opened = tw_test_now_ms();
     for (int i = 0; i < NSLOW; i++) {
-        fds[i] = raw_connect("127.0.0.2", port);
+        fds[i] = tw_test_raw_connect("127.0.0.2", port);
         if (fds[i] < 0) {
             for (int k = 0; k < i; k++)
                 close(fds[k]);
@@ -699,16 +642,16 @@ Test(refproxy_hostile, slow_connections_do_not_lock_out_and_meet_the_deadline, .
     /* a connection that keeps trickling is still closed at the deadline */
     bool closed = false;
     long closed_at = 0;
-    while (!closed && now_ms() - opened < DEADLINE_MS + 6000) {
+    while (!closed && tw_test_now_ms() - opened < DEADLINE_MS + 6000) {
         (void)!send(fds[0], "X-B: 2\r\n", 8, MSG_NOSIGNAL);
-        closed = closed_by_server(fds[0], 200);
-        closed_at = now_ms();
+        closed = tw_test_closed_by_server(fds[0], 200);
+        closed_at = tw_test_now_ms();
     }
     cr_assert(closed, "a trickling connection outlived the request deadline");
     cr_assert_geq(closed_at - opened, DEADLINE_MS - 100, "closed before the deadline");
     int still_open = 0;
     for (int i = 1; i < NSLOW; i++)
-        still_open += !closed_by_server(fds[i], 1000);
+        still_open += !tw_test_closed_by_server(fds[i], 1000);
     cr_assert_eq(still_open, 0);
     for (int i = 0; i < NSLOW; i++)
         close(fds[i]);
@@ -727,7 +670,7 @@ Test(refproxy_hostile, per_address_connection_limit)
     unsigned short port = port_of(tw_refproxy_url(p));
     int fds[20];
     for (int i = 0; i < 20; i++) {
-        fds[i] = raw_connect("127.0.0.2", port);
+        fds[i] = tw_test_raw_connect("127.0.0.2", port);
         if (fds[i] < 0) {
             for (int k = 0; k < i; k++)
                 close(fds[k]);
@@ -736,7 +679,7 @@ Test(refproxy_hostile, per_address_connection_limit)
     }
     int refused = 0;
     for (int i = 0; i < 20; i++)
-        refused += closed_by_server(fds[i], 300);
+        refused += tw_test_closed_by_server(fds[i], 300);
     cr_assert_eq(refused, 12, "%d of 20 connections refused past a limit of 8", refused);
     answered_from_127_0_0_1(p);
     for (int i = 0; i < 20; i++)
@@ -751,7 +694,7 @@ static void slow_answer(void *user, const char *method, const char *url, const c
                         const char *body, size_t len, tw_loop_reply *r)
 {
     (void)user, (void)method, (void)url, (void)header, (void)body, (void)len;
-    sleep_ms(2500);
+    tw_test_sleep_ms(2500);
     tw_buf_puts(&r->body, "{\"ok\":true}");
 }
 
