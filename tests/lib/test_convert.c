@@ -13,6 +13,7 @@
 #include "toolwire/registry.h"
 #include "toolwire/request.h"
 #include "toolwire/transcode.h"
+#include "requests.h"
 #include "twtest.h"
 
 /* ---- helpers ---- */
@@ -33,32 +34,12 @@ static void read_neutral_request(const char *js, tw_request *r)
     cJSON_Delete(j);
 }
 
-static bool has_warning(const tw_diag_list *w, tw_status code, const char *needle)
-{
-    for (size_t i = 0; i < w->len; i++)
-        if (w->items[i].code == code && strstr(w->items[i].message, needle))
-            return true;
-    return false;
-}
-
 /* Decode from an exact-size copy with limits l (NULL: defaults); the
  * request's warnings are also copied to w (when not NULL). */
 static tw_status decode_with(tw_request_decode_fn fn, const char *js, const tw_limits *l,
                              tw_request *r, tw_diag_list *w, tw_error *e)
 {
-    size_t n = strlen(js);
-    char *copy = tw_test_exact(js, n);
-    tw_decode_opts o;
-    memset(&o, 0, sizeof o);
-    if (l)
-        o.limits = *l;
-    tw_status st = fn(copy, n, &o, r, e);
-    free(copy);
-    if (st != TW_OK)
-        cr_expect_eq(r->warnings.len, 0, "no warnings after a failure");
-    if (w)
-        cr_assert_eq(tw_diag_extend(w, &r->warnings), TW_OK);
-    return st;
+    return tw_test_read_request(fn, js, strlen(js), l, r, w, e);
 }
 
 static tw_status decode_openai(const char *js, const tw_limits *l, tw_request *r,
@@ -103,9 +84,11 @@ Test(request_decode, openai_body)
         "\"tools\":[{\"name\":\"f\",\"parameters\":{\"type\":\"object\"}}],\"tool_choice\":{\"name\":\"f\"},"
         "\"parallel_tool_calls\":true,\"options\":{\"max_tokens\":9,\"temperature\":0.5}}");
     free(got);
-    cr_expect(has_warning(&w, TW_D_NOT_CARRIED, "messages[1].content[1]: content part of type 'image_url'"));
-    cr_expect(has_warning(&w, TW_D_ARGUMENTS_AS_OBJECT, "messages[2].tool_calls[1].function.arguments"));
-    cr_expect(has_warning(&w, TW_D_NOT_CARRIED, "logprobs"));
+    cr_expect(tw_test_has_warning(&w, TW_D_NOT_CARRIED,
+                                  "messages[1].content[1]: content part of type 'image_url'"));
+    cr_expect(tw_test_has_warning(&w, TW_D_ARGUMENTS_AS_OBJECT,
+                                  "messages[2].tool_calls[1].function.arguments"));
+    cr_expect(tw_test_has_warning(&w, TW_D_NOT_CARRIED, "logprobs"));
     cr_expect_eq(w.len, 3);
     tw_diag_list_free(&w);
     tw_request_free(&r);
@@ -220,8 +203,9 @@ Test(request_decode, anthropic_body)
     free(got);
     cr_expect(r.messages[2].has_redacted_thinking);
     cr_expect_eq(cJSON_GetArraySize(r.messages[2].redacted_thinking), 1);
-    cr_expect(has_warning(&w, TW_D_NOT_CARRIED, "messages[2].content[1]: block of type 'image'"));
-    cr_expect(has_warning(&w, TW_D_NOT_CARRIED, "service_tier"));
+    cr_expect(
+        tw_test_has_warning(&w, TW_D_NOT_CARRIED, "messages[2].content[1]: block of type 'image'"));
+    cr_expect(tw_test_has_warning(&w, TW_D_NOT_CARRIED, "service_tier"));
     cr_expect_eq(w.len, 2);
     tw_diag_list_free(&w);
     tw_request_free(&r);
@@ -461,11 +445,11 @@ Test(transcode, anthropic_to_openai_reports_what_is_not_carried)
         "{\"role\":\"tool\",\"tool_call_id\":\"tu1\",\"content\":\"x\"}],"
         "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":{\"type\":\"object\"}}}],"
         "\"parallel_tool_calls\":false,\"max_tokens\":64}");
-    cr_expect(has_warning(&w, TW_D_NOT_CARRIED, "messages[1].thinking:"));
-    cr_expect(has_warning(&w, TW_D_NOT_CARRIED, "messages[1].thinking_signature"));
-    cr_expect(has_warning(&w, TW_D_NOT_CARRIED, "messages[1].redacted_thinking"));
-    cr_expect(has_warning(&w, TW_D_NOT_CARRIED, "messages[2].is_error"));
-    cr_expect(has_warning(&w, TW_D_NOT_CARRIED, "options.top_k"));
+    cr_expect(tw_test_has_warning(&w, TW_D_NOT_CARRIED, "messages[1].thinking:"));
+    cr_expect(tw_test_has_warning(&w, TW_D_NOT_CARRIED, "messages[1].thinking_signature"));
+    cr_expect(tw_test_has_warning(&w, TW_D_NOT_CARRIED, "messages[1].redacted_thinking"));
+    cr_expect(tw_test_has_warning(&w, TW_D_NOT_CARRIED, "messages[2].is_error"));
+    cr_expect(tw_test_has_warning(&w, TW_D_NOT_CARRIED, "options.top_k"));
     cr_expect_eq(w.len, 5);
     tw_diag_list_free(&w);
     tw_buf_free(&out);
@@ -484,8 +468,8 @@ Test(transcode, result_signature_into_openai_and_decode_diagnostics)
     tw_error why_e = {0};
     cr_assert_eq(tw_transcode("neutral", "openai-response", js, strlen(js), &o, &out, &why_e),
                  TW_OK, "%s", why_e.message);
-    cr_expect(has_warning(&w, TW_D_NOT_CARRIED, "thinking_signature"));
-    cr_expect(has_warning(&w, TW_D_TOOL_CALL_JSON, "decode error: bad call"));
+    cr_expect(tw_test_has_warning(&w, TW_D_NOT_CARRIED, "thinking_signature"));
+    cr_expect(tw_test_has_warning(&w, TW_D_TOOL_CALL_JSON, "decode error: bad call"));
     cr_expect_eq(w.len, 2);
     tw_diag_list_free(&w);
     tw_buf_free(&out);

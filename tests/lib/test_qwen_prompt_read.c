@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "decode_fixtures.h"
+#include "requests.h"
 #include "toolwire/json.h"
 #include "toolwire/registry.h"
 #include "toolwire/request_chatml.h"
@@ -23,56 +24,16 @@ typedef tw_request_decode_fn req_decoder;
 
 /* ---- helpers ---- */
 
-static cJSON *load(const char *path)
-{
-    tw_error why_e = {0};
-    size_t len = 0;
-    char *text = tw_read_file(path, (size_t)16 << 20, &len, &why_e);
-    cr_assert_not_null(text, "%s: %s", path, why_e.message);
-    cJSON *j = NULL;
-    tw_error e;
-    cr_assert_eq(tw_json_parse(text, len, 256, &j, &e), TW_OK, "%s: %s", path, e.message);
-    cr_assert_eq(tw_json_keep_spellings(text, len, j, 256), TW_OK);
-    free(text);
-    return j;
-}
-
-static char *enc(const char *name, const tw_request *r, size_t *len)
-{
-    tw_encode_opts o;
-    memset(&o, 0, sizeof o);
-    o.parallel_tool_calls = -1;
-    tw_buf b = {0};
-    tw_status st = tw_encoder_find(name)->encode_request(r, &o, &b);
-    cr_assert_eq(st, TW_OK, "%s: %s", name, tw_code_name(st));
-    return tw_buf_take(&b, len);
-}
-
 /* Decode from an exact-size copy (no terminator to lean on). */
 static tw_status dec(req_decoder f, const char *s, size_t n, const tw_limits *l, tw_request *r,
                      tw_error *e)
 {
-    char *copy = tw_test_exact(s, n);
-    tw_decode_opts o;
-    memset(&o, 0, sizeof o);
-    if (l)
-        o.limits = *l;
-    tw_status st = f(copy, n, &o, r, e);
-    free(copy);
+    tw_status st = tw_test_read_request(f, s, n, l, r, NULL, e);
     if (st != TW_OK) {
-        cr_expect_eq(r->warnings.len, 0, "no warnings after a failure");
         cr_expect_eq(r->nmessages, 0);
         cr_expect_null(r->messages);
     }
     return st;
-}
-
-static bool has_warning(const tw_diag_list *w, tw_status code, const char *needle)
-{
-    for (size_t i = 0; i < w->len; i++)
-        if (w->items[i].code == code && strstr(w->items[i].message, needle))
-            return true;
-    return false;
 }
 
 /* The first warning with code, or NULL. */
@@ -137,7 +98,7 @@ static void check_args(const tw_call *want, const tw_call *got, const tw_diag_li
     for (; a && b; a = a->next, b = b->next) {
         cr_expect_str_eq(b->string, a->string, "%s: argument keys", what);
         if (cJSON_IsString(b) && !cJSON_IsString(a))
-            cr_expect(has_warning(w, TW_D_XML_UNTYPED, "kept as strings"),
+            cr_expect(tw_test_has_warning(w, TW_D_XML_UNTYPED, "kept as strings"),
                       "%s: argument %s read as text with no warning", what, a->string);
         else
             cr_expect(tw_json_equal(a, b), "%s: argument %s differs", what, a->string);
@@ -215,7 +176,7 @@ static long round_trips(const char *dir, const char *name, req_decoder f)
     long done = 0;
     for (long i = 0; i < n; i++) {
         const char *base = strrchr(files[i], '/') + 1;
-        cJSON *fx = load(files[i]);
+        cJSON *fx = tw_test_load_json(files[i]);
         const char *want = tw_json_get_str(fx, "expected");
         /* a refusal of the template has no rendering; a tool schema printed
          * as JSON with Infinity in it is not JSON, so not readable back */
@@ -230,7 +191,7 @@ static long round_trips(const char *dir, const char *name, req_decoder f)
         cr_assert_eq(dec(f, want, strlen(want), NULL, &back, &e), TW_OK, "%s: %s at %lld (%s)",
                      base, e.message, (long long)e.offset, e.path);
         size_t len = 0;
-        char *again = enc(name, &back, &len);
+        char *again = tw_test_encode_request(name, &back, NULL, &len);
         size_t d = 0;
         while (d < len && want[d] && again[d] == want[d])
             d++;
@@ -318,10 +279,10 @@ Test(qwen_prompt_read, coder_reads_every_part)
         "\"on\":{\"type\":[\"boolean\",\"null\"]},\"o\":{\"type\":\"object\"}},\"required\":[\"n\"]}}],"
         "\"options\":{\"add_generation_prompt\":true}}");
     /* s is declared by no schema: a string, with the decoder's warning */
-    cr_expect(has_warning(&r.warnings, TW_D_XML_UNTYPED, "'s'"));
-    cr_expect(has_warning(&r.warnings, TW_D_NOT_CARRIED, "schema's own \"type\""));
+    cr_expect(tw_test_has_warning(&r.warnings, TW_D_XML_UNTYPED, "'s'"));
+    cr_expect(tw_test_has_warning(&r.warnings, TW_D_NOT_CARRIED, "schema's own \"type\""));
     size_t len = 0;
-    char *again = enc("qwen3-coder-prompt", &r, &len);
+    char *again = tw_test_encode_request("qwen3-coder-prompt", &r, NULL, &len);
     cr_expect_str_eq(again, CODER);
     free(again);
     tw_buf_free(&b);
@@ -371,7 +332,7 @@ Test(qwen_prompt_read, qwen35_reads_every_part)
         "\"options\":{\"add_generation_prompt\":true,\"enable_thinking\":false}}");
     cr_expect_eq(r.warnings.len, 0);
     size_t len = 0;
-    char *again = enc("qwen3.5-prompt", &r, &len);
+    char *again = tw_test_encode_request("qwen3.5-prompt", &r, NULL, &len);
     cr_expect_str_eq(again, Q35);
     free(again);
     tw_buf_free(&b);
@@ -390,7 +351,7 @@ Test(qwen_prompt_read, unreadable_block_stays_content)
     cr_assert_eq(r.nmessages, 2);
     cr_expect_eq(r.messages[1].ncalls, 0);
     cr_expect(strstr(r.messages[1].content.data, "<function=f>") != NULL);
-    cr_expect(has_warning(&r.warnings, TW_D_XML_BAD_NAME, "turns[1]"));
+    cr_expect(tw_test_has_warning(&r.warnings, TW_D_XML_BAD_NAME, "turns[1]"));
     tw_request_free(&r);
 }
 
@@ -584,7 +545,8 @@ Test(qwen_prompt_read, registered)
 
 Test(qwen_prompt_read, convert_to_openai_request)
 {
-    cJSON *fx = load(tw_test_src("tests/data/qwen3-coder/06_one_call_one_result.json"));
+    cJSON *fx =
+        tw_test_load_json(tw_test_src("tests/data/qwen3-coder/06_one_call_one_result.json"));
     const char *prompt = tw_json_get_str(fx, "expected");
     cr_assert_not_null(prompt);
     static char out[65536];
@@ -621,7 +583,7 @@ Test(qwen_prompt_read, coder_first_result_without_header)
     cr_expect_str_eq(r.messages[1].content.data, "x");
     cr_expect_eq(r.messages[2].role, TW_ROLE_USER);
     size_t len = 0;
-    char *again = enc("qwen3-coder-prompt", &r, &len);
+    char *again = tw_test_encode_request("qwen3-coder-prompt", &r, NULL, &len);
     cr_expect_str_eq(again, P);
     free(again);
     tw_request_free(&r);
@@ -646,7 +608,7 @@ Test(qwen_prompt_read, qwen35_first_result_without_header)
     cr_expect_str_eq(r.messages[0].content.data, "x");
     cr_expect_eq(r.messages[1].role, TW_ROLE_USER);
     size_t len = 0;
-    char *again = enc("qwen3.5-prompt", &r, &len);
+    char *again = tw_test_encode_request("qwen3.5-prompt", &r, NULL, &len);
     cr_expect_str_eq(again, P);
     free(again);
     tw_request_free(&r);
@@ -660,7 +622,7 @@ Test(qwen_prompt_read, qwen35_first_result_without_header)
     cr_assert_eq(tw_buf_append(&m[0].content, "x", 1), TW_OK);
     m[1].role = TW_ROLE_USER;
     cr_assert_eq(tw_buf_append(&m[1].content, "hi", 2), TW_OK);
-    char *with_tools = enc("qwen3.5-prompt", &q, &len);
+    char *with_tools = tw_test_encode_request("qwen3.5-prompt", &q, NULL, &len);
     tw_buf_free(&m[0].content);
     tw_buf_free(&m[1].content);
     cr_assert(strstr(with_tools, "<|im_end|>\n\n<tool_response>\nx\n") != NULL, "%s", with_tools);
@@ -669,7 +631,7 @@ Test(qwen_prompt_read, qwen35_first_result_without_header)
     cr_expect_eq(r.nmessages, 2);
     cr_expect_eq(r.ntools, 1);
     cr_expect_eq(r.messages[0].role, TW_ROLE_TOOL);
-    char *again2 = enc("qwen3.5-prompt", &r, &len);
+    char *again2 = tw_test_encode_request("qwen3.5-prompt", &r, NULL, &len);
     cr_expect_str_eq(again2, with_tools);
     free(again2);
     free(with_tools);
@@ -696,7 +658,7 @@ Test(qwen_prompt_read, value_closing_the_block_stays_content)
     cr_expect_eq(r.messages[1].ncalls, 0);
     const char *want = strstr(P, "<tool_call>");
     cr_expect_eq(r.messages[1].content.len, strlen(want) - strlen("<|im_end|>\n"));
-    cr_expect(has_warning(&r.warnings, TW_D_TOOL_CALL_JSON, "text after the call"));
+    cr_expect(tw_test_has_warning(&r.warnings, TW_D_TOOL_CALL_JSON, "text after the call"));
     tw_request_free(&r);
 }
 
@@ -728,7 +690,7 @@ Test(qwen_prompt_read, nul_between_json_tokens)
     m.role = TW_ROLE_USER;
     cr_assert_eq(tw_buf_append(&m.content, "hi", 2), TW_OK);
     size_t len = 0;
-    char *p = enc("qwen3.5-prompt", &q, &len);
+    char *p = tw_test_encode_request("qwen3.5-prompt", &q, NULL, &len);
     tw_buf_free(&m.content);
     char *colon = strstr(p, "<tools>\n{\"type\":");
     cr_assert_not_null(colon, "%s", p);
@@ -758,7 +720,7 @@ Test(qwen_prompt_read, nul_between_json_tokens)
     cr_assert_eq(r.nmessages, 2);
     cr_expect_eq(r.messages[1].ncalls, 0);
     cr_expect(memchr(r.messages[1].content.data, '\0', r.messages[1].content.len) != NULL);
-    cr_expect(has_warning(&r.warnings, TW_D_JSON_NUL, "NUL"));
+    cr_expect(tw_test_has_warning(&r.warnings, TW_D_JSON_NUL, "NUL"));
     tw_request_free(&r);
 }
 
@@ -956,7 +918,7 @@ Test(qwen_prompt_read, hermes_left_block_warns_as_the_decoder)
     m[1].calls = &c;
     m[1].ncalls = 1;
     size_t len = 0;
-    char *p = enc("hermes-prompt", &q, &len);
+    char *p = tw_test_encode_request("hermes-prompt", &q, NULL, &len);
     cJSON_Delete(c.arguments);
     tw_buf_free(&m[0].content);
     cr_assert_eq(dec(tw_hermes_prompt_decode, p, len, NULL, &r, &e), TW_OK, "%s", e.message);
@@ -1010,14 +972,14 @@ Test(qwen_prompt_read, edited_tools_section_warns)
         m.role = TW_ROLE_USER;
         cr_assert_eq(tw_buf_append(&m.content, "hi", 2), TW_OK);
         size_t len = 0;
-        char *p = enc(readers[i].enc, &q, &len);
+        char *p = tw_test_encode_request(readers[i].enc, &q, NULL, &len);
         tw_buf_free(&m.content);
         tw_request r;
         tw_error e;
         cr_assert_eq(dec(readers[i].f, p, len, NULL, &r, &e), TW_OK, "%s: %s", readers[i].enc,
                      e.message);
         cr_expect_eq(r.ntools, 1, "%s", readers[i].enc);
-        cr_expect_not(has_warning(&r.warnings, TW_D_NOT_CARRIED, "tools section"), "%s",
+        cr_expect_not(tw_test_has_warning(&r.warnings, TW_D_NOT_CARRIED, "tools section"), "%s",
                       readers[i].enc);
         tw_request_free(&r);
         /* the section's closing tag edited */

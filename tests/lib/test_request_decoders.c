@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "decode_fixtures.h"
+#include "requests.h"
 #include "toolwire/json.h"
 #include "toolwire/registry.h"
 #include "toolwire/request_chatml.h"
@@ -23,20 +24,6 @@
 typedef tw_request_decode_fn req_decoder;
 
 /* ---- helpers ---- */
-
-static cJSON *load(const char *path)
-{
-    tw_error why_e = {0};
-    size_t len = 0;
-    char *text = tw_read_file(path, (size_t)16 << 20, &len, &why_e);
-    cr_assert_not_null(text, "%s: %s", path, why_e.message);
-    cJSON *j = NULL;
-    tw_error e;
-    cr_assert_eq(tw_json_parse(text, len, 256, &j, &e), TW_OK, "%s: %s", path, e.message);
-    cr_assert_eq(tw_json_keep_spellings(text, len, j, 256), TW_OK);
-    free(text);
-    return j;
-}
 
 static void read_req(const cJSON *j, tw_request *r, const char *what)
 {
@@ -55,50 +42,11 @@ static void read_req_text(const char *js, tw_request *r)
     cJSON_Delete(j);
 }
 
-static char *enc(const char *name, const tw_request *r, tw_diag_list *w, size_t *len)
-{
-    tw_encode_opts o;
-    memset(&o, 0, sizeof o);
-    o.parallel_tool_calls = -1;
-    o.warnings = w;
-    tw_buf b = {0};
-    tw_status st = tw_encoder_find(name)->encode_request(r, &o, &b);
-    cr_assert_eq(st, TW_OK, "%s: %s", name, tw_code_name(st));
-    return tw_buf_take(&b, len);
-}
-
-/* Decode from an exact-size copy (no terminator to lean on). */
-static tw_status dec(req_decoder f, const char *s, size_t n, const tw_limits *l, tw_request *r,
-                     tw_diag_list *w, tw_error *e)
-{
-    char *copy = tw_test_exact(s, n);
-    tw_decode_opts o;
-    memset(&o, 0, sizeof o);
-    if (l)
-        o.limits = *l;
-    tw_status st = f(copy, n, &o, r, e);
-    free(copy);
-    if (st != TW_OK)
-        cr_expect_eq(r->warnings.len, 0, "no warnings after a failure");
-    /* the request's warnings, also in w for the checks below */
-    if (w)
-        cr_assert_eq(tw_diag_extend(w, &r->warnings), TW_OK);
-    return st;
-}
-
 static char *neutral(const tw_request *r)
 {
     tw_buf b = {0};
     cr_assert_eq(tw_request_write(&b, r, TW_JSON_COMPACT), TW_OK);
     return tw_buf_take(&b, NULL);
-}
-
-static bool has_warning(const tw_diag_list *w, tw_status code, const char *needle)
-{
-    for (size_t i = 0; i < w->len; i++)
-        if (w->items[i].code == code && strstr(w->items[i].message, needle))
-            return true;
-    return false;
 }
 
 static void put_span(tw_buf *b, const char *p, size_t n)
@@ -260,17 +208,17 @@ Test(hermes_prompt_reader, qwen3_round_trips)
         const char *name = strrchr(files[f], '/') + 1;
         if (strstr(name, "number_beyond_double"))
             continue; /* its prompt holds Infinity, which is not JSON: not readable back */
-        cJSON *fx = load(files[f]);
+        cJSON *fx = tw_test_load_json(files[f]);
         tw_request orig, back, again;
         read_req(tw_json_get(fx, "request"), &orig, name);
         size_t len1 = 0, len2 = 0, len3 = 0;
-        char *p1 = enc("hermes-prompt", &orig, NULL, &len1);
+        char *p1 = tw_test_encode_request("hermes-prompt", &orig, NULL, &len1);
         cr_assert_str_eq(p1, tw_json_get_str(fx, "expected"), "%s", name);
         tw_diag_list w = {0};
         tw_error e;
-        cr_assert_eq(dec(tw_hermes_prompt_decode, p1, len1, NULL, &back, &w, &e), TW_OK, "%s: %s",
-                     name, e.message);
-        char *p2 = enc("hermes-prompt", &back, NULL, &len2);
+        cr_assert_eq(tw_test_read_request(tw_hermes_prompt_decode, p1, len1, NULL, &back, &w, &e),
+                     TW_OK, "%s: %s", name, e.message);
+        char *p2 = tw_test_encode_request("hermes-prompt", &back, NULL, &len2);
         bool split = strstr(name, "inline_think_with_thinking_field") != NULL;
         if (!split) {
             cr_expect(len1 == len2 && memcmp(p1, p2, len1) == 0, "%s: encode, decode, encode differs:\n%s\n---\n%s",
@@ -280,16 +228,17 @@ Test(hermes_prompt_reader, qwen3_round_trips)
             /* the template dropped a thinking whose presence kept the
              * content's </think> whole: the decoder says so */
             cr_expect(len1 != len2 || memcmp(p1, p2, len1) != 0, "%s", name);
-            cr_expect(has_warning(&w, TW_D_NOT_CARRIED, "</think>"), "%s", name);
+            cr_expect(tw_test_has_warning(&w, TW_D_NOT_CARRIED, "</think>"), "%s", name);
         }
         /* the neutral value is a fixed point of encode-then-decode (after
          * the split above, for the one fixture that has it) */
         tw_diag_list w2 = {0};
-        cr_assert_eq(dec(tw_hermes_prompt_decode, p2, len2, NULL, &again, &w2, &e), TW_OK, "%s", name);
+        cr_assert_eq(tw_test_read_request(tw_hermes_prompt_decode, p2, len2, NULL, &again, &w2, &e),
+                     TW_OK, "%s", name);
         char *nb = neutral(&back), *na = neutral(&again);
         if (!split)
             cr_expect_str_eq(na, nb, "%s", name);
-        char *p3 = enc("hermes-prompt", &again, NULL, &len3);
+        char *p3 = tw_test_encode_request("hermes-prompt", &again, NULL, &len3);
         cr_expect(len3 == len2 && memcmp(p2, p3, len2) == 0, "%s", name);
         /* everything ChatML carries comes back */
         char *want = hermes_view(&orig, true), *got = hermes_view(&back, false);
@@ -336,8 +285,9 @@ Test(hermes_prompt_reader, decodes_every_part)
     tw_request r;
     tw_diag_list w = {0};
     tw_error e;
-    cr_assert_eq(dec(tw_hermes_prompt_decode, PROMPT, strlen(PROMPT), NULL, &r, &w, &e), TW_OK,
-                 "%s", e.message);
+    cr_assert_eq(
+        tw_test_read_request(tw_hermes_prompt_decode, PROMPT, strlen(PROMPT), NULL, &r, &w, &e),
+        TW_OK, "%s", e.message);
     char *got = neutral(&r);
     cr_expect_str_eq(
         got,
@@ -353,11 +303,11 @@ Test(hermes_prompt_reader, decodes_every_part)
         "\"tools\":[{\"name\":\"f\",\"parameters\":{\"type\":\"object\"}}],"
         "\"options\":{\"add_generation_prompt\":true,\"enable_thinking\":false}}");
     /* the third result answers no call; the unreadable block stays text */
-    cr_expect(has_warning(&w, TW_D_NOT_CARRIED, "answers no call"));
-    cr_expect(has_warning(&w, TW_D_TOOL_CALL_JSON, "turns[4]"));
+    cr_expect(tw_test_has_warning(&w, TW_D_NOT_CARRIED, "answers no call"));
+    cr_expect(tw_test_has_warning(&w, TW_D_TOOL_CALL_JSON, "turns[4]"));
     /* 1.0 keeps its spelling: encoding again writes it as Python would */
     size_t len = 0;
-    char *again = enc("hermes-prompt", &r, NULL, &len);
+    char *again = tw_test_encode_request("hermes-prompt", &r, NULL, &len);
     cr_expect(strstr(again, "{\"x\": 1.0}") != NULL, "%s", again);
     cr_expect_str_eq(again, PROMPT);
     free(again);
@@ -392,8 +342,8 @@ Test(hermes_prompt_reader, refusals_name_the_turn)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         tw_request r;
         tw_error e;
-        tw_status st = dec(tw_hermes_prompt_decode, cases[i].in, strlen(cases[i].in), NULL, &r,
-                           NULL, &e);
+        tw_status st = tw_test_read_request(tw_hermes_prompt_decode, cases[i].in,
+                                            strlen(cases[i].in), NULL, &r, NULL, &e);
         cr_expect_eq(st, cases[i].code, "case %zu: %s", i, tw_code_name(st));
         cr_expect_str_eq(e.path, cases[i].path, "case %zu: %s", i, e.message);
         cr_expect_eq(e.offset, cases[i].offset, "case %zu: %s", i, e.message);
@@ -409,26 +359,38 @@ Test(hermes_prompt_reader, limits)
     tw_request r;
     tw_error e;
     l.max_input_bytes = strlen(PROMPT) - 1;
-    cr_expect_eq(dec(tw_hermes_prompt_decode, PROMPT, strlen(PROMPT), &l, &r, NULL, &e), TW_ERR_LIMIT);
+    cr_expect_eq(
+        tw_test_read_request(tw_hermes_prompt_decode, PROMPT, strlen(PROMPT), &l, &r, NULL, &e),
+        TW_ERR_LIMIT);
     memset(&l, 0, sizeof l);
     l.max_input_bytes = strlen(PROMPT); /* exactly the size: accepted */
-    cr_expect_eq(dec(tw_hermes_prompt_decode, PROMPT, strlen(PROMPT), &l, &r, NULL, &e), TW_OK);
+    cr_expect_eq(
+        tw_test_read_request(tw_hermes_prompt_decode, PROMPT, strlen(PROMPT), &l, &r, NULL, &e),
+        TW_OK);
     tw_request_free(&r);
     memset(&l, 0, sizeof l);
     l.max_messages = 3;
-    cr_expect_eq(dec(tw_hermes_prompt_decode, PROMPT, strlen(PROMPT), &l, &r, NULL, &e), TW_ERR_LIMIT);
+    cr_expect_eq(
+        tw_test_read_request(tw_hermes_prompt_decode, PROMPT, strlen(PROMPT), &l, &r, NULL, &e),
+        TW_ERR_LIMIT);
     cr_expect(strstr(e.message, "max_messages") != NULL, "%s", e.message);
     memset(&l, 0, sizeof l);
     l.max_calls = 1;
-    cr_expect_eq(dec(tw_hermes_prompt_decode, PROMPT, strlen(PROMPT), &l, &r, NULL, &e), TW_ERR_LIMIT);
+    cr_expect_eq(
+        tw_test_read_request(tw_hermes_prompt_decode, PROMPT, strlen(PROMPT), &l, &r, NULL, &e),
+        TW_ERR_LIMIT);
     cr_expect_str_eq(e.path, "turns[2]");
     memset(&l, 0, sizeof l);
     l.max_args_bytes = 10;
-    cr_expect_eq(dec(tw_hermes_prompt_decode, PROMPT, strlen(PROMPT), &l, &r, NULL, &e), TW_ERR_LIMIT);
+    cr_expect_eq(
+        tw_test_read_request(tw_hermes_prompt_decode, PROMPT, strlen(PROMPT), &l, &r, NULL, &e),
+        TW_ERR_LIMIT);
     memset(&l, 0, sizeof l);
     l.max_tools = 0; /* default */
     l.max_depth = 1; /* the parameters object is at depth 3 */
-    cr_expect_neq(dec(tw_hermes_prompt_decode, PROMPT, strlen(PROMPT), &l, &r, NULL, &e), TW_OK);
+    cr_expect_neq(
+        tw_test_read_request(tw_hermes_prompt_decode, PROMPT, strlen(PROMPT), &l, &r, NULL, &e),
+        TW_OK);
     cr_expect_str_eq(e.path, "turns[0].tools[0]", "%s", e.message);
 }
 
@@ -446,19 +408,20 @@ Test(hermes_prompt_reader, encoder_reports_what_chatml_drops)
         &r);
     tw_diag_list w = {0};
     size_t len;
-    free(enc("hermes-prompt", &r, &w, &len));
+    free(tw_test_encode_request("hermes-prompt", &r, &w, &len));
     const char *needles[] = {"model", "parallel_tool_calls", "tool_choice", "options.temperature",
                              "tool call ids", "name of a tool result", "thinking of assistant",
                              "is_error"};
     for (size_t i = 0; i < sizeof needles / sizeof *needles; i++)
-        cr_expect(has_warning(&w, TW_D_NOT_CARRIED, needles[i]), "no warning about %s", needles[i]);
+        cr_expect(tw_test_has_warning(&w, TW_D_NOT_CARRIED, needles[i]), "no warning about %s",
+                  needles[i]);
     tw_diag_list_free(&w);
     /* and nothing for a request it carries whole */
     tw_request_free(&r);
     read_req_text("{\"messages\":[{\"role\":\"user\",\"content\":\"a\"}],\"tool_choice\":\"auto\","
                   "\"options\":{\"add_generation_prompt\":true,\"enable_thinking\":false}}",
                   &r);
-    free(enc("hermes-prompt", &r, &w, &len));
+    free(tw_test_encode_request("hermes-prompt", &r, &w, &len));
     cr_expect_eq(w.len, 0);
     tw_diag_list_free(&w);
     tw_request_free(&r);
@@ -499,17 +462,17 @@ static void vllm_round_trip_dir(const char *dir, long min)
         const char *name = strrchr(files[f], '/') + 1;
         if (strstr(name, "number_beyond_double"))
             continue; /* history text holds Infinity, which is not JSON: not readable back */
-        cJSON *fx = load(files[f]);
+        cJSON *fx = tw_test_load_json(files[f]);
         tw_request orig, back;
         read_req(tw_json_get(fx, "request"), &orig, name);
         size_t len1 = 0, len2 = 0;
-        char *b1 = enc("vllm-generate-request", &orig, NULL, &len1);
+        char *b1 = tw_test_encode_request("vllm-generate-request", &orig, NULL, &len1);
         tw_diag_list w = {0};
         tw_error e;
-        cr_assert_eq(dec(tw_vllm_request_decode, b1, len1, NULL, &back, &w, &e), TW_OK, "%s: %s",
-                     name, e.message);
+        cr_assert_eq(tw_test_read_request(tw_vllm_request_decode, b1, len1, NULL, &back, &w, &e),
+                     TW_OK, "%s: %s", name, e.message);
         cr_expect_eq(w.len, 0, "%s: %s", name, w.len ? w.items[0].message : "");
-        char *b2 = enc("vllm-generate-request", &back, NULL, &len2);
+        char *b2 = tw_test_encode_request("vllm-generate-request", &back, NULL, &len2);
         cr_expect(len1 == len2 && memcmp(b1, b2, len1) == 0, "%s:\n%s\n---\n%s", name, b1, b2);
         char *want = vllm_view(&orig, true), *got = vllm_view(&back, false);
         cr_expect_str_eq(got, want, "%s", name);
@@ -549,8 +512,8 @@ Test(vllm_request_reader, refusals_and_warnings)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         tw_request r;
         tw_error e;
-        tw_status st = dec(tw_vllm_request_decode, cases[i].in, strlen(cases[i].in), NULL, &r,
-                           NULL, &e);
+        tw_status st = tw_test_read_request(tw_vllm_request_decode, cases[i].in,
+                                            strlen(cases[i].in), NULL, &r, NULL, &e);
         cr_expect_eq(st, cases[i].code, "case %zu: %s", i, tw_code_name(st));
         cr_expect_str_eq(e.path, cases[i].path, "case %zu: %s", i, e.message);
         cr_expect_null(r.messages);
@@ -562,10 +525,11 @@ Test(vllm_request_reader, refusals_and_warnings)
     tw_request r;
     tw_diag_list w = {0};
     tw_error e;
-    cr_assert_eq(dec(tw_vllm_request_decode, js, strlen(js), NULL, &r, &w, &e), TW_OK, "%s", e.message);
-    cr_expect(has_warning(&w, TW_D_NOT_CARRIED, "model"));
-    cr_expect(has_warning(&w, TW_D_NOT_CARRIED, "stream"));
-    cr_expect(has_warning(&w, TW_D_NOT_CARRIED, "messages[0].name"));
+    cr_assert_eq(tw_test_read_request(tw_vllm_request_decode, js, strlen(js), NULL, &r, &w, &e),
+                 TW_OK, "%s", e.message);
+    cr_expect(tw_test_has_warning(&w, TW_D_NOT_CARRIED, "model"));
+    cr_expect(tw_test_has_warning(&w, TW_D_NOT_CARRIED, "stream"));
+    cr_expect(tw_test_has_warning(&w, TW_D_NOT_CARRIED, "messages[0].name"));
     cr_expect_eq(r.choice, TW_CHOICE_NAMED);
     cr_expect_str_eq(r.choice_name, "f");
     cr_assert_eq(r.messages[1].ncalls, 1);
@@ -578,13 +542,16 @@ Test(vllm_request_reader, refusals_and_warnings)
     tw_limits l;
     memset(&l, 0, sizeof l);
     l.max_input_bytes = strlen(js);
-    cr_expect_eq(dec(tw_vllm_request_decode, js, strlen(js), &l, &r, NULL, &e), TW_OK);
+    cr_expect_eq(tw_test_read_request(tw_vllm_request_decode, js, strlen(js), &l, &r, NULL, &e),
+                 TW_OK);
     tw_request_free(&r);
     l.max_input_bytes--;
-    cr_expect_eq(dec(tw_vllm_request_decode, js, strlen(js), &l, &r, NULL, &e), TW_ERR_LIMIT);
+    cr_expect_eq(tw_test_read_request(tw_vllm_request_decode, js, strlen(js), &l, &r, NULL, &e),
+                 TW_ERR_LIMIT);
     memset(&l, 0, sizeof l);
     l.max_messages = 2;
-    cr_expect_eq(dec(tw_vllm_request_decode, js, strlen(js), &l, &r, NULL, &e), TW_ERR_LIMIT);
+    cr_expect_eq(tw_test_read_request(tw_vllm_request_decode, js, strlen(js), &l, &r, NULL, &e),
+                 TW_ERR_LIMIT);
 }
 
 Test(vllm_request_reader, encoder_reports_what_it_drops)
@@ -597,12 +564,13 @@ Test(vllm_request_reader, encoder_reports_what_it_drops)
                   &r);
     tw_diag_list w = {0};
     size_t len;
-    free(enc("vllm-generate-request", &r, &w, &len));
+    free(tw_test_encode_request("vllm-generate-request", &r, &w, &len));
     const char *needles[] = {"model", "parallel_tool_calls", "options.top_p", "ids of history",
                              "name of a tool result", "tool_call_id"};
     for (size_t i = 0; i < sizeof needles / sizeof *needles; i++)
-        cr_expect(has_warning(&w, TW_D_NOT_CARRIED, needles[i]), "no warning about %s", needles[i]);
-    cr_expect(!has_warning(&w, TW_D_NOT_CARRIED, "two_pass"));
+        cr_expect(tw_test_has_warning(&w, TW_D_NOT_CARRIED, needles[i]), "no warning about %s",
+                  needles[i]);
+    cr_expect(!tw_test_has_warning(&w, TW_D_NOT_CARRIED, "two_pass"));
     tw_diag_list_free(&w);
     tw_request_free(&r);
 }
