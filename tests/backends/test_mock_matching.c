@@ -8,6 +8,7 @@
 
 #include "client.h"
 #include "mock.h"
+#include "post.h"
 #include "twtest.h"
 
 #define BODY "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"
@@ -51,18 +52,8 @@ static void stop(void)
 
 static int post(const char *path, const char *hint, tw_http_response *r)
 {
-    tw_client_opts o;
-    memset(&o, 0, sizeof o);
-    o.base_url = tw_mock_url(mock);
-    o.total_timeout_ms = 10000;
-    tw_client *c = tw_client_new(&o);
-    cr_assert(c);
     tw_kv h = {TW_MOCK_EXCHANGE_HEADER, hint};
-    cr_assert_eq(tw_client_send(c, "POST", path, hint ? &h : NULL, hint ? 1 : 0, BODY,
-                                strlen(BODY), r),
-                 TW_OK);
-    tw_client_free(c);
-    return r->status;
+    return tw_test_post(tw_mock_url(mock), path, hint ? &h : NULL, hint ? 1 : 0, BODY, r);
 }
 
 static char *log_text(void)

@@ -10,6 +10,7 @@
 #include "client.h"
 #include "mock.h"
 #include "mock_match.h"
+#include "post.h"
 #include "redact.h"
 #include "twtest.h"
 
@@ -194,15 +195,7 @@ static void stop(void)
 
 static int post(const char *path, const char *body, tw_http_response *r)
 {
-    tw_client_opts o;
-    memset(&o, 0, sizeof o);
-    o.base_url = tw_mock_url(mock);
-    o.total_timeout_ms = 10000;
-    tw_client *c = tw_client_new(&o);
-    cr_assert(c);
-    cr_assert_eq(tw_client_send(c, "POST", path, NULL, 0, body, strlen(body), r), TW_OK);
-    tw_client_free(c);
-    return r->status;
+    return tw_test_post(tw_mock_url(mock), path, NULL, 0, body, r);
 }
 
 static char *log_text(void)
