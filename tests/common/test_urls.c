@@ -398,33 +398,15 @@ static void proxy_once(const char *dir, const char *up, const char *tag, tw_buf 
     char o[600], e[600];
     snprintf(o, sizeof o, "%s/streams/serve-%s.out", dir, tag);
     snprintf(e, sizeof e, "%s/streams/serve-%s.err", dir, tag);
-    pid_t pid = fork();
-    cr_assert(pid >= 0);
-    if (pid == 0) {
-        int fo = open(o, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int fe = open(e, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        dup2(fo, 1);
-        dup2(fe, 2);
-        execl(bin(), bin(), "serve", "--proxy", "openai:anthropic", "--upstream", up, "--for", "60", (char *)NULL);
-        _exit(127);
-    }
-    char url[300] = "";
-    for (int i = 0; i < 600 && !url[0]; i++) {
-        usleep(50000);
-        FILE *f = fopen(o, "r");
-        char line[600];
-        if (f && fgets(line, sizeof line, f)) {
-            char *s = strstr(line, " on http://");
-            char *sp = s && strchr(line, '\n') ? strchr(s + 4, ' ') : NULL;
-            if (sp) {
-                *sp = '\0';
-                snprintf(url, sizeof url, "%s", s + 4);
-            }
-        }
-        if (f)
-            fclose(f);
-    }
-    cr_assert(url[0], "serve printed no URL");
+    char url[300];
+    char *args[] = {(char *)"--proxy",
+                    (char *)"openai:anthropic",
+                    (char *)"--upstream",
+                    (char *)up,
+                    (char *)"--for",
+                    (char *)"60",
+                    NULL};
+    pid_t pid = tw_test_serve_start(o, e, url, sizeof url, args);
     CURL *c = curl_easy_init();
     char full[400];
     snprintf(full, sizeof full, "%s/v1/chat/completions", url);

@@ -1083,52 +1083,22 @@ static size_t discard(char *p, size_t a, size_t b, void *u)
 }
 
 /* `toolwire serve ARGS…` in the background, its standard streams in
- * streams/NAME.out and .err; the URL its first line names (to the first
- * space) into url. The process id. */
-static pid_t serve_start(const char *bin, const char *dir, const char *name, char *url, size_t urln,
+ * streams/NAME.out and .err; the URL it serves on into url. The process id. */
+static pid_t serve_start(const char *dir, const char *name, char *url, size_t urln,
                          char *const *args)
 {
     char o[600], e[600];
     snprintf(o, sizeof o, "%s/streams/%s.out", dir, name);
     snprintf(e, sizeof e, "%s/streams/%s.err", dir, name);
-    pid_t pid = fork();
-    cr_assert(pid >= 0);
-    if (pid == 0) {
-        int fo = open(o, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int fe = open(e, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        dup2(fo, 1);
-        dup2(fe, 2);
-        char *argv[16] = {(char *)bin, (char *)"serve"};
-        for (size_t i = 0; args[i] && i < 13; i++)
-            argv[i + 2] = args[i];
-        execv(bin, argv);
-        _exit(127);
-    }
-    url[0] = '\0';
-    for (int i = 0; i < 600 && !url[0]; i++) {
-        usleep(50000);
-        FILE *f = fopen(o, "r");
-        char line[600];
-        if (f && fgets(line, sizeof line, f)) {
-            char *p = strstr(line, "http://");
-            if (p && strchr(p, '\n')) {
-                p[strcspn(p, " \n")] = '\0';
-                snprintf(url, urln, "%s", p);
-            }
-        }
-        if (f)
-            fclose(f);
-    }
-    cr_assert(url[0], "serve printed no URL (streams/%s.out)", name);
-    return pid;
+    return tw_test_serve_start(o, e, url, urln, args);
 }
 
-static void serve_and_call(const char *bin, const char *dir)
+static void serve_and_call(const char *dir)
 {
     char fx[600], url[300];
     snprintf(fx, sizeof fx, "%s/in/run/echo.json", dir);
     char *args[] = {(char *)"--for", (char *)"60", fx, NULL};
-    pid_t pid = serve_start(bin, dir, "serve", url, sizeof url, args);
+    pid_t pid = serve_start(dir, "serve", url, sizeof url, args);
     CURL *c = curl_easy_init();
     char full[600], auth[200], tok[200];
     snprintf(full, sizeof full, "%s/v1/chat/completions?key=%s", url, S[K_SERVEQUERY]);
@@ -1162,14 +1132,14 @@ static size_t keep_body(char *p, size_t a, size_t b, void *u)
  * server with its own upstream key: an answer that echoes the key, a stream
  * that echoes it in pieces, and an upstream 401 that repeats it. What the
  * client receives is kept in streams/proxy-N.out. */
-static void proxy_and_call(const char *bin, const char *dir, unsigned port)
+static void proxy_and_call(const char *dir, unsigned port)
 {
     char up[100], url[300];
     snprintf(up, sizeof up, "http://127.0.0.1:%u", port);
     cr_assert_eq(setenv("TW_SECRETS_KEY_U", S[K_UPSTREAMERR], 1), 0);
     char *args[] = {(char *)"--proxy", (char *)"anthropic:openai", (char *)"--upstream", up,
                     (char *)"--key-env", (char *)"TW_SECRETS_KEY_U", (char *)"--for", (char *)"60", NULL};
-    pid_t pid = serve_start(bin, dir, "proxy", url, sizeof url, args);
+    pid_t pid = serve_start(dir, "proxy", url, sizeof url, args);
     static const char *const bodies[] = {
         "{\"model\":\"m\",\"max_tokens\":64,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
         "{\"model\":\"m\",\"max_tokens\":64,\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
@@ -1521,7 +1491,7 @@ Test(secrets, no_output_of_any_command_holds_a_secret)
             dir, bin);
     cr_expect(rc == 0 || rc == 1, "gate exited %d", rc);
     /* the reference proxy, its upstream key echoed and repeated in an error */
-    proxy_and_call(bin, dir, port);
+    proxy_and_call(dir, port);
     /* a client driver that logs its own key */
     snprintf(p, sizeof p, "%s/in/driver.py", dir);
     write_driver(p);
@@ -1534,7 +1504,7 @@ Test(secrets, no_output_of_any_command_holds_a_secret)
     cr_expect(file_has(p, "driver log (end)") && file_has(p, "................"),
               "the driver's log tail reached its report");
     /* serve, while a client sends credentials */
-    serve_and_call(bin, dir);
+    serve_and_call(dir);
     snprintf(p, sizeof p, "%s/streams/serve.err", dir);
     cr_expect(file_has(p, "request(s) served"));
     /* main */

@@ -196,32 +196,9 @@ Test(secrets_names, serve_log_bodies_redacts_each_name)
              "\"content\":\"hi\"}]}},\"response\":{\"status\":200,\"body\":{\"id\":\"c\",\"object\":"
              "\"chat.completion\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"message\":{\"role\":"
              "\"assistant\",\"content\":\"hello\"},\"finish_reason\":\"stop\"}]}}}]}");
-    pid_t pid = fork();
-    cr_assert(pid >= 0);
-    if (pid == 0) {
-        int fo = open(o, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int fe = open(e, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        dup2(fo, 1);
-        dup2(fe, 2);
-        execl(bin, bin, "serve", "--log-bodies", "--for", "60", fx, (char *)NULL);
-        _exit(127);
-    }
-    char url[300] = "";
-    for (int i = 0; i < 600 && !url[0]; i++) {
-        usleep(50000);
-        FILE *f = fopen(o, "r");
-        char line[400];
-        if (f && fgets(line, sizeof line, f)) {
-            char *p = strstr(line, "http://");
-            if (p && strchr(p, '\n')) {
-                *strchr(p, '\n') = '\0';
-                snprintf(url, sizeof url, "%s", p);
-            }
-        }
-        if (f)
-            fclose(f);
-    }
-    cr_assert(url[0], "serve printed no URL");
+    char url[300];
+    char *serve_args[] = {(char *)"--log-bodies", (char *)"--for", (char *)"60", fx, NULL};
+    pid_t pid = tw_test_serve_start(o, e, url, sizeof url, serve_args);
     /* the names in the body itself and in a tool call's arguments */
     char *obj = names_object();
     cJSON *args = cJSON_CreateString(obj);

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "files.h"
 #include "toolwire/core.h"
@@ -153,4 +155,41 @@ int tw_test_run_bin_in(const char *dir, const char *args, const char *in, char *
     read_into(outp, out, outlen);
     read_into(errp, err, errlen);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+int tw_test_serve_start(const char *out_path, const char *err_path, char *url, size_t urln,
+                        char *const *args)
+{
+    const char *bin = bin_path();
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int fo = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(fo, 1);
+        dup2(fe, 2);
+        char *argv[16] = {(char *)bin, (char *)"serve"};
+        for (size_t i = 0; args[i] && i < 13; i++)
+            argv[i + 2] = args[i];
+        execv(bin, argv);
+        _exit(127);
+    }
+    url[0] = '\0';
+    for (int i = 0; i < 600 && !url[0]; i++) {
+        usleep(50000);
+        FILE *f = fopen(out_path, "r");
+        char line[600];
+        if (f && fgets(line, sizeof line, f) && strchr(line, '\n')) {
+            char *p = strstr(line, " on http://");
+            if (p) {
+                p += 4;
+                p[strcspn(p, " \n")] = '\0';
+                snprintf(url, urln, "%s", p);
+            }
+        }
+        if (f)
+            fclose(f);
+    }
+    cr_assert(url[0], "serve printed no URL (%s)", out_path);
+    return pid;
 }

@@ -38,5 +38,12 @@ int tw_test_run_bin(const char *args, const char *in, char *out, size_t outlen, 
  * len - 1 bytes, NUL-terminated; zeroed first). */
 int tw_test_run_bin_in(const char *dir, const char *args, const char *in, char *out, size_t outlen,
                        char *err, size_t errlen);
+/* `toolwire serve ARGS…` (TOOLWIRE_BIN; args ends with NULL, at most 13) in
+ * the background, its standard output in out_path and its standard error in
+ * err_path. Waits up to 30 s for the line that says what it serves "on URL"
+ * and copies the URL into url; a server that names none fails the test. The
+ * process id (stop it with kill and waitpid). */
+int tw_test_serve_start(const char *out_path, const char *err_path, char *url, size_t urln,
+                        char *const *args);
 
 #endif
