@@ -8,6 +8,7 @@
 #include "redact.h"
 #include "cli.h"
 #include "fixture.h"
+#include "judge.h"
 #include "twtest.h"
 
 static tw_kv json_ct[] = {{"content-type", "application/json"}};
@@ -16,34 +17,7 @@ static tw_kv sse_ct[] = {{"content-type", "text/event-stream"}};
 static tw_verdict judge(const char *path, const char *req, int status, const char *body, bool sse,
                         tw_check_id id, char *ev, size_t evn)
 {
-    cJSON *rq = req ? cJSON_Parse(req) : NULL;
-    tw_judge_input in;
-    memset(&in, 0, sizeof in);
-    in.path = path;
-    in.req_body = rq;
-    in.status = status;
-    in.resp_headers = sse ? sse_ct : json_ct;
-    in.nresp_headers = 1;
-    char *exact = tw_test_exact(body, strlen(body));
-    in.body = exact;
-    in.body_len = strlen(body);
-    tw_check_set s = {0};
-    tw_checks_backend(&in, &s);
-    const tw_check_result *r = tw_check_set_get(&s, id);
-    cr_assert(r, "%s has a verdict", tw_check_name(id));
-    tw_verdict v = r->verdict;
-    if (ev)
-        snprintf(ev, evn, "%s", r->evidence);
-    /* every backend check gets a verdict */
-    size_t n;
-    const tw_check_def *defs = tw_checks_catalog(&n);
-    for (size_t i = 0; i < n; i++)
-        if (!defs[i].client)
-            cr_assert(tw_check_set_get(&s, defs[i].chk), "%s missing", defs[i].id);
-    tw_check_set_free(&s);
-    free(exact);
-    cJSON_Delete(rq);
-    return v;
+    return tw_test_judge(path, req, status, body, sse, NULL, id, ev, evn, true);
 }
 
 #define OAI "/v1/chat/completions"

@@ -5,10 +5,8 @@
 #include <string.h>
 
 #include "checks.h"
+#include "judge.h"
 #include "twtest.h"
-
-static tw_kv json_ct[] = {{"content-type", "application/json"}};
-static tw_kv sse_ct[] = {{"content-type", "text/event-stream"}};
 
 #define RSP "/v1/responses"
 #define REQ "{\"input\":\"hi\",\"tools\":[{\"type\":\"function\",\"name\":\"f\",\"parameters\":{\"type\":\"object\"}}]}"
@@ -17,29 +15,7 @@ static tw_kv sse_ct[] = {{"content-type", "text/event-stream"}};
 static tw_verdict judge_l(const char *path, const char *req, const char *body, bool sse, const tw_limits *L,
                           tw_check_id id, char *ev, size_t evn)
 {
-    cJSON *rq = req ? cJSON_Parse(req) : NULL;
-    tw_judge_input in;
-    memset(&in, 0, sizeof in);
-    in.path = path;
-    in.req_body = rq;
-    in.status = 200;
-    in.resp_headers = sse ? sse_ct : json_ct;
-    in.nresp_headers = 1;
-    in.limits = L;
-    char *exact = tw_test_exact(body, strlen(body));
-    in.body = exact;
-    in.body_len = strlen(body);
-    tw_check_set s = {0};
-    tw_checks_backend(&in, &s);
-    const tw_check_result *r = tw_check_set_get(&s, id);
-    cr_assert(r, "%s has a verdict", tw_check_name(id));
-    tw_verdict v = r->verdict;
-    if (ev)
-        snprintf(ev, evn, "%s", r->evidence);
-    tw_check_set_free(&s);
-    free(exact);
-    cJSON_Delete(rq);
-    return v;
+    return tw_test_judge(path, req, 200, body, sse, L, id, ev, evn, false);
 }
 
 static tw_verdict judge(const char *req, const char *body, bool sse, tw_check_id id, char *ev, size_t evn)
