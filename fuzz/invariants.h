@@ -1,6 +1,6 @@
 /*
  * The invariants every fuzz target asserts, shared by the libFuzzer targets
- * (fuzz/target.c, built once per target) and the regression replay test (tests/test_fuzz_regressions.c).
+ * (fuzz/target.c, built once per target) and the regression replay test (tests/fuzz/test_fuzz_regressions.c).
  * docs/fuzzing.md lists them with their reasons.
  *
  * Input layout of the decoder targets: TW_FZ_HDR header bytes that choose

@@ -1,4 +1,4 @@
-# The regression replay test (tests/test_fuzz_regressions.c) runs every input
+# The regression replay test (tests/fuzz/test_fuzz_regressions.c) runs every input
 # under fuzz/regressions/ and corpus/ through the fuzz targets' invariant
 # checks, in the normal and the sanitizer test builds. Included by the
 # top-level CMakeLists.txt after the tests are defined.

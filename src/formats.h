@@ -4,7 +4,7 @@
  * anthropic_enc.c, hermes_enc.c, gemini_enc.c, qwen_xml_enc.c,
  * openai_responses_enc.c, vllm.c, gemini.c, proxy.c, responses.c); the request readers'
  * objects are in registry.c. One line per module, its name the object's own
- * (tests/test_contract.c checks):
+ * (tests/lib/test_contract.c checks):
  *   D(symbol, name, family)        a decoder (tw_format_ops): bytes -> tw_result
  *   E(symbol, name, family, takes) an encoder (tw_encoder_ops): a neutral
  *                                  REQUEST or RESULT -> bytes

@@ -22,7 +22,7 @@
  *
  * Every code has a fixed number. Codes are only ever appended: a number is
  * never reused or moved, so a program built against one version reads the
- * codes of a later one (tests/test_core.c pins the table).
+ * codes of a later one (tests/lib/test_core.c pins the table).
  */
 #ifndef TOOLWIRE_CORE_H
 #define TOOLWIRE_CORE_H

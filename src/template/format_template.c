@@ -1,6 +1,6 @@
 /*
  * The template a new format module copies (docs/architecture.md, "Adding a
- * format"). It is not part of the library: tests/test_template.c builds it
+ * format"). It is not part of the library: tests/lib/test_template.c builds it
  * and drives it through the same contract checks as every registered
  * decoder, so the template stays correct as the library changes.
  *

@@ -1,7 +1,7 @@
 /*
  * Inputs with many tool calls for each wire format, and requests with many
  * call/result pairs for the client checks. Shared by the linearity tests
- * (tests/test_linear.c) and the benchmark (bench/bench_linear.c); header
+ * (tests/lib/test_linear.c) and the benchmark (bench/bench_linear.c); header
  * only, so the benchmark needs no test library.
  *
  * Every generator appends to a tw_buf and returns TW_OK or the buffer's

@@ -2,7 +2,7 @@
  * Generated replay fixtures: one OpenAI chat-completions fixture whose
  * exchanges each answer their own question ("question X" -> "answer X"),
  * for the runs that time or compare many exchanges. Shared by the tests
- * (tests/test_run_select.c) and the benchmarks (bench/bench_jobs.c,
+ * (tests/run/test_run_select.c) and the benchmarks (bench/bench_jobs.c,
  * bench/bench_all.c); header only, so a benchmark needs no test library.
  */
 #ifndef TW_REPLAY_SUITE_H

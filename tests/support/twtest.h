@@ -28,4 +28,22 @@ void tw_test_rm_tree(const char *dir);
  * secret long enough to count as a leak. */
 const char *tw_test_window_of(const char *s, size_t n, const char *key);
 
+/* Run the program (TOOLWIRE_BIN, set by ctest) with args (a shell word
+ * list) and in on its standard input; its standard output into out (at most
+ * outlen - 1 bytes, NUL-terminated), with its standard error after it when
+ * with_err (dropped otherwise). Its exit status, -1 when a signal ended it. */
+int tw_test_run_bin(const char *args, const char *in, char *out, size_t outlen, bool with_err);
+/* The same, run in the directory dir (in, out and err are files there), its
+ * standard output into out and its standard error into err (each at most
+ * len - 1 bytes, NUL-terminated; zeroed first). */
+int tw_test_run_bin_in(const char *dir, const char *args, const char *in, char *out, size_t outlen,
+                       char *err, size_t errlen);
+/* `toolwire serve ARGS…` (TOOLWIRE_BIN; args ends with NULL, at most 13) in
+ * the background, its standard output in out_path and its standard error in
+ * err_path. Waits up to 30 s for the line that says what it serves "on URL"
+ * and copies the URL into url; a server that names none fails the test. The
+ * process id (stop it with kill and waitpid). */
+int tw_test_serve_start(const char *out_path, const char *err_path, char *url, size_t urln,
+                        char *const *args);
+
 #endif
