@@ -4,6 +4,7 @@
  * "\n", tool_use through the shared call rules of openai.c), so the stream's
  * result equals the response's. The rules are in docs/formats/anthropic.md.
  */
+#include "alloc.h"
 #include "toolwire/anthropic.h"
 
 #include <stdio.h>
@@ -119,7 +120,7 @@ static tw_status keep_redacted(tw_wire_sink *k, const cJSON *block)
 static tw_status set_finish(tw_result *r, const char *stop_reason)
 {
     const char *fr = tw_anthropic_finish_reason(stop_reason);
-    free(r->finish_reason);
+    tw_free(r->finish_reason);
     r->finish_reason = NULL;
     if (fr && !(r->finish_reason = tw_strdup(fr)))
         return TW_ERR_NOMEM;
@@ -253,8 +254,8 @@ struct tw_ant_block {
 
 static void block_free(tw_ant_block *b)
 {
-    free(b->id);
-    free(b->name);
+    tw_free(b->id);
+    tw_free(b->name);
     cJSON_Delete(b->input);
     tw_buf_free(&b->json);
     tw_buf_free(&b->sig);
@@ -334,7 +335,7 @@ static tw_ant_block *new_block(tw_anthropic_stream *d, int kind, int64_t index, 
         size_t nc = d->cap_blocks ? d->cap_blocks * 2 : 8;
         if (nc > cap)
             nc = cap;
-        tw_ant_block *nb = realloc(d->blocks, nc * sizeof *nb);
+        tw_ant_block *nb = tw_realloc(d->blocks, nc * sizeof *nb);
         if (!nb) {
             *st = TW_ERR_NOMEM;
             return NULL;
@@ -467,7 +468,7 @@ static tw_status on_message(tw_anthropic_stream *d, cJSON *j, const char *type, 
     if (strcmp(type, "message_delta") == 0) {
         const char *sr = tw_json_get_str(tw_json_get(j, "delta"), "stop_reason");
         if (sr) {
-            free(d->stop_reason);
+            tw_free(d->stop_reason);
             if (!(d->stop_reason = tw_strdup(sr)))
                 return TW_ERR_NOMEM;
         }
@@ -565,10 +566,10 @@ static void stream_release(tw_anthropic_stream *d)
     tw_sse_release(&d->sse);
     for (size_t i = 0; i < d->nblocks; i++)
         block_free(&d->blocks[i]);
-    free(d->blocks);
+    tw_free(d->blocks);
     d->blocks = NULL;
     d->nblocks = d->cap_blocks = 0;
-    free(d->stop_reason);
+    tw_free(d->stop_reason);
     d->stop_reason = NULL;
     tw_json_arena_free(&d->arena);
     tw_buf_free(&d->head);
@@ -616,7 +617,7 @@ tw_status tw_anthropic_stream_finish(tw_anthropic_stream *d, tw_result *out)
 
 tw_anthropic_stream *tw_anthropic_stream_new(const tw_decode_opts *o, tw_event_fn fn, void *user)
 {
-    tw_anthropic_stream *d = malloc(sizeof *d);
+    tw_anthropic_stream *d = tw_malloc(sizeof *d);
     if (d && stream_init(d, o, fn, user) != TW_OK) {
         tw_anthropic_stream_free(d);
         d = NULL;
@@ -644,7 +645,7 @@ void tw_anthropic_stream_free(tw_anthropic_stream *d)
     if (!d)
         return;
     stream_release(d);
-    free(d);
+    tw_free(d);
 }
 
 tw_status tw_anthropic_stream_decode(const char *buf, size_t len, const tw_decode_opts *o,

@@ -7,6 +7,7 @@
  * whole or assembled from streamed partialArgs, through the shared call
  * rules (calls.h). The rules are in docs/formats/gemini.md.
  */
+#include "alloc.h"
 #include "toolwire/gemini.h"
 
 #include <stdio.h>
@@ -86,10 +87,10 @@ static void acc_init(gem_acc *a, tw_wire_sink k)
 
 static void call_reset(gem_acc *a)
 {
-    free(a->name);
-    free(a->id);
+    tw_free(a->name);
+    tw_free(a->id);
     cJSON_Delete(a->holder);
-    free(a->spath);
+    tw_free(a->spath);
     tw_buf_free(&a->sbuf); /* keeps its cap */
     a->open = a->sopen = false;
     a->name = a->id = a->spath = NULL;
@@ -103,7 +104,7 @@ static void call_reset(gem_acc *a)
 static void acc_release(gem_acc *a)
 {
     call_reset(a);
-    free(a->finish);
+    tw_free(a->finish);
     a->finish = NULL;
 }
 
@@ -284,7 +285,7 @@ static tw_status place(gem_acc *a, const char *path, cJSON *val)
                 break;
             }
             if (!add_to(cur, &s, val)) {
-                free(text);
+                tw_free(text);
                 cJSON_Delete(val);
                 return TW_ERR_NOMEM;
             }
@@ -300,7 +301,7 @@ static tw_status place(gem_acc *a, const char *path, cJSON *val)
             cJSON *c = nx.key ? cJSON_CreateObject() : cJSON_CreateArray();
             if (!c || !add_to(cur, &s, c)) {
                 cJSON_Delete(c);
-                free(text);
+                tw_free(text);
                 cJSON_Delete(val);
                 return TW_ERR_NOMEM;
             }
@@ -315,7 +316,7 @@ static tw_status place(gem_acc *a, const char *path, cJSON *val)
         snprintf(why, sizeof why, "%s: '%.100s'", bad, path);
         call_refuse(a, TW_D_TOOL_CALL_JSON, why);
     }
-    free(text);
+    tw_free(text);
     cJSON_Delete(val);
     return TW_OK;
 }
@@ -329,7 +330,7 @@ static tw_status string_close(gem_acc *a)
     if (a->snode && !a->refuse &&
         !cJSON_SetValuestring(a->snode, a->sbuf.data ? a->sbuf.data : ""))
         st = TW_ERR_NOMEM;
-    free(a->spath);
+    tw_free(a->spath);
     a->spath = NULL;
     a->snode = NULL;
     a->sopen = false;
@@ -562,7 +563,7 @@ static tw_status candidate(gem_acc *a, cJSON *cand, gem_where *w, size_t ci)
     tw_status st = TW_OK;
     const char *fr = tw_json_get_str(cand, "finishReason");
     if (fr) {
-        free(a->finish);
+        tw_free(a->finish);
         if (!(a->finish = tw_strdup(fr)))
             return TW_ERR_NOMEM;
         a->finish_seen = true;
@@ -676,7 +677,7 @@ static tw_status acc_end(gem_acc *a)
     const char *fr = tw_gemini_finish_reason(a->finish, r->msg.ncalls > 0);
     if (!fr && a->blocked)
         fr = "content_filter";
-    free(r->finish_reason);
+    tw_free(r->finish_reason);
     r->finish_reason = NULL;
     if (st == TW_OK && fr && !(r->finish_reason = tw_strdup(fr)))
         st = TW_ERR_NOMEM;
@@ -878,10 +879,10 @@ static tw_status gs_finish(void *s, tw_result *out)
  * bytes' allocation) and free. */
 static void *gs_new(const tw_decode_opts *o, tw_event_fn fn, void *user)
 {
-    tw_gemini_stream *d = malloc(sizeof *d);
+    tw_gemini_stream *d = tw_malloc(sizeof *d);
     if (d && gs_init(d, o, fn, user) != TW_OK) {
         gs_release(d);
-        free(d);
+        tw_free(d);
         d = NULL;
     }
     return d;
@@ -907,7 +908,7 @@ static void gs_free(void *s)
     if (!s)
         return;
     gs_release(s);
-    free(s);
+    tw_free(s);
 }
 
 tw_status tw_gemini_stream_decode(const char *buf, size_t len, const tw_decode_opts *o,

@@ -1,4 +1,5 @@
 /* Bounded JSON: parse with caps, scan value extents, write without locale. */
+#include "alloc.h"
 #include "toolwire/json.h"
 #include "json_marks.h"
 #include "utf8.h"
@@ -1117,7 +1118,7 @@ char *tw_utf8_as_written(const char *s, size_t n, bool *changed)
         i += k ? k : 1;
     }
     *changed = bad != 0;
-    char *o = malloc(n + 2 * bad + 1);
+    char *o = tw_malloc(n + 2 * bad + 1);
     if (!o)
         return NULL;
     size_t w = 0;
@@ -1503,7 +1504,7 @@ static member_ref *sorted_members(const cJSON *obj, size_t *n)
     for (const cJSON *c = obj->child; c; c = c->next)
         k++;
     *n = k;
-    member_ref *v = k ? malloc(k * sizeof *v) : NULL;
+    member_ref *v = k ? tw_malloc(k * sizeof *v) : NULL;
     if (!v)
         return NULL;
     k = 0;
@@ -1580,7 +1581,7 @@ bool tw_json_equal(const cJSON *a, const cJSON *b)
                                 : cJSON_GetObjectItemCaseSensitive(b, x->string);
             eq = y && tw_json_equal(x, y);
         }
-        free(sb);
+        tw_free(sb);
         return eq;
     }
     default: return true;
@@ -1668,7 +1669,7 @@ const char *tw_json_duplicate_key(const cJSON *obj)
                 first = v[i - 1].pos;
                 dup = v[i].m->string;
             }
-        free(v);
+        tw_free(v);
         return dup;
     }
     /* out of memory for the index: compare the pairs */
@@ -2098,7 +2099,7 @@ static tw_status dedupe_rec(cJSON *v, char *cur, size_t curlen, char *path, size
         for (const cJSON *c = v->child; c; c = c->next)
             n++;
         if (n > 1) {
-            dedupe_key *ks = malloc(n * sizeof *ks);
+            dedupe_key *ks = tw_malloc(n * sizeof *ks);
             if (!ks)
                 return TW_ERR_NOMEM;
             size_t i = 0;
@@ -2123,7 +2124,7 @@ static tw_status dedupe_rec(cJSON *v, char *cur, size_t curlen, char *path, size
                 (*removed)++;
                 cJSON_Delete(cJSON_DetachItemViaPointer(v, (cJSON *)ks[i].item));
             }
-            free(ks);
+            tw_free(ks);
         }
     }
     if (!cJSON_IsObject(v) && !cJSON_IsArray(v))
@@ -2225,7 +2226,7 @@ static void *arena_alloc(tw_json_arena *a, size_t n)
         size_t cap = b ? 2 * b->cap : a->first > 4096 ? a->first : 4096;
         if (cap < n)
             cap = n;
-        tw_json_arena_blk *nb = malloc(sizeof *nb + cap);
+        tw_json_arena_blk *nb = tw_malloc(sizeof *nb + cap);
         if (!nb)
             return NULL;
         nb->next = b;
@@ -2248,7 +2249,7 @@ void tw_json_arena_reset(tw_json_arena *a)
     tw_json_arena_blk *old = b->next;
     while (old) {
         tw_json_arena_blk *nx = old->next;
-        free(old);
+        tw_free(old);
         old = nx;
     }
     b->next = NULL;
@@ -2258,7 +2259,7 @@ void tw_json_arena_reset(tw_json_arena *a)
 void tw_json_arena_free(tw_json_arena *a)
 {
     tw_json_arena_reset(a);
-    free(a->blk);
+    tw_free(a->blk);
     a->blk = NULL;
 }
 
@@ -2321,7 +2322,7 @@ static int fast_fault(const fast_parser *p)
 static void fast_done(fast_parser *p)
 {
     if (p->tmp != p->local)
-        free(p->tmp);
+        tw_free(p->tmp);
 }
 
 static bool fast_space(unsigned char c)
@@ -2432,7 +2433,7 @@ static bool scratch_grow(fast_parser *p, size_t used, size_t more)
     size_t cap = p->tmp_cap;
     while (cap - used < more)
         cap *= 2;
-    char *t = p->tmp == p->local ? malloc(cap) : realloc(p->tmp, cap);
+    char *t = p->tmp == p->local ? tw_malloc(cap) : tw_realloc(p->tmp, cap);
     if (!t)
         return false;
     if (p->tmp == p->local)
@@ -2685,7 +2686,7 @@ static int repeats_key(const cJSON *head, size_t n)
     size_t cap = 16;
     while (cap < 2 * n)
         cap *= 2;
-    const cJSON **t = calloc(cap, sizeof *t);
+    const cJSON **t = tw_calloc(cap, sizeof *t);
     if (!t)
         return -1;
     size_t probes = 0;
@@ -2699,7 +2700,7 @@ static int repeats_key(const cJSON *head, size_t n)
         }
         t[h] = a;
     }
-    free(t);
+    tw_free(t);
     return r;
 }
 

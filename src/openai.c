@@ -6,6 +6,7 @@
  * and close them through the same functions, so the stream's result equals
  * the response's. The rules are in docs/formats/openai.md.
  */
+#include "alloc.h"
 #include "toolwire/openai.h"
 
 #include <stdio.h>
@@ -152,7 +153,7 @@ static tw_status close_message(tw_wire_sink *k, tw_buf *refusal, int64_t refusal
     /* the legacy finish reason of a function_call is tool_calls in the neutral model */
     if (finish && strcmp(finish, "function_call") == 0)
         finish = "tool_calls";
-    free(k->res->finish_reason);
+    tw_free(k->res->finish_reason);
     k->res->finish_reason = NULL;
     if (st == TW_OK && finish && !(k->res->finish_reason = tw_strdup(finish)))
         st = TW_ERR_NOMEM;
@@ -336,8 +337,8 @@ struct tw_oai_slot {
 
 static void slot_free(tw_oai_slot *s)
 {
-    free(s->id);
-    free(s->name);
+    tw_free(s->id);
+    tw_free(s->name);
     tw_buf_free(&s->args);
     cJSON_Delete(s->args_value);
     memset(s, 0, sizeof *s);
@@ -441,14 +442,14 @@ static tw_status tab_grow(tw_openai_stream *d)
     if (2 * (d->nslots + 1) <= d->ntab)
         return TW_OK;
     size_t n = d->ntab ? d->ntab * 2 : 32;
-    size_t *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b);
+    size_t *a = tw_calloc(n, sizeof *a), *b = tw_calloc(n, sizeof *b);
     if (!a || !b) {
-        free(a);
-        free(b);
+        tw_free(a);
+        tw_free(b);
         return TW_ERR_NOMEM;
     }
-    free(d->by_index);
-    free(d->by_id);
+    tw_free(d->by_index);
+    tw_free(d->by_id);
     d->by_index = a;
     d->by_id = b;
     d->ntab = n;
@@ -472,7 +473,7 @@ static tw_oai_slot *new_slot(tw_openai_stream *d, int64_t off, tw_status *st)
         size_t nc = d->cap_slots ? d->cap_slots * 2 : TW_OAI_SLOTS_INIT;
         if (nc > cap)
             nc = cap;
-        tw_oai_slot *ns = realloc(d->slots, nc * sizeof *ns);
+        tw_oai_slot *ns = tw_realloc(d->slots, nc * sizeof *ns);
         if (!ns) {
             *st = TW_ERR_NOMEM;
             return NULL;
@@ -638,7 +639,7 @@ static tw_status on_chunk(tw_openai_stream *d, const cJSON *j, int64_t off)
     const char *fr = tw_json_get_str(choice, "finish_reason");
     /* the first finish_reason wins; a second one is a violation (OAI-S06) */
     if (st == TW_OK && fr && !d->finish_reason) {
-        free(d->finish_reason);
+        tw_free(d->finish_reason);
         if (!(d->finish_reason = tw_strdup(fr)))
             return TW_ERR_NOMEM;
         st = close_calls(d);
@@ -728,17 +729,17 @@ static void stream_release(tw_openai_stream *d)
     tw_sse_release(&d->sse);
     for (size_t i = 0; i < d->nslots; i++)
         slot_free(&d->slots[i]);
-    free(d->slots);
+    tw_free(d->slots);
     d->slots = NULL;
     d->nslots = d->cap_slots = 0;
-    free(d->by_index);
-    free(d->by_id);
+    tw_free(d->by_index);
+    tw_free(d->by_id);
     d->by_index = d->by_id = NULL;
     d->ntab = 0;
     tw_buf_free(&d->refusal);
     tw_json_arena_free(&d->arena);
     tw_buf_free(&d->head);
-    free(d->finish_reason);
+    tw_free(d->finish_reason);
     d->finish_reason = NULL;
     tw_result_free(&d->res);
 }
@@ -780,7 +781,7 @@ tw_status tw_openai_stream_finish(tw_openai_stream *d, tw_result *out)
 
 tw_openai_stream *tw_openai_stream_new(const tw_decode_opts *o, tw_event_fn fn, void *user)
 {
-    tw_openai_stream *d = malloc(sizeof *d);
+    tw_openai_stream *d = tw_malloc(sizeof *d);
     if (d && stream_init(d, o, fn, user) != TW_OK) {
         tw_openai_stream_free(d);
         d = NULL;
@@ -808,7 +809,7 @@ void tw_openai_stream_free(tw_openai_stream *d)
     if (!d)
         return;
     stream_release(d);
-    free(d);
+    tw_free(d);
 }
 
 tw_status tw_openai_stream_decode(const char *buf, size_t len, const tw_decode_opts *o,

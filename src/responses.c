@@ -9,6 +9,7 @@
  * their events, so its result equals the decode of its final response
  * object. The rules are in docs/formats/openai-responses.md.
  */
+#include "alloc.h"
 #include "toolwire/responses.h"
 
 #include <stdio.h>
@@ -69,8 +70,8 @@ static void msg_init(rs_msg *m, tw_wire_sink k)
 static void msg_release(rs_msg *m)
 {
     tw_buf_free(&m->refusal);
-    free(m->status);
-    free(m->reason);
+    tw_free(m->status);
+    tw_free(m->reason);
     m->status = m->reason = NULL;
 }
 
@@ -273,8 +274,8 @@ static tw_status take_status(rs_msg *m, const cJSON *resp, int64_t err_off)
 {
     const char *status = tw_json_get_str(resp, "status");
     const char *reason = tw_json_get_str(tw_json_get(resp, "incomplete_details"), "reason");
-    free(m->status);
-    free(m->reason);
+    tw_free(m->status);
+    tw_free(m->reason);
     m->status = m->reason = NULL;
     if ((status && !(m->status = tw_strdup(status))) ||
         (reason && !(m->reason = tw_strdup(reason))))
@@ -301,7 +302,7 @@ static tw_status msg_end(rs_msg *m)
                               "the model refused; the refusal text is the content");
         fr = "content_filter";
     }
-    free(r->finish_reason);
+    tw_free(r->finish_reason);
     r->finish_reason = NULL;
     if (st == TW_OK && fr && !(r->finish_reason = tw_strdup(fr)))
         st = TW_ERR_NOMEM;
@@ -450,9 +451,9 @@ static tw_wire_sink sink_of(tw_responses_stream *d)
 
 static void item_free(rs_item *it)
 {
-    free(it->id);
-    free(it->call_id);
-    free(it->name);
+    tw_free(it->id);
+    tw_free(it->call_id);
+    tw_free(it->name);
     tw_buf_free(&it->acc);
     memset(it, 0, sizeof *it);
 }
@@ -537,7 +538,7 @@ static tw_status item_added(tw_responses_stream *d, const cJSON *j, int64_t off)
         size_t nc = d->cap_items ? d->cap_items * 2 : 8;
         if (nc > cap)
             nc = cap;
-        rs_item *ni = realloc(d->items, nc * sizeof *ni);
+        rs_item *ni = tw_realloc(d->items, nc * sizeof *ni);
         if (!ni)
             return TW_ERR_NOMEM;
         d->items = ni;
@@ -889,7 +890,7 @@ static void rs_release(void *s)
     tw_sse_release(&d->sse);
     for (size_t i = 0; i < d->nitems; i++)
         item_free(&d->items[i]);
-    free(d->items);
+    tw_free(d->items);
     d->items = NULL;
     d->nitems = d->cap_items = 0;
     msg_release(&d->msg);
@@ -935,10 +936,10 @@ static tw_status rs_finish(void *s, tw_result *out)
 
 static void *rs_new(const tw_decode_opts *o, tw_event_fn fn, void *user)
 {
-    tw_responses_stream *d = malloc(sizeof *d);
+    tw_responses_stream *d = tw_malloc(sizeof *d);
     if (d && rs_init(d, o, fn, user) != TW_OK) {
         rs_release(d);
-        free(d);
+        tw_free(d);
         d = NULL;
     }
     return d;
@@ -964,7 +965,7 @@ static void rs_free(void *s)
     if (!s)
         return;
     rs_release(s);
-    free(s);
+    tw_free(s);
 }
 
 tw_status tw_responses_stream_decode(const char *buf, size_t len, const tw_decode_opts *o,

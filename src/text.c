@@ -5,6 +5,7 @@
  * Batch decoding is the same machine fed once, so both give one result.
  * The rules are in docs/text-formats.md.
  */
+#include "alloc.h"
 #include "toolwire/text.h"
 
 #include <stdio.h>
@@ -916,7 +917,7 @@ static tw_status q_take_call(tw_text_dec *d, const q_call *qc, const q_elem *ev,
         size_t cap = 4;
         while (cap < 2 * nparams)
             cap *= 2;
-        names.slot = calloc(2 * cap, sizeof *names.slot);
+        names.slot = tw_calloc(2 * cap, sizeof *names.slot);
         names.mask = cap - 1;
     }
     for (size_t i = 0; st == TW_OK && i < n; i++) {
@@ -979,11 +980,11 @@ static tw_status q_take_call(tw_text_dec *d, const q_call *qc, const q_elem *ev,
         untyped |= u;
         mistyped |= mt;
     }
-    free(names.slot);
+    tw_free(names.slot);
     if (st == TW_OK)
         st = tw_buf_putc(&args, '}');
     if (st != TW_OK) {
-        free(name);
+        tw_free(name);
         tw_buf_free(&args);
         return st == TW_ERR_LIMIT ? TW_ERR_NOMEM : st;
     }
@@ -1004,7 +1005,7 @@ static tw_status q_take_call(tw_text_dec *d, const q_call *qc, const q_elem *ev,
     size_t before = d->res.msg.ncalls;
     st = tw_wire_take_call(&k, &c);
     bool accepted = d->res.msg.ncalls > before;
-    free(name);
+    tw_free(name);
     tw_buf_free(&args);
     /* the reader's warnings belong to an accepted call only */
     char m[240];
@@ -1348,7 +1349,7 @@ static tw_status block_done(tw_text_dec *d, size_t end, bool via_json)
         tw_buf_reset(&held);
         st = tw_buf_append(&held, d->c_blk.data + end, rest);
         if (st == TW_OK && nseg > sizeof seg_local / sizeof seg_local[0]) {
-            segs = malloc(nseg * sizeof *segs);
+            segs = tw_malloc(nseg * sizeof *segs);
             if (!segs) {
                 segs = seg_local;
                 st = TW_ERR_NOMEM;
@@ -1368,7 +1369,7 @@ static tw_status block_done(tw_text_dec *d, size_t end, bool via_json)
         st = calls_feed(d, held.data + (a - end), b - a, segs[k].off + (a - segs[k].idx));
     }
     if (segs != seg_local)
-        free(segs);
+        tw_free(segs);
     if (held.data && !d->c_spare.data) {
         tw_buf_reset(&held);
         d->c_spare = held;
@@ -2572,7 +2573,7 @@ tw_status tw_text_finish(tw_text_dec *d, tw_result *out)
         const char *fr = d->kind == TW_TEXT_THINK
                              ? (d->o.finish == TW_FINISH_LENGTH ? "length" : "stop")
                              : tw_text_finish_reason(d->res.msg.ncalls, d->o.finish);
-        free(d->res.finish_reason);
+        tw_free(d->res.finish_reason);
         d->res.finish_reason = tw_strdup(fr);
         if (!d->res.finish_reason)
             st = TW_ERR_NOMEM;
@@ -2682,7 +2683,7 @@ tw_status tw_qwen3_coder_output_decode(const char *buf, size_t len, const tw_dec
 tw_text_dec *tw_text_dec_new(tw_text_kind kind, const tw_decode_opts *o, tw_event_fn fn,
                              void *user)
 {
-    tw_text_dec *d = malloc(sizeof *d);
+    tw_text_dec *d = tw_malloc(sizeof *d);
     if (d && tw_text_init(d, kind, o, fn, user) != TW_OK) {
         tw_text_dec_free(d);
         d = NULL;
@@ -2715,7 +2716,7 @@ void tw_text_dec_free(tw_text_dec *d)
     if (!d)
         return;
     tw_text_release(d);
-    free(d);
+    tw_free(d);
 }
 
 /* ===================== registry glue ===================== */

@@ -4,6 +4,7 @@
  * two-pass assembly and the client's AIMessage mapping.
  * Rules: docs/formats/vllm-native.md.
  */
+#include "alloc.h"
 #include "toolwire/vllm.h"
 
 #include <stdio.h>
@@ -260,7 +261,7 @@ tw_status tw_vllm_assemble(const tw_vllm_params *p, const char *pass1, size_t le
                 st = TW_ERR_NOMEM;
                 break;
             }
-            free(dec.msg.calls[i].id);
+            tw_free(dec.msg.calls[i].id);
             dec.msg.calls[i].id = nid;
             st = tw_message_add_call(&r->msg, &dec.msg.calls[i]);
         }
@@ -770,7 +771,7 @@ static void vllm_release(tw_vllm_dec *d) { tw_buf_free(&d->body); }
 
 tw_vllm_dec *tw_vllm_dec_new(const tw_decode_opts *o, tw_event_fn fn, void *user)
 {
-    tw_vllm_dec *d = malloc(sizeof *d);
+    tw_vllm_dec *d = tw_malloc(sizeof *d);
     if (d && vllm_init(d, o, fn, user) != TW_OK) {
         tw_vllm_dec_free(d);
         d = NULL;
@@ -794,7 +795,7 @@ void tw_vllm_dec_free(tw_vllm_dec *d)
     if (!d)
         return;
     vllm_release(d);
-    free(d);
+    tw_free(d);
 }
 
 tw_status tw_vllm_response_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)

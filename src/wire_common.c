@@ -1,4 +1,5 @@
 /* Plumbing shared by the decoders (see wire_common.h). */
+#include "alloc.h"
 #include "wire_common.h"
 
 #include <stdio.h>
@@ -90,7 +91,7 @@ static void body_setup(tw_body_dec *d, const tw_decode_opts *o, tw_event_fn fn, 
 
 void *tw_body_new(const tw_decode_opts *o, tw_event_fn fn, void *u)
 {
-    tw_body_dec *d = malloc(sizeof *d);
+    tw_body_dec *d = tw_malloc(sizeof *d);
     if (d)
         body_setup(d, o, fn, u);
     return d;
@@ -122,7 +123,7 @@ void tw_body_free(void *s)
     if (!d)
         return;
     tw_buf_free(&d->in);
-    free(d);
+    tw_free(d);
 }
 
 /* The decode of a whole body (b, n: the bytes within the input cap). */

@@ -1,0 +1,15 @@
+/* Internal: the library's allocation functions. Every malloc, calloc,
+ * realloc and free of src/ is one of these; they go through the allocator of
+ * tw_set_allocator (include/toolwire/core.h). */
+#ifndef TOOLWIRE_ALLOC_H
+#define TOOLWIRE_ALLOC_H
+
+#include <stddef.h>
+
+void *tw_malloc(size_t n);
+/* n * size bytes, zeroed; NULL when the product overflows. */
+void *tw_calloc(size_t n, size_t size);
+void *tw_realloc(void *p, size_t n);
+void tw_free(void *p);
+
+#endif
