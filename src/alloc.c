@@ -11,19 +11,29 @@
 #include "toolwire/core.h"
 
 static tw_allocator g_alloc; /* all NULL: the C library's */
+static _Thread_local size_t g_failures;
+
+/* p, counting a failed allocation of n bytes */
+static void *counted(void *p, size_t n)
+{
+    g_failures += !p && n;
+    return p;
+}
+
+size_t tw_alloc_failures(void) { return g_failures; }
 
 void *tw_malloc(size_t n)
 {
-    return g_alloc.malloc ? g_alloc.malloc(g_alloc.ctx, n) : malloc(n);
+    return counted(g_alloc.malloc ? g_alloc.malloc(g_alloc.ctx, n) : malloc(n), n);
 }
 
 void *tw_calloc(size_t n, size_t size)
 {
     if (!g_alloc.malloc)
-        return calloc(n, size);
+        return counted(calloc(n, size), n * size);
     if (size && n > SIZE_MAX / size)
-        return NULL;
-    void *p = g_alloc.malloc(g_alloc.ctx, n * size);
+        return counted(NULL, 1);
+    void *p = counted(g_alloc.malloc(g_alloc.ctx, n * size), n * size);
     if (p)
         memset(p, 0, n * size);
     return p;
@@ -31,7 +41,7 @@ void *tw_calloc(size_t n, size_t size)
 
 void *tw_realloc(void *p, size_t n)
 {
-    return g_alloc.realloc ? g_alloc.realloc(g_alloc.ctx, p, n) : realloc(p, n);
+    return counted(g_alloc.realloc ? g_alloc.realloc(g_alloc.ctx, p, n) : realloc(p, n), n);
 }
 
 void tw_free(void *p)

@@ -11,5 +11,9 @@ void *tw_malloc(size_t n);
 void *tw_calloc(size_t n, size_t size);
 void *tw_realloc(void *p, size_t n);
 void tw_free(void *p);
+/* Allocations that failed on the calling thread so far (cJSON's too while
+ * an allocator is set): a NULL from a function that does not say why
+ * (cJSON_Parse) is out of memory when this count moved. */
+size_t tw_alloc_failures(void);
 
 #endif

@@ -455,6 +455,18 @@ static tw_status call_start(gem_acc *a, const cJSON *fc, int64_t off)
     return TW_OK;
 }
 
+/* holder's "args" := v; false when memory ran out (v then freed or owned by
+ * holder). cJSON 1.7.15 replaces even when its copy of the key fails, leaving
+ * v in holder without a key. */
+static bool replace_args(cJSON *holder, cJSON *v)
+{
+    if (!cJSON_ReplaceItemInObject(holder, "args", v)) {
+        cJSON_Delete(v);
+        return false;
+    }
+    return v->string != NULL;
+}
+
 /* One functionCall part. fc belongs to the caller's parsed response; its
  * args object is moved out of it, or copied when the tree lies in an arena
  * (a->copy_args). */
@@ -489,16 +501,12 @@ static tw_status function_call(gem_acc *a, cJSON *fc, int64_t off)
             cJSON *dup = cJSON_Duplicate(args, 1);
             if (!dup)
                 return TW_ERR_NOMEM;
-            if (!cJSON_ReplaceItemInObject(a->holder, "args", dup)) {
-                cJSON_Delete(dup);
+            if (!replace_args(a->holder, dup))
                 return TW_ERR_NOMEM;
-            }
         } else {
             cJSON_DetachItemViaPointer(fc, args);
-            if (!cJSON_ReplaceItemInObject(a->holder, "args", args)) {
-                cJSON_Delete(args);
+            if (!replace_args(a->holder, args))
                 return TW_ERR_NOMEM;
-            }
         }
     }
     if (pieces && !cJSON_IsArray(pieces))

@@ -327,6 +327,8 @@ tw_status tw_proxy_dec_feed(tw_proxy_dec *d, const char *buf, size_t len)
     }
     d->in += len;
     tw_status st = run(d, &s);
+    if (st != TW_OK && d->stop == TW_OK)
+        d->stop = st; /* a failure ends the decode: later feeds and finish fail too */
     return st == TW_OK ? d->stop : st;
 }
 
@@ -616,8 +618,8 @@ static tw_status render_prompt(tw_buf *b, const tw_request *r, const tw_encode_o
     }
 #undef PART
     if (thinking_dropped && o && o->warnings)
-        tw_diag_add(o->warnings, TW_D_NOT_CARRIED, -1,
-                    "proxy-prompt: thinking of history messages not carried");
+        TRY(tw_diag_add(o->warnings, TW_D_NOT_CARRIED, -1,
+                        "proxy-prompt: thinking of history messages not carried"));
     return TW_OK;
 }
 

@@ -864,7 +864,7 @@ typedef struct q_names {
 static bool q_names_repeat(q_names *t, const char *buf, size_t a, size_t e)
 {
     if (!t->slot)
-        return false; /* no table (out of memory): every name counts */
+        return false; /* no table (one name or none) */
     size_t i = (size_t)tw_hash_mem(buf + a, e - a) & t->mask;
     for (;; i = (i + 1) & t->mask) {
         size_t *s = t->slot + 2 * i;
@@ -919,6 +919,8 @@ static tw_status q_take_call(tw_text_dec *d, const q_call *qc, const q_elem *ev,
             cap *= 2;
         names.slot = tw_calloc(2 * cap, sizeof *names.slot);
         names.mask = cap - 1;
+        if (!names.slot && st == TW_OK)
+            st = TW_ERR_NOMEM;
     }
     for (size_t i = 0; st == TW_OK && i < n; i++) {
         if (ev[i].kind != QE_PARAM)
@@ -2494,6 +2496,8 @@ tw_status tw_text_feed(tw_text_dec *d, const char *buf, size_t len)
         return TW_OK;
     tw_status st = think_feed(d, buf, len);
     d->fed += len;
+    if (st != TW_OK && d->stop == TW_OK)
+        d->stop = st; /* a failure ends the decode: later feeds and finish fail too */
     return st == TW_OK ? d->stop : st;
 }
 

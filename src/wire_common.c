@@ -44,7 +44,10 @@ tw_status tw_wire_sse_feed(tw_sse *sse, const tw_limits *L, uint64_t *fed, bool 
     if (!*head_off && *fed == 0 && len && buf[0] != '{' && !tw_is_space((unsigned char)buf[0]))
         *head_off = true;
     *fed += len;
-    if (!*head_off && tw_buf_append(head, buf, len) != TW_OK) {
+    tw_status hs = *head_off ? TW_OK : tw_buf_append(head, buf, len);
+    if (hs == TW_ERR_NOMEM)
+        return hs;
+    if (hs != TW_OK) {
         *head_off = true;
         tw_buf_free(head);
     }
