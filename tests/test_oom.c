@@ -8,9 +8,10 @@
  * behind (the allocator counts the live blocks; under ASan the leak check
  * counts too) and does not crash.
  *
- * Inputs: a few decode fixtures of each decoder (tests/data/decode), the
- * OpenAI encode fixtures' neutral requests and results (tests/data/encode),
- * and each request format's own rendering of those requests.
+ * Inputs: every decode fixture of each decoder (tests/data/decode), every
+ * encode fixture's neutral request or result (tests/data/encode), and each
+ * request format's own rendering of two of those requests. Set
+ * TW_OOM_TRACE="K CASE" to print where allocation K of CASE was made.
  */
 #include <criterion/criterion.h>
 #include <execinfo.h>
@@ -21,6 +22,7 @@
 
 #include "cases.h"
 #include "cli.h"
+#include "decode_fixtures.h"
 #include "toolwire/registry.h"
 #include "toolwire/transcode.h"
 #include "twtest.h"
@@ -274,12 +276,10 @@ static bool fixture_value(const char *rel, tw_neutral_value *v)
 
 static const char *const g_requests[] = {"tests/data/encode/openai/req_conversation.json",
                                          "tests/data/encode/openai/req_options.json"};
-static const char *const g_results[] = {"tests/data/encode/openai/resp_calls.json",
-                                        "tests/data/encode/openai/stream_whole.json"};
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Decode fixtures per decoder: enough to reach calls, reasoning and the
- * diagnostics, few enough to keep the walk short under ASan. */
+/* Decode fixtures per decoder (0: all of them; the walk over all takes a
+ * few seconds under ASan). */
 #define DECODE_INPUTS 0
 
 static void walk_decoder(const char *name, bool split)
@@ -312,28 +312,40 @@ Test(oom, decoders)
     cr_log_info("decoders: %ld walks, %ld runs", g_walks, g_runs);
 }
 
-Test(oom, encoders)
+/* every encoder on every encode fixture's neutral value of its kind */
+static void walk_encoders(const char *dir, size_t *walks)
 {
+    char **files = NULL;
+    long nf = tw_list_files(tw_test_src(dir), ".json", &files);
+    cr_assert_gt(nf, 0, "%s: no encode fixtures", dir);
     size_t nm;
     const tw_module *m = tw_modules(&nm);
-    size_t n = 0;
-    for (size_t i = 0; i < nm; i++) {
-        if (m[i].kind != TW_MODULE_ENCODER)
+    for (long f = 0; f < nf; f++) {
+        tw_neutral_value v;
+        const char *rel = files[f] + strlen(tw_test_src("")); /* under the source tree */
+        if (!fixture_value(rel, &v))
             continue;
-        bool req = m[i].takes == TW_VALUE_REQUEST;
-        const char *const *files = req ? g_requests : g_results;
-        for (size_t k = 0; k < NELEM(g_requests); k++) {
-            tw_neutral_value v;
-            cr_assert(fixture_value(files[k], &v), "%s", files[k]);
-            char what[160];
-            snprintf(what, sizeof what, "%s encode of %s", m[i].name, files[k]);
+        tw_value_kind kind = v.kind == TW_NEUTRAL_REQUEST ? TW_VALUE_REQUEST : TW_VALUE_RESULT;
+        for (size_t i = 0; i < nm; i++) {
+            if (m[i].kind != TW_MODULE_ENCODER || m[i].takes != kind)
+                continue;
+            char what[200];
+            snprintf(what, sizeof what, "%s encode of %s", m[i].name, rel);
             oom_case c = {what, run_encode, NULL, m[i].name, NULL, 0, &v, false};
             walk(&c);
-            tw_neutral_value_free(&v);
+            ++*walks;
         }
-        n++;
+        tw_neutral_value_free(&v);
     }
-    cr_assert_geq(n, 10, "the registry has its encoders");
+    tw_free_list(files, nf);
+}
+
+Test(oom, encoders)
+{
+    size_t walks = 0;
+    walk_encoders("tests/data/encode/openai", &walks);
+    walk_encoders("tests/data/encode/anthropic", &walks);
+    cr_assert_geq(walks, 500, "every encoder walked over the encode fixtures");
 }
 
 /* A request in `fmt` (a request encoder's name), rendered without failures. */
