@@ -1,4 +1,4 @@
-/* The allocator hook (include/toolwire/core.h) and the library's allocation
+/* The allocator hook (include/toolwire/alloc.h) and the library's allocation
  * functions (alloc.h). The only file of src/ that calls the C library's
  * malloc, realloc and free. */
 #include "alloc.h"
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "toolwire/core.h"
+#include "toolwire/alloc.h"
 
 static tw_allocator g_alloc; /* all NULL: the C library's */
 static _Thread_local size_t g_failures;

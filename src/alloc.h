@@ -1,8 +1,8 @@
 /* Internal: the library's allocation functions. Every malloc, calloc,
  * realloc and free of src/ is one of these; they go through the allocator of
- * tw_set_allocator (include/toolwire/core.h). */
-#ifndef TOOLWIRE_ALLOC_H
-#define TOOLWIRE_ALLOC_H
+ * tw_set_allocator (include/toolwire/alloc.h). */
+#ifndef TOOLWIRE_ALLOC_INT_H
+#define TOOLWIRE_ALLOC_INT_H
 
 #include <stddef.h>
 
