@@ -3,7 +3,7 @@
  * and 2N calls, and the client checks on a request with N and 2N
  * call/result pairs. Linear code shows a ratio near 2 on the doubled input;
  * a per-call rescan shows 4. Prints figures (and the work counter of
- * toolwire/work.h per input byte); asserts nothing. Then the request log of
+ * src/work.h per input byte); asserts nothing. Then the request log of
  * a long-running `toolwire serve`: the time of each successive batch of
  * 100,000 logged requests, which stays flat when logging is O(1).
  *
@@ -19,7 +19,7 @@
 #include "checks.h"
 #include "mock_log.h"
 #include "toolwire/decode.h"
-#include "toolwire/work.h"
+#include "work.h"
 
 static double now(void)
 {

@@ -6,7 +6,7 @@
  *
  * Invariants: a reader answers TW_OK or a status (never a diagnostic code);
  * on failure the request is empty and the error says why; reading and each
- * encode take work linear in the bytes (toolwire/work.h: no walk back over
+ * encode take work linear in the bytes (src/work.h: no walk back over
  * earlier messages per message); an encoder answers TW_OK, TW_ERR_LIMIT (its
  * output cap) or another status, never a diagnostic code, and leaves the
  * output empty on failure; an encoder of the reader's own format writes
@@ -21,7 +21,7 @@
 #include "toolwire/encode.h"
 #include "toolwire/registry.h"
 #include "toolwire/request.h"
-#include "toolwire/work.h"
+#include "work.h"
 
 /* as for the decoders: a few passes over the body, constant work a message */
 #define REQ_WORK_PER_BYTE 64u

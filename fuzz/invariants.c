@@ -14,7 +14,7 @@
 #include "toolwire/registry.h"
 #include "toolwire/encode.h"
 #include "toolwire/schema.h"
-#include "toolwire/work.h"
+#include "work.h"
 
 #include "json_marks.h" /* src/: the arena of a tree read and dropped whole */
 
@@ -944,7 +944,7 @@ static int check_decoder(const char *name, const uint8_t *data, size_t size, int
                 name, (long long)peak, (long long)bound);
     TW_FZ_CHECK(st1 == TW_OK, "%s batch: decode returned %s", name, tw_code_name(st1));
     TW_FZ_CHECK(work <= TW_FZ_WORK_PER_BYTE * ((uint64_t)s.len + 64),
-                "%s batch: %llu units of work (toolwire/work.h) for %zu input bytes: a rescan",
+                "%s batch: %llu units of work (src/work.h) for %zu input bytes: a rescan",
                 name, (unsigned long long)work, s.len);
     check_result(&r1, L, s.len, "batch");
     check_decoder_rules(name, in, s.len, &r1);

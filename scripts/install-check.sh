@@ -14,12 +14,19 @@ cat > "$prefix/consumer.c" <<'C'
 #include <string.h>
 #include <stdlib.h>
 #include <toolwire/decode.h>
+/* the allocator hook: the library's allocations and cJSON's come here */
+static long allocs;
+static void *my_malloc(void *ctx, size_t n) { (void)ctx; allocs++; return malloc(n); }
+static void *my_realloc(void *ctx, void *p, size_t n) { (void)ctx; allocs++; return realloc(p, n); }
+static void my_free(void *ctx, void *p) { (void)ctx; free(p); }
 int main(void)
 {
+    const tw_allocator a = {my_malloc, my_realloc, my_free, NULL};
+    tw_set_allocator(&a);
     const char in[] = "<think>plan</think>hi<tool_call>{\"name\": \"f\", \"arguments\": {\"x\": 1}}</tool_call>";
     const tw_format_ops *f = tw_format_find("hermes");
     tw_result r;
-    if (!f || f->decode(in, sizeof in - 1, NULL, &r) != TW_OK)
+    if (!f || f->decode(in, sizeof in - 1, NULL, &r) != TW_OK || allocs == 0)
         return 1;
     int ok = strcmp(r.msg.content.data, "hi") == 0 && r.msg.ncalls == 1;
     /* the public headers expose cJSON: a program calls it with pkg-config's flags alone */
@@ -42,6 +49,8 @@ test -d "$prefix/share/toolwire/fixtures/openai"
 test -d "$prefix/share/toolwire/decode"
 # the reports' JSON Schema is installed beside the data, and is JSON
 python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$prefix/share/toolwire/report.schema.json"
+# only the API is installed: the internal headers stay in src/
+test ! -e "$prefix/include/toolwire/work.h"
 # toolwire.pc names libcjson as a public requirement (the headers expose cJSON *)
 grep -q '^Requires: libcjson' "$prefix/lib/pkgconfig/toolwire.pc"
 elsewhere=$(mktemp -d)

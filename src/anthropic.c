@@ -4,6 +4,7 @@
  * "\n", tool_use through the shared call rules of openai.c), so the stream's
  * result equals the response's. The rules are in docs/formats/anthropic.md.
  */
+#include "alloc.h"
 #include "toolwire/anthropic.h"
 
 #include <stdio.h>
@@ -210,8 +211,8 @@ struct tw_ant_block {
 
 static void block_free(tw_ant_block *b)
 {
-    free(b->id);
-    free(b->name);
+    tw_free(b->id);
+    tw_free(b->name);
     cJSON_Delete(b->input);
     tw_buf_free(&b->json);
     tw_buf_free(&b->sig);
@@ -417,7 +418,7 @@ static tw_status on_message(tw_anthropic_stream *d, cJSON *j, const char *type, 
     if (strcmp(type, "message_delta") == 0) {
         const char *sr = tw_json_get_str(tw_json_get(j, "delta"), "stop_reason");
         if (sr) {
-            free(d->stop_reason);
+            tw_free(d->stop_reason);
             if (!(d->stop_reason = tw_strdup(sr)))
                 return TW_ERR_NOMEM;
         }
@@ -478,10 +479,10 @@ static void stream_release(tw_wire_stream *w)
     tw_anthropic_stream *d = (tw_anthropic_stream *)w;
     for (size_t i = 0; i < d->nblocks; i++)
         block_free(&d->blocks[i]);
-    free(d->blocks);
+    tw_free(d->blocks);
     d->blocks = NULL;
     d->nblocks = d->cap_blocks = 0;
-    free(d->stop_reason);
+    tw_free(d->stop_reason);
     d->stop_reason = NULL;
 }
 

@@ -2,6 +2,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "alloc.h"
 #include "toolwire/core.h"
 #include "utf8.h"
 #include "work.h"
@@ -231,7 +232,7 @@ static tw_status diag_push(tw_diag_list *l, tw_status code, int64_t offset, cons
     }
     if (l->len == l->cap) {
         size_t ncap = l->cap ? l->cap * 2 : 8;
-        tw_diag *nl = realloc(l->items, ncap * sizeof *nl);
+        tw_diag *nl = tw_realloc(l->items, ncap * sizeof *nl);
         if (!nl)
             return TW_ERR_NOMEM;
         l->items = nl;
@@ -239,7 +240,7 @@ static tw_status diag_push(tw_diag_list *l, tw_status code, int64_t offset, cons
     }
     size_t w = 0;
     msg_put(NULL, cap, &w, s, n, cut);
-    char *m = malloc(w + 1);
+    char *m = tw_malloc(w + 1);
     if (!m)
         return TW_ERR_NOMEM;
     w = 0;
@@ -296,8 +297,8 @@ bool tw_diag_has(const tw_diag_list *l, tw_status code)
 void tw_diag_list_free(tw_diag_list *l)
 {
     for (size_t i = 0; i < l->len; i++)
-        free(l->items[i].message);
-    free(l->items);
+        tw_free(l->items[i].message);
+    tw_free(l->items);
     l->items = NULL;
     l->len = l->cap = 0;
     l->dropped = 0;
@@ -321,7 +322,7 @@ tw_status tw_buf_reserve(tw_buf *b, size_t extra)
         }
         ncap *= 2;
     }
-    char *n = realloc(b->data, ncap);
+    char *n = tw_realloc(b->data, ncap);
     if (!n)
         return TW_ERR_NOMEM;
     b->data = n;
@@ -407,7 +408,7 @@ char *tw_buf_take(tw_buf *b, size_t *len)
 {
     char *d = b->data;
     if (!d) {
-        d = malloc(1);
+        d = tw_malloc(1);
         if (d)
             d[0] = '\0';
     }
@@ -420,7 +421,7 @@ char *tw_buf_take(tw_buf *b, size_t *len)
 
 void tw_buf_free(tw_buf *b)
 {
-    free(b->data);
+    tw_free(b->data);
     b->data = NULL;
     b->len = b->cap = 0;
 }
@@ -448,7 +449,7 @@ void tw_trim(const char **p, size_t *n)
 
 char *tw_strndup(const char *s, size_t n)
 {
-    char *d = malloc(n + 1);
+    char *d = tw_malloc(n + 1);
     if (!d)
         return NULL;
     if (n)

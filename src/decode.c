@@ -1,5 +1,6 @@
 /* The generic stream wrapper over any registered decoder (the registry is
  * in registry.c). */
+#include "alloc.h"
 #include "toolwire/decode.h"
 
 #include <stdlib.h>
@@ -16,14 +17,14 @@ struct tw_stream {
 tw_stream *tw_stream_new(const tw_format_ops *f, const tw_decode_opts *o, tw_event_fn fn,
                          void *user)
 {
-    tw_stream *s = calloc(1, sizeof *s);
+    tw_stream *s = tw_calloc(1, sizeof *s);
     if (!s)
         return NULL;
     s->f = f;
     tw_limits_resolve(&s->limits, o ? &o->limits : NULL);
     s->d = f->new_dec(o, fn, user);
     if (!s->d) {
-        free(s);
+        tw_free(s);
         return NULL;
     }
     s->live = true;
@@ -72,7 +73,7 @@ void tw_stream_free(tw_stream *s)
     if (!s)
         return;
     s->f->free_dec(s->d);
-    free(s);
+    tw_free(s);
 }
 
 tw_status tw_decode_chunked(const tw_format_ops *f, const char *buf, size_t len, size_t chunk,
@@ -89,14 +90,14 @@ tw_status tw_decode_chunked(const tw_format_ops *f, const char *buf, size_t len,
     for (size_t off = 0; st == TW_OK && off < len; off += chunk) {
         size_t n = len - off < chunk ? len - off : chunk;
         /* exact-size copy so a read past the piece is caught by sanitizers */
-        char *piece = malloc(n);
+        char *piece = tw_malloc(n);
         if (!piece) {
             st = TW_ERR_NOMEM;
             break;
         }
         memcpy(piece, buf + off, n);
         st = tw_stream_feed(s, piece, n);
-        free(piece);
+        tw_free(piece);
     }
     if (st == TW_OK)
         st = tw_stream_finish(s, out);

@@ -7,6 +7,7 @@
  * whole or assembled from streamed partialArgs, through the shared call
  * rules (calls.h). The rules are in docs/formats/gemini.md.
  */
+#include "alloc.h"
 #include "toolwire/gemini.h"
 
 #include <stdio.h>
@@ -87,10 +88,10 @@ static void acc_init(gem_acc *a, tw_wire_sink k)
 
 static void call_reset(gem_acc *a)
 {
-    free(a->name);
-    free(a->id);
+    tw_free(a->name);
+    tw_free(a->id);
     cJSON_Delete(a->holder);
-    free(a->spath);
+    tw_free(a->spath);
     tw_buf_free(&a->sbuf); /* keeps its cap */
     a->open = a->sopen = false;
     a->name = a->id = a->spath = NULL;
@@ -104,7 +105,7 @@ static void call_reset(gem_acc *a)
 static void acc_release(gem_acc *a)
 {
     call_reset(a);
-    free(a->finish);
+    tw_free(a->finish);
     a->finish = NULL;
 }
 
@@ -257,7 +258,7 @@ static tw_status place(gem_acc *a, const char *path, cJSON *val)
                 break;
             }
             if (!add_to(cur, &s, val)) {
-                free(text);
+                tw_free(text);
                 cJSON_Delete(val);
                 return TW_ERR_NOMEM;
             }
@@ -273,7 +274,7 @@ static tw_status place(gem_acc *a, const char *path, cJSON *val)
             cJSON *c = nx.key ? cJSON_CreateObject() : cJSON_CreateArray();
             if (!c || !add_to(cur, &s, c)) {
                 cJSON_Delete(c);
-                free(text);
+                tw_free(text);
                 cJSON_Delete(val);
                 return TW_ERR_NOMEM;
             }
@@ -288,7 +289,7 @@ static tw_status place(gem_acc *a, const char *path, cJSON *val)
         snprintf(why, sizeof why, "%s: '%.100s'", bad, path);
         call_refuse(a, TW_D_TOOL_CALL_JSON, why);
     }
-    free(text);
+    tw_free(text);
     cJSON_Delete(val);
     return TW_OK;
 }
@@ -302,7 +303,7 @@ static tw_status string_close(gem_acc *a)
     if (a->snode && !a->refuse &&
         !cJSON_SetValuestring(a->snode, a->sbuf.data ? a->sbuf.data : ""))
         st = TW_ERR_NOMEM;
-    free(a->spath);
+    tw_free(a->spath);
     a->spath = NULL;
     a->snode = NULL;
     a->sopen = false;
@@ -430,6 +431,18 @@ static tw_status call_start(gem_acc *a, const cJSON *fc, int64_t off)
 /* One functionCall part. fc belongs to the caller's parsed response; its
  * args object is moved out of it, or copied when the tree lies in an arena
  * (a->copy_args). */
+/* holder's "args" := v; false when memory ran out (v then freed or owned by
+ * holder). cJSON 1.7.15 replaces even when its copy of the key fails, leaving
+ * v in holder without a key. */
+static bool replace_args(cJSON *holder, cJSON *v)
+{
+    if (!cJSON_ReplaceItemInObject(holder, "args", v)) {
+        cJSON_Delete(v);
+        return false;
+    }
+    return v->string != NULL;
+}
+
 static tw_status function_call(gem_acc *a, cJSON *fc, int64_t off)
 {
     tw_status st = TW_OK;
@@ -461,16 +474,12 @@ static tw_status function_call(gem_acc *a, cJSON *fc, int64_t off)
             cJSON *dup = cJSON_Duplicate(args, 1);
             if (!dup)
                 return TW_ERR_NOMEM;
-            if (!cJSON_ReplaceItemInObject(a->holder, "args", dup)) {
-                cJSON_Delete(dup);
+            if (!replace_args(a->holder, dup))
                 return TW_ERR_NOMEM;
-            }
         } else {
             cJSON_DetachItemViaPointer(fc, args);
-            if (!cJSON_ReplaceItemInObject(a->holder, "args", args)) {
-                cJSON_Delete(args);
+            if (!replace_args(a->holder, args))
                 return TW_ERR_NOMEM;
-            }
         }
     }
     if (pieces && !cJSON_IsArray(pieces))
@@ -536,7 +545,7 @@ static tw_status candidate(gem_acc *a, cJSON *cand, gem_where *w, size_t ci)
     tw_status st = TW_OK;
     const char *fr = tw_json_get_str(cand, "finishReason");
     if (fr) {
-        free(a->finish);
+        tw_free(a->finish);
         if (!(a->finish = tw_strdup(fr)))
             return TW_ERR_NOMEM;
         a->finish_seen = true;

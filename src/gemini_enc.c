@@ -4,6 +4,7 @@
  * fixed here, compact JSON without the locale) so tests compare bytes.
  * Rules: docs/formats/gemini.md ("Encoding").
  */
+#include "alloc.h"
 #include "toolwire/gemini_encode.h"
 
 #include <stdio.h>
@@ -709,7 +710,7 @@ tw_status tw_gemini_request_encode(const tw_request *r, const tw_encode_opts *o,
     /* the function name of every tool result: its call's, else its own */
     const char **names = NULL, **called = NULL;
     if (r->nmessages) {
-        names = calloc(2 * r->nmessages, sizeof *names);
+        names = tw_calloc(2 * r->nmessages, sizeof *names);
         if (!names)
             return TW_ERR_NOMEM;
         called = names + r->nmessages;
@@ -721,14 +722,14 @@ tw_status tw_gemini_request_encode(const tw_request *r, const tw_encode_opts *o,
             continue;
         names[i] = called[i] ? called[i] : m->name;
         if (!names[i] || !names[i][0]) {
-            free(names);
+            tw_free(names);
             return TW_ERR_INVALID;
         }
     }
     bool maxtok = false;
     tw_status st = request_warnings(r, o, called, &maxtok);
     if (st != TW_OK) {
-        free(names);
+        tw_free(names);
         return st;
     }
     tw_capsave cs;
@@ -740,7 +741,7 @@ tw_status tw_gemini_request_encode(const tw_request *r, const tw_encode_opts *o,
     write_tools(&w, r, &l);
     write_generation(&w, r);
     tw_jw_close(&w, '}');
-    free(names);
+    tw_free(names);
     return tw_cap_end(out, &cs, w.st);
 }
 

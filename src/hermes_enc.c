@@ -371,26 +371,26 @@ static const char *answered_name(const tw_request *r, size_t i)
     return i - s < a->ncalls ? a->calls[i - s].name : NULL;
 }
 
-void tw_py_prompt_losses(const tw_request *r, const tw_encode_opts *o, const char *fmt,
+tw_status tw_py_prompt_losses(const tw_request *r, const tw_encode_opts *o, const char *fmt,
                          size_t last_query, bool think_in_content,
                          const char *const *carried_opts, size_t nopts)
 {
     if (!o || !o->warnings)
-        return;
+        return TW_OK;
     if (r->model)
-        tw_not_carried(o, "%s: model not carried", fmt);
+        TRY(tw_not_carried(o, "%s: model not carried", fmt));
     if (r->parallel_tool_calls >= 0)
-        tw_not_carried(o, "%s: parallel_tool_calls not carried", fmt);
+        TRY(tw_not_carried(o, "%s: parallel_tool_calls not carried", fmt));
     if (r->choice == TW_CHOICE_NONE || r->choice == TW_CHOICE_REQUIRED ||
         r->choice == TW_CHOICE_NAMED)
-        tw_not_carried(o, "%s: tool_choice not carried (the template has no place for it)", fmt);
+        TRY(tw_not_carried(o, "%s: tool_choice not carried (the template has no place for it)", fmt));
     for (const cJSON *c = r->options ? r->options->child : NULL; c; c = c->next) {
         const char *k = c->string ? c->string : "";
         bool carried = false;
         for (size_t j = 0; j < nopts; j++)
             carried |= strcmp(k, carried_opts[j]) == 0;
         if (!carried)
-            tw_not_carried(o, "%s: options.%.64s not carried", fmt, k);
+            TRY(tw_not_carried(o, "%s: options.%.64s not carried", fmt, k));
     }
     bool ids = false, names = false, thinking = false, redacted = false, sig = false, err = false;
     for (size_t i = 0; i < r->nmessages; i++) {
@@ -410,20 +410,21 @@ void tw_py_prompt_losses(const tw_request *r, const tw_encode_opts *o, const cha
             thinking = true;
     }
     if (ids)
-        tw_not_carried(o, "%s: tool call ids and tool_call_id not carried (each result answers "
-                          "the previous assistant's calls in order)", fmt);
+        TRY(tw_not_carried(o, "%s: tool call ids and tool_call_id not carried (each result answers "
+                          "the previous assistant's calls in order)", fmt));
     if (names)
-        tw_not_carried(o, "%s: name of a tool result not carried (it is not the name of the call "
-                          "it answers in order)", fmt);
+        TRY(tw_not_carried(o, "%s: name of a tool result not carried (it is not the name of the call "
+                          "it answers in order)", fmt));
     if (err)
-        tw_not_carried(o, "%s: is_error of a tool result not carried", fmt);
+        TRY(tw_not_carried(o, "%s: is_error of a tool result not carried", fmt));
     if (thinking)
-        tw_not_carried(o, "%s: thinking of assistant messages before the last user query not "
-                          "carried (the template drops it)", fmt);
+        TRY(tw_not_carried(o, "%s: thinking of assistant messages before the last user query not "
+                          "carried (the template drops it)", fmt));
     if (sig)
-        tw_not_carried(o, "%s: thinking signature not carried", fmt);
+        TRY(tw_not_carried(o, "%s: thinking signature not carried", fmt));
     if (redacted)
-        tw_not_carried(o, "%s: redacted thinking not carried", fmt);
+        TRY(tw_not_carried(o, "%s: redacted thinking not carried", fmt));
+    return TW_OK;
 }
 
 static tw_status render_assistant(tw_buf *b, const tw_message *m, bool after_query, bool last,
@@ -506,7 +507,7 @@ static tw_status render_prompt(tw_buf *b, const tw_request *r, const tw_encode_o
         }
     }
     static const char *const opts[] = {"add_generation_prompt", "enable_thinking"};
-    tw_py_prompt_losses(r, o, "hermes-prompt", last_query, true, opts, 2);
+    TRY(tw_py_prompt_losses(r, o, "hermes-prompt", last_query, true, opts, 2));
     for (size_t i = 0; i < n; i++) {
         const tw_message *m = &ms[i];
         switch (m->role) {

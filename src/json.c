@@ -3,6 +3,7 @@
  * first, json_fast.c; then the lint scan, cJSON and the error walk), the
  * depth pass, the error description and the check that cJSON reads a text.
  */
+#include "alloc.h"
 #include "toolwire/json.h"
 #include "json_int.h"
 #include "json_marks.h"
@@ -717,10 +718,17 @@ static tw_status parse_lint(const char *buf, size_t len, size_t max_depth, cJSON
             bool described = describe_error(buf, len, cap, &at, why, sizeof why);
             if (!described || at >= len) {
                 const char *end = NULL;
+                size_t failed = tw_alloc_failures();
                 cJSON *v = len ? cJSON_ParseWithLengthOpts(buf, len, &end, 0) : NULL;
                 refused = !v;
                 cJSON_Delete(v);
                 off = cjson_end(buf, len, end);
+                if (refused && tw_alloc_failures() != failed) { /* not a refusal */
+                    tw_buf_free(&nums);
+                    tw_buf_free(&ords);
+                    tw_error_set(err, TW_ERR_NOMEM, -1, NULL, "out of memory parsing JSON");
+                    return TW_ERR_NOMEM;
+                }
             }
             if (refused)
                 not_json_error(err, len, off, described, at, why);

@@ -1,6 +1,7 @@
 /*
  * The one-pass JSON parser and its arena (json_marks.h).
  */
+#include "alloc.h"
 #include "toolwire/json.h"
 #include "json_int.h"
 #include "json_marks.h"
@@ -83,7 +84,7 @@ static void *arena_alloc(tw_json_arena *a, size_t n)
         size_t cap = b ? 2 * b->cap : a->first > 4096 ? a->first : 4096;
         if (cap < n)
             cap = n;
-        tw_json_arena_blk *nb = malloc(sizeof *nb + cap);
+        tw_json_arena_blk *nb = tw_malloc(sizeof *nb + cap);
         if (!nb)
             return NULL;
         nb->next = b;
@@ -106,7 +107,7 @@ void tw_json_arena_reset(tw_json_arena *a)
     tw_json_arena_blk *old = b->next;
     while (old) {
         tw_json_arena_blk *nx = old->next;
-        free(old);
+        tw_free(old);
         old = nx;
     }
     b->next = NULL;
@@ -116,7 +117,7 @@ void tw_json_arena_reset(tw_json_arena *a)
 void tw_json_arena_free(tw_json_arena *a)
 {
     tw_json_arena_reset(a);
-    free(a->blk);
+    tw_free(a->blk);
     a->blk = NULL;
 }
 
@@ -179,7 +180,7 @@ static int fast_fault(const fast_parser *p)
 static void fast_done(fast_parser *p)
 {
     if (p->tmp != p->local)
-        free(p->tmp);
+        tw_free(p->tmp);
 }
 
 static bool fast_space(unsigned char c)
@@ -253,7 +254,7 @@ static bool scratch_grow(fast_parser *p, size_t used, size_t more)
     size_t cap = p->tmp_cap;
     while (cap - used < more)
         cap *= 2;
-    char *t = p->tmp == p->local ? malloc(cap) : realloc(p->tmp, cap);
+    char *t = p->tmp == p->local ? tw_malloc(cap) : tw_realloc(p->tmp, cap);
     if (!t)
         return false;
     if (p->tmp == p->local)
@@ -506,7 +507,7 @@ static int repeats_key(const cJSON *head, size_t n)
     size_t cap = 16;
     while (cap < 2 * n)
         cap *= 2;
-    const cJSON **t = calloc(cap, sizeof *t);
+    const cJSON **t = tw_calloc(cap, sizeof *t);
     if (!t)
         return -1;
     size_t probes = 0;
@@ -520,7 +521,7 @@ static int repeats_key(const cJSON *head, size_t n)
         }
         t[h] = a;
     }
-    free(t);
+    tw_free(t);
     return r;
 }
 

@@ -2,6 +2,7 @@
  * JSON trees: member access, comparison (numbers by value, objects with
  * sorted members), integers, repeated keys and their removal (dedupe).
  */
+#include "alloc.h"
 #include "toolwire/json.h"
 #include "json_int.h"
 #include "json_marks.h"
@@ -85,7 +86,7 @@ static member_ref *sorted_members(const cJSON *obj, size_t *n)
     for (const cJSON *c = obj->child; c; c = c->next)
         k++;
     *n = k;
-    member_ref *v = k ? malloc(k * sizeof *v) : NULL;
+    member_ref *v = k ? tw_malloc(k * sizeof *v) : NULL;
     if (!v)
         return NULL;
     k = 0;
@@ -163,7 +164,7 @@ bool tw_json_equal(const cJSON *a, const cJSON *b)
                                 : cJSON_GetObjectItemCaseSensitive(b, x->string);
             eq = y && tw_json_equal(x, y);
         }
-        free(sb);
+        tw_free(sb);
         return eq;
     }
     default: return true;
@@ -251,7 +252,7 @@ const char *tw_json_duplicate_key(const cJSON *obj)
                 first = v[i - 1].pos;
                 dup = v[i].m->string;
             }
-        free(v);
+        tw_free(v);
         return dup;
     }
     /* out of memory for the index: compare the pairs */
@@ -336,7 +337,7 @@ static tw_status dedupe_rec(cJSON *v, char *cur, size_t curlen, char *path, size
         for (const cJSON *c = v->child; c; c = c->next)
             n++;
         if (n > 1) {
-            dedupe_key *ks = malloc(n * sizeof *ks);
+            dedupe_key *ks = tw_malloc(n * sizeof *ks);
             if (!ks)
                 return TW_ERR_NOMEM;
             size_t i = 0;
@@ -361,7 +362,7 @@ static tw_status dedupe_rec(cJSON *v, char *cur, size_t curlen, char *path, size
                 (*removed)++;
                 cJSON_Delete(cJSON_DetachItemViaPointer(v, (cJSON *)ks[i].item));
             }
-            free(ks);
+            tw_free(ks);
         }
     }
     if (!cJSON_IsObject(v) && !cJSON_IsArray(v))

@@ -2,6 +2,7 @@
  * JSON writing: strings, numbers and trees written as toolwire writes them,
  * UTF-8 checks on written text, and the written size of a tree.
  */
+#include "alloc.h"
 #include "toolwire/json.h"
 #include "json_int.h"
 #include "json_marks.h"
@@ -38,7 +39,7 @@ char *tw_utf8_as_written(const char *s, size_t n, bool *changed)
         i += k ? k : 1;
     }
     *changed = bad != 0;
-    char *o = malloc(n + 2 * bad + 1);
+    char *o = tw_malloc(n + 2 * bad + 1);
     if (!o)
         return NULL;
     size_t w = 0;

@@ -1,5 +1,6 @@
 /* The neutral model: lifecycle, copies, call ids and tool lookup (neutral JSON
  * is neutral_json.c). */
+#include "alloc.h"
 #include "toolwire/neutral.h"
 
 #include <stdio.h>
@@ -18,9 +19,9 @@ void tw_call_free(tw_call *c)
     /* the argument text (one large block) first: freed after the tree, it
      * would make the allocator fold every node just freed back into the
      * heap, and the next decode's nodes would be carved out again */
-    free(c->raw_args);
-    free(c->id);
-    free(c->name);
+    tw_free(c->raw_args);
+    tw_free(c->id);
+    tw_free(c->name);
     cJSON_Delete(c->arguments);
     memset(c, 0, sizeof *c);
 }
@@ -29,20 +30,20 @@ void tw_message_free(tw_message *m)
 {
     tw_buf_free(&m->content);
     tw_buf_free(&m->thinking);
-    free(m->thinking_signature);
+    tw_free(m->thinking_signature);
     for (size_t i = 0; i < m->ncalls; i++)
         tw_call_free(&m->calls[i]);
-    free(m->calls);
-    free(m->tool_call_id);
-    free(m->name);
+    tw_free(m->calls);
+    tw_free(m->tool_call_id);
+    tw_free(m->name);
     cJSON_Delete(m->redacted_thinking);
     memset(m, 0, sizeof *m);
 }
 
 void tw_tool_free(tw_tool *t)
 {
-    free(t->name);
-    free(t->description);
+    tw_free(t->name);
+    tw_free(t->description);
     cJSON_Delete(t->parameters);
     memset(t, 0, sizeof *t);
 }
@@ -51,17 +52,17 @@ void tw_tools_free(tw_tool *t, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         tw_tool_free(&t[i]);
-    free(t);
+    tw_free(t);
 }
 
 void tw_request_free(tw_request *r)
 {
-    free(r->model);
+    tw_free(r->model);
     for (size_t i = 0; i < r->nmessages; i++)
         tw_message_free(&r->messages[i]);
-    free(r->messages);
+    tw_free(r->messages);
     tw_tools_free(r->tools, r->ntools);
-    free(r->choice_name);
+    tw_free(r->choice_name);
     cJSON_Delete(r->options);
     tw_diag_list_free(&r->warnings);
     memset(r, 0, sizeof *r);
@@ -84,7 +85,7 @@ void tw_result_free(tw_result *r)
 {
     id_index_free(r->ids);
     tw_message_free(&r->msg);
-    free(r->finish_reason);
+    tw_free(r->finish_reason);
     tw_diag_list_free(&r->errors);
     tw_diag_list_free(&r->warnings);
     memset(r, 0, sizeof *r);
@@ -111,7 +112,7 @@ tw_status tw_message_add_call(tw_message *m, tw_call *c)
 {
     if (m->ncalls == m->cap_calls) {
         size_t ncap = m->cap_calls ? m->cap_calls * 2 : 4;
-        tw_call *n = realloc(m->calls, ncap * sizeof *n);
+        tw_call *n = tw_realloc(m->calls, ncap * sizeof *n);
         if (!n)
             return TW_ERR_NOMEM;
         m->calls = n;
@@ -243,7 +244,7 @@ char *tw_unique_call_id(const tw_message *m, const char *id, bool *rewritten)
     if (!id_taken(m, id))
         return tw_strdup(id);
     size_t n = strlen(id);
-    char *cand = malloc(n + 24);
+    char *cand = tw_malloc(n + 24);
     if (!cand)
         return NULL;
     for (unsigned long k = 2;; k++) {
@@ -291,12 +292,12 @@ static void id_index_free(struct tw_id_index *x)
     if (!x)
         return;
     for (size_t i = 0; i < x->nmemo; i++)
-        free(x->memo[i].base);
-    free(x->memo);
-    free(x->mslot);
-    free(x->slot);
-    free(x->by_name);
-    free(x);
+        tw_free(x->memo[i].base);
+    tw_free(x->memo);
+    tw_free(x->mslot);
+    tw_free(x->slot);
+    tw_free(x->by_name);
+    tw_free(x);
 }
 
 static size_t id_hash(const char *s)
@@ -327,10 +328,10 @@ static tw_status id_sync(struct tw_id_index *x, const tw_message *m)
         size_t ns = x->nslot ? x->nslot : 16;
         while (2 * (m->ncalls + 1) > ns)
             ns *= 2;
-        size_t *t = calloc(ns, sizeof *t);
+        size_t *t = tw_calloc(ns, sizeof *t);
         if (!t)
             return TW_ERR_NOMEM;
-        free(x->slot);
+        tw_free(x->slot);
         x->slot = t;
         x->nslot = ns;
         x->synced = 0;
@@ -351,7 +352,7 @@ static id_memo *id_memo_of(struct tw_id_index *x, const char *base)
 {
     if (2 * (x->nmemo + 1) > x->nmslot) {
         size_t ns = x->nmslot ? x->nmslot * 2 : 16;
-        size_t *t = calloc(ns, sizeof *t);
+        size_t *t = tw_calloc(ns, sizeof *t);
         if (!t)
             return NULL;
         for (size_t i = 0; i < x->nmemo; i++) {
@@ -360,7 +361,7 @@ static id_memo *id_memo_of(struct tw_id_index *x, const char *base)
                 h = (h + 1) & (ns - 1);
             t[h] = i + 1;
         }
-        free(x->mslot);
+        tw_free(x->mslot);
         x->mslot = t;
         x->nmslot = ns;
     }
@@ -372,7 +373,7 @@ static id_memo *id_memo_of(struct tw_id_index *x, const char *base)
     }
     if (x->nmemo == x->cap_memo) {
         size_t nc = x->cap_memo ? x->cap_memo * 2 : 4;
-        id_memo *nm = realloc(x->memo, nc * sizeof *nm);
+        id_memo *nm = tw_realloc(x->memo, nc * sizeof *nm);
         if (!nm)
             return NULL;
         x->memo = nm;
@@ -389,7 +390,7 @@ static id_memo *id_memo_of(struct tw_id_index *x, const char *base)
 char *tw_result_unique_call_id(tw_result *r, const char *raw, bool *rewritten)
 {
     *rewritten = false;
-    if (!r->ids && !(r->ids = calloc(1, sizeof *r->ids)))
+    if (!r->ids && !(r->ids = tw_calloc(1, sizeof *r->ids)))
         return NULL;
     struct tw_id_index *x = r->ids;
     if (id_sync(x, &r->msg) != TW_OK)
@@ -405,9 +406,9 @@ char *tw_result_unique_call_id(tw_result *r, const char *raw, bool *rewritten)
         return id;
     id_memo *mo = id_memo_of(x, id);
     size_t n = strlen(id);
-    char *cand = mo ? malloc(n + 24) : NULL;
+    char *cand = mo ? tw_malloc(n + 24) : NULL;
     if (!cand) {
-        free(id);
+        tw_free(id);
         return NULL;
     }
     for (;; mo->next++) {
@@ -415,7 +416,7 @@ char *tw_result_unique_call_id(tw_result *r, const char *raw, bool *rewritten)
         if (!*id_slot(x, &r->msg, cand))
             break;
     }
-    free(id);
+    tw_free(id);
     *rewritten = true;
     return cand;
 }
@@ -431,11 +432,11 @@ const tw_tool *tw_result_find_tool(tw_result *r, const tw_tool *tools, size_t n,
 {
     if (n <= 8 || !name)
         return name ? tw_tools_find(tools, n, name) : NULL;
-    if (!r->ids && !(r->ids = calloc(1, sizeof *r->ids)))
+    if (!r->ids && !(r->ids = tw_calloc(1, sizeof *r->ids)))
         return tw_tools_find(tools, n, name);
     struct tw_id_index *x = r->ids;
     if (x->tools != tools || x->ntools != n || !x->by_name) {
-        tw_named_tool *v = malloc(n * sizeof *v);
+        tw_named_tool *v = tw_malloc(n * sizeof *v);
         if (!v)
             return tw_tools_find(tools, n, name);
         size_t k = 0;
@@ -444,7 +445,7 @@ const tw_tool *tw_result_find_tool(tw_result *r, const tw_tool *tools, size_t n,
                 v[k++] = (tw_named_tool){tools[i].name, i};
         qsort(v, k, sizeof *v, tool_cmp);
         TW_WORK(n);
-        free(x->by_name);
+        tw_free(x->by_name);
         x->by_name = v;
         x->nnamed = k;
         x->tools = tools;

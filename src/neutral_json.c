@@ -1,5 +1,6 @@
 /* The neutral model as neutral JSON: results, messages, tools and requests
  * written (tw_*_write) and read back (tw_*_read). */
+#include "alloc.h"
 #include "toolwire/neutral.h"
 
 #include <stdio.h>
@@ -456,7 +457,7 @@ tw_status tw_tools_read(const cJSON *arr, const tw_limits *limits, tw_tool **out
         return why_fail(err, "more tools than max_tools%s", NULL);
     if (cnt == 0)
         return TW_OK;
-    tw_tool *t = calloc(cnt, sizeof *t);
+    tw_tool *t = tw_calloc(cnt, sizeof *t);
     if (!t)
         return TW_ERR_NOMEM;
     size_t i = 0;
@@ -491,7 +492,7 @@ tw_status tw_request_read(const cJSON *j, const tw_limits *limits, tw_request *o
         size_t cnt = (size_t)cJSON_GetArraySize(msgs);
         if (cnt > l.max_messages)
             st = why_fail(err, "more messages than max_messages%s", NULL);
-        else if (cnt && !(out->messages = calloc(cnt, sizeof *out->messages)))
+        else if (cnt && !(out->messages = tw_calloc(cnt, sizeof *out->messages)))
             st = TW_ERR_NOMEM;
         size_t i = 0;
         for (const cJSON *m = msgs->child; st == TW_OK && m; m = m->next, i++) {

@@ -6,6 +6,7 @@
  * and close them through the same functions, so the stream's result equals
  * the response's. The rules are in docs/formats/openai.md.
  */
+#include "alloc.h"
 #include "toolwire/openai.h"
 
 #include <stdio.h>
@@ -307,8 +308,8 @@ struct tw_oai_slot {
 
 static void slot_free(tw_oai_slot *s)
 {
-    free(s->id);
-    free(s->name);
+    tw_free(s->id);
+    tw_free(s->name);
     tw_buf_free(&s->args);
     cJSON_Delete(s->args_value);
     memset(s, 0, sizeof *s);
@@ -411,14 +412,14 @@ static tw_status tab_grow(tw_openai_stream *d)
     if (2 * (d->nslots + 1) <= d->ntab)
         return TW_OK;
     size_t n = d->ntab ? d->ntab * 2 : 32;
-    size_t *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b);
+    size_t *a = tw_calloc(n, sizeof *a), *b = tw_calloc(n, sizeof *b);
     if (!a || !b) {
-        free(a);
-        free(b);
+        tw_free(a);
+        tw_free(b);
         return TW_ERR_NOMEM;
     }
-    free(d->by_index);
-    free(d->by_id);
+    tw_free(d->by_index);
+    tw_free(d->by_id);
     d->by_index = a;
     d->by_id = b;
     d->ntab = n;
@@ -603,7 +604,7 @@ static tw_status on_chunk(tw_openai_stream *d, const cJSON *j, int64_t off)
     const char *fr = tw_json_get_str(choice, "finish_reason");
     /* the first finish_reason wins; a second one is a violation (OAI-S06) */
     if (st == TW_OK && fr && !d->finish_reason) {
-        free(d->finish_reason);
+        tw_free(d->finish_reason);
         if (!(d->finish_reason = tw_strdup(fr)))
             return TW_ERR_NOMEM;
         st = close_calls(d);
@@ -650,15 +651,15 @@ static void stream_release(tw_wire_stream *w)
     tw_openai_stream *d = (tw_openai_stream *)w;
     for (size_t i = 0; i < d->nslots; i++)
         slot_free(&d->slots[i]);
-    free(d->slots);
+    tw_free(d->slots);
     d->slots = NULL;
     d->nslots = d->cap_slots = 0;
-    free(d->by_index);
-    free(d->by_id);
+    tw_free(d->by_index);
+    tw_free(d->by_id);
     d->by_index = d->by_id = NULL;
     d->ntab = 0;
     tw_buf_free(&d->refusal);
-    free(d->finish_reason);
+    tw_free(d->finish_reason);
     d->finish_reason = NULL;
 }
 

@@ -5,6 +5,7 @@
  * fixed here, compact JSON without the locale) so tests compare bytes.
  * Rules: docs/formats/openai-responses-encode.md.
  */
+#include "alloc.h"
 #include "toolwire/openai_responses_encode.h"
 
 #include <stdio.h>
@@ -156,7 +157,7 @@ static tw_status args_collect(const tw_message *m, const tw_limits *l, args_text
 {
     memset(a, 0, sizeof *a);
     a->text.max = l->max_output_bytes;
-    if (!(a->off = calloc(m->ncalls + 1, sizeof *a->off)))
+    if (!(a->off = tw_calloc(m->ncalls + 1, sizeof *a->off)))
         return TW_ERR_NOMEM;
     for (size_t i = 0; i < m->ncalls; i++) {
         tw_buf t = {0};
@@ -174,7 +175,7 @@ static tw_status args_collect(const tw_message *m, const tw_limits *l, args_text
 static void args_free(args_texts *a)
 {
     tw_buf_free(&a->text);
-    free(a->off);
+    tw_free(a->off);
 }
 
 static void write_usage(tw_jw *w)

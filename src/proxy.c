@@ -4,6 +4,7 @@
  * Hermes decoder (text.c) that cuts <tool_result> blocks out of the input;
  * everything else follows docs/text-formats.md. Rules: docs/formats/proxy.md.
  */
+#include "alloc.h"
 #include "toolwire/proxy.h"
 
 #include <stdio.h>
@@ -161,7 +162,7 @@ static tw_status push_cut(tw_proxy_dec *d)
 {
     if (d->ncuts == d->cap_cuts) {
         size_t nc = d->cap_cuts ? d->cap_cuts * 2 : 8;
-        tw_proxy_cut *n = realloc(d->cuts, nc * sizeof *n);
+        tw_proxy_cut *n = tw_realloc(d->cuts, nc * sizeof *n);
         if (!n)
             return TW_ERR_NOMEM;
         d->cuts = n;
@@ -326,6 +327,8 @@ tw_status tw_proxy_dec_feed(tw_proxy_dec *d, const char *buf, size_t len)
     }
     d->in += len;
     tw_status st = run(d, &s);
+    if (st != TW_OK && d->stop == TW_OK)
+        d->stop = st; /* a failure ends the decode: later feeds and finish fail too */
     return st == TW_OK ? d->stop : st;
 }
 
@@ -410,7 +413,7 @@ tw_status tw_proxy_dec_finish(tw_proxy_dec *d, tw_result *out)
 static void proxy_release(tw_proxy_dec *d)
 {
     tw_text_release(&d->text);
-    free(d->cuts);
+    tw_free(d->cuts);
     d->cuts = NULL;
     d->ncuts = d->cap_cuts = 0;
     tw_diag_list_free(&d->errors);
@@ -420,7 +423,7 @@ static void proxy_release(tw_proxy_dec *d)
 
 tw_proxy_dec *tw_proxy_dec_new(const tw_decode_opts *o, tw_event_fn fn, void *user)
 {
-    tw_proxy_dec *d = malloc(sizeof *d);
+    tw_proxy_dec *d = tw_malloc(sizeof *d);
     if (d && proxy_init(d, o, fn, user) != TW_OK) {
         tw_proxy_dec_free(d);
         d = NULL;
@@ -444,7 +447,7 @@ void tw_proxy_dec_free(tw_proxy_dec *d)
     if (!d)
         return;
     proxy_release(d);
-    free(d);
+    tw_free(d);
 }
 
 TW_DECODER_OPS(g, tw_proxy_dec, tw_proxy_dec)
@@ -613,8 +616,8 @@ static tw_status render_prompt(tw_buf *b, const tw_request *r, const tw_encode_o
     }
 #undef PART
     if (thinking_dropped && o && o->warnings)
-        tw_diag_add(o->warnings, TW_D_NOT_CARRIED, -1,
-                    "proxy-prompt: thinking of history messages not carried");
+        TRY(tw_diag_add(o->warnings, TW_D_NOT_CARRIED, -1,
+                        "proxy-prompt: thinking of history messages not carried"));
     return TW_OK;
 }
 

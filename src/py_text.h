@@ -117,7 +117,7 @@ tw_status tw_py_tool_json_write(tw_buf *b, const tw_tool *t, size_t max_depth, t
  * before index `last_query` (with `think_in_content`, also content holding
  * </think>, which the template splits and drops the same way).
  */
-void tw_py_prompt_losses(const tw_request *r, const tw_encode_opts *o, const char *fmt,
+tw_status tw_py_prompt_losses(const tw_request *r, const tw_encode_opts *o, const char *fmt,
                          size_t last_query, bool think_in_content, const char *const *carried_opts,
                          size_t nopts);
 

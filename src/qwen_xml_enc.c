@@ -358,7 +358,7 @@ static tw_status render_coder(tw_buf *b, const tw_request *r, const tw_encode_op
     if (system || r->ntools)
         TRY(PUTS(b, "<|im_end|>\n"));
     static const char *const opts[] = {"add_generation_prompt"};
-    tw_py_prompt_losses(r, o, CODER, n, false, opts, 1);
+    TRY(tw_py_prompt_losses(r, o, CODER, n, false, opts, 1));
     size_t first = system ? 1 : 0;
     for (size_t i = first; i < n; i++) {
         const tw_message *m = &ms[i];
@@ -467,7 +467,7 @@ static tw_status render_q35(tw_buf *b, const tw_request *r, const tw_encode_opts
         TRY(put_turn(b, TW_ROLE_SYSTEM, py_strip(buf_span(&ms[0].content))));
     }
     static const char *const opts[] = {"add_generation_prompt", "enable_thinking"};
-    tw_py_prompt_losses(r, o, Q35, last_query, true, opts, 2);
+    TRY(tw_py_prompt_losses(r, o, Q35, last_query, true, opts, 2));
     for (size_t i = 0; i < n; i++) {
         const tw_message *m = &ms[i];
         span content = py_strip(buf_span(&m->content));

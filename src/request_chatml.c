@@ -5,6 +5,7 @@
  * docs/formats/qwen-xml.md). One turn loop; the turns that differ are read
  * per prompt.
  */
+#include "alloc.h"
 #include "toolwire/request_chatml.h"
 
 #include <stdio.h>
@@ -69,7 +70,7 @@ static tw_status read_tools(hp *h, const char *p, size_t n, size_t at, const cha
                           "more than max_tools (%zu) tools", h->d.l.max_tools);
     if (!count)
         return TW_OK;
-    if (!(r->tools = calloc(count, sizeof *r->tools)))
+    if (!(r->tools = tw_calloc(count, sizeof *r->tools)))
         return TW_ERR_NOMEM;
     size_t i = 0;
     while (i < n) {
@@ -263,7 +264,7 @@ static tw_status read_py_value(hp *h, const char *p, size_t n, size_t at, const 
     if (!s)
         return TW_ERR_NOMEM;
     *out = cJSON_CreateString(s);
-    free(s);
+    tw_free(s);
     return *out ? TW_OK : TW_ERR_NOMEM;
 }
 
@@ -287,7 +288,7 @@ static tw_status read_py_type(const char *p, size_t n, cJSON **out, bool *lost)
                 break;
             char *s = tw_strndup(p + i + 1, (size_t)(e - (p + i + 1)));
             cJSON *it = s ? cJSON_CreateString(s) : NULL;
-            free(s);
+            tw_free(s);
             if (!it) {
                 cJSON_Delete(a);
                 return TW_ERR_NOMEM;
@@ -310,7 +311,7 @@ static tw_status read_py_type(const char *p, size_t n, cJSON **out, bool *lost)
     if (!s)
         return TW_ERR_NOMEM;
     *out = cJSON_CreateString(s);
-    free(s);
+    tw_free(s);
     return *out ? TW_OK : TW_ERR_NOMEM;
 }
 
@@ -356,11 +357,11 @@ static tw_status add_member(cJSON *obj, const char *k, size_t kn, cJSON *v)
 {
     char *key = tw_strndup(k, kn);
     if (!key || !cJSON_AddItemToObject(obj, key, v)) {
-        free(key);
+        tw_free(key);
         cJSON_Delete(v);
         return TW_ERR_NOMEM;
     }
-    free(key);
+    tw_free(key);
     return TW_OK;
 }
 
@@ -392,7 +393,7 @@ static tw_status coder_param(hp *h, const char *b, size_t n, size_t *i, size_t a
         } else if (key_is(k, kn, "description")) {
             char *s = tw_strndup(v, vn);
             val = s ? cJSON_CreateString(s) : NULL;
-            free(s);
+            tw_free(s);
             if (!val)
                 return TW_ERR_NOMEM;
         } else {
@@ -480,7 +481,7 @@ static tw_status coder_tools(hp *h, const char *b, size_t n, size_t at, const ch
             size_t ncap = cap ? cap * 2 : 4;
             if (ncap > h->d.l.max_tools)
                 ncap = h->d.l.max_tools;
-            tw_tool *nv = realloc(r->tools, ncap * sizeof *nv);
+            tw_tool *nv = tw_realloc(r->tools, ncap * sizeof *nv);
             if (!nv)
                 return TW_ERR_NOMEM;
             r->tools = nv;
@@ -666,7 +667,7 @@ static tw_status xml_take_calls(hp *h, tw_message *m, size_t base, const char *p
         }
         if (st == TW_OK && nfound == cap) {
             size_t ncap = cap ? cap * 2 : 4;
-            tw_call *nv = realloc(found, ncap * sizeof *nv);
+            tw_call *nv = tw_realloc(found, ncap * sizeof *nv);
             if (nv) {
                 found = nv;
                 cap = ncap;
@@ -677,8 +678,8 @@ static tw_status xml_take_calls(hp *h, tw_message *m, size_t base, const char *p
         if (st == TW_OK) {
             tw_call c = res.msg.calls[0];
             res.msg.ncalls = 0; /* the call is ours */
-            free(c.id);
-            free(c.raw_args);
+            tw_free(c.id);
+            tw_free(c.raw_args);
             c.id = c.raw_args = NULL;
             c.raw_args_len = 0;
             c.offset = -1;
@@ -713,7 +714,7 @@ static tw_status xml_take_calls(hp *h, tw_message *m, size_t base, const char *p
     if (st != TW_OK) {
         for (size_t i = 0; i < nfound; i++)
             tw_call_free(&found[i]);
-        free(found);
+        tw_free(found);
         return st;
     }
     if (nfound && end && s[end - 1] == '\n') /* the "\n\n" after the text */
@@ -840,7 +841,7 @@ static tw_status prompt_body(hp *h)
                     return TW_ERR_NOMEM;
                 tw_status st = tw_rq_fail(&h->d, TW_ERR_INVALID, (int64_t)rs, path,
                                           "unknown role %s (system, user or assistant)", q);
-                free(q);
+                tw_free(q);
                 return st;
             }
         }

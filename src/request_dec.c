@@ -3,6 +3,7 @@
  * Every refusal names the JSON path of the value at fault; everything the
  * neutral model cannot hold is reported as a not_carried warning.
  */
+#include "alloc.h"
 #include "toolwire/request.h"
 
 #include <stdio.h>
@@ -24,7 +25,7 @@ static tw_status dup_str(tw_rq *d, char **dst, const cJSON *v, const char *path,
     }
     if (!cJSON_IsString(v))
         return tw_rq_fail(d, TW_ERR_INVALID, -1, path, "must be a string");
-    free(*dst);
+    tw_free(*dst);
     *dst = tw_strdup(v->valuestring);
     return *dst ? TW_OK : TW_ERR_NOMEM;
 }

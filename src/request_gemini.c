@@ -3,6 +3,7 @@
  * of the gemini-request encoder). Rules: docs/formats/gemini.md
  * ("Reading requests").
  */
+#include "alloc.h"
 #include "toolwire/request_gemini.h"
 
 #include "gemini_schema.h"
@@ -206,7 +207,7 @@ static tw_status model_turn(gem_rd *g, const cJSON *parts, const char *path)
     }
     g->last_model = d->req->nmessages;
     if (m->ncalls > g->cap_used) {
-        unsigned char *u = realloc(g->used, m->ncalls);
+        unsigned char *u = tw_realloc(g->used, m->ncalls);
         if (!u)
             return TW_ERR_NOMEM;
         g->used = u;
@@ -484,7 +485,7 @@ static tw_status read_tools(tw_rq *d, const cJSON *arr)
             return tw_rq_fail(d, TW_ERR_LIMIT, -1, "tools", "more than max_tools (%zu) functions",
                               d->l.max_tools);
     }
-    if (cnt && !(r->tools = calloc(cnt, sizeof *r->tools)))
+    if (cnt && !(r->tools = tw_calloc(cnt, sizeof *r->tools)))
         return TW_ERR_NOMEM;
     i = 0;
     for (const cJSON *t = arr->child; t; t = t->next, i++) {
@@ -622,7 +623,7 @@ static tw_status body(gem_rd *g, const cJSON *j)
 
 static tw_status finish(tw_rq *d, gem_rd *g, tw_status st)
 {
-    free(g->used);
+    tw_free(g->used);
     if (st == TW_ERR_NOMEM && d->err && !d->err->message[0])
         tw_rq_fail(d, st, -1, "", "out of memory");
     if (st != TW_OK) {

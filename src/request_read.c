@@ -3,6 +3,7 @@
  * failure and warnings, tools, messages, and <tool_call> blocks taken off a
  * message's content as calls.
  */
+#include "alloc.h"
 #include "request_read.h"
 
 #include <stdarg.h>
@@ -150,7 +151,7 @@ tw_status tw_rq_tools_begin(tw_rq *d, const cJSON *arr, size_t *cnt)
     if (*cnt > d->l.max_tools)
         return tw_rq_fail(d, TW_ERR_LIMIT, -1, "tools", "more than max_tools (%zu) tools",
                           d->l.max_tools);
-    if (*cnt && !(r->tools = calloc(*cnt, sizeof *r->tools)))
+    if (*cnt && !(r->tools = tw_calloc(*cnt, sizeof *r->tools)))
         return TW_ERR_NOMEM;
     return TW_OK;
 }
@@ -191,7 +192,7 @@ tw_status tw_rq_push(tw_rq *d, const char *path, tw_message **out)
         size_t ncap = d->cap_messages ? d->cap_messages * 2 : 8;
         if (ncap > d->l.max_messages)
             ncap = d->l.max_messages;
-        tw_message *n = realloc(r->messages, ncap * sizeof *n);
+        tw_message *n = tw_realloc(r->messages, ncap * sizeof *n);
         if (!n)
             return TW_ERR_NOMEM;
         r->messages = n;
@@ -251,7 +252,7 @@ static void free_calls(tw_call *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         tw_call_free(&v[i]);
-    free(v);
+    tw_free(v);
 }
 
 /*
@@ -281,7 +282,7 @@ tw_status tw_rq_warn_undeclared(tw_rq *d, const char *name, int64_t at, const ch
                                       "call is kept",
                                       where, qn)
                       : TW_ERR_NOMEM;
-    free(qn);
+    tw_free(qn);
     return st;
 }
 
@@ -391,7 +392,7 @@ tw_status tw_rq_take_calls(tw_rq *d, tw_message *m, int64_t content_at, const ch
         }
         if (nfound == cap) {
             size_t ncap = cap ? cap * 2 : 4;
-            tw_call *nv = realloc(found, ncap * sizeof *nv);
+            tw_call *nv = tw_realloc(found, ncap * sizeof *nv);
             if (!nv) {
                 tw_call_free(&c);
                 st = TW_ERR_NOMEM;

@@ -5,6 +5,7 @@
  * warning (not_carried, item_reference, builtin_tool), never dropped
  * silently. Rules: docs/formats/openai-responses-encode.md.
  */
+#include "alloc.h"
 #include "toolwire/request_responses.h"
 
 #include <stdint.h>
@@ -37,7 +38,7 @@ static tw_status dup_str(tw_rq *d, char **dst, const cJSON *v, const char *path,
     }
     if (!is_str(v))
         return tw_rq_fail(d, TW_ERR_INVALID, -1, path, "must be a string");
-    free(*dst);
+    tw_free(*dst);
     *dst = tw_strdup(v->valuestring);
     return *dst ? TW_OK : TW_ERR_NOMEM;
 }

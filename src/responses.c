@@ -9,6 +9,7 @@
  * their events, so its result equals the decode of its final response
  * object. The rules are in docs/formats/openai-responses.md.
  */
+#include "alloc.h"
 #include "toolwire/responses.h"
 
 #include <stdio.h>
@@ -70,8 +71,8 @@ static void msg_init(rs_msg *m, tw_wire_sink k)
 static void msg_release(rs_msg *m)
 {
     tw_buf_free(&m->refusal);
-    free(m->status);
-    free(m->reason);
+    tw_free(m->status);
+    tw_free(m->reason);
     m->status = m->reason = NULL;
 }
 
@@ -251,8 +252,8 @@ static tw_status take_status(rs_msg *m, const cJSON *resp, int64_t err_off)
 {
     const char *status = tw_json_get_str(resp, "status");
     const char *reason = tw_json_get_str(tw_json_get(resp, "incomplete_details"), "reason");
-    free(m->status);
-    free(m->reason);
+    tw_free(m->status);
+    tw_free(m->reason);
     m->status = m->reason = NULL;
     if ((status && !(m->status = tw_strdup(status))) ||
         (reason && !(m->reason = tw_strdup(reason))))
@@ -395,9 +396,9 @@ typedef struct tw_responses_stream {
 
 static void item_free(rs_item *it)
 {
-    free(it->id);
-    free(it->call_id);
-    free(it->name);
+    tw_free(it->id);
+    tw_free(it->call_id);
+    tw_free(it->name);
     tw_buf_free(&it->acc);
     memset(it, 0, sizeof *it);
 }
@@ -789,7 +790,7 @@ static void rs_release(tw_wire_stream *w)
     tw_responses_stream *d = (tw_responses_stream *)w;
     for (size_t i = 0; i < d->nitems; i++)
         item_free(&d->items[i]);
-    free(d->items);
+    tw_free(d->items);
     d->items = NULL;
     d->nitems = d->cap_items = 0;
     msg_release(&d->msg);

@@ -3,6 +3,7 @@
  * normalisation, schema normalisation, tool-output truncation and the unwrapping of the
  * pseudo-tool `parallel`.
  */
+#include "alloc.h"
 #include "toolwire/shims.h"
 
 #include <stdio.h>
@@ -142,7 +143,7 @@ static tw_status idset_add(idset *s, const char *id)
 {
     if ((s->len + 1) * 2 > s->cap) {
         size_t ncap = s->cap ? s->cap * 2 : 16;
-        const char **n = calloc(ncap, sizeof *n);
+        const char **n = tw_calloc(ncap, sizeof *n);
         if (!n)
             return TW_ERR_NOMEM;
         for (size_t i = 0; i < s->cap; i++) {
@@ -153,7 +154,7 @@ static tw_status idset_add(idset *s, const char *id)
                 j = (j + 1) & (ncap - 1);
             n[j] = s->slots[i];
         }
-        free(s->slots);
+        tw_free(s->slots);
         s->slots = n;
         s->cap = ncap;
     }
@@ -186,7 +187,7 @@ static tw_status normalize_calls(tw_call *calls, size_t n, idset *seen, size_t *
                 return TW_ERR_NOMEM;
         } else if (idset_has(seen, c->id)) {
             size_t k = strlen(c->id);
-            if (!(nid = malloc(k + 24)))
+            if (!(nid = tw_malloc(k + 24)))
                 return TW_ERR_NOMEM;
             for (unsigned long s = 2;; s++) {
                 snprintf(nid, k + 24, "%s__%lu", c->id, s);
@@ -198,7 +199,7 @@ static tw_status normalize_calls(tw_call *calls, size_t n, idset *seen, size_t *
                                                    c->id, nid)
                                     : TW_OK;
             if (st != TW_OK) {
-                free(nid);
+                tw_free(nid);
                 return st;
             }
         }
@@ -206,11 +207,11 @@ static tw_status normalize_calls(tw_call *calls, size_t n, idset *seen, size_t *
             if (old_ids) {
                 old_ids[i] = c->id; /* may be NULL: a blank id */
                 if (!old_ids[i] && !(old_ids[i] = tw_strdup(""))) {
-                    free(nid);
+                    tw_free(nid);
                     return TW_ERR_NOMEM;
                 }
             } else {
-                free(c->id);
+                tw_free(c->id);
             }
             c->id = nid;
         }
@@ -244,14 +245,14 @@ tw_status tw_shim_normalize_ids(tw_message *m, tw_diag_list *warnings)
                 st = TW_ERR_NOMEM;
                 break;
             }
-            free(c->id);
+            tw_free(c->id);
             c->id = nid;
         }
         size_t one_counter = 0;
         st = normalize_calls(c, 1, &seen, &one_counter, NULL, warnings);
     }
-    free(seen.slots);
-    free(given.slots);
+    tw_free(seen.slots);
+    tw_free(given.slots);
     return st;
 }
 
@@ -269,16 +270,16 @@ tw_status tw_shim_normalize_request_ids(tw_request *r, tw_diag_list *warnings)
         if (m->role == TW_ROLE_ASSISTANT) {
             if (last)
                 for (size_t i = 0; i < last->ncalls; i++)
-                    free(old_ids[i]);
-            free(old_ids);
-            free(answered);
+                    tw_free(old_ids[i]);
+            tw_free(old_ids);
+            tw_free(answered);
             old_ids = NULL;
             answered = NULL;
             last = NULL;
             if (!m->ncalls)
                 continue;
-            old_ids = calloc(m->ncalls, sizeof *old_ids);
-            answered = calloc(m->ncalls, sizeof *answered);
+            old_ids = tw_calloc(m->ncalls, sizeof *old_ids);
+            answered = tw_calloc(m->ncalls, sizeof *answered);
             if (!old_ids || !answered) {
                 st = TW_ERR_NOMEM;
                 break;
@@ -298,7 +299,7 @@ tw_status tw_shim_normalize_request_ids(tw_request *r, tw_diag_list *warnings)
                         st = TW_ERR_NOMEM;
                         break;
                     }
-                    free(m->tool_call_id);
+                    tw_free(m->tool_call_id);
                     m->tool_call_id = nid;
                 }
                 break;
@@ -307,10 +308,10 @@ tw_status tw_shim_normalize_request_ids(tw_request *r, tw_diag_list *warnings)
     }
     if (last)
         for (size_t i = 0; i < last->ncalls; i++)
-            free(old_ids[i]);
-    free(old_ids);
-    free(answered);
-    free(seen.slots);
+            tw_free(old_ids[i]);
+    tw_free(old_ids);
+    tw_free(answered);
+    tw_free(seen.slots);
     return st;
 }
 
@@ -462,7 +463,7 @@ static int wrapped_count(const tw_call *c)
 static char *free_id(const tw_call *calls, size_t n, const tw_message *m, const char *base, int k)
 {
     size_t len = strlen(base) + 48;
-    char *id = malloc(len);
+    char *id = tw_malloc(len);
     if (!id)
         return NULL;
     for (unsigned long s = 1;; s++) {
@@ -493,7 +494,7 @@ tw_status tw_shim_unwrap_parallel(tw_message *m, const tw_limits *limits, tw_dia
     }
     if (!any || total > l.max_calls)
         return TW_OK;
-    tw_call *out = calloc(total, sizeof *out);
+    tw_call *out = tw_calloc(total, sizeof *out);
     if (!out)
         return TW_ERR_NOMEM;
     /* build the new list first (ids and names copied), so a failure changes nothing */
@@ -522,10 +523,10 @@ tw_status tw_shim_unwrap_parallel(tw_message *m, const tw_limits *limits, tw_dia
     }
     if (st != TW_OK) {
         for (size_t i = 0; i < n; i++) { /* only what was made here: the rest is zero */
-            free(out[i].name);
-            free(out[i].id);
+            tw_free(out[i].name);
+            tw_free(out[i].id);
         }
-        free(out);
+        tw_free(out);
         return st;
     }
     /* move: the parameters objects out of the wrappers, the other calls as they are */
@@ -547,7 +548,7 @@ tw_status tw_shim_unwrap_parallel(tw_message *m, const tw_limits *limits, tw_dia
                               k);
         tw_call_free(c);
     }
-    free(m->calls);
+    tw_free(m->calls);
     m->calls = out;
     m->ncalls = m->cap_calls = total;
     return st;

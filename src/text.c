@@ -8,6 +8,7 @@
  * Batch decoding is the same machine fed once, so both give one result.
  * The rules are in docs/text-formats.md.
  */
+#include "alloc.h"
 #include "toolwire/text.h"
 
 #include <stdio.h>
@@ -137,6 +138,8 @@ tw_status tw_text_feed(tw_text_dec *d, const char *buf, size_t len)
         return TW_OK;
     tw_status st = tw_text_think_feed(d, buf, len);
     d->fed += len;
+    if (st != TW_OK && d->stop == TW_OK)
+        d->stop = st; /* a failure ends the decode: later feeds and finish fail too */
     return st == TW_OK ? d->stop : st;
 }
 
@@ -216,7 +219,7 @@ tw_status tw_text_finish(tw_text_dec *d, tw_result *out)
         const char *fr = d->kind == TW_TEXT_THINK
                              ? (d->o.finish == TW_FINISH_LENGTH ? "length" : "stop")
                              : tw_text_finish_reason(d->res.msg.ncalls, d->o.finish);
-        free(d->res.finish_reason);
+        tw_free(d->res.finish_reason);
         d->res.finish_reason = tw_strdup(fr);
         if (!d->res.finish_reason)
             st = TW_ERR_NOMEM;
@@ -329,7 +332,7 @@ tw_status tw_qwen3_coder_output_decode(const char *buf, size_t len, const tw_dec
 tw_text_dec *tw_text_dec_new(tw_text_kind kind, const tw_decode_opts *o, tw_event_fn fn,
                              void *user)
 {
-    tw_text_dec *d = malloc(sizeof *d);
+    tw_text_dec *d = tw_malloc(sizeof *d);
     if (d && tw_text_init(d, kind, o, fn, user) != TW_OK) {
         tw_text_dec_free(d);
         d = NULL;
@@ -362,7 +365,7 @@ void tw_text_dec_free(tw_text_dec *d)
     if (!d)
         return;
     tw_text_release(d);
-    free(d);
+    tw_free(d);
 }
 
 /* ===================== registry glue ===================== */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "formats.h"
 #include "hash.h"
 #include "text_layers.h"
@@ -130,7 +131,7 @@ tw_status tw_text_block_done(tw_text_dec *d, size_t end, bool via_json)
         tw_buf_reset(&held);
         st = tw_buf_append(&held, d->calls.blk.data + end, rest);
         if (st == TW_OK && nseg > sizeof seg_local / sizeof seg_local[0]) {
-            segs = malloc(nseg * sizeof *segs);
+            segs = tw_malloc(nseg * sizeof *segs);
             if (!segs) {
                 segs = seg_local;
                 st = TW_ERR_NOMEM;
@@ -150,7 +151,7 @@ tw_status tw_text_block_done(tw_text_dec *d, size_t end, bool via_json)
         st = tw_text_calls_feed(d, held.data + (a - end), b - a, segs[k].off + (a - segs[k].idx));
     }
     if (segs != seg_local)
-        free(segs);
+        tw_free(segs);
     if (held.data && !d->calls.spare.data) {
         tw_buf_reset(&held);
         d->calls.spare = held;

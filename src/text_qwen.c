@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "formats.h"
 #include "hash.h"
 #include "text_layers.h"
@@ -480,7 +481,7 @@ typedef struct q_names {
 static bool q_names_repeat(q_names *t, const char *buf, size_t a, size_t e)
 {
     if (!t->slot)
-        return false; /* no table (out of memory): every name counts */
+        return false; /* no table (one name or none) */
     size_t i = (size_t)tw_hash_mem(buf + a, e - a) & t->mask;
     for (;; i = (i + 1) & t->mask) {
         size_t *s = t->slot + 2 * i;
@@ -534,8 +535,10 @@ static tw_status q_take_call(tw_text_dec *d, const q_call *qc, const q_elem *ev,
         size_t cap = 4;
         while (cap < 2 * nparams)
             cap *= 2;
-        names.slot = calloc(2 * cap, sizeof *names.slot);
+        names.slot = tw_calloc(2 * cap, sizeof *names.slot);
         names.mask = cap - 1;
+        if (!names.slot && st == TW_OK)
+            st = TW_ERR_NOMEM;
     }
     for (size_t i = 0; st == TW_OK && i < n; i++) {
         if (ev[i].kind != QE_PARAM)
@@ -598,11 +601,11 @@ static tw_status q_take_call(tw_text_dec *d, const q_call *qc, const q_elem *ev,
         untyped |= u;
         mistyped |= mt;
     }
-    free(names.slot);
+    tw_free(names.slot);
     if (st == TW_OK)
         st = tw_buf_putc(&args, '}');
     if (st != TW_OK) {
-        free(name);
+        tw_free(name);
         tw_buf_free(&args);
         return st == TW_ERR_LIMIT ? TW_ERR_NOMEM : st;
     }
@@ -623,7 +626,7 @@ static tw_status q_take_call(tw_text_dec *d, const q_call *qc, const q_elem *ev,
     size_t before = d->res.msg.ncalls;
     st = tw_wire_take_call(&k, &c);
     bool accepted = d->res.msg.ncalls > before;
-    free(name);
+    tw_free(name);
     tw_buf_free(&args);
     /* the reader's warnings belong to an accepted call only */
     char m[240];

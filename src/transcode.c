@@ -2,6 +2,7 @@
  * Transcoding through the neutral model: read a request or a result in one
  * format, write it in another.
  */
+#include "alloc.h"
 #include "toolwire/transcode.h"
 
 #include <stdio.h>
@@ -215,7 +216,7 @@ tw_status tw_transcode_write(const tw_neutral_value *v, const char *to, const tw
             if (!r.messages[i].thinking_signature)
                 continue;
             if (!copy) { /* the messages as they are, without the foreign signatures */
-                copy = malloc(r.nmessages * sizeof *copy);
+                copy = tw_malloc(r.nmessages * sizeof *copy);
                 if (!copy)
                     return say(err, TW_ERR_NOMEM, "out of memory");
                 memcpy(copy, r.messages, r.nmessages * sizeof *copy);
@@ -229,7 +230,7 @@ tw_status tw_transcode_write(const tw_neutral_value *v, const char *to, const tw
             r.messages = copy;
         if (st == TW_OK)
             st = e->encode_request(&r, o, out);
-        free(copy);
+        tw_free(copy);
     } else {
         tw_result r = v->res;
         if (foreign && r.msg.thinking_signature) {

@@ -4,6 +4,7 @@
  * two-pass assembly and the client's AIMessage mapping.
  * Rules: docs/formats/vllm-native.md.
  */
+#include "alloc.h"
 #include "toolwire/vllm.h"
 
 #include <stdio.h>
@@ -260,7 +261,7 @@ tw_status tw_vllm_assemble(const tw_vllm_params *p, const char *pass1, size_t le
                 st = TW_ERR_NOMEM;
                 break;
             }
-            free(dec.msg.calls[i].id);
+            tw_free(dec.msg.calls[i].id);
             dec.msg.calls[i].id = nid;
             st = tw_message_add_call(&r->msg, &dec.msg.calls[i]);
         }
@@ -352,10 +353,9 @@ tw_status tw_vllm_aimessage_write(tw_buf *out, const tw_result *r, const char *t
 
 /* ===================== encoders ===================== */
 
-static void warn(const tw_encode_opts *o, const char *msg)
+static tw_status warn(const tw_encode_opts *o, const char *msg)
 {
-    if (o && o->warnings)
-        tw_diag_add(o->warnings, TW_D_NOT_CARRIED, -1, msg);
+    return o && o->warnings ? tw_diag_add(o->warnings, TW_D_NOT_CARRIED, -1, msg) : TW_OK;
 }
 
 /* History calls ride in the content as Hermes <tool_call> text, the way the
@@ -411,26 +411,26 @@ static tw_status write_num_opt(tw_buf *b, const cJSON *opts, const char *key)
 
 /* Report what a GenerateRequest does not carry, besides history thinking,
  * tool_call_id and is_error (render_request). */
-static void warn_request_losses(const tw_request *r, const tw_encode_opts *o)
+static tw_status warn_request_losses(const tw_request *r, const tw_encode_opts *o)
 {
     static const char *const keys[] = {"temperature",         "two_pass",
                                        "think_tag",           "max_thinking_tokens",
                                        "max_response_tokens", "tool_parser",
                                        NULL};
     if (!o || !o->warnings)
-        return;
+        return TW_OK;
     if (r->model)
-        warn(o, "vllm-generate-request: model not carried");
+        TRY(warn(o, "vllm-generate-request: model not carried"));
     if (r->parallel_tool_calls >= 0)
-        warn(o, "vllm-generate-request: parallel_tool_calls not carried");
+        TRY(warn(o, "vllm-generate-request: parallel_tool_calls not carried"));
     for (const cJSON *c = r->options ? r->options->child : NULL; c; c = c->next) {
         const char *k = c->string ? c->string : "";
         bool known = false;
         for (size_t i = 0; keys[i] && !known; i++)
             known = strcmp(keys[i], k) == 0;
         if (!known)
-            tw_diag_addf(o->warnings, TW_D_NOT_CARRIED, -1,
-                         "vllm-generate-request: options.%s not carried", k);
+            TRY(tw_diag_addf(o->warnings, TW_D_NOT_CARRIED, -1,
+                         "vllm-generate-request: options.%s not carried", k));
     }
     bool ids = false, names = false, sig = false, redacted = false;
     for (size_t i = 0; i < r->nmessages; i++) {
@@ -451,20 +451,21 @@ static void warn_request_losses(const tw_request *r, const tw_encode_opts *o)
         }
     }
     if (ids)
-        warn(o, "vllm-generate-request: ids of history tool calls not carried");
+        TRY(warn(o, "vllm-generate-request: ids of history tool calls not carried"));
     if (names)
-        warn(o, "vllm-generate-request: name of a tool result not carried (it is not the name "
-                "of the call it answers in order)");
+        TRY(warn(o, "vllm-generate-request: name of a tool result not carried (it is not the name "
+                "of the call it answers in order)"));
     if (sig)
-        warn(o, "vllm-generate-request: thinking signatures not carried");
+        TRY(warn(o, "vllm-generate-request: thinking signatures not carried"));
     if (redacted)
-        warn(o, "vllm-generate-request: redacted thinking not carried");
+        TRY(warn(o, "vllm-generate-request: redacted thinking not carried"));
+    return TW_OK;
 }
 
 static tw_status render_request(tw_buf *b, const tw_request *r, const tw_encode_opts *o,
                                 size_t max_depth)
 {
-    warn_request_losses(r, o);
+    TRY(warn_request_losses(r, o));
     bool thinking_dropped = false, ids_dropped = false, errs_dropped = false;
     TRY(PUTS(b, "{\"messages\":["));
     for (size_t i = 0; i < r->nmessages; i++) {
@@ -513,11 +514,11 @@ static tw_status render_request(tw_buf *b, const tw_request *r, const tw_encode_
         TRY(put_cstr(b, v->valuestring));
     }
     if (thinking_dropped)
-        warn(o, "vllm-generate-request: thinking of history messages not carried");
+        TRY(warn(o, "vllm-generate-request: thinking of history messages not carried"));
     if (ids_dropped)
-        warn(o, "vllm-generate-request: tool_call_id of tool results not carried");
+        TRY(warn(o, "vllm-generate-request: tool_call_id of tool results not carried"));
     if (errs_dropped)
-        warn(o, "vllm-generate-request: is_error of tool results not carried");
+        TRY(warn(o, "vllm-generate-request: is_error of tool results not carried"));
     return tw_buf_putc(b, '}');
 }
 
@@ -574,11 +575,11 @@ tw_status tw_vllm_response_encode(const tw_result *r, const tw_encode_opts *o, t
         const char *fr = r->finish_reason ? r->finish_reason : "";
         const char *derived = r->msg.ncalls ? "tool_calls" : "stop";
         if (fr[0] && strcmp(fr, derived) != 0)
-            warn(o, "vllm-generate-response: finish_reason not carried");
-        if (r->msg.thinking_signature)
-            warn(o, "vllm-generate-response: thinking signature not carried");
-        if (r->errors.len || r->warnings.len)
-            warn(o, "vllm-generate-response: diagnostics not carried");
+            st = warn(o, "vllm-generate-response: finish_reason not carried");
+        if (st == TW_OK && r->msg.thinking_signature)
+            st = warn(o, "vllm-generate-response: thinking signature not carried");
+        if (st == TW_OK && (r->errors.len || r->warnings.len))
+            st = warn(o, "vllm-generate-response: diagnostics not carried");
     }
     return st;
 }
@@ -770,7 +771,7 @@ static void vllm_release(tw_vllm_dec *d) { tw_buf_free(&d->body); }
 
 tw_vllm_dec *tw_vllm_dec_new(const tw_decode_opts *o, tw_event_fn fn, void *user)
 {
-    tw_vllm_dec *d = malloc(sizeof *d);
+    tw_vllm_dec *d = tw_malloc(sizeof *d);
     if (d && vllm_init(d, o, fn, user) != TW_OK) {
         tw_vllm_dec_free(d);
         d = NULL;
@@ -794,7 +795,7 @@ void tw_vllm_dec_free(tw_vllm_dec *d)
     if (!d)
         return;
     vllm_release(d);
-    free(d);
+    tw_free(d);
 }
 
 TW_DECODER_OPS(g, tw_vllm_dec, tw_vllm_dec)

@@ -1,4 +1,5 @@
 /* Plumbing shared by the decoders (see wire_common.h). */
+#include "alloc.h"
 #include "wire_common.h"
 
 #include <stdio.h>
@@ -43,7 +44,10 @@ tw_status tw_wire_sse_feed(tw_sse *sse, const tw_limits *L, uint64_t *fed, bool 
     if (!*head_off && *fed == 0 && len && buf[0] != '{' && !tw_is_space((unsigned char)buf[0]))
         *head_off = true;
     *fed += len;
-    if (!*head_off && tw_buf_append(head, buf, len) != TW_OK) {
+    tw_status hs = *head_off ? TW_OK : tw_buf_append(head, buf, len);
+    if (hs == TW_ERR_NOMEM)
+        return hs;
+    if (hs != TW_OK) {
         *head_off = true;
         tw_buf_free(head);
     }
@@ -101,7 +105,7 @@ static void body_setup(tw_body_dec *d, const tw_decode_opts *o, tw_event_fn fn, 
 
 void *tw_body_new(const tw_decode_opts *o, tw_event_fn fn, void *u)
 {
-    tw_body_dec *d = malloc(sizeof *d);
+    tw_body_dec *d = tw_malloc(sizeof *d);
     if (d)
         body_setup(d, o, fn, u);
     return d;
@@ -133,7 +137,7 @@ void tw_body_free(void *s)
     if (!d)
         return;
     tw_buf_free(&d->in);
-    free(d);
+    tw_free(d);
 }
 
 /* The decode of a whole body (b, n: the bytes within the input cap). */
@@ -291,7 +295,7 @@ const char *tw_wire_no_event(const tw_buf *head)
 
 tw_status tw_wire_set_finish(tw_result *r, tw_status st, const char *fr)
 {
-    free(r->finish_reason);
+    tw_free(r->finish_reason);
     r->finish_reason = NULL;
     if (st == TW_OK && fr && !(r->finish_reason = tw_strdup(fr)))
         st = TW_ERR_NOMEM;

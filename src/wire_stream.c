@@ -1,4 +1,5 @@
 /* The base of the JSON event-stream decoders (see wire_stream.h). */
+#include "alloc.h"
 #include "wire_stream.h"
 
 #include <stdio.h>
@@ -81,7 +82,7 @@ tw_status tw_wire_stream_init(tw_wire_stream *w, const tw_wire_stream_kind *kind
 void *tw_wire_stream_new(const tw_wire_stream_kind *kind, const tw_decode_opts *o, tw_event_fn fn,
                          void *user)
 {
-    tw_wire_stream *w = malloc(kind->size);
+    tw_wire_stream *w = tw_malloc(kind->size);
     if (w && tw_wire_stream_init(w, kind, o, fn, user) != TW_OK) {
         tw_wire_stream_free(w);
         w = NULL;
@@ -171,7 +172,7 @@ void tw_wire_stream_free(void *s)
     if (!s)
         return;
     tw_wire_stream_release(s);
-    free(s);
+    tw_free(s);
 }
 
 tw_status tw_wire_stream_decode(tw_wire_stream *w, const tw_wire_stream_kind *kind,
@@ -193,7 +194,7 @@ void *tw_wire_room(void *items, size_t *cap, size_t n, size_t sz, size_t first, 
     size_t nc = *cap ? *cap * 2 : first;
     if (nc > max)
         nc = max;
-    void *p = realloc(items, nc * sz);
+    void *p = tw_realloc(items, nc * sz);
     if (p)
         *cap = nc;
     return p;

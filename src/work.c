@@ -1,4 +1,4 @@
-/* The per-thread work counter (include/toolwire/work.h). */
+/* The per-thread work counter (work.h). */
 #include "work.h"
 
 _Thread_local uint64_t tw_work_units;

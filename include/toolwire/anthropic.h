@@ -19,7 +19,7 @@ extern "C" {
  * (the contract of decode.h: buf[0, len) is
  * not kept, `o` may be NULL, *out need not be initialised and is valid and
  * empty on every failure; a bad body is a diagnostic, not a failure). */
-tw_status tw_anthropic_response_decode(const char *buf, size_t len, const tw_decode_opts *o,
+TW_API tw_status tw_anthropic_response_decode(const char *buf, size_t len, const tw_decode_opts *o,
                                        tw_result *out);
 
 
@@ -39,33 +39,33 @@ typedef struct tw_anthropic_stream tw_anthropic_stream;
  * at must stay valid until finish); `fn` may be NULL (no events), `user` is
  * passed to it (tw_event_fn: a status other than TW_OK stops the decode).
  * NULL when memory runs out. */
-tw_anthropic_stream *tw_anthropic_stream_new(const tw_decode_opts *o, tw_event_fn fn,
+TW_API tw_anthropic_stream *tw_anthropic_stream_new(const tw_decode_opts *o, tw_event_fn fn,
                                              void *user);
 /* Push bytes of the SSE body (not kept; any split); events fire from
  * inside. TW_OK, TW_ERR_NOMEM, TW_ERR_STATE after finish, or the status a
  * callback stopped the decode with; after a failure the decode is over. */
-tw_status tw_anthropic_stream_feed(tw_anthropic_stream *d, const char *buf, size_t len);
+TW_API tw_status tw_anthropic_stream_feed(tw_anthropic_stream *d, const char *buf, size_t len);
 /* End of input: closes open blocks and moves the result to *out (need not
  * be initialised; free with tw_result_free). On failure (TW_ERR_NOMEM;
  * TW_ERR_STATE for a second finish; a callback's status) *out is valid and
  * empty. The decoder keeps its buffers for a reset. */
-tw_status tw_anthropic_stream_finish(tw_anthropic_stream *d, tw_result *out);
+TW_API tw_status tw_anthropic_stream_finish(tw_anthropic_stream *d, tw_result *out);
 /* Start a new decode with `o`, `fn`, `user` (as for new), whatever state d
  * is in; the buffers' allocations are kept. Returns TW_OK. */
-tw_status tw_anthropic_stream_reset(tw_anthropic_stream *d, const tw_decode_opts *o,
+TW_API tw_status tw_anthropic_stream_reset(tw_anthropic_stream *d, const tw_decode_opts *o,
                                     tw_event_fn fn, void *user);
 /* Free the decoder and everything it holds; NULL does nothing. */
-void tw_anthropic_stream_free(tw_anthropic_stream *d);
+TW_API void tw_anthropic_stream_free(tw_anthropic_stream *d);
 /* Batch: init, feed everything, finish (the contract of decode.h: buf[0, len) is
  * not kept, `o` may be NULL, *out need not be initialised and is valid and
  * empty on every failure; a bad body is a diagnostic, not a failure). */
-tw_status tw_anthropic_stream_decode(const char *buf, size_t len, const tw_decode_opts *o,
+TW_API tw_status tw_anthropic_stream_decode(const char *buf, size_t len, const tw_decode_opts *o,
                                      tw_result *out);
 
 /* stop_reason to finish_reason (tool_use -> tool_calls, end_turn and
  * stop_sequence -> stop, max_tokens -> length, refusal -> content_filter,
  * anything else passed through). */
-const char *tw_anthropic_finish_reason(const char *stop_reason);
+TW_API const char *tw_anthropic_finish_reason(const char *stop_reason);
 
 #ifdef __cplusplus
 }

@@ -21,9 +21,9 @@ extern "C" {
 /* max_tokens is required by the API; written when options give none. */
 #define TW_ANTHROPIC_DEFAULT_MAX_TOKENS 4096
 
-tw_status tw_anthropic_request_encode(const tw_request *r, const tw_encode_opts *o, tw_buf *out);
-tw_status tw_anthropic_response_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out);
-tw_status tw_anthropic_stream_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out);
+TW_API tw_status tw_anthropic_request_encode(const tw_request *r, const tw_encode_opts *o, tw_buf *out);
+TW_API tw_status tw_anthropic_response_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out);
+TW_API tw_status tw_anthropic_stream_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out);
 
 /*
  * The stop_reason for a neutral finish_reason (docs/formats/encoding.md,
@@ -31,7 +31,7 @@ tw_status tw_anthropic_stream_encode(const tw_result *r, const tw_encode_opts *o
  * content_filter -> refusal; empty or NULL -> tool_use when ncalls, else
  * end_turn; anything else passes through. Never NULL.
  */
-const char *tw_anthropic_stop_reason(const char *finish_reason, size_t ncalls);
+TW_API const char *tw_anthropic_stop_reason(const char *finish_reason, size_t ncalls);
 
 #ifdef __cplusplus
 }

@@ -31,6 +31,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "toolwire/alloc.h" /* tw_set_allocator */
+#include "toolwire/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -154,17 +157,17 @@ typedef enum tw_status {
 #define TW_STATUS_LAST TW_ERR_UNSUPPORTED
 
 /* True for TW_OK … TW_STATUS_LAST. */
-bool tw_code_is_status(tw_status code);
+TW_API bool tw_code_is_status(tw_status code);
 /* True for the diagnostic codes (TW_STATUS_LAST < code < TW_CODE_COUNT). */
-bool tw_code_is_diag(tw_status code);
+TW_API bool tw_code_is_diag(tw_status code);
 
 /* A code's name ("tool_call_json") and default message; never NULL
  * ("unknown" and "unknown code" for a number outside the table). */
-const char *tw_code_name(tw_status code);
-const char *tw_code_message(tw_status code);
+TW_API const char *tw_code_name(tw_status code);
+TW_API const char *tw_code_message(tw_status code);
 /* Look a code up by name (name[0, len), no terminator needed); returns
  * false when unknown and leaves *out alone. */
-bool tw_code_from_name(const char *name, size_t len, tw_status *out);
+TW_API bool tw_code_from_name(const char *name, size_t len, tw_status *out);
 
 /*
  * The one limits struct. Every decoder, encoder and loader takes it; nothing
@@ -188,10 +191,10 @@ typedef struct tw_limits {
 #define TW_DEPTH_HARD_MAX 1000u
 
 /* Fill every field with its default. */
-void tw_limits_default(tw_limits *l);
+TW_API void tw_limits_default(tw_limits *l);
 /* Copy `in` (may be NULL) to `out`, replacing zero fields by defaults and
  * clamping max_depth to TW_DEPTH_HARD_MAX. */
-void tw_limits_resolve(tw_limits *out, const tw_limits *in);
+TW_API void tw_limits_resolve(tw_limits *out, const tw_limits *in);
 
 /* ---- the one error struct ----
  *
@@ -224,7 +227,7 @@ typedef struct tw_error {
 } tw_error;
 
 /* Empty err: code TW_OK, offset -1, path and message "". NULL is allowed. */
-void tw_error_clear(tw_error *err);
+TW_API void tw_error_clear(tw_error *err);
 /*
  * Fill err (NULL allowed: nothing is done) with code, offset (-1 when none),
  * path and the reason printf'd from fmt. path NULL: no path ("" in err->path,
@@ -232,7 +235,7 @@ void tw_error_clear(tw_error *err);
  * Strings longer than their field are cut. The message is stored as safe
  * text (see `message` above): text already clean is kept byte for byte.
  */
-void tw_error_set(tw_error *err, tw_status code, int64_t offset, const char *path,
+TW_API void tw_error_set(tw_error *err, tw_status code, int64_t offset, const char *path,
                   const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))
@@ -267,16 +270,16 @@ typedef struct tw_diag_list {
  * already clean is kept byte for byte. tw_diag_addf cuts the stored message
  * to 511 bytes, never inside a character or an \xNN.
  */
-tw_status tw_diag_add(tw_diag_list *l, tw_status code, int64_t offset, const char *msg);
-tw_status tw_diag_addf(tw_diag_list *l, tw_status code, int64_t offset, const char *fmt, ...)
+TW_API tw_status tw_diag_add(tw_diag_list *l, tw_status code, int64_t offset, const char *msg);
+TW_API tw_status tw_diag_addf(tw_diag_list *l, tw_status code, int64_t offset, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
 /* Deep copy `src` onto the end of `dst`. */
-tw_status tw_diag_extend(tw_diag_list *dst, const tw_diag_list *src);
-bool tw_diag_has(const tw_diag_list *l, tw_status code);
-void tw_diag_list_free(tw_diag_list *l);
+TW_API tw_status tw_diag_extend(tw_diag_list *dst, const tw_diag_list *src);
+TW_API bool tw_diag_has(const tw_diag_list *l, tw_status code);
+TW_API void tw_diag_list_free(tw_diag_list *l);
 
 /* ---- capped growable buffer ---- */
 
@@ -293,35 +296,35 @@ typedef struct tw_buf {
 } tw_buf;
 
 /* Returns TW_ERR_LIMIT (buffer unchanged) if len + n would exceed max. */
-tw_status tw_buf_append(tw_buf *b, const void *p, size_t n);
-tw_status tw_buf_putc(tw_buf *b, char c);
-tw_status tw_buf_puts(tw_buf *b, const char *s);
-tw_status tw_buf_printf(tw_buf *b, const char *fmt, ...)
+TW_API tw_status tw_buf_append(tw_buf *b, const void *p, size_t n);
+TW_API tw_status tw_buf_putc(tw_buf *b, char c);
+TW_API tw_status tw_buf_puts(tw_buf *b, const char *s);
+TW_API tw_status tw_buf_printf(tw_buf *b, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-tw_status tw_buf_reserve(tw_buf *b, size_t extra);
+TW_API tw_status tw_buf_reserve(tw_buf *b, size_t extra);
 /* Drop the first n bytes (memmove). */
-void tw_buf_consume(tw_buf *b, size_t n);
-void tw_buf_reset(tw_buf *b);
+TW_API void tw_buf_consume(tw_buf *b, size_t n);
+TW_API void tw_buf_reset(tw_buf *b);
 /* Hand the data to the caller (free with free()); the buffer becomes empty.
  * Returns an empty allocated string when the buffer has none. */
-char *tw_buf_take(tw_buf *b, size_t *len);
-void tw_buf_free(tw_buf *b);
+TW_API char *tw_buf_take(tw_buf *b, size_t *len);
+TW_API void tw_buf_free(tw_buf *b);
 
 /* ---- small string helpers (length-bounded, no locale) ---- */
 
-bool tw_is_space(unsigned char c);
+TW_API bool tw_is_space(unsigned char c);
 /* Trim ASCII whitespace (space \t \n \r \f \v) from both ends of [*p, *p+*n). */
-void tw_trim(const char **p, size_t *n);
+TW_API void tw_trim(const char **p, size_t *n);
 /* malloc'd NUL-terminated copy of n bytes; NULL on allocation failure. */
-char *tw_strndup(const char *s, size_t n);
-char *tw_strdup(const char *s);
+TW_API char *tw_strndup(const char *s, size_t n);
+TW_API char *tw_strdup(const char *s);
 /* memmem for portability. */
-const char *tw_memmem(const char *hay, size_t hlen, const char *needle, size_t nlen);
+TW_API const char *tw_memmem(const char *hay, size_t hlen, const char *needle, size_t nlen);
 /* Length of the longest suffix of buf that is a proper prefix of `tag`. */
-size_t tw_partial_suffix(const char *buf, size_t len, const char *tag, size_t tlen);
+TW_API size_t tw_partial_suffix(const char *buf, size_t len, const char *tag, size_t tlen);
 
 #ifdef __cplusplus
 }

@@ -81,12 +81,12 @@ typedef struct tw_format_ops {
 
 /* The recycle step of a decoder that keeps nothing of a result:
  * tw_result_free(r) (r may be NULL). */
-void tw_format_recycle_free(void *d, tw_result *r);
+TW_API void tw_format_recycle_free(void *d, tw_result *r);
 
 /* The decoder of that name, NULL when unknown (name must not be NULL). */
-const tw_format_ops *tw_format_find(const char *name);
+TW_API const tw_format_ops *tw_format_find(const char *name);
 /* NULL-terminated list of every decoder, in registry order. */
-const tw_format_ops *const *tw_formats(void);
+TW_API const tw_format_ops *const *tw_formats(void);
 
 /*
  * A push decode over any decoder of the registry, in the same shape as the
@@ -100,16 +100,16 @@ const tw_format_ops *const *tw_formats(void);
  * tw_stream_free(NULL) does nothing.
  */
 typedef struct tw_stream tw_stream;
-tw_stream *tw_stream_new(const tw_format_ops *f, const tw_decode_opts *o, tw_event_fn fn,
+TW_API tw_stream *tw_stream_new(const tw_format_ops *f, const tw_decode_opts *o, tw_event_fn fn,
                          void *user);
-tw_status tw_stream_feed(tw_stream *s, const char *buf, size_t len);
-tw_status tw_stream_finish(tw_stream *s, tw_result *out);
-tw_status tw_stream_reset(tw_stream *s, const tw_decode_opts *o, tw_event_fn fn, void *user);
+TW_API tw_status tw_stream_feed(tw_stream *s, const char *buf, size_t len);
+TW_API tw_status tw_stream_finish(tw_stream *s, tw_result *out);
+TW_API tw_status tw_stream_reset(tw_stream *s, const tw_decode_opts *o, tw_event_fn fn, void *user);
 /* The decoder's recycle step (tw_format_ops.recycle): r is freed and left
  * empty, its content and thinking allocations kept for the next decode by
  * the decoders that reuse them. Any time; r may be NULL. */
-void tw_stream_recycle(tw_stream *s, tw_result *r);
-void tw_stream_free(tw_stream *s);
+TW_API void tw_stream_recycle(tw_stream *s, tw_result *r);
+TW_API void tw_stream_free(tw_stream *s);
 
 /*
  * Decode through the push decoder in `chunk`-byte pieces (chunk 0 = one
@@ -117,7 +117,7 @@ void tw_stream_free(tw_stream *s);
  * past it. Used by `parse --chunk` and by the equivalence tests. The same
  * contract as a batch decode: on failure *out is valid and empty.
  */
-tw_status tw_decode_chunked(const tw_format_ops *f, const char *buf, size_t len, size_t chunk,
+TW_API tw_status tw_decode_chunked(const tw_format_ops *f, const char *buf, size_t len, size_t chunk,
                             const tw_decode_opts *o, tw_result *out);
 
 #ifdef __cplusplus

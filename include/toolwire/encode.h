@@ -55,9 +55,9 @@ typedef struct tw_encoder_ops {
 } tw_encoder_ops;
 
 /* The encoder of that name, NULL when unknown (name must not be NULL). */
-const tw_encoder_ops *tw_encoder_find(const char *name);
+TW_API const tw_encoder_ops *tw_encoder_find(const char *name);
 /* NULL-terminated list of every encoder, in registry order. */
-const tw_encoder_ops *const *tw_encoders(void);
+TW_API const tw_encoder_ops *const *tw_encoders(void);
 
 #ifdef __cplusplus
 }

@@ -24,7 +24,7 @@ extern "C" {
  * need not be initialised and is valid and empty on every failure; a bad
  * body is a diagnostic in *out, not a failure (only TW_ERR_NOMEM fails).
  */
-tw_status tw_gemini_response_decode(const char *buf, size_t len, const tw_decode_opts *o,
+TW_API tw_status tw_gemini_response_decode(const char *buf, size_t len, const tw_decode_opts *o,
                                     tw_result *out);
 
 /*
@@ -32,7 +32,7 @@ tw_status tw_gemini_response_decode(const char *buf, size_t len, const tw_decode
  * `data:` event one partial GenerateContentResponse. The same contract as
  * tw_gemini_response_decode; equal to the push decoder fed in any pieces.
  */
-tw_status tw_gemini_stream_decode(const char *buf, size_t len, const tw_decode_opts *o,
+TW_API tw_status tw_gemini_stream_decode(const char *buf, size_t len, const tw_decode_opts *o,
                                   tw_result *out);
 
 /*
@@ -42,7 +42,7 @@ tw_status tw_gemini_stream_decode(const char *buf, size_t len, const tw_decode_o
  * "content_filter"; any other value is returned as given. NULL for NULL.
  * The returned string is static or `reason` itself.
  */
-const char *tw_gemini_finish_reason(const char *reason, bool has_calls);
+TW_API const char *tw_gemini_finish_reason(const char *reason, bool has_calls);
 
 #ifdef __cplusplus
 }

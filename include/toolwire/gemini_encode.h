@@ -20,18 +20,18 @@ extern "C" {
 /* A generateContent request body. TW_ERR_INVALID for a call without a name
  * or a tool result whose function name is known from neither its call nor
  * its message; TW_ERR_LIMIT past max_messages or max_tools. */
-tw_status tw_gemini_request_encode(const tw_request *r, const tw_encode_opts *o, tw_buf *out);
+TW_API tw_status tw_gemini_request_encode(const tw_request *r, const tw_encode_opts *o, tw_buf *out);
 /* A generateContent response body. TW_ERR_INVALID for a call without a name. */
-tw_status tw_gemini_response_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out);
+TW_API tw_status tw_gemini_response_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out);
 /* A streamGenerateContent?alt=sse stream: `data: {...}\r\n\r\n` events. */
-tw_status tw_gemini_stream_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out);
+TW_API tw_status tw_gemini_stream_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out);
 
 /*
  * The finishReason for a neutral finish_reason: stop and tool_calls ->
  * STOP, length -> MAX_TOKENS, content_filter -> SAFETY; empty or NULL ->
  * STOP; anything else passes through. Never NULL.
  */
-const char *tw_gemini_finish_reason_out(const char *finish_reason);
+TW_API const char *tw_gemini_finish_reason_out(const char *finish_reason);
 
 #ifdef __cplusplus
 }

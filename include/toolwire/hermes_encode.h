@@ -28,20 +28,20 @@ extern "C" {
  * TW_ERR_INVALID when the request has no messages, TW_ERR_LIMIT past
  * o->limits.max_output_bytes (out unchanged on any failure).
  */
-tw_status tw_hermes_prompt_encode(const tw_request *r, const tw_encode_opts *o, tw_buf *out);
+TW_API tw_status tw_hermes_prompt_encode(const tw_request *r, const tw_encode_opts *o, tw_buf *out);
 
 /*
  * The augmented system message text (no ChatML markers). Without tools the
  * output is the base system prompt alone. Appends to `out`; out unchanged
  * on failure.
  */
-tw_status tw_hermes_system_encode(const tw_request *r, const tw_encode_opts *o, tw_buf *out);
+TW_API tw_status tw_hermes_system_encode(const tw_request *r, const tw_encode_opts *o, tw_buf *out);
 
 /*
  * The tool_choice policy sentence of hermes-system, or nothing for auto /
  * unset. Appends to `out`.
  */
-tw_status tw_hermes_policy_write(tw_buf *out, tw_choice choice, const char *name);
+TW_API tw_status tw_hermes_policy_write(tw_buf *out, tw_choice choice, const char *name);
 
 #ifdef __cplusplus
 }

@@ -46,14 +46,14 @@ extern "C" {
  *
  * err->path is always "" and err->message the reason alone.
  */
-tw_status tw_json_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
+TW_API tw_status tw_json_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
                         tw_error *err);
 
 /*
  * Deepest nesting of [ and { outside strings in buf, or max_depth + 1 as soon
  * as it goes past max_depth (the scan stops there).
  */
-size_t tw_json_depth(const char *buf, size_t len, size_t max_depth);
+TW_API size_t tw_json_depth(const char *buf, size_t len, size_t max_depth);
 
 /* ---- incremental scanner: where does one JSON value end? ---- */
 
@@ -84,14 +84,14 @@ typedef struct tw_jscan {
     unsigned char stack[(TW_DEPTH_HARD_MAX + 8) / 8]; /* 1 bit per level: object */
 } tw_jscan;
 
-tw_jscan_result tw_jscan_feed(tw_jscan *s, const char *p, size_t n, size_t *used);
+TW_API tw_jscan_result tw_jscan_feed(tw_jscan *s, const char *p, size_t n, size_t *used);
 
 /*
  * First balanced {…} or […] in buf: the value that starts at the first '{'
  * or '[' (only that one), as far as the scanner accepts it. Returns false if
  * there is no opener or it does not close.
  */
-bool tw_json_first_balanced(const char *buf, size_t len, size_t max_depth, size_t *start,
+TW_API bool tw_json_first_balanced(const char *buf, size_t len, size_t max_depth, size_t *start,
                             size_t *end);
 
 /* ---- writer ---- */
@@ -112,13 +112,13 @@ enum {
  * Invalid UTF-8 in strings is written as U+FFFD.
  * Returns TW_ERR_LIMIT when the buffer's cap is hit (contents then partial).
  */
-tw_status tw_json_write(tw_buf *out, const cJSON *v, int flags);
+TW_API tw_status tw_json_write(tw_buf *out, const cJSON *v, int flags);
 /* Write one JSON string literal from n bytes. */
-tw_status tw_json_write_str(tw_buf *out, const char *s, size_t n, int flags);
+TW_API tw_status tw_json_write_str(tw_buf *out, const char *s, size_t n, int flags);
 /* Write one double as tw_json_write writes a number without a spelling. */
-tw_status tw_json_write_num(tw_buf *out, double d);
+TW_API tw_status tw_json_write_num(tw_buf *out, double d);
 /* Write one number node as tw_json_write does (its spelling when it has one). */
-tw_status tw_json_write_number(tw_buf *out, const cJSON *v);
+TW_API tw_status tw_json_write_number(tw_buf *out, const cJSON *v);
 
 /* ---- number spellings ----
  *
@@ -130,45 +130,45 @@ tw_status tw_json_write_number(tw_buf *out, const cJSON *v);
  */
 
 /* Is s[0, n) a number as RFC 8259 spells it (-?int frac? exp?)? */
-bool tw_json_number_valid(const char *s, size_t n);
+TW_API bool tw_json_number_valid(const char *s, size_t n);
 /* The node's source spelling when it is a number that has a valid one, else NULL. */
-const char *tw_json_spelling(const cJSON *v);
+TW_API const char *tw_json_spelling(const cJSON *v);
 /* Does a number spelling have neither fraction nor exponent ("12", "-0")? */
-bool tw_json_spelled_integer(const char *s);
+TW_API bool tw_json_spelled_integer(const char *s);
 /* Does a valid spelling denote an integer value ("1.5e3" does, "0.5" not)? */
-bool tw_json_number_is_integer(const char *s, size_t n);
+TW_API bool tw_json_number_is_integer(const char *s, size_t n);
 /*
  * Do two valid spellings denote the same decimal value, compared exactly
  * (no rounding to double: 9007199254740993 differs from 9007199254740992,
  * 1.5e3 equals 1500.0, -0 equals 0)? A non-zero value whose exponent is
  * 10^18 or more equals only the very same spelling.
  */
-bool tw_json_same_number(const char *a, size_t an, const char *b, size_t bn);
+TW_API bool tw_json_same_number(const char *a, size_t an, const char *b, size_t bn);
 /* Number nodes compared as tw_json_equal does: by spelled decimal value;
  * a node without a spelling stands for its double's shortest spelling. */
-bool tw_json_number_equal(const cJSON *a, const cJSON *b);
+TW_API bool tw_json_number_equal(const cJSON *a, const cJSON *b);
 /* Compact serialisation into a new malloc'd string; NULL on failure. */
-char *tw_json_print(const cJSON *v, size_t *len);
+TW_API char *tw_json_print(const cJSON *v, size_t *len);
 /* Compact serialised size, stopping early once past `cap` (returns cap + 1). */
-size_t tw_json_size(const cJSON *v, size_t cap);
+TW_API size_t tw_json_size(const cJSON *v, size_t cap);
 /* Does the compact serialisation fit in cap bytes? The same answer as
  * tw_json_size(v, cap) <= cap, from string lengths alone when their bound fits. */
-bool tw_json_size_within(const cJSON *v, size_t cap);
+TW_API bool tw_json_size_within(const cJSON *v, size_t cap);
 
 /* ---- small accessors ---- */
 
 /* Object member with exactly this key (case-sensitive), or NULL. */
-cJSON *tw_json_get(const cJSON *obj, const char *key);
+TW_API cJSON *tw_json_get(const cJSON *obj, const char *key);
 /* String value of a member, or NULL when absent or not a string. */
-const char *tw_json_get_str(const cJSON *obj, const char *key);
+TW_API const char *tw_json_get_str(const cJSON *obj, const char *key);
 /* Deep equality of two JSON values (object key order ignored; numbers by
  * exact decimal value, see tw_json_number_equal). */
-bool tw_json_equal(const cJSON *a, const cJSON *b);
+TW_API bool tw_json_equal(const cJSON *a, const cJSON *b);
 /*
  * A JSON number as an integer without undefined behaviour: truncated toward
  * zero and clamped to [lo, hi]; `dflt` when v is not a finite number.
  */
-int64_t tw_json_int(const cJSON *v, int64_t lo, int64_t hi, int64_t dflt);
+TW_API int64_t tw_json_int(const cJSON *v, int64_t lo, int64_t hi, int64_t dflt);
 /*
  * A JSON number that is exactly an integer in [lo, hi]: true with *out set;
  * false (and *out untouched) when v is not a number, has a fraction (judged
@@ -178,10 +178,10 @@ int64_t tw_json_int(const cJSON *v, int64_t lo, int64_t hi, int64_t dflt);
  * integers apart). For values whose meaning would change
  * under truncation or clamping: an index, a position, a count.
  */
-bool tw_json_exact_int(const cJSON *v, int64_t lo, int64_t hi, int64_t *out);
+TW_API bool tw_json_exact_int(const cJSON *v, int64_t lo, int64_t hi, int64_t *out);
 
 /* Does obj hold the same key twice? Returns the second key or NULL. */
-const char *tw_json_duplicate_key(const cJSON *obj);
+TW_API const char *tw_json_duplicate_key(const cJSON *obj);
 
 /* ---- strings and keys: what a cJSON tree cannot show ---- */
 
@@ -204,7 +204,7 @@ typedef struct tw_json_lint {
     size_t depth;          /* deepest nesting of objects and arrays */
 } tw_json_lint;
 
-void tw_json_lint_scan(const char *buf, size_t len, tw_json_lint *out);
+TW_API void tw_json_lint_scan(const char *buf, size_t len, tw_json_lint *out);
 
 /*
  * tw_json_parse plus the scan (the one pass of tw_json_parse finds nothing
@@ -217,7 +217,7 @@ void tw_json_lint_scan(const char *buf, size_t len, tw_json_lint *out);
  * above are marked (tw_json_tainted): no reader ever sees a cut string, and
  * a reader of a marked object knows something in it was refused.
  */
-tw_status tw_json_parse_lint(const char *buf, size_t len, size_t max_depth, cJSON **out,
+TW_API tw_status tw_json_parse_lint(const char *buf, size_t len, size_t max_depth, cJSON **out,
                              tw_error *err, tw_json_lint *lint);
 
 /*
@@ -227,7 +227,7 @@ tw_status tw_json_parse_lint(const char *buf, size_t len, size_t max_depth, cJSO
  * read (or is not one value), TW_ERR_LIMIT when it is nested deeper than
  * max_depth, TW_ERR_NOMEM.
  */
-tw_status tw_json_reads_container(const char *buf, size_t len, size_t max_depth,
+TW_API tw_status tw_json_reads_container(const char *buf, size_t len, size_t max_depth,
                                   bool *container);
 
 /*
@@ -239,17 +239,17 @@ tw_status tw_json_reads_container(const char *buf, size_t len, size_t max_depth,
  * does not end within len, is not RFC 8259 JSON, nests too deep or an
  * allocation failed: the caller then reads the text its usual way.
  */
-bool tw_json_parse_prefix(const char *buf, size_t len, size_t max_depth, cJSON **out,
+TW_API bool tw_json_parse_prefix(const char *buf, size_t len, size_t max_depth, cJSON **out,
                           size_t *used);
 
 /* Did tw_json_parse_lint remove a NUL-holding value inside v (or is v a
  * top-level string that holds one)? Survives cJSON_Duplicate. */
-bool tw_json_tainted(const cJSON *v);
+TW_API bool tw_json_tainted(const cJSON *v);
 
 /* Of the NULL-terminated list `keys`, the first that obj holds more than
  * once, or NULL. An object tw_json_parse marked as holding no repeated key
  * (tw_json_dedupe) is not walked. */
-const char *tw_json_repeated_member(const cJSON *obj, const char *const *keys);
+TW_API const char *tw_json_repeated_member(const cJSON *obj, const char *const *keys);
 
 /*
  * Remove, in every object inside v (at any depth, v included), the members
@@ -260,7 +260,7 @@ const char *tw_json_repeated_member(const cJSON *obj, const char *const *keys);
  * Containers that tw_json_parse or tw_json_parse_lint marked as holding no
  * repeated key (a mark cJSON_Duplicate copies) are not walked again.
  */
-tw_status tw_json_dedupe(cJSON *v, char *path, size_t pathlen, size_t *removed);
+TW_API tw_status tw_json_dedupe(cJSON *v, char *path, size_t pathlen, size_t *removed);
 
 /* ===================== Python-style writing, spellings, positions ===================== */
 
@@ -274,7 +274,7 @@ tw_status tw_json_dedupe(cJSON *v, char *path, size_t pathlen, size_t *removed);
  * one prints integral values below 2^53 as integers and others as float
  * repr. Nesting past max_depth (0: TW_DEPTH_HARD_MAX) is TW_ERR_LIMIT.
  */
-tw_status tw_json_write_py(tw_buf *out, const cJSON *v, size_t max_depth);
+TW_API tw_status tw_json_write_py(tw_buf *out, const cJSON *v, size_t max_depth);
 
 /*
  * tw_json_write_py, adding a number_inexact warning to `warnings` (when not
@@ -284,7 +284,7 @@ tw_status tw_json_write_py(tw_buf *out, const cJSON *v, size_t max_depth);
  * longer than the 4300 digits Python's json reads. `where` starts the
  * message ("hermes-prompt: call f arguments").
  */
-tw_status tw_json_write_py_warn(tw_buf *out, const cJSON *v, size_t max_depth,
+TW_API tw_status tw_json_write_py_warn(tw_buf *out, const cJSON *v, size_t max_depth,
                                 tw_diag_list *warnings, const char *where);
 
 /* Called for every node of a tree with the byte range [start, end) of its
@@ -297,7 +297,7 @@ typedef tw_status (*tw_json_pos_fn)(void *user, cJSON *node, size_t start, size_
  * order, children before their parent. Returns TW_ERR_PARSE when text and
  * tree do not match, TW_ERR_LIMIT past max_depth, or fn's first failure.
  */
-tw_status tw_json_positions(const char *buf, size_t len, cJSON *tree, size_t max_depth,
+TW_API tw_status tw_json_positions(const char *buf, size_t len, cJSON *tree, size_t max_depth,
                             tw_json_pos_fn fn, void *user);
 
 /*
@@ -306,7 +306,7 @@ tw_status tw_json_positions(const char *buf, size_t len, cJSON *tree, size_t max
  * tw_json_spelling). tw_json_parse already does this; this is for trees
  * parsed otherwise. Nodes that carry a spelling keep it.
  */
-tw_status tw_json_keep_spellings(const char *buf, size_t len, cJSON *tree, size_t max_depth);
+TW_API tw_status tw_json_keep_spellings(const char *buf, size_t len, cJSON *tree, size_t max_depth);
 
 #ifdef __cplusplus
 }

@@ -146,33 +146,33 @@ typedef tw_status (*tw_event_fn)(void *user, const tw_event *ev);
 
 /* ---- lifecycle ---- */
 
-void tw_call_free(tw_call *c);
-void tw_message_free(tw_message *m);
-void tw_tool_free(tw_tool *t);
-void tw_tools_free(tw_tool *t, size_t n);
-void tw_request_free(tw_request *r);
+TW_API void tw_call_free(tw_call *c);
+TW_API void tw_message_free(tw_message *m);
+TW_API void tw_tool_free(tw_tool *t);
+TW_API void tw_tools_free(tw_tool *t, size_t n);
+TW_API void tw_request_free(tw_request *r);
 /* An empty result whose diagnostic lists keep at most limits->max_diags
  * each (limits may be NULL: defaults). Does not free what *r held. */
-void tw_result_init(tw_result *r, const tw_limits *limits);
+TW_API void tw_result_init(tw_result *r, const tw_limits *limits);
 /* Free everything r holds and zero it; r may be zeroed or initialised. */
-void tw_result_free(tw_result *r);
+TW_API void tw_result_free(tw_result *r);
 /* Empty r for another use, keeping the allocations of msg.content and
  * msg.thinking (len 0, data and cap kept, max 0) and freeing everything else
  * it holds; r is then as tw_result_init(r, limits) leaves it but for those
  * two allocations (r must be zeroed, initialised or a finished result). Free
  * it with tw_result_free as any result. */
-void tw_result_clear(tw_result *r, const tw_limits *limits);
+TW_API void tw_result_clear(tw_result *r, const tw_limits *limits);
 
 /* Append a call to the message, taking ownership of *c's members (c is
  * zeroed). */
-tw_status tw_message_add_call(tw_message *m, tw_call *c);
+TW_API tw_status tw_message_add_call(tw_message *m, tw_call *c);
 /* Deep copy. */
-tw_status tw_call_copy(tw_call *dst, const tw_call *src);
-tw_status tw_message_copy(tw_message *dst, const tw_message *src);
-tw_status tw_tool_copy(tw_tool *dst, const tw_tool *src);
+TW_API tw_status tw_call_copy(tw_call *dst, const tw_call *src);
+TW_API tw_status tw_message_copy(tw_message *dst, const tw_message *src);
+TW_API tw_status tw_tool_copy(tw_tool *dst, const tw_tool *src);
 
-const char *tw_role_name(tw_role r);
-bool tw_role_from_name(const char *s, tw_role *out);
+TW_API const char *tw_role_name(tw_role r);
+TW_API bool tw_role_from_name(const char *s, tw_role *out);
 
 /* ---- neutral JSON ---- */
 
@@ -181,7 +181,7 @@ bool tw_role_from_name(const char *s, tw_role *out);
  * thinking, [thinking_signature], tool_calls, finish_reason, errors,
  * warnings. flags: TW_JSON_* (PRETTY for humans).
  */
-tw_status tw_result_write(tw_buf *out, const tw_result *r, int flags);
+TW_API tw_status tw_result_write(tw_buf *out, const tw_result *r, int flags);
 /*
  * The readers of the neutral JSON (docs/neutral.md). j is not modified or
  * kept; limits may be NULL (the defaults). On TW_OK *out owns what was read
@@ -192,33 +192,33 @@ tw_status tw_result_write(tw_buf *out, const tw_result *r, int flags);
  * TW_ERR_NOMEM err may be left as it was.
  */
 /* A neutral result (used by fixtures and encoders of responses). */
-tw_status tw_result_read(const cJSON *j, const tw_limits *limits, tw_result *out, tw_error *err);
+TW_API tw_status tw_result_read(const cJSON *j, const tw_limits *limits, tw_result *out, tw_error *err);
 
 /* One tool definition, in the neutral or the OpenAI form. */
-tw_status tw_tool_read(const cJSON *j, tw_tool *out, tw_error *err);
+TW_API tw_status tw_tool_read(const cJSON *j, tw_tool *out, tw_error *err);
 /* A JSON array of tool definitions. */
-tw_status tw_tools_read(const cJSON *arr, const tw_limits *limits, tw_tool **out, size_t *n,
+TW_API tw_status tw_tools_read(const cJSON *arr, const tw_limits *limits, tw_tool **out, size_t *n,
                         tw_error *err);
-tw_status tw_tool_write(tw_buf *out, const tw_tool *t, int flags);
+TW_API tw_status tw_tool_write(tw_buf *out, const tw_tool *t, int flags);
 
-tw_status tw_message_read(const cJSON *j, const tw_limits *limits, tw_message *out,
+TW_API tw_status tw_message_read(const cJSON *j, const tw_limits *limits, tw_message *out,
                           tw_error *err);
-tw_status tw_message_write(tw_buf *out, const tw_message *m, int flags);
+TW_API tw_status tw_message_write(tw_buf *out, const tw_message *m, int flags);
 
-tw_status tw_request_read(const cJSON *j, const tw_limits *limits, tw_request *out,
+TW_API tw_status tw_request_read(const cJSON *j, const tw_limits *limits, tw_request *out,
                           tw_error *err);
-tw_status tw_request_write(tw_buf *out, const tw_request *r, int flags);
+TW_API tw_status tw_request_write(tw_buf *out, const tw_request *r, int flags);
 
 /* ---- helpers used by several decoders ---- */
 
 /* Find a declared tool by name (NULL when none). */
-const tw_tool *tw_tools_find(const tw_tool *tools, size_t n, const char *name);
+TW_API const tw_tool *tw_tools_find(const tw_tool *tools, size_t n, const char *name);
 /*
  * Make `id` unique among the message's calls: returns a malloc'd id, either
  * a copy or the id with the first free "__N" suffix (N >= 2); *rewritten
  * says which.
  */
-char *tw_unique_call_id(const tw_message *m, const char *id, bool *rewritten);
+TW_API char *tw_unique_call_id(const tw_message *m, const char *id, bool *rewritten);
 /*
  * The same, among r->msg's calls, through an index of their ids that r keeps
  * (r->ids, freed by tw_result_free) and brings up to date with the calls
@@ -227,15 +227,15 @@ char *tw_unique_call_id(const tw_message *m, const char *id, bool *rewritten);
  * (invalid UTF-8 bytes as U+FFFD), so ids that differ only in such bytes
  * are duplicates. NULL when memory runs out.
  */
-char *tw_result_unique_call_id(tw_result *r, const char *id, bool *rewritten);
+TW_API char *tw_result_unique_call_id(tw_result *r, const char *id, bool *rewritten);
 /*
  * tw_tools_find through a sorted index of the tools that r keeps (built on
  * first use, again when tools or n change): a decode of many calls looks
  * each name up in O(log n). The same answer as tw_tools_find.
  */
-const tw_tool *tw_result_find_tool(tw_result *r, const tw_tool *tools, size_t n, const char *name);
+TW_API const tw_tool *tw_result_find_tool(tw_result *r, const tw_tool *tools, size_t n, const char *name);
 /* The finish_reason of a text decode (docs/text-formats.md, tool-call rule 13). */
-const char *tw_text_finish_reason(size_t ncalls, tw_finish finish);
+TW_API const char *tw_text_finish_reason(size_t ncalls, tw_finish finish);
 
 #ifdef __cplusplus
 }

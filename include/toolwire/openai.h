@@ -22,7 +22,7 @@ extern "C" {
  * (the contract of decode.h: buf[0, len) is
  * not kept, `o` may be NULL, *out need not be initialised and is valid and
  * empty on every failure; a bad body is a diagnostic, not a failure). */
-tw_status tw_openai_response_decode(const char *buf, size_t len, const tw_decode_opts *o,
+TW_API tw_status tw_openai_response_decode(const char *buf, size_t len, const tw_decode_opts *o,
                                     tw_result *out);
 
 
@@ -42,27 +42,27 @@ typedef struct tw_openai_stream tw_openai_stream;
  * at must stay valid until finish); `fn` may be NULL (no events), `user` is
  * passed to it (tw_event_fn: a status other than TW_OK stops the decode).
  * NULL when memory runs out. */
-tw_openai_stream *tw_openai_stream_new(const tw_decode_opts *o, tw_event_fn fn, void *user);
+TW_API tw_openai_stream *tw_openai_stream_new(const tw_decode_opts *o, tw_event_fn fn, void *user);
 /* Push bytes of the SSE body (not kept; any split); events fire from
  * inside. Input past max_input_bytes is ignored (error input_too_large at
  * finish). TW_OK, TW_ERR_NOMEM, TW_ERR_STATE after finish, or the status a
  * callback stopped the decode with; after a failure the decode is over. */
-tw_status tw_openai_stream_feed(tw_openai_stream *d, const char *buf, size_t len);
+TW_API tw_status tw_openai_stream_feed(tw_openai_stream *d, const char *buf, size_t len);
 /* End of input: closes open calls and moves the result to *out (need not
  * be initialised; free with tw_result_free). On failure (TW_ERR_NOMEM;
  * TW_ERR_STATE for a second finish; a callback's status) *out is valid and
  * empty. The decoder keeps its buffers for a reset. */
-tw_status tw_openai_stream_finish(tw_openai_stream *d, tw_result *out);
+TW_API tw_status tw_openai_stream_finish(tw_openai_stream *d, tw_result *out);
 /* Start a new decode with `o`, `fn`, `user` (as for new), whatever state d
  * is in; the buffers' allocations are kept. Returns TW_OK. */
-tw_status tw_openai_stream_reset(tw_openai_stream *d, const tw_decode_opts *o, tw_event_fn fn,
+TW_API tw_status tw_openai_stream_reset(tw_openai_stream *d, const tw_decode_opts *o, tw_event_fn fn,
                                  void *user);
 /* Free the decoder and everything it holds; NULL does nothing. */
-void tw_openai_stream_free(tw_openai_stream *d);
+TW_API void tw_openai_stream_free(tw_openai_stream *d);
 /* Batch: init, feed everything, finish (the contract of decode.h: buf[0, len) is
  * not kept, `o` may be NULL, *out need not be initialised and is valid and
  * empty on every failure; a bad body is a diagnostic, not a failure). */
-tw_status tw_openai_stream_decode(const char *buf, size_t len, const tw_decode_opts *o,
+TW_API tw_status tw_openai_stream_decode(const char *buf, size_t len, const tw_decode_opts *o,
                                   tw_result *out);
 
 #ifdef __cplusplus

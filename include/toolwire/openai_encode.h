@@ -27,14 +27,14 @@ extern "C" {
 #define TW_DEFAULT_MODEL "toolwire"
 
 /* A request body (POST /v1/chat/completions). */
-tw_status tw_openai_request_encode(const tw_request *r, const tw_encode_opts *o, tw_buf *out);
+TW_API tw_status tw_openai_request_encode(const tw_request *r, const tw_encode_opts *o, tw_buf *out);
 /* A non-streaming chat.completion body. */
-tw_status tw_openai_response_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out);
+TW_API tw_status tw_openai_response_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out);
 /* The SSE bytes of a chat.completion.chunk stream. */
-tw_status tw_openai_stream_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out);
+TW_API tw_status tw_openai_stream_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out);
 
 /* The finish_reason written for a result: its own, else tool_calls/stop. */
-const char *tw_openai_finish_reason(const tw_result *r);
+TW_API const char *tw_openai_finish_reason(const tw_result *r);
 
 #ifdef __cplusplus
 }

@@ -41,7 +41,7 @@ extern "C" {
  * max_output_bytes or max_depth; TW_ERR_NOMEM. On any failure `out` is as
  * it was.
  */
-tw_status tw_qwen3_coder_prompt_encode(const tw_request *r, const tw_encode_opts *o, tw_buf *out);
+TW_API tw_status tw_qwen3_coder_prompt_encode(const tw_request *r, const tw_encode_opts *o, tw_buf *out);
 
 /*
  * Render the Qwen3.5 chat template for `r`. Parameters, limits and
@@ -58,7 +58,7 @@ tw_status tw_qwen3_coder_prompt_encode(const tw_request *r, const tw_encode_opts
  * wrapped <tool_response>). Otherwise as above; on any failure `out` is as
  * it was.
  */
-tw_status tw_qwen35_prompt_encode(const tw_request *r, const tw_encode_opts *o, tw_buf *out);
+TW_API tw_status tw_qwen35_prompt_encode(const tw_request *r, const tw_encode_opts *o, tw_buf *out);
 
 #ifdef __cplusplus
 }

@@ -72,17 +72,17 @@ typedef struct tw_module {
 
 /* Every module, decoders first, then encoders, then request readers; *n
  * (must not be NULL) receives the count. */
-const tw_module *tw_modules(size_t *n);
+TW_API const tw_module *tw_modules(size_t *n);
 /* The module of that kind and name; NULL when none (name may be NULL). */
-const tw_module *tw_module_find(tw_module_kind kind, const char *name);
+TW_API const tw_module *tw_module_find(tw_module_kind kind, const char *name);
 /* The request reader of that name; NULL when none. */
-const tw_request_reader_ops *tw_request_reader_find(const char *name);
+TW_API const tw_request_reader_ops *tw_request_reader_find(const char *name);
 
 /* "text", "json", "sse"; "unknown" for a number outside the enum. */
-const char *tw_family_name(tw_family f);
+TW_API const char *tw_family_name(tw_family f);
 /* True when `name` (may be NULL) is a decoder of the text family: its input
  * is raw model text, as a text backend or a proxy returns it. */
-bool tw_decoder_is_text(const char *name);
+TW_API bool tw_decoder_is_text(const char *name);
 
 #ifdef __cplusplus
 }

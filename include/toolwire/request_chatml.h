@@ -34,7 +34,7 @@ extern "C" {
  * names the turn ("turns[3]") and err->offset is the byte offset of the
  * fault in buf.
  */
-tw_status tw_hermes_prompt_decode(const char *buf, size_t len, const tw_decode_opts *o,
+TW_API tw_status tw_hermes_prompt_decode(const char *buf, size_t len, const tw_decode_opts *o,
                                   tw_request *out, tw_error *err);
 
 /*
@@ -47,7 +47,7 @@ tw_status tw_hermes_prompt_decode(const char *buf, size_t len, const tw_decode_o
  * as add_generation_prompt. What the XML rendering does not carry is named
  * in not_carried warnings.
  */
-tw_status tw_qwen3_coder_prompt_decode(const char *buf, size_t len, const tw_decode_opts *o,
+TW_API tw_status tw_qwen3_coder_prompt_decode(const char *buf, size_t len, const tw_decode_opts *o,
                                        tw_request *out, tw_error *err);
 
 /*
@@ -58,7 +58,7 @@ tw_status tw_qwen3_coder_prompt_decode(const char *buf, size_t len, const tw_dec
  * trailing "<|im_start|>assistant\n<think>\n" as add_generation_prompt,
  * with the empty think block also as enable_thinking false.
  */
-tw_status tw_qwen35_prompt_decode(const char *buf, size_t len, const tw_decode_opts *o,
+TW_API tw_status tw_qwen35_prompt_decode(const char *buf, size_t len, const tw_decode_opts *o,
                                   tw_request *out, tw_error *err);
 
 #ifdef __cplusplus

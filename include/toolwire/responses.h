@@ -25,7 +25,7 @@ extern "C" {
  * need not be initialised and is valid and empty on every failure; a bad
  * body is a diagnostic in *out, not a failure (only TW_ERR_NOMEM fails).
  */
-tw_status tw_responses_response_decode(const char *buf, size_t len, const tw_decode_opts *o,
+TW_API tw_status tw_responses_response_decode(const char *buf, size_t len, const tw_decode_opts *o,
                                        tw_result *out);
 
 /*
@@ -33,7 +33,7 @@ tw_status tw_responses_response_decode(const char *buf, size_t len, const tw_dec
  * JSON events with a `type`). The same contract as
  * tw_responses_response_decode; equal to the push decoder fed in any pieces.
  */
-tw_status tw_responses_stream_decode(const char *buf, size_t len, const tw_decode_opts *o,
+TW_API tw_status tw_responses_stream_decode(const char *buf, size_t len, const tw_decode_opts *o,
                                      tw_result *out);
 
 /*
@@ -44,7 +44,7 @@ tw_status tw_responses_stream_decode(const char *buf, size_t len, const tw_decod
  * "failed" gives NULL; any other status is returned as given. NULL for
  * NULL. The returned string is static or one of the arguments.
  */
-const char *tw_responses_finish_reason(const char *status, const char *incomplete_reason,
+TW_API const char *tw_responses_finish_reason(const char *status, const char *incomplete_reason,
                                        bool has_calls);
 
 #ifdef __cplusplus

@@ -20,7 +20,7 @@ extern "C" {
  * err->path the JSON-pointer-like path of the value at fault ("" for the
  * root), err->message "path: rule" ("/" for the root).
  */
-bool tw_schema_validate(const cJSON *schema, const cJSON *value, size_t max_depth,
+TW_API bool tw_schema_validate(const cJSON *schema, const cJSON *value, size_t max_depth,
                         tw_error *err);
 
 #ifdef __cplusplus

@@ -22,7 +22,7 @@ extern "C" {
  * does not end inside a UTF-8 sequence. Bytes that are not valid UTF-8 count
  * as one-byte characters.
  */
-size_t tw_utf8_cut(const char *s, size_t n, size_t max);
+TW_API size_t tw_utf8_cut(const char *s, size_t n, size_t max);
 
 /*
  * Parse tool-call argument bytes defensively: one JSON object, optionally
@@ -38,7 +38,7 @@ size_t tw_utf8_cut(const char *s, size_t n, size_t max);
  * On TW_OK *out owns an object (cJSON_Delete); otherwise *out is NULL.
  * *fenced (optional) says whether a fence was removed.
  */
-tw_status tw_shim_parse_args(const char *buf, size_t len, const tw_limits *limits, cJSON **out,
+TW_API tw_status tw_shim_parse_args(const char *buf, size_t len, const tw_limits *limits, cJSON **out,
                              bool *fenced, tw_error *err);
 
 /*
@@ -48,7 +48,7 @@ tw_status tw_shim_parse_args(const char *buf, size_t len, const tw_limits *limit
  * `warnings` may be NULL. On TW_ERR_NOMEM the message is unchanged or has
  * some ids rewritten; it stays valid either way.
  */
-tw_status tw_shim_normalize_ids(tw_message *m, tw_diag_list *warnings);
+TW_API tw_status tw_shim_normalize_ids(tw_message *m, tw_diag_list *warnings);
 
 /*
  * The same over a whole request, with ids unique across every assistant
@@ -56,7 +56,7 @@ tw_status tw_shim_normalize_ids(tw_message *m, tw_diag_list *warnings);
  * a rewritten call (the first unanswered call of the latest assistant
  * message with the old id) gets the new id, so results stay paired.
  */
-tw_status tw_shim_normalize_request_ids(tw_request *r, tw_diag_list *warnings);
+TW_API tw_status tw_shim_normalize_request_ids(tw_request *r, tw_diag_list *warnings);
 
 /*
  * Omit `required: []` from a JSON Schema, at every level where a schema can
@@ -64,7 +64,7 @@ tw_status tw_shim_normalize_request_ids(tw_request *r, tw_diag_list *warnings);
  * additionalProperties, anyOf/oneOf/allOf, not, $defs, definitions), at
  * most max_depth levels down. Returns how many were removed.
  */
-size_t tw_shim_schema_normalize(cJSON *schema, size_t max_depth);
+TW_API size_t tw_shim_schema_normalize(cJSON *schema, size_t max_depth);
 
 /*
  * Copy s[0, n) to `out`, cut to at most `max` bytes in all: when n > max the
@@ -73,14 +73,14 @@ size_t tw_shim_schema_normalize(cJSON *schema, size_t max_depth);
  * TW_ERR_INVALID when max is smaller than the marker; TW_ERR_LIMIT/NOMEM
  * from the buffer.
  */
-tw_status tw_shim_truncate(const char *s, size_t n, size_t max, tw_buf *out, bool *truncated);
+TW_API tw_status tw_shim_truncate(const char *s, size_t n, size_t max, tw_buf *out, bool *truncated);
 
 /*
  * Truncate every tool message's content of the request to `max` bytes
  * (0: TW_DEFAULT_MAX_TOOL_OUTPUT_BYTES), warning output_truncated naming the
  * message.
  */
-tw_status tw_shim_truncate_tool_outputs(tw_request *r, size_t max, tw_diag_list *warnings);
+TW_API tw_status tw_shim_truncate_tool_outputs(tw_request *r, size_t max, tw_diag_list *warnings);
 
 /*
  * Unwrap the pseudo-tool `parallel` some models call in place of parallel
@@ -95,7 +95,7 @@ tw_status tw_shim_truncate_tool_outputs(tw_request *r, size_t max, tw_diag_list 
  * the message past limits->max_calls (limits may be NULL: the defaults) is
  * left as it is. On TW_ERR_NOMEM the message is unchanged.
  */
-tw_status tw_shim_unwrap_parallel(tw_message *m, const tw_limits *limits, tw_diag_list *warnings);
+TW_API tw_status tw_shim_unwrap_parallel(tw_message *m, const tw_limits *limits, tw_diag_list *warnings);
 
 #ifdef __cplusplus
 }

@@ -94,7 +94,7 @@ typedef struct tw_sse {
  *   user          passed to both callbacks, never dereferenced.
  * Returns TW_OK; nothing is allocated until the first feed.
  */
-tw_status tw_sse_init(tw_sse *s, const tw_limits *limits, bool flush_at_end,
+TW_API tw_status tw_sse_init(tw_sse *s, const tw_limits *limits, bool flush_at_end,
                       tw_sse_event_fn on_event, tw_sse_diag_fn on_diag, void *user);
 /*
  * Push buf[0, len) (buf may be NULL when len is 0; any split of the input
@@ -103,20 +103,20 @@ tw_status tw_sse_init(tw_sse *s, const tw_limits *limits, bool flush_at_end,
  * Returns TW_OK, TW_ERR_NOMEM (the parser is then failed: release it), a
  * callback's status, or TW_ERR_STATE after finish or a failure.
  */
-tw_status tw_sse_feed(tw_sse *s, const char *buf, size_t len);
+TW_API tw_status tw_sse_feed(tw_sse *s, const char *buf, size_t len);
 /*
  * End of input: an unterminated last line ends there; see init about the
  * last event. Releases the parser's memory whatever it returns (the same
  * statuses as feed); tw_sse_init again to reuse the struct.
  */
-tw_status tw_sse_finish(tw_sse *s);
+TW_API tw_status tw_sse_finish(tw_sse *s);
 /* Release without finishing: safe after finish, after a failure, on a
  * zeroed struct, and more than once. */
-void tw_sse_release(tw_sse *s);
+TW_API void tw_sse_release(tw_sse *s);
 
 /* True when the input so far does not end on an event boundary: a line is
  * held, or an event has fields but was not dispatched yet. `s` not NULL. */
-bool tw_sse_pending(const tw_sse *s);
+TW_API bool tw_sse_pending(const tw_sse *s);
 
 #ifdef __cplusplus
 }

@@ -40,7 +40,7 @@ typedef struct tw_text_dec tw_text_dec;
  * other than TW_OK from fn stops the decode). Returns NULL when memory runs
  * out; free the decoder with tw_text_dec_free.
  */
-tw_text_dec *tw_text_dec_new(tw_text_kind kind, const tw_decode_opts *o, tw_event_fn fn,
+TW_API tw_text_dec *tw_text_dec_new(tw_text_kind kind, const tw_decode_opts *o, tw_event_fn fn,
                              void *user);
 /*
  * Push buf[0, len) (not kept; any split gives the same result); events fire
@@ -49,21 +49,21 @@ tw_text_dec *tw_text_dec_new(tw_text_kind kind, const tw_decode_opts *o, tw_even
  * the status a callback stopped the decode with; after a failure the
  * decode is over (finish gives an empty result).
  */
-tw_status tw_text_dec_feed(tw_text_dec *d, const char *buf, size_t len);
+TW_API tw_status tw_text_dec_feed(tw_text_dec *d, const char *buf, size_t len);
 /*
  * End of input: resolves held text and moves the result to *out (need not be
  * initialised; the caller frees it with tw_result_free). On failure
  * (TW_ERR_NOMEM; TW_ERR_STATE for a second finish; a callback's status)
  * *out is valid and empty. The decoder keeps its buffers for a reset.
  */
-tw_status tw_text_dec_finish(tw_text_dec *d, tw_result *out);
+TW_API tw_status tw_text_dec_finish(tw_text_dec *d, tw_result *out);
 /*
  * Start a new decode of the same kind with `o`, `fn` and `user` (as for
  * tw_text_dec_new), whatever state d is in: what the previous decode held
  * is dropped, the buffers' allocations are kept, so a decoder reused for
  * inputs of similar size does not allocate them again. Returns TW_OK.
  */
-tw_status tw_text_dec_reset(tw_text_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user);
+TW_API tw_status tw_text_dec_reset(tw_text_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user);
 /*
  * Give back a result the caller is done with (r may be NULL): r is freed and
  * left empty (zeroed), but the allocations of its content and thinking
@@ -74,19 +74,19 @@ tw_status tw_text_dec_reset(tw_text_dec *d, const tw_decode_opts *o, tw_event_fn
  * decoder gives. Any time, from any result (usually the one d's finish
  * gave).
  */
-void tw_text_dec_recycle(tw_text_dec *d, tw_result *r);
+TW_API void tw_text_dec_recycle(tw_text_dec *d, tw_result *r);
 /* Free the decoder and everything it holds; NULL does nothing. */
-void tw_text_dec_free(tw_text_dec *d);
+TW_API void tw_text_dec_free(tw_text_dec *d);
 
 /* Batch: init, feed everything, finish (the contract of decode.h: buf[0,
  * len) is not kept, `o` may be NULL, *out need not be initialised and is
  * valid and empty on every failure). */
-tw_status tw_think_output_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out);
-tw_status tw_hermes_output_decode(const char *buf, size_t len, const tw_decode_opts *o,
+TW_API tw_status tw_think_output_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out);
+TW_API tw_status tw_hermes_output_decode(const char *buf, size_t len, const tw_decode_opts *o,
                            tw_result *out);
-tw_status tw_fenced_output_decode(const char *buf, size_t len, const tw_decode_opts *o,
+TW_API tw_status tw_fenced_output_decode(const char *buf, size_t len, const tw_decode_opts *o,
                            tw_result *out);
-tw_status tw_qwen3_coder_output_decode(const char *buf, size_t len, const tw_decode_opts *o,
+TW_API tw_status tw_qwen3_coder_output_decode(const char *buf, size_t len, const tw_decode_opts *o,
                                        tw_result *out);
 
 #ifdef __cplusplus

@@ -31,7 +31,7 @@ typedef struct tw_neutral_value {
     const char *signer;
 } tw_neutral_value;
 
-void tw_neutral_value_free(tw_neutral_value *v);
+TW_API void tw_neutral_value_free(tw_neutral_value *v);
 
 /*
  * Source formats: "openai-request", "anthropic-request", "vllm-generate-request",
@@ -42,8 +42,8 @@ void tw_neutral_value_free(tw_neutral_value *v);
  * result). Target formats: any encoder name of tw_encoder_find, or
  * "neutral" / "neutral-request" / "neutral-result" (neutral JSON).
  */
-bool tw_transcode_is_source(const char *name);
-bool tw_transcode_is_target(const char *name);
+TW_API bool tw_transcode_is_source(const char *name);
+TW_API bool tw_transcode_is_target(const char *name);
 
 /*
  * Read buf[0, len) in format `from`. `dopts` (may be NULL) configures
@@ -54,7 +54,7 @@ bool tw_transcode_is_target(const char *name);
  * the JSON path for request bodies). Returns TW_ERR_UNSUPPORTED when
  * the source decoder is not available, TW_ERR_INVALID for an unknown name.
  */
-tw_status tw_transcode_read(const char *from, const char *buf, size_t len,
+TW_API tw_status tw_transcode_read(const char *from, const char *buf, size_t len,
                             const tw_decode_opts *dopts, tw_neutral_value *out,
                             tw_diag_list *warnings, tw_error *err);
 
@@ -68,11 +68,11 @@ tw_status tw_transcode_read(const char *from, const char *buf, size_t len,
  * max_output_bytes (err, may be NULL, says why in each case),
  * TW_ERR_UNSUPPORTED when the encoder is not available.
  */
-tw_status tw_transcode_write(const tw_neutral_value *v, const char *to, const tw_encode_opts *o,
+TW_API tw_status tw_transcode_write(const tw_neutral_value *v, const char *to, const tw_encode_opts *o,
                              tw_buf *out, tw_error *err);
 
 /* Read then write; warnings of both steps go to o->warnings. */
-tw_status tw_transcode(const char *from, const char *to, const char *buf, size_t len,
+TW_API tw_status tw_transcode(const char *from, const char *to, const char *buf, size_t len,
                        const tw_encode_opts *o, tw_buf *out, tw_error *err);
 
 #ifdef __cplusplus

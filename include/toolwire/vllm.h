@@ -22,7 +22,7 @@ extern "C" {
  * (the contract of decode.h: buf[0, len) is
  * not kept, `o` may be NULL, *out need not be initialised and is valid and
  * empty on every failure; a bad body is a diagnostic, not a failure). */
-tw_status tw_vllm_response_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out);
+TW_API tw_status tw_vllm_response_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out);
 
 /*
  * The streaming decoder: opaque, allocated by tw_vllm_dec_new and freed by
@@ -37,28 +37,28 @@ typedef struct tw_vllm_dec tw_vllm_dec;
  * at must stay valid until finish); `fn` may be NULL (no events), `user` is
  * passed to it (tw_event_fn: a status other than TW_OK stops the decode).
  * NULL when memory runs out. */
-tw_vllm_dec *tw_vllm_dec_new(const tw_decode_opts *o, tw_event_fn fn, void *user);
+TW_API tw_vllm_dec *tw_vllm_dec_new(const tw_decode_opts *o, tw_event_fn fn, void *user);
 /* Push bytes (not kept; any split). TW_OK, TW_ERR_NOMEM, TW_ERR_STATE
  * after finish, or the status a callback stopped the decode with; after a
  * failure the decode is over. */
-tw_status tw_vllm_dec_feed(tw_vllm_dec *d, const char *buf, size_t len);
+TW_API tw_status tw_vllm_dec_feed(tw_vllm_dec *d, const char *buf, size_t len);
 /* End of input: moves the result to *out (need not be initialised; free
  * with tw_result_free). On failure (TW_ERR_NOMEM; TW_ERR_STATE for a second
  * finish; a callback's status) *out is valid and empty. The decoder keeps
  * its buffers for a reset. */
-tw_status tw_vllm_dec_finish(tw_vllm_dec *d, tw_result *out);
+TW_API tw_status tw_vllm_dec_finish(tw_vllm_dec *d, tw_result *out);
 /* Start a new decode with `o`, `fn`, `user` (as for new), whatever state d
  * is in; the buffers' allocations are kept. Returns TW_OK. */
-tw_status tw_vllm_dec_reset(tw_vllm_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user);
+TW_API tw_status tw_vllm_dec_reset(tw_vllm_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user);
 /* Free the decoder and everything it holds; NULL does nothing. */
-void tw_vllm_dec_free(tw_vllm_dec *d);
+TW_API void tw_vllm_dec_free(tw_vllm_dec *d);
 
 
 /* Encoders (also in the registry). Both append to out; out is unchanged
  * on failure; TW_ERR_INVALID for a bad option value, TW_ERR_LIMIT past
  * max_output_bytes. */
-tw_status tw_vllm_request_encode(const tw_request *r, const tw_encode_opts *o, tw_buf *out);
-tw_status tw_vllm_response_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out);
+TW_API tw_status tw_vllm_request_encode(const tw_request *r, const tw_encode_opts *o, tw_buf *out);
+TW_API tw_status tw_vllm_response_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out);
 
 /* ---- server side: the two-pass assembly ---- */
 
@@ -80,7 +80,7 @@ typedef struct tw_vllm_params {
  * returns TW_ERR_INVALID and err (may be NULL) names the option (code
  * TW_ERR_INVALID, offset -1, path "").
  */
-tw_status tw_vllm_params_read(const cJSON *options, tw_vllm_params *out, tw_error *err);
+TW_API tw_status tw_vllm_params_read(const cJSON *options, tw_vllm_params *out, tw_error *err);
 
 /*
  * The token rule of the mock backend: a token is a maximal run of ASCII
@@ -88,7 +88,7 @@ tw_status tw_vllm_params_read(const cJSON *options, tw_vllm_params *out, tw_erro
  * of the first `max_tokens` tokens of buf (len when it has no more).
  * *ntokens (optional) gets the number of tokens in buf[0, len).
  */
-size_t tw_vllm_token_prefix(const char *buf, size_t len, size_t max_tokens, size_t *ntokens);
+TW_API size_t tw_vllm_token_prefix(const char *buf, size_t len, size_t max_tokens, size_t *ntokens);
 
 typedef enum tw_vllm_stop {
     TW_VLLM_END = 0,     /* the text ended by itself */
@@ -119,10 +119,10 @@ typedef struct tw_vllm_assembly {
  * two_pass false, pass 1 is ignored and pass2 is the whole output.
  * On success *out is filled (free with tw_vllm_assembly_free).
  */
-tw_status tw_vllm_assemble(const tw_vllm_params *p, const char *pass1, size_t len1,
+TW_API tw_status tw_vllm_assemble(const tw_vllm_params *p, const char *pass1, size_t len1,
                            const char *pass2, size_t len2, const tw_decode_opts *o,
                            tw_vllm_assembly *out);
-void tw_vllm_assembly_free(tw_vllm_assembly *a);
+TW_API void tw_vllm_assembly_free(tw_vllm_assembly *a);
 
 /*
  * The client's AIMessage as JSON: {"content": C, "tool_calls": [{"id", "name",
@@ -130,7 +130,7 @@ void tw_vllm_assembly_free(tw_vllm_assembly *a);
  * block "<tag>T</tag>" + "\n" + the result's content when T is non-empty,
  * else the content alone. `think_tag` NULL means "think". Appends to out.
  */
-tw_status tw_vllm_aimessage_write(tw_buf *out, const tw_result *r, const char *think_tag,
+TW_API tw_status tw_vllm_aimessage_write(tw_buf *out, const tw_result *r, const char *think_tag,
                                   int flags);
 
 #ifdef __cplusplus

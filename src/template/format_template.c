@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "wire_common.h"
 #include "toolwire/decode.h"
 #include "toolwire/json.h"
@@ -117,8 +118,8 @@ static tw_status take_call(tw_lines_dec *d, tw_result *res, const char *p, size_
     char *name = tw_strndup(p, nlen);
     char *id = at ? tw_strndup(at + 1, tlen - nlen - 1) : NULL;
     if (!name || (at && !id)) {
-        free(name);
-        free(id);
+        tw_free(name);
+        tw_free(id);
         return TW_ERR_NOMEM;
     }
     tw_wire_call c;
@@ -137,8 +138,8 @@ static tw_status take_call(tw_lines_dec *d, tw_result *res, const char *p, size_
         }
     }
     tw_status st = tw_wire_take_call(&k, &c);
-    free(name);
-    free(id);
+    tw_free(name);
+    tw_free(id);
     return st;
 }
 
@@ -195,7 +196,7 @@ tw_status tw_lines_dec_finish(tw_lines_dec *d, tw_result *out)
 
 tw_lines_dec *tw_lines_dec_new(const tw_decode_opts *o, tw_event_fn fn, void *user)
 {
-    tw_lines_dec *d = malloc(sizeof *d);
+    tw_lines_dec *d = tw_malloc(sizeof *d);
     if (d && lines_init(d, o, fn, user) != TW_OK) {
         tw_lines_dec_free(d);
         d = NULL;
@@ -219,7 +220,7 @@ void tw_lines_dec_free(tw_lines_dec *d)
     if (!d)
         return;
     lines_release(d);
-    free(d);
+    tw_free(d);
 }
 
 /* Batch: the push decoder over the whole input (one code path for both). */

@@ -331,7 +331,7 @@ Test(gemini, input_cap)
 
 /* ===================== linear work ===================== */
 
-#include "toolwire/work.h"
+#include "work.h"
 
 /* Units of work allowed per input byte, as in tests/lib/test_linear.c. */
 #define WORK_PER_BYTE 8

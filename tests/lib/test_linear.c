@@ -2,7 +2,7 @@
  * Linear time: the decoders and the client checks on inputs with many tool
  * calls. Two kinds of test:
  *
- * - work: the library's work counter (toolwire/work.h) stays under
+ * - work: the library's work counter (src/work.h) stays under
  *   WORK_PER_BYTE units per input byte at two sizes, for every wire format
  *   and text format with calls. A helper that rescans the input per call
  *   makes the count grow with calls x bytes and fails here at once.
@@ -23,7 +23,7 @@
 #include "toolwire/decode.h"
 #include "toolwire/encode.h"
 #include "toolwire/request.h"
-#include "toolwire/work.h"
+#include "work.h"
 #include "twtest.h"
 
 /* Units of work allowed per input byte: a handful of passes over the body
