@@ -79,20 +79,18 @@ minimise() { # target; prints one line, returns non-zero on failure
   echo "ok   $t: $n0 -> $n1 files"
 }
 
-fail=0
-running=()
+fail=0 running=0
 for t in "${targets[@]}"; do
   minimise "$t" >"$work/$t.out" 2>&1 &
-  running+=("$!:$t")
-  if [ "${#running[@]}" -ge "$jobs" ]; then
-    pid=${running[0]%%:*} name=${running[0]#*:}
-    wait "$pid" || fail=1
-    cat "$work/$name.out"
-    running=("${running[@]:1}")
+  running=$((running + 1))
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || fail=1 # whichever ends first frees its slot
+    running=$((running - 1))
   fi
 done
-for r in "${running[@]}"; do
-  wait "${r%%:*}" || fail=1
-  cat "$work/${r#*:}.out"
+while [ "$running" -gt 0 ]; do
+  wait -n || fail=1
+  running=$((running - 1))
 done
+for t in "${targets[@]}"; do cat "$work/$t.out"; done
 exit "$fail"
