@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # CI fuzzing: build the targets with fuzz/build.sh as OSS-Fuzz would (no
-# Docker; clang, ASan+UBSan), replay every corpus and regression input, then
-# fuzz each target for FUZZ_SECONDS (default 60) seconds, FUZZ_JOBS targets
-# at a time (default: the number of cores). FUZZ_SECONDS=0 replays only.
+# Docker; clang, ASan+UBSan), replay every corpus and regression input
+# (FUZZ_JOBS targets at a time), then
+# fuzz each target for FUZZ_SECONDS (default 10) seconds, FUZZ_JOBS targets
+# at a time (default: the number of cores). FUZZ_SECONDS=0 replays only;
+# FUZZ_NO_BUILD=1 uses the targets already built in build-fuzz-ci/out.
+# The default keeps the whole test command (scripts/test.sh) within 15
+# minutes on a 2-core machine; the replay is always complete, and the long
+# fuzzing is fuzz/overnight's.
 # Exits non-zero on any crash, leak, timeout or violated invariant; crash
 # inputs are kept under build-fuzz-ci/crashes/<target>/. The tree is not
 # modified: new corpus entries go to build-fuzz-ci/corpus/<target>/.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-secs=${FUZZ_SECONDS:-60}
+secs=${FUZZ_SECONDS:-10}
 # A fixed seed makes the gate reproducible: the same tree fuzzes the same
 # inputs on every run (FUZZ_SEED=0 asks libFuzzer for a random one; the
 # overnight runner always uses random seeds).
@@ -25,8 +30,12 @@ export OUT=$ci/out WORK=$ci/work
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-echo "== fuzz: build (fuzz/build.sh) =="
-fuzz/build.sh
+if [ "${FUZZ_NO_BUILD:-0}" = 1 ] && [ -f "$OUT/targets.txt" ]; then
+  echo "== fuzz: the targets already in $OUT (FUZZ_NO_BUILD=1) =="
+else
+  echo "== fuzz: build (fuzz/build.sh) =="
+  fuzz/build.sh
+fi
 mapfile -t targets <"$OUT/targets.txt"
 
 opt() { # target key default
@@ -36,18 +45,31 @@ opt() { # target key default
 }
 
 fail=0
-echo "== fuzz: replay corpus/ and fuzz/regressions/ =="
-for t in "${targets[@]}"; do
-  dirs=()
+echo "== fuzz: replay corpus/ and fuzz/regressions/, $jobs at a time =="
+replay_one() { # target: replays every input; the status goes to replay-<target>.rc
+  local t=$1 dirs=() d rc=0
   for d in "corpus/$t" "fuzz/regressions/$t"; do [ -d "$d" ] && dirs+=("$d"); done
-  [ "${#dirs[@]}" -gt 0 ] || continue
+  [ "${#dirs[@]}" -gt 0 ] || { echo skip >"$ci/replay-$t.rc"; return 0; }
   mkdir -p "$ci/crashes/$t"
-  if ! "$OUT/fuzz_$t" -runs=0 -timeout=25 -rss_limit_mb=2560 \
-      -artifact_prefix="$ci/crashes/$t/" "${dirs[@]}" >"$ci/replay-$t.log" 2>&1; then
-    echo "FAIL replay $t (log: $ci/replay-$t.log)"; tail -n 30 "$ci/replay-$t.log"; fail=1
-  else
-    echo "ok   replay $t ($(grep -o 'Done [0-9]* runs' "$ci/replay-$t.log" || true))"
-  fi
+  "$OUT/fuzz_$t" -runs=0 -timeout=25 -rss_limit_mb=2560 \
+    -artifact_prefix="$ci/crashes/$t/" "${dirs[@]}" >"$ci/replay-$t.log" 2>&1 || rc=$?
+  echo "$rc" >"$ci/replay-$t.rc"
+}
+replaying=()
+for t in "${targets[@]}"; do
+  rm -f "$ci/replay-$t.rc"
+  replay_one "$t" &
+  replaying+=($!)
+  if [ "${#replaying[@]}" -ge "$jobs" ]; then wait "${replaying[0]}" || true; replaying=("${replaying[@]:1}"); fi
+done
+wait || true
+for t in "${targets[@]}"; do
+  rc=$(cat "$ci/replay-$t.rc" 2>/dev/null || echo missing)
+  case $rc in
+    skip) ;;
+    0) echo "ok   replay $t ($(grep -o 'Done [0-9]* runs' "$ci/replay-$t.log" || true))" ;;
+    *) echo "FAIL replay $t (log: $ci/replay-$t.log)"; tail -n 30 "$ci/replay-$t.log"; fail=1 ;;
+  esac
 done
 
 if [ "$secs" -gt 0 ]; then
