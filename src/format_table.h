@@ -24,10 +24,14 @@
  *
  * TW_API_TABLE(A): one line per HTTP API, the path kinds of the mock, the
  * checks, import and the proxy (tw_api_kind in the harness):
- *   A(ID, code, backend, path, path2, response, stream, scope)
+ *   A(ID, code, backend, path, path2, streamed, response, stream, scope)
  *     code      the kind's one-letter code (the value of TW_API_<ID>)
  *     backend   the fixture backend of a recording of it (import)
  *     path      the path's ending that says the kind, path2 a second or NULL
+ *               (import asks for a '/' before an ending that starts with a
+ *               letter)
+ *     streamed  what asks for a stream: BODY (the request's "stream"), PATH
+ *               (path2 is the streamed form) or NEVER
  *     response  the decoder of a whole answer, stream of a streamed one
  *               (the checks' choice of decoder: tw_decode_response)
  *     scope     what a check of another kind says it does not apply to
@@ -91,15 +95,15 @@
     R(tw_reader_qwen35_prompt, "qwen3.5-prompt", TEXT)
 
 #define TW_API_TABLE(A)                                                                            \
-    A(OPENAI, 'o', "openai", "chat/completions", NULL, "openai-response", "openai-stream",        \
+    A(OPENAI, 'o', "openai", "chat/completions", NULL, BODY, "openai-response", "openai-stream",  \
       "does not apply to this exchange")                                                           \
-    A(ANTHROPIC, 'a', "anthropic", "messages", NULL, "anthropic-response", "anthropic-stream",    \
-      "does not apply to an Anthropic exchange")                                                   \
-    A(GENERATE, 'g', "vllm-native", "generate", NULL, "vllm-generate", "vllm-generate",           \
+    A(ANTHROPIC, 'a', "anthropic", "messages", NULL, BODY, "anthropic-response",                  \
+      "anthropic-stream", "does not apply to an Anthropic exchange")                               \
+    A(GENERATE, 'g', "vllm-native", "generate", NULL, NEVER, "vllm-generate", "vllm-generate",    \
       "does not apply to a /generate exchange")                                                    \
-    A(GEMINI, 'm', "gemini", ":generateContent", ":streamGenerateContent", "gemini",              \
+    A(GEMINI, 'm', "gemini", ":generateContent", ":streamGenerateContent", PATH, "gemini",        \
       "gemini-stream", "does not apply to a Gemini exchange")                                      \
-    A(RESPONSES, 'r', "openai", "/responses", NULL, "openai-responses",                           \
+    A(RESPONSES, 'r', "openai", "/responses", NULL, BODY, "openai-responses",                     \
       "openai-responses-stream", "does not apply to a Responses exchange")
 
 #define TW_MOCK_PROFILE_TABLE(P)                                                                   \
