@@ -9,6 +9,21 @@
 # Debian's source package.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# The targets of the table of formats (src/format_table.h), read as
+# fuzz/table.cmake reads it, one "target CONDITION" a line: every decoder's
+# (the D rows' last column, "(target, MODE[, target, MODE])"), CONDITION
+# ALWAYS, then the others (the T rows). `fuzz/build.sh --list [TABLE]`
+# prints them and exits (tests/test_format_table.c).
+table_targets() { # table
+  sed -n 's/^ *D([^,]*, "[^"]*", [A-Z]*, (\([^)]*\))).*/\1/p' "$1" | tr -d ' ' | tr ',' '\n' |
+    awk 'NR % 2 { print $0 " ALWAYS" }'
+  sed -n 's/^ *T(\([a-z0-9_]*\), \([A-Z_]*\)).*/\1 \2/p' "$1"
+}
+table="$root/src/format_table.h"
+if [ "${1:-}" = --list ]; then
+  table_targets "${2:-$table}"
+  exit 0
+fi
 : "${CC:=clang}"
 : "${CFLAGS:=-O1 -fno-omit-frame-pointer -gline-tables-only -fsanitize=address,undefined -fno-sanitize-recover=undefined -fsanitize-address-use-after-scope -fsanitize=fuzzer-no-link}"
 : "${LIB_FUZZING_ENGINE:=-fsanitize=fuzzer}"
@@ -22,11 +37,7 @@ cjson=${TOOLWIRE_FUZZ_CJSON_DIR:-}
 if [ -z "$cjson" ]; then cjson=$("$root/scripts/cjson-fuzz.sh"); fi
 [ -f "$cjson/cJSON.c" ] || { echo "fuzz/build.sh: no cJSON source in '$cjson'" >&2; exit 1; }
 
-# the targets of the table of formats (src/format_table.h), read as
-# fuzz/detect.cmake reads it: every decoder's (the D rows' last column,
-# "(target, MODE[, target, MODE])"), then the others (the T rows) whose
-# condition holds; a target with a fuzz/inv_<target>.c compiles it
-table="$root/src/format_table.h"
+# the targets whose condition holds; a target with a fuzz/inv_<target>.c compiles it
 have() { # condition of a T row
   case "$1" in
   ALWAYS) return 0 ;;
@@ -40,9 +51,6 @@ have() { # condition of a T row
 defs=()
 targets=()
 extra=()
-while read -r t; do targets+=("$t"); done < <(
-  sed -n 's/^ *D([^,]*, "[^"]*", [A-Z]*, (\([^)]*\))).*/\1/p' "$table" | tr -d ' ' | tr ',' '\n' | awk 'NR % 2')
-[ "${#targets[@]}" -gt 0 ] || { echo "fuzz/build.sh: no target read from $table" >&2; exit 1; }
 while read -r t cond; do
   if have "$cond"; then
     [ "$cond" = ALWAYS ] || defs+=(-DTW_FZ_$cond)
@@ -51,7 +59,8 @@ while read -r t cond; do
   elif [ "$cond" = HAVE_JSON_DIFF ]; then
     echo "fuzz/build.sh: jansson not found (scripts/deps.sh installs it); no json_diff target" >&2
   fi
-done < <(sed -n 's/^ *T(\([a-z0-9_]*\), \([A-Z_]*\)).*/\1 \2/p' "$table")
+done < <(table_targets "$table")
+[ "${#targets[@]}" -gt 0 ] || { echo "fuzz/build.sh: no target read from $table" >&2; exit 1; }
 
 libs_extra=()
 if pkg-config --exists jansson 2>/dev/null; then
