@@ -92,7 +92,14 @@
     R(tw_reader_hermes_prompt, "hermes-prompt", TEXT)                                              \
     R(tw_reader_responses_request, "openai-responses-request", JSON)                               \
     R(tw_reader_qwen3_coder_prompt, "qwen3-coder-prompt", TEXT)                                    \
-    R(tw_reader_qwen35_prompt, "qwen3.5-prompt", TEXT)
+    R(tw_reader_qwen35_prompt, "qwen3.5-prompt", TEXT)                                            \
+    TW_FORMAT_TABLE_EXTRA(D, E, R)
+
+/* Rows a test adds to the table (tests/test_adding_format.c: the template
+ * as a module); none in the library. */
+#ifndef TW_FORMAT_TABLE_EXTRA
+#define TW_FORMAT_TABLE_EXTRA(D, E, R)
+#endif
 
 #define TW_API_TABLE(A)                                                                            \
     A(OPENAI, 'o', "openai", "chat/completions", NULL, BODY, "openai-response", "openai-stream",  \
