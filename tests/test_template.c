@@ -289,7 +289,7 @@ Test(template, the_mock_answers_in_the_new_format)
     cr_expect_not_null(strstr(a.body.data, "get_weather"), "%s", a.body.data);
     cr_expect_not_null(strstr(a.body.data, "\"tool_calls\""), "%s", a.body.data);
     cr_expect_not_null(strstr(a.body.data, "looking"), "%s", a.body.data);
-    tw_buf_free(&a.body);
+    tw_ref_answer_free(&a);
     cJSON_Delete(body);
 }
 
