@@ -313,7 +313,8 @@ Test(template, the_drift_checks_see_the_new_row)
     cr_expect_not_null(strstr(why, "missing lines"), "%s", why);
     names dicts = tw_names_dir_entries(tw_test_src("fuzz"), false, ".dict");
     cr_expect_eq(tw_names_drift(&targets, &dicts, false, why, sizeof why), 1, "%s", why);
-    char *fixtures = tw_test_slurp(tw_test_src("docs/fixtures.md"), NULL);
+    size_t len;
+    char *fixtures = tw_test_slurp(tw_test_src("docs/fixtures.md"), &len);
     names listed = tw_names_backticked(fixtures, "| `format` | yes | a registered decoder:");
     listed.n--; /* `toolwire parse --help` */
     cr_expect_eq(tw_names_drift(&dec, &listed, true, why, sizeof why), 1, "%s", why);

@@ -352,7 +352,7 @@ bool tw_mock_prepare(tw_mock *m)
     if (!m->prep)
         return false;
     for (size_t i = 0; i < m->nfx; i++) {
-        if (!m->served[i] || strcmp(m->fprof[i], "replay") != 0)
+        if (!m->served[i] || tw_profile_of(m->fprof[i]) != TW_PROFILE_REPLAY)
             continue;
         for (size_t k = 0; k < m->fx[i].nexchanges; k++) {
             out_resp o;
@@ -736,7 +736,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     size_t mfi = mo.fi, mxi = mo.xi, nbest = mo.nbest;
     const tw_fx_exchange *x = &mf->exchanges[mxi];
     /* a replayed answer of the other kind than the request asks for: said in the log */
-    if (x->has_response && strcmp(m->fprof[mfi], "replay") == 0) {
+    if (x->has_response && tw_profile_of(m->fprof[mfi]) == TW_PROFILE_REPLAY) {
         /* Gemini streams by its method (:streamGenerateContent), not a body key */
         bool want_stream = kind == TW_API_GEMINI ? strstr(url, ":streamGenerateContent") != NULL
                                        : cJSON_IsTrue(tw_json_get(body, "stream"));
@@ -750,7 +750,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     rec.ambiguous = hint[0] ? 0 : nbest;
     /* a reference or scripted answer signs every call turn and thinking
      * block; a replayed one signed what its recording did */
-    tw_checks_client_context(url, body, mf, mxi, strcmp(m->fprof[mfi], "replay") != 0,
+    tw_checks_client_context(url, body, mf, mxi, tw_profile_of(m->fprof[mfi]) != TW_PROFILE_REPLAY,
                              &m->o.limits, &rec.checks);
     const cJSON *faults = x->faults ? x->faults : m->o.faults;
     long delay = fault_int(faults, "delay_ms", 0);
@@ -815,7 +815,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     a.out->conn = conn;
     a.out->drop_after = SIZE_MAX;
     a.out->byte_cap = SIZE_MAX;
-    if (strcmp(m->fprof[mfi], "replay") == 0)
+    if (tw_profile_of(m->fprof[mfi]) == TW_PROFILE_REPLAY)
         answer_replay(m, x, mfi < m->nfx ? &m->prep[m->ex_base[mfi] + mxi] : NULL, &a);
     else {
         answer_reference(m, m->fprof[mfi], x, body, url, kind, strcmp(method, "POST") == 0, &a);
