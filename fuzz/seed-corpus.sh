@@ -54,10 +54,12 @@ only = set(sys.argv[2:])  # empty: every target
 # for a decoder of the SSE family; the text decoders seed each other
 TEXT = ["think", "hermes", "hermes_stream", "fenced"]
 FORMATS = {}
+SSE_TARGETS = []  # the targets of the decoders of the SSE family
 for m in re.finditer(r'^ *D\([^,]*, "([^"]*)", ([A-Z]+), \(([^)]*)\)\)',
                      (root / "src" / "format_table.h").read_text(), re.M):
     cols = [c.strip() for c in m.group(3).split(",")]
     FORMATS[m.group(1)] = cols[0::2] + (["sse"] if m.group(2) == "SSE" else [])
+    SSE_TARGETS += cols[0::2] if m.group(2) == "SSE" else []
 for name in ("think", "hermes", "fenced"):
     FORMATS[name] = TEXT
 
@@ -174,8 +176,7 @@ for d in sorted((root / "fuzz/seeds").glob("*")):
         if d.name in ("hermes", "think", "fenced"):
             for t in TEXT:
                 put(t, hdr + raw)
-        if d.name in ("openai_stream", "anthropic_stream", "gemini_stream",
-                      "openai_responses_stream"):
+        if d.name in SSE_TARGETS:
             put("sse", hdr + raw)
 
 print(f"seed-corpus: {added} new inputs")
