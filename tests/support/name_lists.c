@@ -94,7 +94,7 @@ char *tw_names_command_output(const char *cmd)
         }
     }
     s[len] = 0;
-    pclose(p);
+    cr_assert_eq(pclose(p), 0, "%s failed", cmd);
     return s;
 }
 

@@ -25,7 +25,7 @@ size_t tw_names_drift(const names *table, const names *list, bool ordered, char 
 
 /* One name a line of a command's output (the command must succeed). */
 names tw_names_command_lines(const char *cmd);
-/* A command's whole output; free() it. */
+/* A command's whole output (the command must succeed); free() it. */
 char *tw_names_command_output(const char *cmd);
 /* The entries of dir that are folders (dirs) or files ending in suffix,
  * the suffix cut off; none for a dir that cannot be opened. */
