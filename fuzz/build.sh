@@ -9,6 +9,21 @@
 # Debian's source package.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# The targets of the table of formats (src/format_table.h), read as
+# fuzz/table.cmake reads it, one "target CONDITION" a line: every decoder's
+# (the D rows' last column, "(target, MODE[, target, MODE])"), CONDITION
+# ALWAYS, then the others (the T rows). `fuzz/build.sh --list [TABLE]`
+# prints them and exits (tests/lib/test_format_table.c).
+table_targets() { # table
+  sed -n 's/^ *D([^,]*, "[^"]*", [A-Z]*, (\([^)]*\))).*/\1/p' "$1" | tr -d ' ' | tr ',' '\n' |
+    awk 'NR % 2 { print $0 " ALWAYS" }'
+  sed -n 's/^ *T(\([a-z0-9_]*\), \([A-Z_]*\)).*/\1 \2/p' "$1"
+}
+table="$root/src/format_table.h"
+if [ "${1:-}" = --list ]; then
+  table_targets "${2:-$table}"
+  exit 0
+fi
 : "${CC:=clang}"
 : "${CFLAGS:=-O1 -fno-omit-frame-pointer -gline-tables-only -fsanitize=address,undefined -fno-sanitize-recover=undefined -fsanitize-address-use-after-scope -fsanitize=fuzzer-no-link}"
 : "${LIB_FUZZING_ENGINE:=-fsanitize=fuzzer}"
@@ -22,30 +37,36 @@ cjson=${TOOLWIRE_FUZZ_CJSON_DIR:-}
 if [ -z "$cjson" ]; then cjson=$("$root/scripts/cjson-fuzz.sh"); fi
 [ -f "$cjson/cJSON.c" ] || { echo "fuzz/build.sh: no cJSON source in '$cjson'" >&2; exit 1; }
 
-# optional modules: the same test as fuzz/detect.cmake
+# the targets whose condition holds; a target with a fuzz/inv_<target>.c compiles it
+have() { # condition of a T row
+  case "$1" in
+  ALWAYS) return 0 ;;
+  HAVE_SSE) grep -qsE 'tw_status[[:space:]]+tw_sse_init[[:space:]]*\(' "$root"/src/*.c ;;
+  HAVE_FIXTURE) grep -qsE 'tw_status[[:space:]]+tw_fixture_parse[[:space:]]*\(' "$root"/harness/*/*.c ;;
+  HAVE_IMPORT) grep -qsE 'tw_status[[:space:]]+tw_import_mem_to_buf[[:space:]]*\(' "$root"/harness/*/*.c ;;
+  HAVE_JSON_DIFF) pkg-config --exists jansson 2>/dev/null ;;
+  *) echo "fuzz/build.sh: unknown condition $1 in $table" >&2; exit 1 ;;
+  esac
+}
 defs=()
-targets=(think hermes hermes_stream fenced qwen3_coder openai_response openai_stream anthropic_response
-         anthropic_stream vllm gemini gemini_stream proxy schema openai_responses
-         openai_responses_stream request redact report)
-extra=("$root/fuzz/inv_request.c" "$root/fuzz/inv_redact.c" "$root/fuzz/inv_report.c") # the request readers, encoders, redactor and report reader are always there
-if grep -qsE 'tw_status[[:space:]]+tw_sse_init[[:space:]]*\(' "$root"/src/*.c; then
-  defs+=(-DTW_FZ_HAVE_SSE); extra+=("$root/fuzz/inv_sse.c"); targets+=(sse)
-fi
-if grep -qsE 'tw_status[[:space:]]+tw_fixture_parse[[:space:]]*\(' "$root"/harness/*/*.c; then
-  defs+=(-DTW_FZ_HAVE_FIXTURE); extra+=("$root/fuzz/inv_fixture.c"); targets+=(fixture)
-fi
-if grep -qsE 'tw_status[[:space:]]+tw_import_mem_to_buf[[:space:]]*\(' "$root"/harness/*/*.c; then
-  defs+=(-DTW_FZ_HAVE_IMPORT); extra+=("$root/fuzz/inv_import.c"); targets+=(import)
-fi
+targets=()
+extra=()
+while read -r t cond; do
+  if have "$cond"; then
+    [ "$cond" = ALWAYS ] || defs+=(-DTW_FZ_$cond)
+    targets+=("$t")
+    [ -f "$root/fuzz/inv_$t.c" ] && extra+=("$root/fuzz/inv_$t.c")
+  elif [ "$cond" = HAVE_JSON_DIFF ]; then
+    echo "fuzz/build.sh: jansson not found (scripts/deps.sh installs it); no json_diff target" >&2
+  fi
+done < <(table_targets "$table")
+[ "${#targets[@]}" -gt 0 ] || { echo "fuzz/build.sh: no target read from $table" >&2; exit 1; }
 
 libs_extra=()
 if pkg-config --exists jansson 2>/dev/null; then
-  defs+=(-DTW_FZ_HAVE_JSON_DIFF); extra+=("$root/fuzz/inv_json_diff.c"); targets+=(json_diff)
   read -r -a libs_extra <<<"$(pkg-config --libs jansson)"
   read -r -a jinc <<<"$(pkg-config --cflags jansson)"
   defs+=("${jinc[@]}")
-else
-  echo "fuzz/build.sh: jansson not found (scripts/deps.sh installs it); no json_diff target" >&2
 fi
 
 inc=(-I"$cjson/include" -I"$root/include" -I"$root/src" -I"$root/fuzz")
@@ -77,7 +98,7 @@ ar rcs "$WORK/libtoolwire_fuzz.a" "${objs[@]}"
 libs=(-lcurl -lmicrohttpd -lyaml -lz "${libs_extra[@]}" -lpthread -lm)
 for t in "${targets[@]}"; do
   # shellcheck disable=SC2086
-  $CC $CFLAGS -std=c11 -DTW_FZ_FN="tw_fz_$t" -I"$root/fuzz" -I"$root/include" -I"$cjson/include" \
+  $CC $CFLAGS -std=c11 -DTW_FZ_FN="tw_fz_$t" -I"$root/fuzz" -I"$root/src" -I"$root/include" -I"$cjson/include" \
     -c "$root/fuzz/target.c" -o "$WORK/obj/target_$t.o"
   # shellcheck disable=SC2086
   $CC $CFLAGS $LDFLAGS "$WORK/obj/target_$t.o" "$WORK/libtoolwire_fuzz.a" $LIB_FUZZING_ENGINE \

@@ -1036,48 +1036,13 @@ static int check_decoder(const char *name, const uint8_t *data, size_t size, int
     return 0;
 }
 
-int tw_fz_think(const uint8_t *d, size_t n) { return check_decoder("think", d, n, MODE_BATCH); }
-int tw_fz_hermes(const uint8_t *d, size_t n) { return check_decoder("hermes", d, n, MODE_BATCH); }
-int tw_fz_hermes_stream(const uint8_t *d, size_t n)
-{
-    return check_decoder("hermes", d, n, MODE_STREAM);
-}
-int tw_fz_fenced(const uint8_t *d, size_t n) { return check_decoder("fenced", d, n, MODE_BATCH); }
-int tw_fz_qwen3_coder(const uint8_t *d, size_t n)
-{
-    return check_decoder("qwen3-coder", d, n, MODE_BATCH);
-}
-int tw_fz_openai_response(const uint8_t *d, size_t n)
-{
-    return check_decoder("openai-response", d, n, MODE_BATCH);
-}
-int tw_fz_openai_stream(const uint8_t *d, size_t n)
-{
-    return check_decoder("openai-stream", d, n, MODE_STREAM);
-}
-int tw_fz_anthropic_response(const uint8_t *d, size_t n)
-{
-    return check_decoder("anthropic-response", d, n, MODE_BATCH);
-}
-int tw_fz_anthropic_stream(const uint8_t *d, size_t n)
-{
-    return check_decoder("anthropic-stream", d, n, MODE_STREAM);
-}
-int tw_fz_vllm(const uint8_t *d, size_t n) { return check_decoder("vllm-generate", d, n, MODE_BATCH); }
-int tw_fz_gemini(const uint8_t *d, size_t n) { return check_decoder("gemini", d, n, MODE_BATCH); }
-int tw_fz_gemini_stream(const uint8_t *d, size_t n)
-{
-    return check_decoder("gemini-stream", d, n, MODE_STREAM);
-}
-int tw_fz_openai_responses(const uint8_t *d, size_t n)
-{
-    return check_decoder("openai-responses", d, n, MODE_BATCH);
-}
-int tw_fz_openai_responses_stream(const uint8_t *d, size_t n)
-{
-    return check_decoder("openai-responses-stream", d, n, MODE_STREAM);
-}
-int tw_fz_proxy(const uint8_t *d, size_t n) { return check_decoder("proxy", d, n, MODE_BATCH); }
+/* one function per decoder target of the table (src/format_table.h) */
+#define TW_FZ_DECODER_TARGET(t, nm, mode)                                                          \
+    int tw_fz_##t(const uint8_t *d, size_t n) { return check_decoder(nm, d, n, MODE_##mode); }
+#define TW_FZ_DECODER_ROW(sym, nm, fam, fuzz) TW_FUZZ_EACH(TW_FZ_DECODER_TARGET, nm, fuzz)
+#define TW_FZ_NONE3(a, b, c)
+#define TW_FZ_NONE4(a, b, c, d)
+TW_FORMAT_TABLE(TW_FZ_DECODER_ROW, TW_FZ_NONE4, TW_FZ_NONE3)
 
 /* ===================== schema ===================== */
 
@@ -1185,58 +1150,74 @@ int tw_fz_schema(const uint8_t *data, size_t size)
 
 /* ===================== registry ===================== */
 
+/* The table's targets (src/format_table.h) that this build has: every
+ * decoder's, and the others whose module is there (fuzz/detect.cmake). */
+#define TW_FZ_ALWAYS 1
+#ifndef TW_FZ_HAVE_SSE
+#define TW_FZ_HAVE_SSE 0
+#endif
+#ifndef TW_FZ_HAVE_FIXTURE
+#define TW_FZ_HAVE_FIXTURE 0
+#endif
+#ifndef TW_FZ_HAVE_IMPORT
+#define TW_FZ_HAVE_IMPORT 0
+#endif
+#ifndef TW_FZ_HAVE_JSON_DIFF
+#define TW_FZ_HAVE_JSON_DIFF 0
+#endif
+/* a target not built has no function (NULL) and is left out by its flag */
+#define TW_FZ_FN_1(t) tw_fz_##t
+#define TW_FZ_FN_0(t) NULL
+#define TW_FZ_FN_(have, t) TW_FZ_FN_##have(t)
+#define TW_FZ_FN(have, t) TW_FZ_FN_(have, t)
+#define TW_FZ_ROW_T(t, nm, mode) {#t, tw_fz_##t, 1},
+#define TW_FZ_ROW_D(sym, nm, fam, fuzz) TW_FUZZ_EACH(TW_FZ_ROW_T, nm, fuzz)
+#define TW_FZ_ROW_O(t, have) {#t, TW_FZ_FN(TW_FZ_##have, t), TW_FZ_##have},
+
 static const struct {
     const char *name;
     tw_fz_fn fn;
-} targets[] = {
-    {"think", tw_fz_think},
-    {"hermes", tw_fz_hermes},
-    {"hermes_stream", tw_fz_hermes_stream},
-    {"fenced", tw_fz_fenced},
-    {"qwen3_coder", tw_fz_qwen3_coder},
-    {"openai_response", tw_fz_openai_response},
-    {"openai_stream", tw_fz_openai_stream},
-    {"anthropic_response", tw_fz_anthropic_response},
-    {"anthropic_stream", tw_fz_anthropic_stream},
-    {"vllm", tw_fz_vllm},
-    {"gemini", tw_fz_gemini},
-    {"gemini_stream", tw_fz_gemini_stream},
-    {"openai_responses", tw_fz_openai_responses},
-    {"openai_responses_stream", tw_fz_openai_responses_stream},
-    {"proxy", tw_fz_proxy},
-    {"schema", tw_fz_schema},
-    {"request", tw_fz_request},
-    {"redact", tw_fz_redact},
-    {"report", tw_fz_report},
-#ifdef TW_FZ_HAVE_SSE
-    {"sse", tw_fz_sse},
-#endif
-#ifdef TW_FZ_HAVE_FIXTURE
-    {"fixture", tw_fz_fixture},
-#endif
-#ifdef TW_FZ_HAVE_IMPORT
-    {"import", tw_fz_import},
-#endif
-#ifdef TW_FZ_HAVE_JSON_DIFF
-    {"json_diff", tw_fz_json_diff},
-#endif
-};
+    int built;
+} all_targets[] = {TW_FORMAT_TABLE(TW_FZ_ROW_D, TW_FZ_NONE4, TW_FZ_NONE3)
+                       TW_FUZZ_OTHER_TARGETS(TW_FZ_ROW_O)};
 
-#define NTARGETS (sizeof targets / sizeof targets[0])
+#define NALL (sizeof all_targets / sizeof all_targets[0])
+
+/* tw_fz_target_names' order: the decoders' targets, then the others */
+static size_t built_targets(const char **names, tw_fz_fn *fns)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < NALL; i++)
+        if (all_targets[i].built) {
+            if (names)
+                names[n] = all_targets[i].name;
+            if (fns)
+                fns[n] = all_targets[i].fn;
+            n++;
+        }
+    return n;
+}
 
 tw_fz_fn tw_fz_target(const char *name)
 {
-    for (size_t i = 0; i < NTARGETS; i++)
-        if (strcmp(targets[i].name, name) == 0)
-            return targets[i].fn;
+    for (size_t i = 0; i < NALL; i++)
+        if (all_targets[i].built && strcmp(all_targets[i].name, name) == 0)
+            return all_targets[i].fn;
     return NULL;
 }
 
 const char *const *tw_fz_target_names(void)
 {
-    static const char *names[NTARGETS + 1];
-    for (size_t i = 0; i < NTARGETS; i++)
-        names[i] = targets[i].name;
-    names[NTARGETS] = NULL;
+    static const char *names[NALL + 1];
+    names[built_targets(names, NULL)] = NULL;
+    return names;
+}
+
+const char *const *tw_fz_table_target_names(void)
+{
+    static const char *names[NALL + 1];
+    for (size_t i = 0; i < NALL; i++)
+        names[i] = all_targets[i].name;
+    names[NALL] = NULL;
     return names;
 }

@@ -35,6 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "format_table.h" /* src/ */
 #include "toolwire/neutral.h"
 
 #ifdef __cplusplus
@@ -43,43 +44,29 @@ extern "C" {
 
 #define TW_FZ_HDR 8
 
-/* Fuzz targets, one per libFuzzer binary. Each returns 0 (libFuzzer's
- * convention) or aborts on a violated invariant. */
-int tw_fz_think(const uint8_t *data, size_t size);
-int tw_fz_hermes(const uint8_t *data, size_t size);
-int tw_fz_hermes_stream(const uint8_t *data, size_t size);
-int tw_fz_fenced(const uint8_t *data, size_t size);
-int tw_fz_qwen3_coder(const uint8_t *data, size_t size);
-int tw_fz_openai_response(const uint8_t *data, size_t size);
-int tw_fz_openai_stream(const uint8_t *data, size_t size);
-int tw_fz_anthropic_response(const uint8_t *data, size_t size);
-int tw_fz_anthropic_stream(const uint8_t *data, size_t size);
-int tw_fz_vllm(const uint8_t *data, size_t size);
-int tw_fz_gemini(const uint8_t *data, size_t size);
-int tw_fz_gemini_stream(const uint8_t *data, size_t size);
-int tw_fz_openai_responses(const uint8_t *data, size_t size);
-int tw_fz_openai_responses_stream(const uint8_t *data, size_t size);
-int tw_fz_proxy(const uint8_t *data, size_t size);
-int tw_fz_schema(const uint8_t *data, size_t size);
-/* fuzz/inv_request.c: every request reader, then every request encoder */
-int tw_fz_request(const uint8_t *data, size_t size);
-/* fuzz/inv_redact.c: a secret cut into stream pieces, scrubbed joined */
-int tw_fz_redact(const uint8_t *data, size_t size);
-/* fuzz/inv_report.c: a report JSON, gated against itself and altered copies */
-int tw_fz_report(const uint8_t *data, size_t size);
-/* These need modules that may not be built yet; they are defined in
- * fuzz/inv_sse.c and fuzz/inv_harness.c (see fuzz/tests.cmake). */
-int tw_fz_sse(const uint8_t *data, size_t size);
-int tw_fz_fixture(const uint8_t *data, size_t size);
-int tw_fz_import(const uint8_t *data, size_t size);
-/* Needs jansson; fuzz/inv_json_diff.c (no header: the input is the arguments). */
-int tw_fz_json_diff(const uint8_t *data, size_t size);
+/* Fuzz targets, one per libFuzzer binary, as the table of formats lists
+ * them (src/format_table.h): the decoders' targets (fuzz/invariants.c) and
+ * the others (TW_FUZZ_OTHER_TARGETS: schema in fuzz/invariants.c, request,
+ * redact, report, sse, fixture, import and json_diff in fuzz/inv_<target>.c;
+ * those not built yet are declared, not defined). Each returns 0
+ * (libFuzzer's convention) or aborts on a violated invariant. */
+#define TW_FZ_DECLARE_TARGET(t, ...) int tw_fz_##t(const uint8_t *data, size_t size);
+#define TW_FZ_DECLARE_DECODER(sym, nm, fam, fuzz) TW_FUZZ_EACH(TW_FZ_DECLARE_TARGET, nm, fuzz)
+#define TW_FZ_NONE3(a, b, c)
+#define TW_FZ_NONE4(a, b, c, d)
+TW_FORMAT_TABLE(TW_FZ_DECLARE_DECODER, TW_FZ_NONE4, TW_FZ_NONE3)
+TW_FUZZ_OTHER_TARGETS(TW_FZ_DECLARE_TARGET)
+#undef TW_FZ_DECLARE_DECODER
+#undef TW_FZ_NONE3
+#undef TW_FZ_NONE4
 
 /* Target by name ("hermes_stream"); NULL when unknown or not built. */
 typedef int (*tw_fz_fn)(const uint8_t *data, size_t size);
 tw_fz_fn tw_fz_target(const char *name);
-/* NULL-terminated names of every target. */
+/* NULL-terminated names of every target this build has. */
 const char *const *tw_fz_target_names(void);
+/* NULL-terminated names of every target of the table, built or not. */
+const char *const *tw_fz_table_target_names(void);
 
 /* Name of the input being replayed, printed with a violation (may be NULL). */
 void tw_fz_set_input_name(const char *name);

@@ -44,27 +44,24 @@ if [ "$clean" = 1 ]; then
   fi
 fi
 exec python3 - "$root" ${targets[@]+"${targets[@]}"} <<'PY'
-import hashlib, json, os, pathlib, sys
+import hashlib, json, os, pathlib, re, sys
 
 root = pathlib.Path(sys.argv[1])
 corpus = root / "corpus"
 only = set(sys.argv[2:])  # empty: every target
-# decode fixture format -> targets it seeds
+# decode fixture format -> targets it seeds: the decoder's own targets in the
+# table of formats (src/format_table.h, the D rows' last column), and sse
+# for a decoder of the SSE family; the text decoders seed each other
 TEXT = ["think", "hermes", "hermes_stream", "fenced"]
-FORMATS = {
-    "think": TEXT, "hermes": TEXT, "fenced": TEXT,
-    "openai-response": ["openai_response"],
-    "openai-stream": ["openai_stream", "sse"],
-    "anthropic-response": ["anthropic_response"],
-    "anthropic-stream": ["anthropic_stream", "sse"],
-    "vllm-generate": ["vllm"],
-    "gemini": ["gemini"],
-    "gemini-stream": ["gemini_stream", "sse"],
-    "proxy": ["proxy"],
-    "qwen3-coder": ["qwen3_coder"],
-    "openai-responses": ["openai_responses"],
-    "openai-responses-stream": ["openai_responses_stream", "sse"],
-}
+FORMATS = {}
+SSE_TARGETS = []  # the targets of the decoders of the SSE family
+for m in re.finditer(r'^ *D\([^,]*, "([^"]*)", ([A-Z]+), \(([^)]*)\)\)',
+                     (root / "src" / "format_table.h").read_text(), re.M):
+    cols = [c.strip() for c in m.group(3).split(",")]
+    FORMATS[m.group(1)] = cols[0::2] + (["sse"] if m.group(2) == "SSE" else [])
+    SSE_TARGETS += cols[0::2] if m.group(2) == "SSE" else []
+for name in ("think", "hermes", "fenced"):
+    FORMATS[name] = TEXT
 
 def header(opts, seed):
     """The 8 header bytes of fuzz/invariants.h for a fixture's options."""
@@ -179,8 +176,7 @@ for d in sorted((root / "fuzz/seeds").glob("*")):
         if d.name in ("hermes", "think", "fenced"):
             for t in TEXT:
                 put(t, hdr + raw)
-        if d.name in ("openai_stream", "anthropic_stream", "gemini_stream",
-                      "openai_responses_stream"):
+        if d.name in SSE_TARGETS:
             put("sse", hdr + raw)
 
 print(f"seed-corpus: {added} new inputs")

@@ -1,5 +1,5 @@
 /* The one registry of format modules (include/toolwire/registry.h), built
- * from TW_MODULE_LIST in formats.h. */
+ * from TW_FORMAT_TABLE in format_table.h. */
 #include "toolwire/registry.h"
 
 #include <string.h>
@@ -33,19 +33,19 @@ const tw_request_reader_ops tw_reader_responses_request = {
     "openai-responses-request", "OpenAI Responses API request body (POST /v1/responses)",
     tw_responses_request_decode};
 
-/* ---- views by kind (NULL-terminated, the order of TW_MODULE_LIST) ---- */
+/* ---- views by kind (NULL-terminated, the order of TW_FORMAT_TABLE) ---- */
 
 #define TW_X_NONE2(sym, nm, fam)
 #define TW_X_NONE3(sym, nm, fam, in)
-#define TW_X_FORMAT(sym, nm, fam) &sym,
+#define TW_X_FORMAT(sym, nm, fam, fuzz) &sym,
 #define TW_X_ENCODER(sym, nm, fam, in) &sym,
 
 static const tw_format_ops *const all_formats[] = {
-    TW_MODULE_LIST(TW_X_FORMAT, TW_X_NONE3, TW_X_NONE2) NULL};
+    TW_FORMAT_TABLE(TW_X_FORMAT, TW_X_NONE3, TW_X_NONE2) NULL};
 static const tw_encoder_ops *const all_encoders[] = {
-    TW_MODULE_LIST(TW_X_NONE2, TW_X_ENCODER, TW_X_NONE2) NULL};
+    TW_FORMAT_TABLE(TW_X_NONE3, TW_X_ENCODER, TW_X_NONE2) NULL};
 
-#define TW_X_DEC(sym, nm, fam)                                                 \
+#define TW_X_DEC(sym, nm, fam, fuzz)                                               \
     {nm, TW_MODULE_DECODER, TW_FAMILY_##fam, TW_VALUE_BYTES, TW_VALUE_RESULT, &sym, NULL, NULL},
 #define TW_X_ENC(sym, nm, fam, in)                                             \
     {nm, TW_MODULE_ENCODER, TW_FAMILY_##fam, TW_VALUE_##in, TW_VALUE_BYTES, NULL, &sym, NULL},
@@ -53,7 +53,7 @@ static const tw_encoder_ops *const all_encoders[] = {
     {nm, TW_MODULE_REQUEST_READER, TW_FAMILY_##fam, TW_VALUE_BYTES, TW_VALUE_REQUEST,      \
      NULL, NULL, &sym},
 
-static const tw_module all_modules[] = {TW_MODULE_LIST(TW_X_DEC, TW_X_ENC, TW_X_READ)};
+static const tw_module all_modules[] = {TW_FORMAT_TABLE(TW_X_DEC, TW_X_ENC, TW_X_READ)};
 
 #undef TW_X_DEC
 #undef TW_X_ENC

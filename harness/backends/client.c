@@ -253,7 +253,7 @@ tw_status tw_client_send(tw_client *c, const char *method, const char *path, con
     if (auth == TW_AUTH_AUTO) {
         size_t pl = path ? strlen(path) : 0;
         auth = pl >= 8 && strcmp(path + pl - 8, "messages") == 0 ? TW_AUTH_ANTHROPIC : TW_AUTH_BEARER;
-        if (tw_path_kind(path) == 'm')
+        if (tw_path_kind(path) == TW_API_GEMINI)
             auth = TW_AUTH_GOOGLE;
     }
     char *url = tw_url_join(c->base_url, path);

@@ -1,20 +1,20 @@
 /* The embedded mock backend (mock.h). */
 #include "mock_int.h"
+#include "apis.h"
 #include "names.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <unistd.h>
 
-static const char *const profiles[] = {"replay", "qwen3-coder", "hermes", "anthropic",
-                                        "vllm-native", "gemini", "script", NULL};
-
-const char *const *tw_mock_profiles(void) { return profiles; }
+/* the profiles of the table of formats (apis.h), in the order auto tries them */
+const char *const *tw_mock_profiles(void) { return tw_profile_names(); }
 
 bool tw_mock_profile_error(tw_error *err, const char *what, const char *p)
 {
     const char *names[16] = {"auto"};
     size_t n = 1;
+    const char *const *profiles = tw_profile_names();
     for (size_t i = 0; profiles[i] && n < sizeof names / sizeof names[0]; i++)
         names[n++] = profiles[i];
     return tw_unknown_name_error(err, what, p, names, n);
@@ -22,35 +22,28 @@ bool tw_mock_profile_error(tw_error *err, const char *what, const char *p)
 
 bool tw_mock_profile_known(const char *p)
 {
-    if (p && strcmp(p, "auto") == 0)
-        return true;
-    for (size_t i = 0; profiles[i]; i++)
-        if (p && strcmp(p, profiles[i]) == 0)
-            return true;
-    return false;
+    return (p && strcmp(p, "auto") == 0) || tw_profile_of(p) != TW_NPROFILES;
 }
 
 static bool ex_fits(const char *profile, const tw_fx_exchange *x)
 {
-    char kind = tw_path_kind(x->req.path);
-    if (strcmp(profile, "replay") == 0)
-        return x->has_response;
-    if (strcmp(profile, "script") == 0)
-        return !x->has_response && !x->model_text && !x->model_pass1 && !x->model_pass2;
+    tw_api_kind kind = tw_path_kind(x->req.path);
+    tw_profile p = tw_profile_of(profile);
+    switch (p) {
+    case TW_PROFILE_REPLAY: return x->has_response;
+    case TW_PROFILE_SCRIPT: return !x->has_response && !x->model_text && !x->model_pass1 && !x->model_pass2;
+    case TW_NPROFILES: return false;
+    default: break;
+    }
     if (x->has_response)
         return false; /* a recorded answer is judged as recorded */
-    if (strcmp(profile, "qwen3-coder") == 0) /* hermes over the qwen3-coder decoder */
-        return x->model_text && (kind == 'o' || kind == 'g') &&
-               (!x->decode_format || strcmp(x->decode_format, "qwen3-coder") == 0);
-    if (strcmp(profile, "hermes") == 0)
-        return x->model_text && kind == 'o';
-    if (strcmp(profile, "anthropic") == 0)
-        return x->model_text && kind == 'a';
-    if (strcmp(profile, "vllm-native") == 0)
-        return (x->model_pass1 || x->model_text) && kind == 'g';
-    if (strcmp(profile, "gemini") == 0)
-        return x->model_text && kind == 'm';
-    return false;
+    if (!tw_profile_answers(p, kind))
+        return false;
+    if (p == TW_PROFILE_QWEN3_CODER) /* hermes over the qwen3-coder decoder */
+        return x->model_text && (!x->decode_format || strcmp(x->decode_format, "qwen3-coder") == 0);
+    if (p == TW_PROFILE_VLLM_NATIVE)
+        return x->model_pass1 || x->model_text;
+    return x->model_text;
 }
 
 /* The fixture's backend is qwen3-coder, or every exchange decodes as qwen3-coder. */
@@ -70,10 +63,11 @@ const char *tw_mock_profile_for(const char *profile, const tw_fixture *f)
 {
     if (!profile || strcmp(profile, "auto") != 0)
         return tw_mock_profile_fits(profile, f) ? profile : NULL;
+    const char *const *profiles = tw_profile_names();
     for (size_t i = 0; profiles[i]; i++) {
         /* auto takes qwen3-coder only for a fixture that names it: the hermes
          * profile answers a fixture without a decode format as Hermes text */
-        if (strcmp(profiles[i], "qwen3-coder") == 0 && !names_qwen3_coder(f))
+        if (i == TW_PROFILE_QWEN3_CODER && !names_qwen3_coder(f))
             continue;
         if (tw_mock_profile_fits(profiles[i], f))
             return profiles[i];

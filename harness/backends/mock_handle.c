@@ -155,15 +155,15 @@ static void gemini_error_body(tw_buf *b, int http, const char *msg)
 }
 
 /* The error body of the endpoint kind (tw_path_kind) for HTTP status http. */
-void tw_mock_error_body(tw_buf *b, char kind, int http, const char *type, const char *msg,
+void tw_mock_error_body(tw_buf *b, tw_api_kind kind, int http, const char *type, const char *msg,
                         const char *code)
 {
     tw_buf_reset(b);
-    if (kind == 'm') {
+    if (kind == TW_API_GEMINI) {
         gemini_error_body(b, http, msg);
         return;
     }
-    if (kind == 'a') {
+    if (kind == TW_API_ANTHROPIC) {
         tw_buf_puts(b, "{\"type\":\"error\",\"error\":{\"type\":");
         tw_json_write_str(b, type, strlen(type), 0);
         tw_buf_puts(b, ",\"message\":");
@@ -262,14 +262,14 @@ typedef struct answer {
 /* The reference servers: the model text (the exchange's, or the script's),
  * decoded and encoded by mock_ref.c. */
 static void answer_reference(tw_mock *m, const char *profile, const tw_fx_exchange *x,
-                             const cJSON *body, const char *url, char kind, bool post, answer *a)
+                             const cJSON *body, const char *url, tw_api_kind kind, bool post, answer *a)
 {
     tw_ref_answer r;
     /* Gemini: the URL names the model and asks for a stream, which toolwire
      * sends as SSE (alt=sse) only; the JSON-array stream is refused */
-    bool gstream = kind == 'm' && strstr(url, ":streamGenerateContent") != NULL;
+    bool gstream = kind == TW_API_GEMINI && strstr(url, ":streamGenerateContent") != NULL;
     char gmodel[128] = "";
-    const char *gm = kind == 'm' ? strstr(url, "/models/") : NULL;
+    const char *gm = kind == TW_API_GEMINI ? strstr(url, "/models/") : NULL;
     if (gm) {
         gm += 8;
         size_t gl = strcspn(gm, ":");
@@ -291,7 +291,7 @@ static void answer_reference(tw_mock *m, const char *profile, const tw_fx_exchan
         tw_ref_text t = {x->model_text, x->model_pass1, x->model_pass2, x->decode_format,
                          x->decode_options, gstream, gmodel[0] ? gmodel : NULL};
         /* qwen3-coder answers /generate as the vllm-native server with its XML parser */
-        bool qg = kind == 'g' && strcmp(profile, "qwen3-coder") == 0;
+        bool qg = kind == TW_API_GENERATE && strcmp(profile, "qwen3-coder") == 0;
         if (qg && !t.decode_format)
             t.decode_format = "qwen3-coder";
         tw_ref_answer_text(qg ? "vllm-native" : profile, &t, body, &m->o.limits, &r);
@@ -352,7 +352,7 @@ bool tw_mock_prepare(tw_mock *m)
     if (!m->prep)
         return false;
     for (size_t i = 0; i < m->nfx; i++) {
-        if (!m->served[i] || strcmp(m->fprof[i], "replay") != 0)
+        if (!m->served[i] || tw_profile_of(m->fprof[i]) != TW_PROFILE_REPLAY)
             continue;
         for (size_t k = 0; k < m->fx[i].nexchanges; k++) {
             out_resp o;
@@ -616,7 +616,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     /* a client's credentials never reach a log or report of this process */
     MHD_get_connection_values(conn, MHD_HEADER_KIND, learn_secret, NULL);
     MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, learn_secret, NULL);
-    char kind = tw_path_kind(url);
+    tw_api_kind kind = tw_path_kind(url);
     tw_buf eb = {0};
     tw_mock_record rec;
     memset(&rec, 0, sizeof rec);
@@ -633,7 +633,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     snprintf(rec.hint, sizeof rec.hint, "%s", hint);
 
     if (rc->over_budget) {
-        tw_mock_error_body(&eb, kind, 503, kind == 'a' ? "overloaded_error" : "server_error",
+        tw_mock_error_body(&eb, kind, 503, kind == TW_API_ANTHROPIC ? "overloaded_error" : "server_error",
                    "the server holds too many request bytes; retry later", "busy");
         rec.status = 503;
         enum MHD_Result ret = send_simple(conn, 503, "application/json", eb.data, eb.len, "1");
@@ -736,9 +736,9 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     size_t mfi = mo.fi, mxi = mo.xi, nbest = mo.nbest;
     const tw_fx_exchange *x = &mf->exchanges[mxi];
     /* a replayed answer of the other kind than the request asks for: said in the log */
-    if (x->has_response && strcmp(m->fprof[mfi], "replay") == 0) {
+    if (x->has_response && tw_profile_of(m->fprof[mfi]) == TW_PROFILE_REPLAY) {
         /* Gemini streams by its method (:streamGenerateContent), not a body key */
-        bool want_stream = kind == 'm' ? strstr(url, ":streamGenerateContent") != NULL
+        bool want_stream = kind == TW_API_GEMINI ? strstr(url, ":streamGenerateContent") != NULL
                                        : cJSON_IsTrue(tw_json_get(body, "stream"));
         bool is_stream = x->resp.nevents > 0;
         if (want_stream != is_stream)
@@ -750,7 +750,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     rec.ambiguous = hint[0] ? 0 : nbest;
     /* a reference or scripted answer signs every call turn and thinking
      * block; a replayed one signed what its recording did */
-    tw_checks_client_context(url, body, mf, mxi, strcmp(m->fprof[mfi], "replay") != 0,
+    tw_checks_client_context(url, body, mf, mxi, tw_profile_of(m->fprof[mfi]) != TW_PROFILE_REPLAY,
                              &m->o.limits, &rec.checks);
     const cJSON *faults = x->faults ? x->faults : m->o.faults;
     long delay = fault_int(faults, "delay_ms", 0);
@@ -815,7 +815,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     a.out->conn = conn;
     a.out->drop_after = SIZE_MAX;
     a.out->byte_cap = SIZE_MAX;
-    if (strcmp(m->fprof[mfi], "replay") == 0)
+    if (tw_profile_of(m->fprof[mfi]) == TW_PROFILE_REPLAY)
         answer_replay(m, x, mfi < m->nfx ? &m->prep[m->ex_base[mfi] + mxi] : NULL, &a);
     else {
         answer_reference(m, m->fprof[mfi], x, body, url, kind, strcmp(method, "POST") == 0, &a);

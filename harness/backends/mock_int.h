@@ -153,7 +153,7 @@ enum MHD_Result tw_mock_plain_answer(tw_mock *m, struct MHD_Connection *conn, co
 void tw_mock_job_free(tw_mock_job *j);
 /* mock_handle.c: the error body of the endpoint kind (tw_path_kind) for
  * HTTP status http. */
-void tw_mock_error_body(tw_buf *b, char kind, int http, const char *type, const char *msg,
+void tw_mock_error_body(tw_buf *b, tw_api_kind kind, int http, const char *type, const char *msg,
                         const char *code);
 
 /* mock_arena.c: the handling thread's block for a request body's cJSON tree

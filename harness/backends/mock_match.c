@@ -863,18 +863,18 @@ tw_status tw_mock_nearest(const tw_match_in *in, tw_buf *msg, tw_buf *nearest, t
     return st;
 }
 
-void tw_mock_not_found_body(tw_buf *b, char kind, const char *msg, const char *nearest,
+void tw_mock_not_found_body(tw_buf *b, tw_api_kind kind, const char *msg, const char *nearest,
                             const char *diffs)
 {
     tw_buf_reset(b);
-    if (kind == 'a')
+    if (kind == TW_API_ANTHROPIC)
         tw_buf_puts(b, "{\"type\":\"error\",\"error\":{\"type\":\"not_found_error\",\"message\":");
-    else if (kind == 'm')
+    else if (kind == TW_API_GEMINI)
         tw_buf_puts(b, "{\"error\":{\"code\":404,\"status\":\"NOT_FOUND\",\"message\":");
     else
         tw_buf_puts(b, "{\"error\":{\"message\":");
     tw_json_write_str(b, msg, strlen(msg), 0);
-    if (kind != 'a' && kind != 'm')
+    if (kind != TW_API_ANTHROPIC && kind != TW_API_GEMINI)
         tw_buf_puts(b, ",\"type\":\"not_found_error\",\"param\":null,\"code\":\"no_match\"");
     if (nearest && nearest[0]) {
         tw_buf_puts(b, ",\"nearest\":");

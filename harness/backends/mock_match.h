@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "apis.h"
+
 #include "fixture.h"
 #include "mock.h"
 
@@ -150,11 +152,11 @@ void tw_match_memo_put(tw_match_memo *mm, uint64_t key, const char *method, cons
  */
 tw_status tw_mock_nearest(const tw_match_in *in, tw_buf *msg, tw_buf *nearest, tw_buf *diffs);
 
-/* The 404 body in the endpoint's error envelope (kind as tw_path_kind: 'a'
- * Anthropic, 'm' Gemini's {"error": {"code": 404, "status": "NOT_FOUND"}},
+/* The 404 body in the endpoint's error envelope (kind as tw_path_kind:
+ * TW_API_ANTHROPIC Anthropic's, TW_API_GEMINI Gemini's {"error": {"code": 404, "status": "NOT_FOUND"}},
  * else OpenAI's), with "nearest" and "differences" beside the
  * message when given. */
-void tw_mock_not_found_body(tw_buf *b, char kind, const char *msg, const char *nearest,
+void tw_mock_not_found_body(tw_buf *b, tw_api_kind kind, const char *msg, const char *nearest,
                             const char *diffs);
 
 #endif

@@ -79,8 +79,8 @@ static void *worker_main(void *arg)
         if (tw_mock_reply_abandoned(&j->reply)) {
             /* nobody reads the answer: no work is done for it */
             j->reply.status = 503;
-            char kind = tw_path_kind(j->url);
-            tw_mock_error_body(&j->reply.body, kind, 503, kind == 'a' ? "api_error" : "server_error",
+            tw_api_kind kind = tw_path_kind(j->url);
+            tw_mock_error_body(&j->reply.body, kind, 503, kind == TW_API_ANTHROPIC ? "api_error" : "server_error",
                                "the client left or the server is stopping",
                        "abandoned");
         } else {

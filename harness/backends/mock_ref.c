@@ -342,16 +342,16 @@ static int gemini_reasoning(const cJSON *body)
     return cJSON_IsTrue(tw_json_get(tc, "includeThoughts"));
 }
 
-void tw_ref_answer_script(char kind, const cJSON *body, const tw_limits *L, tw_ref_answer *a)
+void tw_ref_answer_script(tw_api_kind kind, const cJSON *body, const tw_limits *L, tw_ref_answer *a)
 {
     tw_ref_answer_script_at(kind, false, NULL, body, L, a);
 }
 
-void tw_ref_answer_script_at(char kind, bool stream, const char *model, const cJSON *body,
+void tw_ref_answer_script_at(tw_api_kind kind, bool stream, const char *model, const cJSON *body,
                              const tw_limits *L, tw_ref_answer *a)
 {
     memset(a, 0, sizeof a[0]);
-    if (kind != 'o' && kind != 'a' && kind != 'g' && kind != 'm' && kind != 'r') {
+    if (kind != TW_API_OPENAI && kind != TW_API_ANTHROPIC && kind != TW_API_GENERATE && kind != TW_API_GEMINI && kind != TW_API_RESPONSES) {
         a->status = 404;
         snprintf(a->why, sizeof a->why,
                  "the script profile answers POST …/chat/completions, …/messages, …/responses, "
@@ -374,7 +374,7 @@ void tw_ref_answer_script_at(char kind, bool stream, const char *model, const cJ
     tw_vllm_params vp;
     memset(&vp, 0, sizeof vp);
     int reasoning = 0;
-    if (kind == 'g') {
+    if (kind == TW_API_GENERATE) {
         tw_error why = {.offset = -1};
         st = vllm_params(body, &vp, &why);
         if (st != TW_OK) {
@@ -386,10 +386,10 @@ void tw_ref_answer_script_at(char kind, bool stream, const char *model, const cJ
         st = cJSON_IsString(tw_json_get(body, "prompt")) && !tw_json_get(body, "messages")
                  ? prompt_request(body, L, &req, &err)
                  : tw_vllm_request_from_json(body, &ro, &req, &err);
-    } else if (kind == 'm') {
+    } else if (kind == TW_API_GEMINI) {
         reasoning = gemini_reasoning(body);
         st = tw_gemini_request_from_json(body, &ro, &req, &err);
-    } else if (kind == 'r') {
+    } else if (kind == TW_API_RESPONSES) {
         const char *ref = NULL;
         long at = responses_item_reference(body, &ref);
         const cJSON *prev = tw_json_get(body, "previous_response_id");
@@ -409,7 +409,7 @@ void tw_ref_answer_script_at(char kind, bool stream, const char *model, const cJ
         }
         reasoning = tw_script_options_reasoning(body);
         st = tw_responses_request_from_json(body, &ro, &req, &err);
-    } else if (kind == 'a') {
+    } else if (kind == TW_API_ANTHROPIC) {
         reasoning = tw_script_options_reasoning(body);
         st = tw_anthropic_request_from_json(body, &ro, &req, &err);
     } else {
@@ -426,9 +426,9 @@ void tw_ref_answer_script_at(char kind, bool stream, const char *model, const cJ
     tw_error why = {.offset = -1};
     st = tw_script_answer_with(&req, reasoning, L, &s, &why);
     tw_request_free(&req);
-    if (st != TW_OK && (kind == 'm' || kind == 'r' || kind == 'a')) /* the wire path, not the neutral one */
-        tw_script_wire_path(body, kind == 'm' ? "contents" : kind == 'r' ? "input" : "messages",
-                            kind == 'm' ? "systemInstruction" : kind == 'r' ? "instructions" : "system",
+    if (st != TW_OK && (kind == TW_API_GEMINI || kind == TW_API_RESPONSES || kind == TW_API_ANTHROPIC)) /* the wire path, not the neutral one */
+        tw_script_wire_path(body, kind == TW_API_GEMINI ? "contents" : kind == TW_API_RESPONSES ? "input" : "messages",
+                            kind == TW_API_GEMINI ? "systemInstruction" : kind == TW_API_RESPONSES ? "instructions" : "system",
                             why.message, sizeof why.message);
     if (st != TW_OK) {
         a->status = st == TW_ERR_NOMEM ? 500 : 400;
@@ -438,14 +438,14 @@ void tw_ref_answer_script_at(char kind, bool stream, const char *model, const cJ
     tw_ref_text t;
     memset(&t, 0, sizeof t);
     tw_buf p1 = {0};
-    const char *profile = kind == 'a'   ? "anthropic"
-                          : kind == 'g' ? "vllm-native"
-                          : kind == 'm' ? "gemini"
-                          : kind == 'r' ? "openai-responses"
+    const char *profile = kind == TW_API_ANTHROPIC   ? "anthropic"
+                          : kind == TW_API_GENERATE ? "vllm-native"
+                          : kind == TW_API_GEMINI ? "gemini"
+                          : kind == TW_API_RESPONSES ? "openai-responses"
                                         : "hermes";
     t.stream = stream;
     t.model = model;
-    if (kind == 'g') {
+    if (kind == TW_API_GENERATE) {
         st = two_pass_texts(&s, vp.two_pass, vp.thinking_tag, &p1, &t.pass2);
         t.pass1 = vp.two_pass ? (p1.data ? p1.data : "") : NULL;
     } else {

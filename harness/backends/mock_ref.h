@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 
+#include "apis.h"
 #include "toolwire/neutral.h"
 
 /* What the model wrote for one request. */
@@ -45,25 +46,26 @@ void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *
 
 /*
  * Answer with the scripted reference model (script.h): kind is the
- * endpoint ('o' chat completions, 'a' messages, 'g' /generate, 'r' the
- * Responses API, as tw_path_kind says; any other kind, or a method other than POST passed as
- * 0, is a 404); body NULL means the request was not JSON. The request
+ * endpoint (TW_API_OPENAI chat completions, TW_API_ANTHROPIC messages,
+ * TW_API_GENERATE /generate, TW_API_RESPONSES the Responses API, as
+ * tw_path_kind says; any other kind, or a method other than POST passed as
+ * TW_API_NONE, is a 404); body NULL means the request was not JSON. The request
  * is read with that endpoint's request decoder (a /generate body with a
  * "prompt" string instead of "messages" is read as a ChatML prompt, else as
  * one user message); what the decoder or the script refuses is a 400 that
  * says why.
  */
-void tw_ref_answer_script(char kind, const cJSON *body, const tw_limits *L, tw_ref_answer *out);
+void tw_ref_answer_script(tw_api_kind kind, const cJSON *body, const tw_limits *L, tw_ref_answer *out);
 
 /*
  * The same for any endpoint, stream saying whether the URL asks for a stream
- * (Gemini: 'm', …:streamGenerateContent; the other endpoints take it from
+ * (TW_API_GEMINI: …:streamGenerateContent; the other endpoints take it from
  * the body). A Gemini request is read with gemini-request and answered with
  * the gemini or gemini-stream encoder; the model comes from the URL (model,
  * may be NULL). A Responses request is read with openai-responses-request
  * and answered with the openai-responses or openai-responses-stream encoder.
  */
-void tw_ref_answer_script_at(char kind, bool stream, const char *model, const cJSON *body,
+void tw_ref_answer_script_at(tw_api_kind kind, bool stream, const char *model, const cJSON *body,
                              const tw_limits *L, tw_ref_answer *out);
 
 void tw_ref_answer_free(tw_ref_answer *a);

@@ -293,7 +293,7 @@ void tw_checks_backend(const tw_judge_input *in, tw_check_set *out)
 {
     judge j = {in, out, {0}};
     tw_limits_resolve(&j.L, in->limits);
-    char kind = tw_path_kind(in->path);
+    tw_api_kind kind = tw_path_kind(in->path);
     /* /generate has no streamed form: a "stream" key in its request changes
      * nothing, only an event-stream answer is judged as a stream */
     bool stream = (kind != 'g' && kind != 'm' && request_streams(in->req_body)) ||
@@ -370,25 +370,14 @@ void tw_checks_backend(const tw_judge_input *in, tw_check_set *out)
         tw_check_set_fill(out, false, why.message);
     }
     tw_xlt_skip(out, "not judged through an upstream (run --upstream)");
-    tw_check_set_fill(out, false, kind == 'o'   ? "does not apply to this exchange"
-                                  : kind == 'a' ? "does not apply to an Anthropic exchange"
-                                  : kind == 'g' ? "does not apply to a /generate exchange"
-                                  : kind == 'm' ? "does not apply to a Gemini exchange"
-                                  : kind == 'r' ? "does not apply to a Responses exchange"
-                                                : "unknown endpoint");
+    tw_check_set_fill(out, false, tw_api_scope(tw_path_kind(in->path)));
     tw_check_set_sort(out);
 }
 
 tw_status tw_decode_response(const char *path, bool stream, const char *body, size_t len,
                              const tw_decode_opts *o, tw_result *out)
 {
-    char kind = tw_path_kind(path);
-    const char *name = kind == 'o'   ? (stream ? "openai-stream" : "openai-response")
-                       : kind == 'a' ? (stream ? "anthropic-stream" : "anthropic-response")
-                       : kind == 'g' ? "vllm-generate"
-                       : kind == 'm' ? (stream ? "gemini-stream" : "gemini")
-                       : kind == 'r' ? (stream ? "openai-responses-stream" : "openai-responses")
-                                     : NULL;
+    const char *name = tw_api_decoder(tw_path_kind(path), stream); /* the table of formats */
     const tw_format_ops *f = name ? tw_format_find(name) : NULL;
     if (!f)
         return TW_ERR_UNSUPPORTED;

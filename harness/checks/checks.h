@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "apis.h"
 #include "check_ids.h"
 #include "fixture.h"
 #include "toolwire/neutral.h"
@@ -179,8 +180,7 @@ void tw_checks_client_retry(long due_ms, long asked_ms, long now_ms, tw_check_se
  */
 void tw_checks_client_retry_waited(long asked_ms, long waited_ms, tw_check_set *out);
 
-/* API style of a path: 'o' OpenAI chat, 'a' Anthropic messages, 'g' /generate, 0 other. */
-char tw_path_kind(const char *path);
+/* tw_path_kind, the API style of a path: apis.h (the table of formats). */
 
 /*
  * Decode a response with the reference decoder that fits it (openai-response,

@@ -28,7 +28,7 @@ static bool schema_object(const cJSON *p)
     return cJSON_IsObject(p) && (!t || strcmp(t, "object") == 0);
 }
 
-static void cli_tools(char kind, const cJSON *body, tw_check_set *out)
+static void cli_tools(tw_api_kind kind, const cJSON *body, tw_check_set *out)
 {
     const cJSON *tools = tw_json_get(body, "tools");
     if (!cJSON_IsArray(tools) || !tools->child) {
@@ -315,7 +315,7 @@ static void cli_anthropic(const cJSON *msgs, tw_check_set *out)
 
 void tw_checks_client(const char *path, const cJSON *body, tw_check_set *out)
 {
-    char kind = tw_path_kind(path);
+    tw_api_kind kind = tw_path_kind(path);
     if (kind == 'm') {
         static const tw_check_id ids[] = {TW_CHK_CLI_01, TW_CHK_CLI_02, TW_CHK_CLI_03,
                                           TW_CHK_CLI_04, TW_CHK_CLI_05, TW_CHK_CLI_06};

@@ -170,12 +170,12 @@ void tw_chk_ant_response(judge *j, const cJSON *body);
 void tw_chk_ant_stream(judge *j);
 
 /* checks_text.c */
-void tw_chk_hermes_checks(judge *j, char kind, bool stream);
+void tw_chk_hermes_checks(judge *j, tw_api_kind kind, bool stream);
 /* QWX-01, QWX-02: an exchange whose model text decodes as qwen3-coder. */
-void tw_chk_qwx_checks(judge *j, char kind, bool stream);
+void tw_chk_qwx_checks(judge *j, tw_api_kind kind, bool stream);
 void tw_chk_vln_checks(judge *j, const cJSON *body);
 void tw_chk_num_stream_spelling(judge *j, bool stream);
-void tw_chk_num_model_values(judge *j, char kind, bool stream);
+void tw_chk_num_model_values(judge *j, tw_api_kind kind, bool stream);
 
 /* checks_gemini.c */
 void tw_chk_gem_checks(judge *j, const cJSON *body, bool stream);

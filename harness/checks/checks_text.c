@@ -35,7 +35,7 @@ static tw_status text_decode(const tw_fx_exchange *ex, const char *t, size_t n,
 }
 
 /* The response's calls as a light view (for HER-02). */
-static void response_view(judge *j, char kind, bool stream, rview *v)
+static void response_view(judge *j, tw_api_kind kind, bool stream, rview *v)
 {
     const tw_judge_input *in = j->in;
     if (!in->body)
@@ -167,7 +167,7 @@ static size_t closed_think_calls(const char *t, size_t n, size_t depth, const tw
     return found;
 }
 
-void tw_chk_hermes_checks(judge *j, char kind, bool stream)
+void tw_chk_hermes_checks(judge *j, tw_api_kind kind, bool stream)
 {
     const tw_fx_exchange *ex = j->in->ex;
     static const tw_check_id ids[] = {TW_CHK_HER_01, TW_CHK_HER_02, TW_CHK_HER_03};
@@ -469,7 +469,7 @@ void tw_chk_num_stream_spelling(judge *j, bool stream)
 }
 
 /* NUM-02: the response's arguments against the model text's. */
-void tw_chk_num_model_values(judge *j, char kind, bool stream)
+void tw_chk_num_model_values(judge *j, tw_api_kind kind, bool stream)
 {
     const tw_fx_exchange *ex = j->in->ex;
     const char *text = ex ? ex->model_text : NULL;
@@ -527,7 +527,7 @@ void tw_chk_num_model_values(judge *j, char kind, bool stream)
 /* The XML elements of a Qwen3-Coder call; <tool_call> itself is OAI-R07's. */
 static const char *const qwx_tags[] = {"<function=", "<parameter=", "</parameter>", "</function>"};
 
-void tw_chk_qwx_checks(judge *j, char kind, bool stream)
+void tw_chk_qwx_checks(judge *j, tw_api_kind kind, bool stream)
 {
     const tw_fx_exchange *ex = j->in->ex;
     static const tw_check_id ids[] = {TW_CHK_QWX_01, TW_CHK_QWX_02};

@@ -7,27 +7,7 @@
 
 /* ================================================================ helpers */
 
-char tw_path_kind(const char *path)
-{
-    if (!path)
-        return 0;
-    size_t n = strlen(path);
-    const char *q = memchr(path, '?', n);
-    if (q)
-        n = (size_t)(q - path);
-    if (n >= 16 && memcmp(path + n - 16, "chat/completions", 16) == 0)
-        return 'o';
-    if (n >= 8 && memcmp(path + n - 8, "messages", 8) == 0)
-        return 'a';
-    if (n >= 8 && memcmp(path + n - 8, "generate", 8) == 0)
-        return 'g';
-    if ((n >= 16 && memcmp(path + n - 16, ":generateContent", 16) == 0) ||
-        (n >= 22 && memcmp(path + n - 22, ":streamGenerateContent", 22) == 0))
-        return 'm';
-    if (n >= 10 && memcmp(path + n - 10, "/responses", 10) == 0)
-        return 'r';
-    return 0;
-}
+/* tw_path_kind: the table of formats (harness/common/apis.c) */
 
 cJSON *tw_chk_parse_json(const char *p, size_t n, size_t depth)
 {

@@ -138,7 +138,7 @@ int tw_refproxy_translate_request(const char *from, const char *to, const char *
  * process-wide secret set, which holds the key the proxy sends upstream):
  * an upstream that repeats the key in an error message, a body or an event
  * does not hand it to whoever can reach the proxy. */
-static void error_out(char kind, int status, const char *raw, tw_loop_reply *r)
+static void error_out(tw_api_kind kind, int status, const char *raw, tw_loop_reply *r)
 {
     char *clean = tw_secret_clip(raw, strlen(raw));
     const char *msg = clean ? clean : "(the message could not be scrubbed of secrets; withheld)";
@@ -147,7 +147,7 @@ static void error_out(char kind, int status, const char *raw, tw_loop_reply *r)
     tw_buf_reset(&r->body);
     const char *type = status == 404 ? "not_found_error" : status >= 500 ? "api_error"
                                                                          : "invalid_request_error";
-    if (kind == 'a') {
+    if (kind == TW_API_ANTHROPIC) {
         tw_buf_puts(&r->body, "{\"type\":\"error\",\"error\":{\"type\":");
         tw_json_write_str(&r->body, type, strlen(type), 0);
         tw_buf_puts(&r->body, ",\"message\":");
@@ -288,13 +288,13 @@ static void handle(void *user, const char *method, const char *url, const char *
 {
     (void)header;
     tw_refproxy *p = user;
-    char kind = strcmp(p->from, "anthropic") == 0 ? 'a' : 'o';
+    tw_api_kind kind = strcmp(p->from, "anthropic") == 0 ? TW_API_ANTHROPIC : TW_API_OPENAI;
     tw_error why = {.offset = -1};
     pthread_mutex_lock(&p->mu);
     p->count++;
     pthread_mutex_unlock(&p->mu);
     size_t n = strcspn(url, "?#");
-    const char *want = kind == 'a' ? "/messages" : "/chat/completions";
+    const char *want = kind == TW_API_ANTHROPIC ? "/messages" : "/chat/completions";
     if (strcmp(method, "POST") != 0 || n < strlen(want) || strncmp(url + n - strlen(want), want, strlen(want)) != 0) {
         tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "this %s:%s proxy answers POST %s only", p->from, p->to, client_path(p->from));
         error_out(kind, 404, why.message, reply);
@@ -375,19 +375,19 @@ static void handle(void *user, const char *method, const char *url, const char *
         error_out(kind, 502, why.message, reply);
         goto log;
     }
-    const char *enc = kind == 'a' ? (stream ? "anthropic-stream" : "anthropic-response")
+    const char *enc = kind == TW_API_ANTHROPIC ? (stream ? "anthropic-stream" : "anthropic-response")
                                   : (stream ? "openai-stream" : "openai-response");
     tw_encode_opts eo;
     memset(&eo, 0, sizeof eo);
     eo.limits = p->limits;
-    eo.id = kind == 'a' ? "msg_toolwire_proxy" : "chatcmpl-toolwire-proxy";
+    eo.id = kind == TW_API_ANTHROPIC ? "msg_toolwire_proxy" : "chatcmpl-toolwire-proxy";
     eo.created = 1700000000;
     cJSON *j = NULL;
     if (tw_json_parse(body, len, p->limits.max_depth, &j, NULL) == TW_OK)
         eo.model = tw_json_get_str(j, "model");
     /* OpenAI reasoning carries no signature: the proxy signs what it relays with a
      * fixed opaque value, as Anthropic clients expect one on every thinking block */
-    if (kind == 'a' && res.msg.thinking.len && !res.msg.thinking_signature)
+    if (kind == TW_API_ANTHROPIC && res.msg.thinking.len && !res.msg.thinking_signature)
         res.msg.thinking_signature = tw_strdup("toolwire-reference-proxy");
     const tw_encoder_ops *e = tw_encoder_find(enc);
     reply->body.max = p->limits.max_output_bytes;

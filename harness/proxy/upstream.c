@@ -90,7 +90,7 @@ void tw_upstream_records_free(tw_upstream_record *r, size_t n)
 }
 
 /* The error envelope of the format (docs/checks.md OAI-E01; Anthropic's own). */
-static void error_reply(char kind, int status, const char *msg, tw_upstream_record *rec,
+static void error_reply(tw_api_kind kind, int status, const char *msg, tw_upstream_record *rec,
                         const char **ctype, tw_buf *out)
 {
     rec->status = status;
@@ -98,7 +98,7 @@ static void error_reply(char kind, int status, const char *msg, tw_upstream_reco
     *ctype = "application/json";
     const char *type = status == 404 ? "not_found_error" : status >= 500 ? "api_error"
                                                                          : "invalid_request_error";
-    if (kind == 'a') {
+    if (kind == TW_API_ANTHROPIC) {
         tw_buf_puts(out, "{\"type\":\"error\",\"error\":{\"type\":");
         tw_json_write_str(out, type, strlen(type), 0);
         tw_buf_puts(out, ",\"message\":");
@@ -132,7 +132,7 @@ void tw_upstream_answer(const char *format, const char *path, const char *body, 
     memset(rec, 0, sizeof *rec);
     rec->step = -1;
     snprintf(rec->path, sizeof rec->path, "%s", path);
-    char kind = strcmp(format, "anthropic") == 0 ? 'a' : strcmp(format, "openai") == 0 ? 'o' : 'g';
+    tw_api_kind kind = strcmp(format, "anthropic") == 0 ? TW_API_ANTHROPIC : strcmp(format, "openai") == 0 ? TW_API_OPENAI : TW_API_GENERATE;
     if (!path_fits(format, path)) {
         char msg[300];
         snprintf(msg, sizeof msg, "this %s upstream answers POST %s only", format,
@@ -149,8 +149,8 @@ void tw_upstream_answer(const char *format, const char *path, const char *body, 
         error_reply(kind, 400, "the request body is not a JSON object", rec, ctype, out);
         return;
     }
-    rec->stream = kind != 'g' && cJSON_IsTrue(tw_json_get(rec->body, "stream"));
-    const char *dec = kind == 'a' ? "anthropic-request" : kind == 'o' ? "openai-request"
+    rec->stream = kind != TW_API_GENERATE && cJSON_IsTrue(tw_json_get(rec->body, "stream"));
+    const char *dec = kind == TW_API_ANTHROPIC ? "anthropic-request" : kind == TW_API_OPENAI ? "openai-request"
                                                                       : "vllm-generate-request";
     tw_decode_opts dopts;
     memset(&dopts, 0, sizeof dopts);
@@ -172,7 +172,7 @@ void tw_upstream_answer(const char *format, const char *path, const char *body, 
     rec->decoded = true;
     rec->nonce = tw_script_nonce(&rec->req);
     /* what the script writes (as the script profile decides it), for judging the answer */
-    int reasoning = kind == 'g' ? -1 : tw_script_options_reasoning(rec->body);
+    int reasoning = kind == TW_API_GENERATE ? -1 : tw_script_options_reasoning(rec->body);
     tw_script_answer ans;
     memset(&ans, 0, sizeof ans);
     st = tw_script_answer_with(&rec->req, reasoning, &L, &ans, &te);
@@ -239,7 +239,7 @@ static void serve_one(void *user, const char *method, const char *url, const cha
     tw_upstream_record rec;
     reply->body.max = u->limits.max_output_bytes;
     if (strcmp(method, "POST") != 0) {
-        char kind = strcmp(u->format, "anthropic") == 0 ? 'a' : 'o';
+        tw_api_kind kind = strcmp(u->format, "anthropic") == 0 ? TW_API_ANTHROPIC : TW_API_OPENAI;
         memset(&rec, 0, sizeof rec);
         rec.step = -1;
         snprintf(rec.path, sizeof rec.path, "%s", url);

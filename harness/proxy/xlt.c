@@ -120,18 +120,18 @@ static bool effort_on(const cJSON *e)
     return strcmp(e->valuestring, "none") != 0 && strcmp(e->valuestring, "minimal") != 0;
 }
 
-int tw_xlt_reasoning_enabled(char kind, const cJSON *body, char *why, size_t n)
+int tw_xlt_reasoning_enabled(tw_api_kind kind, const cJSON *body, char *why, size_t n)
 {
     if (why && n)
         why[0] = '\0';
-    if (!cJSON_IsObject(body) || (kind != 'a' && kind != 'o'))
+    if (!cJSON_IsObject(body) || (kind != TW_API_ANTHROPIC && kind != TW_API_OPENAI))
         return -1;
     int on = 0, off = 0;
     /* every setting docs/checks.md names, each read on its own */
     const char *tt = tw_json_get_str(tw_json_get(body, "thinking"), "type");
     if (tt && (strcmp(tt, "enabled") == 0 || strcmp(tt, "disabled") == 0))
         setting(tt[0] == 'e', tt[0] == 'e' ? "thinking.type: enabled" : "thinking.type: disabled", &on, &off, why, n);
-    if (kind == 'o') {
+    if (kind == TW_API_OPENAI) {
         const cJSON *e = tw_json_get(body, "reasoning_effort");
         if (cJSON_IsString(e))
             setting(effort_on(e), effort_on(e) ? "reasoning_effort on" : "reasoning_effort none/minimal", &on, &off,
@@ -386,10 +386,10 @@ static void xlt_choice(const tw_request *s, const tw_request *a, tw_check_set *o
                      cs == TW_CHOICE_NAMED ? " " : "", cs == TW_CHOICE_NAMED && s->choice_name ? s->choice_name : "");
 }
 
-static void xlt_reasoning(const cJSON *sent_body, char sent_kind, const tw_upstream_record *r,
+static void xlt_reasoning(const cJSON *sent_body, tw_api_kind sent_kind, const tw_upstream_record *r,
                           tw_check_set *out)
 {
-    char akind = tw_path_kind(r->path);
+    tw_api_kind akind = tw_path_kind(r->path);
     char ws[240], wa[240];
     int s = tw_xlt_reasoning_enabled(sent_kind, sent_body, ws, sizeof ws);
     int a = tw_xlt_reasoning_enabled(akind, r->body, wa, sizeof wa);
@@ -412,7 +412,7 @@ static void xlt_reasoning(const cJSON *sent_body, char sent_kind, const tw_upstr
     tw_check_set_put(out, TW_CHK_XLT_06, TW_V_PASS, -1, REQ "reasoning %s on both sides", s ? "enabled" : "not enabled");
 }
 
-void tw_xlt_request(const tw_request *sent, const cJSON *sent_body, char sent_kind,
+void tw_xlt_request(const tw_request *sent, const cJSON *sent_body, tw_api_kind sent_kind,
                     const tw_upstream_record *arrived, size_t narrived, const char *nonce,
                     tw_check_set *out)
 {
@@ -463,10 +463,10 @@ static const char *norm_finish(const char *f)
 }
 
 /* A finish reason of norm_finish's names as the client's format spells it
- * (kind of its path: 'a' Anthropic; the others use the OpenAI names). */
-static const char *client_finish(const char *norm, char kind)
+ * (kind of its path: TW_API_ANTHROPIC Anthropic's; the others use the OpenAI names). */
+static const char *client_finish(const char *norm, tw_api_kind kind)
 {
-    if (kind != 'a')
+    if (kind != TW_API_ANTHROPIC)
         return norm;
     static const char *const map[][2] = {{"tool_calls", "tool_use"}, {"stop", "end_turn"}, {"length", "max_tokens"}};
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
@@ -645,7 +645,7 @@ void tw_proxied_stop(tw_proxied *p)
     memset(p, 0, sizeof *p);
 }
 
-static tw_status sent_request(char kind, const cJSON *body, const tw_limits *L, tw_request *out)
+static tw_status sent_request(tw_api_kind kind, const cJSON *body, const tw_limits *L, tw_request *out)
 {
     memset(out, 0, sizeof *out);
     out->parallel_tool_calls = -1;
@@ -654,9 +654,9 @@ static tw_status sent_request(char kind, const cJSON *body, const tw_limits *L, 
     tw_decode_opts ro;
     memset(&ro, 0, sizeof ro);
     ro.limits = *L;
-    if (kind == 'a')
+    if (kind == TW_API_ANTHROPIC)
         return tw_anthropic_request_from_json(body, &ro, out, NULL);
-    if (kind == 'o')
+    if (kind == TW_API_OPENAI)
         return tw_openai_request_from_json(body, &ro, out, NULL);
     size_t len = 0;
     char *text = tw_json_print(body, &len);
@@ -683,7 +683,7 @@ void tw_xlt_exchange(tw_upstream *up, unsigned long since, const char *path, con
     tw_upstream_record *recs = NULL;
     size_t n = 0;
     tw_upstream_take(up, since, &recs, &n);
-    char kind = tw_path_kind(path);
+    tw_api_kind kind = tw_path_kind(path);
     tw_request sent;
     bool have_sent = sent_request(kind, req_body, &L, &sent) == TW_OK;
     char *nonce = have_sent ? tw_script_nonce(&sent) : NULL;

@@ -15,14 +15,14 @@
 #include "upstream.h"
 
 /*
- * Is reasoning enabled by this request body (XLT-06, docs/checks.md)? kind:
- * 'o' OpenAI chat completions, 'a' Anthropic messages, 'g' /generate. Every
+ * Is reasoning enabled by this request body (XLT-06, docs/checks.md)? kind (apis.h):
+ * OpenAI chat completions, Anthropic messages or /generate. Every
  * setting is read on its own: 1 enabled, 0 not, 2 the settings contradict
  * each other (why, n bytes, names them: "thinking.type: enabled beside
  * reasoning.enabled: false"), -1 the format has no setting the harness reads.
  * why may be NULL.
  */
-int tw_xlt_reasoning_enabled(char kind, const cJSON *body, char *why, size_t n);
+int tw_xlt_reasoning_enabled(tw_api_kind kind, const cJSON *body, char *why, size_t n);
 
 /*
  * Request translation (XLT-01..XLT-06). `sent` is the request given to the
@@ -32,7 +32,7 @@ int tw_xlt_reasoning_enabled(char kind, const cJSON *body, char *why, size_t n);
  * exchange. Every check gets a verdict; evidence starts with "upstream
  * request:".
  */
-void tw_xlt_request(const tw_request *sent, const cJSON *sent_body, char sent_kind,
+void tw_xlt_request(const tw_request *sent, const cJSON *sent_body, tw_api_kind sent_kind,
                     const tw_upstream_record *arrived, size_t narrived, const char *nonce,
                     tw_check_set *out);
 

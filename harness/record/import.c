@@ -351,22 +351,10 @@ static tw_status build_exchange(tw_fx_arena *a, tw_redactor *red, const tw_limit
                 return st;
         }
     }
-    /* which reference decoder judges it, from the path */
-    size_t plen = strcspn(x->req.path, "?#");
-    const char *fmt = NULL;
-    if (ends_with(x->req.path, plen, "/chat/completions"))
-        fmt = sse ? "openai-stream" : "openai-response";
-    else if (ends_with(x->req.path, plen, "/messages"))
-        fmt = sse ? "anthropic-stream" : "anthropic-response";
-    else if (ends_with(x->req.path, plen, "/generate"))
-        fmt = "vllm-generate";
-    else if (ends_with(x->req.path, plen, "/responses") &&
-             tw_format_find(sse ? "openai-responses-stream" : "openai-responses"))
-        fmt = sse ? "openai-responses-stream" : "openai-responses";
-    else if (ends_with(x->req.path, plen, ":streamGenerateContent"))
-        fmt = sse ? "gemini-stream" : NULL; /* without alt=sse: a JSON array, no decoder */
-    else if (ends_with(x->req.path, plen, ":generateContent"))
-        fmt = sse ? NULL : "gemini";
+    /* which reference decoder judges it, from the path (the table of formats) */
+    const char *fmt = tw_api_recorded_decoder(x->req.path, sse);
+    if (fmt && !tw_format_find(fmt))
+        fmt = NULL;
     x->decode_format = fmt;
     *fmt_out = fmt;
     return TW_OK;
@@ -605,17 +593,13 @@ static tw_status add_expectations(tw_fx_arena *a, const tw_limits *L, const tw_f
     return st;
 }
 
+/* the backend of the API whose decoder fmt is (the table of formats) */
 static const char *backend_of(const char *fmt)
 {
     if (!fmt)
         return NULL;
-    if (strncmp(fmt, "openai", 6) == 0)
-        return "openai";
-    if (strncmp(fmt, "anthropic", 9) == 0)
-        return "anthropic";
-    if (strncmp(fmt, "gemini", 6) == 0)
-        return "gemini";
-    return "vllm-native";
+    const char *be = tw_api_backend_of(fmt);
+    return be ? be : "vllm-native";
 }
 
 static const char *base_name(const char *path)
@@ -841,7 +825,7 @@ static tw_status import_any(const char *path, const char *data, size_t len,
         }
         if (!f.backend)
             f.backend = fmt ? backend_of(fmt)
-                            : tw_path_kind(f.exchanges[i].req.path) == 'm' ? "gemini" : NULL;
+                            : tw_path_kind(f.exchanges[i].req.path) == TW_API_GEMINI ? "gemini" : NULL;
         any_stream = any_stream || f.exchanges[i].resp.stream;
     }
     free(fmts);

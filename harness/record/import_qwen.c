@@ -36,10 +36,10 @@ static tw_status recorded_text(const tw_fx_exchange *x, const tw_limits *L, tw_b
                                tw_buf *reasoning)
 {
     content->max = reasoning->max = L->max_input_bytes;
-    char kind = tw_path_kind(x->req.path);
+    tw_api_kind kind = tw_path_kind(x->req.path);
     const tw_fx_response *r = &x->resp;
     tw_status st = TW_OK;
-    if (kind == 'g' && r->body) {
+    if (kind == TW_API_GENERATE && r->body) {
         const cJSON *t = tw_json_get(r->body, "response");
         if (!cJSON_IsString(t))
             t = cJSON_GetArrayItem(tw_json_get(r->body, "text"), 0);
@@ -48,7 +48,7 @@ static tw_status recorded_text(const tw_fx_exchange *x, const tw_limits *L, tw_b
             st = put_str(reasoning, tw_json_get(r->body, "thinking"));
         return st;
     }
-    if (kind != 'o')
+    if (kind != TW_API_OPENAI)
         return TW_OK;
     if (r->body) {
         const cJSON *m = tw_json_get(cJSON_GetArrayItem(tw_json_get(r->body, "choices"), 0), "message");

@@ -216,12 +216,12 @@ static tw_status request_tools(const tw_fx_exchange *x, const tw_limits *L, tw_r
     tw_decode_opts ro;
     memset(&ro, 0, sizeof ro);
     ro.limits = *L;
-    char kind = tw_path_kind(x->req.path);
-    tw_status st = kind == 'o'   ? tw_openai_request_from_json(x->req.body, &ro, rq, err)
-                   : kind == 'a' ? tw_anthropic_request_from_json(x->req.body, &ro, rq, err)
-                   : kind == 'g' ? tw_vllm_request_from_json(x->req.body, &ro, rq, err)
-                   : kind == 'm' ? tw_gemini_request_from_json(x->req.body, &ro, rq, err)
-                   : kind == 'r' ? tw_responses_request_from_json(x->req.body, &ro, rq, err)
+    tw_api_kind kind = tw_path_kind(x->req.path);
+    tw_status st = kind == TW_API_OPENAI   ? tw_openai_request_from_json(x->req.body, &ro, rq, err)
+                   : kind == TW_API_ANTHROPIC ? tw_anthropic_request_from_json(x->req.body, &ro, rq, err)
+                   : kind == TW_API_GENERATE ? tw_vllm_request_from_json(x->req.body, &ro, rq, err)
+                   : kind == TW_API_GEMINI ? tw_gemini_request_from_json(x->req.body, &ro, rq, err)
+                   : kind == TW_API_RESPONSES ? tw_responses_request_from_json(x->req.body, &ro, rq, err)
                                  : TW_ERR_UNSUPPORTED;
     if (st != TW_OK && !kind)
         tw_error_set(err, TW_ERR_UNSUPPORTED, -1, NULL, "no request decoder for this path");

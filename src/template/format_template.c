@@ -17,7 +17,7 @@
  * "template"/"lines" to the format's name, keep the state struct's
  * definition in the module (the installed header has only
  * `typedef struct tw_<format>_dec tw_<format>_dec;`), add the format's
- * line to TW_MODULE_LIST in src/formats.h, declare the batch function and
+ * row to TW_FORMAT_TABLE in src/format_table.h, declare the batch function and
  * the opaque decoder's tw_<format>_dec_new, _feed, _finish, _reset and
  * _free in include/toolwire/<format>.h with contract comments, add decode
  * fixtures under tests/data/decode/<format>/ and a page under
@@ -241,9 +241,14 @@ tw_status tw_lines_output_decode(const char *buf, size_t len, const tw_decode_op
 /* The registry's void * steps over the typed ones. */
 TW_DECODER_OPS(lines, tw_lines_dec, tw_lines_dec)
 
-/* The registry object. A real module adds D(tw_format_lines, "lines", TEXT)
- * to TW_MODULE_LIST in src/formats.h and drops `static`. */
-static const tw_format_ops tw_format_lines = {
+/* The registry object. A real module adds
+ *     D(tw_format_lines, "lines", TEXT, (lines, BATCH))
+ * to TW_FORMAT_TABLE in src/format_table.h and drops `static`
+ * (tests/test_adding_format.c builds the template so, TW_TEMPLATE_AS_MODULE). */
+#ifndef TW_TEMPLATE_AS_MODULE
+static
+#endif
+const tw_format_ops tw_format_lines = {
     "lines",     "template: CALL <name> <JSON object> lines, the rest content",
     tw_lines_output_decode,
     lines_new,   lines_feed,

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/format_table.h"
 #include "toolwire/json.h"
 #include "toolwire/registry.h"
 #include "cases.h"
@@ -98,9 +99,15 @@ Test(contract, registry_lists_every_module_once)
     }
     cr_assert_null(tw_formats()[ndec]);
     cr_assert_null(tw_encoders()[nenc]);
-    cr_assert_eq(ndec, 14);
-    cr_assert_eq(nenc, 19);
-    cr_assert_eq(nread, 8);
+    /* as many of each kind as the table of formats has rows */
+#define COUNT_D(sym, nm, fam, fuzz) +1
+#define COUNT_E(sym, nm, fam, in) +1
+#define COUNT_R(sym, nm, fam) +1
+#define NONE3(a, b, c)
+#define NONE4(a, b, c, d)
+    cr_assert_eq(ndec, 0 TW_FORMAT_TABLE(COUNT_D, NONE4, NONE3));
+    cr_assert_eq(nenc, 0 TW_FORMAT_TABLE(NONE4, COUNT_E, NONE3));
+    cr_assert_eq(nread, 0 TW_FORMAT_TABLE(NONE4, NONE4, COUNT_R));
     cr_assert_null(tw_module_find(TW_MODULE_DECODER, "no-such-format"));
     cr_assert_null(tw_module_find(TW_MODULE_DECODER, NULL));
     cr_assert_null(tw_request_reader_find("openai-response"));

@@ -8,9 +8,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* "Adding a format" (docs/architecture.md) followed here: the template
+ * compiled as a real module (its registry object not static), its row in
+ * the table of formats, and the registry built from that table in this
+ * program (src/registry.c, compiled here in place of the library's copy),
+ * so that the registry, the mock and the drift checks see the new format. */
+#define TW_TEMPLATE_AS_MODULE 1
+#define TW_FORMAT_TABLE_EXTRA(D, E, R) D(tw_format_lines, "lines", TEXT, (lines, BATCH))
 #include "../../src/template/format_template.c"
+#include "../../src/registry.c"
+
 #include "cases.h"
+#include "mock_ref.h"
+#include "name_lists.h"
 #include "toolwire/registry.h"
+#include "twtest.h"
 
 static const char sample[] = "hello\n"
                              "CALL get_weather {\"city\": \"Paris\", \"days\": 2}\n"
@@ -238,4 +250,74 @@ Test(template, opaque_decoder_reused)
     tw_lines_dec_free(d);
     tw_lines_dec_free(NULL);
     tw_result_free(&a);
+}
+
+/* ---- the template as a module of the table ---- */
+
+Test(template, the_registry_sees_the_new_row)
+{
+    cr_assert_eq(tw_format_find("lines"), &tw_format_lines);
+    cr_assert(tw_decoder_is_text("lines"));
+    size_t nf = 0;
+    while (tw_formats()[nf])
+        nf++;
+    cr_assert_gt(nf, 1);
+    cr_expect_eq(tw_formats()[nf - 1], &tw_format_lines, "the last row is the last decoder");
+    const tw_module *m = tw_module_find(TW_MODULE_DECODER, "lines");
+    cr_assert_not_null(m);
+    cr_expect_eq(m->family, TW_FAMILY_TEXT);
+    cr_expect_eq(m->decoder, &tw_format_lines);
+}
+
+/* The mock's text profiles decode a fixture's model text with its
+ * decode.format: a hermes answer over the lines format. */
+Test(template, the_mock_answers_in_the_new_format)
+{
+    cJSON *body = cJSON_Parse("{\"model\": \"m\", \"messages\": [{\"role\": \"user\", "
+                              "\"content\": \"weather?\"}]}");
+    cr_assert_not_null(body);
+    tw_ref_text t;
+    memset(&t, 0, sizeof t);
+    t.model_text = "looking\nCALL get_weather {\"city\": \"Paris\"}\n";
+    t.decode_format = "lines";
+    tw_limits L;
+    tw_limits_resolve(&L, NULL);
+    tw_ref_answer a;
+    tw_ref_answer_text("hermes", &t, body, &L, &a);
+    cr_assert_eq(a.status, 200, "%s", a.why);
+    cr_assert_not_null(a.body.data);
+    cr_expect_not_null(strstr(a.body.data, "get_weather"), "%s", a.body.data);
+    cr_expect_not_null(strstr(a.body.data, "\"tool_calls\""), "%s", a.body.data);
+    cr_expect_not_null(strstr(a.body.data, "looking"), "%s", a.body.data);
+    tw_ref_answer_free(&a);
+    cJSON_Delete(body);
+}
+
+/* The drift checks see the row: the new format's fuzz target has no corpus
+ * folder, dictionary or options yet, and docs/fixtures.md does not list
+ * the decoder, until the walkthrough's steps add them. */
+Test(template, the_drift_checks_see_the_new_row)
+{
+    names dec = {0}, targets = {0};
+#define X_T(tg, nm, mode) tw_names_add(&targets, #tg);
+#define X_DEC(sym, nm, fam, fuzz) tw_names_add(&dec, nm); TW_FUZZ_EACH(X_T, nm, fuzz)
+#define X_NONE3(a, b, c)
+#define X_NONE4(a, b, c, d)
+    TW_FORMAT_TABLE(X_DEC, X_NONE4, X_NONE3)
+#define X_O(tg, cond) tw_names_add(&targets, #tg);
+    TW_FUZZ_OTHER_TARGETS(X_O)
+    cr_assert(tw_names_has(&dec, "lines") && tw_names_has(&targets, "lines"));
+    char why[1024];
+    names corpus = tw_names_dir_entries(tw_test_src("corpus"), true, NULL);
+    cr_expect_eq(tw_names_drift(&targets, &corpus, false, why, sizeof why), 1, "%s", why);
+    cr_expect_not_null(strstr(why, "missing lines"), "%s", why);
+    names dicts = tw_names_dir_entries(tw_test_src("fuzz"), false, ".dict");
+    cr_expect_eq(tw_names_drift(&targets, &dicts, false, why, sizeof why), 1, "%s", why);
+    size_t len;
+    char *fixtures = tw_test_slurp(tw_test_src("docs/fixtures.md"), &len);
+    names listed = tw_names_backticked(fixtures, "| `format` | yes | a registered decoder:");
+    listed.n--; /* `toolwire parse --help` */
+    cr_expect_eq(tw_names_drift(&dec, &listed, true, why, sizeof why), 1, "%s", why);
+    cr_expect_not_null(strstr(why, "missing lines"), "%s", why);
+    free(fixtures);
 }

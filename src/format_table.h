@@ -1,0 +1,147 @@
+/* The one table of formats: tokens and string literals only, no code. The
+ * library builds its registry from it (formats.h, registry.c); the harness
+ * (the mock's profiles and path kinds, the checks' choice of decoder, import,
+ * the --help lists), the fuzz build (fuzz/invariants.c, fuzz/CMakeLists.txt,
+ * fuzz/build.sh, which read the T(...) lines below) and
+ * tests/lib/test_format_table.c (which fails when a list drifts from it) read
+ * their columns from it. docs/architecture.md, "Adding a format".
+ *
+ * TW_FORMAT_TABLE(D, E, R): one line per module, its name the object's own
+ * (tests/test_contract.c checks):
+ *   D(symbol, name, family, fuzz)  a decoder (tw_format_ops): bytes -> tw_result;
+ *                                  fuzz: its libFuzzer targets, (target, MODE)
+ *                                  or (target, MODE, target, MODE), MODE BATCH or
+ *                                  STREAM (fuzz/invariants.c); each target has
+ *                                  corpus/<target>/, fuzz/<target>.dict and
+ *                                  fuzz/<target>.options
+ *   E(symbol, name, family, takes) an encoder (tw_encoder_ops): a neutral
+ *                                  REQUEST or RESULT -> bytes
+ *   R(symbol, name, family)        a request reader (tw_request_reader_ops):
+ *                                  bytes -> tw_request
+ * family is TEXT, JSON or SSE (tw_family, TW_FAMILY_ spelled out by the
+ * users of the list). The order is that of every listing (--help,
+ * tw_formats, tw_encoders).
+ *
+ * TW_API_TABLE(A): one line per HTTP API, the path kinds of the mock, the
+ * checks, import and the proxy (tw_api_kind in the harness):
+ *   A(ID, code, backend, path, path2, streamed, response, stream, scope)
+ *     code      the kind's one-letter code (the value of TW_API_<ID>)
+ *     backend   the fixture backend of a recording of it (import)
+ *     path      the path's ending that says the kind, path2 a second or NULL
+ *               (import asks for a '/' before an ending that starts with a
+ *               letter)
+ *     streamed  what asks for a stream: BODY (the request's "stream"), PATH
+ *               (path2 is the streamed form) or NEVER
+ *     response  the decoder of a whole answer, stream of a streamed one
+ *               (the checks' choice of decoder: tw_decode_response)
+ *     scope     what a check of another kind says it does not apply to
+ * The order is the order of the test: the first row whose path ends the
+ * request's path.
+ *
+ * TW_MOCK_PROFILE_TABLE(P): the embedded mock's profiles, in the order
+ * "auto" tries them:
+ *   P(ID, name, apis)   apis: the kinds it answers from model text, as
+ *                       TW_APIS_* bits; ANY for replay and script
+ *
+ * TW_FUZZ_OTHER_TARGETS(T): the fuzz targets that are not a decoder's, with
+ * the condition under which the build has them (ALWAYS; HAVE_SSE,
+ * HAVE_FIXTURE, HAVE_IMPORT: once the module they drive is in the tree;
+ * HAVE_JSON_DIFF: jansson installed; fuzz/detect.cmake). */
+#ifndef TOOLWIRE_FORMAT_TABLE_H
+#define TOOLWIRE_FORMAT_TABLE_H
+
+/* clang-format off */
+#define TW_FORMAT_TABLE(D, E, R)                                                                   \
+    D(tw_format_think, "think", TEXT, (think, BATCH))                                           \
+    D(tw_format_hermes, "hermes", TEXT, (hermes, BATCH, hermes_stream, STREAM))               \
+    D(tw_format_fenced, "fenced", TEXT, (fenced, BATCH))                                        \
+    D(tw_format_qwen3_coder, "qwen3-coder", TEXT, (qwen3_coder, BATCH))                         \
+    D(tw_format_openai_response, "openai-response", JSON, (openai_response, BATCH))             \
+    D(tw_format_openai_stream, "openai-stream", SSE, (openai_stream, STREAM))                   \
+    D(tw_format_anthropic_response, "anthropic-response", JSON, (anthropic_response, BATCH))    \
+    D(tw_format_anthropic_stream, "anthropic-stream", SSE, (anthropic_stream, STREAM))          \
+    D(tw_format_vllm_generate, "vllm-generate", JSON, (vllm, BATCH))                            \
+    D(tw_format_gemini, "gemini", JSON, (gemini, BATCH))                                        \
+    D(tw_format_gemini_stream, "gemini-stream", SSE, (gemini_stream, STREAM))                   \
+    D(tw_format_proxy, "proxy", TEXT, (proxy, BATCH))                                           \
+    D(tw_format_openai_responses, "openai-responses", JSON, (openai_responses, BATCH))          \
+    D(tw_format_openai_responses_stream, "openai-responses-stream", SSE, (openai_responses_stream, STREAM)) \
+    E(tw_encoder_openai_request, "openai-request", JSON, REQUEST)                                  \
+    E(tw_encoder_openai_response, "openai-response", JSON, RESULT)                                 \
+    E(tw_encoder_openai_stream, "openai-stream", SSE, RESULT)                                      \
+    E(tw_encoder_anthropic_request, "anthropic-request", JSON, REQUEST)                            \
+    E(tw_encoder_anthropic_response, "anthropic-response", JSON, RESULT)                           \
+    E(tw_encoder_anthropic_stream, "anthropic-stream", SSE, RESULT)                                \
+    E(tw_encoder_hermes_prompt, "hermes-prompt", TEXT, REQUEST)                                    \
+    E(tw_encoder_hermes_system, "hermes-system", TEXT, REQUEST)                                    \
+    E(tw_encoder_qwen3_coder_prompt, "qwen3-coder-prompt", TEXT, REQUEST)                          \
+    E(tw_encoder_qwen35_prompt, "qwen3.5-prompt", TEXT, REQUEST)                                   \
+    E(tw_encoder_vllm_generate_request, "vllm-generate-request", JSON, REQUEST)                    \
+    E(tw_encoder_vllm_generate_response, "vllm-generate-response", JSON, RESULT)                   \
+    E(tw_encoder_proxy_prompt, "proxy-prompt", TEXT, REQUEST)                                      \
+    E(tw_encoder_gemini_request, "gemini-request", JSON, REQUEST)                                  \
+    E(tw_encoder_gemini_response, "gemini", JSON, RESULT)                                          \
+    E(tw_encoder_gemini_stream, "gemini-stream", SSE, RESULT)                                      \
+    E(tw_encoder_responses_request, "openai-responses-request", JSON, REQUEST)                     \
+    E(tw_encoder_responses_response, "openai-responses", JSON, RESULT)                             \
+    E(tw_encoder_responses_stream, "openai-responses-stream", SSE, RESULT)                         \
+    R(tw_reader_openai_request, "openai-request", JSON)                                            \
+    R(tw_reader_anthropic_request, "anthropic-request", JSON)                                      \
+    R(tw_reader_vllm_generate_request, "vllm-generate-request", JSON)                              \
+    R(tw_reader_gemini_request, "gemini-request", JSON)                                            \
+    R(tw_reader_hermes_prompt, "hermes-prompt", TEXT)                                              \
+    R(tw_reader_responses_request, "openai-responses-request", JSON)                               \
+    R(tw_reader_qwen3_coder_prompt, "qwen3-coder-prompt", TEXT)                                    \
+    R(tw_reader_qwen35_prompt, "qwen3.5-prompt", TEXT)                                            \
+    TW_FORMAT_TABLE_EXTRA(D, E, R)
+
+/* Rows a test adds to the table (tests/test_adding_format.c: the template
+ * as a module); none in the library. */
+#ifndef TW_FORMAT_TABLE_EXTRA
+#define TW_FORMAT_TABLE_EXTRA(D, E, R)
+#endif
+
+#define TW_API_TABLE(A)                                                                            \
+    A(OPENAI, 'o', "openai", "chat/completions", NULL, BODY, "openai-response", "openai-stream",  \
+      "does not apply to this exchange")                                                           \
+    A(ANTHROPIC, 'a', "anthropic", "messages", NULL, BODY, "anthropic-response",                  \
+      "anthropic-stream", "does not apply to an Anthropic exchange")                               \
+    A(GENERATE, 'g', "vllm-native", "generate", NULL, NEVER, "vllm-generate", "vllm-generate",    \
+      "does not apply to a /generate exchange")                                                    \
+    A(GEMINI, 'm', "gemini", ":generateContent", ":streamGenerateContent", PATH, "gemini",        \
+      "gemini-stream", "does not apply to a Gemini exchange")                                      \
+    A(RESPONSES, 'r', "openai", "/responses", NULL, BODY, "openai-responses",                     \
+      "openai-responses-stream", "does not apply to a Responses exchange")
+
+#define TW_MOCK_PROFILE_TABLE(P)                                                                   \
+    P(REPLAY, "replay", ANY)                                                                       \
+    P(QWEN3_CODER, "qwen3-coder", TW_APIS_OPENAI | TW_APIS_GENERATE)                               \
+    P(HERMES, "hermes", TW_APIS_OPENAI)                                                            \
+    P(ANTHROPIC, "anthropic", TW_APIS_ANTHROPIC)                                                   \
+    P(VLLM_NATIVE, "vllm-native", TW_APIS_GENERATE)                                                \
+    P(GEMINI, "gemini", TW_APIS_GEMINI)                                                            \
+    P(SCRIPT, "script", ANY)
+
+#define TW_FUZZ_OTHER_TARGETS(T)                                                                   \
+    T(schema, ALWAYS)                                                                              \
+    T(request, ALWAYS)                                                                             \
+    T(redact, ALWAYS)                                                                              \
+    T(report, ALWAYS)                                                                              \
+    T(sse, HAVE_SSE)                                                                               \
+    T(fixture, HAVE_FIXTURE)                                                                       \
+    T(import, HAVE_IMPORT)                                                                         \
+    T(json_diff, HAVE_JSON_DIFF)
+/* clang-format on */
+
+/* The fuzz column of a decoder row, one T(target, decoder name, MODE) per
+ * target: TW_FUZZ_EACH(T, name, fuzz) inside a D(sym, name, fam, fuzz). A
+ * decoder has one or two targets. */
+#define TW_FUZZ_EACH(T_, nm, fuzz) TW_FUZZ_EACH_(T_, nm, TW_FUZZ_ID fuzz)
+#define TW_FUZZ_ID(...) __VA_ARGS__
+#define TW_FUZZ_EACH_(T_, nm, ...)                                                                 \
+    TW_FUZZ_PICK_(__VA_ARGS__, TW_FUZZ_2_, _, TW_FUZZ_1_, _, _)(T_, nm, __VA_ARGS__)
+#define TW_FUZZ_PICK_(a, b, c, d, m, ...) m
+#define TW_FUZZ_1_(T_, nm, t, mode) T_(t, nm, mode)
+#define TW_FUZZ_2_(T_, nm, t1, m1, t2, m2) T_(t1, nm, m1) T_(t2, nm, m2)
+
+#endif
