@@ -10,10 +10,12 @@ cd "$root"
 scripts/deps.sh --node --browser
 export LC_ALL=C.UTF-8
 jobs=$(nproc)
+# more tests than cores at once: many wait on a server or a node program
+ctest_jobs=$((2 * jobs))
 
 echo "== normal build =="
 scripts/build.sh build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOOLWIRE_WERROR=ON
-ctest --test-dir build --output-on-failure -j "$jobs" -LE node
+ctest --test-dir build --output-on-failure -j "$ctest_jobs" -LE node
 
 echo "== install rules =="
 scripts/install-check.sh build
@@ -23,12 +25,28 @@ build/toolwire main --quiet
 
 echo "== ASan + UBSan build =="
 scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DTOOLWIRE_WERROR=ON -DTOOLWIRE_SANITIZE=ON
+
+# The fuzzing (scripts/fuzz-ci.sh: build the targets, replay every corpus and
+# regression input, then FUZZ_SECONDS per target) runs beside the ASan+UBSan
+# tests, which wait on servers and node programs much of the time; its output
+# is printed when both are done.
+mkdir -p build-fuzz-ci
+echo "== fuzzing started beside the ASan + UBSan tests (build-fuzz-ci/fuzz-ci.log) =="
+scripts/fuzz-ci.sh >build-fuzz-ci/fuzz-ci.log 2>&1 &
+fuzz_pid=$!
+asan=0
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build-asan --output-on-failure -j "$jobs"
-echo "== main job under ASan + UBSan =="
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  build-asan/toolwire main --quiet --out build-asan/reports
-
-echo "== fuzzing (scripts/fuzz-ci.sh: replay corpora, then FUZZ_SECONDS per target) =="
-scripts/fuzz-ci.sh
+  ctest --test-dir build-asan --output-on-failure -j "$ctest_jobs" || asan=1
+if [ "$asan" -eq 0 ]; then
+  echo "== main job under ASan + UBSan =="
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    build-asan/toolwire main --quiet --out build-asan/reports || asan=1
+fi
+fuzz=0
+wait "$fuzz_pid" || fuzz=1
+echo "== fuzzing (scripts/fuzz-ci.sh) =="
+cat build-fuzz-ci/fuzz-ci.log
+[ "$asan" -eq 0 ] || { echo "test.sh: the ASan + UBSan tests failed (above)" >&2; exit 1; }
+[ "$fuzz" -eq 0 ] || { echo "test.sh: the fuzzing failed (above)" >&2; exit 1; }
+echo "== every test passed =="
