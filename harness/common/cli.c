@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fixture.h"
+#include "json_locate.h"
 #include "names.h"
 
 int tw_cli_usage_error(const char *cmd, const char *fmt, ...)
