@@ -313,21 +313,8 @@ static void cli_anthropic(const cJSON *msgs, tw_check_set *out)
     PUT(out, TW_CHK_CLI_04, TW_V_SKIP, -1, "Anthropic request (input is an object)");
 }
 
-void tw_checks_client(const char *path, const cJSON *body, tw_check_set *out)
+void tw_chk_cli_chat(char kind, const cJSON *body, tw_check_set *out)
 {
-    char kind = tw_path_kind(path);
-    if (kind == 'm') {
-        static const tw_check_id ids[] = {TW_CHK_CLI_01, TW_CHK_CLI_02, TW_CHK_CLI_03,
-                                          TW_CHK_CLI_04, TW_CHK_CLI_05, TW_CHK_CLI_06};
-        tw_chk_gem_client(body, out);
-        tw_chk_skip_ids(out, ids, 6, "Gemini request (GEM-C*)");
-        PUT(out, TW_CHK_CLI_08, TW_V_SKIP, -1, "not a Responses request");
-        return;
-    }
-    if (kind == 'r' && cJSON_IsObject(body)) {
-        tw_chk_cli_responses(body, out);
-        return;
-    }
     PUT(out, TW_CHK_CLI_08, TW_V_SKIP, -1, "not a Responses request");
     const cJSON *msgs = tw_json_get(body, "messages");
     if (!cJSON_IsObject(body) || (kind != 'o' && kind != 'a') || !cJSON_IsArray(msgs)) {
@@ -524,16 +511,4 @@ void tw_checks_client_anthropic(const cJSON *body, const tw_fixture *f, size_t x
     }
     tw_chk_idx_free(&given);
     cJSON_Delete(keep);
-}
-
-void tw_checks_client_context(const char *path, const cJSON *body, const tw_fixture *f,
-                              size_t xi, bool model_signs, const tw_limits *limits,
-                              tw_check_set *out)
-{
-    switch (tw_path_kind(path)) {
-    case 'r': tw_checks_client_history(body, f, xi, limits, out); break;
-    case 'm': tw_checks_client_gemini(body, f, xi, model_signs, limits, out); break;
-    case 'a': tw_checks_client_anthropic(body, f, xi, model_signs, limits, out); break;
-    default: break;
-    }
 }
