@@ -108,16 +108,16 @@ static void fam_numbers(judge *j, const tw_chk_exchange *x)
 }
 
 static const tw_check_family_def FAMILIES[] = {
-    {"openai", "OpenAI chat completions: body, stream, streamed against non-streamed, error envelope",
+    {"openai", "OpenAI chat completions: body, stream, streamed against non-streamed, error (OAI-*)",
      fam_openai},
-    {"anthropic", "Anthropic messages: body and stream", fam_anthropic},
-    {"generate", "vLLM /generate: the text and its tool calls", fam_generate},
-    {"gemini", "Gemini generateContent: body and stream", fam_gemini},
-    {"responses", "OpenAI Responses: body, stream, error envelope", fam_responses},
-    {"session", "strict sessions: a paused turn and the one after it", fam_session},
-    {"hermes", "tool calls written as <tool_call> text in the model's answer", fam_hermes},
-    {"qwen-xml", "tool calls written as Qwen3-Coder XML in the model's answer", fam_qwen_xml},
-    {"numbers", "how numbers in arguments are spelled, streamed and kept", fam_numbers},
+    {"anthropic", "Anthropic messages: body and stream (ANT-*)", fam_anthropic},
+    {"generate", "vLLM /generate: its fields and token budgets (VLN-*)", fam_generate},
+    {"gemini", "Gemini generateContent: body and stream (GEM-*)", fam_gemini},
+    {"responses", "OpenAI Responses: body, stream, error envelope (ORS-*, OAI-E01)", fam_responses},
+    {"session", "strict sessions: continuations and refusals (SES-*)", fam_session},
+    {"hermes", "<tool_call> blocks and think blocks in the model's text (HER-*)", fam_hermes},
+    {"qwen-xml", "model text that decodes as Qwen3-Coder XML (QWX-*)", fam_qwen_xml},
+    {"numbers", "numbers in tool-call arguments: spelled alike, values kept (NUM-*)", fam_numbers},
 };
 
 const tw_check_family_def *tw_check_families(size_t *n)
