@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-
 /* ===================== locating a JSON path in the source ===================== */
 
 static size_t skip_ws(const char *s, size_t len, size_t i)
@@ -150,4 +148,21 @@ tw_status tw_json_locate(const char *buf, size_t len, const char *jpath, bool at
     size_t off = tw_json_locate_off(buf, len, jpath ? jpath : "", at_key);
     tw_line_col(buf, len, off, line, col);
     return TW_OK;
+}
+
+void tw_line_col(const char *buf, size_t len, size_t off, size_t *line, size_t *col)
+{
+    size_t l = 1, c = 1;
+    if (off > len)
+        off = len;
+    for (size_t i = 0; i < off; i++) {
+        if (buf[i] == '\n') {
+            l++;
+            c = 1;
+        } else {
+            c++;
+        }
+    }
+    *line = l;
+    *col = c;
 }

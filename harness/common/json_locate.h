@@ -7,6 +7,9 @@
 
 #include "toolwire/core.h"
 
+/* Line and column (1-based) of a byte offset. */
+void tw_line_col(const char *buf, size_t len, size_t off, size_t *line, size_t *col);
+
 /* The offset of the value at a JSON path in the valid JSON text s[0, len)
  * (with at_key, of the last member's key); where the path cannot be
  * followed, of the deepest value reached. */
