@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "toolwire/json.h"
+
 /* ===================== locating a JSON path in the source ===================== */
 
 static size_t skip_ws(const char *s, size_t len, size_t i)
