@@ -24,7 +24,7 @@
  *
  * TW_API_TABLE(A): one line per HTTP API, the path kinds of the mock, the
  * checks, import and the proxy (tw_api_kind in the harness):
- *   A(ID, code, backend, path, path2, streamed, response, stream, scope)
+ *   A(ID, code, backend, path, path2, streamed, response, stream, scope, families)
  *     code      the kind's one-letter code (the value of TW_API_<ID>)
  *     backend   the fixture backend of a recording of it (import)
  *     path      the path's ending that says the kind, path2 a second or NULL
@@ -35,6 +35,8 @@
  *     response  the decoder of a whole answer, stream of a streamed one
  *               (the checks' choice of decoder: tw_decode_response)
  *     scope     what a check of another kind says it does not apply to
+ *     families  the check families that judge its exchanges, in the order they
+ *               run (names of the harness's check table, harness/checks/)
  * The order is the order of the test: the first row whose path ends the
  * request's path.
  *
@@ -103,15 +105,18 @@
 
 #define TW_API_TABLE(A)                                                                            \
     A(OPENAI, 'o', "openai", "chat/completions", NULL, BODY, "openai-response", "openai-stream",  \
-      "does not apply to this exchange")                                                           \
+      "does not apply to this exchange",                                                           \
+      ("openai", "session", "hermes", "qwen-xml", "numbers"))                                      \
     A(ANTHROPIC, 'a', "anthropic", "messages", NULL, BODY, "anthropic-response",                  \
-      "anthropic-stream", "does not apply to an Anthropic exchange")                               \
+      "anthropic-stream", "does not apply to an Anthropic exchange",                               \
+      ("anthropic", "hermes", "numbers"))                                                          \
     A(GENERATE, 'g', "vllm-native", "generate", NULL, NEVER, "vllm-generate", "vllm-generate",    \
-      "does not apply to a /generate exchange")                                                    \
+      "does not apply to a /generate exchange", ("generate", "hermes", "qwen-xml", "numbers"))     \
     A(GEMINI, 'm', "gemini", ":generateContent", ":streamGenerateContent", PATH, "gemini",        \
-      "gemini-stream", "does not apply to a Gemini exchange")                                      \
+      "gemini-stream", "does not apply to a Gemini exchange", ("gemini", "hermes", "numbers"))     \
     A(RESPONSES, 'r', "openai", "/responses", NULL, BODY, "openai-responses",                     \
-      "openai-responses-stream", "does not apply to a Responses exchange")
+      "openai-responses-stream", "does not apply to a Responses exchange",                         \
+      ("responses", "hermes"))
 
 #define TW_MOCK_PROFILE_TABLE(P)                                                                   \
     P(REPLAY, "replay", ANY)                                                                       \

@@ -1,91 +1,10 @@
-/* The embedded mock backend (mock.h). */
+/* The embedded mock backend (mock.h): the server, its threads and its life.
+ * The top of the mock: it uses every other mock file, none uses it. */
 #include "mock_int.h"
-#include "apis.h"
-#include "names.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <unistd.h>
-
-/* the profiles of the table of formats (apis.h), in the order auto tries them */
-const char *const *tw_mock_profiles(void) { return tw_profile_names(); }
-
-bool tw_mock_profile_error(tw_error *err, const char *what, const char *p)
-{
-    const char *names[16] = {"auto"};
-    size_t n = 1;
-    const char *const *profiles = tw_profile_names();
-    for (size_t i = 0; profiles[i] && n < sizeof names / sizeof names[0]; i++)
-        names[n++] = profiles[i];
-    return tw_unknown_name_error(err, what, p, names, n);
-}
-
-bool tw_mock_profile_known(const char *p)
-{
-    return (p && strcmp(p, "auto") == 0) || tw_profile_of(p) != TW_NPROFILES;
-}
-
-static bool ex_fits(const char *profile, const tw_fx_exchange *x)
-{
-    tw_api_kind kind = tw_path_kind(x->req.path);
-    tw_profile p = tw_profile_of(profile);
-    switch (p) {
-    case TW_PROFILE_REPLAY: return x->has_response;
-    case TW_PROFILE_SCRIPT: return !x->has_response && !x->model_text && !x->model_pass1 && !x->model_pass2;
-    case TW_NPROFILES: return false;
-    default: break;
-    }
-    if (x->has_response)
-        return false; /* a recorded answer is judged as recorded */
-    if (!tw_profile_answers(p, kind))
-        return false;
-    if (p == TW_PROFILE_QWEN3_CODER) /* hermes over the qwen3-coder decoder */
-        return x->model_text && (!x->decode_format || strcmp(x->decode_format, "qwen3-coder") == 0);
-    if (p == TW_PROFILE_VLLM_NATIVE)
-        return x->model_pass1 || x->model_text;
-    return x->model_text;
-}
-
-/* The fixture's backend is qwen3-coder, or every exchange decodes as qwen3-coder. */
-static bool names_qwen3_coder(const tw_fixture *f)
-{
-    if (f->backend && strcmp(f->backend, "qwen3-coder") == 0)
-        return true;
-    for (size_t i = 0; i < f->nexchanges; i++) {
-        const char *d = f->exchanges[i].decode_format;
-        if (!d || strcmp(d, "qwen3-coder") != 0)
-            return false;
-    }
-    return f->nexchanges > 0;
-}
-
-const char *tw_mock_profile_for(const char *profile, const tw_fixture *f)
-{
-    if (!profile || strcmp(profile, "auto") != 0)
-        return tw_mock_profile_fits(profile, f) ? profile : NULL;
-    const char *const *profiles = tw_profile_names();
-    for (size_t i = 0; profiles[i]; i++) {
-        /* auto takes qwen3-coder only for a fixture that names it: the hermes
-         * profile answers a fixture without a decode format as Hermes text */
-        if (i == TW_PROFILE_QWEN3_CODER && !names_qwen3_coder(f))
-            continue;
-        if (tw_mock_profile_fits(profiles[i], f))
-            return profiles[i];
-    }
-    return NULL;
-}
-
-bool tw_mock_profile_fits(const char *profile, const tw_fixture *f)
-{
-    if (profile && strcmp(profile, "auto") == 0)
-        return tw_mock_profile_for(profile, f) != NULL;
-    if (!tw_mock_profile_known(profile) || !f->nexchanges)
-        return false;
-    for (size_t i = 0; i < f->nexchanges; i++)
-        if (!ex_fits(profile, &f->exchanges[i]))
-            return false;
-    return true;
-}
 
 /* Why 127.0.0.1:port cannot be listened on, found by binding it as the
  * server does ("Address already in use"); NULL when it can be bound now. */
@@ -110,59 +29,6 @@ static const char *listen_refusal(unsigned short port)
 
 /* ---- server state ---- */
 
-long tw_mock_mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Sleep in small steps so that stopping the server is not held up. */
-void tw_mock_nap(tw_mock *m, long ms)
-{
-    if (ms > 600000)
-        ms = 600000;
-    long end = tw_mock_mono_ms() + ms;
-    while (!atomic_load(&m->stopping)) {
-        long left = end - tw_mock_mono_ms();
-        if (left <= 0)
-            break;
-        long step = left < 20 ? left : 20;
-        struct timespec ts = {0, step * 1000000L};
-        nanosleep(&ts, NULL);
-    }
-}
-
-/*
- * Suspend the connection for ms (the timer thread resumes it), so that a delay
- * holds no event-loop thread. False when the server is stopping or out of
- * memory: the caller then does not wait.
- */
-bool tw_mock_defer(tw_mock *m, struct MHD_Connection *c, long ms)
-{
-    if (ms > 600000)
-        ms = 600000;
-    pthread_mutex_lock(&m->smu);
-    if (atomic_load(&m->stopping)) {
-        pthread_mutex_unlock(&m->smu);
-        return false;
-    }
-    if (m->npend == m->cappend) {
-        size_t nc = m->cappend ? m->cappend * 2 : 64;
-        pending *np = realloc(m->pend, nc * sizeof *np);
-        if (!np) {
-            pthread_mutex_unlock(&m->smu);
-            return false;
-        }
-        m->pend = np;
-        m->cappend = nc;
-    }
-    m->pend[m->npend++] = (pending){c, tw_mock_mono_ms() + ms};
-    MHD_suspend_connection(c);
-    pthread_mutex_unlock(&m->smu);
-    return true;
-}
-
 /* Resume the suspended connections that are due (all of them when stopping). */
 static void resume_due(tw_mock *m, bool all)
 {
@@ -177,25 +43,6 @@ static void resume_due(tw_mock *m, bool all)
     }
     m->npend = k;
     pthread_mutex_unlock(&m->smu);
-}
-
-conn_ent *tw_mock_conn_of(struct MHD_Connection *c)
-{
-    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-    return ci ? ci->socket_context : NULL;
-}
-
-/* The request on c is being answered (no deadline) or is over (the next one starts now). */
-void tw_mock_conn_answering(tw_mock *m, struct MHD_Connection *c, bool answering)
-{
-    (void)m;
-    conn_ent *e = tw_mock_conn_of(c);
-    if (!e)
-        return;
-    /* the start first: the deadline never sees a waiting request with an old start */
-    if (!answering)
-        atomic_store(&e->start_ms, tw_mock_mono_ms());
-    atomic_store(&e->answering, answering);
 }
 
 static void notify_conn(void *cls, struct MHD_Connection *c, void **ctx,

@@ -128,58 +128,6 @@ static void reader_free(void *cls) { out_free(cls); }
 
 /* ---- building answers ---- */
 
-/* Gemini's error envelope {"error": {"code", "message", "status"}}: the
- * code is the HTTP status sent, the status its google.rpc name. */
-static const char *gemini_rpc_status(int http)
-{
-    switch (http) {
-    case 400: return "INVALID_ARGUMENT";
-    case 401: return "UNAUTHENTICATED";
-    case 403: return "PERMISSION_DENIED";
-    case 404: return "NOT_FOUND";
-    case 409: return "ABORTED";
-    case 429: return "RESOURCE_EXHAUSTED";
-    case 499: return "CANCELLED";
-    case 501: return "UNIMPLEMENTED";
-    case 503: return "UNAVAILABLE";
-    case 504: return "DEADLINE_EXCEEDED";
-    default: return http >= 500 ? "INTERNAL" : "INVALID_ARGUMENT";
-    }
-}
-
-static void gemini_error_body(tw_buf *b, int http, const char *msg)
-{
-    tw_buf_printf(b, "{\"error\":{\"code\":%d,\"message\":", http);
-    tw_json_write_str(b, msg, strlen(msg), 0);
-    tw_buf_printf(b, ",\"status\":\"%s\"}}", gemini_rpc_status(http));
-}
-
-/* The error body of the endpoint kind (tw_path_kind) for HTTP status http. */
-void tw_mock_error_body(tw_buf *b, tw_api_kind kind, int http, const char *type, const char *msg,
-                        const char *code)
-{
-    tw_buf_reset(b);
-    if (kind == TW_API_GEMINI) {
-        gemini_error_body(b, http, msg);
-        return;
-    }
-    if (kind == TW_API_ANTHROPIC) {
-        tw_buf_puts(b, "{\"type\":\"error\",\"error\":{\"type\":");
-        tw_json_write_str(b, type, strlen(type), 0);
-        tw_buf_puts(b, ",\"message\":");
-        tw_json_write_str(b, msg, strlen(msg), 0);
-        tw_buf_puts(b, "}}");
-        return;
-    }
-    tw_buf_puts(b, "{\"error\":{\"message\":");
-    tw_json_write_str(b, msg, strlen(msg), 0);
-    tw_buf_puts(b, ",\"type\":");
-    tw_json_write_str(b, type, strlen(type), 0);
-    tw_buf_puts(b, ",\"param\":null,\"code\":");
-    tw_json_write_str(b, code, strlen(code), 0);
-    tw_buf_puts(b, "}}");
-}
-
 /* Split an SSE byte stream into its events (each ends with a blank line). */
 static bool add_sse_split(out_resp *r, const char *p, size_t n)
 {

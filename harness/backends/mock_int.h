@@ -126,6 +126,7 @@ struct tw_mock {
 /* Prepare the replayed answers (m->prep); false when out of memory. */
 bool tw_mock_prepare(tw_mock *m);
 void tw_mock_prep_free(tw_mock *m);
+/* mock_conn.c: the clock, naps, deferred answers, connection state. */
 long tw_mock_mono_ms(void);
 void tw_mock_nap(tw_mock *m, long ms);
 bool tw_mock_defer(tw_mock *m, struct MHD_Connection *c, long ms);
@@ -151,7 +152,7 @@ enum MHD_Result tw_mock_plain_answer(tw_mock *m, struct MHD_Connection *conn, co
                                      bool over_budget, tw_mock_job **job);
 /* mock_plain.c: free a job and what it holds (NULL: nothing). */
 void tw_mock_job_free(tw_mock_job *j);
-/* mock_handle.c: the error body of the endpoint kind (tw_path_kind) for
+/* mock_conn.c: the error body of the endpoint kind (tw_path_kind) for
  * HTTP status http. */
 void tw_mock_error_body(tw_buf *b, tw_api_kind kind, int http, const char *type, const char *msg,
                         const char *code);

@@ -39,7 +39,7 @@ static void cli_tools(tw_api_kind kind, const cJSON *body, tw_check_set *out)
     size_t i = 0;
     for (const cJSON *t = tools->child; t; t = t->next, i++) {
         char ex[120];
-        if (kind == 'g') {
+        if (kind == TW_API_GENERATE) {
             const cJSON *fn = tw_json_get(t, "function");
             const cJSON *def = fn ? fn : t;
             if (!name_ok(tw_json_get_str(def, "name"))) {
@@ -52,7 +52,7 @@ static void cli_tools(tw_api_kind kind, const cJSON *body, tw_check_set *out)
                 PUT(out, TW_CHK_CLI_03, TW_V_FAIL, -1, "tools[%zu].parameters is not an object schema", i);
                 goto par;
             }
-        } else if (kind == 'a') {
+        } else if (kind == TW_API_ANTHROPIC) {
             const char *ty = tw_json_get_str(t, "type");
             if (ty && strcmp(ty, "custom") != 0)
                 continue; /* Anthropic server tools (web_search_…) have their own shape */
@@ -95,8 +95,8 @@ static void cli_tools(tw_api_kind kind, const cJSON *body, tw_check_set *out)
     else
         PUT(out, TW_CHK_CLI_03, TW_V_PASS, -1, "%zu tool definition(s)", i);
 par:
-    if (kind == 'a' || kind == 'g')
-        PUT(out, TW_CHK_CLI_06, TW_V_SKIP, -1, "%s", kind == 'a' ? "Anthropic request" : "/generate request");
+    if (kind == TW_API_ANTHROPIC || kind == TW_API_GENERATE)
+        PUT(out, TW_CHK_CLI_06, TW_V_SKIP, -1, "%s", kind == TW_API_ANTHROPIC ? "Anthropic request" : "/generate request");
     else if (tw_json_get(body, "parallel_tool_calls"))
         PUT(out, TW_CHK_CLI_06, TW_V_PASS, -1,
             cJSON_IsTrue(tw_json_get(body, "parallel_tool_calls")) ? "parallel_tool_calls: true"
@@ -313,32 +313,19 @@ static void cli_anthropic(const cJSON *msgs, tw_check_set *out)
     PUT(out, TW_CHK_CLI_04, TW_V_SKIP, -1, "Anthropic request (input is an object)");
 }
 
-void tw_checks_client(const char *path, const cJSON *body, tw_check_set *out)
+void tw_chk_cli_chat(tw_api_kind kind, const cJSON *body, tw_check_set *out)
 {
-    tw_api_kind kind = tw_path_kind(path);
-    if (kind == 'm') {
-        static const tw_check_id ids[] = {TW_CHK_CLI_01, TW_CHK_CLI_02, TW_CHK_CLI_03,
-                                          TW_CHK_CLI_04, TW_CHK_CLI_05, TW_CHK_CLI_06};
-        tw_chk_gem_client(body, out);
-        tw_chk_skip_ids(out, ids, 6, "Gemini request (GEM-C*)");
-        PUT(out, TW_CHK_CLI_08, TW_V_SKIP, -1, "not a Responses request");
-        return;
-    }
-    if (kind == 'r' && cJSON_IsObject(body)) {
-        tw_chk_cli_responses(body, out);
-        return;
-    }
     PUT(out, TW_CHK_CLI_08, TW_V_SKIP, -1, "not a Responses request");
     const cJSON *msgs = tw_json_get(body, "messages");
-    if (!cJSON_IsObject(body) || (kind != 'o' && kind != 'a') || !cJSON_IsArray(msgs)) {
+    if (!cJSON_IsObject(body) || (kind != TW_API_OPENAI && kind != TW_API_ANTHROPIC) || !cJSON_IsArray(msgs)) {
         static const tw_check_id ids[] = {TW_CHK_CLI_01, TW_CHK_CLI_02, TW_CHK_CLI_03,
                                           TW_CHK_CLI_04, TW_CHK_CLI_05, TW_CHK_CLI_06};
-        cli_tools(kind == 'a' || kind == 'g' ? kind : 'o', body, out);
-        tw_chk_skip_ids(out, ids, 6, kind == 'g' ? "/generate request" : "not a chat request");
+        cli_tools(kind == TW_API_ANTHROPIC || kind == TW_API_GENERATE ? kind : TW_API_OPENAI, body, out);
+        tw_chk_skip_ids(out, ids, 6, kind == TW_API_GENERATE ? "/generate request" : "not a chat request");
         return;
     }
     cli_tools(kind, body, out);
-    if (kind == 'a')
+    if (kind == TW_API_ANTHROPIC)
         cli_anthropic(msgs, out);
     else
         cli_openai(msgs, out);
@@ -524,16 +511,4 @@ void tw_checks_client_anthropic(const cJSON *body, const tw_fixture *f, size_t x
     }
     tw_chk_idx_free(&given);
     cJSON_Delete(keep);
-}
-
-void tw_checks_client_context(const char *path, const cJSON *body, const tw_fixture *f,
-                              size_t xi, bool model_signs, const tw_limits *limits,
-                              tw_check_set *out)
-{
-    switch (tw_path_kind(path)) {
-    case 'r': tw_checks_client_history(body, f, xi, limits, out); break;
-    case 'm': tw_checks_client_gemini(body, f, xi, model_signs, limits, out); break;
-    case 'a': tw_checks_client_anthropic(body, f, xi, model_signs, limits, out); break;
-    default: break;
-    }
 }

@@ -16,7 +16,6 @@
 
 #include "decode_opts.h"
 #include "redact.h"
-#include "xlt.h"
 #include "toolwire/decode.h"
 #include "toolwire/schema.h"
 #include "toolwire/sse.h"
@@ -120,7 +119,39 @@ typedef struct judge {
     tw_limits L;
 } judge;
 
-/* checks.c */
+/*
+ * The files of the checks, lowest first: check_set.c (the check set),
+ * checks_util.c (the judge input's views: excerpts, SSE events, light views
+ * of a response, the reference decoders), checks_oai_base.c (what the
+ * OpenAI-shaped families share); the families (checks_openai.c,
+ * checks_anthropic.c, checks_gemini.c, checks_responses.c,
+ * checks_session.c, checks_text.c, checks_client.c), none of which calls
+ * another; check_table.c (the families by name); checks.c (the dispatcher).
+ */
+
+/* One exchange as a family sees it. */
+typedef struct tw_chk_exchange {
+    tw_api_kind kind;     /* tw_path_kind of the request path */
+    bool stream;          /* judged as a stream */
+    const cJSON *body;    /* the parsed body when not a stream, else NULL */
+} tw_chk_exchange;
+
+/* One row of the check table: a family of backend checks. */
+typedef struct tw_check_family_def {
+    const char *name;     /* "openai" */
+    const char *judges;   /* what it judges, one line */
+    void (*judge)(judge *j, const tw_chk_exchange *x);
+} tw_check_family_def;
+
+/* check_table.c: every family, and one by name (NULL when unknown). */
+const tw_check_family_def *tw_check_families(size_t *n);
+const tw_check_family_def *tw_check_family_find(const char *name);
+
+/* checks.c: the names of the families that judge a format (by tw_path_kind; any other
+ * kind: the families of an unknown endpoint), in the order they run, NULL-ended. */
+const char *const *tw_checks_families_of(tw_api_kind kind);
+
+/* check_set.c */
 /* Skip each of ids without a verdict; why is a literal (tw_check_set_put_static). */
 void tw_chk_skip_ids(tw_check_set *out, const tw_check_id *ids, size_t n, const char *why);
 
@@ -153,17 +184,21 @@ void tw_chk_view_openai(const cJSON *body, size_t depth, rview *v);
 void tw_chk_view_anthropic(const cJSON *body, rview *v);
 void tw_chk_view_generate(const cJSON *body, size_t depth, rview *v);
 
-/* checks_openai.c */
+/* checks_oai_base.c */
 void tw_chk_ostream_free(ostream *s);
 sidx *tw_chk_ostream_idx(ostream *s, long index, size_t off, bool *fresh);
+/* A new latest call at index (a later call reusing the index): NULL out of memory. */
+sidx *tw_chk_ostream_new(ostream *s, long index, size_t off);
 void tw_chk_ocall_checks(judge *j, const ocall *c, size_t n, const char *finish, int64_t fin_off,
                          const char *content, size_t clen, int64_t content_off,
                          const char *reasoning, bool streamed, size_t legacy_calls,
                          const char *shape_error);
+void tw_chk_oai_error(judge *j, const cJSON *body);
+
+/* checks_openai.c */
 void tw_chk_oai_response(judge *j, const cJSON *body);
 void tw_chk_oai_stream(judge *j, ostream *st);
 void tw_chk_oai_s07(judge *j, const ostream *st);
-void tw_chk_oai_error(judge *j, const cJSON *body);
 
 /* checks_anthropic.c */
 void tw_chk_ant_response(judge *j, const cJSON *body);
@@ -185,6 +220,9 @@ void tw_chk_gem_client(const cJSON *body, tw_check_set *out);
 void tw_chk_ors_checks(judge *j, bool stream, const cJSON *body);
 void tw_chk_ors_skip(tw_check_set *out, const char *why);
 void tw_chk_cli_responses(const cJSON *body, tw_check_set *out);
+
+/* checks_client.c: CLI-01..06 and CLI-08's skip over a chat request (kind OpenAI, Anthropic or other) */
+void tw_chk_cli_chat(tw_api_kind kind, const cJSON *body, tw_check_set *out);
 
 /* checks_session.c */
 void tw_chk_ses_checks(judge *j, bool stream, const cJSON *body);

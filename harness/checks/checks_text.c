@@ -42,11 +42,11 @@ static void response_view(judge *j, tw_api_kind kind, bool stream, rview *v)
         return;
     if (!stream) {
         cJSON *b = tw_chk_parse_json(in->body, in->body_len, j->L.max_depth);
-        if (kind == 'o')
+        if (kind == TW_API_OPENAI)
             tw_chk_view_openai(b, j->L.max_depth, v);
-        else if (kind == 'a')
+        else if (kind == TW_API_ANTHROPIC)
             tw_chk_view_anthropic(b, v);
-        else if (kind == 'g')
+        else if (kind == TW_API_GENERATE)
             tw_chk_view_generate(b, j->L.max_depth, v);
         cJSON_Delete(b);
         return;
@@ -64,7 +64,7 @@ static void response_view(judge *j, tw_api_kind kind, bool stream, rview *v)
         return;
     }
     /* streams without a reference decoder: assemble OpenAI tool-call deltas */
-    if (kind != 'o')
+    if (kind != TW_API_OPENAI)
         return;
     sse_list ev;
     tw_chk_sse_parse(in->body, in->body_len, &j->L, &ev);

@@ -377,3 +377,21 @@ void tw_chk_view_generate(const cJSON *body, size_t depth, rview *v)
             tw_chk_rview_add(v, tw_json_get_str(c, "id"), tw_json_get_str(c, "name"),
                       tw_chk_args_value(tw_json_get(c, "arguments"), depth), 0);
 }
+
+tw_status tw_decode_response(const char *path, bool stream, const char *body, size_t len,
+                             const tw_decode_opts *o, tw_result *out)
+{
+    const char *name = tw_api_decoder(tw_path_kind(path), stream); /* the table of formats */
+    const tw_format_ops *f = name ? tw_format_find(name) : NULL;
+    if (!f)
+        return TW_ERR_UNSUPPORTED;
+    /* exact-size copy: decoders never rely on a terminator */
+    char *copy = malloc(len ? len : 1);
+    if (!copy)
+        return TW_ERR_NOMEM;
+    if (len)
+        memcpy(copy, body, len);
+    tw_status st = f->decode(copy, len, o, out);
+    free(copy);
+    return st;
+}

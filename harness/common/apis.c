@@ -10,7 +10,7 @@ static const struct api_row {
     enum { BODY, PATH, NEVER } streamed;
     const char *response, *stream, *scope;
 } apis[] = {
-#define TW_X_API_ROW(ID, code, be, p1, p2, how, resp, strm, sc)                                    \
+#define TW_X_API_ROW(ID, code, be, p1, p2, how, resp, strm, sc, fams)                              \
     {TW_API_##ID, be, p1, p2, how, resp, strm, sc},
     TW_API_TABLE(TW_X_API_ROW)
 #undef TW_X_API_ROW

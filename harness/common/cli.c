@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fixture.h"
+#include "json_locate.h"
 #include "names.h"
 
 int tw_cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -66,23 +66,6 @@ bool tw_parse_size(const char *s, size_t *out)
         return false;
     *out = (size_t)(v * mul);
     return true;
-}
-
-void tw_line_col(const char *buf, size_t len, size_t off, size_t *line, size_t *col)
-{
-    size_t l = 1, c = 1;
-    if (off > len)
-        off = len;
-    for (size_t i = 0; i < off; i++) {
-        if (buf[i] == '\n') {
-            l++;
-            c = 1;
-        } else {
-            c++;
-        }
-    }
-    *line = l;
-    *col = c;
 }
 
 cJSON *tw_load_json_file(const char *path, size_t max_bytes, size_t max_depth, tw_error *err)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "files.h"
+#include "json_locate.h"
 #include "toolwire/core.h"
 #include "toolwire/decode.h"
 #include "toolwire/encode.h"
@@ -60,8 +61,6 @@ bool tw_cli_parse_long(const char *s, long lo, long hi, long *out);
 /* Load a JSON file with a line/column error message. */
 cJSON *tw_load_json_file(const char *path, size_t max_bytes, size_t max_depth, tw_error *err);
 
-/* Line and column (1-based) of a byte offset. */
-void tw_line_col(const char *buf, size_t len, size_t off, size_t *line, size_t *col);
 
 /* Warnings on stderr as "toolwire CMD: warning: CODE: message", one line
  * each (control bytes become spaces), then a count of those not kept. */

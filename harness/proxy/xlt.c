@@ -20,9 +20,7 @@ static const tw_check_id XLT_IDS[] = {TW_CHK_XLT_01, TW_CHK_XLT_02, TW_CHK_XLT_0
 
 void tw_xlt_skip(tw_check_set *out, const char *why)
 {
-    for (size_t i = 0; i < NXLT; i++)
-        if (!tw_check_set_get(out, XLT_IDS[i]))
-            tw_check_set_put(out, XLT_IDS[i], TW_V_SKIP, -1, "%s", why);
+    tw_check_set_skip_family(out, TW_CHF_PROXY, why);
 }
 
 /* ---- helpers ---- */

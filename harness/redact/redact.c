@@ -451,17 +451,6 @@ char *tw_redact_str(tw_redactor *r, const char *s)
 
 /* ---- discovery ---- */
 
-int tw_red_hexval(unsigned char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 char *tw_pct_decode(const char *s, size_t n, size_t *outn)
 {
     char *d = malloc(n + 1);
@@ -697,62 +686,6 @@ tw_status tw_red_discover_json(tw_redactor *r, const cJSON *v, size_t depth, siz
 tw_status tw_redact_discover_json(tw_redactor *r, const cJSON *v, size_t max_depth)
 {
     return tw_red_discover_json(r, v, 0, max_depth ? max_depth : 64);
-}
-
-tw_status tw_redact_discover_body(tw_redactor *r, const char *s, size_t n, size_t max_depth)
-{
-    if (!s || !n)
-        return TW_OK;
-    if (!max_depth)
-        max_depth = 64;
-    cJSON *v = NULL;
-    tw_status st = TW_OK;
-    if (tw_json_parse(s, n, max_depth, &v, NULL) == TW_OK && v) {
-        st = tw_red_discover_json(r, v, 0, max_depth);
-        cJSON_Delete(v);
-        if (st != TW_OK)
-            return st;
-    } else {
-        /* an event stream: each "data:" line that is JSON, and the
-         * arguments of each call assembled from its fragments */
-        size_t nl_count = 1;
-        for (size_t i = 0; i < n; i++)
-            nl_count += s[i] == '\n';
-        const char **lines = malloc(nl_count * sizeof *lines);
-        size_t *lens = malloc(nl_count * sizeof *lens), nlines = 0;
-        if (!lines || !lens) {
-            free(lines);
-            free(lens);
-            return TW_ERR_NOMEM;
-        }
-        for (size_t i = 0; i < n && st == TW_OK;) {
-            const char *nl = memchr(s + i, '\n', n - i);
-            size_t len = nl ? (size_t)(nl - (s + i)) : n - i;
-            const char *l = s + i;
-            size_t ll = len;
-            if (ll >= 5 && memcmp(l, "data:", 5) == 0) {
-                l += 5;
-                ll -= 5;
-            }
-            tw_trim(&l, &ll);
-            if (ll && *l == '{') {
-                lines[nlines] = l;
-                lens[nlines++] = ll;
-            }
-            if (ll && (*l == '{' || *l == '[')) {
-                cJSON *e = NULL;
-                if (tw_json_parse(l, ll, max_depth, &e, NULL) == TW_OK && e)
-                    st = tw_red_discover_json(r, e, 0, max_depth);
-                cJSON_Delete(e);
-            }
-            i += len + 1;
-        }
-        if (st == TW_OK)
-            st = tw_redact_discover_stream(r, lines, lens, nlines, max_depth);
-        free(lines);
-        free(lens);
-    }
-    return st == TW_OK ? tw_redact_discover_text(r, s, n) : st;
 }
 
 /* ---- scrubbing JSON ---- */

@@ -1,4 +1,5 @@
-/* Internal to redaction (redact.c, redact_scrub.c): the helpers both files use. */
+/* Internal to redaction (redact_scrub.c, lowest; redact.c; redact_stream.c,
+ * highest): the helpers a file takes from one below it. */
 #ifndef TOOLWIRE_HARNESS_REDACT_INT_H
 #define TOOLWIRE_HARNESS_REDACT_INT_H
 

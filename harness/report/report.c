@@ -1,7 +1,8 @@
 /*
- * The conformance report's model (report.h): building it, its summary and
- * the outcome tally, and writing all its files; the sticky writer its
- * renderers share (report_int.h).
+ * The conformance report's model (report.h): building it and the outcome
+ * tally; the sticky writer its renderers share (report_int.h). The lowest
+ * file of the reports: its summary is in report_fold.c, the writing of its
+ * files in report_write.c.
  */
 #include "report.h"
 #include "report_int.h"
@@ -258,60 +259,6 @@ tw_rep_check *tw_report_set_result_check(tw_rep_exchange *e, tw_expect x)
     return &e->checks[pos];
 }
 
-void tw_report_summarise(tw_report *r)
-{
-    const char *res_id = tw_check_name(TW_CHK_RES_01);
-    r->n_fixtures = r->nfx;
-    r->n_skipped = r->n_exchanges = r->n_pass = r->n_fail = r->n_skip = r->n_mismatch = 0;
-    r->n_knockon = r->n_directed = r->n_undirected = 0;
-    for (size_t i = 0; i < r->nfx; i++) {
-        tw_rep_fixture *f = &r->fx[i];
-        if (f->skipped) {
-            r->n_skipped++;
-            continue;
-        }
-        bool fm = true;
-        for (size_t k = 0; k < f->nex; k++) {
-            tw_rep_exchange *e = &f->ex[k];
-            r->n_exchanges++;
-            r->n_knockon += tw_rep_fold(e);
-            r->n_directed += e->followed >= 0;
-            r->n_undirected += e->followed == 0;
-            bool em = !(e->error && e->status == 0 && e->nchecks == 0);
-            /* the result counts through its RES-01 verdict; an exchange built
-             * without one counts a failed result as a mismatch of its own */
-            bool res_check = false;
-            for (size_t c = 0; c < e->nchecks; c++) {
-                tw_rep_check *ch = &e->checks[c];
-                res_check = res_check || strcmp(ch->id, res_id) == 0;
-                if (ch->verdict == TW_V_PASS)
-                    r->n_pass++;
-                else if (ch->verdict == TW_V_FAIL)
-                    r->n_fail++;
-                else
-                    r->n_skip++;
-                if (!ch->match) {
-                    em = false;
-                    r->n_mismatch++;
-                }
-            }
-            if (!res_check && e->result == TW_V_FAIL) {
-                em = false;
-                r->n_mismatch++;
-            }
-            e->match = em;
-            fm = fm && em;
-        }
-        if (f->note && !f->skipped && f->nex == 0)
-            fm = false;
-        f->match = fm;
-    }
-    r->ok = r->n_mismatch == 0;
-    for (size_t i = 0; i < r->nfx; i++)
-        if (!r->fx[i].skipped && !r->fx[i].match)
-            r->ok = false;
-}
-
 const char *tw_expect_name(tw_expect x)
 {
     return x == TW_EXPECT_FAIL ? "fail" : x == TW_EXPECT_ANY ? "any" : "not-fail";
@@ -391,8 +338,6 @@ void tw_rep_words_of(const tw_report *r, size_t n, tw_rep_words *w)
 
 /* ================================================================ files */
 
-static tw_status out_file_sink(void *u, const char *p, size_t n) { return tw_out_file_write(u, p, n); }
-
 void tw_report_file_base(const char *name, char *dst, size_t n)
 {
     tw_safe_name(dst, n < TW_REPORT_BASE_MAX ? n : TW_REPORT_BASE_MAX, name);
@@ -454,52 +399,4 @@ bool tw_report_names_ok(const char *const *names, size_t n, size_t stride, const
     free(nb);
     return true;
 #undef NAME
-}
-
-tw_status tw_report_write_all(const tw_report *r, const char *dir, tw_error *err)
-{
-    if (!tw_mkdirs(dir)) {
-        tw_error_set(err, TW_ERR_IO, -1, NULL, "cannot create directory %s", dir);
-        return TW_ERR_IO;
-    }
-    char base[TW_REPORT_BASE_MAX];
-    tw_report_file_base(r->backend, base, sizeof base);
-    static const char *const ext[] = {"json", "md", "junit.xml", "html"};
-    void (*const fn[])(const tw_report *, tw_rw *) = {tw_report_json_emit, tw_report_markdown_emit,
-                                                      tw_report_junit_emit, tw_report_html_emit};
-    tw_buf b = {0};
-    for (size_t i = 0; i < 4; i++) {
-        char name[220], path[4400];
-        snprintf(name, sizeof name, "%s.%s", base, ext[i]);
-        if (!tw_path_join(path, sizeof path, dir, name)) {
-            tw_error_set(err, TW_ERR_LIMIT, -1, NULL, "%s/%s: the path is too long", dir, name);
-            tw_buf_free(&b);
-            return TW_ERR_LIMIT;
-        }
-        /* each document goes to its file in pieces, never held whole */
-        tw_out_file f;
-        tw_status st = tw_out_file_open(&f, path, err);
-        if (st != TW_OK) {
-            tw_buf_free(&b);
-            return st;
-        }
-        b.len = 0;
-        tw_rw w = {.b = &b, .st = TW_OK, .sink = out_file_sink, .sink_u = &f};
-        fn[i](r, &w);
-        tw_rw_flush(&w, true);
-        if (w.st != TW_OK && f.st == TW_OK) {
-            /* the renderer failed, not the file */
-            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "cannot render %s: %s", path, tw_code_name(w.st));
-            tw_out_file_abort(&f);
-            tw_buf_free(&b);
-            return w.st;
-        }
-        st = tw_out_file_commit(&f, err);
-        if (st != TW_OK) {
-            tw_buf_free(&b);
-            return st;
-        }
-    }
-    tw_buf_free(&b);
-    return TW_OK;
 }

@@ -1,5 +1,5 @@
 /*
- * Reading a failing run (report.h): knock-on failures folded under their
+ * Reading a run (report.h): its summary, knock-on failures folded under their
  * cause, the headline that counts each cause once, the note on answers that
  * did not follow the script directive, and run's stdout listing of
  * mismatches with what lies past its cap.
@@ -270,4 +270,60 @@ void tw_report_list_mismatches(FILE *out, const tw_report *r, const char *who, s
     tw_report_directive_note(r, note, sizeof note);
     if (note[0])
         fprintf(out, "  %snote: %s\n", l.who, note);
+}
+
+/* ================================================================ summary */
+
+void tw_report_summarise(tw_report *r)
+{
+    const char *res_id = tw_check_name(TW_CHK_RES_01);
+    r->n_fixtures = r->nfx;
+    r->n_skipped = r->n_exchanges = r->n_pass = r->n_fail = r->n_skip = r->n_mismatch = 0;
+    r->n_knockon = r->n_directed = r->n_undirected = 0;
+    for (size_t i = 0; i < r->nfx; i++) {
+        tw_rep_fixture *f = &r->fx[i];
+        if (f->skipped) {
+            r->n_skipped++;
+            continue;
+        }
+        bool fm = true;
+        for (size_t k = 0; k < f->nex; k++) {
+            tw_rep_exchange *e = &f->ex[k];
+            r->n_exchanges++;
+            r->n_knockon += tw_rep_fold(e);
+            r->n_directed += e->followed >= 0;
+            r->n_undirected += e->followed == 0;
+            bool em = !(e->error && e->status == 0 && e->nchecks == 0);
+            /* the result counts through its RES-01 verdict; an exchange built
+             * without one counts a failed result as a mismatch of its own */
+            bool res_check = false;
+            for (size_t c = 0; c < e->nchecks; c++) {
+                tw_rep_check *ch = &e->checks[c];
+                res_check = res_check || strcmp(ch->id, res_id) == 0;
+                if (ch->verdict == TW_V_PASS)
+                    r->n_pass++;
+                else if (ch->verdict == TW_V_FAIL)
+                    r->n_fail++;
+                else
+                    r->n_skip++;
+                if (!ch->match) {
+                    em = false;
+                    r->n_mismatch++;
+                }
+            }
+            if (!res_check && e->result == TW_V_FAIL) {
+                em = false;
+                r->n_mismatch++;
+            }
+            e->match = em;
+            fm = fm && em;
+        }
+        if (f->note && !f->skipped && f->nex == 0)
+            fm = false;
+        f->match = fm;
+    }
+    r->ok = r->n_mismatch == 0;
+    for (size_t i = 0; i < r->nfx; i++)
+        if (!r->fx[i].skipped && !r->fx[i].match)
+            r->ok = false;
 }

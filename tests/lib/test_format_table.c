@@ -136,7 +136,7 @@ Test(format_table, mock_profiles_and_path_kinds)
         tw_names_add(&mock, *p);
     EXPECT_NO_DRIFT(table, mock, true, "tw_mock_profiles()");
     /* each row's path says its kind, and its decoders are registered */
-#define X_A(ID, code, be, p1, p2, how, resp, strm, sc)                                             \
+#define X_A(ID, code, be, p1, p2, how, resp, strm, sc, fams)                                       \
     cr_expect_eq(tw_path_kind("/x/" p1), TW_API_##ID, "%s", p1);                                  \
     cr_expect(!p2 || tw_path_kind(p2) == TW_API_##ID, "%s", #ID);                                  \
     cr_expect_not_null(tw_format_find(resp), "%s", resp);                                          \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# C code names a check by its enumerator (harness/checks/check_ids.h): the
+# C code names a check by its enumerator (harness/common/check_ids.h): the
 # enumerator form builds, a check named by a string or a misspelled
 # enumerator does not.
 #   tests/tools/check_ids_compile.sh CC SOURCE_DIR [INCLUDE_DIRS (;-separated)]
