@@ -30,7 +30,7 @@ Test(check_table, every_format_names_families_of_the_table_and_each_is_run)
     const tw_check_family_def *t = tw_check_families(&n);
     bool used[64] = {false};
     cr_assert_leq(n, sizeof used / sizeof used[0]);
-    for (size_t k = 0; k < sizeof KINDS; k++) {
+    for (size_t k = 0; k < sizeof KINDS / sizeof KINDS[0]; k++) {
         const char *const *f = tw_checks_families_of(KINDS[k]);
         cr_assert(f && f[0], "kind '%c' runs no family", KINDS[k] ? KINDS[k] : '0');
         for (size_t i = 0; f[i]; i++) {
