@@ -258,10 +258,12 @@ static work *make_works(size_t *n)
         ws[k] = (work){.name = "one call, 2 KB arguments", .format = wires[i][1], .ref = REF_CJSON};
         wire_input(&ws[k], wires[i][0], 1, 2048, 0);
         find_spans(&ws[k++], sse ? SPAN_SSE : SPAN_BODY);
-        ws[k] = (work){.name = "8 calls of 1 KB + 4 KB text", .format = wires[i][1], .ref = REF_CJSON};
+        ws[k] =
+            (work){.name = "8 calls of 1 KB + 4 KB text", .format = wires[i][1], .ref = REF_CJSON};
         wire_input(&ws[k], wires[i][0], 8, 1024, 4096);
         find_spans(&ws[k++], sse ? SPAN_SSE : SPAN_BODY);
-        if (strcmp(wires[i][1], "openai-response") != 0 && strcmp(wires[i][1], "openai-responses") != 0)
+        if (strcmp(wires[i][1], "openai-response") != 0 &&
+            strcmp(wires[i][1], "openai-responses") != 0)
             continue;
         /* arguments held as JSON text in a string: also set against cJSON
          * reading the body and then each argument string */
@@ -587,12 +589,11 @@ static double run_wrk_n(const char *script, const char *url, int secs, long *req
     return errors ? -1 : rps;
 }
 
-
 typedef struct http_opts {
     const char *bindir, *fixtures;
     int rounds, secs, threads;
-    long soak;                /* requests of the soak run (0: none) */
-    tw_buf *after;            /* markdown written after the HTTP table (the soak's) */
+    long soak;     /* requests of the soak run (0: none) */
+    tw_buf *after; /* markdown written after the HTTP table (the soak's) */
 } http_opts;
 
 /* The soak: one serve answering `total` requests in timed windows (5 s, then
@@ -601,9 +602,12 @@ typedef struct http_opts {
 static void soak(const http_opts *ho, const server *s_tw, const char *script, cJSON *o, tw_buf *md)
 {
     cJSON *wins = cJSON_AddArrayToObject(o, "soak_windows");
-    put(md, "\nSoak: %ld requests to one `toolwire serve` (the non-streaming case), timed windows "
-            "(5 s, then as long as 100,000 requests took at the last window's rate):\n\n| window | requests so far | req/s | serve RSS KiB | serve peak RSS KiB |\n"
-            "| --- | --- | --- | --- | --- |\n", ho->soak);
+    put(md,
+        "\nSoak: %ld requests to one `toolwire serve` (the non-streaming case), timed windows "
+        "(5 s, then as long as 100,000 requests took at the last window's rate):\n\n| window | "
+        "requests so far | req/s | serve RSS KiB | serve peak RSS KiB |\n"
+        "| --- | --- | --- | --- | --- |\n",
+        ho->soak);
     printf("soak: %ld requests, in timed windows of about 100,000 requests each\n", ho->soak);
     long done = 0;
     int secs = 5, w = 0;
@@ -642,10 +646,10 @@ static void soak(const http_opts *ho, const server *s_tw, const char *script, cJ
     cJSON_AddNumberToObject(o, "soak_peak_rss_kib", (double)hwm);
     cJSON_AddNumberToObject(o, "soak_min_rps", lo);
     cJSON_AddNumberToObject(o, "soak_max_rps", hi);
-    printf("soak: %ld requests, req/s from %.0f to %.0f per window, peak RSS %ld KiB\n", done, lo, hi,
-           hwm);
-    put(md, "\n%ld requests; req/s per window from %.0f to %.0f; serve peak RSS %ld KiB.\n", done, lo,
-        hi, hwm);
+    printf("soak: %ld requests, req/s from %.0f to %.0f per window, peak RSS %ld KiB\n", done, lo,
+           hi, hwm);
+    put(md, "\n%ld requests; req/s per window from %.0f to %.0f; serve peak RSS %ld KiB.\n", done,
+        lo, hi, hwm);
 }
 
 /* A fixture file parsed, or NULL. */
@@ -679,7 +683,8 @@ static bool write_alternating(const char *path, cJSON *const *docs, size_t n)
     cJSON *fx = cJSON_CreateObject(), *xs = NULL;
     cJSON_AddNumberToObject(fx, "fixture_version", 1);
     cJSON_AddStringToObject(fx, "name", "bench-alternating");
-    cJSON_AddStringToObject(fx, "description", "generated: the first exchange of each fixture, one answer");
+    cJSON_AddStringToObject(fx, "description",
+                            "generated: the first exchange of each fixture, one answer");
     cJSON_AddItemToObject(fx, "backend",
                           cJSON_Duplicate(cJSON_GetObjectItem(docs[0], "backend"), true));
     cJSON_AddStringToObject(cJSON_AddObjectToObject(fx, "provenance"), "source", "hand-made");
@@ -687,7 +692,9 @@ static bool write_alternating(const char *path, cJSON *const *docs, size_t n)
     const cJSON *resp = cJSON_GetObjectItem(first_exchange(docs[0]), "response");
     for (size_t k = 0; k < n; k++) {
         cJSON *x = cJSON_CreateObject();
-        cJSON_AddItemToObject(x, "request", cJSON_Duplicate(cJSON_GetObjectItem(first_exchange(docs[k]), "request"), true));
+        cJSON_AddItemToObject(
+            x, "request",
+            cJSON_Duplicate(cJSON_GetObjectItem(first_exchange(docs[k]), "request"), true));
         cJSON_AddItemToObject(x, "response", cJSON_Duplicate(resp, true));
         cJSON_AddItemToArray(xs, x);
     }
@@ -765,8 +772,10 @@ static void http_case(const http_opts *ho, const char *label, const char *const 
     FILE *sf = sfd >= 0 ? fdopen(sfd, "w") : NULL;
     if (!sf)
         die("cannot write the wrk script");
-    fprintf(sf, "wrk.method = \"POST\"\nwrk.headers[\"Content-Type\"] = \"application/json\"\n"
-                "wrk.body = [==[%s]==]\n", body);
+    fprintf(sf,
+            "wrk.method = \"POST\"\nwrk.headers[\"Content-Type\"] = \"application/json\"\n"
+            "wrk.body = [==[%s]==]\n",
+            body);
     if (varied) {
         fputs("local rest = {\n", sf);
         for (size_t k = 0; k < nx; k++)
@@ -825,10 +834,10 @@ static void http_case(const http_opts *ho, const char *label, const char *const 
     long hwm, rss;
     proc_mem(s_tw.pid, &hwm, &rss);
     double mt = median(rt, n), mb = median(rb, n);
-    printf("%-46s %10.0f %10.0f %7.2f %9ld %8.1f %8.1f %7.2f\n", label, mt, mb, mb > 0 ? mt / mb : 0,
-           hwm, mct, mcb, mct > 0 ? mcb / mct : 0);
-    put(md, "| %s | %zu | %.0f | %.0f | %.2f | %ld | %.1f | %.1f | %.2f |\n", label, answer_len, mt, mb,
-        mb > 0 ? mt / mb : 0, hwm, mct, mcb, mct > 0 ? mcb / mct : 0);
+    printf("%-46s %10.0f %10.0f %7.2f %9ld %8.1f %8.1f %7.2f\n", label, mt, mb,
+           mb > 0 ? mt / mb : 0, hwm, mct, mcb, mct > 0 ? mcb / mct : 0);
+    put(md, "| %s | %zu | %.0f | %.0f | %.2f | %ld | %.1f | %.1f | %.2f |\n", label, answer_len, mt,
+        mb, mb > 0 ? mt / mb : 0, hwm, mct, mcb, mct > 0 ? mcb / mct : 0);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "case", label);
     cJSON_AddStringToObject(o, "fixture", fixtures[0]);
@@ -894,7 +903,8 @@ static void run_timing(const http_opts *ho, long n, cJSON *rep, tw_buf *md)
         if (replay_suite_write(f, name, NULL, first, n - first < per ? n - first : per) != 0)
             die("cannot write %s", path);
     }
-    char *argv[] = {tw, "run", "--backend", "mock=mock:replay", "--out", outdir, "--quiet", fxdir, NULL};
+    char *argv[] = {tw,        "run", "--backend", "mock=mock:replay", "--out", outdir,
+                    "--quiet", fxdir, NULL};
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     pid_t pid = fork();
@@ -917,11 +927,14 @@ static void run_timing(const http_opts *ho, long n, cJSON *rep, tw_buf *md)
     double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
                  (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
     int code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    printf("\ntoolwire run, %ld exchanges (%ld fixtures) against mock:replay: %.1f s wall, %.1f s CPU, "
-           "exit %d, peak RSS %ld KiB\n", n, nfx, wall, cpu, code, ru.ru_maxrss);
-    put(md, "\n## `toolwire run` against the embedded mock\n\n%ld generated exchanges in %ld fixtures, "
-            "`--backend mock=mock:replay --quiet`, reports written: %.1f s wall, %.1f s CPU (user + "
-            "system of the run process), exit status %d, peak RSS %ld KiB.\n",
+    printf("\ntoolwire run, %ld exchanges (%ld fixtures) against mock:replay: %.1f s wall, %.1f s "
+           "CPU, "
+           "exit %d, peak RSS %ld KiB\n",
+           n, nfx, wall, cpu, code, ru.ru_maxrss);
+    put(md,
+        "\n## `toolwire run` against the embedded mock\n\n%ld generated exchanges in %ld fixtures, "
+        "`--backend mock=mock:replay --quiet`, reports written: %.1f s wall, %.1f s CPU (user + "
+        "system of the run process), exit status %d, peak RSS %ld KiB.\n",
         n, nfx, wall, cpu, code, ru.ru_maxrss);
     cJSON *o = cJSON_AddObjectToObject(rep, "run_embedded_mock");
     cJSON_AddNumberToObject(o, "exchanges", (double)n);
@@ -1002,10 +1015,12 @@ int main(int argc, char **argv)
         else if (v && strcmp(a, "--threads") == 0 && atoi(v) >= 1 && atoi(v) <= 256)
             ho.threads = atoi(v), i++;
         else {
-            fprintf(stderr, "usage: bench_all [--out DIR] [--name NAME] [--rounds 1..15] [--http-seconds S] "
-                            "[--threads N] [--fixtures DIR] [--no-http] [--http-only] "
-                            "[--soak REQUESTS] [--run-exchanges N] [--tool-calls] [--text]\n"
-                            "       bench_all --dump-inputs DIR\n");
+            fprintf(
+                stderr,
+                "usage: bench_all [--out DIR] [--name NAME] [--rounds 1..15] [--http-seconds S] "
+                "[--threads N] [--fixtures DIR] [--no-http] [--http-only] "
+                "[--soak REQUESTS] [--run-exchanges N] [--tool-calls] [--text]\n"
+                "       bench_all --dump-inputs DIR\n");
             return 2;
         }
     }
@@ -1043,8 +1058,9 @@ int main(int argc, char **argv)
     snprintf(command, sizeof command, "%s", via && via[0] ? via : argv[0]);
     for (int i = 1; i < argc; i++) {
         size_t l = strlen(command);
-        bool plain = argv[i][0] && strspn(argv[i], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                   "0123456789-_./=:,+") == strlen(argv[i]);
+        bool plain =
+            argv[i][0] && strspn(argv[i], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                          "0123456789-_./=:,+") == strlen(argv[i]);
         int w = snprintf(command + l, sizeof command - l, plain ? " %s" : " '%s'", argv[i]);
         if (w < 0 || (size_t)w >= sizeof command - l) {
             command[l] = '\0';
@@ -1056,15 +1072,18 @@ int main(int argc, char **argv)
     cJSON_AddNumberToObject(rep, "rounds", ho.rounds);
     cJSON *rows = cJSON_AddArrayToObject(rep, "decoders");
     tw_buf md = {0};
-    put(&md, "# Benchmark %s\n\nMachine: %s.\n\nCommand: `%s` (bench_all).\n", stamp, mach, command);
+    put(&md, "# Benchmark %s\n\nMachine: %s.\n\nCommand: `%s` (bench_all).\n", stamp, mach,
+        command);
     if (decoders)
-        put(&md, "\nDecoders: CPU time of the benchmark thread, medians of %d interleaved rounds. "
-                 "batch and stream/N: one decoder reset for each decode, the input fed in one piece "
-                 "or in N-byte pieces, the result recycled; fresh: the one-call decode (a new "
-                 "decoder state and result each time).\n\n"
-                 "## Decoders\n\n"
-                 "| decoder | input | bytes | mode | MB/s | reference | ref MB/s | time / ref | "
-                 "time / batch | calls |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+        put(&md,
+            "\nDecoders: CPU time of the benchmark thread, medians of %d interleaved rounds. "
+            "batch and stream/N: one decoder reset for each decode, the input fed in one piece "
+            "or in N-byte pieces, the result recycled; fresh: the one-call decode (a new "
+            "decoder state and result each time).\n\n"
+            "## Decoders\n\n"
+            "| decoder | input | bytes | mode | MB/s | reference | ref MB/s | time / ref | "
+            "time / batch | calls |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- "
+            "|\n",
             ho.rounds);
     if (decoders)
         printf("%s\n%-18s %-28s %-11s %9s %-10s %9s %7s %7s %5s\n", mach, "decoder", "input",
@@ -1148,22 +1167,24 @@ int main(int argc, char **argv)
     cJSON *harr = cJSON_AddArrayToObject(rep, "http");
     if (http && system("command -v wrk >/dev/null 2>&1") == 0) {
         curl_global_init(CURL_GLOBAL_DEFAULT);
-        put(&md, "\n## HTTP: `toolwire serve` beside a bare libmicrohttpd server\n\n"
-                 "wrk -t2 -c16, %d s per run, %d interleaved rounds, %d server threads each "
-                 "(epoll thread pool). CPU µs/request: the server process's user + system time over "
-                 "the requests wrk completed (counts no time spent waiting for a core); cpu ratio: "
-                 "bare's over serve's. Bodies varied: each request's body starts with a random "
-                 "`\"user\"` member (ignored by the matcher), so serve reads and matches every body "
-                 "as new instead of reusing its choice for bytes it has seen. Exchanges alternating: "
-                 "a fixture of four exchanges (the first exchange of each fixture in the row's "
-                 "`exchanges_alternating`, each with the first one's answer), every wrk connection "
-                 "sending the four requests in turn, pipelined in one write, their bodies varied: "
-                 "no request is for the exchange its connection's last request matched.\n\n| case | answer bytes | serve req/s | bare req/s | "
-                 "serve / bare | serve peak RSS KiB | serve CPU µs/req | bare CPU µs/req | cpu ratio |\n"
-                 "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+        put(&md,
+            "\n## HTTP: `toolwire serve` beside a bare libmicrohttpd server\n\n"
+            "wrk -t2 -c16, %d s per run, %d interleaved rounds, %d server threads each "
+            "(epoll thread pool). CPU µs/request: the server process's user + system time over "
+            "the requests wrk completed (counts no time spent waiting for a core); cpu ratio: "
+            "bare's over serve's. Bodies varied: each request's body starts with a random "
+            "`\"user\"` member (ignored by the matcher), so serve reads and matches every body "
+            "as new instead of reusing its choice for bytes it has seen. Exchanges alternating: "
+            "a fixture of four exchanges (the first exchange of each fixture in the row's "
+            "`exchanges_alternating`, each with the first one's answer), every wrk connection "
+            "sending the four requests in turn, pipelined in one write, their bodies varied: "
+            "no request is for the exchange its connection's last request matched.\n\n| case | "
+            "answer bytes | serve req/s | bare req/s | "
+            "serve / bare | serve peak RSS KiB | serve CPU µs/req | bare CPU µs/req | cpu ratio |\n"
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
             ho.secs, ho.rounds, ho.threads);
-        printf("\n%-46s %10s %10s %7s %9s %8s %8s %7s\n", "HTTP (wrk -t2 -c16)", "serve/s", "bare/s",
-               "ratio", "RSS KiB", "us/req", "bare", "cpu");
+        printf("\n%-46s %10s %10s %7s %9s %8s %8s %7s\n", "HTTP (wrk -t2 -c16)", "serve/s",
+               "bare/s", "ratio", "RSS KiB", "us/req", "bare", "cpu");
         static const char *const ns[] = {"openai/nonstream_arguments_object.json", NULL};
         static const char *const st[] = {"openai/stream_single_call.json", NULL};
         /* the same tools, another question each: four exchanges of one route */

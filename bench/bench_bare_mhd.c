@@ -50,10 +50,10 @@ int main(int argc, char **argv)
     body[body_len] = '\0';
     fclose(f);
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    struct MHD_Daemon *d = MHD_start_daemon(
-        MHD_USE_EPOLL_INTERNAL_THREAD, 0, NULL, NULL, answer, argv[3], MHD_OPTION_SOCK_ADDR, &sa,
-        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)atoi(argv[1]), MHD_OPTION_LISTEN_BACKLOG_SIZE,
-        1024u, MHD_OPTION_END);
+    struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD, 0, NULL, NULL, answer,
+                                            argv[3], MHD_OPTION_SOCK_ADDR, &sa,
+                                            MHD_OPTION_THREAD_POOL_SIZE, (unsigned)atoi(argv[1]),
+                                            MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
     if (!d)
         return fprintf(stderr, "bench_bare_mhd: cannot start\n"), 1;
     printf("%u\n", (unsigned)MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT)->port);

@@ -75,8 +75,8 @@ static pid_t start_serve(const char *tw, const char *fxdir, char *url, size_t n)
         close(fd[1]);
         char fault[64];
         snprintf(fault, sizeof fault, "{\"delay_ms\": %d}", DELAY_MS);
-        execl(tw, tw, "serve", "--port", "0", "--profile", "replay", "--fault", fault, "--quiet", fxdir,
-              (char *)NULL);
+        execl(tw, tw, "serve", "--port", "0", "--profile", "replay", "--fault", fault, "--quiet",
+              fxdir, (char *)NULL);
         _exit(127);
     }
     close(fd[1]);
@@ -97,7 +97,8 @@ static pid_t start_serve(const char *tw, const char *fxdir, char *url, size_t n)
 }
 
 /* One run; its wall time, exit status into *code. */
-static double run(const char *tw, const char *url, int jobs, const char *out, const char *fxdir, int *code)
+static double run(const char *tw, const char *url, int jobs, const char *out, const char *fxdir,
+                  int *code)
 {
     char backend[300], j[16];
     snprintf(backend, sizeof backend, "slow=%s", url);
@@ -105,7 +106,8 @@ static double run(const char *tw, const char *url, int jobs, const char *out, co
     double t0 = now();
     pid_t pid = fork();
     if (pid == 0) {
-        execl(tw, tw, "run", "--backend", backend, "--jobs", j, "--quiet", "--out", out, fxdir, (char *)NULL);
+        execl(tw, tw, "run", "--backend", backend, "--jobs", j, "--quiet", "--out", out, fxdir,
+              (char *)NULL);
         _exit(127);
     }
     int st = 0;
@@ -155,16 +157,17 @@ int main(int argc, char **argv)
     bool same = system(cmd) == 0;
     double ratio = w8 > 0 ? w1 / w8 : 0;
     int n = FIXTURES * PER_FIXTURE;
-    printf("# `toolwire run --jobs`\n\n"
-           "%d exchanges (%d fixtures of %d exchanges, each fixture's exchanges in order) against a "
-           "separately started `toolwire serve --profile replay --fault '{\"delay_ms\": %d}'` "
-           "(every answer after %d ms), `toolwire run --backend slow=URL --quiet`:\n\n"
-           "| --jobs | wall time | exit status |\n|---|---|---|\n"
-           "| 1 | %.2f s | %d |\n| %d | %.2f s | %d |\n\n"
-           "Ratio: %.2f× faster with --jobs %d (wanted: at least %.0f×). The two JSON reports are %s "
-           "once `elapsed_ms` and `generated` are left out.\n",
-           n, FIXTURES, PER_FIXTURE, DELAY_MS, DELAY_MS, w1, c1, JOBS, w8, c8, ratio, JOBS, WANT_RATIO,
-           same ? "byte-identical" : "DIFFERENT");
+    printf(
+        "# `toolwire run --jobs`\n\n"
+        "%d exchanges (%d fixtures of %d exchanges, each fixture's exchanges in order) against a "
+        "separately started `toolwire serve --profile replay --fault '{\"delay_ms\": %d}'` "
+        "(every answer after %d ms), `toolwire run --backend slow=URL --quiet`:\n\n"
+        "| --jobs | wall time | exit status |\n|---|---|---|\n"
+        "| 1 | %.2f s | %d |\n| %d | %.2f s | %d |\n\n"
+        "Ratio: %.2f× faster with --jobs %d (wanted: at least %.0f×). The two JSON reports are %s "
+        "once `elapsed_ms` and `generated` are left out.\n",
+        n, FIXTURES, PER_FIXTURE, DELAY_MS, DELAY_MS, w1, c1, JOBS, w8, c8, ratio, JOBS, WANT_RATIO,
+        same ? "byte-identical" : "DIFFERENT");
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
         fprintf(stderr, "bench_jobs: could not remove %s\n", dir);

@@ -30,10 +30,22 @@ static double now(void)
 
 typedef tw_status (*gen_fn)(tw_buf *b, size_t n);
 
-static tw_status gen_oai_bare(tw_buf *b, size_t n) { return many_openai_response(b, n, 1); }
-static tw_status gen_oai(tw_buf *b, size_t n) { return many_openai_response(b, n, 0); }
-static tw_status gen_pairs_oai(tw_buf *b, size_t n) { return many_pairs_request(b, n, 0); }
-static tw_status gen_pairs_ant(tw_buf *b, size_t n) { return many_pairs_request(b, n, 1); }
+static tw_status gen_oai_bare(tw_buf *b, size_t n)
+{
+    return many_openai_response(b, n, 1);
+}
+static tw_status gen_oai(tw_buf *b, size_t n)
+{
+    return many_openai_response(b, n, 0);
+}
+static tw_status gen_pairs_oai(tw_buf *b, size_t n)
+{
+    return many_pairs_request(b, n, 0);
+}
+static tw_status gen_pairs_ant(tw_buf *b, size_t n)
+{
+    return many_pairs_request(b, n, 1);
+}
 
 /* Gemini: n whole functionCall parts in one body; n calls streamed as
  * name, one partialArgs piece and the {} end, each its own event. */
@@ -103,8 +115,8 @@ typedef struct job {
     const char *what;
     const char *format; /* a decoder, or NULL for the client checks */
     gen_fn gen;
-    bool accept_all;     /* max_calls raised to N: every call is taken */
-    const char *path;    /* the client checks' endpoint */
+    bool accept_all;  /* max_calls raised to N: every call is taken */
+    const char *path; /* the client checks' endpoint */
 } job;
 
 /* Best time of `reps` runs on n calls; *bytes and *work of the input. */
@@ -159,8 +171,8 @@ int main(int argc, char **argv)
     const job jobs[] = {
         {"openai-response, {} calls (refused)", "openai-response", gen_oai_bare, false, NULL},
         {"openai-response, calls (all taken)", "openai-response", gen_oai, true, NULL},
-        {"anthropic-response, tool_use blocks", "anthropic-response", many_anthropic_response,
-         true, NULL},
+        {"anthropic-response, tool_use blocks", "anthropic-response", many_anthropic_response, true,
+         NULL},
         {"openai-stream, tool call deltas", "openai-stream", many_openai_stream, true, NULL},
         {"anthropic-stream, tool_use blocks", "anthropic-stream", many_anthropic_stream, true,
          NULL},
@@ -170,12 +182,11 @@ int main(int argc, char **argv)
         {"gemini-stream, streamed partialArgs calls", "gemini-stream", gen_gemini_stream, true,
          NULL},
         {"openai-responses, function_call items", "openai-responses", gen_responses, true, NULL},
-        {"openai-responses-stream, streamed calls", "openai-responses-stream",
-         gen_responses_stream, true, NULL},
+        {"openai-responses-stream, streamed calls", "openai-responses-stream", gen_responses_stream,
+         true, NULL},
         {"client checks, OpenAI call/result pairs", NULL, gen_pairs_oai, false,
          "/v1/chat/completions"},
-        {"client checks, Anthropic call/result pairs", NULL, gen_pairs_ant, false,
-         "/v1/messages"},
+        {"client checks, Anthropic call/result pairs", NULL, gen_pairs_ant, false, "/v1/messages"},
     };
     printf("%-42s %9s %10s %9s %10s %6s %10s\n", "input", "N", "bytes", "time N", "time 2N",
            "ratio", "work/byte");
@@ -193,8 +204,8 @@ int main(int argc, char **argv)
      * records, as the mock keeps) over 1,000,000 requests in batches */
     tw_mock_ring g;
     tw_mock_ring_init(&g, 100000);
-    printf("\n%-42s %12s %12s %12s\n", "serve request log, 100,000 requests per batch", "logged before",
-           "time", "requests/s");
+    printf("\n%-42s %12s %12s %12s\n", "serve request log, 100,000 requests per batch",
+           "logged before", "time", "requests/s");
     unsigned long seq = 0;
     for (int batch = 0; batch < 10; batch++) {
         double t0 = now();

@@ -86,7 +86,8 @@ static gen make_big_call(size_t target)
 {
     gen g = {NULL, 0, "one large tool call", 0};
     size_t cap = 0;
-    append(&g.p, &g.len, &cap, "<tool_call>{\"name\": \"write_file\", \"arguments\": {\"text\": \"");
+    append(&g.p, &g.len, &cap,
+           "<tool_call>{\"name\": \"write_file\", \"arguments\": {\"text\": \"");
     while (g.len < target)
         append(&g.p, &g.len, &cap, "line of file content with \\\"quotes\\\" and \\\\n escapes ");
     append(&g.p, &g.len, &cap, "\"}}</tool_call>");
@@ -120,8 +121,8 @@ static double run_decode(const tw_format_ops *f, const gen *g, size_t chunk,
 {
     double t0 = now();
     tw_result r;
-    tw_status st = chunk ? tw_decode_chunked(f, g->p, g->len, chunk, o, &r)
-                         : f->decode(g->p, g->len, o, &r);
+    tw_status st =
+        chunk ? tw_decode_chunked(f, g->p, g->len, chunk, o, &r) : f->decode(g->p, g->len, o, &r);
     double t = now() - t0;
     if (st != TW_OK) {
         fprintf(stderr, "decode failed: %s\n", tw_code_message(st));
@@ -169,7 +170,8 @@ int main(int argc, char **argv)
             if (hits == (size_t)-1)
                 puts("");
         }
-        printf("%-32s %-10s %10.0f %8s\n", g->name, "memchr('<')", (double)g->len / best / 1e6, "-");
+        printf("%-32s %-10s %10.0f %8s\n", g->name, "memchr('<')", (double)g->len / best / 1e6,
+               "-");
         for (size_t ci = 0; ci < sizeof chunks / sizeof chunks[0]; ci++) {
             best = 1e9;
             size_t calls = 0;
@@ -240,7 +242,8 @@ int main(int argc, char **argv)
                 }
                 char mode[32];
                 snprintf(mode, sizeof mode, sc[ci] ? "stream/%zu" : "batch", sc[ci]);
-                printf("%-32s %-10s %10.1f %8zu\n", g.name, mode, (double)g.len / best / 1e6, calls);
+                printf("%-32s %-10s %10.1f %8zu\n", g.name, mode, (double)g.len / best / 1e6,
+                       calls);
             }
             tw_buf_free(&wire);
         }
@@ -259,7 +262,8 @@ int main(int argc, char **argv)
             if (t < best)
                 best = t;
         }
-        printf("%-32s %-10s %10.1f %8s\n", "one large tool call", "cJSON", (double)n / best / 1e6, "-");
+        printf("%-32s %-10s %10.1f %8s\n", "one large tool call", "cJSON", (double)n / best / 1e6,
+               "-");
         free(g.p);
     }
     for (int gi = 0; gi < 3; gi++)

@@ -99,8 +99,9 @@ int tw_fz_fixture(const uint8_t *data, size_t size)
         TW_FZ_CHECK(memchr(why1.message, 0, sizeof why1.message) && why1.message[0],
                     "fixture: refused (%s) without saying why", tw_code_name(st1));
         tw_fz_check_text(why1.message, "fixture: why");
-        TW_FZ_CHECK(strcmp(why1.message, why2.message) == 0, "fixture: two reasons for one refusal: '%s' / '%s'",
-                    why1.message, why2.message);
+        TW_FZ_CHECK(strcmp(why1.message, why2.message) == 0,
+                    "fixture: two reasons for one refusal: '%s' / '%s'", why1.message,
+                    why2.message);
         TW_FZ_CHECK(a.root == NULL && a.exchanges == NULL && a.path == NULL,
                     "fixture: refused, but the output still holds memory");
     }

@@ -91,9 +91,9 @@ static void field_secrets(secrets *s, const cJSON *v, size_t depth)
     if (!v || depth > 200)
         return;
     for (const cJSON *c = v->child; c; c = c->next) {
-        if (c->string && cJSON_IsString(c) && c->valuestring &&
-            cred_field(c->string) &&
-            !(strcasecmp(c->string, "token") == 0 && cJSON_GetObjectItemCaseSensitive(v, "logprob")))
+        if (c->string && cJSON_IsString(c) && c->valuestring && cred_field(c->string) &&
+            !(strcasecmp(c->string, "token") == 0 &&
+              cJSON_GetObjectItemCaseSensitive(v, "logprob")))
             secret_push(s, c->valuestring, strlen(c->valuestring));
         field_secrets(s, c, depth + 1);
     }
@@ -113,8 +113,8 @@ static void body_secrets(secrets *s, const char *b, size_t n, const cJSON *parse
 }
 
 /* The input's credential header and field values, read by the loaders on their own. */
-static void collect_secrets(const char *in, size_t len, bool har, const tw_limits *lim,
-                            secrets *s, size_t *decoded)
+static void collect_secrets(const char *in, size_t len, bool har, const tw_limits *lim, secrets *s,
+                            size_t *decoded)
 {
     tw_error why = {.offset = -1};
     *decoded = 0;
@@ -165,10 +165,8 @@ static void check_json_strings(const cJSON *v, const secrets *s)
     for (; v; v = v->next) {
         for (size_t i = 0; i < s->n; i++) {
             TW_FZ_CHECK(!v->string || !strstr(v->string, s->v[i]),
-                        "import: the secret '%s' survives in the key '%.200s'", s->v[i],
-                        v->string);
-            TW_FZ_CHECK(!cJSON_IsString(v) || !v->valuestring ||
-                            !strstr(v->valuestring, s->v[i]),
+                        "import: the secret '%s' survives in the key '%.200s'", s->v[i], v->string);
+            TW_FZ_CHECK(!cJSON_IsString(v) || !v->valuestring || !strstr(v->valuestring, s->v[i]),
                         "import: the secret '%s' survives in the string '%.200s'", s->v[i],
                         v->valuestring);
         }
@@ -179,8 +177,8 @@ static void check_json_strings(const cJSON *v, const secrets *s)
 static void check_headers(const tw_kv *kv, size_t n, const char *what, size_t x)
 {
     for (size_t i = 0; i < n; i++) {
-        TW_FZ_CHECK(kv[i].name && kv[i].value, "import: exchange %zu: %s header without name",
-                    x, what);
+        TW_FZ_CHECK(kv[i].name && kv[i].value, "import: exchange %zu: %s header without name", x,
+                    what);
         TW_FZ_CHECK(!cred_header(kv[i].name),
                     "import: exchange %zu keeps the credential %s header '%s'", x, what,
                     kv[i].name);
@@ -193,8 +191,8 @@ static tw_status run_import(const char *in, size_t len, const tw_import_opts *o,
     tw_redactor red;
     memset(&red, 0, sizeof red);
     tw_error_clear(err);
-    tw_status st = tw_import_mem_to_buf(in, len, o->kind == TW_IMPORT_HAR ? "fuzz.har" : "fuzz.yaml",
-                                        o, &red, out, nx, err);
+    tw_status st = tw_import_mem_to_buf(
+        in, len, o->kind == TW_IMPORT_HAR ? "fuzz.har" : "fuzz.yaml", o, &red, out, nx, err);
     tw_redactor_free(&red);
     return st;
 }
@@ -244,18 +242,17 @@ int tw_fz_import(const uint8_t *data, size_t size)
     int64_t bound = 4 * tw_fz_mem_bound(len + decoded, &L);
     if (getenv("TOOLWIRE_FUZZ_IMPORT_PEAK"))
         fprintf(stderr, "import: len %zu decoded %zu peak %lld bound %lld (%.1f x len)\n", len,
-                decoded, (long long)peak, (long long)bound,
-                len ? (double)peak / (double)len : 0.0);
+                decoded, (long long)peak, (long long)bound, len ? (double)peak / (double)len : 0.0);
     TW_FZ_CHECK(!mem || peak <= bound, "import: peak memory %lld bytes over the bound %lld",
                 (long long)peak, (long long)bound);
     tw_status st2 = run_import(in, len, &o, &out2, &nx2, &why2);
     TW_FZ_CHECK(st1 == st2, "import: the same input gives %s, then %s", tw_code_name(st1),
                 tw_code_name(st2));
     TW_FZ_CHECK(out1.len == out2.len && (out1.len == 0 || !memcmp(out1.data, out2.data, out1.len)),
-                "import: the same input gives two outputs (%zu and %zu bytes)", out1.len,
-                out2.len);
+                "import: the same input gives two outputs (%zu and %zu bytes)", out1.len, out2.len);
     TW_FZ_CHECK(nx1 == nx2 && strcmp(why1.message, why2.message) == 0,
-                "import: the same input gives two reasons: '%s' / '%s'", why1.message, why2.message);
+                "import: the same input gives two reasons: '%s' / '%s'", why1.message,
+                why2.message);
 
     if (st1 == TW_OK) {
         TW_FZ_CHECK(out1.len > 0 && nx1 > 0, "import: succeeded with %zu bytes, %zu exchanges",

@@ -76,9 +76,10 @@ static void same(const cJSON *c, const json_t *j, const char *where, unsigned de
     case cJSON_String: {
         TW_FZ_CHECK(json_is_string(j), "json_diff: %s: a string here, not in jansson", where);
         size_t n = strlen(c->valuestring);
-        TW_FZ_CHECK(n == json_string_length(j) && memcmp(c->valuestring, json_string_value(j), n) == 0,
-                    "json_diff: %s: string of %zu bytes here, %zu in jansson, or other bytes", where,
-                    n, json_string_length(j));
+        TW_FZ_CHECK(n == json_string_length(j) &&
+                        memcmp(c->valuestring, json_string_value(j), n) == 0,
+                    "json_diff: %s: string of %zu bytes here, %zu in jansson, or other bytes",
+                    where, n, json_string_length(j));
         return;
     }
     case cJSON_Array: {
@@ -106,8 +107,7 @@ static void same(const cJSON *c, const json_t *j, const char *where, unsigned de
                     json_object_size(j));
         return;
     }
-    default:
-        tw_fz_fail("json_diff: %s: a cJSON node of type %d", where, c->type & 0xFF);
+    default: tw_fz_fail("json_diff: %s: a cJSON node of type %d", where, c->type & 0xFF);
     }
 }
 
@@ -144,8 +144,7 @@ static void same_cjson(const cJSON *a, const cJSON *b, unsigned depth)
                                                          "point back at its last member");
         return;
     }
-    default:
-        return;
+    default: return;
     }
 }
 
@@ -170,10 +169,9 @@ int tw_fz_json_diff(const uint8_t *data, size_t size)
     tw_limits L;
     tw_limits_resolve(&L, NULL);
     json_error_t je;
-    json_t *jv = json_loadb(in, size,
-                            JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL | JSON_REJECT_DUPLICATES |
-                                JSON_ALLOW_NUL,
-                            &je);
+    json_t *jv = json_loadb(
+        in, size,
+        JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL | JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je);
     bool overflow = !jv && json_error_code(&je) == json_error_numeric_overflow;
     bool j_dup = !jv && json_error_code(&je) == json_error_duplicate_key;
 
@@ -198,8 +196,9 @@ int tw_fz_json_diff(const uint8_t *data, size_t size)
             TW_FZ_CHECK(j_dup, "json_diff: the reference sees a repeated key, jansson %s",
                         jv ? "accepted the document" : je.text);
         } else {
-            TW_FZ_CHECK(jv != NULL, "json_diff: the reference accepted, jansson refused: %s (%d:%d)",
-                        je.text, je.line, je.column);
+            TW_FZ_CHECK(jv != NULL,
+                        "json_diff: the reference accepted, jansson refused: %s (%d:%d)", je.text,
+                        je.line, je.column);
             same(v, jv, "parse", 0);
         }
     }

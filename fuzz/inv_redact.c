@@ -34,22 +34,31 @@ static const struct {
     const char *tmpl; /* %s: the piece as a JSON string */
     const char *path[8];
 } shapes[] = {
-    {"{\"choices\":[{\"index\":0,\"delta\":{\"content\":%s}}]}", {"choices", "0", "delta", "content"}},
+    {"{\"choices\":[{\"index\":0,\"delta\":{\"content\":%s}}]}",
+     {"choices", "0", "delta", "content"}},
     {"{\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":%s}}]}",
      {"choices", "0", "delta", "reasoning_content"}},
-    {"{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":%s}}]}}]}",
+    {"{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{"
+     "\"arguments\":%s}}]}}]}",
      {"choices", "0", "delta", "tool_calls", "0", "function", "arguments"}},
-    {"{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":%s}}",
+    {"{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":%s}"
+     "}",
      {"delta", "text"}},
-    {"{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":%s}}",
+    {"{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\","
+     "\"thinking\":%s}}",
      {"delta", "thinking"}},
-    {"{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":%s}}",
+    {"{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\","
+     "\"partial_json\":%s}}",
      {"delta", "partial_json"}},
-    {"{\"type\":\"response.output_text.delta\",\"output_index\":0,\"content_index\":0,\"delta\":%s}", {"delta"}},
-    {"{\"type\":\"response.function_call_arguments.delta\",\"output_index\":1,\"delta\":%s}", {"delta"}},
+    {"{\"type\":\"response.output_text.delta\",\"output_index\":0,\"content_index\":0,\"delta\":%"
+     "s}",
+     {"delta"}},
+    {"{\"type\":\"response.function_call_arguments.delta\",\"output_index\":1,\"delta\":%s}",
+     {"delta"}},
     {"{\"candidates\":[{\"index\":0,\"content\":{\"parts\":[{\"text\":%s}]}}]}",
      {"candidates", "0", "content", "parts", "0", "text"}},
-    {"{\"candidates\":[{\"content\":{\"parts\":[{\"functionCall\":{\"name\":\"f\",\"partialArgs\":[{\"jsonPath\":"
+    {"{\"candidates\":[{\"content\":{\"parts\":[{\"functionCall\":{\"name\":\"f\",\"partialArgs\":["
+     "{\"jsonPath\":"
      "\"$.password\",\"stringValue\":%s,\"willContinue\":true}]}}]}}]}",
      {"candidates", "0", "content", "parts", "0", "functionCall", "partialArgs", "0"}},
 };
@@ -153,13 +162,15 @@ int tw_fz_redact(const uint8_t *data, size_t size)
                 cJSON *j = cJSON_Parse(d);
                 TW_FZ_CHECK(j != NULL, "redact: scrubbed event %zu is not JSON: %s", i, d);
                 cJSON *v = at_path(j, shapes[shape[i]].path, shape[i]);
-                TW_FZ_CHECK(cJSON_IsString(v), "redact: scrubbed event %zu lost its piece: %s", i, d);
+                TW_FZ_CHECK(cJSON_IsString(v), "redact: scrubbed event %zu lost its piece: %s", i,
+                            d);
                 tw_buf_puts(&joined, v->valuestring);
                 cJSON_Delete(j);
             }
             for (size_t w = 0; w + 8 <= sl; w++)
                 TW_FZ_CHECK(!joined.data || !tw_memmem(joined.data, joined.len, secret + w, 8),
-                            "redact: 8 bytes of the secret (from byte %zu) survive the pieces joined: %.200s",
+                            "redact: 8 bytes of the secret (from byte %zu) survive the pieces "
+                            "joined: %.200s",
                             w, joined.data);
             tw_buf_free(&joined);
         }

@@ -43,16 +43,19 @@ static void check_gate_same(const tw_report *a, const tw_report *b, const char *
 {
     tw_gate_result g;
     tw_status st = tw_gate(a, b, TW_FZ_REPORT_TEXT_MAX, &g);
-    TW_FZ_CHECK(st == TW_OK || st == TW_ERR_LIMIT, "report: gate %s: status %s", what, tw_code_name(st));
-    TW_FZ_CHECK(g.regressions == 0 && g.missing == 0 && g.missing_fixtures == 0 && g.improvements == 0 &&
-                    !g.failed,
-                "report: gate %s: %zu regression(s), %zu missing in %zu fixture(s), %zu improvement(s): %.400s",
+    TW_FZ_CHECK(st == TW_OK || st == TW_ERR_LIMIT, "report: gate %s: status %s", what,
+                tw_code_name(st));
+    TW_FZ_CHECK(g.regressions == 0 && g.missing == 0 && g.missing_fixtures == 0 &&
+                    g.improvements == 0 && !g.failed,
+                "report: gate %s: %zu regression(s), %zu missing in %zu fixture(s), %zu "
+                "improvement(s): %.400s",
                 what, g.regressions, g.missing, g.missing_fixtures, g.improvements,
                 g.text.data ? g.text.data : "");
     tw_gate_result_free(&g);
 }
 
-static void check_render(tw_status (*fn)(const tw_report *, tw_buf *), const tw_report *r, const char *what)
+static void check_render(tw_status (*fn)(const tw_report *, tw_buf *), const tw_report *r,
+                         const char *what)
 {
     tw_buf b = {0};
     b.max = TW_FZ_REPORT_TEXT_MAX;
@@ -83,7 +86,8 @@ static bool name_unique(const tw_report *r, size_t i)
 static bool has_row(const tw_gate_result *g, tw_gate_kind k, const char *fx, const char *id)
 {
     for (size_t i = 0; i < g->nrows; i++)
-        if (g->rows[i].kind == k && strcmp(g->rows[i].fixture, fx) == 0 && (!id || strcmp(g->rows[i].check, id) == 0))
+        if (g->rows[i].kind == k && strcmp(g->rows[i].fixture, fx) == 0 &&
+            (!id || strcmp(g->rows[i].check, id) == 0))
             return true;
     return false;
 }
@@ -135,7 +139,8 @@ static void check_flip(const tw_report *r, tw_report *r2, uint32_t pick)
     TW_FZ_CHECK(st == TW_OK || st == TW_ERR_LIMIT, "report: gate of a flipped check: status %s",
                 tw_code_name(st));
     TW_FZ_CHECK(g.regressions >= 1 && g.failed && has_row(&g, TW_GATE_REGRESSION, fx, c->id),
-                "report: check %s of fixture %.200s flipped from pass to fail: %zu regression(s), failed %d, "
+                "report: check %s of fixture %.200s flipped from pass to fail: %zu regression(s), "
+                "failed %d, "
                 "no regression row names it",
                 c->id, fx, g.regressions, (int)g.failed);
     tw_gate_result_free(&g);
@@ -164,11 +169,12 @@ static void check_remove(const tw_report *r, tw_report *r2, uint32_t pick)
         tw_gate_opts o = {.max_text = TW_FZ_REPORT_TEXT_MAX, .allow_missing = allow};
         tw_gate_result g;
         tw_status st = tw_gate_with(r, r2, &o, &g);
-        TW_FZ_CHECK(st == TW_OK || st == TW_ERR_LIMIT, "report: gate of a removed fixture: status %s",
-                    tw_code_name(st));
+        TW_FZ_CHECK(st == TW_OK || st == TW_ERR_LIMIT,
+                    "report: gate of a removed fixture: status %s", tw_code_name(st));
         TW_FZ_CHECK(g.missing_fixtures >= 1 && has_row(&g, TW_GATE_MISSING, f.name, NULL) &&
                         g.regressions == 0 && g.failed == !allow,
-                    "report: fixture %.200s removed (allow_missing %d): %zu missing fixture(s), %zu regression(s), "
+                    "report: fixture %.200s removed (allow_missing %d): %zu missing fixture(s), "
+                    "%zu regression(s), "
                     "failed %d",
                     f.name, allow, g.missing_fixtures, g.regressions, (int)g.failed);
         tw_gate_result_free(&g);
@@ -191,10 +197,11 @@ static void check_summary(const tw_report *r, size_t size)
     /* every fixture and exchange is an object of the input ("{}", 2 bytes
      * and a comma), every check one too, but for the RES-01 a load adds */
     TW_FZ_CHECK(3 * r->nfx <= size + 3 && 3 * ex <= size + 3 && chk <= ex + size / 3 + 1,
-                "report: %zu fixture(s), %zu exchange(s), %zu check(s) from %zu bytes", r->nfx, ex, chk, size);
+                "report: %zu fixture(s), %zu exchange(s), %zu check(s) from %zu bytes", r->nfx, ex,
+                chk, size);
     TW_FZ_CHECK(r->n_fixtures == r->nfx && r->n_skipped == skipped,
-                "report: summary says %zu fixture(s) (%zu skipped), the report holds %zu (%zu)", r->n_fixtures,
-                r->n_skipped, r->nfx, skipped);
+                "report: summary says %zu fixture(s) (%zu skipped), the report holds %zu (%zu)",
+                r->n_fixtures, r->n_skipped, r->nfx, skipped);
 }
 
 int tw_fz_report(const uint8_t *data, size_t size)
@@ -206,7 +213,8 @@ int tw_fz_report(const uint8_t *data, size_t size)
     tw_error err = {.offset = -1};
     tw_status st = tw_report_parse(in, size, &r, &err);
     if (st != TW_OK) {
-        TW_FZ_CHECK(err.message[0] != '\0', "report: refused (%s) without a message", tw_code_name(st));
+        TW_FZ_CHECK(err.message[0] != '\0', "report: refused (%s) without a message",
+                    tw_code_name(st));
         tw_fz_check_text(err.message, "report: the refusal's message");
         TW_FZ_CHECK(r.nfx == 0 && r.fx == NULL, "report: a refusal leaves fixtures behind");
         free(in);
@@ -222,8 +230,8 @@ int tw_fz_report(const uint8_t *data, size_t size)
     tw_report r3;
     tw_error e3 = {.offset = -1};
     st = tw_report_parse(js.data ? js.data : "", js.len, &r3, &e3);
-    TW_FZ_CHECK(st == TW_OK, "report: its own JSON does not load (%s): %s\n%.2000s", tw_code_name(st),
-                e3.message, js.data ? js.data : "");
+    TW_FZ_CHECK(st == TW_OK, "report: its own JSON does not load (%s): %s\n%.2000s",
+                tw_code_name(st), e3.message, js.data ? js.data : "");
     check_gate_same(&r, &r3, "(r, r written and read back)");
     check_gate_same(&r3, &r, "(r written and read back, r)");
     tw_report_free(&r3);
@@ -236,7 +244,8 @@ int tw_fz_report(const uint8_t *data, size_t size)
     tw_buf cmp = {0};
     cmp.max = TW_FZ_REPORT_TEXT_MAX;
     st = tw_compare_markdown(two, 2, &cmp);
-    TW_FZ_CHECK(st == TW_OK || st == TW_ERR_LIMIT, "report: tw_compare_markdown: status %s", tw_code_name(st));
+    TW_FZ_CHECK(st == TW_OK || st == TW_ERR_LIMIT, "report: tw_compare_markdown: status %s",
+                tw_code_name(st));
     TW_FZ_CHECK(st != TW_OK || (cmp.data && strstr(cmp.data, "\nNo differences")),
                 "report: the comparison of a report with itself lists a difference: %.2000s",
                 cmp.data ? cmp.data : "");

@@ -59,8 +59,8 @@ static void encode_all(const tw_request *q, const tw_request_reader_ops *rd, con
         TW_FZ_CHECK(st == TW_OK || out.len == 0, "%s -> %s: failed with %s after writing %zu bytes",
                     rd->name, (*e)->name, tw_code_name(st), out.len);
         TW_FZ_CHECK(st != TW_OK || out.len <= s->L.max_output_bytes,
-                    "%s -> %s: %zu bytes written, over max_output_bytes %zu", rd->name,
-                    (*e)->name, out.len, s->L.max_output_bytes);
+                    "%s -> %s: %zu bytes written, over max_output_bytes %zu", rd->name, (*e)->name,
+                    out.len, s->L.max_output_bytes);
         if (st == TW_OK && strcmp((*e)->name, rd->name) == 0 && out.len <= s->L.max_input_bytes) {
             /* the reader reads its own format's encoding back */
             tw_request back;
@@ -73,8 +73,8 @@ static void encode_all(const tw_request *q, const tw_request_reader_ops *rd, con
             for (size_t i = 0; i < warn.len; i++)
                 inexact |= warn.items[i].code == TW_D_NUMBER_INEXACT;
             TW_FZ_CHECK(bs == TW_OK || bs == TW_ERR_LIMIT || (inexact && bs == TW_ERR_PARSE),
-                        "%s: its encoder's output is refused (%s: %s)", rd->name,
-                        tw_code_name(bs), err.message);
+                        "%s: its encoder's output is refused (%s: %s)", rd->name, tw_code_name(bs),
+                        err.message);
             tw_request_free(&back);
         }
         tw_diag_list_free(&warn);

@@ -41,8 +41,8 @@ static tw_status on_ev(void *user, const tw_sse_event *ev)
     TW_FZ_CHECK(ev->offset <= a->len, "sse: event offset %llu past the input length %zu",
                 (unsigned long long)ev->offset, a->len);
     TW_FZ_CHECK(a->nevents == 0 || ev->offset >= a->last_off,
-                "sse: event offsets go backwards (%llu after %llu)",
-                (unsigned long long)ev->offset, (unsigned long long)a->last_off);
+                "sse: event offsets go backwards (%llu after %llu)", (unsigned long long)ev->offset,
+                (unsigned long long)a->last_off);
     a->last_off = ev->offset;
     mix(a, ev->type, ev->type_len);
     mix(a, ev->data, ev->data_len);
@@ -182,8 +182,10 @@ int tw_fz_sse(const uint8_t *data, size_t size)
     /* the count is exact when no cap dropped a line or an event */
     if (a0.ncaps == 0) {
         size_t want = lines_with_lost_nul((const char *)s.body, s.len, flush);
-        TW_FZ_CHECK(a0.nnul == want, "sse: %zu lines hold a NUL outside a data value, %zu "
-                    "sse_nul reported", want, a0.nnul);
+        TW_FZ_CHECK(a0.nnul == want,
+                    "sse: %zu lines hold a NUL outside a data value, %zu "
+                    "sse_nul reported",
+                    want, a0.nnul);
     }
     run(&s, in, flush, 1, &a1, bound);
     TW_FZ_CHECK(a0.h == a1.h && a0.nevents == a1.nevents && a0.ndiags == a1.ndiags,

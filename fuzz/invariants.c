@@ -58,7 +58,10 @@ int __sanitizer_get_ownership(const volatile void *p);
 
 static const char *input_name;
 
-void tw_fz_set_input_name(const char *name) { input_name = name; }
+void tw_fz_set_input_name(const char *name)
+{
+    input_name = name;
+}
 
 void tw_fz_fail(const char *fmt, ...)
 {
@@ -114,9 +117,18 @@ bool tw_fz_mem_enabled(void)
     return mem_state == 1;
 }
 
-void tw_fz_mem_mark(void) { mem_peak = mem_live; }
-int64_t tw_fz_mem_live(void) { return mem_live; }
-int64_t tw_fz_mem_peak(void) { return mem_peak; }
+void tw_fz_mem_mark(void)
+{
+    mem_peak = mem_live;
+}
+int64_t tw_fz_mem_live(void)
+{
+    return mem_live;
+}
+int64_t tw_fz_mem_peak(void)
+{
+    return mem_peak;
+}
 
 /*
  * Why 64 per input byte: the densest JSON for cJSON is "[0,0,0,…": one
@@ -142,8 +154,14 @@ char *tw_fz_copy(const void *p, size_t n)
     return c;
 }
 
-void tw_fz_poison(const void *p, size_t n) { TW_FZ_POISON(p, n); }
-void tw_fz_unpoison(const void *p, size_t n) { TW_FZ_UNPOISON(p, n); }
+void tw_fz_poison(const void *p, size_t n)
+{
+    TW_FZ_POISON(p, n);
+}
+void tw_fz_unpoison(const void *p, size_t n)
+{
+    TW_FZ_UNPOISON(p, n);
+}
 
 /* ===================== header ===================== */
 
@@ -245,7 +263,6 @@ static bool has_duplicate_key(const cJSON *v)
     return false;
 }
 
-
 /* The length of the UTF-8 sequence m begins, 0 when it is not valid
  * (overlong, a surrogate, past U+10FFFF, cut short): read apart from
  * src/utf8.h, so the check does not share a mistake with the library. */
@@ -316,13 +333,12 @@ static void check_diags(const tw_diag_list *l, const char *what, size_t len, con
     }
 }
 
-static void check_call(const tw_call *c, const tw_limits *L, size_t len, const char *pass,
-                       size_t i)
+static void check_call(const tw_call *c, const tw_limits *L, size_t len, const char *pass, size_t i)
 {
     TW_FZ_CHECK(c->id && c->id[0], "%s: call %zu has an empty id", pass, i);
     TW_FZ_CHECK(c->name && c->name[0], "%s: call %zu (%s) has an empty name", pass, i, c->id);
-    TW_FZ_CHECK(cJSON_IsObject(c->arguments), "%s: call %zu (%s) arguments are not an object",
-                pass, i, c->id);
+    TW_FZ_CHECK(cJSON_IsObject(c->arguments), "%s: call %zu (%s) arguments are not an object", pass,
+                i, c->id);
     size_t sz = tw_json_size(c->arguments, L->max_args_bytes);
     TW_FZ_CHECK(sz <= L->max_args_bytes,
                 "%s: call %zu (%s) arguments serialise past max_args_bytes %zu", pass, i, c->id,
@@ -332,8 +348,8 @@ static void check_call(const tw_call *c, const tw_limits *L, size_t len, const c
     /* never a value that held U+0000, never a repeated key (docs/text-formats.md rule 14) */
     TW_FZ_CHECK(!tw_json_tainted(c->arguments), "%s: call %zu (%s) arguments lost a NUL value",
                 pass, i, c->id);
-    TW_FZ_CHECK(!has_duplicate_key(c->arguments), "%s: call %zu (%s) arguments repeat a key",
-                pass, i, c->id);
+    TW_FZ_CHECK(!has_duplicate_key(c->arguments), "%s: call %zu (%s) arguments repeat a key", pass,
+                i, c->id);
 }
 
 static void check_result(const tw_result *r, const tw_limits *L, size_t len, const char *pass)
@@ -561,8 +577,8 @@ static void check_neutral_roundtrip(const tw_result *orig, const char *js, size_
         tw_json_arena_drop(&arena, j);
         st = tw_json_parse(js, n, TW_DEPTH_HARD_MAX, &j, &je);
     }
-    TW_FZ_CHECK(st == TW_OK, "printed neutral result is not JSON (%s at %lld): %.*s",
-                je.message, (long long)je.offset, (int)(n > 2000 ? 2000 : n), js);
+    TW_FZ_CHECK(st == TW_OK, "printed neutral result is not JSON (%s at %lld): %.*s", je.message,
+                (long long)je.offset, (int)(n > 2000 ? 2000 : n), js);
     tw_result back;
     tw_error why_e = {0};
     /* read with room for every printed diagnostic, the "N more" entry too */
@@ -665,7 +681,10 @@ static void text_add(ev_text *t, const char *p, size_t n)
     t->n += n;
 }
 
-static bool text_same(const ev_text *t) { return !t->differs && t->n == t->want_len; }
+static bool text_same(const ev_text *t)
+{
+    return !t->differs && t->n == t->want_len;
+}
 
 typedef struct ev_acc {
     const tw_limits *L;
@@ -704,8 +723,7 @@ static tw_status on_event(void *user, const tw_event *ev)
                     "diagnostic event %s offset %lld outside [-1, %zu]",
                     tw_code_name(ev->diag->code), (long long)ev->diag->offset, a->len);
         break;
-    default:
-        tw_fz_fail("unknown event kind %d", (int)ev->kind);
+    default: tw_fz_fail("unknown event kind %d", (int)ev->kind);
     }
     return TW_OK;
 }
@@ -716,8 +734,8 @@ static tw_status on_event(void *user, const tw_event *ev)
  * the end of a piece (or before its start, to ASan's 8-byte granule) is
  * caught as if the piece were a heap block of its own, with no allocation
  * per piece. */
-static tw_status run_stream(const tw_format_ops *f, const tw_fz_setup *s, char *in,
-                            unsigned state, bool whole, ev_acc *acc, void **dec, tw_result *out)
+static tw_status run_stream(const tw_format_ops *f, const tw_fz_setup *s, char *in, unsigned state,
+                            bool whole, ev_acc *acc, void **dec, tw_result *out)
 {
     memset(out, 0, sizeof *out);
     void *st_mem = *dec;
@@ -759,7 +777,10 @@ static void *primed_decoder(const tw_format_ops *f, const tw_fz_setup *s, const 
 
 static bool every_stream;
 
-void tw_fz_set_every_stream(bool on) { every_stream = on; }
+void tw_fz_set_every_stream(bool on)
+{
+    every_stream = on;
+}
 
 /*
  * The second batch decode (the same input twice gives the same result) runs
@@ -896,8 +917,7 @@ static void encode_roundtrip(const tw_format_ops *f, const tw_fz_setup *s, const
     tw_buf_free(&wire);
 }
 
-static void check_encode_roundtrip(const tw_format_ops *f, const tw_fz_setup *s,
-                                   const tw_result *r)
+static void check_encode_roundtrip(const tw_format_ops *f, const tw_fz_setup *s, const tw_result *r)
 {
     for (size_t i = 0; i < sizeof enc_pairs / sizeof enc_pairs[0]; i++)
         if (strcmp(enc_pairs[i].dec, f->name) == 0)
@@ -940,12 +960,12 @@ static int check_decoder(const char *name, const uint8_t *data, size_t size, int
         return 0; /* the decoder is not built yet */
     }
     int64_t peak = tw_fz_mem_peak() - base;
-    TW_FZ_CHECK(!mem || peak <= bound, "%s batch: peak memory %lld bytes over the bound %lld",
-                name, (long long)peak, (long long)bound);
+    TW_FZ_CHECK(!mem || peak <= bound, "%s batch: peak memory %lld bytes over the bound %lld", name,
+                (long long)peak, (long long)bound);
     TW_FZ_CHECK(st1 == TW_OK, "%s batch: decode returned %s", name, tw_code_name(st1));
     TW_FZ_CHECK(work <= TW_FZ_WORK_PER_BYTE * ((uint64_t)s.len + 64),
-                "%s batch: %llu units of work (src/work.h) for %zu input bytes: a rescan",
-                name, (unsigned long long)work, s.len);
+                "%s batch: %llu units of work (src/work.h) for %zu input bytes: a rescan", name,
+                (unsigned long long)work, s.len);
     check_result(&r1, L, s.len, "batch");
     check_decoder_rules(name, in, s.len, &r1);
     check_number_spellings(&r1, name, in, s.len, tw_decoder_is_text(name));
@@ -996,8 +1016,8 @@ static int check_decoder(const char *name, const uint8_t *data, size_t size, int
                     plans[p], (unsigned long long)work, s.len);
         peak = tw_fz_mem_peak() - base;
         TW_FZ_CHECK(!mem || peak <= bound + (int64_t)s.len,
-                    "%s stream: peak memory %lld bytes over the bound %lld", name,
-                    (long long)peak, (long long)(bound + (int64_t)s.len));
+                    "%s stream: peak memory %lld bytes over the bound %lld", name, (long long)peak,
+                    (long long)(bound + (int64_t)s.len));
         TW_FZ_CHECK(sts == st1, "%s: stream returned %s, batch %s", name, tw_code_name(sts),
                     tw_code_name(st1));
         check_result(&rs, L, s.len, "stream");
@@ -1016,8 +1036,7 @@ static int check_decoder(const char *name, const uint8_t *data, size_t size, int
         TW_FZ_CHECK(text_same(&acc.thinking),
                     "%s: thinking events (%zu bytes) differ from the final thinking (%zu bytes)",
                     name, acc.thinking.n, acc.thinking.want_len);
-        TW_FZ_CHECK(acc.ncalls == rs.msg.ncalls && acc.ncalls == r1.msg.ncalls &&
-                        !acc.calls_differ,
+        TW_FZ_CHECK(acc.ncalls == rs.msg.ncalls && acc.ncalls == r1.msg.ncalls && !acc.calls_differ,
                     "%s: %zu tool-call events, %zu calls in the result", name, acc.ncalls,
                     rs.msg.ncalls);
         f->recycle(dec, &rs);
@@ -1031,14 +1050,19 @@ static int check_decoder(const char *name, const uint8_t *data, size_t size, int
     free(j1);
     tw_result_free(&r1);
     free(in);
-    TW_FZ_CHECK(!mem || tw_fz_mem_live() == base0, "%s: %lld bytes still allocated after "
-                "every result was freed (a leak)", name, (long long)(tw_fz_mem_live() - base0));
+    TW_FZ_CHECK(!mem || tw_fz_mem_live() == base0,
+                "%s: %lld bytes still allocated after "
+                "every result was freed (a leak)",
+                name, (long long)(tw_fz_mem_live() - base0));
     return 0;
 }
 
 /* one function per decoder target of the table (src/format_table.h) */
 #define TW_FZ_DECODER_TARGET(t, nm, mode)                                                          \
-    int tw_fz_##t(const uint8_t *d, size_t n) { return check_decoder(nm, d, n, MODE_##mode); }
+    int tw_fz_##t(const uint8_t *d, size_t n)                                                      \
+    {                                                                                              \
+        return check_decoder(nm, d, n, MODE_##mode);                                               \
+    }
 #define TW_FZ_DECODER_ROW(sym, nm, fam, fuzz) TW_FUZZ_EACH(TW_FZ_DECODER_TARGET, nm, fuzz)
 #define TW_FZ_NONE3(a, b, c)
 #define TW_FZ_NONE4(a, b, c, d)
@@ -1102,8 +1126,7 @@ int tw_fz_schema(const uint8_t *data, size_t size)
                 (long long)(tw_fz_mem_live() - base));
     bool r2 = tw_schema_validate(schema, value, depth, why2);
     bool r3 = tw_schema_validate(schema, value, depth, NULL);
-    TW_FZ_CHECK(r1 == r2 && r1 == r3, "schema: one schema and value, results %d %d %d", r1, r2,
-                r3);
+    TW_FZ_CHECK(r1 == r2 && r1 == r3, "schema: one schema and value, results %d %d %d", r1, r2, r3);
     if (!r1 && whylen) {
         TW_FZ_CHECK(memchr(e1.message, 0, sizeof e1.message) != NULL,
                     "schema: why is not NUL-terminated");

@@ -1,7 +1,7 @@
 /*
  * The invariants every fuzz target asserts, shared by the libFuzzer targets
- * (fuzz/target.c, built once per target) and the regression replay test (tests/fuzz/test_fuzz_regressions.c).
- * docs/fuzzing.md lists them with their reasons.
+ * (fuzz/target.c, built once per target) and the regression replay test
+ * (tests/fuzz/test_fuzz_regressions.c). docs/fuzzing.md lists them with their reasons.
  *
  * Input layout of the decoder targets: TW_FZ_HDR header bytes that choose
  * the decode options, the limits and the chunking, then the decoder's input.
@@ -76,9 +76,9 @@ void tw_fz_set_input_name(const char *name);
 /* Decoder options, limits and chunk plan read from the header. */
 typedef struct tw_fz_setup {
     tw_decode_opts o;
-    tw_limits L;        /* resolved limits */
-    unsigned plan_max;  /* largest chunk, bytes */
-    unsigned seed;      /* 0: one byte at a time */
+    tw_limits L;       /* resolved limits */
+    unsigned plan_max; /* largest chunk, bytes */
+    unsigned seed;     /* 0: one byte at a time */
     const uint8_t *body;
     size_t len;
 } tw_fz_setup;
@@ -114,10 +114,10 @@ void tw_fz_fail(const char *fmt, ...)
     __attribute__((format(printf, 1, 2), noreturn))
 #endif
     ;
-#define TW_FZ_CHECK(cond, ...)                                                 \
-    do {                                                                       \
-        if (!(cond))                                                           \
-            tw_fz_fail(__VA_ARGS__);                                           \
+#define TW_FZ_CHECK(cond, ...)                                                                     \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            tw_fz_fail(__VA_ARGS__);                                                               \
     } while (0)
 
 /*
@@ -126,7 +126,7 @@ void tw_fz_fail(const char *fmt, ...)
  * tw_fz_mem_enabled() is false and the memory checks are skipped.
  */
 bool tw_fz_mem_enabled(void);
-void tw_fz_mem_mark(void);            /* peak := live */
+void tw_fz_mem_mark(void); /* peak := live */
 int64_t tw_fz_mem_live(void);
 int64_t tw_fz_mem_peak(void);
 

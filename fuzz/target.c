@@ -21,6 +21,12 @@ const char *__asan_default_options(void);
  * input (test_fuzz_regressions, or the target with
  * ASAN_OPTIONS=malloc_context_size=30, which overrides this) gives the whole
  * stacks. docs/fuzzing.md. */
-const char *__asan_default_options(void) { return "malloc_context_size=2"; }
+const char *__asan_default_options(void)
+{
+    return "malloc_context_size=2";
+}
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) { return TW_FZ_FN(data, size); }
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    return TW_FZ_FN(data, size);
+}

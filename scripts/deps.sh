@@ -23,7 +23,7 @@ PKGS=(
   gcc make cmake pkg-config git ca-certificates curl
   libcjson-dev libcriterion-dev libcurl4-openssl-dev libmicrohttpd-dev libyaml-dev zlib1g-dev
   libjansson-dev
-  clang libclang-rt-14-dev llvm
+  clang libclang-rt-14-dev llvm clang-format
 )
 
 missing=()

@@ -20,7 +20,10 @@ static void *counted(void *p, size_t n)
     return p;
 }
 
-size_t tw_alloc_failures(void) { return g_failures; }
+size_t tw_alloc_failures(void)
+{
+    return g_failures;
+}
 
 void *tw_malloc(size_t n)
 {
@@ -55,8 +58,14 @@ void tw_free(void *p)
 }
 
 /* cJSON's hooks carry no context: these two read it from g_alloc. */
-static void *cjson_malloc(size_t n) { return tw_malloc(n); }
-static void cjson_free(void *p) { tw_free(p); }
+static void *cjson_malloc(size_t n)
+{
+    return tw_malloc(n);
+}
+static void cjson_free(void *p)
+{
+    tw_free(p);
+}
 
 void tw_set_allocator(const tw_allocator *a)
 {

@@ -29,8 +29,8 @@ typedef struct tw_ant_block tw_ant_block;
  * decoded text, bounded by max_input_bytes.
  */
 struct tw_anthropic_stream {
-    tw_wire_stream w; /* first: the state every event stream keeps */
-    bool stopped;     /* message_stop seen */
+    tw_wire_stream w;     /* first: the state every event stream keeps */
+    bool stopped;         /* message_stop seen */
     bool thinking_block;  /* inside a thinking block that has not emitted yet */
     tw_ant_block *blocks; /* open tool_use and thinking blocks */
     size_t nblocks;
@@ -385,7 +385,8 @@ static tw_status block_delta(tw_anthropic_stream *d, const cJSON *j, int64_t off
         if (b && b->kind == BLK_THINK && s && tw_buf_puts(&b->sig, s) == TW_ERR_NOMEM)
             return TW_ERR_NOMEM;
     } else if (args) {
-        if (b && b->kind == BLK_TOOL && !b->refuse && (tw_json_tainted(j) || tw_json_tainted(delta))) {
+        if (b && b->kind == BLK_TOOL && !b->refuse &&
+            (tw_json_tainted(j) || tw_json_tainted(delta))) {
             b->refuse = TW_D_JSON_NUL;
             tw_error_set(&b->why, TW_D_JSON_NUL, -1, NULL,
                          "an input_json_delta of the call held U+0000; cut strings are refused");
@@ -511,12 +512,11 @@ const tw_format_ops tw_format_anthropic_response = {
     tw_body_feed,
     resp_finish,
     tw_body_reset,
-    tw_body_free, tw_format_recycle_free};
-const tw_format_ops tw_format_anthropic_stream = {"anthropic-stream",
-                                                  "Anthropic messages SSE event stream",
-                                                  tw_anthropic_stream_decode,
-                                                  tw_anthropic_stream_open,
-                                                  tw_wire_stream_feed,
-                                                  tw_wire_stream_finish,
-                                                  tw_wire_stream_reset,
-                                                  tw_wire_stream_free, tw_format_recycle_free};
+    tw_body_free,
+    tw_format_recycle_free};
+const tw_format_ops tw_format_anthropic_stream = {
+    "anthropic-stream",         "Anthropic messages SSE event stream",
+    tw_anthropic_stream_decode, tw_anthropic_stream_open,
+    tw_wire_stream_feed,        tw_wire_stream_finish,
+    tw_wire_stream_reset,       tw_wire_stream_free,
+    tw_format_recycle_free};

@@ -119,7 +119,7 @@ static bool calls_named(const tw_message *m)
 /* ===================== requests ===================== */
 
 static const char *const anthropic_options[] = {"temperature", "top_p",    "top_k", "metadata",
-                                                 "stream",      "thinking", NULL};
+                                                "stream",      "thinking", NULL};
 
 static bool is_anthropic_option(const char *k)
 {
@@ -507,8 +507,7 @@ tw_status tw_anthropic_stream_encode(const tw_result *r, const tw_encode_opts *o
         tw_jw_str(&w, "text", "");
         tw_jw_close(&w, '}');
         ev_end(&w);
-        deltas(&w, index, "text_delta", "text", m->content.data, m->content.len,
-               o->text_fragment);
+        deltas(&w, index, "text_delta", "text", m->content.data, m->content.len, o->text_fragment);
         block_stop(&w, index++);
     }
     for (size_t i = 0; i < m->ncalls && w.st == TW_OK; i++) {

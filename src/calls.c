@@ -37,8 +37,8 @@ bool tw_pending_add(tw_pending *warns, size_t *nwarn, tw_status code, const char
 }
 
 /* The keys of a call object that may not repeat: which one counts is ambiguous. */
-static const char *const CALL_KEYS[] = {"name",     "arguments", "parameters", "id",
-                                        "type",     "function",  "input",      NULL};
+static const char *const CALL_KEYS[] = {"name", "arguments", "parameters", "id",
+                                        "type", "function",  "input",      NULL};
 
 /*
  * Refusals every decoder shares for a parsed call object: a string or key
@@ -113,9 +113,8 @@ static bool call_check(const tw_decode_opts *o, const tw_limits *L, tw_result *r
     return false;
 }
 
-bool tw_call_check(const tw_decode_opts *o, const tw_limits *L, tw_result *res,
-                   const char *name, const cJSON *args, tw_error *err, tw_pending *warns,
-                   size_t *nwarn)
+bool tw_call_check(const tw_decode_opts *o, const tw_limits *L, tw_result *res, const char *name,
+                   const cJSON *args, tw_error *err, tw_pending *warns, size_t *nwarn)
 {
     return call_check(o, L, res, name, args, 0, err, warns, nwarn);
 }
@@ -184,21 +183,27 @@ static tw_status parse_args(const tw_limits *L, const char *p, size_t n, bool wi
     const char *what = wire_text ? "text" : "string";
     tw_error e;
     tw_json_lint lint;
-    tw_status ps = oversize ? TW_ERR_LIMIT : tw_json_parse_lint(p, n, L->max_depth, args, &e, &lint);
+    tw_status ps =
+        oversize ? TW_ERR_LIMIT : tw_json_parse_lint(p, n, L->max_depth, args, &e, &lint);
     bool deep = !oversize && ps != TW_OK && e.code == TW_D_JSON_TOO_DEEP;
     if (ps == TW_OK && lint.nul) {
-        tw_error_set(why, TW_D_JSON_NUL, -1, NULL, "arguments %s holds U+0000 at its byte %lld; cut strings are refused",
-                 what, (long long)lint.nul_offset);
+        tw_error_set(why, TW_D_JSON_NUL, -1, NULL,
+                     "arguments %s holds U+0000 at its byte %lld; cut strings are refused", what,
+                     (long long)lint.nul_offset);
     } else if (wire_text && ps == TW_ERR_LIMIT && !deep) {
-        tw_error_set(why, TW_D_ARGS_TOO_LARGE, -1, NULL, "argument text exceeds 2 * max_args_bytes + 4096");
+        tw_error_set(why, TW_D_ARGS_TOO_LARGE, -1, NULL,
+                     "argument text exceeds 2 * max_args_bytes + 4096");
     } else if (ps == TW_ERR_NOMEM) {
         return TW_ERR_NOMEM;
     } else if (deep) {
-        tw_error_set(why, TW_D_JSON_TOO_DEEP, -1, NULL, "arguments nested deeper than %zu", L->max_depth);
+        tw_error_set(why, TW_D_JSON_TOO_DEEP, -1, NULL, "arguments nested deeper than %zu",
+                     L->max_depth);
     } else if (wire_text && ps != TW_OK) {
-        tw_error_set(why, TW_D_TOOL_CALL_JSON, -1, NULL, "arguments string is not JSON: %s", e.message);
+        tw_error_set(why, TW_D_TOOL_CALL_JSON, -1, NULL, "arguments string is not JSON: %s",
+                     e.message);
     } else if (ps != TW_OK || !cJSON_IsObject(*args)) {
-        tw_error_set(why, TW_D_ARGUMENTS_NOT_OBJECT, -1, NULL, "arguments string does not hold a JSON object");
+        tw_error_set(why, TW_D_ARGUMENTS_NOT_OBJECT, -1, NULL,
+                     "arguments string does not hold a JSON object");
     } else {
         if (!wire_text)
             tw_pending_add(warns, nwarn, TW_D_ARGUMENTS_AS_STRING, "arguments were a JSON string");

@@ -59,8 +59,7 @@ typedef struct tw_wire_sink {
  * anything but TW_OK stops the decoder: its status is kept in *stop, no
  * event is delivered after it, and the decoder's feed or finish returns it.
  */
-static inline void tw_event_deliver(tw_event_fn fn, void *user, tw_status *stop,
-                                    const tw_event *ev)
+static inline void tw_event_deliver(tw_event_fn fn, void *user, tw_status *stop, const tw_event *ev)
 {
     if (!fn || *stop != TW_OK)
         return;
@@ -80,9 +79,9 @@ typedef struct tw_wire_call {
     const char *name;     /* NUL-terminated or NULL */
     const char *args_str; /* arguments as text (has_args_str), any bytes */
     size_t args_len;
-    tw_buf *args_buf;     /* when not NULL, the buffer args_str lies in (args_str ==
-                             args_buf->data): an accepted call takes its allocation as
-                             raw_args, not a copy, and leaves it empty */
+    tw_buf *args_buf; /* when not NULL, the buffer args_str lies in (args_str ==
+                         args_buf->data): an accepted call takes its allocation as
+                         raw_args, not a copy, and leaves it empty */
     bool has_args_str;
     const cJSON *args_value; /* arguments as a JSON value (not text), or NULL */
     bool args_native;        /* args_value is the format's own form (no arguments_as_object) */
@@ -92,14 +91,14 @@ typedef struct tw_wire_call {
     bool args_oversize;      /* the text went past tw_args_text_cap */
     bool legacy;             /* an OpenAI legacy function_call */
     int64_t offset;
-    tw_status refuse;        /* decided by the format before the shared rules (json_nul,
-                                call_duplicate_key), TW_OK when none */
-    const char *refuse_why;  /* its message, NULL for the code's own */
-    size_t args_src_len;     /* args_value was parsed from at most this many bytes of
-                                text and nests at most k->L->max_depth deep (a tree
-                                tw_json_parse(_lint) read with that cap, or a member whose
-                                depth the whole tree's bounds), so its written size is at
-                                most 33 bytes a source byte; 0 when not known */
+    tw_status refuse;       /* decided by the format before the shared rules (json_nul,
+                               call_duplicate_key), TW_OK when none */
+    const char *refuse_why; /* its message, NULL for the code's own */
+    size_t args_src_len;    /* args_value was parsed from at most this many bytes of
+                               text and nests at most k->L->max_depth deep (a tree
+                               tw_json_parse(_lint) read with that cap, or a member whose
+                               depth the whole tree's bounds), so its written size is at
+                               most 33 bytes a source byte; 0 when not known */
 } tw_wire_call;
 
 /*
@@ -186,8 +185,7 @@ tw_status tw_args_dedupe(cJSON *args, tw_pending *warns, size_t *nwarn);
  * err (err->code the diagnostic); false leaves err as it was. A schema failure
  * under o->schema_warn does not refuse: it is held as warns[(*nwarn)++].
  */
-bool tw_call_check(const tw_decode_opts *o, const tw_limits *L, tw_result *res,
-                   const char *name, const cJSON *args, tw_error *err, tw_pending *warns,
-                   size_t *nwarn);
+bool tw_call_check(const tw_decode_opts *o, const tw_limits *L, tw_result *res, const char *name,
+                   const cJSON *args, tw_error *err, tw_pending *warns, size_t *nwarn);
 
 #endif

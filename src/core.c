@@ -100,8 +100,8 @@ void tw_limits_resolve(tw_limits *out, const tw_limits *in)
         return;
     }
     *out = *in;
-#define TW_FILL(f)                                                             \
-    if (out->f == 0)                                                           \
+#define TW_FILL(f)                                                                                 \
+    if (out->f == 0)                                                                               \
         out->f = d.f;
     TW_FILL(max_input_bytes)
     TW_FILL(max_args_bytes)
@@ -187,8 +187,8 @@ static void error_cat(char *dst, size_t cap, size_t *n, const char *s)
     dst[*n] = '\0';
 }
 
-void tw_error_set(tw_error *err, tw_status code, int64_t offset, const char *path,
-                  const char *fmt, ...)
+void tw_error_set(tw_error *err, tw_status code, int64_t offset, const char *path, const char *fmt,
+                  ...)
 {
     if (!err)
         return;
@@ -223,8 +223,8 @@ void tw_error_set(tw_error *err, tw_status code, int64_t offset, const char *pat
 
 /* Append a diagnostic whose message is s[0, n) as msg_put writes it, at most
  * cap - 1 bytes (`cut` as there). */
-static tw_status diag_push(tw_diag_list *l, tw_status code, int64_t offset, const char *s,
-                           size_t n, size_t cap, bool cut)
+static tw_status diag_push(tw_diag_list *l, tw_status code, int64_t offset, const char *s, size_t n,
+                           size_t cap, bool cut)
 {
     if (l->max && l->len >= l->max) {
         l->dropped++;
@@ -277,8 +277,8 @@ tw_status tw_diag_addf(tw_diag_list *l, tw_status code, int64_t offset, const ch
 tw_status tw_diag_extend(tw_diag_list *dst, const tw_diag_list *src)
 {
     for (size_t i = 0; i < src->len; i++) {
-        tw_status st = tw_diag_add(dst, src->items[i].code, src->items[i].offset,
-                                   src->items[i].message);
+        tw_status st =
+            tw_diag_add(dst, src->items[i].code, src->items[i].offset, src->items[i].message);
         if (st != TW_OK)
             return st;
     }
@@ -362,7 +362,10 @@ tw_status tw_buf_putc(tw_buf *b, char c)
     return tw_buf_append(b, &c, 1);
 }
 
-tw_status tw_buf_puts(tw_buf *b, const char *s) { return tw_buf_append(b, s, strlen(s)); }
+tw_status tw_buf_puts(tw_buf *b, const char *s)
+{
+    return tw_buf_append(b, s, strlen(s));
+}
 
 tw_status tw_buf_printf(tw_buf *b, const char *fmt, ...)
 {
@@ -458,7 +461,10 @@ char *tw_strndup(const char *s, size_t n)
     return d;
 }
 
-char *tw_strdup(const char *s) { return tw_strndup(s, strlen(s)); }
+char *tw_strdup(const char *s)
+{
+    return tw_strndup(s, strlen(s));
+}
 
 const char *tw_memmem(const char *hay, size_t hlen, const char *needle, size_t nlen)
 {

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 struct tw_stream {
     const tw_format_ops *f;
     void *d;          /* the decoder (f->new_dec) */

@@ -23,8 +23,8 @@
 
 const char *tw_gemini_finish_reason(const char *reason, bool has_calls)
 {
-    static const char *const filtered[] = {"SAFETY",      "RECITATION",         "BLOCKLIST",
-                                           "PROHIBITED_CONTENT", "SPII",        "IMAGE_SAFETY"};
+    static const char *const filtered[] = {
+        "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"};
     if (!reason)
         return NULL;
     if (strcmp(reason, "STOP") == 0)
@@ -40,9 +40,9 @@ const char *tw_gemini_finish_reason(const char *reason, bool has_calls)
 /* ===================== the reader of one response ===================== */
 
 /* Part kinds the neutral result has no place for, each reported once. */
-static const char *const UNCARRIED_PARTS[] = {"inlineData", "fileData", "executableCode",
-                                              "codeExecutionResult", "functionResponse",
-                                              "videoMetadata"};
+static const char *const UNCARRIED_PARTS[] = {"inlineData",       "fileData",
+                                              "executableCode",   "codeExecutionResult",
+                                              "functionResponse", "videoMetadata"};
 enum { N_UNCARRIED = sizeof UNCARRIED_PARTS / sizeof *UNCARRIED_PARTS };
 
 /*
@@ -57,23 +57,23 @@ typedef struct gem_acc {
     bool open;
     char *name;
     char *id;
-    cJSON *holder;     /* {"args": {…}}: the arguments being assembled */
+    cJSON *holder; /* {"args": {…}}: the arguments being assembled */
     int64_t call_off;
-    int64_t ev_off;    /* the part being read: its event's offset in a stream */
+    int64_t ev_off;     /* the part being read: its event's offset in a stream */
     int64_t refuse_off; /* where the reason to refuse was found */
-    bool copy_args;    /* the parts' tree lies in an arena: args are copied, not moved */
-    tw_status refuse;  /* the call is refused when it ends (TW_OK: not) */
-    char why[224];     /* its text, as long as a tw_error message */
-    size_t arg_bytes;  /* piece bytes taken, against max_args_bytes */
+    bool copy_args;     /* the parts' tree lies in an arena: args are copied, not moved */
+    tw_status refuse;   /* the call is refused when it ends (TW_OK: not) */
+    char why[224];      /* its text, as long as a tw_error message */
+    size_t arg_bytes;   /* piece bytes taken, against max_args_bytes */
     /* the string value being continued across pieces (willContinue) */
     bool sopen;
     char *spath;
     cJSON *snode;
     tw_buf sbuf;
     /* the message */
-    char *finish;      /* the last finishReason seen, as given */
+    char *finish; /* the last finishReason seen, as given */
     bool finish_seen;
-    bool blocked;      /* promptFeedback.blockReason reported */
+    bool blocked; /* promptFeedback.blockReason reported */
     bool warned_candidates;
     bool warned_signature;
     bool warned_part[N_UNCARRIED];
@@ -300,8 +300,7 @@ static tw_status string_close(gem_acc *a)
     if (!a->sopen)
         return TW_OK;
     tw_status st = TW_OK;
-    if (a->snode && !a->refuse &&
-        !cJSON_SetValuestring(a->snode, a->sbuf.data ? a->sbuf.data : ""))
+    if (a->snode && !a->refuse && !cJSON_SetValuestring(a->snode, a->sbuf.data ? a->sbuf.data : ""))
         st = TW_ERR_NOMEM;
     tw_free(a->spath);
     a->spath = NULL;
@@ -339,7 +338,8 @@ static tw_status piece(gem_acc *a, const cJSON *pc)
     tw_status st = TW_OK;
     if (a->sopen && (!cJSON_IsString(sv) || strcmp(path, a->spath) != 0))
         st = string_close(a);
-    if (st != TW_OK || !take_bytes(a, strlen(path) + (cJSON_IsString(sv) ? strlen(sv->valuestring) : 8)))
+    if (st != TW_OK ||
+        !take_bytes(a, strlen(path) + (cJSON_IsString(sv) ? strlen(sv->valuestring) : 8)))
         return st;
     if (cJSON_IsString(sv) && a->sopen) { /* a continued string */
         if (tw_buf_puts(&a->sbuf, sv->valuestring) == TW_ERR_NOMEM)
@@ -514,13 +514,13 @@ static tw_status part(gem_acc *a, cJSON *pt, int64_t off)
     } else if (cJSON_IsObject(fc)) {
         st = function_call(a, fc, off);
     } else if (fc) {
-        st = tw_wire_diag(&a->k, true, TW_D_TOOL_CALL_JSON, off,
-                          "functionCall is not an object");
+        st = tw_wire_diag(&a->k, true, TW_D_TOOL_CALL_JSON, off, "functionCall is not an object");
     } else {
         for (size_t i = 0; st == TW_OK && i < N_UNCARRIED; i++)
             if (tw_json_get(pt, UNCARRIED_PARTS[i])) {
                 char msg[120];
-                snprintf(msg, sizeof msg, "%s parts have no place in the result", UNCARRIED_PARTS[i]);
+                snprintf(msg, sizeof msg, "%s parts have no place in the result",
+                         UNCARRIED_PARTS[i]);
                 st = warn_once(a, &a->warned_part[i], off, msg);
             }
     }
@@ -549,8 +549,7 @@ static tw_status candidate(gem_acc *a, cJSON *cand, gem_where *w, size_t ci)
         if (!(a->finish = tw_strdup(fr)))
             return TW_ERR_NOMEM;
         a->finish_seen = true;
-        if (strcmp(fr, "MALFORMED_FUNCTION_CALL") == 0 ||
-            strcmp(fr, "UNEXPECTED_TOOL_CALL") == 0) {
+        if (strcmp(fr, "MALFORMED_FUNCTION_CALL") == 0 || strcmp(fr, "UNEXPECTED_TOOL_CALL") == 0) {
             const char *fm = tw_json_get_str(cand, "finishMessage");
             char msg[300];
             snprintf(msg, sizeof msg, "finishReason %s: %.200s", fr, fm ? fm : "(no message)");
@@ -658,8 +657,8 @@ static tw_status gem_body(tw_wire_sink *k, const char *buf, size_t len)
     cJSON *root = NULL;
     tw_error e;
     tw_json_lint lint;
-    tw_status st = tw_json_parse_lint(buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH + 1,
-                                      &root, &e, &lint);
+    tw_status st = tw_json_parse_lint(buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH + 1, &root,
+                                      &e, &lint);
     if (st == TW_ERR_NOMEM)
         return st;
     if (st != TW_OK)
@@ -760,12 +759,11 @@ const tw_format_ops tw_format_gemini = {"gemini",
                                         tw_body_feed,
                                         body_finish,
                                         tw_body_reset,
-                                        tw_body_free, tw_format_recycle_free};
-const tw_format_ops tw_format_gemini_stream = {"gemini-stream",
-                                               "Gemini streamGenerateContent?alt=sse event stream",
-                                               tw_gemini_stream_decode,
-                                               tw_gemini_stream_open,
-                                               tw_wire_stream_feed,
-                                               tw_wire_stream_finish,
-                                               tw_wire_stream_reset,
-                                               tw_wire_stream_free, tw_format_recycle_free};
+                                        tw_body_free,
+                                        tw_format_recycle_free};
+const tw_format_ops tw_format_gemini_stream = {
+    "gemini-stream",         "Gemini streamGenerateContent?alt=sse event stream",
+    tw_gemini_stream_decode, tw_gemini_stream_open,
+    tw_wire_stream_feed,     tw_wire_stream_finish,
+    tw_wire_stream_reset,    tw_wire_stream_free,
+    tw_format_recycle_free};

@@ -413,8 +413,8 @@ tw_status tw_gemini_stream_encode(const tw_result *r, const tw_encode_opts *o, t
         const tw_call *c = &m->calls[i];
         bool with_id = c->id && !id_is_default(c->id, i);
         /* arguments the pieces cannot rebuild exactly go whole */
-        if (o->partial_args &&
-            (!c->arguments || (cJSON_IsObject(c->arguments) && pieces_fit(c->arguments, 0, l.max_depth)))) {
+        if (o->partial_args && (!c->arguments || (cJSON_IsObject(c->arguments) &&
+                                                  pieces_fit(c->arguments, 0, l.max_depth)))) {
             finished = i + 1 == m->ncalls;
             call_pieces(&w, o, c, with_id, i == 0 ? sig : NULL, finished ? finish : NULL);
             continue;
@@ -513,8 +513,9 @@ static tw_status request_warnings(const tw_request *r, const tw_encode_opts *o,
                                 "calls",
                                 i);
         if (st == TW_OK && (m->has_redacted_thinking || m->redacted_thinking))
-            st = tw_not_carried(o, "messages[%zu].redacted_thinking: Gemini has no redacted "
-                                   "thinking parts",
+            st = tw_not_carried(o,
+                                "messages[%zu].redacted_thinking: Gemini has no redacted "
+                                "thinking parts",
                                 i);
         if (st == TW_OK && m->role == TW_ROLE_TOOL) {
             if (called[i] && m->name && strcmp(called[i], m->name) != 0)
@@ -536,8 +537,8 @@ static tw_status request_warnings(const tw_request *r, const tw_encode_opts *o,
                 continue;
             const char *g = generation_key(c->string);
             if (!g)
-                st = tw_not_carried(o, "options.%s: not a Gemini generationConfig field",
-                                    c->string);
+                st =
+                    tw_not_carried(o, "options.%s: not a Gemini generationConfig field", c->string);
             else if (strcmp(g, "maxOutputTokens") == 0 && *maxtok_seen)
                 st = tw_not_carried(o, "options.%s: maxOutputTokens is already set", c->string);
             else if (strcmp(g, "stopSequences") == 0 && !cJSON_IsString(c) && !cJSON_IsArray(c))
@@ -671,8 +672,7 @@ static void write_tools(tw_jw *w, const tw_request *r, const tw_limits *l)
 static void write_generation(tw_jw *w, const tw_request *r)
 {
     bool open = false, maxtok = false;
-    for (const cJSON *c = r->options ? r->options->child : NULL; c && w->st == TW_OK;
-         c = c->next) {
+    for (const cJSON *c = r->options ? r->options->child : NULL; c && w->st == TW_OK; c = c->next) {
         const char *g = c->string ? generation_key(c->string) : NULL;
         if (!g)
             continue;
@@ -750,9 +750,9 @@ tw_status tw_gemini_request_encode(const tw_request *r, const tw_encode_opts *o,
 const tw_encoder_ops tw_encoder_gemini_request = {
     "gemini-request", "Gemini generateContent request body", TW_ENC_REQUEST,
     tw_gemini_request_encode, tw_unsupported_encode_result};
-const tw_encoder_ops tw_encoder_gemini_response = {
-    "gemini", "Gemini generateContent response body", TW_ENC_RESULT,
-    tw_unsupported_encode_request, tw_gemini_response_encode};
+const tw_encoder_ops tw_encoder_gemini_response = {"gemini", "Gemini generateContent response body",
+                                                   TW_ENC_RESULT, tw_unsupported_encode_request,
+                                                   tw_gemini_response_encode};
 const tw_encoder_ops tw_encoder_gemini_stream = {
     "gemini-stream", "Gemini streamGenerateContent?alt=sse stream", TW_ENC_RESULT,
     tw_unsupported_encode_request, tw_gemini_stream_encode};

@@ -109,8 +109,8 @@ static void py_warn(const py_ctx *cx, const char *spelled, const char *why, cons
     if (!cx || !cx->warnings)
         return;
     tw_diag_addf(cx->warnings, TW_D_NUMBER_INEXACT, -1, "%s: number %.40s%s %s %.*s",
-                 cx->where ? cx->where : "json", spelled, strlen(spelled) > 40 ? "..." : "",
-                 why, (int)(as_len > 40 ? 40 : as_len), as);
+                 cx->where ? cx->where : "json", spelled, strlen(spelled) > 40 ? "..." : "", why,
+                 (int)(as_len > 40 ? 40 : as_len), as);
 }
 
 static tw_status write_py_number(tw_buf *out, const cJSON *v, const py_ctx *cx)
@@ -121,7 +121,8 @@ static tw_status write_py_number(tw_buf *out, const cJSON *v, const py_ctx *cx)
         if (tw_json_spelled_integer(s)) {
             /* a Python int: printed exactly as written; -0 is 0 */
             if (n - (s[0] == '-') > PY_INT_MAX_DIGITS)
-                py_warn(cx, s, "has more digits than Python's json reads (4300); written", "as is", 5);
+                py_warn(cx, s, "has more digits than Python's json reads (4300); written", "as is",
+                        5);
             if (strcmp(s, "-0") == 0)
                 return tw_buf_putc(out, '0');
             return tw_buf_append(out, s, n);
@@ -210,8 +211,8 @@ typedef struct walker {
 
 static void w_ws(walker *w)
 {
-    while (w->i < w->n && (w->b[w->i] == ' ' || w->b[w->i] == '\t' || w->b[w->i] == '\n' ||
-                           w->b[w->i] == '\r'))
+    while (w->i < w->n &&
+           (w->b[w->i] == ' ' || w->b[w->i] == '\t' || w->b[w->i] == '\n' || w->b[w->i] == '\r'))
         w->i++;
 }
 
@@ -271,9 +272,9 @@ static tw_status w_value(walker *w, cJSON *node, size_t depth)
             return TW_ERR_PARSE;
         break;
     case cJSON_Number:
-        while (w->i < w->n && ((w->b[w->i] >= '0' && w->b[w->i] <= '9') || w->b[w->i] == '-' ||
-                               w->b[w->i] == '+' || w->b[w->i] == '.' || w->b[w->i] == 'e' ||
-                               w->b[w->i] == 'E'))
+        while (w->i < w->n &&
+               ((w->b[w->i] >= '0' && w->b[w->i] <= '9') || w->b[w->i] == '-' ||
+                w->b[w->i] == '+' || w->b[w->i] == '.' || w->b[w->i] == 'e' || w->b[w->i] == 'E'))
             w->i++;
         if (w->i == start)
             return TW_ERR_PARSE;
@@ -372,8 +373,8 @@ static const char *answered_name(const tw_request *r, size_t i)
 }
 
 tw_status tw_py_prompt_losses(const tw_request *r, const tw_encode_opts *o, const char *fmt,
-                         size_t last_query, bool think_in_content,
-                         const char *const *carried_opts, size_t nopts)
+                              size_t last_query, bool think_in_content,
+                              const char *const *carried_opts, size_t nopts)
 {
     if (!o || !o->warnings)
         return TW_OK;
@@ -383,7 +384,8 @@ tw_status tw_py_prompt_losses(const tw_request *r, const tw_encode_opts *o, cons
         TRY(tw_not_carried(o, "%s: parallel_tool_calls not carried", fmt));
     if (r->choice == TW_CHOICE_NONE || r->choice == TW_CHOICE_REQUIRED ||
         r->choice == TW_CHOICE_NAMED)
-        TRY(tw_not_carried(o, "%s: tool_choice not carried (the template has no place for it)", fmt));
+        TRY(tw_not_carried(o, "%s: tool_choice not carried (the template has no place for it)",
+                           fmt));
     for (const cJSON *c = r->options ? r->options->child : NULL; c; c = c->next) {
         const char *k = c->string ? c->string : "";
         bool carried = false;
@@ -405,21 +407,27 @@ tw_status tw_py_prompt_losses(const tw_request *r, const tw_encode_opts *o, cons
         }
         if (m->role == TW_ROLE_ASSISTANT && i <= last_query &&
             (m->thinking.len ||
-             (think_in_content && tw_memmem(m->content.data ? m->content.data : "",
-                                            m->content.len, "</think>", 8))))
+             (think_in_content &&
+              tw_memmem(m->content.data ? m->content.data : "", m->content.len, "</think>", 8))))
             thinking = true;
     }
     if (ids)
-        TRY(tw_not_carried(o, "%s: tool call ids and tool_call_id not carried (each result answers "
-                          "the previous assistant's calls in order)", fmt));
+        TRY(tw_not_carried(o,
+                           "%s: tool call ids and tool_call_id not carried (each result answers "
+                           "the previous assistant's calls in order)",
+                           fmt));
     if (names)
-        TRY(tw_not_carried(o, "%s: name of a tool result not carried (it is not the name of the call "
-                          "it answers in order)", fmt));
+        TRY(tw_not_carried(o,
+                           "%s: name of a tool result not carried (it is not the name of the call "
+                           "it answers in order)",
+                           fmt));
     if (err)
         TRY(tw_not_carried(o, "%s: is_error of a tool result not carried", fmt));
     if (thinking)
-        TRY(tw_not_carried(o, "%s: thinking of assistant messages before the last user query not "
-                          "carried (the template drops it)", fmt));
+        TRY(tw_not_carried(o,
+                           "%s: thinking of assistant messages before the last user query not "
+                           "carried (the template drops it)",
+                           fmt));
     if (sig)
         TRY(tw_not_carried(o, "%s: thinking signature not carried", fmt));
     if (redacted)
@@ -467,7 +475,8 @@ static tw_status render_assistant(tw_buf *b, const tw_message *m, bool after_que
         TRY(tw_buf_puts(b, c->name ? c->name : ""));
         TRY(PUTS(b, "\", \"arguments\": "));
         char where[160];
-        snprintf(where, sizeof where, "hermes-prompt: call %.64s arguments", c->name ? c->name : "");
+        snprintf(where, sizeof where, "hermes-prompt: call %.64s arguments",
+                 c->name ? c->name : "");
         if (c->arguments)
             TRY(tw_json_write_py_warn(b, c->arguments, max_depth, w, where));
         else
@@ -607,5 +616,5 @@ const tw_encoder_ops tw_encoder_hermes_prompt = {
     TW_ENC_REQUEST, tw_hermes_prompt_encode, tw_unsupported_encode_result};
 const tw_encoder_ops tw_encoder_hermes_system = {
     "hermes-system",
-    "neutral request -> Hermes system message (tools preamble, tool_choice policy)",
-    TW_ENC_REQUEST, tw_hermes_system_encode, tw_unsupported_encode_result};
+    "neutral request -> Hermes system message (tools preamble, tool_choice policy)", TW_ENC_REQUEST,
+    tw_hermes_system_encode, tw_unsupported_encode_result};

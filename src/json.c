@@ -104,8 +104,7 @@ static bool may_hold_nul(const char *buf, size_t len)
     return memchr(buf, 0, len) || tw_memmem(buf, len, "\\u", 2);
 }
 
-tw_status tw_json_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
-                        tw_error *err)
+tw_status tw_json_parse(const char *buf, size_t len, size_t max_depth, cJSON **out, tw_error *err)
 {
     size_t deepest;
     int fs = tw_json_fast_parse(buf, len, max_depth, out, &deepest, NULL, NULL);
@@ -161,8 +160,8 @@ static bool describe_error(const char *buf, size_t len, size_t max_depth, size_t
                 return false;
             snprintf(why, n, "unexpected end of JSON%s",
                      state == VALUE && depth == 0 ? ""
-                     : stack[depth - 1] == '{' ? " inside an object"
-                                               : " inside an array");
+                     : stack[depth - 1] == '{'    ? " inside an object"
+                                                  : " inside an array");
             return true;
         }
         unsigned char c = (unsigned char)buf[i];
@@ -289,7 +288,10 @@ static bool cj_space(const char *buf, size_t len, size_t *i)
     return *i < len;
 }
 
-static bool cj_digit(char c) { return c >= '0' && c <= '9'; }
+static bool cj_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
 
 /* Length strtod would take from t[0, n), 0 when none (decimal forms only:
  * hex, inf and nan cannot occur among the characters cJSON collects). */
@@ -640,8 +642,7 @@ static bool nul_prune(cJSON *a, nul_walk *w)
 }
 
 static tw_status parse_lint(const char *buf, size_t len, size_t max_depth, cJSON **out,
-                            tw_error *err, tw_json_lint *lint, tw_buf *marks,
-                            tw_json_arena *arena);
+                            tw_error *err, tw_json_lint *lint, tw_buf *marks, tw_json_arena *arena);
 
 tw_status tw_json_parse_lint(const char *buf, size_t len, size_t max_depth, cJSON **out,
                              tw_error *err, tw_json_lint *lint)
@@ -663,14 +664,13 @@ tw_status tw_json_parse_lint_marked(const char *buf, size_t len, size_t max_dept
     /* one mark per container, and a container takes at least two bytes */
     marks->max = (len / 2 + 1) * sizeof(tw_json_mark);
     /* room for a body's few containers at once (a failure shows at the first mark) */
-    (void)tw_buf_reserve(marks, 32 * sizeof(tw_json_mark) < marks->max
-                                    ? 32 * sizeof(tw_json_mark) : marks->max);
+    (void)tw_buf_reserve(marks, 32 * sizeof(tw_json_mark) < marks->max ? 32 * sizeof(tw_json_mark)
+                                                                       : marks->max);
     return parse_lint(buf, len, max_depth, out, err, lint, marks, arena);
 }
 
 static tw_status parse_lint(const char *buf, size_t len, size_t max_depth, cJSON **out,
-                            tw_error *err, tw_json_lint *lint, tw_buf *marks,
-                            tw_json_arena *arena)
+                            tw_error *err, tw_json_lint *lint, tw_buf *marks, tw_json_arena *arena)
 {
     size_t deepest;
     int fs = tw_json_fast_parse(buf, len, max_depth, out, &deepest, marks, arena);

@@ -40,11 +40,11 @@ typedef struct fast_parser {
     char *tmp; /* scratch for decoding a string with escapes: local, or malloc'd
                   past it (freed by fast_done) */
     size_t tmp_cap;
-    tw_buf *marks; /* where each container begins (json_marks.h), or NULL */
+    tw_buf *marks;        /* where each container begins (json_marks.h), or NULL */
     tw_json_arena *arena; /* where the nodes and strings go (json_marks.h); NULL:
                              cJSON's allocator */
-    bool lenient; /* also take what cJSON takes past RFC 8259 between tokens and
-                     inside strings (tw_json_lenient_parse) */
+    bool lenient;         /* also take what cJSON takes past RFC 8259 between tokens and
+                             inside strings (tw_json_lenient_parse) */
     char local[4096];
 } fast_parser;
 
@@ -278,8 +278,8 @@ static inline bool scratch_room(fast_parser *p, size_t used, size_t more)
 static char *fast_string(fast_parser *p)
 {
     /* the byte each one-letter escape stands for; 0: not one */
-    static const char one_letter[256] = {['"'] = '"', ['\\'] = '\\', ['/'] = '/', ['b'] = '\b',
-                                         ['f'] = '\f', ['n'] = '\n', ['r'] = '\r', ['t'] = '\t'};
+    static const char one_letter[256] = {['"'] = '"',  ['\\'] = '\\', ['/'] = '/',  ['b'] = '\b',
+                                         ['f'] = '\f', ['n'] = '\n',  ['r'] = '\r', ['t'] = '\t'};
     const char *b = p->b;
     size_t n = p->n, s = p->i + 1, i = s;
     size_t run = s;  /* start of the plain bytes not yet in the scratch buffer */
@@ -345,8 +345,7 @@ static char *fast_string(fast_parser *p)
                 i += 2;
             } else if (e == 'u') {
                 unsigned u, l;
-                if (!fast_hex4(b + i + 2, n - i - 2, &u) || u == 0 ||
-                    (u >= 0xDC00 && u <= 0xDFFF))
+                if (!fast_hex4(b + i + 2, n - i - 2, &u) || u == 0 || (u >= 0xDC00 && u <= 0xDFFF))
                     goto bail;
                 if (u >= 0xD800 && u <= 0xDBFF) {
                     if (i + 12 > n || b[i + 6] != '\\' || b[i + 7] != 'u' ||
@@ -627,10 +626,8 @@ static cJSON *fast_value(fast_parser *p)
     size_t left = p->n - p->i;
     cJSON *v;
     switch (*b) {
-    case '{':
-        return fast_container(p, true);
-    case '[':
-        return fast_container(p, false);
+    case '{': return fast_container(p, true);
+    case '[': return fast_container(p, false);
     case '"': {
         char *s = fast_string(p);
         if (!s)
@@ -714,8 +711,8 @@ static int fast_end(fast_parser *p, cJSON *v, cJSON **out)
  * text needs the reading described above, FAST_NOMEM when an allocation
  * failed (the callers then read it that way too, which tells a text that
  * reads from one that does not). */
-int tw_json_fast_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
-                       size_t *deepest, tw_buf *marks, tw_json_arena *arena)
+int tw_json_fast_parse(const char *buf, size_t len, size_t max_depth, cJSON **out, size_t *deepest,
+                       tw_buf *marks, tw_json_arena *arena)
 {
     *out = NULL;
     fast_arena_begin(arena, len);
@@ -766,8 +763,7 @@ int tw_json_lenient_parse(const char *buf, size_t len, size_t max_depth, cJSON *
     return fast_end(&p, fast_value(&p), out);
 }
 
-bool tw_json_parse_prefix(const char *buf, size_t len, size_t max_depth, cJSON **out,
-                          size_t *used)
+bool tw_json_parse_prefix(const char *buf, size_t len, size_t max_depth, cJSON **out, size_t *used)
 {
     *out = NULL;
     *used = 0;

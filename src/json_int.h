@@ -21,7 +21,7 @@
 /* FAST_NOT_JSON: the lenient reading (tw_json_lenient_parse) met what cJSON refuses */
 enum { FAST_OK = 0, FAST_BAIL, FAST_NOMEM, FAST_NOT_JSON };
 #define TW_JSON_UNIQUE_BIT (1 << 14) /* above cJSON's flags and the taint bit */
-#define TW_JSON_TAINT_BIT (1 << 13) /* above cJSON's type byte and its two flags */
+#define TW_JSON_TAINT_BIT (1 << 13)  /* above cJSON's type byte and its two flags */
 
 static inline bool tw_json_num_char(unsigned char c)
 {
@@ -73,8 +73,8 @@ tw_status tw_json_lint_run(const char *buf, size_t len, tw_json_lint *out, tw_bu
                            tw_buf *nums);
 
 /* ---- the one-pass parser (json_fast.c) ---- */
-int tw_json_fast_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
-                       size_t *deepest, tw_buf *marks, tw_json_arena *arena);
+int tw_json_fast_parse(const char *buf, size_t len, size_t max_depth, cJSON **out, size_t *deepest,
+                       tw_buf *marks, tw_json_arena *arena);
 int tw_json_lenient_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
                           tw_json_arena *arena);
 

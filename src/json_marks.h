@@ -18,7 +18,6 @@ typedef struct tw_json_mark {
     size_t off;
 } tw_json_mark;
 
-
 /*
  * Memory for the tree of a text that is read and then dropped whole (a wire
  * body, an SSE event): the one-pass parser takes its nodes and strings from

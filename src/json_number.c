@@ -209,10 +209,10 @@ typedef struct dec {
     bool neg;
     const char *ip, *fp; /* integer and fraction digits */
     size_t in, fn;
-    size_t z;            /* leading zeros of ip ++ fp */
-    size_t m;            /* significant digits (0: the value is zero) */
+    size_t z; /* leading zeros of ip ++ fp */
+    size_t m; /* significant digits (0: the value is zero) */
     long long pexp;
-    bool big;            /* the exponent had more digits than are read */
+    bool big; /* the exponent had more digits than are read */
 } dec;
 
 #define DEC_EXP_CAP 1000000000000000000LL /* exponents read exactly below this */
@@ -275,7 +275,7 @@ bool tw_json_same_number(const char *a, size_t an, const char *b, size_t bn)
     dec_read(b, bn, &y);
     if (x.m == 0 || y.m == 0)
         return x.m == y.m; /* zero equals zero whatever its sign */
-    if (x.big || y.big) /* exponents past 10^18: equal only as the same text */
+    if (x.big || y.big)    /* exponents past 10^18: equal only as the same text */
         return an == bn && memcmp(a, b, an) == 0;
     if (x.neg != y.neg || x.m != y.m || x.pexp != y.pexp)
         return false;

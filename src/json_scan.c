@@ -43,8 +43,8 @@ static bool top_is_obj(const tw_jscan *s)
 
 static bool scalar_char(unsigned char c)
 {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-           c == '+' || c == '-' || c == '.';
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '+' ||
+           c == '-' || c == '.';
 }
 
 /* tw_is_space, inlined for the scanner's loop */
@@ -59,17 +59,17 @@ tw_jscan_result tw_jscan_feed(tw_jscan *s, const char *p, size_t n, size_t *used
         *used = 0;
         return (tw_jscan_result)s->result;
     }
-    size_t max_depth = s->max_depth && s->max_depth <= TW_DEPTH_HARD_MAX ? s->max_depth
-                                                                          : TW_DEPTH_HARD_MAX;
+    size_t max_depth =
+        s->max_depth && s->max_depth <= TW_DEPTH_HARD_MAX ? s->max_depth : TW_DEPTH_HARD_MAX;
     size_t i = 0;
-#define FINISH(r, at)                                                          \
-    do {                                                                       \
-        s->state = S_END;                                                      \
-        s->result = (unsigned char)(r);                                        \
-        *used = (at);                                                          \
-        s->consumed += (at);                                                   \
-        TW_WORK(at);                                                           \
-        return (r);                                                            \
+#define FINISH(r, at)                                                                              \
+    do {                                                                                           \
+        s->state = S_END;                                                                          \
+        s->result = (unsigned char)(r);                                                            \
+        *used = (at);                                                                              \
+        s->consumed += (at);                                                                       \
+        TW_WORK(at);                                                                               \
+        return (r);                                                                                \
     } while (0)
 
     while (i < n) {
@@ -125,8 +125,7 @@ tw_jscan_result tw_jscan_feed(tw_jscan *s, const char *p, size_t n, size_t *used
             }
             s->state = S_AFTER;
             continue; /* re-dispatch this byte */
-        default:
-            break;
+        default: break;
         }
 
         if (jscan_space(c)) {
@@ -193,8 +192,7 @@ tw_jscan_result tw_jscan_feed(tw_jscan *s, const char *p, size_t n, size_t *used
             if (c == '}' || c == ']')
                 goto close;
             FINISH(TW_JSCAN_INVALID, i);
-        default:
-            FINISH(TW_JSCAN_INVALID, i);
+        default: FINISH(TW_JSCAN_INVALID, i);
         }
     close:
         if ((c == '}') != top_is_obj(s))
@@ -329,9 +327,9 @@ tw_status tw_json_lint_run(const char *buf, size_t len, tw_json_lint *out, tw_bu
                 str_nul = false;
             } else if (c == '-' || (c >= '0' && c <= '9')) {
                 size_t e = i;
-                while (e < len && ((buf[e] >= '0' && buf[e] <= '9') || buf[e] == '-' ||
-                                   buf[e] == '+' || buf[e] == '.' || buf[e] == 'e' ||
-                                   buf[e] == 'E'))
+                while (e < len &&
+                       ((buf[e] >= '0' && buf[e] <= '9') || buf[e] == '-' || buf[e] == '+' ||
+                        buf[e] == '.' || buf[e] == 'e' || buf[e] == 'E'))
                     e++;
                 if (!rfc_number(buf + i, e - i))
                     lint_nonstd(out, i, "a number not in RFC 8259 form");
@@ -348,8 +346,8 @@ tw_status tw_json_lint_run(const char *buf, size_t len, tw_json_lint *out, tw_bu
             } else if ((c == '}' || c == ']') && depth) {
                 depth--;
             } else if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
-                lint_nonstd(out, i, c ? "a control character between tokens"
-                                      : "a NUL byte between tokens");
+                lint_nonstd(out, i,
+                            c ? "a control character between tokens" : "a NUL byte between tokens");
             }
             continue;
         }

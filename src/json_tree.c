@@ -160,8 +160,8 @@ bool tw_json_equal(const cJSON *a, const cJSON *b)
         member_ref *sb = sorted_members(b, &n);
         bool eq = true;
         for (const cJSON *x = p; eq && x; x = x->next) {
-            const cJSON *y = sb ? find_member(sb, n, x->string)
-                                : cJSON_GetObjectItemCaseSensitive(b, x->string);
+            const cJSON *y =
+                sb ? find_member(sb, n, x->string) : cJSON_GetObjectItemCaseSensitive(b, x->string);
             eq = y && tw_json_equal(x, y);
         }
         tw_free(sb);

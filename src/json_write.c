@@ -24,7 +24,7 @@ static const char hexd[] = "0123456789abcdef";
 
 static tw_status put_u16(tw_buf *out, unsigned v)
 {
-    char e[6] = {'\\', 'u', hexd[(v >> 12) & 15], hexd[(v >> 8) & 15], hexd[(v >> 4) & 15],
+    char e[6] = {'\\',        'u', hexd[(v >> 12) & 15], hexd[(v >> 8) & 15], hexd[(v >> 4) & 15],
                  hexd[v & 15]};
     return tw_buf_append(out, e, 6);
 }
@@ -301,9 +301,9 @@ static size_t size_rec(const cJSON *v, size_t cap, size_t acc)
         return acc + b.len;
     }
     case cJSON_String:
-        return acc + (v->valuestring ? str_size((const unsigned char *)v->valuestring,
-                                                strlen(v->valuestring))
-                                     : 2);
+        return acc + (v->valuestring
+                          ? str_size((const unsigned char *)v->valuestring, strlen(v->valuestring))
+                          : 2);
     case cJSON_Array:
     case cJSON_Object: {
         bool obj = (v->type & 0xFF) == cJSON_Object;

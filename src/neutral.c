@@ -134,8 +134,8 @@ tw_status tw_call_copy(tw_call *dst, const tw_call *src)
         dst->raw_args_len = src->raw_args_len;
     }
     dst->offset = src->offset;
-    if ((src->id && !dst->id) || (src->name && !dst->name) ||
-        (src->arguments && !dst->arguments) || (src->raw_args && !dst->raw_args)) {
+    if ((src->id && !dst->id) || (src->name && !dst->name) || (src->arguments && !dst->arguments) ||
+        (src->raw_args && !dst->raw_args)) {
         tw_call_free(dst);
         return TW_ERR_NOMEM;
     }
@@ -146,8 +146,7 @@ static tw_status buf_copy(tw_buf *dst, const tw_buf *src)
 {
     memset(dst, 0, sizeof *dst);
     dst->max = src->max;
-    return src->len || src->data ? tw_buf_append(dst, src->data ? src->data : "", src->len)
-                                 : TW_OK;
+    return src->len || src->data ? tw_buf_append(dst, src->data ? src->data : "", src->len) : TW_OK;
 }
 
 tw_status tw_message_copy(tw_message *dst, const tw_message *src)
@@ -273,8 +272,8 @@ typedef struct id_memo {
 } id_memo;
 
 struct tw_id_index {
-    size_t *slot; /* 1 + call position; 0 empty */
-    size_t nslot; /* a power of two, at least twice synced */
+    size_t *slot;  /* 1 + call position; 0 empty */
+    size_t nslot;  /* a power of two, at least twice synced */
     size_t synced; /* msg.calls[0, synced) are in the set */
     id_memo *memo;
     size_t nmemo, cap_memo;
@@ -462,7 +461,7 @@ const tw_tool *tw_result_find_tool(tw_result *r, const tw_tool *tools, size_t n,
             hi = mid;
     }
     return lo < x->nnamed && strcmp(x->by_name[lo].name, name) == 0 ? &tools[x->by_name[lo].pos]
-                                                                      : NULL;
+                                                                    : NULL;
 }
 
 const char *tw_text_finish_reason(size_t ncalls, tw_finish finish)

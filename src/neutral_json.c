@@ -268,8 +268,7 @@ static tw_status why_fail(tw_error *err, const char *fmt, const char *arg)
 }
 
 /* A part (tool_calls[i], tools[i], messages[i]) failed with st: say which. */
-static void why_part(tw_error *err, tw_status st, const char *what, size_t i,
-                     const tw_error *inner)
+static void why_part(tw_error *err, tw_status st, const char *what, size_t i, const tw_error *inner)
 {
     tw_error_set(err, inner->code != TW_OK ? inner->code : st, -1, NULL, "%s[%zu]: %s", what, i,
                  inner->message);
@@ -432,8 +431,7 @@ tw_status tw_tool_read(const cJSON *j, tw_tool *out, tw_error *err)
             p = tw_json_get(src, "input_schema");
         if (p && !cJSON_IsNull(p)) {
             if (!cJSON_IsObject(p))
-                st = why_fail(err, "tool '%s': 'parameters' must be an object",
-                              out->name);
+                st = why_fail(err, "tool '%s': 'parameters' must be an object", out->name);
             else if (!(out->parameters = cJSON_Duplicate(p, 1)))
                 st = TW_ERR_NOMEM;
         }

@@ -34,7 +34,7 @@ typedef struct tw_oai_slot tw_oai_slot;
  * max_input_bytes cap on the input bounds.
  */
 struct tw_openai_stream {
-    tw_wire_stream w; /* first: the state every event stream keeps */
+    tw_wire_stream w;   /* first: the state every event stream keeps */
     tw_oai_slot *slots; /* open calls, in order of their first delta */
     size_t nslots;
     size_t cap_slots;
@@ -200,8 +200,8 @@ static tw_status oai_response_tree(tw_wire_sink *k, const char *buf, size_t len,
 {
     tw_error e;
     tw_json_lint lint;
-    tw_status st = tw_json_parse_lint_marked(
-        buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH, root, &e, &lint, marks, arena);
+    tw_status st = tw_json_parse_lint_marked(buf, len, k->L->max_depth + TW_WIRE_ENVELOPE_DEPTH,
+                                             root, &e, &lint, marks, arena);
     if (st == TW_ERR_NOMEM)
         return st;
     if (st != TW_OK)
@@ -691,12 +691,11 @@ const tw_format_ops tw_format_openai_response = {"openai-response",
                                                  tw_body_feed,
                                                  resp_finish,
                                                  tw_body_reset,
-                                                 tw_body_free, tw_format_recycle_free};
-const tw_format_ops tw_format_openai_stream = {"openai-stream",
-                                               "OpenAI chat.completion.chunk SSE stream",
-                                               tw_openai_stream_decode,
-                                               tw_openai_stream_open,
-                                               tw_wire_stream_feed,
-                                               tw_wire_stream_finish,
-                                               tw_wire_stream_reset,
-                                               tw_wire_stream_free, tw_format_recycle_free};
+                                                 tw_body_free,
+                                                 tw_format_recycle_free};
+const tw_format_ops tw_format_openai_stream = {
+    "openai-stream",         "OpenAI chat.completion.chunk SSE stream",
+    tw_openai_stream_decode, tw_openai_stream_open,
+    tw_wire_stream_feed,     tw_wire_stream_finish,
+    tw_wire_stream_reset,    tw_wire_stream_free,
+    tw_format_recycle_free};

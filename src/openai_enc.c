@@ -311,8 +311,8 @@ static void text_chunks(chunker *c, const char *key, const char *s, size_t n, si
     }
 }
 
-static void call_chunk(chunker *c, size_t index, const tw_call *call, const char *args,
-                       size_t alen, bool header)
+static void call_chunk(chunker *c, size_t index, const tw_call *call, const char *args, size_t alen,
+                       bool header)
 {
     tw_jw *w = &c->w;
     chunk_begin(c);

@@ -57,8 +57,7 @@ static void summary_parts(tw_jw *w, const tw_message *m, bool with_text)
 }
 
 /* A reasoning output item; done: with its summary and encrypted content. */
-static void reasoning_item(tw_jw *w, const char *key, const tw_message *m, size_t index,
-                           bool done)
+static void reasoning_item(tw_jw *w, const char *key, const tw_message *m, size_t index, bool done)
 {
     char id[48];
     item_id(id, sizeof id, "rs", index);
@@ -81,8 +80,7 @@ static void output_text_part(tw_jw *w, const char *key, const char *s, size_t n)
     tw_jw_close(w, '}');
 }
 
-static void message_item(tw_jw *w, const char *key, const tw_message *m, size_t index,
-                         bool done)
+static void message_item(tw_jw *w, const char *key, const tw_message *m, size_t index, bool done)
 {
     char id[48];
     item_id(id, sizeof id, "msg", index);
@@ -208,8 +206,8 @@ static void output_items(tw_jw *w, const tw_message *m, const args_texts *a)
 
 /* The response object, in the order of the recorded ones (without the
  * request's echo); done: its final status, output and usage. */
-static void response_object(tw_jw *w, const char *key, const tw_result *r,
-                            const tw_encode_opts *o, const args_texts *a, bool done)
+static void response_object(tw_jw *w, const char *key, const tw_result *r, const tw_encode_opts *o,
+                            const args_texts *a, bool done)
 {
     const char *reason;
     const char *status = status_of(r->finish_reason, &reason);
@@ -314,9 +312,9 @@ static void ev_where(evw *e, const char *type, const char *prefix, size_t index)
 }
 
 /* The text of the item as deltas of at most frag bytes, then its .done. */
-static void text_events(evw *e, const char *delta_type, const char *done_type,
-                        const char *done_key, const char *prefix, size_t index,
-                        const char *index_key, const char *s, size_t n, size_t frag)
+static void text_events(evw *e, const char *delta_type, const char *done_type, const char *done_key,
+                        const char *prefix, size_t index, const char *index_key, const char *s,
+                        size_t n, size_t frag)
 {
     for (size_t off = 0; off < n && e->w.st == TW_OK;) {
         size_t k = tw_frag_len(s + off, n - off, frag);
@@ -378,8 +376,8 @@ static void message_events(evw *e, const tw_message *m, size_t index, size_t fra
     message_item(&e->w, "item", m, index, false);
     ev_end(e);
     content_part_event(e, "response.content_part.added", m, index, false);
-    text_events(e, "response.output_text.delta", "response.output_text.done", "text", "msg",
-                index, "content_index", m->content.data, m->content.len, frag);
+    text_events(e, "response.output_text.delta", "response.output_text.done", "text", "msg", index,
+                "content_index", m->content.data, m->content.len, frag);
     content_part_event(e, "response.content_part.done", m, index, true);
     ev_item(e, "response.output_item.done", index);
     message_item(&e->w, "item", m, index, true);
@@ -393,8 +391,8 @@ static void call_events(evw *e, const tw_call *c, const char *args, size_t alen,
     call_item(&e->w, "item", c, args, alen, index, false);
     ev_end(e);
     text_events(e, "response.function_call_arguments.delta",
-                "response.function_call_arguments.done", "arguments", "fc", index, NULL, args,
-                alen, frag);
+                "response.function_call_arguments.done", "arguments", "fc", index, NULL, args, alen,
+                frag);
     ev_item(e, "response.output_item.done", index);
     call_item(&e->w, "item", c, args, alen, index, true);
     ev_end(e);
@@ -442,12 +440,25 @@ tw_status tw_responses_stream_encode(const tw_result *r, const tw_encode_opts *o
 
 /* Request fields the Responses API takes as they are in the neutral
  * options. */
-static const char *const passed_options[] = {
-    "stream",        "stream_options", "temperature",       "top_p",
-    "user",          "metadata",       "store",             "reasoning",
-    "text",          "truncation",     "include",           "service_tier",
-    "top_logprobs",  "max_tool_calls", "prompt_cache_key",  "safety_identifier",
-    "background",    "max_output_tokens", NULL};
+static const char *const passed_options[] = {"stream",
+                                             "stream_options",
+                                             "temperature",
+                                             "top_p",
+                                             "user",
+                                             "metadata",
+                                             "store",
+                                             "reasoning",
+                                             "text",
+                                             "truncation",
+                                             "include",
+                                             "service_tier",
+                                             "top_logprobs",
+                                             "max_tool_calls",
+                                             "prompt_cache_key",
+                                             "safety_identifier",
+                                             "background",
+                                             "max_output_tokens",
+                                             NULL};
 
 static bool is_passed_option(const char *k)
 {

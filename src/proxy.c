@@ -17,8 +17,8 @@
 #include "tw_macros.h"
 
 typedef struct tw_proxy_cut {
-    uint64_t fed_pos;     /* bytes given to the Hermes decoder before the cut */
-    uint64_t removed;     /* bytes removed up to and including this cut */
+    uint64_t fed_pos; /* bytes given to the Hermes decoder before the cut */
+    uint64_t removed; /* bytes removed up to and including this cut */
 } tw_proxy_cut;
 
 /*
@@ -32,22 +32,22 @@ struct tw_proxy_dec {
     tw_limits L;
     tw_event_fn fn;
     void *user;
-    uint64_t in;          /* raw bytes accepted: the offset of the next byte */
-    uint64_t fed;         /* bytes given to the Hermes decoder */
-    int state;            /* outside, in an opening tag, inside a block */
+    uint64_t in;  /* raw bytes accepted: the offset of the next byte */
+    uint64_t fed; /* bytes given to the Hermes decoder */
+    int state;    /* outside, in an opening tag, inside a block */
     char tag[TW_PROXY_TAG_MAX];
     size_t tag_len;
-    uint64_t tag_off;     /* offset of tag[0] */
-    size_t close_match;   /* bytes of </tool_result> matched inside a block */
-    uint64_t block_off;   /* offset of the open block's '<' */
-    char id[128];         /* the open block's id attribute (cut to fit) */
+    uint64_t tag_off;   /* offset of tag[0] */
+    size_t close_match; /* bytes of </tool_result> matched inside a block */
+    uint64_t block_off; /* offset of the open block's '<' */
+    char id[128];       /* the open block's id attribute (cut to fit) */
     tw_proxy_cut *cuts;
     size_t ncuts, cap_cuts;
     uint64_t removed;
-    tw_diag_list errors;  /* tool_result_in_output, merged at finish */
+    tw_diag_list errors; /* tool_result_in_output, merged at finish */
     bool too_large;
     bool finished;
-    tw_status stop;       /* a callback's status that stopped the decode; TW_OK while none */
+    tw_status stop; /* a callback's status that stopped the decode; TW_OK while none */
 };
 
 static const char RES_OPEN[] = "<tool_result";    /* 12 bytes */
@@ -283,8 +283,7 @@ static tw_status run(tw_proxy_dec *d, const source *s)
                 d->state = P_OUT;
                 char m[200];
                 snprintf(m, sizeof m,
-                         "model output held a <tool_result> block (id \"%.100s\"); dropped",
-                         d->id);
+                         "model output held a <tool_result> block (id \"%.100s\"); dropped", d->id);
                 TRY(add_error(d, (int64_t)d->block_off, m));
             }
         } else {
@@ -365,7 +364,7 @@ tw_status tw_proxy_dec_finish(tw_proxy_dec *d, tw_result *out)
         return TW_ERR_STATE;
     }
     d->finished = true;
-    tw_status st = d->stop; /* a callback stopped the decode */
+    tw_status st = d->stop;               /* a callback stopped the decode */
     if (st == TW_OK && d->state == P_TAG) /* an undecided tag at the end is text */
         st = text_out(d, d->tag, d->tag_len);
     else if (st == TW_OK && d->state == P_IN) {
@@ -457,7 +456,8 @@ static void g_release(void *d)
     proxy_release(d);
 }
 
-tw_status tw_proxy_output_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)
+tw_status tw_proxy_output_decode(const char *buf, size_t len, const tw_decode_opts *o,
+                                 tw_result *out)
 {
     tw_proxy_dec d;
     return tw_decode_batch_capped(o, &d, proxy_init(&d, o, NULL, NULL), g_feed, g_finish, g_release,
@@ -579,11 +579,11 @@ static tw_status write_assistant(tw_buf *b, const tw_message *m)
 static tw_status render_prompt(tw_buf *b, const tw_request *r, const tw_encode_opts *o)
 {
     bool first = true, thinking_dropped = false;
-#define PART()                                                                 \
-    do {                                                                       \
-        if (!first)                                                            \
-            TRY(PUTS(b, "\n\n"));                                              \
-        first = false;                                                         \
+#define PART()                                                                                     \
+    do {                                                                                           \
+        if (!first)                                                                                \
+            TRY(PUTS(b, "\n\n"));                                                                  \
+        first = false;                                                                             \
     } while (0)
     if (r->ntools) {
         PART();
@@ -644,8 +644,15 @@ tw_status tw_proxy_prompt_encode(const tw_request *r, const tw_encode_opts *o, t
 /* ===================== registry glue ===================== */
 
 const tw_format_ops tw_format_proxy = {
-    "proxy", "prompt-only proxy output: <tool_call> blocks; <tool_result> blocks cut out",
-    tw_proxy_output_decode, g_new, g_feed, g_finish, g_reset, g_free, tw_format_recycle_free};
+    "proxy",
+    "prompt-only proxy output: <tool_call> blocks; <tool_result> blocks cut out",
+    tw_proxy_output_decode,
+    g_new,
+    g_feed,
+    g_finish,
+    g_reset,
+    g_free,
+    tw_format_recycle_free};
 const tw_encoder_ops tw_encoder_proxy_prompt = {
     "proxy-prompt", "neutral request -> the proxy's Tool-Use Protocol prompt", TW_ENC_REQUEST,
     tw_proxy_prompt_encode, tw_unsupported_encode_result};

@@ -118,7 +118,7 @@ tw_status tw_py_tool_json_write(tw_buf *b, const tw_tool *t, size_t max_depth, t
  * </think>, which the template splits and drops the same way).
  */
 tw_status tw_py_prompt_losses(const tw_request *r, const tw_encode_opts *o, const char *fmt,
-                         size_t last_query, bool think_in_content, const char *const *carried_opts,
-                         size_t nopts);
+                              size_t last_query, bool think_in_content,
+                              const char *const *carried_opts, size_t nopts);
 
 #endif

@@ -24,8 +24,7 @@
 
 #define TW_QWEN_CODER_DEFAULT_SYSTEM                                                               \
     "You are Qwen, a helpful AI assistant that can interact with a computer to solve tasks."
-#define TW_QWEN_CODER_TOOLS_HEAD                                                                   \
-    "\n\n# Tools\n\nYou have access to the following tools:\n\n<tools>"
+#define TW_QWEN_CODER_TOOLS_HEAD "\n\n# Tools\n\nYou have access to the following tools:\n\n<tools>"
 #define TW_QWEN_CODER_TOOLS_TAIL                                                                   \
     "\n</tools>\n\n"                                                                               \
     "If you choose to call a tool ONLY reply in the following format with NO suffix:\n\n"          \
@@ -33,8 +32,8 @@
     "value_1\n</parameter>\n<parameter=example_parameter_2>\nvalue_2\n</parameter>\n"              \
     "</function>\n</tool_call>\n\n<IMPORTANT>\nReminder:\n"                                        \
     "- Function calls MUST follow the specified format: the tool calling block MUST begin with "   \
-    "an opening <tool_call> tag and end with a closing </tool_call> tag.\n"                        \
-    TW_QWEN_XML_REMINDER_REST
+    "an opening <tool_call> tag and end with a closing </tool_call> "                              \
+    "tag.\n" TW_QWEN_XML_REMINDER_REST
 
 #define TW_QWEN35_TOOLS_HEAD "# Tools\n\nYou have access to the following functions:\n\n<tools>"
 #define TW_QWEN35_TOOLS_TAIL                                                                       \
@@ -45,7 +44,6 @@
     "This is the value for the second parameter\nthat can span\nmultiple lines\n"                  \
     "</parameter>\n</function>\n</tool_call>\n\n<IMPORTANT>\nReminder:\n"                          \
     "- Function calls MUST follow the specified format: an inner <function=...></function> "       \
-    "block must be nested within <tool_call></tool_call> XML tags\n"                               \
-    TW_QWEN_XML_REMINDER_REST
+    "block must be nested within <tool_call></tool_call> XML tags\n" TW_QWEN_XML_REMINDER_REST
 
 #endif

@@ -45,13 +45,13 @@ static const tw_format_ops *const all_formats[] = {
 static const tw_encoder_ops *const all_encoders[] = {
     TW_FORMAT_TABLE(TW_X_NONE3, TW_X_ENCODER, TW_X_NONE2) NULL};
 
-#define TW_X_DEC(sym, nm, fam, fuzz)                                               \
+#define TW_X_DEC(sym, nm, fam, fuzz)                                                               \
     {nm, TW_MODULE_DECODER, TW_FAMILY_##fam, TW_VALUE_BYTES, TW_VALUE_RESULT, &sym, NULL, NULL},
-#define TW_X_ENC(sym, nm, fam, in)                                             \
+#define TW_X_ENC(sym, nm, fam, in)                                                                 \
     {nm, TW_MODULE_ENCODER, TW_FAMILY_##fam, TW_VALUE_##in, TW_VALUE_BYTES, NULL, &sym, NULL},
-#define TW_X_READ(sym, nm, fam)                                                \
-    {nm, TW_MODULE_REQUEST_READER, TW_FAMILY_##fam, TW_VALUE_BYTES, TW_VALUE_REQUEST,      \
-     NULL, NULL, &sym},
+#define TW_X_READ(sym, nm, fam)                                                                    \
+    {nm,  TW_MODULE_REQUEST_READER, TW_FAMILY_##fam, TW_VALUE_BYTES, TW_VALUE_REQUEST, NULL, NULL, \
+     &sym},
 
 static const tw_module all_modules[] = {TW_FORMAT_TABLE(TW_X_DEC, TW_X_ENC, TW_X_READ)};
 
@@ -82,7 +82,10 @@ const tw_module *tw_module_find(tw_module_kind kind, const char *name)
     return NULL;
 }
 
-const tw_format_ops *const *tw_formats(void) { return all_formats; }
+const tw_format_ops *const *tw_formats(void)
+{
+    return all_formats;
+}
 
 const tw_format_ops *tw_format_find(const char *name)
 {
@@ -90,7 +93,10 @@ const tw_format_ops *tw_format_find(const char *name)
     return m ? m->decoder : NULL;
 }
 
-const tw_encoder_ops *const *tw_encoders(void) { return all_encoders; }
+const tw_encoder_ops *const *tw_encoders(void)
+{
+    return all_encoders;
+}
 
 const tw_encoder_ops *tw_encoder_find(const char *name)
 {
@@ -107,12 +113,9 @@ const tw_request_reader_ops *tw_request_reader_find(const char *name)
 const char *tw_family_name(tw_family f)
 {
     switch (f) {
-    case TW_FAMILY_TEXT:
-        return "text";
-    case TW_FAMILY_JSON:
-        return "json";
-    case TW_FAMILY_SSE:
-        return "sse";
+    case TW_FAMILY_TEXT: return "text";
+    case TW_FAMILY_JSON: return "json";
+    case TW_FAMILY_SSE: return "sse";
     }
     return "unknown";
 }

@@ -66,8 +66,8 @@ static tw_status read_tools(hp *h, const char *p, size_t n, size_t at, const cha
                           "which holds none)",
                           at + (size_t)(nul - p));
     if (count > h->d.l.max_tools)
-        return tw_rq_fail(&h->d, TW_ERR_LIMIT, (int64_t)at, path,
-                          "more than max_tools (%zu) tools", h->d.l.max_tools);
+        return tw_rq_fail(&h->d, TW_ERR_LIMIT, (int64_t)at, path, "more than max_tools (%zu) tools",
+                          h->d.l.max_tools);
     if (!count)
         return TW_OK;
     if (!(r->tools = tw_calloc(count, sizeof *r->tools)))
@@ -154,8 +154,7 @@ static tw_status user_turn(hp *h, const char *b, size_t n, const char *path)
     static const char OPEN[] = "\n<tool_response>\n", CLOSE[] = "\n</tool_response>";
     const size_t ko = sizeof OPEN - 1, kc = sizeof CLOSE - 1;
     tw_message *m;
-    if (starts_with(b, n, OPEN + 1, ko - 1) && ends_with(b, n, CLOSE, kc) &&
-        n >= ko - 1 + kc) {
+    if (starts_with(b, n, OPEN + 1, ko - 1) && ends_with(b, n, CLOSE, kc) && n >= ko - 1 + kc) {
         /* split at every CLOSE followed by OPEN or by the end */
         size_t i = ko - 1;
         while (i < n) {
@@ -319,8 +318,8 @@ static tw_status read_py_type(const char *p, size_t n, cJSON **out, bool *lost)
  * line break: the key at *k (*kn bytes), the value at *v (*vn), *next past
  * the element. False when there is none at i. KEY holds no '<', '>' or line
  * break, so no two candidate closings overlap: the scan is linear. */
-static bool xml_elem(const char *b, size_t n, size_t i, const char **k, size_t *kn,
-                     const char **v, size_t *vn, size_t *next)
+static bool xml_elem(const char *b, size_t n, size_t i, const char **k, size_t *kn, const char **v,
+                     size_t *vn, size_t *next)
 {
     if (!starts_with(b + i, n - i, LIT("\n<")) || (i + 2 < n && b[i + 2] == '/'))
         return false;
@@ -565,7 +564,7 @@ static tw_status kept_block(hp *h, const tw_result *res, size_t at, const char *
             c != TW_D_NUMBER_INEXACT) /* about values, not the block */
             why = &res->warnings.items[i];
     }
-    const char *reason = why && why->message  ? why->message
+    const char *reason = why && why->message    ? why->message
                          : res->msg.ncalls != 1 ? "no call"
                          : extra                ? "text after the call's </tool_call>"
                                                 : "not in the form the template writes";
@@ -815,8 +814,9 @@ static tw_status prompt_body(hp *h)
          * would end with */
         bool q35_headless = h->kind == HP_Q35 && h->d.req->nmessages == 0 &&
                             starts_with(b + pos, n - pos, LIT("\n<tool_response>\n"));
-        bool headless = q35_headless || (h->kind == HP_CODER && (turn == 0 || (turn == 1 && sys0)) &&
-                                         starts_with(b + pos, n - pos, LIT("<tool_response>\n")));
+        bool headless =
+            q35_headless || (h->kind == HP_CODER && (turn == 0 || (turn == 1 && sys0)) &&
+                             starts_with(b + pos, n - pos, LIT("<tool_response>\n")));
         bool is_sys = false, is_user = headless, is_asst = false;
         size_t bs = pos + q35_headless;
         h->d.msg_at = (int64_t)pos; /* a message over max_messages is refused here */

@@ -113,11 +113,21 @@ static tw_status add_call(tw_rq *d, tw_message *m, tw_call *c, const char *path)
 
 /* ===================== OpenAI ===================== */
 
-static const char *const openai_option_keys[] = {
-    "temperature",      "top_p",           "max_tokens",       "stop",
-    "seed",             "n",               "presence_penalty", "frequency_penalty",
-    "logit_bias",       "user",            "stream",           "stream_options",
-    "response_format",  "reasoning_effort", NULL};
+static const char *const openai_option_keys[] = {"temperature",
+                                                 "top_p",
+                                                 "max_tokens",
+                                                 "stop",
+                                                 "seed",
+                                                 "n",
+                                                 "presence_penalty",
+                                                 "frequency_penalty",
+                                                 "logit_bias",
+                                                 "user",
+                                                 "stream",
+                                                 "stream_options",
+                                                 "response_format",
+                                                 "reasoning_effort",
+                                                 NULL};
 
 /* content: string, null, or an array of parts whose text parts are joined. */
 static tw_status openai_content(tw_rq *d, const cJSON *v, tw_buf *b, const char *path)
@@ -319,9 +329,8 @@ static tw_status openai_body(tw_rq *d, const cJSON *j)
 
 /* ===================== Anthropic ===================== */
 
-static const char *const anthropic_option_keys[] = {"max_tokens", "temperature", "top_p",
-                                                     "top_k",      "metadata",    "stream",
-                                                     "thinking",   NULL};
+static const char *const anthropic_option_keys[] = {
+    "max_tokens", "temperature", "top_p", "top_k", "metadata", "stream", "thinking", NULL};
 
 /* Text of a tool_result's content: a string or text blocks (joined). */
 static tw_status result_text(tw_rq *d, const cJSON *v, tw_buf *b, const char *path)
@@ -476,8 +485,7 @@ static tw_status anthropic_assistant(tw_rq *d, const cJSON *content, const char 
                 if (st == TW_OK && !c.arguments)
                     st = TW_ERR_NOMEM;
             }
-            if (st == TW_OK && tw_json_size(c.arguments, d->l.max_args_bytes) >
-                                   d->l.max_args_bytes)
+            if (st == TW_OK && tw_json_size(c.arguments, d->l.max_args_bytes) > d->l.max_args_bytes)
                 st = tw_rq_refuse(d, TW_ERR_LIMIT, TW_D_ARGS_TOO_LARGE, -1, fp,
                                   "more than max_args_bytes (%zu)", d->l.max_args_bytes);
             if (st != TW_OK) {
@@ -650,8 +658,8 @@ tw_status tw_openai_request_from_json(const cJSON *j, const tw_decode_opts *o, t
     return run(j, o, out, err, openai_body);
 }
 
-tw_status tw_anthropic_request_from_json(const cJSON *j, const tw_decode_opts *o,
-                                         tw_request *out, tw_error *err)
+tw_status tw_anthropic_request_from_json(const cJSON *j, const tw_decode_opts *o, tw_request *out,
+                                         tw_error *err)
 {
     return run(j, o, out, err, anthropic_body);
 }

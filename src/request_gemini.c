@@ -73,8 +73,8 @@ static bool is_key(const char *k, const char *camel, const char *snake)
 
 typedef struct gem_rd {
     tw_rq *d;
-    size_t last_model;    /* index of the latest model message + 1; 0: none */
-    unsigned char *used;  /* which calls of that message a response answered */
+    size_t last_model;   /* index of the latest model message + 1; 0: none */
+    unsigned char *used; /* which calls of that message a response answered */
     size_t cap_used;
 } gem_rd;
 
@@ -93,8 +93,9 @@ static tw_status part_kind(tw_rq *d, const cJSON *p, const char *pp, const char 
             count++;
         }
     if (count > 1)
-        return tw_rq_fail(d, TW_ERR_INVALID, -1, pp, "a part holds one of text, functionCall, "
-                                                     "…; this one holds %zu",
+        return tw_rq_fail(d, TW_ERR_INVALID, -1, pp,
+                          "a part holds one of text, functionCall, "
+                          "…; this one holds %zu",
                           count);
     return TW_OK;
 }
@@ -330,8 +331,8 @@ static tw_status read_contents(gem_rd *g, const cJSON *arr)
     if (!cJSON_IsArray(arr))
         return tw_rq_fail(d, TW_ERR_INVALID, -1, "contents", "missing; an array is required");
     if ((size_t)cJSON_GetArraySize(arr) > d->l.max_messages)
-        return tw_rq_fail(d, TW_ERR_LIMIT, -1, "contents",
-                          "more than max_messages (%zu) turns", d->l.max_messages);
+        return tw_rq_fail(d, TW_ERR_LIMIT, -1, "contents", "more than max_messages (%zu) turns",
+                          d->l.max_messages);
     size_t i = 0;
     for (const cJSON *c = arr->child; c; c = c->next, i++) {
         char path[48], p[64];
@@ -394,8 +395,8 @@ static tw_status read_system(tw_rq *d, const cJSON *s)
  * any other spelling is left as written. */
 static tw_status lower_type_names(cJSON *s, size_t depth, size_t max_depth)
 {
-    static const char *const names[] = {"STRING", "NUMBER",  "INTEGER", "BOOLEAN",
-                                        "ARRAY",  "OBJECT",  "NULL",    NULL};
+    static const char *const names[] = {"STRING", "NUMBER", "INTEGER", "BOOLEAN",
+                                        "ARRAY",  "OBJECT", "NULL",    NULL};
     if (depth > max_depth || !cJSON_IsObject(s))
         return TW_OK; /* the reader's depth cap has refused deeper input */
     for (cJSON *m = s->child; m; m = m->next) {
@@ -478,8 +479,7 @@ static tw_status read_tools(tw_rq *d, const cJSON *arr)
             return tw_rq_fail(d, TW_ERR_INVALID, -1, path, "must be an object");
         const cJSON *fds = get2(t, "functionDeclarations", "function_declarations");
         if (fds && !cJSON_IsArray(fds))
-            return tw_rq_fail(d, TW_ERR_INVALID, -1, path,
-                              "functionDeclarations must be an array");
+            return tw_rq_fail(d, TW_ERR_INVALID, -1, path, "functionDeclarations must be an array");
         cnt += fds ? (size_t)cJSON_GetArraySize(fds) : 0;
         if (cnt > d->l.max_tools)
             return tw_rq_fail(d, TW_ERR_LIMIT, -1, "tools", "more than max_tools (%zu) functions",
@@ -492,8 +492,8 @@ static tw_status read_tools(tw_rq *d, const cJSON *arr)
         for (const cJSON *k = t->child; k; k = k->next) {
             char path[96];
             if (!k->string || !is_key(k->string, "functionDeclarations", "function_declarations")) {
-                TRY(tw_rq_warn(d, TW_D_BUILTIN_TOOL, "tools[%zu].%s: built-in tool not carried",
-                               i, k->string ? k->string : "?"));
+                TRY(tw_rq_warn(d, TW_D_BUILTIN_TOOL, "tools[%zu].%s: built-in tool not carried", i,
+                               k->string ? k->string : "?"));
                 continue;
             }
             size_t j = 0;

@@ -31,8 +31,8 @@ void tw_rq_begin(tw_rq *d, const tw_decode_opts *o, tw_request *out, tw_error *e
     d->msg_at = -1;
 }
 
-tw_status tw_rq_fail(tw_rq *d, tw_status code, int64_t offset, const char *path,
-                     const char *fmt, ...)
+tw_status tw_rq_fail(tw_rq *d, tw_status code, int64_t offset, const char *path, const char *fmt,
+                     ...)
 {
     /* a reader returns a status, never a diagnostic code nor TW_OK: a code
      * that is not a failing status stays in err->code, the call fails INVALID */
@@ -186,8 +186,8 @@ tw_status tw_rq_push(tw_rq *d, const char *path, tw_message **out)
 {
     tw_request *r = d->req;
     if (r->nmessages >= d->l.max_messages)
-        return tw_rq_fail(d, TW_ERR_LIMIT, d->msg_at, path,
-                          "more than max_messages (%zu) messages", d->l.max_messages);
+        return tw_rq_fail(d, TW_ERR_LIMIT, d->msg_at, path, "more than max_messages (%zu) messages",
+                          d->l.max_messages);
     if (r->nmessages == d->cap_messages) {
         size_t ncap = d->cap_messages ? d->cap_messages * 2 : 8;
         if (ncap > d->l.max_messages)
@@ -353,9 +353,9 @@ tw_status tw_rq_take_calls(tw_rq *d, tw_message *m, int64_t content_at, const ch
         size_t q = (size_t)(open - s);
         if (q > 0 && s[q - 1] != '\n') {
             warned = true;
-            st = tw_rq_warn_at(d, TW_D_TOOL_CALL_JSON, at_of(content_at, q),
-                            "%s: a <tool_call> block not on a line of its own is kept as content",
-                            path);
+            st = tw_rq_warn_at(
+                d, TW_D_TOOL_CALL_JSON, at_of(content_at, q),
+                "%s: a <tool_call> block not on a line of its own is kept as content", path);
             break;
         }
         const char *payload = open + ko;
@@ -373,8 +373,7 @@ tw_status tw_rq_take_calls(tw_rq *d, tw_message *m, int64_t content_at, const ch
         if (st == TW_ERR_PARSE) {
             warned = true;
             st = tw_rq_warn_at(d, code, at_of(content_at, q),
-                               "%s: a <tool_call> block that %s is kept as content", path,
-                            why);
+                               "%s: a <tool_call> block that %s is kept as content", path, why);
             break;
         }
         if (st != TW_OK)
@@ -438,9 +437,8 @@ tw_status tw_rq_link_results(tw_rq *d, const char *fmt)
     for (size_t i = 0; i < r->nmessages; i++) {
         if (r->messages[i].role != TW_ROLE_TOOL)
             continue;
-        const tw_message *a = i > 0 && r->messages[i - 1].role == TW_ROLE_ASSISTANT
-                                  ? &r->messages[i - 1]
-                                  : NULL;
+        const tw_message *a =
+            i > 0 && r->messages[i - 1].role == TW_ROLE_ASSISTANT ? &r->messages[i - 1] : NULL;
         size_t k = 0;
         for (; i < r->nmessages && r->messages[i].role == TW_ROLE_TOOL; i++, k++) {
             tw_message *m = &r->messages[i];

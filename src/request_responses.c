@@ -27,7 +27,10 @@ typedef struct rs_turn {
     size_t last;      /* index of the latest assistant message, NO_TURN when none */
 } rs_turn;
 
-static bool is_str(const cJSON *v) { return cJSON_IsString(v) && v->valuestring; }
+static bool is_str(const cJSON *v)
+{
+    return cJSON_IsString(v) && v->valuestring;
+}
 
 static tw_status dup_str(tw_rq *d, char **dst, const cJSON *v, const char *path, bool required)
 {
@@ -44,8 +47,7 @@ static tw_status dup_str(tw_rq *d, char **dst, const cJSON *v, const char *path,
 }
 
 /* Every member of an item that is not in `known` and not null is reported. */
-static tw_status other_keys(tw_rq *d, const cJSON *it, const char *path,
-                            const char *const *known)
+static tw_status other_keys(tw_rq *d, const cJSON *it, const char *path, const char *const *known)
 {
     for (const cJSON *c = it->child; c; c = c->next) {
         if (!c->string || cJSON_IsNull(c))
@@ -91,8 +93,7 @@ static tw_status part_text(tw_rq *d, const cJSON *v, tw_buf *b, const char *path
 static const char *const input_parts[] = {"input_text", "output_text", "text", NULL};
 
 /* The assistant message an item joins: the open one, or a new one. */
-static tw_status assistant_of(tw_rq *d, rs_turn *t, bool fresh, const char *path,
-                              tw_message **out)
+static tw_status assistant_of(tw_rq *d, rs_turn *t, bool fresh, const char *path, tw_message **out)
 {
     tw_request *r = d->req;
     if (!fresh && t->cur != NO_TURN) {
@@ -168,8 +169,8 @@ static tw_status call_args(tw_rq *d, const cJSON *a, const char *path, tw_call *
     if (!is_str(a))
         return tw_rq_fail(d, TW_ERR_INVALID, -1, path, "must be a string holding a JSON object");
     tw_error se;
-    tw_status st = tw_shim_parse_args(a->valuestring, strlen(a->valuestring), &d->l,
-                                      &c->arguments, NULL, &se);
+    tw_status st =
+        tw_shim_parse_args(a->valuestring, strlen(a->valuestring), &d->l, &c->arguments, NULL, &se);
     if (st == TW_ERR_NOMEM)
         return st;
     if (st != TW_OK)
@@ -312,8 +313,8 @@ static tw_status read_tools(tw_rq *d, const cJSON *arr)
         if (!type)
             return tw_rq_fail(d, TW_ERR_INVALID, -1, path, "missing a string 'type'");
         if (strcmp(type, "function") != 0) {
-            TRY(tw_rq_warn(d, TW_D_BUILTIN_TOOL, "%s: built-in tool of type '%.60s' dropped",
-                           path, type));
+            TRY(tw_rq_warn(d, TW_D_BUILTIN_TOOL, "%s: built-in tool of type '%.60s' dropped", path,
+                           type));
             continue;
         }
         const cJSON *strict = tw_json_get(t, "strict");
@@ -347,12 +348,24 @@ static tw_status read_choice(tw_rq *d, const cJSON *tc)
 }
 
 /* Request fields kept in the neutral options as they are. */
-static const char *const option_keys[] = {
-    "stream",       "stream_options", "temperature",      "top_p",
-    "user",         "metadata",       "store",            "reasoning",
-    "text",         "truncation",     "include",          "service_tier",
-    "top_logprobs", "max_tool_calls", "prompt_cache_key", "safety_identifier",
-    "background",   NULL};
+static const char *const option_keys[] = {"stream",
+                                          "stream_options",
+                                          "temperature",
+                                          "top_p",
+                                          "user",
+                                          "metadata",
+                                          "store",
+                                          "reasoning",
+                                          "text",
+                                          "truncation",
+                                          "include",
+                                          "service_tier",
+                                          "top_logprobs",
+                                          "max_tool_calls",
+                                          "prompt_cache_key",
+                                          "safety_identifier",
+                                          "background",
+                                          NULL};
 
 static tw_status body(tw_rq *d, const cJSON *j)
 {
@@ -371,8 +384,8 @@ static tw_status body(tw_rq *d, const cJSON *j)
     TRY(read_input(d, tw_json_get(j, "input")));
     for (const cJSON *c = j->child; c; c = c->next) {
         const char *k = c->string ? c->string : "";
-        if (strcmp(k, "model") == 0 || strcmp(k, "input") == 0 ||
-            strcmp(k, "instructions") == 0 || cJSON_IsNull(c))
+        if (strcmp(k, "model") == 0 || strcmp(k, "input") == 0 || strcmp(k, "instructions") == 0 ||
+            cJSON_IsNull(c))
             continue;
         if (strcmp(k, "tools") == 0) {
             TRY(read_tools(d, c));
@@ -408,8 +421,8 @@ static tw_status finish(tw_rq *d, tw_status st)
     return st;
 }
 
-tw_status tw_responses_request_from_json(const cJSON *j, const tw_decode_opts *o,
-                                         tw_request *out, tw_error *err)
+tw_status tw_responses_request_from_json(const cJSON *j, const tw_decode_opts *o, tw_request *out,
+                                         tw_error *err)
 {
     tw_rq d;
     tw_rq_begin(&d, o, out, err);

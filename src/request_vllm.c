@@ -14,10 +14,9 @@
 #include "toolwire/vllm.h"
 #include "tw_macros.h"
 
-static const char *const option_keys[] = {"temperature",         "two_pass",
-                                          "think_tag",           "max_thinking_tokens",
-                                          "max_response_tokens", "tool_parser",
-                                          NULL};
+static const char *const option_keys[] = {
+    "temperature",         "two_pass",    "think_tag", "max_thinking_tokens",
+    "max_response_tokens", "tool_parser", NULL};
 
 static tw_status read_message(tw_rq *d, const cJSON *j, size_t i)
 {
@@ -40,8 +39,8 @@ static tw_status read_message(tw_rq *d, const cJSON *j, size_t i)
     for (const cJSON *k = j->child; k; k = k->next) {
         const char *key = k->string ? k->string : "";
         if (strcmp(key, "role") != 0 && strcmp(key, "content") != 0)
-            TRY(tw_rq_warn(d, TW_D_NOT_CARRIED, "%s.%s: not carried by the neutral request",
-                           path, key));
+            TRY(tw_rq_warn(d, TW_D_NOT_CARRIED, "%s.%s: not carried by the neutral request", path,
+                           key));
     }
     if (rl == TW_ROLE_ASSISTANT)
         return tw_rq_take_calls(d, m, -1, path);
@@ -81,8 +80,8 @@ static tw_status body(tw_rq *d, const cJSON *j)
         return tw_rq_fail(d, TW_ERR_INVALID, -1, "messages", "missing; an array is required");
     size_t cnt = (size_t)cJSON_GetArraySize(msgs);
     if (cnt > d->l.max_messages)
-        return tw_rq_fail(d, TW_ERR_LIMIT, -1, "messages",
-                          "more than max_messages (%zu) messages", d->l.max_messages);
+        return tw_rq_fail(d, TW_ERR_LIMIT, -1, "messages", "more than max_messages (%zu) messages",
+                          d->l.max_messages);
     size_t i = 0;
     for (const cJSON *m = msgs->child; m; m = m->next, i++)
         TRY(read_message(d, m, i));
@@ -101,8 +100,7 @@ static tw_status body(tw_rq *d, const cJSON *j)
             if (known)
                 TRY(tw_rq_put_option(d, k, c));
             else
-                TRY(tw_rq_warn(d, TW_D_NOT_CARRIED, "%s: not carried by the neutral request",
-                               k));
+                TRY(tw_rq_warn(d, TW_D_NOT_CARRIED, "%s: not carried by the neutral request", k));
         }
     }
     tw_vllm_params p;

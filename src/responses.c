@@ -285,8 +285,8 @@ static tw_status msg_end(rs_msg *m)
 
 /* ===================== the response object ===================== */
 
-static tw_status rs_body_read(tw_wire_sink *k, const char *buf, size_t len,
-                             tw_json_arena *arena, tw_buf *marks);
+static tw_status rs_body_read(tw_wire_sink *k, const char *buf, size_t len, tw_json_arena *arena,
+                              tw_buf *marks);
 
 static tw_status rs_body(tw_wire_sink *k, const char *buf, size_t len)
 {
@@ -300,8 +300,8 @@ static tw_status rs_body(tw_wire_sink *k, const char *buf, size_t len)
     return st;
 }
 
-static tw_status rs_body_read(tw_wire_sink *k, const char *buf, size_t len,
-                             tw_json_arena *arena, tw_buf *marks)
+static tw_status rs_body_read(tw_wire_sink *k, const char *buf, size_t len, tw_json_arena *arena,
+                              tw_buf *marks)
 {
     cJSON *root = NULL;
     tw_error e;
@@ -587,8 +587,8 @@ static tw_status close_call(tw_responses_stream *d, rs_item *it, const cJSON *do
      * arguments_as_object, as in a body) */
     bool whole = !it->acc_seen && !it->acc_done && done_item;
     const char *args = whole ? NULL : it->acc.data ? it->acc.data : "";
-    tw_status st = take_call(&d->msg, done_item, it->call_id, it->name, args, it->acc.len,
-                             &it->acc, it->oversize, it->off);
+    tw_status st = take_call(&d->msg, done_item, it->call_id, it->name, args, it->acc.len, &it->acc,
+                             it->oversize, it->off);
     it->kind = RS_OTHER; /* taken: never again */
     it->done = true;
     return st;
@@ -824,7 +824,8 @@ const tw_format_ops tw_format_openai_responses = {"openai-responses",
                                                   tw_body_feed,
                                                   body_finish,
                                                   tw_body_reset,
-                                                  tw_body_free, tw_format_recycle_free};
+                                                  tw_body_free,
+                                                  tw_format_recycle_free};
 const tw_format_ops tw_format_openai_responses_stream = {"openai-responses-stream",
                                                          "OpenAI Responses API typed SSE event "
                                                          "stream",

@@ -117,8 +117,7 @@ static bool validate(sctx *c, const cJSON *s, const cJSON *v, size_t depth)
     return true;
 }
 
-bool tw_schema_validate(const cJSON *schema, const cJSON *value, size_t max_depth,
-                        tw_error *err)
+bool tw_schema_validate(const cJSON *schema, const cJSON *value, size_t max_depth, tw_error *err)
 {
     sctx c = {err, max_depth ? max_depth : 64, ""};
     return validate(&c, schema, value, 0);

@@ -123,7 +123,7 @@ tw_status tw_shim_parse_args(const char *buf, size_t len, const tw_limits *limit
 /* A small open-addressing set of borrowed strings. */
 typedef struct idset {
     const char **slots;
-    size_t cap;  /* power of two */
+    size_t cap; /* power of two */
     size_t len;
 } idset;
 
@@ -194,10 +194,10 @@ static tw_status normalize_calls(tw_call *calls, size_t n, idset *seen, size_t *
                 if (!idset_has(seen, nid))
                     break;
             }
-            tw_status st = warnings ? tw_diag_addf(warnings, TW_D_DUPLICATE_ID, c->offset,
-                                                   "duplicate tool call id '%s' rewritten as '%s'",
-                                                   c->id, nid)
-                                    : TW_OK;
+            tw_status st =
+                warnings ? tw_diag_addf(warnings, TW_D_DUPLICATE_ID, c->offset,
+                                        "duplicate tool call id '%s' rewritten as '%s'", c->id, nid)
+                         : TW_OK;
             if (st != TW_OK) {
                 tw_free(nid);
                 return st;
@@ -351,8 +351,8 @@ static size_t schema_walk(cJSON *s, size_t depth, size_t max_depth, bool apply)
     }
     static const char *const maps[] = {"properties", "patternProperties", "$defs", "definitions"};
     static const char *const lists[] = {"anyOf", "oneOf", "allOf", "prefixItems"};
-    static const char *const single[] = {"additionalProperties", "not", "if", "then", "else",
-                                         "contains"};
+    static const char *const single[] = {
+        "additionalProperties", "not", "if", "then", "else", "contains"};
     for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
         n += walk_map(tw_json_get(s, maps[i]), depth + 1, max_depth, apply);
     for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
@@ -424,8 +424,8 @@ tw_status tw_shim_truncate_tool_outputs(tw_request *r, size_t max, tw_diag_list 
         m->content = nb;
         if (warnings) {
             st = tw_diag_addf(warnings, TW_D_OUTPUT_TRUNCATED, -1,
-                              "messages[%zu].content: tool output of %zu bytes cut to %zu", i,
-                              was, m->content.len);
+                              "messages[%zu].content: tool output of %zu bytes cut to %zu", i, was,
+                              m->content.len);
             if (st != TW_OK)
                 return st;
         }
@@ -544,8 +544,8 @@ tw_status tw_shim_unwrap_parallel(tw_message *m, const tw_limits *limits, tw_dia
             out[n++].arguments = cJSON_DetachItemFromObjectCaseSensitive(u, "parameters");
         if (warnings && st == TW_OK)
             st = tw_diag_addf(warnings, TW_D_PARALLEL_WRAPPER, c->offset,
-                              "call %.60s to 'parallel' unwrapped into %d calls", c->id ? c->id : "",
-                              k);
+                              "call %.60s to 'parallel' unwrapped into %d calls",
+                              c->id ? c->id : "", k);
         tw_call_free(c);
     }
     tw_free(m->calls);

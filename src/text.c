@@ -107,8 +107,8 @@ tw_status tw_text_emit_content(tw_text_dec *d, const char *p, size_t n, uint64_t
 
 /* ===================== public API ===================== */
 
-tw_status tw_text_init(tw_text_dec *d, tw_text_kind kind, const tw_decode_opts *o,
-                       tw_event_fn fn, void *user)
+tw_status tw_text_init(tw_text_dec *d, tw_text_kind kind, const tw_decode_opts *o, tw_event_fn fn,
+                       void *user)
 {
     TW_DECODER_SETUP(d, o, fn, user);
     d->kind = kind;
@@ -329,8 +329,7 @@ tw_status tw_qwen3_coder_output_decode(const char *buf, size_t len, const tw_dec
 
 /* ===================== the opaque decoder ===================== */
 
-tw_text_dec *tw_text_dec_new(tw_text_kind kind, const tw_decode_opts *o, tw_event_fn fn,
-                             void *user)
+tw_text_dec *tw_text_dec_new(tw_text_kind kind, const tw_decode_opts *o, tw_event_fn fn, void *user)
 {
     tw_text_dec *d = tw_malloc(sizeof *d);
     if (d && tw_text_init(d, kind, o, fn, user) != TW_OK) {
@@ -390,15 +389,34 @@ static tw_status gen_reset(void *d, const tw_decode_opts *o, tw_event_fn fn, voi
 {
     return tw_text_reset(d, o, fn, u);
 }
-static void gen_recycle(void *d, tw_result *r) { tw_text_recycle(d, r); }
-static void gen_free(void *d) { tw_text_dec_free(d); }
+static void gen_recycle(void *d, tw_result *r)
+{
+    tw_text_recycle(d, r);
+}
+static void gen_free(void *d)
+{
+    tw_text_dec_free(d);
+}
 
-const tw_format_ops tw_format_think = {"think", "raw model text: <think>/<thinking> blocks",
-                                       tw_think_output_decode, think_new, gen_feed, gen_finish,
-                                       gen_reset, gen_free, gen_recycle};
+const tw_format_ops tw_format_think = {"think",
+                                       "raw model text: <think>/<thinking> blocks",
+                                       tw_think_output_decode,
+                                       think_new,
+                                       gen_feed,
+                                       gen_finish,
+                                       gen_reset,
+                                       gen_free,
+                                       gen_recycle};
 const tw_format_ops tw_format_hermes = {
-    "hermes", "raw model text: think blocks, then <tool_call> blocks (Hermes/Qwen)",
-    tw_hermes_output_decode, hermes_new, gen_feed, gen_finish, gen_reset, gen_free, gen_recycle};
+    "hermes",
+    "raw model text: think blocks, then <tool_call> blocks (Hermes/Qwen)",
+    tw_hermes_output_decode,
+    hermes_new,
+    gen_feed,
+    gen_finish,
+    gen_reset,
+    gen_free,
+    gen_recycle};
 const tw_format_ops tw_format_fenced = {
     "fenced",
     "raw model text: think blocks, then ```tool_call fenced blocks",

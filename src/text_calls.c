@@ -367,7 +367,7 @@ static tw_status bare_release(tw_text_dec *d)
         return TW_OK;
     d->calls.bare.hold = false;
     tw_status st = tw_text_emit_content(d, d->calls.bare.buf.data ? d->calls.bare.buf.data : "",
-                                    d->calls.bare.buf.len, d->calls.bare.off);
+                                        d->calls.bare.buf.len, d->calls.bare.off);
     tw_buf_free(&d->calls.bare.buf);
     return st;
 }
@@ -516,7 +516,7 @@ tw_status tw_text_calls_finish(tw_text_dec *d)
         if (d->o.finish == TW_FINISH_STOP)
             return tw_text_add_diag(d, true, TW_D_TOOL_CALL_UNTERMINATED, d->calls.block_off, NULL);
         return tw_text_add_diag(d, true, TW_D_ARGS_TOO_LARGE, d->calls.block_off,
-                        "unterminated tool call block exceeds the block cap");
+                                "unterminated tool call block exceeds the block cap");
     }
     if (d->kind == TW_TEXT_QWEN_XML)
         return tw_text_q_finish(d);
@@ -547,10 +547,10 @@ tw_status tw_text_calls_finish(tw_text_dec *d)
             st = tw_text_take_payload(d, v, d->calls.block_off, &lint, pn);
             cJSON_Delete(v);
         } else {
-            st = tw_text_add_diag(d, true, deep ? TW_D_JSON_TOO_DEEP : TW_D_TOOL_CALL_UNTERMINATED,
-                              d->calls.block_off,
-                              deep ? NULL
-                                   : "tool call cut by the token limit before its JSON completed");
+            st = tw_text_add_diag(
+                d, true, deep ? TW_D_JSON_TOO_DEEP : TW_D_TOOL_CALL_UNTERMINATED,
+                d->calls.block_off,
+                deep ? NULL : "tool call cut by the token limit before its JSON completed");
         }
         break;
     }

@@ -44,7 +44,7 @@ tw_status tw_text_take_payload(tw_text_dec *d, cJSON *v, int64_t off, const tw_j
         /* an element that was a string with U+0000 was removed */
         tw_status st =
             tw_text_add_diag(d, true, TW_D_JSON_NUL, off,
-                         "tool call payload array held a string with U+0000; it was refused");
+                             "tool call payload array held a string with U+0000; it was refused");
         if (st != TW_OK)
             return st;
     }
@@ -57,7 +57,7 @@ tw_status tw_text_take_payload(tw_text_dec *d, cJSON *v, int64_t off, const tw_j
         return st;
     }
     return tw_text_add_diag(d, true, TW_D_TOOL_CALL_JSON, off,
-                    "tool call payload is not a JSON object or array");
+                            "tool call payload is not a JSON object or array");
 }
 
 /* Strip whitespace and, for Hermes, one code fence around a payload. */
@@ -172,7 +172,7 @@ tw_status tw_text_decide_payload(tw_text_dec *d, const char *p, size_t n, bool r
     if (!v) {
         if (why.code == TW_D_JSON_TOO_DEEP)
             return tw_text_add_diag(d, true, TW_D_JSON_TOO_DEEP, d->calls.block_off,
-                            "tool call payload nested deeper than max_depth");
+                                    "tool call payload nested deeper than max_depth");
         char m[400];
         snprintf(m, sizeof m, "%s: %.223s", tw_code_message(fail_code), why.message);
         return tw_text_add_diag(d, true, fail_code, d->calls.block_off, m);
@@ -397,8 +397,8 @@ static tw_status payload_yields(const tw_text_dec *d, const char *p, size_t n, b
         /* no reader takes the first byte, so the whole payload does not
          * read; its depth, checked before it is read, then decides only
          * whether the retry runs: measured only when the retry yields */
-        size_t md = d->L.max_depth == 0 || d->L.max_depth > TW_DEPTH_HARD_MAX
-                        ? TW_DEPTH_HARD_MAX : d->L.max_depth;
+        size_t md = d->L.max_depth == 0 || d->L.max_depth > TW_DEPTH_HARD_MAX ? TW_DEPTH_HARD_MAX
+                                                                              : d->L.max_depth;
         if (!tw_json_first_balanced(p, n, d->L.max_depth, &a, &b))
             return TW_OK;
         tw_status st = tw_json_reads_container(p + a, b - a, d->L.max_depth, ok);

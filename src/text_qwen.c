@@ -33,9 +33,9 @@ enum { QE_FUNC = 1, QE_FEND, QE_PARAM, QE_STRAY };
 
 typedef struct q_elem {
     int kind;
-    bool unclosed;  /* QE_PARAM: the value has no </parameter> */
-    size_t a, b;    /* name (QE_FUNC, QE_PARAM), or the stray byte (QE_STRAY: a) */
-    size_t va, vb;  /* QE_PARAM: the value as written, between '>' and </parameter> */
+    bool unclosed; /* QE_PARAM: the value has no </parameter> */
+    size_t a, b;   /* name (QE_FUNC, QE_PARAM), or the stray byte (QE_STRAY: a) */
+    size_t va, vb; /* QE_PARAM: the value as written, between '>' and </parameter> */
 } q_elem;
 
 /* 1: p starts with lit; 0: it does not; -1: the n bytes are a proper prefix of lit. */
@@ -92,14 +92,24 @@ static const cJSON *q_prop(const tw_tool *t, const char *key, size_t n)
     return NULL;
 }
 
-enum { QT_STRING = 1, QT_INTEGER = 2, QT_NUMBER = 4, QT_BOOLEAN = 8, QT_OBJECT = 16,
-       QT_ARRAY = 32, QT_NULL = 64 };
+enum {
+    QT_STRING = 1,
+    QT_INTEGER = 2,
+    QT_NUMBER = 4,
+    QT_BOOLEAN = 8,
+    QT_OBJECT = 16,
+    QT_ARRAY = 32,
+    QT_NULL = 64
+};
 
 static unsigned q_type_bit(const cJSON *t)
 {
-    static const struct { const char *n; unsigned b; } names[] = {
-        {"string", QT_STRING}, {"integer", QT_INTEGER}, {"number", QT_NUMBER},
-        {"boolean", QT_BOOLEAN}, {"object", QT_OBJECT}, {"array", QT_ARRAY}, {"null", QT_NULL}};
+    static const struct {
+        const char *n;
+        unsigned b;
+    } names[] = {{"string", QT_STRING},   {"integer", QT_INTEGER}, {"number", QT_NUMBER},
+                 {"boolean", QT_BOOLEAN}, {"object", QT_OBJECT},   {"array", QT_ARRAY},
+                 {"null", QT_NULL}};
     if (!cJSON_IsString(t))
         return 0;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -333,9 +343,8 @@ tw_status tw_text_q_advance(tw_text_dec *d, bool final)
         case TW_Q_VAL: {
             if (d->qwen.cand == NPOS) {
                 size_t from = d->qwen.scan;
-                const char *f = from < len ? tw_memmem(b + from, len - from, Q_P_CLOSE,
-                                                       SLEN(Q_P_CLOSE))
-                                           : NULL;
+                const char *f =
+                    from < len ? tw_memmem(b + from, len - from, Q_P_CLOSE, SLEN(Q_P_CLOSE)) : NULL;
                 if (!f) {
                     size_t keep = SLEN(Q_P_CLOSE) - 1;
                     size_t next = len > keep ? len - keep : 0;
@@ -365,8 +374,7 @@ tw_status tw_text_q_advance(tw_text_dec *d, bool final)
             }
             break;
         }
-        default:
-            return TW_OK;
+        default: return TW_OK;
         }
     }
     return st;
@@ -436,8 +444,8 @@ static tw_status q_put_value(tw_buf *out, unsigned m, const char *p, size_t n, s
         tw_status ps = tw_json_parse(t, tn, max_depth, &v, &e);
         if (ps == TW_ERR_NOMEM)
             return ps;
-        bool ok = ps == TW_OK && (((m & QT_OBJECT) && cJSON_IsObject(v)) ||
-                                  ((m & QT_ARRAY) && cJSON_IsArray(v)));
+        bool ok = ps == TW_OK &&
+                  (((m & QT_OBJECT) && cJSON_IsObject(v)) || ((m & QT_ARRAY) && cJSON_IsArray(v)));
         cJSON_Delete(v);
         /* too deep, or a string holding U+0000: the text goes as is, so the
          * call is refused json_too_deep or json_nul as every decoder's is
@@ -453,9 +461,9 @@ static tw_status q_put_value(tw_buf *out, unsigned m, const char *p, size_t n, s
 
 /* The elements of one function, [from, to) of qwen.ev, as one call. */
 typedef struct q_call {
-    size_t fa, fb;        /* the name */
-    bool closed;          /* </function> read */
-    bool stray;           /* text between its elements */
+    size_t fa, fb; /* the name */
+    bool closed;   /* </function> read */
+    bool stray;    /* text between its elements */
 } q_call;
 
 static bool q_name_ok(const char *p, size_t n)
@@ -634,7 +642,7 @@ static tw_status q_take_call(tw_text_dec *d, const q_call *qc, const q_elem *ev,
         st = tw_text_add_diag(d, false, TW_D_XML_FUNCTION_UNCLOSED, d->calls.block_off, NULL);
     if (st == TW_OK && accepted && qc->stray)
         st = tw_text_add_diag(d, false, TW_D_XML_STRAY_TEXT, d->calls.block_off,
-                      "text between the elements of a function was dropped");
+                              "text between the elements of a function was dropped");
     if (st == TW_OK && accepted && untyped) {
         snprintf(
             m, sizeof m,
@@ -697,12 +705,13 @@ tw_status tw_text_q_decode(tw_text_dec *d)
     }
     if (st == TW_OK && !any)
         st = tw_text_add_diag(d, true, TW_D_TOOL_CALL_JSON, d->calls.block_off,
-                      "tool call block holds no <function=NAME> element");
+                              "tool call block holds no <function=NAME> element");
     if (st == TW_OK && outside)
         st = tw_text_add_diag(d, true, TW_D_XML_PARAM_OUTSIDE, d->calls.block_off, NULL);
     if (st == TW_OK && stray && any)
-        st = tw_text_add_diag(d, false, TW_D_XML_STRAY_TEXT, d->calls.block_off,
-                      "text inside the tool call block, outside its functions, was dropped");
+        st =
+            tw_text_add_diag(d, false, TW_D_XML_STRAY_TEXT, d->calls.block_off,
+                             "text inside the tool call block, outside its functions, was dropped");
     return st;
 }
 
@@ -753,9 +762,9 @@ tw_status tw_text_q_finish(tw_text_dec *d)
     }
     d->calls.blocks++;
     st = tw_text_add_diag(d, true, TW_D_TOOL_CALL_UNTERMINATED, d->calls.block_off,
-                  d->o.finish == TW_FINISH_LENGTH
-                      ? "tool call cut by the token limit before its </function>"
-                      : NULL);
+                          d->o.finish == TW_FINISH_LENGTH
+                              ? "tool call cut by the token limit before its </function>"
+                              : NULL);
     tw_text_block_reset(d);
     return st;
 }

@@ -394,8 +394,8 @@ tw_status tw_text_think_process(tw_text_dec *d, bool final)
                 upto = d->think.call_at;
             } else {
                 /* keep a suffix that may start a closing tag or an opener */
-                size_t keep = tw_partial_suffix(h + from, len - from, CLOSE_THINKING,
-                                                SLEN(CLOSE_THINKING));
+                size_t keep =
+                    tw_partial_suffix(h + from, len - from, CLOSE_THINKING, SLEN(CLOSE_THINKING));
                 size_t k2 = tw_partial_suffix(h + from, len - from, open, olen);
                 if (k2 > keep)
                     keep = k2;
@@ -483,7 +483,7 @@ tw_status tw_text_think_finish_block(tw_text_dec *d)
             end_thinking_block(d);
             if (st == TW_OK)
                 st = tw_text_add_diag(d, false, TW_D_THINK_IMPLICIT_END,
-                                  (int64_t)(d->think.hold_off + at), NULL);
+                                      (int64_t)(d->think.hold_off + at), NULL);
             d->think.state = TW_THINK_OUTSIDE;
             tw_text_hold_consume(d, at);
             if (st == TW_OK)
@@ -506,7 +506,7 @@ tw_status tw_text_think_finish_block(tw_text_dec *d)
         end_thinking_block(d);
         d->think.state = TW_THINK_OUTSIDE;
         st = tw_text_calls_feed(d, h + d->think.raw_start, len - d->think.raw_start,
-                        d->think.hold_off + d->think.raw_start);
+                                d->think.hold_off + d->think.raw_start);
     } else {
         st = emit_thinking(d, h + d->think.text_start, len - d->think.text_start, true);
         end_thinking_block(d);

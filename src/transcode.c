@@ -151,15 +151,15 @@ static tw_status carry_diags(const tw_result *r, const tw_encode_opts *o)
     for (int k = 0; k < 2; k++) {
         for (size_t i = 0; i < lists[k]->len; i++) {
             const tw_diag *d = &lists[k]->items[i];
-            tw_status st = tw_diag_addf(o->warnings, d->code, d->offset, "decode %s: %s",
-                                        names[k], d->message ? d->message : "");
+            tw_status st = tw_diag_addf(o->warnings, d->code, d->offset, "decode %s: %s", names[k],
+                                        d->message ? d->message : "");
             if (st != TW_OK)
                 return st;
         }
         if (lists[k]->dropped) {
-            tw_status st = tw_diag_addf(o->warnings, TW_D_DIAGS_TRUNCATED, -1,
-                                        "decode %s: %zu more were not kept", names[k],
-                                        lists[k]->dropped);
+            tw_status st =
+                tw_diag_addf(o->warnings, TW_D_DIAGS_TRUNCATED, -1,
+                             "decode %s: %zu more were not kept", names[k], lists[k]->dropped);
             if (st != TW_OK)
                 return st;
         }

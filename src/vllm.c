@@ -29,7 +29,7 @@ struct tw_vllm_dec {
     tw_buf body;
     bool too_large;
     bool finished;
-    tw_status stop;       /* a callback's status that stopped the decode; TW_OK while none */
+    tw_status stop; /* a callback's status that stopped the decode; TW_OK while none */
 };
 
 static tw_status put_str(tw_buf *b, const char *s, size_t n)
@@ -37,7 +37,10 @@ static tw_status put_str(tw_buf *b, const char *s, size_t n)
     return tw_json_write_str(b, s ? s : "", s ? n : 0, TW_JSON_COMPACT);
 }
 
-static tw_status put_cstr(tw_buf *b, const char *s) { return put_str(b, s, s ? strlen(s) : 0); }
+static tw_status put_cstr(tw_buf *b, const char *s)
+{
+    return put_str(b, s, s ? strlen(s) : 0);
+}
 
 /* ===================== parameters and tokens ===================== */
 
@@ -133,11 +136,10 @@ static tw_status put_trimmed(tw_buf *b, const char *p, size_t n)
     return tw_buf_append(b, p ? p : "", n);
 }
 
-static tw_status pass1_split(tw_vllm_assembly *a, const tw_vllm_params *p, const char *t,
-                             size_t n)
+static tw_status pass1_split(tw_vllm_assembly *a, const tw_vllm_params *p, const char *t, size_t n)
 {
-    size_t cut = p->max_thinking_tokens ? tw_vllm_token_prefix(t, n, p->max_thinking_tokens, NULL)
-                                        : n;
+    size_t cut =
+        p->max_thinking_tokens ? tw_vllm_token_prefix(t, n, p->max_thinking_tokens, NULL) : n;
     const char *c1 = tw_memmem(t, n, "</think>", 8);
     const char *c2 = tw_memmem(t, n, "</thinking>", 11);
     const char *close = c1;
@@ -178,8 +180,8 @@ static tw_status pass1_split(tw_vllm_assembly *a, const tw_vllm_params *p, const
 static tw_status pass2_cut(tw_vllm_assembly *a, const tw_vllm_params *p, const char *t, size_t n,
                            tw_finish *finish)
 {
-    size_t cut = p->max_response_tokens ? tw_vllm_token_prefix(t, n, p->max_response_tokens, NULL)
-                                        : n;
+    size_t cut =
+        p->max_response_tokens ? tw_vllm_token_prefix(t, n, p->max_response_tokens, NULL) : n;
     const char *stop = p->hermes ? tw_memmem(t, n, "</tool_call>", 12) : NULL;
     size_t keep;
     if (stop && (size_t)(stop - t) + 12 <= cut) {
@@ -267,11 +269,14 @@ tw_status tw_vllm_assemble(const tw_vllm_params *p, const char *pass1, size_t le
         }
         if (st == TW_OK && dec.msg.ncalls) {
             out->has_pre_tool_text = true;
-            st = tw_buf_append(&out->pre_tool_text, dec.msg.content.data ? dec.msg.content.data : "",
-                               dec.msg.content.len);
+            st =
+                tw_buf_append(&out->pre_tool_text, dec.msg.content.data ? dec.msg.content.data : "",
+                              dec.msg.content.len);
             if (st == TW_OK)
-                st = tw_buf_append(&r->msg.content, out->pre_tool_text.data, out->pre_tool_text.len);
-        } else if (st == TW_OK && p->hermes && tw_diag_has(&dec.errors, TW_D_TOOL_CALL_UNTERMINATED)) {
+                st =
+                    tw_buf_append(&r->msg.content, out->pre_tool_text.data, out->pre_tool_text.len);
+        } else if (st == TW_OK && p->hermes &&
+                   tw_diag_has(&dec.errors, TW_D_TOOL_CALL_UNTERMINATED)) {
             /* the contract: an incomplete call is not run and its markup is not
              * shown; the response says so instead */
             static const char msg[] = "[the tool call was incomplete and was not run]";
@@ -309,8 +314,7 @@ tw_status tw_vllm_assemble(const tw_vllm_params *p, const char *pass1, size_t le
 
 /* ===================== AIMessage ===================== */
 
-tw_status tw_vllm_aimessage_write(tw_buf *out, const tw_result *r, const char *think_tag,
-                                  int flags)
+tw_status tw_vllm_aimessage_write(tw_buf *out, const tw_result *r, const char *think_tag, int flags)
 {
     (void)flags;
     const char *tag = think_tag ? think_tag : "think";
@@ -360,8 +364,7 @@ static tw_status warn(const tw_encode_opts *o, const char *msg)
 
 /* History calls ride in the content as Hermes <tool_call> text, the way the
  * Qwen3 template renders them. */
-static tw_status write_message(tw_buf *b, const tw_message *m, size_t max_depth,
-                               tw_diag_list *w)
+static tw_status write_message(tw_buf *b, const tw_message *m, size_t max_depth, tw_diag_list *w)
 {
     TRY(PUTS(b, "{\"role\":"));
     TRY(put_cstr(b, tw_role_name(m->role)));
@@ -413,10 +416,9 @@ static tw_status write_num_opt(tw_buf *b, const cJSON *opts, const char *key)
  * tool_call_id and is_error (render_request). */
 static tw_status warn_request_losses(const tw_request *r, const tw_encode_opts *o)
 {
-    static const char *const keys[] = {"temperature",         "two_pass",
-                                       "think_tag",           "max_thinking_tokens",
-                                       "max_response_tokens", "tool_parser",
-                                       NULL};
+    static const char *const keys[] = {
+        "temperature",         "two_pass",    "think_tag", "max_thinking_tokens",
+        "max_response_tokens", "tool_parser", NULL};
     if (!o || !o->warnings)
         return TW_OK;
     if (r->model)
@@ -430,7 +432,7 @@ static tw_status warn_request_losses(const tw_request *r, const tw_encode_opts *
             known = strcmp(keys[i], k) == 0;
         if (!known)
             TRY(tw_diag_addf(o->warnings, TW_D_NOT_CARRIED, -1,
-                         "vllm-generate-request: options.%s not carried", k));
+                             "vllm-generate-request: options.%s not carried", k));
     }
     bool ids = false, names = false, sig = false, redacted = false;
     for (size_t i = 0; i < r->nmessages; i++) {
@@ -443,9 +445,8 @@ static tw_status warn_request_losses(const tw_request *r, const tw_encode_opts *
             size_t s = i;
             while (s > 0 && r->messages[s - 1].role == TW_ROLE_TOOL)
                 s--;
-            const tw_message *a = s > 0 && r->messages[s - 1].role == TW_ROLE_ASSISTANT
-                                      ? &r->messages[s - 1]
-                                      : NULL;
+            const tw_message *a =
+                s > 0 && r->messages[s - 1].role == TW_ROLE_ASSISTANT ? &r->messages[s - 1] : NULL;
             const char *want = a && i - s < a->ncalls ? a->calls[i - s].name : NULL;
             names |= !want || strcmp(want, m->name) != 0;
         }
@@ -454,7 +455,7 @@ static tw_status warn_request_losses(const tw_request *r, const tw_encode_opts *
         TRY(warn(o, "vllm-generate-request: ids of history tool calls not carried"));
     if (names)
         TRY(warn(o, "vllm-generate-request: name of a tool result not carried (it is not the name "
-                "of the call it answers in order)"));
+                    "of the call it answers in order)"));
     if (sig)
         TRY(warn(o, "vllm-generate-request: thinking signatures not carried"));
     if (redacted)
@@ -600,8 +601,8 @@ static int64_t top_off(const char *buf, size_t len, bool nul, int k)
 }
 
 /* Optional string member: "" when absent or null; shape error otherwise. */
-static tw_status text_member(tw_result *res, const cJSON *root, int k, const char *buf,
-                             size_t len, bool nul, const char **out)
+static tw_status text_member(tw_result *res, const cJSON *root, int k, const char *buf, size_t len,
+                             bool nul, const char **out)
 {
     const cJSON *v = tw_json_get(root, TOP_KEYS[k]);
     *out = NULL;
@@ -622,14 +623,15 @@ static tw_status decode_body(const char *buf, size_t len, const tw_decode_opts *
     tw_error e;
     tw_json_lint lint;
     tw_buf marks = {0}; /* where the calls begin, when the one-pass parse read the body */
-    tw_status ps = tw_json_parse_lint_marked(buf, len, L->max_depth, &root, &e, &lint, &marks, NULL);
+    tw_status ps =
+        tw_json_parse_lint_marked(buf, len, L->max_depth, &root, &e, &lint, &marks, NULL);
     if (ps != TW_OK)
         tw_buf_free(&marks);
     if (ps == TW_ERR_NOMEM)
         return ps;
     if (ps != TW_OK)
-        return tw_diag_add(&res->errors, e.code == TW_D_JSON_TOO_DEEP ? TW_D_JSON_TOO_DEEP
-                                                                       : TW_D_RESPONSE_JSON,
+        return tw_diag_add(&res->errors,
+                           e.code == TW_D_JSON_TOO_DEEP ? TW_D_JSON_TOO_DEEP : TW_D_RESPONSE_JSON,
                            e.offset >= 0 ? e.offset : 0, e.message[0] ? e.message : NULL);
     tw_status st = TW_OK;
     if (lint.nonstd_offset >= 0)
@@ -765,7 +767,10 @@ tw_status tw_vllm_dec_finish(tw_vllm_dec *d, tw_result *out)
     return st;
 }
 
-static void vllm_release(tw_vllm_dec *d) { tw_buf_free(&d->body); }
+static void vllm_release(tw_vllm_dec *d)
+{
+    tw_buf_free(&d->body);
+}
 
 /* ===================== the opaque decoder ===================== */
 
@@ -805,7 +810,8 @@ static void g_release(void *d)
     vllm_release(d);
 }
 
-tw_status tw_vllm_response_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)
+tw_status tw_vllm_response_decode(const char *buf, size_t len, const tw_decode_opts *o,
+                                  tw_result *out)
 {
     tw_vllm_dec d;
     return tw_decode_batch_capped(o, &d, vllm_init(&d, o, NULL, NULL), g_feed, g_finish, g_release,
@@ -815,11 +821,18 @@ tw_status tw_vllm_response_decode(const char *buf, size_t len, const tw_decode_o
 /* ===================== registry glue ===================== */
 
 const tw_format_ops tw_format_vllm_generate = {
-    "vllm-generate", "vLLM-native /generate GenerateResponse JSON (two-pass contract)",
-    tw_vllm_response_decode, g_new, g_feed, g_finish, g_reset, g_free, tw_format_recycle_free};
+    "vllm-generate",
+    "vLLM-native /generate GenerateResponse JSON (two-pass contract)",
+    tw_vllm_response_decode,
+    g_new,
+    g_feed,
+    g_finish,
+    g_reset,
+    g_free,
+    tw_format_recycle_free};
 const tw_encoder_ops tw_encoder_vllm_generate_request = {
-    "vllm-generate-request", "neutral request -> vLLM-native GenerateRequest JSON",
-    TW_ENC_REQUEST, tw_vllm_request_encode, tw_unsupported_encode_result};
+    "vllm-generate-request", "neutral request -> vLLM-native GenerateRequest JSON", TW_ENC_REQUEST,
+    tw_vllm_request_encode, tw_unsupported_encode_result};
 const tw_encoder_ops tw_encoder_vllm_generate_response = {
-    "vllm-generate-response", "neutral result -> vLLM-native GenerateResponse JSON",
-    TW_ENC_RESULT, tw_unsupported_encode_request, tw_vllm_response_encode};
+    "vllm-generate-response", "neutral result -> vLLM-native GenerateResponse JSON", TW_ENC_RESULT,
+    tw_unsupported_encode_request, tw_vllm_response_encode};

@@ -286,7 +286,8 @@ const char *tw_wire_no_event(const tw_buf *head)
     size_t n = head->data ? head->len : 0;
     tw_trim(&p, &n);
     if (n && (p[0] == '{' || p[0] == '['))
-        return "no event in the stream: expected SSE lines (data: then the event's JSON, a blank line "
+        return "no event in the stream: expected SSE lines (data: then the event's JSON, a blank "
+               "line "
                "after each event); the input starts with JSON, a body or JSON lines without the "
                "data: framing";
     return "no event in the stream: expected SSE lines (data: then the event's JSON, a blank line "

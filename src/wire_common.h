@@ -94,9 +94,9 @@ tw_status tw_wire_keep_signature(tw_wire_sink *k, const char *sig, size_t n, boo
 
 /* How a format's error object names its kind and message. */
 typedef struct tw_wire_error_shape {
-    const char *kind[2];  /* members naming the kind, the first found used ("type") */
-    bool string_message;  /* an error that is a string is its own message */
-    bool code_prefix;     /* an exact integer "code" goes first (Gemini) */
+    const char *kind[2]; /* members naming the kind, the first found used ("type") */
+    bool string_message; /* an error that is a string is its own message */
+    bool code_prefix;    /* an exact integer "code" goes first (Gemini) */
 } tw_wire_error_shape;
 
 /* "<kind>: <message>" of an error object (err may be NULL): "error" and
@@ -290,7 +290,7 @@ typedef struct tw_body_dec {
     tw_buf in;
     bool too_large;
     bool finished;
-    tw_status stop;       /* a callback's status that stopped the decode; TW_OK while none */
+    tw_status stop; /* a callback's status that stopped the decode; TW_OK while none */
 } tw_body_dec;
 
 /* The steps of tw_format_ops: new, feed, reset, free (finish is the

@@ -97,8 +97,8 @@ tw_status tw_wire_stream_feed(void *s, const char *buf, size_t len)
         return TW_ERR_STATE;
     if (w->stop != TW_OK)
         return w->stop;
-    tw_status st = tw_wire_sse_feed(&w->sse, &w->L, &w->fed, &w->too_large, &w->head,
-                                    &w->head_off, buf, len);
+    tw_status st =
+        tw_wire_sse_feed(&w->sse, &w->L, &w->fed, &w->too_large, &w->head, &w->head_off, buf, len);
     return st == TW_OK ? w->stop : st;
 }
 
@@ -175,13 +175,12 @@ void tw_wire_stream_free(void *s)
     tw_free(s);
 }
 
-tw_status tw_wire_stream_decode(tw_wire_stream *w, const tw_wire_stream_kind *kind,
-                                const char *buf, size_t len, const tw_decode_opts *o,
-                                tw_result *out)
+tw_status tw_wire_stream_decode(tw_wire_stream *w, const tw_wire_stream_kind *kind, const char *buf,
+                                size_t len, const tw_decode_opts *o, tw_result *out)
 {
-    tw_status st = tw_decode_batch(w, tw_wire_stream_init(w, kind, o, NULL, NULL),
-                                   tw_wire_stream_feed, tw_wire_stream_finish,
-                                   tw_wire_stream_release, buf, len, out);
+    tw_status st =
+        tw_decode_batch(w, tw_wire_stream_init(w, kind, o, NULL, NULL), tw_wire_stream_feed,
+                        tw_wire_stream_finish, tw_wire_stream_release, buf, len, out);
     if (st != TW_OK)
         tw_result_init(out, o ? &o->limits : NULL); /* empty: nothing to free */
     return st;

@@ -44,18 +44,18 @@ typedef struct tw_wire_event {
 
 /* What a format adds to the base. */
 typedef struct tw_wire_stream_kind {
-    size_t size;       /* of the decoder, whose first member is the tw_wire_stream */
-    size_t depth;      /* levels of an event around the arguments, over max_depth */
-    const char *what;  /* an event's data, as chunk_json names it ("chunk data") */
+    size_t size;         /* of the decoder, whose first member is the tw_wire_stream */
+    size_t depth;        /* levels of an event around the arguments, over max_depth */
+    const char *what;    /* an event's data, as chunk_json names it ("chunk data") */
     const char *unended; /* stream_truncated when events came but none ended the stream */
-    bool done_marker;  /* data: [DONE] is read as the end marker (sets w->done) */
+    bool done_marker;    /* data: [DONE] is read as the end marker (sets w->done) */
     bool read_after_end; /* events after the end are read too (else dropped unread) */
-    size_t nkeep;      /* the format's own buffers a reset keeps the allocation of: */
-    size_t keep[2];    /* their offsets in the decoder */
+    size_t nkeep;        /* the format's own buffers a reset keeps the allocation of: */
+    size_t keep[2];      /* their offsets in the decoder */
     void (*init)(tw_wire_stream *w); /* NULL: nothing */
     /* an event (see above); its tree is dropped after */
     tw_status (*event)(tw_wire_stream *w, const tw_wire_event *e);
-    tw_status (*close)(tw_wire_stream *w);                         /* NULL: nothing */
+    tw_status (*close)(tw_wire_stream *w); /* NULL: nothing */
     bool (*ended)(const tw_wire_stream *w);
     tw_status (*end)(tw_wire_stream *w);
     void (*release)(tw_wire_stream *w); /* the format's own allocations; NULL: none */
@@ -73,9 +73,9 @@ struct tw_wire_stream {
     bool too_large;
     bool finished;
     bool any_event;
-    bool done;     /* data: [DONE] came (kind->done_marker) */
-    tw_buf head;   /* the input while no event came yet (<= max_event_bytes) */
-    bool head_off; /* head is past its cap, not needed, or an event came */
+    bool done;           /* data: [DONE] came (kind->done_marker) */
+    tw_buf head;         /* the input while no event came yet (<= max_event_bytes) */
+    bool head_off;       /* head is past its cap, not needed, or an event came */
     bool nonstd_warned;  /* json_not_rfc8259 given once per stream */
     tw_json_arena arena; /* each event's tree: read, then dropped whole */
     tw_status stop;      /* a callback's status that stopped the decode; TW_OK while none */
@@ -111,9 +111,8 @@ void tw_wire_stream_free(void *s);
  * buf whole, finish, release (tw_decode_batch); on a failure *out is left
  * empty, its diagnostic lists capped as o says.
  */
-tw_status tw_wire_stream_decode(tw_wire_stream *w, const tw_wire_stream_kind *kind,
-                                const char *buf, size_t len, const tw_decode_opts *o,
-                                tw_result *out);
+tw_status tw_wire_stream_decode(tw_wire_stream *w, const tw_wire_stream_kind *kind, const char *buf,
+                                size_t len, const tw_decode_opts *o, tw_result *out);
 
 /* Is e's SSE event type `name` (event: error, …)? */
 bool tw_wire_event_is(const tw_wire_event *e, const char *name);

@@ -19,7 +19,10 @@ struct tw_client {
 };
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static void curl_init_once(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
+static void curl_init_once(void)
+{
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+}
 
 tw_client *tw_client_new(const tw_client_opts *o)
 {
@@ -85,10 +88,19 @@ void tw_http_response_free(tw_http_response *r)
 
 bool tw_client_header_reserved(const char *name)
 {
-    static const char *const names[] = {"authorization", "x-api-key", "x-goog-api-key", "api-key", "host",
+    static const char *const names[] = {"authorization",
+                                        "x-api-key",
+                                        "x-goog-api-key",
+                                        "api-key",
+                                        "host",
                                         "content-length",
-                                        "transfer-encoding", "connection", "accept-encoding",
-                                        "proxy-authorization", "cookie", "expect", NULL};
+                                        "transfer-encoding",
+                                        "connection",
+                                        "accept-encoding",
+                                        "proxy-authorization",
+                                        "cookie",
+                                        "expect",
+                                        NULL};
     for (size_t i = 0; names[i]; i++)
         if (strcasecmp(name, names[i]) == 0)
             return true;
@@ -209,7 +221,10 @@ static int on_progress(void *user, curl_off_t dt, curl_off_t dn, curl_off_t ut, 
     return o->abandon(o->abandon_user) ? 1 : 0;
 }
 
-static bool abandoned(const tw_client_opts *o) { return o->abandon && o->abandon(o->abandon_user); }
+static bool abandoned(const tw_client_opts *o)
+{
+    return o->abandon && o->abandon(o->abandon_user);
+}
 
 /* A wait between attempts, cut short when the caller abandons the call. */
 static void wait_ms(const tw_client_opts *o, long ms)
@@ -223,7 +238,10 @@ static void wait_ms(const tw_client_opts *o, long ms)
         sleep_ms(left < 50 ? left : 50);
 }
 
-static bool retryable_status(int s) { return s == 429 || s == 500 || s == 502 || s == 503 || s == 504; }
+static bool retryable_status(int s)
+{
+    return s == 429 || s == 500 || s == 502 || s == 503 || s == 504;
+}
 
 static bool is_loopback_url(const char *u)
 {
@@ -252,7 +270,8 @@ tw_status tw_client_send(tw_client *c, const char *method, const char *path, con
     tw_auth_style auth = c->o.auth;
     if (auth == TW_AUTH_AUTO) {
         size_t pl = path ? strlen(path) : 0;
-        auth = pl >= 8 && strcmp(path + pl - 8, "messages") == 0 ? TW_AUTH_ANTHROPIC : TW_AUTH_BEARER;
+        auth =
+            pl >= 8 && strcmp(path + pl - 8, "messages") == 0 ? TW_AUTH_ANTHROPIC : TW_AUTH_BEARER;
         if (tw_path_kind(path) == TW_API_GEMINI)
             auth = TW_AUTH_GOOGLE;
     }
@@ -308,7 +327,8 @@ tw_status tw_client_send(tw_client *c, const char *method, const char *path, con
     tw_status result = TW_ERR_IO;
     for (int attempt = 0; attempt <= c->o.max_retries; attempt++) {
         if (abandoned(&c->o)) {
-            snprintf(out->transport_error, sizeof out->transport_error, "abandoned: the caller gave up");
+            snprintf(out->transport_error, sizeof out->transport_error,
+                     "abandoned: the caller gave up");
             out->status = 0;
             result = TW_ERR_IO;
             break;
@@ -363,7 +383,8 @@ tw_status tw_client_send(tw_client *c, const char *method, const char *path, con
         out->status = (int)status;
         tw_attempt *a = &out->attempts[out->nattempts++];
         a->status = (int)status;
-        a->retry_after_ms = tw_parse_retry_after(tw_kv_get(out->headers, out->nheaders, "retry-after"));
+        a->retry_after_ms =
+            tw_parse_retry_after(tw_kv_get(out->headers, out->nheaders, "retry-after"));
         a->waited_ms = 0;
         a->error[0] = 0;
         if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && out->truncated)) {
@@ -379,7 +400,8 @@ tw_status tw_client_send(tw_client *c, const char *method, const char *path, con
             bool add_os = os && !strstr(msg, os);
             /* libcurl's words may quote the URL: scrubbed whole, then cut */
             char full[CURL_ERROR_SIZE + 160];
-            snprintf(full, sizeof full, "%s%s%s%s", msg, add_os ? " (" : "", add_os ? os : "", add_os ? ")" : "");
+            snprintf(full, sizeof full, "%s%s%s%s", msg, add_os ? " (" : "", add_os ? os : "",
+                     add_os ? ")" : "");
             tw_secret_clip_into(out->transport_error, sizeof out->transport_error, full);
             tw_secret_clip_into(a->error, sizeof a->error, full);
         } else if (out->truncated) {
@@ -387,7 +409,8 @@ tw_status tw_client_send(tw_client *c, const char *method, const char *path, con
                      "response larger than %zu bytes: read stopped", c->o.max_bytes);
         }
         if (rc == CURLE_ABORTED_BY_CALLBACK) {
-            snprintf(out->transport_error, sizeof out->transport_error, "abandoned: the caller gave up");
+            snprintf(out->transport_error, sizeof out->transport_error,
+                     "abandoned: the caller gave up");
             snprintf(a->error, sizeof a->error, "abandoned: the caller gave up");
             result = TW_ERR_IO;
             break;
@@ -413,7 +436,8 @@ tw_status tw_client_send(tw_client *c, const char *method, const char *path, con
     out->elapsed_ms = now_ms() - t0;
     if (out->transport_error[0] && out->nattempts > 1) {
         size_t tl = strlen(out->transport_error);
-        snprintf(out->transport_error + tl, sizeof out->transport_error - tl, ", after %d attempts", out->nattempts);
+        snprintf(out->transport_error + tl, sizeof out->transport_error - tl, ", after %d attempts",
+                 out->nattempts);
     }
     curl_slist_free_all(hl);
     if (auth_h) {

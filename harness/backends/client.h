@@ -18,24 +18,24 @@
 #include "url.h"
 
 typedef enum tw_auth_style {
-    TW_AUTH_AUTO = 0,   /* by path: /v1/messages -> Anthropic, …:generateContent and
-                         * …:streamGenerateContent -> Google, else Bearer */
-    TW_AUTH_BEARER,     /* Authorization: Bearer KEY */
-    TW_AUTH_ANTHROPIC,  /* x-api-key: KEY, anthropic-version */
+    TW_AUTH_AUTO = 0,  /* by path: /v1/messages -> Anthropic, …:generateContent and
+                        * …:streamGenerateContent -> Google, else Bearer */
+    TW_AUTH_BEARER,    /* Authorization: Bearer KEY */
+    TW_AUTH_ANTHROPIC, /* x-api-key: KEY, anthropic-version */
     TW_AUTH_NONE,
-    TW_AUTH_GOOGLE      /* x-goog-api-key: KEY (never a key= query parameter) */
+    TW_AUTH_GOOGLE /* x-goog-api-key: KEY (never a key= query parameter) */
 } tw_auth_style;
 
 typedef struct tw_client_opts {
-    const char *base_url;       /* "http://127.0.0.1:8080", "https://api.openai.com" */
-    const char *key_env;        /* environment variable holding the key, or NULL */
+    const char *base_url; /* "http://127.0.0.1:8080", "https://api.openai.com" */
+    const char *key_env;  /* environment variable holding the key, or NULL */
     tw_auth_style auth;
-    long connect_timeout_ms;    /* 0: 10000 */
-    long total_timeout_ms;      /* 0: 120000 (one attempt) */
-    int max_retries;            /* retries after the first attempt; -1: 2 */
-    long backoff_ms;            /* first backoff; doubles each retry; 0: 250 */
-    long max_wait_ms;           /* longest wait honoured (Retry-After or backoff); 0: 60000 */
-    size_t max_bytes;           /* cap on the response body; 0: limits.max_input_bytes */
+    long connect_timeout_ms;       /* 0: 10000 */
+    long total_timeout_ms;         /* 0: 120000 (one attempt) */
+    int max_retries;               /* retries after the first attempt; -1: 2 */
+    long backoff_ms;               /* first backoff; doubles each retry; 0: 250 */
+    long max_wait_ms;              /* longest wait honoured (Retry-After or backoff); 0: 60000 */
+    size_t max_bytes;              /* cap on the response body; 0: limits.max_input_bytes */
     const char *anthropic_version; /* 0: "2023-06-01" unless the request sets one */
     /* Asked during a transfer (libcurl's progress callback: at least about once a
      * second) and before every attempt and wait: true abandons the call, which
@@ -47,22 +47,22 @@ typedef struct tw_client_opts {
 
 /* One attempt, for the retry log. */
 typedef struct tw_attempt {
-    int status;                 /* 0: no HTTP status */
-    long retry_after_ms;        /* from the response, -1 when none */
-    long waited_ms;             /* wait before the next attempt (0 for the last) */
-    char error[128];            /* transport error, "" when none */
+    int status;          /* 0: no HTTP status */
+    long retry_after_ms; /* from the response, -1 when none */
+    long waited_ms;      /* wait before the next attempt (0 for the last) */
+    char error[128];     /* transport error, "" when none */
 } tw_attempt;
 
 #define TW_CLIENT_MAX_ATTEMPTS 8
 
 typedef struct tw_http_response {
-    int status;                 /* 0: no response */
-    tw_kv *headers;             /* owned; names lower-cased as received */
+    int status;     /* 0: no response */
+    tw_kv *headers; /* owned; names lower-cased as received */
     size_t nheaders;
-    tw_buf body;                /* owned */
-    bool truncated;             /* the body hit max_bytes and the read stopped */
-    char transport_error[256];  /* "" when the transfer completed */
-    long elapsed_ms;            /* whole call, retries included */
+    tw_buf body;               /* owned */
+    bool truncated;            /* the body hit max_bytes and the read stopped */
+    char transport_error[256]; /* "" when the transfer completed */
+    long elapsed_ms;           /* whole call, retries included */
     tw_attempt attempts[TW_CLIENT_MAX_ATTEMPTS];
     int nattempts;
 } tw_http_response;
@@ -75,8 +75,8 @@ void tw_client_free(tw_client *c);
 
 /*
  * Send one request: method, path (joined to the base URL by tw_url_join:
- * before the base's query, without doubling "/v1"), extra headers (fixture headers; credentials, Host and
- * Content-Length among them are ignored), body bytes. Fills *out (free with
+ * before the base's query, without doubling "/v1"), extra headers (fixture headers; credentials,
+ * Host and Content-Length among them are ignored), body bytes. Fills *out (free with
  * tw_http_response_free) even on failure. Returns TW_OK when an HTTP
  * response arrived (any status), TW_ERR_IO when none did, TW_ERR_INVALID
  * when key_env names an unset variable.

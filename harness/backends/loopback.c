@@ -32,6 +32,15 @@ tw_status tw_loop_start(const tw_loop_opts *o, tw_loop **out, tw_error *err)
     return TW_OK;
 }
 
-unsigned short tw_loop_port(const tw_loop *l) { return tw_mock_port((const tw_mock *)l); }
-const char *tw_loop_url(const tw_loop *l) { return tw_mock_url((const tw_mock *)l); }
-void tw_loop_stop(tw_loop *l) { tw_mock_stop((tw_mock *)l); }
+unsigned short tw_loop_port(const tw_loop *l)
+{
+    return tw_mock_port((const tw_mock *)l);
+}
+const char *tw_loop_url(const tw_loop *l)
+{
+    return tw_mock_url((const tw_mock *)l);
+}
+void tw_loop_stop(tw_loop *l)
+{
+    tw_mock_stop((tw_mock *)l);
+}

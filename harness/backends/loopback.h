@@ -27,16 +27,16 @@ typedef tw_mock_reply tw_loop_reply;
 typedef tw_mock_handler tw_loop_fn;
 
 typedef struct tw_loop_opts {
-    unsigned short port;         /* 0: any free port */
-    size_t max_body;             /* request body cap; 0: 16 MiB */
-    unsigned max_connections;    /* open connections in all; 0: 4096 */
-    unsigned max_per_ip;         /* open connections from one address; 0: 128 */
-    unsigned threads;            /* event-loop threads; 0: 4 */
-    unsigned workers;            /* threads running the callback; 0: 16 */
+    unsigned short port;          /* 0: any free port */
+    size_t max_body;              /* request body cap; 0: 16 MiB */
+    unsigned max_connections;     /* open connections in all; 0: 4096 */
+    unsigned max_per_ip;          /* open connections from one address; 0: 128 */
+    unsigned threads;             /* event-loop threads; 0: 4 */
+    unsigned workers;             /* threads running the callback; 0: 16 */
     unsigned request_deadline_ms; /* a request must arrive whole within this; 0: 30000 */
-    size_t inflight_budget;      /* request body bytes held in all; 0: 64 MiB */
-    unsigned timeout_s;          /* no-progress (idle) timeout of a connection; 0: 120 */
-    const char *header;          /* request header passed to the callback, or NULL */
+    size_t inflight_budget;       /* request body bytes held in all; 0: 64 MiB */
+    unsigned timeout_s;           /* no-progress (idle) timeout of a connection; 0: 120 */
+    const char *header;           /* request header passed to the callback, or NULL */
     tw_loop_fn fn;
     void *user;
 } tw_loop_opts;
@@ -45,7 +45,10 @@ typedef struct tw_loop tw_loop;
 
 /* Has the client of this request left, or is the server stopping? (A callback
  * that waits on something asks this and stops its work.) */
-static inline bool tw_loop_reply_abandoned(const tw_loop_reply *r) { return tw_mock_reply_abandoned(r); }
+static inline bool tw_loop_reply_abandoned(const tw_loop_reply *r)
+{
+    return tw_mock_reply_abandoned(r);
+}
 
 /* TW_ERR_IO when the port cannot be bound (why says which). */
 tw_status tw_loop_start(const tw_loop_opts *o, tw_loop **out, tw_error *err);

@@ -50,7 +50,8 @@ static void notify_conn(void *cls, struct MHD_Connection *c, void **ctx,
 {
     tw_mock *m = cls;
     if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
-        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
         conn_ent *e = calloc(1, sizeof *e);
         if (!e || !ci) {
             /* untracked connections would escape the deadline: refuse them */
@@ -196,8 +197,10 @@ tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o,
         for (size_t k = 0; m->served[i] && !nomem && k < fx[i].nexchanges; k++)
             m->norm[m->ex_base[i] + k] = tw_mock_normalise(fx[i].exchanges[k].req.body, &nomem);
     if (!nomem) {
-        tw_match_in mi = {fx, nfx, m->served, (const cJSON *const *)m->norm, m->ex_base, "", "", NULL,
-                          NULL, "", m->o.match, m->o.ignore_keys, NULL};
+        tw_match_in mi = {fx,         nfx, m->served,  (const cJSON *const *)m->norm,
+                          m->ex_base, "",  "",         NULL,
+                          NULL,       "",  m->o.match, m->o.ignore_keys,
+                          NULL};
         nomem = tw_match_index_build(&mi, &m->index) != TW_OK || !tw_mock_prepare(m);
         /* at most max_input_bytes of request bytes kept for the choices made */
         m->memo = nomem ? NULL : tw_match_memo_new(total, m->o.limits.max_input_bytes);
@@ -227,15 +230,13 @@ tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o,
      * a request of the plain mode while a handler worker answers it */
     bool workers = !m->o.handler || tw_mock_workers_start(m);
     if (workers)
-        m->d = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME, opts.port, NULL,
-                                NULL, tw_mock_handle, m, MHD_OPTION_SOCK_ADDR, &sa,
-                                MHD_OPTION_THREAD_POOL_SIZE, m->o.threads,
-                                MHD_OPTION_NOTIFY_COMPLETED, tw_mock_completed, m,
-                                MHD_OPTION_NOTIFY_CONNECTION, notify_conn, m,
-                                MHD_OPTION_CONNECTION_TIMEOUT, idle,
-                                MHD_OPTION_CONNECTION_LIMIT, m->o.max_connections,
-                                MHD_OPTION_PER_IP_CONNECTION_LIMIT, m->o.max_per_ip,
-                                MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024, MHD_OPTION_END);
+        m->d = MHD_start_daemon(
+            MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME, opts.port, NULL, NULL,
+            tw_mock_handle, m, MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_THREAD_POOL_SIZE, m->o.threads,
+            MHD_OPTION_NOTIFY_COMPLETED, tw_mock_completed, m, MHD_OPTION_NOTIFY_CONNECTION,
+            notify_conn, m, MHD_OPTION_CONNECTION_TIMEOUT, idle, MHD_OPTION_CONNECTION_LIMIT,
+            m->o.max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT, m->o.max_per_ip,
+            MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024, MHD_OPTION_END);
     if (m->d && pthread_create(&m->timer, NULL, timer_main, m) == 0)
         m->timer_started = true;
     if (!m->d || !m->timer_started) {
@@ -243,7 +244,8 @@ tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o,
         if (refused)
             tw_error_set(err, TW_ERR_IO, -1, NULL, "127.0.0.1:%u: %s", opts.port, refused);
         else
-            tw_error_set(err, TW_ERR_IO, -1, NULL, "cannot start the server on 127.0.0.1:%u", opts.port);
+            tw_error_set(err, TW_ERR_IO, -1, NULL, "cannot start the server on 127.0.0.1:%u",
+                         opts.port);
         atomic_store(&m->stopping, true);
         tw_mock_workers_stop(m);
         if (m->d)
@@ -264,8 +266,14 @@ tw_status tw_mock_start(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o,
     return TW_OK;
 }
 
-unsigned short tw_mock_port(const tw_mock *m) { return m->port; }
-const char *tw_mock_url(const tw_mock *m) { return m->url; }
+unsigned short tw_mock_port(const tw_mock *m)
+{
+    return m->port;
+}
+const char *tw_mock_url(const tw_mock *m)
+{
+    return m->url;
+}
 
 unsigned long tw_mock_seq(tw_mock *m)
 {
@@ -283,9 +291,15 @@ tw_status tw_mock_records(tw_mock *m, unsigned long since, tw_mock_record **out,
     return ok ? TW_OK : TW_ERR_NOMEM;
 }
 
-unsigned long tw_mock_deadline_cuts(tw_mock *m) { return atomic_load(&m->cuts); }
+unsigned long tw_mock_deadline_cuts(tw_mock *m)
+{
+    return atomic_load(&m->cuts);
+}
 
-size_t tw_mock_inflight(tw_mock *m) { return atomic_load(&m->inflight); }
+size_t tw_mock_inflight(tw_mock *m)
+{
+    return atomic_load(&m->inflight);
+}
 
 void tw_mock_records_free(tw_mock_record *r, size_t n)
 {

@@ -36,10 +36,10 @@ typedef enum tw_match_mode {
 
 /* The answer a handler fills in (see tw_mock_opts.handler). */
 typedef struct tw_mock_reply {
-    int status;               /* 200 unless set */
-    const char *ctype;        /* static; "application/json" unless set */
-    tw_buf body;              /* owned by the server after the callback */
-    const void *job;          /* the server's: what tw_mock_reply_abandoned asks about */
+    int status;        /* 200 unless set */
+    const char *ctype; /* static; "application/json" unless set */
+    tw_buf body;       /* owned by the server after the callback */
+    const void *job;   /* the server's: what tw_mock_reply_abandoned asks about */
 } tw_mock_reply;
 
 /*
@@ -56,28 +56,28 @@ typedef void (*tw_mock_handler)(void *user, const char *method, const char *url,
                                 const char *body, size_t len, tw_mock_reply *reply);
 
 typedef struct tw_mock_opts {
-    const char *profile;           /* "replay" (NULL), "hermes", "qwen3-coder", "anthropic", "vllm-native",
-                                      "script", "auto": each fixture with the profile that fits it */
+    const char *profile; /* "replay" (NULL), "hermes", "qwen3-coder", "anthropic", "vllm-native",
+                            "script", "auto": each fixture with the profile that fits it */
     tw_match_mode match;
     const char *const *ignore_keys; /* NULL-terminated; NULL: stream, stream_options, model,
                                        temperature, top_p, max_tokens, seed, user, n */
-    bool timing;                   /* replay the recorded delays between events */
-    const cJSON *faults;           /* faults for exchanges that have none (not owned) */
-    unsigned short port;           /* 0: any free port */
-    tw_limits limits;              /* max_input_bytes bounds request bodies */
-    size_t max_records;            /* verdict log entries kept; 0: 100000 */
-    FILE *log;                     /* one line per request, or NULL */
-    bool log_bodies;               /* the log line also holds the request body… */
-    size_t log_body_max;           /* …cut after this many bytes; 0: TW_MOCK_DEFAULT_LOG_BODY_MAX */
+    bool timing;                    /* replay the recorded delays between events */
+    const cJSON *faults;            /* faults for exchanges that have none (not owned) */
+    unsigned short port;            /* 0: any free port */
+    tw_limits limits;               /* max_input_bytes bounds request bodies */
+    size_t max_records;             /* verdict log entries kept; 0: 100000 */
+    FILE *log;                      /* one line per request, or NULL */
+    bool log_bodies;                /* the log line also holds the request body… */
+    size_t log_body_max; /* …cut after this many bytes; 0: TW_MOCK_DEFAULT_LOG_BODY_MAX */
     /* hostile clients */
-    unsigned threads;              /* event-loop threads (epoll); 0: 4 */
-    unsigned max_connections;      /* open connections in all; 0: 4096 */
-    unsigned max_per_ip;           /* open connections from one address; 0: 128 */
-    unsigned request_deadline_ms;  /* a request must arrive whole (headers and body) within
-                                      this long of the connection opening or the previous
-                                      answer ending, else the connection is closed; 0: 30000 */
-    size_t inflight_budget;        /* request body bytes held across all connections; past it
-                                      a request is answered 503 with Retry-After; 0: 64 MiB */
+    unsigned threads;             /* event-loop threads (epoll); 0: 4 */
+    unsigned max_connections;     /* open connections in all; 0: 4096 */
+    unsigned max_per_ip;          /* open connections from one address; 0: 128 */
+    unsigned request_deadline_ms; /* a request must arrive whole (headers and body) within
+                                     this long of the connection opening or the previous
+                                     answer ending, else the connection is closed; 0: 30000 */
+    size_t inflight_budget;       /* request body bytes held across all connections; past it
+                                     a request is answered 503 with Retry-After; 0: 64 MiB */
     /* the plain mode (loopback.h): no fixtures, no matching, no checks and no
      * records; every request's whole body (limits.max_input_bytes, 413 past
      * it) goes to handler. The same event loops, limits and deadline as the
@@ -88,9 +88,9 @@ typedef struct tw_mock_opts {
      * it is not handed to the handler. */
     tw_mock_handler handler;
     void *handler_user;
-    const char *handler_header;    /* request header passed to the handler, or NULL */
-    unsigned handler_workers;      /* threads running the handler; 0: 16 */
-    unsigned idle_timeout_s;       /* no-progress timeout of a connection; 0: 120 */
+    const char *handler_header; /* request header passed to the handler, or NULL */
+    unsigned handler_workers;   /* threads running the handler; 0: 16 */
+    unsigned idle_timeout_s;    /* no-progress timeout of a connection; 0: 120 */
 } tw_mock_opts;
 
 #define TW_MOCK_DEFAULT_THREADS 4u

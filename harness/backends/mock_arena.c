@@ -15,7 +15,7 @@ typedef struct body_arena {
     char *block;
     size_t used;
     bool on;
-    bool spilled;            /* an allocation went to the heap while on */
+    bool spilled; /* an allocation went to the heap while on */
 } body_arena;
 
 static _Thread_local body_arena t_arena;
@@ -95,6 +95,7 @@ void tw_mock_arena_drop(cJSON *t)
     const body_arena *a = &t_arena;
     if (!t)
         return;
-    if (a->spilled || !a->block || (const char *)t < a->block || (const char *)t >= a->block + BODY_ARENA_BYTES)
+    if (a->spilled || !a->block || (const char *)t < a->block ||
+        (const char *)t >= a->block + BODY_ARENA_BYTES)
         cJSON_Delete(t);
 }

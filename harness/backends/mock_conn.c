@@ -62,7 +62,8 @@ bool tw_mock_defer(tw_mock *m, struct MHD_Connection *c, long ms)
 
 conn_ent *tw_mock_conn_of(struct MHD_Connection *c)
 {
-    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     return ci ? ci->socket_context : NULL;
 }
 

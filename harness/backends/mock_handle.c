@@ -5,17 +5,16 @@
  */
 #include "mock_int.h"
 
-
 /* ---- per request ---- */
 
 typedef struct req_ctx {
     tw_buf body;
     bool too_large;
-    bool over_budget;        /* the in-flight budget was full: answer 503 */
-    size_t held;             /* bytes counted in tw_mock.inflight */
-    bool delayed;            /* the delay_ms fault has been waited */
-    long arrived_ms;         /* when the whole request had arrived */
-    tw_mock_job *job;        /* the plain mode: the handler's job while it runs */
+    bool over_budget; /* the in-flight budget was full: answer 503 */
+    size_t held;      /* bytes counted in tw_mock.inflight */
+    bool delayed;     /* the delay_ms fault has been waited */
+    long arrived_ms;  /* when the whole request had arrived */
+    tw_mock_job *job; /* the plain mode: the handler's job while it runs */
 } req_ctx;
 
 typedef tw_mock_chunk chunk;
@@ -36,11 +35,11 @@ typedef struct out_resp {
     struct MHD_Connection *conn;
     chunk *c;
     size_t n, cap;
-    bool borrowed;         /* c is a prepared answer's (tw_mock_prep): not freed here */
+    bool borrowed; /* c is a prepared answer's (tw_mock_prep): not freed here */
     size_t idx, pos;
     bool delayed;
-    size_t drop_after;     /* chunks sent before the connection is dropped (SIZE_MAX: never) */
-    size_t byte_cap;       /* bytes sent before the stream ends (SIZE_MAX: all) */
+    size_t drop_after; /* chunks sent before the connection is dropped (SIZE_MAX: never) */
+    size_t byte_cap;   /* bytes sent before the stream ends (SIZE_MAX: all) */
     size_t sent;
 } out_resp;
 
@@ -124,7 +123,10 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
     return MHD_CONTENT_READER_END_OF_STREAM;
 }
 
-static void reader_free(void *cls) { out_free(cls); }
+static void reader_free(void *cls)
+{
+    out_free(cls);
+}
 
 /* ---- building answers ---- */
 
@@ -189,8 +191,10 @@ static void fmt_index(char *p, size_t v)
 
 static bool is_hop_header(const char *n)
 {
-    static const char *const hop[] = {"content-length", "transfer-encoding", "connection",
-                                      "content-encoding", "keep-alive", "date", "server", NULL};
+    static const char *const hop[] = {"content-length", "transfer-encoding",
+                                      "connection",     "content-encoding",
+                                      "keep-alive",     "date",
+                                      "server",         NULL};
     for (size_t i = 0; hop[i]; i++)
         if (strcasecmp(n, hop[i]) == 0)
             return true;
@@ -200,7 +204,7 @@ static bool is_hop_header(const char *n)
 typedef struct answer {
     int status;
     char ctype[64];
-    tw_kv *headers;        /* borrowed from the fixture (replay) */
+    tw_kv *headers; /* borrowed from the fixture (replay) */
     size_t nheaders;
     bool stream;
     out_resp *out;
@@ -210,7 +214,8 @@ typedef struct answer {
 /* The reference servers: the model text (the exchange's, or the script's),
  * decoded and encoded by mock_ref.c. */
 static void answer_reference(tw_mock *m, const char *profile, const tw_fx_exchange *x,
-                             const cJSON *body, const char *url, tw_api_kind kind, bool post, answer *a)
+                             const cJSON *body, const char *url, tw_api_kind kind, bool post,
+                             answer *a)
 {
     tw_ref_answer r;
     /* Gemini: the URL names the model and asks for a stream, which toolwire
@@ -223,9 +228,8 @@ static void answer_reference(tw_mock *m, const char *profile, const tw_fx_exchan
         size_t gl = strcspn(gm, ":");
         snprintf(gmodel, sizeof gmodel, "%.*s", (int)(gl < 120 ? gl : 120), gm);
     }
-    const char *alt = gstream ? MHD_lookup_connection_value(a->out->conn, MHD_GET_ARGUMENT_KIND,
-                                                            "alt")
-                              : NULL;
+    const char *alt =
+        gstream ? MHD_lookup_connection_value(a->out->conn, MHD_GET_ARGUMENT_KIND, "alt") : NULL;
     if (gstream && (!alt || strcmp(alt, "sse") != 0)) {
         memset(&r, 0, sizeof r);
         r.status = 400;
@@ -236,8 +240,9 @@ static void answer_reference(tw_mock *m, const char *profile, const tw_fx_exchan
         tw_ref_answer_script_at(post ? kind : 0, gstream, gmodel[0] ? gmodel : NULL, body,
                                 &m->o.limits, &r);
     } else {
-        tw_ref_text t = {x->model_text, x->model_pass1, x->model_pass2, x->decode_format,
-                         x->decode_options, gstream, gmodel[0] ? gmodel : NULL};
+        tw_ref_text t = {
+            x->model_text,     x->model_pass1, x->model_pass2,           x->decode_format,
+            x->decode_options, gstream,        gmodel[0] ? gmodel : NULL};
         /* qwen3-coder answers /generate as the vllm-native server with its XML parser */
         bool qg = kind == TW_API_GENERATE && strcmp(profile, "qwen3-coder") == 0;
         if (qg && !t.decode_format)
@@ -255,7 +260,8 @@ static void answer_reference(tw_mock *m, const char *profile, const tw_fx_exchan
         tw_buf_free(&eb);
     } else if (r.status == 200) {
         a->stream = r.stream;
-        snprintf(a->ctype, sizeof a->ctype, "%s", r.stream ? "text/event-stream" : "application/json");
+        snprintf(a->ctype, sizeof a->ctype, "%s",
+                 r.stream ? "text/event-stream" : "application/json");
         bool ok = r.stream ? add_sse_split(a->out, r.body.data ? r.body.data : "", r.body.len)
                            : out_add(a->out, r.body.data ? r.body.data : "", r.body.len, 0);
         if (!ok) {
@@ -365,7 +371,10 @@ static void answer_replay(tw_mock *m, const tw_fx_exchange *x, const tw_mock_pre
     a->stream = r->stream;
     const char *ct = tw_kv_get(r->headers, r->nheaders, "Content-Type");
     copy_cut(a->ctype, sizeof a->ctype,
-             ct ? ct : r->stream ? "text/event-stream" : r->body_text ? "text/plain" : "application/json");
+             ct             ? ct
+             : r->stream    ? "text/event-stream"
+             : r->body_text ? "text/plain"
+                            : "application/json");
     bool ok = true;
     if (p && p->bytes) {
         /* prepared when the server started: borrowed, not copied */
@@ -428,7 +437,8 @@ static void request_headers(struct MHD_Connection *c, const char *name, char *ds
 static enum MHD_Result send_simple(struct MHD_Connection *conn, int status, const char *ctype,
                                    const char *body, size_t len, const char *retry_after)
 {
-    struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
     if (!r)
         return MHD_NO;
     MHD_add_response_header(r, "Content-Type", ctype);
@@ -444,7 +454,8 @@ static void log_record(tw_mock *m, tw_mock_record *rec)
     tw_buf line = {0}, extra = {0};
     /* the note and the body (parsed for credentials) are prepared outside the lock */
     if (m->o.log)
-        tw_mock_log_extra(&extra, rec, m->o.log_bodies ? m->o.log_body_max : 0, m->o.limits.max_depth);
+        tw_mock_log_extra(&extra, rec, m->o.log_bodies ? m->o.log_body_max : 0,
+                          m->o.limits.max_depth);
     pthread_mutex_lock(&m->mu);
     rec->seq = ++m->seq;
     if (m->o.log) {
@@ -460,8 +471,9 @@ static void log_record(tw_mock *m, tw_mock_record *rec)
         }
         tw_buf_printf(&line, " %d%s", rec->status, rec->fault ? " fault" : "");
         if (rec->ambiguous > 1)
-            tw_buf_printf(&line, " ambiguous: %zu exchanges match; answered %s#%ld; name one with "
-                                 TW_MOCK_EXCHANGE_HEADER,
+            tw_buf_printf(&line,
+                          " ambiguous: %zu exchanges match; answered %s#%ld; name one "
+                          "with " TW_MOCK_EXCHANGE_HEADER,
                           rec->ambiguous, rec->fixture, rec->exchange);
         /* error and warn checks as failures; info checks (advice) apart */
         size_t infos = 0;
@@ -581,8 +593,9 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     snprintf(rec.hint, sizeof rec.hint, "%s", hint);
 
     if (rc->over_budget) {
-        tw_mock_error_body(&eb, kind, 503, kind == TW_API_ANTHROPIC ? "overloaded_error" : "server_error",
-                   "the server holds too many request bytes; retry later", "busy");
+        tw_mock_error_body(&eb, kind, 503,
+                           kind == TW_API_ANTHROPIC ? "overloaded_error" : "server_error",
+                           "the server holds too many request bytes; retry later", "busy");
         rec.status = 503;
         enum MHD_Result ret = send_simple(conn, 503, "application/json", eb.data, eb.len, "1");
         tw_check_set_fill(&rec.checks, true, "request refused: in-flight budget full");
@@ -591,7 +604,8 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         return ret;
     }
     if (rc->too_large) {
-        tw_mock_error_body(&eb, kind, 413, "invalid_request_error", "request body too large", "body_too_large");
+        tw_mock_error_body(&eb, kind, 413, "invalid_request_error", "request body too large",
+                           "body_too_large");
         rec.status = 413;
         enum MHD_Result ret = send_simple(conn, 413, "application/json", eb.data, eb.len, NULL);
         tw_check_set_fill(&rec.checks, true, "request body too large");
@@ -606,7 +620,7 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     uint64_t mkey = 0;
     conn_ent *ce = tw_mock_conn_of(conn);
     bool memo = !hint[0] && tw_match_memo_get(m->memo, ce ? &ce->memo_last : NULL, method, url,
-                                             rc->body.data, rc->body.len, &mkey, &mo, &kept);
+                                              rc->body.data, rc->body.len, &mkey, &mo, &kept);
     cJSON *own = NULL; /* the body's tree when this request parsed it */
     tw_error perr;     /* why the body is not JSON, for a reference server's 400 */
     tw_error_clear(&perr);
@@ -622,12 +636,15 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
 
     bool nomem = false;
     cJSON *norm = NULL;
-    tw_match_in mi = {m->fx, m->nfx, m->served, (const cJSON *const *)m->norm, m->ex_base, method,
-                      url, body, NULL, hint, m->o.match, m->o.ignore_keys, m->index};
+    tw_match_in mi = {m->fx,      m->nfx, m->served,  (const cJSON *const *)m->norm,
+                      m->ex_base, method, url,        body,
+                      NULL,       hint,   m->o.match, m->o.ignore_keys,
+                      m->index};
     if (!memo) {
         /* a named exchange is picked by its name: the body is not compared */
         tw_mock_arena_resume();
-        norm = m->o.match == TW_MATCH_NORMALISED && !hint[0] ? tw_mock_normalise(body, &nomem) : NULL;
+        norm =
+            m->o.match == TW_MATCH_NORMALISED && !hint[0] ? tw_mock_normalise(body, &nomem) : NULL;
         tw_mock_arena_end();
         mi.body_norm = norm;
         /* the exchange the connection's last request matched, when the
@@ -641,9 +658,10 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         if (!hint[0] && mo.found && !nomem && (body || !rc->body.len) &&
             tw_match_memo_claim(m->memo, m->ex_base[mo.fi] + mo.xi)) {
             cJSON *tree = NULL;
-            if (!rc->body.len ||
-                tw_json_parse(rc->body.data, rc->body.len, m->o.limits.max_depth, &tree, NULL) == TW_OK)
-                tw_match_memo_put(m->memo, mkey, method, url, rc->body.data, rc->body.len, &mo, tree);
+            if (!rc->body.len || tw_json_parse(rc->body.data, rc->body.len, m->o.limits.max_depth,
+                                               &tree, NULL) == TW_OK)
+                tw_match_memo_put(m->memo, mkey, method, url, rc->body.data, rc->body.len, &mo,
+                                  tree);
         }
     }
     if (!mo.found && m->script) {
@@ -656,12 +674,13 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     if (!mo.found) {
         tw_buf msg = {0}, near = {0}, diffs = {0};
         if (mo.hint_elsewhere || hint[0])
-            tw_buf_puts(&msg, mo.hint_elsewhere
-                                  ? "the exchange named by " TW_MOCK_EXCHANGE_HEADER
-                                    " has another method or path than this request"
-                                  : "no served exchange has the name given in " TW_MOCK_EXCHANGE_HEADER
-                                    " (expected FIXTURE#N: a fixture name as the fixture index lists"
-                                    " it and an exchange number from 0)");
+            tw_buf_puts(&msg,
+                        mo.hint_elsewhere
+                            ? "the exchange named by " TW_MOCK_EXCHANGE_HEADER
+                              " has another method or path than this request"
+                            : "no served exchange has the name given in " TW_MOCK_EXCHANGE_HEADER
+                              " (expected FIXTURE#N: a fixture name as the fixture index lists"
+                              " it and an exchange number from 0)");
         else if (nomem || tw_mock_nearest(&mi, &msg, &near, &diffs) != TW_OK)
             tw_buf_puts(&msg, "no fixture exchange matches this request");
         tw_mock_not_found_body(&eb, kind, msg.data ? msg.data : "", near.data, diffs.data);
@@ -687,11 +706,13 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     if (x->has_response && tw_profile_of(m->fprof[mfi]) == TW_PROFILE_REPLAY) {
         /* Gemini streams by its method (:streamGenerateContent), not a body key */
         bool want_stream = kind == TW_API_GEMINI ? strstr(url, ":streamGenerateContent") != NULL
-                                       : cJSON_IsTrue(tw_json_get(body, "stream"));
+                                                 : cJSON_IsTrue(tw_json_get(body, "stream"));
         bool is_stream = x->resp.nevents > 0;
         if (want_stream != is_stream)
-            rec.note = want_stream ? "the request asks for a stream; this exchange's recorded answer is not one"
-                                   : "the request asks for no stream; this exchange's recorded answer is a stream";
+            rec.note =
+                want_stream
+                    ? "the request asks for a stream; this exchange's recorded answer is not one"
+                    : "the request asks for no stream; this exchange's recorded answer is a stream";
     }
     size_t fl = copy_cut(rec.fixture, sizeof rec.fixture, mf->name ? mf->name : "");
     rec.exchange = (long)mxi;
@@ -738,9 +759,10 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     if (send_fault) {
         char ra[32];
         snprintf(ra, sizeof ra, "%ld", f_retry);
-        tw_mock_error_body(&eb, kind, (int)f_status, f_status == 429 ? "rate_limit_error" : "server_error",
-                   f_status == 429 ? "rate limited (injected fault)" : "unavailable (injected fault)",
-                   f_status == 429 ? "rate_limit_exceeded" : "server_error");
+        tw_mock_error_body(
+            &eb, kind, (int)f_status, f_status == 429 ? "rate_limit_error" : "server_error",
+            f_status == 429 ? "rate limited (injected fault)" : "unavailable (injected fault)",
+            f_status == 429 ? "rate_limit_exceeded" : "server_error");
         rec.status = (int)f_status;
         rec.fault = true;
         enum MHD_Result ret = send_simple(conn, (int)f_status, "application/json", eb.data, eb.len,
@@ -824,9 +846,10 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
     struct MHD_Response *resp;
     if (whole && a.out->borrowed) {
         /* a prepared body with its Content-Length, sent from where it lies */
-        resp = MHD_create_response_from_buffer(mfi < m->nfx ? m->prep[m->ex_base[mfi] + mxi].len : 0,
-                                               mfi < m->nfx ? m->prep[m->ex_base[mfi] + mxi].bytes : (void *)"",
-                                               MHD_RESPMEM_PERSISTENT);
+        resp = MHD_create_response_from_buffer(
+            mfi < m->nfx ? m->prep[m->ex_base[mfi] + mxi].len : 0,
+            mfi < m->nfx ? m->prep[m->ex_base[mfi] + mxi].bytes : (void *)"",
+            MHD_RESPMEM_PERSISTENT);
         out_free(a.out);
     } else if (whole) {
         /* a plain body with its Content-Length */
@@ -839,7 +862,8 @@ enum MHD_Result tw_mock_handle(void *cls, struct MHD_Connection *conn, const cha
         out_free(a.out);
     } else {
         (void)total;
-        resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, reader, a.out, reader_free);
+        resp =
+            MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, reader, a.out, reader_free);
         if (!resp)
             out_free(a.out);
     }

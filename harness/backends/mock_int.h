@@ -24,8 +24,8 @@
 #include "redact.h"
 
 typedef struct ex_state {
-    bool faulted;            /* the last answer was the fault status */
-    long retry_due_ms;       /* Retry-After deadline after a fault status, 0 none */
+    bool faulted;      /* the last answer was the fault status */
+    long retry_due_ms; /* Retry-After deadline after a fault status, 0 none */
     long retry_asked_ms;
 } ex_state;
 
@@ -36,12 +36,12 @@ typedef struct ex_state {
 typedef struct conn_ent {
     struct conn_ent *prev, *next;
     int fd;
-    atomic_long start_ms;    /* the request being received started here */
-    atomic_bool answering;   /* a response is queued or pending: no deadline */
-    bool cut;                /* shut down by the deadline */
-    const void *memo_last;   /* the memo's entry its last request found (its own thread's) */
-    size_t match_last;       /* the exchange (flat index) its last request matched: the
-                                guess tw_mock_match_one tries first (its own thread's) */
+    atomic_long start_ms;  /* the request being received started here */
+    atomic_bool answering; /* a response is queued or pending: no deadline */
+    bool cut;              /* shut down by the deadline */
+    const void *memo_last; /* the memo's entry its last request found (its own thread's) */
+    size_t match_last;     /* the exchange (flat index) its last request matched: the
+                              guess tw_mock_match_one tries first (its own thread's) */
 } conn_ent;
 
 /* A request of the plain mode waiting for, or run by, a handler worker
@@ -52,7 +52,7 @@ typedef struct tw_mock_job {
     struct tw_mock_job *next;
     tw_mock *m;
     struct MHD_Connection *conn;
-    int fd;                  /* the client's socket, for noticing that it closed; -1 unknown */
+    int fd; /* the client's socket, for noticing that it closed; -1 unknown */
     char *method, *url, *header;
     const char *body;
     size_t len;
@@ -85,38 +85,38 @@ struct tw_mock {
     struct MHD_Daemon *d;
     const tw_fixture *fx;
     size_t nfx;
-    size_t *ex_base;         /* index of each fixture's first exchange in st */
+    size_t *ex_base; /* index of each fixture's first exchange in st */
     ex_state *st;
-    bool *served;            /* fixture fits the profile */
-    const char **fprof;      /* the profile that serves each fixture (differs under "auto") */
-    cJSON **norm;            /* per exchange, like st: the body normalised for matching */
-    size_t ntotal;           /* exchanges in all */
-    tw_match_index *index;   /* the served exchanges by method, path and body */
-    tw_match_memo *memo;     /* the choices made, by the request's bytes (NULL: none kept) */
-    tw_mock_prep *prep;      /* per exchange, like st: the replayed answer, or empty */
+    bool *served;          /* fixture fits the profile */
+    const char **fprof;    /* the profile that serves each fixture (differs under "auto") */
+    cJSON **norm;          /* per exchange, like st: the body normalised for matching */
+    size_t ntotal;         /* exchanges in all */
+    tw_match_index *index; /* the served exchanges by method, path and body */
+    tw_match_memo *memo;   /* the choices made, by the request's bytes (NULL: none kept) */
+    tw_mock_prep *prep;    /* per exchange, like st: the replayed answer, or empty */
     tw_mock_opts o;
     char profile[32];
-    bool script;             /* the script profile: every request answered by script.h */
-    tw_fixture script_fx;    /* its one exchange, named "script#0" in the records */
+    bool script;          /* the script profile: every request answered by script.h */
+    tw_fixture script_fx; /* its one exchange, named "script#0" in the records */
     tw_fx_exchange script_ex;
     char url[64];
     unsigned short port;
-    pthread_mutex_t mu;      /* seq, log, st */
+    pthread_mutex_t mu; /* seq, log, st */
     unsigned long seq;
     tw_mock_ring log;
     atomic_bool stopping;
     /* hostile clients */
-    pthread_mutex_t cmu;     /* conns and their entries */
+    pthread_mutex_t cmu; /* conns and their entries */
     conn_ent *conns;
-    pthread_mutex_t smu;     /* pend, suspending and resuming */
+    pthread_mutex_t smu; /* pend, suspending and resuming */
     pending *pend;
     size_t npend, cappend;
     pthread_t timer;
     bool timer_started;
-    atomic_size_t inflight;  /* request body bytes held */
-    atomic_ulong cuts;       /* connections closed by the deadline */
+    atomic_size_t inflight; /* request body bytes held */
+    atomic_ulong cuts;      /* connections closed by the deadline */
     /* the plain mode's handler workers */
-    pthread_mutex_t jmu;     /* the job queue */
+    pthread_mutex_t jmu; /* the job queue */
     pthread_cond_t jcv;
     tw_mock_job *jhead, *jtail;
     pthread_t *workers;

@@ -13,7 +13,7 @@
  * `check`, its evidence lies in the record's strings. */
 typedef struct packed_check {
     int64_t offset;
-    uint32_t evidence;             /* offset in the strings */
+    uint32_t evidence; /* offset in the strings */
     uint16_t check;
     uint8_t verdict;
 } packed_check;
@@ -23,18 +23,21 @@ struct tw_mock_packed {
     unsigned long seq;
     long exchange;
     size_t ambiguous;
-    size_t size;                   /* bytes of this record */
-    size_t room;                   /* bytes at its place (>= size) */
+    size_t size; /* bytes of this record */
+    size_t room; /* bytes at its place (>= size) */
     int status;
     bool fault;
-    bool pooled;                   /* in a block of the ring, not its own allocation */
+    bool pooled; /* in a block of the ring, not its own allocation */
     uint32_t nchecks;
-    uint32_t fixture;              /* offset of the fixture name in the strings (the path is first) */
-    uint32_t hint;                 /* offset of the exchange the request named (after the fixture) */
-    packed_check checks[];         /* then the strings, each NUL-terminated */
+    uint32_t fixture;      /* offset of the fixture name in the strings (the path is first) */
+    uint32_t hint;         /* offset of the exchange the request named (after the fixture) */
+    packed_check checks[]; /* then the strings, each NUL-terminated */
 };
 
-static char *strings_of(tw_mock_packed *p) { return (char *)(p->checks + p->nchecks); }
+static char *strings_of(tw_mock_packed *p)
+{
+    return (char *)(p->checks + p->nchecks);
+}
 
 #define POOL_BLOCK ((size_t)2 << 20)
 
@@ -142,7 +145,8 @@ static tw_mock_packed *pack(tw_mock_ring *g, const tw_mock_record *rec, tw_mock_
         const char *ev = c->evidence ? c->evidence : "";
         size_t l = strlen(ev) + 1;
         memcpy(s + at, ev, l);
-        p->checks[i] = (packed_check){c->offset, (uint32_t)at, (uint16_t)c->check, (uint8_t)c->verdict};
+        p->checks[i] =
+            (packed_check){c->offset, (uint32_t)at, (uint16_t)c->check, (uint8_t)c->verdict};
         at += l;
     }
     return p;
@@ -173,8 +177,11 @@ static bool unpack(tw_mock_packed *p, tw_mock_record *r)
             return false;
         r->checks.items[r->checks.len++] =
             (tw_check_result){tw_check_name((tw_check_id)p->checks[i].check),
-                              (tw_check_id)p->checks[i].check, (tw_verdict)p->checks[i].verdict,
-                              p->checks[i].offset, ev, false};
+                              (tw_check_id)p->checks[i].check,
+                              (tw_verdict)p->checks[i].verdict,
+                              p->checks[i].offset,
+                              ev,
+                              false};
     }
     return true;
 }

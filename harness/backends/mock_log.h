@@ -13,18 +13,18 @@
 
 /* One judged request. */
 typedef struct tw_mock_record {
-    unsigned long seq;             /* 1, 2, … in the order the answers were logged */
+    unsigned long seq; /* 1, 2, … in the order the answers were logged */
     char path[128];
-    char fixture[160];             /* "" when no exchange matched */
-    char hint[256];                /* the X-Toolwire-Exchange the request named, "" when none */
-    long exchange;                 /* index in the fixture, -1 when none */
-    int status;                    /* what the mock answered */
-    bool fault;                    /* a fault was injected */
-    size_t ambiguous;              /* > 1: this many exchanges matched equally */
-    tw_check_set checks;           /* CLI-01..CLI-07 */
+    char fixture[160];   /* "" when no exchange matched */
+    char hint[256];      /* the X-Toolwire-Exchange the request named, "" when none */
+    long exchange;       /* index in the fixture, -1 when none */
+    int status;          /* what the mock answered */
+    bool fault;          /* a fault was injected */
+    size_t ambiguous;    /* > 1: this many exchanges matched equally */
+    tw_check_set checks; /* CLI-01..CLI-07 */
     /* borrowed while the record is logged, NULL in the ring */
-    const char *note;              /* why no exchange matched, or NULL */
-    const char *body;              /* the request body (body_len bytes), or NULL */
+    const char *note; /* why no exchange matched, or NULL */
+    const char *body; /* the request body (body_len bytes), or NULL */
     size_t body_len;
 } tw_mock_record;
 
@@ -35,20 +35,20 @@ typedef struct tw_mock_record {
 typedef struct tw_mock_packed tw_mock_packed;
 typedef struct tw_mock_ring {
     tw_mock_packed **r;
-    size_t cap;                    /* records kept at most */
-    size_t alloc;                  /* slots allocated (grows up to cap) */
-    size_t head;                   /* slot of the oldest record */
+    size_t cap;   /* records kept at most */
+    size_t alloc; /* slots allocated (grows up to cap) */
+    size_t head;  /* slot of the oldest record */
     size_t n;
-    unsigned long writes;          /* record slots written or moved, for tests: one per push
-                                      while the ring is full */
-    size_t bytes;                  /* bytes of the packed records held now */
+    unsigned long writes; /* record slots written or moved, for tests: one per push
+                             while the ring is full */
+    size_t bytes;         /* bytes of the packed records held now */
     /* the records written while the ring fills are laid one after another in
      * blocks of 2 MiB (huge pages where the kernel gives them: a fresh page is
      * the dearest part of a new record); a full ring rewrites its oldest
      * record in place when the new one fits there */
     char **blocks;
     size_t nblocks, cblocks;
-    size_t left;                   /* bytes free at the end of the newest block */
+    size_t left; /* bytes free at the end of the newest block */
 } tw_mock_ring;
 
 void tw_mock_ring_init(tw_mock_ring *g, size_t cap);
@@ -57,7 +57,8 @@ void tw_mock_ring_init(tw_mock_ring *g, size_t cap);
  * checks are freed and false returned. */
 bool tw_mock_ring_push(tw_mock_ring *g, tw_mock_record *rec);
 /* Copy the records with seq > since (checks deep-copied) into a new array. */
-bool tw_mock_ring_since(const tw_mock_ring *g, unsigned long since, tw_mock_record **out, size_t *n);
+bool tw_mock_ring_since(const tw_mock_ring *g, unsigned long since, tw_mock_record **out,
+                        size_t *n);
 void tw_mock_ring_free(tw_mock_ring *g);
 
 /*

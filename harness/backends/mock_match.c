@@ -20,7 +20,8 @@ static bool default_ignored(const char *k)
     case 1: return k[0] == 'n';
     case 4: return memcmp(k, "user", 4) == 0 || memcmp(k, "seed", 4) == 0;
     case 5:
-        return memcmp(k, "model", 5) == 0 || memcmp(k, "top_p", 5) == 0 || memcmp(k, "top_k", 5) == 0;
+        return memcmp(k, "model", 5) == 0 || memcmp(k, "top_p", 5) == 0 ||
+               memcmp(k, "top_k", 5) == 0;
     case 6: return memcmp(k, "stream", 6) == 0;
     case 10: return memcmp(k, "max_tokens", 10) == 0;
     case 11: return memcmp(k, "temperature", 11) == 0;
@@ -135,7 +136,8 @@ static void served_paths(const tw_match_in *in, tw_buf *msg)
             bool dup = false;
             for (size_t j = 0; j < nseen && !dup; j++)
                 dup = strcmp(seen[j]->req.method, x->req.method) == 0 &&
-                      strcspn(seen[j]->req.path, "?#") == pl && strncmp(seen[j]->req.path, x->req.path, pl) == 0;
+                      strcspn(seen[j]->req.path, "?#") == pl &&
+                      strncmp(seen[j]->req.path, x->req.path, pl) == 0;
             if (dup)
                 continue;
             if (nseen == 8) {
@@ -148,9 +150,10 @@ static void served_paths(const tw_match_in *in, tw_buf *msg)
             break;
     }
     for (size_t j = 0; j < nseen; j++)
-        tw_buf_printf(msg, "%s %s %.*s", j ? "," : "; served:", seen[j]->req.method,
-                      (int)(strcspn(seen[j]->req.path, "?#") < 200 ? strcspn(seen[j]->req.path, "?#") : 200),
-                      seen[j]->req.path);
+        tw_buf_printf(
+            msg, "%s %s %.*s", j ? "," : "; served:", seen[j]->req.method,
+            (int)(strcspn(seen[j]->req.path, "?#") < 200 ? strcspn(seen[j]->req.path, "?#") : 200),
+            seen[j]->req.path);
     if (more)
         tw_buf_puts(msg, ", …");
 }
@@ -159,7 +162,7 @@ static void served_paths(const tw_match_in *in, tw_buf *msg)
 typedef struct match_run {
     const tw_match_in *in;
     tw_match_out *out;
-    const cJSON *got;              /* the body as the mode compares it */
+    const cJSON *got; /* the body as the mode compares it */
     bool req_stream;
     int best, best_rank;
     /* the first exchange whose body matched, not scored yet: a lone match
@@ -192,9 +195,9 @@ static void take(match_run *r, size_t i, size_t k, int score)
 static int body_score(const match_run *r, size_t i, size_t k)
 {
     const cJSON *want = r->in->fx[i].exchanges[k].req.body;
-    return tw_json_equal(want, r->in->body)                                ? 2
+    return tw_json_equal(want, r->in->body)                             ? 2
            : cJSON_IsTrue(tw_json_get(want, "stream")) == r->req_stream ? 1
-                                                                         : 0;
+                                                                        : 0;
 }
 
 /* The lone match, if any, scored and taken. */
@@ -248,21 +251,21 @@ static void match_done(match_run *r)
 
 typedef struct ix_slot {
     uint64_t key;
-    size_t head, tail;             /* a chain through next[], in load order; SIZE_MAX: empty */
+    size_t head, tail; /* a chain through next[], in load order; SIZE_MAX: empty */
 } ix_slot;
 
 struct tw_match_index {
     size_t ntotal;
-    size_t *fi_of;                 /* per flat exchange: its fixture */
-    size_t *next;                  /* per flat exchange: the next one of its slot */
-    ix_slot *slots;                /* exchanges by method, path and body */
+    size_t *fi_of;  /* per flat exchange: its fixture */
+    size_t *next;   /* per flat exchange: the next one of its slot */
+    ix_slot *slots; /* exchanges by method, path and body */
     size_t mask;
-    size_t *always;                /* exchanges compared with every request (a body that
-                                      repeats a top-level key cannot be hashed as compared) */
+    size_t *always; /* exchanges compared with every request (a body that
+                       repeats a top-level key cannot be hashed as compared) */
     size_t nalways;
-    bool *alone;                   /* per flat exchange: the only one of its slot, and none
-                                      compared always (tw_mock_match_one) */
-    size_t *fnext;                 /* per fixture: the next fixture of its name's slot */
+    bool *alone;   /* per flat exchange: the only one of its slot, and none
+                      compared always (tw_mock_match_one) */
+    size_t *fnext; /* per fixture: the next fixture of its name's slot */
     ix_slot *names;
     size_t nmask;
 };
@@ -298,7 +301,10 @@ static uint64_t hash_bytes(const char *p, size_t n, uint64_t h)
     return mix64(h ^ n);
 }
 
-uint64_t tw_match_hash_bytes(const char *p, size_t n, uint64_t h) { return hash_bytes(p, n, h); }
+uint64_t tw_match_hash_bytes(const char *p, size_t n, uint64_t h)
+{
+    return hash_bytes(p, n, h);
+}
 
 static uint64_t members_hash(const cJSON *c, const char *const *ign);
 
@@ -327,8 +333,7 @@ static uint64_t hash_value(const cJSON *v)
             h ^= h >> 29;
         }
         return h;
-    case cJSON_Object:
-        return mix64(h ^ members_hash(v->child, NULL));
+    case cJSON_Object: return mix64(h ^ members_hash(v->child, NULL));
     default: return h;
     }
 }
@@ -357,7 +362,8 @@ static bool repeats_key(const cJSON *o)
         return tw_json_duplicate_key(o) != NULL;
     for (const cJSON *x = o->child; x; x = x->next)
         for (const cJSON *y = x->next; y; y = y->next)
-            if (x->string && y->string && x->string[0] == y->string[0] && strcmp(x->string, y->string) == 0)
+            if (x->string && y->string && x->string[0] == y->string[0] &&
+                strcmp(x->string, y->string) == 0)
                 return true;
     return false;
 }
@@ -449,7 +455,8 @@ tw_status tw_match_index_build(const tw_match_in *in, tw_match_index **out)
     ix->slots = malloc(cap * sizeof *ix->slots);
     ix->fnext = calloc(in->nfx + 1, sizeof *ix->fnext);
     ix->names = malloc(ncap * sizeof *ix->names);
-    if (!ix->fi_of || !ix->next || !ix->always || !ix->alone || !ix->slots || !ix->fnext || !ix->names) {
+    if (!ix->fi_of || !ix->next || !ix->always || !ix->alone || !ix->slots || !ix->fnext ||
+        !ix->names) {
         tw_match_index_free(ix);
         return TW_ERR_NOMEM;
     }
@@ -516,7 +523,8 @@ static void match_indexed(match_run *r, const char *hint)
         for (size_t i = s->head; i != SIZE_MAX && r->best < 3; i = ix->fnext[i]) {
             const tw_fixture *f = &in->fx[i];
             const char *name = f->name ? f->name : "";
-            if (!in->served[i] || k >= f->nexchanges || strlen(name) != nl || memcmp(name, hint, nl) != 0)
+            if (!in->served[i] || k >= f->nexchanges || strlen(name) != nl ||
+                memcmp(name, hint, nl) != 0)
                 continue;
             consider(r, i, k, true);
         }
@@ -530,7 +538,8 @@ static void match_indexed(match_run *r, const char *hint)
                 consider(r, ix->fi_of[g], g - in->ex_base[ix->fi_of[g]], false);
         return;
     }
-    const ix_slot *s = slot_of(ix->slots, ix->mask, route_key(in->method, in->url, strlen(in->url), bh));
+    const ix_slot *s =
+        slot_of(ix->slots, ix->mask, route_key(in->method, in->url, strlen(in->url), bh));
     /* the slot's chain and the exchanges compared always, merged in load order */
     size_t a = s->head, b = 0;
     while (a != SIZE_MAX || b < ix->nalways) {
@@ -606,12 +615,12 @@ void tw_mock_match(const tw_match_in *in, tw_match_out *out)
 /* ---- the nearest exchange ---- */
 
 typedef struct diff_ctx {
-    size_t count;            /* differences found */
-    bool no_body;            /* the request has no JSON body */
-    size_t stop;             /* stop looking once count reaches this */
-    const char *const *ign;  /* top-level keys left out */
-    tw_buf path;             /* "$.a[0].b" of the value being compared */
-    tw_buf *msg, *diffs;     /* record the first differences here, or NULL */
+    size_t count;           /* differences found */
+    bool no_body;           /* the request has no JSON body */
+    size_t stop;            /* stop looking once count reaches this */
+    const char *const *ign; /* top-level keys left out */
+    tw_buf path;            /* "$.a[0].b" of the value being compared */
+    tw_buf *msg, *diffs;    /* record the first differences here, or NULL */
     tw_status st;
 } diff_ctx;
 
@@ -793,7 +802,8 @@ static size_t count_diffs(const tw_match_in *in, const cJSON *want, const cJSON 
     diff_ctx d;
     memset(&d, 0, sizeof d);
     d.stop = stop;
-    d.ign = in->mode == TW_MATCH_NORMALISED ? (in->ignore_keys ? in->ignore_keys : default_ignore) : NULL;
+    d.ign = in->mode == TW_MATCH_NORMALISED ? (in->ignore_keys ? in->ignore_keys : default_ignore)
+                                            : NULL;
     d.msg = msg;
     d.diffs = diffs;
     tw_buf_puts(&d.path, "$");
@@ -821,7 +831,8 @@ tw_status tw_mock_nearest(const tw_match_in *in, tw_buf *msg, tw_buf *nearest, t
         const tw_fixture *f = &in->fx[i];
         for (size_t k = 0; k < f->nexchanges && best && st == TW_OK; k++) {
             const tw_fx_exchange *x = &f->exchanges[k];
-            if (strcmp(x->req.method, in->method) != 0 || !tw_mock_path_matches(x->req.path, in->url))
+            if (strcmp(x->req.method, in->method) != 0 ||
+                !tw_mock_path_matches(x->req.path, in->url))
                 continue;
             const cJSON *want = in->mode == TW_MATCH_NORMALISED ? norm_of(in, i, k) : x->req.body;
             /* counting stops at the best so far: a worse exchange costs no more than it */
@@ -885,8 +896,7 @@ void tw_mock_not_found_body(tw_buf *b, tw_api_kind kind, const char *msg, const 
     tw_buf_puts(b, "}}");
 }
 
-size_t tw_mock_shared_bodies(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o,
-                             bool *partial)
+size_t tw_mock_shared_bodies(const tw_fixture *fx, size_t nfx, const tw_mock_opts *o, bool *partial)
 {
     const char *profile = o && o->profile ? o->profile : "replay";
     tw_match_mode mode = o ? o->match : TW_MATCH_NORMALISED;

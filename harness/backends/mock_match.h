@@ -41,14 +41,14 @@ cJSON *tw_mock_normalise(const cJSON *body, bool *nomem);
 typedef struct tw_match_in {
     const tw_fixture *fx;
     size_t nfx;
-    const bool *served;            /* per fixture: served at all */
-    const cJSON *const *norm;      /* per exchange (flat, fixture order): normalised body, or NULL */
-    const size_t *ex_base;         /* index of each fixture's first exchange in norm */
+    const bool *served;       /* per fixture: served at all */
+    const cJSON *const *norm; /* per exchange (flat, fixture order): normalised body, or NULL */
+    const size_t *ex_base;    /* index of each fixture's first exchange in norm */
     const char *method;
     const char *url;
-    const cJSON *body;             /* the request body as sent (NULL when none or not JSON) */
-    const cJSON *body_norm;        /* tw_mock_normalise(body) */
-    const char *hint;              /* X-Toolwire-Exchange, "" when absent */
+    const cJSON *body;      /* the request body as sent (NULL when none or not JSON) */
+    const cJSON *body_norm; /* tw_mock_normalise(body) */
+    const char *hint;       /* X-Toolwire-Exchange, "" when absent */
     tw_match_mode mode;
     const char *const *ignore_keys;
     const struct tw_match_index *index; /* tw_match_index_build over the same fields, or NULL:
@@ -57,10 +57,10 @@ typedef struct tw_match_in {
 
 typedef struct tw_match_out {
     bool found;
-    size_t fi, xi;                 /* fixture and exchange that answer */
-    size_t nbest;                  /* exchanges matching as well as the chosen one */
-    bool hint_elsewhere;           /* the header named an exchange of another method or path */
-    size_t compared;               /* exchanges looked at for this request */
+    size_t fi, xi;       /* fixture and exchange that answer */
+    size_t nbest;        /* exchanges matching as well as the chosen one */
+    bool hint_elsewhere; /* the header named an exchange of another method or path */
+    size_t compared;     /* exchanges looked at for this request */
 } tw_match_out;
 
 /*
@@ -153,9 +153,8 @@ void tw_match_memo_put(tw_match_memo *mm, uint64_t key, const char *method, cons
 tw_status tw_mock_nearest(const tw_match_in *in, tw_buf *msg, tw_buf *nearest, tw_buf *diffs);
 
 /* The 404 body in the endpoint's error envelope (kind as tw_path_kind:
- * TW_API_ANTHROPIC Anthropic's, TW_API_GEMINI Gemini's {"error": {"code": 404, "status": "NOT_FOUND"}},
- * else OpenAI's), with "nearest" and "differences" beside the
- * message when given. */
+ * TW_API_ANTHROPIC Anthropic's, TW_API_GEMINI Gemini's {"error": {"code": 404, "status":
+ * "NOT_FOUND"}}, else OpenAI's), with "nearest" and "differences" beside the message when given. */
 void tw_mock_not_found_body(tw_buf *b, tw_api_kind kind, const char *msg, const char *nearest,
                             const char *diffs);
 

@@ -10,18 +10,18 @@
 
 typedef struct memo_ent {
     uint64_t key;
-    cJSON *tree;                   /* the body parsed, read by any thread, or NULL */
+    cJSON *tree; /* the body parsed, read by any thread, or NULL */
     size_t fi, xi, nbest, compared;
     size_t mlen, ulen, blen;
-    char bytes[];                  /* the method, the URL and the body, one after another */
+    char bytes[]; /* the method, the URL and the body, one after another */
 } memo_ent;
 
 struct tw_match_memo {
-    _Atomic(memo_ent *) *slots;    /* open addressing; an entry, once there, stays */
+    _Atomic(memo_ent *) *slots; /* open addressing; an entry, once there, stays */
     size_t mask;
-    atomic_bool *taken;            /* per flat exchange: its entry is made (or refused) */
+    atomic_bool *taken; /* per flat exchange: its entry is made (or refused) */
     size_t ntotal;
-    atomic_size_t bytes;           /* request bytes and their trees' bytes held by the entries */
+    atomic_size_t bytes; /* request bytes and their trees' bytes held by the entries */
     size_t max_bytes;
     /* the body lengths of the entries, modulo LEN_BITS: a request of a length
      * no entry has is not hashed to be looked up */
@@ -84,7 +84,8 @@ static bool ent_holds(const memo_ent *e, const char *method, size_t ml, const ch
                       const char *body, size_t len)
 {
     return e->mlen == ml && e->ulen == ul && e->blen == len && memcmp(e->bytes, method, ml) == 0 &&
-           memcmp(e->bytes + ml, url, ul) == 0 && (!len || memcmp(e->bytes + ml + ul, body, len) == 0);
+           memcmp(e->bytes + ml, url, ul) == 0 &&
+           (!len || memcmp(e->bytes + ml + ul, body, len) == 0);
 }
 
 bool tw_match_memo_get(const tw_match_memo *mm, const void **last, const char *method,

@@ -120,16 +120,19 @@ static schema_key schema_key_of(const char *k)
         return SK_OTHER;
     switch (k[0]) {
     case '$':
-        return strcmp(k, "$schema") == 0 ? SK_SCHEMA : strcmp(k, "$defs") == 0 ? SK_SCHEMAS : SK_OTHER;
+        return strcmp(k, "$schema") == 0 ? SK_SCHEMA
+               : strcmp(k, "$defs") == 0 ? SK_SCHEMAS
+                                         : SK_OTHER;
     case 'a': return strcmp(k, "additionalProperties") == 0 ? SK_ADDITIONAL : SK_OTHER;
     case 'c': return strcmp(k, "const") == 0 ? SK_DATA : SK_OTHER;
     case 'e': return strcmp(k, "enum") == 0 || strcmp(k, "examples") == 0 ? SK_DATA : SK_OTHER;
     case 'd':
-        return strcmp(k, "default") == 0                                                    ? SK_DATA
+        return strcmp(k, "default") == 0                                             ? SK_DATA
                : strcmp(k, "definitions") == 0 || strcmp(k, "dependentSchemas") == 0 ? SK_SCHEMAS
-                                                                                        : SK_OTHER;
+                                                                                     : SK_OTHER;
     case 'p':
-        return strcmp(k, "properties") == 0 || strcmp(k, "patternProperties") == 0 ? SK_SCHEMAS : SK_OTHER;
+        return strcmp(k, "properties") == 0 || strcmp(k, "patternProperties") == 0 ? SK_SCHEMAS
+                                                                                   : SK_OTHER;
     default: return SK_OTHER;
     }
 }
@@ -193,9 +196,15 @@ static bool tools_rule(const cJSON *s, const cJSON *m, bool *drop, cJSON **r)
  * top-level generation options left out of OpenAI bodies) dropped. */
 static bool generation_rule(const cJSON *s, const cJSON *m, bool *drop, cJSON **r)
 {
-    static const char *const sampling[] = {"temperature",     "topP",          "topK",
-                                           "candidateCount",  "maxOutputTokens", "seed",
-                                           "presencePenalty", "frequencyPenalty", NULL};
+    static const char *const sampling[] = {"temperature",
+                                           "topP",
+                                           "topK",
+                                           "candidateCount",
+                                           "maxOutputTokens",
+                                           "seed",
+                                           "presencePenalty",
+                                           "frequencyPenalty",
+                                           NULL};
     (void)s;
     (void)r;
     for (size_t i = 0; m->string && sampling[i]; i++)
@@ -267,8 +276,8 @@ cJSON *tw_mock_normalise(const cJSON *body, bool *nomem)
         cJSON *part = cJSON_IsArray(content) ? content->child : NULL;
         const char *pty = tw_json_get_str(part, "type");
         const cJSON *text = tw_json_get(part, "text");
-        if (!part || part->next || !pty || strcmp(pty, "input_text") != 0 || !cJSON_IsString(text) ||
-            cJSON_GetArraySize(part) != 2)
+        if (!part || part->next || !pty || strcmp(pty, "input_text") != 0 ||
+            !cJSON_IsString(text) || cJSON_GetArraySize(part) != 2)
             continue;
         cJSON *str = cJSON_CreateString(text->valuestring);
         if (!str || !cJSON_ReplaceItemInObjectCaseSensitive(it, "content", str)) {

@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <poll.h>
 
-
 /* Has the peer of fd closed its end (or the connection failed)? Never blocks. */
 static bool client_gone(int fd)
 {
@@ -80,11 +79,12 @@ static void *worker_main(void *arg)
             /* nobody reads the answer: no work is done for it */
             j->reply.status = 503;
             tw_api_kind kind = tw_path_kind(j->url);
-            tw_mock_error_body(&j->reply.body, kind, 503, kind == TW_API_ANTHROPIC ? "api_error" : "server_error",
-                               "the client left or the server is stopping",
-                       "abandoned");
+            tw_mock_error_body(&j->reply.body, kind, 503,
+                               kind == TW_API_ANTHROPIC ? "api_error" : "server_error",
+                               "the client left or the server is stopping", "abandoned");
         } else {
-            m->o.handler(m->o.handler_user, j->method, j->url, j->header, j->body, j->len, &j->reply);
+            m->o.handler(m->o.handler_user, j->method, j->url, j->header, j->body, j->len,
+                         &j->reply);
         }
         /* the job is the request's again from here: not touched after this */
         MHD_resume_connection(j->conn);
@@ -151,21 +151,22 @@ enum MHD_Result tw_mock_plain_answer(tw_mock *m, struct MHD_Connection *conn, co
     if (too_large || over_budget) {
         r.status = too_large ? 413 : 503;
         if (too_large)
-            tw_buf_printf(&r.body, "{\"error\":{\"message\":\"request body larger than %zu bytes\","
-                                   "\"type\":\"invalid_request_error\",\"param\":null,\"code\":\"too_large\"}}",
-                          m->o.limits.max_input_bytes);
+            tw_buf_printf(
+                &r.body,
+                "{\"error\":{\"message\":\"request body larger than %zu bytes\","
+                "\"type\":\"invalid_request_error\",\"param\":null,\"code\":\"too_large\"}}",
+                m->o.limits.max_input_bytes);
         else
             tw_mock_error_body(&r.body, tw_path_kind(url), 503, "server_error",
-                               "the server holds too many request bytes; retry later",
-                       "busy");
+                               "the server holds too many request bytes; retry later", "busy");
         return queue_reply(conn, &r, over_budget);
     }
     bool nomem = false;
     tw_mock_job *j = calloc(1, sizeof *j);
     if (j) {
-        const char *hv = m->o.handler_header
-                             ? MHD_lookup_connection_value(conn, MHD_HEADER_KIND, m->o.handler_header)
-                             : NULL;
+        const char *hv = m->o.handler_header ? MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                                                           m->o.handler_header)
+                                             : NULL;
         j->method = dup_or_null(method, &nomem);
         j->url = dup_or_null(url, &nomem);
         j->header = dup_or_null(hv, &nomem);
@@ -173,7 +174,8 @@ enum MHD_Result tw_mock_plain_answer(tw_mock *m, struct MHD_Connection *conn, co
     if (!j || nomem) {
         tw_mock_job_free(j);
         r.status = 500;
-        tw_mock_error_body(&r.body, tw_path_kind(url), 500, "server_error", "out of memory", "nomem");
+        tw_mock_error_body(&r.body, tw_path_kind(url), 500, "server_error", "out of memory",
+                           "nomem");
         return queue_reply(conn, &r, false);
     }
     const conn_ent *ce = tw_mock_conn_of(conn);
@@ -188,7 +190,8 @@ enum MHD_Result tw_mock_plain_answer(tw_mock *m, struct MHD_Connection *conn, co
         pthread_mutex_unlock(&m->jmu);
         tw_mock_job_free(j);
         r.status = 503;
-        tw_mock_error_body(&r.body, tw_path_kind(url), 503, "server_error", "the server is stopping", "stopping");
+        tw_mock_error_body(&r.body, tw_path_kind(url), 503, "server_error",
+                           "the server is stopping", "stopping");
         return queue_reply(conn, &r, false);
     }
     /* suspended before a worker can see it, so its resume always follows */
@@ -203,4 +206,3 @@ enum MHD_Result tw_mock_plain_answer(tw_mock *m, struct MHD_Connection *conn, co
     pthread_mutex_unlock(&m->jmu);
     return MHD_YES;
 }
-

@@ -4,7 +4,10 @@
 #include "names.h"
 
 /* the profiles of the table of formats (apis.h), in the order auto tries them */
-const char *const *tw_mock_profiles(void) { return tw_profile_names(); }
+const char *const *tw_mock_profiles(void)
+{
+    return tw_profile_names();
+}
 
 bool tw_mock_profile_error(tw_error *err, const char *what, const char *p)
 {
@@ -27,7 +30,8 @@ static bool ex_fits(const char *profile, const tw_fx_exchange *x)
     tw_profile p = tw_profile_of(profile);
     switch (p) {
     case TW_PROFILE_REPLAY: return x->has_response;
-    case TW_PROFILE_SCRIPT: return !x->has_response && !x->model_text && !x->model_pass1 && !x->model_pass2;
+    case TW_PROFILE_SCRIPT:
+        return !x->has_response && !x->model_text && !x->model_pass1 && !x->model_pass2;
     case TW_NPROFILES: return false;
     default: break;
     }

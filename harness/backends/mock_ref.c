@@ -68,8 +68,9 @@ static tw_status tools_from_request(const cJSON *body, const tw_limits *L, tw_op
  * places VLN-02 reads the budgets from). */
 static tw_status vllm_params(const cJSON *body, tw_vllm_params *p, tw_error *err)
 {
-    static const char *const keys[] = {"two_pass", "think_tag", "max_thinking_tokens",
-                                       "max_response_tokens", "tool_parser", "temperature"};
+    static const char *const keys[] = {
+        "two_pass",    "think_tag",  "max_thinking_tokens", "max_response_tokens",
+        "tool_parser", "temperature"};
     static const char *const nests[] = {"options", "generation_config"};
     cJSON *m = cJSON_CreateObject();
     if (!m) {
@@ -185,22 +186,21 @@ void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *
         const tw_format_ops *f = tw_format_find(text_fmt ? fmt : dflt);
         st = f ? f->decode(mt, strlen(mt), &h.o, &r) : TW_ERR_UNSUPPORTED;
         if (strcmp(profile, "anthropic") == 0 || gemini) {
-            enc_name = gemini ? (stream ? "gemini-stream" : "gemini")
-                              : stream ? "anthropic-stream" : "anthropic-response";
+            enc_name = gemini   ? (stream ? "gemini-stream" : "gemini")
+                       : stream ? "anthropic-stream"
+                                : "anthropic-response";
             if (st == TW_OK && r.msg.thinking.len > 0 && !r.msg.thinking_signature)
                 r.msg.thinking_signature = thinking_signature(&r.msg.thinking);
             /* Gemini signs a turn with calls even when it shows no thinking */
             if (st == TW_OK && gemini && r.msg.ncalls && !r.msg.thinking_signature)
                 r.msg.thinking_signature = thinking_signature(&r.msg.content);
-        }
-        else if (responses) {
+        } else if (responses) {
             enc_name = stream ? "openai-responses-stream" : "openai-responses";
             /* the reasoning item carries encrypted_content when the request includes it */
             if (st == TW_OK && r.msg.thinking.len > 0 && !r.msg.thinking_signature &&
                 includes(tw_json_get(body, "include"), "reasoning.encrypted_content"))
                 r.msg.thinking_signature = thinking_signature(&r.msg.thinking);
-        }
-        else
+        } else
             enc_name = stream ? "openai-stream" : "openai-response";
     }
     tw_opts_holder_free(&h);
@@ -221,10 +221,12 @@ void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *
                                               : "chatcmpl-toolwire-mock";
     eo.created = 1700000000;
     /* an OpenAI stream ends with a usage chunk when the request asks for one */
-    eo.include_usage = cJSON_IsTrue(tw_json_get(tw_json_get(body, "stream_options"), "include_usage"));
+    eo.include_usage =
+        cJSON_IsTrue(tw_json_get(tw_json_get(body, "stream_options"), "include_usage"));
     /* Gemini 3 streams call arguments in pieces when the request asks for it */
     const cJSON *tc = tw_json_get(body, "toolConfig");
-    const cJSON *fcc = tw_json_get(tc ? tc : tw_json_get(body, "tool_config"), "functionCallingConfig");
+    const cJSON *fcc =
+        tw_json_get(tc ? tc : tw_json_get(body, "tool_config"), "functionCallingConfig");
     if (!fcc)
         fcc = tw_json_get(tc ? tc : tw_json_get(body, "tool_config"), "function_calling_config");
     const cJSON *sfa = tw_json_get(fcc, "streamFunctionCallArguments");
@@ -257,8 +259,7 @@ static tw_status prompt_request(const cJSON *body, const tw_limits *L, tw_reques
     tw_decode_opts ro;
     memset(&ro, 0, sizeof ro);
     ro.limits = *L;
-    if (tw_hermes_prompt_decode(prompt, strlen(prompt), &ro, req, err) == TW_OK &&
-        req->nmessages)
+    if (tw_hermes_prompt_decode(prompt, strlen(prompt), &ro, req, err) == TW_OK && req->nmessages)
         return TW_OK;
     tw_request_free(req);
     memset(req, 0, sizeof *req);
@@ -351,7 +352,8 @@ void tw_ref_answer_script_at(tw_api_kind kind, bool stream, const char *model, c
                              const tw_limits *L, tw_ref_answer *a)
 {
     memset(a, 0, sizeof a[0]);
-    if (kind != TW_API_OPENAI && kind != TW_API_ANTHROPIC && kind != TW_API_GENERATE && kind != TW_API_GEMINI && kind != TW_API_RESPONSES) {
+    if (kind != TW_API_OPENAI && kind != TW_API_ANTHROPIC && kind != TW_API_GENERATE &&
+        kind != TW_API_GEMINI && kind != TW_API_RESPONSES) {
         a->status = 404;
         snprintf(a->why, sizeof a->why,
                  "the script profile answers POST …/chat/completions, …/messages, …/responses, "
@@ -418,7 +420,8 @@ void tw_ref_answer_script_at(tw_api_kind kind, bool stream, const char *model, c
     }
     if (st != TW_OK) {
         a->status = st == TW_ERR_NOMEM ? 500 : 400;
-        tw_secret_clip_into(a->why, sizeof a->why, err.message[0] ? err.message : tw_code_message(st));
+        tw_secret_clip_into(a->why, sizeof a->why,
+                            err.message[0] ? err.message : tw_code_message(st));
         tw_request_free(&req);
         return;
     }
@@ -426,23 +429,30 @@ void tw_ref_answer_script_at(tw_api_kind kind, bool stream, const char *model, c
     tw_error why = {.offset = -1};
     st = tw_script_answer_with(&req, reasoning, L, &s, &why);
     tw_request_free(&req);
-    if (st != TW_OK && (kind == TW_API_GEMINI || kind == TW_API_RESPONSES || kind == TW_API_ANTHROPIC)) /* the wire path, not the neutral one */
-        tw_script_wire_path(body, kind == TW_API_GEMINI ? "contents" : kind == TW_API_RESPONSES ? "input" : "messages",
-                            kind == TW_API_GEMINI ? "systemInstruction" : kind == TW_API_RESPONSES ? "instructions" : "system",
+    if (st != TW_OK && (kind == TW_API_GEMINI || kind == TW_API_RESPONSES ||
+                        kind == TW_API_ANTHROPIC)) /* the wire path, not the neutral one */
+        tw_script_wire_path(body,
+                            kind == TW_API_GEMINI      ? "contents"
+                            : kind == TW_API_RESPONSES ? "input"
+                                                       : "messages",
+                            kind == TW_API_GEMINI      ? "systemInstruction"
+                            : kind == TW_API_RESPONSES ? "instructions"
+                                                       : "system",
                             why.message, sizeof why.message);
     if (st != TW_OK) {
         a->status = st == TW_ERR_NOMEM ? 500 : 400;
-        tw_secret_clip_into(a->why, sizeof a->why, why.message[0] ? why.message : tw_code_message(st));
+        tw_secret_clip_into(a->why, sizeof a->why,
+                            why.message[0] ? why.message : tw_code_message(st));
         return;
     }
     tw_ref_text t;
     memset(&t, 0, sizeof t);
     tw_buf p1 = {0};
     const char *profile = kind == TW_API_ANTHROPIC   ? "anthropic"
-                          : kind == TW_API_GENERATE ? "vllm-native"
-                          : kind == TW_API_GEMINI ? "gemini"
+                          : kind == TW_API_GENERATE  ? "vllm-native"
+                          : kind == TW_API_GEMINI    ? "gemini"
                           : kind == TW_API_RESPONSES ? "openai-responses"
-                                        : "hermes";
+                                                     : "hermes";
     t.stream = stream;
     t.model = model;
     if (kind == TW_API_GENERATE) {

@@ -26,10 +26,10 @@ typedef struct tw_ref_text {
 
 /* An answer: status 200 with the encoded body, or an error status with why. */
 typedef struct tw_ref_answer {
-    int status;     /* 200; 400 bad request, 500/501 the reference code failed */
-    bool stream;    /* body is an SSE stream */
+    int status;  /* 200; 400 bad request, 500/501 the reference code failed */
+    bool stream; /* body is an SSE stream */
     tw_buf body;
-    char why[240];  /* what went wrong (status other than 200) */
+    char why[240]; /* what went wrong (status other than 200) */
 } tw_ref_answer;
 
 /*
@@ -55,7 +55,8 @@ void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *
  * one user message); what the decoder or the script refuses is a 400 that
  * says why.
  */
-void tw_ref_answer_script(tw_api_kind kind, const cJSON *body, const tw_limits *L, tw_ref_answer *out);
+void tw_ref_answer_script(tw_api_kind kind, const cJSON *body, const tw_limits *L,
+                          tw_ref_answer *out);
 
 /*
  * The same for any endpoint, stream saying whether the URL asks for a stream

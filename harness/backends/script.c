@@ -26,7 +26,10 @@ static void say(tw_error *err, tw_status code, const char *fmt, ...)
     tw_error_set(err, code, -1, NULL, "%s", msg);
 }
 
-static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+static bool is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
 
 /* ---- finding the directive ---- */
 
@@ -55,8 +58,8 @@ static size_t directive_start(const char *s, size_t n)
 
 /* The directive of the latest user or system message holding one: *obj
  * (owned) and *msg its message index; TW_OK with *obj NULL when none. */
-static tw_status find_directive(const tw_request *req, const tw_limits *L, cJSON **obj,
-                                size_t *msg, tw_error *err)
+static tw_status find_directive(const tw_request *req, const tw_limits *L, cJSON **obj, size_t *msg,
+                                tw_error *err)
 {
     *obj = NULL;
     for (size_t i = req->nmessages; i-- > 0;) {
@@ -76,19 +79,24 @@ static tw_status find_directive(const tw_request *req, const tw_limits *L, cJSON
         size_t used = 0;
         tw_jscan_result r = tw_jscan_feed(&sc, p, cap, &used);
         if (r == TW_JSCAN_TOO_DEEP) {
-            say(err, TW_ERR_INVALID, "messages[%zu]: the " TW_SCRIPT_WORD " directive at byte %zu nests "
-                "deeper than max_depth (%zu)", i, at, L->max_depth);
+            say(err, TW_ERR_INVALID,
+                "messages[%zu]: the " TW_SCRIPT_WORD " directive at byte %zu nests "
+                "deeper than max_depth (%zu)",
+                i, at, L->max_depth);
             return TW_ERR_LIMIT;
         }
         if (r == TW_JSCAN_MORE && cap < left) {
-            say(err, TW_ERR_INVALID, "messages[%zu]: the " TW_SCRIPT_WORD " directive at byte %zu is "
-                "longer than max_input_bytes (%zu)", i, at, L->max_input_bytes);
+            say(err, TW_ERR_INVALID,
+                "messages[%zu]: the " TW_SCRIPT_WORD " directive at byte %zu is "
+                "longer than max_input_bytes (%zu)",
+                i, at, L->max_input_bytes);
             return TW_ERR_LIMIT;
         }
         if (r != TW_JSCAN_DONE) {
-            say(err, TW_ERR_INVALID, "messages[%zu]: the " TW_SCRIPT_WORD " directive at byte %zu is not "
-                "one JSON object (%s at byte %zu)", i, at,
-                r == TW_JSCAN_MORE ? "the text ends inside it" : "unexpected character",
+            say(err, TW_ERR_INVALID,
+                "messages[%zu]: the " TW_SCRIPT_WORD " directive at byte %zu is not "
+                "one JSON object (%s at byte %zu)",
+                i, at, r == TW_JSCAN_MORE ? "the text ends inside it" : "unexpected character",
                 at + used);
             return TW_ERR_PARSE;
         }
@@ -98,8 +106,10 @@ static tw_status find_directive(const tw_request *req, const tw_limits *L, cJSON
         if (st == TW_ERR_NOMEM)
             return st;
         if (st != TW_OK) {
-            say(err, TW_ERR_INVALID, "messages[%zu]: the " TW_SCRIPT_WORD " directive at byte %zu is not "
-                "valid JSON: %s", i, at, je.message[0] ? je.message : tw_code_message(st));
+            say(err, TW_ERR_INVALID,
+                "messages[%zu]: the " TW_SCRIPT_WORD " directive at byte %zu is not "
+                "valid JSON: %s",
+                i, at, je.message[0] ? je.message : tw_code_message(st));
             return st == TW_ERR_LIMIT ? TW_ERR_LIMIT : TW_ERR_PARSE;
         }
         return TW_OK;
@@ -217,7 +227,8 @@ static bool is_step_key(const char *k)
 static tw_status check_call(const cJSON *c, const char *where, const tw_limits *L, tw_error *err)
 {
     if (!cJSON_IsObject(c)) {
-        say(err, TW_ERR_INVALID, "%s: a call must be an object {\"name\": …, \"arguments\": …}", where);
+        say(err, TW_ERR_INVALID, "%s: a call must be an object {\"name\": …, \"arguments\": …}",
+            where);
         return TW_ERR_INVALID;
     }
     for (const cJSON *k = c->child; k; k = k->next)
@@ -232,7 +243,8 @@ static tw_status check_call(const cJSON *c, const char *where, const tw_limits *
     }
     const cJSON *a = tw_json_get(c, "arguments");
     if (a && !cJSON_IsObject(a) && !cJSON_IsString(a)) {
-        say(err, TW_ERR_INVALID, "%s.arguments: must be an object, or a string written as is", where);
+        say(err, TW_ERR_INVALID, "%s.arguments: must be an object, or a string written as is",
+            where);
         return TW_ERR_INVALID;
     }
     size_t size = cJSON_IsString(a) ? strlen(a->valuestring)
@@ -259,8 +271,8 @@ static tw_status check_step(const cJSON *s, const char *where, bool top, const t
         if (top && strcmp(k->string, "nonce") == 0)
             continue; /* the directive is its one step */
         if (!is_step_key(k->string)) {
-            say(err, TW_ERR_INVALID, "%s: unknown key '%s' (reasoning, text, calls, model_text)", where,
-                k->string);
+            say(err, TW_ERR_INVALID, "%s: unknown key '%s' (reasoning, text, calls, model_text)",
+                where, k->string);
             return TW_ERR_INVALID;
         }
         if (strcmp(k->string, "calls") == 0) {
@@ -277,8 +289,8 @@ static tw_status check_step(const cJSON *s, const char *where, bool top, const t
             structured = true;
     }
     if (raw && structured) {
-        say(err, TW_ERR_INVALID, "%s: model_text stands alone (no reasoning, text or calls beside it)",
-            where);
+        say(err, TW_ERR_INVALID,
+            "%s: model_text stands alone (no reasoning, text or calls beside it)", where);
         return TW_ERR_INVALID;
     }
     const cJSON *calls = tw_json_get(s, "calls");
@@ -320,16 +332,19 @@ static tw_status check_directive(const cJSON *d, size_t msg, const tw_limits *L,
         if (strcmp(k->string, "nonce") == 0 || strcmp(k->string, "steps") == 0)
             continue;
         if (!is_step_key(k->string)) {
-            say(err, TW_ERR_INVALID, "%s: unknown key '%s' (nonce, steps, or one step's reasoning, "
-                "text, calls, model_text)", where, k->string);
+            say(err, TW_ERR_INVALID,
+                "%s: unknown key '%s' (nonce, steps, or one step's reasoning, "
+                "text, calls, model_text)",
+                where, k->string);
             return TW_ERR_INVALID;
         }
         step_keys = true;
     }
     const cJSON *nonce = tw_json_get(d, "nonce");
     if (nonce && !(cJSON_IsString(nonce) && nonce_ok(nonce->valuestring))) {
-        say(err, TW_ERR_INVALID, "%s.nonce: must be a string of 1 to %d characters A-Z a-z 0-9 . _ : -",
-            where, TW_SCRIPT_NONCE_MAX);
+        say(err, TW_ERR_INVALID,
+            "%s.nonce: must be a string of 1 to %d characters A-Z a-z 0-9 . _ : -", where,
+            TW_SCRIPT_NONCE_MAX);
         return TW_ERR_INVALID;
     }
     const cJSON *st = tw_json_get(d, "steps");
@@ -349,7 +364,8 @@ static tw_status check_directive(const cJSON *d, size_t msg, const tw_limits *L,
     }
     size_t n = (size_t)cJSON_GetArraySize(st);
     if (n > L->max_messages) {
-        say(err, TW_ERR_LIMIT, "%s.steps: more than max_messages (%zu) steps", where, L->max_messages);
+        say(err, TW_ERR_LIMIT, "%s.steps: more than max_messages (%zu) steps", where,
+            L->max_messages);
         return TW_ERR_LIMIT;
     }
     size_t i = 0;
@@ -421,390 +437,6 @@ static tw_status render_step(const cJSON *s, tw_script_answer *a)
     return st;
 }
 
-/* ---- schema-generated arguments ---- */
-
-typedef struct gen {
-    const tw_limits *L;
-    size_t budget;   /* bytes the arguments may still take (max_args_bytes) */
-    char path[200];
-    tw_error *err;
-} gen;
-
-static tw_status gen_fail(gen *g, tw_status st, const char *rule)
-{
-    say(g->err, st, "%s: %s", g->path[0] ? g->path : "/", rule);
-    return st;
-}
-
-static bool spend(gen *g, size_t n)
-{
-    if (n > g->budget)
-        return false;
-    g->budget -= n;
-    return true;
-}
-
-static const char *pick_type(const cJSON *s)
-{
-    const cJSON *t = tw_json_get(s, "type");
-    if (cJSON_IsString(t))
-        return t->valuestring;
-    if (cJSON_IsArray(t)) {
-        const char *first = NULL;
-        for (const cJSON *e = t->child; e; e = e->next)
-            if (cJSON_IsString(e)) {
-                if (strcmp(e->valuestring, "null") != 0)
-                    return e->valuestring;
-                if (!first)
-                    first = e->valuestring;
-            }
-        if (first)
-            return first;
-    }
-    if (tw_json_get(s, "properties") || tw_json_get(s, "required"))
-        return "object";
-    if (tw_json_get(s, "items"))
-        return "array";
-    return "string";
-}
-
-static bool num_of(const cJSON *s, const char *k, double *v)
-{
-    const cJSON *x = tw_json_get(s, k);
-    if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble))
-        return false;
-    *v = x->valuedouble;
-    return true;
-}
-
-/* A number within the schema's bounds: 0 moved into [lo, hi], on multipleOf. */
-static tw_status gen_number(gen *g, const cJSON *s, bool integer, cJSON **out)
-{
-    double lo = -INFINITY, hi = INFINITY, e;
-    bool lo_ex = false, hi_ex = false;
-    if (num_of(s, "minimum", &e))
-        lo = e;
-    if (num_of(s, "maximum", &e))
-        hi = e;
-    /* draft 6+: exclusive bounds are numbers; draft 4: booleans on minimum/maximum */
-    if (num_of(s, "exclusiveMinimum", &e) && e >= lo) {
-        lo = e;
-        lo_ex = true;
-    } else if (cJSON_IsTrue(tw_json_get(s, "exclusiveMinimum"))) {
-        lo_ex = isfinite(lo);
-    }
-    if (num_of(s, "exclusiveMaximum", &e) && e <= hi) {
-        hi = e;
-        hi_ex = true;
-    } else if (cJSON_IsTrue(tw_json_get(s, "exclusiveMaximum"))) {
-        hi_ex = isfinite(hi);
-    }
-    double step = 0;
-    if (num_of(s, "multipleOf", &e) && e > 0)
-        step = e;
-    else if (integer)
-        step = 1;
-    double v = 0;
-    if (v < lo || (lo_ex && v <= lo))
-        v = lo;
-    if (v > hi || (hi_ex && v >= hi))
-        v = hi;
-    if (step > 0) {
-        double k = ceil(v / step);
-        v = k * step;
-        if ((lo_ex && v <= lo) || v < lo)
-            v += step;
-        if ((hi_ex && v >= hi) || v > hi) {
-            v = floor(hi / step) * step;
-            if (hi_ex && v >= hi)
-                v -= step;
-        }
-    } else if ((lo_ex && v <= lo) || (hi_ex && v >= hi)) {
-        /* a number strictly inside the open bound(s) */
-        v = isfinite(lo) && isfinite(hi) ? lo + (hi - lo) / 2 : isfinite(lo) ? lo + 1 : hi - 1;
-    }
-    if (!isfinite(v) || fabs(v) > 9007199254740992.0 || v < lo || v > hi ||
-        (lo_ex && v <= lo) || (hi_ex && v >= hi))
-        return gen_fail(g, TW_ERR_INVALID, integer ? "no integer satisfies the bounds"
-                                                   : "no number satisfies the bounds");
-    if (v == 0)
-        v = 0; /* no negative zero */
-    if (!spend(g, 24))
-        return gen_fail(g, TW_ERR_LIMIT, "the arguments grow past max_args_bytes");
-    *out = cJSON_CreateNumber(v);
-    return *out ? TW_OK : TW_ERR_NOMEM;
-}
-
-static tw_status gen_string(gen *g, const cJSON *s, cJSON **out)
-{
-    static const struct {
-        const char *format, *value;
-    } formats[] = {{"date-time", "2024-01-01T00:00:00Z"},
-                   {"date", "2024-01-01"},
-                   {"time", "00:00:00Z"},
-                   {"email", "user@example.com"},
-                   {"uri", "https://example.com/"},
-                   {"url", "https://example.com/"},
-                   {"uuid", "00000000-0000-4000-8000-000000000000"},
-                   {"ipv4", "192.0.2.1"},
-                   {"hostname", "example.com"}};
-    const char *base = "example";
-    const char *f = tw_json_get_str(s, "format");
-    for (size_t i = 0; f && i < sizeof formats / sizeof *formats; i++)
-        if (strcmp(f, formats[i].format) == 0)
-            base = formats[i].value;
-    size_t len = strlen(base);
-    int64_t mn = tw_json_int(tw_json_get(s, "minLength"), 0, INT64_MAX, 0);
-    int64_t mx = tw_json_int(tw_json_get(s, "maxLength"), 0, INT64_MAX, INT64_MAX);
-    if (mn > mx)
-        return gen_fail(g, TW_ERR_INVALID, "minLength is above maxLength");
-    if ((uint64_t)mn > g->budget || !spend(g, (size_t)mn > len ? (size_t)mn + 2 : len + 2))
-        return gen_fail(g, TW_ERR_LIMIT, "minLength asks for more than max_args_bytes");
-    size_t want = len;
-    if ((uint64_t)want > (uint64_t)mx)
-        want = (size_t)mx;
-    if ((uint64_t)want < (uint64_t)mn)
-        want = (size_t)mn;
-    char *v = malloc(want + 1);
-    if (!v)
-        return TW_ERR_NOMEM;
-    for (size_t i = 0; i < want; i++)
-        v[i] = i < len ? base[i] : 'x';
-    v[want] = 0;
-    *out = cJSON_CreateString(v);
-    free(v);
-    return *out ? TW_OK : TW_ERR_NOMEM;
-}
-
-static tw_status gen_value(gen *g, const cJSON *s, size_t depth, cJSON **out);
-
-/* Descend into a sub-schema under path + suffix. */
-static tw_status gen_sub(gen *g, const cJSON *s, size_t depth, const char *suffix, cJSON **out)
-{
-    size_t keep = strlen(g->path);
-    snprintf(g->path + keep, sizeof g->path - keep, "%s", suffix);
-    tw_status st = gen_value(g, s, depth + 1, out);
-    if (st == TW_OK)
-        g->path[keep] = 0;
-    return st;
-}
-
-/* A required name or a property, for lookups by name in O(log n). */
-typedef struct named {
-    const char *name;
-    const cJSON *node;
-    size_t pos;
-} named;
-
-static int by_name(const void *a, const void *b)
-{
-    const named *x = a, *y = b;
-    int c = strcmp(x->name, y->name);
-    return c ? c : x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
-static int by_pos(const void *a, const void *b)
-{
-    const named *x = a, *y = b;
-    return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
-/* The schema of property `name`: the first "properties" member so named. */
-static const cJSON *prop_schema(const named *props, size_t n, const char *name)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(props[mid].name, name) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && strcmp(props[lo].name, name) == 0 ? props[lo].node : NULL;
-}
-
-/* The required properties, each once, in the order "required" lists them;
- * names are sorted once, so a long list costs O(n log n), never n². */
-static tw_status gen_object(gen *g, const cJSON *s, size_t depth, cJSON **out)
-{
-    if (!spend(g, 2))
-        return gen_fail(g, TW_ERR_LIMIT, "the arguments grow past max_args_bytes");
-    const cJSON *props = tw_json_get(s, "properties");
-    const cJSON *req = tw_json_get(s, "required");
-    const cJSON *addl = tw_json_get(s, "additionalProperties");
-    size_t nr = 0, np = 0;
-    for (const cJSON *r = cJSON_IsArray(req) ? req->child : NULL; r; r = r->next)
-        nr += cJSON_IsString(r);
-    for (const cJSON *p = cJSON_IsObject(props) ? props->child : NULL; p; p = p->next)
-        np++;
-    named *rq = calloc(nr + 1, sizeof *rq);
-    named *pr = calloc(np + 1, sizeof *pr);
-    cJSON *o = cJSON_CreateObject();
-    tw_status st = rq && pr && o ? TW_OK : TW_ERR_NOMEM;
-    size_t k = 0;
-    for (const cJSON *r = st == TW_OK && cJSON_IsArray(req) ? req->child : NULL; r; r = r->next)
-        if (cJSON_IsString(r)) {
-            rq[k] = (named){r->valuestring, NULL, k};
-            k++;
-        }
-    k = 0;
-    for (const cJSON *p = st == TW_OK && cJSON_IsObject(props) ? props->child : NULL; p; p = p->next) {
-        pr[k] = (named){p->string, p, k};
-        k++;
-    }
-    if (st == TW_OK) {
-        qsort(rq, nr, sizeof *rq, by_name);
-        qsort(pr, np, sizeof *pr, by_name);
-        size_t kept = 0;
-        for (size_t i = 0; i < nr; i++)
-            if (i == 0 || strcmp(rq[i].name, rq[i - 1].name) != 0) {
-                rq[kept] = rq[i];
-                rq[kept].node = prop_schema(pr, np, rq[i].name);
-                if (!rq[kept].node && cJSON_IsObject(addl))
-                    rq[kept].node = addl; /* a required name the properties do not list */
-                kept++;
-            }
-        nr = kept;
-        qsort(rq, nr, sizeof *rq, by_pos);
-    }
-    for (size_t i = 0; st == TW_OK && i < nr; i++) {
-        char suffix[80];
-        snprintf(suffix, sizeof suffix, "/%.70s", rq[i].name);
-        cJSON *v = NULL;
-        st = !spend(g, strlen(rq[i].name) + 4)
-                 ? gen_fail(g, TW_ERR_LIMIT, "the arguments grow past max_args_bytes")
-                 : gen_sub(g, rq[i].node, depth, suffix, &v);
-        if (st == TW_OK && !cJSON_AddItemToObject(o, rq[i].name, v)) {
-            cJSON_Delete(v);
-            st = TW_ERR_NOMEM;
-        }
-    }
-    free(rq);
-    free(pr);
-    if (st != TW_OK) {
-        cJSON_Delete(o);
-        return st;
-    }
-    *out = o;
-    return TW_OK;
-}
-
-static tw_status gen_array(gen *g, const cJSON *s, size_t depth, cJSON **out)
-{
-    int64_t mn = tw_json_int(tw_json_get(s, "minItems"), 0, INT64_MAX, 0);
-    int64_t mx = tw_json_int(tw_json_get(s, "maxItems"), 0, INT64_MAX, INT64_MAX);
-    if (mn > mx)
-        return gen_fail(g, TW_ERR_INVALID, "minItems is above maxItems");
-    int64_t n = mn > 1 ? mn : 1;
-    if (n > mx)
-        n = mx;
-    if ((uint64_t)n > g->budget / 2 || !spend(g, 2))
-        return gen_fail(g, TW_ERR_LIMIT, "minItems asks for more than max_args_bytes");
-    const cJSON *items = tw_json_get(s, "items");
-    cJSON *a = cJSON_CreateArray();
-    if (!a)
-        return TW_ERR_NOMEM;
-    const cJSON *tuple = cJSON_IsArray(items) ? items->child : NULL; /* one schema per position */
-    for (int64_t i = 0; i < n; i++) {
-        const cJSON *is = cJSON_IsArray(items) ? tuple : items;
-        if (tuple)
-            tuple = tuple->next;
-        char suffix[32];
-        snprintf(suffix, sizeof suffix, "/%lld", (long long)i);
-        cJSON *v = NULL;
-        tw_status st = !spend(g, 1) ? gen_fail(g, TW_ERR_LIMIT,
-                                               "the arguments grow past max_args_bytes")
-                                    : gen_sub(g, is, depth, suffix, &v);
-        if (st == TW_OK && !cJSON_AddItemToArray(a, v)) {
-            cJSON_Delete(v);
-            st = TW_ERR_NOMEM;
-        }
-        if (st != TW_OK) {
-            cJSON_Delete(a);
-            return st;
-        }
-    }
-    *out = a;
-    return TW_OK;
-}
-
-static tw_status gen_value(gen *g, const cJSON *s, size_t depth, cJSON **out)
-{
-    *out = NULL;
-    if (depth > g->L->max_depth)
-        return gen_fail(g, TW_ERR_LIMIT, "the schema nests deeper than max_depth");
-    if (!cJSON_IsObject(s))
-        s = NULL; /* no constraint: a string */
-    const cJSON *c = tw_json_get(s, "const");
-    const cJSON *en = tw_json_get(s, "enum");
-    if (!c && cJSON_IsArray(en) && en->child)
-        c = en->child;
-    if (c) {
-        if (!spend(g, tw_json_size(c, g->budget + 1)))
-            return gen_fail(g, TW_ERR_LIMIT, "the arguments grow past max_args_bytes");
-        *out = cJSON_Duplicate(c, 1);
-        return *out ? TW_OK : TW_ERR_NOMEM;
-    }
-    static const char *const firsts[] = {"anyOf", "oneOf", "allOf"};
-    for (size_t i = 0; i < 3; i++) {
-        const cJSON *alt = tw_json_get(s, firsts[i]);
-        if (cJSON_IsArray(alt) && alt->child && !tw_json_get(s, "type"))
-            return gen_value(g, alt->child, depth + 1, out);
-    }
-    const char *t = s ? pick_type(s) : "string";
-    if (strcmp(t, "object") == 0)
-        return gen_object(g, s, depth, out);
-    if (strcmp(t, "array") == 0)
-        return gen_array(g, s, depth, out);
-    if (strcmp(t, "integer") == 0 || strcmp(t, "number") == 0)
-        return gen_number(g, s, t[0] == 'i', out);
-    if (!spend(g, 5))
-        return gen_fail(g, TW_ERR_LIMIT, "the arguments grow past max_args_bytes");
-    if (strcmp(t, "boolean") == 0)
-        *out = cJSON_CreateTrue();
-    else if (strcmp(t, "null") == 0)
-        *out = cJSON_CreateNull();
-    else
-        return gen_string(g, s, out);
-    return *out ? TW_OK : TW_ERR_NOMEM;
-}
-
-tw_status tw_script_schema_args(const cJSON *schema, const tw_limits *lim, cJSON **out,
-                                tw_error *err)
-{
-    tw_limits L;
-    tw_limits_resolve(&L, lim);
-    *out = NULL;
-    gen g;
-    memset(&g, 0, sizeof g);
-    g.L = &L;
-    g.budget = L.max_args_bytes;
-    g.err = err;
-    cJSON *v = NULL;
-    tw_status st;
-    if (!cJSON_IsObject(schema)) {
-        v = cJSON_CreateObject();
-        st = v ? TW_OK : TW_ERR_NOMEM;
-    } else {
-        st = gen_value(&g, schema, 0, &v);
-    }
-    if (st != TW_OK)
-        return st;
-    if (!cJSON_IsObject(v)) {
-        cJSON_Delete(v);
-        say(err, TW_ERR_INVALID, "/: the schema does not describe an object");
-        return TW_ERR_INVALID;
-    }
-    tw_error ve;
-    if (!tw_schema_validate(schema, v, L.max_depth, &ve)) {
-        cJSON_Delete(v);
-        say(err, TW_ERR_INVALID, "no generated value satisfies the schema: %s", ve.message);
-        return TW_ERR_INVALID;
-    }
-    *out = v;
-    return TW_OK;
-}
-
 /* ---- reasoning and the default policy ---- */
 
 static bool effort_on(const cJSON *e)
@@ -844,8 +476,11 @@ static size_t quote_len(const char *s, size_t n)
     size_t i = 0;
     while (i < n) {
         unsigned char c = (unsigned char)s[i];
-        size_t k = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3
-                                  : (c & 0xF8) == 0xF0 ? 4 : 0;
+        size_t k = c < 0x80             ? 1
+                   : (c & 0xE0) == 0xC0 ? 2
+                   : (c & 0xF0) == 0xE0 ? 3
+                   : (c & 0xF8) == 0xF0 ? 4
+                                        : 0;
         if (k == 0 || c < 0x20 || c == 0x7F || c == '<' || i + k > n || i + k > TW_SCRIPT_QUOTE_MAX)
             break;
         bool ok = true;
@@ -875,7 +510,8 @@ static tw_status default_answer(const tw_request *req, bool reasoning, const tw_
         }
     } else if (req->choice == TW_CHOICE_REQUIRED) {
         if (!req->ntools) {
-            say(err, TW_ERR_INVALID, "tool_choice: a call is required but the request declares no tools");
+            say(err, TW_ERR_INVALID,
+                "tool_choice: a call is required but the request declares no tools");
             return TW_ERR_INVALID;
         }
         tool = &req->tools[0];
@@ -955,8 +591,10 @@ tw_status tw_script_answer_with(const tw_request *req, int reasoning, const tw_l
             out->step = (int)turn;
             st = render_step(step, out);
             if (st == TW_ERR_LIMIT)
-                say(err, TW_ERR_INVALID, "messages[%zu]: " TW_SCRIPT_WORD ": step %zu's model text is "
-                    "longer than max_input_bytes (%zu)", msg, turn, L.max_input_bytes);
+                say(err, TW_ERR_INVALID,
+                    "messages[%zu]: " TW_SCRIPT_WORD ": step %zu's model text is "
+                    "longer than max_input_bytes (%zu)",
+                    msg, turn, L.max_input_bytes);
         } else {
             st = default_answer(req, think, &L, out, err);
             if (st == TW_ERR_LIMIT && err && !err->message[0])
@@ -972,8 +610,8 @@ tw_status tw_script_answer_with(const tw_request *req, int reasoning, const tw_l
     return st;
 }
 
-tw_status tw_script_answer_for(const tw_request *req, const tw_limits *lim,
-                               tw_script_answer *out, tw_error *err)
+tw_status tw_script_answer_for(const tw_request *req, const tw_limits *lim, tw_script_answer *out,
+                               tw_error *err)
 {
     return tw_script_answer_with(req, -1, lim, out, err);
 }

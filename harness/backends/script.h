@@ -38,7 +38,8 @@
 
 /* What the scripted reference model writes for one request. */
 typedef struct tw_script_answer {
-    tw_buf model_text; /* Hermes/Qwen-style text: "<think>R</think>" + text + "<tool_call>{json}</tool_call>"… */
+    tw_buf model_text; /* Hermes/Qwen-style text: "<think>R</think>" + text +
+                          "<tool_call>{json}</tool_call>"… */
     char *nonce;       /* the directive's nonce, NULL without a directive */
     int step;          /* the directive step used, -1 for the default policy */
     bool reasoning;    /* the answer carries reasoning */
@@ -54,8 +55,8 @@ typedef struct tw_script_answer {
  * (a named tool that is not declared, a schema no value satisfies),
  * TW_ERR_LIMIT past a limit, TW_ERR_NOMEM.
  */
-tw_status tw_script_answer_for(const tw_request *req, const tw_limits *lim,
-                               tw_script_answer *out, tw_error *err);
+tw_status tw_script_answer_for(const tw_request *req, const tw_limits *lim, tw_script_answer *out,
+                               tw_error *err);
 /* The same with the default policy's reasoning given: 0 off, 1 on, -1 from
  * req->options. */
 tw_status tw_script_answer_with(const tw_request *req, int reasoning, const tw_limits *lim,

@@ -5,8 +5,8 @@
 #include "checks_int.h"
 
 /* The verdict with its evidence (owned unless `borrowed`) into the set. */
-static void set_store(tw_check_set *s, const tw_check_def *d, tw_verdict v, int64_t offset, char *ev,
-                      bool borrowed)
+static void set_store(tw_check_set *s, const tw_check_def *d, tw_verdict v, int64_t offset,
+                      char *ev, bool borrowed)
 {
     for (size_t i = 0; i < s->len; i++) {
         if (s->items[i].check == d->chk) {
@@ -110,8 +110,8 @@ const tw_check_result *tw_check_set_get(const tw_check_set *s, tw_check_id id)
 void tw_check_set_merge(tw_check_set *dst, const tw_check_set *src)
 {
     for (size_t i = 0; i < src->len; i++)
-        tw_check_set_put(dst, src->items[i].check, src->items[i].verdict, src->items[i].offset, "%s",
-                         src->items[i].evidence);
+        tw_check_set_put(dst, src->items[i].check, src->items[i].verdict, src->items[i].offset,
+                         "%s", src->items[i].evidence);
 }
 
 void tw_check_set_fill(tw_check_set *s, bool client, const char *why)

@@ -39,7 +39,8 @@ static void fam_openai(judge *j, const tw_chk_exchange *x)
     } else {
         if (!x->body) {
             char cb[112];
-            PUT(out, TW_CHK_OAI_R01, TW_V_FAIL, 0, "the body is not JSON%s%s", in->transport_error ? ": " : "",
+            PUT(out, TW_CHK_OAI_R01, TW_V_FAIL, 0, "the body is not JSON%s%s",
+                in->transport_error ? ": " : "",
                 tw_chk_clip(cb, sizeof cb, in->transport_error, 100));
         }
         tw_chk_oai_response(j, x->body);
@@ -108,7 +109,8 @@ static void fam_numbers(judge *j, const tw_chk_exchange *x)
 }
 
 static const tw_check_family_def FAMILIES[] = {
-    {"openai", "OpenAI chat completions: body, stream, streamed against non-streamed, error (OAI-*)",
+    {"openai",
+     "OpenAI chat completions: body, stream, streamed against non-streamed, error (OAI-*)",
      fam_openai},
     {"anthropic", "Anthropic messages: body and stream (ANT-*)", fam_anthropic},
     {"generate", "vLLM /generate: its fields and token budgets (VLN-*)", fam_generate},

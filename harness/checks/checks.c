@@ -22,22 +22,25 @@ static void http_status_check(const tw_judge_input *in, tw_check_set *out)
     int want = in->ex->has_response ? in->ex->resp.status : 200;
     char cb[312];
     if (want >= 400) {
-        PUT(out, TW_CHK_RSP_01, TW_V_SKIP, -1, "the fixture expects an error status (HTTP %d), got HTTP %d", want,
-            in->status);
+        PUT(out, TW_CHK_RSP_01, TW_V_SKIP, -1,
+            "the fixture expects an error status (HTTP %d), got HTTP %d", want, in->status);
         return;
     }
     if (in->status == 0) {
         PUT(out, TW_CHK_RSP_01, TW_V_FAIL, -1, "no response: %s",
-            tw_chk_clip(cb, sizeof cb, in->transport_error ? in->transport_error : "the transfer failed", 300));
+            tw_chk_clip(cb, sizeof cb,
+                        in->transport_error ? in->transport_error : "the transfer failed", 300));
         return;
     }
     if (in->status >= 400) {
         char ex[200];
         tw_chk_excerpt(ex, sizeof ex, in->body ? in->body : "", in->body_len);
-        PUT(out, TW_CHK_RSP_01, TW_V_FAIL, 0, "HTTP %d where the fixture expects a success: %s", in->status, ex);
+        PUT(out, TW_CHK_RSP_01, TW_V_FAIL, 0, "HTTP %d where the fixture expects a success: %s",
+            in->status, ex);
         return;
     }
-    PUT(out, TW_CHK_RSP_01, TW_V_PASS, -1, "HTTP %d%s%s", in->status, in->transport_error ? ", transfer broke: " : "",
+    PUT(out, TW_CHK_RSP_01, TW_V_PASS, -1, "HTTP %d%s%s", in->status,
+        in->transport_error ? ", transfer broke: " : "",
         tw_chk_clip(cb, sizeof cb, in->transport_error, 200));
 }
 
@@ -53,9 +56,9 @@ static bool request_streams(const cJSON *req)
  * the families themselves are registered in check_table.c).
  */
 typedef struct format_checks {
-    tw_api_kind kind;          /* tw_path_kind; TW_API_NONE: any other path */
-    const char *families[6];   /* NULL-ended */
-    const char *elsewhere;     /* the skip of every other backend check */
+    tw_api_kind kind;        /* tw_path_kind; TW_API_NONE: any other path */
+    const char *families[6]; /* NULL-ended */
+    const char *elsewhere;   /* the skip of every other backend check */
 } format_checks;
 
 #define TW_UNPAREN(...) __VA_ARGS__
@@ -88,15 +91,17 @@ void tw_checks_backend(const tw_judge_input *in, tw_check_set *out)
     tw_api_kind kind = tw_path_kind(in->path);
     /* /generate has no streamed form: a "stream" key in its request changes
      * nothing, only an event-stream answer is judged as a stream */
-    bool stream = (kind != TW_API_GENERATE && kind != TW_API_GEMINI && request_streams(in->req_body)) ||
-                  tw_chk_ctype_is(in, "text/event-stream") ||
-                  (kind == TW_API_GEMINI && in->path && strstr(in->path, ":streamGenerateContent"));
+    bool stream =
+        (kind != TW_API_GENERATE && kind != TW_API_GEMINI && request_streams(in->req_body)) ||
+        tw_chk_ctype_is(in, "text/event-stream") ||
+        (kind == TW_API_GEMINI && in->path && strstr(in->path, ":streamGenerateContent"));
     http_status_check(in, out);
     if (in->status == 0) {
         tw_check_set_fill(out, false, in->transport_error ? in->transport_error : "no response");
         return;
     }
-    cJSON *body = stream ? NULL : tw_chk_parse_json(in->body ? in->body : "", in->body_len, j.L.max_depth);
+    cJSON *body =
+        stream ? NULL : tw_chk_parse_json(in->body ? in->body : "", in->body_len, j.L.max_depth);
     const format_checks *fc = format_of(kind);
     tw_chk_exchange x = {kind, stream, body};
     for (size_t i = 0; fc->families[i]; i++) {
@@ -133,9 +138,8 @@ void tw_checks_client(const char *path, const cJSON *body, tw_check_set *out)
     tw_chk_cli_chat(kind, body, out);
 }
 
-void tw_checks_client_context(const char *path, const cJSON *body, const tw_fixture *f,
-                              size_t xi, bool model_signs, const tw_limits *limits,
-                              tw_check_set *out)
+void tw_checks_client_context(const char *path, const cJSON *body, const tw_fixture *f, size_t xi,
+                              bool model_signs, const tw_limits *limits, tw_check_set *out)
 {
     switch (tw_path_kind(path)) {
     case TW_API_RESPONSES: tw_checks_client_history(body, f, xi, limits, out); break;

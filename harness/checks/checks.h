@@ -23,9 +23,9 @@ typedef struct tw_check_result {
     const char *id;
     tw_check_id check;
     tw_verdict verdict;
-    int64_t offset;     /* byte offset into the judged bytes, -1 when none */
-    char *evidence;     /* NUL-terminated; "" when none */
-    bool borrowed;      /* evidence is a text of static storage, not owned */
+    int64_t offset; /* byte offset into the judged bytes, -1 when none */
+    char *evidence; /* NUL-terminated; "" when none */
+    bool borrowed;  /* evidence is a text of static storage, not owned */
 } tw_check_result;
 
 /* Verdicts of one exchange, at most one per check id (a later set replaces). */
@@ -62,21 +62,21 @@ void tw_check_set_free(tw_check_set *s);
 
 /* What the harness sent and what came back, for the backend checks. */
 typedef struct tw_judge_input {
-    const tw_fx_exchange *ex;   /* the fixture exchange (model text, options), or NULL */
-    const char *path;           /* request path */
-    const cJSON *req_body;      /* request JSON, or NULL */
+    const tw_fx_exchange *ex; /* the fixture exchange (model text, options), or NULL */
+    const char *path;         /* request path */
+    const cJSON *req_body;    /* request JSON, or NULL */
     const tw_kv *req_headers;
     size_t nreq_headers;
-    int status;                 /* 0: no response */
+    int status; /* 0: no response */
     const tw_kv *resp_headers;
     size_t nresp_headers;
-    const char *body;           /* response bytes as received */
+    const char *body; /* response bytes as received */
     size_t body_len;
     const char *transport_error; /* the transfer broke, or NULL */
     /* the non-streamed response to the same request (OAI-S07), or NULL */
     const char *pair_body;
     size_t pair_len;
-    const tw_limits *limits;    /* NULL: defaults */
+    const tw_limits *limits; /* NULL: defaults */
     /* strict sessions: 1 an earlier exchange of this session paused with
      * tool calls, -1 none did (SES-01/02 then skip), 0 unknown (judged
      * from the request alone) */
@@ -99,8 +99,8 @@ void tw_checks_client(const char *path, const cJSON *body, tw_check_set *out);
  * items of its input are call_ids that the recorded answers of exchanges
  * [0, xi) issued (skipped on a first turn, or when those made no call).
  */
-void tw_checks_client_history(const cJSON *body, const tw_fixture *f, size_t xi, const tw_limits *limits,
-                              tw_check_set *out);
+void tw_checks_client_history(const cJSON *body, const tw_fixture *f, size_t xi,
+                              const tw_limits *limits, tw_check_set *out);
 
 /*
  * GEM-C02 on a Gemini request: every thoughtSignature the model gave on a
@@ -121,14 +121,13 @@ void tw_checks_client_gemini(const cJSON *body, const tw_fixture *f, size_t xi, 
  * one that the recorded answers of exchanges [0, xi) of fixture f gave
  * (skipped when those gave none).
  */
-void tw_checks_client_anthropic(const cJSON *body, const tw_fixture *f, size_t xi,
-                                bool model_signs, const tw_limits *limits, tw_check_set *out);
+void tw_checks_client_anthropic(const cJSON *body, const tw_fixture *f, size_t xi, bool model_signs,
+                                const tw_limits *limits, tw_check_set *out);
 
 /* The client checks that need the exchange a request answers (CLI-09,
  * GEM-C02, CLI-10), by the API of path. */
-void tw_checks_client_context(const char *path, const cJSON *body, const tw_fixture *f,
-                              size_t xi, bool model_signs, const tw_limits *limits,
-                              tw_check_set *out);
+void tw_checks_client_context(const char *path, const cJSON *body, const tw_fixture *f, size_t xi,
+                              bool model_signs, const tw_limits *limits, tw_check_set *out);
 
 /* The reference Anthropic server's signature of a thinking text (FNV-1a over
  * its bytes, "toolwire-sig-" and 16 hex digits): it authenticates nothing;

@@ -33,15 +33,16 @@ static void ant_common(judge *j, size_t ntool, const char *bad_tool, int64_t bad
         PUT(out, TW_CHK_ANT_R01, ntool ? TW_V_PASS : TW_V_SKIP, -1, "%zu tool_use block(s)", ntool);
     bool want = ntool > 0, is = stop && strcmp(stop, "tool_use") == 0;
     if (want != is)
-        PUT(out, TW_CHK_ANT_R02, TW_V_FAIL, stop_off, "%zu tool_use block(s), stop_reason %.40s", ntool,
-            stop ? stop : "(absent)");
+        PUT(out, TW_CHK_ANT_R02, TW_V_FAIL, stop_off, "%zu tool_use block(s), stop_reason %.40s",
+            ntool, stop ? stop : "(absent)");
     else
         PUT(out, TW_CHK_ANT_R02, TW_V_PASS, -1, "stop_reason %.40s", stop ? stop : "(absent)");
     if (unsigned_think)
-        PUT(out, TW_CHK_ANT_S03, TW_V_FAIL, think_off, "%zu of %zu thinking block(s) without a signature",
-            unsigned_think, nthink);
+        PUT(out, TW_CHK_ANT_S03, TW_V_FAIL, think_off,
+            "%zu of %zu thinking block(s) without a signature", unsigned_think, nthink);
     else
-        PUT(out, TW_CHK_ANT_S03, nthink ? TW_V_PASS : TW_V_SKIP, -1, "%zu thinking block(s)", nthink);
+        PUT(out, TW_CHK_ANT_S03, nthink ? TW_V_PASS : TW_V_SKIP, -1, "%zu thinking block(s)",
+            nthink);
 }
 
 void tw_chk_ant_response(judge *j, const cJSON *body)
@@ -70,7 +71,8 @@ void tw_chk_ant_response(judge *j, const cJSON *body)
                 else if (!cJSON_IsObject(tw_json_get(b, "input"))) {
                     char ex[120];
                     tw_chk_excerpt_json(ex, sizeof ex, tw_json_get(b, "input"));
-                    snprintf(bad, sizeof bad, "content[%zu] tool_use input is not an object: %s", i, ex);
+                    snprintf(bad, sizeof bad, "content[%zu] tool_use input is not an object: %s", i,
+                             ex);
                 }
                 if (bad[0])
                     bad_off = id ? tw_chk_find_off(j->in, id) : -1;
@@ -155,7 +157,8 @@ void tw_chk_ant_stream(judge *j)
                 b->index = open_idx;
                 b->open = true;
                 b->off = e->off;
-                snprintf(b->type, sizeof b->type, "%s", tw_json_get_str(cb, "type") ? tw_json_get_str(cb, "type") : "");
+                snprintf(b->type, sizeof b->type, "%s",
+                         tw_json_get_str(cb, "type") ? tw_json_get_str(cb, "type") : "");
                 b->tool = strcmp(b->type, "tool_use") == 0;
                 b->thinking = strcmp(b->type, "thinking") == 0;
                 b->id = tw_strdup(tw_json_get_str(cb, "id") ? tw_json_get_str(cb, "id") : "");
@@ -168,7 +171,8 @@ void tw_chk_ant_stream(judge *j)
             const cJSON *ix = tw_json_get(d, "index");
             long idx = (long)tw_json_int(ix, -1, LONG_MAX, -1);
             if (phase != 1 || idx != open_idx || open_idx < 0)
-                S01_FAIL(e->off, "content_block_delta for index %ld while %ld is open", idx, open_idx);
+                S01_FAIL(e->off, "content_block_delta for index %ld while %ld is open", idx,
+                         open_idx);
             ablock *b = NULL;
             for (size_t k = nb; k-- > 0;)
                 if (blocks[k].index == idx) {
@@ -190,7 +194,8 @@ void tw_chk_ant_stream(judge *j)
             const cJSON *ix = tw_json_get(d, "index");
             long idx = (long)tw_json_int(ix, -1, LONG_MAX, -1);
             if (idx != open_idx || open_idx < 0)
-                S01_FAIL(e->off, "content_block_stop for index %ld while %ld is open", idx, open_idx);
+                S01_FAIL(e->off, "content_block_stop for index %ld while %ld is open", idx,
+                         open_idx);
             for (size_t k = nb; k-- > 0;)
                 if (blocks[k].index == idx) {
                     blocks[k].open = false;
@@ -219,7 +224,8 @@ void tw_chk_ant_stream(judge *j)
     if (phase != 3) {
         char cb[112];
         S01_FAIL(in->body_len, "the stream ends without message_stop%s%s",
-                 in->transport_error ? ": " : "", tw_chk_clip(cb, sizeof cb, in->transport_error, 100));
+                 in->transport_error ? ": " : "",
+                 tw_chk_clip(cb, sizeof cb, in->transport_error, 100));
     }
     if (s01[0])
         PUT(j->out, TW_CHK_ANT_S01, TW_V_FAIL, s01_off, "%s", s01);
@@ -237,11 +243,13 @@ void tw_chk_ant_stream(judge *j)
         if (b->has_json)
             njson++;
         if (!from_start) {
-            input = tw_chk_parse_json(b->json.data ? b->json.data : "", b->json.len, j->L.max_depth);
+            input =
+                tw_chk_parse_json(b->json.data ? b->json.data : "", b->json.len, j->L.max_depth);
             if (!cJSON_IsObject(input) && !s02[0]) {
                 char ex[120];
                 tw_chk_excerpt(ex, sizeof ex, b->json.data ? b->json.data : "", b->json.len);
-                snprintf(s02, sizeof s02, "block %ld partial_json is not one JSON object: %s", b->index, ex);
+                snprintf(s02, sizeof s02, "block %ld partial_json is not one JSON object: %s",
+                         b->index, ex);
                 s02_off = (int64_t)b->off;
             }
         }
@@ -254,7 +262,8 @@ void tw_chk_ant_stream(judge *j)
                 else if (!b->name[0])
                     snprintf(bad, sizeof bad, "tool_use block %ld has no name", b->index);
                 else if (from_start && !cJSON_IsObject(inp))
-                    snprintf(bad, sizeof bad, "tool_use block %ld input is not an object", b->index);
+                    snprintf(bad, sizeof bad, "tool_use block %ld input is not an object",
+                             b->index);
                 if (bad[0])
                     bad_off = (int64_t)b->off;
             }
@@ -276,7 +285,8 @@ void tw_chk_ant_stream(judge *j)
     if (s02[0])
         PUT(j->out, TW_CHK_ANT_S02, TW_V_FAIL, s02_off, "%s", s02);
     else
-        PUT(j->out, TW_CHK_ANT_S02, njson ? TW_V_PASS : TW_V_SKIP, -1, "%zu block(s) with partial_json", njson);
+        PUT(j->out, TW_CHK_ANT_S02, njson ? TW_V_PASS : TW_V_SKIP, -1,
+            "%zu block(s) with partial_json", njson);
     ant_common(j, ntool, bad[0] ? bad : NULL, bad_off, stop, stop_off, nthink, unsig, think_off);
     free(stop);
     tw_chk_sse_free(&ev);

@@ -15,8 +15,8 @@ static bool name_ok(const char *s)
         return false;
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-              c == '-'))
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-'))
             return false;
     }
     return true;
@@ -49,7 +49,8 @@ static void cli_tools(tw_api_kind kind, const cJSON *body, tw_check_set *out)
             }
             const cJSON *p = tw_json_get(def, "parameters");
             if (p && !schema_object(p)) {
-                PUT(out, TW_CHK_CLI_03, TW_V_FAIL, -1, "tools[%zu].parameters is not an object schema", i);
+                PUT(out, TW_CHK_CLI_03, TW_V_FAIL, -1,
+                    "tools[%zu].parameters is not an object schema", i);
                 goto par;
             }
         } else if (kind == TW_API_ANTHROPIC) {
@@ -62,14 +63,16 @@ static void cli_tools(tw_api_kind kind, const cJSON *body, tw_check_set *out)
                 goto par;
             }
             if (!schema_object(tw_json_get(t, "input_schema"))) {
-                PUT(out, TW_CHK_CLI_03, TW_V_FAIL, -1, "tools[%zu].input_schema is not an object schema", i);
+                PUT(out, TW_CHK_CLI_03, TW_V_FAIL, -1,
+                    "tools[%zu].input_schema is not an object schema", i);
                 goto par;
             }
         } else {
             const char *ty = tw_json_get_str(t, "type");
             const cJSON *fn = tw_json_get(t, "function");
             if (!ty || strcmp(ty, "function") != 0) {
-                PUT(out, TW_CHK_CLI_03, TW_V_FAIL, -1, "tools[%zu].type is %.40s", i, ty ? ty : "(absent)");
+                PUT(out, TW_CHK_CLI_03, TW_V_FAIL, -1, "tools[%zu].type is %.40s", i,
+                    ty ? ty : "(absent)");
                 goto par;
             }
             if (!name_ok(tw_json_get_str(fn, "name"))) {
@@ -79,28 +82,29 @@ static void cli_tools(tw_api_kind kind, const cJSON *body, tw_check_set *out)
             }
             const cJSON *p = tw_json_get(fn, "parameters");
             if (p && !schema_object(p)) {
-                PUT(out, TW_CHK_CLI_03, TW_V_FAIL, -1, "tools[%zu].function.parameters is not an object schema", i);
+                PUT(out, TW_CHK_CLI_03, TW_V_FAIL, -1,
+                    "tools[%zu].function.parameters is not an object schema", i);
                 goto par;
             }
         }
     }
     /* the usual counts as literals: no formatting, no copy */
-    static const char *const ndefs[] = {"0 tool definition(s)", "1 tool definition(s)",
-                                        "2 tool definition(s)", "3 tool definition(s)",
-                                        "4 tool definition(s)", "5 tool definition(s)",
-                                        "6 tool definition(s)", "7 tool definition(s)",
-                                        "8 tool definition(s)"};
+    static const char *const ndefs[] = {
+        "0 tool definition(s)", "1 tool definition(s)", "2 tool definition(s)",
+        "3 tool definition(s)", "4 tool definition(s)", "5 tool definition(s)",
+        "6 tool definition(s)", "7 tool definition(s)", "8 tool definition(s)"};
     if (i < sizeof ndefs / sizeof ndefs[0])
         tw_check_set_put_static(out, TW_CHK_CLI_03, TW_V_PASS, -1, ndefs[i]);
     else
         PUT(out, TW_CHK_CLI_03, TW_V_PASS, -1, "%zu tool definition(s)", i);
 par:
     if (kind == TW_API_ANTHROPIC || kind == TW_API_GENERATE)
-        PUT(out, TW_CHK_CLI_06, TW_V_SKIP, -1, "%s", kind == TW_API_ANTHROPIC ? "Anthropic request" : "/generate request");
+        PUT(out, TW_CHK_CLI_06, TW_V_SKIP, -1, "%s",
+            kind == TW_API_ANTHROPIC ? "Anthropic request" : "/generate request");
     else if (tw_json_get(body, "parallel_tool_calls"))
         PUT(out, TW_CHK_CLI_06, TW_V_PASS, -1,
             cJSON_IsTrue(tw_json_get(body, "parallel_tool_calls")) ? "parallel_tool_calls: true"
-                                                                    : "parallel_tool_calls: false");
+                                                                   : "parallel_tool_calls: false");
     else
         PUT(out, TW_CHK_CLI_06, TW_V_FAIL, -1, "tools present, parallel_tool_calls not set");
 }
@@ -111,7 +115,8 @@ static void put_unfailed(tw_check_set *out, tw_check_id id, bool unfailed, bool 
                          const char *pass_why, const char *skip_why)
 {
     if (unfailed)
-        tw_check_set_put_static(out, id, judged ? TW_V_PASS : TW_V_SKIP, -1, judged ? pass_why : skip_why);
+        tw_check_set_put_static(out, id, judged ? TW_V_PASS : TW_V_SKIP, -1,
+                                judged ? pass_why : skip_why);
 }
 
 /* A client check that could not build its id index. */
@@ -160,12 +165,15 @@ static void cli_openai(const cJSON *msgs, tw_check_set *out)
             for (const cJSON *c = cJSON_IsArray(tcs) ? tcs->child : NULL; c; c = c->next, k++) {
                 any_calls = true;
                 const cJSON *a = tw_json_get(tw_json_get(c, "function"), "arguments");
-                cJSON *v = cJSON_IsString(a) ? tw_chk_parse_json(a->valuestring, strlen(a->valuestring), 64) : NULL;
+                cJSON *v = cJSON_IsString(a)
+                               ? tw_chk_parse_json(a->valuestring, strlen(a->valuestring), 64)
+                               : NULL;
                 if (c04 && !cJSON_IsObject(v)) {
                     char ex[120];
                     tw_chk_excerpt_json(ex, sizeof ex, a);
-                    PUT(out, TW_CHK_CLI_04, TW_V_FAIL, -1, "messages[%zu].tool_calls[%zu].function.arguments %s: %s", i,
-                        k, cJSON_IsString(a) ? "is not a JSON object string" : "is not a string", ex);
+                    PUT(out, TW_CHK_CLI_04, TW_V_FAIL, -1,
+                        "messages[%zu].tool_calls[%zu].function.arguments %s: %s", i, k,
+                        cJSON_IsString(a) ? "is not a JSON object string" : "is not a string", ex);
                     c04 = false;
                 }
                 cJSON_Delete(v);
@@ -173,8 +181,9 @@ static void cli_openai(const cJSON *msgs, tw_check_set *out)
                 const char *id = tw_json_get_str(c, "id");
                 bool answered = tw_chk_idx_has(&run, id);
                 if (!answered && any_after && c02) {
-                    PUT(out, TW_CHK_CLI_02, TW_V_FAIL, -1, "tool call %.64s of messages[%zu] is not answered%s",
-                        id ? id : "(no id)", i, moved_on ? " before the next turn" : "");
+                    PUT(out, TW_CHK_CLI_02, TW_V_FAIL, -1,
+                        "tool call %.64s of messages[%zu] is not answered%s", id ? id : "(no id)",
+                        i, moved_on ? " before the next turn" : "");
                     c02 = false;
                 }
             }
@@ -183,8 +192,9 @@ static void cli_openai(const cJSON *msgs, tw_check_set *out)
             any_tool = true;
             const char *id = tw_json_get_str(m, "tool_call_id");
             if (c01 && (!prev_asst || !tw_chk_idx_has(&asst_ids, id))) {
-                PUT(out, TW_CHK_CLI_01, TW_V_FAIL, -1, "messages[%zu] answers %.64s, not a call of the previous assistant message",
-                    i, id ? id : "(no tool_call_id)");
+                PUT(out, TW_CHK_CLI_01, TW_V_FAIL, -1,
+                    "messages[%zu] answers %.64s, not a call of the previous assistant message", i,
+                    id ? id : "(no tool_call_id)");
                 c01 = false;
             }
         } else if (strcmp(role, "user") == 0) {
@@ -193,9 +203,12 @@ static void cli_openai(const cJSON *msgs, tw_check_set *out)
         }
     }
     tw_chk_idx_free(&asst_ids);
-    put_unfailed(out, TW_CHK_CLI_01, c01, any_tool, "every tool message answers a call", "no tool messages");
-    put_unfailed(out, TW_CHK_CLI_02, c02, any_calls, "every call answered in time", "no tool calls in history");
-    put_unfailed(out, TW_CHK_CLI_04, c04, any_calls, "arguments are JSON strings", "no tool calls in history");
+    put_unfailed(out, TW_CHK_CLI_01, c01, any_tool, "every tool message answers a call",
+                 "no tool messages");
+    put_unfailed(out, TW_CHK_CLI_02, c02, any_calls, "every call answered in time",
+                 "no tool calls in history");
+    put_unfailed(out, TW_CHK_CLI_04, c04, any_calls, "arguments are JSON strings",
+                 "no tool calls in history");
     PUT(out, TW_CHK_CLI_05, TW_V_SKIP, -1, "OpenAI request");
 }
 
@@ -235,7 +248,8 @@ static void cli_anthropic(const cJSON *msgs, tw_check_set *out)
                             break;
                         const cJSON *uc = tw_json_get(u, "content");
                         for (const cJSON *r = cJSON_IsArray(uc) ? uc->child : NULL; r; r = r->next)
-                            if (tw_json_get_str(r, "type") && strcmp(tw_json_get_str(r, "type"), "tool_result") == 0)
+                            if (tw_json_get_str(r, "type") &&
+                                strcmp(tw_json_get_str(r, "type"), "tool_result") == 0)
                                 tw_chk_idx_add(&results, tw_json_get_str(r, "tool_use_id"));
                     }
                     tw_chk_idx_seal(&results);
@@ -245,7 +259,9 @@ static void cli_anthropic(const cJSON *msgs, tw_check_set *out)
                 const char *id = tw_json_get_str(b, "id");
                 bool found = tw_chk_idx_has(&results, id);
                 if (!found && c02) {
-                    PUT(out, TW_CHK_CLI_02, TW_V_FAIL, -1, "tool_use %.64s of messages[%zu] is not answered before the next assistant turn",
+                    PUT(out, TW_CHK_CLI_02, TW_V_FAIL, -1,
+                        "tool_use %.64s of messages[%zu] is not answered before the next assistant "
+                        "turn",
                         id ? id : "(no id)", i);
                     c02 = false;
                 }
@@ -272,14 +288,17 @@ static void cli_anthropic(const cJSON *msgs, tw_check_set *out)
                 }
                 any_result = true;
                 if (seen_other && c05) {
-                    PUT(out, TW_CHK_CLI_05, TW_V_FAIL, -1, "messages[%zu].content[%zu]: tool_result after other blocks", i, k);
+                    PUT(out, TW_CHK_CLI_05, TW_V_FAIL, -1,
+                        "messages[%zu].content[%zu]: tool_result after other blocks", i, k);
                     c05 = false;
                 }
                 const char *id = tw_json_get_str(b, "tool_use_id");
                 const char *prole = prev ? tw_json_get_str(prev, "role") : NULL;
                 if (c01 && (!prole || strcmp(prole, "assistant") != 0 || !cJSON_IsArray(pcontent) ||
                             !tw_chk_idx_has(&prev_ids, id))) {
-                    PUT(out, TW_CHK_CLI_01, TW_V_FAIL, -1, "messages[%zu].content[%zu] answers %.64s, not a tool_use of the previous assistant message",
+                    PUT(out, TW_CHK_CLI_01, TW_V_FAIL, -1,
+                        "messages[%zu].content[%zu] answers %.64s, not a tool_use of the previous "
+                        "assistant message",
                         i, k, id ? id : "(no tool_use_id)");
                     c01 = false;
                 }
@@ -295,11 +314,13 @@ static void cli_anthropic(const cJSON *msgs, tw_check_set *out)
             bool has_res = false;
             const cJSON *content = tw_json_get(m, "content");
             for (const cJSON *b = cJSON_IsArray(content) ? content->child : NULL; b; b = b->next)
-                if (tw_json_get_str(b, "type") && strcmp(tw_json_get_str(b, "type"), "tool_result") == 0)
+                if (tw_json_get_str(b, "type") &&
+                    strcmp(tw_json_get_str(b, "type"), "tool_result") == 0)
                     has_res = true;
             if (role && strcmp(role, "user") == 0 && has_res) {
                 if (prev_user_with_results && prev_user_with_results->next == m) {
-                    PUT(out, TW_CHK_CLI_05, TW_V_FAIL, -1, "tool results split over consecutive user messages");
+                    PUT(out, TW_CHK_CLI_05, TW_V_FAIL, -1,
+                        "tool results split over consecutive user messages");
                     c05 = false;
                     break;
                 }
@@ -307,9 +328,12 @@ static void cli_anthropic(const cJSON *msgs, tw_check_set *out)
             }
         }
     }
-    put_unfailed(out, TW_CHK_CLI_01, c01, any_result, "every tool_result answers a tool_use", "no tool results");
-    put_unfailed(out, TW_CHK_CLI_02, c02, any_use, "every tool_use answered", "no tool_use in history");
-    put_unfailed(out, TW_CHK_CLI_05, c05, any_result, "tool_result blocks first, one message", "no tool results");
+    put_unfailed(out, TW_CHK_CLI_01, c01, any_result, "every tool_result answers a tool_use",
+                 "no tool results");
+    put_unfailed(out, TW_CHK_CLI_02, c02, any_use, "every tool_use answered",
+                 "no tool_use in history");
+    put_unfailed(out, TW_CHK_CLI_05, c05, any_result, "tool_result blocks first, one message",
+                 "no tool results");
     PUT(out, TW_CHK_CLI_04, TW_V_SKIP, -1, "Anthropic request (input is an object)");
 }
 
@@ -317,11 +341,14 @@ void tw_chk_cli_chat(tw_api_kind kind, const cJSON *body, tw_check_set *out)
 {
     PUT(out, TW_CHK_CLI_08, TW_V_SKIP, -1, "not a Responses request");
     const cJSON *msgs = tw_json_get(body, "messages");
-    if (!cJSON_IsObject(body) || (kind != TW_API_OPENAI && kind != TW_API_ANTHROPIC) || !cJSON_IsArray(msgs)) {
+    if (!cJSON_IsObject(body) || (kind != TW_API_OPENAI && kind != TW_API_ANTHROPIC) ||
+        !cJSON_IsArray(msgs)) {
         static const tw_check_id ids[] = {TW_CHK_CLI_01, TW_CHK_CLI_02, TW_CHK_CLI_03,
                                           TW_CHK_CLI_04, TW_CHK_CLI_05, TW_CHK_CLI_06};
-        cli_tools(kind == TW_API_ANTHROPIC || kind == TW_API_GENERATE ? kind : TW_API_OPENAI, body, out);
-        tw_chk_skip_ids(out, ids, 6, kind == TW_API_GENERATE ? "/generate request" : "not a chat request");
+        cli_tools(kind == TW_API_ANTHROPIC || kind == TW_API_GENERATE ? kind : TW_API_OPENAI, body,
+                  out);
+        tw_chk_skip_ids(out, ids, 6,
+                        kind == TW_API_GENERATE ? "/generate request" : "not a chat request");
         return;
     }
     cli_tools(kind, body, out);
@@ -343,10 +370,11 @@ void tw_checks_client_retry(long due_ms, long asked_ms, long now_ms, tw_check_se
     }
     long early = due_ms - now_ms;
     if (early > TW_RETRY_SLACK_MS)
-        PUT(out, TW_CHK_CLI_07, TW_V_FAIL, -1, "retried %ld ms early (Retry-After asked %ld ms)", early,
-            asked_ms);
+        PUT(out, TW_CHK_CLI_07, TW_V_FAIL, -1, "retried %ld ms early (Retry-After asked %ld ms)",
+            early, asked_ms);
     else
-        PUT(out, TW_CHK_CLI_07, TW_V_PASS, -1, "retried after the %ld ms Retry-After asked", asked_ms);
+        PUT(out, TW_CHK_CLI_07, TW_V_PASS, -1, "retried after the %ld ms Retry-After asked",
+            asked_ms);
 }
 
 void tw_checks_client_retry_waited(long asked_ms, long waited_ms, tw_check_set *out)
@@ -391,7 +419,7 @@ static void ant_given_blocks(const cJSON *content, id_index *x, cJSON *keep)
 {
     for (const cJSON *b = cJSON_IsArray(content) ? content->child : NULL; b; b = b->next) {
         const char *ty = tw_json_get_str(b, "type");
-        const char *s = !ty                                  ? NULL
+        const char *s = !ty                                    ? NULL
                         : strcmp(ty, "thinking") == 0          ? tw_json_get_str(b, "signature")
                         : strcmp(ty, "redacted_thinking") == 0 ? tw_json_get_str(b, "data")
                                                                : NULL;
@@ -446,8 +474,8 @@ static void ant_given(const tw_fixture *f, size_t xi, size_t depth, id_index *x,
     tw_buf_free(&sig);
 }
 
-void tw_checks_client_anthropic(const cJSON *body, const tw_fixture *f, size_t xi,
-                                bool model_signs, const tw_limits *limits, tw_check_set *out)
+void tw_checks_client_anthropic(const cJSON *body, const tw_fixture *f, size_t xi, bool model_signs,
+                                const tw_limits *limits, tw_check_set *out)
 {
     const cJSON *msgs = tw_json_get(body, "messages");
     if (!cJSON_IsArray(msgs))
@@ -501,11 +529,11 @@ void tw_checks_client_anthropic(const cJSON *body, const tw_fixture *f, size_t x
         }
     }
     if (!failed) {
-        const char *why = !nsent            ? "no thinking blocks sent back"
-                          : model_signs     ? "every thinking block carries the signature of its text"
-                          : given.n         ? "every signature sent back is one an earlier answer gave"
-                          : !f || xi == 0   ? "the first turn of its fixture"
-                                            : "the earlier answers gave no signature";
+        const char *why = !nsent        ? "no thinking blocks sent back"
+                          : model_signs ? "every thinking block carries the signature of its text"
+                          : given.n     ? "every signature sent back is one an earlier answer gave"
+                          : !f || xi == 0 ? "the first turn of its fixture"
+                                          : "the earlier answers gave no signature";
         bool judged = nsent && (model_signs || given.n);
         PUT(out, TW_CHK_CLI_10, judged ? TW_V_PASS : TW_V_SKIP, -1, "%s", why);
     }

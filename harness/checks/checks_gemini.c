@@ -8,17 +8,17 @@
 
 /* What the responses of one exchange (a body, or each event) showed. */
 typedef struct gem_seen {
-    size_t calls;         /* functionCall parts with a name */
-    size_t responses;     /* response objects judged */
-    const char *finish;   /* the last finishReason seen (not owned: copied below) */
+    size_t calls;       /* functionCall parts with a name */
+    size_t responses;   /* response objects judged */
+    const char *finish; /* the last finishReason seen (not owned: copied below) */
     char finish_buf[48];
     int64_t finish_off;
     bool shape_bad, call_bad;
-    bool blocked;         /* promptFeedback.blockReason seen */
+    bool blocked; /* promptFeedback.blockReason seen */
     char block_reason[48];
-    bool empty;           /* a response without candidates */
-    bool partial;         /* partialArgs or willContinue seen */
-    bool open_call;       /* the last functionCall said willContinue: the next continues it */
+    bool empty;     /* a response without candidates */
+    bool partial;   /* partialArgs or willContinue seen */
+    bool open_call; /* the last functionCall said willContinue: the next continues it */
 } gem_seen;
 
 static void one_response(judge *j, const cJSON *r, int64_t off, gem_seen *s)
@@ -34,8 +34,9 @@ static void one_response(judge *j, const cJSON *r, int64_t off, gem_seen *s)
         s->empty = true;
         if (!br && !tw_json_get(r, "usageMetadata") && !s->shape_bad) {
             s->shape_bad = true;
-            PUT(j->out, TW_CHK_GEM_01, TW_V_FAIL, off, "a response with no candidates and no "
-                                                       "promptFeedback.blockReason");
+            PUT(j->out, TW_CHK_GEM_01, TW_V_FAIL, off,
+                "a response with no candidates and no "
+                "promptFeedback.blockReason");
         }
         return;
     }
@@ -76,8 +77,8 @@ static void one_response(judge *j, const cJSON *r, int64_t off, gem_seen *s)
             const cJSON *fc = tw_json_get(p, "functionCall");
             if (!fc)
                 continue;
-            bool partial = tw_json_get(fc, "partialArgs") || tw_json_get(fc, "willContinue") ||
-                           s->open_call;
+            bool partial =
+                tw_json_get(fc, "partialArgs") || tw_json_get(fc, "willContinue") || s->open_call;
             s->partial |= partial;
             s->open_call = cJSON_IsTrue(tw_json_get(fc, "willContinue"));
             const cJSON *name = tw_json_get(fc, "name");
@@ -94,8 +95,8 @@ static void one_response(judge *j, const cJSON *r, int64_t off, gem_seen *s)
                 tw_chk_excerpt_json(ex, sizeof ex, args);
                 s->call_bad = true;
                 PUT(j->out, TW_CHK_GEM_02, TW_V_FAIL, off,
-                    "candidates[%zu].content.parts[%zu].functionCall.args is not an object: %s",
-                    ci, pi, ex);
+                    "candidates[%zu].content.parts[%zu].functionCall.args is not an object: %s", ci,
+                    pi, ex);
             }
         }
     }
@@ -120,7 +121,8 @@ static void judge_finish(judge *j, const gem_seen *s, bool stream)
     if (s->blocked)
         PUT(j->out, TW_CHK_GEM_06, TW_V_PASS, -1, "prompt blocked: %s", s->block_reason);
     else if (s->empty && !s->finish && s->calls == 0)
-        PUT(j->out, TW_CHK_GEM_06, TW_V_FAIL, -1, "no candidates and no promptFeedback.blockReason");
+        PUT(j->out, TW_CHK_GEM_06, TW_V_FAIL, -1,
+            "no candidates and no promptFeedback.blockReason");
     else
         PUT(j->out, TW_CHK_GEM_06, TW_V_SKIP, -1, "the prompt was not blocked");
 }
@@ -144,8 +146,8 @@ static void gem_stream(judge *j)
             if (!s04) {
                 char ex[112];
                 tw_chk_excerpt(ex, sizeof ex, ev.v[i].data, ev.v[i].data_len);
-                PUT(j->out, TW_CHK_GEM_04, TW_V_FAIL, (int64_t)ev.v[i].off, "event %zu %s: %s",
-                    i, cJSON_IsObject(r) ? "carries an error" : "is not a JSON object", ex);
+                PUT(j->out, TW_CHK_GEM_04, TW_V_FAIL, (int64_t)ev.v[i].off, "event %zu %s: %s", i,
+                    cJSON_IsObject(r) ? "carries an error" : "is not a JSON object", ex);
             }
             s04 = true;
         } else {
@@ -169,8 +171,8 @@ static void gem_stream(judge *j)
         o.limits = j->L;
         o.allow_unknown_tool = true;
         tw_result r;
-        tw_status st = tw_decode_response(in->path, true, in->body ? in->body : "", in->body_len,
-                                          &o, &r);
+        tw_status st =
+            tw_decode_response(in->path, true, in->body ? in->body : "", in->body_len, &o, &r);
         const tw_diag *bad = NULL;
         for (size_t i = 0; st == TW_OK && i < r.errors.len && !bad; i++)
             if (r.errors.items[i].code != TW_D_STREAM_ERROR)
@@ -286,7 +288,10 @@ void tw_chk_gem_client(const cJSON *body, tw_check_set *out)
                 PUT(out, TW_CHK_GEM_C01, TW_V_FAIL, -1,
                     "contents[%zu].parts[%zu]: functionResponse %s \"%.64s\" answers no call of "
                     "the model turn before it",
-                    i, k, id && ids.n ? "id" : "name", id && ids.n ? id : name ? name : "");
+                    i, k, id && ids.n ? "id" : "name",
+                    id && ids.n ? id
+                    : name      ? name
+                                : "");
             }
         }
         if (ncalls && answered < ncalls && !c01) {
@@ -301,8 +306,9 @@ void tw_chk_gem_client(const cJSON *body, tw_check_set *out)
     }
     if (!c01)
         PUT(out, TW_CHK_GEM_C01, results ? TW_V_PASS : TW_V_SKIP, -1,
-            results ? "%zu functionResponse part(s), each answering a call" : "no function "
-                                                                              "responses",
+            results ? "%zu functionResponse part(s), each answering a call"
+                    : "no function "
+                      "responses",
             results);
     /* judged against the answers the model gave (tw_checks_client_gemini) */
     PUT(out, TW_CHK_GEM_C02, TW_V_SKIP, -1, "%s",
@@ -352,8 +358,7 @@ static void signed_calls(const cJSON *resp, id_index *x, cJSON *keep)
 /* The signatures the recorded answers of exchanges [0, xi) gave on calls:
  * bodies (one response or an array of them) and stream events; the keys
  * stay in *keep (deleted by the caller). */
-static void given_signatures(const tw_fixture *f, size_t xi, size_t depth, id_index *x,
-                             cJSON *keep)
+static void given_signatures(const tw_fixture *f, size_t xi, size_t depth, id_index *x, cJSON *keep)
 {
     for (size_t k = 0; f && k < xi && k < f->nexchanges; k++) {
         const tw_fx_response *r = &f->exchanges[k].resp;

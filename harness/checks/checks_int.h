@@ -45,19 +45,19 @@ typedef struct id_index {
 /* ---- SSE events of a judged body, framed by toolwire/sse.h ---- */
 
 typedef struct sse_ev {
-    char *type;       /* the event: field, "message" when none was given */
-    char *data;       /* data lines joined with \n */
+    char *type; /* the event: field, "message" when none was given */
+    char *data; /* data lines joined with \n */
     size_t data_len;
-    size_t off;       /* offset of the event's first field line in the body */
+    size_t off;         /* offset of the event's first field line in the body */
     tw_status over_cap; /* TW_OK, or the parser dropped the event: TW_D_SSE_LINE_TOO_LONG or
                          * TW_D_SSE_EVENT_TOO_LARGE (data "") */
-    bool terminated;  /* false for a last event no blank line ended */
+    bool terminated;    /* false for a last event no blank line ended */
 } sse_ev;
 
 typedef struct sse_list {
     sse_ev *v;
     size_t n, cap;
-    bool capped;      /* events past the list's cap were dropped */
+    bool capped; /* events past the list's cap were dropped */
 } sse_list;
 
 /* ---- a light view of one response: what the checks compare ---- */
@@ -65,12 +65,12 @@ typedef struct sse_list {
 typedef struct vcall {
     char *id;
     char *name;
-    cJSON *args;     /* parsed object, or NULL */
+    cJSON *args; /* parsed object, or NULL */
     size_t off;
 } vcall;
 
 typedef struct rview {
-    bool ok;          /* the response could be read */
+    bool ok; /* the response could be read */
     tw_buf content;
     vcall *calls;
     size_t ncalls;
@@ -84,15 +84,15 @@ typedef struct sidx {
     char *type;
     char *name;
     tw_buf args;
-    size_t off;       /* offset of the first fragment's event */
+    size_t off; /* offset of the first fragment's event */
 } sidx;
 
 typedef struct ostream {
     sidx *v;
     size_t n;
     size_t cap;
-    size_t *slot;  /* hash of index -> 1 + position of its latest call (0: empty) */
-    size_t nslot;  /* a power of two, at least twice n */
+    size_t *slot; /* hash of index -> 1 + position of its latest call (0: empty) */
+    size_t nslot; /* a power of two, at least twice n */
     tw_buf content;
     char *finish;
     bool role_first;
@@ -106,9 +106,9 @@ typedef struct ostream {
  * (schema), R06 (finish_reason), R07 (markup), R08 (reasoning field). */
 typedef struct ocall {
     const char *id;
-    const char *type;      /* NULL when absent */
+    const char *type; /* NULL when absent */
     const char *name;
-    const cJSON *args;     /* as sent: a string, or something else */
+    const cJSON *args; /* as sent: a string, or something else */
     size_t off;
 } ocall;
 
@@ -131,15 +131,15 @@ typedef struct judge {
 
 /* One exchange as a family sees it. */
 typedef struct tw_chk_exchange {
-    tw_api_kind kind;     /* tw_path_kind of the request path */
-    bool stream;          /* judged as a stream */
-    const cJSON *body;    /* the parsed body when not a stream, else NULL */
+    tw_api_kind kind;  /* tw_path_kind of the request path */
+    bool stream;       /* judged as a stream */
+    const cJSON *body; /* the parsed body when not a stream, else NULL */
 } tw_chk_exchange;
 
 /* One row of the check table: a family of backend checks. */
 typedef struct tw_check_family_def {
-    const char *name;     /* "openai" */
-    const char *judges;   /* what it judges, one line */
+    const char *name;   /* "openai" */
+    const char *judges; /* what it judges, one line */
     void (*judge)(judge *j, const tw_chk_exchange *x);
 } tw_check_family_def;
 
@@ -221,7 +221,8 @@ void tw_chk_ors_checks(judge *j, bool stream, const cJSON *body);
 void tw_chk_ors_skip(tw_check_set *out, const char *why);
 void tw_chk_cli_responses(const cJSON *body, tw_check_set *out);
 
-/* checks_client.c: CLI-01..06 and CLI-08's skip over a chat request (kind OpenAI, Anthropic or other) */
+/* checks_client.c: CLI-01..06 and CLI-08's skip over a chat request (kind OpenAI, Anthropic or
+ * other) */
 void tw_chk_cli_chat(tw_api_kind kind, const cJSON *body, tw_check_set *out);
 
 /* checks_session.c */

@@ -6,7 +6,6 @@
  */
 #include "checks_int.h"
 
-
 void tw_chk_ostream_free(ostream *s)
 {
     for (size_t i = 0; i < s->n; i++) {
@@ -113,21 +112,25 @@ void tw_chk_ocall_checks(judge *j, const ocall *c, size_t n, const char *finish,
     tw_chk_idx_free(&ids);
     for (size_t i = 0; i < n && bad < 0; i++) {
         if (!c[i].id || !c[i].id[0])
-            tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "tool_calls[%zu] has no id", i), bad = (int64_t)c[i].off;
+            tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "tool_calls[%zu] has no id", i),
+                bad = (int64_t)c[i].off;
         else if (!c[i].type || strcmp(c[i].type, "function") != 0)
             tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "tool_calls[%zu].type is %.80s", i,
-                     c[i].type ? c[i].type : "(absent)"),
+                         c[i].type ? c[i].type : "(absent)"),
                 bad = (int64_t)c[i].off;
         else if (!c[i].name || !c[i].name[0])
-            tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "tool_calls[%zu] has no name", i), bad = (int64_t)c[i].off;
+            tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "tool_calls[%zu] has no name", i),
+                bad = (int64_t)c[i].off;
         else if (i == first_repeat) {
             char cb[112];
-            tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "id %s repeated at tool_calls[%zu]", tw_chk_clip(cb, sizeof cb, c[i].id, 100), i);
+            tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "id %s repeated at tool_calls[%zu]",
+                         tw_chk_clip(cb, sizeof cb, c[i].id, 100), i);
             bad = (int64_t)c[i].off;
         }
     }
     if (shape_error)
-        PUT(out, TW_CHK_OAI_R02, TW_V_FAIL, tw_chk_find_off(in, "\"tool_calls\""), "%s", shape_error);
+        PUT(out, TW_CHK_OAI_R02, TW_V_FAIL, tw_chk_find_off(in, "\"tool_calls\""), "%s",
+            shape_error);
     else if (ids_nomem)
         PUT(out, TW_CHK_OAI_R02, TW_V_SKIP, -1, "out of memory while indexing ids");
     else if (n == 0)
@@ -146,11 +149,11 @@ void tw_chk_ocall_checks(judge *j, const ocall *c, size_t n, const char *finish,
     if (n == 0)
         PUT(out, TW_CHK_OAI_R03, TW_V_SKIP, -1, "no tool calls");
     else if (cJSON_IsString(choice) && strcmp(choice->valuestring, "none") == 0)
-        PUT(out, TW_CHK_OAI_R03, TW_V_FAIL, (int64_t)c[0].off, "tool_choice is none, yet %zu call(s) (%.64s)", n,
-            c[0].name ? c[0].name : "");
+        PUT(out, TW_CHK_OAI_R03, TW_V_FAIL, (int64_t)c[0].off,
+            "tool_choice is none, yet %zu call(s) (%.64s)", n, c[0].name ? c[0].name : "");
     else if (only && c[0].name && strcmp(only, c[0].name) != 0)
-        PUT(out, TW_CHK_OAI_R03, TW_V_FAIL, (int64_t)c[0].off, "tool_choice names %.64s, the call is %.64s", only,
-            c[0].name);
+        PUT(out, TW_CHK_OAI_R03, TW_V_FAIL, (int64_t)c[0].off,
+            "tool_choice names %.64s, the call is %.64s", only, c[0].name);
     else if (!cJSON_IsArray(tools))
         PUT(out, TW_CHK_OAI_R03, TW_V_SKIP, -1, "the request declares no tools");
     else {
@@ -166,8 +169,9 @@ void tw_chk_ocall_checks(judge *j, const ocall *c, size_t n, const char *finish,
             if (!found) {
                 ok = false;
                 char cb[112];
-                PUT(out, TW_CHK_OAI_R03, TW_V_FAIL, (int64_t)c[i].off, "tool_calls[%zu].name %s is not declared",
-                    i, tw_chk_clip(cb, sizeof cb, c[i].name ? c[i].name : "(absent)", 100));
+                PUT(out, TW_CHK_OAI_R03, TW_V_FAIL, (int64_t)c[i].off,
+                    "tool_calls[%zu].name %s is not declared", i,
+                    tw_chk_clip(cb, sizeof cb, c[i].name ? c[i].name : "(absent)", 100));
             }
         }
         if (ok)
@@ -190,8 +194,9 @@ void tw_chk_ocall_checks(judge *j, const ocall *c, size_t n, const char *finish,
         if (!cJSON_IsObject(v)) {
             tw_chk_excerpt(ex, sizeof ex, a->valuestring, strlen(a->valuestring));
             if (r04 && !streamed)
-                PUT(out, TW_CHK_OAI_R04, TW_V_FAIL, (int64_t)c[i].off, "tool_calls[%zu].arguments %s: %s", i,
-                    !v                 ? "is not JSON"
+                PUT(out, TW_CHK_OAI_R04, TW_V_FAIL, (int64_t)c[i].off,
+                    "tool_calls[%zu].arguments %s: %s", i,
+                    !v                  ? "is not JSON"
                     : cJSON_IsString(v) ? "is double-encoded"
                                         : "is not an object",
                     ex);
@@ -212,8 +217,8 @@ void tw_chk_ocall_checks(judge *j, const ocall *c, size_t n, const char *finish,
                 r05_any = true;
                 tw_error se;
                 if (r05 && !tw_schema_validate(schema, v, j->L.max_depth, &se)) {
-                    PUT(out, TW_CHK_OAI_R05, TW_V_FAIL, (int64_t)c[i].off, "tool_calls[%zu] (%.64s): %s", i,
-                        c[i].name, se.message);
+                    PUT(out, TW_CHK_OAI_R05, TW_V_FAIL, (int64_t)c[i].off,
+                        "tool_calls[%zu] (%.64s): %s", i, c[i].name, se.message);
                     r05 = false;
                 }
                 break;
@@ -221,13 +226,15 @@ void tw_chk_ocall_checks(judge *j, const ocall *c, size_t n, const char *finish,
         cJSON_Delete(v);
     }
     if (streamed && n > 0)
-        PUT(out, TW_CHK_OAI_R04, TW_V_SKIP, -1, "streamed: the argument fragments are judged by OAI-S04");
+        PUT(out, TW_CHK_OAI_R04, TW_V_SKIP, -1,
+            "streamed: the argument fragments are judged by OAI-S04");
     if (n == 0) {
         PUT(out, TW_CHK_OAI_R04, TW_V_SKIP, -1, "no tool calls");
         PUT(out, TW_CHK_OAI_R05, TW_V_SKIP, -1, "no tool calls");
     } else {
         if (r04 && !streamed)
-            PUT(out, TW_CHK_OAI_R04, TW_V_PASS, -1, "every arguments value is a JSON object string");
+            PUT(out, TW_CHK_OAI_R04, TW_V_PASS, -1,
+                "every arguments value is a JSON object string");
         if (r05 && r05_any)
             PUT(out, TW_CHK_OAI_R05, TW_V_PASS, -1, "arguments satisfy the declared schemas");
         else if (r05)
@@ -242,11 +249,12 @@ void tw_chk_ocall_checks(judge *j, const ocall *c, size_t n, const char *finish,
     else if (n == 0 && finish && strcmp(finish, "tool_calls") == 0)
         PUT(out, TW_CHK_OAI_R06, TW_V_FAIL, fin_off, "finish_reason tool_calls without calls");
     else
-        PUT(out, TW_CHK_OAI_R06, TW_V_PASS, -1, "finish_reason %.64s", finish ? finish : "(absent)");
+        PUT(out, TW_CHK_OAI_R06, TW_V_PASS, -1, "finish_reason %.64s",
+            finish ? finish : "(absent)");
 
     /* R07 */
-    static const char *const marks[] = {"<tool_call>", "</tool_call>", "<think>", "</think>",
-                                        "<thinking>", "</thinking>"};
+    static const char *const marks[] = {"<tool_call>", "</tool_call>", "<think>",
+                                        "</think>",    "<thinking>",   "</thinking>"};
     const char *hit = NULL;
     size_t hit_at = 0;
     for (size_t k = 0; k < sizeof marks / sizeof marks[0]; k++) {
@@ -266,7 +274,8 @@ void tw_chk_ocall_checks(judge *j, const ocall *c, size_t n, const char *finish,
 
     /* R08 */
     if (reasoning)
-        PUT(out, TW_CHK_OAI_R08, TW_V_PASS, tw_chk_find_off(in, reasoning), "reasoning field: %s", reasoning);
+        PUT(out, TW_CHK_OAI_R08, TW_V_PASS, tw_chk_find_off(in, reasoning), "reasoning field: %s",
+            reasoning);
     else
         PUT(out, TW_CHK_OAI_R08, TW_V_SKIP, -1, "no reasoning field");
 }
@@ -278,17 +287,20 @@ void tw_chk_oai_error(judge *j, const cJSON *body)
     char ex[200];
     if (!cJSON_IsObject(e)) {
         tw_chk_excerpt(ex, sizeof ex, j->in->body ? j->in->body : "", j->in->body_len);
-        PUT(j->out, TW_CHK_OAI_E01, TW_V_FAIL, 0, "HTTP %d without an error object: %s", j->in->status, ex);
+        PUT(j->out, TW_CHK_OAI_E01, TW_V_FAIL, 0, "HTTP %d without an error object: %s",
+            j->in->status, ex);
         return;
     }
     if (!cJSON_IsString(tw_json_get(e, "message"))) {
-        PUT(j->out, TW_CHK_OAI_E01, TW_V_FAIL, tw_chk_find_off(j->in, "\"error\""), "error.message is not a string");
+        PUT(j->out, TW_CHK_OAI_E01, TW_V_FAIL, tw_chk_find_off(j->in, "\"error\""),
+            "error.message is not a string");
         return;
     }
     static const char *const keys[] = {"type", "param", "code"};
     for (size_t i = 0; i < 3; i++)
         if (!tw_json_get(e, keys[i])) {
-            PUT(j->out, TW_CHK_OAI_E01, TW_V_FAIL, tw_chk_find_off(j->in, "\"error\""), "error.%s is absent", keys[i]);
+            PUT(j->out, TW_CHK_OAI_E01, TW_V_FAIL, tw_chk_find_off(j->in, "\"error\""),
+                "error.%s is absent", keys[i]);
             return;
         }
     char cb[132];

@@ -17,9 +17,11 @@ void tw_chk_oai_response(judge *j, const cJSON *body)
         PUT(out, TW_CHK_OAI_R01, TW_V_FAIL, tw_chk_find_off(j->in, "\"object\""), "object is %.80s",
             obj ? obj : "(absent)");
     else if (!m)
-        PUT(out, TW_CHK_OAI_R01, TW_V_FAIL, tw_chk_find_off(j->in, "\"choices\""), "no choice with a message");
+        PUT(out, TW_CHK_OAI_R01, TW_V_FAIL, tw_chk_find_off(j->in, "\"choices\""),
+            "no choice with a message");
     else if (!tw_json_get_str(m, "role") || strcmp(tw_json_get_str(m, "role"), "assistant") != 0)
-        PUT(out, TW_CHK_OAI_R01, TW_V_FAIL, tw_chk_find_off(j->in, "\"role\""), "message role is %.40s",
+        PUT(out, TW_CHK_OAI_R01, TW_V_FAIL, tw_chk_find_off(j->in, "\"role\""),
+            "message role is %.40s",
             tw_json_get_str(m, "role") ? tw_json_get_str(m, "role") : "(absent)");
     else
         PUT(out, TW_CHK_OAI_R01, TW_V_PASS, -1, "chat.completion with an assistant message");
@@ -49,9 +51,10 @@ void tw_chk_oai_response(judge *j, const cJSON *body)
                                                                 : NULL;
     const char *fr = tw_json_get_str(tw_json_get(body, "choices")->child, "finish_reason");
     const cJSON *legacy = tw_json_get(m, "function_call");
-    tw_chk_ocall_checks(j, calls, n, fr, tw_chk_find_off(j->in, "\"finish_reason\""), content.data, content.len,
-                 -1, reasoning, false, cJSON_IsObject(legacy) ? 1 : 0,
-                 tc && !cJSON_IsArray(tc) && !cJSON_IsNull(tc) ? "tool_calls is not an array" : NULL);
+    tw_chk_ocall_checks(j, calls, n, fr, tw_chk_find_off(j->in, "\"finish_reason\""), content.data,
+                        content.len, -1, reasoning, false, cJSON_IsObject(legacy) ? 1 : 0,
+                        tc && !cJSON_IsArray(tc) && !cJSON_IsNull(tc) ? "tool_calls is not an array"
+                                                                      : NULL);
     tw_buf_free(&content);
 }
 
@@ -105,21 +108,24 @@ void tw_chk_oai_stream(judge *j, ostream *st)
         if (!c) {
             if (s01) {
                 tw_chk_excerpt(ex, sizeof ex, e->data, e->data_len);
-                PUT(out, TW_CHK_OAI_S01, TW_V_FAIL, (int64_t)e->off, "event data is not JSON: %s", ex);
+                PUT(out, TW_CHK_OAI_S01, TW_V_FAIL, (int64_t)e->off, "event data is not JSON: %s",
+                    ex);
                 s01 = false;
             }
             continue;
         }
         if (tw_json_get(c, "error") && s08) {
             tw_chk_excerpt_json(ex, sizeof ex, tw_json_get(c, "error"));
-            PUT(out, TW_CHK_OAI_S08, TW_V_FAIL, (int64_t)e->off, "error object in the stream: %s", ex);
+            PUT(out, TW_CHK_OAI_S08, TW_V_FAIL, (int64_t)e->off, "error object in the stream: %s",
+                ex);
             s08 = false;
         }
         const cJSON *choices = tw_json_get(c, "choices");
         const cJSON *ch0 = cJSON_IsArray(choices) ? choices->child : NULL;
         if (after_finish && ch0) {
             if (!after_finish_bad++ && s06)
-                PUT(out, TW_CHK_OAI_S06, TW_V_FAIL, (int64_t)e->off, "a choice chunk follows the finish_reason chunk");
+                PUT(out, TW_CHK_OAI_S06, TW_V_FAIL, (int64_t)e->off,
+                    "a choice chunk follows the finish_reason chunk");
             s06 = false;
         }
         for (const cJSON *ch = ch0; ch; ch = ch->next) {
@@ -131,8 +137,8 @@ void tw_chk_oai_stream(judge *j, ostream *st)
                 if (st->role_first)
                     PUT(out, TW_CHK_OAI_S02, TW_V_PASS, -1, "first delta carries role assistant");
                 else
-                    PUT(out, TW_CHK_OAI_S02, TW_V_FAIL, (int64_t)e->off, "first delta role is %.40s",
-                        role ? role : "(absent)");
+                    PUT(out, TW_CHK_OAI_S02, TW_V_FAIL, (int64_t)e->off,
+                        "first delta role is %.40s", role ? role : "(absent)");
             }
             if (cJSON_IsObject(delta)) {
                 tw_chk_content_text(tw_json_get(delta, "content"), &st->content);
@@ -153,7 +159,8 @@ void tw_chk_oai_stream(judge *j, ostream *st)
                         const cJSON *args = tw_json_get(fn, "arguments");
                         if (!cJSON_IsNumber(idx)) {
                             if (s03)
-                                PUT(out, TW_CHK_OAI_S03, TW_V_FAIL, (int64_t)e->off, "tool-call delta without index");
+                                PUT(out, TW_CHK_OAI_S03, TW_V_FAIL, (int64_t)e->off,
+                                    "tool-call delta without index");
                             s03 = false;
                         }
                         long ix = (long)tw_json_int(idx, -1, LONG_MAX, 0);
@@ -187,7 +194,9 @@ void tw_chk_oai_stream(judge *j, ostream *st)
                                         !name || !name[0])) {
                                 PUT(out, TW_CHK_OAI_S03, TW_V_FAIL, (int64_t)e->off,
                                     "first fragment of index %ld lacks %s", x->index,
-                                    !id || !id[0] ? "id" : !type || strcmp(type, "function") ? "type function" : "name");
+                                    !id || !id[0]                       ? "id"
+                                    : !type || strcmp(type, "function") ? "type function"
+                                                                        : "name");
                                 s03 = false;
                             }
                             x->id = tw_strdup(id ? id : "");
@@ -196,11 +205,13 @@ void tw_chk_oai_stream(judge *j, ostream *st)
                         } else {
                             if (id && strcmp(id, x->id) != 0 && s03) {
                                 PUT(out, TW_CHK_OAI_S03, TW_V_FAIL, (int64_t)e->off,
-                                    "index %ld changes id from \"%.64s\" to \"%.64s\"", x->index, x->id, id);
+                                    "index %ld changes id from \"%.64s\" to \"%.64s\"", x->index,
+                                    x->id, id);
                                 s03 = false;
                             } else if (name && strcmp(name, x->name) != 0 && s03) {
                                 PUT(out, TW_CHK_OAI_S03, TW_V_FAIL, (int64_t)e->off,
-                                    "index %ld changes name from \"%.64s\" to \"%.64s\"", x->index, x->name, name);
+                                    "index %ld changes name from \"%.64s\" to \"%.64s\"", x->index,
+                                    x->name, name);
                                 s03 = false;
                             } else if (type && strcmp(type, "function") != 0 && s03) {
                                 PUT(out, TW_CHK_OAI_S03, TW_V_FAIL, (int64_t)e->off,
@@ -227,8 +238,8 @@ void tw_chk_oai_stream(judge *j, ostream *st)
                     free(st->finish);
                     st->finish = tw_strdup(fr->valuestring);
                 } else if (s06) {
-                    PUT(out, TW_CHK_OAI_S06, TW_V_FAIL, (int64_t)e->off, "a second finish_reason: %.40s",
-                        fr->valuestring);
+                    PUT(out, TW_CHK_OAI_S06, TW_V_FAIL, (int64_t)e->off,
+                        "a second finish_reason: %.40s", fr->valuestring);
                     s06 = false;
                 }
                 after_finish = true;
@@ -249,14 +260,16 @@ void tw_chk_oai_stream(judge *j, ostream *st)
     if (!s02_decided)
         PUT(out, TW_CHK_OAI_S02, TW_V_SKIP, -1, "no choice delta");
     if (s03)
-        PUT(out, TW_CHK_OAI_S03, st->n ? TW_V_PASS : TW_V_SKIP, -1, "%zu tool-call index(es)", st->n);
+        PUT(out, TW_CHK_OAI_S03, st->n ? TW_V_PASS : TW_V_SKIP, -1, "%zu tool-call index(es)",
+            st->n);
     /* S04 */
     bool s04 = true;
     for (size_t i = 0; i < st->n && s04; i++) {
-        cJSON *v = tw_chk_parse_json(st->v[i].args.data ? st->v[i].args.data : "", st->v[i].args.len,
-                              j->L.max_depth);
+        cJSON *v = tw_chk_parse_json(st->v[i].args.data ? st->v[i].args.data : "",
+                                     st->v[i].args.len, j->L.max_depth);
         if (!cJSON_IsObject(v)) {
-            tw_chk_excerpt(ex, sizeof ex, st->v[i].args.data ? st->v[i].args.data : "", st->v[i].args.len);
+            tw_chk_excerpt(ex, sizeof ex, st->v[i].args.data ? st->v[i].args.data : "",
+                           st->v[i].args.len);
             PUT(out, TW_CHK_OAI_S04, TW_V_FAIL, (int64_t)st->v[i].off,
                 "index %ld arguments are not one JSON object: %s", st->v[i].index, ex);
             s04 = false;
@@ -264,17 +277,20 @@ void tw_chk_oai_stream(judge *j, ostream *st)
         cJSON_Delete(v);
     }
     if (s04)
-        PUT(out, TW_CHK_OAI_S04, st->n ? TW_V_PASS : TW_V_SKIP, -1, "%zu argument string(s)", st->n);
-    if (s05)
-        PUT(out, TW_CHK_OAI_S05, st->n > 1 ? TW_V_PASS : TW_V_SKIP, -1, "%zu call(s) on distinct indexes",
+        PUT(out, TW_CHK_OAI_S04, st->n ? TW_V_PASS : TW_V_SKIP, -1, "%zu argument string(s)",
             st->n);
+    if (s05)
+        PUT(out, TW_CHK_OAI_S05, st->n > 1 ? TW_V_PASS : TW_V_SKIP, -1,
+            "%zu call(s) on distinct indexes", st->n);
     bool cut = !done || in->transport_error;
     if (s06 && finish_chunks == 0 && (!s08 || cut)) {
-        PUT(out, TW_CHK_OAI_S06, TW_V_SKIP, -1, "%s", !s08 ? "the stream carried an error (see OAI-S08)"
-                                                    : "the stream was cut before its end (see OAI-S01)");
+        PUT(out, TW_CHK_OAI_S06, TW_V_SKIP, -1, "%s",
+            !s08 ? "the stream carried an error (see OAI-S08)"
+                 : "the stream was cut before its end (see OAI-S01)");
     } else if (s06) {
         if (finish_chunks == 0)
-            PUT(out, TW_CHK_OAI_S06, TW_V_FAIL, (int64_t)in->body_len, "no chunk carries a finish_reason");
+            PUT(out, TW_CHK_OAI_S06, TW_V_FAIL, (int64_t)in->body_len,
+                "no chunk carries a finish_reason");
         else
             PUT(out, TW_CHK_OAI_S06, TW_V_PASS, -1, "one finish_reason: %.40s", st->finish);
     }
@@ -290,7 +306,7 @@ void tw_chk_oai_stream(judge *j, ostream *st)
     }
     PUT(out, TW_CHK_OAI_R01, TW_V_SKIP, -1, "streamed response (see OAI-S01)");
     tw_chk_ocall_checks(j, calls, n, st->finish, -1, st->content.data, st->content.len, -1,
-                 st->reasoning_field, true, 0, NULL);
+                        st->reasoning_field, true, 0, NULL);
     for (size_t i = 0; i < n; i++)
         cJSON_Delete(argstr[i]);
     tw_chk_sse_free(&ev);
@@ -300,21 +316,25 @@ void tw_chk_oai_stream(judge *j, ostream *st)
 static bool calls_equal_view(const rview *a, const rview *b, tw_error *err)
 {
     if (a->ncalls != b->ncalls) {
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%zu call(s) streamed, %zu not streamed", a->ncalls, b->ncalls);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%zu call(s) streamed, %zu not streamed",
+                     a->ncalls, b->ncalls);
         return false;
     }
     for (size_t i = 0; i < a->ncalls; i++) {
         if (strcmp(a->calls[i].name, b->calls[i].name) != 0) {
-            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "call %zu name %.64s vs %.64s", i, a->calls[i].name, b->calls[i].name);
+            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "call %zu name %.64s vs %.64s", i,
+                         a->calls[i].name, b->calls[i].name);
             return false;
         }
         if (strcmp(a->calls[i].id, b->calls[i].id) != 0) {
-            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "call %zu id %.64s vs %.64s", i, a->calls[i].id, b->calls[i].id);
+            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "call %zu id %.64s vs %.64s", i,
+                         a->calls[i].id, b->calls[i].id);
             return false;
         }
         if (!a->calls[i].args || !b->calls[i].args ||
             !tw_json_equal(a->calls[i].args, b->calls[i].args)) {
-            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "call %zu (%.64s) arguments differ", i, a->calls[i].name);
+            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "call %zu (%.64s) arguments differ", i,
+                         a->calls[i].name);
             return false;
         }
     }
@@ -324,8 +344,10 @@ static bool calls_equal_view(const rview *a, const rview *b, tw_error *err)
 static bool results_equal(const tw_result *a, const tw_result *b, tw_error *err)
 {
     if (a->msg.content.len != b->msg.content.len ||
-        (a->msg.content.len && memcmp(a->msg.content.data, b->msg.content.data, a->msg.content.len))) {
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "content differs (%zu vs %zu bytes)", a->msg.content.len, b->msg.content.len);
+        (a->msg.content.len &&
+         memcmp(a->msg.content.data, b->msg.content.data, a->msg.content.len))) {
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "content differs (%zu vs %zu bytes)",
+                     a->msg.content.len, b->msg.content.len);
         return false;
     }
     if (a->msg.thinking.len != b->msg.thinking.len ||
@@ -335,7 +357,8 @@ static bool results_equal(const tw_result *a, const tw_result *b, tw_error *err)
         return false;
     }
     if (a->msg.ncalls != b->msg.ncalls) {
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%zu call(s) streamed, %zu not streamed", a->msg.ncalls, b->msg.ncalls);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%zu call(s) streamed, %zu not streamed",
+                     a->msg.ncalls, b->msg.ncalls);
         return false;
     }
     for (size_t i = 0; i < a->msg.ncalls; i++) {
@@ -343,11 +366,13 @@ static bool results_equal(const tw_result *a, const tw_result *b, tw_error *err)
         if (strcmp(x->name ? x->name : "", y->name ? y->name : "") != 0 ||
             strcmp(x->id ? x->id : "", y->id ? y->id : "") != 0 ||
             !tw_json_equal(x->arguments, y->arguments)) {
-            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "call %zu (%.64s) differs", i, x->name ? x->name : "");
+            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "call %zu (%.64s) differs", i,
+                         x->name ? x->name : "");
             return false;
         }
     }
-    const char *fa = a->finish_reason ? a->finish_reason : "", *fb = b->finish_reason ? b->finish_reason : "";
+    const char *fa = a->finish_reason ? a->finish_reason : "",
+               *fb = b->finish_reason ? b->finish_reason : "";
     if (strcmp(fa, fb) != 0) {
         tw_error_set(err, TW_ERR_INVALID, -1, NULL, "finish_reason %.40s vs %.40s", fa, fb);
         return false;
@@ -368,8 +393,9 @@ void tw_chk_oai_s07(judge *j, const ostream *st)
     o.allow_unknown_tool = true;
     tw_result a, b;
     tw_status sa = tw_decode_response(in->path, true, in->body, in->body_len, &o, &a);
-    tw_status sb = sa == TW_OK ? tw_decode_response(in->path, false, in->pair_body, in->pair_len, &o, &b)
-                               : TW_ERR_UNSUPPORTED;
+    tw_status sb = sa == TW_OK
+                       ? tw_decode_response(in->path, false, in->pair_body, in->pair_len, &o, &b)
+                       : TW_ERR_UNSUPPORTED;
     if (sa == TW_OK && sb == TW_OK) {
         bool eq = results_equal(&a, &b, &why);
         PUT(j->out, TW_CHK_OAI_S07, eq ? TW_V_PASS : TW_V_FAIL, -1, "%s",
@@ -386,9 +412,9 @@ void tw_chk_oai_s07(judge *j, const ostream *st)
     tw_buf_append(&s.content, st->content.data ? st->content.data : "", st->content.len);
     for (size_t i = 0; i < st->n; i++)
         tw_chk_rview_add(&s, st->v[i].id, st->v[i].name,
-                  tw_chk_parse_json(st->v[i].args.data ? st->v[i].args.data : "", st->v[i].args.len,
-                             j->L.max_depth),
-                  st->v[i].off);
+                         tw_chk_parse_json(st->v[i].args.data ? st->v[i].args.data : "",
+                                           st->v[i].args.len, j->L.max_depth),
+                         st->v[i].off);
     s.finish = st->finish ? tw_strdup(st->finish) : NULL;
     cJSON *pb = tw_chk_parse_json(in->pair_body, in->pair_len, j->L.max_depth);
     tw_chk_view_openai(pb, j->L.max_depth, &p);
@@ -399,16 +425,18 @@ void tw_chk_oai_s07(judge *j, const ostream *st)
         bool eq = true;
         if (s.content.len != p.content.len ||
             (s.content.len && memcmp(s.content.data, p.content.data, s.content.len))) {
-            tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "content differs (%zu vs %zu bytes)", s.content.len, p.content.len);
+            tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "content differs (%zu vs %zu bytes)",
+                         s.content.len, p.content.len);
             eq = false;
         } else if (!calls_equal_view(&s, &p, &why)) {
             eq = false;
         } else if (strcmp(s.finish ? s.finish : "", p.finish ? p.finish : "") != 0) {
-            tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "finish_reason %.40s vs %.40s", s.finish ? s.finish : "",
-                     p.finish ? p.finish : "");
+            tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "finish_reason %.40s vs %.40s",
+                         s.finish ? s.finish : "", p.finish ? p.finish : "");
             eq = false;
         }
-        PUT(j->out, TW_CHK_OAI_S07, eq ? TW_V_PASS : TW_V_FAIL, -1, "%s", eq ? "streamed equals non-streamed" : why.message);
+        PUT(j->out, TW_CHK_OAI_S07, eq ? TW_V_PASS : TW_V_FAIL, -1, "%s",
+            eq ? "streamed equals non-streamed" : why.message);
     }
     tw_chk_rview_free(&s);
     tw_chk_rview_free(&p);

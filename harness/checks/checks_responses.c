@@ -38,8 +38,9 @@ static void ors_put(tw_check_set *out, tw_check_id id, const ors_slot *s, const 
         PUT(out, id, TW_V_PASS, -1, "%s", pass);
 }
 
-static const tw_check_id ORS_IDS[] = {TW_CHK_ORS_01, TW_CHK_ORS_02, TW_CHK_ORS_03, TW_CHK_ORS_04, TW_CHK_ORS_05,
-                                      TW_CHK_ORS_06, TW_CHK_ORS_07, TW_CHK_ORS_08, TW_CHK_ORS_09};
+static const tw_check_id ORS_IDS[] = {TW_CHK_ORS_01, TW_CHK_ORS_02, TW_CHK_ORS_03,
+                                      TW_CHK_ORS_04, TW_CHK_ORS_05, TW_CHK_ORS_06,
+                                      TW_CHK_ORS_07, TW_CHK_ORS_08, TW_CHK_ORS_09};
 #define ORS_NIDS (sizeof ORS_IDS / sizeof ORS_IDS[0])
 
 /* ---- the request's function tools, for the declared-name rule ---- */
@@ -74,7 +75,7 @@ typedef struct ors_judge {
     size_t ncalls;
 } ors_judge;
 
-#define SLOT(oj, n) (&(oj)->s[(n) - 1])
+#define SLOT(oj, n) (&(oj)->s[(n)-1])
 
 static void judge_call_item(ors_judge *oj, const cJSON *item, int64_t off, const char *where)
 {
@@ -146,9 +147,13 @@ static void judge_status(ors_judge *oj, const cJSON *resp, int64_t off, const ch
             ors_fail(SLOT(oj, 8), off, "status failed without an error object");
         char cb[128];
         ors_fail(SLOT(oj, 9), off, "the response failed: %s",
-                 tw_chk_clip(cb, sizeof cb, tw_json_get_str(err, "message") ? tw_json_get_str(err, "message") : "(no message)", 120));
+                 tw_chk_clip(cb, sizeof cb,
+                             tw_json_get_str(err, "message") ? tw_json_get_str(err, "message")
+                                                             : "(no message)",
+                             120));
     } else if (terminal) {
-        ors_fail(SLOT(oj, 8), off, "final status %.40s (expected completed, incomplete or failed)", st);
+        ors_fail(SLOT(oj, 8), off, "final status %.40s (expected completed, incomplete or failed)",
+                 st);
     }
 }
 
@@ -162,8 +167,8 @@ static void ors_body(ors_judge *oj, const cJSON *body)
     if (!cJSON_IsObject(body))
         ors_fail(SLOT(oj, 1), 0, "the body is not a JSON object");
     else if (!obj || strcmp(obj, "response") != 0)
-        ors_fail(SLOT(oj, 1), tw_chk_find_off(in, "\"object\""), "object is %.40s, not \"response\"",
-                 obj ? obj : "(absent)");
+        ors_fail(SLOT(oj, 1), tw_chk_find_off(in, "\"object\""),
+                 "object is %.40s, not \"response\"", obj ? obj : "(absent)");
     else if (!cJSON_IsArray(output))
         ors_fail(SLOT(oj, 1), -1, "output is not an array");
     else if (!cJSON_IsString(tw_json_get(body, "status")))
@@ -190,11 +195,14 @@ static void ors_body(ors_judge *oj, const cJSON *body)
     judge_status(oj, body, tw_chk_find_off(in, "\"status\""), NULL);
     tw_check_set *out = oj->j->out;
     ors_put(out, TW_CHK_ORS_01, SLOT(oj, 1), "a response object with an output array");
-    static const tw_check_id stream_only[] = {TW_CHK_ORS_02, TW_CHK_ORS_03, TW_CHK_ORS_04, TW_CHK_ORS_07};
+    static const tw_check_id stream_only[] = {TW_CHK_ORS_02, TW_CHK_ORS_03, TW_CHK_ORS_04,
+                                              TW_CHK_ORS_07};
     tw_chk_skip_ids(out, stream_only, 4, "not streamed");
     if (oj->ncalls) {
-        ors_put(out, TW_CHK_ORS_05, SLOT(oj, 5), "every function_call has a call_id and a declared name");
-        ors_put(out, TW_CHK_ORS_06, SLOT(oj, 6), "every function_call's arguments are one JSON object");
+        ors_put(out, TW_CHK_ORS_05, SLOT(oj, 5),
+                "every function_call has a call_id and a declared name");
+        ors_put(out, TW_CHK_ORS_06, SLOT(oj, 6),
+                "every function_call's arguments are one JSON object");
     } else {
         PUT(out, TW_CHK_ORS_05, TW_V_SKIP, -1, "no function_call");
         PUT(out, TW_CHK_ORS_06, TW_V_SKIP, -1, "no function_call");
@@ -215,7 +223,7 @@ typedef struct oitem {
     tw_buf deltas;  /* concatenated argument deltas, capped at max_args_bytes */
     bool deltas_over;
     char *done_args;
-    char *call_id;  /* of the done function_call item, for the repeat rule */
+    char *call_id; /* of the done function_call item, for the repeat rule */
     size_t off;
 } oitem;
 
@@ -226,7 +234,10 @@ typedef struct oitems {
     size_t nslot;
 } oitems;
 
-static size_t hash_index(long i) { return (size_t)((uint64_t)i * 0x9E3779B97F4A7C15ull >> 7); }
+static size_t hash_index(long i)
+{
+    return (size_t)((uint64_t)i * 0x9E3779B97F4A7C15ull >> 7);
+}
 
 static oitem *oitems_find(const oitems *t, long index)
 {
@@ -346,7 +357,8 @@ static void ors_stream(ors_judge *oj)
         if (cJSON_IsNumber(sq)) {
             any_seq = true;
             if (have_last_seq && !(sq->valuedouble > last_seq))
-                ors_fail(SLOT(oj, 3), off, "sequence_number %.0f after %.0f", sq->valuedouble, last_seq);
+                ors_fail(SLOT(oj, 3), off, "sequence_number %.0f after %.0f", sq->valuedouble,
+                         last_seq);
             last_seq = sq->valuedouble;
             have_last_seq = true;
         } else {
@@ -358,7 +370,8 @@ static void ors_stream(ors_judge *oj)
             if (!msg)
                 msg = tw_json_get_str(tw_json_get(d, "error"), "message");
             char cb[168];
-            ors_fail(SLOT(oj, 9), off, "error event: %s", tw_chk_clip(cb, sizeof cb, msg ? msg : "(no message)", 160));
+            ors_fail(SLOT(oj, 9), off, "error event: %s",
+                     tw_chk_clip(cb, sizeof cb, msg ? msg : "(no message)", 160));
         }
         if (is_terminal(ty)) {
             if (!terminal) {
@@ -386,7 +399,8 @@ static void ors_stream(ors_judge *oj)
                     it = oitems_add(&items, idx, &nomem);
                     if (!it) {
                         ors_fail(SLOT(oj, 4), off,
-                                 nomem ? "out of memory" : "more than %zu output items (limits: 2 x max_calls + 16)",
+                                 nomem ? "out of memory"
+                                       : "more than %zu output items (limits: 2 x max_calls + 16)",
                                  items.max);
                     } else {
                         it->off = (size_t)off;
@@ -398,38 +412,45 @@ static void ors_stream(ors_judge *oj)
                     }
                 }
             } else if (!it) {
-                ors_fail(SLOT(oj, 2), off, "%.60s for output_index %ld before its output_item.added", ty, idx);
+                ors_fail(SLOT(oj, 2), off,
+                         "%.60s for output_index %ld before its output_item.added", ty, idx);
                 ors_fail(SLOT(oj, 4), off, "%.60s names output_index %ld, never added", ty, idx);
             } else {
                 if (it->done)
-                    ors_fail(SLOT(oj, 2), off, "%.60s for output_index %ld after its output_item.done", ty, idx);
+                    ors_fail(SLOT(oj, 2), off,
+                             "%.60s for output_index %ld after its output_item.done", ty, idx);
                 const char *iid = item_id;
                 if (strcmp(ty, "response.output_item.done") == 0)
                     iid = tw_json_get_str(tw_json_get(d, "item"), "id");
                 if (iid && it->id && strcmp(iid, it->id) != 0)
-                    ors_fail(SLOT(oj, 4), off, "output_index %ld is item %.60s, this event names %.60s", idx,
-                             it->id, iid);
+                    ors_fail(SLOT(oj, 4), off,
+                             "output_index %ld is item %.60s, this event names %.60s", idx, it->id,
+                             iid);
                 if (strcmp(ty, "response.function_call_arguments.delta") == 0) {
                     const char *dl = tw_json_get_str(d, "delta");
                     if (!it->call)
-                        ors_fail(SLOT(oj, 4), off, "argument delta for output_index %ld, not a function_call",
-                                 idx);
+                        ors_fail(SLOT(oj, 4), off,
+                                 "argument delta for output_index %ld, not a function_call", idx);
                     else if (it->args_done)
-                        ors_fail(SLOT(oj, 2), off, "argument delta after function_call_arguments.done");
+                        ors_fail(SLOT(oj, 2), off,
+                                 "argument delta after function_call_arguments.done");
                     if (dl && !it->deltas_over && tw_buf_puts(&it->deltas, dl) != TW_OK)
                         it->deltas_over = true;
                 } else if (strcmp(ty, "response.function_call_arguments.done") == 0) {
                     const char *args = tw_json_get_str(d, "arguments");
                     it->args_done = true;
                     if (it->deltas_over)
-                        ors_fail(SLOT(oj, 7), off, "argument deltas of output_index %ld past max_args_bytes",
-                                 idx);
+                        ors_fail(SLOT(oj, 7), off,
+                                 "argument deltas of output_index %ld past max_args_bytes", idx);
                     else if (!args)
-                        ors_fail(SLOT(oj, 7), off, "function_call_arguments.done without arguments");
+                        ors_fail(SLOT(oj, 7), off,
+                                 "function_call_arguments.done without arguments");
                     else if (it->deltas.len && strcmp(args, it->deltas.data) != 0) {
                         tw_chk_excerpt(ex, sizeof ex, it->deltas.data, it->deltas.len);
-                        ors_fail(SLOT(oj, 7), off, "output_index %ld: .done arguments %.80s differ from the deltas %s",
-                                 idx, args, ex);
+                        ors_fail(
+                            SLOT(oj, 7), off,
+                            "output_index %ld: .done arguments %.80s differ from the deltas %s",
+                            idx, args, ex);
                     }
                     free(it->done_args);
                     it->done_args = args ? tw_strdup(args) : NULL;
@@ -445,10 +466,13 @@ static void ors_stream(ors_judge *oj)
                         if (cid && *cid && !it->call_id && (it->call_id = tw_strdup(cid)) != NULL)
                             tw_chk_idx_add(&oj->call_ids, it->call_id);
                         const char *a = tw_json_get_str(item, "arguments");
-                        const char *want = it->done_args ? it->done_args : it->deltas.len ? it->deltas.data : NULL;
+                        const char *want = it->done_args    ? it->done_args
+                                           : it->deltas.len ? it->deltas.data
+                                                            : NULL;
                         if (a && want && !it->deltas_over && strcmp(a, want) != 0)
                             ors_fail(SLOT(oj, 7), off,
-                                     "output_index %ld: the done item's arguments %.80s differ from the streamed %.80s",
+                                     "output_index %ld: the done item's arguments %.80s differ "
+                                     "from the streamed %.80s",
                                      idx, a, want);
                     }
                 }
@@ -460,29 +484,36 @@ static void ors_stream(ors_judge *oj)
         ors_fail(SLOT(oj, 2), 0, "no event");
     else if (!terminal)
         ors_fail(SLOT(oj, 2), (int64_t)in->body_len,
-                 "no terminal event (response.completed, response.incomplete or response.failed)%s%.100s",
+                 "no terminal event (response.completed, response.incomplete or "
+                 "response.failed)%s%.100s",
                  in->transport_error ? ": " : "", in->transport_error ? in->transport_error : "");
     else if (terminal_at + 1 < ev.n && !SLOT(oj, 2)->failed)
-        ors_fail(SLOT(oj, 2), (int64_t)ev.v[terminal_at + 1].off, "events after the terminal %s", terminal);
+        ors_fail(SLOT(oj, 2), (int64_t)ev.v[terminal_at + 1].off, "events after the terminal %s",
+                 terminal);
     for (size_t i = 0; i < items.n && terminal; i++)
         if (!items.v[i].done)
-            ors_fail(SLOT(oj, 2), (int64_t)items.v[i].off, "output_index %ld never gets output_item.done",
-                     items.v[i].index);
+            ors_fail(SLOT(oj, 2), (int64_t)items.v[i].off,
+                     "output_index %ld never gets output_item.done", items.v[i].index);
     repeated_call_ids(oj);
     if (any_seq && !all_seq)
         ors_fail(SLOT(oj, 3), -1, "some events carry sequence_number, others do not");
     tw_check_set *out = j->out;
     ors_put(out, TW_CHK_ORS_01, SLOT(oj, 1), "an event stream of typed JSON events");
-    ors_put(out, TW_CHK_ORS_02, SLOT(oj, 2), "response.created first, items added before use, one terminal event last");
+    ors_put(out, TW_CHK_ORS_02, SLOT(oj, 2),
+            "response.created first, items added before use, one terminal event last");
     if (any_seq)
         ors_put(out, TW_CHK_ORS_03, SLOT(oj, 3), "sequence_number strictly increasing");
     else
         PUT(out, TW_CHK_ORS_03, TW_V_SKIP, -1, "no event carries sequence_number");
-    ors_put(out, TW_CHK_ORS_04, SLOT(oj, 4), "every event names an added output_index and its item_id");
+    ors_put(out, TW_CHK_ORS_04, SLOT(oj, 4),
+            "every event names an added output_index and its item_id");
     if (oj->ncalls || SLOT(oj, 7)->failed) {
-        ors_put(out, TW_CHK_ORS_05, SLOT(oj, 5), "every function_call has a call_id and a declared name");
-        ors_put(out, TW_CHK_ORS_06, SLOT(oj, 6), "every function_call's arguments are one JSON object");
-        ors_put(out, TW_CHK_ORS_07, SLOT(oj, 7), "the .done arguments equal the concatenated deltas");
+        ors_put(out, TW_CHK_ORS_05, SLOT(oj, 5),
+                "every function_call has a call_id and a declared name");
+        ors_put(out, TW_CHK_ORS_06, SLOT(oj, 6),
+                "every function_call's arguments are one JSON object");
+        ors_put(out, TW_CHK_ORS_07, SLOT(oj, 7),
+                "the .done arguments equal the concatenated deltas");
     } else {
         PUT(out, TW_CHK_ORS_05, TW_V_SKIP, -1, "no function_call completed");
         PUT(out, TW_CHK_ORS_06, TW_V_SKIP, -1, "no function_call completed");
@@ -511,7 +542,10 @@ void tw_chk_ors_checks(judge *j, bool stream, const cJSON *body)
     tw_chk_idx_free(&oj.call_ids);
 }
 
-void tw_chk_ors_skip(tw_check_set *out, const char *why) { tw_chk_skip_ids(out, ORS_IDS, ORS_NIDS, why); }
+void tw_chk_ors_skip(tw_check_set *out, const char *why)
+{
+    tw_chk_skip_ids(out, ORS_IDS, ORS_NIDS, why);
+}
 
 /* ================================================================ client */
 
@@ -562,7 +596,8 @@ void tw_chk_cli_responses(const cJSON *body, tw_check_set *out)
                 size_t n = name ? strlen(name) : 0;
                 bool nok = n >= 1 && n <= 64;
                 for (size_t k = 0; k < n && nok; k++)
-                    nok = (name[k] >= 'a' && name[k] <= 'z') || (name[k] >= 'A' && name[k] <= 'Z') ||
+                    nok = (name[k] >= 'a' && name[k] <= 'z') ||
+                          (name[k] >= 'A' && name[k] <= 'Z') ||
                           (name[k] >= '0' && name[k] <= '9') || name[k] == '_' || name[k] == '-';
                 const cJSON *p = tw_json_get(t, "parameters");
                 const char *pty = tw_json_get_str(p, "type");
@@ -570,8 +605,10 @@ void tw_chk_cli_responses(const cJSON *body, tw_check_set *out)
                     tw_chk_excerpt_json(ex, sizeof ex, tw_json_get(t, "name"));
                     PUT(out, TW_CHK_CLI_03, TW_V_FAIL, -1, "tools[%zu].name %s", i, ex);
                     ok = false;
-                } else if (p && !cJSON_IsNull(p) && (!cJSON_IsObject(p) || (pty && strcmp(pty, "object") != 0))) {
-                    PUT(out, TW_CHK_CLI_03, TW_V_FAIL, -1, "tools[%zu].parameters is not an object schema", i);
+                } else if (p && !cJSON_IsNull(p) &&
+                           (!cJSON_IsObject(p) || (pty && strcmp(pty, "object") != 0))) {
+                    PUT(out, TW_CHK_CLI_03, TW_V_FAIL, -1,
+                        "tools[%zu].parameters is not an object schema", i);
                     ok = false;
                 }
             }
@@ -580,14 +617,16 @@ void tw_chk_cli_responses(const cJSON *body, tw_check_set *out)
             PUT(out, TW_CHK_CLI_03, TW_V_PASS, -1, "function tools well formed");
         const cJSON *par = tw_json_get(body, "parallel_tool_calls");
         if (cJSON_IsBool(par))
-            PUT(out, TW_CHK_CLI_06, TW_V_PASS, -1, "parallel_tool_calls: %s", cJSON_IsTrue(par) ? "true" : "false");
+            PUT(out, TW_CHK_CLI_06, TW_V_PASS, -1, "parallel_tool_calls: %s",
+                cJSON_IsTrue(par) ? "true" : "false");
         else
             PUT(out, TW_CHK_CLI_06, TW_V_FAIL, -1, "parallel_tool_calls is not set");
     }
     PUT(out, TW_CHK_CLI_05, TW_V_SKIP, -1, "Responses request");
     const cJSON *input = tw_json_get(body, "input");
     if (!cJSON_IsArray(input)) {
-        static const tw_check_id ids[] = {TW_CHK_CLI_01, TW_CHK_CLI_02, TW_CHK_CLI_04, TW_CHK_CLI_08};
+        static const tw_check_id ids[] = {TW_CHK_CLI_01, TW_CHK_CLI_02, TW_CHK_CLI_04,
+                                          TW_CHK_CLI_08};
         tw_chk_skip_ids(out, ids, 4, "input is not a list of items");
         return;
     }
@@ -610,7 +649,9 @@ void tw_chk_cli_responses(const cJSON *body, tw_check_set *out)
         bool call = ty && strcmp(ty, "function_call") == 0;
         if (!call)
             last_other = i + 1;
-        id_index *x = call ? &calls : ty && strcmp(ty, "function_call_output") == 0 ? &outputs : NULL;
+        id_index *x = call                                            ? &calls
+                      : ty && strcmp(ty, "function_call_output") == 0 ? &outputs
+                                                                      : NULL;
         if (x && cid) {
             tw_chk_idx_add(x, cid);
             if (x->n && !x->nomem)
@@ -619,7 +660,8 @@ void tw_chk_cli_responses(const cJSON *body, tw_check_set *out)
     }
     tw_chk_idx_seal(&calls);
     tw_chk_idx_seal(&outputs);
-    bool any_call = false, any_output = false, any_reasoning = false, any_ref = false, by_ref = false;
+    bool any_call = false, any_output = false, any_reasoning = false, any_ref = false,
+         by_ref = false;
     bool f01 = false, f02 = false, f04 = false, f08 = false;
     i = 0;
     for (const cJSON *it = input->child; it; it = it->next, i++) {
@@ -632,22 +674,27 @@ void tw_chk_cli_responses(const cJSON *body, tw_check_set *out)
         if (strcmp(ty, "function_call") == 0) {
             any_call = true;
             const cJSON *a = tw_json_get(it, "arguments");
-            cJSON *v = cJSON_IsString(a) ? tw_chk_parse_json(a->valuestring, strlen(a->valuestring), 64) : NULL;
+            cJSON *v = cJSON_IsString(a)
+                           ? tw_chk_parse_json(a->valuestring, strlen(a->valuestring), 64)
+                           : NULL;
             if (!f04 && !cJSON_IsObject(v)) {
                 tw_chk_excerpt_json(ex, sizeof ex, a);
-                PUT(out, TW_CHK_CLI_04, TW_V_FAIL, -1, "input[%zu].arguments %s", i, a ? ex : "(absent)");
+                PUT(out, TW_CHK_CLI_04, TW_V_FAIL, -1, "input[%zu].arguments %s", i,
+                    a ? ex : "(absent)");
                 f04 = true;
             }
             cJSON_Delete(v);
             const idx_ent *o = idx_first(&outputs, cid);
             if (!f02 && i < last_other && (!o || o->pos < i)) {
-                PUT(out, TW_CHK_CLI_02, TW_V_FAIL, -1, "input[%zu]: function_call %.80s is never answered", i,
+                PUT(out, TW_CHK_CLI_02, TW_V_FAIL, -1,
+                    "input[%zu]: function_call %.80s is never answered", i,
                     cid ? cid : "(without call_id)");
                 f02 = true;
             }
             if (!f08 && stateless && asked_encrypted && !any_reasoning) {
                 PUT(out, TW_CHK_CLI_08, TW_V_FAIL, -1,
-                    "input[%zu]: a function_call of a stateless turn (store: false, reasoning.encrypted_content "
+                    "input[%zu]: a function_call of a stateless turn (store: false, "
+                    "reasoning.encrypted_content "
                     "asked for) without the reasoning item before it",
                     i);
                 f08 = true;
@@ -659,15 +706,18 @@ void tw_chk_cli_responses(const cJSON *body, tw_check_set *out)
                 by_ref = true; /* its call may be the stored item an item_reference names */
             } else if (!f01 && !chained && (!c || c->pos > i)) {
                 PUT(out, TW_CHK_CLI_01, TW_V_FAIL, -1,
-                    "input[%zu]: function_call_output call_id %.80s answers no earlier function_call", i,
-                    cid ? cid : "(absent)");
+                    "input[%zu]: function_call_output call_id %.80s answers no earlier "
+                    "function_call",
+                    i, cid ? cid : "(absent)");
                 f01 = true;
             }
         } else if (strcmp(ty, "reasoning") == 0) {
             any_reasoning = true;
             if (!f08 && stateless && !tw_chk_str_nonempty(tw_json_get(it, "encrypted_content"))) {
                 PUT(out, TW_CHK_CLI_08, TW_V_FAIL, -1,
-                    "input[%zu]: a reasoning item without its encrypted_content while store is false", i);
+                    "input[%zu]: a reasoning item without its encrypted_content while store is "
+                    "false",
+                    i);
                 f08 = true;
             }
         } else if (strcmp(ty, "message") == 0) {
@@ -684,11 +734,13 @@ void tw_chk_cli_responses(const cJSON *body, tw_check_set *out)
     tw_chk_idx_free(&calls);
     tw_chk_idx_free(&outputs);
     if (!f01)
-        PUT(out, TW_CHK_CLI_01, any_output ? (chained ? TW_V_SKIP : TW_V_PASS) : TW_V_SKIP, -1, "%s",
+        PUT(out, TW_CHK_CLI_01, any_output ? (chained ? TW_V_SKIP : TW_V_PASS) : TW_V_SKIP, -1,
+            "%s",
             !any_output ? "no function_call_output"
             : chained   ? "previous_response_id keeps the calls"
-            : by_ref    ? "every function_call_output answers a call (or follows an item_reference to a stored item)"
-                        : "every function_call_output answers a call");
+            : by_ref ? "every function_call_output answers a call (or follows an item_reference to "
+                       "a stored item)"
+                     : "every function_call_output answers a call");
     if (!f02)
         PUT(out, TW_CHK_CLI_02, any_call ? TW_V_PASS : TW_V_SKIP, -1, "%s",
             any_call ? "every function_call answered" : "no function_call in input");
@@ -742,15 +794,16 @@ static void issued_ids(const tw_fixture *f, size_t xi, size_t depth, id_index *x
     }
 }
 
-void tw_checks_client_history(const cJSON *body, const tw_fixture *f, size_t xi, const tw_limits *limits,
-                              tw_check_set *out)
+void tw_checks_client_history(const cJSON *body, const tw_fixture *f, size_t xi,
+                              const tw_limits *limits, tw_check_set *out)
 {
     tw_limits L;
     tw_limits_resolve(&L, limits);
     const cJSON *input = tw_json_get(body, "input");
     if (!cJSON_IsArray(input) || !f || xi == 0) {
-        PUT(out, TW_CHK_CLI_09, TW_V_SKIP, -1, "%s", !cJSON_IsArray(input) ? "input is not a list of items"
-                                                                           : "the first turn of its fixture");
+        PUT(out, TW_CHK_CLI_09, TW_V_SKIP, -1, "%s",
+            !cJSON_IsArray(input) ? "input is not a list of items"
+                                  : "the first turn of its fixture");
         return;
     }
     cJSON *keep = cJSON_CreateArray();
@@ -766,20 +819,23 @@ void tw_checks_client_history(const cJSON *body, const tw_fixture *f, size_t xi,
         size_t i = 0;
         for (const cJSON *it = input->child; it && !failed; it = it->next, i++) {
             const char *ty = tw_json_get_str(it, "type");
-            if (!ty || (strcmp(ty, "function_call") != 0 && strcmp(ty, "function_call_output") != 0))
+            if (!ty ||
+                (strcmp(ty, "function_call") != 0 && strcmp(ty, "function_call_output") != 0))
                 continue;
             judged = true;
             const char *cid = tw_json_get_str(it, "call_id");
             if (!cid || !tw_chk_idx_has(&issued, cid)) {
                 PUT(out, TW_CHK_CLI_09, TW_V_FAIL, -1,
-                    "input[%zu]: %s call_id %.80s is none the earlier answers issued (such as %.80s)", i, ty,
-                    cid ? cid : "(absent)", issued.v[0].id);
+                    "input[%zu]: %s call_id %.80s is none the earlier answers issued (such as "
+                    "%.80s)",
+                    i, ty, cid ? cid : "(absent)", issued.v[0].id);
                 failed = true;
             }
         }
         if (!failed)
             PUT(out, TW_CHK_CLI_09, judged ? TW_V_PASS : TW_V_SKIP, -1, "%s",
-                judged ? "every call_id sent back was issued by an earlier answer" : "no call sent back");
+                judged ? "every call_id sent back was issued by an earlier answer"
+                       : "no call sent back");
     }
     tw_chk_idx_free(&issued);
     cJSON_Delete(keep);

@@ -61,7 +61,8 @@ void tw_chk_ses_checks(judge *j, bool stream, const cJSON *body)
     const cJSON *last_asst = NULL;
     for (const cJSON *m = cJSON_IsArray(msgs) ? msgs->child : NULL; m; m = m->next) {
         const char *role = tw_json_get_str(m, "role");
-        if (role && strcmp(role, "assistant") == 0 && cJSON_GetArraySize(tw_json_get(m, "tool_calls")) > 0)
+        if (role && strcmp(role, "assistant") == 0 &&
+            cJSON_GetArraySize(tw_json_get(m, "tool_calls")) > 0)
             last_asst = m;
     }
     size_t ntool = 0, unknown = 0, answered = 0, pending = 0;
@@ -81,10 +82,10 @@ void tw_chk_ses_checks(judge *j, bool stream, const cJSON *body)
             if (ok)
                 answered++;
             else {
-                if (!unknown)
-                {
+                if (!unknown) {
                     char cb[112];
-                    snprintf(ex, sizeof ex, "tool_call_id %s", tw_chk_clip(cb, sizeof cb, id ? id : "(missing)", 100));
+                    snprintf(ex, sizeof ex, "tool_call_id %s",
+                             tw_chk_clip(cb, sizeof cb, id ? id : "(missing)", 100));
                 }
                 unknown++;
             }
@@ -123,14 +124,17 @@ void tw_chk_ses_checks(judge *j, bool stream, const cJSON *body)
                  !in->transport_error && stream_has_answer(in->body, in->body_len, 64);
         }
         if (ok)
-            PUT(out, TW_CHK_SES_01, TW_V_PASS, -1, "%zu result(s) accepted, HTTP 200 with an answer", answered);
+            PUT(out, TW_CHK_SES_01, TW_V_PASS, -1,
+                "%zu result(s) accepted, HTTP 200 with an answer", answered);
         else
-            PUT(out, TW_CHK_SES_01, TW_V_FAIL, -1, "continuation with %zu result(s) got HTTP %d%s", answered,
-                in->status, in->status == 200 ? " without a final answer (no content, no tool call)" : "");
+            PUT(out, TW_CHK_SES_01, TW_V_FAIL, -1, "continuation with %zu result(s) got HTTP %d%s",
+                answered, in->status,
+                in->status == 200 ? " without a final answer (no content, no tool call)" : "");
     } else {
         PUT(out, TW_CHK_SES_01, TW_V_SKIP, -1, "a pending call is not answered");
         if (in->status == 400 && envelope)
-            PUT(out, TW_CHK_SES_02, TW_V_PASS, -1, "refused with 400 (%s)", ex[0] ? ex : "missing result");
+            PUT(out, TW_CHK_SES_02, TW_V_PASS, -1, "refused with 400 (%s)",
+                ex[0] ? ex : "missing result");
         else
             PUT(out, TW_CHK_SES_02, TW_V_FAIL, -1, "HTTP %d for a continuation with %s", in->status,
                 ex[0] ? ex : "a missing result");

@@ -58,8 +58,9 @@ static void response_view(judge *j, tw_api_kind kind, bool stream, rview *v)
     if (tw_decode_response(in->path, true, in->body, in->body_len, &o, &r) == TW_OK) {
         v->ok = true;
         for (size_t i = 0; i < r.msg.ncalls; i++)
-            tw_chk_rview_add(v, r.msg.calls[i].id, r.msg.calls[i].name,
-                      r.msg.calls[i].arguments ? cJSON_Duplicate(r.msg.calls[i].arguments, 1) : NULL, 0);
+            tw_chk_rview_add(
+                v, r.msg.calls[i].id, r.msg.calls[i].name,
+                r.msg.calls[i].arguments ? cJSON_Duplicate(r.msg.calls[i].arguments, 1) : NULL, 0);
         tw_result_free(&r);
         return;
     }
@@ -77,13 +78,15 @@ static void response_view(judge *j, tw_api_kind kind, bool stream, rview *v)
             for (const cJSON *tc = cJSON_IsArray(tcs) ? tcs->child : NULL; tc; tc = tc->next) {
                 const cJSON *idx = tw_json_get(tc, "index");
                 bool fresh;
-                sidx *s = tw_chk_ostream_idx(&st, (long)tw_json_int(idx, -1, LONG_MAX, 0), 0, &fresh);
+                sidx *s =
+                    tw_chk_ostream_idx(&st, (long)tw_json_int(idx, -1, LONG_MAX, 0), 0, &fresh);
                 if (!s)
                     continue;
                 const cJSON *fn = tw_json_get(tc, "function");
                 if (fresh) {
                     s->id = tw_strdup(tw_json_get_str(tc, "id") ? tw_json_get_str(tc, "id") : "");
-                    s->name = tw_strdup(tw_json_get_str(fn, "name") ? tw_json_get_str(fn, "name") : "");
+                    s->name =
+                        tw_strdup(tw_json_get_str(fn, "name") ? tw_json_get_str(fn, "name") : "");
                 }
                 const char *a = tw_json_get_str(fn, "arguments");
                 if (a)
@@ -95,7 +98,9 @@ static void response_view(judge *j, tw_api_kind kind, bool stream, rview *v)
     v->ok = true;
     for (size_t i = 0; i < st.n; i++)
         tw_chk_rview_add(v, st.v[i].id, st.v[i].name,
-                  tw_chk_parse_json(st.v[i].args.data ? st.v[i].args.data : "", st.v[i].args.len, j->L.max_depth), 0);
+                         tw_chk_parse_json(st.v[i].args.data ? st.v[i].args.data : "",
+                                           st.v[i].args.len, j->L.max_depth),
+                         0);
     tw_chk_ostream_free(&st);
     tw_chk_sse_free(&ev);
 }
@@ -134,7 +139,8 @@ static size_t closed_think_calls(const char *t, size_t n, size_t depth, const tw
             for (size_t i = 0; i < xr.msg.ncalls; i++) {
                 const tw_call *cl = &xr.msg.calls[i];
                 tw_chk_rview_add(out, NULL, cl->name,
-                                 cl->arguments ? cJSON_Duplicate(cl->arguments, 1) : NULL, in_start);
+                                 cl->arguments ? cJSON_Duplicate(cl->arguments, 1) : NULL,
+                                 in_start);
                 found++;
             }
             tw_result_free(&xr);
@@ -151,8 +157,9 @@ static size_t closed_think_calls(const char *t, size_t n, size_t depth, const tw
                 for (; one; one = cJSON_IsArray(v) ? one->next : NULL) {
                     const char *name = tw_json_get_str(one, "name");
                     if (name) {
-                        tw_chk_rview_add(out, NULL, name, tw_chk_args_value(tw_json_get(one, "arguments"), depth),
-                                  (size_t)(tc - t));
+                        tw_chk_rview_add(out, NULL, name,
+                                         tw_chk_args_value(tw_json_get(one, "arguments"), depth),
+                                         (size_t)(tc - t));
                         found++;
                     }
                     if (!cJSON_IsArray(v))
@@ -194,8 +201,9 @@ void tw_chk_hermes_checks(judge *j, tw_api_kind kind, bool stream)
         h.o.finish = TW_FINISH_STOP_SEQUENCE;
     tw_result r;
     if (text_decode(ex, text, n, &h.o, &r) != TW_OK) {
-        tw_chk_skip_ids(j->out, ids, 3, ex_is_qwen(ex) ? "the qwen3-coder decoder refused the model text"
-                                                       : "the hermes decoder refused the model text");
+        tw_chk_skip_ids(j->out, ids, 3,
+                        ex_is_qwen(ex) ? "the qwen3-coder decoder refused the model text"
+                                       : "the hermes decoder refused the model text");
         tw_opts_holder_free(&h);
         return;
     }
@@ -208,15 +216,16 @@ void tw_chk_hermes_checks(judge *j, tw_api_kind kind, bool stream)
             r.errors.items[i].code == TW_D_XML_BAD_NAME)
             bad = &r.errors.items[i];
     size_t blocks = 0;
-    for (const char *p = text; (p = tw_memmem(p, n - (size_t)(p - text), "<tool_call>", 11)); p += 11)
+    for (const char *p = text; (p = tw_memmem(p, n - (size_t)(p - text), "<tool_call>", 11));
+         p += 11)
         blocks++;
     char cb[212];
     if (bad)
-        PUT(j->out, TW_CHK_HER_01, TW_V_FAIL, bad->offset, "model text: %s: %s", tw_code_name(bad->code),
-            tw_chk_clip(cb, sizeof cb, bad->message, 200));
+        PUT(j->out, TW_CHK_HER_01, TW_V_FAIL, bad->offset, "model text: %s: %s",
+            tw_code_name(bad->code), tw_chk_clip(cb, sizeof cb, bad->message, 200));
     else
-        PUT(j->out, TW_CHK_HER_01, blocks ? TW_V_PASS : TW_V_SKIP, -1, "%zu <tool_call> block(s) in the model text",
-            blocks);
+        PUT(j->out, TW_CHK_HER_01, blocks ? TW_V_PASS : TW_V_SKIP, -1,
+            "%zu <tool_call> block(s) in the model text", blocks);
     /* HER-03 */
     if (two_pass)
         PUT(j->out, TW_CHK_HER_03, TW_V_SKIP, -1, "two-pass: the server closes the think block");
@@ -253,7 +262,8 @@ void tw_chk_hermes_checks(judge *j, tw_api_kind kind, bool stream)
             bool public_call = false;
             for (size_t k = 0; k < r.msg.ncalls; k++)
                 if (strcmp(r.msg.calls[k].name, hidden.calls[i].name) == 0 &&
-                    (!hidden.calls[i].args || tw_json_equal(r.msg.calls[k].arguments, hidden.calls[i].args)))
+                    (!hidden.calls[i].args ||
+                     tw_json_equal(r.msg.calls[k].arguments, hidden.calls[i].args)))
                     public_call = true;
             if (public_call)
                 continue;
@@ -270,7 +280,8 @@ void tw_chk_hermes_checks(judge *j, tw_api_kind kind, bool stream)
                 "call %.64s from inside a closed think block (model text offset %zu) was emitted",
                 leak->name, leak->off);
         else
-            PUT(j->out, TW_CHK_HER_02, TW_V_PASS, -1, "%zu call(s) inside closed think blocks, none emitted", nh);
+            PUT(j->out, TW_CHK_HER_02, TW_V_PASS, -1,
+                "%zu call(s) inside closed think blocks, none emitted", nh);
         tw_chk_rview_free(&got);
     }
     tw_chk_rview_free(&hidden);
@@ -310,12 +321,14 @@ void tw_chk_vln_checks(judge *j, const cJSON *body)
     const cJSON *th = tw_json_get(body, "thinking"), *rs = tw_json_get(body, "response"),
                 *tc = tw_json_get(body, "tool_calls"), *pre = tw_json_get(body, "pre_tool_text");
     if (!cJSON_IsString(th))
-        PUT(out, TW_CHK_VLN_01, TW_V_FAIL, tw_chk_find_off(j->in, "\"thinking\""), "thinking is not a string");
+        PUT(out, TW_CHK_VLN_01, TW_V_FAIL, tw_chk_find_off(j->in, "\"thinking\""),
+            "thinking is not a string");
     else if (!cJSON_IsString(rs))
-        PUT(out, TW_CHK_VLN_01, TW_V_FAIL, tw_chk_find_off(j->in, "\"response\""), "response is not a string");
+        PUT(out, TW_CHK_VLN_01, TW_V_FAIL, tw_chk_find_off(j->in, "\"response\""),
+            "response is not a string");
     else if (!cJSON_IsArray(tc) && !cJSON_IsNull(tc))
-        PUT(out, TW_CHK_VLN_01, TW_V_FAIL, tw_chk_find_off(j->in, "\"tool_calls\""), "tool_calls is %s",
-            tc ? "not an array" : "absent");
+        PUT(out, TW_CHK_VLN_01, TW_V_FAIL, tw_chk_find_off(j->in, "\"tool_calls\""),
+            "tool_calls is %s", tc ? "not an array" : "absent");
     else if (cJSON_GetArraySize(tc) > 0 && !cJSON_IsString(pre))
         PUT(out, TW_CHK_VLN_01, TW_V_FAIL, tw_chk_find_off(j->in, "\"tool_calls\""),
             "%d call(s) without pre_tool_text", cJSON_GetArraySize(tc));
@@ -329,9 +342,11 @@ void tw_chk_vln_checks(judge *j, const cJSON *body)
     for (const cJSON *c = cJSON_IsArray(tc) ? tc->child : NULL; c && n < 256; c = c->next, n++) {
         const cJSON *a = tw_json_get(c, "arguments");
         char *sa = a ? tw_json_print(a, NULL) : NULL;
-        argstr[n] = cJSON_IsString(a) ? cJSON_CreateString(a->valuestring) : cJSON_CreateString(sa ? sa : "");
+        argstr[n] = cJSON_IsString(a) ? cJSON_CreateString(a->valuestring)
+                                      : cJSON_CreateString(sa ? sa : "");
         free(sa);
-        calls[n] = (ocall){tw_json_get_str(c, "id"), "function", tw_json_get_str(c, "name"), argstr[n], 0};
+        calls[n] =
+            (ocall){tw_json_get_str(c, "id"), "function", tw_json_get_str(c, "name"), argstr[n], 0};
     }
     {
         tw_check_set tmp = {0};
@@ -357,13 +372,14 @@ void tw_chk_vln_checks(judge *j, const cJSON *body)
     size_t nt = cJSON_IsString(th) ? count_tokens(th->valuestring) : 0;
     size_t nr = cJSON_IsString(rs) ? count_tokens(rs->valuestring) : 0;
     if (mt >= 0 && nt > (size_t)mt)
-        PUT(out, TW_CHK_VLN_02, TW_V_FAIL, tw_chk_find_off(j->in, "\"thinking\""), "thinking has %zu tokens, max_thinking_tokens %ld",
-            nt, mt);
+        PUT(out, TW_CHK_VLN_02, TW_V_FAIL, tw_chk_find_off(j->in, "\"thinking\""),
+            "thinking has %zu tokens, max_thinking_tokens %ld", nt, mt);
     else if (mr >= 0 && nr > (size_t)mr)
-        PUT(out, TW_CHK_VLN_02, TW_V_FAIL, tw_chk_find_off(j->in, "\"response\""), "response has %zu tokens, max_response_tokens %ld",
-            nr, mr);
+        PUT(out, TW_CHK_VLN_02, TW_V_FAIL, tw_chk_find_off(j->in, "\"response\""),
+            "response has %zu tokens, max_response_tokens %ld", nr, mr);
     else
-        PUT(out, TW_CHK_VLN_02, TW_V_PASS, -1, "thinking %zu/%ld, response %zu/%ld tokens", nt, mt, nr, mr);
+        PUT(out, TW_CHK_VLN_02, TW_V_PASS, -1, "thinking %zu/%ld, response %zu/%ld tokens", nt, mt,
+            nr, mr);
 }
 
 /* ================================================================ number fidelity */
@@ -386,7 +402,8 @@ static bool number_differs(const cJSON *a, const cJSON *b, bool by_value, char *
             snprintf(ta, sizeof ta, "%.17g", a->valuedouble);
         if (!sb)
             snprintf(tb, sizeof tb, "%.17g", b->valuedouble);
-        snprintf(diff, diffn, "%s: %.60s vs %.60s", path[0] ? path : "/", sa ? sa : ta, sb ? sb : tb);
+        snprintf(diff, diffn, "%s: %.60s vs %.60s", path[0] ? path : "/", sa ? sa : ta,
+                 sb ? sb : tb);
         return true;
     }
     bool obj = cJSON_IsObject(a);
@@ -457,8 +474,8 @@ void tw_chk_num_stream_spelling(judge *j, bool stream)
     }
     char why[400] = "";
     size_t pairs = 0;
-    bool eq = calls_numbers_equal(a.msg.calls, a.msg.ncalls, NULL, b.msg.calls, b.msg.ncalls,
-                                  false, &pairs, why, sizeof why);
+    bool eq = calls_numbers_equal(a.msg.calls, a.msg.ncalls, NULL, b.msg.calls, b.msg.ncalls, false,
+                                  &pairs, why, sizeof why);
     if (!eq)
         PUT(j->out, TW_CHK_NUM_01, TW_V_FAIL, -1, "streamed vs non-streamed: %s", why);
     else
@@ -544,7 +561,8 @@ void tw_chk_qwx_checks(judge *j, tw_api_kind kind, bool stream)
     ro.limits = j->L;
     ro.allow_unknown_tool = true;
     tw_result resp;
-    if (tw_decode_response(j->in->path, stream, j->in->body, j->in->body_len, &ro, &resp) != TW_OK) {
+    if (tw_decode_response(j->in->path, stream, j->in->body, j->in->body_len, &ro, &resp) !=
+        TW_OK) {
         PUT(j->out, TW_CHK_QWX_02, TW_V_SKIP, -1, "the response's content could not be read");
     } else {
         const char *c = resp.msg.content.data ? resp.msg.content.data : "";
@@ -561,7 +579,8 @@ void tw_chk_qwx_checks(judge *j, tw_api_kind kind, bool stream)
             PUT(j->out, TW_CHK_QWX_02, TW_V_FAIL, tw_chk_find_off(j->in, tag),
                 "content holds %s at character %zu: the XML tool call was not parsed", tag, at);
         else
-            PUT(j->out, TW_CHK_QWX_02, TW_V_PASS, -1, "no XML tool-call markup in %zu bytes of content", cn);
+            PUT(j->out, TW_CHK_QWX_02, TW_V_PASS, -1,
+                "no XML tool-call markup in %zu bytes of content", cn);
         tw_result_free(&resp);
     }
     /* QWX-01: the calls against the model text's, read by the reference decoder */
@@ -598,7 +617,8 @@ void tw_chk_qwx_checks(judge *j, tw_api_kind kind, bool stream)
             if (strcmp(r.msg.calls[i].name, got.calls[i].name ? got.calls[i].name : "") != 0) {
                 bad = i;
                 what = "names";
-            } else if (!got.calls[i].args || !tw_json_equal(r.msg.calls[i].arguments, got.calls[i].args)) {
+            } else if (!got.calls[i].args ||
+                       !tw_json_equal(r.msg.calls[i].arguments, got.calls[i].args)) {
                 bad = i;
                 what = "arguments";
             }
@@ -615,13 +635,15 @@ void tw_chk_qwx_checks(judge *j, tw_api_kind kind, bool stream)
         } else if (bad != SIZE_MAX) {
             char *e = tw_json_print(r.msg.calls[bad].arguments, NULL);
             char *g = got.calls[bad].args ? tw_json_print(got.calls[bad].args, NULL) : NULL;
-            PUT(j->out, TW_CHK_QWX_01, TW_V_FAIL, -1, "call %zu (%.64s): %s differ: model text %s, response %s",
-                bad, r.msg.calls[bad].name, what, tw_chk_clip(eb, sizeof eb, e ? e : "", 160),
+            PUT(j->out, TW_CHK_QWX_01, TW_V_FAIL, -1,
+                "call %zu (%.64s): %s differ: model text %s, response %s", bad,
+                r.msg.calls[bad].name, what, tw_chk_clip(eb, sizeof eb, e ? e : "", 160),
                 tw_chk_clip(gb, sizeof gb, g ? g : "(not a JSON object)", 160));
             free(e);
             free(g);
         } else if (r.msg.ncalls != got.ncalls) {
-            PUT(j->out, TW_CHK_QWX_01, TW_V_FAIL, -1, "the model text reads as %zu call(s), the response carries %zu%s%.64s",
+            PUT(j->out, TW_CHK_QWX_01, TW_V_FAIL, -1,
+                "the model text reads as %zu call(s), the response carries %zu%s%.64s",
                 r.msg.ncalls, got.ncalls, got.ncalls > n ? ": first extra " : "",
                 got.ncalls > n && got.calls[n].name ? got.calls[n].name : "");
         } else {

@@ -101,7 +101,10 @@ bool tw_chk_ctype_is(const tw_judge_input *in, const char *want)
     return ct && strncasecmp(ct, want, strlen(want)) == 0;
 }
 
-bool tw_chk_str_nonempty(const cJSON *v) { return cJSON_IsString(v) && v->valuestring[0]; }
+bool tw_chk_str_nonempty(const cJSON *v)
+{
+    return cJSON_IsString(v) && v->valuestring[0];
+}
 
 void tw_chk_idx_add(id_index *x, const char *id)
 {
@@ -337,7 +340,7 @@ void tw_chk_view_openai(const cJSON *body, size_t depth, rview *v)
         for (const cJSON *c = tc->child; c; c = c->next) {
             const cJSON *fn = tw_json_get(c, "function");
             tw_chk_rview_add(v, tw_json_get_str(c, "id"), tw_json_get_str(fn, "name"),
-                      tw_chk_args_value(tw_json_get(fn, "arguments"), depth), 0);
+                             tw_chk_args_value(tw_json_get(fn, "arguments"), depth), 0);
         }
     const char *fr = tw_json_get_str(tw_json_get(body, "choices")->child, "finish_reason");
     v->finish = fr ? tw_strdup(fr) : NULL;
@@ -356,7 +359,7 @@ void tw_chk_view_anthropic(const cJSON *body, rview *v)
         else if (t && strcmp(t, "tool_use") == 0) {
             const cJSON *in = tw_json_get(b, "input");
             tw_chk_rview_add(v, tw_json_get_str(b, "id"), tw_json_get_str(b, "name"),
-                      cJSON_IsObject(in) ? cJSON_Duplicate(in, 1) : NULL, 0);
+                             cJSON_IsObject(in) ? cJSON_Duplicate(in, 1) : NULL, 0);
         }
     }
     const char *sr = tw_json_get_str(body, "stop_reason");
@@ -375,7 +378,7 @@ void tw_chk_view_generate(const cJSON *body, size_t depth, rview *v)
     if (cJSON_IsArray(tc))
         for (const cJSON *c = tc->child; c; c = c->next)
             tw_chk_rview_add(v, tw_json_get_str(c, "id"), tw_json_get_str(c, "name"),
-                      tw_chk_args_value(tw_json_get(c, "arguments"), depth), 0);
+                             tw_chk_args_value(tw_json_get(c, "arguments"), depth), 0);
 }
 
 tw_status tw_decode_response(const char *path, bool stream, const char *body, size_t len,

@@ -42,8 +42,8 @@ static const char clients_help[] =
     "  --out DIR                  report directory (default reports/clients)\n"
     "  --timeout MS               one driver run; killed past it (default 60000)\n"
     "  --client-timeout MS        the timeout_ms handed to the driver (default 20000)\n"
-    "  --max-output SIZE          cap on a driver's stdout; killed past it (default 1M)\n"
-    TW_SEL_HELP
+    "  --max-output SIZE          cap on a driver's stdout; killed past it (default "
+    "1M)\n" TW_SEL_HELP
     "  --shard K/N                only shard K of N of the selected scenarios, split as\n"
     "                             run --shard splits fixtures (toolwire merge joins them)\n"
     "  --jobs N                   run N scenario files at once (each one's exchanges\n"
@@ -84,8 +84,9 @@ static bool name_ok(const char *s, size_t n)
     if (n == 0 || n > 64)
         return false;
     for (size_t i = 0; i < n; i++)
-        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
-              s[i] == '_' || s[i] == '-' || s[i] == '.' || s[i] == '@'))
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+              (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '-' || s[i] == '.' ||
+              s[i] == '@'))
             return false;
     return true;
 }
@@ -102,7 +103,8 @@ static int find_drivers(const char *dir, char **store, tw_client_spec *specs, si
         return tw_cli_usage_error("clients", "--drivers: a quote in '%s'", dir);
     DIR *d = opendir(dir);
     if (!d)
-        return tw_cli_usage_error("clients", "cannot read --drivers '%s' (give --client NAME=CMD)", dir);
+        return tw_cli_usage_error("clients", "cannot read --drivers '%s' (give --client NAME=CMD)",
+                                  dir);
     char *names[MAX_CLIENTS];
     size_t nn = 0;
     struct dirent *de;
@@ -112,8 +114,8 @@ static int find_drivers(const char *dir, char **store, tw_client_spec *specs, si
         size_t len = strlen(de->d_name);
         tw_buf_printf(&p, "%s/%s/driver.mjs", dir, de->d_name);
         /* lib/ holds code the drivers share */
-        if (de->d_name[0] != '.' && strcmp(de->d_name, "lib") != 0 && name_ok(de->d_name, len) && p.data &&
-            stat(p.data, &sb) == 0 && S_ISREG(sb.st_mode))
+        if (de->d_name[0] != '.' && strcmp(de->d_name, "lib") != 0 && name_ok(de->d_name, len) &&
+            p.data && stat(p.data, &sb) == 0 && S_ISREG(sb.st_mode))
             names[nn++] = tw_strdup(de->d_name);
         tw_buf_free(&p);
     }
@@ -135,21 +137,26 @@ static int find_drivers(const char *dir, char **store, tw_client_spec *specs, si
         free(names[i]);
     }
     if (*n == 0)
-        return tw_cli_usage_error("clients", "no driver found: no %s/*/driver.mjs (give --client NAME=CMD)", dir);
+        return tw_cli_usage_error(
+            "clients", "no driver found: no %s/*/driver.mjs (give --client NAME=CMD)", dir);
     return -1;
 }
 
 int tw_cmd_clients(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"client", required_argument, NULL, 'c'},      {"drivers", required_argument, NULL, O_DRIVERS},
-        {"out", required_argument, NULL, 'o'},         {"timeout", required_argument, NULL, O_TO},
-        {"client-timeout", required_argument, NULL, O_CTO}, {"max-output", required_argument, NULL, O_MAXO},
-        TW_SEL_LONGOPTS,
-        {"shard", required_argument, NULL, O_SHARD},
-        {"quiet", no_argument, NULL, 'q'},             {"help", no_argument, NULL, 'h'},
-        {"jobs", required_argument, NULL, O_JOBS},     {"install", no_argument, NULL, O_INSTALL},
-        {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {{"client", required_argument, NULL, 'c'},
+                                             {"drivers", required_argument, NULL, O_DRIVERS},
+                                             {"out", required_argument, NULL, 'o'},
+                                             {"timeout", required_argument, NULL, O_TO},
+                                             {"client-timeout", required_argument, NULL, O_CTO},
+                                             {"max-output", required_argument, NULL, O_MAXO},
+                                             TW_SEL_LONGOPTS,
+                                             {"shard", required_argument, NULL, O_SHARD},
+                                             {"quiet", no_argument, NULL, 'q'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {"jobs", required_argument, NULL, O_JOBS},
+                                             {"install", no_argument, NULL, O_INSTALL},
+                                             {NULL, 0, NULL, 0}};
     tw_selection_opts so;
     tw_selection_opts_init(&so);
     bool bad = false;
@@ -178,8 +185,9 @@ int tw_cmd_clients(int argc, char **argv)
             if (nc == MAX_CLIENTS) {
                 rc = tw_cli_usage_error("clients", "at most %d clients", MAX_CLIENTS);
             } else if (!eq || !name_ok(optarg, (size_t)(eq - optarg)) || !eq[1]) {
-                rc = tw_cli_usage_error("clients", "--client wants NAME=CMD (NAME of [A-Za-z0-9._@-]), got '%s'",
-                                        optarg);
+                rc = tw_cli_usage_error(
+                    "clients", "--client wants NAME=CMD (NAME of [A-Za-z0-9._@-]), got '%s'",
+                    optarg);
             } else if (!(stores[nc] = tw_strdup(optarg))) {
                 rc = tw_cli_usage_error("clients", "out of memory");
             } else {
@@ -188,7 +196,8 @@ int tw_cmd_clients(int argc, char **argv)
                 specs[nc].cmd = stores[nc] + (eq - optarg) + 1;
                 for (size_t k = 0; k < nc; k++)
                     if (strcmp(specs[k].name, specs[nc].name) == 0)
-                        rc = tw_cli_usage_error("clients", "client name '%s' given twice", specs[k].name);
+                        rc = tw_cli_usage_error("clients", "client name '%s' given twice",
+                                                specs[k].name);
                 nc++;
             }
             break;
@@ -201,8 +210,8 @@ int tw_cmd_clients(int argc, char **argv)
             char *end;
             long v = strtol(optarg, &end, 10);
             if (!*optarg || *end || v < 1 || v > TW_CLIENTS_MAX_JOBS)
-                rc = tw_cli_usage_error("clients", "--jobs wants a count of 1..%d, got '%s'", TW_CLIENTS_MAX_JOBS,
-                                        optarg);
+                rc = tw_cli_usage_error("clients", "--jobs wants a count of 1..%d, got '%s'",
+                                        TW_CLIENTS_MAX_JOBS, optarg);
             else
                 o.jobs = (size_t)v;
             break;
@@ -224,7 +233,10 @@ int tw_cmd_clients(int argc, char **argv)
                 rc = tw_cli_usage_error("clients", "%s", why.message);
             o.shard = &shard;
             break;
-        case 'h': puts(clients_help); rc = TW_EXIT_OK; break;
+        case 'h':
+            puts(clients_help);
+            rc = TW_EXIT_OK;
+            break;
         default: rc = tw_cli_option_error("clients", longopts, argv[optind - 1]);
         }
     }

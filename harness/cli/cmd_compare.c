@@ -9,7 +9,8 @@
 /* The column names: --label NAME in report order, or --label FILE=NAME for
  * the report read from FILE; a name two reports share, with no label to tell
  * them apart, gets its file in brackets. names[i] is owned (or NULL). */
-static int compare_labels(char *const *paths, int n, char **lab, int nlab, const tw_report *r, char **names)
+static int compare_labels(char *const *paths, int n, char **lab, int nlab, const tw_report *r,
+                          char **names)
 {
     int next = 0;
     for (int i = 0; i < nlab; i++) {
@@ -22,13 +23,14 @@ static int compare_labels(char *const *paths, int n, char **lab, int nlab, const
         if (hit >= 0) {
             name = eq + 1;
         } else if (eq && plen >= 5 && strncmp(eq - 5, ".json", 5) == 0) {
-            return tw_cli_usage_error("compare", "--label %s: %.*s is not one of the reports given", lab[i],
-                                      (int)plen, lab[i]);
+            return tw_cli_usage_error("compare", "--label %s: %.*s is not one of the reports given",
+                                      lab[i], (int)plen, lab[i]);
         } else {
             while (next < n && names[next])
                 next++;
             if (next == n)
-                return tw_cli_usage_error("compare", "--label %s: more labels than reports (%d)", lab[i], n);
+                return tw_cli_usage_error("compare", "--label %s: more labels than reports (%d)",
+                                          lab[i], n);
             hit = next;
         }
         free(names[hit]);
@@ -75,7 +77,8 @@ int tw_cmd_compare(int argc, char **argv)
             lab[nlab++] = optarg;
             break;
         case 'h':
-            puts("usage: toolwire compare [--html FILE] [--label NAME|FILE=NAME]… [--all] REPORT.json …\n\n"
+            puts("usage: toolwire compare [--html FILE] [--label NAME|FILE=NAME]… [--all] "
+                 "REPORT.json …\n\n"
                  "Put backend reports side by side: a summary per backend and, check by check,\n"
                  "every verdict that differs between backends, with the check's severity\n"
                  "(Markdown on standard output; --html FILE writes a self-contained page too).\n"
@@ -119,7 +122,8 @@ int tw_cmd_compare(int argc, char **argv)
         tw_buf md = {0};
         tw_status st = tw_compare_markdown_with(r, (size_t)n, &co, &md);
         if (st != TW_OK) {
-            fprintf(stderr, "toolwire compare: cannot render the comparison: %s\n", tw_code_name(st));
+            fprintf(stderr, "toolwire compare: cannot render the comparison: %s\n",
+                    tw_code_name(st));
             rc = TW_EXIT_USAGE;
         } else if (!tw_write_all(stdout, md.data ? md.data : "", md.len)) {
             fprintf(stderr, "toolwire compare: cannot write to standard output\n");
@@ -130,7 +134,8 @@ int tw_cmd_compare(int argc, char **argv)
             tw_buf h = {0};
             st = tw_compare_html_with(r, (size_t)n, &co, &h);
             if (st != TW_OK)
-                tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "cannot render %s: %s", html, tw_code_name(st));
+                tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "cannot render %s: %s", html,
+                             tw_code_name(st));
             else
                 st = tw_write_atomic(html, h.data ? h.data : "", h.len, &why);
             if (st != TW_OK) {

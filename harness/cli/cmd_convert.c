@@ -167,16 +167,30 @@ int tw_cmd_convert(int argc, char **argv)
             *(c == O_ARGS ? &o.limits.max_args_bytes : &o.limits.max_messages) = n;
             break;
         }
-        case O_TOOLS: tools_path = optarg; dec_opt = "--tools"; break;
-        case O_ALLOW: h.o.allow_unknown_tool = true; dec_opt = "--allow-unknown-tool"; break;
-        case O_SCHEMA_WARN: h.o.schema_warn = true; dec_opt = "--schema-warn"; break;
-        case O_BARE: h.o.bare_json = true; dec_opt = "--bare-json"; break;
-        case O_FORCED: h.o.forced_open = true; dec_opt = "--forced-open"; break;
+        case O_TOOLS:
+            tools_path = optarg;
+            dec_opt = "--tools";
+            break;
+        case O_ALLOW:
+            h.o.allow_unknown_tool = true;
+            dec_opt = "--allow-unknown-tool";
+            break;
+        case O_SCHEMA_WARN:
+            h.o.schema_warn = true;
+            dec_opt = "--schema-warn";
+            break;
+        case O_BARE:
+            h.o.bare_json = true;
+            dec_opt = "--bare-json";
+            break;
+        case O_FORCED:
+            h.o.forced_open = true;
+            dec_opt = "--forced-open";
+            break;
         case O_UNTERM:
             if (!tw_parse_unterminated(optarg, &h.o.unterminated))
-                return tw_cli_usage_error("convert",
-                                          "--unterminated expects synthesize or direct, got '%s'",
-                                          optarg);
+                return tw_cli_usage_error(
+                    "convert", "--unterminated expects synthesize or direct, got '%s'", optarg);
             dec_opt = "--unterminated";
             break;
         case O_FINISH:
@@ -187,9 +201,8 @@ int tw_cmd_convert(int argc, char **argv)
             break;
         case O_TAGS:
             if (!tw_parse_think_tags(optarg, &h.o.think_tags))
-                return tw_cli_usage_error("convert",
-                                          "--think-tags expects think, thinking or both, got '%s'",
-                                          optarg);
+                return tw_cli_usage_error(
+                    "convert", "--think-tags expects think, thinking or both, got '%s'", optarg);
             dec_opt = "--think-tags";
             break;
         case 'h': convert_help(stdout); return TW_EXIT_OK;
@@ -204,8 +217,8 @@ int tw_cmd_convert(int argc, char **argv)
     if (!from || !to)
         return tw_cli_usage_error("convert", "--from and --to are required (see --help)");
     /* a decoder source (not a request reader, not neutral JSON) */
-    bool decoded = tw_format_find(from) && !tw_request_reader_find(from) &&
-                   strncmp(from, "neutral", 7) != 0;
+    bool decoded =
+        tw_format_find(from) && !tw_request_reader_find(from) && strncmp(from, "neutral", 7) != 0;
     if (dec_opt && !decoded)
         return tw_cli_usage_error("convert",
                                   "%s applies to a decoder source; %s is read as a request "
@@ -235,12 +248,15 @@ int tw_cmd_convert(int argc, char **argv)
         tw_limits lim2;
         tw_limits_resolve(&lim2, &o.limits);
         if (tw_json_parse(input, len, lim2.max_depth, &j, NULL) == TW_OK) {
-            char want = strcmp(from, "neutral-request") == 0 ? 'q' : strcmp(from, "neutral-result") == 0 ? 'r' : 'n';
+            char want = strcmp(from, "neutral-request") == 0  ? 'q'
+                        : strcmp(from, "neutral-result") == 0 ? 'r'
+                                                              : 'n';
             bool shaped = tw_cli_neutral_shape(j, want, input, len, path, &why);
             cJSON_Delete(j);
             if (!shaped) {
                 free(input);
-                fprintf(stderr, "toolwire convert: cannot read %s as %s: %s\n", path, from, why.message);
+                fprintf(stderr, "toolwire convert: cannot read %s as %s: %s\n", path, from,
+                        why.message);
                 tw_diag_list_free(&warnings);
                 tw_opts_holder_free(&h);
                 return TW_EXIT_FAIL;
@@ -260,7 +276,8 @@ int tw_cmd_convert(int argc, char **argv)
         tw_line_col(input, len, (size_t)te.offset, &line, &col);
     /* a decoder source with errors (a truncated stream, a body that is not
      * JSON, a refused call) is written as far as it was read, and fails */
-    size_t derr = decoded && v.kind == TW_NEUTRAL_RESULT ? v.res.errors.len + v.res.errors.dropped : 0;
+    size_t derr =
+        decoded && v.kind == TW_NEUTRAL_RESULT ? v.res.errors.len + v.res.errors.dropped : 0;
     rc = TW_EXIT_OK;
     tw_buf out = {0};
     if (st != TW_OK) {
@@ -288,9 +305,9 @@ int tw_cmd_convert(int argc, char **argv)
         return TW_EXIT_FAIL;
     }
     bool neutral_out = strncmp(to, "neutral", 7) == 0;
-    if (neutral_out && pretty && (strcmp(to, "neutral") == 0 ||
-                                  (strcmp(to, "neutral-request") == 0) ==
-                                      (v.kind == TW_NEUTRAL_REQUEST))) {
+    if (neutral_out && pretty &&
+        (strcmp(to, "neutral") == 0 ||
+         (strcmp(to, "neutral-request") == 0) == (v.kind == TW_NEUTRAL_REQUEST))) {
         out.max = lim.max_output_bytes;
         st = v.kind == TW_NEUTRAL_REQUEST ? tw_request_write(&out, &v.req, TW_JSON_PRETTY)
                                           : tw_result_write(&out, &v.res, TW_JSON_PRETTY);

@@ -49,7 +49,8 @@ static void encode_help(FILE *f)
           "wrong shape is refused: a key the neutral request (or result), one of its\n"
           "messages, tool calls or tools does not have, or JSON that is not an object,\n"
           "fails with FILE:LINE:COL, the JSON path and the keys expected. A tool call\n"
-          "without an id gets call_N, with a warning. Exit status: 0 when the bytes were written, 1 when the input is not\n"
+          "without an id gets call_N, with a warning. Exit status: 0 when the bytes were written, "
+          "1 when the input is not\n"
           "a neutral request/result (wrong shape, unknown key, invalid value) or encoding\n"
           "failed (format not implemented, output cap), 2 on a bad option, unreadable\n"
           "input, a JSON syntax error or output that cannot be written.\n",
@@ -59,7 +60,10 @@ static void encode_help(FILE *f)
 enum { O_FORMAT = 1000 };
 
 /* a name --format takes (for the list of an unknown one) */
-static bool is_encoder(const char *name) { return tw_encoder_find(name) != NULL; }
+static bool is_encoder(const char *name)
+{
+    return tw_encoder_find(name) != NULL;
+}
 
 int tw_cmd_encode(int argc, char **argv)
 {
@@ -119,20 +123,21 @@ int tw_cmd_encode(int argc, char **argv)
     free(input);
     if (!shaped) {
         cJSON_Delete(j);
-        fprintf(stderr, "toolwire encode: %s (--format %s reads a neutral %s)\n", why.message, enc->name,
-                is_req ? "request" : "result");
+        fprintf(stderr, "toolwire encode: %s (--format %s reads a neutral %s)\n", why.message,
+                enc->name, is_req ? "request" : "result");
         return TW_EXIT_FAIL;
     }
     tw_error re;
     st = is_req ? tw_request_read(j, &lim, &req, &re) : tw_result_read(j, &lim, &res, &re);
     cJSON_Delete(j);
     if (st != TW_OK) {
-        fprintf(stderr, "toolwire encode: %s: not a neutral %s: %s\n", path, is_req ? "request" : "result",
-                re.message);
+        fprintf(stderr, "toolwire encode: %s: not a neutral %s: %s\n", path,
+                is_req ? "request" : "result", re.message);
         return TW_EXIT_FAIL;
     }
     /* a call without an id gets one: never written as "id": "" */
-    st = is_req ? tw_cli_fill_request_ids("encode", &req) : tw_cli_fill_call_ids("encode", &res.msg, "");
+    st = is_req ? tw_cli_fill_request_ids("encode", &req)
+                : tw_cli_fill_call_ids("encode", &res.msg, "");
     if (st != TW_OK) {
         if (is_req)
             tw_request_free(&req);
@@ -153,8 +158,10 @@ int tw_cmd_encode(int argc, char **argv)
         fprintf(stderr, "toolwire encode: format '%s' is not implemented yet\n", enc->name);
         rc = TW_EXIT_FAIL;
     } else if (st == TW_ERR_LIMIT) {
-        fprintf(stderr, "toolwire encode: the output exceeds --max-output-bytes (%zu) or a "
-                        "limit was exceeded\n", lim.max_output_bytes);
+        fprintf(stderr,
+                "toolwire encode: the output exceeds --max-output-bytes (%zu) or a "
+                "limit was exceeded\n",
+                lim.max_output_bytes);
         rc = TW_EXIT_FAIL;
     } else if (st != TW_OK) {
         fprintf(stderr, "toolwire encode: encoding failed: %s\n", tw_code_message(st));

@@ -51,15 +51,16 @@ static bool write_out(const char *path, tw_status rendered, const tw_buf *b)
 
 int tw_cmd_gate(int argc, char **argv)
 {
-    static const struct option longopts[] = {{"baseline", required_argument, NULL, 'b'},
-                                             {"summary", required_argument, NULL, OPT_SUMMARY},
-                                             {"junit", required_argument, NULL, OPT_JUNIT},
-                                             {"json", required_argument, NULL, OPT_JSON},
-                                             {"allow-missing", no_argument, NULL, OPT_ALLOW_MISSING},
-                                             {"all", no_argument, NULL, OPT_ALL},
-                                             {"quiet", no_argument, NULL, 'q'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {
+        {"baseline", required_argument, NULL, 'b'},
+        {"summary", required_argument, NULL, OPT_SUMMARY},
+        {"junit", required_argument, NULL, OPT_JUNIT},
+        {"json", required_argument, NULL, OPT_JSON},
+        {"allow-missing", no_argument, NULL, OPT_ALLOW_MISSING},
+        {"all", no_argument, NULL, OPT_ALL},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
     const char *baseline = NULL, *summary = NULL, *junit = NULL, *json = NULL;
     bool quiet = false;
     tw_gate_opts go = {0};
@@ -108,7 +109,8 @@ int tw_cmd_gate(int argc, char **argv)
             }
             tw_buf_free(&a);
         }
-        if ((!quiet || g.failed) && !tw_write_all(stdout, g.text.data ? g.text.data : "", g.text.len)) {
+        if ((!quiet || g.failed) &&
+            !tw_write_all(stdout, g.text.data ? g.text.data : "", g.text.len)) {
             fprintf(stderr, "toolwire gate: cannot write to standard output\n");
             rc = TW_EXIT_USAGE;
         }

@@ -61,13 +61,13 @@ enum { O_FROM = 1000, O_REDACT, O_FIELD, O_OUT, O_NAME, O_EXPECT };
 int tw_cmd_import(int argc, char **argv)
 {
     static const struct option longopts[] = {{"from", required_argument, NULL, O_FROM},
-                                              {"redact-header", required_argument, NULL, O_REDACT},
-                                              {"redact-field", required_argument, NULL, O_FIELD},
-                                              {"out", required_argument, NULL, O_OUT},
-                                              {"name", required_argument, NULL, O_NAME},
-                                              {"expect", no_argument, NULL, O_EXPECT},
-                                              {"help", no_argument, NULL, 'h'},
-                                              {NULL, 0, NULL, 0}};
+                                             {"redact-header", required_argument, NULL, O_REDACT},
+                                             {"redact-field", required_argument, NULL, O_FIELD},
+                                             {"out", required_argument, NULL, O_OUT},
+                                             {"name", required_argument, NULL, O_NAME},
+                                             {"expect", no_argument, NULL, O_EXPECT},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
     tw_import_opts o;
     memset(&o, 0, sizeof o);
     bool have_from = false;
@@ -110,9 +110,7 @@ int tw_cmd_import(int argc, char **argv)
         case ':':
             rc = tw_cli_usage_error("import", "option '%s' needs a value", argv[optind - 1]);
             goto out;
-        default:
-            rc = tw_cli_option_error("import", longopts, argv[optind - 1]);
-            goto out;
+        default: rc = tw_cli_option_error("import", longopts, argv[optind - 1]); goto out;
         }
     }
     if (!have_from) {

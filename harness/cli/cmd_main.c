@@ -30,7 +30,8 @@ static int decode_fixtures(const char *dir, const char *outdir, bool quiet, long
         return tw_cli_usage_error("main", "'%s' holds no decode fixture (no *.json file)", dir);
     }
     tw_buf md = {0};
-    tw_status st = tw_buf_printf(&md, "# toolwire decode fixtures\n\n| fixture | verdict | detail |\n|---|---|---|\n");
+    tw_status st = tw_buf_printf(
+        &md, "# toolwire decode fixtures\n\n| fixture | verdict | detail |\n|---|---|---|\n");
     *pass = *fail = *bad = 0;
     for (long i = 0; i < n; i++) {
         tw_error de = {.offset = -1};
@@ -117,7 +118,8 @@ int tw_cmd_main(int argc, char **argv)
                  "The main job:\n"
                  "1. run every conformance fixture under --conformance (default fixtures/) not\n"
                  "   tagged live or clients against every embedded mock profile that fits it\n"
-                 "   (mock-replay, mock-hermes, mock-qwen3-coder, mock-anthropic, mock-vllm-native,\n"
+                 "   (mock-replay, mock-hermes, mock-qwen3-coder, mock-anthropic, "
+                 "mock-vllm-native,\n"
                  "   mock-gemini), and each live\n"
                  "   suite against the script reference server of its endpoint (ref-openai: tags\n"
                  "   live+openai without responses, ref-openai-responses: live+responses,\n"
@@ -140,8 +142,7 @@ int tw_cmd_main(int argc, char **argv)
                  "\n"
                  "  --jobs N                   run N conformance fixtures at once (each fixture's\n"
                  "                             exchanges in order; the reports are the same as\n"
-                 "                             with --jobs 1; default 1)\n"
-                 TW_SEL_HELP
+                 "                             with --jobs 1; default 1)\n" TW_SEL_HELP
                  "The selection applies to the conformance fixtures (step 1) only.\n"
                  "\n"
                  "Exit status: 0 when every verdict and every decode matches the fixtures'\n"
@@ -150,8 +151,7 @@ int tw_cmd_main(int argc, char **argv)
                  "keeps no conformance fixture, a fixture that\n"
                  "cannot be loaded, a backend that cannot start, a report that cannot be written.");
             return TW_EXIT_OK;
-        default:
-            return tw_cli_option_error("main", longopts, argv[optind - 1]);
+        default: return tw_cli_option_error("main", longopts, argv[optind - 1]);
         }
     }
     /* the arguments first: nothing is run or written for a path that is not there */
@@ -162,7 +162,8 @@ int tw_cmd_main(int argc, char **argv)
     dir = dir_buf;
     struct stat sb;
     if (stat(conf, &sb) != 0)
-        return tw_cli_usage_error("main", "cannot read --conformance '%s': %s", conf, strerror(errno));
+        return tw_cli_usage_error("main", "cannot read --conformance '%s': %s", conf,
+                                  strerror(errno));
     if (stat(dir, &sb) != 0)
         return tw_cli_usage_error("main", "cannot read --fixtures '%s': %s", dir, strerror(errno));
     if (!S_ISDIR(sb.st_mode))
@@ -183,13 +184,25 @@ int tw_cmd_main(int argc, char **argv)
     static const tw_backend_spec backends[] = {
         {.name = "mock-replay", .profile = "replay", .suite = {.xtags = not_live, .nxtags = 2}},
         {.name = "mock-hermes", .profile = "hermes", .suite = {.xtags = not_live, .nxtags = 2}},
-        {.name = "mock-qwen3-coder", .profile = "qwen3-coder", .suite = {.xtags = not_live, .nxtags = 2}},
-        {.name = "mock-anthropic", .profile = "anthropic", .suite = {.xtags = not_live, .nxtags = 2}},
-        {.name = "mock-vllm-native", .profile = "vllm-native", .suite = {.xtags = not_live, .nxtags = 2}},
+        {.name = "mock-qwen3-coder",
+         .profile = "qwen3-coder",
+         .suite = {.xtags = not_live, .nxtags = 2}},
+        {.name = "mock-anthropic",
+         .profile = "anthropic",
+         .suite = {.xtags = not_live, .nxtags = 2}},
+        {.name = "mock-vllm-native",
+         .profile = "vllm-native",
+         .suite = {.xtags = not_live, .nxtags = 2}},
         {.name = "mock-gemini", .profile = "gemini", .suite = {.xtags = not_live, .nxtags = 2}},
-        {.name = "ref-openai", .profile = "script", .suite = {.tags = live_openai, .ntags = 2, .xtags = responses, .nxtags = 1}},
-        {.name = "ref-openai-responses", .profile = "script", .suite = {.tags = live_responses, .ntags = 2}},
-        {.name = "ref-anthropic", .profile = "script", .suite = {.tags = live_anthropic, .ntags = 2}},
+        {.name = "ref-openai",
+         .profile = "script",
+         .suite = {.tags = live_openai, .ntags = 2, .xtags = responses, .nxtags = 1}},
+        {.name = "ref-openai-responses",
+         .profile = "script",
+         .suite = {.tags = live_responses, .ntags = 2}},
+        {.name = "ref-anthropic",
+         .profile = "script",
+         .suite = {.tags = live_anthropic, .ntags = 2}},
         {.name = "ref-vllm-native", .profile = "script", .suite = {.tags = live_vllm, .ntags = 2}},
         /* the Anthropic live suite through the reference proxy (docs/proxies.md) */
         {.name = "ref-proxy", .suite = {.tags = live_anthropic, .ntags = 2}}};
@@ -210,7 +223,8 @@ int tw_cmd_main(int argc, char **argv)
     o.jobs = jobs;
     char *paths[] = {(char *)conf};
     size_t mism = 0;
-    int rc_conf = tw_run_all(backends, sizeof backends / sizeof backends[0], paths, 1, outdir, &o, &mism);
+    int rc_conf =
+        tw_run_all(backends, sizeof backends / sizeof backends[0], paths, 1, outdir, &o, &mism);
     /* 2: decode fixtures */
     long pass = 0, fail = 0, bad = 0;
     int rc_dec = TW_EXIT_OK;

@@ -36,9 +36,9 @@ static const char merge_help[] =
 
 /* One fixture of the merged report: where it came from, for the order and the messages. */
 typedef struct mfx {
-    const tw_rep_fixture *f;   /* owned by its report */
-    const char *from;          /* the report file */
-    size_t seq;                /* position among every fixture read: keeps a file's rows in order */
+    const tw_rep_fixture *f; /* owned by its report */
+    const char *from;        /* the report file */
+    size_t seq;              /* position among every fixture read: keeps a file's rows in order */
 } mfx;
 
 static bool load_failed(const tw_rep_fixture *f)
@@ -71,7 +71,8 @@ static bool str_eq(const char *a, const char *b)
 static bool same_verdicts(const tw_rep_fixture *a, const tw_rep_fixture *b, char *what, size_t n)
 {
     if (a->skipped != b->skipped || !str_eq(a->note, b->note)) {
-        snprintf(what, n, "skipped or not: %s / %s", a->note ? a->note : "run", b->note ? b->note : "run");
+        snprintf(what, n, "skipped or not: %s / %s", a->note ? a->note : "run",
+                 b->note ? b->note : "run");
         return false;
     }
     if (a->nex != b->nex) {
@@ -86,11 +87,13 @@ static bool same_verdicts(const tw_rep_fixture *a, const tw_rep_fixture *b, char
             return false;
         }
         if (x->nchecks != y->nchecks) {
-            snprintf(what, n, "exchange #%zu: %zu check(s) / %zu", x->index, x->nchecks, y->nchecks);
+            snprintf(what, n, "exchange #%zu: %zu check(s) / %zu", x->index, x->nchecks,
+                     y->nchecks);
             return false;
         }
         for (size_t c = 0; c < x->nchecks; c++)
-            if (strcmp(x->checks[c].id, y->checks[c].id) != 0 || x->checks[c].verdict != y->checks[c].verdict) {
+            if (strcmp(x->checks[c].id, y->checks[c].id) != 0 ||
+                x->checks[c].verdict != y->checks[c].verdict) {
                 snprintf(what, n, "exchange #%zu %s %s / %s %s", x->index, x->checks[c].id,
                          tw_verdict_name(x->checks[c].verdict), y->checks[c].id,
                          tw_verdict_name(y->checks[c].verdict));
@@ -114,19 +117,20 @@ static void merged_free(tw_report *m)
  * whose fixtures are those of the reports, not copies. false with why on a
  * refusal.
  */
-static bool merge_group(tw_report *r, char *const *files, const size_t *idx, size_t n, tw_report *out,
-                        tw_error *why)
+static bool merge_group(tw_report *r, char *const *files, const size_t *idx, size_t n,
+                        tw_report *out, tw_error *why)
 {
     const tw_report *first = &r[idx[0]];
     size_t total = 0;
     for (size_t i = 0; i < n; i++) {
         const tw_report *x = &r[idx[i]];
         if (!str_eq(x->target, first->target)) {
-            tw_error_set(why, TW_ERR_INVALID, -1, NULL,
-                         "%s and %s: backend %s is %s in one and %s in the other (reports of two servers "
-                         "under one name do not merge; give them different names)",
-                         files[idx[0]], files[idx[i]], first->backend, first->target ? first->target : "",
-                         x->target ? x->target : "");
+            tw_error_set(
+                why, TW_ERR_INVALID, -1, NULL,
+                "%s and %s: backend %s is %s in one and %s in the other (reports of two servers "
+                "under one name do not merge; give them different names)",
+                files[idx[0]], files[idx[i]], first->backend, first->target ? first->target : "",
+                x->target ? x->target : "");
             return false;
         }
         total += x->nfx;
@@ -199,15 +203,17 @@ static bool compatible(const tw_report *r, char *const *files, size_t n, tw_erro
 {
     for (size_t i = 1; i < n; i++) {
         if (r[i].version != r[0].version) {
-            tw_error_set(why, TW_ERR_INVALID, -1, NULL, "%s is report version %d, %s version %d: they do not merge",
-                         files[0], r[0].version, files[i], r[i].version);
+            tw_error_set(why, TW_ERR_INVALID, -1, NULL,
+                         "%s is report version %d, %s version %d: they do not merge", files[0],
+                         r[0].version, files[i], r[i].version);
             return false;
         }
         if (!str_eq(r[i].toolwire, r[0].toolwire)) {
-            tw_error_set(why, TW_ERR_INVALID, -1, NULL,
-                         "%s was written by toolwire %s, %s by toolwire %s: run every shard with one build",
-                         files[0], r[0].toolwire ? r[0].toolwire : "?", files[i],
-                         r[i].toolwire ? r[i].toolwire : "?");
+            tw_error_set(
+                why, TW_ERR_INVALID, -1, NULL,
+                "%s was written by toolwire %s, %s by toolwire %s: run every shard with one build",
+                files[0], r[0].toolwire ? r[0].toolwire : "?", files[i],
+                r[i].toolwire ? r[i].toolwire : "?");
             return false;
         }
     }
@@ -269,13 +275,15 @@ static int merge_all(char *const *files, size_t n, const char *outdir, bool quie
             size_t from = 0;
             for (size_t i = 0; i < n; i++)
                 from += str_eq(r[i].backend, m->backend);
-            printf("merged %s (%s): %zu report(s), %zu fixtures, %zu exchanges, %zu pass, %zu fail, "
-                   "%zu skip, %zu mismatches -> %s/%s.json\n",
-                   m->backend, m->target, from, m->n_fixtures, m->n_exchanges, m->n_pass, m->n_fail,
-                   m->n_skip, m->n_mismatch, outdir, base);
+            printf(
+                "merged %s (%s): %zu report(s), %zu fixtures, %zu exchanges, %zu pass, %zu fail, "
+                "%zu skip, %zu mismatches -> %s/%s.json\n",
+                m->backend, m->target, from, m->n_fixtures, m->n_exchanges, m->n_pass, m->n_fail,
+                m->n_skip, m->n_mismatch, outdir, base);
         }
     }
-    if (rc != TW_EXIT_USAGE && groups > 1 && tw_write_comparison(merged, groups, outdir, &why) != TW_OK) {
+    if (rc != TW_EXIT_USAGE && groups > 1 &&
+        tw_write_comparison(merged, groups, outdir, &why) != TW_OK) {
         fprintf(stderr, "toolwire merge: %s\n", why.message);
         rc = TW_EXIT_USAGE;
     }

@@ -17,31 +17,32 @@ static void parse_help(FILE *f)
           f);
     for (const tw_format_ops *const *p = tw_formats(); *p; p++)
         fprintf(f, "  %-20s %s\n", (*p)->name, (*p)->summary);
-    fputs("\n"
-          "options:\n"
-          "  --format F              the wire format (required)\n"
-          "  --chunk N               decode through the streaming decoder in N-byte pieces\n"
-          "  --forced-open           the output starts inside a think block\n"
-          "  --unterminated P        unterminated think block: synthesize (default) | direct\n"
-          "  --finish F              how generation ended: stop (default) | length | stop_sequence\n"
-          "  --think-tags T          think | thinking | both (default)\n"
-          "  --tools FILE            JSON array of declared tools ({name, description,\n"
-          "                          parameters} or {type: \"function\", function: {...}})\n"
-          "  --allow-unknown-tool    accept calls to undeclared tools\n"
-          "  --schema-warn           keep calls failing the schema, with a warning\n"
-          "  --bare-json             a response that is one JSON object with a name is a call\n"
-          "  --max-args-bytes N      cap on serialised arguments (default 204800)\n"
-          "  --max-calls N           cap on calls per message (default 64)\n"
-          "  --max-depth N           cap on JSON nesting (default 64)\n"
-          "  --max-input-bytes N     cap on decoded input (default 16M)\n"
-          "  --pretty                indent the output\n"
-          "  -h, --help              this text\n"
-          "\n"
-          "Sizes accept K, M and G suffixes. Exit status: 0 when a result was printed (even\n"
-          "with refused calls: they are in its errors; parse judges nothing, it never\n"
-          "exits 1), 2 on a bad option, unreadable input, a decoder that could not finish\n"
-          "(out of memory) or a result that cannot be written.\n",
-          f);
+    fputs(
+        "\n"
+        "options:\n"
+        "  --format F              the wire format (required)\n"
+        "  --chunk N               decode through the streaming decoder in N-byte pieces\n"
+        "  --forced-open           the output starts inside a think block\n"
+        "  --unterminated P        unterminated think block: synthesize (default) | direct\n"
+        "  --finish F              how generation ended: stop (default) | length | stop_sequence\n"
+        "  --think-tags T          think | thinking | both (default)\n"
+        "  --tools FILE            JSON array of declared tools ({name, description,\n"
+        "                          parameters} or {type: \"function\", function: {...}})\n"
+        "  --allow-unknown-tool    accept calls to undeclared tools\n"
+        "  --schema-warn           keep calls failing the schema, with a warning\n"
+        "  --bare-json             a response that is one JSON object with a name is a call\n"
+        "  --max-args-bytes N      cap on serialised arguments (default 204800)\n"
+        "  --max-calls N           cap on calls per message (default 64)\n"
+        "  --max-depth N           cap on JSON nesting (default 64)\n"
+        "  --max-input-bytes N     cap on decoded input (default 16M)\n"
+        "  --pretty                indent the output\n"
+        "  -h, --help              this text\n"
+        "\n"
+        "Sizes accept K, M and G suffixes. Exit status: 0 when a result was printed (even\n"
+        "with refused calls: they are in its errors; parse judges nothing, it never\n"
+        "exits 1), 2 on a bad option, unreadable input, a decoder that could not finish\n"
+        "(out of memory) or a result that cannot be written.\n",
+        f);
 }
 
 enum {
@@ -64,7 +65,10 @@ enum {
 
 /* Read at most cap + 1 bytes: the decoder reports input past its cap. */
 /* a name --format takes (for the list of an unknown one) */
-static bool is_decoder(const char *name) { return tw_format_find(name) != NULL; }
+static bool is_decoder(const char *name)
+{
+    return tw_format_find(name) != NULL;
+}
 
 static char *read_capped(const char *path, size_t cap, size_t *len, tw_error *err)
 {
@@ -121,19 +125,22 @@ int tw_cmd_parse(int argc, char **argv)
         case O_FORCED: h.o.forced_open = true; break;
         case O_UNTERM:
             if (!tw_parse_unterminated(optarg, &h.o.unterminated)) {
-                rc = tw_cli_usage_error("parse", "--unterminated expects synthesize or direct, got '%s'", optarg);
+                rc = tw_cli_usage_error(
+                    "parse", "--unterminated expects synthesize or direct, got '%s'", optarg);
                 goto out;
             }
             break;
         case O_FINISH:
             if (!tw_parse_finish(optarg, &h.o.finish)) {
-                rc = tw_cli_usage_error("parse", "--finish expects stop, length or stop_sequence, got '%s'", optarg);
+                rc = tw_cli_usage_error(
+                    "parse", "--finish expects stop, length or stop_sequence, got '%s'", optarg);
                 goto out;
             }
             break;
         case O_TAGS:
             if (!tw_parse_think_tags(optarg, &h.o.think_tags)) {
-                rc = tw_cli_usage_error("parse", "--think-tags expects think, thinking or both, got '%s'", optarg);
+                rc = tw_cli_usage_error(
+                    "parse", "--think-tags expects think, thinking or both, got '%s'", optarg);
                 goto out;
             }
             break;
@@ -150,13 +157,12 @@ int tw_cmd_parse(int argc, char **argv)
         case ':':
             rc = tw_cli_usage_error("parse", "option '%s' needs a value", argv[optind - 1]);
             goto out;
-        default:
-            rc = tw_cli_option_error("parse", longopts, argv[optind - 1]);
-            goto out;
+        default: rc = tw_cli_option_error("parse", longopts, argv[optind - 1]); goto out;
         }
         if (lim) {
             if (!tw_parse_size(optarg, lim) || *lim == 0) {
-                rc = tw_cli_usage_error("parse", "'%s' needs a positive size, got '%s'", argv[optind - 2 >= 0 ? optind - 2 : 0], optarg);
+                rc = tw_cli_usage_error("parse", "'%s' needs a positive size, got '%s'",
+                                        argv[optind - 2 >= 0 ? optind - 2 : 0], optarg);
                 goto out;
             }
             if (lim == &h.o.limits.max_depth && *lim > TW_DEPTH_HARD_MAX) {

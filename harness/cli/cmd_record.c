@@ -86,7 +86,8 @@ static tw_status redact_stream_events(tw_redactor *red, const tw_limits *L, cJSO
 }
 
 /* The live response as a fixture "response" object, redacted. */
-static cJSON *response_json(const tw_http_response *r, tw_redactor *red, const tw_limits *L, tw_status *st)
+static cJSON *response_json(const tw_http_response *r, tw_redactor *red, const tw_limits *L,
+                            tw_status *st)
 {
     *st = TW_OK;
     cJSON *o = cJSON_CreateObject();
@@ -101,7 +102,8 @@ static cJSON *response_json(const tw_http_response *r, tw_redactor *red, const t
         const char *n = r->headers[i].name;
         if (tw_redact_header_dropped(red, n))
             continue;
-        if (strcmp(n, "content-type") != 0 && strncmp(n, "x-ratelimit", 11) != 0 && strcmp(n, "retry-after") != 0)
+        if (strcmp(n, "content-type") != 0 && strncmp(n, "x-ratelimit", 11) != 0 &&
+            strcmp(n, "retry-after") != 0)
             continue; /* keep what the checks read; drop request ids, cookies, dates */
         char *v = tw_redact_str(red, r->headers[i].value);
         if (!tw_json_get(h, n))
@@ -191,8 +193,9 @@ int tw_cmd_record(int argc, char **argv)
             /* NAME=URL as run takes it, or the bare URL; one server a recording */
             if (url) {
                 tw_redactor_free(&red);
-                return tw_cli_usage_error("record", "--backend is given once: record captures one server "
-                                                    "(run record once for each)");
+                return tw_cli_usage_error("record",
+                                          "--backend is given once: record captures one server "
+                                          "(run record once for each)");
             }
             url = optarg;
             const char *eq = strchr(optarg, '=');
@@ -201,8 +204,10 @@ int tw_cmd_record(int argc, char **argv)
                 url = eq + 1;
                 if (eq == optarg || (size_t)(eq - optarg) >= sizeof name_store) {
                     tw_redactor_free(&red);
-                    return tw_cli_usage_error("record", "--backend wants NAME=URL or URL, NAME of 1 to %zu "
-                                                        "bytes", sizeof name_store - 1);
+                    return tw_cli_usage_error("record",
+                                              "--backend wants NAME=URL or URL, NAME of 1 to %zu "
+                                              "bytes",
+                                              sizeof name_store - 1);
                 }
                 memcpy(name_store, optarg, (size_t)(eq - optarg));
                 name_store[eq - optarg] = 0;
@@ -220,7 +225,8 @@ int tw_cmd_record(int argc, char **argv)
         case 't':
             if (!tw_cli_parse_long(optarg, 1, 86400000, &timeout)) {
                 tw_redactor_free(&red);
-                return tw_cli_usage_error("record", "bad --timeout '%s' (milliseconds, 1 to 86400000)", optarg);
+                return tw_cli_usage_error(
+                    "record", "bad --timeout '%s' (milliseconds, 1 to 86400000)", optarg);
             }
             break;
         case 'E': keep_errors = true; break;
@@ -234,7 +240,8 @@ int tw_cmd_record(int argc, char **argv)
             }
             break;
         case 'h':
-            puts("usage: toolwire record --backend [NAME=]URL [--key-env NAME] --out DIR [options] FIXTURES…\n\n"
+            puts("usage: toolwire record --backend [NAME=]URL [--key-env NAME] --out DIR [options] "
+                 "FIXTURES…\n\n"
                  "Replay the requests of the fixtures against a live server and write new\n"
                  "fixtures (one per input, same file name, under DIR) holding the live\n"
                  "responses. Credentials are never written: the key is read from $NAME at\n"
@@ -254,8 +261,7 @@ int tw_cmd_record(int argc, char **argv)
                  "  --redact-field NAME    redact JSON fields and query parameters of this name\n"
                  "                         too and scrub their values (repeatable)\n"
                  "  --timeout MS           one request, whole transfer\n"
-                 "  --keep-errors          write the fixture of an error response too\n"
-                 TW_SEL_HELP
+                 "  --keep-errors          write the fixture of an error response too\n" TW_SEL_HELP
                  "\n"
                  "An error status (400 or above, after 2 retries of a 429, a 5xx or a connection\n"
                  "error) where the input fixture\n"
@@ -301,7 +307,8 @@ int tw_cmd_record(int argc, char **argv)
     }
     size_t stale = tw_clean_stale_temps(outdir);
     if (stale)
-        fprintf(stderr, "toolwire record: removed %zu stale temporary file(s) in %s\n", stale, outdir);
+        fprintf(stderr, "toolwire record: removed %zu stale temporary file(s) in %s\n", stale,
+                outdir);
     tw_limits L;
     tw_limits_default(&L);
     tw_fixture_set fs;
@@ -327,7 +334,8 @@ int tw_cmd_record(int argc, char **argv)
             tw_redact_discover_json(&red, q->body, L.max_depth);
         }
     for (size_t i = 0; i < fs.nbad; i++)
-        fprintf(stderr, "toolwire record: cannot load fixture %s: %s\n", fs.bad_files[i], fs.bad_why[i]);
+        fprintf(stderr, "toolwire record: cannot load fixture %s: %s\n", fs.bad_files[i],
+                fs.bad_why[i]);
     tw_client_opts co;
     memset(&co, 0, sizeof co);
     co.base_url = url;
@@ -378,8 +386,8 @@ int tw_cmd_record(int argc, char **argv)
             const tw_fx_exchange *fx = &f->exchanges[k];
             char *body = fx->req.body ? tw_json_print(fx->req.body, NULL) : NULL;
             tw_http_response r;
-            tw_client_send(cl, fx->req.method, fx->req.path, fx->req.headers, fx->req.nheaders, body,
-                           body ? strlen(body) : 0, &r);
+            tw_client_send(cl, fx->req.method, fx->req.path, fx->req.headers, fx->req.nheaders,
+                           body, body ? strlen(body) : 0, &r);
             free(body);
             answered += r.status != 0;
             if (r.status == 0 && !answered) {
@@ -387,13 +395,13 @@ int tw_cmd_record(int argc, char **argv)
                     snprintf(first_err, sizeof first_err, "%s", r.transport_error);
                 ok = false;
             } else if (r.status == 0) {
-                fprintf(stderr, "toolwire record: %s#%zu: no response from %s: %s\n", f->name, k, who,
-                        r.transport_error);
+                fprintf(stderr, "toolwire record: %s#%zu: no response from %s: %s\n", f->name, k,
+                        who, r.transport_error);
                 ok = false;
             } else if (r.status >= 400 && !(fx->has_response && fx->resp.status >= 400)) {
                 /* the fixture expects a success: an error is not what was meant to be recorded */
-                fprintf(stderr, "toolwire record: %s#%zu: HTTP %d after %d attempt(s)%s\n", f->name, k, r.status,
-                        r.nattempts,
+                fprintf(stderr, "toolwire record: %s#%zu: HTTP %d after %d attempt(s)%s\n", f->name,
+                        k, r.status, r.nattempts,
                         keep_errors ? "; kept (--keep-errors)"
                                     : "; the fixture is not written (--keep-errors writes it)");
                 if (!keep_errors)
@@ -417,10 +425,12 @@ int tw_cmd_record(int argc, char **argv)
             tw_status rst = TW_OK;
             cJSON *resp = ok ? response_json(&r, &red, &L, &rst) : NULL;
             if (rst != TW_OK) {
-                fprintf(stderr, "toolwire record: %s#%zu: the stream could not be scrubbed of secrets (%s); "
-                                "the fixture is not written\n",
-                        f->name, k,
-                        rst == TW_ERR_LIMIT ? "more than 4096 text channels" : tw_code_message(rst));
+                fprintf(
+                    stderr,
+                    "toolwire record: %s#%zu: the stream could not be scrubbed of secrets (%s); "
+                    "the fixture is not written\n",
+                    f->name, k,
+                    rst == TW_ERR_LIMIT ? "more than 4096 text channels" : tw_code_message(rst));
                 ok = false;
             }
             tw_http_response_free(&r);
@@ -452,7 +462,8 @@ int tw_cmd_record(int argc, char **argv)
         tw_fixture check;
         tw_error fw = {.offset = -1};
         if (tw_fixture_parse(out.data, out.len, path, &L, &check, &fw) != TW_OK) {
-            fprintf(stderr, "toolwire record: %s would not be a valid fixture: %s\n", path, fw.message);
+            fprintf(stderr, "toolwire record: %s would not be a valid fixture: %s\n", path,
+                    fw.message);
             rc = rc ? rc : TW_EXIT_FAIL;
         } else {
             tw_fixture_free(&check);
@@ -466,14 +477,18 @@ int tw_cmd_record(int argc, char **argv)
         tw_buf_free(&out);
     }
     if (unanswered && !answered) {
-        fprintf(stderr, "toolwire record: %s%snobody answered at %s (%zu exchange(s), none got a response: %s)\n",
-                bname ? bname : "", bname ? ": " : "", from ? from : "the server", unanswered, first_err);
+        fprintf(stderr,
+                "toolwire record: %s%snobody answered at %s (%zu exchange(s), none got a response: "
+                "%s)\n",
+                bname ? bname : "", bname ? ": " : "", from ? from : "the server", unanswered,
+                first_err);
         rc = TW_EXIT_USAGE;
     } else if (unanswered) {
-        fprintf(stderr, "toolwire record: the first %zu exchange(s) got no response from %s: %s\n", unanswered,
-                who, first_err);
+        fprintf(stderr, "toolwire record: the first %zu exchange(s) got no response from %s: %s\n",
+                unanswered, who, first_err);
     }
-    printf("recorded %zu fixture(s) into %s (%zu secret(s) scrubbed)\n", written, outdir, red.scrubbed);
+    printf("recorded %zu fixture(s) into %s (%zu secret(s) scrubbed)\n", written, outdir,
+           red.scrubbed);
     free(from);
     tw_redactor_free(&red);
     tw_client_free(cl);

@@ -40,8 +40,7 @@ static const char run_help[] =
     "  --timeout MS               one attempt, whole transfer (default 120000)\n"
     "  --retries N                retries after 429/5xx/connection errors (default 2)\n"
     "  --max-wait MS              longest Retry-After or backoff honoured (default 10000)\n"
-    "  --max-bytes SIZE           cap on one response body (default 16M)\n"
-    TW_SEL_HELP
+    "  --max-bytes SIZE           cap on one response body (default 16M)\n" TW_SEL_HELP
     "  --jobs N                   run N fixtures of a backend at once, each on its own\n"
     "                             connection, each fixture's exchanges in order (the\n"
     "                             reports are the same as with --jobs 1; default 1;\n"
@@ -76,7 +75,19 @@ static const char run_help[] =
     "got a response (\"nobody answered at URL\", said once), a mock:PROFILE that fits\n"
     "none of the fixtures (named), a report that cannot be written.";
 
-enum { O_KEY = 256, O_MATCH, O_TIMING, O_CT, O_TO, O_RETRIES, O_WAIT, O_MAXB, O_UPSTREAM, O_JOBS, O_SHARD };
+enum {
+    O_KEY = 256,
+    O_MATCH,
+    O_TIMING,
+    O_CT,
+    O_TO,
+    O_RETRIES,
+    O_WAIT,
+    O_MAXB,
+    O_UPSTREAM,
+    O_JOBS,
+    O_SHARD
+};
 
 bool tw_parse_match_mode(const char *s, tw_match_mode *m);
 bool tw_parse_match_mode(const char *s, tw_match_mode *m)
@@ -94,17 +105,23 @@ bool tw_parse_match_mode(const char *s, tw_match_mode *m)
 
 int tw_cmd_run(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"backend", required_argument, NULL, 'b'}, {"key-env", required_argument, NULL, O_KEY},
-        {"out", required_argument, NULL, 'o'},     {"quiet", no_argument, NULL, 'q'},
-        {"match", required_argument, NULL, O_MATCH}, {"timing", no_argument, NULL, O_TIMING},
-        {"connect-timeout", required_argument, NULL, O_CT}, {"timeout", required_argument, NULL, O_TO},
-        {"retries", required_argument, NULL, O_RETRIES}, {"max-wait", required_argument, NULL, O_WAIT},
-        {"max-bytes", required_argument, NULL, O_MAXB}, {"help", no_argument, NULL, 'h'},
-        {"upstream", required_argument, NULL, O_UPSTREAM}, {"jobs", required_argument, NULL, O_JOBS},
-        TW_SEL_LONGOPTS,
-        {"shard", required_argument, NULL, O_SHARD},
-        {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {{"backend", required_argument, NULL, 'b'},
+                                             {"key-env", required_argument, NULL, O_KEY},
+                                             {"out", required_argument, NULL, 'o'},
+                                             {"quiet", no_argument, NULL, 'q'},
+                                             {"match", required_argument, NULL, O_MATCH},
+                                             {"timing", no_argument, NULL, O_TIMING},
+                                             {"connect-timeout", required_argument, NULL, O_CT},
+                                             {"timeout", required_argument, NULL, O_TO},
+                                             {"retries", required_argument, NULL, O_RETRIES},
+                                             {"max-wait", required_argument, NULL, O_WAIT},
+                                             {"max-bytes", required_argument, NULL, O_MAXB},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {"upstream", required_argument, NULL, O_UPSTREAM},
+                                             {"jobs", required_argument, NULL, O_JOBS},
+                                             TW_SEL_LONGOPTS,
+                                             {"shard", required_argument, NULL, O_SHARD},
+                                             {NULL, 0, NULL, 0}};
     tw_selection_opts so;
     tw_selection_opts_init(&so);
     tw_backend_spec specs[32];
@@ -193,7 +210,10 @@ int tw_cmd_run(int argc, char **argv)
                 rc = tw_cli_usage_error("run", "%s", why.message);
             o.shard = &shard;
             break;
-        case 'h': puts(run_help); rc = TW_EXIT_OK; break;
+        case 'h':
+            puts(run_help);
+            rc = TW_EXIT_OK;
+            break;
         default: rc = tw_cli_option_error("run", longopts, argv[optind - 1]);
         }
     }
@@ -204,12 +224,15 @@ int tw_cmd_run(int argc, char **argv)
             if (strcmp(specs[i].name, specs[k].name) == 0)
                 rc = tw_cli_usage_error("run", "backend name '%s' given twice", specs[i].name);
         if (rc < 0 && specs[i].url && o.key_env && (!getenv(o.key_env) || !*getenv(o.key_env)))
-            rc = tw_cli_usage_error("run", "environment variable %s is not set or empty", o.key_env);
+            rc =
+                tw_cli_usage_error("run", "environment variable %s is not set or empty", o.key_env);
     }
     for (size_t i = 0; rc < 0 && up_format[0] && i < nb; i++) {
         if (!specs[i].url) {
-            rc = tw_cli_usage_error("run", "--upstream: backend '%s' is a mock; a proxy under test is "
-                                           "given as NAME=URL", specs[i].name);
+            rc = tw_cli_usage_error("run",
+                                    "--upstream: backend '%s' is a mock; a proxy under test is "
+                                    "given as NAME=URL",
+                                    specs[i].name);
             break;
         }
         ups[o.nupstreams++] = (tw_backend_upstream){specs[i].name, up_format, up_port, NULL};

@@ -87,27 +87,30 @@ static const char *fixture_option(int c)
 
 /* The reference proxy's own options (its server takes serve's hostile-client options). */
 typedef struct proxy_opts {
-    long timeout_s;     /* one upstream attempt, whole transfer */
-    int retries;        /* upstream retries after the first attempt */
-    unsigned workers;   /* requests waiting on the upstream at once */
+    long timeout_s;   /* one upstream attempt, whole transfer */
+    int retries;      /* upstream retries after the first attempt */
+    unsigned workers; /* requests waiting on the upstream at once */
 } proxy_opts;
 
 #define PROXY_DEFAULT_TIMEOUT_S 60
 #define PROXY_DEFAULT_RETRIES 1
 #define PROXY_DEFAULT_WORKERS 16
 
-static int serve_proxy(const char *proxy, const char *upstream, const char *key_env, const tw_mock_opts *mo,
-                       const proxy_opts *px, long seconds, bool quiet, bool operands, const char *fixture_opt)
+static int serve_proxy(const char *proxy, const char *upstream, const char *key_env,
+                       const tw_mock_opts *mo, const proxy_opts *px, long seconds, bool quiet,
+                       bool operands, const char *fixture_opt)
 {
     char from[16], to[16];
     tw_error why = {.offset = -1};
     if (!proxy || !upstream)
-        return tw_cli_usage_error("serve", "--proxy FROM:TO and --upstream URL go together (see --help)");
+        return tw_cli_usage_error("serve",
+                                  "--proxy FROM:TO and --upstream URL go together (see --help)");
     if (operands)
         return tw_cli_usage_error("serve", "--proxy serves no fixtures");
     if (fixture_opt)
-        return tw_cli_usage_error("serve", "%s is an option of the fixtures served, not of --proxy (see --help)",
-                                  fixture_opt);
+        return tw_cli_usage_error(
+            "serve", "%s is an option of the fixtures served, not of --proxy (see --help)",
+            fixture_opt);
     if (!tw_refproxy_spec_parse(proxy, from, sizeof from, to, sizeof to, &why))
         return tw_cli_usage_error("serve", "%s", why.message);
     if (strncmp(upstream, "http://", 7) != 0 && strncmp(upstream, "https://", 8) != 0)
@@ -142,7 +145,8 @@ static int serve_proxy(const char *proxy, const char *upstream, const char *key_
         return TW_EXIT_USAGE;
     }
     char *shown = tw_url_shown(upstream);
-    printf("serving the reference proxy %s on %s (upstream %s)\n", proxy, tw_refproxy_url(p), shown ? shown : "");
+    printf("serving the reference proxy %s on %s (upstream %s)\n", proxy, tw_refproxy_url(p),
+           shown ? shown : "");
     free(shown);
     fflush(stdout);
     wait_stop(seconds, false);
@@ -186,7 +190,7 @@ int tw_cmd_serve(int argc, char **argv)
     cJSON *fault = NULL;
     const char *proxy = NULL, *upstream = NULL, *key_env = NULL;
     proxy_opts px = {PROXY_DEFAULT_TIMEOUT_S, PROXY_DEFAULT_RETRIES, PROXY_DEFAULT_WORKERS};
-    const char *proxy_only = NULL; /* a --proxy option given, for the error without --proxy */
+    const char *proxy_only = NULL;  /* a --proxy option given, for the error without --proxy */
     const char *fixture_opt = NULL; /* an option of the fixtures served, refused with --proxy */
     tw_selection_opts so;
     tw_selection_opts_init(&so);
@@ -229,8 +233,9 @@ int tw_cmd_serve(int argc, char **argv)
             fault = NULL;
             tw_error why = {.offset = -1};
             if (tw_fixture_check_faults(optarg, strlen(optarg), "--fault", &fault, &why) != TW_OK)
-                return tw_cli_usage_error("serve", "%s (--fault wants a JSON object such as "
-                                                   "'{\"status\": 429, \"retry_after\": 1}')",
+                return tw_cli_usage_error("serve",
+                                          "%s (--fault wants a JSON object such as "
+                                          "'{\"status\": 429, \"retry_after\": 1}')",
                                           why.message);
             break;
         case 'F':
@@ -278,7 +283,8 @@ int tw_cmd_serve(int argc, char **argv)
             unsigned long long v;
             if (!parse_count(optarg, 1, (unsigned long long)1 << 30, &v)) {
                 cJSON_Delete(fault);
-                return tw_cli_usage_error("serve", "bad --log-body-max '%s' (1 to 2^30 bytes)", optarg);
+                return tw_cli_usage_error("serve", "bad --log-body-max '%s' (1 to 2^30 bytes)",
+                                          optarg);
             }
             mo.log_body_max = (size_t)v;
             break;
@@ -301,7 +307,9 @@ int tw_cmd_serve(int argc, char **argv)
             bool ok = c == 'O'   ? parse_count(optarg, 1, 3600, &v)
                       : c == 'R' ? parse_count(optarg, 0, TW_CLIENT_MAX_ATTEMPTS - 1, &v)
                                  : parse_count(optarg, 1, 1024, &v);
-            const char *name = c == 'O' ? "upstream-timeout" : c == 'R' ? "upstream-retries" : "workers";
+            const char *name = c == 'O'   ? "upstream-timeout"
+                               : c == 'R' ? "upstream-retries"
+                                          : "workers";
             if (!ok) {
                 cJSON_Delete(fault);
                 return tw_cli_usage_error("serve", "bad --%s '%s' (%s)", name, optarg,
@@ -315,97 +323,106 @@ int tw_cmd_serve(int argc, char **argv)
                 px.retries = (int)v;
             else
                 px.workers = (unsigned)v;
-            proxy_only = c == 'O' ? "--upstream-timeout" : c == 'R' ? "--upstream-retries" : "--workers";
+            proxy_only = c == 'O'   ? "--upstream-timeout"
+                         : c == 'R' ? "--upstream-retries"
+                                    : "--workers";
             break;
         }
         case 'h':
-            puts("usage: toolwire serve [--port N] [--profile P] [options] FIXTURES…\n"
-                 "       toolwire serve --profile script [--port N] [options]\n\n"
-                 "Serve the fixtures (files or directories) from the embedded mock backend on\n"
-                 "127.0.0.1 until interrupted: POST /v1/chat/completions, /v1/messages,\n"
-                 "/v1/responses (the Responses API; \"stream\": true gets its typed events),\n"
-                 "/generate, /v1beta/models/M:generateContent and M:streamGenerateContent?alt=sse\n"
-                 "(Gemini; without alt=sse: 400, the JSON-array stream is not served).\n"
-                 "\n"
-                 "  --port N        port (default 0: any free port, printed on start)\n"
-                 "  --profile P     auto (default: each fixture with the first of the others that\n"
-                 "                  fits it), replay, qwen3-coder, hermes, anthropic,\n"
-                 "                  vllm-native, gemini, script; qwen3-coder is hermes with\n"
-                 "                  the model text read by the qwen3-coder decoder;\n"
-                 "                  script answers every request with the scripted reference\n"
-                 "                  model (docs/script.md) and needs no FIXTURES\n"
-                 "  --match MODE    normalised (default: ignores stream, model, temperature, …,\n"
-                 "                  and what SDKs add without changing the request: $schema,\n"
-                 "                  additionalProperties false, strict false, tool_choice auto,\n"
-                 "                  parallel_tool_calls true), exact, path; the path is\n"
-                 "                  compared without its query; of\n"
-                 "                  equal matches the first 2xx exchange without faults answers\n"
-                 "  --timing        replay the recorded delays between stream events\n"
-                 "  --fault JSON    faults for every exchange that has none, e.g.\n"
-                 "                  '{\"status\": 503, \"retry_after\": 2}', '{\"drop_after_events\": 3}',\n"
-                 "                  '{\"truncate_sse_after_bytes\": 100}', '{\"malformed_chunk_at\": 1}',\n"
-                 "                  '{\"delay_ms\": 500}' (only these keys, integers; status 100-599)\n"
-                 "  --for SECONDS   stop after this long\n"
-                 "  --tag T         serve only fixtures tagged T (repeatable: every one given)\n"
-                 "  --exclude-tag T serve no fixture tagged T (repeatable)\n"
-                 "  --filter PATTERN  serve only fixtures whose name or file matches the glob\n"
-                 "                  (fnmatch, e.g. 'openai/*stream*'; repeatable: any of them)\n"
-                 "  --quiet         no per-request log on standard error\n"
-                 "  --log-bodies    each log line also holds the request body (credential fields\n"
-                 "                  redacted), cut after --log-body-max bytes\n"
-                 "  --log-body-max BYTES  (default 4096, 1 to 2^30)\n"
-                 "\n"
-                 "Hostile clients:\n"
-                 "  --threads N               event-loop threads (default 4, at most 256)\n"
-                 "  --max-connections N       open connections in all (default 4096, at most 1000000)\n"
-                 "  --max-per-ip N            open connections from one address (default 128,\n"
-                 "                            at most 1000000)\n"
-                 "  --request-deadline MS     a request must arrive whole, headers and body,\n"
-                 "                            within MS of the connection opening or the previous\n"
-                 "                            answer ending, else the connection is closed\n"
-                 "                            (default 30000, 100 to 3600000)\n"
-                 "  --inflight-budget BYTES   request body bytes held across all connections;\n"
-                 "                            past it a request gets 503 with Retry-After: 1\n"
-                 "                            (default 67108864 = 64 MiB, 1024 to 2^40)\n"
-                 "\n"
-                 "Each request is logged with the fixture exchange it matched and the client\n"
-                 "checks (CLI-01..CLI-07) it failed; a request that matches nothing gets 404\n"
-                 "naming the nearest exchange of its method and path and the first differences.\n"
-                 "Control bytes and bytes that are not UTF-8 are written as \\xHH.\n"
-                 "\n"
-                 "usage: toolwire serve --proxy FROM:TO --upstream URL [--port N] [--key-env NAME]\n"
-                 "                      [--upstream-timeout S] [--upstream-retries N] [--workers N]\n"
-                 "                      [--for SECONDS] [--quiet] [hostile-client options]\n"
-                 "\n"
-                 "The reference proxy (docs/proxies.md): answer FROM's requests (anthropic:\n"
-                 "POST /v1/messages, openai: POST /v1/chat/completions) by translating them with\n"
-                 "toolwire's request and response decoders and encoders to TO's format\n"
-                 "(anthropic:openai or openai:anthropic) and forwarding them to the upstream base\n"
-                 "URL (a query it carries stays after the path; credentials in it, user:pass@\n"
-                 "or key=…, are sent and never written); streaming requests are answered as a\n"
-                 "stream. --key-env NAME sends $NAME as the upstream's API key; what the proxy\n"
-                 "relays to its clients (error messages, bodies, streamed text) is scrubbed of\n"
-                 "that key.\n"
-                 "\n"
-                 "  --upstream-timeout S  one upstream attempt, connection to last byte, in seconds\n"
-                 "                        (default 60, 1 to 3600)\n"
-                 "  --upstream-retries N  retries of an attempt refused, timed out or answered\n"
-                 "                        429, 500, 502, 503 or 504 (default 1, 0 to 7)\n"
-                 "  --workers N           requests waiting on the upstream at once (default 16,\n"
-                 "                        1 to 1024); further requests wait their turn with their\n"
-                 "                        connection suspended\n"
-                 "\n"
-                 "The proxy's server is serve's: the hostile-client options above apply to it\n"
-                 "with the same defaults. The upstream transfer stops once its client has closed\n"
-                 "the connection (checked at least about once a second), and --for stops the\n"
-                 "proxy within about a second whatever is in flight. The fixture options\n"
-                 "(--profile, --match, --timing, --fault, --tag, --exclude-tag, --log-bodies,\n"
-                 "--log-body-max) are refused with --proxy.\n"
-                 "\n"
-                 "Exit status: 0 after serving until interrupted or --for; 2 when nothing could be\n"
-                 "served: bad usage, a port in use (\"127.0.0.1:8080: Address already in use\"),\n"
-                 "a fixture that cannot be loaded, a --profile that fits none of the fixtures\n"
-                 "given (named), a selection that keeps none. serve judges nothing: never 1.");
+            puts(
+                "usage: toolwire serve [--port N] [--profile P] [options] FIXTURES…\n"
+                "       toolwire serve --profile script [--port N] [options]\n\n"
+                "Serve the fixtures (files or directories) from the embedded mock backend on\n"
+                "127.0.0.1 until interrupted: POST /v1/chat/completions, /v1/messages,\n"
+                "/v1/responses (the Responses API; \"stream\": true gets its typed events),\n"
+                "/generate, /v1beta/models/M:generateContent and M:streamGenerateContent?alt=sse\n"
+                "(Gemini; without alt=sse: 400, the JSON-array stream is not served).\n"
+                "\n"
+                "  --port N        port (default 0: any free port, printed on start)\n"
+                "  --profile P     auto (default: each fixture with the first of the others that\n"
+                "                  fits it), replay, qwen3-coder, hermes, anthropic,\n"
+                "                  vllm-native, gemini, script; qwen3-coder is hermes with\n"
+                "                  the model text read by the qwen3-coder decoder;\n"
+                "                  script answers every request with the scripted reference\n"
+                "                  model (docs/script.md) and needs no FIXTURES\n"
+                "  --match MODE    normalised (default: ignores stream, model, temperature, …,\n"
+                "                  and what SDKs add without changing the request: $schema,\n"
+                "                  additionalProperties false, strict false, tool_choice auto,\n"
+                "                  parallel_tool_calls true), exact, path; the path is\n"
+                "                  compared without its query; of\n"
+                "                  equal matches the first 2xx exchange without faults answers\n"
+                "  --timing        replay the recorded delays between stream events\n"
+                "  --fault JSON    faults for every exchange that has none, e.g.\n"
+                "                  '{\"status\": 503, \"retry_after\": 2}', "
+                "'{\"drop_after_events\": 3}',\n"
+                "                  '{\"truncate_sse_after_bytes\": 100}', "
+                "'{\"malformed_chunk_at\": 1}',\n"
+                "                  '{\"delay_ms\": 500}' (only these keys, integers; status "
+                "100-599)\n"
+                "  --for SECONDS   stop after this long\n"
+                "  --tag T         serve only fixtures tagged T (repeatable: every one given)\n"
+                "  --exclude-tag T serve no fixture tagged T (repeatable)\n"
+                "  --filter PATTERN  serve only fixtures whose name or file matches the glob\n"
+                "                  (fnmatch, e.g. 'openai/*stream*'; repeatable: any of them)\n"
+                "  --quiet         no per-request log on standard error\n"
+                "  --log-bodies    each log line also holds the request body (credential fields\n"
+                "                  redacted), cut after --log-body-max bytes\n"
+                "  --log-body-max BYTES  (default 4096, 1 to 2^30)\n"
+                "\n"
+                "Hostile clients:\n"
+                "  --threads N               event-loop threads (default 4, at most 256)\n"
+                "  --max-connections N       open connections in all (default 4096, at most "
+                "1000000)\n"
+                "  --max-per-ip N            open connections from one address (default 128,\n"
+                "                            at most 1000000)\n"
+                "  --request-deadline MS     a request must arrive whole, headers and body,\n"
+                "                            within MS of the connection opening or the previous\n"
+                "                            answer ending, else the connection is closed\n"
+                "                            (default 30000, 100 to 3600000)\n"
+                "  --inflight-budget BYTES   request body bytes held across all connections;\n"
+                "                            past it a request gets 503 with Retry-After: 1\n"
+                "                            (default 67108864 = 64 MiB, 1024 to 2^40)\n"
+                "\n"
+                "Each request is logged with the fixture exchange it matched and the client\n"
+                "checks (CLI-01..CLI-07) it failed; a request that matches nothing gets 404\n"
+                "naming the nearest exchange of its method and path and the first differences.\n"
+                "Control bytes and bytes that are not UTF-8 are written as \\xHH.\n"
+                "\n"
+                "usage: toolwire serve --proxy FROM:TO --upstream URL [--port N] [--key-env NAME]\n"
+                "                      [--upstream-timeout S] [--upstream-retries N] [--workers "
+                "N]\n"
+                "                      [--for SECONDS] [--quiet] [hostile-client options]\n"
+                "\n"
+                "The reference proxy (docs/proxies.md): answer FROM's requests (anthropic:\n"
+                "POST /v1/messages, openai: POST /v1/chat/completions) by translating them with\n"
+                "toolwire's request and response decoders and encoders to TO's format\n"
+                "(anthropic:openai or openai:anthropic) and forwarding them to the upstream base\n"
+                "URL (a query it carries stays after the path; credentials in it, user:pass@\n"
+                "or key=…, are sent and never written); streaming requests are answered as a\n"
+                "stream. --key-env NAME sends $NAME as the upstream's API key; what the proxy\n"
+                "relays to its clients (error messages, bodies, streamed text) is scrubbed of\n"
+                "that key.\n"
+                "\n"
+                "  --upstream-timeout S  one upstream attempt, connection to last byte, in "
+                "seconds\n"
+                "                        (default 60, 1 to 3600)\n"
+                "  --upstream-retries N  retries of an attempt refused, timed out or answered\n"
+                "                        429, 500, 502, 503 or 504 (default 1, 0 to 7)\n"
+                "  --workers N           requests waiting on the upstream at once (default 16,\n"
+                "                        1 to 1024); further requests wait their turn with their\n"
+                "                        connection suspended\n"
+                "\n"
+                "The proxy's server is serve's: the hostile-client options above apply to it\n"
+                "with the same defaults. The upstream transfer stops once its client has closed\n"
+                "the connection (checked at least about once a second), and --for stops the\n"
+                "proxy within about a second whatever is in flight. The fixture options\n"
+                "(--profile, --match, --timing, --fault, --tag, --exclude-tag, --log-bodies,\n"
+                "--log-body-max) are refused with --proxy.\n"
+                "\n"
+                "Exit status: 0 after serving until interrupted or --for; 2 when nothing could be\n"
+                "served: bad usage, a port in use (\"127.0.0.1:8080: Address already in use\"),\n"
+                "a fixture that cannot be loaded, a --profile that fits none of the fixtures\n"
+                "given (named), a selection that keeps none. serve judges nothing: never 1.");
             return TW_EXIT_OK;
         default:
             cJSON_Delete(fault);
@@ -414,7 +431,8 @@ int tw_cmd_serve(int argc, char **argv)
     }
     if (proxy || upstream) {
         cJSON_Delete(fault);
-        return serve_proxy(proxy, upstream, key_env, &mo, &px, seconds, quiet, optind < argc, fixture_opt);
+        return serve_proxy(proxy, upstream, key_env, &mo, &px, seconds, quiet, optind < argc,
+                           fixture_opt);
     }
     if (proxy_only) {
         cJSON_Delete(fault);
@@ -460,8 +478,10 @@ int tw_cmd_serve(int argc, char **argv)
     if (!script && fs.nbad) {
         /* a server missing some of the fixtures it was given would answer
          * their exchanges 404: refused, like any input that cannot be read */
-        fprintf(stderr, "toolwire serve: no fixture to serve: %zu of the %zu file(s) given could not be "
-                        "loaded (above); fix them or leave them out\n", fs.nbad, fs.nbad + fs.n);
+        fprintf(stderr,
+                "toolwire serve: no fixture to serve: %zu of the %zu file(s) given could not be "
+                "loaded (above); fix them or leave them out\n",
+                fs.nbad, fs.nbad + fs.n);
         cJSON_Delete(fault);
         tw_fixture_set_free(&fs);
         return TW_EXIT_USAGE;
@@ -478,8 +498,8 @@ int tw_cmd_serve(int argc, char **argv)
     if (fs.n - fits > 5)
         snprintf(more, sizeof more, ", … (%zu more)", fs.n - fits - 5);
     if (!script && !fits) {
-        fprintf(stderr, "toolwire serve: none of the %zu fixture(s) given fits profile %s: %s%s\n", fs.n,
-                mo.profile, unfit.data ? unfit.data : "", more);
+        fprintf(stderr, "toolwire serve: none of the %zu fixture(s) given fits profile %s: %s%s\n",
+                fs.n, mo.profile, unfit.data ? unfit.data : "", more);
         tw_buf_free(&unfit);
         cJSON_Delete(fault);
         tw_fixture_set_free(&fs);
@@ -505,8 +525,10 @@ int tw_cmd_serve(int argc, char **argv)
                 "name one with " TW_MOCK_EXCHANGE_HEADER ": FIXTURE#N\n",
                 partial ? "at least " : "", shared, shared == 1 ? "body is" : "bodies are");
     if (script && fs.n + fs.nbad)
-        fprintf(stderr, "toolwire serve: the script profile answers every request itself; the "
-                        "%zu fixture(s) given are not served\n", fs.n + fs.nbad);
+        fprintf(stderr,
+                "toolwire serve: the script profile answers every request itself; the "
+                "%zu fixture(s) given are not served\n",
+                fs.n + fs.nbad);
     if (!script && fits < fs.n)
         fprintf(stderr,
                 "toolwire serve: %zu of the %zu fixture(s) given do not fit profile %s and are "

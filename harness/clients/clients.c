@@ -31,7 +31,8 @@ static const char *client_endpoint(const tw_fixture *f)
 }
 
 /* The --run input for one exchange. */
-static char *run_input(const tw_fixture *f, size_t k, const char *mode, const char *url, long client_timeout)
+static char *run_input(const tw_fixture *f, size_t k, const char *mode, const char *url,
+                       long client_timeout)
 {
     char scen[256];
     snprintf(scen, sizeof scen, "%s#%zu", f->name, k);
@@ -40,8 +41,9 @@ static char *run_input(const tw_fixture *f, size_t k, const char *mode, const ch
     cJSON_AddStringToObject(in, "base_url", url);
     cJSON_AddStringToObject(in, "mode", mode);
     cJSON_AddStringToObject(in, "scenario", scen);
-    cJSON_AddItemToObject(in, "request", f->exchanges[k].req.body ? cJSON_Duplicate(f->exchanges[k].req.body, true)
-                                                                   : cJSON_CreateObject());
+    cJSON_AddItemToObject(in, "request",
+                          f->exchanges[k].req.body ? cJSON_Duplicate(f->exchanges[k].req.body, true)
+                                                   : cJSON_CreateObject());
     cJSON *h = cJSON_AddObjectToObject(in, "headers");
     cJSON_AddStringToObject(h, TW_MOCK_EXCHANGE_HEADER, scen);
     cJSON_AddNumberToObject(in, "timeout_ms", (double)client_timeout);
@@ -58,7 +60,8 @@ static void log_tail(tw_buf *b, const tw_proc_result *pr)
     if (!pr->err_len)
         return;
     char *t = tw_secret_tail(pr->err, pr->err_len, TW_CLIENTS_LOG_TAIL);
-    tw_buf_printf(b, "; driver log%s: ", pr->err_cut || pr->err_len > TW_CLIENTS_LOG_TAIL ? " (end)" : "");
+    tw_buf_printf(
+        b, "; driver log%s: ", pr->err_cut || pr->err_len > TW_CLIENTS_LOG_TAIL ? " (end)" : "");
     tw_driver_quote(b, t ? t : TW_REDACTED);
     free(t);
 }
@@ -71,7 +74,8 @@ typedef struct run_ctx {
 } run_ctx;
 
 /* One exchange through the driver into e; TW_ERR_NOMEM when a verdict could not be recorded. */
-static tw_status run_one(const run_ctx *cx, const tw_fixture *f, size_t k, const char *mode, tw_rep_exchange *e)
+static tw_status run_one(const run_ctx *cx, const tw_fixture *f, size_t k, const char *mode,
+                         tw_rep_exchange *e)
 {
     const tw_fx_exchange *x = &f->exchanges[k];
     e->index = k;
@@ -95,8 +99,8 @@ static tw_status run_one(const run_ctx *cx, const tw_fixture *f, size_t k, const
     char *in = run_input(f, k, mode, tw_mock_url(m), cx->o->client_timeout_ms);
     tw_proc_result pr;
     long t0 = tw_clients_now_ms();
-    tw_status st = in ? tw_proc_run(cx->c->cmd, "--run", in, strlen(in), cx->o->timeout_ms, cx->o->max_out,
-                                    cx->o->max_err, &pr)
+    tw_status st = in ? tw_proc_run(cx->c->cmd, "--run", in, strlen(in), cx->o->timeout_ms,
+                                    cx->o->max_out, cx->o->max_err, &pr)
                       : TW_ERR_NOMEM;
     e->elapsed_ms = tw_clients_now_ms() - t0;
     free(in);
@@ -113,7 +117,8 @@ static tw_status run_one(const run_ctx *cx, const tw_fixture *f, size_t k, const
     else if (pr.timed_out)
         snprintf(bad, sizeof bad, "the driver ran past %ld ms and was killed", cx->o->timeout_ms);
     else if (pr.overflow)
-        snprintf(bad, sizeof bad, "the driver printed more than %zu bytes and was killed", cx->o->max_out);
+        snprintf(bad, sizeof bad, "the driver printed more than %zu bytes and was killed",
+                 cx->o->max_out);
     else if (pr.exit_code != 0)
         snprintf(bad, sizeof bad, "the driver exited with status %d", pr.exit_code);
     else if (tw_json_parse(pr.out, pr.out_len, cx->L.max_depth, &out, NULL) != TW_OK)
@@ -145,8 +150,8 @@ static tw_status run_one(const run_ctx *cx, const tw_fixture *f, size_t k, const
     for (size_t i = 0; i < set.len && rec == TW_OK; i++) {
         const tw_check_def *d = tw_check_def_of(set.items[i].check);
         if (!tw_report_add_check(e, set.items[i].id, set.items[i].verdict,
-                                 d && d->sev == TW_SEV_INFO ? TW_EXPECT_ANY : TW_EXPECT_NOT_FAIL, -1,
-                                 set.items[i].evidence))
+                                 d && d->sev == TW_SEV_INFO ? TW_EXPECT_ANY : TW_EXPECT_NOT_FAIL,
+                                 -1, set.items[i].evidence))
             rec = TW_ERR_NOMEM;
     }
     e->result_detail = det.data;
@@ -164,7 +169,8 @@ static tw_status run_one(const run_ctx *cx, const tw_fixture *f, size_t k, const
  * packages are not installed)? The line that says so, or NULL. */
 static const char *module_missing(const char *log)
 {
-    static const char *const marks[] = {"Cannot find package", "Cannot find module", "ERR_MODULE_NOT_FOUND", NULL};
+    static const char *const marks[] = {"Cannot find package", "Cannot find module",
+                                        "ERR_MODULE_NOT_FOUND", NULL};
     for (size_t i = 0; marks[i]; i++) {
         const char *p = strstr(log, marks[i]);
         if (p) {
@@ -179,28 +185,31 @@ static const char *module_missing(const char *log)
 typedef enum { DESC_OK, DESC_BAD, DESC_NO_MODULE } desc_status;
 
 /* Ask the driver what it is. */
-static desc_status describe(const tw_client_spec *c, const tw_clients_opts *o, tw_driver_info *info, tw_error *err)
+static desc_status describe(const tw_client_spec *c, const tw_clients_opts *o, tw_driver_info *info,
+                            tw_error *err)
 {
     tw_proc_result pr;
-    if (tw_proc_run(c->cmd, "--describe", "", 0, o->timeout_ms, o->max_out, o->max_err, &pr) != TW_OK) {
+    if (tw_proc_run(c->cmd, "--describe", "", 0, o->timeout_ms, o->max_out, o->max_err, &pr) !=
+        TW_OK) {
         tw_error_set(err, TW_ERR_IO, -1, NULL, "cannot start '%s'", c->cmd);
         return DESC_BAD;
     }
     desc_status ds = DESC_BAD;
     const char *nm = pr.exit_code != 0 && !pr.timed_out ? module_missing(pr.err) : NULL;
     if (pr.timed_out)
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "'%s --describe' ran past %ld ms", c->cmd, o->timeout_ms);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "'%s --describe' ran past %ld ms", c->cmd,
+                     o->timeout_ms);
     else if (nm) {
         size_t n = strcspn(nm, "\n");
         char *t = tw_secret_clip(nm, n < 300 ? n : 300);
-        tw_error_set(err, TW_ERR_IO, -1, NULL, "its driver cannot load a module (%.*s)", (int)(n < 300 ? n : 300),
-                     t ? t : TW_REDACTED);
+        tw_error_set(err, TW_ERR_IO, -1, NULL, "its driver cannot load a module (%.*s)",
+                     (int)(n < 300 ? n : 300), t ? t : TW_REDACTED);
         free(t);
         ds = DESC_NO_MODULE;
     } else if (pr.exit_code != 0) {
         char *t = tw_secret_clip(pr.err, 300);
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "'%s --describe' exited with status %d: %s", c->cmd, pr.exit_code,
-                     t ? t : TW_REDACTED);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "'%s --describe' exited with status %d: %s",
+                     c->cmd, pr.exit_code, t ? t : TW_REDACTED);
         free(t);
     } else if (tw_driver_describe_parse(pr.out, pr.out_len, info, err))
         ds = DESC_OK;
@@ -224,26 +233,30 @@ bool tw_clients_modules_missing(const char *dir)
 tw_status tw_clients_install(const char *dir, const tw_clients_opts *o, tw_error *err)
 {
     if (strchr(dir, '\'')) {
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "cannot install in '%s': a quote in the path", dir);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "cannot install in '%s': a quote in the path",
+                     dir);
         return TW_ERR_INVALID;
     }
     /* npm's own output is captured and only its end shown, through the
      * redacting stderr */
     tw_proc_result pr;
-    if (tw_proc_run("sh -c 'cd \"$1\" && exec " TW_CLIENTS_INSTALL "' npm-ci", dir, "", 0, TW_CLIENTS_INSTALL_MS,
-                    o->max_out ? o->max_out : (size_t)1 << 20, o->max_err ? o->max_err : (size_t)64 << 10,
-                    &pr) != TW_OK) {
-        tw_error_set(err, TW_ERR_IO, -1, NULL, "cannot start `cd %s && " TW_CLIENTS_INSTALL "`", dir);
+    if (tw_proc_run("sh -c 'cd \"$1\" && exec " TW_CLIENTS_INSTALL "' npm-ci", dir, "", 0,
+                    TW_CLIENTS_INSTALL_MS, o->max_out ? o->max_out : (size_t)1 << 20,
+                    o->max_err ? o->max_err : (size_t)64 << 10, &pr) != TW_OK) {
+        tw_error_set(err, TW_ERR_IO, -1, NULL, "cannot start `cd %s && " TW_CLIENTS_INSTALL "`",
+                     dir);
         return TW_ERR_IO;
     }
     tw_status st = TW_OK;
     if (pr.timed_out || pr.exit_code != 0) {
         char *t = tw_secret_tail(pr.err, pr.err_len, 600);
         if (pr.timed_out)
-            tw_error_set(err, TW_ERR_IO, -1, NULL, "`cd %s && " TW_CLIENTS_INSTALL "` ran past %ld s", dir,
+            tw_error_set(err, TW_ERR_IO, -1, NULL,
+                         "`cd %s && " TW_CLIENTS_INSTALL "` ran past %ld s", dir,
                          TW_CLIENTS_INSTALL_MS / 1000);
         else
-            tw_error_set(err, TW_ERR_IO, -1, NULL, "`cd %s && " TW_CLIENTS_INSTALL "` exited with status %d: %s", dir,
+            tw_error_set(err, TW_ERR_IO, -1, NULL,
+                         "`cd %s && " TW_CLIENTS_INSTALL "` exited with status %d: %s", dir,
                          pr.exit_code, t ? t : TW_REDACTED);
         free(t);
         st = TW_ERR_IO;
@@ -258,14 +271,14 @@ tw_status tw_clients_install(const char *dir, const tw_clients_opts *o, tw_error
 typedef struct unit {
     size_t client;
     const tw_fixture *f;
-    size_t row0, nrows;        /* its rows in the client's report */
+    size_t row0, nrows; /* its rows in the client's report */
 } unit;
 
 typedef struct client_run {
     run_ctx cx;
     tw_driver_info info;
     tw_report rep;
-    size_t *row_mode;          /* the mode (index in info.modes) of each row */
+    size_t *row_mode; /* the mode (index in info.modes) of each row */
     bool nomem;
 } client_run;
 
@@ -275,7 +288,7 @@ typedef struct pool {
     size_t nu, next, done;
     pthread_mutex_t mu;
     const tw_clients_opts *o;
-    tw_progress *pg;           /* NULL: no progress */
+    tw_progress *pg; /* NULL: no progress */
 } pool;
 
 /* The rows of one client, without verdicts yet, and its units. */
@@ -283,7 +296,8 @@ static tw_status plan_client(const tw_fixture_set *fs, pool *p, size_t ci)
 {
     client_run *r = &p->cr[ci];
     tw_buf target = {0};
-    tw_buf_printf(&target, "%s %s (%s) via %s", r->info.client, r->info.version, r->info.endpoint, r->cx.c->cmd);
+    tw_buf_printf(&target, "%s %s (%s) via %s", r->info.client, r->info.version, r->info.endpoint,
+                  r->cx.c->cmd);
     if (!target.data)
         return TW_ERR_NOMEM;
     tw_report_init(&r->rep, r->cx.c->name, target.data);
@@ -296,7 +310,8 @@ static tw_status plan_client(const tw_fixture_set *fs, pool *p, size_t ci)
         for (size_t mi = 0; mi < r->info.nmodes; mi++) {
             const char *mode = r->info.modes[mi];
             bool streams = tw_driver_mode_streams(mode);
-            /* rows line up across clients: one "stream" and one "whole" mode by name, others by theirs */
+            /* rows line up across clients: one "stream" and one "whole" mode by name, others by
+             * theirs */
             bool first = true;
             for (size_t k = 0; k < mi; k++)
                 if (tw_driver_mode_streams(r->info.modes[k]) == streams)
@@ -312,7 +327,8 @@ static tw_status plan_client(const tw_fixture_set *fs, pool *p, size_t ci)
                     size_t *nm = realloc(r->row_mode, (r->rep.nfx + 1) * sizeof *nm);
                     if (nm)
                         r->row_mode = nm;
-                    if (!nm || !name.data || !(rf = tw_report_add_fixture(&r->rep, name.data, f->path, r->cx.c->name))) {
+                    if (!nm || !name.data ||
+                        !(rf = tw_report_add_fixture(&r->rep, name.data, f->path, r->cx.c->name))) {
                         tw_buf_free(&name);
                         return TW_ERR_NOMEM;
                     }
@@ -358,7 +374,8 @@ static void run_unit(pool *p, const unit *u)
     r->nomem = r->nomem || nomem;
     p->done++;
     pthread_mutex_unlock(&p->mu);
-    tw_progress_item(p->pg, r->cx.c->name, u->f->path, nex, nmis, (double)(tw_clients_now_ms() - t0) / 1000.0, NULL);
+    tw_progress_item(p->pg, r->cx.c->name, u->f->path, nex, nmis,
+                     (double)(tw_clients_now_ms() - t0) / 1000.0, NULL);
 }
 
 static void *worker(void *arg)
@@ -391,13 +408,18 @@ static bool modules_ready(const tw_clients_opts *o, bool *installed)
 {
     tw_error why = {.offset = -1};
     if (!o->install) {
-        fprintf(stderr, "toolwire clients: the drivers' node modules are not installed: run `cd %s && npm ci` "
-                        "(or give --install)\n", o->modules_dir);
+        fprintf(
+            stderr,
+            "toolwire clients: the drivers' node modules are not installed: run `cd %s && npm ci` "
+            "(or give --install)\n",
+            o->modules_dir);
         return false;
     }
     if (*installed)
         return false;
-    fprintf(stderr, "toolwire clients: installing the drivers' node modules: cd %s && " TW_CLIENTS_INSTALL "\n",
+    fprintf(stderr,
+            "toolwire clients: installing the drivers' node modules: cd %s && " TW_CLIENTS_INSTALL
+            "\n",
             o->modules_dir);
     *installed = true;
     if (tw_clients_install(o->modules_dir, o, &why) != TW_OK) {
@@ -408,11 +430,13 @@ static bool modules_ready(const tw_clients_opts *o, bool *installed)
 }
 
 /* Describe every client into p->cr; the count described, or -1 to stop with exit 2. */
-static long describe_all(const tw_client_spec *c, size_t nc, pool *p, const tw_clients_opts *o, int *rc)
+static long describe_all(const tw_client_spec *c, size_t nc, pool *p, const tw_clients_opts *o,
+                         int *rc)
 {
     bool installed = false;
     tw_error why = {.offset = -1};
-    if (o->modules_dir && tw_clients_modules_missing(o->modules_dir) && !modules_ready(o, &installed))
+    if (o->modules_dir && tw_clients_modules_missing(o->modules_dir) &&
+        !modules_ready(o, &installed))
         return -1;
     size_t done = 0;
     for (size_t i = 0; i < nc; i++) {
@@ -426,10 +450,12 @@ static long describe_all(const tw_client_spec *c, size_t nc, pool *p, const tw_c
         if (ds == DESC_NO_MODULE) {
             fprintf(stderr, "toolwire clients: client %s: %s: ", c[i].name, why.message);
             if (o->modules_dir)
-                fprintf(stderr, "the drivers' node modules are not installed: run `cd %s && npm ci`%s\n",
+                fprintf(stderr,
+                        "the drivers' node modules are not installed: run `cd %s && npm ci`%s\n",
                         o->modules_dir, o->install ? "" : " (or give --install)");
             else
-                fprintf(stderr, "install the driver's packages (a Node driver: npm ci beside its package.json)\n");
+                fprintf(stderr, "install the driver's packages (a Node driver: npm ci beside its "
+                                "package.json)\n");
             return -1;
         }
         if (ds != DESC_OK) {
@@ -459,8 +485,11 @@ static int finish_client(client_run *r, const char *outdir, const tw_clients_opt
     if (!rep->ok && rc == 0)
         rc = 1;
     if (rep->n_fixtures == 0) {
-        fprintf(stderr, "toolwire clients: client %s (endpoint %s): no scenario of its endpoint is selected; "
-                        "nothing was judged\n", rep->backend, r->info.endpoint);
+        fprintf(
+            stderr,
+            "toolwire clients: client %s (endpoint %s): no scenario of its endpoint is selected; "
+            "nothing was judged\n",
+            rep->backend, r->info.endpoint);
         rc = 2;
     }
     char base[TW_REPORT_BASE_MAX];
@@ -473,18 +502,22 @@ static int finish_client(client_run *r, const char *outdir, const tw_clients_opt
             if (!d || strncmp(d, "driver failure: ", 16) != 0 || nfail++ >= 50)
                 continue;
             char *dc = tw_secret_clip(d, 1200);
-            fprintf(stderr, "toolwire clients: client %s: %s#%zu: %s\n", rep->backend, rep->fx[f].name,
-                    rep->fx[f].ex[k].index, dc ? dc : TW_REDACTED);
+            fprintf(stderr, "toolwire clients: client %s: %s#%zu: %s\n", rep->backend,
+                    rep->fx[f].name, rep->fx[f].ex[k].index, dc ? dc : TW_REDACTED);
             free(dc);
         }
     if (nfail > 50)
-        fprintf(stderr, "toolwire clients: client %s: %zu driver failures in all, %zu more than listed here: "
-                        "every one is in %s/%s.json\n",
-                rep->backend, nfail, nfail - 50, outdir, base);
+        fprintf(
+            stderr,
+            "toolwire clients: client %s: %zu driver failures in all, %zu more than listed here: "
+            "every one is in %s/%s.json\n",
+            rep->backend, nfail, nfail - 50, outdir, base);
     if (o->out && !o->quiet) {
-        fprintf(o->out, "client %s (%s): %s, %zu scenario rows, %zu exchanges, %zu pass, %zu fail, %zu skip -> %s/%s.json\n",
-                rep->backend, rep->target, rep->ok ? "ok" : "FAIL", rep->n_fixtures, rep->n_exchanges, rep->n_pass,
-                rep->n_fail, rep->n_skip, outdir, base);
+        fprintf(o->out,
+                "client %s (%s): %s, %zu scenario rows, %zu exchanges, %zu pass, %zu fail, %zu "
+                "skip -> %s/%s.json\n",
+                rep->backend, rep->target, rep->ok ? "ok" : "FAIL", rep->n_fixtures,
+                rep->n_exchanges, rep->n_pass, rep->n_fail, rep->n_skip, outdir, base);
     }
     if (o->out && !rep->ok) {
         /* the same listing as run's: capped, then where the rest are */
@@ -505,8 +538,11 @@ static bool commands_fit(const tw_client_spec *c, size_t nc, const tw_limits *L)
     for (size_t i = 0; i < nc; i++) {
         size_t n = strlen(c[i].cmd);
         if (n > cap) {
-            fprintf(stderr, "toolwire clients: client %s: its command is %zu bytes, over the limit of %zu bytes (%s)\n",
-                    c[i].name, n, cap, cap == L->max_line_bytes ? "limits.max_line_bytes" : "one argument of /bin/sh");
+            fprintf(stderr,
+                    "toolwire clients: client %s: its command is %zu bytes, over the limit of %zu "
+                    "bytes (%s)\n",
+                    c[i].name, n, cap,
+                    cap == L->max_line_bytes ? "limits.max_line_bytes" : "one argument of /bin/sh");
             return false;
         }
     }
@@ -532,7 +568,8 @@ int tw_clients_run_all(const tw_client_spec *c, size_t nc, char *const *paths, s
     tw_fixture_set fs;
     tw_error why = {.offset = -1};
     if (o.jobs > TW_CLIENTS_MAX_JOBS) {
-        fprintf(stderr, "toolwire clients: --jobs %zu is over the limit of %d\n", o.jobs, TW_CLIENTS_MAX_JOBS);
+        fprintf(stderr, "toolwire clients: --jobs %zu is over the limit of %d\n", o.jobs,
+                TW_CLIENTS_MAX_JOBS);
         return 2;
     }
     /* two reports in one file, or one in the comparison page's: refused
@@ -560,7 +597,8 @@ int tw_clients_run_all(const tw_client_spec *c, size_t nc, char *const *paths, s
         if (!fs.nbad) {
             tw_buf d = {0};
             tw_selection_describe(&o.sel, &d);
-            fprintf(stderr, "toolwire clients: no scenario (fixture tagged clients) is selected%s%s\n",
+            fprintf(stderr,
+                    "toolwire clients: no scenario (fixture tagged clients) is selected%s%s\n",
                     d.data ? " by" : "", d.data ? d.data : "");
             tw_buf_free(&d);
         }
@@ -568,7 +606,8 @@ int tw_clients_run_all(const tw_client_spec *c, size_t nc, char *const *paths, s
         return 2;
     }
     if (o.shard && !tw_fixture_shard(&fs, o.shard, paths, npaths) && !o.quiet)
-        fprintf(stderr, "toolwire clients: this --shard holds none of the selected scenarios (empty reports)\n");
+        fprintf(stderr, "toolwire clients: this --shard holds none of the selected scenarios "
+                        "(empty reports)\n");
     pool p = {.o = &o};
     p.cr = calloc(nc ? nc : 1, sizeof *p.cr);
     if (!p.cr || pthread_mutex_init(&p.mu, NULL) != 0) {

@@ -38,14 +38,14 @@
 
 /* One driver run: what came back from the process. */
 typedef struct tw_proc_result {
-    int exit_code;             /* -1 when killed or not exited normally */
-    bool timed_out;            /* killed at the deadline */
-    bool overflow;             /* stdout went past its cap: killed */
-    char *out;                 /* stdout (owned, NUL-terminated) */
+    int exit_code;  /* -1 when killed or not exited normally */
+    bool timed_out; /* killed at the deadline */
+    bool overflow;  /* stdout went past its cap: killed */
+    char *out;      /* stdout (owned, NUL-terminated) */
     size_t out_len;
-    char *err;                 /* stderr, at most the stderr cap (owned, NUL-terminated) */
+    char *err; /* stderr, at most the stderr cap (owned, NUL-terminated) */
     size_t err_len;
-    bool err_cut;              /* stderr went past its cap (the rest was read and dropped) */
+    bool err_cut; /* stderr went past its cap (the rest was read and dropped) */
 } tw_proc_result;
 
 /*
@@ -68,7 +68,7 @@ void tw_proc_result_free(tw_proc_result *r);
 typedef struct tw_driver_info {
     char client[64];
     char version[64];
-    char endpoint[16];         /* "openai" or "anthropic" */
+    char endpoint[16]; /* "openai" or "anthropic" */
     char modes[TW_DRIVER_MAX_MODES][TW_DRIVER_MODE_LEN + 1];
     size_t nmodes;
 } tw_driver_info;
@@ -102,24 +102,24 @@ void tw_driver_quote(tw_buf *b, const char *s);
 void tw_driver_output_summary(const cJSON *out, tw_buf *b);
 
 typedef struct tw_client_spec {
-    const char *name;          /* report name */
-    const char *cmd;           /* the driver command (run with --describe / --run) */
+    const char *name; /* report name */
+    const char *cmd;  /* the driver command (run with --describe / --run) */
 } tw_client_spec;
 
 typedef struct tw_clients_opts {
-    long timeout_ms;           /* one driver run, killed past it; 0: 60000 */
-    long client_timeout_ms;    /* the timeout_ms handed to the driver; 0: 20000 */
-    size_t max_out;            /* driver stdout cap; 0: 1 MiB */
-    size_t max_err;            /* driver stderr kept; 0: 64 KiB */
+    long timeout_ms;        /* one driver run, killed past it; 0: 60000 */
+    long client_timeout_ms; /* the timeout_ms handed to the driver; 0: 20000 */
+    size_t max_out;         /* driver stdout cap; 0: 1 MiB */
+    size_t max_err;         /* driver stderr kept; 0: 64 KiB */
     tw_limits limits;
-    tw_fixture_selection sel;  /* --tag (besides "clients"), --exclude-tag, --filter */
+    tw_fixture_selection sel;     /* --tag (besides "clients"), --exclude-tag, --filter */
     const struct tw_shard *shard; /* --shard K/N (shard.h); NULL: every scenario */
     bool quiet;
-    FILE *out;                 /* summary lines, or NULL */
-    bool progress;             /* progress.h: a line a client and scenario file as each ends */
-    size_t jobs;               /* scenario files run at once (each one's exchanges in order); 0: 1 */
-    const char *modules_dir;   /* the drivers' npm package (--drivers DIR), or NULL */
-    bool install;              /* its node modules missing: install them (TW_CLIENTS_INSTALL) */
+    FILE *out;               /* summary lines, or NULL */
+    bool progress;           /* progress.h: a line a client and scenario file as each ends */
+    size_t jobs;             /* scenario files run at once (each one's exchanges in order); 0: 1 */
+    const char *modules_dir; /* the drivers' npm package (--drivers DIR), or NULL */
+    bool install;            /* its node modules missing: install them (TW_CLIENTS_INSTALL) */
 } tw_clients_opts;
 
 /* Milliseconds of a monotonic clock. */

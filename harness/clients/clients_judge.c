@@ -54,27 +54,34 @@ bool tw_driver_describe_parse(const char *text, size_t len, tw_driver_info *out,
     const cJSON *pr = cJSON_GetObjectItemCaseSensitive(j, "protocol");
     const cJSON *modes = cJSON_GetObjectItemCaseSensitive(j, "modes");
     if (!cJSON_IsNumber(pr) || pr->valuedouble != TW_DRIVER_PROTOCOL)
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--describe: \"protocol\" is not %d", TW_DRIVER_PROTOCOL);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--describe: \"protocol\" is not %d",
+                     TW_DRIVER_PROTOCOL);
     else if (!copy_str(j, "client", out->client, sizeof out->client, true) ||
              !copy_str(j, "version", out->version, sizeof out->version, true))
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--describe: \"client\" and \"version\" must be strings of 1..63 bytes");
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                     "--describe: \"client\" and \"version\" must be strings of 1..63 bytes");
     else if (!copy_str(j, "endpoint", out->endpoint, sizeof out->endpoint, true) ||
              (strcmp(out->endpoint, "openai") != 0 && strcmp(out->endpoint, "anthropic") != 0))
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--describe: \"endpoint\" must be \"openai\" or \"anthropic\"");
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                     "--describe: \"endpoint\" must be \"openai\" or \"anthropic\"");
     else if (!cJSON_IsArray(modes) || cJSON_GetArraySize(modes) < 1 ||
              cJSON_GetArraySize(modes) > TW_DRIVER_MAX_MODES)
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--describe: \"modes\" must list 1..%d modes", TW_DRIVER_MAX_MODES);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--describe: \"modes\" must list 1..%d modes",
+                     TW_DRIVER_MAX_MODES);
     else {
         ok = true;
         for (const cJSON *m = modes->child; ok && m; m = m->next) {
             if (!cJSON_IsString(m) || !mode_name_ok(m->valuestring)) {
-                tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--describe: a mode must match [A-Za-z0-9_-]{1,%d}", TW_DRIVER_MODE_LEN);
+                tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                             "--describe: a mode must match [A-Za-z0-9_-]{1,%d}",
+                             TW_DRIVER_MODE_LEN);
                 ok = false;
                 break;
             }
             for (size_t k = 0; k < out->nmodes; k++)
                 if (strcmp(out->modes[k], m->valuestring) == 0) {
-                    tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--describe: mode '%s' listed twice", m->valuestring);
+                    tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                                 "--describe: mode '%s' listed twice", m->valuestring);
                     ok = false;
                 }
             snprintf(out->modes[out->nmodes++], TW_DRIVER_MODE_LEN + 1, "%s", m->valuestring);
@@ -99,7 +106,8 @@ bool tw_driver_output_valid(const cJSON *out, tw_error *err)
     static const char *const strs[] = {"content", "reasoning", "finish_reason", NULL};
     for (size_t i = 0; strs[i]; i++)
         if (!str_or_null(out, strs[i])) {
-            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "\"%s\" is neither a string nor null", strs[i]);
+            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "\"%s\" is neither a string nor null",
+                         strs[i]);
             return false;
         }
     /* without these two the output would read as "no call" or "no error":
@@ -107,7 +115,8 @@ bool tw_driver_output_valid(const cJSON *out, tw_error *err)
     static const char *const need[] = {"tool_calls", "error", NULL};
     for (size_t i = 0; need[i]; i++)
         if (!cJSON_GetObjectItemCaseSensitive(out, need[i])) {
-            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "\"%s\" is missing (null or [] when there is none)", need[i]);
+            tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                         "\"%s\" is missing (null or [] when there is none)", need[i]);
             return false;
         }
     const cJSON *tc = cJSON_GetObjectItemCaseSensitive(out, "tool_calls");
@@ -117,14 +126,19 @@ bool tw_driver_output_valid(const cJSON *out, tw_error *err)
     }
     size_t i = 0;
     for (const cJSON *c = tc->child; c; c = c->next, i++) {
-        const cJSON *inv = cJSON_IsObject(c) ? cJSON_GetObjectItemCaseSensitive(c, "invalid") : NULL;
+        const cJSON *inv =
+            cJSON_IsObject(c) ? cJSON_GetObjectItemCaseSensitive(c, "invalid") : NULL;
         if (!cJSON_IsObject(c) || !str_or_null(c, "id") || !str_or_null(c, "name")) {
-            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "tool_calls[%zu] is not {\"id\", \"name\", \"arguments\"}", i);
+            tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                         "tool_calls[%zu] is not {\"id\", \"name\", \"arguments\"}", i);
             return false;
         }
-        if ((inv && !cJSON_IsNull(inv) && !cJSON_IsBool(inv)) || !str_or_null(c, "invalid_reason")) {
-            tw_error_set(err, TW_ERR_INVALID, -1, NULL,
-                         "tool_calls[%zu]: \"invalid\" is not a boolean or \"invalid_reason\" not a string", i);
+        if ((inv && !cJSON_IsNull(inv) && !cJSON_IsBool(inv)) ||
+            !str_or_null(c, "invalid_reason")) {
+            tw_error_set(
+                err, TW_ERR_INVALID, -1, NULL,
+                "tool_calls[%zu]: \"invalid\" is not a boolean or \"invalid_reason\" not a string",
+                i);
             return false;
         }
     }
@@ -248,7 +262,8 @@ static cJSON *args_value(const cJSON *a)
     if (cJSON_IsString(a)) {
         cJSON *p = NULL;
         const char *s = a->valuestring;
-        if (tw_json_parse(s, strlen(s), 64, &p, NULL) == TW_OK && (cJSON_IsObject(p) || cJSON_IsArray(p)))
+        if (tw_json_parse(s, strlen(s), 64, &p, NULL) == TW_OK &&
+            (cJSON_IsObject(p) || cJSON_IsArray(p)))
             return p;
         cJSON_Delete(p);
     }
@@ -276,7 +291,8 @@ static void judge_calls(const cJSON *want, const cJSON *got, tw_check_set *set)
         const char *wi = jstr(w, "id"), *gi = jstr(g, "id");
         if (wi && (!gi || strcmp(wi, gi) != 0))
             bad = "id";
-        else if (strcmp(jstr(w, "name") ? jstr(w, "name") : "", jstr(g, "name") ? jstr(g, "name") : "") != 0)
+        else if (strcmp(jstr(w, "name") ? jstr(w, "name") : "",
+                        jstr(g, "name") ? jstr(g, "name") : "") != 0)
             bad = "name";
         else {
             cJSON *wa = args_value(cJSON_GetObjectItemCaseSensitive(w, "arguments"));
@@ -307,8 +323,8 @@ static void judge_calls(const cJSON *want, const cJSON *got, tw_check_set *set)
     tw_buf_free(&b);
 }
 
-static void judge_text(tw_check_id id, const char *what, const char *want, const char *got, bool skip_empty,
-                       tw_check_set *set)
+static void judge_text(tw_check_id id, const char *what, const char *want, const char *got,
+                       bool skip_empty, tw_check_set *set)
 {
     tw_buf b = {0};
     if (skip_empty && (!want || !*want)) {
@@ -355,7 +371,8 @@ static void judge_from_records(const tw_fx_exchange *x, const tw_mock_record *re
     /* CLT-06: the mock's CLI-07 verdict on the retry */
     const cJSON *fsj = x->faults ? cJSON_GetObjectItemCaseSensitive(x->faults, "status") : NULL;
     long fs = cJSON_IsNumber(fsj) ? (long)fsj->valuedouble : 0;
-    bool asked = x->faults && cJSON_GetObjectItemCaseSensitive(x->faults, "retry_after") && (fs == 429 || fs == 503);
+    bool asked = x->faults && cJSON_GetObjectItemCaseSensitive(x->faults, "retry_after") &&
+                 (fs == 429 || fs == 503);
     const tw_check_result *cli07 = NULL;
     for (size_t i = 0; i < nrec; i++) {
         const tw_check_result *r = tw_check_set_get(&recs[i].checks, TW_CHK_CLI_07);
@@ -363,16 +380,18 @@ static void judge_from_records(const tw_fx_exchange *x, const tw_mock_record *re
             cli07 = r;
     }
     if (!asked)
-        tw_check_set_put(set, TW_CHK_CLT_06, TW_V_SKIP, -1, "no 429/503 with Retry-After in this scenario");
+        tw_check_set_put(set, TW_CHK_CLT_06, TW_V_SKIP, -1,
+                         "no 429/503 with Retry-After in this scenario");
     else if (!cli07)
-        tw_check_set_put(set, TW_CHK_CLT_06, TW_V_SKIP, -1, "the client did not retry (%zu request%s)", nrec,
-                         nrec == 1 ? "" : "s");
+        tw_check_set_put(set, TW_CHK_CLT_06, TW_V_SKIP, -1,
+                         "the client did not retry (%zu request%s)", nrec, nrec == 1 ? "" : "s");
     else
-        tw_check_set_put(set, TW_CHK_CLT_06, cli07->verdict, -1, "HTTP %ld, Retry-After honoured? mock CLI-07: %s", fs,
-                         cli07->evidence);
+        tw_check_set_put(set, TW_CHK_CLT_06, cli07->verdict, -1,
+                         "HTTP %ld, Retry-After honoured? mock CLI-07: %s", fs, cli07->evidence);
     /* CLT-07: the mock's CLI-01/02 verdicts on the requests that carried the results */
     if (!has_tool_results(x->req.body)) {
-        tw_check_set_put(set, TW_CHK_CLT_07, TW_V_SKIP, -1, "the request hands no tool results back");
+        tw_check_set_put(set, TW_CHK_CLT_07, TW_V_SKIP, -1,
+                         "the request hands no tool results back");
         return;
     }
     const tw_check_result *bad = NULL;
@@ -389,10 +408,12 @@ static void judge_from_records(const tw_fx_exchange *x, const tw_mock_record *re
     if (bad)
         tw_check_set_put(set, TW_CHK_CLT_07, TW_V_FAIL, -1, "mock %s: %s", bad->id, bad->evidence);
     else if (judged)
-        tw_check_set_put(set, TW_CHK_CLT_07, TW_V_PASS, -1, "every tool result names its call (mock CLI-01/02, %zu request%s)",
-                         nrec, nrec == 1 ? "" : "s");
+        tw_check_set_put(set, TW_CHK_CLT_07, TW_V_PASS, -1,
+                         "every tool result names its call (mock CLI-01/02, %zu request%s)", nrec,
+                         nrec == 1 ? "" : "s");
     else
-        tw_check_set_put(set, TW_CHK_CLT_07, TW_V_SKIP, -1, "no request of the client reached the mock");
+        tw_check_set_put(set, TW_CHK_CLT_07, TW_V_SKIP, -1,
+                         "no request of the client reached the mock");
 }
 
 void tw_clients_judge(const tw_fx_exchange *x, const cJSON *out, const tw_mock_record *recs,
@@ -412,7 +433,8 @@ void tw_clients_judge(const tw_fx_exchange *x, const cJSON *out, const tw_mock_r
     }
     if (!want) {
         /* an error raised to the caller is the right answer */
-        tw_check_id id = has_stream_fault(x->faults) || !x->resp.stream ? TW_CHK_CLT_04 : TW_CHK_CLT_05;
+        tw_check_id id =
+            has_stream_fault(x->faults) || !x->resp.stream ? TW_CHK_CLT_04 : TW_CHK_CLT_05;
         tw_check_id other = id == TW_CHK_CLT_04 ? TW_CHK_CLT_05 : TW_CHK_CLT_04;
         /* the driver's own watchdog (error type DriverTimeout) is no raise: the
          * library neither returned nor raised, it hung */
@@ -425,8 +447,9 @@ void tw_clients_judge(const tw_fx_exchange *x, const cJSON *out, const tw_mock_r
             tw_buf_puts(&b, " (the library hung: neither an answer nor an error came back)");
         else if (!err)
             tw_buf_printf(&b, x->resp.stream ? " (the stream %s)" : " (%s)",
-                          has_stream_fault(x->faults) ? "was cut or damaged" : x->resp.stream ? "carried an error event"
-                                                                                             : "the answer is broken");
+                          has_stream_fault(x->faults) ? "was cut or damaged"
+                          : x->resp.stream            ? "carried an error event"
+                                                      : "the answer is broken");
         put_buf(set, id, err ? TW_V_PASS : TW_V_FAIL, &b);
         tw_check_set_put(set, other, TW_V_SKIP, -1, "not this fault");
         for (tw_check_id k = TW_CHK_CLT_01; k <= TW_CHK_CLT_03; k++)
@@ -438,19 +461,23 @@ void tw_clients_judge(const tw_fx_exchange *x, const cJSON *out, const tw_mock_r
         const char *wt = jstr(want, "thinking");
         if (err && may) {
             for (tw_check_id k = TW_CHK_CLT_01; k <= TW_CHK_CLT_03; k++)
-                tw_check_set_put(set, k, TW_V_SKIP, -1, "client %s (raising is right here too)", what.data);
+                tw_check_set_put(set, k, TW_V_SKIP, -1, "client %s (raising is right here too)",
+                                 what.data);
         } else if (err) {
             tw_buf_printf(&b, "client %s; right: ", what.data);
             calls_summary(&b, cJSON_GetObjectItemCaseSensitive(want, "tool_calls"));
             put_buf(set, TW_CHK_CLT_01, TW_V_FAIL, &b);
-            tw_check_set_put(set, TW_CHK_CLT_02, TW_V_FAIL, -1, "client %s; nothing handed on", what.data);
+            tw_check_set_put(set, TW_CHK_CLT_02, TW_V_FAIL, -1, "client %s; nothing handed on",
+                             what.data);
             if (wt && *wt)
-                tw_check_set_put(set, TW_CHK_CLT_03, TW_V_FAIL, -1, "client %s; the reasoning was lost", what.data);
+                tw_check_set_put(set, TW_CHK_CLT_03, TW_V_FAIL, -1,
+                                 "client %s; the reasoning was lost", what.data);
             else
                 tw_check_set_put(set, TW_CHK_CLT_03, TW_V_SKIP, -1, "the server sent no reasoning");
         } else {
             judge_calls(want, out, set);
-            judge_text(TW_CHK_CLT_02, "content", jstr(want, "content"), jstr(out, "content"), false, set);
+            judge_text(TW_CHK_CLT_02, "content", jstr(want, "content"), jstr(out, "content"), false,
+                       set);
             judge_text(TW_CHK_CLT_03, "reasoning", wt, jstr(out, "reasoning"), true, set);
         }
     }

@@ -171,4 +171,3 @@ tw_status tw_proc_run(const char *cmd, const char *arg, const char *input, size_
     }
     return TW_OK;
 }
-

@@ -110,7 +110,7 @@ const char *const *tw_profile_names(void)
 #define TW_X_PROFILE_NAME(ID, nm, set) nm,
         TW_MOCK_PROFILE_TABLE(TW_X_PROFILE_NAME)
 #undef TW_X_PROFILE_NAME
-        NULL};
+            NULL};
     return names;
 }
 

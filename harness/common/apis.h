@@ -25,13 +25,13 @@ enum {
 #define TW_X_API_BIT(ID, ...) TW_API_BIT_##ID,
     TW_API_TABLE(TW_X_API_BIT)
 #undef TW_X_API_BIT
-    TW_API_NKINDS
+        TW_API_NKINDS
 };
 enum {
 #define TW_X_API_SET(ID, ...) TW_APIS_##ID = 1u << TW_API_BIT_##ID,
     TW_API_TABLE(TW_X_API_SET)
 #undef TW_X_API_SET
-    TW_APIS_ANY = (1u << TW_API_NKINDS) - 1u
+        TW_APIS_ANY = (1u << TW_API_NKINDS) - 1u
 };
 
 /* The kind of a request path: the first row of the table whose path ends
@@ -55,7 +55,7 @@ typedef enum tw_profile {
 #define TW_X_PROFILE(ID, nm, apis) TW_PROFILE_##ID,
     TW_MOCK_PROFILE_TABLE(TW_X_PROFILE)
 #undef TW_X_PROFILE
-    TW_NPROFILES
+        TW_NPROFILES
 } tw_profile;
 
 /* NULL-terminated names of the profiles, in table order. */

@@ -18,12 +18,12 @@ typedef enum tw_verdict { TW_V_SKIP = 0, TW_V_PASS, TW_V_FAIL } tw_verdict;
 
 /* One entry of the catalog (check_ids.h). */
 typedef struct tw_check_def {
-    tw_check_id chk;    /* TW_CHK_OAI_R01 */
-    const char *id;     /* "OAI-R01"; never renumbered */
+    tw_check_id chk; /* TW_CHK_OAI_R01 */
+    const char *id;  /* "OAI-R01"; never renumbered */
     tw_severity sev;
     tw_check_family family;
-    bool client;        /* judges what a client sent or handed on (CLI-*, CLT-*) */
-    const char *rule;   /* one line */
+    bool client;      /* judges what a client sent or handed on (CLI-*, CLT-*) */
+    const char *rule; /* one line */
 } tw_check_def;
 
 /* The catalog, in report order: *n is TW_CHK_COUNT, entry i has chk == i. */

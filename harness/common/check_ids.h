@@ -173,42 +173,42 @@
 /* clang-format on */
 
 /* Gemini generateContent (checks_gemini.c), appended to the catalog. */
-#define TW_CHECK_CATALOG_GEMINI(X) \
-    X(GEM_01, "GEM-01", ERROR, GEMINI, \
-      "the body has candidates, each with content.parts an array of part objects") \
-    X(GEM_02, "GEM-02", ERROR, GEMINI, \
-      "every functionCall has a non-empty name and args a JSON object") \
-    X(GEM_03, "GEM-03", ERROR, GEMINI, \
-      "finishReason agrees with the content: STOP (or absent mid-stream) with calls, " \
-      "no MALFORMED_FUNCTION_CALL or UNEXPECTED_TOOL_CALL") \
-    X(GEM_04, "GEM-04", ERROR, GEMINI, \
-      "a stream is text/event-stream, each event a whole GenerateContentResponse, and it ends " \
-      "with a finishReason") \
-    X(GEM_05, "GEM-05", ERROR, GEMINI, \
-      "streamed partialArgs assemble into a JSON object and every willContinue is closed") \
-    X(GEM_06, "GEM-06", WARN, GEMINI, \
-      "a blocked prompt (promptFeedback.blockReason) is reported, not an empty answer") \
-    X(GEM_C01, "GEM-C01", ERROR, CLIENT, \
-      "Gemini requests: every functionResponse answers a functionCall of the model turn " \
-      "before it (by id, else by name), and every call of that turn is answered") \
-    X(GEM_C02, "GEM-C02", WARN, CLIENT, \
-      "Gemini requests: every thoughtSignature the model gave on a call comes back in " \
+#define TW_CHECK_CATALOG_GEMINI(X)                                                                 \
+    X(GEM_01, "GEM-01", ERROR, GEMINI,                                                             \
+      "the body has candidates, each with content.parts an array of part objects")                 \
+    X(GEM_02, "GEM-02", ERROR, GEMINI,                                                             \
+      "every functionCall has a non-empty name and args a JSON object")                            \
+    X(GEM_03, "GEM-03", ERROR, GEMINI,                                                             \
+      "finishReason agrees with the content: STOP (or absent mid-stream) with calls, "             \
+      "no MALFORMED_FUNCTION_CALL or UNEXPECTED_TOOL_CALL")                                        \
+    X(GEM_04, "GEM-04", ERROR, GEMINI,                                                             \
+      "a stream is text/event-stream, each event a whole GenerateContentResponse, and it ends "    \
+      "with a finishReason")                                                                       \
+    X(GEM_05, "GEM-05", ERROR, GEMINI,                                                             \
+      "streamed partialArgs assemble into a JSON object and every willContinue is closed")         \
+    X(GEM_06, "GEM-06", WARN, GEMINI,                                                              \
+      "a blocked prompt (promptFeedback.blockReason) is reported, not an empty answer")            \
+    X(GEM_C01, "GEM-C01", ERROR, CLIENT,                                                           \
+      "Gemini requests: every functionResponse answers a functionCall of the model turn "          \
+      "before it (by id, else by name), and every call of that turn is answered")                  \
+    X(GEM_C02, "GEM-C02", WARN, CLIENT,                                                            \
+      "Gemini requests: every thoughtSignature the model gave on a call comes back in "            \
       "the model turns sent back (a reference server signs every call turn)")
 
 /* Qwen3-Coder XML tool-call text (checks_text.c), appended to the catalog. */
-#define TW_CHECK_CATALOG_QWEN(X) \
-    X(QWX_01, "QWX-01", ERROR, TEXT, \
-      "the response's tool calls are the calls the qwen3-coder decoder reads from the model " \
-      "text: same names in order, arguments equal as JSON values (typed by the schema, " \
-      "strings kept as written)") \
-    X(QWX_02, "QWX-02", ERROR, TEXT, \
-      "no Qwen3-Coder XML tool-call markup (<function=, <parameter=, </parameter>, " \
+#define TW_CHECK_CATALOG_QWEN(X)                                                                   \
+    X(QWX_01, "QWX-01", ERROR, TEXT,                                                               \
+      "the response's tool calls are the calls the qwen3-coder decoder reads from the model "      \
+      "text: same names in order, arguments equal as JSON values (typed by the schema, "           \
+      "strings kept as written)")                                                                  \
+    X(QWX_02, "QWX-02", ERROR, TEXT,                                                               \
+      "no Qwen3-Coder XML tool-call markup (<function=, <parameter=, </parameter>, "               \
       "</function>) is left in content")
 
 /* Thinking signatures sent back (checks_client.c), appended to the catalog. */
-#define TW_CHECK_CATALOG_SIGN(X) \
-    X(CLI_10, "CLI-10", ERROR, CLIENT, \
-      "Anthropic requests: every thinking block sent back carries the signature its answer " \
+#define TW_CHECK_CATALOG_SIGN(X)                                                                   \
+    X(CLI_10, "CLI-10", ERROR, CLIENT,                                                             \
+      "Anthropic requests: every thinking block sent back carries the signature its answer "       \
       "gave, unchanged (redacted_thinking its data): none missing, altered or another vendor's")
 
 /* Who judges a check, and on what. */
@@ -229,12 +229,10 @@ typedef enum tw_check_family {
 /* One enumerator per catalog entry, in catalog order; TW_CHK_COUNT last. */
 typedef enum tw_check_id {
 #define TW_CHECK_ENUM_(name, id, sev, fam, rule) TW_CHK_##name,
-    TW_CHECK_CATALOG(TW_CHECK_ENUM_)
-    TW_CHECK_CATALOG_GEMINI(TW_CHECK_ENUM_)
-    TW_CHECK_CATALOG_QWEN(TW_CHECK_ENUM_)
-    TW_CHECK_CATALOG_SIGN(TW_CHECK_ENUM_)
+    TW_CHECK_CATALOG(TW_CHECK_ENUM_) TW_CHECK_CATALOG_GEMINI(TW_CHECK_ENUM_)
+        TW_CHECK_CATALOG_QWEN(TW_CHECK_ENUM_) TW_CHECK_CATALOG_SIGN(TW_CHECK_ENUM_)
 #undef TW_CHECK_ENUM_
-    TW_CHK_COUNT
+            TW_CHK_COUNT
 } tw_check_id;
 
 #endif

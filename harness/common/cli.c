@@ -31,7 +31,8 @@ int tw_cli_option_error(const char *cmd, const struct option *longopts, const ch
 }
 
 int tw_cli_unknown_format(const char *cmd, const char *what, const char *given,
-                          bool (*accept)(const char *name), const char *const *extra, size_t n_extra)
+                          bool (*accept)(const char *name), const char *const *extra,
+                          size_t n_extra)
 {
     const char *names[256];
     size_t n = tw_format_names(names, sizeof names / sizeof names[0], accept, extra, n_extra);
@@ -79,7 +80,8 @@ cJSON *tw_load_json_file(const char *path, size_t max_bytes, size_t max_depth, t
     if (tw_json_parse(buf, len, max_depth, &v, &e) != TW_OK) {
         size_t line, col;
         tw_line_col(buf, len, e.offset >= 0 ? (size_t)e.offset : 0, &line, &col);
-        tw_error_file(err, TW_ERR_PARSE, e.offset, path, "%s:%zu:%zu: %s", path, line, col, e.message);
+        tw_error_file(err, TW_ERR_PARSE, e.offset, path, "%s:%zu:%zu: %s", path, line, col,
+                      e.message);
         free(buf);
         return NULL;
     }
@@ -194,10 +196,11 @@ int tw_cli_encode_opt(const char *cmd, int c, char **argv, tw_encode_opts *o)
 
 /* ---- neutral JSON shape ---- */
 
-static const char *const neutral_request_keys[] = {"model", "messages", "tools", "tool_choice",
-                                                   "parallel_tool_calls", "options", NULL};
-static const char *const neutral_result_keys[] = {"content", "thinking", "thinking_signature", "tool_calls",
-                                                  "finish_reason", "errors", "warnings", NULL};
+static const char *const neutral_request_keys[] = {
+    "model", "messages", "tools", "tool_choice", "parallel_tool_calls", "options", NULL};
+static const char *const neutral_result_keys[] = {
+    "content",       "thinking", "thinking_signature", "tool_calls",
+    "finish_reason", "errors",   "warnings",           NULL};
 
 static bool key_in(const char *k, const char *const *keys)
 {
@@ -219,20 +222,21 @@ static void key_list(char *dst, size_t n, const char *const *keys)
     }
 }
 
-static const char *const neutral_call_keys[] = {"id", "name", "arguments", "args", "type",
-                                                "function", NULL};
-static const char *const neutral_function_keys[] = {"name", "arguments", "args", NULL};
-static const char *const neutral_message_keys[] = {"role", "content", "thinking", "reasoning_content",
-                                                   "thinking_signature", "tool_calls", "tool_call_id",
-                                                   "name", "is_error", NULL};
-static const char *const neutral_tool_keys[] = {"name", "description", "parameters", "input_schema",
+static const char *const neutral_call_keys[] = {"id",   "name",     "arguments", "args",
                                                 "type", "function", NULL};
+static const char *const neutral_function_keys[] = {"name", "arguments", "args", NULL};
+static const char *const neutral_message_keys[] = {
+    "role",       "content",      "thinking", "reasoning_content", "thinking_signature",
+    "tool_calls", "tool_call_id", "name",     "is_error",          NULL};
+static const char *const neutral_tool_keys[] = {"name", "description", "parameters", "input_schema",
+                                                "type", "function",    NULL};
 static const char *const neutral_tool_fn_keys[] = {"name", "description", "parameters", NULL};
 
 /* The first member of the object at jpath whose key is not in keys: "FILE:L:C:
  * JPATH.KEY: unknown key in WHAT (expected only: …)". */
-static bool nested_keys(const cJSON *obj, const char *jpath, const char *const *keys, const char *what,
-                        const char *buf, size_t len, const char *path, tw_error *err)
+static bool nested_keys(const cJSON *obj, const char *jpath, const char *const *keys,
+                        const char *what, const char *buf, size_t len, const char *path,
+                        tw_error *err)
 {
     if (!cJSON_IsObject(obj))
         return true; /* the reader says what is wrong with its type */
@@ -246,8 +250,9 @@ static bool nested_keys(const cJSON *obj, const char *jpath, const char *const *
             tw_json_locate(buf, len, kp, true, &line, &col);
         char list[200];
         key_list(list, sizeof list, keys);
-        tw_error_set(err, TW_ERR_PARSE, -1, NULL, "%s:%zu:%zu: %s: unknown key in %s (expected only: %s)", path, line, col,
-                 kp, what, list);
+        tw_error_set(err, TW_ERR_PARSE, -1, NULL,
+                     "%s:%zu:%zu: %s: unknown key in %s (expected only: %s)", path, line, col, kp,
+                     what, list);
         return false;
     }
     return true;
@@ -264,9 +269,8 @@ static bool calls_keys(const cJSON *arr, const char *jpath, const char *buf, siz
             return false;
         char fp[220];
         snprintf(fp, sizeof fp, "%s.function", cp);
-        if (cJSON_IsObject(c) &&
-            !nested_keys(tw_json_get(c, "function"), fp, neutral_function_keys, "a call's function",
-                         buf, len, path, err))
+        if (cJSON_IsObject(c) && !nested_keys(tw_json_get(c, "function"), fp, neutral_function_keys,
+                                              "a call's function", buf, len, path, err))
             return false;
     }
     return true;
@@ -286,8 +290,8 @@ tw_status tw_cli_fill_call_ids(const char *cmd, tw_message *m, const char *where
             return TW_ERR_NOMEM;
         free(c->id);
         c->id = id;
-        fprintf(stderr, "toolwire %s: warning: %stool_calls[%zu] has no id; wrote %s\n", cmd, where, i,
-                id);
+        fprintf(stderr, "toolwire %s: warning: %stool_calls[%zu] has no id; wrote %s\n", cmd, where,
+                i, id);
     }
     return TW_OK;
 }
@@ -310,8 +314,11 @@ bool tw_cli_neutral_shape(const cJSON *j, char want, const char *buf, size_t len
     bool req = want == 'q' || (want == 'n' && cJSON_IsObject(j) && tw_json_get(j, "messages"));
     const char *kind = req ? "request" : "result";
     if (!cJSON_IsObject(j)) {
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%s:1:1: expected a neutral %s, a JSON object, got %s", path, kind,
-                 cJSON_IsArray(j) ? "an array" : cJSON_IsString(j) ? "a string" : "a scalar");
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                     "%s:1:1: expected a neutral %s, a JSON object, got %s", path, kind,
+                     cJSON_IsArray(j)    ? "an array"
+                     : cJSON_IsString(j) ? "a string"
+                                         : "a scalar");
         return false;
     }
     const char *const *keys = req ? neutral_request_keys : neutral_result_keys;
@@ -325,10 +332,12 @@ bool tw_cli_neutral_shape(const cJSON *j, char want, const char *buf, size_t len
         char list[200];
         key_list(list, sizeof list, keys);
         bool other = key_in(m->string, req ? neutral_result_keys : neutral_request_keys);
-        tw_error_set(err, TW_ERR_PARSE, -1, NULL, "%s:%zu:%zu: unknown key '%.80s' in a neutral %s (expected only: %s)%s", path,
-                 line, col, m->string, kind, list,
-                 other ? (req ? "; it is a key of a neutral result" : "; it is a key of a neutral request")
-                       : "");
+        tw_error_set(err, TW_ERR_PARSE, -1, NULL,
+                     "%s:%zu:%zu: unknown key '%.80s' in a neutral %s (expected only: %s)%s", path,
+                     line, col, m->string, kind, list,
+                     other ? (req ? "; it is a key of a neutral result"
+                                  : "; it is a key of a neutral request")
+                           : "");
         return false;
     }
     /* the same inside: tool calls, messages, tools */
@@ -343,8 +352,7 @@ bool tw_cli_neutral_shape(const cJSON *j, char want, const char *buf, size_t len
             return false;
         char cp[80];
         snprintf(cp, sizeof cp, "%s.tool_calls", mp);
-        if (cJSON_IsObject(m) &&
-            !calls_keys(tw_json_get(m, "tool_calls"), cp, buf, len, path, err))
+        if (cJSON_IsObject(m) && !calls_keys(tw_json_get(m, "tool_calls"), cp, buf, len, path, err))
             return false;
     }
     const cJSON *tools = tw_json_get(j, "tools");

@@ -51,7 +51,8 @@ int tw_cli_usage_error(const char *cmd, const char *fmt, ...)
  * n_extra names of extra (names.h); returns TW_EXIT_USAGE.
  */
 int tw_cli_unknown_format(const char *cmd, const char *what, const char *given,
-                          bool (*accept)(const char *name), const char *const *extra, size_t n_extra);
+                          bool (*accept)(const char *name), const char *const *extra,
+                          size_t n_extra);
 
 /* Parse a size option ("123", "16M", "200K"); false on a bad value. */
 bool tw_parse_size(const char *s, size_t *out);
@@ -60,7 +61,6 @@ bool tw_cli_parse_long(const char *s, long lo, long hi, long *out);
 
 /* Load a JSON file with a line/column error message. */
 cJSON *tw_load_json_file(const char *path, size_t max_bytes, size_t max_depth, tw_error *err);
-
 
 /* Warnings on stderr as "toolwire CMD: warning: CODE: message", one line
  * each (control bytes become spaces), then a count of those not kept. */

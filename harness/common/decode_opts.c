@@ -4,7 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
-void tw_opts_holder_init(tw_opts_holder *h) { memset(h, 0, sizeof *h); }
+void tw_opts_holder_init(tw_opts_holder *h)
+{
+    memset(h, 0, sizeof *h);
+}
 
 void tw_opts_holder_free(tw_opts_holder *h)
 {

@@ -53,7 +53,8 @@ static tw_status read_path(const char *path, size_t max, bool head, char **data,
         tw_error_file(err, TW_ERR_LIMIT, -1, name, "'%s' is larger than %zu bytes", name, max);
         st = TW_ERR_LIMIT;
     } else if (st != TW_OK || failed) {
-        tw_error_file(err, st == TW_ERR_NOMEM ? TW_ERR_NOMEM : TW_ERR_IO, -1, name, "cannot read '%s'%s", name, st == TW_ERR_NOMEM ? ": out of memory" : "");
+        tw_error_file(err, st == TW_ERR_NOMEM ? TW_ERR_NOMEM : TW_ERR_IO, -1, name,
+                      "cannot read '%s'%s", name, st == TW_ERR_NOMEM ? ": out of memory" : "");
         if (st == TW_OK)
             st = TW_ERR_IO;
     }
@@ -162,8 +163,8 @@ void tw_safe_name(char *dst, size_t n, const char *src)
     size_t o = 0;
     for (; src && *src && o + 1 < n; src++) {
         char c = *src;
-        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-                  c == '_' || c == '.';
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '-' || c == '_' || c == '.';
         dst[o++] = ok ? c : '_';
     }
     if (o == 0 && n > 1)

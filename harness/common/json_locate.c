@@ -144,8 +144,8 @@ size_t tw_json_locate_off(const char *s, size_t len, const char *jpath, bool at_
     return best;
 }
 
-tw_status tw_json_locate(const char *buf, size_t len, const char *jpath, bool at_key,
-                         size_t *line, size_t *col)
+tw_status tw_json_locate(const char *buf, size_t len, const char *jpath, bool at_key, size_t *line,
+                         size_t *col)
 {
     size_t off = tw_json_locate_off(buf, len, jpath ? jpath : "", at_key);
     tw_line_col(buf, len, off, line, col);

@@ -20,7 +20,7 @@ size_t tw_json_locate_off(const char *s, size_t len, const char *jpath, bool at_
  * "" for the root) in the valid JSON text buf[0, len); with at_key, of the last
  * member's key. Where the path cannot be followed, the deepest value reached.
  */
-tw_status tw_json_locate(const char *buf, size_t len, const char *jpath, bool at_key,
-                         size_t *line, size_t *col);
+tw_status tw_json_locate(const char *buf, size_t len, const char *jpath, bool at_key, size_t *line,
+                         size_t *col);
 
 #endif

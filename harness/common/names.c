@@ -18,7 +18,8 @@ static size_t distance(const char *a, size_t la, const char *b, size_t lb)
         row[0] = i;
         for (size_t j = 1; j <= lb; j++) {
             size_t up = row[j];
-            size_t sub = diag + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
+            size_t sub =
+                diag + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
             size_t del = up + 1, ins = row[j - 1] + 1;
             row[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
             diag = up;

@@ -157,7 +157,8 @@ tw_status tw_out_write_file(const char *path, const char *data, size_t len, tw_e
     }
     int fd = mkstemp(tmp);
     if (fd < 0) {
-        tw_error_file(err, TW_ERR_IO, -1, path, "%s: cannot create a temporary file: %s", path, strerror(errno));
+        tw_error_file(err, TW_ERR_IO, -1, path, "%s: cannot create a temporary file: %s", path,
+                      strerror(errno));
         free(tmp);
         tw_buf_free(&clean);
         return TW_ERR_IO;
@@ -207,7 +208,8 @@ tw_status tw_out_file_open(tw_out_file *f, const char *path, tw_error *err)
     }
     f->fd = mkstemp(f->tmp);
     if (f->fd < 0) {
-        tw_error_file(err, TW_ERR_IO, -1, path, "%s: cannot create a temporary file: %s", path, strerror(errno));
+        tw_error_file(err, TW_ERR_IO, -1, path, "%s: cannot create a temporary file: %s", path,
+                      strerror(errno));
         out_file_release(f);
         return TW_ERR_IO;
     }
@@ -240,7 +242,8 @@ tw_status tw_out_file_write(tw_out_file *f, const char *p, size_t n)
     if (!f->held.len) {
         /* nothing held back: redact the piece where it lies */
         out_file_put(f, p, n, &hold);
-        if (f->st == TW_OK && hold && (f->st = tw_buf_append(&f->held, p + n - hold, hold)) != TW_OK)
+        if (f->st == TW_OK && hold &&
+            (f->st = tw_buf_append(&f->held, p + n - hold, hold)) != TW_OK)
             return f->st;
         return f->st;
     }
@@ -273,9 +276,11 @@ tw_status tw_out_file_commit(tw_out_file *f, tw_error *err)
     if (st != TW_OK) {
         unlink(f->tmp);
         if (st == TW_ERR_IO)
-            tw_error_file(err, TW_ERR_IO, -1, f->path, "%s: cannot write: %s", f->path, strerror(f->err ? f->err : EIO));
+            tw_error_file(err, TW_ERR_IO, -1, f->path, "%s: cannot write: %s", f->path,
+                          strerror(f->err ? f->err : EIO));
         else
-            tw_error_file(err, TW_ERR_IO, -1, f->path, "%s: cannot write: %s", f->path, tw_code_name(st));
+            tw_error_file(err, TW_ERR_IO, -1, f->path, "%s: cannot write: %s", f->path,
+                          tw_code_name(st));
     }
     out_file_release(f);
     return st;

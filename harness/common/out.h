@@ -71,10 +71,10 @@ tw_status tw_out_write_file(const char *path, const char *data, size_t len, tw_e
 typedef struct tw_out_file {
     char *path, *tmp; /* owned */
     int fd;
-    int err;          /* the first errno, or 0 */
-    tw_status st;     /* the first failure, or TW_OK */
-    tw_buf held;      /* written to us, not yet redacted */
-    tw_buf clean;     /* scratch for the redacted bytes */
+    int err;      /* the first errno, or 0 */
+    tw_status st; /* the first failure, or TW_OK */
+    tw_buf held;  /* written to us, not yet redacted */
+    tw_buf clean; /* scratch for the redacted bytes */
 } tw_out_file;
 
 tw_status tw_out_file_open(tw_out_file *f, const char *path, tw_error *err);

@@ -53,8 +53,8 @@ void tw_progress_fixture(tw_progress *p, const char *fixture, size_t exchanges, 
         tw_progress_item(p, p->who, fixture, exchanges, mismatches, seconds, note);
 }
 
-void tw_progress_item(tw_progress *p, const char *who, const char *fixture, size_t exchanges, size_t mismatches,
-                      double seconds, const char *note)
+void tw_progress_item(tw_progress *p, const char *who, const char *fixture, size_t exchanges,
+                      size_t mismatches, double seconds, const char *note)
 {
     if (!p)
         return;
@@ -63,23 +63,24 @@ void tw_progress_item(tw_progress *p, const char *who, const char *fixture, size
     if (p->tty)
         fprintf(stderr, "\r\033[K[%s] %zu/%zu %s", who, p->done, p->total, fixture);
     else if (note)
-        fprintf(stderr, "toolwire %s: [%zu/%zu] %s %s: %s\n", p->cmd, p->done, p->total, who, fixture,
-                note);
+        fprintf(stderr, "toolwire %s: [%zu/%zu] %s %s: %s\n", p->cmd, p->done, p->total, who,
+                fixture, note);
     else
-        fprintf(stderr, "toolwire %s: [%zu/%zu] %s %s: %zu exchange%s, %zu mismatch%s, %.1f s\n", p->cmd,
-                p->done, p->total, who, fixture, exchanges, exchanges == 1 ? "" : "s", mismatches,
-                mismatches == 1 ? "" : "es", seconds);
+        fprintf(stderr, "toolwire %s: [%zu/%zu] %s %s: %zu exchange%s, %zu mismatch%s, %.1f s\n",
+                p->cmd, p->done, p->total, who, fixture, exchanges, exchanges == 1 ? "" : "s",
+                mismatches, mismatches == 1 ? "" : "es", seconds);
     fflush(stderr);
     pthread_mutex_unlock(&p->mu);
 }
 
 void tw_progress_exchange(tw_progress *p, const char *fixture, size_t done, size_t total)
 {
-    if (!p || p->tty || total <= TW_PROGRESS_EVERY || done % TW_PROGRESS_EVERY != 0 || done == total)
+    if (!p || p->tty || total <= TW_PROGRESS_EVERY || done % TW_PROGRESS_EVERY != 0 ||
+        done == total)
         return;
     pthread_mutex_lock(&p->mu);
-    fprintf(stderr, "toolwire %s: [%zu/%zu] %s %s: %zu of %zu exchanges sent\n", p->cmd, p->done + 1,
-            p->total, p->who, fixture, done, total);
+    fprintf(stderr, "toolwire %s: [%zu/%zu] %s %s: %zu of %zu exchanges sent\n", p->cmd,
+            p->done + 1, p->total, p->who, fixture, done, total);
     fflush(stderr);
     pthread_mutex_unlock(&p->mu);
 }

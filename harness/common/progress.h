@@ -31,8 +31,8 @@ tw_progress *tw_progress_begin(const char *cmd, const char *who, size_t total, b
 void tw_progress_fixture(tw_progress *p, const char *fixture, size_t exchanges, size_t mismatches,
                          double seconds, const char *note);
 /* The same for a run over several names (clients: each line names its client). */
-void tw_progress_item(tw_progress *p, const char *who, const char *fixture, size_t exchanges, size_t mismatches,
-                      double seconds, const char *note);
+void tw_progress_item(tw_progress *p, const char *who, const char *fixture, size_t exchanges,
+                      size_t mismatches, double seconds, const char *note);
 /* Exchange `done` of `total` of a fixture sent: a line every TW_PROGRESS_EVERY. */
 void tw_progress_exchange(tw_progress *p, const char *fixture, size_t done, size_t total);
 /* The end: clears a terminal's line; frees p. */

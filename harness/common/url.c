@@ -86,7 +86,8 @@ char *tw_url_join(const char *base, const char *path)
 bool tw_url_base_ok(const char *url, const char *what, tw_error *err)
 {
     if (!url || (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)) {
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%s wants an http:// or https:// base URL", what);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%s wants an http:// or https:// base URL",
+                     what);
         return false;
     }
     url_parts p;
@@ -105,7 +106,8 @@ bool tw_url_base_ok(const char *url, const char *what, tw_error *err)
     if (!why)
         return true;
     char *shown = tw_url_shown(url);
-    tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%s: the URL %.300s %s", what, shown ? shown : "", why);
+    tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%s: the URL %.300s %s", what, shown ? shown : "",
+                 why);
     free(shown);
     return false;
 }
@@ -128,7 +130,8 @@ bool tw_url_param_secret(const char *name, size_t n)
         char ch = name[i];
         if (ch >= 'A' && ch <= 'Z') {
             if (o > 0 && k[o - 1] != '_' &&
-                ((name[i - 1] >= 'a' && name[i - 1] <= 'z') || (name[i - 1] >= '0' && name[i - 1] <= '9')))
+                ((name[i - 1] >= 'a' && name[i - 1] <= 'z') ||
+                 (name[i - 1] >= '0' && name[i - 1] <= '9')))
                 k[o++] = '_';
             k[o++] = (char)(ch - 'A' + 'a');
         } else {
@@ -153,8 +156,8 @@ bool tw_url_param_secret(const char *name, size_t n)
  * with its value's place [vstart, vend), whether it has a value ("name="
  * has an empty one) and whether its percent-decoded name is a credential's.
  * Stops at the first status that is not TW_OK. */
-typedef tw_status (*param_fn)(const char *u, size_t vstart, size_t vend, bool has_value, bool secret,
-                              void *user);
+typedef tw_status (*param_fn)(const char *u, size_t vstart, size_t vend, bool has_value,
+                              bool secret, void *user);
 
 static tw_status each_param(const char *u, size_t from, size_t to, param_fn fn, void *user)
 {
@@ -192,7 +195,8 @@ static tw_status learn_both(const char *s, size_t n)
     return st;
 }
 
-static tw_status learn_param(const char *u, size_t vs, size_t ve, bool has_value, bool secret, void *user)
+static tw_status learn_param(const char *u, size_t vs, size_t ve, bool has_value, bool secret,
+                             void *user)
 {
     (void)user;
     return has_value && secret && ve > vs ? learn_both(u + vs, ve - vs) : TW_OK;
@@ -246,7 +250,9 @@ tw_status tw_url_learn_secrets(const char *url)
                 memcpy(ui_c, ui, un);
                 memcpy(ui_c + un, ":", 2);
             }
-            dec = colon ? tw_pct_decode(ui, un, &dn) : ui_c ? tw_pct_decode(ui_c, un + 1, &dn) : NULL;
+            dec = colon  ? tw_pct_decode(ui, un, &dn)
+                  : ui_c ? tw_pct_decode(ui_c, un + 1, &dn)
+                         : NULL;
             free(ui_c);
         }
         char *b64 = dec ? base64(dec, dn) : NULL;
@@ -265,7 +271,8 @@ typedef struct shown_ctx {
     size_t done; /* url bytes written so far */
 } shown_ctx;
 
-static tw_status show_param(const char *u, size_t vs, size_t ve, bool has_value, bool secret, void *user)
+static tw_status show_param(const char *u, size_t vs, size_t ve, bool has_value, bool secret,
+                            void *user)
 {
     shown_ctx *c = user;
     if (!has_value || !secret || ve == vs)

@@ -35,8 +35,8 @@ char *tw_url_join(const char *base, const char *path);
 
 /*
  * Can url serve as a base? http:// or https://, a host, no fragment, no
- * byte below 0x21 or 0x7F, at most TW_URL_BASE_MAX bytes. On false err says why, naming the URL only in
- * its written form (tw_url_shown); `what` names the option ("--backend").
+ * byte below 0x21 or 0x7F, at most TW_URL_BASE_MAX bytes. On false err says why, naming the URL
+ * only in its written form (tw_url_shown); `what` names the option ("--backend").
  */
 bool tw_url_base_ok(const char *url, const char *what, tw_error *err);
 

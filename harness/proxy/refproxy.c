@@ -24,14 +24,19 @@ struct tw_refproxy {
     unsigned long count;
 };
 
-static bool fmt_ok(const char *f) { return strcmp(f, "anthropic") == 0 || strcmp(f, "openai") == 0; }
+static bool fmt_ok(const char *f)
+{
+    return strcmp(f, "anthropic") == 0 || strcmp(f, "openai") == 0;
+}
 
 bool tw_refproxy_spec_parse(const char *arg, char *from, size_t flen, char *to, size_t tlen,
                             tw_error *err)
 {
     const char *c = strchr(arg, ':');
     if (!c || (size_t)(c - arg) >= flen || strlen(c + 1) >= tlen) {
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--proxy wants FROM:TO (anthropic:openai or openai:anthropic), got '%.80s'", arg);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                     "--proxy wants FROM:TO (anthropic:openai or openai:anthropic), got '%.80s'",
+                     arg);
         return false;
     }
     memcpy(from, arg, (size_t)(c - arg));
@@ -41,11 +46,13 @@ bool tw_refproxy_spec_parse(const char *arg, char *from, size_t flen, char *to, 
     if (!fmt_ok(from) || !fmt_ok(to)) {
         tw_error e2 = {.offset = -1};
         tw_unknown_name_error(&e2, "--proxy format", fmt_ok(from) ? to : from, formats, 2);
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%s; --proxy wants anthropic:openai or openai:anthropic", e2.message);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                     "%s; --proxy wants anthropic:openai or openai:anthropic", e2.message);
         return false;
     }
     if (strcmp(from, to) == 0) {
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--proxy: '%.80s' is not anthropic:openai or openai:anthropic", arg);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                     "--proxy: '%.80s' is not anthropic:openai or openai:anthropic", arg);
         return false;
     }
     return true;
@@ -107,8 +114,9 @@ int tw_refproxy_translate_request(const char *from, const char *to, const char *
     tw_error we;
     tw_error_clear(&we);
     const char *w = we.message;
-    tw_status st = tw_transcode_read(strcmp(from, "anthropic") == 0 ? "anthropic-request" : "openai-request",
-                                     body, len, &d, &v, NULL, &we);
+    tw_status st =
+        tw_transcode_read(strcmp(from, "anthropic") == 0 ? "anthropic-request" : "openai-request",
+                          body, len, &d, &v, NULL, &we);
     if (st != TW_OK) {
         tw_error_set(err, TW_ERR_INVALID, -1, NULL, "the request does not decode: %s", w);
         return st == TW_ERR_LIMIT ? 413 : st == TW_ERR_NOMEM ? 500 : 400;
@@ -119,16 +127,20 @@ int tw_refproxy_translate_request(const char *from, const char *to, const char *
     memset(&eo, 0, sizeof eo);
     eo.limits = L;
     /* Anthropic allows parallel calls unless told otherwise */
-    eo.parallel_tool_calls = strcmp(from, "anthropic") == 0 && v.req.parallel_tool_calls < 0 ? 1 : -1;
+    eo.parallel_tool_calls =
+        strcmp(from, "anthropic") == 0 && v.req.parallel_tool_calls < 0 ? 1 : -1;
     tw_diag_list warn = {0};
     eo.warnings = &warn;
     if (st == TW_OK)
-        st = tw_transcode_write(&v, strcmp(to, "anthropic") == 0 ? "anthropic-request" : "openai-request",
-                                &eo, out, &we);
+        st = tw_transcode_write(
+            &v, strcmp(to, "anthropic") == 0 ? "anthropic-request" : "openai-request", &eo, out,
+            &we);
     tw_diag_list_free(&warn);
     tw_neutral_value_free(&v);
     if (st != TW_OK) {
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "the request cannot be written for the upstream: %s", w[0] ? w : tw_code_message(st));
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                     "the request cannot be written for the upstream: %s",
+                     w[0] ? w : tw_code_message(st));
         return st == TW_ERR_LIMIT ? 413 : st == TW_ERR_NOMEM ? 500 : 400;
     }
     return 0;
@@ -145,8 +157,9 @@ static void error_out(tw_api_kind kind, int status, const char *raw, tw_loop_rep
     r->status = status;
     r->ctype = "application/json";
     tw_buf_reset(&r->body);
-    const char *type = status == 404 ? "not_found_error" : status >= 500 ? "api_error"
-                                                                         : "invalid_request_error";
+    const char *type = status == 404   ? "not_found_error"
+                       : status >= 500 ? "api_error"
+                                       : "invalid_request_error";
     if (kind == TW_API_ANTHROPIC) {
         tw_buf_puts(&r->body, "{\"type\":\"error\",\"error\":{\"type\":");
         tw_json_write_str(&r->body, type, strlen(type), 0);
@@ -281,7 +294,10 @@ static void upstream_error_message(const tw_http_response *u, const tw_limits *L
     cJSON_Delete(j);
 }
 
-static bool client_left(void *reply) { return tw_loop_reply_abandoned(reply); }
+static bool client_left(void *reply)
+{
+    return tw_loop_reply_abandoned(reply);
+}
 
 static void handle(void *user, const char *method, const char *url, const char *header,
                    const char *body, size_t len, tw_loop_reply *reply)
@@ -295,15 +311,18 @@ static void handle(void *user, const char *method, const char *url, const char *
     pthread_mutex_unlock(&p->mu);
     size_t n = strcspn(url, "?#");
     const char *want = kind == TW_API_ANTHROPIC ? "/messages" : "/chat/completions";
-    if (strcmp(method, "POST") != 0 || n < strlen(want) || strncmp(url + n - strlen(want), want, strlen(want)) != 0) {
-        tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "this %s:%s proxy answers POST %s only", p->from, p->to, client_path(p->from));
+    if (strcmp(method, "POST") != 0 || n < strlen(want) ||
+        strncmp(url + n - strlen(want), want, strlen(want)) != 0) {
+        tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "this %s:%s proxy answers POST %s only",
+                     p->from, p->to, client_path(p->from));
         error_out(kind, 404, why.message, reply);
         goto log;
     }
     tw_buf req = {0};
     req.max = p->limits.max_output_bytes;
     bool stream = false;
-    int st = tw_refproxy_translate_request(p->from, p->to, body, len, &p->limits, &req, &stream, &why);
+    int st =
+        tw_refproxy_translate_request(p->from, p->to, body, len, &p->limits, &req, &stream, &why);
     if (st) {
         tw_buf_free(&req);
         error_out(kind, st, why.message, reply);
@@ -334,7 +353,8 @@ static void handle(void *user, const char *method, const char *url, const char *
         char *u = excerpt(shown ? shown : "", 200);
         free(shown);
         if (tw_loop_reply_abandoned(reply))
-            tw_error_set(&why, TW_ERR_IO, -1, NULL, "the client left (or the proxy is stopping) before upstream %s answered",
+            tw_error_set(&why, TW_ERR_IO, -1, NULL,
+                         "the client left (or the proxy is stopping) before upstream %s answered",
                          u ? u : "");
         else
             tw_error_set(&why, TW_ERR_IO, -1, NULL, "upstream %s: %s", u ? u : "", x ? x : "");
@@ -357,26 +377,30 @@ static void handle(void *user, const char *method, const char *url, const char *
     d.allow_unknown_tool = true;
     d.schema_warn = true;
     tw_result res;
-    tw_status ds = tw_decode_response(upath, stream, ur.body.data ? ur.body.data : "", ur.body.len, &d, &res);
+    tw_status ds =
+        tw_decode_response(upath, stream, ur.body.data ? ur.body.data : "", ur.body.len, &d, &res);
     tw_http_response_free(&ur);
     if (ds != TW_OK) {
-        tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "the upstream's answer does not decode as %s: %s",
-                 stream ? "a stream" : "a response", tw_code_message(ds));
+        tw_error_set(&why, TW_ERR_INVALID, -1, NULL,
+                     "the upstream's answer does not decode as %s: %s",
+                     stream ? "a stream" : "a response", tw_code_message(ds));
         error_out(kind, 502, why.message, reply);
         goto log;
     }
     if (res.errors.len) {
         /* what the decoder could not read is not passed on as if it were whole */
         char *x = excerpt(res.errors.items[0].message, 300);
-        tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "the upstream's answer does not decode cleanly: %s: %s",
-                 tw_code_name(res.errors.items[0].code), x ? x : "");
+        tw_error_set(&why, TW_ERR_INVALID, -1, NULL,
+                     "the upstream's answer does not decode cleanly: %s: %s",
+                     tw_code_name(res.errors.items[0].code), x ? x : "");
         free(x);
         tw_result_free(&res);
         error_out(kind, 502, why.message, reply);
         goto log;
     }
-    const char *enc = kind == TW_API_ANTHROPIC ? (stream ? "anthropic-stream" : "anthropic-response")
-                                  : (stream ? "openai-stream" : "openai-response");
+    const char *enc = kind == TW_API_ANTHROPIC
+                          ? (stream ? "anthropic-stream" : "anthropic-response")
+                          : (stream ? "openai-stream" : "openai-response");
     tw_encode_opts eo;
     memset(&eo, 0, sizeof eo);
     eo.limits = p->limits;
@@ -392,15 +416,16 @@ static void handle(void *user, const char *method, const char *url, const char *
     const tw_encoder_ops *e = tw_encoder_find(enc);
     reply->body.max = p->limits.max_output_bytes;
     tw_status es = !scrub_result(&res, p->limits.max_depth) ? TW_ERR_NOMEM
-                   : e                                       ? e->encode_result(&res, &eo, &reply->body)
-                                                             : TW_ERR_UNSUPPORTED;
+                   : e ? e->encode_result(&res, &eo, &reply->body)
+                       : TW_ERR_UNSUPPORTED;
     /* and the bytes themselves, for whatever else the answer repeats */
     if (es == TW_OK && !scrub_buf(&reply->body))
         es = TW_ERR_NOMEM;
     cJSON_Delete(j);
     tw_result_free(&res);
     if (es != TW_OK) {
-        tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "the %s encoder failed: %s", enc, tw_code_message(es));
+        tw_error_set(&why, TW_ERR_INVALID, -1, NULL, "the %s encoder failed: %s", enc,
+                     tw_code_message(es));
         error_out(kind, 500, why.message, reply);
         goto log;
     }
@@ -425,11 +450,13 @@ tw_status tw_refproxy_start(const tw_refproxy_opts *o, tw_refproxy **out, tw_err
 {
     *out = NULL;
     if (!o->from || !o->to || !fmt_ok(o->from) || !fmt_ok(o->to) || strcmp(o->from, o->to) == 0) {
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "the reference proxy translates anthropic:openai or openai:anthropic");
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                     "the reference proxy translates anthropic:openai or openai:anthropic");
         return TW_ERR_INVALID;
     }
     if (!o->upstream) {
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "the upstream must be an http:// or https:// URL");
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                     "the upstream must be an http:// or https:// URL");
         return TW_ERR_INVALID;
     }
     if (!tw_url_base_ok(o->upstream, "the upstream", err)) /* says why: scheme, host, length */
@@ -471,7 +498,10 @@ tw_status tw_refproxy_start(const tw_refproxy_opts *o, tw_refproxy **out, tw_err
     return TW_OK;
 }
 
-const char *tw_refproxy_url(const tw_refproxy *p) { return tw_loop_url(p->loop); }
+const char *tw_refproxy_url(const tw_refproxy *p)
+{
+    return tw_loop_url(p->loop);
+}
 
 unsigned long tw_refproxy_count(tw_refproxy *p)
 {

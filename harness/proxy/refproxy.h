@@ -27,21 +27,21 @@
 #include "toolwire/core.h"
 
 typedef struct tw_refproxy_opts {
-    const char *from;            /* "anthropic" or "openai": what clients speak */
-    const char *to;              /* "openai" or "anthropic": what the upstream speaks */
-    const char *upstream;        /* upstream base URL */
-    unsigned short port;         /* 0: any free port */
-    tw_limits limits;            /* request bodies, decoding, encoding */
-    tw_client_opts client;       /* timeouts, retries, key (base_url and abandon are set here) */
+    const char *from;      /* "anthropic" or "openai": what clients speak */
+    const char *to;        /* "openai" or "anthropic": what the upstream speaks */
+    const char *upstream;  /* upstream base URL */
+    unsigned short port;   /* 0: any free port */
+    tw_limits limits;      /* request bodies, decoding, encoding */
+    tw_client_opts client; /* timeouts, retries, key (base_url and abandon are set here) */
     /* the server, as `toolwire serve`'s (zero: serve's defaults, mock.h) */
-    unsigned max_connections;    /* open connections in all; 0: 4096 */
-    unsigned max_per_ip;         /* open connections from one address; 0: 128 */
-    unsigned threads;            /* event-loop threads; 0: 4 */
-    unsigned workers;            /* requests waiting on the upstream at once; 0: 16 */
+    unsigned max_connections;     /* open connections in all; 0: 4096 */
+    unsigned max_per_ip;          /* open connections from one address; 0: 128 */
+    unsigned threads;             /* event-loop threads; 0: 4 */
+    unsigned workers;             /* requests waiting on the upstream at once; 0: 16 */
     unsigned request_deadline_ms; /* a request must arrive whole within this; 0: 30000 */
-    size_t inflight_budget;      /* request body bytes held in all; 0: 64 MiB */
-    unsigned idle_timeout_s;     /* no-progress timeout of a connection; 0: 120 */
-    FILE *log;                   /* one line per request, or NULL */
+    size_t inflight_budget;       /* request body bytes held in all; 0: 64 MiB */
+    unsigned idle_timeout_s;      /* no-progress timeout of a connection; 0: 120 */
+    FILE *log;                    /* one line per request, or NULL */
 } tw_refproxy_opts;
 
 typedef struct tw_refproxy tw_refproxy;
@@ -62,6 +62,7 @@ void tw_refproxy_stop(tw_refproxy *p);
  * whether the client asked for a stream.
  */
 int tw_refproxy_translate_request(const char *from, const char *to, const char *body, size_t len,
-                                  const tw_limits *limits, tw_buf *out, bool *stream, tw_error *err);
+                                  const tw_limits *limits, tw_buf *out, bool *stream,
+                                  tw_error *err);
 
 #endif

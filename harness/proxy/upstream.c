@@ -56,8 +56,10 @@ bool tw_upstream_spec_parse(const char *arg, char *format, size_t flen, unsigned
     char *end = NULL;
     long p = at ? strtol(at + 1, &end, 10) : 0;
     if (!at || !at[1] || *end || p < 1 || p > 65535 || (size_t)(at - arg) >= flen) {
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--upstream wants FORMAT@PORT (FORMAT openai, anthropic or "
-                              "vllm-native; PORT 1..65535), got '%.100s'", arg);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                     "--upstream wants FORMAT@PORT (FORMAT openai, anthropic or "
+                     "vllm-native; PORT 1..65535), got '%.100s'",
+                     arg);
         return false;
     }
     memcpy(format, arg, (size_t)(at - arg));
@@ -96,8 +98,9 @@ static void error_reply(tw_api_kind kind, int status, const char *msg, tw_upstre
     rec->status = status;
     snprintf(rec->why, sizeof rec->why, "%s", msg);
     *ctype = "application/json";
-    const char *type = status == 404 ? "not_found_error" : status >= 500 ? "api_error"
-                                                                         : "invalid_request_error";
+    const char *type = status == 404   ? "not_found_error"
+                       : status >= 500 ? "api_error"
+                                       : "invalid_request_error";
     if (kind == TW_API_ANTHROPIC) {
         tw_buf_puts(out, "{\"type\":\"error\",\"error\":{\"type\":");
         tw_json_write_str(out, type, strlen(type), 0);
@@ -132,7 +135,9 @@ void tw_upstream_answer(const char *format, const char *path, const char *body, 
     memset(rec, 0, sizeof *rec);
     rec->step = -1;
     snprintf(rec->path, sizeof rec->path, "%s", path);
-    tw_api_kind kind = strcmp(format, "anthropic") == 0 ? TW_API_ANTHROPIC : strcmp(format, "openai") == 0 ? TW_API_OPENAI : TW_API_GENERATE;
+    tw_api_kind kind = strcmp(format, "anthropic") == 0 ? TW_API_ANTHROPIC
+                       : strcmp(format, "openai") == 0  ? TW_API_OPENAI
+                                                        : TW_API_GENERATE;
     if (!path_fits(format, path)) {
         char msg[300];
         snprintf(msg, sizeof msg, "this %s upstream answers POST %s only", format,
@@ -150,8 +155,9 @@ void tw_upstream_answer(const char *format, const char *path, const char *body, 
         return;
     }
     rec->stream = kind != TW_API_GENERATE && cJSON_IsTrue(tw_json_get(rec->body, "stream"));
-    const char *dec = kind == TW_API_ANTHROPIC ? "anthropic-request" : kind == TW_API_OPENAI ? "openai-request"
-                                                                      : "vllm-generate-request";
+    const char *dec = kind == TW_API_ANTHROPIC ? "anthropic-request"
+                      : kind == TW_API_OPENAI  ? "openai-request"
+                                               : "vllm-generate-request";
     tw_decode_opts dopts;
     memset(&dopts, 0, sizeof dopts);
     dopts.limits = L;
@@ -179,7 +185,8 @@ void tw_upstream_answer(const char *format, const char *path, const char *body, 
     if (st == TW_OK) {
         rec->step = ans.step;
         rec->reasoning = ans.reasoning;
-        rec->model_text = tw_strndup(ans.model_text.data ? ans.model_text.data : "", ans.model_text.len);
+        rec->model_text =
+            tw_strndup(ans.model_text.data ? ans.model_text.data : "", ans.model_text.len);
     }
     tw_script_answer_free(&ans);
     /* the answer itself: the script profile's reference answer for the endpoint */
@@ -258,8 +265,9 @@ tw_status tw_upstream_start(const tw_upstream_opts *o, tw_upstream **out, tw_err
 {
     *out = NULL;
     if (!tw_upstream_format_known(o->format)) {
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "unknown upstream format '%.40s' (openai, anthropic, vllm-native)",
-                 o->format ? o->format : "");
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                     "unknown upstream format '%.40s' (openai, anthropic, vllm-native)",
+                     o->format ? o->format : "");
         return TW_ERR_INVALID;
     }
     tw_upstream *u = calloc(1, sizeof *u);
@@ -289,8 +297,14 @@ tw_status tw_upstream_start(const tw_upstream_opts *o, tw_upstream **out, tw_err
     return TW_OK;
 }
 
-const char *tw_upstream_url(const tw_upstream *u) { return tw_loop_url(u->loop); }
-unsigned short tw_upstream_port(const tw_upstream *u) { return tw_loop_port(u->loop); }
+const char *tw_upstream_url(const tw_upstream *u)
+{
+    return tw_loop_url(u->loop);
+}
+unsigned short tw_upstream_port(const tw_upstream *u)
+{
+    return tw_loop_port(u->loop);
+}
 
 unsigned long tw_upstream_seq(tw_upstream *u)
 {

@@ -20,27 +20,27 @@
 #include "toolwire/neutral.h"
 
 typedef struct tw_upstream_opts {
-    const char *format;          /* "openai", "anthropic", "vllm-native" */
-    unsigned short port;         /* 0: any free port */
-    tw_limits limits;            /* request bodies (max_input_bytes), decoding, answers */
-    size_t max_records;          /* records kept until taken; 0: 4096 (the oldest go first) */
+    const char *format;  /* "openai", "anthropic", "vllm-native" */
+    unsigned short port; /* 0: any free port */
+    tw_limits limits;    /* request bodies (max_input_bytes), decoding, answers */
+    size_t max_records;  /* records kept until taken; 0: 4096 (the oldest go first) */
 } tw_upstream_opts;
 
 /* One request as it arrived at the upstream, and what the script answered. */
 typedef struct tw_upstream_record {
-    unsigned long seq;           /* 1, 2, … in arrival order */
+    unsigned long seq; /* 1, 2, … in arrival order */
     char path[128];
-    cJSON *body;                 /* the request body, NULL when it is not JSON */
-    bool decoded;                /* req holds the neutral request */
+    cJSON *body;  /* the request body, NULL when it is not JSON */
+    bool decoded; /* req holds the neutral request */
     tw_request req;
-    char why[256];               /* why the request was refused, "" when answered */
-    char *nonce;                 /* the directive's nonce, NULL without one */
-    int status;                  /* what the upstream answered */
+    char why[256]; /* why the request was refused, "" when answered */
+    char *nonce;   /* the directive's nonce, NULL without one */
+    int status;    /* what the upstream answered */
     bool stream;
-    char *model_text;            /* what the script wrote, NULL when not answered */
-    int step;                    /* the directive step used, -1 for the default policy */
-    bool reasoning;              /* the script wrote reasoning */
-    tw_check_set checks;         /* CLI-01..CLI-07 of the request */
+    char *model_text;    /* what the script wrote, NULL when not answered */
+    int step;            /* the directive step used, -1 for the default policy */
+    bool reasoning;      /* the script wrote reasoning */
+    tw_check_set checks; /* CLI-01..CLI-07 of the request */
 } tw_upstream_record;
 
 typedef struct tw_upstream tw_upstream;
@@ -68,7 +68,8 @@ unsigned short tw_upstream_port(const tw_upstream *u);
 /* The last sequence number handed out (0 before any request). */
 unsigned long tw_upstream_seq(tw_upstream *u);
 /* Move the records with seq > since out of the server (free with tw_upstream_records_free). */
-tw_status tw_upstream_take(tw_upstream *u, unsigned long since, tw_upstream_record **out, size_t *n);
+tw_status tw_upstream_take(tw_upstream *u, unsigned long since, tw_upstream_record **out,
+                           size_t *n);
 void tw_upstream_records_free(tw_upstream_record *r, size_t n);
 /* Records dropped because max_records were waiting. */
 unsigned long tw_upstream_dropped(tw_upstream *u);

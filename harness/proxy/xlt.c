@@ -128,28 +128,33 @@ int tw_xlt_reasoning_enabled(tw_api_kind kind, const cJSON *body, char *why, siz
     /* every setting docs/checks.md names, each read on its own */
     const char *tt = tw_json_get_str(tw_json_get(body, "thinking"), "type");
     if (tt && (strcmp(tt, "enabled") == 0 || strcmp(tt, "disabled") == 0))
-        setting(tt[0] == 'e', tt[0] == 'e' ? "thinking.type: enabled" : "thinking.type: disabled", &on, &off, why, n);
+        setting(tt[0] == 'e', tt[0] == 'e' ? "thinking.type: enabled" : "thinking.type: disabled",
+                &on, &off, why, n);
     if (kind == TW_API_OPENAI) {
         const cJSON *e = tw_json_get(body, "reasoning_effort");
         if (cJSON_IsString(e))
-            setting(effort_on(e), effort_on(e) ? "reasoning_effort on" : "reasoning_effort none/minimal", &on, &off,
-                    why, n);
+            setting(effort_on(e),
+                    effort_on(e) ? "reasoning_effort on" : "reasoning_effort none/minimal", &on,
+                    &off, why, n);
         const cJSON *r = tw_json_get(body, "reasoning");
         if (cJSON_IsObject(r)) {
             const cJSON *en = tw_json_get(r, "enabled"), *re = tw_json_get(r, "effort");
             if (cJSON_IsBool(en))
-                setting(cJSON_IsTrue(en), cJSON_IsTrue(en) ? "reasoning.enabled: true" : "reasoning.enabled: false",
+                setting(cJSON_IsTrue(en),
+                        cJSON_IsTrue(en) ? "reasoning.enabled: true" : "reasoning.enabled: false",
                         &on, &off, why, n);
             if (cJSON_IsString(re))
-                setting(effort_on(re), effort_on(re) ? "reasoning.effort on" : "reasoning.effort none/minimal", &on,
-                        &off, why, n);
+                setting(effort_on(re),
+                        effort_on(re) ? "reasoning.effort on" : "reasoning.effort none/minimal",
+                        &on, &off, why, n);
             if (!cJSON_IsBool(en) && !cJSON_IsString(re))
                 setting(1, "a reasoning object", &on, &off, why, n);
         }
         const cJSON *et = tw_json_get(tw_json_get(body, "chat_template_kwargs"), "enable_thinking");
         if (cJSON_IsBool(et))
-            setting(cJSON_IsTrue(et), cJSON_IsTrue(et) ? "chat_template_kwargs.enable_thinking: true"
-                                                       : "chat_template_kwargs.enable_thinking: false",
+            setting(cJSON_IsTrue(et),
+                    cJSON_IsTrue(et) ? "chat_template_kwargs.enable_thinking: true"
+                                     : "chat_template_kwargs.enable_thinking: false",
                     &on, &off, why, n);
     }
     if (on && off)
@@ -182,25 +187,28 @@ static void xlt_tools(const tw_request *s, const tw_request *a, tw_check_set *ou
         if (!u || strcmp(u->name ? u->name : "", t->name ? t->name : "") != 0) {
             const tw_tool *any = tw_tools_find(a->tools, a->ntools, t->name ? t->name : "");
             if (!any) {
-                tw_check_set_put(out, TW_CHK_XLT_02, TW_V_FAIL, -1, REQ "tool %.64s was sent, not forwarded (%zu of %zu arrived)",
+                tw_check_set_put(out, TW_CHK_XLT_02, TW_V_FAIL, -1,
+                                 REQ "tool %.64s was sent, not forwarded (%zu of %zu arrived)",
                                  t->name ? t->name : "", a->ntools, s->ntools);
                 return;
             }
             if (!u) {
                 u = any;
             } else {
-                tw_check_set_put(out, TW_CHK_XLT_02, TW_V_FAIL, -1, REQ "tools[%zu] is %.64s, sent %.64s (order changed)", i,
+                tw_check_set_put(out, TW_CHK_XLT_02, TW_V_FAIL, -1,
+                                 REQ "tools[%zu] is %.64s, sent %.64s (order changed)", i,
                                  u->name ? u->name : "", t->name ? t->name : "");
                 return;
             }
         }
-        const char *d1 = t->description ? t->description : "", *d2 = u->description ? u->description : "";
+        const char *d1 = t->description ? t->description : "",
+                   *d2 = u->description ? u->description : "";
         if (strcmp(d1, d2) != 0) {
             char e1[80], e2[80];
             excerpt(e1, sizeof e1, d1, strlen(d1));
             excerpt(e2, sizeof e2, d2, strlen(d2));
-            tw_check_set_put(out, TW_CHK_XLT_02, TW_V_FAIL, -1, REQ "tool %.64s: description sent %s, arrived %s",
-                             t->name, e1, e2);
+            tw_check_set_put(out, TW_CHK_XLT_02, TW_V_FAIL, -1,
+                             REQ "tool %.64s: description sent %s, arrived %s", t->name, e1, e2);
             return;
         }
         if (!tw_json_equal(t->parameters, u->parameters)) {
@@ -210,19 +218,21 @@ static void xlt_tools(const tw_request *s, const tw_request *a, tw_check_set *ou
                 snprintf(where, sizeof where, " (%s)", t->parameters ? "lost" : "added");
             else
                 json_where(t->parameters, u->parameters, where, sizeof where, &budget);
-            tw_check_set_put(out, TW_CHK_XLT_02, TW_V_FAIL, -1, REQ "tool %.64s: parameters schema differs at %s",
-                             t->name, where[0] ? where : "/");
+            tw_check_set_put(out, TW_CHK_XLT_02, TW_V_FAIL, -1,
+                             REQ "tool %.64s: parameters schema differs at %s", t->name,
+                             where[0] ? where : "/");
             return;
         }
     }
     if (a->ntools > s->ntools) {
-        tw_check_set_put(out, TW_CHK_XLT_02, TW_V_FAIL, -1, REQ "%zu tool(s) arrived, %zu sent (tools[%zu] %.64s added)",
-                         a->ntools, s->ntools, s->ntools,
+        tw_check_set_put(out, TW_CHK_XLT_02, TW_V_FAIL, -1,
+                         REQ "%zu tool(s) arrived, %zu sent (tools[%zu] %.64s added)", a->ntools,
+                         s->ntools, s->ntools,
                          a->tools[s->ntools].name ? a->tools[s->ntools].name : "");
         return;
     }
-    tw_check_set_put(out, TW_CHK_XLT_02, TW_V_PASS, -1, REQ "%zu tool(s) with names, descriptions and schemas intact",
-                     s->ntools);
+    tw_check_set_put(out, TW_CHK_XLT_02, TW_V_PASS, -1,
+                     REQ "%zu tool(s) with names, descriptions and schemas intact", s->ntools);
 }
 
 /* Messages other than tool results, with their text (XLT-03). */
@@ -237,13 +247,15 @@ static void xlt_messages(const tw_request *s, const tw_request *a, tw_check_set 
         /* an assistant message that carries only calls may merge or split: compare text only */
         while (i < s->nmessages && j < a->nmessages && s->messages[i].role == TW_ROLE_ASSISTANT &&
                a->messages[j].role == TW_ROLE_ASSISTANT && !s->messages[i].content.len &&
-               !a->messages[j].content.len && (i + 1 < s->nmessages && s->messages[i + 1].role == TW_ROLE_ASSISTANT))
+               !a->messages[j].content.len &&
+               (i + 1 < s->nmessages && s->messages[i + 1].role == TW_ROLE_ASSISTANT))
             i++;
         if (i >= s->nmessages || j >= a->nmessages)
             break;
         const tw_message *m = &s->messages[i], *u = &a->messages[j];
         if (m->role != u->role) {
-            tw_check_set_put(out, TW_CHK_XLT_03, TW_V_FAIL, -1, REQ "message %zu: sent role %s, arrived role %s", n,
+            tw_check_set_put(out, TW_CHK_XLT_03, TW_V_FAIL, -1,
+                             REQ "message %zu: sent role %s, arrived role %s", n,
                              tw_role_name(m->role), tw_role_name(u->role));
             return;
         }
@@ -251,7 +263,8 @@ static void xlt_messages(const tw_request *s, const tw_request *a, tw_check_set 
             char e1[80], e2[80];
             excerpt(e1, sizeof e1, m->content.data, m->content.len);
             excerpt(e2, sizeof e2, u->content.data, u->content.len);
-            tw_check_set_put(out, TW_CHK_XLT_03, TW_V_FAIL, -1, REQ "%s message %zu: text sent %s (%zu bytes), arrived %s (%zu bytes)",
+            tw_check_set_put(out, TW_CHK_XLT_03, TW_V_FAIL, -1,
+                             REQ "%s message %zu: text sent %s (%zu bytes), arrived %s (%zu bytes)",
                              tw_role_name(m->role), n, e1, m->content.len, e2, u->content.len);
             return;
         }
@@ -259,11 +272,13 @@ static void xlt_messages(const tw_request *s, const tw_request *a, tw_check_set 
     }
     if (i < s->nmessages || j < a->nmessages) {
         const tw_message *x = i < s->nmessages ? &s->messages[i] : &a->messages[j];
-        tw_check_set_put(out, TW_CHK_XLT_03, TW_V_FAIL, -1, REQ "%s message %zu %s", tw_role_name(x->role), n,
+        tw_check_set_put(out, TW_CHK_XLT_03, TW_V_FAIL, -1, REQ "%s message %zu %s",
+                         tw_role_name(x->role), n,
                          i < s->nmessages ? "was sent, not forwarded" : "arrived, never sent");
         return;
     }
-    tw_check_set_put(out, TW_CHK_XLT_03, TW_V_PASS, -1, REQ "%zu message(s) with roles and text intact", n);
+    tw_check_set_put(out, TW_CHK_XLT_03, TW_V_PASS, -1,
+                     REQ "%zu message(s) with roles and text intact", n);
 }
 
 /* Tool calls of the history and their results (XLT-04). */
@@ -281,22 +296,26 @@ static void xlt_calls(const tw_request *s, const tw_request *a, tw_check_set *ou
         ares += a->messages[j].role == TW_ROLE_TOOL;
     }
     if (!ncalls && !nres && !acalls && !ares) {
-        tw_check_set_put(out, TW_CHK_XLT_04, TW_V_SKIP, -1, REQ "no tool calls or results in the history");
+        tw_check_set_put(out, TW_CHK_XLT_04, TW_V_SKIP, -1,
+                         REQ "no tool calls or results in the history");
         return;
     }
     if (ncalls != acalls || nres != ares) {
-        tw_check_set_put(out, TW_CHK_XLT_04, TW_V_FAIL, -1, REQ "sent %zu call(s) and %zu result(s), arrived %zu and %zu",
-                         ncalls, nres, acalls, ares);
+        tw_check_set_put(out, TW_CHK_XLT_04, TW_V_FAIL, -1,
+                         REQ "sent %zu call(s) and %zu result(s), arrived %zu and %zu", ncalls,
+                         nres, acalls, ares);
         return;
     }
     /* walk both histories call by call and result by result, in order */
     size_t i = 0, j = 0, k = 0;
     while (1) {
-        while (i < s->nmessages && !(s->messages[i].role == TW_ROLE_ASSISTANT && ci < s->messages[i].ncalls)) {
+        while (i < s->nmessages &&
+               !(s->messages[i].role == TW_ROLE_ASSISTANT && ci < s->messages[i].ncalls)) {
             i++;
             ci = 0;
         }
-        while (j < a->nmessages && !(a->messages[j].role == TW_ROLE_ASSISTANT && cj < a->messages[j].ncalls)) {
+        while (j < a->nmessages &&
+               !(a->messages[j].role == TW_ROLE_ASSISTANT && cj < a->messages[j].ncalls)) {
             j++;
             cj = 0;
         }
@@ -304,7 +323,8 @@ static void xlt_calls(const tw_request *s, const tw_request *a, tw_check_set *ou
             break;
         const tw_call *x = &s->messages[i].calls[ci++], *y = &a->messages[j].calls[cj++];
         if (strcmp(x->name ? x->name : "", y->name ? y->name : "") != 0) {
-            tw_check_set_put(out, TW_CHK_XLT_04, TW_V_FAIL, -1, REQ "history call %zu: sent %.64s, arrived %.64s", k,
+            tw_check_set_put(out, TW_CHK_XLT_04, TW_V_FAIL, -1,
+                             REQ "history call %zu: sent %.64s, arrived %.64s", k,
                              x->name ? x->name : "", y->name ? y->name : "");
             return;
         }
@@ -312,7 +332,8 @@ static void xlt_calls(const tw_request *s, const tw_request *a, tw_check_set *ou
             char where[200] = "";
             long budget = WHERE_BUDGET;
             json_where(x->arguments, y->arguments, where, sizeof where, &budget);
-            tw_check_set_put(out, TW_CHK_XLT_04, TW_V_FAIL, -1, REQ "history call %zu (%.64s): arguments differ at %s", k,
+            tw_check_set_put(out, TW_CHK_XLT_04, TW_V_FAIL, -1,
+                             REQ "history call %zu (%.64s): arguments differ at %s", k,
                              x->name ? x->name : "", where[0] ? where : "/");
             return;
         }
@@ -327,9 +348,10 @@ static void xlt_calls(const tw_request *s, const tw_request *a, tw_check_set *ou
                 strcmp(a->messages[m].tool_call_id, y->id) == 0)
                 ry = &a->messages[m];
         if (rx && !ry) {
-            tw_check_set_put(out, TW_CHK_XLT_04, TW_V_FAIL, -1,
-                             REQ "history call %zu (%.64s, id %.64s upstream): no tool result carries its id", k,
-                             y->name ? y->name : "", y->id ? y->id : "(none)");
+            tw_check_set_put(
+                out, TW_CHK_XLT_04, TW_V_FAIL, -1,
+                REQ "history call %zu (%.64s, id %.64s upstream): no tool result carries its id", k,
+                y->name ? y->name : "", y->id ? y->id : "(none)");
             return;
         }
         if (rx && ry) {
@@ -337,12 +359,14 @@ static void xlt_calls(const tw_request *s, const tw_request *a, tw_check_set *ou
                 char e1[80], e2[80];
                 excerpt(e1, sizeof e1, rx->content.data, rx->content.len);
                 excerpt(e2, sizeof e2, ry->content.data, ry->content.len);
-                tw_check_set_put(out, TW_CHK_XLT_04, TW_V_FAIL, -1, REQ "result of call %zu (%.64s): sent %s, arrived %s", k,
+                tw_check_set_put(out, TW_CHK_XLT_04, TW_V_FAIL, -1,
+                                 REQ "result of call %zu (%.64s): sent %s, arrived %s", k,
                                  x->name ? x->name : "", e1, e2);
                 return;
             }
             if (rx->is_error != ry->is_error) {
-                tw_check_set_put(out, TW_CHK_XLT_04, TW_V_FAIL, -1, REQ "result of call %zu (%.64s): error flag sent %s, arrived %s",
+                tw_check_set_put(out, TW_CHK_XLT_04, TW_V_FAIL, -1,
+                                 REQ "result of call %zu (%.64s): error flag sent %s, arrived %s",
                                  k, x->name ? x->name : "", rx->is_error ? "true" : "false",
                                  ry->is_error ? "true" : "false");
                 return;
@@ -350,7 +374,8 @@ static void xlt_calls(const tw_request *s, const tw_request *a, tw_check_set *ou
         }
         k++;
     }
-    tw_check_set_put(out, TW_CHK_XLT_04, TW_V_PASS, -1, REQ "%zu history call(s) and %zu result(s) intact, results paired by id",
+    tw_check_set_put(out, TW_CHK_XLT_04, TW_V_PASS, -1,
+                     REQ "%zu history call(s) and %zu result(s) intact, results paired by id",
                      ncalls, nres);
 }
 
@@ -364,10 +389,11 @@ static void xlt_choice(const tw_request *s, const tw_request *a, tw_check_set *o
     tw_choice ca = a->choice == TW_CHOICE_UNSET ? TW_CHOICE_AUTO : a->choice;
     if (cs != ca || (cs == TW_CHOICE_NAMED && strcmp(s->choice_name ? s->choice_name : "",
                                                      a->choice_name ? a->choice_name : "") != 0)) {
-        tw_check_set_put(out, TW_CHK_XLT_05, TW_V_FAIL, -1, REQ "tool_choice sent %s%s%.64s, arrived %s%s%.64s",
+        tw_check_set_put(out, TW_CHK_XLT_05, TW_V_FAIL, -1,
+                         REQ "tool_choice sent %s%s%.64s, arrived %s%s%.64s",
                          choice_name(s->choice), cs == TW_CHOICE_NAMED ? " " : "",
-                         cs == TW_CHOICE_NAMED && s->choice_name ? s->choice_name : "", choice_name(a->choice),
-                         ca == TW_CHOICE_NAMED ? " " : "",
+                         cs == TW_CHOICE_NAMED && s->choice_name ? s->choice_name : "",
+                         choice_name(a->choice), ca == TW_CHOICE_NAMED ? " " : "",
                          ca == TW_CHOICE_NAMED && a->choice_name ? a->choice_name : "");
         return;
     }
@@ -375,17 +401,23 @@ static void xlt_choice(const tw_request *s, const tw_request *a, tw_check_set *o
      * reads as both APIs' default: parallel calls allowed */
     int ps = s->parallel_tool_calls != 0, pa = a->parallel_tool_calls != 0;
     if (cs != TW_CHOICE_NONE && ps != pa) {
-        tw_check_set_put(out, TW_CHK_XLT_05, TW_V_FAIL, -1, REQ "parallel tool calls sent %s, arrived %s",
-                         s->parallel_tool_calls < 0 ? "unset (allowed)" : ps ? "allowed" : "disabled",
-                         a->parallel_tool_calls < 0 ? "unset (allowed)" : pa ? "allowed" : "disabled");
+        tw_check_set_put(out, TW_CHK_XLT_05, TW_V_FAIL, -1,
+                         REQ "parallel tool calls sent %s, arrived %s",
+                         s->parallel_tool_calls < 0 ? "unset (allowed)"
+                         : ps                       ? "allowed"
+                                                    : "disabled",
+                         a->parallel_tool_calls < 0 ? "unset (allowed)"
+                         : pa                       ? "allowed"
+                                                    : "disabled");
         return;
     }
-    tw_check_set_put(out, TW_CHK_XLT_05, TW_V_PASS, -1, REQ "tool_choice %s%s%.64s", choice_name(cs),
-                     cs == TW_CHOICE_NAMED ? " " : "", cs == TW_CHOICE_NAMED && s->choice_name ? s->choice_name : "");
+    tw_check_set_put(out, TW_CHK_XLT_05, TW_V_PASS, -1, REQ "tool_choice %s%s%.64s",
+                     choice_name(cs), cs == TW_CHOICE_NAMED ? " " : "",
+                     cs == TW_CHOICE_NAMED && s->choice_name ? s->choice_name : "");
 }
 
-static void xlt_reasoning(const cJSON *sent_body, tw_api_kind sent_kind, const tw_upstream_record *r,
-                          tw_check_set *out)
+static void xlt_reasoning(const cJSON *sent_body, tw_api_kind sent_kind,
+                          const tw_upstream_record *r, tw_check_set *out)
 {
     tw_api_kind akind = tw_path_kind(r->path);
     char ws[240], wa[240];
@@ -398,16 +430,19 @@ static void xlt_reasoning(const cJSON *sent_body, tw_api_kind sent_kind, const t
     }
     /* settings that contradict each other on one side are reported, not read as one of them */
     if (s == 2 || a == 2) {
-        tw_check_set_put(out, TW_CHK_XLT_06, TW_V_FAIL, -1, REQ "reasoning settings conflict %s: %s",
+        tw_check_set_put(out, TW_CHK_XLT_06, TW_V_FAIL, -1,
+                         REQ "reasoning settings conflict %s: %s",
                          a == 2 ? "upstream" : "in the sent request", a == 2 ? wa : ws);
         return;
     }
     if (s != a) {
-        tw_check_set_put(out, TW_CHK_XLT_06, TW_V_FAIL, -1, REQ "reasoning %s in the sent request, %s upstream",
+        tw_check_set_put(out, TW_CHK_XLT_06, TW_V_FAIL, -1,
+                         REQ "reasoning %s in the sent request, %s upstream",
                          s ? "enabled" : "not enabled", a ? "enabled" : "not enabled");
         return;
     }
-    tw_check_set_put(out, TW_CHK_XLT_06, TW_V_PASS, -1, REQ "reasoning %s on both sides", s ? "enabled" : "not enabled");
+    tw_check_set_put(out, TW_CHK_XLT_06, TW_V_PASS, -1, REQ "reasoning %s on both sides",
+                     s ? "enabled" : "not enabled");
 }
 
 void tw_xlt_request(const tw_request *sent, const cJSON *sent_body, tw_api_kind sent_kind,
@@ -417,25 +452,29 @@ void tw_xlt_request(const tw_request *sent, const cJSON *sent_body, tw_api_kind 
     if (!arrived) {
         if (nonce)
             tw_check_set_put(out, TW_CHK_XLT_01, TW_V_FAIL, -1,
-                             REQ "none carrying nonce %.80s arrived (%zu other upstream request(s))", nonce,
-                             narrived);
+                             REQ
+                             "none carrying nonce %.80s arrived (%zu other upstream request(s))",
+                             nonce, narrived);
         else
             tw_check_set_put(out, TW_CHK_XLT_01, TW_V_FAIL, -1,
-                             REQ "none arrived during the exchange (%zu upstream request(s))", narrived);
+                             REQ "none arrived during the exchange (%zu upstream request(s))",
+                             narrived);
         tw_xlt_skip(out, "nothing arrived upstream to compare (XLT-01)");
         return;
     }
     if (!arrived->decoded) {
-        tw_check_set_put(out, TW_CHK_XLT_01, TW_V_FAIL, -1, REQ "%s %.200s: %.200s", "arrived at", arrived->path,
-                         arrived->why);
+        tw_check_set_put(out, TW_CHK_XLT_01, TW_V_FAIL, -1, REQ "%s %.200s: %.200s", "arrived at",
+                         arrived->path, arrived->why);
         tw_xlt_skip(out, "the upstream request did not decode (XLT-01)");
         return;
     }
-    tw_check_set_put(out, TW_CHK_XLT_01, TW_V_PASS, -1, REQ "arrived at %.100s%s%.80s (%zu upstream request(s))",
-                     arrived->path, nonce ? " with nonce " : "", nonce ? nonce : "", narrived);
+    tw_check_set_put(out, TW_CHK_XLT_01, TW_V_PASS, -1,
+                     REQ "arrived at %.100s%s%.80s (%zu upstream request(s))", arrived->path,
+                     nonce ? " with nonce " : "", nonce ? nonce : "", narrived);
     if (!sent) {
         for (size_t i = 1; i < 6; i++)
-            tw_check_set_put(out, XLT_IDS[i], TW_V_SKIP, -1, REQ "the sent request does not decode");
+            tw_check_set_put(out, XLT_IDS[i], TW_V_SKIP, -1,
+                             REQ "the sent request does not decode");
         return;
     }
     xlt_tools(sent, &arrived->req, out);
@@ -466,7 +505,8 @@ static const char *client_finish(const char *norm, tw_api_kind kind)
 {
     if (kind != TW_API_ANTHROPIC)
         return norm;
-    static const char *const map[][2] = {{"tool_calls", "tool_use"}, {"stop", "end_turn"}, {"length", "max_tokens"}};
+    static const char *const map[][2] = {
+        {"tool_calls", "tool_use"}, {"stop", "end_turn"}, {"length", "max_tokens"}};
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (strcmp(norm, map[i][0]) == 0)
             return map[i][1];
@@ -480,11 +520,13 @@ void tw_xlt_answer(const tw_upstream_record *arrived, const char *client_path, b
     if (!arrived || !arrived->model_text || arrived->status != 200) {
         for (size_t i = 6; i < NXLT; i++)
             tw_check_set_put(out, XLT_IDS[i], TW_V_SKIP, -1, ANS "%s",
-                             arrived ? "the upstream answered no script text" : "nothing arrived upstream");
+                             arrived ? "the upstream answered no script text"
+                                     : "nothing arrived upstream");
         return;
     }
     if (status < 200 || status >= 300) {
-        tw_check_set_put(out, TW_CHK_XLT_07, TW_V_FAIL, -1, ANS "HTTP %d where the upstream answered 200", status);
+        tw_check_set_put(out, TW_CHK_XLT_07, TW_V_FAIL, -1,
+                         ANS "HTTP %d where the upstream answered 200", status);
         for (size_t i = 7; i < NXLT; i++)
             tw_check_set_put(out, XLT_IDS[i], TW_V_SKIP, -1, ANS "no answer to compare (XLT-07)");
         return;
@@ -504,14 +546,15 @@ void tw_xlt_answer(const tw_upstream_record *arrived, const char *client_path, b
                      : TW_ERR_UNSUPPORTED;
     if (st != TW_OK) {
         for (size_t i = 6; i < NXLT; i++)
-            tw_check_set_put(out, XLT_IDS[i], TW_V_SKIP, -1, ANS "the script's text does not decode: %s",
-                             tw_code_message(st));
+            tw_check_set_put(out, XLT_IDS[i], TW_V_SKIP, -1,
+                             ANS "the script's text does not decode: %s", tw_code_message(st));
         return;
     }
     st = tw_decode_response(client_path, stream, body, len, &o, &got);
     if (st != TW_OK) {
-        tw_check_set_put(out, TW_CHK_XLT_07, TW_V_FAIL, -1, ANS "the answer does not decode (%s): %s",
-                         stream ? "stream" : "body", tw_code_message(st));
+        tw_check_set_put(out, TW_CHK_XLT_07, TW_V_FAIL, -1,
+                         ANS "the answer does not decode (%s): %s", stream ? "stream" : "body",
+                         tw_code_message(st));
         for (size_t i = 7; i < NXLT; i++)
             tw_check_set_put(out, XLT_IDS[i], TW_V_SKIP, -1, ANS "no answer to compare (XLT-07)");
         tw_result_free(&want);
@@ -521,20 +564,23 @@ void tw_xlt_answer(const tw_upstream_record *arrived, const char *client_path, b
     const tw_message *w = &want.msg, *g = &got.msg;
     bool calls_ok = true;
     if (w->ncalls != g->ncalls) {
-        tw_check_set_put(out, TW_CHK_XLT_07, TW_V_FAIL, -1, ANS "%zu call(s), the script wrote %zu", g->ncalls, w->ncalls);
+        tw_check_set_put(out, TW_CHK_XLT_07, TW_V_FAIL, -1, ANS "%zu call(s), the script wrote %zu",
+                         g->ncalls, w->ncalls);
         calls_ok = false;
     }
     for (size_t i = 0; calls_ok && i < w->ncalls; i++) {
         const tw_call *x = &w->calls[i], *y = &g->calls[i];
         if (strcmp(x->name ? x->name : "", y->name ? y->name : "") != 0) {
-            tw_check_set_put(out, TW_CHK_XLT_07, TW_V_FAIL, -1, ANS "call %zu is %.64s, the script wrote %.64s", i,
+            tw_check_set_put(out, TW_CHK_XLT_07, TW_V_FAIL, -1,
+                             ANS "call %zu is %.64s, the script wrote %.64s", i,
                              y->name ? y->name : "", x->name ? x->name : "");
             calls_ok = false;
         } else if (!tw_json_equal(x->arguments, y->arguments)) {
             char where[200] = "";
             long budget = WHERE_BUDGET;
             json_where(x->arguments, y->arguments, where, sizeof where, &budget);
-            tw_check_set_put(out, TW_CHK_XLT_07, TW_V_FAIL, -1, ANS "call %zu (%.64s): arguments differ at %s", i,
+            tw_check_set_put(out, TW_CHK_XLT_07, TW_V_FAIL, -1,
+                             ANS "call %zu (%.64s): arguments differ at %s", i,
                              x->name ? x->name : "", where[0] ? where : "/");
             calls_ok = false;
         }
@@ -544,7 +590,8 @@ void tw_xlt_answer(const tw_upstream_record *arrived, const char *client_path, b
                          ANS "%zu call(s) as the script wrote them", w->ncalls);
     /* XLT-08: text */
     if (same_trimmed(&w->content, &g->content)) {
-        tw_check_set_put(out, TW_CHK_XLT_08, TW_V_PASS, -1, ANS "text as the script wrote it (%zu bytes)", w->content.len);
+        tw_check_set_put(out, TW_CHK_XLT_08, TW_V_PASS, -1,
+                         ANS "text as the script wrote it (%zu bytes)", w->content.len);
     } else {
         char e1[80], e2[80];
         const char *p, *q;
@@ -553,17 +600,19 @@ void tw_xlt_answer(const tw_upstream_record *arrived, const char *client_path, b
         trimmed(&g->content, &q, &m);
         excerpt(e1, sizeof e1, p, n);
         excerpt(e2, sizeof e2, q, m);
-        tw_check_set_put(out, TW_CHK_XLT_08, TW_V_FAIL, -1, ANS "text %s (%zu bytes), the script wrote %s (%zu bytes)", e2, m,
-                         e1, n);
+        tw_check_set_put(out, TW_CHK_XLT_08, TW_V_FAIL, -1,
+                         ANS "text %s (%zu bytes), the script wrote %s (%zu bytes)", e2, m, e1, n);
     }
     /* XLT-09: reasoning */
     if (!w->thinking.len && !g->thinking.len)
-        tw_check_set_put(out, TW_CHK_XLT_09, TW_V_SKIP, -1, ANS "the script wrote no reasoning, none arrived");
+        tw_check_set_put(out, TW_CHK_XLT_09, TW_V_SKIP, -1,
+                         ANS "the script wrote no reasoning, none arrived");
     else if (same_trimmed(&w->thinking, &g->thinking))
-        tw_check_set_put(out, TW_CHK_XLT_09, TW_V_PASS, -1, ANS "reasoning as the script wrote it (%zu bytes)",
-                         w->thinking.len);
+        tw_check_set_put(out, TW_CHK_XLT_09, TW_V_PASS, -1,
+                         ANS "reasoning as the script wrote it (%zu bytes)", w->thinking.len);
     else if (!g->thinking.len)
-        tw_check_set_put(out, TW_CHK_XLT_09, TW_V_FAIL, -1, ANS "no reasoning, the script wrote %zu bytes", w->thinking.len);
+        tw_check_set_put(out, TW_CHK_XLT_09, TW_V_FAIL, -1,
+                         ANS "no reasoning, the script wrote %zu bytes", w->thinking.len);
     else {
         char e1[80], e2[80];
         const char *p, *q;
@@ -572,15 +621,19 @@ void tw_xlt_answer(const tw_upstream_record *arrived, const char *client_path, b
         trimmed(&g->thinking, &q, &m);
         excerpt(e1, sizeof e1, p, n);
         excerpt(e2, sizeof e2, q, m);
-        tw_check_set_put(out, TW_CHK_XLT_09, TW_V_FAIL, -1, ANS "reasoning %s, the script wrote %s", e2, e1);
+        tw_check_set_put(out, TW_CHK_XLT_09, TW_V_FAIL, -1, ANS "reasoning %s, the script wrote %s",
+                         e2, e1);
     }
     /* XLT-10: finish reason */
     const char *fw = norm_finish(want.finish_reason), *fg = norm_finish(got.finish_reason);
     if (strcmp(fw, fg) == 0)
-        tw_check_set_put(out, TW_CHK_XLT_10, TW_V_PASS, -1, ANS "finish reason %s", client_finish(fg, tw_path_kind(client_path)));
+        tw_check_set_put(out, TW_CHK_XLT_10, TW_V_PASS, -1, ANS "finish reason %s",
+                         client_finish(fg, tw_path_kind(client_path)));
     else
-        tw_check_set_put(out, TW_CHK_XLT_10, TW_V_FAIL, -1, ANS "finish reason %.40s, the script's answer ends with %s",
-                         client_finish(fg, tw_path_kind(client_path)), client_finish(fw, tw_path_kind(client_path)));
+        tw_check_set_put(out, TW_CHK_XLT_10, TW_V_FAIL, -1,
+                         ANS "finish reason %.40s, the script's answer ends with %s",
+                         client_finish(fg, tw_path_kind(client_path)),
+                         client_finish(fw, tw_path_kind(client_path)));
     tw_result_free(&want);
     tw_result_free(&got);
 }
@@ -607,7 +660,9 @@ tw_status tw_proxied_start(const char *format, unsigned short port, const char *
             return TW_ERR_INVALID;
         }
         if (strcmp(to, format) != 0) {
-            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "the reference proxy %s writes %s, the upstream speaks %s", proxy, to, format);
+            tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                         "the reference proxy %s writes %s, the upstream speaks %s", proxy, to,
+                         format);
             tw_proxied_stop(out);
             return TW_ERR_INVALID;
         }
@@ -623,10 +678,11 @@ tw_status tw_proxied_start(const char *format, unsigned short port, const char *
             tw_proxied_stop(out);
             return st;
         }
-        snprintf(out->target, sizeof out->target, "reference proxy %s, embedded %s upstream", proxy, format);
+        snprintf(out->target, sizeof out->target, "reference proxy %s, embedded %s upstream", proxy,
+                 format);
     } else {
-        snprintf(out->target, sizeof out->target, "%.300s, upstream %s@%u", base_url ? base_url : "", format,
-                 tw_upstream_port(out->up));
+        snprintf(out->target, sizeof out->target, "%.300s, upstream %s@%u",
+                 base_url ? base_url : "", format, tw_upstream_port(out->up));
     }
     return TW_OK;
 }
@@ -643,7 +699,8 @@ void tw_proxied_stop(tw_proxied *p)
     memset(p, 0, sizeof *p);
 }
 
-static tw_status sent_request(tw_api_kind kind, const cJSON *body, const tw_limits *L, tw_request *out)
+static tw_status sent_request(tw_api_kind kind, const cJSON *body, const tw_limits *L,
+                              tw_request *out)
 {
     memset(out, 0, sizeof *out);
     out->parallel_tool_calls = -1;
@@ -703,7 +760,8 @@ void tw_xlt_exchange(tw_upstream *up, unsigned long since, const char *path, con
     }
     tw_check_set_fill(client, true, REQ "none arrived to judge");
     tw_xlt_request(have_sent ? &sent : NULL, req_body, kind, pair, n, nonce, xlt);
-    tw_xlt_answer(pair, path, stream, r->status, r->body.data ? r->body.data : "", r->body.len, &L, xlt);
+    tw_xlt_answer(pair, path, stream, r->status, r->body.data ? r->body.data : "", r->body.len, &L,
+                  xlt);
     tw_xlt_skip(xlt, "not judged");
     free(nonce);
     if (have_sent)

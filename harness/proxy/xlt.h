@@ -59,8 +59,8 @@ void tw_xlt_skip(tw_check_set *out, const char *why);
  * the proxy itself. */
 typedef struct tw_proxied {
     tw_upstream *up;
-    tw_refproxy *rp;           /* NULL unless proxy was given */
-    char target[400];          /* for the report: what was judged */
+    tw_refproxy *rp;  /* NULL unless proxy was given */
+    char target[400]; /* for the report: what was judged */
 } tw_proxied;
 
 /* Start the upstream (format@port) and, when proxy ("FROM:TO") is given, the

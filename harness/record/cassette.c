@@ -563,8 +563,8 @@ tw_status tw_cassette_parse(const char *buf, size_t len, const char *name, const
     yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
     if (!yaml_parser_load(&parser, &doc)) {
         tw_status st = parser.error == YAML_MEMORY_ERROR ? TW_ERR_NOMEM : TW_ERR_PARSE;
-        tw_error_file(err, st, (int64_t)parser.problem_mark.index, c.name, "%s:%zu:%zu: %s%s%s", c.name,
-                      parser.problem_mark.line + 1, parser.problem_mark.column + 1,
+        tw_error_file(err, st, (int64_t)parser.problem_mark.index, c.name, "%s:%zu:%zu: %s%s%s",
+                      c.name, parser.problem_mark.line + 1, parser.problem_mark.column + 1,
                       parser.problem ? parser.problem : "YAML error", parser.context ? " " : "",
                       parser.context ? parser.context : "");
         yaml_parser_delete(&parser);
@@ -604,7 +604,8 @@ tw_status tw_cassette_parse(const char *buf, size_t len, const char *name, const
     return st;
 }
 
-tw_status tw_cassette_load(const char *path, const tw_limits *limits, tw_cassette *out, tw_error *err)
+tw_status tw_cassette_load(const char *path, const tw_limits *limits, tw_cassette *out,
+                           tw_error *err)
 {
     memset(out, 0, sizeof *out);
     tw_limits L;

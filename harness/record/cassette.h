@@ -72,7 +72,8 @@ typedef struct tw_cassette {
  * TW_ERR_IO, TW_ERR_PARSE, TW_ERR_INVALID, TW_ERR_LIMIT or TW_ERR_NOMEM, *out
  * is empty, and why holds "FILE:LINE:COL: what went wrong".
  */
-tw_status tw_cassette_load(const char *path, const tw_limits *limits, tw_cassette *out, tw_error *err);
+tw_status tw_cassette_load(const char *path, const tw_limits *limits, tw_cassette *out,
+                           tw_error *err);
 /* The same from memory; `name` is used in messages. */
 tw_status tw_cassette_parse(const char *buf, size_t len, const char *name, const tw_limits *limits,
                             tw_cassette *out, tw_error *err);

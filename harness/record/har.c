@@ -20,7 +20,8 @@ typedef struct hctx {
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static tw_status bad(hctx *c, const char *jpath, const char *fmt, ...)
+static tw_status
+bad(hctx *c, const char *jpath, const char *fmt, ...)
 {
     if (!c->err)
         return TW_ERR_INVALID;
@@ -31,8 +32,8 @@ static tw_status bad(hctx *c, const char *jpath, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    tw_error_file(c->err, TW_ERR_INVALID, -1, jpath, "%s:%zu:%zu: %s: %s", c->name, line, col, jpath,
-                  msg);
+    tw_error_file(c->err, TW_ERR_INVALID, -1, jpath, "%s:%zu:%zu: %s: %s", c->name, line, col,
+                  jpath, msg);
     return TW_ERR_INVALID;
 }
 
@@ -154,7 +155,8 @@ static tw_status read_pairs(hctx *c, const cJSON *obj, const char *path, const c
         const char *nm = tw_json_get_str(e, "name");
         const char *val = tw_json_get_str(e, "value");
         if (!nm || !val)
-            return bad(c, ep, "expected a %s object {name: string, value: string}", ck ? "cookie" : "header");
+            return bad(c, ep, "expected a %s object {name: string, value: string}",
+                       ck ? "cookie" : "header");
         (*out)[i].name = tw_strdup(nm);
         (*out)[i].value = tw_strdup(val);
         *nout = i + 1;
@@ -275,7 +277,8 @@ tw_status tw_har_parse(const char *buf, size_t len, const char *name, const tw_l
     if (tw_json_parse(buf, len, c.lim.max_depth, &root, &je) != TW_OK) {
         size_t line, col;
         tw_line_col(buf, len, je.offset >= 0 ? (size_t)je.offset : 0, &line, &col);
-        tw_error_file(err, TW_ERR_PARSE, je.offset, c.name, "%s:%zu:%zu: %s", c.name, line, col, je.message);
+        tw_error_file(err, TW_ERR_PARSE, je.offset, c.name, "%s:%zu:%zu: %s", c.name, line, col,
+                      je.message);
         return TW_ERR_PARSE;
     }
     tw_status st = TW_OK;

@@ -23,19 +23,19 @@ typedef struct tw_har_message {
     tw_har_header *cookies; /* request.cookies[] / response.cookies[]: name, value */
     size_t ncookies;
     bool has_body;
-    char *body;        /* NUL-terminated; len is authoritative (may hold NULs) */
+    char *body; /* NUL-terminated; len is authoritative (may hold NULs) */
     size_t body_len;
-    char *mime_type;   /* postData.mimeType / content.mimeType, NULL when absent */
+    char *mime_type; /* postData.mimeType / content.mimeType, NULL when absent */
 } tw_har_message;
 
 typedef struct tw_har_entry {
     char *method;
     char *url;
-    char *started;     /* startedDateTime, NULL when absent */
-    int status;        /* response.status */
+    char *started; /* startedDateTime, NULL when absent */
+    int status;    /* response.status */
     tw_har_message request;
     tw_har_message response;
-    size_t line, col;  /* where the entry starts in the file */
+    size_t line, col; /* where the entry starts in the file */
 } tw_har_entry;
 
 typedef struct tw_har {

@@ -254,7 +254,8 @@ static tw_status body_json(tw_fx_arena *a, tw_redactor *red, const tw_limits *li
  * across two events, or across two interactions), then each event's fields
  * on their own (scrubbed first, an event would lose a secret's first part
  * and leave the rest unknown in the next). */
-static tw_status redact_streams(tw_fx_arena *a, tw_redactor *red, const tw_limits *lim, tw_fixture *f)
+static tw_status redact_streams(tw_fx_arena *a, tw_redactor *red, const tw_limits *lim,
+                                tw_fixture *f)
 {
     size_t n = 0;
     for (size_t k = 0; k < f->nexchanges; k++)
@@ -268,7 +269,8 @@ static tw_status redact_streams(tw_fx_arena *a, tw_redactor *red, const tw_limit
     tw_status st = ev && data && len && out ? TW_OK : TW_ERR_NOMEM;
     size_t i = 0;
     for (size_t k = 0; st == TW_OK && k < f->nexchanges; k++)
-        for (size_t e = 0; f->exchanges[k].resp.stream && e < f->exchanges[k].resp.nevents; e++, i++) {
+        for (size_t e = 0; f->exchanges[k].resp.stream && e < f->exchanges[k].resp.nevents;
+             e++, i++) {
             ev[i] = &f->exchanges[k].resp.events[e];
             data[i] = ev[i]->data ? ev[i]->data : "";
             len[i] = strlen(data[i]);
@@ -335,7 +337,8 @@ static tw_status build_exchange(tw_fx_arena *a, tw_redactor *red, const tw_limit
         x->resp.stream = true;
     } else if (r->rs_json || (r->rs_body && r->rs_len)) {
         cJSON *v = NULL;
-        if (!r->rs_json && tw_json_parse(r->rs_body, r->rs_len, lim->max_depth, &v, NULL) != TW_OK) {
+        if (!r->rs_json &&
+            tw_json_parse(r->rs_body, r->rs_len, lim->max_depth, &v, NULL) != TW_OK) {
             char *s = tw_strndup(r->rs_body, r->rs_len);
             char *c = s ? tw_redact_str(red, s) : NULL;
             free(s);
@@ -347,7 +350,8 @@ static tw_status build_exchange(tw_fx_arena *a, tw_redactor *red, const tw_limit
                 return TW_ERR_NOMEM;
         } else {
             cJSON_Delete(v);
-            if ((st = body_json(a, red, lim, r->rs_json, r->rs_body, r->rs_len, &x->resp.body)) != TW_OK)
+            if ((st = body_json(a, red, lim, r->rs_json, r->rs_body, r->rs_len, &x->resp.body)) !=
+                TW_OK)
                 return st;
         }
     }
@@ -408,7 +412,10 @@ static tw_status replay_bytes(const tw_fx_response *r, tw_buf *out)
 static const char *replay_ctype(const tw_fx_response *r)
 {
     const char *ct = tw_kv_get(r->headers, r->nheaders, "content-type");
-    return ct ? ct : r->stream ? "text/event-stream" : r->body_text ? "text/plain" : "application/json";
+    return ct             ? ct
+           : r->stream    ? "text/event-stream"
+           : r->body_text ? "text/plain"
+                          : "application/json";
 }
 
 /* As tw_run_backend's session rule: did an earlier exchange of the same
@@ -424,7 +431,9 @@ static int replay_session(const tw_fixture *f, size_t k, const tw_buf *bytes)
         const char *s2 = tw_kv_get(y->req.headers, y->req.nheaders, "X-Session-Id");
         if (!s2 || strcmp(s2, sid) != 0)
             continue;
-        return y->resp.status == 200 && bytes[j].data && strstr(bytes[j].data, "\"tool_calls\"") ? 1 : -1;
+        return y->resp.status == 200 && bytes[j].data && strstr(bytes[j].data, "\"tool_calls\"")
+                   ? 1
+                   : -1;
     }
     return -1;
 }
@@ -697,15 +706,17 @@ static tw_status load_source(const char *path, const char *data, size_t len,
             r->method = ci->request.method;
             r->url = ci->request.uri;
             r->nrqh = ci->request.nheaders;
-            r->rqh = kv_view(a, r->nrqh, ci->request.headers, sizeof(tw_cassette_header),
-                             offsetof(tw_cassette_header, name), offsetof(tw_cassette_header, value));
+            r->rqh =
+                kv_view(a, r->nrqh, ci->request.headers, sizeof(tw_cassette_header),
+                        offsetof(tw_cassette_header, name), offsetof(tw_cassette_header, value));
             r->rq_json = ci->request.body.json;
             r->rq_body = ci->request.body.data;
             r->rq_len = ci->request.body.len;
             r->status = ci->response.status;
             r->nrsh = ci->response.nheaders;
-            r->rsh = kv_view(a, r->nrsh, ci->response.headers, sizeof(tw_cassette_header),
-                             offsetof(tw_cassette_header, name), offsetof(tw_cassette_header, value));
+            r->rsh =
+                kv_view(a, r->nrsh, ci->response.headers, sizeof(tw_cassette_header),
+                        offsetof(tw_cassette_header, name), offsetof(tw_cassette_header, value));
             r->rs_json = ci->response.body.json;
             r->rs_body = ci->response.body.data;
             r->rs_len = ci->response.body.len;
@@ -737,22 +748,23 @@ static tw_status load_source(const char *path, const char *data, size_t len,
         if ((r->nrqh && !r->rqh) || (r->nrsh && !r->rsh))
             return TW_ERR_NOMEM;
         if (!r->url || !r->url[0]) {
-            tw_error_set(err, TW_ERR_PARSE, -1, NULL, "%s:%zu:%zu: interaction %zu: expected a request URI", path,
-                     r->line, r->col, i + 1);
+            tw_error_set(err, TW_ERR_PARSE, -1, NULL,
+                         "%s:%zu:%zu: interaction %zu: expected a request URI", path, r->line,
+                         r->col, i + 1);
             return TW_ERR_INVALID;
         }
         if (r->status < 100 || r->status > 599) {
-            tw_error_set(err, TW_ERR_PARSE, -1, NULL, "%s:%zu:%zu: interaction %zu: expected a response status from 100 to 599",
-                     path, r->line, r->col, i + 1);
+            tw_error_set(err, TW_ERR_PARSE, -1, NULL,
+                         "%s:%zu:%zu: interaction %zu: expected a response status from 100 to 599",
+                         path, r->line, r->col, i + 1);
             return TW_ERR_INVALID;
         }
     }
     return TW_OK;
 }
 
-static tw_status import_any(const char *path, const char *data, size_t len,
-                            const tw_import_opts *o, tw_redactor *red, tw_buf *out,
-                            size_t *nexchanges, tw_error *err)
+static tw_status import_any(const char *path, const char *data, size_t len, const tw_import_opts *o,
+                            tw_redactor *red, tw_buf *out, size_t *nexchanges, tw_error *err)
 {
     tw_limits lim;
     tw_limits_resolve(&lim, o->limits);
@@ -824,8 +836,9 @@ static tw_status import_any(const char *path, const char *data, size_t len,
             f.backend = "qwen3-coder"; /* the first Qwen3-Coder answer names the backend */
         }
         if (!f.backend)
-            f.backend = fmt ? backend_of(fmt)
-                            : tw_path_kind(f.exchanges[i].req.path) == TW_API_GEMINI ? "gemini" : NULL;
+            f.backend = fmt                                                      ? backend_of(fmt)
+                        : tw_path_kind(f.exchanges[i].req.path) == TW_API_GEMINI ? "gemini"
+                                                                                 : NULL;
         any_stream = any_stream || f.exchanges[i].resp.stream;
     }
     free(fmts);
@@ -855,8 +868,8 @@ static tw_status import_any(const char *path, const char *data, size_t len,
         for (size_t v = 0; v < red->nvalues; v++)
             if (tw_memmem(out->data + start, out->len - start, red->values[v],
                           strlen(red->values[v]))) {
-                tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%s: a secret value survived redaction; nothing written",
-                         path);
+                tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                             "%s: a secret value survived redaction; nothing written", path);
                 st = TW_ERR_INVALID;
                 break;
             }
@@ -889,8 +902,8 @@ static tw_status import_any(const char *path, const char *data, size_t len,
     return st;
 }
 
-tw_status tw_import_to_buf(const char *path, const tw_import_opts *o, tw_redactor *red,
-                           tw_buf *out, size_t *nexchanges, tw_error *err)
+tw_status tw_import_to_buf(const char *path, const tw_import_opts *o, tw_redactor *red, tw_buf *out,
+                           size_t *nexchanges, tw_error *err)
 {
     return import_any(path, NULL, 0, o, red, out, nexchanges, err);
 }

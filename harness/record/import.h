@@ -15,13 +15,13 @@ typedef enum tw_import_kind { TW_IMPORT_VCR = 0, TW_IMPORT_HAR } tw_import_kind;
 
 typedef struct tw_import_opts {
     tw_import_kind kind;
-    const char *out_dir;      /* where fixtures are written ("." when NULL) */
-    const char *name_prefix;  /* prefix for fixture and file names, or NULL */
-    const tw_limits *limits;  /* may be NULL: defaults */
-    bool expect;              /* record what the recorded responses show: expect.result
-                                 (the reference decoder's result) and expect.failing_checks
-                                 (the checks that fail on them), as `toolwire run`
-                                 against mock:replay judges them */
+    const char *out_dir;     /* where fixtures are written ("." when NULL) */
+    const char *name_prefix; /* prefix for fixture and file names, or NULL */
+    const tw_limits *limits; /* may be NULL: defaults */
+    bool expect;             /* record what the recorded responses show: expect.result
+                                (the reference decoder's result) and expect.failing_checks
+                                (the checks that fail on them), as `toolwire run`
+                                against mock:replay judges them */
 } tw_import_opts;
 
 /*
@@ -30,8 +30,8 @@ typedef struct tw_import_opts {
  * secret values found in this file are added to it. *nexchanges receives
  * the exchange count. On failure why holds "FILE[:LINE:COL]: what".
  */
-tw_status tw_import_to_buf(const char *path, const tw_import_opts *o, tw_redactor *red,
-                           tw_buf *out, size_t *nexchanges, tw_error *err);
+tw_status tw_import_to_buf(const char *path, const tw_import_opts *o, tw_redactor *red, tw_buf *out,
+                           size_t *nexchanges, tw_error *err);
 
 /*
  * The same from memory: len bytes of data are the file's content; name (may

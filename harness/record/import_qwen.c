@@ -51,7 +51,8 @@ static tw_status recorded_text(const tw_fx_exchange *x, const tw_limits *L, tw_b
     if (kind != TW_API_OPENAI)
         return TW_OK;
     if (r->body) {
-        const cJSON *m = tw_json_get(cJSON_GetArrayItem(tw_json_get(r->body, "choices"), 0), "message");
+        const cJSON *m =
+            tw_json_get(cJSON_GetArrayItem(tw_json_get(r->body, "choices"), 0), "message");
         st = put_str(content, tw_json_get(m, "content"));
         const cJSON *rs = tw_json_get(m, "reasoning_content");
         if (st == TW_OK)
@@ -94,8 +95,9 @@ tw_status tw_import_detect_qwen(tw_fx_arena *a, const tw_limits *L, tw_fx_exchan
             st = tw_buf_append(&mt, c.data, c.len);
         const cJSON *tools = tw_json_get(x->req.body, "tools");
         cJSON *opts = cJSON_CreateObject();
-        if (st == TW_OK && (!opts || (cJSON_IsArray(tools) &&
-                                      !cJSON_AddItemToObject(opts, "tools", cJSON_Duplicate(tools, 1)))))
+        if (st == TW_OK &&
+            (!opts || (cJSON_IsArray(tools) &&
+                       !cJSON_AddItemToObject(opts, "tools", cJSON_Duplicate(tools, 1)))))
             st = TW_ERR_NOMEM;
         if (st == TW_OK) {
             x->decode_options = tw_fx_arena_json(a, opts);

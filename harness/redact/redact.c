@@ -250,18 +250,10 @@ static bool name_matches(const tw_redactor *r, const char *name, size_t n, unsig
             continue;
         size_t pl = strlen(nr->name);
         switch (nr->how) {
-        case NR_EXACT:
-            hit = hit || (kl == pl && memcmp(k, nr->name, pl) == 0);
-            break;
-        case NR_SUFFIX:
-            hit = hit || (kl > pl && memcmp(k + kl - pl, nr->name, pl) == 0);
-            break;
-        case NR_PART:
-            hit = hit || strstr(sq, nr->name) != NULL;
-            break;
-        default:
-            except = except || strstr(sq, nr->name) != NULL;
-            break;
+        case NR_EXACT: hit = hit || (kl == pl && memcmp(k, nr->name, pl) == 0); break;
+        case NR_SUFFIX: hit = hit || (kl > pl && memcmp(k + kl - pl, nr->name, pl) == 0); break;
+        case NR_PART: hit = hit || strstr(sq, nr->name) != NULL; break;
+        default: except = except || strstr(sq, nr->name) != NULL; break;
         }
     }
     /* an EXCEPT row outweighs the PART rows, not an exact name */
@@ -581,7 +573,8 @@ static bool may_hold_calls(const char *s, size_t n)
     return memchr(s, '<', n) || memchr(s, '[', n);
 }
 
-static tw_status discover_json(tw_redactor *r, const cJSON *v, size_t depth, size_t max_depth, bool model_text);
+static tw_status discover_json(tw_redactor *r, const cJSON *v, size_t depth, size_t max_depth,
+                               bool model_text);
 
 /* Every string and number under a credential-named member whose value is
  * an array or an object ({"password": ["…"]}, {"credentials": {…}}): each
@@ -627,8 +620,9 @@ static tw_status discover_model_text(tw_redactor *r, const char *s, size_t n, si
         /* a call inside the reasoning (<think><tool_call>…</tool_call></think>)
          * is no call for the decoder, but its credentials are credentials */
         if (st == TW_OK && res.msg.thinking.len && !in_reasoning)
-            st = discover_model_text(r, res.msg.thinking.data, res.msg.thinking.len, depth + 1, max_depth,
-                                     true); /* one level: a reasoning's reasoning is not read again */
+            st = discover_model_text(
+                r, res.msg.thinking.data, res.msg.thinking.len, depth + 1, max_depth,
+                true); /* one level: a reasoning's reasoning is not read again */
         tw_result_free(&res);
     }
     return st;
@@ -643,7 +637,8 @@ tw_status tw_red_discover_model_text(tw_redactor *r, const char *s, size_t n, si
  * the text decoders; the arguments of a call found so are read without (a
  * call inside a call's arguments is not looked for: each decoder would find
  * it again, and the work would multiply with the nesting). */
-static tw_status discover_json(tw_redactor *r, const cJSON *v, size_t depth, size_t max_depth, bool model_text)
+static tw_status discover_json(tw_redactor *r, const cJSON *v, size_t depth, size_t max_depth,
+                               bool model_text)
 {
     if (!v || depth > max_depth)
         return TW_OK;
@@ -713,7 +708,8 @@ static tw_status blank_leaves(tw_redactor *r, cJSON *v)
                 return st;
             continue;
         }
-        if (!(cJSON_IsString(c) && c->valuestring && strcmp(c->valuestring, TW_REDACTED) != 0) && !cJSON_IsNumber(c))
+        if (!(cJSON_IsString(c) && c->valuestring && strcmp(c->valuestring, TW_REDACTED) != 0) &&
+            !cJSON_IsNumber(c))
             continue;
         char *s = tw_strdup(TW_REDACTED);
         if (!s)
@@ -743,7 +739,8 @@ static tw_status scrub_json(tw_redactor *r, cJSON *v, size_t depth, size_t max_d
             if (tw_json_parse(s, strlen(s), max_depth - depth, &inner, NULL) == TW_OK && inner) {
                 size_t before = r->scrubbed;
                 tw_status st = scrub_json(r, inner, depth + 1, max_depth);
-                char *txt = st == TW_OK && r->scrubbed != before ? tw_json_print(inner, NULL) : NULL;
+                char *txt =
+                    st == TW_OK && r->scrubbed != before ? tw_json_print(inner, NULL) : NULL;
                 cJSON_Delete(inner);
                 if (st != TW_OK)
                     return st;
@@ -768,10 +765,9 @@ static tw_status scrub_json(tw_redactor *r, cJSON *v, size_t depth, size_t max_d
                 return st;
             continue;
         }
-        if (secret_member(r, v, c) &&
-            ((cJSON_IsString(c) && c->valuestring && c->valuestring[0] &&
-              strcmp(c->valuestring, TW_REDACTED) != 0) ||
-             cJSON_IsNumber(c))) {
+        if (secret_member(r, v, c) && ((cJSON_IsString(c) && c->valuestring && c->valuestring[0] &&
+                                        strcmp(c->valuestring, TW_REDACTED) != 0) ||
+                                       cJSON_IsNumber(c))) {
             char *s = tw_strdup(TW_REDACTED);
             if (!s)
                 return TW_ERR_NOMEM;
@@ -881,14 +877,15 @@ bool tw_secret_static_clean(const char *s)
     size_t slot = (size_t)(((uintptr_t)s >> 3) * 2654435761u) % CLEAN_SLOTS;
     /* an empty set, or this thread's verdict of the set's generation: a
      * value added meanwhile is one added after this check */
-    if (atomic_load(&g_count) == 0 || (t_clean[slot].s == s && t_clean[slot].gen == atomic_load(&g_gen)))
+    if (atomic_load(&g_count) == 0 ||
+        (t_clean[slot].s == s && t_clean[slot].gen == atomic_load(&g_gen)))
         return true;
     pthread_mutex_lock(&g_mu);
     unsigned long gen = atomic_load(&g_gen);
     tw_buf b = {0};
-    bool clean = g_nvalues == 0 ||
-                 (tw_scrub_values(g_values, g_nvalues, s, n, &b, NULL, NULL) == TW_OK && b.len == n &&
-                  memcmp(b.data, s, n) == 0);
+    bool clean =
+        g_nvalues == 0 || (tw_scrub_values(g_values, g_nvalues, s, n, &b, NULL, NULL) == TW_OK &&
+                           b.len == n && memcmp(b.data, s, n) == 0);
     pthread_mutex_unlock(&g_mu);
     tw_buf_free(&b);
     if (clean) {

@@ -30,12 +30,12 @@
 typedef struct tw_redactor {
     char **names;
     size_t nnames;
-    char **fields;    /* extra JSON field / query parameter names */
+    char **fields; /* extra JSON field / query parameter names */
     size_t nfields;
     char **values;
     size_t nvalues;
-    size_t scrubbed;  /* how many replacements were made so far */
-    bool publish;     /* also add every value to the process-wide set */
+    size_t scrubbed; /* how many replacements were made so far */
+    bool publish;    /* also add every value to the process-wide set */
 } tw_redactor;
 
 /* Drop headers named `name` too (case-insensitive). */
@@ -167,8 +167,8 @@ tw_status tw_redact_json(tw_redactor *r, cJSON *v, size_t max_depth);
  * them again in front of the next bytes.
  */
 #define TW_SCRUB_DECODE_LEVELS 4
-tw_status tw_scrub_values(char *const *values, size_t nvalues, const char *s, size_t n,
-                          tw_buf *out, size_t *count, size_t *hold);
+tw_status tw_scrub_values(char *const *values, size_t nvalues, const char *s, size_t n, tw_buf *out,
+                          size_t *count, size_t *hold);
 
 /* ---- the process-wide secret set (thread-safe) ---- */
 

@@ -40,8 +40,8 @@ static bool starts_ci(const char *s, size_t n, const char *w)
  */
 static bool secret_shaped(const char *s, size_t a, size_t b)
 {
-    static const char *const fam[] = {"sk-", "rk-", "sess-", "gsk_", "xai-", "AIza", "ghp_",
-                                      "github_pat_", NULL};
+    static const char *const fam[] = {"sk-",  "rk-",  "sess-",       "gsk_", "xai-",
+                                      "AIza", "ghp_", "github_pat_", NULL};
     const char *t = s + a;
     size_t n = b - a;
     for (const char *const *p = fam; *p; p++)
@@ -56,21 +56,24 @@ static bool secret_shaped(const char *s, size_t a, size_t b)
     }
     /* what stands before the run: separators, then a word */
     size_t i = a, sep = 0;
-    while (i > 0 && sep < 6 && (s[i - 1] == ' ' || s[i - 1] == '"' || s[i - 1] == '\'' ||
-                                s[i - 1] == ':' || s[i - 1] == '=' || s[i - 1] == '\\')) {
+    while (i > 0 && sep < 6 &&
+           (s[i - 1] == ' ' || s[i - 1] == '"' || s[i - 1] == '\'' || s[i - 1] == ':' ||
+            s[i - 1] == '=' || s[i - 1] == '\\')) {
         i--;
         sep++;
     }
     if (!sep)
         return false;
     size_t w = i;
-    while (w > 0 && i - w < 64 && (is_alnum((unsigned char)s[w - 1]) || s[w - 1] == '_' || s[w - 1] == '-'))
+    while (w > 0 && i - w < 64 &&
+           (is_alnum((unsigned char)s[w - 1]) || s[w - 1] == '_' || s[w - 1] == '-'))
         w--;
     if (w == i)
         return false;
     if (sep == 1 && s[a - 1] == ' ') {
         /* "Bearer X" */
-        if ((i - w == 6 && starts_ci(s + w, i - w, "bearer")) || (i - w == 5 && starts_ci(s + w, i - w, "basic")))
+        if ((i - w == 6 && starts_ci(s + w, i - w, "bearer")) ||
+            (i - w == 5 && starts_ci(s + w, i - w, "basic")))
             return true;
     }
     if (n < 16)
@@ -189,4 +192,3 @@ char *tw_secret_tail(const char *s, size_t n, size_t max)
     }
     return tw_buf_take(&t, NULL);
 }
-

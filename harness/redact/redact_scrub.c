@@ -18,7 +18,6 @@ int tw_red_hexval(unsigned char c)
     return -1;
 }
 
-
 /*
  * A view of the text with one level of escapes undone (\", \\, \/, \b, \f,
  * \n, \r, \t, \uXXXX as UTF-8, %XX), each byte knowing where the original
@@ -142,9 +141,9 @@ static tw_status view_decode(const view *s, view *d)
         if (c == '\\' && i + 1 < s->n && s->d[i + 1] && (e = strchr(esc_in, s->d[i + 1]))) {
             b[0] = (unsigned char)esc_out[e - esc_in];
             len = 2;
-        } else if (c == '\\' && i + 5 < s->n && s->d[i + 1] == 'u' && tw_red_hexval(s->d[i + 2]) >= 0 &&
-                   tw_red_hexval(s->d[i + 3]) >= 0 && tw_red_hexval(s->d[i + 4]) >= 0 &&
-                   tw_red_hexval(s->d[i + 5]) >= 0) {
+        } else if (c == '\\' && i + 5 < s->n && s->d[i + 1] == 'u' &&
+                   tw_red_hexval(s->d[i + 2]) >= 0 && tw_red_hexval(s->d[i + 3]) >= 0 &&
+                   tw_red_hexval(s->d[i + 4]) >= 0 && tw_red_hexval(s->d[i + 5]) >= 0) {
             cp = (unsigned)(tw_red_hexval(s->d[i + 2]) << 12 | tw_red_hexval(s->d[i + 3]) << 8 |
                             tw_red_hexval(s->d[i + 4]) << 4 | tw_red_hexval(s->d[i + 5]));
             len = 6;
@@ -263,7 +262,8 @@ static tw_status find_spans(const view v[NV], char *const *values, size_t nvalue
             const char *h = (const char *)v[k].d;
             size_t pos = 0;
             const char *m;
-            while (vl && pos + vl <= v[k].n && (m = tw_memmem(h + pos, v[k].n - pos, values[j], vl))) {
+            while (vl && pos + vl <= v[k].n &&
+                   (m = tw_memmem(h + pos, v[k].n - pos, values[j], vl))) {
                 size_t at = (size_t)(m - h);
                 if ((st = span_grow(sp, *nsp, capsp)) != TW_OK)
                     break;
@@ -317,8 +317,8 @@ tw_status tw_red_value_spans(char *const *values, size_t nvalues, const char *s,
     return st;
 }
 
-tw_status tw_scrub_values(char *const *values, size_t nvalues, const char *s, size_t n,
-                          tw_buf *out, size_t *count, size_t *hold)
+tw_status tw_scrub_values(char *const *values, size_t nvalues, const char *s, size_t n, tw_buf *out,
+                          size_t *count, size_t *hold)
 {
     if (hold)
         *hold = 0;

@@ -212,8 +212,8 @@ static tw_status load_openai(stream_text *t, size_t i, const cJSON *choices)
         const cJSON *tcs = get(delta, "tool_calls");
         for (cJSON *tc = cJSON_IsArray(tcs) ? tcs->child : NULL; tc && st == TW_OK;
              tc = tc->next, tpos++)
-            st = add_piece(t, CHAN_ARGS, i, get(get(tc, "function"), "arguments"), "o:%.17g:t:%.17g",
-                           ci, num_or(get(tc, "index"), tpos));
+            st = add_piece(t, CHAN_ARGS, i, get(get(tc, "function"), "arguments"),
+                           "o:%.17g:t:%.17g", ci, num_or(get(tc, "index"), tpos));
     }
     return st;
 }
@@ -227,12 +227,14 @@ static tw_status load_gemini(stream_text *t, size_t i, const cJSON *cands)
     for (cJSON *c = cands->child; c && st == TW_OK; c = c->next, cpos++) {
         double ci = num_or(get(c, "index"), cpos);
         const cJSON *parts = get(get(c, "content"), "parts");
-        for (cJSON *pt = cJSON_IsArray(parts) ? parts->child : NULL; pt && st == TW_OK; pt = pt->next) {
+        for (cJSON *pt = cJSON_IsArray(parts) ? parts->child : NULL; pt && st == TW_OK;
+             pt = pt->next) {
             bool thought = cJSON_IsTrue(get(pt, "thought"));
             st = add_piece(t, CHAN_TEXT, i, get(pt, "text"), "g:%.17g:%c", ci, thought ? 'r' : 'x');
             const cJSON *fc = get(pt, "functionCall");
             const cJSON *pa = get(fc, "partialArgs");
-            for (cJSON *pc = cJSON_IsArray(pa) ? pa->child : NULL; pc && st == TW_OK; pc = pc->next) {
+            for (cJSON *pc = cJSON_IsArray(pa) ? pa->child : NULL; pc && st == TW_OK;
+                 pc = pc->next) {
                 const cJSON *path = get(pc, "jsonPath");
                 if (!cJSON_IsString(path) || !path->valuestring)
                     continue;
@@ -260,8 +262,8 @@ static tw_status load_gemini(stream_text *t, size_t i, const cJSON *cands)
  * function_call, a tool's name, logprobs tokens, a citation, code, a
  * /generate text). The named pieces of the event are reg[named_from,
  * named_to). */
-static tw_status load_paths(stream_text *t, size_t i, cJSON *v, char *path, size_t pl, size_t named_from,
-                            size_t named_to)
+static tw_status load_paths(stream_text *t, size_t i, cJSON *v, char *path, size_t pl,
+                            size_t named_from, size_t named_to)
 {
     if (cJSON_IsString(v)) {
         for (size_t k = named_from; k < named_to; k++)
@@ -404,8 +406,8 @@ static int cut_cmp(const void *x, const void *y)
 }
 
 /* The spans of a channel's text mapped onto its pieces, as cuts. */
-static tw_status channel_cuts(const channel *c, const span *sp, size_t nsp, cut **cuts, size_t *ncuts,
-                              size_t *cap)
+static tw_status channel_cuts(const channel *c, const span *sp, size_t nsp, cut **cuts,
+                              size_t *ncuts, size_t *cap)
 {
     size_t k = 0;
     for (size_t f = 0; f < c->np; f++) {

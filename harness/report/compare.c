@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool tw_cmp_row_of(const tw_rep_index *ix, size_t n, const char *fx, size_t ex, const char *id, tw_cmp_row *row)
+bool tw_cmp_row_of(const tw_rep_index *ix, size_t n, const char *fx, size_t ex, const char *id,
+                   tw_cmp_row *row)
 {
     if (n > TW_CMP_MAX_REPORTS)
         n = TW_CMP_MAX_REPORTS;
@@ -77,14 +78,18 @@ static void cmp_row(void *u, const char *fx, size_t ex, const char *id)
     tw_rw_printf(c->out, " | %zu | %s | %s |", ex, id, tw_severity_name(row.sev));
     for (size_t a = 0; a < c->n && a < TW_CMP_MAX_REPORTS; a++)
         tw_rw_printf(c->out, " %s |",
-                     row.ch[a] ? tw_verdict_name(row.ch[a]->verdict) : row.run[a] ? "skip" : "—");
+                     row.ch[a]    ? tw_verdict_name(row.ch[a]->verdict)
+                     : row.run[a] ? "skip"
+                                  : "—");
     tw_rw_putc(c->out, '\n');
 }
 
-static void cmp_summary(const tw_report *r, size_t n, const tw_cmp_opts *o, const tw_rep_words *w, tw_rw *out)
+static void cmp_summary(const tw_report *r, size_t n, const tw_cmp_opts *o, const tw_rep_words *w,
+                        tw_rw *out)
 {
-    tw_rw_printf(out, "| %s | target | fixtures run | pass | fail | skip | mismatches |\n"
-                      "|---|---|---:|---:|---:|---:|---:|\n",
+    tw_rw_printf(out,
+                 "| %s | target | fixtures run | pass | fail | skip | mismatches |\n"
+                 "|---|---|---:|---:|---:|---:|---:|\n",
                  w->one);
     for (size_t a = 0; a < n; a++) {
         tw_rw_puts(out, "| ");
@@ -96,8 +101,8 @@ static void cmp_summary(const tw_report *r, size_t n, const tw_cmp_opts *o, cons
         }
         tw_rw_puts(out, " | `");
         tw_rep_md_cell(out, r[a].target, 120);
-        tw_rw_printf(out, "` | %zu | %zu | %zu | %zu | %zu |\n", r[a].n_fixtures - r[a].n_skipped, r[a].n_pass,
-                     r[a].n_fail, r[a].n_skip, r[a].n_mismatch);
+        tw_rw_printf(out, "` | %zu | %zu | %zu | %zu | %zu |\n", r[a].n_fixtures - r[a].n_skipped,
+                     r[a].n_pass, r[a].n_fail, r[a].n_skip, r[a].n_mismatch);
     }
 }
 
@@ -116,10 +121,13 @@ tw_status tw_compare_markdown_with(const tw_report *r, size_t n, const tw_cmp_op
     tw_rw wr = {.b = buf, .st = TW_OK}, *out = &wr;
     tw_rw_printf(out, "# toolwire: %s compared\n\n", w.many);
     cmp_summary(r, n, o, &w, out);
-    tw_rw_printf(out, "\n## Where the %s differ\n\nOnly fixtures that at least two %s ran, and checks that fail on "
-                      "one of them; `—` means the %s did not run the fixture.\n\n| fixture | exchange | check | "
-                      "severity |",
-                 w.many, w.many, w.one);
+    tw_rw_printf(
+        out,
+        "\n## Where the %s differ\n\nOnly fixtures that at least two %s ran, and checks that fail "
+        "on "
+        "one of them; `—` means the %s did not run the fixture.\n\n| fixture | exchange | check | "
+        "severity |",
+        w.many, w.many, w.one);
     for (size_t a = 0; a < n && a < TW_CMP_MAX_REPORTS; a++) {
         tw_rw_putc(out, ' ');
         tw_rep_md_cell(out, tw_cmp_label(r, o, a), 60);
@@ -133,10 +141,13 @@ tw_status tw_compare_markdown_with(const tw_report *r, size_t n, const tw_cmp_op
     if (n >= 2) /* a row needs two reports that ran its fixture */
         tw_rep_each_key(r, ix, n, cmp_row, &c);
     if (c.rows == 0)
-        tw_rw_printf(out, "\nNo differences%s: every %scheck gives the same verdict on every %s that ran it.\n",
-                     c.folded ? " but in advisory checks" : "", c.folded ? "other " : "", w.one);
+        tw_rw_printf(
+            out,
+            "\nNo differences%s: every %scheck gives the same verdict on every %s that ran it.\n",
+            c.folded ? " but in advisory checks" : "", c.folded ? "other " : "", w.one);
     else if (c.rows > TW_CMP_MAX_ROWS)
-        tw_rw_printf(out, "\n… %zu rows in all; the first %d are shown.\n", c.rows, TW_CMP_MAX_ROWS);
+        tw_rw_printf(out, "\n… %zu rows in all; the first %d are shown.\n", c.rows,
+                     TW_CMP_MAX_ROWS);
     if (c.folded) {
         tw_rw_printf(out, "\n%zu info-level (advisory) row(s) folded:", c.folded);
         for (size_t d = 0; d < nc; d++)

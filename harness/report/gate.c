@@ -31,8 +31,8 @@ typedef struct gate_ctx {
     tw_status st;
 } gate_ctx;
 
-static tw_gate_row *add_row(gate_ctx *c, tw_gate_kind k, const tw_rep_fixture *f, size_t ex, const char *id,
-                            const char *ev1, const char *ev2)
+static tw_gate_row *add_row(gate_ctx *c, tw_gate_kind k, const tw_rep_fixture *f, size_t ex,
+                            const char *id, const char *ev1, const char *ev2)
 {
     tw_gate_result *g = c->g;
     if (c->st != TW_OK)
@@ -71,17 +71,20 @@ static tw_gate_row *add_row(gate_ctx *c, tw_gate_kind k, const tw_rep_fixture *f
 }
 
 /* One check the baseline and the report both hold. */
-static void judge_check(gate_ctx *c, const tw_rep_fixture *f, const tw_rep_exchange *be, const tw_rep_exchange *ce,
-                        const tw_rep_check *b, const tw_rep_check *n)
+static void judge_check(gate_ctx *c, const tw_rep_fixture *f, const tw_rep_exchange *be,
+                        const tw_rep_exchange *ce, const tw_rep_check *b, const tw_rep_check *n)
 {
     const tw_check_def *d = tw_check_find(b->id);
     bool info = d && d->sev == TW_SEV_INFO;
     /* a check that passed and is a skip now because nothing came back to judge
      * (no response, a driver that failed) is a regression too */
-    bool unjudged = b->verdict == TW_V_PASS && n->verdict == TW_V_SKIP && be->status != 0 && ce->status == 0;
+    bool unjudged =
+        b->verdict == TW_V_PASS && n->verdict == TW_V_SKIP && be->status != 0 && ce->status == 0;
     tw_gate_result *g = c->g;
     if (b->verdict == TW_V_PASS && (n->verdict == TW_V_FAIL || unjudged)) {
-        const char *why = ce->error ? ce->error : ce->result_detail ? ce->result_detail : "no response";
+        const char *why = ce->error           ? ce->error
+                          : ce->result_detail ? ce->result_detail
+                                              : "no response";
         if (info)
             g->advisory++;
         else
@@ -93,8 +96,8 @@ static void judge_check(gate_ctx *c, const tw_rep_fixture *f, const tw_rep_excha
             g->advisory++;
         else
             g->improvements++;
-        add_row(c, info ? TW_GATE_ADVISORY : TW_GATE_IMPROVEMENT, f, be->index, b->id, "failed in the baseline: ",
-                b->evidence);
+        add_row(c, info ? TW_GATE_ADVISORY : TW_GATE_IMPROVEMENT, f, be->index, b->id,
+                "failed in the baseline: ", b->evidence);
     } else if (b->verdict == TW_V_FAIL && n->verdict == TW_V_FAIL && !info) {
         g->known++;
         add_row(c, TW_GATE_KNOWN, f, be->index, b->id, "", n->evidence);
@@ -123,7 +126,8 @@ static void gate_fixture(gate_ctx *c, const tw_rep_fixture *f)
         g->missing_fixtures++;
         g->missing += nv;
         char ev[200];
-        snprintf(ev, sizeof ev, "not run: %zu exchange(s), %zu verdict(s) the baseline judged", f->nex, nv);
+        snprintf(ev, sizeof ev, "not run: %zu exchange(s), %zu verdict(s) the baseline judged",
+                 f->nex, nv);
         add_row(c, TW_GATE_MISSING, f, SIZE_MAX, "", ev, NULL);
         return;
     }
@@ -169,7 +173,9 @@ static void gate_fixture(gate_ctx *c, const tw_rep_fixture *f)
         g->missing_fixtures++;
         g->missing += nv;
         char ev[GATE_EVIDENCE_MAX];
-        snprintf(ev, sizeof ev, "%zu exchange(s) not run, %zu verdict(s) missing (%zu the baseline judged): %s%s%s%.200s",
+        snprintf(ev, sizeof ev,
+                 "%zu exchange(s) not run, %zu verdict(s) missing (%zu the baseline judged): "
+                 "%s%s%s%.200s",
                  nex, nchk, nv, what.data ? what.data : "", named > GATE_MISSING_NAMED ? ", …" : "",
                  cf->note ? "; the report says: " : "", cf->note ? cf->note : "");
         add_row(c, TW_GATE_MISSING, f, SIZE_MAX, "", ev, NULL);
@@ -202,57 +208,71 @@ static void list_rows(tw_rw *t, const tw_gate_result *g, tw_gate_kind k, bool ev
     tw_rw_putc(t, '\n');
 }
 
-static void gate_text(tw_rw *t, const tw_gate_result *g, const tw_report *baseline, const tw_report *current,
-                      const tw_gate_opts *o)
+static void gate_text(tw_rw *t, const tw_gate_result *g, const tw_report *baseline,
+                      const tw_report *current, const tw_gate_opts *o)
 {
-    tw_rw_printf(t, "# toolwire gate: %s against baseline %s\n\n", current->backend, baseline->backend);
+    tw_rw_printf(t, "# toolwire gate: %s against baseline %s\n\n", current->backend,
+                 baseline->backend);
     if (g->regressions) {
-        tw_rw_printf(t, "❌ **%zu regression(s)**: checks that passed in the baseline fail now, or could not be "
-                        "judged now (nothing came back).\n\n"
-                        "| fixture | exchange | check | severity | evidence |\n|---|---:|---|---|---|\n",
-                     g->regressions);
+        tw_rw_printf(
+            t,
+            "❌ **%zu regression(s)**: checks that passed in the baseline fail now, or could not be "
+            "judged now (nothing came back).\n\n"
+            "| fixture | exchange | check | severity | evidence |\n|---|---:|---|---|---|\n",
+            g->regressions);
         list_rows(t, g, TW_GATE_REGRESSION, true);
     }
     if (g->missing_fixtures) {
         if (o->allow_missing)
-            tw_rw_printf(t, "%zu fixture(s) of the baseline not (wholly) judged in this report, %zu verdict(s) "
-                            "in all; accepted by `--allow-missing`:\n\n",
-                         g->missing_fixtures, g->missing);
+            tw_rw_printf(
+                t,
+                "%zu fixture(s) of the baseline not (wholly) judged in this report, %zu verdict(s) "
+                "in all; accepted by `--allow-missing`:\n\n",
+                g->missing_fixtures, g->missing);
         else
-            tw_rw_printf(t, "❌ **%zu fixture(s) of the baseline missing** from this report (%zu verdict(s) the "
-                            "baseline judged): each is a regression; `--allow-missing` accepts them.\n\n",
-                         g->missing_fixtures, g->missing);
+            tw_rw_printf(
+                t,
+                "❌ **%zu fixture(s) of the baseline missing** from this report (%zu verdict(s) the "
+                "baseline judged): each is a regression; `--allow-missing` accepts them.\n\n",
+                g->missing_fixtures, g->missing);
         tw_rw_puts(t, "| fixture | file | missing |\n|---|---|---|\n");
         list_rows(t, g, TW_GATE_MISSING, true);
     }
     if (!g->failed)
         tw_rw_puts(t, "✅ no regression: every check that passed in the baseline still passes.\n\n");
     if (g->improvements) {
-        tw_rw_printf(t, "%zu improvement(s): checks that failed in the baseline pass now.\n\n"
-                        "| fixture | exchange | check | severity |\n|---|---:|---|---|\n",
+        tw_rw_printf(t,
+                     "%zu improvement(s): checks that failed in the baseline pass now.\n\n"
+                     "| fixture | exchange | check | severity |\n|---|---:|---|---|\n",
                      g->improvements);
         list_rows(t, g, TW_GATE_IMPROVEMENT, false);
     }
     if (g->known) {
-        tw_rw_printf(t, "%zu known failure(s): checks that failed in the baseline and still fail (no regression)%s\n\n",
+        tw_rw_printf(t,
+                     "%zu known failure(s): checks that failed in the baseline and still fail (no "
+                     "regression)%s\n\n",
                      g->known, o->all ? ":" : "; `--all` lists them.");
         if (o->all) {
-            tw_rw_puts(t, "| fixture | exchange | check | severity | evidence |\n|---|---:|---|---|---|\n");
+            tw_rw_puts(
+                t,
+                "| fixture | exchange | check | severity | evidence |\n|---|---:|---|---|---|\n");
             list_rows(t, g, TW_GATE_KNOWN, true);
         }
     }
     if (g->advisory) {
-        tw_rw_printf(t, "%zu info-level (advisory) change(s), which never fail the gate%s\n\n", g->advisory,
-                     o->all ? ":" : "; `--all` lists them.");
+        tw_rw_printf(t, "%zu info-level (advisory) change(s), which never fail the gate%s\n\n",
+                     g->advisory, o->all ? ":" : "; `--all` lists them.");
         if (o->all) {
-            tw_rw_puts(t, "| fixture | exchange | check | severity | evidence |\n|---|---:|---|---|---|\n");
+            tw_rw_puts(
+                t,
+                "| fixture | exchange | check | severity | evidence |\n|---|---:|---|---|---|\n");
             list_rows(t, g, TW_GATE_ADVISORY, true);
         }
     }
 }
 
-tw_status tw_gate_with(const tw_report *baseline, const tw_report *current, const tw_gate_opts *opts,
-                       tw_gate_result *out)
+tw_status tw_gate_with(const tw_report *baseline, const tw_report *current,
+                       const tw_gate_opts *opts, tw_gate_result *out)
 {
     tw_gate_opts o = opts ? *opts : (tw_gate_opts){0};
     memset(out, 0, sizeof *out);
@@ -270,7 +290,8 @@ tw_status tw_gate_with(const tw_report *baseline, const tw_report *current, cons
     for (size_t i = 0; i < baseline->nfx && c.st == TW_OK; i++) {
         const tw_rep_fixture *f = &baseline->fx[i];
         /* a fixture not run in the baseline, or a second of one name, judges nothing */
-        if (f->skipped || (f->nex && tw_rep_find_exchange(&ix[0], f->name, f->ex[0].index) != &f->ex[0]))
+        if (f->skipped ||
+            (f->nex && tw_rep_find_exchange(&ix[0], f->name, f->ex[0].index) != &f->ex[0]))
             continue;
         gate_fixture(&c, f);
     }
@@ -285,7 +306,8 @@ tw_status tw_gate_with(const tw_report *baseline, const tw_report *current, cons
     return wr.st;
 }
 
-tw_status tw_gate(const tw_report *baseline, const tw_report *current, size_t max_text, tw_gate_result *out)
+tw_status tw_gate(const tw_report *baseline, const tw_report *current, size_t max_text,
+                  tw_gate_result *out)
 {
     tw_gate_opts o = {.max_text = max_text};
     return tw_gate_with(baseline, current, &o, out);

@@ -20,29 +20,35 @@ static bool put_count(cJSON *o, const char *k, size_t n)
     return cJSON_AddNumberToObject(o, k, (double)n) != NULL;
 }
 
-tw_status tw_gate_to_json(const tw_gate_result *g, const tw_report *baseline, const tw_report *current,
-                          bool allow_missing, tw_buf *out)
+tw_status tw_gate_to_json(const tw_gate_result *g, const tw_report *baseline,
+                          const tw_report *current, bool allow_missing, tw_buf *out)
 {
     cJSON *root = cJSON_CreateObject(), *counts = NULL, *rows = NULL;
-    bool ok = root && cJSON_AddStringToObject(root, "schema", "toolwire-gate") &&
-              cJSON_AddNumberToObject(root, "version", 1) &&
-              cJSON_AddStringToObject(root, "baseline", baseline->backend ? baseline->backend : "") &&
-              cJSON_AddStringToObject(root, "report", current->backend ? current->backend : "") &&
-              cJSON_AddBoolToObject(root, "passed", !g->failed) &&
-              cJSON_AddBoolToObject(root, "allow_missing", allow_missing) &&
-              (counts = cJSON_AddObjectToObject(root, "counts")) && put_count(counts, "regressions", g->regressions) &&
-              put_count(counts, "missing_fixtures", g->missing_fixtures) &&
-              put_count(counts, "missing_verdicts", g->missing) && put_count(counts, "improvements", g->improvements) &&
-              put_count(counts, "known_failures", g->known) && put_count(counts, "advisory", g->advisory) &&
-              (rows = cJSON_AddArrayToObject(root, "rows"));
+    bool ok =
+        root && cJSON_AddStringToObject(root, "schema", "toolwire-gate") &&
+        cJSON_AddNumberToObject(root, "version", 1) &&
+        cJSON_AddStringToObject(root, "baseline", baseline->backend ? baseline->backend : "") &&
+        cJSON_AddStringToObject(root, "report", current->backend ? current->backend : "") &&
+        cJSON_AddBoolToObject(root, "passed", !g->failed) &&
+        cJSON_AddBoolToObject(root, "allow_missing", allow_missing) &&
+        (counts = cJSON_AddObjectToObject(root, "counts")) &&
+        put_count(counts, "regressions", g->regressions) &&
+        put_count(counts, "missing_fixtures", g->missing_fixtures) &&
+        put_count(counts, "missing_verdicts", g->missing) &&
+        put_count(counts, "improvements", g->improvements) &&
+        put_count(counts, "known_failures", g->known) &&
+        put_count(counts, "advisory", g->advisory) && (rows = cJSON_AddArrayToObject(root, "rows"));
     for (size_t i = 0; ok && i < g->nrows; i++) {
         const tw_gate_row *r = &g->rows[i];
         cJSON *o = cJSON_CreateObject();
-        ok = o && cJSON_AddItemToArray(rows, o) && cJSON_AddStringToObject(o, "kind", tw_gate_kind_name(r->kind)) &&
+        ok = o && cJSON_AddItemToArray(rows, o) &&
+             cJSON_AddStringToObject(o, "kind", tw_gate_kind_name(r->kind)) &&
              cJSON_AddBoolToObject(o, "fails_gate", row_fails(r, allow_missing)) &&
-             cJSON_AddStringToObject(o, "fixture", r->fixture) && cJSON_AddStringToObject(o, "file", r->file) &&
-             (r->exchange == SIZE_MAX ? cJSON_AddNullToObject(o, "exchange") != NULL
-                                      : cJSON_AddNumberToObject(o, "exchange", (double)r->exchange) != NULL) &&
+             cJSON_AddStringToObject(o, "fixture", r->fixture) &&
+             cJSON_AddStringToObject(o, "file", r->file) &&
+             (r->exchange == SIZE_MAX
+                  ? cJSON_AddNullToObject(o, "exchange") != NULL
+                  : cJSON_AddNumberToObject(o, "exchange", (double)r->exchange) != NULL) &&
              (r->check[0] ? cJSON_AddStringToObject(o, "check", r->check) != NULL
                           : cJSON_AddNullToObject(o, "check") != NULL) &&
              (r->check[0] ? cJSON_AddStringToObject(o, "severity", tw_severity_name(r->sev)) != NULL
@@ -60,7 +66,8 @@ tw_status tw_gate_to_json(const tw_gate_result *g, const tw_report *baseline, co
     return st;
 }
 
-tw_status tw_gate_to_junit(const tw_gate_result *g, const tw_report *current, bool allow_missing, tw_buf *buf)
+tw_status tw_gate_to_junit(const tw_gate_result *g, const tw_report *current, bool allow_missing,
+                           tw_buf *buf)
 {
     tw_rw w = {.b = buf, .st = TW_OK}, *out = &w;
     size_t tests = 0, failures = 0;
@@ -70,12 +77,15 @@ tw_status tw_gate_to_junit(const tw_gate_result *g, const tw_report *current, bo
         tests++;
         failures += row_fails(&g->rows[i], allow_missing);
     }
-    tw_rw_puts(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"toolwire gate\">\n"
-                    "  <testsuite name=\"toolwire gate: ");
+    tw_rw_puts(out,
+               "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"toolwire gate\">\n"
+               "  <testsuite name=\"toolwire gate: ");
     tw_xml_text(out, current->backend);
-    tw_rw_printf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\">\n", tests ? tests : 1, failures);
+    tw_rw_printf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\">\n",
+                 tests ? tests : 1, failures);
     if (!tests)
-        tw_rw_puts(out, "    <testcase classname=\"gate\" name=\"no regression, nothing missing\"/>\n");
+        tw_rw_puts(out,
+                   "    <testcase classname=\"gate\" name=\"no regression, nothing missing\"/>\n");
     for (size_t i = 0; i < g->nrows; i++) {
         const tw_gate_row *r = &g->rows[i];
         if (r->kind == TW_GATE_ADVISORY)
@@ -147,7 +157,8 @@ tw_status tw_gate_to_annotations(const tw_gate_result *g, bool allow_missing, tw
             tw_rw_puts(out, ": ");
         } else {
             char head[80];
-            snprintf(head, sizeof head, " #%zu %s (%s): ", r->exchange, r->check, tw_severity_name(r->sev));
+            snprintf(head, sizeof head, " #%zu %s (%s): ", r->exchange, r->check,
+                     tw_severity_name(r->sev));
             wf_escape(out, head, false);
         }
         wf_escape(out, r->evidence, false);

@@ -284,7 +284,8 @@ void tw_rep_exchange_outcome(const tw_rep_exchange *e, char *dst, size_t n)
     if (!n)
         return;
     if (e->status == 0)
-        snprintf(dst, n, "no response: %s", e->error && *e->error ? e->error : "the transfer failed");
+        snprintf(dst, n, "no response: %s",
+                 e->error && *e->error ? e->error : "the transfer failed");
     else if (e->error && *e->error)
         snprintf(dst, n, "HTTP %d, transfer broke: %s", e->status, e->error);
     else
@@ -359,7 +360,7 @@ static int cmp_base(const void *a, const void *b)
 bool tw_report_names_ok(const char *const *names, size_t n, size_t stride, const char *what,
                         const char *dir, tw_error *err)
 {
-#define NAME(i) (*(const char *const *)((const char *)names + (i) * stride))
+#define NAME(i) (*(const char *const *)((const char *)names + (i)*stride))
     /* the files a run writes beside the reports (tw_write_comparison) */
     static const char *const reserved[] = {"comparison", NULL};
     name_base *nb = calloc(n ? n : 1, sizeof *nb);
@@ -372,11 +373,12 @@ bool tw_report_names_ok(const char *const *names, size_t n, size_t stride, const
         nb[i].i = i;
         for (const char *const *r = reserved; *r; r++)
             if (strcasecmp(nb[i].base, *r) == 0) {
-                tw_error_set(err, TW_ERR_INVALID, -1, NULL,
-                             "%s '%.200s' would write %.300s/%s.md and %s.html, where the run "
-                             "writes its comparison page (%s.md, %s.html)%s; give the %s another name",
-                             what, NAME(i), dir, nb[i].base, nb[i].base, *r, *r,
-                             strcmp(nb[i].base, *r) ? " on a file system that ignores case" : "", what);
+                tw_error_set(
+                    err, TW_ERR_INVALID, -1, NULL,
+                    "%s '%.200s' would write %.300s/%s.md and %s.html, where the run "
+                    "writes its comparison page (%s.md, %s.html)%s; give the %s another name",
+                    what, NAME(i), dir, nb[i].base, nb[i].base, *r, *r,
+                    strcmp(nb[i].base, *r) ? " on a file system that ignores case" : "", what);
                 free(nb);
                 return false;
             }
@@ -385,14 +387,15 @@ bool tw_report_names_ok(const char *const *names, size_t n, size_t stride, const
     for (size_t k = 1; k < n; k++)
         if (strcasecmp(nb[k - 1].base, nb[k].base) == 0) {
             bool same = strcmp(nb[k - 1].base, nb[k].base) == 0;
-            tw_error_set(err, TW_ERR_INVALID, -1, NULL,
-                         "%ss '%.200s' and '%.200s' would both write %.300s/%s.json (and its .md, "
-                         ".junit.xml, .html), one replacing the other%s: a report's file is named "
-                         "after its %s with each byte outside A-Z a-z 0-9 . _ - written '_' (cut at 199 "
-                         "bytes); "
-                         "give them names that differ there",
-                         what, NAME(nb[k - 1].i), NAME(nb[k].i), dir, nb[k - 1].base,
-                         same ? "" : " on a file system that ignores case", what);
+            tw_error_set(
+                err, TW_ERR_INVALID, -1, NULL,
+                "%ss '%.200s' and '%.200s' would both write %.300s/%s.json (and its .md, "
+                ".junit.xml, .html), one replacing the other%s: a report's file is named "
+                "after its %s with each byte outside A-Z a-z 0-9 . _ - written '_' (cut at 199 "
+                "bytes); "
+                "give them names that differ there",
+                what, NAME(nb[k - 1].i), NAME(nb[k].i), dir, nb[k - 1].base,
+                same ? "" : " on a file system that ignores case", what);
             free(nb);
             return false;
         }

@@ -39,7 +39,7 @@ typedef struct tw_rep_check {
     tw_expect expected;
     bool match;
     int64_t offset;
-    char *evidence;            /* owned */
+    char *evidence; /* owned */
     /* a knock-on failure (report_fold.c): what it follows from ("HTTP 400",
      * "no response", "no call") and the check that failed for it ("RSP-01");
      * both "" for a verdict that stands on its own */
@@ -49,20 +49,20 @@ typedef struct tw_rep_check {
 
 typedef struct tw_rep_exchange {
     size_t index;
-    char *method, *path;       /* owned */
+    char *method, *path; /* owned */
     bool stream;
     int status;
     long elapsed_ms;
     int attempts;
-    char *error;               /* transport error, or NULL */
-    int calls;                 /* calls in the decoded answer; -1 when not decoded */
-    int followed;              /* the answer against the script directive (docs/live.md):
-                                * 1 followed it, 0 did not, -1 not judged */
-    char *directive;           /* followed 0: how it did not (owned), else NULL */
-    tw_verdict result;         /* expected neutral result: pass, fail, skip */
-    char *result_detail;       /* owned, or NULL */
-    bool result_follows;       /* a failed result that is a knock-on of the status (tw_rep_fold) */
-    bool match;                /* every verdict as expected */
+    char *error;         /* transport error, or NULL */
+    int calls;           /* calls in the decoded answer; -1 when not decoded */
+    int followed;        /* the answer against the script directive (docs/live.md):
+                          * 1 followed it, 0 did not, -1 not judged */
+    char *directive;     /* followed 0: how it did not (owned), else NULL */
+    tw_verdict result;   /* expected neutral result: pass, fail, skip */
+    char *result_detail; /* owned, or NULL */
+    bool result_follows; /* a failed result that is a knock-on of the status (tw_rep_fold) */
+    bool match;          /* every verdict as expected */
     tw_rep_check *checks;
     size_t nchecks, checks_cap;
 } tw_rep_exchange;
@@ -70,7 +70,7 @@ typedef struct tw_rep_exchange {
 typedef struct tw_rep_fixture {
     char *name, *file, *backend; /* owned */
     bool skipped;
-    char *note;                /* why skipped / what went wrong, or NULL */
+    char *note; /* why skipped / what went wrong, or NULL */
     bool match;
     tw_rep_exchange *ex;
     size_t nex, ex_cap;
@@ -78,17 +78,17 @@ typedef struct tw_rep_fixture {
 
 typedef struct tw_report {
     int version;
-    char *backend;             /* the name given with --backend */
-    char *target;              /* "mock:replay" or the base URL (never a key) */
-    char *generated;           /* UTC time, ISO 8601 */
-    char *toolwire;            /* program version */
+    char *backend;   /* the name given with --backend */
+    char *target;    /* "mock:replay" or the base URL (never a key) */
+    char *generated; /* UTC time, ISO 8601 */
+    char *toolwire;  /* program version */
     tw_rep_fixture *fx;
     size_t nfx, fx_cap;
     /* summary (tw_report_summarise) */
     size_t n_fixtures, n_skipped, n_exchanges, n_pass, n_fail, n_skip, n_mismatch;
-    size_t n_knockon;          /* of n_mismatch, failures folded under their cause */
-    size_t n_directed;         /* exchanges whose answer was held against a directive */
-    size_t n_undirected;       /* of those, answers that did not follow it */
+    size_t n_knockon;    /* of n_mismatch, failures folded under their cause */
+    size_t n_directed;   /* exchanges whose answer was held against a directive */
+    size_t n_undirected; /* of those, answers that did not follow it */
     bool ok;
 } tw_report;
 
@@ -144,7 +144,8 @@ void tw_report_directive_note(const tw_report *r, char *dst, size_t n);
  * how many more there are and which report holds them (path). who prefixes
  * each line ("backend NAME: " without a summary line above, or "").
  */
-void tw_report_list_mismatches(FILE *out, const tw_report *r, const char *who, size_t cap, const char *path);
+void tw_report_list_mismatches(FILE *out, const tw_report *r, const char *who, size_t cap,
+                               const char *path);
 
 /* Serialise as the versioned JSON. */
 tw_status tw_report_to_json(const tw_report *r, tw_buf *out);
@@ -197,8 +198,9 @@ tw_status tw_compare_html(const tw_report *r, size_t n, tw_buf *out);
  * them in one line (all: lists them in the table), the page lists them in a
  * collapsed section. */
 typedef struct tw_cmp_opts {
-    const char *const *labels; /* n column names, or NULL (or a NULL entry): the report's backend name */
-    bool all;                  /* Markdown: info-level rows in the table too */
+    const char *const
+        *labels; /* n column names, or NULL (or a NULL entry): the report's backend name */
+    bool all;    /* Markdown: info-level rows in the table too */
 } tw_cmp_opts;
 /* The same with options (NULL: the defaults, as above). */
 tw_status tw_compare_markdown_with(const tw_report *r, size_t n, const tw_cmp_opts *o, tw_buf *out);
@@ -237,7 +239,8 @@ typedef struct tw_gate_row {
 } tw_gate_row;
 
 typedef struct tw_gate_opts {
-    size_t max_text;    /* the text's cap in bytes (0: none), past which TW_ERR_LIMIT (the counts stand) */
+    size_t max_text;    /* the text's cap in bytes (0: none), past which TW_ERR_LIMIT (the counts
+                           stand) */
     bool allow_missing; /* missing fixtures, exchanges and checks do not fail the gate */
     bool all;           /* the text lists the known failures and the advisory rows too */
 } tw_gate_opts;
@@ -245,19 +248,19 @@ typedef struct tw_gate_opts {
 typedef struct tw_gate_result {
     size_t regressions;
     size_t improvements;
-    size_t known;              /* failed in the baseline, still fail */
-    size_t advisory;           /* info-level changes */
-    size_t missing_fixtures;   /* fixtures with something missing (one row each) */
-    size_t missing;            /* baseline verdicts with no counterpart now */
-    bool failed;               /* a regression, or something missing without allow_missing */
-    tw_gate_row *rows;         /* report order: fixture by fixture */
+    size_t known;            /* failed in the baseline, still fail */
+    size_t advisory;         /* info-level changes */
+    size_t missing_fixtures; /* fixtures with something missing (one row each) */
+    size_t missing;          /* baseline verdicts with no counterpart now */
+    bool failed;             /* a regression, or something missing without allow_missing */
+    tw_gate_row *rows;       /* report order: fixture by fixture */
     size_t nrows, rows_cap;
-    tw_buf text;               /* Markdown listing each */
+    tw_buf text; /* Markdown listing each */
 } tw_gate_result;
 
 /* out is overwritten (opts NULL: no cap, missing fails, folded). */
-tw_status tw_gate_with(const tw_report *baseline, const tw_report *current, const tw_gate_opts *opts,
-                       tw_gate_result *out);
+tw_status tw_gate_with(const tw_report *baseline, const tw_report *current,
+                       const tw_gate_opts *opts, tw_gate_result *out);
 /* The same with only a text cap of max_text bytes. */
 tw_status tw_gate(const tw_report *baseline, const tw_report *current, size_t max_text,
                   tw_gate_result *out);
@@ -266,12 +269,13 @@ const char *tw_gate_kind_name(tw_gate_kind k);
 
 /* The gate's verdicts as JSON (schema "toolwire-gate", version 1): the
  * reports' names, the counts, whether it passed, each row. */
-tw_status tw_gate_to_json(const tw_gate_result *g, const tw_report *baseline, const tw_report *current,
-                          bool allow_missing, tw_buf *out);
+tw_status tw_gate_to_json(const tw_gate_result *g, const tw_report *baseline,
+                          const tw_report *current, bool allow_missing, tw_buf *out);
 /* As JUnit XML: one testcase per regression, missing fixture, improvement
  * and known failure; regressions (and missing fixtures, unless
  * allow_missing) fail, known failures and improvements do not. */
-tw_status tw_gate_to_junit(const tw_gate_result *g, const tw_report *current, bool allow_missing, tw_buf *out);
+tw_status tw_gate_to_junit(const tw_gate_result *g, const tw_report *current, bool allow_missing,
+                           tw_buf *out);
 /* GitHub Actions workflow commands: one `::error file=…,title=…::…` line
  * per row that fails the gate, naming the fixture file. */
 tw_status tw_gate_to_annotations(const tw_gate_result *g, bool allow_missing, tw_buf *out);

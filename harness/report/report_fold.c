@@ -14,9 +14,9 @@
 
 /* What an exchange's other failures can follow from. */
 enum {
-    CAUSE_STATUS = 1,   /* an error status (HTTP >= 400) */
-    CAUSE_NOREPLY = 2,  /* no response (status 0: refused, reset, timeout) */
-    CAUSE_NOCALL = 4    /* an answer with no call where the live expectations want one */
+    CAUSE_STATUS = 1,  /* an error status (HTTP >= 400) */
+    CAUSE_NOREPLY = 2, /* no response (status 0: refused, reset, timeout) */
+    CAUSE_NOCALL = 4   /* an answer with no call where the live expectations want one */
 };
 
 /* The checks whose failure is the cause, tried in this order. */
@@ -186,10 +186,13 @@ void tw_report_directive_note(const tw_report *r, char *dst, size_t n)
             if (e->followed != 0)
                 continue;
             snprintf(dst, n,
-                     "the server did not follow the script directive in %zu of %zu exchanges that carry one "
-                     "(first: %.120s#%zu: %.200s); the live expectations of those exchanges judge what its model "
+                     "the server did not follow the script directive in %zu of %zu exchanges that "
+                     "carry one "
+                     "(first: %.120s#%zu: %.200s); the live expectations of those exchanges judge "
+                     "what its model "
                      "chose to answer, not the wire format (docs/live.md)",
-                     r->n_undirected, r->n_directed, r->fx[i].name, e->index, e->directive ? e->directive : "");
+                     r->n_undirected, r->n_directed, r->fx[i].name, e->index,
+                     e->directive ? e->directive : "");
             return;
         }
 }
@@ -234,18 +237,19 @@ static void list_exchange(listing *l, const tw_rep_fixture *f, const tw_rep_exch
             l->more_knockon += nk;
             continue;
         }
-        fprintf(l->out, "  %smismatch %s#%zu [%s] %s: expected %s, got %s: %s\n", l->who, f->name, e->index, oc,
-                ch->id, ch->expected == TW_EXPECT_FAIL ? "fail" : "pass or skip", tw_verdict_name(ch->verdict),
-                ch->evidence);
+        fprintf(l->out, "  %smismatch %s#%zu [%s] %s: expected %s, got %s: %s\n", l->who, f->name,
+                e->index, oc, ch->id, ch->expected == TW_EXPECT_FAIL ? "fail" : "pass or skip",
+                tw_verdict_name(ch->verdict), ch->evidence);
         char what[48];
         tw_rep_cause_what(e, ch, what, sizeof what);
         if (nk)
-            fprintf(l->out, "  %s  + %zu consequence%s of %s (%s), not counted again: %s\n", l->who, nk,
-                    nk == 1 ? "" : "s", what, ch->id, ids);
+            fprintf(l->out, "  %s  + %zu consequence%s of %s (%s), not counted again: %s\n", l->who,
+                    nk, nk == 1 ? "" : "s", what, ch->id, ids);
     }
 }
 
-void tw_report_list_mismatches(FILE *out, const tw_report *r, const char *who, size_t cap, const char *path)
+void tw_report_list_mismatches(FILE *out, const tw_report *r, const char *who, size_t cap,
+                               const char *path)
 {
     if (!out || r->ok)
         return;
@@ -262,9 +266,10 @@ void tw_report_list_mismatches(FILE *out, const tw_report *r, const char *who, s
     if (l.more) {
         char plus[64] = "";
         if (l.more_knockon)
-            snprintf(plus, sizeof plus, " (+%zu consequence%s)", l.more_knockon, l.more_knockon == 1 ? "" : "s");
-        fprintf(out, "  %s… and %zu more mismatch%s%s not shown here: every one is in %s\n", l.who, l.more,
-                l.more == 1 ? "" : "es", plus, path ? path : "the report");
+            snprintf(plus, sizeof plus, " (+%zu consequence%s)", l.more_knockon,
+                     l.more_knockon == 1 ? "" : "s");
+        fprintf(out, "  %s… and %zu more mismatch%s%s not shown here: every one is in %s\n", l.who,
+                l.more, l.more == 1 ? "" : "es", plus, path ? path : "the report");
     }
     char note[600];
     tw_report_directive_note(r, note, sizeof note);

@@ -34,14 +34,27 @@ static tw_status script_json(void *u, const char *s, size_t n)
 
 /* One cell of the matrix: what a check said over a fixture's exchanges,
  * in increasing order of weight (the heaviest exchange names the cell). */
-typedef enum cell_kind { CELL_NA = 0, CELL_SKIP, CELL_PASS, CELL_XFAIL, CELL_KNOCK, CELL_XPASS, CELL_FAIL } cell_kind;
+typedef enum cell_kind {
+    CELL_NA = 0,
+    CELL_SKIP,
+    CELL_PASS,
+    CELL_XFAIL,
+    CELL_KNOCK,
+    CELL_XPASS,
+    CELL_FAIL
+} cell_kind;
 
-static const char *const cell_class[] = {"na", "skip", "pass", "xfail", "knock mm", "xpass mm", "fail mm"};
+static const char *const cell_class[] = {"na",       "skip",     "pass",   "xfail",
+                                         "knock mm", "xpass mm", "fail mm"};
 static const char *const cell_mark[] = {"", "·", "✓", "✗", "↳", "!", "✗"};
-static const char *const cell_title[] = {
-    "n/a: the check does not apply here", "skipped", "pass", "failed, as the fixture expects (or advisory)",
-    "MISMATCH, a consequence: failed only because of an earlier failure of its exchange, counted under it",
-    "MISMATCH: expected to fail, did not", "MISMATCH: failed, not expected"};
+static const char *const cell_title[] = {"n/a: the check does not apply here",
+                                         "skipped",
+                                         "pass",
+                                         "failed, as the fixture expects (or advisory)",
+                                         "MISMATCH, a consequence: failed only because of an "
+                                         "earlier failure of its exchange, counted under it",
+                                         "MISMATCH: expected to fail, did not",
+                                         "MISMATCH: failed, not expected"};
 
 static cell_kind check_kind(const tw_rep_check *c)
 {
@@ -52,7 +65,8 @@ static cell_kind check_kind(const tw_rep_check *c)
 
 static const char html_style[] =
     "<style>\n"
-    "body{font:14px/1.4 system-ui,-apple-system,Segoe UI,sans-serif;margin:1em 1.2em 12em;color:#1b1f24}\n"
+    "body{font:14px/1.4 system-ui,-apple-system,Segoe UI,sans-serif;margin:1em 1.2em "
+    "12em;color:#1b1f24}\n"
     "h1{font-size:1.4em;margin:.2em 0}h2{font-size:1.15em}table{border-collapse:collapse}\n"
     "th,td{border:1px solid #d0d7de;padding:2px 5px;text-align:center}\n"
     "code{word-break:break-all}\n"
@@ -77,9 +91,12 @@ static const char html_style[] =
     ".terr{background:#6e7781;color:#fff;font-weight:bold}\n"
     ".diff{box-shadow:inset 0 0 0 2px #0969da}\n"
     "#responses td:first-child{text-align:left}\n"
-    "#legend span.k{display:inline-block;min-width:1.4em;border:1px solid #d0d7de;text-align:center;margin:0 .2em 0 .8em}\n"
-    "#detail{position:fixed;left:0;right:0;bottom:0;background:#f6f8fa;border-top:2px solid #d0d7de;"
-    "padding:.5em 1em;max-height:35vh;overflow:auto;white-space:pre-wrap;font-family:ui-monospace,monospace;"
+    "#legend span.k{display:inline-block;min-width:1.4em;border:1px solid "
+    "#d0d7de;text-align:center;margin:0 .2em 0 .8em}\n"
+    "#detail{position:fixed;left:0;right:0;bottom:0;background:#f6f8fa;border-top:2px solid "
+    "#d0d7de;"
+    "padding:.5em "
+    "1em;max-height:35vh;overflow:auto;white-space:pre-wrap;font-family:ui-monospace,monospace;"
     "font-size:12px;margin:0;z-index:5}\n"
     ".ok{color:#1a7f37}.bad{color:#cf222e}\n"
     "</style>\n";
@@ -90,13 +107,15 @@ static const char html_legend[] =
     "<span class=\"k xfail\">✗</span>failed as the fixture expects (or advisory)"
     "<span class=\"k fail mm\">✗</span>failed, not expected (mismatch)"
     "<span class=\"k xpass mm\">!</span>expected to fail, did not (mismatch)"
-    "<span class=\"k knock mm\">↳</span>failed only as a consequence of an earlier failure of its exchange "
+    "<span class=\"k knock mm\">↳</span>failed only as a consequence of an earlier failure of its "
+    "exchange "
     "(an error status, no response, no call; counted under it)"
     "<span class=\"k skip\">·</span>skipped"
     "<span class=\"k na\">&nbsp;</span>n/a"
     "<br>HTTP column: "
     "<span class=\"k hok\">200</span>status <span class=\"k herr\">404</span>error status "
-    "<span class=\"k terr\">✕</span>no response or the transfer broke. Click a cell for its evidence.</p>\n";
+    "<span class=\"k terr\">✕</span>no response or the transfer broke. Click a cell for its "
+    "evidence.</p>\n";
 
 static const char html_script[] =
     "<script>\n"
@@ -104,19 +123,25 @@ static const char html_script[] =
     "var R=JSON.parse(document.getElementById('data').textContent);\n"
     "var D=document.getElementById('detail');\n"
     "function show(fi,id){var fx=R.fixtures[fi];if(!fx)return;"
-    "var s=fx.name+'  '+(id==='http'?'HTTP':id)+'\\n'+(fx.file?fx.file+'\\n':'')+(fx.note?'note: '+fx.note+'\\n':'');"
+    "var s=fx.name+'  '+(id==='http'?'HTTP':id)+'\\n'+(fx.file?fx.file+'\\n':'')+(fx.note?'note: "
+    "'+fx.note+'\\n':'');"
     "fx.exchanges.forEach(function(e){var o=e.status?'HTTP '+e.status:'no response';"
     "if(e.error)o+=(e.status?', transfer broke: ':': ')+e.error;"
     "s+='\\n#'+e.index+' '+e.method+' '+e.path+(e.stream?' (stream)':'')+' -> '+o;"
     "if(id!=='http'){e.checks.forEach(function(c){if(c.id!==id)return;"
-    "s+='\\n  '+c.verdict+' (expected '+c.expected+(c.match?'':', MISMATCH')+')'+(c.offset>=0?'  @'+c.offset:'')"
-    "+'\\n  '+c.evidence+(c.follows?'\\n  a consequence of '+c.follows+', counted under it':'');});}});"
+    "s+='\\n  '+c.verdict+' (expected '+c.expected+(c.match?'':', MISMATCH')+')'+(c.offset>=0?'  "
+    "@'+c.offset:'')"
+    "+'\\n  '+c.evidence+(c.follows?'\\n  a consequence of '+c.follows+', counted under "
+    "it':'');});}});"
     "D.textContent=s;}\n"
-    "document.getElementById('m').addEventListener('click',function(ev){var td=ev.target.closest('td[data-c]');"
+    "document.getElementById('m').addEventListener('click',function(ev){var "
+    "td=ev.target.closest('td[data-c]');"
     "if(!td)return;show(+td.parentNode.getAttribute('data-f'),td.getAttribute('data-c'));});\n"
     "var F=document.getElementById('filter');\n"
-    "function filt(){var v=F.value,rows=document.querySelectorAll('#m tbody tr');for(var i=0;i<rows.length;i++){"
-    "var c=rows[i].classList;var keep=v==='all'||(!c.contains('notrun')&&(v==='run'||c.contains(v)));"
+    "function filt(){var v=F.value,rows=document.querySelectorAll('#m tbody tr');for(var "
+    "i=0;i<rows.length;i++){"
+    "var c=rows[i].classList;var "
+    "keep=v==='all'||(!c.contains('notrun')&&(v==='run'||c.contains(v)));"
     "rows[i].style.display=keep?'':'none';}}\n"
     "F.addEventListener('change',filt);filt();\n"
     "})();\n"
@@ -169,7 +194,10 @@ static void http_cell(tw_rw *out, const tw_rep_fixture *f)
     }
     char oc[200];
     tw_rep_exchange_outcome(worst, oc, sizeof oc);
-    tw_rw_printf(out, "<td class=\"http %s\" data-c=http title=\"", wrank >= 2 ? "terr" : wrank == 1 ? "herr" : "hok");
+    tw_rw_printf(out, "<td class=\"http %s\" data-c=http title=\"",
+                 wrank >= 2   ? "terr"
+                 : wrank == 1 ? "herr"
+                              : "hok");
     tw_xml_text(out, oc);
     if (wrank == 3)
         tw_rw_puts(out, "\">✕</td>");
@@ -177,8 +205,8 @@ static void http_cell(tw_rw *out, const tw_rep_fixture *f)
         tw_rw_printf(out, "\">%d%s</td>", worst->status, wrank == 2 ? "✕" : "");
 }
 
-static void matrix_row(tw_rw *out, const tw_rep_fixture *f, size_t fi, const bool *applied, cell_kind *cells,
-                       size_t nc)
+static void matrix_row(tw_rw *out, const tw_rep_fixture *f, size_t fi, const bool *applied,
+                       cell_kind *cells, size_t nc)
 {
     memset(cells, 0, nc * sizeof *cells);
     bool hf = false, hp = false, hs = false;
@@ -200,9 +228,10 @@ static void matrix_row(tw_rw *out, const tw_rep_fixture *f, size_t fi, const boo
     }
     if (!f->skipped && f->nex == 0 && f->note)
         transport = f->note;
-    tw_rw_printf(out, "<tr class=\"%s%s%s%s%s\" data-f=%zu><td class=fx title=\"", f->skipped ? "notrun" : "run",
-                  f->skipped || f->match ? "" : " mismatch", hf && !f->skipped ? " hasfail" : "",
-                  hp && !f->skipped ? " haspass" : "", hs && !f->skipped ? " hasskip" : "", fi);
+    tw_rw_printf(out, "<tr class=\"%s%s%s%s%s\" data-f=%zu><td class=fx title=\"",
+                 f->skipped ? "notrun" : "run", f->skipped || f->match ? "" : " mismatch",
+                 hf && !f->skipped ? " hasfail" : "", hp && !f->skipped ? " haspass" : "",
+                 hs && !f->skipped ? " hasskip" : "", fi);
     tw_xml_text(out, f->file);
     tw_rw_puts(out, "\">");
     if (!f->skipped && !f->match)
@@ -222,8 +251,9 @@ static void matrix_row(tw_rw *out, const tw_rep_fixture *f, size_t fi, const boo
     for (size_t d = 0; d < nc && d < ncat; d++) {
         if (!applied[d])
             continue;
-        tw_rw_printf(out, "<td class=\"c %s\" data-c=\"%s\" title=\"%s: %s\">%s</td>", cell_class[cells[d]],
-                      defs[d].id, defs[d].id, cell_title[cells[d]], cell_mark[cells[d]]);
+        tw_rw_printf(out, "<td class=\"c %s\" data-c=\"%s\" title=\"%s: %s\">%s</td>",
+                     cell_class[cells[d]], defs[d].id, defs[d].id, cell_title[cells[d]],
+                     cell_mark[cells[d]]);
     }
     tw_rw_puts(out, "</tr>\n");
 }
@@ -242,23 +272,26 @@ void tw_report_html_emit(const tw_report *r, tw_rw *out)
     }
     size_t napplied = applied_checks(r, applied, nc);
     tw_rw_puts(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-                     "<meta name=\"viewport\" content=\"width=device-width\">\n<title>toolwire: ");
+                    "<meta name=\"viewport\" content=\"width=device-width\">\n<title>toolwire: ");
     tw_xml_text(out, r->backend);
     tw_rw_puts(out, "</title>\n");
     tw_rw_puts(out, html_style);
     tw_rw_puts(out, "</head><body>\n<h1>toolwire conformance: ");
     tw_xml_text(out, r->backend);
     tw_rw_puts(out, "</h1>\n<p>");
-    tw_rw_puts(out, r->ok ? "<b class=ok>every verdict matches the fixtures' expectations</b>"
-                           : "<b class=bad>some verdicts differ from the fixtures' expectations</b>");
+    tw_rw_puts(out, r->ok
+                        ? "<b class=ok>every verdict matches the fixtures' expectations</b>"
+                        : "<b class=bad>some verdicts differ from the fixtures' expectations</b>");
     tw_rw_puts(out, " — target <code>");
     tw_xml_text(out, r->target);
     char more[64];
     size_t causes = tw_report_headline(r, more, sizeof more);
-    tw_rw_printf(out, "</code>, %s. %zu fixtures (%zu not run), %zu exchanges: %zu pass, %zu fail, %zu skip, "
-                       "%zu mismatches%s; %zu of %zu checks applied.</p>\n",
-                  r->generated ? r->generated : "", r->n_fixtures, r->n_skipped, r->n_exchanges, r->n_pass,
-                  r->n_fail, r->n_skip, causes, more, napplied, nc);
+    tw_rw_printf(
+        out,
+        "</code>, %s. %zu fixtures (%zu not run), %zu exchanges: %zu pass, %zu fail, %zu skip, "
+        "%zu mismatches%s; %zu of %zu checks applied.</p>\n",
+        r->generated ? r->generated : "", r->n_fixtures, r->n_skipped, r->n_exchanges, r->n_pass,
+        r->n_fail, r->n_skip, causes, more, napplied, nc);
     char note[600];
     tw_report_directive_note(r, note, sizeof note);
     if (note[0]) {
@@ -280,17 +313,21 @@ void tw_report_html_emit(const tw_report *r, tw_rw *out)
         tw_rw_puts(out, "</table>\n");
     }
     tw_rw_puts(out, html_legend);
-    tw_rw_puts(out, "<p><label>show <select id=filter><option value=run selected>fixtures this backend ran</option>"
-                     "<option value=all>all fixtures</option>"
-                     "<option value=mismatch>mismatches</option><option value=hasfail>with a failing check</option>"
-                     "<option value=haspass>with a passing check</option>"
-                     "<option value=hasskip>with a skipped check</option></select></label></p>\n");
-    tw_rw_puts(out, "<div class=wrap><table id=m>\n<thead><tr><th class=fx>fixture</th><th class=v>HTTP</th>");
+    tw_rw_puts(out, "<p><label>show <select id=filter><option value=run selected>fixtures this "
+                    "backend ran</option>"
+                    "<option value=all>all fixtures</option>"
+                    "<option value=mismatch>mismatches</option><option value=hasfail>with a "
+                    "failing check</option>"
+                    "<option value=haspass>with a passing check</option>"
+                    "<option value=hasskip>with a skipped check</option></select></label></p>\n");
+    tw_rw_puts(
+        out,
+        "<div class=wrap><table id=m>\n<thead><tr><th class=fx>fixture</th><th class=v>HTTP</th>");
     for (size_t d = 0; d < nc; d++) {
         if (!applied[d])
             continue;
         tw_rw_printf(out, "<th class=v data-c=\"%s\" title=\"%s (%s): ", defs[d].id, defs[d].id,
-                      tw_severity_name(defs[d].sev));
+                     tw_severity_name(defs[d].sev));
         tw_xml_text(out, defs[d].rule);
         tw_rw_printf(out, "\">%s</th>", defs[d].id);
     }
@@ -329,17 +366,17 @@ tw_status tw_report_to_html(const tw_report *r, tw_buf *buf)
 typedef struct hcmp_ctx {
     const tw_rep_index *ix;
     size_t n;
-    tw_rw *out;    /* the table's rows */
-    tw_rw *info;   /* the info-level rows, folded under the table */
+    tw_rw *out;  /* the table's rows */
+    tw_rw *info; /* the info-level rows, folded under the table */
     size_t rows, nfolded;
     tw_rep_words w;
 } hcmp_ctx;
 
-
-static void cmp_cell(tw_rw *out, const tw_rep_words *w, cell_kind kd, bool run, bool differs, const char *evidence,
-                     const char *label)
+static void cmp_cell(tw_rw *out, const tw_rep_words *w, cell_kind kd, bool run, bool differs,
+                     const char *evidence, const char *label)
 {
-    tw_rw_printf(out, "<td class=\"%s%s\" title=\"", run ? cell_class[kd] : "na", differs ? " diff" : "");
+    tw_rw_printf(out, "<td class=\"%s%s\" title=\"", run ? cell_class[kd] : "na",
+                 differs ? " diff" : "");
     if (run)
         tw_xml_text(out, cell_title[kd]);
     else
@@ -371,14 +408,16 @@ static void hcmp_row(void *u, const char *fx, size_t ex, const char *id)
     for (size_t a = 0; a < n; a++) {
         const tw_rep_check *ch = row.ch[a];
         tw_verdict v = ch ? ch->verdict : TW_V_SKIP;
-        cmp_cell(out, &c->w, ch ? check_kind(ch) : CELL_SKIP, row.run[a], row.run[a] && a != row.first && v != first,
-                 ch ? ch->evidence : NULL, tw_verdict_name(v));
+        cmp_cell(out, &c->w, ch ? check_kind(ch) : CELL_SKIP, row.run[a],
+                 row.run[a] && a != row.first && v != first, ch ? ch->evidence : NULL,
+                 tw_verdict_name(v));
     }
     tw_rw_puts(out, "</tr>\n");
 }
 
 /* Fixtures that at least two reports ran, and that every report ran. */
-static void fixtures_in_common(const tw_report *r, const tw_rep_index *ix, size_t n, size_t *two, size_t *all)
+static void fixtures_in_common(const tw_report *r, const tw_rep_index *ix, size_t n, size_t *two,
+                               size_t *all)
 {
     *two = *all = 0;
     for (size_t a = 0; a < n; a++)
@@ -403,11 +442,14 @@ static void fixtures_in_common(const tw_report *r, const tw_rep_index *ix, size_
 }
 
 /* The head of a table of comparison rows. */
-static void cmp_head(tw_rw *out, const char *id, const tw_report *r, size_t shown, const tw_cmp_opts *o)
+static void cmp_head(tw_rw *out, const char *id, const tw_report *r, size_t shown,
+                     const tw_cmp_opts *o)
 {
-    tw_rw_printf(out, "<div class=wrap><table id=%s class=cmp><thead><tr><th>fixture</th><th>exchange</th>"
-                      "<th>check</th><th>severity</th>",
-                 id);
+    tw_rw_printf(
+        out,
+        "<div class=wrap><table id=%s class=cmp><thead><tr><th>fixture</th><th>exchange</th>"
+        "<th>check</th><th>severity</th>",
+        id);
     for (size_t a = 0; a < shown; a++) {
         tw_rw_puts(out, "<th>");
         tw_xml_text(out, tw_cmp_label(r, o, a));
@@ -425,15 +467,18 @@ tw_status tw_compare_html_with(const tw_report *r, size_t n, const tw_cmp_opts *
     tw_rep_words_of(r, n, &w);
     tw_rw wr = {.b = buf, .st = TW_OK}, *out = &wr;
     size_t shown = n < TW_CMP_MAX_REPORTS ? n : TW_CMP_MAX_REPORTS;
-    tw_rw_printf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-                      "<meta name=\"viewport\" content=\"width=device-width\">\n"
-                      "<title>toolwire: %s compared</title>\n",
+    tw_rw_printf(out,
+                 "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+                 "<meta name=\"viewport\" content=\"width=device-width\">\n"
+                 "<title>toolwire: %s compared</title>\n",
                  w.many);
     tw_rw_puts(out, html_style);
     tw_rw_printf(out, "</head><body>\n<h1>toolwire: %s compared</h1>\n", w.many);
-    tw_rw_printf(out, "<table id=backends><thead><tr><th>%s</th><th>target</th><th>fixtures run</th><th>pass</th>"
-                      "<th>fail</th><th>skip</th><th>mismatches</th></tr></thead>\n",
-                 w.one);
+    tw_rw_printf(
+        out,
+        "<table id=backends><thead><tr><th>%s</th><th>target</th><th>fixtures run</th><th>pass</th>"
+        "<th>fail</th><th>skip</th><th>mismatches</th></tr></thead>\n",
+        w.one);
     for (size_t a = 0; a < n; a++) {
         tw_rw_puts(out, "<tr><td>");
         tw_xml_text(out, tw_cmp_label(r, o, a));
@@ -444,22 +489,26 @@ tw_status tw_compare_html_with(const tw_report *r, size_t n, const tw_cmp_opts *
         }
         tw_rw_puts(out, "</td><td><code>");
         tw_xml_text(out, r[a].target);
-        tw_rw_printf(out, "</code></td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td><td class=\"%s\">%zu</td></tr>\n",
-                      r[a].n_fixtures - r[a].n_skipped, r[a].n_pass, r[a].n_fail, r[a].n_skip,
-                      r[a].n_mismatch ? "herr" : "hok", r[a].n_mismatch);
+        tw_rw_printf(out,
+                     "</code></td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td><td "
+                     "class=\"%s\">%zu</td></tr>\n",
+                     r[a].n_fixtures - r[a].n_skipped, r[a].n_pass, r[a].n_fail, r[a].n_skip,
+                     r[a].n_mismatch ? "herr" : "hok", r[a].n_mismatch);
     }
     tw_rw_puts(out, "</table>\n");
     size_t two, all;
     fixtures_in_common(r, ix, n, &two, &all);
-    tw_rw_printf(out, "<h2>Where the %s differ</h2>\n<p id=common>%zu fixtures ran on at least two %s "
-                      "(%zu on every one). Listed: each check (the decoded result is RES-01's, the HTTP status "
-                      "RSP-01's) whose verdict differs between %s that ran it with a failure on one of them (a "
-                      "check that applies to one %s only, a pass beside a skip, is not listed), with the check's "
-                      "severity; info-level (advisory) rows are folded below the table; a blue outline marks a "
-                      "cell that differs from the first %s of its row; — means the %s did not run the fixture. "
-                      "Hover or click a cell for its evidence. <label><input type=checkbox id=onlyfail> rows "
-                      "with a failure only</label></p>\n",
-                 w.many, two, w.many, all, w.many, w.one, w.one, w.one);
+    tw_rw_printf(
+        out,
+        "<h2>Where the %s differ</h2>\n<p id=common>%zu fixtures ran on at least two %s "
+        "(%zu on every one). Listed: each check (the decoded result is RES-01's, the HTTP status "
+        "RSP-01's) whose verdict differs between %s that ran it with a failure on one of them (a "
+        "check that applies to one %s only, a pass beside a skip, is not listed), with the check's "
+        "severity; info-level (advisory) rows are folded below the table; a blue outline marks a "
+        "cell that differs from the first %s of its row; — means the %s did not run the fixture. "
+        "Hover or click a cell for its evidence. <label><input type=checkbox id=onlyfail> rows "
+        "with a failure only</label></p>\n",
+        w.many, two, w.many, all, w.many, w.one, w.one, w.one);
     tw_rw_puts(out, html_legend);
     cmp_head(out, "cmp", r, shown, o);
     tw_buf ib = {0};
@@ -469,32 +518,41 @@ tw_status tw_compare_html_with(const tw_report *r, size_t n, const tw_cmp_opts *
         tw_rep_each_key(r, ix, n, hcmp_row, &c);
     tw_rw_puts(out, "</tbody></table></div>\n");
     if (c.rows == 0)
-        tw_rw_printf(out, "<p id=nodiff>No differences%s: every %scheck gives the same verdict on every %s that "
-                          "ran it.</p>\n",
-                     c.nfolded ? " but in advisory checks" : "", c.nfolded ? "other " : "", w.one);
+        tw_rw_printf(
+            out,
+            "<p id=nodiff>No differences%s: every %scheck gives the same verdict on every %s that "
+            "ran it.</p>\n",
+            c.nfolded ? " but in advisory checks" : "", c.nfolded ? "other " : "", w.one);
     else if (c.rows > TW_CMP_MAX_ROWS)
-        tw_rw_printf(out, "<p>… %zu rows in all; the first %d are shown.</p>\n", c.rows, TW_CMP_MAX_ROWS);
+        tw_rw_printf(out, "<p>… %zu rows in all; the first %d are shown.</p>\n", c.rows,
+                     TW_CMP_MAX_ROWS);
     if (c.nfolded) {
-        tw_rw_printf(out, "<details id=advisory><summary>%zu info-level (advisory) row(s)</summary>\n", c.nfolded);
+        tw_rw_printf(out,
+                     "<details id=advisory><summary>%zu info-level (advisory) row(s)</summary>\n",
+                     c.nfolded);
         cmp_head(out, "cmpinfo", r, shown, o);
         tw_rw_fail(out, info.st);
         tw_rw_append(out, ib.data ? ib.data : "", ib.len);
         tw_rw_puts(out, "</tbody></table></div>\n");
         if (c.nfolded > TW_CMP_MAX_ROWS)
-            tw_rw_printf(out, "<p>… %zu rows in all; the first %d are shown.</p>\n", c.nfolded, TW_CMP_MAX_ROWS);
+            tw_rw_printf(out, "<p>… %zu rows in all; the first %d are shown.</p>\n", c.nfolded,
+                         TW_CMP_MAX_ROWS);
         tw_rw_puts(out, "</details>\n");
     }
     tw_buf_free(&ib);
     tw_rw_puts(out, "<pre id=detail>click a cell for its evidence</pre>\n");
-    tw_rw_puts(out, "<script>\n(function(){\nvar D=document.getElementById('detail');\n"
-                     "document.addEventListener('click',function(ev){"
-                     "var td=ev.target.closest('table.cmp td[title]');if(!td)return;var tr=td.parentNode;"
-                     "D.textContent=tr.cells[0].textContent+' #'+tr.cells[1].textContent+' '+tr.cells[2].textContent"
-                     "+'\\n'+td.getAttribute('title');});\n"
-                     "document.getElementById('onlyfail').addEventListener('change',function(e){"
-                     "var rows=document.querySelectorAll('#cmp tbody tr');for(var i=0;i<rows.length;i++){"
-                     "rows[i].style.display=(e.target.checked&&!rows[i].querySelector('td.fail,td.xfail'))?'none':'';}});\n"
-                     "})();\n</script>\n</body></html>\n");
+    tw_rw_puts(out,
+               "<script>\n(function(){\nvar D=document.getElementById('detail');\n"
+               "document.addEventListener('click',function(ev){"
+               "var td=ev.target.closest('table.cmp td[title]');if(!td)return;var tr=td.parentNode;"
+               "D.textContent=tr.cells[0].textContent+' #'+tr.cells[1].textContent+' "
+               "'+tr.cells[2].textContent"
+               "+'\\n'+td.getAttribute('title');});\n"
+               "document.getElementById('onlyfail').addEventListener('change',function(e){"
+               "var rows=document.querySelectorAll('#cmp tbody tr');for(var i=0;i<rows.length;i++){"
+               "rows[i].style.display=(e.target.checked&&!rows[i].querySelector('td.fail,td.xfail')"
+               ")?'none':'';}});\n"
+               "})();\n</script>\n</body></html>\n");
     tw_rep_index_all_free(ix, n);
     return wr.st;
 }

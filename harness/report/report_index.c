@@ -52,13 +52,15 @@ static uint64_t key_hash(slot_kind k, const char *fx, size_t ex, const char *id)
     return h ^ (h >> 33);
 }
 
-static bool key_eq(const tw_rep_slot *s, uint64_t h, slot_kind k, const char *fx, size_t ex, const char *id)
+static bool key_eq(const tw_rep_slot *s, uint64_t h, slot_kind k, const char *fx, size_t ex,
+                   const char *id)
 {
     return s->h == h && s->kind == k && s->ex == ex && strcmp(s->fx, fx) == 0 &&
            ((!s->id && !id) || (s->id && id && strcmp(s->id, id) == 0));
 }
 
-static const tw_rep_slot *lookup(const tw_rep_index *ix, slot_kind k, const char *fx, size_t ex, const char *id)
+static const tw_rep_slot *lookup(const tw_rep_index *ix, slot_kind k, const char *fx, size_t ex,
+                                 const char *id)
 {
     if (!ix->cap || !fx)
         return NULL;
@@ -74,7 +76,8 @@ static const tw_rep_slot *lookup(const tw_rep_index *ix, slot_kind k, const char
 
 /* Insert when absent (the first one stays). The table never fills: its
  * capacity is twice the most entries a report can give. */
-static void put(tw_rep_index *ix, slot_kind k, const char *fx, size_t ex, const char *id, const void *val)
+static void put(tw_rep_index *ix, slot_kind k, const char *fx, size_t ex, const char *id,
+                const void *val)
 {
     uint64_t h = key_hash(k, fx, ex, id);
     for (size_t i = (size_t)h & (ix->cap - 1);; i = (i + 1) & (ix->cap - 1)) {
@@ -136,7 +139,10 @@ static tw_status index_build(tw_rep_index *ix, const tw_report *r, bool fixtures
     return TW_OK;
 }
 
-tw_status tw_rep_index_build(tw_rep_index *ix, const tw_report *r) { return index_build(ix, r, false); }
+tw_status tw_rep_index_build(tw_rep_index *ix, const tw_report *r)
+{
+    return index_build(ix, r, false);
+}
 
 void tw_rep_index_free(tw_rep_index *ix)
 {
@@ -144,8 +150,8 @@ void tw_rep_index_free(tw_rep_index *ix)
     memset(ix, 0, sizeof *ix);
 }
 
-const tw_rep_check *tw_rep_find_check(const tw_rep_index *ix, const char *fx, size_t ex, const char *id,
-                                      bool *fixture_run)
+const tw_rep_check *tw_rep_find_check(const tw_rep_index *ix, const char *fx, size_t ex,
+                                      const char *id, bool *fixture_run)
 {
     const tw_rep_slot *s = lookup(ix, K_CHECK, fx, ex, id);
     *fixture_run = s || lookup(ix, K_RUN, fx, ex, NULL);
@@ -191,7 +197,8 @@ void tw_rep_index_all_free(tw_rep_index *ix, size_t n)
     free(ix);
 }
 
-void tw_rep_each_key(const tw_report *r, const tw_rep_index *ix, size_t n, tw_rep_key_fn fn, void *u)
+void tw_rep_each_key(const tw_report *r, const tw_rep_index *ix, size_t n, tw_rep_key_fn fn,
+                     void *u)
 {
     size_t nc;
     const tw_check_def *defs = tw_checks_catalog(&nc);

@@ -113,8 +113,8 @@ void tw_rep_index_free(tw_rep_index *ix);
 /* The check `id` of exchange `ex` of fixture `fx` (the first in report
  * order; none past a skipped fixture of that name); *fixture_run says
  * whether the report ran that exchange at all. */
-const tw_rep_check *tw_rep_find_check(const tw_rep_index *ix, const char *fx, size_t ex, const char *id,
-                                      bool *fixture_run);
+const tw_rep_check *tw_rep_find_check(const tw_rep_index *ix, const char *fx, size_t ex,
+                                      const char *id, bool *fixture_run);
 /* One exchange by fixture name and index (fixtures not skipped); NULL when not run. */
 const tw_rep_exchange *tw_rep_find_exchange(const tw_rep_index *ix, const char *fx, size_t ex);
 /* Whether the report ran a fixture of that name (one not skipped). */
@@ -132,7 +132,8 @@ void tw_rep_index_all_free(tw_rep_index *ix, size_t n);
 /* Every (fixture, exchange, check) key of any report: a fixture is visited
  * in the first report that ran it (ix: the reports' indexes). */
 typedef void (*tw_rep_key_fn)(void *u, const char *fx, size_t ex, const char *id);
-void tw_rep_each_key(const tw_report *r, const tw_rep_index *ix, size_t n, tw_rep_key_fn fn, void *u);
+void tw_rep_each_key(const tw_report *r, const tw_rep_index *ix, size_t n, tw_rep_key_fn fn,
+                     void *u);
 
 /* ---- comparison rows (compare.c; the page in report_html.c) ---- */
 
@@ -148,7 +149,8 @@ typedef struct tw_cmp_row {
  * of the comparison: at least two reports ran the exchange and, among them,
  * a failure stands beside a pass or a skip (a pass beside a skip, a check
  * that applies to one report only, is none). */
-bool tw_cmp_row_of(const tw_rep_index *ix, size_t n, const char *fx, size_t ex, const char *id, tw_cmp_row *row);
+bool tw_cmp_row_of(const tw_rep_index *ix, size_t n, const char *fx, size_t ex, const char *id,
+                   tw_cmp_row *row);
 /* The name of report a's column: its label (o), else its backend name. */
 const char *tw_cmp_label(const tw_report *r, const tw_cmp_opts *o, size_t a);
 /* Does report a's label not begin with its backend name (the summary then names both)? */

@@ -276,14 +276,17 @@ tw_status tw_report_parse(const char *buf, size_t len, tw_report *out, tw_error 
     const char *schema = tw_json_get_str(root, "schema");
     const cJSON *ver = tw_json_get(root, "version");
     const cJSON *fxs = tw_json_get(root, "fixtures");
-    if (!schema || strcmp(schema, TW_REPORT_SCHEMA) != 0 || !cJSON_IsNumber(ver) || !cJSON_IsArray(fxs)) {
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "not a toolwire report (schema, version, fixtures)");
+    if (!schema || strcmp(schema, TW_REPORT_SCHEMA) != 0 || !cJSON_IsNumber(ver) ||
+        !cJSON_IsArray(fxs)) {
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                     "not a toolwire report (schema, version, fixtures)");
         cJSON_Delete(root);
         return TW_ERR_INVALID;
     }
     if (tw_json_int(ver, 0, INT_MAX, 0) > TW_REPORT_VERSION) {
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "report version %d is newer than this program reads (%d)",
-                 (int)tw_json_int(ver, 0, INT_MAX, 0), TW_REPORT_VERSION);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                     "report version %d is newer than this program reads (%d)",
+                     (int)tw_json_int(ver, 0, INT_MAX, 0), TW_REPORT_VERSION);
         cJSON_Delete(root);
         return TW_ERR_INVALID;
     }
@@ -294,9 +297,9 @@ tw_status tw_report_parse(const char *buf, size_t len, tw_report *out, tw_error 
     out->toolwire = jstr(root, "toolwire");
     tw_status st = TW_OK;
     for (const cJSON *jf = fxs->child; jf && st == TW_OK; jf = jf->next) {
-        tw_rep_fixture *f = tw_report_add_fixture(out, tw_json_get_str(jf, "name"),
-                                                  tw_json_get_str(jf, "file"),
-                                                  tw_json_get_str(jf, "backend"));
+        tw_rep_fixture *f =
+            tw_report_add_fixture(out, tw_json_get_str(jf, "name"), tw_json_get_str(jf, "file"),
+                                  tw_json_get_str(jf, "backend"));
         if (!f) {
             st = TW_ERR_NOMEM;
             break;
@@ -342,15 +345,16 @@ tw_status tw_report_parse(const char *buf, size_t len, tw_report *out, tw_error 
                 tw_expect xp = TW_EXPECT_ANY;
                 const char *id = tw_json_get_str(jc, "id");
                 if (!id || !tw_verdict_from_name(tw_json_get_str(jc, "verdict"), &vd)) {
-                    tw_error_set(err, TW_ERR_INVALID, -1, NULL, "fixture %s: a check without id or verdict", f->name);
+                    tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                                 "fixture %s: a check without id or verdict", f->name);
                     st = TW_ERR_INVALID;
                     break;
                 }
                 tw_expect_from_name(tw_json_get_str(jc, "expected"), &xp);
                 const cJSON *off = tw_json_get(jc, "offset");
-                tw_rep_check *c = tw_report_add_check(
-                    x, id, vd, xp, tw_json_int(off, -1, INT64_MAX, -1),
-                    tw_json_get_str(jc, "evidence"));
+                tw_rep_check *c =
+                    tw_report_add_check(x, id, vd, xp, tw_json_int(off, -1, INT64_MAX, -1),
+                                        tw_json_get_str(jc, "evidence"));
                 if (!c) {
                     st = TW_ERR_NOMEM;
                     break;
@@ -391,4 +395,3 @@ tw_status tw_report_load(const char *path, tw_report *out, tw_error *err)
     free(buf);
     return st;
 }
-

@@ -12,7 +12,8 @@ void tw_xml_text(tw_rw *b, const char *s)
         /* a run of bytes written as they are */
         size_t run = 0;
         for (unsigned char c; (c = (unsigned char)s[run]) != '\0'; run++)
-            if (c == '<' || c == '>' || c == '&' || c == '"' || c == '\'' || (c < 0x20 && c != '\n' && c != '\t'))
+            if (c == '<' || c == '>' || c == '&' || c == '"' || c == '\'' ||
+                (c < 0x20 && c != '\n' && c != '\t'))
                 break;
         tw_rw_append(b, s, run);
         s += run;
@@ -49,8 +50,8 @@ void tw_report_junit_emit(const tw_report *r, tw_rw *out)
     tw_rw_puts(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"toolwire\">\n");
     tw_rw_puts(out, "  <testsuite name=\"toolwire.");
     tw_xml_text(out, r->backend);
-    tw_rw_printf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" timestamp=\"", tests,
-                  failures, skipped);
+    tw_rw_printf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" timestamp=\"",
+                 tests, failures, skipped);
     tw_xml_text(out, r->generated);
     tw_rw_puts(out, "\">\n");
     for (size_t i = 0; i < r->nfx; i++) {
@@ -60,7 +61,8 @@ void tw_report_junit_emit(const tw_report *r, tw_rw *out)
             tw_xml_text(out, r->backend);
             tw_rw_puts(out, "\" name=\"");
             tw_xml_text(out, f->name);
-            tw_rw_puts(out, f->skipped ? "\">\n      <skipped message=\"" : "\">\n      <failure message=\"");
+            tw_rw_puts(out, f->skipped ? "\">\n      <skipped message=\""
+                                       : "\">\n      <failure message=\"");
             tw_xml_text(out, f->note ? f->note : "");
             tw_rw_puts(out, f->skipped ? "\"/>\n    </testcase>\n" : "\"/>\n    </testcase>\n");
             continue;
@@ -98,7 +100,7 @@ void tw_report_junit_emit(const tw_report *r, tw_rw *out)
                 if (ch->match)
                     continue;
                 tw_rw_printf(out, "%s: expected %s, got %s: ", ch->id, tw_expect_name(ch->expected),
-                              tw_verdict_name(ch->verdict));
+                             tw_verdict_name(ch->verdict));
                 tw_xml_text(out, ch->evidence);
                 if (ch->follows[0])
                     tw_rw_printf(out, " (a consequence of %s, %s)", ch->follows, ch->follows_check);
@@ -118,4 +120,3 @@ tw_status tw_report_to_junit(const tw_report *r, tw_buf *buf)
     tw_report_junit_emit(r, &w);
     return w.st;
 }
-

@@ -13,7 +13,8 @@ void tw_rep_md_cell(tw_rw *b, const char *s0, size_t cap)
 {
     if (b->st != TW_OK)
         return;
-    /* scrubbed first, cut after (tw_excerpt_end: never inside a marker nor a secret-shaped token) */
+    /* scrubbed first, cut after (tw_excerpt_end: never inside a marker nor a secret-shaped token)
+     */
     tw_buf clean = {0};
     tw_status st = s0 ? tw_secret_scrub(s0, strlen(s0), &clean, NULL) : TW_OK;
     if (st != TW_OK) {
@@ -47,27 +48,28 @@ void tw_rep_md_cell(tw_rw *b, const char *s0, size_t cap)
 }
 
 #define MD_MAX_ROWS 300
-#define MD_MISMATCH_HEAD                                                                                  \
-    "## Mismatches\n\n| fixture | exchange | response | check | expected | got | evidence |\n"                 \
+#define MD_MISMATCH_HEAD                                                                           \
+    "## Mismatches\n\n| fixture | exchange | response | check | expected | got | evidence |\n"     \
     "|---|---:|---|---|---|---|---|\n"
 
 void tw_report_markdown_emit(const tw_report *r, tw_rw *out)
 {
     tw_rw_printf(out, "# toolwire conformance: %s\n\n", r->backend);
-    tw_rw_printf(out, "%s **%s** — target `%s`, %s, toolwire %s\n\n",
-                  r->ok ? "✅" : "❌",
-                  r->ok ? "every verdict matches the fixtures' expectations"
-                        : "some verdicts differ from the fixtures' expectations",
-                  r->target, r->generated, r->toolwire);
+    tw_rw_printf(out, "%s **%s** — target `%s`, %s, toolwire %s\n\n", r->ok ? "✅" : "❌",
+                 r->ok ? "every verdict matches the fixtures' expectations"
+                       : "some verdicts differ from the fixtures' expectations",
+                 r->target, r->generated, r->toolwire);
     tw_rw_puts(out, "| fixtures | skipped | exchanges | pass | fail | skip | mismatches |\n"
-                     "|---:|---:|---:|---:|---:|---:|---:|\n");
+                    "|---:|---:|---:|---:|---:|---:|---:|\n");
     char mm[96];
     tw_rep_mismatch_text(r, mm, sizeof mm);
     tw_rw_printf(out, "| %zu | %zu | %zu | %zu | %zu | %zu | %s |\n\n", r->n_fixtures, r->n_skipped,
-                  r->n_exchanges, r->n_pass, r->n_fail, r->n_skip, mm);
+                 r->n_exchanges, r->n_pass, r->n_fail, r->n_skip, mm);
     if (r->n_knockon)
-        tw_rw_puts(out, "A failure that only follows from an earlier one of its exchange (an error status, no "
-                        "response, no call) is listed under it as a consequence (↳), counted once.\n\n");
+        tw_rw_puts(
+            out,
+            "A failure that only follows from an earlier one of its exchange (an error status, no "
+            "response, no call) is listed under it as a consequence (↳), counted once.\n\n");
     char note[600];
     tw_report_directive_note(r, note, sizeof note);
     if (note[0]) {
@@ -107,7 +109,7 @@ void tw_report_markdown_emit(const tw_report *r, tw_rw *out)
                 tw_rw_printf(out, " | %zu | ", e->index);
                 tw_rep_md_cell(out, oc, 160);
                 tw_rw_printf(out, " | %s | %s | %s | ", ch->id, tw_expect_name(ch->expected),
-                              tw_verdict_name(ch->verdict));
+                             tw_verdict_name(ch->verdict));
                 tw_rep_md_cell(out, ch->evidence, 200);
                 tw_rw_puts(out, " |\n");
                 char ids[400], what[48];
@@ -118,8 +120,9 @@ void tw_report_markdown_emit(const tw_report *r, tw_rw *out)
                     tw_rep_md_cell(out, f->name, 120);
                     tw_rw_printf(out, " | %zu | ", e->index);
                     tw_rep_md_cell(out, oc, 160);
-                    tw_rw_printf(out, " | ↳ %s | | — | %zu consequence%s of %s (%s), not counted again |\n", ids, nk,
-                                  nk == 1 ? "" : "s", what, ch->id);
+                    tw_rw_printf(
+                        out, " | ↳ %s | | — | %zu consequence%s of %s (%s), not counted again |\n",
+                        ids, nk, nk == 1 ? "" : "s", what, ch->id);
                 }
             }
         }
@@ -143,7 +146,8 @@ void tw_report_markdown_emit(const tw_report *r, tw_rw *out)
     /* per check */
     size_t nc;
     const tw_check_def *defs = tw_checks_catalog(&nc);
-    tw_rw_puts(out, "## Checks\n\n| check | severity | pass | fail | skip | rule |\n|---|---|---:|---:|---:|---|\n");
+    tw_rw_puts(out, "## Checks\n\n| check | severity | pass | fail | skip | rule "
+                    "|\n|---|---|---:|---:|---:|---|\n");
     /* pass, fail and skip counts per catalog entry, in one pass over the verdicts */
     size_t *counts = calloc(nc ? 3 * nc : 1, sizeof *counts);
     if (!counts) {
@@ -156,12 +160,14 @@ void tw_report_markdown_emit(const tw_report *r, tw_rw *out)
                 const tw_rep_check *ch = &r->fx[i].ex[k].checks[c];
                 int d = tw_check_index(ch->id);
                 if (d >= 0 && (size_t)d < nc)
-                    counts[3 * (size_t)d + (ch->verdict == TW_V_PASS ? 0 : ch->verdict == TW_V_FAIL ? 1 : 2)]++;
+                    counts[3 * (size_t)d + (ch->verdict == TW_V_PASS   ? 0
+                                            : ch->verdict == TW_V_FAIL ? 1
+                                                                       : 2)]++;
             }
     for (size_t d = 0; d < nc; d++) {
         size_t p = counts[3 * d], fl = counts[3 * d + 1], sk = counts[3 * d + 2];
-        tw_rw_printf(out, "| %s | %s | %zu | %zu | %zu | ", defs[d].id, tw_severity_name(defs[d].sev), p,
-                      fl, sk);
+        tw_rw_printf(out, "| %s | %s | %zu | %zu | %zu | ", defs[d].id,
+                     tw_severity_name(defs[d].sev), p, fl, sk);
         tw_rep_md_cell(out, defs[d].rule, 160);
         tw_rw_puts(out, " |\n");
     }
@@ -177,7 +183,9 @@ void tw_report_markdown_emit(const tw_report *r, tw_rw *out)
                 if (ef++ >= MD_MAX_ROWS)
                     continue;
                 if (ef == 1)
-                    tw_rw_puts(out, "\n## Failing checks (as the fixtures expect, or advisory)\n\n| fixture | exchange | check | evidence |\n|---|---:|---|---|\n");
+                    tw_rw_puts(out,
+                               "\n## Failing checks (as the fixtures expect, or advisory)\n\n| "
+                               "fixture | exchange | check | evidence |\n|---|---:|---|---|\n");
                 tw_rw_puts(out, "| ");
                 tw_rep_md_cell(out, r->fx[i].name, 120);
                 tw_rw_printf(out, " | %zu | %s | ", r->fx[i].ex[k].index, ch->id);

@@ -11,7 +11,10 @@
 #include "files.h"
 #include "out.h"
 
-static tw_status out_file_sink(void *u, const char *p, size_t n) { return tw_out_file_write(u, p, n); }
+static tw_status out_file_sink(void *u, const char *p, size_t n)
+{
+    return tw_out_file_write(u, p, n);
+}
 
 tw_status tw_report_write_all(const tw_report *r, const char *dir, tw_error *err)
 {
@@ -46,7 +49,8 @@ tw_status tw_report_write_all(const tw_report *r, const char *dir, tw_error *err
         tw_rw_flush(&w, true);
         if (w.st != TW_OK && f.st == TW_OK) {
             /* the renderer failed, not the file */
-            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "cannot render %s: %s", path, tw_code_name(w.st));
+            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "cannot render %s: %s", path,
+                         tw_code_name(w.st));
             tw_out_file_abort(&f);
             tw_buf_free(&b);
             return w.st;

@@ -31,22 +31,25 @@ static bool diags_match(const tw_diag_list *l, const cJSON *arr, const char *wha
         const char *code = tw_json_get_str(e, "code");
         const cJSON *off = tw_json_get(e, "offset");
         if (!code || strcmp(code, tw_code_name(l->items[i].code)) != 0 ||
-            (cJSON_IsNumber(off) && tw_json_int(off, INT64_MIN, INT64_MAX, -2) != l->items[i].offset)) {
-            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%s[%zu]: expected %s@%lld, got %s@%lld (%s)", what, i,
-                     code ? code : "?", (long long)tw_json_int(off, INT64_MIN, INT64_MAX, -2),
-                     tw_code_name(l->items[i].code), (long long)l->items[i].offset,
-                     l->items[i].message);
+            (cJSON_IsNumber(off) &&
+             tw_json_int(off, INT64_MIN, INT64_MAX, -2) != l->items[i].offset)) {
+            tw_error_set(
+                err, TW_ERR_INVALID, -1, NULL, "%s[%zu]: expected %s@%lld, got %s@%lld (%s)", what,
+                i, code ? code : "?", (long long)tw_json_int(off, INT64_MIN, INT64_MAX, -2),
+                tw_code_name(l->items[i].code), (long long)l->items[i].offset, l->items[i].message);
             return false;
         }
     }
     if (l->len != n) {
         if (l->len > n)
-            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%s: %zu expected, got %zu; first extra: %s@%lld (%s)", what, n,
-                     l->len, tw_code_name(l->items[n].code), (long long)l->items[n].offset,
-                     l->items[n].message);
+            tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                         "%s: %zu expected, got %zu; first extra: %s@%lld (%s)", what, n, l->len,
+                         tw_code_name(l->items[n].code), (long long)l->items[n].offset,
+                         l->items[n].message);
         else
-            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%s: %zu expected, got %zu; first missing: %s", what, n, l->len,
-                     tw_json_get_str(e, "code") ? tw_json_get_str(e, "code") : "?");
+            tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                         "%s: %zu expected, got %zu; first missing: %s", what, n, l->len,
+                         tw_json_get_str(e, "code") ? tw_json_get_str(e, "code") : "?");
         return false;
     }
     return true;
@@ -58,14 +61,16 @@ bool tw_result_matches(const tw_result *got, const cJSON *expect, tw_error *err)
     const char *thinking = tw_json_get_str(expect, "thinking");
     if (content && !str_eq(&got->msg.content, content)) {
         char *x = tw_secret_clip(content, 200), *y = tw_secret_clip(got->msg.content.data, 200);
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "content: expected \"%s\", got \"%s\"", x ? x : "?", y ? y : "?");
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "content: expected \"%s\", got \"%s\"",
+                     x ? x : "?", y ? y : "?");
         free(x);
         free(y);
         return false;
     }
     if (thinking && !str_eq(&got->msg.thinking, thinking)) {
         char *x = tw_secret_clip(thinking, 200), *y = tw_secret_clip(got->msg.thinking.data, 200);
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "thinking: expected \"%s\", got \"%s\"", x ? x : "?", y ? y : "?");
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "thinking: expected \"%s\", got \"%s\"",
+                     x ? x : "?", y ? y : "?");
         free(x);
         free(y);
         return false;
@@ -84,33 +89,36 @@ bool tw_result_matches(const tw_result *got, const cJSON *expect, tw_error *err)
             const char *id = tw_json_get_str(c, "id");
             const char *name = tw_json_get_str(c, "name");
             if (id && strcmp(id, g->id ? g->id : "") != 0) {
-                tw_error_set(err, TW_ERR_INVALID, -1, NULL, "tool_calls[%zu].id: expected %s, got %s", i, id, g->id);
+                tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                             "tool_calls[%zu].id: expected %s, got %s", i, id, g->id);
                 return false;
             }
             if (name && strcmp(name, g->name ? g->name : "") != 0) {
-                tw_error_set(err, TW_ERR_INVALID, -1, NULL, "tool_calls[%zu].name: expected %s, got %s", i, name,
-                         g->name);
+                tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                             "tool_calls[%zu].name: expected %s, got %s", i, name, g->name);
                 return false;
             }
             const cJSON *a = tw_json_get(c, "arguments");
             if (a && !tw_json_equal(a, g->arguments)) {
                 char *s = tw_json_print(g->arguments, NULL);
                 char *x = s ? tw_secret_clip(s, 300) : NULL;
-                tw_error_set(err, TW_ERR_INVALID, -1, NULL, "tool_calls[%zu].arguments differ: got %s", i, x ? x : "?");
+                tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                             "tool_calls[%zu].arguments differ: got %s", i, x ? x : "?");
                 free(x);
                 free(s);
                 return false;
             }
         }
         if (n != got->msg.ncalls) {
-            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "tool_calls: expected %zu, got %zu", n, got->msg.ncalls);
+            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "tool_calls: expected %zu, got %zu", n,
+                         got->msg.ncalls);
             return false;
         }
     }
     const char *fr = tw_json_get_str(expect, "finish_reason");
     if (fr && strcmp(fr, got->finish_reason ? got->finish_reason : "") != 0) {
         tw_error_set(err, TW_ERR_INVALID, -1, NULL, "finish_reason: expected %s, got %s", fr,
-                 got->finish_reason ? got->finish_reason : "");
+                     got->finish_reason ? got->finish_reason : "");
         return false;
     }
     if (tw_json_get(expect, "errors") &&
@@ -137,15 +145,16 @@ static int hex_val(char c)
  * bytes) or `input_hex` (two hex digits a byte, for bytes JSON strings cannot
  * carry through the loader, such as NUL). Exactly one of them; *out is
  * malloc'd (NULL with false and err set when neither, both, or a bad hex). */
-bool tw_decode_fixture_input(const cJSON *fx, const char *path, char **out, size_t *len, tw_error *err)
+bool tw_decode_fixture_input(const cJSON *fx, const char *path, char **out, size_t *len,
+                             tw_error *err)
 {
     *out = NULL;
     *len = 0;
     const cJSON *in = tw_json_get(fx, "input");
     const cJSON *hex = tw_json_get(fx, "input_hex");
     if ((in != NULL) == (hex != NULL)) {
-        tw_error_file(err, TW_ERR_INVALID, -1, path, "%s: give exactly one of 'input' and 'input_hex'",
-                      path);
+        tw_error_file(err, TW_ERR_INVALID, -1, path,
+                      "%s: give exactly one of 'input' and 'input_hex'", path);
         return false;
     }
     if (in && !cJSON_IsString(in)) {
@@ -241,7 +250,8 @@ int tw_decode_fixture_check(const char *path, tw_error *err)
             if (k == 0)
                 tw_error_file(err, TW_ERR_INVALID, -1, path, "%s (batch): %s", path, d2.message);
             else
-                tw_error_file(err, TW_ERR_INVALID, -1, path, "%s (chunk %zu): %s", path, tw_fix_chunks[k - 1], d2.message);
+                tw_error_file(err, TW_ERR_INVALID, -1, path, "%s (chunk %zu): %s", path,
+                              tw_fix_chunks[k - 1], d2.message);
             rc = TW_FIX_MISMATCH;
         }
         tw_result_free(&r);

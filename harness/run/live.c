@@ -81,7 +81,8 @@ static void subst_walk(cJSON *v, const tw_live_answer *answers, size_t nanswers,
             snprintf(w, sizeof w, "%.60s: exchange %zu produced %zu call(s)", m->valuestring, e,
                      answers[e].res.msg.ncalls);
         else if (!answers[e].res.msg.calls[c].id || !answers[e].res.msg.calls[c].id[0])
-            snprintf(w, sizeof w, "%.60s: call %zu of exchange %zu has no id", m->valuestring, c, e);
+            snprintf(w, sizeof w, "%.60s: call %zu of exchange %zu has no id", m->valuestring, c,
+                     e);
         else
             id = answers[e].res.msg.calls[c].id;
         if (!id) {
@@ -203,26 +204,29 @@ static void judge_calls(const tw_fx_live *lv, const tw_result *r, tw_check_set *
         snprintf(want, sizeof want, "at least %ld call(s)", lv->calls_min);
     else
         snprintf(want, sizeof want, "at most %ld call(s)", lv->calls_max);
-    bool ok = (lv->calls_min < 0 || n >= lv->calls_min) && (lv->calls_max < 0 || n <= lv->calls_max);
+    bool ok =
+        (lv->calls_min < 0 || n >= lv->calls_min) && (lv->calls_max < 0 || n <= lv->calls_max);
     char got[300];
     call_names(r, got, sizeof got);
-    tw_check_set_put(out, TW_CHK_LIV_02, ok ? TW_V_PASS : TW_V_FAIL, -1, "expected %s; got %ld (%s)", want, n,
-                     got);
+    tw_check_set_put(out, TW_CHK_LIV_02, ok ? TW_V_PASS : TW_V_FAIL, -1,
+                     "expected %s; got %ld (%s)", want, n, got);
 }
 
-static tw_status request_tools(const tw_fx_exchange *x, const tw_limits *L, tw_request *rq, tw_error *err)
+static tw_status request_tools(const tw_fx_exchange *x, const tw_limits *L, tw_request *rq,
+                               tw_error *err)
 {
     tw_error_clear(err);
     tw_decode_opts ro;
     memset(&ro, 0, sizeof ro);
     ro.limits = *L;
     tw_api_kind kind = tw_path_kind(x->req.path);
-    tw_status st = kind == TW_API_OPENAI   ? tw_openai_request_from_json(x->req.body, &ro, rq, err)
-                   : kind == TW_API_ANTHROPIC ? tw_anthropic_request_from_json(x->req.body, &ro, rq, err)
-                   : kind == TW_API_GENERATE ? tw_vllm_request_from_json(x->req.body, &ro, rq, err)
-                   : kind == TW_API_GEMINI ? tw_gemini_request_from_json(x->req.body, &ro, rq, err)
-                   : kind == TW_API_RESPONSES ? tw_responses_request_from_json(x->req.body, &ro, rq, err)
-                                 : TW_ERR_UNSUPPORTED;
+    tw_status st =
+        kind == TW_API_OPENAI      ? tw_openai_request_from_json(x->req.body, &ro, rq, err)
+        : kind == TW_API_ANTHROPIC ? tw_anthropic_request_from_json(x->req.body, &ro, rq, err)
+        : kind == TW_API_GENERATE  ? tw_vllm_request_from_json(x->req.body, &ro, rq, err)
+        : kind == TW_API_GEMINI    ? tw_gemini_request_from_json(x->req.body, &ro, rq, err)
+        : kind == TW_API_RESPONSES ? tw_responses_request_from_json(x->req.body, &ro, rq, err)
+                                   : TW_ERR_UNSUPPORTED;
     if (st != TW_OK && !kind)
         tw_error_set(err, TW_ERR_UNSUPPORTED, -1, NULL, "no request decoder for this path");
     return st;
@@ -238,7 +242,8 @@ static void judge_arguments(const tw_fx_exchange *x, const tw_result *r, const t
     tw_request rq;
     tw_error why = {.offset = -1};
     if (request_tools(x, L, &rq, &why) != TW_OK) {
-        tw_check_set_put(out, TW_CHK_LIV_03, TW_V_FAIL, -1, "the request's tools cannot be read: %s", why.message);
+        tw_check_set_put(out, TW_CHK_LIV_03, TW_V_FAIL, -1,
+                         "the request's tools cannot be read: %s", why.message);
         return;
     }
     for (size_t c = 0; c < r->msg.ncalls; c++) {
@@ -248,30 +253,32 @@ static void judge_arguments(const tw_fx_exchange *x, const tw_result *r, const t
             if (call->name && rq.tools[i].name && strcmp(call->name, rq.tools[i].name) == 0)
                 t = &rq.tools[i];
         if (!t) {
-            tw_check_set_put(out, TW_CHK_LIV_03, TW_V_FAIL, -1,
-                             "expected arguments valid for a declared tool; call %zu names %s, which the "
-                             "request does not declare",
-                             c, call->name ? call->name : "(no name)");
+            tw_check_set_put(
+                out, TW_CHK_LIV_03, TW_V_FAIL, -1,
+                "expected arguments valid for a declared tool; call %zu names %s, which the "
+                "request does not declare",
+                c, call->name ? call->name : "(no name)");
             tw_request_free(&rq);
             return;
         }
         if (!call->arguments) {
             tw_check_set_put(out, TW_CHK_LIV_03, TW_V_FAIL, -1,
-                             "expected arguments valid against %s's schema; call %zu has none", call->name, c);
+                             "expected arguments valid against %s's schema; call %zu has none",
+                             call->name, c);
             tw_request_free(&rq);
             return;
         }
         tw_error se;
         if (!tw_schema_validate(t->parameters, call->arguments, L->max_depth, &se)) {
             tw_check_set_put(out, TW_CHK_LIV_03, TW_V_FAIL, -1,
-                             "expected arguments valid against %s's schema; call %zu: %s", call->name, c,
-                             se.message);
+                             "expected arguments valid against %s's schema; call %zu: %s",
+                             call->name, c, se.message);
             tw_request_free(&rq);
             return;
         }
     }
-    tw_check_set_put(out, TW_CHK_LIV_03, TW_V_PASS, -1, "%zu call(s), arguments valid against the declared schemas",
-                     r->msg.ncalls);
+    tw_check_set_put(out, TW_CHK_LIV_03, TW_V_PASS, -1,
+                     "%zu call(s), arguments valid against the declared schemas", r->msg.ncalls);
     tw_request_free(&rq);
 }
 
@@ -282,8 +289,9 @@ static bool calls_agree(const tw_result *a, const tw_result *b, tw_error *err)
         char na[200], nb[200];
         call_names(a, na, sizeof na);
         call_names(b, nb, sizeof nb);
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%zu call(s) (%.100s) where the other has %zu (%.100s)", a->msg.ncalls, na,
-                 b->msg.ncalls, nb);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                     "%zu call(s) (%.100s) where the other has %zu (%.100s)", a->msg.ncalls, na,
+                     b->msg.ncalls, nb);
         return false;
     }
     size_t n = a->msg.ncalls;
@@ -306,8 +314,10 @@ static bool calls_agree(const tw_result *a, const tw_result *b, tw_error *err)
         }
         if (!found) {
             char *args = ca->arguments ? tw_json_print(ca->arguments, NULL) : NULL;
-            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "call %zu %s %.120s has no equal call (same name, same argument values) in the other",
-                     i, ca->name ? ca->name : "(no name)", args ? args : "(no arguments)");
+            tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                         "call %zu %s %.120s has no equal call (same name, same argument values) "
+                         "in the other",
+                         i, ca->name ? ca->name : "(no name)", args ? args : "(no arguments)");
             free(args);
             ok = false;
         }
@@ -322,10 +332,11 @@ void tw_live_judge(const tw_fixture *f, size_t k, const tw_live_answer *answers,
     const tw_fx_exchange *x = &f->exchanges[k];
     if (x->nplaceholders) {
         if (unresolved)
-            tw_check_set_put(out, TW_CHK_LIV_07, TW_V_FAIL, -1,
-                             "expected every call-id placeholder to name a call the server made; %zu of %zu "
-                             "did not: %s",
-                             unresolved, x->nplaceholders, subst_why ? subst_why : "");
+            tw_check_set_put(
+                out, TW_CHK_LIV_07, TW_V_FAIL, -1,
+                "expected every call-id placeholder to name a call the server made; %zu of %zu "
+                "did not: %s",
+                unresolved, x->nplaceholders, subst_why ? subst_why : "");
         else
             tw_check_set_put(out, TW_CHK_LIV_07, TW_V_PASS, -1,
                              "%zu call-id placeholder(s) replaced by the ids the server produced",
@@ -338,11 +349,13 @@ void tw_live_judge(const tw_fixture *f, size_t k, const tw_live_answer *answers,
     static const tw_check_id ids[] = {TW_CHK_LIV_01, TW_CHK_LIV_02, TW_CHK_LIV_03,
                                       TW_CHK_LIV_04, TW_CHK_LIV_05, TW_CHK_LIV_06};
     bool wanted[6] = {lv->ntool_called > 0, lv->calls_min >= 0 || lv->calls_max >= 0,
-                      lv->arguments_valid, lv->text >= 0, lv->reasoning >= 0, lv->agrees_with >= 0};
+                      lv->arguments_valid,  lv->text >= 0,
+                      lv->reasoning >= 0,   lv->agrees_with >= 0};
     if (!a->decoded) {
         for (size_t i = 0; i < 6; i++)
             if (wanted[i])
-                tw_check_set_put(out, ids[i], TW_V_FAIL, -1, "expected an answer to judge; %s", a->why);
+                tw_check_set_put(out, ids[i], TW_V_FAIL, -1, "expected an answer to judge; %s",
+                                 a->why);
         return;
     }
     const tw_result *r = &a->res;
@@ -356,14 +369,16 @@ void tw_live_judge(const tw_fixture *f, size_t k, const tw_live_answer *answers,
         bool got = has_text(&r->msg.content);
         bool ok = got == (lv->text == 1);
         int shown = got ? (int)(r->msg.content.len < 80 ? r->msg.content.len : 80) : 0;
-        tw_check_set_put(out, TW_CHK_LIV_04, ok ? TW_V_PASS : TW_V_FAIL, -1, "expected %s; got %s%.*s%s",
-                         lv->text == 1 ? "text" : "no text", got ? "text: \"" : "no text", shown,
-                         got ? r->msg.content.data : "", got ? "\"" : "");
+        tw_check_set_put(out, TW_CHK_LIV_04, ok ? TW_V_PASS : TW_V_FAIL, -1,
+                         "expected %s; got %s%.*s%s", lv->text == 1 ? "text" : "no text",
+                         got ? "text: \"" : "no text", shown, got ? r->msg.content.data : "",
+                         got ? "\"" : "");
     }
     if (wanted[4]) {
         bool got = has_text(&r->msg.thinking) || r->msg.has_redacted_thinking;
         bool ok = got == (lv->reasoning == 1);
-        tw_check_set_put(out, TW_CHK_LIV_05, ok ? TW_V_PASS : TW_V_FAIL, -1, "expected %s; got %s (%zu bytes)",
+        tw_check_set_put(out, TW_CHK_LIV_05, ok ? TW_V_PASS : TW_V_FAIL, -1,
+                         "expected %s; got %s (%zu bytes)",
                          lv->reasoning == 1 ? "reasoning" : "no reasoning",
                          got ? "reasoning" : "no reasoning", r->msg.thinking.len);
     }
@@ -371,12 +386,13 @@ void tw_live_judge(const tw_fixture *f, size_t k, const tw_live_answer *answers,
         size_t o = (size_t)lv->agrees_with;
         tw_error why = {.offset = -1};
         if (o >= f->nexchanges || !answers[o].decoded)
-            tw_check_set_put(out, TW_CHK_LIV_06, TW_V_FAIL, -1,
-                             "expected the same calls as exchange %zu; it has no answer to compare: %s", o,
-                             o < f->nexchanges ? answers[o].why : "no such exchange");
+            tw_check_set_put(
+                out, TW_CHK_LIV_06, TW_V_FAIL, -1,
+                "expected the same calls as exchange %zu; it has no answer to compare: %s", o,
+                o < f->nexchanges ? answers[o].why : "no such exchange");
         else if (!calls_agree(r, &answers[o].res, &why))
-            tw_check_set_put(out, TW_CHK_LIV_06, TW_V_FAIL, -1, "expected the same calls as exchange %zu; got %s",
-                             o, why.message);
+            tw_check_set_put(out, TW_CHK_LIV_06, TW_V_FAIL, -1,
+                             "expected the same calls as exchange %zu; got %s", o, why.message);
         else
             tw_check_set_put(out, TW_CHK_LIV_06, TW_V_PASS, -1,
                              "the same %zu call(s) as exchange %zu (names and argument values)",
@@ -404,7 +420,8 @@ static bool same_names(const tw_result *a, const tw_result *b)
     return true;
 }
 
-int tw_live_followed(const tw_fx_exchange *x, const tw_live_answer *a, const tw_limits *L, char *why, size_t n)
+int tw_live_followed(const tw_fx_exchange *x, const tw_live_answer *a, const tw_limits *L,
+                     char *why, size_t n)
 {
     if (n)
         why[0] = '\0';
@@ -425,15 +442,18 @@ int tw_live_followed(const tw_fx_exchange *x, const tw_live_answer *a, const tw_
         o.ntools = rq.ntools;
         o.allow_unknown_tool = true;
         tw_result want;
-        if (sa.step >= 0 && h && h->decode(sa.model_text.data ? sa.model_text.data : "", sa.model_text.len, &o, &want) == TW_OK) {
+        if (sa.step >= 0 && h &&
+            h->decode(sa.model_text.data ? sa.model_text.data : "", sa.model_text.len, &o, &want) ==
+                TW_OK) {
             rc = same_names(&want, &a->res);
             if (!rc) {
                 char w[300], g[300];
                 call_names(&want, w, sizeof w);
                 call_names(&a->res, g, sizeof g);
-                snprintf(why, n, "step %d of the directive asks for %s%.200s; the answer has %s%.200s", sa.step,
-                         want.msg.ncalls ? "a call of " : "", want.msg.ncalls ? w : "no call",
-                         a->res.msg.ncalls ? "calls of " : "", a->res.msg.ncalls ? g : "no call");
+                snprintf(
+                    why, n, "step %d of the directive asks for %s%.200s; the answer has %s%.200s",
+                    sa.step, want.msg.ncalls ? "a call of " : "", want.msg.ncalls ? w : "no call",
+                    a->res.msg.ncalls ? "calls of " : "", a->res.msg.ncalls ? g : "no call");
             }
             tw_result_free(&want);
         }

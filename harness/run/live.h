@@ -15,10 +15,10 @@
 
 /* One exchange's answer as the reference decoder of its path reads it. */
 typedef struct tw_live_answer {
-    bool decoded;       /* res holds the decoded answer */
+    bool decoded; /* res holds the decoded answer */
     tw_result res;
-    int status;         /* HTTP status, 0 when no response arrived */
-    char why[240];      /* why there is nothing to judge, when !decoded */
+    int status;    /* HTTP status, 0 when no response arrived */
+    char why[240]; /* why there is nothing to judge, when !decoded */
 } tw_live_answer;
 
 /*
@@ -47,8 +47,8 @@ cJSON *tw_live_substitute(const cJSON *body, const tw_live_answer *answers, size
  * placeholders (unresolved and subst_why from tw_live_substitute). Checks
  * that do not apply get no verdict.
  */
-void tw_live_judge(const tw_fixture *f, size_t k, const tw_live_answer *answers,
-                   size_t unresolved, const char *subst_why, const tw_limits *L, tw_check_set *out);
+void tw_live_judge(const tw_fixture *f, size_t k, const tw_live_answer *answers, size_t unresolved,
+                   const char *subst_why, const tw_limits *L, tw_check_set *out);
 
 /*
  * Did the answer follow the script directive of exchange x (docs/live.md,
@@ -60,6 +60,7 @@ void tw_live_judge(const tw_fixture *f, size_t k, const tw_live_answer *answers,
  * 1 followed, 0 not (why, n bytes, says how), -1 not judged: no directive
  * step for this turn, or no decoded answer.
  */
-int tw_live_followed(const tw_fx_exchange *x, const tw_live_answer *a, const tw_limits *L, char *why, size_t n);
+int tw_live_followed(const tw_fx_exchange *x, const tw_live_answer *a, const tw_limits *L,
+                     char *why, size_t n);
 
 #endif

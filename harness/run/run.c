@@ -34,8 +34,8 @@ bool tw_backend_spec_parse(const char *arg, char *store, tw_backend_spec *out, t
     char *eq = strchr(store, '=');
     if (!eq || eq == store || !eq[1]) {
         char *shown = tw_url_shown(arg);
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--backend wants NAME=URL or NAME=mock:PROFILE, got '%s'",
-                     shown ? shown : "");
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                     "--backend wants NAME=URL or NAME=mock:PROFILE, got '%s'", shown ? shown : "");
         free(shown);
         return false;
     }
@@ -54,8 +54,10 @@ bool tw_backend_spec_parse(const char *arg, char *store, tw_backend_spec *out, t
         out->url = v;
     } else {
         char *shown = tw_url_shown(store);
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "backend '%s': the URL must start with http:// or https:// (or use mock:PROFILE)",
-                     shown ? shown : "");
+        tw_error_set(
+            err, TW_ERR_INVALID, -1, NULL,
+            "backend '%s': the URL must start with http:// or https:// (or use mock:PROFILE)",
+            shown ? shown : "");
         free(shown);
         return false;
     }
@@ -94,19 +96,20 @@ bool tw_fixture_set_load(tw_fixture_set *s, char *const *paths, size_t npaths,
         if (n < 0) {
             int en = errno;
             char looked[1024] = "";
-            if (strncmp(paths[p], "fixtures", 8) == 0 && (paths[p][8] == '\0' || paths[p][8] == '/')) {
+            if (strncmp(paths[p], "fixtures", 8) == 0 &&
+                (paths[p][8] == '\0' || paths[p][8] == '/')) {
                 char roots[TW_DATA_MAX_ROOTS][TW_DATA_PATH_MAX];
                 size_t nr = tw_data_roots(roots, TW_DATA_MAX_ROOTS), used = 0;
                 used += (size_t)snprintf(looked, sizeof looked, " (looked in");
                 for (size_t i = 0; i < nr && used < sizeof looked; i++)
-                    used += (size_t)snprintf(looked + used, sizeof looked - used, "%s %s", i ? "," : "",
-                                             roots[i]);
+                    used += (size_t)snprintf(looked + used, sizeof looked - used, "%s %s",
+                                             i ? "," : "", roots[i]);
                 if (used < sizeof looked)
                     snprintf(looked + used, sizeof looked - used,
                              "; set %s to a directory holding fixtures/)", TW_DATA_ENV);
             }
             tw_error_set(err, TW_ERR_IO, -1, NULL, "cannot read '%s': %s%s", paths[p],
-                     en ? strerror(en) : "not a readable file or directory", looked);
+                         en ? strerror(en) : "not a readable file or directory", looked);
             return false;
         }
         size_t here = 0; /* fixture files under this path */
@@ -128,7 +131,8 @@ bool tw_fixture_set_load(tw_fixture_set *s, char *const *paths, size_t npaths,
         tw_free_list(files, n);
         if (!here) {
             /* nothing to judge there: a wrong directory, not a clean pass */
-            tw_error_set(err, TW_ERR_IO, -1, NULL, "'%s' holds no fixture (no *.json file other than *schema.json)",
+            tw_error_set(err, TW_ERR_IO, -1, NULL,
+                         "'%s' holds no fixture (no *.json file other than *schema.json)",
                          paths[p]);
             return false;
         }
@@ -169,7 +173,8 @@ bool tw_fixture_set_select_cmd(tw_fixture_set *s, const tw_fixture_selection *se
         return true;
     tw_buf d = {0};
     tw_selection_describe(sel, &d);
-    fprintf(stderr, "toolwire %s: no fixture is selected by%s (nothing run)\n", cmd, d.data ? d.data : "");
+    fprintf(stderr, "toolwire %s: no fixture is selected by%s (nothing run)\n", cmd,
+            d.data ? d.data : "");
     tw_buf_free(&d);
     return false;
 }
@@ -180,7 +185,8 @@ bool tw_jobs_option(const char *arg, const tw_limits *limits, size_t *jobs, tw_e
     tw_limits_resolve(&L, limits);
     long v = 0;
     if (!tw_cli_parse_long(arg, 1, L.max_jobs > LONG_MAX ? LONG_MAX : (long)L.max_jobs, &v)) {
-        tw_error_set(err, TW_ERR_LIMIT, -1, NULL, "--jobs wants a whole number from 1 to %zu (the limit max_jobs), got '%s'",
+        tw_error_set(err, TW_ERR_LIMIT, -1, NULL,
+                     "--jobs wants a whole number from 1 to %zu (the limit max_jobs), got '%s'",
                      L.max_jobs, arg);
         return false;
     }
@@ -191,8 +197,8 @@ bool tw_jobs_option(const char *arg, const tw_limits *limits, size_t *jobs, tw_e
 /* ---- one exchange ---- */
 
 /* The expected neutral result: decode and compare. */
-static tw_verdict judge_result(const tw_fx_exchange *x, const tw_http_response *r, const tw_limits *L,
-                               char **detail)
+static tw_verdict judge_result(const tw_fx_exchange *x, const tw_http_response *r,
+                               const tw_limits *L, char **detail)
 {
     *detail = NULL;
     if (!x->expect_result || !x->decode_format)
@@ -215,7 +221,8 @@ static tw_verdict judge_result(const tw_fx_exchange *x, const tw_http_response *
             return TW_V_FAIL;
         }
         if (r->status >= 400 && !(x->has_response && x->resp.status >= 400)) {
-            snprintf(d, sizeof d, "HTTP %d where the fixture expects a success: nothing to decode", r->status);
+            snprintf(d, sizeof d, "HTTP %d where the fixture expects a success: nothing to decode",
+                     r->status);
             *detail = tw_strdup(d);
             return TW_V_FAIL;
         }
@@ -380,12 +387,12 @@ typedef struct run_shared {
     tw_mock *m;
     const tw_proxied *px;
     tw_report *rep;
-    size_t *slot;              /* per fixture: its entry in rep->fx, SIZE_MAX when not run */
+    size_t *slot; /* per fixture: its entry in rep->fx, SIZE_MAX when not run */
     tw_progress *progress;
     pthread_mutex_t mu;
-    size_t next;               /* the next fixture to take */
-    bool nomem;                /* a verdict could not be recorded: the report is not whole */
-    tw_error err;              /* the first such failure */
+    size_t next;  /* the next fixture to take */
+    bool nomem;   /* a verdict could not be recorded: the report is not whole */
+    tw_error err; /* the first such failure */
 } run_shared;
 
 typedef struct run_worker {
@@ -448,7 +455,8 @@ static void *fixture_worker(void *arg)
     bool nomem = false;
     tw_error werr = {.offset = -1}, *err = &werr;
     double t0 = 0;
-    for (size_t fi = take_fixture(sh, &t0); fi < fs->n; fixture_done(sh, fi, t0), fi = take_fixture(sh, &t0)) {
+    for (size_t fi = take_fixture(sh, &t0); fi < fs->n;
+         fixture_done(sh, fi, t0), fi = take_fixture(sh, &t0)) {
         const tw_fixture *f = &fs->fx[fi];
         tw_rep_fixture *rf = &sh->rep->fx[sh->slot[fi]];
         if (b->profile && !tw_mock_profile_fits(b->profile, f)) {
@@ -506,7 +514,8 @@ static void *fixture_worker(void *arg)
             if (hv)
                 hv[nh++] = (tw_kv){TW_MOCK_EXCHANGE_HEADER, hint};
             unsigned long since = m ? tw_mock_seq(m) : px.up ? tw_upstream_seq(px.up) : 0;
-            tw_client_send(cl, x->req.method, x->req.path, hv, nh, body, body ? strlen(body) : 0, &resp[k]);
+            tw_client_send(cl, x->req.method, x->req.path, hv, nh, body, body ? strlen(body) : 0,
+                           &resp[k]);
             free(hv);
             free(body);
             tw_progress_exchange(sh->progress, f->name, k + 1, nx);
@@ -515,8 +524,8 @@ static void *fixture_worker(void *arg)
             if (m && tw_mock_records(m, since, &recs, &nrec) == TW_OK)
                 nrec = own_records(recs, nrec, hint);
             if (px.up)
-                tw_xlt_exchange(px.up, since, x->req.path, x->req.body, fixture_streams(x), &resp[k], &L,
-                                &client[k], &xlt[k]);
+                tw_xlt_exchange(px.up, since, x->req.path, x->req.body, fixture_streams(x),
+                                &resp[k], &L, &client[k], &xlt[k]);
             else
                 client_verdicts(recs, nrec, f, k, &L, &resp[k], &client[k]);
             tw_mock_records_free(recs, nrec);
@@ -564,7 +573,8 @@ static void *fixture_worker(void *arg)
             tw_rep_exchange *re = tw_report_add_exchange(rf);
             if (!re && !nomem) {
                 nomem = true;
-                tw_error_set(err, TW_ERR_NOMEM, -1, NULL, "out of memory recording %s#%zu", f->name, k);
+                tw_error_set(err, TW_ERR_NOMEM, -1, NULL, "out of memory recording %s#%zu", f->name,
+                             k);
             }
             if (re) {
                 re->method = tw_strdup(x->req.method);
@@ -577,27 +587,30 @@ static void *fixture_worker(void *arg)
                 if (ans && ans[k].decoded) {
                     char dw[600];
                     re->calls = (int)ans[k].res.msg.ncalls;
-                    re->followed = x->live.json ? tw_live_followed(x, &ans[k], &L, dw, sizeof dw) : -1;
+                    re->followed =
+                        x->live.json ? tw_live_followed(x, &ans[k], &L, dw, sizeof dw) : -1;
                     re->directive = re->followed == 0 ? tw_strdup(dw) : NULL;
                 }
                 bool damaged = m && damaging_faults(x);
                 re->result = judge_result(x, r, &L, &re->result_detail);
                 if (damaged && re->result == TW_V_FAIL) {
                     free(re->result_detail);
-                    re->result_detail = tw_strdup("not compared: the mock damaged this response on purpose (faults)");
+                    re->result_detail = tw_strdup(
+                        "not compared: the mock damaged this response on purpose (faults)");
                     re->result = TW_V_SKIP;
                 }
                 for (size_t c = 0; c < set.len; c++) {
                     const tw_check_def *d = tw_check_def_of(set.items[c].check);
-                    tw_expect xp = expects_fail(x, set.items[c].id)  ? TW_EXPECT_FAIL
+                    tw_expect xp = expects_fail(x, set.items[c].id) ? TW_EXPECT_FAIL
                                    : (d && d->sev == TW_SEV_INFO) || (damaged && d && !d->client)
                                        ? TW_EXPECT_ANY
                                        : TW_EXPECT_NOT_FAIL;
-                    if (!tw_report_add_check(re, set.items[c].id, set.items[c].verdict, xp, set.items[c].offset,
-                                             set.items[c].evidence) &&
+                    if (!tw_report_add_check(re, set.items[c].id, set.items[c].verdict, xp,
+                                             set.items[c].offset, set.items[c].evidence) &&
                         !nomem) {
                         nomem = true;
-                        tw_error_set(err, TW_ERR_NOMEM, -1, NULL, "out of memory recording the verdicts of %s#%zu", f->name, k);
+                        tw_error_set(err, TW_ERR_NOMEM, -1, NULL,
+                                     "out of memory recording the verdicts of %s#%zu", f->name, k);
                     }
                 }
                 /* a failing check the catalog does not know cannot be matched */
@@ -610,11 +623,13 @@ static void *fixture_worker(void *arg)
                         re->result = TW_V_FAIL;
                     }
                 /* the result comparison is a verdict like the checks' */
-                if (!tw_report_set_result_check(re, expects_fail(x, tw_check_name(TW_CHK_RES_01)) ? TW_EXPECT_FAIL
-                                                                                               : TW_EXPECT_NOT_FAIL) &&
+                if (!tw_report_set_result_check(re, expects_fail(x, tw_check_name(TW_CHK_RES_01))
+                                                        ? TW_EXPECT_FAIL
+                                                        : TW_EXPECT_NOT_FAIL) &&
                     !nomem) {
                     nomem = true;
-                    tw_error_set(err, TW_ERR_NOMEM, -1, NULL, "out of memory recording the verdicts of %s#%zu", f->name, k);
+                    tw_error_set(err, TW_ERR_NOMEM, -1, NULL,
+                                 "out of memory recording the verdicts of %s#%zu", f->name, k);
                 }
             }
             tw_check_set_free(&set);
@@ -657,7 +672,10 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
         tw_error_set(err, TW_ERR_NOMEM, -1, NULL, "out of memory");
         return TW_ERR_NOMEM;
     }
-    snprintf(target, sizeof target, "%s%s", b->profile ? "mock:" : "", b->profile ? b->profile : shown ? shown : "");
+    snprintf(target, sizeof target, "%s%s", b->profile ? "mock:" : "",
+             b->profile ? b->profile
+             : shown    ? shown
+                        : "");
     tw_mock *m = NULL;
     tw_proxied px = {0};
     const tw_backend_upstream *bu = NULL;
@@ -692,7 +710,8 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
         co.max_bytes = L.max_input_bytes;
     tw_client *cl = tw_client_new(&co);
     if (!cl) {
-        tw_error_set(err, TW_ERR_IO, -1, NULL, "cannot create the HTTP client for %s", m ? co.base_url : target);
+        tw_error_set(err, TW_ERR_IO, -1, NULL, "cannot create the HTTP client for %s",
+                     m ? co.base_url : target);
         tw_mock_stop(m);
         tw_proxied_stop(&px);
         free(shown);
@@ -723,7 +742,13 @@ tw_status tw_run_backend(const tw_fixture_set *fs, const tw_backend_spec *b, con
     size_t nw = px.up || o->jobs < 1 ? 1 : o->jobs;
     if (nw > nrun)
         nw = nrun ? nrun : 1;
-    run_shared sh = {.fs = fs, .b = b, .L = L, .m = m, .px = &px, .rep = rep, .slot = slot,
+    run_shared sh = {.fs = fs,
+                     .b = b,
+                     .L = L,
+                     .m = m,
+                     .px = &px,
+                     .rep = rep,
+                     .slot = slot,
                      .err = {.offset = -1}};
     run_worker *w = slot ? calloc(nw, sizeof *w) : NULL;
     tw_status st = TW_OK;
@@ -778,7 +803,8 @@ tw_status tw_write_comparison(const tw_report *r, size_t n, const char *dir, tw_
         return TW_ERR_IO;
     }
     char p1[4200], p2[4200];
-    if (!tw_path_join(p1, sizeof p1, dir, "comparison.md") || !tw_path_join(p2, sizeof p2, dir, "comparison.html")) {
+    if (!tw_path_join(p1, sizeof p1, dir, "comparison.md") ||
+        !tw_path_join(p2, sizeof p2, dir, "comparison.html")) {
         tw_error_set(err, TW_ERR_LIMIT, -1, NULL, "%s: the path is too long", dir);
         return TW_ERR_LIMIT;
     }
@@ -799,7 +825,8 @@ tw_status tw_write_comparison(const tw_report *r, size_t n, const char *dir, tw_
 
 /* A live backend none of whose exchanges got a response (a server that is
  * down, a wrong URL): true with their number and the first transport error. */
-static bool nobody_answered(const tw_backend_spec *b, const tw_report *r, size_t *n, const char **why)
+static bool nobody_answered(const tw_backend_spec *b, const tw_report *r, size_t *n,
+                            const char **why)
 {
     size_t none = 0, all = 0;
     *why = NULL;
@@ -833,8 +860,10 @@ static size_t name_unfit(const char *cmd, const tw_backend_spec *b, const tw_rep
     if (n > 5)
         snprintf(more, sizeof more, ", … (%zu more)", n - 5);
     if (n && say)
-        fprintf(stderr, "toolwire %s: backend %s: %zu fixture(s) do not fit profile %s and were not run: "
-                        "%s%s\n", cmd, b->name, n, b->profile, names.data ? names.data : "", more);
+        fprintf(stderr,
+                "toolwire %s: backend %s: %zu fixture(s) do not fit profile %s and were not run: "
+                "%s%s\n",
+                cmd, b->name, n, b->profile, names.data ? names.data : "", more);
     tw_buf_free(&names);
     return n;
 }
@@ -856,8 +885,8 @@ int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t n
         return 2;
     }
     if (o->jobs > L.max_jobs) {
-        fprintf(stderr, "toolwire %s: --jobs %zu is more than the limit max_jobs (%zu)\n", cmd, o->jobs,
-                L.max_jobs);
+        fprintf(stderr, "toolwire %s: --jobs %zu is more than the limit max_jobs (%zu)\n", cmd,
+                o->jobs, L.max_jobs);
         return 2;
     }
     if (!tw_fixture_set_load(&fs, paths, npaths, &L, &why)) {
@@ -871,9 +900,11 @@ int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t n
     }
     /* a fixture that does not load cannot be judged: listed, and exit status 2 */
     for (size_t i = 0; i < fs.nbad; i++)
-        fprintf(stderr, "toolwire %s: cannot load fixture %s: %s\n", cmd, fs.bad_files[i], fs.bad_why[i]);
+        fprintf(stderr, "toolwire %s: cannot load fixture %s: %s\n", cmd, fs.bad_files[i],
+                fs.bad_why[i]);
     if (o->shard && !tw_fixture_shard(&fs, o->shard, paths, npaths) && !fs.nbad && !o->quiet)
-        fprintf(stderr, "toolwire %s: this --shard holds none of the selected fixtures (empty reports)\n",
+        fprintf(stderr,
+                "toolwire %s: this --shard holds none of the selected fixtures (empty reports)\n",
                 cmd);
     /* temporaries of an earlier run that was killed while writing */
     size_t stale = tw_clean_stale_temps(outdir);
@@ -912,15 +943,19 @@ int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t n
         bool nobody = nobody_answered(&b[i], r, &nx, &first);
         if (nobody) {
             /* said once, instead of a mismatch line for each check of each exchange */
-            fprintf(stderr, "toolwire %s: backend %s: nobody answered at %s (%zu exchange(s), none got a "
-                            "response%s%s)\n",
+            fprintf(stderr,
+                    "toolwire %s: backend %s: nobody answered at %s (%zu exchange(s), none got a "
+                    "response%s%s)\n",
                     cmd, r->backend, r->target, nx, first ? ": " : "", first ? first : "");
             rc = 2;
         }
         size_t fitting = r->n_fixtures - r->n_skipped;
-        if (b[i].profile && !o->unfit_ok && name_unfit(cmd, &b[i], r, !o->quiet || !fitting) && !fitting) {
-            fprintf(stderr, "toolwire %s: backend %s: none of the fixtures given fits profile %s: nothing "
-                            "was judged\n", cmd, r->backend, b[i].profile);
+        if (b[i].profile && !o->unfit_ok && name_unfit(cmd, &b[i], r, !o->quiet || !fitting) &&
+            !fitting) {
+            fprintf(stderr,
+                    "toolwire %s: backend %s: none of the fixtures given fits profile %s: nothing "
+                    "was judged\n",
+                    cmd, r->backend, b[i].profile);
             rc = 2;
         }
         if (o->out && !o->quiet) {
@@ -936,9 +971,12 @@ int tw_run_all(const tw_backend_spec *b, size_t nb, char *const *paths, size_t n
                     "backend %s (%s): %s, %zu fixtures run, %zu not fitting, %zu exchanges "
                     "(%zu error statuses, %zu without a response), "
                     "%zu pass, %zu fail, %zu skip, %zu mismatches%s -> %s/%s.json\n",
-                    r->backend, r->target, nobody ? "NOT JUDGED (nobody answered)" : r->ok ? "ok" : "MISMATCH",
-                    r->n_fixtures - r->n_skipped, r->n_skipped, r->n_exchanges, nerr, nnone, r->n_pass, r->n_fail, r->n_skip, causes, more,
-                    outdir, base);
+                    r->backend, r->target,
+                    nobody  ? "NOT JUDGED (nobody answered)"
+                    : r->ok ? "ok"
+                            : "MISMATCH",
+                    r->n_fixtures - r->n_skipped, r->n_skipped, r->n_exchanges, nerr, nnone,
+                    r->n_pass, r->n_fail, r->n_skip, causes, more, outdir, base);
         }
         if (o->out && !r->ok && !nobody) {
             /* without the summary line above them, the lines name their backend */

@@ -16,9 +16,9 @@
 #include "select.h"
 
 typedef struct tw_backend_spec {
-    const char *name;          /* report name */
-    const char *url;           /* live base URL, or NULL for a mock */
-    const char *profile;       /* mock profile, or NULL for a live URL */
+    const char *name;    /* report name */
+    const char *url;     /* live base URL, or NULL for a mock */
+    const char *profile; /* mock profile, or NULL for a live URL */
     /* the backend's suite: only the fixtures it selects (all when empty) */
     tw_fixture_selection suite;
 } tw_backend_spec;
@@ -27,10 +27,10 @@ typedef struct tw_backend_spec {
  * backend's run, and optionally the embedded reference proxy as the backend
  * (its spec then has neither url nor profile). */
 typedef struct tw_backend_upstream {
-    const char *backend;       /* the backend's name */
-    const char *format;        /* "openai", "anthropic", "vllm-native" */
-    unsigned short port;       /* 0: any free port */
-    const char *proxy;         /* "FROM:TO" for the embedded reference proxy, or NULL */
+    const char *backend; /* the backend's name */
+    const char *format;  /* "openai", "anthropic", "vllm-native" */
+    unsigned short port; /* 0: any free port */
+    const char *proxy;   /* "FROM:TO" for the embedded reference proxy, or NULL */
 } tw_backend_upstream;
 
 /* Parse "NAME=URL" or "NAME=mock:PROFILE" (pointers into a copy owned by
@@ -41,9 +41,9 @@ struct tw_shard; /* shard.h */
 
 /* A set of loaded fixtures; files that failed to load keep their reason. */
 typedef struct tw_fixture_set {
-    tw_fixture *fx;            /* loaded ones */
+    tw_fixture *fx; /* loaded ones */
     size_t n;
-    char **bad_files;          /* files that did not load */
+    char **bad_files; /* files that did not load */
     char **bad_why;
     size_t nbad;
 } tw_fixture_set;
@@ -67,18 +67,19 @@ bool tw_jobs_option(const char *arg, const tw_limits *limits, size_t *jobs, tw_e
  * too: each is reported by exactly one shard. roots are the paths the set was loaded from.
  * Applied after the tag selection. Returns how many loaded fixtures are kept; sh NULL keeps
  * every one. */
-size_t tw_fixture_shard(tw_fixture_set *s, const struct tw_shard *sh, char *const *roots, size_t nroots);
+size_t tw_fixture_shard(tw_fixture_set *s, const struct tw_shard *sh, char *const *roots,
+                        size_t nroots);
 
 typedef struct tw_run_opts {
-    const char *key_env;       /* live backends: key from this variable */
-    tw_client_opts client;     /* timeouts, retries (base_url/key_env set per backend) */
+    const char *key_env;   /* live backends: key from this variable */
+    tw_client_opts client; /* timeouts, retries (base_url/key_env set per backend) */
     tw_limits limits;
     tw_match_mode match;
-    bool timing;               /* mock replay: recorded delays */
+    bool timing; /* mock replay: recorded delays */
     bool quiet;
-    bool progress;             /* progress line on stderr */
-    FILE *out;                 /* summary lines (stdout), or NULL */
-    const char *cmd;           /* the command in messages ("toolwire CMD: …"); NULL: "run" */
+    bool progress;   /* progress line on stderr */
+    FILE *out;       /* summary lines (stdout), or NULL */
+    const char *cmd; /* the command in messages ("toolwire CMD: …"); NULL: "run" */
     const tw_backend_upstream *upstreams; /* by backend name; NULL: none */
     size_t nupstreams;
     /* --tag / --exclude-tag / --filter: run only the fixtures selected; a

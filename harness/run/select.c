@@ -12,15 +12,18 @@ void tw_selection_opts_init(tw_selection_opts *s)
     s->sel.filters = s->filter;
 }
 
-bool tw_tag_option_add(const char **list, size_t *n, const char *opt, const char *arg, tw_error *err)
+bool tw_tag_option_add(const char **list, size_t *n, const char *opt, const char *arg,
+                       tw_error *err)
 {
     if (!tw_tag_valid(arg)) {
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "%s wants a tag of 1 to %d characters from [a-z0-9-], got '%s'", opt,
-                 TW_FIXTURE_MAX_TAG_LEN, arg);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                     "%s wants a tag of 1 to %d characters from [a-z0-9-], got '%s'", opt,
+                     TW_FIXTURE_MAX_TAG_LEN, arg);
         return false;
     }
     if (*n >= TW_FIXTURE_MAX_TAGS) {
-        tw_error_set(err, TW_ERR_LIMIT, -1, NULL, "at most %d values of %s", TW_FIXTURE_MAX_TAGS, opt);
+        tw_error_set(err, TW_ERR_LIMIT, -1, NULL, "at most %d values of %s", TW_FIXTURE_MAX_TAGS,
+                     opt);
         return false;
     }
     list[(*n)++] = arg;
@@ -39,17 +42,18 @@ bool tw_selection_option(tw_selection_opts *s, int c, const char *arg, bool *bad
         return true;
     case TW_SEL_OPT_FILTER:
         if (!*arg || strlen(arg) > TW_SELECT_MAX_PATTERN) {
-            tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--filter wants a pattern of 1 to %d bytes, got %zu",
+            tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                         "--filter wants a pattern of 1 to %d bytes, got %zu",
                          TW_SELECT_MAX_PATTERN, strlen(arg));
             *bad = true;
         } else if (s->sel.nfilters >= TW_SELECT_MAX_FILTERS) {
-            tw_error_set(err, TW_ERR_LIMIT, -1, NULL, "at most %d values of --filter", TW_SELECT_MAX_FILTERS);
+            tw_error_set(err, TW_ERR_LIMIT, -1, NULL, "at most %d values of --filter",
+                         TW_SELECT_MAX_FILTERS);
             *bad = true;
         } else
             s->filter[s->sel.nfilters++] = arg;
         return true;
-    default:
-        return false;
+    default: return false;
     }
 }
 

@@ -36,7 +36,7 @@ typedef struct tw_selection_opts {
     const char *tag[TW_FIXTURE_MAX_TAGS];
     const char *xtag[TW_FIXTURE_MAX_TAGS];
     const char *filter[TW_SELECT_MAX_FILTERS];
-    tw_fixture_selection sel;  /* points into the arrays above */
+    tw_fixture_selection sel; /* points into the arrays above */
 } tw_selection_opts;
 
 /* getopt_long values of --tag, --exclude-tag, --filter. */
@@ -52,10 +52,10 @@ enum { TW_SEL_OPT_TAG = 1300, TW_SEL_OPT_XTAG, TW_SEL_OPT_FILTER };
 
 /* The --help lines of the three options (two-space indent, 29-column option field). */
 #define TW_SEL_HELP                                                                                \
-    "  --tag T                    only fixtures tagged T (repeatable: every one given)\n"         \
-    "  --exclude-tag T            no fixture tagged T (repeatable: none of them)\n"               \
-    "  --filter PATTERN           only fixtures whose name or file matches the glob\n"            \
-    "                             PATTERN (fnmatch; e.g. 'openai/*stream*' or\n"                  \
+    "  --tag T                    only fixtures tagged T (repeatable: every one given)\n"          \
+    "  --exclude-tag T            no fixture tagged T (repeatable: none of them)\n"                \
+    "  --filter PATTERN           only fixtures whose name or file matches the glob\n"             \
+    "                             PATTERN (fnmatch; e.g. 'openai/*stream*' or\n"                   \
     "                             'anthropic/ref_tool_call.json'; repeatable: any of them)\n"
 
 void tw_selection_opts_init(tw_selection_opts *s);
@@ -76,6 +76,7 @@ void tw_selection_describe(const tw_fixture_selection *sel, tw_buf *out);
 
 /* Add one --tag / --exclude-tag value to list (at most TW_FIXTURE_MAX_TAGS): false with why
  * when it is not a tag ([a-z0-9-]+) or the list is full. */
-bool tw_tag_option_add(const char **list, size_t *n, const char *opt, const char *arg, tw_error *err);
+bool tw_tag_option_add(const char **list, size_t *n, const char *opt, const char *arg,
+                       tw_error *err);
 
 #endif

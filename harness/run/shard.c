@@ -22,13 +22,14 @@ bool tw_shard_parse(const char *arg, tw_shard *out, tw_error *err)
     memcpy(kbuf, arg, kl);
     kbuf[kl] = 0;
     if (!tw_cli_parse_long(slash + 1, 1, TW_SHARD_MAX, &n)) {
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--shard K/N: N must be a whole number from 1 to %d, got '%s'",
-                     TW_SHARD_MAX, arg);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                     "--shard K/N: N must be a whole number from 1 to %d, got '%s'", TW_SHARD_MAX,
+                     arg);
         return false;
     }
     if (!tw_cli_parse_long(kbuf, 1, n, &k)) {
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--shard K/N: K must be a whole number from 1 to N (%ld), got '%s'",
-                     n, arg);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                     "--shard K/N: K must be a whole number from 1 to N (%ld), got '%s'", n, arg);
         return false;
     }
     out->k = (unsigned)k;
@@ -77,7 +78,8 @@ const char *tw_shard_rel(const char *file, char *const *roots, size_t nroots)
     return best;
 }
 
-size_t tw_fixture_shard(tw_fixture_set *s, const struct tw_shard *sh, char *const *roots, size_t nroots)
+size_t tw_fixture_shard(tw_fixture_set *s, const struct tw_shard *sh, char *const *roots,
+                        size_t nroots)
 {
     if (!sh || sh->n == 0)
         return s->n;

@@ -19,7 +19,7 @@
 #define TW_SHARD_MAX 1000
 
 typedef struct tw_shard {
-    unsigned k, n;             /* shard k of n, 1 <= k <= n; n 0: no sharding */
+    unsigned k, n; /* shard k of n, 1 <= k <= n; n 0: no sharding */
 } tw_shard;
 
 /* Parse "K/N" (1 <= K <= N <= TW_SHARD_MAX); false with why otherwise. */

@@ -20,8 +20,7 @@ extern "C" {
  * not kept, `o` may be NULL, *out need not be initialised and is valid and
  * empty on every failure; a bad body is a diagnostic, not a failure). */
 TW_API tw_status tw_anthropic_response_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                       tw_result *out);
-
+                                              tw_result *out);
 
 /*
  * A messages event stream decoder: opaque, allocated by
@@ -40,7 +39,7 @@ typedef struct tw_anthropic_stream tw_anthropic_stream;
  * passed to it (tw_event_fn: a status other than TW_OK stops the decode).
  * NULL when memory runs out. */
 TW_API tw_anthropic_stream *tw_anthropic_stream_new(const tw_decode_opts *o, tw_event_fn fn,
-                                             void *user);
+                                                    void *user);
 /* Push bytes of the SSE body (not kept; any split); events fire from
  * inside. TW_OK, TW_ERR_NOMEM, TW_ERR_STATE after finish, or the status a
  * callback stopped the decode with; after a failure the decode is over. */
@@ -53,14 +52,14 @@ TW_API tw_status tw_anthropic_stream_finish(tw_anthropic_stream *d, tw_result *o
 /* Start a new decode with `o`, `fn`, `user` (as for new), whatever state d
  * is in; the buffers' allocations are kept. Returns TW_OK. */
 TW_API tw_status tw_anthropic_stream_reset(tw_anthropic_stream *d, const tw_decode_opts *o,
-                                    tw_event_fn fn, void *user);
+                                           tw_event_fn fn, void *user);
 /* Free the decoder and everything it holds; NULL does nothing. */
 TW_API void tw_anthropic_stream_free(tw_anthropic_stream *d);
 /* Batch: init, feed everything, finish (the contract of decode.h: buf[0, len) is
  * not kept, `o` may be NULL, *out need not be initialised and is valid and
  * empty on every failure; a bad body is a diagnostic, not a failure). */
 TW_API tw_status tw_anthropic_stream_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                     tw_result *out);
+                                            tw_result *out);
 
 /* stop_reason to finish_reason (tool_use -> tool_calls, end_turn and
  * stop_sequence -> stop, max_tokens -> length, refusal -> content_filter,

@@ -21,9 +21,12 @@ extern "C" {
 /* max_tokens is required by the API; written when options give none. */
 #define TW_ANTHROPIC_DEFAULT_MAX_TOKENS 4096
 
-TW_API tw_status tw_anthropic_request_encode(const tw_request *r, const tw_encode_opts *o, tw_buf *out);
-TW_API tw_status tw_anthropic_response_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out);
-TW_API tw_status tw_anthropic_stream_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out);
+TW_API tw_status tw_anthropic_request_encode(const tw_request *r, const tw_encode_opts *o,
+                                             tw_buf *out);
+TW_API tw_status tw_anthropic_response_encode(const tw_result *r, const tw_encode_opts *o,
+                                              tw_buf *out);
+TW_API tw_status tw_anthropic_stream_encode(const tw_result *r, const tw_encode_opts *o,
+                                            tw_buf *out);
 
 /*
  * The stop_reason for a neutral finish_reason (docs/formats/encoding.md,

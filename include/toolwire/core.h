@@ -44,106 +44,99 @@ extern "C" {
  * The first block are statuses; the rest are diagnostic codes whose names
  * are the ones the neutral JSON prints (docs/neutral.md).
  */
-#define TW_CODE_LIST(X)                                                        \
-    X(TW_OK, 0, "ok", "success")                                               \
-    X(TW_ERR_NOMEM, 1, "nomem", "out of memory")                               \
-    X(TW_ERR_LIMIT, 2, "limit", "a configured limit was exceeded")             \
-    X(TW_ERR_INVALID, 3, "invalid", "invalid argument")                        \
-    X(TW_ERR_PARSE, 4, "parse", "input could not be parsed")                   \
-    X(TW_ERR_STATE, 5, "state", "call out of order")                           \
-    X(TW_ERR_IO, 6, "io", "input/output error")                                \
-    X(TW_ERR_UNSUPPORTED, 7, "unsupported", "not supported by this format")    \
-    /* diagnostics: text formats */                                            \
-    X(TW_D_THINK_UNTERMINATED, 8, "think_unterminated",                        \
-      "think block not closed at end of input")                                \
-    X(TW_D_THINK_IMPLICIT_END, 9, "think_implicit_end",                        \
-      "reasoning ended at a tool call inside an unterminated think block")     \
-    X(TW_D_TOOL_CALL_JSON, 10, "tool_call_json", "tool call payload is not valid JSON") \
-    X(TW_D_TOOL_CALL_UNTERMINATED, 11, "tool_call_unterminated",               \
-      "tool call block not closed at end of input")                            \
-    X(TW_D_ARGUMENTS_AS_STRING, 12, "arguments_as_string",                     \
-      "arguments were a JSON string")                                          \
-    X(TW_D_ARGUMENTS_AS_OBJECT, 13, "arguments_as_object",                     \
-      "arguments were an object, not a JSON string")                           \
-    X(TW_D_PARAMETERS_ALIAS, 14, "parameters_alias",                           \
-      "'parameters' used for 'arguments'")                                     \
-    X(TW_D_ARGUMENTS_NOT_OBJECT, 15, "arguments_not_object",                   \
-      "arguments are not a JSON object")                                       \
-    X(TW_D_MISSING_NAME, 16, "missing_name", "tool call has no name")          \
-    X(TW_D_UNKNOWN_TOOL, 17, "unknown_tool", "tool name not among declared tools") \
-    X(TW_D_DUPLICATE_ID, 18, "duplicate_id", "duplicate tool call id rewritten") \
-    X(TW_D_ARGS_TOO_LARGE, 19, "args_too_large", "arguments exceed max_args_bytes") \
-    X(TW_D_TOO_MANY_CALLS, 20, "too_many_calls", "more than max_calls tool calls") \
-    X(TW_D_JSON_TOO_DEEP, 21, "json_too_deep", "JSON nested deeper than max_depth") \
-    X(TW_D_INPUT_TOO_LARGE, 22, "input_too_large", "input exceeds max_input_bytes") \
-    X(TW_D_ARGS_SCHEMA, 23, "args_schema", "arguments do not satisfy the tool schema") \
-    X(TW_D_BARE_JSON, 24, "bare_json", "bare JSON response taken as a tool call") \
-    X(TW_D_DIAGS_TRUNCATED, 25, "diagnostics_truncated",                       \
-      "more diagnostics than max_diags; the rest were counted, not kept")      \
-    /* diagnostics: JSON wire formats and streams */                           \
-    X(TW_D_STREAM_ERROR, 26, "stream_error", "error received inside the stream") \
-    X(TW_D_STREAM_TRUNCATED, 27, "stream_truncated", "stream ended without its terminator") \
-    X(TW_D_SSE_LINE_TOO_LONG, 28, "sse_line_too_long", "SSE line exceeds max_line_bytes") \
-    X(TW_D_SSE_EVENT_TOO_LARGE, 29, "sse_event_too_large",                     \
-      "SSE event exceeds max_event_bytes")                                     \
-    X(TW_D_CHUNK_JSON, 30, "chunk_json", "stream event data is not valid JSON") \
-    X(TW_D_RESPONSE_JSON, 31, "response_json", "response body is not valid JSON") \
-    X(TW_D_RESPONSE_SHAPE, 32, "response_shape", "response does not have the expected shape") \
-    X(TW_D_ERROR_RESPONSE, 33, "error_response", "the body is an error envelope") \
-    X(TW_D_REASONING_FIELD, 34, "reasoning_field", "reasoning field used")     \
-    X(TW_D_REFUSAL, 35, "refusal", "the model refused")                        \
-    X(TW_D_LEGACY_FUNCTION_CALL, 36, "legacy_function_call",                   \
-      "legacy function_call converted to a tool call")                         \
-    X(TW_D_DUPLICATE_KEY, 37, "duplicate_key", "duplicate JSON object key")    \
-    X(TW_D_NOT_CARRIED, 38, "not_carried", "a value the target format cannot carry was dropped") \
-    X(TW_D_OUTPUT_TRUNCATED, 39, "output_truncated", "tool output cut to max_tool_output_bytes") \
-    X(TW_D_TOOL_RESULT_IN_OUTPUT, 40, "tool_result_in_output",                 \
-      "model output held a <tool_result> block; it was dropped")               \
-    X(TW_D_NUMBER_INEXACT, 41, "number_inexact",                               \
-      "a number the target format cannot carry exactly was re-encoded")        \
-    X(TW_D_JSON_NUL, 42, "json_nul",                                           \
-      "a JSON string or key holds U+0000; the value was refused")              \
-    X(TW_D_CALL_DUPLICATE_KEY, 43, "call_duplicate_key",                       \
-      "tool call object repeats a key; the call is ambiguous")                 \
-    X(TW_D_JSON_NOT_RFC8259, 44, "json_not_rfc8259",                           \
-      "JSON is not RFC 8259: raw control character in a string or between tokens") \
-    X(TW_D_XML_PARAM_UNCLOSED, 45, "xml_param_unclosed",                       \
-      "XML tool call parameter has no </parameter>; the call was refused")     \
-    X(TW_D_XML_FUNCTION_UNCLOSED, 46, "xml_function_unclosed",                 \
-      "XML tool call function has no </function>")                             \
-    X(TW_D_XML_STRAY_TEXT, 47, "xml_stray_text",                               \
-      "text inside an XML tool call block outside its elements was dropped")   \
-    X(TW_D_XML_PARAM_OUTSIDE, 48, "xml_param_outside",                         \
-      "XML tool call parameter outside any function was dropped")              \
-    X(TW_D_XML_BAD_NAME, 49, "xml_bad_name",                                   \
-      "XML tool call function or parameter name is empty or invalid")          \
-    X(TW_D_XML_UNTYPED, 50, "xml_untyped",                                     \
-      "XML tool call values kept as strings: no schema type declared")         \
-    X(TW_D_XML_VALUE_TYPE, 51, "xml_value_type",                               \
-      "XML tool call value does not read as its schema type; kept as a string") \
-    /* diagnostics: OpenAI Responses */                                        \
-    X(TW_D_RESPONSE_FAILED, 52, "response_failed", "the response ended with status failed") \
-    X(TW_D_ITEM_NOT_CARRIED, 53, "item_not_carried",                           \
-      "an output item the result has no place for (a built-in tool's, or an unknown type)") \
-    X(TW_D_SEQUENCE_NUMBER, 54, "sequence_number",                             \
-      "an event's sequence_number does not increase")                          \
-    X(TW_D_STREAM_ITEM_ORDER, 55, "stream_item_order",                         \
-      "an event names an output item that was not added, or adds one twice")   \
-    X(TW_D_DONE_MISMATCH, 56, "done_mismatch", "a .done event's value differs from its deltas") \
-    X(TW_D_EVENT_TYPE_MISMATCH, 57, "event_type_mismatch",                     \
-      "the SSE event name differs from the type in its data")                  \
-    X(TW_D_PARALLEL_WRAPPER, 58, "parallel_wrapper",                           \
-      "calls wrapped in one call to the pseudo-tool 'parallel'") \
-    /* request readers: OpenAI Responses */                                    \
-    X(TW_D_ITEM_REFERENCE, 59, "item_reference",                               \
-      "an input item_reference names an item stored by the server; dropped")   \
-    X(TW_D_BUILTIN_TOOL, 60, "builtin_tool",                                   \
-      "a provider's built-in tool (web_search, googleSearch, ...) has no neutral form; dropped") \
-    /* request readers: Gemini */                                              \
-    X(TW_D_UNKNOWN_PART, 61, "unknown_part",                                   \
-      "a content part of a kind the reader does not know was skipped")         \
-    /* SSE framing */                                                          \
-    X(TW_D_SSE_NUL, 62, "sse_nul",                                             \
+#define TW_CODE_LIST(X)                                                                            \
+    X(TW_OK, 0, "ok", "success")                                                                   \
+    X(TW_ERR_NOMEM, 1, "nomem", "out of memory")                                                   \
+    X(TW_ERR_LIMIT, 2, "limit", "a configured limit was exceeded")                                 \
+    X(TW_ERR_INVALID, 3, "invalid", "invalid argument")                                            \
+    X(TW_ERR_PARSE, 4, "parse", "input could not be parsed")                                       \
+    X(TW_ERR_STATE, 5, "state", "call out of order")                                               \
+    X(TW_ERR_IO, 6, "io", "input/output error")                                                    \
+    X(TW_ERR_UNSUPPORTED, 7, "unsupported", "not supported by this format")                        \
+    /* diagnostics: text formats */                                                                \
+    X(TW_D_THINK_UNTERMINATED, 8, "think_unterminated", "think block not closed at end of input")  \
+    X(TW_D_THINK_IMPLICIT_END, 9, "think_implicit_end",                                            \
+      "reasoning ended at a tool call inside an unterminated think block")                         \
+    X(TW_D_TOOL_CALL_JSON, 10, "tool_call_json", "tool call payload is not valid JSON")            \
+    X(TW_D_TOOL_CALL_UNTERMINATED, 11, "tool_call_unterminated",                                   \
+      "tool call block not closed at end of input")                                                \
+    X(TW_D_ARGUMENTS_AS_STRING, 12, "arguments_as_string", "arguments were a JSON string")         \
+    X(TW_D_ARGUMENTS_AS_OBJECT, 13, "arguments_as_object",                                         \
+      "arguments were an object, not a JSON string")                                               \
+    X(TW_D_PARAMETERS_ALIAS, 14, "parameters_alias", "'parameters' used for 'arguments'")          \
+    X(TW_D_ARGUMENTS_NOT_OBJECT, 15, "arguments_not_object", "arguments are not a JSON object")    \
+    X(TW_D_MISSING_NAME, 16, "missing_name", "tool call has no name")                              \
+    X(TW_D_UNKNOWN_TOOL, 17, "unknown_tool", "tool name not among declared tools")                 \
+    X(TW_D_DUPLICATE_ID, 18, "duplicate_id", "duplicate tool call id rewritten")                   \
+    X(TW_D_ARGS_TOO_LARGE, 19, "args_too_large", "arguments exceed max_args_bytes")                \
+    X(TW_D_TOO_MANY_CALLS, 20, "too_many_calls", "more than max_calls tool calls")                 \
+    X(TW_D_JSON_TOO_DEEP, 21, "json_too_deep", "JSON nested deeper than max_depth")                \
+    X(TW_D_INPUT_TOO_LARGE, 22, "input_too_large", "input exceeds max_input_bytes")                \
+    X(TW_D_ARGS_SCHEMA, 23, "args_schema", "arguments do not satisfy the tool schema")             \
+    X(TW_D_BARE_JSON, 24, "bare_json", "bare JSON response taken as a tool call")                  \
+    X(TW_D_DIAGS_TRUNCATED, 25, "diagnostics_truncated",                                           \
+      "more diagnostics than max_diags; the rest were counted, not kept")                          \
+    /* diagnostics: JSON wire formats and streams */                                               \
+    X(TW_D_STREAM_ERROR, 26, "stream_error", "error received inside the stream")                   \
+    X(TW_D_STREAM_TRUNCATED, 27, "stream_truncated", "stream ended without its terminator")        \
+    X(TW_D_SSE_LINE_TOO_LONG, 28, "sse_line_too_long", "SSE line exceeds max_line_bytes")          \
+    X(TW_D_SSE_EVENT_TOO_LARGE, 29, "sse_event_too_large", "SSE event exceeds max_event_bytes")    \
+    X(TW_D_CHUNK_JSON, 30, "chunk_json", "stream event data is not valid JSON")                    \
+    X(TW_D_RESPONSE_JSON, 31, "response_json", "response body is not valid JSON")                  \
+    X(TW_D_RESPONSE_SHAPE, 32, "response_shape", "response does not have the expected shape")      \
+    X(TW_D_ERROR_RESPONSE, 33, "error_response", "the body is an error envelope")                  \
+    X(TW_D_REASONING_FIELD, 34, "reasoning_field", "reasoning field used")                         \
+    X(TW_D_REFUSAL, 35, "refusal", "the model refused")                                            \
+    X(TW_D_LEGACY_FUNCTION_CALL, 36, "legacy_function_call",                                       \
+      "legacy function_call converted to a tool call")                                             \
+    X(TW_D_DUPLICATE_KEY, 37, "duplicate_key", "duplicate JSON object key")                        \
+    X(TW_D_NOT_CARRIED, 38, "not_carried", "a value the target format cannot carry was dropped")   \
+    X(TW_D_OUTPUT_TRUNCATED, 39, "output_truncated", "tool output cut to max_tool_output_bytes")   \
+    X(TW_D_TOOL_RESULT_IN_OUTPUT, 40, "tool_result_in_output",                                     \
+      "model output held a <tool_result> block; it was dropped")                                   \
+    X(TW_D_NUMBER_INEXACT, 41, "number_inexact",                                                   \
+      "a number the target format cannot carry exactly was re-encoded")                            \
+    X(TW_D_JSON_NUL, 42, "json_nul", "a JSON string or key holds U+0000; the value was refused")   \
+    X(TW_D_CALL_DUPLICATE_KEY, 43, "call_duplicate_key",                                           \
+      "tool call object repeats a key; the call is ambiguous")                                     \
+    X(TW_D_JSON_NOT_RFC8259, 44, "json_not_rfc8259",                                               \
+      "JSON is not RFC 8259: raw control character in a string or between tokens")                 \
+    X(TW_D_XML_PARAM_UNCLOSED, 45, "xml_param_unclosed",                                           \
+      "XML tool call parameter has no </parameter>; the call was refused")                         \
+    X(TW_D_XML_FUNCTION_UNCLOSED, 46, "xml_function_unclosed",                                     \
+      "XML tool call function has no </function>")                                                 \
+    X(TW_D_XML_STRAY_TEXT, 47, "xml_stray_text",                                                   \
+      "text inside an XML tool call block outside its elements was dropped")                       \
+    X(TW_D_XML_PARAM_OUTSIDE, 48, "xml_param_outside",                                             \
+      "XML tool call parameter outside any function was dropped")                                  \
+    X(TW_D_XML_BAD_NAME, 49, "xml_bad_name",                                                       \
+      "XML tool call function or parameter name is empty or invalid")                              \
+    X(TW_D_XML_UNTYPED, 50, "xml_untyped",                                                         \
+      "XML tool call values kept as strings: no schema type declared")                             \
+    X(TW_D_XML_VALUE_TYPE, 51, "xml_value_type",                                                   \
+      "XML tool call value does not read as its schema type; kept as a string")                    \
+    /* diagnostics: OpenAI Responses */                                                            \
+    X(TW_D_RESPONSE_FAILED, 52, "response_failed", "the response ended with status failed")        \
+    X(TW_D_ITEM_NOT_CARRIED, 53, "item_not_carried",                                               \
+      "an output item the result has no place for (a built-in tool's, or an unknown type)")        \
+    X(TW_D_SEQUENCE_NUMBER, 54, "sequence_number", "an event's sequence_number does not increase") \
+    X(TW_D_STREAM_ITEM_ORDER, 55, "stream_item_order",                                             \
+      "an event names an output item that was not added, or adds one twice")                       \
+    X(TW_D_DONE_MISMATCH, 56, "done_mismatch", "a .done event's value differs from its deltas")    \
+    X(TW_D_EVENT_TYPE_MISMATCH, 57, "event_type_mismatch",                                         \
+      "the SSE event name differs from the type in its data")                                      \
+    X(TW_D_PARALLEL_WRAPPER, 58, "parallel_wrapper",                                               \
+      "calls wrapped in one call to the pseudo-tool 'parallel'")                                   \
+    /* request readers: OpenAI Responses */                                                        \
+    X(TW_D_ITEM_REFERENCE, 59, "item_reference",                                                   \
+      "an input item_reference names an item stored by the server; dropped")                       \
+    X(TW_D_BUILTIN_TOOL, 60, "builtin_tool",                                                       \
+      "a provider's built-in tool (web_search, googleSearch, ...) has no neutral form; dropped")   \
+    /* request readers: Gemini */                                                                  \
+    X(TW_D_UNKNOWN_PART, 61, "unknown_part",                                                       \
+      "a content part of a kind the reader does not know was skipped")                             \
+    /* SSE framing */                                                                              \
+    X(TW_D_SSE_NUL, 62, "sse_nul",                                                                 \
       "an SSE line holds a NUL byte outside a data value; the line was ignored")
 
 typedef enum tw_status {
@@ -236,7 +229,7 @@ TW_API void tw_error_clear(tw_error *err);
  * text (see `message` above): text already clean is kept byte for byte.
  */
 TW_API void tw_error_set(tw_error *err, tw_status code, int64_t offset, const char *path,
-                  const char *fmt, ...)
+                         const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))
 #endif
@@ -246,7 +239,7 @@ TW_API void tw_error_set(tw_error *err, tw_status code, int64_t offset, const ch
 
 typedef struct tw_diag {
     tw_status code;
-    int64_t offset;   /* byte offset into the whole input, -1 when none */
+    int64_t offset; /* byte offset into the whole input, -1 when none */
     /* Owned, NUL-terminated, safe text as tw_error's message: valid UTF-8
      * with no byte below 0x20, no 0x7F and no C1 control (those, and each
      * byte of an invalid UTF-8 sequence, are written as \xNN, uppercase
@@ -258,8 +251,8 @@ typedef struct tw_diag_list {
     tw_diag *items;
     size_t len;
     size_t cap;
-    size_t max;       /* 0: unlimited until set by the owner */
-    size_t dropped;   /* diagnostics past `max`, counted only */
+    size_t max;     /* 0: unlimited until set by the owner */
+    size_t dropped; /* diagnostics past `max`, counted only */
 } tw_diag_list;
 
 /*

@@ -34,8 +34,8 @@ extern "C" {
 #endif
 
 typedef struct tw_format_ops {
-    const char *name;        /* "hermes", "openai-stream", … (static) */
-    const char *summary;     /* one line for --help (static) */
+    const char *name;    /* "hermes", "openai-stream", … (static) */
+    const char *summary; /* one line for --help (static) */
     /* Batch: decode buf[0, len) whole into *out (see the contract above). */
     tw_status (*decode)(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out);
     /*
@@ -101,7 +101,7 @@ TW_API const tw_format_ops *const *tw_formats(void);
  */
 typedef struct tw_stream tw_stream;
 TW_API tw_stream *tw_stream_new(const tw_format_ops *f, const tw_decode_opts *o, tw_event_fn fn,
-                         void *user);
+                                void *user);
 TW_API tw_status tw_stream_feed(tw_stream *s, const char *buf, size_t len);
 TW_API tw_status tw_stream_finish(tw_stream *s, tw_result *out);
 TW_API tw_status tw_stream_reset(tw_stream *s, const tw_decode_opts *o, tw_event_fn fn, void *user);
@@ -117,8 +117,8 @@ TW_API void tw_stream_free(tw_stream *s);
  * past it. Used by `parse --chunk` and by the equivalence tests. The same
  * contract as a batch decode: on failure *out is valid and empty.
  */
-TW_API tw_status tw_decode_chunked(const tw_format_ops *f, const char *buf, size_t len, size_t chunk,
-                            const tw_decode_opts *o, tw_result *out);
+TW_API tw_status tw_decode_chunked(const tw_format_ops *f, const char *buf, size_t len,
+                                   size_t chunk, const tw_decode_opts *o, tw_result *out);
 
 #ifdef __cplusplus
 }

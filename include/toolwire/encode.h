@@ -28,16 +28,16 @@ extern "C" {
 #endif
 
 typedef struct tw_encode_opts {
-    tw_limits limits;          /* max_output_bytes caps the output */
-    const char *model;         /* model name to write where the format needs one */
-    const char *id;            /* response id ("chatcmpl-…", "msg_…"); NULL: a fixed default */
-    long long created;         /* OpenAI "created"; 0: a fixed default */
-    size_t args_fragment;      /* streams: split arguments into pieces of this many bytes (0: whole) */
-    size_t text_fragment;      /* streams: split content/thinking into pieces (0: whole) */
-    bool include_usage;        /* streams: a usage chunk at the end */
-    bool omit_done;            /* OpenAI streams: leave out data: [DONE] (fault injection) */
-    bool partial_args;         /* Gemini streams: call arguments as streamed partialArgs pieces */
-    int parallel_tool_calls;   /* requests: -1 default policy, 0 false, 1 true */
+    tw_limits limits;     /* max_output_bytes caps the output */
+    const char *model;    /* model name to write where the format needs one */
+    const char *id;       /* response id ("chatcmpl-…", "msg_…"); NULL: a fixed default */
+    long long created;    /* OpenAI "created"; 0: a fixed default */
+    size_t args_fragment; /* streams: split arguments into pieces of this many bytes (0: whole) */
+    size_t text_fragment; /* streams: split content/thinking into pieces (0: whole) */
+    bool include_usage;   /* streams: a usage chunk at the end */
+    bool omit_done;       /* OpenAI streams: leave out data: [DONE] (fault injection) */
+    bool partial_args;    /* Gemini streams: call arguments as streamed partialArgs pieces */
+    int parallel_tool_calls; /* requests: -1 default policy, 0 false, 1 true */
     /* warnings about what the target format cannot carry (not_carried) */
     tw_diag_list *warnings;
 } tw_encode_opts;
@@ -45,9 +45,9 @@ typedef struct tw_encode_opts {
 typedef enum tw_encode_input { TW_ENC_REQUEST = 0, TW_ENC_RESULT } tw_encode_input;
 
 typedef struct tw_encoder_ops {
-    const char *name;          /* "openai-request", "anthropic-stream", … (static) */
-    const char *summary;       /* one line for --help (static) */
-    tw_encode_input input;     /* which of the two functions below is the encoder */
+    const char *name;      /* "openai-request", "anthropic-stream", … (static) */
+    const char *summary;   /* one line for --help (static) */
+    tw_encode_input input; /* which of the two functions below is the encoder */
     /* The encoder of a request (input TW_ENC_REQUEST); the other answers
      * TW_ERR_UNSUPPORTED. */
     tw_status (*encode_request)(const tw_request *r, const tw_encode_opts *o, tw_buf *out);

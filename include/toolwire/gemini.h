@@ -25,7 +25,7 @@ extern "C" {
  * body is a diagnostic in *out, not a failure (only TW_ERR_NOMEM fails).
  */
 TW_API tw_status tw_gemini_response_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                    tw_result *out);
+                                           tw_result *out);
 
 /*
  * Batch decode of one streamGenerateContent?alt=sse event stream: each
@@ -33,7 +33,7 @@ TW_API tw_status tw_gemini_response_decode(const char *buf, size_t len, const tw
  * tw_gemini_response_decode; equal to the push decoder fed in any pieces.
  */
 TW_API tw_status tw_gemini_stream_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                  tw_result *out);
+                                         tw_result *out);
 
 /*
  * The neutral finish reason of a Gemini finishReason: STOP gives

@@ -20,9 +20,11 @@ extern "C" {
 /* A generateContent request body. TW_ERR_INVALID for a call without a name
  * or a tool result whose function name is known from neither its call nor
  * its message; TW_ERR_LIMIT past max_messages or max_tools. */
-TW_API tw_status tw_gemini_request_encode(const tw_request *r, const tw_encode_opts *o, tw_buf *out);
+TW_API tw_status tw_gemini_request_encode(const tw_request *r, const tw_encode_opts *o,
+                                          tw_buf *out);
 /* A generateContent response body. TW_ERR_INVALID for a call without a name. */
-TW_API tw_status tw_gemini_response_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out);
+TW_API tw_status tw_gemini_response_encode(const tw_result *r, const tw_encode_opts *o,
+                                           tw_buf *out);
 /* A streamGenerateContent?alt=sse stream: `data: {...}\r\n\r\n` events. */
 TW_API tw_status tw_gemini_stream_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out);
 

@@ -47,7 +47,7 @@ extern "C" {
  * err->path is always "" and err->message the reason alone.
  */
 TW_API tw_status tw_json_parse(const char *buf, size_t len, size_t max_depth, cJSON **out,
-                        tw_error *err);
+                               tw_error *err);
 
 /*
  * Deepest nesting of [ and { outside strings in buf, or max_depth + 1 as soon
@@ -58,10 +58,10 @@ TW_API size_t tw_json_depth(const char *buf, size_t len, size_t max_depth);
 /* ---- incremental scanner: where does one JSON value end? ---- */
 
 typedef enum tw_jscan_result {
-    TW_JSCAN_MORE = 0,  /* all bytes consumed, value not finished */
-    TW_JSCAN_DONE,      /* value finished; *used bytes of this feed belong to it */
-    TW_JSCAN_INVALID,   /* not JSON; *used is the offending byte */
-    TW_JSCAN_TOO_DEEP   /* nesting past max_depth; *used is the offending byte */
+    TW_JSCAN_MORE = 0, /* all bytes consumed, value not finished */
+    TW_JSCAN_DONE,     /* value finished; *used bytes of this feed belong to it */
+    TW_JSCAN_INVALID,  /* not JSON; *used is the offending byte */
+    TW_JSCAN_TOO_DEEP  /* nesting past max_depth; *used is the offending byte */
 } tw_jscan_result;
 
 /*
@@ -75,11 +75,11 @@ typedef enum tw_jscan_result {
 typedef struct tw_jscan {
     size_t max_depth;
     size_t depth;
-    size_t consumed;       /* total bytes consumed so far */
-    size_t max_seen;       /* deepest level reached */
+    size_t consumed; /* total bytes consumed so far */
+    size_t max_seen; /* deepest level reached */
     unsigned char state;
-    unsigned char in_key;  /* the current string is an object key */
-    unsigned char uhex;    /* \u hex digits left */
+    unsigned char in_key; /* the current string is an object key */
+    unsigned char uhex;   /* \u hex digits left */
     unsigned char result;
     unsigned char stack[(TW_DEPTH_HARD_MAX + 8) / 8]; /* 1 bit per level: object */
 } tw_jscan;
@@ -92,7 +92,7 @@ TW_API tw_jscan_result tw_jscan_feed(tw_jscan *s, const char *p, size_t n, size_
  * there is no opener or it does not close.
  */
 TW_API bool tw_json_first_balanced(const char *buf, size_t len, size_t max_depth, size_t *start,
-                            size_t *end);
+                                   size_t *end);
 
 /* ---- writer ---- */
 
@@ -197,11 +197,11 @@ TW_API const char *tw_json_duplicate_key(const cJSON *obj);
  * no allocation.
  */
 typedef struct tw_json_lint {
-    bool nul;              /* some string or key holds U+0000 */
-    int64_t nul_offset;    /* its first byte (the 0x00 or the backslash), -1 when none */
-    int64_t nonstd_offset; /* first byte that is not RFC 8259, -1 when none */
+    bool nul;                /* some string or key holds U+0000 */
+    int64_t nul_offset;      /* its first byte (the 0x00 or the backslash), -1 when none */
+    int64_t nonstd_offset;   /* first byte that is not RFC 8259, -1 when none */
     const char *nonstd_what; /* static description of it, NULL when none */
-    size_t depth;          /* deepest nesting of objects and arrays */
+    size_t depth;            /* deepest nesting of objects and arrays */
 } tw_json_lint;
 
 TW_API void tw_json_lint_scan(const char *buf, size_t len, tw_json_lint *out);
@@ -218,7 +218,7 @@ TW_API void tw_json_lint_scan(const char *buf, size_t len, tw_json_lint *out);
  * a reader of a marked object knows something in it was refused.
  */
 TW_API tw_status tw_json_parse_lint(const char *buf, size_t len, size_t max_depth, cJSON **out,
-                             tw_error *err, tw_json_lint *lint);
+                                    tw_error *err, tw_json_lint *lint);
 
 /*
  * Does buf read as an object or an array, as tw_json_parse_lint reads it?
@@ -228,7 +228,7 @@ TW_API tw_status tw_json_parse_lint(const char *buf, size_t len, size_t max_dept
  * max_depth, TW_ERR_NOMEM.
  */
 TW_API tw_status tw_json_reads_container(const char *buf, size_t len, size_t max_depth,
-                                  bool *container);
+                                         bool *container);
 
 /*
  * The JSON object or array that starts at buf[0], read by the one pass of
@@ -240,7 +240,7 @@ TW_API tw_status tw_json_reads_container(const char *buf, size_t len, size_t max
  * allocation failed: the caller then reads the text its usual way.
  */
 TW_API bool tw_json_parse_prefix(const char *buf, size_t len, size_t max_depth, cJSON **out,
-                          size_t *used);
+                                 size_t *used);
 
 /* Did tw_json_parse_lint remove a NUL-holding value inside v (or is v a
  * top-level string that holds one)? Survives cJSON_Duplicate. */
@@ -285,7 +285,7 @@ TW_API tw_status tw_json_write_py(tw_buf *out, const cJSON *v, size_t max_depth)
  * message ("hermes-prompt: call f arguments").
  */
 TW_API tw_status tw_json_write_py_warn(tw_buf *out, const cJSON *v, size_t max_depth,
-                                tw_diag_list *warnings, const char *where);
+                                       tw_diag_list *warnings, const char *where);
 
 /* Called for every node of a tree with the byte range [start, end) of its
  * text in the buffer it was parsed from. */
@@ -298,7 +298,7 @@ typedef tw_status (*tw_json_pos_fn)(void *user, cJSON *node, size_t start, size_
  * tree do not match, TW_ERR_LIMIT past max_depth, or fn's first failure.
  */
 TW_API tw_status tw_json_positions(const char *buf, size_t len, cJSON *tree, size_t max_depth,
-                            tw_json_pos_fn fn, void *user);
+                                   tw_json_pos_fn fn, void *user);
 
 /*
  * Store in every number node of `tree` a copy of its spelling in buf (the

@@ -16,34 +16,34 @@ extern "C" {
 
 typedef struct tw_tool {
     char *name;
-    char *description;   /* NULL when absent */
-    cJSON *parameters;   /* JSON Schema object; NULL when absent */
+    char *description; /* NULL when absent */
+    cJSON *parameters; /* JSON Schema object; NULL when absent */
 } tw_tool;
 
 typedef struct tw_call {
     char *id;
     char *name;
-    cJSON *arguments;    /* always an object once accepted */
-    char *raw_args;      /* argument bytes as received when they came as text, else NULL */
+    cJSON *arguments; /* always an object once accepted */
+    char *raw_args;   /* argument bytes as received when they came as text, else NULL */
     size_t raw_args_len;
-    int64_t offset;      /* where the call started in the input, -1 when none */
+    int64_t offset; /* where the call started in the input, -1 when none */
 } tw_call;
 
 typedef enum tw_role { TW_ROLE_SYSTEM, TW_ROLE_USER, TW_ROLE_ASSISTANT, TW_ROLE_TOOL } tw_role;
 
 typedef struct tw_message {
     tw_role role;
-    tw_buf content;            /* may hold NUL bytes; len is authoritative */
+    tw_buf content; /* may hold NUL bytes; len is authoritative */
     tw_buf thinking;
-    char *thinking_signature;  /* NULL when none */
+    char *thinking_signature; /* NULL when none */
     tw_call *calls;
     size_t ncalls;
     size_t cap_calls;
-    char *tool_call_id;        /* role tool */
-    char *name;                /* role tool: the tool's name, optional */
-    bool is_error;             /* role tool */
+    char *tool_call_id; /* role tool */
+    char *name;         /* role tool: the tool's name, optional */
+    bool is_error;      /* role tool */
     bool has_redacted_thinking;
-    cJSON *redacted_thinking;  /* Anthropic redacted_thinking blocks (array), NULL when none */
+    cJSON *redacted_thinking; /* Anthropic redacted_thinking blocks (array), NULL when none */
 } tw_message;
 
 typedef enum tw_choice {
@@ -60,11 +60,11 @@ typedef struct tw_request {
     size_t nmessages;
     tw_tool *tools;
     size_t ntools;
-    bool tools_present;        /* a "tools" key was given, even if empty */
+    bool tools_present; /* a "tools" key was given, even if empty */
     tw_choice choice;
-    char *choice_name;         /* TW_CHOICE_NAMED */
-    int parallel_tool_calls;   /* -1 unset, 0 false, 1 true */
-    cJSON *options;            /* generation options object as given, or NULL */
+    char *choice_name;       /* TW_CHOICE_NAMED */
+    int parallel_tool_calls; /* -1 unset, 0 false, 1 true */
+    cJSON *options;          /* generation options object as given, or NULL */
     /* What a request reader could not carry or repaired (not_carried,
      * arguments_as_object, …), capped at limits.max_diags; freed by
      * tw_request_free. Empty when the request was not read from a wire. */
@@ -75,12 +75,12 @@ typedef struct tw_request {
  * valid and empty; every decoder leaves *out so on failure. Owns all it
  * holds: free with tw_result_free. */
 typedef struct tw_result {
-    tw_message msg;            /* role assistant */
-    char *finish_reason;       /* NULL prints as "" */
+    tw_message msg;      /* role assistant */
+    char *finish_reason; /* NULL prints as "" */
     tw_diag_list errors;
     tw_diag_list warnings;
     const char *reasoning_field; /* static: "reasoning_content", "reasoning" or NULL */
-    struct tw_id_index *ids;   /* internal: call ids and tool names indexed (tw_result_*) */
+    struct tw_id_index *ids;     /* internal: call ids and tool names indexed (tw_result_*) */
 } tw_result;
 
 /* ---- decode options shared by every decoder ----
@@ -96,27 +96,27 @@ typedef enum tw_finish { TW_FINISH_STOP = 0, TW_FINISH_LENGTH, TW_FINISH_STOP_SE
 enum { TW_TAG_THINK = 1, TW_TAG_THINKING = 2 };
 
 typedef struct tw_decode_opts {
-    tw_limits limits;          /* zero fields take defaults */
+    tw_limits limits; /* zero fields take defaults */
     bool forced_open;
     tw_unterminated unterminated;
     tw_finish finish;
-    unsigned think_tags;       /* TW_TAG_* mask; 0 means both */
-    const tw_tool *tools;      /* declared tools (not owned) */
+    unsigned think_tags;  /* TW_TAG_* mask; 0 means both */
+    const tw_tool *tools; /* declared tools (not owned) */
     size_t ntools;
-    bool tools_declared;       /* refuse unknown names even when ntools == 0 */
+    bool tools_declared; /* refuse unknown names even when ntools == 0 */
     bool allow_unknown_tool;
-    bool schema_warn;          /* keep schema failures with a warning */
+    bool schema_warn; /* keep schema failures with a warning */
     bool bare_json;
 } tw_decode_opts;
 
 /* ---- streaming events ---- */
 
 typedef enum tw_event_kind {
-    TW_EV_CONTENT = 0,  /* text, len: a delta of content */
-    TW_EV_THINKING,     /* text, len: a delta of thinking */
-    TW_EV_TOOL_CALL,    /* call: a complete, accepted call */
-    TW_EV_ERROR,        /* diag */
-    TW_EV_WARNING       /* diag */
+    TW_EV_CONTENT = 0, /* text, len: a delta of content */
+    TW_EV_THINKING,    /* text, len: a delta of thinking */
+    TW_EV_TOOL_CALL,   /* call: a complete, accepted call */
+    TW_EV_ERROR,       /* diag */
+    TW_EV_WARNING      /* diag */
 } tw_event_kind;
 
 typedef struct tw_event {
@@ -192,21 +192,22 @@ TW_API tw_status tw_result_write(tw_buf *out, const tw_result *r, int flags);
  * TW_ERR_NOMEM err may be left as it was.
  */
 /* A neutral result (used by fixtures and encoders of responses). */
-TW_API tw_status tw_result_read(const cJSON *j, const tw_limits *limits, tw_result *out, tw_error *err);
+TW_API tw_status tw_result_read(const cJSON *j, const tw_limits *limits, tw_result *out,
+                                tw_error *err);
 
 /* One tool definition, in the neutral or the OpenAI form. */
 TW_API tw_status tw_tool_read(const cJSON *j, tw_tool *out, tw_error *err);
 /* A JSON array of tool definitions. */
 TW_API tw_status tw_tools_read(const cJSON *arr, const tw_limits *limits, tw_tool **out, size_t *n,
-                        tw_error *err);
+                               tw_error *err);
 TW_API tw_status tw_tool_write(tw_buf *out, const tw_tool *t, int flags);
 
 TW_API tw_status tw_message_read(const cJSON *j, const tw_limits *limits, tw_message *out,
-                          tw_error *err);
+                                 tw_error *err);
 TW_API tw_status tw_message_write(tw_buf *out, const tw_message *m, int flags);
 
 TW_API tw_status tw_request_read(const cJSON *j, const tw_limits *limits, tw_request *out,
-                          tw_error *err);
+                                 tw_error *err);
 TW_API tw_status tw_request_write(tw_buf *out, const tw_request *r, int flags);
 
 /* ---- helpers used by several decoders ---- */
@@ -233,7 +234,8 @@ TW_API char *tw_result_unique_call_id(tw_result *r, const char *id, bool *rewrit
  * first use, again when tools or n change): a decode of many calls looks
  * each name up in O(log n). The same answer as tw_tools_find.
  */
-TW_API const tw_tool *tw_result_find_tool(tw_result *r, const tw_tool *tools, size_t n, const char *name);
+TW_API const tw_tool *tw_result_find_tool(tw_result *r, const tw_tool *tools, size_t n,
+                                          const char *name);
 /* The finish_reason of a text decode (docs/text-formats.md, tool-call rule 13). */
 TW_API const char *tw_text_finish_reason(size_t ncalls, tw_finish finish);
 

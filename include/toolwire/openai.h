@@ -23,8 +23,7 @@ extern "C" {
  * not kept, `o` may be NULL, *out need not be initialised and is valid and
  * empty on every failure; a bad body is a diagnostic, not a failure). */
 TW_API tw_status tw_openai_response_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                    tw_result *out);
-
+                                           tw_result *out);
 
 /*
  * A chat.completion.chunk stream decoder: opaque, allocated by
@@ -55,15 +54,15 @@ TW_API tw_status tw_openai_stream_feed(tw_openai_stream *d, const char *buf, siz
 TW_API tw_status tw_openai_stream_finish(tw_openai_stream *d, tw_result *out);
 /* Start a new decode with `o`, `fn`, `user` (as for new), whatever state d
  * is in; the buffers' allocations are kept. Returns TW_OK. */
-TW_API tw_status tw_openai_stream_reset(tw_openai_stream *d, const tw_decode_opts *o, tw_event_fn fn,
-                                 void *user);
+TW_API tw_status tw_openai_stream_reset(tw_openai_stream *d, const tw_decode_opts *o,
+                                        tw_event_fn fn, void *user);
 /* Free the decoder and everything it holds; NULL does nothing. */
 TW_API void tw_openai_stream_free(tw_openai_stream *d);
 /* Batch: init, feed everything, finish (the contract of decode.h: buf[0, len) is
  * not kept, `o` may be NULL, *out need not be initialised and is valid and
  * empty on every failure; a bad body is a diagnostic, not a failure). */
 TW_API tw_status tw_openai_stream_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                  tw_result *out);
+                                         tw_result *out);
 
 #ifdef __cplusplus
 }

@@ -27,9 +27,11 @@ extern "C" {
 #define TW_DEFAULT_MODEL "toolwire"
 
 /* A request body (POST /v1/chat/completions). */
-TW_API tw_status tw_openai_request_encode(const tw_request *r, const tw_encode_opts *o, tw_buf *out);
+TW_API tw_status tw_openai_request_encode(const tw_request *r, const tw_encode_opts *o,
+                                          tw_buf *out);
 /* A non-streaming chat.completion body. */
-TW_API tw_status tw_openai_response_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out);
+TW_API tw_status tw_openai_response_encode(const tw_result *r, const tw_encode_opts *o,
+                                           tw_buf *out);
 /* The SSE bytes of a chat.completion.chunk stream. */
 TW_API tw_status tw_openai_stream_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out);
 

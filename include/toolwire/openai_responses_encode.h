@@ -24,14 +24,16 @@ extern "C" {
 
 /* A /v1/responses request body. TW_ERR_INVALID for a call without a name;
  * TW_ERR_LIMIT past max_messages or max_tools. */
-TW_API tw_status tw_responses_request_encode(const tw_request *r, const tw_encode_opts *o, tw_buf *out);
+TW_API tw_status tw_responses_request_encode(const tw_request *r, const tw_encode_opts *o,
+                                             tw_buf *out);
 /* A `response` object (object "response"). TW_ERR_INVALID for a call
  * without a name. */
 TW_API tw_status tw_responses_response_encode(const tw_result *r, const tw_encode_opts *o,
-                                       tw_buf *out);
+                                              tw_buf *out);
 /* The typed SSE stream: `event: <type>` and `data: {...}` per event, with
  * sequence_number 0, 1, 2, ... */
-TW_API tw_status tw_responses_stream_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out);
+TW_API tw_status tw_responses_stream_encode(const tw_result *r, const tw_encode_opts *o,
+                                            tw_buf *out);
 
 #ifdef __cplusplus
 }

@@ -47,11 +47,13 @@ TW_API tw_status tw_proxy_dec_feed(tw_proxy_dec *d, const char *buf, size_t len)
 TW_API tw_status tw_proxy_dec_finish(tw_proxy_dec *d, tw_result *out);
 /* Start a new decode with `o`, `fn`, `user` (as for new), whatever state d
  * is in; the buffers' allocations are kept. Returns TW_OK. */
-TW_API tw_status tw_proxy_dec_reset(tw_proxy_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user);
+TW_API tw_status tw_proxy_dec_reset(tw_proxy_dec *d, const tw_decode_opts *o, tw_event_fn fn,
+                                    void *user);
 /* Free the decoder and everything it holds; NULL does nothing. */
 TW_API void tw_proxy_dec_free(tw_proxy_dec *d);
 /* Batch: the push decoder over the whole input (the contract of decode.h). */
-TW_API tw_status tw_proxy_output_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out);
+TW_API tw_status tw_proxy_output_decode(const char *buf, size_t len, const tw_decode_opts *o,
+                                        tw_result *out);
 
 /*
  * The proxy's prompt for `r` (see docs/formats/proxy.md for the exact

@@ -41,7 +41,8 @@ extern "C" {
  * max_output_bytes or max_depth; TW_ERR_NOMEM. On any failure `out` is as
  * it was.
  */
-TW_API tw_status tw_qwen3_coder_prompt_encode(const tw_request *r, const tw_encode_opts *o, tw_buf *out);
+TW_API tw_status tw_qwen3_coder_prompt_encode(const tw_request *r, const tw_encode_opts *o,
+                                              tw_buf *out);
 
 /*
  * Render the Qwen3.5 chat template for `r`. Parameters, limits and

@@ -40,16 +40,16 @@ extern "C" {
  * TW_ERR_NOMEM. Rules: docs/formats/encoding.md.
  */
 TW_API tw_status tw_openai_request_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                   tw_request *out, tw_error *err);
+                                          tw_request *out, tw_error *err);
 TW_API tw_status tw_anthropic_request_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                      tw_request *out, tw_error *err);
+                                             tw_request *out, tw_error *err);
 
 /* The same over an already parsed body: j is not modified or kept, and
  * err->offset is always -1 (there are no bytes). */
-TW_API tw_status tw_openai_request_from_json(const cJSON *j, const tw_decode_opts *o, tw_request *out,
-                                      tw_error *err);
+TW_API tw_status tw_openai_request_from_json(const cJSON *j, const tw_decode_opts *o,
+                                             tw_request *out, tw_error *err);
 TW_API tw_status tw_anthropic_request_from_json(const cJSON *j, const tw_decode_opts *o,
-                                         tw_request *out, tw_error *err);
+                                                tw_request *out, tw_error *err);
 
 #ifdef __cplusplus
 }

@@ -35,7 +35,7 @@ extern "C" {
  * fault in buf.
  */
 TW_API tw_status tw_hermes_prompt_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                  tw_request *out, tw_error *err);
+                                         tw_request *out, tw_error *err);
 
 /*
  * A ChatML prompt as the Qwen3-Coder chat template renders it: the same
@@ -48,7 +48,7 @@ TW_API tw_status tw_hermes_prompt_decode(const char *buf, size_t len, const tw_d
  * in not_carried warnings.
  */
 TW_API tw_status tw_qwen3_coder_prompt_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                       tw_request *out, tw_error *err);
+                                              tw_request *out, tw_error *err);
 
 /*
  * A ChatML prompt as the Qwen3.5 chat template renders it: the tools (one
@@ -59,7 +59,7 @@ TW_API tw_status tw_qwen3_coder_prompt_decode(const char *buf, size_t len, const
  * with the empty think block also as enable_thinking false.
  */
 TW_API tw_status tw_qwen35_prompt_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                  tw_request *out, tw_error *err);
+                                         tw_request *out, tw_error *err);
 
 #ifdef __cplusplus
 }

@@ -22,12 +22,12 @@ extern "C" {
 #endif
 
 TW_API tw_status tw_responses_request_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                      tw_request *out, tw_error *err);
+                                             tw_request *out, tw_error *err);
 
 /* The same over an already parsed body (j is not modified or kept;
  * err->offset is always -1). */
 TW_API tw_status tw_responses_request_from_json(const cJSON *j, const tw_decode_opts *o,
-                                         tw_request *out, tw_error *err);
+                                                tw_request *out, tw_error *err);
 
 #ifdef __cplusplus
 }

@@ -31,12 +31,12 @@ extern "C" {
  * (not_carried). err->path is a JSON path ("messages[2].role").
  */
 TW_API tw_status tw_vllm_request_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                 tw_request *out, tw_error *err);
+                                        tw_request *out, tw_error *err);
 
 /* The same over an already parsed body (j is not modified or kept;
  * err->offset is always -1). */
 TW_API tw_status tw_vllm_request_from_json(const cJSON *j, const tw_decode_opts *o, tw_request *out,
-                                    tw_error *err);
+                                           tw_error *err);
 
 #ifdef __cplusplus
 }

@@ -26,7 +26,7 @@ extern "C" {
  * body is a diagnostic in *out, not a failure (only TW_ERR_NOMEM fails).
  */
 TW_API tw_status tw_responses_response_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                       tw_result *out);
+                                              tw_result *out);
 
 /*
  * Batch decode of one Responses event stream (`event:` lines and `data:`
@@ -34,7 +34,7 @@ TW_API tw_status tw_responses_response_decode(const char *buf, size_t len, const
  * tw_responses_response_decode; equal to the push decoder fed in any pieces.
  */
 TW_API tw_status tw_responses_stream_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                     tw_result *out);
+                                            tw_result *out);
 
 /*
  * The neutral finish reason of a response's status: "completed" gives
@@ -45,7 +45,7 @@ TW_API tw_status tw_responses_stream_decode(const char *buf, size_t len, const t
  * NULL. The returned string is static or one of the arguments.
  */
 TW_API const char *tw_responses_finish_reason(const char *status, const char *incomplete_reason,
-                                       bool has_calls);
+                                              bool has_calls);
 
 #ifdef __cplusplus
 }

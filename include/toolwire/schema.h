@@ -21,7 +21,7 @@ extern "C" {
  * root), err->message "path: rule" ("/" for the root).
  */
 TW_API bool tw_schema_validate(const cJSON *schema, const cJSON *value, size_t max_depth,
-                        tw_error *err);
+                               tw_error *err);
 
 #ifdef __cplusplus
 }

@@ -38,8 +38,8 @@ TW_API size_t tw_utf8_cut(const char *s, size_t n, size_t max);
  * On TW_OK *out owns an object (cJSON_Delete); otherwise *out is NULL.
  * *fenced (optional) says whether a fence was removed.
  */
-TW_API tw_status tw_shim_parse_args(const char *buf, size_t len, const tw_limits *limits, cJSON **out,
-                             bool *fenced, tw_error *err);
+TW_API tw_status tw_shim_parse_args(const char *buf, size_t len, const tw_limits *limits,
+                                    cJSON **out, bool *fenced, tw_error *err);
 
 /*
  * Tool-call ids of one message: a blank (NULL or "") id becomes "tc_N" (N
@@ -73,7 +73,8 @@ TW_API size_t tw_shim_schema_normalize(cJSON *schema, size_t max_depth);
  * TW_ERR_INVALID when max is smaller than the marker; TW_ERR_LIMIT/NOMEM
  * from the buffer.
  */
-TW_API tw_status tw_shim_truncate(const char *s, size_t n, size_t max, tw_buf *out, bool *truncated);
+TW_API tw_status tw_shim_truncate(const char *s, size_t n, size_t max, tw_buf *out,
+                                  bool *truncated);
 
 /*
  * Truncate every tool message's content of the request to `max` bytes
@@ -95,7 +96,8 @@ TW_API tw_status tw_shim_truncate_tool_outputs(tw_request *r, size_t max, tw_dia
  * the message past limits->max_calls (limits may be NULL: the defaults) is
  * left as it is. On TW_ERR_NOMEM the message is unchanged.
  */
-TW_API tw_status tw_shim_unwrap_parallel(tw_message *m, const tw_limits *limits, tw_diag_list *warnings);
+TW_API tw_status tw_shim_unwrap_parallel(tw_message *m, const tw_limits *limits,
+                                         tw_diag_list *warnings);
 
 #ifdef __cplusplus
 }

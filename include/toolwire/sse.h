@@ -95,7 +95,7 @@ typedef struct tw_sse {
  * Returns TW_OK; nothing is allocated until the first feed.
  */
 TW_API tw_status tw_sse_init(tw_sse *s, const tw_limits *limits, bool flush_at_end,
-                      tw_sse_event_fn on_event, tw_sse_diag_fn on_diag, void *user);
+                             tw_sse_event_fn on_event, tw_sse_diag_fn on_diag, void *user);
 /*
  * Push buf[0, len) (buf may be NULL when len is 0; any split of the input
  * gives the same events). Events and diagnostics fire from inside, in input

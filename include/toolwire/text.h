@@ -16,10 +16,10 @@ extern "C" {
 #endif
 
 typedef enum tw_text_kind {
-    TW_TEXT_THINK = 0,  /* split reasoning only */
-    TW_TEXT_HERMES,     /* think blocks, then <tool_call> blocks */
-    TW_TEXT_FENCED,     /* think blocks, then ```tool_call blocks */
-    TW_TEXT_QWEN_XML    /* think blocks, then <tool_call><function=…> XML blocks (qwen3-coder) */
+    TW_TEXT_THINK = 0, /* split reasoning only */
+    TW_TEXT_HERMES,    /* think blocks, then <tool_call> blocks */
+    TW_TEXT_FENCED,    /* think blocks, then ```tool_call blocks */
+    TW_TEXT_QWEN_XML   /* think blocks, then <tool_call><function=…> XML blocks (qwen3-coder) */
 } tw_text_kind;
 
 /*
@@ -41,7 +41,7 @@ typedef struct tw_text_dec tw_text_dec;
  * out; free the decoder with tw_text_dec_free.
  */
 TW_API tw_text_dec *tw_text_dec_new(tw_text_kind kind, const tw_decode_opts *o, tw_event_fn fn,
-                             void *user);
+                                    void *user);
 /*
  * Push buf[0, len) (not kept; any split gives the same result); events fire
  * from inside. Input past max_input_bytes is ignored (error input_too_large
@@ -63,7 +63,8 @@ TW_API tw_status tw_text_dec_finish(tw_text_dec *d, tw_result *out);
  * is dropped, the buffers' allocations are kept, so a decoder reused for
  * inputs of similar size does not allocate them again. Returns TW_OK.
  */
-TW_API tw_status tw_text_dec_reset(tw_text_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user);
+TW_API tw_status tw_text_dec_reset(tw_text_dec *d, const tw_decode_opts *o, tw_event_fn fn,
+                                   void *user);
 /*
  * Give back a result the caller is done with (r may be NULL): r is freed and
  * left empty (zeroed), but the allocations of its content and thinking
@@ -81,13 +82,14 @@ TW_API void tw_text_dec_free(tw_text_dec *d);
 /* Batch: init, feed everything, finish (the contract of decode.h: buf[0,
  * len) is not kept, `o` may be NULL, *out need not be initialised and is
  * valid and empty on every failure). */
-TW_API tw_status tw_think_output_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out);
+TW_API tw_status tw_think_output_decode(const char *buf, size_t len, const tw_decode_opts *o,
+                                        tw_result *out);
 TW_API tw_status tw_hermes_output_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                           tw_result *out);
+                                         tw_result *out);
 TW_API tw_status tw_fenced_output_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                           tw_result *out);
+                                         tw_result *out);
 TW_API tw_status tw_qwen3_coder_output_decode(const char *buf, size_t len, const tw_decode_opts *o,
-                                       tw_result *out);
+                                              tw_result *out);
 
 #ifdef __cplusplus
 }

@@ -55,8 +55,8 @@ TW_API bool tw_transcode_is_target(const char *name);
  * the source decoder is not available, TW_ERR_INVALID for an unknown name.
  */
 TW_API tw_status tw_transcode_read(const char *from, const char *buf, size_t len,
-                            const tw_decode_opts *dopts, tw_neutral_value *out,
-                            tw_diag_list *warnings, tw_error *err);
+                                   const tw_decode_opts *dopts, tw_neutral_value *out,
+                                   tw_diag_list *warnings, tw_error *err);
 
 /*
  * Write `v` in format `to`, appending to `out`. A result's decode errors
@@ -68,12 +68,12 @@ TW_API tw_status tw_transcode_read(const char *from, const char *buf, size_t len
  * max_output_bytes (err, may be NULL, says why in each case),
  * TW_ERR_UNSUPPORTED when the encoder is not available.
  */
-TW_API tw_status tw_transcode_write(const tw_neutral_value *v, const char *to, const tw_encode_opts *o,
-                             tw_buf *out, tw_error *err);
+TW_API tw_status tw_transcode_write(const tw_neutral_value *v, const char *to,
+                                    const tw_encode_opts *o, tw_buf *out, tw_error *err);
 
 /* Read then write; warnings of both steps go to o->warnings. */
 TW_API tw_status tw_transcode(const char *from, const char *to, const char *buf, size_t len,
-                       const tw_encode_opts *o, tw_buf *out, tw_error *err);
+                              const tw_encode_opts *o, tw_buf *out, tw_error *err);
 
 #ifdef __cplusplus
 }

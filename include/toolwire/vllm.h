@@ -22,7 +22,8 @@ extern "C" {
  * (the contract of decode.h: buf[0, len) is
  * not kept, `o` may be NULL, *out need not be initialised and is valid and
  * empty on every failure; a bad body is a diagnostic, not a failure). */
-TW_API tw_status tw_vllm_response_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out);
+TW_API tw_status tw_vllm_response_decode(const char *buf, size_t len, const tw_decode_opts *o,
+                                         tw_result *out);
 
 /*
  * The streaming decoder: opaque, allocated by tw_vllm_dec_new and freed by
@@ -49,10 +50,10 @@ TW_API tw_status tw_vllm_dec_feed(tw_vllm_dec *d, const char *buf, size_t len);
 TW_API tw_status tw_vllm_dec_finish(tw_vllm_dec *d, tw_result *out);
 /* Start a new decode with `o`, `fn`, `user` (as for new), whatever state d
  * is in; the buffers' allocations are kept. Returns TW_OK. */
-TW_API tw_status tw_vllm_dec_reset(tw_vllm_dec *d, const tw_decode_opts *o, tw_event_fn fn, void *user);
+TW_API tw_status tw_vllm_dec_reset(tw_vllm_dec *d, const tw_decode_opts *o, tw_event_fn fn,
+                                   void *user);
 /* Free the decoder and everything it holds; NULL does nothing. */
 TW_API void tw_vllm_dec_free(tw_vllm_dec *d);
-
 
 /* Encoders (also in the registry). Both append to out; out is unchanged
  * on failure; TW_ERR_INVALID for a bad option value, TW_ERR_LIMIT past
@@ -91,23 +92,23 @@ TW_API tw_status tw_vllm_params_read(const cJSON *options, tw_vllm_params *out, 
 TW_API size_t tw_vllm_token_prefix(const char *buf, size_t len, size_t max_tokens, size_t *ntokens);
 
 typedef enum tw_vllm_stop {
-    TW_VLLM_END = 0,     /* the text ended by itself */
-    TW_VLLM_STOP_TAG,    /* a stop sequence (</think>, </tool_call>) was hit */
-    TW_VLLM_TOKEN_CAP    /* the token cap was hit first */
+    TW_VLLM_END = 0,  /* the text ended by itself */
+    TW_VLLM_STOP_TAG, /* a stop sequence (</think>, </tool_call>) was hit */
+    TW_VLLM_TOKEN_CAP /* the token cap was hit first */
 } tw_vllm_stop;
 
 /* What the server computed; every buffer owned, free with tw_vllm_assembly_free. */
 typedef struct tw_vllm_assembly {
-    tw_buf thinking_core;    /* pass 1 before the closing tag, trimmed */
-    tw_buf response_prefix;  /* pass 1 after the closing tag, trimmed */
-    tw_buf text2;            /* pass 2 after its cuts */
-    tw_buf combined;         /* (prefix + " " + text2), trimmed */
+    tw_buf thinking_core;   /* pass 1 before the closing tag, trimmed */
+    tw_buf response_prefix; /* pass 1 after the closing tag, trimmed */
+    tw_buf text2;           /* pass 2 after its cuts */
+    tw_buf combined;        /* (prefix + " " + text2), trimmed */
     tw_vllm_stop pass1_stop;
     tw_vllm_stop pass2_stop;
     /* the GenerateResponse as a neutral result: thinking, content
      * (= response), calls with ids call_1.., finish_reason, diagnostics */
     tw_result result;
-    tw_buf pre_tool_text;    /* set when calls were extracted */
+    tw_buf pre_tool_text; /* set when calls were extracted */
     bool has_pre_tool_text;
 } tw_vllm_assembly;
 
@@ -120,8 +121,8 @@ typedef struct tw_vllm_assembly {
  * On success *out is filled (free with tw_vllm_assembly_free).
  */
 TW_API tw_status tw_vllm_assemble(const tw_vllm_params *p, const char *pass1, size_t len1,
-                           const char *pass2, size_t len2, const tw_decode_opts *o,
-                           tw_vllm_assembly *out);
+                                  const char *pass2, size_t len2, const tw_decode_opts *o,
+                                  tw_vllm_assembly *out);
 TW_API void tw_vllm_assembly_free(tw_vllm_assembly *a);
 
 /*
@@ -131,7 +132,7 @@ TW_API void tw_vllm_assembly_free(tw_vllm_assembly *a);
  * else the content alone. `think_tag` NULL means "think". Appends to out.
  */
 TW_API tw_status tw_vllm_aimessage_write(tw_buf *out, const tw_result *r, const char *think_tag,
-                                  int flags);
+                                         int flags);
 
 #ifdef __cplusplus
 }

@@ -39,10 +39,10 @@ typedef struct tw_lines_dec {
     tw_limits L;      /* resolved limits: every cap comes from here */
     tw_event_fn fn;   /* event sink (may be NULL) and its user pointer */
     void *user;
-    tw_buf in;        /* the input so far, capped at max_input_bytes */
-    bool too_large;   /* bytes past max_input_bytes were dropped */
+    tw_buf in;      /* the input so far, capped at max_input_bytes */
+    bool too_large; /* bytes past max_input_bytes were dropped */
     bool finished;
-    tw_status stop;   /* what a callback returned to stop the decode; TW_OK while none */
+    tw_status stop; /* what a callback returned to stop the decode; TW_OK while none */
 } tw_lines_dec;
 
 /* The public functions, as include/toolwire/<format>.h declares them (with
@@ -224,7 +224,8 @@ void tw_lines_dec_free(tw_lines_dec *d)
 }
 
 /* Batch: the push decoder over the whole input (one code path for both). */
-tw_status tw_lines_output_decode(const char *buf, size_t len, const tw_decode_opts *o, tw_result *out)
+tw_status tw_lines_output_decode(const char *buf, size_t len, const tw_decode_opts *o,
+                                 tw_result *out)
 {
     tw_lines_dec d; /* inside the module the state may live on the stack */
     tw_status st = lines_init(&d, o, NULL, NULL);
@@ -248,9 +249,13 @@ TW_DECODER_OPS(lines, tw_lines_dec, tw_lines_dec)
 #ifndef TW_TEMPLATE_AS_MODULE
 static
 #endif
-const tw_format_ops tw_format_lines = {
-    "lines",     "template: CALL <name> <JSON object> lines, the rest content",
-    tw_lines_output_decode,
-    lines_new,   lines_feed,
-    lines_finish, lines_reset,
-    lines_free, tw_format_recycle_free};
+    const tw_format_ops tw_format_lines = {
+        "lines",
+        "template: CALL <name> <JSON object> lines, the rest content",
+        tw_lines_output_decode,
+        lines_new,
+        lines_feed,
+        lines_finish,
+        lines_reset,
+        lines_free,
+        tw_format_recycle_free};

@@ -46,7 +46,8 @@ Test(client, missing_key_variable)
     tw_client *c = tw_client_new(&o);
     cr_assert(c);
     tw_http_response r;
-    cr_assert_eq(tw_client_send(c, "POST", "/v1/chat/completions", NULL, 0, "{}", 2, &r), TW_ERR_INVALID);
+    cr_assert_eq(tw_client_send(c, "POST", "/v1/chat/completions", NULL, 0, "{}", 2, &r),
+                 TW_ERR_INVALID);
     cr_assert(strstr(r.transport_error, "TOOLWIRE_TEST_KEY_THAT_IS_NOT_SET"));
     tw_http_response_free(&r);
     tw_client_free(c);
@@ -71,7 +72,8 @@ Test(client, connection_refused_is_retried)
     o.connect_timeout_ms = 2000;
     tw_client *c = tw_client_new(&o);
     tw_http_response r;
-    cr_assert_eq(tw_client_send(c, "POST", "/v1/chat/completions", NULL, 0, "{}", 2, &r), TW_ERR_IO);
+    cr_assert_eq(tw_client_send(c, "POST", "/v1/chat/completions", NULL, 0, "{}", 2, &r),
+                 TW_ERR_IO);
     cr_assert_eq(r.status, 0);
     cr_assert_eq(r.nattempts, 3);
     cr_assert_neq(r.transport_error[0], 0);
@@ -96,7 +98,8 @@ Test(client, body_cap_and_key_never_in_response)
     o.max_bytes = 16;
     tw_client *c = tw_client_new(&o);
     tw_http_response r;
-    cr_assert_eq(tw_client_send(c, "POST", "/v1/messages", NULL, 0, "{\"messages\":[]}", 15, &r), TW_OK);
+    cr_assert_eq(tw_client_send(c, "POST", "/v1/messages", NULL, 0, "{\"messages\":[]}", 15, &r),
+                 TW_OK);
     cr_assert_eq(r.status, 404);
     cr_assert(r.truncated);
     cr_assert_eq(r.body.len, 16);

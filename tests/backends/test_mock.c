@@ -9,44 +9,146 @@
 #include "twtest.h"
 
 #define REQ_TOOLS                                                                                  \
-    "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"parameters\":"    \
-    "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]}}}]," \
+    "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"parameters\":"     \
+    "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]" \
+    "}}}],"                                                                                        \
     "\"parallel_tool_calls\":false"
 
 #define USER_MSG "{\"role\":\"user\",\"content\":\"Weather in Paris?\"}"
 #define NS_BODY "{\"model\":\"m\",\"messages\":[" USER_MSG "]," REQ_TOOLS "}"
 #define S_BODY "{\"model\":\"m\",\"messages\":[" USER_MSG "]," REQ_TOOLS ",\"stream\":true}"
 #define TURN2_BODY                                                                                 \
-    "{\"model\":\"m\",\"messages\":[" USER_MSG ",{\"role\":\"assistant\",\"content\":null,\"tool_calls\":" \
-    "[{\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":" \
-    "\"{\\\"city\\\": \\\"Paris\\\"}\"}}]},{\"role\":\"tool\",\"tool_call_id\":\"call_1\",\"content\":\"18C\"}]," \
-    REQ_TOOLS "}"
+    "{\"model\":\"m\",\"messages\":[" USER_MSG                                                     \
+    ",{\"role\":\"assistant\",\"content\":null,\"tool_calls\":"                                    \
+    "[{\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\","            \
+    "\"arguments\":"                                                                               \
+    "\"{\\\"city\\\": "                                                                            \
+    "\\\"Paris\\\"}\"}}]},{\"role\":\"tool\",\"tool_call_id\":\"call_1\",\"content\":\"18C\"}]"    \
+    "," REQ_TOOLS "}"
 
 #define NS_RESP                                                                                    \
-    "{\"status\":200,\"headers\":{\"content-type\":\"application/json\"},\"body\":{\"id\":\"c1\",\"object\":" \
-    "\"chat.completion\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"message\":{\"role\":" \
-    "\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"call_1\",\"type\":\"function\",\"function\":" \
-    "{\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\": \\\"Paris\\\"}\"}}]},\"finish_reason\":\"tool_calls\"}]}}"
+    "{\"status\":200,\"headers\":{\"content-type\":\"application/"                                 \
+    "json\"},\"body\":{\"id\":\"c1\",\"object\":"                                                  \
+    "\"chat.completion\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"message\":{"    \
+    "\"role\":"                                                                                    \
+    "\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"call_1\",\"type\":\"function\","     \
+    "\"function\":"                                                                                \
+    "{\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\": "                                    \
+    "\\\"Paris\\\"}\"}}]},\"finish_reason\":\"tool_calls\"}]}}"
 
 #define FINAL_RESP                                                                                 \
-    "{\"status\":200,\"body\":{\"id\":\"c2\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\"," \
-    "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"It is 18C.\"},"  \
+    "{\"status\":200,\"body\":{\"id\":\"c2\",\"object\":\"chat.completion\",\"created\":1,"        \
+    "\"model\":\"m\","                                                                             \
+    "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"It is 18C.\"},"   \
     "\"finish_reason\":\"stop\"}]}}"
 
 #define EV(d) "{\"data\":" d "}"
 #define S_RESP                                                                                     \
-    "{\"status\":200,\"headers\":{\"content-type\":\"text/event-stream\"},\"events\":["          \
-    EV("\"{\\\"object\\\":\\\"chat.completion.chunk\\\",\\\"choices\\\":[{\\\"index\\\":0,\\\"delta\\\":{\\\"role\\\":\\\"assistant\\\"}}]}\"") "," \
-    EV("\"{\\\"object\\\":\\\"chat.completion.chunk\\\",\\\"choices\\\":[{\\\"index\\\":0,\\\"delta\\\":{\\\"tool_calls\\\":[{\\\"index\\\":0,\\\"id\\\":\\\"call_1\\\",\\\"type\\\":\\\"function\\\",\\\"function\\\":{\\\"name\\\":\\\"get_weather\\\",\\\"arguments\\\":\\\"{\\\\\\\"city\\\\\\\": \\\\\\\"Paris\\\\\\\"}\\\"}}]}}]}\"") "," \
-    EV("\"{\\\"object\\\":\\\"chat.completion.chunk\\\",\\\"choices\\\":[{\\\"index\\\":0,\\\"delta\\\":{},\\\"finish_reason\\\":\\\"tool_calls\\\"}]}\"") "," \
-    EV("\"[DONE]\"") "]}"
+    "{\"status\":200,\"headers\":{\"content-type\":\"text/event-stream\"},\"events\":[" EV(        \
+        "\"{\\\"object\\\":\\\"chat.completion.chunk\\\",\\\"choices\\\":[{\\\"index\\\":0,"       \
+        "\\\"delta\\\":{\\\"role\\\":\\\"assistant\\\"}}]}\"") "," EV("\"{\\\"object\\\":"         \
+                                                                      "\\\"chat.completion."       \
+                                                                      "chunk\\\",\\\"choices\\\":" \
+                                                                      "[{\\\"index\\\":0,"         \
+                                                                      "\\\"delta\\\":{\\\"tool_"   \
+                                                                      "calls\\\":[{\\\"index\\\":" \
+                                                                      "0,\\\"id\\\":\\\"call_"     \
+                                                                      "1\\\",\\\"type\\\":"        \
+                                                                      "\\\"function\\\","          \
+                                                                      "\\\"function\\\":{"         \
+                                                                      "\\\"name\\\":\\\"get_"      \
+                                                                      "weather\\\","               \
+                                                                      "\\\"arguments\\\":\\\"{"    \
+                                                                      "\\\\\\\"city\\\\\\\": "     \
+                                                                      "\\\\\\\"Paris\\\\\\\"}"     \
+                                                                      "\\\"}}]}}]}\"") "," EV("\"" \
+                                                                                              "{"  \
+                                                                                              "\\" \
+                                                                                              "\"" \
+                                                                                              "ob" \
+                                                                                              "je" \
+                                                                                              "ct" \
+                                                                                              "\\" \
+                                                                                              "\"" \
+                                                                                              ":"  \
+                                                                                              "\\" \
+                                                                                              "\"" \
+                                                                                              "ch" \
+                                                                                              "at" \
+                                                                                              ".c" \
+                                                                                              "om" \
+                                                                                              "pl" \
+                                                                                              "et" \
+                                                                                              "io" \
+                                                                                              "n." \
+                                                                                              "ch" \
+                                                                                              "un" \
+                                                                                              "k"  \
+                                                                                              "\\" \
+                                                                                              "\"" \
+                                                                                              ","  \
+                                                                                              "\\" \
+                                                                                              "\"" \
+                                                                                              "ch" \
+                                                                                              "oi" \
+                                                                                              "ce" \
+                                                                                              "s"  \
+                                                                                              "\\" \
+                                                                                              "\"" \
+                                                                                              ":[" \
+                                                                                              "{"  \
+                                                                                              "\\" \
+                                                                                              "\"" \
+                                                                                              "in" \
+                                                                                              "de" \
+                                                                                              "x"  \
+                                                                                              "\\" \
+                                                                                              "\"" \
+                                                                                              ":0" \
+                                                                                              ","  \
+                                                                                              "\\" \
+                                                                                              "\"" \
+                                                                                              "de" \
+                                                                                              "lt" \
+                                                                                              "a"  \
+                                                                                              "\\" \
+                                                                                              "\"" \
+                                                                                              ":{" \
+                                                                                              "}," \
+                                                                                              "\\" \
+                                                                                              "\"" \
+                                                                                              "fi" \
+                                                                                              "ni" \
+                                                                                              "sh" \
+                                                                                              "_r" \
+                                                                                              "ea" \
+                                                                                              "so" \
+                                                                                              "n"  \
+                                                                                              "\\" \
+                                                                                              "\"" \
+                                                                                              ":"  \
+                                                                                              "\\" \
+                                                                                              "\"" \
+                                                                                              "to" \
+                                                                                              "ol" \
+                                                                                              "_c" \
+                                                                                              "al" \
+                                                                                              "ls" \
+                                                                                              "\\" \
+                                                                                              "\"" \
+                                                                                              "}]" \
+                                                                                              "}"  \
+                                                                                              "\"") "," EV("\"[DONE]\"") "]}"
 
 static const char fx_json[] =
     "{\"fixture_version\":1,\"name\":\"t/loop\",\"description\":\"d\",\"backend\":\"openai\","
     "\"provenance\":{\"source\":\"hand-made\"},\"exchanges\":["
-    "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\",\"body\":" NS_BODY "},\"response\":" NS_RESP "},"
-    "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\",\"body\":" S_BODY "},\"response\":" S_RESP "},"
-    "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\",\"body\":" TURN2_BODY "},\"response\":" FINAL_RESP "}"
+    "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\",\"body\":" NS_BODY
+    "},\"response\":" NS_RESP "},"
+    "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\",\"body\":" S_BODY
+    "},\"response\":" S_RESP "},"
+    "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\",\"body\":" TURN2_BODY
+    "},\"response\":" FINAL_RESP "}"
     "]}";
 
 static tw_fixture fx;
@@ -59,7 +161,9 @@ static void load_fixture(const char *faults_ex1)
     strcpy(buf, fx_json);
     if (faults_ex1) {
         /* put faults on the streamed exchange (index 1) */
-        char *at = strstr(buf, "\"response\":{\"status\":200,\"headers\":{\"content-type\":\"text/event-stream\"");
+        char *at = strstr(
+            buf,
+            "\"response\":{\"status\":200,\"headers\":{\"content-type\":\"text/event-stream\"");
         cr_assert(at);
         char tail[sizeof fx_json];
         strcpy(tail, at);

@@ -15,13 +15,13 @@
 
 #define BODY "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"Weather in Paris?\"}]}]}"
 #define ANSWER                                                                                     \
-    "{\"status\":200,\"body\":{\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{"     \
-    "\"functionCall\":{\"name\":\"get_weather\",\"args\":{\"city\":\"Paris\"}}}]},"              \
+    "{\"status\":200,\"body\":{\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{"      \
+    "\"functionCall\":{\"name\":\"get_weather\",\"args\":{\"city\":\"Paris\"}}}]},"                \
     "\"finishReason\":\"STOP\",\"index\":0}]}}"
 #define FX(faults)                                                                                 \
-    "{\"fixture_version\":1,\"name\":\"gem\",\"description\":\"d\",\"backend\":\"gemini\","       \
-    "\"provenance\":{\"source\":\"hand-made\"},\"exchanges\":[{" faults "\"request\":{"           \
-    "\"method\":\"POST\",\"path\":\"/v1beta/models/gemini-2.5-flash:generateContent\","           \
+    "{\"fixture_version\":1,\"name\":\"gem\",\"description\":\"d\",\"backend\":\"gemini\","        \
+    "\"provenance\":{\"source\":\"hand-made\"},\"exchanges\":[{" faults "\"request\":{"            \
+    "\"method\":\"POST\",\"path\":\"/v1beta/models/gemini-2.5-flash:generateContent\","            \
     "\"body\":" BODY "},\"response\":" ANSWER "}]}"
 
 static tw_fixture fx;
@@ -56,7 +56,8 @@ static void expect_envelope(const tw_http_response *r, int code, const char *sta
     cJSON *j = cJSON_ParseWithLength(r->body.data, r->body.len);
     cr_assert_not_null(j, "%s", r->body.data);
     const cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "error");
-    cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(e, "code")), code, "%s", r->body.data);
+    cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(e, "code")), code, "%s",
+                 r->body.data);
     cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "status")), status);
     const char *msg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "message"));
     cr_expect(msg && msg[0], "%s", r->body.data);
@@ -75,11 +76,13 @@ Test(mock_gemini, path_versions)
                                    "/v1beta/models/m:streamGenerateContent"));
     /* another model, another method, another prefix: no match */
     cr_expect_not(tw_mock_path_matches(fx_path, "/v1/models/gemini-2.0-flash:generateContent"));
-    cr_expect_not(tw_mock_path_matches(fx_path, "/v1/models/gemini-2.5-flash:streamGenerateContent"));
+    cr_expect_not(
+        tw_mock_path_matches(fx_path, "/v1/models/gemini-2.5-flash:streamGenerateContent"));
     cr_expect_not(tw_mock_path_matches(fx_path, "/v2/models/gemini-2.5-flash:generateContent"));
     cr_expect_not(tw_mock_path_matches(fx_path, "/models/gemini-2.5-flash:generateContent"));
     /* only Gemini methods: other paths stay exact */
-    cr_expect_not(tw_mock_path_matches("/v1beta/models/x/chat/completions", "/v1/models/x/chat/completions"));
+    cr_expect_not(
+        tw_mock_path_matches("/v1beta/models/x/chat/completions", "/v1/models/x/chat/completions"));
 }
 
 TestSuite(mock_gemini_server, .fini = stop);
@@ -88,7 +91,8 @@ Test(mock_gemini_server, v1_request_gets_the_v1beta_exchange)
 {
     start(FX(""));
     tw_http_response r = {0};
-    cr_assert_eq(post("/v1/models/gemini-2.5-flash:generateContent", BODY, &r), 200, "%s", r.body.data);
+    cr_assert_eq(post("/v1/models/gemini-2.5-flash:generateContent", BODY, &r), 200, "%s",
+                 r.body.data);
     cr_expect(strstr(r.body.data, "\"get_weather\""), "%s", r.body.data);
     tw_http_response_free(&r);
     tw_http_response r2 = {0};
@@ -101,7 +105,8 @@ Test(mock_gemini_server, no_match_is_a_gemini_404)
     start(FX(""));
     tw_http_response r = {0};
     cr_assert_eq(post("/v1/models/gemini-2.5-flash:generateContent",
-                      "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"other\"}]}]}", &r), 404);
+                      "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"other\"}]}]}", &r),
+                 404);
     expect_envelope(&r, 404, "NOT_FOUND");
     tw_http_response_free(&r);
 }

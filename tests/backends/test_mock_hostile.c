@@ -24,20 +24,27 @@
 #define SLOW_BODY "{\"messages\":[{\"role\":\"user\",\"content\":\"slow\"}],\"stream\":true}"
 #define LATE_BODY "{\"messages\":[{\"role\":\"user\",\"content\":\"late\"}]}"
 
-#define CHUNK(s) "{\"data\":\"{\\\"choices\\\":[{\\\"index\\\":0,\\\"delta\\\":{\\\"content\\\":\\\"" s "\\\"}}]}\""
+#define CHUNK(s)                                                                                   \
+    "{\"data\":\"{\\\"choices\\\":[{\\\"index\\\":0,\\\"delta\\\":{\\\"content\\\":\\\"" s         \
+    "\\\"}}]}\""
 
 static const char fx_json[] =
     "{\"fixture_version\":1,\"name\":\"t/hostile\",\"description\":\"d\",\"backend\":\"openai\","
     "\"provenance\":{\"source\":\"hand-made\"},\"exchanges\":["
     "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\",\"body\":" FAST_BODY "},"
-    "\"response\":{\"status\":200,\"body\":{\"id\":\"fast-1\",\"object\":\"chat.completion\",\"choices\":[]}}},"
+    "\"response\":{\"status\":200,\"body\":{\"id\":\"fast-1\",\"object\":\"chat.completion\","
+    "\"choices\":[]}}},"
     "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\",\"body\":" SLOW_BODY "},"
-    "\"response\":{\"status\":200,\"headers\":{\"content-type\":\"text/event-stream\"},\"events\":["
-    CHUNK("one") "}," CHUNK("two") ",\"delay_ms\":1500}," "{\"data\":\"[DONE]\"}]}},"
-    "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\",\"body\":" LATE_BODY "},"
-    "\"faults\":{\"delay_ms\":3000},"
-    "\"response\":{\"status\":200,\"body\":{\"id\":\"late-1\",\"object\":\"chat.completion\",\"choices\":[]}}}"
-    "]}";
+    "\"response\":{\"status\":200,\"headers\":{\"content-type\":\"text/"
+    "event-stream\"},\"events\":[" CHUNK("one") "}," CHUNK(
+        "two") ",\"delay_ms\":1500},"
+               "{\"data\":\"[DONE]\"}]}},"
+               "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/"
+               "completions\",\"body\":" LATE_BODY "},"
+               "\"faults\":{\"delay_ms\":3000},"
+               "\"response\":{\"status\":200,\"body\":{\"id\":\"late-1\",\"object\":\"chat."
+               "completion\",\"choices\":[]}}}"
+               "]}";
 
 static tw_fixture fx;
 static tw_mock *mock;
@@ -140,7 +147,8 @@ Test(hostile, slow_connections_do_not_lock_out_and_meet_the_deadline)
     long t0 = tw_test_now_ms();
     cr_assert_eq(post(c, "/v1/chat/completions", NULL, 0, FAST_BODY, &r), TW_OK);
     long latency = tw_test_now_ms() - t0;
-    printf("hostile: with %d slow connections open, a request was answered in %ld ms\n", NSLOW, latency);
+    printf("hostile: with %d slow connections open, a request was answered in %ld ms\n", NSLOW,
+           latency);
     cr_assert_eq(r.status, 200, "status %d (%s)", r.status, r.transport_error);
     cr_assert(r.body.data && strstr(r.body.data, "\"fast-1\""));
     cr_assert_lt(latency, 5000);
@@ -265,8 +273,9 @@ Test(hostile, log_lines_escape_control_bytes)
     o.log = log;
     start(&o);
     int fd = tw_test_raw_connect(NULL, tw_mock_port(mock));
-    static const char req[] = "POST /v1/x%0A%23999%20forged%1B[31m%FF%C2%9B\\ HTTP/1.1\r\nHost: x\r\n"
-                              "Content-Length: 2\r\nConnection: close\r\n\r\n{}";
+    static const char req[] =
+        "POST /v1/x%0A%23999%20forged%1B[31m%FF%C2%9B\\ HTTP/1.1\r\nHost: x\r\n"
+        "Content-Length: 2\r\nConnection: close\r\n\r\n{}";
     send_all(fd, req, sizeof req - 1);
     tw_buf ans = {0};
     read_all(fd, &ans);
@@ -284,7 +293,8 @@ Test(hostile, log_lines_escape_control_bytes)
     for (size_t i = 0; i + 1 < n; i++)
         cr_assert(((unsigned char)text[i] >= 0x20 && (unsigned char)text[i] < 0x7F),
                   "byte 0x%02X at %zu in the log line: %s", (unsigned char)text[i], i, text);
-    cr_assert(strstr(text, "/v1/x\\x0A#999 forged\\x1B[31m\\xFF\\xC2\\x9B\\\\ -> (no match) 404"), "%s", text);
+    cr_assert(strstr(text, "/v1/x\\x0A#999 forged\\x1B[31m\\xFF\\xC2\\x9B\\\\ -> (no match) 404"),
+              "%s", text);
 }
 
 Test(hostile, log_escape_keeps_utf8_and_escapes_the_rest)
@@ -298,11 +308,13 @@ Test(hostile, log_escape_keeps_utf8_and_escapes_the_rest)
         {"a\nb\rc\td", "a\\x0Ab\\x0Dc\\x09d"},
         {"\x1B]0;title\x07", "\\x1B]0;title\\x07"},
         {"\x7F", "\\x7F"},
-        {"\xC2\x9B" "2J", "\\xC2\\x9B2J"},          /* C1 CSI */
-        {"\xC0\xAF", "\\xC0\\xAF"},                 /* overlong */
-        {"\xED\xA0\x80", "\\xED\\xA0\\x80"},        /* surrogate */
+        {"\xC2\x9B"
+         "2J",
+         "\\xC2\\x9B2J"},                             /* C1 CSI */
+        {"\xC0\xAF", "\\xC0\\xAF"},                   /* overlong */
+        {"\xED\xA0\x80", "\\xED\\xA0\\x80"},          /* surrogate */
         {"\xF4\x90\x80\x80", "\\xF4\\x90\\x80\\x80"}, /* past U+10FFFF */
-        {"\xE2\x82", "\\xE2\\x82"},                 /* cut */
+        {"\xE2\x82", "\\xE2\\x82"},                   /* cut */
         {"back\\slash", "back\\\\slash"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -514,7 +526,8 @@ Test(hostile, stop_while_answers_are_suspended)
         pthread_join(t[i], NULL);
         cr_assert(b[i].done_ms);
     }
-    cr_assert_null(strstr(b[0].r.body.data ? b[0].r.body.data : "", "[DONE]"), "the stream was cut");
+    cr_assert_null(strstr(b[0].r.body.data ? b[0].r.body.data : "", "[DONE]"),
+                   "the stream was cut");
     for (int i = 0; i < 2; i++)
         tw_http_response_free(&b[i].r);
 }
@@ -557,11 +570,9 @@ Test(hostile, deadline_covers_the_body_not_the_answer)
 Test(hostile, serve_limit_options_are_checked)
 {
     static const char *const bad[][2] = {
-        {"--threads", "0"},          {"--threads", "257"},
-        {"--max-connections", "0"},  {"--max-per-ip", "-1"},
-        {"--max-per-ip", "1000001"}, {"--request-deadline", "99"},
-        {"--request-deadline", "5x"}, {"--inflight-budget", "1023"},
-        {"--inflight-budget", ""},
+        {"--threads", "0"},           {"--threads", "257"},          {"--max-connections", "0"},
+        {"--max-per-ip", "-1"},       {"--max-per-ip", "1000001"},   {"--request-deadline", "99"},
+        {"--request-deadline", "5x"}, {"--inflight-budget", "1023"}, {"--inflight-budget", ""},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char *argv[] = {"serve", (char *)bad[i][0], (char *)bad[i][1], "fixtures", NULL};

@@ -98,10 +98,12 @@ static void same_as_one(const tw_match_in *in, size_t g, const tw_match_out *b)
         return;
     one_hits++;
     cr_assert(b->found, "%s %s: guess %zu taken, the index found nothing", in->method, in->url, g);
-    cr_assert_eq(c.fi, b->fi, "%s %s guess %zu: fixture %zu vs %zu", in->method, in->url, g, c.fi, b->fi);
-    cr_assert_eq(c.xi, b->xi, "%s %s guess %zu: exchange %zu vs %zu", in->method, in->url, g, c.xi, b->xi);
-    cr_assert_eq(c.nbest, b->nbest, "%s %s guess %zu: nbest %zu vs %zu", in->method, in->url, g, c.nbest,
-                 b->nbest);
+    cr_assert_eq(c.fi, b->fi, "%s %s guess %zu: fixture %zu vs %zu", in->method, in->url, g, c.fi,
+                 b->fi);
+    cr_assert_eq(c.xi, b->xi, "%s %s guess %zu: exchange %zu vs %zu", in->method, in->url, g, c.xi,
+                 b->xi);
+    cr_assert_eq(c.nbest, b->nbest, "%s %s guess %zu: nbest %zu vs %zu", in->method, in->url, g,
+                 c.nbest, b->nbest);
     cr_assert_eq(c.compared, b->compared);
     cr_assert(!c.hint_elsewhere);
 }
@@ -116,8 +118,10 @@ static void same_choice(const fx_set *s, const tw_match_index *ix, tw_match_mode
     bool nomem = false;
     cJSON *norm = mode == TW_MATCH_NORMALISED && !hint[0] ? tw_mock_normalise(body, &nomem) : NULL;
     cr_assert(!nomem);
-    tw_match_in in = {s->fx, s->n, s->served, (const cJSON *const *)s->norm, s->base, method, url,
-                      body, norm, hint, mode, NULL, NULL};
+    tw_match_in in = {s->fx,   s->n,   s->served, (const cJSON *const *)s->norm,
+                      s->base, method, url,       body,
+                      norm,    hint,   mode,      NULL,
+                      NULL};
     tw_match_out a, b;
     tw_mock_match(&in, &a);
     in.index = ix;
@@ -127,9 +131,10 @@ static void same_choice(const fx_set *s, const tw_match_index *ix, tw_match_mode
     if (a.found) {
         cr_assert_eq(a.fi, b.fi, "%s %s hint '%s' mode %d: fixture %zu vs %zu", method, url, hint,
                      (int)mode, a.fi, b.fi);
-        cr_assert_eq(a.xi, b.xi, "%s %s hint '%s': exchange %zu vs %zu", method, url, hint, a.xi, b.xi);
-        cr_assert_eq(a.nbest, b.nbest, "%s %s hint '%s' mode %d: nbest %zu vs %zu", method, url, hint,
-                     (int)mode, a.nbest, b.nbest);
+        cr_assert_eq(a.xi, b.xi, "%s %s hint '%s': exchange %zu vs %zu", method, url, hint, a.xi,
+                     b.xi);
+        cr_assert_eq(a.nbest, b.nbest, "%s %s hint '%s' mode %d: nbest %zu vs %zu", method, url,
+                     hint, (int)mode, a.nbest, b.nbest);
     }
     cr_assert_eq(a.hint_elsewhere, b.hint_elsewhere, "hint '%s'", hint);
     if (b.found)
@@ -178,8 +183,9 @@ Test(mock_index, chooses_as_the_walk_does_on_every_fixture)
     for (size_t m = 0; m < 3; m++) {
         one_hits = 0;
         set_tables(&s, modes[m]);
-        tw_match_in bi = {s.fx, s.n, s.served, (const cJSON *const *)s.norm, s.base, "", "", NULL,
-                          NULL, "", modes[m], NULL, NULL};
+        tw_match_in bi = {
+            s.fx,     s.n,  s.served, (const cJSON *const *)s.norm, s.base, "", "", NULL, NULL, "",
+            modes[m], NULL, NULL};
         tw_match_index *ix = NULL;
         cr_assert_eq(tw_match_index_build(&bi, &ix), TW_OK);
         size_t lin = 0, idx = 0;
@@ -242,10 +248,12 @@ Test(mock_index, chooses_as_the_walk_does_on_every_fixture)
 }
 
 #define EXCHANGE                                                                                   \
-    "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\",\"body\":{\"model\":\"m\"," \
-    "\"messages\":[{\"role\":\"user\",\"content\":\"question %zu\"}]%s}},\"response\":{\"status\":"  \
-    "200,\"body\":{\"id\":\"c%zu\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\","     \
-    "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"answer\"},"        \
+    "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/"                                       \
+    "completions\",\"body\":{\"model\":\"m\","                                                     \
+    "\"messages\":[{\"role\":\"user\",\"content\":\"question "                                     \
+    "%zu\"}]%s}},\"response\":{\"status\":"                                                        \
+    "200,\"body\":{\"id\":\"c%zu\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\","  \
+    "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"answer\"},"       \
     "\"finish_reason\":\"stop\"}]}}}"
 
 /* One fixture of n exchanges with distinct bodies; every fifth repeats a top-level key. */
@@ -264,7 +272,8 @@ static void many(size_t n, size_t dup_every, tw_fixture *f)
     memset(&lim, 0, sizeof lim);
     lim.max_input_bytes = (size_t)64 << 20;
     lim.max_messages = 20000; /* the exchanges of a fixture are capped by it */
-    cr_assert_eq(tw_fixture_parse(b.data, b.len, "many.json", &lim, f, &why), TW_OK, "%s", why.message);
+    cr_assert_eq(tw_fixture_parse(b.data, b.len, "many.json", &lim, f, &why), TW_OK, "%s",
+                 why.message);
     tw_buf_free(&b);
 }
 
@@ -277,8 +286,8 @@ Test(mock_index, looks_at_one_exchange_per_request_among_ten_thousand)
     many(10000, 0, &s.fx[0]);
     set_tables(&s, TW_MATCH_NORMALISED);
     s.served[0] = true;
-    tw_match_in bi = {s.fx, 1, s.served, (const cJSON *const *)s.norm, s.base, "", "", NULL, NULL, "",
-                      TW_MATCH_NORMALISED, NULL, NULL};
+    tw_match_in bi = {s.fx, 1,    s.served, (const cJSON *const *)s.norm, s.base, "",  "",
+                      NULL, NULL, "",       TW_MATCH_NORMALISED,          NULL,   NULL};
     tw_match_index *ix = NULL;
     cr_assert_eq(tw_match_index_build(&bi, &ix), TW_OK);
     size_t looked = 0;
@@ -289,9 +298,19 @@ Test(mock_index, looks_at_one_exchange_per_request_among_ten_thousand)
         for (int named = 0; named < 2; named++) {
             bool nomem = false;
             cJSON *norm = named ? NULL : tw_mock_normalise(x->req.body, &nomem);
-            tw_match_in in = {s.fx, 1, s.served, (const cJSON *const *)s.norm, s.base, "POST",
-                              "/v1/chat/completions", x->req.body, norm, named ? hint : "",
-                              TW_MATCH_NORMALISED, NULL, ix};
+            tw_match_in in = {s.fx,
+                              1,
+                              s.served,
+                              (const cJSON *const *)s.norm,
+                              s.base,
+                              "POST",
+                              "/v1/chat/completions",
+                              x->req.body,
+                              norm,
+                              named ? hint : "",
+                              TW_MATCH_NORMALISED,
+                              NULL,
+                              ix};
             tw_match_out o;
             tw_mock_match(&in, &o);
             cr_assert(o.found && o.xi == k, "exchange %zu: found %d at %zu", k, o.found, o.xi);
@@ -302,9 +321,19 @@ Test(mock_index, looks_at_one_exchange_per_request_among_ten_thousand)
     }
     cr_assert_eq(looked, 20000);
     /* the walk, for one request, looks at all of them */
-    tw_match_in in = {s.fx, 1, s.served, (const cJSON *const *)s.norm, s.base, "POST",
-                      "/v1/chat/completions", s.fx[0].exchanges[9999].req.body,
-                      s.norm[9999], "", TW_MATCH_NORMALISED, NULL, NULL};
+    tw_match_in in = {s.fx,
+                      1,
+                      s.served,
+                      (const cJSON *const *)s.norm,
+                      s.base,
+                      "POST",
+                      "/v1/chat/completions",
+                      s.fx[0].exchanges[9999].req.body,
+                      s.norm[9999],
+                      "",
+                      TW_MATCH_NORMALISED,
+                      NULL,
+                      NULL};
     tw_match_out o;
     tw_mock_match(&in, &o);
     cr_assert(o.found && o.xi == 9999);
@@ -322,8 +351,8 @@ Test(mock_index, bodies_that_repeat_a_key_are_compared_with_every_request)
     many(200, 5, &s.fx[0]);
     set_tables(&s, TW_MATCH_NORMALISED);
     s.served[0] = true;
-    tw_match_in bi = {s.fx, 1, s.served, (const cJSON *const *)s.norm, s.base, "", "", NULL, NULL, "",
-                      TW_MATCH_NORMALISED, NULL, NULL};
+    tw_match_in bi = {s.fx, 1,    s.served, (const cJSON *const *)s.norm, s.base, "",  "",
+                      NULL, NULL, "",       TW_MATCH_NORMALISED,          NULL,   NULL};
     tw_match_index *ix = NULL;
     cr_assert_eq(tw_match_index_build(&bi, &ix), TW_OK);
     size_t lin = 0, idx = 0;

@@ -13,15 +13,16 @@
 
 #define BODY "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"
 #define OK_RESP                                                                                    \
-    "{\"status\":200,\"body\":{\"id\":\"c1\",\"object\":\"chat.completion\",\"created\":1,"      \
-    "\"model\":\"m\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":" \
+    "{\"status\":200,\"body\":{\"id\":\"c1\",\"object\":\"chat.completion\",\"created\":1,"        \
+    "\"model\":\"m\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":"   \
     "\"hello\"},\"finish_reason\":\"stop\"}]}}"
 #define ERR_RESP "{\"status\":500,\"body\":{\"error\":\"boom\"}}"
 #define FX(name, ex)                                                                               \
     "{\"fixture_version\":1,\"name\":\"" name "\",\"description\":\"d\",\"backend\":\"openai\","   \
     "\"provenance\":{\"source\":\"hand-made\"},\"exchanges\":[" ex "]}"
 #define EXCH(path, resp)                                                                           \
-    "{\"request\":{\"method\":\"POST\",\"path\":\"" path "\",\"body\":" BODY "},\"response\":" resp "}"
+    "{\"request\":{\"method\":\"POST\",\"path\":\"" path "\",\"body\":" BODY                       \
+    "},\"response\":" resp "}"
 
 static tw_fixture fx;
 static tw_mock *mock;
@@ -87,8 +88,10 @@ Test(mock_matching, fixture_path_with_query_is_replayed)
 
 Test(mock_matching, equal_matches_prefer_a_success_and_say_so)
 {
-    start(FX("t/amb", EXCH("/v1/chat/completions", ERR_RESP) "," EXCH("/v1/chat/completions", ERR_RESP)
-                      "," EXCH("/v1/chat/completions", OK_RESP) "," EXCH("/v1/chat/completions", OK_RESP)));
+    start(FX(
+        "t/amb",
+        EXCH("/v1/chat/completions", ERR_RESP) "," EXCH("/v1/chat/completions", ERR_RESP) "," EXCH(
+            "/v1/chat/completions", OK_RESP) "," EXCH("/v1/chat/completions", OK_RESP)));
     bool partial = true;
     tw_mock_opts o;
     memset(&o, 0, sizeof o);
@@ -110,7 +113,8 @@ Test(mock_matching, equal_matches_prefer_a_success_and_say_so)
     }
     tw_mock_records_free(rec, n);
     const char *l = log_text();
-    const char *amb = " ambiguous: 4 exchanges match; answered t/amb#2; name one with X-Toolwire-Exchange";
+    const char *amb =
+        " ambiguous: 4 exchanges match; answered t/amb#2; name one with X-Toolwire-Exchange";
     cr_assert(strstr(l, amb) && strstr(strstr(l, amb) + 1, amb), "%s", l);
     /* a named exchange is not ambiguous */
     cr_assert_eq(post("/v1/chat/completions", "t/amb#0", &r), 500);
@@ -121,7 +125,8 @@ Test(mock_matching, equal_matches_prefer_a_success_and_say_so)
 
 Test(mock_matching, equal_faults_only_first_in_file_order)
 {
-    start(FX("t/amb2", EXCH("/v1/chat/completions", ERR_RESP) "," EXCH("/v1/chat/completions", ERR_RESP)));
+    start(FX("t/amb2",
+             EXCH("/v1/chat/completions", ERR_RESP) "," EXCH("/v1/chat/completions", ERR_RESP)));
     tw_http_response r;
     cr_assert_eq(post("/v1/chat/completions", NULL, &r), 500);
     tw_http_response_free(&r);
@@ -134,7 +139,8 @@ Test(mock_matching, faults_object_is_validated)
         const char *in, *want;
     } bad[] = {
         {"{\"stauts\":503}", "--fault:1:2: stauts: unknown key (expected one of: delay_ms,"},
-        {"{\"status\":\"503\"}", "--fault:1:11: status: expected an integer from 100 to 599, got a string"},
+        {"{\"status\":\"503\"}",
+         "--fault:1:11: status: expected an integer from 100 to 599, got a string"},
         {"{\"status\":700}", "--fault:1:11: status: expected an integer from 100 to 599, got 700"},
         {"{\"status\":99}", "status: expected an integer from 100 to 599, got 99"},
         {"{\"delay_ms\":1.5}", "delay_ms: expected an integer from 0 to 600000, got a fraction"},
@@ -152,8 +158,8 @@ Test(mock_matching, faults_object_is_validated)
     cJSON *j = NULL;
     tw_error why = {.offset = -1};
     const char *good = "{\"status\":503,\"retry_after\":1}";
-    cr_assert_eq(tw_fixture_check_faults(good, strlen(good), "--fault", &j, &why), TW_OK,
-                 "%s", why.message);
+    cr_assert_eq(tw_fixture_check_faults(good, strlen(good), "--fault", &j, &why), TW_OK, "%s",
+                 why.message);
     cr_assert_eq(tw_json_get(j, "status")->valueint, 503);
     cJSON_Delete(j);
 }
@@ -164,7 +170,8 @@ Test(mock_matching, serve_refuses_bad_fault)
     const char *bin = getenv("TOOLWIRE_BIN");
     cr_assert_not_null(bin);
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "'%s' serve --for 1 --fault '{\"status\":700}' /nonexistent 2>&1", bin);
+    snprintf(cmd, sizeof cmd, "'%s' serve --for 1 --fault '{\"status\":700}' /nonexistent 2>&1",
+             bin);
     FILE *p = popen(cmd, "r");
     cr_assert(p);
     char out[2048] = "";
@@ -185,9 +192,11 @@ static int post_body(tw_client *c, const char *path, const char *body, tw_http_r
 
 Test(mock_matching, repeated_bytes_are_matched_as_before)
 {
-    start(FX("t/rep", EXCH("/v1/chat/completions", OK_RESP) ","
-                      "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\",\"body\":" BODY_B
-                      "},\"response\":" OK_RESP "}," EXCH("/v2/chat/completions", OK_RESP)));
+    start(FX("t/rep", EXCH("/v1/chat/completions",
+                           OK_RESP) ","
+                                    "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/"
+                                    "completions\",\"body\":" BODY_B "},\"response\":" OK_RESP
+                                    "}," EXCH("/v2/chat/completions", OK_RESP)));
     /* each request twice: the second finds the choice the first made, for
      * its own method, URL and bytes only */
     static const struct {
@@ -203,7 +212,8 @@ Test(mock_matching, repeated_bytes_are_matched_as_before)
         {"/v1/chat/completions", BODY_B, 200, 1},
         {"/v1/chat/completions", " " BODY, 200, 0},
         {"/v1/chat/completions", " " BODY, 200, 0},
-        {"/v1/chat/completions", "{\"model\":\"other\",\"messages\":[{\"role\":\"user\",\"content\":\"bye\"}]}", 200, 1},
+        {"/v1/chat/completions",
+         "{\"model\":\"other\",\"messages\":[{\"role\":\"user\",\"content\":\"bye\"}]}", 200, 1},
         {"/v3/chat/completions", BODY, 404, -1},
         {"/v3/chat/completions", BODY, 404, -1},
         {"/v1/chat/completions", "{\"messages\":[]}", 404, -1},
@@ -220,8 +230,8 @@ Test(mock_matching, repeated_bytes_are_matched_as_before)
     cr_assert(c);
     for (size_t i = 0; i < nreq; i++) {
         tw_http_response r;
-        cr_assert_eq(post_body(c, reqs[i].path, reqs[i].body, &r), reqs[i].status, "request %zu: %s", i,
-                     r.body.data);
+        cr_assert_eq(post_body(c, reqs[i].path, reqs[i].body, &r), reqs[i].status,
+                     "request %zu: %s", i, r.body.data);
         tw_http_response_free(&r);
     }
     tw_client_free(c);

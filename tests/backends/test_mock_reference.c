@@ -14,9 +14,11 @@
 #define SCHEMA_W                                                                                   \
     "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"},\"unit\":{\"type\":"      \
     "\"string\",\"enum\":[\"c\",\"f\"]}},\"required\":[\"city\"],\"additionalProperties\":false}"
-#define SCHEMA_T "{\"type\":\"object\",\"properties\":{\"tz\":{\"type\":\"string\"}},\"required\":[\"tz\"]}"
+#define SCHEMA_T                                                                                   \
+    "{\"type\":\"object\",\"properties\":{\"tz\":{\"type\":\"string\"}},\"required\":[\"tz\"]}"
 #define OAI_TOOLS                                                                                  \
-    "[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"parameters\":" SCHEMA_W "}}," \
+    "[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"parameters\":" SCHEMA_W      \
+    "}},"                                                                                          \
     "{\"type\":\"function\",\"function\":{\"name\":\"get_time\",\"parameters\":" SCHEMA_T "}}]"
 #define ANT_TOOLS                                                                                  \
     "[{\"name\":\"get_weather\",\"input_schema\":" SCHEMA_W "},"                                   \
@@ -25,20 +27,23 @@
     "[{\"name\":\"get_weather\",\"parameters\":" SCHEMA_W "},"                                     \
     "{\"name\":\"get_time\",\"parameters\":" SCHEMA_T "}]"
 
-#define CALL_W "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>"
-#define CALL_T "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"tz\": \"Europe/Paris\"}}\n</tool_call>"
+#define CALL_W                                                                                     \
+    "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>"
+#define CALL_T                                                                                     \
+    "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"tz\": "                               \
+    "\"Europe/Paris\"}}\n</tool_call>"
 
 /* Request bodies: each asks its own question so that body matching picks
  * its exchange (no X-Toolwire-Exchange header is sent). */
 #define OAI_BODY(q)                                                                                \
-    "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"" q "\"}],\"tools\":" OAI_TOOLS \
-    ",\"parallel_tool_calls\":true}"
+    "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"" q                           \
+    "\"}],\"tools\":" OAI_TOOLS ",\"parallel_tool_calls\":true}"
 #define ANT_BODY(q)                                                                                \
     "{\"model\":\"claude-test\",\"max_tokens\":1024,\"tools\":" ANT_TOOLS                          \
     ",\"messages\":[{\"role\":\"user\",\"content\":\"" q "\"}]}"
 #define GEN_BODY(q, extra)                                                                         \
     "{\"messages\":[{\"role\":\"user\",\"content\":\"" q "\"}],\"two_pass\":true,"                 \
-    "\"think_tag\":\"think\",\"tools\":" GEN_TOOLS ",\"tool_choice\":\"auto\","                   \
+    "\"think_tag\":\"think\",\"tools\":" GEN_TOOLS ",\"tool_choice\":\"auto\","                    \
     "\"tool_parser\":\"hermes\"" extra "}"
 
 typedef struct spec {
@@ -53,11 +58,13 @@ typedef struct spec {
 
 static const spec specs[] = {
     /* hermes over an OpenAI-compatible endpoint */
-    {"t/h_call", "hermes", "/v1/chat/completions", OAI_BODY("h call"), "I'll check.\n" CALL_W, NULL, NULL},
+    {"t/h_call", "hermes", "/v1/chat/completions", OAI_BODY("h call"), "I'll check.\n" CALL_W, NULL,
+     NULL},
     {"t/h_think_two", "hermes", "/v1/chat/completions", OAI_BODY("h think"),
      "<think>\nBoth are needed.\n</think>\nChecking both.\n" CALL_W "\n" CALL_T, NULL, NULL},
     {"t/h_unterminated", "hermes", "/v1/chat/completions", OAI_BODY("h unterminated"),
-     "Let me check.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Par", NULL, NULL},
+     "Let me check.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Par",
+     NULL, NULL},
     {"t/h_unknown", "hermes", "/v1/chat/completions", OAI_BODY("h unknown"),
      "<tool_call>\n{\"name\": \"get_stock\", \"arguments\": {}}\n</tool_call>", NULL, NULL},
     /* Anthropic Messages */
@@ -75,14 +82,15 @@ static const spec specs[] = {
      "The user asks about Paris and I need the weather tool for it.</think>",
      "Checking.\n" CALL_W "\nnever generated"},
     {"t/g_response_cap", "vllm-native", "/generate",
-     GEN_BODY("g cap", ",\"generation_config\":{\"max_thinking_tokens\":64,\"max_response_tokens\":6}"), NULL,
-     "No tool needed.</think>", "Paris in spring is usually mild, take a jacket."},
+     GEN_BODY("g cap",
+              ",\"generation_config\":{\"max_thinking_tokens\":64,\"max_response_tokens\":6}"),
+     NULL, "No tool needed.</think>", "Paris in spring is usually mild, take a jacket."},
     {"t/g_array_unterminated_think", "vllm-native", "/generate", GEN_BODY("g array", ""), NULL,
      "Both tools are needed",
      "Both.\n<tool_call>\n[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}, "
      "{\"name\": \"get_time\", \"arguments\": {\"tz\": \"Europe/Paris\"}}]\n</tool_call>"},
-    {"t/g_bad_param", "vllm-native", "/generate", GEN_BODY("g bad", ",\"max_thinking_tokens\":\"many\""),
-     NULL, "x</think>", "y"},
+    {"t/g_bad_param", "vllm-native", "/generate",
+     GEN_BODY("g bad", ",\"max_thinking_tokens\":\"many\""), NULL, "x</think>", "y"},
 };
 #define NSPECS (sizeof specs / sizeof specs[0])
 
@@ -208,8 +216,8 @@ static void ask(const char *name, bool stream, reply *out)
     if (out->http.status == 200) {
         tw_decode_opts o;
         memset(&o, 0, sizeof o);
-        out->decoded = tw_decode_response(s->path, stream, out->http.body.data, out->http.body.len, &o,
-                                          &out->res) == TW_OK;
+        out->decoded = tw_decode_response(s->path, stream, out->http.body.data, out->http.body.len,
+                                          &o, &out->res) == TW_OK;
     }
     tw_judge_input in;
     memset(&in, 0, sizeof in);
@@ -233,7 +241,10 @@ static void reply_free(reply *r)
     cJSON_Delete(r->req);
 }
 
-static const char *body_of(const reply *r) { return r->http.body.data ? r->http.body.data : ""; }
+static const char *body_of(const reply *r)
+{
+    return r->http.body.data ? r->http.body.data : "";
+}
 
 static const char *ctype(const reply *r)
 {
@@ -258,7 +269,8 @@ static void none_fail(const reply *r, const tw_check_id *ids, size_t n)
     }
 }
 
-static void expect_call(const reply *r, size_t i, const char *id, const char *name, const char *args)
+static void expect_call(const reply *r, size_t i, const char *id, const char *name,
+                        const char *args)
 {
     cr_assert(r->decoded, "the answer decodes");
     cr_assert_gt(r->res.msg.ncalls, i, "call %zu present", i);
@@ -274,14 +286,16 @@ static void expect_call(const reply *r, size_t i, const char *id, const char *na
 static void expect_text(const tw_buf *b, const char *want)
 {
     size_t n = strlen(want);
-    cr_expect(b->len == n && (n == 0 || memcmp(b->data, want, n) == 0), "expected \"%s\", got \"%.*s\"",
-              want, (int)b->len, b->data ? b->data : "");
+    cr_expect(b->len == n && (n == 0 || memcmp(b->data, want, n) == 0),
+              "expected \"%s\", got \"%.*s\"", want, (int)b->len, b->data ? b->data : "");
 }
 
-static const tw_check_id OAI_IDS[] = {TW_CHK_OAI_R01, TW_CHK_OAI_R02, TW_CHK_OAI_R03, TW_CHK_OAI_R04, TW_CHK_OAI_R05,
-                                      TW_CHK_OAI_R06, TW_CHK_OAI_R07, TW_CHK_OAI_S01, TW_CHK_OAI_S02, TW_CHK_OAI_S03,
-                                      TW_CHK_OAI_S04, TW_CHK_OAI_S05, TW_CHK_OAI_S06, TW_CHK_OAI_S08};
-static const tw_check_id ANT_IDS[] = {TW_CHK_ANT_R01, TW_CHK_ANT_R02, TW_CHK_ANT_S01, TW_CHK_ANT_S02};
+static const tw_check_id OAI_IDS[] = {
+    TW_CHK_OAI_R01, TW_CHK_OAI_R02, TW_CHK_OAI_R03, TW_CHK_OAI_R04, TW_CHK_OAI_R05,
+    TW_CHK_OAI_R06, TW_CHK_OAI_R07, TW_CHK_OAI_S01, TW_CHK_OAI_S02, TW_CHK_OAI_S03,
+    TW_CHK_OAI_S04, TW_CHK_OAI_S05, TW_CHK_OAI_S06, TW_CHK_OAI_S08};
+static const tw_check_id ANT_IDS[] = {TW_CHK_ANT_R01, TW_CHK_ANT_R02, TW_CHK_ANT_S01,
+                                      TW_CHK_ANT_S02};
 static const tw_check_id VLN_IDS[] = {TW_CHK_VLN_01, TW_CHK_VLN_02, TW_CHK_OAI_R03, TW_CHK_OAI_R05};
 #define N(a) (sizeof a / sizeof a[0])
 
@@ -309,7 +323,8 @@ Test(mock_reference, hermes_call_nonstream_and_stream)
     cr_assert_eq(r.http.status, 200);
     cr_expect(strstr(ctype(&r), "text/event-stream"));
     const char *b = body_of(&r);
-    cr_expect(r.http.body.len > 14 && strcmp(b + r.http.body.len - 14, "data: [DONE]\n\n") == 0, "%s", b);
+    cr_expect(r.http.body.len > 14 && strcmp(b + r.http.body.len - 14, "data: [DONE]\n\n") == 0,
+              "%s", b);
     cr_expect(strstr(b, "\"role\":\"assistant\""));
     expect_text(&r.res.msg.content, "I'll check.");
     cr_assert_eq(r.res.msg.ncalls, 1);
@@ -419,9 +434,9 @@ Test(mock_reference, anthropic_parallel_calls_stream)
     cr_expect(strstr(ctype(&r), "text/event-stream"));
     const char *b = body_of(&r);
     /* named events in protocol order */
-    static const char *const order[] = {"event: message_start", "event: content_block_start",
+    static const char *const order[] = {"event: message_start",       "event: content_block_start",
                                         "event: content_block_delta", "event: content_block_stop",
-                                        "event: message_delta", "event: message_stop"};
+                                        "event: message_delta",       "event: message_stop"};
     const char *p = b;
     for (size_t i = 0; i < N(order); i++) {
         const char *q = strstr(p, order[i]);
@@ -510,7 +525,8 @@ Test(mock_reference, vllm_array_block_and_unterminated_pass1)
 {
     start("vllm-native");
     reply r;
-    ask("t/g_array_unterminated_think", true, &r); /* /generate answers JSON even when asked to stream */
+    ask("t/g_array_unterminated_think", true,
+        &r); /* /generate answers JSON even when asked to stream */
     cr_assert_eq(r.http.status, 200);
     cr_expect(strstr(ctype(&r), "application/json"));
     expect_text(&r.res.msg.thinking, "Both tools are needed");
@@ -532,8 +548,8 @@ Test(mock_reference, vllm_bad_parameter_is_400)
     cJSON *b = cJSON_Parse(body_of(&r));
     cr_assert_not_null(b);
     cr_expect(cJSON_IsString(tw_json_get(tw_json_get(b, "error"), "message")));
-    cr_expect(strstr(tw_json_get_str(tw_json_get(b, "error"), "message"), "max_thinking_tokens"), "%s",
-              body_of(&r));
+    cr_expect(strstr(tw_json_get_str(tw_json_get(b, "error"), "message"), "max_thinking_tokens"),
+              "%s", body_of(&r));
     cJSON_Delete(b);
     reply_free(&r);
     tw_mock_record *rec;

@@ -18,9 +18,10 @@
 
 #define TOOLS_PLAIN                                                                                \
     "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"parameters\":"     \
-    "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"},\"opts\":{\"type\":"     \
+    "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"},\"opts\":{\"type\":"      \
     "\"object\",\"properties\":{\"u\":{\"type\":\"string\"}}}},\"required\":[\"city\"]}}}]"
-#define PLAIN "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]," TOOLS_PLAIN "}"
+#define PLAIN                                                                                      \
+    "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]," TOOLS_PLAIN "}"
 
 static cJSON *parse(const char *s)
 {
@@ -55,18 +56,22 @@ Test(mock_replay, sdk_decorations_are_not_compared)
         "\"max_completion_tokens\":100,\"tool_choice\":\"auto\",\"parallel_tool_calls\":true,"
         "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
         "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"strict\":false,"
-        "\"parameters\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","
+        "\"parameters\":{\"$schema\":\"http://json-schema.org/draft-07/"
+        "schema#\",\"type\":\"object\","
         "\"additionalProperties\":false,\"properties\":{\"city\":{\"type\":\"string\"},\"opts\":"
-        "{\"type\":\"object\",\"additionalProperties\":false,\"$schema\":\"x\",\"properties\":{\"u\":"
+        "{\"type\":\"object\",\"additionalProperties\":false,\"$schema\":\"x\",\"properties\":{"
+        "\"u\":"
         "{\"type\":\"string\"}}}},\"required\":[\"city\"]}}}]}";
     cr_assert(matches(PLAIN, decorated));
     cr_assert(matches(decorated, PLAIN));
     /* Anthropic: input_schema, {"type": "auto"} */
-    const char *ant = "{\"model\":\"c\",\"max_tokens\":9,\"messages\":[],\"tools\":[{\"name\":\"t\","
-                      "\"input_schema\":{\"type\":\"object\",\"properties\":{}}}]}";
-    const char *ant_dec = "{\"model\":\"c\",\"max_tokens\":9,\"messages\":[],\"tool_choice\":{\"type\":"
-                          "\"auto\"},\"tools\":[{\"name\":\"t\",\"input_schema\":{\"$schema\":\"s\","
-                          "\"type\":\"object\",\"additionalProperties\":false,\"properties\":{}}}]}";
+    const char *ant =
+        "{\"model\":\"c\",\"max_tokens\":9,\"messages\":[],\"tools\":[{\"name\":\"t\","
+        "\"input_schema\":{\"type\":\"object\",\"properties\":{}}}]}";
+    const char *ant_dec =
+        "{\"model\":\"c\",\"max_tokens\":9,\"messages\":[],\"tool_choice\":{\"type\":"
+        "\"auto\"},\"tools\":[{\"name\":\"t\",\"input_schema\":{\"$schema\":\"s\","
+        "\"type\":\"object\",\"additionalProperties\":false,\"properties\":{}}}]}";
     cr_assert(matches(ant, ant_dec));
 }
 
@@ -122,27 +127,33 @@ Test(mock_replay, changes_of_meaning_are_still_compared)
 {
     const char *base = PLAIN;
     /* a tool_choice other than the default, strict mode, a closed schema without properties */
-    cr_assert_not(matches(base, "{\"model\":\"m\",\"tool_choice\":\"required\",\"messages\":[{\"role\":"
-                                "\"user\",\"content\":\"hi\"}]," TOOLS_PLAIN "}"));
-    cr_assert_not(matches(base, "{\"model\":\"m\",\"parallel_tool_calls\":false,\"messages\":[{\"role\":"
-                                "\"user\",\"content\":\"hi\"}]," TOOLS_PLAIN "}"));
-    cr_assert_not(matches("{\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]}",
-                          "{\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"strict\":true}}]}"));
-    cr_assert_not(matches("{\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":"
-                          "{\"type\":\"object\"}}}]}",
-                          "{\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":"
-                          "{\"type\":\"object\",\"additionalProperties\":false}}}]}"));
+    cr_assert_not(matches(base,
+                          "{\"model\":\"m\",\"tool_choice\":\"required\",\"messages\":[{\"role\":"
+                          "\"user\",\"content\":\"hi\"}]," TOOLS_PLAIN "}"));
+    cr_assert_not(matches(base,
+                          "{\"model\":\"m\",\"parallel_tool_calls\":false,\"messages\":[{\"role\":"
+                          "\"user\",\"content\":\"hi\"}]," TOOLS_PLAIN "}"));
+    cr_assert_not(matches(
+        "{\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]}",
+        "{\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"strict\":true}}]}"));
+    cr_assert_not(
+        matches("{\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":"
+                "{\"type\":\"object\"}}}]}",
+                "{\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":"
+                "{\"type\":\"object\",\"additionalProperties\":false}}}]}"));
     /* "auto" is the default only when tools are given */
     cr_assert_not(matches("{\"messages\":[]}", "{\"messages\":[],\"tool_choice\":\"auto\"}"));
     /* a property named "$schema" and "$schema" inside enum values are data, not decorations */
-    cr_assert_not(matches("{\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":"
-                          "{\"type\":\"object\",\"properties\":{}}}}]}",
-                          "{\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":"
-                          "{\"type\":\"object\",\"properties\":{\"$schema\":{\"type\":\"string\"}}}}}]}"));
-    cr_assert_not(matches("{\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":"
-                          "{\"enum\":[{}]}}}]}",
-                          "{\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":"
-                          "{\"enum\":[{\"$schema\":\"x\"}]}}}]}"));
+    cr_assert_not(
+        matches("{\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":"
+                "{\"type\":\"object\",\"properties\":{}}}}]}",
+                "{\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":"
+                "{\"type\":\"object\",\"properties\":{\"$schema\":{\"type\":\"string\"}}}}}]}"));
+    cr_assert_not(
+        matches("{\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":"
+                "{\"enum\":[{}]}}}]}",
+                "{\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":"
+                "{\"enum\":[{\"$schema\":\"x\"}]}}}]}"));
     /* outside a tool's schema "$schema" is compared */
     cr_assert_not(matches("{\"messages\":[]}", "{\"messages\":[],\"$schema\":\"x\"}"));
 }
@@ -150,8 +161,8 @@ Test(mock_replay, changes_of_meaning_are_still_compared)
 /* ---- the server ---- */
 
 #define OK_RESP                                                                                    \
-    "{\"status\":200,\"body\":{\"id\":\"c1\",\"object\":\"chat.completion\",\"created\":1,"      \
-    "\"model\":\"m\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":" \
+    "{\"status\":200,\"body\":{\"id\":\"c1\",\"object\":\"chat.completion\",\"created\":1,"        \
+    "\"model\":\"m\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":"   \
     "\"hello\"},\"finish_reason\":\"stop\"}]}}"
 #define FX(name, ex)                                                                               \
     "{\"fixture_version\":1,\"name\":\"" name "\",\"description\":\"d\",\"backend\":\"openai\","   \
@@ -212,16 +223,18 @@ TestSuite(mock_replay_server, .fini = stop);
 
 Test(mock_replay_server, decorated_request_is_answered)
 {
-    const char *f[] = {FX("plain", "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\","
-                                   "\"body\":" PLAIN "},\"response\":" OK_RESP "}")};
+    const char *f[] = {FX("plain",
+                          "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\","
+                          "\"body\":" PLAIN "},\"response\":" OK_RESP "}")};
     start(f, 1, NULL, false, 0);
     tw_http_response r = {0};
-    const char *body = "{\"model\":\"x\",\"tool_choice\":\"auto\",\"messages\":[{\"role\":\"user\","
-                       "\"content\":\"hi\"}],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":"
-                       "\"get_weather\",\"strict\":false,\"parameters\":{\"$schema\":\"s\",\"type\":"
-                       "\"object\",\"additionalProperties\":false,\"properties\":{\"city\":{\"type\":"
-                       "\"string\"},\"opts\":{\"type\":\"object\",\"properties\":{\"u\":{\"type\":"
-                       "\"string\"}}}},\"required\":[\"city\"]}}}]}";
+    const char *body =
+        "{\"model\":\"x\",\"tool_choice\":\"auto\",\"messages\":[{\"role\":\"user\","
+        "\"content\":\"hi\"}],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":"
+        "\"get_weather\",\"strict\":false,\"parameters\":{\"$schema\":\"s\",\"type\":"
+        "\"object\",\"additionalProperties\":false,\"properties\":{\"city\":{\"type\":"
+        "\"string\"},\"opts\":{\"type\":\"object\",\"properties\":{\"u\":{\"type\":"
+        "\"string\"}}}},\"required\":[\"city\"]}}}]}";
     cr_assert_eq(post("/v1/chat/completions", body, &r), 200, "%s", r.body.data);
     cr_assert(strstr(log_text(), "-> plain#0 200"), "%s", log_text());
     /* the answer names the exchange that gave it */
@@ -243,14 +256,16 @@ Test(mock_replay_server, no_match_names_the_nearest_exchange_and_the_differences
 {
     const char *f[] = {FX("far", MSG_EX("something else entirely") "," MSG_EX("x")),
                        FX("near", MSG_EX("what is the weather in Paris?")),
-                       FX("other_path", "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/messages\","
-                                        "\"body\":{\"model\":\"m\",\"messages\":[]}},\"response\":"
-                                        "{\"status\":200,\"body\":{}}}")};
+                       FX("other_path",
+                          "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/messages\","
+                          "\"body\":{\"model\":\"m\",\"messages\":[]}},\"response\":"
+                          "{\"status\":200,\"body\":{}}}")};
     start(f, 3, NULL, false, 0);
     tw_http_response r = {0};
     /* one value differs from "near", and a key is extra; "far" differs in the same value too */
-    const char *body = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"what is the weather "
-                       "in Lyon?\"}],\"temperature\":1,\"metadata\":{\"k\":1}}";
+    const char *body =
+        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"what is the weather "
+        "in Lyon?\"}],\"temperature\":1,\"metadata\":{\"k\":1}}";
     cr_assert_eq(post("/v1/chat/completions", body, &r), 404);
     cJSON *e = parse(r.body.data);
     const cJSON *err = tw_json_get(e, "error");
@@ -273,8 +288,9 @@ Test(mock_replay_server, no_match_names_the_nearest_exchange_and_the_differences
                           "$.metadata: expected (absent), got {\"k\":1}"),
               "%s", msg);
     /* the log line says the same */
-    cr_assert(strstr(log_text(), "(no match) 404: no fixture exchange matches this request; nearest: far#0, "
-                                 "2 differences: $.messages[0].content"),
+    cr_assert(strstr(log_text(),
+                     "(no match) 404: no fixture exchange matches this request; nearest: far#0, "
+                     "2 differences: $.messages[0].content"),
               "%s", log_text());
     cJSON_Delete(e);
     tw_http_response_free(&r);
@@ -287,7 +303,8 @@ Test(mock_replay_server, no_match_names_the_nearest_exchange_and_the_differences
                       &r2),
                  404);
     e = parse(r2.body.data);
-    cr_assert_str_eq(tw_json_get_str(tw_json_get(e, "error"), "nearest"), "near#0", "%s", r2.body.data);
+    cr_assert_str_eq(tw_json_get_str(tw_json_get(e, "error"), "nearest"), "near#0", "%s",
+                     r2.body.data);
     cJSON_Delete(e);
     tw_http_response_free(&r2);
 
@@ -299,8 +316,9 @@ Test(mock_replay_server, no_match_names_the_nearest_exchange_and_the_differences
     err = tw_json_get(e, "error");
     cr_assert_str_eq(tw_json_get_str(err, "type"), "not_found_error");
     cr_assert_str_eq(tw_json_get_str(err, "nearest"), "other_path#0");
-    cr_assert_str_eq(tw_json_get_str(cJSON_GetArrayItem(tw_json_get(err, "differences"), 0), "path"),
-                     "$.messages[0]");
+    cr_assert_str_eq(
+        tw_json_get_str(cJSON_GetArrayItem(tw_json_get(err, "differences"), 0), "path"),
+        "$.messages[0]");
     cJSON_Delete(e);
     tw_http_response_free(&r3);
 
@@ -320,7 +338,8 @@ Test(mock_replay_server, no_match_names_the_nearest_exchange_and_the_differences
     e = parse(r4.body.data);
     cr_assert_null(tw_json_get(tw_json_get(e, "error"), "nearest"));
     const char *m4 = tw_json_get_str(tw_json_get(e, "error"), "message");
-    cr_assert(strstr(m4, "no served exchange has method POST and path /generate; served: POST "), "%s", m4);
+    cr_assert(strstr(m4, "no served exchange has method POST and path /generate; served: POST "),
+              "%s", m4);
     cr_assert(strstr(m4, "/v1/chat/completions"), "the served paths are named: %s", m4);
     cJSON_Delete(e);
     tw_http_response_free(&r4);
@@ -332,12 +351,16 @@ Test(mock_replay_server, nearest_fixes_the_first_of_equals_and_prefers_fewer)
     start(f, 2, NULL, false, 0);
     tw_http_response r = {0};
     /* one difference from each; the extra key makes two from the others' view as well */
-    cr_assert_eq(post("/v1/chat/completions",
-                      "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"b\",\"name\":\"n\"}]}", &r),
-                 404);
+    cr_assert_eq(
+        post(
+            "/v1/chat/completions",
+            "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"b\",\"name\":\"n\"}]}",
+            &r),
+        404);
     cJSON *e = parse(r.body.data);
     /* "two#1" differs only by the extra key */
-    cr_assert_str_eq(tw_json_get_str(tw_json_get(e, "error"), "nearest"), "two#1", "%s", r.body.data);
+    cr_assert_str_eq(tw_json_get_str(tw_json_get(e, "error"), "nearest"), "two#1", "%s",
+                     r.body.data);
     cJSON_Delete(e);
     tw_http_response_free(&r);
 }
@@ -348,7 +371,8 @@ Test(mock_replay_server, excerpts_are_capped_and_escaped)
     start(f, 1, NULL, false, 0);
     /* a long value with a newline, an escape byte and a quote */
     tw_buf b = {0};
-    tw_buf_puts(&b, "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"\\n\\u001b[31m\\\"");
+    tw_buf_puts(
+        &b, "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"\\n\\u001b[31m\\\"");
     for (int i = 0; i < 20000; i++)
         tw_buf_putc(&b, 'z');
     tw_buf_puts(&b, "\"}]}");
@@ -356,8 +380,8 @@ Test(mock_replay_server, excerpts_are_capped_and_escaped)
     cr_assert_eq(post("/v1/chat/completions", b.data, &r), 404);
     cr_assert_lt(r.body.len, 2000, "the 404 body holds excerpts only: %zu bytes", r.body.len);
     cJSON *e = parse(r.body.data);
-    const char *got = tw_json_get_str(cJSON_GetArrayItem(tw_json_get(tw_json_get(e, "error"), "differences"), 0),
-                                      "got");
+    const char *got = tw_json_get_str(
+        cJSON_GetArrayItem(tw_json_get(tw_json_get(e, "error"), "differences"), 0), "got");
     cr_assert(got && strncmp(got, "\"\\n\\u001b[31m\\\"zzz", 17) == 0, "%s", got);
     cr_assert(strstr(got, "\xE2\x80\xA6"), "cut excerpts end with an ellipsis: %s", got);
     const char *log = log_text();
@@ -378,7 +402,9 @@ Test(mock_replay, nearest_is_linear_in_the_body, .timeout = 120)
 {
     enum { N = 300000 };
     tw_buf w = {0}, g = {0};
-    tw_buf_puts(&w, "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\",\"body\":{\"o\":{");
+    tw_buf_puts(
+        &w,
+        "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\",\"body\":{\"o\":{");
     tw_buf_puts(&g, "{\"o\":{");
     for (int i = 0; i < N; i++) {
         tw_buf_printf(&w, "%s\"w%d\":%d", i ? "," : "", i, i);
@@ -387,8 +413,10 @@ Test(mock_replay, nearest_is_linear_in_the_body, .timeout = 120)
     tw_buf_puts(&w, "}}},\"response\":{\"status\":200,\"body\":{}}}");
     tw_buf_puts(&g, "}}");
     tw_buf fxj = {0};
-    tw_buf_puts(&fxj, "{\"fixture_version\":1,\"name\":\"wide\",\"description\":\"d\",\"backend\":\"openai\","
-                      "\"provenance\":{\"source\":\"hand-made\"},\"exchanges\":[");
+    tw_buf_puts(
+        &fxj,
+        "{\"fixture_version\":1,\"name\":\"wide\",\"description\":\"d\",\"backend\":\"openai\","
+        "\"provenance\":{\"source\":\"hand-made\"},\"exchanges\":[");
     tw_buf_append(&fxj, w.data, w.len);
     tw_buf_puts(&fxj, "]}");
     tw_limits L;
@@ -396,18 +424,30 @@ Test(mock_replay, nearest_is_linear_in_the_body, .timeout = 120)
     L.max_input_bytes = 64 << 20;
     tw_fixture f;
     tw_error why = {.offset = -1};
-    cr_assert_eq(tw_fixture_parse(fxj.data, fxj.len, "inline", &L, &f, &why), TW_OK, "%s", why.message);
+    cr_assert_eq(tw_fixture_parse(fxj.data, fxj.len, "inline", &L, &f, &why), TW_OK, "%s",
+                 why.message);
     cJSON *body = NULL;
     cr_assert_eq(tw_json_parse(g.data, g.len, 64, &body, NULL), TW_OK);
     bool served = true;
     size_t base = 0;
-    tw_match_in in = {&f, 1, &served, NULL, &base, "POST", "/v1/chat/completions", body, NULL, "",
-                      TW_MATCH_NORMALISED, NULL, NULL};
+    tw_match_in in = {&f,
+                      1,
+                      &served,
+                      NULL,
+                      &base,
+                      "POST",
+                      "/v1/chat/completions",
+                      body,
+                      NULL,
+                      "",
+                      TW_MATCH_NORMALISED,
+                      NULL,
+                      NULL};
     tw_buf msg = {0}, near = {0}, diffs = {0};
     cr_assert_eq(tw_mock_nearest(&in, &msg, &near, &diffs), TW_OK);
     cr_assert_str_eq(near.data, "wide#0");
-    cr_assert(strstr(msg.data, "600000 differences, the first 3: $.o.w0: expected 0, got (absent)"), "%.300s",
-              msg.data);
+    cr_assert(strstr(msg.data, "600000 differences, the first 3: $.o.w0: expected 0, got (absent)"),
+              "%.300s", msg.data);
     tw_buf_free(&msg);
     tw_buf_free(&near);
     tw_buf_free(&diffs);
@@ -423,23 +463,26 @@ Test(mock_replay, nearest_is_linear_in_the_body, .timeout = 120)
 Test(mock_replay_server, auto_serves_each_fixture_with_the_profile_that_fits)
 {
     const char *f[] = {FX("recorded", MSG_EX("one")),
-                       FX("model", "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\","
-                                   "\"body\":{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":"
-                                   "\"two\"}]}},\"model_text\":\"<tool_call>{\\\"name\\\":\\\"f\\\","
-                                   "\\\"arguments\\\":{\\\"a\\\":1}}</tool_call>\"}")};
+                       FX("model",
+                          "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\","
+                          "\"body\":{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":"
+                          "\"two\"}]}},\"model_text\":\"<tool_call>{\\\"name\\\":\\\"f\\\","
+                          "\\\"arguments\\\":{\\\"a\\\":1}}</tool_call>\"}")};
     start(f, 2, "auto", false, 0);
     cr_assert_str_eq(tw_mock_profile_for("auto", &fx[0]), "replay");
     cr_assert_str_eq(tw_mock_profile_for("auto", &fx[1]), "hermes");
     cr_assert_null(tw_mock_profile_for("hermes", &fx[0]));
     cr_assert(tw_mock_profile_fits("auto", &fx[1]));
     tw_http_response r = {0};
-    cr_assert_eq(post("/v1/chat/completions", "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"one\"}]}",
+    cr_assert_eq(post("/v1/chat/completions",
+                      "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"one\"}]}",
                       &r),
                  200);
     cr_assert(strstr(r.body.data, "\"hello\""), "%s", r.body.data);
     tw_http_response_free(&r);
     tw_http_response r2 = {0};
-    cr_assert_eq(post("/v1/chat/completions", "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"two\"}]}",
+    cr_assert_eq(post("/v1/chat/completions",
+                      "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"two\"}]}",
                       &r2),
                  200, "%s", r2.body.data);
     /* the reference encoder answered with the call decoded from the model text */
@@ -461,8 +504,9 @@ Test(mock_replay_server, log_bodies_capped_escaped_and_redacted)
     tw_http_response_free(&r);
     const char *log = log_text();
     /* the first 40 bytes, then how long the body was */
-    cr_assert(strstr(log, " body: {\"model\":\"m\",\"messages\":[{\"role\":\"user\",\xE2\x80\xA6 ("),
-              "%s", log);
+    cr_assert(
+        strstr(log, " body: {\"model\":\"m\",\"messages\":[{\"role\":\"user\",\xE2\x80\xA6 ("),
+        "%s", log);
     char n[32];
     snprintf(n, sizeof n, "(%zu bytes)", strlen(body));
     cr_assert(strstr(log, n), "%s", log);
@@ -497,7 +541,8 @@ Test(mock_replay_server, bodies_not_logged_by_default)
     const char *f[] = {FX("recorded", MSG_EX("one"))};
     start(f, 1, NULL, false, 0);
     tw_http_response r = {0};
-    post("/v1/chat/completions", "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"one\"}]}", &r);
+    post("/v1/chat/completions",
+         "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"one\"}]}", &r);
     tw_http_response_free(&r);
     cr_assert_null(strstr(log_text(), "body:"), "%s", log_text());
 }
@@ -505,11 +550,12 @@ Test(mock_replay_server, bodies_not_logged_by_default)
 Test(mock_replay_server, equal_matches_prefer_a_clean_answer)
 {
     /* the same request: a 200 a check is expected to fail on, then a clean one */
-    const char *f[] = {FX("broken", "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\","
-                                    "\"body\":" PLAIN "},\"response\":" OK_RESP ",\"expect\":{"
-                                    "\"failing_checks\":[{\"id\":\"OAI-R06\",\"reason\":\"r\"}]}}"),
-                       FX("clean", "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\","
-                                   "\"body\":" PLAIN "},\"response\":" OK_RESP "}")};
+    const char *f[] = {
+        FX("broken", "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\","
+                     "\"body\":" PLAIN "},\"response\":" OK_RESP ",\"expect\":{"
+                     "\"failing_checks\":[{\"id\":\"OAI-R06\",\"reason\":\"r\"}]}}"),
+        FX("clean", "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\","
+                    "\"body\":" PLAIN "},\"response\":" OK_RESP "}")};
     start(f, 2, NULL, false, 0);
     tw_http_response r = {0};
     cr_assert_eq(post("/v1/chat/completions", PLAIN, &r), 200, "%s", r.body.data);
@@ -519,16 +565,19 @@ Test(mock_replay_server, equal_matches_prefer_a_clean_answer)
 
 Test(mock_replay_server, stream_asked_of_a_recorded_body_is_said)
 {
-    const char *f[] = {FX("plain", "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\","
-                                   "\"body\":" PLAIN "},\"response\":" OK_RESP "}")};
+    const char *f[] = {FX("plain",
+                          "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\","
+                          "\"body\":" PLAIN "},\"response\":" OK_RESP "}")};
     start(f, 1, NULL, false, 0);
     tw_http_response r = {0};
-    const char *body = "{\"model\":\"m\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
-                       TOOLS_PLAIN "}";
+    const char *body = "{\"model\":\"m\",\"stream\":true,\"messages\":[{\"role\":\"user\","
+                       "\"content\":\"hi\"}]," TOOLS_PLAIN "}";
     cr_assert_eq(post("/v1/chat/completions", body, &r), 200, "%s", r.body.data);
-    cr_assert(strstr(log_text(), "-> plain#0 200") &&
-                  strstr(log_text(), ": the request asks for a stream; this exchange's recorded answer is not one"),
-              "%s", log_text());
+    cr_assert(
+        strstr(log_text(), "-> plain#0 200") &&
+            strstr(log_text(),
+                   ": the request asks for a stream; this exchange's recorded answer is not one"),
+        "%s", log_text());
     tw_http_response_free(&r);
 }
 
@@ -543,14 +592,20 @@ Test(mock_replay, gemini_generation_config)
     snprintf(got, sizeof got, "%s,\"generationConfig\":{}}", G);
     cr_assert(matches(want, got));
     cr_assert(matches(got, want));
-    snprintf(got, sizeof got, "%s,\"generationConfig\":{\"temperature\":0.2,\"topK\":3,"
-                              "\"maxOutputTokens\":9}}", G);
+    snprintf(got, sizeof got,
+             "%s,\"generationConfig\":{\"temperature\":0.2,\"topK\":3,"
+             "\"maxOutputTokens\":9}}",
+             G);
     cr_assert(matches(want, got));
-    snprintf(got, sizeof got, "%s,\"generationConfig\":{\"temperature\":0.2,"
-                              "\"responseMimeType\":\"application/json\"}}", G);
+    snprintf(got, sizeof got,
+             "%s,\"generationConfig\":{\"temperature\":0.2,"
+             "\"responseMimeType\":\"application/json\"}}",
+             G);
     cr_assert_not(matches(want, got));
     char want2[256];
-    snprintf(want2, sizeof want2, "%s,\"generationConfig\":{\"responseMimeType\":"
-                                  "\"application/json\",\"seed\":1}}", G);
+    snprintf(want2, sizeof want2,
+             "%s,\"generationConfig\":{\"responseMimeType\":"
+             "\"application/json\",\"seed\":1}}",
+             G);
     cr_assert(matches(want2, got));
 }

@@ -15,19 +15,20 @@
 
 #define SCHEMA_W                                                                                   \
     "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"},\"unit\":{\"type\":"      \
-    "\"string\",\"enum\":[\"c\",\"f\"]}},\"required\":[\"city\",\"unit\"],"                       \
+    "\"string\",\"enum\":[\"c\",\"f\"]}},\"required\":[\"city\",\"unit\"],"                        \
     "\"additionalProperties\":false}"
 #define SCHEMA_T                                                                                   \
-    "{\"type\":\"object\",\"properties\":{\"tz\":{\"type\":\"string\",\"minLength\":3}},"         \
+    "{\"type\":\"object\",\"properties\":{\"tz\":{\"type\":\"string\",\"minLength\":3}},"          \
     "\"required\":[\"tz\"]}"
 #define OAI_TOOLS                                                                                  \
-    "[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"parameters\":" SCHEMA_W "}}," \
+    "[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"parameters\":" SCHEMA_W      \
+    "}},"                                                                                          \
     "{\"type\":\"function\",\"function\":{\"name\":\"get_time\",\"parameters\":" SCHEMA_T "}}]"
 #define ANT_TOOLS                                                                                  \
     "[{\"name\":\"get_weather\",\"input_schema\":" SCHEMA_W "},"                                   \
     "{\"name\":\"get_time\",\"input_schema\":" SCHEMA_T "}]"
 #define RSP_TOOLS                                                                                  \
-    "[{\"type\":\"function\",\"name\":\"get_weather\",\"parameters\":" SCHEMA_W "},"                \
+    "[{\"type\":\"function\",\"name\":\"get_weather\",\"parameters\":" SCHEMA_W "},"               \
     "{\"type\":\"function\",\"name\":\"get_time\",\"parameters\":" SCHEMA_T "}]"
 #define GEN_TOOLS                                                                                  \
     "[{\"name\":\"get_weather\",\"parameters\":" SCHEMA_W "},"                                     \
@@ -36,12 +37,14 @@
 /* A directive as it sits in a JSON string (quotes escaped). */
 #define DIR_CALL                                                                                   \
     "toolwire-script {\\\"nonce\\\":\\\"t-call-1\\\",\\\"steps\\\":[{\\\"reasoning\\\":\\\"Need "  \
-    "the weather.\\\",\\\"text\\\":\\\"Checking.\\\",\\\"calls\\\":[{\\\"name\\\":"               \
-    "\\\"get_weather\\\",\\\"arguments\\\":{\\\"city\\\":\\\"Paris\\\",\\\"unit\\\":\\\"c\\\"}}]},"  \
+    "the weather.\\\",\\\"text\\\":\\\"Checking.\\\",\\\"calls\\\":[{\\\"name\\\":"                \
+    "\\\"get_weather\\\",\\\"arguments\\\":{\\\"city\\\":\\\"Paris\\\",\\\"unit\\\":\\\"c\\\"}}]}" \
+    ","                                                                                            \
     "{\\\"text\\\":\\\"It is 18 C in Paris.\\\"}]}"
 
 #define CALL_PARIS                                                                                 \
-    "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\":\"Paris\",\"unit\":\"c\"}}\n" \
+    "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": "                                     \
+    "{\"city\":\"Paris\",\"unit\":\"c\"}}\n"                                                       \
     "</tool_call>"
 
 static void decode_o(const char *body, tw_request *req)
@@ -107,10 +110,11 @@ Test(script_directive, in_system_text_parts)
 Test(script_directive, anthropic_system_blocks)
 {
     tw_request req;
-    decode_a("{\"model\":\"c\",\"max_tokens\":10,\"system\":[{\"type\":\"text\",\"text\":\"" DIR_CALL
-             "\"}],\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Hi\"}]}],"
-             "\"tools\":" ANT_TOOLS "}",
-             &req);
+    decode_a(
+        "{\"model\":\"c\",\"max_tokens\":10,\"system\":[{\"type\":\"text\",\"text\":\"" DIR_CALL
+        "\"}],\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Hi\"}]}],"
+        "\"tools\":" ANT_TOOLS "}",
+        &req);
     char *n = tw_script_nonce(&req);
     cr_assert_str_eq(n, "t-call-1");
     free(n);
@@ -127,13 +131,14 @@ Test(script_directive, latest_message_counts)
 {
     tw_error why = {.offset = -1};
     tw_script_answer a;
-    answer_o("{\"model\":\"m\",\"messages\":["
-             "{\"role\":\"user\",\"content\":\"toolwire-script {\\\"nonce\\\":\\\"old\\\",\\\"text\\\":"
-             "\\\"old answer\\\"}\"},"
-             "{\"role\":\"assistant\",\"content\":\"old answer\"},"
-             "{\"role\":\"user\",\"content\":\"again toolwire-script\\n{\\\"nonce\\\":\\\"new\\\","
-             "\\\"text\\\":\\\"new answer\\\"}\"}]}",
-             TW_OK, &a, &why);
+    answer_o(
+        "{\"model\":\"m\",\"messages\":["
+        "{\"role\":\"user\",\"content\":\"toolwire-script {\\\"nonce\\\":\\\"old\\\",\\\"text\\\":"
+        "\\\"old answer\\\"}\"},"
+        "{\"role\":\"assistant\",\"content\":\"old answer\"},"
+        "{\"role\":\"user\",\"content\":\"again toolwire-script\\n{\\\"nonce\\\":\\\"new\\\","
+        "\\\"text\\\":\\\"new answer\\\"}\"}]}",
+        TW_OK, &a, &why);
     cr_assert_str_eq(a.nonce, "new");
     cr_assert_eq(a.step, 0);
     cr_assert_str_eq(text_of(&a), "new answer");
@@ -145,10 +150,11 @@ Test(script_directive, steps_by_turn)
 {
     const char *head = "{\"model\":\"m\",\"tools\":" OAI_TOOLS ",\"messages\":["
                        "{\"role\":\"user\",\"content\":\"" DIR_CALL "\"}";
-    const char *turn1 = ",{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\","
-                        "\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":"
-                        "\"{\\\"city\\\":\\\"Paris\\\",\\\"unit\\\":\\\"c\\\"}\"}}]},"
-                        "{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"18 C\"}";
+    const char *turn1 =
+        ",{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\","
+        "\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":"
+        "\"{\\\"city\\\":\\\"Paris\\\",\\\"unit\\\":\\\"c\\\"}\"}}]},"
+        "{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"18 C\"}";
     const char *turn2 = ",{\"role\":\"assistant\",\"content\":\"It is 18 C in Paris.\"},"
                         "{\"role\":\"user\",\"content\":\"And tomorrow?\"}";
     char body[4096];
@@ -173,10 +179,11 @@ Test(script_directive, model_text_step_verbatim)
 {
     tw_error why = {.offset = -1};
     tw_script_answer a;
-    answer_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"toolwire-script "
-             "{\\\"steps\\\":[{\\\"model_text\\\":\\\"<tool_call>\\\\n{\\\\\\\"name\\\\\\\": "
-             "\\\\\\\"get_time\\\\\\\", \\\\\\\"arguments\\\\\\\": {\\\\\\\"tz\\\\\\\": \\\"}]}\"}]}",
-             TW_OK, &a, &why);
+    answer_o(
+        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"toolwire-script "
+        "{\\\"steps\\\":[{\\\"model_text\\\":\\\"<tool_call>\\\\n{\\\\\\\"name\\\\\\\": "
+        "\\\\\\\"get_time\\\\\\\", \\\\\\\"arguments\\\\\\\": {\\\\\\\"tz\\\\\\\": \\\"}]}\"}]}",
+        TW_OK, &a, &why);
     cr_assert_eq(a.step, 0);
     cr_assert_null(a.nonce);
     cr_assert_str_eq(text_of(&a), "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"tz\": ");
@@ -188,11 +195,13 @@ Test(script_directive, string_arguments_as_is)
 {
     tw_error why = {.offset = -1};
     tw_script_answer a;
-    answer_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"toolwire-script "
-             "{\\\"calls\\\":[{\\\"name\\\":\\\"get_time\\\",\\\"arguments\\\":\\\"{tz: 1,}\\\"}]}\"}]}",
-             TW_OK, &a, &why);
-    cr_assert_str_eq(text_of(&a),
-                     "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {tz: 1,}}\n</tool_call>");
+    answer_o(
+        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"toolwire-script "
+        "{\\\"calls\\\":[{\\\"name\\\":\\\"get_time\\\",\\\"arguments\\\":\\\"{tz: 1,}\\\"}]}\"}]}",
+        TW_OK, &a, &why);
+    cr_assert_str_eq(
+        text_of(&a),
+        "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {tz: 1,}}\n</tool_call>");
     tw_script_answer_free(&a);
 }
 
@@ -213,7 +222,7 @@ Test(script_directive, mention_is_not_a_directive)
 typedef struct bad_case {
     const char *content; /* JSON string contents of the user message */
     tw_status st;
-    const char *says;    /* part of why */
+    const char *says; /* part of why */
 } bad_case;
 
 Test(script_directive, malformed_is_a_clear_error)
@@ -225,7 +234,8 @@ Test(script_directive, malformed_is_a_clear_error)
         {"toolwire-script {\\\"steps\\\": [{\\\"calls\\\": [{\\\"name\\\": \\\"f\\\", "
          "\\\"arguments\\\": 3}]}]}",
          TW_ERR_INVALID, "steps[0].calls[0].arguments: must be an object"},
-        {"toolwire-script {\\\"steps\\\": [{\\\"text\\\": \\\"a\\\", \\\"model_text\\\": \\\"b\\\"}]}",
+        {"toolwire-script {\\\"steps\\\": [{\\\"text\\\": \\\"a\\\", \\\"model_text\\\": "
+         "\\\"b\\\"}]}",
          TW_ERR_INVALID, "model_text stands alone"},
         {"toolwire-script {\\\"nonce\\\": \\\"has space\\\"}", TW_ERR_INVALID, "nonce"},
         {"toolwire-script {\\\"calls\\\": [{\\\"arguments\\\": {}}]}", TW_ERR_INVALID,
@@ -359,14 +369,16 @@ Test(script_policy, named_choice_calls_that_tool)
 {
     tw_error why = {.offset = -1};
     tw_script_answer a;
-    answer_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Time?\"}],\"tools\":" OAI_TOOLS
+    answer_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Time?\"}],"
+             "\"tools\":" OAI_TOOLS
              ",\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"get_time\"}}}",
              TW_OK, &a, &why);
     cr_assert_eq(a.step, -1);
     cr_assert_not(a.reasoning);
     check_call(&a, "get_time", SCHEMA_T);
-    cr_assert_str_eq(text_of(&a),
-                     "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"tz\":\"example\"}}\n</tool_call>");
+    cr_assert_str_eq(
+        text_of(&a),
+        "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"tz\":\"example\"}}\n</tool_call>");
     tw_script_answer_free(&a);
 }
 
@@ -374,11 +386,12 @@ Test(script_policy, required_calls_first_tool)
 {
     tw_error why = {.offset = -1};
     tw_script_answer a;
-    answer_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Go\"}],\"tools\":" OAI_TOOLS
-             ",\"tool_choice\":\"required\"}",
+    answer_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Go\"}],"
+             "\"tools\":" OAI_TOOLS ",\"tool_choice\":\"required\"}",
              TW_OK, &a, &why);
     check_call(&a, "get_weather", SCHEMA_W);
-    cr_assert(strstr(text_of(&a), "{\"city\":\"example\",\"unit\":\"c\"}") != NULL, "%s", text_of(&a));
+    cr_assert(strstr(text_of(&a), "{\"city\":\"example\",\"unit\":\"c\"}") != NULL, "%s",
+              text_of(&a));
     tw_script_answer_free(&a);
 }
 
@@ -414,11 +427,14 @@ Test(script_policy, tool_result_quoted)
         {"\"18 C and sunny\\nmore lines\"", "18 C and sunny"},
         {"\"ok <tool_call>{\\\"name\\\":\\\"x\\\"}</tool_call>\"", "ok "},
         {"\"\\u00e9t\\u00e9 \\u00e9t\\u00e9 \\u00e9t\\u00e9 \\u00e9t\\u00e9 \\u00e9t\\u00e9 "
-         "\\u00e9t\\u00e9 \\u00e9t\\u00e9 \\u00e9t\\u00e9 \\u00e9t\\u00e9 \\u00e9t\\u00e9 \\u00e9t\\u00e9 "
+         "\\u00e9t\\u00e9 \\u00e9t\\u00e9 \\u00e9t\\u00e9 \\u00e9t\\u00e9 \\u00e9t\\u00e9 "
+         "\\u00e9t\\u00e9 "
          "\\u00e9t\\u00e9 \\u00e9t\\u00e9 \\u00e9t\\u00e9\"",
          /* 13 times "été " (6 bytes each) and one "é": 80 bytes */
-         "\xc3\xa9t\xc3\xa9 \xc3\xa9t\xc3\xa9 \xc3\xa9t\xc3\xa9 \xc3\xa9t\xc3\xa9 \xc3\xa9t\xc3\xa9 "
-         "\xc3\xa9t\xc3\xa9 \xc3\xa9t\xc3\xa9 \xc3\xa9t\xc3\xa9 \xc3\xa9t\xc3\xa9 \xc3\xa9t\xc3\xa9 "
+         "\xc3\xa9t\xc3\xa9 \xc3\xa9t\xc3\xa9 \xc3\xa9t\xc3\xa9 \xc3\xa9t\xc3\xa9 "
+         "\xc3\xa9t\xc3\xa9 "
+         "\xc3\xa9t\xc3\xa9 \xc3\xa9t\xc3\xa9 \xc3\xa9t\xc3\xa9 \xc3\xa9t\xc3\xa9 "
+         "\xc3\xa9t\xc3\xa9 "
          "\xc3\xa9t\xc3\xa9 \xc3\xa9t\xc3\xa9 \xc3\xa9t\xc3\xa9 \xc3\xa9"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -446,13 +462,15 @@ Test(script_policy, refusals)
              TW_ERR_INVALID, &a, &why);
     cr_assert(strstr(why.message, "declares no tools") != NULL, "%s", why.message);
     /* a schema no value satisfies */
-    answer_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Go\"}],\"tools\":[{"
-             "\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":{\"type\":\"object\","
-             "\"properties\":{\"n\":{\"type\":\"integer\",\"minimum\":10,\"maximum\":5}},"
-             "\"required\":[\"n\"]}}}],\"tool_choice\":\"required\"}",
-             TW_ERR_INVALID, &a, &why);
+    answer_o(
+        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Go\"}],\"tools\":[{"
+        "\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":{\"type\":\"object\","
+        "\"properties\":{\"n\":{\"type\":\"integer\",\"minimum\":10,\"maximum\":5}},"
+        "\"required\":[\"n\"]}}}],\"tool_choice\":\"required\"}",
+        TW_ERR_INVALID, &a, &why);
     cr_assert(strstr(why.message, "tools['f'].parameters") != NULL, "%s", why.message);
-    cr_assert(strstr(why.message, "/n: no integer satisfies the bounds") != NULL, "%s", why.message);
+    cr_assert(strstr(why.message, "/n: no integer satisfies the bounds") != NULL, "%s",
+              why.message);
 }
 
 /* A named choice of an undeclared tool (the decoder may accept it). */
@@ -466,7 +484,8 @@ Test(script_policy, named_tool_not_declared)
     tw_error why = {.offset = -1};
     tw_script_answer a;
     cr_assert_eq(tw_script_answer_for(&req, NULL, &a, &why), TW_ERR_INVALID);
-    cr_assert(strstr(why.message, "'missing', which is not a declared tool") != NULL, "%s", why.message);
+    cr_assert(strstr(why.message, "'missing', which is not a declared tool") != NULL, "%s",
+              why.message);
     tw_request_free(&req);
 }
 
@@ -565,13 +584,14 @@ Test(script_schema, enum_const_and_required)
 
 Test(script_schema, nested_object_and_array)
 {
-    cJSON *v = gen_ok("{\"type\":\"object\",\"required\":[\"who\",\"tags\"],\"properties\":{"
-                      "\"who\":{\"type\":\"object\",\"required\":[\"name\",\"age\"],\"properties\":{"
-                      "\"name\":{\"type\":\"string\"},\"age\":{\"type\":\"integer\"}},"
-                      "\"additionalProperties\":false},"
-                      "\"tags\":{\"type\":\"array\",\"minItems\":3,\"items\":{\"type\":\"object\","
-                      "\"required\":[\"id\"],\"properties\":{\"id\":{\"type\":[\"null\",\"integer\"],"
-                      "\"minimum\":7}}}}}}");
+    cJSON *v =
+        gen_ok("{\"type\":\"object\",\"required\":[\"who\",\"tags\"],\"properties\":{"
+               "\"who\":{\"type\":\"object\",\"required\":[\"name\",\"age\"],\"properties\":{"
+               "\"name\":{\"type\":\"string\"},\"age\":{\"type\":\"integer\"}},"
+               "\"additionalProperties\":false},"
+               "\"tags\":{\"type\":\"array\",\"minItems\":3,\"items\":{\"type\":\"object\","
+               "\"required\":[\"id\"],\"properties\":{\"id\":{\"type\":[\"null\",\"integer\"],"
+               "\"minimum\":7}}}}}}");
     const cJSON *who = tw_json_get(v, "who");
     cr_assert(cJSON_IsObject(who));
     cr_assert(cJSON_IsString(tw_json_get(who, "name")));
@@ -584,15 +604,15 @@ Test(script_schema, nested_object_and_array)
 
 Test(script_schema, integer_and_number_bounds)
 {
-    cJSON *v = gen_ok(
-        "{\"type\":\"object\",\"required\":[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\"],\"properties\":{"
-        "\"a\":{\"type\":\"integer\",\"minimum\":5,\"maximum\":10},"
-        "\"b\":{\"type\":\"integer\",\"exclusiveMinimum\":5},"
-        "\"c\":{\"type\":\"integer\",\"minimum\":10,\"maximum\":30,\"multipleOf\":7},"
-        "\"d\":{\"type\":\"integer\",\"maximum\":-3},"
-        "\"e\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"exclusiveMaximum\":1},"
-        "\"f\":{\"type\":\"integer\",\"minimum\":2,\"exclusiveMinimum\":true},"
-        "\"g\":{\"type\":\"number\",\"minimum\":-2.5}}}");
+    cJSON *v = gen_ok("{\"type\":\"object\",\"required\":[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\","
+                      "\"g\"],\"properties\":{"
+                      "\"a\":{\"type\":\"integer\",\"minimum\":5,\"maximum\":10},"
+                      "\"b\":{\"type\":\"integer\",\"exclusiveMinimum\":5},"
+                      "\"c\":{\"type\":\"integer\",\"minimum\":10,\"maximum\":30,\"multipleOf\":7},"
+                      "\"d\":{\"type\":\"integer\",\"maximum\":-3},"
+                      "\"e\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"exclusiveMaximum\":1},"
+                      "\"f\":{\"type\":\"integer\",\"minimum\":2,\"exclusiveMinimum\":true},"
+                      "\"g\":{\"type\":\"number\",\"minimum\":-2.5}}}");
     cr_assert_eq(num_at(v, "a"), 5);
     cr_assert_eq(num_at(v, "b"), 6);
     cr_assert_eq(num_at(v, "c"), 14);
@@ -679,8 +699,8 @@ static void ep_ask(char kind, const char *path, const char *body, ep_answer *out
     cr_assert_eq(out->r.status, 200, "%s", out->r.why);
     tw_decode_opts o;
     memset(&o, 0, sizeof o);
-    tw_status st = tw_decode_response(path, out->r.stream, out->r.body.data, out->r.body.len, &o,
-                                      &out->res);
+    tw_status st =
+        tw_decode_response(path, out->r.stream, out->r.body.data, out->r.body.len, &o, &out->res);
     cr_assert_eq(st, TW_OK);
     cJSON_Delete(j);
 }
@@ -717,15 +737,18 @@ Test(script_endpoints, reasoning_on_and_off)
          "\"chat_template_kwargs\":{\"enable_thinking\":false}}",
          false},
         {'a', "/v1/messages",
-         "{\"model\":\"c\",\"max_tokens\":100,\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}",
+         "{\"model\":\"c\",\"max_tokens\":100,\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]"
+         "}",
          false},
         {'a', "/v1/messages",
-         "{\"model\":\"c\",\"max_tokens\":2000,\"thinking\":{\"type\":\"enabled\",\"budget_tokens\":"
+         "{\"model\":\"c\",\"max_tokens\":2000,\"thinking\":{\"type\":\"enabled\",\"budget_"
+         "tokens\":"
          "1024},\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"stream\":true}",
          true},
         {'r', "/v1/responses", "{\"model\":\"m\",\"input\":\"Hi\"}", false},
         {'r', "/v1/responses",
-         "{\"model\":\"m\",\"input\":\"Hi\",\"reasoning\":{\"effort\":\"low\",\"summary\":\"auto\"}}",
+         "{\"model\":\"m\",\"input\":\"Hi\",\"reasoning\":{\"effort\":\"low\",\"summary\":\"auto\"}"
+         "}",
          true},
         {'r', "/v1/responses",
          "{\"model\":\"m\",\"input\":\"Hi\",\"stream\":true,\"reasoning\":{\"effort\":\"high\"}}",
@@ -767,13 +790,14 @@ Test(script_endpoints, directive_call_everywhere)
          "{\"model\":\"m\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"" DIR_CALL
          "\"}],\"tools\":" OAI_TOOLS "}"},
         {'a', "/v1/messages",
-         "{\"model\":\"c\",\"max_tokens\":100,\"messages\":[{\"role\":\"user\",\"content\":\"" DIR_CALL
-         "\"}],\"tools\":" ANT_TOOLS "}"},
+         "{\"model\":\"c\",\"max_tokens\":100,\"messages\":[{\"role\":\"user\",\"content\":"
+         "\"" DIR_CALL "\"}],\"tools\":" ANT_TOOLS "}"},
         {'a', "/v1/messages",
          "{\"model\":\"c\",\"max_tokens\":100,\"stream\":true,\"messages\":[{\"role\":\"user\","
          "\"content\":\"" DIR_CALL "\"}],\"tools\":" ANT_TOOLS "}"},
         {'g', "/generate",
-         "{\"messages\":[{\"role\":\"user\",\"content\":\"" DIR_CALL "\"}],\"tools\":" GEN_TOOLS "}"},
+         "{\"messages\":[{\"role\":\"user\",\"content\":\"" DIR_CALL "\"}],\"tools\":" GEN_TOOLS
+         "}"},
         {'g', "/generate", "{\"prompt\":\"" DIR_CALL "\",\"tools\":" GEN_TOOLS "}"},
         {'r', "/v1/responses",
          "{\"model\":\"m\",\"input\":[{\"role\":\"user\",\"content\":\"" DIR_CALL "\"}],"
@@ -790,8 +814,8 @@ Test(script_endpoints, directive_call_everywhere)
         cJSON *want = cJSON_Parse("{\"city\":\"Paris\",\"unit\":\"c\"}");
         cr_expect(tw_json_equal(a.res.msg.calls[0].arguments, want), "case %zu", i);
         cJSON_Delete(want);
-        cr_expect_str_eq(a.res.msg.thinking.data ? a.res.msg.thinking.data : "", "Need the weather.",
-                         "case %zu", i);
+        cr_expect_str_eq(a.res.msg.thinking.data ? a.res.msg.thinking.data : "",
+                         "Need the weather.", "case %zu", i);
         cr_expect_str_eq(a.res.msg.content.data ? a.res.msg.content.data : "", "Checking.",
                          "case %zu", i);
         ep_free(&a);
@@ -818,7 +842,8 @@ Test(script_endpoints, responses_policy_and_round_trip)
     cJSON *want = cJSON_Parse("{\"tz\":\"example\"}");
     cr_expect(tw_json_equal(a.res.msg.calls[0].arguments, want));
     cJSON_Delete(want);
-    cr_expect(body_has(&a.r, "\"type\":\"function_call\""), "%.*s", (int)a.r.body.len, a.r.body.data);
+    cr_expect(body_has(&a.r, "\"type\":\"function_call\""), "%.*s", (int)a.r.body.len,
+              a.r.body.data);
     ep_free(&a);
     ep_ask('r', "/v1/responses",
            "{\"model\":\"m\",\"stream\":true,\"input\":\"Go\",\"tools\":" RSP_TOOLS
@@ -837,43 +862,48 @@ Test(script_endpoints, responses_policy_and_round_trip)
            "{\"model\":\"m\",\"input\":\"Go\",\"reasoning\":{\"effort\":\"low\"},\"include\":"
            "[\"reasoning.encrypted_content\"]}",
            &a);
-    cr_expect_str_eq(a.res.msg.thinking.data ? a.res.msg.thinking.data : "", TW_SCRIPT_DEFAULT_REASONING);
+    cr_expect_str_eq(a.res.msg.thinking.data ? a.res.msg.thinking.data : "",
+                     TW_SCRIPT_DEFAULT_REASONING);
     cr_assert_not_null(a.res.msg.thinking_signature, "%.*s", (int)a.r.body.len, a.r.body.data);
     cr_expect(strncmp(a.res.msg.thinking_signature, "toolwire-sig-", 13) == 0);
     cr_expect(body_has(&a.r, "\"encrypted_content\":\"toolwire-sig-"));
     ep_free(&a);
-    ep_ask('r', "/v1/responses", "{\"model\":\"m\",\"input\":\"Go\",\"reasoning\":{\"effort\":\"low\"}}",
-           &a);
+    ep_ask('r', "/v1/responses",
+           "{\"model\":\"m\",\"input\":\"Go\",\"reasoning\":{\"effort\":\"low\"}}", &a);
     cr_expect_gt(a.res.msg.thinking.len, 0);
     cr_expect_null(a.res.msg.thinking_signature);
     cr_expect_not(body_has(&a.r, "encrypted_content"));
     ep_free(&a);
     /* none: text, no call */
     ep_ask('r', "/v1/responses",
-           "{\"model\":\"m\",\"input\":\"Go\",\"tools\":" RSP_TOOLS ",\"tool_choice\":\"none\"}", &a);
+           "{\"model\":\"m\",\"input\":\"Go\",\"tools\":" RSP_TOOLS ",\"tool_choice\":\"none\"}",
+           &a);
     cr_expect_eq(a.res.msg.ncalls, 0);
     cr_expect_str_eq(a.res.msg.content.data ? a.res.msg.content.data : "", TW_SCRIPT_DEFAULT_TEXT);
     ep_free(&a);
     /* a function_call_output turn: text quoting the output (instructions and
      * string outputs as the reader reads them) */
-    ep_ask('r', "/v1/responses",
-           "{\"model\":\"m\",\"instructions\":\"Be brief.\",\"input\":[{\"role\":\"user\",\"content\":"
-           "\"Weather?\"},{\"type\":\"function_call\",\"call_id\":\"call_7\",\"name\":\"get_weather\","
-           "\"arguments\":\"{\\\"city\\\":\\\"Paris\\\",\\\"unit\\\":\\\"c\\\"}\"},{\"type\":"
-           "\"function_call_output\",\"call_id\":\"call_7\",\"output\":\"18 C, clear\\nwind 5 km/h\"}],"
-           "\"tools\":" RSP_TOOLS "}",
-           &a);
+    ep_ask(
+        'r', "/v1/responses",
+        "{\"model\":\"m\",\"instructions\":\"Be brief.\",\"input\":[{\"role\":\"user\",\"content\":"
+        "\"Weather?\"},{\"type\":\"function_call\",\"call_id\":\"call_7\",\"name\":\"get_weather\","
+        "\"arguments\":\"{\\\"city\\\":\\\"Paris\\\",\\\"unit\\\":\\\"c\\\"}\"},{\"type\":"
+        "\"function_call_output\",\"call_id\":\"call_7\",\"output\":\"18 C, clear\\nwind 5 "
+        "km/h\"}],"
+        "\"tools\":" RSP_TOOLS "}",
+        &a);
     cr_expect_eq(a.res.msg.ncalls, 0);
     cr_expect_str_eq(a.res.msg.content.data ? a.res.msg.content.data : "",
                      TW_SCRIPT_RESULT_PREFIX "\"18 C, clear\"");
     ep_free(&a);
     /* the directive's step 1 after the call and its output */
-    ep_ask('r', "/v1/responses",
-           "{\"model\":\"m\",\"input\":[{\"role\":\"user\",\"content\":\"" DIR_CALL "\"},"
-           "{\"type\":\"function_call\",\"call_id\":\"call_1\",\"name\":\"get_weather\",\"arguments\":"
-           "\"{}\"},{\"type\":\"function_call_output\",\"call_id\":\"call_1\",\"output\":\"18\"}],"
-           "\"tools\":" RSP_TOOLS ",\"stream\":true}",
-           &a);
+    ep_ask(
+        'r', "/v1/responses",
+        "{\"model\":\"m\",\"input\":[{\"role\":\"user\",\"content\":\"" DIR_CALL "\"},"
+        "{\"type\":\"function_call\",\"call_id\":\"call_1\",\"name\":\"get_weather\",\"arguments\":"
+        "\"{}\"},{\"type\":\"function_call_output\",\"call_id\":\"call_1\",\"output\":\"18\"}],"
+        "\"tools\":" RSP_TOOLS ",\"stream\":true}",
+        &a);
     cr_expect_eq(a.res.msg.ncalls, 0);
     cr_expect_str_eq(a.res.msg.content.data ? a.res.msg.content.data : "", "It is 18 C in Paris.");
     ep_free(&a);
@@ -887,10 +917,13 @@ Test(script_endpoints, usage_chunk_when_asked)
            "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
            &a);
     cr_assert_eq(a.r.status, 200);
-    cr_expect(memmem(a.r.body.data, a.r.body.len, "\"usage\":{", 9), "%.*s", (int)a.r.body.len, a.r.body.data);
+    cr_expect(memmem(a.r.body.data, a.r.body.len, "\"usage\":{", 9), "%.*s", (int)a.r.body.len,
+              a.r.body.data);
     ep_free(&a);
-    ep_ask('o', "/v1/chat/completions",
-           "{\"model\":\"m\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}", &a);
+    ep_ask(
+        'o', "/v1/chat/completions",
+        "{\"model\":\"m\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
+        &a);
     cr_assert_eq(a.r.status, 200);
     cr_expect(!memmem(a.r.body.data, a.r.body.len, "\"usage\"", 7), "no usage chunk unless asked");
     ep_free(&a);
@@ -929,7 +962,8 @@ Test(script_endpoints, bad_requests_say_why)
                     "{\"type\":\"item_reference\",\"id\":\"fc_2\"}]}");
     tw_ref_answer_script('r', j, &L, &r);
     cr_assert_eq(r.status, 400);
-    cr_assert(strstr(r.why, "input[1]: item_reference 'fc_2' names a stored item") != NULL, "%s", r.why);
+    cr_assert(strstr(r.why, "input[1]: item_reference 'fc_2' names a stored item") != NULL, "%s",
+              r.why);
     tw_ref_answer_free(&r);
     cJSON_Delete(j);
     /* previous_response_id: the same, it would be answered out of context */
@@ -1020,16 +1054,17 @@ Test(script_profile, answers_without_fixtures)
     tw_mock *m = start_script();
     tw_http_response r;
     memset(&r, 0, sizeof r);
-    send_to(m, "/v1/chat/completions",
-            "{\"model\":\"m\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"" DIR_CALL
-            "\"}],\"tools\":" OAI_TOOLS "}",
-            &r);
+    send_to(
+        m, "/v1/chat/completions",
+        "{\"model\":\"m\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"" DIR_CALL
+        "\"}],\"tools\":" OAI_TOOLS "}",
+        &r);
     cr_assert_eq(r.status, 200, "%s", r.body.data);
     tw_decode_opts o;
     memset(&o, 0, sizeof o);
     tw_result res;
-    cr_assert_eq(tw_decode_response("/v1/chat/completions", true, r.body.data, r.body.len, &o, &res),
-                 TW_OK);
+    cr_assert_eq(
+        tw_decode_response("/v1/chat/completions", true, r.body.data, r.body.len, &o, &res), TW_OK);
     cr_assert_eq(res.msg.ncalls, 1);
     cr_assert_str_eq(res.msg.calls[0].name, "get_weather");
     tw_result_free(&res);
@@ -1054,8 +1089,8 @@ Test(script_profile, answers_without_fixtures)
         memset(&r, 0, sizeof r);
         send_to(m, paths[i], "{\"model\":\"m\",\"input\":[1,}", &r);
         cr_assert_eq(r.status, 400, "%s", paths[i]);
-        cr_assert(strstr(r.body.data, "the request body is not JSON: invalid JSON at byte 24"), "%s: %s",
-                  paths[i], r.body.data);
+        cr_assert(strstr(r.body.data, "the request body is not JSON: invalid JSON at byte 24"),
+                  "%s: %s", paths[i], r.body.data);
         tw_http_response_free(&r);
     }
     /* the records name the script's exchange */
@@ -1125,7 +1160,8 @@ Test(script_profile, answers_responses)
     tw_decode_opts o;
     memset(&o, 0, sizeof o);
     tw_result res;
-    cr_assert_eq(tw_decode_response("/v1/responses", true, r.body.data, r.body.len, &o, &res), TW_OK);
+    cr_assert_eq(tw_decode_response("/v1/responses", true, r.body.data, r.body.len, &o, &res),
+                 TW_OK);
     cr_assert_eq(res.errors.len, 0);
     cr_assert_eq(res.msg.ncalls, 1);
     cr_assert_str_eq(res.msg.calls[0].name, "get_weather");
@@ -1220,8 +1256,8 @@ Test(script_endpoints, gemini_streamed_arguments_when_asked)
         char body[2048];
         snprintf(body, sizeof body,
                  "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"" DIR_CALL "\"}]}],"
-                 "\"tools\":[{\"functionDeclarations\":[{\"name\":\"get_weather\",\"parameters\":"
-                 SCHEMA_W "}]}]%s}",
+                 "\"tools\":[{\"functionDeclarations\":[{\"name\":\"get_weather\","
+                 "\"parameters\":" SCHEMA_W "}]}]%s}",
                  tc[i]);
         tw_limits L;
         tw_limits_resolve(&L, NULL);
@@ -1232,8 +1268,9 @@ Test(script_endpoints, gemini_streamed_arguments_when_asked)
         cJSON_Delete(j);
         cr_assert_eq(r.status, 200, "%s", r.why);
         const char *b = r.body.data;
-        bool pieces = strstr(b, "\"partialArgs\":[{\"jsonPath\":\"$.city\",\"stringValue\":\"Paris\","
-                                "\"willContinue\":true}]") != NULL;
+        bool pieces =
+            strstr(b, "\"partialArgs\":[{\"jsonPath\":\"$.city\",\"stringValue\":\"Paris\","
+                      "\"willContinue\":true}]") != NULL;
         cr_expect_eq(pieces, i == 1, "case %zu: %s", i, b);
         cr_expect_eq(strstr(b, "\"args\":") == NULL, i == 1, "case %zu: %s", i, b);
         tw_result res;
@@ -1273,15 +1310,21 @@ Test(script_endpoints, directive_errors_name_the_wire_path)
          "{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]}]}",
          "systemInstruction: the toolwire-script directive"},
         {'r',
-         "{\"model\":\"m\",\"instructions\":\"Be brief.\",\"input\":[{\"role\":\"user\",\"content\":"
-         "\"hi\"},{\"type\":\"function_call\",\"call_id\":\"c1\",\"name\":\"f\",\"arguments\":\"{}\"},"
-         "{\"type\":\"function_call_output\",\"call_id\":\"c1\",\"output\":\"x\"},{\"role\":\"user\","
+         "{\"model\":\"m\",\"instructions\":\"Be "
+         "brief.\",\"input\":[{\"role\":\"user\",\"content\":"
+         "\"hi\"},{\"type\":\"function_call\",\"call_id\":\"c1\",\"name\":\"f\",\"arguments\":\"{}"
+         "\"},"
+         "{\"type\":\"function_call_output\",\"call_id\":\"c1\",\"output\":\"x\"},{\"role\":"
+         "\"user\","
          "\"content\":[{\"type\":\"input_text\",\"text\":\"toolwire-script {\\\"text\\\": 1\"}]}]}",
          "input[3]: the toolwire-script directive"},
-        {'r', "{\"model\":\"m\",\"instructions\":\"Be brief.\",\"input\":\"toolwire-script {\\\"x\\\"\"}",
+        {'r',
+         "{\"model\":\"m\",\"instructions\":\"Be brief.\",\"input\":\"toolwire-script "
+         "{\\\"x\\\"\"}",
          "input: the toolwire-script directive"},
         {'a',
-         "{\"model\":\"c\",\"max_tokens\":5,\"system\":\"Be brief.\",\"messages\":[{\"role\":\"user\","
+         "{\"model\":\"c\",\"max_tokens\":5,\"system\":\"Be "
+         "brief.\",\"messages\":[{\"role\":\"user\","
          "\"content\":\"toolwire-script {\\\"text\\\": \"}]}",
          "messages[0]: the toolwire-script directive"},
     };

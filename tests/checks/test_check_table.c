@@ -5,7 +5,7 @@
 #include "checks_int.h"
 
 static const tw_api_kind KINDS[] = {TW_API_OPENAI, TW_API_ANTHROPIC, TW_API_GENERATE,
-                                     TW_API_GEMINI, TW_API_RESPONSES, TW_API_NONE};
+                                    TW_API_GEMINI, TW_API_RESPONSES, TW_API_NONE};
 
 Test(check_table, every_family_has_a_name_a_rule_and_a_function_once)
 {
@@ -16,7 +16,8 @@ Test(check_table, every_family_has_a_name_a_rule_and_a_function_once)
         cr_assert(t[i].name && t[i].name[0], "row %zu has no name", i);
         cr_assert(t[i].judges && t[i].judges[0], "%s says not what it judges", t[i].name);
         cr_assert_not_null(t[i].judge, "%s has no function", t[i].name);
-        cr_assert_eq(tw_check_family_find(t[i].name), &t[i], "%s is not found by its name", t[i].name);
+        cr_assert_eq(tw_check_family_find(t[i].name), &t[i], "%s is not found by its name",
+                     t[i].name);
         for (size_t k = 0; k < i; k++)
             cr_assert_str_neq(t[k].name, t[i].name, "%s is registered twice", t[i].name);
     }
@@ -35,8 +36,8 @@ Test(check_table, every_format_names_families_of_the_table_and_each_is_run)
         cr_assert(f && f[0], "kind '%c' runs no family", KINDS[k] ? KINDS[k] : '0');
         for (size_t i = 0; f[i]; i++) {
             const tw_check_family_def *d = tw_check_family_find(f[i]);
-            cr_assert_not_null(d, "kind '%c' names %s, which the check table lacks", KINDS[k] ? KINDS[k] : '0',
-                               f[i]);
+            cr_assert_not_null(d, "kind '%c' names %s, which the check table lacks",
+                               KINDS[k] ? KINDS[k] : '0', f[i]);
             used[d - t] = true;
         }
     }

@@ -21,9 +21,16 @@ static tw_verdict judge(const char *path, const char *req, int status, const cha
 }
 
 #define OAI "/v1/chat/completions"
-#define REQ "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"integer\"}},\"required\":[\"x\"]}}}]}"
-#define MSG(tc, fr) "{\"object\":\"chat.completion\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":null" tc "},\"finish_reason\":\"" fr "\"}]}"
-#define CALL(id, name, args) "{\"id\":\"" id "\",\"type\":\"function\",\"function\":{\"name\":\"" name "\",\"arguments\":" args "}}"
+#define REQ                                                                                        \
+    "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"tools\":[{\"type\":\"function\","    \
+    "\"function\":{\"name\":\"f\",\"parameters\":{\"type\":\"object\",\"properties\":{\"x\":{"     \
+    "\"type\":\"integer\"}},\"required\":[\"x\"]}}}]}"
+#define MSG(tc, fr)                                                                                \
+    "{\"object\":\"chat.completion\",\"choices\":[{\"index\":0,\"message\":{\"role\":"             \
+    "\"assistant\",\"content\":null" tc "},\"finish_reason\":\"" fr "\"}]}"
+#define CALL(id, name, args)                                                                       \
+    "{\"id\":\"" id "\",\"type\":\"function\",\"function\":{\"name\":\"" name                      \
+    "\",\"arguments\":" args "}}"
 
 Test(checks, catalog_matches_docs)
 {
@@ -83,7 +90,8 @@ Test(checks, openai_response_good)
 {
     const char *b = MSG(",\"tool_calls\":[" CALL("a", "f", "\"{\\\"x\\\": 1}\"") "]", "tool_calls");
     for (tw_check_id id = TW_CHK_OAI_R01; id <= TW_CHK_OAI_R07; id++)
-        cr_assert_eq(judge(OAI, REQ, 200, b, false, id, NULL, 0), TW_V_PASS, "%s", tw_check_name(id));
+        cr_assert_eq(judge(OAI, REQ, 200, b, false, id, NULL, 0), TW_V_PASS, "%s",
+                     tw_check_name(id));
     cr_assert_eq(judge(OAI, REQ, 200, b, false, TW_CHK_OAI_S01, NULL, 0), TW_V_SKIP);
     cr_assert_eq(judge(OAI, REQ, 200, b, false, TW_CHK_OAI_E01, NULL, 0), TW_V_SKIP);
 }
@@ -91,29 +99,53 @@ Test(checks, openai_response_good)
 Test(checks, openai_response_failures)
 {
     char ev[600];
-    cr_assert_eq(judge(OAI, REQ, 200, "{\"object\":\"x\"}", false, TW_CHK_OAI_R01, NULL, 0), TW_V_FAIL);
-    cr_assert_eq(judge(OAI, REQ, 200, MSG(",\"tool_calls\":[" CALL("a", "f", "\"{}\"") "," CALL("a", "f", "\"{}\"") "]", "tool_calls"),
-                       false, TW_CHK_OAI_R02, ev, sizeof ev), TW_V_FAIL);
+    cr_assert_eq(judge(OAI, REQ, 200, "{\"object\":\"x\"}", false, TW_CHK_OAI_R01, NULL, 0),
+                 TW_V_FAIL);
+    cr_assert_eq(
+        judge(OAI, REQ, 200,
+              MSG(",\"tool_calls\":[" CALL("a", "f", "\"{}\"") "," CALL("a", "f", "\"{}\"") "]",
+                  "tool_calls"),
+              false, TW_CHK_OAI_R02, ev, sizeof ev),
+        TW_V_FAIL);
     cr_assert(strstr(ev, "repeated"));
-    cr_assert_eq(judge(OAI, REQ, 200, MSG(",\"tool_calls\":[" CALL("a", "g", "\"{}\"") "]", "tool_calls"), false,
-                       TW_CHK_OAI_R03, NULL, 0), TW_V_FAIL);
-    cr_assert_eq(judge(OAI, REQ, 200, MSG(",\"tool_calls\":[" CALL("a", "f", "{\"x\":1}") "]", "tool_calls"), false,
-                       TW_CHK_OAI_R04, ev, sizeof ev), TW_V_FAIL);
+    cr_assert_eq(judge(OAI, REQ, 200,
+                       MSG(",\"tool_calls\":[" CALL("a", "g", "\"{}\"") "]", "tool_calls"), false,
+                       TW_CHK_OAI_R03, NULL, 0),
+                 TW_V_FAIL);
+    cr_assert_eq(judge(OAI, REQ, 200,
+                       MSG(",\"tool_calls\":[" CALL("a", "f", "{\"x\":1}") "]", "tool_calls"),
+                       false, TW_CHK_OAI_R04, ev, sizeof ev),
+                 TW_V_FAIL);
     cr_assert(strstr(ev, "not a string"));
-    cr_assert_eq(judge(OAI, REQ, 200, MSG(",\"tool_calls\":[" CALL("a", "f", "\"\\\"{\\\\\\\"x\\\\\\\": 1}\\\"\"") "]", "tool_calls"),
-                       false, TW_CHK_OAI_R04, ev, sizeof ev), TW_V_FAIL);
+    cr_assert_eq(
+        judge(OAI, REQ, 200,
+              MSG(",\"tool_calls\":[" CALL("a", "f", "\"\\\"{\\\\\\\"x\\\\\\\": 1}\\\"\"") "]",
+                  "tool_calls"),
+              false, TW_CHK_OAI_R04, ev, sizeof ev),
+        TW_V_FAIL);
     cr_assert(strstr(ev, "double-encoded"), "%s", ev);
-    cr_assert_eq(judge(OAI, REQ, 200, MSG(",\"tool_calls\":[" CALL("a", "f", "\"{\\\"x\\\": \\\"1\\\"}\"") "]", "tool_calls"),
-                       false, TW_CHK_OAI_R05, NULL, 0), TW_V_FAIL);
-    cr_assert_eq(judge(OAI, REQ, 200, MSG(",\"tool_calls\":[" CALL("a", "f", "\"{\\\"x\\\": 1}\"") "]", "stop"), false,
-                       TW_CHK_OAI_R06, NULL, 0), TW_V_FAIL);
     cr_assert_eq(judge(OAI, REQ, 200,
-                       "{\"object\":\"chat.completion\",\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":\"ok <tool_call>{}</tool_call>\"},\"finish_reason\":\"stop\"}]}",
-                       false, TW_CHK_OAI_R07, ev, sizeof ev), TW_V_FAIL);
+                       MSG(",\"tool_calls\":[" CALL("a", "f", "\"{\\\"x\\\": \\\"1\\\"}\"") "]",
+                           "tool_calls"),
+                       false, TW_CHK_OAI_R05, NULL, 0),
+                 TW_V_FAIL);
+    cr_assert_eq(judge(OAI, REQ, 200,
+                       MSG(",\"tool_calls\":[" CALL("a", "f", "\"{\\\"x\\\": 1}\"") "]", "stop"),
+                       false, TW_CHK_OAI_R06, NULL, 0),
+                 TW_V_FAIL);
+    cr_assert_eq(
+        judge(OAI, REQ, 200,
+              "{\"object\":\"chat.completion\",\"choices\":[{\"message\":{\"role\":\"assistant\","
+              "\"content\":\"ok <tool_call>{}</tool_call>\"},\"finish_reason\":\"stop\"}]}",
+              false, TW_CHK_OAI_R07, ev, sizeof ev),
+        TW_V_FAIL);
     cr_assert(strstr(ev, "<tool_call>"));
-    cr_assert_eq(judge(OAI, REQ, 200,
-                       "{\"object\":\"chat.completion\",\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":\"ok\",\"reasoning_content\":\"r\"},\"finish_reason\":\"stop\"}]}",
-                       false, TW_CHK_OAI_R08, ev, sizeof ev), TW_V_PASS);
+    cr_assert_eq(
+        judge(OAI, REQ, 200,
+              "{\"object\":\"chat.completion\",\"choices\":[{\"message\":{\"role\":\"assistant\","
+              "\"content\":\"ok\",\"reasoning_content\":\"r\"},\"finish_reason\":\"stop\"}]}",
+              false, TW_CHK_OAI_R08, ev, sizeof ev),
+        TW_V_PASS);
     cr_assert(strstr(ev, "reasoning_content"));
 }
 
@@ -128,7 +160,8 @@ Test(checks, evidence_is_scrubbed_before_the_cut)
         char body[400], ev[600];
         int o = snprintf(body, sizeof body, "{\"error\":{\"message\":\"");
         memset(body + o, 'M', pad);
-        snprintf(body + o + pad, sizeof body - o - pad, "%s\",\"type\":\"t\",\"param\":null,\"code\":null}}", key);
+        snprintf(body + o + pad, sizeof body - o - pad,
+                 "%s\",\"type\":\"t\",\"param\":null,\"code\":null}}", key);
         cr_assert_eq(judge(OAI, REQ, 401, body, false, TW_CHK_OAI_E01, ev, sizeof ev), TW_V_PASS);
         cr_expect(!strstr(ev, "twK3y_T3"), "pad %zu: %s", pad, ev);
         const char *m = strchr(ev, '[');
@@ -140,25 +173,41 @@ Test(checks, evidence_is_scrubbed_before_the_cut)
 
 Test(checks, openai_error_envelope)
 {
-    cr_assert_eq(judge(OAI, REQ, 400, "{\"error\":{\"message\":\"m\",\"type\":\"t\",\"param\":null,\"code\":null}}", false,
-                       TW_CHK_OAI_E01, NULL, 0), TW_V_PASS);
-    cr_assert_eq(judge(OAI, REQ, 500, "{\"detail\":\"boom\"}", false, TW_CHK_OAI_E01, NULL, 0), TW_V_FAIL);
-    cr_assert_eq(judge(OAI, REQ, 429, "{\"error\":{\"message\":\"m\"}}", false, TW_CHK_OAI_E01, NULL, 0), TW_V_FAIL);
+    cr_assert_eq(
+        judge(OAI, REQ, 400,
+              "{\"error\":{\"message\":\"m\",\"type\":\"t\",\"param\":null,\"code\":null}}", false,
+              TW_CHK_OAI_E01, NULL, 0),
+        TW_V_PASS);
+    cr_assert_eq(judge(OAI, REQ, 500, "{\"detail\":\"boom\"}", false, TW_CHK_OAI_E01, NULL, 0),
+                 TW_V_FAIL);
+    cr_assert_eq(
+        judge(OAI, REQ, 429, "{\"error\":{\"message\":\"m\"}}", false, TW_CHK_OAI_E01, NULL, 0),
+        TW_V_FAIL);
 }
 
-#define CH(delta) "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":" delta "}]}\n\n"
-#define CHF(fr) "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"" fr "\"}]}\n\n"
-#define TC(i, id, name, args) "{\"tool_calls\":[{\"index\":" #i id name ",\"function\":{" args "}}]}"
-#define SREQ "{\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]}"
+#define CH(delta)                                                                                  \
+    "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":" delta       \
+    "}]}\n\n"
+#define CHF(fr)                                                                                    \
+    "data: "                                                                                       \
+    "{\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_"       \
+    "reason\":\"" fr "\"}]}\n\n"
+#define TC(i, id, name, args)                                                                      \
+    "{\"tool_calls\":[{\"index\":" #i id name ",\"function\":{" args "}}]}"
+#define SREQ                                                                                       \
+    "{\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"tools\":[{\"type\":" \
+    "\"function\",\"function\":{\"name\":\"f\"}}]}"
 
-static const char good_stream[] =
-    CH("{\"role\":\"assistant\"}")
-    CH("{\"tool_calls\":[{\"index\":0,\"id\":\"a\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"x\\\":\"}}]}")
-    CH("{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\" 1}\"}}]}")
-    CH("{\"tool_calls\":[{\"index\":1,\"id\":\"b\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"x\\\": 2}\"}}]}")
-    CHF("tool_calls")
-    "data: {\"object\":\"chat.completion.chunk\",\"choices\":[],\"usage\":{\"total_tokens\":3}}\n\n"
-    "data: [DONE]\n\n";
+static const char good_stream[] = CH("{\"role\":\"assistant\"}")
+    CH("{\"tool_calls\":[{\"index\":0,\"id\":\"a\",\"type\":\"function\",\"function\":{\"name\":"
+       "\"f\",\"arguments\":\"{\\\"x\\\":\"}}]}")
+        CH("{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\" 1}\"}}]}")
+            CH("{\"tool_calls\":[{\"index\":1,\"id\":\"b\",\"type\":\"function\",\"function\":{"
+               "\"name\":\"f\",\"arguments\":\"{\\\"x\\\": 2}\"}}]}")
+                CHF("tool_calls") "data: "
+                                  "{\"object\":\"chat.completion.chunk\",\"choices\":[],\"usage\":{"
+                                  "\"total_tokens\":3}}\n\n"
+                                  "data: [DONE]\n\n";
 
 Test(checks, openai_stream_good)
 {
@@ -174,42 +223,58 @@ Test(checks, openai_stream_good)
 Test(checks, openai_stream_failures)
 {
     char ev[600];
-    cr_assert_eq(judge(OAI, SREQ, 200, good_stream, false, TW_CHK_OAI_S01, ev, sizeof ev), TW_V_FAIL, "content type");
-    cr_assert_eq(judge(OAI, SREQ, 200, CH("{\"role\":\"assistant\",\"content\":\"x\"}") CHF("stop"), true, TW_CHK_OAI_S01, ev,
-                       sizeof ev), TW_V_FAIL);
-    cr_assert(strstr(ev, "[DONE]"));
-    cr_assert_eq(judge(OAI, SREQ, 200, "data: {oops\n\n" CHF("stop") "data: [DONE]\n\n", true, TW_CHK_OAI_S01, NULL, 0),
+    cr_assert_eq(judge(OAI, SREQ, 200, good_stream, false, TW_CHK_OAI_S01, ev, sizeof ev),
+                 TW_V_FAIL, "content type");
+    cr_assert_eq(judge(OAI, SREQ, 200, CH("{\"role\":\"assistant\",\"content\":\"x\"}") CHF("stop"),
+                       true, TW_CHK_OAI_S01, ev, sizeof ev),
                  TW_V_FAIL);
-    cr_assert_eq(judge(OAI, SREQ, 200, CH("{\"content\":\"x\"}") CHF("stop") "data: [DONE]\n\n", true, TW_CHK_OAI_S02, NULL, 0),
+    cr_assert(strstr(ev, "[DONE]"));
+    cr_assert_eq(judge(OAI, SREQ, 200, "data: {oops\n\n" CHF("stop") "data: [DONE]\n\n", true,
+                       TW_CHK_OAI_S01, NULL, 0),
+                 TW_V_FAIL);
+    cr_assert_eq(judge(OAI, SREQ, 200, CH("{\"content\":\"x\"}") CHF("stop") "data: [DONE]\n\n",
+                       true, TW_CHK_OAI_S02, NULL, 0),
                  TW_V_FAIL);
     cr_assert_eq(judge(OAI, SREQ, 200,
-                       CH("{\"tool_calls\":[{\"id\":\"a\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}")
+                       CH("{\"tool_calls\":[{\"id\":\"a\",\"type\":\"function\",\"function\":{"
+                          "\"name\":\"f\",\"arguments\":\"{}\"}}]}")
                            CHF("tool_calls") "data: [DONE]\n\n",
-                       true, TW_CHK_OAI_S03, ev, sizeof ev), TW_V_FAIL);
+                       true, TW_CHK_OAI_S03, ev, sizeof ev),
+                 TW_V_FAIL);
     cr_assert(strstr(ev, "without index"));
     cr_assert_eq(judge(OAI, SREQ, 200,
-                       CH("{\"tool_calls\":[{\"index\":0,\"id\":\"a\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"x\\\"\"}}]}")
+                       CH("{\"tool_calls\":[{\"index\":0,\"id\":\"a\",\"type\":\"function\","
+                          "\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"x\\\"\"}}]}")
                            CHF("tool_calls") "data: [DONE]\n\n",
-                       true, TW_CHK_OAI_S04, NULL, 0), TW_V_FAIL);
-    const char *reuse =
-        CH("{\"tool_calls\":[{\"index\":0,\"id\":\"a\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}")
-        CH("{\"tool_calls\":[{\"index\":0,\"id\":\"b\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}")
-        CHF("tool_calls") "data: [DONE]\n\n";
+                       true, TW_CHK_OAI_S04, NULL, 0),
+                 TW_V_FAIL);
+    const char *reuse = CH("{\"tool_calls\":[{\"index\":0,\"id\":\"a\",\"type\":\"function\","
+                           "\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}")
+        CH("{\"tool_calls\":[{\"index\":0,\"id\":\"b\",\"type\":\"function\",\"function\":{"
+           "\"name\":\"f\",\"arguments\":\"{}\"}}]}") CHF("tool_calls") "data: [DONE]\n\n";
     cr_assert_eq(judge(OAI, SREQ, 200, reuse, true, TW_CHK_OAI_S05, NULL, 0), TW_V_FAIL);
-    cr_assert_eq(judge(OAI, SREQ, 200, reuse, true, TW_CHK_OAI_S04, NULL, 0), TW_V_PASS, "calls split by id");
-    cr_assert_eq(judge(OAI, SREQ, 200, CH("{\"content\":\"x\"}") CHF("stop") CHF("stop") "data: [DONE]\n\n", true,
-                       TW_CHK_OAI_S06, NULL, 0), TW_V_FAIL);
-    cr_assert_eq(judge(OAI, SREQ, 200, CH("{\"content\":\"x\"}") "data: {\"error\":{\"message\":\"boom\"}}\n\n", true,
-                       TW_CHK_OAI_S08, ev, sizeof ev), TW_V_FAIL);
+    cr_assert_eq(judge(OAI, SREQ, 200, reuse, true, TW_CHK_OAI_S04, NULL, 0), TW_V_PASS,
+                 "calls split by id");
+    cr_assert_eq(judge(OAI, SREQ, 200,
+                       CH("{\"content\":\"x\"}") CHF("stop") CHF("stop") "data: [DONE]\n\n", true,
+                       TW_CHK_OAI_S06, NULL, 0),
+                 TW_V_FAIL);
+    cr_assert_eq(judge(OAI, SREQ, 200,
+                       CH("{\"content\":\"x\"}") "data: {\"error\":{\"message\":\"boom\"}}\n\n",
+                       true, TW_CHK_OAI_S08, ev, sizeof ev),
+                 TW_V_FAIL);
     cr_assert(strstr(ev, "boom"));
 }
 
 Test(checks, openai_stream_equals_nonstream)
 {
     cJSON *rq = cJSON_Parse(SREQ);
-    const char *s = CH("{\"role\":\"assistant\",\"content\":\"He\"}") CH("{\"content\":\"llo\"}") CHF("stop") "data: [DONE]\n\n";
-    const char *same = "{\"object\":\"chat.completion\",\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":\"Hello\"},\"finish_reason\":\"stop\"}]}";
-    const char *diff = "{\"object\":\"chat.completion\",\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":\"Hi\"},\"finish_reason\":\"stop\"}]}";
+    const char *s = CH("{\"role\":\"assistant\",\"content\":\"He\"}") CH("{\"content\":\"llo\"}")
+        CHF("stop") "data: [DONE]\n\n";
+    const char *same = "{\"object\":\"chat.completion\",\"choices\":[{\"message\":{\"role\":"
+                       "\"assistant\",\"content\":\"Hello\"},\"finish_reason\":\"stop\"}]}";
+    const char *diff = "{\"object\":\"chat.completion\",\"choices\":[{\"message\":{\"role\":"
+                       "\"assistant\",\"content\":\"Hi\"},\"finish_reason\":\"stop\"}]}";
     for (int k = 0; k < 2; k++) {
         tw_judge_input in;
         memset(&in, 0, sizeof in);
@@ -224,8 +289,8 @@ Test(checks, openai_stream_equals_nonstream)
         in.pair_len = strlen(in.pair_body);
         tw_check_set set = {0};
         tw_checks_backend(&in, &set);
-        cr_assert_eq(tw_check_set_get(&set, TW_CHK_OAI_S07)->verdict, k ? TW_V_FAIL : TW_V_PASS, "%s",
-                     tw_check_set_get(&set, TW_CHK_OAI_S07)->evidence);
+        cr_assert_eq(tw_check_set_get(&set, TW_CHK_OAI_S07)->verdict, k ? TW_V_FAIL : TW_V_PASS,
+                     "%s", tw_check_set_get(&set, TW_CHK_OAI_S07)->evidence);
         tw_check_set_free(&set);
     }
     cJSON_Delete(rq);
@@ -235,10 +300,16 @@ Test(checks, openai_stream_equals_nonstream)
 Test(checks, number_spelling_stream_vs_nonstream)
 {
     cJSON *rq = cJSON_Parse(SREQ);
-    const char *s = CH("{\"role\":\"assistant\",\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"v\\\": 9007199254740993, \\\"w\\\": 100}\"}}]}")
-        CHF("tool_calls") "data: [DONE]\n\n";
-    const char *same = MSG(",\"tool_calls\":[" CALL("c1", "f", "\"{\\\"v\\\":9007199254740993,\\\"w\\\":100}\"") "]", "tool_calls");
-    const char *respelled = MSG(",\"tool_calls\":[" CALL("c1", "f", "\"{\\\"v\\\":9007199254740993,\\\"w\\\":100.0}\"") "]", "tool_calls");
+    const char *s =
+        CH("{\"role\":\"assistant\",\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"type\":"
+           "\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"v\\\": "
+           "9007199254740993, \\\"w\\\": 100}\"}}]}") CHF("tool_calls") "data: [DONE]\n\n";
+    const char *same = MSG(
+        ",\"tool_calls\":[" CALL("c1", "f", "\"{\\\"v\\\":9007199254740993,\\\"w\\\":100}\"") "]",
+        "tool_calls");
+    const char *respelled = MSG(
+        ",\"tool_calls\":[" CALL("c1", "f", "\"{\\\"v\\\":9007199254740993,\\\"w\\\":100.0}\"") "]",
+        "tool_calls");
     for (int k = 0; k < 2; k++) {
         tw_judge_input in;
         memset(&in, 0, sizeof in);
@@ -289,11 +360,12 @@ Test(checks, number_values_against_model_text)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char body[512];
-        snprintf(body, sizeof body,
-                 "{\"object\":\"chat.completion\",\"choices\":[{\"index\":0,\"message\":{\"role\":"
-                 "\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\","
-                 "\"function\":{\"name\":\"f\",\"arguments\":%s}}]},\"finish_reason\":\"tool_calls\"}]}",
-                 cases[i].args);
+        snprintf(
+            body, sizeof body,
+            "{\"object\":\"chat.completion\",\"choices\":[{\"index\":0,\"message\":{\"role\":"
+            "\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\","
+            "\"function\":{\"name\":\"f\",\"arguments\":%s}}]},\"finish_reason\":\"tool_calls\"}]}",
+            cases[i].args);
         tw_judge_input in;
         memset(&in, 0, sizeof in);
         in.ex = &ex;
@@ -319,50 +391,72 @@ Test(checks, number_values_against_model_text)
 
 Test(checks, anthropic)
 {
-    const char *ok = "{\"type\":\"message\",\"content\":[{\"type\":\"thinking\",\"thinking\":\"t\",\"signature\":\"s\"},"
-                     "{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"f\",\"input\":{\"x\":1}}],\"stop_reason\":\"tool_use\"}";
+    const char *ok = "{\"type\":\"message\",\"content\":[{\"type\":\"thinking\",\"thinking\":\"t\","
+                     "\"signature\":\"s\"},"
+                     "{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"f\",\"input\":{\"x\":1}}"
+                     "],\"stop_reason\":\"tool_use\"}";
     cr_assert_eq(judge(ANT, "{}", 200, ok, false, TW_CHK_ANT_R01, NULL, 0), TW_V_PASS);
     cr_assert_eq(judge(ANT, "{}", 200, ok, false, TW_CHK_ANT_R02, NULL, 0), TW_V_PASS);
     cr_assert_eq(judge(ANT, "{}", 200, ok, false, TW_CHK_ANT_S03, NULL, 0), TW_V_PASS);
-    const char *bad = "{\"type\":\"message\",\"content\":[{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"f\",\"input\":\"{}\"}],\"stop_reason\":\"end_turn\"}";
+    const char *bad = "{\"type\":\"message\",\"content\":[{\"type\":\"tool_use\",\"id\":\"toolu_"
+                      "1\",\"name\":\"f\",\"input\":\"{}\"}],\"stop_reason\":\"end_turn\"}";
     cr_assert_eq(judge(ANT, "{}", 200, bad, false, TW_CHK_ANT_R01, NULL, 0), TW_V_FAIL);
     cr_assert_eq(judge(ANT, "{}", 200, bad, false, TW_CHK_ANT_R02, NULL, 0), TW_V_FAIL);
-    const char *stream =
-        AEV("message_start", "{\"type\":\"message_start\",\"message\":{}}")
-        AEV("content_block_start", "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\"}}")
-        AEV("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":0}")
-        AEV("ping", "{\"type\":\"ping\"}")
-        AEV("content_block_start", "{\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"f\",\"input\":{}}}")
-        AEV("content_block_delta", "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"x\\\":\"}}")
-        AEV("content_block_delta", "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\" 1}\"}}")
-        AEV("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":1}")
-        AEV("message_delta", "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"}}")
-        AEV("message_stop", "{\"type\":\"message_stop\"}");
-    cr_assert_eq(judge(ANT, "{\"stream\":true}", 200, stream, true, TW_CHK_ANT_S01, NULL, 0), TW_V_PASS);
-    cr_assert_eq(judge(ANT, "{\"stream\":true}", 200, stream, true, TW_CHK_ANT_S02, NULL, 0), TW_V_PASS);
-    cr_assert_eq(judge(ANT, "{\"stream\":true}", 200, stream, true, TW_CHK_ANT_S03, NULL, 0), TW_V_FAIL, "unsigned thinking");
-    cr_assert_eq(judge(ANT, "{\"stream\":true}", 200, stream, true, TW_CHK_ANT_R02, NULL, 0), TW_V_PASS);
+    const char *stream = AEV("message_start", "{\"type\":\"message_start\",\"message\":{}}") AEV(
+        "content_block_start",
+        "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"thinking\","
+        "\"thinking\":\"\"}}") AEV("content_block_stop",
+                                   "{\"type\":\"content_block_stop\",\"index\":0}")
+        AEV("ping", "{\"type\":\"ping\"}") AEV(
+            "content_block_start",
+            "{\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_"
+            "use\",\"id\":\"t1\",\"name\":\"f\",\"input\":{}}}")
+            AEV("content_block_delta",
+                "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_"
+                "delta\",\"partial_json\":\"{\\\"x\\\":\"}}")
+                AEV("content_block_delta",
+                    "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_"
+                    "json_delta\",\"partial_json\":\" 1}\"}}")
+                    AEV("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":1}")
+                        AEV("message_delta",
+                            "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"}}")
+                            AEV("message_stop", "{\"type\":\"message_stop\"}");
+    cr_assert_eq(judge(ANT, "{\"stream\":true}", 200, stream, true, TW_CHK_ANT_S01, NULL, 0),
+                 TW_V_PASS);
+    cr_assert_eq(judge(ANT, "{\"stream\":true}", 200, stream, true, TW_CHK_ANT_S02, NULL, 0),
+                 TW_V_PASS);
+    cr_assert_eq(judge(ANT, "{\"stream\":true}", 200, stream, true, TW_CHK_ANT_S03, NULL, 0),
+                 TW_V_FAIL, "unsigned thinking");
+    cr_assert_eq(judge(ANT, "{\"stream\":true}", 200, stream, true, TW_CHK_ANT_R02, NULL, 0),
+                 TW_V_PASS);
     /* without message_stop */
     char *cut = strdup(stream);
     *strstr(cut, "event: message_stop") = 0;
-    cr_assert_eq(judge(ANT, "{\"stream\":true}", 200, cut, true, TW_CHK_ANT_S01, NULL, 0), TW_V_FAIL);
+    cr_assert_eq(judge(ANT, "{\"stream\":true}", 200, cut, true, TW_CHK_ANT_S01, NULL, 0),
+                 TW_V_FAIL);
     free(cut);
 }
 
 Test(checks, vllm_generate)
 {
-    const char *req = "{\"max_thinking_tokens\":3,\"max_response_tokens\":100,\"tools\":[{\"name\":\"f\",\"parameters\":{\"type\":\"object\",\"required\":[\"x\"]}}]}";
-    cr_assert_eq(judge("/generate", req, 200, "{\"thinking\":\"a\",\"response\":\"b\",\"tool_calls\":[]}", false, TW_CHK_VLN_01, NULL, 0),
+    const char *req = "{\"max_thinking_tokens\":3,\"max_response_tokens\":100,\"tools\":[{\"name\":"
+                      "\"f\",\"parameters\":{\"type\":\"object\",\"required\":[\"x\"]}}]}";
+    cr_assert_eq(judge("/generate", req, 200,
+                       "{\"thinking\":\"a\",\"response\":\"b\",\"tool_calls\":[]}", false,
+                       TW_CHK_VLN_01, NULL, 0),
                  TW_V_PASS);
     cr_assert_eq(judge("/generate", req, 200,
-                       "{\"thinking\":\"a\",\"response\":\"\",\"tool_calls\":[{\"id\":\"call_1\",\"name\":\"f\",\"arguments\":{\"x\":1}}]}",
+                       "{\"thinking\":\"a\",\"response\":\"\",\"tool_calls\":[{\"id\":\"call_1\","
+                       "\"name\":\"f\",\"arguments\":{\"x\":1}}]}",
                        false, TW_CHK_VLN_01, NULL, 0),
                  TW_V_FAIL, "no pre_tool_text");
-    cr_assert_eq(judge("/generate", req, 200, "{\"thinking\":\"one two three four\",\"response\":\"b\",\"tool_calls\":[]}", false,
-                       TW_CHK_VLN_02, NULL, 0),
+    cr_assert_eq(judge("/generate", req, 200,
+                       "{\"thinking\":\"one two three four\",\"response\":\"b\",\"tool_calls\":[]}",
+                       false, TW_CHK_VLN_02, NULL, 0),
                  TW_V_FAIL);
     cr_assert_eq(judge("/generate", req, 200,
-                       "{\"thinking\":\"a\",\"response\":\"\",\"pre_tool_text\":\"\",\"tool_calls\":[{\"id\":\"call_1\",\"name\":\"f\",\"arguments\":{}}]}",
+                       "{\"thinking\":\"a\",\"response\":\"\",\"pre_tool_text\":\"\",\"tool_"
+                       "calls\":[{\"id\":\"call_1\",\"name\":\"f\",\"arguments\":{}}]}",
                        false, TW_CHK_OAI_R05, NULL, 0),
                  TW_V_FAIL);
 }
@@ -371,10 +465,15 @@ Test(checks, sessions)
 {
     tw_kv strict_nosess[] = {{"X-Tool-Event-Format", "openai"}};
     tw_kv strict[] = {{"X-Tool-Event-Format", "openai"}, {"X-Session-Id", "s1"}};
-    const char *cont = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},{\"role\":\"assistant\",\"tool_calls\":[" CALL("c1", "f", "\"{}\"")
-                       "]},{\"role\":\"tool\",\"tool_call_id\":\"%s\",\"content\":\"r\"}]}";
-    const char *err = "{\"error\":{\"message\":\"bad\",\"type\":\"invalid_request_error\",\"param\":null,\"code\":null}}";
-    const char *final = "{\"object\":\"chat.completion\",\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":\"done\"},\"finish_reason\":\"stop\"}]}";
+    const char *cont =
+        "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},{\"role\":\"assistant\",\"tool_"
+        "calls\":[" CALL(
+            "c1", "f",
+            "\"{}\"") "]},{\"role\":\"tool\",\"tool_call_id\":\"%s\",\"content\":\"r\"}]}";
+    const char *err = "{\"error\":{\"message\":\"bad\",\"type\":\"invalid_request_error\","
+                      "\"param\":null,\"code\":null}}";
+    const char *final = "{\"object\":\"chat.completion\",\"choices\":[{\"message\":{\"role\":"
+                        "\"assistant\",\"content\":\"done\"},\"finish_reason\":\"stop\"}]}";
     struct {
         tw_kv *h;
         size_t nh;
@@ -408,8 +507,8 @@ Test(checks, sessions)
         in.body_len = strlen(cases[i].body);
         tw_check_set s = {0};
         tw_checks_backend(&in, &s);
-        cr_assert_eq(tw_check_set_get(&s, cases[i].check)->verdict, cases[i].want, "case %zu: %s", i,
-                     tw_check_set_get(&s, cases[i].check)->evidence);
+        cr_assert_eq(tw_check_set_get(&s, cases[i].check)->verdict, cases[i].want, "case %zu: %s",
+                     i, tw_check_set_get(&s, cases[i].check)->evidence);
         tw_check_set_free(&s);
         cJSON_Delete(rq);
     }
@@ -431,31 +530,63 @@ static tw_verdict client(const char *path, const char *body, tw_check_id id)
 
 Test(checks, client_openai)
 {
-    const char *good = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},{\"role\":\"assistant\",\"tool_calls\":[" CALL("c1", "f", "\"{}\"")
-                       "]},{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"r\"}],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":{\"type\":\"object\"}}}],\"parallel_tool_calls\":false}";
+    const char *good =
+        "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},{\"role\":\"assistant\",\"tool_"
+        "calls\":[" CALL(
+            "c1", "f",
+            "\"{}\"") "]},{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"r\"}],\"tools\":"
+                      "[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":{"
+                      "\"type\":\"object\"}}}],\"parallel_tool_calls\":false}";
     static const tw_check_id pass[] = {TW_CHK_CLI_01, TW_CHK_CLI_02, TW_CHK_CLI_03, TW_CHK_CLI_04,
                                        TW_CHK_CLI_06};
     for (size_t i = 0; i < sizeof pass / sizeof pass[0]; i++)
         cr_assert_eq(client(OAI, good, pass[i]), TW_V_PASS, "%s", tw_check_name(pass[i]));
     cr_assert_eq(client(OAI, good, TW_CHK_CLI_05), TW_V_SKIP);
-    cr_assert_eq(client(OAI, "{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[" CALL("c1", "f", "\"{}\"") "]},{\"role\":\"tool\",\"tool_call_id\":\"c9\",\"content\":\"r\"}]}", TW_CHK_CLI_01),
+    cr_assert_eq(
+        client(OAI,
+               "{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[" CALL(
+                   "c1", "f",
+                   "\"{}\"") "]},{\"role\":\"tool\",\"tool_call_id\":\"c9\",\"content\":\"r\"}]}",
+               TW_CHK_CLI_01),
+        TW_V_FAIL);
+    cr_assert_eq(client(OAI,
+                        "{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[" CALL(
+                            "c1", "f", "\"{}\"") "]},{\"role\":\"user\",\"content\":\"?\"}]}",
+                        TW_CHK_CLI_02),
                  TW_V_FAIL);
-    cr_assert_eq(client(OAI, "{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[" CALL("c1", "f", "\"{}\"") "]},{\"role\":\"user\",\"content\":\"?\"}]}", TW_CHK_CLI_02),
+    cr_assert_eq(client(OAI,
+                        "{\"messages\":[],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":"
+                        "\"bad name\"}}]}",
+                        TW_CHK_CLI_03),
                  TW_V_FAIL);
-    cr_assert_eq(client(OAI, "{\"messages\":[],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"bad name\"}}]}", TW_CHK_CLI_03), TW_V_FAIL);
-    cr_assert_eq(client(OAI, "{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[" CALL("c1", "f", "{}") "]}]}", TW_CHK_CLI_04), TW_V_FAIL);
-    cr_assert_eq(client(OAI, "{\"messages\":[],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]}", TW_CHK_CLI_06), TW_V_FAIL);
+    cr_assert_eq(client(OAI,
+                        "{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[" CALL("c1", "f",
+                                                                                       "{}") "]}]}",
+                        TW_CHK_CLI_04),
+                 TW_V_FAIL);
+    cr_assert_eq(
+        client(
+            OAI,
+            "{\"messages\":[],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]}",
+            TW_CHK_CLI_06),
+        TW_V_FAIL);
 }
 
 Test(checks, client_anthropic)
 {
-    const char *good = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"f\",\"input\":{}}]},"
-                       "{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":\"r\"},{\"type\":\"text\",\"text\":\"go on\"}]}]}";
+    const char *good =
+        "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},{\"role\":\"assistant\",\"content\":"
+        "[{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"f\",\"input\":{}}]},"
+        "{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t1\","
+        "\"content\":\"r\"},{\"type\":\"text\",\"text\":\"go on\"}]}]}";
     cr_assert_eq(client(ANT, good, TW_CHK_CLI_01), TW_V_PASS);
     cr_assert_eq(client(ANT, good, TW_CHK_CLI_02), TW_V_PASS);
     cr_assert_eq(client(ANT, good, TW_CHK_CLI_05), TW_V_PASS);
-    const char *text_first = "{\"messages\":[{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"f\",\"input\":{}}]},"
-                             "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"here\"},{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":\"r\"}]}]}";
+    const char *text_first =
+        "{\"messages\":[{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\","
+        "\"name\":\"f\",\"input\":{}}]},"
+        "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"here\"},{\"type\":\"tool_"
+        "result\",\"tool_use_id\":\"t1\",\"content\":\"r\"}]}]}";
     cr_assert_eq(client(ANT, text_first, TW_CHK_CLI_05), TW_V_FAIL);
     cr_assert_eq(client(ANT, text_first, TW_CHK_CLI_01), TW_V_PASS);
 }
@@ -489,9 +620,10 @@ Test(checks, client_thinking_signatures)
 {
     tw_fixture f;
     tw_error why = {.offset = -1};
-    cr_assert_eq(tw_fixture_load(tw_test_src("fixtures/anthropic/client_thinking_signature_carried.json"),
-                                 NULL, &f, &why),
-                 TW_OK, "%s", why.message);
+    cr_assert_eq(
+        tw_fixture_load(tw_test_src("fixtures/anthropic/client_thinking_signature_carried.json"),
+                        NULL, &f, &why),
+        TW_OK, "%s", why.message);
     cJSON *body = cJSON_Duplicate(f.exchanges[1].req.body, 1);
     const char *ev = NULL;
     cr_expect_eq(sig_verdict(body, &f, 1, false, &ev), TW_V_PASS, "%s", ev);
@@ -566,8 +698,8 @@ Test(checks, client_retry_after)
  * CR line ends, a last event without its blank line, and a block without a
  * data line (no event); an event over max_event_bytes is dropped and fails
  * OAI-S01 / ANT-S01 at its offset. */
-static tw_verdict judge_capped(const char *path, const char *req, const char *body, size_t max_event,
-                               tw_check_id id, char *ev, size_t evn, int64_t *off)
+static tw_verdict judge_capped(const char *path, const char *req, const char *body,
+                               size_t max_event, tw_check_id id, char *ev, size_t evn, int64_t *off)
 {
     cJSON *rq = cJSON_Parse(req);
     tw_limits L = {0};
@@ -601,33 +733,47 @@ Test(checks, streams_framed_by_the_sse_parser)
     char ev[600];
     int64_t off;
     /* CR line ends and a final [DONE] without its blank line */
-    const char *cr = "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":"
-                     "{\"role\":\"assistant\",\"content\":\"x\"}}]}\r\r"
-                     "event: error\r\r" /* no data line: no event */
-                     "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},"
-                     "\"finish_reason\":\"stop\"}]}\r\rdata: [DONE]";
-    cr_assert_eq(judge_capped(OAI, SREQ, cr, 0, TW_CHK_OAI_S01, ev, sizeof ev, &off), TW_V_PASS, "%s", ev);
-    cr_assert_eq(judge_capped(OAI, SREQ, cr, 0, TW_CHK_OAI_S08, ev, sizeof ev, &off), TW_V_PASS, "%s", ev);
+    const char *cr =
+        "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":"
+        "{\"role\":\"assistant\",\"content\":\"x\"}}]}\r\r"
+        "event: error\r\r" /* no data line: no event */
+        "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},"
+        "\"finish_reason\":\"stop\"}]}\r\rdata: [DONE]";
+    cr_assert_eq(judge_capped(OAI, SREQ, cr, 0, TW_CHK_OAI_S01, ev, sizeof ev, &off), TW_V_PASS,
+                 "%s", ev);
+    cr_assert_eq(judge_capped(OAI, SREQ, cr, 0, TW_CHK_OAI_S08, ev, sizeof ev, &off), TW_V_PASS,
+                 "%s", ev);
     /* the second event is over a 200-byte cap: dropped, and S01 says where */
     char big[1024];
     snprintf(big, sizeof big, "%s%s%s", CH("{\"role\":\"assistant\"}"),
-             CH("{\"content\":\"" "0123456789012345678901234567890123456789012345678901234567890123456789"
+             CH("{\"content\":\""
+                "0123456789012345678901234567890123456789012345678901234567890123456789"
                 "0123456789012345678901234567890123456789012345678901234567890123456789\"}"),
              CHF("stop") "data: [DONE]\n\n");
     size_t first = strlen(CH("{\"role\":\"assistant\"}"));
-    cr_assert_eq(judge_capped(OAI, SREQ, big, 0, TW_CHK_OAI_S01, ev, sizeof ev, &off), TW_V_PASS, "%s", ev);
+    cr_assert_eq(judge_capped(OAI, SREQ, big, 0, TW_CHK_OAI_S01, ev, sizeof ev, &off), TW_V_PASS,
+                 "%s", ev);
     cr_assert_eq(judge_capped(OAI, SREQ, big, 200, TW_CHK_OAI_S01, ev, sizeof ev, &off), TW_V_FAIL);
     cr_assert_eq(off, (int64_t)first);
     cr_assert_str_eq(ev, "event dropped: SSE event exceeds max_event_bytes");
-    const char *ant = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{}}\n\n"
-                      "event: ping\ndata: {\"type\":\"ping\",\"pad\":\"01234567890123456789012345678901234567890123456789012345678901234567890123456789\"}\n\n"
-                      "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"}}\n\n"
-                      "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
-    cr_assert_eq(judge_capped(ANT, "{\"stream\":true}", ant, 0, TW_CHK_ANT_S01, ev, sizeof ev, &off), TW_V_PASS,
-                 "%s", ev);
+    const char *ant =
+        "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{}}\n\n"
+        "event: ping\ndata: "
+        "{\"type\":\"ping\",\"pad\":"
+        "\"01234567890123456789012345678901234567890123456789012345678901234567890123456789\"}\n\n"
+        "event: message_delta\ndata: "
+        "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"}}\n\n"
+        "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+    cr_assert_eq(
+        judge_capped(ANT, "{\"stream\":true}", ant, 0, TW_CHK_ANT_S01, ev, sizeof ev, &off),
+        TW_V_PASS, "%s", ev);
     cr_assert_str_eq(ev, "4 events in order");
-    cr_assert_eq(judge_capped(ANT, "{\"stream\":true}", ant, 70, TW_CHK_ANT_S01, ev, sizeof ev, &off), TW_V_FAIL);
-    cr_assert_eq(off, (int64_t)strlen("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{}}\n\n"));
+    cr_assert_eq(
+        judge_capped(ANT, "{\"stream\":true}", ant, 70, TW_CHK_ANT_S01, ev, sizeof ev, &off),
+        TW_V_FAIL);
+    cr_assert_eq(
+        off, (int64_t)strlen(
+                 "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{}}\n\n"));
     cr_assert_str_eq(ev, "event dropped: SSE event exceeds max_event_bytes");
 }
 

@@ -57,20 +57,30 @@ static void cleanup(void)
 TestSuite(cli_messages, .fini = cleanup);
 
 static const char query_har[] =
-    "{\"log\": {\"version\": \"1.2\", \"creator\": {\"name\": \"t\", \"version\": \"1\"}, \"entries\": "
-    "[{\"startedDateTime\": \"2024-01-01T00:00:00Z\", \"time\": 1, \"request\": {\"method\": \"POST\", "
-    "\"url\": \"https://api.example.com/v1/chat/completions?foo=bar\", \"httpVersion\": \"HTTP/1.1\", "
-    "\"headers\": [{\"name\": \"Content-Type\", \"value\": \"application/json\"}], \"queryString\": "
-    "[{\"name\": \"foo\", \"value\": \"bar\"}], \"cookies\": [], \"headersSize\": -1, \"bodySize\": -1, "
+    "{\"log\": {\"version\": \"1.2\", \"creator\": {\"name\": \"t\", \"version\": \"1\"}, "
+    "\"entries\": "
+    "[{\"startedDateTime\": \"2024-01-01T00:00:00Z\", \"time\": 1, \"request\": {\"method\": "
+    "\"POST\", "
+    "\"url\": \"https://api.example.com/v1/chat/completions?foo=bar\", \"httpVersion\": "
+    "\"HTTP/1.1\", "
+    "\"headers\": [{\"name\": \"Content-Type\", \"value\": \"application/json\"}], "
+    "\"queryString\": "
+    "[{\"name\": \"foo\", \"value\": \"bar\"}], \"cookies\": [], \"headersSize\": -1, "
+    "\"bodySize\": -1, "
     "\"postData\": {\"mimeType\": \"application/json\", \"text\": \"{\\\"model\\\": \\\"m\\\", "
-    "\\\"messages\\\": [{\\\"role\\\": \\\"user\\\", \\\"content\\\": \\\"hi\\\"}]}\"}}, \"response\": "
-    "{\"status\": 200, \"statusText\": \"OK\", \"httpVersion\": \"HTTP/1.1\", \"headers\": [{\"name\": "
-    "\"Content-Type\", \"value\": \"application/json\"}], \"cookies\": [], \"content\": {\"size\": 1, "
+    "\\\"messages\\\": [{\\\"role\\\": \\\"user\\\", \\\"content\\\": \\\"hi\\\"}]}\"}}, "
+    "\"response\": "
+    "{\"status\": 200, \"statusText\": \"OK\", \"httpVersion\": \"HTTP/1.1\", \"headers\": "
+    "[{\"name\": "
+    "\"Content-Type\", \"value\": \"application/json\"}], \"cookies\": [], \"content\": {\"size\": "
+    "1, "
     "\"mimeType\": \"application/json\", \"text\": \"{\\\"id\\\": \\\"c1\\\", \\\"object\\\": "
     "\\\"chat.completion\\\", \\\"created\\\": 1, \\\"model\\\": \\\"m\\\", \\\"choices\\\": "
     "[{\\\"index\\\": 0, \\\"message\\\": {\\\"role\\\": \\\"assistant\\\", \\\"content\\\": "
-    "\\\"hello\\\"}, \\\"finish_reason\\\": \\\"stop\\\"}]}\"}, \"redirectURL\": \"\", \"headersSize\": "
-    "-1, \"bodySize\": -1}, \"cache\": {}, \"timings\": {\"send\": 0, \"wait\": 1, \"receive\": 0}}]}}";
+    "\\\"hello\\\"}, \\\"finish_reason\\\": \\\"stop\\\"}]}\"}, \"redirectURL\": \"\", "
+    "\"headersSize\": "
+    "-1, \"bodySize\": -1}, \"cache\": {}, \"timings\": {\"send\": 0, \"wait\": 1, \"receive\": "
+    "0}}]}}";
 
 /* docs/fixtures.md: a fixture made by `import --expect` replays with exit 0. */
 Test(cli_messages, imported_url_with_query_replays)
@@ -93,15 +103,19 @@ Test(cli_messages, unknown_key_inside_a_tool_call_is_refused)
            "{\"content\":\"x\",\"tool_calls\":[{\"name\":\"f\",\"argz\":{}}]}");
     cr_assert_eq(r.rc, 1, "%s", r.out);
     cr_assert_str_eq(r.out, "");
-    cr_assert(strstr(r.err, "-:1:42: tool_calls[0].argz: unknown key in a tool call (expected only: id, "
-                            "name, arguments, args, type, function)"),
+    cr_assert(strstr(r.err,
+                     "-:1:42: tool_calls[0].argz: unknown key in a tool call (expected only: id, "
+                     "name, arguments, args, type, function)"),
               "%s", r.err);
     tw_run(&r, "encode --format openai-request",
-           "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"},{\"role\":\"assistant\",\"content\":\"\","
+           "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"},{\"role\":\"assistant\","
+           "\"content\":\"\","
            "\"tool_calls\":[{\"id\":\"a\",\"function\":{\"name\":\"f\",\"argumnts\":\"{}\"}}]}]}");
     cr_assert_eq(r.rc, 1);
-    cr_assert(strstr(r.err, "messages[1].tool_calls[0].function.argumnts: unknown key in a call's function"),
-              "%s", r.err);
+    cr_assert(
+        strstr(r.err,
+               "messages[1].tool_calls[0].function.argumnts: unknown key in a call's function"),
+        "%s", r.err);
     tw_run(&r, "encode --format openai-request",
            "{\"messages\":[{\"role\":\"user\",\"contnt\":\"x\"}]}");
     cr_assert_eq(r.rc, 1);
@@ -113,8 +127,10 @@ Test(cli_messages, unknown_key_inside_a_tool_call_is_refused)
     /* the accepted spellings still pass */
     tw_run(&r, "encode --format openai-request",
            "{\"messages\":[{\"role\":\"assistant\",\"content\":\"\",\"reasoning_content\":\"r\","
-           "\"tool_calls\":[{\"id\":\"a\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}],"
-           "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"description\":\"d\",\"parameters\":{}}}]}");
+           "\"tool_calls\":[{\"id\":\"a\",\"type\":\"function\",\"function\":{\"name\":\"f\","
+           "\"arguments\":\"{}\"}}]}],"
+           "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"description\":\"d\","
+           "\"parameters\":{}}}]}");
     cr_assert_eq(r.rc, 0, "%s", r.err);
 }
 
@@ -122,11 +138,13 @@ Test(cli_messages, value_errors_name_the_call)
 {
     run r;
     tw_run(&r, "encode --format openai-response",
-           "{\"content\":\"x\",\"tool_calls\":[{\"id\":\"a\",\"name\":\"f\"},{\"id\":\"b\",\"name\":\"g\","
+           "{\"content\":\"x\",\"tool_calls\":[{\"id\":\"a\",\"name\":\"f\"},{\"id\":\"b\","
+           "\"name\":\"g\","
            "\"arguments\":\"[1]\"}]}");
     cr_assert_eq(r.rc, 1);
-    cr_assert(strstr(r.err, "-: not a neutral result: tool_calls[1]: tool call arguments must be a JSON "
-                            "object"),
+    cr_assert(strstr(r.err,
+                     "-: not a neutral result: tool_calls[1]: tool call arguments must be a JSON "
+                     "object"),
               "%s", r.err);
 }
 
@@ -139,15 +157,19 @@ Test(cli_messages, a_call_without_id_gets_one_with_a_warning)
     cr_assert_null(strstr(r.out, "\"id\":\"\""), "%s", r.out);
     cr_assert(strstr(r.out, "\"id\":\"call_1\""), "%s", r.out);
     cr_assert(strstr(r.out, "\"id\":\"call_2\""), "%s", r.out);
-    cr_assert(strstr(r.err, "toolwire encode: warning: tool_calls[0] has no id; wrote call_1"), "%s", r.err);
-    cr_assert(strstr(r.err, "toolwire encode: warning: tool_calls[1] has no id; wrote call_2"), "%s", r.err);
+    cr_assert(strstr(r.err, "toolwire encode: warning: tool_calls[0] has no id; wrote call_1"),
+              "%s", r.err);
+    cr_assert(strstr(r.err, "toolwire encode: warning: tool_calls[1] has no id; wrote call_2"),
+              "%s", r.err);
     tw_run(&r, "encode --format anthropic-request",
-           "{\"messages\":[{\"role\":\"user\",\"content\":\"q\"},{\"role\":\"assistant\",\"content\":\"\","
+           "{\"messages\":[{\"role\":\"user\",\"content\":\"q\"},{\"role\":\"assistant\","
+           "\"content\":\"\","
            "\"tool_calls\":[{\"name\":\"f\"},{\"id\":\"call_1\",\"name\":\"g\"}]}]}");
     cr_assert_eq(r.rc, 0, "%s", r.err);
     cr_assert_null(strstr(r.out, "\"id\":\"\""), "%s", r.out);
     cr_assert(strstr(r.out, "\"id\":\"call_1__2\""), "unique among the message's calls: %s", r.out);
-    cr_assert(strstr(r.err, "warning: messages[1].tool_calls[0] has no id; wrote call_1__2"), "%s", r.err);
+    cr_assert(strstr(r.err, "warning: messages[1].tool_calls[0] has no id; wrote call_1__2"), "%s",
+              r.err);
 }
 
 Test(cli_messages, json_syntax_errors_say_what_was_expected)
@@ -155,8 +177,9 @@ Test(cli_messages, json_syntax_errors_say_what_was_expected)
     run r;
     tw_run(&r, "encode --format openai-response", "{\"content\":\"x\" \"tool_calls\":[]}");
     cr_assert_eq(r.rc, 2);
-    cr_assert(strstr(r.err, "-:1:16: invalid JSON at byte 15: expected ',' or '}' after an object member, "
-                            "found '\"'"),
+    cr_assert(strstr(r.err,
+                     "-:1:16: invalid JSON at byte 15: expected ',' or '}' after an object member, "
+                     "found '\"'"),
               "%s", r.err);
     tw_run(&r, "parse --format hermes --tools - x", "[{\"name\":\"f\",");
     cr_assert_eq(r.rc, 2);
@@ -164,8 +187,8 @@ Test(cli_messages, json_syntax_errors_say_what_was_expected)
     tw_run(&r, "parse --format hermes --tools - x", "[{\"name\":\"f");
     cr_assert(strstr(r.err, "unexpected end of JSON inside a string"), "%s", r.err);
     tw_run(&r, "parse --format hermes --tools - x", "[{\"name\" 1}]");
-    cr_assert(strstr(r.err, "invalid JSON at byte 9: expected ':' after an object key, found '1'"), "%s",
-              r.err);
+    cr_assert(strstr(r.err, "invalid JSON at byte 9: expected ':' after an object key, found '1'"),
+              "%s", r.err);
     tw_run(&r, "parse --format hermes --tools - x", "[1 2]");
     cr_assert(strstr(r.err, "expected ',' or ']' after an array element, found '2'"), "%s", r.err);
     tw_run(&r, "parse --format hermes --tools - x", "{\"a\":1,}");
@@ -183,9 +206,11 @@ Test(cli_messages, hermes_payload_error_counts_in_payload_and_input)
     tw_run(&r, "parse --format hermes -",
            "hi <tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1 \"b\"}}\n</tool_call>");
     cr_assert_eq(r.rc, 0, "%s", r.err);
-    cr_assert(strstr(r.out, "invalid JSON at byte 35 of the payload (byte 50 of the input): expected ',' or "
-                            "'}' after an object member"),
-              "%s", r.out);
+    cr_assert(
+        strstr(r.out,
+               "invalid JSON at byte 35 of the payload (byte 50 of the input): expected ',' or "
+               "'}' after an object member"),
+        "%s", r.out);
 }
 
 Test(cli_messages, unreadable_fixtures_name_the_command_and_the_reason)
@@ -193,8 +218,9 @@ Test(cli_messages, unreadable_fixtures_name_the_command_and_the_reason)
     run r;
     tw_run(&r, "run --backend r=mock:replay /nonexistent/fx", NULL);
     cr_assert_eq(r.rc, 2);
-    cr_assert(strstr(r.err, "toolwire run: cannot read '/nonexistent/fx': No such file or directory"), "%s",
-              r.err);
+    cr_assert(
+        strstr(r.err, "toolwire run: cannot read '/nonexistent/fx': No such file or directory"),
+        "%s", r.err);
 }
 
 Test(cli_messages, main_checks_its_arguments_first)
@@ -202,8 +228,9 @@ Test(cli_messages, main_checks_its_arguments_first)
     run r;
     tw_run(&r, "main --quiet --conformance /nonexistent --out rep", NULL);
     cr_assert_eq(r.rc, 2);
-    cr_assert(strstr(r.err, "toolwire main: cannot read --conformance '/nonexistent': No such file or "
-                            "directory"),
+    cr_assert(strstr(r.err,
+                     "toolwire main: cannot read --conformance '/nonexistent': No such file or "
+                     "directory"),
               "%s", r.err);
     char p[300];
     snprintf(p, sizeof p, "%s/rep", dir);
@@ -221,22 +248,28 @@ Test(cli_messages, quiet_mismatch_lines_name_the_backend)
     run r;
     tw_run(&r, "--version", NULL);
     /* a fixture that expects a check to fail which passes on the mock */
-    write_file("fx.json",
-               "{\"fixture_version\":1,\"name\":\"t/m\",\"description\":\"d\",\"backend\":\"openai\","
-               "\"provenance\":{\"source\":\"hand-made\"},\"exchanges\":[{\"request\":{\"method\":\"POST\","
-               "\"path\":\"/v1/chat/completions\",\"body\":{\"model\":\"m\",\"messages\":[{\"role\":\"user\","
-               "\"content\":\"hi\"}]}},\"response\":{\"status\":200,\"body\":{\"id\":\"c1\",\"object\":"
-               "\"chat.completion\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"message\":"
-               "{\"role\":\"assistant\",\"content\":\"hello\"},\"finish_reason\":\"stop\"}]}},"
-               "\"decode\":{\"format\":\"openai-response\"},\"expect\":{\"result\":{\"content\":\"other\"}}}]}");
-    tw_run(&r, "run --backend a=mock:replay --backend b=mock:replay --out rep --quiet fx.json", NULL);
+    write_file(
+        "fx.json",
+        "{\"fixture_version\":1,\"name\":\"t/m\",\"description\":\"d\",\"backend\":\"openai\","
+        "\"provenance\":{\"source\":\"hand-made\"},\"exchanges\":[{\"request\":{\"method\":"
+        "\"POST\","
+        "\"path\":\"/v1/chat/"
+        "completions\",\"body\":{\"model\":\"m\",\"messages\":[{\"role\":\"user\","
+        "\"content\":\"hi\"}]}},\"response\":{\"status\":200,\"body\":{\"id\":\"c1\",\"object\":"
+        "\"chat.completion\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"message\":"
+        "{\"role\":\"assistant\",\"content\":\"hello\"},\"finish_reason\":\"stop\"}]}},"
+        "\"decode\":{\"format\":\"openai-response\"},\"expect\":{\"result\":{\"content\":\"other\"}"
+        "}}]}");
+    tw_run(&r, "run --backend a=mock:replay --backend b=mock:replay --out rep --quiet fx.json",
+           NULL);
     cr_assert_eq(r.rc, 1, "out: %s\nerr: %s", r.out, r.err);
     cr_assert_null(strstr(r.out, "fixtures run"), "no summary line: %s", r.out);
     cr_assert(strstr(r.out, "  backend a: mismatch t/m#0 "), "%s", r.out);
     cr_assert(strstr(r.out, "  backend b: mismatch t/m#0 "), "%s", r.out);
     tw_run(&r, "run --backend a=mock:replay --out rep fx.json", NULL);
     cr_assert(strstr(r.out, "backend a (mock:replay): MISMATCH"), "%s", r.out);
-    cr_assert(strstr(r.out, "\n  mismatch t/m#0 "), "without --quiet the summary line names it: %s", r.out);
+    cr_assert(strstr(r.out, "\n  mismatch t/m#0 "), "without --quiet the summary line names it: %s",
+              r.out);
 }
 
 /* The scratch directory (made by a first run) with fixtures/openai/nonstream_single_call.json
@@ -245,8 +278,9 @@ static void copy_in(run *r, const char *other)
 {
     tw_run(r, "--version", NULL);
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "cp '%s' %s%s%s '%s/'", tw_test_src("fixtures/openai/nonstream_single_call.json"),
-             other ? "'" : "", other ? tw_test_src(other) : "", other ? "'" : "", dir);
+    snprintf(cmd, sizeof cmd, "cp '%s' %s%s%s '%s/'",
+             tw_test_src("fixtures/openai/nonstream_single_call.json"), other ? "'" : "",
+             other ? tw_test_src(other) : "", other ? "'" : "", dir);
     cr_assert_eq(system(cmd), 0);
 }
 
@@ -254,7 +288,8 @@ static void copy_in(run *r, const char *other)
  * case, and nothing when no name is near. */
 Test(cli_messages, nearest_name)
 {
-    static const char *const names[] = {"openai-response", "openai-stream", "hermes", "qwen3-coder", "gemini"};
+    static const char *const names[] = {"openai-response", "openai-stream", "hermes", "qwen3-coder",
+                                        "gemini"};
     cr_expect_str_eq(tw_nearest_name("hermse", names, 5), "hermes");
     cr_expect_str_eq(tw_nearest_name("HERMES", names, 5), "hermes");
     cr_expect_str_eq(tw_nearest_name("openai-strem", names, 5), "openai-stream");
@@ -280,7 +315,8 @@ Test(cli_messages, unknown_format_lists_the_registry_and_the_nearest)
     for (const tw_format_ops *const *f = tw_formats(); *f; f++) {
         char want[100];
         snprintf(want, sizeof want, " %s,", (*f)->name);
-        cr_expect(strstr(r.err, want) || strstr(r.err, (*f)->name), "decoder %s is listed: %s", (*f)->name, r.err);
+        cr_expect(strstr(r.err, want) || strstr(r.err, (*f)->name), "decoder %s is listed: %s",
+                  (*f)->name, r.err);
     }
     tw_run(&r, "encode --format anthropic-respons", "");
     cr_assert_eq(r.rc, 2);
@@ -299,12 +335,15 @@ Test(cli_messages, unknown_format_lists_the_registry_and_the_nearest)
     /* nothing near: the list alone */
     tw_run(&r, "parse --format xml", "");
     cr_assert_eq(r.rc, 2);
-    cr_expect(strstr(r.err, "unknown format 'xml' (one of: ") && !strstr(r.err, "did you mean"), "%s", r.err);
+    cr_expect(strstr(r.err, "unknown format 'xml' (one of: ") && !strstr(r.err, "did you mean"),
+              "%s", r.err);
     tw_run(&r, "run --backend p=http://127.0.0.1:9 --upstream anthropc@9 fixtures", "");
     cr_assert_eq(r.rc, 2);
-    cr_expect(strstr(r.err, "unknown --upstream format 'anthropc' (one of: openai, anthropic, vllm-native; "
-                            "did you mean 'anthropic'?)"),
-              "%s", r.err);
+    cr_expect(
+        strstr(r.err,
+               "unknown --upstream format 'anthropc' (one of: openai, anthropic, vllm-native; "
+               "did you mean 'anthropic'?)"),
+        "%s", r.err);
     /* mock profiles, the same way */
     tw_run(&r, "run --backend x=mock:hermse fixtures", "");
     cr_assert_eq(r.rc, 2);
@@ -315,8 +354,11 @@ Test(cli_messages, unknown_format_lists_the_registry_and_the_nearest)
     cr_expect(strstr(r.err, "did you mean 'script'?"), "%s", r.err);
     tw_run(&r, "serve --proxy anthropic:opena --upstream http://127.0.0.1:9 --for 1", "");
     cr_assert_eq(r.rc, 2);
-    cr_expect(strstr(r.err, "unknown --proxy format 'opena' (one of: anthropic, openai; did you mean 'openai'?)"),
-              "%s", r.err);
+    cr_expect(
+        strstr(
+            r.err,
+            "unknown --proxy format 'opena' (one of: anthropic, openai; did you mean 'openai'?)"),
+        "%s", r.err);
 }
 
 /* A fixture that fits no profile is named: run with mock:PROFILE, serve --profile. */
@@ -325,26 +367,42 @@ Test(cli_messages, a_fixture_that_fits_no_profile_is_named)
     run r;
     copy_in(&r, "fixtures/anthropic/ref_tool_call.json");
     /* some fit, some do not: the others are named and the rest is run */
-    tw_run(&r, "run --backend a=mock:anthropic --out rep nonstream_single_call.json ref_tool_call.json", NULL);
+    tw_run(&r,
+           "run --backend a=mock:anthropic --out rep nonstream_single_call.json ref_tool_call.json",
+           NULL);
     cr_expect_eq(r.rc, 0, "%s", r.err);
-    cr_expect(strstr(r.err, "toolwire run: backend a: 1 fixture(s) do not fit profile anthropic and were not "
-                            "run: nonstream_single_call.json\n"),
-              "%s", r.err);
+    cr_expect(
+        strstr(r.err,
+               "toolwire run: backend a: 1 fixture(s) do not fit profile anthropic and were not "
+               "run: nonstream_single_call.json\n"),
+        "%s", r.err);
     /* none fits: named, exit 2 */
     tw_run(&r, "run --quiet --backend a=mock:anthropic --out rep nonstream_single_call.json", NULL);
     cr_expect_eq(r.rc, 2);
-    cr_expect(strstr(r.err, "do not fit profile anthropic and were not run: nonstream_single_call.json"), "%s",
-              r.err);
-    cr_expect(strstr(r.err, "none of the fixtures given fits profile anthropic: nothing was judged"), "%s", r.err);
-    tw_run(&r, "serve --for 1 --quiet --profile anthropic nonstream_single_call.json ref_tool_call.json", NULL);
+    cr_expect(
+        strstr(r.err, "do not fit profile anthropic and were not run: nonstream_single_call.json"),
+        "%s", r.err);
+    cr_expect(
+        strstr(r.err, "none of the fixtures given fits profile anthropic: nothing was judged"),
+        "%s", r.err);
+    tw_run(
+        &r,
+        "serve --for 1 --quiet --profile anthropic nonstream_single_call.json ref_tool_call.json",
+        NULL);
     cr_expect_eq(r.rc, 0, "%s", r.err);
-    cr_expect(strstr(r.err, "1 of the 2 fixture(s) given do not fit profile anthropic and are not served (the "
-                            "auto profile serves each with a profile that fits it): nonstream_single_call.json\n"),
-              "%s", r.err);
+    cr_expect(
+        strstr(
+            r.err,
+            "1 of the 2 fixture(s) given do not fit profile anthropic and are not served (the "
+            "auto profile serves each with a profile that fits it): nonstream_single_call.json\n"),
+        "%s", r.err);
     tw_run(&r, "serve --for 1 --quiet --profile anthropic nonstream_single_call.json", NULL);
     cr_expect_eq(r.rc, 2);
-    cr_expect(strstr(r.err, "none of the 1 fixture(s) given fits profile anthropic: nonstream_single_call.json\n"),
-              "%s", r.err);
+    cr_expect(
+        strstr(
+            r.err,
+            "none of the 1 fixture(s) given fits profile anthropic: nonstream_single_call.json\n"),
+        "%s", r.err);
 }
 
 /* record --backend takes NAME=URL as run does, and still the bare URL. */
@@ -353,10 +411,13 @@ Test(cli_messages, record_takes_name_equals_url)
     run r;
     copy_in(&r, NULL);
     /* nothing listens on port 9: the name is in the one message */
-    tw_run(&r, "record --backend staging=http://127.0.0.1:9 --out rec nonstream_single_call.json", NULL);
+    tw_run(&r, "record --backend staging=http://127.0.0.1:9 --out rec nonstream_single_call.json",
+           NULL);
     cr_expect_eq(r.rc, 2);
-    cr_expect(strstr(r.err, "toolwire record: staging: nobody answered at http://127.0.0.1:9 (1 exchange(s)"), "%s",
-              r.err);
+    cr_expect(
+        strstr(r.err,
+               "toolwire record: staging: nobody answered at http://127.0.0.1:9 (1 exchange(s)"),
+        "%s", r.err);
     tw_run(&r, "record --backend http://127.0.0.1:9 --out rec nonstream_single_call.json", NULL);
     cr_expect_eq(r.rc, 2);
     cr_expect(strstr(r.err, "toolwire record: nobody answered at http://127.0.0.1:9"), "%s", r.err);
@@ -364,9 +425,11 @@ Test(cli_messages, record_takes_name_equals_url)
     cr_expect_eq(r.rc, 2);
     cr_expect(strstr(r.err, "--backend wants NAME=URL or URL"), "%s", r.err);
     /* a URL whose query holds '=' is a bare URL */
-    tw_run(&r, "record --backend 'http://127.0.0.1:9/v1?x=1' --out rec nonstream_single_call.json", NULL);
+    tw_run(&r, "record --backend 'http://127.0.0.1:9/v1?x=1' --out rec nonstream_single_call.json",
+           NULL);
     cr_expect_eq(r.rc, 2);
-    cr_expect(strstr(r.err, "toolwire record: nobody answered at http://127.0.0.1:9/v1?x=1"), "%s", r.err);
+    cr_expect(strstr(r.err, "toolwire record: nobody answered at http://127.0.0.1:9/v1?x=1"), "%s",
+              r.err);
 }
 
 /* An option given without its value is said so, on every command (not "unknown option"). */

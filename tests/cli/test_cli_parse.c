@@ -38,12 +38,13 @@ Test(cli_parse, prints_neutral_result_in_contract_order)
 {
     run r;
     tw_run(&r, "parse --format hermes",
-           "<think>plan</think>Sure.<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}</tool_call>");
+           "<think>plan</think>Sure.<tool_call>{\"name\": \"get_weather\", \"arguments\": "
+           "{\"city\": \"Paris\"}}</tool_call>");
     cr_assert_eq(r.rc, 0, "stderr: %s", r.err);
-    cr_assert_str_eq(r.out,
-                     "{\"content\":\"Sure.\",\"thinking\":\"plan\",\"tool_calls\":[{\"id\":\"call_1\","
-                     "\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}],\"finish_reason\":"
-                     "\"tool_calls\",\"errors\":[],\"warnings\":[]}\n");
+    cr_assert_str_eq(
+        r.out, "{\"content\":\"Sure.\",\"thinking\":\"plan\",\"tool_calls\":[{\"id\":\"call_1\","
+               "\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}],\"finish_reason\":"
+               "\"tool_calls\",\"errors\":[],\"warnings\":[]}\n");
 }
 
 Test(cli_parse, refused_calls_still_exit_zero)
@@ -62,7 +63,9 @@ Test(cli_parse, refused_calls_still_exit_zero)
 
 Test(cli_parse, chunked_equals_batch)
 {
-    const char *in = "<think>a</think> x <tool_call>[{\"name\":\"f\"},{\"name\":\"g\",\"arguments\":\"{\\\"k\\\":1}\"}]</tool_call> y";
+    const char *in = "<think>a</think> x "
+                     "<tool_call>[{\"name\":\"f\"},{\"name\":\"g\",\"arguments\":\"{\\\"k\\\":1}\"}"
+                     "]</tool_call> y";
     run a, b;
     tw_run(&a, "parse --format hermes", in);
     tw_run(&b, "parse --format hermes --chunk 3", in);
@@ -73,9 +76,13 @@ Test(cli_parse, chunked_equals_batch)
 
 Test(cli_parse, bad_usage_is_one_line_exit_two)
 {
-    const char *cases[] = {"parse", "parse --format nope", "parse --format hermes --bogus",
-                           "parse --format hermes --chunk 0", "parse --format hermes --finish later",
-                           "parse --format hermes --max-calls x", "parse --format hermes /no/such/file",
+    const char *cases[] = {"parse",
+                           "parse --format nope",
+                           "parse --format hermes --bogus",
+                           "parse --format hermes --chunk 0",
+                           "parse --format hermes --finish later",
+                           "parse --format hermes --max-calls x",
+                           "parse --format hermes /no/such/file",
                            "parse --format hermes --tools /no/such/tools.json",
                            "parse --format hermes --max-depth 5000"};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -93,15 +100,18 @@ Test(cli_parse, tools_file_in_openai_form_refuses_unknown_names)
     char path[] = "/tmp/twtoolsXXXXXX";
     int fd = mkstemp(path);
     cr_assert_geq(fd, 0);
-    const char *tools = "[{\"type\": \"function\", \"function\": {\"name\": \"known\", \"parameters\": "
-                        "{\"type\": \"object\", \"properties\": {\"n\": {\"type\": \"integer\"}}, \"required\": [\"n\"]}}}]";
+    const char *tools =
+        "[{\"type\": \"function\", \"function\": {\"name\": \"known\", \"parameters\": "
+        "{\"type\": \"object\", \"properties\": {\"n\": {\"type\": \"integer\"}}, \"required\": "
+        "[\"n\"]}}}]";
     cr_assert_eq(write(fd, tools, strlen(tools)), (ssize_t)strlen(tools));
     close(fd);
     char args[512];
     snprintf(args, sizeof args, "parse --format hermes --tools %s", path);
     run r;
     tw_run(&r, args,
-           "<tool_call>{\"name\": \"other\"}</tool_call><tool_call>{\"name\": \"known\", \"arguments\": {\"n\": 1.5}}</tool_call>"
+           "<tool_call>{\"name\": \"other\"}</tool_call><tool_call>{\"name\": \"known\", "
+           "\"arguments\": {\"n\": 1.5}}</tool_call>"
            "<tool_call>{\"name\": \"known\", \"arguments\": {\"n\": 2}}</tool_call>");
     unlink(path);
     cr_assert_eq(r.rc, 0, "%s", r.err);

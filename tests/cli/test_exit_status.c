@@ -30,7 +30,10 @@ typedef struct res {
 
 static char *dir;
 
-static void setup(void) { dir = tw_test_tmpdir("tw-exit"); }
+static void setup(void)
+{
+    dir = tw_test_tmpdir("tw-exit");
+}
 static void teardown(void)
 {
     tw_test_rm_tree(dir);
@@ -84,11 +87,12 @@ static size_t count(const char *s, const char *needle)
 /* r exited with want and said needle (on either stream; NULL: nothing asked). */
 static void expect(const res *r, int want, const char *needle, int line)
 {
-    cr_expect_eq(r->rc, want, "line %d: exit %d, expected %d\nout: %.2000s\nerr: %.2000s", line, r->rc, want,
-                 r->out, r->err);
+    cr_expect_eq(r->rc, want, "line %d: exit %d, expected %d\nout: %.2000s\nerr: %.2000s", line,
+                 r->rc, want, r->out, r->err);
     if (needle)
         cr_expect(strstr(r->err, needle) || strstr(r->out, needle),
-                  "line %d: '%s' is not said\nout: %.2000s\nerr: %.2000s", line, needle, r->out, r->err);
+                  "line %d: '%s' is not said\nout: %.2000s\nerr: %.2000s", line, needle, r->out,
+                  r->err);
 }
 #define EXPECT(r, want, needle) expect(&(r), (want), (needle), __LINE__)
 
@@ -144,7 +148,8 @@ static void copy_fixture(const char *name, const char *sub, const char *from, co
 static void good_and_bad(void)
 {
     copy_fixture("nonstream_single_call", "good", NULL, NULL);
-    copy_fixture("nonstream_single_call", "bad", "\"finish_reason\": \"tool_calls\",\n          \"errors\"",
+    copy_fixture("nonstream_single_call", "bad",
+                 "\"finish_reason\": \"tool_calls\",\n          \"errors\"",
                  "\"finish_reason\": \"stop\",\n          \"errors\"");
 }
 
@@ -158,7 +163,8 @@ static pid_t serve(unsigned short *port, const char *args)
     cr_assert(pid >= 0);
     if (pid == 0) {
         char cmd[4096];
-        snprintf(cmd, sizeof cmd, "cd '%s' && exec '%s' serve --quiet --port 0 %s >'%s' 2>'%s/serve.err'", dir,
+        snprintf(cmd, sizeof cmd,
+                 "cd '%s' && exec '%s' serve --quiet --port 0 %s >'%s' 2>'%s/serve.err'", dir,
                  getenv("TOOLWIRE_BIN"), args, log, dir);
         execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
         _exit(127);
@@ -247,17 +253,21 @@ Test(exit_status, encode)
     EXPECT(r, 2, "did you mean 'openai-response'?");
     /* output that cannot be written: could not finish */
     put("res.json", "{\"content\": \"hi\"}");
-    cr_expect_eq(tw_test_sh("cd '%s' && '%s' encode --format openai-response res.json >/dev/full 2>/dev/null",
-                            dir, getenv("TOOLWIRE_BIN")),
-                 2);
+    cr_expect_eq(
+        tw_test_sh(
+            "cd '%s' && '%s' encode --format openai-response res.json >/dev/full 2>/dev/null", dir,
+            getenv("TOOLWIRE_BIN")),
+        2);
     res_free(&r);
 }
 
 Test(exit_status, convert)
 {
     res r = {0};
-    put("s.sse", "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}\n\n"
-                    "data: [DONE]\n\n");
+    put("s.sse", "data: "
+                 "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":"
+                 "\"stop\"}]}\n\n"
+                 "data: [DONE]\n\n");
     tw(&r, "convert --from openai-stream --to neutral s.sse");
     EXPECT(r, 0, "\"content\":\"hi\"");
     /* a truncated stream: judged, its errors said, exit 1 */
@@ -290,7 +300,8 @@ Test(exit_status, run)
     /* the upstream's port is in use */
     unsigned short port;
     int s = bind_port(&port);
-    tw(&r, "run --quiet --backend p=http://127.0.0.1:%u --upstream openai@%u --out rep good", dead, port);
+    tw(&r, "run --quiet --backend p=http://127.0.0.1:%u --upstream openai@%u --out rep good", dead,
+       port);
     char want[80];
     snprintf(want, sizeof want, "127.0.0.1:%u: Address already in use", port);
     EXPECT(r, 2, want);
@@ -317,8 +328,9 @@ typedef struct dying_server {
     int answered;
 } dying_server;
 
-static enum MHD_Result dying_answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
-                                    const char *version, const char *upload, size_t *upload_size, void **state)
+static enum MHD_Result dying_answer(void *cls, struct MHD_Connection *c, const char *url,
+                                    const char *method, const char *version, const char *upload,
+                                    size_t *upload_size, void **state)
 {
     (void)url, (void)method, (void)version, (void)upload;
     dying_server *s = cls;
@@ -332,9 +344,11 @@ static enum MHD_Result dying_answer(void *cls, struct MHD_Connection *c, const c
     }
     if (__atomic_fetch_add(&s->answered, 1, __ATOMIC_SEQ_CST) > 0)
         return MHD_NO; /* the connection is closed with no response */
-    static const char body[] = "{\"id\":\"c1\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,"
-                               "\"message\":{\"role\":\"assistant\",\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}";
-    struct MHD_Response *r = MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
+    static const char body[] =
+        "{\"id\":\"c1\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,"
+        "\"message\":{\"role\":\"assistant\",\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}";
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
     MHD_add_response_header(r, "Content-Type", "application/json");
     enum MHD_Result ok = MHD_queue_response(c, 200, r);
     MHD_destroy_response(r);
@@ -352,8 +366,8 @@ Test(exit_status, run_server_dies_part_way)
     memset(&sa, 0, sizeof sa);
     sa.sin_family = AF_INET;
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    s.d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, dying_answer, &s, MHD_OPTION_SOCK_ADDR,
-                           &sa, MHD_OPTION_END);
+    s.d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, dying_answer, &s,
+                           MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_END);
     cr_assert_not_null(s.d, "the test server starts");
     s.port = MHD_get_daemon_info(s.d, MHD_DAEMON_INFO_BIND_PORT)->port;
     res r = {0};
@@ -381,7 +395,8 @@ Test(exit_status, serve)
     EXPECT(r, 2, want + strlen("toolwire serve: "));
     close(s);
     tw(&r, "serve --for 1 --profile gemini good");
-    EXPECT(r, 2, "none of the 1 fixture(s) given fits profile gemini: good/nonstream_single_call.json");
+    EXPECT(r, 2,
+           "none of the 1 fixture(s) given fits profile gemini: good/nonstream_single_call.json");
     tw(&r, "serve --proxy anthropic:openai --upstream http://127.0.0.1:9 --profile hermes --for 1");
     EXPECT(r, 2, "--profile is an option of the fixtures served, not of --proxy");
     tw(&r, "serve --proxy anthropic:openai --upstream http://127.0.0.1:9 --tag x --for 1");
@@ -461,7 +476,8 @@ Test(exit_status, clients)
 {
     put("describe-fails.sh", "echo '{\"protocol\":7}'\n");
     res r = {0};
-    tw(&r, "clients --client broken='sh describe-fails.sh' --out rep %s", tw_test_src("fixtures/clients"));
+    tw(&r, "clients --client broken='sh describe-fails.sh' --out rep %s",
+       tw_test_src("fixtures/clients"));
     EXPECT(r, 2, "client broken");
     tw(&r, "clients --drivers nowhere --out rep");
     EXPECT(r, 2, "cannot read --drivers 'nowhere'");
@@ -470,16 +486,16 @@ Test(exit_status, clients)
 
 Test(exit_status, usage)
 {
-    static const char *const cmds[] = {"main", "parse", "encode", "convert", "run", "serve",
-                                       "record", "import", "compare", "gate", "clients"};
+    static const char *const cmds[] = {"main",   "parse",  "encode",  "convert", "run",    "serve",
+                                       "record", "import", "compare", "gate",    "clients"};
     res r = {0};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         tw(&r, "%s --no-such-option", cmds[i]);
         EXPECT(r, 2, "unknown option");
-            /* each --help ends with the exit statuses */
+        /* each --help ends with the exit statuses */
         tw(&r, "%s --help", cmds[i]);
         EXPECT(r, 0, "Exit status");
-        }
+    }
     tw(&r, "no-such-command");
     EXPECT(r, 2, "unknown command 'no-such-command'");
     res_free(&r);
@@ -495,10 +511,11 @@ Test(exit_status, ci_gate_block_with_the_server_down)
     cr_assert_not_null(slash);
     *slash = 0;
     unsigned short dead = dead_port();
-    int rc = tw_test_sh("awk '/^<!-- ci-gate/ {m=1; next} m && /^```sh$/ {b=1; next} b && /^```$/ {exit} b "
-                        "{print}' '%s' >'%s/block.sh' && cd '%s' && PATH='%s':\"$PATH\" TOOLWIRE_DATA='%s' "
-                        "PROVIDER_KEY=k STAGING_URL=http://127.0.0.1:%u/v1 bash -e block.sh >o 2>e",
-                        tw_test_src("README.md"), dir, dir, bindir, tw_test_src("."), dead);
+    int rc = tw_test_sh(
+        "awk '/^<!-- ci-gate/ {m=1; next} m && /^```sh$/ {b=1; next} b && /^```$/ {exit} b "
+        "{print}' '%s' >'%s/block.sh' && cd '%s' && PATH='%s':\"$PATH\" TOOLWIRE_DATA='%s' "
+        "PROVIDER_KEY=k STAGING_URL=http://127.0.0.1:%u/v1 bash -e block.sh >o 2>e",
+        tw_test_src("README.md"), dir, dir, bindir, tw_test_src("."), dead);
     size_t n;
     char p[600];
     snprintf(p, sizeof p, "%s/e", dir);

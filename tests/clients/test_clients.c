@@ -15,31 +15,42 @@
 
 /* ---- helpers ---- */
 
-#define OREQ "{\"method\":\"POST\",\"path\":\"/v1/chat/completions\",\"body\":{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}}"
-#define OREQ_RESULTS                                                                                                   \
-    "{\"method\":\"POST\",\"path\":\"/v1/chat/completions\",\"body\":{\"model\":\"m\",\"messages\":[{\"role\":\"user\","  \
-    "\"content\":\"hi\"},{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\","   \
-    "\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]},{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"ok\"}]}}"
+#define OREQ                                                                                       \
+    "{\"method\":\"POST\",\"path\":\"/v1/chat/"                                                    \
+    "completions\",\"body\":{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}" \
+    "]}}"
+#define OREQ_RESULTS                                                                               \
+    "{\"method\":\"POST\",\"path\":\"/v1/chat/"                                                    \
+    "completions\",\"body\":{\"model\":\"m\",\"messages\":[{\"role\":\"user\","                    \
+    "\"content\":\"hi\"},{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\"," \
+    "\"type\":\"function\","                                                                       \
+    "\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]},{\"role\":\"tool\",\"tool_call_id\":"   \
+    "\"c1\",\"content\":\"ok\"}]}}"
 #define STREAM_RESP "{\"status\":200,\"events\":[{\"data\":\"[DONE]\"}]}"
 #define WHOLE_RESP "{\"status\":200,\"body\":{\"x\":1}}"
-#define RESULT                                                                                                         \
-    "{\"result\":{\"content\":\"Let me check.\",\"thinking\":\"I think.\",\"tool_calls\":[{\"id\":\"c1\",\"name\":"       \
+#define RESULT                                                                                     \
+    "{\"result\":{\"content\":\"Let me check.\",\"thinking\":\"I "                                 \
+    "think.\",\"tool_calls\":[{\"id\":\"c1\",\"name\":"                                            \
     "\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}],\"finish_reason\":\"tool_calls\"}}"
 
 static tw_fixture fx;
 
 /* One fixture of one exchange: request, response, expect.client, faults (may be NULL). */
-static const tw_fx_exchange *exchange(const char *req, const char *resp, const char *client, const char *faults)
+static const tw_fx_exchange *exchange(const char *req, const char *resp, const char *client,
+                                      const char *faults)
 {
     char *text = NULL;
-    int n = asprintf(&text,
-                     "{\"fixture_version\":1,\"name\":\"t/x\",\"description\":\"d\",\"backend\":\"openai\","
-                     "\"tags\":[\"clients\"],\"provenance\":{\"source\":\"hand-made\"},\"exchanges\":[{\"request\":%s,"
-                     "\"response\":%s,\"expect\":{\"client\":%s}%s%s}]}",
-                     req, resp, client, faults ? ",\"faults\":" : "", faults ? faults : "");
+    int n = asprintf(
+        &text,
+        "{\"fixture_version\":1,\"name\":\"t/x\",\"description\":\"d\",\"backend\":\"openai\","
+        "\"tags\":[\"clients\"],\"provenance\":{\"source\":\"hand-made\"},\"exchanges\":[{"
+        "\"request\":%s,"
+        "\"response\":%s,\"expect\":{\"client\":%s}%s%s}]}",
+        req, resp, client, faults ? ",\"faults\":" : "", faults ? faults : "");
     cr_assert(n > 0);
     tw_error why = {.offset = -1};
-    cr_assert_eq(tw_fixture_parse(text, strlen(text), "t.json", NULL, &fx, &why), TW_OK, "%s", why.message);
+    cr_assert_eq(tw_fixture_parse(text, strlen(text), "t.json", NULL, &fx, &why), TW_OK, "%s",
+                 why.message);
     free(text);
     return &fx.exchanges[0];
 }
@@ -47,8 +58,8 @@ static const tw_fx_exchange *exchange(const char *req, const char *resp, const c
 static tw_check_set judged;
 
 /* Judge a canned driver output; returns the verdict of id, evidence into ev. */
-static tw_verdict judge(const tw_fx_exchange *x, const char *out, const tw_mock_record *recs, size_t nrec,
-                        tw_check_id id, char *ev, size_t evn)
+static tw_verdict judge(const tw_fx_exchange *x, const char *out, const tw_mock_record *recs,
+                        size_t nrec, tw_check_id id, char *ev, size_t evn)
 {
     cJSON *o = cJSON_Parse(out);
     cr_assert(o, "canned output parses");
@@ -79,22 +90,28 @@ static void fini(void)
 
 TestSuite(clients, .fini = fini);
 
-#define GOOD                                                                                                           \
-    "{\"content\":\"Let me check.\",\"reasoning\":\"I think.\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"get_weather\"," \
-    "\"arguments\":{\"city\":\"Paris\"}}],\"finish_reason\":\"tool_calls\",\"error\":null,\"requests\":1}"
+#define GOOD                                                                                       \
+    "{\"content\":\"Let me check.\",\"reasoning\":\"I "                                            \
+    "think.\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"get_weather\","                            \
+    "\"arguments\":{\"city\":\"Paris\"}}],\"finish_reason\":\"tool_calls\",\"error\":null,"        \
+    "\"requests\":1}"
 /* what @langchain/openai hands on after a stream cut inside the arguments */
-#define LANGCHAIN_CUT                                                                                                  \
-    "{\"content\":\"\",\"reasoning\":null,\"tool_calls\":[{\"id\":\"c1\",\"name\":\"get_weather\",\"arguments\":{}}],"   \
+#define LANGCHAIN_CUT                                                                              \
+    "{\"content\":\"\",\"reasoning\":null,\"tool_calls\":[{\"id\":\"c1\",\"name\":\"get_"          \
+    "weather\",\"arguments\":{}}],"                                                                \
     "\"finish_reason\":\"tool_calls\",\"error\":null,\"requests\":1}"
 /* what the ai SDK hands on after the same cut */
-#define AISDK_CUT                                                                                                      \
-    "{\"content\":\"\",\"reasoning\":null,\"tool_calls\":[{\"id\":\"c1\",\"name\":\"get_weather\",\"arguments\":\"\"}],"  \
+#define AISDK_CUT                                                                                  \
+    "{\"content\":\"\",\"reasoning\":null,\"tool_calls\":[{\"id\":\"c1\",\"name\":\"get_"          \
+    "weather\",\"arguments\":\"\"}],"                                                              \
     "\"finish_reason\":\"other\",\"error\":null,\"requests\":1}"
-#define HUNG                                                                                                           \
-    "{\"content\":null,\"reasoning\":null,\"tool_calls\":[],\"finish_reason\":null,\"error\":{\"type\":\"DriverTimeout\"," \
+#define HUNG                                                                                       \
+    "{\"content\":null,\"reasoning\":null,\"tool_calls\":[],\"finish_reason\":null,\"error\":{"    \
+    "\"type\":\"DriverTimeout\","                                                                  \
     "\"message\":\"the client returned nothing within 20000 ms\",\"status\":null},\"requests\":1}"
-#define RAISED                                                                                                         \
-    "{\"content\":null,\"reasoning\":null,\"tool_calls\":[],\"finish_reason\":null,\"error\":{\"type\":\"APIError\","     \
+#define RAISED                                                                                     \
+    "{\"content\":null,\"reasoning\":null,\"tool_calls\":[],\"finish_reason\":null,\"error\":{"    \
+    "\"type\":\"APIError\","                                                                       \
     "\"message\":\"terminated\",\"status\":null},\"requests\":1}"
 
 /* ---- the protocol ---- */
@@ -103,19 +120,24 @@ Test(clients, describe_parse)
 {
     tw_driver_info d;
     tw_error why = {.offset = -1};
-    const char *good = "{\"protocol\":1,\"client\":\"openai\",\"version\":\"6.49.0\",\"endpoint\":\"openai\","
-                       "\"modes\":[\"create\",\"stream\"]}";
+    const char *good =
+        "{\"protocol\":1,\"client\":\"openai\",\"version\":\"6.49.0\",\"endpoint\":\"openai\","
+        "\"modes\":[\"create\",\"stream\"]}";
     cr_assert(tw_driver_describe_parse(good, strlen(good), &d, &why), "%s", why.message);
     cr_assert_str_eq(d.client, "openai");
     cr_assert_eq(d.nmodes, 2);
     cr_assert_str_eq(d.modes[1], "stream");
     static const char *const bad[] = {
         "[]",
-        "{\"protocol\":2,\"client\":\"a\",\"version\":\"1\",\"endpoint\":\"openai\",\"modes\":[\"x\"]}",
-        "{\"protocol\":1,\"client\":\"a\",\"version\":\"1\",\"endpoint\":\"vllm\",\"modes\":[\"x\"]}",
+        "{\"protocol\":2,\"client\":\"a\",\"version\":\"1\",\"endpoint\":\"openai\",\"modes\":["
+        "\"x\"]}",
+        "{\"protocol\":1,\"client\":\"a\",\"version\":\"1\",\"endpoint\":\"vllm\",\"modes\":[\"x\"]"
+        "}",
         "{\"protocol\":1,\"client\":\"a\",\"version\":\"1\",\"endpoint\":\"openai\",\"modes\":[]}",
-        "{\"protocol\":1,\"client\":\"a\",\"version\":\"1\",\"endpoint\":\"openai\",\"modes\":[\"a b\"]}",
-        "{\"protocol\":1,\"client\":\"a\",\"version\":\"1\",\"endpoint\":\"openai\",\"modes\":[\"x\",\"x\"]}",
+        "{\"protocol\":1,\"client\":\"a\",\"version\":\"1\",\"endpoint\":\"openai\",\"modes\":[\"a "
+        "b\"]}",
+        "{\"protocol\":1,\"client\":\"a\",\"version\":\"1\",\"endpoint\":\"openai\",\"modes\":["
+        "\"x\",\"x\"]}",
         "{\"protocol\":1,\"client\":\"a\",\"version\":\"1\",\"endpoint\":\"openai\",\"modes\":"
         "[\"1\",\"2\",\"3\",\"4\",\"5\",\"6\",\"7\",\"8\",\"9\"]}",
         "{\"protocol\":1,\"version\":\"1\",\"endpoint\":\"openai\",\"modes\":[\"x\"]}",
@@ -130,21 +152,25 @@ Test(clients, output_valid_and_modes)
     cJSON *o = cJSON_Parse(GOOD);
     cr_assert(tw_driver_output_valid(o, &why));
     cJSON_Delete(o);
-    static const char *const bad[] = {"[]", "{\"content\":1,\"tool_calls\":[],\"error\":null}",
-                                      "{\"tool_calls\":{},\"error\":null}", "{\"tool_calls\":[1],\"error\":null}",
-                                      "{\"error\":\"x\",\"tool_calls\":[]}",
-                                      "{\"tool_calls\":[{\"id\":1}],\"error\":null}",
-                                      "{\"tool_calls\":[{\"id\":\"a\",\"invalid\":\"yes\"}],\"error\":null}",
-                                      "{\"tool_calls\":[{\"id\":\"a\",\"invalid\":true,\"invalid_reason\":5}],\"error\":null}",
-                                      NULL};
+    static const char *const bad[] = {
+        "[]",
+        "{\"content\":1,\"tool_calls\":[],\"error\":null}",
+        "{\"tool_calls\":{},\"error\":null}",
+        "{\"tool_calls\":[1],\"error\":null}",
+        "{\"error\":\"x\",\"tool_calls\":[]}",
+        "{\"tool_calls\":[{\"id\":1}],\"error\":null}",
+        "{\"tool_calls\":[{\"id\":\"a\",\"invalid\":\"yes\"}],\"error\":null}",
+        "{\"tool_calls\":[{\"id\":\"a\",\"invalid\":true,\"invalid_reason\":5}],\"error\":null}",
+        NULL};
     for (size_t i = 0; bad[i]; i++) {
         o = cJSON_Parse(bad[i]);
         cr_assert_not(tw_driver_output_valid(o, &why), "%s", bad[i]);
         cJSON_Delete(o);
     }
-    /* leaving out tool_calls or error is the driver's failure: it would read as "no call", "no error" */
-    static const char *const partial[] = {"{\"content\":\"hi\",\"error\":null}", "{\"content\":\"hi\",\"tool_calls\":[]}",
-                                          NULL};
+    /* leaving out tool_calls or error is the driver's failure: it would read as "no call", "no
+     * error" */
+    static const char *const partial[] = {"{\"content\":\"hi\",\"error\":null}",
+                                          "{\"content\":\"hi\",\"tool_calls\":[]}", NULL};
     static const char *const missing[] = {"\"tool_calls\" is missing", "\"error\" is missing"};
     for (size_t i = 0; partial[i]; i++) {
         o = cJSON_Parse(partial[i]);
@@ -166,20 +192,30 @@ Test(clients, expect_client_loaded_and_validated)
     const tw_fx_exchange *x = exchange(OREQ, WHOLE_RESP, RESULT, NULL);
     cr_assert(x->expect_client);
     tw_fixture_free(&fx);
-    static const char *const bad[] = {"{}", "{\"raises\":false}", "{\"raises\":1}", "{\"raises\":true,\"result\":{}}",
-                                      "{\"result\":{\"tool_calls\":[{\"id\":\"a\"}]}}",
-                                      "{\"result\":{\"tool_calls\":[{\"name\":\"a\",\"arguments\":3}]}}",
-                                      "{\"result\":{\"content\":3}}", "{\"raises\":true,\"why\":1}", NULL};
+    static const char *const bad[] = {
+        "{}",
+        "{\"raises\":false}",
+        "{\"raises\":1}",
+        "{\"raises\":true,\"result\":{}}",
+        "{\"result\":{\"tool_calls\":[{\"id\":\"a\"}]}}",
+        "{\"result\":{\"tool_calls\":[{\"name\":\"a\",\"arguments\":3}]}}",
+        "{\"result\":{\"content\":3}}",
+        "{\"raises\":true,\"why\":1}",
+        NULL};
     for (size_t i = 0; bad[i]; i++) {
         char *text = NULL;
-        cr_assert(asprintf(&text,
-                           "{\"fixture_version\":1,\"name\":\"t/x\",\"description\":\"d\",\"backend\":\"openai\",\"provenance\":{\"source\":"
-                           "\"hand-made\"},\"exchanges\":[{\"request\":%s,\"expect\":{\"client\":%s}}]}",
-                           OREQ, bad[i]) > 0);
+        cr_assert(
+            asprintf(&text,
+                     "{\"fixture_version\":1,\"name\":\"t/"
+                     "x\",\"description\":\"d\",\"backend\":\"openai\",\"provenance\":{\"source\":"
+                     "\"hand-made\"},\"exchanges\":[{\"request\":%s,\"expect\":{\"client\":%s}}]}",
+                     OREQ, bad[i]) > 0);
         tw_error why = {.offset = -1};
         tw_fixture f;
-        cr_assert_neq(tw_fixture_parse(text, strlen(text), "t.json", NULL, &f, &why), TW_OK, "%s", bad[i]);
-        cr_assert(strstr(why.message, "expect.client"), "%s names expect.client: %s", bad[i], why.message);
+        cr_assert_neq(tw_fixture_parse(text, strlen(text), "t.json", NULL, &f, &why), TW_OK, "%s",
+                      bad[i]);
+        cr_assert(strstr(why.message, "expect.client"), "%s names expect.client: %s", bad[i],
+                  why.message);
         free(text);
     }
 }
@@ -198,7 +234,8 @@ Test(clients, every_scenario_loads)
         for (size_t k = 0; k < f.nexchanges; k++) {
             cr_assert(f.exchanges[k].expect_client, "%s#%zu has expect.client", files[i], k);
             raises += cJSON_IsTrue(cJSON_GetObjectItem(f.exchanges[k].expect_client, "raises"));
-            cut += f.exchanges[k].faults && cJSON_GetObjectItem(f.exchanges[k].faults, "truncate_sse_after_bytes");
+            cut += f.exchanges[k].faults &&
+                   cJSON_GetObjectItem(f.exchanges[k].faults, "truncate_sse_after_bytes");
         }
         tw_fixture_free(&f);
     }
@@ -218,8 +255,10 @@ Test(clients, result_surfaced_whole)
     cr_assert_eq(judge(x, GOOD, NULL, 0, TW_CHK_CLT_03, NULL, 0), TW_V_PASS);
     cr_assert_eq(judge(x, GOOD, NULL, 0, TW_CHK_CLT_04, NULL, 0), TW_V_SKIP);
     /* arguments as the JSON string the SDK hands on are the same arguments */
-    const char *str = "{\"content\":\"Let me check.\",\"reasoning\":\"I think.\",\"tool_calls\":[{\"id\":\"c1\","
-                      "\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\": \\\"Paris\\\"}\"}],\"error\":null}";
+    const char *str =
+        "{\"content\":\"Let me check.\",\"reasoning\":\"I think.\",\"tool_calls\":[{\"id\":\"c1\","
+        "\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\": "
+        "\\\"Paris\\\"}\"}],\"error\":null}";
     cr_assert_eq(judge(x, str, NULL, 0, TW_CHK_CLT_01, ev, sizeof ev), TW_V_PASS, "%s", ev);
 }
 
@@ -230,19 +269,24 @@ Test(clients, result_calls_wrong)
     /* arguments replaced by {} */
     cr_assert_eq(judge(x, LANGCHAIN_CUT, NULL, 0, TW_CHK_CLT_01, ev, sizeof ev), TW_V_FAIL);
     cr_assert(strstr(ev, "wrong arguments"), "%s", ev);
-    cr_assert(strstr(ev, "{\"city\":\"Paris\"}"), "the right arguments are in the evidence: %s", ev);
+    cr_assert(strstr(ev, "{\"city\":\"Paris\"}"), "the right arguments are in the evidence: %s",
+              ev);
     /* another id, another name, a missing call, an extra call */
-    const char *id = "{\"content\":\"Let me check.\",\"tool_calls\":[{\"id\":\"zz\",\"name\":\"get_weather\","
-                     "\"arguments\":{\"city\":\"Paris\"}}]}";
+    const char *id =
+        "{\"content\":\"Let me check.\",\"tool_calls\":[{\"id\":\"zz\",\"name\":\"get_weather\","
+        "\"arguments\":{\"city\":\"Paris\"}}]}";
     cr_assert_eq(judge(x, id, NULL, 0, TW_CHK_CLT_01, ev, sizeof ev), TW_V_FAIL);
     cr_assert(strstr(ev, "wrong id"), "%s", ev);
-    const char *name = "{\"tool_calls\":[{\"id\":\"c1\",\"name\":\"get_time\",\"arguments\":{\"city\":\"Paris\"}}]}";
+    const char *name = "{\"tool_calls\":[{\"id\":\"c1\",\"name\":\"get_time\",\"arguments\":{"
+                       "\"city\":\"Paris\"}}]}";
     cr_assert_eq(judge(x, name, NULL, 0, TW_CHK_CLT_01, ev, sizeof ev), TW_V_FAIL);
     cr_assert(strstr(ev, "wrong name"), "%s", ev);
-    cr_assert_eq(judge(x, "{\"content\":\"Let me check.\",\"tool_calls\":[]}", NULL, 0, TW_CHK_CLT_01, ev, sizeof ev),
+    cr_assert_eq(judge(x, "{\"content\":\"Let me check.\",\"tool_calls\":[]}", NULL, 0,
+                       TW_CHK_CLT_01, ev, sizeof ev),
                  TW_V_FAIL);
     cr_assert(strstr(ev, "0 calls handed on, 1 sent"), "%s", ev);
-    const char *two = "{\"tool_calls\":[{\"id\":\"c1\",\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"}},"
+    const char *two = "{\"tool_calls\":[{\"id\":\"c1\",\"name\":\"get_weather\",\"arguments\":{"
+                      "\"city\":\"Paris\"}},"
                       "{\"id\":\"c2\",\"name\":\"f\",\"arguments\":{}}]}";
     cr_assert_eq(judge(x, two, NULL, 0, TW_CHK_CLT_01, NULL, 0), TW_V_FAIL);
     /* raising where a result is right fails the result checks */
@@ -256,14 +300,16 @@ Test(clients, content_and_reasoning)
 {
     const tw_fx_exchange *x = exchange(OREQ, WHOLE_RESP, RESULT, NULL);
     char ev[600];
-    const char *changed = "{\"content\":\"Let me\",\"reasoning\":\"k.\",\"tool_calls\":[{\"id\":\"c1\",\"name\":"
-                          "\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}]}";
+    const char *changed =
+        "{\"content\":\"Let me\",\"reasoning\":\"k.\",\"tool_calls\":[{\"id\":\"c1\",\"name\":"
+        "\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}]}";
     cr_assert_eq(judge(x, changed, NULL, 0, TW_CHK_CLT_02, ev, sizeof ev), TW_V_FAIL);
     cr_assert(strstr(ev, "\"Let me\"") && strstr(ev, "\"Let me check.\""), "%s", ev);
     cr_assert_eq(judge(x, changed, NULL, 0, TW_CHK_CLT_03, ev, sizeof ev), TW_V_FAIL);
     cr_assert(strstr(ev, "\"k.\""), "%s", ev);
-    const char *dropped = "{\"content\":\"Let me check.\",\"reasoning\":null,\"tool_calls\":[{\"id\":\"c1\",\"name\":"
-                          "\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}]}";
+    const char *dropped =
+        "{\"content\":\"Let me check.\",\"reasoning\":null,\"tool_calls\":[{\"id\":\"c1\",\"name\":"
+        "\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}]}";
     cr_assert_eq(judge(x, dropped, NULL, 0, TW_CHK_CLT_03, NULL, 0), TW_V_FAIL);
     cr_assert_eq(judge(x, dropped, NULL, 0, TW_CHK_CLT_01, NULL, 0), TW_V_PASS);
     tw_fixture_free(&fx);
@@ -275,7 +321,8 @@ Test(clients, content_and_reasoning)
 
 Test(clients, cut_stream_must_raise)
 {
-    const tw_fx_exchange *x = exchange(OREQ, STREAM_RESP, "{\"raises\":true}", "{\"truncate_sse_after_bytes\":600}");
+    const tw_fx_exchange *x =
+        exchange(OREQ, STREAM_RESP, "{\"raises\":true}", "{\"truncate_sse_after_bytes\":600}");
     char ev[600];
     /* the silent acceptance of a truncated call: {} arguments, or "" input with finish "other" */
     cr_assert_eq(judge(x, LANGCHAIN_CUT, NULL, 0, TW_CHK_CLT_04, ev, sizeof ev), TW_V_FAIL);
@@ -299,11 +346,14 @@ Test(clients, cut_stream_must_raise)
  * is still a call handed on: the verdicts stand, the evidence says the library flagged it. */
 Test(clients, flagged_invalid_calls)
 {
-    const tw_fx_exchange *x = exchange(OREQ, STREAM_RESP, "{\"raises\":true}", "{\"truncate_sse_after_bytes\":600}");
+    const tw_fx_exchange *x =
+        exchange(OREQ, STREAM_RESP, "{\"raises\":true}", "{\"truncate_sse_after_bytes\":600}");
     char ev[600];
-    const char *flagged = "{\"content\":\"\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"get_weather\",\"arguments\":"
-                          "\"{\\\"city\\\"\",\"invalid\":true,\"invalid_reason\":\"InvalidToolInputError: Invalid input\"}],"
-                          "\"finish_reason\":\"unknown\",\"error\":null}";
+    const char *flagged =
+        "{\"content\":\"\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"get_weather\",\"arguments\":"
+        "\"{\\\"city\\\"\",\"invalid\":true,\"invalid_reason\":\"InvalidToolInputError: Invalid "
+        "input\"}],"
+        "\"finish_reason\":\"unknown\",\"error\":null}";
     cr_assert_eq(judge(x, flagged, NULL, 0, TW_CHK_CLT_04, ev, sizeof ev), TW_V_FAIL);
     cr_assert(strstr(ev, "[flagged invalid: \"InvalidToolInputError: Invalid input\"]"), "%s", ev);
     /* not flagged: no mark */
@@ -312,9 +362,11 @@ Test(clients, flagged_invalid_calls)
     tw_fixture_free(&fx);
     /* arguments that are not JSON, handed on as the string and flagged: the right call */
     x = exchange(OREQ, WHOLE_RESP,
-                 "{\"result\":{\"content\":\"\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"f\",\"arguments\":\"city=Paris\"}]}}",
+                 "{\"result\":{\"content\":\"\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"f\","
+                 "\"arguments\":\"city=Paris\"}]}}",
                  NULL);
-    const char *str = "{\"content\":\"\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"f\",\"arguments\":\"city=Paris\","
+    const char *str = "{\"content\":\"\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"f\","
+                      "\"arguments\":\"city=Paris\","
                       "\"invalid\":true}],\"error\":null}";
     cr_assert_eq(judge(x, str, NULL, 0, TW_CHK_CLT_01, ev, sizeof ev), TW_V_PASS, "%s", ev);
     cr_assert(strstr(ev, "f(\"city=Paris\") [flagged invalid]"), "%s", ev);
@@ -332,10 +384,10 @@ Test(clients, error_event_must_raise)
 
 Test(clients, may_raise)
 {
-    const tw_fx_exchange *x = exchange(
-        OREQ, WHOLE_RESP,
-        "{\"may_raise\":true,\"result\":{\"tool_calls\":[{\"id\":\"c1\",\"name\":\"f\",\"arguments\":\"{a: 1\"}]}}",
-        NULL);
+    const tw_fx_exchange *x = exchange(OREQ, WHOLE_RESP,
+                                       "{\"may_raise\":true,\"result\":{\"tool_calls\":[{\"id\":"
+                                       "\"c1\",\"name\":\"f\",\"arguments\":\"{a: 1\"}]}}",
+                                       NULL);
     cr_assert_eq(judge(x, RAISED, NULL, 0, TW_CHK_CLT_01, NULL, 0), TW_V_SKIP);
     const char *raw = "{\"tool_calls\":[{\"id\":\"c1\",\"name\":\"f\",\"arguments\":\"{a: 1\"}]}";
     cr_assert_eq(judge(x, raw, NULL, 0, TW_CHK_CLT_01, NULL, 0), TW_V_PASS);
@@ -354,10 +406,12 @@ static tw_mock_record rec(tw_check_id id, tw_verdict v, const char *ev)
 
 Test(clients, retry_after_from_the_mock)
 {
-    const tw_fx_exchange *x = exchange(OREQ, WHOLE_RESP, RESULT, "{\"status\":429,\"retry_after\":1}");
+    const tw_fx_exchange *x =
+        exchange(OREQ, WHOLE_RESP, RESULT, "{\"status\":429,\"retry_after\":1}");
     char ev[600];
-    tw_mock_record r[2] = {rec(TW_CHK_CLI_07, TW_V_SKIP, "no Retry-After pending"),
-                           rec(TW_CHK_CLI_07, TW_V_PASS, "retried after the 1000 ms Retry-After asked")};
+    tw_mock_record r[2] = {
+        rec(TW_CHK_CLI_07, TW_V_SKIP, "no Retry-After pending"),
+        rec(TW_CHK_CLI_07, TW_V_PASS, "retried after the 1000 ms Retry-After asked")};
     cr_assert_eq(judge(x, GOOD, r, 2, TW_CHK_CLT_06, ev, sizeof ev), TW_V_PASS);
     cr_assert(strstr(ev, "1000 ms"), "%s", ev);
     tw_check_set_free(&r[1].checks);
@@ -375,13 +429,17 @@ Test(clients, retry_after_from_the_mock)
 
 Test(clients, tool_results_ids_from_the_mock)
 {
-    const tw_fx_exchange *x = exchange(OREQ_RESULTS, WHOLE_RESP, "{\"result\":{\"content\":\"done\"}}", NULL);
+    const tw_fx_exchange *x =
+        exchange(OREQ_RESULTS, WHOLE_RESP, "{\"result\":{\"content\":\"done\"}}", NULL);
     char ev[600];
     tw_mock_record r = rec(TW_CHK_CLI_01, TW_V_PASS, "");
     tw_check_set_put(&r.checks, TW_CHK_CLI_02, TW_V_PASS, -1, "%s", "answered");
-    cr_assert_eq(judge(x, "{\"content\":\"done\"}", &r, 1, TW_CHK_CLT_07, ev, sizeof ev), TW_V_PASS, "%s", ev);
-    tw_check_set_put(&r.checks, TW_CHK_CLI_01, TW_V_FAIL, -1, "messages[2].tool_call_id \"c9\" names no call");
-    cr_assert_eq(judge(x, "{\"content\":\"done\"}", &r, 1, TW_CHK_CLT_07, ev, sizeof ev), TW_V_FAIL);
+    cr_assert_eq(judge(x, "{\"content\":\"done\"}", &r, 1, TW_CHK_CLT_07, ev, sizeof ev), TW_V_PASS,
+                 "%s", ev);
+    tw_check_set_put(&r.checks, TW_CHK_CLI_01, TW_V_FAIL, -1,
+                     "messages[2].tool_call_id \"c9\" names no call");
+    cr_assert_eq(judge(x, "{\"content\":\"done\"}", &r, 1, TW_CHK_CLT_07, ev, sizeof ev),
+                 TW_V_FAIL);
     cr_assert(strstr(ev, "CLI-01") && strstr(ev, "c9"), "%s", ev);
     /* nothing reached the mock */
     cr_assert_eq(judge(x, RAISED, NULL, 0, TW_CHK_CLT_07, NULL, 0), TW_V_SKIP);
@@ -397,7 +455,9 @@ Test(clients, tool_results_ids_from_the_mock)
 Test(clients, proc_stdin_stdout_exit)
 {
     tw_proc_result r;
-    cr_assert_eq(tw_proc_run("sh -c 'cat; echo log >&2; exit 3'", "--run", "hello", 5, 10000, 1000, 1000, &r), TW_OK);
+    cr_assert_eq(tw_proc_run("sh -c 'cat; echo log >&2; exit 3'", "--run", "hello", 5, 10000, 1000,
+                             1000, &r),
+                 TW_OK);
     cr_assert_str_eq(r.out, "hello");
     cr_assert_str_eq(r.err, "log\n");
     cr_assert_eq(r.exit_code, 3);
@@ -429,7 +489,8 @@ Test(clients, proc_output_capped)
     cr_assert_leq(r.out_len, 4096);
     tw_proc_result_free(&r);
     /* endless log: kept up to its cap, drained, the driver still finishes */
-    cr_assert_eq(tw_proc_run("sh -c 'head -c 300000 /dev/zero >&2; echo done'", "--run", "", 0, 60000, 4096, 1000, &r),
+    cr_assert_eq(tw_proc_run("sh -c 'head -c 300000 /dev/zero >&2; echo done'", "--run", "", 0,
+                             60000, 4096, 1000, &r),
                  TW_OK);
     cr_assert_eq(r.err_len, 1000);
     cr_assert(r.err_cut);
@@ -456,8 +517,10 @@ static void write_driver(const char *path, const char *out)
     FILE *f = fopen(path, "w");
     cr_assert(f);
     fprintf(f,
-            "if [ \"$1\" = --describe ]; then echo '{\"protocol\":1,\"client\":\"stand-in\",\"version\":\"1\","
-            "\"endpoint\":\"openai\",\"modes\":[\"create\",\"stream\"]}'; exit 0; fi\ncat >/dev/null\n%s\n",
+            "if [ \"$1\" = --describe ]; then echo "
+            "'{\"protocol\":1,\"client\":\"stand-in\",\"version\":\"1\","
+            "\"endpoint\":\"openai\",\"modes\":[\"create\",\"stream\"]}'; exit 0; fi\ncat "
+            ">/dev/null\n%s\n",
             out);
     fclose(f);
 }
@@ -473,7 +536,8 @@ static cJSON *load_report(const char *name)
 }
 
 /* The verdict of check id in the report's row of fixture name. */
-static const char *verdict_of(const cJSON *rep, const char *name, const char *id, const char **evidence)
+static const char *verdict_of(const cJSON *rep, const char *name, const char *id,
+                              const char **evidence)
 {
     const cJSON *f;
     cJSON_ArrayForEach(f, cJSON_GetObjectItem(rep, "fixtures"))
@@ -509,7 +573,8 @@ Test(clients, run_reports_silent_truncation)
     cr_assert_eq(tw_clients_run_all(&c, 1, paths, 1, out, &o), 1, "a failing check fails the run");
     cJSON *rep = load_report("stand-in");
     const char *ev = NULL;
-    const char *v = verdict_of(rep, "clients/openai_stream_cut_in_arguments [stream]", "CLT-04", &ev);
+    const char *v =
+        verdict_of(rep, "clients/openai_stream_cut_in_arguments [stream]", "CLT-04", &ev);
     cr_assert(v && strcmp(v, "fail") == 0, "CLT-04 fails: %s", v ? v : "(no row)");
     cr_assert(ev && strstr(ev, "get_weather({})"), "%s", ev ? ev : "");
     cJSON_Delete(rep);
@@ -545,21 +610,31 @@ Test(clients, run_driver_failures_are_not_verdicts)
     memset(&o, 0, sizeof o);
     o.quiet = true;
     o.timeout_ms = 1500;
-    static const char *const bodies[] = {"echo crashed >&2; exit 4", "echo not json", "echo '{\"content\":5}'",
-                                         "sleep 30", "echo '{\"content\":\"x\",\"tool_calls\":[]}'", NULL};
-    static const char *const why[] = {"exited with status 4", "did not print one JSON object",
-                                      "broke the protocol", "ran past 1500 ms",
-                                      "broke the protocol: \"error\" is missing", NULL};
+    static const char *const bodies[] = {"echo crashed >&2; exit 4",
+                                         "echo not json",
+                                         "echo '{\"content\":5}'",
+                                         "sleep 30",
+                                         "echo '{\"content\":\"x\",\"tool_calls\":[]}'",
+                                         NULL};
+    static const char *const why[] = {"exited with status 4",
+                                      "did not print one JSON object",
+                                      "broke the protocol",
+                                      "ran past 1500 ms",
+                                      "broke the protocol: \"error\" is missing",
+                                      NULL};
     for (size_t i = 0; bodies[i]; i++) {
         write_driver(drv, bodies[i]);
         cr_assert_eq(tw_clients_run_all(&c, 1, paths, 1, out, &o), 1, "%s", bodies[i]);
         cJSON *rep = load_report("stand-in");
         const cJSON *e = cJSON_GetArrayItem(
-            cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(rep, "fixtures"), 0), "exchanges"), 0);
+            cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(rep, "fixtures"), 0),
+                                "exchanges"),
+            0);
         const cJSON *res = cJSON_GetObjectItem(e, "result");
         cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(res, "verdict")), "fail");
         const char *d = cJSON_GetStringValue(cJSON_GetObjectItem(res, "detail"));
-        cr_assert(d && strstr(d, "driver failure") && strstr(d, why[i]), "%s: %s", bodies[i], d ? d : "");
+        cr_assert(d && strstr(d, "driver failure") && strstr(d, why[i]), "%s: %s", bodies[i],
+                  d ? d : "");
         const char *v = verdict_of(rep, "clients/openai_single_call [whole]", "CLT-01", NULL);
         cr_assert(v && strcmp(v, "skip") == 0, "no verdict on a driver failure");
         cJSON_Delete(rep);

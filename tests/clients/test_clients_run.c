@@ -36,21 +36,27 @@ static void stand_in(const char *name, const char *pause)
 {
     char p[600], text[2000];
     snprintf(p, sizeof p, "%s/%s", dir, name);
-    snprintf(text, sizeof text,
-             "if [ \"$1\" = --describe ]; then echo '{\"protocol\":1,\"client\":\"stand-in\",\"version\":\"1\","
-             "\"endpoint\":\"openai\",\"modes\":[\"create\",\"stream\"]}'; exit 0; fi\n"
-             "in=$(cat)\nsleep %s\ncase \"$in\" in\n"
-             "*openai_single_call*) echo '{\"content\":\"Let me check the weather.\",\"tool_calls\":[{\"id\":\"call_w1\",\"name\":\"get_weather\","
-             "\"arguments\":{\"city\":\"Paris\"}}],\"finish_reason\":\"tool_calls\",\"error\":null}' ;;\n"
-             "*) echo '{\"content\":null,\"tool_calls\":[],\"error\":{\"type\":\"APIError\",\"message\":\"no\","
-             "\"status\":null}}' ;;\nesac\n",
-             pause);
+    snprintf(
+        text, sizeof text,
+        "if [ \"$1\" = --describe ]; then echo "
+        "'{\"protocol\":1,\"client\":\"stand-in\",\"version\":\"1\","
+        "\"endpoint\":\"openai\",\"modes\":[\"create\",\"stream\"]}'; exit 0; fi\n"
+        "in=$(cat)\nsleep %s\ncase \"$in\" in\n"
+        "*openai_single_call*) echo '{\"content\":\"Let me check the "
+        "weather.\",\"tool_calls\":[{\"id\":\"call_w1\",\"name\":\"get_weather\","
+        "\"arguments\":{\"city\":\"Paris\"}}],\"finish_reason\":\"tool_calls\",\"error\":null}' "
+        ";;\n"
+        "*) echo "
+        "'{\"content\":null,\"tool_calls\":[],\"error\":{\"type\":\"APIError\",\"message\":\"no\","
+        "\"status\":null}}' ;;\nesac\n",
+        pause);
     tw_test_spit(p, text);
 }
 
-#define SCENARIOS                                                                                                      \
-    "fixtures/clients/openai_single_call.json fixtures/clients/openai_parallel_calls.json "                          \
-    "fixtures/clients/openai_stream_cut_in_arguments.json fixtures/clients/openai_stream_dropped.json "              \
+#define SCENARIOS                                                                                  \
+    "fixtures/clients/openai_single_call.json fixtures/clients/openai_parallel_calls.json "        \
+    "fixtures/clients/openai_stream_cut_in_arguments.json "                                        \
+    "fixtures/clients/openai_stream_dropped.json "                                                 \
     "fixtures/clients/openai_text_only.json fixtures/clients/openai_stream_error_event.json"
 
 /* The report without what changes from run to run (times, the date). */
@@ -83,9 +89,10 @@ Test(clients_run, jobs_give_the_reports_of_one_job)
     stand_in("b.sh", "0.1");
     int rc[2];
     for (int j = 0; j < 2; j++)
-        rc[j] = tw_test_sh("cd '%s' && '%s' clients --client a='sh %s/a.sh' --client b='sh %s/b.sh' --jobs %d "
-                           "--out '%s/r%d' " SCENARIOS " >'%s/out%d' 2>'%s/err%d'",
-                           tw_test_src(""), bin(), dir, dir, j ? 6 : 1, dir, j, dir, j, dir, j);
+        rc[j] = tw_test_sh(
+            "cd '%s' && '%s' clients --client a='sh %s/a.sh' --client b='sh %s/b.sh' --jobs %d "
+            "--out '%s/r%d' " SCENARIOS " >'%s/out%d' 2>'%s/err%d'",
+            tw_test_src(""), bin(), dir, dir, j ? 6 : 1, dir, j, dir, j, dir, j);
     cr_assert_eq(rc[0], 1, "a raise where a call is right fails a check");
     cr_assert_eq(rc[1], rc[0], "the same exit status with --jobs 6");
     for (const char *const *n = (const char *const[]){"a", "b", NULL}; *n; n++) {
@@ -108,16 +115,21 @@ Test(clients_run, jobs_give_the_reports_of_one_job)
             lines++;
         cr_assert_eq(lines, 12, "12 progress lines (2 clients x 6 files): %s", err);
         cr_assert(strstr(err, "[12/12] "), "%s", err);
-        cr_assert(strstr(err, "] a fixtures/clients/openai_stream_dropped.json: 1 exchange, 0 mismatches, "),
-                  "the line names the client, the file, its counts: %s", err);
-        cr_assert(strstr(err, "] b fixtures/clients/openai_text_only.json: 2 exchanges, 4 mismatches, "), "%s", err);
+        cr_assert(
+            strstr(err,
+                   "] a fixtures/clients/openai_stream_dropped.json: 1 exchange, 0 mismatches, "),
+            "the line names the client, the file, its counts: %s", err);
+        cr_assert(
+            strstr(err, "] b fixtures/clients/openai_text_only.json: 2 exchanges, 4 mismatches, "),
+            "%s", err);
         free(err);
     }
     /* --quiet: no progress */
-    cr_assert_eq(tw_test_sh("cd '%s' && '%s' clients --quiet --client a='sh %s/a.sh' --jobs 2 --out '%s/r2' "
-                            "fixtures/clients/openai_single_call.json 2>'%s/err2'",
-                            tw_test_src(""), bin(), dir, dir, dir),
-                 0);
+    cr_assert_eq(
+        tw_test_sh("cd '%s' && '%s' clients --quiet --client a='sh %s/a.sh' --jobs 2 --out '%s/r2' "
+                   "fixtures/clients/openai_single_call.json 2>'%s/err2'",
+                   tw_test_src(""), bin(), dir, dir, dir),
+        0);
     char p[600];
     snprintf(p, sizeof p, "%s/err2", dir);
     char *err = tw_test_slurp(p, &slen);
@@ -143,18 +155,22 @@ Test(clients_run, driver_command)
     char p[600];
     snprintf(p, sizeof p, "%s/cmd", dir);
     tw_test_spit(p, cmd);
-    cr_assert_eq(tw_test_sh("cd '%s' && '%s' clients --quiet --client \"long=$(cat '%s/cmd')\" --out '%s/r' "
-                            "fixtures/clients/openai_single_call.json 2>'%s/err'",
-                            tw_test_src(""), bin(), dir, dir, dir),
-                 0, "a command of 10,000 bytes runs");
+    cr_assert_eq(
+        tw_test_sh("cd '%s' && '%s' clients --quiet --client \"long=$(cat '%s/cmd')\" --out '%s/r' "
+                   "fixtures/clients/openai_single_call.json 2>'%s/err'",
+                   tw_test_src(""), bin(), dir, dir, dir),
+        0, "a command of 10,000 bytes runs");
     /* exec: the first word is the program */
-    cr_assert_eq(tw_test_sh("cd '%s' && '%s' clients --quiet --client 'v=TW_X=1 sh %s/a.sh' --out '%s/r' "
-                            "fixtures/clients/openai_single_call.json 2>'%s/err'",
-                            tw_test_src(""), bin(), dir, dir, dir),
-                 2, "a driver whose --describe fails cannot be judged");
+    cr_assert_eq(
+        tw_test_sh("cd '%s' && '%s' clients --quiet --client 'v=TW_X=1 sh %s/a.sh' --out '%s/r' "
+                   "fixtures/clients/openai_single_call.json 2>'%s/err'",
+                   tw_test_src(""), bin(), dir, dir, dir),
+        2, "a driver whose --describe fails cannot be judged");
     snprintf(p, sizeof p, "%s/err", dir);
     char *err = tw_test_slurp(p, &slen);
-    cr_assert(strstr(err, "client v: 'TW_X=1 sh") && strstr(err, "--describe' exited with status 127"), "%s", err);
+    cr_assert(strstr(err, "client v: 'TW_X=1 sh") &&
+                  strstr(err, "--describe' exited with status 127"),
+              "%s", err);
     free(err);
     /* over the cap: refused before anything runs */
     tw_client_spec c = {"long", cmd};
@@ -164,14 +180,16 @@ Test(clients_run, driver_command)
     o.quiet = true;
     o.limits.max_line_bytes = 4096;
     snprintf(p, sizeof p, "%s/r", dir);
-    cr_assert_eq(tw_clients_run_all(&c, 1, paths, 1, p, &o), 2, "a command over limits.max_line_bytes");
+    cr_assert_eq(tw_clients_run_all(&c, 1, paths, 1, p, &o), 2,
+                 "a command over limits.max_line_bytes");
     char *huge = malloc(TW_PROC_MAX_CMD + 2);
     cr_assert(huge);
     memset(huge, 'x', TW_PROC_MAX_CMD + 1);
     huge[TW_PROC_MAX_CMD + 1] = 0;
     c.cmd = huge;
     o.limits.max_line_bytes = 0;
-    cr_assert_eq(tw_clients_run_all(&c, 1, paths, 1, p, &o), 2, "a command longer than one argument of /bin/sh");
+    cr_assert_eq(tw_clients_run_all(&c, 1, paths, 1, p, &o), 2,
+                 "a command longer than one argument of /bin/sh");
     tw_proc_result r;
     cr_assert_eq(tw_proc_run(huge, "--describe", "", 0, 1000, 100, 100, &r), TW_ERR_LIMIT);
     free(huge);
@@ -192,16 +210,20 @@ static void drivers_dir(const char *imports)
     snprintf(p, sizeof p, "%s/d/x", dir);
     cr_assert_eq(mkdir(p, 0755), 0);
     snprintf(p, sizeof p, "%s/d/package.json", dir);
-    tw_test_spit(p, "{\"name\":\"tw-test-drivers\",\"version\":\"1.0.0\",\"private\":true,\"type\":\"module\"}\n");
+    tw_test_spit(p, "{\"name\":\"tw-test-drivers\",\"version\":\"1.0.0\",\"private\":true,\"type\":"
+                    "\"module\"}\n");
     snprintf(p, sizeof p, "%s/d/package-lock.json", dir);
-    tw_test_spit(p, "{\"name\":\"tw-test-drivers\",\"version\":\"1.0.0\",\"lockfileVersion\":3,\"requires\":true,"
+    tw_test_spit(p, "{\"name\":\"tw-test-drivers\",\"version\":\"1.0.0\",\"lockfileVersion\":3,"
+                    "\"requires\":true,"
                     "\"packages\":{\"\":{\"name\":\"tw-test-drivers\",\"version\":\"1.0.0\"}}}\n");
     snprintf(p, sizeof p, "%s/d/x/driver.mjs", dir);
     snprintf(text, sizeof text,
              "%s\nif (process.argv[2] === '--describe') {\n"
-             "  console.log(JSON.stringify({protocol: 1, client: 'x', version: '1', endpoint: 'openai', modes: ['create']}));\n"
+             "  console.log(JSON.stringify({protocol: 1, client: 'x', version: '1', endpoint: "
+             "'openai', modes: ['create']}));\n"
              "  process.exit(0);\n}\nfor await (const _ of process.stdin);\n"
-             "console.log(JSON.stringify({content: 'Let me check the weather.', tool_calls: [{id: 'call_w1', name: 'get_weather', arguments: "
+             "console.log(JSON.stringify({content: 'Let me check the weather.', tool_calls: [{id: "
+             "'call_w1', name: 'get_weather', arguments: "
              "{city: 'Paris'}}], finish_reason: 'tool_calls', error: null}));\n",
              imports);
     tw_test_spit(p, text);
@@ -262,7 +284,9 @@ Test(clients_run, module_not_found)
     char *err = tw_test_slurp(p, &slen);
     char want[900];
     snprintf(want, sizeof want, "run `cd %s/d && npm ci`", real);
-    cr_assert(strstr(err, "client x: its driver cannot load a module (") && strstr(err, "tw-no-such-package"), "%s", err);
+    cr_assert(strstr(err, "client x: its driver cannot load a module (") &&
+                  strstr(err, "tw-no-such-package"),
+              "%s", err);
     cr_assert(strstr(err, want), "%s", err);
     free(err);
     free(real);

@@ -83,7 +83,8 @@ static void no_window_in_tree(const char *dir)
         files_checked++;
         for (const char *const *s = secrets; *s; s++)
             for (size_t i = 0; i + 8 <= strlen(*s); i++)
-                cr_expect_null(tw_memmem(b, n, *s + i, 8), "%s holds '%.8s' of the secret %s", p, *s + i, *s);
+                cr_expect_null(tw_memmem(b, n, *s + i, 8), "%s holds '%.8s' of the secret %s", p,
+                               *s + i, *s);
         free(b);
     }
     closedir(d);
@@ -113,8 +114,9 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *c)
     return k;
 }
 
-static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
-                              const char *version, const char *upload, size_t *upload_size, void **con_cls)
+static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url,
+                              const char *method, const char *version, const char *upload,
+                              size_t *upload_size, void **con_cls)
 {
     (void)cls, (void)url, (void)method, (void)version;
     conn *k = *con_cls;
@@ -142,19 +144,22 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
     tw_buf out = {0};
     bool anthropic = strstr(k->uri, "/messages") != NULL;
     if (anthropic)
-        tw_buf_printf(&out,
-                      "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\","
-                      "\"content\":[{\"type\":\"text\",\"text\":\"%s\"}],\"stop_reason\":\"end_turn\","
-                      "\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}",
-                      content.data);
+        tw_buf_printf(
+            &out,
+            "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\","
+            "\"content\":[{\"type\":\"text\",\"text\":\"%s\"}],\"stop_reason\":\"end_turn\","
+            "\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}",
+            content.data);
     else
-        tw_buf_printf(&out,
-                      "{\"id\":\"c1\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\","
-                      "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"%s\"},"
-                      "\"finish_reason\":\"stop\"}]}",
-                      content.data);
+        tw_buf_printf(
+            &out,
+            "{\"id\":\"c1\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\","
+            "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"%s\"},"
+            "\"finish_reason\":\"stop\"}]}",
+            content.data);
     tw_buf_free(&content);
-    struct MHD_Response *r = MHD_create_response_from_buffer(out.len, out.data, MHD_RESPMEM_MUST_COPY);
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(out.len, out.data, MHD_RESPMEM_MUST_COPY);
     tw_buf_free(&out);
     MHD_add_response_header(r, "Content-Type", "application/json");
     enum MHD_Result rr = MHD_queue_response(c, 200, r);
@@ -162,7 +167,8 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
     return rr;
 }
 
-static void done(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
+static void done(void *cls, struct MHD_Connection *c, void **con_cls,
+                 enum MHD_RequestTerminationCode toe)
 {
     (void)cls, (void)c, (void)toe;
     conn *k = *con_cls;
@@ -182,9 +188,10 @@ static struct MHD_Daemon *server_start(unsigned *port)
     memset(&sa, 0, sizeof sa);
     sa.sin_family = AF_INET;
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, answer, NULL,
-                                            MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_URI_LOG_CALLBACK, uri_log,
-                                            NULL, MHD_OPTION_NOTIFY_COMPLETED, done, NULL, MHD_OPTION_END);
+    struct MHD_Daemon *d =
+        MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, answer, NULL,
+                         MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_URI_LOG_CALLBACK, uri_log, NULL,
+                         MHD_OPTION_NOTIFY_COMPLETED, done, NULL, MHD_OPTION_END);
     cr_assert_not_null(d);
     *port = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT)->port;
     return d;
@@ -206,9 +213,12 @@ Test(urls, join_puts_the_path_before_the_query)
     static const char *const cases[][3] = {
         /* base, path, URL sent */
         {"http://h/json?key=X", "/v1/chat/completions", "http://h/json/v1/chat/completions?key=X"},
-        {"http://h/json/?" QUERY, "/v1/chat/completions", "http://h/json/v1/chat/completions?" QUERY},
-        {"https://r.openai.azure.com/openai/deployments/d/v1?api-version=2024-10-21", "/v1/chat/completions",
-         "https://r.openai.azure.com/openai/deployments/d/v1/chat/completions?api-version=2024-10-21"},
+        {"http://h/json/?" QUERY, "/v1/chat/completions",
+         "http://h/json/v1/chat/completions?" QUERY},
+        {"https://r.openai.azure.com/openai/deployments/d/v1?api-version=2024-10-21",
+         "/v1/chat/completions",
+         "https://r.openai.azure.com/openai/deployments/d/v1/chat/"
+         "completions?api-version=2024-10-21"},
         {"http://h?key=X", "/v1/messages", "http://h/v1/messages?key=X"},
         {"http://h:8080/?key=X", "/v1/messages", "http://h:8080/v1/messages?key=X"},
         {"http://h/x?key=X", "/v1beta/models/m:streamGenerateContent?alt=sse",
@@ -222,7 +232,8 @@ Test(urls, join_puts_the_path_before_the_query)
         {"http://h/a?p=/v1", "/v1/chat/completions", "http://h/a/v1/chat/completions?p=/v1"},
         {"http://h", "", "http://h/"},
         {"http://h/", "generate", "http://h/generate"},
-        {"https://openrouter.ai/api/v1", "/v1/chat/completions", "https://openrouter.ai/api/v1/chat/completions"},
+        {"https://openrouter.ai/api/v1", "/v1/chat/completions",
+         "https://openrouter.ai/api/v1/chat/completions"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *u = tw_url_join(cases[i][0], cases[i][1]);
@@ -235,7 +246,8 @@ Test(urls, join_puts_the_path_before_the_query)
 Test(urls, a_base_with_a_fragment_or_without_a_host_is_refused)
 {
     tw_error why = {.offset = -1};
-    cr_expect(tw_url_base_ok("http://u:" PASS "@h:1/json?" QUERY, "--backend", &why), "%s", why.message);
+    cr_expect(tw_url_base_ok("http://u:" PASS "@h:1/json?" QUERY, "--backend", &why), "%s",
+              why.message);
     cr_expect_not(tw_url_base_ok("http://h/x#" KEY, "--backend", &why));
     cr_expect(strstr(why.message, "fragment"), "%s", why.message);
     cr_expect_null(strstr(why.message, KEY), "%s", why.message);
@@ -263,8 +275,8 @@ Test(urls, record_refuses_a_timeout_that_is_not_a_number)
     /* read as 0 (the default) before: a typo silently meant no timeout */
     static const char *const bad[] = {"5s", "", "-1", "0", "99999999999999999999"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        char *argv[] = {"record", "--backend", "http://127.0.0.1:9", "--timeout", (char *)bad[i], "--out", "/tmp",
-                        "fixtures/openai", NULL};
+        char *argv[] = {"record", "--backend", "http://127.0.0.1:9", "--timeout", (char *)bad[i],
+                        "--out",  "/tmp",      "fixtures/openai",    NULL};
         optind = 0;
         cr_expect_eq(tw_cmd_record(8, argv), TW_EXIT_USAGE, "--timeout '%s'", bad[i]);
     }
@@ -278,10 +290,13 @@ Test(urls, the_written_form_hides_userinfo_and_credential_parameters)
         {"http://user:" PASS "@127.0.0.1:9/json?" QUERY,
          "http://[REDACTED]@127.0.0.1:9/json?key=[REDACTED]&api-version=2024-10-21"},
         {"echo=http://tok3nvalue@h/", "echo=http://[REDACTED]@h/"},
-        {"https://h/x?sig=abc&sv=2022&Code=zz&X-Amz-Signature=ff&subscription-key=k&api_key=q&token=t&"
+        {"https://h/"
+         "x?sig=abc&sv=2022&Code=zz&X-Amz-Signature=ff&subscription-key=k&api_key=q&token=t&"
          "access_token=a&apiVersion=1&clientSecret=c&k=v",
-         "https://h/x?sig=[REDACTED]&sv=2022&Code=[REDACTED]&X-Amz-Signature=[REDACTED]&subscription-key="
-         "[REDACTED]&api_key=[REDACTED]&token=[REDACTED]&access_token=[REDACTED]&apiVersion=1&clientSecret="
+         "https://h/"
+         "x?sig=[REDACTED]&sv=2022&Code=[REDACTED]&X-Amz-Signature=[REDACTED]&subscription-key="
+         "[REDACTED]&api_key=[REDACTED]&token=[REDACTED]&access_token=[REDACTED]&apiVersion=1&"
+         "clientSecret="
          "[REDACTED]&k=v"},
         {"http://h/p@x?a=1", "http://h/p@x?a=1"},
         {"http://h/x?key=&key", "http://h/x?key=&key"},
@@ -308,12 +323,14 @@ Test(urls, credentials_are_learnt_as_written_decoded_and_as_basic)
     cr_assert_eq(tw_url_learn_secrets("http://us%40er:p%21ssword1@h/?api_key=abc%2Fdef9"), TW_OK);
     /* a token as the user: libcurl sends Basic base64("tok3nvalue:") */
     cr_assert_eq(tw_url_learn_secrets("https://tok3nvalue@h/"), TW_OK);
-    const char *in = "a " PASS " b " KEY " c Basic " BASIC " d 2024-10-21 e p!ssword1 f p%21ssword1 "
-                     "g abc/def9 h us@er:p!ssword1 i tok3nvalue j Basic dG9rM252YWx1ZTo=";
+    const char *in =
+        "a " PASS " b " KEY " c Basic " BASIC " d 2024-10-21 e p!ssword1 f p%21ssword1 "
+        "g abc/def9 h us@er:p!ssword1 i tok3nvalue j Basic dG9rM252YWx1ZTo=";
     tw_buf out = {0};
     cr_assert_eq(tw_secret_scrub(in, strlen(in), &out, NULL), TW_OK);
-    cr_expect_str_eq(out.data, "a [REDACTED] b [REDACTED] c Basic [REDACTED] d 2024-10-21 e [REDACTED] "
-                               "f [REDACTED] g [REDACTED] h [REDACTED] i [REDACTED] j Basic [REDACTED]");
+    cr_expect_str_eq(out.data,
+                     "a [REDACTED] b [REDACTED] c Basic [REDACTED] d 2024-10-21 e [REDACTED] "
+                     "f [REDACTED] g [REDACTED] h [REDACTED] i [REDACTED] j Basic [REDACTED]");
     tw_buf_free(&out);
     tw_secret_reset();
 }
@@ -333,24 +350,27 @@ Test(urls, run_sends_the_credentials_and_writes_none)
     unsigned port;
     struct MHD_Daemon *d = server_start(&port);
     cr_assert_eq(tw_test_sh("mkdir -p '%s/o' '%s/streams'", dir, dir), 0);
-    int rc = tw_test_sh("'%s' run --backend 'az=http://user:" PASS "@127.0.0.1:%u/json?" QUERY "' --retries 0 "
-                "--out '%s/o/run' '%s/fixtures/openai/nonstream_text_only.json' > '%s/streams/run.out' "
-                "2> '%s/streams/run.err'",
-                bin(), port, dir, src(), dir, dir);
+    int rc = tw_test_sh(
+        "'%s' run --backend 'az=http://user:" PASS "@127.0.0.1:%u/json?" QUERY "' --retries 0 "
+        "--out '%s/o/run' '%s/fixtures/openai/nonstream_text_only.json' > '%s/streams/run.out' "
+        "2> '%s/streams/run.err'",
+        bin(), port, dir, src(), dir, dir);
     cr_expect(rc == 0 || rc == 1, "run exited %d", rc);
     cr_assert_eq(seen_count(), 1);
-    cr_expect_str_eq(seen_uri[0], "/json/v1/chat/completions?" QUERY, "the path goes before the query");
+    cr_expect_str_eq(seen_uri[0], "/json/v1/chat/completions?" QUERY,
+                     "the path goes before the query");
     cr_expect_str_eq(seen_auth[0], "Basic " BASIC, "the userinfo reached the server");
     char p[600];
     /* the run wrote its reports, naming the URL without its credentials */
-    static const char *const files[] = {"az.json", "az.md", "az.junit.xml", "az.html", "comparison.md",
-                                        "comparison.html"};
+    static const char *const files[] = {"az.json", "az.md",         "az.junit.xml",
+                                        "az.html", "comparison.md", "comparison.html"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         snprintf(p, sizeof p, "%s/o/run/%s", dir, files[i]);
         cr_expect_eq(access(p, R_OK), 0, "%s", p);
     }
     snprintf(p, sizeof p, "%s/o/run/az.json", dir);
-    cr_expect(file_has(p, "http://[REDACTED]@127.0.0.1:"), "the target is written without its userinfo");
+    cr_expect(file_has(p, "http://[REDACTED]@127.0.0.1:"),
+              "the target is written without its userinfo");
     cr_expect(file_has(p, "/json?key=[REDACTED]&api-version=2024-10-21"), "api-version is kept");
     snprintf(p, sizeof p, "%s/streams/run.out", dir);
     cr_expect(file_has(p, "http://[REDACTED]@127.0.0.1:"), "the summary line names the URL");
@@ -367,9 +387,11 @@ Test(urls, record_sends_the_credentials_and_writes_none)
     unsigned port;
     struct MHD_Daemon *d = server_start(&port);
     cr_assert_eq(tw_test_sh("mkdir -p '%s/o' '%s/streams'", dir, dir), 0);
-    int rc = tw_test_sh("'%s' record --backend 'http://user:" PASS "@127.0.0.1:%u/json?" QUERY "' --out '%s/o/rec' "
-                "'%s/fixtures/openai/nonstream_text_only.json' > '%s/streams/rec.out' 2> '%s/streams/rec.err'",
-                bin(), port, dir, src(), dir, dir);
+    int rc = tw_test_sh("'%s' record --backend 'http://user:" PASS "@127.0.0.1:%u/json?" QUERY
+                        "' --out '%s/o/rec' "
+                        "'%s/fixtures/openai/nonstream_text_only.json' > '%s/streams/rec.out' 2> "
+                        "'%s/streams/rec.err'",
+                        bin(), port, dir, src(), dir, dir);
     cr_expect_eq(rc, 0, "record exited %d", rc);
     cr_assert_eq(seen_count(), 1);
     cr_expect_str_eq(seen_uri[0], "/json/v1/chat/completions?" QUERY);
@@ -414,7 +436,8 @@ static void proxy_once(const char *dir, const char *up, const char *tag, tw_buf 
     curl_easy_setopt(c, CURLOPT_URL, full);
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
     curl_easy_setopt(c, CURLOPT_POSTFIELDS,
-                     "{\"model\":\"m\",\"max_tokens\":16,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+                     "{\"model\":\"m\",\"max_tokens\":16,\"messages\":[{\"role\":\"user\","
+                     "\"content\":\"hi\"}]}");
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, keep);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, answer);
     curl_easy_setopt(c, CURLOPT_TIMEOUT, 20L);
@@ -425,7 +448,8 @@ static void proxy_once(const char *dir, const char *up, const char *tag, tw_buf 
     int st = 0;
     waitpid(pid, &st, 0);
     cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "serve ended with %d", st);
-    cr_expect(file_has(o, "(upstream http://[REDACTED]@127.0.0.1:"), "the upstream is named without its userinfo");
+    cr_expect(file_has(o, "(upstream http://[REDACTED]@127.0.0.1:"),
+              "the upstream is named without its userinfo");
 }
 
 Test(urls, the_reference_proxy_joins_its_upstream_before_the_query)
@@ -474,7 +498,8 @@ static void refused(const char *dir, const char *args, const char *const *needle
     snprintf(e, sizeof e, "%s/err", dir);
     snprintf(out, sizeof out, "%s/o", dir);
     tw_test_sh("rm -rf '%s'", out);
-    int rc = tw_test_sh("cd '%s' && '%s' %s --out '%s' > /dev/null 2> '%s'", src(), bin(), args, out, e);
+    int rc =
+        tw_test_sh("cd '%s' && '%s' %s --out '%s' > /dev/null 2> '%s'", src(), bin(), args, out, e);
     cr_expect_eq(rc, 2, "%s exited %d", args, rc);
     for (const char *const *n = needles; *n; n++)
         cr_expect(file_has(e, *n), "%s: the message names %s", args, *n);
@@ -488,18 +513,22 @@ Test(urls, run_refuses_backend_names_that_share_a_report_file)
     char args[600];
     snprintf(args, sizeof args, "run --backend a/b=mock:replay --backend a_b=mock:replay %s", fx);
     refused(dir, args, (const char *const[]){"'a/b'", "'a_b'", "/o/a_b.json", NULL});
-    snprintf(args, sizeof args, "run --backend x=mock:replay --backend comparison=mock:replay %s", fx);
-    refused(dir, args, (const char *const[]){"'comparison'", "/o/comparison.md", "comparison page", NULL});
+    snprintf(args, sizeof args, "run --backend x=mock:replay --backend comparison=mock:replay %s",
+             fx);
+    refused(dir, args,
+            (const char *const[]){"'comparison'", "/o/comparison.md", "comparison page", NULL});
     snprintf(args, sizeof args, "run --backend GPT=mock:replay --backend gpt=mock:replay %s", fx);
     refused(dir, args, (const char *const[]){"'GPT'", "'gpt'", "ignores case", NULL});
     /* names that stay apart are run side by side */
     char out[600];
     snprintf(out, sizeof out, "%s/ok", dir);
-    int rc = tw_test_sh("cd '%s' && '%s' run --quiet --backend a.b=mock:replay --backend a-b=mock:replay "
-                "--backend comparisons=mock:replay --out '%s' %s",
-                src(), bin(), out, fx);
+    int rc = tw_test_sh(
+        "cd '%s' && '%s' run --quiet --backend a.b=mock:replay --backend a-b=mock:replay "
+        "--backend comparisons=mock:replay --out '%s' %s",
+        src(), bin(), out, fx);
     cr_expect_eq(rc, 0);
-    static const char *const files[] = {"a.b.json", "a-b.json", "comparisons.json", "comparison.md", NULL};
+    static const char *const files[] = {"a.b.json", "a-b.json", "comparisons.json", "comparison.md",
+                                        NULL};
     for (const char *const *f = files; *f; f++) {
         char p[700];
         snprintf(p, sizeof p, "%s/%s", out, *f);

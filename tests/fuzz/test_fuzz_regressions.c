@@ -119,8 +119,7 @@ ParameterizedTest(struct target_param *p, fuzz, replay)
     tw_fz_set_every_stream(false);
     snprintf(rel, sizeof rel, "corpus/%s", p->name);
     size_t corpus = replay_dir(fn, tw_test_src(rel));
-    cr_log_info("%s: %zu regression and %zu corpus inputs replayed", p->name, regressions,
-                corpus);
+    cr_log_info("%s: %zu regression and %zu corpus inputs replayed", p->name, regressions, corpus);
     cr_assert_gt(regressions + corpus, 0, "no input found for target %s", p->name);
 }
 

@@ -30,10 +30,13 @@ static const char RESPONSE[] =
     "{\"type\":\"thinking\",\"thinking\":\"First I plan.\",\"signature\":\"SIG1\"},"
     "{\"type\":\"redacted_thinking\",\"data\":\"ABC\"},"
     "{\"type\":\"text\",\"text\":\"Checking \\u00e9.\"},"
-    "{\"type\":\"tool_use\",\"id\":\"toolu_a\",\"name\":\"get_weather\",\"input\":{\"city\":\"Paris\"}},"
+    "{\"type\":\"tool_use\",\"id\":\"toolu_a\",\"name\":\"get_weather\",\"input\":{\"city\":"
+    "\"Paris\"}},"
     "{\"type\":\"tool_use\",\"id\":\"toolu_a\",\"name\":\"get_time\",\"input\":{}}],"
     "\"stop_reason\":\"tool_use\"}";
 
+/* one event a line, as the stream is sent */
+// clang-format off
 static const char STREAM[] =
     EV("message_start", "{\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"content\":[]}}")
     EV("content_block_start", "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\",\"signature\":\"\"}}")
@@ -55,6 +58,7 @@ static const char STREAM[] =
     EV("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":4}")
     EV("message_delta", "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"}}")
     EV("message_stop", "{\"type\":\"message_stop\"}");
+// clang-format on
 
 Test(anthropic, stream_equals_response)
 {
@@ -62,8 +66,9 @@ Test(anthropic, stream_equals_response)
     tw_test_decode("anthropic-response", RESPONSE, NULL, &a);
     tw_test_decode("anthropic-stream", STREAM, NULL, &b);
     char *na = tw_test_neutral(&a);
-    long off = (long)(strstr(RESPONSE, "{\"type\":\"tool_use\",\"id\":\"toolu_a\",\"name\":\"get_time\"") -
-                      RESPONSE);
+    long off =
+        (long)(strstr(RESPONSE, "{\"type\":\"tool_use\",\"id\":\"toolu_a\",\"name\":\"get_time\"") -
+               RESPONSE);
     char want[1024];
     snprintf(want, sizeof want,
              "{\"content\":\"Checking \xC3\xA9.\",\"thinking\":\"First I plan.\","
@@ -82,7 +87,8 @@ Test(anthropic, stream_equals_response)
     cr_assert_str_eq(na, nb);
     cr_assert(a.msg.has_redacted_thinking && b.msg.has_redacted_thinking);
     cr_assert(tw_json_equal(a.msg.redacted_thinking, b.msg.redacted_thinking));
-    cr_assert_str_eq(tw_json_get_str(cJSON_GetArrayItem(b.msg.redacted_thinking, 0), "data"), "ABC");
+    cr_assert_str_eq(tw_json_get_str(cJSON_GetArrayItem(b.msg.redacted_thinking, 0), "data"),
+                     "ABC");
     free(na);
     free(nb);
     tw_result_free(&a);
@@ -134,7 +140,8 @@ static tw_status on_event(void *u, const tw_event *ev)
 
 Test(anthropic, events_as_they_arrive)
 {
-    const char *stop3 = strstr(STREAM, "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":3}");
+    const char *stop3 = strstr(
+        STREAM, "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":3}");
     cr_assert(stop3);
     size_t upto = (size_t)(stop3 - STREAM);
     evlog l = {0};

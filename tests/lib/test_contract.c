@@ -68,8 +68,8 @@ Test(contract, registry_lists_every_module_once)
             cr_assert_null(m[i].decoder);
             cr_assert_null(m[i].reader);
             cr_assert_str_eq(m[i].encoder->name, m[i].name);
-            cr_assert_eq(m[i].takes, m[i].encoder->input == TW_ENC_REQUEST ? TW_VALUE_REQUEST
-                                                                           : TW_VALUE_RESULT,
+            cr_assert_eq(m[i].takes,
+                         m[i].encoder->input == TW_ENC_REQUEST ? TW_VALUE_REQUEST : TW_VALUE_RESULT,
                          "%s", m[i].name);
             cr_assert_eq(m[i].yields, TW_VALUE_BYTES);
             cr_assert_eq(tw_encoders()[nenc], m[i].encoder, "%s: tw_encoders order", m[i].name);
@@ -87,8 +87,7 @@ Test(contract, registry_lists_every_module_once)
             cr_assert_eq(tw_request_reader_find(m[i].name), m[i].reader);
             nread++;
             break;
-        default:
-            cr_assert_fail("module %s has kind %d", m[i].name, (int)m[i].kind);
+        default: cr_assert_fail("module %s has kind %d", m[i].name, (int)m[i].kind);
         }
         cr_assert(m[i].family == TW_FAMILY_TEXT || m[i].family == TW_FAMILY_JSON ||
                       m[i].family == TW_FAMILY_SSE,
@@ -192,15 +191,13 @@ static void assert_request_empty(tw_request *q, const char *what, tw_status st)
     tw_request_free(q);
 }
 
-
 enum { MAX_FAIL_POINTS = 400, INPUTS_PER_FORMAT = 3 };
 
 /* The same diagnostics, in the same order, and the same calls and text. */
 static void assert_same_result(const tw_result *a, const tw_result *b, const char *what, long k)
 {
     cr_assert_eq(a->msg.content.len, b->msg.content.len, "%s: content, allocation %ld", what, k);
-    cr_assert_eq(a->msg.thinking.len, b->msg.thinking.len, "%s: thinking, allocation %ld", what,
-                 k);
+    cr_assert_eq(a->msg.thinking.len, b->msg.thinking.len, "%s: thinking, allocation %ld", what, k);
     cr_assert_eq(a->msg.ncalls, b->msg.ncalls, "%s: calls, allocation %ld", what, k);
     const tw_diag_list *la[2] = {&a->errors, &a->warnings}, *lb[2] = {&b->errors, &b->warnings};
     for (int i = 0; i < 2; i++) {
@@ -226,15 +223,14 @@ static size_t drive_decoder(const tw_format_ops *f, const char *in, size_t len, 
     memset(&o, 0, sizeof o);
     o.allow_unknown_tool = true;
     tw_result ref;
-    tw_status st = chunk ? tw_decode_chunked(f, in, len, chunk, &o, &ref)
-                         : f->decode(in, len, &o, &ref);
+    tw_status st =
+        chunk ? tw_decode_chunked(f, in, len, chunk, &o, &ref) : f->decode(in, len, &o, &ref);
     cr_assert_eq(st, TW_OK, "%s: %s", f->name, tw_code_name(st));
     for (long k = 0; k < MAX_FAIL_POINTS; k++) {
         tw_result r;
         memset(&r, 0xA5, sizeof r); /* the callee initialises *out */
         fail_cjson_from(k);
-        st = chunk ? tw_decode_chunked(f, in, len, chunk, &o, &r)
-                   : f->decode(in, len, &o, &r);
+        st = chunk ? tw_decode_chunked(f, in, len, chunk, &o, &r) : f->decode(in, len, &o, &r);
         cjson_normal();
         if (st == TW_OK) {
             assert_same_result(&r, &ref, f->name, k);
@@ -318,21 +314,25 @@ Test(contract, sse_decoders_name_the_framing_they_expected)
      * stream_truncated error says what was expected and what came */
     static const char *const streams[] = {"openai-stream", "anthropic-stream", "gemini-stream",
                                           "openai-responses-stream"};
-    static const char *const inputs[] = {"{\"candidates\":[]}\n{\"type\":\"x\"}\n", "  [1]", ": ping\n\n"};
+    static const char *const inputs[] = {"{\"candidates\":[]}\n{\"type\":\"x\"}\n", "  [1]",
+                                         ": ping\n\n"};
     for (size_t i = 0; i < sizeof streams / sizeof streams[0]; i++)
         for (size_t k = 0; k < sizeof inputs / sizeof inputs[0]; k++) {
             const tw_format_ops *f = tw_format_find(streams[i]);
             cr_assert_not_null(f, "%s", streams[i]);
             tw_result r;
-            cr_assert_eq(f->decode(inputs[k], strlen(inputs[k]), NULL, &r), TW_OK, "%s", streams[i]);
+            cr_assert_eq(f->decode(inputs[k], strlen(inputs[k]), NULL, &r), TW_OK, "%s",
+                         streams[i]);
             const tw_diag *d = NULL;
             for (size_t j = 0; j < r.errors.len; j++)
                 if (r.errors.items[j].code == TW_D_STREAM_TRUNCATED)
                     d = &r.errors.items[j];
             cr_assert_not_null(d, "%s: no stream_truncated", streams[i]);
-            cr_assert(strstr(d->message, "expected SSE lines (data: "), "%s: %s", streams[i], d->message);
+            cr_assert(strstr(d->message, "expected SSE lines (data: "), "%s: %s", streams[i],
+                      d->message);
             bool json = k < 2;
-            cr_assert_eq(strstr(d->message, "starts with JSON") != NULL, json, "%s: %s", streams[i], d->message);
+            cr_assert_eq(strstr(d->message, "starts with JSON") != NULL, json, "%s: %s", streams[i],
+                         d->message);
             tw_result_free(&r);
         }
 }
@@ -506,8 +506,9 @@ Test(contract, request_readers_leave_out_empty_on_failure)
 
 Test(contract, json_parse_nomem_is_not_parse_error)
 {
-    static const char text[] = "\xEF\xBB\xBF {\"a\": [1, -2.5e3, {\"b\": \"x\\u00e9\\ud83d\\ude00\"}],"
-                               " \"c\": null, \"d\": true, \"e\": {}, \"f\": []} ";
+    static const char text[] =
+        "\xEF\xBB\xBF {\"a\": [1, -2.5e3, {\"b\": \"x\\u00e9\\ud83d\\ude00\"}],"
+        " \"c\": null, \"d\": true, \"e\": {}, \"f\": []} ";
     size_t len = sizeof text - 1;
     size_t nomem = 0;
     long k = 0;
@@ -542,10 +543,10 @@ Test(contract, json_parse_bad_json_stays_parse_error)
         "{\"a\" 1}",
         "[1,]",
         "{\"a\":1,}",
-        "\"\\ud800\"",          /* a lone high surrogate */
-        "\"\\udc00\"",          /* a lone low surrogate */
-        "\"\\ud800\\u0041\"",   /* a high surrogate without its low half */
-        "\"\\q\"",              /* not an escape */
+        "\"\\ud800\"",        /* a lone high surrogate */
+        "\"\\udc00\"",        /* a lone low surrogate */
+        "\"\\ud800\\u0041\"", /* a high surrogate without its low half */
+        "\"\\q\"",            /* not an escape */
         "[-]",
         "[1e]",
         "[1.2.3]",

@@ -29,39 +29,48 @@ typedef struct sample {
 static const sample samples[] = {
     /* results */
     {"openai-responses",
-     "{\"id\":\"resp_1\",\"object\":\"response\",\"status\":\"completed\",\"model\":\"m\",\"output\":["
-     "{\"type\":\"reasoning\",\"id\":\"rs_1\",\"summary\":[{\"type\":\"summary_text\",\"text\":\"Think.\"}],"
+     "{\"id\":\"resp_1\",\"object\":\"response\",\"status\":\"completed\",\"model\":\"m\","
+     "\"output\":["
+     "{\"type\":\"reasoning\",\"id\":\"rs_1\",\"summary\":[{\"type\":\"summary_text\",\"text\":"
+     "\"Think.\"}],"
      "\"encrypted_content\":\"ENC\"},"
-     "{\"type\":\"message\",\"id\":\"msg_1\",\"role\":\"assistant\",\"status\":\"completed\",\"content\":"
+     "{\"type\":\"message\",\"id\":\"msg_1\",\"role\":\"assistant\",\"status\":\"completed\","
+     "\"content\":"
      "[{\"type\":\"output_text\",\"text\":\"Checking.\",\"annotations\":[]}]},"
-     "{\"type\":\"function_call\",\"id\":\"fc_1\",\"call_id\":\"call_abc\",\"name\":\"get_weather\","
+     "{\"type\":\"function_call\",\"id\":\"fc_1\",\"call_id\":\"call_abc\",\"name\":\"get_"
+     "weather\","
      "\"arguments\":\"{\\\"city\\\":\\\"Paris\\\"}\",\"status\":\"completed\"}]}"},
-    {"openai-responses",
-     "{\"id\":\"resp_2\",\"object\":\"response\",\"status\":\"completed\",\"model\":\"m\",\"output\":["
-     "{\"type\":\"web_search_call\",\"id\":\"ws_1\",\"status\":\"completed\"},"
-     "{\"type\":\"message\",\"id\":\"msg_1\",\"role\":\"assistant\",\"status\":\"completed\",\"content\":"
-     "[{\"type\":\"refusal\",\"refusal\":\"I cannot.\"}]}]}"},
+    {"openai-responses", "{\"id\":\"resp_2\",\"object\":\"response\",\"status\":\"completed\","
+                         "\"model\":\"m\",\"output\":["
+                         "{\"type\":\"web_search_call\",\"id\":\"ws_1\",\"status\":\"completed\"},"
+                         "{\"type\":\"message\",\"id\":\"msg_1\",\"role\":\"assistant\",\"status\":"
+                         "\"completed\",\"content\":"
+                         "[{\"type\":\"refusal\",\"refusal\":\"I cannot.\"}]}]}"},
     {"gemini",
-     "{\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"Think.\",\"thought\":true},"
-     "{\"text\":\"Checking.\"},{\"functionCall\":{\"name\":\"get_weather\",\"args\":{\"city\":\"Paris\"},"
+     "{\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"Think.\","
+     "\"thought\":true},"
+     "{\"text\":\"Checking.\"},{\"functionCall\":{\"name\":\"get_weather\",\"args\":{\"city\":"
+     "\"Paris\"},"
      "\"id\":\"g1\"},\"thoughtSignature\":\"c2ln\"}]},\"finishReason\":\"STOP\",\"index\":0}]}"},
-    {"gemini",
-     "{\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"cut\"},"
-     "{\"inlineData\":{\"mimeType\":\"image/png\",\"data\":\"AAAA\"}}]},\"finishReason\":\"MAX_TOKENS\","
-     "\"index\":0}]}"},
+    {"gemini", "{\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"cut\"},"
+               "{\"inlineData\":{\"mimeType\":\"image/"
+               "png\",\"data\":\"AAAA\"}}]},\"finishReason\":\"MAX_TOKENS\","
+               "\"index\":0}]}"},
     {"qwen3-coder",
      "Checking.\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
      "</function>\n</tool_call>"},
     {"openai-response",
      "{\"id\":\"c\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,\"message\":{\"role\":"
-     "\"assistant\",\"content\":\"Checking.\",\"reasoning_content\":\"Think.\",\"tool_calls\":[{\"id\":"
+     "\"assistant\",\"content\":\"Checking.\",\"reasoning_content\":\"Think.\",\"tool_calls\":[{"
+     "\"id\":"
      "\"call_1x\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":"
      "\"{\\\"city\\\":\\\"Paris\\\"}\"}}]},\"finish_reason\":\"tool_calls\"}]}"},
     {"anthropic-response",
      "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"c\",\"content\":["
      "{\"type\":\"thinking\",\"thinking\":\"Think.\",\"signature\":\"SIG\"},"
      "{\"type\":\"redacted_thinking\",\"data\":\"RED\"},"
-     "{\"type\":\"text\",\"text\":\"Checking.\"},{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":"
+     "{\"type\":\"text\",\"text\":\"Checking.\"},{\"type\":\"tool_use\",\"id\":\"toolu_1\","
+     "\"name\":"
      "\"get_weather\",\"input\":{\"city\":\"Paris\"}}],\"stop_reason\":\"tool_use\"}"},
     {"openai-response",
      "{\"id\":\"c\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,\"message\":{\"role\":"
@@ -71,32 +80,42 @@ static const sample samples[] = {
     {"gemini-request",
      "{\"systemInstruction\":{\"parts\":[{\"text\":\"Be brief.\"}]},\"contents\":["
      "{\"role\":\"user\",\"parts\":[{\"text\":\"Weather?\"}]},"
-     "{\"role\":\"model\",\"parts\":[{\"text\":\"Think.\",\"thought\":true},{\"functionCall\":{\"name\":"
-     "\"get_weather\",\"args\":{\"city\":\"Paris\"},\"id\":\"g1\"},\"thoughtSignature\":\"c2ln\"}]},"
+     "{\"role\":\"model\",\"parts\":[{\"text\":\"Think.\",\"thought\":true},{\"functionCall\":{"
+     "\"name\":"
+     "\"get_weather\",\"args\":{\"city\":\"Paris\"},\"id\":\"g1\"},\"thoughtSignature\":\"c2ln\"}]}"
+     ","
      "{\"role\":\"user\",\"parts\":[{\"functionResponse\":{\"name\":\"get_weather\",\"id\":\"g1\","
      "\"response\":{\"output\":\"18 C\"}}}]}],"
-     "\"tools\":[{\"functionDeclarations\":[{\"name\":\"get_weather\",\"parameters\":{\"type\":\"object\","
+     "\"tools\":[{\"functionDeclarations\":[{\"name\":\"get_weather\",\"parameters\":{\"type\":"
+     "\"object\","
      "\"properties\":{\"city\":{\"type\":\"string\"}}}}]},{\"googleSearch\":{}}],"
-     "\"toolConfig\":{\"functionCallingConfig\":{\"mode\":\"ANY\",\"streamFunctionCallArguments\":true}},"
+     "\"toolConfig\":{\"functionCallingConfig\":{\"mode\":\"ANY\",\"streamFunctionCallArguments\":"
+     "true}},"
      "\"generationConfig\":{\"temperature\":0.5,\"responseModalities\":[\"TEXT\"]}}"},
     {"openai-responses-request",
      "{\"model\":\"m\",\"instructions\":\"Be brief.\",\"store\":false,\"include\":"
      "[\"reasoning.encrypted_content\"],\"input\":["
      "{\"role\":\"user\",\"content\":\"Weather?\"},"
-     "{\"type\":\"reasoning\",\"id\":\"rs_1\",\"summary\":[{\"type\":\"summary_text\",\"text\":\"Think.\"}],"
+     "{\"type\":\"reasoning\",\"id\":\"rs_1\",\"summary\":[{\"type\":\"summary_text\",\"text\":"
+     "\"Think.\"}],"
      "\"encrypted_content\":\"ENC\"},"
-     "{\"type\":\"function_call\",\"id\":\"fc_1\",\"call_id\":\"call_abc\",\"name\":\"get_weather\","
+     "{\"type\":\"function_call\",\"id\":\"fc_1\",\"call_id\":\"call_abc\",\"name\":\"get_"
+     "weather\","
      "\"arguments\":\"{\\\"city\\\":\\\"Paris\\\"}\"},"
      "{\"type\":\"function_call_output\",\"call_id\":\"call_abc\",\"output\":\"18 C\"}],"
-     "\"tools\":[{\"type\":\"function\",\"name\":\"get_weather\",\"parameters\":{\"type\":\"object\","
+     "\"tools\":[{\"type\":\"function\",\"name\":\"get_weather\",\"parameters\":{\"type\":"
+     "\"object\","
      "\"properties\":{\"city\":{\"type\":\"string\"}}}},{\"type\":\"web_search\"}],"
      "\"tool_choice\":\"required\",\"temperature\":0.5}"},
     {"openai-request",
      "{\"model\":\"m\",\"messages\":[{\"role\":\"system\",\"content\":\"Be brief.\"},"
      "{\"role\":\"user\",\"content\":\"Weather?\"},{\"role\":\"assistant\",\"content\":null,"
-     "\"tool_calls\":[{\"id\":\"call_abc\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\","
-     "\"arguments\":\"{\\\"city\\\":\\\"Paris\\\"}\"}}]},{\"role\":\"tool\",\"tool_call_id\":\"call_abc\","
-     "\"content\":\"18 C\"}],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\","
+     "\"tool_calls\":[{\"id\":\"call_abc\",\"type\":\"function\",\"function\":{\"name\":\"get_"
+     "weather\","
+     "\"arguments\":\"{\\\"city\\\":\\\"Paris\\\"}\"}}]},{\"role\":\"tool\",\"tool_call_id\":"
+     "\"call_abc\","
+     "\"content\":\"18 "
+     "C\"}],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\","
      "\"parameters\":{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}}}}}],"
      "\"tool_choice\":\"auto\",\"temperature\":0.5}"},
     {"anthropic-request",
@@ -111,9 +130,9 @@ static const sample samples[] = {
 
 /* The formats whose pairs are judged: every pair with one of them on
  * either side. */
-static const char *const judged[] = {"openai-responses", "openai-responses-stream", "gemini",
-                                     "gemini-stream",    "gemini-request",
-                                     "openai-responses-request", "qwen3-coder"};
+static const char *const judged[] = {
+    "openai-responses", "openai-responses-stream",  "gemini",     "gemini-stream",
+    "gemini-request",   "openai-responses-request", "qwen3-coder"};
 
 static bool is_judged(const char *n)
 {
@@ -283,9 +302,9 @@ Test(convert_losses, streams_lose_nothing_silently)
 /* ---- the table: what each pair reports ---- */
 
 typedef struct loss_case {
-    size_t sample;          /* index into samples */
+    size_t sample; /* index into samples */
     const char *to;
-    const char *lost[6];    /* substrings of the warnings; none: the pair is lossless */
+    const char *lost[6]; /* substrings of the warnings; none: the pair is lossless */
 } loss_case;
 
 static const loss_case cases[] = {
@@ -293,8 +312,10 @@ static const loss_case cases[] = {
     {0, "openai-response", {"thinking_signature"}},
     {0, "vllm-generate-response", {"thinking signature"}},
     /* a signature only its maker verifies: not written for another vendor */
-    {0, "anthropic-response", {"thinking_signature: a thinking signature made by OpenAI Responses "
-                               "is not written: Anthropic"}},
+    {0,
+     "anthropic-response",
+     {"thinking_signature: a thinking signature made by OpenAI Responses "
+      "is not written: Anthropic"}},
     {0, "gemini", {"made by OpenAI Responses is not written: Gemini"}},
     {0, "gemini-stream", {"made by OpenAI Responses"}},
     {0, "openai-responses-stream", {NULL}},
@@ -320,22 +341,33 @@ static const loss_case cases[] = {
     {8, "gemini", {NULL}}, /* an unknown reason passes through and reads back */
     {8, "vllm-generate-response", {"finish_reason"}},
     /* Gemini requests */
-    {9, "openai-request", {"googleSearch", "streamFunctionCallArguments", "responseModalities",
-                           "messages[2].thinking", "thinking_signature"}},
-    {9, "anthropic-request", {"googleSearch", "streamFunctionCallArguments", "responseModalities",
-                              "messages[2].thinking_signature: a thinking signature made by Gemini"}},
-    {9, "openai-responses-request", {"googleSearch", "streamFunctionCallArguments", "made by Gemini"}},
+    {9,
+     "openai-request",
+     {"googleSearch", "streamFunctionCallArguments", "responseModalities", "messages[2].thinking",
+      "thinking_signature"}},
+    {9,
+     "anthropic-request",
+     {"googleSearch", "streamFunctionCallArguments", "responseModalities",
+      "messages[2].thinking_signature: a thinking signature made by Gemini"}},
+    {9,
+     "openai-responses-request",
+     {"googleSearch", "streamFunctionCallArguments", "made by Gemini"}},
     /* Responses requests */
-    {10, "gemini-request", {"input[1].id", "web_search", "model", "options.store", "options.include",
-                            "made by OpenAI Responses"}},
-    {10, "openai-request", {"input[2].id", "messages[2].thinking", "thinking_signature",
-                            "options.store"}},
+    {10,
+     "gemini-request",
+     {"input[1].id", "web_search", "model", "options.store", "options.include",
+      "made by OpenAI Responses"}},
+    {10,
+     "openai-request",
+     {"input[2].id", "messages[2].thinking", "thinking_signature", "options.store"}},
     {10, "qwen3-coder-prompt", {"tool_choice", "thinking signature"}},
     /* other requests into the Gemini and Responses encoders */
     {11, "gemini-request", {"model"}},
     {11, "openai-responses-request", {NULL}},
-    {12, "openai-responses-request", {"messages[2].thinking_signature: a thinking signature made "
-                                      "by Anthropic is not written"}},
+    {12,
+     "openai-responses-request",
+     {"messages[2].thinking_signature: a thinking signature made "
+      "by Anthropic is not written"}},
     {12, "gemini-request", {"model", "made by Anthropic"}},
     {12, "anthropic-request", {NULL}},
 };

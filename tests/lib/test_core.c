@@ -217,7 +217,9 @@ Test(core, diag_messages_escape_control_bytes_and_invalid_utf8)
         {"\xed\xa0\x80", "\\xED\\xA0\\x80"},
         {"\xf4\x90\x80\x80", "\\xF4\\x90\\x80\\x80"},
         /* C1 controls (U+0080, U+009B: CSI to some terminals, U+009F); U+00A0 kept */
-        {"\xc2\x80|\xc2\x9b" "31m|\xc2\x9f|\xc2\xa0", "\\xC2\\x80|\\xC2\\x9B31m|\\xC2\\x9F|\xc2\xa0"},
+        {"\xc2\x80|\xc2\x9b"
+         "31m|\xc2\x9f|\xc2\xa0",
+         "\\xC2\\x80|\\xC2\\x9B31m|\\xC2\\x9F|\xc2\xa0"},
         /* a sequence the text ends inside (not cut by a buffer) */
         {"ab\xe2\x82", "ab\\xE2\\x82"},
         {"ab\xf0\x9f\x98", "ab\\xF0\\x9F\\x98"},
@@ -269,8 +271,16 @@ Test(core, message_cuts_split_no_character_and_no_escape)
     /* an escape needs four bytes: 507 + 4 fit, 508 + 4 do not (nor does
      * anything after it) */
     cr_assert_eq(tw_diag_addf(&l, TW_D_XML_BAD_NAME, 0, "%.*s\x1b", 507, pre), TW_OK);
-    cr_assert_eq(tw_diag_addf(&l, TW_D_XML_BAD_NAME, 0, "%.*s\x1b" "b", 508, pre), TW_OK);
-    cr_assert_eq(tw_diag_addf(&l, TW_D_XML_BAD_NAME, 0, "%.*s\x1b" "b", 510, pre), TW_OK);
+    cr_assert_eq(tw_diag_addf(&l, TW_D_XML_BAD_NAME, 0,
+                              "%.*s\x1b"
+                              "b",
+                              508, pre),
+                 TW_OK);
+    cr_assert_eq(tw_diag_addf(&l, TW_D_XML_BAD_NAME, 0,
+                              "%.*s\x1b"
+                              "b",
+                              510, pre),
+                 TW_OK);
     cr_assert_eq(l.len, 6);
     cr_expect_eq(strlen(l.items[0].message), 511);
     cr_expect_str_eq(l.items[0].message + 509, "\xc3\xa9");
@@ -304,7 +314,9 @@ Test(core, message_cuts_split_no_character_and_no_escape)
     cr_expect_str_eq(e.message + 1019, "\\x7F");
     /* the path and the reason are cut the same way */
     pre[1019] = '\0';
-    tw_error_set(&e, TW_ERR_PARSE, 0, pre, "\x1b" "b");
+    tw_error_set(&e, TW_ERR_PARSE, 0, pre,
+                 "\x1b"
+                 "b");
     cr_expect_eq(strlen(e.message), 1021, "%zu", strlen(e.message));
     cr_expect_str_eq(e.message + 1019, ": ");
 }
@@ -398,7 +410,8 @@ Test(json, writer_python_style_and_numbers)
     tw_buf b = {0};
     cr_assert_eq(tw_json_write(&b, v, TW_JSON_SPACED), TW_OK);
     /* numbers keep the spelling they were parsed with */
-    cr_assert_str_eq(b.data, "{\"a\": [1, 2.5, -0.25, 1e-7, true, null], \"\xc3\xa9\": \"x\\n\\u0001\"}");
+    cr_assert_str_eq(b.data,
+                     "{\"a\": [1, 2.5, -0.25, 1e-7, true, null], \"\xc3\xa9\": \"x\\n\\u0001\"}");
     tw_buf_reset(&b);
     cr_assert_eq(tw_json_write(&b, v, TW_JSON_ASCII), TW_OK);
     cr_assert_str_eq(b.data, "{\"a\":[1,2.5,-0.25,1e-7,true,null],\"\\u00e9\":\"x\\n\\u0001\"}");
@@ -409,16 +422,23 @@ Test(json, writer_python_style_and_numbers)
 Test(json, writer_replaces_invalid_utf8)
 {
     tw_buf b = {0};
-    cr_assert_eq(tw_json_write_str(&b, "a\xff" "b\xc3", 4, 0), TW_OK);
-    cr_assert_str_eq(b.data, "\"a\xef\xbf\xbd" "b\xef\xbf\xbd\"");
+    cr_assert_eq(tw_json_write_str(&b,
+                                   "a\xff"
+                                   "b\xc3",
+                                   4, 0),
+                 TW_OK);
+    cr_assert_str_eq(b.data, "\"a\xef\xbf\xbd"
+                             "b\xef\xbf\xbd\"");
     tw_buf_free(&b);
 }
 
 Test(schema, subset_rules)
 {
-    const char *schema = "{\"type\":\"object\",\"required\":[\"city\"],\"additionalProperties\":false,"
-                         "\"properties\":{\"city\":{\"type\":\"string\"},\"n\":{\"type\":\"integer\"},"
-                         "\"u\":{\"enum\":[\"c\",\"f\"]},\"l\":{\"type\":\"array\",\"items\":{\"type\":\"number\"}}}}";
+    const char *schema =
+        "{\"type\":\"object\",\"required\":[\"city\"],\"additionalProperties\":false,"
+        "\"properties\":{\"city\":{\"type\":\"string\"},\"n\":{\"type\":\"integer\"},"
+        "\"u\":{\"enum\":[\"c\",\"f\"]},\"l\":{\"type\":\"array\",\"items\":{\"type\":\"number\"}}}"
+        "}";
     cJSON *s = cJSON_Parse(schema);
     struct {
         const char *v;
@@ -437,8 +457,8 @@ Test(schema, subset_rules)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cJSON *v = cJSON_Parse(cases[i].v);
         tw_error why_e = {0};
-        cr_assert_eq(tw_schema_validate(s, v, 64, &why_e), cases[i].ok, "%s: %s",
-                     cases[i].v, why_e.message);
+        cr_assert_eq(tw_schema_validate(s, v, 64, &why_e), cases[i].ok, "%s: %s", cases[i].v,
+                     why_e.message);
         cJSON_Delete(v);
     }
     cJSON_Delete(s);
@@ -454,9 +474,8 @@ Test(schema, type_names_in_any_case)
         const char *v;
         bool ok;
     } cases[] = {
-        {"{\"days\":3}", true},      {"{\"days\":\"three\"}", false},
-        {"[]", false},                 {"{\"t\":null}", true},
-        {"{\"t\":\"x\"}", true},       {"{\"t\":1}", false},
+        {"{\"days\":3}", true}, {"{\"days\":\"three\"}", false}, {"[]", false},
+        {"{\"t\":null}", true}, {"{\"t\":\"x\"}", true},         {"{\"t\":1}", false},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cJSON *v = cJSON_Parse(cases[i].v);
@@ -470,8 +489,10 @@ Test(schema, type_names_in_any_case)
 
 Test(json, size_matches_writer)
 {
-    const char *docs[] = {"{}", "[]", "{\"a\":[1,2.5,-3e-9,true,false,null],\"b\":{\"c\":\"x\\\"y\\\\z\\n\\u0001\\u00e9\"}}",
-                          "[\"\\ud83d\\ude00\", 12345678901, 0.1]", "\"\""};
+    const char *docs[] = {
+        "{}", "[]",
+        "{\"a\":[1,2.5,-3e-9,true,false,null],\"b\":{\"c\":\"x\\\"y\\\\z\\n\\u0001\\u00e9\"}}",
+        "[\"\\ud83d\\ude00\", 12345678901, 0.1]", "\"\""};
     for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
         cJSON *v = cJSON_Parse(docs[i]);
         cr_assert_not_null(v);

@@ -32,8 +32,8 @@ static void redacted_result(tw_result *res)
     tw_result_init(res, NULL);
     tw_buf_puts(&res->msg.content, "ok");
     res->msg.has_redacted_thinking = true;
-    res->msg.redacted_thinking = cJSON_Parse(
-        "[{\"type\":\"redacted_thinking\",\"data\":\"EncryptedBlob==\"},\"Other==\"]");
+    res->msg.redacted_thinking =
+        cJSON_Parse("[{\"type\":\"redacted_thinking\",\"data\":\"EncryptedBlob==\"},\"Other==\"]");
     res->finish_reason = strdup("stop");
 }
 
@@ -43,9 +43,10 @@ Test(encode_anthropic, redacted_thinking_response)
     redacted_result(&res);
     tw_buf out = {0};
     cr_assert_eq(tw_anthropic_response_encode(&res, NULL, &out), TW_OK);
-    cr_expect(strstr(out.data, "\"content\":[{\"type\":\"redacted_thinking\",\"data\":\"EncryptedBlob==\"},"
-                               "{\"type\":\"redacted_thinking\",\"data\":\"Other==\"},"
-                               "{\"type\":\"text\",\"text\":\"ok\"}]") != NULL,
+    cr_expect(strstr(out.data,
+                     "\"content\":[{\"type\":\"redacted_thinking\",\"data\":\"EncryptedBlob==\"},"
+                     "{\"type\":\"redacted_thinking\",\"data\":\"Other==\"},"
+                     "{\"type\":\"text\",\"text\":\"ok\"}]") != NULL,
               "%s", out.data);
     tw_buf_free(&out);
     tw_result_free(&res);
@@ -57,9 +58,10 @@ Test(encode_anthropic, redacted_thinking_stream)
     redacted_result(&res);
     tw_buf out = {0};
     cr_assert_eq(tw_anthropic_stream_encode(&res, NULL, &out), TW_OK);
-    cr_expect(strstr(out.data, "event: content_block_start\ndata: {\"type\":\"content_block_start\","
-                               "\"index\":1,\"content_block\":{\"type\":\"redacted_thinking\","
-                               "\"data\":\"Other==\"}}\n\nevent: content_block_stop\n") != NULL,
+    cr_expect(strstr(out.data,
+                     "event: content_block_start\ndata: {\"type\":\"content_block_start\","
+                     "\"index\":1,\"content_block\":{\"type\":\"redacted_thinking\","
+                     "\"data\":\"Other==\"}}\n\nevent: content_block_stop\n") != NULL,
               "%s", out.data);
     cr_expect(strstr(out.data, "\"index\":2,\"content_block\":{\"type\":\"text\"") != NULL);
     tw_buf_free(&out);
@@ -97,8 +99,9 @@ Test(encode_anthropic, redacted_thinking_in_request_history)
     r.messages[1].redacted_thinking = cJSON_Parse("[\"Blob==\"]");
     tw_buf out = {0};
     cr_assert_eq(tw_anthropic_request_encode(&r, NULL, &out), TW_OK);
-    cr_expect(strstr(out.data, "{\"role\":\"assistant\",\"content\":[{\"type\":\"redacted_thinking\","
-                               "\"data\":\"Blob==\"},{\"type\":\"text\",\"text\":\"Hello.\"}]}") != NULL,
+    cr_expect(strstr(out.data,
+                     "{\"role\":\"assistant\",\"content\":[{\"type\":\"redacted_thinking\","
+                     "\"data\":\"Blob==\"},{\"type\":\"text\",\"text\":\"Hello.\"}]}") != NULL,
               "%s", out.data);
     tw_buf_free(&out);
     tw_request_free(&r);

@@ -50,8 +50,7 @@ static void round_trip(const tw_result *r, const char *enc, const char *dec,
     eo.text_fragment = text_fragment;
     tw_buf wire = {0};
     cr_assert_eq(e->encode_result(r, &eo, &wire), TW_OK, "%s: encode %s", what, enc);
-    cr_assert_eq(warn.len, 0, "%s: %s warns %s", what, enc,
-                 warn.len ? warn.items[0].message : "");
+    cr_assert_eq(warn.len, 0, "%s: %s warns %s", what, enc, warn.len ? warn.items[0].message : "");
     tw_result r2;
     char *copy = tw_test_exact(wire.data, wire.len);
     cr_assert_eq(f->decode(copy, wire.len, o, &r2), TW_OK);
@@ -111,8 +110,8 @@ static void partial_round_trip(const tw_result *r, const tw_decode_opts *o, bool
                 cr_assert_eq(f->decode(copy, wire.len, o, &r2), TW_OK);
             else
                 decode_split(f, copy, wire.len, at, o, &r2);
-            cr_assert_eq(r2.errors.len, 0, "%s: fragment %zu split %zu: %s\n%s", what, frags[k],
-                         at, r2.errors.len ? r2.errors.items[0].message : "", wire.data);
+            cr_assert_eq(r2.errors.len, 0, "%s: fragment %zu split %zu: %s\n%s", what, frags[k], at,
+                         r2.errors.len ? r2.errors.items[0].message : "", wire.data);
             cr_assert_eq(r2.warnings.len, 0, "%s: fragment %zu split %zu warns: %s\n%s", what,
                          frags[k], at, r2.warnings.len ? r2.warnings.items[0].message : "",
                          wire.data);
@@ -197,7 +196,10 @@ static char *encode(const char *enc, const tw_result *r, tw_diag_list *warn)
 
 /* ===================== round trips ===================== */
 
-Test(encode_gemini, fixtures_body_round_trip) { fixtures_round_trip("tests/data/decode/gemini"); }
+Test(encode_gemini, fixtures_body_round_trip)
+{
+    fixtures_round_trip("tests/data/decode/gemini");
+}
 Test(encode_gemini, fixtures_stream_round_trip)
 {
     fixtures_round_trip("tests/data/decode/gemini-stream");
@@ -225,8 +227,7 @@ static void cassette_round_trip(const char *name, const char *fmt)
 
 Test(encode_gemini, real_nonstream_round_trip)
 {
-    cassette_round_trip("real-traffic/gemini__nonstream__function_call_then_result.yaml",
-                        "gemini");
+    cassette_round_trip("real-traffic/gemini__nonstream__function_call_then_result.yaml", "gemini");
 }
 
 Test(encode_gemini, real_stream_signature_round_trip)
@@ -244,11 +245,12 @@ Test(encode_gemini, body_bytes)
     add_call(&r, "abc", "put", "{}");
     char *s = encode("gemini", &r, NULL);
     cr_assert_str_eq(
-        s, "{\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":["
-           "{\"text\":\"hmm\",\"thought\":true},{\"text\":\"Hi\"},"
-           "{\"functionCall\":{\"name\":\"get\",\"args\":{\"x\":1.50}},\"thoughtSignature\":\"c2ln\"},"
-           "{\"functionCall\":{\"name\":\"put\",\"args\":{},\"id\":\"abc\"}}]},"
-           "\"finishReason\":\"STOP\",\"index\":0}],\"modelVersion\":\"toolwire\"}");
+        s,
+        "{\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":["
+        "{\"text\":\"hmm\",\"thought\":true},{\"text\":\"Hi\"},"
+        "{\"functionCall\":{\"name\":\"get\",\"args\":{\"x\":1.50}},\"thoughtSignature\":\"c2ln\"},"
+        "{\"functionCall\":{\"name\":\"put\",\"args\":{},\"id\":\"abc\"}}]},"
+        "\"finishReason\":\"STOP\",\"index\":0}],\"modelVersion\":\"toolwire\"}");
     free(s);
     tw_result_free(&r);
 }
@@ -394,18 +396,19 @@ Test(encode_gemini, request_bytes)
     eo.warnings = &w;
     char *s = encode_request(REQ, &eo, TW_OK);
     cr_assert_str_eq(
-        s, "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"U\"}]},"
-           "{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"name\":\"get\",\"args\":{\"n\":1e3},"
-           "\"id\":\"c1\"}}]},"
-           "{\"role\":\"user\",\"parts\":[{\"functionResponse\":{\"name\":\"get\",\"response\":"
-           "{\"output\":\"42\"},\"id\":\"c1\"}}]}],"
-           "\"systemInstruction\":{\"parts\":[{\"text\":\"S\"}]},"
-           "\"tools\":[{\"functionDeclarations\":[{\"name\":\"get\",\"description\":\"d\","
-           "\"parameters\":{\"type\":\"object\"}}]}],"
-           "\"toolConfig\":{\"functionCallingConfig\":{\"mode\":\"ANY\",\"allowedFunctionNames\":"
-           "[\"get\"]}},"
-           "\"generationConfig\":{\"temperature\":0.50,\"maxOutputTokens\":100,"
-           "\"stopSequences\":[\"END\"]}}");
+        s,
+        "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"U\"}]},"
+        "{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"name\":\"get\",\"args\":{\"n\":1e3},"
+        "\"id\":\"c1\"}}]},"
+        "{\"role\":\"user\",\"parts\":[{\"functionResponse\":{\"name\":\"get\",\"response\":"
+        "{\"output\":\"42\"},\"id\":\"c1\"}}]}],"
+        "\"systemInstruction\":{\"parts\":[{\"text\":\"S\"}]},"
+        "\"tools\":[{\"functionDeclarations\":[{\"name\":\"get\",\"description\":\"d\","
+        "\"parameters\":{\"type\":\"object\"}}]}],"
+        "\"toolConfig\":{\"functionCallingConfig\":{\"mode\":\"ANY\",\"allowedFunctionNames\":"
+        "[\"get\"]}},"
+        "\"generationConfig\":{\"temperature\":0.50,\"maxOutputTokens\":100,"
+        "\"stopSequences\":[\"END\"]}}");
     /* the model goes in the URL: said, not dropped */
     cr_assert_eq(w.len, 1);
     cr_assert_eq(w.items[0].code, TW_D_NOT_CARRIED);
@@ -472,10 +475,10 @@ Test(encode_gemini, request_thinking_and_signature_sent_back)
     m->calls[0].id = strdup("call_1");
     tw_buf out = {0};
     cr_assert_eq(tw_gemini_request_encode(&q, NULL, &out), TW_OK);
-    cr_assert_str_eq(out.data,
-                     "{\"contents\":[{\"role\":\"model\",\"parts\":[{\"text\":\"t\",\"thought\":true},"
-                     "{\"functionCall\":{\"name\":\"f\",\"args\":{},\"id\":\"call_1\"},"
-                     "\"thoughtSignature\":\"c2ln\"}]}]}");
+    cr_assert_str_eq(
+        out.data, "{\"contents\":[{\"role\":\"model\",\"parts\":[{\"text\":\"t\",\"thought\":true},"
+                  "{\"functionCall\":{\"name\":\"f\",\"args\":{},\"id\":\"call_1\"},"
+                  "\"thoughtSignature\":\"c2ln\"}]}]}");
     tw_buf_free(&out);
     tw_request_free(&q);
 }
@@ -683,10 +686,12 @@ Test(encode_gemini, partial_args_bytes)
     const char *head = "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[";
     const char *tail = "\"index\":0}],\"modelVersion\":\"toolwire\"}\r\n\r\n";
     const char *parts[] = {
-        "{\"functionCall\":{\"name\":\"f\",\"willContinue\":true},\"thoughtSignature\":\"c2ln\"}]},",
+        "{\"functionCall\":{\"name\":\"f\",\"willContinue\":true},\"thoughtSignature\":\"c2ln\"}]}"
+        ",",
         "{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.city\",\"stringValue\":\"Bost\","
         "\"willContinue\":true}],\"willContinue\":true}}]},",
-        "{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.city\",\"stringValue\":\"\xc3\xb6n\","
+        "{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.city\",\"stringValue\":"
+        "\"\xc3\xb6n\","
         "\"willContinue\":true}],\"willContinue\":true}}]},",
         "{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.city\",\"stringValue\":\"\"}],"
         "\"willContinue\":true}}]},",
@@ -694,7 +699,8 @@ Test(encode_gemini, partial_args_bytes)
         "\"willContinue\":true}}]},",
         "{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.l[0]\",\"boolValue\":true}],"
         "\"willContinue\":true}}]},",
-        "{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.l[1]\",\"nullValue\":\"NULL_VALUE\"}],"
+        "{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.l[1]\",\"nullValue\":\"NULL_VALUE\"}"
+        "],"
         "\"willContinue\":true}}]},",
         "{\"functionCall\":{}}]},\"finishReason\":\"STOP\",",
     };
@@ -757,7 +763,8 @@ Test(encode_gemini, partial_args_match_the_real_recording)
         cr_expect(tw_json_equal(tw_json_get(tw_json_get(c1, "content"), "parts"),
                                 tw_json_get(tw_json_get(c2, "content"), "parts")),
                   "event %zu differs from the recording's", n);
-        const char *f1 = tw_json_get_str(c1, "finishReason"), *f2 = tw_json_get_str(c2, "finishReason");
+        const char *f1 = tw_json_get_str(c1, "finishReason"),
+                   *f2 = tw_json_get_str(c2, "finishReason");
         cr_expect_str_eq(f1 ? f1 : "-", f2 ? f2 : "-", "event %zu finishReason", n);
         cJSON_Delete(ev);
         p = end;

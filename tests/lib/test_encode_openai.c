@@ -18,9 +18,10 @@ Test(encode_openai, cases)
 
 static void simple_request(tw_request *r, bool tools)
 {
-    cJSON *j = cJSON_Parse(tools ? "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
-                                   "\"tools\":[{\"name\":\"f\",\"parameters\":{\"type\":\"object\"}}]}"
-                                 : "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+    cJSON *j =
+        cJSON_Parse(tools ? "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
+                            "\"tools\":[{\"name\":\"f\",\"parameters\":{\"type\":\"object\"}}]}"
+                          : "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
     tw_error why_e = {0};
     cr_assert_eq(tw_request_read(j, NULL, r, &why_e), TW_OK, "%s", why_e.message);
     cJSON_Delete(j);
@@ -142,7 +143,8 @@ Test(encode_openai, argument_fragments_reassemble)
             cJSON *chunk = cJSON_Parse(line + 6);
             cr_assert_not_null(chunk, "chunk is JSON: %s", line);
             const cJSON *ch = cJSON_GetArrayItem(tw_json_get(chunk, "choices"), 0);
-            const cJSON *tc = cJSON_GetArrayItem(tw_json_get(tw_json_get(ch, "delta"), "tool_calls"), 0);
+            const cJSON *tc =
+                cJSON_GetArrayItem(tw_json_get(tw_json_get(ch, "delta"), "tool_calls"), 0);
             const char *a = tw_json_get_str(tw_json_get(tc, "function"), "arguments");
             if (a) {
                 cr_expect(strstr(a, "\xEF\xBF\xBD") == NULL, "fragment split a character");

@@ -208,22 +208,22 @@ Test(encode_responses, real_stream_requests_read_and_written_back)
 
 Test(encode_responses, real_second_turn_neutral_value)
 {
-    const char *path = tw_test_shared("real-traffic/openai_responses__nonstream__function_call.yaml");
+    const char *path =
+        tw_test_shared("real-traffic/openai_responses__nonstream__function_call.yaml");
     if (!path)
         cr_skip("../shared/real-traffic is absent");
     tw_cassette c;
     tw_error why;
     cr_assert_eq(tw_cassette_load(path, NULL, &c, &why), TW_OK, "%s", why.message);
     tw_request q;
-    cr_assert_eq(tw_responses_request_from_json(c.interactions[1].request.body.json, NULL, &q, NULL),
-                 TW_OK);
+    cr_assert_eq(
+        tw_responses_request_from_json(c.interactions[1].request.body.json, NULL, &q, NULL), TW_OK);
     cr_assert_eq(q.nmessages, 3);
     cr_assert_eq(q.messages[0].role, TW_ROLE_USER);
     cr_assert_eq(q.messages[1].role, TW_ROLE_ASSISTANT);
     cr_assert_eq(q.messages[1].ncalls, 1);
     cr_assert_str_eq(q.messages[1].calls[0].id, "call_YfwRsW8sUxDKipwyhWTzOXCA");
-    cr_assert_str_eq(
-        tw_json_get_str(q.messages[1].calls[0].arguments, "country"), "PotatoLand");
+    cr_assert_str_eq(tw_json_get_str(q.messages[1].calls[0].arguments, "country"), "PotatoLand");
     cr_assert_eq(q.messages[2].role, TW_ROLE_TOOL);
     cr_assert_str_eq(q.messages[2].tool_call_id, "call_YfwRsW8sUxDKipwyhWTzOXCA");
     cr_assert_str_eq(q.messages[2].name, "get_capital");
@@ -584,8 +584,7 @@ Test(encode_responses, response_incomplete_and_finish_reasons)
     char *s = encode_result("openai-responses", &r, &eo);
     cJSON *j = parse(s);
     cr_assert_str_eq(str_at(j, "status"), "incomplete");
-    cr_assert_str_eq(str_at(tw_json_get(j, "incomplete_details"), "reason"),
-                     "max_output_tokens");
+    cr_assert_str_eq(str_at(tw_json_get(j, "incomplete_details"), "reason"), "max_output_tokens");
     cr_assert_eq(cJSON_GetArraySize(tw_json_get(j, "output")), 1);
     cr_assert_eq(warn.len, 0);
     cJSON_Delete(j);
@@ -676,7 +675,10 @@ static void free_events(events *e)
         cJSON_Delete(e->ev[i]);
 }
 
-static const char *type_of(const events *e, size_t i) { return tw_json_get_str(e->ev[i], "type"); }
+static const char *type_of(const events *e, size_t i)
+{
+    return tw_json_get_str(e->ev[i], "type");
+}
 
 Test(encode_responses, stream_event_order)
 {
@@ -721,8 +723,7 @@ Test(encode_responses, stream_event_order)
     /* the item events name their item and output index */
     cr_assert_eq(tw_json_get(e.ev[8], "output_index")->valueint, 1);
     cr_assert_str_eq(str_at(tw_json_get(e.ev[8], "item"), "status"), "in_progress");
-    cr_assert_str_eq(str_at(e.ev[10], "item_id"),
-                     str_at(tw_json_get(e.ev[8], "item"), "id"));
+    cr_assert_str_eq(str_at(e.ev[10], "item_id"), str_at(tw_json_get(e.ev[8], "item"), "id"));
     cr_assert_eq(tw_json_get(e.ev[10], "content_index")->valueint, 0);
     cr_assert_str_eq(str_at(e.ev[10], "delta"), "Hi");
     cJSON *added = tw_json_get(e.ev[14], "item");
@@ -769,8 +770,7 @@ Test(encode_responses, stream_fragments_join)
     cr_assert_str_eq(args.data, "{\"k\":\"0123456789\"}");
     cr_assert_str_eq(type_of(&e, e.n - 1), "response.incomplete");
     cr_assert_str_eq(
-        str_at(tw_json_get(tw_json_get(e.ev[e.n - 1], "response"), "incomplete_details"),
-               "reason"),
+        str_at(tw_json_get(tw_json_get(e.ev[e.n - 1], "response"), "incomplete_details"), "reason"),
         "content_filter");
     tw_buf_free(&text);
     tw_buf_free(&args);
@@ -793,16 +793,16 @@ Test(encode_responses, convert_requests_both_ways)
     tw_encode_opts eo = enc_opts(&warn);
     tw_buf rsp = {0}, back = {0};
     tw_error e;
-    cr_assert_eq(tw_transcode("openai-request", "openai-responses-request", chat, strlen(chat),
-                              &eo, &rsp, &e),
+    cr_assert_eq(tw_transcode("openai-request", "openai-responses-request", chat, strlen(chat), &eo,
+                              &rsp, &e),
                  TW_OK, "%s", e.message);
     cr_assert_eq(warn.len, 0);
     cJSON *j = parse(rsp.data);
     cr_assert_str_eq(str_at(j, "instructions"), "s");
     cr_assert_eq(cJSON_GetArraySize(tw_json_get(j, "input")), 3);
     cJSON_Delete(j);
-    cr_assert_eq(tw_transcode("openai-responses-request", "openai-request", rsp.data, rsp.len,
-                              &eo, &back, &e),
+    cr_assert_eq(tw_transcode("openai-responses-request", "openai-request", rsp.data, rsp.len, &eo,
+                              &back, &e),
                  TW_OK, "%s", e.message);
     cr_assert_eq(warn.len, 0);
     cJSON *a = parse(chat), *b = parse(back.data);
@@ -837,9 +837,9 @@ Test(encode_responses, convert_results)
     tw_encode_opts eo = enc_opts(&warn);
     tw_buf out = {0};
     tw_error e;
-    cr_assert_eq(tw_transcode("openai-response", "openai-responses", chat, strlen(chat), &eo,
-                              &out, &e),
-                 TW_OK, "%s", e.message);
+    cr_assert_eq(
+        tw_transcode("openai-response", "openai-responses", chat, strlen(chat), &eo, &out, &e),
+        TW_OK, "%s", e.message);
     cr_assert_eq(warn.len, 0);
     cJSON *j = parse(out.data);
     cJSON *o = tw_json_get(j, "output");
@@ -847,8 +847,8 @@ Test(encode_responses, convert_results)
     cr_assert_str_eq(str_at(item_at(o, 1), "arguments"), "{\"a\":1}");
     cJSON_Delete(j);
     tw_buf_free(&out);
-    cr_assert_eq(tw_transcode("openai-response", "openai-responses-stream", chat, strlen(chat),
-                              &eo, &out, &e),
+    cr_assert_eq(tw_transcode("openai-response", "openai-responses-stream", chat, strlen(chat), &eo,
+                              &out, &e),
                  TW_OK, "%s", e.message);
     events ev;
     split_events(out.data, &ev);

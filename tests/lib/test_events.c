@@ -43,8 +43,8 @@ static void assert_empty(const tw_result *r, const char *what)
 /* Push buf[0, n) through a tw_stream in `chunk`-byte exact-size pieces (0:
  * one piece); the status of the first failing feed, else of finish. After a
  * failed feed, one more feed and the finish must answer the same status. */
-static tw_status push(const tw_format_ops *f, const char *buf, size_t n, size_t chunk,
-                      stopper *s, tw_result *out)
+static tw_status push(const tw_format_ops *f, const char *buf, size_t n, size_t chunk, stopper *s,
+                      tw_result *out)
 {
     tw_stream *t = tw_stream_new(f, NULL, on_event, s);
     cr_assert_not_null(t);

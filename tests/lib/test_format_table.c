@@ -137,7 +137,7 @@ Test(format_table, mock_profiles_and_path_kinds)
     EXPECT_NO_DRIFT(table, mock, true, "tw_mock_profiles()");
     /* each row's path says its kind, and its decoders are registered */
 #define X_A(ID, code, be, p1, p2, how, resp, strm, sc, fams)                                       \
-    cr_expect_eq(tw_path_kind("/x/" p1), TW_API_##ID, "%s", p1);                                  \
+    cr_expect_eq(tw_path_kind("/x/" p1), TW_API_##ID, "%s", p1);                                   \
     cr_expect(!p2 || tw_path_kind(p2) == TW_API_##ID, "%s", #ID);                                  \
     cr_expect_not_null(tw_format_find(resp), "%s", resp);                                          \
     cr_expect_not_null(tw_format_find(strm), "%s", strm);
@@ -209,9 +209,11 @@ Test(format_table, fuzz_folders)
     names seeds = tw_names_dir_entries(tw_test_src("fuzz/seeds"), true, NULL);
     names regs = tw_names_dir_entries(tw_test_src("fuzz/regressions"), true, NULL);
     for (size_t i = 0; i < seeds.n; i++)
-        cr_expect(tw_names_has(&t, seeds.at[i]), "fuzz/seeds/%s is no target of the table", seeds.at[i]);
+        cr_expect(tw_names_has(&t, seeds.at[i]), "fuzz/seeds/%s is no target of the table",
+                  seeds.at[i]);
     for (size_t i = 0; i < regs.n; i++)
-        cr_expect(tw_names_has(&t, regs.at[i]), "fuzz/regressions/%s is no target of the table", regs.at[i]);
+        cr_expect(tw_names_has(&t, regs.at[i]), "fuzz/regressions/%s is no target of the table",
+                  regs.at[i]);
 }
 
 Test(format_table, help_lists)
@@ -263,7 +265,8 @@ Test(format_table, docs_lists)
     char *fuzzing = doc("docs/fuzzing.md");
     names t = table_targets(), col = tw_names_first_column(fuzzing, "\n## Targets", false);
     EXPECT_NO_DRIFT(t, col, false, "docs/fuzzing.md, the table of targets");
-    names rd = table_readers(), req = tw_names_backticked(fuzzing, "| `request` | every request reader");
+    names rd = table_readers(),
+          req = tw_names_backticked(fuzzing, "| `request` | every request reader");
     names req_readers = {0};
     for (size_t i = 0; i < req.n; i++)
         if (strcmp(req.at[i], "request") != 0 && strncmp(req.at[i], "tests/", 6) != 0 &&
@@ -320,7 +323,8 @@ Test(format_table, planted_table_row)
     FILE *f = fopen(path, "w");
     cr_assert_not_null(f);
     fwrite(text, 1, (size_t)(at - text), f);
-    fputs("    D(tw_format_planted, \"planted\", TEXT, (planted, BATCH, planted_stream, STREAM)) \\\n",
+    fputs("    D(tw_format_planted, \"planted\", TEXT, (planted, BATCH, planted_stream, STREAM)) "
+          "\\\n",
           f);
     fputs(at, f);
     fclose(f);

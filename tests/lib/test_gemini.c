@@ -76,8 +76,10 @@ Test(gemini, real_nonstream_function_call_then_result)
     tw_cassette_free(&c);
 }
 
-static const char SIG_PREFIX[] = "EpwICpkIAXLI2nxlU6gsWZaZHRYkX1orzuM8vSUFwaAt1JRxEC2hJzPAcAu3PWaKz7X";
-static const char SIG_SUFFIX[] = "YowYXnxy7ElQ1CWkLSDHsbsptHrG9NTaRWdiAFwInb7nd1KrJVPvsNlnUfExbs8gd0IoxjaTjY1V7mjb2D/7NoL5owonoBDAXOk15QuFyU=";
+static const char SIG_PREFIX[] =
+    "EpwICpkIAXLI2nxlU6gsWZaZHRYkX1orzuM8vSUFwaAt1JRxEC2hJzPAcAu3PWaKz7X";
+static const char SIG_SUFFIX[] = "YowYXnxy7ElQ1CWkLSDHsbsptHrG9NTaRWdiAFwInb7nd1KrJVPvsNlnUfExbs8gd"
+                                 "0IoxjaTjY1V7mjb2D/7NoL5owonoBDAXOk15QuFyU=";
 
 Test(gemini, real_stream_function_call_thought_signature)
 {
@@ -115,7 +117,8 @@ Test(gemini, real_stream_function_call_thought_signature)
 
 Test(gemini, real_stream_partial_args)
 {
-    const char *path = tw_test_shared("real-traffic/gemini__stream__function_call_partial_args.chunks.jsonl");
+    const char *path =
+        tw_test_shared("real-traffic/gemini__stream__function_call_partial_args.chunks.jsonl");
     if (!path)
         cr_skip("../shared/real-traffic is absent");
     tw_error why = {.offset = -1};
@@ -180,8 +183,14 @@ static void run_dir(const char *sub)
     tw_free_list(files, n);
 }
 
-Test(gemini, stream_random_splits_and_events) { run_dir("tests/data/decode/gemini-stream"); }
-Test(gemini, body_random_splits_and_events) { run_dir("tests/data/decode/gemini"); }
+Test(gemini, stream_random_splits_and_events)
+{
+    run_dir("tests/data/decode/gemini-stream");
+}
+Test(gemini, body_random_splits_and_events)
+{
+    run_dir("tests/data/decode/gemini");
+}
 
 /* ===================== rules ===================== */
 
@@ -203,10 +212,11 @@ Test(gemini, finish_reason_map)
 Test(gemini, whole_call_ends_open_streamed_call)
 {
     /* a call opened with willContinue is ended by the next named call */
-    static const char in[] =
-        EV("{\"functionCall\":{\"name\":\"a\",\"willContinue\":true}}", "")
-        EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.x\",\"numberValue\":1}],\"willContinue\":true}}", "")
-        EV("{\"functionCall\":{\"name\":\"b\",\"id\":\"b-1\",\"args\":{\"y\":true}}}", ",\"finishReason\":\"STOP\"");
+    static const char in[] = EV("{\"functionCall\":{\"name\":\"a\",\"willContinue\":true}}", "")
+        EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.x\",\"numberValue\":1}],"
+           "\"willContinue\":true}}",
+           "") EV("{\"functionCall\":{\"name\":\"b\",\"id\":\"b-1\",\"args\":{\"y\":true}}}",
+                  ",\"finishReason\":\"STOP\"");
     tw_result r;
     tw_test_decode_every_way("gemini-stream", in, sizeof in - 1, NULL, &r);
     cr_assert_eq(r.msg.ncalls, 2);
@@ -219,10 +229,10 @@ Test(gemini, whole_call_ends_open_streamed_call)
 
 Test(gemini, streamed_repeated_key_keeps_first)
 {
-    static const char in[] =
-        EV("{\"functionCall\":{\"name\":\"a\",\"willContinue\":true}}", "")
+    static const char in[] = EV("{\"functionCall\":{\"name\":\"a\",\"willContinue\":true}}", "")
         EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.k\",\"stringValue\":\"one\"},"
-           "{\"jsonPath\":\"$.k\",\"stringValue\":\"two\"}]}}", ",\"finishReason\":\"STOP\"");
+           "{\"jsonPath\":\"$.k\",\"stringValue\":\"two\"}]}}",
+           ",\"finishReason\":\"STOP\"");
     tw_result r;
     tw_test_decode_every_way("gemini-stream", in, sizeof in - 1, NULL, &r);
     cr_assert_eq(r.msg.ncalls, 1);
@@ -234,9 +244,10 @@ Test(gemini, streamed_repeated_key_keeps_first)
 
 Test(gemini, streamed_path_conflict_and_depth_refused)
 {
-    static const char conflict[] =
-        EV("{\"functionCall\":{\"name\":\"a\",\"partialArgs\":[{\"jsonPath\":\"$.k\",\"numberValue\":1},"
-           "{\"jsonPath\":\"$.k.z\",\"numberValue\":2}]}}", ",\"finishReason\":\"STOP\"");
+    static const char conflict[] = EV("{\"functionCall\":{\"name\":\"a\",\"partialArgs\":[{"
+                                      "\"jsonPath\":\"$.k\",\"numberValue\":1},"
+                                      "{\"jsonPath\":\"$.k.z\",\"numberValue\":2}]}}",
+                                      ",\"finishReason\":\"STOP\"");
     tw_result r;
     tw_test_decode_every_way("gemini-stream", conflict, sizeof conflict - 1, NULL, &r);
     cr_assert_eq(r.msg.ncalls, 0);
@@ -244,9 +255,9 @@ Test(gemini, streamed_path_conflict_and_depth_refused)
     cr_assert_str_eq(r.finish_reason, "stop");
     tw_result_free(&r);
 
-    static const char deep[] =
-        EV("{\"functionCall\":{\"name\":\"a\",\"partialArgs\":[{\"jsonPath\":\"$.a.b.c.d\",\"numberValue\":1}]}}",
-           ",\"finishReason\":\"STOP\"");
+    static const char deep[] = EV("{\"functionCall\":{\"name\":\"a\",\"partialArgs\":[{"
+                                  "\"jsonPath\":\"$.a.b.c.d\",\"numberValue\":1}]}}",
+                                  ",\"finishReason\":\"STOP\"");
     tw_decode_opts o;
     memset(&o, 0, sizeof o);
     o.limits.max_depth = 3;
@@ -260,9 +271,9 @@ Test(gemini, streamed_path_conflict_and_depth_refused)
     tw_test_expect_call(&r, 0, "call_1", "a", "{\"a\":{\"b\":{\"c\":{\"d\":1}}}}");
     tw_result_free(&r);
 
-    static const char bad_path[] =
-        EV("{\"functionCall\":{\"name\":\"a\",\"partialArgs\":[{\"jsonPath\":\"location\",\"numberValue\":1}]}}",
-           ",\"finishReason\":\"STOP\"");
+    static const char bad_path[] = EV("{\"functionCall\":{\"name\":\"a\",\"partialArgs\":[{"
+                                      "\"jsonPath\":\"location\",\"numberValue\":1}]}}",
+                                      ",\"finishReason\":\"STOP\"");
     tw_test_decode_every_way("gemini-stream", bad_path, sizeof bad_path - 1, NULL, &r);
     cr_assert_eq(r.msg.ncalls, 0);
     cr_assert(tw_test_has_diag(&r.errors, TW_D_TOOL_CALL_JSON));
@@ -285,7 +296,8 @@ Test(gemini, further_signature_not_carried)
 {
     static const char in[] =
         "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"a\",\"thoughtSignature\":\"s1\"},"
-        "{\"text\":\"b\",\"thoughtSignature\":\"s1\"},{\"text\":\"c\",\"thoughtSignature\":\"s2\"}]},"
+        "{\"text\":\"b\",\"thoughtSignature\":\"s1\"},{\"text\":\"c\",\"thoughtSignature\":\"s2\"}]"
+        "},"
         "\"finishReason\":\"STOP\"}]}";
     tw_result r;
     tw_test_decode_every_way("gemini", in, sizeof in - 1, NULL, &r);
@@ -300,8 +312,9 @@ Test(gemini, too_many_calls_streamed)
 {
     tw_buf in = {0};
     for (int i = 0; i < 5; i++)
-        cr_assert_eq(tw_buf_puts(&in, EV("{\"functionCall\":{\"name\":\"f\",\"willContinue\":true}}", "")
-                                      EV("{\"functionCall\":{}}", "")),
+        cr_assert_eq(tw_buf_puts(&in,
+                                 EV("{\"functionCall\":{\"name\":\"f\",\"willContinue\":true}}", "")
+                                     EV("{\"functionCall\":{}}", "")),
                      TW_OK);
     cr_assert_eq(tw_buf_puts(&in, EV("{\"text\":\"\"}", ",\"finishReason\":\"STOP\"")), TW_OK);
     tw_decode_opts o;
@@ -351,30 +364,39 @@ static void gen_body(tw_buf *b, size_t n)
 static void gen_stream(tw_buf *b, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        cr_assert_eq(tw_buf_printf(b,
-                                   EV("{\"functionCall\":{\"name\":\"f\",\"willContinue\":true}}", "")
-                                   EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.i\","
-                                      "\"numberValue\":%zu}],\"willContinue\":true}}", "")
-                                   EV("{\"functionCall\":{}}", ""), i),
-                     TW_OK);
+        cr_assert_eq(
+            tw_buf_printf(b,
+                          EV("{\"functionCall\":{\"name\":\"f\",\"willContinue\":true}}", "")
+                              EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.i\","
+                                 "\"numberValue\":%zu}],\"willContinue\":true}}",
+                                 "") EV("{\"functionCall\":{}}", ""),
+                          i),
+            TW_OK);
     cr_assert_eq(tw_buf_puts(b, EV("{\"text\":\"\"}", ",\"finishReason\":\"STOP\"")), TW_OK);
 }
 
 /* One call whose arguments arrive as n pieces: n keys, or one string in n parts. */
 static void gen_pieces(tw_buf *b, size_t n, bool one_string)
 {
-    cr_assert_eq(tw_buf_puts(b, EV("{\"functionCall\":{\"name\":\"f\",\"willContinue\":true}}", "")), TW_OK);
+    cr_assert_eq(
+        tw_buf_puts(b, EV("{\"functionCall\":{\"name\":\"f\",\"willContinue\":true}}", "")), TW_OK);
     for (size_t i = 0; i < n; i++) {
         if (one_string)
-            cr_assert_eq(tw_buf_printf(b, EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.s\","
-                                             "\"stringValue\":\"abcdefgh\",\"willContinue\":%s}],"
-                                             "\"willContinue\":true}}", ""),
-                                       i + 1 < n ? "true" : "false"),
-                         TW_OK);
+            cr_assert_eq(
+                tw_buf_printf(b,
+                              EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.s\","
+                                 "\"stringValue\":\"abcdefgh\",\"willContinue\":%s}],"
+                                 "\"willContinue\":true}}",
+                                 ""),
+                              i + 1 < n ? "true" : "false"),
+                TW_OK);
         else
-            cr_assert_eq(tw_buf_printf(b, EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":"
-                                             "\"$.list[%zu].k%zu\",\"numberValue\":1}],"
-                                             "\"willContinue\":true}}", ""), i, i),
+            cr_assert_eq(tw_buf_printf(b,
+                                       EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":"
+                                          "\"$.list[%zu].k%zu\",\"numberValue\":1}],"
+                                          "\"willContinue\":true}}",
+                                          ""),
+                                       i, i),
                          TW_OK);
     }
     cr_assert_eq(tw_buf_puts(b, EV("{\"functionCall\":{}}", ",\"finishReason\":\"STOP\"")), TW_OK);
@@ -525,11 +547,12 @@ static int64_t event_at(const char *in, int n)
  * input leaves open is refused at its start. */
 Test(gemini, streamed_refusal_at_the_offending_event)
 {
-    static const char no_path[] =
-        EV("{\"functionCall\":{\"name\":\"a\",\"willContinue\":true}}", "")
-        EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.x\",\"numberValue\":1}],\"willContinue\":true}}", "")
+    static const char no_path[] = EV("{\"functionCall\":{\"name\":\"a\",\"willContinue\":true}}",
+                                     "") EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$."
+                                            "x\",\"numberValue\":1}],\"willContinue\":true}}",
+                                            "")
         EV("{\"functionCall\":{\"partialArgs\":[{\"numberValue\":2}],\"willContinue\":true}}", "")
-        EV("{\"functionCall\":{}}", ",\"finishReason\":\"STOP\"");
+            EV("{\"functionCall\":{}}", ",\"finishReason\":\"STOP\"");
     tw_result r;
     tw_test_decode_every_way("gemini-stream", no_path, sizeof no_path - 1, NULL, &r);
     cr_assert_eq(r.msg.ncalls, 0);
@@ -540,11 +563,12 @@ Test(gemini, streamed_refusal_at_the_offending_event)
     tw_result_free(&r);
 
     /* over max_args_bytes: at the event whose piece went over */
-    static const char big[] =
-        EV("{\"functionCall\":{\"name\":\"a\",\"willContinue\":true}}", "")
-        EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.x\",\"stringValue\":\"0123456789\"}],\"willContinue\":true}}", "")
-        EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.y\",\"stringValue\":\"0123456789012345678901234567890123456789\"}],\"willContinue\":true}}", "")
-        EV("{\"functionCall\":{}}", ",\"finishReason\":\"STOP\"");
+    static const char big[] = EV("{\"functionCall\":{\"name\":\"a\",\"willContinue\":true}}", "")
+        EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.x\",\"stringValue\":"
+           "\"0123456789\"}],\"willContinue\":true}}",
+           "") EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.y\",\"stringValue\":"
+                  "\"0123456789012345678901234567890123456789\"}],\"willContinue\":true}}",
+                  "") EV("{\"functionCall\":{}}", ",\"finishReason\":\"STOP\"");
     tw_decode_opts o;
     memset(&o, 0, sizeof o);
     o.limits.max_args_bytes = 32;
@@ -556,10 +580,11 @@ Test(gemini, streamed_refusal_at_the_offending_event)
     tw_result_free(&r);
 
     /* left open by the end of the input: at the call */
-    static const char open_call[] =
-        EV("{\"text\":\"hi\"}", "")
+    static const char open_call[] = EV("{\"text\":\"hi\"}", "")
         EV("{\"functionCall\":{\"name\":\"a\",\"willContinue\":true}}", "")
-        EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.x\",\"numberValue\":1}],\"willContinue\":true}}", "");
+            EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.x\",\"numberValue\":1}],"
+               "\"willContinue\":true}}",
+               "");
     tw_test_decode_every_way("gemini-stream", open_call, sizeof open_call - 1, NULL, &r);
     e = first_error(&r, TW_D_TOOL_CALL_UNTERMINATED);
     cr_assert_not_null(e);

@@ -50,8 +50,8 @@ static char *encode_with(const char *enc, const cJSON *fx, const char *path,
 {
     tw_request r;
     tw_error why_e = {0};
-    cr_assert_eq(tw_request_read(tw_json_get(fx, "request"), NULL, &r, &why_e), TW_OK,
-                 "%s: %s", path, why_e.message);
+    cr_assert_eq(tw_request_read(tw_json_get(fx, "request"), NULL, &r, &why_e), TW_OK, "%s: %s",
+                 path, why_e.message);
     const tw_encoder_ops *e = tw_encoder_find(enc);
     cr_assert_not_null(e);
     tw_buf out = {0};
@@ -170,7 +170,8 @@ Test(hermes_prompt, number_beyond_double_warns)
     cJSON *fx = load(tw_test_src("tests/data/qwen3/26_number_beyond_double.json"), true);
     tw_request r;
     tw_error why_e = {0};
-    cr_assert_eq(tw_request_read(tw_json_get(fx, "request"), NULL, &r, &why_e), TW_OK, "%s", why_e.message);
+    cr_assert_eq(tw_request_read(tw_json_get(fx, "request"), NULL, &r, &why_e), TW_OK, "%s",
+                 why_e.message);
     tw_diag_list w = {0};
     tw_encode_opts o = {0};
     o.warnings = &w;
@@ -247,17 +248,20 @@ static void free_warned(tw_diag_list *w)
  * in the tool's schema: every one is named as changed. */
 Test(qwen_xml_prompt, number_beyond_double_warns)
 {
-    tw_diag_list *w = encode_warned("qwen3-coder-prompt",
-                                    "tests/data/qwen3-coder/13_number_beyond_double.json");
+    tw_diag_list *w =
+        encode_warned("qwen3-coder-prompt", "tests/data/qwen3-coder/13_number_beyond_double.json");
     cr_expect_eq(count_warnings(w, TW_D_NUMBER_INEXACT, "number"), 5,
                  "three arguments, one array item, the tool's maximum");
-    cr_expect_eq(count_warnings(w, TW_D_NUMBER_INEXACT, "number 1e400 becomes the Python float inf"),
-                 2, "the argument and the tool's maximum");
-    cr_expect_eq(count_warnings(w, TW_D_NUMBER_INEXACT,
-                                "tool record parameters: number 1e400 becomes the Python float inf"),
-                 1);
-    cr_expect_eq(count_warnings(w, TW_D_NUMBER_INEXACT, "number 1e400 becomes the Python float Infinity"),
-                 1);
+    cr_expect_eq(
+        count_warnings(w, TW_D_NUMBER_INEXACT, "number 1e400 becomes the Python float inf"), 2,
+        "the argument and the tool's maximum");
+    cr_expect_eq(
+        count_warnings(w, TW_D_NUMBER_INEXACT,
+                       "tool record parameters: number 1e400 becomes the Python float inf"),
+        1);
+    cr_expect_eq(
+        count_warnings(w, TW_D_NUMBER_INEXACT, "number 1e400 becomes the Python float Infinity"),
+        1);
     free_warned(w);
 }
 
@@ -267,7 +271,8 @@ Test(qwen_xml_prompt, losses_named)
 {
     const char *file = "tests/data/qwen3-coder/10_reasoning_before_and_after_last_query.json";
     tw_diag_list *w = encode_warned("qwen3-coder-prompt", file);
-    cr_expect_eq(count_warnings(w, TW_D_NOT_CARRIED, "qwen3-coder-prompt: thinking of assistant"), 1);
+    cr_expect_eq(count_warnings(w, TW_D_NOT_CARRIED, "qwen3-coder-prompt: thinking of assistant"),
+                 1);
     cr_expect_eq(count_warnings(w, TW_D_NOT_CARRIED, "tool_call_id not carried"), 1);
     free_warned(w);
     w = encode_warned("qwen3-coder-prompt", "tests/data/qwen3-coder/14_enable_thinking_false.json");
@@ -336,9 +341,11 @@ Test(qwen_xml_prompt, caps)
 Test(qwen_xml_prompt, convert_from_openai_request)
 {
     static const char *const enc[] = {"qwen3-coder-prompt", "qwen3.5-prompt"};
-    static const char *const file[] = {"tests/data/qwen3-coder/08_parallel_calls_grouped_results.json",
-                                       "tests/data/qwen3.5/08_parallel_calls_grouped_results.json"};
-    static const char *const gen[] = {"<|im_start|>assistant\n", "<|im_start|>assistant\n<think>\n"};
+    static const char *const file[] = {
+        "tests/data/qwen3-coder/08_parallel_calls_grouped_results.json",
+        "tests/data/qwen3.5/08_parallel_calls_grouped_results.json"};
+    static const char *const gen[] = {"<|im_start|>assistant\n",
+                                      "<|im_start|>assistant\n<think>\n"};
     for (size_t k = 0; k < 2; k++) {
         cJSON *fx = load(tw_test_src(file[k]), true);
         tw_status st;
@@ -435,7 +442,8 @@ Test(hermes_system, policy_sentences)
 {
     tw_buf b = {0};
     tw_hermes_policy_write(&b, TW_CHOICE_NAMED, "get_weather");
-    cr_expect_str_eq(b.data, "If you call a tool, it MUST be `get_weather`; otherwise reply normally.");
+    cr_expect_str_eq(b.data,
+                     "If you call a tool, it MUST be `get_weather`; otherwise reply normally.");
     tw_buf_reset(&b);
     tw_hermes_policy_write(&b, TW_CHOICE_NONE, NULL);
     cr_expect_str_eq(b.data, "Do not call any tools; reply normally.");

@@ -63,8 +63,8 @@ static void expect_no_cut(const tw_result *r, const char *what)
         cr_expect(strcmp(r->msg.calls[i].name, "evil") != 0, "%s: cut key chose 'evil'", what);
         free(s);
     }
-    cr_expect(r->msg.content.len == 0 || memmem(r->msg.content.data, r->msg.content.len,
-                                                "cut", 3) == NULL,
+    cr_expect(r->msg.content.len == 0 ||
+                  memmem(r->msg.content.data, r->msg.content.len, "cut", 3) == NULL,
               "%s: content was cut: %s", what, r->msg.content.data);
 }
 
@@ -87,8 +87,9 @@ Test(json_nul, hermes_reproduction_refused)
 Test(json_nul, every_text_format)
 {
     static const char *const fmts[] = {"hermes", "think", "proxy"};
-    const char *args_escaped = "<tool_call>{\"name\":\"f\",\"arguments\":{\"cmd\":\"ls /tmp\\u0000x\"}}"
-                               "</tool_call>";
+    const char *args_escaped =
+        "<tool_call>{\"name\":\"f\",\"arguments\":{\"cmd\":\"ls /tmp\\u0000x\"}}"
+        "</tool_call>";
     for (size_t i = 0; i < 3; i++) {
         tw_result r;
         decode(fmts[i], args_escaped, NULL, &r);
@@ -127,15 +128,17 @@ Test(json_nul, every_text_format)
 Test(json_nul, openai_response)
 {
     tw_result r;
-    decode("openai-response",
-           "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
-           "\"content\":\"cut\\u0000here\",\"tool_calls\":["
-           "{\"id\":\"a\",\"type\":\"function\",\"function\":{\"name\":\"f\","
-           "\"arguments\":\"{\\\"cmd\\\":\\\"ls /tmp\\\\u0000; rm\\\"}\"}},"
-           "{\"id\":\"b\\u0000\",\"type\":\"function\",\"function\":{\"name\":\"g\",\"arguments\":\"{}\"}},"
-           "{\"id\":\"c\",\"type\":\"function\",\"function\":{\"name\":\"h\",\"arguments\":\"{}\"}}]},"
-           "\"finish_reason\":\"tool_calls\"}]}",
-           NULL, &r);
+    decode(
+        "openai-response",
+        "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
+        "\"content\":\"cut\\u0000here\",\"tool_calls\":["
+        "{\"id\":\"a\",\"type\":\"function\",\"function\":{\"name\":\"f\","
+        "\"arguments\":\"{\\\"cmd\\\":\\\"ls /tmp\\\\u0000; rm\\\"}\"}},"
+        "{\"id\":\"b\\u0000\",\"type\":\"function\",\"function\":{\"name\":\"g\",\"arguments\":\"{}"
+        "\"}},"
+        "{\"id\":\"c\",\"type\":\"function\",\"function\":{\"name\":\"h\",\"arguments\":\"{}\"}}]},"
+        "\"finish_reason\":\"tool_calls\"}]}",
+        NULL, &r);
     /* the clean call stays; the two others and the content are refused */
     cr_assert_eq(r.msg.ncalls, 1);
     cr_expect_str_eq(r.msg.calls[0].name, "h");
@@ -148,18 +151,21 @@ Test(json_nul, openai_response)
 Test(json_nul, openai_stream)
 {
     tw_result r;
-    decode("openai-stream",
-           "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"cut\\u0000x\"}}]}\n\n"
-           "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"cut\\u0000x\"}}]}\n\n"
-           "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"a\","
-           "\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"cmd\\\":\"}}]}}]}\n\n"
-           "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,"
-           "\"function\":{\"arguments\":\"\\\"ls /tmp\\u0000; rm\\\"}\"}}]}}]}\n\n"
-           "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,\"id\":\"b\","
-           "\"type\":\"function\",\"function\":{\"name\":\"g\",\"arguments\":\"{\\\"x\\\":\\\"\\\\u0000\\\"}\"}}]}}]}\n\n"
-           "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n"
-           "data: [DONE]\n\n",
-           NULL, &r);
+    decode(
+        "openai-stream",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"cut\\u0000x\"}}]}\n\n"
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"cut\\u0000x\"}}]}\n\n"
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"a\","
+        "\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"cmd\\\":\"}}]}}]}"
+        "\n\n"
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,"
+        "\"function\":{\"arguments\":\"\\\"ls /tmp\\u0000; rm\\\"}\"}}]}}]}\n\n"
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,\"id\":\"b\","
+        "\"type\":\"function\",\"function\":{\"name\":\"g\",\"arguments\":\"{\\\"x\\\":"
+        "\\\"\\\\u0000\\\"}\"}}]}}]}\n\n"
+        "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n"
+        "data: [DONE]\n\n",
+        NULL, &r);
     cr_expect_eq(r.msg.ncalls, 0);
     cr_expect_eq(r.msg.content.len, 0);
     cr_expect_eq(r.msg.thinking.len, 0);
@@ -174,7 +180,8 @@ Test(json_nul, anthropic)
     tw_result r;
     decode("anthropic-response",
            "{\"type\":\"message\",\"content\":[{\"type\":\"text\",\"text\":\"cut\\u0000x\"},"
-           "{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"f\",\"input\":{\"cmd\":\"ls /tmp\\u0000 x\"}},"
+           "{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"f\",\"input\":{\"cmd\":\"ls "
+           "/tmp\\u0000 x\"}},"
            "{\"type\":\"tool_use\",\"id\":\"t2\",\"name\":\"g\",\"input\":{}}],"
            "\"stop_reason\":\"tool_use\"}",
            NULL, &r);
@@ -183,22 +190,26 @@ Test(json_nul, anthropic)
     cr_expect_eq(r.msg.content.len, 0);
     cr_expect_eq(count_code(&r.errors, TW_D_JSON_NUL), 2);
     tw_result_free(&r);
-    decode("anthropic-stream",
-           "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"
-           "\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"f\",\"input\":{}}}\n\n"
-           "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
-           "\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"cmd\\\":\\\"ls /tmp\\u0000\"}}\n\n"
-           "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
-           "\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"; rm\\\"}\"}}\n\n"
-           "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
-           "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,"
-           "\"content_block\":{\"type\":\"tool_use\",\"id\":\"t2\",\"name\":\"g\",\"input\":{}}}\n\n"
-           "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,"
-           "\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"x\\\":\\\"\\\\u0000\\\"}\"}}\n\n"
-           "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n"
-           "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"}}\n\n"
-           "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
-           NULL, &r);
+    decode(
+        "anthropic-stream",
+        "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"
+        "\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"f\",\"input\":{}}}\n\n"
+        "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
+        "\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"cmd\\\":\\\"ls "
+        "/tmp\\u0000\"}}\n\n"
+        "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
+        "\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"; rm\\\"}\"}}\n\n"
+        "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+        "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,"
+        "\"content_block\":{\"type\":\"tool_use\",\"id\":\"t2\",\"name\":\"g\",\"input\":{}}}\n\n"
+        "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,"
+        "\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"x\\\":\\\"\\\\u0000\\\"}"
+        "\"}}\n\n"
+        "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n"
+        "event: message_delta\ndata: "
+        "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"}}\n\n"
+        "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+        NULL, &r);
     cr_expect_eq(r.msg.ncalls, 0);
     cr_expect_eq(count_code(&r.errors, TW_D_JSON_NUL), 3, "one event + two calls");
     expect_no_cut(&r, "anthropic-stream");
@@ -264,7 +275,8 @@ Test(duplicate_keys, call_object_refused_everywhere)
     }
     tw_result r;
     decode("openai-response",
-           "{\"choices\":[{\"index\":0,\"message\":{\"tool_calls\":[{\"id\":\"a\",\"type\":\"function\","
+           "{\"choices\":[{\"index\":0,\"message\":{\"tool_calls\":[{\"id\":\"a\",\"type\":"
+           "\"function\","
            "\"function\":{\"name\":\"evil\",\"name\":\"safe\",\"arguments\":\"{}\"}}]},"
            "\"finish_reason\":\"tool_calls\"}]}",
            NULL, &r);
@@ -273,7 +285,8 @@ Test(duplicate_keys, call_object_refused_everywhere)
     tw_result_free(&r);
     decode("openai-stream",
            "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"a\","
-           "\"function\":{\"name\":\"f\",\"arguments\":\"{}\",\"arguments\":\"{\\\"x\\\":1}\"}}]}}]}\n\n"
+           "\"function\":{\"name\":\"f\",\"arguments\":\"{}\",\"arguments\":\"{\\\"x\\\":1}\"}}]}}]"
+           "}\n\n"
            "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n"
            "data: [DONE]\n\n",
            NULL, &r);
@@ -289,7 +302,8 @@ Test(duplicate_keys, call_object_refused_everywhere)
     tw_result_free(&r);
     decode("anthropic-stream",
            "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"
-           "\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"id\":\"t2\",\"name\":\"f\",\"input\":{}}}\n\n"
+           "\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"id\":\"t2\",\"name\":\"f\","
+           "\"input\":{}}}\n\n"
            "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
            "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
            NULL, &r);
@@ -297,8 +311,8 @@ Test(duplicate_keys, call_object_refused_everywhere)
     cr_expect_eq(count_code(&r.errors, TW_D_CALL_DUPLICATE_KEY), 1);
     tw_result_free(&r);
     decode("vllm-generate",
-           "{\"response\":\"\",\"tool_calls\":[{\"name\":\"f\",\"name\":\"g\",\"arguments\":{}}]}", NULL,
-           &r);
+           "{\"response\":\"\",\"tool_calls\":[{\"name\":\"f\",\"name\":\"g\",\"arguments\":{}}]}",
+           NULL, &r);
     cr_expect_eq(r.msg.ncalls, 0);
     cr_expect_eq(count_code(&r.errors, TW_D_CALL_DUPLICATE_KEY), 1);
     tw_result_free(&r);
@@ -308,7 +322,8 @@ Test(duplicate_keys, arguments_warn_and_keep_first)
 {
     tw_result r;
     decode("hermes",
-           "<tool_call>{\"name\":\"f\",\"arguments\":{\"a\":1,\"b\":{\"c\":[{\"d\":\"first\",\"d\":\"second\"}]},"
+           "<tool_call>{\"name\":\"f\",\"arguments\":{\"a\":1,\"b\":{\"c\":[{\"d\":\"first\",\"d\":"
+           "\"second\"}]},"
            "\"a\":2}}</tool_call>",
            NULL, &r);
     cr_assert_eq(r.msg.ncalls, 1);
@@ -322,11 +337,13 @@ Test(duplicate_keys, arguments_warn_and_keep_first)
               "%s", g->message);
     tw_result_free(&r);
     /* the same through a wire format's arguments text */
-    decode("openai-response",
-           "{\"choices\":[{\"index\":0,\"message\":{\"tool_calls\":[{\"id\":\"a\",\"type\":\"function\","
-           "\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"x\\\":{\\\"y\\\":1,\\\"y\\\":2}}\"}}]},"
-           "\"finish_reason\":\"tool_calls\"}]}",
-           NULL, &r);
+    decode(
+        "openai-response",
+        "{\"choices\":[{\"index\":0,\"message\":{\"tool_calls\":[{\"id\":\"a\",\"type\":"
+        "\"function\","
+        "\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"x\\\":{\\\"y\\\":1,\\\"y\\\":2}}\"}}]},"
+        "\"finish_reason\":\"tool_calls\"}]}",
+        NULL, &r);
     cr_assert_eq(r.msg.ncalls, 1);
     g = find_code(&r.warnings, TW_D_DUPLICATE_KEY);
     cr_assert_not_null(g);
@@ -361,7 +378,8 @@ Test(duplicate_keys, dedupe_is_not_quadratic, .timeout = 300)
 Test(rfc8259, warnings_not_refusals)
 {
     tw_result r;
-    const char tab[] = "<tool_call>{\"name\":\"f\",\"arguments\":{\"code\":\"a\tb\nc\"}}</tool_call>";
+    const char tab[] =
+        "<tool_call>{\"name\":\"f\",\"arguments\":{\"code\":\"a\tb\nc\"}}</tool_call>";
     decode("hermes", tab, NULL, &r);
     cr_expect_eq(r.msg.ncalls, 1);
     cr_expect_eq(count_code(&r.warnings, TW_D_JSON_NOT_RFC8259), 1);
@@ -383,9 +401,10 @@ Test(rfc8259, warnings_not_refusals)
     cr_expect_eq(count_code(&r.warnings, TW_D_JSON_NOT_RFC8259), 1);
     cr_expect_str_eq(r.msg.content.data, "a\x01z");
     tw_result_free(&r);
-    const char stream[] = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\x02\"}}]}\n\n"
-                          "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"b\x02\"}}]}\n\n"
-                          "data: [DONE]\n\n";
+    const char stream[] =
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\x02\"}}]}\n\n"
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"b\x02\"}}]}\n\n"
+        "data: [DONE]\n\n";
     decode("openai-stream", stream, NULL, &r);
     cr_expect_eq(count_code(&r.warnings, TW_D_JSON_NOT_RFC8259), 1, "once per stream");
     tw_result_free(&r);
@@ -480,15 +499,15 @@ Test(pending_warnings, all_kinds_on_one_call)
     o.tools = tools;
     o.ntools = ntools;
     o.schema_warn = true;
-    const char *one = "{\"name\":\"f\",\"id\":\"x\",\"parameters\":\"{\\\"a\\\":1,\\\"a\\\":\\\"\\t\\\"}\"}";
+    const char *one =
+        "{\"name\":\"f\",\"id\":\"x\",\"parameters\":\"{\\\"a\\\":1,\\\"a\\\":\\\"\\t\\\"}\"}";
     char buf[600];
     snprintf(buf, sizeof buf, "<tool_call>%s</tool_call><tool_call>%s</tool_call>", one, one);
     tw_result r;
     decode("hermes", buf, &o, &r);
     cr_assert_eq(r.msg.ncalls, 2);
     static const tw_status want[] = {TW_D_PARAMETERS_ALIAS, TW_D_ARGUMENTS_AS_STRING,
-                                     TW_D_ARGS_SCHEMA,      TW_D_DUPLICATE_KEY,
-                                     TW_D_JSON_NOT_RFC8259};
+                                     TW_D_ARGS_SCHEMA, TW_D_DUPLICATE_KEY, TW_D_JSON_NOT_RFC8259};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         cr_expect_eq(count_code(&r.warnings, want[i]), 2, "%s", tw_code_name(want[i]));
     cr_expect_eq(count_code(&r.warnings, TW_D_DUPLICATE_ID), 1);
@@ -507,7 +526,8 @@ Test(pending_warnings, all_kinds_on_one_call)
 
 Test(rfc8259, numbers_and_utf8)
 {
-    static const char *const bad[] = {"{\"a\":01}", "{\"a\":1.}", "{\"a\":-.5}", "[1e]",
+    static const char *const bad[] = {"{\"a\":01}",       "{\"a\":1.}",
+                                      "{\"a\":-.5}",      "[1e]",
                                       "{\"a\":\"\xff\"}", "{\"a\":\"\xed\xa0\x80\"}",
                                       "\xef\xbb\xbf{}"};
     static const char *const good[] = {"{\"a\":0}", "{\"a\":-0.5E-3}", "[1e+5,10,-7]",
@@ -558,7 +578,8 @@ Test(json_nul, plain_parse_refuses_with_offset)
     /* \u escapes of other characters still parse */
     cJSON *v = NULL;
     cr_assert_eq(tw_json_parse("[\"\\u00e9\\u0041\"]", 16, 0, &v, NULL), TW_OK);
-    cr_expect_str_eq(v->child->valuestring, "\xC3\xA9" "A");
+    cr_expect_str_eq(v->child->valuestring, "\xC3\xA9"
+                                            "A");
     cJSON_Delete(v);
 }
 
@@ -647,10 +668,25 @@ Test(json_strict, byte_order_mark_short_texts_are_parse_errors)
         const char *text;
         tw_status st;
     } cases[] = {
-        {"\xEF\xBB\xBF", TW_ERR_PARSE},    {"\xEF\xBB\xBF" "0", TW_ERR_PARSE},
-        {"\xEF\xBB\xBF" "[", TW_ERR_PARSE}, {"\xEF\xBB\xBF" " ", TW_ERR_PARSE},
-        {"\xEF\xBB\xBF" "12", TW_OK},      {"\xEF\xBB\xBF" "[]", TW_OK},
-        {"\xEF\xBB\xBF" " 1", TW_OK},
+        {"\xEF\xBB\xBF", TW_ERR_PARSE},
+        {"\xEF\xBB\xBF"
+         "0",
+         TW_ERR_PARSE},
+        {"\xEF\xBB\xBF"
+         "[",
+         TW_ERR_PARSE},
+        {"\xEF\xBB\xBF"
+         " ",
+         TW_ERR_PARSE},
+        {"\xEF\xBB\xBF"
+         "12",
+         TW_OK},
+        {"\xEF\xBB\xBF"
+         "[]",
+         TW_OK},
+        {"\xEF\xBB\xBF"
+         " 1",
+         TW_OK},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         size_t n = strlen(cases[i].text);
@@ -667,7 +703,8 @@ Test(json_strict, byte_order_mark_short_texts_are_parse_errors)
         free(b);
     }
     /* the reproduction: a fenced block holding a mark and one digit */
-    const char in[] = "```tool_call\xEF\xBB\xBF" "0```";
+    const char in[] = "```tool_call\xEF\xBB\xBF"
+                      "0```";
     tw_result r;
     cr_assert_eq(tw_format_find("fenced")->decode(in, sizeof in - 1, NULL, &r), TW_OK);
     tw_result_free(&r);
@@ -682,24 +719,32 @@ Test(json_strict, exact_int_refuses_fractions_and_out_of_range)
         bool ok;
         int64_t want;
     } cases[] = {
-        {"1", 0, 10, true, 1},          {"1.0", 0, 10, true, 1},
-        {"1e1", 0, 10, true, 10},       {"-3", -5, 5, true, -3},
-        {"1.5", 0, 10, false, 0},       {"11", 0, 10, false, 0},
-        {"-1", 0, 10, false, 0},        {"9007199254740993", 0, INT64_MAX, false, 0},
+        {"1", 0, 10, true, 1},
+        {"1.0", 0, 10, true, 1},
+        {"1e1", 0, 10, true, 10},
+        {"-3", -5, 5, true, -3},
+        {"1.5", 0, 10, false, 0},
+        {"11", 0, 10, false, 0},
+        {"-1", 0, 10, false, 0},
+        {"9007199254740993", 0, INT64_MAX, false, 0},
         {"9007199254740991", 0, INT64_MAX, true, 9007199254740991LL},
         {"9007199254740992", 0, INT64_MAX, false, 0},
         {"9007199254740990.6", 0, INT64_MAX, false, 0},
-        {"12.50e1", 0, 1000, true, 125},  {"12.55e1", 0, 1000, false, 0},
-        {"1250e-1", 0, 1000, true, 125},  {"1255e-1", 0, 1000, false, 0},
-        {"0.0", 0, 10, true, 0},          {"-0", 0, 10, true, 0},
+        {"12.50e1", 0, 1000, true, 125},
+        {"12.55e1", 0, 1000, false, 0},
+        {"1250e-1", 0, 1000, true, 125},
+        {"1255e-1", 0, 1000, false, 0},
+        {"0.0", 0, 10, true, 0},
+        {"-0", 0, 10, true, 0},
         {"1e99999999999999999999", 0, INT64_MAX, false, 0},
-        {"1e400", 0, INT64_MAX, false, 0}, {"\"1\"", 0, 10, false, 0},
+        {"1e400", 0, INT64_MAX, false, 0},
+        {"\"1\"", 0, 10, false, 0},
         {"null", 0, 10, false, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         cJSON *v = NULL;
-        cr_assert_eq(tw_json_parse(cases[i].text, strlen(cases[i].text), 0, &v, NULL), TW_OK,
-                     "%s", cases[i].text);
+        cr_assert_eq(tw_json_parse(cases[i].text, strlen(cases[i].text), 0, &v, NULL), TW_OK, "%s",
+                     cases[i].text);
         int64_t got = -77;
         bool ok = tw_json_exact_int(v, cases[i].lo, cases[i].hi, &got);
         cr_expect_eq(ok, cases[i].ok, "%s", cases[i].text);

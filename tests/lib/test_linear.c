@@ -32,7 +32,10 @@
 
 typedef tw_status (*gen_fn)(tw_buf *b, size_t n);
 
-static tw_status gen_openai_response(tw_buf *b, size_t n) { return many_openai_response(b, n, 0); }
+static tw_status gen_openai_response(tw_buf *b, size_t n)
+{
+    return many_openai_response(b, n, 0);
+}
 
 /* Decode n generated calls with format `name`, max_calls raised to n when
  * `accept_all`; returns the work counted and checks the result. */
@@ -111,7 +114,8 @@ static tw_status gen_responses_stream(tw_buf *b, size_t n)
         st = tw_buf_printf(
             b,
             "data: {\"type\":\"response.output_item.added\",\"output_index\":%zu,\"item\":"
-            "{\"type\":\"function_call\",\"call_id\":\"c%zu\",\"name\":\"f\",\"arguments\":\"\"}}\n\n"
+            "{\"type\":\"function_call\",\"call_id\":\"c%zu\",\"name\":\"f\",\"arguments\":\"\"}}"
+            "\n\n"
             "data: {\"type\":\"response.function_call_arguments.delta\",\"output_index\":%zu,"
             "\"delta\":\"{\\\"i\\\":%zu}\"}\n\n"
             "data: {\"type\":\"response.output_item.done\",\"output_index\":%zu,\"item\":"
@@ -172,9 +176,9 @@ Test(linear_work, qwen3_coder_many_parameters)
         tw_buf b = {0};
         cr_assert_eq(tw_buf_puts(&b, "<tool_call>\n<function=f>\n"), TW_OK);
         for (size_t i = 0; i < n; i++)
-            cr_assert_eq(tw_buf_printf(&b, "<parameter=p%zu>\nv </parameter> %zu\n</parameter>\n",
-                                       i, i),
-                         TW_OK);
+            cr_assert_eq(
+                tw_buf_printf(&b, "<parameter=p%zu>\nv </parameter> %zu\n</parameter>\n", i, i),
+                TW_OK);
         cr_assert_eq(tw_buf_puts(&b, "</function>\n</tool_call>"), TW_OK);
         char *in = tw_test_exact(b.data, b.len);
         tw_decode_opts o;
@@ -187,8 +191,9 @@ Test(linear_work, qwen3_coder_many_parameters)
         uint64_t work = tw_work_count();
         cr_assert_eq(r.msg.ncalls, 1);
         cr_assert_eq((size_t)cJSON_GetArraySize(r.msg.calls[0].arguments), n);
-        cr_assert_leq(work, (uint64_t)WORK_PER_BYTE * b.len, "%zu parameters: %llu units for %zu bytes",
-                      n, (unsigned long long)work, b.len);
+        cr_assert_leq(work, (uint64_t)WORK_PER_BYTE * b.len,
+                      "%zu parameters: %llu units for %zu bytes", n, (unsigned long long)work,
+                      b.len);
         tw_result_free(&r);
         free(in);
         tw_buf_free(&b);
@@ -237,9 +242,10 @@ Test(linear_work, declared_tools)
         tw_buf b = {0};
         cr_assert_eq(tw_buf_puts(&b, "{\"response\": \"\", \"tool_calls\": ["), TW_OK);
         for (size_t i = 0; i < n; i++)
-            cr_assert_eq(tw_buf_printf(&b, "%s{\"name\": \"%s\", \"arguments\": {}}",
-                                       i ? ", " : "",
-                                       i % 3 == 0 ? "tool_999" : i % 3 == 1 ? "tool_0" : "nope"),
+            cr_assert_eq(tw_buf_printf(&b, "%s{\"name\": \"%s\", \"arguments\": {}}", i ? ", " : "",
+                                       i % 3 == 0   ? "tool_999"
+                                       : i % 3 == 1 ? "tool_0"
+                                                    : "nope"),
                          TW_OK);
         cr_assert_eq(tw_buf_puts(&b, "]}"), TW_OK);
         tw_decode_opts o;
@@ -251,8 +257,9 @@ Test(linear_work, declared_tools)
         tw_work_reset();
         cr_assert_eq(tw_format_find("vllm-generate")->decode(b.data, b.len, &o, &r), TW_OK);
         uint64_t work = tw_work_count();
-        cr_assert_leq(work, (uint64_t)WORK_PER_BYTE * b.len, "%zu calls, %zu tools: %llu for %zu bytes",
-                      n, ntools, (unsigned long long)work, b.len);
+        cr_assert_leq(work, (uint64_t)WORK_PER_BYTE * b.len,
+                      "%zu calls, %zu tools: %llu for %zu bytes", n, ntools,
+                      (unsigned long long)work, b.len);
         /* tool_999 and tool_0 (its first, schema-free declaration) are taken; nope is refused */
         size_t want = (n + 2) / 3 + (n + 1) / 3;
         cr_assert_eq(r.msg.ncalls, want, "%zu calls of %zu", r.msg.ncalls, want);
@@ -284,8 +291,9 @@ Test(linear_work, unclosed_think_blocks)
             tw_work_reset();
             cr_assert_eq(tw_format_find(formats[f])->decode(b.data, b.len, &o, &r), TW_OK);
             uint64_t work = tw_work_count();
-            cr_assert_leq(work, (uint64_t)WORK_PER_BYTE * b.len, "%s, %zu blocks: %llu for %zu bytes",
-                          formats[f], n, (unsigned long long)work, b.len);
+            cr_assert_leq(work, (uint64_t)WORK_PER_BYTE * b.len,
+                          "%s, %zu blocks: %llu for %zu bytes", formats[f], n,
+                          (unsigned long long)work, b.len);
             cr_assert(tw_diag_has(&r.warnings, TW_D_THINK_IMPLICIT_END), "%s", formats[f]);
             cr_assert_eq(r.msg.ncalls, f == 1 ? n : 0, "%s: %zu calls", formats[f], r.msg.ncalls);
             tw_result_free(&r);
@@ -453,7 +461,8 @@ static void client_pairs(size_t n, bool anthropic)
     cr_assert(body);
     tw_check_set s = {0};
     tw_checks_client(anthropic ? "/v1/messages" : "/v1/chat/completions", body, &s);
-    const tw_check_id ids[] = {TW_CHK_CLI_01, TW_CHK_CLI_02, anthropic ? TW_CHK_CLI_05 : TW_CHK_CLI_04};
+    const tw_check_id ids[] = {TW_CHK_CLI_01, TW_CHK_CLI_02,
+                               anthropic ? TW_CHK_CLI_05 : TW_CHK_CLI_04};
     for (size_t i = 0; i < 3; i++) {
         const tw_check_result *r = tw_check_set_get(&s, ids[i]);
         cr_assert(r, "%s", tw_check_name(ids[i]));

@@ -75,7 +75,8 @@ static char *args_json_sep(bool python, bool spaced, bool finite_only)
     for (size_t i = 0; i < NFORMS; i++) {
         if (finite_only && strcmp(FORMS[i].py + (FORMS[i].py[0] == '-'), "Infinity") == 0)
             continue;
-        tw_buf_printf(&b, "%s\"n%zu\"%s", first ? "" : (spaced ? ", " : ","), i, spaced ? ": " : ":");
+        tw_buf_printf(&b, "%s\"n%zu\"%s", first ? "" : (spaced ? ", " : ","), i,
+                      spaced ? ": " : ":");
         tw_buf_puts(&b, python ? FORMS[i].py : FORMS[i].spelled);
         first = false;
     }
@@ -139,7 +140,8 @@ Test(numbers, parse_write_keeps_every_spelling)
 
 Test(numbers, rfc8259_spellings_only)
 {
-    static const char *const bad[] = {"01", "-01", "1.", "1.e5", ".5", "+1", "1e", "1e+", "-", "0x10", "1.5e3.0", ""};
+    static const char *const bad[] = {"01", "-01", "1.", "1.e5", ".5",      "+1",
+                                      "1e", "1e+", "-",  "0x10", "1.5e3.0", ""};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         cr_assert_not(tw_json_number_valid(bad[i], strlen(bad[i])), "%s", bad[i]);
     /* cJSON reads "01" as 1; the writer then prints the value, not the spelling */
@@ -154,15 +156,25 @@ Test(numbers, rfc8259_spellings_only)
 
 Test(numbers, exact_decimal_comparison)
 {
-    static const char *const same[][2] = {
-        {"1.5e3", "1500"}, {"1500.0", "1.5E+3"}, {"100", "100.000"}, {"-0", "0.0"}, {"0", "0e99"},
-        {"0.001", "1e-3"}, {"12345678901234567890", "1.234567890123456789e19"}, {"1e400", "10e399"}};
-    static const char *const differ[][2] = {
-        {"9007199254740993", "9007199254740992"}, {"1e400", "1e401"}, {"1e-400", "0"},
-        {"0.1", "0.10000000000000000001"}, {"-1", "1"}, {"12", "1.2"}, {BIG300X5, BIG300X5 "0"}};
+    static const char *const same[][2] = {{"1.5e3", "1500"},
+                                          {"1500.0", "1.5E+3"},
+                                          {"100", "100.000"},
+                                          {"-0", "0.0"},
+                                          {"0", "0e99"},
+                                          {"0.001", "1e-3"},
+                                          {"12345678901234567890", "1.234567890123456789e19"},
+                                          {"1e400", "10e399"}};
+    static const char *const differ[][2] = {{"9007199254740993", "9007199254740992"},
+                                            {"1e400", "1e401"},
+                                            {"1e-400", "0"},
+                                            {"0.1", "0.10000000000000000001"},
+                                            {"-1", "1"},
+                                            {"12", "1.2"},
+                                            {BIG300X5, BIG300X5 "0"}};
     for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
-        cr_assert(tw_json_same_number(same[i][0], strlen(same[i][0]), same[i][1], strlen(same[i][1])),
-                  "%s == %s", same[i][0], same[i][1]);
+        cr_assert(
+            tw_json_same_number(same[i][0], strlen(same[i][0]), same[i][1], strlen(same[i][1])),
+            "%s == %s", same[i][0], same[i][1]);
     for (size_t i = 0; i < sizeof differ / sizeof differ[0]; i++)
         cr_assert_not(tw_json_same_number(differ[i][0], strlen(differ[i][0]), differ[i][1],
                                           strlen(differ[i][1])),
@@ -218,7 +230,8 @@ Test(numbers, spellings_linear)
 
 static void check_result_args(const tw_result *r, const char *want, const char *what)
 {
-    cr_assert_eq(r->msg.ncalls, 1, "%s: %zu calls (errors %zu)", what, r->msg.ncalls, r->errors.len);
+    cr_assert_eq(r->msg.ncalls, 1, "%s: %zu calls (errors %zu)", what, r->msg.ncalls,
+                 r->errors.len);
     char *got = compact(r->msg.calls[0].arguments);
     cr_assert_str_eq(got, want, "%s", what);
     free(got);
@@ -265,57 +278,70 @@ Test(numbers, every_decoder_batch_and_streamed)
     decode_all_ways("fenced", in.data, a);
     tw_buf_reset(&in);
 
-    tw_buf_puts(&in, "{\"id\":\"x\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,\"message\":"
-                     "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\",\"type\":"
-                     "\"function\",\"function\":{\"name\":\"f\",\"arguments\":");
+    tw_buf_puts(
+        &in, "{\"id\":\"x\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,\"message\":"
+             "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\",\"type\":"
+             "\"function\",\"function\":{\"name\":\"f\",\"arguments\":");
     tw_buf_puts(&in, as);
     tw_buf_puts(&in, "}}]},\"finish_reason\":\"tool_calls\"}]}");
     decode_all_ways("openai-response", in.data, a);
     tw_buf_reset(&in);
 
     /* the arguments streamed in 5-byte fragments, numbers cut anywhere */
-    tw_buf_puts(&in, "data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,"
-                     "\"delta\":{\"role\":\"assistant\",\"tool_calls\":[{\"index\":0,\"id\":\"c1\","
-                     "\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"\"}}]},"
-                     "\"finish_reason\":null}]}\n\n");
+    tw_buf_puts(
+        &in, "data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,"
+             "\"delta\":{\"role\":\"assistant\",\"tool_calls\":[{\"index\":0,\"id\":\"c1\","
+             "\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"\"}}]},"
+             "\"finish_reason\":null}]}\n\n");
     for (size_t i = 0, n = strlen(a); i < n; i += 5) {
         char frag[6] = {0};
         memcpy(frag, a + i, n - i < 5 ? n - i : 5);
         char *fs = json_string(frag);
-        tw_buf_printf(&in, "data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,"
-                           "\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":%s}}]},"
-                           "\"finish_reason\":null}]}\n\n", fs);
+        tw_buf_printf(
+            &in,
+            "data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,"
+            "\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":%s}}]},"
+            "\"finish_reason\":null}]}\n\n",
+            fs);
         free(fs);
     }
-    tw_buf_puts(&in, "data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,"
-                     "\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n");
+    tw_buf_puts(
+        &in, "data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,"
+             "\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n");
     decode_all_ways("openai-stream", in.data, a);
     tw_buf_reset(&in);
 
-    tw_buf_puts(&in, "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\","
-                     "\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"f\",\"input\":");
+    tw_buf_puts(&in,
+                "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\","
+                "\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"f\",\"input\":");
     tw_buf_puts(&in, a);
     tw_buf_puts(&in, "}],\"stop_reason\":\"tool_use\"}");
     decode_all_ways("anthropic-response", in.data, a);
     tw_buf_reset(&in);
 
-    tw_buf_puts(&in, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\","
-                     "\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\",\"content\":[],"
-                     "\"stop_reason\":null,\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n"
-                     "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"
-                     "\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"f\",\"input\":{}}}\n\n");
+    tw_buf_puts(
+        &in,
+        "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\","
+        "\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\",\"content\":[],"
+        "\"stop_reason\":null,\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n"
+        "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"
+        "\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"f\",\"input\":{}}}\n\n");
     for (size_t i = 0, n = strlen(a); i < n; i += 4) {
         char frag[5] = {0};
         memcpy(frag, a + i, n - i < 4 ? n - i : 4);
         char *fs = json_string(frag);
-        tw_buf_printf(&in, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
-                           "\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":%s}}\n\n", fs);
+        tw_buf_printf(
+            &in,
+            "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
+            "\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":%s}}\n\n",
+            fs);
         free(fs);
     }
-    tw_buf_puts(&in, "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
-                     "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"
-                     "\"tool_use\"},\"usage\":{\"output_tokens\":1}}\n\n"
-                     "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
+    tw_buf_puts(
+        &in, "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+             "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"
+             "\"tool_use\"},\"usage\":{\"output_tokens\":1}}\n\n"
+             "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
     decode_all_ways("anthropic-stream", in.data, a);
     tw_buf_reset(&in);
 
@@ -345,7 +371,8 @@ Test(numbers, every_result_encoder_round_trips)
 {
     char *a = args_json(false, false);
     tw_buf js = {0};
-    tw_buf_printf(&js, "%s", "{\"content\":\"\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"f\",\"arguments\":");
+    tw_buf_printf(&js, "%s",
+                  "{\"content\":\"\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"f\",\"arguments\":");
     tw_buf_puts(&js, a);
     tw_buf_puts(&js, "}],\"finish_reason\":\"tool_calls\"}");
     tw_result res;
@@ -387,16 +414,19 @@ Test(numbers, every_result_encoder_round_trips)
 
 /* ---- request encoders ---- */
 
-#define PARAMS "{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"number\",\"minimum\":-1e400," \
-               "\"maximum\":1.5e3,\"multipleOf\":0.10,\"default\":9007199254740993}}}"
-#define PARAMS_PY "{\"type\": \"object\", \"properties\": {\"x\": {\"type\": \"number\", \"minimum\": " \
-                  "-Infinity, \"maximum\": 1500.0, \"multipleOf\": 0.1, \"default\": 9007199254740993}}}"
+#define PARAMS                                                                                     \
+    "{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"number\",\"minimum\":-1e400,"          \
+    "\"maximum\":1.5e3,\"multipleOf\":0.10,\"default\":9007199254740993}}}"
+#define PARAMS_PY                                                                                  \
+    "{\"type\": \"object\", \"properties\": {\"x\": {\"type\": \"number\", \"minimum\": "          \
+    "-Infinity, \"maximum\": 1500.0, \"multipleOf\": 0.1, \"default\": 9007199254740993}}}"
 
 static char *request_json_p(const char *args, const char *params)
 {
     tw_buf b = {0};
-    tw_buf_puts(&b, "{\"messages\":[{\"role\":\"user\",\"content\":\"go\"},{\"role\":\"assistant\","
-                    "\"content\":\"\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"f\",\"arguments\":");
+    tw_buf_puts(&b,
+                "{\"messages\":[{\"role\":\"user\",\"content\":\"go\"},{\"role\":\"assistant\","
+                "\"content\":\"\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"f\",\"arguments\":");
     tw_buf_puts(&b, args);
     tw_buf_puts(&b, "}]},{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"ok\"}],"
                     "\"tools\":[{\"name\":\"f\",\"parameters\":");
@@ -486,7 +516,8 @@ Test(numbers, json_request_encoders_round_trip)
     tw_request_free(&back);
     free(o);
     o = encode_request("anthropic-request", &r, &w);
-    cr_assert_eq(tw_anthropic_request_decode(o, strlen(o), NULL, &back, &e), TW_OK, "%s", e.message);
+    cr_assert_eq(tw_anthropic_request_decode(o, strlen(o), NULL, &back, &e), TW_OK, "%s",
+                 e.message);
     check_request_args(&back, a, "anthropic-request");
     tw_request_free(&back);
     free(o);
@@ -575,8 +606,8 @@ static char *transcode(const char *from, const char *to, const char *in, tw_diag
     o.warnings = w;
     tw_buf out = {0};
     tw_error why_e = {0};
-    cr_assert_eq(tw_transcode(from, to, in, strlen(in), &o, &out, &why_e), TW_OK,
-                 "%s -> %s: %s", from, to, why_e.message);
+    cr_assert_eq(tw_transcode(from, to, in, strlen(in), &o, &out, &why_e), TW_OK, "%s -> %s: %s",
+                 from, to, why_e.message);
     return tw_buf_take(&out, NULL);
 }
 
@@ -588,8 +619,8 @@ Test(numbers, convert_paths)
     tw_diag_list w = {0};
     /* neutral -> openai-request -> every request target */
     char *oreq = transcode("neutral-request", "openai-request", js, &w);
-    static const char *const json_targets[] = {"anthropic-request", "openai-request", "proxy-prompt",
-                                               "neutral-request"};
+    static const char *const json_targets[] = {"anthropic-request", "openai-request",
+                                               "proxy-prompt", "neutral-request"};
     char *as = json_string(a); /* OpenAI carries arguments as a JSON string */
     for (size_t i = 0; i < sizeof json_targets / sizeof json_targets[0]; i++) {
         char *o = transcode("openai-request", json_targets[i], oreq, &w);
@@ -609,11 +640,10 @@ Test(numbers, convert_paths)
     tw_buf_puts(&ht, "<tool_call>\n{\"name\": \"f\", \"arguments\": ");
     tw_buf_puts(&ht, a);
     tw_buf_puts(&ht, "}\n</tool_call>");
-    static const char *const result_targets[] = {"neutral-result",   "openai-response",
-                                                 "anthropic-response", "openai-stream",
-                                                 "anthropic-stream", "gemini",
-                                                 "gemini-stream",    "openai-responses",
-                                                 "openai-responses-stream"};
+    static const char *const result_targets[] = {
+        "neutral-result", "openai-response",  "anthropic-response",
+        "openai-stream",  "anthropic-stream", "gemini",
+        "gemini-stream",  "openai-responses", "openai-responses-stream"};
     static const char *const *const result_back = result_targets;
     for (size_t i = 0; i < sizeof result_targets / sizeof result_targets[0]; i++) {
         o = transcode("hermes", result_targets[i], ht.data, &w);
@@ -659,8 +689,8 @@ Test(numbers, cli_parse_and_encode)
                         "\"amount\":100.0,\"t\":0.1,\"x\":1e400}}</tool_call>",
                         out, sizeof out, true),
         0, "%s", out);
-    cr_assert_not_null(strstr(out, "{\"id\":9007199254740993,\"amount\":100.0,\"t\":0.1,\"x\":1e400}"),
-                       "%s", out);
+    cr_assert_not_null(
+        strstr(out, "{\"id\":9007199254740993,\"amount\":100.0,\"t\":0.1,\"x\":1e400}"), "%s", out);
     cr_assert_eq(
         tw_test_run_bin(
             "encode --format hermes-prompt",
@@ -673,7 +703,8 @@ Test(numbers, cli_parse_and_encode)
     cr_assert_not_null(strstr(out, "{\"a\": 1500.0, \"b\": 100.0, \"c\": -0.0, \"d\": 1.0, "
                                    "\"e\": 12345678901234567890, \"g\": Infinity}"),
                        "%s", out);
-    cr_assert_not_null(strstr(out, "warning: number_inexact: hermes-prompt: call f arguments: number "
-                                   "1e400 becomes the Python float Infinity"),
+    cr_assert_not_null(strstr(out,
+                              "warning: number_inexact: hermes-prompt: call f arguments: number "
+                              "1e400 becomes the Python float Infinity"),
                        "%s", out);
 }

@@ -81,8 +81,9 @@ Test(one_pass, plain_text_is_not_held)
 Test(one_pass, partial_tag_is_held_across_feeds)
 {
     /* what stays undecided at the end of a feed is kept: a split opener */
-    static const char *const parts[] = {"before <thi", "nk>inside</th", "ink> after <tool_",
-                                        "call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>"};
+    static const char *const parts[] = {
+        "before <thi", "nk>inside</th", "ink> after <tool_",
+        "call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>"};
     tw_decode_opts o;
     memset(&o, 0, sizeof o);
     o.allow_unknown_tool = true;
@@ -134,8 +135,7 @@ Test(one_pass, call_arguments_are_moved_not_copied)
                      "v1999");
     /* the parse allocates a node, a key and a value per member; a deep copy
      * of the arguments would add as many again */
-    cr_assert_lt(used, (size_t)MEMBERS * 4, "%zu cJSON allocations for %d members", used,
-                 MEMBERS);
+    cr_assert_lt(used, (size_t)MEMBERS * 4, "%zu cJSON allocations for %d members", used, MEMBERS);
     tw_result_free(&r);
     tw_buf_free(&in);
 }
@@ -166,8 +166,13 @@ Test(one_pass, size_within_agrees_with_size)
     /* strings that grow when written (controls, invalid UTF-8, escapes),
      * numbers with and without spellings, every cap around the size */
     static const char *const docs[] = {
-        "{}", "[]", "null", "{\"a\": \"\\u0001\\u0002\\n\\\"\"}", "{\"k\\u0000x\": 1}",
-        "[1.50, -0.0, 1e400, 12345678901234567890123]", "{\"s\": \"caf\\u00e9 \\ud83d\\ude00\"}",
+        "{}",
+        "[]",
+        "null",
+        "{\"a\": \"\\u0001\\u0002\\n\\\"\"}",
+        "{\"k\\u0000x\": 1}",
+        "[1.50, -0.0, 1e400, 12345678901234567890123]",
+        "{\"s\": \"caf\\u00e9 \\ud83d\\ude00\"}",
         "{\"a\": {\"b\": [true, false, null, \"x\"]}, \"c\": \"\\/\"}"};
     for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
         cJSON *v = cJSON_Parse(docs[i]);
@@ -252,8 +257,8 @@ static void same_as_cjson(const cJSON *a, const cJSON *b)
     if (cJSON_IsString(a))
         cr_assert_str_eq(a->valuestring, b->valuestring);
     if (cJSON_IsNumber(a)) {
-        cr_assert_eq(memcmp(&a->valuedouble, &b->valuedouble, sizeof(double)), 0,
-                     "%.17g vs %.17g", a->valuedouble, b->valuedouble);
+        cr_assert_eq(memcmp(&a->valuedouble, &b->valuedouble, sizeof(double)), 0, "%.17g vs %.17g",
+                     a->valuedouble, b->valuedouble);
         cr_assert_eq(a->valueint, b->valueint);
         cr_assert_not_null(tw_json_spelling(a));
     }
@@ -271,7 +276,8 @@ Test(one_pass, parse_builds_cjsons_tree)
 {
     static const char *const texts[] = {
         "{\"a\": [1, -0, 0.5, 1e400, -1.5E-3, 9007199254740993, 2147483648, -2147483649],"
-        " \"b\\u00e9\\n\": \"x\\ty\\\"z\\\\\\/\\b\\f\\r\", \"c\": {\"d\": [true, false, null, {}]}}",
+        " \"b\\u00e9\\n\": \"x\\ty\\\"z\\\\\\/\\b\\f\\r\", \"c\": {\"d\": [true, false, null, "
+        "{}]}}",
         "[\"\\ud83d\\ude00 \\u20ac \\u0041\", \"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\", []]",
         " \r\n\t\"only a string\" ",
         "123456789012345678",
@@ -304,9 +310,9 @@ Test(one_pass, parse_builds_cjsons_tree)
  * two and three UTF-8 bytes, surrogate pairs) and raw UTF-8. */
 static void mixed_string(tw_buf *b, size_t len, unsigned seed)
 {
-    static const char *const pieces[] = {"\\n", "\\\"", "\\\\", "\\/", "\\t", "\\u0041",
-                                         "\\u00e9", "\\u20ac", "\\ud83d\\ude00",
-                                         "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80"};
+    static const char *const pieces[] = {
+        "\\n",     "\\\"",    "\\\\",           "\\/",      "\\t",          "\\u0041",
+        "\\u00e9", "\\u20ac", "\\ud83d\\ude00", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80"};
     size_t start = b->len;
     cr_assert_eq(tw_buf_append(b, "\"", 1), TW_OK);
     while (b->len - start < len) {
@@ -398,13 +404,15 @@ Test(one_pass, wire_call_offsets_with_and_without_marks)
                  "\"finish_reason\": \"tool_calls\"}]}",
                  raw ? "\x01" : "");
         expect_call_offsets("openai-response", body, "{\"id\"", 3);
-        snprintf(body, sizeof body,
-                 "{\"type\": \"message\", \"role\": \"assistant\", \"content\": ["
-                 "{\"type\": \"text\", \"text\": \"a%sb\"}, "
-                 "{\"type\": \"tool_use\", \"id\": \"t1\", \"name\": \"f\", \"input\": {\"s\": \"[{\"}}, "
-                 "{\"type\": \"tool_use\", \"id\": \"t2\", \"name\": \"g\", \"input\": {\"n\": [1]}}],"
-                 " \"stop_reason\": \"tool_use\"}",
-                 raw ? "\x01" : "");
+        snprintf(
+            body, sizeof body,
+            "{\"type\": \"message\", \"role\": \"assistant\", \"content\": ["
+            "{\"type\": \"text\", \"text\": \"a%sb\"}, "
+            "{\"type\": \"tool_use\", \"id\": \"t1\", \"name\": \"f\", \"input\": {\"s\": "
+            "\"[{\"}}, "
+            "{\"type\": \"tool_use\", \"id\": \"t2\", \"name\": \"g\", \"input\": {\"n\": [1]}}],"
+            " \"stop_reason\": \"tool_use\"}",
+            raw ? "\x01" : "");
         expect_call_offsets("anthropic-response", body, "{\"type\": \"tool_use\"", 2);
         snprintf(body, sizeof body,
                  "{\"response\": \"a%sb\", \"tool_calls\": ["
@@ -446,7 +454,8 @@ Test(one_pass, repeated_keys_found_at_any_depth_and_size)
         cr_assert_eq(tw_buf_append(&in, m, (size_t)n), TW_OK);
     }
     cr_assert_eq(tw_buf_append(&in, "}], \"y\": {\"a\": 1, \"b\": 2, \"a\": 3}}",
-                               strlen("}], \"y\": {\"a\": 1, \"b\": 2, \"a\": 3}}")), TW_OK);
+                               strlen("}], \"y\": {\"a\": 1, \"b\": 2, \"a\": 3}}")),
+                 TW_OK);
     cJSON *v = NULL;
     cr_assert_eq(tw_json_parse(in.data, in.len, 0, &v, NULL), TW_OK);
     cJSON *copy = cJSON_Duplicate(v, 1);
@@ -504,9 +513,25 @@ static size_t depth_by_bytes(const char *s, size_t n)
 Test(one_pass, depth_pass_at_every_alignment)
 {
     static const char *const parts[] = {
-        "[", "{", "]", "}", "\"a[b\\\"{\"", "\xDB", "\xFB", ";", "K", "\x7B", "[[[", "]]",
-        "\"\\\\\"", "plain text ", "x", "\x80\x81", "0123456789",
-        "\"a string of sixteen+ bytes [ then {\"", "\"quoted, no bracket\"",
+        "[",
+        "{",
+        "]",
+        "}",
+        "\"a[b\\\"{\"",
+        "\xDB",
+        "\xFB",
+        ";",
+        "K",
+        "\x7B",
+        "[[[",
+        "]]",
+        "\"\\\\\"",
+        "plain text ",
+        "x",
+        "\x80\x81",
+        "0123456789",
+        "\"a string of sixteen+ bytes [ then {\"",
+        "\"quoted, no bracket\"",
     };
     unsigned seed = 7;
     char buf[160];
@@ -535,11 +560,33 @@ Test(one_pass, depth_pass_at_every_alignment)
 Test(one_pass, reads_container_answers_as_the_lint_parse)
 {
     static const char *const texts[] = {
-        "{\"a\": 1}", "[1, 2]", " \t{}\n", "\"s\"", "12", "true", "null", "", "   ",
-        "{\"a\": 1} x", "[1, 2", "{\"a\": 1.e5}", "[01]", "{\"a\" : \"b\\u0000c\"}",
-        "[\"\\u00zz\"]", "{\"a\": [[[[1]]]]}", "[[[[[[[[1]]]]]]]]", "\xEF\xBB\xBF{\"a\": 2}",
-        "{\"a\": \x01 1}", "[1,]", "{\"a\": NaN}", "[1e999]", "{\"a\": \"\xC3\x28\"}",
-        "{\"k\": {\"k\": {\"k\": {}}}}", "[-]", "{'a': 1}", "[\"a\"]]",
+        "{\"a\": 1}",
+        "[1, 2]",
+        " \t{}\n",
+        "\"s\"",
+        "12",
+        "true",
+        "null",
+        "",
+        "   ",
+        "{\"a\": 1} x",
+        "[1, 2",
+        "{\"a\": 1.e5}",
+        "[01]",
+        "{\"a\" : \"b\\u0000c\"}",
+        "[\"\\u00zz\"]",
+        "{\"a\": [[[[1]]]]}",
+        "[[[[[[[[1]]]]]]]]",
+        "\xEF\xBB\xBF{\"a\": 2}",
+        "{\"a\": \x01 1}",
+        "[1,]",
+        "{\"a\": NaN}",
+        "[1e999]",
+        "{\"a\": \"\xC3\x28\"}",
+        "{\"k\": {\"k\": {\"k\": {}}}}",
+        "[-]",
+        "{'a': 1}",
+        "[\"a\"]]",
     };
     static const size_t depths[] = {0, 3, 4, 64};
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
@@ -554,8 +601,8 @@ Test(one_pass, reads_container_answers_as_the_lint_parse)
             cJSON_Delete(v);
             bool c = !want_c;
             tw_status got = tw_json_reads_container(t, n, depths[k], &c);
-            cr_assert_eq(got == TW_OK, want == TW_OK, "%s (depth %zu): %d, %d", texts[i],
-                         depths[k], got, want);
+            cr_assert_eq(got == TW_OK, want == TW_OK, "%s (depth %zu): %d, %d", texts[i], depths[k],
+                         got, want);
             if (want != TW_OK)
                 cr_assert_eq(got == TW_ERR_LIMIT, e.code == TW_D_JSON_TOO_DEEP, "%s (depth %zu)",
                              texts[i], depths[k]);
@@ -617,8 +664,7 @@ Test(one_pass, non_rfc_texts_cjson_takes_read_in_one_pass)
             cJSON *v = NULL, *ref = NULL;
             tw_json_lint lint;
             tw_error e, re;
-            tw_status st = tw_json_parse_lint_in(t, n, 0, &v, &e, &lint,
-                                                 in_arena ? &arena : NULL);
+            tw_status st = tw_json_parse_lint_in(t, n, 0, &v, &e, &lint, in_arena ? &arena : NULL);
             cr_assert_eq(lint.nonstd_offset, want.nonstd_offset, "case %zu", k);
             cr_assert_eq(lint.nonstd_what, want.nonstd_what, "case %zu", k);
             cr_assert_eq(lint.nul, want.nul, "case %zu", k);
@@ -675,8 +721,9 @@ Test(one_pass, non_rfc_texts_cjson_takes_read_in_one_pass)
 Test(one_pass, write_str_by_words_as_by_bytes)
 {
     static const char *const parts[] = {
-        "a", "plain", "\"", "\\", "\n", "\x01", "\x1f", "\x7f", " ", "\xc3\xa9", "\xe2\x82\xac",
-        "\xf0\x9f\x98\x80", "\xff", "\xc3", "\xff\x80", "~}|{", "0123456", "\t\b\f\r",
+        "a",    "plain", "\"",       "\\",       "\n",           "\x01",
+        "\x1f", "\x7f",  " ",        "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80",
+        "\xff", "\xc3",  "\xff\x80", "~}|{",     "0123456",      "\t\b\f\r",
     };
     static const int flags[] = {0, TW_JSON_ASCII};
     unsigned seed = 11;

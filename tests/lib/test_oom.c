@@ -76,8 +76,14 @@ static void oom_free(void *ctx, void *p)
     free(p);
 }
 
-static void arm(void) { g_armed = true; }
-static void disarm(void) { g_armed = false; }
+static void arm(void)
+{
+    g_armed = true;
+}
+static void disarm(void)
+{
+    g_armed = false;
+}
 
 static void setup(void)
 {
@@ -85,7 +91,10 @@ static void setup(void)
     tw_set_allocator(&a);
 }
 
-static void teardown(void) { tw_set_allocator(NULL); }
+static void teardown(void)
+{
+    tw_set_allocator(NULL);
+}
 
 TestSuite(oom, .init = setup, .fini = teardown, .timeout = 120);
 
@@ -398,8 +407,8 @@ Test(oom, transcode_results)
                 continue;
             char what[200];
             snprintf(what, sizeof what, "transcode %s -> %s", m[i].name, m[t].name);
-            oom_case c = {what, run_transcode, m[i].name, m[t].name, in[0].data, in[0].len, NULL,
-                          false};
+            oom_case c = {what,       run_transcode, m[i].name, m[t].name,
+                          in[0].data, in[0].len,     NULL,      false};
             walk(&c);
         }
         tw_test_inputs_free(in, n);

@@ -34,7 +34,8 @@ static void assert_same_message(const tw_result *a, const tw_result *b)
     cr_assert(memcmp(a->msg.content.data, b->msg.content.data, a->msg.content.len) == 0,
               "content %s vs %s", a->msg.content.data, b->msg.content.data);
     cr_assert_str_eq(a->msg.thinking.data, b->msg.thinking.data);
-    cr_assert_str_eq(a->finish_reason ? a->finish_reason : "", b->finish_reason ? b->finish_reason : "");
+    cr_assert_str_eq(a->finish_reason ? a->finish_reason : "",
+                     b->finish_reason ? b->finish_reason : "");
     cr_assert_eq(a->msg.ncalls, b->msg.ncalls);
     for (size_t i = 0; i < a->msg.ncalls; i++) {
         cr_assert_str_eq(a->msg.calls[i].id, b->msg.calls[i].id);
@@ -52,7 +53,7 @@ static void assert_same_message(const tw_result *a, const tw_result *b)
 }
 
 #define CH(delta, fin)                                                                             \
-    "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":" delta      \
+    "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":" delta       \
     ",\"finish_reason\":" fin "}]}\n\n"
 
 typedef struct pair {
@@ -65,35 +66,44 @@ static const pair PAIRS[] = {
      "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"Let me check.\","
      "\"reasoning_content\":\"Two tools.\",\"tool_calls\":[{\"id\":\"c\",\"type\":\"function\","
      "\"function\":{\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\": \\\"Paris\\\"}\"}},"
-     "{\"id\":\"c\",\"type\":\"function\",\"function\":{\"name\":\"get_time\",\"arguments\":\"{}\"}}]},"
+     "{\"id\":\"c\",\"type\":\"function\",\"function\":{\"name\":\"get_time\",\"arguments\":\"{}\"}"
+     "}]},"
      "\"finish_reason\":\"tool_calls\"}]}",
-     CH("{\"role\":\"assistant\",\"reasoning_content\":\"Two \"}", "null")
-     CH("{\"reasoning_content\":\"tools.\"}", "null")
-     CH("{\"content\":\"Let me \"}", "null")
-     CH("{\"content\":\"check.\"}", "null")
-     CH("{\"tool_calls\":[{\"index\":0,\"id\":\"c\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"\"}}]}", "null")
-     CH("{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\\\"city\\\": \"}}]}", "null")
-     CH("{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"\\\"Paris\\\"}\"}}]}", "null")
-     CH("{\"tool_calls\":[{\"index\":1,\"id\":\"c\",\"function\":{\"name\":\"get_time\",\"arguments\":\"{}\"}}]}", "null")
-     CH("{}", "\"tool_calls\"") "data: [DONE]\n\n"},
+     CH("{\"role\":\"assistant\",\"reasoning_content\":\"Two \"}", "null") CH(
+         "{\"reasoning_content\":\"tools.\"}",
+         "null") CH("{\"content\":\"Let me \"}",
+                    "null") CH("{\"content\":\"check.\"}",
+                               "null") CH("{\"tool_calls\":[{\"index\":0,\"id\":\"c\",\"function\":"
+                                          "{\"name\":\"get_weather\",\"arguments\":\"\"}}]}",
+                                          "null")
+         CH("{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\\\"city\\\": \"}}]}",
+            "null")
+             CH("{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"\\\"Paris\\\"}\"}}]}",
+                "null") CH("{\"tool_calls\":[{\"index\":1,\"id\":\"c\",\"function\":{\"name\":"
+                           "\"get_time\",\"arguments\":\"{}\"}}]}",
+                           "null") CH("{}", "\"tool_calls\"") "data: [DONE]\n\n"},
     {/* legacy function_call */
      "{\"choices\":[{\"index\":0,\"message\":{\"content\":null,\"function_call\":{\"name\":\"f\","
      "\"arguments\":\"{\\\"a\\\":1}\"}},\"finish_reason\":\"function_call\"}]}",
      CH("{\"function_call\":{\"name\":\"f\",\"arguments\":\"{\\\"a\\\"\"}}", "null")
-     CH("{\"function_call\":{\"arguments\":\":1}\"}}", "\"function_call\"") "data: [DONE]\n\n"},
+         CH("{\"function_call\":{\"arguments\":\":1}\"}}", "\"function_call\"") "data: [DONE]\n\n"},
     {/* refusal */
      "{\"choices\":[{\"index\":0,\"message\":{\"content\":null,\"refusal\":\"No way.\"},"
      "\"finish_reason\":\"stop\"}]}",
-     CH("{\"refusal\":\"No \"}", "null") CH("{\"refusal\":\"way.\"}", "\"stop\"") "data: [DONE]\n\n"},
+     CH("{\"refusal\":\"No \"}", "null")
+         CH("{\"refusal\":\"way.\"}", "\"stop\"") "data: [DONE]\n\n"},
     {/* object arguments, a call refused for bad JSON, reasoning field */
-     "{\"choices\":[{\"index\":0,\"message\":{\"content\":\"x\",\"reasoning\":\"r\",\"tool_calls\":["
+     "{\"choices\":[{\"index\":0,\"message\":{\"content\":\"x\",\"reasoning\":\"r\",\"tool_calls\":"
+     "["
      "{\"id\":\"a\",\"function\":{\"name\":\"f\",\"arguments\":{\"k\":[1,2]}}},"
-     "{\"id\":\"b\",\"function\":{\"name\":\"g\",\"arguments\":\"{nope\"}}]},\"finish_reason\":\"tool_calls\"}]}",
+     "{\"id\":\"b\",\"function\":{\"name\":\"g\",\"arguments\":\"{nope\"}}]},\"finish_reason\":"
+     "\"tool_calls\"}]}",
      CH("{\"reasoning\":\"r\",\"content\":\"x\"}", "null")
-     CH("{\"tool_calls\":[{\"index\":0,\"id\":\"a\",\"function\":{\"name\":\"f\",\"arguments\":{\"k\":[1,2]}}},"
-        "{\"index\":1,\"id\":\"b\",\"function\":{\"name\":\"g\",\"arguments\":\"{no\"}}]}", "null")
-     CH("{\"tool_calls\":[{\"index\":1,\"function\":{\"arguments\":\"pe\"}}]}", "\"tool_calls\"")
-     "data: [DONE]\n\n"},
+         CH("{\"tool_calls\":[{\"index\":0,\"id\":\"a\",\"function\":{\"name\":\"f\",\"arguments\":"
+            "{\"k\":[1,2]}}},"
+            "{\"index\":1,\"id\":\"b\",\"function\":{\"name\":\"g\",\"arguments\":\"{no\"}}]}",
+            "null") CH("{\"tool_calls\":[{\"index\":1,\"function\":{\"arguments\":\"pe\"}}]}",
+                       "\"tool_calls\"") "data: [DONE]\n\n"},
 };
 
 Test(openai, stream_equals_response)
@@ -116,14 +126,18 @@ Test(openai, stream_equals_response)
 
 Test(openai, every_chunking_equals_batch)
 {
-    const char *s = ": hi\r\n\r\n" CH("{\"role\":\"assistant\",\"reasoning\":\"R\\u00e9\"}", "null")
-        "data:{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"caf\\u00e9 \"}}]}\r\n\r\n"
-        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"x\","
-        "\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"a\\\":\"}}]}}]}\r\r"
-        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":"
-        "{\"arguments\":\"[1]}\"}}]}}]}\n\n"
-        "data: {broken\n\n" CH("{}", "\"tool_calls\"")
-        "data: {\"choices\":[],\"usage\":{\"total_tokens\":3}}\n\n";
+    const char *s = ": hi\r\n\r\n" CH(
+        "{\"role\":\"assistant\",\"reasoning\":\"R\\u00e9\"}",
+        "null") "data:{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"caf\\u00e9 \"}}]}\r\n\r\n"
+                "data: "
+                "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"x\","
+                "\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"a\\\":\"}}]}}]}\r\r"
+                "data: "
+                "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":"
+                "{\"arguments\":\"[1]}\"}}]}}]}\n\n"
+                "data: {broken\n\n" CH(
+                    "{}",
+                    "\"tool_calls\"") "data: {\"choices\":[],\"usage\":{\"total_tokens\":3}}\n\n";
     size_t n = strlen(s);
     const tw_format_ops *f = tw_format_find("openai-stream");
     tw_result r;
@@ -178,8 +192,11 @@ static tw_status on_event(void *u, const tw_event *ev)
 
 Test(openai, events_as_they_arrive)
 {
-    const char *head = CH("{\"reasoning_content\":\"Plan\"}", "null") CH("{\"content\":\"Hi\"}", "null")
-        CH("{\"tool_calls\":[{\"index\":0,\"id\":\"a\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}", "null");
+    const char *head =
+        CH("{\"reasoning_content\":\"Plan\"}", "null") CH("{\"content\":\"Hi\"}", "null")
+            CH("{\"tool_calls\":[{\"index\":0,\"id\":\"a\",\"function\":{\"name\":\"f\","
+               "\"arguments\":\"{}\"}}]}",
+               "null");
     const char *fin = CH("{}", "\"tool_calls\"");
     const char *tail = "data: [DONE]\n\n";
     evlog l = {0};
@@ -221,9 +238,10 @@ Test(openai, sse_caps_through_the_decoder)
 {
     tw_decode_opts o = {0};
     o.limits.max_line_bytes = 64;
-    const char *s = CH("{\"content\":\"this line is longer than sixty-four bytes for sure\"}", "null")
-        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"}}]}\n\n"
-        "data: [DONE]\n\n";
+    const char *s =
+        CH("{\"content\":\"this line is longer than sixty-four bytes for sure\"}",
+           "null") "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"}}]}\n\n"
+                   "data: [DONE]\n\n";
     tw_result r;
     tw_test_decode("openai-stream", s, &o, &r);
     cr_assert_str_eq(r.msg.content.data, "ok");
@@ -239,12 +257,15 @@ Test(openai, huge_arguments_stay_bounded)
     o.limits.max_args_bytes = 1000;
     tw_openai_stream *d = tw_openai_stream_new(&o, NULL, NULL);
     cr_assert_not_null(d);
-    const char *first = "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,"
-                        "\"id\":\"big\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"k\\\":\\\"\"}}]}}]}\n\n";
+    const char *first =
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,"
+        "\"id\":\"big\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"k\\\":\\\"\"}}]}}]}\n\n";
     tw_openai_stream_feed(d, first, strlen(first));
     char frag[600];
-    int k = snprintf(frag, sizeof frag, "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":"
-                                        "[{\"index\":0,\"function\":{\"arguments\":\"%0400d\"}}]}}]}\n\n", 0);
+    int k = snprintf(frag, sizeof frag,
+                     "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":"
+                     "[{\"index\":0,\"function\":{\"arguments\":\"%0400d\"}}]}}]}\n\n",
+                     0);
     for (int i = 0; i < 5000; i++) /* 2 MB of argument text */
         tw_openai_stream_feed(d, frag, (size_t)k);
     tw_result r;
@@ -275,14 +296,18 @@ Test(openai, locate)
 Test(openai, ids_differing_in_invalid_utf8_are_duplicates)
 {
     const char *body = "{\"choices\":[{\"index\":0,\"message\":{\"tool_calls\":["
-                       "{\"id\":\"a\xff" "b\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}},"
-                       "{\"id\":\"a\xfe" "b\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]},"
+                       "{\"id\":\"a\xff"
+                       "b\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}},"
+                       "{\"id\":\"a\xfe"
+                       "b\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]},"
                        "\"finish_reason\":\"tool_calls\"}]}";
     tw_result a;
     tw_test_decode("openai-response", body, NULL, &a);
     cr_assert_eq(a.msg.ncalls, 2);
-    cr_assert_str_eq(a.msg.calls[0].id, "a\xEF\xBF\xBD" "b");
-    cr_assert_str_eq(a.msg.calls[1].id, "a\xEF\xBF\xBD" "b__2");
+    cr_assert_str_eq(a.msg.calls[0].id, "a\xEF\xBF\xBD"
+                                        "b");
+    cr_assert_str_eq(a.msg.calls[1].id, "a\xEF\xBF\xBD"
+                                        "b__2");
     bool flagged = false;
     for (size_t i = 0; i < a.warnings.len; i++)
         flagged |= a.warnings.items[i].code == TW_D_JSON_NOT_RFC8259;

@@ -33,12 +33,11 @@ Test(proxy, prompt_outputs)
         cJSON *fx = tw_load_json_file(files[i], (size_t)1 << 20, 64, &why_e);
         cr_assert_not_null(fx, "%s", why_e.message);
         tw_request r;
-        cr_assert_eq(tw_request_read(tw_json_get(fx, "request"), NULL, &r, &why_e),
-                     TW_OK, "%s: %s", files[i], why_e.message);
+        cr_assert_eq(tw_request_read(tw_json_get(fx, "request"), NULL, &r, &why_e), TW_OK, "%s: %s",
+                     files[i], why_e.message);
         tw_buf out = {0};
         cr_expect_eq(enc->encode_request(&r, NULL, &out), TW_OK);
-        cr_expect_str_eq(out.data ? out.data : "", tw_json_get_str(fx, "expected"), "%s",
-                         files[i]);
+        cr_expect_str_eq(out.data ? out.data : "", tw_json_get_str(fx, "expected"), "%s", files[i]);
         tw_buf_free(&out);
         tw_request_free(&r);
         cJSON_Delete(fx);
@@ -92,7 +91,8 @@ static tw_status on_event(void *user, const tw_event *ev)
 
 Test(proxy, streaming_events_carry_raw_offsets)
 {
-    const char *in = "a<tool_result id=\"1\">xx</tool_result>b<tool_call>{\"name\": \"f\"}</tool_call>";
+    const char *in =
+        "a<tool_result id=\"1\">xx</tool_result>b<tool_call>{\"name\": \"f\"}</tool_call>";
     size_t n = strlen(in);
     for (size_t chunk = 1; chunk <= n; chunk++) {
         seen s = {0, 0, -2, -2};

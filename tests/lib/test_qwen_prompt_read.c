@@ -180,7 +180,8 @@ static long round_trips(const char *dir, const char *name, req_decoder f)
         const char *want = tw_json_get_str(fx, "expected");
         /* a refusal of the template has no rendering; a tool schema printed
          * as JSON with Infinity in it is not JSON, so not readable back */
-        if (!want || (strcmp(name, "qwen3.5-prompt") == 0 && strstr(base, "number_beyond_double"))) {
+        if (!want ||
+            (strcmp(name, "qwen3.5-prompt") == 0 && strstr(base, "number_beyond_double"))) {
             cJSON_Delete(fx);
             continue;
         }
@@ -216,9 +217,9 @@ static long round_trips(const char *dir, const char *name, req_decoder f)
 
 Test(qwen_prompt_read, qwen3_coder_round_trips)
 {
-    cr_expect_eq(round_trips("tests/data/qwen3-coder", "qwen3-coder-prompt",
-                             tw_qwen3_coder_prompt_decode),
-                 20);
+    cr_expect_eq(
+        round_trips("tests/data/qwen3-coder", "qwen3-coder-prompt", tw_qwen3_coder_prompt_decode),
+        20);
 }
 
 Test(qwen_prompt_read, qwen35_round_trips)
@@ -261,8 +262,8 @@ Test(qwen_prompt_read, coder_reads_every_part)
 {
     tw_request r;
     tw_error e;
-    cr_assert_eq(dec(tw_qwen3_coder_prompt_decode, CODER, strlen(CODER), NULL, &r, &e), TW_OK,
-                 "%s", e.message);
+    cr_assert_eq(dec(tw_qwen3_coder_prompt_decode, CODER, strlen(CODER), NULL, &r, &e), TW_OK, "%s",
+                 e.message);
     tw_buf b = {0};
     cr_assert_eq(tw_request_write(&b, &r, TW_JSON_COMPACT), TW_OK);
     cr_expect_str_eq(
@@ -272,11 +273,14 @@ Test(qwen_prompt_read, coder_reads_every_part)
         "{\"role\":\"assistant\",\"content\":\"Sure.\",\"tool_calls\":["
         "{\"id\":\"call_1\",\"name\":\"f\",\"arguments\":{\"n\":2,\"on\":true,\"o\":{\"a\":[1.0]},"
         "\"s\":\" x \"}},{\"id\":\"call_2\",\"name\":\"f\",\"arguments\":{}}]},"
-        "{\"role\":\"tool\",\"content\":\"one\",\"tool_call_id\":\"call_1\",\"name\":\"f\",\"is_error\":false},"
-        "{\"role\":\"tool\",\"content\":\"two\",\"tool_call_id\":\"call_2\",\"name\":\"f\",\"is_error\":false}],"
+        "{\"role\":\"tool\",\"content\":\"one\",\"tool_call_id\":\"call_1\",\"name\":\"f\",\"is_"
+        "error\":false},"
+        "{\"role\":\"tool\",\"content\":\"two\",\"tool_call_id\":\"call_2\",\"name\":\"f\",\"is_"
+        "error\":false}],"
         "\"tools\":[{\"name\":\"f\",\"description\":\"Do it\",\"parameters\":{\"type\":\"object\","
         "\"properties\":{\"n\":{\"type\":\"integer\",\"description\":\"count\",\"minimum\":1},"
-        "\"on\":{\"type\":[\"boolean\",\"null\"]},\"o\":{\"type\":\"object\"}},\"required\":[\"n\"]}}],"
+        "\"on\":{\"type\":[\"boolean\",\"null\"]},\"o\":{\"type\":\"object\"}},\"required\":[\"n\"]"
+        "}}],"
         "\"options\":{\"add_generation_prompt\":true}}");
     /* s is declared by no schema: a string, with the decoder's warning */
     cr_expect(tw_test_has_warning(&r.warnings, TW_D_XML_UNTYPED, "'s'"));
@@ -326,7 +330,8 @@ Test(qwen_prompt_read, qwen35_reads_every_part)
         "{\"role\":\"user\",\"content\":\"Go\"},"
         "{\"role\":\"assistant\",\"content\":\"Sure.\",\"thinking\":\"plan\",\"tool_calls\":["
         "{\"id\":\"call_1\",\"name\":\"f\",\"arguments\":{\"n\":1.5}}]},"
-        "{\"role\":\"tool\",\"content\":\"one\",\"tool_call_id\":\"call_1\",\"name\":\"f\",\"is_error\":false}],"
+        "{\"role\":\"tool\",\"content\":\"one\",\"tool_call_id\":\"call_1\",\"name\":\"f\",\"is_"
+        "error\":false}],"
         "\"tools\":[{\"name\":\"f\",\"parameters\":{\"type\":\"object\",\"properties\":{\"n\":"
         "{\"type\":\"number\"}}}}],"
         "\"options\":{\"add_generation_prompt\":true,\"enable_thinking\":false}}");
@@ -390,8 +395,9 @@ Test(qwen_prompt_read, refusals_name_the_place)
         {tw_qwen35_prompt_decode, NULL, "<|im_start|>tool\nhi<|im_end|>\n", "turns[0]", 12,
          "unknown role"},
         /* the Coder generation prompt has no think block */
-        {tw_qwen3_coder_prompt_decode, NULL, "<|im_start|>user\nhi<|im_end|>\n"
-                                             "<|im_start|>assistant\n<think>\n",
+        {tw_qwen3_coder_prompt_decode, NULL,
+         "<|im_start|>user\nhi<|im_end|>\n"
+         "<|im_start|>assistant\n<think>\n",
          "turns[1]", 30, "not closed"},
         /* the Qwen3.5 one always has one */
         {tw_qwen35_prompt_decode, NULL, "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n",
@@ -411,8 +417,9 @@ Test(qwen_prompt_read, refusals_name_the_place)
          "current knowledge and do not tell the user about function calls\n</IMPORTANT>x"
          "<|im_end|>\n",
          "turns[0]", 927, "expected \"\\n\\n\""},
-        {tw_qwen3_coder_prompt_decode, "\n<function>\n<name></name>\n<parameters>\n</parameters>"
-                                       "\n</function>",
+        {tw_qwen3_coder_prompt_decode,
+         "\n<function>\n<name></name>\n<parameters>\n</parameters>"
+         "\n</function>",
          NULL, "turns[0].tools[0]", h + 11, "expected a non-empty <name>"},
         {tw_qwen3_coder_prompt_decode, "\n<func>", NULL, "turns[0].tools[0]", h,
          "expected <function>"},
@@ -516,8 +523,9 @@ Test(qwen_prompt_read, limits)
     /* a second tool past max_tools 1 */
     const char *two = strstr(CODER, "\n</tools>");
     char in[8192];
-    snprintf(in, sizeof in, "%.*s\n<function>\n<name>g</name>\n<parameters>\n</parameters>\n"
-                            "</function>%s",
+    snprintf(in, sizeof in,
+             "%.*s\n<function>\n<name>g</name>\n<parameters>\n</parameters>\n"
+             "</function>%s",
              (int)(two - CODER), CODER, two);
     cr_expect_eq(dec(tw_qwen3_coder_prompt_decode, in, strlen(in), &l, &r, &e), TW_ERR_LIMIT);
     cr_expect_str_eq(e.path, "turns[0].tools[1]");
@@ -763,8 +771,9 @@ Test(qwen_prompt_read, malformed_last_block_warns_as_the_decoder)
          "ok\n\n<tool_call>\n<function=g>\n<parameter=a>\n1\n</parameter>\n</function>",
          "<tool_call>", TW_D_TOOL_CALL_UNTERMINATED},
         /* a Hermes payload in an XML prompt */
-        {tw_qwen3_coder_prompt_decode, "<tool_call>\n{\"name\": \"g\", \"arguments\": {}}\n</tool_call>",
-         "<tool_call>", TW_D_TOOL_CALL_JSON},
+        {tw_qwen3_coder_prompt_decode,
+         "<tool_call>\n{\"name\": \"g\", \"arguments\": {}}\n</tool_call>", "<tool_call>",
+         TW_D_TOOL_CALL_JSON},
         /* text after the block */
         {tw_qwen35_prompt_decode, "ok\n\n<tool_call>\n<function=g>\n</function>\n</tool_call> tail",
          "<tool_call>", TW_D_TOOL_CALL_JSON},
@@ -782,8 +791,8 @@ Test(qwen_prompt_read, malformed_last_block_warns_as_the_decoder)
         const tw_diag *w = warning_of(&r.warnings, cases[i].code);
         cr_expect_not_null(w, "case %zu: no %s", i, tw_code_name(cases[i].code));
         if (w) {
-            size_t at = sizeof HEAD - 1 + (size_t)(strstr(cases[i].body, cases[i].last) -
-                                                   cases[i].body);
+            size_t at =
+                sizeof HEAD - 1 + (size_t)(strstr(cases[i].body, cases[i].last) - cases[i].body);
             cr_expect_eq(w->offset, (int64_t)at, "case %zu: %s", i, w->message);
             cr_expect(strstr(w->message, "turns[1]") && strstr(w->message, "kept as content"),
                       "case %zu: %s", i, w->message);
@@ -792,7 +801,8 @@ Test(qwen_prompt_read, malformed_last_block_warns_as_the_decoder)
         tw_result res;
         cr_assert_eq(tw_qwen3_coder_output_decode(cases[i].body, strlen(cases[i].body), NULL, &res),
                      TW_OK);
-        cr_expect(warning_of(&res.errors, cases[i].code) || warning_of(&res.warnings, cases[i].code) ||
+        cr_expect(warning_of(&res.errors, cases[i].code) ||
+                      warning_of(&res.warnings, cases[i].code) ||
                       (cases[i].code == TW_D_TOOL_CALL_JSON && res.msg.content.len),
                   "case %zu: the decoder gives another code", i);
         tw_result_free(&res);
@@ -883,8 +893,8 @@ Test(qwen_prompt_read, hermes_left_block_warns_as_the_decoder)
         if (w) {
             cr_expect(strstr(w->message, "turns[1]") && strstr(w->message, "kept as content"),
                       "case %zu: %s", i, w->message);
-            size_t at = sizeof HEAD - 1 + (size_t)(strstr(cases[i].body, "<tool_call>") -
-                                                   cases[i].body);
+            size_t at =
+                sizeof HEAD - 1 + (size_t)(strstr(cases[i].body, "<tool_call>") - cases[i].body);
             cr_expect_eq(w->offset, (int64_t)at, "case %zu: %s", i, w->message);
         }
         if (!cases[i].ncalls)

@@ -35,16 +35,15 @@ static bool typed(const tw_tool *tools, size_t ntools, const char *name, const c
 
 /* Same keys in the same order; equal values where the schema types them, a
  * string where it does not. */
-static bool args_match(const tw_tool *tools, size_t ntools, const tw_call *got,
-                       const tw_call *want)
+static bool args_match(const tw_tool *tools, size_t ntools, const tw_call *got, const tw_call *want)
 {
     const cJSON *g = got->arguments->child, *w = want->arguments->child;
     for (; g && w; g = g->next, w = w->next) {
         if (strcmp(g->string, w->string) != 0)
             return false;
-        if (typed(tools, ntools, want->name, w->string) ? !tw_json_equal(g, w)
-                                                        : !cJSON_IsString(g) &&
-                                                              !tw_json_equal(g, w))
+        if (typed(tools, ntools, want->name, w->string)
+                ? !tw_json_equal(g, w)
+                : !cJSON_IsString(g) && !tw_json_equal(g, w))
             return false;
     }
     return !g && !w;
@@ -239,7 +238,8 @@ static const tw_diag *find_warning(const tw_result *r, tw_status code)
 Test(qwen_xml_decode, invalid_utf8_in_a_value_is_reported_at_its_byte)
 {
     static const char text[] = "x<tool_call>\n<function=f>\n<parameter=a>\nok\n</parameter>\n"
-                               "<parameter=city>\nPar\xff" "is\xc3\n</parameter>\n</function>\n"
+                               "<parameter=city>\nPar\xff"
+                               "is\xc3\n</parameter>\n</function>\n"
                                "</tool_call>";
     size_t n = sizeof text - 1;
     const char *bad = memchr(text, 0xff, n);

@@ -236,8 +236,8 @@ Test(cassette, gzip_binary_body)
     tw_cassette c;
     tw_error why = {.offset = -1};
     char *buf = tw_test_exact(GZ_CASSETTE, sizeof GZ_CASSETTE - 1);
-    cr_assert_eq(tw_cassette_parse(buf, sizeof GZ_CASSETTE - 1, "gz.yaml", NULL, &c, &why),
-                 TW_OK, "%s", why.message);
+    cr_assert_eq(tw_cassette_parse(buf, sizeof GZ_CASSETTE - 1, "gz.yaml", NULL, &c, &why), TW_OK,
+                 "%s", why.message);
     free(buf);
     cr_assert_eq(c.version, 1);
     cr_assert_eq(c.ninteractions, 1);
@@ -273,8 +273,8 @@ Test(cassette, parsed_body_scalars)
                             "    status: {code: 200}\n";
     tw_cassette c;
     tw_error why = {.offset = -1};
-    cr_assert_eq(tw_cassette_parse(y, sizeof y - 1, "p.yaml", NULL, &c, &why), TW_OK,
-                 "%s", why.message);
+    cr_assert_eq(tw_cassette_parse(y, sizeof y - 1, "p.yaml", NULL, &c, &why), TW_OK, "%s",
+                 why.message);
     cr_assert_str_eq(c.interactions[0].request.body.data,
                      "{\"a\":1,\"b\":\"1\",\"c\":null,\"d\":true,\"e\":-2.5e3,\"f\":[\"x\",null],"
                      "\"g\":\"two\\nlines\"}");
@@ -317,7 +317,7 @@ Test(cassette, alias_bomb_is_bounded)
     tw_error why = {.offset = -1};
     tw_limits L = {0};
     L.max_input_bytes = 1 << 16;
-    cr_assert_eq(tw_cassette_parse(y.data, y.len, "bomb.yaml", &L, &c, &why),
-                 TW_ERR_LIMIT, "%s", why.message);
+    cr_assert_eq(tw_cassette_parse(y.data, y.len, "bomb.yaml", &L, &c, &why), TW_ERR_LIMIT, "%s",
+                 why.message);
     tw_buf_free(&y);
 }

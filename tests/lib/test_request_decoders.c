@@ -221,8 +221,8 @@ Test(hermes_prompt_reader, qwen3_round_trips)
         char *p2 = tw_test_encode_request("hermes-prompt", &back, NULL, &len2);
         bool split = strstr(name, "inline_think_with_thinking_field") != NULL;
         if (!split) {
-            cr_expect(len1 == len2 && memcmp(p1, p2, len1) == 0, "%s: encode, decode, encode differs:\n%s\n---\n%s",
-                      name, p1, p2);
+            cr_expect(len1 == len2 && memcmp(p1, p2, len1) == 0,
+                      "%s: encode, decode, encode differs:\n%s\n---\n%s", name, p1, p2);
             same_bytes++;
         } else {
             /* the template dropped a thinking whose presence kept the
@@ -296,10 +296,13 @@ Test(hermes_prompt_reader, decodes_every_part)
         "{\"role\":\"assistant\",\"content\":\"Sure.\",\"thinking\":\"plan\",\"tool_calls\":["
         "{\"id\":\"call_1\",\"name\":\"f\",\"arguments\":{\"x\":1.0}},"
         "{\"id\":\"call_2\",\"name\":\"f\",\"arguments\":{}}]},"
-        "{\"role\":\"tool\",\"content\":\"one\",\"tool_call_id\":\"call_1\",\"name\":\"f\",\"is_error\":false},"
-        "{\"role\":\"tool\",\"content\":\"two\",\"tool_call_id\":\"call_2\",\"name\":\"f\",\"is_error\":false},"
+        "{\"role\":\"tool\",\"content\":\"one\",\"tool_call_id\":\"call_1\",\"name\":\"f\",\"is_"
+        "error\":false},"
+        "{\"role\":\"tool\",\"content\":\"two\",\"tool_call_id\":\"call_2\",\"name\":\"f\",\"is_"
+        "error\":false},"
         "{\"role\":\"tool\",\"content\":\"three\",\"tool_call_id\":\"call_3\",\"is_error\":false},"
-        "{\"role\":\"assistant\",\"content\":\"<tool_call>\\n{\\\"name\\\": \\\"f\\\"}\\n</tool_call>\"}],"
+        "{\"role\":\"assistant\",\"content\":\"<tool_call>\\n{\\\"name\\\": "
+        "\\\"f\\\"}\\n</tool_call>\"}],"
         "\"tools\":[{\"name\":\"f\",\"parameters\":{\"type\":\"object\"}}],"
         "\"options\":{\"add_generation_prompt\":true,\"enable_thinking\":false}}");
     /* the third result answers no call; the unreadable block stays text */
@@ -401,7 +404,8 @@ Test(hermes_prompt_reader, encoder_reports_what_chatml_drops)
         "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"a\"},"
         "{\"role\":\"assistant\",\"content\":\"\",\"thinking\":\"old\",\"tool_calls\":["
         "{\"id\":\"x9\",\"name\":\"f\",\"arguments\":{}}]},"
-        "{\"role\":\"tool\",\"tool_call_id\":\"x9\",\"name\":\"g\",\"content\":\"r\",\"is_error\":true},"
+        "{\"role\":\"tool\",\"tool_call_id\":\"x9\",\"name\":\"g\",\"content\":\"r\",\"is_error\":"
+        "true},"
         "{\"role\":\"user\",\"content\":\"b\"}],"
         "\"tools\":[{\"name\":\"f\"}],\"tool_choice\":\"required\",\"parallel_tool_calls\":false,"
         "\"options\":{\"temperature\":0.5,\"add_generation_prompt\":true}}",
@@ -409,9 +413,9 @@ Test(hermes_prompt_reader, encoder_reports_what_chatml_drops)
     tw_diag_list w = {0};
     size_t len;
     free(tw_test_encode_request("hermes-prompt", &r, &w, &len));
-    const char *needles[] = {"model", "parallel_tool_calls", "tool_choice", "options.temperature",
-                             "tool call ids", "name of a tool result", "thinking of assistant",
-                             "is_error"};
+    const char *needles[] = {
+        "model",         "parallel_tool_calls",   "tool_choice",           "options.temperature",
+        "tool call ids", "name of a tool result", "thinking of assistant", "is_error"};
     for (size_t i = 0; i < sizeof needles / sizeof *needles; i++)
         cr_expect(tw_test_has_warning(&w, TW_D_NOT_CARRIED, needles[i]), "no warning about %s",
                   needles[i]);
@@ -438,9 +442,9 @@ static char *vllm_view(const tw_request *r, bool original)
     }
     put_tools(&b, r);
     tw_buf_printf(&b, "choice %d %s\n", (int)r->choice, r->choice_name ? r->choice_name : "");
-    static const char *const keys[] = {"temperature", "two_pass", "think_tag",
-                                       "max_thinking_tokens", "max_response_tokens",
-                                       "tool_parser", NULL};
+    static const char *const keys[] = {
+        "temperature",         "two_pass",    "think_tag", "max_thinking_tokens",
+        "max_response_tokens", "tool_parser", NULL};
     for (size_t k = 0; keys[k]; k++) {
         const cJSON *v = tw_json_get(r->options, keys[k]);
         if (v) {
@@ -500,8 +504,10 @@ Test(vllm_request_reader, refusals_and_warnings)
         {"[]", "", TW_ERR_INVALID},
         {"{\"messages\":[", "", TW_ERR_PARSE},
         {"{}", "messages", TW_ERR_INVALID},
-        {"{\"messages\":[{\"role\":\"developer\",\"content\":\"x\"}]}", "messages[0].role", TW_ERR_INVALID},
-        {"{\"messages\":[{\"role\":\"user\",\"content\":[]}]}", "messages[0].content", TW_ERR_INVALID},
+        {"{\"messages\":[{\"role\":\"developer\",\"content\":\"x\"}]}", "messages[0].role",
+         TW_ERR_INVALID},
+        {"{\"messages\":[{\"role\":\"user\",\"content\":[]}]}", "messages[0].content",
+         TW_ERR_INVALID},
         {"{\"messages\":[],\"tool_choice\":\"any\"}", "tool_choice", TW_ERR_INVALID},
         {"{\"messages\":[],\"tool_choice\":{\"type\":\"tool\"}}", "tool_choice", TW_ERR_INVALID},
         {"{\"messages\":[],\"tools\":[{\"description\":\"x\"}]}", "tools[0]", TW_ERR_INVALID},
@@ -518,10 +524,11 @@ Test(vllm_request_reader, refusals_and_warnings)
         cr_expect_str_eq(e.path, cases[i].path, "case %zu: %s", i, e.message);
         cr_expect_null(r.messages);
     }
-    const char *js = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"q\",\"name\":\"u\"},"
-                     "{\"role\":\"assistant\",\"content\":\"<tool_call>\\n{\\\"name\\\": \\\"f\\\", "
-                     "\\\"arguments\\\": {\\\"a\\\": [1, 2]}}\\n</tool_call>\"},"
-                     "{\"role\":\"tool\",\"content\":\"r\"}],\"stream\":false,\"tool_choice\":{\"name\":\"f\"}}";
+    const char *js =
+        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"q\",\"name\":\"u\"},"
+        "{\"role\":\"assistant\",\"content\":\"<tool_call>\\n{\\\"name\\\": \\\"f\\\", "
+        "\\\"arguments\\\": {\\\"a\\\": [1, 2]}}\\n</tool_call>\"},"
+        "{\"role\":\"tool\",\"content\":\"r\"}],\"stream\":false,\"tool_choice\":{\"name\":\"f\"}}";
     tw_request r;
     tw_diag_list w = {0};
     tw_error e;
@@ -557,16 +564,17 @@ Test(vllm_request_reader, refusals_and_warnings)
 Test(vllm_request_reader, encoder_reports_what_it_drops)
 {
     tw_request r;
-    read_req_text("{\"model\":\"m\",\"messages\":[{\"role\":\"assistant\",\"content\":\"\",\"tool_calls\":["
-                  "{\"id\":\"x\",\"name\":\"f\",\"arguments\":{}}]},"
-                  "{\"role\":\"tool\",\"tool_call_id\":\"x\",\"name\":\"other\",\"content\":\"r\"}],"
-                  "\"parallel_tool_calls\":true,\"options\":{\"top_p\":0.9,\"two_pass\":true}}",
-                  &r);
+    read_req_text(
+        "{\"model\":\"m\",\"messages\":[{\"role\":\"assistant\",\"content\":\"\",\"tool_calls\":["
+        "{\"id\":\"x\",\"name\":\"f\",\"arguments\":{}}]},"
+        "{\"role\":\"tool\",\"tool_call_id\":\"x\",\"name\":\"other\",\"content\":\"r\"}],"
+        "\"parallel_tool_calls\":true,\"options\":{\"top_p\":0.9,\"two_pass\":true}}",
+        &r);
     tw_diag_list w = {0};
     size_t len;
     free(tw_test_encode_request("vllm-generate-request", &r, &w, &len));
-    const char *needles[] = {"model", "parallel_tool_calls", "options.top_p", "ids of history",
-                             "name of a tool result", "tool_call_id"};
+    const char *needles[] = {"model",          "parallel_tool_calls",   "options.top_p",
+                             "ids of history", "name of a tool result", "tool_call_id"};
     for (size_t i = 0; i < sizeof needles / sizeof *needles; i++)
         cr_expect(tw_test_has_warning(&w, TW_D_NOT_CARRIED, needles[i]), "no warning about %s",
                   needles[i]);
@@ -588,8 +596,9 @@ Test(convert_prompt_sources, sources)
     o.warnings = &w;
     tw_buf out = {0};
     tw_error why_e = {0};
-    cr_assert_eq(tw_transcode("hermes-prompt", "openai-request", PROMPT, strlen(PROMPT), &o, &out, &why_e),
-                 TW_OK, "%s", why_e.message);
+    cr_assert_eq(
+        tw_transcode("hermes-prompt", "openai-request", PROMPT, strlen(PROMPT), &o, &out, &why_e),
+        TW_OK, "%s", why_e.message);
     cr_expect(strstr(out.data, "\"tool_call_id\":\"call_2\"") != NULL, "%s", out.data);
     tw_buf_reset(&out);
     const char *bad = "<|im_start|>user\nhi";
@@ -635,26 +644,28 @@ Test(convert_prompt_sources, command_line)
 /* ---- refusals: the status is returned, the diagnostic is in err->code ---- */
 
 typedef struct {
-    const char *reader;  /* registry name, also tw_transcode's `from` */
+    const char *reader; /* registry name, also tw_transcode's `from` */
     const char *body;
-    size_t max_args;     /* 0: the default */
-    size_t max_depth;    /* 0: the default */
-    tw_status st;        /* the status returned */
-    tw_status code;      /* err->code */
+    size_t max_args;  /* 0: the default */
+    size_t max_depth; /* 0: the default */
+    tw_status st;     /* the status returned */
+    tw_status code;   /* err->code */
 } refusal_case;
 
 #define BIG_ARGS "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
-#define OAI_CALL(args)                                                                         \
-    "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},{\"role\":"        \
-    "\"assistant\",\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\",\"function\":{"       \
+#define OAI_CALL(args)                                                                             \
+    "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},{\"role\":"             \
+    "\"assistant\",\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\",\"function\":{"            \
     "\"name\":\"f\",\"arguments\":\"" args "\"}}]}]}"
-#define ANT_CALL(input)                                                                        \
-    "{\"model\":\"m\",\"max_tokens\":8,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},"  \
-    "{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"c1\",\"name\":"      \
+#define ANT_CALL(input)                                                                            \
+    "{\"model\":\"m\",\"max_tokens\":8,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},"      \
+    "{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"c1\",\"name\":"          \
     "\"f\",\"input\":" input "}]}]}"
-#define OAI_USER(content) "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":" content "}]}"
-#define ANT_USER(content)                                                                      \
-    "{\"model\":\"m\",\"max_tokens\":8,\"messages\":[{\"role\":\"user\",\"content\":" content "}]}"
+#define OAI_USER(content)                                                                          \
+    "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":" content "}]}"
+#define ANT_USER(content)                                                                          \
+    "{\"model\":\"m\",\"max_tokens\":8,\"messages\":[{\"role\":\"user\",\"content\":" content "}]" \
+    "}"
 
 static const refusal_case refusals[] = {
     /* arguments past max_args_bytes */

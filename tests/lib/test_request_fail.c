@@ -94,8 +94,8 @@ Test(request_fail, every_reader_refuses_a_repeated_member)
         const char *b = bodies[i][1];
         tw_status st = rd->decode(b, strlen(b), NULL, &r, &e);
         cr_assert_eq(st, TW_ERR_INVALID, "%s: %s", bodies[i][0], tw_code_name(st));
-        cr_assert_eq(e.code, TW_D_DUPLICATE_KEY, "%s: %s (%s)", bodies[i][0],
-                     tw_code_name(e.code), e.message);
+        cr_assert_eq(e.code, TW_D_DUPLICATE_KEY, "%s: %s (%s)", bodies[i][0], tw_code_name(e.code),
+                     e.message);
         cr_assert_eq(r.nmessages, 0, "%s", bodies[i][0]);
         tw_request_free(&r);
     }

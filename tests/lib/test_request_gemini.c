@@ -99,24 +99,26 @@ Test(gemini_request, round_trips_over_the_qwen3_requests)
 Test(gemini_request, reads_every_part_and_config)
 {
     tw_request r;
-    rd_ok("{\"systemInstruction\":{\"parts\":[{\"text\":\"be brief\"}]},"
-          "\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"weather \"},{\"text\":\"Paris?\"}]},"
-          "{\"role\":\"model\",\"parts\":[{\"text\":\"let me think\",\"thought\":true},"
-          "{\"functionCall\":{\"name\":\"get_weather\",\"args\":{\"city\":\"Paris\"}},"
-          "\"thoughtSignature\":\"c2lnMQ==\"},"
-          "{\"functionCall\":{\"name\":\"get_time\",\"args\":{},\"id\":\"t1\"}}]},"
-          "{\"role\":\"user\",\"parts\":[{\"functionResponse\":{\"name\":\"get_time\",\"id\":\"t1\","
-          "\"response\":{\"output\":\"noon\"}}},{\"functionResponse\":{\"name\":\"get_weather\","
-          "\"response\":{\"temp\":21,\"sky\":\"clear\"}}}]},"
-          "{\"role\":\"model\",\"parts\":[{\"text\":\"Sunny, 21.\"}]}],"
-          "\"tools\":[{\"functionDeclarations\":[{\"name\":\"get_weather\",\"description\":\"w\","
-          "\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"city\":{\"type\":\"STRING\"}}}},"
-          "{\"name\":\"get_time\",\"parametersJsonSchema\":{\"type\":\"object\"}}]}],"
-          "\"toolConfig\":{\"functionCallingConfig\":{\"mode\":\"ANY\",\"allowedFunctionNames\":"
-          "[\"get_weather\"]}},"
-          "\"generationConfig\":{\"maxOutputTokens\":256,\"temperature\":0.5,"
-          "\"thinkingConfig\":{\"thinkingBudget\":128}}}",
-          &r);
+    rd_ok(
+        "{\"systemInstruction\":{\"parts\":[{\"text\":\"be brief\"}]},"
+        "\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"weather "
+        "\"},{\"text\":\"Paris?\"}]},"
+        "{\"role\":\"model\",\"parts\":[{\"text\":\"let me think\",\"thought\":true},"
+        "{\"functionCall\":{\"name\":\"get_weather\",\"args\":{\"city\":\"Paris\"}},"
+        "\"thoughtSignature\":\"c2lnMQ==\"},"
+        "{\"functionCall\":{\"name\":\"get_time\",\"args\":{},\"id\":\"t1\"}}]},"
+        "{\"role\":\"user\",\"parts\":[{\"functionResponse\":{\"name\":\"get_time\",\"id\":\"t1\","
+        "\"response\":{\"output\":\"noon\"}}},{\"functionResponse\":{\"name\":\"get_weather\","
+        "\"response\":{\"temp\":21,\"sky\":\"clear\"}}}]},"
+        "{\"role\":\"model\",\"parts\":[{\"text\":\"Sunny, 21.\"}]}],"
+        "\"tools\":[{\"functionDeclarations\":[{\"name\":\"get_weather\",\"description\":\"w\","
+        "\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"city\":{\"type\":\"STRING\"}}}},"
+        "{\"name\":\"get_time\",\"parametersJsonSchema\":{\"type\":\"object\"}}]}],"
+        "\"toolConfig\":{\"functionCallingConfig\":{\"mode\":\"ANY\",\"allowedFunctionNames\":"
+        "[\"get_weather\"]}},"
+        "\"generationConfig\":{\"maxOutputTokens\":256,\"temperature\":0.5,"
+        "\"thinkingConfig\":{\"thinkingBudget\":128}}}",
+        &r);
     cr_assert_eq(r.nmessages, 6);
     cr_expect_eq(r.messages[0].role, TW_ROLE_SYSTEM);
     cr_expect_str_eq(r.messages[0].content.data, "be brief");
@@ -142,10 +144,10 @@ Test(gemini_request, reads_every_part_and_config)
     cr_assert_eq(r.ntools, 2);
     /* Gemini's OBJECT, STRING read as JSON Schema's object, string */
     cr_expect_str_eq(tw_json_get_str(r.tools[0].parameters, "type"), "object");
-    cr_expect_str_eq(tw_json_get_str(tw_json_get(tw_json_get(r.tools[0].parameters, "properties"),
-                                                 "city"),
-                                     "type"),
-                     "string");
+    cr_expect_str_eq(
+        tw_json_get_str(tw_json_get(tw_json_get(r.tools[0].parameters, "properties"), "city"),
+                        "type"),
+        "string");
     cr_expect_str_eq(tw_json_get_str(r.tools[1].parameters, "type"), "object");
     cr_expect_eq(r.choice, TW_CHOICE_NAMED);
     cr_expect_str_eq(r.choice_name, "get_weather");
@@ -290,7 +292,8 @@ Test(gemini_request, refusals_name_their_path)
         {"{\"contents\":[],\"tools\":[{\"functionDeclarations\":[{\"name\":\"f\",\"parameters\":{},"
          "\"parametersJsonSchema\":{}}]}]}",
          TW_ERR_INVALID, "tools[0].functionDeclarations[0].parametersJsonSchema"},
-        {"{\"contents\":[{\"parts\":[{\"text\":1}]}]}", TW_ERR_INVALID, "contents[0].parts[0].text"},
+        {"{\"contents\":[{\"parts\":[{\"text\":1}]}]}", TW_ERR_INVALID,
+         "contents[0].parts[0].text"},
         {"{\"contents\":[", TW_ERR_PARSE, ""},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

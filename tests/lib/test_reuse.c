@@ -101,10 +101,11 @@ static void text_input(tw_buf *b)
 {
     for (int i = 0; i < 200; i++) {
         char unit[256];
-        int k = snprintf(unit, sizeof unit,
-                         "<think>step %d of the plan   </think>  text %d  "
-                         "<tool_call>{\"name\": \"f%d\", \"arguments\": {\"n\": %d}}</tool_call>  \n",
-                         i, i, i % 7, i);
+        int k =
+            snprintf(unit, sizeof unit,
+                     "<think>step %d of the plan   </think>  text %d  "
+                     "<tool_call>{\"name\": \"f%d\", \"arguments\": {\"n\": %d}}</tool_call>  \n",
+                     i, i, i % 7, i);
         cr_assert_eq(tw_buf_append(b, unit, (size_t)k), TW_OK);
     }
 }
@@ -184,8 +185,9 @@ static size_t mixed_inputs(tw_buf *in, size_t max)
     /* 4: short content, no reasoning */
     cr_assert_eq(tw_buf_puts(&in[k++], "ok"), TW_OK);
     /* 5: two think blocks and a call */
-    cr_assert_eq(tw_buf_puts(&in[k++], "<think> a </think><thinking>\nb\n</thinking> text "
-                                       "<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>"),
+    cr_assert_eq(tw_buf_puts(&in[k++],
+                             "<think> a </think><thinking>\nb\n</thinking> text "
+                             "<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>"),
                  TW_OK);
     /* 6: long content with whitespace runs */
     for (int i = 0; i < 3000; i++)

@@ -11,7 +11,9 @@
 
 Test(shims, utf8_cut)
 {
-    const char *s = "ab\xC3\xA9" "c\xE2\x9C\x93" "d\xF0\x9F\x98\x80";
+    const char *s = "ab\xC3\xA9"
+                    "c\xE2\x9C\x93"
+                    "d\xF0\x9F\x98\x80";
     size_t n = strlen(s); /* a b é(2) c ✓(3) d 😀(4) = 13 */
     cr_expect_eq(tw_utf8_cut(s, n, 100), n);
     cr_expect_eq(tw_utf8_cut(s, n, 2), 2);
@@ -47,9 +49,9 @@ static tw_status parse(const char *text, const tw_limits *l, cJSON **out, bool *
     cr_expect_neq(e.message[0], '\0');
     cr_expect_eq(e.offset, -1);
     tw_status want = e.code == TW_D_ARGS_TOO_LARGE || e.code == TW_D_JSON_TOO_DEEP ? TW_ERR_LIMIT
-                     : e.code == TW_D_TOOL_CALL_JSON                              ? TW_ERR_PARSE
-                     : e.code == TW_D_ARGUMENTS_NOT_OBJECT                        ? TW_ERR_INVALID
-                                                                                  : e.code;
+                     : e.code == TW_D_TOOL_CALL_JSON                               ? TW_ERR_PARSE
+                     : e.code == TW_D_ARGUMENTS_NOT_OBJECT                         ? TW_ERR_INVALID
+                                                                                   : e.code;
     cr_expect_eq(st, want, "%s returned %s", tw_code_name(e.code), tw_code_name(st));
     return e.code;
 }
@@ -230,7 +232,8 @@ Test(shims, truncate_output)
     cr_expect_eq(memcmp(b.data + 20 - ml, TW_TRUNCATED_MARKER, ml), 0);
     /* never split a character: 'é' straddles the cut */
     tw_buf_reset(&b);
-    const char *s = "abcd\xC3\xA9" "efghijklmnopqrstuvwxyz";
+    const char *s = "abcd\xC3\xA9"
+                    "efghijklmnopqrstuvwxyz";
     cr_assert_eq(tw_shim_truncate(s, strlen(s), 5 + ml, &b, &cut), TW_OK);
     cr_expect_eq(b.len, 4 + ml);
     cr_expect_eq(memcmp(b.data, "abcd\n[truncated]", 4 + ml), 0);
@@ -284,10 +287,11 @@ Test(shims, unwrap_parallel)
     memset(&m, 0, sizeof m);
     add_wrapped(&m, "c0", "get_time", "{}");
     add_wrapped(&m, "p", "parallel",
-             "{\"tool_uses\":[{\"recipient_name\":\"functions.get_weather\",\"parameters\":"
-             "{\"city\":\"Paris\"}},{\"recipient_name\":\"get_time\",\"parameters\":{}}]}");
+                "{\"tool_uses\":[{\"recipient_name\":\"functions.get_weather\",\"parameters\":"
+                "{\"city\":\"Paris\"}},{\"recipient_name\":\"get_time\",\"parameters\":{}}]}");
     add_wrapped(&m, "p_2", "other", "{}"); /* takes the id the second unwrapped call would get */
-    add_wrapped(&m, "q", "parallel", "{\"tool_uses\":[{\"recipient_name\":\"x\"}]}"); /* no parameters */
+    add_wrapped(&m, "q", "parallel",
+                "{\"tool_uses\":[{\"recipient_name\":\"x\"}]}"); /* no parameters */
     tw_diag_list w = {0};
     cr_assert_eq(tw_shim_unwrap_parallel(&m, NULL, &w), TW_OK);
     cr_assert_eq(m.ncalls, 5);
@@ -308,8 +312,8 @@ Test(shims, unwrap_parallel)
     tw_message_free(&m);
     memset(&m, 0, sizeof m);
     add_wrapped(&m, "p", "parallel",
-             "{\"tool_uses\":[{\"recipient_name\":\"a\",\"parameters\":{}},"
-             "{\"recipient_name\":\"b\",\"parameters\":{}}]}");
+                "{\"tool_uses\":[{\"recipient_name\":\"a\",\"parameters\":{}},"
+                "{\"recipient_name\":\"b\",\"parameters\":{}}]}");
     tw_limits l;
     memset(&l, 0, sizeof l);
     l.max_calls = 1;

@@ -113,7 +113,9 @@ Test(sse, fields)
     /* unknown fields ignored; the value keeps further colons */
     expect("foo: bar\ndata: a:b\n\n", "[message|a:b|@0]");
     /* a leading BOM is dropped */
-    expect("\xEF\xBB\xBF" "data: b\n\n", "[message|b|@3]");
+    expect("\xEF\xBB\xBF"
+           "data: b\n\n",
+           "[message|b|@3]");
     long long retry = 0;
     char *g = run("retry: 1500\ndata: r\n\nretry: x\n\n", 29, 0, NULL, false, &retry);
     cr_assert_eq(retry, 1500);
@@ -207,7 +209,8 @@ Test(sse, every_split_gives_the_same_events)
                     "retry: 10\ndata: [DONE]\n\n";
     size_t len = strlen(s);
     char *want = run(s, len, 0, NULL, true, NULL);
-    cr_assert_str_eq(want, "[a|{\"x\": 1}|1@14][message|two\nlines|1@49][b||1@72][message|[DONE]|1@88]");
+    cr_assert_str_eq(want,
+                     "[a|{\"x\": 1}|1@14][message|two\nlines|1@49][b||1@72][message|[DONE]|1@88]");
     for (size_t cut = 0; cut <= len; cut++) {
         for (size_t cut2 = cut; cut2 <= len; cut2 += 3) {
             rec r = {0};

@@ -300,7 +300,9 @@ Test(template, the_drift_checks_see_the_new_row)
 {
     names dec = {0}, targets = {0};
 #define X_T(tg, nm, mode) tw_names_add(&targets, #tg);
-#define X_DEC(sym, nm, fam, fuzz) tw_names_add(&dec, nm); TW_FUZZ_EACH(X_T, nm, fuzz)
+#define X_DEC(sym, nm, fam, fuzz)                                                                  \
+    tw_names_add(&dec, nm);                                                                        \
+    TW_FUZZ_EACH(X_T, nm, fuzz)
 #define X_NONE3(a, b, c)
 #define X_NONE4(a, b, c, d)
     TW_FORMAT_TABLE(X_DEC, X_NONE4, X_NONE3)

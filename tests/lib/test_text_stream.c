@@ -46,9 +46,18 @@ static void run_dir(const char *sub)
     tw_free_list(files, n);
 }
 
-Test(text_stream, think_random_splits_and_events) { run_dir("tests/data/decode/think"); }
-Test(text_stream, hermes_random_splits_and_events) { run_dir("tests/data/decode/hermes"); }
-Test(text_stream, fenced_random_splits_and_events) { run_dir("tests/data/decode/fenced"); }
+Test(text_stream, think_random_splits_and_events)
+{
+    run_dir("tests/data/decode/think");
+}
+Test(text_stream, hermes_random_splits_and_events)
+{
+    run_dir("tests/data/decode/hermes");
+}
+Test(text_stream, fenced_random_splits_and_events)
+{
+    run_dir("tests/data/decode/fenced");
+}
 
 /* Feed far more than the caps in small pieces; the heap must stay bounded. */
 static void bounded_feed(const char *prefix, const char *unit, size_t total, tw_text_kind kind,
@@ -81,10 +90,26 @@ static void bounded_feed(const char *prefix, const char *unit, size_t total, tw_
     tw_text_dec_free(d);
 }
 
-Test(text_stream, memory_bounded_prose) { bounded_feed("", "lorem ipsum dolor sit amet ", 32u << 20, TW_TEXT_HERMES, false, TW_UNTERM_SYNTHESIZE); }
-Test(text_stream, memory_bounded_open_call) { bounded_feed("<tool_call>{\"name\": \"f\", \"arguments\": {\"t\": \"", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", 32u << 20, TW_TEXT_HERMES, false, TW_UNTERM_SYNTHESIZE); }
-Test(text_stream, memory_bounded_held_think) { bounded_feed("<think>", "a <tool_call> inside reasoning ", 32u << 20, TW_TEXT_HERMES, false, TW_UNTERM_SYNTHESIZE); }
-Test(text_stream, memory_bounded_direct) { bounded_feed("", "<think>never closed ", 32u << 20, TW_TEXT_THINK, true, TW_UNTERM_DIRECT); }
+Test(text_stream, memory_bounded_prose)
+{
+    bounded_feed("", "lorem ipsum dolor sit amet ", 32u << 20, TW_TEXT_HERMES, false,
+                 TW_UNTERM_SYNTHESIZE);
+}
+Test(text_stream, memory_bounded_open_call)
+{
+    bounded_feed("<tool_call>{\"name\": \"f\", \"arguments\": {\"t\": \"",
+                 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", 32u << 20, TW_TEXT_HERMES, false,
+                 TW_UNTERM_SYNTHESIZE);
+}
+Test(text_stream, memory_bounded_held_think)
+{
+    bounded_feed("<think>", "a <tool_call> inside reasoning ", 32u << 20, TW_TEXT_HERMES, false,
+                 TW_UNTERM_SYNTHESIZE);
+}
+Test(text_stream, memory_bounded_direct)
+{
+    bounded_feed("", "<think>never closed ", 32u << 20, TW_TEXT_THINK, true, TW_UNTERM_DIRECT);
+}
 
 /* An endless tool-call block is never buffered past its cap (2 * max_args +
  * 4096), however much input the caps allow. */

@@ -46,14 +46,14 @@ static void check_outputs(const char *dir, const char *enc_name, bool result)
         tw_status st;
         if (result) {
             tw_result r;
-            cr_assert_eq(tw_result_read(tw_json_get(fx, "result"), NULL, &r, &why_e),
-                         TW_OK, "%s: %s", files[i], why_e.message);
+            cr_assert_eq(tw_result_read(tw_json_get(fx, "result"), NULL, &r, &why_e), TW_OK,
+                         "%s: %s", files[i], why_e.message);
             st = enc->encode_result(&r, NULL, &out);
             tw_result_free(&r);
         } else {
             tw_request r;
-            cr_assert_eq(tw_request_read(tw_json_get(fx, "request"), NULL, &r, &why_e),
-                         TW_OK, "%s: %s", files[i], why_e.message);
+            cr_assert_eq(tw_request_read(tw_json_get(fx, "request"), NULL, &r, &why_e), TW_OK,
+                         "%s: %s", files[i], why_e.message);
             st = enc->encode_request(&r, NULL, &out);
             tw_request_free(&r);
         }
@@ -65,8 +65,14 @@ static void check_outputs(const char *dir, const char *enc_name, bool result)
     tw_free_list(files, n);
 }
 
-Test(vllm, request_encoder_outputs) { check_outputs("tests/data/vllm/request", "vllm-generate-request", false); }
-Test(vllm, response_encoder_outputs) { check_outputs("tests/data/vllm/response", "vllm-generate-response", true); }
+Test(vllm, request_encoder_outputs)
+{
+    check_outputs("tests/data/vllm/request", "vllm-generate-request", false);
+}
+Test(vllm, response_encoder_outputs)
+{
+    check_outputs("tests/data/vllm/response", "vllm-generate-response", true);
+}
 
 /* encode (vllm-generate-response) then decode (vllm-generate): same neutral result */
 static void round_trip(const tw_result *r, const char *what)
@@ -157,39 +163,41 @@ typedef struct acase {
 
 static const acase cases[] = {
     {"tag closes pass 1, call in pass 2 (stop sequence consumed)", "{}",
-     "Need the weather.</think>", "Checking.\n<tool_call>\n{\"name\": \"w\", \"arguments\": {\"c\": 1}}\n</tool_call> trailing",
+     "Need the weather.</think>",
+     "Checking.\n<tool_call>\n{\"name\": \"w\", \"arguments\": {\"c\": 1}}\n</tool_call> trailing",
      "Need the weather.", "",
      "Checking.\n<tool_call>\n{\"name\": \"w\", \"arguments\": {\"c\": 1}}", "Checking.", 1,
      "tool_calls", TW_VLLM_STOP_TAG, TW_VLLM_STOP_TAG, 0},
     {"response prefix after the closing tag joins pass 2 with one space", "{}",
      "<think>plan</thinking>  I'll ", "answer now.  ", "plan", "I'll", "I'll answer now.",
      "I'll answer now.", 0, "stop", TW_VLLM_STOP_TAG, TW_VLLM_END, 0},
-    {"max_thinking_tokens cuts pass 1 before the tag: synthesized close, error", "{\"max_thinking_tokens\": 3}",
-     "one two three four</think>", "Done.", "one two", "", "Done.", "Done.", 0, "stop",
-     TW_VLLM_TOKEN_CAP, TW_VLLM_END, 1},
+    {"max_thinking_tokens cuts pass 1 before the tag: synthesized close, error",
+     "{\"max_thinking_tokens\": 3}", "one two three four</think>", "Done.", "one two", "", "Done.",
+     "Done.", 0, "stop", TW_VLLM_TOKEN_CAP, TW_VLLM_END, 1},
     {"a tag ending inside the last allowed token still stops", "{\"max_thinking_tokens\": 3}",
      "a b</think>rest", "x", "a b", "rest", "rest x", "rest x", 0, "stop", TW_VLLM_STOP_TAG,
      TW_VLLM_END, 0},
-    {"max_response_tokens cuts pass 2: finish length", "{\"max_response_tokens\": 3}",
-     "t</think>", "alpha beta gamma", "t", "", "alpha beta", "alpha beta", 0, "length",
-     TW_VLLM_STOP_TAG, TW_VLLM_TOKEN_CAP, 0},
+    {"max_response_tokens cuts pass 2: finish length", "{\"max_response_tokens\": 3}", "t</think>",
+     "alpha beta gamma", "t", "", "alpha beta", "alpha beta", 0, "length", TW_VLLM_STOP_TAG,
+     TW_VLLM_TOKEN_CAP, 0},
     {"cut inside a complete JSON payload: finish length accepts it", "{\"max_response_tokens\": 2}",
-     "t</think>", "<tool_call>{\"name\":\"f\",\"arguments\":{}} more", "t", "", "<tool_call>{\"name\":\"f\",\"arguments\":{}}",
-     "", 1, "tool_calls", TW_VLLM_STOP_TAG, TW_VLLM_TOKEN_CAP, 0},
+     "t</think>", "<tool_call>{\"name\":\"f\",\"arguments\":{}} more", "t", "",
+     "<tool_call>{\"name\":\"f\",\"arguments\":{}}", "", 1, "tool_calls", TW_VLLM_STOP_TAG,
+     TW_VLLM_TOKEN_CAP, 0},
     {"tool_parser openai: no extraction, no stop at </tool_call>", "{\"tool_parser\": \"openai\"}",
      "t</think>", "<tool_call>{\"name\":\"f\"}</tool_call>", "t", "",
      "<tool_call>{\"name\":\"f\"}</tool_call>", "<tool_call>{\"name\":\"f\"}</tool_call>", 0,
      "stop", TW_VLLM_STOP_TAG, TW_VLLM_END, 0},
     {"model ids are replaced by call_1, call_2", "{}", "t</think>",
-     "<tool_call>[{\"id\":\"x\",\"name\":\"f\"},{\"id\":\"x\",\"name\":\"g\"}]</tool_call>", "t", "",
-     "<tool_call>[{\"id\":\"x\",\"name\":\"f\"},{\"id\":\"x\",\"name\":\"g\"}]", "", 2,
+     "<tool_call>[{\"id\":\"x\",\"name\":\"f\"},{\"id\":\"x\",\"name\":\"g\"}]</tool_call>", "t",
+     "", "<tool_call>[{\"id\":\"x\",\"name\":\"f\"},{\"id\":\"x\",\"name\":\"g\"}]", "", 2,
      "tool_calls", TW_VLLM_STOP_TAG, TW_VLLM_STOP_TAG, 0},
-    {"two_pass false: pass 1 ignored", "{\"two_pass\": false}", "ignored</think>", "Hi.", "",
-     "", "Hi.", "Hi.", 0, "stop", TW_VLLM_END, TW_VLLM_END, 0},
+    {"two_pass false: pass 1 ignored", "{\"two_pass\": false}", "ignored</think>", "Hi.", "", "",
+     "Hi.", "Hi.", 0, "stop", TW_VLLM_END, TW_VLLM_END, 0},
     {"unterminated call without the stop: no call, a safe message, error", "{}", "t</think>",
-     "Sure <tool_call>{\"name\":", "t", "", "Sure <tool_call>{\"name\":",
-     "Sure\n\n[the tool call was incomplete and was not run]",
-     0, "stop", TW_VLLM_STOP_TAG, TW_VLLM_END, 1},
+     "Sure <tool_call>{\"name\":", "t", "",
+     "Sure <tool_call>{\"name\":", "Sure\n\n[the tool call was incomplete and was not run]", 0,
+     "stop", TW_VLLM_STOP_TAG, TW_VLLM_END, 1},
 };
 
 static void check_case(const acase *c)
@@ -204,11 +212,15 @@ static void check_case(const acase *c)
     cr_assert_eq(tw_vllm_assemble(&p, a, strlen(c->pass1), b, strlen(c->pass2), NULL, &as), TW_OK);
     free(a);
     free(b);
-    cr_expect_str_eq(as.thinking_core.data ? as.thinking_core.data : "", c->thinking_core, "%s", c->what);
-    cr_expect_str_eq(as.response_prefix.data ? as.response_prefix.data : "", c->prefix, "%s", c->what);
+    cr_expect_str_eq(as.thinking_core.data ? as.thinking_core.data : "", c->thinking_core, "%s",
+                     c->what);
+    cr_expect_str_eq(as.response_prefix.data ? as.response_prefix.data : "", c->prefix, "%s",
+                     c->what);
     cr_expect_str_eq(as.combined.data ? as.combined.data : "", c->combined, "%s", c->what);
-    cr_expect_str_eq(as.result.msg.content.data ? as.result.msg.content.data : "", c->content, "%s", c->what);
-    cr_expect_str_eq(as.result.msg.thinking.data ? as.result.msg.thinking.data : "", c->thinking_core, "%s", c->what);
+    cr_expect_str_eq(as.result.msg.content.data ? as.result.msg.content.data : "", c->content, "%s",
+                     c->what);
+    cr_expect_str_eq(as.result.msg.thinking.data ? as.result.msg.thinking.data : "",
+                     c->thinking_core, "%s", c->what);
     cr_expect_eq(as.result.msg.ncalls, c->ncalls, "%s", c->what);
     for (size_t i = 0; i < as.result.msg.ncalls; i++) {
         char id[32];
@@ -231,9 +243,12 @@ Test(vllm, two_pass_assembly)
 
 Test(vllm, params_refuse_bad_values)
 {
-    const char *bad[] = {"{\"two_pass\": 1}", "{\"think_tag\": \"thought\"}",
-                         "{\"max_thinking_tokens\": -1}", "{\"max_response_tokens\": 1.5}",
-                         "{\"tool_parser\": \"xml\"}", "{\"temperature\": \"hot\"}"};
+    const char *bad[] = {"{\"two_pass\": 1}",
+                         "{\"think_tag\": \"thought\"}",
+                         "{\"max_thinking_tokens\": -1}",
+                         "{\"max_response_tokens\": 1.5}",
+                         "{\"tool_parser\": \"xml\"}",
+                         "{\"temperature\": \"hot\"}"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cJSON *o = cJSON_Parse(bad[i]);
         tw_vllm_params p;
@@ -266,7 +281,9 @@ Test(vllm, aimessage_mapping)
     const char *plain = "{\"thinking\": \"\", \"response\": \"Hi\"}";
     cr_assert_eq(tw_vllm_response_decode(plain, strlen(plain), NULL, &r), TW_OK);
     cr_assert_eq(tw_vllm_aimessage_write(&out, &r, "thinking", 0), TW_OK);
-    cr_expect_str_eq(out.data, "{\"content\":\"Hi\",\"tool_calls\":[],\"additional_kwargs\":{\"thinking\":\"\"}}");
+    cr_expect_str_eq(
+        out.data,
+        "{\"content\":\"Hi\",\"tool_calls\":[],\"additional_kwargs\":{\"thinking\":\"\"}}");
     tw_buf_free(&out);
     tw_result_free(&r);
 }
@@ -300,10 +317,11 @@ Test(vllm, assembly_feeds_the_response_encoder)
     cr_assert_eq(tw_vllm_assemble(&p, p1, strlen(p1), p2, strlen(p2), NULL, &as), TW_OK);
     tw_buf out = {0};
     cr_assert_eq(tw_vllm_response_encode(&as.result, NULL, &out), TW_OK);
-    cr_expect_str_eq(out.data, "{\"thinking\":\"Use the tool.\",\"response\":\"I'll update memory.\","
-                               "\"tool_calls\":[{\"id\":\"call_1\",\"name\":\"overwrite_memory\","
-                               "\"arguments\":{\"new_memory\":\"tea\"}}],"
-                               "\"pre_tool_text\":\"I'll update memory.\"}");
+    cr_expect_str_eq(out.data,
+                     "{\"thinking\":\"Use the tool.\",\"response\":\"I'll update memory.\","
+                     "\"tool_calls\":[{\"id\":\"call_1\",\"name\":\"overwrite_memory\","
+                     "\"arguments\":{\"new_memory\":\"tea\"}}],"
+                     "\"pre_tool_text\":\"I'll update memory.\"}");
     tw_buf_free(&out);
     tw_vllm_assembly_free(&as);
 }
@@ -320,8 +338,9 @@ Test(vllm, assembly_qwen3_coder_parser)
     tw_vllm_params h;
     tw_vllm_params_read(NULL, &h, NULL);
     cr_expect_not(h.qwen3_coder);
-    const char *tools = "[{\"name\":\"lookup_order\",\"parameters\":{\"type\":\"object\",\"properties\":"
-                        "{\"order_id\":{\"type\":\"string\"},\"limit\":{\"type\":\"integer\"}}}}]";
+    const char *tools =
+        "[{\"name\":\"lookup_order\",\"parameters\":{\"type\":\"object\",\"properties\":"
+        "{\"order_id\":{\"type\":\"string\"},\"limit\":{\"type\":\"integer\"}}}}]";
     cJSON *tj = cJSON_Parse(tools);
     tw_tool *t = NULL;
     size_t nt = 0;

@@ -28,9 +28,11 @@
 
 #define KEY_ENV "TW_REFPROXY_TEST_KEY"
 #define KEY "sk-proxy-7Hq2XvR9mW4pL8sK3nB6tY1cF5gJ0dZe"
-#define ANT_BODY "{\"model\":\"m\",\"max_tokens\":100,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"
-#define ANT_STREAM_BODY \
-    "{\"model\":\"m\",\"max_tokens\":100,\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"
+#define ANT_BODY                                                                                   \
+    "{\"model\":\"m\",\"max_tokens\":100,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"
+#define ANT_STREAM_BODY                                                                            \
+    "{\"model\":\"m\",\"max_tokens\":100,\"stream\":true,\"messages\":[{\"role\":\"user\","        \
+    "\"content\":\"hi\"}]}"
 
 /* Does any 8-byte window of the key stand in s[0, n)? */
 static bool holds_key_window(const char *s, size_t n)
@@ -51,8 +53,9 @@ static void event(tw_buf *b, const char *json)
     tw_buf_puts(b, "\n\n");
 }
 
-#define DELTA(s) "{\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\"," \
-                 "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" s "\"},\"finish_reason\":null}]}"
+#define DELTA(s)                                                                                   \
+    "{\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","           \
+    "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" s "\"},\"finish_reason\":null}]}"
 
 /* What the upstream answers is chosen by the client's request (its path in
  * the Anthropic request's user text is not read: the order of the test's
@@ -73,14 +76,17 @@ static void echo_upstream(void *user, const char *method, const char *url, const
     case 1: /* 500 with the key in plain text, past the first 100 bytes */
         r->status = 500;
         r->ctype = "text/plain";
-        tw_buf_puts(&r->body, "internal error while the gateway checked the credentials of the caller: key " KEY
-                              " refused");
+        tw_buf_puts(
+            &r->body,
+            "internal error while the gateway checked the credentials of the caller: key " KEY
+            " refused");
         break;
     case 2: /* a stream that starts well, then a late error event that repeats the key */
         r->ctype = "text/event-stream";
         event(&r->body, DELTA("Hello"));
         event(&r->body, DELTA(" there"));
-        event(&r->body, "{\"error\":{\"message\":\"Invalid key " KEY "\",\"type\":\"invalid_request_error\"}}");
+        event(&r->body, "{\"error\":{\"message\":\"Invalid key " KEY
+                        "\",\"type\":\"invalid_request_error\"}}");
         break;
     case 3: { /* the key split across two events of a stream that succeeds */
         r->ctype = "text/event-stream";
@@ -90,15 +96,17 @@ static void echo_upstream(void *user, const char *method, const char *url, const
         snprintf(b, sizeof b, DELTA("%s, keep it"), key + 17);
         event(&r->body, a);
         event(&r->body, b);
-        event(&r->body, "{\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
-                        "\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}");
+        event(&r->body,
+              "{\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
+              "\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}");
         tw_buf_puts(&r->body, "data: [DONE]\n\n");
         break;
     }
     default: /* a whole answer that holds the key */
-        tw_buf_puts(&r->body, "{\"id\":\"c2\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\","
-                              "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":"
-                              "\"the key is " KEY "\"},\"finish_reason\":\"stop\"}]}");
+        tw_buf_puts(&r->body,
+                    "{\"id\":\"c2\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\","
+                    "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":"
+                    "\"the key is " KEY "\"},\"finish_reason\":\"stop\"}]}");
         break;
     }
 }
@@ -142,21 +150,22 @@ Test(refproxy_hostile, upstream_key_never_reaches_the_client)
     };
     for (size_t i = 0; i < sizeof turns / sizeof *turns; i++) {
         tw_http_response r;
-        cr_assert_eq(tw_client_send(cl, "POST", "/v1/messages", NULL, 0, turns[i].body, strlen(turns[i].body), &r),
+        cr_assert_eq(tw_client_send(cl, "POST", "/v1/messages", NULL, 0, turns[i].body,
+                                    strlen(turns[i].body), &r),
                      TW_OK, "%s: %s", turns[i].what, r.transport_error);
         cr_assert_eq(r.status, turns[i].status, "%s: status %d: %s", turns[i].what, r.status,
                      r.body.data ? r.body.data : "");
         cr_assert(r.body.len > 0, "%s: an answer", turns[i].what);
-        cr_assert(!holds_key_window(r.body.data, r.body.len), "%s: the client got part of the key: %s",
-                  turns[i].what, r.body.data);
+        cr_assert(!holds_key_window(r.body.data, r.body.len),
+                  "%s: the client got part of the key: %s", turns[i].what, r.body.data);
         for (size_t h = 0; h < r.nheaders; h++)
             cr_assert(!holds_key_window(r.headers[h].value, strlen(r.headers[h].value)));
         /* the message is still there, with the key scrubbed out */
         if (i < 3)
             cr_assert(strstr(r.body.data, "[REDACTED]"), "%s: %s", turns[i].what, r.body.data);
         if (i == 3)
-            cr_assert(strstr(r.body.data, "your key is ") && strstr(r.body.data, "[REDACTED]"), "%s",
-                      r.body.data);
+            cr_assert(strstr(r.body.data, "your key is ") && strstr(r.body.data, "[REDACTED]"),
+                      "%s", r.body.data);
         tw_http_response_free(&r);
     }
     tw_client_free(cl);
@@ -184,23 +193,29 @@ static void split_upstream(void *user, const char *method, const char *url, cons
         snprintf(b, sizeof b, DELTA("%s."), key + cut);
     } else {
         snprintf(a, sizeof a,
-                 "{\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":"
-                 "[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\","
+                 "{\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":"
+                 "\"m\",\"choices\":"
+                 "[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":"
+                 "\"function\","
                  "\"function\":{\"name\":\"lookup\",\"arguments\":\"{\\\"q\\\": \\\"%.*s\"}}]},"
                  "\"finish_reason\":null}]}",
                  cut, key);
-        snprintf(b, sizeof b,
-                 "{\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":"
-                 "[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":"
-                 "\"%s\\\"}\"}}]},\"finish_reason\":null}]}",
-                 key + cut);
+        snprintf(
+            b, sizeof b,
+            "{\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
+            "\"choices\":"
+            "[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":"
+            "\"%s\\\"}\"}}]},\"finish_reason\":null}]}",
+            key + cut);
     }
     event(&r->body, a);
     event(&r->body, b);
-    event(&r->body, call ? "{\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
-                           "\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}"
-                         : "{\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
-                           "\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}");
+    event(&r->body,
+          call
+              ? "{\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
+                "\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}"
+              : "{\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
+                "\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}");
     tw_buf_puts(&r->body, "data: [DONE]\n\n");
 }
 
@@ -233,8 +248,8 @@ Test(refproxy_hostile, upstream_key_split_anywhere_never_reaches_the_client, .ti
         bool call = i >= n - 1;
         const char *req = ANT_STREAM_BODY;
         tw_http_response r;
-        cr_assert_eq(tw_client_send(cl, "POST", "/v1/messages", NULL, 0, req, strlen(req), &r), TW_OK, "%s",
-                     r.transport_error);
+        cr_assert_eq(tw_client_send(cl, "POST", "/v1/messages", NULL, 0, req, strlen(req), &r),
+                     TW_OK, "%s", r.transport_error);
         cr_assert_eq(r.status, 200, "%s cut after %d bytes: %d %s", call ? "arguments" : "text",
                      1 + (call ? i - (n - 1) : i), r.status, r.body.data ? r.body.data : "");
         cr_assert(!holds_key_window(r.body.data, r.body.len), "%s cut after %d bytes: %s",
@@ -257,17 +272,18 @@ typedef struct silent_up {
     unsigned short port;
     pthread_t th;
     atomic_bool stop;
-    atomic_bool answer;      /* answer every request from now on */
+    atomic_bool answer; /* answer every request from now on */
     atomic_int accepted;
-    atomic_int open;         /* connections the proxy holds open now */
+    atomic_int open; /* connections the proxy holds open now */
     atomic_int answered;
 } silent_up;
 
-static const char ok_answer[] =
-    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: %zu\r\n\r\n%s";
-static const char ok_body[] = "{\"id\":\"c3\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\","
-                              "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":"
-                              "\"answered\"},\"finish_reason\":\"stop\"}]}";
+static const char ok_answer[] = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: "
+                                "close\r\nContent-Length: %zu\r\n\r\n%s";
+static const char ok_body[] =
+    "{\"id\":\"c3\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\","
+    "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":"
+    "\"answered\"},\"finish_reason\":\"stop\"}]}";
 
 static void *silent_main(void *arg)
 {
@@ -424,8 +440,9 @@ Test(refproxy_hostile, clients_that_leave_leave_no_work_behind, .timeout = 120)
     tw_client *cl = tw_client_new(&co);
     tw_http_response r;
     long t0 = tw_test_now_ms();
-    cr_assert_eq(tw_client_send(cl, "POST", "/v1/messages", NULL, 0, ANT_BODY, strlen(ANT_BODY), &r), TW_OK,
-                 "%s", r.transport_error);
+    cr_assert_eq(
+        tw_client_send(cl, "POST", "/v1/messages", NULL, 0, ANT_BODY, strlen(ANT_BODY), &r), TW_OK,
+        "%s", r.transport_error);
     cr_assert_eq(r.status, 200, "%d %s", r.status, r.body.data ? r.body.data : r.transport_error);
     cr_assert(strstr(r.body.data, "answered"), "%s", r.body.data);
     cr_assert_lt(tw_test_now_ms() - t0, 10000);
@@ -462,8 +479,9 @@ typedef struct inflight {
 static void *send_inflight(void *arg)
 {
     inflight *f = arg;
-    static const char req[] = "POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                              "Content-Length: %zu\r\n\r\n%s";
+    static const char req[] =
+        "POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        "Content-Length: %zu\r\n\r\n%s";
     char buf[512];
     int k = snprintf(buf, sizeof buf, req, strlen(ANT_BODY), ANT_BODY);
     long t0 = tw_test_now_ms();
@@ -503,15 +521,30 @@ Test(refproxy_hostile, serve_for_ends_on_time_with_requests_in_flight, .timeout 
     pthread_t th;
     cr_assert_eq(pthread_create(&th, NULL, send_inflight, &f), 0);
     /* two workers: two requests wait on the upstream, six wait for a worker */
-    char *argv[] = {"serve", "--proxy", "anthropic:openai", "--upstream", upstream, "--port", port,
-                    "--upstream-timeout", "600", "--upstream-retries", "3", "--workers", "2",
-                    "--for", "2", "--quiet", NULL};
+    char *argv[] = {"serve",
+                    "--proxy",
+                    "anthropic:openai",
+                    "--upstream",
+                    upstream,
+                    "--port",
+                    port,
+                    "--upstream-timeout",
+                    "600",
+                    "--upstream-retries",
+                    "3",
+                    "--workers",
+                    "2",
+                    "--for",
+                    "2",
+                    "--quiet",
+                    NULL};
     long t0 = tw_test_now_ms();
     int rc = tw_cmd_serve(16, argv);
     long took = tw_test_now_ms() - t0;
     pthread_join(th, NULL);
-    printf("refproxy_hostile: serve --proxy --for 2 with %d requests in flight ended after %ld ms\n",
-           atomic_load(&f.sent), took);
+    printf(
+        "refproxy_hostile: serve --proxy --for 2 with %d requests in flight ended after %ld ms\n",
+        atomic_load(&f.sent), took);
     cr_assert_eq(rc, TW_EXIT_OK);
     cr_assert_eq(atomic_load(&f.sent), f.n, "the requests were sent while the proxy ran");
     cr_assert_geq(took, 1900);
@@ -539,29 +572,53 @@ Test(refproxy_hostile, serve_for_ends_on_time_with_requests_in_flight, .timeout 
                   "request %d got an answer not in Anthropic's error shape: %s", i, got);
         answered++;
     }
-    printf("refproxy_hostile: %d of %d requests in flight got an answer before the proxy closed\n", answered, f.n);
+    printf("refproxy_hostile: %d of %d requests in flight got an answer before the proxy closed\n",
+           answered, f.n);
     silent_stop(&u);
 }
 
 Test(refproxy_hostile, proxy_options_are_checked)
 {
     static const char *const bad[][2] = {
-        {"--upstream-timeout", "0"}, {"--upstream-timeout", "3601"}, {"--upstream-timeout", "5s"},
-        {"--upstream-retries", "8"}, {"--upstream-retries", "-1"},   {"--workers", "0"},
-        {"--workers", "1025"},       {"--workers", ""},
+        {"--upstream-timeout", "0"},  {"--upstream-timeout", "3601"},
+        {"--upstream-timeout", "5s"}, {"--upstream-retries", "8"},
+        {"--upstream-retries", "-1"}, {"--workers", "0"},
+        {"--workers", "1025"},        {"--workers", ""},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        char *argv[] = {"serve", "--proxy", "anthropic:openai", "--upstream", "http://127.0.0.1:9",
-                        (char *)bad[i][0], (char *)bad[i][1], NULL};
+        char *argv[] = {"serve",
+                        "--proxy",
+                        "anthropic:openai",
+                        "--upstream",
+                        "http://127.0.0.1:9",
+                        (char *)bad[i][0],
+                        (char *)bad[i][1],
+                        NULL};
         cr_assert_eq(tw_cmd_serve(7, argv), TW_EXIT_USAGE, "%s %s", bad[i][0], bad[i][1]);
     }
     /* an option of the proxy without --proxy */
     char *alone[] = {"serve", "--workers", "4", "fixtures", NULL};
     cr_assert_eq(tw_cmd_serve(4, alone), TW_EXIT_USAGE);
     /* good values are taken */
-    char *good[] = {"serve", "--proxy", "anthropic:openai", "--upstream", "http://127.0.0.1:9",
-                    "--upstream-timeout", "5", "--upstream-retries", "0", "--workers", "2",
-                    "--max-per-ip", "4", "--request-deadline", "1000", "--for", "1", "--quiet", NULL};
+    char *good[] = {"serve",
+                    "--proxy",
+                    "anthropic:openai",
+                    "--upstream",
+                    "http://127.0.0.1:9",
+                    "--upstream-timeout",
+                    "5",
+                    "--upstream-retries",
+                    "0",
+                    "--workers",
+                    "2",
+                    "--max-per-ip",
+                    "4",
+                    "--request-deadline",
+                    "1000",
+                    "--for",
+                    "1",
+                    "--quiet",
+                    NULL};
     cr_assert_eq(tw_cmd_serve(18, good), TW_EXIT_OK);
 }
 
@@ -599,8 +656,9 @@ static void answered_from_127_0_0_1(tw_refproxy *p)
     tw_client *cl = tw_client_new(&co);
     tw_http_response r;
     long t0 = tw_test_now_ms();
-    cr_assert_eq(tw_client_send(cl, "POST", "/v1/messages", NULL, 0, ANT_BODY, strlen(ANT_BODY), &r), TW_OK,
-                 "%s", r.transport_error);
+    cr_assert_eq(
+        tw_client_send(cl, "POST", "/v1/messages", NULL, 0, ANT_BODY, strlen(ANT_BODY), &r), TW_OK,
+        "%s", r.transport_error);
     long latency = tw_test_now_ms() - t0;
     cr_assert_eq(r.status, 200, "status %d (%s)", r.status, r.transport_error);
     cr_assert(r.body.data && strstr(r.body.data, "\"type\":\"message\""), "%s", r.body.data);
@@ -717,7 +775,8 @@ Test(refproxy_hostile, a_suspended_answer_outlasts_the_no_progress_timeout, .tim
     co.total_timeout_ms = 10000;
     tw_client *cl = tw_client_new(&co);
     tw_http_response r;
-    cr_assert_eq(tw_client_send(cl, "POST", "/x", NULL, 0, "{}", 2, &r), TW_OK, "%s", r.transport_error);
+    cr_assert_eq(tw_client_send(cl, "POST", "/x", NULL, 0, "{}", 2, &r), TW_OK, "%s",
+                 r.transport_error);
     cr_assert_eq(r.status, 200);
     cr_assert(r.body.data && strstr(r.body.data, "\"ok\""));
     tw_http_response_free(&r);

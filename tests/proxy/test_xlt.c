@@ -15,15 +15,27 @@
 #include "upstream.h"
 #include "xlt.h"
 
-#define TOOLS_A "[{\"name\":\"get_weather\",\"description\":\"Weather\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]}}]"
-#define TOOLS_O "[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"description\":\"Weather\",\"parameters\":{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]}}}]"
-#define DIRECTIVE(n) "Weather in Paris? toolwire-script {\\\"nonce\\\": \\\"" n "\\\", \\\"steps\\\": [{\\\"reasoning\\\": \\\"Look it up.\\\", \\\"text\\\": \\\"Checking.\\\", \\\"calls\\\": [{\\\"name\\\": \\\"get_weather\\\", \\\"arguments\\\": {\\\"city\\\": \\\"Paris\\\"}}]}]}"
-#define ANT_REQ(n, extra) "{\"model\":\"m\",\"max_tokens\":4096,\"tools\":" TOOLS_A extra ",\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE(n) "\"}]}"
+#define TOOLS_A                                                                                    \
+    "[{\"name\":\"get_weather\",\"description\":\"Weather\",\"input_schema\":{\"type\":"           \
+    "\"object\",\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]}}]"
+#define TOOLS_O                                                                                    \
+    "[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"description\":\"Weather\","  \
+    "\"parameters\":{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}},"         \
+    "\"required\":[\"city\"]}}}]"
+#define DIRECTIVE(n)                                                                               \
+    "Weather in Paris? toolwire-script {\\\"nonce\\\": \\\"" n                                     \
+    "\\\", \\\"steps\\\": [{\\\"reasoning\\\": \\\"Look it up.\\\", \\\"text\\\": "                \
+    "\\\"Checking.\\\", \\\"calls\\\": [{\\\"name\\\": \\\"get_weather\\\", \\\"arguments\\\": "   \
+    "{\\\"city\\\": \\\"Paris\\\"}}]}]}"
+#define ANT_REQ(n, extra)                                                                          \
+    "{\"model\":\"m\",\"max_tokens\":4096,\"tools\":" TOOLS_A extra                                \
+    ",\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE(n) "\"}]}"
 
 static tw_request decode_a(const char *body)
 {
     tw_request r;
-    cr_assert_eq(tw_anthropic_request_decode(body, strlen(body), NULL, &r, NULL), TW_OK, "%s", body);
+    cr_assert_eq(tw_anthropic_request_decode(body, strlen(body), NULL, &r, NULL), TW_OK, "%s",
+                 body);
     return r;
 }
 
@@ -45,7 +57,8 @@ Test(xlt, upstream_answers_from_the_script_and_keeps_the_nonce)
 {
     tw_upstream_record rec;
     tw_buf out = {0};
-    upstream_o("{\"model\":\"m\",\"tools\":" TOOLS_O ",\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-1") "\"}]}",
+    upstream_o("{\"model\":\"m\",\"tools\":" TOOLS_O
+               ",\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-1") "\"}]}",
                &rec, &out);
     cr_assert_eq(rec.status, 200, "%s", rec.why);
     cr_assert(rec.decoded);
@@ -100,13 +113,16 @@ static char *translated(const char *body)
     tw_buf out = {0};
     bool stream;
     tw_error why = {.offset = -1};
-    cr_assert_eq(tw_refproxy_translate_request("anthropic", "openai", body, strlen(body), NULL, &out, &stream, &why), 0, "%s", why.message);
+    cr_assert_eq(tw_refproxy_translate_request("anthropic", "openai", body, strlen(body), NULL,
+                                               &out, &stream, &why),
+                 0, "%s", why.message);
     return tw_buf_take(&out, NULL);
 }
 
 Test(xlt, reference_translation_passes_every_request_check)
 {
-    const char *b = ANT_REQ("n-2", ",\"thinking\":{\"type\":\"enabled\",\"budget_tokens\":1024},\"tool_choice\":{\"type\":\"tool\",\"name\":\"get_weather\"}");
+    const char *b = ANT_REQ("n-2", ",\"thinking\":{\"type\":\"enabled\",\"budget_tokens\":1024},"
+                                   "\"tool_choice\":{\"type\":\"tool\",\"name\":\"get_weather\"}");
     char *t = translated(b);
     cr_assert(strstr(t, "\"reasoning_effort\""), "%s", t);
     tw_check_set s = {0};
@@ -125,19 +141,31 @@ Test(xlt, reference_translation_passes_every_request_check)
 /* Each loss a proxy can make is the failure of a named check. */
 Test(xlt, request_losses_fail_their_checks)
 {
-    const char *b = ANT_REQ("n-3", ",\"thinking\":{\"type\":\"enabled\",\"budget_tokens\":1024},\"tool_choice\":{\"type\":\"any\"}");
+    const char *b = ANT_REQ("n-3", ",\"thinking\":{\"type\":\"enabled\",\"budget_tokens\":1024},"
+                                   "\"tool_choice\":{\"type\":\"any\"}");
     const char *msg = ",\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-3") "\"}]}";
     struct {
         const char *arrived;
         tw_check_id id;
         const char *needle;
     } cases[] = {
-        {"{\"model\":\"m\",\"tools\":[],\"tool_choice\":\"required\",\"reasoning_effort\":\"low\"" "%s", TW_CHK_XLT_02, "not forwarded"},
-        {"{\"model\":\"m\",\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"description\":\"Weather\",\"parameters\":{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"integer\"}},\"required\":[\"city\"]}}}],\"tool_choice\":\"required\",\"reasoning_effort\":\"low\"%s",
+        {"{\"model\":\"m\",\"tools\":[],\"tool_choice\":\"required\",\"reasoning_effort\":\"low\""
+         "%s",
+         TW_CHK_XLT_02, "not forwarded"},
+        {"{\"model\":\"m\",\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_"
+         "weather\",\"description\":\"Weather\",\"parameters\":{\"type\":\"object\",\"properties\":"
+         "{\"city\":{\"type\":\"integer\"}},\"required\":[\"city\"]}}}],\"tool_choice\":"
+         "\"required\",\"reasoning_effort\":\"low\"%s",
          TW_CHK_XLT_02, "/properties/city/type"},
-        {"{\"model\":\"m\",\"tools\":" TOOLS_O ",\"tool_choice\":\"auto\",\"reasoning_effort\":\"low\"%s", TW_CHK_XLT_05, "sent required, arrived auto"},
-        {"{\"model\":\"m\",\"tools\":" TOOLS_O ",\"tool_choice\":\"required\"%s", TW_CHK_XLT_06, "enabled in the sent request, not enabled upstream"},
-        {"{\"model\":\"m\",\"tools\":" TOOLS_O ",\"tool_choice\":\"required\",\"reasoning_effort\":\"low\",\"messages\":[{\"role\":\"system\",\"content\":\"You are a router.\"},{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-3") "\"}]}",
+        {"{\"model\":\"m\",\"tools\":" TOOLS_O
+         ",\"tool_choice\":\"auto\",\"reasoning_effort\":\"low\"%s",
+         TW_CHK_XLT_05, "sent required, arrived auto"},
+        {"{\"model\":\"m\",\"tools\":" TOOLS_O ",\"tool_choice\":\"required\"%s", TW_CHK_XLT_06,
+         "enabled in the sent request, not enabled upstream"},
+        {"{\"model\":\"m\",\"tools\":" TOOLS_O
+         ",\"tool_choice\":\"required\",\"reasoning_effort\":\"low\",\"messages\":[{\"role\":"
+         "\"system\",\"content\":\"You are a "
+         "router.\"},{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-3") "\"}]}",
          TW_CHK_XLT_03, "arrived role system"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -154,21 +182,31 @@ Test(xlt, request_losses_fail_their_checks)
 
 Test(xlt, tool_result_pairing_lost)
 {
-    const char *hist = ",\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-4") "\"},"
-                       "{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"get_weather\",\"input\":{\"city\":\"Paris\"}}]},"
-                       "{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"toolu_1\",\"content\":\"18 C\"}]}]}";
+    const char *hist = ",\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE(
+        "n-4") "\"},"
+               "{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"toolu_1\","
+               "\"name\":\"get_weather\",\"input\":{\"city\":\"Paris\"}}]},"
+               "{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"toolu_"
+               "1\",\"content\":\"18 C\"}]}]}";
     char sent[4096];
-    snprintf(sent, sizeof sent, "{\"model\":\"m\",\"max_tokens\":100,\"tools\":" TOOLS_A "%s", hist);
+    snprintf(sent, sizeof sent, "{\"model\":\"m\",\"max_tokens\":100,\"tools\":" TOOLS_A "%s",
+             hist);
     char *good = translated(sent);
     tw_check_set s = {0};
     judge_request(sent, good, &s);
-    cr_assert_eq(get(&s, TW_CHK_XLT_04)->verdict, TW_V_PASS, "%s", get(&s, TW_CHK_XLT_04)->evidence);
+    cr_assert_eq(get(&s, TW_CHK_XLT_04)->verdict, TW_V_PASS, "%s",
+                 get(&s, TW_CHK_XLT_04)->evidence);
     tw_check_set_free(&s);
     free(good);
     /* the result arrives with another id than its call's */
-    const char *bad = "{\"model\":\"m\",\"tools\":" TOOLS_O ",\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-4") "\"},"
-                      "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\":\\\"Paris\\\"}\"}}]},"
-                      "{\"role\":\"tool\",\"tool_call_id\":\"call_2\",\"content\":\"18 C\"}]}";
+    const char *bad =
+        "{\"model\":\"m\",\"tools\":" TOOLS_O
+        ",\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE(
+            "n-4") "\"},"
+                   "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"call_1\","
+                   "\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"{"
+                   "\\\"city\\\":\\\"Paris\\\"}\"}}]},"
+                   "{\"role\":\"tool\",\"tool_call_id\":\"call_2\",\"content\":\"18 C\"}]}";
     judge_request(sent, bad, &s);
     const tw_check_result *c = get(&s, TW_CHK_XLT_04);
     cr_assert_eq(c->verdict, TW_V_FAIL);
@@ -181,26 +219,36 @@ Test(xlt, answer_checks)
 {
     tw_upstream_record rec;
     tw_buf up = {0};
-    upstream_o("{\"model\":\"m\",\"reasoning_effort\":\"low\",\"tools\":" TOOLS_O ",\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-5") "\"}]}",
+    upstream_o("{\"model\":\"m\",\"reasoning_effort\":\"low\",\"tools\":" TOOLS_O
+               ",\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-5") "\"}]}",
                &rec, &up);
     cr_assert_eq(rec.status, 200, "%s", rec.why);
-    const char *good = "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\",\"content\":["
-                       "{\"type\":\"thinking\",\"thinking\":\"Look it up.\",\"signature\":\"s\"},{\"type\":\"text\",\"text\":\"Checking.\"},"
-                       "{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"get_weather\",\"input\":{\"city\":\"Paris\"}}],"
-                       "\"stop_reason\":\"tool_use\",\"stop_sequence\":null,\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}";
+    const char *good = "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":"
+                       "\"m\",\"content\":["
+                       "{\"type\":\"thinking\",\"thinking\":\"Look it "
+                       "up.\",\"signature\":\"s\"},{\"type\":\"text\",\"text\":\"Checking.\"},"
+                       "{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"get_weather\","
+                       "\"input\":{\"city\":\"Paris\"}}],"
+                       "\"stop_reason\":\"tool_use\",\"stop_sequence\":null,\"usage\":{\"input_"
+                       "tokens\":1,\"output_tokens\":1}}";
     tw_check_set s = {0};
     tw_xlt_answer(&rec, "/v1/messages", false, 200, good, strlen(good), NULL, &s);
     for (tw_check_id id = TW_CHK_XLT_07; id <= TW_CHK_XLT_10; id++) {
-        cr_assert_eq(get(&s, id)->verdict, TW_V_PASS, "%s: %s", tw_check_name(id), get(&s, id)->evidence);
+        cr_assert_eq(get(&s, id)->verdict, TW_V_PASS, "%s: %s", tw_check_name(id),
+                     get(&s, id)->evidence);
         cr_assert(strncmp(get(&s, id)->evidence, "answer to the client:", 21) == 0);
     }
     tw_check_set_free(&s);
     /* arguments changed, reasoning lost, text lost, finish reason wrong */
-    const char *bad = "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\",\"content\":["
-                      "{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"get_weather\",\"input\":{\"city\":\"Lyon\"}}],"
-                      "\"stop_reason\":\"end_turn\",\"stop_sequence\":null,\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}";
+    const char *bad = "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":"
+                      "\"m\",\"content\":["
+                      "{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"get_weather\","
+                      "\"input\":{\"city\":\"Lyon\"}}],"
+                      "\"stop_reason\":\"end_turn\",\"stop_sequence\":null,\"usage\":{\"input_"
+                      "tokens\":1,\"output_tokens\":1}}";
     tw_xlt_answer(&rec, "/v1/messages", false, 200, bad, strlen(bad), NULL, &s);
-    cr_assert(strstr(get(&s, TW_CHK_XLT_07)->evidence, "/city"), "%s", get(&s, TW_CHK_XLT_07)->evidence);
+    cr_assert(strstr(get(&s, TW_CHK_XLT_07)->evidence, "/city"), "%s",
+              get(&s, TW_CHK_XLT_07)->evidence);
     cr_assert_eq(get(&s, TW_CHK_XLT_07)->verdict, TW_V_FAIL);
     cr_assert_eq(get(&s, TW_CHK_XLT_08)->verdict, TW_V_FAIL);
     cr_assert_eq(get(&s, TW_CHK_XLT_09)->verdict, TW_V_FAIL);
@@ -236,12 +284,17 @@ Test(xlt, run_through_the_reference_proxy)
     snprintf(path, sizeof path, "%s/fx.json", dir);
     FILE *f = fopen(path, "w");
     cr_assert(f);
-    fprintf(f, "{\"fixture_version\":1,\"name\":\"xlt/one\",\"description\":\"d\",\"backend\":\"anthropic\","
-               "\"tags\":[\"live\",\"anthropic\",\"stream\"],\"provenance\":{\"source\":\"hand-made\",\"license\":\"MIT\"},"
-               "\"exchanges\":[{\"request\":{\"method\":\"POST\",\"path\":\"/v1/messages\",\"body\":%s}},"
-               "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/messages\",\"body\":%s}}]}",
-            ANT_REQ("n-7", ",\"stream\":true,\"thinking\":{\"type\":\"enabled\",\"budget_tokens\":1024}"),
-            ANT_REQ("n-8", ""));
+    fprintf(
+        f,
+        "{\"fixture_version\":1,\"name\":\"xlt/"
+        "one\",\"description\":\"d\",\"backend\":\"anthropic\","
+        "\"tags\":[\"live\",\"anthropic\",\"stream\"],\"provenance\":{\"source\":\"hand-made\","
+        "\"license\":\"MIT\"},"
+        "\"exchanges\":[{\"request\":{\"method\":\"POST\",\"path\":\"/v1/messages\",\"body\":%s}},"
+        "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/messages\",\"body\":%s}}]}",
+        ANT_REQ("n-7",
+                ",\"stream\":true,\"thinking\":{\"type\":\"enabled\",\"budget_tokens\":1024}"),
+        ANT_REQ("n-8", ""));
     fclose(f);
     tw_fixture_set fs;
     tw_error why = {.offset = -1};
@@ -263,9 +316,10 @@ Test(xlt, run_through_the_reference_proxy)
         cr_assert_eq(e->status, 200);
         size_t xlt_pass = 0, cli_upstream = 0;
         for (size_t c = 0; c < e->nchecks; c++) {
-            cr_assert(e->checks[c].match, "%s %s: %s", e->checks[c].id, tw_verdict_name(e->checks[c].verdict),
-                      e->checks[c].evidence);
-            xlt_pass += strncmp(e->checks[c].id, "XLT-", 4) == 0 && e->checks[c].verdict == TW_V_PASS;
+            cr_assert(e->checks[c].match, "%s %s: %s", e->checks[c].id,
+                      tw_verdict_name(e->checks[c].verdict), e->checks[c].evidence);
+            xlt_pass +=
+                strncmp(e->checks[c].id, "XLT-", 4) == 0 && e->checks[c].verdict == TW_V_PASS;
             cli_upstream += strncmp(e->checks[c].id, "CLI-", 4) == 0 &&
                             strncmp(e->checks[c].evidence, "upstream request:", 17) == 0;
         }
@@ -299,7 +353,9 @@ Test(xlt, upstream_bounds)
     const char *small = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
     for (int i = 0; i < 3; i++) {
         tw_http_response r;
-        cr_assert_eq(tw_client_send(cl, "POST", "/v1/chat/completions", NULL, 0, small, strlen(small), &r), TW_OK);
+        cr_assert_eq(
+            tw_client_send(cl, "POST", "/v1/chat/completions", NULL, 0, small, strlen(small), &r),
+            TW_OK);
         cr_assert_eq(r.status, 200, "%s", r.body.data);
         tw_http_response_free(&r);
     }
@@ -323,8 +379,8 @@ Test(xlt, upstream_bounds)
     tw_upstream_stop(u);
 }
 
-static void garbage(void *user, const char *method, const char *url, const char *header, const char *body,
-                    size_t len, tw_loop_reply *reply)
+static void garbage(void *user, const char *method, const char *url, const char *header,
+                    const char *body, size_t len, tw_loop_reply *reply)
 {
     (void)user, (void)method, (void)url, (void)header, (void)body, (void)len;
     reply->status = 200;
@@ -370,7 +426,8 @@ Test(xlt, reference_proxy_answers_502_for_a_broken_upstream)
     cr_assert_eq(r.status, 502, "%d", r.status);
     tw_http_response_free(&r);
     /* a path it does not serve */
-    cr_assert_eq(tw_client_send(cl, "POST", "/v1/chat/completions", NULL, 0, b, strlen(b), &r), TW_OK);
+    cr_assert_eq(tw_client_send(cl, "POST", "/v1/chat/completions", NULL, 0, b, strlen(b), &r),
+                 TW_OK);
     cr_assert_eq(r.status, 404);
     tw_http_response_free(&r);
     tw_client_free(cl);
@@ -389,10 +446,12 @@ static void xlt05(const char *sent, const char *arrived, tw_verdict v, const cha
     tw_check_set_free(&s);
 }
 
-#define ANT_CHOICE(choice) "{\"model\":\"m\",\"max_tokens\":100,\"tools\":" TOOLS_A ",\"tool_choice\":" choice "," \
-                           "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-10") "\"}]}"
-#define OAI_CHOICE(extra) "{\"model\":\"m\",\"tools\":" TOOLS_O extra ",\"messages\":[{\"role\":\"user\",\"content\":\"" \
-                          DIRECTIVE("n-10") "\"}]}"
+#define ANT_CHOICE(choice)                                                                         \
+    "{\"model\":\"m\",\"max_tokens\":100,\"tools\":" TOOLS_A ",\"tool_choice\":" choice ","        \
+    "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-10") "\"}]}"
+#define OAI_CHOICE(extra)                                                                          \
+    "{\"model\":\"m\",\"tools\":" TOOLS_O extra                                                    \
+    ",\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-10") "\"}]}"
 
 /* The parallel-calls setting is compared, except under tool_choice none. */
 Test(xlt, parallel_setting)
@@ -400,18 +459,19 @@ Test(xlt, parallel_setting)
     xlt05(ANT_CHOICE("{\"type\":\"auto\",\"disable_parallel_tool_use\":true}"),
           OAI_CHOICE(",\"tool_choice\":\"auto\",\"parallel_tool_calls\":true"), TW_V_FAIL,
           "parallel tool calls sent disabled, arrived allowed");
-    xlt05(ANT_CHOICE("{\"type\":\"none\",\"disable_parallel_tool_use\":true}"), OAI_CHOICE(",\"tool_choice\":\"none\""),
-          TW_V_PASS, "tool_choice none");
+    xlt05(ANT_CHOICE("{\"type\":\"none\",\"disable_parallel_tool_use\":true}"),
+          OAI_CHOICE(",\"tool_choice\":\"none\""), TW_V_PASS, "tool_choice none");
 }
 
 /* XLT-05: an unset parallel_tool_calls is OpenAI's default, parallel calls allowed. */
 Test(xlt, parallel_unset_reads_as_allowed)
 {
-    xlt05(ANT_CHOICE("{\"type\":\"auto\",\"disable_parallel_tool_use\":false}"), OAI_CHOICE(",\"tool_choice\":\"auto\""),
-          TW_V_PASS, "tool_choice auto");
+    xlt05(ANT_CHOICE("{\"type\":\"auto\",\"disable_parallel_tool_use\":false}"),
+          OAI_CHOICE(",\"tool_choice\":\"auto\""), TW_V_PASS, "tool_choice auto");
     /* sent unset (allowed), arrived disabled: a change */
-    xlt05(ANT_CHOICE("{\"type\":\"auto\"}"), OAI_CHOICE(",\"tool_choice\":\"auto\",\"parallel_tool_calls\":false"),
-          TW_V_FAIL, "sent unset (allowed), arrived disabled");
+    xlt05(ANT_CHOICE("{\"type\":\"auto\"}"),
+          OAI_CHOICE(",\"tool_choice\":\"auto\",\"parallel_tool_calls\":false"), TW_V_FAIL,
+          "sent unset (allowed), arrived disabled");
 }
 
 /* Each live suite through the reference proxy that reads its format: no translation loss,
@@ -439,9 +499,10 @@ static void live_suite_through(const char *suite, const char *proxy, const char 
             nex++;
             for (size_t c = 0; c < e->nchecks; c++) {
                 if (strncmp(e->checks[c].id, "XLT-", 4) == 0)
-                    cr_assert_neq(e->checks[c].verdict, TW_V_FAIL, "%s#%zu %s: %s", rep.fx[f].name, k,
-                                  e->checks[c].id, e->checks[c].evidence);
-                paired += strcmp(e->checks[c].id, "XLT-01") == 0 && e->checks[c].verdict == TW_V_PASS;
+                    cr_assert_neq(e->checks[c].verdict, TW_V_FAIL, "%s#%zu %s: %s", rep.fx[f].name,
+                                  k, e->checks[c].id, e->checks[c].evidence);
+                paired +=
+                    strcmp(e->checks[c].id, "XLT-01") == 0 && e->checks[c].verdict == TW_V_PASS;
             }
         }
     cr_assert_eq(paired, nex);
@@ -463,9 +524,11 @@ Test(xlt, reasoning_settings_conflict)
     const char *sent = "{\"model\":\"m\",\"max_tokens\":100,\"tools\":" TOOLS_A ","
                        "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-12") "\"}]}";
     const char *arrived[] = {
-        "{\"model\":\"m\",\"tools\":" TOOLS_O ",\"chat_template_kwargs\":{\"enable_thinking\":true},\"reasoning\":{\"enabled\":false},"
+        "{\"model\":\"m\",\"tools\":" TOOLS_O
+        ",\"chat_template_kwargs\":{\"enable_thinking\":true},\"reasoning\":{\"enabled\":false},"
         "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-12") "\"}]}",
-        "{\"model\":\"m\",\"tools\":" TOOLS_O ",\"thinking\":{\"type\":\"enabled\"},\"reasoning\":{\"enabled\":false},"
+        "{\"model\":\"m\",\"tools\":" TOOLS_O
+        ",\"thinking\":{\"type\":\"enabled\"},\"reasoning\":{\"enabled\":false},"
         "\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-12") "\"}]}"};
     const char *named[] = {"chat_template_kwargs.enable_thinking: true", "thinking.type: enabled"};
     for (size_t i = 0; i < 2; i++) {
@@ -474,12 +537,14 @@ Test(xlt, reasoning_settings_conflict)
         const tw_check_result *c = get(&s, TW_CHK_XLT_06);
         cr_assert_eq(c->verdict, TW_V_FAIL, "%s", c->evidence);
         cr_assert(strstr(c->evidence, "conflict upstream"), "%s", c->evidence);
-        cr_assert(strstr(c->evidence, named[i]) && strstr(c->evidence, "reasoning.enabled: false"), "%s", c->evidence);
+        cr_assert(strstr(c->evidence, named[i]) && strstr(c->evidence, "reasoning.enabled: false"),
+                  "%s", c->evidence);
         tw_check_set_free(&s);
     }
     /* one setting alone is read as it says */
     cJSON *off = cJSON_Parse("{\"reasoning\":{\"enabled\":false}}");
-    cJSON *on = cJSON_Parse("{\"reasoning_effort\":\"high\",\"chat_template_kwargs\":{\"enable_thinking\":true}}");
+    cJSON *on = cJSON_Parse(
+        "{\"reasoning_effort\":\"high\",\"chat_template_kwargs\":{\"enable_thinking\":true}}");
     cr_assert_eq(tw_xlt_reasoning_enabled('o', off, NULL, 0), 0);
     cr_assert_eq(tw_xlt_reasoning_enabled('o', on, NULL, 0), 1);
     cJSON_Delete(off);
@@ -491,18 +556,23 @@ Test(xlt, finish_reason_in_the_clients_format)
 {
     tw_upstream_record rec;
     tw_buf up = {0};
-    upstream_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi. toolwire-script {\\\"nonce\\\": \\\"n-13\\\", "
+    upstream_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi. "
+               "toolwire-script {\\\"nonce\\\": \\\"n-13\\\", "
                "\\\"text\\\": \\\"Hello.\\\"}\"}]}",
                &rec, &up);
     cr_assert_eq(rec.status, 200, "%s", rec.why);
-    const char *cut = "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\",\"content\":["
+    const char *cut = "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":"
+                      "\"m\",\"content\":["
                       "{\"type\":\"text\",\"text\":\"Hello.\"}],"
-                      "\"stop_reason\":\"max_tokens\",\"stop_sequence\":null,\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}";
+                      "\"stop_reason\":\"max_tokens\",\"stop_sequence\":null,\"usage\":{\"input_"
+                      "tokens\":1,\"output_tokens\":1}}";
     tw_check_set s = {0};
     tw_xlt_answer(&rec, "/v1/messages", false, 200, cut, strlen(cut), NULL, &s);
     const tw_check_result *c = get(&s, TW_CHK_XLT_10);
     cr_assert_eq(c->verdict, TW_V_FAIL);
-    cr_assert(strstr(c->evidence, "finish reason max_tokens, the script's answer ends with end_turn"), "%s", c->evidence);
+    cr_assert(
+        strstr(c->evidence, "finish reason max_tokens, the script's answer ends with end_turn"),
+        "%s", c->evidence);
     tw_check_set_free(&s);
     tw_upstream_record_free(&rec);
     tw_buf_free(&up);

@@ -78,7 +78,8 @@ Test(import, real_cassettes_import_and_load)
             cr_expect_null(tw_kv_get(e->req.headers, e->req.nheaders, "cookie"));
             cr_expect_null(tw_kv_get(e->req.headers, e->req.nheaders, "authorization"));
             cr_expect_null(tw_kv_get(e->resp.headers, e->resp.nheaders, "openai-organization"));
-            cr_expect_null(tw_kv_get(e->resp.headers, e->resp.nheaders, "anthropic-organization-id"));
+            cr_expect_null(
+                tw_kv_get(e->resp.headers, e->resp.nheaders, "anthropic-organization-id"));
             cr_expect_null(tw_kv_get(e->resp.headers, e->resp.nheaders, "content-encoding"));
         }
         if (i == 0) { /* a stream: events end with [DONE], a usage chunk before it */
@@ -207,8 +208,8 @@ Test(import, har_file_imports)
     char *written = NULL;
     tw_error why = {.offset = -1};
     size_t nx = 0;
-    tw_status st = tw_import_file(tw_test_src("tests/data/import/chat.har"), &o, &red, &written,
-                                  &nx, &why);
+    tw_status st =
+        tw_import_file(tw_test_src("tests/data/import/chat.har"), &o, &red, &written, &nx, &why);
     tw_redactor_free(&red);
     cr_assert_eq(st, TW_OK, "%s", why.message);
     cr_expect_eq(nx, 3);
@@ -253,8 +254,8 @@ static void bad_input(tw_import_kind kind, const char *rel, const char *want)
     tw_buf_free(&b);
     const char *p = strstr(why.message, rel);
     cr_assert_not_null(p, "'%s' does not name the file", why.message);
-    cr_expect(strncmp(p + strlen(rel), want, strlen(want)) == 0, "got '%s', want '%s%s'", why.message, rel,
-              want);
+    cr_expect(strncmp(p + strlen(rel), want, strlen(want)) == 0, "got '%s', want '%s%s'",
+              why.message, rel, want);
 }
 
 Test(import, bad_inputs_give_line_and_column)
@@ -293,10 +294,11 @@ Test(import, sse_split)
 Test(import, redaction_rules)
 {
     tw_redactor r = {0};
-    static const char *const dropped[] = {"Authorization", "api-key", "X-Api-Key", "Cookie",
-                                          "set-cookie", "OpenAI-Organization", "openai-project",
-                                          "anthropic-organization-id", "x-goog-api-key",
-                                          "Proxy-Authorization"};
+    static const char *const dropped[] = {"Authorization",  "api-key",
+                                          "X-Api-Key",      "Cookie",
+                                          "set-cookie",     "OpenAI-Organization",
+                                          "openai-project", "anthropic-organization-id",
+                                          "x-goog-api-key", "Proxy-Authorization"};
     for (size_t i = 0; i < sizeof dropped / sizeof *dropped; i++)
         cr_expect(tw_redact_header_dropped(&r, dropped[i]), "%s kept", dropped[i]);
     static const char *const kept[] = {"content-type", "x-request-id", "openai-processing-ms",

@@ -52,7 +52,8 @@ static bool same_base64(const char *a, const char *b)
  * --expect to record. */
 Test(import_gemini, real_body_cassette)
 {
-    const char *src = tw_test_shared("real-traffic/gemini__nonstream__function_call_then_result.yaml");
+    const char *src =
+        tw_test_shared("real-traffic/gemini__nonstream__function_call_then_result.yaml");
     if (!src)
         cr_skip_test("../shared/real-traffic is absent");
     char dir[] = "/tmp/tw_import_gem_XXXXXX";
@@ -70,10 +71,12 @@ Test(import_gemini, real_body_cassette)
     const cJSON *calls = tw_json_get(f.exchanges[1].expect_result, "tool_calls");
     cr_assert_eq(cJSON_GetArraySize(calls), 1);
     cr_expect_str_eq(cJSON_GetStringValue(tw_json_get(calls->child, "name")), "final_result");
-    cr_expect_str_eq(cJSON_GetStringValue(tw_json_get(tw_json_get(calls->child, "arguments"), "city")),
-                     "Mexico City");
-    cr_expect_str_eq(cJSON_GetStringValue(tw_json_get(f.exchanges[1].expect_result, "finish_reason")),
-                     "tool_calls");
+    cr_expect_str_eq(
+        cJSON_GetStringValue(tw_json_get(tw_json_get(calls->child, "arguments"), "city")),
+        "Mexico City");
+    cr_expect_str_eq(
+        cJSON_GetStringValue(tw_json_get(f.exchanges[1].expect_result, "finish_reason")),
+        "tool_calls");
     tw_fixture_free(&f);
     tw_report rep;
     tw_test_replay_clean(written, 2, &rep);
@@ -99,7 +102,8 @@ Test(import_gemini, real_body_cassette)
  * GEM-C02 passes; each stream ends with finishReason STOP (GEM-04). */
 Test(import_gemini, real_stream_cassette)
 {
-    const char *src = tw_test_shared("real-traffic/gemini__stream__function_call_thought_signature.yaml");
+    const char *src =
+        tw_test_shared("real-traffic/gemini__stream__function_call_thought_signature.yaml");
     if (!src)
         cr_skip_test("../shared/real-traffic is absent");
     char dir[] = "/tmp/tw_import_gem_XXXXXX";
@@ -121,7 +125,8 @@ Test(import_gemini, real_stream_cassette)
     cr_assert_eq(tw_json_parse(d0, strlen(d0), 64, &ev0, NULL), TW_OK);
     const cJSON *cand = cJSON_GetArrayItem(tw_json_get(ev0, "candidates"), 0);
     const char *given = part_signature(tw_json_get(cand, "content"));
-    const char *sent = part_signature(cJSON_GetArrayItem(tw_json_get(f.exchanges[1].req.body, "contents"), 1));
+    const char *sent =
+        part_signature(cJSON_GetArrayItem(tw_json_get(f.exchanges[1].req.body, "contents"), 1));
     cr_assert_not_null(given);
     cr_assert_not_null(sent);
     cr_expect_gt(strlen(given), 100);
@@ -151,27 +156,31 @@ Test(import_gemini, real_stream_cassette)
 Test(import_gemini, har_vertex_paths)
 {
     char dir[] = "/tmp/tw_import_gem_XXXXXX";
-    char *written = tw_test_import_one(TW_IMPORT_HAR, tw_test_src("tests/data/import/gemini_vertex.har"), dir, true, 2);
+    char *written = tw_test_import_one(
+        TW_IMPORT_HAR, tw_test_src("tests/data/import/gemini_vertex.har"), dir, true, 2);
     size_t n = 0;
     tw_error why = {.offset = -1};
     char *text = tw_read_file(written, 1 << 20, &n, &why);
     cr_assert_not_null(text, "%s", why.message);
-    static const char *const secrets[] = {"placeholder-goog-key", "placeholder-oauth-token",
+    static const char *const secrets[] = {"placeholder-goog-key",     "placeholder-oauth-token",
                                           "placeholder-cookie-value", "placeholder-set-cookie",
-                                          "x-goog-api-key", NULL};
+                                          "x-goog-api-key",           NULL};
     for (size_t i = 0; secrets[i]; i++)
         cr_expect_null(strstr(text, secrets[i]), "%s reached the fixture", secrets[i]);
     free(text);
     tw_fixture f;
     cr_assert_eq(tw_fixture_load(written, NULL, &f, &why), TW_OK, "%s", why.message);
     cr_expect_str_eq(f.backend, "gemini");
-    cr_expect_str_eq(f.exchanges[0].req.path, "/v1/projects/demo-project/locations/europe-west4/"
-                                              "publishers/google/models/gemini-2.5-flash:generateContent?key=[REDACTED]");
-    cr_expect_str_eq(f.exchanges[1].req.path, "/v1/projects/demo-project/locations/europe-west4/"
-                                              "publishers/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse");
+    cr_expect_str_eq(f.exchanges[0].req.path,
+                     "/v1/projects/demo-project/locations/europe-west4/"
+                     "publishers/google/models/gemini-2.5-flash:generateContent?key=[REDACTED]");
+    cr_expect_str_eq(f.exchanges[1].req.path,
+                     "/v1/projects/demo-project/locations/europe-west4/"
+                     "publishers/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse");
     cr_expect_str_eq(f.exchanges[0].decode_format, "gemini");
     cr_expect_str_eq(f.exchanges[1].decode_format, "gemini-stream");
-    cr_expect_null(tw_kv_get(f.exchanges[0].req.headers, f.exchanges[0].req.nheaders, "authorization"));
+    cr_expect_null(
+        tw_kv_get(f.exchanges[0].req.headers, f.exchanges[0].req.nheaders, "authorization"));
     cr_expect_null(tw_kv_get(f.exchanges[0].req.headers, f.exchanges[0].req.nheaders, "cookie"));
     cr_assert(f.exchanges[1].resp.stream);
     cr_expect_eq(f.exchanges[1].resp.nevents, 2);
@@ -226,9 +235,10 @@ Test(import_gemini, signature_judged_against_the_answers)
     /* an answer that signed nothing: the unsigned call is not judged */
     cJSON_DeleteItemFromObject(part, "thoughtSignature");
     cJSON *given = (cJSON *)cJSON_GetArrayItem(
-        tw_json_get(tw_json_get(cJSON_GetArrayItem(tw_json_get(f.exchanges[0].resp.body, "candidates"), 0),
-                                "content"),
-                    "parts"),
+        tw_json_get(
+            tw_json_get(cJSON_GetArrayItem(tw_json_get(f.exchanges[0].resp.body, "candidates"), 0),
+                        "content"),
+            "parts"),
         0);
     cJSON_DeleteItemFromObject(given, "thoughtSignature");
     tw_checks_client_gemini(body, &f, 1, false, NULL, &cs);

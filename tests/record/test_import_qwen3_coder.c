@@ -52,7 +52,8 @@ static void expect_typed(const tw_fx_exchange *x, bool want_limit)
 Test(import_qwen3_coder, vcr_chat_content_with_xml, .timeout = 60)
 {
     char dir[] = "/tmp/tw_import_qwen_XXXXXX";
-    char *written = tw_test_import_one(TW_IMPORT_VCR, tw_test_src("tests/data/import/qwen3_coder_chat.yaml"), dir, true, 2);
+    char *written = tw_test_import_one(
+        TW_IMPORT_VCR, tw_test_src("tests/data/import/qwen3_coder_chat.yaml"), dir, true, 2);
     size_t len;
     tw_error why = {.offset = -1};
     char *text = tw_read_file(written, 1 << 20, &len, &why);
@@ -69,7 +70,8 @@ Test(import_qwen3_coder, vcr_chat_content_with_xml, .timeout = 60)
         cr_expect_str_eq(x->decode_format, "qwen3-coder");
         cr_assert_not_null(x->model_text);
         cr_expect_not_null(strstr(x->model_text, "<tool_call>\n<function=lookup_order>"));
-        cr_expect_not_null(tw_json_get(x->decode_options, "tools"), "the request's tools type the values");
+        cr_expect_not_null(tw_json_get(x->decode_options, "tools"),
+                           "the request's tools type the values");
         expect_typed(x, true);
         cr_expect(lists_failing(x, "QWX-01"), "exchange %zu", k);
         cr_expect(lists_failing(x, "QWX-02"), "exchange %zu", k);
@@ -77,9 +79,11 @@ Test(import_qwen3_coder, vcr_chat_content_with_xml, .timeout = 60)
     }
     cr_expect_not(f.exchanges[0].resp.stream);
     cr_expect(f.exchanges[1].resp.stream);
-    cr_expect_eq(strncmp(f.exchanges[1].model_text, "<think>\nThe user wants order 007.\n</think>\n\n", 44), 0,
-                 "the reasoning goes back into a think block: %s", f.exchanges[1].model_text);
-    cr_expect_str_eq(tw_json_get_str(f.exchanges[1].expect_result, "thinking"), "The user wants order 007.");
+    cr_expect_eq(
+        strncmp(f.exchanges[1].model_text, "<think>\nThe user wants order 007.\n</think>\n\n", 44),
+        0, "the reasoning goes back into a think block: %s", f.exchanges[1].model_text);
+    cr_expect_str_eq(tw_json_get_str(f.exchanges[1].expect_result, "thinking"),
+                     "The user wants order 007.");
     tw_fixture_free(&f);
 
     tw_report rep;
@@ -107,7 +111,8 @@ Test(import_qwen3_coder, vcr_chat_content_with_xml, .timeout = 60)
 Test(import_qwen3_coder, har_generate_and_chat, .timeout = 60)
 {
     char dir[] = "/tmp/tw_import_qwen_XXXXXX";
-    char *written = tw_test_import_one(TW_IMPORT_HAR, tw_test_src("tests/data/import/qwen3_coder_generate.har"), dir, true, 2);
+    char *written = tw_test_import_one(
+        TW_IMPORT_HAR, tw_test_src("tests/data/import/qwen3_coder_generate.har"), dir, true, 2);
     tw_fixture f;
     tw_error why = {.offset = -1};
     cr_assert_eq(tw_fixture_load(written, NULL, &f, &why), TW_OK, "%s", why.message);
@@ -138,15 +143,17 @@ Test(import_qwen3_coder, plain_chat_stays_openai)
     char *written = NULL;
     tw_error why = {.offset = -1};
     size_t nx = 0;
-    cr_assert_eq(tw_import_file(tw_test_src("tests/data/import/chat.har"), &o, &red, &written, &nx, &why), TW_OK,
-                 "%s", why.message);
+    cr_assert_eq(
+        tw_import_file(tw_test_src("tests/data/import/chat.har"), &o, &red, &written, &nx, &why),
+        TW_OK, "%s", why.message);
     tw_redactor_free(&red);
     tw_fixture f;
     cr_assert_eq(tw_fixture_load(written, NULL, &f, &why), TW_OK, "%s", why.message);
     cr_expect_str_eq(f.backend, "openai");
     for (size_t k = 0; k < f.nexchanges; k++) {
         cr_expect_null(f.exchanges[k].model_text);
-        cr_expect(!f.exchanges[k].decode_format || strcmp(f.exchanges[k].decode_format, "qwen3-coder") != 0);
+        cr_expect(!f.exchanges[k].decode_format ||
+                  strcmp(f.exchanges[k].decode_format, "qwen3-coder") != 0);
     }
     tw_fixture_free(&f);
     tw_test_import_cleanup(written, dir);

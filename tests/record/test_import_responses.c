@@ -23,7 +23,8 @@
  * records that (--expect) and the replay then matches. */
 Test(import_responses, real_stream_cassette)
 {
-    const char *src = tw_test_shared("real-traffic/openai_responses__stream__function_call_arguments_delta.yaml");
+    const char *src =
+        tw_test_shared("real-traffic/openai_responses__stream__function_call_arguments_delta.yaml");
     if (!src)
         cr_skip_test("../shared/real-traffic is absent");
     char dir[] = "/tmp/tw_import_rsp_XXXXXX";
@@ -42,11 +43,12 @@ Test(import_responses, real_stream_cassette)
     static const char *const pass0[] = {"RSP-01", "ORS-01", "ORS-02", "ORS-04", "ORS-05", "ORS-06",
                                         "ORS-07", "ORS-08", "ORS-09", "CLI-03", NULL};
     tw_test_expect_verdicts(&rep, 0, pass0, TW_V_PASS);
-    static const char *const skip0[] = {"ORS-03", "OAI-R01", "OAI-S01", "CLI-01", "CLI-02", "CLI-08", NULL};
+    static const char *const skip0[] = {"ORS-03", "OAI-R01", "OAI-S01", "CLI-01",
+                                        "CLI-02", "CLI-08",  NULL};
     tw_test_expect_verdicts(&rep, 0, skip0, TW_V_SKIP);
     /* the round trip: call and output carried back in input, answered with text */
-    static const char *const pass1[] = {"ORS-01", "ORS-02", "ORS-04", "ORS-08", "ORS-09", "CLI-01",
-                                        "CLI-02", "CLI-04", NULL};
+    static const char *const pass1[] = {"ORS-01", "ORS-02", "ORS-04", "ORS-08", "ORS-09",
+                                        "CLI-01", "CLI-02", "CLI-04", NULL};
     tw_test_expect_verdicts(&rep, 1, pass1, TW_V_PASS);
     static const char *const skip1[] = {"ORS-03", "ORS-05", "ORS-06", "ORS-07", NULL};
     tw_test_expect_verdicts(&rep, 1, skip1, TW_V_SKIP);
@@ -60,18 +62,21 @@ Test(import_responses, real_stream_cassette)
 
 Test(import_responses, real_body_cassette)
 {
-    const char *src = tw_test_shared("real-traffic/openai_responses__nonstream__function_call.yaml");
+    const char *src =
+        tw_test_shared("real-traffic/openai_responses__nonstream__function_call.yaml");
     if (!src)
         cr_skip_test("../shared/real-traffic is absent");
     char dir[] = "/tmp/tw_import_rsp_XXXXXX";
     char *written = tw_test_import_one(TW_IMPORT_VCR, src, dir, false, 2);
     tw_report rep;
     tw_test_replay_clean(written, 2, &rep);
-    static const char *const pass0[] = {"RSP-01", "ORS-01", "ORS-05", "ORS-06", "ORS-08", "ORS-09", "CLI-03", NULL};
+    static const char *const pass0[] = {"RSP-01", "ORS-01", "ORS-05", "ORS-06",
+                                        "ORS-08", "ORS-09", "CLI-03", NULL};
     tw_test_expect_verdicts(&rep, 0, pass0, TW_V_PASS);
     static const char *const skip0[] = {"ORS-02", "ORS-03", "ORS-04", "ORS-07", NULL};
     tw_test_expect_verdicts(&rep, 0, skip0, TW_V_SKIP);
-    static const char *const pass1[] = {"ORS-01", "ORS-08", "ORS-09", "CLI-01", "CLI-02", "CLI-04", "CLI-09", NULL};
+    static const char *const pass1[] = {"ORS-01", "ORS-08", "ORS-09", "CLI-01",
+                                        "CLI-02", "CLI-04", "CLI-09", NULL};
     tw_test_expect_verdicts(&rep, 1, pass1, TW_V_PASS);
     /* parallel_tool_calls is not sent: advice only */
     cr_expect_eq(tw_test_verdict(&rep, 1, "CLI-06", NULL), TW_V_FAIL);
@@ -84,7 +89,8 @@ Test(import_responses, real_body_cassette)
 Test(import_responses, har_under_a_prefix)
 {
     char dir[] = "/tmp/tw_import_rsp_XXXXXX";
-    char *written = tw_test_import_one(TW_IMPORT_HAR, tw_test_src("tests/data/import/responses_prefix.har"), dir, false, 2);
+    char *written = tw_test_import_one(
+        TW_IMPORT_HAR, tw_test_src("tests/data/import/responses_prefix.har"), dir, false, 2);
     tw_fixture f;
     tw_error why = {.offset = -1};
     cr_assert_eq(tw_fixture_load(written, NULL, &f, &why), TW_OK, "%s", why.message);
@@ -95,10 +101,11 @@ Test(import_responses, har_under_a_prefix)
     tw_fixture_free(&f);
     tw_report rep;
     tw_test_replay_clean(written, 2, &rep);
-    static const char *const pass0[] = {"ORS-01", "ORS-02", "ORS-03", "ORS-04", "ORS-05", "ORS-06",
-                                        "ORS-07", "ORS-08", "ORS-09", NULL};
+    static const char *const pass0[] = {"ORS-01", "ORS-02", "ORS-03", "ORS-04", "ORS-05",
+                                        "ORS-06", "ORS-07", "ORS-08", "ORS-09", NULL};
     tw_test_expect_verdicts(&rep, 0, pass0, TW_V_PASS);
-    static const char *const pass1[] = {"ORS-01", "ORS-08", "ORS-09", "CLI-01", "CLI-02", "CLI-09", NULL};
+    static const char *const pass1[] = {"ORS-01", "ORS-08", "ORS-09", "CLI-01",
+                                        "CLI-02", "CLI-09", NULL};
     tw_test_expect_verdicts(&rep, 1, pass1, TW_V_PASS);
     tw_report_free(&rep);
     tw_test_import_cleanup(written, dir);

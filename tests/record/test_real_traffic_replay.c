@@ -109,11 +109,13 @@ Test(real_traffic_replay, imported_cassettes_replay_and_pass, .timeout = 120)
     char *dir = tmpdir();
     char args[4096], cmd[8192];
     cassette_args(args, sizeof args);
-    snprintf(cmd, sizeof cmd, "'%s' import --from vcr --expect --out '%s/fixtures'%s > '%s/import.log' 2>&1",
-             bin(), dir, args, dir);
+    snprintf(cmd, sizeof cmd,
+             "'%s' import --from vcr --expect --out '%s/fixtures'%s > '%s/import.log' 2>&1", bin(),
+             dir, args, dir);
     cr_assert_eq(sh(cmd), 0, "import failed: %s", cmd);
     snprintf(cmd, sizeof cmd,
-             "'%s' run --quiet --backend rec=mock:replay --out '%s/reports' '%s/fixtures' > '%s/run.log' 2>&1",
+             "'%s' run --quiet --backend rec=mock:replay --out '%s/reports' '%s/fixtures' > "
+             "'%s/run.log' 2>&1",
              bin(), dir, dir, dir);
     int rc = sh(cmd);
     char p[1024];
@@ -145,7 +147,8 @@ Test(real_traffic_replay, imported_cassettes_replay_and_pass, .timeout = 120)
         cr_expect_not(cJSON_IsTrue(tw_json_get(rf, "skipped")), "%s was skipped", name);
         cr_expect(cJSON_IsTrue(tw_json_get(rf, "match")), "%s does not match", name);
         const cJSON *rex = tw_json_get(rf, "exchanges");
-        cr_assert_eq(cJSON_GetArraySize(rex), (int)f.nexchanges, "%s: every exchange is reported", name);
+        cr_assert_eq(cJSON_GetArraySize(rex), (int)f.nexchanges, "%s: every exchange is reported",
+                     name);
         for (size_t k = 0; k < f.nexchanges; k++) {
             const tw_fx_exchange *x = &f.exchanges[k];
             const cJSON *e = cJSON_GetArrayItem(rex, (int)k);
@@ -153,21 +156,25 @@ Test(real_traffic_replay, imported_cassettes_replay_and_pass, .timeout = 120)
             cr_expect(cJSON_IsTrue(tw_json_get(e, "match")), "%s#%zu does not match", name, k);
             /* the decoder's result was recorded and compared */
             cr_expect_not_null(x->expect_result, "%s#%zu has no expect.result", name, k);
-            cr_expect_str_eq(tw_json_get_str(tw_json_get(e, "result"), "verdict"), "pass", "%s#%zu result", name, k);
-            /* every listed check fails, with the import's reason; no other error/warn check fails */
+            cr_expect_str_eq(tw_json_get_str(tw_json_get(e, "result"), "verdict"), "pass",
+                             "%s#%zu result", name, k);
+            /* every listed check fails, with the import's reason; no other error/warn check fails
+             */
             for (size_t c = 0; c < x->nexpect_fail; c++) {
                 const cJSON *rc2 = report_check(e, x->expect_fail[c].check);
-                cr_assert_not_null(rc2, "%s#%zu: %s not reported", name, k, x->expect_fail[c].check);
+                cr_assert_not_null(rc2, "%s#%zu: %s not reported", name, k,
+                                   x->expect_fail[c].check);
                 cr_expect_str_eq(tw_json_get_str(rc2, "verdict"), "fail");
-                cr_expect(strncmp(x->expect_fail[c].reason, "observed when imported: ", 24) == 0, "%s",
-                          x->expect_fail[c].reason);
+                cr_expect(strncmp(x->expect_fail[c].reason, "observed when imported: ", 24) == 0,
+                          "%s", x->expect_fail[c].reason);
             }
             const cJSON *cs = tw_json_get(e, "checks");
             for (const cJSON *c = cJSON_IsArray(cs) ? cs->child : NULL; c; c = c->next) {
                 const char *id = tw_json_get_str(c, "id");
                 const tw_check_def *d = tw_check_find(id);
                 cr_assert_not_null(d, "unknown check %s", id);
-                cr_expect(cJSON_IsTrue(tw_json_get(c, "match")), "%s#%zu %s does not match", name, k, id);
+                cr_expect(cJSON_IsTrue(tw_json_get(c, "match")), "%s#%zu %s does not match", name,
+                          k, id);
                 if (strcmp(tw_json_get_str(c, "verdict"), "fail") == 0 && d->sev != TW_SEV_INFO)
                     cr_expect(lists(x, id), "%s#%zu: %s fails but is not expected to", name, k, id);
             }
@@ -182,9 +189,10 @@ Test(real_traffic_replay, imported_cassettes_replay_and_pass, .timeout = 120)
         if (i == 3) {
             const cJSON *s08 = report_check(cJSON_GetArrayItem(rex, 0), "OAI-S08");
             cr_assert_not_null(s08);
-            groq_s08 = strcmp(tw_json_get_str(s08, "verdict"), "fail") == 0 &&
-                       strcmp(tw_json_get_str(s08, "expected"), "fail") == 0 &&
-                       strstr(tw_json_get_str(s08, "evidence"), "Tool call validation failed") != NULL;
+            groq_s08 =
+                strcmp(tw_json_get_str(s08, "verdict"), "fail") == 0 &&
+                strcmp(tw_json_get_str(s08, "expected"), "fail") == 0 &&
+                strstr(tw_json_get_str(s08, "evidence"), "Tool call validation failed") != NULL;
             cr_expect(lists(&f.exchanges[0], "OAI-S08"));
         }
         tw_fixture_free(&f);
@@ -245,7 +253,8 @@ static void dir_clean(const char *dir, const char *const *needles, size_t nn, si
         size_t len = 0;
         char *b = slurp(p, &len);
         for (size_t i = 0; i < nn; i++)
-            cr_expect_null(tw_memmem(b, len, needles[i], strlen(needles[i])), "%s holds secret #%zu", p, i);
+            cr_expect_null(tw_memmem(b, len, needles[i], strlen(needles[i])),
+                           "%s holds secret #%zu", p, i);
         free(b);
         (*nfiles)++;
     }
@@ -264,8 +273,10 @@ Test(real_traffic_replay, planted_secrets_reach_no_fixture_or_report, .timeout =
     /* an API key header and a bearer token on the first request, both
      * also written into the request body */
     char hdr[512], body[512];
-    snprintf(hdr, sizeof hdr,
-             "    headers:\n      x-api-key:\n      - %s\n      authorization:\n      - Bearer %s\n", key, token);
+    snprintf(
+        hdr, sizeof hdr,
+        "    headers:\n      x-api-key:\n      - %s\n      authorization:\n      - Bearer %s\n",
+        key, token);
     y = replace1(y, "    headers:\n", hdr);
     snprintf(body, sizeof body, "'Tell me (key %s, token %s): the capital", key, token);
     y = replace1(y, "'Tell me: the capital", body);
@@ -279,12 +290,14 @@ Test(real_traffic_replay, planted_secrets_reach_no_fixture_or_report, .timeout =
     free(y);
 
     char cmd[4096];
-    snprintf(cmd, sizeof cmd, "'%s' import --from vcr --expect --out '%s/fixtures' '%s' > '%s/import.log' 2>&1",
+    snprintf(cmd, sizeof cmd,
+             "'%s' import --from vcr --expect --out '%s/fixtures' '%s' > '%s/import.log' 2>&1",
              bin(), dir, in, dir);
     cr_assert_eq(sh(cmd), 0, "import failed");
-    snprintf(cmd, sizeof cmd,
-             "'%s' run --backend rec=mock:replay --out '%s/reports' '%s/fixtures' > '%s/run.log' 2>&1", bin(),
-             dir, dir, dir);
+    snprintf(
+        cmd, sizeof cmd,
+        "'%s' run --backend rec=mock:replay --out '%s/reports' '%s/fixtures' > '%s/run.log' 2>&1",
+        bin(), dir, dir, dir);
     cr_expect_eq(sh(cmd), 0, "the planted copy replays and passes");
     /* the planted input itself goes before the scan */
     cr_assert_eq(remove(in), 0);

@@ -174,19 +174,22 @@ Test(secrets, stdio_and_files_are_redacted)
 
 Test(secrets, header_names_and_field_names)
 {
-    const char *dropped[] = {"X-Custom-Token", "X-Api-Token", "X-Session-Id", "X-Password",
-                             "X-Auth-Extra",   "Idempotency-Key", "Cookie", "Set-Cookie",
+    const char *dropped[] = {"X-Custom-Token",      "X-Api-Token",     "X-Session-Id", "X-Password",
+                             "X-Auth-Extra",        "Idempotency-Key", "Cookie",       "Set-Cookie",
                              "Proxy-Authorization", "X-Client-Secret"};
     for (size_t i = 0; i < sizeof dropped / sizeof *dropped; i++)
         cr_expect(tw_redact_header_dropped(NULL, dropped[i]), "%s kept", dropped[i]);
-    const char *kept[] = {"content-type", "x-ratelimit-remaining-tokens",
-                          "anthropic-ratelimit-input-tokens-reset", "retry-after", "x-request-id",
+    const char *kept[] = {"content-type",
+                          "x-ratelimit-remaining-tokens",
+                          "anthropic-ratelimit-input-tokens-reset",
+                          "retry-after",
+                          "x-request-id",
                           "keep-alive"};
     for (size_t i = 0; i < sizeof kept / sizeof *kept; i++)
         cr_expect(!tw_redact_header_dropped(NULL, kept[i]), "%s dropped", kept[i]);
-    const char *fields[] = {"token",         "auth_token", "access_token", "refreshToken",
-                            "client_secret", "password",   "api_key",      "apiKey",
-                            "secret",        "private_key", "x-api-key",   "id_token",
+    const char *fields[] = {"token",         "auth_token",  "access_token", "refreshToken",
+                            "client_secret", "password",    "api_key",      "apiKey",
+                            "secret",        "private_key", "x-api-key",    "id_token",
                             "aws_secret_key"};
     for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
         cr_expect(tw_redact_field_secret(NULL, fields[i]), "%s not a secret", fields[i]);
@@ -201,13 +204,14 @@ Test(secrets, header_names_and_field_names)
 
 Test(secrets, json_fields_nested_strings_and_logprobs)
 {
-    const char *body =
-        "{\"metadata\":{\"auth\":{\"token\":\"tokAAAA11\"},\"deep\":[{\"refresh_token\":\"rfBBBB22\"}]},"
-        "\"user\":{\"password\":\"pw\"},\"code\":42,\"pin\":{\"secret\":123456789},"
-        "\"tool_calls\":[{\"function\":{\"arguments\":\"{\\\"api_key\\\":\\\"akCCCC33\\\",\\\"city\\\":"
-        "\\\"Paris\\\",\\\"password\\\":\\\"pw\\\"}\"}}],"
-        "\"logprobs\":{\"content\":[{\"token\":\"Hello world\",\"logprob\":-0.1}]},"
-        "\"echo\":\"saw tokAAAA11 and rfBBBB22 and akCCCC33\"}";
+    const char *body = "{\"metadata\":{\"auth\":{\"token\":\"tokAAAA11\"},\"deep\":[{\"refresh_"
+                       "token\":\"rfBBBB22\"}]},"
+                       "\"user\":{\"password\":\"pw\"},\"code\":42,\"pin\":{\"secret\":123456789},"
+                       "\"tool_calls\":[{\"function\":{\"arguments\":\"{\\\"api_key\\\":"
+                       "\\\"akCCCC33\\\",\\\"city\\\":"
+                       "\\\"Paris\\\",\\\"password\\\":\\\"pw\\\"}\"}}],"
+                       "\"logprobs\":{\"content\":[{\"token\":\"Hello world\",\"logprob\":-0.1}]},"
+                       "\"echo\":\"saw tokAAAA11 and rfBBBB22 and akCCCC33\"}";
     cJSON *v = cJSON_Parse(body);
     cr_assert_not_null(v);
     tw_redactor r = {0};
@@ -231,15 +235,17 @@ Test(secrets, json_fields_nested_strings_and_logprobs)
 Test(secrets, discovery_from_text_headers_and_streams)
 {
     tw_redactor r = {0};
-    cr_assert_eq(tw_redact_discover_text(&r, "/v1/x?model=m&access_token=ab%2Bcd%2Fefgh&key=k1k1k1k1", 54),
-                 TW_OK);
+    cr_assert_eq(
+        tw_redact_discover_text(&r, "/v1/x?model=m&access_token=ab%2Bcd%2Fefgh&key=k1k1k1k1", 54),
+        TW_OK);
     cr_assert_eq(tw_redact_discover_header(&r, "Cookie", "theme=dark; session=ck9ck9ck9"), TW_OK);
     cr_assert_eq(tw_redact_discover_header(&r, "Set-Cookie", "sid=sc8sc8sc8; Path=/; HttpOnly"),
                  TW_OK);
-    const char *sse = "data: {\"choices\":[{\"delta\":{\"secret\":\"ev7ev7ev7\"}}]}\n\ndata: [DONE]\n\n";
+    const char *sse =
+        "data: {\"choices\":[{\"delta\":{\"secret\":\"ev7ev7ev7\"}}]}\n\ndata: [DONE]\n\n";
     cr_assert_eq(tw_redact_discover_body(&r, sse, strlen(sse), 64), TW_OK);
-    const char *want[] = {"ab%2Bcd%2Fefgh", "ab+cd/efgh", "k1k1k1k1", "ck9ck9ck9", "sc8sc8sc8",
-                          "ev7ev7ev7"};
+    const char *want[] = {"ab%2Bcd%2Fefgh", "ab+cd/efgh", "k1k1k1k1",
+                          "ck9ck9ck9",      "sc8sc8sc8",  "ev7ev7ev7"};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         bool found = false;
         for (size_t k = 0; k < r.nvalues; k++)
@@ -330,7 +336,8 @@ Test(secrets, excerpts_are_scrubbed_before_the_cut)
 Test(secrets, stream_fragments_are_assembled_and_redacted)
 {
     const char *ev[] = {
-        "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"function\":"
+        "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c1\","
+        "\"function\":"
         "{\"name\":\"login\",\"arguments\":\"{\\\"password\\\": \\\"pw_STR\"}}]}}]}",
         "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":"
         "{\"arguments\":\"EAM_16\"}}]}}]}",
@@ -367,14 +374,19 @@ Test(secrets, stream_fragments_are_assembled_and_redacted)
                   "event %zu: %s", i, d);
         cJSON *e = cJSON_Parse(d);
         cr_assert_not_null(e, "%s", d);
-        const cJSON *a = i < 3 ? cJSON_GetObjectItem(
-                                     cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(
-                                                                                cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(e, "choices"), 0), "delta"),
-                                                                                "tool_calls"),
-                                                                            0),
-                                                         "function"),
-                                     "arguments")
-                               : cJSON_GetObjectItem(cJSON_GetObjectItem(e, "delta"), "partial_json");
+        const cJSON *a =
+            i < 3 ? cJSON_GetObjectItem(
+                        cJSON_GetObjectItem(
+                            cJSON_GetArrayItem(
+                                cJSON_GetObjectItem(
+                                    cJSON_GetObjectItem(
+                                        cJSON_GetArrayItem(cJSON_GetObjectItem(e, "choices"), 0),
+                                        "delta"),
+                                    "tool_calls"),
+                                0),
+                            "function"),
+                        "arguments")
+                  : cJSON_GetObjectItem(cJSON_GetObjectItem(e, "delta"), "partial_json");
         cr_assert(cJSON_IsString(a));
         tw_buf_puts(i < 3 ? &oa : &an, a->valuestring);
         cJSON_Delete(e);
@@ -392,30 +404,88 @@ Test(secrets, stream_fragments_are_assembled_and_redacted)
 /* Secrets planted in the inputs, made at run time (no file of the project
  * holds one). Each is a distinct kind of place a secret hides. */
 enum {
-    K_BEARER, K_XAPIKEY, K_APIKEY, K_COOKIE, K_SETCOOKIE, K_XCUSTOMTOKEN, K_XAPITOKEN,
-    K_XSESSION, K_QKEY, K_QAPIKEY, K_QACCESS, K_BTOKEN, K_BAUTHTOKEN, K_BACCESS, K_BREFRESH,
-    K_BCLIENTSECRET, K_BPASSWORD, K_ARGS, K_PRIVATE, K_BSECRET, K_BAPIKEY, K_REDACTHEADER,
-    K_REDACTFIELD, K_KEYENV, K_SERVEAUTH, K_PROXYAUTH, K_SERVEQUERY, K_CUT, K_MARKUP, K_SPLIT,
-    K_URLPASS, K_URLKEY, K_PIECES, K_ANTHPIECES, K_RESPPIECES, K_GEMPIECES, K_HERMESPW, K_QWENPW,
-    K_DRIVERLOG, K_UPSTREAMERR,
+    K_BEARER,
+    K_XAPIKEY,
+    K_APIKEY,
+    K_COOKIE,
+    K_SETCOOKIE,
+    K_XCUSTOMTOKEN,
+    K_XAPITOKEN,
+    K_XSESSION,
+    K_QKEY,
+    K_QAPIKEY,
+    K_QACCESS,
+    K_BTOKEN,
+    K_BAUTHTOKEN,
+    K_BACCESS,
+    K_BREFRESH,
+    K_BCLIENTSECRET,
+    K_BPASSWORD,
+    K_ARGS,
+    K_PRIVATE,
+    K_BSECRET,
+    K_BAPIKEY,
+    K_REDACTHEADER,
+    K_REDACTFIELD,
+    K_KEYENV,
+    K_SERVEAUTH,
+    K_PROXYAUTH,
+    K_SERVEQUERY,
+    K_CUT,
+    K_MARKUP,
+    K_SPLIT,
+    K_URLPASS,
+    K_URLKEY,
+    K_PIECES,
+    K_ANTHPIECES,
+    K_RESPPIECES,
+    K_GEMPIECES,
+    K_HERMESPW,
+    K_QWENPW,
+    K_DRIVERLOG,
+    K_UPSTREAMERR,
     NKINDS
 };
 static const char *const kind_name[NKINDS] = {
-    "Authorization: Bearer", "x-api-key", "api-key", "cookie value", "set-cookie value",
-    "X-Custom-Token", "X-Api-Token", "X-Session-Id", "?key=", "&api_key=",
-    "&access_token= (percent-encoded)", "body token at depth", "body auth_token at depth",
-    "body access_token", "body refresh_token", "body client_secret",
-    "body password (JSON-escaped echo)", "api_key in a tool call's arguments string",
-    "body private_key (echoed in a response body)", "body secret (echoed in an SSE event)",
-    "body api_key (\\u-escaped echo)", "--redact-header", "--redact-field",
-    "--key-env value echoed by the backend", "serve: client Authorization",
-    "Proxy-Authorization: Basic", "serve: client ?key=", "--key-env value cut by an excerpt",
-    "--key-env value with & < > ' \"", "password split across stream deltas",
-    "password in a backend URL's userinfo", "?key= in a backend URL",
-    "--key-env value echoed in 4-byte content pieces", "x-api-key echoed in Anthropic text_delta pieces",
+    "Authorization: Bearer",
+    "x-api-key",
+    "api-key",
+    "cookie value",
+    "set-cookie value",
+    "X-Custom-Token",
+    "X-Api-Token",
+    "X-Session-Id",
+    "?key=",
+    "&api_key=",
+    "&access_token= (percent-encoded)",
+    "body token at depth",
+    "body auth_token at depth",
+    "body access_token",
+    "body refresh_token",
+    "body client_secret",
+    "body password (JSON-escaped echo)",
+    "api_key in a tool call's arguments string",
+    "body private_key (echoed in a response body)",
+    "body secret (echoed in an SSE event)",
+    "body api_key (\\u-escaped echo)",
+    "--redact-header",
+    "--redact-field",
+    "--key-env value echoed by the backend",
+    "serve: client Authorization",
+    "Proxy-Authorization: Basic",
+    "serve: client ?key=",
+    "--key-env value cut by an excerpt",
+    "--key-env value with & < > ' \"",
+    "password split across stream deltas",
+    "password in a backend URL's userinfo",
+    "?key= in a backend URL",
+    "--key-env value echoed in 4-byte content pieces",
+    "x-api-key echoed in Anthropic text_delta pieces",
     "Bearer key echoed in Responses output_text.delta pieces",
-    "x-goog-api-key echoed in Gemini text parts, cut in two", "password in a Hermes call written as model text",
-    "password in a Qwen3-Coder call streamed in pieces", "a client driver's key at the cut of its log tail",
+    "x-goog-api-key echoed in Gemini text parts, cut in two",
+    "password in a Hermes call written as model text",
+    "password in a Qwen3-Coder call streamed in pieces",
+    "a client driver's key at the cut of its log tail",
     "the reference proxy's upstream key in an upstream's 401 and answers"};
 static char S[NKINDS][48];
 
@@ -545,7 +615,8 @@ static enum MHD_Result echo(void *cls, struct MHD_Connection *c, const char *url
     u_escaped(auth ? auth : "", u, sizeof u);
     slash_escaped(auth ? auth : "", sl, sizeof sl);
     pct(auth ? auth : "", pc, sizeof pc);
-    bool stream = body->data && (strstr(body->data, "\"stream\":true") || strstr(body->data, "\"stream\": true"));
+    bool stream = body->data &&
+                  (strstr(body->data, "\"stream\":true") || strstr(body->data, "\"stream\": true"));
     tw_buf content = {0};
     if (auth && strstr(auth, S[K_CUT])) {
         /* the key right where a 200-byte excerpt of the content is cut */
@@ -562,9 +633,13 @@ static enum MHD_Result echo(void *cls, struct MHD_Connection *c, const char *url
     const char *token = auth && strncmp(auth, "Bearer ", 7) == 0 ? auth + 7 : "";
     if (body->data && strstr(body->data, "fail401")) {
         /* an upstream that repeats the key it was sent in its error */
-        tw_buf_printf(&out, "{\"error\":{\"message\":\"Invalid key %s\",\"type\":\"invalid_request_error\","
-                            "\"code\":\"invalid_api_key\"}}", token);
-        struct MHD_Response *r = MHD_create_response_from_buffer(out.len, out.data, MHD_RESPMEM_MUST_COPY);
+        tw_buf_printf(
+            &out,
+            "{\"error\":{\"message\":\"Invalid key %s\",\"type\":\"invalid_request_error\","
+            "\"code\":\"invalid_api_key\"}}",
+            token);
+        struct MHD_Response *r =
+            MHD_create_response_from_buffer(out.len, out.data, MHD_RESPMEM_MUST_COPY);
         MHD_add_response_header(r, "Content-Type", "application/json");
         enum MHD_Result ret = MHD_queue_response(c, 401, r);
         MHD_destroy_response(r);
@@ -574,37 +649,40 @@ static enum MHD_Result echo(void *cls, struct MHD_Connection *c, const char *url
         return ret;
     }
     if (stream) {
-        tw_buf_printf(&out,
-                      "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,"
-                      "\"model\":\"echo\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\","
-                      "\"content\":\"%s\"},\"finish_reason\":null}]}\n\n",
-                      content.data);
+        tw_buf_printf(
+            &out,
+            "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,"
+            "\"model\":\"echo\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\","
+            "\"content\":\"%s\"},\"finish_reason\":null}]}\n\n",
+            content.data);
         /* the key once more, four bytes a delta */
         for (size_t a = 0, tl = strlen(token); a < tl; a += 4) {
             char piece[5];
             snprintf(piece, sizeof piece, "%.4s", token + a);
             tw_buf pj = {0};
             json_str(&pj, piece);
-            tw_buf_printf(&out,
-                          "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,"
-                          "\"model\":\"echo\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"%s\"},"
-                          "\"finish_reason\":null}]}\n\n",
-                          pj.data);
+            tw_buf_printf(
+                &out,
+                "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,"
+                "\"model\":\"echo\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"%s\"},"
+                "\"finish_reason\":null}]}\n\n",
+                pj.data);
             tw_buf_free(&pj);
         }
         if (MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Internal-Ref"))
             /* for record: a password split across two argument deltas */
-            tw_buf_printf(&out,
-                          "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,"
-                          "\"model\":\"echo\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":"
-                          "[{\"index\":0,\"id\":\"c9\",\"type\":\"function\",\"function\":{\"name\":"
-                          "\"login\",\"arguments\":\"{\\\"password\\\": \\\"%.10s\"}}]},"
-                          "\"finish_reason\":null}]}\n\n"
-                          "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,"
-                          "\"model\":\"echo\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":"
-                          "[{\"index\":0,\"function\":{\"arguments\":\"%s\\\"}\"}}]},"
-                          "\"finish_reason\":null}]}\n\n",
-                          S[K_SPLIT], S[K_SPLIT] + 10);
+            tw_buf_printf(
+                &out,
+                "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,"
+                "\"model\":\"echo\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":"
+                "[{\"index\":0,\"id\":\"c9\",\"type\":\"function\",\"function\":{\"name\":"
+                "\"login\",\"arguments\":\"{\\\"password\\\": \\\"%.10s\"}}]},"
+                "\"finish_reason\":null}]}\n\n"
+                "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,"
+                "\"model\":\"echo\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":"
+                "[{\"index\":0,\"function\":{\"arguments\":\"%s\\\"}\"}}]},"
+                "\"finish_reason\":null}]}\n\n",
+                S[K_SPLIT], S[K_SPLIT] + 10);
         tw_buf_printf(&out,
                       "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,"
                       "\"model\":\"echo\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":"
@@ -673,13 +751,14 @@ static char *response_json(void)
     pct(S[K_QACCESS], p10, sizeof p10);
     int n = asprintf(
         &b,
-        "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"gpt-test\","
+        "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"gpt-"
+        "test\","
         "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"you sent "
         "Bearer %s key %s pk %s pw %s u=%s pct=%s ref %s hdr %s\",\"tool_calls\":[{\"id\":\"c1\","
         "\"type\":\"function\",\"function\":{\"name\":\"login\",\"arguments\":\"{\\\"api_key\\\":"
         "\\\"%s\\\",\\\"city\\\":\\\"Paris\\\"}\"}}]},\"finish_reason\":\"tool_calls\"}]}",
-        S[K_BEARER], S[K_QKEY], S[K_PRIVATE], s16, u20, p10, S[K_REDACTFIELD],
-        S[K_REDACTHEADER], S[K_ARGS]);
+        S[K_BEARER], S[K_QKEY], S[K_PRIVATE], s16, u20, p10, S[K_REDACTFIELD], S[K_REDACTHEADER],
+        S[K_ARGS]);
     cr_assert(n > 0);
     return b;
 }
@@ -766,8 +845,8 @@ static cJSON *har_headers(const hdr *h, size_t n)
     return a;
 }
 
-static cJSON *har_entry(const char *url, const hdr *rq, size_t nrq, const char *body,
-                        const hdr *rs, size_t nrs, const char *mime, const char *text)
+static cJSON *har_entry(const char *url, const hdr *rq, size_t nrq, const char *body, const hdr *rs,
+                        size_t nrs, const char *mime, const char *text)
 {
     cJSON *e = cJSON_CreateObject();
     cJSON_AddStringToObject(e, "startedDateTime", "2025-01-01T00:00:00.000Z");
@@ -859,19 +938,22 @@ static size_t piece_entries(piece_entry *e)
     snprintf(e[n].rq[1].value, sizeof e->rq[1].value, "%s", S[K_ANTHPIECES]);
     e[n].body = strdup("{\"model\":\"claude-test\",\"max_tokens\":64,\"stream\":true,\"messages\":"
                        "[{\"role\":\"user\",\"content\":\"hi\"}]}");
-    tw_buf_puts(&b, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\","
-                    "\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-test\",\"content\":[],"
-                    "\"stop_reason\":null,\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n"
-                    "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"
-                    "\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n");
+    tw_buf_puts(
+        &b, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\","
+            "\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-test\",\"content\":[],"
+            "\"stop_reason\":null,\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n"
+            "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"
+            "\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n");
     snprintf(text, sizeof text, "your key is %s.", S[K_ANTHPIECES]);
     sse_pieces(&b, "content_block_delta",
-               "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"%s\"}}",
+               "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\","
+               "\"text\":\"%s\"}}",
                text, 4);
-    tw_buf_puts(&b, "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
-                    "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"
-                    "\"end_turn\"},\"usage\":{\"output_tokens\":9}}\n\n"
-                    "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
+    tw_buf_puts(
+        &b, "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+            "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"
+            "\"end_turn\"},\"usage\":{\"output_tokens\":9}}\n\n"
+            "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
     e[n++].resp = tw_buf_take(&b, NULL);
     /* Responses: a bearer key echoed five bytes an output_text.delta */
     e[n] = (piece_entry){.url = "https://api.example.test/v1/responses", .nrq = 2, .sse = true};
@@ -887,42 +969,54 @@ static size_t piece_entries(piece_entry *e)
                text, 5);
     e[n++].resp = tw_buf_take(&b, NULL);
     /* Gemini: an x-goog-api-key cut in two text parts */
-    e[n] = (piece_entry){.url = "https://api.example.test/v1beta/models/gemini-test:streamGenerateContent?alt=sse",
-                         .nrq = 2, .sse = true};
+    e[n] = (piece_entry){
+        .url = "https://api.example.test/v1beta/models/gemini-test:streamGenerateContent?alt=sse",
+        .nrq = 2,
+        .sse = true};
     e[n].rq[0].name = "Content-Type";
     snprintf(e[n].rq[0].value, sizeof e->rq[0].value, "application/json");
     e[n].rq[1].name = "x-goog-api-key";
     snprintf(e[n].rq[1].value, sizeof e->rq[1].value, "%s", S[K_GEMPIECES]);
     e[n].body = strdup("{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]}]}");
     snprintf(text, sizeof text, "key %s end", S[K_GEMPIECES]);
-    sse_pieces(&b, NULL, "{\"candidates\":[{\"index\":0,\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"%s\"}]}}]}",
+    sse_pieces(&b, NULL,
+               "{\"candidates\":[{\"index\":0,\"content\":{\"role\":\"model\",\"parts\":[{\"text\":"
+               "\"%s\"}]}}]}",
                text, 4 + strlen(S[K_GEMPIECES]) / 2);
     e[n++].resp = tw_buf_take(&b, NULL);
     /* a Hermes call written as model text, its password whole */
-    e[n] = (piece_entry){.url = "https://api.example.test/v1/chat/completions", .nrq = 1, .sse = false};
+    e[n] = (piece_entry){
+        .url = "https://api.example.test/v1/chat/completions", .nrq = 1, .sse = false};
     e[n].rq[0].name = "Content-Type";
     snprintf(e[n].rq[0].value, sizeof e->rq[0].value, "application/json");
-    e[n].body = strdup("{\"model\":\"hermes-test\",\"messages\":[{\"role\":\"user\",\"content\":\"log in\"}]}");
+    e[n].body = strdup(
+        "{\"model\":\"hermes-test\",\"messages\":[{\"role\":\"user\",\"content\":\"log in\"}]}");
     snprintf(text, sizeof text,
-             "<tool_call>{\"name\": \"login\", \"arguments\": {\"user\": \"ann\", \"password\": \"%s\"}}</tool_call>",
+             "<tool_call>{\"name\": \"login\", \"arguments\": {\"user\": \"ann\", \"password\": "
+             "\"%s\"}}</tool_call>",
              S[K_HERMESPW]);
-    tw_buf_puts(&b, "{\"id\":\"chatcmpl-9\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"hermes-test\","
+    tw_buf_puts(&b, "{\"id\":\"chatcmpl-9\",\"object\":\"chat.completion\",\"created\":1,\"model\":"
+                    "\"hermes-test\","
                     "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"");
     json_str(&b, text);
     tw_buf_puts(&b, "\"},\"finish_reason\":\"stop\"}]}");
     e[n++].resp = tw_buf_take(&b, NULL);
     /* a Qwen3-Coder call streamed six bytes a delta */
-    e[n] = (piece_entry){.url = "https://api.example.test/v1/chat/completions", .nrq = 1, .sse = true};
+    e[n] =
+        (piece_entry){.url = "https://api.example.test/v1/chat/completions", .nrq = 1, .sse = true};
     e[n].rq[0].name = "Content-Type";
     snprintf(e[n].rq[0].value, sizeof e->rq[0].value, "application/json");
-    e[n].body = strdup("{\"model\":\"qwen-test\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"log in\"}]}");
+    e[n].body = strdup("{\"model\":\"qwen-test\",\"stream\":true,\"messages\":[{\"role\":\"user\","
+                       "\"content\":\"log in\"}]}");
     snprintf(text, sizeof text,
-             "<tool_call>\n<function=login>\n<parameter=password>\n%s\n</parameter>\n</function>\n</tool_call>",
+             "<tool_call>\n<function=login>\n<parameter=password>\n%s\n</parameter>\n</"
+             "function>\n</tool_call>",
              S[K_QWENPW]);
-    sse_pieces(&b, NULL,
-               "{\"id\":\"c7\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"qwen-test\","
-               "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"%s\"},\"finish_reason\":null}]}",
-               text, 6);
+    sse_pieces(
+        &b, NULL,
+        "{\"id\":\"c7\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"qwen-test\","
+        "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"%s\"},\"finish_reason\":null}]}",
+        text, 6);
     tw_buf_puts(&b, "data: [DONE]\n\n");
     e[n++].resp = tw_buf_take(&b, NULL);
     return n;
@@ -951,8 +1045,8 @@ static void write_har(const char *path)
     cJSON_AddStringToObject(cr, "name", "test");
     cJSON_AddStringToObject(cr, "version", "1");
     cJSON *es = cJSON_AddArrayToObject(log, "entries");
-    cJSON_AddItemToArray(es, har_entry(url, rq, nrq, b1, rs, response_headers(rs, false),
-                                       "application/json", r1));
+    cJSON_AddItemToArray(
+        es, har_entry(url, rq, nrq, b1, rs, response_headers(rs, false), "application/json", r1));
     cJSON_AddItemToArray(es, har_entry("https://api.example.test/v1/chat/completions", rq, 2, b2,
                                        rs, response_headers(rs, true), "text/event-stream", r2));
     piece_entry pe[8];
@@ -960,7 +1054,8 @@ static void write_har(const char *path)
     for (size_t i = 0; i < npe; i++)
         cJSON_AddItemToArray(es, har_entry(pe[i].url, pe[i].rq, pe[i].nrq, pe[i].body, rs,
                                            response_headers(rs, pe[i].sse),
-                                           pe[i].sse ? "text/event-stream" : "application/json", pe[i].resp));
+                                           pe[i].sse ? "text/event-stream" : "application/json",
+                                           pe[i].resp));
     piece_entries_free(pe, npe);
     char *t = cJSON_Print(root);
     tw_test_spit(path, t);
@@ -984,8 +1079,8 @@ static void yq(tw_buf *y, const char *s)
     tw_buf_putc(y, '"');
 }
 
-static void vcr_interaction(tw_buf *y, const char *url, const hdr *rq, size_t nrq,
-                            const char *body, const hdr *rs, size_t nrs, const char *text)
+static void vcr_interaction(tw_buf *y, const char *url, const hdr *rq, size_t nrq, const char *body,
+                            const hdr *rs, size_t nrs, const char *text)
 {
     tw_buf_puts(y, "- request:\n    body: ");
     yq(y, body);
@@ -1024,8 +1119,8 @@ static void write_vcr(const char *path)
     piece_entry pe[8];
     size_t npe = piece_entries(pe);
     for (size_t i = 0; i < npe; i++)
-        vcr_interaction(&y, pe[i].url, pe[i].rq, pe[i].nrq, pe[i].body, rs, response_headers(rs, pe[i].sse),
-                        pe[i].resp);
+        vcr_interaction(&y, pe[i].url, pe[i].rq, pe[i].nrq, pe[i].body, rs,
+                        response_headers(rs, pe[i].sse), pe[i].resp);
     piece_entries_free(pe, npe);
     tw_buf_puts(&y, "version: 1\n");
     tw_test_spit(path, y.data);
@@ -1047,26 +1142,33 @@ static void write_fixture(const char *path, bool secrets)
                  "\"x-api-token\": \"%s\", \"x-session-id\": \"%s\", \"cookie\": \"session=%s\", "
                  "\"x-internal-ref\": \"%s\"",
                  S[K_XCUSTOMTOKEN], S[K_XAPITOKEN], S[K_XSESSION], S[K_COOKIE], S[K_REDACTHEADER]);
-        snprintf(extra, sizeof extra,
-                 ", \"metadata\": {\"auth\": {\"token\": \"%s\"}}, \"user\": {\"password\": \"%s\"},"
-                 " \"client_secret\": \"%s\", \"internal_ref\": \"%s\"",
-                 S[K_BTOKEN], S[K_BPASSWORD], S[K_BCLIENTSECRET], S[K_REDACTFIELD]);
+        snprintf(
+            extra, sizeof extra,
+            ", \"metadata\": {\"auth\": {\"token\": \"%s\"}}, \"user\": {\"password\": \"%s\"},"
+            " \"client_secret\": \"%s\", \"internal_ref\": \"%s\"",
+            S[K_BTOKEN], S[K_BPASSWORD], S[K_BCLIENTSECRET], S[K_REDACTFIELD]);
         snprintf(query, sizeof query, "?key=%s", S[K_QKEY]);
     }
     int n = asprintf(
         &t,
         "{\"fixture_version\": 1, \"name\": \"echo\", \"description\": \"echo server\","
         " \"backend\": \"openai\", \"provenance\": {\"source\": \"hand-made\"}, \"exchanges\": ["
-        "{\"request\": {\"method\": \"POST\", \"path\": \"/v1/chat/completions%s\", \"headers\": {%s},"
-        " \"body\": {\"model\": \"gpt-test\", \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]%s}},"
-        " \"response\": {\"status\": 200, \"body\": {\"id\": \"x\", \"object\": \"chat.completion\","
-        " \"created\": 1, \"model\": \"gpt-test\", \"choices\": [{\"index\": 0, \"message\": {\"role\":"
+        "{\"request\": {\"method\": \"POST\", \"path\": \"/v1/chat/completions%s\", \"headers\": "
+        "{%s},"
+        " \"body\": {\"model\": \"gpt-test\", \"messages\": [{\"role\": \"user\", \"content\": "
+        "\"hi\"}]%s}},"
+        " \"response\": {\"status\": 200, \"body\": {\"id\": \"x\", \"object\": "
+        "\"chat.completion\","
+        " \"created\": 1, \"model\": \"gpt-test\", \"choices\": [{\"index\": 0, \"message\": "
+        "{\"role\":"
         " \"assistant\", \"content\": \"hello\"}, \"finish_reason\": \"stop\"}]}}},"
-        "{\"request\": {\"method\": \"POST\", \"path\": \"/v1/chat/completions\", \"headers\": {%s},"
+        "{\"request\": {\"method\": \"POST\", \"path\": \"/v1/chat/completions\", \"headers\": "
+        "{%s},"
         " \"body\": {\"model\": \"gpt-test\", \"stream\": true, \"messages\": [{\"role\": \"user\","
         " \"content\": \"hi\"}]%s}}, \"response\": {\"status\": 200, \"events\": [{\"data\":"
         " \"{\\\"id\\\":\\\"x\\\",\\\"object\\\":\\\"chat.completion.chunk\\\",\\\"created\\\":1,"
-        "\\\"model\\\":\\\"gpt-test\\\",\\\"choices\\\":[{\\\"index\\\":0,\\\"delta\\\":{\\\"content\\\":"
+        "\\\"model\\\":\\\"gpt-test\\\",\\\"choices\\\":[{\\\"index\\\":0,\\\"delta\\\":{"
+        "\\\"content\\\":"
         "\\\"hello\\\"},\\\"finish_reason\\\":\\\"stop\\\"}]}\"}, {\"data\": \"[DONE]\"}]}}]}\n",
         query, hdrs, extra, hdrs, extra);
     cr_assert(n > 0);
@@ -1109,8 +1211,9 @@ static void serve_and_call(const char *dir)
     h = curl_slist_append(h, "Content-Type: application/json");
     curl_easy_setopt(c, CURLOPT_URL, full);
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-    curl_easy_setopt(c, CURLOPT_POSTFIELDS,
-                     "{\"model\":\"gpt-test\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+    curl_easy_setopt(
+        c, CURLOPT_POSTFIELDS,
+        "{\"model\":\"gpt-test\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
     curl_easy_setopt(c, CURLOPT_TIMEOUT, 20L);
     cr_expect_eq(curl_easy_perform(c), CURLE_OK);
@@ -1137,13 +1240,22 @@ static void proxy_and_call(const char *dir, unsigned port)
     char up[100], url[300];
     snprintf(up, sizeof up, "http://127.0.0.1:%u", port);
     cr_assert_eq(setenv("TW_SECRETS_KEY_U", S[K_UPSTREAMERR], 1), 0);
-    char *args[] = {(char *)"--proxy", (char *)"anthropic:openai", (char *)"--upstream", up,
-                    (char *)"--key-env", (char *)"TW_SECRETS_KEY_U", (char *)"--for", (char *)"60", NULL};
+    char *args[] = {(char *)"--proxy",
+                    (char *)"anthropic:openai",
+                    (char *)"--upstream",
+                    up,
+                    (char *)"--key-env",
+                    (char *)"TW_SECRETS_KEY_U",
+                    (char *)"--for",
+                    (char *)"60",
+                    NULL};
     pid_t pid = serve_start(dir, "proxy", url, sizeof url, args);
     static const char *const bodies[] = {
         "{\"model\":\"m\",\"max_tokens\":64,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
-        "{\"model\":\"m\",\"max_tokens\":64,\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
-        "{\"model\":\"m\",\"max_tokens\":64,\"messages\":[{\"role\":\"user\",\"content\":\"fail401\"}]}",
+        "{\"model\":\"m\",\"max_tokens\":64,\"stream\":true,\"messages\":[{\"role\":\"user\","
+        "\"content\":\"hi\"}]}",
+        "{\"model\":\"m\",\"max_tokens\":64,\"messages\":[{\"role\":\"user\",\"content\":"
+        "\"fail401\"}]}",
     };
     for (size_t i = 0; i < 3; i++) {
         CURL *c = curl_easy_init();
@@ -1161,15 +1273,16 @@ static void proxy_and_call(const char *dir, unsigned port)
         cr_expect_eq(curl_easy_perform(c), CURLE_OK);
         long status = 0;
         curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-        cr_expect(i == 2 ? status >= 400 : status == 200, "proxy answer %zu: HTTP %ld: %.*s", i, status,
-                  (int)got.len, got.data ? got.data : "");
+        cr_expect(i == 2 ? status >= 400 : status == 200, "proxy answer %zu: HTTP %ld: %.*s", i,
+                  status, (int)got.len, got.data ? got.data : "");
         snprintf(o, sizeof o, "%s/streams/proxy-%zu.out", dir, i);
         FILE *f = fopen(o, "wb");
         cr_assert_not_null(f);
         fwrite(got.data ? got.data : "", 1, got.len, f);
         fclose(f);
         cr_expect(got.len > 0 && tw_memmem(got.data, got.len, "[REDACTED]", 10),
-                  "proxy answer %zu carries the echo, scrubbed: %.*s", i, (int)got.len, got.data ? got.data : "");
+                  "proxy answer %zu carries the echo, scrubbed: %.*s", i, (int)got.len,
+                  got.data ? got.data : "");
         tw_buf_free(&got);
         curl_slist_free_all(h);
         curl_easy_cleanup(c);
@@ -1184,34 +1297,36 @@ static void proxy_and_call(const char *dir, unsigned port)
  * so that the last 1,000 bytes of its log start inside the key. */
 static void write_driver(const char *path)
 {
-    tw_test_spit(path,
-         "import json, os, sys, urllib.request, urllib.error\n"
-         "key = os.environ['TW_DRIVER_KEY']\n"
-         "if sys.argv[1] == '--describe':\n"
-         "    print(json.dumps({'protocol': 1, 'client': 'keylog', 'version': '1.0',\n"
-         "                      'endpoint': 'openai', 'modes': ['create']}))\n"
-         "    sys.exit(0)\n"
-         "inp = json.load(sys.stdin)\n"
-         "body = dict(inp['request'])\n"
-         "body['stream'] = False\n"
-         "hdrs = dict(inp.get('headers') or {})\n"
-         "hdrs['Authorization'] = 'Bearer ' + key\n"
-         "hdrs['Content-Type'] = 'application/json'\n"
-         "req = urllib.request.Request(inp['base_url'] + '/v1/chat/completions',\n"
-         "                             data=json.dumps(body).encode(), headers=hdrs)\n"
-         "out = {'content': None, 'reasoning': None, 'tool_calls': [], 'finish_reason': None,\n"
-         "       'error': None, 'requests': 1}\n"
-         "try:\n"
-         "    r = json.load(urllib.request.urlopen(req, timeout=inp['timeout_ms'] / 1000))\n"
-         "    m = r['choices'][0]['message']\n"
-         "    out['content'] = m.get('content')\n"
-         "    out['tool_calls'] = [{'id': t['id'], 'name': t['function']['name'],\n"
-         "                          'arguments': t['function']['arguments']} for t in m.get('tool_calls') or []]\n"
-         "    out['finish_reason'] = r['choices'][0].get('finish_reason')\n"
-         "except urllib.error.HTTPError as e:\n"
-         "    out['error'] = {'type': 'HTTPError', 'message': str(e), 'status': e.code}\n"
-         "sys.stderr.write('sending with key ' + key + '\\n' + '.' * 990 + '\\n')\n"
-         "print(json.dumps(out))\n");
+    tw_test_spit(
+        path,
+        "import json, os, sys, urllib.request, urllib.error\n"
+        "key = os.environ['TW_DRIVER_KEY']\n"
+        "if sys.argv[1] == '--describe':\n"
+        "    print(json.dumps({'protocol': 1, 'client': 'keylog', 'version': '1.0',\n"
+        "                      'endpoint': 'openai', 'modes': ['create']}))\n"
+        "    sys.exit(0)\n"
+        "inp = json.load(sys.stdin)\n"
+        "body = dict(inp['request'])\n"
+        "body['stream'] = False\n"
+        "hdrs = dict(inp.get('headers') or {})\n"
+        "hdrs['Authorization'] = 'Bearer ' + key\n"
+        "hdrs['Content-Type'] = 'application/json'\n"
+        "req = urllib.request.Request(inp['base_url'] + '/v1/chat/completions',\n"
+        "                             data=json.dumps(body).encode(), headers=hdrs)\n"
+        "out = {'content': None, 'reasoning': None, 'tool_calls': [], 'finish_reason': None,\n"
+        "       'error': None, 'requests': 1}\n"
+        "try:\n"
+        "    r = json.load(urllib.request.urlopen(req, timeout=inp['timeout_ms'] / 1000))\n"
+        "    m = r['choices'][0]['message']\n"
+        "    out['content'] = m.get('content')\n"
+        "    out['tool_calls'] = [{'id': t['id'], 'name': t['function']['name'],\n"
+        "                          'arguments': t['function']['arguments']} for t in "
+        "m.get('tool_calls') or []]\n"
+        "    out['finish_reason'] = r['choices'][0].get('finish_reason')\n"
+        "except urllib.error.HTTPError as e:\n"
+        "    out['error'] = {'type': 'HTTPError', 'message': str(e), 'status': e.code}\n"
+        "sys.stderr.write('sending with key ' + key + '\\n' + '.' * 990 + '\\n')\n"
+        "print(json.dumps(out))\n");
 }
 
 /* ---- what every output is searched for ---- */
@@ -1310,8 +1425,8 @@ static void check_joined_pieces(const char *file, const char *b, size_t n)
         for (size_t k = 0; k < nj; k++) {
             size_t at = 0;
             int s = window_at(j[k].text.data ? j[k].text.data : "", j[k].text.len, &at);
-            cr_expect(s < 0, "%s: exchange %zu, %s joined holds 8 bytes of the %s secret: %.60s", file, x,
-                      j[k].path, s >= 0 ? kind_name[s] : "", j[k].text.data + at);
+            cr_expect(s < 0, "%s: exchange %zu, %s joined holds 8 bytes of the %s secret: %.60s",
+                      file, x, j[k].path, s >= 0 ? kind_name[s] : "", j[k].text.data + at);
             tw_buf_free(&j[k].text);
         }
     }
@@ -1352,22 +1467,25 @@ static void check_tree(const char *dir)
             cJSON_Delete(jv);
             snprintf(pre, sizeof pre, "%.8s", S[k]);
             u_escaped(pre, pu, sizeof pu);
-            cr_expect_eq(count(b, n, en), 0, "%s holds the %s secret, entity-escaped", p, kind_name[k]);
+            cr_expect_eq(count(b, n, en), 0, "%s holds the %s secret, entity-escaped", p,
+                         kind_name[k]);
             cr_expect_eq(count(b, n, ex), 0, "%s holds the %s secret, as numeric references", p,
                          kind_name[k]);
-            cr_expect_eq(count(b, n, js), 0, "%s holds the %s secret, JSON-escaped", p, kind_name[k]);
+            cr_expect_eq(count(b, n, js), 0, "%s holds the %s secret, JSON-escaped", p,
+                         kind_name[k]);
             cr_expect_eq(count(b, n, pre), 0, "%s holds 8 bytes of the %s secret", p, kind_name[k]);
             cr_expect_eq(count(b, n, pu), 0, "%s holds 8 bytes of the %s secret, \\u-escaped", p,
                          kind_name[k]);
             cr_expect_eq(count(b, n, S[k]), 0, "%s holds the %s secret", p, kind_name[k]);
-            cr_expect_eq(count(b, n, sl), 0, "%s holds the %s secret, \\/-escaped", p, kind_name[k]);
+            cr_expect_eq(count(b, n, sl), 0, "%s holds the %s secret, \\/-escaped", p,
+                         kind_name[k]);
             cr_expect_eq(count(b, n, pc), 0, "%s holds the %s secret, percent-encoded", p,
                          kind_name[k]);
         }
         size_t at = 0;
         int w = window_at(b, n, &at);
-        cr_expect(w < 0, "%s holds 8 bytes of the %s secret at byte %zu: %.40s", p, w >= 0 ? kind_name[w] : "", at,
-                  b + at);
+        cr_expect(w < 0, "%s holds 8 bytes of the %s secret at byte %zu: %.40s", p,
+                  w >= 0 ? kind_name[w] : "", at, b + at);
         if (n && b[0] == '{' && tw_memmem(b, n, "\"exchanges\"", 11))
             check_joined_pieces(p, b, n);
         /* the sanitizer build: a child's report lands in its stderr file */
@@ -1393,7 +1511,9 @@ Test(secrets, no_output_of_any_command_holds_a_secret)
     cr_assert(bin, "TOOLWIRE_BIN is set by ctest");
     make_secrets();
     char *dir = tw_test_tmpdir("tw_secrets");
-    cr_assert_eq(tw_test_sh("mkdir -p '%s/in/rec' '%s/in/run' '%s/out' '%s/streams'", dir, dir, dir, dir), 0);
+    cr_assert_eq(
+        tw_test_sh("mkdir -p '%s/in/rec' '%s/in/run' '%s/out' '%s/streams'", dir, dir, dir, dir),
+        0);
     char p[600];
     snprintf(p, sizeof p, "%s/in/planted.har", dir);
     write_har(p);
@@ -1419,34 +1539,37 @@ Test(secrets, no_output_of_any_command_holds_a_secret)
     for (int i = 0; i < 2; i++) {
         const char *k = i ? "vcr" : "har";
         cr_expect_eq(tw_test_sh("cd '%s' && '%s' import --from %s --redact-header X-Internal-Ref "
-                        "--redact-field internal_ref --out out/import-%s in/planted.%s "
-                        "> streams/import-%s.out 2> streams/import-%s.err",
-                        dir, bin, k, k, i ? "yaml" : "har", k, k),
+                                "--redact-field internal_ref --out out/import-%s in/planted.%s "
+                                "> streams/import-%s.out 2> streams/import-%s.err",
+                                dir, bin, k, k, i ? "yaml" : "har", k, k),
                      0, "import --from %s failed", k);
         snprintf(p, sizeof p, "%s/out/import-%s/planted.json", dir, k);
         cr_expect(file_has(p, "[REDACTED]"));
-        cr_expect(file_has(p, "\\\"city\\\":\\\"Paris\\\""), "%s: the arguments lost more than the key", p);
+        cr_expect(file_has(p, "\\\"city\\\":\\\"Paris\\\""),
+                  "%s: the arguments lost more than the key", p);
         cr_expect(file_has(p, "you sent [REDACTED] key [REDACTED] pk [REDACTED] pw [REDACTED] "
                               "u=[REDACTED] pct=[REDACTED] ref [REDACTED] hdr [REDACTED]"),
                   "%s", p);
     }
     /* record against the echo server, with a key */
-    cr_expect_eq(tw_test_sh("cd '%s' && TW_SECRETS_KEY='%s' '%s' record --backend http://127.0.0.1:%u "
-                    "--key-env TW_SECRETS_KEY --redact-header X-Internal-Ref --redact-field "
-                    "internal_ref --out out/record in/rec/echo.json "
-                    "> streams/record.out 2> streams/record.err",
-                    dir, S[K_KEYENV], bin, port),
-                 0);
+    cr_expect_eq(
+        tw_test_sh("cd '%s' && TW_SECRETS_KEY='%s' '%s' record --backend http://127.0.0.1:%u "
+                   "--key-env TW_SECRETS_KEY --redact-header X-Internal-Ref --redact-field "
+                   "internal_ref --out out/record in/rec/echo.json "
+                   "> streams/record.out 2> streams/record.err",
+                   dir, S[K_KEYENV], bin, port),
+        0);
     snprintf(p, sizeof p, "%s/out/record/echo.json", dir);
     cr_expect(file_has(p, "you sent: "), "the echo was recorded");
     cr_expect(file_has(p, "Bearer [REDACTED]"));
     cr_expect(file_has(p, "{\\\\\\\"password\\\\\\\": \\\\\\\"[REDACTED]"),
               "the split password was recorded redacted");
     /* run against the echo server, reached by URL, with --key-env */
-    int rc = tw_test_sh("cd '%s' && TW_SECRETS_KEY='%s' '%s' run --backend echo=http://127.0.0.1:%u "
-                "--key-env TW_SECRETS_KEY --retries 0 --out out/run in/run "
-                "> streams/run.out 2> streams/run.err",
-                dir, S[K_KEYENV], bin, port);
+    int rc =
+        tw_test_sh("cd '%s' && TW_SECRETS_KEY='%s' '%s' run --backend echo=http://127.0.0.1:%u "
+                   "--key-env TW_SECRETS_KEY --retries 0 --out out/run in/run "
+                   "> streams/run.out 2> streams/run.err",
+                   dir, S[K_KEYENV], bin, port);
     cr_expect(rc == 0 || rc == 1, "run exited %d", rc);
     snprintf(p, sizeof p, "%s/out/run/echo.json", dir);
     cr_expect(file_has(p, "Bearer [REDACTED] s=Bearer [REDACTED]"), "the echo reached the report");
@@ -1455,40 +1578,49 @@ Test(secrets, no_output_of_any_command_holds_a_secret)
     /* keys the reports would cut in an excerpt, or escape as markup */
     cr_assert_eq(setenv("TW_SECRETS_KEY_M", S[K_MARKUP], 1), 0);
     cr_assert_eq(setenv("TW_SECRETS_KEY_C", S[K_CUT], 1), 0);
-    rc = tw_test_sh("cd '%s' && '%s' run --backend echo=http://127.0.0.1:%u --key-env TW_SECRETS_KEY_M "
-            "--retries 0 --out out/run-markup in/run > streams/run-markup.out 2> streams/run-markup.err",
-            dir, bin, port);
+    rc = tw_test_sh(
+        "cd '%s' && '%s' run --backend echo=http://127.0.0.1:%u --key-env TW_SECRETS_KEY_M "
+        "--retries 0 --out out/run-markup in/run > streams/run-markup.out 2> "
+        "streams/run-markup.err",
+        dir, bin, port);
     cr_expect(rc == 0 || rc == 1, "run exited %d", rc);
     snprintf(p, sizeof p, "%s/out/run-markup/echo.junit.xml", dir);
     cr_expect(file_has(p, "Bearer [REDACTED]"), "the echo reached the JUnit report");
-    rc = tw_test_sh("cd '%s' && '%s' run --backend echo=http://127.0.0.1:%u --key-env TW_SECRETS_KEY_C "
-            "--retries 0 --out '%s/out/run-cut' fixtures/openai/nonstream_text_only.json "
-            "> '%s/streams/run-cut.out' 2> '%s/streams/run-cut.err'",
-            getenv("TOOLWIRE_SOURCE_DIR"), bin, port, dir, dir, dir);
+    rc = tw_test_sh(
+        "cd '%s' && '%s' run --backend echo=http://127.0.0.1:%u --key-env TW_SECRETS_KEY_C "
+        "--retries 0 --out '%s/out/run-cut' fixtures/openai/nonstream_text_only.json "
+        "> '%s/streams/run-cut.out' 2> '%s/streams/run-cut.err'",
+        getenv("TOOLWIRE_SOURCE_DIR"), bin, port, dir, dir, dir);
     cr_expect(rc == 0 || rc == 1, "run exited %d", rc);
     snprintf(p, sizeof p, "%s/streams/run-cut.out", dir);
     cr_expect(file_has(p, "PPPP[REDACTED]"), "the padded echo reached standard output");
     /* run against a backend URL that carries credentials (userinfo, ?key=) */
-    rc = tw_test_sh("cd '%s' && '%s' run --backend 'echo2=http://tw:%s@127.0.0.1:%u/base?key=%s&api-version=1' "
-            "--retries 0 --out out/run-url in/run > streams/run-url.out 2> streams/run-url.err",
-            dir, bin, S[K_URLPASS], port, S[K_URLKEY]);
+    rc = tw_test_sh(
+        "cd '%s' && '%s' run --backend 'echo2=http://tw:%s@127.0.0.1:%u/base?key=%s&api-version=1' "
+        "--retries 0 --out out/run-url in/run > streams/run-url.out 2> streams/run-url.err",
+        dir, bin, S[K_URLPASS], port, S[K_URLKEY]);
     cr_expect(rc == 0 || rc == 1, "run with a credential URL exited %d", rc);
     snprintf(p, sizeof p, "%s/out/run-url/echo2.json", dir);
     cr_expect(file_has(p, "[REDACTED]"), "the URL's credentials reached the echo, scrubbed");
     /* run with a key the backend echoes in 4-byte pieces of a stream */
     cr_assert_eq(setenv("TW_SECRETS_KEY_P", S[K_PIECES], 1), 0);
-    rc = tw_test_sh("cd '%s' && '%s' run --backend echo=http://127.0.0.1:%u --key-env TW_SECRETS_KEY_P --retries 0 "
-            "--out out/run-pieces in/run > streams/run-pieces.out 2> streams/run-pieces.err",
-            dir, bin, port);
+    rc =
+        tw_test_sh("cd '%s' && '%s' run --backend echo=http://127.0.0.1:%u --key-env "
+                   "TW_SECRETS_KEY_P --retries 0 "
+                   "--out out/run-pieces in/run > streams/run-pieces.out 2> streams/run-pieces.err",
+                   dir, bin, port);
     cr_expect(rc == 0 || rc == 1, "run exited %d", rc);
     /* compare and gate over those reports */
-    rc = tw_test_sh("cd '%s' && '%s' compare --html out/compare.html out/run/echo.json out/run-url/echo2.json "
-            "out/run-pieces/echo.json out/run-markup/echo.json > streams/compare.out 2> streams/compare.err",
-            dir, bin);
+    rc = tw_test_sh(
+        "cd '%s' && '%s' compare --html out/compare.html out/run/echo.json out/run-url/echo2.json "
+        "out/run-pieces/echo.json out/run-markup/echo.json > streams/compare.out 2> "
+        "streams/compare.err",
+        dir, bin);
     cr_expect_eq(rc, 0, "compare exited %d", rc);
-    rc = tw_test_sh("cd '%s' && '%s' gate --baseline out/run/echo.json --summary streams/gate.md out/run-pieces/echo.json "
-            "> streams/gate.out 2> streams/gate.err",
-            dir, bin);
+    rc = tw_test_sh("cd '%s' && '%s' gate --baseline out/run/echo.json --summary streams/gate.md "
+                    "out/run-pieces/echo.json "
+                    "> streams/gate.out 2> streams/gate.err",
+                    dir, bin);
     cr_expect(rc == 0 || rc == 1, "gate exited %d", rc);
     /* the reference proxy, its upstream key echoed and repeated in an error */
     proxy_and_call(dir, port);
@@ -1496,9 +1628,11 @@ Test(secrets, no_output_of_any_command_holds_a_secret)
     snprintf(p, sizeof p, "%s/in/driver.py", dir);
     write_driver(p);
     cr_assert_eq(setenv("TW_DRIVER_KEY", S[K_DRIVERLOG], 1), 0);
-    rc = tw_test_sh("cd '%s' && '%s' clients --client 'keylog=python3 %s/in/driver.py' --out '%s/out/clients' "
-            "fixtures/clients/openai_parallel_calls.json > '%s/streams/clients.out' 2> '%s/streams/clients.err'",
-            getenv("TOOLWIRE_SOURCE_DIR"), bin, dir, dir, dir, dir);
+    rc = tw_test_sh(
+        "cd '%s' && '%s' clients --client 'keylog=python3 %s/in/driver.py' --out '%s/out/clients' "
+        "fixtures/clients/openai_parallel_calls.json > '%s/streams/clients.out' 2> "
+        "'%s/streams/clients.err'",
+        getenv("TOOLWIRE_SOURCE_DIR"), bin, dir, dir, dir, dir);
     cr_expect(rc == 0 || rc == 1, "clients exited %d", rc);
     snprintf(p, sizeof p, "%s/out/clients/keylog.json", dir);
     cr_expect(file_has(p, "driver log (end)") && file_has(p, "................"),
@@ -1509,8 +1643,8 @@ Test(secrets, no_output_of_any_command_holds_a_secret)
     cr_expect(file_has(p, "request(s) served"));
     /* main */
     cr_expect_eq(tw_test_sh("cd '%s' && TW_SECRETS_KEY='%s' '%s' main --quiet --out '%s/out/main' "
-                    "> '%s/streams/main.out' 2> '%s/streams/main.err'",
-                    getenv("TOOLWIRE_SOURCE_DIR"), S[K_KEYENV], bin, dir, dir, dir),
+                            "> '%s/streams/main.out' 2> '%s/streams/main.err'",
+                            getenv("TOOLWIRE_SOURCE_DIR"), S[K_KEYENV], bin, dir, dir, dir),
                  0);
     MHD_stop_daemon(d);
 

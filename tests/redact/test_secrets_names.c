@@ -29,11 +29,25 @@
 /* ---------------------------------------------------------------- the names */
 
 /* Each credential name bare and as camelCase, with a value of its own. */
-static const char *const names[] = {
-    "secret_key",    "secretKey",    "access_key",   "accessKey", "private_key", "privateKey",
-    "client_secret", "clientSecret", "refresh_token", "refreshToken", "password", "Password",
-    "passwd",        "Passwd",       "pwd",          "Pwd",       "db_pwd",      "dbPwd",
-    NULL};
+static const char *const names[] = {"secret_key",
+                                    "secretKey",
+                                    "access_key",
+                                    "accessKey",
+                                    "private_key",
+                                    "privateKey",
+                                    "client_secret",
+                                    "clientSecret",
+                                    "refresh_token",
+                                    "refreshToken",
+                                    "password",
+                                    "Password",
+                                    "passwd",
+                                    "Passwd",
+                                    "pwd",
+                                    "Pwd",
+                                    "db_pwd",
+                                    "dbPwd",
+                                    NULL};
 
 static void value_of(size_t i, char *out, size_t n)
 {
@@ -47,8 +61,15 @@ Test(secrets_names, one_table_names_bare_and_camel)
         cr_expect(tw_redact_param_secret(NULL, names[i]), "parameter %s", names[i]);
         cr_expect(tw_redact_name(NULL, names[i], strlen(names[i]), TW_NAME_FIELD | TW_NAME_PARAM));
     }
-    static const char *const plain[] = {"completion_tokens", "max_tokens", "keywords", "password_hint",
-                                        "passage", "monkey", "access", "secretary_name", NULL};
+    static const char *const plain[] = {"completion_tokens",
+                                        "max_tokens",
+                                        "keywords",
+                                        "password_hint",
+                                        "passage",
+                                        "monkey",
+                                        "access",
+                                        "secretary_name",
+                                        NULL};
     for (size_t i = 0; plain[i]; i++)
         cr_expect(!tw_redact_field_secret(NULL, plain[i]), "%s is not a credential", plain[i]);
     /* headers from the same table: a camel-cased part is still a part */
@@ -89,7 +110,8 @@ static cJSON *har_pairs(const char *name, const char *value)
 
 /* A HAR of one exchange: a request body and response text given, and a
  * cookie in request.cookies[] and response.cookies[] (no Cookie header). */
-static char *har_of(const char *rq_body, const char *rs_text, const char *rq_cookie, const char *rs_cookie)
+static char *har_of(const char *rq_body, const char *rs_text, const char *rq_cookie,
+                    const char *rs_cookie)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON *log = cJSON_AddObjectToObject(root, "log");
@@ -130,8 +152,8 @@ static char *import_har(const char *har, tw_redactor *red)
     tw_buf out = {0};
     size_t nx = 0;
     tw_error why = {.offset = -1};
-    cr_assert_eq(tw_import_mem_to_buf(har, strlen(har), "names.har", &o, red, &out, &nx, &why), TW_OK, "%s",
-                 why.message);
+    cr_assert_eq(tw_import_mem_to_buf(har, strlen(har), "names.har", &o, red, &out, &nx, &why),
+                 TW_OK, "%s", why.message);
     return tw_buf_take(&out, NULL);
 }
 
@@ -148,13 +170,16 @@ Test(secrets_names, har_body_and_tool_call_arguments_redact_each_name)
     char *body = malloc(bn), *resp = malloc(bn);
     snprintf(body, bn,
              "{\"model\":\"m\",\"creds\":%s,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},"
-             "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c0\",\"type\":\"function\","
+             "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c0\",\"type\":"
+             "\"function\","
              "\"function\":{\"name\":\"login\",\"arguments\":%s}}]},"
              "{\"role\":\"tool\",\"tool_call_id\":\"c0\",\"content\":\"ok\"}]}",
              obj, args_json);
     snprintf(resp, bn,
-             "{\"id\":\"x\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,"
-             "\"message\":{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\",\"type\":"
+             "{\"id\":\"x\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\","
+             "\"choices\":[{\"index\":0,"
+             "\"message\":{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\","
+             "\"type\":"
              "\"function\",\"function\":{\"name\":\"login\",\"arguments\":%s}}]},\"finish_reason\":"
              "\"tool_calls\"}]}",
              args_json);
@@ -190,12 +215,17 @@ Test(secrets_names, serve_log_bodies_redacts_each_name)
     snprintf(fx, sizeof fx, "%s/fx.json", dir);
     snprintf(o, sizeof o, "%s/serve.out", dir);
     snprintf(e, sizeof e, "%s/serve.err", dir);
-    tw_test_spit(fx, "{\"fixture_version\":1,\"name\":\"names\",\"description\":\"d\",\"backend\":\"openai\","
-             "\"provenance\":{\"source\":\"hand-made\"},\"exchanges\":[{\"request\":{\"method\":\"POST\","
-             "\"path\":\"/v1/chat/completions\",\"body\":{\"model\":\"m\",\"messages\":[{\"role\":\"user\","
-             "\"content\":\"hi\"}]}},\"response\":{\"status\":200,\"body\":{\"id\":\"c\",\"object\":"
-             "\"chat.completion\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"message\":{\"role\":"
-             "\"assistant\",\"content\":\"hello\"},\"finish_reason\":\"stop\"}]}}}]}");
+    tw_test_spit(
+        fx,
+        "{\"fixture_version\":1,\"name\":\"names\",\"description\":\"d\",\"backend\":\"openai\","
+        "\"provenance\":{\"source\":\"hand-made\"},\"exchanges\":[{\"request\":{\"method\":"
+        "\"POST\","
+        "\"path\":\"/v1/chat/"
+        "completions\",\"body\":{\"model\":\"m\",\"messages\":[{\"role\":\"user\","
+        "\"content\":\"hi\"}]}},\"response\":{\"status\":200,\"body\":{\"id\":\"c\",\"object\":"
+        "\"chat.completion\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"message\":{"
+        "\"role\":"
+        "\"assistant\",\"content\":\"hello\"},\"finish_reason\":\"stop\"}]}}}]}");
     char url[300];
     char *serve_args[] = {(char *)"--log-bodies", (char *)"--for", (char *)"60", fx, NULL};
     pid_t pid = tw_test_serve_start(o, e, url, sizeof url, serve_args);
@@ -206,11 +236,12 @@ Test(secrets_names, serve_log_bodies_redacts_each_name)
     cJSON_Delete(args);
     size_t bn = strlen(obj) + strlen(args_json) + 512;
     char *body = malloc(bn);
-    snprintf(body, bn,
-             "{\"model\":\"m\",\"creds\":%s,\"messages\":[{\"role\":\"assistant\",\"content\":null,"
-             "\"tool_calls\":[{\"id\":\"c0\",\"type\":\"function\",\"function\":{\"name\":\"login\","
-             "\"arguments\":%s}}]}]}",
-             obj, args_json);
+    snprintf(
+        body, bn,
+        "{\"model\":\"m\",\"creds\":%s,\"messages\":[{\"role\":\"assistant\",\"content\":null,"
+        "\"tool_calls\":[{\"id\":\"c0\",\"type\":\"function\",\"function\":{\"name\":\"login\","
+        "\"arguments\":%s}}]}]}",
+        obj, args_json);
     CURL *c = curl_easy_init();
     char full[600];
     snprintf(full, sizeof full, "%s/v1/chat/completions", url);
@@ -228,12 +259,15 @@ Test(secrets_names, serve_log_bodies_redacts_each_name)
     waitpid(pid, &st, 0);
     size_t ln = 0, on = 0;
     char *log = tw_test_slurp(e, &ln), *out = tw_test_slurp(o, &on);
-    cr_assert(strstr(log, " body: ") || strstr(out, " body: "), "the body was logged:\n%s\n%s", log, out);
+    cr_assert(strstr(log, " body: ") || strstr(out, " body: "), "the body was logged:\n%s\n%s", log,
+              out);
     for (size_t i = 0; names[i]; i++) {
         char v[64];
         value_of(i, v, sizeof v);
-        cr_expect_null(tw_memmem(log, ln, v, strlen(v)), "the value of %s is logged:\n%s", names[i], log);
-        cr_expect_null(tw_memmem(out, on, v, strlen(v)), "the value of %s is printed:\n%s", names[i], out);
+        cr_expect_null(tw_memmem(log, ln, v, strlen(v)), "the value of %s is logged:\n%s", names[i],
+                       log);
+        cr_expect_null(tw_memmem(out, on, v, strlen(v)), "the value of %s is printed:\n%s",
+                       names[i], out);
     }
     free(log), free(out), free(body), free(obj);
     cJSON_free(args_json);
@@ -290,12 +324,14 @@ Test(secrets_names, tail_helper_never_keeps_part_of_a_key)
             size_t max = (size_t)n - (strlen("log: ") + strlen(shapes[k][0]) + j);
             char *t = tw_secret_tail(s, (size_t)n, max);
             cr_assert_not_null(t);
-            cr_expect_null(tw_test_window_of(t, strlen(t), shapes[k][1]), "%s cut at %zu: %s", shapes[k][1], j, t);
+            cr_expect_null(tw_test_window_of(t, strlen(t), shapes[k][1]), "%s cut at %zu: %s",
+                           shapes[k][1], j, t);
             free(t);
             /* and cut by the end of a head excerpt */
             char *c = tw_secret_clip(s, strlen("log: ") + strlen(shapes[k][0]) + j);
             cr_assert_not_null(c);
-            cr_expect_null(tw_test_window_of(c, strlen(c), shapes[k][1]), "%s clipped at %zu: %s", shapes[k][1], j, c);
+            cr_expect_null(tw_test_window_of(c, strlen(c), shapes[k][1]), "%s clipped at %zu: %s",
+                           shapes[k][1], j, c);
             free(c);
         }
     }
@@ -312,7 +348,8 @@ Test(secrets_names, clip_helper_never_keeps_part_of_a_key)
         for (size_t j = 1; j < 37; j++) {
             char *c = tw_secret_clip(s, at + j);
             cr_assert_not_null(c);
-            cr_expect_null(tw_test_window_of(c, strlen(c), KEY37), "known %d, cut %zu into the key: %s", known, j, c);
+            cr_expect_null(tw_test_window_of(c, strlen(c), KEY37),
+                           "known %d, cut %zu into the key: %s", known, j, c);
             free(c);
         }
     }
@@ -346,10 +383,12 @@ Test(secrets_names, clip_into_a_buffer_never_keeps_part_of_a_key)
              * is no business of this helper's */
             bool cut_before_its_end = n - 4 < (size_t)(strstr(s, KEY37) - s) + 37;
             if (known || cut_before_its_end)
-                cr_expect_null(tw_test_window_of(dst, strlen(dst), KEY37), "known %d, a buffer of %zu: %s", known, n, dst);
+                cr_expect_null(tw_test_window_of(dst, strlen(dst), KEY37),
+                               "known %d, a buffer of %zu: %s", known, n, dst);
             /* a known key: not 4 bytes of it either */
             for (size_t w = 0; known && w + 4 <= 37; w++)
-                cr_expect_null(memmem(dst, strlen(dst), KEY37 + w, 4), "a buffer of %zu: %s", n, dst);
+                cr_expect_null(memmem(dst, strlen(dst), KEY37 + w, 4), "a buffer of %zu: %s", n,
+                               dst);
         }
     }
 }
@@ -394,12 +433,14 @@ Test(secrets_names, clients_log_tail_keeps_no_part_of_the_key, .timeout = 240)
     bool saw_tail = false;
     for (size_t j = 1; j < kl; j++) {
         size_t pad = TW_CLIENTS_LOG_TAIL - (kl - j) - 1;
-        int rc = tw_test_sh("rm -rf '%s' && TW_KEY_LOGGER_KEY='%s' TW_KEY_LOGGER_PAD=%zu '%s' clients --quiet "
-                    "--client key-logger='sh %s' --out '%s' '%s' >'%s/stdout' 2>'%s/stderr'",
-                    out, KEY37, pad, bin, tw_test_src("tests/clients/key_logger.sh"), out,
-                    tw_test_src("fixtures/clients/openai_single_call.json"), dir, dir);
+        int rc = tw_test_sh(
+            "rm -rf '%s' && TW_KEY_LOGGER_KEY='%s' TW_KEY_LOGGER_PAD=%zu '%s' clients --quiet "
+            "--client key-logger='sh %s' --out '%s' '%s' >'%s/stdout' 2>'%s/stderr'",
+            out, KEY37, pad, bin, tw_test_src("tests/clients/key_logger.sh"), out,
+            tw_test_src("fixtures/clients/openai_single_call.json"), dir, dir);
         cr_assert(rc == 0 || rc == 1, "run %zu: exit %d", j, rc);
-        cr_assert_gt(check_reports(out, j), 3, "the JSON, HTML, Markdown and JUnit reports were written");
+        cr_assert_gt(check_reports(out, j), 3,
+                     "the JSON, HTML, Markdown and JUnit reports were written");
         check_reports(dir, j); /* the command's standard output and error */
         char p[700];
         size_t n = 0;
@@ -485,11 +526,15 @@ Test(secrets_names, har_cookies_join_the_secret_set)
     const char *ck_rq = "ck-request-Vx81Tq3Lm0", *ck_rs = "ck-response-Ha27Bw5Np9";
     char body[512], resp[512];
     /* both values echoed in the bodies, no Cookie or Set-Cookie header */
-    snprintf(body, sizeof body,
-             "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"my session is %s\"}]}", ck_rs);
+    snprintf(
+        body, sizeof body,
+        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"my session is %s\"}]}",
+        ck_rs);
     snprintf(resp, sizeof resp,
-             "{\"id\":\"x\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,"
-             "\"message\":{\"role\":\"assistant\",\"content\":\"you sent %s\"},\"finish_reason\":\"stop\"}]}",
+             "{\"id\":\"x\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\","
+             "\"choices\":[{\"index\":0,"
+             "\"message\":{\"role\":\"assistant\",\"content\":\"you sent "
+             "%s\"},\"finish_reason\":\"stop\"}]}",
              ck_rq);
     char *har = har_of(body, resp, ck_rq, ck_rs);
     tw_secret_reset();
@@ -504,16 +549,18 @@ Test(secrets_names, har_cookies_join_the_secret_set)
     for (const char *const *v = (const char *const[]){ck_rq, ck_rs, NULL}; *v; v++) {
         tw_buf b = {0};
         cr_assert_eq(tw_secret_scrub(*v, strlen(*v), &b, NULL), TW_OK);
-        cr_expect_null(tw_memmem(b.data ? b.data : "", b.len, *v, strlen(*v)), "%s not in the set", *v);
+        cr_expect_null(tw_memmem(b.data ? b.data : "", b.len, *v, strlen(*v)), "%s not in the set",
+                       *v);
         tw_buf_free(&b);
     }
     tw_redactor_free(&red);
     free(out);
     free(har);
     /* a cookies[] that is not an array of {name, value} is refused with its place */
-    const char *bad = "{\"log\":{\"version\":\"1.2\",\"entries\":[{\"request\":{\"method\":\"POST\",\"url\":"
-                      "\"https://a.test/v1/chat/completions\",\"cookies\":[{\"name\":\"a\"}]},\"response\":"
-                      "{\"status\":200}}]}}";
+    const char *bad =
+        "{\"log\":{\"version\":\"1.2\",\"entries\":[{\"request\":{\"method\":\"POST\",\"url\":"
+        "\"https://a.test/v1/chat/completions\",\"cookies\":[{\"name\":\"a\"}]},\"response\":"
+        "{\"status\":200}}]}}";
     tw_import_opts o;
     memset(&o, 0, sizeof o);
     o.kind = TW_IMPORT_HAR;

@@ -49,42 +49,59 @@ typedef struct shape {
 } shape;
 
 static const shape shapes[] = {
-    {"openai content", "{\"choices\":[{\"index\":0,\"delta\":{\"content\":%s}}]}", "choices/0/delta/content", false},
-    {"openai reasoning_content", "{\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":%s}}]}",
+    {"openai content", "{\"choices\":[{\"index\":0,\"delta\":{\"content\":%s}}]}",
+     "choices/0/delta/content", false},
+    {"openai reasoning_content",
+     "{\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":%s}}]}",
      "choices/0/delta/reasoning_content", false},
-    {"openai reasoning", "{\"choices\":[{\"index\":0,\"delta\":{\"reasoning\":%s}}]}", "choices/0/delta/reasoning", false},
+    {"openai reasoning", "{\"choices\":[{\"index\":0,\"delta\":{\"reasoning\":%s}}]}",
+     "choices/0/delta/reasoning", false},
     {"openai arguments",
-     "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":%s}}]}}]}",
+     "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{"
+     "\"arguments\":%s}}]}}]}",
      "choices/0/delta/tool_calls/0/function/arguments", true},
-    {"anthropic text_delta", "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":%s}}",
+    {"anthropic text_delta",
+     "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":%s}"
+     "}",
      "delta/text", false},
     {"anthropic thinking_delta",
-     "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":%s}}",
+     "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\","
+     "\"thinking\":%s}}",
      "delta/thinking", false},
     {"anthropic input_json_delta",
-     "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":%s}}",
+     "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\","
+     "\"partial_json\":%s}}",
      "delta/partial_json", true},
     {"responses output_text",
-     "{\"type\":\"response.output_text.delta\",\"output_index\":0,\"content_index\":0,\"delta\":%s}", "delta", false},
-    {"responses reasoning summary",
-     "{\"type\":\"response.reasoning_summary_text.delta\",\"output_index\":0,\"summary_index\":0,\"delta\":%s}",
+     "{\"type\":\"response.output_text.delta\",\"output_index\":0,\"content_index\":0,\"delta\":%"
+     "s}",
      "delta", false},
-    {"responses arguments", "{\"type\":\"response.function_call_arguments.delta\",\"output_index\":1,\"delta\":%s}",
+    {"responses reasoning summary",
+     "{\"type\":\"response.reasoning_summary_text.delta\",\"output_index\":0,\"summary_index\":0,"
+     "\"delta\":%s}",
+     "delta", false},
+    {"responses arguments",
+     "{\"type\":\"response.function_call_arguments.delta\",\"output_index\":1,\"delta\":%s}",
      "delta", true},
-    {"gemini text", "{\"candidates\":[{\"index\":0,\"content\":{\"role\":\"model\",\"parts\":[{\"text\":%s}]}}]}",
+    {"gemini text",
+     "{\"candidates\":[{\"index\":0,\"content\":{\"role\":\"model\",\"parts\":[{\"text\":%s}]}}]}",
      "candidates/0/content/parts/0/text", false},
     {"gemini thought",
-     "{\"candidates\":[{\"index\":0,\"content\":{\"role\":\"model\",\"parts\":[{\"text\":%s,\"thought\":true}]}}]}",
+     "{\"candidates\":[{\"index\":0,\"content\":{\"role\":\"model\",\"parts\":[{\"text\":%s,"
+     "\"thought\":true}]}}]}",
      "candidates/0/content/parts/0/text", false},
     {"gemini partialArgs",
-     "{\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"name\":\"f\","
-     "\"partialArgs\":[{\"jsonPath\":\"$.q\",\"stringValue\":%s,\"willContinue\":true}],\"willContinue\":true}}]}}]}",
+     "{\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"name\":"
+     "\"f\","
+     "\"partialArgs\":[{\"jsonPath\":\"$.q\",\"stringValue\":%s,\"willContinue\":true}],"
+     "\"willContinue\":true}}]}}]}",
      "candidates/0/content/parts/0/functionCall/partialArgs/0/stringValue", false},
 };
 
 /* The text split at the given cuts into events of one shape; scrubbed;
  * the pieces read back and joined. */
-static char *scrub_split(tw_redactor *r, const shape *sh, const char *text, const size_t *cuts, size_t ncuts)
+static char *scrub_split(tw_redactor *r, const shape *sh, const char *text, const size_t *cuts,
+                         size_t ncuts)
 {
     size_t n = ncuts + 1, tl = strlen(text);
     const char **ev = calloc(n, sizeof *ev);
@@ -106,7 +123,8 @@ static char *scrub_split(tw_redactor *r, const shape *sh, const char *text, cons
         cJSON *e = cJSON_Parse(out[i] ? out[i] : ev[i]);
         cr_assert_not_null(e, "%s: event %zu does not parse", sh->name, i);
         cJSON *p = at_path(e, sh->path);
-        cr_assert(cJSON_IsString(p), "%s: event %zu lost its piece: %s", sh->name, i, out[i] ? out[i] : ev[i]);
+        cr_assert(cJSON_IsString(p), "%s: event %zu lost its piece: %s", sh->name, i,
+                  out[i] ? out[i] : ev[i]);
         tw_buf_puts(&joined, p->valuestring);
         cJSON_Delete(e);
         free(out[i]);
@@ -192,11 +210,15 @@ Test(pieces, channels_interleaved_are_joined_apart)
     cr_assert_eq(tw_redactor_add_value(&r, "zqInterLeave55Kx"), TW_OK);
     const char *ev[] = {
         "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a zqInter\"}}]}",
-        "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\\\"k\\\":\\\"zqInt\"}}]}}]}",
-        "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,\"function\":{\"arguments\":\"{\\\"k\\\":\\\"zqInterLe\"}}]}}]}",
+        "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{"
+        "\"arguments\":\"{\\\"k\\\":\\\"zqInt\"}}]}}]}",
+        "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,\"function\":{"
+        "\"arguments\":\"{\\\"k\\\":\\\"zqInterLe\"}}]}}]}",
         "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Leave55Kx b\"}}]}",
-        "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,\"function\":{\"arguments\":\"ave55Kx\\\"}\"}}]}}]}",
-        "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"erLeave55Kx\\\"}\"}}]}}]}",
+        "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,\"function\":{"
+        "\"arguments\":\"ave55Kx\\\"}\"}}]}}]}",
+        "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{"
+        "\"arguments\":\"erLeave55Kx\\\"}\"}}]}}]}",
     };
     size_t n = 6, len[6];
     char *out[6];
@@ -291,10 +313,14 @@ Test(pieces, a_key_cut_across_two_channels)
          "{\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"2345eFgHtail end\"}}]}"},
         {"{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"key zqCrossAbCd1\"}}]}",
          "{\"choices\":[{\"index\":1,\"delta\":{\"content\":\"2345eFgHtail end\"}}]}"},
-        {"{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"key zqCrossAbCd1\"}}",
-         "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"text_delta\",\"text\":\"2345eFgHtail end\"}}"},
-        {"{\"type\":\"response.output_text.delta\",\"output_index\":0,\"content_index\":0,\"delta\":\"key zqCrossAbCd1\"}",
-         "{\"type\":\"response.reasoning_text.delta\",\"output_index\":1,\"content_index\":0,\"delta\":\"2345eFgHtail end\"}"},
+        {"{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\","
+         "\"text\":\"key zqCrossAbCd1\"}}",
+         "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"text_delta\","
+         "\"text\":\"2345eFgHtail end\"}}"},
+        {"{\"type\":\"response.output_text.delta\",\"output_index\":0,\"content_index\":0,"
+         "\"delta\":\"key zqCrossAbCd1\"}",
+         "{\"type\":\"response.reasoning_text.delta\",\"output_index\":1,\"content_index\":0,"
+         "\"delta\":\"2345eFgHtail end\"}"},
     };
     const char *key = "zqCrossAbCd12345eFgHtail";
     for (int set = 0; set < 2; set++) {
@@ -307,10 +333,12 @@ Test(pieces, a_key_cut_across_two_channels)
             const char *ev[2] = {pairs[i][0], pairs[i][1]};
             char *all = scrub_events(&r, ev, 2, false);
             char *j = joined_strings(all);
-            cr_expect(!tw_test_window_of(all, strlen(all), key) && !tw_test_window_of(j, strlen(j), key),
+            cr_expect(!tw_test_window_of(all, strlen(all), key) &&
+                          !tw_test_window_of(j, strlen(j), key),
                       "pair %zu (%s): %s", i, set ? "process set" : "redactor", all);
             /* the marker where the key starts, its second half gone from the next piece */
-            cr_expect(strstr(all, "\"key " TW_REDACTED "\"") && strstr(all, "\" end\""), "pair %zu: %s", i, all);
+            cr_expect(strstr(all, "\"key " TW_REDACTED "\"") && strstr(all, "\" end\""),
+                      "pair %zu: %s", i, all);
             free(j);
             free(all);
         }
@@ -326,11 +354,15 @@ Test(pieces, fields_no_format_names_are_joined_by_path)
     static const char *const tmpl[] = {
         "{\"choices\":[{\"index\":0,\"delta\":{\"refusal\":%s}}]}",
         "{\"choices\":[{\"index\":0,\"delta\":{\"function_call\":{\"arguments\":%s}}}]}",
-        "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"name\":%s}}]}}]}",
-        "{\"choices\":[{\"index\":0,\"delta\":{},\"logprobs\":{\"content\":[{\"token\":%s,\"logprob\":-0.1}]}}]}",
+        "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"name\":"
+        "%s}}]}}]}",
+        "{\"choices\":[{\"index\":0,\"delta\":{},\"logprobs\":{\"content\":[{\"token\":%s,"
+        "\"logprob\":-0.1}]}}]}",
         "{\"id\":%s,\"choices\":[{\"index\":0,\"delta\":{}}]}",
-        "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"signature_delta\",\"signature\":%s}}",
-        "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"citations_delta\",\"citation\":{\"cited_text\":%s}}}",
+        "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"signature_delta\","
+        "\"signature\":%s}}",
+        "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"citations_delta\","
+        "\"citation\":{\"cited_text\":%s}}}",
         "{\"candidates\":[{\"content\":{\"parts\":[{\"executableCode\":{\"code\":%s}}]}}]}",
         "{\"text\":[%s]}",
         "%s", /* the event's data is a JSON string */
@@ -353,7 +385,8 @@ Test(pieces, fields_no_format_names_are_joined_by_path)
         }
         char *all = scrub_events(&r, ev, n, false);
         char *j = joined_strings(all);
-        cr_expect(!tw_test_window_of(j, strlen(j), key) && strstr(j, TW_REDACTED), "shape %zu: %s", t, all);
+        cr_expect(!tw_test_window_of(j, strlen(j), key) && strstr(j, TW_REDACTED), "shape %zu: %s",
+                  t, all);
         free(j);
         free(all);
         for (size_t i = 0; i < n; i++)
@@ -364,8 +397,9 @@ Test(pieces, fields_no_format_names_are_joined_by_path)
 
 Test(pieces, credential_values_that_are_lists_or_objects)
 {
-    const char *body = "{\"arguments\":{\"password\":[\"zqListPw123456\"],\"credentials\":{\"user\":\"ann\","
-                       "\"value\":\"zqObjPw654321\"},\"n\":1},\"echo\":\"zqListPw123456 zqObjPw654321\"}";
+    const char *body =
+        "{\"arguments\":{\"password\":[\"zqListPw123456\"],\"credentials\":{\"user\":\"ann\","
+        "\"value\":\"zqObjPw654321\"},\"n\":1},\"echo\":\"zqListPw123456 zqObjPw654321\"}";
     tw_redactor r = {0};
     cr_assert_eq(tw_redact_discover_body(&r, body, strlen(body), 64), TW_OK);
     cJSON *v = cJSON_Parse(body);
@@ -399,16 +433,19 @@ Test(pieces, a_call_inside_think_tags_is_read_for_credentials)
     const char *pw = "hunter2-InThink-9Qz";
     char text[400];
     snprintf(text, sizeof text,
-             "<think><tool_call>{\"name\": \"login\", \"arguments\": {\"password\": \"%s\"}}</tool_call></think>ok",
+             "<think><tool_call>{\"name\": \"login\", \"arguments\": {\"password\": "
+             "\"%s\"}}</tool_call></think>ok",
              pw);
-    static const char *const tmpl[] = {"{\"choices\":[{\"index\":0,\"delta\":{\"content\":%s}}]}",
-                                       "{\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":%s}}]}"};
+    static const char *const tmpl[] = {
+        "{\"choices\":[{\"index\":0,\"delta\":{\"content\":%s}}]}",
+        "{\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":%s}}]}"};
     for (size_t t = 0; t < 2; t++)
         for (size_t k = 3; k <= 300; k += 297) {
             const char *ev[40];
             size_t n = 0, tl = strlen(text);
             for (size_t a = 0; a < tl && n < 40; a += k, n++) {
-                char *piece = strndup(text + a, a + k < tl ? k : tl - a), *js = jstr(piece), *e = NULL;
+                char *piece = strndup(text + a, a + k < tl ? k : tl - a), *js = jstr(piece),
+                     *e = NULL;
                 cr_assert(asprintf(&e, tmpl[t], js) > 0);
                 ev[n] = e;
                 free(piece);
@@ -417,8 +454,8 @@ Test(pieces, a_call_inside_think_tags_is_read_for_credentials)
             tw_redactor r = {0};
             char *all = scrub_events(&r, ev, n, true);
             char *j = joined_strings(all);
-            cr_expect(!tw_test_window_of(j, strlen(j), pw) && strstr(j, TW_REDACTED), "%s in %zu-byte pieces: %s",
-                      t ? "reasoning" : "content", k, j);
+            cr_expect(!tw_test_window_of(j, strlen(j), pw) && strstr(j, TW_REDACTED),
+                      "%s in %zu-byte pieces: %s", t ? "reasoning" : "content", k, j);
             free(j);
             free(all);
             for (size_t i = 0; i < n; i++)
@@ -431,12 +468,15 @@ Test(pieces, a_call_inside_think_tags_is_read_for_credentials)
 
 static const char *const model_calls[] = {
     /* Hermes */
-    "I will log in.<tool_call>{\"name\": \"login\", \"arguments\": {\"user\": \"ann\", \"password\": \"%s\"}}</tool_call>",
+    "I will log in.<tool_call>{\"name\": \"login\", \"arguments\": {\"user\": \"ann\", "
+    "\"password\": \"%s\"}}</tool_call>",
     /* Qwen3-Coder XML */
-    "<tool_call>\n<function=login>\n<parameter=user>\nann\n</parameter>\n<parameter=password>\n%s\n</parameter>\n"
+    "<tool_call>\n<function=login>\n<parameter=user>\nann\n</"
+    "parameter>\n<parameter=password>\n%s\n</parameter>\n"
     "</function>\n</tool_call>",
     /* Qwen3-Coder XML, a camelCase credential name */
-    "<tool_call>\n<function=deploy>\n<parameter=clientSecret>\n%s\n</parameter>\n</function>\n</tool_call>",
+    "<tool_call>\n<function=deploy>\n<parameter=clientSecret>\n%s\n</parameter>\n</function>\n</"
+    "tool_call>",
 };
 
 Test(pieces, credentials_in_model_text_calls_are_found_whole)
@@ -446,10 +486,12 @@ Test(pieces, credentials_in_model_text_calls_are_found_whole)
         snprintf(pw, sizeof pw, "hunter2-Mdl%zu-xQ7", i);
         snprintf(text, sizeof text, model_calls[i], pw);
         char *js = jstr(text);
-        cr_assert(asprintf(&body,
-                           "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":%s},"
-                           "\"finish_reason\":\"stop\"}]}",
-                           js) > 0);
+        cr_assert(
+            asprintf(
+                &body,
+                "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":%s},"
+                "\"finish_reason\":\"stop\"}]}",
+                js) > 0);
         cJSON_free(js);
         tw_redactor r = {0};
         cr_assert_eq(tw_redact_discover_body(&r, body, strlen(body), 64), TW_OK);
@@ -484,8 +526,10 @@ Test(pieces, credentials_in_model_text_calls_split_across_events)
             size_t len[700];
             char *out[700];
             for (size_t a = 0; a < tl; a += k, n++) {
-                char *piece = strndup(text + a, a + k < tl ? k : tl - a), *js = jstr(piece), *e = NULL;
-                cr_assert(asprintf(&e, "{\"choices\":[{\"index\":0,\"delta\":{\"content\":%s}}]}", js) > 0);
+                char *piece = strndup(text + a, a + k < tl ? k : tl - a), *js = jstr(piece),
+                     *e = NULL;
+                cr_assert(asprintf(&e, "{\"choices\":[{\"index\":0,\"delta\":{\"content\":%s}}]}",
+                                   js) > 0);
                 ev[n] = e;
                 len[n] = strlen(e);
                 tw_buf_printf(&body, "data: %s\n\n", e);
@@ -516,11 +560,15 @@ Test(pieces, credentials_in_model_text_calls_split_across_events)
 Test(pieces, a_credential_value_continued_across_gemini_partial_args)
 {
     const char *ev[] = {
-        "{\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"name\":\"login\","
-        "\"partialArgs\":[{\"jsonPath\":\"$.password\",\"stringValue\":\"gem-Pa\",\"willContinue\":true}],"
+        "{\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"name\":"
+        "\"login\","
+        "\"partialArgs\":[{\"jsonPath\":\"$.password\",\"stringValue\":\"gem-Pa\",\"willContinue\":"
+        "true}],"
         "\"willContinue\":true}}]}}]}",
-        "{\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"name\":\"login\","
-        "\"partialArgs\":[{\"jsonPath\":\"$.password\",\"stringValue\":\"ss-77Zq\"}],\"willContinue\":false}}]}}]}",
+        "{\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"name\":"
+        "\"login\","
+        "\"partialArgs\":[{\"jsonPath\":\"$.password\",\"stringValue\":\"ss-77Zq\"}],"
+        "\"willContinue\":false}}]}}]}",
     };
     size_t len[2] = {strlen(ev[0]), strlen(ev[1])};
     char *out[2];
@@ -532,8 +580,10 @@ Test(pieces, a_credential_value_continued_across_gemini_partial_args)
     tw_buf joined = {0};
     for (size_t e = 0; e < 2; e++) {
         cJSON *j = cJSON_Parse(out[e] ? out[e] : ev[e]);
-        tw_buf_puts(&joined,
-                    at_path(j, "candidates/0/content/parts/0/functionCall/partialArgs/0/stringValue")->valuestring);
+        tw_buf_puts(
+            &joined,
+            at_path(j, "candidates/0/content/parts/0/functionCall/partialArgs/0/stringValue")
+                ->valuestring);
         cJSON_Delete(j);
         free(out[e]);
     }
@@ -561,7 +611,8 @@ static void make_secrets(void)
 static const char *const *all_secrets(void)
 {
     static const char *s[6];
-    s[0] = K_OPENAI, s[1] = K_ANTH, s[2] = PW_HERMES, s[3] = PW_QWEN, s[4] = PW_QWEN_SPLIT, s[5] = NULL;
+    s[0] = K_OPENAI, s[1] = K_ANTH, s[2] = PW_HERMES, s[3] = PW_QWEN, s[4] = PW_QWEN_SPLIT,
+    s[5] = NULL;
     return s;
 }
 
@@ -571,47 +622,58 @@ static void openai_stream(tw_buf *o, const char *text, size_t k, const char *rea
 {
     for (size_t a = 0, n = strlen(reason); a < n; a += 3) {
         char *p = strndup(reason + a, 3), *js = jstr(p);
-        tw_buf_printf(o,
-                      "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
-                      "\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":%s},\"finish_reason\":null}]}\n\n",
-                      js);
+        tw_buf_printf(
+            o,
+            "data: "
+            "{\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
+            "\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":%s},\"finish_reason\":null}"
+            "]}\n\n",
+            js);
         free(p);
         cJSON_free(js);
     }
     for (size_t a = 0, n = strlen(text); a < n; a += k) {
         char *p = strndup(text + a, k), *js = jstr(p);
-        tw_buf_printf(o,
-                      "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
-                      "\"choices\":[{\"index\":0,\"delta\":{\"content\":%s},\"finish_reason\":null}]}\n\n",
-                      js);
+        tw_buf_printf(
+            o,
+            "data: "
+            "{\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
+            "\"choices\":[{\"index\":0,\"delta\":{\"content\":%s},\"finish_reason\":null}]}\n\n",
+            js);
         free(p);
         cJSON_free(js);
     }
-    tw_buf_puts(o, "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
-                   "\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n");
+    tw_buf_puts(
+        o,
+        "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
+        "\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n");
 }
 
 /* An Anthropic stream whose text is `text` cut in two at `cut`, and whose
  * thinking is `think` in 5-byte pieces. */
 static void anthropic_stream(tw_buf *o, const char *text, size_t cut, const char *think)
 {
-    tw_buf_puts(o, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":"
-                   "\"message\",\"role\":\"assistant\",\"model\":\"m\",\"content\":[],\"stop_reason\":null,"
-                   "\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n"
-                   "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"
-                   "\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\"}}\n\n");
+    tw_buf_puts(
+        o, "event: message_start\ndata: "
+           "{\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":"
+           "\"message\",\"role\":\"assistant\",\"model\":\"m\",\"content\":[],\"stop_reason\":null,"
+           "\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n"
+           "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"
+           "\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\"}}\n\n");
     for (size_t a = 0, n = strlen(think); a < n; a += 5) {
         char *p = strndup(think + a, 5), *js = jstr(p);
-        tw_buf_printf(o,
-                      "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
-                      "\"delta\":{\"type\":\"thinking_delta\",\"thinking\":%s}}\n\n",
-                      js);
+        tw_buf_printf(
+            o,
+            "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
+            "\"delta\":{\"type\":\"thinking_delta\",\"thinking\":%s}}\n\n",
+            js);
         free(p);
         cJSON_free(js);
     }
-    tw_buf_puts(o, "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
-                   "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,"
-                   "\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n");
+    tw_buf_puts(o,
+                "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+                "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,"
+                "\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n");
     char *p1 = strndup(text, cut), *j1 = jstr(p1), *j2 = jstr(text + cut);
     tw_buf_printf(o,
                   "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,"
@@ -622,10 +684,11 @@ static void anthropic_stream(tw_buf *o, const char *text, size_t cut, const char
     free(p1);
     cJSON_free(j1);
     cJSON_free(j2);
-    tw_buf_puts(o, "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n"
-                   "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"
-                   "\"end_turn\"},\"usage\":{\"output_tokens\":5}}\n\n"
-                   "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
+    tw_buf_puts(
+        o, "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n"
+           "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"
+           "\"end_turn\"},\"usage\":{\"output_tokens\":5}}\n\n"
+           "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
 }
 
 /* The pieces of every stream in a fixture, joined per exchange. */
@@ -640,8 +703,9 @@ static void joined_pieces(const char *fixture, tw_buf *out)
     for (cJSON *x = xs ? xs->child : NULL; x; x = x->next) {
         cJSON *evs = at_path(x, "response/events");
         streams += evs != NULL;
-        static const char *const paths[] = {"choices/0/delta/content", "choices/0/delta/reasoning_content",
-                                            "delta/text", "delta/thinking"};
+        static const char *const paths[] = {"choices/0/delta/content",
+                                            "choices/0/delta/reasoning_content", "delta/text",
+                                            "delta/thinking"};
         for (size_t p = 0; p < 4; p++) {
             for (cJSON *e = evs ? evs->child : NULL; e; e = e->next) {
                 cJSON *d = cJSON_GetObjectItem(e, "data");
@@ -672,13 +736,14 @@ static void check_fixture(const char *fixture, size_t want_markers)
     joined_pieces(fixture, &j);
     for (const char *const *s = all_secrets(); *s; s++) {
         cr_expect(!tw_test_window_of(t, n, *s), "%s holds 8 bytes of %s", fixture, *s);
-        cr_expect(!tw_test_window_of(j.data ? j.data : "", j.len, *s), "%s: its streams' pieces joined hold 8 bytes of %s: %s",
-                  fixture, *s, j.data);
+        cr_expect(!tw_test_window_of(j.data ? j.data : "", j.len, *s),
+                  "%s: its streams' pieces joined hold 8 bytes of %s: %s", fixture, *s, j.data);
     }
     size_t markers = 0;
     for (const char *p = j.data; p && (p = strstr(p, TW_REDACTED)); p++)
         markers++;
-    cr_expect_geq(markers, want_markers, "%s: %zu markers in the joined pieces: %s", fixture, markers, j.data);
+    cr_expect_geq(markers, want_markers, "%s: %zu markers in the joined pieces: %s", fixture,
+                  markers, j.data);
     tw_buf_free(&j);
     free(t);
 }
@@ -712,8 +777,8 @@ static void recorded_bodies(char *bodies[4])
         bodies[i] = tw_buf_take(&b[i], NULL);
 }
 
-static const char *const rec_path[4] = {"/v1/chat/completions", "/v1/messages", "/v1/chat/completions",
-                                        "/v1/chat/completions"};
+static const char *const rec_path[4] = {"/v1/chat/completions", "/v1/messages",
+                                        "/v1/chat/completions", "/v1/chat/completions"};
 
 static void write_har(const char *path, char *bodies[4])
 {
@@ -739,10 +804,11 @@ static void write_har(const char *path, char *bodies[4])
         cJSON_AddItemToArray(h, hv);
         cJSON *pd = cJSON_AddObjectToObject(rq, "postData");
         cJSON_AddStringToObject(pd, "mimeType", "application/json");
-        cJSON_AddStringToObject(pd, "text", i == 1 ? "{\"model\":\"m\",\"max_tokens\":64,\"stream\":true,"
-                                                     "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"
-                                                   : "{\"model\":\"m\",\"stream\":true,\"messages\":"
-                                                     "[{\"role\":\"user\",\"content\":\"hi\"}]}");
+        cJSON_AddStringToObject(pd, "text",
+                                i == 1 ? "{\"model\":\"m\",\"max_tokens\":64,\"stream\":true,"
+                                         "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"
+                                       : "{\"model\":\"m\",\"stream\":true,\"messages\":"
+                                         "[{\"role\":\"user\",\"content\":\"hi\"}]}");
         cJSON_AddNumberToObject(rs, "status", 200);
         cJSON_AddStringToObject(rs, "statusText", "OK");
         cJSON_AddStringToObject(rs, "httpVersion", "HTTP/1.1");
@@ -773,7 +839,9 @@ static void write_vcr(const char *path, char *bodies[4])
         tw_buf_printf(&y,
                       "- request:\n    method: POST\n    uri: \"https://api.example.test%s\"\n"
                       "    headers: {%s: [%s], Content-Type: [application/json]}\n"
-                      "    body: '{\"model\":\"m\",\"max_tokens\":64,\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}'\n"
+                      "    body: "
+                      "'{\"model\":\"m\",\"max_tokens\":64,\"stream\":true,\"messages\":[{\"role\":"
+                      "\"user\",\"content\":\"hi\"}]}'\n"
                       "  response:\n    status: {code: 200, message: OK}\n"
                       "    headers: {Content-Type: [text/event-stream]}\n    body: {string: %s}\n",
                       rec_path[i], i == 1 ? "x-api-key" : "Authorization", ja, jb);
@@ -803,9 +871,10 @@ Test(pieces, import_scrubs_keys_and_passwords_cut_into_pieces, .timeout = 120)
         free(bodies[i]);
     for (int i = 0; i < 2; i++) {
         const char *k = i ? "vcr" : "har";
-        cr_expect_eq(tw_test_sh("cd '%s' && '%s' import --from %s --out out-%s rec.%s > %s.out 2> %s.err", dir, bin, k, k,
-                        i ? "yaml" : "har", k, k),
-                     0, "import --from %s", k);
+        cr_expect_eq(
+            tw_test_sh("cd '%s' && '%s' import --from %s --out out-%s rec.%s > %s.out 2> %s.err",
+                       dir, bin, k, k, i ? "yaml" : "har", k, k),
+            0, "import --from %s", k);
         snprintf(p, sizeof p, "%s/out-%s/rec.json", dir, k);
         /* the key in 4-byte content pieces and in reasoning, the key cut in
          * two text deltas and in thinking, two passwords in model-text calls */
@@ -847,9 +916,10 @@ Test(pieces, import_joins_a_key_cut_across_two_interactions, .timeout = 120)
         free(bodies[i]);
     for (int i = 0; i < 2; i++) {
         const char *k = i ? "vcr" : "har";
-        cr_expect_eq(tw_test_sh("cd '%s' && '%s' import --from %s --out out-%s cut.%s > %s.out 2> %s.err", dir, bin,
-                                k, k, i ? "yaml" : "har", k, k),
-                     0, "import --from %s", k);
+        cr_expect_eq(
+            tw_test_sh("cd '%s' && '%s' import --from %s --out out-%s cut.%s > %s.out 2> %s.err",
+                       dir, bin, k, k, i ? "yaml" : "har", k, k),
+            0, "import --from %s", k);
         snprintf(p, sizeof p, "%s/out-%s/cut.json", dir, k);
         size_t n = 0;
         char *t = tw_test_slurp(p, &n);
@@ -858,16 +928,20 @@ Test(pieces, import_joins_a_key_cut_across_two_interactions, .timeout = 120)
         tw_buf all = {0};
         tw_buf_reserve(&all, 1);
         for (cJSON *x = cJSON_GetObjectItem(f, "exchanges")->child; x; x = x->next)
-            for (cJSON *e = at_path(x, "response/events") ? at_path(x, "response/events")->child : NULL; e; e = e->next) {
+            for (cJSON *e = at_path(x, "response/events") ? at_path(x, "response/events")->child
+                                                          : NULL;
+                 e; e = e->next) {
                 cJSON *ev = cJSON_Parse(cJSON_GetObjectItem(e, "data")->valuestring);
                 cJSON *c = ev ? at_path(ev, "choices/0/delta/content") : NULL;
                 if (cJSON_IsString(c))
                     tw_buf_puts(&all, c->valuestring);
                 cJSON_Delete(ev);
             }
-        cr_expect(!tw_test_window_of(all.data, all.len, K_OPENAI) && !tw_test_window_of(t, n, K_OPENAI),
+        cr_expect(!tw_test_window_of(all.data, all.len, K_OPENAI) &&
+                      !tw_test_window_of(t, n, K_OPENAI),
                   "%s: the content of every exchange joined: %s", k, all.data);
-        cr_expect(strstr(all.data, "the key is " TW_REDACTED " and that is all") != NULL, "%s: %s", k, all.data);
+        cr_expect(strstr(all.data, "the key is " TW_REDACTED " and that is all") != NULL, "%s: %s",
+                  k, all.data);
         tw_buf_free(&all);
         cJSON_Delete(f);
         free(t);
@@ -878,8 +952,9 @@ Test(pieces, import_joins_a_key_cut_across_two_interactions, .timeout = 120)
 
 /* ---- record, against a server that echoes the key it is sent in pieces (not toolwire) ---- */
 
-static enum MHD_Result echo_pieces(void *cls, struct MHD_Connection *c, const char *url, const char *method,
-                                   const char *version, const char *upload, size_t *upload_size, void **con_cls)
+static enum MHD_Result echo_pieces(void *cls, struct MHD_Connection *c, const char *url,
+                                   const char *method, const char *version, const char *upload,
+                                   size_t *upload_size, void **con_cls)
 {
     (void)cls, (void)method, (void)version, (void)upload;
     if (!*con_cls) {
@@ -898,8 +973,9 @@ static enum MHD_Result echo_pieces(void *cls, struct MHD_Connection *c, const ch
     if (strstr(url, "/many/")) {
         /* more text channels than a stream may have (4096): 4200 choices */
         for (int i = 0; i < 4200; i++)
-            tw_buf_printf(&o, "data: {\"choices\":[{\"index\":%d,\"delta\":{\"content\":\"%.4s\"}}]}\n\n", i,
-                          key + (i % 4) * 4);
+            tw_buf_printf(
+                &o, "data: {\"choices\":[{\"index\":%d,\"delta\":{\"content\":\"%.4s\"}}]}\n\n", i,
+                key + (i % 4) * 4);
     } else if (strstr(url, "/messages")) {
         snprintf(text, sizeof text, "Your key: %s.", key);
         anthropic_stream(&o, text, 10 + strlen(key) / 2, key);
@@ -924,8 +1000,9 @@ Test(pieces, record_scrubs_the_key_echoed_in_pieces, .timeout = 120)
     memset(&sa, 0, sizeof sa);
     sa.sin_family = AF_INET;
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, echo_pieces, NULL,
-                                            MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_END);
+    struct MHD_Daemon *d =
+        MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, echo_pieces, NULL,
+                         MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_END);
     cr_assert_not_null(d);
     unsigned port = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT)->port;
     char dir[] = "/tmp/tw_pieces_XXXXXX";
@@ -936,20 +1013,26 @@ Test(pieces, record_scrubs_the_key_echoed_in_pieces, .timeout = 120)
         const char *key = i ? K_ANTH : K_OPENAI;
         snprintf(p, sizeof p, "%s/in%d.json", dir, i);
         char *fx = NULL;
-        cr_assert(asprintf(&fx,
-                           "{\"fixture_version\": 1, \"name\": \"echo%d\", \"description\": \"echo\","
-                           " \"backend\": \"%s\", \"provenance\": {\"source\": \"hand-made\"}, \"exchanges\": ["
-                           "{\"request\": {\"method\": \"POST\", \"path\": \"%s\", \"headers\": {\"content-type\":"
-                           " \"application/json\"}, \"body\": {\"model\": \"m\", \"max_tokens\": 64, \"stream\": true,"
-                           " \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}}, \"response\": {\"status\": 200,"
-                           " \"events\": [{\"data\": \"[DONE]\"}]}}]}\n",
-                           i, i ? "anthropic" : "openai", path) > 0);
+        cr_assert(
+            asprintf(&fx,
+                     "{\"fixture_version\": 1, \"name\": \"echo%d\", \"description\": \"echo\","
+                     " \"backend\": \"%s\", \"provenance\": {\"source\": \"hand-made\"}, "
+                     "\"exchanges\": ["
+                     "{\"request\": {\"method\": \"POST\", \"path\": \"%s\", \"headers\": "
+                     "{\"content-type\":"
+                     " \"application/json\"}, \"body\": {\"model\": \"m\", \"max_tokens\": 64, "
+                     "\"stream\": true,"
+                     " \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}}, \"response\": "
+                     "{\"status\": 200,"
+                     " \"events\": [{\"data\": \"[DONE]\"}]}}]}\n",
+                     i, i ? "anthropic" : "openai", path) > 0);
         tw_test_spit(p, fx);
         free(fx);
         cr_assert_eq(setenv("TW_PIECES_KEY", key, 1), 0);
-        cr_expect_eq(tw_test_sh("cd '%s' && '%s' record --backend http://127.0.0.1:%u --key-env TW_PIECES_KEY --out out%d "
-                        "in%d.json > rec%d.out 2> rec%d.err",
-                        dir, bin, port, i, i, i, i),
+        cr_expect_eq(tw_test_sh("cd '%s' && '%s' record --backend http://127.0.0.1:%u --key-env "
+                                "TW_PIECES_KEY --out out%d "
+                                "in%d.json > rec%d.out 2> rec%d.err",
+                                dir, bin, port, i, i, i, i),
                      0, "record of %s", path);
         snprintf(p, sizeof p, "%s/out%d/in%d.json", dir, i, i);
         /* content (or text) and reasoning (or thinking) */
@@ -961,13 +1044,20 @@ Test(pieces, record_scrubs_the_key_echoed_in_pieces, .timeout = 120)
     }
     /* past the cap of channels: refused with a reason, nothing written */
     snprintf(p, sizeof p, "%s/many.json", dir);
-    tw_test_spit(p, "{\"fixture_version\": 1, \"name\": \"many\", \"description\": \"many\", \"backend\": \"openai\","
-                    " \"provenance\": {\"source\": \"hand-made\"}, \"exchanges\": [{\"request\": {\"method\": \"POST\","
-                    " \"path\": \"/v1/many/chat/completions\", \"headers\": {\"content-type\": \"application/json\"},"
-                    " \"body\": {\"model\": \"m\", \"stream\": true, \"messages\": [{\"role\": \"user\", \"content\":"
-                    " \"hi\"}]}}, \"response\": {\"status\": 200, \"events\": [{\"data\": \"[DONE]\"}]}}]}\n");
+    tw_test_spit(
+        p,
+        "{\"fixture_version\": 1, \"name\": \"many\", \"description\": \"many\", \"backend\": "
+        "\"openai\","
+        " \"provenance\": {\"source\": \"hand-made\"}, \"exchanges\": [{\"request\": {\"method\": "
+        "\"POST\","
+        " \"path\": \"/v1/many/chat/completions\", \"headers\": {\"content-type\": "
+        "\"application/json\"},"
+        " \"body\": {\"model\": \"m\", \"stream\": true, \"messages\": [{\"role\": \"user\", "
+        "\"content\":"
+        " \"hi\"}]}}, \"response\": {\"status\": 200, \"events\": [{\"data\": \"[DONE]\"}]}}]}\n");
     cr_assert_eq(setenv("TW_PIECES_KEY", K_OPENAI, 1), 0);
-    int rc = tw_test_sh("cd '%s' && '%s' record --backend http://127.0.0.1:%u --key-env TW_PIECES_KEY --out outmany "
+    int rc = tw_test_sh("cd '%s' && '%s' record --backend http://127.0.0.1:%u --key-env "
+                        "TW_PIECES_KEY --out outmany "
                         "many.json > many.out 2> many.err",
                         dir, bin, port);
     cr_expect_eq(rc, 1, "record past the cap of channels exited %d", rc);

@@ -51,7 +51,8 @@ static void setup(void)
 static void teardown(void)
 {
     char p[256];
-    const char *f[] = {"base.json", "regressed.json", "improved.json", "summary.md", "bad-utf8.json"};
+    const char *f[] = {"base.json", "regressed.json", "improved.json", "summary.md",
+                       "bad-utf8.json"};
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
         snprintf(p, sizeof p, "%s/%s", dir, f[i]);
         unlink(p);
@@ -108,7 +109,8 @@ static int run_gate(const char *report, char *out, size_t outn, bool summary)
     cr_assert(bin, "TOOLWIRE_BIN is set by ctest");
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "'%s' gate --baseline '%s/base.json' %s%s%s '%s/%s' 2>&1", bin, dir,
-             summary ? "--summary '" : "", summary ? dir : "", summary ? "/summary.md'" : "", dir, report);
+             summary ? "--summary '" : "", summary ? dir : "", summary ? "/summary.md'" : "", dir,
+             report);
     FILE *p = popen(cmd, "r");
     cr_assert(p);
     size_t n = fread(out, 1, outn - 1, p);
@@ -192,5 +194,6 @@ Test(gate, binary_refuses_a_report_that_is_not_rfc8259)
     cr_assert_eq(tw_write_atomic(p, bad, sizeof bad - 1, &why), TW_OK);
     char out[8192];
     cr_assert_eq(run_gate("bad-utf8.json", out, sizeof out, false), 2, "%s", out);
-    cr_expect(strstr(out, "not RFC 8259 JSON at byte 84: invalid UTF-8 inside a string"), "%s", out);
+    cr_expect(strstr(out, "not RFC 8259 JSON at byte 84: invalid UTF-8 inside a string"), "%s",
+              out);
 }

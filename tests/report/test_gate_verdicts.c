@@ -14,7 +14,10 @@
 
 static char *dir;
 
-static void setup(void) { dir = tw_test_tmpdir("tw-gate-verdicts"); }
+static void setup(void)
+{
+    dir = tw_test_tmpdir("tw-gate-verdicts");
+}
 static void teardown(void)
 {
     tw_test_rm_tree(dir);
@@ -37,7 +40,8 @@ static void save(tw_report *r, const char *file)
 
 /* One fixture of one exchange: OAI-R01 passes, `id` has verdict v; the
  * result as given. No RES-01 check: a report as toolwire wrote it before. */
-static tw_rep_exchange *one(tw_report *r, const char *fx, const char *file, const char *id, tw_verdict v)
+static tw_rep_exchange *one(tw_report *r, const char *fx, const char *file, const char *id,
+                            tw_verdict v)
 {
     tw_rep_fixture *f = tw_report_add_fixture(r, fx, file, "openai");
     cr_assert_not_null(f);
@@ -46,13 +50,15 @@ static tw_rep_exchange *one(tw_report *r, const char *fx, const char *file, cons
     e->status = 200;
     cr_assert_not_null(tw_report_add_check(e, "OAI-R01", TW_V_PASS, TW_EXPECT_NOT_FAIL, -1, ""));
     if (id)
-        cr_assert_not_null(tw_report_add_check(e, id, v, TW_EXPECT_ANY, -1, "evidence of the change"));
+        cr_assert_not_null(
+            tw_report_add_check(e, id, v, TW_EXPECT_ANY, -1, "evidence of the change"));
     return e;
 }
 
 /* Two reports of backend `name` in bfile and rfile: fixture openai/c whose
  * check id has verdict bv in the first, rv in the second. */
-static void pair(const char *name, const char *bfile, const char *rfile, const char *id, tw_verdict bv, tw_verdict rv)
+static void pair(const char *name, const char *bfile, const char *rfile, const char *id,
+                 tw_verdict bv, tw_verdict rv)
 {
     tw_report b, r;
     tw_report_init(&b, name, "http://x");
@@ -113,32 +119,39 @@ Test(gate_verdicts, a_result_that_differs_is_a_regression_and_a_row)
 {
     tw_report b, r;
     tw_report_init(&b, "staging", "http://old");
-    tw_rep_exchange *e = one(&b, "openai/nonstream_parallel_calls", "fixtures/openai/nonstream_parallel_calls.json",
-                             NULL, TW_V_SKIP);
+    tw_rep_exchange *e = one(&b, "openai/nonstream_parallel_calls",
+                             "fixtures/openai/nonstream_parallel_calls.json", NULL, TW_V_SKIP);
     e->result = TW_V_PASS;
     save(&b, "base.json");
     tw_report_init(&r, "staging", "http://new");
-    e = one(&r, "openai/nonstream_parallel_calls", "fixtures/openai/nonstream_parallel_calls.json", NULL, TW_V_SKIP);
+    e = one(&r, "openai/nonstream_parallel_calls", "fixtures/openai/nonstream_parallel_calls.json",
+            NULL, TW_V_SKIP);
     e->result = TW_V_FAIL;
     e->result_detail = strdup("openai-response: tool_calls: expected 2, got 1");
     save(&r, "now.json");
     char *base = file_in("base.json");
-    cr_assert_eq(count(base, "\"RES-01\""), 1, "RES-01 only in the catalog, no verdict: as before RES-01");
+    cr_assert_eq(count(base, "\"RES-01\""), 1,
+                 "RES-01 only in the catalog, no verdict: as before RES-01");
     free(base);
 
     char *out;
     cr_assert_eq(toolwire(&out, "gate --baseline base.json now.json"), 1, "%s", out);
     cr_assert(strstr(out, "1 regression(s)"), "%s", out);
-    cr_assert(strstr(out, "| openai/nonstream_parallel_calls | 0 | RES-01 | error | openai-response: tool_calls: "
-                          "expected 2, got 1 |"),
-              "%s", out);
+    cr_assert(
+        strstr(
+            out,
+            "| openai/nonstream_parallel_calls | 0 | RES-01 | error | openai-response: tool_calls: "
+            "expected 2, got 1 |"),
+        "%s", out);
     free(out);
     cr_assert_eq(toolwire(&out, "compare base.json now.json --html cmp.html"), 0, "%s", out);
     cr_assert_null(strstr(out, "No differences"), "%s", out);
-    cr_assert(strstr(out, "| openai/nonstream_parallel_calls | 0 | RES-01 | error | pass | fail |"), "%s", out);
+    cr_assert(strstr(out, "| openai/nonstream_parallel_calls | 0 | RES-01 | error | pass | fail |"),
+              "%s", out);
     free(out);
     char *html = file_in("cmp.html");
-    cr_assert(strstr(html, "<td>RES-01</td><td class=\"sev error\">error</td>"), "the page lists the same row");
+    cr_assert(strstr(html, "<td>RES-01</td><td class=\"sev error\">error</td>"),
+              "the page lists the same row");
     cr_assert_null(strstr(html, "<td>result</td>"), "no row of its own besides the check");
     free(html);
     /* the report's own forms carry it as a check: Markdown, JUnit */
@@ -172,13 +185,19 @@ Test(gate_verdicts, missing_fixtures_fail_grouped_by_fixture)
     cr_assert_eq(toolwire(&out, "gate --baseline base.json now.json"), 1, "%s", out);
     cr_assert(strstr(out, "❌ **11 fixture(s) of the baseline missing**"), "%s", out);
     cr_assert_eq(count(out, "| openai/f"), 11, "one line per fixture: %s", out);
-    cr_assert(strstr(out, "| openai/f05 | fixtures/openai/f05.json | not run: 1 exchange(s), 3 verdict(s)"), "%s", out);
-    cr_assert(strstr(out, "| openai/f01 | fixtures/openai/f01.json | 0 exchange(s) not run, 1 verdict(s) missing"),
+    cr_assert(
+        strstr(out,
+               "| openai/f05 | fixtures/openai/f05.json | not run: 1 exchange(s), 3 verdict(s)"),
+        "%s", out);
+    cr_assert(strstr(out, "| openai/f01 | fixtures/openai/f01.json | 0 exchange(s) not run, 1 "
+                          "verdict(s) missing"),
               "%s", out);
-    cr_assert(strstr(out, "OAI-S07 #0; the report says: a note of the run |"), "the missing check is named: %s", out);
+    cr_assert(strstr(out, "OAI-S07 #0; the report says: a note of the run |"),
+              "the missing check is named: %s", out);
     cr_assert_null(strstr(out, "no regression"), "%s", out);
     free(out);
-    cr_assert_eq(toolwire(&out, "gate --allow-missing --baseline base.json now.json"), 0, "%s", out);
+    cr_assert_eq(toolwire(&out, "gate --allow-missing --baseline base.json now.json"), 0, "%s",
+                 out);
     cr_assert(strstr(out, "11 fixture(s) of the baseline not (wholly) judged"), "%s", out);
     cr_assert(strstr(out, "accepted by `--allow-missing`"), "%s", out);
     free(out);
@@ -203,7 +222,8 @@ Test(gate_verdicts, junit_json_and_annotations)
     save(&r, "now.json");
 
     char *out;
-    cr_assert_eq(toolwire(&out, "gate --baseline base.json --junit g.xml --json g.json now.json"), 1, "%s", out);
+    cr_assert_eq(toolwire(&out, "gate --baseline base.json --junit g.xml --json g.json now.json"),
+                 1, "%s", out);
     cr_assert_null(strstr(out, "::error"), "no workflow commands outside GitHub Actions: %s", out);
     free(out);
     char *x = file_in("g.xml");
@@ -211,11 +231,14 @@ Test(gate_verdicts, junit_json_and_annotations)
     cr_assert(strstr(x, "<testcase classname=\"openai/regressed\" file=\"fixtures/a,b:c.json\" "
                         "name=\"regression: #0 OAI-R04 (error)\"><failure"),
               "%s", x);
-    cr_assert(strstr(x, "<testcase classname=\"openai/lost\" file=\"fixtures/lost.json\" name=\"missing: fixture\">"
+    cr_assert(strstr(x, "<testcase classname=\"openai/lost\" file=\"fixtures/lost.json\" "
+                        "name=\"missing: fixture\">"
                         "<failure"),
               "%s", x);
-    cr_assert(strstr(x, "name=\"known-failure: #0 OAI-R04 (error)\"><system-out>failed in the baseline too"),
-              "a known failure is not marked failed: %s", x);
+    cr_assert(
+        strstr(x,
+               "name=\"known-failure: #0 OAI-R04 (error)\"><system-out>failed in the baseline too"),
+        "a known failure is not marked failed: %s", x);
     cr_assert(strstr(x, "name=\"improvement: #0 OAI-R04 (error)\"><system-out>"), "%s", x);
     free(x);
     char *js = file_in("g.json");
@@ -241,22 +264,31 @@ Test(gate_verdicts, junit_json_and_annotations)
     cr_assert_eq(toolwire(&out, "gate --quiet --baseline base.json now.json"), 1, "%s", out);
     cr_assert_null(strstr(out, "::error"), "%s", out);
     free(out);
-    cr_assert_eq(tw_test_sh("cd '%s' && GITHUB_ACTIONS=true '%s' gate --baseline base.json now.json >gha.txt", dir,
-                            getenv("TOOLWIRE_BIN")),
-                 1);
+    cr_assert_eq(
+        tw_test_sh(
+            "cd '%s' && GITHUB_ACTIONS=true '%s' gate --baseline base.json now.json >gha.txt", dir,
+            getenv("TOOLWIRE_BIN")),
+        1);
     out = file_in("gha.txt");
     cr_assert_eq(count(out, "::error "), 2, "one per row that fails the gate: %s", out);
-    cr_assert(strstr(out, "::error file=fixtures/a%2Cb%3Ac.json,title=toolwire gate%3A OAI-R04 regressed::"
-                          "openai/regressed #0 OAI-R04 (error): 100%25 wrong%0Asecond line\n"),
-              "%s", out);
-    cr_assert(strstr(out, "::error file=fixtures/lost.json,title=toolwire gate%3A fixture missing::openai/lost: "
-                          "not run"),
-              "%s", out);
+    cr_assert(
+        strstr(out,
+               "::error file=fixtures/a%2Cb%3Ac.json,title=toolwire gate%3A OAI-R04 regressed::"
+               "openai/regressed #0 OAI-R04 (error): 100%25 wrong%0Asecond line\n"),
+        "%s", out);
+    cr_assert(
+        strstr(
+            out,
+            "::error file=fixtures/lost.json,title=toolwire gate%3A fixture missing::openai/lost: "
+            "not run"),
+        "%s", out);
     free(out);
     /* only GitHub's own value turns them on */
-    cr_assert_eq(tw_test_sh("cd '%s' && GITHUB_ACTIONS=false '%s' gate --baseline base.json now.json >gha.txt", dir,
-                            getenv("TOOLWIRE_BIN")),
-                 1);
+    cr_assert_eq(
+        tw_test_sh(
+            "cd '%s' && GITHUB_ACTIONS=false '%s' gate --baseline base.json now.json >gha.txt", dir,
+            getenv("TOOLWIRE_BIN")),
+        1);
     out = file_in("gha.txt");
     cr_assert_null(strstr(out, "::error"), "%s", out);
     free(out);
@@ -282,10 +314,13 @@ Test(gate_verdicts, severities_and_info_rows_folded)
     cr_assert(strstr(out, "| fixture | exchange | check | severity | a | b |"), "%s", out);
     cr_assert(strstr(out, "| openai/c | 0 | OAI-S02 | warn | pass | fail |"), "%s", out);
     cr_assert_null(strstr(out, "| CLI-06 |"), "folded: %s", out);
-    cr_assert(strstr(out, "1 info-level (advisory) row(s) folded: CLI-06; `--all` lists them."), "%s", out);
+    cr_assert(strstr(out, "1 info-level (advisory) row(s) folded: CLI-06; `--all` lists them."),
+              "%s", out);
     free(out);
     char *html = file_in("c.html");
-    cr_assert(strstr(html, "<details id=advisory><summary>1 info-level (advisory) row(s)</summary>"), "%s", html);
+    cr_assert(
+        strstr(html, "<details id=advisory><summary>1 info-level (advisory) row(s)</summary>"),
+        "%s", html);
     cr_assert(strstr(html, "<td>CLI-06</td><td class=\"sev info\">info</td>"));
     free(html);
     cr_assert_eq(toolwire(&out, "compare --all a.json b.json"), 0, "%s", out);
@@ -295,12 +330,15 @@ Test(gate_verdicts, severities_and_info_rows_folded)
     cr_assert_eq(toolwire(&out, "gate --baseline a.json b.json"), 1, "%s", out);
     cr_assert(strstr(out, "**1 regression(s)**"), "%s", out);
     cr_assert(strstr(out, "| openai/c | 0 | OAI-S02 | warn | no role |"), "%s", out);
-    cr_assert(strstr(out, "1 info-level (advisory) change(s), which never fail the gate; `--all` lists them."), "%s",
-              out);
+    cr_assert(
+        strstr(out,
+               "1 info-level (advisory) change(s), which never fail the gate; `--all` lists them."),
+        "%s", out);
     cr_assert_null(strstr(out, "CLI-06"), "%s", out);
     free(out);
     cr_assert_eq(toolwire(&out, "gate --all --baseline a.json b.json"), 1, "%s", out);
-    cr_assert(strstr(out, "| openai/c | 0 | CLI-06 | info | parallel_tool_calls not set |"), "%s", out);
+    cr_assert(strstr(out, "| openai/c | 0 | CLI-06 | info | parallel_tool_calls not set |"), "%s",
+              out);
     free(out);
 }
 
@@ -314,15 +352,20 @@ Test(gate_verdicts, an_info_change_alone_passes_the_gate)
 Test(gate_verdicts, labels_name_the_columns)
 {
     pair("staging", "monday.json", "tuesday.json", "OAI-R04", TW_V_PASS, TW_V_FAIL);
-    expect(0, "| check | severity | staging [monday.json] | staging [tuesday.json] |", "compare monday.json tuesday.json");
+    expect(0, "| check | severity | staging [monday.json] | staging [tuesday.json] |",
+           "compare monday.json tuesday.json");
     expect(0, "| check | severity | before | after |",
            "compare --label before --label after monday.json tuesday.json --html l.html");
-    expect(0, "| before (staging) | `http://x` |", "compare --label before --label after monday.json tuesday.json");
+    expect(0, "| before (staging) | `http://x` |",
+           "compare --label before --label after monday.json tuesday.json");
     char *html = file_in("l.html");
     cr_assert(strstr(html, "<th>before</th><th>after</th>"), "%s", html);
     free(html);
     /* the label tells them apart: the other keeps its name */
-    expect(0, "| check | severity | staging | new |", "compare --label tuesday.json=new monday.json tuesday.json");
-    expect(2, "more labels than reports", "compare --label a --label b --label c monday.json tuesday.json");
-    expect(2, "nope.json is not one of the reports given", "compare --label nope.json=x monday.json tuesday.json");
+    expect(0, "| check | severity | staging | new |",
+           "compare --label tuesday.json=new monday.json tuesday.json");
+    expect(2, "more labels than reports",
+           "compare --label a --label b --label c monday.json tuesday.json");
+    expect(2, "nope.json is not one of the reports given",
+           "compare --label nope.json=x monday.json tuesday.json");
 }

@@ -34,9 +34,12 @@ static void sample(tw_report *r, const char *backend, tw_verdict r04)
         e->method = strdup("POST");
         e->path = strdup("/v1/chat/completions");
         e->status = 200;
-        cr_assert_not_null(tw_report_add_check(e, "OAI-R01", TW_V_PASS, TW_EXPECT_NOT_FAIL, -1, "ok"));
-        cr_assert_not_null(tw_report_add_check(e, "OAI-R04", r04, TW_EXPECT_NOT_FAIL, 42, "arguments <b>\"bad\"</b> |"));
-        cr_assert_not_null(tw_report_add_check(e, "CLI-06", TW_V_FAIL, TW_EXPECT_ANY, -1, "advisory"));
+        cr_assert_not_null(
+            tw_report_add_check(e, "OAI-R01", TW_V_PASS, TW_EXPECT_NOT_FAIL, -1, "ok"));
+        cr_assert_not_null(tw_report_add_check(e, "OAI-R04", r04, TW_EXPECT_NOT_FAIL, 42,
+                                               "arguments <b>\"bad\"</b> |"));
+        cr_assert_not_null(
+            tw_report_add_check(e, "CLI-06", TW_V_FAIL, TW_EXPECT_ANY, -1, "advisory"));
     }
     tw_rep_fixture *s = tw_report_add_fixture(r, "hermes/b", "fixtures/hermes/b.json", "hermes");
     s->skipped = true;
@@ -46,10 +49,26 @@ static void sample(tw_report *r, const char *backend, tw_verdict r04)
 
 typedef tw_status (*render_fn)(const tw_report *r, size_t n, tw_buf *out);
 
-static tw_status one_json(const tw_report *r, size_t n, tw_buf *o) { (void)n; return tw_report_to_json(r, o); }
-static tw_status one_md(const tw_report *r, size_t n, tw_buf *o) { (void)n; return tw_report_to_markdown(r, o); }
-static tw_status one_junit(const tw_report *r, size_t n, tw_buf *o) { (void)n; return tw_report_to_junit(r, o); }
-static tw_status one_html(const tw_report *r, size_t n, tw_buf *o) { (void)n; return tw_report_to_html(r, o); }
+static tw_status one_json(const tw_report *r, size_t n, tw_buf *o)
+{
+    (void)n;
+    return tw_report_to_json(r, o);
+}
+static tw_status one_md(const tw_report *r, size_t n, tw_buf *o)
+{
+    (void)n;
+    return tw_report_to_markdown(r, o);
+}
+static tw_status one_junit(const tw_report *r, size_t n, tw_buf *o)
+{
+    (void)n;
+    return tw_report_to_junit(r, o);
+}
+static tw_status one_html(const tw_report *r, size_t n, tw_buf *o)
+{
+    (void)n;
+    return tw_report_to_html(r, o);
+}
 
 /* Whole, the rendering fits a buffer of exactly its length; one byte less,
  * or a cut anywhere, is TW_ERR_LIMIT, never OK. */
@@ -69,8 +88,8 @@ static void assert_status(const char *what, render_fn fn, const tw_report *r, si
         tw_buf b = {0};
         b.max = cuts[i];
         tw_status st = fn(r, n, &b);
-        cr_assert_eq(st, TW_ERR_LIMIT, "%s: capped at %zu of %zu bytes: %s", what, cuts[i], whole.len,
-                     tw_code_name(st));
+        cr_assert_eq(st, TW_ERR_LIMIT, "%s: capped at %zu of %zu bytes: %s", what, cuts[i],
+                     whole.len, tw_code_name(st));
         cr_assert_leq(b.len, cuts[i]);
         tw_buf_free(&b);
     }
@@ -107,7 +126,8 @@ Test(writers, gate_returns_limit_and_keeps_its_counts)
     tw_gate_result_free(&g);
     size_t cuts[] = {len - 1, len / 2, 10};
     for (size_t i = 0; i < 3; i++) {
-        cr_assert_eq(tw_gate(&b, &r, cuts[i], &g), TW_ERR_LIMIT, "capped at %zu of %zu", cuts[i], len);
+        cr_assert_eq(tw_gate(&b, &r, cuts[i], &g), TW_ERR_LIMIT, "capped at %zu of %zu", cuts[i],
+                     len);
         cr_assert_eq(g.regressions, 3, "the counts stand");
         cr_assert_leq(g.text.len, cuts[i]);
         tw_gate_result_free(&g);
@@ -147,7 +167,10 @@ static void rm_rf(const char *d)
     rmdir(d);
 }
 
-static void rm_tmp(void) { rm_rf(dir); }
+static void rm_tmp(void)
+{
+    rm_rf(dir);
+}
 
 static void put_file(const char *name, const char *text)
 {
@@ -176,7 +199,9 @@ Test(files, write_all_into_an_unwritable_dir_says_why)
     tw_error why = {.offset = -1};
     snprintf(out, sizeof out, "%s/plain/reports", dir); /* below a regular file */
     cr_assert_eq(tw_report_write_all(&r, out, &why), TW_ERR_IO);
-    cr_assert(strstr(why.message, "cannot create directory") && strstr(why.message, "plain/reports"), "%s", why.message);
+    cr_assert(strstr(why.message, "cannot create directory") &&
+                  strstr(why.message, "plain/reports"),
+              "%s", why.message);
     /* a directory whose files cannot be created: a directory in place of the file */
     snprintf(out, sizeof out, "%s/rep", dir);
     cr_assert(tw_mkdirs(out));
@@ -199,7 +224,8 @@ Test(files, write_all_in_pieces_equals_the_whole_renderings)
     cr_assert_eq(tw_secret_add(secret), TW_OK);
     tw_report r;
     tw_report_init(&r, "big", "mock:replay");
-    tw_rep_fixture *f = tw_report_add_fixture(&r, "openai/big", "fixtures/openai/big.json", "openai");
+    tw_rep_fixture *f =
+        tw_report_add_fixture(&r, "openai/big", "fixtures/openai/big.json", "openai");
     cr_assert_not_null(f);
     char ev[300];
     for (int k = 0; k < 3000; k++) {
@@ -209,9 +235,14 @@ Test(files, write_all_in_pieces_equals_the_whole_renderings)
         e->path = strdup("/v1/chat/completions");
         e->status = 200;
         /* the secret lands at every offset modulo a piece over the exchanges */
-        snprintf(ev, sizeof ev, "%.*s key %s <tail>", k % 97, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", secret);
-        cr_assert_not_null(tw_report_add_check(e, "OAI-R01", TW_V_PASS, TW_EXPECT_NOT_FAIL, -1, ev));
-        cr_assert_not_null(tw_report_add_check(e, "OAI-R04", k % 5 ? TW_V_PASS : TW_V_FAIL, TW_EXPECT_NOT_FAIL, k, ev));
+        snprintf(ev, sizeof ev, "%.*s key %s <tail>", k % 97,
+                 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+                 "xxxxxxxxxxxxxxxx",
+                 secret);
+        cr_assert_not_null(
+            tw_report_add_check(e, "OAI-R01", TW_V_PASS, TW_EXPECT_NOT_FAIL, -1, ev));
+        cr_assert_not_null(tw_report_add_check(e, "OAI-R04", k % 5 ? TW_V_PASS : TW_V_FAIL,
+                                               TW_EXPECT_NOT_FAIL, k, ev));
     }
     tw_report_summarise(&r);
     char out[256];
@@ -219,8 +250,8 @@ Test(files, write_all_in_pieces_equals_the_whole_renderings)
     snprintf(out, sizeof out, "%s/big", dir);
     cr_assert_eq(tw_report_write_all(&r, out, &why), TW_OK, "%s", why.message);
     static const char *const ext[] = {"json", "md", "junit.xml", "html"};
-    tw_status (*const fn[])(const tw_report *, tw_buf *) = {tw_report_to_json, tw_report_to_markdown,
-                                                            tw_report_to_junit, tw_report_to_html};
+    tw_status (*const fn[])(const tw_report *, tw_buf *) = {
+        tw_report_to_json, tw_report_to_markdown, tw_report_to_junit, tw_report_to_html};
     for (int i = 0; i < 4; i++) {
         tw_buf whole = {0}, clean = {0};
         cr_assert_eq(fn[i](&r, &whole), TW_OK);
@@ -327,19 +358,27 @@ Test(files, compare_and_gate_fail_when_they_cannot_write)
     put_file("plain", "x");
     char out[8192];
     /* gate: the --summary file cannot be opened */
-    cr_assert_eq(run("gate --baseline base.json --summary plain/summary.md base.json", out, sizeof out), 2, "%s", out);
+    cr_assert_eq(
+        run("gate --baseline base.json --summary plain/summary.md base.json", out, sizeof out), 2,
+        "%s", out);
     cr_assert(strstr(out, "toolwire gate: plain/summary.md: cannot append"), "%s", out);
     /* gate: standard output is full */
-    cr_assert_eq(run("gate --baseline base.json now.json 2>&1 >/dev/full", out, sizeof out), 2, "%s", out);
+    cr_assert_eq(run("gate --baseline base.json now.json 2>&1 >/dev/full", out, sizeof out), 2,
+                 "%s", out);
     cr_assert(strstr(out, "toolwire gate: cannot write to standard output"), "%s", out);
     /* compare: standard output is full; the --html page cannot be written */
     cr_assert_eq(run("compare base.json now.json 2>&1 >/dev/full", out, sizeof out), 2, "%s", out);
     cr_assert(strstr(out, "toolwire compare: cannot write to standard output"), "%s", out);
-    cr_assert_eq(run("compare --html plain/c.html base.json now.json >/dev/null", out, sizeof out), 2, "%s", out);
-    cr_assert(strstr(out, "toolwire compare: plain/c.html: cannot create a temporary file"), "%s", out);
+    cr_assert_eq(run("compare --html plain/c.html base.json now.json >/dev/null", out, sizeof out),
+                 2, "%s", out);
+    cr_assert(strstr(out, "toolwire compare: plain/c.html: cannot create a temporary file"), "%s",
+              out);
     /* and when all is well */
-    cr_assert_eq(run("gate --baseline base.json --summary s.md base.json >/dev/null", out, sizeof out), 0, "%s", out);
-    cr_assert_eq(run("compare --html c.html base.json now.json >/dev/null", out, sizeof out), 0, "%s", out);
+    cr_assert_eq(
+        run("gate --baseline base.json --summary s.md base.json >/dev/null", out, sizeof out), 0,
+        "%s", out);
+    cr_assert_eq(run("compare --html c.html base.json now.json >/dev/null", out, sizeof out), 0,
+                 "%s", out);
     tw_report_free(&b);
     tw_report_free(&r);
 }
@@ -351,7 +390,8 @@ Test(writers, compare_of_client_reports_speaks_of_client_libraries)
     tw_report r[2];
     for (int i = 0; i < 2; i++) {
         tw_report_init(&r[i], i ? "sdk-b" : "sdk-a", "sdk 1.0 (openai) via node driver.mjs");
-        tw_rep_fixture *f = tw_report_add_fixture(&r[i], "clients/a [whole]", "a.json", r[i].backend);
+        tw_rep_fixture *f =
+            tw_report_add_fixture(&r[i], "clients/a [whole]", "a.json", r[i].backend);
         tw_rep_exchange *e = tw_report_add_exchange(f);
         e->status = 200;
         tw_report_add_check(e, "CLT-01", i ? TW_V_FAIL : TW_V_PASS, TW_EXPECT_ANY, -1, "");
@@ -363,7 +403,8 @@ Test(writers, compare_of_client_reports_speaks_of_client_libraries)
     cr_assert(strstr(md.data, "# toolwire: client libraries compared"), "%s", md.data);
     cr_assert(strstr(md.data, "## Where the client libraries differ"), "%s", md.data);
     cr_assert(strstr(md.data, "| client library | target |"), "%s", md.data);
-    cr_assert(strstr(md.data, "| clients/a [whole] | 0 | CLT-01 | error | pass | fail |"), "%s", md.data);
+    cr_assert(strstr(md.data, "| clients/a [whole] | 0 | CLT-01 | error | pass | fail |"), "%s",
+              md.data);
     cr_assert_null(strstr(md.data, "backend"), "%s", md.data);
     cr_assert(strstr(html.data, "<h1>toolwire: client libraries compared</h1>"));
     cr_assert_null(strstr(html.data, "Where the backends"));
@@ -418,7 +459,8 @@ Test(linear, compare_and_gate_of_large_reports, .timeout = 500)
     tw_buf_free(&md);
     tw_buf html = {0};
     cr_assert_eq(tw_compare_html(r, 2, &html), TW_OK);
-    snprintf(want, sizeof want, "%d fixtures ran on at least two backends (%d on every one)", MANY, MANY);
+    snprintf(want, sizeof want, "%d fixtures ran on at least two backends (%d on every one)", MANY,
+             MANY);
     cr_assert(strstr(html.data, want), "every fixture was found in common");
     tw_buf_free(&html);
     tw_gate_result g;

@@ -20,7 +20,8 @@ static void sample(tw_report *r, const char *backend, tw_verdict r04)
     e->path = strdup("/v1/chat/completions");
     e->status = 200;
     tw_report_add_check(e, "OAI-R01", TW_V_PASS, TW_EXPECT_NOT_FAIL, -1, "ok");
-    tw_report_add_check(e, "OAI-R04", r04, TW_EXPECT_NOT_FAIL, 42, "arguments <b>\"bad\"</b> | </script>");
+    tw_report_add_check(e, "OAI-R04", r04, TW_EXPECT_NOT_FAIL, 42,
+                        "arguments <b>\"bad\"</b> | </script>");
     tw_report_add_check(e, "CLI-06", TW_V_FAIL, TW_EXPECT_ANY, -1, "advisory");
     tw_rep_fixture *s = tw_report_add_fixture(r, "hermes/b", "fixtures/hermes/b.json", "hermes");
     s->skipped = true;
@@ -90,18 +91,22 @@ Test(reports, json_follows_schema_and_parses_back)
         {"check_def", tw_json_get(j, "checks")->child},
         {"fixture", tw_json_get(j, "fixtures")->child},
         {"exchange", tw_json_get(tw_json_get(j, "fixtures")->child, "exchanges")->child},
-        {"verdict", tw_json_get(tw_json_get(tw_json_get(j, "fixtures")->child, "exchanges")->child, "checks")->child},
+        {"verdict",
+         tw_json_get(tw_json_get(tw_json_get(j, "fixtures")->child, "exchanges")->child, "checks")
+             ->child},
     };
     for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
         const cJSON *d = tw_json_get(defs, levels[i].def);
         cr_assert(d, "schema defines %s", levels[i].def);
         cr_assert(levels[i].obj, "report has a %s", levels[i].def);
         for (const cJSON *k = tw_json_get(d, "required")->child; k; k = k->next)
-            cr_assert(tw_json_get(levels[i].obj, k->valuestring), "%s.%s", levels[i].def, k->valuestring);
+            cr_assert(tw_json_get(levels[i].obj, k->valuestring), "%s.%s", levels[i].def,
+                      k->valuestring);
         /* no key outside the schema's properties */
         const cJSON *props = tw_json_get(d, "properties");
         for (const cJSON *k = levels[i].obj->child; k; k = k->next)
-            cr_assert(tw_json_get(props, k->string), "%s.%s is in the schema", levels[i].def, k->string);
+            cr_assert(tw_json_get(props, k->string), "%s.%s is in the schema", levels[i].def,
+                      k->string);
     }
     cr_assert_str_eq(tw_json_get_str(j, "schema"), TW_REPORT_SCHEMA);
     cr_assert_eq(tw_json_get(j, "version")->valueint, TW_REPORT_VERSION);
@@ -208,7 +213,8 @@ static const char *cell(const char *html, size_t fi, const char *id, char *buf, 
     const char *r = strstr(html, row);
     cr_assert(r, "row %zu", fi);
     const char *end = strstr(r, "</tr>");
-    snprintf(key, sizeof key, "data-c=%s%s%s", strcmp(id, "result") && strcmp(id, "http") ? "\"" : "", id,
+    snprintf(key, sizeof key, "data-c=%s%s%s",
+             strcmp(id, "result") && strcmp(id, "http") ? "\"" : "", id,
              strcmp(id, "result") && strcmp(id, "http") ? "\"" : "");
     const char *k = strstr(r, key);
     if (!k || k > end)
@@ -344,13 +350,16 @@ Test(reports, html_comparison_marks_differences)
     tw_buf h = {0};
     cr_assert_eq(tw_compare_html(both, 2, &h), TW_OK);
     cr_assert(strstr(h.data, "<p id=legend>"));
-    cr_assert(strstr(h.data, "<p id=common>1 fixtures ran on at least two backends (1 on every one)"));
+    cr_assert(
+        strstr(h.data, "<p id=common>1 fixtures ran on at least two backends (1 on every one)"));
     const char *row = strstr(h.data, "<td>OAI-R04</td>");
     cr_assert(row, "the differing check has a row");
     const char *end = strstr(row, "</tr>");
     char *r4 = strndup(row, (size_t)(end - row));
     cr_assert(strstr(r4, "<td class=\"pass\""), "%s", r4);
-    cr_assert(strstr(r4, "<td class=\"fail mm diff\" title=\"MISMATCH: failed, not expected: arguments"), "%s", r4);
+    cr_assert(
+        strstr(r4, "<td class=\"fail mm diff\" title=\"MISMATCH: failed, not expected: arguments"),
+        "%s", r4);
     free(r4);
     cr_assert_null(strstr(h.data, "<td>OAI-R01</td>"), "checks that agree are not listed");
     row = strstr(h.data, "<td>RES-01</td><td class=\"sev error\">error</td>");

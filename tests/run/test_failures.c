@@ -36,8 +36,9 @@ typedef struct fixed_server {
     unsigned short port;
 } fixed_server;
 
-static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
-                              const char *version, const char *upload, size_t *upload_size, void **con_cls)
+static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char *url,
+                              const char *method, const char *version, const char *upload,
+                              size_t *upload_size, void **con_cls)
 {
     (void)url, (void)method, (void)version, (void)upload;
     fixed_server *s = cls;
@@ -67,8 +68,8 @@ static void server_start(fixed_server *s, unsigned status, const char *body)
     memset(&sa, 0, sizeof sa);
     sa.sin_family = AF_INET;
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    s->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, answer, s, MHD_OPTION_SOCK_ADDR, &sa,
-                            MHD_OPTION_END);
+    s->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, answer, s,
+                            MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_END);
     cr_assert_not_null(s->d, "the test server starts");
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
     cr_assert_not_null(info);
@@ -147,7 +148,8 @@ static int run_against(const char *url, const char *dir, char **out)
     tw_backend_spec b;
     cr_assert(tw_backend_spec_parse(spec, store, &b, &why), "%s", why.message);
     char f1[1024], f2[1024];
-    snprintf(f1, sizeof f1, "%s", tw_test_src("fixtures/openai/nonstream_arguments_double_encoded.json"));
+    snprintf(f1, sizeof f1, "%s",
+             tw_test_src("fixtures/openai/nonstream_arguments_double_encoded.json"));
     snprintf(f2, sizeof f2, "%s", tw_test_src("fixtures/anthropic/ref_tool_call.json"));
     char *paths[] = {f1, f2};
     size_t olen = 0;
@@ -205,10 +207,12 @@ Test(failures, error_status_everywhere)
     cr_expect(strstr(out, "2 exchanges (2 error statuses, 0 without a response)"), "%s", out);
     cr_expect(strstr(out, "[HTTP 404] RSP-01: expected pass or skip, got fail"), "%s", out);
     /* the expected result cannot be compared without an answer: a consequence of the status */
-    cr_expect(strstr(out, "consequences of HTTP 404 (RSP-01), not counted again: OAI-R04, RES-01\n"), "%s",
-              out);
+    cr_expect(
+        strstr(out, "consequences of HTTP 404 (RSP-01), not counted again: OAI-R04, RES-01\n"),
+        "%s", out);
     char *json = slurp(dir, "b.json");
-    cr_expect(strstr(json, "\"status\":\t404") || strstr(json, "\"status\": 404"), "json has the status");
+    cr_expect(strstr(json, "\"status\":\t404") || strstr(json, "\"status\": 404"),
+              "json has the status");
     char *md = slurp(dir, "b.md");
     cr_expect(strstr(md, "| response | exchanges |\n|---|---:|\n| HTTP 404 | 2 |"), "%s", md);
     cr_expect(strstr(md, " | 0 | HTTP 404 | RSP-01 | not-fail | fail | HTTP 404 where"), "%s", md);
@@ -295,15 +299,20 @@ Test(failures, record_error_responses)
     char *dir = tmpdir();
     char args[2048], err[4096], p[1024];
     const char *fx = tw_test_src("fixtures/openai/nonstream_arguments_double_encoded.json");
-    snprintf(args, sizeof args, "record --backend http://127.0.0.1:%u --out %s %s", s.port, dir, fx);
-    cr_expect_eq(run_tool(args, err, sizeof err), 1, "an error response is not a recording: %s", err);
-    cr_expect(strstr(err, "openai/nonstream_arguments_double_encoded#0: HTTP 500 after 3 attempt(s)"), "%s", err);
+    snprintf(args, sizeof args, "record --backend http://127.0.0.1:%u --out %s %s", s.port, dir,
+             fx);
+    cr_expect_eq(run_tool(args, err, sizeof err), 1, "an error response is not a recording: %s",
+                 err);
+    cr_expect(
+        strstr(err, "openai/nonstream_arguments_double_encoded#0: HTTP 500 after 3 attempt(s)"),
+        "%s", err);
     cr_expect(strstr(err, "--keep-errors"), "%s", err);
     snprintf(p, sizeof p, "%s/nonstream_arguments_double_encoded.json", dir);
     struct stat sb;
     cr_expect_neq(stat(p, &sb), 0, "no fixture written");
     /* asked to keep them: written, exit 0, still said */
-    snprintf(args, sizeof args, "record --keep-errors --backend http://127.0.0.1:%u --out %s %s", s.port, dir, fx);
+    snprintf(args, sizeof args, "record --keep-errors --backend http://127.0.0.1:%u --out %s %s",
+             s.port, dir, fx);
     cr_expect_eq(run_tool(args, err, sizeof err), 0, "%s", err);
     cr_expect(strstr(err, "HTTP 500"), "%s", err);
     cr_expect_eq(stat(p, &sb), 0, "the fixture is written");
@@ -312,7 +321,8 @@ Test(failures, record_error_responses)
     free(t);
     /* a fixture that expects the error records it without the option */
     const char *efx = tw_test_src("fixtures/openai/error_not_envelope.json");
-    snprintf(args, sizeof args, "record --backend http://127.0.0.1:%u --out %s %s", s.port, dir, efx);
+    snprintf(args, sizeof args, "record --backend http://127.0.0.1:%u --out %s %s", s.port, dir,
+             efx);
     cr_expect_eq(run_tool(args, err, sizeof err), 0, "%s", err);
     server_stop(&s);
     rm_rf(dir);
@@ -370,13 +380,13 @@ Test(failures, stale_temporaries_removed)
     snprintf(live_old, sizeof live_old, "b.html.tmp.%ld.Zz9yYx", (long)getppid());
     snprintf(mine, sizeof mine, "b.junit.xml.tmp.%ld.Ab3dEf", (long)getpid());
     snprintf(other, sizeof other, "notes.txt.tmp.%ld.Ab3dEf", gp);
-    touch(dir, dead, 0);                        /* its writer is gone: stale at once */
-    touch(dir, live, 0);                        /* a concurrent writer's: kept */
+    touch(dir, dead, 0);                            /* its writer is gone: stale at once */
+    touch(dir, live, 0);                            /* a concurrent writer's: kept */
     touch(dir, live_old, TW_STALE_TEMP_AGE_S + 60); /* a reused pid, an old file: stale */
     touch(dir, mine, TW_STALE_TEMP_AGE_S + 60);     /* this process's own: kept */
-    touch(dir, other, 0);                       /* not a file this program writes: kept */
+    touch(dir, other, 0);                           /* not a file this program writes: kept */
     touch(dir, "c.json.tmp.q1W2e3", TW_STALE_TEMP_OLD_FORM_S + 60); /* old form, old: stale */
-    touch(dir, "d.json.tmp.q1W2e3", 0);         /* old form, just written: kept */
+    touch(dir, "d.json.tmp.q1W2e3", 0);                      /* old form, just written: kept */
     touch(dir, "e.json.tmp.q1W2e", 3 * TW_STALE_TEMP_AGE_S); /* not mkstemp's six: kept */
     touch(dir, "b.json", 3 * TW_STALE_TEMP_AGE_S);           /* a report: kept */
     cr_expect_eq(tw_clean_stale_temps(dir), 3);
@@ -406,7 +416,8 @@ Test(failures, run_removes_stale_temporaries)
     tw_backend_spec b;
     cr_assert(tw_backend_spec_parse("m=mock:replay", store, &b, &why), "%s", why.message);
     char f1[1024];
-    snprintf(f1, sizeof f1, "%s", tw_test_src("fixtures/openai/nonstream_arguments_double_encoded.json"));
+    snprintf(f1, sizeof f1, "%s",
+             tw_test_src("fixtures/openai/nonstream_arguments_double_encoded.json"));
     char *paths[] = {f1};
     tw_run_opts o;
     memset(&o, 0, sizeof o);
@@ -419,7 +430,9 @@ Test(failures, run_removes_stale_temporaries)
 
 /* ---- reading a failing run: knock-ons, the listing's cap, the directive ---- */
 
-#define ENVELOPE "{\"error\":{\"message\":\"bad request\",\"type\":\"invalid_request_error\",\"param\":null,\"code\":null}}"
+#define ENVELOPE                                                                                   \
+    "{\"error\":{\"message\":\"bad "                                                               \
+    "request\",\"type\":\"invalid_request_error\",\"param\":null,\"code\":null}}"
 
 /* `toolwire ARGS` with stdout in DIR/stdout; its exit status. */
 static int run_stdout(const char *dir, const char *args)
@@ -438,27 +451,39 @@ Test(failures, knockons_fold_under_an_error_status)
     server_start(&s, 400, ENVELOPE);
     char *dir = tmpdir();
     char args[2000];
-    snprintf(args, sizeof args, "run --retries 0 --backend bad=http://127.0.0.1:%u/v1 --out '%s/out' '%s'", s.port, dir,
-             tw_test_src("fixtures/live/openai/auto_call.json"));
+    snprintf(args, sizeof args,
+             "run --retries 0 --backend bad=http://127.0.0.1:%u/v1 --out '%s/out' '%s'", s.port,
+             dir, tw_test_src("fixtures/live/openai/auto_call.json"));
     cr_assert_eq(run_stdout(dir, args), 1);
     server_stop(&s);
     char *out = slurp(dir, "stdout");
     /* counted once in the headline */
     cr_assert(strstr(out, ", 2 mismatches (+7 consequences) -> "), "%s", out);
     /* the cause, then its knock-ons on one line under it, never as mismatch lines of their own */
-    cr_assert(strstr(out, "mismatch live/openai/auto_call#0 [HTTP 400] RSP-01: expected pass or skip, got fail"), "%s", out);
-    cr_assert(strstr(out, "+ 3 consequences of HTTP 400 (RSP-01), not counted again: LIV-01, LIV-02, LIV-03\n"), "%s", out);
-    cr_assert(strstr(out, "+ 4 consequences of HTTP 400 (RSP-01), not counted again: LIV-01, LIV-02, LIV-03, LIV-06\n"),
+    cr_assert(
+        strstr(
+            out,
+            "mismatch live/openai/auto_call#0 [HTTP 400] RSP-01: expected pass or skip, got fail"),
+        "%s", out);
+    cr_assert(
+        strstr(
+            out,
+            "+ 3 consequences of HTTP 400 (RSP-01), not counted again: LIV-01, LIV-02, LIV-03\n"),
+        "%s", out);
+    cr_assert(strstr(out, "+ 4 consequences of HTTP 400 (RSP-01), not counted again: LIV-01, "
+                          "LIV-02, LIV-03, LIV-06\n"),
               "%s", out);
     cr_assert_eq(count(out, "] LIV-0"), 0, "%s", out);
     cr_assert_eq(count(out, "  mismatch "), 2, "%s", out);
     /* Markdown: the headline cell and a ↳ row under each cause */
     char *md = slurp(dir, "out/bad.md");
     cr_assert(strstr(md, "| 2 (+7 consequences) |"), "%s", md);
-    cr_assert(strstr(md, "| live/openai/auto_call | 0 | HTTP 400 | ↳ LIV-01, LIV-02, LIV-03 | | — | 3 consequences of "
+    cr_assert(strstr(md, "| live/openai/auto_call | 0 | HTTP 400 | ↳ LIV-01, LIV-02, LIV-03 | | — "
+                         "| 3 consequences of "
                          "HTTP 400 (RSP-01), not counted again |"),
               "%s", md);
-    cr_assert_eq(count(md, "| HTTP 400 | LIV-0"), 0, "no knock-on has a mismatch row of its own:\n%s", md);
+    cr_assert_eq(count(md, "| HTTP 400 | LIV-0"), 0,
+                 "no knock-on has a mismatch row of its own:\n%s", md);
     /* HTML: the headline and the knock-on cells */
     char *html = slurp(dir, "out/bad.html");
     cr_assert(strstr(html, "2 mismatches (+7 consequences);"));
@@ -476,8 +501,8 @@ Test(failures, knockons_fold_under_an_error_status)
     const tw_rep_exchange *e = &r.fx[0].ex[1];
     for (size_t c = 0; c < e->nchecks; c++) {
         const tw_rep_check *ch = &e->checks[c];
-        bool knock = strcmp(ch->id, "LIV-01") == 0 || strcmp(ch->id, "LIV-02") == 0 || strcmp(ch->id, "LIV-03") == 0 ||
-                     strcmp(ch->id, "LIV-06") == 0;
+        bool knock = strcmp(ch->id, "LIV-01") == 0 || strcmp(ch->id, "LIV-02") == 0 ||
+                     strcmp(ch->id, "LIV-03") == 0 || strcmp(ch->id, "LIV-06") == 0;
         if (knock) {
             cr_assert_eq(ch->verdict, TW_V_FAIL, "%s", ch->id);
             cr_assert_str_eq(ch->follows, "HTTP 400", "%s", ch->id);
@@ -489,7 +514,8 @@ Test(failures, knockons_fold_under_an_error_status)
     tw_report_free(&r);
     char *junit = slurp(dir, "out/bad.junit.xml");
     cr_assert(strstr(junit, "LIV-06: expected not-fail, got fail: ") &&
-              strstr(junit, " (a consequence of HTTP 400, RSP-01)\n"), "%s", junit);
+                  strstr(junit, " (a consequence of HTTP 400, RSP-01)\n"),
+              "%s", junit);
     free(junit);
     char *json = slurp(dir, "out/bad.json");
     cr_assert(strstr(json, "\"follows\": \"HTTP 400 (RSP-01)\""));
@@ -509,13 +535,15 @@ Test(failures, knockons_fold_under_no_response)
     unsigned short port = closed_port();
     char *dir = tmpdir();
     char args[2000];
-    snprintf(args, sizeof args, "run --retries 0 --backend down=http://127.0.0.1:%u/v1 --out '%s/out' '%s'", port, dir,
+    snprintf(args, sizeof args,
+             "run --retries 0 --backend down=http://127.0.0.1:%u/v1 --out '%s/out' '%s'", port, dir,
              tw_test_src("fixtures/live/anthropic/auto_call.json"));
     cr_assert_eq(run_stdout(dir, args), 2);
     char *out = slurp(dir, "stdout");
     cr_assert(strstr(out, " 2 mismatches (+7 consequences) -> "), "%s", out);
-    cr_assert(strstr(out, "backend down (http://127.0.0.1:") && strstr(out, "): NOT JUDGED (nobody answered), "), "%s",
-              out);
+    cr_assert(strstr(out, "backend down (http://127.0.0.1:") &&
+                  strstr(out, "): NOT JUDGED (nobody answered), "),
+              "%s", out);
     cr_assert_null(strstr(out, "  mismatch "), "%s", out);
     char *json = slurp(dir, "out/down.json");
     cr_assert(strstr(json, "\"follows\": \"no response (RSP-01)\""), "%s", json);
@@ -536,8 +564,9 @@ Test(failures, listing_says_what_is_past_its_cap)
     server_start(&s, 400, ENVELOPE);
     char *dir = tmpdir();
     char args[2000];
-    snprintf(args, sizeof args, "run --retries 0 --backend bad=http://127.0.0.1:%u/v1 --out '%s/out' '%s' '%s'", s.port,
-             dir, tw_test_src("fixtures/openai"), tw_test_src("fixtures/anthropic"));
+    snprintf(args, sizeof args,
+             "run --retries 0 --backend bad=http://127.0.0.1:%u/v1 --out '%s/out' '%s' '%s'",
+             s.port, dir, tw_test_src("fixtures/openai"), tw_test_src("fixtures/anthropic"));
     cr_assert_eq(run_stdout(dir, args), 1);
     char *out = slurp(dir, "stdout");
     size_t shown = count(out, "\n  mismatch ");
@@ -553,11 +582,14 @@ Test(failures, listing_says_what_is_past_its_cap)
     snprintf(want, sizeof want, "  … and %zu more mismatches (+", more);
     const char *at = strstr(out, want);
     cr_assert(at, "%s\nwanted: %s", out, want);
-    cr_assert(strstr(at, "not shown here: every one is in ") && strstr(at, "/out/bad.json (and .md, .html)\n"), "%s", at);
+    cr_assert(strstr(at, "not shown here: every one is in ") &&
+                  strstr(at, "/out/bad.json (and .md, .html)\n"),
+              "%s", at);
     tw_report_free(&r);
     /* --quiet: the same cap, the lines naming their backend */
-    snprintf(args, sizeof args, "run --quiet --retries 0 --backend bad=http://127.0.0.1:%u/v1 --out '%s/out' '%s'", s.port,
-             dir, tw_test_src("fixtures/openai"));
+    snprintf(args, sizeof args,
+             "run --quiet --retries 0 --backend bad=http://127.0.0.1:%u/v1 --out '%s/out' '%s'",
+             s.port, dir, tw_test_src("fixtures/openai"));
     cr_assert_eq(run_stdout(dir, args), 1);
     server_stop(&s);
     free(out);
@@ -586,12 +618,14 @@ Test(failures, directive_not_followed)
         cJSON_DeleteItemFromArray(exs, 1);
     cJSON *x = cJSON_GetArrayItem(exs, 0);
     cJSON_DeleteItemFromObject(cJSON_GetObjectItem(x, "request"), "stream");
-    cJSON_DeleteItemFromObject(cJSON_GetObjectItem(cJSON_GetObjectItem(x, "request"), "body"), "stream");
-    cJSON_AddItemToObject(x, "response",
-                          cJSON_Parse("{\"status\":200,\"headers\":{\"content-type\":\"application/json\"},\"body\":"
-                                      "{\"id\":\"c1\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\","
-                                      "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":"
-                                      "\"I would rather not.\"},\"finish_reason\":\"stop\"}]}}"));
+    cJSON_DeleteItemFromObject(cJSON_GetObjectItem(cJSON_GetObjectItem(x, "request"), "body"),
+                               "stream");
+    cJSON_AddItemToObject(
+        x, "response",
+        cJSON_Parse("{\"status\":200,\"headers\":{\"content-type\":\"application/json\"},\"body\":"
+                    "{\"id\":\"c1\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\","
+                    "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":"
+                    "\"I would rather not.\"},\"finish_reason\":\"stop\"}]}}"));
     char *text = cJSON_Print(f);
     cJSON_Delete(f);
     char p[600];
@@ -602,17 +636,25 @@ Test(failures, directive_not_followed)
     snprintf(args, sizeof args, "run --backend model=mock:replay --out '%s/out' '%s'", dir, p);
     cr_assert_eq(run_stdout(dir, args), 1);
     char *out = slurp(dir, "stdout");
-    cr_assert(strstr(out, "] LIV-01: expected pass or skip, got fail: expected a call of get_time; got no call"), "%s",
-              out);
+    cr_assert(
+        strstr(
+            out,
+            "] LIV-01: expected pass or skip, got fail: expected a call of get_time; got no call"),
+        "%s", out);
     cr_assert(strstr(out, "consequence of no call (LIV-01), not counted again: LIV-02"), "%s", out);
-    cr_assert_eq(count(out, "note: the server did not follow the script directive in 1 of 1 exchanges"), 1, "%s", out);
-    cr_assert(strstr(out, "reading/ignored#0: step 0 of the directive asks for a call of get_time; the answer has no "
+    cr_assert_eq(
+        count(out, "note: the server did not follow the script directive in 1 of 1 exchanges"), 1,
+        "%s", out);
+    cr_assert(strstr(out, "reading/ignored#0: step 0 of the directive asks for a call of get_time; "
+                          "the answer has no "
                           "call"),
               "%s", out);
     char *md = slurp(dir, "out/model.md");
     cr_assert(strstr(md, "> **Note:** the server did not follow the script directive"), "%s", md);
     char *html = slurp(dir, "out/model.html");
-    cr_assert(strstr(html, "<p class=note id=directive><b>Note:</b> the server did not follow the script directive"));
+    cr_assert(strstr(
+        html,
+        "<p class=note id=directive><b>Note:</b> the server did not follow the script directive"));
     char *json = slurp(dir, "out/model.json");
     cr_assert(strstr(json, "\"directive_not_followed\": 1"), "%s", json);
     cr_assert(strstr(json, "\"followed\": false"), "%s", json);

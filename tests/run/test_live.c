@@ -81,9 +81,9 @@ Test(live, placeholder_syntax)
     size_t e = 9, c = 9;
     cr_expect(tw_call_id_placeholder("$call_id[0]", &e, &c) && e == 0 && c == 0);
     cr_expect(tw_call_id_placeholder("$call_id[12][3]", &e, &c) && e == 12 && c == 3);
-    static const char *const bad[] = {"$call_id[]", "$call_id[x]", "$call_id[1", "$call_id[1]x",
-                                      "$call_id[1][2][3]", "$call_id[1234567]", "call_id[1]", "$call_id",
-                                      "$call_id[-1]", NULL};
+    static const char *const bad[] = {
+        "$call_id[]",        "$call_id[x]", "$call_id[1", "$call_id[1]x", "$call_id[1][2][3]",
+        "$call_id[1234567]", "call_id[1]",  "$call_id",   "$call_id[-1]", NULL};
     for (const char *const *b = bad; *b; b++)
         cr_expect(!tw_call_id_placeholder(*b, &e, &c), "%s accepted", *b);
 }
@@ -93,7 +93,8 @@ Test(live, placeholder_substitution)
     tw_live_answer ans[2];
     memset(ans, 0, sizeof ans);
     ans[0].decoded = true;
-    tw_call calls[2] = {{.id = (char *)"call_a", .name = (char *)"f"}, {.id = (char *)"call_b", .name = (char *)"g"}};
+    tw_call calls[2] = {{.id = (char *)"call_a", .name = (char *)"f"},
+                        {.id = (char *)"call_b", .name = (char *)"g"}};
     ans[0].res.msg.calls = calls;
     ans[0].res.msg.ncalls = 2;
     snprintf(ans[1].why, sizeof ans[1].why, "HTTP 500: no answer to judge");
@@ -113,15 +114,18 @@ Test(live, placeholder_substitution)
     free(s);
     cJSON_Delete(out);
     /* the original is left as written */
-    cr_expect_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(body, "messages"), 0),
-                                         "tool_call_id")->valuestring,
-                     "$call_id[0]");
+    cr_expect_str_eq(
+        cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(body, "messages"), 0),
+                            "tool_call_id")
+            ->valuestring,
+        "$call_id[0]");
     cJSON_Delete(body);
     /* unresolved: a call that was not made, an exchange without an answer, a later exchange */
     body = cJSON_Parse("[\"$call_id[0][2]\",\"$call_id[1]\",\"$call_id[5]\"]");
     out = tw_live_substitute(body, ans, 2, &unres, &why);
     cr_expect_eq(unres, 3);
-    cr_expect(strstr(why.message, "$call_id[0][2]: exchange 0 produced 2 call(s)"), "%s", why.message);
+    cr_expect(strstr(why.message, "$call_id[0][2]: exchange 0 produced 2 call(s)"), "%s",
+              why.message);
     cJSON_Delete(out);
     cJSON_Delete(body);
 }
@@ -135,7 +139,8 @@ Test(live, expectations_pass)
         cr_expect_eq(verdict(&rep, 0, ids0[i])->verdict, TW_V_PASS, "%s: %s", ids0[i],
                      verdict(&rep, 0, ids0[i])->evidence);
     cr_expect_eq(verdict(&rep, 1, "LIV-01")->verdict, TW_V_PASS);
-    cr_expect_eq(verdict(&rep, 1, "LIV-06")->verdict, TW_V_PASS, "%s", verdict(&rep, 1, "LIV-06")->evidence);
+    cr_expect_eq(verdict(&rep, 1, "LIV-06")->verdict, TW_V_PASS, "%s",
+                 verdict(&rep, 1, "LIV-06")->evidence);
     /* not asked for: no verdict but a skip */
     cr_expect_eq(verdict(&rep, 1, "LIV-02")->verdict, TW_V_SKIP);
     cr_expect_eq(verdict(&rep, 0, "LIV-07")->verdict, TW_V_SKIP);
@@ -178,8 +183,8 @@ Test(live, expectations_fail)
         run_one(cases[i].stem, &rep);
         const tw_rep_check *c = verdict(&rep, cases[i].k, cases[i].id);
         cr_expect_eq(c->verdict, TW_V_FAIL, "%s %s: %s", cases[i].stem, cases[i].id, c->evidence);
-        cr_expect(strstr(c->evidence, cases[i].want1) && strstr(c->evidence, cases[i].want2), "%s %s: %s",
-                  cases[i].stem, cases[i].id, c->evidence);
+        cr_expect(strstr(c->evidence, cases[i].want1) && strstr(c->evidence, cases[i].want2),
+                  "%s %s: %s", cases[i].stem, cases[i].id, c->evidence);
         cr_expect(!c->match, "%s: an unexpected failure is a mismatch", cases[i].stem);
         cr_expect(!rep.ok, "%s", cases[i].stem);
         tw_report_free(&rep);
@@ -199,8 +204,10 @@ Test(live, round_trip_sends_the_server_id)
 {
     tw_report rep;
     run_one("round_trip", &rep);
-    cr_expect_eq(verdict(&rep, 1, "LIV-07")->verdict, TW_V_PASS, "%s", verdict(&rep, 1, "LIV-07")->evidence);
-    cr_expect_eq(verdict(&rep, 1, "CLI-01")->verdict, TW_V_PASS, "%s", verdict(&rep, 1, "CLI-01")->evidence);
+    cr_expect_eq(verdict(&rep, 1, "LIV-07")->verdict, TW_V_PASS, "%s",
+                 verdict(&rep, 1, "LIV-07")->evidence);
+    cr_expect_eq(verdict(&rep, 1, "CLI-01")->verdict, TW_V_PASS, "%s",
+                 verdict(&rep, 1, "CLI-01")->evidence);
     cr_expect_eq(verdict(&rep, 1, "LIV-04")->verdict, TW_V_PASS);
     cr_expect(rep.ok);
     tw_report_free(&rep);
@@ -246,7 +253,8 @@ Test(live, every_fixture_is_tagged)
         const char *kind = resp ? "replay" : text ? "reference" : "live";
         int kinds = tw_fixture_has_tag(&f, "replay") + tw_fixture_has_tag(&f, "reference") +
                     tw_fixture_has_tag(&f, "live");
-        cr_expect(kinds == 1 && tw_fixture_has_tag(&f, kind), "%s: expected the one tag %s", files[i], kind);
+        cr_expect(kinds == 1 && tw_fixture_has_tag(&f, kind), "%s: expected the one tag %s",
+                  files[i], kind);
         cr_expect_eq(tw_fixture_has_tag(&f, "stream"), stream, "%s: stream tag", files[i]);
         cr_expect_eq(tw_fixture_has_tag(&f, "faults"), faults, "%s: faults tag", files[i]);
         nlive += strcmp(kind, "live") == 0;
@@ -274,24 +282,30 @@ Test(live, live_suites_are_well_formed)
             tw_fixture f;
             tw_error why = {.offset = -1};
             cr_assert_eq(tw_fixture_load(files[i], NULL, &f, &why), TW_OK, "%s", why.message);
-            cr_expect(tw_fixture_has_tag(&f, "live") && tw_fixture_has_tag(&f, eps[e]), "%s", files[i]);
+            cr_expect(tw_fixture_has_tag(&f, "live") && tw_fixture_has_tag(&f, eps[e]), "%s",
+                      files[i]);
             cr_expect_str_eq(f.backend, eps[e]);
             char first[200] = "";
             for (size_t k = 0; k < f.nexchanges; k++) {
                 const tw_fx_exchange *x = &f.exchanges[k];
-                cr_expect(!x->has_response && !x->model_text && !x->model_pass1, "%s#%zu", files[i], k);
+                cr_expect(!x->has_response && !x->model_text && !x->model_pass1, "%s#%zu", files[i],
+                          k);
                 cr_expect_not_null(x->live.json, "%s#%zu has no expect.live", files[i], k);
                 cr_expect_str_eq(endpoint_of(x->req.path), eps[e]);
                 char *body = tw_json_print(x->req.body, NULL);
                 const char *d = strstr(body, "toolwire-script {\\\"nonce\\\":\\\"");
                 cr_assert_not_null(d, "%s#%zu has no directive", files[i], k);
                 char nonce[200];
-                cr_assert_eq(sscanf(d + strlen("toolwire-script {\\\"nonce\\\":\\\""), "%199[^\\\"]", nonce), 1);
+                cr_assert_eq(
+                    sscanf(d + strlen("toolwire-script {\\\"nonce\\\":\\\""), "%199[^\\\"]", nonce),
+                    1);
                 char prefix[64];
                 snprintf(prefix, sizeof prefix, "live-%s-", eps[e]);
-                cr_expect(strncmp(nonce, prefix, strlen(prefix)) == 0, "%s: nonce %s", files[i], nonce);
+                cr_expect(strncmp(nonce, prefix, strlen(prefix)) == 0, "%s: nonce %s", files[i],
+                          nonce);
                 /* natural-language instructions before the directive */
-                cr_expect_gt(d - body, 60, "%s#%zu: no instructions before the directive", files[i], k);
+                cr_expect_gt(d - body, 60, "%s#%zu: no instructions before the directive", files[i],
+                             k);
                 free(body);
                 if (strcmp(first, nonce) == 0)
                     continue; /* a later turn of the same conversation */
@@ -318,7 +332,8 @@ Test(live, selection_by_tags)
     cr_assert(tw_fixture_set_load(&fs, paths, 1, NULL, &why), "%s", why.message);
     size_t all = fs.n, nlive = 0, nlive_ant = 0, nstream_ant = 0;
     for (size_t i = 0; i < fs.n; i++) {
-        bool l = tw_fixture_has_tag(&fs.fx[i], "live"), a = tw_fixture_has_tag(&fs.fx[i], "anthropic");
+        bool l = tw_fixture_has_tag(&fs.fx[i], "live"),
+             a = tw_fixture_has_tag(&fs.fx[i], "anthropic");
         nlive += l;
         nlive_ant += l && a;
         nstream_ant += l && a && !tw_fixture_has_tag(&fs.fx[i], "stream");
@@ -329,7 +344,8 @@ Test(live, selection_by_tags)
     tw_fixture_selection sel = {.tags = tags, .ntags = 2, .xtags = xtags, .nxtags = 1};
     cr_expect_eq(tw_fixture_set_select(&fs, &sel), nstream_ant);
     for (size_t i = 0; i < fs.n; i++)
-        cr_expect(tw_fixture_has_tag(&fs.fx[i], "live") && tw_fixture_has_tag(&fs.fx[i], "anthropic") &&
+        cr_expect(tw_fixture_has_tag(&fs.fx[i], "live") &&
+                  tw_fixture_has_tag(&fs.fx[i], "anthropic") &&
                   !tw_fixture_has_tag(&fs.fx[i], "stream"));
     tw_fixture_set_free(&fs);
     cr_expect(nlive_ant > nstream_ant && nstream_ant > 0 && nlive < all);
@@ -341,8 +357,8 @@ Test(live, selection_by_tags)
     o.sel.tags = none;
     o.sel.ntags = 1;
     cr_expect_eq(tw_run_all(&b, 1, paths, 1, "/tmp/toolwire-test-live-none", &o, NULL), 2);
-    /* --exclude-tag live on the replay profile: every selected fixture fits or is skipped, none live
-     * (nor the client scenarios, whose 429s want retries this run does not make) */
+    /* --exclude-tag live on the replay profile: every selected fixture fits or is skipped, none
+     * live (nor the client scenarios, whose 429s want retries this run does not make) */
     const char *live[] = {"live", "clients"};
     o.sel.xtags = live;
     o.sel.nxtags = 2;
@@ -364,7 +380,9 @@ Test(live, selection_by_tags)
     }
     tw_report_free(&rep);
     /* per-backend selection: the backend's own tags */
-    tw_backend_spec b2 = {.name = "m", .profile = "replay", .suite = {.tags = ant, .ntags = 2, .xtags = live, .nxtags = 2}};
+    tw_backend_spec b2 = {.name = "m",
+                          .profile = "replay",
+                          .suite = {.tags = ant, .ntags = 2, .xtags = live, .nxtags = 2}};
     memset(&o, 0, sizeof o);
     cr_expect_eq(tw_run_all(&b2, 1, paths, 1, dir, &o, NULL), 0);
     tw_report rep2;

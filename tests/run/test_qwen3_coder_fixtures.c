@@ -54,7 +54,8 @@ Test(qwen3_coder_fixtures, recorded_fail_reference_passes, .timeout = 120)
     for (size_t i = 0; i < fs.n; i++) {
         cr_assert_str_eq(fs.fx[i].backend, "qwen3-coder", "%s", fs.fx[i].name);
         for (size_t k = 0; k < fs.fx[i].nexchanges; k++)
-            cr_assert_str_eq(fs.fx[i].exchanges[k].decode_format, "qwen3-coder", "%s", fs.fx[i].name);
+            cr_assert_str_eq(fs.fx[i].exchanges[k].decode_format, "qwen3-coder", "%s",
+                             fs.fx[i].name);
     }
 
     /* the recordings: every verdict as the fixtures expect */
@@ -88,19 +89,21 @@ Test(qwen3_coder_fixtures, recorded_fail_reference_passes, .timeout = 120)
                 if (ca->expected != TW_EXPECT_FAIL)
                     continue;
                 any = true;
-                cr_expect_eq(ca->verdict, TW_V_FAIL, "%s#%zu %s: the recording gives %s", a->name, k,
-                             ca->id, tw_verdict_name(ca->verdict));
+                cr_expect_eq(ca->verdict, TW_V_FAIL, "%s#%zu %s: the recording gives %s", a->name,
+                             k, ca->id, tw_verdict_name(ca->verdict));
                 if (strncmp(ca->id, "QWX-", 4) == 0)
                     qwx_fail++;
                 const tw_rep_check *cb = find_check(&b->ex[k], ca->id);
-                cr_assert_not_null(cb, "%s#%zu %s: no verdict from the reference", a->name, k, ca->id);
+                cr_assert_not_null(cb, "%s#%zu %s: no verdict from the reference", a->name, k,
+                                   ca->id);
                 bool model_text = strcmp(ca->id, "HER-01") == 0 || strcmp(ca->id, "HER-03") == 0;
                 if (model_text) /* the model's fault stays in the model text */
-                    cr_expect_eq(cb->verdict, TW_V_FAIL, "%s#%zu %s: the reference answer gives %s", a->name,
-                                 k, ca->id, tw_verdict_name(cb->verdict));
+                    cr_expect_eq(cb->verdict, TW_V_FAIL, "%s#%zu %s: the reference answer gives %s",
+                                 a->name, k, ca->id, tw_verdict_name(cb->verdict));
                 else /* a skip: the reference answer has nothing the check judges (no call) */
-                    cr_expect_neq(cb->verdict, TW_V_FAIL, "%s#%zu %s: the reference answer fails: %s", a->name,
-                                  k, ca->id, cb->evidence ? cb->evidence : "");
+                    cr_expect_neq(cb->verdict, TW_V_FAIL,
+                                  "%s#%zu %s: the reference answer fails: %s", a->name, k, ca->id,
+                                  cb->evidence ? cb->evidence : "");
                 judged++;
                 passed += cb->verdict == TW_V_PASS;
             }
@@ -112,7 +115,8 @@ Test(qwen3_coder_fixtures, recorded_fail_reference_passes, .timeout = 120)
     cr_expect_geq(faulty, 12, "%zu misbehaving servers", faulty);
     cr_expect_geq(qwx_fail, 12, "%zu QWX failures", qwx_fail);
     cr_expect_geq(judged, 20);
-    cr_expect_geq(passed, judged - 3, "%zu of %zu pass against the reference answer", passed, judged);
+    cr_expect_geq(passed, judged - 3, "%zu of %zu pass against the reference answer", passed,
+                  judged);
 
     /* the reference fixtures pass every QWX check they are judged by */
     size_t qwx_pass = 0;
@@ -121,8 +125,8 @@ Test(qwen3_coder_fixtures, recorded_fail_reference_passes, .timeout = 120)
             for (size_t c = 0; c < ref.fx[i].ex[k].nchecks; c++) {
                 const tw_rep_check *ch = &ref.fx[i].ex[k].checks[c];
                 if (strncmp(ch->id, "QWX-", 4) == 0) {
-                    cr_expect_neq(ch->verdict, TW_V_FAIL, "%s#%zu %s: %s", ref.fx[i].name, k, ch->id,
-                                  ch->evidence ? ch->evidence : "");
+                    cr_expect_neq(ch->verdict, TW_V_FAIL, "%s#%zu %s: %s", ref.fx[i].name, k,
+                                  ch->id, ch->evidence ? ch->evidence : "");
                     qwx_pass += ch->verdict == TW_V_PASS;
                 }
             }
@@ -174,9 +178,9 @@ Test(qwen3_coder_fixtures, auto_profile)
         got[i] = tw_mock_profile_for("auto", &fs.fx[i]);
     for (size_t i = 0; i < 3; i++) {
         const char *n = fs.fx[i].name;
-        const char *want = strcmp(n, "qwen3-coder/ref_two_calls") == 0       ? "qwen3-coder"
+        const char *want = strcmp(n, "qwen3-coder/ref_two_calls") == 0     ? "qwen3-coder"
                            : strcmp(n, "hermes/ref_number_spellings") == 0 ? "hermes"
-                                                                            : "replay";
+                                                                           : "replay";
         cr_assert_not_null(got[i], "%s", n);
         cr_expect_str_eq(got[i], want, "%s", n);
     }

@@ -71,7 +71,8 @@ static void write_suite(const char *dir, int n, int per)
         cr_assert_not_null(f);
         char name[32];
         snprintf(name, sizeof name, "slow/%02d", fi);
-        cr_assert_eq(replay_suite_write(f, name, fi % 2 ? "\"odd\"" : "\"even\"", (long)fi * per, per), 0);
+        cr_assert_eq(
+            replay_suite_write(f, name, fi % 2 ? "\"odd\"" : "\"even\"", (long)fi * per, per), 0);
     }
 }
 
@@ -83,13 +84,16 @@ Test(run_jobs, same_report_as_one_job, .timeout = 300)
     const char *fx = tw_test_src("fixtures");
     char args[2000];
     for (int j = 1; j <= 4; j += 3) {
-        snprintf(args, sizeof args, "run --backend a=mock:auto --backend s=mock:script --jobs %d --quiet --out j%d '%s'",
-                 j, j, fx);
+        snprintf(
+            args, sizeof args,
+            "run --backend a=mock:auto --backend s=mock:script --jobs %d --quiet --out j%d '%s'", j,
+            j, fx);
         cr_assert_eq(tw(d, args), 0, "--jobs %d", j);
     }
     for (int b = 0; b < 2; b++) {
         const char *name = b ? "s" : "a";
-        cr_expect_eq(tw_test_sh("cd '%s' && for j in 1 4; do sed -E '/\"(elapsed_ms|generated)\":/d' j$j/%s.json > %s$j; done"
+        cr_expect_eq(tw_test_sh("cd '%s' && for j in 1 4; do sed -E "
+                                "'/\"(elapsed_ms|generated)\":/d' j$j/%s.json > %s$j; done"
                                 " && test $(wc -l < %s1) -gt 1000 && cmp %s1 %s4",
                                 d, name, name, name, name, name),
                      0, "the reports of backend %s differ between --jobs 1 and --jobs 4", name);
@@ -104,11 +108,13 @@ Test(run_jobs, faster_against_a_slow_server, .timeout = 120)
 {
     char *d = tw_test_tmpdir("twjobslow");
     write_suite(d, 8, 2);
-    cr_assert_eq(tw_test_sh("cd '%s' && ('%s' serve --port 0 --profile replay --fault '{\"delay_ms\": 300}' --quiet fx"
-                            " > serve.out 2>&1 & echo $! > serve.pid) && for i in $(seq 100); do"
-                            " grep -q http serve.out && break; sleep 0.1; done; grep -q http serve.out",
-                            d, bin()),
-                 0);
+    cr_assert_eq(
+        tw_test_sh("cd '%s' && ('%s' serve --port 0 --profile replay --fault '{\"delay_ms\": 300}' "
+                   "--quiet fx"
+                   " > serve.out 2>&1 & echo $! > serve.pid) && for i in $(seq 100); do"
+                   " grep -q http serve.out && break; sleep 0.1; done; grep -q http serve.out",
+                   d, bin()),
+        0);
     char path[400];
     snprintf(path, sizeof path, "%s/serve.out", d);
     size_t n = 0;
@@ -121,7 +127,8 @@ Test(run_jobs, faster_against_a_slow_server, .timeout = 120)
     double w[2];
     for (int i = 0; i < 2; i++) {
         char args[600];
-        snprintf(args, sizeof args, "run --backend slow=%s --jobs %d --quiet --out o%d fx", url, i ? 8 : 1, i);
+        snprintf(args, sizeof args, "run --backend slow=%s --jobs %d --quiet --out o%d fx", url,
+                 i ? 8 : 1, i);
         double t0 = now();
         cr_expect_eq(tw(d, args), 0, "%s", args);
         w[i] = now() - t0;
@@ -160,7 +167,8 @@ Test(run_progress, one_line_per_fixture)
                "f=json.load(open('fx/slow-00.json'))\n"
                "x=f['exchanges'][0]\n"
                "f['name']='long/one'\n"
-               "f['exchanges']=[json.loads(json.dumps(x).replace('question 0','question %%d'%%i)) for i in range(120)]\n"
+               "f['exchanges']=[json.loads(json.dumps(x).replace('question 0','question %%d'%%i)) "
+               "for i in range(120)]\n"
                "json.dump(f,open('long/one.json','w'))\n"
                "PY",
                d);
@@ -188,15 +196,24 @@ Test(run_select, filter)
     write_suite(d, 6, 1);
     cr_assert_eq(tw(d, "run --backend m=mock:replay --quiet --out o --filter 'slow/0[12]' fx"), 0);
     cr_expect_eq(tw_test_sh("cd '%s' && grep -c '\"name\": \"slow/' o/m.json | grep -qx 2", d), 0);
-    cr_assert_eq(tw(d, "run --backend m=mock:replay --quiet --out o --filter fx/slow-03.json --filter '*/slow-05.json' fx"), 0);
-    cr_expect_eq(tw_test_sh("cd '%s' && grep -c '\"name\": \"slow/' o/m.json | grep -qx 2 && grep -q 'slow/05' o/m.json", d), 0);
+    cr_assert_eq(tw(d, "run --backend m=mock:replay --quiet --out o --filter fx/slow-03.json "
+                       "--filter '*/slow-05.json' fx"),
+                 0);
+    cr_expect_eq(tw_test_sh("cd '%s' && grep -c '\"name\": \"slow/' o/m.json | grep -qx 2 && grep "
+                            "-q 'slow/05' o/m.json",
+                            d),
+                 0);
     /* tags and filters both hold: slow/01..05 odd ones */
-    cr_assert_eq(tw(d, "run --backend m=mock:replay --quiet --out o --filter 'slow/*' --tag odd --exclude-tag even fx"), 0);
+    cr_assert_eq(tw(d, "run --backend m=mock:replay --quiet --out o --filter 'slow/*' --tag odd "
+                       "--exclude-tag even fx"),
+                 0);
     cr_expect_eq(tw_test_sh("cd '%s' && grep -c '\"name\": \"slow/' o/m.json | grep -qx 3", d), 0);
-    expect_said(d, "run --backend m=mock:replay --out o2 --filter 'nosuch*' --tag odd fx", 2,
-                "toolwire run: no fixture is selected by --tag odd --filter 'nosuch*' (nothing run)");
+    expect_said(
+        d, "run --backend m=mock:replay --out o2 --filter 'nosuch*' --tag odd fx", 2,
+        "toolwire run: no fixture is selected by --tag odd --filter 'nosuch*' (nothing run)");
     cr_expect_neq(tw_test_sh("test -e '%s/o2/m.json'", d), 0, "no report is written");
-    expect_said(d, "run --backend m=mock:replay --filter '' fx", 2, "--filter wants a pattern of 1 to 512 bytes");
+    expect_said(d, "run --backend m=mock:replay --filter '' fx", 2,
+                "--filter wants a pattern of 1 to 512 bytes");
     tw_test_rm_tree(d);
     free(d);
 }
@@ -212,20 +229,26 @@ Test(run_select, every_command)
     } cmds[] = {
         {"main --quiet --conformance fx --fixtures DECODE --filter 'nosuch*' --out m",
          "toolwire main: no fixture is selected by --filter 'nosuch*'"},
-        {"serve --port 0 --for 1 --filter 'nosuch*' fx", "toolwire serve: no fixture is selected by --filter 'nosuch*'"},
-        {"serve --port 0 --for 1 --tag nosuch fx", "toolwire serve: no fixture is selected by --tag nosuch"},
-        {"record --backend http://127.0.0.1:9 --out r --filter 'nosuch*' fx", "toolwire record: no fixture is selected by --filter 'nosuch*'"},
+        {"serve --port 0 --for 1 --filter 'nosuch*' fx",
+         "toolwire serve: no fixture is selected by --filter 'nosuch*'"},
+        {"serve --port 0 --for 1 --tag nosuch fx",
+         "toolwire serve: no fixture is selected by --tag nosuch"},
+        {"record --backend http://127.0.0.1:9 --out r --filter 'nosuch*' fx",
+         "toolwire record: no fixture is selected by --filter 'nosuch*'"},
         {"record --backend http://127.0.0.1:9 --out r --exclude-tag odd --exclude-tag even fx",
          "toolwire record: no fixture is selected by --exclude-tag odd --exclude-tag even"},
-        {"clients --client x=true --out c --filter 'nosuch*' fx", "no scenario (fixture tagged clients) is selected by --filter 'nosuch*'"},
-        {"run --backend p=http://127.0.0.1:9 --upstream openai@18099 --filter 'nosuch*' fx", "toolwire run: no fixture is selected by --filter 'nosuch*'"},
+        {"clients --client x=true --out c --filter 'nosuch*' fx",
+         "no scenario (fixture tagged clients) is selected by --filter 'nosuch*'"},
+        {"run --backend p=http://127.0.0.1:9 --upstream openai@18099 --filter 'nosuch*' fx",
+         "toolwire run: no fixture is selected by --filter 'nosuch*'"},
     };
     char args[2000];
     const char *dec = tw_test_src("tests/data/decode");
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         const char *at = strstr(cmds[i].args, "DECODE");
         if (at)
-            snprintf(args, sizeof args, "%.*s'%s'%s", (int)(at - cmds[i].args), cmds[i].args, dec, at + 6);
+            snprintf(args, sizeof args, "%.*s'%s'%s", (int)(at - cmds[i].args), cmds[i].args, dec,
+                     at + 6);
         else
             snprintf(args, sizeof args, "%s", cmds[i].args);
         expect_said(d, args, 2, cmds[i].said);
@@ -234,14 +257,20 @@ Test(run_select, every_command)
     cr_expect_eq(tw(d, "serve --port 0 --for 1 --quiet --filter slow/01 fx"), 0);
     cr_expect_eq(tw_test_sh("grep -q 'serving 1 fixture(s)' '%s/out'", d), 0);
     /* main runs only the selected conformance fixtures */
-    snprintf(args, sizeof args, "main --quiet --conformance fx --fixtures '%s' --filter slow/01 --jobs 2 --out m", dec);
+    snprintf(args, sizeof args,
+             "main --quiet --conformance fx --fixtures '%s' --filter slow/01 --jobs 2 --out m",
+             dec);
     cr_expect_eq(tw(d, args), 0);
-    cr_expect_eq(tw_test_sh("cd '%s' && grep -c '\"name\": \"slow/' m/mock-replay.json | grep -qx 1", d), 0);
+    cr_expect_eq(
+        tw_test_sh("cd '%s' && grep -c '\"name\": \"slow/' m/mock-replay.json | grep -qx 1", d), 0);
     /* without --quiet, main's progress names each backend's fixtures */
-    snprintf(args, sizeof args, "main --conformance fx --fixtures '%s' --filter slow/01 --out m", dec);
+    snprintf(args, sizeof args, "main --conformance fx --fixtures '%s' --filter slow/01 --out m",
+             dec);
     expect_said(d, args, 0, "toolwire main: [1/1] mock-replay slow/01: 1 exchange, 0 mismatches, ");
     char *e = err_of(d);
-    cr_expect(strstr(e, "toolwire main: [1/1] mock-hermes slow/01: does not fit the hermes profile"), "%s", e);
+    cr_expect(
+        strstr(e, "toolwire main: [1/1] mock-hermes slow/01: does not fit the hermes profile"),
+        "%s", e);
     free(e);
     tw_test_rm_tree(d);
     free(d);

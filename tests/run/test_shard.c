@@ -105,16 +105,19 @@ static void assert_same_report(const char *dir, const char *want, const char *go
 static char *make_tree(const char *prefix)
 {
     char *dir = tw_test_tmpdir(prefix);
-    cr_assert_eq(tw_test_sh("mkdir -p '%s/fx' && cp -r '%s'/* '%s/fx/' && printf '{not json' >'%s/fx/broken.json'",
-                            dir, tw_test_src("fixtures/openai"), dir, dir),
-                 0);
+    cr_assert_eq(
+        tw_test_sh(
+            "mkdir -p '%s/fx' && cp -r '%s'/* '%s/fx/' && printf '{not json' >'%s/fx/broken.json'",
+            dir, tw_test_src("fixtures/openai"), dir, dir),
+        0);
     return dir;
 }
 
 static int run(const char *dir, const char *out, const char *extra)
 {
-    return tw_test_sh("cd '%s' && '%s' run --quiet --backend replay=mock:replay --out '%s' %s fx >/dev/null 2>&1",
-                      dir, bin(), out, extra);
+    return tw_test_sh(
+        "cd '%s' && '%s' run --quiet --backend replay=mock:replay --out '%s' %s fx >/dev/null 2>&1",
+        dir, bin(), out, extra);
 }
 
 Test(shard, shards_cover_each_fixture_once_and_merge_to_the_whole_run, .timeout = 300)
@@ -156,20 +159,24 @@ Test(shard, shards_cover_each_fixture_once_and_merge_to_the_whole_run, .timeout 
     }
 
     /* the merge equals the unsharded run, times aside, in every kind */
-    int rc = tw_test_sh("cd '%s' && '%s' merge --out merged s2/replay.json s3/replay.json s1/replay.json >merge.out 2>&1",
+    int rc = tw_test_sh("cd '%s' && '%s' merge --out merged s2/replay.json s3/replay.json "
+                        "s1/replay.json >merge.out 2>&1",
                         dir, bin());
     /* the reports hold the broken file as a fixture that was not judged: a mismatch */
     cr_assert_eq(rc, 1, "merge exits 1 (the broken file's row), got %d", rc);
     assert_same_report(dir, "all/replay.json", "merged/replay.json", "the merge of the shards");
-    cr_assert_eq(tw_test_sh("cd '%s/merged' && test -s replay.md && test -s replay.junit.xml && test -s replay.html",
+    cr_assert_eq(tw_test_sh("cd '%s/merged' && test -s replay.md && test -s replay.junit.xml && "
+                            "test -s replay.html",
                             dir),
                  0, "merge writes every kind");
-    cr_assert_eq(tw_test_sh("grep -q 'merged replay (mock:replay): 3 report(s)' '%s/merge.out'", dir), 0);
+    cr_assert_eq(
+        tw_test_sh("grep -q 'merged replay (mock:replay): 3 report(s)' '%s/merge.out'", dir), 0);
     /* a shard given twice: its fixtures once */
-    rc = tw_test_sh("cd '%s' && '%s' merge --quiet --out twice s1/replay.json s2/replay.json s1/replay.json "
-                    "s3/replay.json >/dev/null 2>&1; rc=$?; grep -v '\"generated\"' twice/replay.json >t1 && "
-                    "grep -v '\"generated\"' merged/replay.json >t2 && cmp -s t1 t2 || exit 9; exit $rc",
-                    dir, bin());
+    rc = tw_test_sh(
+        "cd '%s' && '%s' merge --quiet --out twice s1/replay.json s2/replay.json s1/replay.json "
+        "s3/replay.json >/dev/null 2>&1; rc=$?; grep -v '\"generated\"' twice/replay.json >t1 && "
+        "grep -v '\"generated\"' merged/replay.json >t2 && cmp -s t1 t2 || exit 9; exit $rc",
+        dir, bin());
     cr_assert_eq(rc, 1, "a shard given twice merges to the same report");
     free(all);
     for (int k = 0; k < 3; k++)
@@ -181,16 +188,18 @@ Test(shard, shards_cover_each_fixture_once_and_merge_to_the_whole_run, .timeout 
 Test(shard, a_fixture_keeps_its_shard_when_fixtures_are_added_or_the_tree_moves, .timeout = 300)
 {
     char *dir = make_tree("tw-shard-stable");
-    cr_assert(run(dir, "before", "--shard 2/3") <= 2); /* 2: the tree holds a file that does not load */
+    cr_assert(run(dir, "before", "--shard 2/3") <=
+              2); /* 2: the tree holds a file that does not load */
     /* the same tree elsewhere, with fixtures added before and among the others */
     cr_assert_eq(tw_test_sh("cd '%s' && mkdir -p moved/deeper && cp -r fx moved/deeper/fx && "
                             "for n in 000_first aaa_new mmm_middle; do "
                             "cp fx/nonstream_single_call.json moved/deeper/fx/$n.json; done",
                             dir),
                  0);
-    int rc = tw_test_sh("cd '%s/moved/deeper' && '%s' run --quiet --backend replay=mock:replay --shard 2/3 "
-                        "--out '%s/after' '%s/moved/deeper/fx' >/dev/null 2>&1",
-                        dir, bin(), dir, dir);
+    int rc = tw_test_sh(
+        "cd '%s/moved/deeper' && '%s' run --quiet --backend replay=mock:replay --shard 2/3 "
+        "--out '%s/after' '%s/moved/deeper/fx' >/dev/null 2>&1",
+        dir, bin(), dir, dir);
     cr_assert(rc <= 2);
     char path[4200];
     snprintf(path, sizeof path, "%s/before/replay.json", dir);
@@ -225,8 +234,8 @@ static bool err_says(const char *dir, const char *what)
 
 /* Report a with one field of its first fixture's first exchange's first check (or the report's own
  * field when path is NULL) set to a string, written to dir/name. */
-static void edit(const char *dir, const char *from, const char *name, const char *key, const char *value,
-                 bool in_check)
+static void edit(const char *dir, const char *from, const char *name, const char *key,
+                 const char *value, bool in_check)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, from);
@@ -276,7 +285,8 @@ Test(shard, merge_refuses_what_does_not_merge, .timeout = 300)
     /* one backend name, two servers */
     edit(dir, "s2/replay.json", "other.json", "target", "http://127.0.0.1:9/v1", false);
     cr_assert_eq(merge(dir, "s1/replay.json other.json"), 2);
-    cr_assert(err_says(dir, "backend replay is mock:replay in one and http://127.0.0.1:9/v1 in the other"));
+    cr_assert(err_says(
+        dir, "backend replay is mock:replay in one and http://127.0.0.1:9/v1 in the other"));
     /* one fixture in two shards with different verdicts */
     edit(dir, "s1/replay.json", "flipped.json", "verdict", "fail", true);
     cr_assert_eq(tw_test_sh("cmp -s '%s/s1/replay.json' '%s/flipped.json'", dir, dir), 1);
@@ -287,7 +297,9 @@ Test(shard, merge_refuses_what_does_not_merge, .timeout = 300)
                  "the refusal names the report (the earlier good merge's files stay)");
     /* two names that make one file */
     edit(dir, "s2/replay.json", "case.json", "backend", "REPLAY", false);
-    cr_assert_eq(tw_test_sh("cd '%s' && '%s' merge --out m2 s1/replay.json case.json >out 2>err", dir, bin()), 2);
+    cr_assert_eq(tw_test_sh("cd '%s' && '%s' merge --out m2 s1/replay.json case.json >out 2>err",
+                            dir, bin()),
+                 2);
     cr_assert(err_says(dir, "REPLAY"));
     cr_assert_eq(tw_test_sh("test -e '%s/m2/replay.json'", dir), 1, "nothing written on a refusal");
     /* usage */
@@ -303,19 +315,24 @@ Test(shard, merge_of_several_backends_writes_the_comparison, .timeout = 300)
 {
     char *dir = make_tree("tw-merge-two");
     for (int k = 1; k <= 2; k++)
-        cr_assert(tw_test_sh("cd '%s' && '%s' run --quiet --backend replay=mock:replay --backend auto=mock:auto "
-                             "--shard %d/2 --out s%d fx >/dev/null 2>&1",
-                             dir, bin(), k, k) <= 2); /* 2: the tree holds a file that does not load */
-    cr_assert(tw_test_sh("cd '%s' && '%s' run --quiet --backend replay=mock:replay --backend auto=mock:auto "
-                         "--out all fx >/dev/null 2>&1",
-                         dir, bin()) <= 2); /* 2: the tree holds a file that does not load */
+        cr_assert(
+            tw_test_sh(
+                "cd '%s' && '%s' run --quiet --backend replay=mock:replay --backend auto=mock:auto "
+                "--shard %d/2 --out s%d fx >/dev/null 2>&1",
+                dir, bin(), k, k) <= 2); /* 2: the tree holds a file that does not load */
+    cr_assert(
+        tw_test_sh(
+            "cd '%s' && '%s' run --quiet --backend replay=mock:replay --backend auto=mock:auto "
+            "--out all fx >/dev/null 2>&1",
+            dir, bin()) <= 2); /* 2: the tree holds a file that does not load */
     int rc = merge(dir, "s1/replay.json s1/auto.json s2/auto.json s2/replay.json");
     cr_assert(rc <= 2, "exit %d", rc);
     cr_assert_eq(tw_test_sh("cd '%s' && test -s m/comparison.md && test -s m/comparison.html && "
                             "cmp -s m/comparison.md all/comparison.md",
                             dir),
                  0, "the merged comparison is the whole run's");
-    cr_assert_eq(tw_test_sh("grep -c '^merged ' '%s/out' | grep -qx 2", dir), 0, "one line per backend");
+    cr_assert_eq(tw_test_sh("grep -c '^merged ' '%s/out' | grep -qx 2", dir), 0,
+                 "one line per backend");
     tw_test_rm_tree(dir);
     free(dir);
 }
@@ -324,12 +341,15 @@ Test(shard, shard_option_is_checked)
 {
     const char *bad[] = {"0/3", "4/3", "3", "a/b", "1/0", "1/1001", "/3", "1/"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        cr_assert_eq(tw_test_sh("'%s' run --backend r=mock:replay --shard '%s' --out /nonexistent/x 2>/dev/null",
-                                bin(), bad[i]),
-                     2, "--shard %s is refused", bad[i]);
-        cr_assert_eq(tw_test_sh("'%s' run --backend r=mock:replay --shard '%s' 2>&1 | grep -q -- '--shard'", bin(),
-                                bad[i]),
-                     0, "the message for %s names --shard", bad[i]);
+        cr_assert_eq(
+            tw_test_sh(
+                "'%s' run --backend r=mock:replay --shard '%s' --out /nonexistent/x 2>/dev/null",
+                bin(), bad[i]),
+            2, "--shard %s is refused", bad[i]);
+        cr_assert_eq(
+            tw_test_sh("'%s' run --backend r=mock:replay --shard '%s' 2>&1 | grep -q -- '--shard'",
+                       bin(), bad[i]),
+            0, "the message for %s names --shard", bad[i]);
     }
     cr_assert_eq(tw_test_sh("'%s' clients --shard 2/1 2>&1 | grep -q 'K must be'", bin()), 0);
     cr_assert_eq(tw_test_sh("'%s' merge --help | grep -q 'run --shard K/N'", bin()), 0);
@@ -341,19 +361,25 @@ Test(shard, main_shards_its_conformance_fixtures_and_the_merge_is_the_whole_job,
     char *dir = make_tree("tw-shard-main");
     /* the broken file is a conformance fixture that does not load: main fails on it in one shard */
     const char *decode = tw_test_src("tests/data/decode");
-    int whole = tw_test_sh("cd '%s' && '%s' main --quiet --conformance fx --fixtures '%s' --out all >/dev/null 2>&1",
-                           dir, bin(), decode);
+    int whole = tw_test_sh(
+        "cd '%s' && '%s' main --quiet --conformance fx --fixtures '%s' --out all >/dev/null 2>&1",
+        dir, bin(), decode);
     cr_assert_eq(whole, 2, "main: the broken file is not judged (exit %d)", whole);
     for (int k = 1; k <= 2; k++)
-        cr_assert(tw_test_sh("cd '%s' && '%s' main --conformance fx --fixtures '%s' --shard %d/2 --out s%d "
-                             ">main%d.out 2>&1",
-                             dir, bin(), decode, k, k, k) <= 2); /* 2: the tree holds a file that does not load */
-    cr_assert_eq(tw_test_sh("test -s '%s/s1/decode-summary.md' && test ! -e '%s/s2/decode-summary.md' && "
-                            "grep -q 'decode fixtures: run by shard 1/2' '%s/main2.out'",
-                            dir, dir, dir),
-                 0, "the decode fixtures run in shard 1 only");
+        cr_assert(
+            tw_test_sh(
+                "cd '%s' && '%s' main --conformance fx --fixtures '%s' --shard %d/2 --out s%d "
+                ">main%d.out 2>&1",
+                dir, bin(), decode, k, k,
+                k) <= 2); /* 2: the tree holds a file that does not load */
+    cr_assert_eq(
+        tw_test_sh("test -s '%s/s1/decode-summary.md' && test ! -e '%s/s2/decode-summary.md' && "
+                   "grep -q 'decode fixtures: run by shard 1/2' '%s/main2.out'",
+                   dir, dir, dir),
+        0, "the decode fixtures run in shard 1 only");
     /* every backend's merged report is the whole job's, times aside */
-    int rc = tw_test_sh("cd '%s' && '%s' merge --quiet --out m s1/*.json s2/*.json >/dev/null 2>&1", dir, bin());
+    int rc = tw_test_sh("cd '%s' && '%s' merge --quiet --out m s1/*.json s2/*.json >/dev/null 2>&1",
+                        dir, bin());
     cr_assert(rc <= 2, "merge exit %d", rc);
     cr_assert_eq(tw_test_sh("cd '%s' && for f in all/*.json; do b=${f#all/}; "
                             "grep -v -e '\"generated\"' -e '\"elapsed_ms\"' \"$f\" >x1; "
@@ -372,34 +398,42 @@ Test(shard, clients_shards_its_scenarios_and_the_merge_is_the_whole_run, .timeou
     char path[4200];
     snprintf(path, sizeof path, "%s/driver.sh", dir);
     /* a stand-in client library: the same answer to every scenario (verdicts pass and fail) */
-    tw_test_spit(path, "if [ \"$1\" = --describe ]; then echo '{\"protocol\":1,\"client\":\"stand-in\",\"version\":\"1\","
-                       "\"endpoint\":\"openai\",\"modes\":[\"create\",\"stream\"]}'; exit 0; fi\ncat >/dev/null\n"
-                       "echo '{\"content\":\"\",\"reasoning\":null,\"tool_calls\":[{\"id\":\"c1\",\"name\":"
-                       "\"get_weather\",\"arguments\":{}}],\"finish_reason\":\"tool_calls\",\"error\":null,"
-                       "\"requests\":1}'\n");
+    tw_test_spit(
+        path,
+        "if [ \"$1\" = --describe ]; then echo "
+        "'{\"protocol\":1,\"client\":\"stand-in\",\"version\":\"1\","
+        "\"endpoint\":\"openai\",\"modes\":[\"create\",\"stream\"]}'; exit 0; fi\ncat >/dev/null\n"
+        "echo '{\"content\":\"\",\"reasoning\":null,\"tool_calls\":[{\"id\":\"c1\",\"name\":"
+        "\"get_weather\",\"arguments\":{}}],\"finish_reason\":\"tool_calls\",\"error\":null,"
+        "\"requests\":1}'\n");
     const char *scen = tw_test_src("fixtures/clients");
-    int whole = tw_test_sh("cd '%s' && '%s' clients --quiet --client stand-in='sh driver.sh' --out all '%s' "
-                           ">/dev/null 2>&1",
-                           dir, bin(), scen);
+    int whole = tw_test_sh(
+        "cd '%s' && '%s' clients --quiet --client stand-in='sh driver.sh' --out all '%s' "
+        ">/dev/null 2>&1",
+        dir, bin(), scen);
     cr_assert(whole == 0 || whole == 1, "clients judged (exit %d)", whole);
     for (int k = 1; k <= 2; k++)
-        cr_assert(tw_test_sh("cd '%s' && '%s' clients --quiet --client stand-in='sh driver.sh' --shard %d/2 "
-                             "--out s%d '%s' >/dev/null 2>&1",
-                             dir, bin(), k, k, scen) <= 2); /* 2: the tree holds a file that does not load */
+        cr_assert(
+            tw_test_sh(
+                "cd '%s' && '%s' clients --quiet --client stand-in='sh driver.sh' --shard %d/2 "
+                "--out s%d '%s' >/dev/null 2>&1",
+                dir, bin(), k, k, scen) <= 2); /* 2: the tree holds a file that does not load */
     snprintf(path, sizeof path, "%s/s1/stand-in.json", dir);
     char *s1 = files_of(path);
     snprintf(path, sizeof path, "%s/s2/stand-in.json", dir);
     char *s2 = files_of(path);
     cr_assert(count_lines(s1) > 0 && count_lines(s2) > 0, "both shards hold scenarios");
-    int rc = tw_test_sh("cd '%s' && '%s' merge --quiet --out m s2/stand-in.json s1/stand-in.json >/dev/null 2>&1",
-                        dir, bin());
+    int rc = tw_test_sh(
+        "cd '%s' && '%s' merge --quiet --out m s2/stand-in.json s1/stand-in.json >/dev/null 2>&1",
+        dir, bin());
     cr_assert_eq(rc, whole, "merge exits as the whole run did");
     assert_same_report(dir, "all/stand-in.json", "m/stand-in.json",
                        "the merged client report (rows of a scenario's modes in their order)");
     /* a shard given twice: each scenario's rows once */
-    rc = tw_test_sh("cd '%s' && '%s' merge --quiet --out m2 s1/stand-in.json s2/stand-in.json s1/stand-in.json "
-                    ">/dev/null 2>&1",
-                    dir, bin());
+    rc = tw_test_sh(
+        "cd '%s' && '%s' merge --quiet --out m2 s1/stand-in.json s2/stand-in.json s1/stand-in.json "
+        ">/dev/null 2>&1",
+        dir, bin());
     cr_assert_eq(rc, whole);
     assert_same_report(dir, "all/stand-in.json", "m2/stand-in.json", "a client shard given twice");
     free(s1);

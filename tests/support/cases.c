@@ -249,8 +249,7 @@ static size_t inputs_of(char **files, long nf, size_t max, bool with_calls, tw_t
     return n;
 }
 
-size_t tw_test_fixture_inputs(const char *format, size_t max, bool with_calls,
-                              tw_test_input **out)
+size_t tw_test_fixture_inputs(const char *format, size_t max, bool with_calls, tw_test_input **out)
 {
     char rel[128];
     snprintf(rel, sizeof rel, "tests/data/decode/%s", format);

@@ -55,8 +55,7 @@ typedef struct tw_test_input {
  * or every fixture when none has calls. Asserts the directory exists; the
  * caller frees with tw_test_inputs_free.
  */
-size_t tw_test_fixture_inputs(const char *format, size_t max, bool with_calls,
-                              tw_test_input **out);
+size_t tw_test_fixture_inputs(const char *format, size_t max, bool with_calls, tw_test_input **out);
 void tw_test_inputs_free(tw_test_input *in, size_t n);
 
 /* Assert that r's neutral JSON is want (failure text "WHAT K"), then free r. */

@@ -32,8 +32,7 @@ void tw_test_import_cleanup(char *written, const char *dir)
     free(written);
 }
 
-void tw_test_run_fixture(const char *path, const char *profile, bool drop_responses,
-                         tw_report *rep)
+void tw_test_run_fixture(const char *path, const char *profile, bool drop_responses, tw_report *rep)
 {
     tw_error why = {.offset = -1};
     char *paths[] = {(char *)path};

@@ -142,8 +142,9 @@ static inline tw_status many_pairs_request(tw_buf *b, size_t n, int anthropic)
     tw_status st = tw_buf_puts(b, "{\"model\":\"m\",\"max_tokens\":16,\"messages\":["
                                   "{\"role\":\"user\",\"content\":\"go\"},");
     if (st == TW_OK)
-        st = tw_buf_puts(b, anthropic ? "{\"role\":\"assistant\",\"content\":["
-                                      : "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[");
+        st =
+            tw_buf_puts(b, anthropic ? "{\"role\":\"assistant\",\"content\":["
+                                     : "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[");
     for (size_t i = 0; st == TW_OK && i < n; i++)
         st = anthropic ? tw_buf_printf(b,
                                        "%s{\"type\":\"tool_use\",\"id\":\"toolu_%zu\",\"name\":"

@@ -17,7 +17,10 @@ void tw_names_add_n(names *l, const char *s, size_t len)
     l->n++;
 }
 
-void tw_names_add(names *l, const char *s) { tw_names_add_n(l, s, strlen(s)); }
+void tw_names_add(names *l, const char *s)
+{
+    tw_names_add_n(l, s, strlen(s));
+}
 
 bool tw_names_has(const names *l, const char *s)
 {
@@ -60,7 +63,6 @@ size_t tw_names_drift(const names *table, const names *list, bool ordered, char 
 #undef SAY
     return d;
 }
-
 
 /* one name a line of a command's output */
 names tw_names_command_lines(const char *cmd)
@@ -173,4 +175,3 @@ names tw_names_first_column(const char *text, const char *heading, bool first_on
     }
     return l;
 }
-
