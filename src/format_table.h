@@ -7,7 +7,7 @@
  * their columns from it. docs/architecture.md, "Adding a format".
  *
  * TW_FORMAT_TABLE(D, E, R): one line per module, its name the object's own
- * (tests/test_contract.c checks):
+ * (tests/lib/test_contract.c checks):
  *   D(symbol, name, family, fuzz)  a decoder (tw_format_ops): bytes -> tw_result;
  *                                  fuzz: its libFuzzer targets, (target, MODE)
  *                                  or (target, MODE, target, MODE), MODE BATCH or
@@ -97,7 +97,7 @@
     R(tw_reader_qwen35_prompt, "qwen3.5-prompt", TEXT)                                            \
     TW_FORMAT_TABLE_EXTRA(D, E, R)
 
-/* Rows a test adds to the table (tests/test_adding_format.c: the template
+/* Rows a test adds to the table (tests/lib/test_template.c: the template
  * as a module); none in the library. */
 #ifndef TW_FORMAT_TABLE_EXTRA
 #define TW_FORMAT_TABLE_EXTRA(D, E, R)

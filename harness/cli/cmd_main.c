@@ -236,7 +236,10 @@ int tw_cmd_main(int argc, char **argv)
         return rc_dec; /* the directory could not be read or holds none: said */
     if (!quiet || rc_conf || rc_dec)
         printf("main: conformance %s (%zu mismatches, reports in %s), decode fixtures %s\n",
-               rc_conf == 0 ? "ok" : "FAILED", mism, outdir, rc_dec == 0 ? "ok" : "FAILED");
+               rc_conf == 0                            ? "ok"
+               : rc_conf == TW_EXIT_USAGE && mism == 0 ? "NOT JUDGED (said above)"
+                                                       : "FAILED",
+               mism, outdir, rc_dec == 0 ? "ok" : "FAILED");
     /* 2 (something could not be judged) over 1 (mismatches) over 0 */
     return rc_conf > rc_dec ? rc_conf : rc_dec;
 }

@@ -245,7 +245,7 @@ TW_DECODER_OPS(lines, tw_lines_dec, tw_lines_dec)
 /* The registry object. A real module adds
  *     D(tw_format_lines, "lines", TEXT, (lines, BATCH))
  * to TW_FORMAT_TABLE in src/format_table.h and drops `static`
- * (tests/test_adding_format.c builds the template so, TW_TEMPLATE_AS_MODULE). */
+ * (tests/lib/test_template.c builds the template so, TW_TEMPLATE_AS_MODULE). */
 #ifndef TW_TEMPLATE_AS_MODULE
 static
 #endif

@@ -311,15 +311,17 @@ Test(template, the_drift_checks_see_the_new_row)
     cr_assert(tw_names_has(&dec, "lines") && tw_names_has(&targets, "lines"));
     char why[1024];
     names corpus = tw_names_dir_entries(tw_test_src("corpus"), true, NULL);
-    cr_expect_eq(tw_names_drift(&targets, &corpus, false, why, sizeof why), 1, "%s", why);
-    cr_expect_not_null(strstr(why, "missing lines"), "%s", why);
+    cr_expect_eq(tw_names_drift(&targets, &corpus, false, why, sizeof why), 1, "corpus/: %s", why);
+    cr_expect_not_null(strstr(why, "missing lines"), "corpus/: %s", why);
     names dicts = tw_names_dir_entries(tw_test_src("fuzz"), false, ".dict");
-    cr_expect_eq(tw_names_drift(&targets, &dicts, false, why, sizeof why), 1, "%s", why);
+    cr_expect_eq(tw_names_drift(&targets, &dicts, false, why, sizeof why), 1, "fuzz/*.dict: %s",
+                 why);
     size_t len;
     char *fixtures = tw_test_slurp(tw_test_src("docs/fixtures.md"), &len);
     names listed = tw_names_backticked(fixtures, "| `format` | yes | a registered decoder:");
     listed.n--; /* `toolwire parse --help` */
-    cr_expect_eq(tw_names_drift(&dec, &listed, true, why, sizeof why), 1, "%s", why);
-    cr_expect_not_null(strstr(why, "missing lines"), "%s", why);
+    cr_expect_eq(tw_names_drift(&dec, &listed, true, why, sizeof why), 1,
+                 "docs/fixtures.md, the decoders of `format`: %s", why);
+    cr_expect_not_null(strstr(why, "missing lines"), "docs/fixtures.md: %s", why);
     free(fixtures);
 }
