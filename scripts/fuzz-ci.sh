@@ -2,7 +2,7 @@
 # CI fuzzing: build the targets with fuzz/build.sh as OSS-Fuzz would (no
 # Docker; clang, ASan+UBSan), replay every corpus and regression input
 # (FUZZ_JOBS targets at a time), then
-# fuzz each target for FUZZ_SECONDS (default 10) seconds, FUZZ_JOBS targets
+# fuzz each target for FUZZ_SECONDS (default 5) seconds, FUZZ_JOBS targets
 # at a time (default: the number of cores). FUZZ_SECONDS=0 replays only;
 # FUZZ_NO_BUILD=1 uses the targets already built in build-fuzz-ci/out.
 # The default keeps the whole test command (scripts/test.sh) within 15
@@ -14,7 +14,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-secs=${FUZZ_SECONDS:-10}
+secs=${FUZZ_SECONDS:-5}
 # A fixed seed makes the gate reproducible: the same tree fuzzes the same
 # inputs on every run (FUZZ_SEED=0 asks libFuzzer for a random one; the
 # overnight runner always uses random seeds).

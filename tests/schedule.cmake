@@ -35,3 +35,21 @@ foreach(tw_test clients_sdks interop_sdks proxy_ccr browser_reports)
     set_tests_properties(${tw_test} PROPERTIES LABELS node)
   endif()
 endforeach()
+
+# LABELS source: the tests that read only the source tree (its text, its
+# generated data, snippets they compile themselves), the same in every build;
+# scripts/test.sh runs them once, in the normal build (`ctest -LE source` in
+# the ASan+UBSan build).
+set(TW_SOURCE_TESTS include_graph_self_test self_contained library_alloc_calls test_layout
+  modules_documented clang_format source_file_sizes fuzz_dicts check_ids_compile)
+foreach(tw_test ${TW_SOURCE_TESTS})
+  if(TEST ${tw_test})
+    set_tests_properties(${tw_test} PROPERTIES LABELS source)
+  endif()
+endforeach()
+get_property(tw_all_tests DIRECTORY ${CMAKE_SOURCE_DIR} PROPERTY TESTS)
+foreach(tw_test ${tw_all_tests})
+  if(tw_test MATCHES "^data_")
+    set_tests_properties(${tw_test} PROPERTIES LABELS source)
+  endif()
+endforeach()
