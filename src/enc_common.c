@@ -1,5 +1,6 @@
 /* Plumbing shared by the encoders (see enc_common.h). */
 #include "enc_common.h"
+#include "formats.h"
 #include "work.h"
 
 #include <stdarg.h>
@@ -195,4 +196,16 @@ tw_status tw_encode_capped(const tw_request *r, const tw_encode_opts *o, tw_buf 
         st = tw_buf_append(out, b.data ? b.data : "", b.len);
     tw_buf_free(&b);
     return st;
+}
+
+tw_status tw_unsupported_encode_request(const tw_request *r, const tw_encode_opts *o, tw_buf *out)
+{
+    (void)r, (void)o, (void)out;
+    return TW_ERR_UNSUPPORTED;
+}
+
+tw_status tw_unsupported_encode_result(const tw_result *r, const tw_encode_opts *o, tw_buf *out)
+{
+    (void)r, (void)o, (void)out;
+    return TW_ERR_UNSUPPORTED;
 }

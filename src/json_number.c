@@ -291,3 +291,26 @@ bool tw_json_number_is_integer(const char *s, size_t n)
     dec_read(s, n, &d);
     return d.m == 0 || d.pexp >= (long long)d.m;
 }
+
+tw_status tw_json_write_num(tw_buf *out, double d)
+{
+    char tmp[64];
+    if (!isfinite(d))
+        return tw_buf_puts(out, "null");
+    if (d == floor(d) && fabs(d) < 9007199254740992.0) {
+        snprintf(tmp, sizeof tmp, "%.0f", d);
+        if (strcmp(tmp, "-0") == 0)
+            strcpy(tmp, "0");
+        return tw_buf_puts(out, tmp);
+    }
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*g", prec, d);
+        if (prec == 17 || strtod(tmp, NULL) == d)
+            break;
+    }
+    /* whatever the locale's decimal point is, JSON's is '.' */
+    for (char *p = tmp; *p; p++)
+        if (!(*p >= '0' && *p <= '9') && *p != '-' && *p != '+' && *p != 'e' && *p != 'E')
+            *p = '.';
+    return tw_buf_puts(out, tmp);
+}

@@ -154,29 +154,6 @@ tw_status tw_json_write_str(tw_buf *out, const char *s, size_t n, int flags)
     return st;
 }
 
-tw_status tw_json_write_num(tw_buf *out, double d)
-{
-    char tmp[64];
-    if (!isfinite(d))
-        return tw_buf_puts(out, "null");
-    if (d == floor(d) && fabs(d) < 9007199254740992.0) {
-        snprintf(tmp, sizeof tmp, "%.0f", d);
-        if (strcmp(tmp, "-0") == 0)
-            strcpy(tmp, "0");
-        return tw_buf_puts(out, tmp);
-    }
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*g", prec, d);
-        if (prec == 17 || strtod(tmp, NULL) == d)
-            break;
-    }
-    /* whatever the locale's decimal point is, JSON's is '.' */
-    for (char *p = tmp; *p; p++)
-        if (!(*p >= '0' && *p <= '9') && *p != '-' && *p != '+' && *p != 'e' && *p != 'E')
-            *p = '.';
-    return tw_buf_puts(out, tmp);
-}
-
 tw_status tw_json_write_number(tw_buf *out, const cJSON *v)
 {
     const char *s = tw_json_spelling(v);

@@ -125,15 +125,3 @@ bool tw_decoder_is_text(const char *name)
     const tw_module *m = tw_module_find(TW_MODULE_DECODER, name);
     return m && m->family == TW_FAMILY_TEXT;
 }
-
-tw_status tw_unsupported_encode_request(const tw_request *r, const tw_encode_opts *o, tw_buf *out)
-{
-    (void)r, (void)o, (void)out;
-    return TW_ERR_UNSUPPORTED;
-}
-
-tw_status tw_unsupported_encode_result(const tw_result *r, const tw_encode_opts *o, tw_buf *out)
-{
-    (void)r, (void)o, (void)out;
-    return TW_ERR_UNSUPPORTED;
-}

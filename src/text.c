@@ -3,8 +3,9 @@
  * decoder in two layers. The think layer (text_think.c) reads raw bytes and
  * passes public text on; the call layer (text_calls.c) reads public text and
  * produces content and calls, reading the JSON payload of a block
- * (text_payload.c) or Qwen3-Coder XML (text_qwen.c). This file holds the
- * content emission, the push decoder's entry points and the registry glue.
+ * (text_payload.c) or Qwen3-Coder XML (text_qwen.c); what the layers send
+ * out (content, diagnostics) is text_emit.c's. This file holds the push
+ * decoder's entry points and the registry glue.
  * Batch decoding is the same machine fed once, so both give one result.
  * The rules are in docs/text-formats.md.
  */
@@ -24,88 +25,6 @@
 #include "toolwire/decode.h"
 
 /* ===================== diagnostics ===================== */
-
-tw_status tw_text_add_diag(tw_text_dec *d, bool error, tw_status code, int64_t off, const char *msg)
-{
-    tw_wire_sink k = {&d->res, &d->o, &d->L, d->fn, d->user, &d->stop};
-    return tw_wire_diag(&k, error, code, off, msg);
-}
-
-/* ===================== content emission ===================== */
-
-/*
- * Append to a result buffer: one copy, in pieces of at most 256 KiB, so
- * that a long text is not copied with the cache-bypassing stores a single
- * large memcpy uses (slower into a buffer already in the cache, as a
- * recycled one is).
- */
-tw_status tw_text_out_append(tw_buf *b, const char *p, size_t n)
-{
-    enum { PIECE = 256 * 1024 };
-    if (n <= PIECE)
-        return tw_buf_append(b, p, n);
-    tw_status st = tw_buf_reserve(b, n);
-    if (st != TW_OK)
-        return st;
-    for (size_t off = 0; off < n; off += PIECE)
-        memcpy(b->data + b->len + off, p + off, n - off < PIECE ? n - off : PIECE);
-    b->len += n;
-    b->data[b->len] = '\0';
-    return TW_OK;
-}
-
-static tw_status content_out(tw_text_dec *d, const char *p, size_t n)
-{
-    tw_status st = tw_text_out_append(&d->res.msg.content, p, n);
-    if (st == TW_OK)
-        tw_text_fire(d, TW_EV_CONTENT, p, n, NULL, NULL);
-    return st;
-}
-
-/* Content is trimmed lazily: leading whitespace is dropped, trailing
- * whitespace is held until something else follows it. */
-tw_status tw_text_emit_content(tw_text_dec *d, const char *p, size_t n, uint64_t off)
-{
-    tw_status st = TW_OK;
-    if (d->calls.bare.hold) {
-        for (size_t i = 0; !d->calls.bare.nonws && i < n; i++)
-            if (!tw_is_space((unsigned char)p[i])) {
-                d->calls.bare.off = off + i;
-                d->calls.bare.nonws = true;
-            }
-        return tw_buf_append(&d->calls.bare.buf, p, n);
-    }
-    while (n && st == TW_OK) {
-        if (!d->calls.any) {
-            while (n && tw_is_space((unsigned char)*p)) {
-                p++;
-                n--;
-            }
-            if (!n)
-                break;
-        }
-        size_t end = n;
-        while (end && tw_is_space((unsigned char)p[end - 1]))
-            end--;
-        if (end == 0) {
-            st = tw_buf_append(&d->calls.ws, p, n);
-            break;
-        }
-        if (d->calls.ws.len) {
-            st = content_out(d, d->calls.ws.data, d->calls.ws.len);
-            tw_buf_reset(&d->calls.ws);
-        }
-        if (st == TW_OK)
-            st = content_out(d, p, end);
-        d->calls.any = true;
-        if (st == TW_OK && end < n)
-            st = tw_buf_append(&d->calls.ws, p + end, n - end);
-        break;
-    }
-    return st;
-}
-
-/* ===================== public API ===================== */
 
 tw_status tw_text_init(tw_text_dec *d, tw_text_kind kind, const tw_decode_opts *o, tw_event_fn fn,
                        void *user)

@@ -43,13 +43,6 @@ void tw_text_block_reset(tw_text_dec *d)
     tw_buf_reset(&d->qwen.ev);
 }
 
-/* Block bytes may come from public text with think blocks cut out of it, so
- * calls.blk keeps where each contiguous run starts in the input. */
-typedef struct blk_seg {
-    size_t idx;
-    uint64_t off;
-} blk_seg;
-
 /* Note that the next bytes appended to calls.blk start at input offset off. */
 static tw_status seg_note(tw_text_dec *d, uint64_t off)
 {
@@ -62,21 +55,6 @@ static tw_status seg_note(tw_text_dec *d, uint64_t off)
     }
     blk_seg sg = {d->calls.blk.len, off};
     return tw_buf_append(&d->calls.seg, &sg, sizeof sg);
-}
-
-/* The input offset of calls.blk[idx]. */
-uint64_t tw_text_blk_input_off(const tw_text_dec *d, size_t idx)
-{
-    size_t n = d->calls.seg.len / sizeof(blk_seg);
-    blk_seg sg = {0, d->calls.block_off};
-    for (size_t k = 0; k < n; k++) {
-        blk_seg x;
-        memcpy(&x, d->calls.seg.data + k * sizeof x, sizeof x);
-        if (x.idx > idx)
-            break;
-        sg = x;
-    }
-    return sg.off + (idx - sg.idx);
 }
 
 /* The block is decided: emit its outcome, replay bytes after its end. */

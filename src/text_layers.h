@@ -125,6 +125,14 @@ tw_status tw_text_think_finish_block(tw_text_dec *d);
 
 /* ---- the call layer (text_calls.c) ---- */
 void tw_text_block_reset(tw_text_dec *d);
+/* Block bytes may come from public text with think blocks cut out of it, so
+ * calls.blk keeps where each contiguous run starts in the input (calls.seg);
+ * tw_text_blk_input_off (text_emit.c, below every layer) maps calls.blk[idx]
+ * back to the input offset. */
+typedef struct blk_seg {
+    size_t idx;
+    uint64_t off;
+} blk_seg;
 uint64_t tw_text_blk_input_off(const tw_text_dec *d, size_t idx);
 tw_status tw_text_block_done(tw_text_dec *d, size_t end, bool via_json);
 tw_status tw_text_calls_feed(tw_text_dec *d, const char *p, size_t n, uint64_t off);

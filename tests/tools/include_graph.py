@@ -175,8 +175,8 @@ def objects(root, build, nm):
     names, missing = {}, []
     for layer in NAME_LAYERS:
         for f in sources(root, layer):
-            if not f.endswith(".c"):
-                continue
+            if not f.endswith(".c") or f.startswith("template/"):
+                continue  # src/template/ is the skeleton a format copies, not built into the library
             rel = "%s/%s" % (layer, f)
             found = sorted(glob.glob(os.path.join(build, "CMakeFiles", "*.dir", rel + ".o")))
             if not found:
