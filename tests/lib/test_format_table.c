@@ -64,6 +64,15 @@ static names table_readers(void)
     return l;
 }
 
+static names table_encoders(void)
+{
+    names l = {0};
+#define X_ENC(sym, nm, fam, in) tw_names_add(&l, nm);
+    TW_FORMAT_TABLE(X_NONE4, X_ENC, X_NONE3)
+#undef X_ENC
+    return l;
+}
+
 /* "target CONDITION" as the fuzz builds print them */
 static names table_target_rows(void)
 {
@@ -274,6 +283,12 @@ Test(format_table, docs_lists)
             tw_names_add(&req_readers, req.at[i]);
     EXPECT_NO_DRIFT(rd, req_readers, true, "docs/fuzzing.md, the request target's readers");
     free(fuzzing);
+
+    char *enc = doc("docs/cli-encode.md");
+    names encs = table_encoders(),
+          ecol = tw_names_first_column(enc, "\n| format | writes |", false);
+    EXPECT_NO_DRIFT(encs, ecol, false, "docs/cli-encode.md, the table of encoders");
+    free(enc);
 
     char *harness = doc("docs/harness.md");
     names prof = table_profiles(), hp = tw_names_first_column(harness, "\n### Profiles", true);
