@@ -141,8 +141,9 @@
 /* The fuzz column of a decoder row, one T(target, decoder name, MODE) per
  * target: TW_FUZZ_EACH(T, name, fuzz) inside a D(sym, name, fam, fuzz). A
  * decoder has one or two targets. */
-#define TW_FUZZ_EACH(T_, nm, fuzz) TW_FUZZ_EACH_(T_, nm, TW_FUZZ_ID fuzz)
-#define TW_FUZZ_ID(...) __VA_ARGS__
+#define TW_FUZZ_EACH(T_, nm, fuzz) TW_FUZZ_EACH_(T_, nm, TW_TABLE_UNPAREN fuzz)
+/* a parenthesised column of the table, (a, b, …), as the list a, b, … */
+#define TW_TABLE_UNPAREN(...) __VA_ARGS__
 #define TW_FUZZ_EACH_(T_, nm, ...)                                                                 \
     TW_FUZZ_PICK_(__VA_ARGS__, TW_FUZZ_2_, _, TW_FUZZ_1_, _, _)(T_, nm, __VA_ARGS__)
 #define TW_FUZZ_PICK_(a, b, c, d, m, ...) m

@@ -61,10 +61,9 @@ typedef struct format_checks {
     const char *elsewhere;   /* the skip of every other backend check */
 } format_checks;
 
-#define TW_UNPAREN(...) __VA_ARGS__
 static const format_checks FORMATS[] = {
 #define TW_X_FORMAT_CHECKS(ID, code, be, p1, p2, how, resp, strm, sc, fams)                        \
-    {TW_API_##ID, {TW_UNPAREN fams, NULL}, sc},
+    {TW_API_##ID, {TW_TABLE_UNPAREN fams, NULL}, sc},
     TW_API_TABLE(TW_X_FORMAT_CHECKS) /* the table of formats (src/format_table.h) */
 #undef TW_X_FORMAT_CHECKS
     {TW_API_NONE, {"hermes", NULL}, "unknown endpoint"},

@@ -4,8 +4,12 @@
 
 #include "checks_int.h"
 
-static const tw_api_kind KINDS[] = {TW_API_OPENAI, TW_API_ANTHROPIC, TW_API_GENERATE,
-                                    TW_API_GEMINI, TW_API_RESPONSES, TW_API_NONE};
+/* every API of the table of formats, and a path of none */
+static const tw_api_kind KINDS[] = {
+#define X_KIND(ID, ...) TW_API_##ID,
+    TW_API_TABLE(X_KIND)
+#undef X_KIND
+        TW_API_NONE};
 
 Test(check_table, every_family_has_a_name_a_rule_and_a_function_once)
 {
