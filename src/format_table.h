@@ -42,8 +42,16 @@
  *
  * TW_MOCK_PROFILE_TABLE(P): the embedded mock's profiles, in the order
  * "auto" tries them:
- *   P(ID, name, apis)   apis: the kinds it answers from model text, as
- *                       TW_APIS_* bits; ANY for replay and script
+ *   P(ID, name, apis, decoder)
+ *     apis      the kinds it answers from model text, as TW_APIS_* bits; ANY
+ *               for replay and script
+ *     decoder   the text decoder it reads model text with when the fixture
+ *               names none (a reference server for that model: a profile
+ *               whose decoder is not hermes answers OpenAI chat completions,
+ *               and /generate as vllm-native with that decoder as its
+ *               tool_parser, and "auto" takes it only for a fixture that
+ *               names its decoder); NULL: the fixture's decode.format, or
+ *               hermes
  *
  * TW_FUZZ_OTHER_TARGETS(T): the fuzz targets that are not a decoder's, with
  * the condition under which the build has them (ALWAYS; HAVE_SSE,
@@ -119,13 +127,13 @@
       ("responses", "hermes"))
 
 #define TW_MOCK_PROFILE_TABLE(P)                                                                   \
-    P(REPLAY, "replay", ANY)                                                                       \
-    P(QWEN3_CODER, "qwen3-coder", TW_APIS_OPENAI | TW_APIS_GENERATE)                               \
-    P(HERMES, "hermes", TW_APIS_OPENAI)                                                            \
-    P(ANTHROPIC, "anthropic", TW_APIS_ANTHROPIC)                                                   \
-    P(VLLM_NATIVE, "vllm-native", TW_APIS_GENERATE)                                                \
-    P(GEMINI, "gemini", TW_APIS_GEMINI)                                                            \
-    P(SCRIPT, "script", ANY)
+    P(REPLAY, "replay", ANY, NULL)                                                                 \
+    P(QWEN3_CODER, "qwen3-coder", TW_APIS_OPENAI | TW_APIS_GENERATE, "qwen3-coder")                \
+    P(HERMES, "hermes", TW_APIS_OPENAI, "hermes")                                                  \
+    P(ANTHROPIC, "anthropic", TW_APIS_ANTHROPIC, NULL)                                             \
+    P(VLLM_NATIVE, "vllm-native", TW_APIS_GENERATE, NULL)                                          \
+    P(GEMINI, "gemini", TW_APIS_GEMINI, NULL)                                                      \
+    P(SCRIPT, "script", ANY, NULL)
 
 #define TW_FUZZ_OTHER_TARGETS(T)                                                                   \
     T(schema, ALWAYS)                                                                              \

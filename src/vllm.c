@@ -83,13 +83,21 @@ tw_status tw_vllm_params_read(const cJSON *options, tw_vllm_params *out, tw_erro
         !count_field(v, &out->max_response_tokens))
         return bad(err, "max_response_tokens");
     if ((v = tw_json_get(options, "tool_parser")) && !cJSON_IsNull(v)) {
-        if (!cJSON_IsString(v) ||
-            (strcmp(v->valuestring, "hermes") != 0 && strcmp(v->valuestring, "openai") != 0 &&
-             strcmp(v->valuestring, "qwen3_coder") != 0))
+        if (!cJSON_IsString(v))
             return bad(err, "tool_parser");
-        /* qwen3_coder keeps the Hermes block and its stop, with XML calls inside */
-        out->qwen3_coder = strcmp(v->valuestring, "qwen3_coder") == 0;
-        out->hermes = out->qwen3_coder || strcmp(v->valuestring, "hermes") == 0;
+        if (strcmp(v->valuestring, "hermes") != 0 && strcmp(v->valuestring, "openai") != 0 &&
+            strcmp(v->valuestring, "qwen3_coder") != 0) {
+            /* another text decoder of the registry: a model dialect */
+            const tw_format_ops *f = tw_format_find(v->valuestring);
+            if (!f || !tw_decoder_is_text(f->name) || strcmp(f->name, "proxy") == 0)
+                return bad(err, "tool_parser");
+            out->parser = f->name;
+            out->hermes = false;
+        } else {
+            /* qwen3_coder keeps the Hermes block and its stop, with XML calls inside */
+            out->qwen3_coder = strcmp(v->valuestring, "qwen3_coder") == 0;
+            out->hermes = out->qwen3_coder || strcmp(v->valuestring, "hermes") == 0;
+        }
     }
     if ((v = tw_json_get(options, "temperature")) && !cJSON_IsNull(v) && !cJSON_IsNumber(v))
         return bad(err, "temperature");
@@ -246,9 +254,11 @@ tw_status tw_vllm_assemble(const tw_vllm_params *p, const char *pass1, size_t le
         dopt.bare_json = false;
         const char *cb = out->combined.data;
         size_t cl = out->combined.len;
-        st = p->qwen3_coder ? tw_qwen3_coder_output_decode(cb, cl, &dopt, &dec)
-             : p->hermes    ? tw_hermes_output_decode(cb, cl, &dopt, &dec)
-                            : tw_think_output_decode(cb, cl, &dopt, &dec);
+        const tw_format_ops *pf = p->parser ? tw_format_find(p->parser) : NULL;
+        st = pf               ? pf->decode(cb, cl, &dopt, &dec)
+             : p->qwen3_coder ? tw_qwen3_coder_output_decode(cb, cl, &dopt, &dec)
+             : p->hermes      ? tw_hermes_output_decode(cb, cl, &dopt, &dec)
+                              : tw_think_output_decode(cb, cl, &dopt, &dec);
     }
     if (st == TW_OK) {
         tw_result *r = &out->result;

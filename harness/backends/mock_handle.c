@@ -243,10 +243,12 @@ static void answer_reference(tw_mock *m, const char *profile, const tw_fx_exchan
         tw_ref_text t = {
             x->model_text,     x->model_pass1, x->model_pass2,           x->decode_format,
             x->decode_options, gstream,        gmodel[0] ? gmodel : NULL};
-        /* qwen3-coder answers /generate as the vllm-native server with its XML parser */
-        bool qg = kind == TW_API_GENERATE && strcmp(profile, "qwen3-coder") == 0;
+        /* a dialect's profile (qwen3-coder, harmony, …) answers /generate as the
+         * vllm-native server with its decoder as the tool parser */
+        tw_profile pr = tw_profile_of(profile);
+        bool qg = kind == TW_API_GENERATE && tw_profile_is_dialect(pr);
         if (qg && !t.decode_format)
-            t.decode_format = "qwen3-coder";
+            t.decode_format = tw_profile_decoder(pr);
         tw_ref_answer_text(qg ? "vllm-native" : profile, &t, body, &m->o.limits, &r);
     }
     a->status = r.status;

@@ -39,21 +39,22 @@ static bool ex_fits(const char *profile, const tw_fx_exchange *x)
         return false; /* a recorded answer is judged as recorded */
     if (!tw_profile_answers(p, kind))
         return false;
-    if (p == TW_PROFILE_QWEN3_CODER) /* hermes over the qwen3-coder decoder */
-        return x->model_text && (!x->decode_format || strcmp(x->decode_format, "qwen3-coder") == 0);
+    if (tw_profile_is_dialect(p)) /* the reference server of one model dialect */
+        return x->model_text &&
+               (!x->decode_format || strcmp(x->decode_format, tw_profile_decoder(p)) == 0);
     if (p == TW_PROFILE_VLLM_NATIVE)
         return x->model_pass1 || x->model_text;
     return x->model_text;
 }
 
-/* The fixture's backend is qwen3-coder, or every exchange decodes as qwen3-coder. */
-static bool names_qwen3_coder(const tw_fixture *f)
+/* The fixture's backend is the decoder dec, or every exchange decodes with it. */
+static bool names_decoder(const tw_fixture *f, const char *dec)
 {
-    if (f->backend && strcmp(f->backend, "qwen3-coder") == 0)
+    if (f->backend && strcmp(f->backend, dec) == 0)
         return true;
     for (size_t i = 0; i < f->nexchanges; i++) {
         const char *d = f->exchanges[i].decode_format;
-        if (!d || strcmp(d, "qwen3-coder") != 0)
+        if (!d || strcmp(d, dec) != 0)
             return false;
     }
     return f->nexchanges > 0;
@@ -65,9 +66,11 @@ const char *tw_mock_profile_for(const char *profile, const tw_fixture *f)
         return tw_mock_profile_fits(profile, f) ? profile : NULL;
     const char *const *profiles = tw_profile_names();
     for (size_t i = 0; profiles[i]; i++) {
-        /* auto takes qwen3-coder only for a fixture that names it: the hermes
-         * profile answers a fixture without a decode format as Hermes text */
-        if (i == TW_PROFILE_QWEN3_CODER && !names_qwen3_coder(f))
+        /* auto takes a dialect's profile (qwen3-coder, harmony, …) only for a
+         * fixture that names its decoder: the hermes profile answers a
+         * fixture without a decode format as Hermes text */
+        if (tw_profile_is_dialect((tw_profile)i) &&
+            !names_decoder(f, tw_profile_decoder((tw_profile)i)))
             continue;
         if (tw_mock_profile_fits(profiles[i], f))
             return profiles[i];

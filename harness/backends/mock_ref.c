@@ -165,12 +165,15 @@ void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *
             tw_opts_holder_free(&h);
             return;
         }
-        /* model text the fixture reads as Qwen3-Coder XML: the server's parser is
-         * qwen3_coder unless the request names one */
-        if (text_fmt && strcmp(fmt, "qwen3-coder") == 0 && !tw_json_get(body, "tool_parser") &&
-            !tw_json_get(tw_json_get(body, "options"), "tool_parser") &&
-            !tw_json_get(tw_json_get(body, "generation_config"), "tool_parser"))
+        /* model text the fixture reads as Qwen3-Coder XML or a model dialect: the
+         * server's parser is that decoder unless the request names one */
+        bool named = tw_json_get(body, "tool_parser") ||
+                     tw_json_get(tw_json_get(body, "options"), "tool_parser") ||
+                     tw_json_get(tw_json_get(body, "generation_config"), "tool_parser");
+        if (text_fmt && !named && strcmp(fmt, "qwen3-coder") == 0)
             p.qwen3_coder = p.hermes = true;
+        else if (text_fmt && !named && tw_profile_of_dialect(fmt) != TW_NPROFILES)
+            p.parser = fmt, p.hermes = false;
         const char *p1 = t->pass1 ? t->pass1 : "";
         const char *p2 = t->pass2 ? t->pass2 : t->model_text ? t->model_text : "";
         if (!t->pass1)
@@ -181,8 +184,10 @@ void tw_ref_answer_text(const char *profile, const tw_ref_text *t, const cJSON *
         stream = false;
     } else {
         const char *mt = t->model_text ? t->model_text : "";
-        /* qwen3-coder is the hermes server with the Qwen3-Coder XML decoder */
-        const char *dflt = strcmp(profile, "qwen3-coder") == 0 ? "qwen3-coder" : "hermes";
+        /* a dialect's profile is the hermes server with the dialect's decoder */
+        const char *dflt = tw_profile_decoder(tw_profile_of(profile));
+        if (!dflt)
+            dflt = "hermes";
         const tw_format_ops *f = tw_format_find(text_fmt ? fmt : dflt);
         st = f ? f->decode(mt, strlen(mt), &h.o, &r) : TW_ERR_UNSUPPORTED;
         if (strcmp(profile, "anthropic") == 0 || gemini) {

@@ -97,8 +97,9 @@ const char *tw_api_scope(tw_api_kind k)
 static const struct {
     const char *name;
     unsigned apis;
+    const char *decoder;
 } profiles[] = {
-#define TW_X_PROFILE_ROW(ID, nm, set) {nm, set},
+#define TW_X_PROFILE_ROW(ID, nm, set, dec) {nm, set, dec},
     TW_MOCK_PROFILE_TABLE(TW_X_PROFILE_ROW)
 #undef TW_X_PROFILE_ROW
 };
@@ -107,7 +108,7 @@ static const struct {
 const char *const *tw_profile_names(void)
 {
     static const char *const names[] = {
-#define TW_X_PROFILE_NAME(ID, nm, set) nm,
+#define TW_X_PROFILE_NAME(ID, nm, set, dec) nm,
         TW_MOCK_PROFILE_TABLE(TW_X_PROFILE_NAME)
 #undef TW_X_PROFILE_NAME
             NULL};
@@ -130,4 +131,23 @@ bool tw_profile_answers(tw_profile p, tw_api_kind k)
         if (apis[i].kind == k)
             return (profiles[p].apis >> i) & 1u;
     return false;
+}
+
+const char *tw_profile_decoder(tw_profile p)
+{
+    return p < TW_NPROFILES ? profiles[p].decoder : NULL;
+}
+
+bool tw_profile_is_dialect(tw_profile p)
+{
+    const char *d = tw_profile_decoder(p);
+    return d && strcmp(d, "hermes") != 0;
+}
+
+tw_profile tw_profile_of_dialect(const char *dec)
+{
+    for (size_t i = 0; dec && i < TW_NPROFILES; i++)
+        if (tw_profile_is_dialect((tw_profile)i) && strcmp(profiles[i].decoder, dec) == 0)
+            return (tw_profile)i;
+    return TW_NPROFILES;
 }

@@ -52,7 +52,7 @@ const char *tw_api_scope(tw_api_kind k);
 
 /* The mock's profiles, in the order "auto" tries them. */
 typedef enum tw_profile {
-#define TW_X_PROFILE(ID, nm, apis) TW_PROFILE_##ID,
+#define TW_X_PROFILE(ID, nm, apis, dec) TW_PROFILE_##ID,
     TW_MOCK_PROFILE_TABLE(TW_X_PROFILE)
 #undef TW_X_PROFILE
         TW_NPROFILES
@@ -64,5 +64,14 @@ const char *const *tw_profile_names(void);
 tw_profile tw_profile_of(const char *p);
 /* Does profile p answer requests of kind k from model text? */
 bool tw_profile_answers(tw_profile p, tw_api_kind k);
+/* The text decoder profile p reads model text with when a fixture names
+ * none; NULL when it has none of its own (the fixture's, or hermes). */
+const char *tw_profile_decoder(tw_profile p);
+/* Is p the reference server of one model dialect: a decoder of its own
+ * other than hermes (answered only for fixtures that name that decoder,
+ * /generate as vllm-native with it as the tool parser)? */
+bool tw_profile_is_dialect(tw_profile p);
+/* The dialect profile whose decoder is dec; TW_NPROFILES for none. */
+tw_profile tw_profile_of_dialect(const char *dec);
 
 #endif

@@ -72,6 +72,10 @@ typedef struct tw_vllm_params {
     bool hermes;                /* tool_parser "hermes" (default) or "qwen3_coder" vs "openai" */
     bool qwen3_coder;           /* tool_parser "qwen3_coder": the calls inside the blocks are
                                    Qwen3-Coder XML (the qwen3-coder decoder); hermes is set too */
+    const char *parser;         /* tool_parser naming another text decoder of the registry (a
+                                   model dialect: "harmony", "kimi-k2", …): pass 2 is decoded
+                                   with it, no Hermes stop; hermes and qwen3_coder are false.
+                                   NULL: hermes, qwen3_coder or openai as above */
 } tw_vllm_params;
 
 /*

@@ -100,7 +100,7 @@ static names table_targets(void)
 static names table_profiles(void)
 {
     names l = {0};
-#define X_P(ID, nm, apis) tw_names_add(&l, nm);
+#define X_P(ID, nm, apis, dec) tw_names_add(&l, nm);
     TW_MOCK_PROFILE_TABLE(X_P)
 #undef X_P
     return l;
