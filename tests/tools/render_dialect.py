@@ -10,8 +10,10 @@ Usage:
   render_dialect.py DIALECT --check          re-render every fixture and compare
   render_dialect.py --list                   the dialects (tests/tools/dialects/*.py)
 
-A dialect is a module tests/tools/dialects/DIALECT.py (the file name with '-'
-for '_' is the dialect) holding:
+A dialect is a module tests/tools/dialects/<stem>.py holding:
+  DIALECT       (optional) the dialect's name, the prompt encoder's without
+                "-prompt" ("deepseek-v3.1"); default the file stem with '_' read
+                as '-'. The dialect may be named by it or by the file stem.
   TEMPLATE      the template's file stem in ../shared/templates (never copied)
   PLAIN_SANDBOX True when the template needs jinja2's SandboxedEnvironment
                 (it calls list.append); default the ImmutableSandboxedEnvironment
@@ -53,19 +55,42 @@ import render_qwen3 as rq  # noqa: E402  (the shared rendering pieces)
 FIXED_NOW = datetime.datetime(2024, 7, 26, 12, 0, 0)
 
 
-def dialect_names():
+def _modules():
+    """{dialect: path} of tests/tools/dialects/*.py: a module's DIALECT, or its
+    file stem with '_' read as '-'."""
     d = os.path.join(HERE, "dialects")
-    return sorted(n[:-3].replace("_", "-") for n in os.listdir(d)
-                  if n.endswith(".py") and not n.startswith("_"))
+    out = {}
+    for n in sorted(os.listdir(d)):
+        if not n.endswith(".py") or n.startswith("_"):
+            continue
+        path = os.path.join(d, n)
+        name = n[:-3].replace("_", "-")
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("DIALECT"):
+                    name = line.split("=", 1)[1].strip().strip("\"'")
+                    break
+        out[name] = path
+    return out
+
+
+def dialect_names():
+    return sorted(_modules())
 
 
 def load_dialect(name):
-    path = os.path.join(HERE, "dialects", name.replace("-", "_") + ".py")
-    if not os.path.exists(path):
-        sys.exit("render_dialect: no dialect %s (known: %s)" % (name, ", ".join(dialect_names())))
-    spec = importlib.util.spec_from_file_location("dialect_" + name.replace("-", "_"), path)
+    """The module of a dialect, by its name or by its file stem."""
+    mods = _modules()
+    path = mods.get(name)
+    if not path:
+        stem = os.path.join(HERE, "dialects", name.replace("-", "_") + ".py")
+        path = stem if os.path.exists(stem) else None
+    if not path:
+        sys.exit("render_dialect: no dialect %s (known: %s)" % (name, ", ".join(sorted(mods))))
+    spec = importlib.util.spec_from_file_location("dialect_" + os.path.basename(path)[:-3], path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
+    mod.DIALECT = getattr(mod, "DIALECT", os.path.basename(path)[:-3].replace("_", "-"))
     return mod
 
 
@@ -122,7 +147,7 @@ def main():
         print("template not found: %s (skipping)" % path, file=sys.stderr)
         return 77
     template = compile_template(path, getattr(mod, "PLAIN_SANDBOX", False))
-    out_dir = args.out or os.path.join(REPO, "tests", "data", "prompts", args.dialect)
+    out_dir = args.out or os.path.join(REPO, "tests", "data", "prompts", mod.DIALECT)
 
     if args.render:
         with open(args.render, encoding="utf-8") as f:
@@ -142,9 +167,9 @@ def main():
             if render_or_error(mod, template, fx["request"]) != want:
                 print("MISMATCH %s" % n)
                 bad += 1
-        print("%s: %d fixtures, %d mismatches" % (args.dialect, len(names), bad))
+        print("%s: %d fixtures, %d mismatches" % (mod.DIALECT, len(names), bad))
         if len(names) < 20:
-            print("%s: fewer than 20 fixtures" % args.dialect)
+            print("%s: fewer than 20 fixtures" % mod.DIALECT)
             return 1
         return 1 if bad else 0
 
