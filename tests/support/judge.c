@@ -11,12 +11,14 @@
 static tw_kv json_ct[] = {{"content-type", "application/json"}};
 static tw_kv sse_ct[] = {{"content-type", "text/event-stream"}};
 
-tw_verdict tw_test_judge(const char *path, const char *req, int status, const char *body, bool sse,
-                         const tw_limits *L, tw_check_id id, char *ev, size_t evn, bool every_check)
+static tw_verdict judge(const tw_fx_exchange *ex, const char *path, const char *req, int status,
+                        const char *body, bool sse, const tw_limits *L, tw_check_id id, char *ev,
+                        size_t evn, bool every_check)
 {
     cJSON *rq = req ? cJSON_Parse(req) : NULL;
     tw_judge_input in;
     memset(&in, 0, sizeof in);
+    in.ex = ex;
     in.path = path;
     in.req_body = rq;
     in.status = status;
@@ -44,4 +46,16 @@ tw_verdict tw_test_judge(const char *path, const char *req, int status, const ch
     free(exact);
     cJSON_Delete(rq);
     return v;
+}
+
+tw_verdict tw_test_judge(const char *path, const char *req, int status, const char *body, bool sse,
+                         const tw_limits *L, tw_check_id id, char *ev, size_t evn, bool every_check)
+{
+    return judge(NULL, path, req, status, body, sse, L, id, ev, evn, every_check);
+}
+
+tw_verdict tw_test_judge_ex(const tw_fx_exchange *ex, const char *path, const char *req, int status,
+                            const char *body, bool sse, tw_check_id id, char *ev, size_t evn)
+{
+    return judge(ex, path, req, status, body, sse, NULL, id, ev, evn, true);
 }

@@ -16,5 +16,9 @@
 tw_verdict tw_test_judge(const char *path, const char *req, int status, const char *body, bool sse,
                          const tw_limits *L, tw_check_id id, char *ev, size_t evn,
                          bool every_check);
+/* tw_test_judge of an exchange whose fixture part is ex (model text,
+ * decode format and options; NULL: none). */
+tw_verdict tw_test_judge_ex(const tw_fx_exchange *ex, const char *path, const char *req, int status,
+                            const char *body, bool sse, tw_check_id id, char *ev, size_t evn);
 
 #endif
