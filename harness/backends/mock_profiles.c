@@ -39,9 +39,14 @@ static bool ex_fits(const char *profile, const tw_fx_exchange *x)
         return false; /* a recorded answer is judged as recorded */
     if (!tw_profile_answers(p, kind))
         return false;
+    /* the format the model text is in: the loader's reading, or the decoder an
+     * exchange built in code names */
+    const char *mf = x->model_format ? x->model_format : x->decode_format;
     if (tw_profile_is_dialect(p)) /* the reference server of one model dialect */
-        return x->model_text &&
-               (!x->decode_format || strcmp(x->decode_format, tw_profile_decoder(p)) == 0);
+        return x->model_text && (!mf || strcmp(mf, tw_profile_decoder(p)) == 0);
+    /* model text in a model dialect is its profile's, whatever the order */
+    if (p == TW_PROFILE_HERMES && mf && tw_profile_of_dialect(mf) != TW_NPROFILES)
+        return false;
     if (p == TW_PROFILE_VLLM_NATIVE)
         return x->model_pass1 || x->model_text;
     return x->model_text;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "apis.h"
 #include "cli.h"
 #include "datadir.h"
 #include "report.h"
@@ -112,44 +113,45 @@ int tw_cmd_main(int argc, char **argv)
                 return tw_cli_usage_error("main", "%s", why.message);
             break;
         case 'h':
-            puts("usage: toolwire main [--quiet] [--conformance DIR] [--fixtures DIR] [--out DIR]\n"
-                 "                    [--jobs N] [--tag T] [--exclude-tag T] [--filter PATTERN]\n"
-                 "                    [--shard K/N]\n\n"
-                 "The main job:\n"
-                 "1. run every conformance fixture under --conformance (default fixtures/) not\n"
-                 "   tagged live or clients against every embedded mock profile that fits it\n"
-                 "   (mock-replay, mock-hermes, mock-qwen3-coder, mock-anthropic, "
-                 "mock-vllm-native,\n"
-                 "   mock-gemini), and each live\n"
-                 "   suite against the script reference server of its endpoint (ref-openai: tags\n"
-                 "   live+openai without responses, ref-openai-responses: live+responses,\n"
-                 "   ref-anthropic: live+anthropic, ref-vllm-native: live+vllm-native),\n"
-                 "   and the Anthropic live suite through the embedded reference proxy\n"
-                 "   anthropic:openai with a script upstream (ref-proxy, docs/proxies.md); write\n"
-                 "   <backend>.json/.md/.junit.xml/.html and comparison.md/.html under --out\n"
-                 "   (default reports/latest);\n"
-                 "2. decode every fixture under --fixtures (default tests/data/decode) in batch\n"
-                 "   and at chunk sizes 1, 2, 3, 7 and 64, compare with each fixture's\n"
-                 "   expectation and write decode-summary.md under --out.\n"
-                 "--shard K/N runs shard K of N of the conformance fixtures (as run --shard;\n"
-                 "toolwire merge joins the reports) and the decode fixtures in shard 1 only.\n"
-                 "Both inputs are checked before anything runs; when a relative fixtures/ or\n"
-                 "tests/data/decode path is not there, it is looked up in $TOOLWIRE_DATA, the\n"
-                 "current directory, ../share/toolwire beside the program, then the installed\n"
-                 "data directory (docs/harness.md). --quiet prints only what went\n"
-                 "wrong (mismatch lines naming their backend, failing decode fixtures), and no\n"
-                 "progress on stderr.\n"
-                 "\n"
-                 "  --jobs N                   run N conformance fixtures at once (each fixture's\n"
-                 "                             exchanges in order; the reports are the same as\n"
-                 "                             with --jobs 1; default 1)\n" TW_SEL_HELP
-                 "The selection applies to the conformance fixtures (step 1) only.\n"
-                 "\n"
-                 "Exit status: 0 when every verdict and every decode matches the fixtures'\n"
-                 "expectations, 1 on a mismatch, 2 when something could not be judged: bad\n"
-                 "usage, a directory that cannot be read or holds no fixture, a selection that\n"
-                 "keeps no conformance fixture, a fixture that\n"
-                 "cannot be loaded, a backend that cannot start, a report that cannot be written.");
+            tw_cli_print_help(
+                "usage: toolwire main [--quiet] [--conformance DIR] [--fixtures DIR] [--out DIR]\n"
+                "                    [--jobs N] [--tag T] [--exclude-tag T] [--filter PATTERN]\n"
+                "                    [--shard K/N]\n\n"
+                "The main job:\n"
+                "1. run every conformance fixture under --conformance (default fixtures/) not\n"
+                "   tagged live or clients against every embedded mock profile that fits it\n"
+                "   (%MOCKS%),\n"
+                "   and each live\n"
+                "   suite against the script reference server of its endpoint (ref-openai: tags\n"
+                "   live+openai without responses, ref-openai-responses: live+responses,\n"
+                "   ref-anthropic: live+anthropic, ref-vllm-native: live+vllm-native),\n"
+                "   and the Anthropic live suite through the embedded reference proxy\n"
+                "   anthropic:openai with a script upstream (ref-proxy, docs/proxies.md); write\n"
+                "   <backend>.json/.md/.junit.xml/.html and comparison.md/.html under --out\n"
+                "   (default reports/latest);\n"
+                "2. decode every fixture under --fixtures (default tests/data/decode) in batch\n"
+                "   and at chunk sizes 1, 2, 3, 7 and 64, compare with each fixture's\n"
+                "   expectation and write decode-summary.md under --out.\n"
+                "--shard K/N runs shard K of N of the conformance fixtures (as run --shard;\n"
+                "toolwire merge joins the reports) and the decode fixtures in shard 1 only.\n"
+                "Both inputs are checked before anything runs; when a relative fixtures/ or\n"
+                "tests/data/decode path is not there, it is looked up in $TOOLWIRE_DATA, the\n"
+                "current directory, ../share/toolwire beside the program, then the installed\n"
+                "data directory (docs/harness.md). --quiet prints only what went\n"
+                "wrong (mismatch lines naming their backend, failing decode fixtures), and no\n"
+                "progress on stderr.\n"
+                "\n"
+                "  --jobs N                   run N conformance fixtures at once (each fixture's\n"
+                "                             exchanges in order; the reports are the same as\n"
+                "                             with --jobs 1; default 1)\n" TW_SEL_HELP
+                "The selection applies to the conformance fixtures (step 1) only.\n"
+                "\n"
+                "Exit status: 0 when every verdict and every decode matches the fixtures'\n"
+                "expectations, 1 on a mismatch, 2 when something could not be judged: bad\n"
+                "usage, a directory that cannot be read or holds no fixture, a selection that\n"
+                "keeps no conformance fixture, a fixture that\n"
+                "cannot be loaded, a backend that cannot start, a report that cannot be written.",
+                3);
             return TW_EXIT_OK;
         default: return tw_cli_option_error("main", longopts, argv[optind - 1]);
         }
@@ -181,19 +183,21 @@ int tw_cmd_main(int argc, char **argv)
     static const char *const live_responses[] = {"live", "responses"};
     static const char *const live_anthropic[] = {"live", "anthropic"};
     static const char *const live_vllm[] = {"live", "vllm-native"};
-    static const tw_backend_spec backends[] = {
-        {.name = "mock-replay", .profile = "replay", .suite = {.xtags = not_live, .nxtags = 2}},
-        {.name = "mock-hermes", .profile = "hermes", .suite = {.xtags = not_live, .nxtags = 2}},
-        {.name = "mock-qwen3-coder",
-         .profile = "qwen3-coder",
-         .suite = {.xtags = not_live, .nxtags = 2}},
-        {.name = "mock-anthropic",
-         .profile = "anthropic",
-         .suite = {.xtags = not_live, .nxtags = 2}},
-        {.name = "mock-vllm-native",
-         .profile = "vllm-native",
-         .suite = {.xtags = not_live, .nxtags = 2}},
-        {.name = "mock-gemini", .profile = "gemini", .suite = {.xtags = not_live, .nxtags = 2}},
+    /* a suite per profile of the table that serves fixtures (mock-<profile>), then the
+     * live suites against the reference servers */
+    static char mock_names[TW_NPROFILES][64];
+    tw_backend_spec backends[TW_NPROFILES + 8];
+    size_t nb = 0;
+    const char *const *profiles = tw_profile_names();
+    for (size_t i = 0; profiles[i]; i++) {
+        if (i == TW_PROFILE_SCRIPT)
+            continue; /* the scripted model answers the live suites below */
+        snprintf(mock_names[i], sizeof mock_names[i], "mock-%s", profiles[i]);
+        backends[nb++] = (tw_backend_spec){.name = mock_names[i],
+                                           .profile = profiles[i],
+                                           .suite = {.xtags = not_live, .nxtags = 2}};
+    }
+    static const tw_backend_spec refs[] = {
         {.name = "ref-openai",
          .profile = "script",
          .suite = {.tags = live_openai, .ntags = 2, .xtags = responses, .nxtags = 1}},
@@ -206,6 +210,8 @@ int tw_cmd_main(int argc, char **argv)
         {.name = "ref-vllm-native", .profile = "script", .suite = {.tags = live_vllm, .ntags = 2}},
         /* the Anthropic live suite through the reference proxy (docs/proxies.md) */
         {.name = "ref-proxy", .suite = {.tags = live_anthropic, .ntags = 2}}};
+    for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++)
+        backends[nb++] = refs[i];
     static const tw_backend_upstream proxied[] = {{"ref-proxy", "openai", 0, "anthropic:openai"}};
     tw_run_opts o;
     memset(&o, 0, sizeof o);
@@ -223,8 +229,7 @@ int tw_cmd_main(int argc, char **argv)
     o.jobs = jobs;
     char *paths[] = {(char *)conf};
     size_t mism = 0;
-    int rc_conf =
-        tw_run_all(backends, sizeof backends / sizeof backends[0], paths, 1, outdir, &o, &mism);
+    int rc_conf = tw_run_all(backends, nb, paths, 1, outdir, &o, &mism);
     /* 2: decode fixtures */
     long pass = 0, fail = 0, bad = 0;
     int rc_dec = TW_EXIT_OK;

@@ -25,8 +25,7 @@ static const char run_help[] =
     "                             credentials in it, user:pass@ or key=…, are sent and\n"
     "                             never written)\n"
     "  --backend NAME=mock:P      the embedded mock backend with profile P\n"
-    "                             (auto, replay, hermes, qwen3-coder, anthropic,\n"
-    "                             vllm-native, gemini, script)\n"
+    "                             (auto, %PROFILES%)\n"
     "  --upstream FORMAT@PORT     the backends are proxies: start the scripted reference\n"
     "                             server (FORMAT openai, anthropic or vllm-native) on\n"
     "                             127.0.0.1:PORT behind each URL backend, judge the request\n"
@@ -211,7 +210,7 @@ int tw_cmd_run(int argc, char **argv)
             o.shard = &shard;
             break;
         case 'h':
-            puts(run_help);
+            tw_cli_print_help(run_help, 30);
             rc = TW_EXIT_OK;
             break;
         default: rc = tw_cli_option_error("run", longopts, argv[optind - 1]);

@@ -329,7 +329,7 @@ int tw_cmd_serve(int argc, char **argv)
             break;
         }
         case 'h':
-            puts(
+            tw_cli_print_help(
                 "usage: toolwire serve [--port N] [--profile P] [options] FIXTURES…\n"
                 "       toolwire serve --profile script [--port N] [options]\n\n"
                 "Serve the fixtures (files or directories) from the embedded mock backend on\n"
@@ -340,9 +340,9 @@ int tw_cmd_serve(int argc, char **argv)
                 "\n"
                 "  --port N        port (default 0: any free port, printed on start)\n"
                 "  --profile P     auto (default: each fixture with the first of the others that\n"
-                "                  fits it), replay, qwen3-coder, hermes, anthropic,\n"
-                "                  vllm-native, gemini, script; qwen3-coder is hermes with\n"
-                "                  the model text read by the qwen3-coder decoder;\n"
+                "                  fits it), %PROFILES%;\n"
+                "                  a model's profile (qwen3-coder, harmony, …) is hermes with\n"
+                "                  the model text read by that model's decoder (docs/harness.md);\n"
                 "                  script answers every request with the scripted reference\n"
                 "                  model (docs/script.md) and needs no FIXTURES\n"
                 "  --match MODE    normalised (default: ignores stream, model, temperature, …,\n"
@@ -422,7 +422,8 @@ int tw_cmd_serve(int argc, char **argv)
                 "Exit status: 0 after serving until interrupted or --for; 2 when nothing could be\n"
                 "served: bad usage, a port in use (\"127.0.0.1:8080: Address already in use\"),\n"
                 "a fixture that cannot be loaded, a --profile that fits none of the fixtures\n"
-                "given (named), a selection that keeps none. serve judges nothing: never 1.");
+                "given (named), a selection that keeps none. serve judges nothing: never 1.",
+                18);
             return TW_EXIT_OK;
         default:
             cJSON_Delete(fault);

@@ -151,3 +151,32 @@ tw_profile tw_profile_of_dialect(const char *dec)
             return (tw_profile)i;
     return TW_NPROFILES;
 }
+
+void tw_profile_list_print(FILE *out, const char *prefix, const char *skip, size_t indent,
+                           size_t col, size_t width)
+{
+    const char *const *names = tw_profile_names();
+    const char *pre = prefix ? prefix : "";
+    size_t n = 0, last = 0;
+    for (size_t i = 0; names[i]; i++)
+        if (!skip || strcmp(names[i], skip) != 0)
+            last = i, n++;
+    bool lead = false;
+    for (size_t i = 0; names[i]; i++) {
+        if (skip && strcmp(names[i], skip) == 0)
+            continue;
+        bool comma = i != last;
+        size_t len = strlen(pre) + strlen(names[i]) + (comma ? 1 : 0);
+        if (lead && col + 1 + len > width) {
+            fprintf(out, "\n%*s", (int)indent, "");
+            col = indent;
+        } else if (lead) {
+            fputc(' ', out);
+            col++;
+        }
+        fprintf(out, "%s%s%s", pre, names[i], comma ? "," : "");
+        col += len;
+        lead = true;
+    }
+    (void)n;
+}

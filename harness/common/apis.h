@@ -8,6 +8,7 @@
 #define TOOLWIRE_APIS_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "../../src/format_table.h"
 
@@ -60,6 +61,12 @@ typedef enum tw_profile {
 
 /* NULL-terminated names of the profiles, in table order. */
 const char *const *tw_profile_names(void);
+/* Write the profile names but skip (NULL: none), each with prefix (NULL:
+ * none) before it, joined by ", " and wrapped before `width` columns (the
+ * first line starts at column col), the lines after the first indented by
+ * `indent` spaces (the --help lists). */
+void tw_profile_list_print(FILE *out, const char *prefix, const char *skip, size_t indent,
+                           size_t col, size_t width);
 /* The profile named p; TW_NPROFILES for none (NULL, "auto", unknown). */
 tw_profile tw_profile_of(const char *p);
 /* Does profile p answer requests of kind k from model text? */

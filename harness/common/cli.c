@@ -1,6 +1,8 @@
 /* Shared helpers of the toolwire program. */
 #include "cli.h"
 
+#include "apis.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -380,4 +382,29 @@ bool tw_cli_parse_long(const char *s, long lo, long hi, long *out)
         return false;
     *out = v;
     return true;
+}
+
+void tw_cli_print_help(const char *text, size_t indent)
+{
+    /* %PROFILES%: every profile; %MOCKS%: mock-P for every profile P but script */
+    static const char *const marks[] = {"%PROFILES%", "%MOCKS%"};
+    for (;;) {
+        const char *at = NULL;
+        size_t which = 0;
+        for (size_t k = 0; k < 2; k++) {
+            const char *m = strstr(text, marks[k]);
+            if (m && (!at || m < at))
+                at = m, which = k;
+        }
+        if (!at)
+            break;
+        fwrite(text, 1, (size_t)(at - text), stdout);
+        const char *line = at;
+        while (line > text && line[-1] != '\n')
+            line--;
+        tw_profile_list_print(stdout, which ? "mock-" : NULL, which ? "script" : NULL, indent,
+                              (size_t)(at - line), 80);
+        text = at + strlen(marks[which]);
+    }
+    puts(text);
 }

@@ -143,4 +143,10 @@ void tw_cli_encode_opts_init(tw_encode_opts *o, tw_diag_list *warnings);
  */
 int tw_cli_encode_opt(const char *cmd, int c, char **argv, tw_encode_opts *o);
 
+/* puts(text), with %PROFILES% in it written as the mock's profiles (the
+ * table of formats) and %MOCKS% as toolwire main's suites of them (mock-P
+ * for every profile P but script), joined by ", " and wrapped before column
+ * 80, the continuation lines indented by `indent` spaces. */
+void tw_cli_print_help(const char *text, size_t indent);
+
 #endif
