@@ -105,6 +105,8 @@
     R(tw_reader_qwen35_prompt, "qwen3.5-prompt", TEXT)                                            \
     D(tw_format_harmony, "harmony", TEXT, (harmony, STREAM))                                    \
     E(tw_encoder_harmony_output, "harmony", TEXT, RESULT)                                          \
+    E(tw_encoder_harmony_prompt, "harmony-prompt", TEXT, REQUEST)                                  \
+    R(tw_reader_harmony_prompt, "harmony-prompt", TEXT)                                            \
     TW_FORMAT_TABLE_EXTRA(D, E, R)
 
 /* Rows a test adds to the table (tests/lib/test_template.c: the template
