@@ -353,6 +353,30 @@ static tw_status scan_text(hm_dec *h, bool final, bool bare, int *go)
     }
 }
 
+/* A header that never reached <|message|> (ended by another token at `at`,
+ * or by the end of input): text that only looked like one (`to=…` with no
+ * special token in it, no <|start|> before it) is content; a real header
+ * is dropped with a warning (at the end of input: silently, the output was
+ * cut there; a call's header is end()'s). */
+static tw_status head_not_ended(hm_dec *h, uint64_t at)
+{
+    tw_dl *d = &h->dl;
+    const char *p = tw_dl_at(d, h->hs);
+    size_t n = (size_t)(at - h->hs);
+    bool tokens = false;
+    for (size_t i = 0; i + 1 < n && !tokens; i++)
+        tokens = p[i] == '<' && p[i + 1] == '|';
+    if (!h->role && !tokens) {
+        tw_status st = tw_dl_text(d, TW_DL_CONTENT, h->hs, n);
+        tw_dl_gap(d, TW_DL_CONTENT);
+        return st;
+    }
+    if (at == tw_dl_end(d) && d->finished)
+        return TW_OK;
+    return tw_dl_diag(d, false, TW_D_RESPONSE_SHAPE, (int64_t)h->ms,
+                      "a message header with no <|message|>; dropped");
+}
+
 static tw_status scan(tw_dl *dl, bool final)
 {
     hm_dec *h = (hm_dec *)dl;
@@ -369,8 +393,7 @@ static tw_status scan(tw_dl *dl, bool final)
             if (tw_dl_find(dl, h->hs, &h->resume, HEAD_END, 5, final, &at, &which) == TW_DL_NONE)
                 return TW_OK; /* the end, if final, is end()'s */
             if (which != 0) {
-                st = tw_dl_diag(dl, false, TW_D_RESPONSE_SHAPE, (int64_t)h->ms,
-                                "a message header with no <|message|>; dropped");
+                st = head_not_ended(h, at);
                 to_msg(h, at);
                 go = 1;
                 break;
@@ -415,6 +438,7 @@ static tw_status end(tw_dl *dl)
         if (hd.to && hd.to_len >= 10 && memcmp(hd.to, FN, 10) == 0)
             return tw_dl_diag(dl, true, TW_D_TOOL_CALL_UNTERMINATED, (int64_t)h->ms,
                               "a call message's header cut by the end of input");
+        return head_not_ended(h, tw_dl_end(dl));
     }
     return TW_OK;
 }
