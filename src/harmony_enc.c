@@ -78,7 +78,15 @@ static tw_status harmony_output_encode(const tw_result *r, const tw_encode_opts 
     tw_capsave cs;
     tw_cap_begin(out, o, &cs);
     bool first = true;
-    tw_status st = text_message(out, o, &first, "analysis", &r->msg.thinking, "<|end|>");
+    tw_status st = TW_OK;
+    const char *fin = r->finish_reason, *plain = r->msg.ncalls ? "tool_calls" : "stop";
+    if (fin && *fin && strcmp(fin, plain) != 0)
+        st = tw_not_carried(o, "finish_reason %s: Harmony text says none (the decoder gives %s)",
+                            fin, plain);
+    if (st == TW_OK && r->msg.thinking_signature)
+        st = tw_not_carried(o, "the reasoning's signature: Harmony text has none");
+    if (st == TW_OK)
+        st = text_message(out, o, &first, "analysis", &r->msg.thinking, "<|end|>");
     if (st == TW_OK)
         st = text_message(out, o, &first, r->msg.ncalls ? "commentary" : "final", &r->msg.content,
                           r->msg.ncalls ? "<|end|>" : "<|return|>");

@@ -25,10 +25,25 @@ typedef struct hr {
     const char *b;
     size_t n;
     size_t pos;
+    bool oom; /* a cJSON allocation failed: the read fails with TW_ERR_NOMEM */
 } hr;
+
+/* x (a cJSON call's result), noting a failed allocation. */
+#define OK_(h, x) ((x) ? true : ((h)->oom = true, false))
+
+/* Put item under key in obj; an item not put (its key not copied) is freed. */
+static void put_item(hr *h, cJSON *obj, const char *key, cJSON *item)
+{
+    if (!cJSON_AddItemToObject(obj, key, item)) {
+        cJSON_Delete(item);
+        h->oom = true;
+    }
+}
 
 static tw_status fail(hr *h, size_t at, const char *what)
 {
+    if (h->oom)
+        return TW_ERR_NOMEM;
     return tw_rq_fail(&h->d, TW_ERR_INVALID, (int64_t)at, "", FMT ": %s", what);
 }
 
@@ -99,9 +114,9 @@ static tw_status read_system(hr *h, bool *functions)
         if (!bt)
             return TW_ERR_NOMEM;
         if (take(h, LIT(TW_HM_BROWSER)))
-            cJSON_AddItemToArray(bt, cJSON_CreateString("browser"));
+            OK_(h, cJSON_AddItemToArray(bt, cJSON_CreateString("browser")));
         if (take(h, LIT(TW_HM_PYTHON)))
-            cJSON_AddItemToArray(bt, cJSON_CreateString("python"));
+            OK_(h, cJSON_AddItemToArray(bt, cJSON_CreateString("python")));
         tw_status st = cJSON_GetArraySize(bt) ? tw_rq_put_option(&h->d, "builtin_tools", bt)
                                               : fail(h, h->pos,
                                                      "a # Tools section with no "
@@ -125,7 +140,7 @@ static bool is(const char *p, size_t n, const char *lit)
 }
 
 /* `"a" | "b"`: the enum's values into arr; false when it is not one. */
-static bool read_enum(const char *p, size_t n, cJSON *arr)
+static bool read_enum(hr *h, const char *p, size_t n, cJSON *arr)
 {
     size_t i = 0;
     for (;;) {
@@ -137,9 +152,9 @@ static bool read_enum(const char *p, size_t n, cJSON *arr)
         char *s = tw_strndup(p + i + 1, (size_t)(q - p) - i - 1);
         cJSON *v = s ? cJSON_CreateString(s) : NULL;
         tw_free(s);
-        if (!v)
+        if (!OK_(h, v))
             return false;
-        cJSON_AddItemToArray(arr, v);
+        OK_(h, cJSON_AddItemToArray(arr, v));
         i = (size_t)(q - p) + 1;
         if (i == n)
             return true;
@@ -152,7 +167,7 @@ static bool read_enum(const char *p, size_t n, cJSON *arr)
 /* A schema that renders the TypeScript type p[0, n) again: the simple
  * types read back, any other kept as a one-element type list (which the
  * template writes as it is). */
-static cJSON *type_schema(const char *p, size_t n)
+static cJSON *type_schema(hr *h, const char *p, size_t n)
 {
     cJSON *s = cJSON_CreateObject();
     if (!s)
@@ -160,36 +175,36 @@ static cJSON *type_schema(const char *p, size_t n)
     static const char *const simple[] = {"string", "number", "boolean", "object"};
     for (size_t i = 0; i < 4; i++)
         if (is(p, n, simple[i])) {
-            cJSON_AddStringToObject(s, "type", simple[i]);
+            OK_(h, cJSON_AddStringToObject(s, "type", simple[i]));
             return s;
         }
     if (is(p, n, "any"))
         return s;
     if (is(p, n, "any[]")) {
-        cJSON_AddStringToObject(s, "type", "array");
+        OK_(h, cJSON_AddStringToObject(s, "type", "array"));
         return s;
     }
     static const char *const arrays[] = {"string", "number", "boolean"};
     for (size_t i = 0; i < 3; i++)
         if (n == strlen(arrays[i]) + 2 && memcmp(p, arrays[i], n - 2) == 0 &&
             memcmp(p + n - 2, "[]", 2) == 0) {
-            cJSON_AddStringToObject(s, "type", "array");
+            OK_(h, cJSON_AddStringToObject(s, "type", "array"));
             cJSON *it = cJSON_AddObjectToObject(s, "items");
             if (it)
-                cJSON_AddStringToObject(it, "type", arrays[i]);
+                OK_(h, cJSON_AddStringToObject(it, "type", arrays[i]));
             return s;
         }
     cJSON *en = cJSON_CreateArray();
-    if (en && n && p[0] == '"' && read_enum(p, n, en)) {
-        cJSON_AddStringToObject(s, "type", "string");
-        cJSON_AddItemToObject(s, "enum", en);
+    if (OK_(h, en) && n && p[0] == '"' && read_enum(h, p, n, en)) {
+        OK_(h, cJSON_AddStringToObject(s, "type", "string"));
+        put_item(h, s, "enum", en);
         return s;
     }
     cJSON_Delete(en);
     char *t = tw_strndup(p, n);
     cJSON *list = cJSON_AddArrayToObject(s, "type");
-    if (t && list)
-        cJSON_AddItemToArray(list, cJSON_CreateString(t));
+    if (OK_(h, t) && OK_(h, list))
+        OK_(h, cJSON_AddItemToArray(list, cJSON_CreateString(t)));
     tw_free(t);
     return s;
 }
@@ -246,7 +261,7 @@ static tw_status read_param(hr *h, size_t lim, cJSON *props, cJSON *req)
         tw_free(name);
         return fail(h, h->pos, "a tool parameter's type is not ended");
     }
-    cJSON *s = type_schema(h->b + h->pos, te - h->pos);
+    cJSON *s = type_schema(h, h->b + h->pos, te - h->pos);
     tw_status st = s ? TW_OK : TW_ERR_NOMEM;
     h->pos = te;
     if (st == TW_OK && dflt) {
@@ -264,21 +279,21 @@ static tw_status read_param(hr *h, size_t lim, cJSON *props, cJSON *req)
                 st = fail(h, h->pos, "a parameter's default is not JSON");
         }
         if (v)
-            cJSON_AddItemToObject(s, "default", v);
+            put_item(h, s, "default", v);
         h->pos = de;
     }
     if (st == TW_OK && desc) {
         char *d = tw_strndup(desc, dn);
-        if (d)
-            cJSON_AddStringToObject(s, "description", d);
+        if (OK_(h, d))
+            OK_(h, cJSON_AddStringToObject(s, "description", d));
         tw_free(d);
     }
     if (st == TW_OK && !take(h, LIT(",\n")))
         st = fail(h, h->pos, "a tool parameter is not ended by \",\\n\"");
     if (st == TW_OK && !optional)
-        cJSON_AddItemToArray(req, cJSON_CreateString(name));
+        OK_(h, cJSON_AddItemToArray(req, cJSON_CreateString(name)));
     if (st == TW_OK)
-        cJSON_AddItemToObject(props, name, s);
+        put_item(h, props, name, s);
     else
         cJSON_Delete(s);
     tw_free(name);
@@ -295,10 +310,10 @@ static tw_status read_tool(hr *h, size_t lim, cJSON *tools)
     cJSON *t = cJSON_CreateObject();
     if (!t)
         return TW_ERR_NOMEM;
-    cJSON_AddItemToArray(tools, t);
+    OK_(h, cJSON_AddItemToArray(tools, t));
     char *desc = tw_strndup(h->b + h->pos, e - h->pos);
-    if (desc)
-        cJSON_AddStringToObject(t, "description", desc);
+    if (OK_(h, desc))
+        OK_(h, cJSON_AddStringToObject(t, "description", desc));
     tw_free(desc);
     h->pos = e + sizeof "\ntype " - 1;
     size_t eq = find(h, h->pos, lim, LIT(" = "));
@@ -307,7 +322,7 @@ static tw_status read_tool(hr *h, size_t lim, cJSON *tools)
     char *name = tw_strndup(h->b + h->pos, eq - h->pos);
     if (!name)
         return TW_ERR_NOMEM;
-    cJSON_AddStringToObject(t, "name", name);
+    OK_(h, cJSON_AddStringToObject(t, "name", name));
     tw_free(name);
     h->pos = eq + 3;
     cJSON *params = cJSON_AddObjectToObject(t, "parameters");
@@ -331,7 +346,7 @@ static tw_status read_tool(hr *h, size_t lim, cJSON *tools)
             st = read_param(h, lim, props, req);
     }
     if (st == TW_OK && cJSON_GetArraySize(req))
-        cJSON_AddItemToObject(params, "required", req);
+        put_item(h, params, "required", req);
     else
         cJSON_Delete(req);
     return st;
@@ -556,7 +571,10 @@ static tw_status harmony_prompt_decode(const char *buf, size_t len, const tw_dec
         return tw_rq_fail(&h.d, TW_ERR_LIMIT, -1, "",
                           "the prompt is %zu bytes, more than max_input_bytes (%zu)", len,
                           h.d.l.max_input_bytes);
+    h.oom = false;
     tw_status st = read_prompt(&h);
+    if (h.oom && st != TW_ERR_NOMEM)
+        st = TW_ERR_NOMEM;
     if (st == TW_ERR_NOMEM && err && !err->message[0])
         tw_rq_fail(&h.d, st, -1, "", "out of memory");
     else if (st != TW_OK && err && !err->message[0])
