@@ -162,15 +162,12 @@ static tw_status ts_object(tw_buf *b, const cJSON *spec, tw_diag_list *w, int de
     return PUTS(b, "}");
 }
 
-/* The template's oneOf branch. */
+/* The template's oneOf branch. Its test for object variants sets a
+ * variable inside the loop, which Jinja's scoping drops: every variant is
+ * written, a default after twenty spaces (the template's indentation before
+ * a {{ }} that nothing strips). */
 static tw_status ts_one_of(tw_buf *b, const cJSON *one, tw_diag_list *w, int depth)
 {
-    bool objects = false;
-    int n = cJSON_GetArraySize(one);
-    for (const cJSON *v = one->child; v; v = v->next)
-        objects |= str_is(tw_json_get(v, "type"), "object");
-    if (objects && n > 1)
-        return PUTS(b, "any");
     for (const cJSON *v = one->child; v; v = v->next) {
         TRY(ts_type(b, v, w, depth + 1));
         const cJSON *d = tw_json_get(v, "description");
@@ -180,7 +177,7 @@ static tw_status ts_one_of(tw_buf *b, const cJSON *one, tw_diag_list *w, int dep
         }
         const cJSON *def = tw_json_get(v, "default");
         if (def) {
-            TRY(PUTS(b, "\n// default: "));
+            TRY(PUTS(b, "                    // default: "));
             TRY(tw_json_write_py(b, def, 0));
         }
         if (v->next)

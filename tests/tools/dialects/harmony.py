@@ -61,6 +61,26 @@ MIXED = {
         "required": ["id", "count"],
     },
 }
+SHAPES = {
+    "name": "shapes",
+    "description": "Every branch of the template's type writer",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "a": {"oneOf": [{"type": "string", "description": "s"}, {"type": "number", "default": 3}]},
+            "b": {"oneOf": [{"type": "object"}, {"type": "string"}]},
+            "c": {"type": "array", "items": {"type": "object", "properties": {"x": {"type": "string"}, "y": {"type": "integer"}},
+                                             "required": ["x"]}},
+            "d": {"type": "array", "items": {"type": "array", "items": {"type": "string"}}, "nullable": True},
+            "e": {"type": "string", "enum": ["p", "q"], "default": "q", "description": "an enum"},
+            "f": {"type": "array", "items": {"type": "object", "properties": {"long_property_name_one": {"type": "string"},
+                                                                              "long_property_name_two": {"type": "string"}}}},
+            "g": {"oneOf": [{"type": "string"}], "default": "z"},
+            "h": {"type": "array", "items": {"type": "string", "enum": ["u", "v"]}},
+        },
+        "required": ["a"],
+    },
+}
 PING = {"name": "ping", "description": "Liveness check", "parameters": {"type": "object", "properties": {}}}
 NOW = {"name": "now", "description": "Current UTC time"}
 
@@ -138,6 +158,8 @@ def fixtures():
         {"messages": [user("Cherche un vol Paris → Tōkyō pour deux.")], "tools": [SEARCH], "options": opts()})
     add("type_lists_and_any", "A type list, arrays of booleans and numbers, an object without properties, a schema without type, an integer default.",
         {"messages": [user("Store it.")], "tools": [MIXED, PING, NOW], "options": opts()})
+    add("schema_shapes", "oneOf (with descriptions and defaults), arrays of objects (short and past 50 characters), nested arrays, nullable, enums.",
+        {"messages": [user("Shapes?")], "tools": [SHAPES], "options": opts()})
     add("builtin_browser", "The browser built-in tool in the system message.",
         {"messages": [user("Latest news on gpt-oss?")], "options": opts(builtin_tools=["browser"])})
     add("builtin_both_with_tools", "Browser and python built-in tools, and functions.",
