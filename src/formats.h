@@ -3,7 +3,7 @@
  * their tw_format_* / tw_encoder_* objects in their own modules (text.c,
  * openai.c, openai_enc.c, anthropic.c, anthropic_enc.c, hermes_enc.c,
  * gemini_enc.c, qwen_xml_enc.c, openai_responses_enc.c, vllm.c, gemini.c,
- * proxy.c, responses.c); the request readers' objects are in registry.c. */
+ * proxy.c, responses.c, harmony.c); the request readers' objects are in registry.c. */
 #ifndef TOOLWIRE_FORMATS_H
 #define TOOLWIRE_FORMATS_H
 

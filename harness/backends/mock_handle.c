@@ -240,9 +240,11 @@ static void answer_reference(tw_mock *m, const char *profile, const tw_fx_exchan
         tw_ref_answer_script_at(post ? kind : 0, gstream, gmodel[0] ? gmodel : NULL, body,
                                 &m->o.limits, &r);
     } else {
-        tw_ref_text t = {
-            x->model_text,     x->model_pass1, x->model_pass2,           x->decode_format,
-            x->decode_options, gstream,        gmodel[0] ? gmodel : NULL};
+        /* the text's format: the fixture's decoder, else the model dialect its
+         * backend names (the loader's model_format) */
+        const char *tf = x->decode_format ? x->decode_format : x->model_format;
+        tw_ref_text t = {x->model_text,     x->model_pass1, x->model_pass2,           tf,
+                         x->decode_options, gstream,        gmodel[0] ? gmodel : NULL};
         /* a dialect's profile (qwen3-coder, harmony, …) answers /generate as the
          * vllm-native server with its decoder as the tool parser */
         tw_profile pr = tw_profile_of(profile);

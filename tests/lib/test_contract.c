@@ -353,6 +353,12 @@ static const char *request_sample(const char *reader)
         return "{\"model\":\"m\",\"input\":[{\"role\":\"user\",\"content\":\"hi\"},"
                "{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":"
                "\"output_text\",\"text\":\"ok\"}]}]}";
+    if (strcmp(reader, "harmony-prompt") == 0)
+        return "<|start|>system<|message|>You are ChatGPT, a large language model trained by "
+               "OpenAI.\nKnowledge cutoff: 2024-06\nCurrent date: 2024-07-26\n\nReasoning: "
+               "medium\n\n# Valid channels: analysis, commentary, final. Channel must be "
+               "included for every message.<|end|><|start|>user<|message|>hi<|end|><|start|>"
+               "assistant<|channel|>final<|message|>ok<|return|>";
     if (strcmp(reader, "gemini-request") == 0)
         return "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]},"
                "{\"role\":\"model\",\"parts\":[{\"text\":\"ok\"}]}]}";
@@ -499,7 +505,7 @@ Test(contract, request_readers_leave_out_empty_on_failure)
         if (m[i].family == TW_FAMILY_JSON)
             cr_assert_gt(failures, 0, "%s", rd->name);
     }
-    cr_assert_eq(nreaders, 8);
+    cr_assert_eq(nreaders, 9);
 }
 
 /* ---- json.c: an allocation failure is not bad JSON ---- */
