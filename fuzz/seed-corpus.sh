@@ -126,7 +126,8 @@ for f in sorted((root / "fixtures").rglob("*.json")):
 # request: the request bodies of the conformance fixtures, each with the
 # seed byte that picks its reader (the registry's order of request readers)
 READERS = ["openai-request", "anthropic-request", "vllm-generate-request", "gemini-request",
-           "hermes-prompt", "openai-responses-request", "qwen3-coder-prompt", "qwen3.5-prompt"]
+           "hermes-prompt", "openai-responses-request", "qwen3-coder-prompt", "qwen3.5-prompt",
+           "deepseek-v3.1-prompt"]
 def reader_of(path):
     if path.endswith("/chat/completions"): return "openai-request"
     if path.endswith("/messages"): return "anthropic-request"
@@ -152,6 +153,18 @@ for f in sorted((root / "fixtures").rglob("*.json")):
 for d, rd in (("qwen3", "hermes-prompt"), ("qwen3-coder", "qwen3-coder-prompt"),
               ("qwen3.5", "qwen3.5-prompt")):
     for f in sorted((root / "tests/data" / d).glob("*.json")):
+        want = json.loads(f.read_text()).get("expected")
+        if isinstance(want, str):
+            body = want.encode("utf-8", "surrogatepass")
+            if len(body) <= 16384 - 8:
+                put("request", header({}, READERS.index(rd)) + body)
+# the renderings of the model dialects' templates (tests/data/prompts/<dialect>/),
+# read by <dialect>-prompt
+for d in sorted((root / "tests/data/prompts").glob("*")):
+    rd = d.name + "-prompt"
+    if rd not in READERS:
+        continue
+    for f in sorted(d.glob("*.json")):
         want = json.loads(f.read_text()).get("expected")
         if isinstance(want, str):
             body = want.encode("utf-8", "surrogatepass")

@@ -103,6 +103,10 @@
     R(tw_reader_responses_request, "openai-responses-request", JSON)                               \
     R(tw_reader_qwen3_coder_prompt, "qwen3-coder-prompt", TEXT)                                    \
     R(tw_reader_qwen35_prompt, "qwen3.5-prompt", TEXT)                                            \
+    D(tw_format_deepseek_v31, "deepseek-v3.1", TEXT, (deepseek_v31, STREAM))                    \
+    E(tw_encoder_deepseek_v31_output, "deepseek-v3.1", TEXT, RESULT)                               \
+    E(tw_encoder_deepseek_v31_prompt, "deepseek-v3.1-prompt", TEXT, REQUEST)                       \
+    R(tw_reader_deepseek_v31_prompt, "deepseek-v3.1-prompt", TEXT)                                 \
     TW_FORMAT_TABLE_EXTRA(D, E, R)
 
 /* Rows a test adds to the table (tests/lib/test_template.c: the template
@@ -133,7 +137,8 @@
     P(ANTHROPIC, "anthropic", TW_APIS_ANTHROPIC, NULL)                                             \
     P(VLLM_NATIVE, "vllm-native", TW_APIS_GENERATE, NULL)                                          \
     P(GEMINI, "gemini", TW_APIS_GEMINI, NULL)                                                      \
-    P(SCRIPT, "script", ANY, NULL)
+    P(SCRIPT, "script", ANY, NULL)                                                                 \
+    P(DEEPSEEK_V31, "deepseek-v3.1", TW_APIS_OPENAI | TW_APIS_GENERATE, "deepseek-v3.1")
 
 #define TW_FUZZ_OTHER_TARGETS(T)                                                                   \
     T(schema, ALWAYS)                                                                              \
