@@ -33,6 +33,7 @@ typedef struct ds_dec {
     uint64_t resume;     /* where the current search stopped (0: none) */
     uint64_t think_off;  /* where the reasoning opened */
     uint64_t text_until; /* a section opener before it is reasoning text (a </think> follows) */
+    bool closed_known;   /* unterminated=direct: the reasoning's </think> was found */
     uint64_t sec_off;    /* where the open section began */
     uint64_t call_off;   /* where the open call began */
     uint64_t name_off;   /* its name's first byte */
@@ -179,9 +180,35 @@ static tw_status scan_start(ds_dec *s, bool final)
     return TW_OK;
 }
 
+/* unterminated=direct: whether the reasoning from d->pos is one (a
+ * </think> closes it) or the answer (the output ends first) is known only
+ * then; until then nothing of it is sent. */
+static tw_status scan_think_direct(ds_dec *s, bool final, bool *more)
+{
+    tw_dl *d = &s->dl;
+    static const tw_dl_mark close[] = {TW_DL_MARK(T_THINK_CLOSE)};
+    uint64_t at;
+    if (tw_dl_find(d, d->pos, &s->resume, close, 1, final, &at, NULL) == TW_DL_FOUND) {
+        s->text_until = at;
+        s->closed_known = true;
+        s->resume = 0;
+        *more = true;
+        return TW_OK;
+    }
+    if (!final)
+        return TW_OK;
+    /* never closed: a direct answer, read as content (calls included) */
+    TRY(tw_dl_diag(d, true, TW_D_THINK_UNTERMINATED, (int64_t)s->think_off, NULL));
+    go(s, DS_CONTENT, d->pos);
+    *more = true;
+    return TW_OK;
+}
+
 static tw_status scan_think(ds_dec *s, bool final, bool *more)
 {
     tw_dl *d = &s->dl;
+    if (d->o.unterminated == TW_UNTERM_DIRECT && !s->closed_known)
+        return scan_think_direct(s, final, more);
     uint64_t at;
     size_t w;
     tw_dl_hit h = tw_dl_find(d, d->pos, &s->resume, think_marks, N(think_marks), final, &at, &w);
@@ -381,17 +408,7 @@ static tw_status ds_end(tw_dl *d)
     ds_dec *s = (ds_dec *)d;
     uint64_t end = tw_dl_end(d);
     switch (s->state) {
-    case DS_THINK: {
-        TRY(tw_dl_diag(d, true, TW_D_THINK_UNTERMINATED, (int64_t)s->think_off, NULL));
-        if (d->o.unterminated == TW_UNTERM_DIRECT && d->res.msg.content.len == 0) {
-            /* a direct answer: the reasoning is the content */
-            tw_buf t = d->res.msg.thinking;
-            d->res.msg.thinking = d->res.msg.content;
-            d->res.msg.content = t;
-            d->res.msg.thinking.len = 0;
-        }
-        return TW_OK;
-    }
+    case DS_THINK: return tw_dl_diag(d, true, TW_D_THINK_UNTERMINATED, (int64_t)s->think_off, NULL);
     case DS_NAME:
     case DS_ARGS: return cut_call(s, end, true);
     case DS_SECTION:

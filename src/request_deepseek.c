@@ -97,7 +97,10 @@ static tw_status read_call(dp *p, tw_message *m, size_t s, size_t e, const char 
         tw_call_free(&c);
         return TW_ERR_NOMEM;
     }
-    return tw_message_add_call(m, &c);
+    st = tw_message_add_call(m, &c);
+    if (st != TW_OK)
+        tw_call_free(&c);
+    return st;
 }
 
 /* An assistant turn's body [s, e) (its end of sentence at e). */

@@ -360,7 +360,7 @@ static const char *request_sample(const char *reader)
         return "<\xef\xbd\x9c"
                "begin\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c><\xef\xbd\x9cUser"
                "\xef\xbd\x9c>hi<\xef\xbd\x9c"
-               "Assistant\xef\xbd\x9c><think></think>ok<\xef\xbd\x9c"
+               "Assistant\xef\xbd\x9c><think></think>ok, that is the answer<\xef\xbd\x9c"
                "end\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c>";
     return NULL;
 }
@@ -505,7 +505,7 @@ Test(contract, request_readers_leave_out_empty_on_failure)
         if (m[i].family == TW_FAMILY_JSON)
             cr_assert_gt(failures, 0, "%s", rd->name);
     }
-    cr_assert_eq(nreaders, 8);
+    cr_assert_eq(nreaders, 9);
 }
 
 /* ---- json.c: an allocation failure is not bad JSON ---- */
