@@ -65,6 +65,8 @@ static tw_status read_call(dp *p, tw_message *m, size_t s, size_t e, const char 
     if (!sep)
         return tw_rq_fail(&p->d, TW_ERR_INVALID, (int64_t)s, path, "a tool call without " T_SEP);
     size_t a = (size_t)(sep - p->b) + DS_LEN(T_SEP);
+    if (memchr(p->b + s, '\0', (size_t)(sep - p->b) - s))
+        return tw_rq_fail(&p->d, TW_ERR_INVALID, (int64_t)s, path, "a call name holds a NUL byte");
     if (e - a > p->d.l.max_args_bytes)
         return tw_rq_refuse(&p->d, TW_ERR_LIMIT, TW_D_ARGS_TOO_LARGE, (int64_t)a, path,
                             "call arguments of %zu bytes, more than max_args_bytes (%zu)", e - a,
@@ -84,6 +86,19 @@ static tw_status read_call(dp *p, tw_message *m, size_t s, size_t e, const char 
         cJSON_Delete(j);
         return tw_rq_refuse(&p->d, TW_ERR_INVALID, TW_D_ARGUMENTS_NOT_OBJECT, (int64_t)a, path,
                             "call arguments are not a JSON object");
+    }
+    /* a string value that spells <｜tool▁call▁end｜> through escapes would end
+     * the call when written back as the template writes it (raw) */
+    tw_buf w = {0};
+    st = tw_json_write_py(&w, j, p->d.l.max_depth);
+    bool ends = st == TW_OK && tw_memmem(w.data, w.len, LIT(T_CALL_END)) != NULL;
+    tw_buf_free(&w);
+    if (st != TW_OK || ends) {
+        cJSON_Delete(j);
+        return st == TW_ERR_NOMEM ? st
+                                  : tw_rq_fail(&p->d, TW_ERR_INVALID, (int64_t)a, path,
+                                               "call arguments that the template would write "
+                                               "with " T_CALL_END " inside");
     }
     tw_call c;
     memset(&c, 0, sizeof c);
@@ -181,6 +196,12 @@ static tw_status body(dp *p)
         } else {
             size_t s = i;
             if (at(p, i, LIT(T_ASSISTANT))) {
+                const tw_request *r = p->d.req;
+                /* the template writes the marker only right after a user message:
+                 * read elsewhere, the request would not be written back so */
+                if (r->nmessages == 0 || r->messages[r->nmessages - 1].role != TW_ROLE_USER)
+                    return tw_rq_fail(&p->d, TW_ERR_INVALID, (int64_t)i, path,
+                                      T_ASSISTANT " not right after a user turn");
                 s = i + DS_LEN(T_ASSISTANT);
                 size_t rest = p->n - s;
                 bool think = rest == DS_LEN(T_THINK_OPEN) && at(p, s, LIT(T_THINK_OPEN));

@@ -117,6 +117,39 @@ Test(deepseek, events_in_order_byte_by_byte)
     tw_deepseek_dec_free(d);
 }
 
+/* unterminated=direct: a reasoning never closed is the answer, and what the
+ * events sent is that answer too (the reasoning is held until a </think> or
+ * the end decides it); a closed one is sent as reasoning. */
+Test(deepseek, direct_events_match_the_result)
+{
+    static const char *const in[] = {"The answer is 4.", "plan</think>answer"};
+    static const char *const content[] = {"The answer is 4.", "answer"};
+    static const char *const thinking[] = {"", "plan"};
+    for (size_t i = 0; i < 2; i++) {
+        tw_decode_opts o;
+        memset(&o, 0, sizeof o);
+        o.forced_open = true;
+        o.unterminated = TW_UNTERM_DIRECT;
+        evlog l;
+        memset(&l, 0, sizeof l);
+        tw_deepseek_dec *d = tw_deepseek_dec_new(&o, on_event, &l);
+        for (const char *p = in[i]; *p; p++)
+            cr_assert_eq(tw_deepseek_dec_feed(d, p, 1), TW_OK);
+        tw_result r;
+        cr_assert_eq(tw_deepseek_dec_finish(d, &r), TW_OK);
+        cr_assert_str_eq(r.msg.content.data ? r.msg.content.data : "", content[i]);
+        cr_assert_eq(r.msg.thinking.len, strlen(thinking[i]));
+        cr_assert_eq(l.content.len, r.msg.content.len, "input %zu", i);
+        cr_assert_eq(memcmp(l.content.data, content[i], l.content.len), 0);
+        cr_assert_eq(l.thinking.len, r.msg.thinking.len, "input %zu", i);
+        cr_assert_eq(r.errors.len, i == 0 ? 1u : 0u);
+        tw_result_free(&r);
+        tw_buf_free(&l.thinking);
+        tw_buf_free(&l.content);
+        tw_deepseek_dec_free(d);
+    }
+}
+
 Test(deepseek, reset_and_reuse)
 {
     tw_deepseek_dec *d = tw_deepseek_dec_new(NULL, NULL, NULL);
