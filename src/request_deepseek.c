@@ -87,18 +87,20 @@ static tw_status read_call(dp *p, tw_message *m, size_t s, size_t e, const char 
         return tw_rq_refuse(&p->d, TW_ERR_INVALID, TW_D_ARGUMENTS_NOT_OBJECT, (int64_t)a, path,
                             "call arguments are not a JSON object");
     }
-    /* a string value that spells <｜tool▁call▁end｜> through escapes would end
-     * the call when written back as the template writes it (raw) */
+    /* a string value that spells <｜tool▁call▁end｜> or <｜end▁of▁sentence｜>
+     * through escapes would end the call or the turn when written back as the
+     * template writes it (raw) */
     tw_buf w = {0};
     st = tw_json_write_py(&w, j, p->d.l.max_depth);
-    bool ends = st == TW_OK && tw_memmem(w.data, w.len, LIT(T_CALL_END)) != NULL;
+    bool ends = st == TW_OK && (tw_memmem(w.data, w.len, LIT(T_CALL_END)) != NULL ||
+                                tw_memmem(w.data, w.len, LIT(T_EOS)) != NULL);
     tw_buf_free(&w);
     if (st != TW_OK || ends) {
         cJSON_Delete(j);
         return st == TW_ERR_NOMEM ? st
                                   : tw_rq_fail(&p->d, TW_ERR_INVALID, (int64_t)a, path,
                                                "call arguments that the template would write "
-                                               "with " T_CALL_END " inside");
+                                               "with " T_CALL_END " or " T_EOS " inside");
     }
     tw_call c;
     memset(&c, 0, sizeof c);
