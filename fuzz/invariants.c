@@ -842,6 +842,7 @@ static const struct enc_pair {
     {"openai-responses", "openai-responses", false},
     {"openai-responses-stream", "openai-responses-stream", false},
     {"harmony", "harmony", false},
+    {"deepseek-v3.1", "deepseek-v3.1", false},
 };
 
 /* The neutral value without errors and warnings, printed compactly. */

@@ -125,9 +125,7 @@ for f in sorted((root / "fixtures").rglob("*.json")):
 
 # request: the request bodies of the conformance fixtures, each with the
 # seed byte that picks its reader (the registry's order of request readers)
-READERS = ["openai-request", "anthropic-request", "vllm-generate-request", "gemini-request",
-           "hermes-prompt", "openai-responses-request", "qwen3-coder-prompt", "qwen3.5-prompt",
-           "harmony-prompt"]
+READERS = re.findall(r'^\s*R\(\s*\w+\s*,\s*"([^"]+)"', (root / "src/format_table.h").read_text(), re.M)
 def reader_of(path):
     if path.endswith("/chat/completions"): return "openai-request"
     if path.endswith("/messages"): return "anthropic-request"

@@ -107,6 +107,10 @@
     E(tw_encoder_harmony_output, "harmony", TEXT, RESULT)                                          \
     E(tw_encoder_harmony_prompt, "harmony-prompt", TEXT, REQUEST)                                  \
     R(tw_reader_harmony_prompt, "harmony-prompt", TEXT)                                            \
+    D(tw_format_deepseek_v31, "deepseek-v3.1", TEXT, (deepseek_v31, STREAM))                    \
+    E(tw_encoder_deepseek_v31_output, "deepseek-v3.1", TEXT, RESULT)                               \
+    E(tw_encoder_deepseek_v31_prompt, "deepseek-v3.1-prompt", TEXT, REQUEST)                       \
+    R(tw_reader_deepseek_v31_prompt, "deepseek-v3.1-prompt", TEXT)                                 \
     TW_FORMAT_TABLE_EXTRA(D, E, R)
 
 /* Rows a test adds to the table (tests/lib/test_template.c: the template
@@ -139,7 +143,8 @@
     P(VLLM_NATIVE, "vllm-native", TW_APIS_GENERATE, NULL)                                          \
     P(GEMINI, "gemini", TW_APIS_GEMINI, NULL)                                                      \
     P(SCRIPT, "script", ANY, NULL)                                                                 \
-    P(HARMONY, "harmony", TW_APIS_OPENAI | TW_APIS_GENERATE, "harmony")
+    P(HARMONY, "harmony", TW_APIS_OPENAI | TW_APIS_GENERATE, "harmony")                            \
+    P(DEEPSEEK_V31, "deepseek-v3.1", TW_APIS_OPENAI | TW_APIS_GENERATE, "deepseek-v3.1")
 
 #define TW_FUZZ_OTHER_TARGETS(T)                                                                   \
     T(schema, ALWAYS)                                                                              \

@@ -362,6 +362,12 @@ static const char *request_sample(const char *reader)
     if (strcmp(reader, "gemini-request") == 0)
         return "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]},"
                "{\"role\":\"model\",\"parts\":[{\"text\":\"ok\"}]}]}";
+    if (strcmp(reader, "deepseek-v3.1-prompt") == 0)
+        return "<\xef\xbd\x9c"
+               "begin\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c><\xef\xbd\x9cUser"
+               "\xef\xbd\x9c>hi<\xef\xbd\x9c"
+               "Assistant\xef\xbd\x9c><think></think>ok, that is the answer<\xef\xbd\x9c"
+               "end\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c>";
     return NULL;
 }
 
