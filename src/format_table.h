@@ -103,6 +103,8 @@
     R(tw_reader_responses_request, "openai-responses-request", JSON)                               \
     R(tw_reader_qwen3_coder_prompt, "qwen3-coder-prompt", TEXT)                                    \
     R(tw_reader_qwen35_prompt, "qwen3.5-prompt", TEXT)                                            \
+    D(tw_format_kimi_k2, "kimi-k2", TEXT, (kimi_k2, STREAM))                                       \
+    E(tw_encoder_kimi_k2_output, "kimi-k2", TEXT, RESULT)                                          \
     TW_FORMAT_TABLE_EXTRA(D, E, R)
 
 /* Rows a test adds to the table (tests/lib/test_template.c: the template
