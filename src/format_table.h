@@ -105,6 +105,10 @@
     R(tw_reader_qwen35_prompt, "qwen3.5-prompt", TEXT)                                            \
     D(tw_format_kimi_k2, "kimi-k2", TEXT, (kimi_k2, STREAM))                                       \
     E(tw_encoder_kimi_k2_output, "kimi-k2", TEXT, RESULT)                                          \
+    E(tw_encoder_kimi_k2_prompt, "kimi-k2-prompt", TEXT, REQUEST)                                  \
+    E(tw_encoder_kimi_k2_thinking_prompt, "kimi-k2-thinking-prompt", TEXT, REQUEST)                \
+    R(tw_reader_kimi_k2_prompt, "kimi-k2-prompt", TEXT)                                            \
+    R(tw_reader_kimi_k2_thinking_prompt, "kimi-k2-thinking-prompt", TEXT)                          \
     TW_FORMAT_TABLE_EXTRA(D, E, R)
 
 /* Rows a test adds to the table (tests/lib/test_template.c: the template

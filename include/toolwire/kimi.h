@@ -109,6 +109,18 @@ TW_API tw_status tw_kimi_prompt_encode(const tw_request *r, const tw_encode_opts
 TW_API tw_status tw_kimi_prompt_read(const char *buf, size_t len, const tw_decode_opts *o,
                                      tw_request *out, tw_error *err);
 
+/*
+ * The same pair for the Kimi K2 Thinking template ("kimi-k2-thinking-prompt"):
+ * every assistant turn starts with <think>…</think>, which holds the
+ * message's thinking only after the last assistant message without calls
+ * (earlier thinking is not carried: the template writes <think></think>);
+ * the default system turn has no line break after it.
+ */
+TW_API tw_status tw_kimi_thinking_prompt_encode(const tw_request *r, const tw_encode_opts *o,
+                                                tw_buf *out);
+TW_API tw_status tw_kimi_thinking_prompt_read(const char *buf, size_t len, const tw_decode_opts *o,
+                                              tw_request *out, tw_error *err);
+
 #ifdef __cplusplus
 }
 #endif
