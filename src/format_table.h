@@ -135,6 +135,7 @@
 #define TW_MOCK_PROFILE_TABLE(P)                                                                   \
     P(REPLAY, "replay", ANY, NULL)                                                                 \
     P(QWEN3_CODER, "qwen3-coder", TW_APIS_OPENAI | TW_APIS_GENERATE, "qwen3-coder")                \
+    P(KIMI_K2, "kimi-k2", TW_APIS_OPENAI | TW_APIS_GENERATE, "kimi-k2")                            \
     P(HERMES, "hermes", TW_APIS_OPENAI, "hermes")                                                  \
     P(ANTHROPIC, "anthropic", TW_APIS_ANTHROPIC, NULL)                                             \
     P(VLLM_NATIVE, "vllm-native", TW_APIS_GENERATE, NULL)                                          \
