@@ -111,6 +111,22 @@ static tw_status losses(const tw_request *r, const tw_encode_opts *o, const kp_k
     return TW_OK;
 }
 
+/* JSON the prompt writes raw (json.dumps escapes no '<') may spell a token
+ * that a string escaped (\u003c|im_end|>): the template would write a prompt
+ * whose turn or call ends inside it. Refused: no reader could take it back. */
+static tw_status unreadable(const tw_buf *b, size_t from, const tw_encode_opts *o, const char *fmt,
+                            const char *what)
+{
+    const char *p = b->data + from;
+    size_t n = b->len - from;
+    if (!tw_memmem(p, n, LIT(IM_END)) && !tw_memmem(p, n, LIT(CALL_END)))
+        return TW_OK;
+    tw_not_carried(
+        o, "%s: refused: %s hold " IM_END " or " CALL_END ", which would end the turn or the call",
+        fmt, what);
+    return TW_ERR_INVALID;
+}
+
 /* The template's id of call number `count`: functions.NAME:count. */
 static tw_status put_id(tw_buf *b, const char *name, size_t count)
 {
@@ -147,10 +163,12 @@ static tw_status put_calls(tw_buf *b, const tw_message *m, idq *q, const tw_enco
         TRY(PUTS(b, ARGS));
         char where[160];
         snprintf(where, sizeof where, "%s: call %.64s arguments", fmt, name);
+        size_t as = b->len;
         if (c->arguments)
             TRY(tw_json_write_py_warn(b, c->arguments, max_depth, o->warnings, where));
         else
             TRY(PUTS(b, "{}"));
+        TRY(unreadable(b, as, o, fmt, "call arguments"));
         TRY(PUTS(b, CALL_END));
     }
     return PUTS(b, SECTION_END);
@@ -187,11 +205,13 @@ static tw_status render(tw_buf *b, const tw_request *r, const tw_encode_opts *o,
     TRY(losses(r, o, k));
     if (r->ntools) {
         TRY(PUTS(b, TOOL_DECLARE "["));
+        size_t tools_at = b->len;
         for (size_t i = 0; i < r->ntools; i++) {
             if (i)
                 TRY(PUTS(b, ", "));
             TRY(tw_py_tool_json_write(b, &r->tools[i], max_depth, o->warnings, k->fmt));
         }
+        TRY(unreadable(b, tools_at, o, k->fmt, "the tools"));
         TRY(PUTS(b, "]" IM_END));
     }
     if (r->messages[0].role != TW_ROLE_SYSTEM)
