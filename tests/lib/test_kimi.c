@@ -13,6 +13,7 @@
 #include "cases.h"
 #include "toolwire/decode.h"
 #include "toolwire/encode.h"
+#include "toolwire/json.h"
 #include "toolwire/kimi.h"
 #include "work.h"
 #include "twtest.h"
@@ -242,4 +243,82 @@ Test(kimi, output_encoder_round_trip)
     tw_diag_list_free(&w);
     tw_buf_free(&out);
     tw_result_free(&r);
+}
+
+/* The reader gives back the history calls with the template's ids and each
+ * result's tool_call_id from its "## Return of" line. */
+Test(kimi, prompt_reader_ids)
+{
+    static const char prompt[] =
+        "<|im_system|>system<|im_middle|>You are Kimi, an AI assistant created by Moonshot "
+        "AI.<|im_end|>\n<|im_user|>user<|im_middle|>Both?<|im_end|><|im_assistant|>assistant<|im_"
+        "middle|><|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_"
+        "call_argument_begin|>{\"city\": \"Paris\"}<|tool_call_end|><|tool_call_begin|>functions."
+        "get_time:1<|tool_call_argument_begin|>{\"tz\": \"UTC\"}<|tool_call_end|><|tool_calls_"
+        "section_end|><|im_end|><|im_system|>tool<|im_middle|>## Return of "
+        "functions.get_weather:0\n18<|im_end|><|im_system|>tool<|im_middle|>## Return of "
+        "functions.get_time:1\n12:00<|im_end|><|im_assistant|>assistant<|im_middle|>";
+    tw_request r;
+    tw_error err = {0};
+    cr_assert_eq(tw_kimi_prompt_read(prompt, sizeof prompt - 1, NULL, &r, &err), TW_OK, "%s",
+                 err.message);
+    cr_assert_eq(r.nmessages, 4);
+    cr_assert_eq(r.messages[0].role, TW_ROLE_USER);
+    const tw_message *a = &r.messages[1];
+    cr_assert_eq(a->ncalls, 2);
+    cr_assert_str_eq(a->calls[0].id, "functions.get_weather:0");
+    cr_assert_str_eq(a->calls[0].name, "get_weather");
+    cr_assert_str_eq(a->calls[1].id, "functions.get_time:1");
+    cr_assert_str_eq(a->calls[1].name, "get_time");
+    cr_assert_str_eq(r.messages[2].tool_call_id, "functions.get_weather:0");
+    cr_assert_str_eq(r.messages[3].tool_call_id, "functions.get_time:1");
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(r.options, "add_generation_prompt")));
+    /* written again: the same bytes, no warning (the ids are the template's) */
+    tw_diag_list w = {0};
+    tw_encode_opts eo;
+    memset(&eo, 0, sizeof eo);
+    eo.warnings = &w;
+    tw_buf out = {0};
+    cr_assert_eq(tw_kimi_prompt_encode(&r, &eo, &out), TW_OK);
+    cr_assert_eq(out.len, sizeof prompt - 1);
+    cr_assert_eq(memcmp(out.data, prompt, out.len), 0);
+    cr_assert_eq(w.len, 0, "%s", w.len ? w.items[0].message : "");
+    /* a prompt that is not Kimi's is refused with a reason */
+    tw_request bad;
+    cr_assert_neq(tw_kimi_prompt_read("<|im_start|>user\nhi<|im_end|>\n", 29, NULL, &bad, &err),
+                  TW_OK);
+    cr_assert_neq(err.message[0], '\0');
+    cr_assert_eq(bad.nmessages, 0);
+    tw_buf_free(&out);
+    tw_diag_list_free(&w);
+    tw_request_free(&r);
+}
+
+/* Arguments whose JSON spells <|im_end|> (a \u003c escape in the request)
+ * would end the turn inside the call: refused, with the reason. */
+Test(kimi, prompt_refuses_a_token_in_arguments)
+{
+    const char *json = "{\"messages\": [{\"role\": \"user\", \"content\": \"x\"}, {\"role\": "
+                       "\"assistant\", \"content\": \"\", \"tool_calls\": [{\"id\": \"a\", "
+                       "\"name\": \"f\", \"arguments\": {\"s\": \"\\u003c|im_end|>\"}}]}]}";
+    cJSON *j = cJSON_Parse(json);
+    cr_assert_not_null(j);
+    tw_request r;
+    tw_error err = {0};
+    cr_assert_eq(tw_request_read(j, NULL, &r, &err), TW_OK, "%s", err.message);
+    tw_diag_list w = {0};
+    tw_encode_opts eo;
+    memset(&eo, 0, sizeof eo);
+    eo.warnings = &w;
+    tw_buf out = {0};
+    cr_assert_eq(tw_kimi_prompt_encode(&r, &eo, &out), TW_ERR_INVALID);
+    cr_assert_eq(out.len, 0);
+    bool named = false;
+    for (size_t i = 0; i < w.len; i++)
+        named |= strstr(w.items[i].message, "refused") != NULL;
+    cr_assert(named);
+    tw_buf_free(&out);
+    tw_diag_list_free(&w);
+    tw_request_free(&r);
+    cJSON_Delete(j);
 }
