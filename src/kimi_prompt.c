@@ -328,18 +328,21 @@ static tw_status read_tools(kp *h, size_t at, size_t n)
     return st;
 }
 
-/* The name in a call id functions.NAME:N (NULL when it is not one). */
-static char *id_name(const char *id, size_t n)
+/* The name in a call id functions.NAME:N into *name: TW_OK, TW_ERR_INVALID
+ * when the id is not one, TW_ERR_NOMEM. */
+static tw_status id_name(const char *id, size_t n, char **name)
 {
+    *name = NULL;
     if (n < 10 || memcmp(id, "functions.", 10) != 0)
-        return NULL;
+        return TW_ERR_INVALID;
     const char *colon = rfind(id, n, LIT(":"));
     if (!colon || colon < id + 10 || (size_t)(colon - id) + 1 == n)
-        return NULL;
+        return TW_ERR_INVALID;
     for (const char *p = colon + 1; p < id + n; p++)
         if (*p < '0' || *p > '9')
-            return NULL;
-    return tw_strndup(id + 10, (size_t)(colon - id) - 10);
+            return TW_ERR_INVALID;
+    *name = tw_strndup(id + 10, (size_t)(colon - id) - 10);
+    return *name ? TW_OK : TW_ERR_NOMEM;
 }
 
 /* The call section [at, at + n) of an assistant turn. */
@@ -369,8 +372,11 @@ static tw_status read_calls(kp *h, tw_message *m, size_t at, size_t n, const cha
         if (ae - as > h->d.l.max_args_bytes)
             return tw_rq_fail(&h->d, TW_ERR_LIMIT, (int64_t)as, path,
                               "arguments over max_args_bytes (%zu)", h->d.l.max_args_bytes);
-        char *name = id_name(b + ids, idn);
-        if (!name)
+        char *name;
+        tw_status ns = id_name(b + ids, idn, &name);
+        if (ns == TW_ERR_NOMEM)
+            return ns;
+        if (ns != TW_OK)
             return tw_rq_fail(&h->d, TW_ERR_INVALID, (int64_t)ids, path,
                               "a call id is not functions.NAME:N");
         cJSON *args = NULL;
