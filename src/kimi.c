@@ -499,6 +499,14 @@ static tw_status render_output(const tw_result *r, const tw_encode_opts *o, tw_b
     tw_limits L;
     tw_limits_resolve(&L, &o->limits);
     const tw_message *m = &r->msg;
+    /* the text has no finish reason: the decoder reads tool_calls when there
+     * are calls, else what its options say (stop by default) */
+    const char *fr = r->finish_reason ? r->finish_reason : "";
+    if (fr[0] && strcmp(fr, m->ncalls ? "tool_calls" : "stop") != 0)
+        TRY(tw_not_carried(o,
+                           "kimi-k2: finish_reason '%.32s' not carried (the model text says "
+                           "only whether it called tools)",
+                           fr));
     /* the reasoning block is always written: under forced_open the decoder
      * reads a <think> at the start as the same opener */
     TRY(PUTS(b, K_THINK));
