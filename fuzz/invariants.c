@@ -843,6 +843,7 @@ static const struct enc_pair {
     {"openai-responses-stream", "openai-responses-stream", false},
     {"harmony", "harmony", false},
     {"deepseek-v3.1", "deepseek-v3.1", false},
+    {"kimi-k2", "kimi-k2", false},
 };
 
 /* The neutral value without errors and warnings, printed compactly. */

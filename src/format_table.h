@@ -111,6 +111,12 @@
     E(tw_encoder_deepseek_v31_output, "deepseek-v3.1", TEXT, RESULT)                               \
     E(tw_encoder_deepseek_v31_prompt, "deepseek-v3.1-prompt", TEXT, REQUEST)                       \
     R(tw_reader_deepseek_v31_prompt, "deepseek-v3.1-prompt", TEXT)                                 \
+    D(tw_format_kimi_k2, "kimi-k2", TEXT, (kimi_k2, STREAM))                                       \
+    E(tw_encoder_kimi_k2_output, "kimi-k2", TEXT, RESULT)                                          \
+    E(tw_encoder_kimi_k2_prompt, "kimi-k2-prompt", TEXT, REQUEST)                                  \
+    E(tw_encoder_kimi_k2_thinking_prompt, "kimi-k2-thinking-prompt", TEXT, REQUEST)                \
+    R(tw_reader_kimi_k2_prompt, "kimi-k2-prompt", TEXT)                                            \
+    R(tw_reader_kimi_k2_thinking_prompt, "kimi-k2-thinking-prompt", TEXT)                          \
     TW_FORMAT_TABLE_EXTRA(D, E, R)
 
 /* Rows a test adds to the table (tests/lib/test_template.c: the template
@@ -144,7 +150,8 @@
     P(GEMINI, "gemini", TW_APIS_GEMINI, NULL)                                                      \
     P(SCRIPT, "script", ANY, NULL)                                                                 \
     P(HARMONY, "harmony", TW_APIS_OPENAI | TW_APIS_GENERATE, "harmony")                            \
-    P(DEEPSEEK_V31, "deepseek-v3.1", TW_APIS_OPENAI | TW_APIS_GENERATE, "deepseek-v3.1")
+    P(DEEPSEEK_V31, "deepseek-v3.1", TW_APIS_OPENAI | TW_APIS_GENERATE, "deepseek-v3.1")           \
+    P(KIMI_K2, "kimi-k2", TW_APIS_OPENAI | TW_APIS_GENERATE, "kimi-k2")
 
 #define TW_FUZZ_OTHER_TARGETS(T)                                                                   \
     T(schema, ALWAYS)                                                                              \

@@ -349,6 +349,14 @@ static const char *request_sample(const char *reader)
     if (strcmp(reader, "hermes-prompt") == 0 || strcmp(reader, "qwen3-coder-prompt") == 0 ||
         strcmp(reader, "qwen3.5-prompt") == 0)
         return "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\nok<|im_end|>\n";
+    if (strcmp(reader, "kimi-k2-prompt") == 0)
+        return "<|im_system|>system<|im_middle|>You are Kimi, an AI assistant created by Moonshot "
+               "AI.<|im_end|>\n<|im_user|>user<|im_middle|>hi<|im_end|><|im_assistant|>assistant"
+               "<|im_middle|>ok<|im_end|>";
+    if (strcmp(reader, "kimi-k2-thinking-prompt") == 0)
+        return "<|im_system|>system<|im_middle|>You are Kimi, an AI assistant created by Moonshot "
+               "AI.<|im_end|><|im_user|>user<|im_middle|>hi<|im_end|><|im_assistant|>assistant"
+               "<|im_middle|><think></think>ok<|im_end|>";
     if (strcmp(reader, "openai-responses-request") == 0)
         return "{\"model\":\"m\",\"input\":[{\"role\":\"user\",\"content\":\"hi\"},"
                "{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":"
@@ -511,7 +519,8 @@ Test(contract, request_readers_leave_out_empty_on_failure)
         if (m[i].family == TW_FAMILY_JSON)
             cr_assert_gt(failures, 0, "%s", rd->name);
     }
-    cr_assert_eq(nreaders, 9);
+    cr_assert_eq(nreaders,
+                 0 TW_FORMAT_TABLE(NONE4, NONE4, COUNT_R)); /* every reader of the table */
 }
 
 /* ---- json.c: an allocation failure is not bad JSON ---- */
