@@ -103,6 +103,12 @@
     R(tw_reader_responses_request, "openai-responses-request", JSON)                               \
     R(tw_reader_qwen3_coder_prompt, "qwen3-coder-prompt", TEXT)                                    \
     R(tw_reader_qwen35_prompt, "qwen3.5-prompt", TEXT)                                            \
+    D(tw_format_llama3, "llama3", TEXT, (llama3, STREAM))                                       \
+    E(tw_encoder_llama3_output, "llama3", TEXT, RESULT)                                            \
+    E(tw_encoder_llama31_prompt, "llama-3.1-prompt", TEXT, REQUEST)                                \
+    E(tw_encoder_llama33_prompt, "llama-3.3-prompt", TEXT, REQUEST)                                \
+    R(tw_reader_llama31_prompt, "llama-3.1-prompt", TEXT)                                          \
+    R(tw_reader_llama33_prompt, "llama-3.3-prompt", TEXT)                                          \
     TW_FORMAT_TABLE_EXTRA(D, E, R)
 
 /* Rows a test adds to the table (tests/lib/test_template.c: the template
@@ -133,7 +139,8 @@
     P(ANTHROPIC, "anthropic", TW_APIS_ANTHROPIC, NULL)                                             \
     P(VLLM_NATIVE, "vllm-native", TW_APIS_GENERATE, NULL)                                          \
     P(GEMINI, "gemini", TW_APIS_GEMINI, NULL)                                                      \
-    P(SCRIPT, "script", ANY, NULL)
+    P(SCRIPT, "script", ANY, NULL)                                                                 \
+    P(LLAMA3, "llama3", TW_APIS_OPENAI | TW_APIS_GENERATE, "llama3")
 
 #define TW_FUZZ_OTHER_TARGETS(T)                                                                   \
     T(schema, ALWAYS)                                                                              \
