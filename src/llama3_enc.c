@@ -266,7 +266,7 @@ static tw_status put_call(tw_buf *b, const tw_message *m, const tw_encode_opts *
             TRY(PUTS(b, "{}"));
         TRY(tw_buf_putc(b, '}'));
     }
-    return PUTS(b, lp->builtin ? "<|eom_id|>" : "<|eot_id|>");
+    return tw_buf_puts(b, lp->builtin ? "<|eom_id|>" : "<|eot_id|>");
 }
 
 static tw_status render(tw_buf *b, const tw_request *r, const tw_encode_opts *o, size_t max_depth,
