@@ -349,6 +349,11 @@ static const char *request_sample(const char *reader)
     if (strcmp(reader, "hermes-prompt") == 0 || strcmp(reader, "qwen3-coder-prompt") == 0 ||
         strcmp(reader, "qwen3.5-prompt") == 0)
         return "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\nok<|im_end|>\n";
+    if (strcmp(reader, "llama-3.1-prompt") == 0 || strcmp(reader, "llama-3.3-prompt") == 0)
+        return "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge "
+               "Date: December 2023\nToday Date: 26 Jul 2024\n\n<|eot_id|><|start_header_id|>"
+               "user<|end_header_id|>\n\nhi<|eot_id|><|start_header_id|>assistant<|end_header_id|>"
+               "\n\nok<|eot_id|>";
     if (strcmp(reader, "openai-responses-request") == 0)
         return "{\"model\":\"m\",\"input\":[{\"role\":\"user\",\"content\":\"hi\"},"
                "{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":"
