@@ -15,11 +15,13 @@
  * usage: bench_all [--out DIR] [--name NAME] [--rounds N] [--http-seconds S]
  *                  [--threads N] [--fixtures DIR] [--no-http] [--http-only]
  *                  [--soak REQUESTS] [--run-exchanges N] [--tool-calls] [--text]
- *        bench_all --dump-inputs DIR
+ *        bench_all --dump-inputs DIR [--format NAME]
  * (--tool-calls: only the decoder inputs set against cJSON, with or without
  * the string-held arguments; --text: only
- * those set against memchr; --dump-inputs: write the hermes inputs to
- * DIR/hermes-N.txt, listed with their names in DIR/inputs.tsv, and measure
+ * those set against memchr; --dump-inputs: write the inputs of one text
+ * decoder, --format NAME (hermes, or a model dialect: the decoders with an
+ * output encoder of their name, whose inputs that encoder writes), to
+ * DIR/NAME-N.txt, listed with their names in DIR/inputs.tsv, and measure
  * nothing: scripts/bench-llama.sh feeds them to llama.cpp's parser)
  */
 #include <cjson/cJSON.h>
@@ -41,6 +43,7 @@
 
 #include "toolwire/decode.h"
 #include "toolwire/encode.h"
+#include "toolwire/registry.h"
 
 /* CPU time of this thread: on a shared machine, time spent waiting for a
  * core is not counted against either side of a comparison. */
@@ -170,11 +173,15 @@ static void find_spans(work *w, int kind)
     }
 }
 
-/* A result with calls of `args` bytes, encoded by a wire encoder. */
-static void wire_input(work *w, const char *encoder, size_t ncalls, size_t args, size_t content)
+/* A result with `thinking` bytes of reasoning, `content` bytes of text and
+ * calls of `args` bytes, encoded by a result encoder (a wire format's, or a
+ * model dialect's output encoder). */
+static void result_input(work *w, const char *encoder, size_t ncalls, size_t args, size_t content,
+                         size_t thinking)
 {
     tw_result r;
     tw_result_init(&r, NULL);
+    prose(&r.msg.thinking, thinking);
     prose(&r.msg.content, content);
     for (size_t i = 0; i < ncalls; i++) {
         tw_buf a = {0};
@@ -205,7 +212,7 @@ static void wire_input(work *w, const char *encoder, size_t ncalls, size_t args,
 
 static work *make_works(size_t *n)
 {
-    static work ws[40];
+    static work ws[96];
     size_t k = 0;
     /* text decoders */
     ws[k] = (work){.name = "one call, 2 KB arguments", .format = "hermes", .ref = REF_CJSON};
@@ -256,11 +263,11 @@ static work *make_works(size_t *n)
     for (size_t i = 0; i < sizeof wires / sizeof wires[0]; i++) {
         bool sse = strstr(wires[i][1], "stream") != NULL;
         ws[k] = (work){.name = "one call, 2 KB arguments", .format = wires[i][1], .ref = REF_CJSON};
-        wire_input(&ws[k], wires[i][0], 1, 2048, 0);
+        result_input(&ws[k], wires[i][0], 1, 2048, 0, 0);
         find_spans(&ws[k++], sse ? SPAN_SSE : SPAN_BODY);
         ws[k] =
             (work){.name = "8 calls of 1 KB + 4 KB text", .format = wires[i][1], .ref = REF_CJSON};
-        wire_input(&ws[k], wires[i][0], 8, 1024, 4096);
+        result_input(&ws[k], wires[i][0], 8, 1024, 4096, 0);
         find_spans(&ws[k++], sse ? SPAN_SSE : SPAN_BODY);
         if (strcmp(wires[i][1], "openai-response") != 0 &&
             strcmp(wires[i][1], "openai-responses") != 0)
@@ -278,13 +285,29 @@ static work *make_works(size_t *n)
             find_spans(&ws[k++], SPAN_BODY);
         }
     }
+    /* the model dialects: every text decoder with an output encoder of its
+     * name (what the model writes, src/format_table.h), set against memchr */
+    for (const tw_format_ops *const *f = tw_formats(); *f && k + 4 <= 96; f++) {
+        const tw_encoder_ops *e = tw_encoder_find((*f)->name);
+        if (!tw_decoder_is_text((*f)->name) || !e || e->input != TW_ENC_RESULT)
+            continue;
+        const char *nm = (*f)->name;
+        ws[k] = (work){.name = "one call, 2 KB arguments", .format = nm, .ref = REF_MEMCHR};
+        result_input(&ws[k++], nm, 1, 2048, 0, 0);
+        ws[k] = (work){.name = "50 calls of ~100 B", .format = nm, .ref = REF_MEMCHR};
+        result_input(&ws[k++], nm, 50, 40, 0, 0);
+        ws[k] = (work){.name = "2 KB reasoning + text + 2 calls", .format = nm, .ref = REF_MEMCHR};
+        result_input(&ws[k++], nm, 2, 20, 100, 2048);
+        ws[k] = (work){.name = "1 MB of reasoning", .format = nm, .ref = REF_MEMCHR};
+        result_input(&ws[k++], nm, 0, 0, 5, 1u << 20);
+    }
     *n = k;
     return ws;
 }
 
-/* The hermes inputs, each in DIR/hermes-N.txt, listed as "FILE\tBYTES\tNAME"
- * lines in DIR/inputs.tsv. */
-static int dump_inputs(const char *dir)
+/* The inputs of one text decoder (hermes, or a model dialect), each in
+ * DIR/FORMAT-N.txt, listed as "FILE\tBYTES\tNAME" lines in DIR/inputs.tsv. */
+static int dump_inputs(const char *dir, const char *format)
 {
     size_t nw = 0;
     work *ws = make_works(&nw);
@@ -294,14 +317,15 @@ static int dump_inputs(const char *dir)
     FILE *list = fopen(path, "w");
     if (!list)
         die("cannot write %s: %s", path, strerror(errno));
-    for (size_t i = 0, k = 0; i < nw; i++) {
-        if (strcmp(ws[i].format, "hermes") != 0)
+    size_t k = 0;
+    for (size_t i = 0; i < nw; i++) {
+        if (strcmp(ws[i].format, format) != 0)
             continue;
-        snprintf(path, sizeof path, "%s/hermes-%zu.txt", dir, k);
+        snprintf(path, sizeof path, "%s/%s-%zu.txt", dir, format, k);
         FILE *f = fopen(path, "w");
         if (!f || fwrite(ws[i].in.data, 1, ws[i].in.len, f) != ws[i].in.len || fclose(f) != 0)
             die("cannot write %s: %s", path, strerror(errno));
-        fprintf(list, "hermes-%zu.txt\t%zu\t%s\n", k++, ws[i].in.len, ws[i].name);
+        fprintf(list, "%s-%zu.txt\t%zu\t%s\n", format, k++, ws[i].in.len, ws[i].name);
     }
     if (fclose(list) != 0)
         die("cannot write %s/inputs.tsv: %s", dir, strerror(errno));
@@ -309,7 +333,9 @@ static int dump_inputs(const char *dir)
         tw_buf_free(&ws[i].in);
         free(ws[i].spans);
     }
-    printf("wrote the hermes inputs to %s (inputs.tsv)\n", dir);
+    if (k == 0)
+        die("no inputs of the format %s (a text decoder: hermes or a model dialect)", format);
+    printf("wrote the %s inputs to %s (inputs.tsv)\n", format, dir);
     return 0;
 }
 
@@ -986,6 +1012,7 @@ int main(int argc, char **argv)
     bool http = true, decoders = true;
     long run_n = 0;
     bool calls_only = false, text_only = false;
+    const char *dump = NULL, *dump_format = "hermes";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--no-http") == 0)
@@ -1005,7 +1032,9 @@ int main(int argc, char **argv)
         else if (v && strcmp(a, "--name") == 0 && v[0] && !strchr(v, '/'))
             name = v, i++;
         else if (v && strcmp(a, "--dump-inputs") == 0)
-            return dump_inputs(v);
+            dump = v, i++;
+        else if (v && strcmp(a, "--format") == 0)
+            dump_format = v, i++;
         else if (v && strcmp(a, "--fixtures") == 0)
             ho.fixtures = v, i++;
         else if (v && strcmp(a, "--rounds") == 0 && atoi(v) >= 1 && atoi(v) <= 15)
@@ -1020,10 +1049,12 @@ int main(int argc, char **argv)
                 "usage: bench_all [--out DIR] [--name NAME] [--rounds 1..15] [--http-seconds S] "
                 "[--threads N] [--fixtures DIR] [--no-http] [--http-only] "
                 "[--soak REQUESTS] [--run-exchanges N] [--tool-calls] [--text]\n"
-                "       bench_all --dump-inputs DIR\n");
+                "       bench_all --dump-inputs DIR [--format NAME]\n");
             return 2;
         }
     }
+    if (dump)
+        return dump_inputs(dump, dump_format);
     char bindir[1024];
     snprintf(bindir, sizeof bindir, "%s", argv[0]);
     char *slash = strrchr(bindir, '/');

@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
-# llama.cpp's chat parser beside toolwire's hermes decoder on the same bytes (docs/performance.md,
+# llama.cpp's chat parser beside a toolwire text decoder on the same bytes (docs/performance.md,
 # "Against llama.cpp's chat parser"). Fetches llama.cpp's source as the npm package
 # @fugood/llama.node ships it (version and integrity pinned in bench/llama/package-lock.json),
-# compiles its chat-parsing sources with bench/llama/llama_chat_bench.cpp and runs it on the hermes
-# inputs bench_all writes (--dump-inputs). Writes reports/bench/DATE-llama.json and DATE-llama.md.
+# compiles its chat-parsing sources with bench/llama/llama_chat_bench.cpp and runs it on the inputs
+# bench_all writes for the decoder (--dump-inputs --format). Writes reports/bench/DATE-llama.json and
+# DATE-llama.md (DATE-llama-FORMAT.* for a format other than hermes).
 # A benchmark: it downloads a package, so it runs in neither CI nor the tests.
-#   scripts/bench-llama.sh [--rounds N] [--budget SECONDS] [--template FILE]
+#   scripts/bench-llama.sh [--rounds N] [--budget SECONDS] [--template FILE] [--format NAME]
+#                          [--forced-open]
 #     --template: the chat template the parser is built from (default ../shared/templates/qwen3.jinja,
 #       relative to the repository root)
+#     --format: toolwire's decoder for the same model text (default hermes; a model dialect:
+#       harmony with gpt-oss.jinja, deepseek-v3.1 with deepseek-v3.1.jinja, kimi-k2, mistral,
+#       llama3 …), whose inputs bench_all writes with that dialect's output encoder
+#     --forced-open: the template opens the reasoning in the prompt (DeepSeek V3.1 with thinking
+#       on): toolwire decodes with forced_open, as llama.cpp's parser reads it
 #     --budget: seconds one streamed llama.cpp decode may take before its input is cut (default 2)
 # Needs npm, g++ (C++17) and nlohmann/json.hpp (Debian: nlohmann-json3-dev). Work tree: build-llama/
 # (TOOLWIRE_LLAMA_BUILD), the release tree: build/ (TOOLWIRE_BENCH_BUILD).
@@ -29,13 +36,17 @@ if ! echo '#include <nlohmann/json.hpp>' | g++ -std=c++17 -fsyntax-only -x c++ -
 fi
 
 template=../shared/templates/qwen3.jinja
+format=hermes
 args=()
 command="scripts/bench-llama.sh${*:+ $*}"
 while [ $# -gt 0 ]; do
   case $1 in
     --template) template=$(realpath "${2:?--template FILE}"); shift 2 ;;
-    --rounds|--budget) args+=("$1" "${2:?$1 VALUE}"); shift 2 ;;
-    *) echo "usage: scripts/bench-llama.sh [--rounds N] [--budget SECONDS] [--template FILE]" >&2
+    --rounds|--budget|--format) args+=("$1" "${2:?$1 VALUE}"); [ "$1" = --format ] && format=$2
+                                shift 2 ;;
+    --forced-open) args+=("$1"); shift ;;
+    *) echo "usage: scripts/bench-llama.sh [--rounds N] [--budget SECONDS] [--template FILE]" \
+            "[--format NAME] [--forced-open]" >&2
        exit 2 ;;
   esac
 done
@@ -95,7 +106,8 @@ nice -n 10 g++ -std=c++17 -O2 -Wall -Wextra -isystem "$src/common" -isystem "$sr
   "$obj"/*.o -Wl,--gc-sections "$root/$dir/libtoolwire.a" $(pkg-config --libs libcjson) -lm \
   -o "$exe"
 
-"$root/$dir/bench_all" --dump-inputs "$root/$work/inputs" >/dev/null
+rm -rf "$root/$work/inputs"
+"$root/$dir/bench_all" --dump-inputs "$root/$work/inputs" --format "$format" >/dev/null
 cd "$root"
 exec "$exe" --inputs "$work/inputs" --template "$template" --out reports/bench \
   --source "@fugood/llama.node $version (npm), src/llama.cpp/common" --command "$command" \

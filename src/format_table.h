@@ -120,12 +120,13 @@
 #define TW_API_TABLE(A)                                                                            \
     A(OPENAI, 'o', "openai", "chat/completions", NULL, BODY, "openai-response", "openai-stream",  \
       "does not apply to this exchange",                                                           \
-      ("openai", "session", "hermes", "qwen-xml", "numbers"))                                      \
+      ("openai", "session", "hermes", "qwen-xml", "dialect", "numbers"))                                      \
     A(ANTHROPIC, 'a', "anthropic", "messages", NULL, BODY, "anthropic-response",                  \
       "anthropic-stream", "does not apply to an Anthropic exchange",                               \
       ("anthropic", "hermes", "numbers"))                                                          \
     A(GENERATE, 'g', "vllm-native", "generate", NULL, NEVER, "vllm-generate", "vllm-generate",    \
-      "does not apply to a /generate exchange", ("generate", "hermes", "qwen-xml", "numbers"))     \
+      "does not apply to a /generate exchange",                                                      \
+      ("generate", "hermes", "qwen-xml", "dialect", "numbers"))     \
     A(GEMINI, 'm', "gemini", ":generateContent", ":streamGenerateContent", PATH, "gemini",        \
       "gemini-stream", "does not apply to a Gemini exchange", ("gemini", "hermes", "numbers"))     \
     A(RESPONSES, 'r', "openai", "/responses", NULL, BODY, "openai-responses",                     \

@@ -9,9 +9,8 @@
 
 #include "alloc.h"
 #include "formats.h"
-#include "hash.h"
 #include "text_layers.h"
-#include "utf8.h"
+#include "typed_args.h"
 #include "wire_common.h"
 #include "work.h"
 #include "toolwire/decode.h"
@@ -67,87 +66,7 @@ static tw_status q_flush_stray(tw_text_dec *d)
 /* The declared tool named calls.blk[a, b) (trimmed), or NULL. */
 static const tw_tool *q_find_tool(const tw_text_dec *d, size_t a, size_t b)
 {
-    const char *p = d->calls.blk.data + a;
-    size_t n = b - a;
-    tw_trim(&p, &n);
-    for (size_t i = 0; i < d->o.ntools; i++) {
-        const char *nm = d->o.tools[i].name;
-        if (nm && strlen(nm) == n && memcmp(nm, p, n) == 0)
-            return &d->o.tools[i];
-    }
-    return NULL;
-}
-
-/* The schema of parameter `key` of tool t, or NULL when it declares none. */
-static const cJSON *q_prop(const tw_tool *t, const char *key, size_t n)
-{
-    if (!t || !t->parameters)
-        return NULL;
-    const cJSON *props = tw_json_get(t->parameters, "properties");
-    if (!cJSON_IsObject(props))
-        return NULL;
-    for (const cJSON *c = props->child; c; c = c->next)
-        if (c->string && strlen(c->string) == n && memcmp(c->string, key, n) == 0)
-            return c;
-    return NULL;
-}
-
-enum {
-    QT_STRING = 1,
-    QT_INTEGER = 2,
-    QT_NUMBER = 4,
-    QT_BOOLEAN = 8,
-    QT_OBJECT = 16,
-    QT_ARRAY = 32,
-    QT_NULL = 64
-};
-
-static unsigned q_type_bit(const cJSON *t)
-{
-    static const struct {
-        const char *n;
-        unsigned b;
-    } names[] = {{"string", QT_STRING},   {"integer", QT_INTEGER}, {"number", QT_NUMBER},
-                 {"boolean", QT_BOOLEAN}, {"object", QT_OBJECT},   {"array", QT_ARRAY},
-                 {"null", QT_NULL}};
-    if (!cJSON_IsString(t))
-        return 0;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(t->valuestring, names[i].n) == 0)
-            return names[i].b;
-    return 0;
-}
-
-/* The types a parameter's schema allows: its "type" (a name or an array of
- * names) and the "type" of each member of its "anyOf"/"oneOf". 0: none. */
-static unsigned q_types(const cJSON *s)
-{
-    unsigned m = 0;
-    if (!cJSON_IsObject(s))
-        return 0;
-    const cJSON *t = tw_json_get(s, "type");
-    if (cJSON_IsArray(t)) {
-        for (const cJSON *e = t->child; e; e = e->next)
-            m |= q_type_bit(e);
-    } else {
-        m |= q_type_bit(t);
-    }
-    static const char *const unions[] = {"anyOf", "oneOf"};
-    for (size_t u = 0; u < 2; u++) {
-        const cJSON *a = tw_json_get(s, unions[u]);
-        if (!cJSON_IsArray(a))
-            continue;
-        for (const cJSON *e = a->child; e; e = e->next) {
-            const cJSON *et = cJSON_IsObject(e) ? tw_json_get(e, "type") : NULL;
-            if (cJSON_IsArray(et)) {
-                for (const cJSON *x = et->child; x; x = x->next)
-                    m |= q_type_bit(x);
-            } else {
-                m |= q_type_bit(et);
-            }
-        }
-    }
-    return m;
+    return tw_targs_tool(&d->o, d->calls.blk.data + a, b - a);
 }
 
 /* A whitespace run: how far from i it goes in calls.blk. */
@@ -181,12 +100,12 @@ static int q_follower(const char *b, size_t k, size_t len, bool final)
 static void q_value_begin(tw_text_dec *d)
 {
     const cJSON *prop =
-        q_prop(d->qwen.tool, d->calls.blk.data + d->qwen.pa, d->qwen.pb - d->qwen.pa);
-    unsigned m = q_types(prop);
+        tw_targs_prop(d->qwen.tool, d->calls.blk.data + d->qwen.pa, d->qwen.pb - d->qwen.pa);
+    unsigned m = tw_targs_types(prop);
     d->qwen.pos = d->qwen.vstart;
     d->qwen.scan = d->qwen.vstart;
     d->qwen.cand = NPOS;
-    d->qwen.state = (m & (QT_OBJECT | QT_ARRAY)) ? TW_Q_VPRE : TW_Q_VAL;
+    d->qwen.state = (m & (TW_TY_OBJECT | TW_TY_ARRAY)) ? TW_Q_VPRE : TW_Q_VAL;
 }
 
 /* The XML rule for the open value, from qwen.vstart (also the JSON-aware fallback). */
@@ -403,62 +322,6 @@ static void q_strip_nl(const char **p, size_t *n)
         *n -= *n >= 2 && (*p)[*n - 2] == '\r' ? 2 : 1;
 }
 
-static bool q_is(const char *p, size_t n, const char *lit)
-{
-    return strlen(lit) == n && memcmp(p, lit, n) == 0;
-}
-
-/*
- * Append one value, typed by the parameter's schema types m (0: none). Sets
- * *untyped when no type was declared, *mistyped when the text did not read as
- * any declared type but string; both keep the value as a JSON string.
- * *as_str says whether the value was written as a JSON string (where an
- * invalid UTF-8 byte becomes U+FFFD).
- */
-static tw_status q_put_value(tw_buf *out, unsigned m, const char *p, size_t n, size_t max_depth,
-                             bool *untyped, bool *mistyped, bool *as_str)
-{
-    *as_str = false;
-    if (!m) {
-        *untyped = *as_str = true;
-        return tw_json_write_str(out, p, n, 0);
-    }
-    const char *t = p;
-    size_t tn = n;
-    tw_trim(&t, &tn);
-    if ((m & QT_NULL) && (q_is(t, tn, "null") || q_is(t, tn, "None")))
-        return tw_buf_puts(out, "null");
-    if (m & QT_BOOLEAN) {
-        if (q_is(t, tn, "true") || q_is(t, tn, "True"))
-            return tw_buf_puts(out, "true");
-        if (q_is(t, tn, "false") || q_is(t, tn, "False"))
-            return tw_buf_puts(out, "false");
-    }
-    if ((m & (QT_INTEGER | QT_NUMBER)) && tw_json_number_valid(t, tn) &&
-        ((m & QT_NUMBER) || tw_json_number_is_integer(t, tn)))
-        return tw_buf_append(out, t, tn);
-    if ((m & (QT_OBJECT | QT_ARRAY)) && tn && (t[0] == '{' || t[0] == '[')) {
-        cJSON *v = NULL;
-        tw_error e;
-        tw_error_clear(&e);
-        tw_status ps = tw_json_parse(t, tn, max_depth, &v, &e);
-        if (ps == TW_ERR_NOMEM)
-            return ps;
-        bool ok = ps == TW_OK &&
-                  (((m & QT_OBJECT) && cJSON_IsObject(v)) || ((m & QT_ARRAY) && cJSON_IsArray(v)));
-        cJSON_Delete(v);
-        /* too deep, or a string holding U+0000: the text goes as is, so the
-         * call is refused json_too_deep or json_nul as every decoder's is
-         * (rule 8), not args_schema */
-        if (ok || ps == TW_ERR_LIMIT || e.code == TW_D_JSON_NUL)
-            return tw_buf_append(out, t, tn);
-    }
-    if (!(m & QT_STRING))
-        *mistyped = true;
-    *as_str = true;
-    return tw_json_write_str(out, p, n, 0);
-}
-
 /* The elements of one function, [from, to) of qwen.ev, as one call. */
 typedef struct q_call {
     size_t fa, fb; /* the name */
@@ -476,31 +339,10 @@ static bool q_name_ok(const char *p, size_t n)
     return true;
 }
 
-/* The parameter names of one call as written into its arguments (start and
- * end offsets in the text), for telling a repeated name: the decode keeps
- * the first value of a repeated key (duplicate_key), so a repeat's bytes
- * count in no warning of the call. Open addressing, seeded (hash.h). */
-typedef struct q_names {
-    size_t *slot; /* 2 per entry: start + 1 (0: empty) and end */
-    size_t mask;
-} q_names;
-
-/* Is [a, e) of buf a name seen before? Adds it when not. */
-static bool q_names_repeat(q_names *t, const char *buf, size_t a, size_t e)
+/* A position in calls.blk as an input offset (tw_targs_take). */
+static int64_t q_blk_off(void *ctx, uint64_t pos)
 {
-    if (!t->slot)
-        return false; /* no table (one name or none) */
-    size_t i = (size_t)tw_hash_mem(buf + a, e - a) & t->mask;
-    for (;; i = (i + 1) & t->mask) {
-        size_t *s = t->slot + 2 * i;
-        if (!s[0]) {
-            s[0] = a + 1;
-            s[1] = e;
-            return false;
-        }
-        if (s[1] - (s[0] - 1) == e - a && memcmp(buf + s[0] - 1, buf + a, e - a) == 0)
-            return true;
-    }
+    return (int64_t)tw_text_blk_input_off(ctx, (size_t)pos);
 }
 
 static tw_status q_take_call(tw_text_dec *d, const q_call *qc, const q_elem *ev, size_t n)
@@ -509,162 +351,48 @@ static tw_status q_take_call(tw_text_dec *d, const q_call *qc, const q_elem *ev,
     const char *np = b + qc->fa;
     size_t nn = qc->fb - qc->fa;
     tw_trim(&np, &nn);
-    tw_status st = TW_OK;
-    tw_buf args = {0};
-    char *name = NULL;
-    tw_status refuse = TW_OK;
-    char why[200] = "";
-    bool untyped = false, mistyped = false;
-    size_t nuntyped = 0, nmistyped = 0;
-    const char *first_untyped = NULL, *first_mistyped = NULL;
-    size_t fu_len = 0, fm_len = 0;
-    /* invalid UTF-8 in a key or a string value: written as U+FFFD */
-    size_t nbad = 0, bad_at = 0, fb_len = 0;
-    const char *first_bad = NULL;
-    const tw_tool *tool = NULL;
-    if (nn) {
-        name = tw_strndup(np, nn);
-        if (!name)
-            return TW_ERR_NOMEM;
-        if (!q_name_ok(np, nn) || memchr(np, 0, nn)) {
-            refuse = TW_D_XML_BAD_NAME;
-            snprintf(why, sizeof why,
-                     "function name holds a space, '<', '>', '\"' or a control byte");
-        }
-        tool = q_find_tool(d, qc->fa, qc->fb);
-    }
-    st = tw_buf_putc(&args, '{');
-    size_t np_count = 0;
-    q_names names = {NULL, 0};
     size_t nparams = 0;
     for (size_t i = 0; i < n; i++)
         nparams += ev[i].kind == QE_PARAM;
-    if (nparams > 1) {
-        size_t cap = 4;
-        while (cap < 2 * nparams)
-            cap *= 2;
-        names.slot = tw_calloc(2 * cap, sizeof *names.slot);
-        names.mask = cap - 1;
-        if (!names.slot && st == TW_OK)
-            st = TW_ERR_NOMEM;
-    }
+    tw_targs a;
+    tw_status st =
+        tw_targs_begin(&a, nn ? q_find_tool(d, qc->fa, qc->fb) : NULL, nparams, d->L.max_depth);
+    if (nn && (!q_name_ok(np, nn) || memchr(np, 0, nn)))
+        tw_targs_refuse(&a, TW_D_XML_BAD_NAME,
+                        "function name holds a space, '<', '>', '\"' or a control byte");
+    size_t np_count = 0;
     for (size_t i = 0; st == TW_OK && i < n; i++) {
         if (ev[i].kind != QE_PARAM)
             continue;
         const char *kp = b + ev[i].a;
         size_t kn = ev[i].b - ev[i].a;
         tw_trim(&kp, &kn);
-        if (refuse == TW_OK && ev[i].unclosed) {
-            refuse = TW_D_XML_PARAM_UNCLOSED;
-            snprintf(why, sizeof why, "parameter '%.*s' has no </parameter>",
-                     (int)(kn > 64 ? 64 : kn), kp);
-        }
-        if (refuse == TW_OK && (!kn || !q_name_ok(kp, kn) || memchr(kp, 0, kn))) {
-            refuse = TW_D_XML_BAD_NAME;
-            snprintf(why, sizeof why, "parameter %zu has an empty or invalid name", np_count + 1);
-        }
+        np_count++;
+        if (ev[i].unclosed)
+            tw_targs_refuse(&a, TW_D_XML_PARAM_UNCLOSED, "parameter '%.*s' has no </parameter>",
+                            (int)(kn > 64 ? 64 : kn), kp);
+        if (!kn || !q_name_ok(kp, kn) || memchr(kp, 0, kn))
+            tw_targs_refuse(&a, TW_D_XML_BAD_NAME, "parameter %zu has an empty or invalid name",
+                            np_count);
         const char *vp = b + ev[i].va;
         size_t vn = ev[i].vb - ev[i].va;
         q_strip_nl(&vp, &vn);
-        if (refuse == TW_OK && memchr(vp, 0, vn)) {
-            refuse = TW_D_JSON_NUL;
-            snprintf(why, sizeof why, "parameter '%.*s' holds U+0000", (int)(kn > 64 ? 64 : kn),
-                     kp);
-        }
-        if (np_count++)
-            st = tw_buf_putc(&args, ',');
-        size_t key_at = args.len;
-        if (st == TW_OK)
-            st = tw_json_write_str(&args, kp, kn, 0);
-        /* a repeated name's value is dropped (the first is kept): it counts
-         * in none of the warnings below */
-        bool repeat = st == TW_OK && q_names_repeat(&names, args.data, key_at, args.len);
-        if (st == TW_OK)
-            st = tw_buf_putc(&args, ':');
-        bool u = false, mt = false, as_str = false;
-        if (st == TW_OK)
-            st = q_put_value(&args, q_types(q_prop(tool, kp, kn)), vp, vn, d->L.max_depth, &u, &mt,
-                             &as_str);
-        if (repeat)
-            continue;
-        size_t f = 0, kb = tw_utf8_invalid(kp, kn, &f);
-        if (kb && !nbad)
-            bad_at = (size_t)(kp - b) + f;
-        size_t vb = as_str ? tw_utf8_invalid(vp, vn, &f) : 0;
-        if (vb && !nbad && !kb)
-            bad_at = (size_t)(vp - b) + f;
-        if ((kb || vb) && !nbad) {
-            first_bad = kp;
-            fb_len = kn;
-        }
-        nbad += kb + vb;
-        if (u && !nuntyped++) {
-            first_untyped = kp;
-            fu_len = kn;
-        }
-        if (mt && !nmistyped++) {
-            first_mistyped = kp;
-            fm_len = kn;
-        }
-        untyped |= u;
-        mistyped |= mt;
+        st = tw_targs_add(&a, kp, kn, vp, vn, TW_TARGS_TYPED, (uint64_t)(kp - b),
+                          (uint64_t)(vp - b));
     }
-    tw_free(names.slot);
-    if (st == TW_OK)
-        st = tw_buf_putc(&args, '}');
-    if (st != TW_OK) {
-        tw_free(name);
-        tw_buf_free(&args);
-        return st == TW_ERR_LIMIT ? TW_ERR_NOMEM : st;
-    }
+    bool accepted = false;
     tw_wire_sink k = {&d->res, &d->o, &d->L, d->fn, d->user, &d->stop};
-    tw_wire_call c;
-    memset(&c, 0, sizeof c);
-    c.name = name;
-    c.offset = d->calls.block_off;
-    c.has_args_str = true;
-    c.args_str = args.data;
-    c.args_len = args.len;
-    if (c.args_len > tw_args_text_cap(&d->L)) {
-        c.args_len = tw_args_text_cap(&d->L);
-        c.args_oversize = true;
-    }
-    c.refuse = refuse;
-    c.refuse_why = refuse != TW_OK ? why : NULL;
-    size_t before = d->res.msg.ncalls;
-    st = tw_wire_take_call(&k, &c);
-    bool accepted = d->res.msg.ncalls > before;
-    tw_free(name);
-    tw_buf_free(&args);
+    if (st == TW_OK)
+        st = tw_targs_take(&a, &k, np, nn, NULL, d->calls.block_off, q_blk_off, d, &accepted);
+    tw_targs_free(&a);
+    if (st != TW_OK)
+        return st == TW_ERR_LIMIT ? TW_ERR_NOMEM : st;
     /* the reader's warnings belong to an accepted call only */
-    char m[240];
-    if (st == TW_OK && accepted && !qc->closed)
+    if (accepted && !qc->closed)
         st = tw_text_add_diag(d, false, TW_D_XML_FUNCTION_UNCLOSED, d->calls.block_off, NULL);
     if (st == TW_OK && accepted && qc->stray)
         st = tw_text_add_diag(d, false, TW_D_XML_STRAY_TEXT, d->calls.block_off,
                               "text between the elements of a function was dropped");
-    if (st == TW_OK && accepted && untyped) {
-        snprintf(
-            m, sizeof m,
-            "%zu parameter value(s) kept as strings: no schema type declares them (first '%.*s')",
-            nuntyped, (int)(fu_len > 64 ? 64 : fu_len), first_untyped);
-        st = tw_text_add_diag(d, false, TW_D_XML_UNTYPED, d->calls.block_off, m);
-    }
-    if (st == TW_OK && accepted && mistyped) {
-        snprintf(m, sizeof m,
-                 "%zu parameter value(s) do not read as their schema type and were kept as strings "
-                 "(first '%.*s')",
-                 nmistyped, (int)(fm_len > 64 ? 64 : fm_len), first_mistyped);
-        st = tw_text_add_diag(d, false, TW_D_XML_VALUE_TYPE, d->calls.block_off, m);
-    }
-    if (st == TW_OK && accepted && nbad) {
-        snprintf(m, sizeof m,
-                 "%zu invalid UTF-8 byte(s) in parameter names or string values were written as "
-                 "U+FFFD (the first in parameter '%.*s', at this offset)",
-                 nbad, (int)(fb_len > 64 ? 64 : fb_len), first_bad);
-        st = tw_text_add_diag(d, false, TW_D_JSON_NOT_RFC8259,
-                              (int64_t)tw_text_blk_input_off(d, bad_at), m);
-    }
     return st;
 }
 

@@ -264,6 +264,13 @@ tw_status tw_vllm_assemble(const tw_vllm_params *p, const char *pass1, size_t le
         tw_result *r = &out->result;
         st = tw_buf_append(&r->msg.thinking, out->thinking_core.data ? out->thinking_core.data : "",
                            out->thinking_core.len);
+        /* a dialect's parser separates the reasoning of pass 2 itself */
+        if (st == TW_OK && p->parser && dec.msg.thinking.len) {
+            if (r->msg.thinking.len)
+                st = tw_buf_putc(&r->msg.thinking, '\n');
+            if (st == TW_OK)
+                st = tw_buf_append(&r->msg.thinking, dec.msg.thinking.data, dec.msg.thinking.len);
+        }
         /* the server numbers the calls itself: call_1, call_2, ... */
         for (size_t i = 0; st == TW_OK && i < dec.msg.ncalls; i++) {
             char id[32];
@@ -296,6 +303,10 @@ tw_status tw_vllm_assemble(const tw_vllm_params *p, const char *pass1, size_t le
                 st = tw_buf_append(&r->msg.content, "\n\n", 2);
             if (st == TW_OK)
                 st = tw_buf_append(&r->msg.content, msg, sizeof msg - 1);
+        } else if (st == TW_OK && p->parser) {
+            /* a dialect's markup is never content: the parser's content is */
+            st = tw_buf_append(&r->msg.content, dec.msg.content.data ? dec.msg.content.data : "",
+                               dec.msg.content.len);
         } else if (st == TW_OK) {
             st = tw_buf_append(&r->msg.content, out->combined.data, out->combined.len);
         }

@@ -1,10 +1,10 @@
 /*
- * llama.cpp's chat parser (common_chat_parse) beside toolwire's hermes
- * decoder on the same bytes: the hermes inputs bench_all writes with
- * --dump-inputs, each parsed in one piece (batch: is_partial false on the
+ * llama.cpp's chat parser (common_chat_parse) beside a toolwire text
+ * decoder (--format: hermes by default, or a model dialect) on the same
+ * bytes: the inputs bench_all writes with --dump-inputs --format, each parsed in one piece (batch: is_partial false on the
  * whole text) and streamed the way llama-server streams (the text
  * accumulated after each piece of 4096, 16 and 4 bytes re-parsed whole as
- * partial, then one full parse at the end); toolwire's hermes decoder fed the
+ * partial, then one full parse at the end); toolwire's decoder fed the
  * same pieces (one decoder reset for each decode, the result recycled, as
  * bench_all's batch and stream/N rows). The parser is configured through
  * llama.cpp's own API as llama-server configures it: the chat template
@@ -18,16 +18,18 @@
  * length) runs on a shorter input, the same for both sides: the head of the
  * input cut at a line, then its last line(s); the row gives its bytes.
  * Prints the table and the calls each side decoded (count and names), and
- * writes OUT/DATE-llama.json and OUT/DATE-llama.md. Asserts nothing.
+ * writes OUT/DATE-llama.json and OUT/DATE-llama.md (DATE-llama-FORMAT.* for
+ * a format other than hermes). Asserts nothing.
  *
  * Built and run by scripts/bench-llama.sh (it fetches llama.cpp's source);
  * not part of the build or the tests.
  *
  * usage: llama_chat_bench --inputs DIR --template FILE [--rounds 1..15]
  *                         [--budget SECONDS] [--out DIR] [--source TEXT]
- *                         [--command TEXT]
+ *                         [--command TEXT] [--format NAME] [--forced-open]
  * (--source: what llama.cpp's source is, --command: the command that ran
- * this, both for the report)
+ * this, both for the report; --forced-open: toolwire decodes with
+ * forced_open, the template having opened the reasoning in the prompt)
  */
 #include <algorithm>
 #include <cerrno>
@@ -224,7 +226,7 @@ static void tw_decode(tw_side *t, const std::string &in, size_t chunk)
     if (st == TW_OK)
         st = t->f->finish(t->state, &r);
     if (st != TW_OK)
-        fail("toolwire's hermes decoder failed: %s", tw_code_message(st));
+        fail("toolwire's %s decoder failed: %s", t->f->name, tw_code_message(st));
     t->last.names.clear();
     for (size_t i = 0; i < r.msg.ncalls; i++)
         t->last.names.push_back(r.msg.calls[i].name ? r.msg.calls[i].name : "");
@@ -282,7 +284,8 @@ static std::string names(const outcome &o)
 
 int main(int argc, char **argv)
 {
-    std::string dir, tmpl_path, out = "reports/bench", source = "", command = "";
+    std::string dir, tmpl_path, out = "reports/bench", source = "", command = "", format = "hermes";
+    bool forced_open = false;
     int rounds = 3;
     double budget = 2.0;
     for (int i = 1; i < argc; i++) {
@@ -301,9 +304,14 @@ int main(int argc, char **argv)
             rounds = atoi(v), i++;
         else if (v && strcmp(a, "--budget") == 0 && atof(v) > 0 && atof(v) <= 3600)
             budget = atof(v), i++;
+        else if (v && strcmp(a, "--format") == 0)
+            format = v, i++;
+        else if (strcmp(a, "--forced-open") == 0)
+            forced_open = true;
         else
             fail("usage: llama_chat_bench --inputs DIR --template FILE [--rounds 1..15] "
-                "[--budget SECONDS] [--out DIR] [--source TEXT] [--command TEXT]");
+                "[--budget SECONDS] [--out DIR] [--source TEXT] [--command TEXT] [--format NAME] "
+                "[--forced-open]");
     }
     if (dir.empty() || tmpl_path.empty())
         fail("--inputs and --template are required");
@@ -319,13 +327,14 @@ int main(int argc, char **argv)
 
     llama_side ll = llama_setup(slurp(tmpl_path));
     tw_side tw;
-    tw.f = tw_format_find("hermes");
+    tw.f = tw_format_find(format.c_str());
     memset(&tw.o, 0, sizeof tw.o);
+    tw.o.forced_open = forced_open;
     tw.o.limits.max_input_bytes = 64u << 20;
     tw.o.limits.max_args_bytes = 64u << 20;
     tw.o.limits.max_diags = 1u << 20;
     if (!tw.f || !(tw.state = tw.f->new_dec(&tw.o, NULL, NULL)))
-        fail("no hermes decoder");
+        fail("no decoder %s", format.c_str());
 
     time_t tt = time(NULL);
     struct tm tm;
@@ -343,9 +352,11 @@ int main(int argc, char **argv)
     rep["cpus"] = sysconf(_SC_NPROCESSORS_ONLN);
     rep["load_average"] = load;
     rep["template"] = tmpl_path;
+    rep["toolwire_decoder"] = format;
+    rep["forced_open"] = forced_open;
     rep["rounds"] = rounds;
     rep["budget_seconds"] = budget;
-    std::string md = std::string("# llama.cpp's chat parser beside toolwire (hermes) ") + stamp +
+    std::string md = "# llama.cpp's chat parser beside toolwire (" + format + ") " + stamp +
                      "\n\nCommand: `" + command + "`. " +
                      std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " CPUs, load average " +
                      load + " at the start.\n\nllama.cpp: " + source + ". Template: `" + tmpl_path +
@@ -440,7 +451,7 @@ int main(int argc, char **argv)
     md += checks;
 
     mkdir(out.c_str(), 0755);
-    std::string base = out + "/" + date + "-llama";
+    std::string base = out + "/" + date + "-llama" + (format == "hermes" ? "" : "-" + format);
     std::ofstream jf(base + ".json"), mf(base + ".md");
     jf << rep.dump(2) << "\n";
     mf << md;

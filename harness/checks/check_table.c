@@ -100,6 +100,12 @@ static void fam_qwen_xml(judge *j, const tw_chk_exchange *x)
         tw_chk_qwx_checks(j, x->kind, x->stream);
 }
 
+static void fam_dialect(judge *j, const tw_chk_exchange *x)
+{
+    if (j->in->status < 400)
+        tw_chk_dialect_checks(j, x->stream);
+}
+
 static void fam_numbers(judge *j, const tw_chk_exchange *x)
 {
     if (j->in->status < 400 && x->kind) {
@@ -119,6 +125,8 @@ static const tw_check_family_def FAMILIES[] = {
     {"session", "strict sessions: continuations and refusals (SES-*)", fam_session},
     {"hermes", "<tool_call> blocks and think blocks in the model's text (HER-*)", fam_hermes},
     {"qwen-xml", "model text that decodes as Qwen3-Coder XML (QWX-*)", fam_qwen_xml},
+    {"dialect", "model text in a model dialect: calls, content, reasoning, ids, finish (DLX-*)",
+     fam_dialect},
     {"numbers", "numbers in tool-call arguments: spelled alike, values kept (NUM-*)", fam_numbers},
 };
 

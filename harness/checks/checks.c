@@ -57,7 +57,7 @@ static bool request_streams(const cJSON *req)
  */
 typedef struct format_checks {
     tw_api_kind kind;        /* tw_path_kind; TW_API_NONE: any other path */
-    const char *families[6]; /* NULL-ended */
+    const char *families[8]; /* NULL-ended */
     const char *elsewhere;   /* the skip of every other backend check */
 } format_checks;
 

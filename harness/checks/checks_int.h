@@ -183,6 +183,10 @@ const cJSON *tw_chk_oai_message(const cJSON *body);
 void tw_chk_view_openai(const cJSON *body, size_t depth, rview *v);
 void tw_chk_view_anthropic(const cJSON *body, rview *v);
 void tw_chk_view_generate(const cJSON *body, size_t depth, rview *v);
+/* The options a model text is decoded with for judging: the fixture's decode
+ * options, their tools or else the request's (so values are typed by the
+ * schema), the judge's limits. tw_opts_holder_free it. */
+void tw_chk_model_opts(judge *j, const tw_fx_exchange *ex, tw_opts_holder *h);
 
 /* checks_oai_base.c */
 void tw_chk_ostream_free(ostream *s);
@@ -209,6 +213,12 @@ void tw_chk_hermes_checks(judge *j, tw_api_kind kind, bool stream);
 /* QWX-01, QWX-02: an exchange whose model text decodes as qwen3-coder. */
 void tw_chk_qwx_checks(judge *j, tw_api_kind kind, bool stream);
 void tw_chk_vln_checks(judge *j, const cJSON *body);
+
+/* checks_dialect.c */
+/* DLX-01…05: an exchange whose model text is in a model dialect (the
+ * decoder of a dialect profile of the table of formats, qwen3-coder aside:
+ * QWX-* judge it). */
+void tw_chk_dialect_checks(judge *j, bool stream);
 void tw_chk_num_stream_spelling(judge *j, bool stream);
 void tw_chk_num_model_values(judge *j, tw_api_kind kind, bool stream);
 

@@ -585,20 +585,7 @@ void tw_chk_qwx_checks(judge *j, tw_api_kind kind, bool stream)
     }
     /* QWX-01: the calls against the model text's, read by the reference decoder */
     tw_opts_holder h;
-    tw_opts_holder_init(&h);
-    if (ex->decode_options && !tw_opts_from_json(&h, ex->decode_options, NULL)) {
-        tw_opts_holder_free(&h);
-        tw_opts_holder_init(&h);
-    }
-    if (!tw_json_get(ex->decode_options, "tools")) {
-        /* as the run decodes it: the tools the request declared type the values */
-        const cJSON *rt = tw_json_get(j->in->req_body, "tools");
-        tw_tool *t = NULL;
-        size_t nt = 0;
-        if (cJSON_IsArray(rt) && rt->child && tw_tools_read(rt, &j->L, &t, &nt, NULL) == TW_OK)
-            tw_opts_set_tools(&h, t, nt);
-    }
-    h.o.limits = j->L;
+    tw_chk_model_opts(j, ex, &h);
     tw_result r;
     if (text_decode(ex, ex->model_text, strlen(ex->model_text), &h.o, &r) != TW_OK) {
         PUT(j->out, TW_CHK_QWX_01, TW_V_SKIP, -1, "the qwen3-coder decoder refused the model text");

@@ -398,3 +398,21 @@ tw_status tw_decode_response(const char *path, bool stream, const char *body, si
     free(copy);
     return st;
 }
+
+void tw_chk_model_opts(judge *j, const tw_fx_exchange *ex, tw_opts_holder *h)
+{
+    tw_opts_holder_init(h);
+    if (ex->decode_options && !tw_opts_from_json(h, ex->decode_options, NULL)) {
+        tw_opts_holder_free(h);
+        tw_opts_holder_init(h);
+    }
+    if (!tw_json_get(ex->decode_options, "tools")) {
+        /* as the run decodes it: the tools the request declared type the values */
+        const cJSON *rt = tw_json_get(j->in->req_body, "tools");
+        tw_tool *t = NULL;
+        size_t nt = 0;
+        if (cJSON_IsArray(rt) && rt->child && tw_tools_read(rt, &j->L, &t, &nt, NULL) == TW_OK)
+            tw_opts_set_tools(h, t, nt);
+    }
+    h->o.limits = j->L;
+}

@@ -205,6 +205,24 @@
       "no Qwen3-Coder XML tool-call markup (<function=, <parameter=, </parameter>, "               \
       "</function>) is left in content")
 
+/* The model dialects' text (checks_dialect.c), appended to the catalog. */
+#define TW_CHECK_CATALOG_DIALECT(X)                                                                \
+    X(DLX_01, "DLX-01", ERROR, TEXT,                                                               \
+      "the response's tool calls are the calls the dialect's reference decoder reads from the "    \
+      "model text: as many, same names in order, arguments equal as JSON values")                  \
+    X(DLX_02, "DLX-02", ERROR, TEXT,                                                               \
+      "the response's content is the content the reference decoder reads: no piece of the "        \
+      "dialect's markup left in it, none of the text lost")                                        \
+    X(DLX_03, "DLX-03", ERROR, TEXT,                                                               \
+      "the reasoning is separated as the reference decoder separates it: none of it in content, "  \
+      "none of the content in it")                                                                 \
+    X(DLX_04, "DLX-04", WARN, TEXT,                                                                \
+      "a call id the model wrote (Kimi K2 functions.NAME:INDEX, Mistral [CALL_ID]) is the "        \
+      "response's id for that call")                                                               \
+    X(DLX_05, "DLX-05", ERROR, TEXT,                                                               \
+      "finish_reason is tool_calls exactly when the reference decoder reads a call from the "      \
+      "model text")
+
 /* Thinking signatures sent back (checks_client.c), appended to the catalog. */
 #define TW_CHECK_CATALOG_SIGN(X)                                                                   \
     X(CLI_10, "CLI-10", ERROR, CLIENT,                                                             \
@@ -230,9 +248,10 @@ typedef enum tw_check_family {
 typedef enum tw_check_id {
 #define TW_CHECK_ENUM_(name, id, sev, fam, rule) TW_CHK_##name,
     TW_CHECK_CATALOG(TW_CHECK_ENUM_) TW_CHECK_CATALOG_GEMINI(TW_CHECK_ENUM_)
-        TW_CHECK_CATALOG_QWEN(TW_CHECK_ENUM_) TW_CHECK_CATALOG_SIGN(TW_CHECK_ENUM_)
+        TW_CHECK_CATALOG_QWEN(TW_CHECK_ENUM_) TW_CHECK_CATALOG_DIALECT(TW_CHECK_ENUM_)
+            TW_CHECK_CATALOG_SIGN(TW_CHECK_ENUM_)
 #undef TW_CHECK_ENUM_
-            TW_CHK_COUNT
+                TW_CHK_COUNT
 } tw_check_id;
 
 #endif

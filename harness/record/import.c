@@ -11,7 +11,7 @@
 #include "checks.h"
 #include "decode_opts.h"
 #include "har.h"
-#include "import_qwen.h"
+#include "import_text.h"
 #include "mock.h"
 #include "out.h"
 #include "toolwire/decode.h"
@@ -816,7 +816,8 @@ static tw_status import_any(const char *path, const char *data, size_t len, cons
     f.exchanges = tw_fx_arena_calloc(&a, s.n, sizeof *f.exchanges);
     if (st == TW_OK && (!f.name || !f.description || !f.exchanges))
         st = TW_ERR_NOMEM;
-    bool any_stream = false, qwen = false;
+    bool any_stream = false;
+    const char *dialect = NULL;
     const char **fmts = calloc(s.n ? s.n : 1, sizeof *fmts);
     if (st == TW_OK && !fmts)
         st = TW_ERR_NOMEM;
@@ -828,12 +829,12 @@ static tw_status import_any(const char *path, const char *data, size_t len, cons
         st = redact_streams(&a, red, &lim, &f);
     for (size_t i = 0; i < f.nexchanges && st == TW_OK; i++) {
         const char *fmt = fmts[i];
-        bool q = false;
+        const char *d = NULL;
         if (st == TW_OK)
-            st = tw_import_detect_qwen(&a, &lim, &f.exchanges[i], &q);
-        if (q && !qwen) {
-            qwen = true;
-            f.backend = "qwen3-coder"; /* the first Qwen3-Coder answer names the backend */
+            st = tw_import_detect_text(&a, &lim, &f.exchanges[i], &d);
+        if (d && !dialect) {
+            dialect = d;
+            f.backend = d; /* the first answer in a text dialect names the backend */
         }
         if (!f.backend)
             f.backend = fmt                                                      ? backend_of(fmt)

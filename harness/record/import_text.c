@@ -1,10 +1,13 @@
-/* Qwen3-Coder recordings among imported traffic (import_qwen.h). */
-#include "import_qwen.h"
+/* Model text among imported traffic (import_text.h). */
+#include "import_text.h"
 
 #include <string.h>
 
+#include "apis.h"
 #include "checks.h"
+#include "toolwire/encode.h"
 #include "toolwire/json.h"
+#include "toolwire/registry.h"
 
 /* Does t hold a Qwen3-Coder XML call: <tool_call> then, after optional
  * whitespace, <function=. */
@@ -76,21 +79,99 @@ static tw_status recorded_text(const tw_fx_exchange *x, const tw_limits *L, tw_b
     return st;
 }
 
-/* A chat completion or /generate answer whose text holds a Qwen3-Coder XML
- * call becomes a qwen3-coder exchange: model_text is what the model wrote
- * (the reasoning in a think block, then the text), decoded by qwen3-coder
- * with the request's tools. *found says whether it did. */
-tw_status tw_import_detect_qwen(tw_fx_arena *a, const tw_limits *L, tw_fx_exchange *x, bool *found)
+/* Does the decoder f read the text as its dialect: a call, a refused call
+ * section, or reasoning outside a <think> block (which the Hermes reading
+ * already takes). */
+static tw_status reads_as(const tw_format_ops *f, const tw_limits *L, const char *t, size_t n,
+                          const tw_tool *tools, size_t ntools, bool *yes)
 {
-    *found = false;
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    o.limits = *L;
+    o.tools = tools;
+    o.ntools = ntools;
+    o.allow_unknown_tool = true;
+    tw_result r;
+    tw_status st = f->decode(t, n, &o, &r);
+    if (st != TW_OK)
+        return st;
+    *yes = r.msg.ncalls > 0 || tw_diag_has(&r.errors, TW_D_TOOL_CALL_UNTERMINATED) ||
+           tw_diag_has(&r.errors, TW_D_TOOL_CALL_JSON) ||
+           (r.msg.thinking.len > 0 && !tw_memmem(t, n, "<think", 6));
+    tw_result_free(&r);
+    return TW_OK;
+}
+
+/* The first dialect of the table of formats whose decoder reads c as its
+ * own, or NULL. */
+static tw_status which_dialect(const tw_limits *L, const char *c, size_t n, const char **fmt)
+{
+    *fmt = NULL;
+    if (holds_qwen_xml(c, n)) {
+        *fmt = "qwen3-coder";
+        return TW_OK;
+    }
+    for (size_t p = 0; p < TW_NPROFILES; p++) {
+        const char *dec = tw_profile_decoder((tw_profile)p);
+        const tw_format_ops *f = tw_profile_is_dialect((tw_profile)p) ? tw_format_find(dec) : NULL;
+        if (!f || strcmp(dec, "qwen3-coder") == 0)
+            continue;
+        bool yes = false;
+        tw_status st = reads_as(f, L, c, n, NULL, 0, &yes);
+        if (st != TW_OK)
+            return st;
+        if (yes) {
+            *fmt = f->name;
+            return TW_OK;
+        }
+    }
+    return TW_OK;
+}
+
+/* The reasoning r[0, n) as the dialect fmt writes it before its text: a
+ * think block for qwen3-coder, else the dialect's output encoder (an
+ * encoder of results named as the decoder) on a result holding only it;
+ * nothing when it has none. */
+static tw_status write_reasoning(tw_buf *mt, const char *fmt, const char *r, size_t n,
+                                 const tw_limits *L)
+{
+    if (!n)
+        return TW_OK;
+    if (strcmp(fmt, "qwen3-coder") == 0)
+        return tw_buf_printf(mt, "<think>\n%.*s\n</think>\n\n", (int)n, r);
+    const tw_encoder_ops *e = tw_encoder_find(fmt);
+    if (!e || e->input != TW_ENC_RESULT)
+        return TW_OK;
+    tw_result res;
+    tw_result_init(&res, L);
+    tw_status st = tw_buf_append(&res.msg.thinking, r, n);
+    tw_encode_opts eo;
+    memset(&eo, 0, sizeof eo);
+    eo.limits = *L;
+    if (st == TW_OK)
+        st = e->encode_result(&res, &eo, mt);
+    tw_result_free(&res);
+    return st == TW_ERR_NOMEM ? st : TW_OK;
+}
+
+/* A chat completion or /generate answer whose text holds a call in a text
+ * dialect becomes an exchange of that dialect: model_text is what the model
+ * wrote (the reasoning as the dialect writes it, then the text), decoded by
+ * the dialect's decoder with the request's tools. */
+tw_status tw_import_detect_text(tw_fx_arena *a, const tw_limits *L, tw_fx_exchange *x,
+                                const char **format)
+{
+    *format = NULL;
     tw_buf c = {0}, rs = {0}, mt = {0};
+    const char *fmt = NULL;
     tw_status st = recorded_text(x, L, &c, &rs);
     if (st == TW_ERR_LIMIT)
         st = TW_OK; /* past the cap: not imported as model text */
-    else if (st == TW_OK && c.len && holds_qwen_xml(c.data, c.len)) {
+    else if (st == TW_OK && c.len)
+        st = which_dialect(L, c.data, c.len, &fmt);
+    if (st == TW_OK && fmt) {
         mt.max = 2 * L->max_input_bytes + 32;
-        if (rs.len)
-            st = tw_buf_printf(&mt, "<think>\n%.*s\n</think>\n\n", (int)rs.len, rs.data);
+        st = write_reasoning(&mt, fmt, rs.data, rs.len, L);
         if (st == TW_OK)
             st = tw_buf_append(&mt, c.data, c.len);
         const cJSON *tools = tw_json_get(x->req.body, "tools");
@@ -103,10 +184,11 @@ tw_status tw_import_detect_qwen(tw_fx_arena *a, const tw_limits *L, tw_fx_exchan
             x->decode_options = tw_fx_arena_json(a, opts);
             opts = NULL;
             x->model_text = tw_fx_arena_strn(a, mt.data ? mt.data : "", mt.len);
-            x->decode_format = "qwen3-coder";
+            x->decode_format = fmt;
             if (!x->decode_options || !x->model_text)
                 st = TW_ERR_NOMEM;
-            *found = st == TW_OK;
+            if (st == TW_OK)
+                *format = fmt;
         }
         cJSON_Delete(opts);
     }
