@@ -39,8 +39,13 @@ static tw_status write_output(tw_buf *b, const tw_result *r, const tw_encode_opt
     const tw_message *m = &r->msg;
     const char *c = m->content.data ? m->content.data : "";
     size_t n = m->content.len;
-    if (m->thinking.len)
+    if (m->thinking.len || m->thinking_signature || m->has_redacted_thinking ||
+        m->redacted_thinking)
         TRY(tw_not_carried(o, "llama3: thinking not carried (the dialect has no reasoning)"));
+    const char *fin = r->finish_reason ? r->finish_reason : "";
+    if (fin[0] && strcmp(fin, m->ncalls ? "tool_calls" : "stop") != 0)
+        TRY(tw_not_carried(o, "llama3: finish_reason %.32s not carried (the text reads as %s)", fin,
+                           m->ncalls ? "tool_calls" : "stop"));
     size_t i = 0;
     while (i < n && (c[i] == ' ' || c[i] == '\t' || c[i] == '\n' || c[i] == '\r'))
         i++;
