@@ -117,6 +117,12 @@
     E(tw_encoder_kimi_k2_thinking_prompt, "kimi-k2-thinking-prompt", TEXT, REQUEST)                \
     R(tw_reader_kimi_k2_prompt, "kimi-k2-prompt", TEXT)                                            \
     R(tw_reader_kimi_k2_thinking_prompt, "kimi-k2-thinking-prompt", TEXT)                          \
+    D(tw_format_llama3, "llama3", TEXT, (llama3, STREAM))                                       \
+    E(tw_encoder_llama3_output, "llama3", TEXT, RESULT)                                            \
+    E(tw_encoder_llama31_prompt, "llama-3.1-prompt", TEXT, REQUEST)                                \
+    E(tw_encoder_llama33_prompt, "llama-3.3-prompt", TEXT, REQUEST)                                \
+    R(tw_reader_llama31_prompt, "llama-3.1-prompt", TEXT)                                          \
+    R(tw_reader_llama33_prompt, "llama-3.3-prompt", TEXT)                                          \
     TW_FORMAT_TABLE_EXTRA(D, E, R)
 
 /* Rows a test adds to the table (tests/lib/test_template.c: the template
@@ -151,7 +157,8 @@
     P(SCRIPT, "script", ANY, NULL)                                                                 \
     P(HARMONY, "harmony", TW_APIS_OPENAI | TW_APIS_GENERATE, "harmony")                            \
     P(DEEPSEEK_V31, "deepseek-v3.1", TW_APIS_OPENAI | TW_APIS_GENERATE, "deepseek-v3.1")           \
-    P(KIMI_K2, "kimi-k2", TW_APIS_OPENAI | TW_APIS_GENERATE, "kimi-k2")
+    P(KIMI_K2, "kimi-k2", TW_APIS_OPENAI | TW_APIS_GENERATE, "kimi-k2")                            \
+    P(LLAMA3, "llama3", TW_APIS_OPENAI | TW_APIS_GENERATE, "llama3")
 
 #define TW_FUZZ_OTHER_TARGETS(T)                                                                   \
     T(schema, ALWAYS)                                                                              \

@@ -357,6 +357,11 @@ static const char *request_sample(const char *reader)
         return "<|im_system|>system<|im_middle|>You are Kimi, an AI assistant created by Moonshot "
                "AI.<|im_end|><|im_user|>user<|im_middle|>hi<|im_end|><|im_assistant|>assistant"
                "<|im_middle|><think></think>ok<|im_end|>";
+    if (strcmp(reader, "llama-3.1-prompt") == 0 || strcmp(reader, "llama-3.3-prompt") == 0)
+        return "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge "
+               "Date: December 2023\nToday Date: 26 Jul 2024\n\n<|eot_id|><|start_header_id|>"
+               "user<|end_header_id|>\n\nhi<|eot_id|><|start_header_id|>assistant<|end_header_id|>"
+               "\n\nok<|eot_id|>";
     if (strcmp(reader, "openai-responses-request") == 0)
         return "{\"model\":\"m\",\"input\":[{\"role\":\"user\",\"content\":\"hi\"},"
                "{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":"
