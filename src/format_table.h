@@ -103,6 +103,10 @@
     R(tw_reader_responses_request, "openai-responses-request", JSON)                               \
     R(tw_reader_qwen3_coder_prompt, "qwen3-coder-prompt", TEXT)                                    \
     R(tw_reader_qwen35_prompt, "qwen3.5-prompt", TEXT)                                            \
+    D(tw_format_mistral, "mistral", TEXT, (mistral, STREAM))                                    \
+    E(tw_encoder_mistral_output, "mistral", TEXT, RESULT)                                          \
+    E(tw_encoder_mistral_small_prompt, "mistral-small-3.2-prompt", TEXT, REQUEST)                  \
+    R(tw_reader_mistral_small_prompt, "mistral-small-3.2-prompt", TEXT)                            \
     TW_FORMAT_TABLE_EXTRA(D, E, R)
 
 /* Rows a test adds to the table (tests/lib/test_template.c: the template
