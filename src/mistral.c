@@ -104,12 +104,14 @@ static tw_status unterminated(mistral *m, uint64_t at, const char *msg)
     return st;
 }
 
-/* A name is printable ASCII or UTF-8 without white space, quotes or brackets. */
+/* A name (or id) is printable ASCII or UTF-8 without white space, quotes,
+ * brackets or '<': nothing a token could start inside it. */
 static bool name_ok(const char *p, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)p[i];
-        if (c <= 0x20 || c == 0x7F || c == '"' || c == '[' || c == ']' || c == '{' || c == '}')
+        if (c <= 0x20 || c == 0x7F || c == '"' || c == '[' || c == ']' || c == '{' || c == '}' ||
+            c == '<')
             return false;
     }
     return true;
@@ -139,6 +141,13 @@ static tw_status array_calls(mistral *m, const char *p, size_t n)
         const cJSON *args = cJSON_GetObjectItemCaseSensitive(it, "arguments");
         const char *name = cJSON_IsString(nm) ? nm->valuestring : "";
         const char *ident = cJSON_IsString(id) ? id->valuestring : "";
+        if (name[0] && !name_ok(name, strlen(name))) {
+            st = tw_dl_diag(d, true, TW_D_MISSING_NAME, (int64_t)m->sect,
+                            "the call's \"name\" is not a tool name");
+            continue;
+        }
+        if (!name_ok(ident, strlen(ident)))
+            ident = ""; /* not an id the Mistral form can carry: one is made */
         if (cJSON_IsString(args)) {
             st = tw_dl_diag(d, false, TW_D_ARGUMENTS_AS_STRING, (int64_t)m->sect, NULL);
             if (st == TW_OK)

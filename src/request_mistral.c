@@ -79,16 +79,20 @@ static const char *default_date(const char *s, size_t n, size_t *dn)
     return d;
 }
 
+static tw_status turns(rd *r, cJSON *req, cJSON *msgs);
+
 static tw_status body(rd *r, cJSON *req)
 {
     cJSON *msgs = cJSON_AddArrayToObject(req, "messages");
     if (!msgs)
         return TW_ERR_NOMEM;
-    if (!eat(r, "<s>[SYSTEM_PROMPT]"))
-        return fail(r, "the prompt does not start with <s>[SYSTEM_PROMPT]");
-    size_t n;
-    const char *s = upto(r, "[/SYSTEM_PROMPT]", &n);
-    if (!s)
+    size_t n = 0;
+    const char *s = NULL;
+    eat(r, "<s>");
+    /* the template always writes one; a prompt without it has no system message */
+    if (!eat(r, "[SYSTEM_PROMPT]"))
+        return turns(r, req, msgs);
+    if (!(s = upto(r, "[/SYSTEM_PROMPT]", &n)))
         return fail(r, "[SYSTEM_PROMPT] is not closed");
     /* the default prompt is the template's own; its date goes to options.today */
     size_t dn;
@@ -121,6 +125,14 @@ static tw_status body(rd *r, cJSON *req)
             !add_str(m, "content", s, n))
             return TW_ERR_NOMEM;
     }
+    return turns(r, req, msgs);
+}
+
+/* The turns after the system prompt. */
+static tw_status turns(rd *r, cJSON *req, cJSON *msgs)
+{
+    size_t n, dn;
+    const char *s;
     while (r->p < r->end) {
         cJSON *m = cJSON_CreateObject();
         if (!m || !cJSON_AddItemToArray(msgs, m))
@@ -218,8 +230,10 @@ tw_status tw_mistral_small_prompt_decode(const char *buf, size_t len, const tw_d
     tw_limits_resolve(&L, o ? &o->limits : NULL);
     memset(out, 0, sizeof *out);
     out->parallel_tool_calls = -1;
-    if (err)
+    if (err) {
         memset(err, 0, sizeof *err);
+        err->offset = -1;
+    }
     rd r = {buf ? buf : "", (buf ? buf : "") + len, buf ? buf : "", err, L.max_depth};
     if (len > L.max_input_bytes) {
         tw_error_set(err, TW_ERR_LIMIT, -1, NULL,

@@ -356,6 +356,8 @@ static const char *request_sample(const char *reader)
     if (strcmp(reader, "gemini-request") == 0)
         return "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]},"
                "{\"role\":\"model\",\"parts\":[{\"text\":\"ok\"}]}]}";
+    if (strcmp(reader, "mistral-small-3.2-prompt") == 0)
+        return "<s>[INST]hi[/INST]ok</s>";
     return NULL;
 }
 
