@@ -43,13 +43,18 @@ typedef struct mistral {
     tw_jscan js;
 } mistral;
 
-static const tw_dl_mark K_CALLS = TW_DL_MARK("[TOOL_CALLS]");
-static const tw_dl_mark K_THINK = TW_DL_MARK("[THINK]");
-static const tw_dl_mark K_ENDTHINK = TW_DL_MARK("[/THINK]");
-static const tw_dl_mark K_ARGS = TW_DL_MARK("[ARGS]");
-static const tw_dl_mark K_ID = TW_DL_MARK("[CALL_ID]");
-static const tw_dl_mark K_EOS = TW_DL_MARK("</s>");
-static const tw_dl_mark K_BRACE = TW_DL_MARK("{");
+/* the tokens (macros: clang wants constant initialisers) */
+#define T_CALLS "[TOOL_CALLS]"
+#define T_ARGS "[ARGS]"
+#define T_ID "[CALL_ID]"
+#define LEN(t) (sizeof(t) - 1)
+#define K_CALLS TW_DL_MARK(T_CALLS)
+#define K_THINK TW_DL_MARK("[THINK]")
+#define K_ENDTHINK TW_DL_MARK("[/THINK]")
+#define K_ARGS TW_DL_MARK(T_ARGS)
+#define K_ID TW_DL_MARK(T_ID)
+#define K_EOS TW_DL_MARK("</s>")
+#define K_BRACE TW_DL_MARK("{")
 
 static bool is_ws(char c)
 {
@@ -69,7 +74,7 @@ static tw_status open_call(mistral *m, uint64_t at)
 {
     tw_dl *d = &m->dl;
     m->sect = at;
-    m->name_at = at + K_CALLS.n;
+    m->name_at = at + LEN(T_CALLS);
     m->name_end = m->name_at;
     m->id_at = m->id_end = 0;
     m->name_seen = false;
@@ -309,10 +314,10 @@ static tw_status scan_name(mistral *m, bool final, bool *more)
     m->name_end = at;
     m->resume = 0;
     if (w == 1) {
-        m->id_at = at + K_ID.n;
+        m->id_at = at + LEN(T_ID);
         m->st = S_ID;
     } else {
-        m->args_at = w == 0 ? at + K_ARGS.n : at;
+        m->args_at = w == 0 ? at + LEN(T_ARGS) : at;
         m->st = S_ARGS;
     }
     return TW_OK;
@@ -337,7 +342,7 @@ static tw_status scan_id(mistral *m, bool final, bool *more)
     if (w >= 2)
         return unterminated(m, at, "a token before the call's [ARGS]");
     m->id_end = at;
-    m->args_at = w == 0 ? at + K_ARGS.n : at;
+    m->args_at = w == 0 ? at + LEN(T_ARGS) : at;
     m->resume = 0;
     m->st = S_ARGS;
     return TW_OK;

@@ -501,7 +501,7 @@ Test(contract, request_readers_leave_out_empty_on_failure)
         if (m[i].family == TW_FAMILY_JSON)
             cr_assert_gt(failures, 0, "%s", rd->name);
     }
-    cr_assert_eq(nreaders, 8);
+    cr_assert_eq(nreaders, 9);
 }
 
 /* ---- json.c: an allocation failure is not bad JSON ---- */
