@@ -134,6 +134,7 @@
 #define TW_MOCK_PROFILE_TABLE(P)                                                                   \
     P(REPLAY, "replay", ANY, NULL)                                                                 \
     P(QWEN3_CODER, "qwen3-coder", TW_APIS_OPENAI | TW_APIS_GENERATE, "qwen3-coder")                \
+    P(MISTRAL, "mistral", TW_APIS_OPENAI | TW_APIS_GENERATE, "mistral")                            \
     P(HERMES, "hermes", TW_APIS_OPENAI, "hermes")                                                  \
     P(ANTHROPIC, "anthropic", TW_APIS_ANTHROPIC, NULL)                                             \
     P(VLLM_NATIVE, "vllm-native", TW_APIS_GENERATE, NULL)                                          \
