@@ -5,7 +5,7 @@
  *   text      content; [THINK] opens the reasoning, [TOOL_CALLS] a call;
  *             </s> and stray [/THINK], [ARGS], [CALL_ID] are dropped
  *   think     reasoning up to [/THINK] (a [TOOL_CALLS] ends it: warning
- *             think_implicit_end)
+ *             think_implicit_end; </s> and [THINK] are dropped)
  *   name      after [TOOL_CALLS]: NAME up to [ARGS], [CALL_ID] or '{';
  *             a '[' that starts no token opens the older JSON array form
  *   id        after [CALL_ID]: ID up to [ARGS]
@@ -228,18 +228,18 @@ static tw_status scan_text(mistral *m, bool final, bool *more)
 
 static tw_status scan_think(mistral *m, bool final, bool *more)
 {
-    static const tw_dl_mark mk[] = {K_ENDTHINK, K_CALLS, K_EOS};
+    static const tw_dl_mark mk[] = {K_ENDTHINK, K_CALLS, K_EOS, K_THINK};
     tw_dl *d = &m->dl;
     uint64_t at;
     size_t w = 0;
-    tw_dl_hit h = tw_dl_find(d, d->pos, NULL, mk, 3, final, &at, &w);
+    tw_dl_hit h = tw_dl_find(d, d->pos, NULL, mk, 4, final, &at, &w);
     tw_status st = tw_dl_text(d, TW_DL_THINKING, d->pos, (size_t)(at - d->pos));
     d->pos = at;
     if (st != TW_OK || h == TW_DL_NONE) {
         *more = false;
         return st;
     }
-    if (w == 2) {
+    if (w >= 2) { /* </s>, or [THINK] again (forced-open and the model opens it too) */
         d->pos = at + mk[w].n;
         return TW_OK;
     }
