@@ -36,7 +36,9 @@ static tw_status warn_tokens(const tw_encode_opts *o, const char *what, const tw
 static tw_status write_output(const tw_result *r, const tw_encode_opts *o, tw_buf *b)
 {
     const tw_message *m = &r->msg;
-    if (m->thinking.len) {
+    /* the reasoning block, empty when there is content but no thinking: the
+     * content then reads as content whether or not the prompt opened [THINK] */
+    if (m->thinking.len || m->content.len) {
         TRY(warn_tokens(o, "thinking", &m->thinking));
         TRY(PUTS(b, "[THINK]"));
         TRY(tw_buf_append(b, m->thinking.data, m->thinking.len));

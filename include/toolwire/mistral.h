@@ -70,7 +70,9 @@ TW_API tw_status tw_mistral_output_decode(const char *buf, size_t len, const tw_
 
 /*
  * The model's side of a result (encoder "mistral"): [THINK]thinking[/THINK]
- * when there is thinking, the content, then each call as
+ * when there is thinking or content (an empty block before content without
+ * thinking, so the content reads as content whether or not the prompt
+ * opened [THINK]), the content, then each call as
  * [TOOL_CALLS]NAME[CALL_ID]ID[ARGS]{compact json} (the Small 3.2 form) and
  * </s>. A call without an id gets none written ([TOOL_CALLS]NAME[ARGS]…).
  * Content or thinking holding a special token the decoder would take is
