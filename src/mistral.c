@@ -306,11 +306,11 @@ static tw_status scan_name(mistral *m, bool final, bool *more)
             return unterminated(m, end, "the input ends before the call's [ARGS]");
         return TW_OK;
     }
-    if (w >= 3)
-        return unterminated(m, at, "a token before the call's [ARGS]");
-    if (at - m->name_at > NAME_CAP)
+    if (at - m->name_at > NAME_CAP) /* first, as a split input decides it */
         return bad_call(m, TW_D_TOOL_CALL_UNTERMINATED,
                         "no [ARGS] after the call's name within 256 bytes", at);
+    if (w >= 3)
+        return unterminated(m, at, "a token before the call's [ARGS]");
     m->name_end = at;
     m->resume = 0;
     if (w == 1) {
@@ -365,14 +365,19 @@ static tw_status scan_args(mistral *m, bool final, bool *more)
         m->jfed = m->args_at;
         m->args_started = true;
     }
-    size_t used = 0;
-    tw_jscan_result r = tw_jscan_feed(&m->js, tw_dl_at(d, m->jfed), (size_t)(end - m->jfed), &used);
+    /* the scanner reads at most cap + 1 bytes of the value: past them it
+     * is too large, however the input was split */
     uint64_t cap = 2 * (uint64_t)d->L.max_args_bytes + 4096;
+    uint64_t lim = m->args_at + cap + 1;
+    uint64_t upto = end < lim ? end : lim;
+    size_t used = 0;
+    tw_jscan_result r =
+        tw_jscan_feed(&m->js, tw_dl_at(d, m->jfed), (size_t)(upto - m->jfed), &used);
     if (r == TW_JSCAN_MORE) {
-        m->jfed = end;
+        m->jfed = upto;
         *more = false;
-        if (end - m->args_at > cap)
-            return bad_call(m, TW_D_ARGS_TOO_LARGE, NULL, end);
+        if (upto == lim)
+            return bad_call(m, TW_D_ARGS_TOO_LARGE, NULL, lim);
         if (final)
             return unterminated(m, end, "the input ends inside the call's arguments");
         return TW_OK;
