@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "dialect.h"
+#include "utf8.h"
 #include "toolwire/json.h"
 
 #define NAME_CAP 256 /* bytes of a name before [ARGS] */
@@ -109,10 +110,13 @@ static tw_status unterminated(mistral *m, uint64_t at, const char *msg)
     return st;
 }
 
-/* A name (or id) is printable ASCII or UTF-8 without white space, quotes,
- * brackets or '<': nothing a token could start inside it. */
+/* A name (or id) is printable ASCII or valid UTF-8 without white space,
+ * quotes, brackets or '<': nothing a token could start inside it. */
 static bool name_ok(const char *p, size_t n)
 {
+    size_t first;
+    if (tw_utf8_invalid(p, n, &first) != 0)
+        return false; /* written as U+FFFD it would be another, longer name */
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)p[i];
         if (c <= 0x20 || c == 0x7F || c == '"' || c == '[' || c == ']' || c == '{' || c == '}' ||

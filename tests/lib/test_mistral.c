@@ -199,3 +199,20 @@ Test(mistral, linear_on_many_calls)
     }
     cr_assert_leq(per[1], per[0] + 1);
 }
+
+/* A name or [CALL_ID] with invalid UTF-8 is refused: written with U+FFFD it
+ * would be another, longer one (fuzz/regressions/mistral). */
+Test(mistral, invalid_utf8_name_or_id_refused)
+{
+    static const char id[] = "[TOOL_CALLS]f[CALL_ID]call-\xbb\xbb1[ARGS]{\"a\": 1}";
+    static const char name[] = "[TOOL_CALLS]f\xff[ARGS]{\"a\": 1}";
+    tw_result r;
+    cr_assert_eq(tw_mistral_output_decode(id, sizeof id - 1, NULL, &r), TW_OK);
+    cr_assert_eq(r.msg.ncalls, 0);
+    cr_assert(r.errors.len == 1 && r.errors.items[0].code == TW_D_TOOL_CALL_JSON);
+    tw_result_free(&r);
+    cr_assert_eq(tw_mistral_output_decode(name, sizeof name - 1, NULL, &r), TW_OK);
+    cr_assert_eq(r.msg.ncalls, 0);
+    cr_assert(r.errors.len == 1 && r.errors.items[0].code == TW_D_MISSING_NAME);
+    tw_result_free(&r);
+}
