@@ -204,7 +204,8 @@ Test(mistral, linear_on_many_calls)
  * would be another, longer one (fuzz/regressions/mistral). */
 Test(mistral, invalid_utf8_name_or_id_refused)
 {
-    static const char id[] = "[TOOL_CALLS]f[CALL_ID]call-\xbb\xbb1[ARGS]{\"a\": 1}";
+    static const char id[] = "[TOOL_CALLS]f[CALL_ID]call-\xbb\xbb"
+                             "1[ARGS]{\"a\": 1}";
     static const char name[] = "[TOOL_CALLS]f\xff[ARGS]{\"a\": 1}";
     tw_result r;
     cr_assert_eq(tw_mistral_output_decode(id, sizeof id - 1, NULL, &r), TW_OK);
