@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L /* gmtime_r */
 #include "toolwire/mistral.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -36,6 +37,14 @@ static tw_status warn_tokens(const tw_encode_opts *o, const char *what, const tw
 static tw_status write_output(const tw_result *r, const tw_encode_opts *o, tw_buf *b)
 {
     const tw_message *m = &r->msg;
+    if (m->thinking_signature)
+        TRY(tw_not_carried(o, "mistral: the thinking signature not carried"));
+    if (m->has_redacted_thinking || m->redacted_thinking)
+        TRY(tw_not_carried(o, "mistral: redacted thinking not carried"));
+    /* the text says only whether calls were made: tool_calls, else stop */
+    const char *fin = r->finish_reason ? r->finish_reason : "";
+    if (fin[0] && strcmp(fin, m->ncalls ? "tool_calls" : "stop") != 0)
+        TRY(tw_not_carried(o, "mistral: finish_reason %.32s not carried", fin));
     /* the reasoning block, empty when there is content but no thinking: the
      * content then reads as content whether or not the prompt opened [THINK] */
     if (m->thinking.len || m->content.len) {
@@ -83,6 +92,15 @@ tw_status tw_mistral_output_encode(const tw_result *r, const tw_encode_opts *o, 
 }
 
 /* ===================== the Small 3.2 prompt ===================== */
+
+/* Python's len() of a UTF-8 string: its code points. */
+static size_t py_len_of(const char *s)
+{
+    size_t n = 0;
+    for (; s && *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
 
 #define SYS_HEAD                                                                                   \
     "You are Mistral Small 3, a Large Language Model (LLM) created by Mistral AI, a French "       \
@@ -133,6 +151,26 @@ tw_status tw_mistral_output_encode(const tw_result *r, const tw_encode_opts *o, 
     "are not available, inform the user that you cannot perform the requested action at the "      \
     "moment."
 
+/* The id the prompt writes: the request's when it is 9 characters long (all
+ * the template checks), else 9 alphanumerics derived from it (FNV-1a in base
+ * 62), the same for a call and the results that answer it. */
+static void small_id(const char *id, char out[40])
+{
+    static const char digits[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    id = id ? id : "";
+    size_t n = strlen(id);
+    if (py_len_of(id) == 9 && n < 40) {
+        memcpy(out, id, n + 1);
+        return;
+    }
+    uint64_t h = 1469598103934665603u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)id[i]) * 1099511628211u;
+    for (int i = 0; i < 9; i++, h /= 62)
+        out[i] = digits[h % 62];
+    out[9] = '\0';
+}
+
 static const char ALTERNATE[] = "After the optional system message, conversation roles must "
                                 "alternate user/assistant/user/assistant/...";
 static const char IDS[] = "Tool call IDs should be alphanumeric strings with length 9!";
@@ -141,15 +179,6 @@ static tw_status refuse(const tw_encode_opts *o, const char *why)
 {
     tw_not_carried(o, SMALL ": refused: %s", why);
     return TW_ERR_INVALID;
-}
-
-/* Python's len() of a UTF-8 string: its code points. */
-static size_t py_len(const char *s)
-{
-    size_t n = 0;
-    for (; s && *s; s++)
-        n += ((unsigned char)*s & 0xC0) != 0x80;
-    return n;
 }
 
 static bool same_text(const tw_buf *a, const tw_buf *b)
@@ -246,14 +275,17 @@ static tw_status render_small(tw_buf *b, const tw_request *r, const tw_encode_op
             return refuse(o, ALTERNATE);
         idx++;
     }
+    /* the template refuses an id that is not 9 characters; the prompt gets
+     * one derived from it, with a warning */
+    bool rewritten = false;
     for (size_t i = first; i < r->nmessages; i++) {
         const tw_message *m = &r->messages[i];
         for (size_t k = 0; k < m->ncalls; k++)
-            if (py_len(m->calls[k].id) != 9)
-                return refuse(o, IDS);
-        if (m->role == TW_ROLE_TOOL && py_len(m->tool_call_id) != 9)
-            return refuse(o, IDS);
+            rewritten |= py_len_of(m->calls[k].id) != 9;
+        rewritten |= m->role == TW_ROLE_TOOL && py_len_of(m->tool_call_id) != 9;
     }
+    if (rewritten)
+        TRY(tw_not_carried(o, SMALL ": %s; such ids were rewritten as 9 alphanumerics", IDS));
     TRY(small_losses(r, o));
     TRY(PUTS(b, "<s>[SYSTEM_PROMPT]"));
     if (first) {
@@ -285,8 +317,10 @@ static tw_status render_small(tw_buf *b, const tw_request *r, const tw_encode_op
                 const tw_call *c = &m->calls[k];
                 TRY(PUTS(b, "[TOOL_CALLS]"));
                 TRY(tw_buf_append(b, c->name ? c->name : "", c->name ? strlen(c->name) : 0));
+                char id[40];
+                small_id(c->id, id);
                 TRY(PUTS(b, "[CALL_ID]"));
-                TRY(tw_buf_append(b, c->id, strlen(c->id)));
+                TRY(tw_buf_append(b, id, strlen(id)));
                 TRY(PUTS(b, "[ARGS]"));
                 if (c->arguments) {
                     char where[128];
@@ -302,8 +336,10 @@ static tw_status render_small(tw_buf *b, const tw_request *r, const tw_encode_op
             TRY(PUTS(b, "</s>"));
             break;
         case TW_ROLE_TOOL:
+            char rid[40];
+            small_id(m->tool_call_id, rid);
             TRY(PUTS(b, "[TOOL_RESULTS]"));
-            TRY(tw_buf_append(b, m->tool_call_id, strlen(m->tool_call_id)));
+            TRY(tw_buf_append(b, rid, strlen(rid)));
             TRY(PUTS(b, "[TOOL_CONTENT]"));
             TRY(put_buf(b, &m->content));
             TRY(PUTS(b, "[/TOOL_RESULTS]"));

@@ -56,10 +56,20 @@ static cJSON *str_item(const char *s, size_t n)
     return v;
 }
 
+/* Add v to o under k; v is freed when that fails (out of memory). */
+static bool add_item(cJSON *o, const char *k, cJSON *v)
+{
+    if (!v)
+        return false;
+    if (cJSON_AddItemToObject(o, k, v))
+        return true;
+    cJSON_Delete(v);
+    return false;
+}
+
 static bool add_str(cJSON *o, const char *k, const char *s, size_t n)
 {
-    cJSON *v = str_item(s, n);
-    return v && cJSON_AddItemToObject(o, k, v);
+    return add_item(o, k, str_item(s, n));
 }
 
 /* The default system prompt with some date: the date, else NULL. */
@@ -114,10 +124,14 @@ static tw_status body(rd *r, cJSON *req)
         is_default = st == TW_OK && again.len == n + 35 &&
                      memcmp(again.data + 18, s, n) == 0; /* <s>[SYSTEM_PROMPT] … [/SYSTEM_PROMPT] */
         tw_buf_free(&again);
-        if (is_default)
-            cJSON_AddItemToObject(req, "options", opts);
-        else
+        if (st == TW_ERR_NOMEM) {
             cJSON_Delete(opts);
+            return st;
+        }
+        if (!is_default)
+            cJSON_Delete(opts);
+        else if (!add_item(req, "options", opts))
+            return TW_ERR_NOMEM;
     }
     if (!is_default) {
         cJSON *m = cJSON_CreateObject();
@@ -166,7 +180,8 @@ static tw_status turns(rd *r, cJSON *req, cJSON *msgs)
                 if (!flat)
                     return TW_ERR_NOMEM;
                 cJSON_DeleteItemFromObject(req, "tools");
-                cJSON_AddItemToObject(req, "tools", flat);
+                if (!add_item(req, "tools", flat))
+                    return TW_ERR_NOMEM;
                 if (!eat(r, "[INST]"))
                     return fail(r, "[AVAILABLE_TOOLS] is not followed by [INST]");
             }
@@ -183,9 +198,9 @@ static tw_status turns(rd *r, cJSON *req, cJSON *msgs)
                 return TW_ERR_NOMEM;
         } else if (r->end - r->p >= 12 && memcmp(r->p, "[TOOL_CALLS]", 12) == 0) {
             cJSON *calls = cJSON_CreateArray();
-            if (!calls || !cJSON_AddStringToObject(m, "role", "assistant") ||
-                !cJSON_AddStringToObject(m, "content", "") ||
-                !cJSON_AddItemToObject(m, "tool_calls", calls))
+            if (!add_item(m, "tool_calls", calls) ||
+                !cJSON_AddStringToObject(m, "role", "assistant") ||
+                !cJSON_AddStringToObject(m, "content", ""))
                 return TW_ERR_NOMEM;
             while (eat(r, "[TOOL_CALLS]")) {
                 const char *name = upto(r, "[CALL_ID]", &n);
@@ -205,11 +220,14 @@ static tw_status turns(rd *r, cJSON *req, cJSON *msgs)
                     return fail(r, "a call's arguments are not JSON");
                 r->p += used;
                 cJSON *c = cJSON_CreateObject();
-                if (!c || !cJSON_AddItemToArray(calls, c) || !add_str(c, "id", id, idn) ||
-                    !add_str(c, "name", name, n) || !cJSON_AddItemToObject(c, "arguments", args)) {
+                if (!c || !cJSON_AddItemToArray(calls, c)) {
+                    cJSON_Delete(c);
                     cJSON_Delete(args);
                     return TW_ERR_NOMEM;
                 }
+                if (!add_item(c, "arguments", args) || !add_str(c, "id", id, idn) ||
+                    !add_str(c, "name", name, n))
+                    return TW_ERR_NOMEM;
             }
             if (!eat(r, "</s>"))
                 return fail(r, "the calls are not followed by </s>");

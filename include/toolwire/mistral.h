@@ -85,11 +85,14 @@ TW_API tw_status tw_mistral_output_encode(const tw_result *r, const tw_encode_op
  * The Mistral Small 3.2 prompt (encoder "mistral-small-3.2-prompt"): what
  * the model's chat template renders for the request with jinja2, byte for
  * byte ([SYSTEM_PROMPT], [AVAILABLE_TOOLS] before the last user turn,
- * [INST]…[/INST], history calls with their ids, [TOOL_RESULTS]). What the
- * template refuses (roles that do not alternate, a call or result id that
- * is not 9 characters) is TW_ERR_INVALID with the template's message in a
- * warning; what it drops (thinking, content beside calls, …) is a
- * not_carried warning. The default system prompt's date is
+ * [INST]…[/INST], history calls with their ids, [TOOL_RESULTS]). Roles
+ * that do not alternate, which the template refuses, are TW_ERR_INVALID
+ * with the template's message in a warning. A call or result id that is
+ * not 9 characters, which it refuses too, is written as 9 alphanumerics
+ * derived from it (the same for a call and its result) with a not_carried
+ * warning naming the template's rule, so a request from another API still
+ * makes a prompt; what the template drops (thinking, content beside calls,
+ * …) is a not_carried warning. The default system prompt's date is
  * request.options "date" (YYYY-MM-DD), else 2024-07-26.
  */
 TW_API tw_status tw_mistral_small_prompt_encode(const tw_request *r, const tw_encode_opts *o,

@@ -117,15 +117,10 @@ def fixtures():
     add("whitespace_kept", "Leading and trailing white space of every text is kept.",
         {"messages": [{"role": "system", "content": "  sys\n"}, {"role": "user", "content": "\n hi \n"},
                       {"role": "assistant", "content": " ok "}, {"role": "user", "content": "\tnext"}]})
-    add("refuse_id_length", "A call id that is not 9 characters: the template refuses.",
+    add("id_nine_not_alphanumeric", "The template checks an id's length only: 9 characters with a dash pass.",
         {"messages": [SYS, {"role": "user", "content": "Weather?"},
-                      {"role": "assistant", "content": "", "tool_calls": [call("call_1", "get_weather", {"city": "Paris"})]},
-                      {"role": "tool", "tool_call_id": "call_1", "content": "Sunny"}],
-         "tools": [WEATHER]})
-    add("refuse_result_id", "A tool result whose id is not 9 characters: refused.",
-        {"messages": [SYS, {"role": "user", "content": "Weather?"},
-                      {"role": "assistant", "content": "", "tool_calls": [call("a1B2c3D4e", "get_weather", {"city": "Paris"})]},
-                      {"role": "tool", "tool_call_id": "a1B2c3D4", "content": "Sunny"}],
+                      {"role": "assistant", "content": "", "tool_calls": [call("call-0001", "get_weather", {"city": "Paris"})]},
+                      {"role": "tool", "tool_call_id": "call-0001", "content": "Sunny"}],
          "tools": [WEATHER]})
     add("refuse_not_alternating", "Two user turns in a row: the template refuses.",
         {"messages": [SYS, {"role": "user", "content": "One"}, {"role": "user", "content": "Two"}]})
