@@ -844,6 +844,7 @@ static const struct enc_pair {
     {"harmony", "harmony", false},
     {"deepseek-v3.1", "deepseek-v3.1", false},
     {"kimi-k2", "kimi-k2", false},
+    {"mistral", "mistral", false},
 };
 
 /* The neutral value without errors and warnings, printed compactly. */

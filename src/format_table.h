@@ -123,6 +123,10 @@
     E(tw_encoder_llama33_prompt, "llama-3.3-prompt", TEXT, REQUEST)                                \
     R(tw_reader_llama31_prompt, "llama-3.1-prompt", TEXT)                                          \
     R(tw_reader_llama33_prompt, "llama-3.3-prompt", TEXT)                                          \
+    D(tw_format_mistral, "mistral", TEXT, (mistral, STREAM))                                    \
+    E(tw_encoder_mistral_output, "mistral", TEXT, RESULT)                                          \
+    E(tw_encoder_mistral_small_prompt, "mistral-small-3.2-prompt", TEXT, REQUEST)                  \
+    R(tw_reader_mistral_small_prompt, "mistral-small-3.2-prompt", TEXT)                            \
     TW_FORMAT_TABLE_EXTRA(D, E, R)
 
 /* Rows a test adds to the table (tests/lib/test_template.c: the template
@@ -158,7 +162,8 @@
     P(HARMONY, "harmony", TW_APIS_OPENAI | TW_APIS_GENERATE, "harmony")                            \
     P(DEEPSEEK_V31, "deepseek-v3.1", TW_APIS_OPENAI | TW_APIS_GENERATE, "deepseek-v3.1")           \
     P(KIMI_K2, "kimi-k2", TW_APIS_OPENAI | TW_APIS_GENERATE, "kimi-k2")                            \
-    P(LLAMA3, "llama3", TW_APIS_OPENAI | TW_APIS_GENERATE, "llama3")
+    P(LLAMA3, "llama3", TW_APIS_OPENAI | TW_APIS_GENERATE, "llama3")                               \
+    P(MISTRAL, "mistral", TW_APIS_OPENAI | TW_APIS_GENERATE, "mistral")
 
 #define TW_FUZZ_OTHER_TARGETS(T)                                                                   \
     T(schema, ALWAYS)                                                                              \

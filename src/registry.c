@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "formats.h"
+#include "toolwire/mistral.h"
 #include "toolwire/request_chatml.h"
 #include "toolwire/request_gemini.h"
 #include "toolwire/request_responses.h"
@@ -29,6 +30,9 @@ const tw_request_reader_ops tw_reader_qwen3_coder_prompt = {
 const tw_request_reader_ops tw_reader_qwen35_prompt = {
     "qwen3.5-prompt", "the Qwen3.5 ChatML prompt (<think>, XML tool calls)",
     tw_qwen35_prompt_decode};
+const tw_request_reader_ops tw_reader_mistral_small_prompt = {
+    "mistral-small-3.2-prompt", "the Mistral Small 3.2 prompt (as its chat template renders it)",
+    tw_mistral_small_prompt_decode};
 const tw_request_reader_ops tw_reader_responses_request = {
     "openai-responses-request", "OpenAI Responses API request body (POST /v1/responses)",
     tw_responses_request_decode};

@@ -381,6 +381,8 @@ static const char *request_sample(const char *reader)
                "\xef\xbd\x9c>hi<\xef\xbd\x9c"
                "Assistant\xef\xbd\x9c><think></think>ok, that is the answer<\xef\xbd\x9c"
                "end\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c>";
+    if (strcmp(reader, "mistral-small-3.2-prompt") == 0)
+        return "<s>[INST]hi[/INST]ok</s>";
     return NULL;
 }
 
