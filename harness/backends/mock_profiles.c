@@ -70,6 +70,13 @@ const char *tw_mock_profile_for(const char *profile, const tw_fixture *f)
     if (!profile || strcmp(profile, "auto") != 0)
         return tw_mock_profile_fits(profile, f) ? profile : NULL;
     const char *const *profiles = tw_profile_names();
+    /* a fixture that names a model dialect is its reference server's first:
+     * vllm-native would answer its /generate exchanges as Hermes text */
+    for (size_t i = 0; profiles[i]; i++)
+        if (tw_profile_is_dialect((tw_profile)i) &&
+            names_decoder(f, tw_profile_decoder((tw_profile)i)) &&
+            tw_mock_profile_fits(profiles[i], f))
+            return profiles[i];
     for (size_t i = 0; profiles[i]; i++) {
         /* auto takes a dialect's profile (qwen3-coder, harmony, …) only for a
          * fixture that names its decoder: the hermes profile answers a

@@ -5,6 +5,8 @@
  */
 #include "checks_int.h"
 
+#include "apis.h"
+
 #include "toolwire/registry.h"
 
 /* ================================================================ Hermes text */
@@ -18,20 +20,32 @@ static bool ex_is_qwen(const tw_fx_exchange *ex)
     return f && strcmp(f, "qwen3-coder") == 0;
 }
 
-/* The model text as the text checks read it: with the qwen3-coder decoder
- * when the fixture decodes it so, else with the hermes decoder. */
+/* The model dialect (a dialect profile's decoder other than qwen3-coder,
+ * judged by DLX-*) the exchange's model text is in, or NULL. */
+static const char *ex_dialect(const tw_fx_exchange *ex)
+{
+    const char *f = !ex ? NULL : ex->model_format ? ex->model_format : ex->decode_format;
+    return f && tw_profile_of_dialect(f) != TW_NPROFILES && strcmp(f, "qwen3-coder") != 0 ? f
+                                                                                          : NULL;
+}
+
+/* The decoder the text checks read the model text with: the model dialect's,
+ * qwen3-coder when the fixture decodes it so, else hermes. */
+static const char *text_decoder(const tw_fx_exchange *ex)
+{
+    const char *d = ex_dialect(ex);
+    return d ? d : ex_is_qwen(ex) ? "qwen3-coder" : "hermes";
+}
+
 static tw_status text_decode(const tw_fx_exchange *ex, const char *t, size_t n,
                              const tw_decode_opts *o, tw_result *r)
 {
-    if (ex_is_qwen(ex)) {
-        const tw_format_ops *f = tw_format_find("qwen3-coder");
-        if (!f) {
-            memset(r, 0, sizeof *r);
-            return TW_ERR_UNSUPPORTED;
-        }
-        return f->decode(t, n, o, r);
+    const tw_format_ops *f = tw_format_find(text_decoder(ex));
+    if (!f) {
+        memset(r, 0, sizeof *r);
+        return TW_ERR_UNSUPPORTED;
     }
-    return tw_hermes_output_decode(t, n, o, r);
+    return f->decode(t, n, o, r);
 }
 
 /* The response's calls as a light view (for HER-02). */
@@ -186,6 +200,10 @@ void tw_chk_hermes_checks(judge *j, tw_api_kind kind, bool stream)
     }
     if (!text) {
         tw_chk_skip_ids(j->out, ids, 3, "no model text in the fixture");
+        return;
+    }
+    if (ex_dialect(ex)) { /* its own markup, not <tool_call> blocks: DLX-* judge it */
+        tw_chk_skip_ids(j->out, ids, 3, "the model text is in a model dialect (DLX-*)");
         return;
     }
     size_t n = strlen(text);
@@ -517,7 +535,7 @@ void tw_chk_num_model_values(judge *j, tw_api_kind kind, bool stream)
     tw_result r;
     if (text_decode(ex, text, strlen(text), &h.o, &r) != TW_OK) {
         PUT(j->out, TW_CHK_NUM_02, TW_V_SKIP, -1, "the %s decoder refused the model text",
-            ex_is_qwen(ex) ? "qwen3-coder" : "hermes");
+            text_decoder(ex));
         tw_opts_holder_free(&h);
         return;
     }
