@@ -75,15 +75,15 @@ static void dm_start(tw_dl *d)
 
 /* ---- one invoke ---- */
 
-/* A name as the template writes it: not empty, no white space, '<', '>',
- * '"' or control byte. */
+/* A name as the template's attribute holds it: not empty, no '<', '>',
+ * '"' or control byte (a space is allowed: the template writes keys as they are). */
 static bool name_ok(const char *p, size_t n)
 {
     if (!n)
         return false;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)p[i];
-        if (c <= 0x20 || c == '<' || c == '>' || c == '"' || c == 0x7f)
+        if (c < 0x20 || c == '<' || c == '>' || c == '"' || c == 0x7f)
             return false;
     }
     return true;
@@ -197,8 +197,7 @@ static tw_status take_invoke(dm_dec *s, uint64_t at)
         tw_targs_refuse(&a, TW_D_XML_BAD_NAME, "invoke has no well-formed name=\"...\" head");
     else if (!name_ok(nm, nn))
         tw_targs_refuse(&a, TW_D_XML_BAD_NAME,
-                        "function name is empty or holds a space, '<', '>', '\"' or a control "
-                        "byte");
+                        "function name is empty or holds '<', '>', '\"' or a control byte");
     size_t j = body, count = 0;
     const char *whole = NULL; /* a body that is one JSON object, no parameters */
     size_t whole_n = 0;

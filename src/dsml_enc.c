@@ -36,15 +36,15 @@ static tw_status refuse_out(const tw_encode_opts *o, const char *what, const cha
     return TW_ERR_INVALID;
 }
 
-/* A name or key as an attribute value: not empty, no white space, '<', '>',
- * '"' or control byte (what the decoder takes back). */
+/* A name or key as an attribute value: not empty, no '<', '>', '"' or
+ * control byte (what the decoder takes back; a space is kept). */
 static bool attr_ok(const char *p)
 {
     if (!p || !p[0])
         return false;
     for (; *p; p++) {
         unsigned char c = (unsigned char)*p;
-        if (c <= 0x20 || c == '<' || c == '>' || c == '"' || c == 0x7f)
+        if (c < 0x20 || c == '<' || c == '>' || c == '"' || c == 0x7f)
             return false;
     }
     return true;
