@@ -845,6 +845,7 @@ static const struct enc_pair {
     {"deepseek-v3.1", "deepseek-v3.1", false},
     {"kimi-k2", "kimi-k2", false},
     {"mistral", "mistral", false},
+    {"dsml", "dsml", false},
 };
 
 /* The neutral value without errors and warnings, printed compactly. */

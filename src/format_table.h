@@ -127,6 +127,8 @@
     E(tw_encoder_mistral_output, "mistral", TEXT, RESULT)                                          \
     E(tw_encoder_mistral_small_prompt, "mistral-small-3.2-prompt", TEXT, REQUEST)                  \
     R(tw_reader_mistral_small_prompt, "mistral-small-3.2-prompt", TEXT)                            \
+    D(tw_format_dsml, "dsml", TEXT, (dsml, STREAM))                                             \
+    E(tw_encoder_dsml_output, "dsml", TEXT, RESULT)                                                \
     TW_FORMAT_TABLE_EXTRA(D, E, R)
 
 /* Rows a test adds to the table (tests/lib/test_template.c: the template
@@ -163,7 +165,8 @@
     P(DEEPSEEK_V31, "deepseek-v3.1", TW_APIS_OPENAI | TW_APIS_GENERATE, "deepseek-v3.1")           \
     P(KIMI_K2, "kimi-k2", TW_APIS_OPENAI | TW_APIS_GENERATE, "kimi-k2")                            \
     P(LLAMA3, "llama3", TW_APIS_OPENAI | TW_APIS_GENERATE, "llama3")                               \
-    P(MISTRAL, "mistral", TW_APIS_OPENAI | TW_APIS_GENERATE, "mistral")
+    P(MISTRAL, "mistral", TW_APIS_OPENAI | TW_APIS_GENERATE, "mistral")                            \
+    P(DSML, "dsml", TW_APIS_OPENAI | TW_APIS_GENERATE, "dsml")
 
 #define TW_FUZZ_OTHER_TARGETS(T)                                                                   \
     T(schema, ALWAYS)                                                                              \

@@ -333,9 +333,10 @@ Test(cli_messages, unknown_format_lists_the_registry_and_the_nearest)
     cr_expect(strstr(r.err, "unknown target format 'gemini-requst'"), "%s", r.err);
     cr_expect(strstr(r.err, "did you mean 'gemini-request'?"), "%s", r.err);
     /* nothing near: the list alone */
-    tw_run(&r, "parse --format xml", "");
+    tw_run(&r, "parse --format protobuf", "");
     cr_assert_eq(r.rc, 2);
-    cr_expect(strstr(r.err, "unknown format 'xml' (one of: ") && !strstr(r.err, "did you mean"),
+    cr_expect(strstr(r.err, "unknown format 'protobuf' (one of: ") &&
+                  !strstr(r.err, "did you mean"),
               "%s", r.err);
     tw_run(&r, "run --backend p=http://127.0.0.1:9 --upstream anthropc@9 fixtures", "");
     cr_assert_eq(r.rc, 2);
