@@ -103,6 +103,12 @@
     R(tw_reader_responses_request, "openai-responses-request", JSON)                               \
     R(tw_reader_qwen3_coder_prompt, "qwen3-coder-prompt", TEXT)                                    \
     R(tw_reader_qwen35_prompt, "qwen3.5-prompt", TEXT)                                            \
+    D(tw_format_glm, "glm", TEXT, (glm, STREAM))                                                   \
+    E(tw_encoder_glm_output, "glm", TEXT, RESULT)                                                  \
+    E(tw_encoder_glm46_prompt, "glm-4.6-prompt", TEXT, REQUEST)                                    \
+    E(tw_encoder_glm47_prompt, "glm-4.7-prompt", TEXT, REQUEST)                                    \
+    R(tw_reader_glm46_prompt, "glm-4.6-prompt", TEXT)                                              \
+    R(tw_reader_glm47_prompt, "glm-4.7-prompt", TEXT)                                              \
     TW_FORMAT_TABLE_EXTRA(D, E, R)
 
 /* Rows a test adds to the table (tests/lib/test_template.c: the template
@@ -134,7 +140,8 @@
     P(ANTHROPIC, "anthropic", TW_APIS_ANTHROPIC, NULL)                                             \
     P(VLLM_NATIVE, "vllm-native", TW_APIS_GENERATE, NULL)                                          \
     P(GEMINI, "gemini", TW_APIS_GEMINI, NULL)                                                      \
-    P(SCRIPT, "script", ANY, NULL)
+    P(SCRIPT, "script", ANY, NULL)                                                                 \
+    P(GLM, "glm", TW_APIS_OPENAI | TW_APIS_GENERATE, "glm")
 
 #define TW_FUZZ_OTHER_TARGETS(T)                                                                   \
     T(schema, ALWAYS)                                                                              \
