@@ -456,6 +456,12 @@ static tw_status put_arg(tw_buf *b, const cJSON *v, const char *call, const tw_e
                                call, key));
         TRY(tw_buf_append(b, s, n));
     } else {
+        /* written as the template's tojson: read back as this value only
+         * where the tool's schema types the parameter so */
+        TRY(tw_not_carried(o,
+                           "glm: call %.64s: the value of '%.64s' is not a string: read back as "
+                           "such only by the tool's schema",
+                           call, key));
         TRY(tw_json_write(b, v, 0));
     }
     return PUTS(b, G_VALUE_END "\n");
@@ -487,6 +493,12 @@ static tw_status put_call(tw_buf *b, const tw_call *c, size_t i, const tw_encode
 static tw_status render_output(const tw_result *r, const tw_encode_opts *o, tw_buf *b)
 {
     const tw_message *m = &r->msg;
+    const char *fin = r->finish_reason ? r->finish_reason : "";
+    if (fin[0] && strcmp(fin, m->ncalls ? "tool_calls" : "stop") != 0)
+        TRY(tw_not_carried(o, "glm: finish_reason '%.32s' not carried (the output ends as it ends)",
+                           fin));
+    if (m->thinking_signature || m->has_redacted_thinking || m->redacted_thinking)
+        TRY(tw_not_carried(o, "glm: thinking signature or redacted thinking not carried"));
     /* the reasoning block is always written: under forced_open the decoder
      * reads a <think> at the start as the same opener */
     TRY(PUTS(b, G_THINK));

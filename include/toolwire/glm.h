@@ -88,7 +88,9 @@ TW_API tw_status tw_glm_output_decode(const char *buf, size_t len, const tw_deco
  * not_carried warnings for what the decoder would read back otherwise: a
  * special token in content, reasoning, a name or a string value, white
  * space at the ends of content or reasoning, a call id other than the
- * call_<n> the decoder numbers, arguments that are not an object. Appends
+ * call_<n> the decoder numbers, arguments that are not an object, a value
+ * that is not a string (typed back only by the decoder's schema), a
+ * finish_reason the decoder would not give, a thinking signature. Appends
  * to out; the encode.h contract.
  */
 TW_API tw_status tw_glm_output_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out);

@@ -356,6 +356,12 @@ static const char *request_sample(const char *reader)
     if (strcmp(reader, "gemini-request") == 0)
         return "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]},"
                "{\"role\":\"model\",\"parts\":[{\"text\":\"ok\"}]}]}";
+    if (strcmp(reader, "glm-4.6-prompt") == 0)
+        return "[gMASK]<sop><|user|>\nhi<|assistant|>\n<think>the user says hi, answer it briefly "
+               "and kindly</think>\nok";
+    if (strcmp(reader, "glm-4.7-prompt") == 0)
+        return "[gMASK]<sop><|user|>hi<|assistant|><think>the user says hi, answer it briefly and "
+               "kindly</think>ok";
     return NULL;
 }
 
@@ -499,7 +505,7 @@ Test(contract, request_readers_leave_out_empty_on_failure)
         if (m[i].family == TW_FAMILY_JSON)
             cr_assert_gt(failures, 0, "%s", rd->name);
     }
-    cr_assert_eq(nreaders, 8);
+    cr_assert_eq(nreaders, 10);
 }
 
 /* ---- json.c: an allocation failure is not bad JSON ---- */
