@@ -136,12 +136,12 @@
 #define TW_MOCK_PROFILE_TABLE(P)                                                                   \
     P(REPLAY, "replay", ANY, NULL)                                                                 \
     P(QWEN3_CODER, "qwen3-coder", TW_APIS_OPENAI | TW_APIS_GENERATE, "qwen3-coder")                \
+    P(GLM, "glm", TW_APIS_OPENAI | TW_APIS_GENERATE, "glm")                                        \
     P(HERMES, "hermes", TW_APIS_OPENAI, "hermes")                                                  \
     P(ANTHROPIC, "anthropic", TW_APIS_ANTHROPIC, NULL)                                             \
     P(VLLM_NATIVE, "vllm-native", TW_APIS_GENERATE, NULL)                                          \
     P(GEMINI, "gemini", TW_APIS_GEMINI, NULL)                                                      \
-    P(SCRIPT, "script", ANY, NULL)                                                                 \
-    P(GLM, "glm", TW_APIS_OPENAI | TW_APIS_GENERATE, "glm")
+    P(SCRIPT, "script", ANY, NULL)
 
 #define TW_FUZZ_OTHER_TARGETS(T)                                                                   \
     T(schema, ALWAYS)                                                                              \

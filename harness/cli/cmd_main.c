@@ -120,7 +120,7 @@ int tw_cmd_main(int argc, char **argv)
                  "   tagged live or clients against every embedded mock profile that fits it\n"
                  "   (mock-replay, mock-hermes, mock-qwen3-coder, mock-anthropic, "
                  "mock-vllm-native,\n"
-                 "   mock-gemini), and each live\n"
+                 "   mock-gemini, mock-glm), and each live\n"
                  "   suite against the script reference server of its endpoint (ref-openai: tags\n"
                  "   live+openai without responses, ref-openai-responses: live+responses,\n"
                  "   ref-anthropic: live+anthropic, ref-vllm-native: live+vllm-native),\n"
@@ -205,7 +205,8 @@ int tw_cmd_main(int argc, char **argv)
          .suite = {.tags = live_anthropic, .ntags = 2}},
         {.name = "ref-vllm-native", .profile = "script", .suite = {.tags = live_vllm, .ntags = 2}},
         /* the Anthropic live suite through the reference proxy (docs/proxies.md) */
-        {.name = "ref-proxy", .suite = {.tags = live_anthropic, .ntags = 2}}};
+        {.name = "ref-proxy", .suite = {.tags = live_anthropic, .ntags = 2}},
+        {.name = "mock-glm", .profile = "glm", .suite = {.xtags = not_live, .nxtags = 2}}};
     static const tw_backend_upstream proxied[] = {{"ref-proxy", "openai", 0, "anthropic:openai"}};
     tw_run_opts o;
     memset(&o, 0, sizeof o);

@@ -25,7 +25,7 @@ static const char run_help[] =
     "                             credentials in it, user:pass@ or key=…, are sent and\n"
     "                             never written)\n"
     "  --backend NAME=mock:P      the embedded mock backend with profile P\n"
-    "                             (auto, replay, hermes, qwen3-coder, anthropic,\n"
+    "                             (auto, replay, hermes, qwen3-coder, glm, anthropic,\n"
     "                             vllm-native, gemini, script)\n"
     "  --upstream FORMAT@PORT     the backends are proxies: start the scripted reference\n"
     "                             server (FORMAT openai, anthropic or vllm-native) on\n"

@@ -340,7 +340,7 @@ int tw_cmd_serve(int argc, char **argv)
                 "\n"
                 "  --port N        port (default 0: any free port, printed on start)\n"
                 "  --profile P     auto (default: each fixture with the first of the others that\n"
-                "                  fits it), replay, qwen3-coder, hermes, anthropic,\n"
+                "                  fits it), replay, qwen3-coder, glm, hermes, anthropic,\n"
                 "                  vllm-native, gemini, script; qwen3-coder is hermes with\n"
                 "                  the model text read by the qwen3-coder decoder;\n"
                 "                  script answers every request with the scripted reference\n"
