@@ -846,6 +846,7 @@ static const struct enc_pair {
     {"kimi-k2", "kimi-k2", false},
     {"mistral", "mistral", false},
     {"dsml", "dsml", false},
+    {"glm", "glm", false},
 };
 
 /* The neutral value without errors and warnings, printed compactly. */

@@ -129,6 +129,12 @@
     R(tw_reader_mistral_small_prompt, "mistral-small-3.2-prompt", TEXT)                            \
     D(tw_format_dsml, "dsml", TEXT, (dsml, STREAM))                                             \
     E(tw_encoder_dsml_output, "dsml", TEXT, RESULT)                                                \
+    D(tw_format_glm, "glm", TEXT, (glm, STREAM))                                                   \
+    E(tw_encoder_glm_output, "glm", TEXT, RESULT)                                                  \
+    E(tw_encoder_glm46_prompt, "glm-4.6-prompt", TEXT, REQUEST)                                    \
+    E(tw_encoder_glm47_prompt, "glm-4.7-prompt", TEXT, REQUEST)                                    \
+    R(tw_reader_glm46_prompt, "glm-4.6-prompt", TEXT)                                              \
+    R(tw_reader_glm47_prompt, "glm-4.7-prompt", TEXT)                                              \
     TW_FORMAT_TABLE_EXTRA(D, E, R)
 
 /* Rows a test adds to the table (tests/lib/test_template.c: the template
@@ -166,7 +172,8 @@
     P(KIMI_K2, "kimi-k2", TW_APIS_OPENAI | TW_APIS_GENERATE, "kimi-k2")                            \
     P(LLAMA3, "llama3", TW_APIS_OPENAI | TW_APIS_GENERATE, "llama3")                               \
     P(MISTRAL, "mistral", TW_APIS_OPENAI | TW_APIS_GENERATE, "mistral")                            \
-    P(DSML, "dsml", TW_APIS_OPENAI | TW_APIS_GENERATE, "dsml")
+    P(DSML, "dsml", TW_APIS_OPENAI | TW_APIS_GENERATE, "dsml")                                     \
+    P(GLM, "glm", TW_APIS_OPENAI | TW_APIS_GENERATE, "glm")
 
 #define TW_FUZZ_OTHER_TARGETS(T)                                                                   \
     T(schema, ALWAYS)                                                                              \

@@ -383,6 +383,12 @@ static const char *request_sample(const char *reader)
                "end\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c>";
     if (strcmp(reader, "mistral-small-3.2-prompt") == 0)
         return "<s>[INST]hi[/INST]ok</s>";
+    if (strcmp(reader, "glm-4.6-prompt") == 0)
+        return "[gMASK]<sop><|user|>\nhi<|assistant|>\n<think>the user says hi, answer it briefly "
+               "and kindly</think>\nok";
+    if (strcmp(reader, "glm-4.7-prompt") == 0)
+        return "[gMASK]<sop><|user|>hi<|assistant|><think>the user says hi, answer it briefly and "
+               "kindly</think>ok";
     return NULL;
 }
 
