@@ -841,6 +841,7 @@ static const struct enc_pair {
     {"gemini-stream", "gemini-stream", true},
     {"openai-responses", "openai-responses", false},
     {"openai-responses-stream", "openai-responses-stream", false},
+    {"minimax-m2", "minimax-m2", false},
 };
 
 /* The neutral value without errors and warnings, printed compactly. */

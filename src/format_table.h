@@ -103,6 +103,10 @@
     R(tw_reader_responses_request, "openai-responses-request", JSON)                               \
     R(tw_reader_qwen3_coder_prompt, "qwen3-coder-prompt", TEXT)                                    \
     R(tw_reader_qwen35_prompt, "qwen3.5-prompt", TEXT)                                            \
+    D(tw_format_minimax_m2, "minimax-m2", TEXT, (minimax_m2, STREAM))                              \
+    E(tw_encoder_minimax_m2_output, "minimax-m2", TEXT, RESULT)                                    \
+    E(tw_encoder_minimax_m2_prompt, "minimax-m2-prompt", TEXT, REQUEST)                            \
+    R(tw_reader_minimax_m2_prompt, "minimax-m2-prompt", TEXT)                                      \
     TW_FORMAT_TABLE_EXTRA(D, E, R)
 
 /* Rows a test adds to the table (tests/lib/test_template.c: the template
@@ -130,6 +134,7 @@
 #define TW_MOCK_PROFILE_TABLE(P)                                                                   \
     P(REPLAY, "replay", ANY, NULL)                                                                 \
     P(QWEN3_CODER, "qwen3-coder", TW_APIS_OPENAI | TW_APIS_GENERATE, "qwen3-coder")                \
+    P(MINIMAX_M2, "minimax-m2", TW_APIS_OPENAI | TW_APIS_GENERATE, "minimax-m2")                   \
     P(HERMES, "hermes", TW_APIS_OPENAI, "hermes")                                                  \
     P(ANTHROPIC, "anthropic", TW_APIS_ANTHROPIC, NULL)                                             \
     P(VLLM_NATIVE, "vllm-native", TW_APIS_GENERATE, NULL)                                          \
