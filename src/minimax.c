@@ -541,7 +541,8 @@ static tw_status put_text(tw_buf *b, const tw_buf *s, const char *what, const tw
     return tw_buf_append(b, s->data, s->len);
 }
 
-static tw_status put_call(tw_buf *b, const tw_call *c, size_t i, const tw_encode_opts *o)
+static tw_status put_call(tw_buf *b, const tw_call *c, size_t i, const tw_encode_opts *o,
+                          bool *typed_warned)
 {
     const char *name = c->name ? c->name : "";
     char gen[32];
@@ -572,6 +573,15 @@ static tw_status put_call(tw_buf *b, const tw_call *c, size_t i, const tw_encode
                 TRY(tw_not_carried(o, "minimax-m2: the value of '%.64s' holds a marker", key));
             TRY(tw_buf_puts(b, s));
         } else {
+            /* markup has no types: the decoder reads it back as a string
+             * unless the tool's schema types the parameter */
+            if (!*typed_warned) {
+                *typed_warned = true;
+                TRY(tw_not_carried(o,
+                                   "minimax-m2: value of '%.64s' is not a string: read back as "
+                                   "its type only under the tool's schema",
+                                   key));
+            }
             TRY(tw_json_write(b, a, 0));
         }
         TRY(PUTS(b, M_PARAM_END "\n"));
@@ -579,9 +589,26 @@ static tw_status put_call(tw_buf *b, const tw_call *c, size_t i, const tw_encode
     return PUTS(b, M_INVOKE_END "\n");
 }
 
+/* What the model's text has no place for. */
+static tw_status losses(const tw_result *r, const tw_encode_opts *o)
+{
+    const tw_message *m = &r->msg;
+    const char *fr = r->finish_reason ? r->finish_reason : "";
+    if (fr[0] && strcmp(fr, m->ncalls ? "tool_calls" : "stop") != 0)
+        TRY(tw_not_carried(o, "minimax-m2: finish_reason '%.32s' not carried", fr));
+    if (m->thinking_signature)
+        TRY(tw_not_carried(o, "minimax-m2: thinking signature not carried"));
+    if (m->has_redacted_thinking || m->redacted_thinking)
+        TRY(tw_not_carried(o, "minimax-m2: redacted thinking not carried"));
+    if (r->errors.len || r->warnings.len)
+        TRY(tw_not_carried(o, "minimax-m2: diagnostics not carried"));
+    return TW_OK;
+}
+
 static tw_status render_output(const tw_result *r, const tw_encode_opts *o, tw_buf *b)
 {
     const tw_message *m = &r->msg;
+    TRY(losses(r, o));
     /* the reasoning block is always written: under forced_open the decoder
      * reads a <think> at the start as the same opener */
     TRY(PUTS(b, M_THINK "\n"));
@@ -590,8 +617,9 @@ static tw_status render_output(const tw_result *r, const tw_encode_opts *o, tw_b
     TRY(put_text(b, &m->content, "content", o));
     if (m->ncalls) {
         TRY(PUTS(b, "\n" M_SECTION "\n"));
+        bool typed_warned = false;
         for (size_t i = 0; i < m->ncalls; i++)
-            TRY(put_call(b, &m->calls[i], i, o));
+            TRY(put_call(b, &m->calls[i], i, o, &typed_warned));
         TRY(PUTS(b, M_SECTION_END));
     }
     return TW_OK;

@@ -343,6 +343,8 @@ int tw_cmd_serve(int argc, char **argv)
                 "                  fits it), replay, qwen3-coder, hermes, anthropic,\n"
                 "                  vllm-native, gemini, script; qwen3-coder is hermes with\n"
                 "                  the model text read by the qwen3-coder decoder;\n"
+                "                  minimax-m2, the reference server of MiniMax-M2 (chat\n"
+                "                  completions and /generate from its model text);\n"
                 "                  script answers every request with the scripted reference\n"
                 "                  model (docs/script.md) and needs no FIXTURES\n"
                 "  --match MODE    normalised (default: ignores stream, model, temperature, …,\n"

@@ -356,6 +356,9 @@ static const char *request_sample(const char *reader)
     if (strcmp(reader, "gemini-request") == 0)
         return "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]},"
                "{\"role\":\"model\",\"parts\":[{\"text\":\"ok\"}]}]}";
+    if (strcmp(reader, "minimax-m2-prompt") == 0)
+        return "]~!b[]~b]system\nYou are a helpful "
+               "assistant.[e~[\n]~b]user\nhi[e~[\n]~b]ai\nok[e~[\n";
     return NULL;
 }
 
@@ -499,7 +502,7 @@ Test(contract, request_readers_leave_out_empty_on_failure)
         if (m[i].family == TW_FAMILY_JSON)
             cr_assert_gt(failures, 0, "%s", rd->name);
     }
-    cr_assert_eq(nreaders, 8);
+    cr_assert_eq(nreaders, 9);
 }
 
 /* ---- json.c: an allocation failure is not bad JSON ---- */
