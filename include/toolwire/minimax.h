@@ -87,7 +87,9 @@ TW_API tw_status tw_minimax_output_decode(const char *buf, size_t len, const tw_
  * warns not_carried: a call id other than call_<position> (the model writes
  * none), a marker in a value, content or reasoning, white space at the ends
  * of content or reasoning, a name holding a quote, '<', '>' or a control
- * character. Appends to out; the encode.h contract.
+ * character, a non-string value (typed back only under the tool's schema),
+ * a finish_reason the decoder would not derive, signatures, diagnostics.
+ * Appends to out; the encode.h contract.
  */
 TW_API tw_status tw_minimax_output_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out);
 
