@@ -847,6 +847,7 @@ static const struct enc_pair {
     {"mistral", "mistral", false},
     {"dsml", "dsml", false},
     {"glm", "glm", false},
+    {"minimax-m2", "minimax-m2", false},
 };
 
 /* The neutral value without errors and warnings, printed compactly. */

@@ -135,6 +135,10 @@
     E(tw_encoder_glm47_prompt, "glm-4.7-prompt", TEXT, REQUEST)                                    \
     R(tw_reader_glm46_prompt, "glm-4.6-prompt", TEXT)                                              \
     R(tw_reader_glm47_prompt, "glm-4.7-prompt", TEXT)                                              \
+    D(tw_format_minimax_m2, "minimax-m2", TEXT, (minimax_m2, STREAM))                              \
+    E(tw_encoder_minimax_m2_output, "minimax-m2", TEXT, RESULT)                                    \
+    E(tw_encoder_minimax_m2_prompt, "minimax-m2-prompt", TEXT, REQUEST)                            \
+    R(tw_reader_minimax_m2_prompt, "minimax-m2-prompt", TEXT)                                      \
     TW_FORMAT_TABLE_EXTRA(D, E, R)
 
 /* Rows a test adds to the table (tests/lib/test_template.c: the template
@@ -173,7 +177,8 @@
     P(LLAMA3, "llama3", TW_APIS_OPENAI | TW_APIS_GENERATE, "llama3")                               \
     P(MISTRAL, "mistral", TW_APIS_OPENAI | TW_APIS_GENERATE, "mistral")                            \
     P(DSML, "dsml", TW_APIS_OPENAI | TW_APIS_GENERATE, "dsml")                                     \
-    P(GLM, "glm", TW_APIS_OPENAI | TW_APIS_GENERATE, "glm")
+    P(GLM, "glm", TW_APIS_OPENAI | TW_APIS_GENERATE, "glm")                                        \
+    P(MINIMAX_M2, "minimax-m2", TW_APIS_OPENAI | TW_APIS_GENERATE, "minimax-m2")
 
 #define TW_FUZZ_OTHER_TARGETS(T)                                                                   \
     T(schema, ALWAYS)                                                                              \

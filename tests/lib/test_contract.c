@@ -389,6 +389,9 @@ static const char *request_sample(const char *reader)
     if (strcmp(reader, "glm-4.7-prompt") == 0)
         return "[gMASK]<sop><|user|>hi<|assistant|><think>the user says hi, answer it briefly and "
                "kindly</think>ok";
+    if (strcmp(reader, "minimax-m2-prompt") == 0)
+        return "]~!b[]~b]system\nYou are a helpful "
+               "assistant.[e~[\n]~b]user\nhi[e~[\n]~b]ai\nok[e~[\n";
     return NULL;
 }
 
