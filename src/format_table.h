@@ -103,6 +103,8 @@
     R(tw_reader_responses_request, "openai-responses-request", JSON)                               \
     R(tw_reader_qwen3_coder_prompt, "qwen3-coder-prompt", TEXT)                                    \
     R(tw_reader_qwen35_prompt, "qwen3.5-prompt", TEXT)                                            \
+    D(tw_format_gemma4, "gemma4", TEXT, (gemma4, STREAM))                                          \
+    E(tw_encoder_gemma4_output, "gemma4", TEXT, RESULT)                                            \
     TW_FORMAT_TABLE_EXTRA(D, E, R)
 
 /* Rows a test adds to the table (tests/lib/test_template.c: the template
@@ -134,7 +136,8 @@
     P(ANTHROPIC, "anthropic", TW_APIS_ANTHROPIC, NULL)                                             \
     P(VLLM_NATIVE, "vllm-native", TW_APIS_GENERATE, NULL)                                          \
     P(GEMINI, "gemini", TW_APIS_GEMINI, NULL)                                                      \
-    P(SCRIPT, "script", ANY, NULL)
+    P(SCRIPT, "script", ANY, NULL)                                                                 \
+    P(GEMMA4, "gemma4", TW_APIS_OPENAI | TW_APIS_GENERATE, "gemma4")
 
 #define TW_FUZZ_OTHER_TARGETS(T)                                                                   \
     T(schema, ALWAYS)                                                                              \
