@@ -734,11 +734,12 @@ static tw_status render_output(const tw_result *r, const tw_encode_opts *o, tw_b
             o, "gemma4: finish_reason '%.32s' not carried (the output ends as it ends)", fin));
     if (m->thinking_signature || m->has_redacted_thinking || m->redacted_thinking)
         TRY(tw_not_carried(o, "gemma4: thinking signature or redacted thinking not carried"));
-    if (m->thinking.len) {
-        TRY(PUTS(b, G_CH G_THOUGHT "\n"));
-        TRY(put_text(b, &m->thinking, "reasoning", o));
-        TRY(PUTS(b, G_CH_END));
-    }
+    /* the thought channel is always written: under forced_open the decoder
+     * reads a <|channel>thought at the start as the same opener, and an
+     * empty channel reads back as no reasoning */
+    TRY(PUTS(b, G_CH G_THOUGHT "\n"));
+    TRY(put_text(b, &m->thinking, "reasoning", o));
+    TRY(PUTS(b, G_CH_END));
     TRY(put_text(b, &m->content, "content", o));
     for (size_t i = 0; i < m->ncalls; i++)
         TRY(put_call(b, &m->calls[i], i, o));

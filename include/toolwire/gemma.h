@@ -80,14 +80,13 @@ TW_API tw_status tw_gemma_output_decode(const char *buf, size_t len, const tw_de
 
 /*
  * Output encoder ("gemma4"): a neutral result as Gemma 4 writes it:
- * <|channel>thought\nreasoning<channel|> when there is reasoning, the
- * content, then each call as <|tool_call>call:NAME{key:VALUE,…}<tool_call|>
- * (keys in order, strings quoted <|"|>…<|"|>, numbers, booleans and null
- * bare, objects and lists in the same brace syntax). not_carried warnings
- * for what the decoder would read back otherwise: a special token in
- * content, reasoning, a name, a key or a string, white space at the ends of
- * content or reasoning, a call id other than the call_<n> the decoder
- * numbers, arguments that are not an object, a finish_reason the decoder
+ * <|channel>thought\nreasoning<channel|> (always, empty when there is
+ * none: under forced_open it is the same opener), the content, then each call as
+ * <|tool_call>call:NAME{key:VALUE,…}<tool_call|> (keys in order, strings quoted <|"|>…<|"|>,
+ * numbers, booleans and null bare, objects and lists in the same brace syntax). not_carried
+ * warnings for what the decoder would read back otherwise: a special token in content, reasoning, a
+ * name, a key or a string, white space at the ends of content or reasoning, a call id other than
+ * the call_<n> the decoder numbers, arguments that are not an object, a finish_reason the decoder
  * would not give, a thinking signature. Appends to out; the encode.h
  * contract.
  */

@@ -261,3 +261,37 @@ Test(gemma, output_encoder_round_trip)
     tw_buf_free(&out);
     tw_result_free(&r);
 }
+
+/* Content without reasoning, encoded and read back under forced_open: the
+ * encoder writes the (empty) thought channel, so the content does not turn
+ * into reasoning (a fuzz finding). */
+Test(gemma, encoder_empty_reasoning_forced_open)
+{
+    const char *in = "<channel|>hinking";
+    tw_decode_opts fo;
+    memset(&fo, 0, sizeof fo);
+    fo.forced_open = true;
+    tw_result r;
+    cr_assert_eq(tw_gemma_output_decode(in, strlen(in), &fo, &r), TW_OK);
+    cr_assert_str_eq(r.msg.content.data, "hinking");
+    cr_assert_eq(r.msg.thinking.len, 0);
+    tw_buf out = {0};
+    tw_diag_list w = {0};
+    tw_encode_opts eo;
+    memset(&eo, 0, sizeof eo);
+    eo.warnings = &w;
+    cr_assert_eq(tw_gemma_output_encode(&r, &eo, &out), TW_OK);
+    cr_assert_eq(w.len, 0);
+    tw_result back;
+    cr_assert_eq(tw_gemma_output_decode(out.data, out.len, &fo, &back), TW_OK);
+    cr_assert_str_eq(back.msg.content.data, "hinking", "wire %.*s", (int)out.len, out.data);
+    cr_assert_eq(back.msg.thinking.len, 0);
+    tw_result_free(&back);
+    cr_assert_eq(tw_gemma_output_decode(out.data, out.len, NULL, &back), TW_OK);
+    cr_assert_str_eq(back.msg.content.data, "hinking");
+    cr_assert_eq(back.msg.thinking.len, 0);
+    tw_result_free(&back);
+    tw_diag_list_free(&w);
+    tw_buf_free(&out);
+    tw_result_free(&r);
+}
