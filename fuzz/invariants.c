@@ -841,6 +841,7 @@ static const struct enc_pair {
     {"gemini-stream", "gemini-stream", true},
     {"openai-responses", "openai-responses", false},
     {"openai-responses-stream", "openai-responses-stream", false},
+    {"gemma4", "gemma4", false},
 };
 
 /* The neutral value without errors and warnings, printed compactly. */
