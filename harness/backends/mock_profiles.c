@@ -65,16 +65,19 @@ const char *tw_mock_profile_for(const char *profile, const tw_fixture *f)
     if (!profile || strcmp(profile, "auto") != 0)
         return tw_mock_profile_fits(profile, f) ? profile : NULL;
     const char *const *profiles = tw_profile_names();
-    for (size_t i = 0; profiles[i]; i++) {
-        /* auto takes a dialect's profile (qwen3-coder, harmony, …) only for a
-         * fixture that names its decoder: the hermes profile answers a
-         * fixture without a decode format as Hermes text */
-        if (tw_profile_is_dialect((tw_profile)i) &&
-            !names_decoder(f, tw_profile_decoder((tw_profile)i)))
-            continue;
-        if (tw_mock_profile_fits(profiles[i], f))
-            return profiles[i];
-    }
+    /* auto takes a dialect's profile (qwen3-coder, harmony, …) only for a
+     * fixture that names its decoder, and then before any other (the hermes
+     * profile, earlier in the table than a dialect added after it, would
+     * answer it too); the hermes profile answers a fixture without a decode
+     * format as Hermes text */
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; profiles[i]; i++) {
+            bool dialect = tw_profile_is_dialect((tw_profile)i);
+            if (dialect && !names_decoder(f, tw_profile_decoder((tw_profile)i)))
+                continue;
+            if (dialect == (pass == 0) && tw_mock_profile_fits(profiles[i], f))
+                return profiles[i];
+        }
     return NULL;
 }
 
