@@ -120,7 +120,7 @@ int tw_cmd_main(int argc, char **argv)
                  "   tagged live or clients against every embedded mock profile that fits it\n"
                  "   (mock-replay, mock-hermes, mock-qwen3-coder, mock-anthropic, "
                  "mock-vllm-native,\n"
-                 "   mock-gemini), and each live\n"
+                 "   mock-gemini, mock-gemma4), and each live\n"
                  "   suite against the script reference server of its endpoint (ref-openai: tags\n"
                  "   live+openai without responses, ref-openai-responses: live+responses,\n"
                  "   ref-anthropic: live+anthropic, ref-vllm-native: live+vllm-native),\n"
@@ -194,6 +194,7 @@ int tw_cmd_main(int argc, char **argv)
          .profile = "vllm-native",
          .suite = {.xtags = not_live, .nxtags = 2}},
         {.name = "mock-gemini", .profile = "gemini", .suite = {.xtags = not_live, .nxtags = 2}},
+        {.name = "mock-gemma4", .profile = "gemma4", .suite = {.xtags = not_live, .nxtags = 2}},
         {.name = "ref-openai",
          .profile = "script",
          .suite = {.tags = live_openai, .ntags = 2, .xtags = responses, .nxtags = 1}},

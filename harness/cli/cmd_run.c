@@ -26,7 +26,7 @@ static const char run_help[] =
     "                             never written)\n"
     "  --backend NAME=mock:P      the embedded mock backend with profile P\n"
     "                             (auto, replay, hermes, qwen3-coder, anthropic,\n"
-    "                             vllm-native, gemini, script)\n"
+    "                             vllm-native, gemini, script, gemma4)\n"
     "  --upstream FORMAT@PORT     the backends are proxies: start the scripted reference\n"
     "                             server (FORMAT openai, anthropic or vllm-native) on\n"
     "                             127.0.0.1:PORT behind each URL backend, judge the request\n"
