@@ -247,9 +247,10 @@ tw_status tw_dl_reset(void *p, const tw_decode_opts *o, tw_event_fn fn, void *us
 void tw_dl_recycle(void *d, tw_result *r)
 {
     (void)d;
+    if (!r)
+        return; /* nothing to give back (the contract allows NULL) */
     tw_result_free(r);
-    if (r)
-        memset(r, 0, sizeof *r);
+    memset(r, 0, sizeof *r);
 }
 
 /* Drop the read bytes once they are at least half of what is held. */
