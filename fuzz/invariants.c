@@ -848,6 +848,7 @@ static const struct enc_pair {
     {"dsml", "dsml", false},
     {"glm", "glm", false},
     {"minimax-m2", "minimax-m2", false},
+    {"gemma4", "gemma4", false},
 };
 
 /* The neutral value without errors and warnings, printed compactly. */

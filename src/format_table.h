@@ -139,6 +139,8 @@
     E(tw_encoder_minimax_m2_output, "minimax-m2", TEXT, RESULT)                                    \
     E(tw_encoder_minimax_m2_prompt, "minimax-m2-prompt", TEXT, REQUEST)                            \
     R(tw_reader_minimax_m2_prompt, "minimax-m2-prompt", TEXT)                                      \
+    D(tw_format_gemma4, "gemma4", TEXT, (gemma4, STREAM))                                          \
+    E(tw_encoder_gemma4_output, "gemma4", TEXT, RESULT)                                            \
     TW_FORMAT_TABLE_EXTRA(D, E, R)
 
 /* Rows a test adds to the table (tests/lib/test_template.c: the template
@@ -178,7 +180,8 @@
     P(MISTRAL, "mistral", TW_APIS_OPENAI | TW_APIS_GENERATE, "mistral")                            \
     P(DSML, "dsml", TW_APIS_OPENAI | TW_APIS_GENERATE, "dsml")                                     \
     P(GLM, "glm", TW_APIS_OPENAI | TW_APIS_GENERATE, "glm")                                        \
-    P(MINIMAX_M2, "minimax-m2", TW_APIS_OPENAI | TW_APIS_GENERATE, "minimax-m2")
+    P(MINIMAX_M2, "minimax-m2", TW_APIS_OPENAI | TW_APIS_GENERATE, "minimax-m2")                   \
+    P(GEMMA4, "gemma4", TW_APIS_OPENAI | TW_APIS_GENERATE, "gemma4")
 
 #define TW_FUZZ_OTHER_TARGETS(T)                                                                   \
     T(schema, ALWAYS)                                                                              \

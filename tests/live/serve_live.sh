@@ -40,7 +40,7 @@ done
 echo "serve --profile script on $url"
 
 fail=0
-for e in openai openai-responses anthropic vllm-native; do
+for e in openai openai-responses anthropic vllm-native gemma4; do
     n=$(ls "$SRC/fixtures/live/$e"/*.json | wc -l)
     rc=0
     "$BIN" run --tag live --backend "ref-$e=$url" --out "$tmp/reports" --retries 0 \

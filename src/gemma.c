@@ -1,0 +1,762 @@
+/*
+ * Gemma 4 (Google): the model-output dialect on the push engine
+ * (dialect.h) and its output encoder. Grammar and rules:
+ * docs/formats/gemma4.md.
+ *
+ *   [<|channel>thought\nREASONING<channel|>] CONTENT
+ *   <|tool_call>call:NAME{key:VALUE,…}<tool_call|> …
+ *   [<|tool_response> | <turn|>]
+ *
+ * A VALUE is <|"|>a string<|"|>, a bare number, boolean or null, or an
+ * object {key:VALUE,…} or a list [VALUE,…] in the same syntax. A bare
+ * top-level value is typed by the tool's schema (typed_args.h); a quoted
+ * one is a string; an object or list is JSON.
+ */
+#include "toolwire/gemma.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "dialect.h"
+#include "enc_common.h"
+#include "formats.h"
+#include "toolwire/json.h"
+#include "typed_args.h"
+#include "tw_macros.h"
+
+/* ===================== the markers ===================== */
+
+#define G_CH "<|channel>"
+#define G_CH_END "<channel|>"
+#define G_CALL "<|tool_call>"
+#define G_CALL_END "<tool_call|>"
+#define G_Q "<|\"|>"
+#define G_EOT "<turn|>"
+#define G_TURN "<|turn>"
+#define G_RESP "<|tool_response>"
+#define G_THOUGHT "thought"
+#define G_CALL_KW "call:"
+
+#define MLEN(lit) (sizeof(lit) - 1)
+
+enum {
+    S_TEXT = 0, /* content */
+    S_THINK,    /* inside the thought channel */
+    S_CALL,     /* after <|tool_call>: the block up to <tool_call|> */
+    S_DONE      /* after an end-of-turn token */
+};
+
+typedef struct gemma_dec {
+    tw_dl dl;
+    int st;
+    bool lead;   /* at the start of a forced-open block: a <|channel> there is the same opener */
+    bool chname; /* right after <|channel>: its name (thought) is dropped */
+    bool in_str; /* the call search is inside a <|"|> string */
+    bool after_warned; /* text after the end of the turn was reported */
+    uint64_t think_at; /* offset of the open <|channel> (0 under forced_open) */
+    uint64_t call_at;  /* offset of the open call's <|tool_call> */
+    uint64_t scan;     /* where the call search goes on */
+} gemma_dec;
+
+static const tw_dl_mark text_marks[] = {TW_DL_MARK(G_CH),   TW_DL_MARK(G_CALL),
+                                        TW_DL_MARK(G_EOT),  TW_DL_MARK(G_TURN),
+                                        TW_DL_MARK(G_RESP), TW_DL_MARK(G_CH_END)};
+enum { T_CH, T_CALL, T_EOT, T_TURN, T_RESP, T_CH_END };
+
+static const tw_dl_mark think_marks[] = {TW_DL_MARK(G_CH_END), TW_DL_MARK(G_CALL),
+                                         TW_DL_MARK(G_EOT),    TW_DL_MARK(G_TURN),
+                                         TW_DL_MARK(G_RESP),   TW_DL_MARK(G_CH)};
+enum { H_END, H_CALL, H_EOT, H_TURN, H_RESP, H_CH };
+
+/* what ends a call block outside a string: its end, a string's opener, or
+ * (unterminated) a next call or the end of the turn */
+static const tw_dl_mark call_marks[] = {TW_DL_MARK(G_CALL_END), TW_DL_MARK(G_Q),
+                                        TW_DL_MARK(G_CALL),     TW_DL_MARK(G_EOT),
+                                        TW_DL_MARK(G_TURN),     TW_DL_MARK(G_RESP)};
+/* inside a string: its end, or the end of the turn (a special token the
+ * model writes only to end it) */
+static const tw_dl_mark str_marks[] = {TW_DL_MARK(G_Q), TW_DL_MARK(G_EOT), TW_DL_MARK(G_TURN),
+                                       TW_DL_MARK(G_RESP)};
+enum { C_END, C_Q, C_CALL, C_EOT };
+
+static bool is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static void trim(const char **p, size_t *n)
+{
+    while (*n && is_space((*p)[0])) {
+        (*p)++;
+        (*n)--;
+    }
+    while (*n && is_space((*p)[*n - 1]))
+        (*n)--;
+}
+
+static bool starts(const char *p, size_t n, const char *lit, size_t k)
+{
+    return n >= k && memcmp(p, lit, k) == 0;
+}
+
+/* The first occurrence of lit in p[0, n), or n. */
+static size_t find(const char *p, size_t n, const char *lit, size_t k)
+{
+    const char *h = tw_memmem(p, n, lit, k);
+    return h ? (size_t)(h - p) : n;
+}
+
+/* A call name or a bare key: no white space, no markup, no brace syntax. */
+static bool name_ok(const char *p, size_t n)
+{
+    if (!n)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)p[i];
+        if (c < 0x20 || c == 0x7f || c == ' ' || c == '<' || c == '>' || c == '{' || c == '}' ||
+            c == '[' || c == ']' || c == ',' || c == ':' || c == '"' || c == '\'')
+            return false;
+    }
+    return true;
+}
+
+/* ===================== the brace syntax ===================== */
+
+/* A strict JSON number, true, false or null. */
+static bool json_scalar(const char *p, size_t n)
+{
+    if ((n == 4 && !memcmp(p, "true", 4)) || (n == 5 && !memcmp(p, "false", 5)) ||
+        (n == 4 && !memcmp(p, "null", 4)))
+        return true;
+    size_t i = 0;
+    if (i < n && p[i] == '-')
+        i++;
+    if (i >= n)
+        return false;
+    if (p[i] == '0')
+        i++;
+    else if (p[i] >= '1' && p[i] <= '9')
+        while (i < n && p[i] >= '0' && p[i] <= '9')
+            i++;
+    else
+        return false;
+    if (i < n && p[i] == '.') {
+        i++;
+        size_t d = i;
+        while (i < n && p[i] >= '0' && p[i] <= '9')
+            i++;
+        if (i == d)
+            return false;
+    }
+    if (i < n && (p[i] == 'e' || p[i] == 'E')) {
+        i++;
+        if (i < n && (p[i] == '+' || p[i] == '-'))
+            i++;
+        size_t d = i;
+        while (i < n && p[i] >= '0' && p[i] <= '9')
+            i++;
+        if (i == d)
+            return false;
+    }
+    return i == n;
+}
+
+/* One reading of a call's brace syntax: b[0, e), a refusal's reason. */
+typedef struct brace {
+    const char *b;
+    size_t e;
+    size_t p;
+    size_t max_depth;
+    tw_status code; /* TW_OK while readable */
+    char why[160];
+} brace;
+
+static void bad(brace *r, tw_status code, const char *what)
+{
+    if (r->code == TW_OK) {
+        r->code = code;
+        snprintf(r->why, sizeof r->why, "%s at byte %zu of the call", what, r->p);
+    }
+}
+
+static void ws(brace *r)
+{
+    while (r->p < r->e && is_space(r->b[r->p]))
+        r->p++;
+}
+
+/* A quoted string after its opener: [*s, *s + *n); p past its closer. */
+static bool quoted(brace *r, const char **s, size_t *n)
+{
+    size_t q = r->p + find(r->b + r->p, r->e - r->p, G_Q, MLEN(G_Q));
+    if (q >= r->e) {
+        bad(r, TW_D_TOOL_CALL_JSON, "a <|\"|> string is not closed");
+        return false;
+    }
+    *s = r->b + r->p;
+    *n = q - r->p;
+    r->p = q + MLEN(G_Q);
+    return true;
+}
+
+/* A bare token up to , } ] (trimmed); NULL-free. */
+static bool bare(brace *r, const char **s, size_t *n)
+{
+    size_t a = r->p;
+    while (r->p < r->e) {
+        char c = r->b[r->p];
+        if (c == ',' || c == '}' || c == ']')
+            break;
+        if (c == '{' || c == '[' || c == ':' || starts(r->b + r->p, r->e - r->p, "<|", 2)) {
+            bad(r, TW_D_TOOL_CALL_JSON, "a bare value holds markup");
+            return false;
+        }
+        r->p++;
+    }
+    *s = r->b + a;
+    *n = r->p - a;
+    trim(s, n);
+    if (!*n) {
+        bad(r, TW_D_TOOL_CALL_JSON, "a value is missing");
+        return false;
+    }
+    return true;
+}
+
+/* A key (bare or quoted) and its colon. */
+static bool key(brace *r, const char **k, size_t *kn)
+{
+    ws(r);
+    if (starts(r->b + r->p, r->e - r->p, G_Q, MLEN(G_Q))) {
+        r->p += MLEN(G_Q);
+        if (!quoted(r, k, kn))
+            return false;
+    } else {
+        size_t a = r->p;
+        while (r->p < r->e && r->b[r->p] != ':' && r->b[r->p] != ',' && r->b[r->p] != '}')
+            r->p++;
+        *k = r->b + a;
+        *kn = r->p - a;
+        trim(k, kn);
+        if (!name_ok(*k, *kn)) {
+            bad(r, TW_D_TOOL_CALL_JSON, "a key is empty or not a bare name");
+            return false;
+        }
+    }
+    ws(r);
+    if (r->p >= r->e || r->b[r->p] != ':') {
+        bad(r, TW_D_TOOL_CALL_JSON, "a key has no ':'");
+        return false;
+    }
+    r->p++;
+    ws(r);
+    return true;
+}
+
+/* After a member: ',' (true, more) or the closer c (false, done). */
+static bool next(brace *r, char c, bool *more)
+{
+    ws(r);
+    if (r->p < r->e && r->b[r->p] == ',') {
+        r->p++;
+        ws(r);
+        /* a trailing comma before the closer is taken */
+        *more = !(r->p < r->e && r->b[r->p] == c);
+        if (!*more)
+            r->p++;
+        return true;
+    }
+    if (r->p < r->e && r->b[r->p] == c) {
+        r->p++;
+        *more = false;
+        return true;
+    }
+    bad(r, TW_D_TOOL_CALL_JSON,
+        c == '}' ? "an object is not closed by '}'" : "a list is not closed by ']'");
+    return false;
+}
+
+/* One nested value as JSON into j. */
+static tw_status value_json(brace *r, tw_buf *j, size_t depth)
+{
+    if (depth > r->max_depth) {
+        bad(r, TW_D_JSON_TOO_DEEP, "arguments nested deeper than max_depth");
+        return TW_OK;
+    }
+    ws(r);
+    const char *s;
+    size_t n;
+    if (starts(r->b + r->p, r->e - r->p, G_Q, MLEN(G_Q))) {
+        r->p += MLEN(G_Q);
+        if (quoted(r, &s, &n))
+            return tw_json_write_str(j, s, n, 0);
+        return TW_OK;
+    }
+    if (r->p < r->e && (r->b[r->p] == '{' || r->b[r->p] == '[')) {
+        char close = r->b[r->p] == '{' ? '}' : ']';
+        TRY(tw_buf_putc(j, r->b[r->p]));
+        r->p++;
+        ws(r);
+        bool more = true;
+        if (r->p < r->e && r->b[r->p] == close) {
+            r->p++;
+            more = false;
+        }
+        for (bool first = true; more && r->code == TW_OK; first = false) {
+            if (!first)
+                TRY(tw_buf_putc(j, ','));
+            if (close == '}') {
+                if (!key(r, &s, &n))
+                    break;
+                TRY(tw_json_write_str(j, s, n, 0));
+                TRY(tw_buf_putc(j, ':'));
+            }
+            TRY(value_json(r, j, depth + 1));
+            if (r->code != TW_OK || !next(r, close, &more))
+                break;
+        }
+        return tw_buf_putc(j, close);
+    }
+    if (!bare(r, &s, &n))
+        return TW_OK;
+    /* a bare word that is no JSON scalar is kept as a string */
+    return json_scalar(s, n) ? tw_buf_append(j, s, n) : tw_json_write_str(j, s, n, 0);
+}
+
+/* ===================== one call ===================== */
+
+/* The call block body [from, to) of the call at call_at. */
+static tw_status take_call(gemma_dec *g, uint64_t from, uint64_t to)
+{
+    tw_dl *d = &g->dl;
+    brace r = {tw_dl_at(d, from), (size_t)(to - from), 0, d->L.max_depth, TW_OK, ""};
+    const char *name = "";
+    size_t nn = 0, nparams = 1;
+    for (size_t i = 0; i < r.e; i++)
+        nparams += r.b[i] == ',';
+    ws(&r);
+    size_t brace_at = r.e;
+    if (!starts(r.b + r.p, r.e - r.p, G_CALL_KW, MLEN(G_CALL_KW))) {
+        bad(&r, TW_D_XML_BAD_NAME, "<|tool_call> is not followed by call:NAME");
+    } else {
+        r.p += MLEN(G_CALL_KW);
+        brace_at = r.p + find(r.b + r.p, r.e - r.p, "{", 1);
+        name = r.b + r.p;
+        nn = brace_at - r.p;
+        trim(&name, &nn);
+        if (!name_ok(name, nn))
+            bad(&r, TW_D_XML_BAD_NAME, "call: names no function before its '{'");
+        else if (brace_at >= r.e)
+            bad(&r, TW_D_TOOL_CALL_JSON, "the call has no {…} arguments");
+    }
+    const tw_tool *tool = r.code == TW_OK ? tw_targs_tool(&d->o, name, nn) : NULL;
+    tw_targs a;
+    tw_buf j = {0};
+    tw_status st = tw_targs_begin(&a, tool, nparams, d->L.max_depth);
+    if (st == TW_OK && r.code == TW_OK) {
+        r.p = brace_at + 1;
+        ws(&r);
+        bool more = true;
+        if (r.p < r.e && r.b[r.p] == '}') {
+            r.p++;
+            more = false;
+        }
+        while (st == TW_OK && more && r.code == TW_OK && a.refuse == TW_OK) {
+            const char *k, *v;
+            size_t kn, vn;
+            if (!key(&r, &k, &kn))
+                break;
+            uint64_t kpos = from + (uint64_t)(k - r.b);
+            if (starts(r.b + r.p, r.e - r.p, G_Q, MLEN(G_Q))) {
+                r.p += MLEN(G_Q);
+                if (!quoted(&r, &v, &vn))
+                    break;
+                st = tw_targs_add(&a, k, kn, v, vn, TW_TARGS_STRING, kpos,
+                                  from + (uint64_t)(v - r.b));
+            } else if (r.p < r.e && (r.b[r.p] == '{' || r.b[r.p] == '[')) {
+                uint64_t vpos = from + r.p;
+                j.len = 0;
+                st = value_json(&r, &j, 1);
+                if (st == TW_OK && r.code == TW_OK)
+                    st = tw_targs_add(&a, k, kn, j.data, j.len, TW_TARGS_JSON, kpos, vpos);
+            } else {
+                if (!bare(&r, &v, &vn))
+                    break;
+                st = tw_targs_add(&a, k, kn, v, vn, TW_TARGS_TYPED, kpos,
+                                  from + (uint64_t)(v - r.b));
+            }
+            if (st != TW_OK || r.code != TW_OK || !next(&r, '}', &more))
+                break;
+        }
+        if (st == TW_OK && r.code == TW_OK) {
+            ws(&r);
+            if (r.p < r.e)
+                bad(&r, TW_D_TOOL_CALL_JSON, "text after the arguments' '}'");
+        }
+    }
+    if (st == TW_OK && r.code != TW_OK)
+        tw_targs_refuse(&a, r.code, "%s", r.why);
+    bool accepted = false;
+    tw_wire_sink k = {&d->res, &d->o, &d->L, d->fn, d->user, &d->stop};
+    if (st == TW_OK)
+        st = tw_targs_take(&a, &k, name, nn, NULL, (int64_t)g->call_at, NULL, NULL, &accepted);
+    tw_targs_free(&a);
+    tw_buf_free(&j);
+    return st;
+}
+
+/* ===================== the scan ===================== */
+
+static tw_status done(gemma_dec *g, uint64_t at, size_t n)
+{
+    g->st = S_DONE;
+    g->dl.pos = at + n;
+    return TW_OK;
+}
+
+static void open_call(gemma_dec *g, uint64_t at)
+{
+    tw_dl_gap(&g->dl, TW_DL_CONTENT);
+    g->call_at = at;
+    g->scan = at + MLEN(G_CALL);
+    g->in_str = false;
+    g->st = S_CALL;
+    g->dl.pos = at;
+}
+
+static void open_think(gemma_dec *g, uint64_t at)
+{
+    g->st = S_THINK;
+    g->think_at = at;
+    g->lead = false;
+    g->chname = true;
+    g->dl.pos = at + MLEN(G_CH);
+}
+
+static tw_status scan_text(gemma_dec *g, bool final)
+{
+    tw_dl *d = &g->dl;
+    uint64_t at;
+    size_t which = 0;
+    tw_dl_hit h = tw_dl_find(d, d->pos, NULL, text_marks, 6, final, &at, &which);
+    TRY(tw_dl_text(d, TW_DL_CONTENT, d->pos, (size_t)(at - d->pos)));
+    d->pos = at;
+    if (h == TW_DL_NONE)
+        return TW_OK;
+    switch (which) {
+    case T_CH:
+        tw_dl_gap(d, TW_DL_CONTENT);
+        open_think(g, at);
+        return TW_OK;
+    case T_CALL: open_call(g, at); return TW_OK;
+    case T_CH_END: /* a stray channel closer (the prompt's empty thought) is dropped */
+        d->pos = at + MLEN(G_CH_END);
+        return TW_OK;
+    default: return done(g, at, text_marks[which].n);
+    }
+}
+
+static tw_status scan_think(gemma_dec *g, bool final)
+{
+    tw_dl *d = &g->dl;
+    if (g->lead) { /* a <|channel> at the start of a forced-open block */
+        uint64_t end = tw_dl_end(d), p = d->pos;
+        while (p < end && is_space(*tw_dl_at(d, p)))
+            p++;
+        d->pos = p;
+        if (p == end && !final)
+            return TW_OK;
+        int s = tw_dl_starts(d, p, G_CH, MLEN(G_CH), final);
+        if (s < 0)
+            return TW_OK;
+        g->lead = false;
+        if (s > 0) {
+            d->pos = p + MLEN(G_CH);
+            g->chname = true;
+        }
+    }
+    if (g->chname) { /* the channel's name: thought */
+        int s = tw_dl_starts(d, d->pos, G_THOUGHT, MLEN(G_THOUGHT), final);
+        if (s < 0)
+            return TW_OK;
+        g->chname = false;
+        if (s > 0)
+            d->pos += MLEN(G_THOUGHT);
+    }
+    uint64_t at;
+    size_t which = 0;
+    tw_dl_hit h = tw_dl_find(d, d->pos, NULL, think_marks, 6, final, &at, &which);
+    TRY(tw_dl_text(d, TW_DL_THINKING, d->pos, (size_t)(at - d->pos)));
+    d->pos = at;
+    if (h == TW_DL_NONE)
+        return TW_OK;
+    tw_dl_gap(d, TW_DL_THINKING);
+    switch (which) {
+    case H_END:
+        g->st = S_TEXT;
+        d->pos = at + MLEN(G_CH_END);
+        return TW_OK;
+    case H_CH: /* a second opener inside the channel: the same block */
+        d->pos = at + MLEN(G_CH);
+        g->chname = true;
+        return TW_OK;
+    case H_CALL:
+        TRY(tw_dl_diag(d, false, TW_D_THINK_IMPLICIT_END, (int64_t)at,
+                       "the thought channel ended at <|tool_call> without <channel|>"));
+        open_call(g, at);
+        return TW_OK;
+    default:
+        TRY(tw_dl_diag(d, true, TW_D_THINK_UNTERMINATED, (int64_t)g->think_at,
+                       "<|channel> not closed before the end of the turn"));
+        return done(g, at, think_marks[which].n);
+    }
+}
+
+static tw_status call_unterminated(gemma_dec *g, const char *why)
+{
+    return tw_dl_diag(&g->dl, true, TW_D_TOOL_CALL_UNTERMINATED, (int64_t)g->call_at, why);
+}
+
+static tw_status scan_call(gemma_dec *g, bool final)
+{
+    tw_dl *d = &g->dl;
+    for (;;) {
+        uint64_t at;
+        size_t which = 0;
+        tw_dl_hit h = g->in_str ? tw_dl_find(d, g->scan, NULL, str_marks, 4, final, &at, &which)
+                                : tw_dl_find(d, g->scan, NULL, call_marks, 6, final, &at, &which);
+        if (h == TW_DL_NONE) {
+            g->scan = at;
+            return TW_OK;
+        }
+        if (g->in_str) /* str_marks: the string's end, or the end of the turn */
+            which = which == 0 ? C_Q : C_EOT + which - 1;
+        if (which == C_Q) {
+            g->in_str = !g->in_str;
+            g->scan = at + MLEN(G_Q);
+            continue;
+        }
+        if (which == C_END) {
+            TRY(take_call(g, g->call_at + MLEN(G_CALL), at));
+            g->st = S_TEXT;
+            d->pos = at + MLEN(G_CALL_END);
+            return TW_OK;
+        }
+        TRY(call_unterminated(g, which == C_CALL
+                                     ? "<|tool_call> not closed before the next <|tool_call>"
+                                     : "<|tool_call> not closed before the end of the turn"));
+        if (which == C_CALL) {
+            open_call(g, at);
+            return TW_OK;
+        }
+        return done(g, at, call_marks[which].n);
+    }
+}
+
+static tw_status scan_done(gemma_dec *g)
+{
+    tw_dl *d = &g->dl;
+    uint64_t end = tw_dl_end(d);
+    for (uint64_t p = d->pos; p < end && !g->after_warned; p++)
+        if (!is_space(*tw_dl_at(d, p))) {
+            g->after_warned = true;
+            TRY(tw_dl_diag(d, false, TW_D_TOOL_RESULT_IN_OUTPUT, (int64_t)p,
+                           "text after the end of the turn (a tool result or a next turn) "
+                           "was dropped"));
+        }
+    d->pos = end;
+    return TW_OK;
+}
+
+static tw_status gemma_scan(tw_dl *d, bool final)
+{
+    gemma_dec *g = (gemma_dec *)d;
+    for (;;) {
+        uint64_t pos = d->pos;
+        int st = g->st;
+        uint64_t call_at = g->call_at;
+        bool lead = g->lead, chname = g->chname;
+        tw_status s;
+        switch (g->st) {
+        case S_TEXT: s = scan_text(g, final); break;
+        case S_THINK: s = scan_think(g, final); break;
+        case S_CALL: s = scan_call(g, final); break;
+        default: return scan_done(g);
+        }
+        if (s != TW_OK)
+            return s;
+        if (g->st == st && d->pos == pos && g->call_at == call_at && g->lead == lead &&
+            g->chname == chname)
+            return TW_OK;
+    }
+}
+
+static void gemma_start(tw_dl *d)
+{
+    gemma_dec *g = (gemma_dec *)d;
+    if (d->o.forced_open) {
+        g->st = S_THINK;
+        g->lead = true;
+    }
+}
+
+static tw_status gemma_end(tw_dl *d)
+{
+    gemma_dec *g = (gemma_dec *)d;
+    switch (g->st) {
+    case S_THINK:
+        return tw_dl_diag(d, true, TW_D_THINK_UNTERMINATED, (int64_t)g->think_at,
+                          "<|channel> not closed at the end of the output");
+    case S_CALL: return call_unterminated(g, "<|tool_call> not closed by <tool_call|>");
+    default: return TW_OK;
+    }
+}
+
+static const tw_dialect gemma_dialect = {"gemma4", sizeof(gemma_dec), gemma_start, gemma_scan,
+                                         gemma_end};
+
+TW_DIALECT_MODULE(gemma, gemma_dialect, tw_format_gemma4, "gemma4",
+                  "Gemma 4 model output: <|channel>thought reasoning, "
+                  "<|tool_call>call:NAME{key:VALUE} calls in brace syntax typed by the schema")
+
+/* ===================== the output encoder ===================== */
+
+static const char *const g_tokens[] = {G_CH, G_CH_END, G_CALL, G_CALL_END,
+                                       G_Q,  G_EOT,    G_TURN, G_RESP};
+
+static bool has_token(const char *s, size_t n)
+{
+    for (size_t i = 0; i < sizeof g_tokens / sizeof g_tokens[0]; i++)
+        if (tw_memmem(s, n, g_tokens[i], strlen(g_tokens[i])))
+            return true;
+    return false;
+}
+
+/* Would the decoder read text back as it is? No special token in it and no
+ * white space at its ends. */
+static bool text_carried(const char *s, size_t n)
+{
+    if (n && (is_space(s[0]) || is_space(s[n - 1])))
+        return false;
+    return !has_token(s, n);
+}
+
+static tw_status put_text(tw_buf *b, const tw_buf *s, const char *what, const tw_encode_opts *o)
+{
+    if (!s->len)
+        return TW_OK;
+    if (!text_carried(s->data, s->len))
+        TRY(tw_not_carried(o,
+                           "gemma4: the %s holds a special token or white space at its ends, "
+                           "read back otherwise",
+                           what));
+    return tw_buf_append(b, s->data, s->len);
+}
+
+/* One value in the brace syntax (the template's format_argument with bare
+ * keys). */
+static tw_status put_value(tw_buf *b, const cJSON *v, const char *call, const tw_encode_opts *o,
+                           size_t depth)
+{
+    if (cJSON_IsString(v)) {
+        const char *s = v->valuestring ? v->valuestring : "";
+        size_t n = strlen(s);
+        if (tw_memmem(s, n, G_Q, MLEN(G_Q)))
+            TRY(tw_not_carried(o, "gemma4: call %.64s: a string holds <|\"|>, read back otherwise",
+                               call));
+        TRY(PUTS(b, G_Q));
+        TRY(tw_buf_append(b, s, n));
+        return PUTS(b, G_Q);
+    }
+    if (cJSON_IsObject(v) || cJSON_IsArray(v)) {
+        bool obj = cJSON_IsObject(v);
+        TRY(tw_buf_putc(b, obj ? '{' : '['));
+        for (const cJSON *c = v->child; c; c = c->next) {
+            if (c != v->child)
+                TRY(tw_buf_putc(b, ','));
+            if (obj) {
+                const char *k = c->string ? c->string : "";
+                if (!name_ok(k, strlen(k)) || has_token(k, strlen(k)))
+                    TRY(tw_not_carried(o, "gemma4: call %.64s: key '%.64s' is not a bare name",
+                                       call, k));
+                TRY(tw_buf_puts(b, k));
+                TRY(tw_buf_putc(b, ':'));
+            }
+            TRY(put_value(b, c, call, o, depth + 1));
+        }
+        return tw_buf_putc(b, obj ? '}' : ']');
+    }
+    if (depth == 0)
+        TRY(tw_not_carried(o,
+                           "gemma4: call %.64s: the bare value of '%.64s' is read back as such "
+                           "only by the tool's schema",
+                           call, v->string ? v->string : ""));
+    return tw_json_write(b, v, 0);
+}
+
+static tw_status put_call(tw_buf *b, const tw_call *c, size_t i, const tw_encode_opts *o)
+{
+    const char *name = c->name ? c->name : "";
+    if (!name_ok(name, strlen(name)) || has_token(name, strlen(name)))
+        TRY(tw_not_carried(o, "gemma4: call name '%.64s' cannot be read back", name));
+    char gen[32];
+    snprintf(gen, sizeof gen, "call_%zu", i + 1);
+    if (c->id && c->id[0] && strcmp(c->id, gen) != 0)
+        TRY(tw_not_carried(o, "gemma4: call %.64s: the dialect writes no call id ('%.64s')", name,
+                           c->id));
+    TRY(PUTS(b, G_CALL G_CALL_KW));
+    TRY(tw_buf_puts(b, name));
+    TRY(tw_buf_putc(b, '{'));
+    if (c->arguments && !cJSON_IsObject(c->arguments)) {
+        TRY(tw_not_carried(o, "gemma4: call %.64s: arguments that are not an object", name));
+    } else if (c->arguments) {
+        for (const cJSON *v = c->arguments->child; v; v = v->next) {
+            const char *k = v->string ? v->string : "";
+            if (v != c->arguments->child)
+                TRY(tw_buf_putc(b, ','));
+            if (!name_ok(k, strlen(k)) || has_token(k, strlen(k)))
+                TRY(tw_not_carried(o, "gemma4: call %.64s: key '%.64s' is not a bare name", name,
+                                   k));
+            TRY(tw_buf_puts(b, k));
+            TRY(tw_buf_putc(b, ':'));
+            TRY(put_value(b, v, name, o, 0));
+        }
+    }
+    return PUTS(b, "}" G_CALL_END);
+}
+
+static tw_status render_output(const tw_result *r, const tw_encode_opts *o, tw_buf *b)
+{
+    const tw_message *m = &r->msg;
+    const char *fin = r->finish_reason ? r->finish_reason : "";
+    if (fin[0] && strcmp(fin, m->ncalls ? "tool_calls" : "stop") != 0)
+        TRY(tw_not_carried(
+            o, "gemma4: finish_reason '%.32s' not carried (the output ends as it ends)", fin));
+    if (m->thinking_signature || m->has_redacted_thinking || m->redacted_thinking)
+        TRY(tw_not_carried(o, "gemma4: thinking signature or redacted thinking not carried"));
+    /* the thought channel is always written: under forced_open the decoder
+     * reads a <|channel>thought at the start as the same opener, and an
+     * empty channel reads back as no reasoning */
+    TRY(PUTS(b, G_CH G_THOUGHT "\n"));
+    TRY(put_text(b, &m->thinking, "reasoning", o));
+    TRY(PUTS(b, G_CH_END));
+    TRY(put_text(b, &m->content, "content", o));
+    for (size_t i = 0; i < m->ncalls; i++)
+        TRY(put_call(b, &m->calls[i], i, o));
+    return TW_OK;
+}
+
+tw_status tw_gemma_output_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out)
+{
+    if (!r || !out)
+        return TW_ERR_INVALID;
+    if (!o)
+        o = &tw_enc_default_opts;
+    tw_capsave cs;
+    tw_cap_begin(out, o, &cs);
+    return tw_cap_end(out, &cs, render_output(r, o, out));
+}
+
+const tw_encoder_ops tw_encoder_gemma4_output = {
+    "gemma4", "neutral result -> Gemma 4 model output (thought channel, <|tool_call>call:NAME{…})",
+    TW_ENC_RESULT, tw_unsupported_encode_request, tw_gemma_output_encode};
