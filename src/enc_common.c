@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "toolwire/shims.h"
 
@@ -208,4 +209,21 @@ tw_status tw_unsupported_encode_result(const tw_result *r, const tw_encode_opts 
 {
     (void)r, (void)o, (void)out;
     return TW_ERR_UNSUPPORTED;
+}
+
+/* The UTC date of t as YYYY-MM-DD (days to the civil calendar, proleptic
+ * Gregorian), with no time zone loaded: strftime and localtime allocate
+ * one and keep it. */
+void tw_enc_utc_date(time_t t, char *out, size_t n)
+{
+    long long z = (long long)t / 86400 - (t < 0 && t % 86400 ? 1 : 0) + 719468;
+    long long era = (z >= 0 ? z : z - 146096) / 146097;
+    long long doe = z - era * 146097;
+    long long yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    long long doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    long long mp = (5 * doy + 2) / 153;
+    long long d = doy - (153 * mp + 2) / 5 + 1;
+    long long m = mp < 10 ? mp + 3 : mp - 9;
+    long long y = yoe + era * 400 + (m <= 2);
+    snprintf(out, n, "%04lld-%02d-%02d", y, (int)m, (int)d);
 }

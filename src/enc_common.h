@@ -5,6 +5,7 @@
 #ifndef TOOLWIRE_ENC_COMMON_H
 #define TOOLWIRE_ENC_COMMON_H
 
+#include <time.h>
 #include "toolwire/encode.h"
 #include "toolwire/json.h"
 #include "toolwire/neutral.h"
@@ -83,5 +84,9 @@ typedef tw_status (*tw_render_fn)(tw_buf *b, const tw_request *r, const tw_encod
                                   size_t max_depth);
 tw_status tw_encode_capped(const tw_request *r, const tw_encode_opts *o, tw_buf *out,
                            tw_render_fn fn);
+
+/* The UTC date of t as YYYY-MM-DD into out[0, n) (a date a chat template's
+ * strftime_now writes), computed without loading a time zone. */
+void tw_enc_utc_date(time_t t, char *out, size_t n);
 
 #endif

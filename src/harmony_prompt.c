@@ -271,22 +271,6 @@ static tw_status ts_tool(tw_buf *b, const tw_tool *t, const tw_encode_opts *o)
 
 /* ===================== the system and developer messages ===================== */
 
-/* The UTC date of t as YYYY-MM-DD (days to the civil calendar, proleptic
- * Gregorian). */
-static void civil_date(time_t t, char *out, size_t n)
-{
-    long long z = (long long)t / 86400 - (t < 0 && t % 86400 ? 1 : 0) + 719468;
-    long long era = (z >= 0 ? z : z - 146096) / 146097;
-    long long doe = z - era * 146097;
-    long long yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    long long doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    long long mp = (5 * doy + 2) / 153;
-    long long d = doy - (153 * mp + 2) / 5 + 1;
-    long long m = mp < 10 ? mp + 3 : mp - 9;
-    long long y = yoe + era * 400 + (m <= 2);
-    snprintf(out, n, "%04lld-%02d-%02d", y, (int)m, (int)d);
-}
-
 static tw_status put_system(tw_buf *b, const tw_request *r)
 {
     TRY(PUTS(b, TW_HM_SYSTEM));
@@ -298,7 +282,7 @@ static tw_status put_system(tw_buf *b, const tw_request *r)
         TRY(tw_buf_puts(b, date));
     } else { /* strftime_now("%Y-%m-%d"), as UTC: no time zone loaded (it allocates) */
         char now[64];
-        civil_date(time(NULL), now, sizeof now);
+        tw_enc_utc_date(time(NULL), now, sizeof now);
         TRY(tw_buf_puts(b, now));
     }
     TRY(PUTS(b, TW_HM_REASONING));

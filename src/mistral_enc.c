@@ -4,7 +4,7 @@
  * "mistral-small-3.2-prompt", the Mistral Small 3.2 chat template's prompt,
  * byte for byte what jinja2 renders.
  */
-#define _POSIX_C_SOURCE 200809L /* gmtime_r */
+
 #include "toolwire/mistral.h"
 
 #include <stdint.h>
@@ -198,10 +198,7 @@ static tw_status put_today(tw_buf *b, const tw_request *r)
     if (cJSON_IsString(t) && t->valuestring)
         return tw_buf_append(b, t->valuestring, strlen(t->valuestring));
     char day[32];
-    time_t now = time(NULL);
-    struct tm tmv;
-    if (!gmtime_r(&now, &tmv) || strftime(day, sizeof day, "%Y-%m-%d", &tmv) == 0)
-        return TW_ERR_INVALID;
+    tw_enc_utc_date(time(NULL), day, sizeof day);
     return tw_buf_append(b, day, strlen(day));
 }
 

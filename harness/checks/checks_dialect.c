@@ -53,7 +53,7 @@ static void calls_check(judge *j, const tw_result *ref, const tw_result *got)
         const tw_call *e = &ref->msg.calls[i], *g = &got->msg.calls[i];
         if (strcmp(e->name, g->name) != 0) {
             PUT(j->out, TW_CHK_DLX_01, TW_V_FAIL, -1,
-                "call %zu: the model text names %.64s, the response %.64s (%zu call(s) in the "
+                "call %zu: the model text names '%.64s', the response '%.64s' (%zu call(s) in the "
                 "model text, %zu in the response)",
                 i, e->name, g->name, ref->msg.ncalls, got->msg.ncalls);
             return;

@@ -72,7 +72,8 @@ static const char html_style[] =
     "code{word-break:break-all}\n"
     ".wrap{max-width:100%;overflow-x:auto}\n"
     "#m thead th,#cmp thead th{position:sticky;top:0;background:#f6f8fa;z-index:2}\n"
-    "#m th.v{writing-mode:vertical-rl;transform:rotate(180deg);font-weight:normal;font-size:11px;"
+    "#m th.v,.cmp "
+    "th.v{writing-mode:vertical-rl;transform:rotate(180deg);font-weight:normal;font-size:11px;"
     "padding:3px 0;line-height:1;white-space:nowrap;max-height:7em}\n"
     "#m td.c,#m td.http{padding:1px 0;min-width:14px;font-size:12px;cursor:pointer}\n"
     "#m .fx{position:sticky;left:0;z-index:1;background:#fff;text-align:left;white-space:nowrap;"
@@ -451,7 +452,7 @@ static void cmp_head(tw_rw *out, const char *id, const tw_report *r, size_t show
         "<th>check</th><th>severity</th>",
         id);
     for (size_t a = 0; a < shown; a++) {
-        tw_rw_puts(out, "<th>");
+        tw_rw_puts(out, "<th class=v>"); /* upright names would widen the table past a screen */
         tw_xml_text(out, tw_cmp_label(r, o, a));
         tw_rw_puts(out, "</th>");
     }
