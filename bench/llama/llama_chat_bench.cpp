@@ -177,6 +177,18 @@ static void llama_decode(llama_side *l, const std::string &in, size_t chunk)
     }
 }
 
+/* The message llama.cpp's parser throws on the whole input, or "" when it
+ * reads it (an input it refuses is a finding, not a measurement). */
+static std::string llama_refusal(llama_side *l, const std::string &in)
+{
+    try {
+        common_chat_parse(in, false, l->params);
+    } catch (const std::exception &e) {
+        return e.what();
+    }
+    return "";
+}
+
 static llama_side llama_setup(const std::string &tmpl_src)
 {
     static const char schema[] =
@@ -378,7 +390,16 @@ int main(int argc, char **argv)
            "tw MB/s", "llama/tw", "calls", "calls");
 
     static const size_t chunks[] = {0, 4096, 16, 4};
+    std::string refused;
     for (const input &in : ins) {
+        std::string why = llama_refusal(&ll, in.bytes);
+        if (!why.empty()) {
+            printf("%-28s %8zu llama.cpp's parser refuses it: %.100s\n", in.name.c_str(),
+                   in.bytes.size(), why.c_str());
+            refused += "- " + in.name + " (" + std::to_string(in.bytes.size()) +
+                       " bytes): llama.cpp's parser throws \"" + why.substr(0, 200) + "\"\n";
+            continue;
+        }
         double t0 = now();
         llama_decode(&ll, in.bytes, 0);
         double tb = std::max(now() - t0, 1e-7);
@@ -448,6 +469,10 @@ int main(int argc, char **argv)
     rep["peak_rss_kib"] = ru.ru_maxrss;
     if (!cuts.empty())
         md += "\nCut inputs:\n\n" + cuts;
+    if (!refused.empty())
+        md += "\nInputs llama.cpp's parser refuses (toolwire's decoder reads them; not "
+              "measured):\n\n" +
+              refused;
     md += checks;
 
     mkdir(out.c_str(), 0755);
