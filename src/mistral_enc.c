@@ -332,7 +332,7 @@ static tw_status render_small(tw_buf *b, const tw_request *r, const tw_encode_op
                 TRY(put_buf(b, &m->content));
             TRY(PUTS(b, "</s>"));
             break;
-        case TW_ROLE_TOOL:
+        case TW_ROLE_TOOL: {
             char rid[40];
             small_id(m->tool_call_id, rid);
             TRY(PUTS(b, "[TOOL_RESULTS]"));
@@ -341,6 +341,7 @@ static tw_status render_small(tw_buf *b, const tw_request *r, const tw_encode_op
             TRY(put_buf(b, &m->content));
             TRY(PUTS(b, "[/TOOL_RESULTS]"));
             break;
+        }
         }
     }
     return TW_OK;
