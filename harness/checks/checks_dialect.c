@@ -16,15 +16,6 @@ static const tw_check_id DLX_IDS[] = {TW_CHK_DLX_01, TW_CHK_DLX_02, TW_CHK_DLX_0
                                       TW_CHK_DLX_05};
 #define NDLX (sizeof DLX_IDS / sizeof DLX_IDS[0])
 
-/* The dialect decoder the fixture reads the exchange's model text with, or NULL. */
-static const char *dialect_of(const tw_fx_exchange *ex)
-{
-    const char *f = !ex ? NULL : ex->model_format ? ex->model_format : ex->decode_format;
-    if (!f || tw_profile_of_dialect(f) == TW_NPROFILES || strcmp(f, "qwen3-coder") == 0)
-        return NULL;
-    return f;
-}
-
 /* s[0, n) without its leading and trailing white space. */
 static void trimmed(const tw_buf *b, const char **s, size_t *n)
 {
@@ -192,7 +183,7 @@ static void finish_check(judge *j, const tw_result *ref, const tw_result *got)
 void tw_chk_dialect_checks(judge *j, bool stream)
 {
     const tw_fx_exchange *ex = j->in->ex;
-    const char *dialect = dialect_of(ex);
+    const char *dialect = tw_chk_ex_dialect(ex);
     const tw_format_ops *f = dialect ? tw_format_find(dialect) : NULL;
     if (!f || !ex->model_text) {
         tw_chk_skip_ids(j->out, DLX_IDS, NDLX, "no model text in a model dialect");

@@ -187,6 +187,10 @@ void tw_chk_view_generate(const cJSON *body, size_t depth, rview *v);
  * options, their tools or else the request's (so values are typed by the
  * schema), the judge's limits. tw_opts_holder_free it. */
 void tw_chk_model_opts(judge *j, const tw_fx_exchange *ex, tw_opts_holder *h);
+/* The model dialect the exchange's model text is in (the decoder of a dialect
+ * profile of the table of formats, qwen3-coder aside: QWX-* judge it), or NULL
+ * (ex may be NULL). DLX-* judge such text; the Hermes checks step aside. */
+const char *tw_chk_ex_dialect(const tw_fx_exchange *ex);
 
 /* checks_oai_base.c */
 void tw_chk_ostream_free(ostream *s);

@@ -20,20 +20,11 @@ static bool ex_is_qwen(const tw_fx_exchange *ex)
     return f && strcmp(f, "qwen3-coder") == 0;
 }
 
-/* The model dialect (a dialect profile's decoder other than qwen3-coder,
- * judged by DLX-*) the exchange's model text is in, or NULL. */
-static const char *ex_dialect(const tw_fx_exchange *ex)
-{
-    const char *f = !ex ? NULL : ex->model_format ? ex->model_format : ex->decode_format;
-    return f && tw_profile_of_dialect(f) != TW_NPROFILES && strcmp(f, "qwen3-coder") != 0 ? f
-                                                                                          : NULL;
-}
-
 /* The decoder the text checks read the model text with: the model dialect's,
  * qwen3-coder when the fixture decodes it so, else hermes. */
 static const char *text_decoder(const tw_fx_exchange *ex)
 {
-    const char *d = ex_dialect(ex);
+    const char *d = tw_chk_ex_dialect(ex);
     return d ? d : ex_is_qwen(ex) ? "qwen3-coder" : "hermes";
 }
 
@@ -202,7 +193,7 @@ void tw_chk_hermes_checks(judge *j, tw_api_kind kind, bool stream)
         tw_chk_skip_ids(j->out, ids, 3, "no model text in the fixture");
         return;
     }
-    if (ex_dialect(ex)) { /* its own markup, not <tool_call> blocks: DLX-* judge it */
+    if (tw_chk_ex_dialect(ex)) { /* its own markup, not <tool_call> blocks: DLX-* judge it */
         tw_chk_skip_ids(j->out, ids, 3, "the model text is in a model dialect (DLX-*)");
         return;
     }

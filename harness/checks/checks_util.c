@@ -5,6 +5,8 @@
  */
 #include "checks_int.h"
 
+#include "apis.h"
+
 /* ================================================================ helpers */
 
 /* tw_path_kind: the table of formats (harness/common/apis.c) */
@@ -415,4 +417,12 @@ void tw_chk_model_opts(judge *j, const tw_fx_exchange *ex, tw_opts_holder *h)
             tw_opts_set_tools(h, t, nt);
     }
     h->o.limits = j->L;
+}
+
+const char *tw_chk_ex_dialect(const tw_fx_exchange *ex)
+{
+    const char *f = !ex ? NULL : ex->model_format ? ex->model_format : ex->decode_format;
+    if (!f || tw_profile_of_dialect(f) == TW_NPROFILES || strcmp(f, "qwen3-coder") == 0)
+        return NULL;
+    return f;
 }
