@@ -41,6 +41,7 @@ struct tw_llama3_dec {
     bool tagged;        /* the section began with <|python_tag|> */
     bool first;         /* the JSON value is the message's first */
     bool trailing_seen; /* text after an end token was reported */
+    bool semi;          /* S_SEP: the one ';' between calls was read */
     uint64_t sec;       /* the section's first byte (its tag, or the JSON) */
     uint64_t resume;    /* tw_dl_find's resume point of the current search */
     /* the JSON value (or built-in argument list) being scanned */
@@ -210,6 +211,7 @@ static tw_status json_done(l3 *s)
     tw_dl_gap(d, TW_DL_CONTENT);
     d->pos = s->js_pos;
     s->st = S_SEP;
+    s->semi = false;
     return TW_OK;
 }
 
@@ -634,8 +636,10 @@ static tw_status step(l3 *s, bool final, bool *more)
         return TW_OK;
     case S_SEP: {
         uint64_t p = skip_ws(d, d->pos);
-        if (p < end && *tw_dl_at(d, p) == ';')
+        if (p < end && !s->semi && *tw_dl_at(d, p) == ';') {
+            s->semi = true; /* one ';' only: a second one is prose */
             p = skip_ws(d, p + 1);
+        }
         if (p == end) {
             d->pos = end; /* ';' and white space: wait for what follows */
             return TW_OK;
