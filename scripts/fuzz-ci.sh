@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # CI fuzzing: build the targets with fuzz/build.sh as OSS-Fuzz would (no
-# Docker; clang, ASan+UBSan), replay every corpus and regression input
-# (FUZZ_JOBS targets at a time), then
-# fuzz each target for FUZZ_SECONDS (default 5) seconds, FUZZ_JOBS targets
-# at a time (default: the number of cores). FUZZ_SECONDS=0 replays only;
+# Docker; clang, ASan+UBSan), replay every regression input (FUZZ_JOBS
+# targets at a time), then fuzz each target from its corpus (every corpus
+# input runs first) for FUZZ_SECONDS (default 5) seconds, FUZZ_JOBS targets
+# at a time (default: the number of cores). FUZZ_SECONDS=0 replays the
+# corpus and the regressions only;
 # FUZZ_NO_BUILD=1 uses the targets already built in build-fuzz-ci/out.
 # The default keeps the whole test command (scripts/test.sh) within 15
 # minutes on a 2-core machine; the replay is always complete, and the long
@@ -45,10 +46,16 @@ opt() { # target key default
 }
 
 fail=0
-echo "== fuzz: replay corpus/ and fuzz/regressions/, $jobs at a time =="
+# The fuzzing below starts each target on its corpus: libFuzzer runs every
+# corpus input before its first mutation, whatever -max_total_time says (a
+# crash there fails the target as one found later does). So with fuzzing on,
+# the replay here is of fuzz/regressions/ only; FUZZ_SECONDS=0 replays both.
+replay_dirs=(fuzz/regressions)
+[ "$secs" -gt 0 ] || replay_dirs=(corpus fuzz/regressions)
+echo "== fuzz: replay ${replay_dirs[*]}, $jobs at a time =="
 replay_one() { # target: replays every input; the status goes to replay-<target>.rc
   local t=$1 dirs=() d rc=0
-  for d in "corpus/$t" "fuzz/regressions/$t"; do [ -d "$d" ] && dirs+=("$d"); done
+  for d in "${replay_dirs[@]}"; do [ -d "$d/$t" ] && dirs+=("$d/$t"); done
   [ "${#dirs[@]}" -gt 0 ] || { echo skip >"$ci/replay-$t.rc"; return 0; }
   mkdir -p "$ci/crashes/$t"
   "$OUT/fuzz_$t" -runs=0 -timeout=25 -rss_limit_mb=2560 \

@@ -36,9 +36,12 @@ mkdir -p build-fuzz-ci
 echo "== fuzzing started beside the ASan + UBSan tests (build-fuzz-ci/fuzz-ci.log) =="
 scripts/fuzz-ci.sh >build-fuzz-ci/fuzz-ci.log 2>&1 &
 fuzz_pid=$!
+# fuzz-ci's targets run every corpus input (ASan+UBSan) before fuzzing, so
+# here test_fuzz_regressions replays the regression inputs only
+# (TOOLWIRE_REPLAY_CORPUS=0); the normal build's replays both.
 asan=0
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
-UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 TOOLWIRE_REPLAY_CORPUS=0 \
   ctest --test-dir build-asan --output-on-failure -j "$ctest_jobs" -LE source || asan=1
 if [ "$asan" -eq 0 ]; then
   echo "== main job under ASan + UBSan =="
