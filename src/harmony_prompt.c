@@ -355,9 +355,33 @@ static tw_status put_text_msg(tw_buf *b, const char *head, const tw_buf *t, cons
     return tw_buf_puts(b, end);
 }
 
+/* What the request holds that the template has no place for. */
+static tw_status losses(const tw_request *r, const tw_encode_opts *o)
+{
+    static const char *const OPTS[] = {"add_generation_prompt", "model_identity", "current_date",
+                                       "reasoning_effort", "builtin_tools"};
+    if (r->model)
+        TRY(tw_not_carried(o, FMT ": model not carried"));
+    if (r->parallel_tool_calls >= 0)
+        TRY(tw_not_carried(o, FMT ": parallel_tool_calls not carried"));
+    if (r->choice == TW_CHOICE_NONE || r->choice == TW_CHOICE_REQUIRED ||
+        r->choice == TW_CHOICE_NAMED)
+        TRY(tw_not_carried(o, FMT ": tool_choice not carried (the template has no place for it)"));
+    for (const cJSON *c = r->options ? r->options->child : NULL; c; c = c->next) {
+        const char *k = c->string ? c->string : "";
+        bool carried = false;
+        for (size_t j = 0; j < sizeof OPTS / sizeof OPTS[0]; j++)
+            carried |= strcmp(k, OPTS[j]) == 0;
+        if (!carried)
+            TRY(tw_not_carried(o, FMT ": options.%.64s not carried", k));
+    }
+    return TW_OK;
+}
+
 static tw_status render(tw_buf *b, const tw_request *r, const tw_encode_opts *o, size_t max_depth)
 {
     (void)max_depth;
+    TRY(losses(r, o));
     const tw_message *ms = r->messages;
     size_t n = r->nmessages, first = 0;
     const tw_message *dev = NULL;

@@ -605,3 +605,58 @@ Test(contract, json_parse_bad_json_stays_parse_error)
         }
     }
 }
+
+static bool warned(const tw_diag_list *w, const char *what)
+{
+    for (size_t i = 0; i < w->len; i++)
+        if (w->items[i].code == TW_D_NOT_CARRIED && strstr(w->items[i].message, what))
+            return true;
+    return false;
+}
+
+/* Every prompt encoder (a model's chat template) says what of a request it
+ * has no place for: the model's name, tool_choice other than auto,
+ * parallel_tool_calls, an option it does not know. None drops them silently. */
+Test(contract, prompt_encoders_warn_what_the_template_cannot_carry)
+{
+    static const char REQ[] =
+        "{\"model\":\"m1\",\"tool_choice\":\"required\",\"parallel_tool_calls\":false,"
+        "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
+        "\"tools\":[{\"name\":\"f\",\"description\":\"d\",\"parameters\":{\"type\":\"object\","
+        "\"properties\":{}}}],\"options\":{\"no_such_option\":1}}";
+    cJSON *j = cJSON_Parse(REQ);
+    cr_assert_not_null(j);
+    tw_request r;
+    tw_error e;
+    cr_assert_eq(tw_request_read(j, NULL, &r, &e), TW_OK, "%s", e.message);
+    cJSON_Delete(j);
+    size_t n = 0, prompts = 0;
+    const tw_module *m = tw_modules(&n);
+    for (size_t i = 0; i < n; i++) {
+        if (m[i].kind != TW_MODULE_ENCODER || m[i].encoder->input != TW_ENC_REQUEST)
+            continue;
+        const char *name = m[i].encoder->name;
+        size_t len = strlen(name);
+        if (len < 7 || strcmp(name + len - 7, "-prompt") != 0 || strcmp(name, "proxy-prompt") == 0)
+            continue;
+        prompts++;
+        tw_diag_list w;
+        memset(&w, 0, sizeof w);
+        tw_encode_opts o;
+        memset(&o, 0, sizeof o);
+        o.parallel_tool_calls = -1;
+        o.warnings = &w;
+        tw_buf out = {0};
+        tw_status st = m[i].encoder->encode_request(&r, &o, &out);
+        cr_assert(st == TW_OK || st == TW_ERR_INVALID, "%s: %s", name, tw_code_name(st));
+        cr_expect(warned(&w, "model"), "%s: the model dropped silently", name);
+        cr_expect(warned(&w, "tool_choice"), "%s: tool_choice dropped silently", name);
+        cr_expect(warned(&w, "parallel_tool_calls"), "%s: parallel_tool_calls dropped silently",
+                  name);
+        cr_expect(warned(&w, "no_such_option"), "%s: an unknown option dropped silently", name);
+        tw_diag_list_free(&w);
+        tw_buf_free(&out);
+    }
+    cr_assert_geq(prompts, 10, "only %zu prompt encoders found", prompts);
+    tw_request_free(&r);
+}
