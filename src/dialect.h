@@ -140,6 +140,11 @@ tw_status tw_dl_call(tw_dl *d, const char *name, size_t nlen, const char *id, si
  * form; the caller still owns v). src_len: the text it was parsed from. */
 tw_status tw_dl_call_value(tw_dl *d, const char *name, size_t nlen, const char *id, size_t idlen,
                            const cJSON *v, size_t src_len, int64_t off);
+/* tw_dl_call_value with v a member of owner: taken out of owner (detached,
+ * not copied) when the call is accepted. */
+tw_status tw_dl_call_member(tw_dl *d, const char *name, size_t nlen, const char *id,
+                            size_t idlen, cJSON *owner, const cJSON *v, size_t src_len,
+                            int64_t off);
 
 /* ---- the decoder ---- */
 

@@ -91,8 +91,21 @@ static bool json_scan(l3 *s)
     uint64_t p = s->js_pos;
     const char *b = tw_dl_at(d, p);
     size_t n = (size_t)(end - p), i = 0;
+    size_t quote = 0; /* the next '"' at or after i when > i (n: none) */
     bool done = false;
     for (; i < n && !done; i++) {
+        if (s->in_str && !s->esc) {
+            /* a string's bytes up to its next '"' or '\\', by memchr: the
+             * quote once per quote, the backslash only before it */
+            if (quote <= i) {
+                const char *q = memchr(b + i, '"', n - i);
+                quote = q ? (size_t)(q - b) : n;
+            }
+            const char *bs = memchr(b + i, '\\', quote - i);
+            i = bs ? (size_t)(bs - b) : quote;
+            if (i == n)
+                break;
+        }
         char c = b[i];
         if (s->in_str) {
             if (s->esc)
@@ -160,8 +173,8 @@ static tw_status take_object(l3 *s, cJSON *v, size_t src_len, int64_t off, l3_re
     *how = R_CALL;
     const char *nm = name ? name->valuestring : NULL;
     const cJSON *a = params ? params : args;
-    return tw_dl_call_value(d, nm, nm ? strlen(nm) : 0, NULL, 0, cJSON_IsNull(a) ? NULL : a,
-                            src_len, off);
+    return tw_dl_call_member(d, nm, nm ? strlen(nm) : 0, NULL, 0, v, cJSON_IsNull(a) ? NULL : a,
+                             src_len, off);
 }
 
 /* The value [js_start, js_pos) ended: a call, a refused call, or (untagged
