@@ -189,7 +189,8 @@ bool tw_report_names_ok(const char *const *names, size_t n, size_t stride, const
 
 /* Comparison across reports: verdicts that differ, check by check. The
  * words follow the reports: "backends", or "client libraries" when every
- * report that holds a check holds a client-library (CLT) check. */
+ * report that holds a check holds a client-library (CLT) check, "parsers"
+ * when every one holds a parser (PRS) check. */
 tw_status tw_compare_markdown(const tw_report *r, size_t n, tw_buf *out);
 tw_status tw_compare_html(const tw_report *r, size_t n, tw_buf *out);
 
