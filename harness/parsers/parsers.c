@@ -205,6 +205,7 @@ static tw_status run_row(prun *r, const tw_parsers_opts *o, const fixture *fx, b
     tw_check_set set = {0};
     if (!ok) {
         e->result = TW_V_FAIL;
+        e->error = tw_strdup("the driver failed");
         tw_buf_printf(&det, "driver failure: %s (%zu piece%s)", bad, n, n == 1 ? "" : "s");
         tw_check_set_put(&set, TW_CHK_PRS_08, TW_V_FAIL, -1, "%s", bad);
         for (tw_check_id c = TW_CHK_PRS_01; c <= TW_CHK_PRS_07; c++)

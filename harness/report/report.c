@@ -283,7 +283,9 @@ void tw_rep_exchange_outcome(const tw_rep_exchange *e, char *dst, size_t n)
 {
     if (!n)
         return;
-    if (e->status == 0)
+    if (e->method && strcmp(e->method, "PARSE") == 0) /* a parser driver's row (parsers/) */
+        snprintf(dst, n, "%s", e->error && *e->error ? e->error : "parsed");
+    else if (e->status == 0)
         snprintf(dst, n, "no response: %s",
                  e->error && *e->error ? e->error : "the transfer failed");
     else if (e->error && *e->error)

@@ -110,7 +110,8 @@ tw_rep_check *tw_report_add_check(tw_rep_exchange *e, const char *id, tw_verdict
  */
 tw_rep_check *tw_report_set_result_check(tw_rep_exchange *e, tw_expect x);
 /* What came back, in one line: "HTTP 404", "no response: <transport error>",
- * "HTTP 200, transfer broke: <transport error>". */
+ * "HTTP 200, transfer broke: <transport error>"; a parser driver's row
+ * (method "PARSE"): "parsed", or its error ("the driver failed"). */
 void tw_rep_exchange_outcome(const tw_rep_exchange *e, char *dst, size_t n);
 /* Recompute match flags upward, the knock-on marks (tw_rep_fold) and the
  * summary counts. */
