@@ -163,6 +163,16 @@ Test(parsers, expected_difference_is_shown_apart)
     cr_assert(strstr(err, "differences[1] (stale) matched no finding"), "%s", err);
 }
 
+Test(parsers, arguments_as_json_text_pass)
+{
+    if (!have_python())
+        cr_skip("python3 is not installed");
+    dir = tw_test_tmpdir("tw_parsers_strargs");
+    int rc = misbehave("stringargs", "");
+    cr_assert_eq(rc, 0, "exit %d\n%s\n%s", rc, out, err);
+    cr_assert(strstr(out, ": ok, 2 rows, 0 skipped,"), "%s", out);
+}
+
 Test(parsers, crash_is_prs08)
 {
     if (!have_python())

@@ -12,6 +12,7 @@ spoils them in one way, MODE:
   hang      never answers (PRS-08, killed at --timeout)
   garbage   prints a line that is not JSON (PRS-08)
   baddialect  --describe names a dialect toolwire has no decoder of (exit 2)
+  stringargs  behaves: every call's arguments given as their JSON text, a string (passes)
 """
 import json
 import os
@@ -52,6 +53,9 @@ for i, line in enumerate(lines):
         spoiled = True
     elif MODE == "differ" and m["tool_calls"] and isinstance(m["tool_calls"][0]["arguments"], dict):
         m["tool_calls"][0]["arguments"]["extra"] = 1
+    elif MODE == "stringargs":
+        for c in m["tool_calls"]:
+            c["arguments"] = json.dumps(c["arguments"])
     elif MODE == "garbage" and i == 1:
         print("this is not JSON", flush=True)
     print(json.dumps(line), flush=True)
