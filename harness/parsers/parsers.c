@@ -304,6 +304,9 @@ static int fixture_read(const char *path, const tw_limits *L, fixture *fx, tw_er
             snprintf(fx->skip, sizeof fx->skip,
                      "option %.60s is toolwire's own: the protocol does not carry it", k->string);
     }
+    if (!fx->skip[0] && fx->len > L->max_input_bytes)
+        snprintf(fx->skip, sizeof fx->skip, "the input is over limits.max_input_bytes (%zu bytes)",
+                 L->max_input_bytes);
     if (!fx->skip[0] && !tw_parser_text_ok(fx->text, fx->len))
         snprintf(fx->skip, sizeof fx->skip,
                  "the input is not UTF-8 without U+0000: a JSON string cannot carry it");

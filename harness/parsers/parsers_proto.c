@@ -88,12 +88,10 @@ bool tw_parser_describe_parse(const char *text, size_t len, size_t max_depth, tw
                              i);
                 ok = false;
             } else if (!tw_parser_is_dialect(name->valuestring)) {
-                char *c = tw_strndup(name->valuestring, 80);
                 tw_error_set(err, TW_ERR_INVALID, -1, NULL,
-                             "--describe: dialects[%zu] '%s' is not a text decoder of the table of "
-                             "formats",
-                             i, c ? c : "?");
-                free(c);
+                             "--describe: dialects[%zu] '%.80s' is not a text decoder of the "
+                             "table of formats",
+                             i, name->valuestring);
                 ok = false;
             } else {
                 for (size_t k = 0; k < out->ndialects && ok; k++)
