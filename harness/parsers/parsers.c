@@ -32,6 +32,10 @@ typedef struct prun {
     tw_report rep;
     size_t nexpected; /* failing checks declared as expected differences */
     bool nomem;
+    /* progress: the dialect whose fixtures run now, its first row, when it began */
+    char pdialect[TW_PARSER_DIALECT_LEN];
+    size_t prow0;
+    long pt0;
 } prun;
 
 /* One fixture, read once for every parser. */
@@ -385,6 +389,29 @@ static tw_status run_fixture(prun *r, const tw_parsers_opts *o, const fixture *f
     return st;
 }
 
+/* The progress line of the dialect r has run since its prow0 (stderr; a CI
+ * log gets one line per parser and dialect), then starts the next one. */
+static void progress(prun *r, const char *next, bool on)
+{
+    if (on && r->pdialect[0] && r->rep.nfx > r->prow0) {
+        size_t rows = r->rep.nfx - r->prow0, skipped = 0, findings = 0;
+        for (size_t i = r->prow0; i < r->rep.nfx; i++) {
+            const tw_rep_fixture *f = &r->rep.fx[i];
+            skipped += f->skipped;
+            for (size_t k = 0; k < f->nex; k++)
+                for (size_t c = 0; c < f->ex[k].nchecks; c++)
+                    findings += f->ex[k].checks[c].verdict == TW_V_FAIL &&
+                                f->ex[k].checks[c].expected == TW_EXPECT_NOT_FAIL;
+        }
+        fprintf(stderr, "toolwire parsers: %s %s: %zu rows (%zu skipped), %zu findings, %.1f s\n",
+                r->spec->name, r->pdialect, rows, skipped, findings,
+                (double)(tw_clients_now_ms() - r->pt0) / 1000.0);
+    }
+    snprintf(r->pdialect, sizeof r->pdialect, "%s", next ? next : "");
+    r->prow0 = r->rep.nfx;
+    r->pt0 = tw_clients_now_ms();
+}
+
 /* The expected differences of the run's parsers: 2 when a file does not read. */
 static int load_expected(prun *pr, size_t n, tw_parser_expect *ex, const tw_parsers_opts *o)
 {
@@ -572,11 +599,18 @@ int tw_parsers_run_all(const tw_parser_spec *p, size_t n, const char *outdir,
             fprintf(stderr, "toolwire parsers: %s\n", why.message);
             rc = 2;
         }
-        for (size_t i = 0; fr > 0 && i < n; i++)
-            if (reads(&pr[i], fx.dialect) && run_fixture(&pr[i], &o, &fx) != TW_OK)
+        for (size_t i = 0; fr > 0 && i < n; i++) {
+            if (!reads(&pr[i], fx.dialect))
+                continue;
+            if (strcmp(pr[i].pdialect, fx.dialect) != 0)
+                progress(&pr[i], fx.dialect, !o.quiet);
+            if (run_fixture(&pr[i], &o, &fx) != TW_OK)
                 pr[i].nomem = true;
+        }
         fixture_free(&fx);
     }
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        progress(&pr[i], NULL, !o.quiet);
     sigaction(SIGPIPE, &old_pipe, NULL);
     tw_report *reps = calloc(ninit ? ninit : 1, sizeof *reps);
     size_t nrep = 0;

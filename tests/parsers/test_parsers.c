@@ -67,6 +67,9 @@ Test(parsers, own_driver_passes_every_fixture, .timeout = 600)
     cr_assert(strstr(out, "parser toolwire (toolwire "), "%s", out);
     cr_assert(strstr(out, ": ok, "), "%s", out);
     cr_assert(strstr(out, " 0 fail, 0 expected differences"), "%s", out);
+    /* a progress line as each dialect ends */
+    cr_assert(strstr(err, "toolwire parsers: toolwire hermes: "), "%s", err);
+    cr_assert(strstr(err, " 0 findings, "), "%s", err);
     /* every text dialect ran; the ones whose options are toolwire's own are skipped */
     char p[600];
     snprintf(p, sizeof p, "%s/reports/toolwire.json", dir);
