@@ -484,10 +484,23 @@ Test(exit_status, clients)
     res_free(&r);
 }
 
+Test(exit_status, parsers)
+{
+    put("describe-fails.sh", "echo '{\"protocol\":7}'\n");
+    res r = {0};
+    tw(&r, "parsers --parser broken='sh describe-fails.sh' --out rep --fixtures %s",
+       tw_test_src("tests/data/decode/hermes"));
+    EXPECT(r, 2, "parser broken: --describe: protocol must be 1");
+    tw(&r, "parsers --out rep");
+    EXPECT(r, 2, "give at least one --parser NAME=CMD");
+    res_free(&r);
+}
+
 Test(exit_status, usage)
 {
-    static const char *const cmds[] = {"main",   "parse",  "encode",  "convert", "run",    "serve",
-                                       "record", "import", "compare", "gate",    "clients"};
+    static const char *const cmds[] = {"main",    "parse", "encode",  "convert",
+                                       "run",     "serve", "record",  "import",
+                                       "compare", "gate",  "clients", "parsers"};
     res r = {0};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         tw(&r, "%s --no-such-option", cmds[i]);
