@@ -390,6 +390,57 @@ Test(qwen_xml_decode, a_dropped_repeat_counts_in_no_warning)
 /* CRLF output: the line break the template writes around a value is
  * "\r\n" and is removed exactly as "\n" is; a "\r" that is not part of that
  * break is kept. */
+/* A parameter the schema types integer takes integers only (by value, as
+ * JSON Schema counts them: 2.0 and 1e3 are integers): 1.5 stays the text it
+ * was, with the warning that it is not of its type. */
+Test(qwen_xml_decode, integer_parameter_takes_integers_only)
+{
+    static const char schema[] = "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":"
+                                 "\"integer\"},\"x\":{\"type\":\"number\"}}}";
+    tw_tool tool = {0};
+    tool.name = "f";
+    tw_error e = {0};
+    cr_assert_eq(tw_json_parse(schema, sizeof schema - 1, 8, &tool.parameters, &e), TW_OK, "%s",
+                 e.message);
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    o.tools = &tool;
+    o.ntools = 1;
+    static const struct {
+        const char *n;
+        bool integer;
+    } cases[] = {{"2", true},   {"-7", true},   {"1e3", true},
+                 {"2.0", true}, {"1.5", false}, {"-0.25", false}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        tw_buf in = {0};
+        cr_assert_eq(tw_buf_printf(&in,
+                                   "<tool_call>\n<function=f>\n<parameter=n>\n%s\n</parameter>\n"
+                                   "<parameter=x>\n%s\n</parameter>\n</function>\n</tool_call>",
+                                   cases[i].n, cases[i].n),
+                     TW_OK);
+        tw_result r;
+        decode_both(in.data, in.len, &o, &r);
+        if (cases[i].integer) {
+            cr_assert_eq(r.msg.ncalls, 1, "case %s", cases[i].n);
+            const cJSON *n = tw_json_get(r.msg.calls[0].arguments, "n");
+            cr_expect(cJSON_IsNumber(n), "case %s: an integer is a number", cases[i].n);
+            cr_expect_null(find_warning(&r, TW_D_XML_VALUE_TYPE), "case %s", cases[i].n);
+        } else {
+            const cJSON *n = r.msg.ncalls ? tw_json_get(r.msg.calls[0].arguments, "n") : NULL;
+            cr_expect_not(cJSON_IsNumber(n), "case %s: a number for an integer", cases[i].n);
+            cr_expect(r.msg.ncalls == 0 || find_warning(&r, TW_D_XML_VALUE_TYPE),
+                      "case %s: accepted without a warning", cases[i].n);
+        }
+        /* the number parameter takes every number */
+        if (r.msg.ncalls)
+            cr_expect(cJSON_IsNumber(tw_json_get(r.msg.calls[0].arguments, "x")), "case %s",
+                      cases[i].n);
+        tw_result_free(&r);
+        tw_buf_free(&in);
+    }
+    cJSON_Delete(tool.parameters);
+}
+
 Test(qwen_xml_decode, crlf_line_breaks_around_a_value)
 {
     static const struct {

@@ -214,6 +214,50 @@ Test(xlt, tool_result_pairing_lost)
     tw_check_set_free(&s);
 }
 
+/* A tool result's error flag is part of the result: an Anthropic-to-Anthropic
+ * proxy that drops is_error fails XLT-04, one that keeps it passes. */
+Test(xlt, tool_result_error_flag_lost)
+{
+#define ERR_HIST(flag)                                                                             \
+    "{\"model\":\"m\",\"max_tokens\":100,\"tools\":" TOOLS_A                                       \
+    ",\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE(                                  \
+        "n-9") "\"},"                                                                              \
+               "{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"toolu_1\","   \
+               "\"name\":\"get_weather\",\"input\":{\"city\":\"Paris\"}}]},"                       \
+               "{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":"        \
+               "\"toolu_1\"" flag ",\"content\":\"no such city\"}]}]}"
+    static const char sent[] = ERR_HIST(",\"is_error\":true");
+    static const char *const arrived[] = {ERR_HIST(",\"is_error\":true"), ERR_HIST("")};
+#undef ERR_HIST
+    tw_request s = decode_a(sent);
+    cJSON *sj = cJSON_Parse(sent);
+    for (size_t i = 0; i < 2; i++) {
+        tw_upstream_record rec;
+        tw_buf ob = {0};
+        const char *ct = NULL;
+        tw_upstream_answer("anthropic", "/v1/messages", arrived[i], strlen(arrived[i]), NULL, &rec,
+                           &ct, &ob);
+        cr_assert(rec.decoded, "%s", rec.why);
+        char *nonce = tw_script_nonce(&s);
+        tw_check_set out = {0};
+        tw_xlt_request(&s, sj, 'a', &rec, 1, nonce, &out);
+        const tw_check_result *c = get(&out, TW_CHK_XLT_04);
+        if (i == 0) {
+            cr_expect_eq(c->verdict, TW_V_PASS, "%s", c->evidence);
+        } else {
+            cr_expect_eq(c->verdict, TW_V_FAIL, "the lost flag passes: %s", c->evidence);
+            cr_expect(strstr(c->evidence, "error flag sent true, arrived false"), "%s",
+                      c->evidence);
+        }
+        tw_check_set_free(&out);
+        free(nonce);
+        tw_upstream_record_free(&rec);
+        tw_buf_free(&ob);
+    }
+    cJSON_Delete(sj);
+    tw_request_free(&s);
+}
+
 /* The answer half: the proxy's answer against the script's text. */
 Test(xlt, answer_checks)
 {
