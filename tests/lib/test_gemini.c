@@ -597,6 +597,22 @@ Test(gemini, streamed_refusal_at_the_offending_event)
     cr_expect_eq(e->offset, event_at(big, 2));
     tw_result_free(&r);
 
+    /* pieces each within max_args_bytes, together over it: at the event whose
+     * piece took the sum over */
+    static const char sum[] = EV("{\"functionCall\":{\"name\":\"a\",\"willContinue\":true}}", "")
+        EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.x\",\"stringValue\":"
+           "\"01234567890123456789\"}],\"willContinue\":true}}",
+           "") EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.y\",\"stringValue\":"
+                  "\"01234567890123456789\"}],\"willContinue\":true}}",
+                  "") EV("{\"functionCall\":{}}", ",\"finishReason\":\"STOP\"");
+    tw_test_decode_every_way("gemini-stream", sum, sizeof sum - 1, &o, &r);
+    cr_assert_eq(r.msg.ncalls, 0);
+    e = first_error(&r, TW_D_ARGS_TOO_LARGE);
+    cr_assert_not_null(e);
+    cr_expect_eq(e->offset, event_at(sum, 2), "at %lld, want the third event at %lld",
+                 (long long)e->offset, (long long)event_at(sum, 2));
+    tw_result_free(&r);
+
     /* left open by the end of the input: at the call */
     static const char open_call[] = EV("{\"text\":\"hi\"}", "")
         EV("{\"functionCall\":{\"name\":\"a\",\"willContinue\":true}}", "")

@@ -279,6 +279,36 @@ Test(openai, huge_arguments_stay_bounded)
     tw_openai_stream_free(d);
 }
 
+/* A stream holds at most 2 * max_calls + 16 calls open: one more is refused
+ * at the delta that opens it, the ones before are not. */
+Test(openai, open_calls_capped_at_twice_max_calls_plus_16)
+{
+    tw_decode_opts o = {0};
+    o.limits.max_calls = 1; /* a cap of 18 open calls */
+    for (int n = 18; n <= 19; n++) {
+        tw_buf in = {0};
+        for (int i = 0; i < n; i++)
+            cr_assert_eq(tw_buf_printf(&in,
+                                       "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":"
+                                       "[{\"index\":%d,\"id\":\"c%d\",\"function\":{\"name\":\"f\","
+                                       "\"arguments\":\"{}\"}}]}}]}\n\n",
+                                       i, i),
+                         TW_OK);
+        cr_assert_eq(tw_buf_puts(&in, "data: [DONE]\n\n"), TW_OK);
+        tw_result r;
+        tw_test_decode("openai-stream", in.data, &o, &r);
+        size_t capped = 0;
+        for (size_t e = 0; e < r.errors.len; e++)
+            capped += r.errors.items[e].code == TW_D_TOO_MANY_CALLS &&
+                      strstr(r.errors.items[e].message, "more open tool calls");
+        cr_expect_eq(capped, n == 19 ? 1u : 0u, "%d calls: %zu refused by the open-call cap", n,
+                     capped);
+        cr_expect_eq(r.msg.ncalls, 1, "max_calls 1");
+        tw_result_free(&r);
+        tw_buf_free(&in);
+    }
+}
+
 Test(openai, locate)
 {
     const char *j = " {\"a\": [1, {\"b\\\"\": 2, \"b\": [ \"x\" , {\"c\": null}]}], \"d\": {}}";

@@ -167,6 +167,17 @@ Test(xlt, request_losses_fail_their_checks)
          "\"system\",\"content\":\"You are a "
          "router.\"},{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-3") "\"}]}",
          TW_CHK_XLT_03, "arrived role system"},
+        {"{\"model\":\"m\",\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_"
+         "weather\",\"description\":\"Forecast\",\"parameters\":{\"type\":\"object\","
+         "\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]}}}],"
+         "\"tool_choice\":\"required\",\"reasoning_effort\":\"low\"%s",
+         TW_CHK_XLT_02, "description sent"},
+        {"{\"model\":\"m\",\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_"
+         "weather\",\"description\":\"Weather\",\"parameters\":{\"type\":\"object\","
+         "\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]}}},{"
+         "\"type\":\"function\",\"function\":{\"name\":\"web_search\",\"parameters\":{"
+         "\"type\":\"object\"}}}],\"tool_choice\":\"required\",\"reasoning_effort\":\"low\"%s",
+         TW_CHK_XLT_02, "web_search added"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char arrived[4096];
@@ -176,6 +187,40 @@ Test(xlt, request_losses_fail_their_checks)
         const tw_check_result *c = get(&s, cases[i].id);
         cr_assert_eq(c->verdict, TW_V_FAIL, "case %zu %s: %s", i, c->id, c->evidence);
         cr_assert(strstr(c->evidence, cases[i].needle), "case %zu: %s", i, c->evidence);
+        tw_check_set_free(&s);
+    }
+}
+
+/* A named tool_choice arrives naming the same tool, or XLT-05 fails. */
+Test(xlt, named_choice_changed)
+{
+#define TOOLS2_A                                                                                   \
+    "[{\"name\":\"get_weather\",\"input_schema\":{\"type\":\"object\"}},{\"name\":\"get_"          \
+    "time\",\"input_schema\":{\"type\":\"object\"}}]"
+#define TOOLS2_O                                                                                   \
+    "[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"parameters\":{\"type\":"     \
+    "\"object\"}}},{\"type\":\"function\",\"function\":{\"name\":\"get_time\",\"parameters\":{"    \
+    "\"type\":\"object\"}}}]"
+    static const char sent[] =
+        "{\"model\":\"m\",\"max_tokens\":100,\"tools\":" TOOLS2_A
+        ",\"tool_choice\":{\"type\":\"tool\",\"name\":\"get_weather\"},\"messages\":[{\"role\":"
+        "\"user\",\"content\":\"" DIRECTIVE("n-8") "\"}]}";
+    static const char *const arrived[] = {
+        "{\"model\":\"m\",\"tools\":" TOOLS2_O ",\"tool_choice\":{\"type\":\"function\","
+        "\"function\":{\"name\":\"get_weather\"}},\"messages\":[{\"role\":\"user\",\"content\":"
+        "\"" DIRECTIVE("n-8") "\"}]}",
+        "{\"model\":\"m\",\"tools\":" TOOLS2_O ",\"tool_choice\":{\"type\":\"function\","
+        "\"function\":{\"name\":\"get_time\"}},\"messages\":[{\"role\":\"user\",\"content\":"
+        "\"" DIRECTIVE("n-8") "\"}]}"};
+#undef TOOLS2_A
+#undef TOOLS2_O
+    for (size_t i = 0; i < 2; i++) {
+        tw_check_set s = {0};
+        judge_request(sent, arrived[i], &s);
+        const tw_check_result *c = get(&s, TW_CHK_XLT_05);
+        cr_expect_eq(c->verdict, i ? TW_V_FAIL : TW_V_PASS, "case %zu: %s", i, c->evidence);
+        if (i)
+            cr_expect(strstr(c->evidence, "arrived named get_time"), "%s", c->evidence);
         tw_check_set_free(&s);
     }
 }
