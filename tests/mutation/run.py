@@ -11,7 +11,8 @@ A mutant the list marks equivalent (no behaviour can tell it apart) is not run;
 its reason is printed.
 
   scripts/mutation.sh [--only FILE...] [--id ID...] [--report FILE] [--scratch DIR]
-  scripts/mutation.sh --check      (every mutant still applies; no build)
+  scripts/mutation.sh --check      (every mutant still applies; no build; the check
+                                    first catches faults it plants in a scratch tree)
   scripts/mutation.sh --list
 
 The scratch copy is DIR/tree with its build in DIR/build (DIR: --scratch, or
@@ -148,6 +149,31 @@ def check(mutants, root):
     return bad
 
 
+def self_test():
+    """The check first catches the faults it is there for, planted in a
+    scratch tree: a text found twice, a text not found, a missing reason, an
+    unknown test. Returns what it failed to catch (empty: all caught)."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        os.makedirs(os.path.join(d, "src"))
+        with open(os.path.join(d, "src", "x.c"), "w", encoding="utf-8") as f:
+            f.write("int a;\nint a;\nint b;\n")
+        known = sorted(test_names())[0]
+        cases = [("int b;", "int c;", "why", known, None),
+                 ("int a;", "int c;", "why", known, "found 2 times"),
+                 ("int z;", "int c;", "why", known, "found 0 times"),
+                 ("int b;", "int c;", "", known, "no `- why:`"),
+                 ("int b;", "int c;", "why", "test_no_such_suite", "no test test_no_such_suite")]
+        missed = []
+        for i, (find, repl, why, test, want) in enumerate(cases):
+            m = Mutant(f"M{i}", "src/x.c", 1)
+            m.find, m.replace, m.why, m.tests = find, repl, why, [test]
+            got = check([m], d)
+            if (want is None and got) or (want and not any(want in g for g in got)):
+                missed.append(f"planted fault {i} ({want or 'none'}): got {got}")
+        return missed
+
+
 def tracked_files():
     r = subprocess.run(["git", "-C", ROOT, "ls-files", "-co", "--exclude-standard", "-z"],
                        capture_output=True, check=True)
@@ -240,13 +266,18 @@ def main():
 
     mutants = parse(LIST)
     if a.check:
+        missed = self_test()
+        for b in missed:
+            print("mutation: the check missed a " + b, file=sys.stderr)
+        if missed:
+            return 1
         bad = check(mutants, ROOT)
         for b in bad:
             print("mutation: " + b, file=sys.stderr)
         if bad:
             return 1
         print(f"all {len(mutants)} mutants of tests/mutation/mutants.md apply (each text found "
-              "exactly once)")
+              "exactly once); the check caught the faults planted in a scratch tree")
         return 0
     bad = check(mutants, ROOT)
     if bad:
