@@ -309,6 +309,26 @@ Test(openai, open_calls_capped_at_twice_max_calls_plus_16)
     }
 }
 
+/* A request that declares its tools as an empty list has no tool to call:
+ * a call is refused unknown_tool, as under a list that lacks its name; with
+ * no tools declared at all, any name is taken. */
+Test(openai, empty_declared_tools_refuse_every_call)
+{
+    static const char body[] =
+        "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":null,"
+        "\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"f\","
+        "\"arguments\":\"{}\"}}]},\"finish_reason\":\"tool_calls\"}]}";
+    for (int declared = 0; declared < 2; declared++) {
+        tw_decode_opts o = {0};
+        o.tools_declared = declared;
+        tw_result r;
+        tw_test_decode("openai-response", body, &o, &r);
+        cr_expect_eq(r.msg.ncalls, declared ? 0u : 1u, "declared %d", declared);
+        cr_expect_eq(tw_diag_has(&r.errors, TW_D_UNKNOWN_TOOL), declared, "declared %d", declared);
+        tw_result_free(&r);
+    }
+}
+
 Test(openai, locate)
 {
     const char *j = " {\"a\": [1, {\"b\\\"\": 2, \"b\": [ \"x\" , {\"c\": null}]}], \"d\": {}}";

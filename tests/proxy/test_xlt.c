@@ -259,6 +259,42 @@ Test(xlt, tool_result_pairing_lost)
     tw_check_set_free(&s);
 }
 
+/* A history call's arguments and its result's content arrive as they were
+ * sent, or XLT-04 fails and says what differs. */
+Test(xlt, history_call_arguments_and_result_rewritten)
+{
+    const char *sent =
+        "{\"model\":\"m\",\"max_tokens\":100,\"tools\":" TOOLS_A
+        ",\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE(
+            "n-7") "\"},"
+                   "{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"toolu_1\","
+                   "\"name\":\"get_weather\",\"input\":{\"city\":\"Paris\"}}]},"
+                   "{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":"
+                   "\"toolu_1\",\"content\":\"18 C\"}]}]}";
+#define O_HIST(city, result)                                                                       \
+    "{\"model\":\"m\",\"tools\":" TOOLS_O                                                          \
+    ",\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE(                                  \
+        "n-7") "\"},"                                                                              \
+               "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"toolu_1\","     \
+               "\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"{"    \
+               "\\\"city\\\":\\\"" city "\\\"}\"}}]},"                                             \
+               "{\"role\":\"tool\",\"tool_call_id\":\"toolu_1\",\"content\":\"" result "\"}]}"
+    static const char *const arrived[] = {O_HIST("Paris", "18 C"), O_HIST("Lyon", "18 C"),
+                                          O_HIST("Paris", "20 C")};
+    static const char *const says[] = {NULL, "arguments differ at /city",
+                                       "sent \"18 C\", arrived \"20 C\""};
+#undef O_HIST
+    for (size_t i = 0; i < 3; i++) {
+        tw_check_set s = {0};
+        judge_request(sent, arrived[i], &s);
+        const tw_check_result *c = get(&s, TW_CHK_XLT_04);
+        cr_expect_eq(c->verdict, i ? TW_V_FAIL : TW_V_PASS, "case %zu: %s", i, c->evidence);
+        if (says[i])
+            cr_expect(strstr(c->evidence, says[i]), "case %zu: %s", i, c->evidence);
+        tw_check_set_free(&s);
+    }
+}
+
 /* A tool result's error flag is part of the result: an Anthropic-to-Anthropic
  * proxy that drops is_error fails XLT-04, one that keeps it passes. */
 Test(xlt, tool_result_error_flag_lost)
