@@ -373,15 +373,18 @@ ROW = re.compile(r"^\| (M\d+) \| `([^`]*)` \| ([a-z ]+) \| (.*) \| (.*) \|$")
 def write_report(path, mutants, results):
     """The results as Markdown. When the report exists, the mutants of this run
     replace their rows and the rows of the others are kept (a run of a few
-    mutants updates a full report); rows of mutants no longer listed go."""
+    mutants updates a full report); rows of mutants no longer listed go; a
+    `## Notes` section at its end (written by hand) is kept."""
     def cell(s):
         return s.replace("|", "\\|").replace("\n", " ")
 
-    rows = {}
+    rows, notes = {}, []
     try:
         for ln in open(path, encoding="utf-8"):
             m = ROW.match(ln.rstrip("\n"))
-            if m:
+            if notes or ln.startswith("## Notes"):
+                notes.append(ln.rstrip("\n"))  # written by hand, kept as it is
+            elif m:
                 rows[m.group(1)] = (m.group(3), m.group(4))
     except OSError:
         pass
@@ -414,9 +417,11 @@ def write_report(path, mutants, results):
     for m in listed:
         verdict, how = rows[m.id]
         lines.append(f"| {m.id} | `{m.path}` | {verdict} | {how} | {cell(m.why)} |")
+    if notes:
+        lines += [""] + notes
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
-        f.write("\n".join(lines) + "\n")
+        f.write("\n".join(lines).rstrip("\n") + "\n")
 
 
 if __name__ == "__main__":
