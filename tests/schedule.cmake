@@ -41,7 +41,7 @@ endforeach()
 # scripts/test.sh runs them once, in the normal build (`ctest -LE source` in
 # the ASan+UBSan build).
 set(TW_SOURCE_TESTS include_graph_self_test self_contained library_alloc_calls test_layout
-  modules_documented clang_format source_file_sizes fuzz_dicts check_ids_compile)
+  modules_documented clang_format source_file_sizes fuzz_dicts check_ids_compile mutants_apply)
 foreach(tw_test ${TW_SOURCE_TESTS})
   if(TEST ${tw_test})
     set_tests_properties(${tw_test} PROPERTIES LABELS source)

@@ -8,6 +8,7 @@
 
 #include "client.h"
 #include "mock.h"
+#include "mock_match.h"
 #include "post.h"
 #include "twtest.h"
 
@@ -121,6 +122,74 @@ Test(mock_matching, equal_matches_prefer_a_success_and_say_so)
     tw_http_response_free(&r);
     l = log_text();
     cr_assert(strstr(l, "t/amb#0 500\n"), "%s", l);
+}
+
+/* Of two exchanges a request matches apart from ignored keys, the one with its
+ * stream flag answers, whichever comes first in the file. */
+Test(mock_matching, a_request_prefers_the_exchange_with_its_stream_flag)
+{
+#define SBODY(flag, temp)                                                                          \
+    "{\"model\":\"m\",\"stream\":" flag ",\"temperature\":" temp                                   \
+    ",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"
+#define SEXCH(flag)                                                                                \
+    "{\"request\":{\"method\":\"POST\",\"path\":\"/v1/chat/completions\",\"body\":" SBODY(         \
+        flag, "0") "},\"response\":" OK_RESP "}"
+    static const char *const bodies[] = {SBODY("true", "0.5"), SBODY("false", "0.5")};
+    for (int order = 0; order < 2; order++) {
+        start(order ? FX("t/st", SEXCH("true") "," SEXCH("false"))
+                    : FX("t/st", SEXCH("false") "," SEXCH("true")));
+        for (int want_stream = 0; want_stream < 2; want_stream++) {
+            tw_http_response r;
+            tw_test_post(tw_mock_url(mock), "/v1/chat/completions", NULL, 0,
+                         bodies[want_stream ? 0 : 1], &r);
+            tw_http_response_free(&r);
+            tw_mock_record *rec;
+            size_t n;
+            cr_assert_eq(tw_mock_records(mock, 0, &rec, &n), TW_OK);
+            cr_assert_geq(n, 1);
+            /* the exchange of the same flag: #1 or #0 as the order puts it */
+            size_t want = (size_t)(want_stream == order ? 0 : 1);
+            cr_expect_eq(rec[n - 1].exchange, (long)want, "order %d, stream %d: exchange %ld",
+                         order, want_stream, (long)rec[n - 1].exchange);
+            tw_mock_records_free(rec, n);
+        }
+        if (!order)
+            stop(); /* the suite's fini stops the last */
+    }
+#undef SEXCH
+#undef SBODY
+}
+
+/* The generation options an SDK sets (max_tokens, temperature, …) are not
+ * compared; the rest of the body is, both ways. */
+Test(mock_matching, generation_options_are_not_compared)
+{
+    cJSON *want = cJSON_Parse("{\"model\":\"a\",\"max_tokens\":100,\"temperature\":0,"
+                              "\"max_completion_tokens\":5,\"messages\":[1]}");
+    cJSON *got = cJSON_Parse("{\"model\":\"b\",\"max_tokens\":200,\"temperature\":1,"
+                             "\"max_completion_tokens\":9,\"top_k\":3,\"messages\":[1]}");
+    cJSON *other = cJSON_Parse("{\"model\":\"a\",\"messages\":[2]}");
+    cr_assert(want && got && other);
+    cr_expect(tw_mock_body_matches(want, got, TW_MATCH_NORMALISED, NULL));
+    cr_expect(tw_mock_body_matches(got, want, TW_MATCH_NORMALISED, NULL));
+    cr_expect_not(tw_mock_body_matches(want, other, TW_MATCH_NORMALISED, NULL));
+    cr_expect_not(tw_mock_body_matches(want, got, TW_MATCH_EXACT, NULL));
+    cJSON_Delete(want);
+    cJSON_Delete(got);
+    cJSON_Delete(other);
+}
+
+/* A path matches itself (its query aside), not a longer or shorter one. */
+Test(mock_matching, paths_match_whole)
+{
+    cr_expect(tw_mock_path_matches("/v1/chat/completions?x=1", "/v1/chat/completions"));
+    cr_expect_not(tw_mock_path_matches("/v1/chat/completions", "/v1/chat/completionsX"));
+    cr_expect_not(tw_mock_path_matches("/v1/chat/completions", "/v1/chat/completions/x"));
+    cr_expect_not(tw_mock_path_matches("/v1/chat/completions", "/v1/chat/complet"));
+    cr_expect(
+        tw_mock_path_matches("/v1beta/models/g:generateContent", "/v1/models/g:generateContent"));
+    cr_expect_not(
+        tw_mock_path_matches("/v1beta/models/g:generateContent", "/v1/models/g:generateContentX"));
 }
 
 Test(mock_matching, equal_faults_only_first_in_file_order)

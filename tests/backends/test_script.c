@@ -145,6 +145,61 @@ Test(script_directive, latest_message_counts)
     tw_script_answer_free(&a);
 }
 
+/* Within one message the last directive counts (a correction written after
+ * a first attempt); a mention of the word without an object is no directive. */
+Test(script_directive, last_directive_of_a_message_counts)
+{
+    tw_error why = {.offset = -1};
+    tw_script_answer a;
+    answer_o("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"toolwire-script "
+             "{\\\"nonce\\\":\\\"first\\\",\\\"text\\\":\\\"first answer\\\"} no, rather "
+             "toolwire-script {\\\"nonce\\\":\\\"second\\\",\\\"text\\\":\\\"second "
+             "answer\\\"} (toolwire-script is the word)\"}]}",
+             TW_OK, &a, &why);
+    cr_assert_str_eq(a.nonce, "second");
+    cr_assert_str_eq(text_of(&a), "second answer");
+    tw_script_answer_free(&a);
+}
+
+/* A nonce is 1 to TW_SCRIPT_NONCE_MAX characters: one more is refused. */
+Test(script_directive, nonce_length_bounded)
+{
+    for (int extra = 0; extra < 2; extra++) {
+        size_t n = TW_SCRIPT_NONCE_MAX + (size_t)extra;
+        char *nonce = malloc(n + 1);
+        cr_assert_not_null(nonce);
+        memset(nonce, 'k', n);
+        nonce[n] = '\0';
+        tw_buf body = {0};
+        cr_assert_eq(tw_buf_printf(&body,
+                                   "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":"
+                                   "\"toolwire-script {\\\"nonce\\\":\\\"%s\\\",\\\"text\\\":"
+                                   "\\\"ok\\\"}\"}]}",
+                                   nonce),
+                     TW_OK);
+        tw_request req;
+        decode_o(body.data, &req);
+        char *got = tw_script_nonce(&req);
+        tw_script_answer a;
+        tw_error why = {.offset = -1};
+        tw_status st = tw_script_answer_for(&req, NULL, &a, &why);
+        if (extra) {
+            cr_expect_null(got, "a nonce of %zu characters was taken", n);
+            cr_expect_eq(st, TW_ERR_INVALID, "%s", why.message);
+            cr_expect(strstr(why.message, ".nonce: must be a string of 1 to"), "%s", why.message);
+        } else {
+            cr_expect(got && strcmp(got, nonce) == 0, "a nonce of %zu characters", n);
+            cr_expect_eq(st, TW_OK, "%s", why.message);
+        }
+        if (st == TW_OK)
+            tw_script_answer_free(&a);
+        free(got);
+        tw_request_free(&req);
+        tw_buf_free(&body);
+        free(nonce);
+    }
+}
+
 /* The step is the number of assistant messages after the directive. */
 Test(script_directive, steps_by_turn)
 {

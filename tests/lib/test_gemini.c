@@ -227,6 +227,24 @@ Test(gemini, whole_call_ends_open_streamed_call)
     tw_result_free(&r);
 }
 
+/* A string left open (willContinue) ends at a piece for another jsonPath:
+ * that piece's string is its own value, not the open one's continuation. */
+Test(gemini, open_string_ends_at_another_path)
+{
+    static const char in[] = EV("{\"functionCall\":{\"name\":\"a\",\"willContinue\":true}}", "")
+        EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.a\",\"stringValue\":\"x\","
+           "\"willContinue\":true}],\"willContinue\":true}}",
+           "") EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.b\",\"stringValue\":"
+                  "\"y\"}]}}",
+                  ",\"finishReason\":\"STOP\"");
+    tw_result r;
+    tw_test_decode_every_way("gemini-stream", in, sizeof in - 1, NULL, &r);
+    cr_assert_eq(r.msg.ncalls, 1);
+    tw_test_expect_call(&r, 0, "call_1", "a", "{\"a\": \"x\", \"b\": \"y\"}");
+    tw_test_expect_clean(&r);
+    tw_result_free(&r);
+}
+
 Test(gemini, streamed_repeated_key_keeps_first)
 {
     static const char in[] = EV("{\"functionCall\":{\"name\":\"a\",\"willContinue\":true}}", "")
@@ -577,6 +595,22 @@ Test(gemini, streamed_refusal_at_the_offending_event)
     e = first_error(&r, TW_D_ARGS_TOO_LARGE);
     cr_assert_not_null(e);
     cr_expect_eq(e->offset, event_at(big, 2));
+    tw_result_free(&r);
+
+    /* pieces each within max_args_bytes, together over it: at the event whose
+     * piece took the sum over */
+    static const char sum[] = EV("{\"functionCall\":{\"name\":\"a\",\"willContinue\":true}}", "")
+        EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.x\",\"stringValue\":"
+           "\"01234567890123456789\"}],\"willContinue\":true}}",
+           "") EV("{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.y\",\"stringValue\":"
+                  "\"01234567890123456789\"}],\"willContinue\":true}}",
+                  "") EV("{\"functionCall\":{}}", ",\"finishReason\":\"STOP\"");
+    tw_test_decode_every_way("gemini-stream", sum, sizeof sum - 1, &o, &r);
+    cr_assert_eq(r.msg.ncalls, 0);
+    e = first_error(&r, TW_D_ARGS_TOO_LARGE);
+    cr_assert_not_null(e);
+    cr_expect_eq(e->offset, event_at(sum, 2), "at %lld, want the third event at %lld",
+                 (long long)e->offset, (long long)event_at(sum, 2));
     tw_result_free(&r);
 
     /* left open by the end of the input: at the call */

@@ -279,6 +279,56 @@ Test(openai, huge_arguments_stay_bounded)
     tw_openai_stream_free(d);
 }
 
+/* A stream holds at most 2 * max_calls + 16 calls open: one more is refused
+ * at the delta that opens it, the ones before are not. */
+Test(openai, open_calls_capped_at_twice_max_calls_plus_16)
+{
+    tw_decode_opts o = {0};
+    o.limits.max_calls = 1; /* a cap of 18 open calls */
+    for (int n = 18; n <= 19; n++) {
+        tw_buf in = {0};
+        for (int i = 0; i < n; i++)
+            cr_assert_eq(tw_buf_printf(&in,
+                                       "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":"
+                                       "[{\"index\":%d,\"id\":\"c%d\",\"function\":{\"name\":\"f\","
+                                       "\"arguments\":\"{}\"}}]}}]}\n\n",
+                                       i, i),
+                         TW_OK);
+        cr_assert_eq(tw_buf_puts(&in, "data: [DONE]\n\n"), TW_OK);
+        tw_result r;
+        tw_test_decode("openai-stream", in.data, &o, &r);
+        size_t capped = 0;
+        for (size_t e = 0; e < r.errors.len; e++)
+            capped += r.errors.items[e].code == TW_D_TOO_MANY_CALLS &&
+                      strstr(r.errors.items[e].message, "more open tool calls");
+        cr_expect_eq(capped, n == 19 ? 1u : 0u, "%d calls: %zu refused by the open-call cap", n,
+                     capped);
+        cr_expect_eq(r.msg.ncalls, 1, "max_calls 1");
+        tw_result_free(&r);
+        tw_buf_free(&in);
+    }
+}
+
+/* A request that declares its tools as an empty list has no tool to call:
+ * a call is refused unknown_tool, as under a list that lacks its name; with
+ * no tools declared at all, any name is taken. */
+Test(openai, empty_declared_tools_refuse_every_call)
+{
+    static const char body[] =
+        "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":null,"
+        "\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"f\","
+        "\"arguments\":\"{}\"}}]},\"finish_reason\":\"tool_calls\"}]}";
+    for (int declared = 0; declared < 2; declared++) {
+        tw_decode_opts o = {0};
+        o.tools_declared = declared;
+        tw_result r;
+        tw_test_decode("openai-response", body, &o, &r);
+        cr_expect_eq(r.msg.ncalls, declared ? 0u : 1u, "declared %d", declared);
+        cr_expect_eq(tw_diag_has(&r.errors, TW_D_UNKNOWN_TOOL), declared, "declared %d", declared);
+        tw_result_free(&r);
+    }
+}
+
 Test(openai, locate)
 {
     const char *j = " {\"a\": [1, {\"b\\\"\": 2, \"b\": [ \"x\" , {\"c\": null}]}], \"d\": {}}";

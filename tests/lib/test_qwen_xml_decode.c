@@ -390,6 +390,94 @@ Test(qwen_xml_decode, a_dropped_repeat_counts_in_no_warning)
 /* CRLF output: the line break the template writes around a value is
  * "\r\n" and is removed exactly as "\n" is; a "\r" that is not part of that
  * break is kept. */
+/* A parameter the schema types integer takes integers only (by value, as
+ * JSON Schema counts them: 2.0 and 1e3 are integers): 1.5 stays the text it
+ * was, with the warning that it is not of its type. Schema violations are
+ * warnings here (schema_warn), so the call stands and its values show; with
+ * the schema enforced the call is refused either way. */
+Test(qwen_xml_decode, integer_parameter_takes_integers_only)
+{
+    static const char schema[] = "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":"
+                                 "\"integer\"},\"x\":{\"type\":\"number\"}}}";
+    tw_tool tool = {0};
+    tool.name = "f";
+    tw_error e = {0};
+    cr_assert_eq(tw_json_parse(schema, sizeof schema - 1, 8, &tool.parameters, &e), TW_OK, "%s",
+                 e.message);
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    o.tools = &tool;
+    o.ntools = 1;
+    o.schema_warn = true;
+    static const struct {
+        const char *n;
+        bool integer;
+    } cases[] = {{"2", true},   {"-7", true},   {"1e3", true},
+                 {"2.0", true}, {"1.5", false}, {"-0.25", false}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        tw_buf in = {0};
+        cr_assert_eq(tw_buf_printf(&in,
+                                   "<tool_call>\n<function=f>\n<parameter=n>\n%s\n</parameter>\n"
+                                   "<parameter=x>\n%s\n</parameter>\n</function>\n</tool_call>",
+                                   cases[i].n, cases[i].n),
+                     TW_OK);
+        tw_result r;
+        decode_both(in.data, in.len, &o, &r);
+        cr_assert_eq(r.msg.ncalls, 1, "case %s", cases[i].n);
+        const cJSON *n = tw_json_get(r.msg.calls[0].arguments, "n");
+        if (cases[i].integer) {
+            cr_expect(cJSON_IsNumber(n), "case %s: an integer is a number", cases[i].n);
+            cr_expect_null(find_warning(&r, TW_D_XML_VALUE_TYPE), "case %s", cases[i].n);
+        } else {
+            cr_expect(cJSON_IsString(n) && strcmp(n->valuestring, cases[i].n) == 0,
+                      "case %s: not kept as its text", cases[i].n);
+            cr_expect_not_null(find_warning(&r, TW_D_XML_VALUE_TYPE), "case %s: no warning",
+                               cases[i].n);
+        }
+        /* the number parameter takes every number */
+        cr_expect(cJSON_IsNumber(tw_json_get(r.msg.calls[0].arguments, "x")), "case %s",
+                  cases[i].n);
+        tw_result_free(&r);
+        tw_buf_free(&in);
+    }
+    cJSON_Delete(tool.parameters);
+}
+
+/* A value holding U+0000 is a cut string: the call is refused json_nul, and
+ * the refusal names the parameter, typed or not. */
+Test(qwen_xml_decode, nul_in_a_value_refuses_the_call)
+{
+    static const char text[] =
+        "<tool_call>\n<function=f>\n<parameter=city>\nPa\0ris\n</parameter>\n"
+        "</function>\n</tool_call>";
+    tw_tool tool = {0};
+    tool.name = "f";
+    tw_error e = {0};
+    static const char schema[] = "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":"
+                                 "\"string\"}}}";
+    cr_assert_eq(tw_json_parse(schema, sizeof schema - 1, 8, &tool.parameters, &e), TW_OK);
+    for (int typed_run = 0; typed_run < 2; typed_run++) {
+        tw_decode_opts o;
+        memset(&o, 0, sizeof o);
+        if (typed_run) {
+            o.tools = &tool;
+            o.ntools = 1;
+        }
+        tw_result r;
+        decode_both(text, sizeof text - 1, &o, &r);
+        cr_expect_eq(r.msg.ncalls, 0, "typed %d", typed_run);
+        cr_assert_eq(r.errors.len, 1, "typed %d", typed_run);
+        cr_expect_eq(r.errors.items[0].code, TW_D_JSON_NUL, "typed %d: %s", typed_run,
+                     tw_code_name(r.errors.items[0].code));
+        cr_expect(r.errors.items[0].message &&
+                      strstr(r.errors.items[0].message, "parameter 'city' holds U+0000"),
+                  "typed %d: %s", typed_run,
+                  r.errors.items[0].message ? r.errors.items[0].message : "");
+        tw_result_free(&r);
+    }
+    cJSON_Delete(tool.parameters);
+}
+
 Test(qwen_xml_decode, crlf_line_breaks_around_a_value)
 {
     static const struct {

@@ -167,6 +167,17 @@ Test(xlt, request_losses_fail_their_checks)
          "\"system\",\"content\":\"You are a "
          "router.\"},{\"role\":\"user\",\"content\":\"" DIRECTIVE("n-3") "\"}]}",
          TW_CHK_XLT_03, "arrived role system"},
+        {"{\"model\":\"m\",\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_"
+         "weather\",\"description\":\"Forecast\",\"parameters\":{\"type\":\"object\","
+         "\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]}}}],"
+         "\"tool_choice\":\"required\",\"reasoning_effort\":\"low\"%s",
+         TW_CHK_XLT_02, "description sent"},
+        {"{\"model\":\"m\",\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_"
+         "weather\",\"description\":\"Weather\",\"parameters\":{\"type\":\"object\","
+         "\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]}}},{"
+         "\"type\":\"function\",\"function\":{\"name\":\"web_search\",\"parameters\":{"
+         "\"type\":\"object\"}}}],\"tool_choice\":\"required\",\"reasoning_effort\":\"low\"%s",
+         TW_CHK_XLT_02, "web_search added"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char arrived[4096];
@@ -176,6 +187,40 @@ Test(xlt, request_losses_fail_their_checks)
         const tw_check_result *c = get(&s, cases[i].id);
         cr_assert_eq(c->verdict, TW_V_FAIL, "case %zu %s: %s", i, c->id, c->evidence);
         cr_assert(strstr(c->evidence, cases[i].needle), "case %zu: %s", i, c->evidence);
+        tw_check_set_free(&s);
+    }
+}
+
+/* A named tool_choice arrives naming the same tool, or XLT-05 fails. */
+Test(xlt, named_choice_changed)
+{
+#define TOOLS2_A                                                                                   \
+    "[{\"name\":\"get_weather\",\"input_schema\":{\"type\":\"object\"}},{\"name\":\"get_"          \
+    "time\",\"input_schema\":{\"type\":\"object\"}}]"
+#define TOOLS2_O                                                                                   \
+    "[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"parameters\":{\"type\":"     \
+    "\"object\"}}},{\"type\":\"function\",\"function\":{\"name\":\"get_time\",\"parameters\":{"    \
+    "\"type\":\"object\"}}}]"
+    static const char sent[] =
+        "{\"model\":\"m\",\"max_tokens\":100,\"tools\":" TOOLS2_A
+        ",\"tool_choice\":{\"type\":\"tool\",\"name\":\"get_weather\"},\"messages\":[{\"role\":"
+        "\"user\",\"content\":\"" DIRECTIVE("n-8") "\"}]}";
+    static const char *const arrived[] = {
+        "{\"model\":\"m\",\"tools\":" TOOLS2_O ",\"tool_choice\":{\"type\":\"function\","
+        "\"function\":{\"name\":\"get_weather\"}},\"messages\":[{\"role\":\"user\",\"content\":"
+        "\"" DIRECTIVE("n-8") "\"}]}",
+        "{\"model\":\"m\",\"tools\":" TOOLS2_O ",\"tool_choice\":{\"type\":\"function\","
+        "\"function\":{\"name\":\"get_time\"}},\"messages\":[{\"role\":\"user\",\"content\":"
+        "\"" DIRECTIVE("n-8") "\"}]}"};
+#undef TOOLS2_A
+#undef TOOLS2_O
+    for (size_t i = 0; i < 2; i++) {
+        tw_check_set s = {0};
+        judge_request(sent, arrived[i], &s);
+        const tw_check_result *c = get(&s, TW_CHK_XLT_05);
+        cr_expect_eq(c->verdict, i ? TW_V_FAIL : TW_V_PASS, "case %zu: %s", i, c->evidence);
+        if (i)
+            cr_expect(strstr(c->evidence, "arrived named get_time"), "%s", c->evidence);
         tw_check_set_free(&s);
     }
 }
@@ -212,6 +257,86 @@ Test(xlt, tool_result_pairing_lost)
     cr_assert_eq(c->verdict, TW_V_FAIL);
     cr_assert(strstr(c->evidence, "no tool result carries its id"), "%s", c->evidence);
     tw_check_set_free(&s);
+}
+
+/* A history call's arguments and its result's content arrive as they were
+ * sent, or XLT-04 fails and says what differs. */
+Test(xlt, history_call_arguments_and_result_rewritten)
+{
+    const char *sent =
+        "{\"model\":\"m\",\"max_tokens\":100,\"tools\":" TOOLS_A
+        ",\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE(
+            "n-7") "\"},"
+                   "{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"toolu_1\","
+                   "\"name\":\"get_weather\",\"input\":{\"city\":\"Paris\"}}]},"
+                   "{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":"
+                   "\"toolu_1\",\"content\":\"18 C\"}]}]}";
+#define O_HIST(city, result)                                                                       \
+    "{\"model\":\"m\",\"tools\":" TOOLS_O                                                          \
+    ",\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE(                                  \
+        "n-7") "\"},"                                                                              \
+               "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"toolu_1\","     \
+               "\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"{"    \
+               "\\\"city\\\":\\\"" city "\\\"}\"}}]},"                                             \
+               "{\"role\":\"tool\",\"tool_call_id\":\"toolu_1\",\"content\":\"" result "\"}]}"
+    static const char *const arrived[] = {O_HIST("Paris", "18 C"), O_HIST("Lyon", "18 C"),
+                                          O_HIST("Paris", "20 C")};
+    static const char *const says[] = {NULL, "arguments differ at /city",
+                                       "sent \"18 C\", arrived \"20 C\""};
+#undef O_HIST
+    for (size_t i = 0; i < 3; i++) {
+        tw_check_set s = {0};
+        judge_request(sent, arrived[i], &s);
+        const tw_check_result *c = get(&s, TW_CHK_XLT_04);
+        cr_expect_eq(c->verdict, i ? TW_V_FAIL : TW_V_PASS, "case %zu: %s", i, c->evidence);
+        if (says[i])
+            cr_expect(strstr(c->evidence, says[i]), "case %zu: %s", i, c->evidence);
+        tw_check_set_free(&s);
+    }
+}
+
+/* A tool result's error flag is part of the result: an Anthropic-to-Anthropic
+ * proxy that drops is_error fails XLT-04, one that keeps it passes. */
+Test(xlt, tool_result_error_flag_lost)
+{
+#define ERR_HIST(flag)                                                                             \
+    "{\"model\":\"m\",\"max_tokens\":100,\"tools\":" TOOLS_A                                       \
+    ",\"messages\":[{\"role\":\"user\",\"content\":\"" DIRECTIVE(                                  \
+        "n-9") "\"},"                                                                              \
+               "{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"toolu_1\","   \
+               "\"name\":\"get_weather\",\"input\":{\"city\":\"Paris\"}}]},"                       \
+               "{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":"        \
+               "\"toolu_1\"" flag ",\"content\":\"no such city\"}]}]}"
+    static const char sent[] = ERR_HIST(",\"is_error\":true");
+    static const char *const arrived[] = {ERR_HIST(",\"is_error\":true"), ERR_HIST("")};
+#undef ERR_HIST
+    tw_request s = decode_a(sent);
+    cJSON *sj = cJSON_Parse(sent);
+    for (size_t i = 0; i < 2; i++) {
+        tw_upstream_record rec;
+        tw_buf ob = {0};
+        const char *ct = NULL;
+        tw_upstream_answer("anthropic", "/v1/messages", arrived[i], strlen(arrived[i]), NULL, &rec,
+                           &ct, &ob);
+        cr_assert(rec.decoded, "%s", rec.why);
+        char *nonce = tw_script_nonce(&s);
+        tw_check_set out = {0};
+        tw_xlt_request(&s, sj, 'a', &rec, 1, nonce, &out);
+        const tw_check_result *c = get(&out, TW_CHK_XLT_04);
+        if (i == 0) {
+            cr_expect_eq(c->verdict, TW_V_PASS, "%s", c->evidence);
+        } else {
+            cr_expect_eq(c->verdict, TW_V_FAIL, "the lost flag passes: %s", c->evidence);
+            cr_expect(strstr(c->evidence, "error flag sent true, arrived false"), "%s",
+                      c->evidence);
+        }
+        tw_check_set_free(&out);
+        free(nonce);
+        tw_upstream_record_free(&rec);
+        tw_buf_free(&ob);
+    }
+    cJSON_Delete(sj);
+    tw_request_free(&s);
 }
 
 /* The answer half: the proxy's answer against the script's text. */

@@ -123,6 +123,37 @@ Test(secrets, process_set_keeps_bearer_token_and_long_values_only)
     cr_expect_eq(tw_secret_count(), 0);
 }
 
+/* A text found clean is judged again once the set changes: a secret added
+ * after the verdict, and held by the text, makes it unclean. */
+Test(secrets, static_clean_verdict_ends_when_the_set_changes)
+{
+    static const char text[] = "a log line holding sk-static-clean-7Fq2Lw9 in its middle";
+    tw_secret_reset();
+    cr_assert_eq(tw_secret_add("Bearer other-token-8Hd3Kp1x"), TW_OK);
+    cr_expect(tw_secret_static_clean(text), "the set holds no value of the text");
+    cr_expect(tw_secret_static_clean(text), "the verdict is kept");
+    cr_assert_eq(tw_secret_add("sk-static-clean-7Fq2Lw9"), TW_OK);
+    cr_expect_not(tw_secret_static_clean(text), "a secret added since is in the text");
+    tw_secret_reset();
+    cr_expect(tw_secret_static_clean(text), "an empty set leaves every text clean");
+}
+
+/* The header verdicts a thread keeps (no redactor) are the verdicts, at
+ * every asking: a dropped header stays dropped, a kept one kept. */
+Test(secrets, header_verdicts_the_same_when_asked_again)
+{
+    static const char *const dropped[] = {"Authorization", "X-Api-Key", "x-goog-api-key"};
+    static const char *const kept[] = {"Content-Type", "x-request-id"};
+    for (int round = 0; round < 3; round++) {
+        for (size_t i = 0; i < sizeof dropped / sizeof *dropped; i++)
+            cr_expect(tw_redact_header_dropped(NULL, dropped[i]), "round %d: %s kept", round,
+                      dropped[i]);
+        for (size_t i = 0; i < sizeof kept / sizeof *kept; i++)
+            cr_expect_not(tw_redact_header_dropped(NULL, kept[i]), "round %d: %s dropped", round,
+                          kept[i]);
+    }
+}
+
 /* The standard streams: a secret written in two pieces, and files. */
 Test(secrets, stdio_and_files_are_redacted)
 {

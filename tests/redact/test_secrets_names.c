@@ -496,6 +496,47 @@ Test(secrets_names, scrubber_undoes_several_levels_of_percent_encoding)
     }
 }
 
+/* A secret whose last byte is percent-encoded at the very end of the text:
+ * the escape in the last three bytes is decoded as any other. */
+Test(secrets_names, percent_escape_at_the_end_of_the_text)
+{
+    char *vals[] = {(char *)"zqEndsWithSlash/"};
+    static const char *const in[] = {"x=zqEndsWithSlash%2F", "x=zqEndsWithSlash%2f",
+                                     "x=zqEndsWithSlash%2F&y=1"};
+    static const char *const want[] = {"x=" TW_REDACTED, "x=" TW_REDACTED, "x=" TW_REDACTED "&y=1"};
+    for (size_t i = 0; i < sizeof in / sizeof *in; i++) {
+        tw_buf out = {0};
+        cr_assert_eq(tw_scrub_values(vals, 1, in[i], strlen(in[i]), &out, NULL, NULL), TW_OK);
+        cr_expect_str_eq(out.data, want[i], "%s", in[i]);
+        tw_buf_free(&out);
+    }
+}
+
+/* The key shapes found with no name or header to tell them: each provider's
+ * prefix followed by 16 or more key characters; a shorter run is no key. */
+Test(secrets_names, key_shapes_of_each_provider)
+{
+    static const char *const prefixes[] = {"sk-", "rk-", "sess-", "gsk_", "xai-", "sk-proj-"};
+    tw_redactor r = {0};
+    for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++) {
+        char in[128], want[128];
+        snprintf(in, sizeof in, "key %sAbCdEfGh12345678IjKl, then", prefixes[i]);
+        snprintf(want, sizeof want, "key %s, then", TW_REDACTED);
+        char *got = tw_redact_str(&r, in);
+        cr_assert_not_null(got);
+        cr_expect_str_eq(got, want, "%s", prefixes[i]);
+        free(got);
+        if (strcmp(prefixes[i], "sk-proj-") == 0)
+            continue; /* "proj-" is part of the run after "sk-" */
+        snprintf(in, sizeof in, "key %sAbCdEfGh1234567, then", prefixes[i]);
+        got = tw_redact_str(&r, in);
+        cr_assert_not_null(got);
+        cr_expect_str_eq(got, in, "%s: 15 characters are no key", prefixes[i]);
+        free(got);
+    }
+    tw_redactor_free(&r);
+}
+
 Test(secrets_names, deep_encodings_cost_linear_time)
 {
     /* 8 MiB of "%252525" nests, each level decodable: the views stop at the

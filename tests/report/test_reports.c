@@ -371,6 +371,33 @@ Test(reports, html_comparison_marks_differences)
     tw_report_free(&b);
 }
 
+/* A check listed as a difference fails on one of the reports: a pass beside
+ * a skip (or beside a fixture the other did not judge) is no difference. */
+Test(reports, comparison_lists_only_checks_that_fail_somewhere)
+{
+    tw_report r[2];
+    for (int i = 0; i < 2; i++) {
+        tw_report_init(&r[i], i ? "two" : "one", "mock:replay");
+        tw_rep_fixture *f = tw_report_add_fixture(&r[i], "openai/a", "a.json", "openai");
+        tw_rep_exchange *e = tw_report_add_exchange(f);
+        e->status = 200;
+        tw_report_add_check(e, "OAI-R01", i ? TW_V_SKIP : TW_V_PASS, TW_EXPECT_ANY, -1, "");
+        tw_report_add_check(e, "OAI-R04", i ? TW_V_FAIL : TW_V_PASS, TW_EXPECT_ANY, -1, "");
+        tw_report_summarise(&r[i]);
+    }
+    tw_buf md = {0}, html = {0};
+    cr_assert_eq(tw_compare_markdown(r, 2, &md), TW_OK);
+    cr_assert_eq(tw_compare_html(r, 2, &html), TW_OK);
+    cr_assert(strstr(md.data, "| openai/a | 0 | OAI-R04 | error | pass | fail |"), "%s", md.data);
+    cr_assert_null(strstr(md.data, "| OAI-R01 |"), "a pass beside a skip is listed: %s", md.data);
+    cr_assert(strstr(html.data, "<td>OAI-R04</td>"));
+    cr_assert_null(strstr(html.data, "<td>OAI-R01</td>"), "a pass beside a skip has a row");
+    tw_buf_free(&md);
+    tw_buf_free(&html);
+    tw_report_free(&r[0]);
+    tw_report_free(&r[1]);
+}
+
 Test(reports, html_escapes_hostile_text)
 {
     const char *evil = "a\"><img src=x onerror=alert(1)>'";
