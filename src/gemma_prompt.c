@@ -63,6 +63,21 @@ static tw_status refuse(const tw_encode_opts *o, const char *fmt, const char *a,
     return st == TW_ERR_NOMEM ? st : TW_ERR_INVALID;
 }
 
+/* Text the prompt writes raw (`what` names it) holding one of its special
+ * tokens: the tokenizer takes it as the token and no reader can take the
+ * prompt back, so it is refused. A name also must not hold '{' (it ends
+ * the name). */
+static tw_status plain_text(const ge *g, const char *s, size_t n, bool name, const char *what)
+{
+    if (!has_prompt_token(s, n) && !(name && memchr(s, '{', n)))
+        return TW_OK;
+    return refuse(g->o, "%s", what,
+                  name ? "it holds '{' or a special token of the prompt (no reader can take "
+                         "the prompt back)"
+                       : "it holds a special token of the prompt (the tokenizer reads it as "
+                         "the token; no reader can take the prompt back)");
+}
+
 static bool truthy_key(const cJSON *v, const char *k)
 {
     return cJSON_IsObject(v) && truthy(cJSON_GetObjectItemCaseSensitive(v, k));
@@ -417,8 +432,11 @@ static tw_status put_tool(ge *g, const tw_tool *t)
     tw_buf *b = g->b;
     const char *name = str_or(t->name);
     g->tool = name;
-    if (!tw_gemma_name_ok(name, strlen(name)) || has_prompt_token(name, strlen(name)))
-        TRY(tw_not_carried(g->o, FMT ": tool name '%.64s' cannot be read back", name));
+    char what[100];
+    snprintf(what, sizeof what, "tool name '%.64s'", name);
+    TRY(plain_text(g, name, strlen(name), true, what));
+    if (!tw_gemma_name_ok(name, strlen(name)))
+        TRY(tw_not_carried(g->o, FMT ": tool name '%.64s' is not a bare name", name));
     size_t at = b->len;
     TRY(PUTS(b, G_TOOL));
     TRY(put_decl(g, t));
@@ -458,12 +476,9 @@ static tw_status check_text(ge *g, span s, span t, const char *what, size_t i)
                            FMT ": white space at the ends of the %s of message %zu not carried "
                                "(the template strips it)",
                            what, i));
-    if (has_prompt_token(t.p, t.n))
-        TRY(tw_not_carried(g->o,
-                           FMT ": the %s of message %zu holds a special token, read back "
-                               "otherwise",
-                           what, i));
-    return TW_OK;
+    char m[100];
+    snprintf(m, sizeof m, "the %s of message %zu", what, i);
+    return plain_text(g, t.p, t.n, false, m);
 }
 
 /* strip_thinking(content) before its trim: the text outside
@@ -504,8 +519,11 @@ static tw_status put_calls(ge *g, const tw_message *m, size_t *seq)
                                FMT ": call id '%.64s' not carried (the template writes none; read "
                                    "back as %s)",
                                str_or(c->id), gen));
-        if (!tw_gemma_name_ok(name, strlen(name)) || has_prompt_token(name, strlen(name)))
-            TRY(tw_not_carried(g->o, FMT ": call name '%.64s' cannot be read back", name));
+        char what[100];
+        snprintf(what, sizeof what, "call name '%.64s'", name);
+        TRY(plain_text(g, name, strlen(name), true, what));
+        if (!tw_gemma_name_ok(name, strlen(name)))
+            TRY(tw_not_carried(g->o, FMT ": call name '%.64s' is not a bare name", name));
         TRY(PUTS(b, CALL_HEAD));
         TRY(tw_buf_puts(b, name));
         char label[80];
@@ -562,11 +580,9 @@ static tw_status put_results(ge *g, size_t i, size_t *n)
                                    "writes the name of the call it answers)",
                                t->name, k));
         span body = buf_span(&t->content);
-        if (tw_memmem(body.p, body.n, LIT(RESP_TAIL)))
-            TRY(tw_not_carried(g->o,
-                               FMT ": the content of tool result %zu holds " RESP_TAIL
-                                   ", read back otherwise",
-                               k));
+        char what[100];
+        snprintf(what, sizeof what, "the content of tool result %zu", k);
+        TRY(plain_text(g, body.p, body.n, false, what));
         TRY(PUTS(g->b, RESP_HEAD));
         TRY(tw_buf_puts(g->b, name));
         TRY(PUTS(g->b, RESP_VALUE));
@@ -672,11 +688,9 @@ static tw_status render(tw_buf *b, const tw_request *r, const tw_encode_opts *o,
         if (model && m->thinking.len) {
             if ((!any_user || i > last_user) && m->ncalls) {
                 span th = buf_span(&m->thinking);
-                if (tw_memmem(th.p, th.n, LIT(THOUGHT_CLOSE)))
-                    st = tw_not_carried(o,
-                                        FMT ": the reasoning of message %zu holds \\n<channel|>, "
-                                            "read back otherwise",
-                                        i);
+                char what[100];
+                snprintf(what, sizeof what, "the reasoning of message %zu", i);
+                st = plain_text(&g, th.p, th.n, false, what);
                 if (st == TW_OK)
                     st = PUTS(b, THOUGHT_OPEN);
                 if (st == TW_OK)

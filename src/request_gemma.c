@@ -229,12 +229,40 @@ size_t tw_gemma_pick_call(const tw_call *calls, size_t n, size_t k, const char *
 
 /* ===================== the reader ===================== */
 
+/* The literals the reader searches for, each with the last search's answer
+ * kept: the first occurrence at or after any p between where that search
+ * started and what it found is what it found, so every search goes on
+ * where the previous one stopped (linear however many turns ask). */
+enum { F_EOT, F_RESP, F_VALUE, F_TAIL, F_THOUGHT_CLOSE, F_TURN, F_BRACE, NF };
+static const char *const f_lit[NF] = {EOT_NL,        G_RESP, RESP_VALUE, RESP_TAIL,
+                                      THOUGHT_CLOSE, G_TURN, "{"};
+
+typedef struct gfind {
+    bool set;
+    size_t from, at; /* a search from `from` found the literal at `at` (n: nowhere) */
+} gfind;
+
 typedef struct gr {
     tw_rq d;
     const char *b;
     size_t n;
     size_t ncalls; /* calls read so far: their ids call_<n> */
+    gfind f[NF];
 } gr;
+
+/* The first literal `which` at or after p, or n. */
+static size_t find_c(gr *h, int which, size_t p)
+{
+    gfind *f = &h->f[which];
+    if (f->set && p >= f->from && p <= f->at)
+        return f->at;
+    const char *lit = f_lit[which];
+    const char *hit = p <= h->n ? tw_memmem(h->b + p, h->n - p, lit, strlen(lit)) : NULL;
+    f->set = true;
+    f->from = p;
+    f->at = hit ? (size_t)(hit - h->b) : h->n;
+    return f->at;
+}
 
 static tw_status set_text(tw_buf *t, const char *p, size_t n)
 {
@@ -246,15 +274,14 @@ static bool at_lit(const gr *h, size_t p, const char *lit, size_t k)
     return p <= h->n && starts_with(h->b + p, h->n - p, lit, k);
 }
 
-/* The first lit at or after p, or NULL. */
-static const char *find_from(const gr *h, size_t p, const char *lit, size_t k)
-{
-    return p <= h->n ? tw_memmem(h->b + p, h->n - p, lit, k) : NULL;
-}
-
-/* The tools of the system turn, declarations [at, end). */
+/* The tools of the system turn, declarations [at, end). A declaration that
+ * does not read is left out with a warning; one holding a NUL byte (no
+ * name or schema keeps it) refuses the prompt. */
 static tw_status read_tools(gr *h, size_t at, size_t end)
 {
+    if (memchr(h->b + at, '\0', end - at))
+        return tw_rq_fail(&h->d, TW_ERR_PARSE, (int64_t)at, "tools",
+                          "a NUL byte in the tool declarations at byte %zu", at);
     cJSON *arr = cJSON_CreateArray();
     if (!arr)
         return TW_ERR_NOMEM;
@@ -265,21 +292,28 @@ static tw_status read_tools(gr *h, size_t at, size_t end)
         size_t next = end, where;
         const char *why;
         st = tw_gemma_decl_read(h->b, p, end, h->d.l.max_depth, &t, &next, &why, &where);
-        if (st == TW_OK && !t)
-            st = tw_rq_fail(&h->d, TW_ERR_PARSE, (int64_t)where, "tools", "%s at byte %zu", why,
-                            where);
-        else if (st == TW_OK && cJSON_GetArraySize(arr) >= (int)h->d.l.max_tools)
+        if (st == TW_OK && !t) {
+            const char *te = tw_memmem(h->b + p, end - p, LIT(G_TOOL_END));
+            if (!starts_with(h->b + p, end - p, LIT(G_TOOL)) || !te)
+                st = tw_rq_fail(&h->d, TW_ERR_PARSE, (int64_t)where, "tools", "%s at byte %zu", why,
+                                where);
+            else
+                st = tw_rq_warn_at(&h->d, TW_D_NOT_CARRIED, (int64_t)where,
+                                   "a tool declaration left out: %s at byte %zu", why, where);
+            next = te ? (size_t)(te - h->b) + MLEN(G_TOOL_END) : end;
+        } else if (st == TW_OK && cJSON_GetArraySize(arr) >= (int)h->d.l.max_tools) {
             st = tw_rq_fail(&h->d, TW_ERR_LIMIT, (int64_t)p, "tools",
                             "more than max_tools (%zu) tools", h->d.l.max_tools);
-        else if (st == TW_OK && !cJSON_AddItemToArray(arr, t))
+        } else if (st == TW_OK && !cJSON_AddItemToArray(arr, t)) {
             st = TW_ERR_NOMEM;
-        else
+        } else {
             t = NULL; /* the array owns it */
+        }
         cJSON_Delete(t);
         p = next;
     }
     size_t cnt = 0;
-    if (st == TW_OK)
+    if (st == TW_OK && cJSON_GetArraySize(arr) > 0)
         st = tw_rq_tools_begin(&h->d, arr, &cnt);
     for (size_t i = 0; i < cnt && st == TW_OK; i++) {
         char path[40];
@@ -319,66 +353,78 @@ static tw_status push_call(gr *h, tw_message *m, const char *name, size_t nlen, 
     return c->name && c->id && c->arguments ? TW_OK : TW_ERR_NOMEM;
 }
 
-/* <|tool_call>call:NAME{…}<tool_call|> at *p. */
-static tw_status read_call(gr *h, tw_message *m, size_t *p, const char *path)
+/* <|tool_call>call:NAME{…}<tool_call|> at *p into message m. A call that
+ * does not read leaves *ok false (a tool_call_json warning; the text stays
+ * for the content); arguments past max_args_bytes or max_depth refuse. */
+static tw_status read_call(gr *h, tw_message *m, size_t *p, const char *path, bool *ok)
 {
     size_t at = *p, ns = at + MLEN(CALL_HEAD);
-    const char *br = memchr(h->b + ns, '{', h->n - ns);
-    if (!br || br == h->b + ns)
-        return tw_rq_fail(&h->d, TW_ERR_PARSE, (int64_t)at, path,
-                          "a call names no function before its '{' at byte %zu", at);
-    size_t q = (size_t)(br - h->b);
+    size_t q = find_c(h, F_BRACE, ns);
+    *ok = false;
+    if (q >= h->n || q == ns || memchr(h->b + ns, '\0', q - ns))
+        return tw_rq_warn_at(&h->d, TW_D_TOOL_CALL_JSON, (int64_t)at,
+                             "a call at byte %zu names no function before its '{'; kept as text",
+                             at);
     tw_buf j = {0};
     const char *what;
     tw_status code;
     TRY(tw_gemma_brace_json(h->b, h->n, &q, h->d.l.max_depth, true, &j, &what, &code));
     tw_status st = TW_OK;
     cJSON *args = NULL;
-    if (what)
-        st = tw_rq_fail(&h->d, code == TW_D_JSON_TOO_DEEP ? TW_ERR_LIMIT : TW_ERR_PARSE, (int64_t)q,
-                        path, "%s at byte %zu", what, q);
-    else if (!at_lit(h, q, LIT(G_CALL_END)))
-        st = tw_rq_fail(&h->d, TW_ERR_PARSE, (int64_t)q, path,
-                        "expected " G_CALL_END " after the arguments at byte %zu", q);
-    else if (j.len > h->d.l.max_args_bytes)
+    if (what && code == TW_D_JSON_TOO_DEEP)
+        st = tw_rq_refuse(&h->d, TW_ERR_LIMIT, TW_D_JSON_TOO_DEEP, (int64_t)q, path,
+                          "arguments nested deeper than max_depth at byte %zu", q);
+    else if (!what && at_lit(h, q, LIT(G_CALL_END)) && j.len > h->d.l.max_args_bytes)
         st = tw_rq_fail(&h->d, TW_ERR_LIMIT, (int64_t)at, path,
                         "arguments of %zu bytes, more than max_args_bytes (%zu)", j.len,
                         h->d.l.max_args_bytes);
-    if (st == TW_OK) {
+    else if (!what && at_lit(h, q, LIT(G_CALL_END))) {
         tw_error je;
-        st = tw_json_parse(j.data, j.len, h->d.l.max_depth, &args, &je);
-        if (st != TW_OK && st != TW_ERR_NOMEM)
-            st = tw_rq_fail_json(&h->d, st, &je, -1, path);
+        tw_status ps = tw_json_parse(j.data, j.len, h->d.l.max_depth, &args, &je);
+        if (ps == TW_ERR_NOMEM)
+            st = ps;
+        else if (ps != TW_OK) /* a NUL in a string: no argument holds one */
+            what = "arguments that are no JSON object";
+    } else if (!what) {
+        what = "no " G_CALL_END " after the arguments";
     }
     tw_buf_free(&j);
-    if (st != TW_OK) {
+    if (st == TW_OK && what)
+        st = tw_rq_warn_at(&h->d, TW_D_TOOL_CALL_JSON, (int64_t)at,
+                           "the call at byte %zu does not read (%s at byte %zu); kept as text", at,
+                           what, q);
+    if (st != TW_OK || what) {
         cJSON_Delete(args);
         return st;
     }
-    TRY(push_call(h, m, h->b + ns, (size_t)(br - h->b) - ns, (int64_t)at, args));
+    size_t br = find_c(h, F_BRACE, ns);
+    TRY(push_call(h, m, h->b + ns, br - ns, (int64_t)at, args));
     *p = q + MLEN(G_CALL_END);
+    *ok = true;
     return TW_OK;
 }
 
 /* <|tool_response>response:NAME{value:<|"|>R<|"|>}<tool_response|> at *p,
- * the k-th result of assistant message ai's calls. */
-static tw_status read_result(gr *h, size_t ai, size_t k, size_t *p, const char *path)
+ * the k-th result of assistant message ai's calls. A result that does not
+ * read leaves *ok false (its text stays for the content). */
+static tw_status read_result(gr *h, size_t ai, size_t k, size_t *p, const char *path, bool *ok)
 {
     size_t at = *p, ns = at + MLEN(RESP_HEAD);
-    const char *v = find_from(h, ns, LIT(RESP_VALUE));
-    const char *e = v ? find_from(h, (size_t)(v - h->b) + MLEN(RESP_VALUE), LIT(RESP_TAIL)) : NULL;
-    if (!e)
-        return tw_rq_fail(&h->d, TW_ERR_PARSE, (int64_t)at, path,
-                          "expected response:NAME{value:<|\"|>…<|\"|>}<tool_response|> at byte "
-                          "%zu",
-                          at);
+    size_t v = find_c(h, F_VALUE, ns), br = find_c(h, F_BRACE, ns);
+    size_t e = v < h->n ? find_c(h, F_TAIL, v + MLEN(RESP_VALUE)) : h->n;
+    *ok = false;
+    if (e >= h->n || br != v || memchr(h->b + ns, '\0', v - ns))
+        return tw_rq_warn_at(&h->d, TW_D_TOOL_CALL_JSON, (int64_t)at,
+                             "a tool result at byte %zu does not read as response:NAME{value:"
+                             "<|\"|>…<|\"|>}<tool_response|>; kept as text",
+                             at);
     tw_message *m;
     TRY(tw_rq_push(&h->d, path, &m));
     m->role = TW_ROLE_TOOL;
-    size_t nn = (size_t)(v - h->b) - ns, cs = (size_t)(v - h->b) + MLEN(RESP_VALUE);
-    if (!(m->name = tw_strndup(h->b + ns, nn)))
+    size_t cs = v + MLEN(RESP_VALUE);
+    if (!(m->name = tw_strndup(h->b + ns, v - ns)))
         return TW_ERR_NOMEM;
-    TRY(set_text(&m->content, h->b + cs, (size_t)(e - h->b) - cs));
+    TRY(set_text(&m->content, h->b + cs, e - cs));
     const tw_message *a = &h->d.req->messages[ai];
     size_t c = tw_gemma_pick_call(a->calls, a->ncalls, k, m->name);
     if (c < a->ncalls) {
@@ -389,12 +435,26 @@ static tw_status read_result(gr *h, size_t ai, size_t k, size_t *p, const char *
                           "the result at byte %zu names %.64s, which no call of its turn is", at,
                           m->name));
     }
-    *p = (size_t)(e - h->b) + MLEN(RESP_TAIL);
+    *p = e + MLEN(RESP_TAIL);
+    *ok = true;
+    return TW_OK;
+}
+
+/* Content from pos up to the literal `which` (or, lenient, up to the next
+ * <|turn> or the end when it is missing); *pos past it. */
+static tw_status read_content(gr *h, tw_message *m, size_t *pos, int which, size_t k)
+{
+    size_t e = find_c(h, which, *pos), next = e + k;
+    if (e >= h->n)
+        e = next = find_c(h, F_TURN, *pos);
+    TRY(set_text(&m->content, h->b + *pos, e - *pos));
+    *pos = next;
     return TW_OK;
 }
 
 /* The messages of one model turn from *p (after <|turn>model\n): until the
- * next <|turn> or the end. */
+ * next <|turn> or the end. What does not read as a thought channel, a call
+ * or a result is content. */
 static tw_status read_model(gr *h, size_t *p, size_t *turn)
 {
     size_t pos = *p;
@@ -407,41 +467,33 @@ static tw_status read_model(gr *h, size_t *p, size_t *turn)
         m->role = TW_ROLE_ASSISTANT;
         size_t ai = h->d.req->nmessages - 1;
         if (at_lit(h, pos, LIT(THOUGHT_OPEN))) {
-            size_t ts = pos + MLEN(THOUGHT_OPEN);
-            const char *e = find_from(h, ts, LIT(THOUGHT_CLOSE));
-            if (!e)
-                return tw_rq_fail(&h->d, TW_ERR_PARSE, (int64_t)pos, path,
-                                  "the thought channel at byte %zu is not closed", pos);
-            TRY(set_text(&m->thinking, h->b + ts, (size_t)(e - h->b) - ts));
-            pos = (size_t)(e - h->b) + MLEN(THOUGHT_CLOSE);
+            size_t ts = pos + MLEN(THOUGHT_OPEN), e = find_c(h, F_THOUGHT_CLOSE, ts);
+            if (e < h->n) {
+                TRY(set_text(&m->thinking, h->b + ts, e - ts));
+                pos = e + MLEN(THOUGHT_CLOSE);
+            } else {
+                TRY(tw_rq_warn_at(&h->d, TW_D_THINK_UNTERMINATED, (int64_t)pos,
+                                  "the thought channel at byte %zu is not closed; kept as text",
+                                  pos));
+            }
         }
-        while (at_lit(h, pos, LIT(CALL_HEAD))) {
-            /* m may move as results are pushed: re-read it */
-            TRY(read_call(h, &h->d.req->messages[ai], &pos, path));
-        }
+        bool ok = true;
+        while (ok && at_lit(h, pos, LIT(CALL_HEAD))) /* m moves as messages are pushed */
+            TRY(read_call(h, &h->d.req->messages[ai], &pos, path, &ok));
         size_t ncalls = h->d.req->messages[ai].ncalls, nres = 0;
-        while (ncalls && at_lit(h, pos, LIT(RESP_HEAD)))
-            TRY(read_result(h, ai, nres++, &pos, path));
-        m = &h->d.req->messages[ai];
-        if (ncalls && !nres) {
-            const char *e = find_from(h, pos, LIT(G_RESP));
-            if (!e)
-                return tw_rq_fail(&h->d, TW_ERR_PARSE, (int64_t)pos, path,
-                                  "calls without results are not followed by " G_RESP);
-            TRY(set_text(&m->content, h->b + pos, (size_t)(e - h->b) - pos));
-            pos = (size_t)(e - h->b) + MLEN(G_RESP);
-        } else if (nres && (pos == h->n || at_lit(h, pos, LIT(G_TURN)) ||
-                            at_lit(h, pos, LIT(CALL_HEAD)) || at_lit(h, pos, LIT(THOUGHT_OPEN)))) {
-            /* no content: the turn goes on */
-        } else {
-            const char *e = find_from(h, pos, LIT(EOT_NL));
-            if (!e)
-                return tw_rq_fail(&h->d, TW_ERR_PARSE, (int64_t)pos, path,
-                                  "the model turn is not closed by " G_EOT);
-            TRY(set_text(&m->content, h->b + pos, (size_t)(e - h->b) - pos));
-            pos = (size_t)(e - h->b) + MLEN(EOT_NL);
+        ok = true;
+        while (ok && ncalls && at_lit(h, pos, LIT(RESP_HEAD))) {
+            TRY(read_result(h, ai, nres, &pos, path, &ok));
+            nres += ok;
         }
-        if (pos == h->n || at_lit(h, pos, LIT(G_TURN)))
+        m = &h->d.req->messages[ai];
+        if (ncalls && !nres)
+            TRY(read_content(h, m, &pos, F_RESP, MLEN(G_RESP)));
+        else if (!(nres && (pos == h->n || at_lit(h, pos, LIT(G_TURN)) ||
+                            at_lit(h, pos, LIT(CALL_HEAD)) || at_lit(h, pos, LIT(THOUGHT_OPEN)))))
+            TRY(read_content(h, m, &pos, F_EOT, MLEN(EOT_NL)));
+        /* else no content: the turn goes on */
+        if (pos >= h->n || at_lit(h, pos, LIT(G_TURN)))
             break;
     }
     *p = pos;
@@ -459,16 +511,15 @@ static tw_status set_option(gr *h, const char *key)
 /* A turn's text up to <turn|>\n into a new message of role `role`. */
 static tw_status read_plain(gr *h, size_t *p, size_t head, tw_role role, const char *path)
 {
-    size_t s = *p + head;
-    const char *e = find_from(h, s, LIT(EOT_NL));
-    if (!e)
+    size_t s = *p + head, e = find_c(h, F_EOT, s);
+    if (e >= h->n)
         return tw_rq_fail(&h->d, TW_ERR_PARSE, (int64_t)*p, path,
                           "the turn at byte %zu is not closed by " G_EOT, *p);
     tw_message *m;
     TRY(tw_rq_push(&h->d, path, &m));
     m->role = role;
-    TRY(set_text(&m->content, h->b + s, (size_t)(e - h->b) - s));
-    *p = (size_t)(e - h->b) + MLEN(EOT_NL);
+    TRY(set_text(&m->content, h->b + s, e - s));
+    *p = e + MLEN(EOT_NL);
     return TW_OK;
 }
 
@@ -487,11 +538,10 @@ static tw_status prompt_body(gr *h)
             s += MLEN(THINK_NL);
             TRY(set_option(h, "enable_thinking"));
         }
-        const char *e = find_from(h, s, LIT(EOT_NL));
-        if (!e)
+        size_t end = find_c(h, F_EOT, s);
+        if (end >= n)
             return tw_rq_fail(&h->d, TW_ERR_PARSE, (int64_t)pos, "system",
                               "the system turn is not closed by " G_EOT);
-        size_t end = (size_t)(e - b);
         const char *t = tw_memmem(b + s, end - s, LIT(G_TOOL));
         size_t se = t ? (size_t)(t - b) : end;
         if (se > s || (!think && !t)) {
@@ -512,12 +562,12 @@ static tw_status prompt_body(gr *h)
         if (at_lit(h, pos, LIT(MODEL_TURN))) {
             size_t s = pos + MLEN(MODEL_TURN);
             bool empty = n - s == MLEN(EMPTY_THOUGHT) && at_lit(h, s, LIT(EMPTY_THOUGHT));
-            if (s == n || empty) { /* the generation prompt */
-                if (empty == think)
-                    return tw_rq_fail(&h->d, TW_ERR_PARSE, (int64_t)pos, path,
+            if (s == n || empty) {  /* the generation prompt */
+                if (empty == think) /* the template writes the empty channel iff thinking is off */
+                    TRY(tw_rq_warn_at(&h->d, TW_D_NOT_CARRIED, (int64_t)pos,
                                       "the generation prompt %s the thought channel though "
                                       "thinking is %s",
-                                      empty ? "closes" : "leaves open", think ? "on" : "off");
+                                      empty ? "closes" : "leaves open", think ? "on" : "off"));
                 TRY(set_option(h, "add_generation_prompt"));
                 break;
             }
