@@ -387,6 +387,68 @@ static tw_status put_decl(ge *g, const tw_tool *t)
     return tw_buf_putc(b, '}');
 }
 
+static int key_cmp(const void *a, const void *b)
+{
+    return strcmp(str_or((*(const cJSON *const *)a)->string),
+                  str_or((*(const cJSON *const *)b)->string));
+}
+
+/* The members of object v sorted by key (bytes); *out to tw_free. */
+static tw_status by_key(const cJSON *v, const cJSON ***out, size_t *n)
+{
+    *n = 0;
+    for (const cJSON *c = v->child; c; c = c->next)
+        ++*n;
+    *out = *n ? tw_malloc(*n * sizeof **out) : NULL;
+    if (*n && !*out)
+        return TW_ERR_NOMEM;
+    size_t i = 0;
+    for (const cJSON *c = v->child; c; c = c->next)
+        (*out)[i++] = c;
+    if (*n > 1)
+        qsort((void *)*out, *n, sizeof **out, key_cmp);
+    return TW_OK;
+}
+
+static tw_status schema_diff(ge *g, const cJSON *orig, const cJSON *back, char *path, size_t at,
+                             size_t cap, size_t depth);
+
+/* The members of two objects side by side (each sorted by key, walked
+ * once). */
+static tw_status members_diff(ge *g, const cJSON *orig, const cJSON *back, char *path, size_t at,
+                              size_t cap, size_t depth)
+{
+    const cJSON **o = NULL, **k = NULL;
+    size_t no = 0, nk = 0, i = 0, j = 0;
+    tw_status st = by_key(orig, &o, &no);
+    if (st == TW_OK)
+        st = by_key(back, &k, &nk);
+    while (st == TW_OK && (i < no || j < nk)) {
+        int c = i == no ? 1 : j == nk ? -1 : key_cmp(&o[i], &k[j]);
+        const cJSON *m = c <= 0 ? o[i] : k[j];
+        int w = snprintf(path + at, cap - at, ".%s", str_or(m->string));
+        size_t nat = w < 0 ? at : at + (size_t)w < cap ? at + (size_t)w : cap - 1;
+        if (c < 0)
+            st = tw_not_carried(g->o,
+                                FMT ": tool %.64s: schema %.200s not carried (the declaration "
+                                    "does not write it)",
+                                g->tool, path);
+        else if (c > 0)
+            st = tw_not_carried(g->o,
+                                FMT ": tool %.64s: schema %.200s is read back where the "
+                                    "declaration has no such member (the template's spelling)",
+                                g->tool, path);
+        else
+            st = schema_diff(g, o[i], k[j], path, nat, cap, depth + 1);
+        path[at] = '\0';
+        i += c <= 0;
+        j += c >= 0;
+    }
+    tw_free((void *)o);
+    tw_free((void *)k);
+    return st;
+}
+
 /* What of `orig` the read-back schema `back` lacks or holds otherwise,
  * one not_carried warning each (path names the place). */
 static tw_status schema_diff(ge *g, const cJSON *orig, const cJSON *back, char *path, size_t at,
@@ -394,31 +456,8 @@ static tw_status schema_diff(ge *g, const cJSON *orig, const cJSON *back, char *
 {
     if (depth > g->max_depth)
         return TW_OK;
-    if (cJSON_IsObject(orig) && cJSON_IsObject(back)) {
-        for (const cJSON *c = orig->child; c; c = c->next) {
-            const cJSON *bc = cJSON_GetObjectItemCaseSensitive(back, str_or(c->string));
-            int w = snprintf(path + at, cap - at, ".%s", str_or(c->string));
-            size_t nat = w < 0 ? at : at + (size_t)w < cap ? at + (size_t)w : cap - 1;
-            if (!bc)
-                TRY(tw_not_carried(g->o,
-                                   FMT ": tool %.64s: schema %.200s not carried (the declaration "
-                                       "does not write it)",
-                                   g->tool, path));
-            else
-                TRY(schema_diff(g, c, bc, path, nat, cap, depth + 1));
-            path[at] = '\0';
-        }
-        for (const cJSON *c = back->child; c; c = c->next)
-            if (!cJSON_GetObjectItemCaseSensitive(orig, str_or(c->string))) {
-                snprintf(path + at, cap - at, ".%s", str_or(c->string));
-                TRY(tw_not_carried(g->o,
-                                   FMT ": tool %.64s: schema %.200s is read back where the "
-                                       "declaration has no such member (the template's spelling)",
-                                   g->tool, path));
-                path[at] = '\0';
-            }
-        return TW_OK;
-    }
+    if (cJSON_IsObject(orig) && cJSON_IsObject(back))
+        return members_diff(g, orig, back, path, at, cap, depth);
     if (!cJSON_Compare(orig, back, true))
         TRY(tw_not_carried(g->o, FMT ": tool %.64s: schema %.200s is read back otherwise", g->tool,
                            path[0] ? path : "(root)"));
