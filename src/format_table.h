@@ -141,6 +141,8 @@
     R(tw_reader_minimax_m2_prompt, "minimax-m2-prompt", TEXT)                                      \
     D(tw_format_gemma4, "gemma4", TEXT, (gemma4, STREAM))                                          \
     E(tw_encoder_gemma4_output, "gemma4", TEXT, RESULT)                                            \
+    E(tw_encoder_gemma4_prompt, "gemma-4-prompt", TEXT, REQUEST)                                   \
+    R(tw_reader_gemma4_prompt, "gemma-4-prompt", TEXT)                                             \
     TW_FORMAT_TABLE_EXTRA(D, E, R)
 
 /* Rows a test adds to the table (tests/lib/test_template.c: the template

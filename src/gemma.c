@@ -15,29 +15,18 @@
 #include "toolwire/gemma.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "dialect.h"
 #include "enc_common.h"
 #include "formats.h"
+#include "gemma_text.h"
+#include "py_text.h"
 #include "toolwire/json.h"
 #include "typed_args.h"
 #include "tw_macros.h"
-
-/* ===================== the markers ===================== */
-
-#define G_CH "<|channel>"
-#define G_CH_END "<channel|>"
-#define G_CALL "<|tool_call>"
-#define G_CALL_END "<tool_call|>"
-#define G_Q "<|\"|>"
-#define G_EOT "<turn|>"
-#define G_TURN "<|turn>"
-#define G_RESP "<|tool_response>"
-#define G_THOUGHT "thought"
-#define G_CALL_KW "call:"
-
-#define MLEN(lit) (sizeof(lit) - 1)
 
 enum {
     S_TEXT = 0, /* content */
@@ -106,8 +95,7 @@ static size_t find(const char *p, size_t n, const char *lit, size_t k)
     return h ? (size_t)(h - p) : n;
 }
 
-/* A call name or a bare key: no white space, no markup, no brace syntax. */
-static bool name_ok(const char *p, size_t n)
+bool tw_gemma_name_ok(const char *p, size_t n)
 {
     if (!n)
         return false;
@@ -167,15 +155,18 @@ typedef struct brace {
     size_t e;
     size_t p;
     size_t max_depth;
-    tw_status code; /* TW_OK while readable */
-    char why[160];
+    bool py;          /* a bare None is null (the chat template's spelling) */
+    tw_status code;   /* TW_OK while readable */
+    const char *what; /* why not, at byte `at` */
+    size_t at;
 } brace;
 
 static void bad(brace *r, tw_status code, const char *what)
 {
     if (r->code == TW_OK) {
         r->code = code;
-        snprintf(r->why, sizeof r->why, "%s at byte %zu of the call", what, r->p);
+        r->what = what;
+        r->at = r->p;
     }
 }
 
@@ -238,7 +229,7 @@ static bool key(brace *r, const char **k, size_t *kn)
         *k = r->b + a;
         *kn = r->p - a;
         trim(k, kn);
-        if (!name_ok(*k, *kn)) {
+        if (!tw_gemma_name_ok(*k, *kn)) {
             bad(r, TW_D_TOOL_CALL_JSON, "a key is empty or not a bare name");
             return false;
         }
@@ -319,8 +310,21 @@ static tw_status value_json(brace *r, tw_buf *j, size_t depth)
     }
     if (!bare(r, &s, &n))
         return TW_OK;
+    if (r->py && n == 4 && memcmp(s, "None", 4) == 0)
+        return PUTS(j, "null");
     /* a bare word that is no JSON scalar is kept as a string */
     return json_scalar(s, n) ? tw_buf_append(j, s, n) : tw_json_write_str(j, s, n, 0);
+}
+
+tw_status tw_gemma_brace_json(const char *b, size_t e, size_t *p, size_t max_depth, bool py,
+                              tw_buf *j, const char **what, tw_status *code)
+{
+    brace r = {b, e, *p, max_depth, py, TW_OK, NULL, 0};
+    tw_status st = value_json(&r, j, 0);
+    *what = r.what;
+    *code = r.code;
+    *p = r.code == TW_OK ? r.p : r.at;
+    return st;
 }
 
 /* ===================== one call ===================== */
@@ -329,7 +333,7 @@ static tw_status value_json(brace *r, tw_buf *j, size_t depth)
 static tw_status take_call(gemma_dec *g, uint64_t from, uint64_t to)
 {
     tw_dl *d = &g->dl;
-    brace r = {tw_dl_at(d, from), (size_t)(to - from), 0, d->L.max_depth, TW_OK, ""};
+    brace r = {tw_dl_at(d, from), (size_t)(to - from), 0, d->L.max_depth, false, TW_OK, NULL, 0};
     const char *name = "";
     size_t nn = 0, nparams = 1;
     for (size_t i = 0; i < r.e; i++)
@@ -344,7 +348,7 @@ static tw_status take_call(gemma_dec *g, uint64_t from, uint64_t to)
         name = r.b + r.p;
         nn = brace_at - r.p;
         trim(&name, &nn);
-        if (!name_ok(name, nn))
+        if (!tw_gemma_name_ok(name, nn))
             bad(&r, TW_D_XML_BAD_NAME, "call: names no function before its '{'");
         else if (brace_at >= r.e)
             bad(&r, TW_D_TOOL_CALL_JSON, "the call has no {…} arguments");
@@ -395,7 +399,7 @@ static tw_status take_call(gemma_dec *g, uint64_t from, uint64_t to)
         }
     }
     if (st == TW_OK && r.code != TW_OK)
-        tw_targs_refuse(&a, r.code, "%s", r.why);
+        tw_targs_refuse(&a, r.code, "%s at byte %zu of the call", r.what, r.at);
     bool accepted = false;
     tw_wire_sink k = {&d->res, &d->o, &d->L, d->fn, d->user, &d->stop};
     if (st == TW_OK)
@@ -624,7 +628,7 @@ TW_DIALECT_MODULE(gemma, gemma_dialect, tw_format_gemma4, "gemma4",
 static const char *const g_tokens[] = {G_CH, G_CH_END, G_CALL, G_CALL_END,
                                        G_Q,  G_EOT,    G_TURN, G_RESP};
 
-static bool has_token(const char *s, size_t n)
+bool tw_gemma_has_token(const char *s, size_t n)
 {
     for (size_t i = 0; i < sizeof g_tokens / sizeof g_tokens[0]; i++)
         if (tw_memmem(s, n, g_tokens[i], strlen(g_tokens[i])))
@@ -638,7 +642,7 @@ static bool text_carried(const char *s, size_t n)
 {
     if (n && (is_space(s[0]) || is_space(s[n - 1])))
         return false;
-    return !has_token(s, n);
+    return !tw_gemma_has_token(s, n);
 }
 
 static tw_status put_text(tw_buf *b, const tw_buf *s, const char *what, const tw_encode_opts *o)
@@ -653,17 +657,124 @@ static tw_status put_text(tw_buf *b, const tw_buf *s, const char *what, const tw
     return tw_buf_append(b, s->data, s->len);
 }
 
-/* One value in the brace syntax (the template's format_argument with bare
- * keys). */
-static tw_status put_value(tw_buf *b, const cJSON *v, const char *call, const tw_encode_opts *o,
-                           size_t depth)
+/* Jinja's dictsort: keys compared with ASCII letters folded (Python's
+ * lower() for ASCII), ties in their order. */
+typedef struct gv_member {
+    const cJSON *c;
+    size_t i;
+} gv_member;
+
+static int gv_cmp(const void *pa, const void *pb)
 {
+    const gv_member *a = pa, *b = pb;
+    const unsigned char *x = (const unsigned char *)(a->c->string ? a->c->string : "");
+    const unsigned char *y = (const unsigned char *)(b->c->string ? b->c->string : "");
+    for (;; x++, y++) {
+        int cx = *x >= 'A' && *x <= 'Z' ? *x + 32 : *x;
+        int cy = *y >= 'A' && *y <= 'Z' ? *y + 32 : *y;
+        if (cx != cy)
+            return cx < cy ? -1 : 1;
+        if (!cx)
+            break;
+    }
+    return a->i < b->i ? -1 : a->i > b->i;
+}
+
+static bool non_ascii(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s >= 0x80)
+            return true;
+    return false;
+}
+
+static tw_status put_key(tw_buf *b, const char *k, const tw_gemma_vw *w)
+{
+    size_t kn = strlen(k);
+    if (w->flags & TW_GV_QKEYS) {
+        if (tw_memmem(k, kn, G_Q, MLEN(G_Q)))
+            TRY(tw_not_carried(w->o, "%s: %.64s: key '%.64s' holds <|\"|>, read back otherwise",
+                               w->fmt, w->call, k));
+        TRY(PUTS(b, G_Q));
+        TRY(tw_buf_append(b, k, kn));
+        TRY(PUTS(b, G_Q));
+    } else {
+        if (!tw_gemma_name_ok(k, kn) || tw_gemma_has_token(k, kn))
+            TRY(tw_not_carried(w->o, "%s: %.64s: key '%.64s' is not a bare name", w->fmt, w->call,
+                               k));
+        TRY(tw_buf_append(b, k, kn));
+    }
+    return tw_buf_putc(b, ':');
+}
+
+tw_status tw_gemma_dictsort(const cJSON *v, const cJSON ***out, size_t *count)
+{
+    size_t n = 0;
+    for (const cJSON *c = v ? v->child : NULL; c; c = c->next)
+        n++;
+    *out = NULL;
+    *count = 0;
+    if (!n)
+        return TW_OK;
+    gv_member *m = tw_malloc(n * sizeof *m);
+    const cJSON **r = tw_malloc(n * sizeof *r);
+    if (!m || !r) {
+        tw_free(m);
+        tw_free(r);
+        return TW_ERR_NOMEM;
+    }
+    size_t i = 0;
+    for (const cJSON *c = v->child; c; c = c->next, i++) {
+        m[i].c = c;
+        m[i].i = i;
+    }
+    qsort(m, n, sizeof *m, gv_cmp);
+    for (i = 0; i < n; i++)
+        r[i] = m[i].c;
+    tw_free(m);
+    *out = r;
+    *count = n;
+    return TW_OK;
+}
+
+/* The members of an object in dictsort's order. */
+static tw_status put_sorted(tw_buf *b, const cJSON *v, const tw_gemma_vw *w, size_t depth)
+{
+    bool wide = false;
+    for (const cJSON *c = v->child; c; c = c->next)
+        wide |= c->string && non_ascii(c->string);
+    if (wide && v->child && v->child->next)
+        TRY(tw_not_carried(w->o,
+                           "%s: %.64s: keys with non-ASCII letters are sorted with only ASCII "
+                           "letters folded (Jinja's dictsort folds every letter)",
+                           w->fmt, w->call));
+    const cJSON **m;
+    size_t n;
+    TRY(tw_gemma_dictsort(v, &m, &n));
+    tw_status st = TW_OK;
+    for (size_t i = 0; i < n && st == TW_OK; i++) {
+        if (i)
+            st = tw_buf_putc(b, ',');
+        if (st == TW_OK)
+            st = put_key(b, m[i]->string ? m[i]->string : "", w);
+        if (st == TW_OK)
+            st = tw_gemma_put_value(b, m[i], w, depth + 1);
+    }
+    tw_free((void *)m);
+    return st;
+}
+
+tw_status tw_gemma_put_value(tw_buf *b, const cJSON *v, const tw_gemma_vw *w, size_t depth)
+{
+    if (depth > w->max_depth)
+        return TW_ERR_LIMIT;
+    bool py = (w->flags & TW_GV_PY) != 0;
     if (cJSON_IsString(v)) {
         const char *s = v->valuestring ? v->valuestring : "";
         size_t n = strlen(s);
         if (tw_memmem(s, n, G_Q, MLEN(G_Q)))
-            TRY(tw_not_carried(o, "gemma4: call %.64s: a string holds <|\"|>, read back otherwise",
-                               call));
+            TRY(tw_not_carried(w->o, "%s: %.64s: a string holds <|\"|>, read back otherwise",
+                               w->fmt, w->call));
         TRY(PUTS(b, G_Q));
         TRY(tw_buf_append(b, s, n));
         return PUTS(b, G_Q);
@@ -671,33 +782,41 @@ static tw_status put_value(tw_buf *b, const cJSON *v, const char *call, const tw
     if (cJSON_IsObject(v) || cJSON_IsArray(v)) {
         bool obj = cJSON_IsObject(v);
         TRY(tw_buf_putc(b, obj ? '{' : '['));
-        for (const cJSON *c = v->child; c; c = c->next) {
-            if (c != v->child)
-                TRY(tw_buf_putc(b, ','));
-            if (obj) {
-                const char *k = c->string ? c->string : "";
-                if (!name_ok(k, strlen(k)) || has_token(k, strlen(k)))
-                    TRY(tw_not_carried(o, "gemma4: call %.64s: key '%.64s' is not a bare name",
-                                       call, k));
-                TRY(tw_buf_puts(b, k));
-                TRY(tw_buf_putc(b, ':'));
+        if (obj && py) {
+            TRY(put_sorted(b, v, w, depth));
+        } else {
+            for (const cJSON *c = v->child; c; c = c->next) {
+                if (c != v->child)
+                    TRY(tw_buf_putc(b, ','));
+                if (obj)
+                    TRY(put_key(b, c->string ? c->string : "", w));
+                TRY(tw_gemma_put_value(b, c, w, depth + 1));
             }
-            TRY(put_value(b, c, call, o, depth + 1));
         }
         return tw_buf_putc(b, obj ? '}' : ']');
     }
-    if (depth == 0)
-        TRY(tw_not_carried(o,
-                           "gemma4: call %.64s: the bare value of '%.64s' is read back as such "
+    if (py) {
+        if (cJSON_IsNull(v))
+            return PUTS(b, "None");
+        if (cJSON_IsNumber(v)) {
+            char where[160];
+            snprintf(where, sizeof where, "%s: %.64s", w->fmt, w->call);
+            return tw_py_str_number(b, v, w->o ? w->o->warnings : NULL, where);
+        }
+    } else if (depth == 0) {
+        TRY(tw_not_carried(w->o,
+                           "%s: %.64s: the bare value of '%.64s' is read back as such "
                            "only by the tool's schema",
-                           call, v->string ? v->string : ""));
+                           w->fmt, w->call, v->string ? v->string : ""));
+    }
     return tw_json_write(b, v, 0);
 }
 
-static tw_status put_call(tw_buf *b, const tw_call *c, size_t i, const tw_encode_opts *o)
+static tw_status put_call(tw_buf *b, const tw_call *c, size_t i, const tw_encode_opts *o,
+                          size_t max_depth)
 {
     const char *name = c->name ? c->name : "";
-    if (!name_ok(name, strlen(name)) || has_token(name, strlen(name)))
+    if (!tw_gemma_name_ok(name, strlen(name)) || tw_gemma_has_token(name, strlen(name)))
         TRY(tw_not_carried(o, "gemma4: call name '%.64s' cannot be read back", name));
     char gen[32];
     snprintf(gen, sizeof gen, "call_%zu", i + 1);
@@ -714,12 +833,15 @@ static tw_status put_call(tw_buf *b, const tw_call *c, size_t i, const tw_encode
             const char *k = v->string ? v->string : "";
             if (v != c->arguments->child)
                 TRY(tw_buf_putc(b, ','));
-            if (!name_ok(k, strlen(k)) || has_token(k, strlen(k)))
+            if (!tw_gemma_name_ok(k, strlen(k)) || tw_gemma_has_token(k, strlen(k)))
                 TRY(tw_not_carried(o, "gemma4: call %.64s: key '%.64s' is not a bare name", name,
                                    k));
             TRY(tw_buf_puts(b, k));
             TRY(tw_buf_putc(b, ':'));
-            TRY(put_value(b, v, name, o, 0));
+            char label[80];
+            snprintf(label, sizeof label, "call %.64s", name);
+            tw_gemma_vw w = {o, "gemma4", label, max_depth, 0};
+            TRY(tw_gemma_put_value(b, v, &w, 0));
         }
     }
     return PUTS(b, "}" G_CALL_END);
@@ -727,6 +849,8 @@ static tw_status put_call(tw_buf *b, const tw_call *c, size_t i, const tw_encode
 
 static tw_status render_output(const tw_result *r, const tw_encode_opts *o, tw_buf *b)
 {
+    tw_limits L;
+    tw_limits_resolve(&L, &o->limits);
     const tw_message *m = &r->msg;
     const char *fin = r->finish_reason ? r->finish_reason : "";
     if (fin[0] && strcmp(fin, m->ncalls ? "tool_calls" : "stop") != 0)
@@ -742,7 +866,7 @@ static tw_status render_output(const tw_result *r, const tw_encode_opts *o, tw_b
     TRY(PUTS(b, G_CH_END));
     TRY(put_text(b, &m->content, "content", o));
     for (size_t i = 0; i < m->ncalls; i++)
-        TRY(put_call(b, &m->calls[i], i, o));
+        TRY(put_call(b, &m->calls[i], i, o, L.max_depth));
     return TW_OK;
 }
 

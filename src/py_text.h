@@ -90,6 +90,66 @@ static inline bool truthy(const cJSON *v)
     return v->child != NULL;
 }
 
+/* str.isspace() of one code point. */
+static inline bool tw_py_space(unsigned long c)
+{
+    return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 ||
+           c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 ||
+           c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
+/* The code point ending at p[n) (n > 0) and its length; a byte that is not
+ * the end of a valid sequence of up to three bytes is itself, length 1
+ * (Python's white space is all below U+10000). */
+static inline unsigned long tw_py_cp_before(const unsigned char *p, size_t n, size_t *len)
+{
+    *len = 1;
+    unsigned char c = p[n - 1];
+    if (c < 0x80 || (c & 0xC0) != 0x80 || n < 2)
+        return c;
+    if ((p[n - 2] & 0xE0) == 0xC0) {
+        *len = 2;
+        return ((p[n - 2] & 0x1Ful) << 6) | (c & 0x3F);
+    }
+    if (n >= 3 && (p[n - 2] & 0xC0) == 0x80 && (p[n - 3] & 0xF0) == 0xE0) {
+        *len = 3;
+        return ((p[n - 3] & 0x0Ful) << 12) | ((p[n - 2] & 0x3Ful) << 6) | (c & 0x3F);
+    }
+    return 0x110000ul; /* not a space */
+}
+
+/* The code point starting p[0, n) (n > 0) and its length, as above. */
+static inline unsigned long tw_py_cp_at(const unsigned char *p, size_t n, size_t *len)
+{
+    *len = 1;
+    if (p[0] < 0x80 || n < 2)
+        return p[0];
+    if ((p[0] & 0xE0) == 0xC0 && (p[1] & 0xC0) == 0x80) {
+        *len = 2;
+        return ((p[0] & 0x1Ful) << 6) | (p[1] & 0x3F);
+    }
+    if ((p[0] & 0xF0) == 0xE0 && n >= 3 && (p[1] & 0xC0) == 0x80 && (p[2] & 0xC0) == 0x80) {
+        *len = 3;
+        return ((p[0] & 0x0Ful) << 12) | ((p[1] & 0x3Ful) << 6) | (p[2] & 0x3F);
+    }
+    return 0x110000ul;
+}
+
+/* Python's s.strip() (Jinja's | trim): Unicode white space off both ends. */
+static inline span tw_py_strip(span s)
+{
+    const unsigned char *p = (const unsigned char *)s.p;
+    size_t len;
+    while (s.n && tw_py_space(tw_py_cp_at(p, s.n, &len))) {
+        p += len;
+        s.n -= len;
+    }
+    s.p = (const char *)p;
+    while (s.n && tw_py_space(tw_py_cp_before(p, s.n, &len)))
+        s.n -= len;
+    return s;
+}
+
 /* ===================== Python spellings (hermes_enc.c) ===================== */
 
 /*

@@ -92,6 +92,39 @@ TW_API tw_status tw_gemma_output_decode(const char *buf, size_t len, const tw_de
  */
 TW_API tw_status tw_gemma_output_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out);
 
+/*
+ * Prompt encoder ("gemma-4-prompt"): a neutral request as the Gemma 4 chat
+ * template renders it, byte for byte (docs/formats/gemma4.md, "The
+ * prompt"): <bos>, the system turn (<|think|>, the first system message,
+ * each tool as <|tool>declaration:NAME{…}<tool|> in the brace syntax), the
+ * turns, history calls and their results in the brace syntax (keys sorted,
+ * Python's spellings), the generation prompt. request.options:
+ * add_generation_prompt, enable_thinking. What the template does not write
+ * warns not_carried (call ids, reasoning it drops, results it drops, schema
+ * keywords the declarations leave out, white space it strips, …). Refused
+ * (TW_ERR_INVALID, the reason in a not_carried warning) where the template
+ * fails: no messages, a result whose tool_call_id names no call of the
+ * turn; a schema it cannot spell (a type that is no string or list of
+ * plain strings, a description that is no string); text or a name holding
+ * one of the prompt's special tokens (no reader could take it back).
+ * Appends to out.
+ */
+TW_API tw_status tw_gemma_prompt_encode(const tw_request *r, const tw_encode_opts *o, tw_buf *out);
+
+/*
+ * Prompt reader ("gemma-4-prompt"): a rendered Gemma 4 prompt back to a
+ * neutral request: the system message, the tools (their schemas from the
+ * declarations, types in lower case), the turns, the history calls (ids
+ * call_<n> in order), each result's name and the tool_call_id of the call
+ * of that name it answers, enable_thinking and add_generation_prompt; in a
+ * model turn, what does not read as a thought channel, call or result is
+ * kept as content (with a warning). The contract of request.h: bounded by
+ * o->limits (o may be NULL); on failure *out is empty and err (may be
+ * NULL) says where (TW_ERR_PARSE, TW_ERR_LIMIT).
+ */
+TW_API tw_status tw_gemma_prompt_read(const char *buf, size_t len, const tw_decode_opts *o,
+                                      tw_request *out, tw_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -392,6 +392,8 @@ static const char *request_sample(const char *reader)
     if (strcmp(reader, "minimax-m2-prompt") == 0)
         return "]~!b[]~b]system\nYou are a helpful "
                "assistant.[e~[\n]~b]user\nhi[e~[\n]~b]ai\nok[e~[\n";
+    if (strcmp(reader, "gemma-4-prompt") == 0)
+        return "<bos><|turn>user\nhi<turn|>\n<|turn>model\nok<turn|>\n";
     return NULL;
 }
 

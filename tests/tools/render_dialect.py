@@ -27,8 +27,8 @@ A dialect is a module tests/tools/dialects/<stem>.py holding:
 The environment is render_qwen3.py's (trim_blocks, lstrip_blocks,
 loopcontrols, transformers' tojson keeping non-ASCII, raise_exception) plus
 strftime_now (a fixed date, 26 Jul 2024, so renderings are stable). A fixture
-whose rendering raises holds "error", the template's message, in place of
-"expected". Exit 77 when jinja2 or the template is missing.
+whose rendering raises (a TemplateError, or the TypeError of a template that
+adds None to a string) holds "error", the message, in place of "expected". Exit 77 when jinja2 or the template is missing.
 """
 import argparse
 import datetime
@@ -124,7 +124,7 @@ def render(mod, template, request):
 def render_or_error(mod, template, request):
     try:
         return {"expected": render(mod, template, request)}
-    except TemplateError as e:
+    except (TemplateError, TypeError) as e:  # a TypeError: the template adds None to a str
         return {"error": str(e)}
 
 
