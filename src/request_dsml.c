@@ -112,6 +112,13 @@ static tw_status read_tools(rp *p, size_t s, size_t *end)
             *end = le + 1;
             break;
         }
+        /* cJSON reads a NUL byte outside a string as white space: refused
+         * here, as a NUL in a string is, so that none is dropped */
+        if (memchr(p->b + i, '\0', le - i)) {
+            st = tw_rq_refuse(&p->d, TW_ERR_INVALID, TW_D_JSON_NUL, (int64_t)i, "tools",
+                              "a tool's JSON holds a NUL byte");
+            break;
+        }
         cJSON *j = NULL;
         tw_error je;
         st = tw_json_parse(p->b + i, le - i, p->d.l.max_depth, &j, &je);
@@ -143,10 +150,11 @@ static tw_status read_tools(rp *p, size_t s, size_t *end)
 static tw_status read_value(rp *p, size_t s, size_t e, bool str, const char *path, cJSON **out)
 {
     *out = NULL;
+    /* (cJSON would read a NUL outside a JSON string as white space) */
+    if (memchr(p->b + s, '\0', e - s))
+        return tw_rq_refuse(&p->d, TW_ERR_INVALID, TW_D_JSON_NUL, (int64_t)s, path,
+                            "an argument holds a NUL byte");
     if (str) {
-        if (memchr(p->b + s, '\0', e - s))
-            return tw_rq_refuse(&p->d, TW_ERR_INVALID, TW_D_JSON_NUL, (int64_t)s, path,
-                                "a string argument holds a NUL byte");
         char *v = tw_strndup(p->b + s, e - s);
         *out = v ? cJSON_CreateString(v) : NULL;
         tw_free(v);
