@@ -501,6 +501,8 @@ Test(dsml_prompt, read_back_and_linear_work)
         cr_expect_eq(w.len, 0, "%s", w.len ? w.items[0].message : "");
         cr_expect(prev == 0 || rw < 8 * prev, "work grew from %zu to %llu", prev,
                   (unsigned long long)rw);
+        cr_log_info("%zu rounds, %zu bytes: read %.2f, encoded %.2f units a byte", n, b.len,
+                    (double)rw / (double)b.len, (double)ew / (double)b.len);
         prev = (size_t)rw;
         tw_diag_list_free(&w);
         tw_buf_free(&out);
