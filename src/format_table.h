@@ -129,6 +129,8 @@
     R(tw_reader_mistral_small_prompt, "mistral-small-3.2-prompt", TEXT)                            \
     D(tw_format_dsml, "dsml", TEXT, (dsml, STREAM))                                             \
     E(tw_encoder_dsml_output, "dsml", TEXT, RESULT)                                                \
+    E(tw_encoder_deepseek_v32_prompt, "deepseek-v3.2-prompt", TEXT, REQUEST)                       \
+    R(tw_reader_deepseek_v32_prompt, "deepseek-v3.2-prompt", TEXT)                                 \
     D(tw_format_glm, "glm", TEXT, (glm, STREAM))                                                   \
     E(tw_encoder_glm_output, "glm", TEXT, RESULT)                                                  \
     E(tw_encoder_glm46_prompt, "glm-4.6-prompt", TEXT, REQUEST)                                    \

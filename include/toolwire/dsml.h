@@ -64,6 +64,38 @@ TW_API tw_status tw_dsml_output_decode(const char *buf, size_t len, const tw_dec
  */
 TW_API tw_status tw_dsml_output_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out);
 
+/*
+ * The prompt of the DeepSeek V3.2 chat template (deepseek-v3.2-prompt), byte
+ * for byte what the template renders: every system message joined at the
+ * start, then the tools (## Tools, each function's JSON a line in
+ * <functions>), <｜User｜> turns, assistant turns opened by <｜Assistant｜>
+ * after a user turn (by nothing after results), with <think>REASONING</think>
+ * for a turn after the last user message when thinking is on (options.thinking,
+ * else options.enable_thinking) and </think> otherwise, history calls as a
+ * DSML function_calls block (string="true" and the string as is, or
+ * string="false" and Python's json.dumps), each call turn's results in one
+ * <function_results> block, and with options.add_generation_prompt the
+ * opening of the next turn (<think>, or <think></think> with thinking off).
+ * What the template cannot carry (call ids, reasoning it does not write, the
+ * place of a system message, ...) is a not_carried warning. TW_ERR_INVALID,
+ * with the template's own message in a not_carried warning, for call
+ * arguments that are not an object (the template fails on them). The
+ * contract of encode.h.
+ */
+TW_API tw_status tw_dsml_prompt_encode(const tw_request *r, const tw_encode_opts *o, tw_buf *out);
+/*
+ * The prompt read back into a request (reader deepseek-v3.2-prompt), with
+ * the contract of request.h: call ids are generated (call_1, ...), each
+ * result of a <function_results> block answers the calls of the assistant
+ * turn before it in order, a string="false" value is read as JSON, and
+ * options.add_generation_prompt and options.thinking are set when the prompt
+ * shows them. Text the template cannot have written (a block not closed as
+ * it closes them, reasoning before the last user turn, turns that disagree
+ * on thinking) is TW_ERR_INVALID with its byte offset.
+ */
+TW_API tw_status tw_dsml_prompt_decode(const char *buf, size_t len, const tw_decode_opts *o,
+                                       tw_request *out, tw_error *err);
+
 #ifdef __cplusplus
 }
 #endif

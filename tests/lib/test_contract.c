@@ -381,6 +381,13 @@ static const char *request_sample(const char *reader)
                "\xef\xbd\x9c>hi<\xef\xbd\x9c"
                "Assistant\xef\xbd\x9c><think></think>ok, that is the answer<\xef\xbd\x9c"
                "end\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c>";
+    if (strcmp(reader, "deepseek-v3.2-prompt") == 0)
+        return "<\xef\xbd\x9c"
+               "begin\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c><\xef\xbd\x9cUser"
+               "\xef\xbd\x9c>hi<\xef\xbd\x9c"
+               "Assistant\xef\xbd\x9c></think>ok, that is the answer to your greeting, friend"
+               "<\xef\xbd\x9c"
+               "end\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c>";
     if (strcmp(reader, "mistral-small-3.2-prompt") == 0)
         return "<s>[INST]hi[/INST]ok</s>";
     if (strcmp(reader, "glm-4.6-prompt") == 0)
