@@ -195,6 +195,190 @@ tw_status tw_dl_call_value(tw_dl *d, const char *name, size_t nlen, const char *
     return take(d, &c, name, nlen, id, idlen);
 }
 
+/* ===================== reasoning blocks ===================== */
+
+bool tw_dl_think_forced(tw_dl *d, tw_dl_think *t)
+{
+    t->lead = d->o.forced_open;
+    return t->lead;
+}
+
+void tw_dl_think_open(tw_dl *d, tw_dl_think *t, uint64_t at, size_t n)
+{
+    t->at = at;
+    t->lead = false;
+    d->pos = at + n;
+}
+
+int tw_dl_think_lead(tw_dl *d, tw_dl_think *t, const tw_dl_mark *open, bool final)
+{
+    uint64_t end = tw_dl_end(d), p = d->pos;
+    while (p < end && tw_is_space((unsigned char)*tw_dl_at(d, p)))
+        p++;
+    d->pos = p; /* leading white space of the reasoning is dropped anyway */
+    if (p == end && !final)
+        return -1;
+    int s = tw_dl_starts(d, p, open->s, open->n, final);
+    if (s < 0)
+        return -1;
+    t->lead = false;
+    if (s > 0)
+        d->pos = p + open->n;
+    return s;
+}
+
+tw_status tw_dl_think_scan(tw_dl *d, tw_dl_think *t, const tw_dl_mark *open, const tw_dl_mark *ends,
+                           size_t n, bool final, uint64_t *at, size_t *which)
+{
+    *which = n;
+    if (t->lead && tw_dl_think_lead(d, t, open, final) < 0)
+        return TW_OK;
+    size_t w = 0;
+    tw_dl_hit h = tw_dl_find(d, d->pos, NULL, ends, n, final, at, &w);
+    tw_status st = tw_dl_text(d, TW_DL_THINKING, d->pos, (size_t)(*at - d->pos));
+    if (st != TW_OK)
+        return st;
+    d->pos = *at;
+    if (h == TW_DL_NONE)
+        return TW_OK;
+    tw_dl_gap(d, TW_DL_THINKING);
+    *which = w;
+    if (w == 0)
+        d->pos = *at + ends[0].n;
+    return TW_OK;
+}
+
+tw_status tw_dl_think_unterminated(tw_dl *d, const tw_dl_think *t, const char *msg)
+{
+    return tw_dl_diag(d, true, TW_D_THINK_UNTERMINATED, (int64_t)t->at, msg);
+}
+
+tw_status tw_dl_think_implicit(tw_dl *d, uint64_t at, const char *msg)
+{
+    return tw_dl_diag(d, false, TW_D_THINK_IMPLICIT_END, (int64_t)at, msg);
+}
+
+int tw_dl_think_start(tw_dl *d, tw_dl_think *t, const tw_dl_think_spec *sp, bool final)
+{
+    uint64_t end = tw_dl_end(d), p = d->pos;
+    while (p < end && tw_is_space((unsigned char)*tw_dl_at(d, p)))
+        p++;
+    d->pos = p;
+    if (p == end && !final)
+        return -1;
+    int open = tw_dl_starts(d, p, sp->open.s, sp->open.n, final);
+    int close = tw_dl_starts(d, p, sp->close.s, sp->close.n, final);
+    if (open < 0 || close < 0)
+        return -1; /* a prefix of a tag: wait */
+    t->at = p;
+    t->resume = 0;
+    if (open > 0) { /* the model opened it (a repeated opener under forced_open) */
+        d->pos = p + sp->open.n;
+        return 1;
+    }
+    if (close > 0 && !d->o.forced_open) { /* the thinking-off prompt's empty block */
+        d->pos = p + sp->close.n;
+        return 0;
+    }
+    return d->o.forced_open ? 1 : 0;
+}
+
+/* A calls opener in the block waits at t->held: a closer after it makes it
+ * reasoning text; the end of the output, the block's end. */
+static tw_status think_hold(tw_dl *d, tw_dl_think *t, const tw_dl_think_spec *sp, bool final,
+                            tw_dl_think_end *end, uint64_t *at)
+{
+    if (tw_dl_find(d, t->held, &t->resume, &sp->close, 1, final, at, NULL) == TW_DL_FOUND) {
+        t->until = *at;
+        t->hold = false;
+        t->resume = 0;
+        d->pos = t->held;
+        *end = TW_DL_THINK_ON;
+        return TW_OK;
+    }
+    if (!final)
+        return TW_OK;
+    tw_dl_gap(d, TW_DL_THINKING);
+    t->hold = false;
+    t->resume = 0;
+    *at = t->held;
+    *end = TW_DL_THINK_CALLS;
+    return tw_dl_think_implicit(d, t->held, sp->implicit_msg);
+}
+
+/* unterminated=direct: whether the block from d->pos is reasoning (a closer
+ * ends it) or the answer (the output ends first) is known only then; until
+ * then nothing of it is sent. */
+static tw_status think_direct(tw_dl *d, tw_dl_think *t, const tw_dl_think_spec *sp, bool final,
+                              tw_dl_think_end *end)
+{
+    uint64_t at;
+    if (tw_dl_find(d, d->pos, &t->resume, &sp->close, 1, final, &at, NULL) == TW_DL_FOUND) {
+        t->until = at;
+        t->closed_known = true;
+        t->resume = 0;
+        *end = TW_DL_THINK_ON;
+        return TW_OK;
+    }
+    if (!final)
+        return TW_OK;
+    /* never closed: a direct answer, read as content (calls included) */
+    t->resume = 0;
+    *end = TW_DL_THINK_CONTENT;
+    return tw_dl_think_unterminated(d, t, NULL);
+}
+
+tw_status tw_dl_think_step(tw_dl *d, tw_dl_think *t, const tw_dl_think_spec *sp, bool final,
+                           tw_dl_think_end *end, uint64_t *at)
+{
+    *end = TW_DL_THINK_WAIT;
+    if (t->hold)
+        return think_hold(d, t, sp, final, end, at);
+    if (d->o.unterminated == TW_UNTERM_DIRECT && !t->closed_known)
+        return think_direct(d, t, sp, final, end);
+    const tw_dl_mark marks[3] = {sp->close, sp->calls, sp->eos};
+    size_t w = 0;
+    tw_dl_hit h = tw_dl_find(d, d->pos, &t->resume, marks, 3, final, at, &w);
+    tw_status st = tw_dl_text(d, TW_DL_THINKING, d->pos, (size_t)(*at - d->pos));
+    if (st != TW_OK)
+        return st;
+    d->pos = *at;
+    if (h == TW_DL_NONE)
+        return TW_OK;
+    *end = TW_DL_THINK_ON;
+    t->resume = 0;
+    if (w == 2) { /* the end of sentence */
+        d->pos = *at + sp->eos.n;
+    } else if (w == 0) {
+        tw_dl_gap(d, TW_DL_THINKING);
+        d->pos = *at + sp->close.n;
+        *end = TW_DL_THINK_CONTENT;
+    } else if (*at < t->until) { /* a closer follows: reasoning text */
+        st = tw_dl_text(d, TW_DL_THINKING, *at, sp->calls.n);
+        d->pos = *at + sp->calls.n;
+    } else {
+        t->held = *at;
+        t->hold = true;
+    }
+    return st;
+}
+
+/* ===================== the end of the turn ===================== */
+
+tw_status tw_dl_after_end(tw_dl *d, bool *warned, const char *msg)
+{
+    uint64_t end = tw_dl_end(d);
+    for (uint64_t p = d->pos; p < end && !*warned; p++)
+        if (!tw_is_space((unsigned char)*tw_dl_at(d, p))) {
+            *warned = true;
+            tw_status st = tw_dl_diag(d, false, TW_D_TOOL_RESULT_IN_OUTPUT, (int64_t)p, msg);
+            if (st != TW_OK)
+                return st;
+        }
+    d->pos = end;
+    return TW_OK;
+}
+
 /* ===================== the decoder ===================== */
 
 static void setup(tw_dl *d, const tw_dialect *dia, const tw_decode_opts *o, tw_event_fn fn,
