@@ -168,11 +168,8 @@ static tw_status scan_content(ds_dec *s, bool final, bool *more)
     tw_dl *d = &s->dl;
     uint64_t at;
     size_t w;
-    tw_dl_hit h =
-        tw_dl_find(d, d->pos, &s->resume, content_marks, N(content_marks), final, &at, &w);
-    TRY(tw_dl_text(d, TW_DL_CONTENT, d->pos, (size_t)(at - d->pos)));
-    d->pos = at;
-    if (h == TW_DL_NONE)
+    TRY(tw_dl_content(d, &s->resume, content_marks, N(content_marks), final, &at, &w));
+    if (w == N(content_marks))
         return TW_OK;
     *more = true;
     if (w == CM_EOS) {
@@ -199,12 +196,9 @@ static tw_status scan_section(ds_dec *s, bool final, bool *more)
     tw_dl *d = &s->dl;
     uint64_t at;
     size_t w;
-    tw_dl_hit h =
-        tw_dl_find(d, d->pos, &s->resume, section_marks, N(section_marks), final, &at, &w);
     /* text between calls: content, never dropped */
-    TRY(tw_dl_text(d, TW_DL_CONTENT, d->pos, (size_t)(at - d->pos)));
-    d->pos = at;
-    if (h == TW_DL_NONE)
+    TRY(tw_dl_content(d, &s->resume, section_marks, N(section_marks), final, &at, &w));
+    if (w == N(section_marks))
         return TW_OK;
     *more = true;
     if (w == SM_EOS) {

@@ -130,6 +130,25 @@ tw_status tw_dl_text(tw_dl *d, tw_dl_chan ch, uint64_t off, size_t n)
     return n ? tw_dl_text_bytes(d, ch, tw_dl_at(d, off), n) : TW_OK;
 }
 
+/* The text from d->pos up to the first of marks to channel ch; *which the
+ * marker's index (d->pos at it), n when none is found yet. */
+static tw_status chan_text(tw_dl *d, tw_dl_chan ch, uint64_t *resume, const tw_dl_mark *marks,
+                           size_t n, bool final, uint64_t *at, size_t *which)
+{
+    size_t w = 0;
+    tw_dl_hit h = tw_dl_find(d, d->pos, resume, marks, n, final, at, &w);
+    tw_status st = tw_dl_text(d, ch, d->pos, (size_t)(*at - d->pos));
+    d->pos = *at;
+    *which = h == TW_DL_FOUND ? w : n;
+    return st;
+}
+
+tw_status tw_dl_content(tw_dl *d, uint64_t *resume, const tw_dl_mark *marks, size_t n, bool final,
+                        uint64_t *at, size_t *which)
+{
+    return chan_text(d, TW_DL_CONTENT, resume, marks, n, final, at, which);
+}
+
 void tw_dl_gap(tw_dl *d, tw_dl_chan ch)
 {
     tw_dl_out *o = &d->out[ch];
@@ -210,14 +229,21 @@ void tw_dl_think_open(tw_dl *d, tw_dl_think *t, uint64_t at, size_t n)
     d->pos = at + n;
 }
 
+/* d->pos past white space (dropped anyway at the start of a channel);
+ * false when the held bytes end first and more may come. */
+static bool skip_space(tw_dl *d, bool final)
+{
+    uint64_t end = tw_dl_end(d);
+    while (d->pos < end && tw_is_space((unsigned char)*tw_dl_at(d, d->pos)))
+        d->pos++;
+    return d->pos < end || final;
+}
+
 int tw_dl_think_lead(tw_dl *d, tw_dl_think *t, const tw_dl_mark *open, bool final)
 {
-    uint64_t end = tw_dl_end(d), p = d->pos;
-    while (p < end && tw_is_space((unsigned char)*tw_dl_at(d, p)))
-        p++;
-    d->pos = p; /* leading white space of the reasoning is dropped anyway */
-    if (p == end && !final)
+    if (!skip_space(d, final))
         return -1;
+    uint64_t p = d->pos;
     int s = tw_dl_starts(d, p, open->s, open->n, final);
     if (s < 0)
         return -1;
@@ -233,17 +259,11 @@ tw_status tw_dl_think_scan(tw_dl *d, tw_dl_think *t, const tw_dl_mark *open, con
     *which = n;
     if (t->lead && tw_dl_think_lead(d, t, open, final) < 0)
         return TW_OK;
-    size_t w = 0;
-    tw_dl_hit h = tw_dl_find(d, d->pos, NULL, ends, n, final, at, &w);
-    tw_status st = tw_dl_text(d, TW_DL_THINKING, d->pos, (size_t)(*at - d->pos));
-    if (st != TW_OK)
+    tw_status st = chan_text(d, TW_DL_THINKING, NULL, ends, n, final, at, which);
+    if (st != TW_OK || *which == n)
         return st;
-    d->pos = *at;
-    if (h == TW_DL_NONE)
-        return TW_OK;
     tw_dl_gap(d, TW_DL_THINKING);
-    *which = w;
-    if (w == 0)
+    if (*which == 0)
         d->pos = *at + ends[0].n;
     return TW_OK;
 }
@@ -260,12 +280,9 @@ tw_status tw_dl_think_implicit(tw_dl *d, uint64_t at, const char *msg)
 
 int tw_dl_think_start(tw_dl *d, tw_dl_think *t, const tw_dl_think_spec *sp, bool final)
 {
-    uint64_t end = tw_dl_end(d), p = d->pos;
-    while (p < end && tw_is_space((unsigned char)*tw_dl_at(d, p)))
-        p++;
-    d->pos = p;
-    if (p == end && !final)
+    if (!skip_space(d, final))
         return -1;
+    uint64_t p = d->pos;
     int open = tw_dl_starts(d, p, sp->open.s, sp->open.n, final);
     int close = tw_dl_starts(d, p, sp->close.s, sp->close.n, final);
     if (open < 0 || close < 0)
@@ -337,14 +354,10 @@ tw_status tw_dl_think_step(tw_dl *d, tw_dl_think *t, const tw_dl_think_spec *sp,
     if (d->o.unterminated == TW_UNTERM_DIRECT && !t->closed_known)
         return think_direct(d, t, sp, final, end);
     const tw_dl_mark marks[3] = {sp->close, sp->calls, sp->eos};
-    size_t w = 0;
-    tw_dl_hit h = tw_dl_find(d, d->pos, &t->resume, marks, 3, final, at, &w);
-    tw_status st = tw_dl_text(d, TW_DL_THINKING, d->pos, (size_t)(*at - d->pos));
-    if (st != TW_OK)
+    size_t w;
+    tw_status st = chan_text(d, TW_DL_THINKING, &t->resume, marks, 3, final, at, &w);
+    if (st != TW_OK || w == 3)
         return st;
-    d->pos = *at;
-    if (h == TW_DL_NONE)
-        return TW_OK;
     *end = TW_DL_THINK_ON;
     t->resume = 0;
     if (w == 2) { /* the end of sentence */

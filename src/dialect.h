@@ -122,6 +122,12 @@ int tw_dl_starts(const tw_dl *d, uint64_t off, const char *s, size_t n, bool fin
 tw_status tw_dl_text(tw_dl *d, tw_dl_chan ch, uint64_t off, size_t n);
 /* The same for bytes that are not the input's (a dialect's own text). */
 tw_status tw_dl_text_bytes(tw_dl *d, tw_dl_chan ch, const char *p, size_t n);
+/* Content from d->pos up to the first of marks[0, n) (resume as in
+ * tw_dl_find), sent as content. *which is n while none is found (d->pos at
+ * the first byte one could start at), else the index of the marker at *at,
+ * with d->pos there for the dialect to read it. */
+tw_status tw_dl_content(tw_dl *d, uint64_t *resume, const tw_dl_mark *marks, size_t n, bool final,
+                        uint64_t *at, size_t *which);
 /* A block of the channel ends: its trailing white space is dropped and the
  * next text, if any, is joined with "\n" (several reasoning blocks). */
 void tw_dl_gap(tw_dl *d, tw_dl_chan ch);

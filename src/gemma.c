@@ -110,40 +110,8 @@ static bool name_ok(const char *p, size_t n)
 /* A strict JSON number, true, false or null. */
 static bool json_scalar(const char *p, size_t n)
 {
-    if ((n == 4 && !memcmp(p, "true", 4)) || (n == 5 && !memcmp(p, "false", 5)) ||
-        (n == 4 && !memcmp(p, "null", 4)))
-        return true;
-    size_t i = 0;
-    if (i < n && p[i] == '-')
-        i++;
-    if (i >= n)
-        return false;
-    if (p[i] == '0')
-        i++;
-    else if (p[i] >= '1' && p[i] <= '9')
-        while (i < n && p[i] >= '0' && p[i] <= '9')
-            i++;
-    else
-        return false;
-    if (i < n && p[i] == '.') {
-        i++;
-        size_t d = i;
-        while (i < n && p[i] >= '0' && p[i] <= '9')
-            i++;
-        if (i == d)
-            return false;
-    }
-    if (i < n && (p[i] == 'e' || p[i] == 'E')) {
-        i++;
-        if (i < n && (p[i] == '+' || p[i] == '-'))
-            i++;
-        size_t d = i;
-        while (i < n && p[i] >= '0' && p[i] <= '9')
-            i++;
-        if (i == d)
-            return false;
-    }
-    return i == n;
+    return (n == 4 && !memcmp(p, "true", 4)) || (n == 5 && !memcmp(p, "false", 5)) ||
+           (n == 4 && !memcmp(p, "null", 4)) || tw_json_number_valid(p, n);
 }
 
 /* One reading of a call's brace syntax: b[0, e), a refusal's reason. */
@@ -421,10 +389,8 @@ static tw_status scan_text(gemma_dec *g, bool final)
     tw_dl *d = &g->dl;
     uint64_t at;
     size_t which = 0;
-    tw_dl_hit h = tw_dl_find(d, d->pos, NULL, text_marks, 6, final, &at, &which);
-    TRY(tw_dl_text(d, TW_DL_CONTENT, d->pos, (size_t)(at - d->pos)));
-    d->pos = at;
-    if (h == TW_DL_NONE)
+    TRY(tw_dl_content(d, NULL, text_marks, 6, final, &at, &which));
+    if (which == 6)
         return TW_OK;
     switch (which) {
     case T_CH:
@@ -700,13 +666,7 @@ static tw_status render_output(const tw_result *r, const tw_encode_opts *o, tw_b
 
 tw_status tw_gemma_output_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out)
 {
-    if (!r || !out)
-        return TW_ERR_INVALID;
-    if (!o)
-        o = &tw_enc_default_opts;
-    tw_capsave cs;
-    tw_cap_begin(out, o, &cs);
-    return tw_cap_end(out, &cs, render_output(r, o, out));
+    return tw_encode_result_capped(r, o, out, render_output);
 }
 
 const tw_encoder_ops tw_encoder_gemma4_output = {

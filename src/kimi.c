@@ -186,10 +186,8 @@ static tw_status scan_text(kimi_dec *k, bool final)
     tw_dl *d = &k->dl;
     uint64_t at;
     size_t which = 0;
-    tw_dl_hit h = tw_dl_find(d, d->pos, NULL, text_marks, 4, final, &at, &which);
-    TRY(tw_dl_text(d, TW_DL_CONTENT, d->pos, (size_t)(at - d->pos)));
-    d->pos = at;
-    if (h == TW_DL_NONE)
+    TRY(tw_dl_content(d, NULL, text_marks, 4, final, &at, &which));
+    if (which == 4)
         return TW_OK;
     switch (which) {
     case T_THINK:
@@ -236,11 +234,9 @@ static tw_status scan_section(kimi_dec *k, bool final)
     tw_dl *d = &k->dl;
     uint64_t at;
     size_t which = 0;
-    tw_dl_hit h = tw_dl_find(d, d->pos, NULL, call_marks, 5, final, &at, &which);
     /* text between calls is content (the model's prose; white space drops) */
-    TRY(tw_dl_text(d, TW_DL_CONTENT, d->pos, (size_t)(at - d->pos)));
-    d->pos = at;
-    if (h == TW_DL_NONE)
+    TRY(tw_dl_content(d, NULL, call_marks, 5, final, &at, &which));
+    if (which == 5)
         return TW_OK;
     return section_mark(k, which, at);
 }
@@ -470,13 +466,7 @@ static tw_status render_output(const tw_result *r, const tw_encode_opts *o, tw_b
 
 tw_status tw_kimi_output_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out)
 {
-    if (!r || !out)
-        return TW_ERR_INVALID;
-    if (!o)
-        o = &tw_enc_default_opts;
-    tw_capsave cs;
-    tw_cap_begin(out, o, &cs);
-    return tw_cap_end(out, &cs, render_output(r, o, out));
+    return tw_encode_result_capped(r, o, out, render_output);
 }
 
 const tw_encoder_ops tw_encoder_kimi_k2_output = {
