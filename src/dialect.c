@@ -101,12 +101,12 @@ tw_status tw_dl_text_bytes(tw_dl *d, tw_dl_chan ch, const char *p, size_t n)
     tw_event_kind kind = ch == TW_DL_CONTENT ? TW_EV_CONTENT : TW_EV_THINKING;
     size_t i = 0;
     if (!o->any || o->gap) /* leading white space of the channel or block */
-        while (i < n && tw_is_space((unsigned char)p[i]))
+        while (i < n && tw_dl_space(p[i]))
             i++;
     if (i == n)
         return TW_OK;
     size_t e = n; /* trailing white space is held */
-    while (e > i && tw_is_space((unsigned char)p[e - 1]))
+    while (e > i && tw_dl_space(p[e - 1]))
         e--;
     tw_status st = TW_OK;
     if (e > i) {
@@ -234,7 +234,7 @@ void tw_dl_think_open(tw_dl *d, tw_dl_think *t, uint64_t at, size_t n)
 static bool skip_space(tw_dl *d, bool final)
 {
     uint64_t end = tw_dl_end(d);
-    while (d->pos < end && tw_is_space((unsigned char)*tw_dl_at(d, d->pos)))
+    while (d->pos < end && tw_dl_space(*tw_dl_at(d, d->pos)))
         d->pos++;
     return d->pos < end || final;
 }
@@ -382,7 +382,7 @@ tw_status tw_dl_after_end(tw_dl *d, bool *warned, const char *msg)
 {
     uint64_t end = tw_dl_end(d);
     for (uint64_t p = d->pos; p < end && !*warned; p++)
-        if (!tw_is_space((unsigned char)*tw_dl_at(d, p))) {
+        if (!tw_dl_space(*tw_dl_at(d, p))) {
             *warned = true;
             tw_status st = tw_dl_diag(d, false, TW_D_TOOL_RESULT_IN_OUTPUT, (int64_t)p, msg);
             if (st != TW_OK)

@@ -83,6 +83,13 @@ static inline uint64_t tw_dl_end(const tw_dl *d)
     return d->base + d->in.len;
 }
 
+/* ASCII white space as tw_is_space says, inline: the dialects test it byte by
+ * byte in their scans. */
+static inline bool tw_dl_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
 /* A special token or keyword the scan looks for. */
 typedef struct tw_dl_mark {
     const char *s;

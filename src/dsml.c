@@ -88,21 +88,21 @@ static bool attr(const char *p, size_t n, size_t *i, const char **k, size_t *kn,
 {
     size_t j = *i;
     size_t ws = j;
-    while (j < n && tw_is_space((unsigned char)p[j]))
+    while (j < n && tw_dl_space(p[j]))
         j++;
     if (j == ws || j == n)
         return false;
     size_t ks = j;
-    while (j < n && p[j] != '=' && !tw_is_space((unsigned char)p[j]))
+    while (j < n && p[j] != '=' && !tw_dl_space(p[j]))
         j++;
     *k = p + ks;
     *kn = j - ks;
-    while (j < n && tw_is_space((unsigned char)p[j]))
+    while (j < n && tw_dl_space(p[j]))
         j++;
     if (j == n || p[j] != '=')
         return false;
     j++;
-    while (j < n && tw_is_space((unsigned char)p[j]))
+    while (j < n && tw_dl_space(p[j]))
         j++;
     if (j == n || p[j] != '"')
         return false;
@@ -130,7 +130,7 @@ static bool param_head(const char *p, size_t n, const char **k, size_t *kn, tw_t
     *how = TW_TARGS_TYPED;
     while (i < n) {
         size_t j = i;
-        while (j < n && tw_is_space((unsigned char)p[j]))
+        while (j < n && tw_dl_space(p[j]))
             j++;
         if (j == n)
             break;
@@ -167,7 +167,7 @@ static tw_status take_invoke(dm_dec *s, uint64_t at)
     size_t nn = 0, kn, i = h0;
     bool head_ok = gt && attr(b, (size_t)(gt - b), &i, &k, &kn, &nm, &nn) && is(k, kn, "name");
     if (head_ok) {
-        while (i < (size_t)(gt - b) && tw_is_space((unsigned char)b[i]))
+        while (i < (size_t)(gt - b) && tw_dl_space(b[i]))
             i++;
         head_ok = i == (size_t)(gt - b);
     }
@@ -194,7 +194,7 @@ static tw_status take_invoke(dm_dec *s, uint64_t at)
     const char *whole = NULL; /* a body that is one JSON object, no parameters */
     size_t whole_n = 0;
     while (st == TW_OK && j < n) {
-        while (j < n && tw_is_space((unsigned char)b[j]))
+        while (j < n && tw_dl_space(b[j]))
             j++;
         if (j == n)
             break;

@@ -134,7 +134,7 @@ static void bad(brace *r, tw_status code, const char *what)
 
 static void ws(brace *r)
 {
-    while (r->p < r->e && tw_is_space((unsigned char)r->b[r->p]))
+    while (r->p < r->e && tw_dl_space(r->b[r->p]))
         r->p++;
 }
 
@@ -554,7 +554,7 @@ static bool has_token(const char *s, size_t n)
  * white space at its ends. */
 static bool text_carried(const char *s, size_t n)
 {
-    if (n && (tw_is_space((unsigned char)s[0]) || tw_is_space((unsigned char)s[n - 1])))
+    if (n && (tw_dl_space(s[0]) || tw_dl_space(s[n - 1])))
         return false;
     return !has_token(s, n);
 }

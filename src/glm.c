@@ -118,7 +118,7 @@ static size_t value_end(const char *b, size_t v, size_t e)
         if (first == e)
             first = at;
         size_t q = at + MLEN(G_VALUE_END);
-        while (q < e && tw_is_space((unsigned char)b[q]))
+        while (q < e && tw_dl_space(b[q]))
             q++;
         if (q == e || starts(b + q, e - q, G_KEY, MLEN(G_KEY)))
             return at;
@@ -174,7 +174,7 @@ static tw_status take_call(glm_dec *g, uint64_t from, uint64_t to)
             break;
         }
         size_t q = ke + MLEN(G_KEY_END);
-        while (q < e && tw_is_space((unsigned char)b[q]))
+        while (q < e && tw_dl_space(b[q]))
             q++;
         if (!starts(b + q, e - q, G_VALUE, MLEN(G_VALUE))) {
             tw_targs_refuse(&a, TW_D_XML_PARAM_UNCLOSED,
@@ -195,7 +195,7 @@ static tw_status take_call(glm_dec *g, uint64_t from, uint64_t to)
         size_t r = ve + MLEN(G_VALUE_END);
         size_t nk = r + find(b + r, e - r, G_KEY, MLEN(G_KEY));
         for (size_t i = r; i < nk && !stray; i++)
-            stray = !tw_is_space((unsigned char)b[i]);
+            stray = !tw_dl_space(b[i]);
         p = nk;
     }
     bool accepted = false;
@@ -362,7 +362,7 @@ static bool has_token(const char *s, size_t n)
  * white space at its ends. */
 static bool text_carried(const char *s, size_t n)
 {
-    if (n && (tw_is_space((unsigned char)s[0]) || tw_is_space((unsigned char)s[n - 1])))
+    if (n && (tw_dl_space(s[0]) || tw_dl_space(s[n - 1])))
         return false;
     return !has_token(s, n);
 }

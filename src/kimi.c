@@ -373,7 +373,7 @@ static const char *const k_tokens[] = {K_THINK, K_THINK_END, K_SECTION,  K_SECTI
  * white space at its ends. */
 static bool text_carried(const char *s, size_t n)
 {
-    if (n && (tw_is_space((unsigned char)s[0]) || tw_is_space((unsigned char)s[n - 1])))
+    if (n && (tw_dl_space(s[0]) || tw_dl_space(s[n - 1])))
         return false;
     for (size_t i = 0; i < sizeof k_tokens / sizeof k_tokens[0]; i++)
         if (tw_memmem(s, n, k_tokens[i], strlen(k_tokens[i])))

@@ -89,7 +89,7 @@ enum { V_PARAM_END, V_INVOKE_END, V_SECTION_END, V_EOT };
 static bool all_space(const char *p, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (!tw_is_space((unsigned char)p[i]))
+        if (!tw_dl_space(p[i]))
             return false;
     return true;
 }
@@ -467,7 +467,7 @@ static bool holds_token(const char *s, size_t n)
  * space at its ends. */
 static bool text_carried(const char *s, size_t n)
 {
-    if (n && (tw_is_space((unsigned char)s[0]) || tw_is_space((unsigned char)s[n - 1])))
+    if (n && (tw_dl_space(s[0]) || tw_dl_space(s[n - 1])))
         return false;
     return !holds_token(s, n);
 }
