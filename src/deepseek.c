@@ -18,33 +18,30 @@
 #define LEN(lit) (sizeof(lit) - 1)
 
 typedef enum ds_state {
-    DS_START = 0,  /* nothing read yet but white space */
-    DS_THINK,      /* inside the reasoning */
-    DS_THINK_HOLD, /* a calls section inside the reasoning: is a </think> still to come? */
-    DS_CONTENT,    /* content, outside a calls section */
-    DS_SECTION,    /* inside a calls section, between calls */
-    DS_NAME,       /* after <｜tool▁call▁begin｜>: the name */
-    DS_ARGS,       /* after <｜tool▁sep｜>: the arguments */
+    DS_START = 0, /* nothing read yet but white space */
+    DS_THINK,     /* inside the reasoning (the engine's tw_dl_think_step) */
+    DS_CONTENT,   /* content, outside a calls section */
+    DS_SECTION,   /* inside a calls section, between calls */
+    DS_NAME,      /* after <｜tool▁call▁begin｜>: the name */
+    DS_ARGS,      /* after <｜tool▁sep｜>: the arguments */
 } ds_state;
 
 typedef struct ds_dec {
     tw_dl dl; /* first member: the engine's */
     ds_state state;
-    uint64_t resume;     /* where the current search stopped (0: none) */
-    uint64_t think_off;  /* where the reasoning opened */
-    uint64_t text_until; /* a section opener before it is reasoning text (a </think> follows) */
-    bool closed_known;   /* unterminated=direct: the reasoning's </think> was found */
-    uint64_t sec_off;    /* where the open section began */
-    uint64_t call_off;   /* where the open call began */
-    uint64_t name_off;   /* its name's first byte */
-    uint64_t name_end;   /* one past its name (at <｜tool▁sep｜>) */
-    uint64_t args_off;   /* its arguments' first byte */
-    size_t sec_calls;    /* calls begun in the open section */
+    tw_dl_think think; /* the reasoning */
+    uint64_t resume;   /* where the current search stopped (0: none) */
+    uint64_t sec_off;  /* where the open section began */
+    uint64_t call_off; /* where the open call began */
+    uint64_t name_off; /* its name's first byte */
+    uint64_t name_end; /* one past its name (at <｜tool▁sep｜>) */
+    uint64_t args_off; /* its arguments' first byte */
+    size_t sec_calls;  /* calls begun in the open section */
 } ds_dec;
 
-static const tw_dl_mark think_marks[] = {TW_DL_MARK(T_THINK_CLOSE), TW_DL_MARK(T_CALLS_BEGIN),
-                                         TW_DL_MARK(T_EOS)};
-enum { TM_CLOSE, TM_CALLS, TM_EOS };
+static const tw_dl_think_spec think_spec = {
+    TW_DL_MARK(T_THINK_OPEN), TW_DL_MARK(T_THINK_CLOSE), TW_DL_MARK(T_CALLS_BEGIN),
+    TW_DL_MARK(T_EOS), "the reasoning ended at a tool calls section without </think>"};
 static const tw_dl_mark content_marks[] = {TW_DL_MARK(T_CALLS_BEGIN), TW_DL_MARK(T_CALL_BEGIN),
                                            TW_DL_MARK(T_EOS)};
 enum { CM_CALLS, CM_CALL, CM_EOS };
@@ -61,11 +58,6 @@ enum { AM_END, AM_CALL, AM_CALLS_END, AM_EOS };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-static bool is_ws(char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
 static void go(ds_dec *s, ds_state st, uint64_t pos)
 {
     s->state = st;
@@ -80,17 +72,6 @@ static void ds_start(tw_dl *d)
 
 /* ---- one call ---- */
 
-/* p[0, n) without ASCII white space at both ends. */
-static void trim(const char **p, size_t *n)
-{
-    while (*n && is_ws((*p)[0])) {
-        (*p)++;
-        (*n)--;
-    }
-    while (*n && is_ws((*p)[*n - 1]))
-        (*n)--;
-}
-
 /* The DeepSeek V3 spelling of a call's text after <｜tool▁sep｜> when its
  * name is "function": NAME\n```json\nJSON\n``` (white space around the
  * fence). True with the name and the JSON text when it is that shape. */
@@ -102,12 +83,12 @@ static bool v3_spelling(const char *a, size_t an, const char **name, size_t *nle
         return false;
     const char *nm = a;
     size_t nn = (size_t)(nl - a);
-    trim(&nm, &nn);
+    tw_trim(&nm, &nn);
     if (nn == 0)
         return false;
     const char *r = nl + 1;
     size_t rn = an - (size_t)(r - a);
-    trim(&r, &rn);
+    tw_trim(&r, &rn);
     if (rn < 10 || memcmp(r, "```json", 7) != 0 || memcmp(r + rn - 3, "```", 3) != 0)
         return false;
     *name = nm;
@@ -125,7 +106,7 @@ static tw_status take_call(ds_dec *s, uint64_t at)
     size_t nn = (size_t)(s->name_end - s->name_off);
     const char *a = tw_dl_at(d, s->args_off);
     size_t an = (size_t)(at - s->args_off);
-    trim(&nm, &nn);
+    tw_trim(&nm, &nn);
     const char *n3, *j3;
     size_t n3len, j3len;
     if (nn == 8 && memcmp(nm, "function", 8) == 0 && v3_spelling(a, an, &n3, &n3len, &j3, &j3len))
@@ -160,105 +141,25 @@ static tw_status cut_call(ds_dec *s, uint64_t at, bool at_end)
 
 static tw_status scan_start(ds_dec *s, bool final)
 {
-    tw_dl *d = &s->dl;
-    uint64_t end = tw_dl_end(d);
-    while (d->pos < end && is_ws(*tw_dl_at(d, d->pos)))
-        d->pos++;
-    if (d->pos == end && !final)
-        return TW_OK;
-    int open = tw_dl_starts(d, d->pos, T_THINK_OPEN, LEN(T_THINK_OPEN), final);
-    int close = tw_dl_starts(d, d->pos, T_THINK_CLOSE, LEN(T_THINK_CLOSE), final);
-    if (open < 0 || close < 0)
-        return TW_OK; /* a prefix of a tag: wait */
-    s->think_off = d->pos;
-    if (open > 0) /* the model opened it (a repeated opener under forced_open) */
-        go(s, DS_THINK, d->pos + LEN(T_THINK_OPEN));
-    else if (close > 0 && !d->o.forced_open) /* the thinking-off prompt's empty block */
-        go(s, DS_CONTENT, d->pos + LEN(T_THINK_CLOSE));
-    else
-        go(s, d->o.forced_open ? DS_THINK : DS_CONTENT, d->pos);
-    return TW_OK;
-}
-
-/* unterminated=direct: whether the reasoning from d->pos is one (a
- * </think> closes it) or the answer (the output ends first) is known only
- * then; until then nothing of it is sent. */
-static tw_status scan_think_direct(ds_dec *s, bool final, bool *more)
-{
-    tw_dl *d = &s->dl;
-    static const tw_dl_mark close[] = {TW_DL_MARK(T_THINK_CLOSE)};
-    uint64_t at;
-    if (tw_dl_find(d, d->pos, &s->resume, close, 1, final, &at, NULL) == TW_DL_FOUND) {
-        s->text_until = at;
-        s->closed_known = true;
-        s->resume = 0;
-        *more = true;
-        return TW_OK;
-    }
-    if (!final)
-        return TW_OK;
-    /* never closed: a direct answer, read as content (calls included) */
-    TRY(tw_dl_diag(d, true, TW_D_THINK_UNTERMINATED, (int64_t)s->think_off, NULL));
-    go(s, DS_CONTENT, d->pos);
-    *more = true;
+    int r = tw_dl_think_start(&s->dl, &s->think, &think_spec, final);
+    if (r >= 0)
+        go(s, r ? DS_THINK : DS_CONTENT, s->dl.pos);
     return TW_OK;
 }
 
 static tw_status scan_think(ds_dec *s, bool final, bool *more)
 {
-    tw_dl *d = &s->dl;
-    if (d->o.unterminated == TW_UNTERM_DIRECT && !s->closed_known)
-        return scan_think_direct(s, final, more);
+    tw_dl_think_end e;
     uint64_t at;
-    size_t w;
-    tw_dl_hit h = tw_dl_find(d, d->pos, &s->resume, think_marks, N(think_marks), final, &at, &w);
-    TRY(tw_dl_text(d, TW_DL_THINKING, d->pos, (size_t)(at - d->pos)));
-    d->pos = at;
-    if (h == TW_DL_NONE)
-        return TW_OK;
-    *more = true;
-    if (w == TM_EOS) {
-        s->resume = 0;
-        d->pos = at + LEN(T_EOS);
-        return TW_OK;
+    TRY(tw_dl_think_step(&s->dl, &s->think, &think_spec, final, &e, &at));
+    *more = e != TW_DL_THINK_WAIT;
+    if (e == TW_DL_THINK_CONTENT) {
+        go(s, DS_CONTENT, s->dl.pos);
+    } else if (e == TW_DL_THINK_CALLS) { /* the model forgot </think> */
+        s->sec_off = at;
+        s->sec_calls = 0;
+        go(s, DS_SECTION, at + LEN(T_CALLS_BEGIN));
     }
-    if (w == TM_CLOSE) {
-        tw_dl_gap(d, TW_DL_THINKING);
-        go(s, DS_CONTENT, at + LEN(T_THINK_CLOSE));
-        return TW_OK;
-    }
-    if (at < s->text_until) { /* a </think> follows: reasoning text */
-        TRY(tw_dl_text(d, TW_DL_THINKING, at, LEN(T_CALLS_BEGIN)));
-        s->resume = 0;
-        d->pos = at + LEN(T_CALLS_BEGIN);
-        return TW_OK;
-    }
-    /* a section inside the reasoning: held until a </think> (reasoning) or
-     * the end (the calls: the model forgot </think>) decides */
-    s->sec_off = at;
-    go(s, DS_THINK_HOLD, at);
-    return TW_OK;
-}
-
-static tw_status scan_think_hold(ds_dec *s, bool final, bool *more)
-{
-    tw_dl *d = &s->dl;
-    static const tw_dl_mark close[] = {TW_DL_MARK(T_THINK_CLOSE)};
-    uint64_t at;
-    if (tw_dl_find(d, s->sec_off, &s->resume, close, 1, final, &at, NULL) == TW_DL_FOUND) {
-        s->text_until = at;
-        go(s, DS_THINK, s->sec_off);
-        *more = true;
-        return TW_OK;
-    }
-    if (!final)
-        return TW_OK;
-    tw_dl_gap(d, TW_DL_THINKING);
-    TRY(tw_dl_diag(d, false, TW_D_THINK_IMPLICIT_END, (int64_t)s->sec_off,
-                   "the reasoning ended at a tool calls section without </think>"));
-    s->sec_calls = 0;
-    go(s, DS_SECTION, s->sec_off + LEN(T_CALLS_BEGIN));
-    *more = true;
     return TW_OK;
 }
 
@@ -267,11 +168,8 @@ static tw_status scan_content(ds_dec *s, bool final, bool *more)
     tw_dl *d = &s->dl;
     uint64_t at;
     size_t w;
-    tw_dl_hit h =
-        tw_dl_find(d, d->pos, &s->resume, content_marks, N(content_marks), final, &at, &w);
-    TRY(tw_dl_text(d, TW_DL_CONTENT, d->pos, (size_t)(at - d->pos)));
-    d->pos = at;
-    if (h == TW_DL_NONE)
+    TRY(tw_dl_content(d, &s->resume, content_marks, N(content_marks), final, &at, &w));
+    if (w == N(content_marks))
         return TW_OK;
     *more = true;
     if (w == CM_EOS) {
@@ -298,12 +196,9 @@ static tw_status scan_section(ds_dec *s, bool final, bool *more)
     tw_dl *d = &s->dl;
     uint64_t at;
     size_t w;
-    tw_dl_hit h =
-        tw_dl_find(d, d->pos, &s->resume, section_marks, N(section_marks), final, &at, &w);
     /* text between calls: content, never dropped */
-    TRY(tw_dl_text(d, TW_DL_CONTENT, d->pos, (size_t)(at - d->pos)));
-    d->pos = at;
-    if (h == TW_DL_NONE)
+    TRY(tw_dl_content(d, &s->resume, section_marks, N(section_marks), final, &at, &w));
+    if (w == N(section_marks))
         return TW_OK;
     *more = true;
     if (w == SM_EOS) {
@@ -393,7 +288,6 @@ static tw_status ds_scan(tw_dl *d, bool final)
             more = s->state != before;
             break;
         case DS_THINK: TRY(scan_think(s, final, &more)); break;
-        case DS_THINK_HOLD: TRY(scan_think_hold(s, final, &more)); break;
         case DS_CONTENT: TRY(scan_content(s, final, &more)); break;
         case DS_SECTION: TRY(scan_section(s, final, &more)); break;
         case DS_NAME: TRY(scan_name(s, final, &more)); break;
@@ -408,7 +302,7 @@ static tw_status ds_end(tw_dl *d)
     ds_dec *s = (ds_dec *)d;
     uint64_t end = tw_dl_end(d);
     switch (s->state) {
-    case DS_THINK: return tw_dl_diag(d, true, TW_D_THINK_UNTERMINATED, (int64_t)s->think_off, NULL);
+    case DS_THINK: return tw_dl_think_unterminated(d, &s->think, NULL);
     case DS_NAME:
     case DS_ARGS: return cut_call(s, end, true);
     case DS_SECTION:

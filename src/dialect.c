@@ -101,12 +101,12 @@ tw_status tw_dl_text_bytes(tw_dl *d, tw_dl_chan ch, const char *p, size_t n)
     tw_event_kind kind = ch == TW_DL_CONTENT ? TW_EV_CONTENT : TW_EV_THINKING;
     size_t i = 0;
     if (!o->any || o->gap) /* leading white space of the channel or block */
-        while (i < n && tw_is_space((unsigned char)p[i]))
+        while (i < n && tw_dl_space(p[i]))
             i++;
     if (i == n)
         return TW_OK;
     size_t e = n; /* trailing white space is held */
-    while (e > i && tw_is_space((unsigned char)p[e - 1]))
+    while (e > i && tw_dl_space(p[e - 1]))
         e--;
     tw_status st = TW_OK;
     if (e > i) {
@@ -128,6 +128,25 @@ tw_status tw_dl_text_bytes(tw_dl *d, tw_dl_chan ch, const char *p, size_t n)
 tw_status tw_dl_text(tw_dl *d, tw_dl_chan ch, uint64_t off, size_t n)
 {
     return n ? tw_dl_text_bytes(d, ch, tw_dl_at(d, off), n) : TW_OK;
+}
+
+/* The text from d->pos up to the first of marks to channel ch; *which the
+ * marker's index (d->pos at it), n when none is found yet. */
+static tw_status chan_text(tw_dl *d, tw_dl_chan ch, uint64_t *resume, const tw_dl_mark *marks,
+                           size_t n, bool final, uint64_t *at, size_t *which)
+{
+    size_t w = 0;
+    tw_dl_hit h = tw_dl_find(d, d->pos, resume, marks, n, final, at, &w);
+    tw_status st = tw_dl_text(d, ch, d->pos, (size_t)(*at - d->pos));
+    d->pos = *at;
+    *which = h == TW_DL_FOUND ? w : n;
+    return st;
+}
+
+tw_status tw_dl_content(tw_dl *d, uint64_t *resume, const tw_dl_mark *marks, size_t n, bool final,
+                        uint64_t *at, size_t *which)
+{
+    return chan_text(d, TW_DL_CONTENT, resume, marks, n, final, at, which);
 }
 
 void tw_dl_gap(tw_dl *d, tw_dl_chan ch)
@@ -201,6 +220,184 @@ tw_status tw_dl_call_value(tw_dl *d, const char *name, size_t nlen, const char *
                            const cJSON *v, size_t src_len, int64_t off)
 {
     return tw_dl_call_member(d, name, nlen, id, idlen, NULL, v, src_len, off);
+}
+
+/* ===================== reasoning blocks ===================== */
+
+bool tw_dl_think_forced(tw_dl *d, tw_dl_think *t)
+{
+    t->lead = d->o.forced_open;
+    return t->lead;
+}
+
+void tw_dl_think_open(tw_dl *d, tw_dl_think *t, uint64_t at, size_t n)
+{
+    t->at = at;
+    t->lead = false;
+    d->pos = at + n;
+}
+
+/* d->pos past white space (dropped anyway at the start of a channel);
+ * false when the held bytes end first and more may come. */
+static bool skip_space(tw_dl *d, bool final)
+{
+    uint64_t end = tw_dl_end(d);
+    while (d->pos < end && tw_dl_space(*tw_dl_at(d, d->pos)))
+        d->pos++;
+    return d->pos < end || final;
+}
+
+int tw_dl_think_lead(tw_dl *d, tw_dl_think *t, const tw_dl_mark *open, bool final)
+{
+    if (!skip_space(d, final))
+        return -1;
+    uint64_t p = d->pos;
+    int s = tw_dl_starts(d, p, open->s, open->n, final);
+    if (s < 0)
+        return -1;
+    t->lead = false;
+    if (s > 0)
+        d->pos = p + open->n;
+    return s;
+}
+
+tw_status tw_dl_think_scan(tw_dl *d, tw_dl_think *t, const tw_dl_mark *open, const tw_dl_mark *ends,
+                           size_t n, bool final, uint64_t *at, size_t *which)
+{
+    *which = n;
+    if (t->lead && tw_dl_think_lead(d, t, open, final) < 0)
+        return TW_OK;
+    tw_status st = chan_text(d, TW_DL_THINKING, NULL, ends, n, final, at, which);
+    if (st != TW_OK || *which == n)
+        return st;
+    tw_dl_gap(d, TW_DL_THINKING);
+    if (*which == 0)
+        d->pos = *at + ends[0].n;
+    return TW_OK;
+}
+
+tw_status tw_dl_think_unterminated(tw_dl *d, const tw_dl_think *t, const char *msg)
+{
+    return tw_dl_diag(d, true, TW_D_THINK_UNTERMINATED, (int64_t)t->at, msg);
+}
+
+tw_status tw_dl_think_implicit(tw_dl *d, uint64_t at, const char *msg)
+{
+    return tw_dl_diag(d, false, TW_D_THINK_IMPLICIT_END, (int64_t)at, msg);
+}
+
+int tw_dl_think_start(tw_dl *d, tw_dl_think *t, const tw_dl_think_spec *sp, bool final)
+{
+    if (!skip_space(d, final))
+        return -1;
+    uint64_t p = d->pos;
+    int open = tw_dl_starts(d, p, sp->open.s, sp->open.n, final);
+    int close = tw_dl_starts(d, p, sp->close.s, sp->close.n, final);
+    if (open < 0 || close < 0)
+        return -1; /* a prefix of a tag: wait */
+    t->at = p;
+    t->resume = 0;
+    if (open > 0) { /* the model opened it (a repeated opener under forced_open) */
+        d->pos = p + sp->open.n;
+        return 1;
+    }
+    if (close > 0 && !d->o.forced_open) { /* the thinking-off prompt's empty block */
+        d->pos = p + sp->close.n;
+        return 0;
+    }
+    return d->o.forced_open ? 1 : 0;
+}
+
+/* A calls opener in the block waits at t->held: a closer after it makes it
+ * reasoning text; the end of the output, the block's end. */
+static tw_status think_hold(tw_dl *d, tw_dl_think *t, const tw_dl_think_spec *sp, bool final,
+                            tw_dl_think_end *end, uint64_t *at)
+{
+    if (tw_dl_find(d, t->held, &t->resume, &sp->close, 1, final, at, NULL) == TW_DL_FOUND) {
+        t->until = *at;
+        t->hold = false;
+        t->resume = 0;
+        d->pos = t->held;
+        *end = TW_DL_THINK_ON;
+        return TW_OK;
+    }
+    if (!final)
+        return TW_OK;
+    tw_dl_gap(d, TW_DL_THINKING);
+    t->hold = false;
+    t->resume = 0;
+    *at = t->held;
+    *end = TW_DL_THINK_CALLS;
+    return tw_dl_think_implicit(d, t->held, sp->implicit_msg);
+}
+
+/* unterminated=direct: whether the block from d->pos is reasoning (a closer
+ * ends it) or the answer (the output ends first) is known only then; until
+ * then nothing of it is sent. */
+static tw_status think_direct(tw_dl *d, tw_dl_think *t, const tw_dl_think_spec *sp, bool final,
+                              tw_dl_think_end *end)
+{
+    uint64_t at;
+    if (tw_dl_find(d, d->pos, &t->resume, &sp->close, 1, final, &at, NULL) == TW_DL_FOUND) {
+        t->until = at;
+        t->closed_known = true;
+        t->resume = 0;
+        *end = TW_DL_THINK_ON;
+        return TW_OK;
+    }
+    if (!final)
+        return TW_OK;
+    /* never closed: a direct answer, read as content (calls included) */
+    t->resume = 0;
+    *end = TW_DL_THINK_CONTENT;
+    return tw_dl_think_unterminated(d, t, NULL);
+}
+
+tw_status tw_dl_think_step(tw_dl *d, tw_dl_think *t, const tw_dl_think_spec *sp, bool final,
+                           tw_dl_think_end *end, uint64_t *at)
+{
+    *end = TW_DL_THINK_WAIT;
+    if (t->hold)
+        return think_hold(d, t, sp, final, end, at);
+    if (d->o.unterminated == TW_UNTERM_DIRECT && !t->closed_known)
+        return think_direct(d, t, sp, final, end);
+    const tw_dl_mark marks[3] = {sp->close, sp->calls, sp->eos};
+    size_t w;
+    tw_status st = chan_text(d, TW_DL_THINKING, &t->resume, marks, 3, final, at, &w);
+    if (st != TW_OK || w == 3)
+        return st;
+    *end = TW_DL_THINK_ON;
+    t->resume = 0;
+    if (w == 2) { /* the end of sentence */
+        d->pos = *at + sp->eos.n;
+    } else if (w == 0) {
+        tw_dl_gap(d, TW_DL_THINKING);
+        d->pos = *at + sp->close.n;
+        *end = TW_DL_THINK_CONTENT;
+    } else if (*at < t->until) { /* a closer follows: reasoning text */
+        st = tw_dl_text(d, TW_DL_THINKING, *at, sp->calls.n);
+        d->pos = *at + sp->calls.n;
+    } else {
+        t->held = *at;
+        t->hold = true;
+    }
+    return st;
+}
+
+/* ===================== the end of the turn ===================== */
+
+tw_status tw_dl_after_end(tw_dl *d, bool *warned, const char *msg)
+{
+    uint64_t end = tw_dl_end(d);
+    for (uint64_t p = d->pos; p < end && !*warned; p++)
+        if (!tw_dl_space(*tw_dl_at(d, p))) {
+            *warned = true;
+            tw_status st = tw_dl_diag(d, false, TW_D_TOOL_RESULT_IN_OUTPUT, (int64_t)p, msg);
+            if (st != TW_OK)
+                return st;
+        }
+    d->pos = end;
+    return TW_OK;
 }
 
 /* ===================== the decoder ===================== */

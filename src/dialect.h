@@ -1,6 +1,7 @@
 /*
  * Internal: the push machinery the model-output dialects share (Harmony,
- * DeepSeek, Kimi K2, Mistral, Llama 3.x; docs/formats/<dialect>.md). A
+ * DeepSeek V3.1 and V3.2, Kimi K2, Mistral, Llama 3.x, GLM, MiniMax-M2,
+ * Gemma 4; docs/formats/<dialect>.md). A
  * dialect module keeps its own grammar in a state struct that starts with a
  * tw_dl and gives a tw_dialect: a scan step that reads the held input from
  * d->pos as far as the bytes already there decide, and an end step for
@@ -82,6 +83,13 @@ static inline uint64_t tw_dl_end(const tw_dl *d)
     return d->base + d->in.len;
 }
 
+/* ASCII white space as tw_is_space says, inline: the dialects test it byte by
+ * byte in their scans. */
+static inline bool tw_dl_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
 /* A special token or keyword the scan looks for. */
 typedef struct tw_dl_mark {
     const char *s;
@@ -121,6 +129,12 @@ int tw_dl_starts(const tw_dl *d, uint64_t off, const char *s, size_t n, bool fin
 tw_status tw_dl_text(tw_dl *d, tw_dl_chan ch, uint64_t off, size_t n);
 /* The same for bytes that are not the input's (a dialect's own text). */
 tw_status tw_dl_text_bytes(tw_dl *d, tw_dl_chan ch, const char *p, size_t n);
+/* Content from d->pos up to the first of marks[0, n) (resume as in
+ * tw_dl_find), sent as content. *which is n while none is found (d->pos at
+ * the first byte one could start at), else the index of the marker at *at,
+ * with d->pos there for the dialect to read it. */
+tw_status tw_dl_content(tw_dl *d, uint64_t *resume, const tw_dl_mark *marks, size_t n, bool final,
+                        uint64_t *at, size_t *which);
 /* A block of the channel ends: its trailing white space is dropped and the
  * next text, if any, is joined with "\n" (several reasoning blocks). */
 void tw_dl_gap(tw_dl *d, tw_dl_chan ch);
@@ -145,6 +159,97 @@ tw_status tw_dl_call_value(tw_dl *d, const char *name, size_t nlen, const char *
 tw_status tw_dl_call_member(tw_dl *d, const char *name, size_t nlen, const char *id,
                             size_t idlen, cJSON *owner, const cJSON *v, size_t src_len,
                             int64_t off);
+
+/* ---- reasoning blocks ---- */
+
+/*
+ * A reasoning block that a token opens (<think>, Gemma's <|channel>) and
+ * another closes, read one way by every dialect that has one. Under
+ * forced_open the prompt opened it: the output starts inside it, and an
+ * opener there (after white space) is the same block, not text. Its text is
+ * reasoning; the closer, or a marker that ends it without one (a call, the
+ * end of the turn), ends it with a gap. A dialect embeds a tw_dl_think in its
+ * state (zeroed with it) and reads its blocks through the functions below.
+ */
+typedef struct tw_dl_think {
+    bool lead;         /* at the start of a forced-open block: an opener there is the same one */
+    bool closed_known; /* unterminated=direct: the block's closer was found */
+    bool hold;         /* a calls opener in the block waits for a closer to say what it is */
+    uint64_t at;       /* offset of the open block's opener (0 under forced_open) */
+    uint64_t until;    /* a calls opener before it is reasoning text (a closer follows) */
+    uint64_t held;     /* offset of the calls opener on hold */
+    uint64_t resume;   /* the resumed search inside the block (0: none) */
+} tw_dl_think;
+
+/* Under forced_open the output starts inside a block (true: the dialect
+ * starts in its reasoning state, and an opener at the start is read by
+ * tw_dl_think_lead). */
+bool tw_dl_think_forced(tw_dl *d, tw_dl_think *t);
+
+/* An opener of n bytes at `at` opens a block: d->pos past it. */
+void tw_dl_think_open(tw_dl *d, tw_dl_think *t, uint64_t at, size_t n);
+
+/* At the start of a forced-open block (t->lead): white space dropped (it
+ * would be anyway), then an `open` there read as the same block. 1: it was
+ * (d->pos past it), 0: it was not (d->pos at the first other byte), -1: not
+ * decided until more bytes come. Clears t->lead once decided. */
+int tw_dl_think_lead(tw_dl *d, tw_dl_think *t, const tw_dl_mark *open, bool final);
+
+/*
+ * Inside a block from d->pos: the opener at the start under t->lead
+ * (tw_dl_think_lead), then the text up to the first of ends[0, n) sent as
+ * reasoning; ends[0] is the closer. *which is n while the block goes on
+ * (d->pos at the first byte a marker could start at); else the block ended
+ * at ends[*which] at *at, with a gap: d->pos past the closer, or at the other
+ * marker for the dialect to read.
+ */
+tw_status tw_dl_think_scan(tw_dl *d, tw_dl_think *t, const tw_dl_mark *open, const tw_dl_mark *ends,
+                           size_t n, bool final, uint64_t *at, size_t *which);
+
+/* The block is not closed (the output or the turn ended in it): the error
+ * at its opener, msg NULL for the code's own text. */
+tw_status tw_dl_think_unterminated(tw_dl *d, const tw_dl_think *t, const char *msg);
+
+/* The block ended at `at` without its closer (a call there): a warning. */
+tw_status tw_dl_think_implicit(tw_dl *d, uint64_t at, const char *msg);
+
+/*
+ * DeepSeek's dialects (deepseek-v3.1, dsml) read the reasoning only at the
+ * start of the output, with a calls section that may stand inside it: such
+ * a section is reasoning text when a closer follows, else the reasoning's
+ * end (the model forgot the closer, implicit_msg); under unterminated=direct
+ * nothing of the block is sent until its closer is found, and a block never
+ * closed is the answer.
+ */
+typedef struct tw_dl_think_spec {
+    tw_dl_mark open, close;
+    tw_dl_mark calls;         /* a calls section's opener */
+    tw_dl_mark eos;           /* the end of sentence: dropped inside the reasoning */
+    const char *implicit_msg; /* the warning when a calls section ends the reasoning */
+} tw_dl_think_spec;
+
+/* The start of the output from d->pos: white space dropped, then an opener
+ * (1: a block from past it), an empty block's closer without forced_open (0:
+ * content from past it), or nothing (forced_open: 1, a block from d->pos;
+ * else 0, content). -1: not decided until more bytes come. */
+int tw_dl_think_start(tw_dl *d, tw_dl_think *t, const tw_dl_think_spec *sp, bool final);
+
+typedef enum tw_dl_think_end {
+    TW_DL_THINK_WAIT = 0, /* the block goes on; more bytes are wanted */
+    TW_DL_THINK_ON,       /* the block goes on: step again */
+    TW_DL_THINK_CONTENT,  /* the block ended: content from d->pos */
+    TW_DL_THINK_CALLS,    /* it ended at a calls opener at *at (warned): the calls from past it */
+} tw_dl_think_end;
+
+/* One step inside a block of a tw_dl_think_spec from d->pos. */
+tw_status tw_dl_think_step(tw_dl *d, tw_dl_think *t, const tw_dl_think_spec *sp, bool final,
+                           tw_dl_think_end *end, uint64_t *at);
+
+/* ---- the end of the turn ---- */
+
+/* After the end of the turn: the held bytes are read and dropped; the first
+ * that is not white space is a warning (msg) once (*warned). */
+tw_status tw_dl_after_end(tw_dl *d, bool *warned, const char *msg);
 
 /* ---- the decoder ---- */
 

@@ -20,30 +20,27 @@
 #define LEN(lit) (sizeof(lit) - 1)
 
 typedef enum dm_state {
-    DM_START = 0,  /* nothing read yet but white space */
-    DM_THINK,      /* inside the reasoning */
-    DM_THINK_HOLD, /* a calls block inside the reasoning: is a </think> still to come? */
-    DM_CONTENT,    /* content, outside a calls block */
-    DM_SECTION,    /* inside a calls block, between invokes */
-    DM_INVOKE,     /* inside an invoke: waiting for its </｜DSML｜invoke> */
+    DM_START = 0, /* nothing read yet but white space */
+    DM_THINK,     /* inside the reasoning (the engine's tw_dl_think_step) */
+    DM_CONTENT,   /* content, outside a calls block */
+    DM_SECTION,   /* inside a calls block, between invokes */
+    DM_INVOKE,    /* inside an invoke: waiting for its </｜DSML｜invoke> */
 } dm_state;
 
 typedef struct dm_dec {
     tw_dl dl; /* first member: the engine's */
     dm_state state;
-    uint64_t resume;     /* where the current search stopped (0: none) */
-    uint64_t think_off;  /* where the reasoning opened */
-    uint64_t text_until; /* a calls opener before it is reasoning text (a </think> follows) */
-    bool closed_known;   /* unterminated=direct: the reasoning's </think> was found */
-    bool implied;        /* the open section began at a bare invoke (no opener) */
-    uint64_t sec_off;    /* where the open section began */
-    uint64_t call_off;   /* where the open invoke began */
-    size_t sec_calls;    /* invokes begun in the open section */
+    tw_dl_think think; /* the reasoning */
+    uint64_t resume;   /* where the current search stopped (0: none) */
+    bool implied;      /* the open section began at a bare invoke (no opener) */
+    uint64_t sec_off;  /* where the open section began */
+    uint64_t call_off; /* where the open invoke began */
+    size_t sec_calls;  /* invokes begun in the open section */
 } dm_dec;
 
-static const tw_dl_mark think_marks[] = {TW_DL_MARK(D_THINK_CLOSE), TW_DL_MARK(D_CALLS_OPEN),
-                                         TW_DL_MARK(D_EOS)};
-enum { TM_CLOSE, TM_CALLS, TM_EOS };
+static const tw_dl_think_spec think_spec = {
+    TW_DL_MARK(D_THINK_OPEN), TW_DL_MARK(D_THINK_CLOSE), TW_DL_MARK(D_CALLS_OPEN),
+    TW_DL_MARK(D_EOS), "the reasoning ended at a function_calls block without </think>"};
 static const tw_dl_mark content_marks[] = {TW_DL_MARK(D_CALLS_OPEN), TW_DL_MARK(D_INVOKE_OPEN),
                                            TW_DL_MARK(D_EOS)};
 enum { CM_CALLS, CM_INVOKE, CM_EOS };
@@ -55,11 +52,6 @@ static const tw_dl_mark invoke_marks[] = {TW_DL_MARK(D_INVOKE_CLOSE), TW_DL_MARK
 enum { IM_END, IM_INVOKE, IM_CALLS_END, IM_EOS };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
-
-static bool is_ws(char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
 
 static void go(dm_dec *s, dm_state st, uint64_t pos)
 {
@@ -96,21 +88,21 @@ static bool attr(const char *p, size_t n, size_t *i, const char **k, size_t *kn,
 {
     size_t j = *i;
     size_t ws = j;
-    while (j < n && is_ws(p[j]))
+    while (j < n && tw_dl_space(p[j]))
         j++;
     if (j == ws || j == n)
         return false;
     size_t ks = j;
-    while (j < n && p[j] != '=' && !is_ws(p[j]))
+    while (j < n && p[j] != '=' && !tw_dl_space(p[j]))
         j++;
     *k = p + ks;
     *kn = j - ks;
-    while (j < n && is_ws(p[j]))
+    while (j < n && tw_dl_space(p[j]))
         j++;
     if (j == n || p[j] != '=')
         return false;
     j++;
-    while (j < n && is_ws(p[j]))
+    while (j < n && tw_dl_space(p[j]))
         j++;
     if (j == n || p[j] != '"')
         return false;
@@ -138,7 +130,7 @@ static bool param_head(const char *p, size_t n, const char **k, size_t *kn, tw_t
     *how = TW_TARGS_TYPED;
     while (i < n) {
         size_t j = i;
-        while (j < n && is_ws(p[j]))
+        while (j < n && tw_dl_space(p[j]))
             j++;
         if (j == n)
             break;
@@ -175,7 +167,7 @@ static tw_status take_invoke(dm_dec *s, uint64_t at)
     size_t nn = 0, kn, i = h0;
     bool head_ok = gt && attr(b, (size_t)(gt - b), &i, &k, &kn, &nm, &nn) && is(k, kn, "name");
     if (head_ok) {
-        while (i < (size_t)(gt - b) && is_ws(b[i]))
+        while (i < (size_t)(gt - b) && tw_dl_space(b[i]))
             i++;
         head_ok = i == (size_t)(gt - b);
     }
@@ -202,7 +194,7 @@ static tw_status take_invoke(dm_dec *s, uint64_t at)
     const char *whole = NULL; /* a body that is one JSON object, no parameters */
     size_t whole_n = 0;
     while (st == TW_OK && j < n) {
-        while (j < n && is_ws(b[j]))
+        while (j < n && tw_dl_space(b[j]))
             j++;
         if (j == n)
             break;
@@ -278,105 +270,26 @@ static void begin_invoke(dm_dec *s, uint64_t at)
 
 static tw_status scan_start(dm_dec *s, bool final)
 {
-    tw_dl *d = &s->dl;
-    uint64_t end = tw_dl_end(d);
-    while (d->pos < end && is_ws(*tw_dl_at(d, d->pos)))
-        d->pos++;
-    if (d->pos == end && !final)
-        return TW_OK;
-    int open = tw_dl_starts(d, d->pos, D_THINK_OPEN, LEN(D_THINK_OPEN), final);
-    int close = tw_dl_starts(d, d->pos, D_THINK_CLOSE, LEN(D_THINK_CLOSE), final);
-    if (open < 0 || close < 0)
-        return TW_OK; /* a prefix of a tag: wait */
-    s->think_off = d->pos;
-    if (open > 0) /* the model opened it (a repeated opener under forced_open) */
-        go(s, DM_THINK, d->pos + LEN(D_THINK_OPEN));
-    else if (close > 0 && !d->o.forced_open) /* an empty block closed */
-        go(s, DM_CONTENT, d->pos + LEN(D_THINK_CLOSE));
-    else
-        go(s, d->o.forced_open ? DM_THINK : DM_CONTENT, d->pos);
-    return TW_OK;
-}
-
-/* unterminated=direct: whether the reasoning from d->pos is one (a
- * </think> closes it) or the answer (the output ends first) is known only
- * then; until then nothing of it is sent. */
-static tw_status scan_think_direct(dm_dec *s, bool final, bool *more)
-{
-    tw_dl *d = &s->dl;
-    static const tw_dl_mark close[] = {TW_DL_MARK(D_THINK_CLOSE)};
-    uint64_t at;
-    if (tw_dl_find(d, d->pos, &s->resume, close, 1, final, &at, NULL) == TW_DL_FOUND) {
-        s->text_until = at;
-        s->closed_known = true;
-        s->resume = 0;
-        *more = true;
-        return TW_OK;
-    }
-    if (!final)
-        return TW_OK;
-    TRY(tw_dl_diag(d, true, TW_D_THINK_UNTERMINATED, (int64_t)s->think_off, NULL));
-    go(s, DM_CONTENT, d->pos);
-    *more = true;
+    int r = tw_dl_think_start(&s->dl, &s->think, &think_spec, final);
+    if (r >= 0)
+        go(s, r ? DM_THINK : DM_CONTENT, s->dl.pos);
     return TW_OK;
 }
 
 static tw_status scan_think(dm_dec *s, bool final, bool *more)
 {
-    tw_dl *d = &s->dl;
-    if (d->o.unterminated == TW_UNTERM_DIRECT && !s->closed_known)
-        return scan_think_direct(s, final, more);
+    tw_dl_think_end e;
     uint64_t at;
-    size_t w;
-    tw_dl_hit h = tw_dl_find(d, d->pos, &s->resume, think_marks, N(think_marks), final, &at, &w);
-    TRY(tw_dl_text(d, TW_DL_THINKING, d->pos, (size_t)(at - d->pos)));
-    d->pos = at;
-    if (h == TW_DL_NONE)
-        return TW_OK;
-    *more = true;
-    if (w == TM_EOS) {
-        s->resume = 0;
-        d->pos = at + LEN(D_EOS);
-        return TW_OK;
+    TRY(tw_dl_think_step(&s->dl, &s->think, &think_spec, final, &e, &at));
+    *more = e != TW_DL_THINK_WAIT;
+    if (e == TW_DL_THINK_CONTENT) {
+        go(s, DM_CONTENT, s->dl.pos);
+    } else if (e == TW_DL_THINK_CALLS) { /* the model forgot </think> */
+        s->sec_off = at;
+        s->sec_calls = 0;
+        s->implied = false;
+        go(s, DM_SECTION, at + LEN(D_CALLS_OPEN));
     }
-    if (w == TM_CLOSE) {
-        tw_dl_gap(d, TW_DL_THINKING);
-        go(s, DM_CONTENT, at + LEN(D_THINK_CLOSE));
-        return TW_OK;
-    }
-    if (at < s->text_until) { /* a </think> follows: reasoning text */
-        TRY(tw_dl_text(d, TW_DL_THINKING, at, LEN(D_CALLS_OPEN)));
-        s->resume = 0;
-        d->pos = at + LEN(D_CALLS_OPEN);
-        return TW_OK;
-    }
-    /* a calls block inside the reasoning: held until a </think> (reasoning)
-     * or the end (the calls: the model forgot </think>) decides */
-    s->sec_off = at;
-    go(s, DM_THINK_HOLD, at);
-    return TW_OK;
-}
-
-static tw_status scan_think_hold(dm_dec *s, bool final, bool *more)
-{
-    tw_dl *d = &s->dl;
-    static const tw_dl_mark close[] = {TW_DL_MARK(D_THINK_CLOSE)};
-    uint64_t at;
-    if (tw_dl_find(d, s->sec_off, &s->resume, close, 1, final, &at, NULL) == TW_DL_FOUND) {
-        s->text_until = at;
-        go(s, DM_THINK, s->sec_off);
-        *more = true;
-        return TW_OK;
-    }
-    if (!final)
-        return TW_OK;
-    tw_dl_gap(d, TW_DL_THINKING);
-    TRY(tw_dl_diag(d, false, TW_D_THINK_IMPLICIT_END, (int64_t)s->sec_off,
-                   "the reasoning ended at a function_calls block without </think>"));
-    s->sec_calls = 0;
-    s->implied = false;
-    go(s, DM_SECTION, s->sec_off + LEN(D_CALLS_OPEN));
-    *more = true;
     return TW_OK;
 }
 
@@ -385,11 +298,8 @@ static tw_status scan_content(dm_dec *s, bool final, bool *more)
     tw_dl *d = &s->dl;
     uint64_t at;
     size_t w;
-    tw_dl_hit h =
-        tw_dl_find(d, d->pos, &s->resume, content_marks, N(content_marks), final, &at, &w);
-    TRY(tw_dl_text(d, TW_DL_CONTENT, d->pos, (size_t)(at - d->pos)));
-    d->pos = at;
-    if (h == TW_DL_NONE)
+    TRY(tw_dl_content(d, &s->resume, content_marks, N(content_marks), final, &at, &w));
+    if (w == N(content_marks))
         return TW_OK;
     *more = true;
     if (w == CM_EOS) {
@@ -413,12 +323,9 @@ static tw_status scan_section(dm_dec *s, bool final, bool *more)
     tw_dl *d = &s->dl;
     uint64_t at;
     size_t w;
-    tw_dl_hit h =
-        tw_dl_find(d, d->pos, &s->resume, section_marks, N(section_marks), final, &at, &w);
     /* text between invokes: content, never dropped */
-    TRY(tw_dl_text(d, TW_DL_CONTENT, d->pos, (size_t)(at - d->pos)));
-    d->pos = at;
-    if (h == TW_DL_NONE)
+    TRY(tw_dl_content(d, &s->resume, section_marks, N(section_marks), final, &at, &w));
+    if (w == N(section_marks))
         return TW_OK;
     *more = true;
     if (w == SM_EOS) {
@@ -472,7 +379,6 @@ static tw_status dm_scan(tw_dl *d, bool final)
             more = s->state != before;
             break;
         case DM_THINK: TRY(scan_think(s, final, &more)); break;
-        case DM_THINK_HOLD: TRY(scan_think_hold(s, final, &more)); break;
         case DM_CONTENT: TRY(scan_content(s, final, &more)); break;
         case DM_SECTION: TRY(scan_section(s, final, &more)); break;
         case DM_INVOKE: TRY(scan_invoke(s, final, &more)); break;
@@ -485,7 +391,7 @@ static tw_status dm_end(tw_dl *d)
 {
     dm_dec *s = (dm_dec *)d;
     switch (s->state) {
-    case DM_THINK: return tw_dl_diag(d, true, TW_D_THINK_UNTERMINATED, (int64_t)s->think_off, NULL);
+    case DM_THINK: return tw_dl_think_unterminated(d, &s->think, NULL);
     case DM_INVOKE: return cut_invoke(s);
     case DM_SECTION:
         /* the calls taken stand; a block with none is a call never written;

@@ -227,3 +227,15 @@ void tw_enc_utc_date(time_t t, char *out, size_t n)
     long long y = yoe + era * 400 + (m <= 2);
     snprintf(out, n, "%04lld-%02d-%02d", y, (int)m, (int)d);
 }
+
+tw_status tw_encode_result_capped(const tw_result *r, const tw_encode_opts *o, tw_buf *out,
+                                  tw_result_render_fn fn)
+{
+    if (!r || !out)
+        return TW_ERR_INVALID;
+    if (!o)
+        o = &tw_enc_default_opts;
+    tw_capsave cs;
+    tw_cap_begin(out, o, &cs);
+    return tw_cap_end(out, &cs, fn(r, o, out));
+}

@@ -85,6 +85,13 @@ typedef tw_status (*tw_render_fn)(tw_buf *b, const tw_request *r, const tw_encod
 tw_status tw_encode_capped(const tw_request *r, const tw_encode_opts *o, tw_buf *out,
                            tw_render_fn fn);
 
+/* A result encoder's entry: r and out required (TW_ERR_INVALID), o NULL
+ * for the defaults, fn's output capped at max_output_bytes (tw_cap_begin,
+ * tw_cap_end). */
+typedef tw_status (*tw_result_render_fn)(const tw_result *r, const tw_encode_opts *o, tw_buf *b);
+tw_status tw_encode_result_capped(const tw_result *r, const tw_encode_opts *o, tw_buf *out,
+                                  tw_result_render_fn fn);
+
 /* The UTC date of t as YYYY-MM-DD into out[0, n) (a date a chat template's
  * strftime_now writes), computed without loading a time zone. */
 void tw_enc_utc_date(time_t t, char *out, size_t n);

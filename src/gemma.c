@@ -38,11 +38,10 @@ enum {
 typedef struct gemma_dec {
     tw_dl dl;
     int st;
-    bool lead;   /* at the start of a forced-open block: a <|channel> there is the same opener */
-    bool chname; /* right after <|channel>: its name (thought) is dropped */
-    bool in_str; /* the call search is inside a <|"|> string */
+    tw_dl_think think; /* the thought channel */
+    bool chname;       /* right after <|channel>: its name (thought) is dropped */
+    bool in_str;       /* the call search is inside a <|"|> string */
     bool after_warned; /* text after the end of the turn was reported */
-    uint64_t think_at; /* offset of the open <|channel> (0 under forced_open) */
     uint64_t call_at;  /* offset of the open call's <|tool_call> */
     uint64_t scan;     /* where the call search goes on */
 } gemma_dec;
@@ -52,10 +51,11 @@ static const tw_dl_mark text_marks[] = {TW_DL_MARK(G_CH),   TW_DL_MARK(G_CALL),
                                         TW_DL_MARK(G_RESP), TW_DL_MARK(G_CH_END)};
 enum { T_CH, T_CALL, T_EOT, T_TURN, T_RESP, T_CH_END };
 
+static const tw_dl_mark think_open = TW_DL_MARK(G_CH);
 static const tw_dl_mark think_marks[] = {TW_DL_MARK(G_CH_END), TW_DL_MARK(G_CALL),
                                          TW_DL_MARK(G_EOT),    TW_DL_MARK(G_TURN),
                                          TW_DL_MARK(G_RESP),   TW_DL_MARK(G_CH)};
-enum { H_END, H_CALL, H_EOT, H_TURN, H_RESP, H_CH };
+enum { H_END, H_CALL, H_EOT, H_TURN, H_RESP, H_CH, H_N };
 
 /* what ends a call block outside a string: its end, a string's opener, or
  * (unterminated) a next call or the end of the turn */
@@ -67,21 +67,6 @@ static const tw_dl_mark call_marks[] = {TW_DL_MARK(G_CALL_END), TW_DL_MARK(G_Q),
 static const tw_dl_mark str_marks[] = {TW_DL_MARK(G_Q), TW_DL_MARK(G_EOT), TW_DL_MARK(G_TURN),
                                        TW_DL_MARK(G_RESP)};
 enum { C_END, C_Q, C_CALL, C_EOT };
-
-static bool is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-static void trim(const char **p, size_t *n)
-{
-    while (*n && is_space((*p)[0])) {
-        (*p)++;
-        (*n)--;
-    }
-    while (*n && is_space((*p)[*n - 1]))
-        (*n)--;
-}
 
 static bool starts(const char *p, size_t n, const char *lit, size_t k)
 {
@@ -113,40 +98,8 @@ bool tw_gemma_name_ok(const char *p, size_t n)
 /* A strict JSON number, true, false or null. */
 static bool json_scalar(const char *p, size_t n)
 {
-    if ((n == 4 && !memcmp(p, "true", 4)) || (n == 5 && !memcmp(p, "false", 5)) ||
-        (n == 4 && !memcmp(p, "null", 4)))
-        return true;
-    size_t i = 0;
-    if (i < n && p[i] == '-')
-        i++;
-    if (i >= n)
-        return false;
-    if (p[i] == '0')
-        i++;
-    else if (p[i] >= '1' && p[i] <= '9')
-        while (i < n && p[i] >= '0' && p[i] <= '9')
-            i++;
-    else
-        return false;
-    if (i < n && p[i] == '.') {
-        i++;
-        size_t d = i;
-        while (i < n && p[i] >= '0' && p[i] <= '9')
-            i++;
-        if (i == d)
-            return false;
-    }
-    if (i < n && (p[i] == 'e' || p[i] == 'E')) {
-        i++;
-        if (i < n && (p[i] == '+' || p[i] == '-'))
-            i++;
-        size_t d = i;
-        while (i < n && p[i] >= '0' && p[i] <= '9')
-            i++;
-        if (i == d)
-            return false;
-    }
-    return i == n;
+    return (n == 4 && !memcmp(p, "true", 4)) || (n == 5 && !memcmp(p, "false", 5)) ||
+           (n == 4 && !memcmp(p, "null", 4)) || tw_json_number_valid(p, n);
 }
 
 /* One reading of a call's brace syntax: b[0, e), a refusal's reason. */
@@ -172,7 +125,7 @@ static void bad(brace *r, tw_status code, const char *what)
 
 static void ws(brace *r)
 {
-    while (r->p < r->e && is_space(r->b[r->p]))
+    while (r->p < r->e && tw_dl_space(r->b[r->p]))
         r->p++;
 }
 
@@ -206,7 +159,7 @@ static bool bare(brace *r, const char **s, size_t *n)
     }
     *s = r->b + a;
     *n = r->p - a;
-    trim(s, n);
+    tw_trim(s, n);
     if (!*n) {
         bad(r, TW_D_TOOL_CALL_JSON, "a value is missing");
         return false;
@@ -228,7 +181,7 @@ static bool key(brace *r, const char **k, size_t *kn)
             r->p++;
         *k = r->b + a;
         *kn = r->p - a;
-        trim(k, kn);
+        tw_trim(k, kn);
         if (!tw_gemma_name_ok(*k, *kn)) {
             bad(r, TW_D_TOOL_CALL_JSON, "a key is empty or not a bare name");
             return false;
@@ -347,7 +300,7 @@ static tw_status take_call(gemma_dec *g, uint64_t from, uint64_t to)
         brace_at = r.p + find(r.b + r.p, r.e - r.p, "{", 1);
         name = r.b + r.p;
         nn = brace_at - r.p;
-        trim(&name, &nn);
+        tw_trim(&name, &nn);
         if (!tw_gemma_name_ok(name, nn))
             bad(&r, TW_D_XML_BAD_NAME, "call: names no function before its '{'");
         else if (brace_at >= r.e)
@@ -431,10 +384,8 @@ static void open_call(gemma_dec *g, uint64_t at)
 static void open_think(gemma_dec *g, uint64_t at)
 {
     g->st = S_THINK;
-    g->think_at = at;
-    g->lead = false;
     g->chname = true;
-    g->dl.pos = at + MLEN(G_CH);
+    tw_dl_think_open(&g->dl, &g->think, at, MLEN(G_CH));
 }
 
 static tw_status scan_text(gemma_dec *g, bool final)
@@ -442,10 +393,8 @@ static tw_status scan_text(gemma_dec *g, bool final)
     tw_dl *d = &g->dl;
     uint64_t at;
     size_t which = 0;
-    tw_dl_hit h = tw_dl_find(d, d->pos, NULL, text_marks, 6, final, &at, &which);
-    TRY(tw_dl_text(d, TW_DL_CONTENT, d->pos, (size_t)(at - d->pos)));
-    d->pos = at;
-    if (h == TW_DL_NONE)
+    TRY(tw_dl_content(d, NULL, text_marks, 6, final, &at, &which));
+    if (which == 6)
         return TW_OK;
     switch (which) {
     case T_CH:
@@ -463,21 +412,11 @@ static tw_status scan_text(gemma_dec *g, bool final)
 static tw_status scan_think(gemma_dec *g, bool final)
 {
     tw_dl *d = &g->dl;
-    if (g->lead) { /* a <|channel> at the start of a forced-open block */
-        uint64_t end = tw_dl_end(d), p = d->pos;
-        while (p < end && is_space(*tw_dl_at(d, p)))
-            p++;
-        d->pos = p;
-        if (p == end && !final)
-            return TW_OK;
-        int s = tw_dl_starts(d, p, G_CH, MLEN(G_CH), final);
+    if (g->think.lead) { /* a <|channel> at the start of a forced-open block */
+        int s = tw_dl_think_lead(d, &g->think, &think_open, final);
         if (s < 0)
             return TW_OK;
-        g->lead = false;
-        if (s > 0) {
-            d->pos = p + MLEN(G_CH);
-            g->chname = true;
-        }
+        g->chname = s > 0;
     }
     if (g->chname) { /* the channel's name: thought */
         int s = tw_dl_starts(d, d->pos, G_THOUGHT, MLEN(G_THOUGHT), final);
@@ -488,30 +427,23 @@ static tw_status scan_think(gemma_dec *g, bool final)
             d->pos += MLEN(G_THOUGHT);
     }
     uint64_t at;
-    size_t which = 0;
-    tw_dl_hit h = tw_dl_find(d, d->pos, NULL, think_marks, 6, final, &at, &which);
-    TRY(tw_dl_text(d, TW_DL_THINKING, d->pos, (size_t)(at - d->pos)));
-    d->pos = at;
-    if (h == TW_DL_NONE)
-        return TW_OK;
-    tw_dl_gap(d, TW_DL_THINKING);
+    size_t which;
+    TRY(tw_dl_think_scan(d, &g->think, &think_open, think_marks, H_N, final, &at, &which));
     switch (which) {
-    case H_END:
-        g->st = S_TEXT;
-        d->pos = at + MLEN(G_CH_END);
-        return TW_OK;
+    case H_N: return TW_OK; /* the channel goes on */
+    case H_END: g->st = S_TEXT; return TW_OK;
     case H_CH: /* a second opener inside the channel: the same block */
         d->pos = at + MLEN(G_CH);
         g->chname = true;
         return TW_OK;
     case H_CALL:
-        TRY(tw_dl_diag(d, false, TW_D_THINK_IMPLICIT_END, (int64_t)at,
-                       "the thought channel ended at <|tool_call> without <channel|>"));
+        TRY(tw_dl_think_implicit(d, at,
+                                 "the thought channel ended at <|tool_call> without <channel|>"));
         open_call(g, at);
         return TW_OK;
     default:
-        TRY(tw_dl_diag(d, true, TW_D_THINK_UNTERMINATED, (int64_t)g->think_at,
-                       "<|channel> not closed before the end of the turn"));
+        TRY(tw_dl_think_unterminated(d, &g->think,
+                                     "<|channel> not closed before the end of the turn"));
         return done(g, at, think_marks[which].n);
     }
 }
@@ -557,21 +489,6 @@ static tw_status scan_call(gemma_dec *g, bool final)
     }
 }
 
-static tw_status scan_done(gemma_dec *g)
-{
-    tw_dl *d = &g->dl;
-    uint64_t end = tw_dl_end(d);
-    for (uint64_t p = d->pos; p < end && !g->after_warned; p++)
-        if (!is_space(*tw_dl_at(d, p))) {
-            g->after_warned = true;
-            TRY(tw_dl_diag(d, false, TW_D_TOOL_RESULT_IN_OUTPUT, (int64_t)p,
-                           "text after the end of the turn (a tool result or a next turn) "
-                           "was dropped"));
-        }
-    d->pos = end;
-    return TW_OK;
-}
-
 static tw_status gemma_scan(tw_dl *d, bool final)
 {
     gemma_dec *g = (gemma_dec *)d;
@@ -579,17 +496,20 @@ static tw_status gemma_scan(tw_dl *d, bool final)
         uint64_t pos = d->pos;
         int st = g->st;
         uint64_t call_at = g->call_at;
-        bool lead = g->lead, chname = g->chname;
+        bool lead = g->think.lead, chname = g->chname;
         tw_status s;
         switch (g->st) {
         case S_TEXT: s = scan_text(g, final); break;
         case S_THINK: s = scan_think(g, final); break;
         case S_CALL: s = scan_call(g, final); break;
-        default: return scan_done(g);
+        default:
+            return tw_dl_after_end(d, &g->after_warned,
+                                   "text after the end of the turn (a tool result or a next turn) "
+                                   "was dropped");
         }
         if (s != TW_OK)
             return s;
-        if (g->st == st && d->pos == pos && g->call_at == call_at && g->lead == lead &&
+        if (g->st == st && d->pos == pos && g->call_at == call_at && g->think.lead == lead &&
             g->chname == chname)
             return TW_OK;
     }
@@ -598,10 +518,8 @@ static tw_status gemma_scan(tw_dl *d, bool final)
 static void gemma_start(tw_dl *d)
 {
     gemma_dec *g = (gemma_dec *)d;
-    if (d->o.forced_open) {
+    if (tw_dl_think_forced(d, &g->think))
         g->st = S_THINK;
-        g->lead = true;
-    }
 }
 
 static tw_status gemma_end(tw_dl *d)
@@ -609,8 +527,8 @@ static tw_status gemma_end(tw_dl *d)
     gemma_dec *g = (gemma_dec *)d;
     switch (g->st) {
     case S_THINK:
-        return tw_dl_diag(d, true, TW_D_THINK_UNTERMINATED, (int64_t)g->think_at,
-                          "<|channel> not closed at the end of the output");
+        return tw_dl_think_unterminated(d, &g->think,
+                                        "<|channel> not closed at the end of the output");
     case S_CALL: return call_unterminated(g, "<|tool_call> not closed by <tool_call|>");
     default: return TW_OK;
     }
@@ -640,7 +558,7 @@ bool tw_gemma_has_token(const char *s, size_t n)
  * white space at its ends. */
 static bool text_carried(const char *s, size_t n)
 {
-    if (n && (is_space(s[0]) || is_space(s[n - 1])))
+    if (n && (tw_dl_space(s[0]) || tw_dl_space(s[n - 1])))
         return false;
     return !tw_gemma_has_token(s, n);
 }
@@ -872,13 +790,7 @@ static tw_status render_output(const tw_result *r, const tw_encode_opts *o, tw_b
 
 tw_status tw_gemma_output_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out)
 {
-    if (!r || !out)
-        return TW_ERR_INVALID;
-    if (!o)
-        o = &tw_enc_default_opts;
-    tw_capsave cs;
-    tw_cap_begin(out, o, &cs);
-    return tw_cap_end(out, &cs, render_output(r, o, out));
+    return tw_encode_result_capped(r, o, out, render_output);
 }
 
 const tw_encoder_ops tw_encoder_gemma4_output = {

@@ -50,9 +50,8 @@ enum {
 typedef struct glm_dec {
     tw_dl dl;
     int st;
-    bool lead;         /* at the start of a forced-open block: a <think> there is the same opener */
+    tw_dl_think think; /* the <think> block */
     bool after_warned; /* text after the end of the turn was reported */
-    uint64_t think_at; /* offset of the open <think> (0 under forced_open) */
     uint64_t call_at;  /* offset of the open call's <tool_call> */
     uint64_t resume;   /* the resumed search of S_CALL */
 } glm_dec;
@@ -61,10 +60,11 @@ static const tw_dl_mark text_marks[] = {TW_DL_MARK(G_THINK), TW_DL_MARK(G_CALL),
                                         TW_DL_MARK(G_OBSERVATION), TW_DL_MARK(G_EOT)};
 enum { T_THINK, T_CALL, T_USER, T_OBSERVATION, T_EOT };
 
+static const tw_dl_mark think_open = TW_DL_MARK(G_THINK);
 static const tw_dl_mark think_marks[] = {TW_DL_MARK(G_THINK_END), TW_DL_MARK(G_CALL),
                                          TW_DL_MARK(G_USER), TW_DL_MARK(G_OBSERVATION),
                                          TW_DL_MARK(G_EOT)};
-enum { H_END, H_CALL };
+enum { H_END, H_CALL, H_N = 5 };
 
 /* what ends a call block: its end, or (unterminated) a next call or the
  * end of the turn */
@@ -72,21 +72,6 @@ static const tw_dl_mark call_marks[] = {TW_DL_MARK(G_CALL_END), TW_DL_MARK(G_CAL
                                         TW_DL_MARK(G_USER), TW_DL_MARK(G_OBSERVATION),
                                         TW_DL_MARK(G_EOT)};
 enum { C_END, C_CALL };
-
-static bool is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-static void trim(const char **p, size_t *n)
-{
-    while (*n && is_space((*p)[0])) {
-        (*p)++;
-        (*n)--;
-    }
-    while (*n && is_space((*p)[*n - 1]))
-        (*n)--;
-}
 
 static bool starts(const char *p, size_t n, const char *lit, size_t k)
 {
@@ -133,7 +118,7 @@ static size_t value_end(const char *b, size_t v, size_t e)
         if (first == e)
             first = at;
         size_t q = at + MLEN(G_VALUE_END);
-        while (q < e && is_space(b[q]))
+        while (q < e && tw_dl_space(b[q]))
             q++;
         if (q == e || starts(b + q, e - q, G_KEY, MLEN(G_KEY)))
             return at;
@@ -150,7 +135,7 @@ static tw_status take_call(glm_dec *g, uint64_t from, uint64_t to)
     size_t k0 = find(b, e, G_KEY, MLEN(G_KEY));
     const char *name = b;
     size_t nn = k0;
-    trim(&name, &nn);
+    tw_trim(&name, &nn);
     size_t nparams = 0; /* the <arg_key> openers */
     for (size_t p = k0; p < e;) {
         nparams++;
@@ -183,13 +168,13 @@ static tw_status take_call(glm_dec *g, uint64_t from, uint64_t to)
                             a.count + 1);
             break;
         }
-        trim(&key, &kn);
+        tw_trim(&key, &kn);
         if (!kn) {
             tw_targs_refuse(&a, TW_D_XML_BAD_NAME, "parameter %zu has an empty name", a.count + 1);
             break;
         }
         size_t q = ke + MLEN(G_KEY_END);
-        while (q < e && is_space(b[q]))
+        while (q < e && tw_dl_space(b[q]))
             q++;
         if (!starts(b + q, e - q, G_VALUE, MLEN(G_VALUE))) {
             tw_targs_refuse(&a, TW_D_XML_PARAM_UNCLOSED,
@@ -210,7 +195,7 @@ static tw_status take_call(glm_dec *g, uint64_t from, uint64_t to)
         size_t r = ve + MLEN(G_VALUE_END);
         size_t nk = r + find(b + r, e - r, G_KEY, MLEN(G_KEY));
         for (size_t i = r; i < nk && !stray; i++)
-            stray = !is_space(b[i]);
+            stray = !tw_dl_space(b[i]);
         p = nk;
     }
     bool accepted = false;
@@ -247,17 +232,13 @@ static tw_status scan_text(glm_dec *g, bool final)
     tw_dl *d = &g->dl;
     uint64_t at;
     size_t which = 0;
-    tw_dl_hit h = tw_dl_find(d, d->pos, NULL, text_marks, 5, final, &at, &which);
-    TRY(tw_dl_text(d, TW_DL_CONTENT, d->pos, (size_t)(at - d->pos)));
-    d->pos = at;
-    if (h == TW_DL_NONE)
+    TRY(tw_dl_content(d, NULL, text_marks, 5, final, &at, &which));
+    if (which == 5)
         return TW_OK;
     switch (which) {
     case T_THINK:
         g->st = S_THINK;
-        g->think_at = at;
-        g->lead = false;
-        d->pos = at + MLEN(G_THINK);
+        tw_dl_think_open(d, &g->think, at, MLEN(G_THINK));
         return TW_OK;
     case T_CALL: open_call(g, at); return TW_OK;
     default: return done(g, at, which);
@@ -267,41 +248,19 @@ static tw_status scan_text(glm_dec *g, bool final)
 static tw_status scan_think(glm_dec *g, bool final)
 {
     tw_dl *d = &g->dl;
-    if (g->lead) { /* a <think> at the start of a forced-open block */
-        uint64_t end = tw_dl_end(d), p = d->pos;
-        while (p < end && is_space(*tw_dl_at(d, p)))
-            p++;
-        d->pos = p; /* leading white space of the reasoning is dropped anyway */
-        if (p == end)
-            return TW_OK;
-        int s = tw_dl_starts(d, p, G_THINK, MLEN(G_THINK), final);
-        if (s < 0)
-            return TW_OK;
-        g->lead = false;
-        if (s > 0)
-            d->pos = p + MLEN(G_THINK);
-    }
     uint64_t at;
-    size_t which = 0;
-    tw_dl_hit h = tw_dl_find(d, d->pos, NULL, think_marks, 5, final, &at, &which);
-    TRY(tw_dl_text(d, TW_DL_THINKING, d->pos, (size_t)(at - d->pos)));
-    d->pos = at;
-    if (h == TW_DL_NONE)
-        return TW_OK;
-    tw_dl_gap(d, TW_DL_THINKING);
+    size_t which;
+    TRY(tw_dl_think_scan(d, &g->think, &think_open, think_marks, H_N, final, &at, &which));
     switch (which) {
-    case H_END:
-        g->st = S_TEXT;
-        d->pos = at + MLEN(G_THINK_END);
-        return TW_OK;
+    case H_N: return TW_OK; /* the block goes on */
+    case H_END: g->st = S_TEXT; return TW_OK;
     case H_CALL:
-        TRY(tw_dl_diag(d, false, TW_D_THINK_IMPLICIT_END, (int64_t)at,
-                       "the reasoning ended at <tool_call> without </think>"));
+        TRY(tw_dl_think_implicit(d, at, "the reasoning ended at <tool_call> without </think>"));
         open_call(g, at);
         return TW_OK;
     default:
-        TRY(tw_dl_diag(d, true, TW_D_THINK_UNTERMINATED, (int64_t)g->think_at,
-                       "<think> not closed before the end of the turn"));
+        TRY(tw_dl_think_unterminated(d, &g->think,
+                                     "<think> not closed before the end of the turn"));
         return done(g, at, which);
     }
 }
@@ -336,20 +295,6 @@ static tw_status scan_call(glm_dec *g, bool final)
     return done(g, at, which);
 }
 
-static tw_status scan_done(glm_dec *g)
-{
-    tw_dl *d = &g->dl;
-    uint64_t end = tw_dl_end(d);
-    for (uint64_t p = d->pos; p < end && !g->after_warned; p++)
-        if (!is_space(*tw_dl_at(d, p))) {
-            g->after_warned = true;
-            TRY(tw_dl_diag(d, false, TW_D_TOOL_RESULT_IN_OUTPUT, (int64_t)p,
-                           "text after the end of the turn (a next turn) was dropped"));
-        }
-    d->pos = end;
-    return TW_OK;
-}
-
 static tw_status glm_scan(tw_dl *d, bool final)
 {
     glm_dec *g = (glm_dec *)d;
@@ -362,7 +307,9 @@ static tw_status glm_scan(tw_dl *d, bool final)
         case S_TEXT: s = scan_text(g, final); break;
         case S_THINK: s = scan_think(g, final); break;
         case S_CALL: s = scan_call(g, final); break;
-        default: return scan_done(g);
+        default:
+            return tw_dl_after_end(d, &g->after_warned,
+                                   "text after the end of the turn (a next turn) was dropped");
         }
         if (s != TW_OK)
             return s;
@@ -375,10 +322,8 @@ static tw_status glm_scan(tw_dl *d, bool final)
 static void glm_start(tw_dl *d)
 {
     glm_dec *g = (glm_dec *)d;
-    if (d->o.forced_open) {
+    if (tw_dl_think_forced(d, &g->think))
         g->st = S_THINK;
-        g->lead = true;
-    }
 }
 
 static tw_status glm_end(tw_dl *d)
@@ -386,8 +331,8 @@ static tw_status glm_end(tw_dl *d)
     glm_dec *g = (glm_dec *)d;
     switch (g->st) {
     case S_THINK:
-        return tw_dl_diag(d, true, TW_D_THINK_UNTERMINATED, (int64_t)g->think_at,
-                          "<think> not closed at the end of the output");
+        return tw_dl_think_unterminated(d, &g->think,
+                                        "<think> not closed at the end of the output");
     case S_CALL: return call_unterminated(g, "<tool_call> not closed by </tool_call>");
     default: return TW_OK;
     }
@@ -417,7 +362,7 @@ static bool has_token(const char *s, size_t n)
  * white space at its ends. */
 static bool text_carried(const char *s, size_t n)
 {
-    if (n && (is_space(s[0]) || is_space(s[n - 1])))
+    if (n && (tw_dl_space(s[0]) || tw_dl_space(s[n - 1])))
         return false;
     return !has_token(s, n);
 }
@@ -517,13 +462,7 @@ static tw_status render_output(const tw_result *r, const tw_encode_opts *o, tw_b
 
 tw_status tw_glm_output_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out)
 {
-    if (!r || !out)
-        return TW_ERR_INVALID;
-    if (!o)
-        o = &tw_enc_default_opts;
-    tw_capsave cs;
-    tw_cap_begin(out, o, &cs);
-    return tw_cap_end(out, &cs, render_output(r, o, out));
+    return tw_encode_result_capped(r, o, out, render_output);
 }
 
 const tw_encoder_ops tw_encoder_glm_output = {

@@ -47,10 +47,9 @@ enum {
 typedef struct kimi_dec {
     tw_dl dl;
     int st;
-    bool lead;         /* at the start of a think block: a <think> there is the same opener */
+    tw_dl_think think; /* the <think> block */
     bool section_open; /* a section is open (explicitly or by a bare call) */
     bool after_warned; /* text after <|im_end|> was reported */
-    uint64_t think_at; /* offset of the open <think> (or 0 under forced_open) */
     uint64_t section_at;
     uint64_t call_at; /* offset of the open call's <|tool_call_begin|> */
     uint64_t id_from, id_to, args_from;
@@ -61,9 +60,10 @@ static const tw_dl_mark text_marks[] = {TW_DL_MARK(K_THINK), TW_DL_MARK(K_SECTIO
                                         TW_DL_MARK(K_CALL), TW_DL_MARK(K_IM_END)};
 enum { T_THINK, T_SECTION, T_CALL, T_IM_END };
 
+static const tw_dl_mark think_open = TW_DL_MARK(K_THINK);
 static const tw_dl_mark think_marks[] = {TW_DL_MARK(K_THINK_END), TW_DL_MARK(K_SECTION),
                                          TW_DL_MARK(K_CALL), TW_DL_MARK(K_IM_END)};
-enum { H_END, H_SECTION, H_CALL, H_IM_END };
+enum { H_END, H_SECTION, H_CALL, H_IM_END, H_N };
 
 /* what ends a call or a section's gap */
 static const tw_dl_mark call_marks[] = {TW_DL_MARK(K_ARGS), TW_DL_MARK(K_CALL_END),
@@ -72,11 +72,6 @@ static const tw_dl_mark call_marks[] = {TW_DL_MARK(K_ARGS), TW_DL_MARK(K_CALL_EN
 enum { C_ARGS, C_CALL_END, C_CALL, C_SECTION_END, C_IM_END };
 
 #define MLEN(lit) (sizeof(lit) - 1)
-
-static bool is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
 
 /* ===================== one call ===================== */
 
@@ -100,12 +95,7 @@ static tw_status take_call(kimi_dec *k, uint64_t args_to)
     tw_dl *d = &k->dl;
     const char *id = tw_dl_at(d, k->id_from);
     size_t n = (size_t)(k->id_to - k->id_from);
-    while (n && is_space(id[0])) {
-        id++;
-        n--;
-    }
-    while (n && is_space(id[n - 1]))
-        n--;
+    tw_trim(&id, &n);
     size_t from = 0;
     if (n >= MLEN(K_PREFIX) && memcmp(id, K_PREFIX, MLEN(K_PREFIX)) == 0)
         from = MLEN(K_PREFIX);
@@ -129,12 +119,7 @@ static tw_status take_call(kimi_dec *k, uint64_t args_to)
                           n);
     const char *a = tw_dl_at(d, k->args_from);
     size_t an = (size_t)(args_to - k->args_from);
-    while (an && is_space(a[0])) {
-        a++;
-        an--;
-    }
-    while (an && is_space(a[an - 1]))
-        an--;
+    tw_trim(&a, &an);
     return tw_dl_call(d, id + from, colon - from, id, n, a, an, (int64_t)k->call_at);
 }
 
@@ -201,17 +186,13 @@ static tw_status scan_text(kimi_dec *k, bool final)
     tw_dl *d = &k->dl;
     uint64_t at;
     size_t which = 0;
-    tw_dl_hit h = tw_dl_find(d, d->pos, NULL, text_marks, 4, final, &at, &which);
-    TRY(tw_dl_text(d, TW_DL_CONTENT, d->pos, (size_t)(at - d->pos)));
-    d->pos = at;
-    if (h == TW_DL_NONE)
+    TRY(tw_dl_content(d, NULL, text_marks, 4, final, &at, &which));
+    if (which == 4)
         return TW_OK;
     switch (which) {
     case T_THINK:
         k->st = S_THINK;
-        k->think_at = at;
-        k->lead = false;
-        d->pos = at + MLEN(K_THINK);
+        tw_dl_think_open(d, &k->think, at, MLEN(K_THINK));
         return TW_OK;
     case T_SECTION:
         open_section(k, at);
@@ -228,40 +209,17 @@ static tw_status scan_text(kimi_dec *k, bool final)
 static tw_status scan_think(kimi_dec *k, bool final)
 {
     tw_dl *d = &k->dl;
-    if (k->lead) { /* a <think> at the start of a forced-open block */
-        uint64_t end = tw_dl_end(d), p = d->pos;
-        while (p < end && is_space(*tw_dl_at(d, p)))
-            p++;
-        d->pos = p; /* leading white space of the reasoning is dropped anyway */
-        if (p == end)
-            return TW_OK;
-        int s = tw_dl_starts(d, p, K_THINK, MLEN(K_THINK), final);
-        if (s < 0)
-            return TW_OK;
-        k->lead = false;
-        if (s > 0)
-            d->pos = p + MLEN(K_THINK);
-    }
     uint64_t at;
-    size_t which = 0;
-    tw_dl_hit h = tw_dl_find(d, d->pos, NULL, think_marks, 4, final, &at, &which);
-    TRY(tw_dl_text(d, TW_DL_THINKING, d->pos, (size_t)(at - d->pos)));
-    d->pos = at;
-    if (h == TW_DL_NONE)
-        return TW_OK;
-    tw_dl_gap(d, TW_DL_THINKING);
+    size_t which;
+    TRY(tw_dl_think_scan(d, &k->think, &think_open, think_marks, H_N, final, &at, &which));
     switch (which) {
-    case H_END:
-        k->st = S_TEXT;
-        d->pos = at + MLEN(K_THINK_END);
-        return TW_OK;
+    case H_N: return TW_OK; /* the block goes on */
+    case H_END: k->st = S_TEXT; return TW_OK;
     case H_IM_END:
-        TRY(tw_dl_diag(d, true, TW_D_THINK_UNTERMINATED, (int64_t)k->think_at,
-                       "<think> not closed before <|im_end|>"));
+        TRY(tw_dl_think_unterminated(d, &k->think, "<think> not closed before <|im_end|>"));
         return im_end(k, at);
     default:
-        TRY(tw_dl_diag(d, false, TW_D_THINK_IMPLICIT_END, (int64_t)at,
-                       "the reasoning ended at a tool call without </think>"));
+        TRY(tw_dl_think_implicit(d, at, "the reasoning ended at a tool call without </think>"));
         open_section(k, at);
         if (which == H_CALL)
             open_call(k, at);
@@ -276,11 +234,9 @@ static tw_status scan_section(kimi_dec *k, bool final)
     tw_dl *d = &k->dl;
     uint64_t at;
     size_t which = 0;
-    tw_dl_hit h = tw_dl_find(d, d->pos, NULL, call_marks, 5, final, &at, &which);
     /* text between calls is content (the model's prose; white space drops) */
-    TRY(tw_dl_text(d, TW_DL_CONTENT, d->pos, (size_t)(at - d->pos)));
-    d->pos = at;
-    if (h == TW_DL_NONE)
+    TRY(tw_dl_content(d, NULL, call_marks, 5, final, &at, &which));
+    if (which == 5)
         return TW_OK;
     return section_mark(k, which, at);
 }
@@ -351,20 +307,6 @@ static tw_status scan_skip(kimi_dec *k, bool final)
     return section_mark(k, which, at);
 }
 
-static tw_status scan_done(kimi_dec *k)
-{
-    tw_dl *d = &k->dl;
-    uint64_t end = tw_dl_end(d);
-    for (uint64_t p = d->pos; p < end && !k->after_warned; p++)
-        if (!is_space(*tw_dl_at(d, p))) {
-            k->after_warned = true;
-            TRY(tw_dl_diag(d, false, TW_D_TOOL_RESULT_IN_OUTPUT, (int64_t)p,
-                           "text after <|im_end|> (a next turn) was dropped"));
-        }
-    d->pos = end;
-    return TW_OK;
-}
-
 static tw_status kimi_scan(tw_dl *d, bool final)
 {
     kimi_dec *k = (kimi_dec *)d;
@@ -379,7 +321,9 @@ static tw_status kimi_scan(tw_dl *d, bool final)
         case S_ID: s = scan_id(k, final); break;
         case S_ARGS: s = scan_args(k, final); break;
         case S_SKIP: s = scan_skip(k, final); break;
-        default: return scan_done(k);
+        default:
+            return tw_dl_after_end(d, &k->after_warned,
+                                   "text after <|im_end|> (a next turn) was dropped");
         }
         if (s != TW_OK)
             return s;
@@ -392,10 +336,8 @@ static tw_status kimi_scan(tw_dl *d, bool final)
 static void kimi_start(tw_dl *d)
 {
     kimi_dec *k = (kimi_dec *)d;
-    if (d->o.forced_open) {
+    if (tw_dl_think_forced(d, &k->think))
         k->st = S_THINK;
-        k->lead = true;
-    }
 }
 
 static tw_status kimi_end(tw_dl *d)
@@ -403,8 +345,8 @@ static tw_status kimi_end(tw_dl *d)
     kimi_dec *k = (kimi_dec *)d;
     switch (k->st) {
     case S_THINK:
-        return tw_dl_diag(d, true, TW_D_THINK_UNTERMINATED, (int64_t)k->think_at,
-                          "<think> not closed at the end of the output");
+        return tw_dl_think_unterminated(d, &k->think,
+                                        "<think> not closed at the end of the output");
     case S_ID:
     case S_ARGS: return call_unterminated(k, "tool call not ended by <|tool_call_end|>");
     case S_SECTION:
@@ -431,7 +373,7 @@ static const char *const k_tokens[] = {K_THINK, K_THINK_END, K_SECTION,  K_SECTI
  * white space at its ends. */
 static bool text_carried(const char *s, size_t n)
 {
-    if (n && (is_space(s[0]) || is_space(s[n - 1])))
+    if (n && (tw_dl_space(s[0]) || tw_dl_space(s[n - 1])))
         return false;
     for (size_t i = 0; i < sizeof k_tokens / sizeof k_tokens[0]; i++)
         if (tw_memmem(s, n, k_tokens[i], strlen(k_tokens[i])))
@@ -524,13 +466,7 @@ static tw_status render_output(const tw_result *r, const tw_encode_opts *o, tw_b
 
 tw_status tw_kimi_output_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out)
 {
-    if (!r || !out)
-        return TW_ERR_INVALID;
-    if (!o)
-        o = &tw_enc_default_opts;
-    tw_capsave cs;
-    tw_cap_begin(out, o, &cs);
-    return tw_cap_end(out, &cs, render_output(r, o, out));
+    return tw_encode_result_capped(r, o, out, render_output);
 }
 
 const tw_encoder_ops tw_encoder_kimi_k2_output = {

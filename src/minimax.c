@@ -52,11 +52,10 @@ enum {
 typedef struct minimax_dec {
     tw_dl dl;
     int st;
-    bool lead;           /* at the start of a forced-open block: a <think> there is the opener */
+    tw_dl_think think;   /* the <think> block */
     bool after_warned;   /* text after [e~[ was reported */
     bool stray_warned;   /* stray text in this section was reported */
     bool outside_warned; /* a parameter outside an invoke in this section was reported */
-    uint64_t think_at;   /* offset of the open <think> (0 under forced_open) */
     uint64_t section_at; /* offset of the open <minimax:tool_call> */
     uint64_t call_at;    /* offset of the open invoke's "<invoke name=" */
     uint64_t cur;        /* where the scan of the open invoke goes on */
@@ -68,9 +67,10 @@ static const tw_dl_mark text_marks[] = {TW_DL_MARK(M_THINK), TW_DL_MARK(M_THINK_
                                         TW_DL_MARK(M_SECTION), TW_DL_MARK(M_EOT)};
 enum { T_THINK, T_THINK_END, T_SECTION, T_EOT };
 
+static const tw_dl_mark think_open = TW_DL_MARK(M_THINK);
 static const tw_dl_mark think_marks[] = {TW_DL_MARK(M_THINK_END), TW_DL_MARK(M_SECTION),
                                          TW_DL_MARK(M_EOT)};
-enum { H_END, H_SECTION, H_EOT };
+enum { H_END, H_SECTION, H_EOT, H_N };
 
 static const tw_dl_mark section_marks[] = {TW_DL_MARK(M_INVOKE),     TW_DL_MARK(M_SECTION_END),
                                            TW_DL_MARK(M_EOT),        TW_DL_MARK(M_PARAM),
@@ -86,15 +86,10 @@ static const tw_dl_mark value_marks[] = {TW_DL_MARK(M_PARAM_END), TW_DL_MARK(M_I
                                          TW_DL_MARK(M_SECTION_END), TW_DL_MARK(M_EOT)};
 enum { V_PARAM_END, V_INVOKE_END, V_SECTION_END, V_EOT };
 
-static bool is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
 static bool all_space(const char *p, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (!is_space(p[i]))
+        if (!tw_dl_space(p[i]))
             return false;
     return true;
 }
@@ -108,12 +103,7 @@ static bool read_name(const char **p, size_t *n)
 {
     const char *s = *p;
     size_t k = *n;
-    while (k && is_space(s[0])) {
-        s++;
-        k--;
-    }
-    while (k && is_space(s[k - 1]))
-        k--;
+    tw_trim(&s, &k);
     if (k >= 2 && (s[0] == '"' || s[0] == '\'') && s[k - 1] == s[0]) {
         s++;
         k -= 2;
@@ -257,24 +247,20 @@ static tw_status scan_text(minimax_dec *k, bool final)
     tw_dl *d = &k->dl;
     uint64_t at;
     size_t which = 0;
-    tw_dl_hit h = tw_dl_find(d, d->pos, NULL, text_marks, 4, final, &at, &which);
-    TRY(tw_dl_text(d, TW_DL_CONTENT, d->pos, (size_t)(at - d->pos)));
-    d->pos = at;
-    if (h == TW_DL_NONE)
+    TRY(tw_dl_content(d, NULL, text_marks, 4, final, &at, &which));
+    if (which == 4)
         return TW_OK;
     switch (which) {
     case T_THINK:
         k->st = S_THINK;
-        k->think_at = at;
-        k->lead = false;
-        d->pos = at + MLEN(M_THINK);
+        tw_dl_think_open(d, &k->think, at, MLEN(M_THINK));
         return TW_OK;
     case T_THINK_END:
         tw_dl_gap(d, TW_DL_CONTENT);
         d->pos = at + MLEN(M_THINK_END);
-        return tw_dl_diag(d, false, TW_D_THINK_IMPLICIT_END, (int64_t)at,
-                          "</think> without <think> was dropped (the prompt opened the reasoning: "
-                          "decode with forced_open)");
+        return tw_dl_think_implicit(d, at,
+                                    "</think> without <think> was dropped (the prompt opened the "
+                                    "reasoning: decode with forced_open)");
     case T_SECTION: open_section(k, at); return TW_OK;
     default: return eot(k, at);
     }
@@ -283,40 +269,18 @@ static tw_status scan_text(minimax_dec *k, bool final)
 static tw_status scan_think(minimax_dec *k, bool final)
 {
     tw_dl *d = &k->dl;
-    if (k->lead) { /* a <think> at the start of a forced-open block */
-        uint64_t end = tw_dl_end(d), p = d->pos;
-        while (p < end && is_space(*tw_dl_at(d, p)))
-            p++;
-        d->pos = p; /* leading white space of the reasoning is dropped anyway */
-        if (p == end)
-            return TW_OK;
-        int s = tw_dl_starts(d, p, M_THINK, MLEN(M_THINK), final);
-        if (s < 0)
-            return TW_OK;
-        k->lead = false;
-        if (s > 0)
-            d->pos = p + MLEN(M_THINK);
-    }
     uint64_t at;
-    size_t which = 0;
-    tw_dl_hit h = tw_dl_find(d, d->pos, NULL, think_marks, 3, final, &at, &which);
-    TRY(tw_dl_text(d, TW_DL_THINKING, d->pos, (size_t)(at - d->pos)));
-    d->pos = at;
-    if (h == TW_DL_NONE)
-        return TW_OK;
-    tw_dl_gap(d, TW_DL_THINKING);
+    size_t which;
+    TRY(tw_dl_think_scan(d, &k->think, &think_open, think_marks, H_N, final, &at, &which));
     switch (which) {
-    case H_END:
-        k->st = S_TEXT;
-        d->pos = at + MLEN(M_THINK_END);
-        return TW_OK;
+    case H_N: return TW_OK; /* the block goes on */
+    case H_END: k->st = S_TEXT; return TW_OK;
     case H_EOT:
-        TRY(tw_dl_diag(d, true, TW_D_THINK_UNTERMINATED, (int64_t)k->think_at,
-                       "<think> not closed before [e~["));
+        TRY(tw_dl_think_unterminated(d, &k->think, "<think> not closed before [e~["));
         return eot(k, at);
     default:
-        TRY(tw_dl_diag(d, false, TW_D_THINK_IMPLICIT_END, (int64_t)at,
-                       "the reasoning ended at <minimax:tool_call> without </think>"));
+        TRY(tw_dl_think_implicit(d, at,
+                                 "the reasoning ended at <minimax:tool_call> without </think>"));
         open_section(k, at);
         return TW_OK;
     }
@@ -430,20 +394,6 @@ static tw_status scan_value(minimax_dec *k, bool final)
     }
 }
 
-static tw_status scan_done(minimax_dec *k)
-{
-    tw_dl *d = &k->dl;
-    uint64_t end = tw_dl_end(d);
-    for (uint64_t p = d->pos; p < end && !k->after_warned; p++)
-        if (!is_space(*tw_dl_at(d, p))) {
-            k->after_warned = true;
-            TRY(tw_dl_diag(d, false, TW_D_TOOL_RESULT_IN_OUTPUT, (int64_t)p,
-                           "text after [e~[ (a next turn) was dropped"));
-        }
-    d->pos = end;
-    return TW_OK;
-}
-
 static tw_status minimax_scan(tw_dl *d, bool final)
 {
     minimax_dec *k = (minimax_dec *)d;
@@ -457,7 +407,9 @@ static tw_status minimax_scan(tw_dl *d, bool final)
         case S_SECTION: s = scan_section(k, final); break;
         case S_BODY: s = scan_body(k, final); break;
         case S_VALUE: s = scan_value(k, final); break;
-        default: return scan_done(k);
+        default:
+            return tw_dl_after_end(d, &k->after_warned,
+                                   "text after [e~[ (a next turn) was dropped");
         }
         if (s != TW_OK)
             return s;
@@ -469,10 +421,8 @@ static tw_status minimax_scan(tw_dl *d, bool final)
 static void minimax_start(tw_dl *d)
 {
     minimax_dec *k = (minimax_dec *)d;
-    if (d->o.forced_open) {
+    if (tw_dl_think_forced(d, &k->think))
         k->st = S_THINK;
-        k->lead = true;
-    }
 }
 
 static tw_status minimax_end(tw_dl *d)
@@ -480,8 +430,8 @@ static tw_status minimax_end(tw_dl *d)
     minimax_dec *k = (minimax_dec *)d;
     switch (k->st) {
     case S_THINK:
-        return tw_dl_diag(d, true, TW_D_THINK_UNTERMINATED, (int64_t)k->think_at,
-                          "<think> not closed at the end of the output");
+        return tw_dl_think_unterminated(d, &k->think,
+                                        "<think> not closed at the end of the output");
     case S_BODY:
     case S_VALUE:
         TRY(invoke_unterminated(k, "invoke not closed by </invoke> at the end of the output"));
@@ -517,7 +467,7 @@ static bool holds_token(const char *s, size_t n)
  * space at its ends. */
 static bool text_carried(const char *s, size_t n)
 {
-    if (n && (is_space(s[0]) || is_space(s[n - 1])))
+    if (n && (tw_dl_space(s[0]) || tw_dl_space(s[n - 1])))
         return false;
     return !holds_token(s, n);
 }
@@ -627,13 +577,7 @@ static tw_status render_output(const tw_result *r, const tw_encode_opts *o, tw_b
 
 tw_status tw_minimax_output_encode(const tw_result *r, const tw_encode_opts *o, tw_buf *out)
 {
-    if (!r || !out)
-        return TW_ERR_INVALID;
-    if (!o)
-        o = &tw_enc_default_opts;
-    tw_capsave cs;
-    tw_cap_begin(out, o, &cs);
-    return tw_cap_end(out, &cs, render_output(r, o, out));
+    return tw_encode_result_capped(r, o, out, render_output);
 }
 
 const tw_encoder_ops tw_encoder_minimax_m2_output = {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cases.h"
+#include "dialect_tests.h"
 #include "toolwire/deepseek.h"
 #include "toolwire/decode.h"
 #include "toolwire/encode.h"
@@ -56,41 +57,7 @@ Test(deepseek, split_at_every_byte)
     tw_decode_opts o;
     memset(&o, 0, sizeof o);
     o.forced_open = true;
-    size_t n = sizeof SAMPLE - 1;
-    tw_deepseek_dec *d = tw_deepseek_dec_new(&o, NULL, NULL);
-    cr_assert_not_null(d);
-    for (size_t cut = 0; cut <= n; cut++) {
-        cr_assert_eq(tw_deepseek_dec_reset(d, &o, NULL, NULL), TW_OK);
-        cr_assert_eq(tw_deepseek_dec_feed(d, SAMPLE, cut), TW_OK);
-        cr_assert_eq(tw_deepseek_dec_feed(d, SAMPLE + cut, n - cut), TW_OK);
-        tw_result r;
-        cr_assert_eq(tw_deepseek_dec_finish(d, &r), TW_OK, "cut %zu", cut);
-        check_sample(&r);
-        tw_deepseek_dec_recycle(d, &r);
-    }
-    tw_deepseek_dec_free(d);
-}
-
-typedef struct evlog {
-    char kinds[64];
-    size_t n;
-    tw_buf thinking, content;
-} evlog;
-
-static tw_status on_event(void *user, const tw_event *e)
-{
-    evlog *l = user;
-    char k = e->kind == TW_EV_THINKING    ? 't'
-             : e->kind == TW_EV_CONTENT   ? 'c'
-             : e->kind == TW_EV_TOOL_CALL ? 'C'
-                                          : '?';
-    if (e->kind == TW_EV_THINKING)
-        tw_buf_append(&l->thinking, e->text, e->len);
-    if (e->kind == TW_EV_CONTENT)
-        tw_buf_append(&l->content, e->text, e->len);
-    if (l->n < sizeof l->kinds - 1 && (l->n == 0 || l->kinds[l->n - 1] != k))
-        l->kinds[l->n++] = k;
-    return TW_OK;
+    tw_dlt_split("deepseek-v3.1", &o, SAMPLE, sizeof SAMPLE - 1, check_sample, 0, 0, 0);
 }
 
 Test(deepseek, events_in_order_byte_by_byte)
@@ -98,23 +65,17 @@ Test(deepseek, events_in_order_byte_by_byte)
     tw_decode_opts o;
     memset(&o, 0, sizeof o);
     o.forced_open = true;
-    evlog l;
-    memset(&l, 0, sizeof l);
-    tw_deepseek_dec *d = tw_deepseek_dec_new(&o, on_event, &l);
-    for (size_t i = 0; i < sizeof SAMPLE - 1; i++)
-        cr_assert_eq(tw_deepseek_dec_feed(d, SAMPLE + i, 1), TW_OK);
+    tw_dlt_events l;
     tw_result r;
-    cr_assert_eq(tw_deepseek_dec_finish(d, &r), TW_OK);
+    tw_dlt_decode("deepseek-v3.1", &o, SAMPLE, sizeof SAMPLE - 1, 1, &l, &r);
     check_sample(&r);
     /* reasoning, content, then the two calls; no markup in the text sent */
-    cr_assert_str_eq(l.kinds, "tcC", "%s", l.kinds);
+    cr_assert_str_eq(l.kinds, "tcT", "%s", l.kinds);
     cr_assert_eq(l.thinking.len, r.msg.thinking.len);
     cr_assert_eq(memcmp(l.content.data, "Checking both.", 14), 0);
     cr_assert_eq(l.content.len, 14);
     tw_result_free(&r);
-    tw_buf_free(&l.thinking);
-    tw_buf_free(&l.content);
-    tw_deepseek_dec_free(d);
+    tw_dlt_events_free(&l);
 }
 
 /* unterminated=direct: a reasoning never closed is the answer, and what the
@@ -130,13 +91,9 @@ Test(deepseek, direct_events_match_the_result)
         memset(&o, 0, sizeof o);
         o.forced_open = true;
         o.unterminated = TW_UNTERM_DIRECT;
-        evlog l;
-        memset(&l, 0, sizeof l);
-        tw_deepseek_dec *d = tw_deepseek_dec_new(&o, on_event, &l);
-        for (const char *p = in[i]; *p; p++)
-            cr_assert_eq(tw_deepseek_dec_feed(d, p, 1), TW_OK);
+        tw_dlt_events l;
         tw_result r;
-        cr_assert_eq(tw_deepseek_dec_finish(d, &r), TW_OK);
+        tw_dlt_decode("deepseek-v3.1", &o, in[i], strlen(in[i]), 1, &l, &r);
         cr_assert_str_eq(r.msg.content.data ? r.msg.content.data : "", content[i]);
         cr_assert_eq(r.msg.thinking.len, strlen(thinking[i]));
         cr_assert_eq(l.content.len, r.msg.content.len, "input %zu", i);
@@ -144,9 +101,7 @@ Test(deepseek, direct_events_match_the_result)
         cr_assert_eq(l.thinking.len, r.msg.thinking.len, "input %zu", i);
         cr_assert_eq(r.errors.len, i == 0 ? 1u : 0u);
         tw_result_free(&r);
-        tw_buf_free(&l.thinking);
-        tw_buf_free(&l.content);
-        tw_deepseek_dec_free(d);
+        tw_dlt_events_free(&l);
     }
 }
 
@@ -191,33 +146,13 @@ static void many(tw_buf *b, size_t n)
     cr_assert_eq(tw_buf_puts(b, CALLS_END), TW_OK);
 }
 
-static uint64_t work_of(const char *p, size_t n, size_t calls, size_t piece)
-{
-    tw_decode_opts o;
-    memset(&o, 0, sizeof o);
-    o.limits.max_calls = calls + 1;
-    o.limits.max_input_bytes = n + 1;
-    tw_deepseek_dec *d = tw_deepseek_dec_new(&o, NULL, NULL);
-    tw_work_reset();
-    for (size_t i = 0; i < n; i += piece)
-        cr_assert_eq(tw_deepseek_dec_feed(d, p + i, n - i < piece ? n - i : piece), TW_OK);
-    tw_result r;
-    cr_assert_eq(tw_deepseek_dec_finish(d, &r), TW_OK);
-    uint64_t w = tw_work_count();
-    cr_assert_eq(r.msg.ncalls, calls);
-    cr_assert_eq(r.errors.len, 0);
-    tw_result_free(&r);
-    tw_deepseek_dec_free(d);
-    return w;
-}
-
 Test(deepseek, linear_work_many_calls)
 {
     for (size_t calls = 2000; calls <= 8000; calls *= 4) {
         tw_buf b = {0};
         many(&b, calls);
-        uint64_t batch = work_of(b.data, b.len, calls, b.len);
-        uint64_t bytes = work_of(b.data, b.len, calls, 1);
+        uint64_t batch = tw_dlt_work("deepseek-v3.1", b.data, b.len, calls, b.len);
+        uint64_t bytes = tw_dlt_work("deepseek-v3.1", b.data, b.len, calls, 1);
         cr_assert_lt(batch, 8 * (uint64_t)b.len, "%zu calls: %llu units for %zu bytes", calls,
                      (unsigned long long)batch, b.len);
         cr_assert_lt(bytes, 64 * (uint64_t)b.len, "%zu calls byte by byte: %llu units", calls,
@@ -255,34 +190,21 @@ Test(deepseek, linear_work_long_held_section)
 
 Test(deepseek, output_encoder_read_back)
 {
-    for (int forced = 0; forced < 2; forced++) {
-        tw_decode_opts o;
-        memset(&o, 0, sizeof o);
-        o.forced_open = true;
-        tw_result r;
-        cr_assert_eq(tw_deepseek_output_decode(SAMPLE, sizeof SAMPLE - 1, &o, &r), TW_OK);
-        tw_buf out = {0};
-        tw_diag_list w = {0};
-        tw_encode_opts eo;
-        memset(&eo, 0, sizeof eo);
-        eo.warnings = &w;
-        const tw_encoder_ops *e = tw_encoder_find("deepseek-v3.1");
-        cr_assert_not_null(e);
-        cr_assert_eq(e->encode_result(&r, &eo, &out), TW_OK);
-        cr_assert_eq(w.len, 0, "%s", w.len ? w.items[0].message : "");
-        o.forced_open = forced;
-        tw_result back;
-        cr_assert_eq(tw_deepseek_output_decode(out.data, out.len, &o, &back), TW_OK);
-        check_sample(&back);
-        tw_result_free(&back);
-        /* content that the decoder would read as markup is refused */
-        tw_buf_free(&out);
-        tw_buf_append(&r.msg.content, CALLS_BEGIN, sizeof CALLS_BEGIN - 1);
-        cr_assert_eq(e->encode_result(&r, &eo, &out), TW_ERR_INVALID);
-        cr_assert_eq(w.len, 1);
-        cr_assert_eq(w.items[0].code, TW_D_NOT_CARRIED);
-        tw_diag_list_free(&w);
-        tw_buf_free(&out);
-        tw_result_free(&r);
-    }
+    tw_decode_opts o;
+    memset(&o, 0, sizeof o);
+    o.forced_open = true;
+    tw_result r;
+    tw_buf out;
+    tw_encode_opts eo;
+    tw_diag_list w;
+    tw_dlt_round_trip("deepseek-v3.1", &o, NULL, SAMPLE, check_sample, 0, &r, &out, &eo, &w);
+    /* content that the decoder would read as markup is refused */
+    tw_buf_free(&out);
+    tw_buf_append(&r.msg.content, CALLS_BEGIN, sizeof CALLS_BEGIN - 1);
+    cr_assert_eq(tw_encoder_find("deepseek-v3.1")->encode_result(&r, &eo, &out), TW_ERR_INVALID);
+    cr_assert_eq(w.len, 1);
+    cr_assert_eq(w.items[0].code, TW_D_NOT_CARRIED);
+    tw_diag_list_free(&w);
+    tw_buf_free(&out);
+    tw_result_free(&r);
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cases.h"
+#include "dialect_tests.h"
 #include "toolwire/decode.h"
 #include "toolwire/dsml.h"
 #include "toolwire/encode.h"
@@ -65,41 +66,7 @@ Test(dsml, split_at_every_byte)
     tw_decode_opts o;
     memset(&o, 0, sizeof o);
     o.forced_open = true;
-    size_t n = sizeof SAMPLE - 1;
-    tw_dsml_dec *d = tw_dsml_dec_new(&o, NULL, NULL);
-    cr_assert_not_null(d);
-    for (size_t cut = 0; cut <= n; cut++) {
-        cr_assert_eq(tw_dsml_dec_reset(d, &o, NULL, NULL), TW_OK);
-        cr_assert_eq(tw_dsml_dec_feed(d, SAMPLE, cut), TW_OK);
-        cr_assert_eq(tw_dsml_dec_feed(d, SAMPLE + cut, n - cut), TW_OK);
-        tw_result r;
-        cr_assert_eq(tw_dsml_dec_finish(d, &r), TW_OK, "cut %zu", cut);
-        check_sample(&r);
-        tw_dsml_dec_recycle(d, &r);
-    }
-    tw_dsml_dec_free(d);
-}
-
-typedef struct evlog {
-    char kinds[64];
-    size_t n;
-    tw_buf thinking, content;
-} evlog;
-
-static tw_status on_event(void *user, const tw_event *e)
-{
-    evlog *l = user;
-    char k = e->kind == TW_EV_THINKING    ? 't'
-             : e->kind == TW_EV_CONTENT   ? 'c'
-             : e->kind == TW_EV_TOOL_CALL ? 'C'
-                                          : '?';
-    if (e->kind == TW_EV_THINKING)
-        tw_buf_append(&l->thinking, e->text, e->len);
-    if (e->kind == TW_EV_CONTENT)
-        tw_buf_append(&l->content, e->text, e->len);
-    if (l->n < sizeof l->kinds - 1 && (l->n == 0 || l->kinds[l->n - 1] != k))
-        l->kinds[l->n++] = k;
-    return TW_OK;
+    tw_dlt_split("dsml", &o, SAMPLE, sizeof SAMPLE - 1, check_sample, 0, 0, 0);
 }
 
 Test(dsml, events_in_order_byte_by_byte)
@@ -107,23 +74,17 @@ Test(dsml, events_in_order_byte_by_byte)
     tw_decode_opts o;
     memset(&o, 0, sizeof o);
     o.forced_open = true;
-    evlog l;
-    memset(&l, 0, sizeof l);
-    tw_dsml_dec *d = tw_dsml_dec_new(&o, on_event, &l);
-    for (size_t i = 0; i < sizeof SAMPLE - 1; i++)
-        cr_assert_eq(tw_dsml_dec_feed(d, SAMPLE + i, 1), TW_OK);
+    tw_dlt_events l;
     tw_result r;
-    cr_assert_eq(tw_dsml_dec_finish(d, &r), TW_OK);
+    tw_dlt_decode("dsml", &o, SAMPLE, sizeof SAMPLE - 1, 1, &l, &r);
     check_sample(&r);
     /* reasoning, content, then the two calls; no markup in the text sent */
-    cr_assert_str_eq(l.kinds, "tcC", "%s", l.kinds);
+    cr_assert_str_eq(l.kinds, "tcT", "%s", l.kinds);
     cr_assert_eq(l.thinking.len, r.msg.thinking.len);
     cr_assert_eq(l.content.len, 14);
     cr_assert_eq(memcmp(l.content.data, "Checking both.", 14), 0);
     tw_result_free(&r);
-    tw_buf_free(&l.thinking);
-    tw_buf_free(&l.content);
-    tw_dsml_dec_free(d);
+    tw_dlt_events_free(&l);
 }
 
 Test(dsml, reset_and_reuse)
@@ -171,33 +132,13 @@ static void many(tw_buf *b, size_t n)
     cr_assert_eq(tw_buf_puts(b, CALLS_CLOSE), TW_OK);
 }
 
-static uint64_t work_of(const char *p, size_t n, size_t calls, size_t piece)
-{
-    tw_decode_opts o;
-    memset(&o, 0, sizeof o);
-    o.limits.max_calls = calls + 1;
-    o.limits.max_input_bytes = n + 1;
-    tw_dsml_dec *d = tw_dsml_dec_new(&o, NULL, NULL);
-    tw_work_reset();
-    for (size_t i = 0; i < n; i += piece)
-        cr_assert_eq(tw_dsml_dec_feed(d, p + i, n - i < piece ? n - i : piece), TW_OK);
-    tw_result r;
-    cr_assert_eq(tw_dsml_dec_finish(d, &r), TW_OK);
-    uint64_t w = tw_work_count();
-    cr_assert_eq(r.msg.ncalls, calls);
-    cr_assert_eq(r.errors.len, 0, "%s", r.errors.len ? r.errors.items[0].message : "");
-    tw_result_free(&r);
-    tw_dsml_dec_free(d);
-    return w;
-}
-
 Test(dsml, linear_work_many_calls)
 {
     for (size_t calls = 2000; calls <= 8000; calls *= 4) {
         tw_buf b = {0};
         many(&b, calls);
-        uint64_t batch = work_of(b.data, b.len, calls, b.len);
-        uint64_t bytes = work_of(b.data, b.len, calls, 1);
+        uint64_t batch = tw_dlt_work("dsml", b.data, b.len, calls, b.len);
+        uint64_t bytes = tw_dlt_work("dsml", b.data, b.len, calls, 1);
         cr_assert_lt(batch, 8 * (uint64_t)b.len, "%zu calls: %llu units for %zu bytes", calls,
                      (unsigned long long)batch, b.len);
         cr_assert_lt(bytes, 64 * (uint64_t)b.len, "%zu calls byte by byte: %llu units", calls,

@@ -11,12 +11,12 @@
 #include <string.h>
 
 #include "cases.h"
+#include "dialect_tests.h"
 #include "toolwire/decode.h"
 #include "toolwire/encode.h"
 #include "toolwire/glm.h"
 #include "toolwire/json.h"
 #include "twtest.h"
-#include "work.h"
 
 /* GLM-4.6 as it writes a turn: reasoning, a line of content, two calls with
  * line breaks between the elements, the end-of-turn token. */
@@ -56,91 +56,29 @@ static void check_sample(const tw_result *r)
     cr_assert_str_eq(r->finish_reason, "tool_calls");
 }
 
-static void split_all(const char *s, const tw_decode_opts *o)
-{
-    size_t n = strlen(s);
-    tw_glm_dec *d = tw_glm_dec_new(o, NULL, NULL);
-    cr_assert_not_null(d);
-    for (size_t cut = 0; cut <= n; cut++) {
-        cr_assert_eq(tw_glm_dec_reset(d, o, NULL, NULL), TW_OK);
-        cr_assert_eq(tw_glm_dec_feed(d, s, cut), TW_OK);
-        cr_assert_eq(tw_glm_dec_feed(d, s + cut, n - cut), TW_OK);
-        tw_result r;
-        cr_assert_eq(tw_glm_dec_finish(d, &r), TW_OK);
-        check_sample(&r);
-        tw_glm_dec_recycle(d, &r);
-    }
-    for (size_t a = 30; a < n; a += 7)
-        for (size_t b = a; b <= n; b += 5) {
-            cr_assert_eq(tw_glm_dec_reset(d, o, NULL, NULL), TW_OK);
-            cr_assert_eq(tw_glm_dec_feed(d, s, a), TW_OK);
-            cr_assert_eq(tw_glm_dec_feed(d, s + a, b - a), TW_OK);
-            cr_assert_eq(tw_glm_dec_feed(d, s + b, n - b), TW_OK);
-            tw_result r;
-            cr_assert_eq(tw_glm_dec_finish(d, &r), TW_OK);
-            check_sample(&r);
-            tw_result_free(&r);
-        }
-    tw_glm_dec_free(d);
-}
-
 /* The samples cut into two pieces at every byte (every special token split
  * at each of its bytes), and into three around pairs of cuts: one result. */
 Test(glm, split_at_every_byte)
 {
-    split_all(SAMPLE, NULL);
+    tw_dlt_split("glm", NULL, SAMPLE, strlen(SAMPLE), check_sample, 30, 7, 5);
     tw_decode_opts o;
     memset(&o, 0, sizeof o);
     o.forced_open = true;
-    split_all(SAMPLE47, &o);
-}
-
-typedef struct seen {
-    char kinds[64];
-    size_t n;
-    char text[256];
-} seen;
-
-static tw_status on_event(void *user, const tw_event *ev)
-{
-    seen *s = user;
-    char c = ev->kind == TW_EV_CONTENT     ? 'c'
-             : ev->kind == TW_EV_THINKING  ? 't'
-             : ev->kind == TW_EV_TOOL_CALL ? 'T'
-             : ev->kind == TW_EV_ERROR     ? 'E'
-             : ev->kind == TW_EV_WARNING   ? 'W'
-                                           : '?';
-    if (s->n == 0 || s->kinds[s->n - 1] != c)
-        if (s->n + 1 < sizeof s->kinds)
-            s->kinds[s->n++] = c;
-    if (ev->kind == TW_EV_TOOL_CALL && ev->call)
-        snprintf(s->text + strlen(s->text), sizeof s->text - strlen(s->text), "[%s %s]",
-                 ev->call->id ? ev->call->id : "", ev->call->name ? ev->call->name : "");
-    return TW_OK;
+    tw_dlt_split("glm", &o, SAMPLE47, strlen(SAMPLE47), check_sample, 30, 7, 5);
 }
 
 /* Events come in the order of the output, byte by byte as in one piece; a
  * call's event comes at its </tool_call>. */
 Test(glm, events_in_order)
 {
-    const char *s = SAMPLE;
-    size_t n = strlen(s);
     for (int bytewise = 0; bytewise < 2; bytewise++) {
-        seen sn;
-        memset(&sn, 0, sizeof sn);
-        tw_glm_dec *d = tw_glm_dec_new(NULL, on_event, &sn);
-        if (bytewise)
-            for (size_t i = 0; i < n; i++)
-                cr_assert_eq(tw_glm_dec_feed(d, s + i, 1), TW_OK);
-        else
-            cr_assert_eq(tw_glm_dec_feed(d, s, n), TW_OK);
+        tw_dlt_events ev;
         tw_result r;
-        cr_assert_eq(tw_glm_dec_finish(d, &r), TW_OK);
-        sn.kinds[sn.n] = '\0';
-        cr_assert_str_eq(sn.kinds, "tcTWTW", "events %s", sn.kinds);
-        cr_assert_str_eq(sn.text, "[call_1 get_weather][call_2 get_time]");
+        tw_dlt_decode("glm", NULL, SAMPLE, strlen(SAMPLE), bytewise, &ev, &r);
+        cr_assert_str_eq(ev.kinds, "tcTWTW", "events %s", ev.kinds);
+        cr_assert_str_eq(ev.calls, "[call_1 get_weather][call_2 get_time]");
         tw_result_free(&r);
-        tw_glm_dec_free(d);
+        tw_dlt_events_free(&ev);
     }
 }
 
@@ -148,30 +86,8 @@ Test(glm, events_in_order)
  * result, forced_open taken from the new options. */
 Test(glm, reset_reuse)
 {
-    tw_glm_dec *d = tw_glm_dec_new(NULL, NULL, NULL);
-    const char *open = "<tool_call>f<arg_key>a</arg_key><arg_val";
-    cr_assert_eq(tw_glm_dec_feed(d, open, strlen(open)), TW_OK);
-    tw_decode_opts o;
-    memset(&o, 0, sizeof o);
-    o.forced_open = true;
-    cr_assert_eq(tw_glm_dec_reset(d, &o, NULL, NULL), TW_OK);
-    const char *t = "why</think>answer";
-    cr_assert_eq(tw_glm_dec_feed(d, t, strlen(t)), TW_OK);
-    tw_result r;
-    cr_assert_eq(tw_glm_dec_finish(d, &r), TW_OK);
-    cr_assert_str_eq(r.msg.thinking.data, "why");
-    cr_assert_str_eq(r.msg.content.data, "answer");
-    cr_assert_eq(r.errors.len, 0);
-    tw_glm_dec_recycle(d, &r);
-    cr_assert_eq(tw_glm_dec_finish(d, &r), TW_ERR_STATE);
-    cr_assert_eq(r.msg.ncalls, 0);
-    tw_result_free(&r);
-    cr_assert_eq(tw_glm_dec_reset(d, NULL, NULL, NULL), TW_OK);
-    cr_assert_eq(tw_glm_dec_feed(d, SAMPLE, strlen(SAMPLE)), TW_OK);
-    cr_assert_eq(tw_glm_dec_finish(d, &r), TW_OK);
-    check_sample(&r);
-    tw_result_free(&r);
-    tw_glm_dec_free(d);
+    tw_dlt_reset_reuse("glm", "<tool_call>f<arg_key>a</arg_key><arg_val", "why</think>answer",
+                       "why", "answer", NULL, SAMPLE, check_sample);
 }
 
 static void many_calls(tw_buf *b, size_t n)
@@ -188,37 +104,7 @@ static void many_calls(tw_buf *b, size_t n)
  * byte by byte (the open call's search resumes). */
 Test(glm, linear_work)
 {
-    uint64_t per_byte[2][2];
-    for (int k = 0; k < 2; k++) {
-        size_t n = k ? 8000 : 2000;
-        tw_buf b = {0};
-        many_calls(&b, n);
-        tw_decode_opts o;
-        memset(&o, 0, sizeof o);
-        o.limits.max_calls = n;
-        for (int bytewise = 0; bytewise < 2; bytewise++) {
-            tw_glm_dec *d = tw_glm_dec_new(&o, NULL, NULL);
-            tw_work_reset();
-            if (bytewise)
-                for (size_t i = 0; i < b.len; i++)
-                    cr_assert_eq(tw_glm_dec_feed(d, b.data + i, 1), TW_OK);
-            else
-                cr_assert_eq(tw_glm_dec_feed(d, b.data, b.len), TW_OK);
-            tw_result r;
-            cr_assert_eq(tw_glm_dec_finish(d, &r), TW_OK);
-            uint64_t work = tw_work_count();
-            cr_assert_eq(r.msg.ncalls, n);
-            cr_assert_eq(r.errors.len, 0);
-            per_byte[k][bytewise] = work / b.len;
-            cr_assert_leq(work, 16 * (uint64_t)b.len, "%zu calls: %llu units for %zu bytes", n,
-                          (unsigned long long)work, b.len);
-            tw_result_free(&r);
-            tw_glm_dec_free(d);
-        }
-        tw_buf_free(&b);
-    }
-    for (int bytewise = 0; bytewise < 2; bytewise++)
-        cr_assert_leq(per_byte[1][bytewise], per_byte[0][bytewise] + 2);
+    tw_dlt_linear("glm", many_calls, 2000, 16, 2);
 }
 
 /* The output encoder's bytes decode to the same result, forced open or
@@ -226,26 +112,11 @@ Test(glm, linear_work)
 Test(glm, output_encoder_round_trip)
 {
     tw_result r;
-    cr_assert_eq(tw_glm_output_decode(SAMPLE, strlen(SAMPLE), NULL, &r), TW_OK);
-    tw_buf out = {0};
-    tw_diag_list w = {0};
+    tw_buf out;
     tw_encode_opts eo;
-    memset(&eo, 0, sizeof eo);
-    eo.warnings = &w;
+    tw_diag_list w;
+    tw_dlt_round_trip("glm", NULL, NULL, SAMPLE, check_sample, 0, &r, &out, &eo, &w);
     const tw_encoder_ops *e = tw_encoder_find("glm");
-    cr_assert_not_null(e);
-    cr_assert_eq(e->encode_result(&r, &eo, &out), TW_OK);
-    cr_assert_eq(w.len, 0);
-    tw_result back;
-    cr_assert_eq(tw_glm_output_decode(out.data, out.len, NULL, &back), TW_OK);
-    check_sample(&back);
-    tw_result_free(&back);
-    tw_decode_opts fo;
-    memset(&fo, 0, sizeof fo);
-    fo.forced_open = true;
-    cr_assert_eq(tw_glm_output_decode(out.data, out.len, &fo, &back), TW_OK);
-    check_sample(&back);
-    tw_result_free(&back);
     /* the 4.6 layout */
     const char *layout = "\n<tool_call>get_time\n<arg_key>tz</arg_key>\n<arg_value>CET"
                          "</arg_value>\n</tool_call>";

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cases.h"
+#include "dialect_tests.h"
 #include "toolwire/decode.h"
 #include "toolwire/encode.h"
 #include "toolwire/harmony.h"
@@ -52,27 +53,6 @@ static void check_sample(const tw_result *r, const char *how)
     cr_assert_eq(r->warnings.len, 0, "%s", how);
 }
 
-/* The neutral text of a decode of s fed in the pieces cut at cuts[0..n). */
-static char *decode_cut(const char *s, size_t len, const size_t *cuts, size_t n)
-{
-    tw_harmony_dec *d = tw_harmony_dec_new(NULL, NULL, NULL);
-    cr_assert_not_null(d);
-    size_t at = 0;
-    for (size_t i = 0; i <= n; i++) {
-        size_t to = i < n ? cuts[i] : len;
-        char *piece = tw_test_exact(s + at, to - at);
-        cr_assert_eq(tw_harmony_dec_feed(d, piece, to - at), TW_OK);
-        free(piece);
-        at = to;
-    }
-    tw_result r;
-    cr_assert_eq(tw_harmony_dec_finish(d, &r), TW_OK);
-    tw_harmony_dec_free(d);
-    char *out = tw_test_neutral(&r);
-    tw_result_free(&r);
-    return out;
-}
-
 Test(harmony, sample_batch)
 {
     tw_result r;
@@ -83,79 +63,35 @@ Test(harmony, sample_batch)
 
 Test(harmony, split_at_every_byte)
 {
-    size_t len = strlen(SAMPLE);
-    char *want = decode_cut(SAMPLE, len, NULL, 0);
-    for (size_t k = 1; k < len; k++) {
-        char *got = decode_cut(SAMPLE, len, &k, 1);
-        cr_assert_str_eq(got, want, "cut at byte %zu", k);
-        free(got);
-    }
-    /* one byte a feed */
-    size_t *cuts = malloc(len * sizeof *cuts);
-    for (size_t k = 1; k < len; k++)
-        cuts[k - 1] = k;
-    char *got = decode_cut(SAMPLE, len, cuts, len - 1);
-    cr_assert_str_eq(got, want, "one byte a feed");
-    free(got);
-    free(cuts);
-    free(want);
-}
-
-typedef struct ev_log {
-    char kinds[64];
-    size_t n;
-    char content[256];
-    char thinking[256];
-} ev_log;
-
-static tw_status on_event(void *user, const tw_event *ev)
-{
-    ev_log *l = user;
-    static const char K[] = "CTKEW";
-    if ((ev->kind == TW_EV_CONTENT || ev->kind == TW_EV_THINKING) && ev->len == 0)
-        return TW_OK;
-    if (l->n == 0 || l->kinds[l->n - 1] != K[ev->kind])
-        if (l->n + 1 < sizeof l->kinds)
-            l->kinds[l->n++] = K[ev->kind];
-    if (ev->kind == TW_EV_CONTENT)
-        strncat(l->content, ev->text, ev->len);
-    if (ev->kind == TW_EV_THINKING)
-        strncat(l->thinking, ev->text, ev->len);
-    return TW_OK;
+    tw_dlt_split_same("harmony", NULL, SAMPLE, strlen(SAMPLE));
 }
 
 Test(harmony, events_in_order)
 {
-    ev_log l;
-    memset(&l, 0, sizeof l);
-    tw_harmony_dec *d = tw_harmony_dec_new(NULL, on_event, &l);
-    size_t len = strlen(SAMPLE);
-    for (size_t i = 0; i < len; i += 5) {
-        size_t n = len - i < 5 ? len - i : 5;
-        cr_assert_eq(tw_harmony_dec_feed(d, SAMPLE + i, n), TW_OK);
-    }
+    tw_dlt_events l;
     tw_result r;
-    cr_assert_eq(tw_harmony_dec_finish(d, &r), TW_OK);
-    /* reasoning, then the preamble, then the two calls (one run of K) */
-    cr_assert_str_eq(l.kinds, "TCK");
-    cr_assert_str_eq(l.content, SAMPLE_NEUTRAL_CONTENT);
-    cr_assert_str_eq(l.thinking, SAMPLE_THINKING);
+    tw_dlt_decode("harmony", NULL, SAMPLE, strlen(SAMPLE), 5, &l, &r);
+    /* reasoning, then the preamble, then the two calls (one run of T) */
+    cr_assert_str_eq(l.kinds, "tcT");
+    cr_assert_str_eq(l.content.data ? l.content.data : "", SAMPLE_NEUTRAL_CONTENT);
+    cr_assert_str_eq(l.thinking.data ? l.thinking.data : "", SAMPLE_THINKING);
     check_sample(&r, "events");
     tw_result_free(&r);
-    tw_harmony_dec_free(d);
+    tw_dlt_events_free(&l);
 }
 
 /* The reasoning streams before its message ends: a feed that stops inside
  * the body has already sent the text before it. */
 Test(harmony, reasoning_streams)
 {
-    ev_log l;
+    tw_dlt_events l;
     memset(&l, 0, sizeof l);
-    tw_harmony_dec *d = tw_harmony_dec_new(NULL, on_event, &l);
+    tw_harmony_dec *d = tw_harmony_dec_new(NULL, tw_dlt_on_event, &l);
     const char *part = "<|channel|>analysis<|message|>Thinking hard<|en";
     cr_assert_eq(tw_harmony_dec_feed(d, part, strlen(part)), TW_OK);
-    cr_assert_str_eq(l.thinking, "Thinking hard");
+    cr_assert_str_eq(l.thinking.data ? l.thinking.data : "", "Thinking hard");
     tw_harmony_dec_free(d);
+    tw_dlt_events_free(&l);
 }
 
 Test(harmony, reset_and_reuse)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cases.h"
+#include "dialect_tests.h"
 #include "toolwire/llama3.h"
 #include "toolwire/decode.h"
 #include "twtest.h"
@@ -43,20 +44,6 @@ static char *summary(const tw_result *r)
     return tw_buf_take(&b, &n);
 }
 
-static char *decode_split(const char *in, size_t len, size_t cut)
-{
-    tw_llama3_dec *d = tw_llama3_dec_new(NULL, NULL, NULL);
-    cr_assert_not_null(d);
-    cr_assert_eq(tw_llama3_dec_feed(d, in, cut), TW_OK);
-    cr_assert_eq(tw_llama3_dec_feed(d, in + cut, len - cut), TW_OK);
-    tw_result r;
-    cr_assert_eq(tw_llama3_dec_finish(d, &r), TW_OK);
-    char *s = summary(&r);
-    tw_llama3_dec_recycle(d, &r);
-    tw_llama3_dec_free(d);
-    return s;
-}
-
 /* Real output shapes (llama.cpp's and vLLM's parser tests): every special
  * token and call split at every byte decodes as the whole. */
 Test(llama3, split_at_every_byte)
@@ -75,18 +62,11 @@ Test(llama3, split_at_every_byte)
     };
     for (size_t k = 0; k < sizeof samples / sizeof samples[0]; k++) {
         const char *in = samples[k];
-        size_t len = strlen(in);
         tw_result whole;
-        cr_assert_eq(tw_llama3_output_decode(in, len, NULL, &whole), TW_OK);
-        char *want = summary(&whole);
+        cr_assert_eq(tw_llama3_output_decode(in, strlen(in), NULL, &whole), TW_OK);
         cr_assert(whole.msg.ncalls > 0 || k == 4, "sample %zu: no call", k);
-        for (size_t cut = 0; cut <= len; cut++) {
-            char *got = decode_split(in, len, cut);
-            cr_assert_str_eq(got, want, "sample %zu cut at %zu", k, cut);
-            free(got);
-        }
-        free(want);
         tw_result_free(&whole);
+        tw_dlt_split_same("llama3", NULL, in, strlen(in));
     }
 }
 

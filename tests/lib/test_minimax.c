@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cases.h"
+#include "dialect_tests.h"
 #include "toolwire/decode.h"
 #include "toolwire/encode.h"
 #include "toolwire/json.h"
@@ -89,80 +90,22 @@ static void check_sample(const tw_result *r)
  * of its bytes), and into three around pairs of cuts: one result. */
 Test(minimax, split_at_every_byte, .init = setup_tools, .fini = free_tools)
 {
-    const char *s = SAMPLE;
-    size_t n = strlen(s);
     tw_decode_opts o = opts(true);
-    tw_minimax_dec *d = tw_minimax_dec_new(&o, NULL, NULL);
-    cr_assert_not_null(d);
-    for (size_t cut = 0; cut <= n; cut++) {
-        cr_assert_eq(tw_minimax_dec_reset(d, &o, NULL, NULL), TW_OK);
-        cr_assert_eq(tw_minimax_dec_feed(d, s, cut), TW_OK);
-        cr_assert_eq(tw_minimax_dec_feed(d, s + cut, n - cut), TW_OK);
-        tw_result r;
-        cr_assert_eq(tw_minimax_dec_finish(d, &r), TW_OK);
-        check_sample(&r);
-        tw_minimax_dec_recycle(d, &r);
-    }
-    for (size_t a = 30; a < n; a += 7)
-        for (size_t b = a; b <= n; b += 5) {
-            cr_assert_eq(tw_minimax_dec_reset(d, &o, NULL, NULL), TW_OK);
-            cr_assert_eq(tw_minimax_dec_feed(d, s, a), TW_OK);
-            cr_assert_eq(tw_minimax_dec_feed(d, s + a, b - a), TW_OK);
-            cr_assert_eq(tw_minimax_dec_feed(d, s + b, n - b), TW_OK);
-            tw_result r;
-            cr_assert_eq(tw_minimax_dec_finish(d, &r), TW_OK);
-            check_sample(&r);
-            tw_result_free(&r);
-        }
-    tw_minimax_dec_free(d);
-}
-
-typedef struct seen {
-    char kinds[64];
-    size_t n;
-    char text[256];
-} seen;
-
-static tw_status on_event(void *user, const tw_event *ev)
-{
-    seen *s = user;
-    char c = ev->kind == TW_EV_CONTENT     ? 'c'
-             : ev->kind == TW_EV_THINKING  ? 't'
-             : ev->kind == TW_EV_TOOL_CALL ? 'T'
-             : ev->kind == TW_EV_ERROR     ? 'E'
-             : ev->kind == TW_EV_WARNING   ? 'W'
-                                           : '?';
-    if (s->n == 0 || s->kinds[s->n - 1] != c)
-        if (s->n + 1 < sizeof s->kinds)
-            s->kinds[s->n++] = c;
-    if (ev->kind == TW_EV_TOOL_CALL && ev->call)
-        snprintf(s->text + strlen(s->text), sizeof s->text - strlen(s->text), "[%s]",
-                 ev->call->name ? ev->call->name : "");
-    return TW_OK;
+    tw_dlt_split("minimax-m2", &o, SAMPLE, strlen(SAMPLE), check_sample, 30, 7, 5);
 }
 
 /* Events come in the order of the output, byte by byte as in one piece. */
 Test(minimax, events_in_order, .init = setup_tools, .fini = free_tools)
 {
-    const char *s = SAMPLE;
-    size_t n = strlen(s);
     tw_decode_opts o = opts(true);
     for (int bytewise = 0; bytewise < 2; bytewise++) {
-        seen sn;
-        memset(&sn, 0, sizeof sn);
-        tw_minimax_dec *d = tw_minimax_dec_new(&o, on_event, &sn);
-        if (bytewise)
-            for (size_t i = 0; i < n; i++)
-                cr_assert_eq(tw_minimax_dec_feed(d, s + i, 1), TW_OK);
-        else
-            cr_assert_eq(tw_minimax_dec_feed(d, s, n), TW_OK);
+        tw_dlt_events ev;
         tw_result r;
-        cr_assert_eq(tw_minimax_dec_finish(d, &r), TW_OK);
-        sn.kinds[sn.n] = '\0';
-        cr_assert_str_eq(sn.kinds, "tcT", "events %s", sn.kinds);
-        cr_assert_str_eq(sn.text, "[get_weather][get_time]");
+        tw_dlt_decode("minimax-m2", &o, SAMPLE, strlen(SAMPLE), bytewise, &ev, &r);
+        cr_assert_str_eq(ev.kinds, "tcT", "events %s", ev.kinds);
+        cr_assert_str_eq(ev.calls, "[call_1 get_weather][call_2 get_time]");
         tw_result_free(&r);
-        tw_minimax_dec_free(d);
+        tw_dlt_events_free(&ev);
     }
 }
 
@@ -170,31 +113,10 @@ Test(minimax, events_in_order, .init = setup_tools, .fini = free_tools)
  * result, forced_open taken from the new options. */
 Test(minimax, reset_reuse, .init = setup_tools, .fini = free_tools)
 {
-    tw_minimax_dec *d = tw_minimax_dec_new(NULL, NULL, NULL);
-    const char *open = "<minimax:tool_call><invoke name=\"f\"><parameter name=\"a\">1</para";
-    cr_assert_eq(tw_minimax_dec_feed(d, open, strlen(open)), TW_OK);
-    tw_decode_opts o;
-    memset(&o, 0, sizeof o);
-    o.forced_open = true;
-    cr_assert_eq(tw_minimax_dec_reset(d, &o, NULL, NULL), TW_OK);
-    const char *t = "why</think>answer";
-    cr_assert_eq(tw_minimax_dec_feed(d, t, strlen(t)), TW_OK);
-    tw_result r;
-    cr_assert_eq(tw_minimax_dec_finish(d, &r), TW_OK);
-    cr_assert_str_eq(r.msg.thinking.data, "why");
-    cr_assert_str_eq(r.msg.content.data, "answer");
-    cr_assert_eq(r.errors.len, 0);
-    tw_minimax_dec_recycle(d, &r);
-    cr_assert_eq(tw_minimax_dec_finish(d, &r), TW_ERR_STATE);
-    cr_assert_eq(r.msg.ncalls, 0);
-    tw_result_free(&r);
-    tw_decode_opts o2 = opts(true);
-    cr_assert_eq(tw_minimax_dec_reset(d, &o2, NULL, NULL), TW_OK);
-    cr_assert_eq(tw_minimax_dec_feed(d, SAMPLE, strlen(SAMPLE)), TW_OK);
-    cr_assert_eq(tw_minimax_dec_finish(d, &r), TW_OK);
-    check_sample(&r);
-    tw_result_free(&r);
-    tw_minimax_dec_free(d);
+    tw_decode_opts o = opts(true);
+    tw_dlt_reset_reuse("minimax-m2",
+                       "<minimax:tool_call><invoke name=\"f\"><parameter name=\"a\">1</para",
+                       "why</think>answer", "why", "answer", &o, SAMPLE, check_sample);
 }
 
 static void many_calls(tw_buf *b, size_t n)
@@ -212,37 +134,7 @@ static void many_calls(tw_buf *b, size_t n)
  * byte by byte (the open invoke's search resumes). */
 Test(minimax, linear_work)
 {
-    uint64_t per_byte[2][2];
-    for (int k = 0; k < 2; k++) {
-        size_t n = k ? 8000 : 2000;
-        tw_buf b = {0};
-        many_calls(&b, n);
-        tw_decode_opts o;
-        memset(&o, 0, sizeof o);
-        o.limits.max_calls = n;
-        for (int bytewise = 0; bytewise < 2; bytewise++) {
-            tw_minimax_dec *d = tw_minimax_dec_new(&o, NULL, NULL);
-            tw_work_reset();
-            if (bytewise)
-                for (size_t i = 0; i < b.len; i++)
-                    cr_assert_eq(tw_minimax_dec_feed(d, b.data + i, 1), TW_OK);
-            else
-                cr_assert_eq(tw_minimax_dec_feed(d, b.data, b.len), TW_OK);
-            tw_result r;
-            cr_assert_eq(tw_minimax_dec_finish(d, &r), TW_OK);
-            uint64_t work = tw_work_count();
-            cr_assert_eq(r.msg.ncalls, n);
-            cr_assert_eq(r.errors.len, 0);
-            per_byte[k][bytewise] = work / b.len;
-            cr_assert_leq(work, 16 * (uint64_t)b.len, "%zu calls: %llu units for %zu bytes", n,
-                          (unsigned long long)work, b.len);
-            tw_result_free(&r);
-            tw_minimax_dec_free(d);
-        }
-        tw_buf_free(&b);
-    }
-    for (int bytewise = 0; bytewise < 2; bytewise++)
-        cr_assert_leq(per_byte[1][bytewise], per_byte[0][bytewise] + 2);
+    tw_dlt_linear("minimax-m2", many_calls, 2000, 16, 2);
 }
 
 /* One long value fed byte by byte: the search for </parameter> resumes. */
@@ -270,29 +162,17 @@ Test(minimax, long_value_bytewise)
  * or without; an id the model does not write warns not_carried. */
 Test(minimax, output_encoder_round_trip, .init = setup_tools, .fini = free_tools)
 {
-    tw_decode_opts o = opts(true);
+    tw_decode_opts so = opts(true), ro = opts(false);
     tw_result r;
-    cr_assert_eq(tw_minimax_output_decode(SAMPLE, strlen(SAMPLE), &o, &r), TW_OK);
-    tw_buf out = {0};
-    tw_diag_list w = {0};
+    tw_buf out;
     tw_encode_opts eo;
-    memset(&eo, 0, sizeof eo);
-    eo.warnings = &w;
-    const tw_encoder_ops *e = tw_encoder_find("minimax-m2");
-    cr_assert_not_null(e);
-    cr_assert_eq(e->encode_result(&r, &eo, &out), TW_OK);
+    tw_diag_list w;
     /* days (an integer) is read back as one only under the schema: said once */
-    cr_assert_eq(w.len, 1, "%zu warnings", w.len);
+    tw_dlt_round_trip("minimax-m2", &so, &ro, SAMPLE, check_sample, 1, &r, &out, &eo, &w);
     cr_assert_eq(w.items[0].code, TW_D_NOT_CARRIED);
     cr_assert_not_null(strstr(w.items[0].message, "schema"));
     tw_diag_list_free(&w);
-    for (int forced = 0; forced < 2; forced++) {
-        tw_decode_opts o2 = opts(forced);
-        tw_result back;
-        cr_assert_eq(tw_minimax_output_decode(out.data, out.len, &o2, &back), TW_OK);
-        check_sample(&back);
-        tw_result_free(&back);
-    }
+    const tw_encoder_ops *e = tw_encoder_find("minimax-m2");
     free(r.msg.calls[0].id);
     r.msg.calls[0].id = strdup("toolu_1");
     out.len = 0;

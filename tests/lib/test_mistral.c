@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cases.h"
+#include "dialect_tests.h"
 #include "toolwire/decode.h"
 #include "toolwire/encode.h"
 #include "toolwire/mistral.h"
@@ -47,62 +48,31 @@ static void check_sample(const tw_result *r, const char *how)
     cr_assert_str_eq(r->finish_reason, "tool_calls", "%s", how);
 }
 
-Test(mistral, split_at_every_byte)
+static void check_split(const tw_result *r)
 {
-    size_t n = sizeof SAMPLE - 1;
-    tw_mistral_dec *d = tw_mistral_dec_new(NULL, NULL, NULL);
-    cr_assert_not_null(d);
-    for (size_t cut = 0; cut <= n; cut++) {
-        cr_assert_eq(tw_mistral_dec_reset(d, NULL, NULL, NULL), TW_OK);
-        cr_assert_eq(tw_mistral_dec_feed(d, SAMPLE, cut), TW_OK);
-        cr_assert_eq(tw_mistral_dec_feed(d, SAMPLE + cut, n - cut), TW_OK);
-        tw_result r;
-        cr_assert_eq(tw_mistral_dec_finish(d, &r), TW_OK);
-        char how[32];
-        snprintf(how, sizeof how, "cut at %zu", cut);
-        check_sample(&r, how);
-        tw_mistral_dec_recycle(d, &r);
-    }
-    /* one byte at a time */
-    cr_assert_eq(tw_mistral_dec_reset(d, NULL, NULL, NULL), TW_OK);
-    for (size_t i = 0; i < n; i++)
-        cr_assert_eq(tw_mistral_dec_feed(d, SAMPLE + i, 1), TW_OK);
-    tw_result r;
-    cr_assert_eq(tw_mistral_dec_finish(d, &r), TW_OK);
-    check_sample(&r, "byte by byte");
-    tw_result_free(&r);
-    tw_mistral_dec_free(d);
+    check_sample(r, "split");
 }
 
-typedef struct seen {
-    char kinds[64];
-    size_t n;
-} seen;
-
-static tw_status on_event(void *user, const tw_event *ev)
+Test(mistral, split_at_every_byte)
 {
-    seen *s = user;
-    static const char k[] = "ctTEW";
-    if (s->n + 1 < sizeof s->kinds && (s->n == 0 || s->kinds[s->n - 1] != k[ev->kind]))
-        s->kinds[s->n++] = k[ev->kind];
-    return TW_OK;
+    tw_dlt_split("mistral", NULL, SAMPLE, sizeof SAMPLE - 1, check_split, 0, 0, 0);
+    /* one byte at a time */
+    tw_result r;
+    tw_dlt_decode("mistral", NULL, SAMPLE, sizeof SAMPLE - 1, 1, NULL, &r);
+    check_sample(&r, "byte by byte");
+    tw_result_free(&r);
 }
 
 Test(mistral, events_in_order)
 {
-    seen s = {{0}, 0};
-    tw_mistral_dec *d = tw_mistral_dec_new(NULL, on_event, &s);
-    for (size_t i = 0; i < sizeof SAMPLE - 1; i += 7) {
-        size_t k = sizeof SAMPLE - 1 - i < 7 ? sizeof SAMPLE - 1 - i : 7;
-        cr_assert_eq(tw_mistral_dec_feed(d, SAMPLE + i, k), TW_OK);
-    }
+    tw_dlt_events s;
     tw_result r;
-    cr_assert_eq(tw_mistral_dec_finish(d, &r), TW_OK);
+    tw_dlt_decode("mistral", NULL, SAMPLE, sizeof SAMPLE - 1, 7, &s, &r);
     /* thinking, content, then the calls (runs of one kind collapsed) */
     cr_assert_str_eq(s.kinds, "tcT");
     check_sample(&r, "events");
     tw_result_free(&r);
-    tw_mistral_dec_free(d);
+    tw_dlt_events_free(&s);
 }
 
 Test(mistral, reset_mid_call_and_reuse)
