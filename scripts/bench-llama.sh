@@ -7,7 +7,7 @@
 # DATE-llama.md (DATE-llama-FORMAT.* for a format other than hermes).
 # A benchmark: it downloads a package, so it runs in neither CI nor the tests.
 #   scripts/bench-llama.sh [--rounds N] [--budget SECONDS] [--template FILE] [--format NAME]
-#                          [--forced-open] [--fixtures] [--tag TAG]
+#                          [--forced-open] [--fixtures] [--tag TAG] [--layout glm-4.7|minimax-m2]
 #     --template: the chat template the parser is built from (default ../shared/templates/qwen3.jinja,
 #       relative to the repository root)
 #     --format: toolwire's decoder for the same model text (default hermes; a model dialect:
@@ -21,6 +21,9 @@
 #       (DATE-llama-NAME-fixtures.{md,json})
 #     --tag: appended to the reports' names (DATE-llama-NAME-TAG…), for a second template of one
 #       format (glm with glm-4.7.jinja: --tag 4.7)
+#     --layout: the inputs (or fixtures) rewritten to another layout of the markup, for a parser
+#       that reads only its template's: glm-4.7, no line breaks between a call's elements (the glm
+#       output encoder writes GLM-4.6's); minimax-m2, the template's line breaks between them
 # Needs npm, g++ (C++17) and nlohmann/json.hpp (Debian: nlohmann-json3-dev). Work tree: build-llama/
 # (TOOLWIRE_LLAMA_BUILD), the release tree: build/ (TOOLWIRE_BENCH_BUILD).
 set -euo pipefail
@@ -48,12 +51,13 @@ command="scripts/bench-llama.sh${*:+ $*}"
 while [ $# -gt 0 ]; do
   case $1 in
     --template) template=$(realpath "${2:?--template FILE}"); shift 2 ;;
-    --rounds|--budget|--format|--tag) args+=("$1" "${2:?$1 VALUE}"); [ "$1" = --format ] && format=$2
-                                      shift 2 ;;
+    --rounds|--budget|--format|--tag|--layout)
+      args+=("$1" "${2:?$1 VALUE}"); [ "$1" = --format ] && format=$2
+      shift 2 ;;
     --forced-open) args+=("$1"); shift ;;
     --fixtures) fixtures=1; shift ;;
     *) echo "usage: scripts/bench-llama.sh [--rounds N] [--budget SECONDS] [--template FILE]" \
-            "[--format NAME] [--forced-open] [--fixtures] [--tag TAG]" >&2
+            "[--format NAME] [--forced-open] [--fixtures] [--tag TAG] [--layout glm-4.7|minimax-m2]" >&2
        exit 2 ;;
   esac
 done

@@ -27,7 +27,7 @@
  * usage: llama_chat_bench --inputs DIR --template FILE [--rounds 1..15]
  *                         [--budget SECONDS] [--out DIR] [--source TEXT]
  *                         [--command TEXT] [--format NAME] [--forced-open]
- *                         [--tag TAG]
+ *                         [--tag TAG] [--layout glm-4.7|minimax-m2]
  *        llama_chat_bench --fixtures DIR --template FILE [--format NAME]
  *                         [--tag TAG] [--out DIR] [--source TEXT] [--command TEXT]
  * (--source: what llama.cpp's source is, --command: the command that ran
@@ -37,7 +37,10 @@
  * parser built for its tools, beside what toolwire's decoder gives,
  * written to OUT/DATE-llama-FORMAT-fixtures.md and .json; --tag: appended
  * to the reports' names, DATE-llama-FORMAT-TAG…, for a second template of
- * one format: lower-case letters, digits, '.' and '-')
+ * one format: lower-case letters, digits, '.' and '-'; --layout: the
+ * inputs (or fixtures) rewritten to another layout of the markup, for a
+ * parser that reads only its template's: glm-4.7, no line breaks between a
+ * call's elements; minimax-m2, the template's line breaks between them)
  */
 #include <algorithm>
 #include <cctype>
@@ -350,6 +353,41 @@ static std::string cut(const std::string &in, size_t cap, const call_marks &m)
     return in.substr(0, head + 1) + in.substr(tail + 1);
 }
 
+/* Every `from` in s replaced by `to`. */
+static std::string replace_all(std::string s, const std::string &from, const std::string &to)
+{
+    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+        s.replace(at, from.size(), to);
+    return s;
+}
+
+/* An input rewritten to another layout of its markup, the same bytes for
+ * both sides: "glm-4.7", GLM-4.7's calls with no line break after the name,
+ * between the elements, before </tool_call> or before <tool_call> (the glm
+ * encoder writes GLM-4.5/4.6's); "minimax-m2", the line breaks MiniMax-M2's
+ * template writes between a section's elements, where there are none. */
+static std::string relayout(const std::string &in, const std::string &layout)
+{
+    if (layout == "minimax-m2") {
+        std::string s = replace_all(in, "<minimax:tool_call><", "<minimax:tool_call>\n<");
+        s = replace_all(s, "</parameter><", "</parameter>\n<");
+        s = replace_all(s, "</invoke><", "</invoke>\n<");
+        for (size_t at = s.find("<invoke name="); at != std::string::npos;
+             at = s.find("<invoke name=", at + 1)) {
+            size_t gt = s.find('>', at);
+            if (gt != std::string::npos && gt + 1 < s.size() && s[gt + 1] == '<')
+                s.insert(gt + 1, "\n");
+        }
+        return s;
+    }
+    if (layout != "glm-4.7")
+        return in;
+    std::string s = replace_all(in, "\n<arg_key>", "<arg_key>");
+    s = replace_all(s, "</arg_key>\n<arg_value>", "</arg_key><arg_value>");
+    s = replace_all(s, "</arg_value>\n</tool_call>", "</arg_value></tool_call>");
+    return replace_all(s, "\n<tool_call>", "<tool_call>");
+}
+
 /* MB/s with three significant digits or more (a quadratic row is far below 1). */
 static std::string rate(double v)
 {
@@ -485,7 +523,8 @@ static nlohmann::ordered_json calls_json(const std::vector<fx_call> &calls)
  * expected result (what toolwire's decoder gives: the decode tests assert
  * it). Writes OUT/DATE-llama-FORMAT-fixtures.md and .json. */
 static int run_fixtures(const std::string &dir, const std::string &tmpl_path,
-                        const std::string &format, const std::string &tag, const std::string &out,
+                        const std::string &format, const std::string &tag,
+                        const std::string &layout, const std::string &out,
                         const std::string &source, const std::string &command)
 {
     std::vector<std::string> files;
@@ -571,7 +610,7 @@ static int run_fixtures(const std::string &dir, const std::string &tmpl_path,
                                       "; content " + cell(m.content, 60) + "; reasoning " +
                                       cell(m.reasoning_content, 60);
         };
-        std::string input = json_str(fx, "input"), why, lgiven;
+        std::string input = relayout(json_str(fx, "input"), layout), why, lgiven;
         common_chat_msg m;
         std::vector<fx_call> lcalls, tcalls;
         parse(input, &m, &why);
@@ -674,7 +713,9 @@ static int run_fixtures(const std::string &dir, const std::string &tmpl_path,
         "off where only that makes the generation prompt open the reasoning as the fixture's "
         "`forced_open` says), beside the result the fixture expects of toolwire's decoder (the "
         "decode tests assert it; its diagnostics' codes last). Arguments are compared as JSON "
-        "values; content and reasoning byte for byte.\n\nllama.cpp's chat format: ";
+        "values; content and reasoning byte for byte." +
+        (layout.empty() ? std::string() : " Inputs rewritten to the " + layout + " layout.") +
+        "\n\nllama.cpp's chat format: ";
     for (const auto &kv : seen)
         md += (&kv == &*seen.begin() ? "" : "; ") + kv.first;
     md += ".\n\n" +
@@ -706,7 +747,7 @@ static int run_fixtures(const std::string &dir, const std::string &tmpl_path,
 int main(int argc, char **argv)
 {
     std::string dir, tmpl_path, out = "reports/bench", source = "", command = "", format = "hermes",
-                fixtures, tag;
+                fixtures, tag, layout;
     bool forced_open = false;
     int rounds = 3;
     double budget = 2.0;
@@ -732,16 +773,19 @@ int main(int argc, char **argv)
             forced_open = true;
         else if (v && strcmp(a, "--fixtures") == 0)
             fixtures = v, i++;
+        else if (v && strcmp(a, "--layout") == 0 &&
+                 (strcmp(v, "glm-4.7") == 0 || strcmp(v, "minimax-m2") == 0))
+            layout = v, i++;
         else if (v && strcmp(a, "--tag") == 0 && strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789.-") == strlen(v))
             tag = v, i++;
         else
             fail("usage: llama_chat_bench --inputs DIR --template FILE [--rounds 1..15] "
                 "[--budget SECONDS] [--out DIR] [--source TEXT] [--command TEXT] [--format NAME] "
-                "[--forced-open] [--tag TAG]\n       llama_chat_bench --fixtures DIR --template FILE "
+                "[--forced-open] [--tag TAG] [--layout glm-4.7|minimax-m2]\n       llama_chat_bench --fixtures DIR --template FILE "
                 "[--format NAME] [--tag TAG] [--out DIR] [--source TEXT] [--command TEXT]");
     }
     if (!fixtures.empty() && !tmpl_path.empty())
-        return run_fixtures(fixtures, tmpl_path, format, tag, out, source, command);
+        return run_fixtures(fixtures, tmpl_path, format, tag, layout, out, source, command);
     if (dir.empty() || tmpl_path.empty())
         fail("--inputs (or --fixtures) and --template are required");
 
@@ -751,7 +795,8 @@ int main(int argc, char **argv)
         size_t a = line.find('\t'), b = line.find('\t', a + 1);
         if (a == std::string::npos || b == std::string::npos)
             fail("%s/inputs.tsv: a line without FILE, BYTES and NAME", dir.c_str());
-        ins.push_back({line.substr(0, a), line.substr(b + 1), slurp(dir + "/" + line.substr(0, a))});
+        ins.push_back({line.substr(0, a), line.substr(b + 1),
+                       relayout(slurp(dir + "/" + line.substr(0, a)), layout)});
     }
 
     llama_side ll = llama_setup(slurp(tmpl_path));
@@ -783,13 +828,15 @@ int main(int argc, char **argv)
     rep["template"] = tmpl_path;
     rep["toolwire_decoder"] = format;
     rep["forced_open"] = forced_open;
+    rep["layout"] = layout;
     rep["rounds"] = rounds;
     rep["budget_seconds"] = budget;
     std::string md = "# llama.cpp's chat parser beside toolwire (" + format + ") " + stamp +
                      "\n\nCommand: `" + command + "`. " +
                      std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " CPUs, load average " +
                      load + " at the start.\n\nllama.cpp: " + source + ". Template: `" + tmpl_path +
-                     "`. CPU time of the thread, medians of " + std::to_string(rounds) +
+                     "`." + (layout.empty() ? "" : " Inputs rewritten to the " + layout + " layout.") +
+                     " CPU time of the thread, medians of " + std::to_string(rounds) +
                      " interleaved rounds. batch: one parse of the whole text; stream/N: the "
                      "accumulated text re-parsed as partial after each N-byte piece, then a full "
                      "parse (llama.cpp), the pieces fed to one reset decoder (toolwire). A "
