@@ -249,9 +249,13 @@ static tw_status losses(const tw_mistral_tmpl *t, const tw_request *r, const tw_
         r->choice == TW_CHOICE_NAMED)
         TRY(tw_not_carried(o, "%s: tool_choice not carried (the template has no place for it)",
                            nm));
-    for (const cJSON *c = r->options ? r->options->child : NULL; c; c = c->next)
-        if (!t->dated || !c->string || strcmp(c->string, "today") != 0)
+    for (const cJSON *c = r->options ? r->options->child : NULL; c; c = c->next) {
+        bool today = t->dated && c->string && strcmp(c->string, "today") == 0;
+        if (!today)
             TRY(tw_not_carried(o, "%s: options.%.64s not carried", nm, c->string ? c->string : ""));
+        else if (!cJSON_IsString(c))
+            TRY(tw_not_carried(o, "%s: options.today is not a string: today's date written", nm));
+    }
     bool think = false, sign = false, beside = false, names = false, err = false, ids = false;
     for (size_t i = 0; i < r->nmessages; i++) {
         const tw_message *m = &r->messages[i];

@@ -94,7 +94,8 @@ TW_API tw_status tw_mistral_output_encode(const tw_result *r, const tw_encode_op
  * warning naming the template's rule, so a request from another API still
  * makes a prompt; what the template drops (thinking, content beside calls,
  * …) is a not_carried warning. The default system prompt's date is
- * request.options "today" (YYYY-MM-DD), else today in UTC.
+ * request.options "today" (YYYY-MM-DD), else today in UTC (a "today"
+ * that is not a string, with a warning).
  */
 TW_API tw_status tw_mistral_small_prompt_encode(const tw_request *r, const tw_encode_opts *o,
                                                 tw_buf *out);

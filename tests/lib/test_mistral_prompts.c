@@ -328,3 +328,28 @@ Test(mistral_prompts, linear_on_many_turns)
     tw_buf_free(&b);
     tw_buf_free(&d);
 }
+
+/* options.today: Small 3.2's date; any other option, or today in another
+ * template, is not carried; a today that is no string is said so. */
+Test(mistral_prompts, options_today)
+{
+    static const char *const REQ[] = {
+        "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"options\":{\"today\":"
+        "\"2031-02-03\"}}",
+        "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"options\":{\"today\":5}}"};
+    for (size_t k = 0; k < 3; k++)
+        for (size_t i = 0; i < 2; i++) {
+            tw_diag_list w = {0};
+            tw_status st;
+            char *p = encode_json(PROMPTS[k], REQ[i], &w, &st);
+            cr_assert_eq(st, TW_OK, "%s", PROMPTS[k]);
+            bool dated = strstr(p, "The current date is 2031-02-03.") != NULL;
+            cr_expect_eq(dated, k == 0 && i == 0, "%s, request %zu: the date", PROMPTS[k], i);
+            cr_expect_eq(warned(&w, "options.today not carried"), k != 0, "%s, request %zu",
+                         PROMPTS[k], i);
+            cr_expect_eq(warned(&w, "options.today is not a string"), k == 0 && i == 1,
+                         "%s, request %zu", PROMPTS[k], i);
+            free(p);
+            tw_diag_list_free(&w);
+        }
+}
