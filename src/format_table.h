@@ -127,6 +127,10 @@
     E(tw_encoder_mistral_output, "mistral", TEXT, RESULT)                                          \
     E(tw_encoder_mistral_small_prompt, "mistral-small-3.2-prompt", TEXT, REQUEST)                  \
     R(tw_reader_mistral_small_prompt, "mistral-small-3.2-prompt", TEXT)                            \
+    E(tw_encoder_devstral_small_prompt, "devstral-small-prompt", TEXT, REQUEST)                    \
+    R(tw_reader_devstral_small_prompt, "devstral-small-prompt", TEXT)                              \
+    E(tw_encoder_ministral3_reasoning_prompt, "ministral-3-reasoning-prompt", TEXT, REQUEST)       \
+    R(tw_reader_ministral3_reasoning_prompt, "ministral-3-reasoning-prompt", TEXT)                 \
     D(tw_format_dsml, "dsml", TEXT, (dsml, STREAM))                                             \
     E(tw_encoder_dsml_output, "dsml", TEXT, RESULT)                                                \
     E(tw_encoder_deepseek_v32_prompt, "deepseek-v3.2-prompt", TEXT, REQUEST)                       \

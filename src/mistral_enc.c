@@ -1,8 +1,10 @@
 /*
  * The Mistral encoders (include/toolwire/mistral.h, docs/formats/mistral.md):
  * "mistral", a result as the model writes it, and
- * "mistral-small-3.2-prompt", the Mistral Small 3.2 chat template's prompt,
- * byte for byte what jinja2 renders.
+ * and the prompts of the three Mistral chat templates, byte for byte what
+ * jinja2 renders: "mistral-small-3.2-prompt", "devstral-small-prompt" and
+ * "ministral-3-reasoning-prompt", one renderer over their differences
+ * (tw_mistral_tmpl, mistral_text.h).
  */
 
 #include "toolwire/mistral.h"
@@ -14,10 +16,9 @@
 
 #include "enc_common.h"
 #include "formats.h"
+#include "mistral_text.h"
 #include "py_text.h"
 #include "tw_macros.h"
-
-#define SMALL "mistral-small-3.2-prompt"
 
 /* ===================== the model's output ===================== */
 
@@ -91,7 +92,7 @@ tw_status tw_mistral_output_encode(const tw_result *r, const tw_encode_opts *o, 
     return tw_cap_end(out, &cs, write_output(r, o, out));
 }
 
-/* ===================== the Small 3.2 prompt ===================== */
+/* ===================== the prompts' shared pieces ===================== */
 
 /* Python's len() of a UTF-8 string: its code points. */
 static size_t py_len_of(const char *s)
@@ -171,13 +172,45 @@ static void small_id(const char *id, char out[40])
     out[9] = '\0';
 }
 
-static const char ALTERNATE[] = "After the optional system message, conversation roles must "
-                                "alternate user/assistant/user/assistant/...";
-static const char IDS[] = "Tool call IDs should be alphanumeric strings with length 9!";
+/* The three templates, compared (mistral_text.h); a flag left out is false. */
+const tw_mistral_tmpl tw_mistral_small_tmpl = {
+    .name = "mistral-small-3.2-prompt",
+    .sys = SYS_HEAD,
+    .sys_tail = SYS_TAIL,
+    .dated = true,
+    .alternate = "After the optional system message, conversation roles must alternate "
+                 "user/assistant/user/assistant/...",
+    .alt_system = true,
+    .ids = true,
+};
+const tw_mistral_tmpl tw_mistral_devstral_tmpl = {
+    .name = "devstral-small-prompt",
+    .sys = TW_MISTRAL_DEVSTRAL_SYS,
+    .tools_first = true,
+    .content_beside = true,
+    .no_empty = true,
+};
+const tw_mistral_tmpl tw_mistral_ministral_tmpl = {
+    .name = "ministral-3-reasoning-prompt",
+    .sys = TW_MISTRAL_MINISTRAL_SYS,
+    .alternate = "After the optional system message, conversation roles must alternate user "
+                 "and assistant roles except for tool calls and results.",
+    .tools_first = true,
+    .content_beside = true,
+    .think = true,
+    .no_later_system = true,
+    .no_empty = true,
+    .assistant_needs = true,
+};
 
-static tw_status refuse(const tw_encode_opts *o, const char *why)
+static const char IDS[] = "Tool call IDs should be alphanumeric strings with length 9!";
+static const char LATER_SYSTEM[] = "Only user, assistant and tool roles are supported, got system.";
+static const char ASSISTANT_EMPTY[] = "Assistant message must have a string or a list of chunks in "
+                                      "content or a list of tool calls.";
+
+static tw_status refuse(const tw_mistral_tmpl *t, const tw_encode_opts *o, const char *why)
 {
-    tw_not_carried(o, SMALL ": refused: %s", why);
+    tw_not_carried(o, "%s: refused: %s", t->name, why);
     return TW_ERR_INVALID;
 }
 
@@ -191,7 +224,7 @@ static tw_status put_buf(tw_buf *b, const tw_buf *s)
     return tw_buf_append(b, s->data ? s->data : "", s->len);
 }
 
-/* The date of the default system prompt: options.today, else today (UTC). */
+/* The date of a dated default system prompt: options.today, else today (UTC). */
 static tw_status put_today(tw_buf *b, const tw_request *r)
 {
     const cJSON *t = r->options ? cJSON_GetObjectItemCaseSensitive(r->options, "today") : NULL;
@@ -202,163 +235,259 @@ static tw_status put_today(tw_buf *b, const tw_request *r)
     return tw_buf_append(b, day, strlen(day));
 }
 
-static tw_status small_losses(const tw_request *r, const tw_encode_opts *o)
+/* What the template has no place for: a not_carried warning each. */
+static tw_status losses(const tw_mistral_tmpl *t, const tw_request *r, const tw_encode_opts *o)
 {
     if (!o || !o->warnings)
         return TW_OK;
+    const char *nm = t->name;
     if (r->model)
-        TRY(tw_not_carried(o, SMALL ": model not carried"));
+        TRY(tw_not_carried(o, "%s: model not carried", nm));
     if (r->parallel_tool_calls >= 0)
-        TRY(tw_not_carried(o, SMALL ": parallel_tool_calls not carried"));
+        TRY(tw_not_carried(o, "%s: parallel_tool_calls not carried", nm));
     if (r->choice == TW_CHOICE_NONE || r->choice == TW_CHOICE_REQUIRED ||
         r->choice == TW_CHOICE_NAMED)
-        TRY(tw_not_carried(o,
-                           SMALL ": tool_choice not carried (the template has no place for it)"));
-    for (const cJSON *c = r->options ? r->options->child : NULL; c; c = c->next)
-        if (!c->string || strcmp(c->string, "today") != 0)
-            TRY(tw_not_carried(o, SMALL ": options.%.64s not carried", c->string ? c->string : ""));
-    bool think = false, beside = false, names = false, err = false;
+        TRY(tw_not_carried(o, "%s: tool_choice not carried (the template has no place for it)",
+                           nm));
+    for (const cJSON *c = r->options ? r->options->child : NULL; c; c = c->next) {
+        bool today = t->dated && c->string && strcmp(c->string, "today") == 0;
+        if (!today)
+            TRY(tw_not_carried(o, "%s: options.%.64s not carried", nm, c->string ? c->string : ""));
+        else if (!cJSON_IsString(c))
+            TRY(tw_not_carried(o, "%s: options.today is not a string: today's date written", nm));
+    }
+    bool think = false, sign = false, beside = false, names = false, err = false, ids = false;
     for (size_t i = 0; i < r->nmessages; i++) {
         const tw_message *m = &r->messages[i];
-        think |= m->thinking.len > 0 || m->has_redacted_thinking || m->thinking_signature;
-        beside |= m->role == TW_ROLE_ASSISTANT && m->ncalls && m->content.len;
+        bool asst = m->role == TW_ROLE_ASSISTANT;
+        think |= m->thinking.len > 0 && !(t->think && asst);
+        sign |= m->has_redacted_thinking || m->thinking_signature;
+        beside |= asst && m->ncalls && m->content.len && !t->content_beside;
         names |= m->role == TW_ROLE_TOOL && m->name;
         err |= m->role == TW_ROLE_TOOL && m->is_error;
+        for (size_t k = 0; k < m->ncalls && !t->ids; k++)
+            ids |= m->calls[k].id && m->calls[k].id[0];
+        ids |= m->role == TW_ROLE_TOOL && !t->ids && m->tool_call_id && m->tool_call_id[0];
     }
     if (think)
-        TRY(tw_not_carried(o, SMALL ": thinking of assistant messages not carried"));
+        TRY(tw_not_carried(o, "%s: thinking of %s messages not carried", nm,
+                           t->think ? "non-assistant" : "assistant"));
+    if (sign)
+        TRY(tw_not_carried(o, "%s: thinking signatures and redacted thinking not carried", nm));
     if (beside)
-        TRY(tw_not_carried(o, SMALL ": content beside tool calls not carried"));
+        TRY(tw_not_carried(o, "%s: content beside tool calls not carried", nm));
     if (names)
-        TRY(tw_not_carried(o, SMALL ": tool result names not carried"));
+        TRY(tw_not_carried(o, "%s: tool result names not carried", nm));
     if (err)
-        TRY(tw_not_carried(o, SMALL ": tool result is_error not carried"));
-    if (r->ntools && r->nmessages) {
+        TRY(tw_not_carried(o, "%s: tool result is_error not carried", nm));
+    if (ids)
+        TRY(tw_not_carried(o,
+                           "%s: call ids and tool_call_id not carried (the template writes none; "
+                           "results answer calls in order)",
+                           nm));
+    if (r->ntools && r->nmessages && !t->tools_first) {
         bool user = false;
         for (size_t i = 0; i < r->nmessages; i++)
             user |= r->messages[i].role == TW_ROLE_USER;
         if (!user)
-            TRY(tw_not_carried(o,
-                               SMALL ": tools not carried (no user message to put them before)"));
+            TRY(tw_not_carried(o, "%s: tools not carried (no user message to put them before)",
+                               nm));
     }
     return TW_OK;
 }
 
-static tw_status write_tools(tw_buf *b, const tw_request *r, const tw_encode_opts *o, size_t depth)
+static tw_status write_tools(const tw_mistral_tmpl *t, tw_buf *b, const tw_request *r,
+                             const tw_encode_opts *o, size_t depth)
 {
     TRY(PUTS(b, "[AVAILABLE_TOOLS]["));
     for (size_t i = 0; i < r->ntools; i++) {
         if (i)
             TRY(PUTS(b, ", "));
-        TRY(tw_py_tool_json_write(b, &r->tools[i], depth, o->warnings, SMALL));
+        TRY(tw_py_tool_json_write(b, &r->tools[i], depth, o->warnings, t->name));
     }
     return PUTS(b, "][/AVAILABLE_TOOLS]");
 }
 
-static tw_status render_small(tw_buf *b, const tw_request *r, const tw_encode_opts *o, size_t depth)
+/* The template's checks before it writes: the roles alternate (calls and
+ * results aside), and the ids of a template that writes them. */
+static tw_status precheck(const tw_mistral_tmpl *t, const tw_request *r, const tw_encode_opts *o,
+                          size_t first)
 {
-    size_t first = 0;
-    if (r->nmessages && r->messages[0].role == TW_ROLE_SYSTEM)
-        first = 1;
-    /* the template's checks before it writes */
-    size_t idx = 0, last_user = (size_t)-1;
-    for (size_t i = first; i < r->nmessages; i++) {
+    if (t->no_empty && r->nmessages == 0)
+        return refuse(t, o, TW_MISTRAL_NO_MESSAGES);
+    size_t idx = 0;
+    for (size_t i = first; i < r->nmessages && t->alternate; i++) {
         const tw_message *m = &r->messages[i];
-        if (m->role == TW_ROLE_USER)
-            last_user = i;
         if (m->role == TW_ROLE_TOOL || (m->role == TW_ROLE_ASSISTANT && m->ncalls))
             continue;
+        if (m->role == TW_ROLE_SYSTEM && !t->alt_system)
+            continue;
         if ((m->role == TW_ROLE_USER) != (idx % 2 == 0))
-            return refuse(o, ALTERNATE);
+            return refuse(t, o, t->alternate);
         idx++;
     }
-    /* the template refuses an id that is not 9 characters; the prompt gets
-     * one derived from it, with a warning */
+    /* Small refuses an id that is not 9 characters; the prompt gets one
+     * derived from it, with a warning */
     bool rewritten = false;
-    for (size_t i = first; i < r->nmessages; i++) {
+    for (size_t i = first; i < r->nmessages && t->ids; i++) {
         const tw_message *m = &r->messages[i];
         for (size_t k = 0; k < m->ncalls; k++)
             rewritten |= py_len_of(m->calls[k].id) != 9;
         rewritten |= m->role == TW_ROLE_TOOL && py_len_of(m->tool_call_id) != 9;
     }
     if (rewritten)
-        TRY(tw_not_carried(o, SMALL ": %s; such ids were rewritten as 9 alphanumerics", IDS));
-    TRY(small_losses(r, o));
+        TRY(tw_not_carried(o, "%s: %s; such ids were rewritten as 9 alphanumerics", t->name, IDS));
+    return TW_OK;
+}
+
+static tw_status write_call(const tw_mistral_tmpl *t, tw_buf *b, const tw_call *c,
+                            const tw_encode_opts *o, size_t depth)
+{
+    TRY(PUTS(b, "[TOOL_CALLS]"));
+    TRY(tw_buf_append(b, c->name ? c->name : "", c->name ? strlen(c->name) : 0));
+    if (t->ids) {
+        char id[40];
+        small_id(c->id, id);
+        TRY(PUTS(b, "[CALL_ID]"));
+        TRY(tw_buf_append(b, id, strlen(id)));
+    }
+    TRY(PUTS(b, "[ARGS]"));
+    if (!c->arguments)
+        return PUTS(b, "{}");
+    char where[160];
+    snprintf(where, sizeof where, "%s: call %.64s arguments", t->name, c->name ? c->name : "");
+    return tw_json_write_py_warn(b, c->arguments, depth, o->warnings, where);
+}
+
+static tw_status write_assistant(const tw_mistral_tmpl *t, tw_buf *b, const tw_message *m,
+                                 const tw_encode_opts *o, size_t depth)
+{
+    if (t->assistant_needs && !m->content.len && !m->ncalls && !(t->think && m->thinking.len))
+        return refuse(t, o, ASSISTANT_EMPTY);
+    if (t->think && m->thinking.len) {
+        TRY(PUTS(b, "[THINK]"));
+        TRY(put_buf(b, &m->thinking));
+        TRY(PUTS(b, "[/THINK]"));
+    }
+    if (!m->ncalls || t->content_beside)
+        TRY(put_buf(b, &m->content));
+    for (size_t k = 0; k < m->ncalls; k++)
+        TRY(write_call(t, b, &m->calls[k], o, depth));
+    return PUTS(b, "</s>");
+}
+
+static tw_status render(const tw_mistral_tmpl *t, tw_buf *b, const tw_request *r,
+                        const tw_encode_opts *o, size_t depth)
+{
+    size_t first = r->nmessages && r->messages[0].role == TW_ROLE_SYSTEM;
+    TRY(precheck(t, r, o, first));
+    TRY(losses(t, r, o));
+    size_t last_user = (size_t)-1;
+    for (size_t i = first; i < r->nmessages; i++)
+        if (r->messages[i].role == TW_ROLE_USER)
+            last_user = i;
     TRY(PUTS(b, "<s>[SYSTEM_PROMPT]"));
     if (first) {
         TRY(put_buf(b, &r->messages[0].content));
     } else {
-        TRY(PUTS(b, SYS_HEAD));
-        TRY(put_today(b, r));
-        TRY(PUTS(b, SYS_TAIL));
+        TRY(tw_buf_append(b, t->sys, strlen(t->sys)));
+        if (t->dated) {
+            TRY(put_today(b, r));
+            TRY(tw_buf_append(b, t->sys_tail, strlen(t->sys_tail)));
+        }
     }
     TRY(PUTS(b, "[/SYSTEM_PROMPT]"));
+    if (t->tools_first && r->ntools)
+        TRY(write_tools(t, b, r, o, depth));
     for (size_t i = first; i < r->nmessages; i++) {
         const tw_message *m = &r->messages[i];
         switch (m->role) {
         case TW_ROLE_SYSTEM:
+            if (t->no_later_system)
+                return refuse(t, o, LATER_SYSTEM);
             TRY(PUTS(b, "[SYSTEM_PROMPT]"));
             TRY(put_buf(b, &m->content));
             TRY(PUTS(b, "[/SYSTEM_PROMPT]"));
             break;
         case TW_ROLE_USER:
-            /* the template compares the message with the last user one */
-            if (r->ntools && same_text(&m->content, &r->messages[last_user].content))
-                TRY(write_tools(b, r, o, depth));
+            /* Small compares the message with the last user one */
+            if (!t->tools_first && r->ntools &&
+                same_text(&m->content, &r->messages[last_user].content))
+                TRY(write_tools(t, b, r, o, depth));
             TRY(PUTS(b, "[INST]"));
             TRY(put_buf(b, &m->content));
             TRY(PUTS(b, "[/INST]"));
             break;
-        case TW_ROLE_ASSISTANT:
-            for (size_t k = 0; k < m->ncalls; k++) {
-                const tw_call *c = &m->calls[k];
-                TRY(PUTS(b, "[TOOL_CALLS]"));
-                TRY(tw_buf_append(b, c->name ? c->name : "", c->name ? strlen(c->name) : 0));
-                char id[40];
-                small_id(c->id, id);
-                TRY(PUTS(b, "[CALL_ID]"));
-                TRY(tw_buf_append(b, id, strlen(id)));
-                TRY(PUTS(b, "[ARGS]"));
-                if (c->arguments) {
-                    char where[128];
-                    snprintf(where, sizeof where, SMALL ": call %.64s arguments",
-                             c->name ? c->name : "");
-                    TRY(tw_json_write_py_warn(b, c->arguments, depth, o->warnings, where));
-                } else {
-                    TRY(PUTS(b, "{}"));
-                }
-            }
-            if (!m->ncalls)
-                TRY(put_buf(b, &m->content));
-            TRY(PUTS(b, "</s>"));
-            break;
-        case TW_ROLE_TOOL: {
-            char rid[40];
-            small_id(m->tool_call_id, rid);
+        case TW_ROLE_ASSISTANT: TRY(write_assistant(t, b, m, o, depth)); break;
+        case TW_ROLE_TOOL:
             TRY(PUTS(b, "[TOOL_RESULTS]"));
-            TRY(tw_buf_append(b, rid, strlen(rid)));
-            TRY(PUTS(b, "[TOOL_CONTENT]"));
+            if (t->ids) {
+                char rid[40];
+                small_id(m->tool_call_id, rid);
+                TRY(tw_buf_append(b, rid, strlen(rid)));
+                TRY(PUTS(b, "[TOOL_CONTENT]"));
+            }
             TRY(put_buf(b, &m->content));
             TRY(PUTS(b, "[/TOOL_RESULTS]"));
             break;
-        }
         }
     }
     return TW_OK;
 }
 
-tw_status tw_mistral_small_prompt_encode(const tw_request *r, const tw_encode_opts *o, tw_buf *out)
+static tw_status render_small(tw_buf *b, const tw_request *r, const tw_encode_opts *o, size_t depth)
+{
+    return render(&tw_mistral_small_tmpl, b, r, o, depth);
+}
+
+static tw_status render_devstral(tw_buf *b, const tw_request *r, const tw_encode_opts *o,
+                                 size_t depth)
+{
+    return render(&tw_mistral_devstral_tmpl, b, r, o, depth);
+}
+
+static tw_status render_ministral(tw_buf *b, const tw_request *r, const tw_encode_opts *o,
+                                  size_t depth)
+{
+    return render(&tw_mistral_ministral_tmpl, b, r, o, depth);
+}
+
+static tw_status encode_with(tw_render_fn fn, const tw_request *r, const tw_encode_opts *o,
+                             tw_buf *out)
 {
     if (!r || !out)
         return TW_ERR_INVALID;
     if (!o)
         o = &tw_enc_default_opts;
-    return tw_encode_capped(r, o, out, render_small);
+    return tw_encode_capped(r, o, out, fn);
+}
+
+tw_status tw_mistral_small_prompt_encode(const tw_request *r, const tw_encode_opts *o, tw_buf *out)
+{
+    return encode_with(render_small, r, o, out);
+}
+
+tw_status tw_devstral_small_prompt_encode(const tw_request *r, const tw_encode_opts *o, tw_buf *out)
+{
+    return encode_with(render_devstral, r, o, out);
+}
+
+tw_status tw_ministral3_reasoning_prompt_encode(const tw_request *r, const tw_encode_opts *o,
+                                                tw_buf *out)
+{
+    return encode_with(render_ministral, r, o, out);
 }
 
 const tw_encoder_ops tw_encoder_mistral_output = {
     "mistral", "Mistral model text: [THINK], [TOOL_CALLS]NAME[CALL_ID]ID[ARGS]{json}, </s>",
     TW_ENC_RESULT, tw_unsupported_encode_request, tw_mistral_output_encode};
 const tw_encoder_ops tw_encoder_mistral_small_prompt = {
-    SMALL, "the Mistral Small 3.2 prompt (as its chat template renders it)", TW_ENC_REQUEST,
-    tw_mistral_small_prompt_encode, tw_unsupported_encode_result};
+    "mistral-small-3.2-prompt", "the Mistral Small 3.2 prompt (as its chat template renders it)",
+    TW_ENC_REQUEST, tw_mistral_small_prompt_encode, tw_unsupported_encode_result};
+const tw_encoder_ops tw_encoder_devstral_small_prompt = {
+    "devstral-small-prompt", "the Devstral Small prompt (as its chat template renders it)",
+    TW_ENC_REQUEST, tw_devstral_small_prompt_encode, tw_unsupported_encode_result};
+const tw_encoder_ops tw_encoder_ministral3_reasoning_prompt = {
+    "ministral-3-reasoning-prompt",
+    "the Ministral 3 reasoning prompt (as its chat template renders it)", TW_ENC_REQUEST,
+    tw_ministral3_reasoning_prompt_encode, tw_unsupported_encode_result};

@@ -12,8 +12,9 @@
  * decoder: any split of the input, a special token split at any byte
  * included, gives the result of the batch function. Its encoders:
  * "mistral" (a result as the model writes it) and the prompt encoders and
- * readers "mistral-small-3.2-prompt" (the Small 3.2 chat template, byte
- * for byte).
+ * readers "mistral-small-3.2-prompt", "devstral-small-prompt" and
+ * "ministral-3-reasoning-prompt" (each byte for byte what its chat template
+ * renders).
  */
 #ifndef TOOLWIRE_MISTRAL_H
 #define TOOLWIRE_MISTRAL_H
@@ -93,7 +94,8 @@ TW_API tw_status tw_mistral_output_encode(const tw_result *r, const tw_encode_op
  * warning naming the template's rule, so a request from another API still
  * makes a prompt; what the template drops (thinking, content beside calls,
  * …) is a not_carried warning. The default system prompt's date is
- * request.options "date" (YYYY-MM-DD), else 2024-07-26.
+ * request.options "today" (YYYY-MM-DD), else today in UTC (a "today"
+ * that is not a string, with a warning).
  */
 TW_API tw_status tw_mistral_small_prompt_encode(const tw_request *r, const tw_encode_opts *o,
                                                 tw_buf *out);
@@ -102,6 +104,44 @@ TW_API tw_status tw_mistral_small_prompt_encode(const tw_request *r, const tw_en
 TW_API tw_status tw_mistral_small_prompt_decode(const char *buf, size_t len,
                                                 const tw_decode_opts *o, tw_request *out,
                                                 tw_error *err);
+
+/*
+ * The Devstral Small 2507 prompt (encoder "devstral-small-prompt"), byte for
+ * byte what its chat template renders: its own default system prompt (no
+ * date), [AVAILABLE_TOOLS] once after the system prompt, an assistant's
+ * content then its calls as [TOOL_CALLS]NAME[ARGS]{json} (no ids), results
+ * as [TOOL_RESULTS]…[/TOOL_RESULTS]. No messages at all, which the template
+ * refuses, is TW_ERR_INVALID with its message in a warning; call ids,
+ * thinking and the rest the template has no place for are not_carried
+ * warnings. Returns TW_OK, TW_ERR_INVALID, TW_ERR_NOMEM or TW_ERR_LIMIT
+ * (max_output_bytes); out untouched on failure.
+ */
+TW_API tw_status tw_devstral_small_prompt_encode(const tw_request *r, const tw_encode_opts *o,
+                                                 tw_buf *out);
+/* Read a Devstral Small prompt back (reader "devstral-small-prompt"): each
+ * result answers the unanswered calls before it in order, and takes the id
+ * call_N the reader gives the N-th call; TW_ERR_PARSE with err set when the
+ * text is not such a prompt. */
+TW_API tw_status tw_devstral_small_prompt_decode(const char *buf, size_t len,
+                                                 const tw_decode_opts *o, tw_request *out,
+                                                 tw_error *err);
+
+/*
+ * The Ministral 3 reasoning prompt (encoder "ministral-3-reasoning-prompt"),
+ * byte for byte what its chat template renders: as Devstral's (its own
+ * default system prompt, tools after it, no ids) with an assistant's
+ * thinking as [THINK]…[/THINK] before its content. Refused as the template
+ * refuses (TW_ERR_INVALID, its message in a warning): roles that do not
+ * alternate (calls and results aside), a system message after the first,
+ * an assistant message with no content, thinking or calls, no messages.
+ */
+TW_API tw_status tw_ministral3_reasoning_prompt_encode(const tw_request *r, const tw_encode_opts *o,
+                                                       tw_buf *out);
+/* Read a Ministral 3 reasoning prompt back (reader
+ * "ministral-3-reasoning-prompt"), results and ids as Devstral's reader. */
+TW_API tw_status tw_ministral3_reasoning_prompt_decode(const char *buf, size_t len,
+                                                       const tw_decode_opts *o, tw_request *out,
+                                                       tw_error *err);
 
 #ifdef __cplusplus
 }

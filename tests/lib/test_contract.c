@@ -388,7 +388,9 @@ static const char *request_sample(const char *reader)
                "Assistant\xef\xbd\x9c></think>ok, that is the answer to your greeting, friend"
                "<\xef\xbd\x9c"
                "end\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c>";
-    if (strcmp(reader, "mistral-small-3.2-prompt") == 0)
+    if (strcmp(reader, "mistral-small-3.2-prompt") == 0 ||
+        strcmp(reader, "devstral-small-prompt") == 0 ||
+        strcmp(reader, "ministral-3-reasoning-prompt") == 0)
         return "<s>[INST]hi[/INST]ok</s>";
     if (strcmp(reader, "glm-4.6-prompt") == 0)
         return "[gMASK]<sop><|user|>\nhi<|assistant|>\n<think>the user says hi, answer it briefly "
