@@ -2,7 +2,12 @@
  * The request target: every request reader (openai-request, anthropic-request,
  * gemini-request, …; the registry's readers) over arbitrary bytes, then every
  * request encoder over what was read. Header as for the decoder targets
- * (invariants.h: options and limits); the seed byte picks the reader.
+ * (invariants.h: options and limits); the seed byte picks the reader
+ * (tw_fz_request_reader): a byte equal to a reader's own value (FNV-1a of
+ * its name, modulo 256) picks that reader whatever the table adds later, so
+ * seeds and regression inputs keep theirs (fuzz/seed-corpus.sh writes each
+ * seed with its reader's value); any other byte picks by its index modulo the
+ * number of readers, spreading mutated inputs over all of them.
  *
  * Invariants: a reader answers TW_OK or a status (never a diagnostic code);
  * on failure the request is empty and the error says why; reading and each
@@ -117,19 +122,36 @@ static void check_prompt_nul(const tw_request *q, const tw_request_reader_ops *r
                 "%s: the prompt holds %zu NUL bytes, its messages %zu", rd->name, want, got);
 }
 
+unsigned tw_fz_request_ring(const char *name)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        h = (h ^ *p) * 16777619u;
+    return h % 256u;
+}
+
+const tw_request_reader_ops *tw_fz_request_reader(unsigned seed)
+{
+    size_t n = 0;
+    const tw_module *mods = tw_modules(&n);
+    const tw_request_reader_ops *readers[64];
+    size_t nr = 0;
+    for (size_t i = 0; i < n && nr < 64; i++) {
+        if (mods[i].kind != TW_MODULE_REQUEST_READER)
+            continue;
+        readers[nr++] = mods[i].reader;
+        if (tw_fz_request_ring(mods[i].reader->name) == seed % 256u)
+            return mods[i].reader;
+    }
+    return nr ? readers[seed % nr] : NULL;
+}
+
 int tw_fz_request(const uint8_t *data, size_t size)
 {
     tw_fz_setup s;
     tw_fz_read_header(data, size, &s);
-    size_t n = 0;
-    const tw_module *mods = tw_modules(&n);
-    const tw_request_reader_ops *readers[32];
-    size_t nr = 0;
-    for (size_t i = 0; i < n && nr < 32; i++)
-        if (mods[i].kind == TW_MODULE_REQUEST_READER)
-            readers[nr++] = mods[i].reader;
-    TW_FZ_CHECK(nr > 0, "request: no request reader registered");
-    const tw_request_reader_ops *rd = readers[s.seed % nr];
+    const tw_request_reader_ops *rd = tw_fz_request_reader(s.seed);
+    TW_FZ_CHECK(rd != NULL, "request: no request reader registered");
     bool mem = tw_fz_mem_enabled();
     int64_t base = tw_fz_mem_live();
     char *in = tw_fz_copy(s.body, s.len);

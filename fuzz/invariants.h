@@ -96,6 +96,13 @@ size_t tw_fz_stream_plans(const tw_fz_setup *s, bool stream_target, unsigned pla
 /* Stream targets run every stream kind for each input (the regression replay
  * of fuzz/regressions/ does), not the one the seed picks. */
 void tw_fz_set_every_stream(bool on);
+
+/* The request target's reader for a seed byte: the reader whose own value
+ * tw_fz_request_ring(name) (FNV-1a of its name, modulo 256) the byte is,
+ * else the byte's index modulo the number of readers (table order). */
+struct tw_request_reader_ops;
+unsigned tw_fz_request_ring(const char *name);
+const struct tw_request_reader_ops *tw_fz_request_reader(unsigned seed);
 /* Does this input get the second batch decode (the same input twice gives
  * the same result)? Those whose seed byte has bits 1 and 2 clear, a quarter;
  * every input under tw_fz_set_every_stream(true). */

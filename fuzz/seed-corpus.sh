@@ -124,8 +124,14 @@ for f in sorted((root / "fixtures").rglob("*.json")):
     put("fixture", bytes(8) + f.read_bytes())
 
 # request: the request bodies of the conformance fixtures, each with the
-# seed byte that picks its reader (the registry's order of request readers)
+# seed byte that picks its reader: the reader's own value, FNV-1a of its name
+# modulo 256 (fuzz/inv_request.c, tw_fz_request_ring)
 READERS = re.findall(r'^\s*R\(\s*\w+\s*,\s*"([^"]+)"', (root / "src/format_table.h").read_text(), re.M)
+def ring(name):
+    h = 2166136261
+    for c in name.encode():
+        h = ((h ^ c) * 16777619) & 0xFFFFFFFF
+    return h % 256
 def reader_of(path):
     if path.endswith("/chat/completions"): return "openai-request"
     if path.endswith("/messages"): return "anthropic-request"
@@ -145,7 +151,7 @@ for f in sorted((root / "fixtures").rglob("*.json")):
             continue
         body = json.dumps(req["body"], ensure_ascii=False).encode("utf-8", "surrogatepass")
         if len(body) <= 16384 - 8:
-            put("request", header({}, READERS.index(rd)) + body)
+            put("request", header({}, ring(rd)) + body)
 
 # and the prompts the chat templates rendered, read by their prompt readers
 for d, rd in (("qwen3", "hermes-prompt"), ("qwen3-coder", "qwen3-coder-prompt"),
@@ -155,7 +161,7 @@ for d, rd in (("qwen3", "hermes-prompt"), ("qwen3-coder", "qwen3-coder-prompt"),
         if isinstance(want, str):
             body = want.encode("utf-8", "surrogatepass")
             if len(body) <= 16384 - 8:
-                put("request", header({}, READERS.index(rd)) + body)
+                put("request", header({}, ring(rd)) + body)
 
 # the model dialects' prompts (tests/data/prompts/<dialect>/), read by <dialect>-prompt
 for d in sorted((root / "tests/data/prompts").glob("*")):
@@ -167,7 +173,7 @@ for d in sorted((root / "tests/data/prompts").glob("*")):
         if isinstance(want, str):
             body = want.encode("utf-8", "surrogatepass")
             if len(body) <= 16384 - 8:
-                put("request", header({}, READERS.index(rd)) + body)
+                put("request", header({}, ring(rd)) + body)
 
 # hand-picked inputs: fuzz/seeds/<target>/<name> holds the body; a file
 # named *.hdr beside it gives its 8 header bytes as hex (default: zeros)

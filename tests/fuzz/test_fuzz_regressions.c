@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "invariants.h"
+#include "toolwire/registry.h"
 #include "twtest.h"
 
 static unsigned char *read_all(const char *path, size_t *n)
@@ -191,4 +192,47 @@ Test(fuzz, stream_plans_follow_the_seed)
     cr_assert_eq(tw_fz_stream_plans(&s, true, plans, wholes), 2);
     cr_expect(wholes[1]);
     free(in);
+}
+
+/* Each request regression input is named after the reader it was found in
+ * ("<reader>-<what>") and its seed byte still picks that reader: a reader
+ * added to the table moves none of them (fuzz/inv_request.c). */
+Test(fuzz, request_regressions_keep_their_reader)
+{
+    const char *dir = tw_test_src("fuzz/regressions/request");
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d, "no %s", dir);
+    size_t n = 0, nm = 0;
+    const tw_module *mods = tw_modules(&nm);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        const char *named = NULL;
+        for (size_t i = 0; i < nm; i++) {
+            if (mods[i].kind != TW_MODULE_REQUEST_READER)
+                continue;
+            const char *r = mods[i].reader->name;
+            size_t k = strlen(r);
+            if (strncmp(e->d_name, r, k) == 0 && e->d_name[k] == '-' &&
+                (!named || k > strlen(named)))
+                named = r;
+        }
+        cr_expect_not_null(named, "%s: the name starts with no request reader's name", e->d_name);
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        size_t len;
+        unsigned char *b = read_all(path, &len);
+        cr_assert_not_null(b);
+        cr_assert_gt(len, 7, "%s: no header", e->d_name);
+        const tw_request_reader_ops *rd = tw_fz_request_reader(b[7]);
+        cr_assert_not_null(rd);
+        if (named)
+            cr_expect_str_eq(rd->name, named, "%s: its seed byte %u picks %s", e->d_name, b[7],
+                             rd->name);
+        free(b);
+        n++;
+    }
+    closedir(d);
+    cr_assert_gt(n, 0);
 }
