@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Differential fuzzing of llama.cpp's chat parser against toolwire's reference decoders
+# (docs/parsers-llama.md). Builds build-llama/fuzz/fuzz_llama_diff with clang (libFuzzer,
+# ASan, UBSan): parsers/llama.cpp/fuzz_llama_diff.cpp, llama.cpp's chat parser sources
+# (scripts/llama-src.sh, compiled with -fsanitize=fuzzer-no-link,address,undefined) and
+# libtoolwire's sources compiled as fuzz/build.sh compiles them. Seeds: every decode fixture
+# of the dialects (tests/data/decode/DIALECT/), one dialect byte before its input. Runs it
+# for --minutes (fork mode, findings kept and the run going), then minimises each finding
+# (-minimize_crash) and writes build-llama/fuzz/findings.md: kind, dialect, the minimal input.
+# Downloads a package, so it runs in neither CI nor the tests; fuzz/overnight runs it when
+# the llama.cpp source is there (build-llama/npm).
+#   scripts/fuzz-llama.sh [--minutes N] [--jobs N] [--build-only] [--templates DIR]
+#     --minutes: fuzzing time (default 10); --jobs: fork workers (default 1)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=${TOOLWIRE_LLAMA_BUILD:-build-llama}
+. "$root/scripts/llama-src.sh"
+llama_src_need fuzz-llama clang clang++ python3 || exit 1
+
+minutes=10 jobs=1 build_only=0 templates=../shared/templates
+while [ $# -gt 0 ]; do
+  case $1 in
+    --minutes) minutes=${2:?--minutes N}; shift 2 ;;
+    --jobs) jobs=${2:?--jobs N}; shift 2 ;;
+    --build-only) build_only=1; shift ;;
+    --templates) templates=${2:?--templates DIR}; shift 2 ;;
+    *) echo "usage: scripts/fuzz-llama.sh [--minutes N] [--jobs N] [--build-only] [--templates DIR]" >&2
+       exit 2 ;;
+  esac
+done
+[ "$minutes" -ge 1 ] 2>/dev/null || { echo "fuzz-llama: --minutes is at least 1" >&2; exit 2; }
+(cd "$root" && [ -d "$templates" ]) || { echo "fuzz-llama: no chat templates in $templates" >&2; exit 1; }
+export TOOLWIRE_TEMPLATES
+TOOLWIRE_TEMPLATES=$(cd "$root" && realpath "$templates")
+
+san=(-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+     -fsanitize=fuzzer-no-link)
+llama_src_fetch "$root" "$work" fuzz-llama || exit 1
+llama_src_compile fuzz-llama "$root/$work/obj-fuzz-$llama_version" clang++ -std=c++17 -w \
+  "${san[@]}" || exit 1
+
+# libtoolwire's sources, as fuzz/build.sh compiles them (its cJSON compiled from source too)
+cjson=${TOOLWIRE_FUZZ_CJSON_DIR:-}
+[ -n "$cjson" ] || cjson=$("$root/scripts/cjson-fuzz.sh")
+tw=$root/$work/fuzz/tw
+mkdir -p "$tw"
+for s in "$root"/src/*.c "$cjson/cJSON.c"; do
+  o=$tw/$(basename "${s%.c}").o
+  [ "$o" -nt "$s" ] && continue
+  nice -n 10 clang "${san[@]}" -std=c11 -Wno-macro-redefined -D_GNU_SOURCE \
+    -DTOOLWIRE_VERSION=\"fuzz\" -I"$cjson/include" -I"$root/include" -I"$root/src" -c "$s" -o "$o"
+done
+exe=$root/$work/fuzz/fuzz_llama_diff
+nice -n 10 clang++ -std=c++17 "${san[@]}" -Wall -Wextra -isystem "$llama_src/common" \
+  -isystem "$llama_src/include" -isystem "$llama_src/ggml/include" -I"$cjson/include" \
+  -I"$root/include" "$root/parsers/llama.cpp/fuzz_llama_diff.cpp" "$root/$work/obj-fuzz-$llama_version"/*.o \
+  "$tw"/*.o -fsanitize=fuzzer -lm -lpthread -o "$exe"
+echo "fuzz-llama: built $work/fuzz/fuzz_llama_diff ($llama_build)"
+[ "$build_only" -eq 0 ] || exit 0
+
+# seeds: the decode fixtures, a dialect byte (its row of the driver's table) before each input;
+# the dictionary: the dialects' dictionaries merged
+fz=$root/$work/fuzz
+rm -rf "$fz/seeds" && mkdir -p "$fz/seeds" "$fz/corpus" "$fz/findings"
+python3 - "$root" "$fz/seeds" <<'EOF'
+import glob, hashlib, json, os, re, sys
+root, out = sys.argv[1], sys.argv[2]
+table = re.findall(r'\{"([a-z0-9.-]+)", "[^"]+\.jinja"\}', open(os.path.join(root, "parsers/llama.cpp/llama_parser_common.h")).read())
+for i, d in enumerate(table):
+    for f in glob.glob(os.path.join(root, "tests/data/decode", d, "*.json")):
+        fx = json.load(open(f))
+        b = bytes([i]) + (fx["input"].encode() if "input" in fx else bytes.fromhex(fx["input_hex"]))
+        open(os.path.join(out, hashlib.sha1(b).hexdigest()), "wb").write(b)
+EOF
+cat "$root"/fuzz/{hermes,qwen3_coder,harmony,deepseek_v31,dsml,kimi_k2,mistral,llama3,glm,minimax_m2,gemma4}.dict \
+  2>/dev/null | grep -E '^[a-z_0-9]*="' | sort -u >"$fz/llama_diff.dict"
+start=$(date +%s)
+echo "fuzz-llama: fuzzing $minutes min, -fork=$jobs (log: $work/fuzz/fuzz.log)"
+(cd "$fz" && nice -n 10 ./fuzz_llama_diff -fork="$jobs" -ignore_crashes=1 -ignore_timeouts=1 \
+  -ignore_ooms=1 -max_total_time=$((minutes * 60)) -timeout=10 -max_len=4096 -rss_limit_mb=2560 \
+  -dict=llama_diff.dict -artifact_prefix=findings/ corpus seeds >fuzz.log 2>&1) || true
+echo "fuzz-llama: fuzzed $(( $(date +%s) - start )) s: $(grep -E '^#[0-9]+: cov:' "$fz/fuzz.log" | tail -n1)"
+
+# each finding minimised, its kind and dialect read from the target's own line
+{
+  echo "# fuzz_llama_diff findings ($llama_build)"
+  echo
+  echo "| file | kind | minimal input (dialect byte, then the text, JSON-quoted) |"
+  echo "| --- | --- | --- |"
+  for c in "$fz"/findings/crash-* "$fz"/findings/timeout-* "$fz"/findings/oom-*; do
+    [ -f "$c" ] || continue
+    case $c in *.min) continue ;; esac
+    [ -f "$c.min" ] || (cd "$fz" && nice -n 10 ./fuzz_llama_diff -minimize_crash=1 -max_total_time=60 \
+      -runs=100000 -exact_artifact_path="$c.min" "$c" >"$c.minimize.log" 2>&1) || true
+    m=$c; [ -f "$c.min" ] && m=$c.min
+    (cd "$fz" && ./fuzz_llama_diff "$m" >"$c.trace" 2>&1) || true
+    kind=$(sed -n 's/^fuzz_llama_diff: \([a-z0-9.-]*: [a-z ]*\):.*/\1/p' "$c.trace" | head -n1)
+    [ -n "$kind" ] || kind=$(grep -m1 -oE 'ERROR: [A-Za-z]+: [a-z-]+|deadly signal|timeout' "$c.trace" || echo crash)
+    echo "| $(basename "$c") | $kind | \`$(python3 -c 'import json,sys; b=open(sys.argv[1],"rb").read(); print(b[0], json.dumps(b[1:].decode("utf-8","replace"))[:300])' "$m" | sed 's/|/\\|/g')\` |"
+  done
+} >"$fz/findings.md"
+echo "fuzz-llama: $(grep -c '^| crash\|^| timeout\|^| oom' "$fz/findings.md" || true) findings: $work/fuzz/findings.md"
