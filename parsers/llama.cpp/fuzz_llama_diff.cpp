@@ -23,7 +23,10 @@
  *   - "partial throws": llama.cpp's partial parse (is_partial, as a
  *     streaming server re-parses after each token) of a prefix throws where
  *     the final parse of the whole text does not (a stream that fails
- *     mid-way on text it reads whole).
+ *     mid-way on text it reads whole);
+ *   - "retraction": a partial parse of a prefix shows more calls than the
+ *     final parse reads, or a call under another name (a streaming client
+ *     was sent a call that the finished message takes back).
  * Inputs that fall under a declared difference (parsers/llama.cpp/expected.json:
  * the rules the fuzzer applies are listed in lp_declared below, by id) are
  * not compared. The finding is printed to stderr with its kind before the
@@ -196,7 +199,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     lp_side &s = g_sides[data[0] % g_sides.size()];
     if (!s.f)
         return 0;
-    std::string text((const char *)data + 1, size - 1);
+    /* both sides read what llama-server's parser would: the text up to the
+     * first end-of-generation token (declared: the server stops there) */
+    std::string text = lp_server_text(s.d, std::string((const char *)data + 1, size - 1), false);
 
     /* toolwire: one exact-size copy, fed whole */
     std::vector<char> copy(text.begin(), text.end());
@@ -220,11 +225,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } catch (const std::exception &e) {
         thrown = e.what();
     }
-    std::string partial_thrown;
+    std::string partial_thrown, retracted;
     size_t cuts[2] = {text.size() / 2, text.size() ? text.size() - 1 : 0};
     for (size_t cut : cuts) {
         try {
-            common_chat_parse(text.substr(0, cut), true, s.llama.params);
+            common_chat_msg pm =
+                common_chat_parse(lp_server_text(s.d, text.substr(0, cut), true), true, s.llama.params);
+            /* a call shown while streaming is never taken back (its name kept) */
+            if (thrown.empty() && retracted.empty()) {
+                if (pm.tool_calls.size() > m.tool_calls.size())
+                    retracted = "a prefix of " + std::to_string(cut) + " bytes shows " +
+                                std::to_string(pm.tool_calls.size()) + " calls, the whole text " +
+                                std::to_string(m.tool_calls.size());
+                for (size_t i = 0; retracted.empty() && i < pm.tool_calls.size(); i++)
+                    if (!pm.tool_calls[i].name.empty() && pm.tool_calls[i].name != m.tool_calls[i].name)
+                        retracted = "call " + std::to_string(i) + " shown as " + pm.tool_calls[i].name +
+                                    ", read as " + m.tool_calls[i].name;
+            }
         } catch (const std::exception &e) {
             if (partial_thrown.empty())
                 partial_thrown = "prefix of " + std::to_string(cut) + " bytes: " + e.what();
@@ -238,6 +255,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         finding(s, "throws", thrown + " (toolwire reads it clean: " + twc.dump() + ")");
     if (thrown.empty() && !partial_thrown.empty())
         finding(s, "partial throws", partial_thrown);
+    if (!retracted.empty())
+        finding(s, "retraction", retracted);
     if (thrown.empty() && tw_clean) {
         nlohmann::json lc = llama_calls(m);
         if (lc != twc)

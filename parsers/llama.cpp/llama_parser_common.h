@@ -12,6 +12,8 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
+#include <cstring>
 #include <map>
 #include <string>
 #include <vector>
@@ -53,24 +55,29 @@ int32_t llama_chat_apply_template(const char *, const llama_chat_message *, size
 }
 }
 
-/* Each toolwire text dialect and the chat template of the model family that
- * writes it (../shared/templates/README.md). */
+/* Each toolwire text dialect, the chat template of the model family that
+ * writes it (../shared/templates/README.md), and the text of the tokens
+ * that end its generation (the tokenizer's end-of-generation tokens):
+ * llama-server stops at the first one and renders it as nothing (not a
+ * preserved token), so the text its parser reads never holds one, nor
+ * anything after it. */
 struct lp_dialect {
     std::string dialect, file, path;
+    std::vector<std::string> eog;
 };
 
-static const char *const lp_table[][2] = {
-    {"hermes", "qwen3.jinja"},
-    {"qwen3-coder", "qwen3-coder.jinja"},
-    {"harmony", "gpt-oss.jinja"},
-    {"deepseek-v3.1", "deepseek-v3.1.jinja"},
-    {"dsml", "deepseek-v3.2.jinja"},
-    {"kimi-k2", "kimi-k2-instruct.jinja"},
-    {"mistral", "mistral-small-3.2.jinja"},
-    {"llama3", "llama-3.1.jinja"},
-    {"glm", "glm-4.6.jinja"},
-    {"minimax-m2", "minimax-m2.jinja"},
-    {"gemma4", "gemma-4.jinja"},
+static const char *const lp_table[][3] = {
+    {"hermes", "qwen3.jinja", "<|im_end|> <|endoftext|>"},
+    {"qwen3-coder", "qwen3-coder.jinja", "<|im_end|> <|endoftext|>"},
+    {"harmony", "gpt-oss.jinja", "<|return|> <|call|>"},
+    {"deepseek-v3.1", "deepseek-v3.1.jinja", "<｜end▁of▁sentence｜>"},
+    {"dsml", "deepseek-v3.2.jinja", "<｜end▁of▁sentence｜>"},
+    {"kimi-k2", "kimi-k2-instruct.jinja", "<|im_end|>"},
+    {"mistral", "mistral-small-3.2.jinja", "</s>"},
+    {"llama3", "llama-3.1.jinja", "<|eot_id|> <|eom_id|> <|end_of_text|>"},
+    {"glm", "glm-4.6.jinja", "<|user|> <|observation|> <|endoftext|>"},
+    {"minimax-m2", "minimax-m2.jinja", "[e~["},
+    {"gemma4", "gemma-4.jinja", "<turn|> <eos>"},
 };
 
 /* The table, each template under dir unless `chosen` names another one for
@@ -83,6 +90,12 @@ static inline std::vector<lp_dialect> lp_dialects(const std::string &dir,
         lp_dialect d;
         d.dialect = row[0];
         d.file = row[1];
+        for (const char *p = row[2], *sp; *p; p = *sp ? sp + 1 : sp) { /* space-separated */
+            sp = strchr(p, ' ');
+            if (!sp)
+                sp = p + strlen(p);
+            d.eog.emplace_back(p, (size_t)(sp - p));
+        }
         auto it = chosen.find(d.dialect);
         if (it != chosen.end())
             d.file = it->second;
@@ -175,6 +188,25 @@ static inline lp_parser lp_configure(const std::string &src, const json &tools, 
     l.generation_prompt = cp.generation_prompt;
     l.opened = opened;
     return l;
+}
+
+/* The text llama-server's parser would read: `text` up to the first
+ * end-of-generation token of the dialect (the server stops there). While
+ * streaming (`partial`), a tail that may be the start of one is held back
+ * too: the server receives the token whole, never its first bytes. */
+static inline std::string lp_server_text(const lp_dialect &d, const std::string &text, bool partial)
+{
+    size_t end = text.size();
+    for (const std::string &t : d.eog)
+        end = std::min(end, text.find(t));
+    if (partial && end == text.size())
+        for (const std::string &t : d.eog)
+            for (size_t n = std::min(t.size() - 1, text.size()); n > 0; n--)
+                if (text.compare(text.size() - n, n, t, 0, n) == 0) {
+                    end = std::min(end, text.size() - n);
+                    break;
+                }
+    return text.substr(0, end);
 }
 
 /* The protocol's message for one parse of `text`. */

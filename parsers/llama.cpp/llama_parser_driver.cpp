@@ -23,9 +23,12 @@
  * thinking mode whose generation prompt opens the reasoning, when the
  * requested one does not (DeepSeek V3.1: thinking on opens it).
  *
- * Streaming: after each piece the text so far is parsed with is_partial
- * true (llama-server re-parses the whole generated text after each token),
- * then the whole text with is_partial false. A parse that throws gives the
+ * The text is what llama-server's parser would read: cut at the first
+ * end-of-generation token of the dialect (llama-server stops generating
+ * there and renders the token as nothing). Streaming: after each piece the
+ * text so far is parsed with is_partial true (llama-server re-parses the
+ * whole generated text after each token), then the whole text with
+ * is_partial false. A parse that throws gives the
  * message with "error" set (data, exit 0); exit 1 only when the driver
  * itself fails (a bad request, no template).
  *
@@ -164,17 +167,23 @@ int main(int argc, char **argv)
     } catch (const std::exception &e) {
         fail("llama.cpp cannot configure a parser from %s: %s", d->file.c_str(), e.what());
     }
+    if (parser.opened != o.forced_open)
+        fprintf(stderr,
+                "llama_parser_driver: %s: the template's generation prompt %s the reasoning in "
+                "either thinking mode (forced_open %s asked)\n",
+                d->file.c_str(), parser.opened ? "opens" : "does not open",
+                o.forced_open ? "true" : "false");
     std::string acc;
     for (size_t k = 0; k < pieces.size(); k++) {
         acc += pieces[k];
         json line = json::object();
         line["piece"] = k;
-        line["message"] = lp_parse(parser, acc, true);
+        line["message"] = lp_parse(parser, lp_server_text(*d, acc, true), true);
         printf("%s\n", line.dump().c_str());
     }
     json line = json::object();
     line["final"] = true;
-    line["message"] = lp_parse(parser, acc, false);
+    line["message"] = lp_parse(parser, lp_server_text(*d, acc, false), false);
     printf("%s\n", line.dump().c_str());
     return fflush(stdout) == 0 ? 0 : 1;
 }
