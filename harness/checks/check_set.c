@@ -125,7 +125,8 @@ void tw_check_set_fill(tw_check_set *s, bool client, const char *why)
         if ((size_t)s->items[i].check < n)
             has[s->items[i].check] = true;
     for (size_t i = 0; i < n; i++) {
-        if (catalog[i].client != client || catalog[i].family == TW_CHF_CLIENT_LIB || has[i])
+        if (catalog[i].client != client || catalog[i].family == TW_CHF_CLIENT_LIB ||
+            catalog[i].family == TW_CHF_PARSER || has[i])
             continue;
         if (why && why[0])
             tw_check_set_put(s, catalog[i].chk, TW_V_SKIP, -1, "%s", why);

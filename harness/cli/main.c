@@ -24,13 +24,16 @@ static const cmd commands[] = {
     {"gate", tw_cmd_gate, "exit 1 when a report regresses against a baseline"},
     {"merge", tw_cmd_merge, "join the reports of a sharded run (run --shard K/N)"},
     {"clients", tw_cmd_clients, "judge client libraries through their drivers, write reports"},
+    {"parsers", tw_cmd_parsers, "judge model-output parsers through their drivers, write reports"},
+    {"parser-driver", tw_cmd_parser_driver,
+     "the parser driver protocol spoken with toolwire's own decoders"},
 };
 
 static void usage(FILE *f)
 {
     fputs("usage: toolwire COMMAND [options]\n\ncommands:\n", f);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+        fprintf(f, "  %-13s %s\n", commands[i].name, commands[i].summary);
     fputs("\n'toolwire COMMAND --help' describes each command.\n", f);
 }
 

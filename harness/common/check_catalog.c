@@ -13,7 +13,7 @@ static const tw_check_def catalog[] = {
      rule},
     TW_CHECK_CATALOG(TW_CHECK_DEF_) TW_CHECK_CATALOG_GEMINI(TW_CHECK_DEF_)
         TW_CHECK_CATALOG_QWEN(TW_CHECK_DEF_) TW_CHECK_CATALOG_DIALECT(TW_CHECK_DEF_)
-            TW_CHECK_CATALOG_SIGN(TW_CHECK_DEF_)
+            TW_CHECK_CATALOG_SIGN(TW_CHECK_DEF_) TW_CHECK_CATALOG_PARSER(TW_CHECK_DEF_)
 #undef TW_CHECK_DEF_
 };
 #define NCHECKS (sizeof catalog / sizeof catalog[0])

@@ -229,6 +229,26 @@
       "Anthropic requests: every thinking block sent back carries the signature its answer "       \
       "gave, unchanged (redacted_thinking its data): none missing, altered or another vendor's")
 
+/* What a model-output parser reads (harness/parsers/, docs/parsers.md), appended to the catalog. */
+#define TW_CHECK_CATALOG_PARSER(X)                                                                 \
+    X(PRS_01, "PRS-01", ERROR, PARSER,                                                             \
+      "the parser reads as many calls as the reference decoder, with the same names in order")     \
+    X(PRS_02, "PRS-02", ERROR, PARSER,                                                             \
+      "each call's arguments equal the reference decoder's as JSON values")                        \
+    X(PRS_03, "PRS-03", ERROR, PARSER,                                                             \
+      "the content equals the reference decoder's, byte for byte")                                 \
+    X(PRS_04, "PRS-04", ERROR, PARSER,                                                             \
+      "the reasoning equals the reference decoder's, byte for byte")                               \
+    X(PRS_05, "PRS-05", ERROR, PARSER,                                                             \
+      "the parser throws only where the reference decoder refuses something too")                  \
+    X(PRS_06, "PRS-06", ERROR, PARSER,                                                             \
+      "streamed, the shown message never retracts: content and reasoning only grow, a call keeps " \
+      "its name, its arguments only grow")                                                         \
+    X(PRS_07, "PRS-07", ERROR, PARSER,                                                             \
+      "streamed, the final message equals the message of the text parsed in one piece")            \
+    X(PRS_08, "PRS-08", ERROR, PARSER,                                                             \
+      "the driver answers by the protocol: no crash, no hang, no bad output")
+
 /* Who judges a check, and on what. */
 typedef enum tw_check_family {
     TW_CHF_OPENAI = 0, /* checks_openai.c: OpenAI chat bodies and streams */
@@ -242,6 +262,7 @@ typedef enum tw_check_family {
     TW_CHF_CLIENT_LIB, /* clients.c: what a client library handed its caller */
     TW_CHF_GEMINI,     /* checks_gemini.c: Gemini generateContent bodies and streams */
     TW_CHF_RESPONSES,  /* checks_responses.c: OpenAI Responses bodies and streams */
+    TW_CHF_PARSER,     /* parsers/: what a model-output parser read (docs/parsers.md) */
 } tw_check_family;
 
 /* One enumerator per catalog entry, in catalog order; TW_CHK_COUNT last. */
@@ -249,7 +270,7 @@ typedef enum tw_check_id {
 #define TW_CHECK_ENUM_(name, id, sev, fam, rule) TW_CHK_##name,
     TW_CHECK_CATALOG(TW_CHECK_ENUM_) TW_CHECK_CATALOG_GEMINI(TW_CHECK_ENUM_)
         TW_CHECK_CATALOG_QWEN(TW_CHECK_ENUM_) TW_CHECK_CATALOG_DIALECT(TW_CHECK_ENUM_)
-            TW_CHECK_CATALOG_SIGN(TW_CHECK_ENUM_)
+            TW_CHECK_CATALOG_SIGN(TW_CHECK_ENUM_) TW_CHECK_CATALOG_PARSER(TW_CHECK_ENUM_)
 #undef TW_CHECK_ENUM_
                 TW_CHK_COUNT
 } tw_check_id;

@@ -31,6 +31,8 @@ int tw_cmd_compare(int argc, char **argv);
 int tw_cmd_gate(int argc, char **argv);
 int tw_cmd_clients(int argc, char **argv);
 int tw_cmd_merge(int argc, char **argv);
+int tw_cmd_parsers(int argc, char **argv);
+int tw_cmd_parser_driver(int argc, char **argv);
 
 struct option;
 /* The usage error for the option getopt_long refused at arg (argv[optind - 1]):

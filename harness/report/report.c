@@ -283,7 +283,9 @@ void tw_rep_exchange_outcome(const tw_rep_exchange *e, char *dst, size_t n)
 {
     if (!n)
         return;
-    if (e->status == 0)
+    if (e->method && strcmp(e->method, "PARSE") == 0) /* a parser driver's row (parsers/) */
+        snprintf(dst, n, "%s", e->error && *e->error ? e->error : "parsed");
+    else if (e->status == 0)
         snprintf(dst, n, "no response: %s",
                  e->error && *e->error ? e->error : "the transfer failed");
     else if (e->error && *e->error)
@@ -319,22 +321,26 @@ void tw_rep_tally_outcomes(const tw_report *r, tw_outcome_tally *t)
 
 void tw_rep_words_of(const tw_report *r, size_t n, tw_rep_words *w)
 {
-    /* client reports: every report that holds a check holds a client-library check */
-    size_t judged = 0, clients = 0;
+    /* client (parser) reports: every report that holds a check holds a client-library
+     * (parser) check */
+    size_t judged = 0, clients = 0, parsers = 0;
     for (size_t a = 0; a < n; a++) {
-        bool any = false, clt = false;
-        for (size_t i = 0; i < r[a].nfx && !clt; i++)
-            for (size_t k = 0; k < r[a].fx[i].nex && !clt; k++)
-                for (size_t c = 0; c < r[a].fx[i].ex[k].nchecks && !clt; c++) {
+        bool any = false, clt = false, prs = false;
+        for (size_t i = 0; i < r[a].nfx && !clt && !prs; i++)
+            for (size_t k = 0; k < r[a].fx[i].nex && !clt && !prs; k++)
+                for (size_t c = 0; c < r[a].fx[i].ex[k].nchecks && !clt && !prs; c++) {
                     any = true;
                     clt = strncmp(r[a].fx[i].ex[k].checks[c].id, "CLT-", 4) == 0;
+                    prs = strncmp(r[a].fx[i].ex[k].checks[c].id, "PRS-", 4) == 0;
                 }
         judged += any;
         clients += clt;
+        parsers += prs;
     }
     bool client = judged > 0 && clients == judged;
-    w->one = client ? "client library" : "backend";
-    w->many = client ? "client libraries" : "backends";
+    bool parser = judged > 0 && parsers == judged;
+    w->one = client ? "client library" : parser ? "parser" : "backend";
+    w->many = client ? "client libraries" : parser ? "parsers" : "backends";
 }
 
 /* ================================================================ files */

@@ -110,7 +110,8 @@ tw_rep_check *tw_report_add_check(tw_rep_exchange *e, const char *id, tw_verdict
  */
 tw_rep_check *tw_report_set_result_check(tw_rep_exchange *e, tw_expect x);
 /* What came back, in one line: "HTTP 404", "no response: <transport error>",
- * "HTTP 200, transfer broke: <transport error>". */
+ * "HTTP 200, transfer broke: <transport error>"; a parser driver's row
+ * (method "PARSE"): "parsed", or its error ("the driver failed"). */
 void tw_rep_exchange_outcome(const tw_rep_exchange *e, char *dst, size_t n);
 /* Recompute match flags upward, the knock-on marks (tw_rep_fold) and the
  * summary counts. */
@@ -189,7 +190,8 @@ bool tw_report_names_ok(const char *const *names, size_t n, size_t stride, const
 
 /* Comparison across reports: verdicts that differ, check by check. The
  * words follow the reports: "backends", or "client libraries" when every
- * report that holds a check holds a client-library (CLT) check. */
+ * report that holds a check holds a client-library (CLT) check, "parsers"
+ * when every one holds a parser (PRS) check. */
 tw_status tw_compare_markdown(const tw_report *r, size_t n, tw_buf *out);
 tw_status tw_compare_html(const tw_report *r, size_t n, tw_buf *out);
 

@@ -168,7 +168,10 @@ void tw_report_json_emit(const tw_report *r, tw_rw *w)
         j_open(j, NULL, '{');
         j_str(j, "id", defs[i].id);
         j_str(j, "severity", tw_severity_name(defs[i].sev));
-        j_str(j, "kind", defs[i].client ? "client" : "backend");
+        j_str(j, "kind",
+              defs[i].client                    ? "client"
+              : defs[i].family == TW_CHF_PARSER ? "parser"
+                                                : "backend");
         j_str(j, "rule", defs[i].rule);
         j_close(j, '}');
     }

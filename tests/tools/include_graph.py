@@ -38,7 +38,7 @@ NAME_LAYERS = ("harness",)
 # The rooms of harness/, lowest first: a room uses only rooms before it here
 # (and src/, below them all). docs/architecture.md says what each holds.
 ROOMS = ("redact", "common", "fixture", "checks", "backends", "proxy", "report", "run", "record",
-         "clients", "cli")
+         "clients", "parsers", "cli")
 
 
 def sources(root, layer):
