@@ -52,7 +52,7 @@ fi
 if [ -x "$dir/toolwire" ] && "$dir/toolwire" parsers --help >/dev/null 2>&1; then
   mkdir -p reports/parsers
   "$dir/toolwire" parsers --parser "llama.cpp=$driver" \
-    --expected parsers/llama.cpp/expected.json --out reports/parsers
+    --expected parsers/llama.cpp/expected.json --out reports/parsers --timeout 60
 else
   echo "parser-llama: $dir/toolwire has no 'parsers' command yet; reports/parsers/ not written" >&2
 fi
