@@ -59,6 +59,8 @@ def main():
         fx = json.load(open(os.path.join(ROOT, "tests/data/decode", r["fixture"] + ".json")))
         opts = fx.get("options") or {}
         exp = fx["expect"]
+        if "\\u0000" in fx["input"]:
+            continue  # U+0000 in what the reference reads: toolwire parsers skips the fixture
         for mode, check, what, _declared in r["differences"]:
             rule = None
             if dialect == "minimax-m2" and not opts.get("forced_open") and check != "PRS-05":
