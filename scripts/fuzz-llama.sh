@@ -5,8 +5,9 @@
 # (scripts/llama-src.sh, compiled with -fsanitize=fuzzer-no-link,address,undefined) and
 # libtoolwire's sources compiled as fuzz/build.sh compiles them. Seeds: every decode fixture
 # of the dialects (tests/data/decode/DIALECT/), one dialect byte before its input. Runs it
-# for --minutes (fork mode, findings kept and the run going), then minimises each finding
-# (-minimize_crash) and writes build-llama/fuzz/findings.md: kind, dialect, the minimal input.
+# for --minutes (fork mode, findings kept and the run going), sorts the findings by kind (what
+# the target printed: dialect and kind), minimises the first of each (-minimize_crash) and
+# writes build-llama/fuzz/findings.md: kind, count, the minimal input.
 # Downloads a package, so it runs in neither CI nor the tests; fuzz/overnight runs it when
 # the llama.cpp source is there (build-llama/npm).
 #   scripts/fuzz-llama.sh [--minutes N] [--jobs N] [--build-only] [--templates DIR]
@@ -36,25 +37,33 @@ TOOLWIRE_TEMPLATES=$(cd "$root" && realpath "$templates")
 san=(-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
      -fsanitize=fuzzer-no-link)
 llama_src_fetch "$root" "$work" fuzz-llama || exit 1
+# sections per function, so that the link drops what the parser never reaches (common.cpp's
+# model and context helpers reference libllama, which is not linked)
 llama_src_compile fuzz-llama "$root/$work/obj-fuzz-$llama_version" clang++ -std=c++17 -w \
-  "${san[@]}" || exit 1
+  -ffunction-sections -fdata-sections "${san[@]}" || exit 1
 
 # libtoolwire's sources, as fuzz/build.sh compiles them (its cJSON compiled from source too)
 cjson=${TOOLWIRE_FUZZ_CJSON_DIR:-}
 [ -n "$cjson" ] || cjson=$("$root/scripts/cjson-fuzz.sh")
 tw=$root/$work/fuzz/tw
 mkdir -p "$tw"
-for s in "$root"/src/*.c "$cjson/cJSON.c"; do
+for s in "$root"/src/*.c "$cjson/cJSON.c"; do # two at a time, a source again only when newer
   o=$tw/$(basename "${s%.c}").o
   [ "$o" -nt "$s" ] && continue
+  while [ "$(jobs -rp | wc -l)" -ge 2 ]; do wait -n || true; done
   nice -n 10 clang "${san[@]}" -std=c11 -Wno-macro-redefined -D_GNU_SOURCE \
-    -DTOOLWIRE_VERSION=\"fuzz\" -I"$cjson/include" -I"$root/include" -I"$root/src" -c "$s" -o "$o"
+    -DTOOLWIRE_VERSION=\"fuzz\" -I"$cjson/include" -I"$root/include" -I"$root/src" -c "$s" \
+    -o "$o.tmp" && mv "$o.tmp" "$o" &
+done
+wait
+for s in "$root"/src/*.c "$cjson/cJSON.c"; do
+  [ -f "$tw/$(basename "${s%.c}").o" ] || { echo "fuzz-llama: $s did not compile" >&2; exit 1; }
 done
 exe=$root/$work/fuzz/fuzz_llama_diff
 nice -n 10 clang++ -std=c++17 "${san[@]}" -Wall -Wextra -isystem "$llama_src/common" \
   -isystem "$llama_src/include" -isystem "$llama_src/ggml/include" -I"$cjson/include" \
   -I"$root/include" "$root/parsers/llama.cpp/fuzz_llama_diff.cpp" "$root/$work/obj-fuzz-$llama_version"/*.o \
-  "$tw"/*.o -fsanitize=fuzzer -lm -lpthread -o "$exe"
+  "$tw"/*.o -fsanitize=fuzzer -Wl,--gc-sections -lm -lpthread -o "$exe"
 echo "fuzz-llama: built $work/fuzz/fuzz_llama_diff ($llama_build)"
 [ "$build_only" -eq 0 ] || exit 0
 
@@ -81,22 +90,29 @@ echo "fuzz-llama: fuzzing $minutes min, -fork=$jobs (log: $work/fuzz/fuzz.log)"
   -dict=llama_diff.dict -artifact_prefix=findings/ corpus seeds >fuzz.log 2>&1) || true
 echo "fuzz-llama: fuzzed $(( $(date +%s) - start )) s: $(grep -E '^#[0-9]+: cov:' "$fz/fuzz.log" | tail -n1)"
 
-# each finding minimised, its kind and dialect read from the target's own line
+# the findings sorted by what the target printed (dialect and kind; the sanitizer's or libFuzzer's
+# line for a crash or a hang), the first of each kind minimised (-minimize_crash, 60 s)
 {
   echo "# fuzz_llama_diff findings ($llama_build)"
   echo
-  echo "| file | kind | minimal input (dialect byte, then the text, JSON-quoted) |"
-  echo "| --- | --- | --- |"
+  echo "| kind | findings | first file | its minimal input (dialect byte, then the text, JSON-quoted) |"
+  echo "| --- | ---: | --- | --- |"
+  declare -A first count
   for c in "$fz"/findings/crash-* "$fz"/findings/timeout-* "$fz"/findings/oom-*; do
     [ -f "$c" ] || continue
-    case $c in *.min) continue ;; esac
+    case $c in *.min|*.trace|*.log) continue ;; esac
+    [ -f "$c.trace" ] || (cd "$fz" && timeout 60 ./fuzz_llama_diff "$c" >"$c.trace" 2>&1) || true
+    kind=$(sed -n 's/^fuzz_llama_diff: \([a-z0-9.-]*: [a-z ]*\):.*/\1/p' "$c.trace" | head -n1)
+    [ -n "$kind" ] || kind=$(grep -m1 -oE 'ERROR: [A-Za-z]+: [a-z-]+|deadly signal|timeout' "$c.trace" || echo crash)
+    count[$kind]=$(( ${count[$kind]:-0} + 1 ))
+    [ -n "${first[$kind]:-}" ] || first[$kind]=$c
+  done
+  for kind in "${!first[@]}"; do
+    c=${first[$kind]}
     [ -f "$c.min" ] || (cd "$fz" && nice -n 10 ./fuzz_llama_diff -minimize_crash=1 -max_total_time=60 \
       -runs=100000 -exact_artifact_path="$c.min" "$c" >"$c.minimize.log" 2>&1) || true
     m=$c; [ -f "$c.min" ] && m=$c.min
-    (cd "$fz" && ./fuzz_llama_diff "$m" >"$c.trace" 2>&1) || true
-    kind=$(sed -n 's/^fuzz_llama_diff: \([a-z0-9.-]*: [a-z ]*\):.*/\1/p' "$c.trace" | head -n1)
-    [ -n "$kind" ] || kind=$(grep -m1 -oE 'ERROR: [A-Za-z]+: [a-z-]+|deadly signal|timeout' "$c.trace" || echo crash)
-    echo "| $(basename "$c") | $kind | \`$(python3 -c 'import json,sys; b=open(sys.argv[1],"rb").read(); print(b[0], json.dumps(b[1:].decode("utf-8","replace"))[:300])' "$m" | sed 's/|/\\|/g')\` |"
-  done
+    echo "| $kind | ${count[$kind]} | $(basename "$c") | \`$(python3 -c 'import json,sys; b=open(sys.argv[1],"rb").read(); print(b[0], json.dumps(b[1:].decode("utf-8","replace"))[:300])' "$m" | sed 's/|/\\|/g')\` |"
+  done | sort
 } >"$fz/findings.md"
-echo "fuzz-llama: $(grep -c '^| crash\|^| timeout\|^| oom' "$fz/findings.md" || true) findings: $work/fuzz/findings.md"
+echo "fuzz-llama: $(ls "$fz"/findings | grep -cvE '\.(min|trace|log)$' || true) findings: $work/fuzz/findings.md"

@@ -29,7 +29,6 @@ while [ $# -gt 0 ]; do
   esac
 done
 (cd "$root" && [ -d "$templates" ]) || { echo "parser-llama: no chat templates in $templates" >&2; exit 1; }
-templates=$(cd "$root" && realpath "$templates")
 
 llama_src_fetch "$root" "$work" parser-llama || exit 1
 obj=$root/$work/obj-$llama_version # the objects bench-llama.sh compiles, the same flags
@@ -43,8 +42,8 @@ nice -n 10 g++ -std=c++17 -O2 -Wall -Wextra -isystem "$llama_src/common" \
 echo "parser-llama: built $work/llama_parser_driver ($llama_build, @fugood/llama.node $llama_version)"
 [ "$build_only" -eq 0 ] || exit 0
 
-driver="$exe --templates $templates"
-cd "$root"
+cd "$root" # the driver's command as the reports show it: relative to the repository
+driver="$work/llama_parser_driver --templates $templates"
 if [ "$compare" -eq 1 ]; then
   python3 parsers/llama.cpp/compare.py --driver "$driver" --out "$work/compare" \
     --differences parsers/llama.cpp/expected.json

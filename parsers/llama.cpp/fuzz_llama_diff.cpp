@@ -142,11 +142,6 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***)
     return 0;
 }
 
-static bool has(const std::string &text, const char *needle)
-{
-    return text.find(needle) != std::string::npos;
-}
-
 /* A declared difference (parsers/llama.cpp/expected.json) the fuzzer can only
  * skip by looking at the input: the name of its rule, or NULL. None today:
  * the others are kept out by construction (the same tools on both sides,
