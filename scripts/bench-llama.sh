@@ -31,17 +31,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${TOOLWIRE_BENCH_BUILD:-build}
 work=${TOOLWIRE_LLAMA_BUILD:-build-llama}
 
-for tool in npm g++; do
-  if ! command -v "$tool" >/dev/null 2>&1; then
-    echo "bench-llama: $tool is not installed: it needs npm (to fetch llama.cpp's source) and g++" >&2
-    exit 1
-  fi
-done
-if ! echo '#include <nlohmann/json.hpp>' | g++ -std=c++17 -fsyntax-only -x c++ - 2>/dev/null; then
-  echo "bench-llama: nlohmann/json.hpp not found (llama.cpp's chat code needs it):" \
-    "apt-get install nlohmann-json3-dev" >&2
-  exit 1
-fi
+. "$root/scripts/llama-src.sh"
+llama_src_need bench-llama g++ || exit 1
 
 template=../shared/templates/qwen3.jinja
 format=hermes
@@ -70,53 +61,12 @@ if [ -f "$root/$dir/CMakeCache.txt" ]; then
 else
   "$root/scripts/build.sh" "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 fi
-mkdir -p "$root/$work/npm"
-pkg=$root/$work/npm/node_modules/@fugood/llama.node
-# The package's own install script looks for its prebuilt addon; only its source is wanted. A
-# reinstall gives the sources new times (and a recompile), so it runs only when the lock changed.
-if ! cmp -s "$root/bench/llama/package-lock.json" "$root/$work/npm/package-lock.json" ||
-   [ ! -f "$pkg/package.json" ]; then
-  cp "$root/bench/llama/package.json" "$root/bench/llama/package-lock.json" "$root/$work/npm/"
-  if ! (cd "$root/$work/npm" && timeout 600 npm ci --prefer-offline --ignore-scripts \
-        --omit=optional --no-audit --no-fund --loglevel=error >/dev/null); then
-    rm -f "$root/$work/npm/package-lock.json"
-    echo "bench-llama: npm ci failed in $work/npm" >&2
-    exit 1
-  fi
-fi
-version=$(node -p "require('$pkg/package.json').version" 2>/dev/null || sed -n 's/^  "version": "\(.*\)",$/\1/p' "$pkg/package.json")
-src=$pkg/src/llama.cpp
-
-# The chat parser and what it links: chat.cpp, the PEG parser, the parser generator, the Jinja
-# engine, JSON schema to grammar; common.cpp, log.cpp, trie.cpp, unicode.cpp for string and
-# logging helpers (sections the program does not reach are dropped at link time).
-units=(common/chat.cpp common/chat-peg-parser.cpp common/peg-parser.cpp
-       common/chat-auto-parser-generator.cpp common/chat-auto-parser-helpers.cpp
-       common/chat-diff-analyzer.cpp common/json-schema-to-grammar.cpp common/common.cpp
-       common/log.cpp common/trie.cpp common/unicode.cpp common/jinja/caps.cpp
-       common/jinja/lexer.cpp common/jinja/parser.cpp common/jinja/runtime.cpp
-       common/jinja/string.cpp common/jinja/value.cpp)
+llama_src_fetch "$root" "$work" bench-llama || exit 1
+version=$llama_version
+src=$llama_src
 obj=$root/$work/obj-$version
-mkdir -p "$obj"
-cxx=(g++ -std=c++17 -O3 -DNDEBUG -ffunction-sections -fdata-sections -w
-     -I"$src/common" -I"$src/include" -I"$src/ggml/include")
-todo=()
-for u in "${units[@]}"; do
-  [ "$obj/${u//\//_}.o" -nt "$src/$u" ] || todo+=("$u")
-done
-if [ ${#todo[@]} -gt 0 ]; then
-  echo "bench-llama: compiling ${#todo[@]} llama.cpp sources (@fugood/llama.node $version), two at a time"
-  start=$(date +%s)
-  for u in "${todo[@]}"; do
-    while [ "$(jobs -rp | wc -l)" -ge 2 ]; do wait -n || true; done
-    nice -n 10 "${cxx[@]}" -c "$src/$u" -o "$obj/${u//\//_}.o" &
-  done
-  wait
-  for u in "${todo[@]}"; do
-    [ -f "$obj/${u//\//_}.o" ] || { echo "bench-llama: $u did not compile" >&2; exit 1; }
-  done
-  echo "bench-llama: compiled in $(( $(date +%s) - start )) s"
-fi
+llama_src_compile bench-llama "$obj" g++ -std=c++17 -O3 -DNDEBUG -ffunction-sections \
+  -fdata-sections -w || exit 1
 exe=$root/$work/llama_chat_bench
 nice -n 10 g++ -std=c++17 -O2 -Wall -Wextra -isystem "$src/common" -isystem "$src/include" \
   -isystem "$src/ggml/include" -I"$root/include" "$root/bench/llama/llama_chat_bench.cpp" \
