@@ -202,9 +202,8 @@ tw_status tw_dl_call(tw_dl *d, const char *name, size_t nlen, const char *id, si
     return take(d, &c, name, nlen, id, idlen);
 }
 
-tw_status tw_dl_call_member(tw_dl *d, const char *name, size_t nlen, const char *id,
-                            size_t idlen, cJSON *owner, const cJSON *v, size_t src_len,
-                            int64_t off)
+tw_status tw_dl_call_member(tw_dl *d, const char *name, size_t nlen, const char *id, size_t idlen,
+                            cJSON *owner, const cJSON *v, size_t src_len, int64_t off)
 {
     tw_wire_call c;
     memset(&c, 0, sizeof c);

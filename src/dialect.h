@@ -156,9 +156,8 @@ tw_status tw_dl_call_value(tw_dl *d, const char *name, size_t nlen, const char *
                            const cJSON *v, size_t src_len, int64_t off);
 /* tw_dl_call_value with v a member of owner: taken out of owner (detached,
  * not copied) when the call is accepted. */
-tw_status tw_dl_call_member(tw_dl *d, const char *name, size_t nlen, const char *id,
-                            size_t idlen, cJSON *owner, const cJSON *v, size_t src_len,
-                            int64_t off);
+tw_status tw_dl_call_member(tw_dl *d, const char *name, size_t nlen, const char *id, size_t idlen,
+                            cJSON *owner, const cJSON *v, size_t src_len, int64_t off);
 
 /* ---- reasoning blocks ---- */
 

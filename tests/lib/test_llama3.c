@@ -56,7 +56,8 @@ Test(llama3, split_at_every_byte)
         "<|python_tag|>import math\nprint(math.pi)<|eom_id|>",
         "Plain answer with {\"a\": 1} inside.<|eot_id|>",
         /* escapes, quotes and brackets inside strings */
-        "{\"name\": \"f\", \"parameters\": {\"s\": \"a\\\"}b\\\\\", \"t\": \"]{\\\\\\\"\"}}<|eot_id|>",
+        "{\"name\": \"f\", \"parameters\": {\"s\": \"a\\\"}b\\\\\", \"t\": "
+        "\"]{\\\\\\\"\"}}<|eot_id|>",
         /* one ';' separates calls: a second is prose, however the stream cuts it */
         "{\"name\": \"noop\", \"parameters\": {}}; ;{\"name\": \"noop\"}<|eot_id|>",
     };

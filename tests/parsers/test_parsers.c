@@ -78,8 +78,8 @@ static const char *sample_fixtures(void)
 Test(parsers, own_driver_passes_the_fixtures, .timeout = 600)
 {
     dir = tw_test_tmpdir("tw_parsers_own");
-    int rc = parsers("--parser toolwire=\"%s parser-driver\" --fixtures %s", bin(),
-                     sample_fixtures());
+    int rc =
+        parsers("--parser toolwire=\"%s parser-driver\" --fixtures %s", bin(), sample_fixtures());
     cr_assert_eq(rc, 0, "exit %d\nstdout:\n%.3000s\nstderr:\n%.3000s", rc, out, err);
     cr_assert(strstr(out, "parser toolwire (toolwire "), "%s", out);
     cr_assert(strstr(out, ": ok, "), "%s", out);
