@@ -10,6 +10,7 @@
 #include "clients.h"
 #include "decode_fixtures.h"
 #include "decode_opts.h"
+#include "names.h"
 #include "redact.h"
 #include "report.h"
 #include "run.h"
@@ -333,6 +334,9 @@ static bool describe(prun *r, const tw_parsers_opts *o, tw_error *why)
         tw_error_set(why, TW_ERR_INVALID, -1, NULL, "--describe ran past %ld ms", o->timeout_ms);
     else if (pr.exit_code != 0) {
         char *t = tw_secret_clip(pr.err, 300);
+        size_t tl = t ? strlen(t) : 0;
+        while (tl && (t[tl - 1] == '\n' || t[tl - 1] == '\r'))
+            t[--tl] = '\0'; /* the log's last line end */
         tw_error_set(why, TW_ERR_INVALID, -1, NULL, "--describe exited with status %d: %s",
                      pr.exit_code, t ? t : TW_REDACTED);
         free(t);
@@ -350,8 +354,13 @@ static bool describe(prun *r, const tw_parsers_opts *o, tw_error *why)
         left += r->dial[i];
     }
     if (!left) {
+        tw_buf t = {0};
+        for (size_t i = 0; i < r->info.ndialects; i++)
+            tw_buf_printf(&t, "%s%s", i ? ", " : "", r->info.dialects[i]);
         tw_error_set(why, TW_ERR_INVALID, -1, NULL,
-                     "it reads none of the dialects --dialect names");
+                     "it reads none of the dialects --dialect names (it reads: %.400s)",
+                     t.data ? t.data : "");
+        tw_buf_free(&t);
         return false;
     }
     return true;
@@ -482,8 +491,11 @@ static int finish_parser(prun *r, const char *outdir, const tw_parsers_opts *o)
                 rep->backend);
         rc = 2;
     }
+    /* an entry is stale when its dialect ran and it matched nothing; one of
+     * a dialect left out by --dialect was never tried */
     for (size_t i = 0; r->exp && i < r->exp->n; i++)
-        if (!r->exp->d[i].used)
+        if (!r->exp->d[i].used &&
+            (strcmp(r->exp->d[i].dialect, "*") == 0 || reads(r, r->exp->d[i].dialect)))
             fprintf(stderr,
                     "toolwire parsers: parser %s: %s: differences[%zu] (%s) matched no finding\n",
                     rep->backend, r->exp->path, i, r->exp->d[i].what);
@@ -555,10 +567,11 @@ int tw_parsers_run_all(const tw_parser_spec *p, size_t n, const char *outdir,
         return 2;
     for (size_t k = 0; k < o.ndialects; k++)
         if (!tw_parser_is_dialect(o.dialects[k])) {
-            fprintf(stderr,
-                    "toolwire parsers: --dialect %s is not a text decoder of the table of "
-                    "formats\n",
-                    o.dialects[k]);
+            size_t nd = 0;
+            const char *const *names = tw_parser_dialects(&nd);
+            tw_error e = {.offset = -1};
+            tw_unknown_name_error(&e, "--dialect (a text decoder)", o.dialects[k], names, nd);
+            fprintf(stderr, "toolwire parsers: %s\n", e.message);
             return 2;
         }
     char **files = NULL;

@@ -181,6 +181,11 @@ Test(parsers, expected_difference_is_shown_apart)
               "%s", out);
     /* a declaration that matched nothing is named */
     cr_assert(strstr(err, "differences[1] (stale) matched no finding"), "%s", err);
+    /* but not one of a dialect --dialect left out: it was never tried */
+    snprintf(more, sizeof more, "--expected %s --dialect hermes", p);
+    rc = misbehave("differ", more);
+    cr_assert_eq(rc, 0, "exit %d\n%s\n%s", rc, out, err);
+    cr_assert_null(strstr(err, "matched no finding"), "%s", err);
 }
 
 Test(parsers, arguments_as_json_text_pass)
@@ -247,7 +252,16 @@ Test(parsers, refusals_are_exit_2)
     cr_assert(strstr(err, "PRS-99 is not a parser check"), "%s", err);
     rc = parsers("--parser x=true --dialect json");
     cr_assert_eq(rc, 2, "exit %d\n%s\n%s", rc, out, err);
-    cr_assert(strstr(err, "--dialect json is not a text decoder"), "%s", err);
+    cr_assert(strstr(err, "unknown --dialect (a text decoder) 'json' (one of: "), "%s", err);
+    rc = parsers("--parser x=true --dialect hermez");
+    cr_assert_eq(rc, 2, "exit %d\n%s\n%s", rc, out, err);
+    cr_assert(strstr(err, "did you mean 'hermes'?"), "%s", err);
+    /* a failed --describe: its log's last line, without the line end */
+    rc = parsers("--parser x=nonexistent_prog_of_no_one --fixtures %s",
+                 tw_test_src("tests/data/decode/hermes/content_between_blocks.json"));
+    cr_assert_eq(rc, 2, "exit %d\n%s\n%s", rc, out, err);
+    cr_assert(strstr(err, "--describe exited with status 127: "), "%s", err);
+    cr_assert_null(strstr(err, "\\x0A"), "%s", err);
 }
 
 Test(parsers, own_driver_speaks_the_protocol)
