@@ -280,7 +280,7 @@ static bool at_lit(const gr *h, size_t p, const char *lit, size_t k)
 static tw_status read_tools(gr *h, size_t at, size_t end)
 {
     if (memchr(h->b + at, '\0', end - at))
-        return tw_rq_fail(&h->d, TW_ERR_PARSE, (int64_t)at, "tools",
+        return tw_rq_fail(&h->d, TW_ERR_INVALID, (int64_t)at, "tools",
                           "a NUL byte in the tool declarations at byte %zu", at);
     cJSON *arr = cJSON_CreateArray();
     if (!arr)
@@ -295,7 +295,7 @@ static tw_status read_tools(gr *h, size_t at, size_t end)
         if (st == TW_OK && !t) {
             const char *te = tw_memmem(h->b + p, end - p, LIT(G_TOOL_END));
             if (!starts_with(h->b + p, end - p, LIT(G_TOOL)) || !te)
-                st = tw_rq_fail(&h->d, TW_ERR_PARSE, (int64_t)where, "tools", "%s at byte %zu", why,
+                st = tw_rq_fail(&h->d, TW_ERR_INVALID, (int64_t)where, "tools", "%s at byte %zu", why,
                                 where);
             else
                 st = tw_rq_warn_at(&h->d, TW_D_NOT_CARRIED, (int64_t)where,
@@ -513,7 +513,7 @@ static tw_status read_plain(gr *h, size_t *p, size_t head, tw_role role, const c
 {
     size_t s = *p + head, e = find_c(h, F_EOT, s);
     if (e >= h->n)
-        return tw_rq_fail(&h->d, TW_ERR_PARSE, (int64_t)*p, path,
+        return tw_rq_fail(&h->d, TW_ERR_INVALID, (int64_t)*p, path,
                           "the turn at byte %zu is not closed by " G_EOT, *p);
     tw_message *m;
     TRY(tw_rq_push(&h->d, path, &m));
@@ -528,7 +528,7 @@ static tw_status prompt_body(gr *h)
     const char *b = h->b;
     size_t n = h->n;
     if (!at_lit(h, 0, LIT(BOS)))
-        return tw_rq_fail(&h->d, TW_ERR_PARSE, 0, "", "the prompt does not start with " BOS);
+        return tw_rq_fail(&h->d, TW_ERR_INVALID, 0, "", "the prompt does not start with " BOS);
     size_t pos = MLEN(BOS), turn = 0;
     bool think = false;
     if (at_lit(h, pos, LIT(SYS_TURN))) {
@@ -540,7 +540,7 @@ static tw_status prompt_body(gr *h)
         }
         size_t end = find_c(h, F_EOT, s);
         if (end >= n)
-            return tw_rq_fail(&h->d, TW_ERR_PARSE, (int64_t)pos, "system",
+            return tw_rq_fail(&h->d, TW_ERR_INVALID, (int64_t)pos, "system",
                               "the system turn is not closed by " G_EOT);
         const char *t = tw_memmem(b + s, end - s, LIT(G_TOOL));
         size_t se = t ? (size_t)(t - b) : end;
@@ -580,13 +580,13 @@ static tw_status prompt_body(gr *h)
             TRY(read_plain(h, &pos, MLEN(SYS_TURN), TW_ROLE_SYSTEM, path));
             turn++;
         } else {
-            return tw_rq_fail(&h->d, TW_ERR_PARSE, (int64_t)pos, path,
+            return tw_rq_fail(&h->d, TW_ERR_INVALID, (int64_t)pos, path,
                               "expected <|turn>user, <|turn>model or <|turn>system at byte %zu",
                               pos);
         }
     }
     if (h->d.req->nmessages == 0)
-        return tw_rq_fail(&h->d, TW_ERR_PARSE, 0, "", "the prompt has no turns");
+        return tw_rq_fail(&h->d, TW_ERR_INVALID, 0, "", "the prompt has no turns");
     return TW_OK;
 }
 

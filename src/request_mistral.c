@@ -50,8 +50,8 @@ static bool eat(rd *r, const char *lit)
 
 static tw_status fail_at(rd *r, const char *at, const char *what)
 {
-    tw_error_set(r->err, TW_ERR_PARSE, (int64_t)(at - r->buf), NULL, "%s: %s", r->t->name, what);
-    return TW_ERR_PARSE;
+    tw_error_set(r->err, TW_ERR_INVALID, (int64_t)(at - r->buf), NULL, "%s: %s", r->t->name, what);
+    return TW_ERR_INVALID;
 }
 
 /* A name, an id or JSON cannot hold a NUL byte (a JSON reader takes one
@@ -64,8 +64,8 @@ static tw_status no_nul(rd *r, const char *s, size_t n, const char *what)
 
 static tw_status fail(rd *r, const char *what)
 {
-    tw_error_set(r->err, TW_ERR_PARSE, (int64_t)(r->p - r->buf), NULL, "%s: %s", r->t->name, what);
-    return TW_ERR_PARSE;
+    tw_error_set(r->err, TW_ERR_INVALID, (int64_t)(r->p - r->buf), NULL, "%s: %s", r->t->name, what);
+    return TW_ERR_INVALID;
 }
 
 /* The text up to `close` (not included; p moves past it), or NULL. */

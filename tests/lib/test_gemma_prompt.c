@@ -228,7 +228,7 @@ Test(gemma_prompt, the_reader_says_where_it_stops)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         tw_request q;
         tw_error e = {0};
-        cr_expect_eq(read_prompt(bad[i].in, &q, &e), TW_ERR_PARSE, "%s", bad[i].in);
+        cr_expect_eq(read_prompt(bad[i].in, &q, &e), TW_ERR_INVALID, "%s", bad[i].in);
         cr_expect_eq(e.offset, bad[i].at, "%s: at %lld", bad[i].in, (long long)e.offset);
         cr_expect(strstr(e.message, bad[i].why) != NULL, "%s: %s", bad[i].in, e.message);
         cr_expect_eq(q.nmessages, 0);

@@ -124,7 +124,7 @@ Test(mistral_prompts, nul_in_name_or_json_refused_where_it_is)
         tw_request q;
         tw_error e;
         tw_status st = read_prompt(C[i].reader, C[i].text, len, &q, &e);
-        cr_expect_eq(st, TW_ERR_PARSE, "case %zu: %s", i, tw_code_name(st));
+        cr_expect_eq(st, TW_ERR_INVALID, "case %zu: %s", i, tw_code_name(st));
         cr_expect_eq(e.offset, (int64_t)C[i].at, "case %zu: offset %lld", i, (long long)e.offset);
         cr_expect(strstr(e.message, "NUL") && strstr(e.message, C[i].what), "case %zu: %s", i,
                   e.message);
@@ -253,7 +253,7 @@ Test(mistral_prompts, reader_errors_say_where)
         tw_request q;
         tw_error e;
         tw_status st = read_prompt(C[i].reader, C[i].text, strlen(C[i].text), &q, &e);
-        cr_expect_eq(st, TW_ERR_PARSE, "case %zu: %s", i, tw_code_name(st));
+        cr_expect_eq(st, TW_ERR_INVALID, "case %zu: %s", i, tw_code_name(st));
         cr_expect_eq(e.offset, (int64_t)C[i].at, "case %zu: offset %lld (%s)", i,
                      (long long)e.offset, e.message);
         cr_expect_not_null(strstr(e.message, C[i].what), "case %zu: %s", i, e.message);

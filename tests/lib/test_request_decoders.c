@@ -629,6 +629,22 @@ Test(convert_prompt_sources, command_line)
     cr_expect_eq(tw_test_run_bin("convert --from hermes-prompt --to neutral", "nope", out,
                                  sizeof out, false),
                  1);
+    /* so does every prompt reader: a text not in its template's form is exit 1 (bad
+     * input of the right kind), never the exit 2 of input that is not text at all */
+    size_t nm = 0;
+    const tw_module *mods = tw_modules(&nm);
+    for (size_t i = 0; i < nm; i++) {
+        if (mods[i].kind != TW_MODULE_REQUEST_READER)
+            continue;
+        const char *rn = mods[i].reader->name;
+        size_t k = strlen(rn);
+        if (k < 7 || strcmp(rn + k - 7, "-prompt") != 0)
+            continue;
+        char args[160];
+        snprintf(args, sizeof args, "convert --from %s --to neutral -", rn);
+        int rc = tw_test_run_bin(args, "\x01nope", out, sizeof out, false);
+        cr_expect(rc == 1 || rc == 0, "%s: exit %d: %s", rn, rc, out);
+    }
     /* JSON that ends early: bad input (exit 2), with the position, as encode says it */
     static const char *const readers[] = {"neutral", "openai-request", "anthropic-request",
                                           "gemini-request", "openai-responses-request"};
