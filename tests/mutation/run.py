@@ -242,7 +242,7 @@ def ctest(build, tests, log):
     regex = "^(" + "|".join(re.escape(t) for t in tests) + ")$"
     out = subprocess.run(["ctest", "--test-dir", build, "-R", regex, "--timeout",
                           str(CTEST_TIMEOUT), "--output-on-failure"],
-                         capture_output=True, text=True)
+                         capture_output=True, text=True, errors="replace")
     with open(log, "a", encoding="utf-8") as lf:
         lf.write(out.stdout + out.stderr)
     failed = re.findall(r"^\s*\d+ - (\S+) \(", out.stdout, re.M)
