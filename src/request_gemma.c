@@ -295,8 +295,8 @@ static tw_status read_tools(gr *h, size_t at, size_t end)
         if (st == TW_OK && !t) {
             const char *te = tw_memmem(h->b + p, end - p, LIT(G_TOOL_END));
             if (!starts_with(h->b + p, end - p, LIT(G_TOOL)) || !te)
-                st = tw_rq_fail(&h->d, TW_ERR_INVALID, (int64_t)where, "tools", "%s at byte %zu", why,
-                                where);
+                st = tw_rq_fail(&h->d, TW_ERR_INVALID, (int64_t)where, "tools", "%s at byte %zu",
+                                why, where);
             else
                 st = tw_rq_warn_at(&h->d, TW_D_NOT_CARRIED, (int64_t)where,
                                    "a tool declaration left out: %s at byte %zu", why, where);

@@ -64,7 +64,8 @@ static tw_status no_nul(rd *r, const char *s, size_t n, const char *what)
 
 static tw_status fail(rd *r, const char *what)
 {
-    tw_error_set(r->err, TW_ERR_INVALID, (int64_t)(r->p - r->buf), NULL, "%s: %s", r->t->name, what);
+    tw_error_set(r->err, TW_ERR_INVALID, (int64_t)(r->p - r->buf), NULL, "%s: %s", r->t->name,
+                 what);
     return TW_ERR_INVALID;
 }
 
