@@ -79,18 +79,6 @@ static bool parse_ms(const char *s, long *out)
     return true;
 }
 
-static bool name_ok(const char *s, size_t n)
-{
-    if (n == 0 || n > 64)
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-              (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '-' || s[i] == '.' ||
-              s[i] == '@'))
-            return false;
-    return true;
-}
-
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -114,8 +102,9 @@ static int find_drivers(const char *dir, char **store, tw_client_spec *specs, si
         size_t len = strlen(de->d_name);
         tw_buf_printf(&p, "%s/%s/driver.mjs", dir, de->d_name);
         /* lib/ holds code the drivers share */
-        if (de->d_name[0] != '.' && strcmp(de->d_name, "lib") != 0 && name_ok(de->d_name, len) &&
-            p.data && stat(p.data, &sb) == 0 && S_ISREG(sb.st_mode))
+        if (de->d_name[0] != '.' && strcmp(de->d_name, "lib") != 0 &&
+            tw_cli_name_ok(de->d_name, len) && p.data && stat(p.data, &sb) == 0 &&
+            S_ISREG(sb.st_mode))
             names[nn++] = tw_strdup(de->d_name);
         tw_buf_free(&p);
     }
@@ -180,28 +169,14 @@ int tw_cmd_clients(int argc, char **argv)
             continue;
         }
         switch (c) {
-        case 'c': {
-            const char *eq = strchr(optarg, '=');
-            if (nc == MAX_CLIENTS) {
+        case 'c':
+            if (nc == MAX_CLIENTS)
                 rc = tw_cli_usage_error("clients", "at most %d clients", MAX_CLIENTS);
-            } else if (!eq || !name_ok(optarg, (size_t)(eq - optarg)) || !eq[1]) {
-                rc = tw_cli_usage_error(
-                    "clients", "--client wants NAME=CMD (NAME of [A-Za-z0-9._@-]), got '%s'",
-                    optarg);
-            } else if (!(stores[nc] = tw_strdup(optarg))) {
-                rc = tw_cli_usage_error("clients", "out of memory");
-            } else {
-                stores[nc][eq - optarg] = 0;
-                specs[nc].name = stores[nc];
-                specs[nc].cmd = stores[nc] + (eq - optarg) + 1;
-                for (size_t k = 0; k < nc; k++)
-                    if (strcmp(specs[k].name, specs[nc].name) == 0)
-                        rc = tw_cli_usage_error("clients", "client name '%s' given twice",
-                                                specs[k].name);
+            else if ((rc = tw_cli_name_cmd("clients", "client", "client", optarg, stores, nc,
+                                           &specs[nc].name, &specs[nc].cmd)) < 0 ||
+                     stores[nc])
                 nc++;
-            }
             break;
-        }
         case O_DRIVERS: drivers = optarg; break;
         case 'o': outdir = optarg; break;
         case 'q': o.quiet = true; break;

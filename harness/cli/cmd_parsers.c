@@ -56,18 +56,6 @@ static const char parsers_help[] =
 
 enum { O_DIALECT = 256, O_FIXTURES, O_TO, O_MAXO, O_EXPECTED, O_SEED };
 
-static bool name_ok(const char *s, size_t n)
-{
-    if (n == 0 || n > 64)
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-              (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '-' || s[i] == '.' ||
-              s[i] == '@'))
-            return false;
-    return true;
-}
-
 /* The help text with %DIALECTS% written as the table's text decoders. */
 static void print_help(void)
 {
@@ -118,28 +106,14 @@ int tw_cmd_parsers(int argc, char **argv)
     opterr = 0;
     while (rc < 0 && (c = getopt_long(argc, argv, "p:o:qh", longopts, NULL)) != -1) {
         switch (c) {
-        case 'p': {
-            const char *eq = strchr(optarg, '=');
-            if (np == TW_PARSERS_MAX) {
+        case 'p':
+            if (np == TW_PARSERS_MAX)
                 rc = tw_cli_usage_error("parsers", "at most %d parsers", TW_PARSERS_MAX);
-            } else if (!eq || !name_ok(optarg, (size_t)(eq - optarg)) || !eq[1]) {
-                rc = tw_cli_usage_error(
-                    "parsers", "--parser wants NAME=CMD (NAME of [A-Za-z0-9._@-]), got '%s'",
-                    optarg);
-            } else if (!(stores[np] = tw_strdup(optarg))) {
-                rc = tw_cli_usage_error("parsers", "out of memory");
-            } else {
-                stores[np][eq - optarg] = 0;
-                specs[np].name = stores[np];
-                specs[np].cmd = stores[np] + (eq - optarg) + 1;
-                for (size_t k = 0; k < np; k++)
-                    if (strcmp(specs[k].name, specs[np].name) == 0)
-                        rc = tw_cli_usage_error("parsers", "parser name '%s' given twice",
-                                                specs[k].name);
+            else if ((rc = tw_cli_name_cmd("parsers", "parser", "parser", optarg, stores, np,
+                                           &specs[np].name, &specs[np].cmd)) < 0 ||
+                     stores[np])
                 np++;
-            }
             break;
-        }
         case O_DIALECT:
             if (o.ndialects == sizeof dialects / sizeof dialects[0])
                 rc = tw_cli_usage_error("parsers", "at most 64 --dialect");

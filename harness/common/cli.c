@@ -408,3 +408,34 @@ void tw_cli_print_help(const char *text, size_t indent)
     }
     puts(text);
 }
+
+bool tw_cli_name_ok(const char *s, size_t n)
+{
+    if (n == 0 || n > 64)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+              (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '-' || s[i] == '.' ||
+              s[i] == '@'))
+            return false;
+    return true;
+}
+
+int tw_cli_name_cmd(const char *cmd, const char *opt, const char *what, const char *arg,
+                    char **stores, size_t n, const char **name, const char **prog)
+{
+    const char *eq = strchr(arg, '=');
+    stores[n] = NULL;
+    if (!eq || !tw_cli_name_ok(arg, (size_t)(eq - arg)) || !eq[1])
+        return tw_cli_usage_error(cmd, "--%s wants NAME=CMD (NAME of [A-Za-z0-9._@-]), got '%s'",
+                                  opt, arg);
+    if (!(stores[n] = tw_strdup(arg)))
+        return tw_cli_usage_error(cmd, "out of memory");
+    stores[n][eq - arg] = 0;
+    *name = stores[n];
+    *prog = stores[n] + (eq - arg) + 1;
+    for (size_t k = 0; k < n; k++)
+        if (strcmp(stores[k], stores[n]) == 0)
+            return tw_cli_usage_error(cmd, "%s name '%s' given twice", what, stores[k]);
+    return -1;
+}

@@ -41,6 +41,17 @@ struct option;
 int tw_cli_option_error(const char *cmd, const struct option *longopts, const char *arg);
 
 /* Print "toolwire CMD: message" on stderr; returns TW_EXIT_USAGE. */
+/* A client or parser name: 1-64 bytes of [A-Za-z0-9._@-]. */
+bool tw_cli_name_ok(const char *s, size_t n);
+
+/* --OPT NAME=CMD of command cmd (what: "client", "parser"): stores[n] gets a
+ * copy holding "NAME\0CMD" (NULL when none was made), name and prog point
+ * into it. -1 when taken; else the usage error's exit status (bad form, out
+ * of memory, or a NAME given before in stores[0..n), whose copy is kept in
+ * stores[n] for the caller to free). */
+int tw_cli_name_cmd(const char *cmd, const char *opt, const char *what, const char *arg,
+                    char **stores, size_t n, const char **name, const char **prog);
+
 int tw_cli_usage_error(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
