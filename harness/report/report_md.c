@@ -164,13 +164,24 @@ void tw_report_markdown_emit(const tw_report *r, tw_rw *out)
                                             : ch->verdict == TW_V_FAIL ? 1
                                                                        : 2)]++;
             }
+    /* a check no exchange of this run reached is counted, not listed: a parser's or a
+     * client's report would otherwise list every backend check at 0 */
+    size_t unreached = 0;
     for (size_t d = 0; d < nc; d++) {
         size_t p = counts[3 * d], fl = counts[3 * d + 1], sk = counts[3 * d + 2];
+        if (p + fl + sk == 0) {
+            unreached++;
+            continue;
+        }
         tw_rw_printf(out, "| %s | %s | %zu | %zu | %zu | ", defs[d].id,
                      tw_severity_name(defs[d].sev), p, fl, sk);
         tw_rep_md_cell(out, defs[d].rule, 160);
         tw_rw_puts(out, " |\n");
     }
+    if (unreached)
+        tw_rw_printf(
+            out, "\n%zu other check%s of the catalogue (docs/checks.md) judged no exchange here.\n",
+            unreached, unreached == 1 ? "" : "s");
     free(counts);
     /* failures the fixtures expect, for the record */
     size_t ef = 0;

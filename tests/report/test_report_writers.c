@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "check_catalog.h"
 #include "files.h"
 #include "redact.h"
 #include "report.h"
@@ -422,6 +423,30 @@ Test(writers, compare_of_client_reports_speaks_of_client_libraries)
     tw_buf_free(&md);
     tw_report_free(&r[0]);
     tw_report_free(&r[1]);
+}
+
+/* The table of checks lists the checks this run judged, with their counts, and
+ * only counts the others of the catalogue: a parser's report is not a list of
+ * every backend check at 0. */
+Test(writers, markdown_lists_only_the_checks_the_run_judged)
+{
+    tw_report r;
+    sample(&r, "mock", TW_V_FAIL);
+    tw_buf md = {0};
+    cr_assert_eq(tw_report_to_markdown(&r, &md), TW_OK);
+    cr_assert(strstr(md.data, "| OAI-R01 | error | 3 | 0 | 0 |"), "%s", md.data);
+    cr_assert(strstr(md.data, "| OAI-R04 | error | 0 | 3 | 0 |"), "%s", md.data);
+    cr_assert(strstr(md.data, "| CLI-06 |"), "%s", md.data);
+    cr_assert_null(strstr(md.data, "| OAI-R02 |"), "a check no exchange reached is listed");
+    size_t nc;
+    (void)tw_checks_catalog(&nc);
+    char line[128];
+    snprintf(line, sizeof line,
+             "\n%zu other checks of the catalogue (docs/checks.md) judged no exchange here.\n",
+             nc - 3);
+    cr_assert(strstr(md.data, line), "wanted %s in %s", line, md.data);
+    tw_buf_free(&md);
+    tw_report_free(&r);
 }
 
 /* ---- linear time ---- */
