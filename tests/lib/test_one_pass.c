@@ -917,7 +917,7 @@ static size_t check_typed(const char *fmt, const char *text, size_t len, const t
     return n;
 }
 
-Test(one_pass, typed_args_tree_is_the_texts_parse, .timeout = 120)
+Test(one_pass, typed_args_tree_is_the_texts_parse)
 {
     cJSON *jt = NULL;
     cr_assert_eq(tw_json_parse(typed_tools, strlen(typed_tools), 0, &jt, NULL), TW_OK);
