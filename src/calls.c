@@ -244,11 +244,18 @@ tw_status tw_wire_take_call(tw_wire_sink *k, const tw_wire_call *c)
                !tw_result_find_tool(k->res, o->tools, o->ntools, name)) {
         tw_error_set(&why, TW_D_UNKNOWN_TOOL, -1, NULL, "tool '%.120s' was not declared", name);
     }
+    cJSON *tree = c->args_tree; /* the call's: taken below or freed here */
+    if (why.code != TW_OK || !c->has_args_str || c->args_oversize) {
+        cJSON_Delete(tree);
+        tree = NULL;
+    }
     if (why.code == TW_OK && c->has_args_str) {
         const char *p = c->args_str ? c->args_str : "";
         size_t n = c->args_len;
         strip_fence(&p, &n);
-        if (parse_args(L, p, n, true, c->args_oversize, &args, &why, warns, &nwarn) != TW_OK)
+        if (tree) /* what parse_args reads from the text, found clean */
+            args = tree;
+        else if (parse_args(L, p, n, true, c->args_oversize, &args, &why, warns, &nwarn) != TW_OK)
             return TW_ERR_NOMEM;
         src_len = n;
     } else if (why.code == TW_OK && c->args_native && cJSON_IsString(c->args_value)) {

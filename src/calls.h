@@ -83,6 +83,13 @@ typedef struct tw_wire_call {
                          args_buf->data): an accepted call takes its allocation as
                          raw_args, not a copy, and leaves it empty */
     bool has_args_str;
+    cJSON *args_tree;        /* with has_args_str, or NULL: the tree args_str reads as, built
+                                beside it by the decoder (typed_args.h) for a text that is
+                                an object in RFC 8259 form without U+0000, nested within
+                                L->max_depth, with its containers marked as the parser
+                                marks them; taken as the parsed text (the text itself is
+                                not read again). Always the call's: taken as its arguments
+                                or freed */
     const cJSON *args_value; /* arguments as a JSON value (not text), or NULL */
     bool args_native;        /* args_value is the format's own form (no arguments_as_object) */
     cJSON *args_owner;       /* when not NULL, the object args_value is a member of: an

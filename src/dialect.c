@@ -39,30 +39,45 @@ tw_dl_hit tw_dl_find(const tw_dl *d, uint64_t from, uint64_t *resume, const tw_d
     uint64_t p = from;
     if (resume && *resume > p)
         p = *resume;
-    /* the markers' first bytes: one memchr when they share it */
-    bool one = true;
-    for (size_t i = 1; i < n; i++)
-        one = one && marks[i].s[0] == marks[0].s[0];
-    unsigned char set[256] = {0};
-    for (size_t i = 0; i < n; i++)
-        set[(unsigned char)marks[i].s[0]] = 1;
+    /* the markers' distinct first bytes, each found with memchr */
+    char firsts[256];
+    size_t nf = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t j = 0;
+        while (j < nf && firsts[j] != marks[i].s[0])
+            j++;
+        if (j == nf)
+            firsts[nf++] = marks[i].s[0];
+    }
+    /* with several first bytes, the earliest of them in a window that
+     * doubles while none is found (64 bytes to 64 KiB) and is small again
+     * after a candidate; each memchr stops at the nearest candidate found
+     * so far. A step costs at most twice the bytes up to its candidate for
+     * each first byte, never the rest of what is held: linear however
+     * often the dialect searches again. */
+    size_t win = 64;
     while (p < end) {
         const char *b = tw_dl_at(d, p);
         size_t left = (size_t)(end - p);
-        const char *c;
-        if (one) {
-            c = memchr(b, marks[0].s[0], left);
-        } else {
-            c = NULL;
-            for (size_t i = 0; i < left; i++)
-                if (set[(unsigned char)b[i]]) {
-                    c = b + i;
-                    break;
-                }
+        size_t lim = nf == 1 || left < win ? left : win;
+        const char *c = NULL;
+        for (size_t j = 0; j < nf && lim; j++) {
+            const char *h = memchr(b, firsts[j], lim);
+            if (h) {
+                c = h;
+                lim = (size_t)(h - b);
+            }
         }
-        TW_WORK(c ? (size_t)(c - b) + 1 : left);
-        if (!c)
+        TW_WORK(c ? (size_t)(c - b) + 1 : lim);
+        if (!c && lim == left)
             break;
+        if (!c) {
+            p += lim;
+            if (win < (64u << 10))
+                win *= 2;
+            continue;
+        }
+        win = 64;
         uint64_t q = p + (uint64_t)(c - b);
         bool partial = false;
         for (size_t i = 0; i < n; i++) {

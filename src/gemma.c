@@ -289,8 +289,8 @@ static tw_status take_call(gemma_dec *g, uint64_t from, uint64_t to)
     brace r = {tw_dl_at(d, from), (size_t)(to - from), 0, d->L.max_depth, false, TW_OK, NULL, 0};
     const char *name = "";
     size_t nn = 0, nparams = 1;
-    for (size_t i = 0; i < r.e; i++)
-        nparams += r.b[i] == ',';
+    for (const char *q = r.b, *end = r.b + r.e; (q = memchr(q, ',', (size_t)(end - q))); q++)
+        nparams++;
     ws(&r);
     size_t brace_at = r.e;
     if (!starts(r.b + r.p, r.e - r.p, G_CALL_KW, MLEN(G_CALL_KW))) {

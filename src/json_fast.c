@@ -781,3 +781,34 @@ bool tw_json_parse_prefix(const char *buf, size_t len, size_t max_depth, cJSON *
     *used = p.i;
     return true;
 }
+
+/* ===================== trees built beside their text (json_marks.h) ===================== */
+
+bool tw_json_parse_rfc(const char *buf, size_t len, size_t max_depth, cJSON **out, size_t *deepest)
+{
+    size_t d = 0;
+    if (tw_json_fast_parse(buf, len, max_depth, out, &d, NULL, NULL) != FAST_OK)
+        return false; /* *out is NULL */
+    *deepest = d;
+    return true;
+}
+
+tw_status tw_json_mark_unique(cJSON *v)
+{
+    bool obj = cJSON_IsObject(v);
+    if (!obj && !cJSON_IsArray(v))
+        return TW_OK;
+    size_t count = 0;
+    for (const cJSON *c = v->child; c; c = c->next, count++)
+        if ((c->type & (cJSON_Object | cJSON_Array)) && !(c->type & TW_JSON_UNIQUE_BIT))
+            return TW_OK;
+    if (obj && count > 1) {
+        int r = repeats_key(v->child, count);
+        if (r < 0)
+            return TW_ERR_NOMEM;
+        if (r > 0)
+            return TW_OK;
+    }
+    v->type |= TW_JSON_UNIQUE_BIT;
+    return TW_OK;
+}

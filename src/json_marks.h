@@ -58,6 +58,30 @@ void tw_json_arena_reset(tw_json_arena *a);
 /* Free every block. */
 void tw_json_arena_free(tw_json_arena *a);
 
+/* ---- a tree built beside its text ----
+ * A reader that writes a JSON text itself and builds the tree that text
+ * reads as (typed_args.c: a call's arguments, from the values of its
+ * markup) takes the values it copies as JSON from the one pass alone, and
+ * marks the containers it builds as the one pass would. */
+
+/*
+ * The one pass of tw_json_parse over buf[0, len) alone: true with *out, the
+ * tree tw_json_parse and tw_json_parse_lint give (a clean lint), and
+ * *deepest, its nesting, when the text is RFC 8259 JSON without U+0000
+ * nested within max_depth (0: TW_DEPTH_HARD_MAX); false with *out NULL
+ * otherwise, an allocation failure included: the caller then reads the text
+ * its usual way.
+ */
+bool tw_json_parse_rfc(const char *buf, size_t len, size_t max_depth, cJSON **out, size_t *deepest);
+/*
+ * Give object or array v (built by hand, its members in place) the mark the
+ * one pass leaves on a container in which no object repeats a key: when
+ * every member container has it and (an object) no two keys are the same,
+ * as the one pass finds them. Anything else is left as it is. TW_OK or
+ * TW_ERR_NOMEM (v then unmarked, which only costs tw_json_dedupe a walk).
+ */
+tw_status tw_json_mark_unique(cJSON *v);
+
 /* The marks in m (a tw_buf of tw_json_mark). */
 static inline const tw_json_mark *tw_json_marks(const tw_buf *m, size_t *n)
 {

@@ -29,11 +29,25 @@ static tw_status put_u16(tw_buf *out, unsigned v)
     return tw_buf_append(out, e, 6);
 }
 
+/* Bytes of s[i, n) below 0x80 from i on, eight at a time: where the first
+ * byte that may begin a longer sequence (or the end) is, give or take the
+ * last seven, which the byte loop reads. */
+static size_t ascii_run(const char *s, size_t i, size_t n)
+{
+    const uint64_t high = 0x8080808080808080ull;
+    for (uint64_t w; i + 8 <= n; i += 8) {
+        memcpy(&w, s + i, sizeof w);
+        if (w & high)
+            break;
+    }
+    return i;
+}
+
 char *tw_utf8_as_written(const char *s, size_t n, bool *changed)
 {
     const unsigned char *u = (const unsigned char *)s;
     size_t bad = 0;
-    for (size_t i = 0; i < n;) {
+    for (size_t i = ascii_run(s, 0, n); i < n; i = ascii_run(s, i, n)) {
         size_t k = tw_utf8_len(u + i, n - i);
         bad += k == 0;
         i += k ? k : 1;
@@ -64,7 +78,7 @@ size_t tw_utf8_invalid(const char *s, size_t n, size_t *first)
     const unsigned char *u = (const unsigned char *)s;
     size_t bad = 0;
     *first = n;
-    for (size_t i = 0; i < n;) {
+    for (size_t i = ascii_run(s, 0, n); i < n; i = ascii_run(s, i, n)) {
         size_t k = tw_utf8_len(u + i, n - i);
         if (!k && !bad++)
             *first = i;
@@ -73,11 +87,128 @@ size_t tw_utf8_invalid(const char *s, size_t n, size_t *first)
     return bad;
 }
 
+static char *put_u16_at(char *o, unsigned v)
+{
+    o[0] = '\\';
+    o[1] = 'u';
+    o[2] = hexd[(v >> 12) & 15];
+    o[3] = hexd[(v >> 8) & 15];
+    o[4] = hexd[(v >> 4) & 15];
+    o[5] = hexd[v & 15];
+    return o + 6;
+}
+
+/* Source bytes tw_json_write_str writes straight into the buffer's room at
+ * a time, and the room that takes: six bytes a source byte at most (\u00XX;
+ * U+FFFD or a character as \u escapes), plus what the last step may take
+ * past the block (eight plain bytes, or a sequence that starts in it). */
+#define STR_BLOCK 512
+#define STR_ROOM(blk) (6 * (blk) + 64)
+
+/*
+ * s[*ip, end) of s[0, n) written as the string's inside at o, which has room
+ * for STR_ROOM(end - *ip): what the loop of tw_json_write_str below appends
+ * for those bytes, the same bytes, in one reservation instead of an append
+ * per run and escape. *ip is left past the last sequence written (at end, or
+ * a few bytes past when a sequence or a word of plain bytes crosses it);
+ * returns the end of what was written.
+ */
+static char *write_str_block(char *o, const char *s, size_t *ip, size_t end, size_t n, int flags)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = *ip;
+    while (i < end) {
+        if (i + 8 <= n) {
+            uint64_t m = special_bits(s + i);
+            size_t k = m ? first_special(m) : 8;
+            if (k) {
+                memcpy(o, s + i, 8); /* the bytes past k are written over */
+                o += k;
+                i += k;
+                continue;
+            }
+        }
+        unsigned char c = u[i];
+        if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+            *o++ = (char)c;
+            i++;
+            continue;
+        }
+        if (c < 0x80) {
+            char e = 0;
+            switch (c) {
+            case '"': e = '"'; break;
+            case '\\': e = '\\'; break;
+            case '\n': e = 'n'; break;
+            case '\r': e = 'r'; break;
+            case '\t': e = 't'; break;
+            case '\b': e = 'b'; break;
+            case '\f': e = 'f'; break;
+            default: break;
+            }
+            if (e) {
+                o[0] = '\\';
+                o[1] = e;
+                o += 2;
+            } else {
+                o = put_u16_at(o, c);
+            }
+            i++;
+            continue;
+        }
+        size_t k = tw_utf8_len(u + i, n - i);
+        if (k == 0) {
+            if (flags & TW_JSON_ASCII) {
+                o = put_u16_at(o, 0xFFFD);
+            } else {
+                memcpy(o, "\xEF\xBF\xBD", 3);
+                o += 3;
+            }
+            i++;
+            continue;
+        }
+        if (flags & TW_JSON_ASCII) {
+            unsigned cp;
+            if (k == 2)
+                cp = ((unsigned)(c & 0x1F) << 6) | (u[i + 1] & 0x3Fu);
+            else if (k == 3)
+                cp = ((unsigned)(c & 0x0F) << 12) | ((u[i + 1] & 0x3Fu) << 6) | (u[i + 2] & 0x3Fu);
+            else
+                cp = ((unsigned)(c & 0x07) << 18) | ((u[i + 1] & 0x3Fu) << 12) |
+                     ((u[i + 2] & 0x3Fu) << 6) | (u[i + 3] & 0x3Fu);
+            if (cp >= 0x10000) {
+                cp -= 0x10000;
+                o = put_u16_at(o, 0xD800 + (cp >> 10));
+                o = put_u16_at(o, 0xDC00 + (cp & 0x3FF));
+            } else {
+                o = put_u16_at(o, cp);
+            }
+        } else {
+            memcpy(o, s + i, k);
+            o += k;
+        }
+        i += k;
+    }
+    *ip = i;
+    return o;
+}
+
 tw_status tw_json_write_str(tw_buf *out, const char *s, size_t n, int flags)
 {
     tw_status st = tw_buf_putc(out, '"');
     size_t i = 0, run = 0;
     const unsigned char *u = (const unsigned char *)s;
+    /* a block at a time into room reserved for its worst case; where the
+     * buffer's cap refuses that room (or memory runs out), the loop below
+     * appends each run and escape as it comes, up to the cap exactly */
+    while (st == TW_OK && i < n) {
+        size_t blk = n - i < STR_BLOCK ? n - i : STR_BLOCK;
+        if (tw_buf_reserve(out, STR_ROOM(blk)) != TW_OK)
+            break;
+        char *o = write_str_block(out->data + out->len, s, &i, i + blk, n, flags);
+        out->len = (size_t)(o - out->data);
+        out->data[out->len] = '\0';
+    }
     while (st == TW_OK && i < n) {
         /* plain bytes eight at a time, to the first byte of a word that
          * needs more than a copy ('"', '\\', a control byte, a byte >= 0x80) */

@@ -22,6 +22,14 @@
  *     json_not_rfc8259 at the first);
  *   - too deep JSON goes as written, so the call is refused json_too_deep as
  *     every decoder's is.
+ *
+ * The object is written as JSON text (the call's raw_args) and, beside it,
+ * built as the tree that text reads as, which the call takes as its
+ * arguments without the text being parsed again. Where the tree cannot be
+ * built alongside (a value the one pass of the parser does not read, a key
+ * holding U+0000, nesting past max_depth, an allocation that failed) it is
+ * dropped and the text is parsed at take as it always was: either way the
+ * call, its arguments and its diagnostics are those of the text.
  */
 #ifndef TOOLWIRE_TYPED_ARGS_H
 #define TOOLWIRE_TYPED_ARGS_H
@@ -67,6 +75,10 @@ typedef struct tw_targs {
     uint64_t bad_pos;                        /* where the first invalid byte is (caller's units) */
     tw_status refuse;                        /* a refusal decided while reading; TW_OK none */
     char why[200];
+    cJSON *tree;  /* the object args reads as, built beside it; NULL once dropped */
+    cJSON *tail;  /* its last member */
+    bool no_tree; /* dropped: the text is parsed at take */
+    size_t depth; /* the deepest nesting of the members' values */
 } tw_targs;
 
 /* Start the arguments of a call to `tool` (NULL: undeclared) that will

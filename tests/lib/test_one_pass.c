@@ -27,7 +27,15 @@
  *   arena), with cJSON's tree and the scan's findings, and what it does not
  *   take is read by cJSON as before;
  * - tw_json_write_str, which steps over plain bytes a word at a time,
- *   writes what a byte-at-a-time writing gives.
+ *   writes what a byte-at-a-time writing gives, and what it writes a block
+ *   at a time into reserved room is what it appends run by run where the
+ *   buffer's cap refuses that room;
+ * - the arguments of a call whose values are markup (Gemma 4, DSML, GLM,
+ *   MiniMax-M2, Qwen3-Coder) are built as a tree beside their JSON text,
+ *   not parsed from it again: the tree is the one the text's parse gives
+ *   (marks, number spellings and repeated keys' removal included), on
+ *   inputs written for it and on every input of those decoders' fuzz
+ *   corpora.
  */
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
@@ -35,8 +43,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dirent.h>
+
 #include "toolwire/decode.h"
 #include "toolwire/json.h"
+#include "toolwire/neutral.h"
 #include "toolwire/text.h"
 #include "../../src/json_marks.h" /* the arena of a tree read and dropped whole */
 #include "../../src/text_int.h"   /* the state, for its buffer sizes */
@@ -761,4 +772,220 @@ Test(one_pass, write_str_by_words_as_by_bytes)
             tw_buf_free(&want[f]);
         }
     }
+}
+
+/* The block path of tw_json_write_str (a buffer with room for a block's
+ * worst case) writes what the run-by-run path writes (a buffer whose cap is
+ * the output's own length, which refuses that room), for strings of several
+ * blocks with sequences, escapes and words across the blocks' ends; past a
+ * cap both stop with TW_ERR_LIMIT and a prefix of the output. */
+Test(one_pass, write_str_blocks_as_runs)
+{
+    static const char *const parts[] = {"abcdefgh",
+                                        "\"",
+                                        "\\",
+                                        "\n",
+                                        "\t\b\f\r",
+                                        "\x01",
+                                        "\x1f",
+                                        "\x7f",
+                                        "\xff",
+                                        "\xc3",
+                                        "\xc3\xa9",
+                                        "\xe2\x82\xac",
+                                        "\xf0\x9f\x98\x80",
+                                        "\xed\xa0\x80" /* a surrogate: invalid */,
+                                        "0123456789abcdef"};
+    static const int flags[] = {0, TW_JSON_ASCII};
+    unsigned seed = 7;
+    tw_buf src = {0};
+    for (int round = 0; round < 400; round++) {
+        src.len = 0;
+        size_t want = (size_t)(round * 13) % 3000;
+        while (src.len < want) {
+            seed = seed * 1103515245u + 12345u;
+            const char *p = parts[(seed >> 16) % (sizeof parts / sizeof parts[0])];
+            cr_assert_eq(tw_buf_append(&src, p, strlen(p)), TW_OK);
+        }
+        char *t = tw_test_exact(src.data, src.len);
+        for (int f = 0; f < 2; f++) {
+            tw_buf blocks = {0};
+            cr_assert_eq(tw_json_write_str(&blocks, t, src.len, flags[f]), TW_OK);
+            tw_buf runs = {0};
+            runs.max = blocks.len;
+            cr_assert_eq(tw_json_write_str(&runs, t, src.len, flags[f]), TW_OK);
+            cr_assert_eq(runs.len, blocks.len, "round %d flags %d", round, flags[f]);
+            cr_assert_eq(memcmp(runs.data, blocks.data, runs.len), 0, "round %d flags %d", round,
+                         flags[f]);
+            cr_assert_eq(blocks.data[blocks.len], '\0');
+            /* a cap short of the output: refused, a prefix kept */
+            tw_buf cut = {0};
+            cut.max = blocks.len - 1;
+            cr_assert_eq(tw_json_write_str(&cut, t, src.len, flags[f]), TW_ERR_LIMIT);
+            cr_assert_lt(cut.len, blocks.len);
+            cr_assert(cut.len == 0 || memcmp(cut.data, blocks.data, cut.len) == 0);
+            tw_buf_free(&cut);
+            tw_buf_free(&runs);
+            tw_buf_free(&blocks);
+        }
+        free(t);
+    }
+    tw_buf_free(&src);
+}
+
+/* Two trees alike to the last bit the library reads: full types (the
+ * parser's marks included), keys, strings, numbers and their spellings,
+ * and the list links. */
+static void same_tree(const cJSON *a, const cJSON *b, const char *where)
+{
+    cr_assert_eq(a->type, b->type, "%s: type %d vs %d", where, a->type, b->type);
+    cr_assert_eq(a->string == NULL, b->string == NULL, "%s", where);
+    if (a->string)
+        cr_assert_str_eq(a->string, b->string, "%s", where);
+    cr_assert_eq(a->valuestring == NULL, b->valuestring == NULL, "%s", where);
+    if (a->valuestring)
+        cr_assert_str_eq(a->valuestring, b->valuestring, "%s", where);
+    cr_assert_eq(memcmp(&a->valuedouble, &b->valuedouble, sizeof(double)), 0, "%s", where);
+    cr_assert_eq(a->valueint, b->valueint, "%s", where);
+    const cJSON *x = a->child, *y = b->child, *last = NULL;
+    for (; x && y; x = x->next, y = y->next) {
+        same_tree(x, y, where);
+        last = x;
+    }
+    cr_assert(!x && !y, "%s: member counts differ", where);
+    if (a->child)
+        cr_assert_eq(a->child->prev, last, "%s", where);
+}
+
+/* Each accepted call of r: its arguments are what its text parses to once
+ * the repeated keys are removed. Returns the calls checked. */
+static size_t args_as_parsed(const tw_result *r, size_t max_depth, const char *where)
+{
+    for (size_t i = 0; i < r->msg.ncalls; i++) {
+        const tw_call *c = &r->msg.calls[i];
+        cr_assert_not_null(c->raw_args, "%s: call %zu has no text", where, i);
+        cJSON *v = NULL;
+        tw_json_lint lint;
+        cr_assert_eq(tw_json_parse_lint(c->raw_args, c->raw_args_len, max_depth, &v, NULL, &lint),
+                     TW_OK, "%s: call %zu", where, i);
+        char path[64];
+        size_t removed = 0;
+        cr_assert_eq(tw_json_dedupe(v, path, sizeof path, &removed), TW_OK);
+        same_tree(c->arguments, v, where);
+        cJSON_Delete(v);
+    }
+    return r->msg.ncalls;
+}
+
+static const char typed_tools[] =
+    "[{\"name\": \"f\", \"parameters\": {\"type\": \"object\", \"properties\": {"
+    "\"s\": {\"type\": \"string\"}, \"i\": {\"type\": \"integer\"}, \"x\": {\"type\": \"number\"},"
+    "\"b\": {\"type\": \"boolean\"}, \"n\": {\"type\": [\"null\", \"integer\"]},"
+    "\"o\": {\"type\": \"object\"}, \"a\": {\"type\": \"array\"},"
+    "\"u\": {\"anyOf\": [{\"type\": \"object\"}, {\"type\": \"array\"}, {\"type\": "
+    "\"number\"}]}}}},"
+    " {\"name\": \"get_weather\", \"parameters\": {\"type\": \"object\", \"properties\":"
+    " {\"city\": {\"type\": \"string\"}, \"days\": {\"type\": \"integer\"}}}},"
+    " {\"name\": \"search\", \"parameters\": {\"type\": \"object\", \"properties\":"
+    " {\"query\": {\"type\": \"string\"}, \"n\": {\"type\": [\"integer\", \"null\"]},"
+    " \"tags\": {\"type\": \"array\"}}}}]";
+
+/* Decode text with fmt, with the tools and without; the calls checked. */
+static size_t check_typed(const char *fmt, const char *text, size_t len, const tw_tool *tools,
+                          size_t ntools, const char *where)
+{
+    const tw_format_ops *f = tw_format_find(fmt);
+    cr_assert_not_null(f, "%s", fmt);
+    size_t n = 0;
+    for (int with = 0; with < 2; with++) {
+        tw_decode_opts o;
+        memset(&o, 0, sizeof o);
+        o.allow_unknown_tool = true;
+        o.schema_warn = true;
+        o.limits.max_depth = 8;
+        if (with) {
+            o.tools = tools;
+            o.ntools = ntools;
+        }
+        tw_result r;
+        char *t = tw_test_exact(text, len);
+        cr_assert_eq(f->decode(t, len, &o, &r), TW_OK, "%s", where);
+        n += args_as_parsed(&r, 8, where);
+        tw_result_free(&r);
+        free(t);
+    }
+    return n;
+}
+
+Test(one_pass, typed_args_tree_is_the_texts_parse)
+{
+    cJSON *jt = NULL;
+    cr_assert_eq(tw_json_parse(typed_tools, strlen(typed_tools), 0, &jt, NULL), TW_OK);
+    tw_tool *tools = NULL;
+    size_t ntools = 0;
+    tw_error e = {0};
+    cr_assert_eq(tw_tools_read(jt, NULL, &tools, &ntools, &e), TW_OK, "%s", e.message);
+    cJSON_Delete(jt);
+    /* every kind of value, and what the tree leaves to the text's reading:
+     * a number longer than the one pass reads, nesting past max_depth (8),
+     * U+0000 in a key, a repeated key at the top and inside a value, more
+     * than eight parameters (the parser's table of keys) */
+    static const char *const gemma[] = {
+        "<|tool_call>call:f{s:<|\"|>a \"q\" \\ \n\t\x01\x7f \xc3\xa9 \xff end<|\"|>,i:42,x:-1.50e3,"
+        "b:True,n:None,o:{k:<|\"|>v<|\"|>,k:2,l:[1,2.5,true,null,{}]},a:[],u:7}<tool_call|>",
+        "<|tool_call>call:f{i:123456789012345678901234567890123456789012345678901234567890123456,"
+        "x:9007199254740993}<tool_call|>",
+        "<|tool_call>call:f{o:{a:{b:{c:{d:{e:{f:{g:1}}}}}}}}<tool_call|>",
+        "<|tool_call>call:f{o:{a:{b:{c:{d:{e:{f:1}}}}}}}<tool_call|>",
+        "<|tool_call>call:f{<|\"|>k\x00y<|\"|>:1}<tool_call|>",
+        "<|tool_call>call:f{s:<|\"|>one<|\"|>,s:<|\"|>two<|\"|>,\xc3\xa9:1,\xff:2}<tool_call|>",
+        "<|tool_call>call:f{p1:1,p2:2,p3:3,p4:4,p5:5,p6:6,p7:7,p8:8,p9:9,p1:10}<tool_call|>",
+        "<|tool_call>call:get_weather{city:<|\"|>Paris<|\"|>,days:3}<tool_call|>"
+        "<|tool_call>call:search{query:<|\"|>q<|\"|>,n:null,tags:[<|\"|>a<|\"|>,b]}<tool_call|>",
+    };
+    size_t checked = 0;
+    for (size_t i = 0; i < sizeof gemma / sizeof gemma[0]; i++) {
+        size_t len = strlen(gemma[i]);
+        if (i == 4)
+            len = strlen(gemma[i]) + 1 + strlen(gemma[i] + strlen(gemma[i]) + 1);
+        checked += check_typed("gemma4", gemma[i], len, tools, ntools, "gemma4 input");
+    }
+    static const char glm[] =
+        "<tool_call>f\n<arg_key>o</arg_key>\n<arg_value>{\"a\": [1, 2e5, \"x\"], \"a\": 0}"
+        "</arg_value>\n<arg_key>a</arg_key>\n<arg_value>[01]</arg_value>\n<arg_key>u</arg_key>\n"
+        "<arg_value>{\"k\": \"\\u0041\\n\"}</arg_value>\n<arg_key>i</arg_key>\n<arg_value> 12 "
+        "</arg_value>\n<arg_key>x</arg_key>\n<arg_value>1.</arg_value>\n</tool_call>";
+    checked += check_typed("glm", glm, strlen(glm), tools, ntools, "glm input");
+    cr_assert_geq(checked, 14, "%zu calls checked", checked);
+    /* the fuzz corpora of the decoders whose values are markup */
+    static const char *const dirs[][2] = {{"gemma4", "gemma4"},
+                                          {"dsml", "dsml"},
+                                          {"glm", "glm"},
+                                          {"minimax-m2", "minimax_m2"},
+                                          {"qwen3-coder", "qwen3_coder"}};
+    for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
+        char rel[64];
+        snprintf(rel, sizeof rel, "corpus/%s", dirs[d][1]);
+        const char *dir = tw_test_src(rel);
+        DIR *dp = opendir(dir);
+        cr_assert_not_null(dp, "%s", dir);
+        size_t files = 0, calls = 0;
+        for (struct dirent *de; (de = readdir(dp));) {
+            if (de->d_name[0] == '.')
+                continue;
+            char path[1024];
+            snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+            size_t len = 0;
+            char *text = tw_test_slurp(path, &len);
+            if (!text)
+                continue;
+            files++;
+            calls += check_typed(dirs[d][0], text, len, tools, ntools, path);
+            free(text);
+        }
+        closedir(dp);
+        cr_assert_gt(files, 0, "%s: no inputs", dir);
+        cr_assert_gt(calls, 0, "%s: no call accepted", dir);
+    }
+    tw_tools_free(tools, ntools);
 }
