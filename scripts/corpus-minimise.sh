@@ -17,7 +17,9 @@
 #
 # fuzz/regressions/ is never touched: those are named regression inputs,
 # replayed as they are. A merge that fails leaves corpus/<target>/ as it was.
-# Prints, per target, the file counts before (corpus + extra) and after.
+# Prints, per target, the file counts before (corpus + extra) and after, and
+# the features and coverage edges that libFuzzer counts for the inputs kept
+# (the same as for all of them: the merge keeps every feature).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -69,14 +71,27 @@ minimise() { # target; prints one line, returns non-zero on failure
     echo "FAIL $t: merge failed, corpus/$t left as it was"; tail -n 20 "$work/$t/merge.log"
     return 1
   fi
-  local n1
+  local n1 feat
   n1=$(count "$work/$t/min")
+  # libFuzzer's count of what the kept inputs reach, all of it new to the
+  # empty folder: the features and edges of the whole input set
+  feat=$(sed -n 's/^MERGE-OUTER: [0-9]* new files with \([0-9]*\) new features added; \([0-9]*\) new coverage edges.*/\1 features, \2 edges/p' \
+    "$work/$t/merge.log" | tail -n 1)
   if [ "$n1" -eq 0 ]; then echo "FAIL $t: the merge kept no input, corpus/$t left as it was"; return 1; fi
+  # libFuzzer names what it keeps by the SHA-1 of its content; a kept input
+  # takes back the name it had (a seed-* name, say), so that the change to
+  # corpus/ is only the inputs dropped and the new ones
+  (cd "$work/$t/min" && find . -maxdepth 1 -type f -printf '%f\n') | LC_ALL=C sort >"$work/$t/kept"
+  find "${dirs[@]}" -type f -exec sha1sum {} + | LC_ALL=C sort -s -k1,1 | awk '!seen[$1]++' |
+    LC_ALL=C join - "$work/$t/kept" | while read -r h f; do
+      f=$(basename "$f")
+      [ "$f" = "$h" ] || [ -e "$work/$t/min/$f" ] || mv "$work/$t/min/$h" "$work/$t/min/$f"
+    done
   rm -rf "corpus/$t.old"
   [ -d "corpus/$t" ] && mv "corpus/$t" "corpus/$t.old"
   mv "$work/$t/min" "corpus/$t"
   rm -rf "corpus/$t.old" "$work/$t"
-  echo "ok   $t: $n0 -> $n1 files"
+  echo "ok   $t: $n0 -> $n1 files (${feat:-features not reported})"
 }
 
 fail=0 running=0

@@ -5,7 +5,9 @@
 # input runs first) for FUZZ_SECONDS (default 5) seconds, FUZZ_JOBS targets
 # at a time (default: the number of cores). FUZZ_SECONDS=0 replays the
 # corpus and the regressions only;
-# FUZZ_NO_BUILD=1 uses the targets already built in build-fuzz-ci/out.
+# FUZZ_NO_BUILD=1 uses the targets already built in build-fuzz-ci/out;
+# FUZZ_BUILD_ONLY=1 builds them and stops (scripts/test.sh builds them so,
+# early and at low priority, beside the other stages).
 # The default keeps the whole test command (scripts/test.sh) within 15
 # minutes on a 2-core machine; the replay is always complete, and the long
 # fuzzing is fuzz/overnight's.
@@ -28,6 +30,8 @@ export CC=clang
 export CFLAGS="-O1 -fno-omit-frame-pointer -gline-tables-only -fsanitize=address,undefined -fno-sanitize-recover=undefined -fsanitize-address-use-after-scope -fsanitize=fuzzer-no-link"
 export LIB_FUZZING_ENGINE="-fsanitize=fuzzer"
 export OUT=$ci/out WORK=$ci/work
+# the targets read corpus/ here; OSS-Fuzz's seed zips are not needed
+export TOOLWIRE_FUZZ_SEED_ZIP=0
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
@@ -36,6 +40,10 @@ if [ "${FUZZ_NO_BUILD:-0}" = 1 ] && [ -f "$OUT/targets.txt" ]; then
 else
   echo "== fuzz: build (fuzz/build.sh) =="
   fuzz/build.sh
+fi
+if [ "${FUZZ_BUILD_ONLY:-0}" = 1 ]; then
+  echo "fuzz-ci: built in $(( $(date +%s) - start ))s"
+  exit 0
 fi
 mapfile -t targets <"$OUT/targets.txt"
 
@@ -48,18 +56,33 @@ opt() { # target key default
 fail=0
 # The fuzzing below starts each target on its corpus: libFuzzer runs every
 # corpus input before its first mutation, whatever -max_total_time says (a
-# crash there fails the target as one found later does). So with fuzzing on,
-# the replay here is of fuzz/regressions/ only; FUZZ_SECONDS=0 replays both.
+# crash there fails the target as one found later does), but only its first
+# max_len bytes (fuzz/<target>.options). So with fuzzing on, the replay here
+# is of fuzz/regressions/ and of the corpus inputs longer than max_len, whole;
+# FUZZ_SECONDS=0 replays the corpus and the regressions.
 replay_dirs=(fuzz/regressions)
 [ "$secs" -gt 0 ] || replay_dirs=(corpus fuzz/regressions)
-echo "== fuzz: replay ${replay_dirs[*]}, $jobs at a time =="
+echo "== fuzz: replay ${replay_dirs[*]}$([ "$secs" -gt 0 ] && echo " and the corpus inputs over max_len"), $jobs at a time =="
 replay_one() { # target: replays every input; the status goes to replay-<target>.rc
-  local t=$1 dirs=() d rc=0
+  local t=$1 dirs=() long=() d f rc=0
   for d in "${replay_dirs[@]}"; do [ -d "$d/$t" ] && dirs+=("$d/$t"); done
-  [ "${#dirs[@]}" -gt 0 ] || { echo skip >"$ci/replay-$t.rc"; return 0; }
+  if [ "$secs" -gt 0 ] && [ -d "corpus/$t" ]; then
+    while IFS= read -r -d '' f; do long+=("$f"); done \
+      < <(find "corpus/$t" -type f -size +"$(opt "$t" max_len 16384)"c -print0)
+  fi
+  [ "${#dirs[@]}" -gt 0 ] || [ "${#long[@]}" -gt 0 ] || { echo skip >"$ci/replay-$t.rc"; return 0; }
   mkdir -p "$ci/crashes/$t"
-  "$OUT/fuzz_$t" -runs=0 -timeout=25 -rss_limit_mb=2560 \
-    -artifact_prefix="$ci/crashes/$t/" "${dirs[@]}" >"$ci/replay-$t.log" 2>&1 || rc=$?
+  : >"$ci/replay-$t.log"
+  if [ "${#dirs[@]}" -gt 0 ]; then
+    "$OUT/fuzz_$t" -runs=0 -timeout=25 -rss_limit_mb=2560 \
+      -artifact_prefix="$ci/crashes/$t/" "${dirs[@]}" >>"$ci/replay-$t.log" 2>&1 || rc=$?
+  fi
+  # files, not a folder: libFuzzer runs each one whole, once
+  if [ "$rc" -eq 0 ] && [ "${#long[@]}" -gt 0 ]; then
+    "$OUT/fuzz_$t" -timeout=25 -rss_limit_mb=2560 -artifact_prefix="$ci/crashes/$t/" \
+      "${long[@]}" >>"$ci/replay-$t.log" 2>&1 || rc=$?
+    echo "long corpus inputs replayed whole: ${#long[@]}" >>"$ci/replay-$t.log"
+  fi
   echo "$rc" >"$ci/replay-$t.rc"
 }
 replaying=()
@@ -74,7 +97,10 @@ for t in "${targets[@]}"; do
   rc=$(cat "$ci/replay-$t.rc" 2>/dev/null || echo missing)
   case $rc in
     skip) ;;
-    0) echo "ok   replay $t ($(grep -o 'Done [0-9]* runs' "$ci/replay-$t.log" || true))" ;;
+    0) what=$( (grep -o 'Done [0-9]* runs' "$ci/replay-$t.log" || true
+                sed -n 's/^long corpus inputs replayed whole: \([0-9]*\)/\1 corpus inputs over max_len, whole/p' \
+                  "$ci/replay-$t.log") | paste -sd ';' | sed 's/;/; /g')
+       echo "ok   replay $t ($what)" ;;
     *) echo "FAIL replay $t (log: $ci/replay-$t.log)"; tail -n 30 "$ci/replay-$t.log"; fail=1 ;;
   esac
 done

@@ -15,6 +15,24 @@ jobs=$(nproc)
 # more tests than cores at once: many wait on a server or a node program
 ctest_jobs=$((2 * jobs))
 
+# The fuzzing (scripts/fuzz-ci.sh) in the background: its build of the targets
+# (clang, ASan+UBSan) from the start, at low priority, so that it takes the
+# cores only when the stages below leave them idle (a configure step, a link,
+# tests waiting on a server); then, once the ASan+UBSan build is done, its
+# replay of every regression and corpus input and its fuzzing, at normal
+# priority beside the ASan+UBSan tests, which wait on servers and node programs
+# much of the time. Its output is printed at the end.
+mkdir -p build-fuzz-ci
+rm -f build-fuzz-ci/asan-built
+echo "== fuzz targets building in the background (build-fuzz-ci/fuzz-ci.log) =="
+(
+  FUZZ_BUILD_ONLY=1 nice -n 10 scripts/fuzz-ci.sh >build-fuzz-ci/fuzz-ci.log 2>&1 || exit 1
+  # $$ is this script: a failed stage ends it, and so this wait
+  while [ ! -e build-fuzz-ci/asan-built ]; do kill -0 $$ 2>/dev/null || exit 1; sleep 1; done
+  FUZZ_NO_BUILD=1 scripts/fuzz-ci.sh >>build-fuzz-ci/fuzz-ci.log 2>&1
+) &
+fuzz_pid=$!
+
 echo "== normal build =="
 scripts/build.sh build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOOLWIRE_WERROR=ON
 ctest --test-dir build --output-on-failure -j "$ctest_jobs" -LE node
@@ -27,15 +45,8 @@ build/toolwire main --quiet
 
 echo "== ASan + UBSan build =="
 scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DTOOLWIRE_WERROR=ON -DTOOLWIRE_SANITIZE=ON
-
-# The fuzzing (scripts/fuzz-ci.sh: build the targets, replay every corpus and
-# regression input, then FUZZ_SECONDS per target) runs beside the ASan+UBSan
-# tests, which wait on servers and node programs much of the time; its output
-# is printed when both are done.
-mkdir -p build-fuzz-ci
-echo "== fuzzing started beside the ASan + UBSan tests (build-fuzz-ci/fuzz-ci.log) =="
-scripts/fuzz-ci.sh >build-fuzz-ci/fuzz-ci.log 2>&1 &
-fuzz_pid=$!
+touch build-fuzz-ci/asan-built
+echo "== fuzzing goes on beside the ASan + UBSan tests (build-fuzz-ci/fuzz-ci.log) =="
 # fuzz-ci's targets run every corpus input (ASan+UBSan) before fuzzing, so
 # here test_fuzz_regressions replays the regression inputs only
 # (TOOLWIRE_REPLAY_CORPUS=0); the normal build's replays both.
