@@ -514,8 +514,9 @@ static tw_status read_call(gp *h, tw_message *m, size_t at, size_t n, const char
         if (!key)
             return TW_ERR_NOMEM;
         cJSON *v = NULL;
-        tw_status st = tw_rq_markup_value(&h->d, tw_targs_types(tw_targs_prop(tool, key, strlen(key))),
-                                          b + vs, ve - vs, vs, path, &v);
+        tw_status st =
+            tw_rq_markup_value(&h->d, tw_targs_types(tw_targs_prop(tool, key, strlen(key))), b + vs,
+                               ve - vs, vs, path, &v);
         if (st == TW_OK && !cJSON_AddItemToObject(c->arguments, key, v)) {
             cJSON_Delete(v);
             st = TW_ERR_NOMEM;

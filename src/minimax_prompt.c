@@ -267,8 +267,8 @@ static tw_status read_tools(mp *h, size_t at, size_t n)
             break;
         }
         cJSON *j = NULL;
-        st = tw_rq_prompt_json(&h->d, b + p + 6, (size_t)(e - b) - p - 6, p + 6, "tools",
-                               "a tool", &j);
+        st = tw_rq_prompt_json(&h->d, b + p + 6, (size_t)(e - b) - p - 6, p + 6, "tools", "a tool",
+                               &j);
         if (st == TW_OK && !cJSON_AddItemToArray(arr, j)) {
             cJSON_Delete(j);
             st = TW_ERR_NOMEM;

@@ -213,8 +213,9 @@ static bool keeps_byte(const char *file, const tw_request_reader_ops *rd, const 
     }
     if (!ok)
         cr_log_error("%s: byte 0x%02x put in at %zu: %s (%s at %lld: %s)", file,
-                     (unsigned)(unsigned char)c, i, st == TW_OK ? "read, not in any text" : "refused",
-                     tw_code_name(err.code), (long long)err.offset, err.message);
+                     (unsigned)(unsigned char)c, i,
+                     st == TW_OK ? "read, not in any text" : "refused", tw_code_name(err.code),
+                     (long long)err.offset, err.message);
     tw_request_free(&q);
     free(m);
     return ok;
@@ -306,8 +307,14 @@ Test(dialect_prompts, markup_values_kept_as_written)
         const char *v;
         size_t n;
         int type; /* cJSON type read, 0: refused */
-    } vs[] = {{"1", 1, cJSON_Number},  {"1 ", 2, cJSON_String},   {"[1,2]", 5, cJSON_String},
-              {"[1, 2]", 6, cJSON_Array}, {"\x01" "1", 2, cJSON_String}, {"1\0", 2, 0}};
+    } vs[] = {{"1", 1, cJSON_Number},
+              {"1 ", 2, cJSON_String},
+              {"[1,2]", 5, cJSON_String},
+              {"[1, 2]", 6, cJSON_Array},
+              {"\x01"
+               "1",
+               2, cJSON_String},
+              {"1\0", 2, 0}};
     for (size_t d = 0; d < sizeof ds / sizeof ds[0]; d++) {
         const tw_request_reader_ops *rd = tw_request_reader_find(ds[d].fmt);
         const tw_encoder_ops *e = tw_encoder_find(ds[d].fmt);
