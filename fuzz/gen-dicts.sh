@@ -1,8 +1,9 @@
 #!/bin/sh
 # Write each target's dictionary fuzz/<target>.dict as the concatenation of
-# the token lists it names in fuzz/dict/. The first line of a target's
-# dictionary names its parts, "# fuzz_<target> dictionary: generated from
-# fuzz/dict/ (part part ...)", so the file says how it is made.
+# the token lists it names in fuzz/dict/ (a token two of them hold, once).
+# The first line of a target's dictionary names its parts, "# fuzz_<target>
+# dictionary: generated from fuzz/dict/ (part part ...)", so the file says
+# how it is made.
 #
 #   fuzz/gen-dicts.sh                   rewrite every fuzz/<target>.dict from its parts
 #   fuzz/gen-dicts.sh --check           exit 1 (naming the files) when one is out of date
@@ -18,8 +19,10 @@ render() { # target parts...
       echo "gen-dicts: fuzz/dict/$p.dict: no such token list (for $t)" >&2
       exit 2
     fi
-    cat "$here/dict/$p.dict"
   done
+  # a token two parts share (a dialect's prompt and another's output) is
+  # written once: the first part that has it keeps it
+  for p in "$@"; do cat "$here/dict/$p.dict"; done | awk '/^[ \t]*(#|$)/ || !seen[$0]++'
 }
 
 parts_of() { # file -> its parts, from its first line

@@ -123,9 +123,26 @@ static void bad(brace *r, tw_status code, const char *what)
     }
 }
 
+static bool json_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* A bare word [s, s + n) of a prompt (py) holding a form feed or a vertical
+ * tab: trimmed, it would vanish. */
+static bool py_spaced(brace *r, const char *s, size_t n)
+{
+    if (!r->py || (!memchr(s, '\f', n) && !memchr(s, '\v', n)))
+        return false;
+    bad(r, TW_D_TOOL_CALL_JSON, "a form feed or vertical tab by a bare word");
+    return true;
+}
+
 static void ws(brace *r)
 {
-    while (r->p < r->e && tw_dl_space(r->b[r->p]))
+    /* a prompt (py) is read back with JSON's white space only: a form feed
+     * or a vertical tab between its tokens would vanish from it */
+    while (r->p < r->e && (r->py ? json_space(r->b[r->p]) : tw_dl_space(r->b[r->p])))
         r->p++;
 }
 
@@ -159,6 +176,8 @@ static bool bare(brace *r, const char **s, size_t *n)
     }
     *s = r->b + a;
     *n = r->p - a;
+    if (py_spaced(r, *s, *n))
+        return false;
     tw_trim(s, n);
     if (!*n) {
         bad(r, TW_D_TOOL_CALL_JSON, "a value is missing");
@@ -181,6 +200,8 @@ static bool key(brace *r, const char **k, size_t *kn)
             r->p++;
         *k = r->b + a;
         *kn = r->p - a;
+        if (py_spaced(r, *k, *kn))
+            return false;
         tw_trim(k, kn);
         if (!tw_gemma_name_ok(*k, *kn)) {
             bad(r, TW_D_TOOL_CALL_JSON, "a key is empty or not a bare name");

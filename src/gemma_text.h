@@ -110,7 +110,8 @@ tw_status tw_gemma_put_value(tw_buf *b, const cJSON *v, const tw_gemma_vw *w, si
  * Read one value of the brace syntax at b[*p, e) as JSON text appended to
  * j: a quoted string, {key:VALUE,…} with bare or quoted keys, [VALUE,…], a
  * bare JSON scalar; a bare word that is none is a string, except None (null)
- * when `py`. White space around tokens is skipped; a trailing ',' before a
+ * when `py`. White space around tokens is skipped (with `py`, JSON's only:
+ * space, tab, line feed, carriage return); a trailing ',' before a
  * closer is taken. On success *p is past the value and *what NULL. A text
  * that does not read sets *what (a static reason), *code (tool_call_json,
  * json_too_deep) and *p where it failed; the call still returns TW_OK.

@@ -415,13 +415,10 @@ static tw_status read_tools(gp *h, size_t at, size_t n)
         const char *nl = memchr(h->b + p, '\n', end - p);
         size_t le = nl ? (size_t)(nl - h->b) : end;
         cJSON *j = NULL;
-        tw_error je;
-        st = tw_json_parse(h->b + p, le - p, h->d.l.max_depth, &j, &je);
+        st = tw_rq_prompt_json(&h->d, h->b + p, le - p, p, "tools", "a tool line", &j);
         if (st == TW_OK && !cJSON_AddItemToArray(arr, j)) {
             cJSON_Delete(j);
             st = TW_ERR_NOMEM;
-        } else if (st != TW_OK && st != TW_ERR_NOMEM) {
-            st = tw_rq_fail_json(&h->d, st, &je, (int64_t)p, "tools");
         }
         p = le + 1;
     }
@@ -435,44 +432,6 @@ static tw_status read_tools(gp *h, size_t at, size_t n)
     }
     cJSON_Delete(arr);
     return st;
-}
-
-/* A value's text back to JSON: a string unless it parses as a non-string
- * value that tojson writes back as the same bytes and the parameter's
- * schema does not make it a string. */
-static tw_status read_value(gp *h, const tw_tool *tool, const char *key, const char *v, size_t vn,
-                            cJSON **out)
-{
-    *out = NULL;
-    unsigned types = tw_targs_types(tw_targs_prop(tool, key, strlen(key)));
-    if (types != TW_TY_STRING && vn) {
-        cJSON *j = NULL;
-        tw_error je;
-        tw_status st = tw_json_parse(v, vn, h->d.l.max_depth, &j, &je);
-        if (st == TW_ERR_NOMEM)
-            return st;
-        if (st == TW_OK && !cJSON_IsString(j)) {
-            tw_buf t = {0};
-            st = tw_json_write_py(&t, j, h->d.l.max_depth);
-            bool same = st == TW_OK && t.len == vn && memcmp(t.data, v, vn) == 0;
-            tw_buf_free(&t);
-            if (st == TW_ERR_NOMEM) {
-                cJSON_Delete(j);
-                return st;
-            }
-            if (same) {
-                *out = j;
-                return TW_OK;
-            }
-        }
-        cJSON_Delete(j);
-    }
-    char *s = tw_strndup(v, vn);
-    if (!s)
-        return TW_ERR_NOMEM;
-    *out = cJSON_CreateString(s);
-    tw_free(s);
-    return *out ? TW_OK : TW_ERR_NOMEM;
 }
 
 static const tw_tool *tool_named(const tw_request *r, const char *name)
@@ -511,6 +470,7 @@ static tw_status read_call(gp *h, tw_message *m, size_t at, size_t n, const char
     c->offset = (int64_t)at;
     char gen[32];
     snprintf(gen, sizeof gen, "call_%zu", ++h->d.next_id);
+    TRY(tw_rq_no_nul(&h->d, b + at, ne - at, at, path, "a call's name"));
     c->name = tw_strndup(b + at, ne - at);
     c->id = tw_strdup(gen);
     c->arguments = cJSON_CreateObject();
@@ -549,11 +509,14 @@ static tw_status read_call(gp *h, tw_message *m, size_t at, size_t n, const char
         if (ve - vs > h->d.l.max_args_bytes)
             return tw_rq_fail(&h->d, TW_ERR_LIMIT, (int64_t)vs, path,
                               "arguments over max_args_bytes (%zu)", h->d.l.max_args_bytes);
+        TRY(tw_rq_no_nul(&h->d, b + ks, kend - ks, ks, path, "an argument's key"));
         char *key = tw_strndup(b + ks, kend - ks);
         if (!key)
             return TW_ERR_NOMEM;
         cJSON *v = NULL;
-        tw_status st = read_value(h, tool, key, b + vs, ve - vs, &v);
+        tw_status st =
+            tw_rq_markup_value(&h->d, tw_targs_types(tw_targs_prop(tool, key, strlen(key))), b + vs,
+                               ve - vs, vs, path, &v);
         if (st == TW_OK && !cJSON_AddItemToObject(c->arguments, key, v)) {
             cJSON_Delete(v);
             st = TW_ERR_NOMEM;

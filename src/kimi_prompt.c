@@ -307,32 +307,13 @@ static const char *find(const char *p, size_t n, const char *lit, size_t k)
     return tw_memmem(p, n, lit, k);
 }
 
-/* A NUL byte in [at, at + n) of text that is not a message's (a JSON text, a
- * call id): refused, since a JSON reader takes it for white space and an id
- * is a C string, so it would vanish. */
-static tw_status no_nul(kp *h, size_t at, size_t n, const char *path, const char *what)
-{
-    const char *z = memchr(h->b + at, '\0', n);
-    if (!z)
-        return TW_OK;
-    size_t off = (size_t)(z - h->b);
-    return tw_rq_fail(&h->d, TW_ERR_INVALID, (int64_t)off, path,
-                      "a NUL byte at byte %zu in %s (it holds none)", off, what);
-}
-
 /* The tools JSON array [at, at + n). */
 static tw_status read_tools(kp *h, size_t at, size_t n)
 {
-    TRY(no_nul(h, at, n, "tools", "the tool_declare turn"));
     cJSON *j = NULL;
-    tw_error je;
-    tw_status st = tw_json_parse(h->b + at, n, h->d.l.max_depth, &j, &je);
-    if (st == TW_ERR_NOMEM)
-        return st;
-    if (st != TW_OK)
-        return tw_rq_fail_json(&h->d, st, &je, (int64_t)at, "tools");
+    TRY(tw_rq_prompt_json(&h->d, h->b + at, n, at, "tools", "the tool_declare turn", &j));
     size_t cnt = 0;
-    st = tw_rq_tools_begin(&h->d, j, &cnt);
+    tw_status st = tw_rq_tools_begin(&h->d, j, &cnt);
     for (size_t i = 0; i < cnt && st == TW_OK; i++) {
         char path[40];
         snprintf(path, sizeof path, "tools[%zu]", i);
@@ -380,8 +361,7 @@ static tw_status read_calls(kp *h, tw_message *m, size_t at, size_t n, const cha
                               "a call is not functions.NAME:N" ARGS "ARGS" CALL_END);
         size_t idn = (size_t)(a - (b + ids));
         size_t as = (size_t)(a - b) + sizeof ARGS - 1, ae = (size_t)(e - b);
-        TRY(no_nul(h, ids, idn, path, "a call id"));
-        TRY(no_nul(h, as, ae - as, path, "call arguments"));
+        TRY(tw_rq_no_nul(&h->d, b + ids, idn, ids, path, "a call id"));
         if (m->ncalls >= h->d.l.max_calls)
             return tw_rq_fail(&h->d, TW_ERR_LIMIT, (int64_t)p, path,
                               "more than max_calls (%zu) calls", h->d.l.max_calls);
@@ -396,8 +376,7 @@ static tw_status read_calls(kp *h, tw_message *m, size_t at, size_t n, const cha
             return tw_rq_fail(&h->d, TW_ERR_INVALID, (int64_t)ids, path,
                               "a call id is not functions.NAME:N");
         cJSON *args = NULL;
-        tw_error je;
-        tw_status st = tw_json_parse(b + as, ae - as, h->d.l.max_depth, &args, &je);
+        tw_status st = tw_rq_prompt_json(&h->d, b + as, ae - as, as, path, "call arguments", &args);
         if (st == TW_OK && !cJSON_IsObject(args)) {
             cJSON_Delete(args);
             tw_free(name);
@@ -406,7 +385,7 @@ static tw_status read_calls(kp *h, tw_message *m, size_t at, size_t n, const cha
         }
         if (st != TW_OK) {
             tw_free(name);
-            return st == TW_ERR_NOMEM ? st : tw_rq_fail_json(&h->d, st, &je, (int64_t)as, path);
+            return st;
         }
         if (m->ncalls == m->cap_calls) {
             size_t cap = m->cap_calls ? 2 * m->cap_calls : 4;
@@ -468,7 +447,7 @@ static tw_status tool_turn(kp *h, tw_message *m, size_t at, size_t n, const char
         return tw_rq_fail(&h->d, TW_ERR_INVALID, (int64_t)at, path,
                           "a tool turn starts with \"" RETURN_OF "ID\\n\"");
     size_t is = at + sizeof RETURN_OF - 1, ie = (size_t)(nl - b);
-    TRY(no_nul(h, is, ie - is, path, "a tool result's id"));
+    TRY(tw_rq_no_nul(&h->d, b + is, ie - is, is, path, "a tool result's id"));
     if (!(m->tool_call_id = tw_strndup(b + is, ie - is)))
         return TW_ERR_NOMEM;
     return set_text(&m->content, nl + 1, at + n - (ie + 1));

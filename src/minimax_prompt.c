@@ -254,8 +254,10 @@ static tw_status set_text(tw_buf *t, const char *p, size_t n)
 static tw_status read_tools(mp *h, size_t at, size_t n)
 {
     const char *b = h->b;
-    tw_buf arr = {0};
-    tw_status st = tw_buf_putc(&arr, '[');
+    cJSON *arr = cJSON_CreateArray();
+    if (!arr)
+        return TW_ERR_NOMEM;
+    tw_status st = TW_OK;
     size_t p = at, end = at + n;
     while (st == TW_OK && p < end) {
         const char *e = find(b + p, end - p, LIT("</tool>\n"));
@@ -264,63 +266,34 @@ static tw_status read_tools(mp *h, size_t at, size_t n)
                             "expected <tool>…</tool> at byte %zu", p);
             break;
         }
-        if (arr.len > 1)
-            st = tw_buf_putc(&arr, ',');
-        if (st == TW_OK)
-            st = tw_buf_append(&arr, b + p + 6, (size_t)(e - b) - p - 6);
+        cJSON *j = NULL;
+        st = tw_rq_prompt_json(&h->d, b + p + 6, (size_t)(e - b) - p - 6, p + 6, "tools", "a tool",
+                               &j);
+        if (st == TW_OK && !cJSON_AddItemToArray(arr, j)) {
+            cJSON_Delete(j);
+            st = TW_ERR_NOMEM;
+        }
         p = (size_t)(e - b) + 8;
     }
-    if (st == TW_OK)
-        st = tw_buf_putc(&arr, ']');
-    cJSON *j = NULL;
-    tw_error je;
-    if (st == TW_OK) {
-        st = tw_json_parse(arr.data, arr.len, h->d.l.max_depth, &j, &je);
-        if (st != TW_OK && st != TW_ERR_NOMEM)
-            st = tw_rq_fail_json(&h->d, st, &je, (int64_t)at, "tools");
-    }
-    tw_buf_free(&arr);
     size_t cnt = 0;
     if (st == TW_OK)
-        st = tw_rq_tools_begin(&h->d, j, &cnt);
+        st = tw_rq_tools_begin(&h->d, arr, &cnt);
     for (size_t i = 0; i < cnt && st == TW_OK; i++) {
         char path[40];
         snprintf(path, sizeof path, "tools[%zu]", i);
-        st = tw_rq_read_tool(&h->d, cJSON_GetArrayItem(j, (int)i), path);
+        st = tw_rq_read_tool(&h->d, cJSON_GetArrayItem(arr, (int)i), path);
     }
-    cJSON_Delete(j);
+    cJSON_Delete(arr);
     return st;
 }
 
-/* A value as the template wrote it: JSON (tojson) for what is not a
- * string; a string when its parameter is declared a string only, or when
- * the text does not read as JSON other than a string. */
-static tw_status read_value(mp *h, const tw_call *c, const char *k, const char *v, size_t vn,
-                            cJSON **out)
+/* The types the schema of c's tool gives its parameter k (0: none known). */
+static unsigned arg_types(const mp *h, const tw_call *c, const char *k)
 {
-    const tw_tool *t = NULL;
-    for (size_t i = 0; i < h->d.req->ntools && !t; i++)
+    for (size_t i = 0; i < h->d.req->ntools; i++)
         if (h->d.req->tools[i].name && strcmp(h->d.req->tools[i].name, c->name) == 0)
-            t = &h->d.req->tools[i];
-    unsigned ty = t ? tw_targs_types(tw_targs_prop(t, k, strlen(k))) : 0;
-    cJSON *j = NULL;
-    if (ty != TW_TY_STRING && vn) {
-        tw_error je;
-        tw_status st = tw_json_parse(v, vn, h->d.l.max_depth, &j, &je);
-        if (st == TW_ERR_NOMEM)
-            return st;
-        if (st != TW_OK || cJSON_IsString(j)) {
-            cJSON_Delete(j);
-            j = NULL;
-        }
-    }
-    if (!j) {
-        char *s = tw_strndup(v, vn);
-        j = s ? cJSON_CreateString(s) : NULL;
-        tw_free(s);
-    }
-    *out = j;
-    return j ? TW_OK : TW_ERR_NOMEM;
+            return tw_targs_types(tw_targs_prop(&h->d.req->tools[i], k, strlen(k)));
+    return 0;
 }
 
 static tw_status push_call(mp *h, tw_message *m, const char *name, size_t nlen, int64_t at,
@@ -364,6 +337,7 @@ static tw_status read_calls(mp *h, tw_message *m, size_t at, size_t end, const c
             return tw_rq_fail(&h->d, TW_ERR_INVALID, (int64_t)p, path,
                               "expected <invoke name=\"NAME\">…</invoke> at byte %zu", p);
         tw_call *c = NULL;
+        TRY(tw_rq_no_nul(&h->d, q, (size_t)(nq - q), (size_t)(q - b), path, "a call's name"));
         TRY(push_call(h, m, q, (size_t)(nq - q), (int64_t)p, &c));
         size_t r = (size_t)(nq - b) + 3, re = (size_t)(ie - b);
         while (r < re) {
@@ -375,10 +349,13 @@ static tw_status read_calls(mp *h, tw_message *m, size_t at, size_t end, const c
             if (!ve)
                 return tw_rq_fail(&h->d, TW_ERR_INVALID, (int64_t)r, path,
                                   "expected <parameter name=\"KEY\">…</parameter> at byte %zu", r);
+            size_t kat = (size_t)(ks - b), vat = (size_t)(kq - b) + 2;
+            TRY(tw_rq_no_nul(&h->d, ks, (size_t)(kq - ks), kat, path, "a parameter's name"));
             char *k = tw_strndup(ks, (size_t)(kq - ks));
             cJSON *v = NULL;
-            tw_status st =
-                k ? read_value(h, c, k, kq + 2, (size_t)(ve - kq - 2), &v) : TW_ERR_NOMEM;
+            tw_status st = k ? tw_rq_markup_value(&h->d, arg_types(h, c, k), b + vat,
+                                                  (size_t)(ve - b) - vat, vat, path, &v)
+                             : TW_ERR_NOMEM;
             if (st == TW_OK && !cJSON_AddItemToObject(c->arguments, k, v)) {
                 cJSON_Delete(v);
                 st = TW_ERR_NOMEM;

@@ -80,15 +80,10 @@ static tw_status read_tools(hp *h, const char *p, size_t n, size_t at, const cha
         char tp[64];
         snprintf(tp, sizeof tp, "%s.tools[%zu]", path, r->ntools);
         cJSON *j = NULL;
-        tw_error je;
-        tw_status st = tw_json_parse(p + s, e - s, h->d.l.max_depth, &j, &je);
-        if (st == TW_ERR_NOMEM)
-            return st;
-        if (st != TW_OK)
-            return tw_rq_fail_json(&h->d, st, &je, (int64_t)(at + s), tp);
+        TRY(tw_rq_prompt_json(&h->d, p + s, e - s, at + s, tp, "a tool line", &j));
         tw_error te;
         tw_error_clear(&te);
-        st = tw_tool_read(j, &r->tools[r->ntools], &te);
+        tw_status st = tw_tool_read(j, &r->tools[r->ntools], &te);
         cJSON_Delete(j);
         if (st == TW_ERR_NOMEM)
             return st;
@@ -249,7 +244,9 @@ static tw_status read_py_value(hp *h, const char *p, size_t n, size_t at, const 
             *out = k == 0 ? cJSON_CreateTrue() : k == 1 ? cJSON_CreateFalse() : cJSON_CreateNull();
             return *out ? TW_OK : TW_ERR_NOMEM;
         }
-    if (n && (p[0] == '[' || p[0] == '{' || tw_json_number_valid(p, n))) {
+    /* (a byte a JSON reader drops keeps it the string it is) */
+    if (n && (p[0] == '[' || p[0] == '{' || tw_json_number_valid(p, n)) &&
+        tw_rq_json_stray(p, n) == n) {
         tw_error je;
         tw_status st = tw_json_parse(p, n, h->d.l.max_depth, out, &je);
         if (st == TW_ERR_NOMEM)

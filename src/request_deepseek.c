@@ -65,8 +65,7 @@ static tw_status read_call(dp *p, tw_message *m, size_t s, size_t e, const char 
     if (!sep)
         return tw_rq_fail(&p->d, TW_ERR_INVALID, (int64_t)s, path, "a tool call without " T_SEP);
     size_t a = (size_t)(sep - p->b) + DS_LEN(T_SEP);
-    if (memchr(p->b + s, '\0', (size_t)(sep - p->b) - s))
-        return tw_rq_fail(&p->d, TW_ERR_INVALID, (int64_t)s, path, "a call name holds a NUL byte");
+    TRY(tw_rq_no_nul(&p->d, p->b + s, (size_t)(sep - p->b) - s, s, path, "a call's name"));
     if (e - a > p->d.l.max_args_bytes)
         return tw_rq_refuse(&p->d, TW_ERR_LIMIT, TW_D_ARGS_TOO_LARGE, (int64_t)a, path,
                             "call arguments of %zu bytes, more than max_args_bytes (%zu)", e - a,
@@ -74,14 +73,9 @@ static tw_status read_call(dp *p, tw_message *m, size_t s, size_t e, const char 
     if (m->ncalls >= p->d.l.max_calls)
         return tw_rq_fail(&p->d, TW_ERR_LIMIT, (int64_t)s, path,
                           "more than max_calls (%zu) tool calls", p->d.l.max_calls);
-    if (memchr(p->b + a, '\0', e - a))
-        return tw_rq_refuse(&p->d, TW_ERR_INVALID, TW_D_JSON_NUL, (int64_t)a, path,
-                            "call arguments hold a NUL byte");
     cJSON *j = NULL;
-    tw_error je;
-    tw_status st = tw_json_parse(p->b + a, e - a, p->d.l.max_depth, &j, &je);
-    if (st != TW_OK)
-        return st == TW_ERR_NOMEM ? st : tw_rq_fail_json(&p->d, st, &je, (int64_t)a, path);
+    TRY(tw_rq_prompt_json(&p->d, p->b + a, e - a, a, path, "call arguments", &j));
+    tw_status st;
     if (!cJSON_IsObject(j)) {
         cJSON_Delete(j);
         return tw_rq_refuse(&p->d, TW_ERR_INVALID, TW_D_ARGUMENTS_NOT_OBJECT, (int64_t)a, path,

@@ -112,21 +112,11 @@ static tw_status read_tools(rp *p, size_t s, size_t *end)
             *end = le + 1;
             break;
         }
-        /* cJSON reads a NUL byte outside a string as white space: refused
-         * here, as a NUL in a string is, so that none is dropped */
-        if (memchr(p->b + i, '\0', le - i)) {
-            st = tw_rq_refuse(&p->d, TW_ERR_INVALID, TW_D_JSON_NUL, (int64_t)i, "tools",
-                              "a tool's JSON holds a NUL byte");
-            break;
-        }
         cJSON *j = NULL;
-        tw_error je;
-        st = tw_json_parse(p->b + i, le - i, p->d.l.max_depth, &j, &je);
+        st = tw_rq_prompt_json(&p->d, p->b + i, le - i, i, "tools", "a tool's JSON", &j);
         if (st == TW_OK && !cJSON_AddItemToArray(arr, j)) {
             cJSON_Delete(j);
             st = TW_ERR_NOMEM;
-        } else if (st != TW_OK && st != TW_ERR_NOMEM) {
-            st = tw_rq_fail_json(&p->d, st, &je, (int64_t)i, "tools");
         }
         if (st != TW_OK)
             break;
@@ -150,22 +140,15 @@ static tw_status read_tools(rp *p, size_t s, size_t *end)
 static tw_status read_value(rp *p, size_t s, size_t e, bool str, const char *path, cJSON **out)
 {
     *out = NULL;
-    /* (cJSON would read a NUL outside a JSON string as white space) */
-    if (memchr(p->b + s, '\0', e - s))
-        return tw_rq_refuse(&p->d, TW_ERR_INVALID, TW_D_JSON_NUL, (int64_t)s, path,
-                            "an argument holds a NUL byte");
     if (str) {
+        TRY(tw_rq_no_nul(&p->d, p->b + s, e - s, s, path, "an argument"));
         char *v = tw_strndup(p->b + s, e - s);
         *out = v ? cJSON_CreateString(v) : NULL;
         tw_free(v);
         return *out ? TW_OK : TW_ERR_NOMEM;
     }
-    tw_error je;
-    tw_status st = tw_json_parse(p->b + s, e - s, p->d.l.max_depth, out, &je);
-    if (st != TW_OK && st != TW_ERR_NOMEM)
-        return tw_rq_fail_json(&p->d, st, &je, (int64_t)s, path);
-    if (st != TW_OK)
-        return st;
+    TRY(tw_rq_prompt_json(&p->d, p->b + s, e - s, s, path, "an argument", out));
+    tw_status st;
     /* written back as the template writes it (a string as it is, any other
      * value by tojson, both unescaped), escapes that spell the value's closer
      * or the end of the turn would cut it there */
@@ -190,8 +173,7 @@ static tw_status read_value(rp *p, size_t s, size_t e, bool str, const char *pat
 
 static tw_status new_call(rp *p, tw_message *m, size_t s, size_t e, const char *path, tw_call **out)
 {
-    if (memchr(p->b + s, '\0', e - s))
-        return tw_rq_fail(&p->d, TW_ERR_INVALID, (int64_t)s, path, "a call name holds a NUL byte");
+    TRY(tw_rq_no_nul(&p->d, p->b + s, e - s, s, path, "a call's name"));
     if (m->ncalls >= p->d.l.max_calls)
         return tw_rq_fail(&p->d, TW_ERR_LIMIT, (int64_t)s, path,
                           "more than max_calls (%zu) tool calls", p->d.l.max_calls);
@@ -251,9 +233,7 @@ static tw_status read_params(rp *p, tw_call *c, size_t i, size_t end, const char
             return tw_rq_refuse(&p->d, TW_ERR_LIMIT, TW_D_ARGS_TOO_LARGE, (int64_t)vs, path,
                                 "call arguments of more than max_args_bytes (%zu) bytes",
                                 p->d.l.max_args_bytes);
-        if (memchr(p->b + ks, '\0', ke - ks))
-            return tw_rq_refuse(&p->d, TW_ERR_INVALID, TW_D_JSON_NUL, (int64_t)ks, path,
-                                "a parameter name holds a NUL byte");
+        TRY(tw_rq_no_nul(&p->d, p->b + ks, ke - ks, ks, path, "a parameter's name"));
         char *key = tw_strndup(p->b + ks, ke - ks);
         if (!key)
             return TW_ERR_NOMEM;

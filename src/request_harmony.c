@@ -76,6 +76,7 @@ static size_t rfind_in(const hr *h, size_t from, size_t lim, const char *s, size
 
 static tw_status put_str_option(hr *h, const char *key, const char *p, size_t n)
 {
+    TRY(tw_rq_no_nul(&h->d, p, n, (size_t)(p - h->b), "options", key));
     char *s = tw_strndup(p, n);
     cJSON *v = s ? cJSON_CreateString(s) : NULL;
     tw_free(s);
@@ -274,9 +275,8 @@ static tw_status read_param(hr *h, size_t lim, cJSON *props, cJSON *req)
             tw_free(raw);
             st = v ? TW_OK : TW_ERR_NOMEM;
         } else {
-            tw_error e;
-            if (tw_json_parse(h->b + h->pos, de - h->pos, h->d.l.max_depth, &v, &e) != TW_OK)
-                st = fail(h, h->pos, "a parameter's default is not JSON");
+            st = tw_rq_prompt_json(&h->d, h->b + h->pos, de - h->pos, h->pos, "tools",
+                                   "a parameter's default", &v);
         }
         if (v)
             put_item(h, s, "default", v);
@@ -381,6 +381,9 @@ static tw_status read_developer(hr *h, bool functions)
         return fail(h, h->pos, "the developer message holds neither instructions nor tools");
     }
     if (functions) {
+        /* names, descriptions and types become C strings */
+        TRY(tw_rq_no_nul(&h->d, h->b + tools_at, end - tools_at, tools_at, "tools",
+                         "the functions namespace"));
         h->pos = tools_at + sizeof TW_HM_NAMESPACE - 1;
         cJSON *tools = cJSON_CreateArray();
         if (!tools)
@@ -445,19 +448,23 @@ static tw_status read_call(hr *h, const char *think, size_t tn)
     tw_call *c = tw_calloc(1, sizeof *c);
     if (!c)
         return TW_ERR_NOMEM;
-    tw_error e;
-    c->name = tw_strndup(name, nn);
-    if (!c->name || tw_json_parse(args, an, h->d.l.max_depth, &c->arguments, &e) != TW_OK ||
-        !cJSON_IsObject(c->arguments)) {
-        bool mem = !c->name;
+    tw_status st = tw_rq_no_nul(&h->d, name, nn, (size_t)(name - h->b), "calls", "a call's name");
+    if (st == TW_OK)
+        st = (c->name = tw_strndup(name, nn)) ? TW_OK : TW_ERR_NOMEM;
+    if (st == TW_OK)
+        st = tw_rq_prompt_json(&h->d, args, an, (size_t)(args - h->b), "calls",
+                               "a call's arguments", &c->arguments);
+    if (st == TW_OK && !cJSON_IsObject(c->arguments))
+        st = fail(h, at, "a call's arguments are not a JSON object");
+    if (st != TW_OK) {
         tw_free(c->name);
         cJSON_Delete(c->arguments);
         tw_free(c);
-        return mem ? TW_ERR_NOMEM : fail(h, at, "a call's arguments are not a JSON object");
+        return st;
     }
     char id[32];
     snprintf(id, sizeof id, "call_%zu", ++h->d.next_id);
-    tw_status st = (c->id = tw_strdup(id)) ? tw_message_add_call(m, c) : TW_ERR_NOMEM;
+    st = (c->id = tw_strdup(id)) ? tw_message_add_call(m, c) : TW_ERR_NOMEM;
     if (st != TW_OK) { /* not added: still ours */
         tw_free(c->id);
         tw_free(c->name);
@@ -475,9 +482,10 @@ static tw_status read_result(hr *h)
     if (!until(h, LIT(" to=assistant<|channel|>commentary<|message|>"), &name, &nn) ||
         !until(h, LIT("<|end|>"), &val, &vn))
         return fail(h, at, "a tool result message is not whole");
+    TRY(tw_rq_no_nul(&h->d, name, nn, (size_t)(name - h->b), "messages", "a tool result's name"));
     cJSON *v = NULL;
-    tw_error e;
-    if (tw_json_parse(val, vn, h->d.l.max_depth, &v, &e) != TW_OK || !cJSON_IsString(v)) {
+    TRY(tw_rq_prompt_json(&h->d, val, vn, (size_t)(val - h->b), "messages", "a tool result", &v));
+    if (!cJSON_IsString(v)) {
         cJSON_Delete(v);
         return fail(h, at, "a tool result is not a JSON string");
     }
@@ -502,6 +510,8 @@ static tw_status read_turns(hr *h, bool *gen)
         const char *p;
         size_t n;
         if (h->n - h->pos == 18 && take(h, LIT("<|start|>assistant"))) {
+            if (pending) /* its text would be dropped */
+                return fail(h, at, "an analysis message followed by the generation prompt");
             *gen = true;
         } else if (take(h, LIT("<|start|>user<|message|>"))) {
             if (!until(h, LIT("<|end|>"), &p, &n))

@@ -106,15 +106,10 @@ static tw_status read_tools(lr *h)
         r->tools = nt;
         memset(&r->tools[r->ntools], 0, sizeof *nt);
         cJSON *j = NULL;
-        tw_error je;
-        tw_status st = tw_json_parse(h->b + h->pos, e, h->d.l.max_depth, &j, &je);
-        if (st == TW_ERR_NOMEM)
-            return st;
-        if (st != TW_OK)
-            return tw_rq_fail_json(&h->d, st, &je, (int64_t)h->pos, "tools");
+        TRY(tw_rq_prompt_json(&h->d, h->b + h->pos, e, h->pos, "tools", "a tool's JSON", &j));
         tw_error te;
         tw_error_clear(&te);
-        st = tw_tool_read(j, &r->tools[r->ntools], &te);
+        tw_status st = tw_tool_read(j, &r->tools[r->ntools], &te);
         cJSON_Delete(j);
         if (st == TW_ERR_NOMEM)
             return st;
@@ -181,6 +176,8 @@ static tw_status builtin_call(lr *h, tw_message *m, const char *p, size_t n, siz
     const char *dot = tw_memmem(p, n, LIT(".call("));
     if (!dot || n == 0 || p[n - 1] != ')')
         return fail(h, at, "a <|python_tag|> turn is not NAME.call(...)");
+    /* its name, keys and values become C strings */
+    TRY(tw_rq_no_nul(&h->d, p, n, (size_t)(p - h->b), "", "a built-in call"));
     cJSON *args = cJSON_CreateObject();
     if (!args)
         return TW_ERR_NOMEM;
@@ -225,6 +222,10 @@ static tw_status json_call(lr *h, tw_message *m, const char *p, size_t n, bool *
     if (!q)
         return TW_OK;
     size_t a0 = (size_t)(q - p) + sizeof mid - 1;
+    /* a NUL in the name, or a byte a JSON reader drops from the arguments,
+     * would vanish: such a text is no call, it stays content as it is */
+    if (memchr(p, '\0', (size_t)(q - p)) || tw_rq_json_stray(p + a0, n - 1 - a0) < n - 1 - a0)
+        return TW_OK;
     cJSON *args = NULL;
     tw_error je;
     tw_status st = tw_json_parse(p + a0, n - 1 - a0, h->d.l.max_depth, &args, &je);
@@ -248,6 +249,8 @@ static tw_status system_turn(lr *h)
         const char *e = tw_memmem(h->b + h->pos, h->n - h->pos, LIT("\n\n"));
         if (!e)
             return fail(h, h->pos, "the Tools line is not closed");
+        TRY(tw_rq_no_nul(&h->d, h->b + h->pos, (size_t)(e - h->b) - h->pos, h->pos, "options",
+                         "the Tools line"));
         cJSON *arr = cJSON_CreateArray();
         if (!arr)
             return TW_ERR_NOMEM;
@@ -275,6 +278,7 @@ static tw_status system_turn(lr *h)
     if (!e)
         return fail(h, h->pos, "the date line is not closed");
     size_t dn = (size_t)(e - (h->b + h->pos));
+    TRY(tw_rq_no_nul(&h->d, h->b + h->pos, dn, h->pos, "options", "the date line"));
     if (!(dn == 11 && memcmp(h->b + h->pos, "26 Jul 2024", 11) == 0)) {
         char *ds = tw_strndup(h->b + h->pos, dn);
         cJSON *v = ds ? cJSON_CreateString(ds) : NULL;
@@ -338,11 +342,10 @@ static tw_status prompt_body(lr *h)
         size_t n = e - s;
         if (rn == 7 && memcmp(role, "ipython", 7) == 0) {
             cJSON *v = NULL;
-            tw_error je;
-            tw_status st = tw_json_parse(p, n, h->d.l.max_depth, &v, &je);
-            if (st == TW_ERR_NOMEM)
+            tw_status st = tw_rq_prompt_json(&h->d, p, n, s, "messages", "an ipython turn", &v);
+            if (st != TW_OK)
                 return st;
-            if (st != TW_OK || !cJSON_IsString(v)) {
+            if (!cJSON_IsString(v)) {
                 cJSON_Delete(v);
                 return fail(h, s, "an ipython turn is not a JSON string");
             }

@@ -14,6 +14,7 @@
 #include "alloc.h"
 #include "formats.h"
 #include "mistral_text.h"
+#include "request_read.h"
 #include "tw_macros.h"
 #include "toolwire/json.h"
 
@@ -60,6 +61,21 @@ static tw_status no_nul(rd *r, const char *s, size_t n, const char *what)
 {
     const char *z = memchr(s, '\0', n);
     return z ? fail_at(r, z, what) : TW_OK;
+}
+
+/* JSON text [s, s + n): a byte a JSON reader would drop (a NUL, a control
+ * byte between tokens: tw_rq_json_stray) is refused where it is, with its
+ * code, never dropped. */
+static tw_status json_clean(rd *r, const char *s, size_t n, const char *what)
+{
+    size_t z = tw_rq_json_stray(s, n);
+    if (z == n)
+        return TW_OK;
+    tw_error_set(r->err, s[z] ? TW_D_JSON_NOT_RFC8259 : TW_D_JSON_NUL, (int64_t)(s + z - r->buf),
+                 NULL, "%s: %s at byte %zu in %s", r->t->name,
+                 s[z] ? "a control byte between JSON tokens" : "a NUL byte",
+                 (size_t)(s + z - r->buf), what);
+    return TW_ERR_INVALID;
 }
 
 static tw_status fail(rd *r, const char *what)
@@ -228,7 +244,7 @@ static tw_status read_tools(rd *r, cJSON *req)
     const char *s = upto(r, "[/AVAILABLE_TOOLS]", &n);
     if (!s)
         return fail(r, "[AVAILABLE_TOOLS] is not closed");
-    TRY(no_nul(r, s, n, "a NUL byte in [AVAILABLE_TOOLS]"));
+    TRY(json_clean(r, s, n, "[AVAILABLE_TOOLS]"));
     cJSON *tools = NULL;
     tw_error je = {0};
     if (tw_json_parse(s, n, r->depth, &tools, &je) != TW_OK || !cJSON_IsArray(tools)) {
@@ -274,7 +290,7 @@ static tw_status read_call(rd *r, cJSON *calls)
     js.max_depth = r->depth;
     if (tw_jscan_feed(&js, r->p, (size_t)(r->end - r->p), &used) != TW_JSCAN_DONE)
         return fail(r, "a call's arguments are not one JSON value");
-    TRY(no_nul(r, r->p, used, "a NUL byte in a call's arguments"));
+    TRY(json_clean(r, r->p, used, "a call's arguments"));
     cJSON *args = NULL;
     tw_error je = {0};
     if (tw_json_parse(r->p, used, r->depth, &args, &je) != TW_OK)

@@ -14,6 +14,7 @@
 #include "toolwire/json.h"
 #include "toolwire/text.h"
 #include "tw_macros.h"
+#include "typed_args.h"
 
 #define LIT(s) (s), (sizeof(s) - 1)
 
@@ -81,6 +82,91 @@ tw_status tw_rq_fail_json(tw_rq *d, tw_status st, const tw_error *je, int64_t ba
     int64_t off = je->offset >= 0 ? base + je->offset : -1;
     tw_error_set(d->err, je->code, off, path, "%s", je->message);
     return st;
+}
+
+/* ===================== the JSON and names of a prompt ===================== */
+
+size_t tw_rq_json_stray(const char *p, size_t n)
+{
+    bool in_str = false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)p[i];
+        if (in_str) {
+            if (c == '\\')
+                i++; /* the escaped byte (a NUL there is still found: below) */
+            else if (c == '"')
+                in_str = false;
+            if (i < n && p[i] == '\0')
+                return i;
+        } else if (c == '"') {
+            in_str = true;
+        } else if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+            return i;
+        }
+    }
+    return n;
+}
+
+tw_status tw_rq_prompt_json(tw_rq *d, const char *p, size_t n, size_t at, const char *path,
+                            const char *what, cJSON **out)
+{
+    *out = NULL;
+    size_t z = tw_rq_json_stray(p, n);
+    if (z < n) {
+        if (p[z] == '\0')
+            return tw_rq_refuse(d, TW_ERR_INVALID, TW_D_JSON_NUL, (int64_t)(at + z), path,
+                                "a NUL byte at byte %zu in %s (JSON holds none)", at + z, what);
+        return tw_rq_refuse(d, TW_ERR_INVALID, TW_D_JSON_NOT_RFC8259, (int64_t)(at + z), path,
+                            "a control byte (0x%02x) between the JSON tokens of %s at byte %zu",
+                            (unsigned)(unsigned char)p[z], what, at + z);
+    }
+    tw_error je;
+    tw_status st = tw_json_parse(p, n, d->l.max_depth, out, &je);
+    if (st != TW_OK && st != TW_ERR_NOMEM)
+        return tw_rq_fail_json(d, st, &je, (int64_t)at, path);
+    return st;
+}
+
+tw_status tw_rq_no_nul(tw_rq *d, const char *p, size_t n, size_t at, const char *path,
+                       const char *what)
+{
+    const char *z = n ? memchr(p, '\0', n) : NULL;
+    if (!z)
+        return TW_OK;
+    size_t off = at + (size_t)(z - p);
+    return tw_rq_refuse(d, TW_ERR_INVALID, TW_D_JSON_NUL, (int64_t)off, path,
+                        "a NUL byte at byte %zu in %s (it holds none)", off, what);
+}
+
+tw_status tw_rq_markup_value(tw_rq *d, unsigned types, const char *p, size_t n, size_t at,
+                             const char *path, cJSON **out)
+{
+    *out = NULL;
+    TRY(tw_rq_no_nul(d, p, n, at, path, "an argument's value"));
+    if (types != TW_TY_STRING && n) {
+        cJSON *j = NULL;
+        tw_error je;
+        tw_status st = tw_json_parse(p, n, d->l.max_depth, &j, &je);
+        if (st == TW_ERR_NOMEM)
+            return st;
+        if (st == TW_OK && !cJSON_IsString(j)) {
+            tw_buf t = {0};
+            st = tw_json_write_py(&t, j, d->l.max_depth);
+            bool same = st == TW_OK && t.len == n && memcmp(t.data, p, n) == 0;
+            tw_buf_free(&t);
+            if (same) {
+                *out = j;
+                return TW_OK;
+            }
+        }
+        cJSON_Delete(j);
+        if (st == TW_ERR_NOMEM)
+            return st;
+    }
+    char *s = tw_strndup(p, n);
+    *out = s ? cJSON_CreateString(s) : NULL;
+    tw_free(s);
+    return *out ? TW_OK : TW_ERR_NOMEM;
 }
 
 static tw_status warn_v(tw_rq *d, tw_status code, int64_t offset, const char *fmt, va_list ap)
@@ -213,9 +299,10 @@ static tw_status read_payload(const tw_limits *l, const char *p, size_t n, tw_ca
     memset(c, 0, sizeof *c);
     c->offset = -1;
     *code = TW_D_TOOL_CALL_JSON;
-    if (memchr(p, '\0', n)) { /* JSON readers take it for white space: it would vanish */
-        *code = TW_D_JSON_NUL;
-        *why = "holds a NUL byte";
+    size_t z = tw_rq_json_stray(p, n); /* a byte a JSON reader would drop */
+    if (z < n) {
+        *code = p[z] ? TW_D_JSON_NOT_RFC8259 : TW_D_JSON_NUL;
+        *why = p[z] ? "holds a control byte between JSON tokens" : "holds a NUL byte";
         return TW_ERR_PARSE;
     }
     cJSON *j = NULL;

@@ -52,6 +52,39 @@ tw_status tw_rq_refuse(tw_rq *d, tw_status st, tw_status code, int64_t offset, c
  */
 tw_status tw_rq_fail_json(tw_rq *d, tw_status st, const tw_error *je, int64_t base,
                           const char *path);
+/* ===================== the JSON and names of a prompt ===================== */
+
+/* The first byte of the JSON text p[0, n) that a JSON reader would drop: a
+ * NUL byte anywhere (cJSON takes one between tokens for white space, and a
+ * string cannot hold one), or a control byte other than tab, line feed and
+ * carriage return between tokens (white space to cJSON, not to RFC 8259).
+ * n when there is none. One pass, no allocation. */
+size_t tw_rq_json_stray(const char *p, size_t n);
+
+/* Read the JSON text p[0, n) that starts at byte `at` of a prompt into *out
+ * (the caller frees it; NULL on failure), `what` naming it in the messages.
+ * A byte tw_rq_json_stray finds is refused at its offset (json_nul for a
+ * NUL, json_not_rfc8259 for a control byte), so none vanishes; text that
+ * does not parse fails as tw_rq_fail_json says. TW_ERR_NOMEM as it comes. */
+tw_status tw_rq_prompt_json(tw_rq *d, const char *p, size_t n, size_t at, const char *path,
+                            const char *what, cJSON **out);
+
+/* A name, key or id p[0, n) starting at byte `at` of a prompt, which becomes
+ * a C string: a NUL byte in it is refused at its offset (json_nul), never
+ * cut at. TW_OK when it holds none. */
+tw_status tw_rq_no_nul(tw_rq *d, const char *p, size_t n, size_t at, const char *path,
+                       const char *what);
+
+/* A value of a call's arguments written as markup (the GLM and MiniMax-M2
+ * templates: a string as it stands, anything else as tojson writes it),
+ * p[0, n) at byte `at`, `types` its parameter's (typed_args.h; 0: none
+ * known) into *out: JSON when the parameter may be other than a string and
+ * the text is JSON other than a string that tojson writes back as the same
+ * bytes, else the string as it stands, so the value is kept exactly. A NUL
+ * byte is refused (json_nul: a string cannot hold one). */
+tw_status tw_rq_markup_value(tw_rq *d, unsigned types, const char *p, size_t n, size_t at,
+                             const char *path, cJSON **out);
+
 /* The body's root: a JSON object that names each member once; else a
  * refusal (a repeated member: code duplicate_key, the key as the path). */
 tw_status tw_rq_root(tw_rq *d, const cJSON *j);

@@ -51,8 +51,8 @@ static const char *const cell_title[] = {"n/a: the check does not apply here",
                                          "skipped",
                                          "pass",
                                          "failed, as the fixture expects (or advisory)",
-                                         "MISMATCH, a consequence: failed only because of an "
-                                         "earlier failure of its exchange, counted under it",
+                                         ("MISMATCH, a consequence: failed only because of an "
+                                          "earlier failure of its exchange, counted under it"),
                                          "MISMATCH: expected to fail, did not",
                                          "MISMATCH: failed, not expected"};
 

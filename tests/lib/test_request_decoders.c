@@ -324,7 +324,7 @@ Test(hermes_prompt_reader, refusals_name_the_turn)
     struct {
         const char *in, *path;
         tw_status code;
-        size_t offset;
+        int64_t offset;
     } cases[] = {
         {"", "", TW_ERR_INVALID, 0},
         {"hello", "turns[0]", TW_ERR_INVALID, 0},

@@ -387,7 +387,7 @@ Test(secrets_names, clip_into_a_buffer_never_keeps_part_of_a_key)
                                "known %d, a buffer of %zu: %s", known, n, dst);
             /* a known key: not 4 bytes of it either */
             for (size_t w = 0; known && w + 4 <= 37; w++)
-                cr_expect_null(memmem(dst, strlen(dst), KEY37 + w, 4), "a buffer of %zu: %s", n,
+                cr_expect_null(memmem(dst, strlen(dst), &KEY37[w], 4), "a buffer of %zu: %s", n,
                                dst);
         }
     }
