@@ -10,7 +10,7 @@
  * tools (declared: unknown names refused) and forced_open when the
  * template's generation prompt opened the reasoning.
  *
- * Aborts (a finding) on:
+ * A finding is one of:
  *   - a crash or sanitizer report inside either side (the sanitizers);
  *   - a hang (libFuzzer's -timeout);
  *   - "throws": llama.cpp's final parse throws where toolwire's reading is
@@ -27,16 +27,39 @@
  *   - "retraction": a partial parse of a prefix shows more calls than the
  *     final parse reads, or a call under another name (a streaming client
  *     was sent a call that the finished message takes back).
+ * Each of the last four gets a signature (sig_throws, sig_calls,
+ * sig_retraction below): the class of defect, told from the input and both
+ * readings, mostly by parsing an edited text again (the text cut after the
+ * last call block reads clean with toolwire's calls: "text-after-calls").
+ * The signatures declared known for a dialect (TOOLWIRE_LLAMA_KNOWN,
+ * default parsers/llama.cpp/known-defects.json beside this file) are
+ * counted and the run goes on: the smallest input of each is kept as
+ * findings/known-SIGNATURE-DIALECT (written only when a smaller one comes),
+ * the counts in findings/counts-PID.tsv (rewritten at most every 10 s and
+ * at exit; TOOLWIRE_LLAMA_DIFF_KEEP=DIR writes them under DIR instead, and
+ * an empty value writes nothing). Any other signature aborts, printed first as
+ * `fuzz_llama_diff: DIALECT: KIND: SIGNATURE: detail`, so that libFuzzer
+ * keeps the input as a crash file.
+ *
+ * TOOLWIRE_LLAMA_DIFF_ONLY=SIGNATURE (or DIALECT:SIGNATURE): only that
+ * signature aborts, known or not, and nothing is written: -minimize_crash
+ * then keeps the signature while it cuts the input.
+ * TOOLWIRE_LLAMA_DIFF_REJECT_KNOWN=1: an input whose findings are all known
+ * returns -1 (libFuzzer does not add it to the corpus).
  * The declared differences (parsers/llama.cpp/expected.json) are kept out
- * by construction, or by lp_declared below. The finding is printed to stderr with its kind before the
- * abort, so that a crash file's trace says what differed.
+ * by construction, or by lp_declared below.
  *
  * TOOLWIRE_TEMPLATES: the chat templates (default ../shared/templates).
  * Built by scripts/fuzz-llama.sh; not part of the build or the tests.
  */
 #include <cstdint>
 #include <cstring>
+#include <ctime>
+#include <map>
+#include <set>
 #include <string>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <vector>
 
 #include "llama_parser_common.h"
@@ -63,8 +86,29 @@ static const char k_tools[] =
     "{\"type\": \"object\", \"properties\": {\"path\": {\"type\": \"string\"}, \"content\": "
     "{\"type\": \"string\"}}}}}]";
 
+/* The tokens that open and close a dialect's call block (docs/formats/), as
+ * the signatures look for them: "" where the block has no close (the call
+ * ends the message, or an end-of-generation token ends it). */
+struct lp_tokens {
+    const char *dialect, *open, *close;
+};
+static const lp_tokens k_tokens[] = {
+    {"hermes", "<tool_call>", "</tool_call>"},
+    {"qwen3-coder", "<tool_call>", "</tool_call>"},
+    {"harmony", "to=functions.", ""},
+    {"deepseek-v3.1", "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"},
+    {"dsml", "<｜DSML｜function_calls>", "</｜DSML｜function_calls>"},
+    {"kimi-k2", "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>"},
+    {"mistral", "[TOOL_CALLS]", ""},
+    {"llama3", "{", ""},
+    {"glm", "<tool_call>", "</tool_call>"},
+    {"minimax-m2", "<minimax:tool_call>", "</minimax:tool_call>"},
+    {"gemma4", "<|tool_call>", "<tool_call|>"},
+};
+
 struct lp_side {
     lp_dialect d;
+    std::string open, close; /* k_tokens */
     lp_parser llama;
     const tw_format_ops *f = nullptr;
     void *dec = nullptr;
@@ -88,6 +132,88 @@ static bool slurp(const std::string &path, std::string *out)
     return true;
 }
 
+
+/* ---- the known defect classes and what was seen of them ---- */
+
+struct lp_known {
+    int defect;
+    std::string why;
+};
+/* "DIALECT KIND SIGNATURE" -> its declaration */
+static std::map<std::string, lp_known> g_known;
+static std::string g_only;            /* TOOLWIRE_LLAMA_DIFF_ONLY */
+static std::string g_keep = "findings"; /* TOOLWIRE_LLAMA_DIFF_KEEP: "" writes nothing */
+static bool g_reject_known;           /* TOOLWIRE_LLAMA_DIFF_REJECT_KNOWN */
+static std::map<std::string, size_t> g_count;    /* "DIALECT\tKIND\tSIGNATURE" -> findings */
+static std::map<std::string, size_t> g_smallest; /* "SIGNATURE-DIALECT" -> bytes kept, SIZE_MAX none */
+static time_t g_flushed;
+
+static void flush_counts()
+{
+    if (!g_only.empty() || g_keep.empty() || g_count.empty())
+        return;
+    std::string path = g_keep + "/counts-" + std::to_string((long)getpid()) + ".tsv";
+    FILE *fp = fopen((path + ".tmp").c_str(), "w");
+    if (!fp)
+        return;
+    for (const auto &c : g_count)
+        fprintf(fp, "%s\t%zu\n", c.first.c_str(), c.second);
+    if (fclose(fp) == 0)
+        rename((path + ".tmp").c_str(), path.c_str());
+    g_flushed = time(nullptr);
+}
+
+static void at_exit() { flush_counts(); }
+
+/* The known classes: {"known": [{"signature", "kind", "dialects": [...], "defect", "why"}]}.
+ * A file that cannot be read stops the run: every finding would abort. */
+static void load_known()
+{
+    const char *only = getenv("TOOLWIRE_LLAMA_DIFF_ONLY");
+    g_only = only ? only : "";
+    const char *rej = getenv("TOOLWIRE_LLAMA_DIFF_REJECT_KNOWN");
+    g_reject_known = rej && strcmp(rej, "1") == 0;
+    const char *keep = getenv("TOOLWIRE_LLAMA_DIFF_KEEP");
+    if (keep)
+        g_keep = keep;
+    const char *env = getenv("TOOLWIRE_LLAMA_KNOWN");
+    std::string path = env && *env ? env : std::string(__FILE__).substr(0, std::string(__FILE__).rfind('/') + 1) +
+                                               "known-defects.json";
+    std::string src;
+    if (!slurp(path, &src)) {
+        fprintf(stderr, "fuzz_llama_diff: cannot read the known defects %s (TOOLWIRE_LLAMA_KNOWN)\n", path.c_str());
+        abort();
+    }
+    nlohmann::json k = nlohmann::json::parse(src, nullptr, false);
+    if (k.is_discarded() || !k.is_object() || !k.contains("known") || !k["known"].is_array()) {
+        fprintf(stderr, "fuzz_llama_diff: %s: expected an object with an array \"known\"\n", path.c_str());
+        abort();
+    }
+    size_t i = 0;
+    for (const auto &e : k["known"]) {
+        if (!e.is_object() || !e.contains("signature") || !e["signature"].is_string() || !e.contains("kind") ||
+            !e["kind"].is_string() || !e.contains("dialects") || !e["dialects"].is_array() || !e.contains("defect") ||
+            !e["defect"].is_number_integer()) {
+            fprintf(stderr, "fuzz_llama_diff: %s: known[%zu]: expected signature, kind (strings), dialects (array), "
+                            "defect (integer)\n", path.c_str(), i);
+            abort();
+        }
+        for (const auto &d : e["dialects"]) {
+            if (!d.is_string()) {
+                fprintf(stderr, "fuzz_llama_diff: %s: known[%zu].dialects: expected strings\n", path.c_str(), i);
+                abort();
+            }
+            g_known[d.get<std::string>() + " " + e["kind"].get<std::string>() + " " +
+                    e["signature"].get<std::string>()] = {
+                e["defect"].get<int>(), e.value("why", std::string())};
+        }
+        i++;
+    }
+    fprintf(stderr, "fuzz_llama_diff: %zu known signatures (dialect, kind, signature) from %s%s%s\n", g_known.size(),
+        path.c_str(), g_only.empty() ? "" : "; only ", g_only.c_str());
+    atexit(at_exit);
+}
+
 extern "C" int LLVMFuzzerInitialize(int *, char ***)
 {
     common_log_set_verbosity_thold(-1);
@@ -107,6 +233,11 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***)
         std::string src;
         lp_side s;
         s.d = d;
+        for (const lp_tokens &t : k_tokens)
+            if (d.dialect == t.dialect) {
+                s.open = t.open;
+                s.close = t.close;
+            }
         if (!slurp(d.path, &src)) {
             g_sides.push_back(s); /* its row stays, unused: the seeds' dialect bytes are rows */
             continue;
@@ -139,26 +270,10 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***)
             fprintf(stderr, " %s (%s, %s%s)", s.d.dialect.c_str(), s.d.file.c_str(), s.llama.format.c_str(),
                 s.llama.opened ? ", forced open" : "");
     fputc('\n', stderr);
+    load_known();
     return 0;
 }
 
-/* A declared difference (parsers/llama.cpp/expected.json) the fuzzer can only
- * skip by looking at the input: the name of its rule, or NULL. None today:
- * the others are kept out by construction (the same tools on both sides,
- * calls compared only, only clean toolwire readings, both sides cut at the
- * end-of-generation token, forced_open from the template). */
-static const char *lp_declared(const lp_side &s, const std::string &text)
-{
-    (void)s;
-    (void)text;
-    return nullptr;
-}
-
-[[noreturn]] static void finding(const lp_side &s, const char *kind, const std::string &detail)
-{
-    fprintf(stderr, "fuzz_llama_diff: %s: %s: %s\n", s.d.dialect.c_str(), kind, detail.c_str());
-    abort();
-}
 
 /* The calls as plain (unordered) JSON: arguments compare JSON-equal, key
  * order and number spelling aside. */
@@ -189,6 +304,267 @@ static nlohmann::json llama_calls(const common_chat_msg &m)
     return a;
 }
 
+/* A declared difference (parsers/llama.cpp/expected.json) the fuzzer can only
+ * skip by looking at the input: the name of its rule, or NULL. None today:
+ * the others are kept out by construction (the same tools on both sides,
+ * calls compared only, only clean toolwire readings, both sides cut at the
+ * end-of-generation token, forced_open from the template). */
+static const char *lp_declared(const lp_side &s, const std::string &text)
+{
+    (void)s;
+    (void)text;
+    return nullptr;
+}
+
+/* ---- signatures: the class of a finding, from the input and both readings ---- */
+
+/* llama.cpp's final parse of `t` reads these calls, and does not throw */
+static bool reads_as(const lp_side &s, const std::string &t, const nlohmann::json &want)
+{
+    try {
+        return llama_calls(common_chat_parse(t, false, s.llama.params)) == want;
+    } catch (const std::exception &) {
+        return false;
+    }
+}
+
+static bool has(const std::string &h, const std::string &n) { return !n.empty() && h.find(n) != std::string::npos; }
+
+/* `t` without the text between a call block's close and the next block's
+ * open, nor after the last close: the call blocks alone, and what precedes
+ * the first */
+static std::string blocks_only(const lp_side &s, const std::string &t)
+{
+    size_t at = t.find(s.open);
+    if (at == std::string::npos || s.close.empty())
+        return t;
+    std::string out = t.substr(0, at);
+    while (at != std::string::npos) {
+        size_t end = t.find(s.close, at);
+        if (end == std::string::npos) {
+            out += t.substr(at);
+            break;
+        }
+        end += s.close.size();
+        out += t.substr(at, end - at);
+        at = t.find(s.open, end);
+    }
+    return out;
+}
+
+/* The end of the JSON object that starts at t[at] ('{'), strings skipped;
+ * npos when it does not end. */
+static size_t object_end(const std::string &t, size_t at)
+{
+    int depth = 0;
+    bool str = false;
+    for (size_t i = at; i < t.size(); i++) {
+        char c = t[i];
+        if (str) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                str = false;
+        } else if (c == '"') {
+            str = true;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            if (--depth == 0)
+                return i + 1;
+        }
+    }
+    return std::string::npos;
+}
+
+static void replace_all(std::string *t, const std::string &from, const std::string &to)
+{
+    for (size_t at = t->find(from); at != std::string::npos; at = t->find(from, at + to.size()))
+        t->replace(at, from.size(), to);
+}
+
+/* llama.cpp throws, toolwire reads `twc` clean */
+static std::string sig_throws(const lp_side &s, const std::string &text, const nlohmann::json &twc)
+{
+    const std::string &dl = s.d.dialect;
+    if (!s.close.empty()) {
+        size_t last = text.rfind(s.close);
+        if (last != std::string::npos && last + s.close.size() < text.size() &&
+            reads_as(s, text.substr(0, last + s.close.size()), twc))
+            return "text-after-calls";
+        std::string b = blocks_only(s, text);
+        if (b != text && reads_as(s, b, twc))
+            return "text-between-calls";
+    }
+    if (dl == "llama3") {
+        std::string t = text;
+        replace_all(&t, "\"arguments\"", "\"parameters\"");
+        if (t != text && reads_as(s, t, twc))
+            return "arguments-key";
+        size_t at = t.find('{');
+        size_t end = at == std::string::npos ? at : object_end(t, at);
+        if (end != std::string::npos && end < t.size() && twc.size() >= 1 &&
+            reads_as(s, t.substr(0, end), nlohmann::json::array({twc[0]})))
+            return t != text ? "arguments-key" : "text-after-first-call";
+    }
+    if (dl == "harmony") {
+        size_t h = std::min(text.find("<|channel|>"), text.find("<|start|>"));
+        if (h == std::string::npos && reads_as(s, "<|channel|>final<|message|>" + text, twc))
+            return "text-without-header";
+        if (h != std::string::npos && h > 0 && reads_as(s, text.substr(h), twc))
+            return "text-without-header";
+    }
+    if (dl == "kimi-k2") { /* white space between two of its tokens */
+        std::string t;
+        for (size_t i = 0; i < text.size(); i++) {
+            if (strchr(" \t\r\n", text[i]) && i > 0 && text[i - 1] == '>') {
+                size_t j = i;
+                while (j < text.size() && strchr(" \t\r\n", text[j]))
+                    j++;
+                if (j + 1 < text.size() && text[j] == '<' && text[j + 1] == '|' && i >= 2 && text[i - 2] == '|') {
+                    i = j - 1;
+                    continue;
+                }
+            }
+            t += text[i];
+        }
+        if (t != text && (reads_as(s, t, twc) || reads_as(s, blocks_only(s, t), twc)))
+            return "space-between-call-tokens";
+    }
+    if (dl == "glm") { /* a call block without <arg_key> */
+        for (size_t at = text.find("<tool_call>"); at != std::string::npos; at = text.find("<tool_call>", at + 1)) {
+            size_t end = text.find("</tool_call>", at);
+            if (end != std::string::npos && text.substr(at, end - at).find("<arg_key>") == std::string::npos)
+                return "call-without-arguments";
+        }
+    }
+    return "throws";
+}
+
+/* A call of `twc` missing from llama.cpp's `lc`: its name ("" when none is) */
+static std::string missing_name(const nlohmann::json &lc, const nlohmann::json &twc)
+{
+    std::multiset<std::string> got;
+    for (const auto &c : lc)
+        got.insert(c["name"].get<std::string>());
+    for (const auto &c : twc) {
+        auto it = got.find(c["name"].get<std::string>());
+        if (it == got.end())
+            return c["name"].get<std::string>();
+        got.erase(it);
+    }
+    return "";
+}
+
+/* llama.cpp reads `m` (calls `lc`) where toolwire reads `twc` (`dup`: it
+ * warned of a repeated key) */
+static std::string sig_calls(const lp_side &s, const std::string &text, const common_chat_msg &m,
+                             const nlohmann::json &lc, const nlohmann::json &twc, bool dup)
+{
+    if (lc.size() < twc.size()) {
+        if (has(m.reasoning_content, s.open))
+            return "call-in-open-reasoning";
+        if (has(m.content, s.open)) {
+            if (s.d.dialect == "hermes") { /* the template's line breaks around the JSON */
+                std::string t = text;
+                size_t at = 0;
+                while ((at = t.find("<tool_call>", at)) != std::string::npos) {
+                    at += 11;
+                    size_t j = at;
+                    while (j < t.size() && strchr(" \t\r\n", t[j]))
+                        j++;
+                    t.replace(at, j - at, "\n");
+                }
+                at = 0;
+                while ((at = t.find("</tool_call>", at)) != std::string::npos) {
+                    size_t j = at;
+                    while (j > 0 && strchr(" \t\r\n", t[j - 1]))
+                        j--;
+                    t.replace(j, at - j, "\n");
+                    at = j + 1 + 12;
+                }
+                if (reads_as(s, t, twc) || reads_as(s, blocks_only(s, t), twc))
+                    return "call-without-template-newlines";
+            }
+            return "call-left-as-content";
+        }
+        std::string name = missing_name(lc, twc);
+        if (!name.empty() && !has(m.content, name) && !has(m.reasoning_content, name))
+            return "call-vanished";
+        return "fewer-calls";
+    }
+    if (lc.size() > twc.size())
+        return "more-calls";
+    for (size_t i = 0; i < lc.size(); i++) {
+        if (lc[i]["name"] != twc[i]["name"])
+            return "call-names-differ";
+        if (lc[i]["arguments"] == twc[i]["arguments"])
+            continue;
+        if (lc[i]["arguments"].dump().find("<|\\\"|>") != std::string::npos)
+            return "key-keeps-quote-tokens";
+        if (dup && lc[i]["arguments"].is_object() && twc[i]["arguments"].is_object()) {
+            bool same_keys = lc[i]["arguments"].size() == twc[i]["arguments"].size();
+            for (const auto &kv : lc[i]["arguments"].items())
+                same_keys = same_keys && twc[i]["arguments"].contains(kv.key());
+            if (same_keys)
+                return "repeated-key-last-wins";
+        }
+        return "arguments-differ";
+    }
+    return "calls";
+}
+
+/* A prefix showed call `name` that the final parse `m` does not read:
+ * under another name (`renamed`), or not at all */
+static std::string sig_retraction(const lp_side &s, const common_chat_msg &m, const std::string &name, bool renamed)
+{
+    if (renamed)
+        return "streamed-call-renamed";
+    if (has(m.content, s.open))
+        return "streamed-call-left-as-content";
+    if (has(m.reasoning_content, s.open))
+        return "streamed-call-in-reasoning";
+    if (!has(m.content, name) && !has(m.reasoning_content, name))
+        return "streamed-call-vanished";
+    return "retraction";
+}
+
+/* One finding: known (counted, the smallest input kept; false) or not
+ * (printed and aborted). Under TOOLWIRE_LLAMA_DIFF_ONLY only that signature
+ * aborts, and nothing is counted or kept. */
+static void finding(const lp_side &s, const uint8_t *data, size_t size, const char *kind, const std::string &sig,
+                    const std::string &detail)
+{
+    auto known = g_known.find(s.d.dialect + " " + kind + " " + sig);
+    if (!g_only.empty()) {
+        if (g_only != sig && g_only != s.d.dialect + ":" + sig)
+            return;
+    } else if (known != g_known.end()) {
+        g_count[s.d.dialect + "\t" + kind + "\t" + sig]++;
+        std::string keep = "known-" + sig + "-" + s.d.dialect;
+        std::string path = g_keep + "/" + keep;
+        auto it = g_smallest.find(keep);
+        if (it == g_smallest.end()) { /* a file of an earlier worker: its size */
+            struct stat st;
+            it = g_smallest.emplace(keep, stat(path.c_str(), &st) == 0 ? (size_t)st.st_size : SIZE_MAX).first;
+        }
+        if (!g_keep.empty() && size < it->second) {
+            FILE *fp = fopen((path + ".tmp").c_str(), "wb");
+            if (fp) {
+                bool ok = fwrite(data, 1, size, fp) == size;
+                if (fclose(fp) == 0 && ok && rename((path + ".tmp").c_str(), path.c_str()) == 0)
+                    it->second = size;
+            }
+        }
+        if (time(nullptr) - g_flushed >= 10)
+            flush_counts();
+        return;
+    }
+    flush_counts();
+    fprintf(stderr, "fuzz_llama_diff: %s: %s: %s: %s\n", s.d.dialect.c_str(), kind, sig.c_str(), detail.c_str());
+    abort();
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
@@ -211,6 +587,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (st != TW_OK)
         return 0; /* out of memory: nothing to compare */
     bool tw_clean = r.errors.len == 0;
+    bool tw_dup = tw_diag_has(&r.warnings, TW_D_DUPLICATE_KEY) || tw_diag_has(&r.warnings, TW_D_CALL_DUPLICATE_KEY);
     nlohmann::json twc = tw_calls(r);
     s.f->recycle(s.dec, &r);
 
@@ -222,7 +599,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } catch (const std::exception &e) {
         thrown = e.what();
     }
-    std::string partial_thrown, retracted;
+    std::string partial_thrown, retracted, retracted_name;
+    bool renamed = false;
     size_t cuts[2] = {text.size() / 2, text.size() ? text.size() - 1 : 0};
     for (size_t cut : cuts) {
         try {
@@ -230,14 +608,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 common_chat_parse(lp_server_text(s.d, text.substr(0, cut), true), true, s.llama.params);
             /* a call shown while streaming is never taken back (its name kept) */
             if (thrown.empty() && retracted.empty()) {
-                if (pm.tool_calls.size() > m.tool_calls.size())
+                if (pm.tool_calls.size() > m.tool_calls.size()) {
                     retracted = "a prefix of " + std::to_string(cut) + " bytes shows " +
                                 std::to_string(pm.tool_calls.size()) + " calls, the whole text " +
                                 std::to_string(m.tool_calls.size());
+                    retracted_name = pm.tool_calls[m.tool_calls.size()].name;
+                }
                 for (size_t i = 0; retracted.empty() && i < pm.tool_calls.size(); i++)
-                    if (!pm.tool_calls[i].name.empty() && pm.tool_calls[i].name != m.tool_calls[i].name)
+                    if (!pm.tool_calls[i].name.empty() && pm.tool_calls[i].name != m.tool_calls[i].name) {
                         retracted = "call " + std::to_string(i) + " shown as " + pm.tool_calls[i].name +
                                     ", read as " + m.tool_calls[i].name;
+                        retracted_name = pm.tool_calls[i].name;
+                        renamed = true;
+                    }
             }
         } catch (const std::exception &e) {
             if (partial_thrown.empty())
@@ -248,16 +631,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *why = lp_declared(s, text);
     if (why)
         return 0;
-    if (!thrown.empty() && tw_clean)
-        finding(s, "throws", thrown + " (toolwire reads it clean: " + twc.dump() + ")");
-    if (thrown.empty() && !partial_thrown.empty())
-        finding(s, "partial throws", partial_thrown);
-    if (!retracted.empty())
-        finding(s, "retraction", retracted);
+    bool any = false;
+    if (!thrown.empty() && tw_clean) {
+        finding(s, data, size, "throws", sig_throws(s, text, twc),
+            thrown + " (toolwire reads it clean: " + twc.dump() + ")");
+        any = true;
+    }
+    if (thrown.empty() && !partial_thrown.empty()) {
+        finding(s, data, size, "partial throws", "partial-throws", partial_thrown);
+        any = true;
+    }
+    if (!retracted.empty()) {
+        finding(s, data, size, "retraction", sig_retraction(s, m, retracted_name, renamed), retracted);
+        any = true;
+    }
     if (thrown.empty() && tw_clean) {
         nlohmann::json lc = llama_calls(m);
-        if (lc != twc)
-            finding(s, "calls", "llama.cpp " + lc.dump() + ", toolwire " + twc.dump());
+        if (lc != twc) {
+            finding(s, data, size, "calls", sig_calls(s, text, m, lc, twc, tw_dup),
+                "llama.cpp " + lc.dump() + ", toolwire " + twc.dump());
+            any = true;
+        }
     }
-    return 0;
+    return any && g_reject_known ? -1 : 0;
 }
