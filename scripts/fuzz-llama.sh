@@ -18,14 +18,17 @@
 #     --minutes: fuzzing time (default 10); --jobs: fork workers (default 1); --findings-only:
 #     no fuzzing, only sort and minimise build-llama/fuzz/findings/; --sort: the crash files
 #     replayed to read their signature (default 60; a replay takes seconds); --minimise: seconds
-#     of -minimize_crash for the smallest input of each signature (default 60)
+#     of -minimize_crash for the smallest input of each signature (default 60); --plain-llama:
+#     link the parser driver's llama.cpp objects (scripts/parser-llama.sh --build-only) instead
+#     of compiling them with sanitizers and coverage (minutes, not an hour on a busy machine;
+#     llama.cpp's side then neither sanitized nor coverage-guided)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=${TOOLWIRE_LLAMA_BUILD:-build-llama}
 . "$root/scripts/llama-src.sh"
 llama_src_need fuzz-llama clang clang++ python3 || exit 1
 
-minutes=10 jobs=1 build_only=0 templates=../shared/templates sort_max=60 fuzz=1 min_s=60
+minutes=10 jobs=1 build_only=0 templates=../shared/templates sort_max=60 fuzz=1 min_s=60 plain=0
 while [ $# -gt 0 ]; do
   case $1 in
     --minutes) minutes=${2:?--minutes N}; shift 2 ;;
@@ -35,8 +38,9 @@ while [ $# -gt 0 ]; do
     --sort) sort_max=${2:?--sort N}; shift 2 ;;
     --minimise) min_s=${2:?--minimise S}; shift 2 ;;
     --findings-only) fuzz=0; shift ;;
+    --plain-llama) plain=1; shift ;;
     *) echo "usage: scripts/fuzz-llama.sh [--minutes N] [--jobs N] [--build-only | --findings-only]" \
-            "[--templates DIR] [--sort N] [--minimise S]" >&2
+            "[--templates DIR] [--sort N] [--minimise S] [--plain-llama]" >&2
        exit 2 ;;
   esac
 done
@@ -49,9 +53,17 @@ TOOLWIRE_LLAMA_KNOWN=${TOOLWIRE_LLAMA_KNOWN:-$root/parsers/llama.cpp/known-defec
 san=(-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
      -fsanitize=fuzzer-no-link)
 llama_src_fetch "$root" "$work" fuzz-llama || exit 1
-# sections per function, so that a link can drop what the parser never reaches
-llama_src_compile fuzz-llama "$root/$work/obj-fuzz-$llama_version" clang++ -std=c++17 -w \
-  -ffunction-sections -fdata-sections "${san[@]}" || exit 1
+if [ "$plain" -eq 1 ]; then
+  # the parser driver's objects (scripts/parser-llama.sh --build-only): no sanitizer and no
+  # coverage inside llama.cpp, only in toolwire and the target; minutes to build, not an hour
+  llobj=$root/$work/obj-$llama_version stubs=$root/$work/fuzz/libllama_stubs_plain.c
+  ls "$llobj"/*.o >/dev/null 2>&1 || { echo "fuzz-llama: no $work/obj-$llama_version: run scripts/parser-llama.sh --build-only" >&2; exit 1; }
+else
+  # sections per function, so that a link can drop what the parser never reaches
+  llama_src_compile fuzz-llama "$root/$work/obj-fuzz-$llama_version" clang++ -std=c++17 -w \
+    -ffunction-sections -fdata-sections "${san[@]}" || exit 1
+  llobj=$root/$work/obj-fuzz-$llama_version stubs=$root/$work/fuzz/libllama_stubs.c
+fi
 
 # libtoolwire's sources, as fuzz/build.sh compiles them (its cJSON compiled from source too)
 cjson=${TOOLWIRE_FUZZ_CJSON_DIR:-}
@@ -71,12 +83,10 @@ for s in "$root"/src/*.c "$cjson/cJSON.c"; do
   [ -f "$tw/$(basename "${s%.c}").o" ] || { echo "fuzz-llama: $s did not compile" >&2; exit 1; }
 done
 exe=$root/$work/fuzz/fuzz_llama_diff
-llobj=$root/$work/obj-fuzz-$llama_version
 # common.cpp's model, context and sampler helpers reference libllama and ggml, which are not
 # linked (the instrumented sections keep them past --gc-sections): each such symbol gets a stub
 # that says which was called and aborts. The chat parser never calls one; a finding whose trace
 # names a stub is not a defect of the parser.
-stubs=$root/$work/fuzz/libllama_stubs.c
 target=$root/$work/fuzz/fuzz_llama_diff.o
 [ "$target" -nt "$root/parsers/llama.cpp/fuzz_llama_diff.cpp" ] &&
   [ "$target" -nt "$root/parsers/llama.cpp/llama_parser_common.h" ] ||

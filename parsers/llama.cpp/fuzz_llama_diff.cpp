@@ -44,6 +44,7 @@
  * TOOLWIRE_LLAMA_DIFF_ONLY=SIGNATURE (or DIALECT:SIGNATURE): only that
  * signature aborts, known or not, and nothing is written: -minimize_crash
  * then keeps the signature while it cuts the input.
+ * TOOLWIRE_LLAMA_DIFF_LOG=1: each known finding is printed too (a replay).
  * TOOLWIRE_LLAMA_DIFF_REJECT_KNOWN=1: an input whose findings are all known
  * returns -1 (libFuzzer does not add it to the corpus).
  * The declared differences (parsers/llama.cpp/expected.json) are kept out
@@ -88,27 +89,31 @@ static const char k_tools[] =
 
 /* The tokens that open and close a dialect's call block (docs/formats/), as
  * the signatures look for them: "" where the block has no close (the call
- * ends the message, or an end-of-generation token ends it). */
+ * ends the message, or an end-of-generation token ends it); open2 and close2
+ * open and close one call inside the block (or "" when none), think opens
+ * the reasoning. */
 struct lp_tokens {
-    const char *dialect, *open, *close;
+    const char *dialect, *open, *close, *open2, *close2, *think;
 };
 static const lp_tokens k_tokens[] = {
-    {"hermes", "<tool_call>", "</tool_call>"},
-    {"qwen3-coder", "<tool_call>", "</tool_call>"},
-    {"harmony", "to=functions.", ""},
-    {"deepseek-v3.1", "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"},
-    {"dsml", "<｜DSML｜function_calls>", "</｜DSML｜function_calls>"},
-    {"kimi-k2", "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>"},
-    {"mistral", "[TOOL_CALLS]", ""},
-    {"llama3", "{", ""},
-    {"glm", "<tool_call>", "</tool_call>"},
-    {"minimax-m2", "<minimax:tool_call>", "</minimax:tool_call>"},
-    {"gemma4", "<|tool_call>", "<tool_call|>"},
+    {"hermes", "<tool_call>", "</tool_call>", "", "", "<think>"},
+    {"qwen3-coder", "<tool_call>", "</tool_call>", "<function=", "</function>", "<think>"},
+    {"harmony", "to=functions.", "", "", "", ""},
+    {"deepseek-v3.1", "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>", "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>",
+     "<think>"},
+    {"dsml", "<｜DSML｜function_calls>", "</｜DSML｜function_calls>", "<｜DSML｜invoke", "</｜DSML｜invoke>", "<think>"},
+    {"kimi-k2", "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>", "<|tool_call_begin|>", "<|tool_call_end|>",
+     "<think>"},
+    {"mistral", "[TOOL_CALLS]", "", "", "", "[THINK]"},
+    {"llama3", "{", "", "<|python_tag|>", "", ""},
+    {"glm", "<tool_call>", "</tool_call>", "", "", "<think>"},
+    {"minimax-m2", "<minimax:tool_call>", "</minimax:tool_call>", "<invoke", "</invoke>", "<think>"},
+    {"gemma4", "<|tool_call>", "<tool_call|>", "", "", "<|channel>thought"},
 };
 
 struct lp_side {
     lp_dialect d;
-    std::string open, close; /* k_tokens */
+    std::string open, close, open2, close2, think; /* k_tokens */
     lp_parser llama;
     const tw_format_ops *f = nullptr;
     void *dec = nullptr;
@@ -144,6 +149,7 @@ static std::map<std::string, lp_known> g_known;
 static std::string g_only;            /* TOOLWIRE_LLAMA_DIFF_ONLY */
 static std::string g_keep = "findings"; /* TOOLWIRE_LLAMA_DIFF_KEEP: "" writes nothing */
 static bool g_reject_known;           /* TOOLWIRE_LLAMA_DIFF_REJECT_KNOWN */
+static bool g_log_known;              /* TOOLWIRE_LLAMA_DIFF_LOG */
 static std::map<std::string, size_t> g_count;    /* "DIALECT\tKIND\tSIGNATURE" -> findings */
 static std::map<std::string, size_t> g_smallest; /* "SIGNATURE-DIALECT" -> bytes kept, SIZE_MAX none */
 static time_t g_flushed;
@@ -173,6 +179,8 @@ static void load_known()
     g_only = only ? only : "";
     const char *rej = getenv("TOOLWIRE_LLAMA_DIFF_REJECT_KNOWN");
     g_reject_known = rej && strcmp(rej, "1") == 0;
+    const char *lg = getenv("TOOLWIRE_LLAMA_DIFF_LOG");
+    g_log_known = lg && strcmp(lg, "1") == 0;
     const char *keep = getenv("TOOLWIRE_LLAMA_DIFF_KEEP");
     if (keep)
         g_keep = keep;
@@ -237,6 +245,9 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***)
             if (d.dialect == t.dialect) {
                 s.open = t.open;
                 s.close = t.close;
+                s.open2 = t.open2;
+                s.close2 = t.close2;
+                s.think = t.think;
             }
         if (!slurp(d.path, &src)) {
             g_sides.push_back(s); /* its row stays, unused: the seeds' dialect bytes are rows */
@@ -352,6 +363,32 @@ static std::string blocks_only(const lp_side &s, const std::string &t)
     return out;
 }
 
+/* `t` with each call block holding its calls (open2 ... close2) alone: the
+ * text between them inside the block dropped */
+static std::string calls_only(const lp_side &s, const std::string &t)
+{
+    if (s.close.empty() || s.open2.empty() || s.close2.empty())
+        return t;
+    std::string out;
+    size_t from = 0;
+    for (size_t at = t.find(s.open); at != std::string::npos; at = t.find(s.open, from)) {
+        size_t end = t.find(s.close, at);
+        if (end == std::string::npos)
+            break;
+        out += t.substr(from, at - from) + s.open;
+        for (size_t c = t.find(s.open2, at); c != std::string::npos && c < end; c = t.find(s.open2, c + 1)) {
+            size_t ce = t.find(s.close2, c);
+            if (ce == std::string::npos || ce > end)
+                break;
+            out += t.substr(c, ce + s.close2.size() - c);
+            c = ce;
+        }
+        out += s.close;
+        from = end + s.close.size();
+    }
+    return out + t.substr(from);
+}
+
 /* The end of the JSON object that starts at t[at] ('{'), strings skipped;
  * npos when it does not end. */
 static size_t object_end(const std::string &t, size_t at)
@@ -383,10 +420,115 @@ static void replace_all(std::string *t, const std::string &from, const std::stri
         t->replace(at, from.size(), to);
 }
 
+/* `t` without the ASCII white space next to a special token (<|...|>,
+ * <｜...｜>, Kimi's and DeepSeek's call tokens) */
+static std::string tight(const std::string &t)
+{
+    static const char *const ends[] = {"|>", "｜>"}, *const starts[] = {"<|", "<｜", "</｜"};
+    std::string out;
+    for (size_t i = 0; i < t.size(); i++) {
+        if (strchr(" \t\r\n", t[i])) {
+            size_t j = i;
+            while (j < t.size() && strchr(" \t\r\n", t[j]))
+                j++;
+            bool after = false, before = false;
+            for (const char *e : ends)
+                after = after || (out.size() >= strlen(e) && out.compare(out.size() - strlen(e), strlen(e), e) == 0);
+            for (const char *st : starts)
+                before = before || t.compare(j, strlen(st), st) == 0;
+            if (after || before) {
+                i = j - 1;
+                continue;
+            }
+        }
+        out += t[i];
+    }
+    return out;
+}
+
+/* The tools' declared parameters, "NAME KEY" */
+static bool declared(const std::string &tool, const std::string &key)
+{
+    static const nlohmann::json tools = nlohmann::json::parse(k_tools);
+    for (const auto &t : tools)
+        if (t["function"]["name"] == tool)
+            return t["function"]["parameters"]["properties"].contains(key);
+    return false;
+}
+
+/* Hermes/Qwen3: each <tool_call> block whose JSON is a call object written
+ * again as Qwen3's template writes it ({"name", "arguments"} in that order,
+ * one line break inside the tags) */
+static std::string hermes_canonical(const std::string &text)
+{
+    std::string out;
+    size_t at = 0;
+    for (;;) {
+        size_t open = text.find("<tool_call>", at);
+        size_t close = open == std::string::npos ? open : text.find("</tool_call>", open);
+        if (close == std::string::npos)
+            break;
+        nlohmann::json c = nlohmann::json::parse(text.substr(open + 11, close - open - 11), nullptr, false);
+        out += text.substr(at, open - at);
+        if (!c.is_discarded() && c.is_object() && c.size() == 2 && c.contains("name") && c["name"].is_string() &&
+            c.contains("arguments"))
+            out += "<tool_call>\n{\"name\": " + c["name"].dump() + ", \"arguments\": " + c["arguments"].dump() +
+                   "}\n</tool_call>";
+        else
+            out += text.substr(open, close + 12 - open);
+        at = close + 12;
+    }
+    return out + text.substr(at);
+}
+
+/* `t` with each byte that does not belong to a well-formed UTF-8 sequence
+ * written as U+FFFD */
+static std::string utf8_replaced(const std::string &t)
+{
+    std::string out;
+    const unsigned char *p = (const unsigned char *)t.data();
+    size_t n = t.size();
+    for (size_t i = 0; i < n;) {
+        unsigned c = p[i];
+        size_t len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+        bool ok = len > 0 && i + len <= n;
+        for (size_t k = 1; ok && k < len; k++) {
+            unsigned lo = 0x80, hi = 0xbf;
+            if (k == 1 && c == 0xe0)
+                lo = 0xa0;
+            if (k == 1 && c == 0xed)
+                hi = 0x9f;
+            if (k == 1 && c == 0xf0)
+                lo = 0x90;
+            if (k == 1 && c == 0xf4)
+                hi = 0x8f;
+            ok = p[i + k] >= lo && p[i + k] <= hi;
+        }
+        if (ok) {
+            out.append(t, i, len);
+            i += len;
+        } else {
+            out += "\xef\xbf\xbd";
+            i++;
+        }
+    }
+    return out;
+}
+
 /* llama.cpp throws, toolwire reads `twc` clean */
 static std::string sig_throws(const lp_side &s, const std::string &text, const nlohmann::json &twc)
 {
     const std::string &dl = s.d.dialect;
+    std::string valid = utf8_replaced(text);
+    if (valid != text) /* bytes that are not UTF-8: the same text without them, or its class */
+    {
+        try { /* the throw is the bytes' when the same text without them reads (its calls are another matter) */
+            (void)common_chat_parse(valid, false, s.llama.params);
+            return "invalid-utf8";
+        } catch (const std::exception &) {
+            return sig_throws(s, valid, twc);
+        }
+    }
     if (!s.close.empty()) {
         size_t last = text.rfind(s.close);
         if (last != std::string::npos && last + s.close.size() < text.size() &&
@@ -395,6 +537,13 @@ static std::string sig_throws(const lp_side &s, const std::string &text, const n
         std::string b = blocks_only(s, text);
         if (b != text && reads_as(s, b, twc))
             return "text-between-calls";
+        std::string c = calls_only(s, text);
+        if (c != text && (reads_as(s, c, twc) || reads_as(s, blocks_only(s, c), twc)))
+            return "stray-text-in-call";
+        std::string one = b; /* the blocks made one */
+        replace_all(&one, s.close + s.open, "");
+        if (one != b && reads_as(s, one, twc))
+            return "second-call-block";
     }
     if (dl == "llama3") {
         std::string t = text;
@@ -406,37 +555,106 @@ static std::string sig_throws(const lp_side &s, const std::string &text, const n
         if (end != std::string::npos && end < t.size() && twc.size() >= 1 &&
             reads_as(s, t.substr(0, end), nlohmann::json::array({twc[0]})))
             return t != text ? "arguments-key" : "text-after-first-call";
+        if (twc.empty() && at != std::string::npos)
+            return "json-not-a-call"; /* toolwire reads JSON content, not a call */
     }
     if (dl == "harmony") {
-        size_t h = std::min(text.find("<|channel|>"), text.find("<|start|>"));
-        if (h == std::string::npos && reads_as(s, "<|channel|>final<|message|>" + text, twc))
+        /* a message llama.cpp cannot read before one it can: the text from a later header */
+        size_t h = text.find("<|channel|>");
+        if (h == std::string::npos || !has(text, "<|message|>")) /* no header at all: such text throws */
             return "text-without-header";
-        if (h != std::string::npos && h > 0 && reads_as(s, text.substr(h), twc))
-            return "text-without-header";
-    }
-    if (dl == "kimi-k2") { /* white space between two of its tokens */
-        std::string t;
-        for (size_t i = 0; i < text.size(); i++) {
-            if (strchr(" \t\r\n", text[i]) && i > 0 && text[i - 1] == '>') {
-                size_t j = i;
-                while (j < text.size() && strchr(" \t\r\n", text[j]))
-                    j++;
-                if (j + 1 < text.size() && text[j] == '<' && text[j + 1] == '|' && i >= 2 && text[i - 2] == '|') {
-                    i = j - 1;
-                    continue;
-                }
+        for (int tries = 0; h != std::string::npos && tries < 8; tries++, h = text.find("<|channel|>", h + 1))
+            if (h > 0 && reads_as(s, text.substr(h), twc))
+                return "text-without-header";
+        /* a message to a recipient other than functions.NAME (python, browser.*) */
+        for (size_t to = text.find(" to="); to != std::string::npos; to = text.find(" to=", to + 1))
+            if (text.compare(to + 4, 10, "functions.") != 0) {
+                size_t st = text.rfind("<|start|>", to);
+                if (reads_as(s, st == std::string::npos ? "" : text.substr(0, st), twc))
+                    return "recipient-not-functions";
             }
-            t += text[i];
-        }
-        if (t != text && (reads_as(s, t, twc) || reads_as(s, blocks_only(s, t), twc)))
-            return "space-between-call-tokens";
     }
-    if (dl == "glm") { /* a call block without <arg_key> */
+    std::string t = tight(text);
+    if (t != text && (reads_as(s, t, twc) || reads_as(s, blocks_only(s, t), twc)))
+        return "space-between-call-tokens";
+    if (dl == "glm") {
         for (size_t at = text.find("<tool_call>"); at != std::string::npos; at = text.find("<tool_call>", at + 1)) {
             size_t end = text.find("</tool_call>", at);
-            if (end != std::string::npos && text.substr(at, end - at).find("<arg_key>") == std::string::npos)
+            if (end == std::string::npos)
+                break;
+            std::string blk = text.substr(at + 11, end - at - 11);
+            if (blk.find("<arg_key>") == std::string::npos)
                 return "call-without-arguments";
+            /* a key repeated or not in the tool's schema */
+            std::string name = blk.substr(0, blk.find('<'));
+            name.erase(name.find_last_not_of(" \t\r\n") + 1);
+            std::set<std::string> keys;
+            for (size_t k = blk.find("<arg_key>"); k != std::string::npos; k = blk.find("<arg_key>", k + 1)) {
+                size_t ke = blk.find("</arg_key>", k);
+                if (ke == std::string::npos)
+                    break;
+                std::string key = blk.substr(k + 9, ke - k - 9);
+                if (!keys.insert(key).second || !declared(name, key))
+                    return "parameter-outside-schema";
+            }
         }
+        /* the blocks' elements alone: the text between them dropped */
+        std::string e;
+        size_t from = 0;
+        for (size_t at = text.find("<tool_call>"); at != std::string::npos; at = text.find("<tool_call>", from)) {
+            size_t end = text.find("</tool_call>", at);
+            if (end == std::string::npos)
+                break;
+            e += text.substr(from, at - from);
+            size_t k = text.find('<', at + 11);
+            e += text.substr(at, (k < end ? k : end) - at);
+            while (k < end) {
+                bool key = text.compare(k, 9, "<arg_key>") == 0, val = text.compare(k, 11, "<arg_value>") == 0;
+                size_t ke = key ? text.find("</arg_key>", k) : val ? text.find("</arg_value>", k) : std::string::npos;
+                if (ke != std::string::npos && ke < end) {
+                    ke += key ? 10 : 12;
+                    e += text.substr(k, ke - k) + "\n";
+                    k = text.find('<', ke);
+                } else {
+                    k = text.find('<', k + 1);
+                }
+            }
+            e += "</tool_call>";
+            from = end + 12;
+        }
+        e += text.substr(from);
+        if (e != text && (reads_as(s, e, twc) || reads_as(s, blocks_only(s, e), twc)))
+            return "stray-text-in-call";
+        /* the template's line breaks: after the name, each </arg_key> and </arg_value> */
+        std::string u = text;
+        replace_all(&u, "<arg_key>", "\n<arg_key>");
+        replace_all(&u, "</arg_key>", "</arg_key>\n");
+        replace_all(&u, "</arg_value>", "</arg_value>\n");
+        replace_all(&u, "\n\n", "\n");
+        if (u != text && reads_as(s, u, twc))
+            return "call-without-template-newlines";
+    }
+    if (dl == "hermes") { /* a Markdown fence around the call's JSON */
+        std::string c = hermes_canonical(text);
+        if (c != text && reads_as(s, c, twc))
+            return "call-object-layout";
+        size_t at = text.find("<tool_call>");
+        if (at != std::string::npos && text.find("```", at) != std::string::npos)
+            return "fenced-call";
+    }
+    if (dl == "deepseek-v3.1" && has(text, "<｜tool▁call▁begin｜>function<｜tool▁sep｜>"))
+        return "v3-call-spelling";
+    if (dl == "mistral" && has(text, "[TOOL_CALLS]["))
+        return "legacy-call-array";
+    /* the reasoning opened by the prompt, and opened again by the text; or
+     * closed by the prompt, and a think block in the text */
+    size_t at = text.find_first_not_of(" \t\r\n");
+    if (!s.think.empty() && at != std::string::npos && text.compare(at, s.think.size(), s.think) == 0) {
+        if (s.llama.opened && reads_as(s, text.substr(at + s.think.size()), twc))
+            return "think-opened-again";
+        size_t end = s.think == "<think>" ? text.find("</think>", at) : std::string::npos;
+        if (!s.llama.opened && end != std::string::npos && reads_as(s, text.substr(end + 8), twc))
+            return "think-block-while-closed";
     }
     return "throws";
 }
@@ -456,35 +674,57 @@ static std::string missing_name(const nlohmann::json &lc, const nlohmann::json &
     return "";
 }
 
+/* The text with one line break after each <tool_call> and before each
+ * </tool_call>, as Qwen3's template writes them */
+static std::string qwen_newlines(const std::string &text)
+{
+    std::string t = text;
+    size_t at = 0;
+    while ((at = t.find("<tool_call>", at)) != std::string::npos) {
+        at += 11;
+        size_t j = at;
+        while (j < t.size() && strchr(" \t\r\n", t[j]))
+            j++;
+        t.replace(at, j - at, "\n");
+    }
+    at = 0;
+    while ((at = t.find("</tool_call>", at)) != std::string::npos) {
+        size_t j = at;
+        while (j > 0 && strchr(" \t\r\n", t[j - 1]))
+            j--;
+        t.replace(j, at - j, "\n");
+        at = j + 1 + 12;
+    }
+    return t;
+}
+
 /* llama.cpp reads `m` (calls `lc`) where toolwire reads `twc` (`dup`: it
  * warned of a repeated key) */
 static std::string sig_calls(const lp_side &s, const std::string &text, const common_chat_msg &m,
-                             const nlohmann::json &lc, const nlohmann::json &twc, bool dup)
+                             const nlohmann::json &lc, const nlohmann::json &twc, bool dup, bool again = true)
 {
     if (lc.size() < twc.size()) {
-        if (has(m.reasoning_content, s.open))
+        if (has(m.reasoning_content, s.open) || has(m.reasoning_content, s.open2))
             return "call-in-open-reasoning";
-        if (has(m.content, s.open)) {
-            if (s.d.dialect == "hermes") { /* the template's line breaks around the JSON */
-                std::string t = text;
-                size_t at = 0;
-                while ((at = t.find("<tool_call>", at)) != std::string::npos) {
-                    at += 11;
-                    size_t j = at;
-                    while (j < t.size() && strchr(" \t\r\n", t[j]))
-                        j++;
-                    t.replace(at, j - at, "\n");
-                }
-                at = 0;
-                while ((at = t.find("</tool_call>", at)) != std::string::npos) {
-                    size_t j = at;
-                    while (j > 0 && strchr(" \t\r\n", t[j - 1]))
-                        j--;
-                    t.replace(j, at - j, "\n");
-                    at = j + 1 + 12;
-                }
-                if (reads_as(s, t, twc) || reads_as(s, blocks_only(s, t), twc))
+        if (has(m.content, s.open) || has(m.content, s.open2)) {
+            if (s.d.dialect == "hermes" && again) { /* the template's line breaks around the JSON */
+                std::string t = qwen_newlines(text);
+                std::string c = hermes_canonical(text);
+                if (t != text && reads_as(s, t, twc))
                     return "call-without-template-newlines";
+                if (c != t && reads_as(s, c, twc))
+                    return "call-object-layout";
+                if (t != text) {
+                    try {
+                        common_chat_msg x = common_chat_parse(t, false, s.llama.params);
+                        nlohmann::json xc = llama_calls(x);
+                        if (xc == twc)
+                            return "call-without-template-newlines";
+                        return "call-without-template-newlines+" + sig_calls(s, t, x, xc, twc, dup, false);
+                    } catch (const std::exception &) {
+                        return "call-without-template-newlines+throws";
+                    }
+                }
             }
             return "call-left-as-content";
         }
@@ -493,15 +733,30 @@ static std::string sig_calls(const lp_side &s, const std::string &text, const co
             return "call-vanished";
         return "fewer-calls";
     }
-    if (lc.size() > twc.size())
+    for (const auto &c : lc)
+        if (c["arguments"].is_discarded())
+            return "arguments-not-json"; /* the final message holds a call whose arguments are not JSON */
+    if (lc.size() > twc.size()) {
+        /* toolwire reads the call as reasoning: inside a closed think block */
+        size_t th = s.think.empty() ? std::string::npos : text.find(s.think);
+        std::string close = s.think == "<think>" ? "</think>" : s.think == "[THINK]" ? "[/THINK]" : "<channel|>";
+        size_t end = th == std::string::npos ? th : text.find(close, th);
+        size_t call = th == std::string::npos ? th : text.find(s.open, th);
+        if (end != std::string::npos && call != std::string::npos && call < end)
+            return "call-in-closed-reasoning";
         return "more-calls";
+    }
     for (size_t i = 0; i < lc.size(); i++) {
         if (lc[i]["name"] != twc[i]["name"])
             return "call-names-differ";
         if (lc[i]["arguments"] == twc[i]["arguments"])
             continue;
+        if (lc[i]["arguments"].is_discarded())
+            return "arguments-not-json";
         if (lc[i]["arguments"].dump().find("<|\\\"|>") != std::string::npos)
             return "key-keeps-quote-tokens";
+        if (lc[i]["arguments"].is_object() && lc[i]["arguments"].empty())
+            return "arguments-emptied";
         if (dup && lc[i]["arguments"].is_object() && twc[i]["arguments"].is_object()) {
             bool same_keys = lc[i]["arguments"].size() == twc[i]["arguments"].size();
             for (const auto &kv : lc[i]["arguments"].items())
@@ -540,6 +795,9 @@ static void finding(const lp_side &s, const uint8_t *data, size_t size, const ch
         if (g_only != sig && g_only != s.d.dialect + ":" + sig)
             return;
     } else if (known != g_known.end()) {
+        if (g_log_known)
+            fprintf(stderr, "fuzz_llama_diff: %s: %s: %s (known, defect %d): %s\n", s.d.dialect.c_str(), kind,
+                sig.c_str(), known->second.defect, detail.c_str());
         g_count[s.d.dialect + "\t" + kind + "\t" + sig]++;
         std::string keep = "known-" + sig + "-" + s.d.dialect;
         std::string path = g_keep + "/" + keep;
