@@ -169,7 +169,21 @@ static void flush_counts()
     g_flushed = time(nullptr);
 }
 
-static void at_exit() { flush_counts(); }
+/* At exit: the counts written, and what LLVMFuzzerInitialize made freed (a
+ * worker that ends its job normally must not end on a leak report) */
+static void at_exit()
+{
+    flush_counts();
+    for (lp_side &s : g_sides)
+        if (s.f && s.dec)
+            s.f->free_dec(s.dec);
+    g_sides.clear();
+    for (tw_tool &t : g_tools) {
+        free(t.name);
+        cJSON_Delete(t.parameters);
+    }
+    g_tools.clear();
+}
 
 /* The known classes: {"known": [{"signature", "kind", "dialects": [...], "defect", "why"}]}.
  * A file that cannot be read stops the run: every finding would abort. */
