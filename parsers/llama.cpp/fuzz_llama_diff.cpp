@@ -529,8 +529,8 @@ static std::string utf8_replaced(const std::string &t)
     return out;
 }
 
-/* llama.cpp throws, toolwire reads `twc` clean */
-static std::string sig_throws(const lp_side &s, const std::string &text, const nlohmann::json &twc)
+/* llama.cpp throws, toolwire reads `twc` clean (`shape`: with a response_shape warning) */
+static std::string sig_throws(const lp_side &s, const std::string &text, const nlohmann::json &twc, bool shape)
 {
     const std::string &dl = s.d.dialect;
     std::string valid = utf8_replaced(text);
@@ -540,7 +540,7 @@ static std::string sig_throws(const lp_side &s, const std::string &text, const n
             (void)common_chat_parse(valid, false, s.llama.params);
             return "invalid-utf8";
         } catch (const std::exception &) {
-            return sig_throws(s, valid, twc);
+            return sig_throws(s, valid, twc, shape);
         }
     }
     if (!s.close.empty()) {
@@ -580,6 +580,8 @@ static std::string sig_throws(const lp_side &s, const std::string &text, const n
         for (int tries = 0; h != std::string::npos && tries < 8; tries++, h = text.find("<|channel|>", h + 1))
             if (h > 0 && reads_as(s, text.substr(h), twc))
                 return "text-without-header";
+        if (shape) /* toolwire read a header or message out of the format's shape */
+            return "malformed-header";
         /* a message to a recipient other than functions.NAME (python, browser.*) */
         for (size_t to = text.find(" to="); to != std::string::npos; to = text.find(" to=", to + 1))
             if (text.compare(to + 4, 10, "functions.") != 0) {
@@ -660,6 +662,19 @@ static std::string sig_throws(const lp_side &s, const std::string &text, const n
         return "v3-call-spelling";
     if (dl == "mistral" && has(text, "[TOOL_CALLS]["))
         return "legacy-call-array";
+    /* a call block from which toolwire reads no call: the text without the blocks reads clean */
+    if (twc.empty() && !s.close.empty() && has(text, s.open)) {
+        std::string t;
+        size_t from = 0;
+        for (size_t at = text.find(s.open); at != std::string::npos; at = text.find(s.open, from)) {
+            t += text.substr(from, at - from);
+            size_t end = text.find(s.close, at);
+            from = end == std::string::npos ? text.size() : end + s.close.size();
+        }
+        t += text.substr(from);
+        if (reads_as(s, t, twc))
+            return "malformed-call-block";
+    }
     /* the reasoning opened by the prompt, and opened again by the text; or
      * closed by the prompt, and a think block in the text */
     size_t at = text.find_first_not_of(" \t\r\n");
@@ -860,6 +875,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0; /* out of memory: nothing to compare */
     bool tw_clean = r.errors.len == 0;
     bool tw_dup = tw_diag_has(&r.warnings, TW_D_DUPLICATE_KEY) || tw_diag_has(&r.warnings, TW_D_CALL_DUPLICATE_KEY);
+    bool tw_shape = tw_diag_has(&r.warnings, TW_D_RESPONSE_SHAPE);
     nlohmann::json twc = tw_calls(r);
     s.f->recycle(s.dec, &r);
 
@@ -905,7 +921,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     bool any = false;
     if (!thrown.empty() && tw_clean) {
-        finding(s, data, size, "throws", sig_throws(s, text, twc),
+        finding(s, data, size, "throws", sig_throws(s, text, twc, tw_shape),
             thrown + " (toolwire reads it clean: " + twc.dump() + ")");
         any = true;
     }
