@@ -582,6 +582,10 @@ static std::string sig_throws(const lp_side &s, const std::string &text, const n
                 return "text-without-header";
         if (shape) /* toolwire read a header or message out of the format's shape */
             return "malformed-header";
+        size_t end = text.rfind("<|end|>"); /* text after the last message that is none */
+        if (end != std::string::npos && text.find("<|message|>", end) == std::string::npos &&
+            reads_as(s, text.substr(0, end + 7), twc))
+            return "text-without-header";
         /* a message to a recipient other than functions.NAME (python, browser.*) */
         for (size_t to = text.find(" to="); to != std::string::npos; to = text.find(" to=", to + 1))
             if (text.compare(to + 4, 10, "functions.") != 0) {
@@ -642,11 +646,15 @@ static std::string sig_throws(const lp_side &s, const std::string &text, const n
         if (e != text && (reads_as(s, e, twc) || reads_as(s, blocks_only(s, e), twc)))
             return "stray-text-in-call";
         /* the template's line breaks: after the name, each </arg_key> and </arg_value> */
-        std::string u = text;
-        replace_all(&u, "<arg_key>", "\n<arg_key>");
-        replace_all(&u, "</arg_key>", "</arg_key>\n");
-        replace_all(&u, "</arg_value>", "</arg_value>\n");
-        replace_all(&u, "\n\n", "\n");
+        std::string u = text; /* only between two elements: a value may hold </arg_value> (glm 5) */
+        replace_all(&u, "</arg_value><arg_key>", "</arg_value>\n<arg_key>");
+        replace_all(&u, "</arg_value></tool_call>", "</arg_value>\n</tool_call>");
+        replace_all(&u, "</arg_key><arg_value>", "</arg_key>\n<arg_value>");
+        for (size_t at = u.find("<tool_call>"); at != std::string::npos; at = u.find("<tool_call>", at + 1)) {
+            size_t k = u.find('<', at + 11);
+            if (k != std::string::npos && u.compare(k, 9, "<arg_key>") == 0 && u[k - 1] != '\n')
+                u.insert(k, "\n");
+        }
         if (u != text && reads_as(s, u, twc))
             return "call-without-template-newlines";
     }
@@ -773,6 +781,8 @@ static std::string sig_calls(const lp_side &s, const std::string &text, const co
         size_t call = th == std::string::npos ? th : text.find(s.open, th);
         if (end != std::string::npos && call != std::string::npos && call < end)
             return "call-in-closed-reasoning";
+        if (!s.open2.empty() && text.find(s.open2) < text.find(s.open))
+            return "call-without-block"; /* a call's own tokens without the block that holds it */
         return "more-calls";
     }
     for (size_t i = 0; i < lc.size(); i++) {
