@@ -18,7 +18,8 @@
 #     --minutes: fuzzing time (default 10); --jobs: fork workers (default 1); --findings-only:
 #     no fuzzing, only sort and minimise build-llama/fuzz/findings/; --sort: the crash files
 #     replayed to read their signature (default 60; a replay takes seconds); --minimise: seconds
-#     of -minimize_crash for the smallest input of each signature (default 60); --plain-llama:
+#     of -minimize_crash for the smallest input of each signature (default 60, at most 4 times
+#     that in all; 0: none); --plain-llama:
 #     link the parser driver's llama.cpp objects (scripts/parser-llama.sh --build-only) instead
 #     of compiling them with sanitizers and coverage (minutes, not an hour on a busy machine;
 #     llama.cpp's side then neither sanitized nor coverage-guided)
@@ -147,11 +148,13 @@ fi
 # the workers' counts (findings/counts-*.tsv) and smallest inputs (findings/known-SIG-DIALECT).
 # The smallest input of each is minimised with -minimize_crash, TOOLWIRE_LLAMA_DIFF_ONLY keeping
 # its signature; findings.md lists the new signatures first.
-minimise() { # INPUT ONLY: INPUT.min, unless there
-  [ -f "$1.min" ] && return 0
-  (cd "$fz" && TOOLWIRE_LLAMA_DIFF_ONLY=$2 TOOLWIRE_LLAMA_DIFF_KEEP= nice -n 10 ./fuzz_llama_diff \
-     -minimize_crash=1 -max_total_time="$min_s" -runs=100000 -exact_artifact_path="$1.min" "$1" \
-     >"$1.minimize.log" 2>&1) || true
+minimise() { # INPUT ONLY: INPUT.min, unless there; --minimise 0: none. -minimize_crash starts
+  # a worker per step (each configures every dialect again), its -max_total_time bounds one
+  # step: the whole is bounded to 4 times --minimise
+  [ -f "$1.min" ] || [ "$min_s" -eq 0 ] && return 0
+  (cd "$fz" && TOOLWIRE_LLAMA_DIFF_ONLY=$2 TOOLWIRE_LLAMA_DIFF_KEEP= timeout $((min_s * 4)) nice -n 10 \
+     ./fuzz_llama_diff -minimize_crash=1 -max_total_time="$min_s" -runs=100000 -exact_artifact_path="$1.min" \
+     "$1" >"$1.minimize.log" 2>&1) || true
 }
 quoted() { python3 -c 'import json,sys; b=open(sys.argv[1],"rb").read(); print(b[0], json.dumps(b[1:].decode("utf-8","replace"))[:300])' "$1" | sed 's/|/\\|/g'; }
 {
@@ -183,8 +186,9 @@ quoted() { python3 -c 'import json,sys; b=open(sys.argv[1],"rb").read(); print(b
       *) only= ;;
     esac
     if [ -n "$only" ]; then minimise "$c" "$only"; else
-      [ -f "$c.min" ] || (cd "$fz" && TOOLWIRE_LLAMA_DIFF_KEEP= nice -n 10 ./fuzz_llama_diff -minimize_crash=1 \
-        -max_total_time="$min_s" -runs=100000 -exact_artifact_path="$c.min" "$c" >"$c.minimize.log" 2>&1) || true
+      [ -f "$c.min" ] || [ "$min_s" -eq 0 ] || (cd "$fz" && TOOLWIRE_LLAMA_DIFF_KEEP= timeout $((min_s * 4)) \
+        nice -n 10 ./fuzz_llama_diff -minimize_crash=1 -max_total_time="$min_s" -runs=100000 \
+        -exact_artifact_path="$c.min" "$c" >"$c.minimize.log" 2>&1) || true
     fi
     m=$c; [ -f "$c.min" ] && m=$c.min
     echo "| NEW | $sig | ${count[$sig]} | $(basename "$c") | $(stat -c %s "$m") | \`$(quoted "$m")\` |"
