@@ -19,6 +19,11 @@ EOG = {"hermes": ["<|im_end|>", "<|endoftext|>"], "qwen3-coder": ["<|im_end|>", 
        "llama3": ["<|eot_id|>", "<|eom_id|>", "<|end_of_text|>"],
        "glm": ["<|user|>", "<|observation|>", "<|endoftext|>"], "minimax-m2": ["[e~["],
        "gemma4": ["<turn|>", "<eos>"]}
+# the errors of a call the model finished but toolwire refuses (no-schema); a call cut short
+# (tool_call_unterminated, xml_param_unclosed) read as finished is a finding, not this rule:
+# llama.cpp hands over its arguments cut, not JSON (reports/parsers/README.md)
+UNCLOSED = {"tool_call_unterminated"}  # whole, but its block not closed: the unclosed rule
+REFUSED_CALL = {"args_schema", "arguments_not_object", "unknown_tool", "xml_value_type"}
 REASONING_OPEN = {"qwen3-coder": None, "mistral": None}  # templates without a reasoning block
 
 RULES = {
@@ -31,6 +36,11 @@ RULES = {
     "no-schema": ("a call toolwire refuses (schema, unknown tool, bad arguments) is read",
                   "llama.cpp checks no argument schema when it parses: the grammar it builds from "
                   "the tools constrains the model while it samples instead"),
+    "unclosed": ("a call whose block the text never closes is read, its arguments whole",
+                 "llama.cpp's final parse takes the end of the text for the end of a call whose "
+                 "arguments are complete; toolwire refuses a block that never closed "
+                 "(tool_call_unterminated): a difference of rule (reports/parsers/README.md); a "
+                 "call cut inside its arguments stays a finding"),
     "stops-at-eog": ("text after an end-of-generation token is not read",
                      "llama-server stops generating at the first end-of-generation token and "
                      "renders it as nothing, so its parser never sees what follows"),
@@ -115,7 +125,14 @@ def main():
                         "think" in fx["input"].lower() or "THINK" in fx["input"] or "channel" in fx["input"]
                         or dialect == "minimax-m2"):
                     rule = "template-reasoning"
-            elif check == "PRS-01" and exp["errors"]:
+            elif check == "PRS-01" and exp["errors"] and r.get("arguments_json") and all(
+                    (e.get("code") if isinstance(e, dict) else e) in UNCLOSED for e in exp["errors"]):
+                ref = [c["name"] for c in exp["tool_calls"]]
+                got = what.split(", parser ", 1)[1]
+                if len(eval(got)) > len(ref):
+                    rule = "unclosed"
+            elif check == "PRS-01" and exp["errors"] and all(
+                    (e.get("code") if isinstance(e, dict) else e) in REFUSED_CALL for e in exp["errors"]):
                 ref = [c["name"] for c in exp["tool_calls"]]
                 got = what.split(", parser ", 1)[1]
                 if len(eval(got)) > len(ref):

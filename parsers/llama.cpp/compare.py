@@ -180,6 +180,10 @@ def main():
                 results.append(r)
                 continue
             r["differences"] = [("whole",) + d for d in differences(fx, batch[-1]["message"])]
+            # whether every call of the one-piece reading has arguments that are JSON (a call
+            # cut short and handed over as finished has not: classify.py tells the two apart)
+            r["arguments_json"] = all(not isinstance(args_of(c.get("arguments")), str)
+                                      for c in batch[-1]["message"]["tool_calls"])
             req["pieces"] = cut(fx["input"], rng)
             stream, err = run(a.driver, req, a.timeout)
             if err:
