@@ -515,6 +515,33 @@ static std::string hermes_canonical(const std::string &text)
     return out + text.substr(at);
 }
 
+/* Hermes/Qwen3: each <tool_call> block (to the first </tool_call>) whose
+ * payload is no JSON value, nor fenced, written again holding only the
+ * first balanced {...} or [...] of it, as toolwire reads such a block
+ * (text formats, section 2 rule 2) */
+static std::string hermes_first_object(const std::string &text)
+{
+    std::string out;
+    size_t at = 0;
+    for (;;) {
+        size_t open = text.find("<tool_call>", at);
+        size_t close = open == std::string::npos ? open : text.find("</tool_call>", open);
+        if (close == std::string::npos)
+            break;
+        std::string p = text.substr(open + 11, close - open - 11);
+        size_t b = p.find_first_of("{[");
+        size_t e = b == std::string::npos ? b : object_end(p, b);
+        out += text.substr(at, open - at);
+        if (e != std::string::npos && p.find("```") == std::string::npos &&
+            nlohmann::json::parse(p, nullptr, false).is_discarded())
+            out += "<tool_call>\n" + p.substr(b, e - b) + "\n</tool_call>";
+        else
+            out += text.substr(open, close + 12 - open);
+        at = close + 12;
+    }
+    return out + text.substr(at);
+}
+
 /* The end of the GLM value that starts at t[at], its close `</arg_value>`
  * as glm rule 5 reads it: the first followed (after white space) by
  * <arg_key> or by the block's end `blk`, else the first; npos when none is
@@ -689,6 +716,12 @@ static std::string sig_throws(const lp_side &s, const std::string &text, const n
                     return "text-without-header";
                 break;
             }
+        /* text without a header before the first <|start|>: written as a
+         * final message, the text reads clean */
+        size_t st = text.find("<|start|>");
+        if (st != std::string::npos && st > 0 && !has(text.substr(0, st), "<|channel|>") &&
+            reads_as(s, "<|channel|>final<|message|>x<|end|>" + text.substr(st), twc))
+            return "text-without-header";
         /* a message to a recipient other than functions.NAME (python, browser.*) */
         for (size_t to = text.find(" to="); to != std::string::npos; to = text.find(" to=", to + 1))
             if (text.compare(to + 4, 10, "functions.") != 0) {
@@ -779,6 +812,10 @@ static std::string sig_throws(const lp_side &s, const std::string &text, const n
         std::string c = hermes_canonical(text);
         if (c != text && reads_as(s, c, twc))
             return "call-object-layout";
+        /* a block holding more than its call's JSON: its first balanced object */
+        std::string f = hermes_first_object(text);
+        if (f != text && (reads_as(s, f, twc) || reads_as(s, hermes_canonical(f), twc)))
+            return "block-first-object";
         size_t at = text.find("<tool_call>");
         if (at != std::string::npos && text.find("```", at) != std::string::npos)
             return "fenced-call";
