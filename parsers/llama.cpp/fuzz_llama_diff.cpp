@@ -678,6 +678,18 @@ static std::string sig_throws(const lp_side &s, const std::string &text, const n
         if (one != b && reads_as(s, one, twc))
             return "second-call-block";
     }
+    if (dl == "mistral") { /* no call-close token: the text cut after a call's [ARGS] object */
+        size_t at = text.find("[ARGS]");
+        for (int tries = 0; at != std::string::npos && tries < 8;
+             tries++, at = text.find("[ARGS]", at + 6)) {
+            size_t o = text.find_first_not_of(" \t\r\n", at + 6);
+            size_t end =
+                o != std::string::npos && text[o] == '{' ? object_end(text, o) : std::string::npos;
+            if (end != std::string::npos && end < text.size() &&
+                reads_as(s, text.substr(0, end), twc))
+                return "text-after-calls";
+        }
+    }
     if (dl == "llama3") {
         std::string t = text;
         replace_all(&t, "\"arguments\"", "\"parameters\"");
