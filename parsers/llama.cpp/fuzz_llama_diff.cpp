@@ -99,15 +99,17 @@ static const lp_tokens k_tokens[] = {
     {"hermes", "<tool_call>", "</tool_call>", "", "", "<think>"},
     {"qwen3-coder", "<tool_call>", "</tool_call>", "<function=", "</function>", "<think>"},
     {"harmony", "to=functions.", "", "", "", ""},
-    {"deepseek-v3.1", "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>", "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>",
-     "<think>"},
-    {"dsml", "<｜DSML｜function_calls>", "</｜DSML｜function_calls>", "<｜DSML｜invoke", "</｜DSML｜invoke>", "<think>"},
-    {"kimi-k2", "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>", "<|tool_call_begin|>", "<|tool_call_end|>",
-     "<think>"},
+    {"deepseek-v3.1", "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>", "<｜tool▁call▁begin｜>",
+     "<｜tool▁call▁end｜>", "<think>"},
+    {"dsml", "<｜DSML｜function_calls>", "</｜DSML｜function_calls>", "<｜DSML｜invoke",
+     "</｜DSML｜invoke>", "<think>"},
+    {"kimi-k2", "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>", "<|tool_call_begin|>",
+     "<|tool_call_end|>", "<think>"},
     {"mistral", "[TOOL_CALLS]", "", "", "", "[THINK]"},
     {"llama3", "{", "", "<|python_tag|>", "", ""},
     {"glm", "<tool_call>", "</tool_call>", "", "", "<think>"},
-    {"minimax-m2", "<minimax:tool_call>", "</minimax:tool_call>", "<invoke", "</invoke>", "<think>"},
+    {"minimax-m2", "<minimax:tool_call>", "</minimax:tool_call>", "<invoke", "</invoke>",
+     "<think>"},
     {"gemma4", "<|tool_call>", "<tool_call|>", "", "", "<|channel>thought"},
 };
 
@@ -137,7 +139,6 @@ static bool slurp(const std::string &path, std::string *out)
     return true;
 }
 
-
 /* ---- the known defect classes and what was seen of them ---- */
 
 struct lp_known {
@@ -146,12 +147,13 @@ struct lp_known {
 };
 /* "DIALECT KIND SIGNATURE" -> its declaration */
 static std::map<std::string, lp_known> g_known;
-static std::string g_only;            /* TOOLWIRE_LLAMA_DIFF_ONLY */
-static std::string g_keep = "findings"; /* TOOLWIRE_LLAMA_DIFF_KEEP: "" writes nothing */
-static bool g_reject_known;           /* TOOLWIRE_LLAMA_DIFF_REJECT_KNOWN */
-static bool g_log_known;              /* TOOLWIRE_LLAMA_DIFF_LOG */
-static std::map<std::string, size_t> g_count;    /* "DIALECT\tKIND\tSIGNATURE" -> findings */
-static std::map<std::string, size_t> g_smallest; /* "SIGNATURE-DIALECT" -> bytes kept, SIZE_MAX none */
+static std::string g_only;                    /* TOOLWIRE_LLAMA_DIFF_ONLY */
+static std::string g_keep = "findings";       /* TOOLWIRE_LLAMA_DIFF_KEEP: "" writes nothing */
+static bool g_reject_known;                   /* TOOLWIRE_LLAMA_DIFF_REJECT_KNOWN */
+static bool g_log_known;                      /* TOOLWIRE_LLAMA_DIFF_LOG */
+static std::map<std::string, size_t> g_count; /* "DIALECT\tKIND\tSIGNATURE" -> findings */
+static std::map<std::string, size_t>
+    g_smallest; /* "SIGNATURE-DIALECT" -> bytes kept, SIZE_MAX none */
 static time_t g_flushed;
 
 static void flush_counts()
@@ -199,40 +201,51 @@ static void load_known()
     if (keep)
         g_keep = keep;
     const char *env = getenv("TOOLWIRE_LLAMA_KNOWN");
-    std::string path = env && *env ? env : std::string(__FILE__).substr(0, std::string(__FILE__).rfind('/') + 1) +
-                                               "known-defects.json";
+    std::string path = env && *env
+                           ? env
+                           : std::string(__FILE__).substr(0, std::string(__FILE__).rfind('/') + 1) +
+                                 "known-defects.json";
     std::string src;
     if (!slurp(path, &src)) {
-        fprintf(stderr, "fuzz_llama_diff: cannot read the known defects %s (TOOLWIRE_LLAMA_KNOWN)\n", path.c_str());
+        fprintf(stderr,
+                "fuzz_llama_diff: cannot read the known defects %s (TOOLWIRE_LLAMA_KNOWN)\n",
+                path.c_str());
         abort();
     }
     nlohmann::json k = nlohmann::json::parse(src, nullptr, false);
     if (k.is_discarded() || !k.is_object() || !k.contains("known") || !k["known"].is_array()) {
-        fprintf(stderr, "fuzz_llama_diff: %s: expected an object with an array \"known\"\n", path.c_str());
+        fprintf(stderr, "fuzz_llama_diff: %s: expected an object with an array \"known\"\n",
+                path.c_str());
         abort();
     }
     size_t i = 0;
     for (const auto &e : k["known"]) {
-        if (!e.is_object() || !e.contains("signature") || !e["signature"].is_string() || !e.contains("kind") ||
-            !e["kind"].is_string() || !e.contains("dialects") || !e["dialects"].is_array() || !e.contains("defect") ||
+        if (!e.is_object() || !e.contains("signature") || !e["signature"].is_string() ||
+            !e.contains("kind") || !e["kind"].is_string() || !e.contains("dialects") ||
+            !e["dialects"].is_array() || !e.contains("defect") ||
             !e["defect"].is_number_integer()) {
-            fprintf(stderr, "fuzz_llama_diff: %s: known[%zu]: expected signature, kind (strings), dialects (array), "
-                            "defect (integer)\n", path.c_str(), i);
+            fprintf(stderr,
+                    "fuzz_llama_diff: %s: known[%zu]: expected signature, kind (strings), dialects "
+                    "(array), "
+                    "defect (integer)\n",
+                    path.c_str(), i);
             abort();
         }
         for (const auto &d : e["dialects"]) {
             if (!d.is_string()) {
-                fprintf(stderr, "fuzz_llama_diff: %s: known[%zu].dialects: expected strings\n", path.c_str(), i);
+                fprintf(stderr, "fuzz_llama_diff: %s: known[%zu].dialects: expected strings\n",
+                        path.c_str(), i);
                 abort();
             }
             g_known[d.get<std::string>() + " " + e["kind"].get<std::string>() + " " +
-                    e["signature"].get<std::string>()] = {
-                e["defect"].get<int>(), e.value("why", std::string())};
+                    e["signature"].get<std::string>()] = {e["defect"].get<int>(),
+                                                          e.value("why", std::string())};
         }
         i++;
     }
-    fprintf(stderr, "fuzz_llama_diff: %zu known signatures (dialect, kind, signature) from %s%s%s\n", g_known.size(),
-        path.c_str(), g_only.empty() ? "" : "; only ", g_only.c_str());
+    fprintf(stderr,
+            "fuzz_llama_diff: %zu known signatures (dialect, kind, signature) from %s%s%s\n",
+            g_known.size(), path.c_str(), g_only.empty() ? "" : "; only ", g_only.c_str());
     atexit(at_exit);
 }
 
@@ -286,19 +299,19 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***)
         found++;
     }
     if (found == 0) {
-        fprintf(stderr, "fuzz_llama_diff: no chat template in %s (TOOLWIRE_TEMPLATES)\n", dir.c_str());
+        fprintf(stderr, "fuzz_llama_diff: no chat template in %s (TOOLWIRE_TEMPLATES)\n",
+                dir.c_str());
         abort();
     }
     fprintf(stderr, "fuzz_llama_diff: %zu dialects:", found);
     for (const lp_side &s : g_sides)
         if (s.f)
-            fprintf(stderr, " %s (%s, %s%s)", s.d.dialect.c_str(), s.d.file.c_str(), s.llama.format.c_str(),
-                s.llama.opened ? ", forced open" : "");
+            fprintf(stderr, " %s (%s, %s%s)", s.d.dialect.c_str(), s.d.file.c_str(),
+                    s.llama.format.c_str(), s.llama.opened ? ", forced open" : "");
     fputc('\n', stderr);
     load_known();
     return 0;
 }
-
 
 /* The calls as plain (unordered) JSON: arguments compare JSON-equal, key
  * order and number spelling aside. */
@@ -322,8 +335,9 @@ static nlohmann::json llama_calls(const common_chat_msg &m)
 {
     nlohmann::json a = nlohmann::json::array();
     for (const auto &c : m.tool_calls) {
-        nlohmann::json args = c.arguments.empty() ? nlohmann::json::object()
-                                                  : nlohmann::json::parse(c.arguments, nullptr, false);
+        nlohmann::json args = c.arguments.empty()
+                                  ? nlohmann::json::object()
+                                  : nlohmann::json::parse(c.arguments, nullptr, false);
         a.push_back({{"name", c.name}, {"arguments", args}});
     }
     return a;
@@ -353,7 +367,10 @@ static bool reads_as(const lp_side &s, const std::string &t, const nlohmann::jso
     }
 }
 
-static bool has(const std::string &h, const std::string &n) { return !n.empty() && h.find(n) != std::string::npos; }
+static bool has(const std::string &h, const std::string &n)
+{
+    return !n.empty() && h.find(n) != std::string::npos;
+}
 
 /* `t` without the text between a call block's close and the next block's
  * open, nor after the last close: the call blocks alone, and what precedes
@@ -390,7 +407,8 @@ static std::string calls_only(const lp_side &s, const std::string &t)
         if (end == std::string::npos)
             break;
         out += t.substr(from, at - from) + s.open;
-        for (size_t c = t.find(s.open2, at); c != std::string::npos && c < end; c = t.find(s.open2, c + 1)) {
+        for (size_t c = t.find(s.open2, at); c != std::string::npos && c < end;
+             c = t.find(s.open2, c + 1)) {
             size_t ce = t.find(s.close2, c);
             if (ce == std::string::npos || ce > end)
                 break;
@@ -447,7 +465,8 @@ static std::string tight(const std::string &t)
                 j++;
             bool after = false, before = false;
             for (const char *e : ends)
-                after = after || (out.size() >= strlen(e) && out.compare(out.size() - strlen(e), strlen(e), e) == 0);
+                after = after || (out.size() >= strlen(e) &&
+                                  out.compare(out.size() - strlen(e), strlen(e), e) == 0);
             for (const char *st : starts)
                 before = before || t.compare(j, strlen(st), st) == 0;
             if (after || before) {
@@ -482,17 +501,100 @@ static std::string hermes_canonical(const std::string &text)
         size_t close = open == std::string::npos ? open : text.find("</tool_call>", open);
         if (close == std::string::npos)
             break;
-        nlohmann::json c = nlohmann::json::parse(text.substr(open + 11, close - open - 11), nullptr, false);
+        nlohmann::json c =
+            nlohmann::json::parse(text.substr(open + 11, close - open - 11), nullptr, false);
         out += text.substr(at, open - at);
-        if (!c.is_discarded() && c.is_object() && c.size() == 2 && c.contains("name") && c["name"].is_string() &&
-            c.contains("arguments"))
-            out += "<tool_call>\n{\"name\": " + c["name"].dump() + ", \"arguments\": " + c["arguments"].dump() +
-                   "}\n</tool_call>";
+        if (!c.is_discarded() && c.is_object() && c.size() == 2 && c.contains("name") &&
+            c["name"].is_string() && c.contains("arguments"))
+            out += "<tool_call>\n{\"name\": " + c["name"].dump() +
+                   ", \"arguments\": " + c["arguments"].dump() + "}\n</tool_call>";
         else
             out += text.substr(open, close + 12 - open);
         at = close + 12;
     }
     return out + text.substr(at);
+}
+
+/* Hermes/Qwen3: each <tool_call> block (to the first </tool_call>) whose
+ * payload is no JSON value, nor fenced, written again holding only the
+ * first balanced {...} or [...] of it, as toolwire reads such a block
+ * (text formats, section 2 rule 2) */
+static std::string hermes_first_object(const std::string &text)
+{
+    std::string out;
+    size_t at = 0;
+    for (;;) {
+        size_t open = text.find("<tool_call>", at);
+        size_t close = open == std::string::npos ? open : text.find("</tool_call>", open);
+        if (close == std::string::npos)
+            break;
+        std::string p = text.substr(open + 11, close - open - 11);
+        size_t b = p.find_first_of("{[");
+        size_t e = b == std::string::npos ? b : object_end(p, b);
+        out += text.substr(at, open - at);
+        if (e != std::string::npos && p.find("```") == std::string::npos &&
+            nlohmann::json::parse(p, nullptr, false).is_discarded())
+            out += "<tool_call>\n" + p.substr(b, e - b) + "\n</tool_call>";
+        else
+            out += text.substr(open, close + 12 - open);
+        at = close + 12;
+    }
+    return out + text.substr(at);
+}
+
+/* The end of the GLM value that starts at t[at], its close `</arg_value>`
+ * as glm rule 5 reads it: the first followed (after white space) by
+ * <arg_key> or by the block's end `blk`, else the first; npos when none is
+ * before `blk` */
+static size_t glm_value_end(const std::string &t, size_t at, size_t blk)
+{
+    size_t first = t.find("</arg_value>", at);
+    for (size_t v = first; v != std::string::npos && v < blk; v = t.find("</arg_value>", v + 1)) {
+        size_t n = t.find_first_not_of(" \t\r\n", v + 12);
+        if (n == blk || (n != std::string::npos && t.compare(n, 9, "<arg_key>") == 0))
+            return v;
+    }
+    return first != std::string::npos && first < blk ? first : std::string::npos;
+}
+
+/* GLM: each <tool_call> block of `text` whose elements are all whole
+ * written again in GLM-4.6's layout (a line break after the name and after
+ * each element), its name, keys and values kept as they are; a block out
+ * of that shape (stray text, an element not closed) kept as it is */
+static std::string glm_layout(const std::string &text)
+{
+    std::string out;
+    size_t from = 0;
+    for (size_t at = text.find("<tool_call>"); at != std::string::npos;
+         at = text.find("<tool_call>", from)) {
+        size_t end = text.find("</tool_call>", at);
+        if (end == std::string::npos)
+            break;
+        size_t k = text.find("<arg_key>", at);
+        std::string blk;
+        bool ok = k != std::string::npos && k < end;
+        if (ok) {
+            std::string name = text.substr(at + 11, k - at - 11);
+            name.erase(name.find_last_not_of(" \t\r\n") + 1);
+            blk = "<tool_call>" + name + "\n";
+        }
+        while (ok && k < end) {
+            size_t ke = text.find("</arg_key>", k);
+            size_t v = ke == std::string::npos ? ke : text.find_first_not_of(" \t\r\n", ke + 10);
+            ok = v != std::string::npos && v < end && text.compare(v, 11, "<arg_value>") == 0;
+            size_t ve = ok ? glm_value_end(text, v + 11, end) : std::string::npos;
+            ok = ok && ve != std::string::npos;
+            if (ok) {
+                blk += text.substr(k, ke + 10 - k) + "\n" + text.substr(v, ve + 12 - v) + "\n";
+                k = text.find_first_not_of(" \t\r\n", ve + 12);
+                ok = k == end || (k != std::string::npos && text.compare(k, 9, "<arg_key>") == 0);
+            }
+        }
+        out += text.substr(from, at - from) +
+               (ok ? blk + "</tool_call>" : text.substr(at, end + 12 - at));
+        from = end + 12;
+    }
+    return out + text.substr(from);
 }
 
 /* `t` with each byte that does not belong to a well-formed UTF-8 sequence
@@ -504,7 +606,11 @@ static std::string utf8_replaced(const std::string &t)
     size_t n = t.size();
     for (size_t i = 0; i < n;) {
         unsigned c = p[i];
-        size_t len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+        size_t len = c < 0x80                 ? 1
+                     : c >= 0xc2 && c <= 0xdf ? 2
+                     : c >= 0xe0 && c <= 0xef ? 3
+                     : c >= 0xf0 && c <= 0xf4 ? 4
+                                              : 0;
         bool ok = len > 0 && i + len <= n;
         for (size_t k = 1; ok && k < len; k++) {
             unsigned lo = 0x80, hi = 0xbf;
@@ -530,13 +636,15 @@ static std::string utf8_replaced(const std::string &t)
 }
 
 /* llama.cpp throws, toolwire reads `twc` clean (`shape`: with a response_shape warning) */
-static std::string sig_throws(const lp_side &s, const std::string &text, const nlohmann::json &twc, bool shape)
+static std::string sig_throws(const lp_side &s, const std::string &text, const nlohmann::json &twc,
+                              bool shape)
 {
     const std::string &dl = s.d.dialect;
     std::string valid = utf8_replaced(text);
     if (valid != text) /* bytes that are not UTF-8: the same text without them, or its class */
     {
-        try { /* the throw is the bytes' when the same text without them reads (its calls are another matter) */
+        try { /* the throw is the bytes' when the same text without them reads (its calls are
+                 another matter) */
             (void)common_chat_parse(valid, false, s.llama.params);
             return "invalid-utf8";
         } catch (const std::exception &) {
@@ -548,6 +656,17 @@ static std::string sig_throws(const lp_side &s, const std::string &text, const n
         if (last != std::string::npos && last + s.close.size() < text.size() &&
             reads_as(s, text.substr(0, last + s.close.size()), twc))
             return "text-after-calls";
+        /* the section's close garbled: the text cut right after the last call's
+         * close (the section closed again, the text between its calls cut out,
+         * and the white space next to its tokens: defect 14 too) */
+        size_t last2 = s.close2.empty() ? std::string::npos : text.rfind(s.close2);
+        if (last2 != std::string::npos && (last == std::string::npos || last < last2) &&
+            last2 + s.close2.size() < text.size()) {
+            std::string cut = text.substr(0, last2 + s.close2.size());
+            if (reads_as(s, cut, twc) || reads_as(s, calls_only(s, cut + s.close), twc) ||
+                reads_as(s, calls_only(s, tight(cut) + s.close), twc))
+                return "text-after-calls";
+        }
         std::string b = blocks_only(s, text);
         if (b != text && reads_as(s, b, twc))
             return "text-between-calls";
@@ -558,6 +677,18 @@ static std::string sig_throws(const lp_side &s, const std::string &text, const n
         replace_all(&one, s.close + s.open, "");
         if (one != b && reads_as(s, one, twc))
             return "second-call-block";
+    }
+    if (dl == "mistral") { /* no call-close token: the text cut after a call's [ARGS] object */
+        size_t at = text.find("[ARGS]");
+        for (int tries = 0; at != std::string::npos && tries < 8;
+             tries++, at = text.find("[ARGS]", at + 6)) {
+            size_t o = text.find_first_not_of(" \t\r\n", at + 6);
+            size_t end =
+                o != std::string::npos && text[o] == '{' ? object_end(text, o) : std::string::npos;
+            if (end != std::string::npos && end < text.size() &&
+                reads_as(s, text.substr(0, end), twc))
+                return "text-after-calls";
+        }
     }
     if (dl == "llama3") {
         std::string t = text;
@@ -575,9 +706,11 @@ static std::string sig_throws(const lp_side &s, const std::string &text, const n
     if (dl == "harmony") {
         /* a message llama.cpp cannot read before one it can: the text from a later header */
         size_t h = text.find("<|channel|>");
-        if (h == std::string::npos || !has(text, "<|message|>")) /* no header at all: such text throws */
+        if (h == std::string::npos ||
+            !has(text, "<|message|>")) /* no header at all: such text throws */
             return "text-without-header";
-        for (int tries = 0; h != std::string::npos && tries < 8; tries++, h = text.find("<|channel|>", h + 1))
+        for (int tries = 0; h != std::string::npos && tries < 8;
+             tries++, h = text.find("<|channel|>", h + 1))
             if (h > 0 && reads_as(s, text.substr(h), twc))
                 return "text-without-header";
         if (shape) /* toolwire read a header or message out of the format's shape */
@@ -586,11 +719,28 @@ static std::string sig_throws(const lp_side &s, const std::string &text, const n
         if (end != std::string::npos && text.find("<|message|>", end) == std::string::npos &&
             reads_as(s, text.substr(0, end + 7), twc))
             return "text-without-header";
+        /* a message's <|end|> followed by no <|start|> (a start garbled): the
+         * rest is no message, and the text cut at that <|end|> reads clean */
+        for (size_t e = text.find("<|end|>"); e != std::string::npos;
+             e = text.find("<|end|>", e + 7))
+            if (e + 7 < text.size() && text.compare(e + 7, 9, "<|start|>") != 0) {
+                if (reads_as(s, text.substr(0, e + 7), twc))
+                    return "text-without-header";
+                break;
+            }
+        /* text without a header before the first <|start|>: written as a
+         * final message, the text reads clean */
+        size_t st = text.find("<|start|>");
+        if (st != std::string::npos && st > 0 && !has(text.substr(0, st), "<|channel|>") &&
+            reads_as(s, "<|channel|>final<|message|>x<|end|>" + text.substr(st), twc))
+            return "text-without-header";
         /* a message to a recipient other than functions.NAME (python, browser.*) */
         for (size_t to = text.find(" to="); to != std::string::npos; to = text.find(" to=", to + 1))
             if (text.compare(to + 4, 10, "functions.") != 0) {
                 size_t st = text.rfind("<|start|>", to);
-                if (reads_as(s, st == std::string::npos ? "" : text.substr(0, st), twc))
+                std::string pre = st == std::string::npos ? "" : text.substr(0, st);
+                /* before it text without a header (defect 9 too): that cut out */
+                if (reads_as(s, pre, twc) || (!has(pre, "<|channel|>") && reads_as(s, "", twc)))
                     return "recipient-not-functions";
             }
     }
@@ -598,7 +748,8 @@ static std::string sig_throws(const lp_side &s, const std::string &text, const n
     if (t != text && (reads_as(s, t, twc) || reads_as(s, blocks_only(s, t), twc)))
         return "space-between-call-tokens";
     if (dl == "glm") {
-        for (size_t at = text.find("<tool_call>"); at != std::string::npos; at = text.find("<tool_call>", at + 1)) {
+        for (size_t at = text.find("<tool_call>"); at != std::string::npos;
+             at = text.find("<tool_call>", at + 1)) {
             size_t end = text.find("</tool_call>", at);
             if (end == std::string::npos)
                 break;
@@ -609,7 +760,8 @@ static std::string sig_throws(const lp_side &s, const std::string &text, const n
             std::string name = blk.substr(0, blk.find('<'));
             name.erase(name.find_last_not_of(" \t\r\n") + 1);
             std::set<std::string> keys;
-            for (size_t k = blk.find("<arg_key>"); k != std::string::npos; k = blk.find("<arg_key>", k + 1)) {
+            for (size_t k = blk.find("<arg_key>"); k != std::string::npos;
+                 k = blk.find("<arg_key>", k + 1)) {
                 size_t ke = blk.find("</arg_key>", k);
                 if (ke == std::string::npos)
                     break;
@@ -621,7 +773,8 @@ static std::string sig_throws(const lp_side &s, const std::string &text, const n
         /* the blocks' elements alone: the text between them dropped */
         std::string e;
         size_t from = 0;
-        for (size_t at = text.find("<tool_call>"); at != std::string::npos; at = text.find("<tool_call>", from)) {
+        for (size_t at = text.find("<tool_call>"); at != std::string::npos;
+             at = text.find("<tool_call>", from)) {
             size_t end = text.find("</tool_call>", at);
             if (end == std::string::npos)
                 break;
@@ -629,8 +782,11 @@ static std::string sig_throws(const lp_side &s, const std::string &text, const n
             size_t k = text.find('<', at + 11);
             e += text.substr(at, (k < end ? k : end) - at);
             while (k < end) {
-                bool key = text.compare(k, 9, "<arg_key>") == 0, val = text.compare(k, 11, "<arg_value>") == 0;
-                size_t ke = key ? text.find("</arg_key>", k) : val ? text.find("</arg_value>", k) : std::string::npos;
+                bool key = text.compare(k, 9, "<arg_key>") == 0,
+                     val = text.compare(k, 11, "<arg_value>") == 0;
+                size_t ke = key   ? text.find("</arg_key>", k)
+                            : val ? text.find("</arg_value>", k)
+                                  : std::string::npos;
                 if (ke != std::string::npos && ke < end) {
                     ke += key ? 10 : 12;
                     e += text.substr(k, ke - k) + "\n";
@@ -645,12 +801,18 @@ static std::string sig_throws(const lp_side &s, const std::string &text, const n
         e += text.substr(from);
         if (e != text && (reads_as(s, e, twc) || reads_as(s, blocks_only(s, e), twc)))
             return "stray-text-in-call";
+        /* each block written again in GLM-4.6's layout, its values as toolwire
+         * reads them (a value may hold </arg_value>: glm rule 5) */
+        std::string g = glm_layout(text);
+        if (g != text && reads_as(s, g, twc))
+            return "call-without-template-newlines";
         /* the template's line breaks: after the name, each </arg_key> and </arg_value> */
         std::string u = text; /* only between two elements: a value may hold </arg_value> (glm 5) */
         replace_all(&u, "</arg_value><arg_key>", "</arg_value>\n<arg_key>");
         replace_all(&u, "</arg_value></tool_call>", "</arg_value>\n</tool_call>");
         replace_all(&u, "</arg_key><arg_value>", "</arg_key>\n<arg_value>");
-        for (size_t at = u.find("<tool_call>"); at != std::string::npos; at = u.find("<tool_call>", at + 1)) {
+        for (size_t at = u.find("<tool_call>"); at != std::string::npos;
+             at = u.find("<tool_call>", at + 1)) {
             size_t k = u.find('<', at + 11);
             if (k != std::string::npos && u.compare(k, 9, "<arg_key>") == 0 && u[k - 1] != '\n')
                 u.insert(k, "\n");
@@ -662,6 +824,10 @@ static std::string sig_throws(const lp_side &s, const std::string &text, const n
         std::string c = hermes_canonical(text);
         if (c != text && reads_as(s, c, twc))
             return "call-object-layout";
+        /* a block holding more than its call's JSON: its first balanced object */
+        std::string f = hermes_first_object(text);
+        if (f != text && (reads_as(s, f, twc) || reads_as(s, hermes_canonical(f), twc)))
+            return "block-first-object";
         size_t at = text.find("<tool_call>");
         if (at != std::string::npos && text.find("```", at) != std::string::npos)
             return "fenced-call";
@@ -686,7 +852,8 @@ static std::string sig_throws(const lp_side &s, const std::string &text, const n
     /* the reasoning opened by the prompt, and opened again by the text; or
      * closed by the prompt, and a think block in the text */
     size_t at = text.find_first_not_of(" \t\r\n");
-    if (!s.think.empty() && at != std::string::npos && text.compare(at, s.think.size(), s.think) == 0) {
+    if (!s.think.empty() && at != std::string::npos &&
+        text.compare(at, s.think.size(), s.think) == 0) {
         if (s.llama.opened && reads_as(s, text.substr(at + s.think.size()), twc))
             return "think-opened-again";
         size_t end = s.think == "<think>" ? text.find("</think>", at) : std::string::npos;
@@ -738,7 +905,8 @@ static std::string qwen_newlines(const std::string &text)
 /* llama.cpp reads `m` (calls `lc`) where toolwire reads `twc` (`dup`: it
  * warned of a repeated key) */
 static std::string sig_calls(const lp_side &s, const std::string &text, const common_chat_msg &m,
-                             const nlohmann::json &lc, const nlohmann::json &twc, bool dup, bool again = true)
+                             const nlohmann::json &lc, const nlohmann::json &twc, bool dup,
+                             bool again = true)
 {
     if (lc.size() < twc.size()) {
         if (has(m.reasoning_content, s.open) || has(m.reasoning_content, s.open2))
@@ -757,7 +925,8 @@ static std::string sig_calls(const lp_side &s, const std::string &text, const co
                         nlohmann::json xc = llama_calls(x);
                         if (xc == twc)
                             return "call-without-template-newlines";
-                        return "call-without-template-newlines+" + sig_calls(s, t, x, xc, twc, dup, false);
+                        return "call-without-template-newlines+" +
+                               sig_calls(s, t, x, xc, twc, dup, false);
                     } catch (const std::exception &) {
                         return "call-without-template-newlines+throws";
                     }
@@ -772,11 +941,14 @@ static std::string sig_calls(const lp_side &s, const std::string &text, const co
     }
     for (const auto &c : lc)
         if (c["arguments"].is_discarded())
-            return "arguments-not-json"; /* the final message holds a call whose arguments are not JSON */
+            return "arguments-not-json"; /* the final message holds a call whose arguments are not
+                                            JSON */
     if (lc.size() > twc.size()) {
         /* toolwire reads the call as reasoning: inside a closed think block */
         size_t th = s.think.empty() ? std::string::npos : text.find(s.think);
-        std::string close = s.think == "<think>" ? "</think>" : s.think == "[THINK]" ? "[/THINK]" : "<channel|>";
+        std::string close = s.think == "<think>"   ? "</think>"
+                            : s.think == "[THINK]" ? "[/THINK]"
+                                                   : "<channel|>";
         size_t end = th == std::string::npos ? th : text.find(close, th);
         size_t call = th == std::string::npos ? th : text.find(s.open, th);
         if (end != std::string::npos && call != std::string::npos && call < end)
@@ -810,7 +982,8 @@ static std::string sig_calls(const lp_side &s, const std::string &text, const co
 
 /* A prefix showed call `name` that the final parse `m` does not read:
  * under another name (`renamed`), or not at all */
-static std::string sig_retraction(const lp_side &s, const common_chat_msg &m, const std::string &name, bool renamed)
+static std::string sig_retraction(const lp_side &s, const common_chat_msg &m,
+                                  const std::string &name, bool renamed)
 {
     if (renamed)
         return "streamed-call-renamed";
@@ -826,8 +999,8 @@ static std::string sig_retraction(const lp_side &s, const common_chat_msg &m, co
 /* One finding: known (counted, the smallest input kept; false) or not
  * (printed and aborted). Under TOOLWIRE_LLAMA_DIFF_ONLY only that signature
  * aborts, and nothing is counted or kept. */
-static void finding(const lp_side &s, const uint8_t *data, size_t size, const char *kind, const std::string &sig,
-                    const std::string &detail)
+static void finding(const lp_side &s, const uint8_t *data, size_t size, const char *kind,
+                    const std::string &sig, const std::string &detail)
 {
     auto known = g_known.find(s.d.dialect + " " + kind + " " + sig);
     if (!g_only.empty()) {
@@ -835,15 +1008,17 @@ static void finding(const lp_side &s, const uint8_t *data, size_t size, const ch
             return;
     } else if (known != g_known.end()) {
         if (g_log_known)
-            fprintf(stderr, "fuzz_llama_diff: %s: %s: %s (known, defect %d): %s\n", s.d.dialect.c_str(), kind,
-                sig.c_str(), known->second.defect, detail.c_str());
+            fprintf(stderr, "fuzz_llama_diff: %s: %s: %s (known, defect %d): %s\n",
+                    s.d.dialect.c_str(), kind, sig.c_str(), known->second.defect, detail.c_str());
         g_count[s.d.dialect + "\t" + kind + "\t" + sig]++;
         std::string keep = "known-" + sig + "-" + s.d.dialect;
         std::string path = g_keep + "/" + keep;
         auto it = g_smallest.find(keep);
         if (it == g_smallest.end()) { /* a file of an earlier worker: its size */
             struct stat st;
-            it = g_smallest.emplace(keep, stat(path.c_str(), &st) == 0 ? (size_t)st.st_size : SIZE_MAX).first;
+            it = g_smallest
+                     .emplace(keep, stat(path.c_str(), &st) == 0 ? (size_t)st.st_size : SIZE_MAX)
+                     .first;
         }
         if (!g_keep.empty() && size < it->second) {
             FILE *fp = fopen((path + ".tmp").c_str(), "wb");
@@ -858,7 +1033,8 @@ static void finding(const lp_side &s, const uint8_t *data, size_t size, const ch
         return;
     }
     flush_counts();
-    fprintf(stderr, "fuzz_llama_diff: %s: %s: %s: %s\n", s.d.dialect.c_str(), kind, sig.c_str(), detail.c_str());
+    fprintf(stderr, "fuzz_llama_diff: %s: %s: %s: %s\n", s.d.dialect.c_str(), kind, sig.c_str(),
+            detail.c_str());
     abort();
 }
 
@@ -884,7 +1060,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (st != TW_OK)
         return 0; /* out of memory: nothing to compare */
     bool tw_clean = r.errors.len == 0;
-    bool tw_dup = tw_diag_has(&r.warnings, TW_D_DUPLICATE_KEY) || tw_diag_has(&r.warnings, TW_D_CALL_DUPLICATE_KEY);
+    bool tw_dup = tw_diag_has(&r.warnings, TW_D_DUPLICATE_KEY) ||
+                  tw_diag_has(&r.warnings, TW_D_CALL_DUPLICATE_KEY);
     bool tw_shape = tw_diag_has(&r.warnings, TW_D_RESPONSE_SHAPE);
     nlohmann::json twc = tw_calls(r);
     s.f->recycle(s.dec, &r);
@@ -902,8 +1079,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t cuts[2] = {text.size() / 2, text.size() ? text.size() - 1 : 0};
     for (size_t cut : cuts) {
         try {
-            common_chat_msg pm =
-                common_chat_parse(lp_server_text(s.d, text.substr(0, cut), true), true, s.llama.params);
+            common_chat_msg pm = common_chat_parse(lp_server_text(s.d, text.substr(0, cut), true),
+                                                   true, s.llama.params);
             /* a call shown while streaming is never taken back (its name kept) */
             if (thrown.empty() && retracted.empty()) {
                 if (pm.tool_calls.size() > m.tool_calls.size()) {
@@ -913,9 +1090,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     retracted_name = pm.tool_calls[m.tool_calls.size()].name;
                 }
                 for (size_t i = 0; retracted.empty() && i < pm.tool_calls.size(); i++)
-                    if (!pm.tool_calls[i].name.empty() && pm.tool_calls[i].name != m.tool_calls[i].name) {
-                        retracted = "call " + std::to_string(i) + " shown as " + pm.tool_calls[i].name +
-                                    ", read as " + m.tool_calls[i].name;
+                    if (!pm.tool_calls[i].name.empty() &&
+                        pm.tool_calls[i].name != m.tool_calls[i].name) {
+                        retracted = "call " + std::to_string(i) + " shown as " +
+                                    pm.tool_calls[i].name + ", read as " + m.tool_calls[i].name;
                         retracted_name = pm.tool_calls[i].name;
                         renamed = true;
                     }
@@ -932,7 +1110,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bool any = false;
     if (!thrown.empty() && tw_clean) {
         finding(s, data, size, "throws", sig_throws(s, text, twc, tw_shape),
-            thrown + " (toolwire reads it clean: " + twc.dump() + ")");
+                thrown + " (toolwire reads it clean: " + twc.dump() + ")");
         any = true;
     }
     if (thrown.empty() && !partial_thrown.empty()) {
@@ -940,14 +1118,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         any = true;
     }
     if (!retracted.empty()) {
-        finding(s, data, size, "retraction", sig_retraction(s, m, retracted_name, renamed), retracted);
+        finding(s, data, size, "retraction", sig_retraction(s, m, retracted_name, renamed),
+                retracted);
         any = true;
     }
     if (thrown.empty() && tw_clean) {
         nlohmann::json lc = llama_calls(m);
         if (lc != twc) {
             finding(s, data, size, "calls", sig_calls(s, text, m, lc, twc, tw_dup),
-                "llama.cpp " + lc.dump() + ", toolwire " + twc.dump());
+                    "llama.cpp " + lc.dump() + ", toolwire " + twc.dump());
             any = true;
         }
     }
