@@ -519,14 +519,15 @@ tw_status tw_compare_html_with(const tw_report *r, size_t n, const tw_cmp_opts *
     tw_rw_printf(
         out,
         "<h2>Where the %s differ</h2>\n<p id=common>%zu fixtures ran on at least two %s "
-        "(%zu on every one). Listed: each check (the decoded result is RES-01's, the HTTP status "
-        "RSP-01's) whose verdict differs between %s that ran it with a failure on one of them (a "
+        "(%zu on every one). Listed: each check (the decoded result is RES-01's%s) whose verdict "
+        "differs between %s that ran it with a failure on one of them (a "
         "check that applies to one %s only, a pass beside a skip, is not listed), with the check's "
         "severity; info-level (advisory) rows are folded below the table; a blue outline marks a "
         "cell that differs from the first %s of its row; — means the %s did not run the fixture. "
         "Hover or click a cell for its evidence. <label><input type=checkbox id=onlyfail> rows "
         "with a failure only</label></p>\n",
-        w.many, two, w.many, all, w.many, w.one, w.one, w.one);
+        w.many, two, w.many, all, w.http ? ", the HTTP status RSP-01's" : "", w.many, w.one, w.one,
+        w.one);
     tw_rw_puts(out, html_legend);
     if (w.http)
         tw_rw_puts(out, html_legend_http);

@@ -560,6 +560,21 @@ Test(writers, parser_report_has_no_http_and_counts_expected_differences)
     tw_report_free(&r);
 }
 
+/* The comparison page of parsers speaks of no HTTP either. */
+Test(writers, parser_comparison_has_no_http)
+{
+    tw_report r[2];
+    parser_sample(&r[0]);
+    parser_sample(&r[1]);
+    tw_buf h = {0};
+    cr_assert_eq(tw_compare_html(r, 2, &h), TW_OK);
+    cr_assert(strstr(h.data, "Where the parsers differ"), "%s", h.data);
+    cr_assert_null(strstr(h.data, "HTTP"), "%s", h.data);
+    tw_buf_free(&h);
+    tw_report_free(&r[0]);
+    tw_report_free(&r[1]);
+}
+
 /* A client library's exchanges are HTTP (the driver's requests to the mock):
  * its page keeps the HTTP column. */
 Test(writers, client_report_keeps_the_http_column)
