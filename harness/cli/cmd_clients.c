@@ -39,7 +39,8 @@ static const char clients_help[] =
     "                             that installs them\n"
     "  --install                  those node modules missing: install them (npm ci\n"
     "                             in DIR) and go on\n"
-    "  --out DIR                  report directory (default reports/clients)\n"
+    "  --out DIR                  report directory (default reports/clients),\n"
+    "                             created and checked before any driver runs\n"
     "  --timeout MS               one driver run; killed past it (default 60000)\n"
     "  --client-timeout MS        the timeout_ms handed to the driver (default 20000)\n"
     "  --max-output SIZE          cap on a driver's stdout; killed past it (default "
@@ -63,7 +64,8 @@ static const char clients_help[] =
     "(client names refused among it, a command over the limit), no driver found,\n"
     "the drivers' node modules not installed, a driver whose --describe fails, a\n"
     "scenario that cannot be loaded, no scenario selected (in all or for a client's\n"
-    "endpoint), a report that cannot be written.";
+    "endpoint), an --out that cannot be created or written into, a report that\n"
+    "cannot be written.";
 
 enum { O_DRIVERS = 256, O_TO, O_CTO, O_MAXO, O_SHARD, O_JOBS, O_INSTALL };
 

@@ -29,11 +29,13 @@ static const char parsers_help[] =
     "  --parser NAME=CMD     a driver: /bin/sh -c 'exec CMD \"$@\"' runs it with\n"
     "                        --describe, then once per fixture and mode with\n"
     "                        --parse (repeatable, at most 32; required)\n"
-    "  --dialect D           only the dialect D (repeatable), one of the text\n"
+    "  --dialect D           only the dialect D (repeatable; it selects, the order\n"
+    "                        is the fixtures' sorted paths), one of the text\n"
     "                        decoders: %DIALECTS%\n"
     "  --fixtures DIR        the decode fixtures, a directory or one file\n"
     "                        (default tests/data/decode)\n"
-    "  --out DIR             report directory (default reports/parsers)\n"
+    "  --out DIR             report directory (default reports/parsers), created\n"
+    "                        and checked before any driver runs\n"
     "  --timeout S           one driver run, in seconds; killed past it (default 10)\n"
     "  --max-output SIZE     cap on a driver's stdout; killed past it (default 8M)\n"
     "  --expected FILE       the expected differences of a parser (JSON, its\n"
@@ -52,7 +54,8 @@ static const char parsers_help[] =
     "allowed), 1 when a check fails or a driver fails on a row, 2 when a parser\n"
     "could not be judged: bad usage, a --describe that fails or breaks the\n"
     "protocol, an unknown --dialect, no fixture selected for a parser, an\n"
-    "--expected file that does not read, a report that cannot be written.";
+    "--expected file that does not read, an --out that cannot be created or\n"
+    "written into, a report that cannot be written.";
 
 enum { O_DIALECT = 256, O_FIXTURES, O_TO, O_MAXO, O_EXPECTED, O_SEED };
 

@@ -478,7 +478,8 @@ static int finish_client(client_run *r, const char *outdir, const tw_clients_opt
     tw_error why = {.offset = -1};
     int rc = 0;
     tw_report_summarise(rep);
-    if (tw_report_write_all(rep, outdir, &why) != TW_OK) {
+    bool written = tw_report_write_all(rep, outdir, &why) == TW_OK;
+    if (!written) {
         fprintf(stderr, "toolwire clients: %s\n", why.message);
         rc = 2;
     }
@@ -507,17 +508,21 @@ static int finish_client(client_run *r, const char *outdir, const tw_clients_opt
             free(dc);
         }
     if (nfail > 50)
-        fprintf(
-            stderr,
-            "toolwire clients: client %s: %zu driver failures in all, %zu more than listed here: "
-            "every one is in %s/%s.json\n",
-            rep->backend, nfail, nfail - 50, outdir, base);
+        fprintf(stderr,
+                "toolwire clients: client %s: %zu driver failures in all, %zu more than listed "
+                "here: %s%s%s%s%s\n",
+                rep->backend, nfail, nfail - 50,
+                written ? "every one is in " : "the report that holds them could not be written",
+                written ? outdir : "", written ? "/" : "", written ? base : "",
+                written ? ".json" : "");
     if (o->out && !o->quiet) {
         fprintf(o->out,
                 "client %s (%s): %s, %zu scenario rows, %zu exchanges, %zu pass, %zu fail, %zu "
-                "skip -> %s/%s.json\n",
+                "skip -> %s%s%s%s\n",
                 rep->backend, rep->target, rep->ok ? "ok" : "FAIL", rep->n_fixtures,
-                rep->n_exchanges, rep->n_pass, rep->n_fail, rep->n_skip, outdir, base);
+                rep->n_exchanges, rep->n_pass, rep->n_fail, rep->n_skip,
+                written ? outdir : "not written", written ? "/" : "", written ? base : "",
+                written ? ".json" : "");
     }
     if (o->out && !rep->ok) {
         /* the same listing as run's: capped, then where the rest are */
@@ -525,7 +530,7 @@ static int finish_client(client_run *r, const char *outdir, const tw_clients_opt
         if (o->quiet)
             snprintf(who, sizeof who, "client %.200s: ", rep->backend);
         snprintf(where, sizeof where, "%s/%s.json (and .md, .html)", outdir, base);
-        tw_report_list_mismatches(o->out, rep, who, 50, where);
+        tw_report_list_mismatches(o->out, rep, who, 50, written ? where : NULL);
     }
     return rc;
 }
@@ -580,6 +585,11 @@ int tw_clients_run_all(const tw_client_spec *c, size_t nc, char *const *paths, s
     }
     if (!commands_fit(c, nc, &L))
         return 2;
+    /* an unusable --out stops the run before any driver runs */
+    if (!tw_report_dir_ready(outdir, &why)) {
+        fprintf(stderr, "toolwire clients: --out: %s\n", why.message);
+        return 2;
+    }
     if (!tw_fixture_set_load(&fs, paths, npaths, &L, &why)) {
         fprintf(stderr, "toolwire clients: %s\n", why.message);
         tw_fixture_set_free(&fs);

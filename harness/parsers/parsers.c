@@ -159,19 +159,21 @@ static tw_status record(prun *r, const fixture *fx, bool stream, tw_check_set *s
             c->verdict == TW_V_FAIL
                 ? tw_parser_expect_match(r->exp, fx->dialect, fx->base, fx->rule, stream, c->check)
                 : NULL;
-        tw_buf ev = {0};
-        tw_buf_puts(&ev, c->evidence ? c->evidence : "");
+        tw_rep_check *rc =
+            tw_report_add_check(e, tw_check_name(c->check), c->verdict,
+                                d ? TW_EXPECT_ANY : TW_EXPECT_NOT_FAIL, -1, c->evidence);
+        if (!rc)
+            return TW_ERR_NOMEM;
         if (d) {
             d->used++;
             r->nexpected++;
-            tw_buf_printf(&ev, " (expected difference: %s; %s)", d->what, d->reason);
+            tw_buf why = {0};
+            if (tw_buf_printf(&why, "%s; %s", d->what, d->reason) != TW_OK) {
+                tw_buf_free(&why);
+                return TW_ERR_NOMEM;
+            }
+            rc->declared = why.data;
         }
-        tw_rep_check *rc =
-            tw_report_add_check(e, tw_check_name(c->check), c->verdict,
-                                d ? TW_EXPECT_ANY : TW_EXPECT_NOT_FAIL, -1, ev.data ? ev.data : "");
-        tw_buf_free(&ev);
-        if (!rc)
-            return TW_ERR_NOMEM;
     }
     return tw_report_set_result_check(e, TW_EXPECT_NOT_FAIL) ? TW_OK : TW_ERR_NOMEM;
 }
@@ -457,13 +459,15 @@ static void list_expected(FILE *out, const tw_report *rep, const char *who, size
         for (size_t k = 0; k < rep->fx[f].nex; k++)
             for (size_t c = 0; c < rep->fx[f].ex[k].nchecks; c++) {
                 const tw_rep_check *ch = &rep->fx[f].ex[k].checks[c];
-                if (ch->verdict != TW_V_FAIL || ch->expected != TW_EXPECT_ANY)
+                if (ch->verdict != TW_V_FAIL || !ch->declared)
                     continue;
                 if (all++ < cap) {
                     char *ev = tw_secret_clip(ch->evidence ? ch->evidence : "", 600);
-                    fprintf(out, "  %sexpected %s %s: %s\n", who, rep->fx[f].name, ch->id,
-                            ev ? ev : TW_REDACTED);
+                    char *dc = tw_secret_clip(ch->declared, 600);
+                    fprintf(out, "  %sexpected %s %s: %s (expected difference: %s)\n", who,
+                            rep->fx[f].name, ch->id, ev ? ev : TW_REDACTED, dc ? dc : TW_REDACTED);
                     free(ev);
+                    free(dc);
                     shown++;
                 }
             }
@@ -478,7 +482,8 @@ static int finish_parser(prun *r, const char *outdir, const tw_parsers_opts *o)
     tw_error why = {.offset = -1};
     int rc = 0;
     tw_report_summarise(rep);
-    if (tw_report_write_all(rep, outdir, &why) != TW_OK) {
+    bool written = tw_report_write_all(rep, outdir, &why) == TW_OK;
+    if (!written) {
         fprintf(stderr, "toolwire parsers: %s\n", why.message);
         rc = 2;
     }
@@ -501,18 +506,20 @@ static int finish_parser(prun *r, const char *outdir, const tw_parsers_opts *o)
                     rep->backend, r->exp->path, i, r->exp->d[i].what);
     char base[TW_REPORT_BASE_MAX];
     tw_report_file_base(rep->backend, base, sizeof base);
+    char where[4400];
+    snprintf(where, sizeof where, "%s/%s.json (and .md, .html)", outdir, base);
     if (o->out && !o->quiet)
         fprintf(o->out,
                 "parser %s (%s): %s, %zu rows, %zu skipped, %zu checks pass, %zu fail, %zu "
-                "expected differences -> %s/%s.json\n",
+                "expected differences -> %s%s%s%s\n",
                 rep->backend, rep->target, rep->ok ? "ok" : "FAIL", rep->n_fixtures, rep->n_skipped,
-                rep->n_pass, rep->n_fail, r->nexpected, outdir, base);
-    char who[300] = "", where[4400];
+                rep->n_pass, rep->n_fail, r->nexpected, written ? outdir : "not written",
+                written ? "/" : "", written ? base : "", written ? ".json" : "");
+    char who[300] = "";
     if (o->quiet)
         snprintf(who, sizeof who, "parser %.200s: ", rep->backend);
-    snprintf(where, sizeof where, "%s/%s.json (and .md, .html)", outdir, base);
     if (o->out && !rep->ok)
-        tw_report_list_mismatches(o->out, rep, who, LIST_CAP, where);
+        tw_report_list_mismatches(o->out, rep, who, LIST_CAP, written ? where : NULL);
     if (o->out && r->nexpected)
         list_expected(o->out, rep, who, LIST_CAP);
     return rc;
@@ -565,6 +572,11 @@ int tw_parsers_run_all(const tw_parser_spec *p, size_t n, const char *outdir,
     }
     if (!commands_fit(p, n, &o.limits))
         return 2;
+    /* an unusable --out stops the run before any driver runs */
+    if (!tw_report_dir_ready(outdir, &why)) {
+        fprintf(stderr, "toolwire parsers: --out: %s\n", why.message);
+        return 2;
+    }
     for (size_t k = 0; k < o.ndialects; k++)
         if (!tw_parser_is_dialect(o.dialects[k])) {
             size_t nd = 0;

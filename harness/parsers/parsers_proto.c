@@ -50,6 +50,24 @@ static bool copy_name(const cJSON *v, char *dst, size_t cap)
     return true;
 }
 
+/* The start of what a driver printed, for a message: at most SHOWN_MAX bytes
+ * of it, printable ASCII as is, every other byte as \xNN, "…" past the cap. */
+#define SHOWN_MAX 80
+static void shown(const char *t, size_t len, char *dst, size_t n)
+{
+    size_t w = 0, k = 0;
+    for (; k < len && k < SHOWN_MAX && w + 5 < n; k++) {
+        unsigned char c = (unsigned char)t[k];
+        if (c >= 0x20 && c < 0x7f && c != '\\' && c != '"')
+            dst[w++] = (char)c;
+        else
+            w += (size_t)snprintf(dst + w, n - w, "\\x%02x", c);
+    }
+    dst[w] = 0;
+    if (k < len && w + 4 < n)
+        memcpy(dst + w, "…", sizeof "…");
+}
+
 bool tw_parser_describe_parse(const char *text, size_t len, size_t max_depth, tw_parser_info *out,
                               tw_error *err)
 {
@@ -57,7 +75,11 @@ bool tw_parser_describe_parse(const char *text, size_t len, size_t max_depth, tw
     cJSON *j = NULL;
     if (tw_json_parse(text, len, max_depth, &j, NULL) != TW_OK || !cJSON_IsObject(j)) {
         cJSON_Delete(j);
-        tw_error_set(err, TW_ERR_INVALID, -1, NULL, "--describe did not print one JSON object");
+        char got[4 * SHOWN_MAX + 8];
+        shown(text, len, got, sizeof got);
+        tw_error_set(err, TW_ERR_INVALID, -1, NULL,
+                     "--describe did not print one JSON object; it printed %zu bytes%s%s%s", len,
+                     len ? ", beginning \"" : "", got, len ? "\"" : "");
         return false;
     }
     bool ok = false;
@@ -315,8 +337,9 @@ bool tw_parser_output_read(const char *out, size_t len, size_t npieces, size_t m
             if (cJSON_IsTrue(fin)) {
                 if (o->nmsgs != npieces)
                     snprintf(why, sizeof why,
-                             "line %zu: the final line after %zu piece lines of %zu", line,
-                             o->nmsgs, npieces);
+                             "line %zu: expected the piece line of piece %zu of %zu "
+                             "({\"piece\": %zu, …}), got the final line",
+                             line, o->nmsgs, npieces, o->nmsgs);
                 final = true;
             } else if (tw_json_int(pk, -1, INT64_MAX, -1) != (int64_t)o->nmsgs) {
                 snprintf(why, sizeof why, "line %zu: expected {\"piece\": %zu, …}", line, o->nmsgs);

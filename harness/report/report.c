@@ -107,8 +107,10 @@ static void ex_free(tw_rep_exchange *e)
     free(e->error);
     free(e->result_detail);
     free(e->directive);
-    for (size_t i = 0; i < e->nchecks; i++)
+    for (size_t i = 0; i < e->nchecks; i++) {
         free(e->checks[i].evidence);
+        free(e->checks[i].declared);
+    }
     free(e->checks);
 }
 
@@ -240,6 +242,8 @@ tw_rep_check *tw_report_set_result_check(tw_rep_exchange *e, tw_expect x)
                 return NULL;
             tw_rep_check *ch = &e->checks[c];
             free(ch->evidence);
+            free(ch->declared);
+            ch->declared = NULL;
             ch->evidence = copy;
             ch->verdict = e->result;
             ch->expected = x;
@@ -341,6 +345,7 @@ void tw_rep_words_of(const tw_report *r, size_t n, tw_rep_words *w)
     bool parser = judged > 0 && parsers == judged;
     w->one = client ? "client library" : parser ? "parser" : "backend";
     w->many = client ? "client libraries" : parser ? "parsers" : "backends";
+    w->http = !parser;
 }
 
 /* ================================================================ files */

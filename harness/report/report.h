@@ -45,6 +45,10 @@ typedef struct tw_rep_check {
      * both "" for a verdict that stands on its own */
     char follows[48];
     char follows_check[16];
+    /* a difference the run was told to expect (a parser's --expected file,
+     * docs/parsers.md): which entry and why, "what; reason" (owned); NULL
+     * for a verdict no such file declared */
+    char *declared;
 } tw_rep_check;
 
 typedef struct tw_rep_exchange {
@@ -87,6 +91,7 @@ typedef struct tw_report {
     /* summary (tw_report_summarise) */
     size_t n_fixtures, n_skipped, n_exchanges, n_pass, n_fail, n_skip, n_mismatch;
     size_t n_knockon;    /* of n_mismatch, failures folded under their cause */
+    size_t n_declared;   /* of n_fail, expected differences (tw_rep_check.declared) */
     size_t n_directed;   /* exchanges whose answer was held against a directive */
     size_t n_undirected; /* of those, answers that did not follow it */
     bool ok;
@@ -162,6 +167,12 @@ tw_status tw_report_to_html(const tw_report *r, tw_buf *out);
  * backend name by tw_report_file_base; mkdir -p dir. On failure why says
  * which file and what failed. */
 tw_status tw_report_write_all(const tw_report *r, const char *dir, tw_error *err);
+
+/* Can reports be written into dir? mkdir -p dir, then it must be a
+ * directory this process can write into. A run (parsers, clients) asks
+ * before any driver runs, so an unusable --out stops it at once. false with
+ * err saying which directory and why (strerror). */
+bool tw_report_dir_ready(const char *dir, tw_error *err);
 
 /* The buffer tw_report_file_base fills: a base is at most 199 bytes. */
 #define TW_REPORT_BASE_MAX 200

@@ -284,7 +284,7 @@ void tw_report_summarise(tw_report *r)
     const char *res_id = tw_check_name(TW_CHK_RES_01);
     r->n_fixtures = r->nfx;
     r->n_skipped = r->n_exchanges = r->n_pass = r->n_fail = r->n_skip = r->n_mismatch = 0;
-    r->n_knockon = r->n_directed = r->n_undirected = 0;
+    r->n_knockon = r->n_directed = r->n_undirected = r->n_declared = 0;
     for (size_t i = 0; i < r->nfx; i++) {
         tw_rep_fixture *f = &r->fx[i];
         if (f->skipped) {
@@ -307,9 +307,10 @@ void tw_report_summarise(tw_report *r)
                 res_check = res_check || strcmp(ch->id, res_id) == 0;
                 if (ch->verdict == TW_V_PASS)
                     r->n_pass++;
-                else if (ch->verdict == TW_V_FAIL)
+                else if (ch->verdict == TW_V_FAIL) {
                     r->n_fail++;
-                else
+                    r->n_declared += ch->declared != NULL;
+                } else
                     r->n_skip++;
                 if (!ch->match) {
                     em = false;

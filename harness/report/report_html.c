@@ -112,11 +112,12 @@ static const char html_legend[] =
     "exchange "
     "(an error status, no response, no call; counted under it)"
     "<span class=\"k skip\">·</span>skipped"
-    "<span class=\"k na\">&nbsp;</span>n/a"
+    "<span class=\"k na\">&nbsp;</span>n/a";
+/* the legend's end for reports whose exchanges are HTTP (not a parser's) */
+static const char html_legend_http[] =
     "<br>HTTP column: "
     "<span class=\"k hok\">200</span>status <span class=\"k herr\">404</span>error status "
-    "<span class=\"k terr\">✕</span>no response or the transfer broke. Click a cell for its "
-    "evidence.</p>\n";
+    "<span class=\"k terr\">✕</span>no response or the transfer broke.";
 
 static const char html_script[] =
     "<script>\n"
@@ -126,14 +127,15 @@ static const char html_script[] =
     "function show(fi,id){var fx=R.fixtures[fi];if(!fx)return;"
     "var s=fx.name+'  '+(id==='http'?'HTTP':id)+'\\n'+(fx.file?fx.file+'\\n':'')+(fx.note?'note: "
     "'+fx.note+'\\n':'');"
-    "fx.exchanges.forEach(function(e){var o=e.status?'HTTP '+e.status:'no response';"
-    "if(e.error)o+=(e.status?', transfer broke: ':': ')+e.error;"
+    "fx.exchanges.forEach(function(e){var o;if(e.method==='PARSE')o=e.error||'parsed';else{"
+    "o=e.status?'HTTP '+e.status:'no response';"
+    "if(e.error)o+=(e.status?', transfer broke: ':': ')+e.error;}"
     "s+='\\n#'+e.index+' '+e.method+' '+e.path+(e.stream?' (stream)':'')+' -> '+o;"
     "if(id!=='http'){e.checks.forEach(function(c){if(c.id!==id)return;"
     "s+='\\n  '+c.verdict+' (expected '+c.expected+(c.match?'':', MISMATCH')+')'+(c.offset>=0?'  "
     "@'+c.offset:'')"
     "+'\\n  '+c.evidence+(c.follows?'\\n  a consequence of '+c.follows+', counted under "
-    "it':'');});}});"
+    "it':'')+(c.declared?'\\n  an expected difference (--expected): '+c.declared:'');});}});"
     "D.textContent=s;}\n"
     "document.getElementById('m').addEventListener('click',function(ev){var "
     "td=ev.target.closest('td[data-c]');"
@@ -207,7 +209,7 @@ static void http_cell(tw_rw *out, const tw_rep_fixture *f)
 }
 
 static void matrix_row(tw_rw *out, const tw_rep_fixture *f, size_t fi, const bool *applied,
-                       cell_kind *cells, size_t nc)
+                       cell_kind *cells, size_t nc, bool http)
 {
     memset(cells, 0, nc * sizeof *cells);
     bool hf = false, hp = false, hs = false;
@@ -246,7 +248,8 @@ static void matrix_row(tw_rw *out, const tw_rep_fixture *f, size_t fi, const boo
         tw_rw_puts(out, "</span>");
     }
     tw_rw_puts(out, "</td>");
-    http_cell(out, f);
+    if (http)
+        http_cell(out, f);
     size_t ncat;
     const tw_check_def *defs = tw_checks_catalog(&ncat);
     for (size_t d = 0; d < nc && d < ncat; d++) {
@@ -272,6 +275,8 @@ void tw_report_html_emit(const tw_report *r, tw_rw *out)
         return;
     }
     size_t napplied = applied_checks(r, applied, nc);
+    tw_rep_words w;
+    tw_rep_words_of(r, 1, &w);
     tw_rw_puts(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
                     "<meta name=\"viewport\" content=\"width=device-width\">\n<title>toolwire: ");
     tw_xml_text(out, r->backend);
@@ -293,6 +298,12 @@ void tw_report_html_emit(const tw_report *r, tw_rw *out)
         "%zu mismatches%s; %zu of %zu checks applied.</p>\n",
         r->generated ? r->generated : "", r->n_fixtures, r->n_skipped, r->n_exchanges, r->n_pass,
         r->n_fail, r->n_skip, causes, more, napplied, nc);
+    if (r->n_declared)
+        tw_rw_printf(out,
+                     "<p id=declared><b>Expected differences: %zu</b> of the %zu failing checks, "
+                     "declared in the %s's --expected file, each with its reason (click its "
+                     "cell); not mismatches.</p>\n",
+                     r->n_declared, r->n_fail, w.one);
     char note[600];
     tw_report_directive_note(r, note, sizeof note);
     if (note[0]) {
@@ -303,10 +314,13 @@ void tw_report_html_emit(const tw_report *r, tw_rw *out)
     tw_outcome_tally t;
     tw_rep_tally_outcomes(r, &t);
     if (t.n) {
-        tw_rw_puts(out, "<table id=responses><tr><th>response</th><th>exchanges</th></tr>\n");
+        tw_rw_puts(out, w.http
+                            ? "<table id=responses><tr><th>response</th><th>exchanges</th></tr>\n"
+                            : "<table id=responses><tr><th>outcome</th><th>rows</th></tr>\n");
         for (size_t j = 0; j < t.n; j++) {
-            bool bad = strncmp(t.what[j], "HTTP ", 5) != 0 || atoi(t.what[j] + 5) >= 400 ||
-                       strchr(t.what[j], ',') != NULL;
+            bool bad = w.http ? strncmp(t.what[j], "HTTP ", 5) != 0 || atoi(t.what[j] + 5) >= 400 ||
+                                    strchr(t.what[j], ',') != NULL
+                              : strcmp(t.what[j], "parsed") != 0;
             tw_rw_printf(out, "<tr><td class=\"%s\">", bad ? "herr" : "hok");
             tw_xml_text(out, t.what[j]);
             tw_rw_printf(out, "</td><td>%zu</td></tr>\n", t.count[j]);
@@ -314,6 +328,9 @@ void tw_report_html_emit(const tw_report *r, tw_rw *out)
         tw_rw_puts(out, "</table>\n");
     }
     tw_rw_puts(out, html_legend);
+    if (w.http)
+        tw_rw_puts(out, html_legend_http);
+    tw_rw_puts(out, " Click a cell for its evidence.</p>\n");
     tw_rw_puts(out, "<p><label>show <select id=filter><option value=run selected>fixtures this "
                     "backend ran</option>"
                     "<option value=all>all fixtures</option>"
@@ -321,9 +338,9 @@ void tw_report_html_emit(const tw_report *r, tw_rw *out)
                     "failing check</option>"
                     "<option value=haspass>with a passing check</option>"
                     "<option value=hasskip>with a skipped check</option></select></label></p>\n");
-    tw_rw_puts(
-        out,
-        "<div class=wrap><table id=m>\n<thead><tr><th class=fx>fixture</th><th class=v>HTTP</th>");
+    tw_rw_puts(out, "<div class=wrap><table id=m>\n<thead><tr><th class=fx>fixture</th>");
+    if (w.http)
+        tw_rw_puts(out, "<th class=v>HTTP</th>");
     for (size_t d = 0; d < nc; d++) {
         if (!applied[d])
             continue;
@@ -334,7 +351,7 @@ void tw_report_html_emit(const tw_report *r, tw_rw *out)
     }
     tw_rw_puts(out, "</tr></thead>\n<tbody>\n");
     for (size_t i = 0; i < r->nfx; i++) {
-        matrix_row(out, &r->fx[i], i, applied, cells, nc);
+        matrix_row(out, &r->fx[i], i, applied, cells, nc, w.http);
         tw_rw_flush(out, false);
     }
     tw_rw_puts(out, "</tbody></table></div>\n<pre id=detail>click a cell for its evidence</pre>\n");
@@ -502,15 +519,19 @@ tw_status tw_compare_html_with(const tw_report *r, size_t n, const tw_cmp_opts *
     tw_rw_printf(
         out,
         "<h2>Where the %s differ</h2>\n<p id=common>%zu fixtures ran on at least two %s "
-        "(%zu on every one). Listed: each check (the decoded result is RES-01's, the HTTP status "
-        "RSP-01's) whose verdict differs between %s that ran it with a failure on one of them (a "
+        "(%zu on every one). Listed: each check (the decoded result is RES-01's%s) whose verdict "
+        "differs between %s that ran it with a failure on one of them (a "
         "check that applies to one %s only, a pass beside a skip, is not listed), with the check's "
         "severity; info-level (advisory) rows are folded below the table; a blue outline marks a "
         "cell that differs from the first %s of its row; — means the %s did not run the fixture. "
         "Hover or click a cell for its evidence. <label><input type=checkbox id=onlyfail> rows "
         "with a failure only</label></p>\n",
-        w.many, two, w.many, all, w.many, w.one, w.one, w.one);
+        w.many, two, w.many, all, w.http ? ", the HTTP status RSP-01's" : "", w.many, w.one, w.one,
+        w.one);
     tw_rw_puts(out, html_legend);
+    if (w.http)
+        tw_rw_puts(out, html_legend_http);
+    tw_rw_puts(out, " Click a cell for its evidence.</p>\n");
     cmp_head(out, "cmp", r, shown, o);
     tw_buf ib = {0};
     tw_rw info = {.b = &ib, .st = TW_OK};

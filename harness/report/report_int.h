@@ -69,11 +69,14 @@ void tw_rep_tally_outcomes(const tw_report *r, tw_outcome_tally *t);
 const char *tw_expect_name(tw_expect x);
 bool tw_expect_from_name(const char *s, tw_expect *out);
 
-/* What a set of reports judged, in words: backends, or client libraries
- * (the reports of `toolwire clients`, the ones holding CLT checks). */
+/* What a set of reports judged, in words: backends, client libraries (the
+ * reports of `toolwire clients`, the ones holding CLT checks) or parsers
+ * (of `toolwire parsers`, holding PRS checks); and whether their exchanges
+ * are HTTP: a parser driver's rows are not (no status, no response). */
 typedef struct tw_rep_words {
-    const char *one;  /* "backend" / "client library" */
-    const char *many; /* "backends" / "client libraries" */
+    const char *one;  /* "backend" / "client library" / "parser" */
+    const char *many; /* "backends" / "client libraries" / "parsers" */
+    bool http;        /* false for parsers */
 } tw_rep_words;
 void tw_rep_words_of(const tw_report *r, size_t n, tw_rep_words *w);
 

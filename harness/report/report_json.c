@@ -155,6 +155,7 @@ void tw_report_json_emit(const tw_report *r, tw_rw *w)
     j_num(j, "skip", (double)r->n_skip);
     j_num(j, "mismatches", (double)r->n_mismatch);
     j_num(j, "consequences", (double)r->n_knockon);
+    j_num(j, "expected_differences", (double)r->n_declared);
     j_num(j, "directive_not_followed", (double)r->n_undirected);
     char note[600];
     tw_report_directive_note(r, note, sizeof note);
@@ -226,6 +227,8 @@ void tw_report_json_emit(const tw_report *r, tw_rw *w)
                     snprintf(fw, sizeof fw, "%s (%s)", ch->follows, ch->follows_check);
                     j_str(j, "follows", fw);
                 }
+                if (ch->declared)
+                    j_str(j, "declared", ch->declared);
                 j_close(j, '}');
             }
             j_close(j, ']');
@@ -362,6 +365,8 @@ tw_status tw_report_parse(const char *buf, size_t len, tw_report *out, tw_error 
                     st = TW_ERR_NOMEM;
                     break;
                 }
+                /* absent from a report written before the field */
+                c->declared = jstr(jc, "declared");
                 const cJSON *m = tw_json_get(jc, "match");
                 if (cJSON_IsBool(m))
                     c->match = cJSON_IsTrue(m);

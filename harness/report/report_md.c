@@ -48,12 +48,19 @@ void tw_rep_md_cell(tw_rw *b, const char *s0, size_t cap)
 }
 
 #define MD_MAX_ROWS 300
-#define MD_MISMATCH_HEAD                                                                           \
-    "## Mismatches\n\n| fixture | exchange | response | check | expected | got | evidence |\n"     \
-    "|---|---:|---|---|---|---|---|\n"
+/* the mismatch table's head; what came back is a response, or a parser driver's outcome */
+static void mismatch_head(tw_rw *out, const tw_rep_words *w)
+{
+    tw_rw_printf(out,
+                 "## Mismatches\n\n| fixture | exchange | %s | check | expected | got | evidence "
+                 "|\n|---|---:|---|---|---|---|---|\n",
+                 w->http ? "response" : "outcome");
+}
 
 void tw_report_markdown_emit(const tw_report *r, tw_rw *out)
 {
+    tw_rep_words w;
+    tw_rep_words_of(r, 1, &w);
     tw_rw_printf(out, "# toolwire conformance: %s\n\n", r->backend);
     tw_rw_printf(out, "%s **%s** — target `%s`, %s, toolwire %s\n\n", r->ok ? "✅" : "❌",
                  r->ok ? "every verdict matches the fixtures' expectations"
@@ -65,6 +72,11 @@ void tw_report_markdown_emit(const tw_report *r, tw_rw *out)
     tw_rep_mismatch_text(r, mm, sizeof mm);
     tw_rw_printf(out, "| %zu | %zu | %zu | %zu | %zu | %zu | %s |\n\n", r->n_fixtures, r->n_skipped,
                  r->n_exchanges, r->n_pass, r->n_fail, r->n_skip, mm);
+    if (r->n_declared)
+        tw_rw_printf(out,
+                     "Expected differences: %zu of the %zu failing checks, declared in the %s's "
+                     "--expected file, each with its reason (listed below); not mismatches.\n\n",
+                     r->n_declared, r->n_fail, w.one);
     if (r->n_knockon)
         tw_rw_puts(
             out,
@@ -85,7 +97,7 @@ void tw_report_markdown_emit(const tw_report *r, tw_rw *out)
             continue;
         if (f->nex == 0 && f->note) {
             if (!rows++)
-                tw_rw_puts(out, MD_MISMATCH_HEAD);
+                mismatch_head(out, &w);
             tw_rw_puts(out, "| ");
             tw_rep_md_cell(out, f->name, 120);
             tw_rw_puts(out, " | | | | | | ");
@@ -103,7 +115,7 @@ void tw_report_markdown_emit(const tw_report *r, tw_rw *out)
                 if (rows++ >= MD_MAX_ROWS)
                     continue;
                 if (rows == 1)
-                    tw_rw_puts(out, MD_MISMATCH_HEAD);
+                    mismatch_head(out, &w);
                 tw_rw_puts(out, "| ");
                 tw_rep_md_cell(out, f->name, 120);
                 tw_rw_printf(out, " | %zu | ", e->index);
@@ -135,7 +147,8 @@ void tw_report_markdown_emit(const tw_report *r, tw_rw *out)
     tw_outcome_tally t;
     tw_rep_tally_outcomes(r, &t);
     if (t.n) {
-        tw_rw_puts(out, "## Responses\n\n| response | exchanges |\n|---|---:|\n");
+        tw_rw_puts(out, w.http ? "## Responses\n\n| response | exchanges |\n|---|---:|\n"
+                               : "## Driver outcomes\n\n| outcome | rows |\n|---|---:|\n");
         for (size_t j = 0; j < t.n; j++) {
             tw_rw_puts(out, "| ");
             tw_rep_md_cell(out, t.what[j], 200);
@@ -189,8 +202,8 @@ void tw_report_markdown_emit(const tw_report *r, tw_rw *out)
         for (size_t k = 0; k < r->fx[i].nex; k++)
             for (size_t c = 0; c < r->fx[i].ex[k].nchecks; c++) {
                 const tw_rep_check *ch = &r->fx[i].ex[k].checks[c];
-                if (ch->verdict != TW_V_FAIL || !ch->match)
-                    continue;
+                if (ch->verdict != TW_V_FAIL || !ch->match || ch->declared)
+                    continue; /* expected differences: their own section */
                 if (ef++ >= MD_MAX_ROWS)
                     continue;
                 if (ef == 1)
@@ -203,8 +216,32 @@ void tw_report_markdown_emit(const tw_report *r, tw_rw *out)
                 tw_rep_md_cell(out, ch->evidence, 200);
                 tw_rw_puts(out, " |\n");
             }
+    /* expected differences, each with the entry that declares it */
+    size_t ed = 0;
+    for (size_t i = 0; r->n_declared && i < r->nfx; i++)
+        for (size_t k = 0; k < r->fx[i].nex; k++)
+            for (size_t c = 0; c < r->fx[i].ex[k].nchecks; c++) {
+                const tw_rep_check *ch = &r->fx[i].ex[k].checks[c];
+                if (ch->verdict != TW_V_FAIL || !ch->declared)
+                    continue;
+                if (ed++ >= MD_MAX_ROWS)
+                    continue;
+                if (ed == 1)
+                    tw_rw_puts(out, "\n## Expected differences (declared in --expected, with the "
+                                    "reason)\n\n| fixture | exchange | check | evidence | declared "
+                                    "|\n|---|---:|---|---|---|\n");
+                tw_rw_puts(out, "| ");
+                tw_rep_md_cell(out, r->fx[i].name, 120);
+                tw_rw_printf(out, " | %zu | %s | ", r->fx[i].ex[k].index, ch->id);
+                tw_rep_md_cell(out, ch->evidence, 200);
+                tw_rw_puts(out, " | ");
+                tw_rep_md_cell(out, ch->declared, 300);
+                tw_rw_puts(out, " |\n");
+            }
+    if (ed > MD_MAX_ROWS)
+        tw_rw_printf(out, "\n… and %zu more (see the JSON report)\n", ed - MD_MAX_ROWS);
     if (r->n_skipped) {
-        tw_rw_puts(out, "\n## Fixtures not run on this backend\n\n");
+        tw_rw_printf(out, "\n## Fixtures not run on this %s\n\n", w.one);
         size_t shown = 0;
         for (size_t i = 0; i < r->nfx && shown < MD_MAX_ROWS; i++)
             if (r->fx[i].skipped) {

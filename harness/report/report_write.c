@@ -6,7 +6,10 @@
 #include "report.h"
 #include "report_int.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "files.h"
 #include "out.h"
@@ -16,12 +19,27 @@ static tw_status out_file_sink(void *u, const char *p, size_t n)
     return tw_out_file_write(u, p, n);
 }
 
+bool tw_report_dir_ready(const char *dir, tw_error *err)
+{
+    errno = 0;
+    if (!tw_mkdirs(dir)) {
+        int e = errno ? errno : ENOENT;
+        tw_error_set(err, TW_ERR_IO, -1, NULL, "cannot create directory %s: %s", dir, strerror(e));
+        return false;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        int e = errno;
+        tw_error_set(err, TW_ERR_IO, -1, NULL, "cannot write into directory %s: %s", dir,
+                     strerror(e));
+        return false;
+    }
+    return true;
+}
+
 tw_status tw_report_write_all(const tw_report *r, const char *dir, tw_error *err)
 {
-    if (!tw_mkdirs(dir)) {
-        tw_error_set(err, TW_ERR_IO, -1, NULL, "cannot create directory %s", dir);
+    if (!tw_report_dir_ready(dir, err))
         return TW_ERR_IO;
-    }
     char base[TW_REPORT_BASE_MAX];
     tw_report_file_base(r->backend, base, sizeof base);
     static const char *const ext[] = {"json", "md", "junit.xml", "html"};

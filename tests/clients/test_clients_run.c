@@ -139,6 +139,34 @@ Test(clients_run, jobs_give_the_reports_of_one_job)
     cr_assert_eq(tw_test_sh("'%s' clients --jobs 65 >/dev/null 2>&1", bin()), 2);
 }
 
+/* An --out that cannot be a directory: refused once, before any driver runs. */
+Test(clients_run, unwritable_out_is_refused_before_any_driver)
+{
+    dir = tw_test_tmpdir("tw-clients-badout");
+    char p[600];
+    snprintf(p, sizeof p, "%s/r", dir); /* --out DIR/r: a regular file */
+    tw_test_spit(p, "x");
+    snprintf(p, sizeof p, "%s/a.sh", dir);
+    tw_test_spit(p, "touch \"$(dirname \"$0\")/ran\"\nexit 1\n");
+    int rc = tw_test_sh("cd '%s' && '%s' clients --client a='sh %s/a.sh' --out '%s/r' "
+                        "fixtures/clients/openai_single_call.json >'%s/out' 2>'%s/err'",
+                        tw_test_src(""), bin(), dir, dir, dir, dir);
+    cr_assert_eq(rc, 2);
+    snprintf(p, sizeof p, "%s/err", dir);
+    char *err = tw_test_slurp(p, &slen);
+    cr_assert(strstr(err, "toolwire clients: --out: cannot create directory ") &&
+                  strstr(err, "/r: Not a directory\n"),
+              "%s", err);
+    cr_assert_null(strstr(strstr(err, "cannot") + 1, "cannot"), "one message: %s", err);
+    free(err);
+    snprintf(p, sizeof p, "%s/out", dir);
+    char *out = tw_test_slurp(p, &slen);
+    cr_assert_null(strstr(out, "->"), "%s", out);
+    free(out);
+    snprintf(p, sizeof p, "%s/ran", dir);
+    cr_assert_neq(access(p, F_OK), 0, "a driver ran");
+}
+
 /* The command as the shell gets it: /bin/sh -c 'exec CMD "$@"' — any length up to the cap, its
  * first word the program (so a leading VAR=value is not an assignment: env sets variables). */
 Test(clients_run, driver_command)

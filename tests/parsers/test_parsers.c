@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "parsers.h"
 #include "twtest.h"
@@ -179,6 +180,26 @@ Test(parsers, expected_difference_is_shown_apart)
     cr_assert(strstr(out, "expected hermes/content_between_blocks [whole] PRS-02"), "%s", out);
     cr_assert(strstr(out, "(expected difference: an extra member; the parser adds one on purpose)"),
               "%s", out);
+    /* the reports count them apart and mark each verdict with its declaration */
+    char rp[600];
+    size_t n;
+    snprintf(rp, sizeof rp, "%s/reports/bad.json", dir);
+    char *rep = tw_test_slurp(rp, &n);
+    cr_assert(strstr(rep, "\"expected_differences\": 2,"), "%s", rep);
+    cr_assert(strstr(rep, "\"declared\": \"an extra member; the parser adds one on purpose\""),
+              "%s", rep);
+    cr_assert_null(strstr(rep, "(expected difference"), "the evidence is the check's own");
+    free(rep);
+    snprintf(rp, sizeof rp, "%s/reports/bad.md", dir);
+    rep = tw_test_slurp(rp, &n);
+    cr_assert(strstr(rep, "## Expected differences (declared in --expected, with the reason)"),
+              "%s", rep);
+    free(rep);
+    snprintf(rp, sizeof rp, "%s/reports/bad.html", dir);
+    rep = tw_test_slurp(rp, &n);
+    cr_assert(strstr(rep, "<b>Expected differences: 2</b>"), "%s", rep);
+    cr_assert_null(strstr(rep, "class=\"http"), "a parser's rows have no HTTP cell");
+    free(rep);
     /* a declaration that matched nothing is named */
     cr_assert(strstr(err, "differences[1] (stale) matched no finding"), "%s", err);
     /* but not one of a dialect --dialect left out: it was never tried */
@@ -232,6 +253,57 @@ Test(parsers, garbage_is_prs08)
         strstr(out,
                "PRS-08: expected pass or skip, got fail: bad output: line 2 is not a JSON object"),
         "%s", out);
+}
+
+Test(parsers, final_line_alone_says_what_was_expected)
+{
+    if (!have_python())
+        cr_skip("python3 is not installed");
+    dir = tw_test_tmpdir("tw_parsers_finalonly");
+    int rc = misbehave("finalonly", "");
+    cr_assert_eq(rc, 1, "exit %d\n%s\n%s", rc, out, err);
+    cr_assert(strstr(out, "bad output: line 1: expected the piece line of piece 0 of 1 "
+                          "({\\\"piece\\\": 0, …}), got the final line") ||
+                  strstr(out, "bad output: line 1: expected the piece line of piece 0 of 1 "
+                              "({\"piece\": 0, …}), got the final line"),
+              "%s", out);
+}
+
+Test(parsers, describe_garbage_is_shown)
+{
+    if (!have_python())
+        cr_skip("python3 is not installed");
+    dir = tw_test_tmpdir("tw_parsers_descgarbage");
+    int rc = misbehave("describegarbage", "");
+    cr_assert_eq(rc, 2, "exit %d\n%s\n%s", rc, out, err);
+    cr_assert(strstr(err, "--describe did not print one JSON object; it printed 42 bytes, "
+                          "beginning \"usage: parser [--help]\\x09no \\x22describe\\x22 "
+                          "here\\x0a\""),
+              "%s", err);
+}
+
+/* An --out that cannot be a directory: refused once, before any driver runs. */
+Test(parsers, unwritable_out_is_refused_before_any_driver)
+{
+    dir = tw_test_tmpdir("tw_parsers_badout");
+    char p[600], drv[700];
+    snprintf(p, sizeof p, "%s/reports", dir); /* --out DIR/reports: a regular file */
+    tw_test_spit(p, "x");
+    snprintf(drv, sizeof drv, "%s/drv.sh", dir);
+    tw_test_spit(drv, "#!/bin/sh\ntouch \"$(dirname \"$0\")/ran\"\nexec \"$TOOLWIRE_BIN\" "
+                      "parser-driver \"$@\"\n");
+    cr_assert_eq(tw_test_sh("chmod +x '%s'", drv), 0);
+    int rc = parsers("--parser own=%s --fixtures %s", drv,
+                     tw_test_src("tests/data/decode/hermes/content_between_blocks.json"));
+    cr_assert_eq(rc, 2, "exit %d\n%s\n%s", rc, out, err);
+    cr_assert(strstr(err, "toolwire parsers: --out: cannot create directory ") &&
+                  strstr(err, "/reports: Not a directory\n"),
+              "%s", err);
+    const char *second = strstr(err, "cannot");
+    cr_assert_null(strstr(second + 1, "cannot"), "one message: %s", err);
+    cr_assert_null(strstr(out, "->"), "%s", out);
+    snprintf(p, sizeof p, "%s/ran", dir);
+    cr_assert_neq(access(p, F_OK), 0, "a driver ran");
 }
 
 Test(parsers, refusals_are_exit_2)

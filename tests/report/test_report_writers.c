@@ -449,6 +449,153 @@ Test(writers, markdown_lists_only_the_checks_the_run_judged)
     tw_report_free(&r);
 }
 
+/* A parser's report (PRS checks, rows read by a driver, not sent over HTTP):
+ * one row passes, one has a failure its --expected file declares, one is
+ * skipped. */
+static void parser_sample(tw_report *r)
+{
+    tw_report_init(r, "p", "p 1.0 (hermes) via drv");
+    for (int i = 0; i < 2; i++) {
+        tw_rep_fixture *f = tw_report_add_fixture(r, i ? "hermes/a [stream]" : "hermes/a [whole]",
+                                                  "tests/data/decode/hermes/a.json", "p");
+        tw_rep_exchange *e = tw_report_add_exchange(f);
+        cr_assert_not_null(e);
+        e->method = strdup("PARSE");
+        e->path = strdup("tests/data/decode/hermes/a.json");
+        e->result = TW_V_SKIP;
+        cr_assert_not_null(
+            tw_report_add_check(e, "PRS-01", TW_V_PASS, TW_EXPECT_NOT_FAIL, -1, "1 call"));
+        tw_rep_check *c = tw_report_add_check(e, "PRS-02", i ? TW_V_FAIL : TW_V_PASS,
+                                              i ? TW_EXPECT_ANY : TW_EXPECT_NOT_FAIL, -1,
+                                              i ? "call 0: an extra member" : "same");
+        cr_assert_not_null(c);
+        if (i)
+            c->declared = strdup("an extra member; the parser adds one on purpose");
+        cr_assert_not_null(tw_report_set_result_check(e, TW_EXPECT_NOT_FAIL));
+    }
+    tw_rep_fixture *s = tw_report_add_fixture(r, "hermes/b [whole]", "b.json", "p");
+    s->skipped = true;
+    s->note = strdup("option max_calls is toolwire's own");
+    tw_report_summarise(r);
+}
+
+Test(writers, parser_report_has_no_http_and_counts_expected_differences)
+{
+    tw_report r;
+    parser_sample(&r);
+    cr_assert_eq(r.n_fail, 1);
+    cr_assert_eq(r.n_declared, 1);
+    cr_assert(r.ok);
+    tw_buf html = {0}, md = {0}, js = {0};
+    cr_assert_eq(tw_report_to_html(&r, &html), TW_OK);
+    cr_assert_eq(tw_report_to_markdown(&r, &md), TW_OK);
+    cr_assert_eq(tw_report_to_json(&r, &js), TW_OK);
+    /* no HTTP column, no HTTP key in the legend: a driver's row has no status */
+    cr_assert_null(strstr(html.data, "class=\"http"), "%s", html.data);
+    cr_assert_null(strstr(html.data, ">HTTP</th>"), "%s", html.data);
+    cr_assert_null(strstr(html.data, "HTTP column"), "%s", html.data);
+    cr_assert(strstr(html.data, "<tr><td class=\"hok\">parsed</td><td>2</td></tr>"), "%s",
+              html.data);
+    cr_assert(strstr(html.data, "<p id=declared><b>Expected differences: 1</b> of the 1 failing"),
+              "%s", html.data);
+    /* the Markdown speaks of the parser, and lists the expected difference apart */
+    cr_assert_null(strstr(md.data, "backend"), "%s", md.data);
+    cr_assert(strstr(md.data, "## Fixtures not run on this parser"), "%s", md.data);
+    cr_assert(strstr(md.data, "## Driver outcomes\n\n| outcome | rows |"), "%s", md.data);
+    cr_assert(strstr(md.data, "Expected differences: 1 of the 1 failing checks"), "%s", md.data);
+    cr_assert(strstr(md.data, "## Expected differences (declared in --expected, with the reason)"),
+              "%s", md.data);
+    cr_assert(strstr(md.data, "| hermes/a [stream] | 0 | PRS-02 | call 0: an extra member | an "
+                              "extra member; the parser adds one on purpose |"),
+              "%s", md.data);
+    cr_assert_null(strstr(md.data, "Failing checks"), "%s", md.data);
+    /* the JSON: a count of their own, each verdict marked; read back the same */
+    cr_assert(strstr(js.data, "\"expected_differences\": 1"), "%s", js.data);
+    cr_assert(strstr(js.data, "\"declared\": \"an extra member; the parser adds one on purpose\""),
+              "%s", js.data);
+    tw_report back;
+    tw_error why = {.offset = -1};
+    cr_assert_eq(tw_report_parse(js.data, js.len, &back, &why), TW_OK, "%s", why.message);
+    cr_assert_eq(back.n_declared, 1);
+    for (size_t i = 0; i < 2; i++)
+        for (size_t c = 0; c < back.fx[i].ex[0].nchecks; c++) {
+            const tw_rep_check *ch = &back.fx[i].ex[0].checks[c];
+            if (i == 1 && strcmp(ch->id, "PRS-02") == 0)
+                cr_assert_str_eq(ch->declared, "an extra member; the parser adds one on purpose");
+            else
+                cr_assert_null(ch->declared, "%zu %s", i, ch->id);
+        }
+    free(back.generated);
+    back.generated = strdup(r.generated);
+    tw_buf again = {0};
+    cr_assert_eq(tw_report_to_json(&back, &again), TW_OK);
+    cr_assert_str_eq(again.data, js.data, "the report round-trips");
+    tw_report_free(&back);
+    /* a report written before the field: read, with no expected difference */
+    char *old = strdup(js.data);
+    char *d;
+    while ((d = strstr(old, "\"declared\": ")) != NULL) {
+        char *line = d;
+        while (line > old && line[-1] != '\n')
+            line--;
+        char *end = strchr(d, '\n');
+        /* the member before it ends with a comma: drop that and the line */
+        char *prev = line - 1;
+        while (prev > old && (prev[-1] == ' ' || prev[-1] == '\n'))
+            prev--;
+        if (prev[-1] == ',')
+            prev--;
+        memmove(prev, end, strlen(end) + 1);
+    }
+    cr_assert_null(strstr(old, "\"declared\":"));
+    cr_assert_eq(tw_report_parse(old, strlen(old), &back, &why), TW_OK, "%s\n%s", why.message, old);
+    cr_assert_eq(back.n_declared, 0);
+    cr_assert_eq(back.n_fail, 1);
+    tw_report_free(&back);
+    free(old);
+    tw_buf_free(&again);
+    tw_buf_free(&html);
+    tw_buf_free(&md);
+    tw_buf_free(&js);
+    tw_report_free(&r);
+}
+
+/* The comparison page of parsers speaks of no HTTP either. */
+Test(writers, parser_comparison_has_no_http)
+{
+    tw_report r[2];
+    parser_sample(&r[0]);
+    parser_sample(&r[1]);
+    tw_buf h = {0};
+    cr_assert_eq(tw_compare_html(r, 2, &h), TW_OK);
+    cr_assert(strstr(h.data, "Where the parsers differ"), "%s", h.data);
+    cr_assert_null(strstr(h.data, "HTTP"), "%s", h.data);
+    tw_buf_free(&h);
+    tw_report_free(&r[0]);
+    tw_report_free(&r[1]);
+}
+
+/* A client library's exchanges are HTTP (the driver's requests to the mock):
+ * its page keeps the HTTP column. */
+Test(writers, client_report_keeps_the_http_column)
+{
+    tw_report r;
+    tw_report_init(&r, "sdk", "sdk 1.0 (openai) via node driver.mjs");
+    tw_rep_fixture *f = tw_report_add_fixture(&r, "clients/a [whole]", "a.json", "sdk");
+    tw_rep_exchange *e = tw_report_add_exchange(f);
+    e->method = strdup("POST");
+    e->path = strdup("/v1/chat/completions");
+    e->status = 200;
+    tw_report_add_check(e, "CLT-01", TW_V_PASS, TW_EXPECT_NOT_FAIL, -1, "");
+    tw_report_summarise(&r);
+    tw_buf html = {0};
+    cr_assert_eq(tw_report_to_html(&r, &html), TW_OK);
+    cr_assert(strstr(html.data, "<td class=\"http hok\" data-c=http"), "%s", html.data);
+    cr_assert(strstr(html.data, "HTTP column"), "%s", html.data);
+    tw_buf_free(&html);
+    tw_report_free(&r);
+}
+
 /* ---- linear time ---- */
 
 #define MANY 30000

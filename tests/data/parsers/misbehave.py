@@ -12,6 +12,8 @@ spoils them in one way, MODE:
   hang      never answers (PRS-08, killed at --timeout)
   garbage   prints a line that is not JSON (PRS-08)
   baddialect  --describe names a dialect toolwire has no decoder of (exit 2)
+  describegarbage  --describe prints a line that is not JSON (exit 2)
+  finalonly   prints only the final line, no piece line (PRS-08)
   stringargs  behaves: every call's arguments given as their JSON text, a string (passes)
 """
 import json
@@ -29,6 +31,9 @@ def own(arg, data=b""):
     return r.stdout.decode("utf-8")
 
 
+if ARG == "--describe" and MODE == "describegarbage":
+    print("usage: parser [--help]\tno \"describe\" here")
+    sys.exit(0)
 if ARG == "--describe":
     d = json.loads(own("--describe"))
     d["parser"] = "misbehave-" + MODE
@@ -42,6 +47,8 @@ lines = [json.loads(l) for l in own("--parse", request).splitlines() if l.strip(
 if MODE == "hang":
     time.sleep(600)
 spoiled = False
+if MODE == "finalonly":
+    lines = [l for l in lines if l.get("final")]
 for i, line in enumerate(lines):
     m = line["message"]
     last_piece = i + 2 >= len(lines)
