@@ -141,6 +141,30 @@ static double median(std::vector<double> v)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* Today's date (YYYY-MM-DD) and the moment (ISO 8601, UTC), for a report's name and header. */
+static void utc_now(char date[32], char stamp[64])
+{
+    time_t tt = time(NULL);
+    struct tm tm;
+    gmtime_r(&tt, &tm);
+    strftime(date, 32, "%Y-%m-%d", &tm);
+    strftime(stamp, 64, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* A report as BASE.json (the JSON text given) and BASE.md, in the folder OUT. */
+static void write_report(const std::string &out, const std::string &base, const std::string &json,
+                         const std::string &md)
+{
+    mkdir(out.c_str(), 0755);
+    std::ofstream jf(base + ".json"), mf(base + ".md");
+    jf << json << "\n";
+    mf << md;
+    jf.close();
+    mf.close();
+    if (jf.fail() || mf.fail())
+        fail("cannot write %s.json or .md: %s", base.c_str(), strerror(errno));
+}
+
 static std::string slurp(const std::string &path)
 {
     std::ifstream f(path, std::ios::binary);
@@ -688,12 +712,8 @@ static int run_fixtures(const std::string &dir, const std::string &tmpl_path,
         cJSON_Delete(fx);
     }
 
-    time_t tt = time(NULL);
-    struct tm tm;
-    gmtime_r(&tt, &tm);
     char date[32], stamp[64];
-    strftime(date, sizeof date, "%Y-%m-%d", &tm);
-    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    utc_now(date, stamp);
     nlohmann::ordered_json rep;
     rep["date"] = stamp;
     rep["llama_cpp"] = source;
@@ -729,16 +749,9 @@ static int run_fixtures(const std::string &dir, const std::string &tmpl_path,
               "close when the prompt opens it, its opener when the fixture's prompt does), the "
               "one compared.";
     md += "\n\n| fixture | llama.cpp | toolwire | same |\n| --- | --- | --- | --- |\n" + table;
-    mkdir(out.c_str(), 0755);
     std::string base = out + "/" + date + "-llama-" + format + (tag.empty() ? "" : "-" + tag) +
                        "-fixtures";
-    std::ofstream jf(base + ".json"), mf(base + ".md");
-    jf << rep.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-    mf << md;
-    jf.close();
-    mf.close();
-    if (jf.fail() || mf.fail())
-        fail("cannot write %s.json or .md: %s", base.c_str(), strerror(errno));
+    write_report(out, base, rep.dump(2, ' ', false, nlohmann::json::error_handler_t::replace), md);
     printf("%zu fixtures, the same reading in %zu, llama.cpp throws on %zu\nwrote %s.json\nwrote %s.md\n",
            rows.size(), same, thrown, base.c_str(), base.c_str());
     return 0;
@@ -810,12 +823,8 @@ int main(int argc, char **argv)
     if (!tw.f || !(tw.state = tw.f->new_dec(&tw.o, NULL, NULL)))
         fail("no decoder %s", format.c_str());
 
-    time_t tt = time(NULL);
-    struct tm tm;
-    gmtime_r(&tt, &tm);
     char date[32], stamp[64];
-    strftime(date, sizeof date, "%Y-%m-%d", &tm);
-    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    utc_now(date, stamp);
 
     nlohmann::ordered_json rep, rows = nlohmann::ordered_json::array();
     rep["date"] = stamp;
@@ -954,16 +963,9 @@ int main(int argc, char **argv)
               refused;
     md += checks;
 
-    mkdir(out.c_str(), 0755);
     std::string base = out + "/" + date + "-llama" + (format == "hermes" ? "" : "-" + format) +
                        (tag.empty() ? "" : "-" + tag);
-    std::ofstream jf(base + ".json"), mf(base + ".md");
-    jf << rep.dump(2) << "\n";
-    mf << md;
-    jf.close();
-    mf.close();
-    if (jf.fail() || mf.fail())
-        fail("cannot write %s.json or .md: %s", base.c_str(), strerror(errno));
+    write_report(out, base, rep.dump(2), md);
     printf("wrote %s.json\nwrote %s.md\n", base.c_str(), base.c_str());
     return 0;
 }
